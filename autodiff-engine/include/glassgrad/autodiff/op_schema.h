@@ -1,0 +1,114 @@
+// Op schemas: everything the engine knows about an op. One schema per op, registered once,
+// holding its input/output names, its shape/dtype rule (run as each node is recorded, so a
+// mistake is reported at the user's line) and its gradient rule (which emits graph nodes,
+// never numbers). Kernels live in core-runtime and are looked up by the schema's name.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "glassgrad/autodiff/attrs.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/types.h"
+#include "glassgrad/autodiff/views.h"
+
+namespace glassgrad {
+
+class GradContext;
+
+// Where a node came from: the module path of the layer that recorded it ("layer2.0.conv1"),
+// the user's source line ("train.py:42"), and its role in the step.
+struct NodeMeta {
+  std::string scope;
+  std::string source;
+  std::string role = "forward";  // forward | backward | optimizer | recompute | update
+};
+
+// Passed to a shape rule. fail() throws a ShapeError whose headline names the op and layer.
+class ShapeContext {
+ public:
+  ShapeContext(const std::string& op, const std::vector<TensorInfo>& inputs, const Attrs& attrs,
+               const NodeMeta& meta)
+      : op_(op), inputs_(inputs), attrs_(attrs), meta_(meta) {}
+  const std::string& op() const { return op_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const TensorInfo& in(int i) const { return inputs_.at(static_cast<size_t>(i)); }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const Attrs& attrs() const { return attrs_; }
+  const NodeMeta& meta() const { return meta_; }
+  // "Conv2D 'conv1'" when the node has a layer, else "Conv2D".
+  std::string where() const;
+  // Throws ShapeError (or DTypeError when dtype=true). The headline is prefixed with where().
+  [[noreturn]] void fail(const ErrorMessage& msg, bool dtype = false) const;
+  // Common checks with ready-made messages.
+  void expect_rank(int input, int rank, const char* layout = nullptr) const;
+  void expect_float(int input) const;                 // float32 or float64
+  void expect_dtype(int input, DType dt) const;
+  void expect_same_dtype(int a, int b) const;
+
+ private:
+  const std::string& op_;
+  const std::vector<TensorInfo>& inputs_;
+  const Attrs& attrs_;
+  const NodeMeta& meta_;
+};
+
+using ShapeFn = std::function<std::vector<TensorInfo>(const ShapeContext&)>;
+using GradFn = std::function<void(GradContext&)>;
+// For view ops: the output's layout over the input's buffer; false if it cannot be a view
+// (then the op's kernel runs and copies).
+using ViewFn = std::function<bool(const Attrs&, const Layout& in, const Shape& out_shape, Layout& out)>;
+
+struct OpSchema {
+  std::string name;                        // "Conv2D": kernels are registered under this name
+  std::vector<std::string> inputs;         // names, for messages and printing
+  int min_inputs = -1;                     // -1: all inputs required; else trailing ones optional
+  std::vector<std::string> outputs;        // names; the count is fixed
+  ShapeFn infer;                           // outputs' shapes/dtypes/devices from inputs + attrs
+  GradFn gradient;                         // empty: not differentiable
+  // {output, input}: the output is written into the input's buffer (optimizer updates,
+  // running statistics). Every other reader of that input is scheduled before this node.
+  std::vector<std::pair<int, int>> inplace;
+  int view_of = -1;            // output 0 is a no-copy view of this input (Reshape, Permute...)
+  ViewFn view;                 // with view_of: how the view's layout follows from the input's
+  bool elementwise = false;    // output[i] depends on input[i] only: a fusion candidate
+  bool strided_inputs = false; // the kernel reads any strides; else inputs arrive contiguous
+  bool same_device = true;     // all inputs must be on one device (the output's)
+  bool has_side_effects = false;  // kept by dead-code elimination even when unused
+  int dispatch_input = 0;      // kernels are looked up by this input's dtype (-1: output 0's)
+  std::string formula;         // one line saying what it computes, printed by explain()
+
+  int max_inputs() const { return static_cast<int>(inputs.size()); }
+  int required_inputs() const { return min_inputs < 0 ? max_inputs() : min_inputs; }
+  int num_outputs() const { return static_cast<int>(outputs.size()); }
+};
+
+class OpRegistry {
+ public:
+  static OpRegistry& instance();  // populated with every built-in op on first use
+  void add(OpSchema schema);      // throws ValueError on a duplicate name
+  const OpSchema* find(const std::string& name) const;
+  const OpSchema& at(const std::string& name) const;  // throws ValueError with suggestions
+  std::vector<std::string> names() const;
+
+ private:
+  std::map<std::string, std::unique_ptr<OpSchema>> ops_;
+};
+
+// Registration functions, one per op family (src/ops/<family>.cpp). Called once by
+// OpRegistry::instance(); listed here so the families are visible in one place.
+void register_elementwise_ops(OpRegistry& r);  // Add Sub Mul Div Neg Exp Log Sqrt Pow ReLU ...
+void register_reduction_ops(OpRegistry& r);    // Sum Mean Max ArgMax Var
+void register_movement_ops(OpRegistry& r);     // Reshape Permute Slice Expand Contiguous ...
+void register_creation_ops(OpRegistry& r);     // Full Cast Copy
+void register_matmul_ops(OpRegistry& r);       // MatMul
+void register_conv_ops(OpRegistry& r);         // Conv2D Conv2DBackwardInput Conv2DBackwardWeight
+void register_pool_ops(OpRegistry& r);         // MaxPool2D AvgPool2D and backwards
+void register_norm_ops(OpRegistry& r);         // BatchNorm2D* and backward
+void register_softmax_ops(OpRegistry& r);      // Softmax LogSoftmax CrossEntropy and backwards
+void register_optimizer_ops(OpRegistry& r);    // SGDUpdate AdamUpdate
+
+}  // namespace glassgrad

@@ -1,0 +1,81 @@
+// A Plan is the engine's output: an ordered list of steps (op, attributes, input and output
+// buffer slots) and a buffer table (size, alignment, arena offset, lifetime), plus which slots
+// the caller binds (inputs) and reads back (outputs). A C++ project with its own kernels can run
+// a plan without glassgrad's runtime: allocate one arena per device of arena_bytes, bind the
+// inputs, and call a kernel per step.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "glassgrad/autodiff/attrs.h"
+#include "glassgrad/autodiff/graph.h"
+#include "glassgrad/autodiff/types.h"
+
+namespace glassgrad {
+
+// Input:     a graph leaf; the caller binds memory to it on each run (contiguous).
+// Output:    a result the caller keeps; memory provided per run, outside the arena.
+// Arena:     an intermediate living in the device's arena at `offset`, for its lifetime only.
+// Workspace: scratch memory of one step (e.g. im2col), in the arena.
+// View:      no memory of its own: a (shape, strides, offset) view of slot `base`
+//            (Reshape/Permute/Slice outputs, and in-place outputs such as an updated weight).
+enum class SlotKind : uint8_t { Input, Output, Arena, Workspace, View };
+const char* slot_kind_name(SlotKind k);
+
+struct BufferSlot {
+  int id = -1;
+  SlotKind kind = SlotKind::Arena;
+  TensorInfo info;
+  size_t bytes = 0;           // info.nbytes() rounded up to `alignment`
+  size_t alignment = 64;
+  size_t offset = 0;          // Arena / Workspace: byte offset into the device's arena
+  int base = -1;              // View: the slot viewed
+  Strides strides;            // View: element strides over base (Input/Output/Arena: contiguous)
+  int64_t view_offset = 0;    // View: element offset into base
+  int first_step = -1;        // lifetime, inclusive, in step indices (-1: before the first step)
+  int last_step = -1;         //   (outputs and inputs live to the end of the plan)
+  ValueId value = kNoValue;   // the graph value this slot holds
+  std::string name;
+};
+
+struct PlanStep {
+  const OpSchema* schema = nullptr;
+  Attrs attrs;
+  std::vector<int> inputs;    // slot ids
+  std::vector<int> outputs;   // slot ids
+  int workspace = -1;         // slot id, or -1
+  NodeMeta meta;
+  int fusion_group = -1;      // steps with the same group id were fused (see passes.h)
+  const std::string& op() const { return schema->name; }
+};
+
+struct PrintOptions {
+  bool buffers = true;        // the buffer table after the steps
+  int max_steps = -1;         // -1: all
+};
+
+struct Plan {
+  std::vector<PlanStep> steps;
+  std::vector<BufferSlot> slots;
+  std::vector<int> input_slots;     // bound by the caller, in the order of `input_values`
+  std::vector<ValueId> input_values;
+  std::vector<int> output_slots;    // returned to the caller, in the order requested
+  std::vector<ValueId> output_values;
+  std::map<Device, size_t> arena_bytes;       // one arena per device
+  std::map<Device, size_t> peak_live_bytes;   // max over steps of live arena bytes (lower bound)
+  std::map<Device, size_t> external_bytes;    // inputs + outputs (not in the arena)
+  uint64_t signature = 0;
+
+  // Arena + external bytes on a device: what a run needs at its peak.
+  size_t predicted_peak_bytes(const Device& d) const;
+  size_t predicted_peak_bytes() const;  // summed over devices
+  std::string str(const PrintOptions& opts = {}) const;
+  std::string dot() const;  // Graphviz
+};
+
+std::string format_bytes(size_t bytes);  // "1.50 MiB"
+
+}  // namespace glassgrad

@@ -1,0 +1,67 @@
+// Basic value types shared by every glassgrad package: dtypes, devices and shapes.
+// The autodiff engine sits at the bottom of the dependency graph, so these live here and the
+// runtime reuses them. The engine treats a Device as an opaque tag: it never touches memory.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace glassgrad {
+
+enum class DType : uint8_t { Float32 = 0, Float64 = 1, Int64 = 2, UInt8 = 3, Bool = 4 };
+constexpr int kNumDTypes = 5;
+
+size_t dtype_size(DType dt);
+const char* dtype_name(DType dt);        // "float32", "float64", "int64", "uint8", "bool"
+DType dtype_from_name(const std::string& name);  // throws DTypeError naming the valid choices
+bool is_floating(DType dt);
+
+enum class DeviceType : uint8_t { CPU = 0, CUDA = 1 };
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int index = 0;
+
+  static Device cpu() { return {DeviceType::CPU, 0}; }
+  static Device cuda(int i = 0) { return {DeviceType::CUDA, i}; }
+  // Accepts "cpu", "cuda", "cuda:1", "gpu"; throws DeviceError otherwise.
+  static Device parse(const std::string& text);
+  std::string str() const;  // "cpu" or "cuda:0"
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  bool operator<(const Device& o) const {
+    return type != o.type ? type < o.type : index < o.index;
+  }
+};
+
+// Shapes and strides are written outermost-first (N, C, H, W); strides count elements.
+using Shape = std::vector<int64_t>;
+using Strides = std::vector<int64_t>;
+
+int64_t numel(const Shape& shape);
+Strides contiguous_strides(const Shape& shape);
+std::string shape_str(const Shape& shape);  // "[32, 1, 28, 28]"
+// NumPy broadcasting of two shapes; returns false (and leaves out untouched) if incompatible.
+bool broadcast_shapes(const Shape& a, const Shape& b, Shape& out);
+// Normalizes a possibly negative axis against rank; returns -1 when out of range.
+int normalize_axis(int64_t axis, int rank);
+
+// What a value is, as far as shape and dtype rules are concerned.
+struct TensorInfo {
+  Shape shape;
+  DType dtype = DType::Float32;
+  Device device;
+
+  int rank() const { return static_cast<int>(shape.size()); }
+  int64_t numel() const { return glassgrad::numel(shape); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
+  std::string str() const;  // "[32, 16, 26, 26] float32 cpu"
+  bool operator==(const TensorInfo& o) const {
+    return shape == o.shape && dtype == o.dtype && device == o.device;
+  }
+};
+
+}  // namespace glassgrad

@@ -1,0 +1,171 @@
+#include "glassgrad/autodiff/gradients.h"
+
+#include <algorithm>
+
+#include "glassgrad/autodiff/errors.h"
+
+namespace glassgrad {
+
+GradContext::GradContext(Graph& g, NodeId node, std::vector<ValueId> grad_outputs,
+                         std::vector<bool> needs_grad)
+    : g_(g),
+      node_(g.node(node)),
+      grad_outputs_(std::move(grad_outputs)),
+      needs_grad_(std::move(needs_grad)),
+      input_grads_(node_.inputs.size(), kNoValue) {}
+
+std::vector<ValueId> GradContext::emit_multi(const std::string& op, const std::vector<ValueId>& inputs,
+                                             const Attrs& attrs) {
+  NodeMeta meta = node_.meta;
+  meta.role = "backward";
+  return g_.add_node(op, inputs, attrs, meta);
+}
+
+ValueId GradContext::emit(const std::string& op, const std::vector<ValueId>& inputs, const Attrs& attrs) {
+  auto outs = emit_multi(op, inputs, attrs);
+  if (outs.size() != 1) throw InternalError("GradContext::emit: " + op + " has several outputs");
+  return outs[0];
+}
+
+ValueId GradContext::scalar(double value, ValueId like) {
+  const TensorInfo& t = info(like);
+  return emit("Full", {}, Attrs{{"shape", std::vector<int64_t>{}},
+                                {"value", value},
+                                {"dtype", std::string(dtype_name(t.dtype))},
+                                {"device", t.device.str()}});
+}
+
+ValueId GradContext::reduce_to(ValueId g, const Shape& shape) {
+  const Shape& gs = this->shape(g);
+  if (gs == shape) return g;
+  const size_t lead = gs.size() - shape.size();
+  std::vector<int64_t> dims;
+  for (size_t i = 0; i < gs.size(); ++i) {
+    if (i < lead || (shape[i - lead] == 1 && gs[i] != 1)) dims.push_back(static_cast<int64_t>(i));
+  }
+  ValueId r = g;
+  if (!dims.empty()) r = emit("Sum", {g}, Attrs{{"dims", dims}, {"keepdim", true}});
+  if (this->shape(r) != shape) r = emit("Reshape", {r}, Attrs{{"shape", shape}});
+  return r;
+}
+
+void GradContext::set_grad(int i, ValueId gv) {
+  const TensorInfo& want = info(input(i));
+  const TensorInfo& got = info(gv);
+  if (want.shape != got.shape || want.dtype != got.dtype) {
+    throw InternalError("gradient rule of " + node_.op() + " produced " + got.str() +
+                        " for input " + std::to_string(i) + " of " + want.str() +
+                        " (a glassgrad bug: please report it)");
+  }
+  input_grads_.at(static_cast<size_t>(i)) = gv;
+}
+
+namespace {
+
+// Sums the gradient contributions of one value with Add nodes.
+ValueId accumulate(Graph& g, std::vector<ValueId>& parts, const NodeMeta& meta) {
+  if (parts.empty()) return kNoValue;
+  ValueId acc = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) acc = g.add("Add", {acc, parts[i]}, {}, meta);
+  parts.assign(1, acc);
+  return acc;
+}
+
+}  // namespace
+
+std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<ValueId>& wrt,
+                                    ValueId seed) {
+  if (loss < 0 || loss >= g.num_values()) throw InternalError("build_backward: bad loss value");
+  const TensorInfo loss_info = g.value(loss).info;
+  if (seed == kNoValue && loss_info.numel() != 1) {
+    throw ValueError(ErrorMessage("backward() needs a scalar loss, got shape " +
+                                  shape_str(loss_info.shape))
+                         .cause("gradients are defined for one number; this tensor holds " +
+                                std::to_string(loss_info.numel()))
+                         .fix("reduce it first, e.g. loss.mean().backward(), or pass the "
+                              "gradient: y.backward(gradient)")
+                         .str());
+  }
+  if (!is_floating(loss_info.dtype)) {
+    throw DTypeError(ErrorMessage(std::string("backward() needs a float loss, got ") +
+                                  dtype_name(loss_info.dtype))
+                         .fix("compute the loss in float32, e.g. cross_entropy(logits, labels)")
+                         .str());
+  }
+  const int nv = g.num_values();
+  // dep[v]: v is (or depends on) one of the values we differentiate for.
+  std::vector<char> dep(static_cast<size_t>(nv), 0);
+  for (ValueId w : wrt) dep.at(static_cast<size_t>(w)) = 1;
+  const NodeId last = g.value(loss).producer;
+  for (NodeId n = 0; n <= last && n != kNoNode; ++n) {
+    const Node& node = g.node(n);
+    bool any = false;
+    for (ValueId in : node.inputs) any = any || dep[static_cast<size_t>(in)];
+    if (!any) continue;
+    for (ValueId o : node.outputs) {
+      if (is_floating(g.value(o).info.dtype)) dep[static_cast<size_t>(o)] = 1;
+    }
+  }
+  std::vector<std::vector<ValueId>> grads(static_cast<size_t>(nv));
+  NodeMeta seed_meta;
+  seed_meta.role = "backward";
+  if (seed == kNoValue) {
+    seed = g.add("Full", {},
+                 Attrs{{"shape", loss_info.shape},
+                       {"value", 1.0},
+                       {"dtype", std::string(dtype_name(loss_info.dtype))},
+                       {"device", loss_info.device.str()}},
+                 seed_meta);
+  } else if (!(g.value(seed).info == loss_info)) {
+    throw ShapeError(ErrorMessage("backward(gradient): the gradient must match the tensor")
+                         .detail("tensor:   " + loss_info.str())
+                         .detail("gradient: " + g.value(seed).info.str())
+                         .str());
+  }
+  grads[static_cast<size_t>(loss)].push_back(seed);
+
+  for (NodeId n = last; n >= 0 && n != kNoNode; --n) {
+    const Node& node = g.node(n);
+    bool has_grad = false;
+    for (ValueId o : node.outputs) has_grad = has_grad || !grads[static_cast<size_t>(o)].empty();
+    if (!has_grad) continue;
+    std::vector<bool> needs(node.inputs.size());
+    bool any_needed = false;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      needs[i] = dep[static_cast<size_t>(node.inputs[i])] != 0;
+      any_needed = any_needed || needs[i];
+    }
+    if (!any_needed) continue;
+    const OpSchema& s = *node.schema;
+    if (!s.gradient) {
+      throw UnsupportedError(
+          ErrorMessage((node.meta.scope.empty() ? s.name : s.name + " '" + node.meta.scope + "'") +
+                       ": this op has no gradient rule, but a gradient must flow through it")
+              .detail("recorded at " + (node.meta.source.empty() ? std::string("(unknown)") : node.meta.source))
+              .fix("compute it outside the differentiated part (under glassgrad.no_grad()), or "
+                   "detach its input with x.detach()")
+              .str());
+    }
+    NodeMeta acc_meta = node.meta;
+    acc_meta.role = "backward";
+    std::vector<ValueId> gout;
+    for (ValueId o : node.outputs) gout.push_back(accumulate(g, grads[static_cast<size_t>(o)], acc_meta));
+    GradContext ctx(g, n, gout, needs);
+    s.gradient(ctx);
+    const Node& again = g.node(n);  // the graph may have grown
+    for (size_t i = 0; i < again.inputs.size(); ++i) {
+      const ValueId gi = ctx.input_grads()[i];
+      if (gi != kNoValue && needs[i]) grads[static_cast<size_t>(again.inputs[i])].push_back(gi);
+    }
+  }
+  std::vector<ValueId> result;
+  result.reserve(wrt.size());
+  for (ValueId w : wrt) {
+    NodeMeta meta;
+    meta.role = "backward";
+    result.push_back(accumulate(g, grads[static_cast<size_t>(w)], meta));
+  }
+  return result;
+}
+
+}  // namespace glassgrad

@@ -1,0 +1,215 @@
+#include "glassgrad/autodiff/graph.h"
+
+#include <sstream>
+
+#include "glassgrad/autodiff/errors.h"
+
+namespace glassgrad {
+
+const char* value_kind_name(ValueKind k) {
+  switch (k) {
+    case ValueKind::Input: return "input";
+    case ValueKind::Parameter: return "parameter";
+    case ValueKind::State: return "state";
+    case ValueKind::Constant: return "constant";
+    case ValueKind::Intermediate: return "intermediate";
+  }
+  return "?";
+}
+
+ValueId Graph::add_leaf(const std::string& name, const TensorInfo& info, ValueKind kind,
+                        bool requires_grad) {
+  if (kind == ValueKind::Intermediate) throw InternalError("add_leaf: a leaf cannot be Intermediate");
+  for (int64_t d : info.shape) {
+    if (d < 0) {
+      throw ShapeError(ErrorMessage("leaf '" + name + "' has a negative size in shape " +
+                                    shape_str(info.shape))
+                           .fix("every dimension must be >= 0"));
+    }
+  }
+  Value v;
+  v.id = static_cast<ValueId>(values_.size());
+  v.info = info;
+  v.kind = kind;
+  v.name = name;
+  v.requires_grad = requires_grad;
+  values_.push_back(std::move(v));
+  return values_.back().id;
+}
+
+namespace {
+[[noreturn]] void device_mismatch(const OpSchema& s, const NodeMeta& meta,
+                                  const std::vector<TensorInfo>& infos) {
+  const std::string where = meta.scope.empty() ? s.name : s.name + " '" + meta.scope + "'";
+  ErrorMessage m(where + ": inputs are on different devices");
+  Device first = infos[0].device, other = first;
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const std::string nm = i < s.inputs.size() ? s.inputs[i] : "input" + std::to_string(i);
+    m.detail(nm + ": " + shape_str(infos[i].shape) + " " + dtype_name(infos[i].dtype) +
+             " on " + infos[i].device.str());
+    if (infos[i].device != first) other = infos[i].device;
+  }
+  m.cause("one tensor was created or moved to " + other.str() + " and another to " + first.str());
+  m.fix("move everything to one device, e.g. model.to('" + first.str() + "') and x = x.to('" +
+        first.str() + "')");
+  throw DeviceError(m.str());
+}
+}  // namespace
+
+std::vector<ValueId> Graph::add_node(const std::string& op, const std::vector<ValueId>& inputs,
+                                     const Attrs& attrs, const NodeMeta& meta) {
+  const OpSchema& s = OpRegistry::instance().at(op);
+  const int n = static_cast<int>(inputs.size());
+  if (n < s.required_inputs() || n > s.max_inputs()) {
+    const std::string where = meta.scope.empty() ? s.name : s.name + " '" + meta.scope + "'";
+    std::string names;
+    for (size_t i = 0; i < s.inputs.size(); ++i) names += (i ? ", " : "") + s.inputs[i];
+    throw ValueError(ErrorMessage(where + ": got " + std::to_string(n) + " inputs, expected " +
+                                  (s.required_inputs() == s.max_inputs()
+                                       ? std::to_string(s.max_inputs())
+                                       : std::to_string(s.required_inputs()) + " to " +
+                                             std::to_string(s.max_inputs())))
+                         .detail("inputs: " + names)
+                         .str());
+  }
+  std::vector<TensorInfo> infos;
+  infos.reserve(inputs.size());
+  for (ValueId v : inputs) {
+    if (v < 0 || v >= num_values()) {
+      throw InternalError(op + ": input value %" + std::to_string(v) + " is not in the graph");
+    }
+    infos.push_back(value(v).info);
+  }
+  if (s.same_device) {
+    for (const auto& t : infos) {
+      if (t.device != infos[0].device) device_mismatch(s, meta, infos);
+    }
+  }
+  ShapeContext ctx(s.name, infos, attrs, meta);
+  std::vector<TensorInfo> outs = s.infer(ctx);
+  if (static_cast<int>(outs.size()) != s.num_outputs()) {
+    throw InternalError(op + ": shape rule returned " + std::to_string(outs.size()) +
+                        " outputs, schema declares " + std::to_string(s.num_outputs()));
+  }
+  Node node;
+  node.id = static_cast<NodeId>(nodes_.size());
+  node.schema = &s;
+  node.inputs = inputs;
+  node.attrs = attrs;
+  node.meta = meta;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    Value v;
+    v.id = static_cast<ValueId>(values_.size());
+    v.info = std::move(outs[i]);
+    v.kind = ValueKind::Intermediate;
+    v.producer = node.id;
+    v.output_index = static_cast<int>(i);
+    for (ValueId in : inputs) v.requires_grad = v.requires_grad || value(in).requires_grad;
+    if (!s.gradient) v.requires_grad = false;
+    node.outputs.push_back(v.id);
+    values_.push_back(std::move(v));
+  }
+  nodes_.push_back(std::move(node));
+  return nodes_.back().outputs;
+}
+
+ValueId Graph::add(const std::string& op, const std::vector<ValueId>& inputs, const Attrs& attrs,
+                   const NodeMeta& meta) {
+  auto outs = add_node(op, inputs, attrs, meta);
+  if (outs.size() != 1) throw InternalError(op + " has " + std::to_string(outs.size()) + " outputs; use add_node");
+  return outs[0];
+}
+
+void Graph::mark_output(ValueId v) {
+  if (v < 0 || v >= num_values()) throw InternalError("mark_output: no value %" + std::to_string(v));
+  outputs_.push_back(v);
+}
+
+std::vector<ValueId> Graph::leaves() const {
+  std::vector<ValueId> l;
+  for (const auto& v : values_) if (v.producer == kNoNode) l.push_back(v.id);
+  return l;
+}
+
+std::vector<std::vector<NodeId>> Graph::consumers() const {
+  std::vector<std::vector<NodeId>> c(values_.size());
+  for (const auto& n : nodes_) {
+    for (ValueId v : n.inputs) {
+      auto& list = c[static_cast<size_t>(v)];
+      if (list.empty() || list.back() != n.id) list.push_back(n.id);
+    }
+  }
+  return c;
+}
+
+uint64_t Graph::signature() const {
+  uint64_t h = 0xC0FFEE;
+  for (const auto& v : values_) {
+    if (v.producer != kNoNode) continue;
+    h = hash_combine(h, static_cast<uint64_t>(v.id));
+    h = hash_combine(h, static_cast<uint64_t>(v.kind));
+    h = hash_combine(h, v.requires_grad ? 1 : 0);
+  }
+  for (const auto& v : values_) {
+    h = hash_combine(h, static_cast<uint64_t>(v.info.dtype));
+    h = hash_combine(h, static_cast<uint64_t>(v.info.device.type) * 64 + static_cast<uint64_t>(v.info.device.index));
+    h = hash_combine(h, v.info.shape.size());
+    for (int64_t d : v.info.shape) h = hash_combine(h, static_cast<uint64_t>(d));
+  }
+  for (const auto& n : nodes_) {
+    h = hash_combine(h, hash_string(n.schema->name));
+    h = hash_combine(h, n.attrs.hash());
+    for (ValueId v : n.inputs) h = hash_combine(h, static_cast<uint64_t>(v));
+    h = hash_combine(h, 0xFFFF);
+  }
+  for (ValueId v : outputs_) h = hash_combine(h, static_cast<uint64_t>(v));
+  return h;
+}
+
+std::string Graph::value_str(ValueId v) const {
+  const Value& val = value(v);
+  return "%" + std::to_string(v) + (val.name.empty() ? "" : ":" + val.name);
+}
+
+std::string Graph::str() const {
+  std::ostringstream os;
+  for (const auto& v : values_) {
+    if (v.producer != kNoNode) continue;
+    os << value_str(v.id) << " = " << value_kind_name(v.kind) << " " << v.info.str()
+       << (v.requires_grad ? " requires_grad" : "") << "\n";
+  }
+  for (const auto& n : nodes_) {
+    for (size_t i = 0; i < n.outputs.size(); ++i) os << (i ? ", " : "") << value_str(n.outputs[i]);
+    os << " = " << n.op() << "(";
+    for (size_t i = 0; i < n.inputs.size(); ++i) os << (i ? ", " : "") << value_str(n.inputs[i]);
+    os << ")";
+    if (!n.attrs.empty()) os << " " << n.attrs.str();
+    os << " ->";
+    for (ValueId o : n.outputs) os << " " << shape_str(value(o).info.shape) << " " << dtype_name(value(o).info.dtype);
+    if (!n.meta.scope.empty() || n.meta.role != "forward") {
+      os << "  #";
+      if (!n.meta.scope.empty()) os << " " << n.meta.scope;
+      if (n.meta.role != "forward") os << " (" << n.meta.role << ")";
+    }
+    os << "\n";
+  }
+  if (!outputs_.empty()) {
+    os << "outputs:";
+    for (ValueId v : outputs_) os << " " << value_str(v);
+    os << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace glassgrad
+
+namespace glassgrad {
+void Graph::replace_input(NodeId n, int index, ValueId v) {
+  Node& node = nodes_.at(static_cast<size_t>(n));
+  ValueId& slot = node.inputs.at(static_cast<size_t>(index));
+  if (!(value(slot).info.shape == value(v).info.shape) || value(slot).info.dtype != value(v).info.dtype) {
+    throw InternalError("replace_input: " + value_str(v) + " does not match " + value_str(slot));
+  }
+  slot = v;
+}
+}  // namespace glassgrad

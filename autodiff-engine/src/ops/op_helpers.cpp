@@ -1,0 +1,60 @@
+#include "op_helpers.h"
+
+#include <algorithm>
+
+namespace glassgrad {
+namespace ops {
+
+Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) {
+  Shape out;
+  if (broadcast_shapes(ctx.in(a).shape, ctx.in(b).shape, out)) return out;
+  ctx.fail(ErrorMessage("shapes " + shape_str(ctx.in(a).shape) + " and " + shape_str(ctx.in(b).shape) +
+                        " cannot be broadcast together")
+               .detail("broadcasting aligns shapes from the right; each pair of sizes must be "
+                       "equal or one of them 1")
+               .fix("reshape one side so the sizes line up, e.g. b.reshape(1, -1)"));
+}
+
+std::vector<int64_t> axes_attr(const ShapeContext& ctx, const char* key, int rank) {
+  std::vector<int64_t> axes;
+  if (!ctx.attrs().has(key) || ctx.attrs().ints(key).empty()) {
+    for (int i = 0; i < rank; ++i) axes.push_back(i);
+    return axes;
+  }
+  for (int64_t a : ctx.attrs().ints(key)) {
+    const int n = normalize_axis(a, rank);
+    if (n < 0) {
+      bad_attr(ctx, key, "within [-" + std::to_string(rank) + ", " + std::to_string(rank - 1) +
+                             "] for a " + std::to_string(rank) + "-d input " + shape_str(ctx.in(0).shape),
+               std::to_string(a));
+    }
+    axes.push_back(n);
+  }
+  std::sort(axes.begin(), axes.end());
+  axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
+  return axes;
+}
+
+Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keepdim) {
+  Shape out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const bool reduced = std::find(axes.begin(), axes.end(), static_cast<int64_t>(i)) != axes.end();
+    if (!reduced) out.push_back(in[i]);
+    else if (keepdim) out.push_back(1);
+  }
+  return out;
+}
+
+void bad_attr(const ShapeContext& ctx, const std::string& name, const std::string& what,
+              const std::string& got, const std::string& fix) {
+  ErrorMessage m(name + " must be " + what + ", got " + got);
+  if (!fix.empty()) m.fix(fix);
+  ctx.fail(m);
+}
+
+DType dtype_attr(const ShapeContext& ctx, const char* key) {
+  return dtype_from_name(ctx.attrs().s(key));
+}
+
+}  // namespace ops
+}  // namespace glassgrad

@@ -1,0 +1,34 @@
+// Helpers shared by the op families' shape and gradient rules (internal to the engine).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "glassgrad/autodiff/gradients.h"
+#include "glassgrad/autodiff/op_schema.h"
+
+namespace glassgrad {
+namespace ops {
+
+inline TensorInfo with_dtype(TensorInfo t, DType dt) {
+  t.dtype = dt;
+  return t;
+}
+inline TensorInfo with_shape(TensorInfo t, Shape s) {
+  t.shape = std::move(s);
+  return t;
+}
+
+// Broadcast shape of inputs a and b, with a message naming both shapes on failure.
+Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b);
+// Normalized, sorted, de-duplicated axes from attribute `key` (absent or empty: all axes).
+std::vector<int64_t> axes_attr(const ShapeContext& ctx, const char* key, int rank);
+// Shape after reducing `axes` (kept as 1 when keepdim).
+Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keepdim);
+// Attribute check with a ready message: "<where>: <name> must be <what>, got <value>".
+[[noreturn]] void bad_attr(const ShapeContext& ctx, const std::string& name, const std::string& what,
+                           const std::string& got, const std::string& fix = "");
+// Dtype from a "dtype" string attribute.
+DType dtype_attr(const ShapeContext& ctx, const char* key = "dtype");
+
+}  // namespace ops
+}  // namespace glassgrad

@@ -1,0 +1,160 @@
+// Dead-code elimination, layout analysis and scheduling.
+#include <algorithm>
+#include <queue>
+
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/passes.h"
+
+namespace glassgrad {
+
+namespace {
+bool side_effecting(const Node& n) { return n.schema->has_side_effects || !n.schema->inplace.empty(); }
+}  // namespace
+
+std::vector<NodeId> live_nodes(const Graph& g, const std::vector<ValueId>& roots) {
+  std::vector<char> need_value(static_cast<size_t>(g.num_values()), 0);
+  for (ValueId r : roots) need_value.at(static_cast<size_t>(r)) = 1;
+  std::vector<char> live(static_cast<size_t>(g.num_nodes()), 0);
+  for (NodeId n = g.num_nodes() - 1; n >= 0; --n) {
+    const Node& node = g.node(n);
+    bool keep = side_effecting(node);
+    for (ValueId o : node.outputs) keep = keep || need_value[static_cast<size_t>(o)];
+    if (!keep) continue;
+    live[static_cast<size_t>(n)] = 1;
+    for (ValueId in : node.inputs) need_value[static_cast<size_t>(in)] = 1;
+  }
+  std::vector<NodeId> out;
+  for (NodeId n = 0; n < g.num_nodes(); ++n) if (live[static_cast<size_t>(n)]) out.push_back(n);
+  return out;
+}
+
+LayoutAnalysis analyze_layouts(const Graph& g) {
+  LayoutAnalysis a;
+  const size_t nv = static_cast<size_t>(g.num_values());
+  a.base.resize(nv);
+  a.layouts.resize(nv);
+  a.is_view.assign(nv, 0);
+  for (const Value& v : g.values()) {
+    a.base[static_cast<size_t>(v.id)] = v.id;
+    a.layouts[static_cast<size_t>(v.id)] = Layout::contiguous(v.info.shape);
+  }
+  for (const Node& n : g.nodes()) {  // recording order is topological
+    const OpSchema& s = *n.schema;
+    if (s.view_of >= 0) {
+      const ValueId in = n.inputs.at(static_cast<size_t>(s.view_of));
+      const ValueId out = n.outputs[0];
+      Layout l;
+      if (s.view(n.attrs, a.layouts[static_cast<size_t>(in)], g.value(out).info.shape, l)) {
+        a.base[static_cast<size_t>(out)] = a.base[static_cast<size_t>(in)];
+        a.layouts[static_cast<size_t>(out)] = l;
+        a.is_view[static_cast<size_t>(out)] = 1;
+      }
+    }
+    for (const auto& io : s.inplace) {
+      const ValueId out = n.outputs.at(static_cast<size_t>(io.first));
+      const ValueId in = n.inputs.at(static_cast<size_t>(io.second));
+      a.base[static_cast<size_t>(out)] = a.base[static_cast<size_t>(in)];
+      a.layouts[static_cast<size_t>(out)] = a.layouts[static_cast<size_t>(in)];
+    }
+  }
+  return a;
+}
+
+int insert_contiguous_copies(Graph& g) {
+  int inserted = 0;
+  const int original_nodes = g.num_nodes();
+  for (NodeId n = 0; n < original_nodes; ++n) {
+    if (g.node(n).schema->strided_inputs) continue;
+    const LayoutAnalysis a = analyze_layouts(g);
+    const std::vector<ValueId> inputs = g.node(n).inputs;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const ValueId v = inputs[i];
+      if (a.layouts[static_cast<size_t>(v)].is_contiguous()) continue;
+      NodeMeta meta = g.node(n).meta;
+      const ValueId c = g.add("Contiguous", {v}, {}, meta);
+      g.replace_input(n, static_cast<int>(i), c);
+      ++inserted;
+    }
+  }
+  return inserted;
+}
+
+std::vector<NodeId> schedule(const Graph& g, const std::vector<NodeId>& nodes) {
+  const size_t nn = static_cast<size_t>(g.num_nodes());
+  std::vector<char> in_set(nn, 0);
+  for (NodeId n : nodes) in_set[static_cast<size_t>(n)] = 1;
+  std::vector<std::vector<NodeId>> succ(nn);
+  std::vector<int> indeg(nn, 0);
+  auto edge = [&](NodeId a, NodeId b) {
+    succ[static_cast<size_t>(a)].push_back(b);
+    ++indeg[static_cast<size_t>(b)];
+  };
+  for (NodeId n : nodes) {
+    for (ValueId in : g.node(n).inputs) {
+      const NodeId p = g.value(in).producer;
+      if (p != kNoNode && in_set[static_cast<size_t>(p)]) edge(p, n);
+    }
+  }
+  // In-place writes: every other reader of the overwritten buffer (through any view of it)
+  // runs first, unless it needs the written value, which would be a read-after-overwrite.
+  bool has_inplace = false;
+  for (NodeId n : nodes) has_inplace = has_inplace || !g.node(n).schema->inplace.empty();
+  if (has_inplace) {
+    const LayoutAnalysis a = analyze_layouts(g);
+    for (NodeId w : nodes) {
+      const Node& writer = g.node(w);
+      for (const auto& io : writer.schema->inplace) {
+        const ValueId target = a.base[static_cast<size_t>(writer.inputs.at(static_cast<size_t>(io.second)))];
+        // Nodes downstream of the writer.
+        std::vector<char> after(nn, 0);
+        std::vector<NodeId> stack{w};
+        while (!stack.empty()) {
+          const NodeId x = stack.back();
+          stack.pop_back();
+          for (NodeId y : succ[static_cast<size_t>(x)]) {
+            if (!after[static_cast<size_t>(y)]) after[static_cast<size_t>(y)] = 1, stack.push_back(y);
+          }
+        }
+        for (NodeId r : nodes) {
+          if (r == w) continue;
+          const Node& reader = g.node(r);
+          bool reads = false;
+          for (ValueId in : reader.inputs) {
+            // Reading the old version of the target (a value whose base is the target and which
+            // is not itself produced by an in-place write downstream of w).
+            if (a.base[static_cast<size_t>(in)] != target) continue;
+            const NodeId p = g.value(in).producer;
+            if (p == w || (p != kNoNode && after[static_cast<size_t>(p)])) continue;
+            reads = true;
+          }
+          if (!reads) continue;
+          if (after[static_cast<size_t>(r)]) {
+            throw ValueError(ErrorMessage(reader.op() + " reads " + g.value_str(target) +
+                                          " after " + writer.op() + " overwrote it in place")
+                                 .cause("the old value is used after the update in the same step")
+                                 .fix("compute what needs the old value before the update, or "
+                                      "copy it first with x.clone()")
+                                 .str());
+          }
+          edge(r, w);
+        }
+      }
+    }
+  }
+  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> ready;
+  for (NodeId n : nodes) if (indeg[static_cast<size_t>(n)] == 0) ready.push(n);
+  std::vector<NodeId> order;
+  order.reserve(nodes.size());
+  while (!ready.empty()) {
+    const NodeId n = ready.top();
+    ready.pop();
+    order.push_back(n);
+    for (NodeId s : succ[static_cast<size_t>(n)]) {
+      if (--indeg[static_cast<size_t>(s)] == 0) ready.push(s);
+    }
+  }
+  if (order.size() != nodes.size()) throw InternalError("schedule: the graph has a cycle");
+  return order;
+}
+
+}  // namespace glassgrad

@@ -1,0 +1,197 @@
+// Memory planner: liveness analysis over a schedule and arena packing.
+//
+// Invariant: two arena slots whose lifetimes [first_step, last_step] overlap never overlap in
+// memory. A value's lifetime runs from the step producing it to the last step reading it or
+// any view of it; a workspace lives for its one step. Inputs and outputs are bound by the
+// caller and take no arena space.
+#include <algorithm>
+
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/passes.h"
+
+namespace glassgrad {
+
+namespace {
+
+size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+// First-fit over address order, largest buffers first (ties: earlier first use).
+void pack_arena(std::vector<BufferSlot>& slots, const Device& dev, size_t& arena_bytes) {
+  std::vector<int> order;
+  for (const auto& s : slots) {
+    if ((s.kind == SlotKind::Arena || s.kind == SlotKind::Workspace) && s.info.device == dev) {
+      order.push_back(s.id);
+    }
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    const auto& x = slots[static_cast<size_t>(a)];
+    const auto& y = slots[static_cast<size_t>(b)];
+    if (x.bytes != y.bytes) return x.bytes > y.bytes;
+    return x.first_step < y.first_step;
+  });
+  std::vector<int> placed;
+  arena_bytes = 0;
+  for (int id : order) {
+    BufferSlot& s = slots[static_cast<size_t>(id)];
+    // Occupied intervals of slots alive at the same time, by address.
+    std::vector<std::pair<size_t, size_t>> busy;
+    for (int p : placed) {
+      const BufferSlot& o = slots[static_cast<size_t>(p)];
+      if (o.last_step < s.first_step || s.last_step < o.first_step) continue;
+      busy.emplace_back(o.offset, o.offset + o.bytes);
+    }
+    std::sort(busy.begin(), busy.end());
+    size_t offset = 0;
+    for (const auto& b : busy) {
+      if (offset + s.bytes <= b.first) break;
+      offset = std::max(offset, round_up(b.second, s.alignment));
+    }
+    s.offset = offset;
+    arena_bytes = std::max(arena_bytes, offset + s.bytes);
+    placed.push_back(id);
+  }
+}
+
+}  // namespace
+
+Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vector<ValueId>& outputs,
+                const MemoryPlanOptions& opts) {
+  const LayoutAnalysis la = analyze_layouts(g);
+  Plan plan;
+  std::vector<int> slot_of(static_cast<size_t>(g.num_values()), -1);
+  auto new_slot = [&](SlotKind kind, ValueId v, const TensorInfo& info) {
+    BufferSlot s;
+    s.id = static_cast<int>(plan.slots.size());
+    s.kind = kind;
+    s.info = info;
+    s.alignment = opts.alignment;
+    s.bytes = round_up(std::max<size_t>(info.nbytes(), 1), opts.alignment);
+    s.value = v;
+    if (v != kNoValue) s.name = g.value(v).name;
+    s.strides = contiguous_strides(info.shape);
+    plan.slots.push_back(s);
+    return s.id;
+  };
+
+  // Which values the live nodes touch; leaves among them become inputs, in value order.
+  std::vector<char> used(static_cast<size_t>(g.num_values()), 0);
+  for (NodeId n : order) {
+    for (ValueId v : g.node(n).inputs) used[static_cast<size_t>(v)] = 1;
+    for (ValueId v : g.node(n).outputs) used[static_cast<size_t>(v)] = 1;
+  }
+  for (ValueId v : outputs) used[static_cast<size_t>(v)] = 1;
+  for (const Value& v : g.values()) {
+    if (v.producer != kNoNode || !used[static_cast<size_t>(v.id)]) continue;
+    slot_of[static_cast<size_t>(v.id)] = new_slot(SlotKind::Input, v.id, v.info);
+    plan.input_slots.push_back(slot_of[static_cast<size_t>(v.id)]);
+    plan.input_values.push_back(v.id);
+  }
+
+  // Steps and their output slots. View outputs get no step and no memory.
+  std::vector<int> slot_producer_step;
+  for (NodeId n : order) {
+    const Node& node = g.node(n);
+    const bool pure_view = node.schema->view_of >= 0 && la.is_view[static_cast<size_t>(node.outputs[0])];
+    const int step_index = static_cast<int>(plan.steps.size());
+    for (ValueId o : node.outputs) {
+      const ValueId base = la.base[static_cast<size_t>(o)];
+      if (base != o) {
+        const int base_slot = slot_of[static_cast<size_t>(base)];
+        if (base_slot < 0) throw InternalError("planner: view of an unplanned value");
+        const int id = new_slot(SlotKind::View, o, g.value(o).info);
+        BufferSlot& s = plan.slots[static_cast<size_t>(id)];
+        s.base = base_slot;
+        s.strides = la.layouts[static_cast<size_t>(o)].strides;
+        s.view_offset = la.layouts[static_cast<size_t>(o)].offset;
+        s.bytes = 0;
+        slot_of[static_cast<size_t>(o)] = id;
+      } else {
+        slot_of[static_cast<size_t>(o)] = new_slot(SlotKind::Arena, o, g.value(o).info);
+        plan.slots[static_cast<size_t>(slot_of[static_cast<size_t>(o)])].first_step = step_index;
+      }
+    }
+    if (pure_view) continue;
+    PlanStep st;
+    st.schema = node.schema;
+    st.attrs = node.attrs;
+    st.meta = node.meta;
+    for (ValueId v : node.inputs) st.inputs.push_back(slot_of[static_cast<size_t>(v)]);
+    for (ValueId v : node.outputs) st.outputs.push_back(slot_of[static_cast<size_t>(v)]);
+    const size_t ws = opts.workspace ? opts.workspace(g, node) : 0;
+    if (ws > 0) {
+      TensorInfo wi{{static_cast<int64_t>(ws)}, DType::UInt8, g.value(node.outputs.empty() ? node.inputs[0] : node.outputs[0]).info.device};
+      st.workspace = new_slot(SlotKind::Workspace, kNoValue, wi);
+      BufferSlot& w = plan.slots[static_cast<size_t>(st.workspace)];
+      w.first_step = w.last_step = step_index;
+      w.name = "workspace of " + node.op();
+    }
+    plan.steps.push_back(std::move(st));
+  }
+
+  auto root = [&](int slot) {
+    while (plan.slots[static_cast<size_t>(slot)].kind == SlotKind::View) slot = plan.slots[static_cast<size_t>(slot)].base;
+    return slot;
+  };
+  // Liveness: extend each root buffer to its last reader (through views).
+  const int nsteps = static_cast<int>(plan.steps.size());
+  for (int i = 0; i < nsteps; ++i) {
+    for (int s : plan.steps[static_cast<size_t>(i)].inputs) {
+      BufferSlot& r = plan.slots[static_cast<size_t>(root(s))];
+      r.last_step = std::max(r.last_step, i);
+    }
+    for (int s : plan.steps[static_cast<size_t>(i)].outputs) {
+      BufferSlot& r = plan.slots[static_cast<size_t>(root(s))];
+      r.last_step = std::max(r.last_step, i);
+    }
+  }
+  // Outputs leave the arena; a view output keeps its base alive as an output too.
+  for (ValueId v : outputs) {
+    const int s = slot_of.at(static_cast<size_t>(v));
+    if (s < 0) throw InternalError("planner: output " + g.value_str(v) + " was not computed");
+    BufferSlot& r = plan.slots[static_cast<size_t>(root(s))];
+    if (r.kind == SlotKind::Arena) r.kind = SlotKind::Output;
+    plan.output_slots.push_back(s);
+    plan.output_values.push_back(v);
+  }
+  for (auto& s : plan.slots) {
+    if (s.kind == SlotKind::Input || s.kind == SlotKind::Output) {
+      if (s.kind == SlotKind::Input) s.first_step = -1;
+      s.last_step = nsteps;
+    }
+  }
+  // Arena values nobody reads still need memory for the step that writes them.
+  for (auto& s : plan.slots) {
+    if (s.kind == SlotKind::Arena && s.last_step < s.first_step) s.last_step = s.first_step;
+  }
+
+  // Pack each device's arena and account.
+  std::vector<Device> devices;
+  for (const auto& s : plan.slots) {
+    if (std::find(devices.begin(), devices.end(), s.info.device) == devices.end()) devices.push_back(s.info.device);
+  }
+  for (const Device& d : devices) {
+    size_t arena = 0;
+    pack_arena(plan.slots, d, arena);
+    plan.arena_bytes[d] = arena;
+    size_t peak = 0;
+    for (int i = 0; i < std::max(nsteps, 1); ++i) {
+      size_t live = 0;
+      for (const auto& s : plan.slots) {
+        if ((s.kind == SlotKind::Arena || s.kind == SlotKind::Workspace) && s.info.device == d &&
+            s.first_step <= i && i <= s.last_step) {
+          live += s.bytes;
+        }
+      }
+      peak = std::max(peak, live);
+    }
+    plan.peak_live_bytes[d] = peak;
+    size_t ext = 0;
+    for (const auto& s : plan.slots) {
+      if ((s.kind == SlotKind::Input || s.kind == SlotKind::Output) && s.info.device == d) ext += s.bytes;
+    }
+    plan.external_bytes[d] = ext;
+  }
+  return plan;
+}
+
+}  // namespace glassgrad

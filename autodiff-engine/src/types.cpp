@@ -1,0 +1,118 @@
+#include "glassgrad/autodiff/types.h"
+
+#include <sstream>
+
+#include "glassgrad/autodiff/errors.h"
+
+namespace glassgrad {
+
+size_t dtype_size(DType dt) {
+  switch (dt) {
+    case DType::Float32: return 4;
+    case DType::Float64: return 8;
+    case DType::Int64: return 8;
+    case DType::UInt8: return 1;
+    case DType::Bool: return 1;
+  }
+  return 0;
+}
+
+const char* dtype_name(DType dt) {
+  switch (dt) {
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+    case DType::Int64: return "int64";
+    case DType::UInt8: return "uint8";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+DType dtype_from_name(const std::string& name) {
+  if (name == "float32" || name == "float") return DType::Float32;
+  if (name == "float64" || name == "double") return DType::Float64;
+  if (name == "int64" || name == "long") return DType::Int64;
+  if (name == "uint8") return DType::UInt8;
+  if (name == "bool") return DType::Bool;
+  throw DTypeError(ErrorMessage("unsupported dtype '" + name + "'")
+                       .detail("glassgrad tensors hold float32, float64, int64, uint8 or bool")
+                       .fix("convert first, e.g. np.asarray(x).astype(np.float32) for data or "
+                            ".astype(np.int64) for labels"));
+}
+
+bool is_floating(DType dt) { return dt == DType::Float32 || dt == DType::Float64; }
+
+Device Device::parse(const std::string& text) {
+  if (text == "cpu") return cpu();
+  if (text == "cuda" || text == "gpu") return cuda(0);
+  const std::string prefix = "cuda:";
+  if (text.rfind(prefix, 0) == 0 && text.size() > prefix.size()) {
+    const std::string idx = text.substr(prefix.size());
+    bool digits = !idx.empty() && idx.size() < 4;
+    for (char c : idx) digits = digits && c >= '0' && c <= '9';
+    if (digits) return cuda(std::stoi(idx));
+  }
+  throw DeviceError(ErrorMessage("unknown device '" + text + "'")
+                        .detail("devices are written 'cpu', 'cuda' or 'cuda:<index>'")
+                        .fix("device='cpu' or device='cuda'"));
+}
+
+std::string Device::str() const {
+  return type == DeviceType::CPU ? std::string("cpu") : "cuda:" + std::to_string(index);
+}
+
+int64_t numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Strides contiguous_strides(const Shape& shape) {
+  Strides s(shape.size());
+  int64_t acc = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    s[i] = acc;
+    acc *= shape[i] > 0 ? shape[i] : 1;
+  }
+  return s;
+}
+
+std::string shape_str(const Shape& shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+bool broadcast_shapes(const Shape& a, const Shape& b, Shape& out) {
+  const size_t n = std::max(a.size(), b.size());
+  Shape r(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    r[i] = da == 1 ? db : da;
+  }
+  out = std::move(r);
+  return true;
+}
+
+int normalize_axis(int64_t axis, int rank) {
+  if (axis < -rank || axis >= rank) return -1;
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+std::string TensorInfo::str() const {
+  return shape_str(shape) + " " + dtype_name(dtype) + " " + device.str();
+}
+
+std::string ErrorMessage::str() const {
+  std::string s = head_;
+  for (const auto& l : lines_) s += "\n  " + l;
+  if (!cause_.empty()) s += "\n  cause: " + cause_;
+  if (!fix_.empty()) s += "\n  fix: " + fix_;
+  return s;
+}
+
+}  // namespace glassgrad

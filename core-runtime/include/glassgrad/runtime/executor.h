@@ -1,0 +1,42 @@
+// Executor: runs a Plan (glassgrad/autodiff/plan.h) step by step with the registered kernels.
+// Intermediates live in one arena per device, shared by every executor on that device and
+// grown on demand (plans run one at a time). Inputs are bound per run; outputs are freshly
+// allocated per run, so results survive the next run.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "glassgrad/autodiff/passes.h"
+#include "glassgrad/autodiff/plan.h"
+#include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+
+struct ExecutorOptions {
+  // Fill every arena buffer with NaN (floats) / 0xFF bytes once its lifetime ends, so a
+  // liveness bug shows up as wrong numbers instead of passing by luck.
+  bool poison_freed = false;
+};
+
+class Executor {
+ public:
+  explicit Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts = {});
+  // inputs: in plan().input_values order, with the planned shapes and dtypes (contiguous).
+  // Returns the outputs in plan().output_values order.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  const Plan& plan() const { return *plan_; }
+  // Workspace size callback for compile(): asks each kernel what scratch it needs.
+  static WorkspaceFn workspace_fn();
+
+ private:
+  std::shared_ptr<const Plan> plan_;
+  ExecutorOptions opts_;
+  std::vector<const KernelEntry*> kernels_;  // one per step
+};
+
+// The arena of a device: one growing buffer from the device's allocator.
+Tensor arena_for(const Device& d, size_t bytes);
+void release_arenas();
+
+}  // namespace glassgrad

@@ -1,0 +1,70 @@
+// Kernel registry: kernels are registered by (op name, device type, dtype) and implement the
+// op's schema (glassgrad/autodiff/op_schema.h). A kernel receives its inputs in schema order
+// (an absent optional input is simply missing from the end of `inputs`), and outputs that are
+// already allocated, dense and row-major. Inputs are dense too unless the schema sets
+// strided_inputs. An in-place output (OpSchema::inplace) is the very tensor of its input.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "glassgrad/autodiff/attrs.h"
+#include "glassgrad/autodiff/op_schema.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+
+struct KernelContext {
+  const std::vector<Tensor>& inputs;
+  const std::vector<Tensor>& outputs;
+  const Attrs& attrs;
+  const NodeMeta& meta;          // layer and source line, for error messages
+  void* workspace = nullptr;     // scratch of workspace_bytes (see KernelEntry::workspace)
+  size_t workspace_bytes = 0;
+  void* stream = nullptr;        // CUDA: the CUstream to launch on
+};
+
+using KernelFn = void (*)(const KernelContext&);
+// Scratch bytes the kernel wants for these shapes (planned by the memory planner).
+using WorkspaceSizeFn = size_t (*)(const std::vector<TensorInfo>& inputs,
+                                   const std::vector<TensorInfo>& outputs, const Attrs& attrs);
+
+struct KernelEntry {
+  KernelFn fn = nullptr;
+  WorkspaceSizeFn workspace = nullptr;
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& instance();  // CPU kernels registered on first use
+  void add(const std::string& op, DeviceType device, DType dtype, KernelFn fn,
+           WorkspaceSizeFn workspace = nullptr);
+  const KernelEntry* find(const std::string& op, DeviceType device, DType dtype) const;
+  // Throws UnsupportedError naming the op, layer, device and dtype, and what to do instead.
+  const KernelEntry& at(const std::string& op, DeviceType device, DType dtype,
+                        const NodeMeta& meta = {}) const;
+  std::vector<std::tuple<std::string, DeviceType, DType>> list() const;
+
+ private:
+  std::vector<std::tuple<std::string, DeviceType, DType, KernelEntry>> entries_;
+};
+
+// The dtype a node's kernel is looked up by: OpSchema::dispatch_input's dtype, or output 0's
+// for ops without inputs.
+DType dispatch_dtype(const OpSchema& s, const std::vector<TensorInfo>& inputs,
+                     const std::vector<TensorInfo>& outputs);
+
+// CPU kernel families (kernels/cpu/<family>.cpp), registered by KernelRegistry::instance().
+void register_cpu_elementwise_kernels(KernelRegistry& r);
+void register_cpu_reduction_kernels(KernelRegistry& r);
+void register_cpu_movement_kernels(KernelRegistry& r);
+void register_cpu_creation_kernels(KernelRegistry& r);
+void register_cpu_matmul_kernels(KernelRegistry& r);
+void register_cpu_conv_kernels(KernelRegistry& r);
+void register_cpu_pool_kernels(KernelRegistry& r);
+void register_cpu_norm_kernels(KernelRegistry& r);
+void register_cpu_softmax_kernels(KernelRegistry& r);
+void register_cpu_optimizer_kernels(KernelRegistry& r);
+
+}  // namespace glassgrad

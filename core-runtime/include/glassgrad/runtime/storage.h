@@ -1,0 +1,43 @@
+// Storage: one contiguous block of device memory that tensors view. Freed (through its
+// allocator) when the last tensor viewing it goes away. Storage can also wrap foreign memory
+// (a NumPy array's buffer) without copying, keeping the owner alive.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "glassgrad/autodiff/types.h"
+
+namespace glassgrad {
+
+class Allocator;
+
+class Storage {
+ public:
+  static std::shared_ptr<Storage> allocate(size_t nbytes, const Device& device, const std::string& name);
+  // Foreign memory; `release` runs when the storage dies (e.g. drops a reference to an array).
+  static std::shared_ptr<Storage> wrap(void* data, size_t nbytes, const Device& device,
+                                       std::function<void()> release, const std::string& name = "");
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  const Device& device() const { return device_; }
+  const std::string& name() const { return name_; }
+  void set_name(const std::string& n) { name_ = n; }
+  bool owned() const { return allocator_ != nullptr; }
+
+ private:
+  Storage() = default;
+  void* data_ = nullptr;
+  size_t nbytes_ = 0;
+  Device device_;
+  std::string name_;
+  Allocator* allocator_ = nullptr;
+  std::function<void()> release_;
+};
+
+}  // namespace glassgrad

@@ -1,0 +1,51 @@
+// Movement kernels. Reshape/Permute/Slice/Expand/Contiguous normally run as views (no kernel);
+// these kernels materialize the view into a dense output when a copy is needed (a Reshape of a
+// non-contiguous tensor, or an explicit Contiguous). SliceBackward scatters into zeros.
+#include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/kernel.h"
+
+namespace glassgrad {
+
+namespace {
+
+// Reshape that could not be a view: same elements in row-major order. `out` is dense, so it
+// can always be viewed with the input's shape.
+void reshape_copy(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  copy_tensor(c.outputs[0].view(x.shape()), x);
+}
+
+void permute_copy(const KernelContext& c) {
+  copy_tensor(c.outputs[0], c.inputs[0].permute(c.attrs.ints("dims")));
+}
+
+void slice_copy(const KernelContext& c) {
+  const Attrs& a = c.attrs;
+  copy_tensor(c.outputs[0], c.inputs[0].slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)));
+}
+
+void expand_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0].expand(c.outputs[0].shape())); }
+
+void contiguous_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
+
+void slice_backward(const KernelContext& c) {
+  const Attrs& a = c.attrs;
+  const Tensor& dx = c.outputs[0];
+  fill_tensor(dx, 0.0);
+  copy_tensor(dx.slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)), c.inputs[0]);
+}
+
+}  // namespace
+
+void register_cpu_movement_kernels(KernelRegistry& r) {
+  for (DType dt : {DType::Float32, DType::Float64, DType::Int64, DType::UInt8, DType::Bool}) {
+    r.add("Reshape", DeviceType::CPU, dt, reshape_copy);
+    r.add("Permute", DeviceType::CPU, dt, permute_copy);
+    r.add("Slice", DeviceType::CPU, dt, slice_copy);
+    r.add("Expand", DeviceType::CPU, dt, expand_copy);
+    r.add("Contiguous", DeviceType::CPU, dt, contiguous_copy);
+    r.add("SliceBackward", DeviceType::CPU, dt, slice_backward);
+  }
+}
+
+}  // namespace glassgrad

@@ -1,0 +1,154 @@
+#include "glassgrad/runtime/executor.h"
+
+#include <cstring>
+#include <limits>
+#include <map>
+#include <mutex>
+
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/device_hooks.h"
+
+namespace glassgrad {
+
+namespace {
+std::mutex& arena_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<Device, Tensor>& arenas() {
+  static auto* a = new std::map<Device, Tensor>();
+  return *a;
+}
+
+std::vector<TensorInfo> slot_infos(const Plan& p, const std::vector<int>& slots) {
+  std::vector<TensorInfo> v;
+  v.reserve(slots.size());
+  for (int s : slots) v.push_back(p.slots[static_cast<size_t>(s)].info);
+  return v;
+}
+
+void poison(const Tensor& t) {
+  if (t.dtype() == DType::Float32 || t.dtype() == DType::Float64) {
+    fill_tensor(t, std::numeric_limits<double>::quiet_NaN());
+  } else if (t.device().is_cpu()) {
+    std::memset(t.data_ptr(), 0xFF, t.nbytes());
+  }
+}
+}  // namespace
+
+Tensor arena_for(const Device& d, size_t bytes) {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  Tensor& a = arenas()[d];
+  if (!a.defined() || a.nbytes() < bytes) {
+    a = Tensor();  // free the old arena before taking a larger one
+    a = Tensor::empty({static_cast<int64_t>(std::max<size_t>(bytes, 64))}, DType::UInt8, d, "arena");
+  }
+  return a;
+}
+
+void release_arenas() {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  arenas().clear();
+}
+
+WorkspaceFn Executor::workspace_fn() {
+  return [](const Graph& g, const Node& n) -> size_t {
+    std::vector<TensorInfo> in, out;
+    for (ValueId v : n.inputs) in.push_back(g.value(v).info);
+    for (ValueId v : n.outputs) out.push_back(g.value(v).info);
+    const Device dev = out.empty() ? in.at(0).device : out[0].device;
+    const KernelEntry* k = KernelRegistry::instance().find(n.op(), dev.type, dispatch_dtype(*n.schema, in, out));
+    return (k && k->workspace) ? k->workspace(in, out, n.attrs) : 0;
+  };
+}
+
+Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
+    : plan_(std::move(plan)), opts_(opts) {
+  for (const PlanStep& st : plan_->steps) {
+    const auto in = slot_infos(*plan_, st.inputs);
+    const auto out = slot_infos(*plan_, st.outputs);
+    const Device dev = out.empty() ? in.at(0).device : out[0].device;
+    kernels_.push_back(&KernelRegistry::instance().at(st.op(), dev.type, dispatch_dtype(*st.schema, in, out), st.meta));
+  }
+}
+
+std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
+  const Plan& p = *plan_;
+  if (inputs.size() != p.input_slots.size()) {
+    throw InternalError("Executor::run: got " + std::to_string(inputs.size()) + " inputs, the plan has " +
+                        std::to_string(p.input_slots.size()));
+  }
+  std::map<Device, Tensor> arena;
+  for (const auto& kv : p.arena_bytes) {
+    if (kv.second > 0) arena[kv.first] = arena_for(kv.first, kv.second);
+  }
+  std::vector<Tensor> t(p.slots.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const BufferSlot& s = p.slots[static_cast<size_t>(p.input_slots[k])];
+    const Tensor& x = inputs[k];
+    if (x.shape() != s.info.shape || x.dtype() != s.info.dtype || x.device() != s.info.device) {
+      throw ValueError(ErrorMessage("plan input " + std::to_string(k) + (s.name.empty() ? "" : " '" + s.name + "'") +
+                                    " was planned as " + s.info.str() + " but got " + x.info().str())
+                           .str());
+    }
+    t[static_cast<size_t>(s.id)] = x.is_contiguous() ? x : x.contiguous();
+  }
+  for (const BufferSlot& s : p.slots) {
+    const size_t id = static_cast<size_t>(s.id);
+    switch (s.kind) {
+      case SlotKind::Input:
+        break;
+      case SlotKind::Output:
+        t[id] = Tensor::empty(s.info.shape, s.info.dtype, s.info.device, s.name);
+        break;
+      case SlotKind::Arena:
+      case SlotKind::Workspace: {
+        const Tensor& a = arena.at(s.info.device);
+        const int64_t item = static_cast<int64_t>(dtype_size(s.info.dtype));
+        t[id] = Tensor::from_storage(a.storage(), s.info.shape, contiguous_strides(s.info.shape),
+                                     static_cast<int64_t>(s.offset) / item, s.info.dtype);
+        break;
+      }
+      case SlotKind::View: {
+        const Tensor& b = t[static_cast<size_t>(s.base)];
+        t[id] = Tensor::from_storage(b.storage(), s.info.shape, s.strides, b.offset() + s.view_offset, s.info.dtype);
+        break;
+      }
+    }
+  }
+  std::vector<std::vector<int>> dies_after;
+  if (opts_.poison_freed) {
+    dies_after.resize(p.steps.size());
+    for (const BufferSlot& s : p.slots) {
+      if ((s.kind == SlotKind::Arena || s.kind == SlotKind::Workspace) && s.last_step >= 0 &&
+          static_cast<size_t>(s.last_step) < p.steps.size()) {
+        dies_after[static_cast<size_t>(s.last_step)].push_back(s.id);
+      }
+    }
+  }
+  std::vector<Tensor> in, out;
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const PlanStep& st = p.steps[i];
+    in.clear();
+    out.clear();
+    for (int s : st.inputs) in.push_back(t[static_cast<size_t>(s)]);
+    for (int s : st.outputs) out.push_back(t[static_cast<size_t>(s)]);
+    void* ws = nullptr;
+    size_t ws_bytes = 0;
+    if (st.workspace >= 0) {
+      ws = t[static_cast<size_t>(st.workspace)].data_ptr();
+      ws_bytes = p.slots[static_cast<size_t>(st.workspace)].bytes;
+    }
+    KernelContext ctx{in, out, st.attrs, st.meta, ws, ws_bytes, nullptr};
+    kernels_[i]->fn(ctx);
+    if (opts_.poison_freed) {
+      for (int s : dies_after[i]) poison(t[static_cast<size_t>(s)]);
+    }
+  }
+  std::vector<Tensor> results;
+  results.reserve(p.output_slots.size());
+  for (int s : p.output_slots) results.push_back(t[static_cast<size_t>(s)]);
+  return results;
+}
+
+}  // namespace glassgrad

@@ -1,0 +1,24 @@
+// glassgrad._C: pybind11 glue only. Each bind_* function exposes one area; none holds logic.
+#pragma once
+#include <pybind11/pybind11.h>
+
+#include "glassgrad/autodiff/attrs.h"
+#include "glassgrad/autodiff/types.h"
+
+namespace glassgrad {
+namespace py = pybind11;
+
+void bind_errors(py::module_& m);
+void bind_tensor(py::module_& m);
+void bind_ops(py::module_& m);
+void bind_graph(py::module_& m);
+void bind_memory(py::module_& m);
+void bind_lazy(py::module_& m);
+void bind_cuda(py::module_& m);
+
+// Conversions between Python values and the C++ value types.
+Attrs attrs_from_dict(const py::dict& d);
+py::dict attrs_to_dict(const Attrs& a);
+Shape shape_from(const py::handle& h);
+
+}  // namespace glassgrad

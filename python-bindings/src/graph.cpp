@@ -1,0 +1,156 @@
+// Graph IR, backward, compile and Plan/Executor: the static-graph API, for tests, teaching and
+// for the lazy tracer.
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "glassgrad/autodiff/autodiff.h"
+#include "glassgrad/runtime/executor.h"
+
+namespace glassgrad {
+
+namespace {
+ValueKind kind_from(const std::string& k) {
+  if (k == "input") return ValueKind::Input;
+  if (k == "parameter") return ValueKind::Parameter;
+  if (k == "state") return ValueKind::State;
+  if (k == "constant") return ValueKind::Constant;
+  throw ValueError("leaf kind must be input, parameter, state or constant, got '" + k + "'");
+}
+
+py::dict info_dict(const TensorInfo& t) {
+  py::dict d;
+  d["shape"] = py::tuple(py::cast(t.shape));
+  d["dtype"] = dtype_name(t.dtype);
+  d["device"] = t.device.str();
+  return d;
+}
+}  // namespace
+
+void bind_graph(py::module_& m) {
+  py::class_<Graph>(m, "Graph", "A static computation graph (the autodiff engine's IR).")
+      .def(py::init<>())
+      .def("add_leaf",
+           [](Graph& g, const std::string& name, const py::handle& shape, const std::string& dtype,
+              const std::string& device, const std::string& kind, bool requires_grad) {
+             return g.add_leaf(name, TensorInfo{shape_from(shape), dtype_from_name(dtype), Device::parse(device)},
+                               kind_from(kind), requires_grad);
+           },
+           py::arg("name"), py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = "cpu",
+           py::arg("kind") = "input", py::arg("requires_grad") = false)
+      .def("add",
+           [](Graph& g, const std::string& op, const std::vector<ValueId>& inputs, const py::dict& attrs,
+              const std::string& scope, const std::string& source, const std::string& role) {
+             NodeMeta meta{scope, source, role};
+             return g.add_node(op, inputs, attrs_from_dict(attrs), meta);
+           },
+           py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "",
+           py::arg("source") = "", py::arg("role") = "forward")
+      .def("backward", &build_backward, py::arg("loss"), py::arg("wrt"), py::arg("seed") = kNoValue)
+      .def("mark_output", &Graph::mark_output)
+      .def_property_readonly("outputs", &Graph::outputs)
+      .def_property_readonly("num_nodes", &Graph::num_nodes)
+      .def_property_readonly("num_values", &Graph::num_values)
+      .def("value_info", [](const Graph& g, ValueId v) {
+        const Value& val = g.value(v);
+        py::dict d = info_dict(val.info);
+        d["name"] = val.name;
+        d["kind"] = value_kind_name(val.kind);
+        d["producer"] = val.producer;
+        d["requires_grad"] = val.requires_grad;
+        return d;
+      })
+      .def("node_info", [](const Graph& g, NodeId n) {
+        const Node& node = g.node(n);
+        py::dict d;
+        d["op"] = node.op();
+        d["inputs"] = node.inputs;
+        d["outputs"] = node.outputs;
+        d["attrs"] = attrs_to_dict(node.attrs);
+        d["scope"] = node.meta.scope;
+        d["source"] = node.meta.source;
+        d["role"] = node.meta.role;
+        return d;
+      })
+      .def("signature", &Graph::signature)
+      .def("__str__", &Graph::str);
+
+  py::class_<Plan, std::shared_ptr<Plan>>(m, "Plan", "Ordered steps + buffer table: the compiler's output.")
+      .def("str", [](const Plan& p, bool buffers, int max_steps) { return p.str(PrintOptions{buffers, max_steps}); },
+           py::arg("buffers") = true, py::arg("max_steps") = -1)
+      .def("dot", &Plan::dot)
+      .def("__str__", [](const Plan& p) { return p.str(); })
+      .def_property_readonly("num_steps", [](const Plan& p) { return p.steps.size(); })
+      .def_property_readonly("signature", [](const Plan& p) { return p.signature; })
+      .def_property_readonly("steps", [](const Plan& p) {
+        py::list out;
+        for (const auto& st : p.steps) {
+          py::dict d;
+          d["op"] = st.op();
+          d["inputs"] = st.inputs;
+          d["outputs"] = st.outputs;
+          d["workspace"] = st.workspace;
+          d["attrs"] = attrs_to_dict(st.attrs);
+          d["scope"] = st.meta.scope;
+          d["source"] = st.meta.source;
+          d["role"] = st.meta.role;
+          d["fusion_group"] = st.fusion_group;
+          out.append(d);
+        }
+        return out;
+      })
+      .def_property_readonly("slots", [](const Plan& p) {
+        py::list out;
+        for (const auto& s : p.slots) {
+          py::dict d = info_dict(s.info);
+          d["id"] = s.id;
+          d["kind"] = slot_kind_name(s.kind);
+          d["bytes"] = s.bytes;
+          d["offset"] = s.offset;
+          d["base"] = s.base;
+          d["first_step"] = s.first_step;
+          d["last_step"] = s.last_step;
+          d["name"] = s.name;
+          d["value"] = s.value;
+          out.append(d);
+        }
+        return out;
+      })
+      .def_property_readonly("input_values", [](const Plan& p) { return p.input_values; })
+      .def_property_readonly("output_values", [](const Plan& p) { return p.output_values; })
+      .def_property_readonly("arena_bytes", [](const Plan& p) {
+        py::dict d;
+        for (const auto& kv : p.arena_bytes) d[py::str(kv.first.str())] = kv.second;
+        return d;
+      })
+      .def_property_readonly("peak_live_bytes", [](const Plan& p) {
+        py::dict d;
+        for (const auto& kv : p.peak_live_bytes) d[py::str(kv.first.str())] = kv.second;
+        return d;
+      })
+      .def_property_readonly("external_bytes", [](const Plan& p) {
+        py::dict d;
+        for (const auto& kv : p.external_bytes) d[py::str(kv.first.str())] = kv.second;
+        return d;
+      })
+      .def("predicted_peak_bytes", [](const Plan& p) { return p.predicted_peak_bytes(); });
+
+  m.def("compile",
+        [](const Graph& g, const std::vector<ValueId>& outputs) {
+          CompileOptions o;
+          o.outputs = outputs;
+          o.workspace = Executor::workspace_fn();
+          return std::make_shared<Plan>(compile(g, o));
+        },
+        py::arg("graph"), py::arg("outputs") = std::vector<ValueId>{});
+
+  py::class_<Executor, std::shared_ptr<Executor>>(m, "Executor", "Runs a Plan with the registered kernels.")
+      .def(py::init([](std::shared_ptr<Plan> p, bool poison) {
+             return std::make_shared<Executor>(p, ExecutorOptions{poison});
+           }),
+           py::arg("plan"), py::arg("poison_freed") = false)
+      .def("run", &Executor::run, py::arg("inputs"));
+
+  m.def("format_bytes", &format_bytes);
+}
+
+}  // namespace glassgrad

@@ -1,0 +1,50 @@
+// Op and kernel registries, and eager single-op execution (glassgrad.kernels).
+#include <pybind11/stl.h>
+
+#include "bindings.h"
+#include "glassgrad/autodiff/op_schema.h"
+#include "glassgrad/runtime/cpu_features.h"
+#include "glassgrad/runtime/eager.h"
+#include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
+
+namespace glassgrad {
+
+void bind_ops(py::module_& m) {
+  m.def("run_op",
+        [](const std::string& op, const std::vector<Tensor>& inputs, const py::dict& attrs, const std::string& scope) {
+          NodeMeta meta;
+          meta.scope = scope;
+          return run_op(op, inputs, attrs_from_dict(attrs), meta);
+        },
+        py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "",
+        "Runs one op's kernel on tensors and returns its outputs.");
+  m.def("op_names", [] { return OpRegistry::instance().names(); });
+  m.def("op_schema", [](const std::string& name) {
+    const OpSchema& s = OpRegistry::instance().at(name);
+    py::dict d;
+    d["name"] = s.name;
+    d["inputs"] = s.inputs;
+    d["required_inputs"] = s.required_inputs();
+    d["outputs"] = s.outputs;
+    d["differentiable"] = static_cast<bool>(s.gradient);
+    d["inplace"] = s.inplace;
+    d["view_of"] = s.view_of;
+    d["elementwise"] = s.elementwise;
+    d["strided_inputs"] = s.strided_inputs;
+    d["formula"] = s.formula;
+    return d;
+  });
+  m.def("kernels", [] {
+    std::vector<std::tuple<std::string, std::string, std::string>> out;
+    for (const auto& k : KernelRegistry::instance().list()) {
+      out.emplace_back(std::get<0>(k), std::get<1>(k) == DeviceType::CPU ? "cpu" : "cuda", dtype_name(std::get<2>(k)));
+    }
+    return out;
+  }, "(op, device, dtype) of every registered kernel");
+  m.def("cpu_isa", [] { return std::string(cpu_isa_name(cpu_isa())); });
+  m.def("get_num_threads", &get_num_threads);
+  m.def("set_num_threads", &set_num_threads);
+}
+
+}  // namespace glassgrad

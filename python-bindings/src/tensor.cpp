@@ -1,0 +1,113 @@
+// _C.Tensor: the runtime's strided tensor, with NumPy conversion. Data always crosses between
+// NumPy and glassgrad as a copy, so neither side can free memory the other still reads.
+#include <pybind11/numpy.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "bindings.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+
+namespace {
+
+DType dtype_of(const py::array& a) {
+  const py::dtype dt = a.dtype();
+  const char kind = dt.kind();
+  const size_t size = static_cast<size_t>(dt.itemsize());
+  if (kind == 'f' && size == 4) return DType::Float32;
+  if (kind == 'f' && size == 8) return DType::Float64;
+  if (kind == 'i' && size == 8) return DType::Int64;
+  if (kind == 'u' && size == 1) return DType::UInt8;
+  if (kind == 'b') return DType::Bool;
+  const std::string name = py::str(dt);
+  ErrorMessage m("glassgrad.tensor: NumPy dtype " + name + " is not supported");
+  m.detail("glassgrad holds float32, float64, int64, uint8 and bool");
+  if (kind == 'i' || kind == 'u') {
+    m.cause(name + " integers would have to be converted; labels and indices are int64 in glassgrad")
+        .fix("y.astype(np.int64)");
+  } else if (kind == 'f') {
+    m.fix("x.astype(np.float32)");
+  } else {
+    m.fix("convert the array with .astype(np.float32) or .astype(np.int64)");
+  }
+  throw DTypeError(m.str());
+}
+
+py::dtype numpy_dtype(DType dt) {
+  switch (dt) {
+    case DType::Float32: return py::dtype::of<float>();
+    case DType::Float64: return py::dtype::of<double>();
+    case DType::Int64: return py::dtype::of<int64_t>();
+    case DType::UInt8: return py::dtype::of<uint8_t>();
+    case DType::Bool: return py::dtype::of<bool>();
+  }
+  return py::dtype::of<float>();
+}
+
+Tensor from_numpy(const py::array& arr, const std::string& device, const std::string& name) {
+  const DType dt = dtype_of(arr);
+  py::array c = py::array::ensure(arr, py::array::c_style);
+  Shape shape(c.shape(), c.shape() + c.ndim());
+  const Device dev = Device::parse(device);
+  Tensor host = Tensor::empty(shape, dt, Device::cpu(), name);
+  if (host.nbytes() > 0) std::memcpy(host.data_ptr(), c.data(), host.nbytes());
+  return dev.is_cpu() ? host : host.to(dev);
+}
+
+py::array to_numpy(const Tensor& t) {
+  Tensor host = t.device().is_cpu() ? t.contiguous() : t.to(Device::cpu());
+  if (!host.is_contiguous()) host = host.contiguous();
+  py::array out(numpy_dtype(t.dtype()), std::vector<py::ssize_t>(t.shape().begin(), t.shape().end()));
+  if (host.nbytes() > 0) std::memcpy(out.mutable_data(), host.data_ptr(), host.nbytes());
+  return out;
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::class_<Tensor>(m, "Tensor", "A strided view over device memory (the runtime's tensor).")
+      .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("device") = "cpu", py::arg("name") = "",
+                  "Copies a NumPy array into a new tensor on `device`.")
+      .def_static("empty", [](const py::handle& shape, const std::string& dtype, const std::string& device, const std::string& name) {
+                    return Tensor::empty(shape_from(shape), dtype_from_name(dtype), Device::parse(device), name);
+                  }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("name") = "")
+      .def_static("full", [](const py::handle& shape, double value, const std::string& dtype, const std::string& device) {
+                    return Tensor::full(shape_from(shape), value, dtype_from_name(dtype), Device::parse(device));
+                  }, py::arg("shape"), py::arg("value"), py::arg("dtype") = "float32", py::arg("device") = "cpu")
+      .def("numpy", &to_numpy, "A NumPy copy of the elements.")
+      .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.shape())); })
+      .def_property_readonly("strides", [](const Tensor& t) { return py::tuple(py::cast(t.strides())); })
+      .def_property_readonly("offset", &Tensor::offset)
+      .def_property_readonly("dtype", [](const Tensor& t) { return std::string(dtype_name(t.dtype())); })
+      .def_property_readonly("device", [](const Tensor& t) { return t.device().str(); })
+      .def_property_readonly("numel", &Tensor::numel)
+      .def_property_readonly("nbytes", &Tensor::nbytes)
+      .def_property_readonly("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def_property_readonly("storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage() ? t.storage()->data() : nullptr); })
+      .def_property_readonly("storage_nbytes", [](const Tensor& t) { return t.storage() ? t.storage()->nbytes() : 0; })
+      .def_property_readonly("name", [](const Tensor& t) { return t.storage() ? t.storage()->name() : std::string(); })
+      .def("is_contiguous", &Tensor::is_contiguous)
+      .def("view", [](const Tensor& t, const py::handle& s) { return t.view(shape_from(s)); })
+      .def("reshape", [](const Tensor& t, const py::handle& s) { return t.reshape(shape_from(s)); })
+      .def("permute", &Tensor::permute)
+      .def("transpose", &Tensor::transpose)
+      .def("slice", &Tensor::slice, py::arg("dim"), py::arg("start"), py::arg("stop"), py::arg("step") = 1)
+      .def("select", &Tensor::select)
+      .def("expand", [](const Tensor& t, const py::handle& s) { return t.expand(shape_from(s)); })
+      .def("flatten", &Tensor::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def("unsqueeze", &Tensor::unsqueeze)
+      .def("squeeze", &Tensor::squeeze)
+      .def("as_strided", &Tensor::as_strided)
+      .def("contiguous", &Tensor::contiguous)
+      .def("clone", &Tensor::clone)
+      .def("to", [](const Tensor& t, const std::string& d) { return t.to(Device::parse(d)); })
+      .def("copy_from", &Tensor::copy_from)
+      .def("fill", &Tensor::fill)
+      .def("__repr__", &Tensor::str);
+}
+
+}  // namespace glassgrad
