@@ -1,0 +1,53 @@
+"""Call one kernel directly, for tests and for teaching.
+
+    >>> import numpy as np, glassgrad.kernels as K
+    >>> x = np.random.rand(2, 1, 5, 5).astype(np.float32)
+    >>> w = np.random.rand(4, 1, 3, 3).astype(np.float32)
+    >>> (y,) = K.run_numpy("Conv2D", x, w, stride=[1, 1], padding=[0, 0, 0, 0])
+    >>> y.shape
+    (2, 4, 3, 3)
+
+`run` takes and returns runtime tensors (glassgrad._C.Tensor); `run_numpy` takes and returns
+NumPy arrays. Attributes are the op's schema attributes (see glassgrad.kernels.schema(op)).
+"""
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+
+from . import _C
+
+
+def _as_raw(x: Any, device: str) -> "_C.Tensor":
+    if isinstance(x, _C.Tensor):
+        return x
+    raw = getattr(x, "_raw", None)  # a glassgrad.Tensor: realize it
+    if callable(raw):
+        return raw()
+    return _C.Tensor.from_numpy(np.asarray(x), device)
+
+
+def run(op: str, *inputs: Any, scope: str = "", device: str = "cpu", **attrs: Any) -> List["_C.Tensor"]:
+    """Runs `op`'s kernel on `inputs` (tensors or arrays) and returns its output tensors."""
+    return _C.run_op(op, [_as_raw(x, device) for x in inputs], attrs, scope)
+
+
+def run_numpy(op: str, *inputs: Any, device: str = "cpu", **attrs: Any) -> List[np.ndarray]:
+    """Like run, with NumPy arrays out."""
+    return [t.numpy() for t in run(op, *inputs, device=device, **attrs)]
+
+
+def schema(op: str) -> dict:
+    """The op's schema: input and output names, flags and its formula."""
+    return _C.op_schema(op)
+
+
+def ops() -> List[str]:
+    """Names of every op the engine knows."""
+    return _C.op_names()
+
+
+def registered() -> List[tuple]:
+    """(op, device, dtype) of every registered kernel."""
+    return _C.kernels()

@@ -1,0 +1,142 @@
+"""Testing helpers: compare kernels with NumPy references and gradient rules with finite
+differences. Used by glassgrad's own op table, and by anyone writing a new op.
+
+An OpSpec describes one kernel: a NumPy reference, a generator of valid random inputs, the
+attributes, and which inputs get a float64 finite-difference check of the op's gradient rule.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _C
+
+SIZES = (1, 3, 17, 33)
+
+
+@dataclass
+class OpSpec:
+    op: str
+    ref: Callable[..., Any]
+    inputs: Callable[[np.random.Generator, str, int], List[np.ndarray]]
+    attrs: Union[Dict[str, Any], Callable[[int], Dict[str, Any]]] = field(default_factory=dict)
+    dtypes: Tuple[str, ...] = ("float32", "float64")
+    grad: Tuple[int, ...] = ()          # input indices whose gradient rule is checked
+    sizes: Tuple[int, ...] = SIZES
+    grad_sizes: Tuple[int, ...] = (3,)
+    outputs: Optional[Tuple[int, ...]] = None  # output indices to compare (default: all)
+    grad_outputs: Optional[Tuple[int, ...]] = None  # outputs that get a cotangent (default: all float)
+    rtol: Dict[str, float] = field(default_factory=lambda: {"float32": 1e-4, "float64": 1e-9})
+    atol: Dict[str, float] = field(default_factory=lambda: {"float32": 1e-5, "float64": 1e-10})
+    noncontiguous: bool = True           # also run on strided views of the inputs
+    name: str = ""
+
+    @property
+    def id(self) -> str:
+        return self.name or self.op
+
+    def attrs_for(self, n: int) -> Dict[str, Any]:
+        return self.attrs(n) if callable(self.attrs) else dict(self.attrs)
+
+    def reference(self, arrays: Sequence[np.ndarray], attrs: Dict[str, Any]) -> List[np.ndarray]:
+        out = self.ref(*arrays, **attrs)
+        return list(out) if isinstance(out, (tuple, list)) else [out]
+
+
+def to_tensor(a: np.ndarray, device: str = "cpu", contiguous: bool = True) -> "_C.Tensor":
+    """A runtime tensor holding `a`; with contiguous=False, a strided view with the same values
+    (every other element of a doubled last axis), to exercise kernels on non-contiguous input."""
+    a = np.asarray(a)
+    if contiguous or a.ndim == 0 or a.size == 0:
+        return _C.Tensor.from_numpy(a, device)
+    doubled = np.repeat(a, 2, axis=-1)
+    base = _C.Tensor.from_numpy(doubled, device)
+    view = base.slice(a.ndim - 1, 0, doubled.shape[-1], 2)
+    assert not view.is_contiguous() or a.shape[-1] == 1
+    return view
+
+
+def run_kernel(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], device: str = "cpu",
+               contiguous: bool = True) -> List[np.ndarray]:
+    tensors = [to_tensor(a, device, contiguous) for a in arrays]
+    return [t.numpy() for t in _C.run_op(op, tensors, attrs, "")]
+
+
+def _cotangents(rng: np.random.Generator, outs: Sequence[np.ndarray], which: Sequence[int]) -> Dict[int, np.ndarray]:
+    return {k: rng.standard_normal(outs[k].shape).astype(outs[k].dtype) for k in which}
+
+
+def _float_outputs(outs: Sequence[np.ndarray]) -> List[int]:
+    return [k for k, o in enumerate(outs) if o.dtype.kind == "f"]
+
+
+def numeric_gradient(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], wrt: Sequence[int],
+                     cotangents: Dict[int, np.ndarray], eps: float = 1e-6) -> List[np.ndarray]:
+    """Central differences of L = sum_k <out_k, cotangent_k> with respect to arrays[i], i in wrt."""
+    def loss(arrs):
+        outs = run_kernel(op, arrs, attrs)
+        return sum(float(np.sum(outs[k].astype(np.float64) * c)) for k, c in cotangents.items())
+
+    grads = []
+    for i in wrt:
+        base = [np.array(a, copy=True) for a in arrays]
+        g = np.zeros_like(base[i], dtype=np.float64)
+        flat = base[i].reshape(-1)
+        gflat = g.reshape(-1)
+        for j in range(flat.size):
+            old = flat[j]
+            flat[j] = old + eps
+            up = loss(base)
+            flat[j] = old - eps
+            down = loss(base)
+            flat[j] = old
+            gflat[j] = (up - down) / (2 * eps)
+        grads.append(g)
+    return grads
+
+
+def graph_gradient(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], wrt: Sequence[int],
+                   cotangents: Dict[int, np.ndarray]) -> List[np.ndarray]:
+    """The op's gradient rule, run for real: records op -> L = sum_k Sum(out_k * cotangent_k) in a
+    graph, asks the engine for dL/d(arrays[i]), compiles and executes the backward graph."""
+    g = _C.Graph()
+    leaves = []
+    for i, a in enumerate(arrays):
+        a = np.asarray(a)
+        leaves.append(g.add_leaf(f"x{i}", list(a.shape), str(a.dtype), "cpu", "input",
+                                 requires_grad=i in wrt))
+    outs = g.add(op, leaves, attrs)
+    cot_leaves = {}
+    for k, c in cotangents.items():
+        cot_leaves[k] = g.add_leaf(f"cot{k}", list(c.shape), str(c.dtype), "cpu", "input")
+    loss = None
+    for k in sorted(cotangents):
+        prod = g.add("Mul", [outs[k], cot_leaves[k]])[0]
+        term = g.add("Sum", [prod], {"dims": [], "keepdim": False})[0]
+        loss = term if loss is None else g.add("Add", [loss, term])[0]
+    grads = g.backward(loss, [leaves[i] for i in wrt])
+    if any(v < 0 for v in grads):
+        missing = [wrt[j] for j, v in enumerate(grads) if v < 0]
+        raise AssertionError(f"{op}: no gradient reached inputs {missing}")
+    plan = _C.compile(g, grads)
+    bound = {leaves[i]: np.asarray(a) for i, a in enumerate(arrays)}
+    bound.update({cot_leaves[k]: c for k, c in cotangents.items()})
+    inputs = [_C.Tensor.from_numpy(bound[v]) for v in plan.input_values]
+    return [t.numpy() for t in _C.Executor(plan).run(inputs)]
+
+
+def check_gradient(spec: OpSpec, rng: np.random.Generator, n: int, eps: float = 1e-6,
+                   rtol: float = 1e-5, atol: float = 1e-6) -> None:
+    """Asserts that the op's gradient rule matches central finite differences in float64."""
+    arrays = [np.asarray(a) for a in spec.inputs(rng, "float64", n)]
+    attrs = spec.attrs_for(n)
+    outs = run_kernel(spec.op, arrays, attrs)
+    which = spec.grad_outputs if spec.grad_outputs is not None else _float_outputs(outs)
+    cot = _cotangents(rng, outs, which)
+    analytic = graph_gradient(spec.op, arrays, attrs, spec.grad, cot)
+    numeric = numeric_gradient(spec.op, arrays, attrs, spec.grad, cot, eps)
+    for i, a, b in zip(spec.grad, analytic, numeric):
+        np.testing.assert_allclose(a, b, rtol=rtol, atol=atol,
+                                   err_msg=f"{spec.id}: gradient of input {i} (n={n}) differs from finite differences")
