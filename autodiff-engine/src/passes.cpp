@@ -12,16 +12,30 @@ bool side_effecting(const Node& n) { return n.schema->has_side_effects || !n.sch
 }  // namespace
 
 std::vector<NodeId> live_nodes(const Graph& g, const std::vector<ValueId>& roots) {
-  std::vector<char> need_value(static_cast<size_t>(g.num_values()), 0);
-  for (ValueId r : roots) need_value.at(static_cast<size_t>(r)) = 1;
-  std::vector<char> live(static_cast<size_t>(g.num_nodes()), 0);
-  for (NodeId n = g.num_nodes() - 1; n >= 0; --n) {
-    const Node& node = g.node(n);
-    bool keep = side_effecting(node);
-    for (ValueId o : node.outputs) keep = keep || need_value[static_cast<size_t>(o)];
-    if (!keep) continue;
-    live[static_cast<size_t>(n)] = 1;
-    for (ValueId in : node.inputs) need_value[static_cast<size_t>(in)] = 1;
+  // A walk from the roots through producers, not one reverse sweep over recording order:
+  // insert_contiguous_copies appends Contiguous nodes after the nodes that read them, so
+  // recording order is not always topological.
+  const size_t nn = static_cast<size_t>(g.num_nodes());
+  std::vector<char> live(nn, 0);
+  std::vector<NodeId> stack;
+  auto need = [&](ValueId v) {
+    const NodeId p = g.value(v).producer;
+    if (p != kNoNode && !live[static_cast<size_t>(p)]) {
+      live[static_cast<size_t>(p)] = 1;
+      stack.push_back(p);
+    }
+  };
+  for (ValueId r : roots) need(r);
+  for (NodeId n = 0; n < g.num_nodes(); ++n) {
+    if (side_effecting(g.node(n)) && !live[static_cast<size_t>(n)]) {
+      live[static_cast<size_t>(n)] = 1;
+      stack.push_back(n);
+    }
+  }
+  while (!stack.empty()) {
+    const NodeId n = stack.back();
+    stack.pop_back();
+    for (ValueId in : g.node(n).inputs) need(in);
   }
   std::vector<NodeId> out;
   for (NodeId n = 0; n < g.num_nodes(); ++n) if (live[static_cast<size_t>(n)]) out.push_back(n);
@@ -70,7 +84,20 @@ int insert_contiguous_copies(Graph& g) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ValueId v = inputs[i];
       if (a.layouts[static_cast<size_t>(v)].is_contiguous()) continue;
-      NodeMeta meta = g.node(n).meta;
+      const Node& node = g.node(n);
+      for (const auto& io : node.schema->inplace) {
+        if (io.second != static_cast<int>(i)) continue;
+        // A copy would receive the update and the viewed buffer would keep its old value.
+        const std::string where = node.meta.scope.empty() ? node.op() : node.op() + " '" + node.meta.scope + "'";
+        throw ValueError(ErrorMessage(where + ": the tensor it updates in place, " + g.value_str(v) +
+                                      ", is a strided view " + shape_str(g.value(v).info.shape) + " strides " +
+                                      shape_str(a.layouts[static_cast<size_t>(v)].strides))
+                             .cause("this op needs dense memory, and updating a copy would lose the update")
+                             .fix("update the original (contiguous) tensor, or make it contiguous first and "
+                                  "keep using that tensor: w = w.contiguous()")
+                             .str());
+      }
+      NodeMeta meta = node.meta;
       const ValueId c = g.add("Contiguous", {v}, {}, meta);
       g.replace_input(n, static_cast<int>(i), c);
       ++inserted;
@@ -129,8 +156,11 @@ std::vector<NodeId> schedule(const Graph& g, const std::vector<NodeId>& nodes) {
           }
           if (!reads) continue;
           if (after[static_cast<size_t>(r)]) {
-            throw ValueError(ErrorMessage(reader.op() + " reads " + g.value_str(target) +
-                                          " after " + writer.op() + " overwrote it in place")
+            auto where = [](const Node& n) {
+              return n.meta.scope.empty() ? n.op() : n.op() + " '" + n.meta.scope + "'";
+            };
+            throw ValueError(ErrorMessage(where(reader) + " reads " + g.value_str(target) +
+                                          " after " + where(writer) + " overwrote it in place")
                                  .cause("the old value is used after the update in the same step")
                                  .fix("compute what needs the old value before the update, or "
                                       "copy it first with x.clone()")
