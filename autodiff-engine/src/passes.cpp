@@ -12,29 +12,27 @@ bool side_effecting(const Node& n) { return n.schema->has_side_effects || !n.sch
 }  // namespace
 
 std::vector<NodeId> live_nodes(const Graph& g, const std::vector<ValueId>& roots) {
-  // A walk from the roots through producers, not one reverse sweep over recording order:
-  // insert_contiguous_copies appends Contiguous nodes after the nodes that read them, so
-  // recording order is not always topological.
-  const size_t nn = static_cast<size_t>(g.num_nodes());
-  std::vector<char> live(nn, 0);
-  std::vector<NodeId> stack;
+  // Worklist from the roots' producers and every side-effecting node. Node ids need not be in
+  // topological order (passes append nodes, e.g. Contiguous copies, after their consumers).
+  std::vector<char> live(static_cast<size_t>(g.num_nodes()), 0);
+  std::vector<NodeId> work;
   auto need = [&](ValueId v) {
     const NodeId p = g.value(v).producer;
     if (p != kNoNode && !live[static_cast<size_t>(p)]) {
       live[static_cast<size_t>(p)] = 1;
-      stack.push_back(p);
+      work.push_back(p);
     }
   };
   for (ValueId r : roots) need(r);
-  for (NodeId n = 0; n < g.num_nodes(); ++n) {
-    if (side_effecting(g.node(n)) && !live[static_cast<size_t>(n)]) {
-      live[static_cast<size_t>(n)] = 1;
-      stack.push_back(n);
+  for (const Node& n : g.nodes()) {
+    if (side_effecting(n) && !live[static_cast<size_t>(n.id)]) {
+      live[static_cast<size_t>(n.id)] = 1;
+      work.push_back(n.id);
     }
   }
-  while (!stack.empty()) {
-    const NodeId n = stack.back();
-    stack.pop_back();
+  while (!work.empty()) {
+    const NodeId n = work.back();
+    work.pop_back();
     for (ValueId in : g.node(n).inputs) need(in);
   }
   std::vector<NodeId> out;
