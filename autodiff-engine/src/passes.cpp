@@ -83,7 +83,20 @@ int insert_contiguous_copies(Graph& g) {
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ValueId v = inputs[i];
       if (a.layouts[static_cast<size_t>(v)].is_contiguous()) continue;
-      NodeMeta meta = g.node(n).meta;
+      const Node& node = g.node(n);
+      for (const auto& io : node.schema->inplace) {
+        if (io.second != static_cast<int>(i)) continue;
+        // A copy would receive the update and the viewed buffer would keep its old value.
+        const std::string where = node.meta.scope.empty() ? node.op() : node.op() + " '" + node.meta.scope + "'";
+        throw ValueError(ErrorMessage(where + ": the tensor it updates in place, " + g.value_str(v) +
+                                      ", is a strided view " + shape_str(g.value(v).info.shape) + " strides " +
+                                      shape_str(a.layouts[static_cast<size_t>(v)].strides))
+                             .cause("this op needs dense memory, and updating a copy would lose the update")
+                             .fix("update the original (contiguous) tensor, or make it contiguous first and "
+                                  "keep using that tensor: w = w.contiguous()")
+                             .str());
+      }
+      NodeMeta meta = node.meta;
       const ValueId c = g.add("Contiguous", {v}, {}, meta);
       g.replace_input(n, static_cast<int>(i), c);
       ++inserted;
@@ -142,8 +155,11 @@ std::vector<NodeId> schedule(const Graph& g, const std::vector<NodeId>& nodes) {
           }
           if (!reads) continue;
           if (after[static_cast<size_t>(r)]) {
-            throw ValueError(ErrorMessage(reader.op() + " reads " + g.value_str(target) +
-                                          " after " + writer.op() + " overwrote it in place")
+            auto where = [](const Node& n) {
+              return n.meta.scope.empty() ? n.op() : n.op() + " '" + n.meta.scope + "'";
+            };
+            throw ValueError(ErrorMessage(where(reader) + " reads " + g.value_str(target) +
+                                          " after " + where(writer) + " overwrote it in place")
                                  .cause("the old value is used after the update in the same step")
                                  .fix("compute what needs the old value before the update, or "
                                       "copy it first with x.clone()")
