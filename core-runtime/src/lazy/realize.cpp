@@ -48,6 +48,12 @@ struct PlanCache {
   }
 };
 
+bool g_capturing = false;
+std::vector<CapturedRun>& captured() {
+  static auto* c = new std::vector<CapturedRun>();
+  return *c;
+}
+
 PlanCache& cache() {
   static auto* c = new PlanCache();
   return *c;
@@ -112,6 +118,15 @@ void realize(const std::vector<ValuePtr>& targets) {
   }
   std::vector<Tensor> outs = cp.executor->run(inputs);
   ++pc.stats.realizes;
+  if (g_capturing) {
+    CapturedRun run{cp.plan, cp.executor, inputs, {}, {}, outs};
+    for (ValueId v : cp.plan->input_values) {
+      const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
+      run.input_kinds.push_back(lv->producer ? ValueKind::Input : lv->kind);
+      run.input_seqs.push_back(lv->seq);
+    }
+    captured().push_back(std::move(run));
+  }
   pc.last = cp.plan;
   for (size_t i = 0; i < roots.size(); ++i) {
     roots[i]->data = outs[i];
@@ -125,6 +140,20 @@ const Tensor& data(const ValuePtr& v) {
   if (!v->realized()) realize({v});
   return v->data;
 }
+
+void capture_begin() {
+  captured().clear();
+  g_capturing = true;
+}
+
+std::vector<CapturedRun> capture_end() {
+  g_capturing = false;
+  std::vector<CapturedRun> out;
+  out.swap(captured());
+  return out;
+}
+
+uint64_t current_seq() { return next_seq(); }
 
 CacheStats cache_stats() {
   CacheStats s = cache().stats;
