@@ -84,6 +84,9 @@ void bind_lazy(py::module_& m) {
     d["hits"] = s.hits;
     d["realizes"] = s.realizes;
     d["plans"] = s.plans;
+    d["export_seconds"] = s.export_seconds;
+    d["compile_seconds"] = s.compile_seconds;
+    d["run_seconds"] = s.run_seconds;
     return d;
   });
   m.def("reset_cache_stats", &lazy::reset_cache_stats);
