@@ -151,6 +151,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     st.schema = node.schema;
     st.attrs = node.attrs;
     st.meta = node.meta;
+    st.fusion_group = static_cast<int>(node.attrs.i("group", -1));
     for (ValueId v : node.inputs) st.inputs.push_back(slot_of[static_cast<size_t>(v)]);
     for (ValueId v : node.outputs) st.outputs.push_back(slot_of[static_cast<size_t>(v)]);
     const size_t ws = opts.workspace ? opts.workspace(g, node) : 0;

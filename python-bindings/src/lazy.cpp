@@ -103,6 +103,8 @@ void bind_lazy(py::module_& m) {
       })
       .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
       .def_readonly("outputs", &lazy::CapturedRun::outputs);
+  m.def("set_fusion", &lazy::set_fusion);
+  m.def("fusion_enabled", &lazy::fusion_enabled);
   m.def("capture_begin", &lazy::capture_begin);
   m.def("capture_end", &lazy::capture_end);
   m.def("lazy_seq", &lazy::current_seq);

@@ -1,5 +1,6 @@
 // Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
 #include <chrono>
+#include <cstdlib>
 #include <list>
 #include <unordered_map>
 
@@ -36,6 +37,7 @@ struct PlanCache {
     CompileOptions opts;
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
@@ -51,6 +53,7 @@ struct PlanCache {
 };
 
 bool g_capturing = false;
+int g_fusion = -1;  // -1: not read from the environment yet
 std::vector<CapturedRun>& captured() {
   static auto* c = new std::vector<CapturedRun>();
   return *c;
@@ -111,7 +114,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
-  const uint64_t key = ex.graph.signature();
+  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
@@ -149,6 +152,16 @@ const Tensor& data(const ValuePtr& v) {
   return v->data;
 }
 
+bool fusion_enabled() {
+  if (g_fusion < 0) {
+    const char* env = std::getenv("GLASSGRAD_FUSION");
+    g_fusion = (env && std::string(env) == "0") ? 0 : 1;
+  }
+  return g_fusion == 1;
+}
+
+void set_fusion(bool on) { g_fusion = on ? 1 : 0; }
+
 void capture_begin() {
   captured().clear();
   g_capturing = true;
@@ -185,6 +198,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   CompileOptions opts;
   opts.outputs = ex.outputs;
   opts.workspace = Executor::workspace_fn();
+  opts.fuse = fusion_enabled();
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 

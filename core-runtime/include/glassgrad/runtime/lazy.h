@@ -96,6 +96,10 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
+// Compile options for realize: fusion on by default (GLASSGRAD_FUSION=0 turns it off).
+void set_fusion(bool on);
+bool fusion_enabled();
+
 CacheStats cache_stats();
 void reset_cache_stats();
 void clear_cache();
