@@ -57,7 +57,7 @@ PlanCache& cache() {
 // and the value it overwrote is invalidated.
 void settle_inplace(const Export& ex) {
   for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
-    const Node* node = ex.nodes[static_cast<size_t>(n)];
+    const Node* node = ex.nodes[static_cast<size_t>(n)].get();
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
       ValuePtr fresh = node->outputs[static_cast<size_t>(io.first)].lock();
@@ -77,7 +77,7 @@ void settle_inplace(const Export& ex) {
   }
   // Invalidate afterwards: a chain of updates passes the buffer along first.
   for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
-    const Node* node = ex.nodes[static_cast<size_t>(n)];
+    const Node* node = ex.nodes[static_cast<size_t>(n)].get();
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
       old->data = Tensor();
