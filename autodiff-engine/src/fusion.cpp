@@ -178,6 +178,9 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     const NodeMeta meta = g.node(sink).meta;
     const ValueId old_out = g.node(sink).outputs[0];
     const ValueId fused = g.add("FusedElementwise", inputs, attrs, meta);
+    double key = g.node(members.front()).key();  // run where the group's first node would have
+    for (NodeId m : members) key = std::min(key, g.node(m).key());
+    g.set_schedule_key(g.value(fused).producer, key);
     for (NodeId c : consumers[static_cast<size_t>(old_out)]) {
       const Node& cn = g.node(c);
       for (size_t k = 0; k < cn.inputs.size(); ++k) {

@@ -63,6 +63,7 @@ std::string Plan::str(const PrintOptions& opts) const {
        << format_bytes(external_bytes.at(kv.first)) << ", predicted peak "
        << format_bytes(predicted_peak_bytes(kv.first));
   }
+  if (!notes.empty()) os << "\n  " << notes;
   os << "\n";
   const size_t n = opts.max_steps < 0 ? steps.size() : std::min(steps.size(), static_cast<size_t>(opts.max_steps));
   for (size_t i = 0; i < n; ++i) {
