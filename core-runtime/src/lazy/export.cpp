@@ -14,7 +14,6 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   auto is_leaf = [&](const Value* v) { return !v->producer || (stop_at_computed && v->realized()); };
   std::unordered_map<const Value*, char> seen;
   std::unordered_map<const Node*, uint64_t> node_key;  // creation order of the node
-  std::vector<ValuePtr> leaves;
   std::vector<Node*> nodes;
   std::vector<ValuePtr> stack(roots.rbegin(), roots.rend());
   while (!stack.empty()) {
@@ -23,7 +22,6 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     if (!seen.emplace(v.get(), 1).second) continue;
     if (is_leaf(v.get())) {
       if (!v->invalid.empty()) throw_invalid(*v);
-      leaves.push_back(v);
       continue;
     }
     Node* node = v->producer.get();
@@ -40,15 +38,25 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // Phase 2: emit in creation order, i.e. the program's own order (values are created after
   // their inputs, so this is topological). The scheduler follows it, so e.g. a weight
   // gradient runs right after the input gradient it was recorded with, not at the end.
-  std::sort(leaves.begin(), leaves.end(), [](const ValuePtr& a, const ValuePtr& b) { return a->seq < b->seq; });
   std::sort(nodes.begin(), nodes.end(), [&](const Node* a, const Node* b) { return node_key.at(a) < node_key.at(b); });
   Export ex;
-  for (const auto& v : leaves) {
+  // Leaves in order of first use, which depends only on the program's structure (not on when
+  // each leaf was created), so every step of a loop exports the same signature.
+  auto add_leaf = [&](const ValuePtr& v) {
+    if (ex.id.count(v.get())) return;
     const ValueKind kind = v->producer ? ValueKind::Input : v->kind;
     const ValueId id = ex.graph.add_leaf(v->name, v->info, kind, v->requires_grad);
     ex.id[v.get()] = id;
     ex.by_id.resize(static_cast<size_t>(id) + 1);
     ex.by_id[static_cast<size_t>(id)] = v;
+  };
+  for (Node* node : nodes) {
+    for (const auto& in : node->inputs) {
+      if (is_leaf(in.get())) add_leaf(in);
+    }
+  }
+  for (const auto& r : roots) {
+    if (is_leaf(r.get())) add_leaf(r);
   }
   for (Node* node : nodes) {
     std::vector<ValueId> ins;
