@@ -89,8 +89,8 @@ def gg_device(name: str) -> str:
 
 def gg_sync(device: str) -> Callable[[], None]:
     """What makes glassgrad's work finished when it returns: everything recorded is realized,
-    and on CUDA the device has drained its queue (glassgrad.cuda.synchronize when the CUDA
-    backend is built, else the binding it wraps)."""
+    and on CUDA the device has drained its queue (the backend's synchronize binding,
+    _C.cuda_synchronize(index), or glassgrad.cuda.synchronize() where only that exists)."""
     import glassgrad as gg
 
     def cpu_sync() -> None:
@@ -99,17 +99,20 @@ def gg_sync(device: str) -> Callable[[], None]:
     if not device.startswith("cuda"):
         return cpu_sync
     index = int(device.split(":", 1)[1]) if ":" in device else 0
-    cuda_mod = getattr(gg, "cuda", None)
-    sync = getattr(cuda_mod, "synchronize", None) if cuda_mod is not None else None
-    if sync is None:
-        raw = getattr(gg._C, "cuda_synchronize", None)
-        if raw is None:
-            raise RuntimeError("glassgrad has no CUDA synchronize in this build; cannot time CUDA work honestly")
-        sync = raw
+    raw = getattr(gg._C, "cuda_synchronize", None)
+    if raw is not None:
+        def device_sync() -> None:
+            raw(index)
+    else:
+        cuda_mod = getattr(gg, "cuda", None)
+        py_sync = getattr(cuda_mod, "synchronize", None) if cuda_mod is not None else None
+        if py_sync is None:
+            raise RuntimeError("this glassgrad build has no CUDA synchronize: CUDA work cannot be timed honestly")
+        device_sync = py_sync
 
     def cuda_sync() -> None:
         gg._C.lazy_realize([])
-        sync(index)
+        device_sync()
 
     return cuda_sync
 
@@ -153,7 +156,8 @@ def time_repeats(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
     return times
 
 
-def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2, sync: Optional[Callable[[], None]] = None) -> float:
+def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
+                sync: Optional[Callable[[], None]] = None) -> float:
     """Median seconds of fn() over `repeats` runs after `warmup` runs (synchronizing around each)."""
     return statistics.median(time_repeats(fn, repeats, warmup, sync))
 
@@ -226,10 +230,10 @@ class Results:
             ratio: Optional[float] = None, notes: str = "") -> None:
         note = "; ".join(n for n in (self.run_notes, notes) if n)  # run notes first: "tiny" leads
         row = dict(self.meta, device=device, workload=workload, metric=metric, value=f"{value:.6g}", unit=unit,
-                   framework=framework, ratio_vs_torch="" if ratio is None else f"{ratio:.3f}", notes=note)
+                   framework=framework, ratio_vs_torch="" if ratio is None else f"{ratio:.4g}", notes=note)
         self.rows.append(row)
         print(f"{framework:18s} {device:6s} {workload:44s} {metric:22s} {value:12.4g} {unit:6s}"
-              + ("" if ratio is None else f" ratio vs torch {ratio:.3f}"), flush=True)
+              + ("" if ratio is None else f" ratio vs torch {ratio:.4g}"), flush=True)
 
     def write(self) -> str:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)

@@ -11,7 +11,8 @@ the strided 64->128 conv, the 512->10 classifier), at --batch (default 32); plus
 matrix product as a reference for the GEMM rate.
 
 Each kernel runs through glassgrad._C.run_op on inputs made once (random normal float32, never
-zeros); run_op allocates the outputs on every call, as PyTorch's functional ops do. The figure
+zeros); run_op allocates the outputs on every call, as PyTorch's functional ops do. The small
+shapes stay in cache between repeats, for both libraries alike. The figure
 is the median of repeats after warm-up, synchronizing before and after each repeat (on CUDA:
 glassgrad's and torch's device synchronize). Rates: GFLOP/s for convolutions and matrix products
 (2 flops per multiply-add, the direct algorithm's count), GB/s for the memory-bound ops, counting
@@ -122,7 +123,8 @@ def bn_cases(model: str, shape, rng) -> List[Case]:
         return lambda: bb(t["gy"], t["x"], t["gamma"], None, None, sm, si, True, 1e-5, [True, True, True])
 
     return [
-        Case(model, "BatchNorm2DTrain", _s(shape), arrays, [("BatchNorm2DTrain", ["x", "gamma", "beta"], {"eps": 1e-5})],
+        Case(model, "BatchNorm2DTrain", _s(shape), arrays,
+             [("BatchNorm2DTrain", ["x", "gamma", "beta"], {"eps": 1e-5})],
              2.0 * x.size * F32, "GB/s", t_fwd, "bytes: x read once, y written once"),
         Case(model, "BatchNorm2DBackward", _s(shape), arrays,
              [("BatchNorm2DBackward", ["gy", "x", "gamma", "mean", "var"], {"eps": 1e-5})],
@@ -296,7 +298,8 @@ def main(argv=None):
             err = relative_error(first_output(g_fn()), first_output(t_fn()))
             check = f"rel. error vs torch {err:.1e}"
         note = "; ".join(x for x in (case.notes, check) if x)
-        res.add(dev, case.workload, "latency_us", g * 1e6, "us", ratio=ratio, notes="; ".join(x for x in (spread_note(g_times), note) if x))
+        res.add(dev, case.workload, "latency_us", g * 1e6, "us", ratio=ratio,
+                notes="; ".join(x for x in (spread_note(g_times), note) if x))
         rate = case.work / g / 1e9
         res.add(dev, case.workload, "rate", rate, case.unit)
         if t_times is not None:

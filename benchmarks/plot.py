@@ -76,7 +76,7 @@ def _history_axes(ax, runs):
 def _save(fig, out: str, name: str, written: List[str]) -> None:
     path = os.path.join(out, name)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    fig.savefig(path, dpi=90, bbox_inches="tight")
     plt.close(fig)
     written.append(path)
 
@@ -147,7 +147,8 @@ def plot_kernel_latency(rows, device, out, written):
         ax.axvline(1.0, color="gray", lw=0.8)
         ax.set_xscale("log")
         ax.set_xlabel("glassgrad time / PyTorch time (log; < 1: glassgrad faster)")
-        ax.set_title(f"kernel latency vs PyTorch [{device}], run {last[0]['commit']} {last[0]['date'][:10]}", fontsize=9)
+        ax.set_title(f"kernel latency vs PyTorch [{device}], run {last[0]['commit']} {last[0]['date'][:10]}",
+                     fontsize=9)
         _save(fig, out, f"latest-kernel_latency-{device}.png", written)
 
 

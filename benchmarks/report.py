@@ -44,7 +44,10 @@ def sig(v: float, digits: int = 3) -> str:
 
 
 def ratio(v: str) -> str:
-    return f"{float(v):.2f}x" if v else "n/a"
+    if not v:
+        return "n/a"
+    r = float(v)
+    return f"{r:.2f}x" if r >= 0.01 else f"{r:.2g}x"
 
 
 def run_header(rows) -> str:
@@ -91,7 +94,11 @@ def end_to_end_table(rows) -> List[str]:
             peak = idx.get((workload, fw, "peak_bytes"))
             acc = idx.get((workload, fw, "test_accuracy"))
             ips = idx.get((workload, fw, "images_per_second"))
-            other = f"accuracy {float(acc['value']):.3f}" if acc else (f"{float(ips['value']):,.1f} img/s" if ips else "")
+            other = ""
+            if acc:
+                other = f"accuracy {float(acc['value']):.3f}"
+            elif ips:
+                other = f"{float(ips['value']):,.1f} img/s"
             body.append([workload, t["framework"].replace("torch ", "PyTorch "),
                          f"{sig(float(t['value']))} s" + (" (median step)" if t["metric"] == "step_seconds" else ""),
                          ratio(t["ratio_vs_torch"]) if fw != "torch" else "",
