@@ -211,9 +211,12 @@ def apply_threads(n: int, torch=None) -> str:
 
 class Results:
     def __init__(self, script: str, csv_path: Optional[str] = None, tiny: bool = False, notes: str = ""):
-        if csv_path is None:
-            csv_path = (os.path.join(tempfile.gettempdir(), f"glassgrad-bench-tiny-{script}.csv") if tiny
-                        else os.path.join(RESULTS, f"{script}.csv"))
+        if csv_path is None and tiny:  # a scratch file, rewritten by every tiny run
+            csv_path = os.path.join(tempfile.gettempdir(), f"glassgrad-bench-tiny-{script}.csv")
+            if os.path.exists(csv_path):
+                os.remove(csv_path)
+        elif csv_path is None:
+            csv_path = os.path.join(RESULTS, f"{script}.csv")
         self.path = csv_path
         self.rows: List[Dict[str, str]] = []
         self.meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "commit": commit(),
