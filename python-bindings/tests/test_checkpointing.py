@@ -84,3 +84,16 @@ def test_an_impossible_budget_names_the_smallest_that_fits():
         step(x, y)
     msg = str(e.value)
     assert "the smallest budget that fits" in msg and "micro-batches" in msg
+
+
+def test_compile_with_a_memory_limit_checkpoints_and_replays():
+    model, _, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    limit = int(0.5 * (plain.arena + plain.outputs))
+    compiled = gg.compile(step, memory_limit=limit)
+    for _ in range(3):
+        compiled(x, y)
+    assert compiled.replays == 1
+    plan = _C.last_plan()
+    assert plan.recomputed_steps > 0 and _plan_need(plan) <= limit
