@@ -25,13 +25,7 @@ namespace {
 
 // The pipeline after any rematerialization: fusion, copies, DCE, schedule, memory plan.
 Plan lower(Graph g, std::vector<ValueId> outputs, const CompileOptions& opts) {
-  if (opts.fuse) {
-    std::vector<std::pair<ValueId, ValueId>> remap;
-    fuse_elementwise(g, outputs, &remap);
-    for (auto& v : outputs) {
-      for (const auto& r : remap) if (v == r.first) v = r.second;
-    }
-  }
+  if (opts.fuse) fuse_all(g, outputs);
   insert_contiguous_copies(g);
   const std::vector<NodeId> live = live_nodes(g, outputs);
   const std::vector<NodeId> order = schedule(g, live);

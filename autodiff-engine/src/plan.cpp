@@ -80,7 +80,11 @@ std::string Plan::str(const PrintOptions& opts) const {
       if (!st.meta.scope.empty()) os << " " << st.meta.scope;
       os << " (" << st.meta.role << ")";
     }
-    if (st.fusion_group >= 0) os << " [fusion " << st.fusion_group << "]";
+    if (st.fusion_group >= 0) {
+      os << " [fusion " << st.fusion_group;
+      if (st.attrs.has("fused")) os << ": " << st.attrs.s("fused");
+      os << "]";
+    }
     os << "\n";
   }
   if (n < steps.size()) os << "  ... " << (steps.size() - n) << " more steps\n";
