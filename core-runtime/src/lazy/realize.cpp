@@ -1,4 +1,6 @@
 // Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
+#include <chrono>
+#include <cstdlib>
 #include <list>
 #include <unordered_map>
 
@@ -24,20 +26,22 @@ struct PlanCache {
   CacheStats stats;
   std::shared_ptr<const Plan> last;
 
-  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs) {
-    const uint64_t key = g.signature();
+  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key) {
     auto it = index.find(key);
     if (it != index.end()) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     CompileOptions opts;
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
+    stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lru.emplace_front(key, std::move(entry));
     index[key] = lru.begin();
     if (lru.size() > kCapacity) {
@@ -49,6 +53,7 @@ struct PlanCache {
 };
 
 bool g_capturing = false;
+int g_fusion = -1;  // -1: not read from the environment yet
 std::vector<CapturedRun>& captured() {
   static auto* c = new std::vector<CapturedRun>();
   return *c;
@@ -106,9 +111,14 @@ void realize(const std::vector<ValuePtr>& targets) {
     if (!known) roots.push_back(t);
   }
   if (roots.empty()) return;
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
+  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
   PlanCache& pc = cache();
-  const CachedPlan& cp = pc.get(ex.graph, ex.outputs);
+  pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
+  const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
+  const auto t1 = clock::now();
   std::vector<Tensor> inputs;
   inputs.reserve(cp.plan->input_values.size());
   for (ValueId v : cp.plan->input_values) {
@@ -118,6 +128,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   }
   std::vector<Tensor> outs = cp.executor->run(inputs);
   ++pc.stats.realizes;
+  pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
   if (g_capturing) {
     CapturedRun run{cp.plan, cp.executor, inputs, {}, {}, outs};
     for (ValueId v : cp.plan->input_values) {
@@ -140,6 +151,16 @@ const Tensor& data(const ValuePtr& v) {
   if (!v->realized()) realize({v});
   return v->data;
 }
+
+bool fusion_enabled() {
+  if (g_fusion < 0) {
+    const char* env = std::getenv("GLASSGRAD_FUSION");
+    g_fusion = (env && std::string(env) == "0") ? 0 : 1;
+  }
+  return g_fusion == 1;
+}
+
+void set_fusion(bool on) { g_fusion = on ? 1 : 0; }
 
 void capture_begin() {
   captured().clear();
@@ -177,6 +198,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   CompileOptions opts;
   opts.outputs = ex.outputs;
   opts.workspace = Executor::workspace_fn();
+  opts.fuse = fusion_enabled();
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 

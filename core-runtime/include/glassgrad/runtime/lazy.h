@@ -76,6 +76,9 @@ struct CacheStats {
   uint64_t hits = 0;       // realizes served by a cached plan
   uint64_t realizes = 0;   // realizes that ran a plan
   uint64_t plans = 0;      // plans in the cache now
+  // Where realize's time went, in seconds: exporting the lazy graph (incl. its signature),
+  // compiling plans on misses, and running them.
+  double export_seconds = 0, compile_seconds = 0, run_seconds = 0;
 };
 
 ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const std::string& name = "");
@@ -92,6 +95,10 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
 
 bool grad_enabled();
 void set_grad_enabled(bool on);
+
+// Compile options for realize: fusion on by default (GLASSGRAD_FUSION=0 turns it off).
+void set_fusion(bool on);
+bool fusion_enabled();
 
 CacheStats cache_stats();
 void reset_cache_stats();
