@@ -126,6 +126,26 @@ def test_write_png_round_trips_pixels_and_other_readers_agree(tmp_path):
     np.testing.assert_array_equal((plt_image.imread(tmp_path / "a.png")[..., :3] * 255).round(), pixels)
 
 
+def test_adam_optimizes_a_plain_leaf_tensor_like_the_style_transfer_image():
+    """What style transfer relies on: an input tensor (not a Parameter) with requires_grad=True,
+    updated in place by Adam, following PyTorch's update rule step by step."""
+    target = np.array([[1.0, -2.0, 3.0]], np.float32)
+    image = gg.tensor(np.zeros((1, 3), np.float32), requires_grad=True)
+    opt = gg.Adam([image], lr=0.1)
+    m = v = np.zeros(3)
+    p = np.zeros(3)
+    for t in range(1, 6):
+        loss = ((image - gg.tensor(target)) ** 2).sum()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        g = 2 * (p - target[0])
+        m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+        p = p - 0.1 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
+        np.testing.assert_allclose(image.numpy()[0], p, rtol=1e-5, atol=1e-6)
+    assert image.is_leaf and image.requires_grad
+
+
 def test_style_transfer_optimizes_the_input_image_and_writes_pngs(tmp_path):
     pytest.importorskip("sklearn")
     pytest.importorskip("PIL")
