@@ -111,6 +111,15 @@ std::string pending_graph_str(const ValuePtr& v);
 // running anything: what memory_report() shows.
 std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots);
 
+// Plan-only mode (memory reports): realize compiles and records plans but runs no kernel;
+// results get uninitialized memory of the right shape, in-place updates leave their buffers
+// unchanged. Everything else (caching, settling in-place outputs) behaves as usual.
+void set_plan_only(bool on);
+bool plan_only();
+std::vector<std::shared_ptr<const Plan>> take_plan_only_plans();
+// Bytes currently held by the shared arena of a device (0 if none yet).
+size_t arena_held_bytes(const Device& d);
+
 // Capture, for glassgrad.compile: while capturing, every plan a realize runs is recorded with
 // the exact tensors bound to its inputs and produced as outputs, so the whole step can be
 // replayed later without tracing (binding new data to the same slots).
