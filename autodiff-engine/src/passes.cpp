@@ -75,9 +75,10 @@ LayoutAnalysis analyze_layouts(const Graph& g) {
 int insert_contiguous_copies(Graph& g) {
   int inserted = 0;
   const int original_nodes = g.num_nodes();
+  // Inserting copies changes no existing value's layout, so one analysis serves every node.
+  const LayoutAnalysis a = analyze_layouts(g);
   for (NodeId n = 0; n < original_nodes; ++n) {
     if (g.node(n).schema->strided_inputs) continue;
-    const LayoutAnalysis a = analyze_layouts(g);
     const std::vector<ValueId> inputs = g.node(n).inputs;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ValueId v = inputs[i];

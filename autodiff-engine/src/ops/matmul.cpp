@@ -14,6 +14,12 @@ namespace {
 
 Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
 
+// "[4, 3]", or "[..., 4, 3]" when there are batch axes: the part MatMul multiplies.
+std::string matrix_str(const Shape& s) {
+  const size_t r = s.size();
+  return std::string(r > 2 ? "[..., " : "[") + std::to_string(s[r - 2]) + ", " + std::to_string(s[r - 1]) + "]";
+}
+
 // Permute that swaps the last two axes of a value of rank r.
 std::vector<int64_t> swap_last_two(size_t r) {
   std::vector<int64_t> d(r);
@@ -29,7 +35,7 @@ std::vector<TensorInfo> matmul_infer(const ShapeContext& ctx) {
     const TensorInfo& t = ctx.in(i);
     if (t.rank() >= 2) continue;
     const char* name = i == 0 ? "a" : "b";
-    ErrorMessage m(std::string("MatMul needs matrices (rank >= 2), but ") + name + " has shape " + shape_str(t.shape));
+    ErrorMessage m(std::string("needs matrices (rank >= 2), but ") + name + " has shape " + shape_str(t.shape));
     m.detail("a: " + a.str()).detail("b: " + b.str());
     if (t.rank() == 1) {
       m.cause(std::string(name) + " is a vector; MatMul does not guess whether it is a row or a column");
@@ -45,15 +51,16 @@ std::vector<TensorInfo> matmul_infer(const ShapeContext& ctx) {
   const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
   const int64_t kb = b.shape[b.shape.size() - 2], n = b.shape.back();
   if (k != kb) {
-    ErrorMessage msg("inner sizes differ: a is [..., " + std::to_string(m) + ", " + std::to_string(k) +
-                     "] and b is [..., " + std::to_string(kb) + ", " + std::to_string(n) + "]");
+    ErrorMessage msg("inner sizes differ: a is " + matrix_str(a.shape) + " and b is " + matrix_str(b.shape));
     msg.detail("a: " + a.str()).detail("b: " + b.str());
     msg.detail("a @ b needs a's last size (" + std::to_string(k) + ") to equal b's second-to-last size (" +
                std::to_string(kb) + ")");
     if (n == k) {
-      msg.fix("did you mean b.T? a @ b.T has shape [..., " + std::to_string(m) + ", " + std::to_string(kb) + "]");
+      msg.fix("did you mean b.T? a @ b.T multiplies [" + std::to_string(m) + ", " + std::to_string(k) + "] by [" +
+              std::to_string(n) + ", " + std::to_string(kb) + "]");
     } else if (m == kb) {
-      msg.fix("did you mean a.T? a.T @ b has shape [..., " + std::to_string(k) + ", " + std::to_string(n) + "]");
+      msg.fix("did you mean a.T? a.T @ b multiplies [" + std::to_string(k) + ", " + std::to_string(m) + "] by [" +
+              std::to_string(kb) + ", " + std::to_string(n) + "]");
     } else {
       msg.fix("reshape or transpose one side so that a is [..., M, K] and b is [..., K, N]");
     }

@@ -49,7 +49,7 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
       const std::vector<ValueId> outs = ex.graph.add_node(node->schema->name, ins, node->attrs, node->meta);
       done = node_outputs.emplace(node, outs).first;
       if (ex.nodes.size() <= static_cast<size_t>(ex.graph.num_nodes())) ex.nodes.resize(static_cast<size_t>(ex.graph.num_nodes()));
-      ex.nodes[static_cast<size_t>(ex.graph.num_nodes() - 1)] = node;
+      ex.nodes[static_cast<size_t>(ex.graph.num_nodes() - 1)] = node->shared_from_this();
       ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
       for (size_t k = 0; k < outs.size(); ++k) {
         if (ValuePtr o = node->outputs[k].lock()) {
@@ -76,7 +76,7 @@ const ValuePtr& value_of(Export& ex, ValueId id) {
   if (gv.producer == kNoNode || static_cast<size_t>(gv.producer) >= ex.nodes.size()) {
     throw InternalError("lazy export: graph value %" + std::to_string(id) + " has no lazy counterpart");
   }
-  Node* node = ex.nodes[static_cast<size_t>(gv.producer)];
+  Node* node = ex.nodes[static_cast<size_t>(gv.producer)].get();
   auto v = std::make_shared<Value>();
   v->seq = next_seq();
   v->info = gv.info;

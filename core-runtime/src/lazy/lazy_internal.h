@@ -20,7 +20,7 @@ struct Export {
   Graph graph;
   std::unordered_map<const Value*, ValueId> id;   // lazy value -> graph value
   std::vector<ValuePtr> by_id;                    // graph value -> lazy value (null if dead)
-  std::vector<Node*> nodes;                       // graph node -> lazy node
+  std::vector<std::shared_ptr<Node>> nodes;       // graph node -> lazy node (kept alive while exported)
   std::vector<ValueId> outputs;                   // the roots, in order
 };
 

@@ -190,6 +190,23 @@ class Module:
                 t._h.reset(_C.lazy_leaf(t._raw().to(d), kind, kind == "parameter", t.name))
         return self
 
+    def astype(self, dtype) -> "Module":
+        """Converts every floating parameter and buffer to `dtype` (in place; returns self).
+        model.double() is what float64 gradient checks use."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            if t.dtype != dtype and t.dtype in ("float32", "float64"):
+                kind = "parameter" if isinstance(t, Parameter) else "state"
+                arr = t.numpy().astype(dtype)
+                raw = _C.Tensor.from_numpy(arr, t.device, t.name)
+                t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+        return self
+
+    def double(self) -> "Module":
+        return self.astype("float64")
+
+    def float(self) -> "Module":
+        return self.astype("float32")
+
     def cuda(self, index: int = 0) -> "Module":
         return self.to(f"cuda:{index}")
 
