@@ -141,6 +141,11 @@ PY
 
 python_tests() {
   local log=$build/pytest.log rc=0
+  if ! "$python" -c 'import pytest, hypothesis' 2>/dev/null; then
+    echo "pytest or hypothesis is missing for $python" >&2
+    echo "  fix: bash tools/setup.sh --test   (installs glassgrad with its test extras)" >&2
+    return 1
+  fi
   if [ "$in_tree" = 1 ]; then
     bash tools/dev_build.sh
     export PYTHONPATH=$root/python-bindings
