@@ -1,0 +1,133 @@
+// Reductions over any set of axes of a strided input: Sum, Mean, Max, Min, Var, ArgMax.
+//
+//   sum[o]    = sum_j x[o, j]                    mean[o] = sum[o] / n
+//   var[o]    = sum_j (x[o, j] - mean[o])^2 / (n - correction)      (two passes: exact mean first)
+//   max[o]    = max_j x[o, j]                    argmax[o] = first j with x[o, j] = max[o]
+//
+// o runs over the kept axes (outputs dense, row-major), j over the reduced axes, n = #j. The
+// input is strided: GGReduce holds the kept and reduced axes with their input strides.
+// Two shapes of launch: "rows" gives each output a block that strides over j and combines
+// through shared memory (long reductions); "cols" gives each output a thread (many short
+// reductions, e.g. a sum over the batch axis, where neighbouring threads read neighbouring
+// elements).
+#include "common.cuh"
+
+namespace gg_red {
+
+__device__ __forceinline__ int64_t red_offset(const GGReduce& r, int64_t j) {
+  return r.red_rank == 1 ? j * r.red_stride[0] : gg::strided_offset(j, r.red_rank, r.red_size, r.red_stride);
+}
+
+// (value, index) pair for max/min/argmax: the larger value wins, ties go to the smaller index.
+template <typename T>
+__device__ __forceinline__ void pick(int op, T& v, int64_t& i, T v2, int64_t i2) {
+  const bool better = (op == GG_MIN) ? (v2 < v) : (v2 > v);
+  if (better || (v2 == v && i2 < i) || (v2 != v2 && v == v)) {  // a NaN wins, as in NumPy
+    v = v2;
+    i = i2;
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T init_for(int op) {
+  return op == GG_MIN ? -gg::lowest<T>() : gg::lowest<T>();
+}
+template <>
+__device__ __forceinline__ int64_t init_for<int64_t>(int op) {
+  return op == GG_MIN ? (int64_t)0x7fffffffffffffffll : gg::lowest<int64_t>();
+}
+
+template <typename T>
+__device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
+  typedef T A;
+  __shared__ A sv[32];
+  __shared__ int64_t si[32];
+  const int64_t n = r.n_red;
+  for (int64_t o = blockIdx.x; o < r.n_out; o += gridDim.x) {
+    const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A s = 0;
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) s += base[red_offset(r, j)];
+      if (op != GG_VAR) {
+        s = gg::block_sum(s, sv);
+        if (threadIdx.x == 0) out[o] = op == GG_MEAN ? T(s / A(n)) : T(s);
+      } else {
+        const A mean = gg::block_sum_all(s, sv) / A(n);
+        A q = 0;
+        for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+          const A d = base[red_offset(r, j)] - mean;
+          q += d * d;
+        }
+        q = gg::block_sum(q, sv);
+        if (threadIdx.x == 0) out[o] = T(q / (A(n) - A(correction)));
+      }
+    } else {
+      T best = init_for<T>(op);
+      int64_t bi = 0x7fffffffffffffffll;
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) pick(op, best, bi, base[red_offset(r, j)], j);
+      // Warp, then block, combination of (value, index) pairs.
+      for (int o2 = 16; o2 > 0; o2 >>= 1) {
+        const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
+        const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
+        pick(op, best, bi, v2, i2);
+      }
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+      if (lane == 0) {
+        sv[warp] = best;
+        si[warp] = bi;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, sv[w], si[w]);
+        if (op == GG_ARGMAX) iout[o] = bi;
+        else out[o] = best;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+template <typename T>
+__device__ void reduce_cols(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
+  typedef T A;
+  const int64_t n = r.n_red;
+  GG_FOR(o, r.n_out) {
+    const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A s = 0;
+      for (int64_t j = 0; j < n; ++j) s += base[red_offset(r, j)];
+      if (op == GG_VAR) {
+        const A mean = s / A(n);
+        A q = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const A d = base[red_offset(r, j)] - mean;
+          q += d * d;
+        }
+        out[o] = T(q / (A(n) - A(correction)));
+      } else {
+        out[o] = op == GG_MEAN ? T(s / A(n)) : T(s);
+      }
+    } else {
+      T best = init_for<T>(op);
+      int64_t bi = 0x7fffffffffffffffll;
+      for (int64_t j = 0; j < n; ++j) pick(op, best, bi, base[red_offset(r, j)], j);
+      if (op == GG_ARGMAX) iout[o] = bi;
+      else out[o] = best;
+    }
+  }
+}
+
+}  // namespace gg_red
+
+#define GG_RED(suffix, T)                                                                        \
+  GG_KERNEL void gg_reduce_rows_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
+                                         const T* x) {                                           \
+    gg_red::reduce_rows<T>(r, op, correction, out, iout, x);                                     \
+  }                                                                                              \
+  GG_KERNEL void gg_reduce_cols_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
+                                         const T* x) {                                           \
+    gg_red::reduce_cols<T>(r, op, correction, out, iout, x);                                     \
+  }
+GG_RED(f32, float)
+GG_RED(f64, double)
+GG_RED(i64, int64_t)
