@@ -28,7 +28,7 @@ ValueId GradContext::emit(const std::string& op, const std::vector<ValueId>& inp
 }
 
 ValueId GradContext::scalar(double value, ValueId like) {
-  const TensorInfo& t = info(like);
+  const TensorInfo t = info(like);
   return emit("Full", {}, Attrs{{"shape", std::vector<int64_t>{}},
                                 {"value", value},
                                 {"dtype", std::string(dtype_name(t.dtype))},
@@ -36,7 +36,7 @@ ValueId GradContext::scalar(double value, ValueId like) {
 }
 
 ValueId GradContext::reduce_to(ValueId g, const Shape& shape) {
-  const Shape& gs = this->shape(g);
+  const Shape gs = this->shape(g);
   if (gs == shape) return g;
   const size_t lead = gs.size() - shape.size();
   std::vector<int64_t> dims;
@@ -50,8 +50,8 @@ ValueId GradContext::reduce_to(ValueId g, const Shape& shape) {
 }
 
 void GradContext::set_grad(int i, ValueId gv) {
-  const TensorInfo& want = info(input(i));
-  const TensorInfo& got = info(gv);
+  const TensorInfo want = info(input(i));
+  const TensorInfo got = info(gv);
   if (want.shape != got.shape || want.dtype != got.dtype) {
     throw InternalError("gradient rule of " + node_.op() + " produced " + got.str() +
                         " for input " + std::to_string(i) + " of " + want.str() +
@@ -99,6 +99,7 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   const NodeId last = g.value(loss).producer;
   for (NodeId n = 0; n <= last && n != kNoNode; ++n) {
     const Node& node = g.node(n);
+    if (node.schema->stops_gradient || !node.schema->inplace.empty()) continue;  // state updates
     bool any = false;
     for (ValueId in : node.inputs) any = any || dep[static_cast<size_t>(in)];
     if (!any) continue;

@@ -1,8 +1,266 @@
-// Op family: conv. (Schemas, shape rules and gradient rules: see op_schema.h.)
+// Conv2D and its two backward ops. NCHW input, KCRS weight, dilation 1.
+//
+//   Conv2D(x [N,C,H,W], w [K,C,R,S], b [K]?) -> y [N,K,Ho,Wo]
+//     y[n,k,i,j] = b[k] + sum_{c,r,s} x[n, c, i*sh + r - pt, j*sw + s - pl] * w[k,c,r,s]
+//     (x is zero outside [0,H) x [0,W): padding is implicit)
+//     Ho = (H + pt + pb - R) / sh + 1,  Wo = (W + pl + pr - S) / sw + 1   (floor division)
+//   attrs: stride [sh, sw] (>= 1), padding [pt, pb, pl, pr] (>= 0); the Python layer turns
+//   'same' / 'valid' into numbers.
+//
+// y is bilinear in (x, w): y = B(x, w). Writing <u, v> for the sum of elementwise products,
+//   Conv2DBackwardInput(gy, w)  = dx with <B(x, w), gy> = <x, dx> for all x   (input_shape attr)
+//   Conv2DBackwardWeight(x, gy) = dw with <B(x, w), gy> = <w, dw> for all w   (weight_shape attr)
+// The seed's section 3.2 formulas, generalized to stride and padding:
+//   dx[n,c,h,v] = sum_{k,r,s : i = (h + pt - r)/sh, j = (v + pl - s)/sw integral and in range}
+//                 gy[n,k,i,j] * w[k,c,r,s]
+//   dw[k,c,r,s] = sum_{n,i,j} gy[n,k,i,j] * x[n, c, i*sh + r - pt, j*sw + s - pl]
+//
+// Gradient rules. Conv2D: dx and dw as above (each only if needed), db = Sum(gy, dims [0,2,3]).
+// The backward ops are linear in each input, so their own gradients follow from the same
+// identity (cotangent g has the shape of their output):
+//   BackwardInput:  L = <BI(gy, w), g> = <B(g, w), gy>
+//                   dL/dgy = Conv2D(g, w),           dL/dw = Conv2DBackwardWeight(g, gy)
+//   BackwardWeight: L = <BW(x, gy), g> = <B(x, g), gy>
+//                   dL/dx = Conv2DBackwardInput(gy, g), dL/dgy = Conv2D(x, g)
+// which makes double backward (e.g. gradient penalties) work.
+#include <string>
+
 #include "op_helpers.h"
 
 namespace glassgrad {
 
-void register_conv_ops(OpRegistry& r) { (void)r; }
+namespace {
+
+struct ConvGeom {
+  int64_t sh = 1, sw = 1, pt = 0, pb = 0, pl = 0, pr = 0;
+  int64_t ho = 0, wo = 0;
+};
+
+std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
+
+// Checks stride/padding/dilation and that the kernel fits the padded input; returns Ho, Wo.
+// x: [N, C, H, W], w: [K, C, R, S] (channel agreement is checked by the caller).
+ConvGeom conv_geometry(const ShapeContext& ctx, const Shape& x, const Shape& w) {
+  const Attrs& a = ctx.attrs();
+  ConvGeom g;
+  if (a.has("stride")) {
+    const auto& st = a.ints("stride");
+    if (st.size() != 2 || st[0] < 1 || st[1] < 1) {
+      ops::bad_attr(ctx, "stride", "two integers >= 1 [sh, sw]", ints_str(st), "stride=[1, 1] (or [2, 2] to halve H and W)");
+    }
+    g.sh = st[0];
+    g.sw = st[1];
+  }
+  if (a.has("padding")) {
+    const auto& p = a.ints("padding");
+    if (p.size() != 4 || p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0) {
+      ops::bad_attr(ctx, "padding", "four integers >= 0 [top, bottom, left, right]", ints_str(p),
+                    "padding=[1, 1, 1, 1] keeps H and W for a 3x3 kernel at stride 1");
+    }
+    g.pt = p[0];
+    g.pb = p[1];
+    g.pl = p[2];
+    g.pr = p[3];
+  }
+  if (a.has("dilation")) {
+    const auto& d = a.ints("dilation");
+    if (d.size() != 2 || d[0] != 1 || d[1] != 1) {
+      ctx.fail(ErrorMessage("dilation " + ints_str(d) + " is not supported; glassgrad's Conv2D has dilation 1 only")
+                   .fix("remove the dilation argument, or use a larger kernel"));
+    }
+  }
+  const int64_t hp = x[2] + g.pt + g.pb, wp = x[3] + g.pl + g.pr;
+  if (w[2] > hp || w[3] > wp) {
+    ctx.fail(ErrorMessage("the " + std::to_string(w[2]) + "x" + std::to_string(w[3]) + " kernel is larger than the padded input (" +
+                          std::to_string(hp) + "x" + std::to_string(wp) + ")")
+                 .detail("input:   " + shape_str(x) + " with padding [top, bottom, left, right] = " +
+                         ints_str({g.pt, g.pb, g.pl, g.pr}))
+                 .detail("weight:  " + shape_str(w))
+                 .cause("the image shrank too much before this layer (pooling or stride in earlier layers), or the kernel is too large")
+                 .fix("use padding 'same' (here [" + std::to_string((w[2] - 1) / 2) + ", " + std::to_string(w[2] / 2) + ", " +
+                      std::to_string((w[3] - 1) / 2) + ", " + std::to_string(w[3] / 2) +
+                      "]), a smaller kernel, or less downsampling before this layer"));
+  }
+  g.ho = (hp - w[2]) / g.sh + 1;
+  g.wo = (wp - w[3]) / g.sw + 1;
+  return g;
+}
+
+// The channel-mismatch message of the design: input C against the weight's C.
+[[noreturn]] void channel_mismatch(const ShapeContext& ctx, const TensorInfo& x, const TensorInfo& w) {
+  const int64_t c = x.shape[1], wc = w.shape[1];
+  const std::string ksize = w.shape[2] == w.shape[3] ? std::to_string(w.shape[2])
+                                                     : "(" + std::to_string(w.shape[2]) + ", " + std::to_string(w.shape[3]) + ")";
+  const std::string convert = wc == 1 ? "convert the images to one channel"
+                                      : "give the input " + std::to_string(wc) + " channels";
+  ctx.fail(ErrorMessage("got input of shape " + shape_str(x.shape) + " but its weight expects " + std::to_string(wc) +
+                        " input channel" + (wc == 1 ? "" : "s"))
+               .detail("input:  " + x.str() + "  (N, C, H, W): C = " + std::to_string(c))
+               .detail("weight: " + w.str() + "  (out_channels, in_channels, kh, kw)")
+               .cause("the layer was built for a different number of input channels than the data has")
+               .fix("build the layer as Conv2D(" + std::to_string(c) + ", " + std::to_string(w.shape[0]) + ", " + ksize +
+                    "), or " + convert));
+}
+
+void expect_weight_rank(const ShapeContext& ctx, int i) {
+  const TensorInfo& w = ctx.in(i);
+  if (w.rank() == 4) return;
+  ctx.fail(ErrorMessage("the weight must be 4-d [out_channels, in_channels, kh, kw], got " + std::to_string(w.rank()) +
+                        "-d " + shape_str(w.shape))
+               .fix("reshape it to [K, C, kh, kw], e.g. w.reshape(K, C, 3, 3)"));
+}
+
+Shape int_shape_attr(const ShapeContext& ctx, const char* key) {
+  const Shape s = ctx.attrs().ints(key);
+  bool ok = s.size() == 4;
+  for (int64_t v : s) ok = ok && v >= 1;
+  if (!ok) ops::bad_attr(ctx, key, "four sizes >= 1", shape_str(s));
+  return s;
+}
+
+Attrs conv_attrs(const Attrs& a) {
+  Attrs out;
+  if (a.has("stride")) out.set("stride", a.ints("stride"));
+  if (a.has("padding")) out.set("padding", a.ints("padding"));
+  return out;
+}
+
+Attrs with_shape_attr(const Attrs& a, const char* key, const Shape& s) {
+  Attrs out = conv_attrs(a);
+  out.set(key, s);
+  return out;
+}
+
+// grad_out must be [N, K, Ho, Wo] for this input shape and weight shape.
+void check_grad_out(const ShapeContext& ctx, int gi, const Shape& x, const Shape& w, const ConvGeom& g) {
+  const Shape want = {x[0], w[0], g.ho, g.wo};
+  if (ctx.in(gi).shape == want) return;
+  ctx.fail(ErrorMessage("grad_out has shape " + shape_str(ctx.in(gi).shape) + " but the convolution of " + shape_str(x) +
+                        " by " + shape_str(w) + " gives " + shape_str(want))
+               .detail("stride " + ints_str({g.sh, g.sw}) + ", padding " + ints_str({g.pt, g.pb, g.pl, g.pr}))
+               .cause("the input_shape / weight_shape attribute or the stride/padding differ from the forward Conv2D")
+               .fix("pass the forward Conv2D's stride, padding and input/weight shapes unchanged"));
+}
+
+std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
+  ctx.expect_rank(0, 4, "NCHW");
+  expect_weight_rank(ctx, 1);
+  ctx.expect_float(0);
+  ctx.expect_same_dtype(0, 1);
+  const TensorInfo& x = ctx.in(0);
+  const TensorInfo& w = ctx.in(1);
+  if (x.shape[1] != w.shape[1]) channel_mismatch(ctx, x, w);
+  if (ctx.num_inputs() > 2) {
+    ctx.expect_same_dtype(0, 2);
+    const TensorInfo& b = ctx.in(2);
+    if (b.shape != Shape{w.shape[0]}) {
+      ctx.fail(ErrorMessage("the bias must have shape [" + std::to_string(w.shape[0]) + "] (one value per output channel), got " +
+                            shape_str(b.shape))
+                   .detail("weight: " + w.str())
+                   .detail("bias:   " + b.str())
+                   .fix("create the bias with shape [" + std::to_string(w.shape[0]) + "], or reshape it: b.reshape(-1)"));
+    }
+  }
+  const ConvGeom g = conv_geometry(ctx, x.shape, w.shape);
+  return {ops::with_shape(x, {x.shape[0], w.shape[0], g.ho, g.wo})};
+}
+
+void conv2d_gradient(GradContext& c) {
+  const ValueId gy = c.grad_output(0);
+  if (gy == kNoValue) return;
+  const ValueId x = c.input(0), w = c.input(1);
+  if (c.needs_grad(0)) {
+    c.set_grad(0, c.emit("Conv2DBackwardInput", {gy, w}, with_shape_attr(c.attrs(), "input_shape", c.shape(x))));
+  }
+  if (c.needs_grad(1)) {
+    c.set_grad(1, c.emit("Conv2DBackwardWeight", {x, gy}, with_shape_attr(c.attrs(), "weight_shape", c.shape(w))));
+  }
+  if (c.num_inputs() > 2 && c.needs_grad(2)) {
+    c.set_grad(2, c.emit("Sum", {gy}, Attrs{{"dims", std::vector<int64_t>{0, 2, 3}}, {"keepdim", false}}));
+  }
+}
+
+std::vector<TensorInfo> backward_input_infer(const ShapeContext& ctx) {
+  ctx.expect_rank(0, 4, "NCHW");
+  expect_weight_rank(ctx, 1);
+  ctx.expect_float(0);
+  ctx.expect_same_dtype(0, 1);
+  const Shape x = int_shape_attr(ctx, "input_shape");
+  const Shape& w = ctx.in(1).shape;
+  if (x[1] != w[1]) channel_mismatch(ctx, ops::with_shape(ctx.in(0), x), ctx.in(1));
+  const ConvGeom g = conv_geometry(ctx, x, w);
+  check_grad_out(ctx, 0, x, w, g);
+  return {ops::with_shape(ctx.in(0), x)};
+}
+
+void backward_input_gradient(GradContext& c) {
+  const ValueId g = c.grad_output(0);
+  if (g == kNoValue) return;
+  const ValueId gy = c.input(0), w = c.input(1);
+  if (c.needs_grad(0)) c.set_grad(0, c.emit("Conv2D", {g, w}, conv_attrs(c.attrs())));
+  if (c.needs_grad(1)) {
+    c.set_grad(1, c.emit("Conv2DBackwardWeight", {g, gy}, with_shape_attr(c.attrs(), "weight_shape", c.shape(w))));
+  }
+}
+
+std::vector<TensorInfo> backward_weight_infer(const ShapeContext& ctx) {
+  ctx.expect_rank(0, 4, "NCHW");
+  ctx.expect_rank(1, 4, "NCHW");
+  ctx.expect_float(0);
+  ctx.expect_same_dtype(0, 1);
+  const Shape& x = ctx.in(0).shape;
+  const Shape w = int_shape_attr(ctx, "weight_shape");
+  if (x[1] != w[1]) channel_mismatch(ctx, ctx.in(0), ops::with_shape(ctx.in(0), w));
+  const ConvGeom g = conv_geometry(ctx, x, w);
+  check_grad_out(ctx, 1, x, w, g);
+  return {ops::with_shape(ctx.in(0), w)};
+}
+
+void backward_weight_gradient(GradContext& c) {
+  const ValueId g = c.grad_output(0);
+  if (g == kNoValue) return;
+  const ValueId x = c.input(0), gy = c.input(1);
+  if (c.needs_grad(0)) {
+    c.set_grad(0, c.emit("Conv2DBackwardInput", {gy, g}, with_shape_attr(c.attrs(), "input_shape", c.shape(x))));
+  }
+  if (c.needs_grad(1)) c.set_grad(1, c.emit("Conv2D", {x, g}, conv_attrs(c.attrs())));
+}
+
+}  // namespace
+
+void register_conv_ops(OpRegistry& r) {
+  {
+    OpSchema s;
+    s.name = "Conv2D";
+    s.inputs = {"input", "weight", "bias"};
+    s.min_inputs = 2;
+    s.outputs = {"out"};
+    s.formula = "out[n,k,i,j] = bias[k] + sum_{c,r,s} input[n, c, i*sh + r - pt, j*sw + s - pl] * weight[k,c,r,s]";
+    s.infer = conv2d_infer;
+    s.gradient = conv2d_gradient;
+    r.add(std::move(s));
+  }
+  {
+    OpSchema s;
+    s.name = "Conv2DBackwardInput";
+    s.inputs = {"grad_out", "weight"};
+    s.outputs = {"dinput"};
+    s.formula = "dinput[n,c,h,v] = sum_{k,r,s} grad_out[n, k, (h + pt - r)/sh, (v + pl - s)/sw] * weight[k,c,r,s] "
+                "(terms with a fractional or out-of-range output index are zero)";
+    s.infer = backward_input_infer;
+    s.gradient = backward_input_gradient;
+    r.add(std::move(s));
+  }
+  {
+    OpSchema s;
+    s.name = "Conv2DBackwardWeight";
+    s.inputs = {"input", "grad_out"};
+    s.outputs = {"dweight"};
+    s.formula = "dweight[k,c,r,s] = sum_{n,i,j} grad_out[n,k,i,j] * input[n, c, i*sh + r - pt, j*sw + s - pl]";
+    s.infer = backward_weight_infer;
+    s.gradient = backward_weight_gradient;
+    r.add(std::move(s));
+  }
+}
 
 }  // namespace glassgrad

@@ -1,8 +1,112 @@
-// Op family: matmul. (Schemas, shape rules and gradient rules: see op_schema.h.)
+// MatMul: batched matrix product with NumPy matmul semantics for inputs of rank >= 2.
+//
+//   out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
+//   a: [..., M, K]   b: [..., K, N]   out: [broadcast(a[..., :-2], b[..., :-2]), M, N]
+//
+// Gradient (L = <out, g>):  da = g @ b^T,  db = a^T @ g,  each summed over the batch axes that
+// broadcasting stretched (reduce_to). The transposes are Permute views, which the kernel reads
+// through the GEMM's strides without copying (strided_inputs).
 #include "op_helpers.h"
 
 namespace glassgrad {
 
-void register_matmul_ops(OpRegistry& r) { (void)r; }
+namespace {
+
+Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
+
+// "[4, 3]", or "[..., 4, 3]" when there are batch axes: the part MatMul multiplies.
+std::string matrix_str(const Shape& s) {
+  const size_t r = s.size();
+  return std::string(r > 2 ? "[..., " : "[") + std::to_string(s[r - 2]) + ", " + std::to_string(s[r - 1]) + "]";
+}
+
+// Permute that swaps the last two axes of a value of rank r.
+std::vector<int64_t> swap_last_two(size_t r) {
+  std::vector<int64_t> d(r);
+  for (size_t i = 0; i < r; ++i) d[i] = static_cast<int64_t>(i);
+  std::swap(d[r - 1], d[r - 2]);
+  return d;
+}
+
+std::vector<TensorInfo> matmul_infer(const ShapeContext& ctx) {
+  const TensorInfo& a = ctx.in(0);
+  const TensorInfo& b = ctx.in(1);
+  for (int i = 0; i < 2; ++i) {
+    const TensorInfo& t = ctx.in(i);
+    if (t.rank() >= 2) continue;
+    const char* name = i == 0 ? "a" : "b";
+    ErrorMessage m(std::string("needs matrices (rank >= 2), but ") + name + " has shape " + shape_str(t.shape));
+    m.detail("a: " + a.str()).detail("b: " + b.str());
+    if (t.rank() == 1) {
+      m.cause(std::string(name) + " is a vector; MatMul does not guess whether it is a row or a column");
+      m.fix(i == 0 ? "a.reshape(1, -1) for a row vector [1, K]" : "b.reshape(-1, 1) for a column vector [K, 1]");
+    } else {
+      m.fix("multiply a scalar with * instead of MatMul");
+    }
+    ctx.fail(m);
+  }
+  ctx.expect_float(0);
+  ctx.expect_float(1);
+  ctx.expect_same_dtype(0, 1);
+  const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
+  const int64_t kb = b.shape[b.shape.size() - 2], n = b.shape.back();
+  if (k != kb) {
+    ErrorMessage msg("inner sizes differ: a is " + matrix_str(a.shape) + " and b is " + matrix_str(b.shape));
+    msg.detail("a: " + a.str()).detail("b: " + b.str());
+    msg.detail("a @ b needs a's last size (" + std::to_string(k) + ") to equal b's second-to-last size (" +
+               std::to_string(kb) + ")");
+    if (n == k) {
+      msg.fix("did you mean b.T? a @ b.T multiplies [" + std::to_string(m) + ", " + std::to_string(k) + "] by [" +
+              std::to_string(n) + ", " + std::to_string(kb) + "]");
+    } else if (m == kb) {
+      msg.fix("did you mean a.T? a.T @ b multiplies [" + std::to_string(k) + ", " + std::to_string(m) + "] by [" +
+              std::to_string(kb) + ", " + std::to_string(n) + "]");
+    } else {
+      msg.fix("reshape or transpose one side so that a is [..., M, K] and b is [..., K, N]");
+    }
+    ctx.fail(msg);
+  }
+  Shape batch;
+  if (!broadcast_shapes(batch_of(a.shape), batch_of(b.shape), batch)) {
+    ctx.fail(ErrorMessage("batch axes " + shape_str(batch_of(a.shape)) + " and " + shape_str(batch_of(b.shape)) +
+                          " cannot be broadcast together")
+                 .detail("a: " + a.str())
+                 .detail("b: " + b.str())
+                 .detail("MatMul multiplies the last two axes and broadcasts the ones before, like numpy.matmul")
+                 .fix("give both the same leading axes, or size 1 where one side should be reused"));
+  }
+  Shape out = batch;
+  out.push_back(m);
+  out.push_back(n);
+  return {ops::with_shape(a, out)};
+}
+
+void matmul_gradient(GradContext& c) {
+  const ValueId g = c.grad_output(0);
+  if (g == kNoValue) return;
+  const ValueId a = c.input(0), b = c.input(1);
+  if (c.needs_grad(0)) {
+    const ValueId bt = c.emit("Permute", {b}, Attrs{{"dims", swap_last_two(c.shape(b).size())}});
+    c.set_grad(0, c.reduce_to(c.emit("MatMul", {g, bt}), c.shape(a)));
+  }
+  if (c.needs_grad(1)) {
+    const ValueId at = c.emit("Permute", {a}, Attrs{{"dims", swap_last_two(c.shape(a).size())}});
+    c.set_grad(1, c.reduce_to(c.emit("MatMul", {at, g}), c.shape(b)));
+  }
+}
+
+}  // namespace
+
+void register_matmul_ops(OpRegistry& r) {
+  OpSchema s;
+  s.name = "MatMul";
+  s.inputs = {"a", "b"};
+  s.outputs = {"out"};
+  s.strided_inputs = true;
+  s.formula = "out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]  (batch axes broadcast)";
+  s.infer = matmul_infer;
+  s.gradient = matmul_gradient;
+  r.add(std::move(s));
+}
 
 }  // namespace glassgrad

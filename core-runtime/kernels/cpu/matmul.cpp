@@ -1,8 +1,113 @@
-// CPU kernels: matmul family.
+// CPU kernel: MatMul, float32 and float64.
+//
+//   out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
+//
+// Inputs: any strides (the schema sets strided_inputs): each matrix is handed to the GEMM with
+// its own row and column strides, so a transposed or sliced view is never copied, and a batch
+// axis that broadcasting stretched (stride 0, or a missing axis) reuses the same matrix.
+// Output: dense row-major [batch..., M, N].
+//
+// Threads: one product big enough to split runs the GEMM's own threads; a batch of at least as
+// many products as threads, or of products too small to split, is spread over the batch
+// instead, each slot with its own share of the workspace.
+#include <algorithm>
+#include <vector>
+
+#include "cpu/gemm/gemm.h"
 #include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
 
 namespace glassgrad {
 
-void register_cpu_matmul_kernels(KernelRegistry& r) { (void)r; }
+namespace {
+
+struct MatMulDims {
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+};
+
+MatMulDims dims_of(const Shape& a, const Shape& out) {
+  const size_t r = out.size();
+  MatMulDims d;
+  d.m = out[r - 2];
+  d.n = out[r - 1];
+  d.k = a.back();
+  for (size_t i = 0; i + 2 < r; ++i) d.batch *= out[i];
+  return d;
+}
+
+// Slots working on separate products at once (1: products run one after another, each using
+// the GEMM's threads).
+int batch_slots(const MatMulDims& d, DType dt) {
+  const int threads = get_num_threads();
+  if (threads <= 1 || d.batch <= 1) return 1;
+  if (d.batch < threads && cpu::gemm_threads(d.m, d.n, d.k, dt) > 1) return 1;
+  return static_cast<int>(std::min<int64_t>(threads, d.batch));
+}
+
+size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs&) {
+  const MatMulDims d = dims_of(in[0].shape, out[0].shape);
+  const DType dt = in[0].dtype;
+  const int slots = batch_slots(d, dt);
+  if (slots == 1) return cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt);
+  return static_cast<size_t>(slots) * cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt, /*serial=*/true);
+}
+
+// Element offsets of each batch entry's matrix in a tensor broadcast to the output's batch axes.
+std::vector<int64_t> batch_offsets(const Tensor& t, const Shape& out_batch) {
+  Shape t_batch(t.shape().begin(), t.shape().end() - 2);
+  Strides t_strides(t.strides().begin(), t.strides().end() - 2);
+  Strides s(out_batch.size(), 0);
+  const size_t lead = out_batch.size() - t_batch.size();
+  for (size_t i = 0; i < t_batch.size(); ++i) s[lead + i] = t_batch[i] == 1 ? 0 : t_strides[i];
+  std::vector<int64_t> offs(static_cast<size_t>(numel(out_batch)), 0);
+  for (size_t bi = 0; bi < offs.size(); ++bi) {
+    int64_t rem = static_cast<int64_t>(bi), off = 0;
+    for (size_t d = out_batch.size(); d-- > 0;) {
+      off += (rem % out_batch[d]) * s[d];
+      rem /= out_batch[d];
+    }
+    offs[bi] = off;
+  }
+  return offs;
+}
+
+template <typename T>
+void matmul(const KernelContext& c) {
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const Tensor& out = c.outputs[0];
+  const MatMulDims d = dims_of(a.shape(), out.shape());
+  if (out.numel() == 0) return;
+  const Shape out_batch(out.shape().begin(), out.shape().end() - 2);
+  const std::vector<int64_t> a_off = batch_offsets(a, out_batch), b_off = batch_offsets(b, out_batch);
+  const int64_t rsa = a.strides()[a.rank() - 2], csa = a.strides()[a.rank() - 1];
+  const int64_t rsb = b.strides()[b.rank() - 2], csb = b.strides()[b.rank() - 1];
+  const T* ap = a.data<T>();
+  const T* bp = b.data<T>();
+  T* op = out.data<T>();
+  auto product = [&](int64_t bi, void* ws, size_t ws_bytes) {
+    cpu::gemm(d.m, d.n, d.k, T(1), ap + a_off[static_cast<size_t>(bi)], rsa, csa, bp + b_off[static_cast<size_t>(bi)],
+              rsb, csb, T(0), op + bi * d.m * d.n, d.n, ws, ws_bytes);
+  };
+  const int slots = batch_slots(d, a.dtype());
+  if (slots == 1) {
+    for (int64_t bi = 0; bi < d.batch; ++bi) product(bi, c.workspace, c.workspace_bytes);
+    return;
+  }
+  const size_t per_slot = c.workspace_bytes / static_cast<size_t>(slots);
+  parallel_for(slots, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      void* ws = c.workspace ? static_cast<char*>(c.workspace) + static_cast<size_t>(s) * per_slot : nullptr;
+      for (int64_t bi = d.batch * s / slots; bi < d.batch * (s + 1) / slots; ++bi) product(bi, ws, per_slot);
+    }
+  });
+}
+
+}  // namespace
+
+void register_cpu_matmul_kernels(KernelRegistry& r) {
+  r.add("MatMul", DeviceType::CPU, DType::Float32, matmul<float>, matmul_workspace);
+  r.add("MatMul", DeviceType::CPU, DType::Float64, matmul<double>, matmul_workspace);
+}
 
 }  // namespace glassgrad

@@ -26,8 +26,9 @@ class GradContext {
   int num_inputs() const { return static_cast<int>(node_.inputs.size()); }
   ValueId input(int i) const { return node_.inputs.at(static_cast<size_t>(i)); }
   ValueId output(int i) const { return node_.outputs.at(static_cast<size_t>(i)); }
-  const TensorInfo& info(ValueId v) const { return g_.value(v).info; }
-  const Shape& shape(ValueId v) const { return g_.value(v).info.shape; }
+  // By value: emitting nodes may move the graph's storage, so never hold references into it.
+  TensorInfo info(ValueId v) const { return g_.value(v).info; }
+  Shape shape(ValueId v) const { return g_.value(v).info.shape; }
   // The gradient flowing into output i, or kNoValue when none does (treat as zero).
   ValueId grad_output(int i) const { return grad_outputs_.at(static_cast<size_t>(i)); }
   bool needs_grad(int i) const { return needs_grad_.at(static_cast<size_t>(i)); }

@@ -1,0 +1,128 @@
+// Geometry of one 2-D convolution (NCHW input, KCRS weight, dilation 1) and the im2col /
+// col2im transforms that turn it into GEMMs. Shared by the conv kernels (conv.cpp,
+// conv_direct*.cpp) and their tests.
+//
+//   y[n,k,i,j] = sum_{c,r,s} x[n, c, i*sh + r - pt, j*sw + s - pl] * w[k,c,r,s]
+//   Ho = (H + pt + pb - R) / sh + 1,  Wo = (W + pl + pr - S) / sw + 1
+//
+// im2col of one image: col[(c, r, s), (i, j)] = x[c, i*sh + r - pt, j*sw + s - pl] (0 outside
+// the image), a [C*R*S, Ho*Wo] row-major matrix, so that y[n] = w [K, C*R*S] x col.
+// col2im is its transpose (adjoint): dx[c, h, v] = sum of col entries that im2col read from
+// (c, h, v). Padding is handled by index ranges, never by a padded copy of the input.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "glassgrad/autodiff/attrs.h"
+#include "glassgrad/autodiff/types.h"
+
+namespace glassgrad {
+namespace cpu {
+
+struct ConvGeometry {
+  int64_t n = 0, c = 0, h = 0, w = 0;  // input  [N, C, H, W]
+  int64_t k = 0, r = 0, s = 0;         // weight [K, C, R, S]
+  int64_t sh = 1, sw = 1;              // stride
+  int64_t pt = 0, pb = 0, pl = 0, pr = 0;  // padding top, bottom, left, right
+  int64_t ho = 0, wo = 0;              // output [N, K, Ho, Wo]
+
+  int64_t crs() const { return c * r * s; }
+  int64_t hw() const { return h * w; }
+  int64_t hwo() const { return ho * wo; }
+  // A 1x1 kernel at stride 1 without padding: im2col is the identity (col = the image).
+  bool pointwise() const { return r == 1 && s == 1 && sh == 1 && sw == 1 && pt == 0 && pb == 0 && pl == 0 && pr == 0; }
+
+  // Output columns j whose input column j*sw + tap - pl lies inside [0, W): [lo, hi).
+  void valid_cols(int64_t tap, int64_t& lo, int64_t& hi) const { valid_range(tap, pl, sw, w, wo, lo, hi); }
+  void valid_rows(int64_t tap, int64_t& lo, int64_t& hi) const { valid_range(tap, pt, sh, h, ho, lo, hi); }
+
+  static void valid_range(int64_t tap, int64_t pad, int64_t stride, int64_t in, int64_t out, int64_t& lo, int64_t& hi) {
+    // i*stride + tap - pad >= 0  <=>  i >= ceil((pad - tap) / stride)
+    lo = pad > tap ? (pad - tap + stride - 1) / stride : 0;
+    // i*stride + tap - pad <= in - 1  <=>  i <= floor((in - 1 + pad - tap) / stride)
+    const int64_t last = in - 1 + pad - tap;
+    hi = last < 0 ? 0 : std::min(out, last / stride + 1);
+    lo = std::min(lo, hi);
+  }
+};
+
+// Geometry from the input and weight shapes and the op's stride/padding attributes (the shape
+// rule has already validated them).
+inline ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Attrs& a) {
+  ConvGeometry g;
+  g.n = x[0], g.c = x[1], g.h = x[2], g.w = x[3];
+  g.k = w[0], g.r = w[2], g.s = w[3];
+  if (a.has("stride")) {
+    const auto& st = a.ints("stride");
+    g.sh = st[0], g.sw = st[1];
+  }
+  if (a.has("padding")) {
+    const auto& p = a.ints("padding");
+    g.pt = p[0], g.pb = p[1], g.pl = p[2], g.pr = p[3];
+  }
+  g.ho = (g.h + g.pt + g.pb - g.r) / g.sh + 1;
+  g.wo = (g.w + g.pl + g.pr - g.s) / g.sw + 1;
+  return g;
+}
+
+// col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W].
+template <typename T>
+void im2col(const ConvGeometry& g, const T* x, T* col) {
+  const int64_t hwo = g.hwo();
+  for (int64_t c = 0; c < g.c; ++c) {
+    const T* xc = x + c * g.hw();
+    for (int64_t r = 0; r < g.r; ++r) {
+      int64_t i_lo, i_hi;
+      g.valid_rows(r, i_lo, i_hi);
+      for (int64_t s = 0; s < g.s; ++s) {
+        T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+        int64_t j_lo, j_hi;
+        g.valid_cols(s, j_lo, j_hi);
+        std::fill(row, row + i_lo * g.wo, T(0));
+        for (int64_t i = i_lo; i < i_hi; ++i) {
+          T* dst = row + i * g.wo;
+          const T* src = xc + (i * g.sh + r - g.pt) * g.w;  // input row; column j*sw + off
+          const int64_t off = s - g.pl;
+          std::fill(dst, dst + j_lo, T(0));
+          if (g.sw == 1) {
+            if (j_hi > j_lo) std::memcpy(dst + j_lo, src + j_lo + off, static_cast<size_t>(j_hi - j_lo) * sizeof(T));
+          } else {
+            for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j * g.sw + off];
+          }
+          std::fill(dst + j_hi, dst + g.wo, T(0));
+        }
+        std::fill(row + i_hi * g.wo, row + hwo, T(0));
+      }
+    }
+  }
+}
+
+// dx [C, H, W] <- col2im of col [C*R*S, Ho*Wo]: every col entry is added back where im2col
+// read it from; input pixels no window covers get 0.
+template <typename T>
+void col2im(const ConvGeometry& g, const T* col, T* dx) {
+  std::fill(dx, dx + g.c * g.hw(), T(0));
+  const int64_t hwo = g.hwo();
+  for (int64_t c = 0; c < g.c; ++c) {
+    T* dc = dx + c * g.hw();
+    for (int64_t r = 0; r < g.r; ++r) {
+      int64_t i_lo, i_hi;
+      g.valid_rows(r, i_lo, i_hi);
+      for (int64_t s = 0; s < g.s; ++s) {
+        const T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+        int64_t j_lo, j_hi;
+        g.valid_cols(s, j_lo, j_hi);
+        for (int64_t i = i_lo; i < i_hi; ++i) {
+          const T* src = row + i * g.wo;
+          T* dst = dc + (i * g.sh + r - g.pt) * g.w;  // input row; column j*sw + off
+          const int64_t off = s - g.pl;
+          for (int64_t j = j_lo; j < j_hi; ++j) dst[j * g.sw + off] += src[j];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cpu
+}  // namespace glassgrad

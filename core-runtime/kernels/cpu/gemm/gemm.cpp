@@ -1,0 +1,238 @@
+// GEMM driver: picks the loop nest for the CPU's ISA, splits big problems across threads and
+// hands each thread its share of the packing workspace. The arithmetic is in gemm_impl.h.
+//
+//   C[i, j] = alpha * sum_p A[i, p] * B[p, j] + beta * C[i, j]
+//
+// Thread split: the larger of M and N (in elements) is cut into contiguous ranges of whole
+// micro-tiles, one per slot; every slot runs the full serial loop nest on its range with its
+// own packing buffers. Cutting N makes each slot pack all of A (m*k extra work against
+// m*k*n/slots multiply-adds), cutting M makes each pack all of B, so the cheaper duplicate is
+// the one along the smaller dimension.
+#include "gemm.h"
+
+#include <algorithm>
+#include <string>
+
+#include "gemm_kernel.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/parallel.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+namespace cpu {
+
+namespace {
+
+// Below this many multiply-adds a second thread costs more (fork/join, duplicated packing)
+// than it saves. (~20-40 us of work on one core; see benchmarks/bench_gemm_conv.py.)
+constexpr int64_t kMinParallelWork = int64_t(1) << 21;
+constexpr size_t kAlign = 64;
+
+size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+template <typename T>
+const GemmKernel<T>& kernel_for(CpuIsa isa);
+template <>
+const GemmKernel<float>& kernel_for<float>(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Avx512: return gemm_avx512::kernel_f32();
+    case CpuIsa::Avx2: return gemm_avx2::kernel_f32();
+    default: return gemm_generic::kernel_f32();
+  }
+}
+template <>
+const GemmKernel<double>& kernel_for<double>(CpuIsa isa) {
+  switch (isa) {
+    case CpuIsa::Avx512: return gemm_avx512::kernel_f64();
+    case CpuIsa::Avx2: return gemm_avx2::kernel_f64();
+    default: return gemm_generic::kernel_f64();
+  }
+}
+
+void check_isa(CpuIsa isa) {
+  if (static_cast<int>(isa) > static_cast<int>(cpu_isa())) {
+    throw UnsupportedError(ErrorMessage(std::string("gemm: the ") + cpu_isa_name(isa) +
+                                        " kernel was requested but this CPU (or GLASSGRAD_CPU_ISA) allows only " +
+                                        cpu_isa_name(cpu_isa()))
+                               .fix("call gemm without an ISA, or with cpu_isa()")
+                               .str());
+  }
+}
+
+// How one call is cut across slots (threads).
+struct Split {
+  int slots = 1;
+  bool along_n = true;
+  int64_t chunk = 0;       // elements of N (or M) per slot, a multiple of NR (or MR)
+  size_t slot_bytes = 0;   // packing buffers of one slot, aligned
+  size_t ap_bytes = 0;     // the packed-A part of them (packed B follows)
+};
+
+// Packing buffers of one slot working on an m x n x k share: packed A, then packed B.
+template <typename T>
+void set_slot_bytes(const GemmKernel<T>& kern, int64_t m, int64_t n, int64_t k, Split& s) {
+  const GemmBlocking& b = kern.blocking;
+  const int64_t kc = std::min(k, b.kc);
+  const int64_t ap = ceil_div(std::min(m, b.mc), kern.mr) * kern.mr * kc;
+  const int64_t bp = kc * ceil_div(std::min(n, b.nc), kern.nr) * kern.nr;
+  s.ap_bytes = round_up(static_cast<size_t>(ap) * sizeof(T), kAlign);
+  s.slot_bytes = s.ap_bytes + round_up(static_cast<size_t>(bp) * sizeof(T), kAlign);
+}
+
+template <typename T>
+Split plan_split(const GemmKernel<T>& kern, int64_t m, int64_t n, int64_t k, int threads) {
+  Split s;
+  const int64_t m_tiles = ceil_div(m, kern.mr), n_tiles = ceil_div(n, kern.nr);
+  if (threads > 1 && m * n * k >= kMinParallelWork) {
+    s.along_n = n >= m ? n_tiles >= 2 : m_tiles < 2;
+    const int64_t tiles = s.along_n ? n_tiles : m_tiles;
+    s.slots = static_cast<int>(std::min<int64_t>(threads, tiles));
+  }
+  if (s.slots <= 1) {
+    s.slots = 1;
+    s.along_n = true;
+    s.chunk = n;
+    set_slot_bytes(kern, m, n, k, s);
+    return s;
+  }
+  if (s.along_n) {
+    s.chunk = ceil_div(n_tiles, s.slots) * kern.nr;
+    s.slots = static_cast<int>(ceil_div(n, s.chunk));
+    set_slot_bytes(kern, m, s.chunk, k, s);
+  } else {
+    s.chunk = ceil_div(m_tiles, s.slots) * kern.mr;
+    s.slots = static_cast<int>(ceil_div(m, s.chunk));
+    set_slot_bytes(kern, s.chunk, n, k, s);
+  }
+  return s;
+}
+
+template <typename T>
+void scale_c(int64_t m, int64_t n, T beta, T* c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * ldc;
+    if (beta == T(0)) {
+      std::fill(row, row + n, T(0));
+    } else if (beta != T(1)) {
+      for (int64_t j = 0; j < n; ++j) row[j] *= beta;
+    }
+  }
+}
+
+template <typename T>
+void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t workspace_bytes) {
+  if (p.m < 0 || p.n < 0 || p.k < 0) {
+    throw InternalError("gemm: negative size m=" + std::to_string(p.m) + " n=" + std::to_string(p.n) +
+                        " k=" + std::to_string(p.k));
+  }
+  if (p.m == 0 || p.n == 0) return;
+  if (p.k == 0 || p.alpha == T(0)) {
+    scale_c(p.m, p.n, p.beta, p.c, p.ldc);
+    return;
+  }
+  check_isa(isa);
+  const GemmKernel<T>& kern = kernel_for<T>(isa);
+  const int threads = in_parallel_region() ? 1 : get_num_threads();
+  Split s = plan_split(kern, p.m, p.n, p.k, threads);
+  // Use as many slots as the given workspace holds; without room for one, borrow a buffer.
+  char* base = static_cast<char*>(workspace);
+  size_t usable = 0;
+  if (base != nullptr) {
+    const size_t pad = round_up(reinterpret_cast<uintptr_t>(base), kAlign) - reinterpret_cast<uintptr_t>(base);
+    usable = workspace_bytes > pad ? workspace_bytes - pad : 0;
+    base += pad;
+  }
+  auto fits = [&](const Split& x) { return static_cast<size_t>(x.slots) * x.slot_bytes <= usable; };
+  for (int t = s.slots - 1; t >= 1 && !fits(s); --t) s = plan_split(kern, p.m, p.n, p.k, t);
+  Tensor scratch;
+  if (!fits(s)) {
+    s = plan_split(kern, p.m, p.n, p.k, threads);
+    const size_t bytes = static_cast<size_t>(s.slots) * s.slot_bytes + kAlign;
+    scratch = Tensor::empty({static_cast<int64_t>(bytes)}, DType::UInt8, Device::cpu(), "gemm packing buffers");
+    base = reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(scratch.data_ptr()), kAlign));
+  }
+
+  auto run_slot = [&](int64_t slot) {
+    char* ws = base + static_cast<size_t>(slot) * s.slot_bytes;
+    T* ap = reinterpret_cast<T*>(ws);
+    T* bp = reinterpret_cast<T*>(ws + s.ap_bytes);
+    GemmProblem<T> q = p;
+    const int64_t begin = slot * s.chunk;
+    if (s.along_n) {
+      q.n = std::min(s.chunk, p.n - begin);
+      q.b = p.b + begin * p.csb;
+      q.c = p.c + begin;
+    } else {
+      q.m = std::min(s.chunk, p.m - begin);
+      q.a = p.a + begin * p.rsa;
+      q.c = p.c + begin * p.ldc;
+    }
+    kern.run(q, kern.blocking, ap, bp);
+  };
+  if (s.slots == 1) {
+    run_slot(0);
+    return;
+  }
+  parallel_for(s.slots, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t slot = s0; slot < s1; ++slot) run_slot(slot);
+  });
+}
+
+template <typename T>
+size_t workspace_bytes_impl(CpuIsa isa, int64_t m, int64_t n, int64_t k, bool serial) {
+  if (m <= 0 || n <= 0 || k <= 0) return 0;
+  const GemmKernel<T>& kern = kernel_for<T>(isa);
+  const Split s = plan_split(kern, m, n, k, serial ? 1 : get_num_threads());
+  return static_cast<size_t>(s.slots) * s.slot_bytes + kAlign;
+}
+
+}  // namespace
+
+void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+          const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace,
+          size_t workspace_bytes) {
+  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc}, workspace, workspace_bytes);
+}
+
+void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+          const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
+          size_t workspace_bytes) {
+  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc}, workspace, workspace_bytes);
+}
+
+void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa, const float* b,
+          int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm(cpu_isa(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, workspace, workspace_bytes);
+}
+
+void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+          const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
+          size_t workspace_bytes) {
+  gemm(cpu_isa(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, workspace, workspace_bytes);
+}
+
+size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
+  if (dtype == DType::Float64) return workspace_bytes_impl<double>(isa, m, n, k, serial);
+  return workspace_bytes_impl<float>(isa, m, n, k, serial);
+}
+
+size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
+  return gemm_workspace_bytes(cpu_isa(), m, n, k, dtype, serial);
+}
+
+int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {
+  if (m <= 0 || n <= 0 || k <= 0) return 1;
+  const CpuIsa isa = cpu_isa();
+  return dtype == DType::Float64 ? plan_split(kernel_for<double>(isa), m, n, k, get_num_threads()).slots
+                                 : plan_split(kernel_for<float>(isa), m, n, k, get_num_threads()).slots;
+}
+
+const char* gemm_kernel_name(CpuIsa isa, DType dtype) {
+  return dtype == DType::Float64 ? kernel_for<double>(isa).name : kernel_for<float>(isa).name;
+}
+
+const char* gemm_kernel_name() { return gemm_kernel_name(cpu_isa(), DType::Float32); }
+
+}  // namespace cpu
+}  // namespace glassgrad

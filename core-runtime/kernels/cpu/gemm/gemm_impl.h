@@ -1,0 +1,205 @@
+// The GEMM loop nest and micro-kernel, written once in plain C++ and compiled once per ISA.
+//
+//   C[i, j] = alpha * sum_k A[i, k] * B[k, j] + beta * C[i, j]
+//
+// Include this file from exactly one translation unit per ISA, after defining
+//   GG_GEMM_NS         namespace for this copy (gemm_generic, gemm_avx2, gemm_avx512)
+//   GG_GEMM_VEC_BYTES  bytes per vector register (16, 32, 64)
+//   GG_GEMM_NAME       "generic" / "avx2" / "avx512"
+//   GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_MR_F64, GG_GEMM_NR_F64: micro-tile rows and
+//                      columns (NR a multiple of the vector lanes)
+//   GG_GEMM_BLOCK_F32, GG_GEMM_BLOCK_F64: {mc, kc, nc}
+// The flags of that translation unit (-mavx2 -mfma, -mavx512f ...) decide what the vector
+// arithmetic compiles to; nothing here names an instruction.
+//
+// Loop nest (Goto, "Anatomy of High-Performance Matrix Multiplication", 2008; BLIS):
+//   for jc in N step NC:                      B panel  KC x NC  -> packed, lives in L3/L2
+//     for pc in K step KC:  pack B[pc:, jc:]
+//       for ic in M step MC: pack A[ic:, pc:]   A block  MC x KC  -> packed, lives in L2
+//         for jr in NC step NR:                B sliver KC x NR  -> stays in L1 across ir
+//           for ir in MC step MR:              A sliver MR x KC  -> streamed from L2
+//             C[ic+ir : +MR, jc+jr : +NR] (+)= alpha * Asliver * Bsliver   (registers)
+// Vectors run along N (C rows are contiguous); each k step loads NR/lanes vectors of B and
+// broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR, so the
+// micro-kernel always computes a full tile; edge tiles are stored through a small buffer.
+//
+// This file instantiates templates only inside its own namespace (anonymous inside GG_GEMM_NS)
+// and uses no standard-library templates, so no ISA-specific copy of shared code can leak
+// into the baseline build through the linker (see gemm_kernel.h).
+#include <cstdint>
+#include <cstring>
+
+#include "gemm_kernel.h"
+
+#if !defined(GG_GEMM_NS) || !defined(GG_GEMM_VEC_BYTES)
+#error "define GG_GEMM_NS and GG_GEMM_VEC_BYTES before including gemm_impl.h"
+#endif
+
+namespace glassgrad {
+namespace cpu {
+namespace GG_GEMM_NS {
+namespace {
+
+inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+template <typename T>
+struct Vec {
+  typedef T type __attribute__((vector_size(GG_GEMM_VEC_BYTES)));
+  static constexpr int lanes = GG_GEMM_VEC_BYTES / static_cast<int>(sizeof(T));
+};
+
+// ap <- A[0:mc, 0:kc] as ceil(mc / MR) slivers; sliver s holds, for each k, the MR values
+// A[s*MR + 0 .. s*MR + MR-1, k] (zeros past row mc).
+template <typename T, int MR>
+void pack_a(int64_t mc, int64_t kc, const T* a, int64_t rsa, int64_t csa, T* ap) {
+  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+    const int64_t rows = min64(MR, mc - i0);
+    const T* src = a + i0 * rsa;
+    T* dst = ap + i0 * kc;
+    if (rows == MR && rsa == 1) {  // column-major A: each k is MR contiguous values
+      for (int64_t p = 0; p < kc; ++p) {
+        const T* s = src + p * csa;
+        for (int i = 0; i < MR; ++i) dst[p * MR + i] = s[i];
+      }
+    } else if (rows == MR) {
+      for (int64_t p = 0; p < kc; ++p) {
+        const T* s = src + p * csa;
+        for (int i = 0; i < MR; ++i) dst[p * MR + i] = s[i * rsa];
+      }
+    } else {
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t i = 0; i < rows; ++i) dst[p * MR + i] = src[i * rsa + p * csa];
+        for (int64_t i = rows; i < MR; ++i) dst[p * MR + i] = T(0);
+      }
+    }
+  }
+}
+
+// bp <- B[0:kc, 0:nc] as ceil(nc / NR) slivers; sliver s holds, for each k, the NR values
+// B[k, s*NR + 0 .. s*NR + NR-1] (zeros past column nc).
+template <typename T, int NR>
+void pack_b(int64_t kc, int64_t nc, const T* b, int64_t rsb, int64_t csb, T* bp) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    const int64_t cols = min64(NR, nc - j0);
+    const T* src = b + j0 * csb;
+    T* dst = bp + j0 * kc;
+    if (cols == NR && csb == 1) {  // row-major B: each k is NR contiguous values
+      for (int64_t p = 0; p < kc; ++p) {
+        const T* s = src + p * rsb;
+        for (int j = 0; j < NR; ++j) dst[p * NR + j] = s[j];
+      }
+    } else if (cols == NR && rsb == 1) {  // transposed B: walk each column contiguously
+      for (int j = 0; j < NR; ++j) {
+        const T* s = src + j * csb;
+        for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = s[p];
+      }
+    } else {
+      for (int64_t p = 0; p < kc; ++p) {
+        for (int64_t j = 0; j < cols; ++j) dst[p * NR + j] = src[p * rsb + j * csb];
+        for (int64_t j = cols; j < NR; ++j) dst[p * NR + j] = T(0);
+      }
+    }
+  }
+}
+
+// C[0:mr, 0:nr] = alpha * (a_sliver x b_sliver) + beta * C, where a holds kc steps of MR
+// values and b kc steps of NR = NV * lanes values. beta == 0: C is not read.
+template <typename T, int MR, int NV>
+void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c,
+                  int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  constexpr int NR = NV * L;
+  V acc[MR][NV];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) acc[i][j] = V{};
+  for (int64_t p = 0; p < kc; ++p) {
+    V bv[NV];
+    for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], b + p * NR + j * L, sizeof(V));
+    for (int i = 0; i < MR; ++i) {
+      const T ai = a[p * MR + i];
+      for (int j = 0; j < NV; ++j) acc[i][j] += ai * bv[j];
+    }
+  }
+  if (mr == MR && nr == NR) {
+    for (int i = 0; i < MR; ++i) {
+      for (int j = 0; j < NV; ++j) {
+        T* cp = c + i * ldc + j * L;
+        V out = alpha * acc[i][j];
+        if (beta != T(0)) {
+          V old;
+          std::memcpy(&old, cp, sizeof(V));
+          out += beta * old;
+        }
+        std::memcpy(cp, &out, sizeof(V));
+      }
+    }
+    return;
+  }
+  alignas(64) T tile[MR * NR];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NV; ++j) {
+      V out = alpha * acc[i][j];
+      std::memcpy(tile + i * NR + j * L, &out, sizeof(V));
+    }
+  for (int64_t i = 0; i < mr; ++i) {
+    T* cp = c + i * ldc;
+    const T* tp = tile + i * NR;
+    if (beta == T(0)) {
+      for (int64_t j = 0; j < nr; ++j) cp[j] = tp[j];
+    } else {
+      for (int64_t j = 0; j < nr; ++j) cp[j] = tp[j] + beta * cp[j];
+    }
+  }
+}
+
+template <typename T, int MR, int NV>
+void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
+  constexpr int NR = NV * Vec<T>::lanes;
+  for (int64_t jc = 0; jc < p.n; jc += blk.nc) {
+    const int64_t nc = min64(blk.nc, p.n - jc);
+    for (int64_t pc = 0; pc < p.k; pc += blk.kc) {
+      const int64_t kc = min64(blk.kc, p.k - pc);
+      // Later K blocks accumulate onto what the first one wrote.
+      const T beta = pc == 0 ? p.beta : T(1);
+      pack_b<T, NR>(kc, nc, p.b + pc * p.rsb + jc * p.csb, p.rsb, p.csb, bp);
+      for (int64_t ic = 0; ic < p.m; ic += blk.mc) {
+        const int64_t mc = min64(blk.mc, p.m - ic);
+        pack_a<T, MR>(mc, kc, p.a + ic * p.rsa + pc * p.csa, p.rsa, p.csa, ap);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const T* bs = bp + jr * kc;
+          T* cc = p.c + ic * p.ldc + jc + jr;
+          const int64_t nr = min64(NR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            micro_kernel<T, MR, NV>(kc, ap + ir * kc, bs, cc + ir * p.ldc, p.ldc, min64(MR, mc - ir), nr,
+                                    p.alpha, beta);
+          }
+        }
+      }
+    }
+  }
+}
+
+constexpr int kNvF32 = GG_GEMM_NR_F32 / Vec<float>::lanes;
+constexpr int kNvF64 = GG_GEMM_NR_F64 / Vec<double>::lanes;
+static_assert(kNvF32 * Vec<float>::lanes == GG_GEMM_NR_F32, "NR must be a multiple of the lanes");
+static_assert(kNvF64 * Vec<double>::lanes == GG_GEMM_NR_F64, "NR must be a multiple of the lanes");
+
+#define GG_GEMM_STR2(x) #x
+#define GG_GEMM_STR(x) GG_GEMM_STR2(x)
+
+const GemmKernel<float> kF32 = {
+    GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F32) "x" GG_GEMM_STR(GG_GEMM_NR_F32) " f32",
+    GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_BLOCK_F32, &run<float, GG_GEMM_MR_F32, kNvF32>};
+const GemmKernel<double> kF64 = {
+    GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F64) "x" GG_GEMM_STR(GG_GEMM_NR_F64) " f64",
+    GG_GEMM_MR_F64, GG_GEMM_NR_F64, GG_GEMM_BLOCK_F64, &run<double, GG_GEMM_MR_F64, kNvF64>};
+
+}  // namespace
+
+const GemmKernel<float>& kernel_f32() { return kF32; }
+const GemmKernel<double>& kernel_f64() { return kF64; }
+
+}  // namespace GG_GEMM_NS
+}  // namespace cpu
+}  // namespace glassgrad

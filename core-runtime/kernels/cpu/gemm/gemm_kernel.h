@@ -1,0 +1,63 @@
+// The contract between the GEMM driver (gemm.cpp, baseline ISA) and the per-ISA loop nests
+// (gemm_generic.cpp, gemm_avx2.cpp, gemm_avx512.cpp, all built from gemm_impl.h).
+//
+// Only plain data crosses this boundary: a problem description and a table of function
+// pointers. The ISA files instantiate no templates that the baseline code also instantiates,
+// so the linker can never pick an AVX-512 copy of a shared inline function for baseline code.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace glassgrad {
+namespace cpu {
+
+// C[i, j] = alpha * sum_k A[i, k] * B[k, j] + beta * C[i, j]   for i < m, j < n, k < k
+// A[i, k] is a[i * rsa + k * csa], B[k, j] is b[k * rsb + j * csb], C[i, j] is c[i * ldc + j].
+// beta == 0 means C is write-only (it may hold NaNs before the call).
+template <typename T>
+struct GemmProblem {
+  int64_t m, n, k;
+  T alpha;
+  const T* a;
+  int64_t rsa, csa;
+  const T* b;
+  int64_t rsb, csb;
+  T beta;
+  T* c;
+  int64_t ldc;
+};
+
+// Cache blocking (Goto/BLIS): a KC x NC panel of B is packed once per (jc, pc) step, an MC x KC
+// block of A once per (jc, pc, ic) step; the micro-kernel multiplies an MR x KC sliver of packed
+// A by a KC x NR sliver of packed B into an MR x NR tile of C held in registers.
+struct GemmBlocking {
+  int64_t mc, kc, nc;
+};
+
+template <typename T>
+struct GemmKernel {
+  const char* name;  // "avx512 12x32"
+  int mr, nr;
+  GemmBlocking blocking;
+  // Packing buffer sizes (elements) for one serial call on an m x n x k problem.
+  // ap: ceil(min(m, mc) / mr) * mr * min(k, kc);  bp: min(k, kc) * ceil(min(n, nc) / nr) * nr.
+  // Both must be 64-byte aligned. Runs the whole loop nest serially.
+  void (*run)(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp);
+};
+
+// One table per ISA; each lives in its own translation unit compiled for that ISA.
+namespace gemm_generic {
+const GemmKernel<float>& kernel_f32();
+const GemmKernel<double>& kernel_f64();
+}  // namespace gemm_generic
+namespace gemm_avx2 {
+const GemmKernel<float>& kernel_f32();
+const GemmKernel<double>& kernel_f64();
+}  // namespace gemm_avx2
+namespace gemm_avx512 {
+const GemmKernel<float>& kernel_f32();
+const GemmKernel<double>& kernel_f64();
+}  // namespace gemm_avx512
+
+}  // namespace cpu
+}  // namespace glassgrad

@@ -1,0 +1,204 @@
+// glassgrad's GEMM (kernels/cpu/gemm) against a naive triple loop in double precision: odd
+// sizes that leave partial micro-tiles and cache blocks, transposed and strided operands, alpha
+// and beta, every ISA path this CPU has, the threaded split, and short workspaces.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cpu/gemm/gemm.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/parallel.h"
+
+using namespace glassgrad;
+
+namespace {
+
+std::vector<CpuIsa> available_isas() {
+  std::vector<CpuIsa> out;
+  for (CpuIsa isa : {CpuIsa::Generic, CpuIsa::Avx2, CpuIsa::Avx512}) {
+    if (static_cast<int>(isa) <= static_cast<int>(cpu_isa())) out.push_back(isa);
+  }
+  return out;
+}
+
+// How A (m x k) or B (k x n) is laid out in memory.
+enum class Layout { RowMajor, Transposed, Strided };
+
+template <typename T>
+struct Operand {
+  std::vector<T> data;
+  int64_t rs = 0, cs = 0;
+  T at(int64_t i, int64_t j) const { return data[static_cast<size_t>(i * rs + j * cs)]; }
+};
+
+template <typename T>
+Operand<T> make_operand(int64_t rows, int64_t cols, Layout layout, std::mt19937& gen) {
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  Operand<T> o;
+  switch (layout) {
+    case Layout::RowMajor: o.rs = cols; o.cs = 1; o.data.resize(static_cast<size_t>(rows * cols)); break;
+    case Layout::Transposed: o.rs = 1; o.cs = rows; o.data.resize(static_cast<size_t>(rows * cols)); break;
+    case Layout::Strided:  // every third element of a row, rows padded: no unit stride at all
+      o.rs = 3 * cols + 5; o.cs = 3; o.data.resize(static_cast<size_t>(rows * (3 * cols + 5))); break;
+  }
+  for (auto& v : o.data) v = static_cast<T>(u(gen));
+  return o;
+}
+
+template <typename T>
+void check_gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, Layout la, Layout lb, T alpha, T beta,
+                int64_t ldc_pad = 0, bool give_workspace = true) {
+  std::mt19937 gen(static_cast<unsigned>(m * 7919 + n * 131 + k * 17 + static_cast<int>(la) * 3 + static_cast<int>(lb)));
+  const Operand<T> a = make_operand<T>(m, k, la, gen);
+  const Operand<T> b = make_operand<T>(k, n, lb, gen);
+  const int64_t ldc = n + ldc_pad;
+  std::vector<T> c(static_cast<size_t>(std::max<int64_t>(m * ldc, 1)));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (auto& v : c) v = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(u(gen));
+  const std::vector<T> c0 = c;
+
+  std::vector<unsigned char> ws;
+  if (give_workspace) ws.resize(cpu::gemm_workspace_bytes(isa, m, n, k, sizeof(T) == 4 ? DType::Float32 : DType::Float64, false));
+  cpu::gemm(isa, m, n, k, alpha, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, beta, c.data(), ldc,
+            ws.empty() ? nullptr : ws.data(), ws.size());
+
+  const double eps = sizeof(T) == 4 ? 2e-6 : 1e-14;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        dot += static_cast<double>(a.at(i, p)) * static_cast<double>(b.at(p, j));
+        mag += std::fabs(static_cast<double>(a.at(i, p)) * static_cast<double>(b.at(p, j)));
+      }
+      const double old = beta == T(0) ? 0.0 : static_cast<double>(c0[static_cast<size_t>(i * ldc + j)]);
+      const double want = static_cast<double>(alpha) * dot + static_cast<double>(beta) * old;
+      const double tol = eps * (static_cast<double>(k) + 4) * (std::fabs(static_cast<double>(alpha)) * mag + std::fabs(old) + 1);
+      const double got = static_cast<double>(c[static_cast<size_t>(i * ldc + j)]);
+      ASSERT_NEAR(got, want, tol) << cpu_isa_name(isa) << " m=" << m << " n=" << n << " k=" << k
+                                  << " layouts=" << static_cast<int>(la) << "," << static_cast<int>(lb)
+                                  << " at (" << i << ", " << j << ")";
+    }
+    // Padding columns of C (ldc > n) are never written.
+    for (int64_t j = n; j < ldc; ++j) {
+      const T was = c0[static_cast<size_t>(i * ldc + j)], now = c[static_cast<size_t>(i * ldc + j)];
+      ASSERT_TRUE(was == now || (std::isnan(was) && std::isnan(now))) << "column " << j << " past n was written";
+    }
+  }
+}
+
+class GemmIsa : public ::testing::TestWithParam<CpuIsa> {};
+
+const int64_t kSmall[] = {1, 3, 17, 33};
+
+TEST_P(GemmIsa, MatchesNaiveLoopOnOddSizesAndAllLayoutsFloat32) {
+  for (int64_t m : kSmall)
+    for (int64_t n : kSmall)
+      for (int64_t k : kSmall)
+        for (Layout la : {Layout::RowMajor, Layout::Transposed})
+          for (Layout lb : {Layout::RowMajor, Layout::Transposed})
+            check_gemm<float>(GetParam(), m, n, k, la, lb, 1.0f, 0.0f);
+}
+
+TEST_P(GemmIsa, MatchesNaiveLoopOnOddSizesAndAllLayoutsFloat64) {
+  for (int64_t m : kSmall)
+    for (int64_t n : kSmall)
+      for (int64_t k : kSmall)
+        for (Layout la : {Layout::RowMajor, Layout::Transposed})
+          for (Layout lb : {Layout::RowMajor, Layout::Transposed})
+            check_gemm<double>(GetParam(), m, n, k, la, lb, 1.0, 0.0);
+}
+
+// 100 and 257 cross the micro-tile and (with 257 > kc) the K cache block, and are big enough
+// for the threaded split along N or M.
+TEST_P(GemmIsa, MatchesNaiveLoopOnSizesCrossingCacheBlocks) {
+  const int64_t shapes[][3] = {{100, 257, 33}, {257, 100, 257}, {257, 257, 257}, {33, 257, 100},
+                               {257, 17, 300}, {3, 1000, 9}, {700, 3, 50}};
+  for (const auto& s : shapes) {
+    check_gemm<float>(GetParam(), s[0], s[1], s[2], Layout::RowMajor, Layout::RowMajor, 1.0f, 0.0f);
+    check_gemm<float>(GetParam(), s[0], s[1], s[2], Layout::Transposed, Layout::Transposed, 0.5f, 2.0f);
+    check_gemm<double>(GetParam(), s[0], s[1], s[2], Layout::Transposed, Layout::RowMajor, -1.5, 1.0);
+    check_gemm<double>(GetParam(), s[0], s[1], s[2], Layout::RowMajor, Layout::Transposed, 1.0, 0.0);
+  }
+}
+
+TEST_P(GemmIsa, AppliesAlphaAndBetaAndKeepsColumnsPastNUntouched) {
+  for (float alpha : {1.0f, -2.0f, 0.25f})
+    for (float beta : {0.0f, 1.0f, -0.5f}) {
+      check_gemm<float>(GetParam(), 33, 17, 100, Layout::RowMajor, Layout::Transposed, alpha, beta, 7);
+      check_gemm<double>(GetParam(), 17, 33, 3, Layout::Transposed, Layout::RowMajor, double(alpha), double(beta), 5);
+    }
+}
+
+TEST_P(GemmIsa, ReadsOperandsWithoutAnyUnitStride) {
+  check_gemm<float>(GetParam(), 33, 100, 17, Layout::Strided, Layout::Strided, 1.0f, 0.5f);
+  check_gemm<double>(GetParam(), 100, 33, 257, Layout::Strided, Layout::RowMajor, 1.0, 0.0);
+  check_gemm<double>(GetParam(), 17, 257, 33, Layout::Transposed, Layout::Strided, 2.0, 0.0);
+}
+
+TEST_P(GemmIsa, WorksWithoutOrWithAShortWorkspace) {
+  check_gemm<float>(GetParam(), 257, 257, 100, Layout::RowMajor, Layout::RowMajor, 1.0f, 0.0f, 0, false);
+  // A workspace for one thread only: the call must fall back to fewer threads, not overrun it.
+  const int64_t m = 200, n = 300, k = 150;
+  std::mt19937 gen(3);
+  const Operand<float> a = make_operand<float>(m, k, Layout::RowMajor, gen);
+  const Operand<float> b = make_operand<float>(k, n, Layout::RowMajor, gen);
+  std::vector<float> c(static_cast<size_t>(m * n)), want(static_cast<size_t>(m * n));
+  std::vector<unsigned char> ws(cpu::gemm_workspace_bytes(GetParam(), m, n, k, DType::Float32, true));
+  cpu::gemm(GetParam(), m, n, k, 1.0f, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, 0.0f, c.data(), n,
+            ws.data(), ws.size());
+  cpu::gemm(GetParam(), m, n, k, 1.0f, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, 0.0f, want.data(), n);
+  for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], want[i]) << "element " << i;
+}
+
+TEST_P(GemmIsa, RunsSeriallyInsideAParallelRegion) {
+  // Several independent products at once, one per parallel_for chunk: each call must run on
+  // its own thread's data (nested parallel_for is serial), with results equal to one-by-one calls.
+  const int64_t m = 65, n = 130, k = 70, count = 4;
+  std::mt19937 gen(5);
+  std::vector<Operand<double>> as, bs;
+  for (int i = 0; i < count; ++i) {
+    as.push_back(make_operand<double>(m, k, Layout::RowMajor, gen));
+    bs.push_back(make_operand<double>(k, n, Layout::Transposed, gen));
+  }
+  std::vector<std::vector<double>> got(count, std::vector<double>(static_cast<size_t>(m * n))), want = got;
+  parallel_for(count, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t i = b0; i < b1; ++i) {
+      cpu::gemm(GetParam(), m, n, k, 1.0, as[i].data.data(), as[i].rs, as[i].cs, bs[i].data.data(), bs[i].rs,
+                bs[i].cs, 0.0, got[i].data(), n);
+    }
+  });
+  for (int64_t i = 0; i < count; ++i) {
+    cpu::gemm(GetParam(), m, n, k, 1.0, as[i].data.data(), as[i].rs, as[i].cs, bs[i].data.data(), bs[i].rs,
+              bs[i].cs, 0.0, want[i].data(), n);
+    ASSERT_EQ(got[i], want[i]) << "product " << i;
+  }
+}
+
+TEST_P(GemmIsa, EmptyKScalesCByBeta) {
+  std::vector<float> c = {1, 2, 3, 4, 5, 6};
+  cpu::gemm(GetParam(), 2, 3, 0, 1.0f, nullptr, 0, 1, nullptr, 3, 1, 0.5f, c.data(), 3);
+  EXPECT_EQ(c, (std::vector<float>{0.5f, 1, 1.5f, 2, 2.5f, 3}));
+  std::vector<double> d(4, std::numeric_limits<double>::quiet_NaN());
+  cpu::gemm(GetParam(), 2, 2, 0, 1.0, nullptr, 0, 1, nullptr, 2, 1, 0.0, d.data(), 2);
+  EXPECT_EQ(d, (std::vector<double>(4, 0.0)));
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryIsaOfThisCpu, GemmIsa, ::testing::ValuesIn(available_isas()),
+                         [](const ::testing::TestParamInfo<CpuIsa>& info) { return std::string(cpu_isa_name(info.param)); });
+
+TEST(Gemm, RefusesAnIsaTheCpuDoesNotAllow) {
+  if (cpu_isa() == CpuIsa::Avx512) GTEST_SKIP() << "this CPU allows every ISA";
+  float c = 0;
+  EXPECT_THROW(cpu::gemm(CpuIsa::Avx512, 1, 1, 1, 1.0f, &c, 1, 1, &c, 1, 1, 0.0f, &c, 1), UnsupportedError);
+}
+
+TEST(Gemm, NamesTheSelectedKernel) {
+  const std::string name = cpu::gemm_kernel_name();
+  EXPECT_EQ(name.rfind(cpu_isa_name(cpu_isa()), 0), 0u) << name;
+}
+
+}  // namespace

@@ -1,0 +1,46 @@
+"""Recording ops: the layer scope stack (module paths such as "layer2.0.conv1") and the user's
+source line, attached to every node so errors and printed plans point at the right place."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import List
+
+from . import _C
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_scopes: List[str] = []
+
+
+def current_scope() -> str:
+    return _scopes[-1] if _scopes else ""
+
+
+class scope:
+    """Context manager naming the layer whose ops are recorded inside it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __enter__(self):
+        _scopes.append(self.name)
+
+    def __exit__(self, *exc):
+        _scopes.pop()
+
+
+def user_source() -> str:
+    """'file.py:42' of the first caller outside the glassgrad package."""
+    f = sys._getframe(2)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f = f.f_back
+    if f is None:
+        return ""
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+
+
+def record(op: str, inputs, attrs=None, role: str = "forward"):
+    """Records one node; returns the output handles. Errors surface here, at the user's line."""
+    return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role)

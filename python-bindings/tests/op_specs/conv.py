@@ -1,0 +1,129 @@
+"""Conv2D, Conv2DBackwardInput, Conv2DBackwardWeight against plain NumPy references.
+
+The references loop over the kernel taps (r, s): tap (r, s) pairs output pixel (i, j) with the
+padded input pixel (i*sh + r, j*sw + s), so each tap is one strided slice of the zero-padded
+input and one small matrix product over channels. They follow the formulas in
+autodiff-engine/src/ops/conv.cpp and share no code with the kernels.
+
+Cases: one and several input channels (the direct loops and im2col + GEMM), strides 1 and 2
+(also unequal), padding 0, 1 and asymmetric, 1x1 and non-square kernels, with and without
+bias; odd spatial sizes from the table's n. Every differentiable input gets a float64
+finite-difference check of its gradient rule (for the backward ops: double backward).
+"""
+import numpy as np
+
+from glassgrad.testing import OpSpec
+
+
+def _out_size(h, r, sh, p0, p1):
+    return (h + p0 + p1 - r) // sh + 1
+
+
+def _taps(xshape, wshape, stride, padding):
+    n, c, h, w = xshape
+    k, _, r, s = wshape
+    sh, sw = stride
+    pt, pb, pl, pr = padding
+    ho, wo = _out_size(h, r, sh, pt, pb), _out_size(w, s, sw, pl, pr)
+    for dr in range(r):
+        for ds in range(s):
+            yield dr, ds, (slice(None), slice(None), slice(dr, dr + sh * (ho - 1) + 1, sh),
+                           slice(ds, ds + sw * (wo - 1) + 1, sw))
+
+
+def _pad(x, padding):
+    pt, pb, pl, pr = padding
+    return np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+
+
+def conv2d_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0)):
+    xp = _pad(x, padding)
+    y = None
+    for dr, ds, idx in _taps(x.shape, w.shape, stride, padding):
+        term = np.einsum("nchw,kc->nkhw", xp[idx], w[:, :, dr, ds].astype(np.float64))
+        y = term if y is None else y + term
+    if b is not None:
+        y = y + b.astype(np.float64)[None, :, None, None]
+    return y.astype(x.dtype)
+
+
+def conv2d_backward_input_ref(gy, w, stride, padding, input_shape):
+    pt, pb, pl, pr = padding
+    n, c, h, wd = input_shape
+    dxp = np.zeros((n, c, h + pt + pb, wd + pl + pr))
+    for dr, ds, idx in _taps(input_shape, w.shape, stride, padding):
+        dxp[idx] += np.einsum("nkhw,kc->nchw", gy.astype(np.float64), w[:, :, dr, ds].astype(np.float64))
+    return dxp[:, :, pt:pt + h, pl:pl + wd].astype(gy.dtype)
+
+
+def conv2d_backward_weight_ref(x, gy, stride, padding, weight_shape):
+    xp = _pad(x, padding)
+    dw = np.zeros(weight_shape)
+    for dr, ds, idx in _taps(x.shape, weight_shape, stride, padding):
+        dw[:, :, dr, ds] = np.einsum("nkhw,nchw->kc", gy.astype(np.float64), xp[idx])
+    return dw.astype(x.dtype)
+
+
+def _r(rng, dt, *shape):
+    return rng.standard_normal(shape).astype(dt)
+
+
+# (name, batch, in_channels, out_channels, kernel (R, S), stride, padding, size(n) -> (H, W))
+CASES = [
+    ("1ch-3x3-s1-p0", 2, 1, 4, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 3)),
+    ("1ch-3x3-s1-p1", 2, 1, 3, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n + 1)),
+    ("3ch-3x3-s2-p1", 2, 3, 5, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (n + 1, n)),
+    ("5ch-3x3-s1-p0", 2, 5, 8, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 4)),
+    ("4ch-3x2-s2x1-asym", 3, 4, 6, (3, 2), (2, 1), (2, 0, 0, 1), lambda n: (n + 1, n + 2)),
+    ("6ch-1x1-s1-p0", 2, 6, 7, (1, 1), (1, 1), (0, 0, 0, 0), lambda n: (n, n + 1)),
+    ("3ch-1x1-s2-p1", 2, 3, 2, (1, 1), (2, 2), (1, 0, 0, 1), lambda n: (n, n)),
+    ("2ch-5x5-s1-p2", 1, 2, 3, (5, 5), (1, 1), (2, 2, 2, 2), lambda n: (n, n + 2)),
+    ("16ch-3x3-s1-p1", 2, 16, 8, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n)),
+]
+
+_TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9})
+
+
+def _specs():
+    specs = []
+    for name, batch, c, k, (r, s), stride, padding, hw in CASES:
+        attrs = {"stride": list(stride), "padding": list(padding)}
+
+        def geom(n, hw=hw, r=r, s=s, stride=stride, padding=padding):
+            h, w = hw(n)
+            return h, w, _out_size(h, r, stride[0], padding[0], padding[1]), _out_size(w, s, stride[1], padding[2], padding[3])
+
+        def fwd_inputs(rng, dt, n, batch=batch, c=c, k=k, r=r, s=s, geom=geom):
+            h, w, _, _ = geom(n)
+            return [_r(rng, dt, batch, c, h, w), _r(rng, dt, k, c, r, s)]
+
+        def fwd_bias_inputs(rng, dt, n, k=k, fwd_inputs=fwd_inputs):
+            return fwd_inputs(rng, dt, n) + [_r(rng, dt, k)]
+
+        def bi_inputs(rng, dt, n, batch=batch, c=c, k=k, r=r, s=s, geom=geom):
+            _, _, ho, wo = geom(n)
+            return [_r(rng, dt, batch, k, ho, wo), _r(rng, dt, k, c, r, s)]
+
+        def bw_inputs(rng, dt, n, batch=batch, c=c, k=k, geom=geom):
+            h, w, ho, wo = geom(n)
+            return [_r(rng, dt, batch, c, h, w), _r(rng, dt, batch, k, ho, wo)]
+
+        def bi_attrs(n, batch=batch, c=c, geom=geom, attrs=attrs):
+            h, w, _, _ = geom(n)
+            return dict(attrs, input_shape=[batch, c, h, w])
+
+        def bw_attrs(n, k=k, c=c, r=r, s=s, attrs=attrs):
+            return dict(attrs, weight_shape=[k, c, r, s])
+
+        specs += [
+            OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=(0, 1), name=f"Conv2D-{name}", **_TOL),
+            OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=(0, 1, 2), name=f"Conv2D-bias-{name}", **_TOL),
+            OpSpec("Conv2DBackwardInput", conv2d_backward_input_ref, bi_inputs, attrs=bi_attrs, grad=(0, 1),
+                   name=f"Conv2DBackwardInput-{name}", **_TOL),
+            OpSpec("Conv2DBackwardWeight", conv2d_backward_weight_ref, bw_inputs, attrs=bw_attrs, grad=(0, 1),
+                   name=f"Conv2DBackwardWeight-{name}", **_TOL),
+        ]
+    return specs
+
+
+SPECS = _specs()

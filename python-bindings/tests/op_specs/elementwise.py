@@ -1,0 +1,67 @@
+"""Elementwise ops: broadcasting binaries, scalar variants, unary maps, comparisons, Where,
+and the activations' backward maps."""
+import numpy as np
+
+from glassgrad.testing import OpSpec
+
+
+def _r(rng, dt, *shape):
+    return rng.standard_normal(shape).astype(dt)
+
+
+def _pos(rng, dt, *shape):
+    return rng.uniform(0.5, 2.0, shape).astype(dt)
+
+
+def _pair(rng, dt, n):
+    # Broadcasting [n, 1, 3] with [2, 3]: both sides stretch.
+    return [_r(rng, dt, n, 1, 3), _r(rng, dt, 2, 3)]
+
+
+def _sigmoid(x):
+    return (1 / (1 + np.exp(-x.astype(np.float64)))).astype(x.dtype)
+
+
+SPECS = [
+    OpSpec("Add", np.add, _pair, grad=(0, 1)),
+    OpSpec("Sub", np.subtract, _pair, grad=(0, 1)),
+    OpSpec("Mul", np.multiply, _pair, grad=(0, 1)),
+    OpSpec("Div", np.divide, lambda rng, dt, n: [_r(rng, dt, n, 1, 3), _pos(rng, dt, 2, 3)], grad=(0, 1)),
+    OpSpec("Maximum", np.maximum, _pair, grad=(0, 1)),
+    OpSpec("Minimum", np.minimum, _pair, grad=(0, 1)),
+    OpSpec("Add", np.add, lambda rng, dt, n: [rng.integers(-5, 5, (n, 3)).astype(dt), rng.integers(-5, 5, (3,)).astype(dt)],
+           dtypes=("int64",), name="Add-int64"),
+    OpSpec("AddScalar", lambda x, value: (x + value).astype(x.dtype), lambda rng, dt, n: [_r(rng, dt, n, 3)],
+           attrs={"value": 2.5}, grad=(0,)),
+    OpSpec("MulScalar", lambda x, value: (x * value).astype(x.dtype), lambda rng, dt, n: [_r(rng, dt, n, 3)],
+           attrs={"value": -1.5}, grad=(0,)),
+    OpSpec("PowScalar", lambda x, exponent: np.power(x, exponent).astype(x.dtype), lambda rng, dt, n: [_pos(rng, dt, n, 3)],
+           attrs={"exponent": 2.5}, grad=(0,)),
+    OpSpec("PowScalar", lambda x, exponent: np.power(x, exponent).astype(x.dtype), lambda rng, dt, n: [_r(rng, dt, n, 3)],
+           attrs={"exponent": 2.0}, grad=(0,), name="PowScalar-square"),
+    OpSpec("RDivScalar", lambda x, value: (value / x).astype(x.dtype), lambda rng, dt, n: [_pos(rng, dt, n, 3)],
+           attrs={"value": 3.0}, grad=(0,)),
+    OpSpec("Neg", np.negative, lambda rng, dt, n: [_r(rng, dt, n, 3)], grad=(0,)),
+    OpSpec("Exp", np.exp, lambda rng, dt, n: [_r(rng, dt, n, 3)], grad=(0,)),
+    OpSpec("Log", np.log, lambda rng, dt, n: [_pos(rng, dt, n, 3)], grad=(0,)),
+    OpSpec("Sqrt", np.sqrt, lambda rng, dt, n: [_pos(rng, dt, n, 3)], grad=(0,)),
+    OpSpec("ReLU", lambda x: np.maximum(x, 0).astype(x.dtype), lambda rng, dt, n: [_r(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("Sigmoid", _sigmoid, lambda rng, dt, n: [_r(rng, dt, n, 5) * 4], grad=(0,)),
+    OpSpec("Tanh", np.tanh, lambda rng, dt, n: [_r(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("ReLUBackward", lambda g, x: np.where(x > 0, g, 0).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), _r(rng, dt, n, 4)], grad=(0,)),
+    OpSpec("SigmoidBackward", lambda g, y: (g * y * (1 - y)).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), rng.uniform(0.05, 0.95, (n, 4)).astype(dt)], grad=(0, 1)),
+    OpSpec("TanhBackward", lambda g, y: (g * (1 - y * y)).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), rng.uniform(-0.9, 0.9, (n, 4)).astype(dt)], grad=(0, 1)),
+    OpSpec("Where", lambda c, a, b: np.where(c, a, b),
+           lambda rng, dt, n: [rng.random((n, 1, 3)) > 0.5, _r(rng, dt, n, 2, 3), _r(rng, dt, 3)], grad=(1, 2)),
+]
+for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.less),
+                   ("LessEqual", np.less_equal), ("Greater", np.greater), ("GreaterEqual", np.greater_equal)]:
+    # Small integers make ties common, so == and <= really get exercised.
+    SPECS.append(OpSpec(_name, _fn, lambda rng, dt, n: [rng.integers(-2, 3, (n, 1, 3)).astype(dt),
+                                                        rng.integers(-2, 3, (2, 3)).astype(dt)],
+                        dtypes=("float32", "float64", "int64")))
+SPECS.append(OpSpec("Equal", np.equal, lambda rng, dt, n: [rng.random((n, 3)) > 0.5, rng.random((n, 3)) > 0.5],
+                    dtypes=("bool",), name="Equal-bool"))
