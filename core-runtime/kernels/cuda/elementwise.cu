@@ -20,8 +20,8 @@ __device__ __forceinline__ T binary(int op, T a, T b) {
     case GG_SUB: return a - b;
     case GG_MUL: return a * b;
     case GG_DIV: return a / b;
-    case GG_MAXIMUM: return (a > b || a != a) ? a : b;  // NaN propagates, as in NumPy
-    case GG_MINIMUM: return (a < b || a != a) ? a : b;
+    case GG_MAXIMUM: return (a >= b || a != a) ? a : b;  // NaN propagates, as in NumPy
+    case GG_MINIMUM: return (a <= b || a != a) ? a : b;
     case GG_RELU_BWD: return b > T(0) ? a : T(0);        // a = grad, b = x
     case GG_SIGMOID_BWD: return a * b * (T(1) - b);      // b = y
     case GG_TANH_BWD: return a * (T(1) - b * b);         // b = y
@@ -51,27 +51,45 @@ __device__ __forceinline__ T unary(int op, T x, double s) {
     case GG_SQRT: return gg::gg_sqrt(x);
     case GG_ABS: return x < T(0) ? -x : x;
     case GG_RELU: return x > T(0) ? x : T(0);
-    case GG_SIGMOID: return T(1) / (T(1) + gg::gg_exp(-x));
+    case GG_SIGMOID: {  // exp of a non-positive number only: no overflow for large |x|
+      if (x >= T(0)) return T(1) / (T(1) + gg::gg_exp(-x));
+      const T e = gg::gg_exp(x);
+      return e / (T(1) + e);
+    }
     case GG_TANH: return gg::gg_tanh(x);
     case GG_ADD_S: return x + T(s);
     case GG_MUL_S: return x * T(s);
-    case GG_POW_S: return gg::gg_pow(x, T(s));
+    case GG_POW_S: {  // the exponents a model uses most, exactly (as the CPU kernel does)
+      const T p = T(s);
+      if (p == T(2)) return x * x;
+      if (p == T(1)) return x;
+      if (p == T(0.5)) return gg::gg_sqrt(x);
+      if (p == T(-1)) return T(1) / x;
+      return gg::gg_pow(x, p);
+    }
     case GG_RDIV_S: return T(s) / x;
   }
   return x;
 }
 
-// Integers: only the ops that keep integers integral.
-template <>
-__device__ __forceinline__ int64_t unary<int64_t>(int op, int64_t x, double s) {
+// Integers (int64, uint8): only the ops that keep integers integral; the scalar is converted
+// to the dtype first, as on the CPU.
+template <typename T>
+__device__ __forceinline__ T int_unary(int op, T x, double s) {
   switch (op) {
-    case GG_NEG: return -x;
-    case GG_ABS: return x < 0 ? -x : x;
-    case GG_RELU: return x > 0 ? x : 0;
-    case GG_ADD_S: return (double)(int64_t)s == s ? x + (int64_t)s : (int64_t)((double)x + s);
-    case GG_MUL_S: return (double)(int64_t)s == s ? x * (int64_t)s : (int64_t)((double)x * s);
+    case GG_NEG: return (T)(-x);
+    case GG_ABS: return x < T(0) ? (T)(-x) : x;
+    case GG_RELU: return x > T(0) ? x : T(0);
+    case GG_ADD_S: return (T)(x + (T)s);
+    case GG_MUL_S: return (T)(x * (T)s);
   }
   return x;
+}
+template <>
+__device__ __forceinline__ int64_t unary<int64_t>(int op, int64_t x, double s) { return int_unary(op, x, s); }
+template <>
+__device__ __forceinline__ unsigned char unary<unsigned char>(int op, unsigned char x, double s) {
+  return int_unary(op, x, s);
 }
 
 template <typename T, typename O, typename F>
@@ -142,6 +160,9 @@ GG_KERNEL void gg_unary_f64(int64_t n, GGIter it, int op, double* out, const dou
 }
 GG_KERNEL void gg_unary_i64(int64_t n, GGIter it, int op, int64_t* out, const int64_t* x, double s) {
   gg_ew::unary_kernel<int64_t>(n, it, op, out, x, s);
+}
+GG_KERNEL void gg_unary_u8(int64_t n, GGIter it, int op, unsigned char* out, const unsigned char* x, double s) {
+  gg_ew::unary_kernel<unsigned char>(n, it, op, out, x, s);
 }
 
 GG_KERNEL void gg_where_w1(int64_t n, GGIter it, unsigned char* out, const unsigned char* c,

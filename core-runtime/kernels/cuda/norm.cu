@@ -1,91 +1,129 @@
-// Batch normalization over the channel axis of x [N, C, *] (I = product of the trailing axes;
-// M = N * I values per channel), biased variance:
+// Batch normalization over the channel axis of x [N, C, *] (I = product of the trailing axes,
+// M = N * I values per channel; channel c's values are N runs of I elements at (n*C + c)*I).
+// The same arithmetic as the CPU kernels (kernels/cpu/norm.cpp), so both agree to rounding:
 //
-//   mean[c] = sum_{n,i} x[n,c,i] / M          var[c] = sum_{n,i} (x[n,c,i] - mean[c])^2 / M
-//   train / inference:  y = (x - mean[c]) * rsqrt(var[c] + eps) * gamma[c] + beta[c]
-//   backward (xhat = (x - mean) * invstd, invstd = rsqrt(var + eps)):
-//     dbeta[c]  = sum g            dgamma[c] = sum g * xhat
-//     dx        = gamma[c] * invstd * (g - dbeta[c] / M - xhat * dgamma[c] / M)
-//   running statistics (in place): rm = (1 - m) rm + m mean,
-//                                  rv = (1 - m) rv + m var * count / (count - 1)   (unbiased)
+//   train:      mean = sum(x)/M; with d = x - mean: var = max(0, (sum d^2 - (sum d)^2/M)/M)
+//               (corrected two-pass), scale = gamma/sqrt(var + eps), shift = beta - mean*scale,
+//               y = x*scale + shift
+//   inference:  the same affine map from the running statistics
+//   backward:   invstd = 1/sqrt(var + eps), sg = sum g, sgd = sum g*(x - mean):
+//               dbeta = sg, dgamma = invstd*sgd,
+//               dx = a*g + b*x + (k - b*mean), a = gamma*invstd, b = -gamma*invstd^3*sgd/M
+//               (+ 2*grad_var/M), k = -a*sg/M (+ grad_mean/M)
+//   inference backward: dx = a*g, dgamma = invstd*sgd, dbeta = sg (deviations from running_mean),
+//               drunning_mean = -a*sg, drunning_var = -a*invstd^2*sgd/2
+//   update:     rm = (1-m) rm + m mean; rv = (1-m) rv + m var count/(count-1)
 //
-// Per-channel sums: one block per channel (grid-stride over channels), two passes for the
-// variance so no catastrophic cancellation. Elementwise parts: one thread per element.
-// Layouts: dense.
+// Per-channel sums run in double (one block per channel, grid-stride over channels) and leave
+// per-channel coefficients (double) in a small buffer; a second, elementwise kernel applies
+// them in the tensor's dtype. Layouts: dense.
 #include "common.cuh"
 
 namespace gg_bn {
 
 template <typename T>
-__device__ __forceinline__ T load_nci(const T* x, int64_t C, int64_t I, int64_t c, int64_t j) {
+__device__ __forceinline__ double at(const T* p, int64_t C, int64_t I, int64_t c, int64_t j) {
   const int64_t n = j / I, i = j - n * I;
-  return x[(n * C + c) * I + i];
+  return (double)p[(n * C + c) * I + i];
 }
 
+// coef[2c] = scale, coef[2c+1] = shift
 template <typename T>
-__device__ void stats(int64_t N, int64_t C, int64_t I, const T* x, T* mean, T* var) {
-  __shared__ T sbuf[32];
+__device__ void train_stats(int64_t N, int64_t C, int64_t I, double eps, const T* x, const T* gamma, const T* beta,
+                            T* mean_out, T* var_out, double* coef) {
+  __shared__ double sbuf[32];
   const int64_t M = N * I;
+  const double inv_m = M > 0 ? 1.0 / (double)M : 0.0;
   for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
-    T s = 0;
-    for (int64_t j = threadIdx.x; j < M; j += blockDim.x) s += load_nci(x, C, I, c, j);
-    const T mu = gg::block_sum_all(s, sbuf) / T(M);
-    T q = 0;
+    double s = 0;
+    for (int64_t j = threadIdx.x; j < M; j += blockDim.x) s += at(x, C, I, c, j);
+    const double mean = gg::block_sum_all(s, sbuf) * inv_m;
+    double ds = 0, sq = 0;
     for (int64_t j = threadIdx.x; j < M; j += blockDim.x) {
-      const T d = load_nci(x, C, I, c, j) - mu;
-      q += d * d;
+      const double d = at(x, C, I, c, j) - mean;
+      ds += d;
+      sq += d * d;
     }
-    q = gg::block_sum(q, sbuf);
+    ds = gg::block_sum(ds, sbuf);
+    sq = gg::block_sum(sq, sbuf);
     if (threadIdx.x == 0) {
-      mean[c] = mu;
-      var[c] = q / T(M);
+      double var = (sq - ds * ds * inv_m) * inv_m;
+      var = var > 0 ? var : 0;
+      const double scale = (double)gamma[c] / sqrt(var + eps);
+      coef[2 * c] = scale;
+      coef[2 * c + 1] = (double)beta[c] - mean * scale;
+      mean_out[c] = (T)mean;
+      var_out[c] = (T)var;
     }
   }
 }
 
 template <typename T>
-__device__ __forceinline__ T rsqrt_t(T v) { return T(1) / gg::gg_sqrt(v); }
+__device__ void inference_coef(int64_t C, double eps, const T* gamma, const T* beta, const T* rm, const T* rv,
+                               double* coef) {
+  GG_FOR(c, C) {
+    const double scale = (double)gamma[c] / sqrt((double)rv[c] + eps);
+    coef[2 * c] = scale;
+    coef[2 * c + 1] = (double)beta[c] - (double)rm[c] * scale;
+  }
+}
 
 template <typename T>
-__device__ void normalize(int64_t n, int64_t C, int64_t I, double eps, T* y, const T* x, const T* gamma,
-                          const T* beta, const T* mean, const T* var) {
+__device__ void affine(int64_t n, int64_t C, int64_t I, T* y, const T* x, const double* coef) {
   GG_FOR(e, n) {
     const int64_t c = (e / I) % C;
-    y[e] = (x[e] - mean[c]) * rsqrt_t(var[c] + T(eps)) * gamma[c] + beta[c];
+    y[e] = x[e] * (T)coef[2 * c] + (T)coef[2 * c + 1];
   }
 }
 
+// mode 0: training backward (coef = a, b, k - b*mean; gmean/gvar optional)
+// mode 1: inference backward (coef = a, 0, 0; writes drm, drv)
 template <typename T>
-__device__ void backward_sums(int64_t N, int64_t C, int64_t I, double eps, const T* g, const T* x,
-                              const T* mean, const T* var, T* dgamma, T* dbeta) {
-  __shared__ T sbuf[32];
+__device__ void backward_sums(int mode, int64_t N, int64_t C, int64_t I, double eps, const T* g, const T* x,
+                              const T* gamma, const T* center, const T* var, const T* gmean, const T* gvar,
+                              T* dgamma, T* dbeta, T* drm, T* drv, double* coef) {
+  __shared__ double sbuf[32];
   const int64_t M = N * I;
+  const double m = (double)M;
   for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
-    const T mu = mean[c], inv = rsqrt_t(var[c] + T(eps));
-    T sg = 0, sgx = 0;
+    const double mu = (double)center[c];
+    const double invstd = 1.0 / sqrt((double)var[c] + eps);
+    double sg = 0, sgd = 0;
     for (int64_t j = threadIdx.x; j < M; j += blockDim.x) {
-      const T gv = load_nci(g, C, I, c, j);
+      const double gv = at(g, C, I, c, j);
       sg += gv;
-      sgx += gv * (load_nci(x, C, I, c, j) - mu) * inv;
+      sgd += gv * (at(x, C, I, c, j) - mu);
     }
     sg = gg::block_sum(sg, sbuf);
-    sgx = gg::block_sum(sgx, sbuf);
+    sgd = gg::block_sum(sgd, sbuf);
     if (threadIdx.x == 0) {
-      dbeta[c] = sg;
-      dgamma[c] = sgx;
+      dbeta[c] = (T)sg;
+      dgamma[c] = (T)(invstd * sgd);
+      const double a = (double)gamma[c] * invstd;
+      double b = 0, k = 0;
+      if (mode == 0) {
+        if (M > 0) {
+          b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
+          k = -a * sg / m;
+          if (gmean) k += (double)gmean[c] / m;
+          if (gvar) b += 2.0 * (double)gvar[c] / m;
+        }
+      } else {
+        drm[c] = (T)(-a * sg);
+        drv[c] = (T)(-0.5 * a * invstd * invstd * sgd);
+      }
+      coef[3 * c] = a;
+      coef[3 * c + 1] = b;
+      coef[3 * c + 2] = k - b * mu;
     }
   }
 }
 
 template <typename T>
-__device__ void backward_dx(int64_t n, int64_t C, int64_t I, int64_t M, double eps, T* dx, const T* g,
-                            const T* x, const T* gamma, const T* mean, const T* var, const T* dgamma,
-                            const T* dbeta) {
+__device__ void backward_dx(int64_t n, int64_t C, int64_t I, T* dx, const T* g, const T* x, const double* coef) {
   GG_FOR(e, n) {
     const int64_t c = (e / I) % C;
-    const T inv = rsqrt_t(var[c] + T(eps));
-    const T xhat = (x[e] - mean[c]) * inv;
-    dx[e] = gamma[c] * inv * (g[e] - dbeta[c] / T(M) - xhat * dgamma[c] / T(M));
+    dx[e] = (T)coef[3 * c] * g[e] + (T)coef[3 * c + 1] * x[e] + (T)coef[3 * c + 2];
   }
 }
 
@@ -94,34 +132,38 @@ __device__ void backward_dx(int64_t n, int64_t C, int64_t I, int64_t M, double e
 template <typename T>
 __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out, T* rv_out, const T* rm,
                              const T* rv, const T* mean, const T* var) {
-  const T m = T(momentum);
-  const T unbias = count > 1 ? T(count / (count - 1)) : T(1);
+  const double unbias = count / (count - 1.0);
   GG_FOR(c, C) {
-    rm_out[c] = (T(1) - m) * rm[c] + m * mean[c];
-    rv_out[c] = (T(1) - m) * rv[c] + m * var[c] * unbias;
+    rm_out[c] = (T)((1.0 - momentum) * (double)rm[c] + momentum * (double)mean[c]);
+    rv_out[c] = (T)((1.0 - momentum) * (double)rv[c] + momentum * (double)var[c] * unbias);
   }
 }
 
 }  // namespace gg_bn
 
-#define GG_BN(suffix, T)                                                                             \
-  GG_KERNEL void gg_bn_stats_##suffix(int64_t N, int64_t C, int64_t I, const T* x, T* mean, T* var) { \
-    gg_bn::stats<T>(N, C, I, x, mean, var);                                                          \
-  }                                                                                                  \
-  GG_KERNEL void gg_bn_normalize_##suffix(int64_t n, int64_t C, int64_t I, double eps, T* y, const T* x, \
-                                          const T* gamma, const T* beta, const T* mean, const T* var) { \
-    gg_bn::normalize<T>(n, C, I, eps, y, x, gamma, beta, mean, var);                                 \
-  }                                                                                                  \
-  GG_KERNEL void gg_bn_backward_sums_##suffix(int64_t N, int64_t C, int64_t I, double eps, const T* g,  \
-                                              const T* x, const T* mean, const T* var, T* dgamma,   \
-                                              T* dbeta) {                                            \
-    gg_bn::backward_sums<T>(N, C, I, eps, g, x, mean, var, dgamma, dbeta);                          \
-  }                                                                                                  \
-  GG_KERNEL void gg_bn_backward_dx_##suffix(int64_t n, int64_t C, int64_t I, int64_t M, double eps, T* dx, \
-                                            const T* g, const T* x, const T* gamma, const T* mean,   \
-                                            const T* var, const T* dgamma, const T* dbeta) {         \
-    gg_bn::backward_dx<T>(n, C, I, M, eps, dx, g, x, gamma, mean, var, dgamma, dbeta);              \
-  }                                                                                                  \
+#define GG_BN(suffix, T)                                                                              \
+  GG_KERNEL void gg_bn_train_stats_##suffix(int64_t N, int64_t C, int64_t I, double eps, const T* x,    \
+                                            const T* gamma, const T* beta, T* mean, T* var, double* coef) { \
+    gg_bn::train_stats<T>(N, C, I, eps, x, gamma, beta, mean, var, coef);                             \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_inference_coef_##suffix(int64_t C, double eps, const T* gamma, const T* beta,    \
+                                               const T* rm, const T* rv, double* coef) {              \
+    gg_bn::inference_coef<T>(C, eps, gamma, beta, rm, rv, coef);                                      \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_affine_##suffix(int64_t n, int64_t C, int64_t I, T* y, const T* x, const double* coef) { \
+    gg_bn::affine<T>(n, C, I, y, x, coef);                                                            \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_backward_sums_##suffix(int mode, int64_t N, int64_t C, int64_t I, double eps,    \
+                                              const T* g, const T* x, const T* gamma, const T* center, \
+                                              const T* var, const T* gmean, const T* gvar, T* dgamma, \
+                                              T* dbeta, T* drm, T* drv, double* coef) {               \
+    gg_bn::backward_sums<T>(mode, N, C, I, eps, g, x, gamma, center, var, gmean, gvar, dgamma, dbeta, drm, drv, \
+                            coef);                                                                    \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_backward_dx_##suffix(int64_t n, int64_t C, int64_t I, T* dx, const T* g, const T* x, \
+                                            const double* coef) {                                    \
+    gg_bn::backward_dx<T>(n, C, I, dx, g, x, coef);                                                   \
+  }                                                                                                   \
   GG_KERNEL void gg_bn_update_stats_##suffix(int64_t C, double momentum, double count, T* rm_out,        \
                                              T* rv_out, const T* rm, const T* rv, const T* mean,     \
                                              const T* var) {                                         \

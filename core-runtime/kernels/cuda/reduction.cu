@@ -6,6 +6,7 @@
 //
 // o runs over the kept axes (outputs dense, row-major), j over the reduced axes, n = #j. The
 // input is strided: GGReduce holds the kept and reduced axes with their input strides.
+// float32 sums accumulate in double, as on the CPU (so long sums that cancel agree).
 // Two shapes of launch: "rows" gives each output a block that strides over j and combines
 // through shared memory (long reductions); "cols" gives each output a thread (many short
 // reductions, e.g. a sum over the batch axis, where neighbouring threads read neighbouring
@@ -13,6 +14,9 @@
 #include "common.cuh"
 
 namespace gg_red {
+
+template <typename T> struct RAcc { typedef T type; };
+template <> struct RAcc<float> { typedef double type; };
 
 __device__ __forceinline__ int64_t red_offset(const GGReduce& r, int64_t j) {
   return r.red_rank == 1 ? j * r.red_stride[0] : gg::strided_offset(j, r.red_rank, r.red_size, r.red_stride);
@@ -39,7 +43,7 @@ __device__ __forceinline__ int64_t init_for<int64_t>(int op) {
 
 template <typename T>
 __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
-  typedef T A;
+  typedef typename RAcc<T>::type A;
   __shared__ A sv[32];
   __shared__ int64_t si[32];
   const int64_t n = r.n_red;
@@ -78,7 +82,7 @@ __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out
       }
       __syncthreads();
       if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, sv[w], si[w]);
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, (T)sv[w], si[w]);
         if (op == GG_ARGMAX) iout[o] = bi;
         else out[o] = best;
       }
@@ -89,7 +93,7 @@ __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out
 
 template <typename T>
 __device__ void reduce_cols(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
-  typedef T A;
+  typedef typename RAcc<T>::type A;
   const int64_t n = r.n_red;
   GG_FOR(o, r.n_out) {
     const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);

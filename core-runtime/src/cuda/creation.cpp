@@ -1,5 +1,5 @@
 // CUDA creation, conversion and movement kernels: Full, Cast, ToDevice, and the copies behind
-// Reshape / Permute / Slice / Expand / Contiguous / SliceBackward when they cannot be views.
+// Reshape / Permute / Slice / Expand / Contiguous / Detach / SliceBackward when they cannot be views.
 // Copies and fills go through the device hooks (copy.cpp), which take any strides.
 #include "cuda/launch.h"
 #include "cuda/registry.h"
@@ -60,6 +60,7 @@ void add_movement_kernels(std::vector<KernelDef>& k) {
   k.push_back({"Slice", slice_copy, all_dtypes()});
   k.push_back({"Expand", expand_copy, all_dtypes()});
   k.push_back({"Contiguous", contiguous_copy, all_dtypes()});
+  k.push_back({"Detach", contiguous_copy, all_dtypes()});
   k.push_back({"SliceBackward", slice_backward, all_dtypes()});
 }
 

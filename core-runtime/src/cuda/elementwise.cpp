@@ -66,7 +66,7 @@ void where(const KernelContext& c) {
 }  // namespace
 
 void add_elementwise_kernels(std::vector<KernelDef>& k) {
-  const std::vector<DType> num{DType::Float32, DType::Float64, DType::Int64};
+  const std::vector<DType> num{DType::Float32, DType::Float64, DType::Int64, DType::UInt8};
   const std::vector<DType> fl = float_dtypes();
   const std::vector<DType> any = all_dtypes();
   k.push_back({"Add", binary<GG_ADD>, num});

@@ -91,15 +91,16 @@ void check_labels(const KernelContext& c, const char* op, const Tensor& flag, co
   if (row == -1) return;
   const int64_t label = labels.select(0, row).to(Device::cpu()).data<int64_t>()[0];
   const std::string where = std::string(op) + (c.meta.scope.empty() ? "" : " '" + c.meta.scope + "'");
-  throw IndexError(ErrorMessage(where + ": label " + std::to_string(label) + " at index " + std::to_string(row) +
-                                " is out of range for " + std::to_string(C) + " classes")
-                       .detail("logits: " + logits.info().str())
-                       .detail("labels: " + labels.info().str() + " (valid labels are 0 to " + std::to_string(C - 1) + ")")
-                       .cause("the labels do not match the number of classes of the last layer, or were not "
-                              "converted to class indices")
-                       .fix("check labels.min() and labels.max(); build the last layer with " +
-                            std::to_string(label + 1 > C ? label + 1 : C) + " outputs if there are that many classes")
-                       .str());
+  const int64_t n = labels.numel();
+  ErrorMessage m(where + ": label " + std::to_string(label) + " at position " + std::to_string(row) +
+                 " is out of range for " + std::to_string(C) + " classes");
+  m.detail("labels must be in [0, " + std::to_string(C) + "); labels " + labels.info().str() + " (" +
+           std::to_string(n) + " values), logits " + logits.info().str());
+  if (label == C) m.cause("labels counted from 1 instead of 0, or a classifier with one output too few");
+  else if (label < 0) m.cause("a negative label (e.g. -1 used to mark unlabeled samples)");
+  else m.cause("the classifier has fewer outputs than the data set has classes");
+  m.fix("give the last layer max(label) + 1 outputs, or shift the labels to start at 0 (y - y.min())");
+  throw IndexError(m.str());
 }
 
 // inputs logits [N, C], labels [N] int64; output loss ([] or [N])
