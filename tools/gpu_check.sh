@@ -9,11 +9,11 @@
 #   4. the GPU benchmarks in benchmarks/ (CSV under $OUT)
 #   5. a short table
 #
-#   bash tools/gpu_check.sh [--no-build] [--quick]        logs go to $OUT (default /tmp/gpu_check)
+#   bash tools/gpu_check.sh [--no-build] [--quick]     logs go to $GPU_CHECK_OUT (default /tmp/gpu_check)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-out=${OUT:-/tmp/gpu_check}
+out=${GPU_CHECK_OUT:-/tmp/gpu_check}
 mkdir -p "$out"
 build=1 quick=0
 for arg in "$@"; do

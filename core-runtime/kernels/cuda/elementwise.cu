@@ -74,11 +74,14 @@ __device__ __forceinline__ T unary(int op, T x, double s) {
 
 // Integers (int64, uint8): only the ops that keep integers integral; the scalar is converted
 // to the dtype first, as on the CPU.
+__device__ __forceinline__ bool negative(int64_t x) { return x < 0; }
+__device__ __forceinline__ bool negative(unsigned char) { return false; }
+
 template <typename T>
 __device__ __forceinline__ T int_unary(int op, T x, double s) {
   switch (op) {
     case GG_NEG: return (T)(-x);
-    case GG_ABS: return x < T(0) ? (T)(-x) : x;
+    case GG_ABS: return negative(x) ? (T)(-x) : x;
     case GG_RELU: return x > T(0) ? x : T(0);
     case GG_ADD_S: return (T)(x + (T)s);
     case GG_MUL_S: return (T)(x * (T)s);

@@ -121,6 +121,82 @@ __device__ void reduce_cols(const GGReduce& r, int op, double correction, T* out
   }
 }
 
+template <typename T>
+__device__ void reduce_partial(const GGReduce& r, int op, int64_t splits, const double* mean, void* pv_,
+                               int64_t* pi, const T* x) {
+  typedef typename RAcc<T>::type A;
+  A* pv = (A*)pv_;
+  __shared__ A sv[32];
+  __shared__ int64_t si[32];
+  const int64_t chunk = (r.n_red + splits - 1) / splits;
+  for (int64_t b = blockIdx.x; b < r.n_out * splits; b += gridDim.x) {
+    const int64_t o = b / splits, sp = b - o * splits;
+    const int64_t j0 = sp * chunk, j1 = j0 + chunk < r.n_red ? j0 + chunk : r.n_red;
+    const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A acc = 0;
+      if (op == GG_VAR) {
+        const A mu = (A)mean[o];
+        for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+          const A d = (A)base[red_offset(r, j)] - mu;
+          acc += d * d;
+        }
+      } else {
+        for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) acc += base[red_offset(r, j)];
+      }
+      acc = gg::block_sum(acc, sv);
+      if (threadIdx.x == 0) pv[b] = acc;
+    } else {
+      T best = init_for<T>(op);
+      int64_t bi = 0x7fffffffffffffffll;
+      for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) pick(op, best, bi, base[red_offset(r, j)], j);
+      for (int o2 = 16; o2 > 0; o2 >>= 1) {
+        const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
+        const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
+        pick(op, best, bi, v2, i2);
+      }
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+      if (lane == 0) {
+        sv[warp] = best;
+        si[warp] = bi;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, (T)sv[w], si[w]);
+        pv[b] = best;
+        pi[b] = bi;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// One thread per output combines its splits in split order. With mean_out set (the first
+// stage of Var), writes sum / n there instead of an output.
+template <typename T>
+__device__ void reduce_finish(int64_t n_out, int64_t n_red, int op, int64_t splits, double correction,
+                              const void* pv_, const int64_t* pi, T* out, int64_t* iout, double* mean_out) {
+  typedef typename RAcc<T>::type A;
+  const A* pv = (const A*)pv_;
+  GG_FOR(o, n_out) {
+    const A* v = pv + o * splits;
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A s = 0;
+      for (int64_t k = 0; k < splits; ++k) s += v[k];
+      if (mean_out) mean_out[o] = (double)s / (double)n_red;
+      else if (op == GG_MEAN) out[o] = T(s / A(n_red));
+      else if (op == GG_VAR) out[o] = T(s / (A(n_red) - A(correction)));
+      else out[o] = T(s);
+    } else {
+      T best = (T)v[0];
+      int64_t bi = pi[o * splits];
+      for (int64_t k = 1; k < splits; ++k) pick(op, best, bi, (T)v[k], pi[o * splits + k]);
+      if (op == GG_ARGMAX) iout[o] = bi;
+      else out[o] = best;
+    }
+  }
+}
+
 }  // namespace gg_red
 
 #define GG_RED(suffix, T)                                                                        \
@@ -131,6 +207,15 @@ __device__ void reduce_cols(const GGReduce& r, int op, double correction, T* out
   GG_KERNEL void gg_reduce_cols_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
                                          const T* x) {                                           \
     gg_red::reduce_cols<T>(r, op, correction, out, iout, x);                                     \
+  }                                                                                              \
+  GG_KERNEL void gg_reduce_partial_##suffix(GGReduce r, int op, int64_t splits, const double* mean, void* pv, \
+                                            int64_t* pi, const T* x) {                           \
+    gg_red::reduce_partial<T>(r, op, splits, mean, pv, pi, x);                                   \
+  }                                                                                              \
+  GG_KERNEL void gg_reduce_finish_##suffix(int64_t n_out, int64_t n_red, int op, int64_t splits,      \
+                                           double correction, const void* pv, const int64_t* pi, T* out, \
+                                           int64_t* iout, double* mean_out) {                    \
+    gg_red::reduce_finish<T>(n_out, n_red, op, splits, correction, pv, pi, out, iout, mean_out);  \
   }
 GG_RED(f32, float)
 GG_RED(f64, double)

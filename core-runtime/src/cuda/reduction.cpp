@@ -1,6 +1,7 @@
 // Launchers of the reductions (kernels/cuda/reduction.cu): Sum, Mean, Max, Var over
 // attrs.dims (empty or absent: every axis), ArgMax over attrs.dim. The input may be strided.
-// Kept and reduced axes are collapsed separately; a long reduction gets a block per output
+// Kept and reduced axes are collapsed separately; a few outputs over very many elements are
+// split across blocks ("partial" + "finish"), a long reduction gets a block per output
 // ("rows"), many short ones a thread per output ("cols").
 #include <algorithm>
 
@@ -67,13 +68,44 @@ void run_reduce(const KernelContext& c, const char* opname, int op, const std::v
   void* outp = is_arg ? nullptr : out.data_ptr();
   int64_t* iout = is_arg ? out.data<int64_t>() : nullptr;
   const int opc = op;
-  if (r.n_red >= 128 || r.n_out < s.info.multiprocessors * 64) {
+  CUstream st = stream_of(s, &c);
+  const int64_t sms = s.info.multiprocessors;
+  if (r.n_out < sms * 4 && r.n_red >= 16384) {
+    // Split each output's elements across blocks, then combine the splits in order.
+    const int64_t splits = std::max<int64_t>(1, std::min<int64_t>((r.n_red + 8191) / 8192,
+                                                                  std::max<int64_t>(1, sms * 8 / r.n_out)));
+    const DType acc = x.dtype() == DType::Int64 ? DType::Int64 : DType::Float64;
+    const Tensor pv = Tensor::empty({r.n_out * splits}, acc, x.device(), "reduction partials");
+    const Tensor pi = Tensor::empty({r.n_out * splits}, DType::Int64, x.device(), "reduction partial indices");
+    const Dim3 pgrid{static_cast<unsigned>(std::min<int64_t>(r.n_out * splits, sms * 32))}, pblock{256};
+    const Dim3 fgrid{blocks_for(s, r.n_out, 256)}, fblock{256};
+    const std::string partial = kname("gg_reduce_partial", x.dtype()), finish = kname("gg_reduce_finish", x.dtype());
+    const double* no_mean = nullptr;
+    double* no_mean_out = nullptr;
+    if (op == GG_VAR) {  // exact mean first (two passes, as on the CPU)
+      const Tensor mean = Tensor::empty({r.n_out}, DType::Float64, x.device(), "reduction means");
+      const int sum = GG_SUM;
+      launch(s, st, partial.c_str(), pgrid, pblock, site, r, sum, splits, no_mean, pv.data_ptr(), pi.data<int64_t>(),
+             x.data_ptr());
+      launch(s, st, finish.c_str(), fgrid, fblock, site, r.n_out, r.n_red, sum, splits, correction, pv.data_ptr(),
+             pi.data<int64_t>(), outp, iout, mean.data<double>());
+      launch(s, st, partial.c_str(), pgrid, pblock, site, r, opc, splits, static_cast<const double*>(mean.data<double>()),
+             pv.data_ptr(), pi.data<int64_t>(), x.data_ptr());
+    } else {
+      launch(s, st, partial.c_str(), pgrid, pblock, site, r, opc, splits, no_mean, pv.data_ptr(), pi.data<int64_t>(),
+             x.data_ptr());
+    }
+    launch(s, st, finish.c_str(), fgrid, fblock, site, r.n_out, r.n_red, opc, splits, correction, pv.data_ptr(),
+           pi.data<int64_t>(), outp, iout, no_mean_out);
+    return;
+  }
+  if (r.n_red >= 128 || r.n_out < sms * 64) {
     const unsigned threads = pow2_block(r.n_red, 32, 256);
     const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(r.n_out, int64_t(s.info.multiprocessors) * 32))};
-    launch(s, stream_of(s, &c), kname("gg_reduce_rows", x.dtype()).c_str(), grid, Dim3{threads}, site, r, opc,
+    launch(s, st, kname("gg_reduce_rows", x.dtype()).c_str(), grid, Dim3{threads}, site, r, opc,
            correction, outp, iout, x.data_ptr());
   } else {
-    launch(s, stream_of(s, &c), kname("gg_reduce_cols", x.dtype()).c_str(), Dim3{blocks_for(s, r.n_out, 256)},
+    launch(s, st, kname("gg_reduce_cols", x.dtype()).c_str(), Dim3{blocks_for(s, r.n_out, 256)},
            Dim3{256}, site, r, opc, correction, outp, iout, x.data_ptr());
   }
 }
