@@ -38,5 +38,5 @@ from .optim import SGD, Adam, Optimizer  # noqa: E402
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad,  # noqa: E402
                        reset_cache_stats, set_num_threads, realize)
 from .memory import memory_stats, reset_peak_memory, set_memory_limit, allocation_log  # noqa: E402
-from . import cuda, data, kernels, testing  # noqa: E402,F401
+from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402

@@ -4,6 +4,7 @@
 
 #include "bindings.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/executor.h"
 #include "glassgrad/runtime/lazy.h"
 
 namespace glassgrad {
@@ -83,11 +84,28 @@ void bind_lazy(py::module_& m) {
     d["hits"] = s.hits;
     d["realizes"] = s.realizes;
     d["plans"] = s.plans;
+    d["export_seconds"] = s.export_seconds;
+    d["compile_seconds"] = s.compile_seconds;
+    d["run_seconds"] = s.run_seconds;
     return d;
   });
   m.def("reset_cache_stats", &lazy::reset_cache_stats);
   m.def("clear_plan_cache", &lazy::clear_cache);
   m.def("last_plan", [] { return std::const_pointer_cast<Plan>(lazy::last_plan()); });
+  py::class_<lazy::CapturedRun>(m, "CapturedRun", "One plan run recorded by glassgrad.compile's capture.")
+      .def_property_readonly("plan", [](const lazy::CapturedRun& r) { return std::const_pointer_cast<Plan>(r.plan); })
+      .def_property_readonly("executor", [](const lazy::CapturedRun& r) { return r.executor; })
+      .def_readonly("inputs", &lazy::CapturedRun::inputs)
+      .def_property_readonly("input_kinds", [](const lazy::CapturedRun& r) {
+        std::vector<std::string> k;
+        for (ValueKind v : r.input_kinds) k.push_back(value_kind_name(v));
+        return k;
+      })
+      .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
+      .def_readonly("outputs", &lazy::CapturedRun::outputs);
+  m.def("capture_begin", &lazy::capture_begin);
+  m.def("capture_end", &lazy::capture_end);
+  m.def("lazy_seq", &lazy::current_seq);
   m.def("plan_for", [](const std::vector<Handle*>& hs) { return std::const_pointer_cast<Plan>(lazy::plan_for(values_of(hs))); });
 }
 

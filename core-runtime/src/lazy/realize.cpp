@@ -1,4 +1,5 @@
 // Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
+#include <chrono>
 #include <list>
 #include <unordered_map>
 
@@ -24,20 +25,21 @@ struct PlanCache {
   CacheStats stats;
   std::shared_ptr<const Plan> last;
 
-  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs) {
-    const uint64_t key = g.signature();
+  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key) {
     auto it = index.find(key);
     if (it != index.end()) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     CompileOptions opts;
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
+    stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lru.emplace_front(key, std::move(entry));
     index[key] = lru.begin();
     if (lru.size() > kCapacity) {
@@ -47,6 +49,12 @@ struct PlanCache {
     return lru.front().second;
   }
 };
+
+bool g_capturing = false;
+std::vector<CapturedRun>& captured() {
+  static auto* c = new std::vector<CapturedRun>();
+  return *c;
+}
 
 PlanCache& cache() {
   static auto* c = new PlanCache();
@@ -100,9 +108,14 @@ void realize(const std::vector<ValuePtr>& targets) {
     if (!known) roots.push_back(t);
   }
   if (roots.empty()) return;
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
+  const uint64_t key = ex.graph.signature();
   PlanCache& pc = cache();
-  const CachedPlan& cp = pc.get(ex.graph, ex.outputs);
+  pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
+  const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
+  const auto t1 = clock::now();
   std::vector<Tensor> inputs;
   inputs.reserve(cp.plan->input_values.size());
   for (ValueId v : cp.plan->input_values) {
@@ -112,6 +125,16 @@ void realize(const std::vector<ValuePtr>& targets) {
   }
   std::vector<Tensor> outs = cp.executor->run(inputs);
   ++pc.stats.realizes;
+  pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
+  if (g_capturing) {
+    CapturedRun run{cp.plan, cp.executor, inputs, {}, {}, outs};
+    for (ValueId v : cp.plan->input_values) {
+      const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
+      run.input_kinds.push_back(lv->producer ? ValueKind::Input : lv->kind);
+      run.input_seqs.push_back(lv->seq);
+    }
+    captured().push_back(std::move(run));
+  }
   pc.last = cp.plan;
   for (size_t i = 0; i < roots.size(); ++i) {
     roots[i]->data = outs[i];
@@ -125,6 +148,20 @@ const Tensor& data(const ValuePtr& v) {
   if (!v->realized()) realize({v});
   return v->data;
 }
+
+void capture_begin() {
+  captured().clear();
+  g_capturing = true;
+}
+
+std::vector<CapturedRun> capture_end() {
+  g_capturing = false;
+  std::vector<CapturedRun> out;
+  out.swap(captured());
+  return out;
+}
+
+uint64_t current_seq() { return next_seq(); }
 
 CacheStats cache_stats() {
   CacheStats s = cache().stats;

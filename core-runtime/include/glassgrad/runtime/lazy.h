@@ -27,6 +27,7 @@
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
+class Executor;
 namespace lazy {
 
 struct Node;
@@ -75,6 +76,9 @@ struct CacheStats {
   uint64_t hits = 0;       // realizes served by a cached plan
   uint64_t realizes = 0;   // realizes that ran a plan
   uint64_t plans = 0;      // plans in the cache now
+  // Where realize's time went, in seconds: exporting the lazy graph (incl. its signature),
+  // compiling plans on misses, and running them.
+  double export_seconds = 0, compile_seconds = 0, run_seconds = 0;
 };
 
 ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const std::string& name = "");
@@ -102,6 +106,21 @@ std::string pending_graph_str(const ValuePtr& v);
 // Exports the graph computing `roots` (stopping at computed values) and compiles it, without
 // running anything: what memory_report() shows.
 std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots);
+
+// Capture, for glassgrad.compile: while capturing, every plan a realize runs is recorded with
+// the exact tensors bound to its inputs and produced as outputs, so the whole step can be
+// replayed later without tracing (binding new data to the same slots).
+struct CapturedRun {
+  std::shared_ptr<const Plan> plan;
+  std::shared_ptr<Executor> executor;
+  std::vector<Tensor> inputs;
+  std::vector<ValueKind> input_kinds;
+  std::vector<uint64_t> input_seqs;   // creation order of the bound leaves
+  std::vector<Tensor> outputs;
+};
+void capture_begin();
+std::vector<CapturedRun> capture_end();
+uint64_t current_seq();  // values created after this point have a larger seq
 
 }  // namespace lazy
 }  // namespace glassgrad
