@@ -98,14 +98,16 @@ for b in benchmarks/*.py; do
   if [ "$name" = cuda_kernels ]; then
     args=(--out "$out/$name.csv")
     [ "$quick" = 1 ] && args+=(--quick)
-  elif "$python" "$b" --help 2>/dev/null | grep -q -- "--device"; then
+  elif help=$("$python" "$b" --help 2>/dev/null) && grep -q -- "--device" <<<"$help"; then
     args=(--device cuda)
-    "$python" "$b" --help 2>/dev/null | grep -q -- "--out" && args+=(--out "$out/$name.csv")
+    if grep -q -- "--out" <<<"$help"; then args+=(--out "$out/$name.csv"); fi
+    if grep -q -- "--csv" <<<"$help"; then args+=(--csv "$out/$name.csv"); fi
+    if [ "$quick" = 1 ] && grep -q -- "--limit" <<<"$help"; then args+=(--limit 12800); fi
   else
     row "bench $name" "skipped" "takes no --device option"
     continue
   fi
-  if timeout 240 "$python" "$b" "${args[@]}" > "$out/bench_$name.log" 2>&1; then
+  if timeout 300 "$python" "$b" "${args[@]}" > "$out/bench_$name.log" 2>&1; then
     row "bench $name" "ok" "$(tail -1 "$out/bench_$name.log")"
   else
     row "bench $name" "FAILED" "see bench_$name.log"
