@@ -151,6 +151,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     st.schema = node.schema;
     st.attrs = node.attrs;
     st.meta = node.meta;
+    st.fusion_group = static_cast<int>(node.attrs.i("group", -1));
     for (ValueId v : node.inputs) st.inputs.push_back(slot_of[static_cast<size_t>(v)]);
     for (ValueId v : node.outputs) st.outputs.push_back(slot_of[static_cast<size_t>(v)]);
     const size_t ws = opts.workspace ? opts.workspace(g, node) : 0;
@@ -159,7 +160,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
       st.workspace = new_slot(SlotKind::Workspace, kNoValue, wi);
       BufferSlot& w = plan.slots[static_cast<size_t>(st.workspace)];
       w.first_step = w.last_step = step_index;
-      w.name = "workspace of " + node.op();
+      w.name = "workspace of " + node.op() + (node.meta.scope.empty() ? "" : " '" + node.meta.scope + "'");
     }
     plan.steps.push_back(std::move(st));
   }

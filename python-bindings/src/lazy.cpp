@@ -103,6 +103,15 @@ void bind_lazy(py::module_& m) {
       })
       .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
       .def_readonly("outputs", &lazy::CapturedRun::outputs);
+  m.def("set_plan_only", &lazy::set_plan_only);
+  m.def("take_plan_only_plans", [] {
+    std::vector<std::shared_ptr<Plan>> out;
+    for (auto& p : lazy::take_plan_only_plans()) out.push_back(std::const_pointer_cast<Plan>(p));
+    return out;
+  });
+  m.def("arena_bytes", [](const std::string& d) { return lazy::arena_held_bytes(Device::parse(d)); });
+  m.def("set_fusion", &lazy::set_fusion);
+  m.def("fusion_enabled", &lazy::fusion_enabled);
   m.def("capture_begin", &lazy::capture_begin);
   m.def("capture_end", &lazy::capture_end);
   m.def("lazy_seq", &lazy::current_seq);

@@ -1,5 +1,6 @@
 // Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
 #include <chrono>
+#include <cstdlib>
 #include <list>
 #include <unordered_map>
 
@@ -36,6 +37,7 @@ struct PlanCache {
     CompileOptions opts;
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
@@ -51,6 +53,12 @@ struct PlanCache {
 };
 
 bool g_capturing = false;
+bool g_plan_only = false;
+std::vector<std::shared_ptr<const Plan>>& plan_only_plans() {
+  static auto* v = new std::vector<std::shared_ptr<const Plan>>();
+  return *v;
+}
+int g_fusion = -1;  // -1: not read from the environment yet
 std::vector<CapturedRun>& captured() {
   static auto* c = new std::vector<CapturedRun>();
   return *c;
@@ -111,7 +119,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
-  const uint64_t key = ex.graph.signature();
+  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
@@ -123,7 +131,30 @@ void realize(const std::vector<ValuePtr>& targets) {
     if (!lv->realized()) throw InternalError("realize: leaf without data");
     inputs.push_back(lv->data);
   }
-  std::vector<Tensor> outs = cp.executor->run(inputs);
+  std::vector<Tensor> outs;
+  if (g_plan_only) {
+    // No kernels: results are uninitialized tensors of the planned shapes (views of inputs
+    // for in-place outputs), so the Python side stays consistent.
+    plan_only_plans().push_back(cp.plan);
+    for (size_t k = 0; k < cp.plan->output_slots.size(); ++k) {
+      const int slot = cp.plan->output_slots[k];
+      const BufferSlot& bs = cp.plan->slots[static_cast<size_t>(slot)];
+      int root = slot;
+      while (cp.plan->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = cp.plan->slots[static_cast<size_t>(root)].base;
+      const BufferSlot& rs = cp.plan->slots[static_cast<size_t>(root)];
+      if (rs.kind == SlotKind::Input) {
+        size_t idx = 0;
+        while (cp.plan->input_slots[idx] != root) ++idx;
+        const Tensor& base = inputs[idx];
+        outs.push_back(Tensor::from_storage(base.storage(), bs.info.shape, bs.kind == SlotKind::View ? bs.strides : contiguous_strides(bs.info.shape),
+                                            base.offset() + (bs.kind == SlotKind::View ? bs.view_offset : 0), bs.info.dtype));
+      } else {
+        outs.push_back(Tensor::empty(bs.info.shape, bs.info.dtype, bs.info.device, bs.name));
+      }
+    }
+  } else {
+    outs = cp.executor->run(inputs);
+  }
   ++pc.stats.realizes;
   pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
   if (g_capturing) {
@@ -149,6 +180,24 @@ const Tensor& data(const ValuePtr& v) {
   return v->data;
 }
 
+void set_plan_only(bool on) { g_plan_only = on; }
+bool plan_only() { return g_plan_only; }
+std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
+  std::vector<std::shared_ptr<const Plan>> out;
+  out.swap(plan_only_plans());
+  return out;
+}
+
+bool fusion_enabled() {
+  if (g_fusion < 0) {
+    const char* env = std::getenv("GLASSGRAD_FUSION");
+    g_fusion = (env && std::string(env) == "0") ? 0 : 1;
+  }
+  return g_fusion == 1;
+}
+
+void set_fusion(bool on) { g_fusion = on ? 1 : 0; }
+
 void capture_begin() {
   captured().clear();
   g_capturing = true;
@@ -162,6 +211,8 @@ std::vector<CapturedRun> capture_end() {
 }
 
 uint64_t current_seq() { return next_seq(); }
+
+size_t arena_held_bytes(const Device& d) { return arena_bytes(d); }
 
 CacheStats cache_stats() {
   CacheStats s = cache().stats;
@@ -185,6 +236,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   CompileOptions opts;
   opts.outputs = ex.outputs;
   opts.workspace = Executor::workspace_fn();
+  opts.fuse = fusion_enabled();
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 
