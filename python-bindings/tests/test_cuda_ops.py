@@ -228,3 +228,31 @@ def test_cuda_training_step_matches_cpu():
     np.testing.assert_allclose(gpu_l, cpu_l, rtol=1e-4, atol=1e-5)
     for a, b in zip(cpu_p, gpu_p):
         np.testing.assert_allclose(b, a, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_fused_program_with_every_instruction_matches_cpu(rng, dtype):
+    # FusedOp codes (fusion.h): Add=0 Sub Mul Div Maximum Minimum Neg Exp Log Sqrt ReLU Sigmoid Tanh
+    # AddScalar MulScalar PowScalar RDivScalar ReLUBackward SigmoidBackward TanhBackward. Inputs
+    # r0 [4, 1, 9] (broadcast), r1 [4, 6, 9] transposed view, r2 [9] (broadcast), all positive.
+    ins = [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0), (5, 7, 0, 0),
+           (6, 8, -1, 0), (7, 9, -1, 0), (8, 10, -1, 0), (9, 1, -1, 0), (10, 6, -1, 0), (11, 11, -1, 0),
+           (12, 4, -1, 0), (13, 14, -1, 0.25), (14, 15, -1, -1.5), (15, 16, -1, 2.0), (16, 16, -1, 3.0),
+           (17, 18, 6, 0), (18, 19, 14, 0), (19, 17, 15, 0), (15, 12, -1, 1.7),
+           (0, 20, 21, 0), (0, 24, 22, 0), (0, 25, 23, 0)]
+    code, scalars = [], []
+    for op, a, b, s in ins:
+        code += [op, a, b]
+        scalars.append(float(s))
+    attrs = {"program": code, "scalars": scalars}
+    x0 = (rng.random((4, 1, 9)) + 0.5).astype(dtype)
+    x1 = (rng.random((4, 9, 6)) + 0.5).astype(dtype)
+    x2 = (rng.random(9) + 0.5).astype(dtype)
+    outs = []
+    for device in ("cpu", "cuda"):
+        t1 = _C.Tensor.from_numpy(x1, device).permute([0, 2, 1])
+        (y,) = _C.run_op("FusedElementwise", [_C.Tensor.from_numpy(x0, device), t1, _C.Tensor.from_numpy(x2, device)],
+                         attrs, "")
+        outs.append(y.numpy())
+    assert np.isfinite(outs[0]).all()
+    assert_parity(outs[0], outs[1], dtype, "FusedElementwise with every instruction")

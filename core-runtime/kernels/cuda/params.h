@@ -64,6 +64,23 @@ struct GGPool {
   int32_t pad_;
 };
 
+// FusedElementwise: a register program over up to GG_FUSED_MAX_IN broadcast inputs. Registers
+// 0..n_in-1 hold the inputs, instruction j writes register n_in + j, the last one is the
+// output. code[j] = unary | op << 1 | a << 8 | b << 20 (op a GGUnaryOp or GGBinaryOp).
+#define GG_FUSED_MAX_IN 8
+#define GG_FUSED_MAX_CODE 64
+struct GGFused {
+  int32_t rank;
+  int32_t small;
+  int32_t n_in;
+  int32_t n_code;
+  int64_t size[GG_MAX_DIMS];
+  int64_t stride[GG_FUSED_MAX_IN][GG_MAX_DIMS];  // each input broadcast to the output shape
+  const void* in[GG_FUSED_MAX_IN];
+  int32_t code[GG_FUSED_MAX_CODE];
+  double scalar[GG_FUSED_MAX_CODE];
+};
+
 // Elementwise op codes (one kernel per dtype switches on these; the switch is uniform across
 // the grid, so it costs no divergence).
 enum GGBinaryOp {
