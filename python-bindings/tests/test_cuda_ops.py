@@ -256,3 +256,17 @@ def test_cuda_fused_program_with_every_instruction_matches_cpu(rng, dtype):
         outs.append(y.numpy())
     assert np.isfinite(outs[0]).all()
     assert_parity(outs[0], outs[1], dtype, "FusedElementwise with every instruction")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_batchnorm_with_fused_relu_matches_cpu(rng, dtype):
+    x = _rand(rng, 4, 5, 7, 3, dtype=dtype)
+    gamma, beta = _rand(rng, 5, dtype=dtype), _rand(rng, 5, dtype=dtype)
+    rm, rv = _rand(rng, 5, dtype=dtype), (rng.random(5) + 0.5).astype(dtype)
+    attrs = {"eps": 1e-5, "activation": "relu"}
+    cpu, gpu = run_both("BatchNorm2DTrain", [x, gamma, beta], attrs)
+    for k in range(3):
+        assert_parity(cpu[k], gpu[k], dtype, f"BatchNorm2DTrain relu output {k}")
+    assert (gpu[0] >= 0).all() and (gpu[0] == 0).any()
+    cpu, gpu = run_both("BatchNorm2DInference", [x, gamma, beta, rm, rv], attrs)
+    assert_parity(cpu[0], gpu[0], dtype, "BatchNorm2DInference relu")

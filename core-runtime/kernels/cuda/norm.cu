@@ -6,6 +6,7 @@
 //               (corrected two-pass), scale = gamma/sqrt(var + eps), shift = beta - mean*scale,
 //               y = x*scale + shift
 //   inference:  the same affine map from the running statistics
+//   activation "relu" (set by the fusion pass): y = max(x*scale + shift, 0), in the same pass
 //   backward:   invstd = 1/sqrt(var + eps), sg = sum g, sgd = sum g*(x - mean):
 //               dbeta = sg, dgamma = invstd*sgd,
 //               dx = a*g + b*x + (k - b*mean), a = gamma*invstd, b = -gamma*invstd^3*sgd/M
@@ -69,10 +70,11 @@ __device__ void inference_coef(int64_t C, double eps, const T* gamma, const T* b
 }
 
 template <typename T>
-__device__ void affine(int64_t n, int64_t C, int64_t I, T* y, const T* x, const double* coef) {
+__device__ void affine(int64_t n, int64_t C, int64_t I, int relu, T* y, const T* x, const double* coef) {
   GG_FOR(e, n) {
     const int64_t c = (e / I) % C;
-    y[e] = x[e] * (T)coef[2 * c] + (T)coef[2 * c + 1];
+    const T v = x[e] * (T)coef[2 * c] + (T)coef[2 * c + 1];
+    y[e] = (relu && !(v > T(0))) ? T(0) : v;
   }
 }
 
@@ -150,8 +152,9 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
                                                const T* rm, const T* rv, double* coef) {              \
     gg_bn::inference_coef<T>(C, eps, gamma, beta, rm, rv, coef);                                      \
   }                                                                                                   \
-  GG_KERNEL void gg_bn_affine_##suffix(int64_t n, int64_t C, int64_t I, T* y, const T* x, const double* coef) { \
-    gg_bn::affine<T>(n, C, I, y, x, coef);                                                            \
+  GG_KERNEL void gg_bn_affine_##suffix(int64_t n, int64_t C, int64_t I, int relu, T* y, const T* x,     \
+                                       const double* coef) {                                         \
+    gg_bn::affine<T>(n, C, I, relu, y, x, coef);                                                      \
   }                                                                                                   \
   GG_KERNEL void gg_bn_backward_sums_##suffix(int mode, int64_t N, int64_t C, int64_t I, double eps,    \
                                               const T* g, const T* x, const T* gamma, const T* center, \

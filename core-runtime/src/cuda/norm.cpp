@@ -25,6 +25,9 @@ Dim3 channel_grid(const DeviceState& s, int64_t C) {
   return Dim3{static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(C, int64_t(s.info.multiprocessors) * 32)))};
 }
 
+// attrs "activation" = "relu" (the fusion pass's batchnorm + relu): applied in the affine pass.
+int relu_of(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu" ? 1 : 0; }
+
 Tensor coef_buffer(const Tensor& x, int64_t per_channel, int64_t C) {
   return Tensor::empty({std::max<int64_t>(1, per_channel * C)}, DType::Float64, x.device(), "batchnorm coefficients");
 }
@@ -47,7 +50,7 @@ void bn_train(const KernelContext& c) {
   const int64_t n = x.numel();
   if (n == 0) return;
   launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
-         y.data_ptr(), x.data_ptr(), coef.data_ptr());
+         relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
 }
 
 // inputs x, gamma, beta, running_mean, running_var; output y
@@ -66,7 +69,7 @@ void bn_inference(const KernelContext& c) {
          c.attrs.f("eps", 1e-5), c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(),
          c.inputs[4].data_ptr(), coef.data_ptr());
   launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
-         y.data_ptr(), x.data_ptr(), coef.data_ptr());
+         relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
 }
 
 // mode 0 (BatchNorm2DBackward): inputs g, x, gamma, mean, var[, grad_mean[, grad_var]];
