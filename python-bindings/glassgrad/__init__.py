@@ -45,6 +45,6 @@ from .optim import SGD, Adam, Optimizer  # noqa: E402
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
                        reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
-from . import data, kernels, models, testing  # noqa: E402,F401
+from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
 from .serialization import load, save  # noqa: E402
