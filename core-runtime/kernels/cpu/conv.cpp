@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "cpu/conv_geometry.h"
+#include "cpu/conv_pack.h"
 #include "cpu/gemm/gemm.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -65,10 +66,13 @@ ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, DType dt, int threads) {
   ConvPlan p;
   const GemmDims d = image_gemm(op, g);
   const size_t el = dtype_size(dt);
-  if (threads > 1 && g.n > 1 && (g.n >= threads || cpu::gemm_threads(d.m, d.n, d.k, dt) == 1)) {
+  const bool worth_threads = g.n * d.m * d.n * d.k >= cpu::kGemmMinParallelWork;
+  if (threads > 1 && g.n > 1 && worth_threads && (g.n >= threads || cpu::gemm_threads(d.m, d.n, d.k, dt) == 1)) {
     p.slots = static_cast<int>(std::min<int64_t>(threads, g.n));
   }
-  if (!g.pointwise()) p.col_bytes = align_up(static_cast<size_t>(g.crs() * g.hwo()) * el);
+  // Forward and backward weight read the image through the GEMM's packing (conv_pack.h); only
+  // backward input needs a column buffer, for col2im.
+  if (op == ConvOp::BackwardInput && !g.pointwise()) p.col_bytes = align_up(static_cast<size_t>(g.crs() * g.hwo()) * el);
   if (op == ConvOp::BackwardWeight && p.slots > 1) p.partial_bytes = align_up(static_cast<size_t>(g.k * g.crs()) * el);
   p.gemm_bytes = align_up(cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt, /*serial=*/p.slots > 1));
   return p;
@@ -139,15 +143,17 @@ void conv2d_forward(const KernelContext& c) {
     for (int64_t n = n0; n < n1; ++n) {
       const T* xn = xp + n * g.c * g.hw();
       T* yn = yp + n * g.k * hwo;
-      const T* col = xn;
-      if (!g.pointwise()) {
-        cpu::im2col(g, xn, slot.col);
-        col = slot.col;
-      }
       if (bias) {
         for (int64_t k = 0; k < g.k; ++k) std::fill(yn + k * hwo, yn + (k + 1) * hwo, bias[k]);
       }
-      cpu::gemm(g.k, hwo, crs, T(1), wp, crs, 1, col, hwo, 1, bias ? T(1) : T(0), yn, hwo, slot.gemm_ws, slot.gemm_bytes);
+      const T beta = bias ? T(1) : T(0);
+      if (g.pointwise()) {  // col is the image itself
+        cpu::gemm(g.k, hwo, crs, T(1), wp, crs, 1, xn, hwo, 1, beta, yn, hwo, slot.gemm_ws, slot.gemm_bytes);
+      } else {
+        const cpu::Im2colSource<T> src{&g, xn};
+        cpu::gemm(g.k, hwo, crs, T(1), wp, crs, 1, cpu::GemmPackB<T>{&cpu::pack_im2col<T>, &src}, beta, yn, hwo,
+                  slot.gemm_ws, slot.gemm_bytes);
+      }
     }
   });
 }
@@ -198,14 +204,15 @@ void conv2d_backward_weight(const KernelContext& c) {
     if (n0 == n1) std::fill(acc, acc + dw_size, T(0));
     for (int64_t n = n0; n < n1; ++n) {
       const T* xn = xp + n * g.c * g.hw();
-      const T* col = xn;
-      if (!g.pointwise()) {
-        cpu::im2col(g, xn, slot.col);
-        col = slot.col;
+      const T* gyn = gyp + n * g.k * hwo;
+      const T beta = n == n0 ? T(0) : T(1);
+      if (g.pointwise()) {  // B[p, c] = x[n, c, p]: the image read transposed through its strides
+        cpu::gemm(g.k, crs, hwo, T(1), gyn, hwo, 1, xn, 1, hwo, beta, acc, crs, slot.gemm_ws, slot.gemm_bytes);
+      } else {
+        const cpu::Im2colSource<T> src{&g, xn};
+        cpu::gemm(g.k, crs, hwo, T(1), gyn, hwo, 1, cpu::GemmPackB<T>{&cpu::pack_im2col_t<T>, &src}, beta, acc, crs,
+                  slot.gemm_ws, slot.gemm_bytes);
       }
-      // B[p, crs] = col[crs, p]: im2col read transposed through its strides.
-      cpu::gemm(g.k, crs, hwo, T(1), gyp + n * g.k * hwo, hwo, 1, col, 1, hwo, n == n0 ? T(0) : T(1), acc, crs,
-                slot.gemm_ws, slot.gemm_bytes);
     }
   });
   for (const T* part : partials) {

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gemm_kernel.h"
 #include "glassgrad/autodiff/types.h"
 #include "glassgrad/runtime/cpu_features.h"
 
@@ -39,11 +40,25 @@ void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const doubl
           int64_t csa, const double* b, int64_t rsb, int64_t csb, double beta, double* c,
           int64_t ldc, void* workspace = nullptr, size_t workspace_bytes = 0);
 
+// The same with B produced by a packing callback (GemmPackB, gemm_kernel.h) instead of read
+// through strides: B exists only as the panels the callback writes (e.g. im2col fused into
+// packing). The callback may be called from several threads at once, for disjoint columns.
+void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+          const GemmPackB<float>& b, float beta, float* c, int64_t ldc, void* workspace = nullptr,
+          size_t workspace_bytes = 0);
+void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+          const GemmPackB<double>& b, double beta, double* c, int64_t ldc, void* workspace = nullptr,
+          size_t workspace_bytes = 0);
+
 // Workspace for one gemm call of this size and dtype (Float32 or Float64), enough for every
 // thread it would use; with serial = true, enough for one thread (a call made inside a
 // parallel region, e.g. per image of a conv).
 size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool serial = false);
 size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial);
+
+// Below this many multiply-adds (m * n * k) a second thread costs more (fork/join, duplicated
+// packing) than it saves; callers splitting many small products over threads use it too.
+constexpr int64_t kGemmMinParallelWork = int64_t(1) << 21;
 
 // How many threads a call of this size would use outside a parallel region (1: it runs
 // serially, so a caller with many such products should parallelize over them instead).

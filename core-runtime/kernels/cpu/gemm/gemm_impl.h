@@ -162,7 +162,11 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
       const int64_t kc = min64(blk.kc, p.k - pc);
       // Later K blocks accumulate onto what the first one wrote.
       const T beta = pc == 0 ? p.beta : T(1);
-      pack_b<T, NR>(kc, nc, p.b + pc * p.rsb + jc * p.csb, p.rsb, p.csb, bp);
+      if (p.pack_b.fn != nullptr) {
+        p.pack_b.fn(p.pack_b.ctx, pc, kc, p.b_col0 + jc, nc, NR, bp);
+      } else {
+        pack_b<T, NR>(kc, nc, p.b + pc * p.rsb + jc * p.csb, p.rsb, p.csb, bp);
+      }
       for (int64_t ic = 0; ic < p.m; ic += blk.mc) {
         const int64_t mc = min64(blk.mc, p.m - ic);
         pack_a<T, MR>(mc, kc, p.a + ic * p.rsa + pc * p.csa, p.rsa, p.csa, ap);
