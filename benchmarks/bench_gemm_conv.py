@@ -41,14 +41,17 @@ def machine() -> str:
     return f"{model} x{os.cpu_count()}"
 
 
+CLOCK = time.perf_counter
+
+
 def time_call(fn, repeats: int, warmup: int = 3):
     for _ in range(warmup):
         fn()
     ts = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = CLOCK()
         fn()
-        ts.append(time.perf_counter() - t0)
+        ts.append(CLOCK() - t0)
     return statistics.median(ts), min(ts)
 
 
@@ -79,9 +82,15 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--out", default="-", help="CSV file (default: stdout)")
     ap.add_argument("--threads", type=int, default=0, help="glassgrad threads (0: all cores)")
+    ap.add_argument("--clock", choices=["wall", "thread"], default="wall",
+                    help="wall: elapsed time; thread: CPU time of the calling thread, which ignores time "
+                         "the OS gave to other processes (only meaningful with --threads 1 and a "
+                         "single-threaded BLAS, e.g. OPENBLAS_NUM_THREADS=1)")
     args = ap.parse_args()
     if args.threads:
         _C.set_num_threads(args.threads)
+    global CLOCK
+    CLOCK = time.thread_time if args.clock == "thread" else time.perf_counter
 
     rng = np.random.default_rng(0)
     common = {
@@ -90,6 +99,8 @@ def main() -> int:
         "isa": _C.cpu_isa(),
         "threads": _C.get_num_threads(),
         "numpy": np.__version__,
+        "clock": args.clock,
+        "load1": round(os.getloadavg()[0], 2),
     }
     rows = []
 
@@ -126,7 +137,7 @@ def main() -> int:
             med, mn = time_call(plan_runner(op, arrays, attrs), args.repeats)
             add(f"{label} {op}", shape, "glassgrad", med, mn, flops)
 
-    fields = ["machine", "date", "isa", "threads", "numpy", "benchmark", "shape", "impl", "median_us", "min_us", "gflops"]
+    fields = ["machine", "date", "isa", "threads", "clock", "load1", "numpy", "benchmark", "shape", "impl", "median_us", "min_us", "gflops"]
     out = sys.stdout if args.out == "-" else open(args.out, "w", newline="")
     writer = csv.DictWriter(out, fieldnames=fields)
     writer.writeheader()

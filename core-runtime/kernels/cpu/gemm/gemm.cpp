@@ -158,7 +158,8 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     const int64_t begin = slot * s.chunk;
     if (s.along_n) {
       q.n = std::min(s.chunk, p.n - begin);
-      if (p.pack_b.fn == nullptr) q.b = p.b + begin * p.csb;
+      if (p.pack_b.fn == nullptr && p.b_cols == nullptr) q.b = p.b + begin * p.csb;
+      if (p.b_cols != nullptr) q.b_cols = p.b_cols + begin;
       q.b_col0 = p.b_col0 + begin;
       q.c = p.c + begin;
     } else {
@@ -190,13 +191,13 @@ size_t workspace_bytes_impl(CpuIsa isa, int64_t m, int64_t n, int64_t k, bool se
 void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
           const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace,
           size_t workspace_bytes) {
-  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, {}, 0}, workspace, workspace_bytes);
+  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, {}, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
           const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
           size_t workspace_bytes) {
-  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, {}, 0}, workspace, workspace_bytes);
+  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, {}, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa, const float* b,
@@ -212,12 +213,12 @@ void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_
 
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
           const GemmPackB<float>& b, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b, 0}, workspace, workspace_bytes);
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
           const GemmPackB<double>& b, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b, 0}, workspace, workspace_bytes);
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b, 0, nullptr}, workspace, workspace_bytes);
 }
 
 size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
@@ -229,11 +230,39 @@ size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool s
   return gemm_workspace_bytes(cpu_isa(), m, n, k, dtype, serial);
 }
 
+void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* const* b_rows,
+              float beta, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  kernel_for<float>(cpu_isa()).run_dot({m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
+}
+
+void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
+              double beta, double* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  kernel_for<double>(cpu_isa()).run_dot({m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
+}
+
+void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, {}, 0, b_cols}, workspace,
+                   workspace_bytes);
+}
+
+void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, {}, 0, b_cols}, workspace,
+                    workspace_bytes);
+}
+
 int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {
   if (m <= 0 || n <= 0 || k <= 0) return 1;
   const CpuIsa isa = cpu_isa();
   return dtype == DType::Float64 ? plan_split(kernel_for<double>(isa), m, n, k, get_num_threads()).slots
                                  : plan_split(kernel_for<float>(isa), m, n, k, get_num_threads()).slots;
+}
+
+int gemm_nr(DType dtype) {
+  return dtype == DType::Float64 ? kernel_for<double>(cpu_isa()).nr : kernel_for<float>(cpu_isa()).nr;
 }
 
 const char* gemm_kernel_name(CpuIsa isa, DType dtype) {

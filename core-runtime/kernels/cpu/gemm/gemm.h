@@ -50,6 +50,24 @@ void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_
           const GemmPackB<double>& b, double beta, double* c, int64_t ldc, void* workspace = nullptr,
           size_t workspace_bytes = 0);
 
+// The same with column j of B a contiguous run at b_cols[j] (B[p, j] = b_cols[j][p]): B^T given
+// by row pointers, e.g. the im2col rows of a conv's weight gradient. Packing transposes them
+// block by block in registers.
+void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace = nullptr,
+               size_t workspace_bytes = 0);
+void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace = nullptr,
+               size_t workspace_bytes = 0);
+
+// C[i, j] = alpha * sum_p A[i, p] * B[j, p] + beta * C[i, j] with A row i at a + i * lda and
+// B row j at b_rows[j], both contiguous along p (GemmDotProblem): dot products of rows, for
+// small m x n and long k. Serial, no workspace.
+void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* const* b_rows,
+              float beta, float* c, int64_t ldc);
+void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
+              double beta, double* c, int64_t ldc);
+
 // Workspace for one gemm call of this size and dtype (Float32 or Float64), enough for every
 // thread it would use; with serial = true, enough for one thread (a call made inside a
 // parallel region, e.g. per image of a conv).
@@ -64,7 +82,11 @@ constexpr int64_t kGemmMinParallelWork = int64_t(1) << 21;
 // serially, so a caller with many such products should parallelize over them instead).
 int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype);
 
-// "avx512 12x32 f32": the loop nest cpu_isa() selects for float32 (for logs and benchmarks).
+// Columns of the micro-tile (NR) of the loop nest cpu_isa() selects: how wide B should be for
+// the packed GEMM not to compute mostly padding.
+int gemm_nr(DType dtype);
+
+// "avx512 8x48 f32": the loop nest cpu_isa() selects for float32 (for logs and benchmarks).
 const char* gemm_kernel_name();
 const char* gemm_kernel_name(CpuIsa isa, DType dtype);
 
