@@ -9,6 +9,12 @@
 // the image), a [C*R*S, Ho*Wo] row-major matrix, so that y[n] = w [K, C*R*S] x col.
 // col2im is its transpose (adjoint): dx[c, h, v] = sum of col entries that im2col read from
 // (c, h, v). Padding is handled by index ranges, never by a padded copy of the input.
+//
+// Stride 1 without padding has a cheaper form ("flat"): index output pixels on the input's row
+// pitch, q = i*W + j with j < W (columns j >= Wo are surplus), and tap (c, r, s) reads
+// x[c*H*W + r*W + s + q] = x[flat_offset(c, r, s) + q]: every im2col row is one contiguous run
+// of the image, so the GEMMs take it as row (or column) pointers into the image and nothing is
+// copied but the packing itself. flat_pixels = (Ho - 1)*W + Wo pixels cover every real one.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -65,6 +71,12 @@ inline ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Attrs& a
   g.wo = (g.w + g.pl + g.pr - g.s) / g.sw + 1;
   return g;
 }
+
+inline int64_t flat_offset(const ConvGeometry& g, int64_t crs) {
+  const int64_t c = crs / (g.r * g.s), r = (crs / g.s) % g.r, s = crs % g.s;
+  return c * g.hw() + r * g.w + s;
+}
+inline int64_t flat_pixels(const ConvGeometry& g) { return (g.ho - 1) * g.w + g.wo; }
 
 // col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W].
 template <typename T>

@@ -158,7 +158,7 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     const int64_t begin = slot * s.chunk;
     if (s.along_n) {
       q.n = std::min(s.chunk, p.n - begin);
-      if (p.pack_b.fn == nullptr && p.b_cols == nullptr) q.b = p.b + begin * p.csb;
+      if (p.b_rows == nullptr && p.b_cols == nullptr) q.b = p.b + begin * p.csb;
       if (p.b_cols != nullptr) q.b_cols = p.b_cols + begin;
       q.b_col0 = p.b_col0 + begin;
       q.c = p.c + begin;
@@ -191,13 +191,13 @@ size_t workspace_bytes_impl(CpuIsa isa, int64_t m, int64_t n, int64_t k, bool se
 void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
           const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace,
           size_t workspace_bytes) {
-  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, {}, 0, nullptr}, workspace, workspace_bytes);
+  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, nullptr, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
           const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
           size_t workspace_bytes) {
-  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, {}, 0, nullptr}, workspace, workspace_bytes);
+  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, nullptr, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa, const float* b,
@@ -211,14 +211,16 @@ void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_
   gemm(cpu_isa(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, workspace, workspace_bytes);
 }
 
-void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-          const GemmPackB<float>& b, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b, 0, nullptr}, workspace, workspace_bytes);
+void gemm_rows(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_rows, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b_rows, 0, nullptr}, workspace,
+                   workspace_bytes);
 }
 
-void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-          const GemmPackB<double>& b, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b, 0, nullptr}, workspace, workspace_bytes);
+void gemm_rows(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_rows, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b_rows, 0, nullptr}, workspace,
+                    workspace_bytes);
 }
 
 size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
@@ -244,13 +246,13 @@ void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, in
 
 void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
                const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, {}, 0, b_cols}, workspace,
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
                    workspace_bytes);
 }
 
 void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
                const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, {}, 0, b_cols}, workspace,
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
                     workspace_bytes);
 }
 

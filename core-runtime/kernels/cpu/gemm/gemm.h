@@ -40,15 +40,14 @@ void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const doubl
           int64_t csa, const double* b, int64_t rsb, int64_t csb, double beta, double* c,
           int64_t ldc, void* workspace = nullptr, size_t workspace_bytes = 0);
 
-// The same with B produced by a packing callback (GemmPackB, gemm_kernel.h) instead of read
-// through strides: B exists only as the panels the callback writes (e.g. im2col fused into
-// packing). The callback may be called from several threads at once, for disjoint columns.
-void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-          const GemmPackB<float>& b, float beta, float* c, int64_t ldc, void* workspace = nullptr,
-          size_t workspace_bytes = 0);
-void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-          const GemmPackB<double>& b, double beta, double* c, int64_t ldc, void* workspace = nullptr,
-          size_t workspace_bytes = 0);
+// The same with row p of B a contiguous run at b_rows[p] (B[p, j] = b_rows[p][j]), e.g. the
+// im2col rows of a stride-1 conv, which are runs of the image itself (gemm_kernel.h).
+void gemm_rows(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_rows, float beta, float* c, int64_t ldc, void* workspace = nullptr,
+               size_t workspace_bytes = 0);
+void gemm_rows(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_rows, double beta, double* c, int64_t ldc, void* workspace = nullptr,
+               size_t workspace_bytes = 0);
 
 // The same with column j of B a contiguous run at b_cols[j] (B[p, j] = b_cols[j][p]): B^T given
 // by row pointers, e.g. the im2col rows of a conv's weight gradient. Packing transposes them

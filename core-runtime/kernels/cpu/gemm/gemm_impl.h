@@ -114,6 +114,30 @@ void pack_b(int64_t kc, int64_t nc, const T* b, int64_t rsb, int64_t csb, T* bp)
   }
 }
 
+// bp <- B[0:kc, 0:nc] with row k at rows[k][col0:col0 + nc] (contiguous), in the layout of pack_b.
+// (Vector moves, not memcpy: GCC turns a variable-length memcpy into `rep movs`, whose
+// start-up cost dominates copies this short.)
+template <typename T, int NR>
+void pack_b_rows(int64_t kc, int64_t nc, const T* const* rows, int64_t col0, T* bp) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* src = rows[p] + col0;
+    T* dst = bp + p * NR;
+    int64_t j0 = 0;
+    for (; j0 + NR <= nc; j0 += NR, dst += kc * NR) {
+      for (int j = 0; j < NR; j += L) {
+        V v;
+        std::memcpy(&v, src + j0 + j, sizeof(V));
+        std::memcpy(dst + j, &v, sizeof(V));
+      }
+    }
+    if (j0 < nc) {
+      for (int64_t j = 0; j < NR; ++j) dst[j] = j0 + j < nc ? src[j0 + j] : T(0);
+    }
+  }
+}
+
 // Transposes an L x L block held as L vectors: afterwards v[i][j] is the old v[j][i]. Stage b
 // swaps bit b of the row index with bit b of the lane index (two-source shuffles with constant
 // masks); the log2(L) stages together swap the whole indices.
@@ -216,19 +240,23 @@ void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* _
     }
     return;
   }
-  alignas(64) T tile[MR * NR];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NV; ++j) {
-      V out = alpha * acc[i][j];
-      std::memcpy(tile + i * NR + j * L, &out, sizeof(V));
-    }
+  // Edge tile: whole vectors while they fit, then single lanes. (Written out so GCC does not
+  // turn it into a memcpy call, which costs more than the copy for a row this short.)
   for (int64_t i = 0; i < mr; ++i) {
     T* cp = c + i * ldc;
-    const T* tp = tile + i * NR;
-    if (beta == T(0)) {
-      for (int64_t j = 0; j < nr; ++j) cp[j] = tp[j];
-    } else {
-      for (int64_t j = 0; j < nr; ++j) cp[j] = tp[j] + beta * cp[j];
+    for (int j = 0; j < NV && j * L < nr; ++j) {
+      V out = alpha * acc[i][j];
+      const int64_t base = j * L, len = min64(L, nr - base);
+      if (len == L) {
+        if (beta != T(0)) {
+          V old;
+          std::memcpy(&old, cp + base, sizeof(V));
+          out += beta * old;
+        }
+        std::memcpy(cp + base, &out, sizeof(V));
+      } else {
+        for (int64_t l = 0; l < len; ++l) cp[base + l] = beta == T(0) ? out[l] : out[l] + beta * cp[base + l];
+      }
     }
   }
 }
@@ -242,8 +270,8 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
       const int64_t kc = min64(blk.kc, p.k - pc);
       // Later K blocks accumulate onto what the first one wrote.
       const T beta = pc == 0 ? p.beta : T(1);
-      if (p.pack_b.fn != nullptr) {
-        p.pack_b.fn(p.pack_b.ctx, pc, kc, p.b_col0 + jc, nc, NR, bp);
+      if (p.b_rows != nullptr) {
+        pack_b_rows<T, NR>(kc, nc, p.b_rows + pc, p.b_col0 + jc, bp);
       } else if (p.b_cols != nullptr) {
         pack_b_cols<T, NR>(kc, nc, p.b_cols + jc, pc, bp);
       } else {

@@ -11,23 +11,16 @@
 namespace glassgrad {
 namespace cpu {
 
-// A source of B that writes packed panels itself instead of being read through strides, so a
-// matrix that exists only implicitly (the im2col matrix of a convolution) is built straight into
-// the packing buffer. fn(ctx, pc, kc, jc, nc, nr, dst) writes B[pc : pc+kc, jc : jc+nc] as
-// ceil(nc / nr) slivers of kc x nr values: dst[t*kc*nr + p*nr + q] = B[pc + p, jc + t*nr + q],
-// zero for columns at or past jc + nc.
-template <typename T>
-struct GemmPackB {
-  void (*fn)(const void* ctx, int64_t pc, int64_t kc, int64_t jc, int64_t nc, int64_t nr, T* dst);  // null: use strides
-  const void* ctx;
-};
-
 // C[i, j] = alpha * sum_k A[i, k] * B[k, j] + beta * C[i, j]   for i < m, j < n, k < k
-// A[i, k] is a[i * rsa + k * csa]. B[k, j] is b[k * rsb + j * csb]; or b_cols[j][k] when b_cols
-// is set (each column a contiguous run anywhere in memory: packing transposes blocks of them
-// in registers); or comes from pack_b, whose column 0 is column b_col0 of the whole B when a
-// thread works on a column range. C[i, j] is c[i * ldc + j]. beta == 0 means C is write-only
-// (it may hold NaNs before the call).
+// A[i, k] is a[i * rsa + k * csa]. B[k, j] is, by the first of these that is set:
+//   b_rows[k][b_col0 + j]  each row a contiguous run anywhere in memory (b_col0: the first
+//                          column of this call when a thread works on a column range);
+//   b_cols[j][k]           each column a contiguous run (packing transposes blocks of them in
+//                          registers);
+//   b[k * rsb + j * csb]   plain strides.
+// Row or column pointers let a conv hand its im2col matrix over without storing it: each of its
+// rows is a run of the image. C[i, j] is c[i * ldc + j]. beta == 0 means C is write-only (it may
+// hold NaNs before the call).
 template <typename T>
 struct GemmProblem {
   int64_t m, n, k;
@@ -39,7 +32,7 @@ struct GemmProblem {
   T beta;
   T* c;
   int64_t ldc;
-  GemmPackB<T> pack_b;
+  const T* const* b_rows;
   int64_t b_col0;
   const T* const* b_cols;
 };
