@@ -232,28 +232,34 @@ size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool s
   return gemm_workspace_bytes(cpu_isa(), m, n, k, dtype, serial);
 }
 
+void gemm(CpuIsa isa, const GemmProblem<float>& p, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(isa, p, workspace, workspace_bytes);
+}
+
+void gemm(CpuIsa isa, const GemmProblem<double>& p, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(isa, p, workspace, workspace_bytes);
+}
+
+void gemm_dot(CpuIsa isa, const GemmDotProblem<float>& p) {
+  if (p.m <= 0 || p.n <= 0) return;
+  check_isa(isa);
+  kernel_for<float>(isa).run_dot(p);
+}
+
+void gemm_dot(CpuIsa isa, const GemmDotProblem<double>& p) {
+  if (p.m <= 0 || p.n <= 0) return;
+  check_isa(isa);
+  kernel_for<double>(isa).run_dot(p);
+}
+
 void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* const* b_rows,
               float beta, float* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  kernel_for<float>(cpu_isa()).run_dot({m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
+  gemm_dot(cpu_isa(), GemmDotProblem<float>{m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
 }
 
 void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
               double beta, double* c, int64_t ldc) {
-  if (m <= 0 || n <= 0) return;
-  kernel_for<double>(cpu_isa()).run_dot({m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
-}
-
-void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
-                   workspace_bytes);
-}
-
-void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
-                    workspace_bytes);
+  gemm_dot(cpu_isa(), GemmDotProblem<double>{m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
 }
 
 int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {

@@ -67,6 +67,13 @@ void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int6
 void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
               double beta, double* c, int64_t ldc);
 
+// Every form above, spelled as the problem structs of gemm_kernel.h, for an explicit ISA (tests
+// run each path this CPU has). The ISA must be cpu_isa() or below.
+void gemm(CpuIsa isa, const GemmProblem<float>& p, void* workspace = nullptr, size_t workspace_bytes = 0);
+void gemm(CpuIsa isa, const GemmProblem<double>& p, void* workspace = nullptr, size_t workspace_bytes = 0);
+void gemm_dot(CpuIsa isa, const GemmDotProblem<float>& p);
+void gemm_dot(CpuIsa isa, const GemmDotProblem<double>& p);
+
 // Workspace for one gemm call of this size and dtype (Float32 or Float64), enough for every
 // thread it would use; with serial = true, enough for one thread (a call made inside a
 // parallel region, e.g. per image of a conv).
