@@ -232,6 +232,18 @@ size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool s
   return gemm_workspace_bytes(cpu_isa(), m, n, k, dtype, serial);
 }
 
+void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
+                   workspace_bytes);
+}
+
+void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
+                    workspace_bytes);
+}
+
 void gemm(CpuIsa isa, const GemmProblem<float>& p, void* workspace, size_t workspace_bytes) {
   gemm_impl<float>(isa, p, workspace, workspace_bytes);
 }
