@@ -21,7 +21,11 @@
 //             C[ic+ir : +MR, jc+jr : +NR] (+)= alpha * Asliver * Bsliver   (registers)
 // Vectors run along N (C rows are contiguous); each k step loads NR/lanes vectors of B and
 // broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR, so the
-// micro-kernel always computes a full tile; edge tiles are stored through a small buffer.
+// micro-kernel always computes a full tile; edge tiles store only their real part.
+// B is packed from strides, from row pointers (pack_b_rows) or from column pointers
+// (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles).
+// run_dot is the other form, for small m x n and long k: one vector accumulator per output,
+// summed along k and reduced across lanes at the end.
 //
 // This file instantiates templates only inside its own namespace (anonymous inside GG_GEMM_NS)
 // and uses no standard-library templates, so no ISA-specific copy of shared code can leak
