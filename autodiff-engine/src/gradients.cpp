@@ -99,6 +99,7 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   const NodeId last = g.value(loss).producer;
   for (NodeId n = 0; n <= last && n != kNoNode; ++n) {
     const Node& node = g.node(n);
+    if (node.schema->stops_gradient || !node.schema->inplace.empty()) continue;  // state updates
     bool any = false;
     for (ValueId in : node.inputs) any = any || dep[static_cast<size_t>(in)];
     if (!any) continue;

@@ -56,10 +56,9 @@ namespace {
 }
 }  // namespace
 
-std::vector<ValueId> Graph::add_node(const std::string& op, const std::vector<ValueId>& inputs,
-                                     const Attrs& attrs, const NodeMeta& meta) {
-  const OpSchema& s = OpRegistry::instance().at(op);
-  const int n = static_cast<int>(inputs.size());
+std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorInfo>& infos, const Attrs& attrs,
+                                   const NodeMeta& meta) {
+  const int n = static_cast<int>(infos.size());
   if (n < s.required_inputs() || n > s.max_inputs()) {
     const std::string where = meta.scope.empty() ? s.name : s.name + " '" + meta.scope + "'";
     std::string names;
@@ -72,14 +71,6 @@ std::vector<ValueId> Graph::add_node(const std::string& op, const std::vector<Va
                          .detail("inputs: " + names)
                          .str());
   }
-  std::vector<TensorInfo> infos;
-  infos.reserve(inputs.size());
-  for (ValueId v : inputs) {
-    if (v < 0 || v >= num_values()) {
-      throw InternalError(op + ": input value %" + std::to_string(v) + " is not in the graph");
-    }
-    infos.push_back(value(v).info);
-  }
   if (s.same_device) {
     for (const auto& t : infos) {
       if (t.device != infos[0].device) device_mismatch(s, meta, infos);
@@ -88,9 +79,24 @@ std::vector<ValueId> Graph::add_node(const std::string& op, const std::vector<Va
   ShapeContext ctx(s.name, infos, attrs, meta);
   std::vector<TensorInfo> outs = s.infer(ctx);
   if (static_cast<int>(outs.size()) != s.num_outputs()) {
-    throw InternalError(op + ": shape rule returned " + std::to_string(outs.size()) +
+    throw InternalError(s.name + ": shape rule returned " + std::to_string(outs.size()) +
                         " outputs, schema declares " + std::to_string(s.num_outputs()));
   }
+  return outs;
+}
+
+std::vector<ValueId> Graph::add_node(const std::string& op, const std::vector<ValueId>& inputs,
+                                     const Attrs& attrs, const NodeMeta& meta) {
+  const OpSchema& s = OpRegistry::instance().at(op);
+  std::vector<TensorInfo> infos;
+  infos.reserve(inputs.size());
+  for (ValueId v : inputs) {
+    if (v < 0 || v >= num_values()) {
+      throw InternalError(op + ": input value %" + std::to_string(v) + " is not in the graph");
+    }
+    infos.push_back(value(v).info);
+  }
+  std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
   Node node;
   node.id = static_cast<NodeId>(nodes_.size());
   node.schema = &s;

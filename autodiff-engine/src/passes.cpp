@@ -12,16 +12,28 @@ bool side_effecting(const Node& n) { return n.schema->has_side_effects || !n.sch
 }  // namespace
 
 std::vector<NodeId> live_nodes(const Graph& g, const std::vector<ValueId>& roots) {
-  std::vector<char> need_value(static_cast<size_t>(g.num_values()), 0);
-  for (ValueId r : roots) need_value.at(static_cast<size_t>(r)) = 1;
+  // Worklist from the roots' producers and every side-effecting node. Node ids need not be in
+  // topological order (passes append nodes, e.g. Contiguous copies, after their consumers).
   std::vector<char> live(static_cast<size_t>(g.num_nodes()), 0);
-  for (NodeId n = g.num_nodes() - 1; n >= 0; --n) {
-    const Node& node = g.node(n);
-    bool keep = side_effecting(node);
-    for (ValueId o : node.outputs) keep = keep || need_value[static_cast<size_t>(o)];
-    if (!keep) continue;
-    live[static_cast<size_t>(n)] = 1;
-    for (ValueId in : node.inputs) need_value[static_cast<size_t>(in)] = 1;
+  std::vector<NodeId> work;
+  auto need = [&](ValueId v) {
+    const NodeId p = g.value(v).producer;
+    if (p != kNoNode && !live[static_cast<size_t>(p)]) {
+      live[static_cast<size_t>(p)] = 1;
+      work.push_back(p);
+    }
+  };
+  for (ValueId r : roots) need(r);
+  for (const Node& n : g.nodes()) {
+    if (side_effecting(n) && !live[static_cast<size_t>(n.id)]) {
+      live[static_cast<size_t>(n.id)] = 1;
+      work.push_back(n.id);
+    }
+  }
+  while (!work.empty()) {
+    const NodeId n = work.back();
+    work.pop_back();
+    for (ValueId in : g.node(n).inputs) need(in);
   }
   std::vector<NodeId> out;
   for (NodeId n = 0; n < g.num_nodes(); ++n) if (live[static_cast<size_t>(n)]) out.push_back(n);
@@ -63,14 +75,28 @@ LayoutAnalysis analyze_layouts(const Graph& g) {
 int insert_contiguous_copies(Graph& g) {
   int inserted = 0;
   const int original_nodes = g.num_nodes();
+  // Inserting copies changes no existing value's layout, so one analysis serves every node.
+  const LayoutAnalysis a = analyze_layouts(g);
   for (NodeId n = 0; n < original_nodes; ++n) {
     if (g.node(n).schema->strided_inputs) continue;
-    const LayoutAnalysis a = analyze_layouts(g);
     const std::vector<ValueId> inputs = g.node(n).inputs;
     for (size_t i = 0; i < inputs.size(); ++i) {
       const ValueId v = inputs[i];
       if (a.layouts[static_cast<size_t>(v)].is_contiguous()) continue;
-      NodeMeta meta = g.node(n).meta;
+      const Node& node = g.node(n);
+      for (const auto& io : node.schema->inplace) {
+        if (io.second != static_cast<int>(i)) continue;
+        // A copy would receive the update and the viewed buffer would keep its old value.
+        const std::string where = node.meta.scope.empty() ? node.op() : node.op() + " '" + node.meta.scope + "'";
+        throw ValueError(ErrorMessage(where + ": the tensor it updates in place, " + g.value_str(v) +
+                                      ", is a strided view " + shape_str(g.value(v).info.shape) + " strides " +
+                                      shape_str(a.layouts[static_cast<size_t>(v)].strides))
+                             .cause("this op needs dense memory, and updating a copy would lose the update")
+                             .fix("update the original (contiguous) tensor, or make it contiguous first and "
+                                  "keep using that tensor: w = w.contiguous()")
+                             .str());
+      }
+      NodeMeta meta = node.meta;
       const ValueId c = g.add("Contiguous", {v}, {}, meta);
       g.replace_input(n, static_cast<int>(i), c);
       ++inserted;
@@ -129,8 +155,11 @@ std::vector<NodeId> schedule(const Graph& g, const std::vector<NodeId>& nodes) {
           }
           if (!reads) continue;
           if (after[static_cast<size_t>(r)]) {
-            throw ValueError(ErrorMessage(reader.op() + " reads " + g.value_str(target) +
-                                          " after " + writer.op() + " overwrote it in place")
+            auto where = [](const Node& n) {
+              return n.meta.scope.empty() ? n.op() : n.op() + " '" + n.meta.scope + "'";
+            };
+            throw ValueError(ErrorMessage(where(reader) + " reads " + g.value_str(target) +
+                                          " after " + where(writer) + " overwrote it in place")
                                  .cause("the old value is used after the update in the same step")
                                  .fix("compute what needs the old value before the update, or "
                                       "copy it first with x.clone()")

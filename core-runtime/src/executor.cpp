@@ -46,6 +46,12 @@ Tensor arena_for(const Device& d, size_t bytes) {
   return a;
 }
 
+size_t arena_bytes(const Device& d) {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  auto it = arenas().find(d);
+  return (it == arenas().end() || !it->second.defined()) ? 0 : it->second.nbytes();
+}
+
 void release_arenas() {
   std::lock_guard<std::mutex> lock(arena_mutex());
   arenas().clear();

@@ -2,6 +2,12 @@
 
 Static graphs recorded by define-by-run tracing, explicit backward graphs, a memory planner,
 and hand-written CPU and CUDA kernels you can read, print and check by hand.
+
+    import glassgrad
+    model = SimpleCNN()                      # a glassgrad.Module
+    opt = glassgrad.SGD(model.parameters(), lr=0.01)
+    loss = glassgrad.cross_entropy(model(x), y)
+    loss.backward(); opt.step(); opt.zero_grad()
 """
 from . import _C
 from ._C import (  # noqa: F401  (the error hierarchy)
@@ -19,4 +25,18 @@ from ._C import (  # noqa: F401  (the error hierarchy)
 
 __version__ = _C.__version__
 
-from . import kernels  # noqa: E402,F401
+from ._device import default_device, set_default_device  # noqa: E402
+from ._random import manual_seed, rand, randn  # noqa: E402
+from ._tensor import (Tensor, bool_, float32, float64, full, int64, ones, tensor, uint8,  # noqa: E402
+                      zeros)
+from .functional import (abs, argmax, avg_pool2d, batch_norm, clamp, conv2d, cross_entropy, exp,  # noqa: E402
+                         flatten, linear, log, log_softmax, matmul, max, max_pool2d, maximum, mean, minimum, pow,
+                         relu, reshape, sigmoid, softmax, sqrt, sum, tanh, var, where)
+from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Flatten, Linear, MaxPool2D, Module, Parameter, ReLU,  # noqa: E402
+                 Sequential)
+from .optim import SGD, Adam, Optimizer  # noqa: E402
+from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
+                       reset_cache_stats, set_num_threads, realize)
+from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
+from . import data, kernels, models, testing  # noqa: E402,F401
+from .compile import compile  # noqa: E402

@@ -1,6 +1,121 @@
-// Lazy tracing (define-by-run recording, realize, plan cache).
+// Lazy tracing: handles (what glassgrad.Tensor holds), recording, realize, backward, the plan
+// cache's statistics.
+#include <pybind11/stl.h>
+
 #include "bindings.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/executor.h"
+#include "glassgrad/runtime/lazy.h"
 
 namespace glassgrad {
-void bind_lazy(py::module_& m) { (void)m; }
+
+namespace {
+ValueKind leaf_kind(const std::string& k) {
+  if (k == "input") return ValueKind::Input;
+  if (k == "parameter") return ValueKind::Parameter;
+  if (k == "state") return ValueKind::State;
+  if (k == "constant") return ValueKind::Constant;
+  throw ValueError("leaf kind must be input, parameter, state or constant, got '" + k + "'");
+}
+std::vector<lazy::ValuePtr> values_of(const std::vector<lazy::Handle*>& hs) {
+  std::vector<lazy::ValuePtr> v;
+  v.reserve(hs.size());
+  for (auto* h : hs) v.push_back(h->value());
+  return v;
+}
+std::unique_ptr<lazy::Handle> wrap(lazy::ValuePtr v) { return std::make_unique<lazy::Handle>(std::move(v)); }
+}  // namespace
+
+void bind_lazy(py::module_& m) {
+  using lazy::Handle;
+  py::class_<Handle>(m, "Lazy", "A pin on a lazily computed value (what glassgrad.Tensor holds).")
+      .def_property_readonly("shape", [](const Handle& h) { return py::tuple(py::cast(h.value()->info.shape)); })
+      .def_property_readonly("dtype", [](const Handle& h) { return std::string(dtype_name(h.value()->info.dtype)); })
+      .def_property_readonly("device", [](const Handle& h) { return h.value()->info.device.str(); })
+      .def_property_readonly("realized", [](const Handle& h) { return h.value()->realized(); })
+      .def_property_readonly("is_leaf", [](const Handle& h) { return !h.value()->producer; })
+      .def_property_readonly("requires_grad", [](const Handle& h) { return h.value()->requires_grad; })
+      .def_property_readonly("op", [](const Handle& h) {
+        return h.value()->producer ? h.value()->producer->schema->name : std::string();
+      })
+      .def_property("name", [](const Handle& h) { return h.value()->name; },
+                    [](Handle& h, const std::string& n) { h.value()->name = n; })
+      .def("data", [](const Handle& h) { return lazy::data(h.value()); }, "Realizes and returns the runtime tensor.")
+      .def("grad", [](const Handle& h) -> py::object {
+        if (!h.value()->grad) return py::none();
+        return py::cast(wrap(h.value()->grad));
+      })
+      .def("set_grad", [](Handle& h, Handle* g) { lazy::set_grad(h.value(), g ? g->value() : nullptr); },
+           py::arg("grad").none(true))
+      .def("set_requires_grad", [](Handle& h, bool on) {
+        if (h.value()->producer) throw ValueError("requires_grad can only be set on leaf tensors (inputs and parameters)");
+        if (on && !is_floating(h.value()->info.dtype)) {
+          throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
+                                        dtype_name(h.value()->info.dtype)).fix("x.float().requires_grad_()").str());
+        }
+        h.value()->requires_grad = on;
+      })
+      .def("same_value", [](const Handle& a, const Handle& b) { return a.value() == b.value(); })
+      .def("reset", [](Handle& h, const Handle& other) { h.reset(other.value()); })
+      .def("backward", [](const Handle& h, Handle* seed) { lazy::backward(h.value(), seed ? seed->value() : nullptr); },
+           py::arg("seed").none(true) = nullptr)
+      .def("pending_graph", [](const Handle& h) { return lazy::pending_graph_str(h.value()); });
+
+  m.def("lazy_leaf", [](const Tensor& t, const std::string& kind, bool requires_grad, const std::string& name) {
+    return wrap(lazy::make_leaf(t, leaf_kind(kind), requires_grad, name));
+  }, py::arg("tensor"), py::arg("kind") = "input", py::arg("requires_grad") = false, py::arg("name") = "");
+  m.def("lazy_record",
+        [](const std::string& op, const std::vector<Handle*>& inputs, const py::dict& attrs, const std::string& scope,
+           const std::string& source, const std::string& role) {
+          NodeMeta meta{scope, source, role};
+          std::vector<std::unique_ptr<Handle>> out;
+          for (auto& v : lazy::record(op, values_of(inputs), attrs_from_dict(attrs), meta)) out.push_back(wrap(std::move(v)));
+          return out;
+        },
+        py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
+        py::arg("role") = "forward");
+  m.def("lazy_realize", [](const std::vector<Handle*>& hs) { lazy::realize(values_of(hs)); }, py::arg("handles"));
+  m.def("grad_enabled", &lazy::grad_enabled);
+  m.def("set_grad_enabled", &lazy::set_grad_enabled);
+  m.def("cache_stats", [] {
+    const lazy::CacheStats s = lazy::cache_stats();
+    py::dict d;
+    d["compiles"] = s.compiles;
+    d["hits"] = s.hits;
+    d["realizes"] = s.realizes;
+    d["plans"] = s.plans;
+    d["export_seconds"] = s.export_seconds;
+    d["compile_seconds"] = s.compile_seconds;
+    d["run_seconds"] = s.run_seconds;
+    return d;
+  });
+  m.def("reset_cache_stats", &lazy::reset_cache_stats);
+  m.def("clear_plan_cache", &lazy::clear_cache);
+  m.def("last_plan", [] { return std::const_pointer_cast<Plan>(lazy::last_plan()); });
+  py::class_<lazy::CapturedRun>(m, "CapturedRun", "One plan run recorded by glassgrad.compile's capture.")
+      .def_property_readonly("plan", [](const lazy::CapturedRun& r) { return std::const_pointer_cast<Plan>(r.plan); })
+      .def_property_readonly("executor", [](const lazy::CapturedRun& r) { return r.executor; })
+      .def_readonly("inputs", &lazy::CapturedRun::inputs)
+      .def_property_readonly("input_kinds", [](const lazy::CapturedRun& r) {
+        std::vector<std::string> k;
+        for (ValueKind v : r.input_kinds) k.push_back(value_kind_name(v));
+        return k;
+      })
+      .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
+      .def_readonly("outputs", &lazy::CapturedRun::outputs);
+  m.def("set_plan_only", &lazy::set_plan_only);
+  m.def("take_plan_only_plans", [] {
+    std::vector<std::shared_ptr<Plan>> out;
+    for (auto& p : lazy::take_plan_only_plans()) out.push_back(std::const_pointer_cast<Plan>(p));
+    return out;
+  });
+  m.def("arena_bytes", [](const std::string& d) { return lazy::arena_held_bytes(Device::parse(d)); });
+  m.def("set_fusion", &lazy::set_fusion);
+  m.def("fusion_enabled", &lazy::fusion_enabled);
+  m.def("capture_begin", &lazy::capture_begin);
+  m.def("capture_end", &lazy::capture_end);
+  m.def("lazy_seq", &lazy::current_seq);
+  m.def("plan_for", [](const std::vector<Handle*>& hs) { return std::const_pointer_cast<Plan>(lazy::plan_for(values_of(hs))); });
+}
+
 }  // namespace glassgrad

@@ -35,6 +35,22 @@ Shape resolve_shape(const ShapeContext& ctx, const Shape& req, int64_t n) {
 void register_movement_ops(OpRegistry& r) {
   {
     OpSchema s;
+    s.name = "Detach";
+    s.inputs = {"x"};
+    s.outputs = {"out"};
+    s.view_of = 0;
+    s.strided_inputs = true;
+    s.stops_gradient = true;
+    s.formula = "out = x, with no gradient flowing back";
+    s.view = [](const Attrs&, const Layout& in, const Shape&, Layout& out) {
+      out = in;
+      return true;
+    };
+    s.infer = [](const ShapeContext& ctx) { return std::vector<TensorInfo>{ctx.in(0)}; };
+    r.add(std::move(s));
+  }
+  {
+    OpSchema s;
     s.name = "Reshape";
     s.inputs = {"x"};
     s.outputs = {"out"};

@@ -44,6 +44,7 @@ void register_cpu_movement_kernels(KernelRegistry& r) {
     r.add("Slice", DeviceType::CPU, dt, slice_copy);
     r.add("Expand", DeviceType::CPU, dt, expand_copy);
     r.add("Contiguous", DeviceType::CPU, dt, contiguous_copy);
+    r.add("Detach", DeviceType::CPU, dt, contiguous_copy);
     r.add("SliceBackward", DeviceType::CPU, dt, slice_backward);
   }
 }

@@ -1,8 +1,288 @@
-// CPU kernels: norm family.
+// CPU batch-norm kernels, float32 and float64. Layout: dense NCHW x (and grad_y), dense [C]
+// vectors. Channel c's M = N*H*W values are N contiguous runs of H*W elements, at
+// x + (n*C + c)*H*W.
+//
+//   BatchNorm2DTrain:   mean = sum(x)/M;  var = sum((x - mean)^2)/M   (two passes: the second
+//                       sums squared deviations, so there is no cancellation as in
+//                       E[x^2] - E[x]^2, even for data with a large offset);
+//                       y = x*scale + shift, scale = gamma/sqrt(var + eps), shift = beta - mean*scale.
+//   BatchNorm2DBackward: with invstd = 1/sqrt(var + eps), sg = sum(g), sgd = sum(g*(x - mean)):
+//                       dbeta = sg, dgamma = invstd*sgd (= sum(g*xhat)),
+//                       dx = gamma*invstd/M * (M*g - sg - xhat*invstd*sgd)
+//                          = a*g + b*(x - mean) + k,  a = gamma*invstd,
+//                            b = -gamma*invstd^3*sgd/M (+ 2*grad_var/M),
+//                            k = -gamma*invstd*sg/M (+ grad_mean/M).
+//   BatchNorm2DInference: y = x*scale + shift with the running statistics.
+//   BatchNorm2DInferenceBackward: dx = a*g; dgamma = invstd*sgd; dbeta = sg (deviations from
+//                       running_mean); drunning_mean = -a*sg; drunning_var = -gamma*invstd^3*sgd/2.
+//   BatchNormUpdateStats: rm = (1-m)*rm + m*mean; rv = (1-m)*rv + m*var*count/(count-1), in place.
+//
+// Per-channel sums are accumulated in double for both dtypes. Channels are independent and
+// split across threads with parallel_for (each thread owns whole channels, so results do not
+// depend on the thread count).
+#include <algorithm>
+#include <cmath>
+
 #include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
 
 namespace glassgrad {
 
-void register_cpu_norm_kernels(KernelRegistry& r) { (void)r; }
+namespace {
+
+struct Dims {
+  int64_t n, c, hw;
+  int64_t m() const { return n * hw; }
+};
+
+Dims dims_of(const Tensor& x) { return {x.shape()[0], x.shape()[1], x.shape()[2] * x.shape()[3]}; }
+
+// Channels per parallel chunk: about 32k elements each.
+int64_t channel_grain(const Dims& d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.m())); }
+
+// Calls f(run, i) for each run of channel c: run points at the channel's i-th H*W block.
+template <typename F>
+inline void for_each_run(const Dims& d, int64_t c, F&& f) {
+  for (int64_t n = 0; n < d.n; ++n) f((n * d.c + c) * d.hw);
+}
+
+template <typename T>
+void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, double shift) {
+  const T s = static_cast<T>(scale), b = static_cast<T>(shift);
+  for_each_run(d, c, [&](int64_t off) {
+    const T* xr = x + off;
+    T* yr = y + off;
+    for (int64_t i = 0; i < d.hw; ++i) yr[i] = xr[i] * s + b;
+  });
+}
+
+// Sums over one run use kLanes independent double accumulators, added in a fixed order at the
+// end: the compiler may vectorize the lanes (no reassociation is needed), and the result does
+// not depend on the ISA or the thread count.
+constexpr int kLanes = 8;
+
+inline double fold(const double* acc) {
+  double s = 0;
+  for (int l = 0; l < kLanes; ++l) s += acc[l];
+  return s;
+}
+
+// sum(p[i]) over one run.
+template <typename T>
+double run_sum(const T* p, int64_t n) {
+  double a[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) a[l] += static_cast<double>(p[i + l]);
+  }
+  for (int l = 0; i < n; ++i, ++l) a[l] += static_cast<double>(p[i]);
+  return fold(a);
+}
+
+// sum(p[i] - center) and sum((p[i] - center)^2) over one run.
+template <typename T>
+void run_deviation_sums(const T* p, int64_t n, double center, double& sum, double& sumsq) {
+  double a[kLanes] = {}, b[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const double v = static_cast<double>(p[i + l]) - center;
+      a[l] += v;
+      b[l] += v * v;
+    }
+  }
+  for (int l = 0; i < n; ++i, ++l) {
+    const double v = static_cast<double>(p[i]) - center;
+    a[l] += v;
+    b[l] += v * v;
+  }
+  sum += fold(a);
+  sumsq += fold(b);
+}
+
+// sum(g) and sum(g * (x - center)) over one run.
+template <typename T>
+void run_grad_sums(const T* g, const T* x, int64_t n, double center, double& sg, double& sgd) {
+  double a[kLanes] = {}, b[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) {
+      const double gi = g[i + l];
+      a[l] += gi;
+      b[l] += gi * (static_cast<double>(x[i + l]) - center);
+    }
+  }
+  for (int l = 0; i < n; ++i, ++l) {
+    const double gi = g[i];
+    a[l] += gi;
+    b[l] += gi * (static_cast<double>(x[i]) - center);
+  }
+  sg += fold(a);
+  sgd += fold(b);
+}
+
+// sum(g) and sum(g * (x - center)) over channel c.
+template <typename T>
+void grad_sums(const T* g, const T* x, const Dims& d, int64_t c, double center, double& sg, double& sgd) {
+  sg = 0;
+  sgd = 0;
+  for_each_run(d, c, [&](int64_t off) { run_grad_sums(g + off, x + off, d.hw, center, sg, sgd); });
+}
+
+template <typename T>
+void batch_norm_train(const KernelContext& c) {
+  const Tensor& xt = c.inputs[0];
+  const Dims d = dims_of(xt);
+  const double eps = c.attrs.f("eps", 1e-5);
+  const T* x = xt.data<T>();
+  const T* gamma = c.inputs[1].data<T>();
+  const T* beta = c.inputs[2].data<T>();
+  T* y = c.outputs[0].data<T>();
+  T* mean_out = c.outputs[1].data<T>();
+  T* var_out = c.outputs[2].data<T>();
+  const double inv_m = d.m() > 0 ? 1.0 / static_cast<double>(d.m()) : 0.0;
+  parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      // Pass 1: the mean. Pass 2: squared deviations from it (their plain sum, which should
+      // be ~0, corrects the rounding of the mean: the "corrected two-pass" algorithm of
+      // Chan, Golub and LeVeque, var = (sum d^2 - (sum d)^2 / M) / M).
+      double sum = 0;
+      for_each_run(d, ch, [&](int64_t off) { sum += run_sum(x + off, d.hw); });
+      const double mean = sum * inv_m;
+      double dsum = 0, sq = 0;
+      for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.hw, mean, dsum, sq); });
+      const double var = std::max(0.0, (sq - dsum * dsum * inv_m) * inv_m);
+      const double scale = static_cast<double>(gamma[ch]) / std::sqrt(var + eps);
+      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale);
+      mean_out[ch] = static_cast<T>(mean);
+      var_out[ch] = static_cast<T>(var);
+    }
+  });
+}
+
+template <typename T>
+void batch_norm_backward(const KernelContext& c) {
+  const Tensor& gt = c.inputs[0];
+  const Tensor& xt = c.inputs[1];
+  const Dims d = dims_of(xt);
+  const double eps = c.attrs.f("eps", 1e-5);
+  const T* g = gt.data<T>();
+  const T* x = xt.data<T>();
+  const T* gamma = c.inputs[2].data<T>();
+  const T* mean = c.inputs[3].data<T>();
+  const T* var = c.inputs[4].data<T>();
+  const T* gmean = c.inputs.size() > 5 ? c.inputs[5].data<T>() : nullptr;
+  const T* gvar = c.inputs.size() > 6 ? c.inputs[6].data<T>() : nullptr;
+  T* dx = c.outputs[0].data<T>();
+  T* dgamma = c.outputs[1].data<T>();
+  T* dbeta = c.outputs[2].data<T>();
+  const double m = static_cast<double>(d.m());
+  parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      const double mu = mean[ch];
+      const double invstd = 1.0 / std::sqrt(static_cast<double>(var[ch]) + eps);
+      double sg, sgd;
+      grad_sums(g, x, d, ch, mu, sg, sgd);
+      dbeta[ch] = static_cast<T>(sg);
+      dgamma[ch] = static_cast<T>(invstd * sgd);
+      if (d.m() == 0) continue;
+      const double gam = gamma[ch];
+      const double a = gam * invstd;
+      double b = -gam * invstd * invstd * invstd * sgd / m;
+      double k = -a * sg / m;
+      if (gmean) k += static_cast<double>(gmean[ch]) / m;
+      if (gvar) b += 2.0 * static_cast<double>(gvar[ch]) / m;
+      // dx = a*g + b*(x - mu) + k = a*g + b*x + (k - b*mu)
+      const T ta = static_cast<T>(a), tb = static_cast<T>(b), tk = static_cast<T>(k - b * mu);
+      for_each_run(d, ch, [&](int64_t off) {
+        for (int64_t i = 0; i < d.hw; ++i) dx[off + i] = ta * g[off + i] + tb * x[off + i] + tk;
+      });
+    }
+  });
+}
+
+template <typename T>
+void batch_norm_inference(const KernelContext& c) {
+  const Tensor& xt = c.inputs[0];
+  const Dims d = dims_of(xt);
+  const double eps = c.attrs.f("eps", 1e-5);
+  const T* x = xt.data<T>();
+  const T* gamma = c.inputs[1].data<T>();
+  const T* beta = c.inputs[2].data<T>();
+  const T* rm = c.inputs[3].data<T>();
+  const T* rv = c.inputs[4].data<T>();
+  T* y = c.outputs[0].data<T>();
+  parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      const double scale = static_cast<double>(gamma[ch]) / std::sqrt(static_cast<double>(rv[ch]) + eps);
+      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - static_cast<double>(rm[ch]) * scale);
+    }
+  });
+}
+
+template <typename T>
+void batch_norm_inference_backward(const KernelContext& c) {
+  const Tensor& xt = c.inputs[1];
+  const Dims d = dims_of(xt);
+  const double eps = c.attrs.f("eps", 1e-5);
+  const T* g = c.inputs[0].data<T>();
+  const T* x = xt.data<T>();
+  const T* gamma = c.inputs[2].data<T>();
+  const T* rm = c.inputs[3].data<T>();
+  const T* rv = c.inputs[4].data<T>();
+  T* dx = c.outputs[0].data<T>();
+  T* dgamma = c.outputs[1].data<T>();
+  T* dbeta = c.outputs[2].data<T>();
+  T* drm = c.outputs[3].data<T>();
+  T* drv = c.outputs[4].data<T>();
+  parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
+    for (int64_t ch = c0; ch < c1; ++ch) {
+      const double invstd = 1.0 / std::sqrt(static_cast<double>(rv[ch]) + eps);
+      const double a = static_cast<double>(gamma[ch]) * invstd;
+      double sg, sgd;
+      grad_sums(g, x, d, ch, static_cast<double>(rm[ch]), sg, sgd);
+      dbeta[ch] = static_cast<T>(sg);
+      dgamma[ch] = static_cast<T>(invstd * sgd);
+      drm[ch] = static_cast<T>(-a * sg);
+      drv[ch] = static_cast<T>(-0.5 * a * invstd * invstd * sgd);
+      const T ta = static_cast<T>(a);
+      for_each_run(d, ch, [&](int64_t off) {
+        for (int64_t i = 0; i < d.hw; ++i) dx[off + i] = ta * g[off + i];
+      });
+    }
+  });
+}
+
+template <typename T>
+void batch_norm_update_stats(const KernelContext& c) {
+  // Outputs 0 and 1 are inputs 0 and 1 (in place): each element is read before it is written.
+  T* rm = c.outputs[0].data<T>();
+  T* rv = c.outputs[1].data<T>();
+  const T* mean = c.inputs[2].data<T>();
+  const T* var = c.inputs[3].data<T>();
+  const double mom = c.attrs.f("momentum", 0.1);
+  const double count = static_cast<double>(c.attrs.i("count"));
+  const double unbias = count / (count - 1.0);
+  const int64_t n = c.outputs[0].numel();
+  for (int64_t i = 0; i < n; ++i) {
+    rm[i] = static_cast<T>((1.0 - mom) * static_cast<double>(rm[i]) + mom * static_cast<double>(mean[i]));
+    rv[i] = static_cast<T>((1.0 - mom) * static_cast<double>(rv[i]) + mom * static_cast<double>(var[i]) * unbias);
+  }
+}
+
+}  // namespace
+
+void register_cpu_norm_kernels(KernelRegistry& r) {
+  r.add("BatchNorm2DTrain", DeviceType::CPU, DType::Float32, batch_norm_train<float>);
+  r.add("BatchNorm2DTrain", DeviceType::CPU, DType::Float64, batch_norm_train<double>);
+  r.add("BatchNorm2DBackward", DeviceType::CPU, DType::Float32, batch_norm_backward<float>);
+  r.add("BatchNorm2DBackward", DeviceType::CPU, DType::Float64, batch_norm_backward<double>);
+  r.add("BatchNorm2DInference", DeviceType::CPU, DType::Float32, batch_norm_inference<float>);
+  r.add("BatchNorm2DInference", DeviceType::CPU, DType::Float64, batch_norm_inference<double>);
+  r.add("BatchNorm2DInferenceBackward", DeviceType::CPU, DType::Float32, batch_norm_inference_backward<float>);
+  r.add("BatchNorm2DInferenceBackward", DeviceType::CPU, DType::Float64, batch_norm_inference_backward<double>);
+  r.add("BatchNormUpdateStats", DeviceType::CPU, DType::Float32, batch_norm_update_stats<float>);
+  r.add("BatchNormUpdateStats", DeviceType::CPU, DType::Float64, batch_norm_update_stats<double>);
+}
 
 }  // namespace glassgrad

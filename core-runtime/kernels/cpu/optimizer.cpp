@@ -1,8 +1,107 @@
-// CPU kernels: optimizer family.
+// CPU optimizer updates, float32 and float64, written in place (outputs are the parameter and
+// state tensors themselves). Layouts: the parameter and its state buffers are dense (they are
+// the in-place targets, which are always contiguous); the gradient may have any strides (a
+// Linear weight's gradient arrives as a transposed view, and reading it directly saves a copy
+// per parameter per step); lr and step are 0-d tensors. Element i of every buffer depends only
+// on element i, so each update is one elementwise pass, split across threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
+// implementations (torch/optim/sgd.py, adam.py):
+//
+//   SGDUpdate:          d = g + wd*p;  p = p - lr*d
+//   SGDMomentumUpdate:  d = g + wd*p;  buf = momentum*buf + d;
+//                       d = nesterov ? d + momentum*buf : buf;  p = p - lr*d
+//   AdamUpdate:         t = step + 1;  d = g + wd*p;
+//                       m = b1*m + (1-b1)*d;  v = b2*v + (1-b2)*d*d;
+//                       step_size = lr / (1 - b1^t);  bc2 = sqrt(1 - b2^t)   (in double)
+//                       p = p - step_size * m / (sqrt(v)/bc2 + eps);  step = t
+//   (= p - lr * (m/(1-b1^t)) / (sqrt(v/(1-b2^t)) + eps).)
+#include <algorithm>
+#include <cmath>
+
 #include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
+#include "loops.h"
 
 namespace glassgrad {
 
-void register_cpu_optimizer_kernels(KernelRegistry& r) { (void)r; }
+namespace {
+
+// Calls f(i, g_i) for every element, where i indexes the dense parameter (and its state
+// buffers) and g_i is the gradient's element at the same position, whatever its strides.
+template <typename T, typename F>
+void for_each_element(const Tensor& param, const Tensor& grad, F&& f) {
+  const T* p0 = param.data<T>();
+  cpu::for_each_row<const T, const T>(
+      param.shape(), {param.strides(), grad.strides()}, std::make_tuple(p0, grad.data<const T>()),
+      [&](auto ptrs, int64_t n, const std::array<int64_t, 2>& st) {
+        const int64_t base = std::get<0>(ptrs) - p0;
+        const T* g = std::get<1>(ptrs);
+        if (st[0] == 1 && st[1] == 1) {
+          for (int64_t k = 0; k < n; ++k) f(base + k, g[k]);
+        } else {
+          for (int64_t k = 0; k < n; ++k) f(base + k * st[0], g[k * st[1]]);
+        }
+      });
+}
+
+template <typename T>
+void sgd_update(const KernelContext& c) {
+  T* p = c.outputs[0].data<T>();
+  const T lr = *c.inputs[2].data<T>();
+  const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) { p[i] -= lr * (g + wd * p[i]); });
+}
+
+template <typename T>
+void sgd_momentum_update(const KernelContext& c) {
+  T* p = c.outputs[0].data<T>();
+  T* buf = c.outputs[1].data<T>();
+  const T lr = *c.inputs[2].data<T>();
+  const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
+  const T mom = static_cast<T>(c.attrs.f("momentum"));
+  const bool nesterov = c.attrs.b("nesterov", false);
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
+    const T d = g + wd * p[i];
+    const T b = mom * buf[i] + d;
+    buf[i] = b;
+    p[i] -= lr * (nesterov ? d + mom * b : b);
+  });
+}
+
+template <typename T>
+void adam_update(const KernelContext& c) {
+  T* p = c.outputs[0].data<T>();
+  T* m = c.outputs[1].data<T>();
+  T* v = c.outputs[2].data<T>();
+  int64_t* step = c.outputs[3].data<int64_t>();
+  const double lr = static_cast<double>(*c.inputs[2].data<T>());
+  const double b1 = c.attrs.f("beta1", 0.9), b2 = c.attrs.f("beta2", 0.999);
+  const T eps = static_cast<T>(c.attrs.f("eps", 1e-8));
+  const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
+  const int64_t t = *step + 1;
+  const T step_size = static_cast<T>(lr / (1.0 - std::pow(b1, static_cast<double>(t))));
+  const T bc2_sqrt = static_cast<T>(std::sqrt(1.0 - std::pow(b2, static_cast<double>(t))));
+  const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(b2);
+  const T one_b1 = static_cast<T>(1.0 - b1), one_b2 = static_cast<T>(1.0 - b2);
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
+    const T d = g + wd * p[i];
+    const T mi = tb1 * m[i] + one_b1 * d;
+    const T vi = tb2 * v[i] + one_b2 * d * d;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] -= step_size * mi / (std::sqrt(vi) / bc2_sqrt + eps);
+  });
+  *step = t;  // written after the pass: every element used the same t
+}
+
+}  // namespace
+
+void register_cpu_optimizer_kernels(KernelRegistry& r) {
+  r.add("SGDUpdate", DeviceType::CPU, DType::Float32, sgd_update<float>);
+  r.add("SGDUpdate", DeviceType::CPU, DType::Float64, sgd_update<double>);
+  r.add("SGDMomentumUpdate", DeviceType::CPU, DType::Float32, sgd_momentum_update<float>);
+  r.add("SGDMomentumUpdate", DeviceType::CPU, DType::Float64, sgd_momentum_update<double>);
+  r.add("AdamUpdate", DeviceType::CPU, DType::Float32, adam_update<float>);
+  r.add("AdamUpdate", DeviceType::CPU, DType::Float64, adam_update<double>);
+}
 
 }  // namespace glassgrad

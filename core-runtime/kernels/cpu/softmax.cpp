@@ -1,8 +1,226 @@
-// CPU kernels: softmax family.
+// CPU softmax-family kernels, float32 and float64. Layout: dense row-major inputs; the
+// reduced axis `dim` splits the shape into [outer, D, inner], and each of the outer*inner
+// "columns" (D elements, `inner` apart) is independent:
+//
+//   Softmax:            y = exp(x - max) / s,          s = sum(exp(x - max))
+//   LogSoftmax:         y = x - max - log(s)
+//   SoftmaxBackward:    dx = y * (g - sum(g * y))      (the Jacobian diag(y) - y y^T applied to g)
+//   LogSoftmaxBackward: dx = g - exp(y) * sum(g)       (the Jacobian I - softmax 1^T, transposed)
+//   CrossEntropy:       loss_n = lse_n - logits[n, labels[n]],  lse_n = max + log(sum(exp(x - max)))
+//                       loss = sum_n loss_n / N ("mean") or sum_n loss_n ("sum")
+//   CrossEntropyBackward: dlogits[n, j] = (exp(logits[n, j] - lse_n) - [j == labels[n]]) * g / N
+//
+// Subtracting the column's maximum keeps every exp() <= 1 (no overflow; the largest term is
+// exactly 1, so s >= 1 and log(s) is safe). Sums are accumulated in double. Columns are split
+// across threads; the cross-entropy total adds per-row losses in row order, so it does not
+// depend on the thread count.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
 
 namespace glassgrad {
 
-void register_cpu_softmax_kernels(KernelRegistry& r) { (void)r; }
+namespace {
+
+struct Columns {
+  int64_t outer, d, inner;
+  int64_t count() const { return outer * inner; }
+  // Offset of the first element of column k.
+  int64_t start(int64_t k) const { return (k / inner) * d * inner + k % inner; }
+};
+
+Columns columns_of(const Shape& shape, int64_t dim_attr) {
+  const int rank = static_cast<int>(shape.size());
+  if (rank == 0) return {1, 1, 1};
+  const int dim = normalize_axis(dim_attr, rank);
+  Columns c{1, shape[static_cast<size_t>(dim)], 1};
+  for (int i = 0; i < dim; ++i) c.outer *= shape[static_cast<size_t>(i)];
+  for (int i = dim + 1; i < rank; ++i) c.inner *= shape[static_cast<size_t>(i)];
+  return c;
+}
+
+// Calls f(offset, stride) for every column, split across threads (~32k elements per chunk).
+template <typename F>
+void for_each_column(const Columns& c, F&& f) {
+  const int64_t grain = std::max<int64_t>(1, 32768 / std::max<int64_t>(1, c.d));
+  parallel_for(c.count(), grain, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) f(c.start(k), c.inner);
+  });
+}
+
+template <typename T>
+T column_max(const T* x, int64_t d, int64_t st) {
+  T m = -std::numeric_limits<T>::infinity();
+  for (int64_t i = 0; i < d; ++i) m = std::max(m, x[i * st]);
+  return m;
+}
+
+template <typename T>
+void softmax(const KernelContext& c) {
+  const Columns col = columns_of(c.inputs[0].shape(), c.attrs.i("dim", -1));
+  const T* x = c.inputs[0].data<T>();
+  T* y = c.outputs[0].data<T>();
+  for_each_column(col, [&](int64_t off, int64_t st) {
+    const T* xc = x + off;
+    T* yc = y + off;
+    const T m = column_max(xc, col.d, st);
+    double s = 0;
+    for (int64_t i = 0; i < col.d; ++i) {
+      const T e = std::exp(xc[i * st] - m);
+      yc[i * st] = e;
+      s += e;
+    }
+    const T inv = static_cast<T>(1.0 / s);
+    for (int64_t i = 0; i < col.d; ++i) yc[i * st] *= inv;
+  });
+}
+
+template <typename T>
+void log_softmax(const KernelContext& c) {
+  const Columns col = columns_of(c.inputs[0].shape(), c.attrs.i("dim", -1));
+  const T* x = c.inputs[0].data<T>();
+  T* y = c.outputs[0].data<T>();
+  for_each_column(col, [&](int64_t off, int64_t st) {
+    const T* xc = x + off;
+    T* yc = y + off;
+    const T m = column_max(xc, col.d, st);
+    double s = 0;
+    for (int64_t i = 0; i < col.d; ++i) s += std::exp(xc[i * st] - m);
+    const T shift = static_cast<T>(static_cast<double>(m) + std::log(s));
+    for (int64_t i = 0; i < col.d; ++i) yc[i * st] = xc[i * st] - shift;
+  });
+}
+
+template <typename T>
+void softmax_backward(const KernelContext& c) {
+  const Columns col = columns_of(c.inputs[1].shape(), c.attrs.i("dim", -1));
+  const T* g = c.inputs[0].data<T>();
+  const T* y = c.inputs[1].data<T>();
+  T* dx = c.outputs[0].data<T>();
+  for_each_column(col, [&](int64_t off, int64_t st) {
+    double s = 0;
+    for (int64_t i = 0; i < col.d; ++i) s += static_cast<double>(g[off + i * st]) * y[off + i * st];
+    const T ts = static_cast<T>(s);
+    for (int64_t i = 0; i < col.d; ++i) dx[off + i * st] = y[off + i * st] * (g[off + i * st] - ts);
+  });
+}
+
+template <typename T>
+void log_softmax_backward(const KernelContext& c) {
+  const Columns col = columns_of(c.inputs[1].shape(), c.attrs.i("dim", -1));
+  const T* g = c.inputs[0].data<T>();
+  const T* y = c.inputs[1].data<T>();
+  T* dx = c.outputs[0].data<T>();
+  for_each_column(col, [&](int64_t off, int64_t st) {
+    double s = 0;
+    for (int64_t i = 0; i < col.d; ++i) s += g[off + i * st];
+    const T ts = static_cast<T>(s);
+    for (int64_t i = 0; i < col.d; ++i) dx[off + i * st] = g[off + i * st] - std::exp(y[off + i * st]) * ts;
+  });
+}
+
+// Throws IndexError for the first label outside [0, classes), naming the layer, the label, its
+// position and the number of classes. Labels are data, so this is only known at run time.
+void check_labels(const KernelContext& c, const Tensor& labels, int64_t classes) {
+  const int64_t* y = labels.data<int64_t>();
+  const int64_t n = labels.numel();
+  int64_t first = -1, bad = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] < 0 || y[i] >= classes) {
+      if (first < 0) first = i;
+      ++bad;
+    }
+  }
+  if (first < 0) return;
+  const std::string where = c.meta.scope.empty() ? std::string("CrossEntropy") : "CrossEntropy '" + c.meta.scope + "'";
+  ErrorMessage m(where + ": label " + std::to_string(y[first]) + " at position " + std::to_string(first) +
+                 " is out of range for " + std::to_string(classes) + " classes");
+  m.detail("labels must be in [0, " + std::to_string(classes) + "); " + std::to_string(bad) + " of " +
+           std::to_string(n) + " labels are outside");
+  if (y[first] == classes) {
+    m.cause("labels counted from 1 instead of 0, or a classifier with one output too few");
+  } else if (y[first] < 0) {
+    m.cause("a negative label (e.g. -1 used to mark unlabeled samples)");
+  } else {
+    m.cause("the classifier has fewer outputs than the data set has classes");
+  }
+  m.fix("give the last layer max(label) + 1 outputs, or shift the labels to start at 0 (y - y.min())");
+  throw IndexError(m.str());
+}
+
+// Per row: lse = max + log(sum(exp(x - max))), in double.
+template <typename T>
+double row_lse(const T* row, int64_t classes) {
+  const T m = column_max(row, classes, 1);
+  double s = 0;
+  for (int64_t j = 0; j < classes; ++j) s += std::exp(static_cast<double>(row[j] - m));
+  return static_cast<double>(m) + std::log(s);
+}
+
+int64_t row_grain(int64_t classes) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, classes)); }
+
+template <typename T>
+void cross_entropy(const KernelContext& c) {
+  const Tensor& logits = c.inputs[0];
+  const int64_t n = logits.shape()[0], classes = logits.shape()[1];
+  check_labels(c, c.inputs[1], classes);
+  const T* x = logits.data<T>();
+  const int64_t* y = c.inputs[1].data<int64_t>();
+  std::vector<double> row_loss(static_cast<size_t>(n));
+  parallel_for(n, row_grain(classes), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = x + r * classes;
+      row_loss[static_cast<size_t>(r)] = row_lse(row, classes) - static_cast<double>(row[y[r]]);
+    }
+  });
+  double total = 0;
+  for (double l : row_loss) total += l;
+  const bool mean = !c.attrs.has("reduction") || c.attrs.s("reduction") == "mean";
+  if (mean) total /= static_cast<double>(n);  // N = 0 gives NaN, as in PyTorch
+  *c.outputs[0].data<T>() = static_cast<T>(total);
+}
+
+template <typename T>
+void cross_entropy_backward(const KernelContext& c) {
+  const Tensor& logits = c.inputs[1];
+  const int64_t n = logits.shape()[0], classes = logits.shape()[1];
+  check_labels(c, c.inputs[2], classes);
+  const T* x = logits.data<T>();
+  const int64_t* y = c.inputs[2].data<int64_t>();
+  T* dx = c.outputs[0].data<T>();
+  const bool mean = !c.attrs.has("reduction") || c.attrs.s("reduction") == "mean";
+  const double scale = static_cast<double>(*c.inputs[0].data<T>()) / (mean ? static_cast<double>(n) : 1.0);
+  parallel_for(n, row_grain(classes), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* row = x + r * classes;
+      T* drow = dx + r * classes;
+      const double lse = row_lse(row, classes);
+      for (int64_t j = 0; j < classes; ++j) drow[j] = static_cast<T>(std::exp(static_cast<double>(row[j]) - lse) * scale);
+      drow[y[r]] -= static_cast<T>(scale);
+    }
+  });
+}
+
+}  // namespace
+
+void register_cpu_softmax_kernels(KernelRegistry& r) {
+  r.add("Softmax", DeviceType::CPU, DType::Float32, softmax<float>);
+  r.add("Softmax", DeviceType::CPU, DType::Float64, softmax<double>);
+  r.add("LogSoftmax", DeviceType::CPU, DType::Float32, log_softmax<float>);
+  r.add("LogSoftmax", DeviceType::CPU, DType::Float64, log_softmax<double>);
+  r.add("SoftmaxBackward", DeviceType::CPU, DType::Float32, softmax_backward<float>);
+  r.add("SoftmaxBackward", DeviceType::CPU, DType::Float64, softmax_backward<double>);
+  r.add("LogSoftmaxBackward", DeviceType::CPU, DType::Float32, log_softmax_backward<float>);
+  r.add("LogSoftmaxBackward", DeviceType::CPU, DType::Float64, log_softmax_backward<double>);
+  r.add("CrossEntropy", DeviceType::CPU, DType::Float32, cross_entropy<float>);
+  r.add("CrossEntropy", DeviceType::CPU, DType::Float64, cross_entropy<double>);
+  r.add("CrossEntropyBackward", DeviceType::CPU, DType::Float32, cross_entropy_backward<float>);
+  r.add("CrossEntropyBackward", DeviceType::CPU, DType::Float64, cross_entropy_backward<double>);
+}
 
 }  // namespace glassgrad

@@ -29,6 +29,7 @@ SPECS = [
            attrs=lambda n: {"dim": 1, "start": 1, "stop": n + 3, "step": 2, "shape": [4, n + 4]}, grad=(0,)),
     OpSpec("Expand", lambda x, shape: np.broadcast_to(x, shape).copy(),
            lambda rng, dt, n: [_rand(rng, dt, n, 1)], attrs=lambda n: {"shape": [2, n, 5]}, grad=(0,)),
+    OpSpec("Detach", lambda x: x.copy(), lambda rng, dt, n: [_rand(rng, dt, n, 3)]),
     OpSpec("Contiguous", lambda x: x.copy(), lambda rng, dt, n: [_rand(rng, dt, n, 3)], grad=(0,)),
     OpSpec("Cast", lambda x, dtype: x.astype(dtype), lambda rng, dt, n: [_rand(rng, dt, n, 3)],
            attrs={"dtype": "float64"}, grad=(0,), name="Cast-to-float64"),

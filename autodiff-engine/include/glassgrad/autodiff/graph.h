@@ -43,6 +43,11 @@ struct Node {
   const std::string& op() const { return schema->name; }
 };
 
+// Validates a node (input count, devices, the op's shape rule) and returns its outputs' infos.
+// Used by Graph::add_node and by the runtime's lazy tracer, so both report identical errors.
+std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorInfo>& inputs,
+                                   const Attrs& attrs, const NodeMeta& meta);
+
 class Graph {
  public:
   ValueId add_leaf(const std::string& name, const TensorInfo& info, ValueKind kind,

@@ -78,6 +78,9 @@ struct OpSchema {
   bool strided_inputs = false; // the kernel reads any strides; else inputs arrive contiguous
   bool same_device = true;     // all inputs must be on one device (the output's)
   bool has_side_effects = false;  // kept by dead-code elimination even when unused
+  // Outputs carry no gradient by design (Detach, optimizer updates); without this flag, a
+  // missing gradient rule on a path to a parameter is an error.
+  bool stops_gradient = false;
   int dispatch_input = 0;      // kernels are looked up by this input's dtype (-1: output 0's)
   std::string formula;         // one line saying what it computes, printed by explain()
 
@@ -110,5 +113,6 @@ void register_pool_ops(OpRegistry& r);         // MaxPool2D AvgPool2D and backwa
 void register_norm_ops(OpRegistry& r);         // BatchNorm2D* and backward
 void register_softmax_ops(OpRegistry& r);      // Softmax LogSoftmax CrossEntropy and backwards
 void register_optimizer_ops(OpRegistry& r);    // SGDUpdate AdamUpdate
+void register_fused_ops(OpRegistry& r);        // FusedElementwise (made by the fusion pass)
 
 }  // namespace glassgrad

@@ -37,6 +37,7 @@ class Executor {
 
 // The arena of a device: one growing buffer from the device's allocator.
 Tensor arena_for(const Device& d, size_t bytes);
+size_t arena_bytes(const Device& d);  // held now (0 if none)
 void release_arenas();
 
 }  // namespace glassgrad

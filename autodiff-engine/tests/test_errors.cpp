@@ -1,0 +1,133 @@
+// User-facing engine errors carry the op and the layer name ("Slice 'encoder.crop'"), the
+// shapes involved, and a fix line.
+#include <gtest/gtest.h>
+
+#include "glassgrad/autodiff/autodiff.h"
+#include "testing_ops.h"
+
+using namespace glassgrad;
+using testing_ops::f32;
+
+namespace {
+
+NodeMeta layer(const std::string& scope) {
+  NodeMeta m;
+  m.scope = scope;
+  return m;
+}
+
+template <typename E, typename F>
+std::string message_of(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "wrong exception type: " << e.what();
+    return "";
+  }
+  ADD_FAILURE() << "no exception";
+  return "";
+}
+
+void expect_has(const std::string& msg, const std::string& part) {
+  EXPECT_NE(msg.find(part), std::string::npos) << "missing '" << part << "' in:\n" << msg;
+}
+
+}  // namespace
+
+TEST(Errors, ShapeRuleFailuresNameTheOpAndLayer) {
+  testing_ops::register_all();
+  Graph g;
+  ValueId a = g.add_leaf("a", f32({2, 3}), ValueKind::Input);
+  ValueId b = g.add_leaf("b", f32({3, 2}), ValueKind::Input);
+  const std::string msg = message_of<ShapeError>([&] { g.add("TestBinary", {a, b}, {}, layer("encoder.mix")); });
+  expect_has(msg, "TestBinary 'encoder.mix': shapes differ");
+  expect_has(msg, "[2, 3] float32 cpu");
+  expect_has(msg, "[3, 2] float32 cpu");
+  expect_has(msg, "fix:");
+}
+
+TEST(Errors, WithoutALayerTheHeadlineNamesTheOpAlone) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({2, 3}), ValueKind::Input);
+  const std::string msg = message_of<ShapeError>([&] {
+    g.add("Permute", {x}, Attrs{{"dims", std::vector<int64_t>{0, 0}}});
+  });
+  expect_has(msg, "Permute: dims must be a permutation of 0..1");
+}
+
+TEST(Errors, SliceOutOfRangeNamesLayerSizeAndBounds) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({4, 5}), ValueKind::Input);
+  const std::string msg = message_of<ShapeError>([&] {
+    g.add("Slice", {x}, Attrs{{"dim", int64_t{1}}, {"start", int64_t{2}}, {"stop", int64_t{9}}}, layer("encoder.crop"));
+  });
+  expect_has(msg, "Slice 'encoder.crop'");
+  expect_has(msg, "[0, 5]");
+  expect_has(msg, "2:9");
+}
+
+TEST(Errors, ExpandThatCannotBroadcastNamesBothShapes) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({3, 2}), ValueKind::Input);
+  const std::string msg = message_of<ShapeError>([&] {
+    g.add("Expand", {x}, Attrs{{"shape", std::vector<int64_t>{3, 4}}}, layer("head"));
+  });
+  expect_has(msg, "Expand 'head': cannot expand [3, 2] to [3, 4]");
+}
+
+TEST(Errors, DevicesThatDifferNameLayerDevicesAndFix) {
+  testing_ops::register_all();
+  Graph g;
+  ValueId a = g.add_leaf("a", f32({2}), ValueKind::Input);
+  ValueId b = g.add_leaf("b", {{2}, DType::Float32, Device::cuda(0)}, ValueKind::Parameter);
+  const std::string msg = message_of<DeviceError>([&] { g.add("TestBinary", {a, b}, {}, layer("fc1")); });
+  expect_has(msg, "TestBinary 'fc1': inputs are on different devices");
+  expect_has(msg, "a: [2] float32 on cpu");
+  expect_has(msg, "b: [2] float32 on cuda:0");
+  expect_has(msg, "fix:");
+}
+
+TEST(Errors, WrongNumberOfInputsNamesLayerAndInputNames) {
+  testing_ops::register_all();
+  Graph g;
+  ValueId a = g.add_leaf("a", f32({2}), ValueKind::Input);
+  const std::string msg = message_of<ValueError>([&] { g.add("TestBinary", {a}, {}, layer("fc1")); });
+  expect_has(msg, "TestBinary 'fc1': got 1 inputs, expected 2");
+  expect_has(msg, "inputs: a, b");
+}
+
+TEST(Errors, MissingAttributeNamesTheKey) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({2}), ValueKind::Input);
+  const std::string msg = message_of<ValueError>([&] { g.add("Reshape", {x}, Attrs{}, layer("flatten")); });
+  expect_has(msg, "shape");
+}
+
+TEST(Errors, NegativeLeafSizeNamesTheLeaf) {
+  Graph g;
+  const std::string msg = message_of<ShapeError>([&] { g.add_leaf("images", f32({-1, 28}), ValueKind::Input); });
+  expect_has(msg, "leaf 'images'");
+  expect_has(msg, "[-1, 28]");
+}
+
+TEST(Errors, BackwardOfANonScalarLossWithoutSeedIsRefused) {
+  testing_ops::register_all();
+  Graph g;
+  ValueId w = g.add_leaf("w", f32({3}), ValueKind::Parameter, true);
+  ValueId y = g.add("TestUnary", {w});
+  EXPECT_THROW(build_backward(g, y, {w}), ValueError);
+}
+
+TEST(Errors, BackwardThroughAnOpWithoutGradientNamesTheOpAndLayer) {
+  testing_ops::register_all();
+  Graph g;
+  ValueId w = g.add_leaf("w", f32({}), ValueKind::Parameter, true);
+  ValueId u = g.add("TestUnary", {w});
+  ValueId d = g.add("TestDense", {u}, {}, layer("mystery"));  // no gradient rule
+  ValueId loss = g.add("TestUnary", {d});
+  const std::string msg = message_of<UnsupportedError>([&] { build_backward(g, loss, {w}); });
+  expect_has(msg, "TestDense 'mystery': this op has no gradient rule");
+  expect_has(msg, "fix:");
+}

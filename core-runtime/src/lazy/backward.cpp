@@ -1,0 +1,74 @@
+// backward(): differentiate through the engine and import the gradient nodes as lazy values.
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/gradients.h"
+#include "lazy_internal.h"
+
+namespace glassgrad {
+namespace lazy {
+
+void backward(const ValuePtr& loss, const ValuePtr& seed) {
+  if (!loss->invalid.empty()) throw_invalid(*loss);
+  if (!loss->requires_grad) {
+    throw ValueError(ErrorMessage("backward(): this tensor " + shape_str(loss->info.shape) +
+                                  " does not require gradients")
+                         .cause("nothing it was computed from is a parameter (requires_grad=True), or it was "
+                                "computed under glassgrad.no_grad() or in eval mode without parameters")
+                         .fix("compute the loss from the model's output in training code, outside no_grad()")
+                         .str());
+  }
+  Export ex = export_graph({loss}, false);
+  std::vector<ValueId> wrt;
+  for (ValueId v : ex.graph.leaves()) {
+    if (ex.graph.value(v).requires_grad) wrt.push_back(v);
+  }
+  ValueId seed_id = kNoValue;
+  if (seed) {
+    if (!seed->realized()) realize({seed});
+    seed_id = ex.graph.add_leaf("grad", seed->info, ValueKind::Input);
+    ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+    ex.by_id[static_cast<size_t>(seed_id)] = seed;
+  }
+  const NodeId first_new = ex.graph.num_nodes();
+  const std::vector<ValueId> grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id);
+
+  // Import the backward nodes. Gradients do not themselves require gradients (no double
+  // backward through the tracer).
+  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
+    const glassgrad::Node& gn = ex.graph.node(n);
+    auto node = std::make_shared<Node>();
+    node->schema = gn.schema;
+    node->attrs = gn.attrs;
+    node->meta = gn.meta;
+    for (ValueId in : gn.inputs) {
+      node->inputs.push_back(value_of(ex, in));
+    }
+    for (size_t k = 0; k < gn.outputs.size(); ++k) {
+      auto v = std::make_shared<Value>();
+      v->seq = next_seq();
+      v->info = ex.graph.value(gn.outputs[k]).info;
+      v->producer = node;
+      v->output_index = static_cast<int>(k);
+      node->outputs.push_back(v);
+      ex.by_id[static_cast<size_t>(gn.outputs[k])] = v;
+    }
+  }
+  NodeMeta meta;
+  meta.role = "backward";
+  for (size_t i = 0; i < wrt.size(); ++i) {
+    if (grads[i] == kNoValue) continue;
+    const ValuePtr& leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
+    ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
+    if (leaf->grad) {
+      meta.scope = leaf->name;
+      const bool was = grad_enabled();
+      set_grad_enabled(false);
+      g = record("Add", {leaf->grad, g}, {}, meta).at(0);
+      set_grad_enabled(was);
+    }
+    set_grad(leaf, g);
+  }
+}
+
+}  // namespace lazy
+}  // namespace glassgrad

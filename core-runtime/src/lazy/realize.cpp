@@ -1,0 +1,244 @@
+// Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
+#include <chrono>
+#include <cstdlib>
+#include <list>
+#include <unordered_map>
+
+#include "glassgrad/autodiff/compile.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/executor.h"
+#include "lazy_internal.h"
+
+namespace glassgrad {
+namespace lazy {
+
+namespace {
+
+struct CachedPlan {
+  std::shared_ptr<const Plan> plan;
+  std::shared_ptr<Executor> executor;
+};
+
+struct PlanCache {
+  static constexpr size_t kCapacity = 256;
+  std::unordered_map<uint64_t, std::list<std::pair<uint64_t, CachedPlan>>::iterator> index;
+  std::list<std::pair<uint64_t, CachedPlan>> lru;  // most recent first
+  CacheStats stats;
+  std::shared_ptr<const Plan> last;
+
+  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key) {
+    auto it = index.find(key);
+    if (it != index.end()) {
+      ++stats.hits;
+      lru.splice(lru.begin(), lru, it->second);
+      return it->second->second;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    CompileOptions opts;
+    opts.outputs = outputs;
+    opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
+    auto plan = std::make_shared<const Plan>(compile(g, opts));
+    CachedPlan entry{plan, std::make_shared<Executor>(plan)};
+    ++stats.compiles;
+    stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    lru.emplace_front(key, std::move(entry));
+    index[key] = lru.begin();
+    if (lru.size() > kCapacity) {
+      index.erase(lru.back().first);
+      lru.pop_back();
+    }
+    return lru.front().second;
+  }
+};
+
+bool g_capturing = false;
+bool g_plan_only = false;
+std::vector<std::shared_ptr<const Plan>>& plan_only_plans() {
+  static auto* v = new std::vector<std::shared_ptr<const Plan>>();
+  return *v;
+}
+int g_fusion = -1;  // -1: not read from the environment yet
+std::vector<CapturedRun>& captured() {
+  static auto* c = new std::vector<CapturedRun>();
+  return *c;
+}
+
+PlanCache& cache() {
+  static auto* c = new PlanCache();
+  return *c;
+}
+
+// After a plan ran: each in-place output becomes the new leaf holding the (updated) buffer,
+// and the value it overwrote is invalidated.
+void settle_inplace(const Export& ex) {
+  for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
+    const Node* node = ex.nodes[static_cast<size_t>(n)].get();
+    for (const auto& io : node->schema->inplace) {
+      const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
+      ValuePtr fresh = node->outputs[static_cast<size_t>(io.first)].lock();
+      if (fresh) {
+        fresh->data = old->data;
+        fresh->producer.reset();
+        fresh->kind = old->kind == ValueKind::Intermediate ? ValueKind::State : old->kind;
+        fresh->requires_grad = old->requires_grad;
+        fresh->name = old->name;
+        if (old->grad) {
+          set_grad(fresh, old->grad);
+          set_grad(old, nullptr);
+        }
+        forget_pending(fresh.get());
+      }
+    }
+  }
+  // Invalidate afterwards: a chain of updates passes the buffer along first.
+  for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
+    const Node* node = ex.nodes[static_cast<size_t>(n)].get();
+    for (const auto& io : node->schema->inplace) {
+      const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
+      old->data = Tensor();
+      old->producer.reset();
+      old->invalid = "it was overwritten in place by " + node->schema->name +
+                     (node->meta.scope.empty() ? "" : " ('" + node->meta.scope + "')");
+    }
+  }
+}
+
+}  // namespace
+
+void realize(const std::vector<ValuePtr>& targets) {
+  std::vector<ValuePtr> roots = pending_values();
+  for (const auto& t : targets) {
+    if (!t->invalid.empty()) throw_invalid(*t);
+    if (t->realized()) continue;
+    bool known = false;
+    for (const auto& r : roots) known = known || r == t;
+    if (!known) roots.push_back(t);
+  }
+  if (roots.empty()) return;
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  Export ex = export_graph(roots, true);
+  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
+  PlanCache& pc = cache();
+  pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
+  const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
+  const auto t1 = clock::now();
+  std::vector<Tensor> inputs;
+  inputs.reserve(cp.plan->input_values.size());
+  for (ValueId v : cp.plan->input_values) {
+    const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
+    if (!lv->realized()) throw InternalError("realize: leaf without data");
+    inputs.push_back(lv->data);
+  }
+  std::vector<Tensor> outs;
+  if (g_plan_only) {
+    // No kernels: results are uninitialized tensors of the planned shapes (views of inputs
+    // for in-place outputs), so the Python side stays consistent.
+    plan_only_plans().push_back(cp.plan);
+    for (size_t k = 0; k < cp.plan->output_slots.size(); ++k) {
+      const int slot = cp.plan->output_slots[k];
+      const BufferSlot& bs = cp.plan->slots[static_cast<size_t>(slot)];
+      int root = slot;
+      while (cp.plan->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = cp.plan->slots[static_cast<size_t>(root)].base;
+      const BufferSlot& rs = cp.plan->slots[static_cast<size_t>(root)];
+      if (rs.kind == SlotKind::Input) {
+        size_t idx = 0;
+        while (cp.plan->input_slots[idx] != root) ++idx;
+        const Tensor& base = inputs[idx];
+        outs.push_back(Tensor::from_storage(base.storage(), bs.info.shape, bs.kind == SlotKind::View ? bs.strides : contiguous_strides(bs.info.shape),
+                                            base.offset() + (bs.kind == SlotKind::View ? bs.view_offset : 0), bs.info.dtype));
+      } else {
+        outs.push_back(Tensor::empty(bs.info.shape, bs.info.dtype, bs.info.device, bs.name));
+      }
+    }
+  } else {
+    outs = cp.executor->run(inputs);
+  }
+  ++pc.stats.realizes;
+  pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
+  if (g_capturing) {
+    CapturedRun run{cp.plan, cp.executor, inputs, {}, {}, outs};
+    for (ValueId v : cp.plan->input_values) {
+      const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
+      run.input_kinds.push_back(lv->producer ? ValueKind::Input : lv->kind);
+      run.input_seqs.push_back(lv->seq);
+    }
+    captured().push_back(std::move(run));
+  }
+  pc.last = cp.plan;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    roots[i]->data = outs[i];
+    forget_pending(roots[i].get());
+  }
+  settle_inplace(ex);
+}
+
+const Tensor& data(const ValuePtr& v) {
+  if (!v->invalid.empty()) throw_invalid(*v);
+  if (!v->realized()) realize({v});
+  return v->data;
+}
+
+void set_plan_only(bool on) { g_plan_only = on; }
+bool plan_only() { return g_plan_only; }
+std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
+  std::vector<std::shared_ptr<const Plan>> out;
+  out.swap(plan_only_plans());
+  return out;
+}
+
+bool fusion_enabled() {
+  if (g_fusion < 0) {
+    const char* env = std::getenv("GLASSGRAD_FUSION");
+    g_fusion = (env && std::string(env) == "0") ? 0 : 1;
+  }
+  return g_fusion == 1;
+}
+
+void set_fusion(bool on) { g_fusion = on ? 1 : 0; }
+
+void capture_begin() {
+  captured().clear();
+  g_capturing = true;
+}
+
+std::vector<CapturedRun> capture_end() {
+  g_capturing = false;
+  std::vector<CapturedRun> out;
+  out.swap(captured());
+  return out;
+}
+
+uint64_t current_seq() { return next_seq(); }
+
+size_t arena_held_bytes(const Device& d) { return arena_bytes(d); }
+
+CacheStats cache_stats() {
+  CacheStats s = cache().stats;
+  s.plans = cache().lru.size();
+  return s;
+}
+
+void reset_cache_stats() { cache().stats = CacheStats{}; }
+
+void clear_cache() {
+  PlanCache& pc = cache();
+  pc.index.clear();
+  pc.lru.clear();
+  pc.last.reset();
+}
+
+std::shared_ptr<const Plan> last_plan() { return cache().last; }
+
+std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
+  Export ex = export_graph(roots, true);
+  CompileOptions opts;
+  opts.outputs = ex.outputs;
+  opts.workspace = Executor::workspace_fn();
+  opts.fuse = fusion_enabled();
+  return std::make_shared<const Plan>(compile(ex.graph, opts));
+}
+
+}  // namespace lazy
+}  // namespace glassgrad

@@ -1,0 +1,153 @@
+// Lazy values: pins, the pending registry, leaves and recording.
+#include <algorithm>
+
+#include "glassgrad/autodiff/errors.h"
+#include "lazy_internal.h"
+
+namespace glassgrad {
+namespace lazy {
+
+namespace {
+std::unordered_map<const Value*, std::weak_ptr<Value>>& pending() {
+  static auto* p = new std::unordered_map<const Value*, std::weak_ptr<Value>>();
+  return *p;
+}
+uint64_t g_seq = 0;
+bool g_grad_enabled = true;
+}  // namespace
+
+uint64_t next_seq() { return ++g_seq; }
+
+void pin(const ValuePtr& v) {
+  if (v->pins++ == 0 && !v->realized()) pending()[v.get()] = v;
+}
+
+void unpin(const ValuePtr& v) {
+  if (--v->pins == 0) pending().erase(v.get());
+}
+
+void forget_pending(const Value* v) { pending().erase(v); }
+
+std::vector<ValuePtr> pending_values() {
+  std::vector<ValuePtr> out;
+  for (auto it = pending().begin(); it != pending().end();) {
+    ValuePtr v = it->second.lock();
+    if (!v || v->realized() || !v->invalid.empty()) {
+      it = pending().erase(it);
+      continue;
+    }
+    out.push_back(std::move(v));
+    ++it;
+  }
+  std::sort(out.begin(), out.end(), [](const ValuePtr& a, const ValuePtr& b) { return a->seq < b->seq; });
+  return out;
+}
+
+Handle::Handle(ValuePtr v) : v_(std::move(v)) {
+  if (!v_) throw InternalError("lazy::Handle of a null value");
+  pin(v_);
+}
+
+Handle::~Handle() {
+  if (v_) unpin(v_);
+}
+
+void Handle::reset(ValuePtr v) {
+  if (!v) throw InternalError("lazy::Handle::reset to a null value");
+  pin(v);
+  unpin(v_);
+  v_ = std::move(v);
+}
+
+bool grad_enabled() { return g_grad_enabled; }
+void set_grad_enabled(bool on) { g_grad_enabled = on; }
+
+void throw_invalid(const Value& v) {
+  const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
+  throw ValueError(ErrorMessage("cannot use " + what + " " + shape_str(v.info.shape) + ": " + v.invalid)
+                       .cause("this value was computed before an in-place update (e.g. optimizer.step()) "
+                              "overwrote its memory")
+                       .fix("recompute it after the update (e.g. run the forward pass again), or "
+                            "read it before calling step()")
+                       .str());
+}
+
+ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const std::string& name) {
+  if (!data.defined()) throw InternalError("make_leaf: undefined tensor");
+  auto v = std::make_shared<Value>();
+  v->seq = next_seq();
+  v->info = data.info();
+  v->data = data;
+  v->kind = kind == ValueKind::Intermediate ? ValueKind::Input : kind;
+  v->requires_grad = requires_grad;
+  v->name = name;
+  if (requires_grad && !is_floating(data.dtype())) {
+    throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
+                                  dtype_name(data.dtype()) + (name.empty() ? "" : " ('" + name + "')"))
+                         .fix("convert first: x.float()")
+                         .str());
+  }
+  return v;
+}
+
+std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                             const NodeMeta& meta) {
+  const OpSchema& s = OpRegistry::instance().at(op);
+  std::vector<TensorInfo> infos;
+  infos.reserve(inputs.size());
+  for (const auto& in : inputs) {
+    if (!in) throw InternalError(op + ": null input");
+    if (!in->invalid.empty()) throw_invalid(*in);
+    infos.push_back(in->info);
+  }
+  const std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
+  const bool track = g_grad_enabled && static_cast<bool>(s.gradient) && !s.stops_gradient && s.inplace.empty() &&
+                     std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) { return v->requires_grad; });
+
+  // A view of a computed tensor that needs no gradient is taken now: no node, no copy.
+  if (s.view_of >= 0 && !track) {
+    const ValuePtr& base = inputs[static_cast<size_t>(s.view_of)];
+    Layout l;
+    if (base->realized() && s.view(attrs, base->data.layout(), outs[0].shape, l)) {
+      auto v = make_leaf(base->data.as_strided(l.shape, l.strides, l.offset), ValueKind::Input, false);
+      return {v};
+    }
+  }
+  for (const auto& io : s.inplace) {
+    const ValuePtr& target = inputs[static_cast<size_t>(io.second)];
+    const bool chained = target->producer && !target->producer->schema->inplace.empty();
+    if (!target->realized() && !chained) {
+      throw ValueError(ErrorMessage(op + " updates input '" + s.inputs[static_cast<size_t>(io.second)] +
+                                    "' in place, but that tensor is an intermediate result, not a stored one")
+                           .fix("update parameters, buffers or optimizer state only")
+                           .str());
+    }
+  }
+  auto node = std::make_shared<Node>();
+  node->schema = &s;
+  node->attrs = attrs;
+  node->meta = meta;
+  node->inputs = inputs;
+  std::vector<ValuePtr> values;
+  values.reserve(outs.size());
+  for (size_t k = 0; k < outs.size(); ++k) {
+    auto v = std::make_shared<Value>();
+    v->seq = next_seq();
+    v->info = outs[k];
+    v->producer = node;
+    v->output_index = static_cast<int>(k);
+    v->requires_grad = track && is_floating(outs[k].dtype);
+    node->outputs.push_back(v);
+    values.push_back(std::move(v));
+  }
+  return values;
+}
+
+void set_grad(const ValuePtr& leaf, ValuePtr grad) {
+  if (grad) pin(grad);
+  if (leaf->grad) unpin(leaf->grad);
+  leaf->grad = std::move(grad);
+}
+
+}  // namespace lazy
+}  // namespace glassgrad

@@ -1,0 +1,83 @@
+// The nn kernels used from C++ alone (no Python): eager run_op on runtime tensors, typed errors,
+// and in-place outputs that are the input tensors themselves.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/eager.h"
+#include "glassgrad/runtime/tensor.h"
+
+using namespace glassgrad;
+
+namespace {
+
+Tensor vec(std::initializer_list<double> v) {
+  Tensor t = Tensor::empty({static_cast<int64_t>(v.size())}, DType::Float64);
+  double* p = t.data<double>();
+  for (double x : v) *p++ = x;
+  return t;
+}
+
+Tensor scalar(double v) { return Tensor::full({}, v, DType::Float64); }
+
+}  // namespace
+
+TEST(NNKernels, CrossEntropyMatchesHandComputedLoss) {
+  Tensor logits = vec({0.0, std::log(3.0), 2.0, 2.0}).view({2, 2});
+  Tensor labels = Tensor::empty({2}, DType::Int64);
+  labels.data<int64_t>()[0] = 1;  // p = 3/4
+  labels.data<int64_t>()[1] = 0;  // p = 1/2
+  const Tensor loss = run_op("CrossEntropy", {logits, labels})[0];
+  EXPECT_NEAR(*loss.data<double>(), (-std::log(0.75) - std::log(0.5)) / 2, 1e-14);
+}
+
+TEST(NNKernels, CrossEntropyLabelOutOfRangeThrowsIndexErrorWithTheLayer) {
+  Tensor logits = Tensor::zeros({3, 4}, DType::Float32);
+  Tensor labels = Tensor::zeros({3}, DType::Int64);
+  labels.data<int64_t>()[2] = 4;
+  NodeMeta meta;
+  meta.scope = "classifier";
+  try {
+    run_op("CrossEntropy", {logits, labels}, {}, meta);
+    FAIL() << "no error";
+  } catch (const IndexError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("CrossEntropy 'classifier': label 4 at position 2 is out of range for 4 classes"),
+              std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("fix:"), std::string::npos) << msg;
+  }
+}
+
+TEST(NNKernels, MaxPoolBackwardSendsTheGradientToTheFirstMaximum) {
+  Tensor x = vec({2, 7, 7, 1}).view({1, 1, 2, 2});
+  Tensor g = Tensor::full({1, 1, 1, 1}, 3.0, DType::Float64);
+  const Tensor dx = run_op("MaxPool2DBackward", {g, x}, Attrs{{"kernel", std::vector<int64_t>{2, 2}}})[0];
+  const double* d = dx.data<double>();
+  EXPECT_EQ(d[0], 0.0);
+  EXPECT_EQ(d[1], 3.0);
+  EXPECT_EQ(d[2], 0.0);
+  EXPECT_EQ(d[3], 0.0);
+}
+
+TEST(NNKernels, AdamUpdateWritesIntoParamStateAndStep) {
+  Tensor p = vec({1.0, -1.0}), m = vec({0, 0}), v = vec({0, 0});
+  Tensor step = Tensor::zeros({}, DType::Int64);
+  const auto out = run_op("AdamUpdate", {p, vec({0.5, -2.0}), scalar(0.1), m, v, step}, {});
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].data_ptr(), p.data_ptr());
+  EXPECT_EQ(out[3].data_ptr(), step.data_ptr());
+  EXPECT_EQ(*step.data<int64_t>(), 1);
+  // First step: the bias corrections cancel, p -= lr * g / (|g| + eps).
+  EXPECT_NEAR(p.data<double>()[0], 1.0 - 0.1, 1e-7);
+  EXPECT_NEAR(p.data<double>()[1], -1.0 + 0.1, 1e-7);
+  EXPECT_NEAR(m.data<double>()[1], -0.2, 1e-15);
+}
+
+TEST(NNKernels, BatchNormTrainingRefusesOneValuePerChannel) {
+  Tensor x = Tensor::zeros({1, 2, 1, 1}, DType::Float32);
+  Tensor gamma = Tensor::full({2}, 1.0, DType::Float32), beta = Tensor::zeros({2}, DType::Float32);
+  EXPECT_THROW(run_op("BatchNorm2DTrain", {x, gamma, beta}), ShapeError);
+}

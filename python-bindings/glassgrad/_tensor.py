@@ -1,0 +1,558 @@
+"""glassgrad.Tensor: a lazily computed value with a static shape.
+
+Operations record nodes of a static graph; nothing runs until a result is needed
+(.item(), .numpy(), printing, optimizer.step()). Then the pending graph is compiled once into a
+plan (cached by its structure, shapes and dtypes) and executed.
+"""
+from __future__ import annotations
+
+import numbers
+from collections import namedtuple
+from typing import Any, Iterable, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _C, _device
+from ._trace import record
+
+float32, float64, int64, uint8 = "float32", "float64", "int64", "uint8"
+bool_ = "bool"
+_DTYPES = {"float32", "float64", "int64", "uint8", "bool"}
+_NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
+
+MaxResult = namedtuple("MaxResult", ["values", "indices"])
+
+
+def _dtype_name(dtype) -> str:
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        name = {"float": "float32", "double": "float64", "long": "int64"}.get(dtype, dtype)
+    else:
+        name = np.dtype(dtype).name
+    if name not in _DTYPES:
+        raise _C.DTypeError(f"unsupported dtype '{dtype}'\n  glassgrad holds float32, float64, int64, uint8 and bool\n"
+                            f"  fix: dtype='float32' (data) or dtype='int64' (labels)")
+    return name
+
+
+def _wrap(handle) -> "Tensor":
+    t = Tensor.__new__(Tensor)
+    t._h = handle
+    return t
+
+
+def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
+    return _wrap(record(name, [t._h for t in inputs], attrs)[0])
+
+
+def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
+    return [_wrap(h) for h in record(name, [t._h for t in inputs], attrs)]
+
+
+def _scalar_like(value, like: "Tensor") -> "Tensor":
+    """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure)."""
+    arr = np.asarray(value, dtype=_NP[like.dtype])
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device), "constant", False, ""))
+
+
+def _coerce(other, like: "Tensor") -> "Tensor":
+    if isinstance(other, Tensor):
+        return other
+    if isinstance(other, (numbers.Number, np.number, np.bool_)):
+        return _scalar_like(other, like)
+    if isinstance(other, (np.ndarray, list, tuple)):
+        return tensor(other, dtype=like.dtype, device=like.device)
+    raise TypeError(f"unsupported operand type {type(other).__name__} for a glassgrad.Tensor")
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str = "") -> "Tensor":
+    """Creates a tensor from an array, a nested list or a scalar (a copy, like torch.tensor).
+
+    dtype defaults to the data's own (float64 arrays stay float64; Python floats become float32,
+    Python ints int64). device defaults to the GPU when one is usable (see set_default_device).
+    """
+    if isinstance(data, Tensor):
+        data = data.numpy()
+    if isinstance(data, _C.Tensor):
+        raw = data if dtype is None else None
+        if raw is not None:
+            dev = _device.normalize(device) if device is not None else raw.device
+            raw = raw.to(dev)
+            return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
+        data = data.numpy()
+    want = _dtype_name(dtype)
+    arr = np.asarray(data)
+    if want is not None:
+        arr = arr.astype(_NP[want], copy=False)  # an explicit dtype is the user's conversion
+    elif not isinstance(data, np.ndarray):
+        # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
+        if arr.dtype.kind == "f":
+            arr = arr.astype(np.float32)
+        elif arr.dtype.kind in "iu":
+            arr = arr.astype(np.int64)
+    # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
+    raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name)
+    return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
+
+
+def _full(shape, value, dtype="float32", device=None) -> "Tensor":
+    raw = _C.Tensor.full(list(shape), float(value), _dtype_name(dtype), _device.normalize(device))
+    return _wrap(_C.lazy_leaf(raw, "input", False, ""))
+
+
+def zeros(*shape, dtype="float32", device=None) -> "Tensor":
+    return _full(_shape_args(shape), 0.0, dtype, device)
+
+
+def ones(*shape, dtype="float32", device=None) -> "Tensor":
+    return _full(_shape_args(shape), 1.0, dtype, device)
+
+
+def full(shape, value, dtype="float32", device=None) -> "Tensor":
+    return _full(_shape_args((shape,)), value, dtype, device)
+
+
+def _shape_args(shape) -> Tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _axes(dim, ndim) -> list:
+    if dim is None:
+        return []
+    if isinstance(dim, int):
+        return [dim]
+    return list(dim)
+
+
+class Tensor:
+    """A value of the static graph: shape and dtype are known at once; data when needed."""
+
+    __slots__ = ("_h", "__weakref__")
+    __hash__ = object.__hash__
+    __array_priority__ = 1000  # numpy scalars on the left defer to our operators
+
+    def __init__(self, data, dtype=None, device=None, requires_grad=False):
+        self._h = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)._h
+
+    # ---- metadata: never computes anything ----
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self._h.shape
+
+    @property
+    def dtype(self) -> str:
+        return self._h.dtype
+
+    @property
+    def device(self) -> str:
+        return self._h.device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._h.shape)
+
+    def dim(self) -> int:
+        return self.ndim
+
+    def size(self, dim: Optional[int] = None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def numel(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    @property
+    def strides(self) -> Tuple[int, ...]:
+        """Element strides of the computed data (computes it if needed)."""
+        return self._raw().strides
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._h.requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, on: bool) -> None:
+        self._h.set_requires_grad(bool(on))
+
+    def requires_grad_(self, on: bool = True) -> "Tensor":
+        self.requires_grad = on
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._h.is_leaf
+
+    @property
+    def name(self) -> str:
+        return self._h.name
+
+    @property
+    def grad(self) -> Optional["Tensor"]:
+        g = self._h.grad()
+        return None if g is None else _wrap(g)
+
+    @grad.setter
+    def grad(self, value: Optional["Tensor"]) -> None:
+        self._h.set_grad(None if value is None else value._h)
+
+    # ---- realizing ----
+    def _raw(self) -> "_C.Tensor":
+        return self._h.data()
+
+    def numpy(self) -> np.ndarray:
+        """A NumPy copy of the data (computes pending work first)."""
+        return self._raw().numpy()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.numpy()
+        return a if dtype is None else a.astype(dtype)
+
+    def item(self):
+        if self.numel() != 1:
+            raise _C.InvalidArgumentError(
+                f"item() needs a tensor with one element, this one has shape {list(self.shape)}\n"
+                f"  fix: reduce it first, e.g. t.mean().item(), or use t.numpy()")
+        return self.numpy().reshape(()).item()
+
+    def tolist(self):
+        return self.numpy().tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise _C.InvalidArgumentError(
+                f"the truth value of a tensor with {self.numel()} elements is ambiguous\n"
+                f"  fix: use (t == x).all() style reductions, or t.item() for one element")
+        return bool(self.item())
+
+    def __index__(self):
+        if self.dtype not in ("int64", "uint8") or self.numel() != 1:
+            raise TypeError("only one-element integer tensors can be used as an index")
+        return int(self.item())
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.numpy(), separator=", ", precision=4, threshold=200)
+        extra = f", dtype={self.dtype}" if self.dtype != "float32" else ""
+        dev = f", device='{self.device}'" if self.device != "cpu" else ""
+        grad = ", requires_grad=True" if self.requires_grad else ""
+        return f"tensor({body}{extra}{dev}{grad})"
+
+    def __format__(self, spec: str) -> str:
+        if self.numel() == 1 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    # ---- autodiff ----
+    def backward(self, gradient: Optional["Tensor"] = None) -> None:
+        """Adds d(self)/d(leaf) to the .grad of every leaf with requires_grad (accumulating until
+        zeroed). Records the backward graph; it runs at the next realize (e.g. optimizer.step())."""
+        seed = None
+        if gradient is not None:
+            seed = _coerce(gradient, self)._h
+        self._h.backward(seed)
+
+    def detach(self) -> "Tensor":
+        return _op("Detach", [self])
+
+    # ---- conversion ----
+    def to(self, device=None, dtype=None) -> "Tensor":
+        out = self
+        if dtype is not None:
+            out = out.astype(dtype)
+        if device is not None:
+            d = _device.normalize(device)
+            if d != out.device:
+                if out._h.realized and not out.requires_grad:
+                    out = _wrap(_C.lazy_leaf(out._raw().to(d), "input", False, out.name))
+                else:
+                    out = _op("ToDevice", [out], {"device": d})
+        return out
+
+    def to_device(self, index: int = 0) -> "Tensor":
+        return self.to(f"cuda:{index}")
+
+    def cpu(self) -> "Tensor":
+        return self.to("cpu")
+
+    def cuda(self, index: int = 0) -> "Tensor":
+        return self.to(f"cuda:{index}")
+
+    def astype(self, dtype) -> "Tensor":
+        d = _dtype_name(dtype)
+        return self if d == self.dtype else _op("Cast", [self], {"dtype": d})
+
+    def float(self) -> "Tensor":
+        return self.astype("float32")
+
+    def double(self) -> "Tensor":
+        return self.astype("float64")
+
+    def long(self) -> "Tensor":
+        return self.astype("int64")
+
+    def bool(self) -> "Tensor":
+        return self.astype("bool")
+
+    def contiguous(self) -> "Tensor":
+        return _op("Contiguous", [self])
+
+    def clone(self) -> "Tensor":
+        return _op("Contiguous", [self])
+
+    # ---- shape ----
+    def reshape(self, *shape) -> "Tensor":
+        shape = list(_shape_args(shape)) if shape else []
+        if list(shape) == list(self.shape):
+            return self
+        return _op("Reshape", [self], {"shape": shape})
+
+    view = reshape
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        n = self.ndim
+        if n == 0:
+            return self.reshape(1)
+        s, e = start_dim % n, end_dim % n
+        shape = list(self.shape[:s]) + [int(np.prod(self.shape[s:e + 1], dtype=np.int64))] + list(self.shape[e + 1:])
+        return self.reshape(shape)
+
+    def permute(self, *dims) -> "Tensor":
+        dims = [d % self.ndim for d in _shape_args(dims)]
+        return _op("Permute", [self], {"dims": dims})
+
+    def transpose(self, a: int, b: int) -> "Tensor":
+        dims = list(range(self.ndim))
+        dims[a], dims[b] = dims[b], dims[a]
+        return self.permute(dims)
+
+    @property
+    def T(self) -> "Tensor":
+        return self.permute(list(reversed(range(self.ndim))))
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        d = dim % (self.ndim + 1)
+        return self.reshape(list(self.shape[:d]) + [1] + list(self.shape[d:]))
+
+    def squeeze(self, dim: Optional[int] = None) -> "Tensor":
+        if dim is None:
+            return self.reshape([s for s in self.shape if s != 1])
+        d = dim % self.ndim
+        if self.shape[d] != 1:
+            return self
+        return self.reshape(list(self.shape[:d]) + list(self.shape[d + 1:]))
+
+    def expand(self, *shape) -> "Tensor":
+        shape = list(_shape_args(shape))
+        lead = len(shape) - self.ndim
+        shape = [self.shape[i - lead] if s == -1 else s for i, s in enumerate(shape)]
+        return _op("Expand", [self], {"shape": shape})
+
+    def __getitem__(self, index) -> "Tensor":
+        return _index(self, index)
+
+    # ---- arithmetic ----
+    def __add__(self, other):
+        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
+            return _op("AddScalar", [self], {"value": float(other)})
+        return _op("Add", [self, _coerce(other, self)])
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
+            return _op("AddScalar", [self], {"value": -float(other)})
+        return _op("Sub", [self, _coerce(other, self)])
+
+    def __rsub__(self, other):
+        if isinstance(other, (numbers.Number, np.number)):
+            return _op("AddScalar", [_op("Neg", [self])], {"value": float(other)})
+        return _op("Sub", [_coerce(other, self), self])
+
+    def __mul__(self, other):
+        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
+            return _op("MulScalar", [self], {"value": float(other)})
+        return _op("Mul", [self, _coerce(other, self)])
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, other):
+        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
+            return _op("MulScalar", [self], {"value": 1.0 / float(other)})
+        return _op("Div", [self, _coerce(other, self)])
+
+    def __rtruediv__(self, other):
+        if isinstance(other, (numbers.Number, np.number)):
+            return _op("RDivScalar", [self], {"value": float(other)})
+        return _op("Div", [_coerce(other, self), self])
+
+    def __pow__(self, exponent):
+        if not isinstance(exponent, (numbers.Number, np.number)):
+            raise _C.UnsupportedError("tensor ** tensor is not supported\n  fix: use a Python number as the exponent, "
+                                      "or glassgrad.exp(b * glassgrad.log(a))")
+        return _op("PowScalar", [self], {"exponent": float(exponent)})
+
+    def __neg__(self):
+        return _op("Neg", [self])
+
+    def __pos__(self):
+        return self
+
+    def __matmul__(self, other):
+        return _op("MatMul", [self, _coerce(other, self)])
+
+    def __rmatmul__(self, other):
+        return _op("MatMul", [_coerce(other, self), self])
+
+    # ---- comparisons (elementwise, bool results) ----
+    def __eq__(self, other):
+        return _op("Equal", [self, _coerce(other, self)])
+
+    def __ne__(self, other):
+        return _op("NotEqual", [self, _coerce(other, self)])
+
+    def __lt__(self, other):
+        return _op("Less", [self, _coerce(other, self)])
+
+    def __le__(self, other):
+        return _op("LessEqual", [self, _coerce(other, self)])
+
+    def __gt__(self, other):
+        return _op("Greater", [self, _coerce(other, self)])
+
+    def __ge__(self, other):
+        return _op("GreaterEqual", [self, _coerce(other, self)])
+
+    # ---- elementwise functions ----
+    def exp(self):
+        return _op("Exp", [self])
+
+    def log(self):
+        return _op("Log", [self])
+
+    def sqrt(self):
+        return _op("Sqrt", [self])
+
+    def relu(self):
+        return _op("ReLU", [self])
+
+    def sigmoid(self):
+        return _op("Sigmoid", [self])
+
+    def tanh(self):
+        return _op("Tanh", [self])
+
+    def abs(self):
+        return _op("Where", [self >= 0, self, -self])
+
+    def clamp(self, min=None, max=None):
+        out = self
+        if min is not None:
+            out = _op("Maximum", [out, _coerce(min, out)])
+        if max is not None:
+            out = _op("Minimum", [out, _coerce(max, out)])
+        return out
+
+    def softmax(self, dim: int = -1):
+        return _op("Softmax", [self], {"dim": dim % self.ndim})
+
+    def log_softmax(self, dim: int = -1):
+        return _op("LogSoftmax", [self], {"dim": dim % self.ndim})
+
+    # ---- reductions ----
+    def sum(self, dim=None, keepdim: bool = False):
+        return _op("Sum", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim})
+
+    def mean(self, dim=None, keepdim: bool = False):
+        return _op("Mean", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim})
+
+    def var(self, dim=None, keepdim: bool = False, unbiased: bool = True, correction: Optional[int] = None):
+        corr = (1 if unbiased else 0) if correction is None else int(correction)
+        return _op("Var", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim, "correction": corr})
+
+    def std(self, dim=None, keepdim: bool = False, unbiased: bool = True):
+        return self.var(dim, keepdim, unbiased).sqrt()
+
+    def amax(self, dim=None, keepdim: bool = False):
+        return _op("Max", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim})
+
+    def max(self, dim: Optional[int] = None, keepdim: bool = False):
+        """max() -> the largest element; max(dim) -> (values, indices) like PyTorch."""
+        if dim is None:
+            return self.amax()
+        return MaxResult(self.amax(dim, keepdim), self.argmax(dim, keepdim))
+
+    def argmax(self, dim: Optional[int] = None, keepdim: bool = False):
+        if dim is None:
+            return _op("ArgMax", [self.reshape(-1)], {"dim": 0, "keepdim": False})
+        return _op("ArgMax", [self], {"dim": dim, "keepdim": keepdim})
+
+    def all(self):
+        return (self.astype("bool").astype("int64").sum() == self.numel())
+
+    def any(self):
+        return (self.astype("bool").astype("int64").sum() > 0)
+
+
+def _index(t: Tensor, index) -> Tensor:
+    """Basic indexing: integers, slices (step >= 1), None and Ellipsis. Every piece is a view."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    if any(isinstance(i, (Tensor, np.ndarray, list)) for i in index):
+        raise _C.UnsupportedError("indexing with a tensor, array or list is not supported\n"
+                                  "  fix: use integers and slices, e.g. x[i:i+32]")
+    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if sum(1 for i in index if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if n_real > t.ndim:
+        raise _C.GlassgradIndexError(f"too many indices for a {t.ndim}-d tensor of shape {list(t.shape)}")
+    expanded = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([slice(None)] * (t.ndim - n_real))
+        else:
+            expanded.append(i)
+    out = t
+    dim = 0
+    final_shape = []
+    for i in expanded:
+        if i is None:
+            final_shape.append(1)
+            continue
+        size = t.shape[dim]
+        if isinstance(i, slice):
+            start, stop, step = i.indices(size)
+            if step < 1:
+                raise _C.GlassgradIndexError(f"slice step must be >= 1, got {step}\n"
+                                             "  cause: negative steps (reversing) are not views")
+            stop = max(stop, start)
+            if (start, stop, step) != (0, size, 1):
+                out = _op("Slice", [out], {"dim": dim, "start": start, "stop": stop, "step": step})
+            final_shape.append(len(range(start, stop, step)))
+            dim += 1
+        elif isinstance(i, (numbers.Integral, np.integer)):
+            k = int(i)
+            if k < -size or k >= size:
+                raise _C.GlassgradIndexError(
+                    f"index {k} is out of range for dimension {dim} of size {size} (shape {list(t.shape)})\n"
+                    f"  fix: use an index in [{-size}, {size - 1}]")
+            k %= size
+            out = _op("Slice", [out], {"dim": dim, "start": k, "stop": k + 1, "step": 1})
+            dim += 1
+        else:
+            raise TypeError(f"unsupported index type {type(i).__name__}")
+    final_shape.extend(t.shape[dim:])
+    if list(out.shape) != final_shape:
+        out = out.reshape(final_shape)
+    return out

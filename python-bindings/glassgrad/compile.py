@@ -1,0 +1,169 @@
+"""glassgrad.compile(step): trace a whole training step once, then replay it without Python.
+
+The plain loop re-traces every step (a few dozen cheap calls) and then hits the plan cache.
+compile() goes further, like tinygrad's TinyJit: the first call runs normally (it creates the
+optimizer's state), the second call records the plans it runs and what is bound to each input,
+and every later call with the same argument shapes and dtypes replays those plans directly:
+the arguments' data is bound to the recorded input slots, parameters and optimizer state are
+updated in place in their usual buffers, and the results come back as new tensors.
+
+What a compiled step may do: read its tensor arguments, parameters, buffers and optimizer state,
+and create constants. What it must not rely on: Python side effects (prints, .item() inside the
+step run only while tracing), branches on data, or tensors computed outside the step that are
+not parameters or state (e.g. gradients left over from an earlier backward: zero them inside the
+step). After model.to(...) or load_state_dict(...), compile the step again.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Dict, List, Tuple
+
+from . import _C
+from ._tensor import Tensor, _wrap
+
+_PERSISTENT = {"parameter", "state", "constant"}
+
+
+def _identity(raw: "_C.Tensor") -> Tuple:
+    return (raw.storage_ptr, raw.offset, tuple(raw.shape), tuple(raw.strides), raw.dtype)
+
+
+def _flatten(out) -> List[Tensor]:
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flatten(o)]
+    if isinstance(out, dict):
+        return [t for o in out.values() for t in _flatten(o)]
+    return []
+
+
+def _rebuild(out, new: Dict[int, Tensor]):
+    if isinstance(out, Tensor):
+        return new[id(out)]
+    if isinstance(out, tuple):
+        return type(out)(*(_rebuild(o, new) for o in out)) if hasattr(out, "_fields") else tuple(_rebuild(o, new) for o in out)
+    if isinstance(out, list):
+        return [_rebuild(o, new) for o in out]
+    if isinstance(out, dict):
+        return {k: _rebuild(v, new) for k, v in out.items()}
+    return out
+
+
+class _Replay:
+    """The recorded plans of one step and, for each plan input, where its data comes from."""
+
+    def __init__(self, runs, args: List[Any], out, start_seq: int, name: str):
+        arg_ids = {}
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                arg_ids[_identity(a._raw())] = i
+        produced: Dict[Tuple, Tuple[int, int]] = {}
+        self.runs = []
+        for r, run in enumerate(runs):
+            sources = []
+            for k, (raw, kind, seq) in enumerate(zip(run.inputs, run.input_kinds, run.input_seqs)):
+                ident = _identity(raw)
+                if ident in arg_ids:
+                    sources.append(("arg", arg_ids[ident]))
+                elif ident in produced:
+                    sources.append(("out",) + produced[ident])
+                elif kind in _PERSISTENT or seq > start_seq:
+                    sources.append(("fixed", raw))
+                else:
+                    raise _C.GlassgradError(
+                        f"glassgrad.compile({name}): the step reads a tensor {list(raw.shape)} {raw.dtype} that was "
+                        "computed before the step and is not an argument, a parameter or state\n"
+                        "  cause: usually gradients left from an earlier backward(), or a tensor captured from "
+                        "outside the function\n  fix: call optimizer.zero_grad() inside the step, and pass data "
+                        "as arguments")
+            for j, raw in enumerate(run.outputs):
+                produced[_identity(raw)] = (r, j)
+            self.runs.append((run.executor, sources))
+        self.out = out
+        self.out_sources = {}
+        for t in _flatten(out):
+            ident = _identity(t._raw())
+            if ident in produced:
+                self.out_sources[id(t)] = ("out",) + produced[ident]
+            elif ident in arg_ids:
+                self.out_sources[id(t)] = ("arg", arg_ids[ident])
+            else:
+                self.out_sources[id(t)] = ("fixed", t._raw())
+
+    def __call__(self, args: List[Any]):
+        raws = [a._raw() if isinstance(a, Tensor) else None for a in args]
+        results: List[List["_C.Tensor"]] = []
+        for executor, sources in self.runs:
+            inputs = []
+            for s in sources:
+                if s[0] == "arg":
+                    inputs.append(raws[s[1]])
+                elif s[0] == "out":
+                    inputs.append(results[s[1]][s[2]])
+                else:
+                    inputs.append(s[1])
+            results.append(executor.run(inputs))
+        new = {}
+        for t in _flatten(self.out):
+            s = self.out_sources[id(t)]
+            raw = results[s[1]][s[2]] if s[0] == "out" else (raws[s[1]] if s[0] == "arg" else s[1])
+            new[id(t)] = _wrap(_C.lazy_leaf(raw, "input", False, ""))
+        return _rebuild(self.out, new)
+
+
+class CompiledFunction:
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = getattr(fn, "__name__", "step")
+        self._entries: Dict[Tuple, dict] = {}
+        functools.update_wrapper(self, fn)
+
+    @staticmethod
+    def _key(args, kwargs) -> Tuple:
+        def one(a):
+            if isinstance(a, Tensor):
+                return ("T", a.shape, a.dtype, a.device)
+            return ("V", a if isinstance(a, (int, float, str, bool, type(None))) else id(a))
+        return tuple(one(a) for a in args) + tuple((k, one(v)) for k, v in sorted(kwargs.items()))
+
+    @property
+    def replays(self) -> int:
+        """How many calls were served by replaying recorded plans."""
+        return sum(e["replays"] for e in self._entries.values())
+
+    def __call__(self, *args, **kwargs):
+        if kwargs:
+            return self.fn(*args, **kwargs)  # keyword arguments: traced every time
+        entry = self._entries.setdefault(self._key(args, kwargs), {"calls": 0, "replay": None, "replays": 0})
+        if entry["replay"] is not None:
+            entry["replays"] += 1
+            return entry["replay"](list(args))
+        entry["calls"] += 1
+        if entry["calls"] == 1:
+            return self.fn(*args)  # warm-up: creates optimizer state and caches the plans
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        _C.lazy_realize([t._h for t in tensors])
+        start = _C.lazy_seq()
+        _C.capture_begin()
+        try:
+            out = self.fn(*args)
+            _C.lazy_realize([t._h for t in _flatten(out)])
+        finally:
+            runs = _C.capture_end()
+        entry["replay"] = _Replay(runs, list(args), out, start, self.name)
+        return out
+
+
+def compile(fn):  # noqa: A001
+    """Compiles a step function: traced on its first two calls, replayed afterwards (see above).
+
+        @glassgrad.compile
+        def train_step(x, y):
+            loss = glassgrad.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            optimizer.zero_grad()
+            return loss
+    """
+    return CompiledFunction(fn)

@@ -1,0 +1,192 @@
+"""Module-level functions: glassgrad.relu(x), glassgrad.conv2d(x, w), glassgrad.cross_entropy(...).
+
+Each records one or a few nodes; shapes are checked at once, with the layer's name in errors.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple, Union
+
+from . import _C
+from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
+
+IntPair = Union[int, Sequence[int]]
+
+
+def _pair(v: IntPair, name: str) -> Tuple[int, int]:
+    if isinstance(v, int):
+        return (v, v)
+    v = tuple(int(x) for x in v)
+    if len(v) != 2:
+        raise _C.InvalidArgumentError(f"{name} must be an int or a pair of ints, got {v}")
+    return v
+
+
+def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
+    if isinstance(x, Tensor):
+        return x
+    return tensor(x, device=like.device if like is not None else None)
+
+
+# ---- elementwise ----
+def exp(x: Tensor) -> Tensor:
+    return _op("Exp", [x])
+
+
+def log(x: Tensor) -> Tensor:
+    return _op("Log", [x])
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return _op("Sqrt", [x])
+
+
+def tanh(x: Tensor) -> Tensor:
+    return _op("Tanh", [x])
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return _op("Sigmoid", [x])
+
+
+def relu(x: Tensor) -> Tensor:
+    return _op("ReLU", [x])
+
+
+def abs(x: Tensor) -> Tensor:  # noqa: A001
+    return x.abs()
+
+
+def pow(x: Tensor, exponent: float) -> Tensor:  # noqa: A001
+    return x ** exponent
+
+
+def maximum(a: Tensor, b) -> Tensor:
+    return _op("Maximum", [a, _coerce(b, a)])
+
+
+def minimum(a: Tensor, b) -> Tensor:
+    return _op("Minimum", [a, _coerce(b, a)])
+
+
+def clamp(x: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
+    return x.clamp(min, max)
+
+
+def where(cond: Tensor, a, b) -> Tensor:
+    ref = a if isinstance(a, Tensor) else b
+    return _op("Where", [cond, _coerce(a, ref), _coerce(b, ref)])
+
+
+# ---- reductions ----
+def sum(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
+    return x.sum(dim, keepdim)
+
+
+def mean(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return x.mean(dim, keepdim)
+
+
+def var(x: Tensor, dim=None, keepdim: bool = False, unbiased: bool = True) -> Tensor:
+    return x.var(dim, keepdim, unbiased)
+
+
+def max(x: Tensor, dim=None, keepdim: bool = False):  # noqa: A001
+    return x.max(dim, keepdim)
+
+
+def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return x.argmax(dim, keepdim)
+
+
+# ---- shapes ----
+def reshape(x: Tensor, *shape) -> Tensor:
+    return x.reshape(*shape)
+
+
+def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
+    """Flattens dims start_dim..end_dim. The default start_dim=1 keeps the batch axis
+    ([N, C, H, W] -> [N, C*H*W]), as the seed's script expects (and like nn.Flatten)."""
+    return x.flatten(start_dim, end_dim)
+
+
+def matmul(a: Tensor, b: Tensor) -> Tensor:
+    return _op("MatMul", [a, _coerce(b, a)])
+
+
+# ---- layers as functions ----
+def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """y = x @ weight.T + bias, weight [out_features, in_features]."""
+    y = _op("MatMul", [x, weight.T])
+    return y if bias is None else _op("Add", [y, bias])
+
+
+def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: Tuple[int, int]):
+    """[top, bottom, left, right] for padding given as an int, a pair, 'valid' or 'same'.
+
+    'same' keeps ceil(H / stride) output rows: total padding max((out-1)*stride + k - H, 0),
+    the extra row (if odd) at the bottom/right, as TensorFlow and PyTorch (stride 1) do."""
+    if isinstance(padding, str):
+        mode = padding.lower()
+        if mode == "valid":
+            return [0, 0, 0, 0]
+        if mode == "same":
+            pads = []
+            for k, s, n in zip(kernel, stride, hw):
+                out = -(-n // s)
+                total = max((out - 1) * s + k - n, 0)
+                pads += [total // 2, total - total // 2]
+            return [pads[0], pads[1], pads[2], pads[3]]
+        raise _C.InvalidArgumentError(f"padding must be an int, a pair, 'same' or 'valid', got '{padding}'\n"
+                                      f"  fix: padding='same' keeps the spatial size (stride 1)")
+    ph, pw = _pair(padding, "padding")
+    return [ph, ph, pw, pw]
+
+
+def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
+           padding: Union[IntPair, str] = 0) -> Tensor:
+    """2-D convolution, NCHW input [N, C, H, W], weight [K, C, R, S], optional bias [K]."""
+    s = _pair(stride, "stride")
+    hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
+    pad = conv_padding(padding, tuple(weight.shape[-2:]), s, hw)
+    inputs = [x, weight] + ([bias] if bias is not None else [])
+    return _op("Conv2D", inputs, {"stride": list(s), "padding": pad})
+
+
+def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0) -> Tensor:
+    """Max pooling; stride defaults to the kernel size (so max_pool2d(x, 2) halves H and W)."""
+    k = _pair(kernel_size, "kernel_size")
+    s = _pair(stride, "stride") if stride is not None else k
+    return _op("MaxPool2D", [x], {"kernel": list(k), "stride": list(s), "padding": list(_pair(padding, "padding"))})
+
+
+def avg_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
+               count_include_pad: bool = True) -> Tensor:
+    k = _pair(kernel_size, "kernel_size")
+    s = _pair(stride, "stride") if stride is not None else k
+    return _op("AvgPool2D", [x], {"kernel": list(k), "stride": list(s), "padding": list(_pair(padding, "padding")),
+                                  "count_include_pad": bool(count_include_pad)})
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    return x.softmax(dim)
+
+
+def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
+    return x.log_softmax(dim)
+
+
+def cross_entropy(logits: Tensor, labels, reduction: str = "mean") -> Tensor:
+    """Mean (or summed) negative log-likelihood of int64 class labels under softmax(logits),
+    logits [N, C], labels [N]: PyTorch's F.cross_entropy."""
+    if reduction not in ("mean", "sum"):
+        raise _C.InvalidArgumentError(f"reduction must be 'mean' or 'sum', got '{reduction}'")
+    return _op("CrossEntropy", [logits, _as_tensor(labels, logits)], {"reduction": reduction})
+
+
+def batch_norm(x: Tensor, weight: Tensor, bias: Tensor, running_mean: Optional[Tensor] = None,
+               running_var: Optional[Tensor] = None, training: bool = True, eps: float = 1e-5):
+    """Functional batch norm over [N, C, H, W]. In training returns (y, batch_mean, batch_var);
+    in inference normalizes with the running statistics and returns y."""
+    if training:
+        return tuple(_op_multi("BatchNorm2DTrain", [x, weight, bias], {"eps": float(eps)}))
+    return _op("BatchNorm2DInference", [x, weight, bias, running_mean, running_var], {"eps": float(eps)})

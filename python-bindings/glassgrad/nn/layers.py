@@ -1,0 +1,180 @@
+"""Layers: Conv2D, BatchNorm2D, Linear, pooling, activations, Flatten, Sequential.
+
+Initialization follows the seed's section 5.2: Kaiming-normal weights (std = sqrt(2 / fan_in)),
+zero biases, BatchNorm running_var starting at 1 (never 0: 1/sqrt(0 + eps) explodes).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Sequence, Union
+
+import numpy as np
+
+from .. import _C, _device
+from .. import functional as F
+from .._random import generator
+from .._tensor import Tensor, _op, _op_multi
+from .module import Module, Parameter
+
+
+def _kaiming_normal(shape, fan_in: int) -> np.ndarray:
+    return (generator().standard_normal(shape) * math.sqrt(2.0 / fan_in)).astype(np.float32)
+
+
+class Conv2D(Module):
+    """2-D convolution over NCHW input: Conv2D(in_channels, out_channels, kernel_size, stride=1,
+    padding=0 | int | (ph, pw) | 'same' | 'valid', bias=True)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
+                 bias: bool = True, device=None):
+        super().__init__()
+        k = F._pair(kernel_size, "kernel_size")
+        for what, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", min(k))):
+            if int(v) <= 0:
+                raise _C.InvalidArgumentError(f"Conv2D: {what} must be positive, got {v}")
+        self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
+        self.stride = F._pair(stride, "stride")
+        self.padding = padding
+        fan_in = self.in_channels * k[0] * k[1]
+        self.weight = Parameter(_kaiming_normal((self.out_channels, self.in_channels) + k, fan_in), device)
+        self.bias = Parameter(np.zeros(self.out_channels, np.float32), device) if bias else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"padding={self.padding!r}, bias={self.bias is not None}")
+
+
+class Linear(Module):
+    """y = x @ W.T + b with W [out_features, in_features]."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None):
+        super().__init__()
+        if int(in_features) <= 0 or int(out_features) <= 0:
+            raise _C.InvalidArgumentError(f"Linear: sizes must be positive, got ({in_features}, {out_features})")
+        self.in_features, self.out_features = int(in_features), int(out_features)
+        self.weight = Parameter(_kaiming_normal((self.out_features, self.in_features), self.in_features), device)
+        self.bias = Parameter(np.zeros(self.out_features, np.float32), device) if bias else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim >= 1 and x.shape[-1] != self.in_features:
+            raise _C.ShapeError(
+                f"Linear '{self._scope}' got input of shape {list(x.shape)} but expects {self.in_features} features "
+                f"in the last axis\n  weight: {list(self.weight.shape)}   input: {list(x.shape)}\n"
+                f"  fix: build the layer as Linear({x.shape[-1]}, {self.out_features}), or flatten the input "
+                f"first: glassgrad.flatten(x)")
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"{self.in_features}, {self.out_features}, bias={self.bias is not None}"
+
+
+class BatchNorm2D(Module):
+    """Batch normalization over [N, C, H, W] (PyTorch semantics: momentum 0.1, eps 1e-5, biased
+    batch variance to normalize, unbiased variance for running_var). In training mode the
+    running statistics are updated in place as nodes at the end of the step's graph."""
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, device=None):
+        super().__init__()
+        c = int(num_features)
+        if c <= 0:
+            raise _C.InvalidArgumentError(f"BatchNorm2D: num_features must be positive, got {num_features}")
+        self.num_features, self.eps, self.momentum = c, float(eps), float(momentum)
+        self.weight = Parameter(np.ones(c, np.float32), device)
+        self.bias = Parameter(np.zeros(c, np.float32), device)
+        dev = _device.normalize(device)
+        self.register_buffer("running_mean", Tensor(np.zeros(c, np.float32), device=dev))
+        self.register_buffer("running_var", Tensor(np.ones(c, np.float32), device=dev))
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.training:
+            return F.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, False, self.eps)
+        y, mean, var = F.batch_norm(x, self.weight, self.bias, training=True, eps=self.eps)
+        count = int(np.prod([x.shape[0]] + list(x.shape[2:])))
+        rm, rv = _op_multi("BatchNormUpdateStats", [self.running_mean, self.running_var, mean, var],
+                           {"momentum": self.momentum, "count": count})
+        self.running_mean._h.reset(rm._h)
+        self.running_var._h.reset(rv._h)
+        return y
+
+    def extra_repr(self) -> str:
+        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class ReLU(Module):
+    def forward(self, x):
+        return F.relu(x)
+
+
+class Sigmoid(Module):
+    def forward(self, x):
+        return F.sigmoid(x)
+
+
+class Tanh(Module):
+    def forward(self, x):
+        return F.tanh(x)
+
+
+class MaxPool2D(Module):
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+
+    def forward(self, x):
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+
+
+class AvgPool2D(Module):
+    def __init__(self, kernel_size, stride=None, padding=0, count_include_pad=True):
+        super().__init__()
+        self.kernel_size, self.stride, self.padding, self.count_include_pad = kernel_size, stride, padding, count_include_pad
+
+    def forward(self, x):
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return F.flatten(x, self.start_dim, self.end_dim)
+
+
+class Identity(Module):
+    def forward(self, x):
+        return x
+
+
+class Sequential(Module):
+    """Calls its layers in order; they are named "0", "1", ... (as in PyTorch)."""
+
+    def __init__(self, *layers: Module):
+        super().__init__()
+        for i, layer in enumerate(layers):
+            setattr(self, str(i), layer)
+
+    def __getitem__(self, i: int) -> Module:
+        return list(self._modules.values())[i]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def forward(self, x):
+        for layer in self._modules.values():
+            x = layer(x)
+        return x
+
+
+# PyTorch spellings.
+Conv2d = Conv2D
+BatchNorm2d = BatchNorm2D
+MaxPool2d = MaxPool2D
+AvgPool2d = AvgPool2D

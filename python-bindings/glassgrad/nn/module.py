@@ -1,0 +1,224 @@
+"""Module: the base of every layer. Attributes that are Parameters, buffers or Modules are
+registered in assignment order; their attribute paths ("layer2.0.conv1.weight") name parameters
+in state_dict() and name layers in error messages and printed plans."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Dict, Iterator, Optional, Tuple
+
+import numpy as np
+
+from .. import _C, _device
+from .._tensor import Tensor, _wrap
+from .._trace import _scopes, scope
+
+
+class Parameter(Tensor):
+    """A trainable tensor: a leaf that requires gradients and that optimizers update in place."""
+
+    __slots__ = ()
+
+    def __init__(self, data, device=None, name: str = ""):
+        arr = data.numpy() if isinstance(data, Tensor) else np.asarray(data)
+        if arr.dtype.kind != "f":
+            raise _C.DTypeError(f"a Parameter must hold floats, got {arr.dtype}\n  fix: np.asarray(x, dtype=np.float32)")
+        raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name)
+        self._h = _C.lazy_leaf(raw, "parameter", True, name)
+
+    def __repr__(self) -> str:
+        return "Parameter(" + super().__repr__() + ")"
+
+
+def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.ascontiguousarray(arr), device, name), "state", False, name))
+
+
+class Module:
+    """Base class for layers and models: subclass it, create layers in __init__, write forward."""
+
+    def __init__(self):
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_scope", "")
+
+    def _check_init(self):
+        if "_parameters" not in self.__dict__:
+            raise _C.GlassgradError(f"{type(self).__name__}.__init__ must call super().__init__() before assigning "
+                                    f"layers or parameters\n  fix: add super().__init__() as the first line")
+
+    def __setattr__(self, name, value):
+        if isinstance(value, (Parameter, Module)) or name in self.__dict__.get("_buffers", {}):
+            self._check_init()
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table] and not (table == "_buffers" and isinstance(value, Tensor)):
+                del d[table][name]
+        if isinstance(value, Parameter):
+            if not value.name:
+                value._h.name = name
+            d["_parameters"][name] = value
+        elif isinstance(value, Module):
+            d["_modules"][name] = value
+        elif name in d.get("_buffers", {}) and isinstance(value, Tensor):
+            d["_buffers"][name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(table, {}):
+                del self.__dict__[table][name]
+                return
+        object.__delattr__(self, name)
+
+    def register_buffer(self, name: str, value) -> None:
+        """A persistent tensor that is not trained (e.g. BatchNorm's running statistics)."""
+        self._check_init()
+        arr = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+        device = value.device if isinstance(value, Tensor) else _device.default_device()
+        self._buffers[name] = _state_leaf(arr, device, name)
+
+    # ---- traversal ----
+    def named_modules(self, prefix: str = "") -> Iterator[Tuple[str, "Module"]]:
+        yield prefix, self
+        for name, m in self._modules.items():
+            yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
+
+    def modules(self) -> Iterator["Module"]:
+        for _, m in self.named_modules():
+            yield m
+
+    def children(self) -> Iterator["Module"]:
+        return iter(self._modules.values())
+
+    def named_parameters(self, prefix: str = "") -> Iterator[Tuple[str, Parameter]]:
+        for mname, m in self.named_modules(prefix):
+            for pname, p in m._parameters.items():
+                yield (f"{mname}.{pname}" if mname else pname), p
+
+    def parameters(self) -> Iterator[Parameter]:
+        for _, p in self.named_parameters():
+            yield p
+
+    def named_buffers(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
+        for mname, m in self.named_modules(prefix):
+            for bname, b in m._buffers.items():
+                yield (f"{mname}.{bname}" if mname else bname), b
+
+    def buffers(self) -> Iterator[Tensor]:
+        for _, b in self.named_buffers():
+            yield b
+
+    # ---- modes ----
+    def train(self, mode: bool = True) -> "Module":
+        for m in self.modules():
+            object.__setattr__(m, "training", bool(mode))
+        return self
+
+    def eval(self) -> "Module":
+        return self.train(False)
+
+    def zero_grad(self) -> None:
+        for p in self.parameters():
+            p.grad = None
+
+    # ---- calling ----
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+
+    def __call__(self, *args, **kwargs):
+        if not _scopes:
+            # A top-level call: name every layer by its attribute path.
+            for path, m in self.named_modules():
+                object.__setattr__(m, "_scope", path)
+                for table in (m._parameters, m._buffers):
+                    for pname, t in table.items():
+                        full = f"{path}.{pname}" if path else pname
+                        if t._h.name != full:
+                            t._h.name = full
+        with scope(self._scope or type(self).__name__):
+            return self.forward(*args, **kwargs)
+
+    # ---- state ----
+    def state_dict(self) -> "OrderedDict[str, np.ndarray]":
+        """Parameters and buffers as NumPy arrays under PyTorch-style names ("conv1.weight",
+        "bn1.running_mean", ...)."""
+        out = OrderedDict()
+        for name, p in self.named_parameters():
+            out[name] = p.numpy()
+        for name, b in self.named_buffers():
+            out[name] = b.numpy()
+        return out
+
+    def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True) -> None:
+        """Copies arrays into the parameters and buffers of the same names (shapes must match)."""
+        own = dict(self.named_parameters())
+        own.update(self.named_buffers())
+        missing = [k for k in own if k not in state]
+        unexpected = [k for k in state if k not in own]
+        if strict and (missing or unexpected):
+            raise _C.InvalidArgumentError(
+                "load_state_dict: the names do not match this model\n"
+                f"  missing:    {missing}\n  unexpected: {unexpected}\n"
+                "  fix: load a state_dict saved from the same model class, or pass strict=False")
+        for name, t in own.items():
+            if name not in state:
+                continue
+            arr = np.asarray(state[name])
+            if tuple(arr.shape) != tuple(t.shape):
+                raise _C.ShapeError(f"load_state_dict: '{name}' has shape {list(arr.shape)} in the file but "
+                                    f"{list(t.shape)} in the model\n  fix: build the model with the same layer sizes")
+            kind = "parameter" if isinstance(t, Parameter) else "state"
+            raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr.astype(t.dtype)), t.device, t.name)
+            t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+
+    def to(self, device) -> "Module":
+        """Moves every parameter and buffer to `device` (in place; returns self)."""
+        d = _device.normalize(device)
+        for t in list(self.parameters()) + list(self.buffers()):
+            if t.device != d:
+                kind = "parameter" if isinstance(t, Parameter) else "state"
+                t._h.reset(_C.lazy_leaf(t._raw().to(d), kind, kind == "parameter", t.name))
+        return self
+
+    def astype(self, dtype) -> "Module":
+        """Converts every floating parameter and buffer to `dtype` (in place; returns self).
+        model.double() is what float64 gradient checks use."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            if t.dtype != dtype and t.dtype in ("float32", "float64"):
+                kind = "parameter" if isinstance(t, Parameter) else "state"
+                arr = t.numpy().astype(dtype)
+                raw = _C.Tensor.from_numpy(arr, t.device, t.name)
+                t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+        return self
+
+    def double(self) -> "Module":
+        return self.astype("float64")
+
+    def float(self) -> "Module":
+        return self.astype("float32")
+
+    def cuda(self, index: int = 0) -> "Module":
+        return self.to(f"cuda:{index}")
+
+    def cpu(self) -> "Module":
+        return self.to("cpu")
+
+    def extra_repr(self) -> str:
+        return ""
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__}({self.extra_repr()}"]
+        for name, m in self._modules.items():
+            sub = repr(m).replace("\n", "\n  ")
+            lines.append(f"  ({name}): {sub}")
+        return lines[0] + (")" if len(lines) == 1 else "\n" + "\n".join(lines[1:]) + "\n)")

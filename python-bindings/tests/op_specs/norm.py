@@ -1,0 +1,132 @@
+"""Batch norm ops: BatchNorm2DTrain, BatchNorm2DBackward, BatchNorm2DInference,
+BatchNorm2DInferenceBackward, BatchNormUpdateStats. References computed in float64."""
+import numpy as np
+
+from glassgrad.testing import OpSpec
+
+AXES = (0, 2, 3)
+
+
+def _rand(rng, dtype, *shape):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def _c(v):
+    """A [C] vector broadcast against NCHW."""
+    return v.reshape(1, -1, 1, 1)
+
+
+def bn_train_ref(x, gamma, beta, eps=1e-5):
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=AXES)
+    var = ((x64 - _c(mean)) ** 2).mean(axis=AXES)
+    y = _c(gamma) * (x64 - _c(mean)) / np.sqrt(_c(var) + eps) + _c(beta)
+    return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
+
+
+def bn_backward_ref(g, x, gamma, mean, var, grad_mean=None, grad_var=None, eps=1e-5):
+    g, x64, gamma64 = g.astype(np.float64), x.astype(np.float64), gamma.astype(np.float64)
+    m = x.shape[0] * x.shape[2] * x.shape[3]
+    invstd = 1.0 / np.sqrt(var.astype(np.float64) + eps)
+    xhat = (x64 - _c(mean.astype(np.float64))) * _c(invstd)
+    dbeta = g.sum(axis=AXES)
+    dgamma = (g * xhat).sum(axis=AXES)
+    dx = _c(gamma64 * invstd / m) * (m * g - _c(dbeta) - xhat * _c(dgamma))
+    if grad_mean is not None:
+        dx = dx + _c(grad_mean.astype(np.float64)) / m
+    if grad_var is not None:
+        dx = dx + _c(grad_var.astype(np.float64)) * 2 * (x64 - _c(mean.astype(np.float64))) / m
+    return dx.astype(x.dtype), dgamma.astype(x.dtype), dbeta.astype(x.dtype)
+
+
+def bn_inference_ref(x, gamma, beta, running_mean, running_var, eps=1e-5):
+    x64 = x.astype(np.float64)
+    y = _c(gamma) * (x64 - _c(running_mean)) / np.sqrt(_c(running_var.astype(np.float64)) + eps) + _c(beta)
+    return y.astype(x.dtype)
+
+
+def bn_inference_backward_ref(g, x, gamma, running_mean, running_var, eps=1e-5):
+    g, x64 = g.astype(np.float64), x.astype(np.float64)
+    invstd = 1.0 / np.sqrt(running_var.astype(np.float64) + eps)
+    xhat = (x64 - _c(running_mean.astype(np.float64))) * _c(invstd)
+    a = gamma.astype(np.float64) * invstd
+    dbeta = g.sum(axis=AXES)
+    dgamma = (g * xhat).sum(axis=AXES)
+    outs = (g * _c(a), dgamma, dbeta, -a * dbeta, -0.5 * a * invstd * dgamma)
+    return tuple(o.astype(x.dtype) for o in outs)
+
+
+def bn_update_stats_ref(running_mean, running_var, mean, var, momentum=0.1, count=None):
+    m = momentum
+    rm = (1 - m) * running_mean.astype(np.float64) + m * mean
+    rv = (1 - m) * running_var.astype(np.float64) + m * var.astype(np.float64) * count / (count - 1)
+    return rm.astype(running_mean.dtype), rv.astype(running_var.dtype)
+
+
+def _train_inputs(shape, offset=0.0):
+    def gen(rng, dt, n):
+        s = shape(n)
+        x = (rng.standard_normal(s) * 2.0 + offset).astype(dt)
+        return [x, rng.uniform(0.5, 1.5, s[1]).astype(dt), _rand(rng, dt, s[1])]
+    return gen
+
+
+def _backward_inputs(shape, with_stat_grads):
+    def gen(rng, dt, n):
+        s = shape(n)
+        x = _rand(rng, dt, *s)
+        _, mean, var = bn_train_ref(x, np.ones(s[1], dt), np.zeros(s[1], dt))
+        arrays = [_rand(rng, dt, *s), x, rng.uniform(0.5, 1.5, s[1]).astype(dt), mean, var]
+        if with_stat_grads:
+            arrays += [_rand(rng, dt, s[1]), _rand(rng, dt, s[1])]
+        return arrays
+    return gen
+
+
+def _inference_inputs(shape):
+    def gen(rng, dt, n):
+        s = shape(n)
+        c = s[1]
+        return [_rand(rng, dt, *s), rng.uniform(0.5, 1.5, c).astype(dt), _rand(rng, dt, c),
+                _rand(rng, dt, c), rng.uniform(0.5, 2.0, c).astype(dt)]
+    return gen
+
+
+def _inference_backward_inputs(shape):
+    def gen(rng, dt, n):
+        x, gamma, _, running_mean, running_var = _inference_inputs(shape)(rng, dt, n)
+        return [_rand(rng, dt, *x.shape), x, gamma, running_mean, running_var]
+    return gen
+
+
+_BATCH = lambda n: (n, 3, 4, 5)        # n in the batch axis
+_SPATIAL = lambda n: (3, 2, n, n + 2)  # n in the spatial axes
+
+SPECS = [
+    # grad_outputs default: y, mean and var all get a cotangent, so the rule's handling of
+    # gradients that flow into the statistics is checked too.
+    OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_BATCH), attrs={"eps": 1e-5}, grad=(0, 1, 2),
+           name="BatchNorm2DTrain-batch"),
+    OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_SPATIAL), attrs={"eps": 1e-3}, grad=(0, 1, 2),
+           grad_outputs=(0,), name="BatchNorm2DTrain-spatial-y-only"),
+    # Data far from zero: a one-pass E[x^2] - E[x]^2 in float32 would lose the variance.
+    OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_BATCH, offset=1000.0), name="BatchNorm2DTrain-offset-1000",
+           rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9}),
+    OpSpec("BatchNorm2DBackward", bn_backward_ref, _backward_inputs(_BATCH, False), name="BatchNorm2DBackward",
+           rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
+    OpSpec("BatchNorm2DBackward", bn_backward_ref, _backward_inputs(_SPATIAL, True), name="BatchNorm2DBackward-stat-grads",
+           rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
+    OpSpec("BatchNorm2DInference", bn_inference_ref, _inference_inputs(_BATCH), grad=(0, 1, 2, 3, 4),
+           name="BatchNorm2DInference-batch"),
+    OpSpec("BatchNorm2DInference", bn_inference_ref, _inference_inputs(_SPATIAL), attrs={"eps": 1e-3}, grad=(0, 1, 2),
+           name="BatchNorm2DInference-spatial"),
+    OpSpec("BatchNorm2DInferenceBackward", bn_inference_backward_ref,
+           _inference_backward_inputs(_BATCH),
+           rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
+    # In place: the running buffers must be contiguous, so no strided variant here (the strided
+    # statistics are covered in test_nn_inplace_updates.py).
+    OpSpec("BatchNormUpdateStats", bn_update_stats_ref,
+           lambda rng, dt, n: [_rand(rng, dt, n), rng.uniform(0.5, 2, n).astype(dt), _rand(rng, dt, n),
+                               rng.uniform(0.5, 2, n).astype(dt)],
+           attrs=lambda n: {"momentum": 0.1, "count": 4 * n + 2}, noncontiguous=False),
+]
