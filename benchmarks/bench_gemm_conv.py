@@ -1,58 +1,45 @@
-"""GEMM (MatMul) and Conv2D forward/backward timings on the CPU, as CSV.
+"""Our SGEMM (through MatMul) next to NumPy's matmul, and Conv2D forward / backward-input /
+backward-weight times, on the CPU.
 
-    PYTHONPATH=python-bindings python3 benchmarks/bench_gemm_conv.py [--repeats 15] [--out file.csv]
+    PYTHONPATH=python-bindings python3 benchmarks/bench_gemm_conv.py [--repeats 21] [--threads 2]
+        [--csv benchmarks/results/bench_gemm_conv.csv]
 
-Each measurement compiles a one-node plan (so workspaces come from the planned arena, as in
-training), warms it up, then reports the median (and min) of `repeats` timed runs. One CSV row
-per measurement, with machine, date, ISA, GEMM kernel and thread count. NumPy's matmul (its
-BLAS) is measured in the same run next to ours for scale.
+Each glassgrad measurement compiles a one-node plan (workspaces come from the planned arena, as
+in training), warms it up, then times `repeats` runs. Rows (benchmarks/common.py columns) hold
+the median and the minimum wall time, the process CPU time per call (all threads together), and
+GFLOP/s from the median. On a machine shared with other work the median includes waiting for a
+core: the notes record the 1-minute load average, the thread count, the ISA and GEMM kernel.
+NumPy's matmul (its BLAS, with its own threads) runs in the same process for scale.
 
-Shapes: SGEMM 512^3 and 1024^3 (GFLOP/s); conv [32,16,28,28] x 32 3x3 filters at padding 1
-and 0 (forward, backward input, backward weight, in microseconds); the SimpleCNN layers
-[32,1,28,28] -> 16 and [32,16,13,13] -> 32 (3x3, no padding).
+Shapes: SGEMM 512^3 and 1024^3; conv [32,16,28,28] with 32 3x3 filters at padding 1 and 0; the
+SimpleCNN layers [32,1,28,28] -> 16 and [32,16,13,13] -> 32 (3x3, no padding).
 """
 from __future__ import annotations
 
 import argparse
-import csv
-import datetime
 import os
-import platform
 import statistics
 import sys
 import time
 
 import numpy as np
 
-import glassgrad
+from common import Results  # noqa: E402  (also puts the in-tree package on sys.path)
 from glassgrad import _C
 
 
-def machine() -> str:
-    model = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return f"{model} x{os.cpu_count()}"
-
-
-CLOCK = time.perf_counter
-
-
-def time_call(fn, repeats: int, warmup: int = 3):
+def measure(fn, repeats: int, warmup: int = 3):
+    """(median wall s, min wall s, process CPU s per call)."""
     for _ in range(warmup):
         fn()
-    ts = []
+    walls = []
+    cpu0 = time.process_time()
     for _ in range(repeats):
-        t0 = CLOCK()
+        t0 = time.perf_counter()
         fn()
-        ts.append(CLOCK() - t0)
-    return statistics.median(ts), min(ts)
+        walls.append(time.perf_counter() - t0)
+    cpu = (time.process_time() - cpu0) / repeats
+    return statistics.median(walls), min(walls), cpu
 
 
 def plan_runner(op: str, arrays, attrs):
@@ -67,83 +54,58 @@ def plan_runner(op: str, arrays, attrs):
     return lambda: ex.run(inputs)
 
 
-def conv_cases():
-    # (label, N, C, H, W, K, R, padding)
-    return [
-        ("conv 32x16x28x28 k32 3x3 p1", 32, 16, 28, 28, 32, 3, 1),
-        ("conv 32x16x28x28 k32 3x3 p0", 32, 16, 28, 28, 32, 3, 0),
-        ("simplecnn conv1 32x1x28x28 k16 3x3 p0", 32, 1, 28, 28, 16, 3, 0),
-        ("simplecnn conv2 32x16x13x13 k32 3x3 p0", 32, 16, 13, 13, 32, 3, 0),
-    ]
+CONV_CASES = [
+    # (workload, N, C, H, W, K, R, padding)
+    ("conv x[32,16,28,28] w[32,16,3,3] pad 1", 32, 16, 28, 28, 32, 3, 1),
+    ("conv x[32,16,28,28] w[32,16,3,3] pad 0", 32, 16, 28, 28, 32, 3, 0),
+    ("simplecnn conv1 x[32,1,28,28] w[16,1,3,3]", 32, 1, 28, 28, 16, 3, 0),
+    ("simplecnn conv2 x[32,16,13,13] w[32,16,3,3]", 32, 16, 13, 13, 32, 3, 0),
+]
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--out", default="-", help="CSV file (default: stdout)")
+    ap.add_argument("--repeats", type=int, default=21)
     ap.add_argument("--threads", type=int, default=0, help="glassgrad threads (0: all cores)")
-    ap.add_argument("--clock", choices=["wall", "thread"], default="wall",
-                    help="wall: elapsed time; thread: CPU time of the calling thread, which ignores time "
-                         "the OS gave to other processes (only meaningful with --threads 1 and a "
-                         "single-threaded BLAS, e.g. OPENBLAS_NUM_THREADS=1)")
+    ap.add_argument("--csv", default=None, help="CSV to append to (default benchmarks/results/bench_gemm_conv.csv)")
     args = ap.parse_args()
     if args.threads:
         _C.set_num_threads(args.threads)
-    global CLOCK
-    CLOCK = time.thread_time if args.clock == "thread" else time.perf_counter
-
+    res = Results("bench_gemm_conv", args.csv)
+    threads = _C.get_num_threads()
+    notes = (f"threads={threads} isa={_C.cpu_isa()} load1={os.getloadavg()[0]:.2f} repeats={args.repeats} "
+             f"numpy={np.__version__}")
     rng = np.random.default_rng(0)
-    common = {
-        "machine": machine(),
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "isa": _C.cpu_isa(),
-        "threads": _C.get_num_threads(),
-        "numpy": np.__version__,
-        "clock": args.clock,
-        "load1": round(os.getloadavg()[0], 2),
-    }
-    rows = []
 
-    def add(benchmark, shape, impl, median_s, min_s, flops):
-        row = dict(common, benchmark=benchmark, shape=shape, impl=impl,
-                   median_us=round(median_s * 1e6, 1), min_us=round(min_s * 1e6, 1),
-                   gflops=round(flops / median_s / 1e9, 1) if flops else "")
-        rows.append(row)
-        print(f"{benchmark:45s} {impl:10s} median {row['median_us']:>10} us  min {row['min_us']:>10} us  "
-              f"{row['gflops']} GFLOP/s", file=sys.stderr)
+    def record(workload, framework, timing, flops):
+        med, mn, cpu = timing
+        res.add("cpu", workload, "median_us", med * 1e6, "us", framework, notes=notes)
+        res.add("cpu", workload, "min_us", mn * 1e6, "us", framework, notes=notes)
+        res.add("cpu", workload, "cpu_us_per_call", cpu * 1e6, "us", framework, notes=notes)
+        res.add("cpu", workload, "gflops_at_median", flops / med / 1e9, "GFLOP/s", framework, notes=notes)
 
     for n in (512, 1024):
         a = rng.standard_normal((n, n)).astype(np.float32)
         b = rng.standard_normal((n, n)).astype(np.float32)
-        flops = 2.0 * n ** 3
-        med, mn = time_call(plan_runner("MatMul", [a, b], {}), args.repeats)
-        add("sgemm", f"{n}x{n}x{n}", "glassgrad", med, mn, flops)
-        med, mn = time_call(lambda: np.matmul(a, b), args.repeats)
-        add("sgemm", f"{n}x{n}x{n}", "numpy", med, mn, flops)
+        workload = f"sgemm {n}x{n}x{n}"
+        record(workload, "glassgrad", measure(plan_runner("MatMul", [a, b], {}), args.repeats), 2.0 * n ** 3)
+        record(workload, "numpy", measure(lambda: np.matmul(a, b), args.repeats), 2.0 * n ** 3)
 
-    for label, nb, c, h, w, k, r, p in conv_cases():
+    for label, nb, c, h, w, k, r, p in CONV_CASES:
         x = rng.standard_normal((nb, c, h, w)).astype(np.float32)
-        wt = rng.standard_normal((k, c, r, r)).astype(np.float32) * 0.1
+        wt = (rng.standard_normal((k, c, r, r)) * 0.1).astype(np.float32)
         ho, wo = h + 2 * p - r + 1, w + 2 * p - r + 1
         gy = rng.standard_normal((nb, k, ho, wo)).astype(np.float32)
         conv = {"stride": [1, 1], "padding": [p, p, p, p]}
         flops = 2.0 * nb * k * ho * wo * c * r * r
-        shape = f"x[{nb},{c},{h},{w}] w[{k},{c},{r},{r}] pad {p}"
         for op, arrays, attrs in [
             ("Conv2D", [x, wt], conv),
             ("Conv2DBackwardInput", [gy, wt], dict(conv, input_shape=[nb, c, h, w])),
             ("Conv2DBackwardWeight", [x, gy], dict(conv, weight_shape=[k, c, r, r])),
         ]:
-            med, mn = time_call(plan_runner(op, arrays, attrs), args.repeats)
-            add(f"{label} {op}", shape, "glassgrad", med, mn, flops)
+            record(f"{label} {op}", "glassgrad", measure(plan_runner(op, arrays, attrs), args.repeats), flops)
 
-    fields = ["machine", "date", "isa", "threads", "clock", "load1", "numpy", "benchmark", "shape", "impl", "median_us", "min_us", "gflops"]
-    out = sys.stdout if args.out == "-" else open(args.out, "w", newline="")
-    writer = csv.DictWriter(out, fieldnames=fields)
-    writer.writeheader()
-    writer.writerows(rows)
-    if out is not sys.stdout:
-        out.close()
+    print(f"wrote {res.write()}", file=sys.stderr)
     return 0
 
 
