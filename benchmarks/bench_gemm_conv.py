@@ -3,6 +3,7 @@ backward-weight times, on the CPU.
 
     PYTHONPATH=python-bindings python3 benchmarks/bench_gemm_conv.py [--repeats 21] [--threads 2]
         [--csv benchmarks/results/bench_gemm_conv.csv]
+    (single core, NumPy too: OPENBLAS_NUM_THREADS=1 ... --threads 1)
 
 Each glassgrad measurement compiles a one-node plan (workspaces come from the planned arena, as
 in training), warms it up, then times `repeats` runs. Rows (benchmarks/common.py columns) hold
@@ -73,8 +74,9 @@ def main() -> int:
         _C.set_num_threads(args.threads)
     res = Results("bench_gemm_conv", args.csv)
     threads = _C.get_num_threads()
+    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
     notes = (f"threads={threads} isa={_C.cpu_isa()} load1={os.getloadavg()[0]:.2f} repeats={args.repeats} "
-             f"numpy={np.__version__}")
+             f"numpy={np.__version__} blas_threads={blas_threads}")
     rng = np.random.default_rng(0)
 
     def record(workload, framework, timing, flops):

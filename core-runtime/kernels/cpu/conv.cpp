@@ -21,8 +21,9 @@
 //              surplus columns j >= Wo are computed into a buffer and dropped (forward), or fed
 //              zeros through gyv = gy spread onto that pitch (backwards), and col2im is one long
 //              vector add per (c, r, s).
-//   general    any stride and padding: col is built in a buffer, one output-row segment at a
-//              time (im2col / col2im in conv_geometry.h).
+//   general    any stride and padding: col is built in a buffer (im2col / col2im in
+//              conv_geometry.h): one shifted run per tap when Wo == W at stride 1 ("same"
+//              padding), else one segment per output row.
 // Few input channels ("direct" paths, no GEMM tiles that would be mostly padding): the forward
 // with C*R*S <= 27 and stride 1 along W runs the register-blocked loops of conv_direct.h, and
 // the weight gradient with C*R*S no wider than the GEMM's NR-column tile is computed as dot
@@ -55,6 +56,7 @@ enum class ConvOp { Forward, BackwardInput, BackwardWeight };
 // 3x3 kernels on 28x28 images the direct loops measured 10-20% faster with 1 to 3 input
 // channels and level with the GEMM at 4 (AVX-512; both are then bound by writing y).
 constexpr int64_t kDirectMaxTaps = 27;
+
 enum class PixelLayout { Pointwise, Flat, General };
 
 PixelLayout pixel_layout(const ConvGeometry& g) {
@@ -98,7 +100,8 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, DType dt) {
 
 // How the images of one call are spread over threads, and each slot's share of the workspace:
 // [buffer 0][buffer 1][dw accumulator][GEMM packing], each 64-byte aligned.
-//   forward:         buffer 0 = y on the flat pitch [K, Nq] (flat) or col (general)
+//   forward:         buffer 0 = staged rows (direct), y on the flat pitch [K, Nq] (flat), or
+//                    col (general)
 //   backward input:  buffer 0 = cols [CRS, pixels];  buffer 1 = gyv [K, Nq]      (flat)
 //   backward weight: buffer 0 = gyv [K, Nq] (flat) or col [CRS, HoWo] (general, dots)
 struct ConvPlan {
