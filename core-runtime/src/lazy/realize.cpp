@@ -6,6 +6,7 @@
 
 #include "glassgrad/autodiff/compile.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/allocator.h"
 #include "glassgrad/runtime/executor.h"
 #include "lazy_internal.h"
 
@@ -26,7 +27,7 @@ struct PlanCache {
   CacheStats stats;
   std::shared_ptr<const Plan> last;
 
-  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key) {
+  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key, size_t budget) {
     auto it = index.find(key);
     if (it != index.end()) {
       ++stats.hits;
@@ -38,6 +39,7 @@ struct PlanCache {
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
     opts.fuse = fusion_enabled();
+    opts.memory_budget = budget;
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
@@ -53,6 +55,7 @@ struct PlanCache {
 };
 
 bool g_capturing = false;
+size_t g_budget = 0;
 bool g_plan_only = false;
 std::vector<std::shared_ptr<const Plan>>& plan_only_plans() {
   static auto* v = new std::vector<std::shared_ptr<const Plan>>();
@@ -119,10 +122,13 @@ void realize(const std::vector<ValuePtr>& targets) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
-  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
+  const size_t budget = memory_budget_for(roots[0]->info.device);
+  // Budgets enter the key in MiB, so a loop whose held memory barely moves reuses its plan.
+  const uint64_t key = hash_combine(hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0),
+                                    budget ? (budget >> 20) + 1 : 0);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
-  const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
+  const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key, budget);
   const auto t1 = clock::now();
   std::vector<Tensor> inputs;
   inputs.reserve(cp.plan->input_values.size());
@@ -181,6 +187,22 @@ const Tensor& data(const ValuePtr& v) {
 }
 
 void set_plan_only(bool on) { g_plan_only = on; }
+
+void set_memory_budget(size_t bytes) { g_budget = bytes; }
+
+size_t memory_budget_for(const Device& d) {
+  if (g_budget) return g_budget;
+  Allocator* a = nullptr;
+  try {
+    a = &allocator_for(d);
+  } catch (const Error&) {
+    return 0;
+  }
+  const size_t limit = a->limit();
+  if (limit == 0) return 0;
+  const size_t held = a->stats().current - std::min(a->stats().current, arena_bytes(d));
+  return limit > held ? limit - held : 1;
+}
 bool plan_only() { return g_plan_only; }
 std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
   std::vector<std::shared_ptr<const Plan>> out;
@@ -237,6 +259,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   opts.outputs = ex.outputs;
   opts.workspace = Executor::workspace_fn();
   opts.fuse = fusion_enabled();
+  opts.memory_budget = memory_budget_for(roots.at(0)->info.device);
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 
