@@ -104,7 +104,10 @@ struct Executor::GraphState {
   int replays = 0;
   Tensor error_word;
   std::vector<std::shared_ptr<Storage>> retained;  // temporaries the captured kernels use
-  ~GraphState() { cuda::destroy_graph(exec); }
+  ~GraphState() {
+    cuda::destroy_graph(exec);
+    if (error_word.defined()) cuda::unregister_error_word(error_word.data_ptr());
+  }
 };
 
 Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)

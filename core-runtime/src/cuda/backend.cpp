@@ -354,6 +354,14 @@ void register_error_word(int index, void* device_word, std::string what) {
   error_words().push_back({index, reinterpret_cast<CUdeviceptr>(device_word), std::move(what)});
 }
 
+void unregister_error_word(void* device_word) noexcept {
+  std::lock_guard<std::mutex> lock(words_mutex());
+  auto& w = error_words();
+  for (auto it = w.begin(); it != w.end();) {
+    it = it->word == reinterpret_cast<CUdeviceptr>(device_word) ? w.erase(it) : it + 1;
+  }
+}
+
 void check_error_words(int index) {
   std::vector<ErrorWord> words;
   {

@@ -77,6 +77,7 @@ bool capturing();  // a capture is open on this thread
 // Errors kernels detect on the device while a graph replays (e.g. a label out of range) are
 // recorded in a word registered here and reported at the next synchronize of the device.
 void register_error_word(int index, void* device_word, std::string what);
+void unregister_error_word(void* device_word) noexcept;  // before the word's memory is freed
 void check_error_words(int index);
 
 }  // namespace cuda
