@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
 
 namespace glassgrad {
@@ -18,6 +19,10 @@ std::mutex& arena_mutex() {
 std::map<Device, Tensor>& arenas() {
   static auto* a = new std::map<Device, Tensor>();
   return *a;
+}
+std::shared_ptr<const StepObserver>& observer_slot() {
+  static auto* o = new std::shared_ptr<const StepObserver>();
+  return *o;
 }
 
 std::vector<TensorInfo> slot_infos(const Plan& p, const std::vector<int>& slots) {
@@ -51,6 +56,16 @@ void release_arenas() {
   arenas().clear();
 }
 
+size_t arena_bytes_held(const Device& d) {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  auto it = arenas().find(d);
+  return (it == arenas().end() || !it->second.defined()) ? 0 : it->second.nbytes();
+}
+
+void set_step_observer(StepObserver observer) {
+  observer_slot() = observer ? std::make_shared<const StepObserver>(std::move(observer)) : nullptr;
+}
+
 WorkspaceFn Executor::workspace_fn() {
   return [](const Graph& g, const Node& n) -> size_t {
     std::vector<TensorInfo> in, out;
@@ -70,6 +85,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
     const Device dev = out.empty() ? in.at(0).device : out[0].device;
     kernels_.push_back(&KernelRegistry::instance().at(st.op(), dev.type, dispatch_dtype(*st.schema, in, out), st.meta));
   }
+  slot_names_ = debug::buffer_labels(*plan_);
 }
 
 std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
@@ -78,6 +94,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
     throw InternalError("Executor::run: got " + std::to_string(inputs.size()) + " inputs, the plan has " +
                         std::to_string(p.input_slots.size()));
   }
+  debug::check_memory_limit(p);  // an over-limit plan fails here, before anything runs
   std::map<Device, Tensor> arena;
   for (const auto& kv : p.arena_bytes) {
     if (kv.second > 0) arena[kv.first] = arena_for(kv.first, kv.second);
@@ -99,7 +116,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       case SlotKind::Input:
         break;
       case SlotKind::Output:
-        t[id] = Tensor::empty(s.info.shape, s.info.dtype, s.info.device, s.name);
+        t[id] = Tensor::empty(s.info.shape, s.info.dtype, s.info.device, slot_names_[id]);
         break;
       case SlotKind::Arena:
       case SlotKind::Workspace: {
@@ -126,6 +143,8 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       }
     }
   }
+  // Held for the whole run: an observer may replace itself (e.g. a hook removed in its callback).
+  const std::shared_ptr<const StepObserver> observer = observer_slot();
   std::vector<Tensor> in, out;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const PlanStep& st = p.steps[i];
@@ -141,6 +160,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
     }
     KernelContext ctx{in, out, st.attrs, st.meta, ws, ws_bytes, nullptr};
     kernels_[i]->fn(ctx);
+    if (observer) (*observer)(i, p, st, in, out);
     if (opts_.poison_freed) {
       for (int s : dies_after[i]) poison(t[static_cast<size_t>(s)]);
     }

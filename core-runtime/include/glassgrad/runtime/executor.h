@@ -3,7 +3,9 @@
 // grown on demand (plans run one at a time). Inputs are bound per run; outputs are freshly
 // allocated per run, so results survive the next run.
 #pragma once
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "glassgrad/autodiff/passes.h"
@@ -12,6 +14,14 @@
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
+
+// Called after each step a plan executes, with the step's index, the step (op, attributes, layer
+// scope, source line, role) and its input and output tensors (outputs hold the results). The
+// debugging aids ride on it (glassgrad/runtime/debug.h: the NaN/Inf anomaly mode, Python
+// hooks). Process-wide; when none is set a run pays one pointer check.
+using StepObserver = std::function<void(size_t index, const Plan& plan, const PlanStep& step,
+                                        const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs)>;
+void set_step_observer(StepObserver observer);  // an empty function removes it
 
 struct ExecutorOptions {
   // Fill every arena buffer with NaN (floats) / 0xFF bytes once its lifetime ends, so a
@@ -33,10 +43,13 @@ class Executor {
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step
+  std::vector<std::string> slot_names_;       // what each buffer holds, for the allocation log
 };
 
 // The arena of a device: one growing buffer from the device's allocator.
 Tensor arena_for(const Device& d, size_t bytes);
 void release_arenas();
+// Bytes of the arena held for a device now (0 if none): what a run can reuse without allocating.
+size_t arena_bytes_held(const Device& d);
 
 }  // namespace glassgrad
