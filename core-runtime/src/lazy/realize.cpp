@@ -60,8 +60,11 @@ PlanCache& cache() {
 }
 
 // After a plan ran: each in-place output becomes the new leaf holding the (updated) buffer,
-// and the value it overwrote is invalidated.
-void settle_inplace(const Export& ex) {
+// and the value it overwrote is invalidated. After a plan failed (ran = false), the outputs
+// become leaves over the same buffers and the old values stay valid: the update is abandoned
+// (or half done, if the failure came after it ran), but parameters and state stay usable leaves
+// instead of pending results of a failed step.
+void settle_inplace(const Export& ex, bool ran) {
   for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
     const Node* node = ex.nodes[static_cast<size_t>(n)].get();
     for (const auto& io : node->schema->inplace) {
@@ -81,6 +84,7 @@ void settle_inplace(const Export& ex) {
       }
     }
   }
+  if (!ran) return;
   // Invalidate afterwards: a chain of updates passes the buffer along first.
   for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
     const Node* node = ex.nodes[static_cast<size_t>(n)].get();
@@ -108,31 +112,47 @@ void realize(const std::vector<ValuePtr>& targets) {
   if (roots.empty()) return;
   Export ex = export_graph(roots, true);
   PlanCache& pc = cache();
-  const CachedPlan& cp = pc.get(ex.graph, ex.outputs);
+  std::shared_ptr<const Plan> plan;
+  std::shared_ptr<Executor> executor;
   std::vector<Tensor> inputs;
-  inputs.reserve(cp.plan->input_values.size());
-  for (ValueId v : cp.plan->input_values) {
-    const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
-    if (!lv->realized()) throw InternalError("realize: leaf without data");
-    inputs.push_back(lv->data);
+  std::vector<Tensor> outs;
+  try {
+    const CachedPlan& cp = pc.get(ex.graph, ex.outputs);
+    plan = cp.plan;
+    executor = cp.executor;
+    inputs.reserve(plan->input_values.size());
+    for (ValueId v : plan->input_values) {
+      const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
+      if (!lv->realized()) throw InternalError("realize: leaf without data");
+      inputs.push_back(lv->data);
+    }
+    outs = executor->run(inputs);
+  } catch (...) {
+    // A failed plan (a kernel error, an anomaly-mode stop, over the memory limit) stays failed:
+    // its values are no longer pending, so later realizes compute only what they need and do
+    // not fail again on them (reading one recomputes it and reports the error again), and its
+    // in-place updates are abandoned, so parameters stay trainable leaves.
+    for (const auto& r : roots) forget_pending(r.get());
+    settle_inplace(ex, false);
+    if (plan) pc.last = plan;  // last_plan() shows the plan that failed
+    throw;
   }
-  std::vector<Tensor> outs = cp.executor->run(inputs);
   ++pc.stats.realizes;
   if (g_capturing) {
-    CapturedRun run{cp.plan, cp.executor, inputs, {}, {}, outs};
-    for (ValueId v : cp.plan->input_values) {
+    CapturedRun run{plan, executor, inputs, {}, {}, outs};
+    for (ValueId v : plan->input_values) {
       const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
       run.input_kinds.push_back(lv->producer ? ValueKind::Input : lv->kind);
       run.input_seqs.push_back(lv->seq);
     }
     captured().push_back(std::move(run));
   }
-  pc.last = cp.plan;
+  pc.last = plan;
   for (size_t i = 0; i < roots.size(); ++i) {
     roots[i]->data = outs[i];
     forget_pending(roots[i].get());
   }
-  settle_inplace(ex);
+  settle_inplace(ex, true);
 }
 
 const Tensor& data(const ValuePtr& v) {
