@@ -137,8 +137,9 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not _scopes:
-            # A top-level call: name every layer by its attribute path.
-            for path, m in self.named_modules():
+            # A top-level call: name every layer by its attribute path. A layer that a parent model
+            # already named (model.layer1(x) called on its own) keeps its path ("layer1.0.conv1").
+            for path, m in self.named_modules(self._scope):
                 object.__setattr__(m, "_scope", path)
                 for table in (m._parameters, m._buffers):
                     for pname, t in table.items():
