@@ -67,7 +67,7 @@ class Optimizer:
                 f"{type(self).__name__}.step(): no parameter has a gradient\n"
                 "  cause: loss.backward() was not called since the last zero_grad(), or the loss does not "
                 "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
-        with scope("optimizer"):
+        with scope("optimizer", role="optimizer"):
             for p in with_grad:
                 self._update(p)
         _C.lazy_realize([])
