@@ -40,3 +40,5 @@ from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, 
 from .memory import memory_stats, reset_peak_memory, set_memory_limit, allocation_log  # noqa: E402
 from . import data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
+from . import debug  # noqa: E402
+from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats  # noqa: E402,F401
