@@ -111,7 +111,8 @@ def test_int32_numpy_labels_are_refused_by_cross_entropy_with_the_astype_fix():
 
 
 def test_int32_labels_are_refused_when_made_into_a_tensor():
-    with pytest.raises(glassgrad.DTypeError, match=r"(?s)NumPy dtype int32 is not supported.*fix: y\.astype\(np\.int64\)"):
+    with pytest.raises(glassgrad.DTypeError,
+                       match=r"(?s)NumPy dtype int32 is not supported.*fix: y\.astype\(np\.int64\)"):
         glassgrad.tensor(np.arange(4, dtype=np.int32))
 
 

@@ -13,7 +13,8 @@ Nodes carry the layer path they were recorded in ("layer2.0.conv1"), so a layer'
 nodes of the layer and of its sub-layers; backward nodes keep the layer of the forward node they
 differentiate. Hooks run as the plan executes (at .item(), optimizer.step(), ...), not at the
 line that records the op, and only for nodes that run (a value nobody needs is never computed,
-e.g. the loss itself when only gradients are read). An exception raised in a hook stops the run, and `breakpoint()` inside
+e.g. the loss itself when only gradients are read). An exception raised in a hook stops the run,
+and `breakpoint()` inside
 one opens the debugger with the arrays at hand. The arrays are copies."""
 from __future__ import annotations
 

@@ -144,10 +144,12 @@ class PlanView:
                 if kind == "view":
                     place = f"view of ${s['base']}"
                 elif kind in ("arena", "workspace"):
-                    place = f"{_fmt_bytes(s['bytes']):>12s} @{s['offset']:<10d} live #{s['first_step']}..#{s['last_step']}"
+                    place = (f"{_fmt_bytes(s['bytes']):>12s} @{s['offset']:<10d} "
+                             f"live #{s['first_step']}..#{s['last_step']}")
                 else:
                     place = f"{_fmt_bytes(s['bytes']):>12s}"
-                lines.append(f"  ${s['id']:<4d} {kind:<10s}{_short(s['shape'], s['dtype']):<28s} {place}   {s['label']}")
+                shape = _short(s["shape"], s["dtype"])
+                lines.append(f"  ${s['id']:<4d} {kind:<10s}{shape:<28s} {place}   {s['label']}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
