@@ -76,6 +76,7 @@ OpRegistry& OpRegistry::instance() {
     register_norm_ops(*r);
     register_softmax_ops(*r);
     register_optimizer_ops(*r);
+    register_fused_ops(*r);
     return r;
   }();
   return *reg;

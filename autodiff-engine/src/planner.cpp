@@ -5,6 +5,7 @@
 // any view of it; a workspace lives for its one step. Inputs and outputs are bound by the
 // caller and take no arena space.
 #include <algorithm>
+#include <cstdint>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/passes.h"
@@ -15,7 +16,9 @@ namespace {
 
 size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
-// First-fit over address order, largest buffers first (ties: earlier first use).
+// Greedy by size with best fit: largest buffers first (ties: earlier first use); each goes into
+// the smallest gap between buffers whose lifetimes overlap its own that can hold it, or above
+// them all when none can.
 void pack_arena(std::vector<BufferSlot>& slots, const Device& dev, size_t& arena_bytes) {
   std::vector<int> order;
   for (const auto& s : slots) {
@@ -33,7 +36,6 @@ void pack_arena(std::vector<BufferSlot>& slots, const Device& dev, size_t& arena
   arena_bytes = 0;
   for (int id : order) {
     BufferSlot& s = slots[static_cast<size_t>(id)];
-    // Occupied intervals of slots alive at the same time, by address.
     std::vector<std::pair<size_t, size_t>> busy;
     for (int p : placed) {
       const BufferSlot& o = slots[static_cast<size_t>(p)];
@@ -41,14 +43,48 @@ void pack_arena(std::vector<BufferSlot>& slots, const Device& dev, size_t& arena
       busy.emplace_back(o.offset, o.offset + o.bytes);
     }
     std::sort(busy.begin(), busy.end());
-    size_t offset = 0;
+    size_t best = SIZE_MAX, best_gap = SIZE_MAX, cursor = 0;
     for (const auto& b : busy) {
-      if (offset + s.bytes <= b.first) break;
-      offset = std::max(offset, round_up(b.second, s.alignment));
+      if (b.first > cursor && b.first - cursor >= s.bytes && b.first - cursor < best_gap) {
+        best = cursor;
+        best_gap = b.first - cursor;
+      }
+      cursor = std::max(cursor, round_up(b.second, s.alignment));
     }
-    s.offset = offset;
-    arena_bytes = std::max(arena_bytes, offset + s.bytes);
+    s.offset = best != SIZE_MAX ? best : cursor;
+    arena_bytes = std::max(arena_bytes, s.offset + s.bytes);
     placed.push_back(id);
+  }
+}
+
+// In-place reuse: step i's output takes over input buffer r when the step is elementwise, r is
+// an arena buffer of the same shape, dtype and device read for the last time by step i, and
+// the output is a plain arena buffer. The output becomes a view of r (offset 0, same layout),
+// and r lives as long as the output did. Elementwise kernels read element k before writing
+// element k, so this is safe.
+void reuse_inputs_in_place(Plan& plan) {
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& st = plan.steps[i];
+    if (!st.schema->elementwise) continue;
+    for (int out_id : st.outputs) {
+      BufferSlot& o = plan.slots[static_cast<size_t>(out_id)];
+      if (o.kind != SlotKind::Arena) continue;
+      for (int in_id : st.inputs) {
+        BufferSlot& r = plan.slots[static_cast<size_t>(in_id)];
+        if (r.kind != SlotKind::Arena || r.id == o.id || r.last_step != static_cast<int>(i)) continue;
+        if (r.info.shape != o.info.shape || r.info.dtype != o.info.dtype || r.info.device != o.info.device) continue;
+        r.last_step = std::max(r.last_step, o.last_step);
+        o.kind = SlotKind::View;
+        o.base = r.id;
+        o.strides = contiguous_strides(o.info.shape);
+        o.view_offset = 0;
+        o.bytes = 0;
+        for (auto& v : plan.slots) {
+          if (v.kind == SlotKind::View && v.base == o.id && v.id != o.id) v.base = r.id;
+        }
+        break;
+      }
+    }
   }
 }
 
@@ -115,6 +151,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     st.schema = node.schema;
     st.attrs = node.attrs;
     st.meta = node.meta;
+    st.fusion_group = static_cast<int>(node.attrs.i("group", -1));
     for (ValueId v : node.inputs) st.inputs.push_back(slot_of[static_cast<size_t>(v)]);
     for (ValueId v : node.outputs) st.outputs.push_back(slot_of[static_cast<size_t>(v)]);
     const size_t ws = opts.workspace ? opts.workspace(g, node) : 0;
@@ -123,7 +160,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
       st.workspace = new_slot(SlotKind::Workspace, kNoValue, wi);
       BufferSlot& w = plan.slots[static_cast<size_t>(st.workspace)];
       w.first_step = w.last_step = step_index;
-      w.name = "workspace of " + node.op();
+      w.name = "workspace of " + node.op() + (node.meta.scope.empty() ? "" : " '" + node.meta.scope + "'");
     }
     plan.steps.push_back(std::move(st));
   }
@@ -163,6 +200,8 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
   for (auto& s : plan.slots) {
     if (s.kind == SlotKind::Arena && s.last_step < s.first_step) s.last_step = s.first_step;
   }
+
+  if (opts.inplace_reuse) reuse_inputs_in_place(plan);
 
   // Pack each device's arena and account.
   std::vector<Device> devices;

@@ -32,6 +32,19 @@ std::vector<TensorInfo> slot_infos(const Plan& p, const std::vector<int>& slots)
   return v;
 }
 
+// Whether two tensors share any byte (same storage, overlapping element ranges).
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    int64_t last = t.offset();
+    for (int d = 0; d < t.rank(); ++d) last += (t.shape()[static_cast<size_t>(d)] - 1) * t.strides()[static_cast<size_t>(d)];
+    const int64_t item = static_cast<int64_t>(t.itemsize());
+    return std::make_pair(t.offset() * item, (last + 1) * item);
+  };
+  const auto ra = range(a), rb = range(b);
+  return ra.first < rb.second && rb.first < ra.second;
+}
+
 void poison(const Tensor& t) {
   if (t.dtype() == DType::Float32 || t.dtype() == DType::Float64) {
     fill_tensor(t, std::numeric_limits<double>::quiet_NaN());
@@ -51,15 +64,15 @@ Tensor arena_for(const Device& d, size_t bytes) {
   return a;
 }
 
-void release_arenas() {
-  std::lock_guard<std::mutex> lock(arena_mutex());
-  arenas().clear();
-}
-
-size_t arena_bytes_held(const Device& d) {
+size_t arena_bytes(const Device& d) {
   std::lock_guard<std::mutex> lock(arena_mutex());
   auto it = arenas().find(d);
   return (it == arenas().end() || !it->second.defined()) ? 0 : it->second.nbytes();
+}
+
+void release_arenas() {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  arenas().clear();
 }
 
 void set_step_observer(StepObserver observer) {
@@ -145,7 +158,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
   }
   // Held for the whole run: an observer may replace itself (e.g. a hook removed in its callback).
   const std::shared_ptr<const StepObserver> observer = observer_slot();
-  std::vector<Tensor> in, out;
+  std::vector<Tensor> in, out, observed_in;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const PlanStep& st = p.steps[i];
     in.clear();
@@ -158,9 +171,20 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       ws = t[static_cast<size_t>(st.workspace)].data_ptr();
       ws_bytes = p.slots[static_cast<size_t>(st.workspace)].bytes;
     }
+    if (observer) {
+      observed_in = in;
+      for (Tensor& x : observed_in) {
+        for (const Tensor& y : out) {
+          if (overlaps(x, y)) {
+            x = x.clone();
+            break;
+          }
+        }
+      }
+    }
     KernelContext ctx{in, out, st.attrs, st.meta, ws, ws_bytes, nullptr};
     kernels_[i]->fn(ctx);
-    if (observer) (*observer)(i, p, st, in, out);
+    if (observer) (*observer)(i, p, st, observed_in, out);
     if (opts_.poison_freed) {
       for (int s : dies_after[i]) poison(t[static_cast<size_t>(s)]);
     }

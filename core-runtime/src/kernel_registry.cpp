@@ -18,6 +18,7 @@ KernelRegistry& KernelRegistry::instance() {
     register_cpu_norm_kernels(*r);
     register_cpu_softmax_kernels(*r);
     register_cpu_optimizer_kernels(*r);
+    register_cpu_fused_kernels(*r);
     return r;
   }();
   return *reg;

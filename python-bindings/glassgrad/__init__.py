@@ -35,9 +35,9 @@ from .functional import (abs, argmax, avg_pool2d, batch_norm, clamp, conv2d, cro
 from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Flatten, Linear, MaxPool2D, Module, Parameter, ReLU,  # noqa: E402
                  Sequential)
 from .optim import SGD, Adam, Optimizer  # noqa: E402
-from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad,  # noqa: E402
+from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
                        reset_cache_stats, set_num_threads, realize)
-from .memory import memory_stats, reset_peak_memory, set_memory_limit, allocation_log  # noqa: E402
+from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
 from . import data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
 from . import debug  # noqa: E402

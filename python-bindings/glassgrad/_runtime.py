@@ -53,3 +53,9 @@ def get_num_threads() -> int:
 
 def set_num_threads(n: int) -> None:
     _C.set_num_threads(int(n))
+
+
+def set_fusion(on: bool) -> None:
+    """Turns the fusion passes on (default) or off; the environment variable GLASSGRAD_FUSION=0
+    turns them off for a whole run. Fused and unfused plans compute the same numbers."""
+    _C.set_fusion(bool(on))

@@ -38,14 +38,22 @@ class scope:
             _roles.pop()
 
 
+_where = {}  # code object -> "file.py" for user code, None for glassgrad's own
+
+
 def user_source() -> str:
     """'file.py:42' of the first caller outside the glassgrad package."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while f is not None:
+        code = f.f_code
+        name = _where.get(code, False)
+        if name is False:
+            name = None if code.co_filename.startswith(_PACKAGE_DIR) else os.path.basename(code.co_filename)
+            _where[code] = name
+        if name is not None:
+            return f"{name}:{f.f_lineno}"
         f = f.f_back
-    if f is None:
-        return ""
-    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+    return ""
 
 
 def record(op: str, inputs, attrs=None, role: str = ""):

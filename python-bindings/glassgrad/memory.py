@@ -42,3 +42,124 @@ class allocation_log:
     def __exit__(self, *exc):
         self.events = list(_C.take_allocation_log(self.device))
         _C.set_allocation_logging(self.device, False)
+
+
+class plan_only:
+    """Within this block, realizing compiles and records plans but runs no kernel (results are
+    uninitialized; parameters and optimizer state are left untouched)."""
+
+    def __enter__(self):
+        _C.take_plan_only_plans()
+        _C.set_plan_only(True)
+        self.plans = []
+        return self
+
+    def __exit__(self, *exc):
+        _C.set_plan_only(False)
+        self.plans = list(_C.take_plan_only_plans())
+
+
+class MemoryReport:
+    """What a step will need on a device, predicted from its plan before anything runs.
+
+    predicted_peak = bytes held now (parameters, optimizer state, data, the arena)
+                   + arena growth the plan needs + the plan's outputs (e.g. gradients).
+    """
+
+    def __init__(self, plan, device: str, baseline: int, arena_held: int):
+        self.plan = plan
+        self.device = device
+        self.baseline = baseline
+        self.arena_held = arena_held
+        self.arena = int(plan.arena_bytes.get(device, 0))
+        self.peak_live = int(plan.peak_live_bytes.get(device, 0))
+        slots = [s for s in plan.slots if s["device"] == device]
+        self.outputs = sum(s["bytes"] for s in slots if s["kind"] == "output")
+        self.predicted_peak = baseline + max(0, self.arena - arena_held) + self.outputs
+        producers = {}
+        for i, st in enumerate(plan.steps):
+            for o in st["outputs"]:
+                producers[o] = (i, st["op"], st["scope"])
+        self.buffers = []
+        for s in slots:
+            if s["kind"] in ("view",):
+                continue
+            i, op, scope = producers.get(s["id"], (-1, "", ""))
+            self.buffers.append(dict(slot=s["id"], kind=s["kind"], bytes=s["bytes"], shape=s["shape"],
+                                     dtype=s["dtype"], first_step=s["first_step"], last_step=s["last_step"],
+                                     producer=op, layer=scope, name=s["name"]))
+        self.buffers.sort(key=lambda b: -b["bytes"])
+
+    def largest(self, n: int = 10):
+        return [b for b in self.buffers if b["kind"] in ("arena", "output", "workspace")][:n]
+
+    def timeline(self):
+        """Live arena/workspace/output bytes after each step: a list of ints (len = steps)."""
+        steps = len(self.plan.steps)
+        live = [0] * max(steps, 1)
+        for b in self.buffers:
+            if b["kind"] not in ("arena", "workspace", "output"):
+                continue
+            first = max(b["first_step"], 0)
+            last = min(b["last_step"], steps - 1)
+            for i in range(first, last + 1):
+                live[i] += b["bytes"]
+        return live
+
+    def __str__(self) -> str:
+        f = _C.format_bytes
+        lines = [f"memory report for {self.device}: {len(self.plan.steps)} steps",
+                 f"  predicted peak  {f(self.predicted_peak)}",
+                 f"    held before   {f(self.baseline)} (parameters, optimizer state, data, arena of {f(self.arena_held)})",
+                 f"    arena         {f(self.arena)} (peak live {f(self.peak_live)}; grows by {f(max(0, self.arena - self.arena_held))})",
+                 f"    outputs       {f(self.outputs)} (results the step returns, e.g. gradients)",
+                 "  largest buffers:"]
+        for b in self.largest(10):
+            where = f"{b['producer']} '{b['layer']}'" if b["layer"] else b["producer"]
+            lines.append(f"    {f(b['bytes']):>11}  {b['kind']:9s} {str(list(b['shape'])):22s} {b['dtype']:8s} "
+                         f"steps {b['first_step']}..{b['last_step']}  {where or b['name']}")
+        return "\n".join(lines)
+
+    def plot(self, path: Optional[str] = None, ax=None):
+        """The memory timeline: live bytes per step (matplotlib). Saves to `path` when given."""
+        import matplotlib
+        if path is not None and ax is None:
+            matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        live = self.timeline()
+        own = ax is None
+        if own:
+            fig, ax = plt.subplots(figsize=(8, 3.5))
+        ax.fill_between(range(len(live)), [v / 2 ** 20 for v in live], step="mid", alpha=0.6, label="plan buffers")
+        ax.axhline(self.arena / 2 ** 20, color="k", linestyle="--", linewidth=1, label="arena size")
+        roles = [s["role"] for s in self.plan.steps]
+        if "backward" in roles:
+            ax.axvline(roles.index("backward"), color="r", linewidth=1, label="backward starts")
+        ax.set_xlabel("step of the plan")
+        ax.set_ylabel("MiB live")
+        ax.legend(loc="upper right")
+        if own and path is not None:
+            fig.tight_layout()
+            fig.savefig(path, dpi=100)
+            plt.close(fig)
+        return ax
+
+
+def memory_report(step, *args, device=None, **kwargs) -> MemoryReport:
+    """Predicts the memory of `step(*args)` before anything runs: the step is traced and planned
+    in plan-only mode (no kernel runs, parameters stay untouched) and the largest plan it makes
+    is reported: predicted peak, arena size, the largest buffers with their lifetimes.
+
+        report = glassgrad.memory_report(train_step, x_batch, y_batch)
+        print(report); report.plot("memory.png")
+    """
+    dev = _device.normalize(device)
+    _C.lazy_realize([])  # settle pending work first, so it is not counted as the step's
+    baseline = int(_C.memory_stats(dev)["current"])
+    held = int(_C.arena_bytes(dev))
+    with plan_only() as po:
+        step(*args, **kwargs)
+    if not po.plans:
+        raise _C.InvalidArgumentError("memory_report: the step ran no plan (did it compute anything?)")
+    best = max(po.plans, key=lambda p: p.predicted_peak_bytes())
+    return MemoryReport(best, dev, baseline, held)

@@ -135,13 +135,16 @@ void bind_graph(py::module_& m) {
       .def("predicted_peak_bytes", [](const Plan& p) { return p.predicted_peak_bytes(); });
 
   m.def("compile",
-        [](const Graph& g, const std::vector<ValueId>& outputs) {
+        [](const Graph& g, const std::vector<ValueId>& outputs, bool fuse, bool inplace_reuse) {
           CompileOptions o;
           o.outputs = outputs;
+          o.fuse = fuse;
+          o.inplace_reuse = inplace_reuse;
           o.workspace = Executor::workspace_fn();
           return std::make_shared<Plan>(compile(g, o));
         },
-        py::arg("graph"), py::arg("outputs") = std::vector<ValueId>{});
+        py::arg("graph"), py::arg("outputs") = std::vector<ValueId>{}, py::arg("fuse") = true,
+        py::arg("inplace_reuse") = true);
 
   py::class_<Executor, std::shared_ptr<Executor>>(m, "Executor", "Runs a Plan with the registered kernels.")
       .def(py::init([](std::shared_ptr<Plan> p, bool poison) {

@@ -84,6 +84,9 @@ void bind_lazy(py::module_& m) {
     d["hits"] = s.hits;
     d["realizes"] = s.realizes;
     d["plans"] = s.plans;
+    d["export_seconds"] = s.export_seconds;
+    d["compile_seconds"] = s.compile_seconds;
+    d["run_seconds"] = s.run_seconds;
     return d;
   });
   m.def("reset_cache_stats", &lazy::reset_cache_stats);
@@ -100,6 +103,15 @@ void bind_lazy(py::module_& m) {
       })
       .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
       .def_readonly("outputs", &lazy::CapturedRun::outputs);
+  m.def("set_plan_only", &lazy::set_plan_only);
+  m.def("take_plan_only_plans", [] {
+    std::vector<std::shared_ptr<Plan>> out;
+    for (auto& p : lazy::take_plan_only_plans()) out.push_back(std::const_pointer_cast<Plan>(p));
+    return out;
+  });
+  m.def("arena_bytes", [](const std::string& d) { return lazy::arena_held_bytes(Device::parse(d)); });
+  m.def("set_fusion", &lazy::set_fusion);
+  m.def("fusion_enabled", &lazy::fusion_enabled);
   m.def("capture_begin", &lazy::capture_begin);
   m.def("capture_end", &lazy::capture_end);
   m.def("lazy_seq", &lazy::current_seq);

@@ -155,7 +155,8 @@ def test_anomaly_mode_checks_optimizer_updates():
             opt.step()
     msg = str(e.value)
     assert "SGDUpdate 'optimizer' (optimizer) produced 1 Inf" in msg
-    assert "<- plan input 'w': updated in place by this step" in msg and "lower the learning rate" in msg
+    # The observer sees the step's inputs as it read them (a copy of w taken before the update).
+    assert "<- plan input 'w': min 1 max 2 mean 1.5" in msg and "lower the learning rate" in msg
 
 
 def test_after_an_anomaly_stop_parameters_are_still_trainable_leaves():

@@ -138,3 +138,30 @@ def test_register_hook_validates_its_arguments(setup):
         debug.register_hook(net, print, when="after")
     with pytest.raises(TypeError, match=r"layer \(glassgrad.Module\), an op name"):
         debug.register_hook(42, print)
+
+
+def test_inputs_are_what_the_node_read_even_when_it_wrote_over_them(setup):
+    net, x = setup
+    seen = []
+    with debug.register_hook("ReLU", lambda n, i, o: seen.append((i[0], o[0]))):
+        net.layer1[0](x).sum().item()
+    plan = debug.last_plan()
+    relu = next(s for s in plan.steps if s["op"] == "ReLU")
+    assert plan.buffers[relu["outputs"][0]]["kind"] == "view"  # the planner reused the conv output's buffer
+    inp, out = seen[0]
+    assert inp.min() < 0 and out.min() == 0
+    np.testing.assert_array_equal(out, np.maximum(inp, 0))
+
+
+def test_hooks_and_anomaly_mode_compile_without_fusion_and_restore_it(setup):
+    net, x = setup
+    assert glassgrad._C.fusion_enabled()
+    ops = []
+    h = debug.register_hook("Mul", lambda n, i, o: ops.append(n.op), when="any")
+    with debug.detect_anomaly():
+        assert not glassgrad._C.fusion_enabled()
+        (glassgrad.relu(x * 2.0 * x) + 1.0).numpy()  # an elementwise chain: one fused step otherwise
+    assert not glassgrad._C.fusion_enabled()  # the hook still holds it off
+    h.remove()
+    assert glassgrad._C.fusion_enabled()
+    assert ops == ["Mul"]

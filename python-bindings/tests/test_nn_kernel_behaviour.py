@@ -82,3 +82,23 @@ def test_results_do_not_depend_on_the_thread_count(op, make, threads):
     four = K.run_numpy(op, *arrays, **attrs)
     for a, b in zip(one, four):
         np.testing.assert_array_equal(a, b)
+
+
+def test_max_pool_matches_reference_over_many_window_geometries():
+    """Interior windows take an unrolled path and border windows a clipped one; across window
+    sizes, strides, paddings and input sizes both must pick the reference's element."""
+    from op_specs.pool import max_pool2d_backward_ref, max_pool2d_ref
+    rng = np.random.default_rng(11)
+    for kh, kw in [(1, 1), (2, 2), (3, 3), (2, 3), (4, 4)]:
+        for sh, sw in [(1, 1), (2, 2), (3, 1)]:
+            for ph, pw in {(0, 0), (kh // 2, kw // 2)}:
+                for h, w in [(kh, kw + 1), (kh + 4, kw + 5)]:
+                    x = rng.integers(-2, 3, size=(2, 2, h, w)).astype(np.float64)  # many ties
+                    attrs = {"kernel": [kh, kw], "stride": [sh, sw], "padding": [ph, pw]}
+                    want = max_pool2d_ref(x, **attrs)
+                    (got,) = K.run_numpy("MaxPool2D", x, **attrs)
+                    np.testing.assert_array_equal(got, want, err_msg=str(attrs))
+                    g = rng.standard_normal(want.shape)
+                    (dx,) = K.run_numpy("MaxPool2DBackward", g, x, **attrs)
+                    np.testing.assert_allclose(dx, max_pool2d_backward_ref(g, x, **attrs), rtol=1e-12, atol=1e-12,
+                                               err_msg=str(attrs))

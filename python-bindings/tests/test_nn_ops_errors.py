@@ -220,3 +220,17 @@ def test_adam_state_shape_must_match_the_parameter():
     with pytest.raises(glassgrad.ShapeError, match=r"(?s)v has shape \[4\] but the parameter has shape \[3\].*"
                                                    r"optimizer state was created for another parameter"):
         _run("AdamUpdate", z, z, _lr(np.float64), z, np.zeros(4), np.asarray(0, np.int64))
+
+
+# ---- double backward ------------------------------------------------------------------------
+
+def test_double_backward_through_max_pool_names_the_op_without_a_rule():
+    from glassgrad import _C
+    g = _C.Graph()
+    x = g.add_leaf("x", [1, 1, 4, 4], "float64", "cpu", "input", requires_grad=True)
+    (y,) = g.add("MaxPool2D", [x], {"kernel": [2, 2]})
+    loss = g.add("Sum", [g.add("Mul", [y, y])[0]], {"dims": [], "keepdim": False})[0]
+    (dx,) = g.backward(loss, [x])
+    loss2 = g.add("Sum", [g.add("Mul", [dx, dx])[0]], {"dims": [], "keepdim": False})[0]
+    with pytest.raises(glassgrad.UnsupportedError, match=r"MaxPool2DBackward: this op has no gradient rule"):
+        g.backward(loss2, [x])

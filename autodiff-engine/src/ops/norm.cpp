@@ -23,6 +23,9 @@
 //       running_mean = (1 - momentum) * running_mean + momentum * mean
 //       running_var  = (1 - momentum) * running_var  + momentum * var * count / (count - 1)
 //       (PyTorch keeps the unbiased variance in running_var; count = M of the batch.)
+//
+// The two backward ops have no gradient rule (no double backward through batch norm: it
+// raises UnsupportedError naming the op); BatchNormUpdateStats has none either (buffers).
 #include "op_helpers.h"
 
 namespace glassgrad {

@@ -73,6 +73,7 @@ void register_optimizer_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "SGDUpdate";
+    s.strided_inputs = true;  // the gradient may be a view; param and state are in-place targets (dense)
     s.inputs = {"param", "grad", "lr"};
     s.outputs = {"param"};
     s.inplace = {{0, 0}};
@@ -87,6 +88,7 @@ void register_optimizer_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "SGDMomentumUpdate";
+    s.strided_inputs = true;
     s.inputs = {"param", "grad", "lr", "buf"};
     s.outputs = {"param", "buf"};
     s.inplace = {{0, 0}, {1, 3}};
@@ -106,6 +108,7 @@ void register_optimizer_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "AdamUpdate";
+    s.strided_inputs = true;
     s.inputs = {"param", "grad", "lr", "m", "v", "step"};
     s.outputs = {"param", "m", "v", "step"};
     s.inplace = {{0, 0}, {1, 3}, {2, 4}, {3, 5}};

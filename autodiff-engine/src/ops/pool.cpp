@@ -10,6 +10,8 @@
 // from x (first maximum wins on ties) instead of storing an index tensor.
 // AvgPool2D's gradient is AvgPool2DBackward(grad_y) with the input shape as an attribute; that
 // op is linear, and its own gradient is AvgPool2D again (the two are adjoint).
+// MaxPool2DBackward has no gradient rule: differentiating through a max-pool gradient (double
+// backward) raises UnsupportedError naming the op.
 #include "op_helpers.h"
 
 namespace glassgrad {

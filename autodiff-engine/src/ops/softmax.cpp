@@ -10,6 +10,9 @@
 //   CrossEntropyBackward(g [], logits, labels){reduction}:
 //       dlogits = (softmax(logits) - onehot(labels)) * g / N   (/ N only for "mean").
 //
+// The backward ops have no gradient rule (no double backward: build_backward then raises
+// UnsupportedError naming the op).
+//
 // Labels must be int64 (the seed's section 5.3: int32 labels truncated silently made accuracy
 // stick at 10%); a label outside [0, C) is a run-time IndexError naming it and its position.
 #include <algorithm>

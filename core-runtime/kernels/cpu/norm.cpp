@@ -67,9 +67,21 @@ inline double fold(const double* acc) {
   return s;
 }
 
-// sum(p[i] - center) and sum((p[i] - center)^2); center = 0 gives the plain sum.
+// sum(p[i]) over one run.
 template <typename T>
-void run_sums(const T* p, int64_t n, double center, double& sum, double& sumsq) {
+double run_sum(const T* p, int64_t n) {
+  double a[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int l = 0; l < kLanes; ++l) a[l] += static_cast<double>(p[i + l]);
+  }
+  for (int l = 0; i < n; ++i, ++l) a[l] += static_cast<double>(p[i]);
+  return fold(a);
+}
+
+// sum(p[i] - center) and sum((p[i] - center)^2) over one run.
+template <typename T>
+void run_deviation_sums(const T* p, int64_t n, double center, double& sum, double& sumsq) {
   double a[kLanes] = {}, b[kLanes] = {};
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
@@ -134,11 +146,11 @@ void batch_norm_train(const KernelContext& c) {
       // Pass 1: the mean. Pass 2: squared deviations from it (their plain sum, which should
       // be ~0, corrects the rounding of the mean: the "corrected two-pass" algorithm of
       // Chan, Golub and LeVeque, var = (sum d^2 - (sum d)^2 / M) / M).
-      double sum = 0, unused = 0;
-      for_each_run(d, ch, [&](int64_t off) { run_sums(x + off, d.hw, 0.0, sum, unused); });
+      double sum = 0;
+      for_each_run(d, ch, [&](int64_t off) { sum += run_sum(x + off, d.hw); });
       const double mean = sum * inv_m;
       double dsum = 0, sq = 0;
-      for_each_run(d, ch, [&](int64_t off) { run_sums(x + off, d.hw, mean, dsum, sq); });
+      for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.hw, mean, dsum, sq); });
       const double var = std::max(0.0, (sq - dsum * dsum * inv_m) * inv_m);
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(var + eps);
       apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale);

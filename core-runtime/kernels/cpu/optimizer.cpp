@@ -1,7 +1,9 @@
 // CPU optimizer updates, float32 and float64, written in place (outputs are the parameter and
-// state tensors themselves). Layout: dense; lr and step are 0-d tensors. Element i of every
-// buffer depends only on element i, so each update is one elementwise pass, split across
-// threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
+// state tensors themselves). Layouts: the parameter and its state buffers are dense (they are
+// the in-place targets, which are always contiguous); the gradient may have any strides (a
+// Linear weight's gradient arrives as a transposed view, and reading it directly saves a copy
+// per parameter per step); lr and step are 0-d tensors. Element i of every buffer depends only
+// on element i, so each update is one elementwise pass, split across threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
 // implementations (torch/optim/sgd.py, adam.py):
 //
 //   SGDUpdate:          d = g + wd*p;  p = p - lr*d
@@ -17,40 +19,51 @@
 
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
+#include "loops.h"
 
 namespace glassgrad {
 
 namespace {
 
-constexpr int64_t kGrain = 32768;
+// Calls f(i, g_i) for every element, where i indexes the dense parameter (and its state
+// buffers) and g_i is the gradient's element at the same position, whatever its strides.
+template <typename T, typename F>
+void for_each_element(const Tensor& param, const Tensor& grad, F&& f) {
+  const T* p0 = param.data<T>();
+  cpu::for_each_row<const T, const T>(
+      param.shape(), {param.strides(), grad.strides()}, std::make_tuple(p0, grad.data<const T>()),
+      [&](auto ptrs, int64_t n, const std::array<int64_t, 2>& st) {
+        const int64_t base = std::get<0>(ptrs) - p0;
+        const T* g = std::get<1>(ptrs);
+        if (st[0] == 1 && st[1] == 1) {
+          for (int64_t k = 0; k < n; ++k) f(base + k, g[k]);
+        } else {
+          for (int64_t k = 0; k < n; ++k) f(base + k * st[0], g[k * st[1]]);
+        }
+      });
+}
 
 template <typename T>
 void sgd_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
-  const T* g = c.inputs[1].data<T>();
   const T lr = *c.inputs[2].data<T>();
   const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
-  parallel_for(c.outputs[0].numel(), kGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) p[i] -= lr * (g[i] + wd * p[i]);
-  });
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) { p[i] -= lr * (g + wd * p[i]); });
 }
 
 template <typename T>
 void sgd_momentum_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
   T* buf = c.outputs[1].data<T>();
-  const T* g = c.inputs[1].data<T>();
   const T lr = *c.inputs[2].data<T>();
   const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
   const T mom = static_cast<T>(c.attrs.f("momentum"));
   const bool nesterov = c.attrs.b("nesterov", false);
-  parallel_for(c.outputs[0].numel(), kGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const T d = g[i] + wd * p[i];
-      const T bi = mom * buf[i] + d;
-      buf[i] = bi;
-      p[i] -= lr * (nesterov ? d + mom * bi : bi);
-    }
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
+    const T d = g + wd * p[i];
+    const T b = mom * buf[i] + d;
+    buf[i] = b;
+    p[i] -= lr * (nesterov ? d + mom * b : b);
   });
 }
 
@@ -60,7 +73,6 @@ void adam_update(const KernelContext& c) {
   T* m = c.outputs[1].data<T>();
   T* v = c.outputs[2].data<T>();
   int64_t* step = c.outputs[3].data<int64_t>();
-  const T* g = c.inputs[1].data<T>();
   const double lr = static_cast<double>(*c.inputs[2].data<T>());
   const double b1 = c.attrs.f("beta1", 0.9), b2 = c.attrs.f("beta2", 0.999);
   const T eps = static_cast<T>(c.attrs.f("eps", 1e-8));
@@ -70,17 +82,15 @@ void adam_update(const KernelContext& c) {
   const T bc2_sqrt = static_cast<T>(std::sqrt(1.0 - std::pow(b2, static_cast<double>(t))));
   const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(b2);
   const T one_b1 = static_cast<T>(1.0 - b1), one_b2 = static_cast<T>(1.0 - b2);
-  parallel_for(c.outputs[0].numel(), kGrain, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      const T d = g[i] + wd * p[i];
-      const T mi = tb1 * m[i] + one_b1 * d;
-      const T vi = tb2 * v[i] + one_b2 * d * d;
-      m[i] = mi;
-      v[i] = vi;
-      p[i] -= step_size * mi / (std::sqrt(vi) / bc2_sqrt + eps);
-    }
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
+    const T d = g + wd * p[i];
+    const T mi = tb1 * m[i] + one_b1 * d;
+    const T vi = tb2 * v[i] + one_b2 * d * d;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] -= step_size * mi / (std::sqrt(vi) / bc2_sqrt + eps);
   });
-  *step = t;
+  *step = t;  // written after the pass: every element used the same t
 }
 
 }  // namespace

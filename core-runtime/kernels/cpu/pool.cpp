@@ -14,6 +14,10 @@
 //                       PyTorch's divisor.)
 //   AvgPool2DBackward:  dx = 0; dx[window(i,j)] += g[i,j] / d(i,j).
 //
+// Windows that lie inside the input (all but a border of outputs) take a branch-free path
+// without clipping, unrolled at compile time for 2x2 and 3x3 (see Interior); it picks the same
+// element as the sequential rule used for the border windows.
+//
 // Every (n, c) plane is independent, so the work is split across planes with parallel_for;
 // backward kernels write only into their own plane of dx, so no two threads touch one element.
 #include <algorithm>
@@ -46,7 +50,8 @@ int64_t plane_grain(const Geometry& g) {
   return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, g.ho * g.wo * g.kh * g.kw));
 }
 
-// Index (within the plane) of the window's maximum; first maximum wins, a NaN wins.
+// Index (within the plane) of the window's maximum; first maximum wins, a NaN wins. Clips the
+// window to the input, so it serves every window, including those that overlap the padding.
 template <typename T>
 inline int64_t window_argmax(const T* x, const Geometry& g, int64_t i, int64_t j) {
   const int64_t h0 = i * g.sh - g.ph, w0 = j * g.sw - g.pw;
@@ -67,6 +72,118 @@ inline int64_t window_argmax(const T* x, const Geometry& g, int64_t i, int64_t j
   return best_idx;
 }
 
+// The same rule for a window that lies inside the input (no clipping). KH/KW > 0 fix the
+// window size at compile time (the common 2x2 and 3x3 pools unroll completely); 0 reads it from
+// g. On real data "is this element larger" is a coin flip, so the sequential rule written with
+// branches mispredicts about once per element; these functions are branch-free instead:
+//   value:  m = max over the window (maxss; a NaN is noted separately), and
+//   index:  the first element equal to m, found by a masked scan from the last element back.
+// The first element equal to the maximum is exactly what the sequential strict-> rule picks.
+// A window holding a NaN (rare) goes through the sequential rule, which makes the NaN win.
+template <typename T, int KH, int KW>
+struct Interior {
+  const Geometry& g;
+  int64_t kh() const { return KH > 0 ? KH : g.kh; }
+  int64_t kw() const { return KW > 0 ? KW : g.kw; }
+
+  // Max of the window starting at win; sets nan when the window holds one.
+  T max(const T* win, bool& nan) const {
+    T m = win[0];
+    bool any_nan = false;
+    for (int64_t r = 0; r < kh(); ++r) {
+      for (int64_t q = 0; q < kw(); ++q) {
+        const T v = win[r * g.w + q];
+        m = m < v ? v : m;
+        any_nan |= v != v;
+      }
+    }
+    nan = any_nan;
+    return m;
+  }
+
+  // Offset from win of the first maximum in row-major order (a NaN wins).
+  int64_t argmax(const T* win) const {
+    bool nan;
+    const T m = max(win, nan);
+    if (nan) return sequential_argmax(win);
+    int64_t off = 0;
+    for (int64_t r = kh() - 1; r >= 0; --r) {
+      for (int64_t q = kw() - 1; q >= 0; --q) {
+        const int64_t o = r * g.w + q;
+        const int64_t keep = -static_cast<int64_t>(win[o] == m);  // all ones where equal
+        off = (o & keep) | (off & ~keep);
+      }
+    }
+    return off;
+  }
+
+  int64_t sequential_argmax(const T* win) const {
+    T best = win[0];
+    int64_t best_off = 0;
+    for (int64_t r = 0; r < kh(); ++r) {
+      for (int64_t q = 0; q < kw(); ++q) {
+        const T v = win[r * g.w + q];
+        if (v > best || std::isnan(v)) {
+          best = v;
+          best_off = r * g.w + q;
+        }
+      }
+    }
+    return best_off;
+  }
+};
+
+// Output rows [lo, hi) (or columns) whose windows lie inside an input axis of size n.
+struct Range {
+  int64_t lo, hi;
+  bool contains(int64_t i) const { return i >= lo && i < hi; }
+};
+
+inline Range interior(int64_t out, int64_t n, int64_t k, int64_t s, int64_t p) {
+  const int64_t lo = std::min(out, (p + s - 1) / s);  // first i with i*s - p >= 0
+  const int64_t hi = n >= k - p ? std::min(out, (n - k + p) / s + 1) : 0;  // last with i*s - p + k <= n
+  return {lo, std::max(lo, hi)};
+}
+
+// Calls inside(i, j, start) for outputs whose window lies inside the plane (start: the window's
+// first element) and border(i, j) for the others.
+template <typename Inside, typename Border>
+void for_each_window(const Geometry& g, Inside&& inside, Border&& border) {
+  const Range ri = interior(g.ho, g.h, g.kh, g.sh, g.ph);
+  const Range rj = interior(g.wo, g.w, g.kw, g.sw, g.pw);
+  for (int64_t i = 0; i < g.ho; ++i) {
+    if (!ri.contains(i)) {
+      for (int64_t j = 0; j < g.wo; ++j) border(i, j);
+      continue;
+    }
+    const int64_t row0 = (i * g.sh - g.ph) * g.w - g.pw;
+    for (int64_t j = 0; j < rj.lo; ++j) border(i, j);
+    for (int64_t j = rj.lo; j < rj.hi; ++j) inside(i, j, row0 + j * g.sw);
+    for (int64_t j = rj.hi; j < g.wo; ++j) border(i, j);
+  }
+}
+
+template <typename T, int KH, int KW>
+void max_pool_plane(const T* xp, T* yp, const Geometry& g) {
+  const Interior<T, KH, KW> in{g};
+  for_each_window(
+      g,
+      [&](int64_t i, int64_t j, int64_t start) {
+        bool nan;
+        const T m = in.max(xp + start, nan);
+        yp[i * g.wo + j] = nan ? xp[start + in.sequential_argmax(xp + start)] : m;
+      },
+      [&](int64_t i, int64_t j) { yp[i * g.wo + j] = xp[window_argmax(xp, g, i, j)]; });
+}
+
+template <typename T, int KH, int KW>
+void max_pool_backward_plane(const T* xp, const T* gp, T* dp, const Geometry& g) {
+  const Interior<T, KH, KW> in{g};
+  for_each_window(
+      g, [&](int64_t i, int64_t j, int64_t start) { dp[start + in.argmax(xp + start)] += gp[i * g.wo + j]; },
+      [&](int64_t i, int64_t j) { dp[window_argmax(xp, g, i, j)] += gp[i * g.wo + j]; });
+}
+
 template <typename T>
 void max_pool2d(const KernelContext& c) {
   const Tensor& xt = c.inputs[0];
@@ -74,14 +191,11 @@ void max_pool2d(const KernelContext& c) {
   const Geometry g = geometry(c.attrs, xt.shape(), yt.shape());
   const T* x = xt.data<T>();
   T* y = yt.data<T>();
+  auto plane = g.kh == 2 && g.kw == 2 ? max_pool_plane<T, 2, 2>
+               : g.kh == 3 && g.kw == 3 ? max_pool_plane<T, 3, 3>
+                                        : max_pool_plane<T, 0, 0>;
   parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const T* xp = x + p * g.h * g.w;
-      T* yp = y + p * g.ho * g.wo;
-      for (int64_t i = 0; i < g.ho; ++i) {
-        for (int64_t j = 0; j < g.wo; ++j) yp[i * g.wo + j] = xp[window_argmax(xp, g, i, j)];
-      }
-    }
+    for (int64_t p = p0; p < p1; ++p) plane(x + p * g.h * g.w, y + p * g.ho * g.wo, g);
   });
 }
 
@@ -94,15 +208,14 @@ void max_pool2d_backward(const KernelContext& c) {
   const T* gy = gt.data<T>();
   const T* x = xt.data<T>();
   T* dx = dxt.data<T>();
+  auto plane = g.kh == 2 && g.kw == 2 ? max_pool_backward_plane<T, 2, 2>
+               : g.kh == 3 && g.kw == 3 ? max_pool_backward_plane<T, 3, 3>
+                                        : max_pool_backward_plane<T, 0, 0>;
   parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
-      const T* xp = x + p * g.h * g.w;
-      const T* gp = gy + p * g.ho * g.wo;
       T* dp = dx + p * g.h * g.w;
       std::fill(dp, dp + g.h * g.w, T(0));
-      for (int64_t i = 0; i < g.ho; ++i) {
-        for (int64_t j = 0; j < g.wo; ++j) dp[window_argmax(xp, g, i, j)] += gp[i * g.wo + j];
-      }
+      plane(x + p * g.h * g.w, gy + p * g.ho * g.wo, dp, g);
     }
   });
 }

@@ -45,9 +45,31 @@ std::string where(const PlanStep& st) {
   return st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'";
 }
 
-// The likely cause and fix for an op whose finite inputs gave NaN/Inf.
+// The ops of a fused step ("Mul+Log"), or the step's own op.
+std::vector<std::string> ops_of(const PlanStep& st) {
+  if (!st.attrs.has("ops")) return {st.op()};
+  std::vector<std::string> ops;
+  const std::string& all = st.attrs.s("ops");
+  size_t start = 0;
+  while (start <= all.size()) {
+    const size_t plus = all.find('+', start);
+    ops.push_back(all.substr(start, plus == std::string::npos ? std::string::npos : plus - start));
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  return ops;
+}
+
+// The likely cause and fix for an op whose finite inputs gave NaN/Inf. For a fused step, the
+// first of its ops that can make NaN/Inf from finite numbers.
 void explain_op(const PlanStep& st, double largest_input, ErrorMessage& m) {
-  const std::string& op = st.op();
+  std::string op = st.op();
+  for (const std::string& o : ops_of(st)) {
+    if (o == "Log" || o == "Sqrt" || o == "Div" || o == "RDivScalar" || o == "Exp" || o == "PowScalar") {
+      op = o;
+      break;
+    }
+  }
   const bool backward = st.meta.role == "backward";
   if (op == "Log") {
     m.cause("Log(0) is -Inf and the log of a negative number is NaN");
@@ -99,6 +121,10 @@ void check_step_outputs(size_t index, const Plan& plan, const PlanStep& st, cons
   ErrorMessage m("NaN/Inf detected: " + where(st) + " (" + st.meta.role + ") produced " + counts(out) +
                  " in its output '" + out_name + "' " + out.info.str());
   m.detail("recorded at: " + (st.meta.source.empty() ? std::string("(not recorded from Python)") : st.meta.source));
+  if (st.attrs.has("ops")) {
+    m.detail("fused ops: " + st.attrs.s("ops") + " (glassgrad.set_fusion(False) runs them one by one, so anomaly "
+             "mode can stop at the exact op)");
+  }
   if (st.meta.role == "backward") {
     m.detail("this is a backward node: it computes gradients for the forward " +
              (st.meta.scope.empty() ? std::string("op") : "layer '" + st.meta.scope + "'") +
@@ -116,13 +142,7 @@ void check_step_outputs(size_t index, const Plan& plan, const PlanStep& st, cons
     const std::string in_name = j < st.schema->inputs.size() ? st.schema->inputs[j] : std::to_string(j);
     std::string from = labels.at(static_cast<size_t>(slot));
     if (b.kind == SlotKind::Input) from = "plan input '" + from + "'";
-    // An in-place step (an optimizer update, running statistics) has overwritten this input:
-    // what is left to show is the updated value, so it cannot be blamed for the NaN.
-    bool overwritten = false;
-    for (const auto& io : st.schema->inplace) overwritten = overwritten || io.second == static_cast<int>(j);
-    m.detail("input '" + in_name + "' " + s.info.str() + " <- " + from + ": " +
-             (overwritten ? "updated in place by this step, now: " : "") + s.str());
-    if (overwritten) continue;
+    m.detail("input '" + in_name + "' " + s.info.str() + " <- " + from + ": " + s.str());
     if (s.finite > 0) largest = std::max({largest, std::fabs(s.min), std::fabs(s.max)});
     if (!s.all_finite() && nonfinite_input < 0) nonfinite_input = static_cast<int>(j);
   }

@@ -52,14 +52,18 @@ std::vector<std::string> buffer_labels(const Plan& p) {
       labels[id] = "workspace of " + (st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'");
     } else if (!names[id].empty()) {
       labels[id] = names[id];
-    } else if (s.kind == SlotKind::View && s.base >= 0 && static_cast<size_t>(s.base) < id) {
-      labels[id] = "view of " + labels[static_cast<size_t>(s.base)];
     } else if (step >= 0) {
       const PlanStep& st = p.steps[static_cast<size_t>(step)];
       size_t k = 0;
       while (k < st.outputs.size() && st.outputs[k] != s.id) ++k;
       const std::string out = k < st.schema->outputs.size() ? st.schema->outputs[k] : std::to_string(k);
       labels[id] = (st.meta.scope.empty() ? "" : st.meta.scope + "/") + st.op() + "." + out;
+      // A step's output over another buffer: an in-place op, or an input the planner reused.
+      if (s.kind == SlotKind::View && s.base >= 0 && static_cast<size_t>(s.base) < id) {
+        labels[id] += " (in place over " + labels[static_cast<size_t>(s.base)] + ")";
+      }
+    } else if (s.kind == SlotKind::View && s.base >= 0 && static_cast<size_t>(s.base) < id) {
+      labels[id] = "view of " + labels[static_cast<size_t>(s.base)];
     } else {
       labels[id] = std::string(slot_kind_name(s.kind)) + " $" + std::to_string(s.id);
     }
@@ -114,7 +118,7 @@ size_t input_bytes(const Plan& p, const Device& d) {
 size_t new_arena_bytes(const Plan& p, const Device& d) {
   auto it = p.arena_bytes.find(d);
   const size_t want = it == p.arena_bytes.end() ? 0 : it->second;
-  if (want == 0 || arena_bytes_held(d) >= want) return 0;
+  if (want == 0 || arena_bytes(d) >= want) return 0;
   return std::max<size_t>(want, 64);
 }
 // A limit that fits `need`, rounded up, in the form glassgrad.set_memory_limit parses.
@@ -134,7 +138,7 @@ std::vector<Device> devices_of(const Plan& p) {
 size_t predicted_need(const Plan& p, const Device& d) {
   const size_t current = allocator_for(d).stats().current;
   const size_t grow = new_arena_bytes(p, d);
-  const size_t freed = grow > 0 ? arena_bytes_held(d) : 0;  // the old arena goes first
+  const size_t freed = grow > 0 ? arena_bytes(d) : 0;  // the old arena goes first
   return current - std::min(current, freed) + grow + output_bytes(p, d);
 }
 

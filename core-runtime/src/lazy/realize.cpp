@@ -1,4 +1,6 @@
 // Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
+#include <chrono>
+#include <cstdlib>
 #include <list>
 #include <unordered_map>
 
@@ -24,20 +26,22 @@ struct PlanCache {
   CacheStats stats;
   std::shared_ptr<const Plan> last;
 
-  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs) {
-    const uint64_t key = g.signature();
+  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key) {
     auto it = index.find(key);
     if (it != index.end()) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
     }
+    const auto t0 = std::chrono::steady_clock::now();
     CompileOptions opts;
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
+    stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lru.emplace_front(key, std::move(entry));
     index[key] = lru.begin();
     if (lru.size() > kCapacity) {
@@ -49,6 +53,12 @@ struct PlanCache {
 };
 
 bool g_capturing = false;
+bool g_plan_only = false;
+std::vector<std::shared_ptr<const Plan>>& plan_only_plans() {
+  static auto* v = new std::vector<std::shared_ptr<const Plan>>();
+  return *v;
+}
+int g_fusion = -1;  // -1: not read from the environment yet
 std::vector<CapturedRun>& captured() {
   static auto* c = new std::vector<CapturedRun>();
   return *c;
@@ -110,23 +120,51 @@ void realize(const std::vector<ValuePtr>& targets) {
     if (!known) roots.push_back(t);
   }
   if (roots.empty()) return;
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
+  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
   PlanCache& pc = cache();
+  pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   std::shared_ptr<const Plan> plan;
   std::shared_ptr<Executor> executor;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outs;
+  auto t1 = clock::now();
   try {
-    const CachedPlan& cp = pc.get(ex.graph, ex.outputs);
+    const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
     plan = cp.plan;
     executor = cp.executor;
+    t1 = clock::now();
     inputs.reserve(plan->input_values.size());
     for (ValueId v : plan->input_values) {
       const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
       if (!lv->realized()) throw InternalError("realize: leaf without data");
       inputs.push_back(lv->data);
     }
-    outs = executor->run(inputs);
+    if (g_plan_only) {
+      // No kernels: results are uninitialized tensors of the planned shapes (views of inputs
+      // for in-place outputs), so the Python side stays consistent.
+      plan_only_plans().push_back(plan);
+      for (size_t k = 0; k < plan->output_slots.size(); ++k) {
+        const int slot = plan->output_slots[k];
+        const BufferSlot& bs = plan->slots[static_cast<size_t>(slot)];
+        int root = slot;
+        while (plan->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = plan->slots[static_cast<size_t>(root)].base;
+        const BufferSlot& rs = plan->slots[static_cast<size_t>(root)];
+        if (rs.kind == SlotKind::Input) {
+          size_t idx = 0;
+          while (plan->input_slots[idx] != root) ++idx;
+          const Tensor& base = inputs[idx];
+          outs.push_back(Tensor::from_storage(base.storage(), bs.info.shape, bs.kind == SlotKind::View ? bs.strides : contiguous_strides(bs.info.shape),
+                                              base.offset() + (bs.kind == SlotKind::View ? bs.view_offset : 0), bs.info.dtype));
+        } else {
+          outs.push_back(Tensor::empty(bs.info.shape, bs.info.dtype, bs.info.device, bs.name));
+        }
+      }
+    } else {
+      outs = executor->run(inputs);
+    }
   } catch (...) {
     // A failed plan (a kernel error, an anomaly-mode stop, over the memory limit) stays failed:
     // its values are no longer pending, so later realizes compute only what they need and do
@@ -138,6 +176,7 @@ void realize(const std::vector<ValuePtr>& targets) {
     throw;
   }
   ++pc.stats.realizes;
+  pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
   if (g_capturing) {
     CapturedRun run{plan, executor, inputs, {}, {}, outs};
     for (ValueId v : plan->input_values) {
@@ -161,6 +200,24 @@ const Tensor& data(const ValuePtr& v) {
   return v->data;
 }
 
+void set_plan_only(bool on) { g_plan_only = on; }
+bool plan_only() { return g_plan_only; }
+std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
+  std::vector<std::shared_ptr<const Plan>> out;
+  out.swap(plan_only_plans());
+  return out;
+}
+
+bool fusion_enabled() {
+  if (g_fusion < 0) {
+    const char* env = std::getenv("GLASSGRAD_FUSION");
+    g_fusion = (env && std::string(env) == "0") ? 0 : 1;
+  }
+  return g_fusion == 1;
+}
+
+void set_fusion(bool on) { g_fusion = on ? 1 : 0; }
+
 void capture_begin() {
   captured().clear();
   g_capturing = true;
@@ -174,6 +231,8 @@ std::vector<CapturedRun> capture_end() {
 }
 
 uint64_t current_seq() { return next_seq(); }
+
+size_t arena_held_bytes(const Device& d) { return arena_bytes(d); }
 
 CacheStats cache_stats() {
   CacheStats s = cache().stats;
@@ -197,6 +256,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   CompileOptions opts;
   opts.outputs = ex.outputs;
   opts.workspace = Executor::workspace_fn();
+  opts.fuse = fusion_enabled();
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 

@@ -7,18 +7,24 @@ forward or backward, the line that recorded it and its inputs' statistics.
         loss.backward()
         optimizer.step()
 
-or GLASSGRAD_DETECT_ANOMALY=1 for a whole run. It scans every output, so steps get slower:
-turn it on to find a NaN, not for training."""
+or GLASSGRAD_DETECT_ANOMALY=1 for a whole run. It scans every output, and plans are compiled
+without fusion while it is on (so it can stop at the exact op), so steps get slower: turn it on
+to find a NaN, not for training."""
 from __future__ import annotations
 
 import functools
 import os
 
 from .. import _C
+from . import _fusion
 
 
 def set_detect_anomaly(on: bool) -> None:
     _C.set_detect_anomaly(bool(on))
+    if on:
+        _fusion.suspend("anomaly")
+    else:
+        _fusion.resume("anomaly")
 
 
 def is_anomaly_enabled() -> bool:

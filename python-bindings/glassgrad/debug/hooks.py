@@ -13,15 +13,17 @@ Nodes carry the layer path they were recorded in ("layer2.0.conv1"), so a layer'
 nodes of the layer and of its sub-layers; backward nodes keep the layer of the forward node they
 differentiate. Hooks run as the plan executes (at .item(), optimizer.step(), ...), not at the
 line that records the op, and only for nodes that run (a value nobody needs is never computed,
-e.g. the loss itself when only gradients are read). An exception raised in a hook stops the run,
-and `breakpoint()` inside
-one opens the debugger with the arrays at hand. The arrays are copies."""
+e.g. the loss itself when only gradients are read). While hooks are registered, plans are
+compiled without fusion, so every op is its own step. An exception raised in a hook stops the
+run, and `breakpoint()` inside one opens the debugger with the arrays at hand. The arrays are
+copies: inputs as the node read them, outputs as it wrote them."""
 from __future__ import annotations
 
 import itertools
 from typing import Callable, Dict, List, NamedTuple, Optional
 
 from .. import _C
+from . import _fusion
 
 _WHEN = {"forward": ("forward",), "backward": ("backward",), "optimizer": ("optimizer",),
          "any": None}
@@ -105,6 +107,7 @@ class HookHandle:
         if not _hooks and _observer is not None:
             _C.remove_step_observer(_observer)
             _observer = None
+            _fusion.resume("hooks")
 
     def __enter__(self) -> "HookHandle":
         return self
@@ -132,4 +135,5 @@ def register_hook(target, fn: Callable[[NodeInfo, list, list], None], when: str 
     _hooks[key] = hook
     if _observer is None:
         _observer = _C.add_step_observer(_dispatch)
+        _fusion.suspend("hooks")
     return HookHandle(key)

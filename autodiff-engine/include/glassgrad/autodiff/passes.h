@@ -37,11 +37,15 @@ using WorkspaceFn = std::function<size_t(const Graph&, const Node&)>;
 struct MemoryPlanOptions {
   size_t alignment = 64;
   WorkspaceFn workspace;
+  // An elementwise step may write its output over an input buffer of the same shape and dtype
+  // whose last reader is that step.
+  bool inplace_reuse = true;
 };
 
 // Builds the steps and buffer table for a schedule: liveness analysis (first and last step of
-// every value), views resolved to their base slot, then arena offsets packed per device by
-// first-fit over lifetimes (largest buffers first).
+// every value), views resolved to their base slot, in-place reuse for elementwise steps, then
+// arena offsets packed per device: largest buffers first, each into the smallest free gap
+// among the buffers alive at the same time (best fit).
 Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vector<ValueId>& outputs,
                 const MemoryPlanOptions& opts = {});
 

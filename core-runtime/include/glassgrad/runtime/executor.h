@@ -16,9 +16,10 @@
 namespace glassgrad {
 
 // Called after each step a plan executes, with the step's index, the step (op, attributes, layer
-// scope, source line, role) and its input and output tensors (outputs hold the results). The
-// debugging aids ride on it (glassgrad/runtime/debug.h: the NaN/Inf anomaly mode, Python
-// hooks). Process-wide; when none is set a run pays one pointer check.
+// scope, source line, role), its inputs as the step read them (an input whose memory the step
+// overwrote, in place or by buffer reuse, is passed as a copy taken before the step) and its
+// outputs. The debugging aids ride on it (glassgrad/runtime/debug.h: the NaN/Inf anomaly mode,
+// Python hooks). Process-wide; when none is set a run pays one pointer check per step.
 using StepObserver = std::function<void(size_t index, const Plan& plan, const PlanStep& step,
                                         const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs)>;
 void set_step_observer(StepObserver observer);  // an empty function removes it
@@ -48,8 +49,7 @@ class Executor {
 
 // The arena of a device: one growing buffer from the device's allocator.
 Tensor arena_for(const Device& d, size_t bytes);
+size_t arena_bytes(const Device& d);  // held now (0 if none)
 void release_arenas();
-// Bytes of the arena held for a device now (0 if none): what a run can reuse without allocating.
-size_t arena_bytes_held(const Device& d);
 
 }  // namespace glassgrad

@@ -66,5 +66,6 @@ void register_cpu_pool_kernels(KernelRegistry& r);
 void register_cpu_norm_kernels(KernelRegistry& r);
 void register_cpu_softmax_kernels(KernelRegistry& r);
 void register_cpu_optimizer_kernels(KernelRegistry& r);
+void register_cpu_fused_kernels(KernelRegistry& r);
 
 }  // namespace glassgrad

@@ -76,6 +76,9 @@ struct CacheStats {
   uint64_t hits = 0;       // realizes served by a cached plan
   uint64_t realizes = 0;   // realizes that ran a plan
   uint64_t plans = 0;      // plans in the cache now
+  // Where realize's time went, in seconds: exporting the lazy graph (incl. its signature),
+  // compiling plans on misses, and running them.
+  double export_seconds = 0, compile_seconds = 0, run_seconds = 0;
 };
 
 ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const std::string& name = "");
@@ -93,6 +96,10 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
+// Compile options for realize: fusion on by default (GLASSGRAD_FUSION=0 turns it off).
+void set_fusion(bool on);
+bool fusion_enabled();
+
 CacheStats cache_stats();
 void reset_cache_stats();
 void clear_cache();
@@ -103,6 +110,15 @@ std::string pending_graph_str(const ValuePtr& v);
 // Exports the graph computing `roots` (stopping at computed values) and compiles it, without
 // running anything: what memory_report() shows.
 std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots);
+
+// Plan-only mode (memory reports): realize compiles and records plans but runs no kernel;
+// results get uninitialized memory of the right shape, in-place updates leave their buffers
+// unchanged. Everything else (caching, settling in-place outputs) behaves as usual.
+void set_plan_only(bool on);
+bool plan_only();
+std::vector<std::shared_ptr<const Plan>> take_plan_only_plans();
+// Bytes currently held by the shared arena of a device (0 if none yet).
+size_t arena_held_bytes(const Device& d);
 
 // Capture, for glassgrad.compile: while capturing, every plan a realize runs is recorded with
 // the exact tensors bound to its inputs and produced as outputs, so the whole step can be

@@ -1,0 +1,55 @@
+// Fusion passes. Each rewrites a graph so that fewer, larger kernels run and fewer
+// intermediates are stored; every rewrite computes exactly the same numbers (same operations
+// in the same order), which the tests check against the unfused plan.
+//
+//   Elementwise chains: a connected group of elementwise nodes on float tensors of one output
+//   shape, whose intermediates are read only inside the group, becomes one FusedElementwise
+//   node running a small register program (see FusedProgram).
+//
+// Fused nodes carry NodeMeta::role of the group's last node and a `group` attribute
+// (the fusion group id printed by Plan::str). The originals become dead and dead-code
+// elimination removes them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glassgrad/autodiff/graph.h"
+
+namespace glassgrad {
+
+// The register program of a FusedElementwise node. Registers 0..n_inputs-1 hold the inputs
+// (broadcast to the output shape); each instruction writes a new register; the last register
+// is the output. Encoded in attrs as "program" = [op, a, b, ...] triples and "scalars" (one
+// per instruction, for ops with a scalar attribute).
+enum class FusedOp : int64_t {
+  Add = 0, Sub, Mul, Div, Maximum, Minimum,                 // binary
+  Neg, Exp, Log, Sqrt, ReLU, Sigmoid, Tanh,                  // unary
+  AddScalar, MulScalar, PowScalar, RDivScalar,               // unary with scalar
+  ReLUBackward, SigmoidBackward, TanhBackward,               // binary (grad, saved)
+};
+// Maps an op name to its FusedOp; false if the op cannot be fused.
+bool fused_op_of(const std::string& op, FusedOp& out);
+const char* fused_op_name(FusedOp op);
+
+struct FusedInstruction {
+  FusedOp op;
+  int a = -1, b = -1;   // source registers (b = -1 for unary ops)
+  double scalar = 0;
+};
+
+struct FusedProgram {
+  int n_inputs = 0;
+  std::vector<FusedInstruction> code;
+  static FusedProgram from_attrs(const Attrs& attrs, int n_inputs);
+  void to_attrs(Attrs& attrs) const;
+  std::string str() const;  // "r2 = mul(r0, r1); r3 = relu(r2)"
+};
+
+// Replaces elementwise chains by FusedElementwise nodes. `keep` are values that must stay
+// visible (outputs of the plan); `remap` receives (old value -> new value) for those replaced.
+// Returns the number of groups formed.
+int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep,
+                     std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+
+}  // namespace glassgrad

@@ -1,0 +1,193 @@
+#include "glassgrad/autodiff/fusion.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "glassgrad/autodiff/errors.h"
+
+namespace glassgrad {
+
+namespace {
+struct OpInfo {
+  const char* name;
+  FusedOp op;
+  int arity;        // register operands
+  bool scalar;      // reads attribute `scalar_key`
+  const char* scalar_key;
+};
+const OpInfo kOps[] = {
+    {"Add", FusedOp::Add, 2, false, ""},          {"Sub", FusedOp::Sub, 2, false, ""},
+    {"Mul", FusedOp::Mul, 2, false, ""},          {"Div", FusedOp::Div, 2, false, ""},
+    {"Maximum", FusedOp::Maximum, 2, false, ""},  {"Minimum", FusedOp::Minimum, 2, false, ""},
+    {"Neg", FusedOp::Neg, 1, false, ""},          {"Exp", FusedOp::Exp, 1, false, ""},
+    {"Log", FusedOp::Log, 1, false, ""},          {"Sqrt", FusedOp::Sqrt, 1, false, ""},
+    {"ReLU", FusedOp::ReLU, 1, false, ""},        {"Sigmoid", FusedOp::Sigmoid, 1, false, ""},
+    {"Tanh", FusedOp::Tanh, 1, false, ""},        {"AddScalar", FusedOp::AddScalar, 1, true, "value"},
+    {"MulScalar", FusedOp::MulScalar, 1, true, "value"}, {"PowScalar", FusedOp::PowScalar, 1, true, "exponent"},
+    {"RDivScalar", FusedOp::RDivScalar, 1, true, "value"}, {"ReLUBackward", FusedOp::ReLUBackward, 2, false, ""},
+    {"SigmoidBackward", FusedOp::SigmoidBackward, 2, false, ""}, {"TanhBackward", FusedOp::TanhBackward, 2, false, ""},
+};
+const OpInfo* info_of(const std::string& op) {
+  for (const auto& o : kOps) if (op == o.name) return &o;
+  return nullptr;
+}
+const OpInfo& info_of(FusedOp op) {
+  for (const auto& o : kOps) if (o.op == op) return o;
+  throw InternalError("unknown fused op code " + std::to_string(static_cast<int64_t>(op)));
+}
+}  // namespace
+
+bool fused_op_of(const std::string& op, FusedOp& out) {
+  const OpInfo* i = info_of(op);
+  if (i) out = i->op;
+  return i != nullptr;
+}
+
+const char* fused_op_name(FusedOp op) { return info_of(op).name; }
+
+FusedProgram FusedProgram::from_attrs(const Attrs& attrs, int n_inputs) {
+  FusedProgram p;
+  p.n_inputs = n_inputs;
+  const auto& code = attrs.ints("program");
+  const auto& scalars = attrs.floats("scalars");
+  if (code.size() % 3 != 0 || code.size() / 3 != scalars.size()) {
+    throw ValueError("FusedElementwise: 'program' must hold (op, a, b) triples, one scalar each");
+  }
+  for (size_t i = 0; i < scalars.size(); ++i) {
+    FusedInstruction ins;
+    ins.op = static_cast<FusedOp>(code[3 * i]);
+    const OpInfo& oi = info_of(ins.op);
+    ins.a = static_cast<int>(code[3 * i + 1]);
+    ins.b = static_cast<int>(code[3 * i + 2]);
+    ins.scalar = scalars[i];
+    const int reg_limit = n_inputs + static_cast<int>(i);
+    if (ins.a < 0 || ins.a >= reg_limit || (oi.arity == 2 && (ins.b < 0 || ins.b >= reg_limit))) {
+      throw ValueError("FusedElementwise: instruction " + std::to_string(i) + " reads a register not yet written");
+    }
+    p.code.push_back(ins);
+  }
+  if (p.code.empty()) throw ValueError("FusedElementwise: empty program");
+  return p;
+}
+
+void FusedProgram::to_attrs(Attrs& attrs) const {
+  std::vector<int64_t> code;
+  std::vector<double> scalars;
+  for (const auto& i : this->code) {
+    code.push_back(static_cast<int64_t>(i.op));
+    code.push_back(i.a);
+    code.push_back(i.b);
+    scalars.push_back(i.scalar);
+  }
+  attrs.set("program", code);
+  attrs.set("scalars", scalars);
+}
+
+std::string FusedProgram::str() const {
+  std::ostringstream os;
+  for (size_t i = 0; i < code.size(); ++i) {
+    const FusedInstruction& ins = code[i];
+    const OpInfo& oi = info_of(ins.op);
+    os << (i ? "; " : "") << "r" << (n_inputs + static_cast<int>(i)) << " = " << oi.name << "(r" << ins.a;
+    if (oi.arity == 2) os << ", r" << ins.b;
+    if (oi.scalar) os << ", " << ins.scalar;
+    os << ")";
+  }
+  return os.str();
+}
+
+int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
+  const int original = g.num_nodes();
+  const auto consumers = g.consumers();
+  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
+  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  auto fusible = [&](const Node& n) {
+    FusedOp op;
+    if (!fused_op_of(n.op(), op) || n.outputs.size() != 1) return false;
+    return is_floating(g.value(n.outputs[0]).info.dtype);
+  };
+  std::vector<int> group_of(static_cast<size_t>(original), -1);
+  std::vector<std::vector<NodeId>> groups;
+  for (NodeId n = 0; n < original; ++n) {
+    const Node& node = g.node(n);
+    if (!fusible(node)) continue;
+    const TensorInfo& out = g.value(node.outputs[0]).info;
+    int target = -1;
+    for (ValueId v : node.inputs) {
+      const NodeId p = g.value(v).producer;
+      if (p == kNoNode || p >= original || group_of[static_cast<size_t>(p)] < 0) continue;
+      if (kept[static_cast<size_t>(v)] || consumers[static_cast<size_t>(v)].size() != 1) continue;
+      if (!(g.value(v).info == out)) continue;  // same shape, dtype, device as this node's output
+      const int gp = group_of[static_cast<size_t>(p)];
+      if (target < 0) {
+        target = gp;
+      } else if (gp != target) {  // a second chain feeding this node: merge it in
+        for (NodeId m : groups[static_cast<size_t>(gp)]) group_of[static_cast<size_t>(m)] = target;
+        auto& dst = groups[static_cast<size_t>(target)];
+        dst.insert(dst.end(), groups[static_cast<size_t>(gp)].begin(), groups[static_cast<size_t>(gp)].end());
+        groups[static_cast<size_t>(gp)].clear();
+      }
+    }
+    if (target < 0) {
+      target = static_cast<int>(groups.size());
+      groups.emplace_back();
+    }
+    groups[static_cast<size_t>(target)].push_back(n);
+    group_of[static_cast<size_t>(n)] = target;
+  }
+  int formed = 0;
+  constexpr size_t kMaxInputs = 8;
+  for (auto& members : groups) {
+    if (members.size() < 2) continue;
+    std::sort(members.begin(), members.end());
+    const NodeId sink = members.back();
+    std::vector<ValueId> inputs;
+    std::map<ValueId, int> reg;
+    for (NodeId m : members) {
+      for (ValueId v : g.node(m).inputs) {
+        const NodeId p = g.value(v).producer;
+        const bool inside = p != kNoNode && std::binary_search(members.begin(), members.end(), p);
+        if (!inside && !reg.count(v)) {
+          reg[v] = static_cast<int>(inputs.size());
+          inputs.push_back(v);
+        }
+      }
+    }
+    if (inputs.size() > kMaxInputs) continue;
+    FusedProgram prog;
+    prog.n_inputs = static_cast<int>(inputs.size());
+    int next = prog.n_inputs;
+    for (NodeId m : members) {
+      const Node& node = g.node(m);
+      FusedInstruction ins;
+      fused_op_of(node.op(), ins.op);
+      const OpInfo& oi = info_of(ins.op);
+      ins.a = reg.at(node.inputs[0]);
+      if (oi.arity == 2) ins.b = reg.at(node.inputs[1]);
+      if (oi.scalar) ins.scalar = node.attrs.f(oi.scalar_key);
+      prog.code.push_back(ins);
+      reg[node.outputs[0]] = next++;
+    }
+    Attrs attrs;
+    prog.to_attrs(attrs);
+    attrs.set("group", static_cast<int64_t>(formed));
+    std::string ops;
+    for (NodeId m : members) ops += (ops.empty() ? "" : "+") + g.node(m).op();
+    attrs.set("ops", ops);
+    const NodeMeta meta = g.node(sink).meta;
+    const ValueId old_out = g.node(sink).outputs[0];
+    const ValueId fused = g.add("FusedElementwise", inputs, attrs, meta);
+    for (NodeId c : consumers[static_cast<size_t>(old_out)]) {
+      const Node& cn = g.node(c);
+      for (size_t k = 0; k < cn.inputs.size(); ++k) {
+        if (cn.inputs[k] == old_out) g.replace_input(c, static_cast<int>(k), fused);
+      }
+    }
+    if (kept[static_cast<size_t>(old_out)] && remap) remap->emplace_back(old_out, fused);
+    ++formed;
+  }
+  return formed;
+}
+
+}  // namespace glassgrad

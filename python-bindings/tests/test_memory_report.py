@@ -1,0 +1,56 @@
+"""memory_report: predicted before anything runs, matched by the allocator's measured peak."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+
+def _setup(width=8, batch=8):
+    gg.manual_seed(0)
+    model = gg.models.ResNet18(width=width)
+    opt = gg.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    x = gg.tensor(rng.random((batch, 3, 32, 32), dtype=np.float32))
+    y = gg.tensor(rng.integers(0, 10, batch))
+
+    def step(xb, yb):
+        loss = gg.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return model, step, x, y
+
+
+def test_report_runs_nothing_and_leaves_parameters_untouched():
+    model, step, x, y = _setup()
+    step(x, y)  # creates the optimizer state
+    before = {k: v.copy() for k, v in model.state_dict().items()}
+    report = gg.memory_report(step, x, y)
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(v, before[k], err_msg=k)
+    assert report.arena > 0 and report.predicted_peak > report.baseline
+    text = str(report)
+    assert "predicted peak" in text and "largest buffers" in text and "Conv2D" in text
+
+
+def test_measured_peak_is_within_5_percent_of_the_prediction():
+    model, step, x, y = _setup()
+    step(x, y)
+    report = gg.memory_report(step, x, y)
+    gg.reset_peak_memory()
+    step(x, y)
+    measured = gg.memory_stats()["peak"]
+    assert abs(measured - report.predicted_peak) <= 0.05 * report.predicted_peak, (measured, report.predicted_peak)
+
+
+def test_timeline_covers_every_step_and_plots(tmp_path):
+    _, step, x, y = _setup()
+    step(x, y)
+    report = gg.memory_report(step, x, y)
+    live = report.timeline()
+    assert len(live) == len(report.plan.steps)
+    assert max(live) <= report.arena + report.outputs
+    pytest.importorskip("matplotlib")
+    report.plot(str(tmp_path / "memory.png"))
+    assert (tmp_path / "memory.png").stat().st_size > 1000
