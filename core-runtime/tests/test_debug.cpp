@@ -19,10 +19,12 @@ namespace {
 
 TensorInfo f32(Shape s) { return {std::move(s), DType::Float32, Device::cpu()}; }
 
-std::shared_ptr<const Plan> plan_of(const Graph& g, const std::vector<ValueId>& outputs) {
+// Unfused unless asked: these tests look at individual steps.
+std::shared_ptr<const Plan> plan_of(const Graph& g, const std::vector<ValueId>& outputs, bool fuse = false) {
   CompileOptions opts;
   opts.outputs = outputs;
   opts.workspace = Executor::workspace_fn();
+  opts.fuse = fuse;
   return std::make_shared<const Plan>(compile(g, opts));
 }
 
@@ -93,6 +95,46 @@ TEST(Debug, AnomalyModeStopsAtTheStepThatProducedNaNAndSaysWhere) {
   EXPECT_FALSE(debug::detect_anomaly());
   const auto out = Executor(plan).run({values({3.0f, 1.0f, 0.0f})});
   EXPECT_TRUE(std::isnan(out[0].data<float>()[2])) << "without anomaly mode the run completes";
+}
+
+TEST(Debug, AnomalyModeNamesTheOpsOfAFusedStep) {
+  LogPlan lp;
+  const auto plan = plan_of(lp.g, {lp.y}, /*fuse=*/true);
+  ASSERT_EQ(plan->steps.size(), 1u);
+  debug::set_detect_anomaly(true);
+  try {
+    Executor(plan).run({values({3.0f, 1.0f, 0.0f})});
+    ADD_FAILURE() << "expected NonFiniteError";
+  } catch (const NonFiniteError& e) {
+    const std::string msg = e.what();
+    EXPECT_EQ(msg.rfind("NaN/Inf detected: FusedElementwise 'head' (forward) produced 1 NaN and 1 Inf", 0), 0u) << msg;
+    EXPECT_TRUE(contains(msg, "fused ops: AddScalar+Log (glassgrad.set_fusion(False) runs them one by one")) << msg;
+    EXPECT_TRUE(contains(msg, "<- plan input 'x': min 0 max 3")) << msg;
+    EXPECT_TRUE(contains(msg, "cause: Log(0) is -Inf")) << msg;  // the fused op that can make -Inf
+  }
+  debug::set_detect_anomaly(false);
+}
+
+TEST(Debug, ObserversSeeInputsAsTheStepReadThemWhenItWritesOverThem) {
+  Graph g;
+  const ValueId x = g.add_leaf("x", f32({3}), ValueKind::Input);
+  const ValueId a = g.add("AddScalar", {x}, Attrs{{"value", -2.0}});
+  const ValueId y = g.add("Sum", {g.add("ReLU", {a})}, Attrs{{"dims", std::vector<int64_t>{}}, {"keepdim", false}});
+  const auto plan = plan_of(g, {y});
+  ASSERT_EQ(plan->steps[1].op(), "ReLU");
+  ASSERT_EQ(plan->slots[static_cast<size_t>(plan->steps[1].outputs[0])].kind, SlotKind::View)
+      << "the planner writes ReLU's output over its dying input";
+  std::vector<float> seen_in, seen_out;
+  const int id = debug::add_step_observer([&](size_t i, const Plan&, const PlanStep&, const std::vector<Tensor>& in,
+                                              const std::vector<Tensor>& out) {
+    if (i != 1) return;
+    for (int k = 0; k < 3; ++k) seen_in.push_back(in[0].data<float>()[k]);
+    for (int k = 0; k < 3; ++k) seen_out.push_back(out[0].data<float>()[k]);
+  });
+  Executor(plan).run({values({1.0f, 2.0f, 3.0f})});
+  debug::remove_step_observer(id);
+  EXPECT_EQ(seen_in, (std::vector<float>{-1.0f, 0.0f, 1.0f}));
+  EXPECT_EQ(seen_out, (std::vector<float>{0.0f, 0.0f, 1.0f}));
 }
 
 TEST(Debug, StatsCountNaNAndInfAndDescribeTheFiniteRest) {

@@ -165,7 +165,8 @@ void check_memory_limit(const Plan& p) {
     }
     m.detail("options: a smaller batch; micro-batches (loss.backward() on slices of the batch, then one "
              "optimizer.step(): gradients add up); a memory budget so activations are recomputed in backward "
-             "instead of kept (checkpointing); or a higher limit");
+             "instead of kept (checkpointing); or a higher limit. glassgrad.memory_report(train_step, x, y) "
+             "predicts a step's memory without running it");
     m.cause("the batch, the model and the activations kept for backward need more memory than the limit allows");
     m.fix("halve the batch size, or raise the limit: glassgrad.set_memory_limit(\"" + limit_that_fits(need) + "\")");
     throw OutOfMemoryError(m.str());
