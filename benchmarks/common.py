@@ -1,12 +1,18 @@
 """Shared benchmark plumbing: machine/commit/date metadata, timing (warm-up, synchronize,
-median of repeats, as /work/.library/device/METHOD.md describes), and CSV rows.
+median of repeats, as /work/.library/device/METHOD.md describes), devices, PyTorch detection,
+and CSV rows.
 
 Every script appends rows to benchmarks/results/<script>.csv (or --csv PATH) with the columns
   date, commit, machine, device, workload, metric, value, unit, framework, ratio_vs_torch, notes
-where ratio_vs_torch is glassgrad's value over PyTorch's (time: < 1 means glassgrad is faster).
+where ratio_vs_torch is glassgrad's value over PyTorch's on the same workload in the same process
+(time: < 1 means glassgrad is faster; memory: < 1 means glassgrad needs less). One run of a
+script shares one date and commit: that pair identifies the run in plots and reports.
+
+--tiny runs (CI) write to a temporary CSV unless --csv is given, so they never enter the history.
 """
 from __future__ import annotations
 
+import argparse
 import csv
 import datetime
 import os
@@ -14,11 +20,13 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+RESULTS = os.path.join(HERE, "results")
 COLUMNS = ["date", "commit", "machine", "device", "workload", "metric", "value", "unit", "framework",
            "ratio_vs_torch", "notes"]
 
@@ -53,6 +61,13 @@ def machine() -> str:
     return f"{platform.node()} {cpu} x{os.cpu_count()}"
 
 
+def load_average() -> Optional[float]:
+    try:
+        return os.getloadavg()[0]
+    except OSError:  # pragma: no cover
+        return None
+
+
 def torch_or_none():
     try:
         import torch
@@ -61,8 +76,70 @@ def torch_or_none():
         return None
 
 
-def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2, sync: Optional[Callable[[], None]] = None) -> float:
-    """Median seconds of fn() over `repeats` runs after `warmup` runs (synchronizing around each)."""
+# ---------------------------------------------------------------------------------------------
+# Devices and synchronization
+
+
+def gg_device(name: str) -> str:
+    """Sets glassgrad's default device from --device and returns its canonical name."""
+    import glassgrad as gg
+    gg.set_default_device(name)
+    return gg.default_device()
+
+
+def gg_sync(device: str) -> Callable[[], None]:
+    """What makes glassgrad's work finished when it returns: everything recorded is realized,
+    and on CUDA the device has drained its queue (the backend's synchronize binding,
+    _C.cuda_synchronize(index), or glassgrad.cuda.synchronize() where only that exists)."""
+    import glassgrad as gg
+
+    def cpu_sync() -> None:
+        gg._C.lazy_realize([])
+
+    if not device.startswith("cuda"):
+        return cpu_sync
+    index = int(device.split(":", 1)[1]) if ":" in device else 0
+    raw = getattr(gg._C, "cuda_synchronize", None)
+    if raw is not None:
+        def device_sync() -> None:
+            raw(index)
+    else:
+        cuda_mod = getattr(gg, "cuda", None)
+        py_sync = getattr(cuda_mod, "synchronize", None) if cuda_mod is not None else None
+        if py_sync is None:
+            raise RuntimeError("this glassgrad build has no CUDA synchronize: CUDA work cannot be timed honestly")
+        device_sync = py_sync
+
+    def cuda_sync() -> None:
+        gg._C.lazy_realize([])
+        device_sync()
+
+    return cuda_sync
+
+
+def torch_setup(torch, device: str) -> Tuple[str, Callable[[], None]]:
+    """PyTorch's device for glassgrad's, with TF32 off on the GPU (FP32 against FP32), and its
+    synchronize."""
+    if device.startswith("cuda"):
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+        tdev = "cuda:" + (device.split(":", 1)[1] if ":" in device else "0")
+        return tdev, (lambda: torch.cuda.synchronize(tdev))
+    return "cpu", (lambda: None)
+
+
+def torch_name(torch) -> str:
+    return f"torch {torch.__version__}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Timing
+
+
+def time_repeats(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
+                 sync: Optional[Callable[[], None]] = None) -> List[float]:
+    """Seconds of each of `repeats` runs of fn() after `warmup` runs, synchronizing before and
+    after each run so that asynchronous device work is inside the interval."""
     for _ in range(warmup):
         fn()
     if sync:
@@ -76,30 +153,115 @@ def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2, sync
         if sync:
             sync()
         times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return times
+
+
+def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
+                sync: Optional[Callable[[], None]] = None) -> float:
+    """Median seconds of fn() over `repeats` runs after `warmup` runs (synchronizing around each)."""
+    return statistics.median(time_repeats(fn, repeats, warmup, sync))
+
+
+def adaptive_repeats(fn: Callable[[], None], sync: Optional[Callable[[], None]], budget_s: float,
+                     lo: int = 5, hi: int = 200) -> int:
+    """How many repeats fit in about budget_s, from one timed call (which also warms up)."""
+    if sync:
+        sync()
+    t = time.perf_counter()
+    fn()
+    if sync:
+        sync()
+    one = max(time.perf_counter() - t, 1e-7)
+    return int(max(lo, min(hi, budget_s / one)))
+
+
+def spread_note(times: List[float]) -> str:
+    """The spread of the repeats, for the notes column (min and max relative to the median)."""
+    med = statistics.median(times)
+    return f"n={len(times)} min {min(times) / med:.2f}x max {max(times) / med:.2f}x of median"
+
+
+# ---------------------------------------------------------------------------------------------
+# Arguments and results
+
+
+def add_common_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--device", default="cpu", help="cpu or cuda (PyTorch runs on the same device)")
+    p.add_argument("--tiny", action="store_true", help="tiny sizes, a few seconds (CI: proves the script runs)")
+    p.add_argument("--no-torch", action="store_true", help="skip PyTorch even when it is importable")
+    p.add_argument("--csv", default=None, help="CSV to append to (default benchmarks/results/<script>.csv; "
+                                               "--tiny: a temporary file)")
+    p.add_argument("--notes", default="", help="free text added to every row's notes (e.g. 'machine busy')")
+    p.add_argument("--threads", type=int, default=0,
+                   help="CPU threads for glassgrad and PyTorch alike (default: each library's own default)")
+
+
+def apply_threads(n: int, torch=None) -> str:
+    """Sets both libraries' CPU thread counts when n > 0; returns a note naming the counts used."""
+    import glassgrad as gg
+    if n > 0:
+        gg.set_num_threads(n)
+        if torch is not None:
+            torch.set_num_threads(n)
+    note = f"glassgrad {gg.get_num_threads()} threads"
+    if torch is not None:
+        note += f", torch {torch.get_num_threads()} threads"
+    return note
 
 
 class Results:
-    def __init__(self, script: str, csv_path: Optional[str] = None):
-        self.path = csv_path or os.path.join(HERE, "results", f"{script}.csv")
+    def __init__(self, script: str, csv_path: Optional[str] = None, tiny: bool = False, notes: str = ""):
+        if csv_path is None and tiny:  # a scratch file, rewritten by every tiny run
+            csv_path = os.path.join(tempfile.gettempdir(), f"glassgrad-bench-tiny-{script}.csv")
+            if os.path.exists(csv_path):
+                os.remove(csv_path)
+        elif csv_path is None:
+            csv_path = os.path.join(RESULTS, f"{script}.csv")
+        self.path = csv_path
         self.rows: List[Dict[str, str]] = []
         self.meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "commit": commit(),
                      "machine": machine()}
+        load = load_average()
+        parts = ["tiny"] if tiny else []
+        if load is not None:
+            parts.append(f"load {load:.1f} on {os.cpu_count()} cpus")
+        if notes:
+            parts.append(notes)
+        self.run_notes = "; ".join(parts)
 
     def add(self, device: str, workload: str, metric: str, value: float, unit: str, framework: str = "glassgrad",
             ratio: Optional[float] = None, notes: str = "") -> None:
+        note = "; ".join(n for n in (self.run_notes, notes) if n)  # run notes first: "tiny" leads
         row = dict(self.meta, device=device, workload=workload, metric=metric, value=f"{value:.6g}", unit=unit,
-                   framework=framework, ratio_vs_torch="" if ratio is None else f"{ratio:.3f}", notes=notes)
+                   framework=framework, ratio_vs_torch="" if ratio is None else f"{ratio:.4g}", notes=note)
         self.rows.append(row)
-        print(f"{framework:10s} {device:8s} {workload:40s} {metric:18s} {value:12.4g} {unit}"
-              + ("" if ratio is None else f"   ratio vs torch {ratio:.3f}"), flush=True)
+        print(f"{framework:18s} {device:6s} {workload:44s} {metric:22s} {value:12.4g} {unit:6s}"
+              + ("" if ratio is None else f" ratio vs torch {ratio:.4g}"), flush=True)
 
     def write(self) -> str:
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        new = not os.path.exists(self.path)
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
         with open(self.path, "a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             if new:
                 w.writeheader()
             w.writerows(self.rows)
         return self.path
+
+
+def read_rows(paths: List[str]) -> List[Dict[str, str]]:
+    """Rows of the given CSVs, each with a 'script' key (the file's stem)."""
+    rows = []
+    for path in paths:
+        script = os.path.splitext(os.path.basename(path))[0]
+        with open(path, newline="") as f:
+            for row in csv.DictReader(f):
+                row["script"] = script
+                rows.append(row)
+    return rows
+
+
+def result_files(directory: str = RESULTS) -> List[str]:
+    if not os.path.isdir(directory):
+        return []
+    return sorted(os.path.join(directory, f) for f in os.listdir(directory) if f.endswith(".csv"))

@@ -1,23 +1,31 @@
 #include "glassgrad/autodiff/compile.h"
 
+#include <algorithm>
+#include <cmath>
+#include <set>
+
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"
+#include "glassgrad/autodiff/remat.h"
 
 namespace glassgrad {
 
-Plan compile(const Graph& graph, const CompileOptions& opts) {
-  std::vector<ValueId> outputs = opts.outputs.empty() ? graph.outputs() : opts.outputs;
-  for (ValueId v : outputs) {
-    if (v < 0 || v >= graph.num_values()) throw ValueError("compile: output %" + std::to_string(v) + " is not in the graph");
+size_t plan_budget_bytes(const Plan& p) {
+  std::map<Device, size_t> need;
+  for (const auto& kv : p.arena_bytes) need[kv.first] += kv.second;
+  for (const auto& s : p.slots) {
+    if (s.kind == SlotKind::Output) need[s.info.device] += s.bytes;
   }
-  Graph g = graph;  // passes rewrite a copy
-  if (opts.fuse) {
-    std::vector<std::pair<ValueId, ValueId>> remap;
-    fuse_elementwise(g, outputs, &remap);
-    for (auto& v : outputs) {
-      for (const auto& r : remap) if (v == r.first) v = r.second;
-    }
-  }
+  size_t most = 0;
+  for (const auto& kv : need) most = std::max(most, kv.second);
+  return most;
+}
+
+namespace {
+
+// The pipeline after any rematerialization: fusion, copies, DCE, schedule, memory plan.
+Plan lower(Graph g, std::vector<ValueId> outputs, const CompileOptions& opts) {
+  if (opts.fuse) fuse_all(g, outputs);
   insert_contiguous_copies(g);
   const std::vector<NodeId> live = live_nodes(g, outputs);
   const std::vector<NodeId> order = schedule(g, live);
@@ -26,10 +34,67 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
   mopts.workspace = opts.workspace;
   mopts.inplace_reuse = opts.inplace_reuse;
   Plan plan = build_plan(g, order, outputs, mopts);
+  for (const auto& st : plan.steps) plan.recomputed_steps += st.meta.role == "recompute" ? 1 : 0;
+  return plan;
+}
+
+// Segment counts to try, from many (little recomputation) to few.
+std::vector<int> segment_counts(int n) {
+  std::set<int, std::greater<int>> s;
+  for (double k = n; k >= 1; k /= 1.35) s.insert(std::max(1, static_cast<int>(std::lround(k))));
+  s.insert(std::max(1, static_cast<int>(std::lround(std::sqrt(static_cast<double>(n))))));
+  return {s.begin(), s.end()};
+}
+
+}  // namespace
+
+Plan compile(const Graph& graph, const CompileOptions& opts) {
+  std::vector<ValueId> outputs = opts.outputs.empty() ? graph.outputs() : opts.outputs;
+  for (ValueId v : outputs) {
+    if (v < 0 || v >= graph.num_values()) throw ValueError("compile: output %" + std::to_string(v) + " is not in the graph");
+  }
   uint64_t sig = hash_combine(graph.signature(), (opts.fuse ? 1u : 0u) | (opts.inplace_reuse ? 2u : 0u));
   for (ValueId v : outputs) sig = hash_combine(sig, static_cast<uint64_t>(v));
+
+  Plan plan = lower(graph, outputs, opts);
   plan.signature = sig;
-  return plan;
+  const size_t plain_need = plan_budget_bytes(plan);
+  if (opts.memory_budget == 0 || plain_need <= opts.memory_budget) return plan;
+
+  // Over budget: checkpoint. Try many segments first (the fewest recomputed activations).
+  const std::vector<ValueId> saved = saved_activations(graph);
+  size_t best_need = plain_need;
+  int best_segments = 0;
+  for (int segments : segment_counts(static_cast<int>(saved.size()))) {
+    Graph g = graph;
+    const std::vector<ValueId> checkpoints = segment_checkpoints(graph, saved, segments);
+    const int added = rematerialize(g, checkpoints);
+    if (added == 0) continue;
+    Plan p = lower(std::move(g), outputs, opts);
+    const size_t need = plan_budget_bytes(p);
+    if (need < best_need) best_need = need, best_segments = segments;  // the smallest seen
+    if (need <= opts.memory_budget) {
+      p.signature = sig;
+      size_t kept = 0;
+      for (ValueId v : checkpoints) kept += graph.value(v).info.nbytes() >= 64 * 1024 ? 1 : 0;
+      p.notes = "checkpointing: " + std::to_string(kept) + " checkpoints, " + std::to_string(p.recomputed_steps) +
+                " steps recomputed; needs " + format_bytes(need) + " instead of " + format_bytes(plain_need) +
+                " (budget " + format_bytes(opts.memory_budget) + ")";
+      return p;
+    }
+  }
+  ErrorMessage m("this step does not fit in its memory budget of " + format_bytes(opts.memory_budget));
+  m.detail("without checkpointing it needs " + format_bytes(plain_need) + " (arena + outputs)");
+  if (best_segments > 0) {
+    m.detail("with checkpointing the least it needs is " + format_bytes(best_need) + " (" +
+             std::to_string(best_segments) + " segments): the smallest budget that fits");
+  } else {
+    m.detail("checkpointing cannot help: the step keeps no activations for a backward pass");
+  }
+  m.cause("the batch's activations are too large for the limit");
+  m.fix("a smaller batch, micro-batches (glassgrad.backward_in_micro_batches), or a limit of at least " +
+        format_bytes(best_need));
+  throw OutOfMemoryError(m.str());
 }
 
 }  // namespace glassgrad

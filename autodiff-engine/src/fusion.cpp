@@ -171,13 +171,15 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     }
     Attrs attrs;
     prog.to_attrs(attrs);
-    attrs.set("group", static_cast<int64_t>(formed));
     std::string ops;
     for (NodeId m : members) ops += (ops.empty() ? "" : "+") + g.node(m).op();
-    attrs.set("ops", ops);
+    attrs.set("fused", ops);
     const NodeMeta meta = g.node(sink).meta;
     const ValueId old_out = g.node(sink).outputs[0];
     const ValueId fused = g.add("FusedElementwise", inputs, attrs, meta);
+    double key = g.node(members.front()).key();  // run where the group's first node would have
+    for (NodeId m : members) key = std::min(key, g.node(m).key());
+    g.set_schedule_key(g.value(fused).producer, key);
     for (NodeId c : consumers[static_cast<size_t>(old_out)]) {
       const Node& cn = g.node(c);
       for (size_t k = 0; k < cn.inputs.size(); ++k) {
@@ -187,6 +189,122 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     if (kept[static_cast<size_t>(old_out)] && remap) remap->emplace_back(old_out, fused);
     ++formed;
   }
+  return formed;
+}
+
+namespace {
+
+// Points every reader of `from` (among nodes < limit) at `to`.
+void redirect(Graph& g, const std::vector<std::vector<NodeId>>& consumers, ValueId from, ValueId to) {
+  for (NodeId c : consumers[static_cast<size_t>(from)]) {
+    const std::vector<ValueId> ins = g.node(c).inputs;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      if (ins[k] == from) g.replace_input(c, static_cast<int>(k), to);
+    }
+  }
+}
+
+void note_remap(const std::vector<char>& kept, ValueId from, ValueId to,
+                std::vector<std::pair<ValueId, ValueId>>* remap) {
+  if (remap && kept[static_cast<size_t>(from)]) remap->emplace_back(from, to);
+}
+
+}  // namespace
+
+int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
+  const int original = g.num_nodes();
+  const auto consumers = g.consumers();
+  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
+  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  int formed = 0;
+  for (NodeId n = 0; n < original; ++n) {
+    const Node relu = g.node(n);
+    if (relu.op() != "ReLU") continue;
+    const ValueId x = relu.inputs[0];
+    const NodeId p = g.value(x).producer;
+    if (p == kNoNode || p >= original) continue;
+    const Node prod = g.node(p);
+    if ((prod.op() != "BatchNorm2DTrain" && prod.op() != "BatchNorm2DInference") || g.value(x).output_index != 0) continue;
+    if (prod.attrs.has("activation") && prod.attrs.s("activation") != "none") continue;
+    if (kept[static_cast<size_t>(x)]) continue;
+    // Every other reader of x must be a ReLUBackward reading it as the saved input.
+    bool ok = true;
+    for (NodeId c : consumers[static_cast<size_t>(x)]) {
+      if (c == n) continue;
+      const Node& cn = g.node(c);
+      if (cn.op() != "ReLUBackward" || cn.inputs[0] == x) ok = false;
+    }
+    if (!ok) continue;
+    Attrs attrs = prod.attrs;
+    attrs.set("activation", std::string("relu"));
+    attrs.set("fused", prod.op() + "+ReLU");
+    NodeMeta meta = prod.meta;
+    const std::vector<ValueId> outs = g.add_node(prod.op(), prod.inputs, attrs, meta);
+    g.set_schedule_key(g.value(outs[0]).producer, prod.key());
+    redirect(g, consumers, relu.outputs[0], outs[0]);
+    redirect(g, consumers, x, outs[0]);  // the ReLUBackward readers
+    note_remap(kept, relu.outputs[0], outs[0], remap);
+    for (size_t k = 1; k < outs.size(); ++k) {
+      redirect(g, consumers, prod.outputs[k], outs[k]);
+      note_remap(kept, prod.outputs[k], outs[k], remap);
+    }
+    ++formed;
+  }
+  return formed;
+}
+
+int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
+  const int original = g.num_nodes();
+  const auto consumers = g.consumers();
+  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
+  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  int formed = 0;
+  for (NodeId n = 0; n < original; ++n) {
+    const Node bn = g.node(n);
+    if (bn.op() != "BatchNorm2DInference") continue;
+    const ValueId y = bn.inputs[0];
+    const NodeId p = g.value(y).producer;
+    if (p == kNoNode || p >= original || g.node(p).op() != "Conv2D") continue;
+    if (kept[static_cast<size_t>(y)] || consumers[static_cast<size_t>(y)].size() != 1) continue;
+    const Node conv = g.node(p);
+    if (conv.attrs.has("activation") && conv.attrs.s("activation") != "none") continue;
+    const TensorInfo wi = g.value(conv.inputs[1]).info;
+    const int64_t k = wi.shape[0];
+    NodeMeta meta = bn.meta;
+    auto add = [&](const std::string& op, const std::vector<ValueId>& ins, const Attrs& a = {}) {
+      const ValueId v = g.add(op, ins, a, meta);
+      g.set_schedule_key(g.value(v).producer, conv.key());
+      return v;
+    };
+    // s = gamma / sqrt(running_var + eps)
+    const ValueId gamma = bn.inputs[1], beta = bn.inputs[2], rm = bn.inputs[3], rv = bn.inputs[4];
+    const ValueId s = add("Div", {gamma, add("Sqrt", {add("AddScalar", {rv}, Attrs{{"value", bn.attrs.f("eps", 1e-5)}})})});
+    const ValueId w = add("Mul", {conv.inputs[1], add("Reshape", {s}, Attrs{{"shape", Shape{k, 1, 1, 1}}})});
+    const ValueId centered = conv.inputs.size() > 2 ? add("Sub", {conv.inputs[2], rm}) : add("Neg", {rm});
+    const ValueId b = add("Add", {add("Mul", {centered, s}), beta});
+    Attrs attrs = conv.attrs;
+    if (bn.attrs.has("activation")) attrs.set("activation", bn.attrs.s("activation"));
+    attrs.set("fused", std::string("Conv2D+BatchNorm2DInference"));
+    const ValueId z = add("Conv2D", {conv.inputs[0], w, b}, attrs);
+    redirect(g, consumers, bn.outputs[0], z);
+    note_remap(kept, bn.outputs[0], z, remap);
+    ++formed;
+  }
+  return formed;
+}
+
+int fuse_all(Graph& g, std::vector<ValueId>& keep) {
+  int formed = 0;
+  auto pass = [&](int (*fn)(Graph&, const std::vector<ValueId>&, std::vector<std::pair<ValueId, ValueId>>*)) {
+    std::vector<std::pair<ValueId, ValueId>> remap;
+    formed += fn(g, keep, &remap);
+    for (auto& v : keep) {
+      for (const auto& r : remap) if (v == r.first) v = r.second;
+    }
+  };
+  pass(fold_conv_batchnorm);
+  pass(fuse_activations);
+  pass(fuse_elementwise);
   return formed;
 }
 

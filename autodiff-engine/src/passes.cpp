@@ -98,6 +98,7 @@ int insert_contiguous_copies(Graph& g) {
       }
       NodeMeta meta = node.meta;
       const ValueId c = g.add("Contiguous", {v}, {}, meta);
+      g.set_schedule_key(g.value(c).producer, g.node(n).key() - 1e-7);  // right before its reader
       g.replace_input(n, static_cast<int>(i), c);
       ++inserted;
     }
@@ -170,7 +171,12 @@ std::vector<NodeId> schedule(const Graph& g, const std::vector<NodeId>& nodes) {
       }
     }
   }
-  std::priority_queue<NodeId, std::vector<NodeId>, std::greater<NodeId>> ready;
+  // Ready nodes run in order of their schedule key (recording order unless a pass set one).
+  auto later = [&g](NodeId a, NodeId b) {
+    const double ka = g.node(a).key(), kb = g.node(b).key();
+    return ka != kb ? ka > kb : a > b;
+  };
+  std::priority_queue<NodeId, std::vector<NodeId>, decltype(later)> ready(later);
   for (NodeId n : nodes) if (indeg[static_cast<size_t>(n)] == 0) ready.push(n);
   std::vector<NodeId> order;
   order.reserve(nodes.size());

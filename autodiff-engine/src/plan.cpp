@@ -63,6 +63,7 @@ std::string Plan::str(const PrintOptions& opts) const {
        << format_bytes(external_bytes.at(kv.first)) << ", predicted peak "
        << format_bytes(predicted_peak_bytes(kv.first));
   }
+  if (!notes.empty()) os << "\n  " << notes;
   os << "\n";
   const size_t n = opts.max_steps < 0 ? steps.size() : std::min(steps.size(), static_cast<size_t>(opts.max_steps));
   for (size_t i = 0; i < n; ++i) {
@@ -79,7 +80,11 @@ std::string Plan::str(const PrintOptions& opts) const {
       if (!st.meta.scope.empty()) os << " " << st.meta.scope;
       os << " (" << st.meta.role << ")";
     }
-    if (st.fusion_group >= 0) os << " [fusion " << st.fusion_group << "]";
+    if (st.fusion_group >= 0) {
+      os << " [fusion " << st.fusion_group;
+      if (st.attrs.has("fused")) os << ": " << st.attrs.s("fused");
+      os << "]";
+    }
     os << "\n";
   }
   if (n < steps.size()) os << "  ... " << (steps.size() - n) << " more steps\n";

@@ -124,6 +124,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
   }
 
   // Steps and their output slots. View outputs get no step and no memory.
+  int next_group = 0;
   std::vector<int> slot_producer_step;
   for (NodeId n : order) {
     const Node& node = g.node(n);
@@ -151,7 +152,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     st.schema = node.schema;
     st.attrs = node.attrs;
     st.meta = node.meta;
-    st.fusion_group = static_cast<int>(node.attrs.i("group", -1));
+    if (node.attrs.has("fused")) st.fusion_group = next_group++;
     for (ValueId v : node.inputs) st.inputs.push_back(slot_of[static_cast<size_t>(v)]);
     for (ValueId v : node.outputs) st.outputs.push_back(slot_of[static_cast<size_t>(v)]);
     const size_t ws = opts.workspace ? opts.workspace(g, node) : 0;

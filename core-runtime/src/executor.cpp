@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/allocator.h"
 #include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
 
@@ -57,7 +58,10 @@ void poison(const Tensor& t) {
 Tensor arena_for(const Device& d, size_t bytes) {
   std::lock_guard<std::mutex> lock(arena_mutex());
   Tensor& a = arenas()[d];
-  if (!a.defined() || a.nbytes() < bytes) {
+  // Grow on demand; under a memory limit, also shrink to what this plan needs, so a big arena
+  // left by an earlier plan does not hold memory the limit should give to others.
+  const bool shrink = a.defined() && a.nbytes() > bytes && allocator_for(d).limit() != 0;
+  if (!a.defined() || a.nbytes() < bytes || shrink) {
     a = Tensor();  // free the old arena before taking a larger one
     a = Tensor::empty({static_cast<int64_t>(std::max<size_t>(bytes, 64))}, DType::UInt8, d, "arena");
   }

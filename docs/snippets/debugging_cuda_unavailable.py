@@ -1,8 +1,13 @@
-# "Training hangs at epoch 0": importing glassgrad never touches the GPU driver; CUDA is
-# initialized on first use, and when it cannot be, glassgrad says why and uses the CPU.
-import glassgrad
+# "Training hangs at epoch 0": nothing in glassgrad waits on the GPU driver. Importing it does
+# not initialize CUDA, and GLASSGRAD_DEVICE=cpu keeps a whole run off the GPU: here a fresh
+# process (as a data-loading worker would be) imports glassgrad and computes, under a timeout.
+import os
+import subprocess
+import sys
 
-print("CUDA available:", glassgrad.cuda.is_available())
-if not glassgrad.cuda.is_available():
-    print("why not:", glassgrad.cuda.why_unavailable())
-print("default device:", glassgrad.default_device())
+code = ("import numpy as np, glassgrad\n"
+        "x = glassgrad.tensor(np.ones((2, 3), np.float32))\n"
+        "print(glassgrad.default_device(), (x * 2).sum().item())\n")
+env = dict(os.environ, GLASSGRAD_DEVICE="cpu")
+run = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+print("worker with GLASSGRAD_DEVICE=cpu:", run.stdout.strip())

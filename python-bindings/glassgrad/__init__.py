@@ -32,13 +32,14 @@ from ._tensor import (Tensor, bool_, float32, float64, full, int64, ones, tensor
 from .functional import (abs, argmax, avg_pool2d, batch_norm, clamp, conv2d, cross_entropy, exp,  # noqa: E402
                          flatten, linear, log, log_softmax, matmul, max, max_pool2d, maximum, mean, minimum, pow,
                          relu, reshape, sigmoid, softmax, sqrt, sum, tanh, var, where)
-from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Flatten, Linear, MaxPool2D, Module, Parameter, ReLU,  # noqa: E402
-                 Sequential)
+from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm, Linear, MaxPool2D, Module,  # noqa: E402
+                 Parameter, ReLU, Sequential)
 from .optim import SGD, Adam, Optimizer  # noqa: E402
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
-                       reset_cache_stats, set_num_threads, realize)
+                       reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
 from . import data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
+from .serialization import load, save  # noqa: E402
 from . import debug  # noqa: E402
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats  # noqa: E402,F401

@@ -59,3 +59,46 @@ def set_fusion(on: bool) -> None:
     """Turns the fusion passes on (default) or off; the environment variable GLASSGRAD_FUSION=0
     turns them off for a whole run. Fused and unfused plans compute the same numbers."""
     _C.set_fusion(bool(on))
+
+
+def backward_in_micro_batches(loss_fn, *tensors, micro_batches: int):
+    """Gradient accumulation: the gradient of loss_fn over the whole batch, computed in
+    `micro_batches` pieces so that only one piece's activations are in memory at a time.
+
+    Every tensor is split along dim 0; for each piece, loss_fn(*piece) (a mean over the piece)
+    is scaled by the piece's share of the batch, backward() is called and the step realized,
+    freeing the piece's activations. Gradients accumulate (+=) as usual, so afterwards
+    optimizer.step() applies the full-batch gradient. Returns the full-batch loss.
+
+        loss = glassgrad.backward_in_micro_batches(
+            lambda x, y: glassgrad.cross_entropy(model(x), y), x_batch, y_batch, micro_batches=4)
+        optimizer.step(); optimizer.zero_grad()
+
+    For models without batch norm the result equals the full-batch gradient. Batch norm sees each
+    piece as its own batch (statistics of the piece; running statistics updated once per
+    piece), as it would in PyTorch with the same loop.
+    """
+    from ._tensor import Tensor
+    k = int(micro_batches)
+    if k < 1:
+        raise _C.InvalidArgumentError(f"micro_batches must be >= 1, got {micro_batches}")
+    if not tensors or not all(isinstance(t, Tensor) for t in tensors):
+        raise _C.InvalidArgumentError("backward_in_micro_batches needs the batch as glassgrad tensors")
+    n = tensors[0].shape[0]
+    for t in tensors:
+        if t.shape[0] != n:
+            raise _C.ShapeError(f"backward_in_micro_batches: every tensor must have the same batch size along "
+                                f"dim 0, got {[t.shape[0] for t in tensors]}")
+    if k > n:
+        raise _C.InvalidArgumentError(f"micro_batches={k} is more than the batch size {n}\n  fix: micro_batches <= {n}")
+    bounds = [n * i // k for i in range(k + 1)]
+    total = 0.0
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        loss = loss_fn(*[t[start:stop] for t in tensors])
+        if loss.numel() != 1:
+            raise _C.InvalidArgumentError("backward_in_micro_batches: loss_fn must return a scalar (a mean) loss")
+        share = loss * ((stop - start) / n)
+        share.backward()
+        total += share.item()  # realizes: the piece's gradients are added, its activations freed
+    from ._tensor import tensor
+    return tensor(total, dtype=tensors[0].dtype if tensors[0].dtype in ("float32", "float64") else "float32")

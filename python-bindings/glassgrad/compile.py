@@ -113,8 +113,10 @@ class _Replay:
 
 
 class CompiledFunction:
-    def __init__(self, fn):
+    def __init__(self, fn, memory_limit=None):
         self.fn = fn
+        self.memory_budget = 0 if memory_limit is None else (
+            _C.parse_bytes(memory_limit) if isinstance(memory_limit, str) else int(memory_limit))
         self.name = getattr(fn, "__name__", "step")
         self._entries: Dict[Tuple, dict] = {}
         functools.update_wrapper(self, fn)
@@ -132,22 +134,31 @@ class CompiledFunction:
         """How many calls were served by replaying recorded plans."""
         return sum(e["replays"] for e in self._entries.values())
 
+    def _traced(self, *args, **kwargs):
+        if not self.memory_budget:
+            return self.fn(*args, **kwargs)
+        _C.set_memory_budget(self.memory_budget)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            _C.set_memory_budget(0)
+
     def __call__(self, *args, **kwargs):
         if kwargs:
-            return self.fn(*args, **kwargs)  # keyword arguments: traced every time
+            return self._traced(*args, **kwargs)  # keyword arguments: traced every time
         entry = self._entries.setdefault(self._key(args, kwargs), {"calls": 0, "replay": None, "replays": 0})
         if entry["replay"] is not None:
             entry["replays"] += 1
             return entry["replay"](list(args))
         entry["calls"] += 1
         if entry["calls"] == 1:
-            return self.fn(*args)  # warm-up: creates optimizer state and caches the plans
+            return self._traced(*args)  # warm-up: creates optimizer state and caches the plans
         tensors = [a for a in args if isinstance(a, Tensor)]
         _C.lazy_realize([t._h for t in tensors])
         start = _C.lazy_seq()
         _C.capture_begin()
         try:
-            out = self.fn(*args)
+            out = self._traced(*args)
             _C.lazy_realize([t._h for t in _flatten(out)])
         finally:
             runs = _C.capture_end()
@@ -155,8 +166,11 @@ class CompiledFunction:
         return out
 
 
-def compile(fn):  # noqa: A001
+def compile(fn=None, *, memory_limit=None):  # noqa: A001
     """Compiles a step function: traced on its first two calls, replayed afterwards (see above).
+
+    memory_limit ("1GB", bytes): the plans must fit in it (arena + outputs); over it, activations
+    are recomputed in the backward pass (checkpointing), as set_memory_limit does globally.
 
         @glassgrad.compile
         def train_step(x, y):
@@ -166,4 +180,6 @@ def compile(fn):  # noqa: A001
             optimizer.zero_grad()
             return loss
     """
-    return CompiledFunction(fn)
+    if fn is None:
+        return lambda f: CompiledFunction(f, memory_limit)
+    return CompiledFunction(fn, memory_limit)

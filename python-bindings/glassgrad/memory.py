@@ -17,9 +17,15 @@ def reset_peak_memory(device=None) -> None:
 
 def set_memory_limit(limit: Optional[Union[str, int]], device=None) -> None:
     """Caps the bytes glassgrad may hold on a device ("2GB", "512MiB", an int, or None to lift it).
-    Going over raises OutOfMemoryError naming the request and the limit."""
+
+    Plans compiled under a limit fit in what it leaves beside the memory already held: when a
+    step would not, its activations are recomputed in the backward pass (checkpointing) with as
+    few segments as fit. If nothing fits, OutOfMemoryError says the smallest limit that would."""
     nbytes = 0 if limit is None else (_C.parse_bytes(limit) if isinstance(limit, str) else int(limit))
-    _C.set_memory_limit(_device.normalize(device), nbytes)
+    dev = _device.normalize(device)
+    _C.set_memory_limit(dev, nbytes)
+    if nbytes:
+        _C.empty_cache(dev)  # the shared arena re-grows to what the next plan needs
 
 
 class allocation_log:

@@ -81,6 +81,8 @@ void bind_graph(py::module_& m) {
       .def("__str__", [](const Plan& p) { return p.str(); })
       .def_property_readonly("num_steps", [](const Plan& p) { return p.steps.size(); })
       .def_property_readonly("signature", [](const Plan& p) { return p.signature; })
+      .def_property_readonly("notes", [](const Plan& p) { return p.notes; })
+      .def_property_readonly("recomputed_steps", [](const Plan& p) { return p.recomputed_steps; })
       .def_property_readonly("steps", [](const Plan& p) {
         py::list out;
         for (const auto& st : p.steps) {
@@ -135,8 +137,9 @@ void bind_graph(py::module_& m) {
       .def("predicted_peak_bytes", [](const Plan& p) { return p.predicted_peak_bytes(); });
 
   m.def("compile",
-        [](const Graph& g, const std::vector<ValueId>& outputs, bool fuse, bool inplace_reuse) {
+        [](const Graph& g, const std::vector<ValueId>& outputs, bool fuse, bool inplace_reuse, size_t memory_budget) {
           CompileOptions o;
+          o.memory_budget = memory_budget;
           o.outputs = outputs;
           o.fuse = fuse;
           o.inplace_reuse = inplace_reuse;
@@ -144,7 +147,7 @@ void bind_graph(py::module_& m) {
           return std::make_shared<Plan>(compile(g, o));
         },
         py::arg("graph"), py::arg("outputs") = std::vector<ValueId>{}, py::arg("fuse") = true,
-        py::arg("inplace_reuse") = true);
+        py::arg("inplace_reuse") = true, py::arg("memory_budget") = 0);
 
   py::class_<Executor, std::shared_ptr<Executor>>(m, "Executor", "Runs a Plan with the registered kernels.")
       .def(py::init([](std::shared_ptr<Plan> p, bool poison) {

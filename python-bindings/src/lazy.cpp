@@ -104,6 +104,9 @@ void bind_lazy(py::module_& m) {
       .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
       .def_readonly("outputs", &lazy::CapturedRun::outputs);
   m.def("set_plan_only", &lazy::set_plan_only);
+  m.def("set_memory_budget", &lazy::set_memory_budget);
+  m.def("memory_budget", [](const std::string& d) { return lazy::memory_budget_for(Device::parse(d)); },
+        py::arg("device") = "cpu");
   m.def("take_plan_only_plans", [] {
     std::vector<std::shared_ptr<Plan>> out;
     for (auto& p : lazy::take_plan_only_plans()) out.push_back(std::const_pointer_cast<Plan>(p));

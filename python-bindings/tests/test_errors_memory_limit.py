@@ -34,7 +34,7 @@ def _step(rng):
     return model, x, y
 
 
-def test_a_step_over_the_limit_fails_before_running_naming_need_limit_and_largest_buffers(rng, limit):
+def test_a_step_over_the_limit_fails_before_running_naming_need_budget_and_largest_buffers(rng, limit):
     model, x, y = _step(rng)
     opt = glassgrad.SGD(model.parameters(), lr=0.1)
     glassgrad._C.empty_cache("cpu")
@@ -46,19 +46,19 @@ def test_a_step_over_the_limit_fails_before_running_naming_need_limit_and_larges
             opt.step()
     msg = str(e.value)
     lines = msg.splitlines()
-    lim = glassgrad._C.memory_limit("cpu")
-    assert re.match(r"this step needs \d+\.\d\d (KiB|MiB) on cpu but the memory limit is "
-                    + re.escape(glassgrad._C.format_bytes(lim)) + r" \(checked before running it\)", lines[0])
-    assert lines[1].startswith("  the plan's predicted peak: ") and "arena 'arena'" in lines[1]
-    assert lines[2].startswith("  in use now: ")
-    assert lines[3] == "  largest buffers:"
-    big = lines[4:9]
-    assert all(l.startswith("    ") for l in big) and not lines[9].startswith("    ")
+    # The compiler's verdict (no plan fits, even with checkpointing) ...
+    assert lines[0].startswith("this step does not fit in its memory budget of ")
+    assert lines[1].startswith("  without checkpointing it needs ")
+    # ... completed with what is held outside the step and what is large inside it.
+    held = next(l for l in lines if l.startswith("  held outside this step: "))
+    assert re.search(r'a limit must cover it too: glassgrad\.set_memory_limit\("\d+(KiB|MiB)"\) runs this step '
+                     r'without checkpointing', held)
+    i = lines.index("  largest buffers without checkpointing:")
+    big = lines[i + 1:i + 6]
+    assert all(l.startswith("    ") for l in big) and not lines[i + 6].startswith("    ")
     assert "conv1/Conv2D.out  [16, 8, 14, 14] float32  <- arena from Conv2D 'conv1' (forward)" in msg
     assert any("conv2" in l for l in big)
-    assert "smaller batch" in msg and "micro-batches" in msg and "checkpointing" in msg
-    assert re.search(r'fix: halve the batch size, or raise the limit: glassgrad\.set_memory_limit\("\d+(KiB|MiB)"\)',
-                     msg)
+    assert lines[-2].startswith("  cause:") and lines[-1].startswith("  fix: a smaller batch, micro-batches")
     assert isinstance(e.value, MemoryError)
     # Nothing ran: no arena and no outputs were allocated.
     assert [ev for ev in log.allocations() if ev["name"] != "lr"] == []
@@ -71,9 +71,43 @@ def test_the_suggested_limit_is_enough(rng, limit):
     out = model(x)
     with pytest.raises(glassgrad.OutOfMemoryError) as e:
         out.numpy()
-    suggested = re.search(r'set_memory_limit\("([^"]+)"\)', str(e.value)).group(1)
+    suggested = re.search(r'set_memory_limit\("([^"]+)"\) runs this step', str(e.value)).group(1)
     glassgrad.set_memory_limit(suggested)
     assert out.numpy().shape == (16, 10)  # the same pending computation now fits and runs
+
+
+def test_a_replayed_step_over_the_limit_is_refused_before_running(rng, limit):
+    """glassgrad.compile replays plans without compiling: the executor checks the plan's need
+    against the limit itself."""
+    model, x, y = _step(rng)
+    opt = glassgrad.SGD(model.parameters(), lr=0.1)
+
+    @glassgrad.compile
+    def train_step(x, y):
+        loss = glassgrad.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    for _ in range(3):
+        train_step(x, y)
+    assert train_step.replays == 1
+    glassgrad._C.empty_cache("cpu")
+    limit(64 * 1024)
+    with debug.allocation_log() as log:
+        with pytest.raises(glassgrad.OutOfMemoryError) as e:
+            train_step(x, y)
+    msg = str(e.value)
+    lim = glassgrad._C.memory_limit("cpu")
+    assert re.match(r"this step needs \d+\.\d\d (KiB|MiB) on cpu but the memory limit is "
+                    + re.escape(glassgrad._C.format_bytes(lim)) + r" \(checked before running it\)", msg)
+    assert "the plan's predicted peak: " in msg and "arena 'arena'" in msg and "in use now: " in msg
+    assert "largest buffers:" in msg and "conv1/Conv2D.out  [16, 8, 14, 14] float32" in msg
+    assert "smaller batch" in msg and "micro-batches" in msg and "checkpointing" in msg
+    assert re.search(r'fix: halve the batch size, or raise the limit: glassgrad\.set_memory_limit\("\d+(KiB|MiB)"\)',
+                     msg)
+    assert log.allocations() == []
 
 
 def test_plans_under_the_limit_run(rng, limit):

@@ -40,8 +40,7 @@ def test_elementwise_chain_becomes_one_step_and_is_printed(fusion_state):
     plan = _C.plan_for([y._h])
     ops = [s["op"] for s in plan.steps]
     assert ops == ["FusedElementwise"], ops
-    assert "[fusion 0]" in str(plan)
-    assert "MulScalar+AddScalar+ReLU+AddScalar+Tanh" in str(plan)
+    assert "[fusion 0: MulScalar+AddScalar+ReLU+AddScalar+Tanh]" in str(plan)
     np.testing.assert_allclose(y.numpy(), np.tanh(np.maximum(x.numpy() * 2 + 1, 0) - 0.5), rtol=1e-6)
 
 
@@ -51,3 +50,62 @@ def test_values_read_elsewhere_stay_unfused_outputs(fusion_state):
     a = x * 2.0            # read by two consumers: cannot disappear into a group
     b = a.relu() + a
     np.testing.assert_allclose(b.numpy(), np.maximum(2 * x.numpy(), 0) + 2 * x.numpy(), rtol=1e-6)
+
+
+class ConvBN(gg.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = gg.Conv2D(3, 5, 3, padding=1)
+        self.bn = gg.BatchNorm2D(5)
+        self.fc = gg.Linear(5 * 6 * 6, 2)
+
+    def forward(self, x):
+        return self.fc(gg.flatten(gg.relu(self.bn(self.conv(x)))))
+
+
+def _convbn_run(fuse, training):
+    _C.set_fusion(fuse)
+    gg.clear_plan_cache()
+    gg.manual_seed(2)
+    model = ConvBN().double()
+    rng = np.random.default_rng(3)
+    x = gg.tensor(rng.standard_normal((4, 3, 6, 6)))
+    y = gg.tensor(rng.integers(0, 2, 4))
+    if not training:
+        model(x)  # one training pass to give the running statistics real values
+        gg.realize()
+        model.eval()
+    loss = gg.cross_entropy(model(x), y)
+    loss.backward()
+    out = [loss.numpy()] + [p.grad.numpy() for p in model.parameters()]
+    return out, _C.last_plan()
+
+
+def test_batchnorm_relu_fusion_in_training_matches_unfused(fusion_state):
+    fused, plan = _convbn_run(True, True)
+    plain, _ = _convbn_run(False, True)
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+    assert "BatchNorm2DTrain+ReLU" in str(plan)
+    assert not any(s["op"] == "ReLU" for s in plan.steps)
+
+
+def test_conv_batchnorm_folding_for_inference_matches_unfused(fusion_state):
+    _C.set_fusion(True)
+    gg.manual_seed(4)
+    model = ConvBN().double()
+    rng = np.random.default_rng(5)
+    x = gg.tensor(rng.standard_normal((4, 3, 6, 6)))
+    model(x)
+    gg.realize()
+    model.eval()
+    with gg.no_grad():
+        fused_out = model(x).numpy()
+        plan = _C.last_plan()
+        _C.set_fusion(False)
+        gg.clear_plan_cache()
+        plain_out = model(x).numpy()
+    np.testing.assert_allclose(fused_out, plain_out, rtol=1e-12, atol=1e-12)
+    text = str(plan)
+    assert "Conv2D+BatchNorm2DInference" in text
+    assert not any(s["op"] == "BatchNorm2DInference" for s in plan.steps)

@@ -46,15 +46,25 @@ inline void for_each_run(const Dims& d, int64_t c, F&& f) {
   for (int64_t n = 0; n < d.n; ++n) f((n * d.c + c) * d.hw);
 }
 
+// y = x * scale + shift over channel c; with relu, y = max(that, 0) (attrs "activation").
 template <typename T>
-void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, double shift) {
+void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, double shift, bool relu) {
   const T s = static_cast<T>(scale), b = static_cast<T>(shift);
   for_each_run(d, c, [&](int64_t off) {
     const T* xr = x + off;
     T* yr = y + off;
-    for (int64_t i = 0; i < d.hw; ++i) yr[i] = xr[i] * s + b;
+    if (relu) {
+      for (int64_t i = 0; i < d.hw; ++i) {
+        const T v = xr[i] * s + b;
+        yr[i] = v > T(0) ? v : T(0);
+      }
+    } else {
+      for (int64_t i = 0; i < d.hw; ++i) yr[i] = xr[i] * s + b;
+    }
   });
 }
+
+bool relu_of(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu"; }
 
 // Sums over one run use kLanes independent double accumulators, added in a fixed order at the
 // end: the compiler may vectorize the lanes (no reassociation is needed), and the result does
@@ -141,6 +151,7 @@ void batch_norm_train(const KernelContext& c) {
   T* mean_out = c.outputs[1].data<T>();
   T* var_out = c.outputs[2].data<T>();
   const double inv_m = d.m() > 0 ? 1.0 / static_cast<double>(d.m()) : 0.0;
+  const bool relu = relu_of(c.attrs);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
       // Pass 1: the mean. Pass 2: squared deviations from it (their plain sum, which should
@@ -153,7 +164,7 @@ void batch_norm_train(const KernelContext& c) {
       for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.hw, mean, dsum, sq); });
       const double var = std::max(0.0, (sq - dsum * dsum * inv_m) * inv_m);
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(var + eps);
-      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale);
+      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale, relu);
       mean_out[ch] = static_cast<T>(mean);
       var_out[ch] = static_cast<T>(var);
     }
@@ -212,10 +223,11 @@ void batch_norm_inference(const KernelContext& c) {
   const T* rm = c.inputs[3].data<T>();
   const T* rv = c.inputs[4].data<T>();
   T* y = c.outputs[0].data<T>();
+  const bool relu = relu_of(c.attrs);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(static_cast<double>(rv[ch]) + eps);
-      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - static_cast<double>(rm[ch]) * scale);
+      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - static_cast<double>(rm[ch]) * scale, relu);
     }
   });
 }

@@ -45,11 +45,12 @@ std::string where(const PlanStep& st) {
   return st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'";
 }
 
-// The ops of a fused step ("Mul+Log"), or the step's own op.
+// The ops of a fused step (its "fused" attribute: "Mul+Log", "BatchNorm2DTrain+ReLU"), or the
+// step's own op.
 std::vector<std::string> ops_of(const PlanStep& st) {
-  if (!st.attrs.has("ops")) return {st.op()};
+  if (!st.attrs.has("fused")) return {st.op()};
   std::vector<std::string> ops;
-  const std::string& all = st.attrs.s("ops");
+  const std::string& all = st.attrs.s("fused");
   size_t start = 0;
   while (start <= all.size()) {
     const size_t plus = all.find('+', start);
@@ -121,8 +122,8 @@ void check_step_outputs(size_t index, const Plan& plan, const PlanStep& st, cons
   ErrorMessage m("NaN/Inf detected: " + where(st) + " (" + st.meta.role + ") produced " + counts(out) +
                  " in its output '" + out_name + "' " + out.info.str());
   m.detail("recorded at: " + (st.meta.source.empty() ? std::string("(not recorded from Python)") : st.meta.source));
-  if (st.attrs.has("ops")) {
-    m.detail("fused ops: " + st.attrs.s("ops") + " (glassgrad.set_fusion(False) runs them one by one, so anomaly "
+  if (st.attrs.has("fused")) {
+    m.detail("fused ops: " + st.attrs.s("fused") + " (glassgrad.set_fusion(False) runs them one by one, so anomaly "
              "mode can stop at the exact op)");
   }
   if (st.meta.role == "backward") {

@@ -114,11 +114,14 @@ size_t input_bytes(const Plan& p, const Device& d) {
   }
   return total;
 }
-// The arena a run allocates (0 when the one held is large enough: arena_for reuses it).
+// The arena a run allocates, as arena_for does it: 0 when the one held is reused (large enough,
+// and no limit asks to shrink it), else a new one of the plan's size after freeing the old.
 size_t new_arena_bytes(const Plan& p, const Device& d) {
   auto it = p.arena_bytes.find(d);
   const size_t want = it == p.arena_bytes.end() ? 0 : it->second;
-  if (want == 0 || arena_bytes(d) >= want) return 0;
+  const size_t held = arena_bytes(d);
+  const bool shrink = held > want && allocator_for(d).limit() != 0;
+  if (want == 0 || (held >= want && !shrink)) return 0;
   return std::max<size_t>(want, 64);
 }
 // A limit that fits `need`, rounded up, in the form glassgrad.set_memory_limit parses.
@@ -140,6 +143,26 @@ size_t predicted_need(const Plan& p, const Device& d) {
   const size_t grow = new_arena_bytes(p, d);
   const size_t freed = grow > 0 ? arena_bytes(d) : 0;  // the old arena goes first
   return current - std::min(current, freed) + grow + output_bytes(p, d);
+}
+
+std::string explain_over_budget(const std::string& message, const Plan& plain, const Device& d) {
+  const size_t current = allocator_for(d).stats().current;
+  const size_t held = current - std::min(current, arena_bytes(d));
+  const size_t arena = plain.arena_bytes.count(d) ? plain.arena_bytes.at(d) : 0;
+  std::string lines = "\n  held outside this step: " + format_bytes(held) +
+                      " (parameters, data, optimizer state, other live tensors); a limit must cover it too: " +
+                      "glassgrad.set_memory_limit(\"" + limit_that_fits(held + arena + output_bytes(plain, d)) +
+                      "\") runs this step without checkpointing";
+  lines += "\n  largest buffers without checkpointing:";
+  for (const BufferUse& u : largest_buffers(plain, d, 5)) {
+    const BufferSlot& s = plain.slots[static_cast<size_t>(u.slot)];
+    lines += "\n    " + format_bytes(u.bytes) + "  " + u.label + "  " + shape_str(s.info.shape) + " " +
+             dtype_name(s.info.dtype) + "  <- " + u.where;
+  }
+  const size_t at = message.find("\n  cause:");
+  std::string out = message;
+  out.insert(at == std::string::npos ? out.size() : at, lines);
+  return out;
 }
 
 void check_memory_limit(const Plan& p) {

@@ -1,6 +1,7 @@
-// Exporting a lazy graph to the engine's IR. Post-order DFS from the roots (iterative, so long
-// chains cannot overflow the stack); graph ids follow first-visit order, so the same trace
-// always exports to the same graph and the same signature.
+// Exporting a lazy graph to the engine's IR: what the roots need, in the order the program
+// created it, so the same trace always exports to the same graph and the same signature.
+#include <algorithm>
+
 #include "glassgrad/autodiff/errors.h"
 #include "lazy_internal.h"
 
@@ -8,58 +9,69 @@ namespace glassgrad {
 namespace lazy {
 
 Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
+  // Phase 1: collect the leaves and nodes the roots need (iterative, so long chains cannot
+  // overflow the stack).
+  auto is_leaf = [&](const Value* v) { return !v->producer || (stop_at_computed && v->realized()); };
+  std::unordered_map<const Value*, char> seen;
+  std::unordered_map<const Node*, uint64_t> node_key;  // creation order of the node
+  std::vector<Node*> nodes;
+  std::vector<ValuePtr> stack(roots.rbegin(), roots.rend());
+  while (!stack.empty()) {
+    ValuePtr v = std::move(stack.back());
+    stack.pop_back();
+    if (!seen.emplace(v.get(), 1).second) continue;
+    if (is_leaf(v.get())) {
+      if (!v->invalid.empty()) throw_invalid(*v);
+      continue;
+    }
+    Node* node = v->producer.get();
+    const uint64_t key = v->seq - static_cast<uint64_t>(v->output_index);
+    auto it = node_key.find(node);
+    if (it != node_key.end()) {
+      it->second = std::min(it->second, key);
+      continue;
+    }
+    node_key.emplace(node, key);
+    nodes.push_back(node);
+    for (const auto& in : node->inputs) stack.push_back(in);
+  }
+  // Phase 2: emit in creation order, i.e. the program's own order (values are created after
+  // their inputs, so this is topological). The scheduler follows it, so e.g. a weight
+  // gradient runs right after the input gradient it was recorded with, not at the end.
+  std::sort(nodes.begin(), nodes.end(), [&](const Node* a, const Node* b) { return node_key.at(a) < node_key.at(b); });
   Export ex;
-  std::unordered_map<const Node*, std::vector<ValueId>> node_outputs;
-  auto is_leaf = [&](const ValuePtr& v) { return !v->producer || (stop_at_computed && v->realized()); };
+  // Leaves in order of first use, which depends only on the program's structure (not on when
+  // each leaf was created), so every step of a loop exports the same signature.
   auto add_leaf = [&](const ValuePtr& v) {
-    if (!v->invalid.empty()) throw_invalid(*v);
+    if (ex.id.count(v.get())) return;
     const ValueKind kind = v->producer ? ValueKind::Input : v->kind;
     const ValueId id = ex.graph.add_leaf(v->name, v->info, kind, v->requires_grad);
     ex.id[v.get()] = id;
-    if (ex.by_id.size() <= static_cast<size_t>(id)) ex.by_id.resize(static_cast<size_t>(id) + 1);
+    ex.by_id.resize(static_cast<size_t>(id) + 1);
     ex.by_id[static_cast<size_t>(id)] = v;
   };
-  struct Frame {
-    ValuePtr v;
-    bool expanded;
-  };
-  std::vector<Frame> stack;
-  for (auto it = roots.rbegin(); it != roots.rend(); ++it) stack.push_back({*it, false});
-  while (!stack.empty()) {
-    Frame f = stack.back();
-    stack.pop_back();
-    if (ex.id.count(f.v.get())) continue;
-    if (is_leaf(f.v)) {
-      add_leaf(f.v);
-      continue;
+  for (Node* node : nodes) {
+    for (const auto& in : node->inputs) {
+      if (is_leaf(in.get())) add_leaf(in);
     }
-    Node* node = f.v->producer.get();
-    auto done = node_outputs.find(node);
-    if (done == node_outputs.end()) {
-      if (!f.expanded) {
-        stack.push_back({f.v, true});
-        for (auto it = node->inputs.rbegin(); it != node->inputs.rend(); ++it) {
-          if (!ex.id.count(it->get())) stack.push_back({*it, false});
-        }
-        continue;
-      }
-      std::vector<ValueId> ins;
-      ins.reserve(node->inputs.size());
-      for (const auto& in : node->inputs) ins.push_back(ex.id.at(in.get()));
-      const std::vector<ValueId> outs = ex.graph.add_node(node->schema->name, ins, node->attrs, node->meta);
-      done = node_outputs.emplace(node, outs).first;
-      if (ex.nodes.size() <= static_cast<size_t>(ex.graph.num_nodes())) ex.nodes.resize(static_cast<size_t>(ex.graph.num_nodes()));
-      ex.nodes[static_cast<size_t>(ex.graph.num_nodes() - 1)] = node->shared_from_this();
-      ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
-      for (size_t k = 0; k < outs.size(); ++k) {
-        if (ValuePtr o = node->outputs[k].lock()) {
-          ex.id[o.get()] = outs[k];
-          ex.by_id[static_cast<size_t>(outs[k])] = o;
-          if (!o->name.empty()) ex.graph.set_name(outs[k], o->name);  // e.g. "conv1.weight.grad" in plans and logs
-        }
+  }
+  for (const auto& r : roots) {
+    if (is_leaf(r.get())) add_leaf(r);
+  }
+  for (Node* node : nodes) {
+    std::vector<ValueId> ins;
+    ins.reserve(node->inputs.size());
+    for (const auto& in : node->inputs) ins.push_back(ex.id.at(in.get()));
+    const std::vector<ValueId> outs = ex.graph.add_node(node->schema->name, ins, node->attrs, node->meta);
+    ex.nodes.push_back(node->shared_from_this());
+    ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      if (ValuePtr o = node->outputs[k].lock()) {
+        ex.id[o.get()] = outs[k];
+        ex.by_id[static_cast<size_t>(outs[k])] = o;
+        if (!o->name.empty()) ex.graph.set_name(outs[k], o->name);  // e.g. "conv1.weight.grad" in plans and logs
       }
     }
-    if (!ex.id.count(f.v.get())) ex.id[f.v.get()] = done->second.at(static_cast<size_t>(f.v->output_index));
   }
   for (const auto& r : roots) {
     const ValueId id = ex.id.at(r.get());

@@ -6,6 +6,8 @@
 
 #include "glassgrad/autodiff/compile.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/allocator.h"
+#include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/executor.h"
 #include "lazy_internal.h"
 
@@ -26,7 +28,7 @@ struct PlanCache {
   CacheStats stats;
   std::shared_ptr<const Plan> last;
 
-  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key) {
+  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key, size_t budget) {
     auto it = index.find(key);
     if (it != index.end()) {
       ++stats.hits;
@@ -38,6 +40,7 @@ struct PlanCache {
     opts.outputs = outputs;
     opts.workspace = Executor::workspace_fn();
     opts.fuse = fusion_enabled();
+    opts.memory_budget = budget;
     auto plan = std::make_shared<const Plan>(compile(g, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
@@ -53,6 +56,7 @@ struct PlanCache {
 };
 
 bool g_capturing = false;
+size_t g_budget = 0;
 bool g_plan_only = false;
 std::vector<std::shared_ptr<const Plan>>& plan_only_plans() {
   static auto* v = new std::vector<std::shared_ptr<const Plan>>();
@@ -108,6 +112,16 @@ void settle_inplace(const Export& ex, bool ran) {
   }
 }
 
+// A failed plan (a kernel error, an anomaly-mode stop, over the memory limit) stays failed: its
+// values are no longer pending, so later realizes compute only what they need and do not fail
+// again on them (reading one recomputes it and reports the error again), and its in-place
+// updates are abandoned, so parameters stay trainable leaves.
+void abandon(const Export& ex, const std::vector<ValuePtr>& roots, const std::shared_ptr<const Plan>& plan) {
+  for (const auto& r : roots) forget_pending(r.get());
+  settle_inplace(ex, false);
+  if (plan) cache().last = plan;  // last_plan() shows the plan that failed
+}
+
 }  // namespace
 
 void realize(const std::vector<ValuePtr>& targets) {
@@ -123,7 +137,10 @@ void realize(const std::vector<ValuePtr>& targets) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
-  const uint64_t key = hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0);
+  const size_t budget = memory_budget_for(roots[0]->info.device);
+  // Budgets enter the key in MiB, so a loop whose held memory barely moves reuses its plan.
+  const uint64_t key = hash_combine(hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0),
+                                    budget ? (budget >> 20) + 1 : 0);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   std::shared_ptr<const Plan> plan;
@@ -132,7 +149,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   std::vector<Tensor> outs;
   auto t1 = clock::now();
   try {
-    const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key);
+    const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key, budget);
     plan = cp.plan;
     executor = cp.executor;
     t1 = clock::now();
@@ -165,14 +182,17 @@ void realize(const std::vector<ValuePtr>& targets) {
     } else {
       outs = executor->run(inputs);
     }
+  } catch (const OutOfMemoryError& e) {
+    abandon(ex, roots, plan);
+    if (plan || budget == 0) throw;
+    // No plan fits the budget: say what the plain plan would hold, layer by layer.
+    CompileOptions opts;
+    opts.outputs = ex.outputs;
+    opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
+    throw OutOfMemoryError(debug::explain_over_budget(e.what(), compile(ex.graph, opts), roots[0]->info.device));
   } catch (...) {
-    // A failed plan (a kernel error, an anomaly-mode stop, over the memory limit) stays failed:
-    // its values are no longer pending, so later realizes compute only what they need and do
-    // not fail again on them (reading one recomputes it and reports the error again), and its
-    // in-place updates are abandoned, so parameters stay trainable leaves.
-    for (const auto& r : roots) forget_pending(r.get());
-    settle_inplace(ex, false);
-    if (plan) pc.last = plan;  // last_plan() shows the plan that failed
+    abandon(ex, roots, plan);
     throw;
   }
   ++pc.stats.realizes;
@@ -201,6 +221,22 @@ const Tensor& data(const ValuePtr& v) {
 }
 
 void set_plan_only(bool on) { g_plan_only = on; }
+
+void set_memory_budget(size_t bytes) { g_budget = bytes; }
+
+size_t memory_budget_for(const Device& d) {
+  if (g_budget) return g_budget;
+  Allocator* a = nullptr;
+  try {
+    a = &allocator_for(d);
+  } catch (const Error&) {
+    return 0;
+  }
+  const size_t limit = a->limit();
+  if (limit == 0) return 0;
+  const size_t held = a->stats().current - std::min(a->stats().current, arena_bytes(d));
+  return limit > held ? limit - held : 1;
+}
 bool plan_only() { return g_plan_only; }
 std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
   std::vector<std::shared_ptr<const Plan>> out;
@@ -257,6 +293,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   opts.outputs = ex.outputs;
   opts.workspace = Executor::workspace_fn();
   opts.fuse = fusion_enabled();
+  opts.memory_budget = memory_budget_for(roots.at(0)->info.device);
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 

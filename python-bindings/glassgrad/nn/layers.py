@@ -1,4 +1,5 @@
-"""Layers: Conv2D, BatchNorm2D, Linear, pooling, activations, Flatten, Sequential.
+"""Layers: Conv2D, BatchNorm2D, Linear, LayerNorm, Dropout, pooling, activations, Flatten,
+Sequential.
 
 Initialization follows the seed's section 5.2: Kaiming-normal weights (std = sqrt(2 / fan_in)),
 zero biases, BatchNorm running_var starting at 1 (never 0: 1/sqrt(0 + eps) explodes).
@@ -145,6 +146,70 @@ class BatchNorm2D(Module):
 
     def extra_repr(self) -> str:
         return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
+
+
+class LayerNorm(Module):
+    """Layer normalization over the last axis (Ba et al. 2016; PyTorch's nn.LayerNorm for one
+    normalized dimension):
+
+        y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias      mean, var over x[..., :]
+
+    with the biased variance (divide by the axis length). Composed from Mean, Var, Sub, AddScalar,
+    Sqrt, Div, Mul and Add, so its gradient comes from theirs; no kernel of its own."""
+
+    def __init__(self, normalized_shape: int, eps: float = 1e-5, elementwise_affine: bool = True, device=None):
+        super().__init__()
+        d = int(normalized_shape[-1] if isinstance(normalized_shape, (tuple, list)) else normalized_shape)
+        if isinstance(normalized_shape, (tuple, list)) and len(normalized_shape) != 1:
+            raise _C.UnsupportedError(f"LayerNorm normalizes over the last axis only, got normalized_shape="
+                                      f"{tuple(normalized_shape)}\n  fix: LayerNorm({d}), after reshaping so the "
+                                      f"normalized features are one axis")
+        if d <= 0:
+            raise _C.InvalidArgumentError(f"LayerNorm: normalized_shape must be positive, got {normalized_shape}")
+        self.normalized_shape, self.eps = d, float(eps)
+        self.weight = Parameter(np.ones(d, np.float32), device) if elementwise_affine else None
+        self.bias = Parameter(np.zeros(d, np.float32), device) if elementwise_affine else None
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim == 0 or x.shape[-1] != self.normalized_shape:
+            raise _C.ShapeError(
+                f"LayerNorm '{self._scope}' normalizes {self.normalized_shape} features in the last axis but got "
+                f"input of shape {list(x.shape)}\n  fix: build the layer as LayerNorm({x.shape[-1] if x.ndim else 1})")
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.weight is not None:
+            y = y * self.weight + self.bias
+        return y
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+
+
+class Dropout(Module):
+    """During training, zeroes each element with probability p and scales the rest by 1 / (1 - p)
+    (inverted dropout, so evaluation needs no rescaling); the identity in eval mode.
+
+    The mask is drawn in NumPy from glassgrad's generator (glassgrad.manual_seed makes it
+    repeatable) and enters the graph as an input tensor: a new mask every step changes data, not
+    the plan, so the step's compiled plan is reused."""
+
+    def __init__(self, p: float = 0.5):
+        super().__init__()
+        if not 0.0 <= float(p) < 1.0:
+            raise _C.InvalidArgumentError(f"Dropout: p must be in [0, 1), got {p}\n"
+                                          f"  fix: Dropout(0.1) drops 10% of the activations")
+        self.p = float(p)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        keep = generator().random(x.shape) >= self.p
+        mask = (keep / (1.0 - self.p)).astype(x.dtype)
+        return x * Tensor(mask, device=x.device)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}"
 
 
 class ReLU(Module):

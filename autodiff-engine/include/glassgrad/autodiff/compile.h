@@ -16,8 +16,15 @@ struct CompileOptions {
   size_t alignment = 64;
   bool fuse = true;               // fusion passes (fusion.h)
   bool inplace_reuse = true;      // elementwise steps may overwrite dying inputs
+  // Bytes the plan may use per device for its arena plus its outputs (0: no limit). When the
+  // plain plan needs more, activations are recomputed (remat.h) with as few segments as fit;
+  // when nothing fits, OutOfMemoryError names the smallest budget that would.
+  size_t memory_budget = 0;
 };
 
 Plan compile(const Graph& g, const CompileOptions& opts = {});
+
+// Arena + output bytes of a plan on its most demanding device: what memory_budget bounds.
+size_t plan_budget_bytes(const Plan& p);
 
 }  // namespace glassgrad

@@ -6,8 +6,17 @@
 //   shape, whose intermediates are read only inside the group, becomes one FusedElementwise
 //   node running a small register program (see FusedProgram).
 //
-// Fused nodes carry NodeMeta::role of the group's last node and a `group` attribute
-// (the fusion group id printed by Plan::str). The originals become dead and dead-code
+//   Activations: BatchNorm2DTrain / BatchNorm2DInference followed by a ReLU become one node with
+//   attrs activation="relu"; ReLUBackward(g, x) then reads the fused output instead of x
+//   (x > 0 exactly when relu(x) > 0), so x need not be stored.
+//
+//   Conv + BatchNorm for inference: Conv2D followed by BatchNorm2DInference becomes one Conv2D
+//   whose weights and bias are folded: w' = w * s, b' = (b - mean) * s + beta with
+//   s = gamma / sqrt(var + eps) (a few per-channel nodes compute them from the parameters).
+//   Rounding differs from the unfused plan by a few ulps.
+//
+// Fused nodes carry NodeMeta::role of the group's last node and a `fused` attribute naming what
+// was fused (Plan::str prints it as a fusion group). The originals become dead and dead-code
 // elimination removes them.
 #pragma once
 #include <cstdint>
@@ -51,5 +60,12 @@ struct FusedProgram {
 // Returns the number of groups formed.
 int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep,
                      std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+int fuse_activations(Graph& g, const std::vector<ValueId>& keep,
+                     std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep,
+                        std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+// All fusion passes in order (conv-BN folding, activations, elementwise chains); keep is
+// updated to the values that replace kept ones.
+int fuse_all(Graph& g, std::vector<ValueId>& keep);
 
 }  // namespace glassgrad

@@ -40,7 +40,12 @@ struct Node {
   std::vector<ValueId> outputs;
   Attrs attrs;
   NodeMeta meta;
+  // Where the scheduler places this node among those ready: lower first. Defaults to the node
+  // id (recording order); passes that add nodes late (recomputation) give them a key just
+  // below their first consumer so they run just in time.
+  double schedule_key = -1;
   const std::string& op() const { return schema->name; }
+  double key() const { return schedule_key >= 0 ? schedule_key : static_cast<double>(id); }
 };
 
 // Validates a node (input count, devices, the op's shape rule) and returns its outputs' infos.
@@ -62,6 +67,7 @@ class Graph {
   void mark_output(ValueId v);
   // For passes: make input `index` of node n read value v instead (shapes must agree).
   void replace_input(NodeId n, int index, ValueId v);
+  void set_schedule_key(NodeId n, double key) { nodes_.at(static_cast<size_t>(n)).schedule_key = key; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
   void set_name(ValueId v, const std::string& name) { values_.at(static_cast<size_t>(v)).name = name; }
 

@@ -68,6 +68,8 @@ struct Plan {
   std::map<Device, size_t> peak_live_bytes;   // max over steps of live arena bytes (lower bound)
   std::map<Device, size_t> external_bytes;    // inputs + outputs (not in the arena)
   uint64_t signature = 0;
+  std::string notes;    // what the compiler decided, e.g. "checkpointing: 6 segments, 40 nodes recomputed"
+  int recomputed_steps = 0;
 
   // Arena + external bytes on a device: what a run needs at its peak.
   size_t predicted_peak_bytes(const Device& d) const;

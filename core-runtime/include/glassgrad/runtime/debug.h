@@ -82,6 +82,10 @@ std::vector<BufferUse> largest_buffers(const Plan& plan, const Device& d, size_t
 size_t predicted_need(const Plan& plan, const Device& d);
 // Throws OutOfMemoryError before anything runs when predicted_need() exceeds a device's limit.
 void check_memory_limit(const Plan& plan);
+// The compiler's "does not fit in its memory budget" message, completed with what the plain
+// (unbudgeted) plan would hold: its largest buffers and their layers, and the memory held
+// outside the step, which a limit must also cover.
+std::string explain_over_budget(const std::string& compiler_message, const Plan& plain, const Device& d);
 
 }  // namespace debug
 }  // namespace glassgrad

@@ -96,6 +96,12 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
+// Memory budget for the plans realize compiles (bytes for arena + outputs on the device):
+// an explicit one (glassgrad.compile(..., memory_limit=)), else what the device allocator's limit
+// leaves beside the memory already held; 0 = none. Over budget, plans checkpoint (remat.h).
+void set_memory_budget(size_t bytes);  // 0: derive from the allocator's limit
+size_t memory_budget_for(const Device& d);
+
 // Compile options for realize: fusion on by default (GLASSGRAD_FUSION=0 turns it off).
 void set_fusion(bool on);
 bool fusion_enabled();

@@ -1,0 +1,34 @@
+// Rematerialization (gradient checkpointing, Chen et al. 2016, "Training Deep Nets with
+// Sublinear Memory Cost"): instead of keeping every forward activation that the backward pass
+// reads, keep a few checkpoints and recompute the rest from them just before they are needed.
+// Recomputed nodes are ordinary graph nodes with NodeMeta::role "recompute", so they show in
+// printed plans.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "glassgrad/autodiff/graph.h"
+
+namespace glassgrad {
+
+// Forward activations that backward nodes read, in recording order (the candidates).
+std::vector<ValueId> saved_activations(const Graph& g);
+
+// Rewrites g: every saved activation not in `checkpoints` is recomputed for its backward
+// readers (a clone of its producers back to checkpoints and leaves, shared by all readers),
+// scheduled just before the first reader. Values whose producers cannot be re-run (in-place
+// updates, side effects) stay saved. Returns the number of recompute nodes added.
+int rematerialize(Graph& g, const std::vector<ValueId>& checkpoints);
+
+// Forward values that separate the forward graph: right after the node producing v, v is the
+// only forward value still to be read by later forward nodes (a block's output in a ResNet).
+// Recomputation that starts from a separator never reaches back past it.
+std::vector<ValueId> forward_separators(const Graph& g);
+
+// Checkpoints for `segments` segments: separators chosen so that the saved activations between
+// consecutive ones have roughly equal bytes, plus every saved activation smaller than
+// `small_bytes` (cheaper to keep than to recompute).
+std::vector<ValueId> segment_checkpoints(const Graph& g, const std::vector<ValueId>& saved, int segments,
+                                         size_t small_bytes = 64 * 1024);
+
+}  // namespace glassgrad

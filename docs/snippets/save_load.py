@@ -1,0 +1,42 @@
+"""glassgrad.save / glassgrad.load (docs/save-and-resume.md). tests/test_docs.py runs this file
+in a temporary directory."""
+import numpy as np
+import glassgrad as gg
+
+# --8<-- [start:save]
+model = gg.models.SimpleCNN()
+optimizer = gg.Adam(model.parameters(), lr=1e-3)
+x = gg.tensor(np.random.rand(16, 1, 28, 28).astype(np.float32))
+y = gg.tensor(np.random.randint(0, 10, 16))
+loss = gg.cross_entropy(model(x), y)
+loss.backward()
+optimizer.step()
+optimizer.zero_grad()
+
+gg.save({"model": model.state_dict(),          # parameters and BatchNorm statistics
+         "optimizer": optimizer.state_dict(),  # Adam's moments and step counts
+         "step": 1,                            # plain values ride along
+         "data_rng": np.random.default_rng(0).bit_generator.state},
+        "checkpoint.gg")
+# --8<-- [end:save]
+
+# --8<-- [start:load]
+ckpt = gg.load("checkpoint.gg")                # NumPy arrays and plain values, same nesting
+model = gg.models.SimpleCNN()
+optimizer = gg.Adam(model.parameters(), lr=1e-3)
+model.load_state_dict(ckpt["model"])
+optimizer.load_state_dict(ckpt["optimizer"])
+print(ckpt["step"], sorted(ckpt["optimizer"]["state"][0]))
+# --8<-- [end:load]
+assert sorted(ckpt["optimizer"]["state"][0]) == ["exp_avg", "exp_avg_sq", "step"]
+
+# --8<-- [start:formats]
+print(gg.serialization.default_format())       # 'safetensors' when the package is installed
+gg.save({"w": np.ones(3)}, "weights.npz", format="npz")
+print(gg.load("weights.npz"))                  # the format is read from the file, not its name
+# --8<-- [end:formats]
+
+# --8<-- [start:layout]
+for name, value in optimizer.state_dict()["param_groups"][0].items():
+    print(f"{name:13s} {value if name != 'params' else value[:3] + ['...']}")
+# --8<-- [end:layout]

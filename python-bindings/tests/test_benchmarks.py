@@ -1,0 +1,171 @@
+"""Every benchmark script runs at a tiny size and writes well-formed CSV rows; plot.py and
+report.py turn CSVs into charts and tables; docs/performance.md matches the committed CSVs.
+
+These tests never look at how fast anything was: timings are measurements, not thresholds.
+The scripts run in a subprocess with this interpreter and environment, so they import the same
+glassgrad as the tests (and PyTorch too, when it is installed: then its rows are checked as well).
+"""
+from __future__ import annotations
+
+import csv
+import datetime
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH = os.path.join(REPO, "benchmarks")
+COLUMNS = ["date", "commit", "machine", "device", "workload", "metric", "value", "unit", "framework",
+           "ratio_vs_torch", "notes"]
+
+
+def run_script(name, *args, timeout=600):
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, name), *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
+    assert proc.returncode == 0, f"{name} {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        assert reader.fieldnames == COLUMNS
+        return list(reader)
+
+
+def assert_well_formed(rows, device="cpu"):
+    assert rows, "the script wrote no rows"
+    runs = {(r["date"], r["commit"]) for r in rows}
+    assert len(runs) == 1, f"one run must share one date and commit, got {runs}"
+    for r in rows:
+        datetime.datetime.fromisoformat(r["date"])
+        assert r["commit"] and r["machine"]
+        assert r["device"] == device
+        assert r["workload"] and r["metric"] and r["framework"]
+        value = float(r["value"])
+        assert math.isfinite(value) and value >= 0, r
+        if r["ratio_vs_torch"]:
+            assert r["framework"].startswith("glassgrad"), r
+            assert float(r["ratio_vs_torch"]) > 0, r
+        assert r["notes"].startswith("tiny"), "tiny runs are marked so plots and reports skip them"
+
+
+def has_torch_rows(rows):
+    return any(r["framework"].startswith("torch") for r in rows)
+
+
+@pytest.fixture(scope="module")
+def tiny_results(tmp_path_factory):
+    """Each script once with --tiny into its own CSV (module-scoped: they take seconds each)."""
+    d = tmp_path_factory.mktemp("bench")
+    for script in ("gpu_memory_usage", "kernel_latency", "end_to_end"):
+        run_script(f"{script}.py", "--tiny", "--csv", str(d / f"{script}.csv"))
+    return d
+
+
+def test_gpu_memory_usage_tiny_writes_predicted_and_measured_peaks(tiny_results):
+    rows = read_csv(tiny_results / "gpu_memory_usage.csv")
+    assert_well_formed(rows)
+    workloads = {r["workload"] for r in rows}
+    assert any(w.startswith("SimpleCNN train step batch") for w in workloads)
+    assert any(w.startswith("ResNet18") for w in workloads)
+    for w in workloads:
+        g = {r["metric"]: float(r["value"]) for r in rows if r["workload"] == w and r["framework"] == "glassgrad"}
+        assert set(g) == {"predicted_peak_bytes", "arena_bytes", "held_before_bytes", "measured_peak_bytes"}
+        assert g["arena_bytes"] > 0 and g["predicted_peak_bytes"] >= g["arena_bytes"]
+        # the measured peak holds the step's inputs and its arena at least
+        assert g["measured_peak_bytes"] >= g["held_before_bytes"] + g["arena_bytes"] > 0
+        if has_torch_rows(rows):
+            assert any(r["workload"] == w and r["framework"].startswith("torch") for r in rows)
+
+
+def test_kernel_latency_tiny_times_every_kernel_with_a_rate(tiny_results):
+    rows = read_csv(tiny_results / "kernel_latency.csv")
+    assert_well_formed(rows)
+    ops = {r["workload"].split(": ", 1)[1].split(" ")[0] for r in rows}
+    for op in ("Conv2D", "Conv2DBackwardInput", "Conv2DBackwardWeight", "ReLU", "BatchNorm2DTrain",
+               "BatchNorm2DBackward", "MaxPool2D", "MaxPool2DBackward", "MatMul", "CrossEntropy"):
+        assert op in ops, f"{op} missing from {sorted(ops)}"
+    for w in {r["workload"] for r in rows}:
+        mine = [r for r in rows if r["workload"] == w and r["framework"] == "glassgrad"]
+        assert {r["metric"] for r in mine} == {"latency_us", "rate"}
+        rate = next(r for r in mine if r["metric"] == "rate")
+        assert rate["unit"] in ("GFLOP/s", "GB/s")
+        if has_torch_rows(rows):
+            lat = next(r for r in mine if r["metric"] == "latency_us")
+            assert lat["ratio_vs_torch"], "with PyTorch importable every kernel gets a ratio"
+            assert "rel. error vs torch" in lat["notes"]
+
+
+def test_end_to_end_tiny_times_epochs_and_resnet_steps(tiny_results):
+    rows = read_csv(tiny_results / "end_to_end.csv")
+    assert_well_formed(rows)
+    metrics = {(r["framework"], r["metric"]) for r in rows}
+    for fw in ("glassgrad", "glassgrad.compile"):
+        for m in ("epoch_seconds", "test_accuracy", "step_seconds", "images_per_second", "peak_bytes"):
+            assert (fw, m) in metrics, f"{fw} {m} missing"
+    workloads = {r["workload"] for r in rows}
+    assert any(w.startswith("SimpleCNN epoch batch 32") for w in workloads)
+    assert any("train step batch" in w and w.startswith("ResNet18") for w in workloads)
+    acc = [float(r["value"]) for r in rows if r["metric"] == "test_accuracy"]
+    assert all(0.0 <= a <= 1.0 for a in acc)
+
+
+def test_tiny_run_without_csv_stays_out_of_the_results_history(tmp_path):
+    before = sorted(os.listdir(os.path.join(BENCH, "results"))) if os.path.isdir(os.path.join(BENCH, "results")) else []
+    mtimes = {f: os.path.getmtime(os.path.join(BENCH, "results", f)) for f in before}
+    proc = run_script("kernel_latency.py", "--tiny", "--no-torch", "--only", "ReLU")
+    assert "wrote" in proc.stdout
+    after = sorted(os.listdir(os.path.join(BENCH, "results"))) if os.path.isdir(os.path.join(BENCH, "results")) else []
+    assert after == before
+    assert all(os.path.getmtime(os.path.join(BENCH, "results", f)) == t for f, t in mtimes.items())
+
+
+def test_plot_draws_png_charts_from_csvs(tiny_results, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "charts"
+    run_script("plot.py", "--results", str(tiny_results), "--out", str(out), "--include-tiny")
+    pngs = sorted(os.listdir(out))
+    assert any(p.startswith("history-end_to_end-cpu-") for p in pngs)
+    assert any(p.startswith("history-kernel_latency-cpu-conv2d") for p in pngs)
+    assert "latest-gpu_memory_usage-cpu.png" in pngs
+    for p in pngs:
+        with open(out / p, "rb") as f:
+            assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_writes_tables_between_its_markers_and_keeps_the_prose(tiny_results, tmp_path):
+    doc = tmp_path / "performance.md"
+    doc.write_text("# Performance\n\nhand-written prose\n\n<!-- BEGIN GENERATED by benchmarks/report.py from "
+                   "benchmarks/results/*.csv: do not edit by hand -->\nold\n<!-- END GENERATED -->\n\ntail prose\n")
+    results = tmp_path / "results"
+    results.mkdir()
+    # report.py skips tiny rows: present these as a real run
+    for name in os.listdir(tiny_results):
+        rows = read_csv(tiny_results / name)
+        for r in rows:
+            r["notes"] = r["notes"][len("tiny"):].lstrip("; ")
+        with open(results / name, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=COLUMNS)
+            w.writeheader()
+            w.writerows(rows)
+    run_script("report.py", "--results", str(results), "--images", str(tmp_path / "none"), "--doc", str(doc))
+    text = doc.read_text()
+    assert text.startswith("# Performance\n\nhand-written prose\n") and text.endswith("\n\ntail prose\n")
+    assert "\nold\n" not in text
+    for title in ("### End to end: training (cpu)", "### Kernel latency (cpu)",
+                  "### Peak memory of one training step (cpu)"):
+        assert title in text
+    assert "| SimpleCNN | Conv2D |" in text
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "report.py"), "--results", str(results), "--images",
+                           str(tmp_path / "none"), "--doc", str(doc), "--check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_performance_page_matches_the_committed_results():
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "report.py"), "--check"], capture_output=True,
+                          text=True, cwd=REPO)
+    assert proc.returncode == 0, proc.stderr + proc.stdout

@@ -1,0 +1,99 @@
+"""Memory budgets: over budget, plans recompute activations (checkpointing) and fit; the numbers
+do not change; when nothing fits, the error names the smallest budget that would."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad import _C
+
+
+def _setup(width=8, batch=16):
+    gg.manual_seed(0)
+    model = gg.models.ResNet18(width=width)
+    opt = gg.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    x = gg.tensor(rng.random((batch, 3, 32, 32), dtype=np.float32))
+    y = gg.tensor(rng.integers(0, 10, batch))
+
+    def step(xb, yb):
+        loss = gg.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return model, opt, step, x, y
+
+
+@pytest.fixture(autouse=True)
+def no_budget_left_behind():
+    yield
+    _C.set_memory_budget(0)
+    gg.set_memory_limit(None)
+
+
+def _plan_need(plan):
+    return sum(plan.arena_bytes.values()) + sum(s["bytes"] for s in plan.slots if s["kind"] == "output")
+
+
+def test_over_budget_plans_recompute_and_fit():
+    model, _, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    budget = int(0.5 * (plain.arena + plain.outputs))
+    _C.set_memory_budget(budget)
+    report = gg.memory_report(step, x, y)
+    assert report.plan.recomputed_steps > 0
+    assert _plan_need(report.plan) <= budget
+    assert "checkpointing" in report.plan.notes
+    assert "(recompute)" in report.plan.str(buffers=False)
+
+
+def test_checkpointed_training_gives_the_same_numbers():
+    results = []
+    for budget_fraction in (None, 0.5):
+        model, _, step, x, y = _setup()
+        step(x, y)
+        if budget_fraction:
+            plain = gg.memory_report(step, x, y)
+            _C.set_memory_budget(int(budget_fraction * (plain.arena + plain.outputs)))
+        losses = [step(x, y).item() for _ in range(3)]
+        results.append((losses, model.state_dict()))
+        _C.set_memory_budget(0)
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    for k in results[0][1]:
+        np.testing.assert_array_equal(results[0][1][k], results[1][1][k], err_msg=k)
+
+
+def test_a_memory_limit_is_respected():
+    model, _, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    held = gg.memory_stats()["current"] - _C.arena_bytes("cpu")
+    limit = held + int(0.55 * (plain.arena + plain.outputs))
+    gg.set_memory_limit(limit)
+    gg.reset_peak_memory()
+    step(x, y)
+    assert gg.memory_stats()["peak"] <= limit
+
+
+def test_an_impossible_budget_names_the_smallest_that_fits():
+    model, _, step, x, y = _setup()
+    step(x, y)
+    _C.set_memory_budget(1024)
+    with pytest.raises(gg.OutOfMemoryError) as e:
+        step(x, y)
+    msg = str(e.value)
+    assert "the smallest budget that fits" in msg and "micro-batches" in msg
+
+
+def test_compile_with_a_memory_limit_checkpoints_and_replays():
+    model, _, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    limit = int(0.5 * (plain.arena + plain.outputs))
+    compiled = gg.compile(step, memory_limit=limit)
+    for _ in range(3):
+        compiled(x, y)
+    assert compiled.replays == 1
+    plan = _C.last_plan()
+    assert plan.recomputed_steps > 0 and _plan_need(plan) <= limit
