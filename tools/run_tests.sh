@@ -38,85 +38,79 @@ if [ -z "$python" ]; then
   if [ -z "${VIRTUAL_ENV:-}" ] && [ -x "$root/.venv/bin/python" ]; then python=$root/.venv/bin/python; else python=python3; fi
 fi
 
-# --- bookkeeping: one summary row per stage, printed on exit (also after a failure) ---------
+# --- bookkeeping ---------------------------------------------------------------------------
+# Each stage runs in its own subshell with errexit, so a failing stage stops itself but the
+# later stages still run (CI then shows every failure at once); the script fails at the end.
+# A stage reports its test counts by writing "passed failed skipped note" to $counts.
+counts=$build/.stage-counts
 rows=()
-total_passed=0 total_failed=0 total_skipped=0
-stage_name="" stage_start=0
-begin() { stage_name=$1; stage_start=$SECONDS; printf '\n==== %s\n' "$1"; }
-finish() {  # finish PASSED FAILED SKIPPED NOTE
-  total_passed=$((total_passed + $1)); total_failed=$((total_failed + $2)); total_skipped=$((total_skipped + $3))
-  rows+=("$(printf '  %-34s %4d passed %3d failed %3d skipped %5ds  %s' "$stage_name" "$1" "$2" "$3" $((SECONDS - stage_start)) "${4:-}")")
-  stage_name=""
+total_passed=0 total_failed=0 total_skipped=0 failed_stages=0
+stage() {  # stage <title> <function> [args...]
+  local title=$1 start=$SECONDS rc=0 p=0 f=0 s=0 note=""
+  shift
+  printf '\n==== %s\n' "$title"
+  rm -f "$counts"
+  ( set -euo pipefail; "$@" ) &
+  wait $! || rc=$?
+  if [ -f "$counts" ]; then read -r p f s note < "$counts"; fi
+  if [ "$rc" != 0 ]; then
+    failed_stages=$((failed_stages + 1))
+    [ "$f" -gt 0 ] || f=1
+    note="FAILED (exit $rc)${note:+; $note}"
+  fi
+  total_passed=$((total_passed + p)); total_failed=$((total_failed + f)); total_skipped=$((total_skipped + s))
+  rows+=("$(printf '  %-36s %5d passed %3d failed %3d skipped %5ds  %s' "$title" "$p" "$f" "$s" $((SECONDS - start)) "$note")")
 }
 summary() {
   local rc=$?
-  if [ -n "$stage_name" ]; then  # a stage stopped the script
-    rows+=("$(printf '  %-34s FAILED (exit %d) after %ds' "$stage_name" "$rc" $((SECONDS - stage_start)))")
-    [ "$total_failed" -gt 0 ] || total_failed=1
-  fi
   printf '\n==== summary (%ds)\n' "$SECONDS"
   for r in "${rows[@]}"; do echo "$r"; done
+  if [ "$rc" != 0 ] && [ "$failed_stages" = 0 ]; then total_failed=$((total_failed + 1)); fi
   echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
-  if [ "$rc" = 0 ] && [ "$total_failed" -gt 0 ]; then exit 1; fi
 }
 trap summary EXIT
 
-# ctest's "100% tests passed, 0 tests failed out of 38" (and "N tests skipped" lines).
-ctest_counts() {  # log -> "passed failed skipped"
+# ctest ends with "100% tests passed out of 38" or "95% tests passed, 2 tests failed out of 38";
+# each skipped test is listed once as "(Skipped)".
+ctest_counts() {  # ctest_counts <log>: prints "passed failed skipped"
   local total failed skipped
-  total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$1" | tail -1)
-  failed=$(sed -n 's/.*, \([0-9]*\) tests\{0,1\} failed out of.*/\1/p' "$1" | tail -1)
+  total=$(sed -n 's/.*tests passed.* out of \([0-9][0-9]*\).*/\1/p' "$1" | tail -1)
+  failed=$(sed -n 's/.*, \([0-9][0-9]*\) tests\{0,1\} failed out of.*/\1/p' "$1" | tail -1)
   skipped=$(grep -c '(Skipped)' "$1" || true)
   echo "$(( ${total:-0} - ${failed:-0} - ${skipped:-0} )) ${failed:-0} ${skipped:-0}"
 }
 
-cpp_package() {  # cpp_package <dir> <title>
-  local src=$1 dir=$build/$1 log=$build/$1.ctest.log
-  begin "$2"
-  cmake -S "$src" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+cpp_package() {  # cpp_package <source dir>: configure, build, ctest
+  local dir=$build/$1 log=$build/$1.ctest.log rc=0
+  cmake -S "$1" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
   cmake --build "$dir" -j "$jobs"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log"
-  # shellcheck disable=SC2046
-  finish $(ctest_counts "$log")
+  ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log" || rc=$?
+  echo "$(ctest_counts "$log")" > "$counts"
+  return "$rc"
 }
 
-# --- 1, 2: each C++ package alone -----------------------------------------------------------
-cpp_package autodiff-engine "autodiff-engine (ctest)"
-cpp_package core-runtime "core-runtime (ctest)"
+example_against_installed_engine() {
+  local prefix=$build/engine-install rc=0  # wiped and refilled on every run
+  rm -rf "$prefix"
+  cmake --install "$build/autodiff-engine" --prefix "$prefix" >/dev/null
+  cmake -S autodiff-engine/examples -B "$build/examples" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  local found
+  found=$(sed -n 's/^glassgrad_autodiff_DIR:PATH=//p' "$build/examples/CMakeCache.txt")
+  case "$found" in
+    "$prefix"/*) echo "find_package(glassgrad_autodiff) found the installed engine: $found" ;;
+    *) echo "find_package(glassgrad_autodiff) found '$found', not the engine installed in $prefix" >&2; return 1 ;;
+  esac
+  cmake --build "$build/examples" -j "$jobs"
+  "$build/examples/dense_layer_backward" "$build/examples/plan.dot" || rc=$?
+  case "$rc" in
+    0) echo "1 0 0 dense_layer_backward ran" > "$counts" ;;
+    77) echo "0 0 1 dense_layer_backward: ops missing in this engine" > "$counts"; rc=0 ;;
+  esac
+  return "$rc"
+}
 
-# --- 3: the example against the installed engine -------------------------------------------
-begin "example vs installed engine"
-prefix=$build/engine-install  # wiped and refilled on every run
-rm -rf "$prefix"
-cmake --install "$build/autodiff-engine" --prefix "$prefix" >/dev/null
-cmake -S autodiff-engine/examples -B "$build/examples" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-found=$(sed -n 's/^glassgrad_autodiff_DIR:PATH=//p' "$build/examples/CMakeCache.txt")
-case "$found" in
-  "$prefix"/*) echo "find_package(glassgrad_autodiff) found the installed engine: $found" ;;
-  *) echo "find_package(glassgrad_autodiff) found '$found', not the engine installed in $prefix" >&2; exit 1 ;;
-esac
-cmake --build "$build/examples" -j "$jobs"
-set +e
-"$build/examples/dense_layer_backward" "$build/examples/plan.dot"
-example_rc=$?
-set -e
-case "$example_rc" in
-  0) finish 1 0 0 "dense_layer_backward ran" ;;
-  77) finish 0 0 1 "dense_layer_backward: ops missing in this engine (see above)" ;;
-  *) exit "$example_rc" ;;
-esac
-
-# --- 4: Python tests ----------------------------------------------------------------------
-pytest_log=$build/pytest.log
-if [ "$in_tree" = 1 ]; then
-  begin "python (pytest, in-tree dev build)"
-  bash tools/dev_build.sh
-  export PYTHONPATH=$root/python-bindings
-else
-  begin "python (pytest, installed package)"
-  unset PYTHONPATH
-  # Which glassgrad is imported, from outside the tree, and is it this working tree's code?
+check_installed_package() {  # the imported glassgrad is installed and equals the working tree
   (cd / && "$python" - "$root/python-bindings/glassgrad" <<'PY'
 import filecmp, os, sys
 tree = os.path.realpath(sys.argv[1])
@@ -143,11 +137,39 @@ if stale:
              f"  fix: python3 -m pip install .   (or run with --in-tree to test the dev build)")
 PY
   )
+}
+
+python_tests() {
+  local log=$build/pytest.log rc=0
+  if ! "$python" -c 'import pytest, hypothesis' 2>/dev/null; then
+    echo "pytest or hypothesis is missing for $python" >&2
+    echo "  fix: bash tools/setup.sh --test   (installs glassgrad with its test extras)" >&2
+    return 1
+  fi
+  if [ "$in_tree" = 1 ]; then
+    bash tools/dev_build.sh
+    export PYTHONPATH=$root/python-bindings
+  else
+    unset PYTHONPATH
+    check_installed_package
+  fi
+  # The rootdir conftest puts python-bindings/tests on sys.path, never python-bindings/, so
+  # `import glassgrad` finds the installed package. -p no:cacheprovider: no .pytest_cache.
+  # shellcheck disable=SC2086
+  "$python" -m pytest -p no:cacheprovider -q python-bindings/tests ${PYTEST_ARGS:-} 2>&1 | tee "$log" || rc=$?
+  local last
+  last=$(grep -E '(passed|failed|error|skipped|no tests ran)' "$log" | tail -1)
+  num() { echo "$last" | grep -oE "[0-9]+ $1" | grep -oE '[0-9]+' || echo 0; }
+  echo "$(num passed) $(( $(num failed) + $(num error) )) $(num skipped)" > "$counts"
+  return "$rc"
+}
+
+stage "autodiff-engine alone (ctest)" cpp_package autodiff-engine
+stage "core-runtime alone (ctest)" cpp_package core-runtime
+stage "example vs installed engine" example_against_installed_engine
+if [ "$in_tree" = 1 ]; then
+  stage "python (pytest, in-tree dev build)" python_tests
+else
+  stage "python (pytest, installed package)" python_tests
 fi
-# -p no:cacheprovider: no .pytest_cache in the tree. The rootdir conftest puts only
-# python-bindings/tests on sys.path, never python-bindings/.
-# shellcheck disable=SC2086
-"$python" -m pytest -p no:cacheprovider -q python-bindings/tests ${PYTEST_ARGS:-} 2>&1 | tee "$pytest_log"
-last=$(grep -E '(passed|failed|error|skipped|no tests ran)' "$pytest_log" | tail -1)
-count() { echo "$last" | grep -oE "[0-9]+ $1" | grep -oE '[0-9]+' || echo 0; }
-finish "$(count passed)" "$(( $(count failed) + $(count error) ))" "$(count skipped)"
+[ "$failed_stages" = 0 ]

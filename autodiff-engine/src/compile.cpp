@@ -89,7 +89,8 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
     m.detail("with checkpointing the least it needs is " + format_bytes(best_need) + " (" +
              std::to_string(best_segments) + " segments): the smallest budget that fits");
   } else {
-    m.detail("checkpointing cannot help: the step keeps no activations for a backward pass");
+    m.detail("checkpointing cannot help: the activations the backward pass reads are few, small (< 64 KiB) "
+             "or cannot be recomputed");
   }
   m.cause("the batch's activations are too large for the limit");
   m.fix("a smaller batch, micro-batches (glassgrad.backward_in_micro_batches), or a limit of at least " +

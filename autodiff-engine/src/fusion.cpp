@@ -138,8 +138,11 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
   }
   int formed = 0;
   constexpr size_t kMaxInputs = 8;
+  // The CUDA kernel keeps a program's registers in each thread: at most 64 instructions
+  // (core-runtime/kernels/cuda/params.h, GG_FUSED_MAX_CODE). Longer chains stay unfused.
+  constexpr size_t kMaxInstructions = 64;
   for (auto& members : groups) {
-    if (members.size() < 2) continue;
+    if (members.size() < 2 || members.size() > kMaxInstructions) continue;
     std::sort(members.begin(), members.end());
     const NodeId sink = members.back();
     std::vector<ValueId> inputs;

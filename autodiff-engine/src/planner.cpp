@@ -73,6 +73,15 @@ void reuse_inputs_in_place(Plan& plan) {
         BufferSlot& r = plan.slots[static_cast<size_t>(in_id)];
         if (r.kind != SlotKind::Arena || r.id == o.id || r.last_step != static_cast<int>(i)) continue;
         if (r.info.shape != o.info.shape || r.info.dtype != o.info.dtype || r.info.device != o.info.device) continue;
+        // Another input that views r with its own layout (e.g. y = x + x^T) would read
+        // elements this step has already overwritten.
+        bool viewed_too = false;
+        for (int other : st.inputs) {
+          int b = other;
+          while (plan.slots[static_cast<size_t>(b)].kind == SlotKind::View) b = plan.slots[static_cast<size_t>(b)].base;
+          viewed_too = viewed_too || (other != r.id && b == r.id);
+        }
+        if (viewed_too) continue;
         r.last_step = std::max(r.last_step, o.last_step);
         o.kind = SlotKind::View;
         o.base = r.id;

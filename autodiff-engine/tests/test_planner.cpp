@@ -9,6 +9,7 @@
 #include <random>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "glassgrad/autodiff/autodiff.h"
 #include "testing_ops.h"
@@ -61,6 +62,36 @@ void check_plan_invariants(const Plan& p, const std::string& context) {
       first[static_cast<size_t>(r)] = std::min(first[static_cast<size_t>(r)], i);
       last[static_cast<size_t>(r)] = std::max(last[static_cast<size_t>(r)], i);
       if (p.slots[static_cast<size_t>(s)].kind != SlotKind::View) ++writes[static_cast<size_t>(s)];
+    }
+    // An output written over an input's buffer (planner in-place reuse) is only safe when that
+    // input is read with the very same layout: element k is read before element k is written.
+    // A transposed or shifted view of the same buffer would be read after being overwritten.
+    if (st.schema->inplace.empty()) {
+      for (int o : st.outputs) {
+        for (int s : st.inputs) {
+          if (root_slot(p, o) != root_slot(p, s)) continue;
+          const BufferSlot& os = p.slots[static_cast<size_t>(o)];
+          const BufferSlot& is = p.slots[static_cast<size_t>(s)];
+          auto layout = [&](const BufferSlot& b) {
+            return b.kind == SlotKind::View ? std::make_tuple(b.info.shape, b.strides, b.view_offset)
+                                            : std::make_tuple(b.info.shape, contiguous_strides(b.info.shape), int64_t{0});
+          };
+          // Resolve chains of views to (shape, strides, offset) over the root.
+          auto flat = [&](int id) {
+            auto l = layout(p.slots[static_cast<size_t>(id)]);
+            const BufferSlot& b = p.slots[static_cast<size_t>(id)];
+            if (b.kind == SlotKind::View && p.slots[static_cast<size_t>(b.base)].kind == SlotKind::View) {
+              std::get<2>(l) += p.slots[static_cast<size_t>(b.base)].view_offset;
+            }
+            return l;
+          };
+          EXPECT_TRUE(flat(o) == flat(s))
+              << "step " << i << " (" << st.op() << ") writes $" << os.id << " over $" << root_slot(p, o)
+              << " while reading it as $" << is.id << " with another layout (strides " << shape_str(is.strides)
+              << " +" << is.view_offset << " vs " << shape_str(os.strides) << " +" << os.view_offset << ")\n"
+              << p.str();
+        }
+      }
     }
     if (st.workspace >= 0) {
       const BufferSlot& w = p.slots[static_cast<size_t>(st.workspace)];
@@ -495,4 +526,29 @@ TEST_F(Planner, TwoDevicesGetSeparateArenas) {
   EXPECT_EQ(p.arena_bytes.at(Device::cpu()), 128u);
   const std::string text = p.str();
   EXPECT_NE(text.find("cuda:0: arena 128 B"), std::string::npos) << text;
+}
+
+TEST_F(Planner, InPlaceReuseNeverOverwritesABufferTheStepAlsoReadsTransposed) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({3, 3}), ValueKind::Input);
+  ValueId h = g.add("TestUnary", {x});
+  ValueId ht = g.add("Permute", {h}, Attrs{{"dims", std::vector<int64_t>{1, 0}}});
+  ValueId y = g.add("TestBinary", {h, ht});  // y[i, j] = f(h[i, j], h[j, i]): h dies here
+  ValueId out = g.add("TestUnary", {y});
+  const Plan p = compile(g, CompileOptions{{out}});
+  check_plan_invariants(p, "transposed self-read");
+}
+
+TEST_F(Planner, InPlaceReuseLetsAnElementwiseStepWriteOverItsDyingInput) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({256}), ValueKind::Input);
+  ValueId a = g.add("TestUnary", {x});
+  ValueId b = g.add("TestUnary", {a});  // a dies here: b may take a's buffer
+  ValueId out = g.add("TestUnary", {b});
+  const Plan p = compile(g, CompileOptions{{out}});
+  check_plan_invariants(p, "reuse");
+  const BufferSlot& sb = slot_of_value(p, b);
+  EXPECT_EQ(sb.kind, SlotKind::View);
+  EXPECT_EQ(p.slots[static_cast<size_t>(sb.base)].value, a);
+  EXPECT_EQ(p.arena_bytes.at(Device::cpu()), 1024u);
 }

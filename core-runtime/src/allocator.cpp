@@ -8,6 +8,7 @@
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/plan.h"
+#include "glassgrad/runtime/cuda.h"
 
 namespace glassgrad {
 
@@ -150,6 +151,9 @@ Allocator& allocator_for(const Device& d) {
     static CpuAllocator* cpu = new CpuAllocator();  // lives for the process: tensors may outlive statics
     return *cpu;
   }
+  // The CUDA backend initializes a device on its first use: it registers the device's
+  // allocator, or throws DeviceError with the reason the device cannot be used.
+  if (d.is_cuda()) cuda::ensure_initialized(d.index);
   std::lock_guard<std::mutex> lock(registry_mutex());
   auto it = registry().find(d);
   if (it == registry().end()) {

@@ -1,6 +1,7 @@
 #include "glassgrad/runtime/device_hooks.h"
 
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/cuda.h"
 
 namespace glassgrad {
 
@@ -16,6 +17,7 @@ void register_device_hooks(DeviceType type, const DeviceHooks& hooks) {
 }
 
 const DeviceHooks& device_hooks(const Device& d) {
+  if (d.is_cuda()) cuda::ensure_initialized(d.index);  // registers the hooks, or explains why not
   const DeviceHooks& h = cuda_hooks();
   if (d.is_cuda() && h.copy) return h;
   throw DeviceError(ErrorMessage("device " + d.str() + " is not available")

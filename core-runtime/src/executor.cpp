@@ -1,6 +1,8 @@
 #include "glassgrad/runtime/executor.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <limits>
 #include <map>
 #include <mutex>
@@ -54,6 +56,20 @@ void poison(const Tensor& t) {
   }
 }
 }  // namespace
+
+namespace {
+int g_poison = -1;  // -1: not read from the environment yet
+}
+
+void set_poison_freed(bool on) { g_poison = on ? 1 : 0; }
+
+bool poison_freed() {
+  if (g_poison < 0) {
+    const char* env = std::getenv("GLASSGRAD_POISON_FREED");
+    g_poison = (env && std::string(env) == "1") ? 1 : 0;
+  }
+  return g_poison == 1;
+}
 
 Tensor arena_for(const Device& d, size_t bytes) {
   std::lock_guard<std::mutex> lock(arena_mutex());
@@ -150,8 +166,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
       }
     }
   }
+  const bool poison_now = opts_.poison_freed || poison_freed();
   std::vector<std::vector<int>> dies_after;
-  if (opts_.poison_freed) {
+  if (poison_now) {
     dies_after.resize(p.steps.size());
     for (const BufferSlot& s : p.slots) {
       if ((s.kind == SlotKind::Arena || s.kind == SlotKind::Workspace) && s.last_step >= 0 &&
@@ -189,7 +206,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& inputs) {
     KernelContext ctx{in, out, st.attrs, st.meta, ws, ws_bytes, nullptr};
     kernels_[i]->fn(ctx);
     if (observer) (*observer)(i, p, st, observed_in, out);
-    if (opts_.poison_freed) {
+    if (poison_now) {
       for (int s : dies_after[i]) poison(t[static_cast<size_t>(s)]);
     }
   }

@@ -123,6 +123,7 @@ inline void register_ops() {
       s.name = "RtAddOne";
       s.inputs = {"x"};
       s.outputs = {"y"};
+      s.elementwise = true;  // lets the planner write y over a dying x
       s.strided_inputs = true;
       s.infer = same;
       ops.add(std::move(s));
@@ -132,6 +133,7 @@ inline void register_ops() {
       s.name = "RtAdd";
       s.inputs = {"a", "b"};
       s.outputs = {"y"};
+      s.elementwise = true;
       s.strided_inputs = true;
       s.infer = [](const ShapeContext& c) {
         if (c.in(0).shape != c.in(1).shape) c.fail(ErrorMessage("shapes differ"));

@@ -166,6 +166,20 @@ TEST_F(Executing, PlansWithPoisonedFreedBuffersMatchEagerEvaluationOnRandomGraph
   EXPECT_GT(reused, 30) << "the random graphs should exercise memory reuse";
 }
 
+TEST_F(Executing, AStepReadingItsDyingInputTransposedGetsTheOriginalValues) {
+  // y[i, j] = 2 h[i, j] + h[j, i]. If y were written over h (in-place reuse of a dying input),
+  // h[j, i] would be read after being overwritten for j < i.
+  Graph g;
+  ValueId x = g.add_leaf("x", f64({3, 3}), ValueKind::Input);
+  ValueId h = g.add("RtAddOne", {x});
+  ValueId y = g.add("RtAdd", {h, g.add("Permute", {h}, Attrs{{"dims", std::vector<int64_t>{1, 0}}})});
+  ValueId out = g.add("RtAddOne", {y});
+  const Tensor xs = arange({3, 3}, DType::Float64);
+  const auto want = eager_values(g, {{x, xs}});
+  const auto got = Executor(plan_of(g, {out})).run({xs});
+  EXPECT_EQ(values(got[0]), values(want[static_cast<size_t>(out)])) << plan_of(g, {out})->str();
+}
+
 TEST_F(Executing, PoisonFillsABufferWithNaNOnceItsLifetimeEnds) {
   Graph g;
   ValueId x = g.add_leaf("x", f64({8}), ValueKind::Input);

@@ -9,8 +9,15 @@ and hand-written CPU and CUDA kernels you can read, print and check by hand.
     loss = glassgrad.cross_entropy(model(x), y)
     loss.backward(); opt.step(); opt.zero_grad()
 """
-from . import _C
-from ._C import (  # noqa: F401  (the error hierarchy)
+import os as _os
+
+# OpenMP worker threads spin briefly between parallel regions (a plan runs kernels back to back)
+# and then sleep, instead of libgomp's default long spin, which on a busy laptop or a shared
+# runner makes two threads wait on each other. Set GOMP_SPINCOUNT yourself to override.
+_os.environ.setdefault("GOMP_SPINCOUNT", "20000")
+
+from . import _C  # noqa: E402
+from ._C import (  # noqa: E402  # noqa: F401  (the error hierarchy)
     CudaError,
     DeviceError,
     DTypeError,
@@ -38,7 +45,7 @@ from .optim import SGD, Adam, Optimizer  # noqa: E402
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
                        reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
-from . import data, kernels, models, testing  # noqa: E402,F401
+from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import debug  # noqa: E402

@@ -1,9 +1,51 @@
-// CUDA backend status and device information.
+// CUDA backend status, device information and switches (glue only: logic in
+// core-runtime/src/cuda/). Python's face is glassgrad/cuda.py.
+#include <pybind11/stl.h>
+
 #include "bindings.h"
+#include "glassgrad/runtime/cuda.h"
 
 namespace glassgrad {
+
 void bind_cuda(py::module_& m) {
-  m.def("cuda_is_available", [] { return false; });
-  m.def("cuda_why_unavailable", [] { return std::string("this build of glassgrad has no CUDA kernels"); });
+  m.def("cuda_built_with_kernels", &cuda::built_with_kernels);
+  m.def("cuda_built_archs", &cuda::built_archs);
+  m.def("cuda_built_version", &cuda::built_cuda_version);
+  m.def("cuda_is_available", &cuda::is_available);
+  m.def("cuda_why_unavailable", &cuda::why_unavailable);
+  m.def("cuda_device_count", &cuda::device_count);
+  m.def("cuda_device_info", [](int index) {
+    const cuda::DeviceInfo i = cuda::device_info(index);
+    py::dict d;
+    d["index"] = i.index;
+    d["name"] = i.name;
+    d["compute_capability"] = py::make_tuple(i.major, i.minor);
+    d["multiprocessors"] = i.multiprocessors;
+    d["max_threads_per_block"] = i.max_threads_per_block;
+    d["max_threads_per_multiprocessor"] = i.max_threads_per_multiprocessor;
+    d["max_shared_memory_per_block"] = i.max_shared_memory_per_block;
+    d["max_shared_memory_per_multiprocessor"] = i.max_shared_memory_per_multiprocessor;
+    d["max_registers_per_block"] = i.max_registers_per_block;
+    d["warp_size"] = i.warp_size;
+    d["max_grid"] = py::make_tuple(i.max_grid[0], i.max_grid[1], i.max_grid[2]);
+    d["l2_cache_bytes"] = i.l2_cache_bytes;
+    d["clock_khz"] = i.clock_khz;
+    d["memory_clock_khz"] = i.memory_clock_khz;
+    d["memory_bus_width_bits"] = i.memory_bus_width_bits;
+    d["total_memory"] = i.total_memory;
+    d["driver_version"] = i.driver_version;
+    d["kernel_image"] = i.kernel_image;
+    return d;
+  }, py::arg("index") = 0);
+  m.def("cuda_synchronize", &cuda::synchronize, py::arg("index") = 0);
+  m.def("cuda_mem_get_info", &cuda::mem_get_info, py::arg("index") = 0);
+  m.def("cuda_fatbin", [] {
+    return py::bytes(reinterpret_cast<const char*>(cuda::fatbin_data()), cuda::fatbin_size());
+  });
+  m.def("cuda_set_conv_algo", &cuda::set_conv_algo);
+  m.def("cuda_conv_algo", &cuda::conv_algo);
+  m.def("cuda_set_launch_blocking", &cuda::set_launch_blocking);
+  m.def("cuda_launch_blocking", &cuda::launch_blocking);
 }
+
 }  // namespace glassgrad

@@ -157,6 +157,8 @@ void bind_graph(py::module_& m) {
       .def("run", &Executor::run, py::arg("inputs"));
 
   m.def("format_bytes", &format_bytes);
+  m.def("set_poison_freed", &set_poison_freed);
+  m.def("poison_freed", &poison_freed);
 }
 
 }  // namespace glassgrad

@@ -16,6 +16,8 @@ import sys
 
 import pytest
 
+import glassgrad as gg
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(REPO, "benchmarks")
 COLUMNS = ["date", "commit", "machine", "device", "workload", "metric", "value", "unit", "framework",
@@ -169,3 +171,16 @@ def test_performance_page_matches_the_committed_results():
     proc = subprocess.run([sys.executable, os.path.join(BENCH, "report.py"), "--check"], capture_output=True,
                           text=True, cwd=REPO)
     assert proc.returncode == 0, proc.stderr + proc.stdout
+
+
+def test_run_all_script_runs_every_benchmark_tiny():
+    """benchmarks/run_all.sh is what docs/performance.md shows; CI runs it at a tiny size."""
+    import subprocess
+    import sys
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    pkg = os.path.dirname(os.path.dirname(gg.__file__))
+    env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run(["bash", os.path.join(BENCH, "run_all.sh"), "cpu", "--tiny", "--no-torch"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]

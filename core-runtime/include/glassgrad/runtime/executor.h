@@ -47,6 +47,11 @@ class Executor {
   std::vector<std::string> slot_names_;       // what each buffer holds, for the allocation log
 };
 
+// Debug mode for every executor: poison arena buffers as soon as their lifetime ends (as
+// ExecutorOptions::poison_freed). Also on when GLASSGRAD_POISON_FREED=1 is set.
+void set_poison_freed(bool on);
+bool poison_freed();
+
 // The arena of a device: one growing buffer from the device's allocator.
 Tensor arena_for(const Device& d, size_t bytes);
 size_t arena_bytes(const Device& d);  // held now (0 if none)

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Runs every benchmark on one device and regenerates the charts and the tables of
+# docs/performance.md. Usage: bash benchmarks/run_all.sh [cpu|cuda] [extra benchmark flags]
+#   bash benchmarks/run_all.sh cpu --tiny     # seconds: proves the scripts run (CI does this)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+device=${1:-cpu}
+shift || true
+# --8<-- [start:run]
+python benchmarks/end_to_end.py --device "$device" "$@"        # epochs and steps vs PyTorch
+python benchmarks/kernel_latency.py --device "$device" "$@"    # one kernel at a time
+python benchmarks/gpu_memory_usage.py --device "$device" "$@"  # predicted vs measured peaks
+[[ " $* " == *" --tiny "* ]] ||                                # (tiny runs stay out of the history)
+  { python benchmarks/plot.py && python benchmarks/report.py; } # charts, then the tables
+# --8<-- [end:run]

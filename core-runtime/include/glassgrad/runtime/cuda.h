@@ -1,0 +1,66 @@
+// The CUDA backend's public face: availability (with the precise reason when unavailable),
+// device properties, synchronization and a few switches. Everything initializes lazily: the
+// driver is opened on the first call here or on the first use of a CUDA tensor, never at
+// import, and nothing throws merely because there is no GPU.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <utility>
+
+namespace glassgrad {
+namespace cuda {
+
+// Whether this build embeds CUDA kernels (GLASSGRAD_CUDA was AUTO with nvcc found, or ON).
+bool built_with_kernels();
+// The embedded architectures, e.g. "sm_75, sm_80, sm_90 + PTX compute_75"; "" without kernels.
+std::string built_archs();
+// The CUDA toolkit version the kernels were compiled with ("13.0"); "" without kernels.
+std::string built_cuda_version();
+// The embedded fatbin (for disassembly by tests and curious users); nullptr without kernels.
+const unsigned char* fatbin_data();
+size_t fatbin_size();
+
+// True when cuda:0 can run glassgrad's kernels (driver loaded, GPU present, module loaded).
+bool is_available();
+// "" when available; otherwise one precise sentence: no kernels in this build, libcuda.so.1
+// not found (with dlerror's text), cuInit's error, no GPU, or no kernel image for this GPU's
+// compute capability (naming it and the built architectures).
+std::string why_unavailable();
+int device_count();  // 0 when the driver is unavailable
+
+struct DeviceInfo {
+  int index = 0;
+  std::string name;
+  int major = 0, minor = 0;             // compute capability
+  int multiprocessors = 0;
+  int max_threads_per_block = 0;
+  int max_threads_per_multiprocessor = 0;
+  int max_shared_memory_per_block = 0;  // bytes (static limit without opt-in)
+  int max_shared_memory_per_multiprocessor = 0;
+  int max_registers_per_block = 0;
+  int warp_size = 0;
+  int max_grid[3] = {0, 0, 0};
+  int l2_cache_bytes = 0;
+  int clock_khz = 0, memory_clock_khz = 0, memory_bus_width_bits = 0;
+  size_t total_memory = 0;              // bytes
+  int driver_version = 0;               // e.g. 13000
+  std::string kernel_image;             // "sm_90 machine code" or "PTX compute_75, JIT-compiled by the driver"
+};
+// Initializes the device if needed; throws DeviceError (why_unavailable's text) otherwise.
+DeviceInfo device_info(int index = 0);
+// Initializes cuda:index (context, stream, kernels, allocator) if needed; throws DeviceError
+// explaining why when it cannot be used. Called by allocator_for / device_hooks on first use.
+void ensure_initialized(int index);
+void synchronize(int index = 0);
+std::pair<size_t, size_t> mem_get_info(int index = 0);  // (free, total) bytes on the device
+
+// Convolution algorithm: "auto" (per shape), "direct" (when the shape allows), "igemm".
+void set_conv_algo(const std::string& algo);
+std::string conv_algo();
+// Synchronize after every launch so an asynchronous kernel failure is reported by the launch
+// that caused it (also set by GLASSGRAD_CUDA_LAUNCH_BLOCKING=1).
+void set_launch_blocking(bool on);
+bool launch_blocking();
+
+}  // namespace cuda
+}  // namespace glassgrad

@@ -1,0 +1,112 @@
+// Device helpers shared by every kernel family: grid-stride loops, strided-offset
+// decomposition, warp/block reductions. Only what compute capability 5.0 has: FP32/FP64
+// arithmetic, warp shuffles, static shared memory; no tensor cores, no cp.async.
+#pragma once
+#include <stdint.h>
+#include "params.h"
+
+#define GG_KERNEL extern "C" __global__
+
+// Grid-stride loop over [0, n): every launch is sized from the output, capped, and the loop
+// covers what the cap leaves out, so no size can produce an invalid grid.
+#define GG_FOR(i, n)                                                                  \
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);          \
+       i += (int64_t)gridDim.x * blockDim.x)
+
+namespace gg {
+
+template <typename T> struct Acc { typedef T type; };
+template <> struct Acc<float> { typedef float type; };
+template <> struct Acc<unsigned char> { typedef int64_t type; };
+
+// Offsets of NOPS operands for dense output index i (row-major over it.size).
+template <int NOPS>
+__device__ __forceinline__ void iter_offsets(const GGIter& it, int64_t i, int64_t (&off)[NOPS]) {
+#pragma unroll
+  for (int k = 0; k < NOPS; ++k) off[k] = 0;
+  if (it.small) {
+    uint32_t r = (uint32_t)i;
+    for (int d = it.rank - 1; d >= 0; --d) {
+      const uint32_t sz = (uint32_t)it.size[d];
+      const uint32_t q = r / sz;
+      const int64_t idx = (int64_t)(r - q * sz);
+      r = q;
+#pragma unroll
+      for (int k = 0; k < NOPS; ++k) off[k] += idx * it.stride[k][d];
+    }
+  } else {
+    int64_t r = i;
+    for (int d = it.rank - 1; d >= 0; --d) {
+      const int64_t sz = it.size[d];
+      const int64_t q = r / sz;
+      const int64_t idx = r - q * sz;
+      r = q;
+#pragma unroll
+      for (int k = 0; k < NOPS; ++k) off[k] += idx * it.stride[k][d];
+    }
+  }
+}
+
+// Offset of a multi-index given as a linear row-major index over (rank, size, stride).
+__device__ __forceinline__ int64_t strided_offset(int64_t i, int rank, const int64_t* size,
+                                                  const int64_t* stride) {
+  int64_t off = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int64_t q = i / size[d];
+    off += (i - q * size[d]) * stride[d];
+    i = q;
+  }
+  return off;
+}
+
+template <typename T>
+__device__ __forceinline__ T warp_sum(T v) {
+#pragma unroll
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Sum over the block; the result is valid in thread 0. blockDim.x is a multiple of 32, at most
+// 1024. `scratch` holds 32 values. Ends with a barrier so scratch can be reused at once.
+template <typename T>
+__device__ T block_sum(T v, T* scratch) {
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  v = warp_sum(v);
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  const int nwarps = (blockDim.x + 31) >> 5;
+  v = (threadIdx.x < nwarps) ? scratch[threadIdx.x] : T(0);
+  if (warp == 0) v = warp_sum(v);
+  __syncthreads();
+  return v;
+}
+
+// Same, broadcasting the result to every thread of the block.
+template <typename T>
+__device__ T block_sum_all(T v, T* scratch) {
+  v = block_sum(v, scratch);
+  if (threadIdx.x == 0) scratch[0] = v;
+  __syncthreads();
+  const T r = scratch[0];
+  __syncthreads();
+  return r;
+}
+
+template <typename T> __device__ __forceinline__ T lowest();
+template <> __device__ __forceinline__ float lowest<float>() { return -__int_as_float(0x7f800000); }
+template <> __device__ __forceinline__ double lowest<double>() { return -__longlong_as_double(0x7ff0000000000000ll); }
+template <> __device__ __forceinline__ int64_t lowest<int64_t>() { return (int64_t)0x8000000000000000ull; }
+template <> __device__ __forceinline__ unsigned char lowest<unsigned char>() { return 0; }
+
+__device__ __forceinline__ float gg_exp(float x) { return expf(x); }
+__device__ __forceinline__ double gg_exp(double x) { return exp(x); }
+__device__ __forceinline__ float gg_log(float x) { return logf(x); }
+__device__ __forceinline__ double gg_log(double x) { return log(x); }
+__device__ __forceinline__ float gg_sqrt(float x) { return sqrtf(x); }
+__device__ __forceinline__ double gg_sqrt(double x) { return sqrt(x); }
+__device__ __forceinline__ float gg_tanh(float x) { return tanhf(x); }
+__device__ __forceinline__ double gg_tanh(double x) { return tanh(x); }
+__device__ __forceinline__ float gg_pow(float x, float e) { return powf(x, e); }
+__device__ __forceinline__ double gg_pow(double x, double e) { return pow(x, e); }
+
+}  // namespace gg

@@ -1,0 +1,100 @@
+// Elementwise kernels: broadcasting binaries, comparisons, unaries, scalar ops, Where, and the
+// activation backwards.
+//
+//   binary:  out[i] = f(a[off_a(i)], b[off_b(i)])        f in GGBinaryOp (Add ... TanhBackward)
+//   compare: out[i] = (a[off_a(i)] OP b[off_b(i)])       out is bool (one byte, 0 or 1)
+//   unary:   out[i] = f(x[off_x(i)], scalar)             f in GGUnaryOp
+//   where:   out[i] = cond[off_c(i)] ? a[off_a(i)] : b[off_b(i)]
+//
+// Layouts: out is dense row-major; every input is strided (stride 0 on broadcast axes), the
+// strides given per operand in a GGIter (operand 0 = out, 1.. = inputs). Backward ops follow
+// d/dx relu = [x > 0], d/dx sigmoid = y (1 - y), d/dx tanh = 1 - y^2 (y the forward output).
+#include "elementwise_ops.cuh"
+
+namespace gg_ew {
+
+template <typename T, typename O, typename F>
+__device__ __forceinline__ void run2(int64_t n, const GGIter& it, O* out, const T* a, const T* b, F f) {
+  if (it.rank == 1 && it.stride[1][0] == 1 && it.stride[2][0] == 1) {
+    GG_FOR(i, n) out[i] = f(a[i], b[i]);
+  } else {
+    GG_FOR(i, n) {
+      int64_t off[3];
+      gg::iter_offsets<3>(it, i, off);
+      out[i] = f(a[off[1]], b[off[2]]);
+    }
+  }
+}
+
+template <typename T>
+__device__ void binary_kernel(int64_t n, GGIter it, int op, T* out, const T* a, const T* b) {
+  run2(n, it, out, a, b, [op](T x, T y) { return binary(op, x, y); });
+}
+
+template <typename T>
+__device__ void compare_kernel(int64_t n, GGIter it, int op, unsigned char* out, const T* a, const T* b) {
+  run2(n, it, out, a, b, [op](T x, T y) { return compare(op, x, y); });
+}
+
+template <typename T>
+__device__ void unary_kernel(int64_t n, GGIter it, int op, T* out, const T* x, double s) {
+  if (it.rank == 1 && it.stride[1][0] == 1) {
+    GG_FOR(i, n) out[i] = unary(op, x[i], s);
+  } else {
+    GG_FOR(i, n) {
+      int64_t off[2];
+      gg::iter_offsets<2>(it, i, off);
+      out[i] = unary(op, x[off[1]], s);
+    }
+  }
+}
+
+template <typename W>
+__device__ void where_kernel(int64_t n, GGIter it, W* out, const unsigned char* c, const W* a, const W* b) {
+  GG_FOR(i, n) {
+    int64_t off[4];
+    gg::iter_offsets<4>(it, i, off);
+    out[i] = c[off[1]] ? a[off[2]] : b[off[3]];
+  }
+}
+
+}  // namespace gg_ew
+
+#define GG_EW_BINARY(suffix, T)                                                                \
+  GG_KERNEL void gg_binary_##suffix(int64_t n, GGIter it, int op, T* out, const T* a, const T* b) { \
+    gg_ew::binary_kernel<T>(n, it, op, out, a, b);                                             \
+  }                                                                                            \
+  GG_KERNEL void gg_compare_##suffix(int64_t n, GGIter it, int op, unsigned char* out, const T* a, \
+                                     const T* b) {                                             \
+    gg_ew::compare_kernel<T>(n, it, op, out, a, b);                                            \
+  }
+GG_EW_BINARY(f32, float)
+GG_EW_BINARY(f64, double)
+GG_EW_BINARY(i64, int64_t)
+GG_EW_BINARY(u8, unsigned char)
+
+GG_KERNEL void gg_unary_f32(int64_t n, GGIter it, int op, float* out, const float* x, double s) {
+  gg_ew::unary_kernel<float>(n, it, op, out, x, s);
+}
+GG_KERNEL void gg_unary_f64(int64_t n, GGIter it, int op, double* out, const double* x, double s) {
+  gg_ew::unary_kernel<double>(n, it, op, out, x, s);
+}
+GG_KERNEL void gg_unary_i64(int64_t n, GGIter it, int op, int64_t* out, const int64_t* x, double s) {
+  gg_ew::unary_kernel<int64_t>(n, it, op, out, x, s);
+}
+GG_KERNEL void gg_unary_u8(int64_t n, GGIter it, int op, unsigned char* out, const unsigned char* x, double s) {
+  gg_ew::unary_kernel<unsigned char>(n, it, op, out, x, s);
+}
+
+GG_KERNEL void gg_where_w1(int64_t n, GGIter it, unsigned char* out, const unsigned char* c,
+                           const unsigned char* a, const unsigned char* b) {
+  gg_ew::where_kernel(n, it, out, c, a, b);
+}
+GG_KERNEL void gg_where_w4(int64_t n, GGIter it, uint32_t* out, const unsigned char* c, const uint32_t* a,
+                           const uint32_t* b) {
+  gg_ew::where_kernel(n, it, out, c, a, b);
+}
+GG_KERNEL void gg_where_w8(int64_t n, GGIter it, unsigned long long* out, const unsigned char* c,
+                           const unsigned long long* a, const unsigned long long* b) {
+  gg_ew::where_kernel(n, it, out, c, a, b);
+}

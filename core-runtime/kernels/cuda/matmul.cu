@@ -1,0 +1,56 @@
+// MatMul: batched matrix product with NumPy broadcasting of the batch axes.
+//
+//   C[b, m, n] = sum_k A[b, m, k] * B[b, k, n]
+//
+// Layouts: A and B strided (any strides, including transposed views and stride-0 broadcast
+// batch axes: GGMatmul carries them); C dense row-major [batch..., M, N]. Tiles come from
+// gemm_tile.cuh; the grid is (N tiles, M tiles, batch), each axis capped by the launcher and
+// covered by grid-stride loops.
+#include "gemm_tile.cuh"
+
+namespace gg_mm {
+
+template <typename T>
+struct LoadA {
+  const T* p;
+  int64_t sm, sk;
+  int k_major;
+  __device__ T operator()(int64_t m, int64_t k) const { return p[m * sm + k * sk]; }
+};
+template <typename T>
+struct LoadB {
+  const T* p;
+  int64_t sk, sn;
+  int n_major;
+  __device__ T operator()(int64_t k, int64_t n) const { return p[k * sk + n * sn]; }
+};
+template <typename T>
+struct StoreC {
+  T* p;
+  int64_t ld;
+  __device__ void operator()(int64_t m, int64_t n, T v) const { p[m * ld + n] = v; }
+};
+
+template <typename T>
+__device__ void matmul(const GGMatmul& g, T* c, const T* a, const T* b) {
+  const int64_t tiles_m = (g.M + gg::kBM - 1) / gg::kBM, tiles_n = (g.N + gg::kBN - 1) / gg::kBN;
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const int64_t ao = gg::strided_offset(z, g.batch_rank, g.batch_size, g.a_bstride);
+    const int64_t bo = gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride);
+    const LoadA<T> la{a + ao, g.a_sm, g.a_sk, g.a_k_major};
+    const LoadB<T> lb{b + bo, g.b_sk, g.b_sn, g.b_n_major};
+    const StoreC<T> st{c + z * g.M * g.N, g.N};
+    for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
+      for (int64_t tn = blockIdx.x; tn < tiles_n; tn += gridDim.x)
+        gg::gemm_tile<T>(la, lb, st, g.M, g.N, tm * gg::kBM, tn * gg::kBN, 0, g.K);
+  }
+}
+
+}  // namespace gg_mm
+
+GG_KERNEL void __launch_bounds__(256) gg_matmul_f32(GGMatmul g, float* c, const float* a, const float* b) {
+  gg_mm::matmul<float>(g, c, a, b);
+}
+GG_KERNEL void __launch_bounds__(256) gg_matmul_f64(GGMatmul g, double* c, const double* a, const double* b) {
+  gg_mm::matmul<double>(g, c, a, b);
+}

@@ -1,0 +1,97 @@
+// Kernel parameter blocks shared by the host launchers (src/cuda/, plain C++) and the CUDA
+// kernels (kernels/cuda/*.cu). Both sides are LP64 (x86-64 / aarch64 Linux), so these plain
+// structs have one layout; they are passed to cuLaunchKernel by value (far below the 4 KB
+// parameter limit). No CUDA header is needed to read this file.
+#pragma once
+#include <stdint.h>
+
+#define GG_MAX_DIMS 8   // ranks above this are collapsed (or refused) by the launchers
+#define GG_MAX_OPS 4    // operands of one strided iteration (inputs; outputs are dense)
+
+// Iteration over a dense output of `size` (row-major) with up to GG_MAX_OPS strided operands:
+// operand k's element for output index i sits at sum_d idx_d(i) * stride[k][d] (elements).
+// `small` = 1 when every size and the element count fit in 31 bits (32-bit index division).
+struct GGIter {
+  int32_t rank;
+  int32_t small;
+  int64_t size[GG_MAX_DIMS];
+  int64_t stride[GG_MAX_OPS][GG_MAX_DIMS];
+};
+
+// A reduction: outputs are indexed by the kept axes (dense, row-major), each output reduces
+// over the reduced axes of the (strided) input.
+struct GGReduce {
+  int32_t out_rank;
+  int32_t red_rank;
+  int64_t out_size[GG_MAX_DIMS];
+  int64_t out_stride[GG_MAX_DIMS];   // input strides of the kept axes
+  int64_t red_size[GG_MAX_DIMS];
+  int64_t red_stride[GG_MAX_DIMS];   // input strides of the reduced axes
+  int64_t n_out;
+  int64_t n_red;
+};
+
+// Batched matrix product C[b] = A[b] @ B[b]; batch axes broadcast (stride 0), A and B strided.
+struct GGMatmul {
+  int64_t M, N, K;
+  int64_t a_sm, a_sk;                // A element (m, k) at m*a_sm + k*a_sk (+ batch offset)
+  int64_t b_sk, b_sn;
+  int32_t batch_rank;
+  int32_t a_k_major;                 // 1 when A's unit stride runs along k (row-major A)
+  int32_t b_n_major;                 // 1 when B's unit stride runs along n (row-major B)
+  int32_t pad_;
+  int64_t batch_size[GG_MAX_DIMS];
+  int64_t a_bstride[GG_MAX_DIMS];
+  int64_t b_bstride[GG_MAX_DIMS];
+  int64_t batch;                     // product of batch_size
+};
+
+// 2-D convolution geometry (NCHW input, KCRS weight), shared by forward and both backwards.
+struct GGConv {
+  int64_t N, C, H, W;                // input
+  int64_t K, R, S;                   // weight [K, C, R, S]
+  int64_t OH, OW;                    // output
+  int64_t sh, sw;                    // stride
+  int64_t pt, pl;                    // padding top / left (bottom and right only shape OH, OW)
+  int64_t splits;                    // backward-weight split-K partitions (1: none)
+};
+
+// 2-D pooling geometry (NCHW; N*C planes).
+struct GGPool {
+  int64_t planes, H, W, OH, OW;
+  int64_t kh, kw, sh, sw, ph, pw;
+  int32_t count_include_pad;
+  int32_t pad_;
+};
+
+// FusedElementwise: a register program over up to GG_FUSED_MAX_IN broadcast inputs. Registers
+// 0..n_in-1 hold the inputs, instruction j writes register n_in + j, the last one is the
+// output. code[j] = unary | op << 1 | a << 8 | b << 20 (op a GGUnaryOp or GGBinaryOp).
+#define GG_FUSED_MAX_IN 8
+#define GG_FUSED_MAX_CODE 64
+struct GGFused {
+  int32_t rank;
+  int32_t small;
+  int32_t n_in;
+  int32_t n_code;
+  int64_t size[GG_MAX_DIMS];
+  int64_t stride[GG_FUSED_MAX_IN][GG_MAX_DIMS];  // each input broadcast to the output shape
+  const void* in[GG_FUSED_MAX_IN];
+  int32_t code[GG_FUSED_MAX_CODE];
+  double scalar[GG_FUSED_MAX_CODE];
+};
+
+// Elementwise op codes (one kernel per dtype switches on these; the switch is uniform across
+// the grid, so it costs no divergence).
+enum GGBinaryOp {
+  GG_ADD = 0, GG_SUB, GG_MUL, GG_DIV, GG_MAXIMUM, GG_MINIMUM,
+  GG_RELU_BWD, GG_SIGMOID_BWD, GG_TANH_BWD,
+  GG_EQ, GG_NE, GG_LT, GG_LE, GG_GT, GG_GE   // comparisons write bool (one byte 0/1)
+};
+enum GGUnaryOp {
+  GG_NEG = 0, GG_EXP, GG_LOG, GG_SQRT, GG_ABS, GG_RELU, GG_SIGMOID, GG_TANH,
+  GG_ADD_S, GG_MUL_S, GG_POW_S, GG_RDIV_S    // with a scalar operand
+};
+enum GGReduceOp { GG_SUM = 0, GG_MEAN, GG_MAX, GG_VAR, GG_ARGMAX, GG_MIN };
+// dtype codes, equal to glassgrad::DType's values.
+enum GGDType { GG_F32 = 0, GG_F64 = 1, GG_I64 = 2, GG_U8 = 3, GG_BOOL = 4 };

@@ -1,0 +1,222 @@
+// Reductions over any set of axes of a strided input: Sum, Mean, Max, Min, Var, ArgMax.
+//
+//   sum[o]    = sum_j x[o, j]                    mean[o] = sum[o] / n
+//   var[o]    = sum_j (x[o, j] - mean[o])^2 / (n - correction)      (two passes: exact mean first)
+//   max[o]    = max_j x[o, j]                    argmax[o] = first j with x[o, j] = max[o]
+//
+// o runs over the kept axes (outputs dense, row-major), j over the reduced axes, n = #j. The
+// input is strided: GGReduce holds the kept and reduced axes with their input strides.
+// float32 sums accumulate in double, as on the CPU (so long sums that cancel agree).
+// Two shapes of launch: "rows" gives each output a block that strides over j and combines
+// through shared memory (long reductions); "cols" gives each output a thread (many short
+// reductions, e.g. a sum over the batch axis, where neighbouring threads read neighbouring
+// elements).
+#include "common.cuh"
+
+namespace gg_red {
+
+template <typename T> struct RAcc { typedef T type; };
+template <> struct RAcc<float> { typedef double type; };
+
+__device__ __forceinline__ int64_t red_offset(const GGReduce& r, int64_t j) {
+  return r.red_rank == 1 ? j * r.red_stride[0] : gg::strided_offset(j, r.red_rank, r.red_size, r.red_stride);
+}
+
+// (value, index) pair for max/min/argmax: the larger value wins, ties go to the smaller index.
+template <typename T>
+__device__ __forceinline__ void pick(int op, T& v, int64_t& i, T v2, int64_t i2) {
+  const bool better = (op == GG_MIN) ? (v2 < v) : (v2 > v);
+  if (better || (v2 == v && i2 < i) || (v2 != v2 && v == v)) {  // a NaN wins, as in NumPy
+    v = v2;
+    i = i2;
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T init_for(int op) {
+  return op == GG_MIN ? -gg::lowest<T>() : gg::lowest<T>();
+}
+template <>
+__device__ __forceinline__ int64_t init_for<int64_t>(int op) {
+  return op == GG_MIN ? (int64_t)0x7fffffffffffffffll : gg::lowest<int64_t>();
+}
+
+template <typename T>
+__device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
+  typedef typename RAcc<T>::type A;
+  __shared__ A sv[32];
+  __shared__ int64_t si[32];
+  const int64_t n = r.n_red;
+  for (int64_t o = blockIdx.x; o < r.n_out; o += gridDim.x) {
+    const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A s = 0;
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) s += base[red_offset(r, j)];
+      if (op != GG_VAR) {
+        s = gg::block_sum(s, sv);
+        if (threadIdx.x == 0) out[o] = op == GG_MEAN ? T(s / A(n)) : T(s);
+      } else {
+        const A mean = gg::block_sum_all(s, sv) / A(n);
+        A q = 0;
+        for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+          const A d = base[red_offset(r, j)] - mean;
+          q += d * d;
+        }
+        q = gg::block_sum(q, sv);
+        if (threadIdx.x == 0) out[o] = T(q / (A(n) - A(correction)));
+      }
+    } else {
+      T best = init_for<T>(op);
+      int64_t bi = 0x7fffffffffffffffll;
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) pick(op, best, bi, base[red_offset(r, j)], j);
+      // Warp, then block, combination of (value, index) pairs.
+      for (int o2 = 16; o2 > 0; o2 >>= 1) {
+        const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
+        const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
+        pick(op, best, bi, v2, i2);
+      }
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+      if (lane == 0) {
+        sv[warp] = best;
+        si[warp] = bi;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, (T)sv[w], si[w]);
+        if (op == GG_ARGMAX) iout[o] = bi;
+        else out[o] = best;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+template <typename T>
+__device__ void reduce_cols(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
+  typedef typename RAcc<T>::type A;
+  const int64_t n = r.n_red;
+  GG_FOR(o, r.n_out) {
+    const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A s = 0;
+      for (int64_t j = 0; j < n; ++j) s += base[red_offset(r, j)];
+      if (op == GG_VAR) {
+        const A mean = s / A(n);
+        A q = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const A d = base[red_offset(r, j)] - mean;
+          q += d * d;
+        }
+        out[o] = T(q / (A(n) - A(correction)));
+      } else {
+        out[o] = op == GG_MEAN ? T(s / A(n)) : T(s);
+      }
+    } else {
+      T best = init_for<T>(op);
+      int64_t bi = 0x7fffffffffffffffll;
+      for (int64_t j = 0; j < n; ++j) pick(op, best, bi, base[red_offset(r, j)], j);
+      if (op == GG_ARGMAX) iout[o] = bi;
+      else out[o] = best;
+    }
+  }
+}
+
+template <typename T>
+__device__ void reduce_partial(const GGReduce& r, int op, int64_t splits, const double* mean, void* pv_,
+                               int64_t* pi, const T* x) {
+  typedef typename RAcc<T>::type A;
+  A* pv = (A*)pv_;
+  __shared__ A sv[32];
+  __shared__ int64_t si[32];
+  const int64_t chunk = (r.n_red + splits - 1) / splits;
+  for (int64_t b = blockIdx.x; b < r.n_out * splits; b += gridDim.x) {
+    const int64_t o = b / splits, sp = b - o * splits;
+    const int64_t j0 = sp * chunk, j1 = j0 + chunk < r.n_red ? j0 + chunk : r.n_red;
+    const T* base = x + gg::strided_offset(o, r.out_rank, r.out_size, r.out_stride);
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A acc = 0;
+      if (op == GG_VAR) {
+        const A mu = (A)mean[o];
+        for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+          const A d = (A)base[red_offset(r, j)] - mu;
+          acc += d * d;
+        }
+      } else {
+        for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) acc += base[red_offset(r, j)];
+      }
+      acc = gg::block_sum(acc, sv);
+      if (threadIdx.x == 0) pv[b] = acc;
+    } else {
+      T best = init_for<T>(op);
+      int64_t bi = 0x7fffffffffffffffll;
+      for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) pick(op, best, bi, base[red_offset(r, j)], j);
+      for (int o2 = 16; o2 > 0; o2 >>= 1) {
+        const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
+        const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
+        pick(op, best, bi, v2, i2);
+      }
+      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+      if (lane == 0) {
+        sv[warp] = best;
+        si[warp] = bi;
+      }
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, (T)sv[w], si[w]);
+        pv[b] = best;
+        pi[b] = bi;
+      }
+      __syncthreads();
+    }
+  }
+}
+
+// One thread per output combines its splits in split order. With mean_out set (the first
+// stage of Var), writes sum / n there instead of an output.
+template <typename T>
+__device__ void reduce_finish(int64_t n_out, int64_t n_red, int op, int64_t splits, double correction,
+                              const void* pv_, const int64_t* pi, T* out, int64_t* iout, double* mean_out) {
+  typedef typename RAcc<T>::type A;
+  const A* pv = (const A*)pv_;
+  GG_FOR(o, n_out) {
+    const A* v = pv + o * splits;
+    if (op == GG_SUM || op == GG_MEAN || op == GG_VAR) {
+      A s = 0;
+      for (int64_t k = 0; k < splits; ++k) s += v[k];
+      if (mean_out) mean_out[o] = (double)s / (double)n_red;
+      else if (op == GG_MEAN) out[o] = T(s / A(n_red));
+      else if (op == GG_VAR) out[o] = T(s / (A(n_red) - A(correction)));
+      else out[o] = T(s);
+    } else {
+      T best = (T)v[0];
+      int64_t bi = pi[o * splits];
+      for (int64_t k = 1; k < splits; ++k) pick(op, best, bi, (T)v[k], pi[o * splits + k]);
+      if (op == GG_ARGMAX) iout[o] = bi;
+      else out[o] = best;
+    }
+  }
+}
+
+}  // namespace gg_red
+
+#define GG_RED(suffix, T)                                                                        \
+  GG_KERNEL void gg_reduce_rows_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
+                                         const T* x) {                                           \
+    gg_red::reduce_rows<T>(r, op, correction, out, iout, x);                                     \
+  }                                                                                              \
+  GG_KERNEL void gg_reduce_cols_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
+                                         const T* x) {                                           \
+    gg_red::reduce_cols<T>(r, op, correction, out, iout, x);                                     \
+  }                                                                                              \
+  GG_KERNEL void gg_reduce_partial_##suffix(GGReduce r, int op, int64_t splits, const double* mean, void* pv, \
+                                            int64_t* pi, const T* x) {                           \
+    gg_red::reduce_partial<T>(r, op, splits, mean, pv, pi, x);                                   \
+  }                                                                                              \
+  GG_KERNEL void gg_reduce_finish_##suffix(int64_t n_out, int64_t n_red, int op, int64_t splits,      \
+                                           double correction, const void* pv, const int64_t* pi, T* out, \
+                                           int64_t* iout, double* mean_out) {                    \
+    gg_red::reduce_finish<T>(n_out, n_red, op, splits, correction, pv, pi, out, iout, mean_out);  \
+  }
+GG_RED(f32, float)
+GG_RED(f64, double)
+GG_RED(i64, int64_t)

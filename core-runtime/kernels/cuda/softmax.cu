@@ -1,0 +1,194 @@
+// Softmax, log-softmax and cross-entropy along one axis. x is viewed as [outer, D, inner]
+// (D the softmax axis); with m = max_j x_j and s = sum_j exp(x_j - m):
+//
+//   softmax:      y_j = exp(x_j - m) / s              log_softmax: y_j = x_j - m - log s
+//   softmax bwd:  dx_j = y_j (g_j - sum_i g_i y_i)     log_softmax bwd: dx_j = g_j - exp(y_j) sum_i g_i
+//   cross-entropy over logits [N, C], labels [N] (int64):
+//     loss_n = log sum_j exp(z_nj) - z_n,label_n ; reduction none / sum / mean
+//     dz_nj  = scale_n (softmax(z_n)_j - [j = label_n]), scale_n = g (sum), g / N (mean), g_n (none)
+//
+// Rows with inner == 1 (the usual case) get one block each (grid-stride over rows) and reduce
+// through shared memory; otherwise each thread owns one (outer, inner) column and walks D.
+// A label outside [0, C) records its row in *bad (atomicMin keeps the first); the launcher
+// reads it after the kernel and raises an error naming the row and the label.
+// Layouts: dense.
+#include "common.cuh"
+
+namespace gg_sm {
+
+template <typename T>
+__device__ T block_max_all(T v, T* scratch) {
+  for (int o = 16; o > 0; o >>= 1) {
+    const T u = __shfl_down_sync(0xffffffffu, v, o);
+    v = u > v ? u : v;
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) scratch[warp] = v;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) v = scratch[w] > v ? scratch[w] : v;
+    scratch[0] = v;
+  }
+  __syncthreads();
+  const T r = scratch[0];
+  __syncthreads();
+  return r;
+}
+
+// mode: 0 softmax, 1 log-softmax
+template <typename T>
+__device__ void forward_rows(int64_t rows, int64_t D, int mode, T* y, const T* x) {
+  __shared__ T sbuf[32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* xr = x + row * D;
+    T* yr = y + row * D;
+    T m = gg::lowest<T>();
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) m = xr[j] > m ? xr[j] : m;
+    m = block_max_all(m, sbuf);
+    T s = 0;
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += gg::gg_exp(xr[j] - m);
+    s = gg::block_sum_all(s, sbuf);
+    if (mode == 0) {
+      const T inv = T(1) / s;
+      for (int64_t j = threadIdx.x; j < D; j += blockDim.x) yr[j] = gg::gg_exp(xr[j] - m) * inv;
+    } else {
+      const T ls = gg::gg_log(s);
+      for (int64_t j = threadIdx.x; j < D; j += blockDim.x) yr[j] = xr[j] - m - ls;
+    }
+  }
+}
+
+template <typename T>
+__device__ void forward_cols(int64_t outer, int64_t D, int64_t inner, int mode, T* y, const T* x) {
+  GG_FOR(col, outer * inner) {
+    const int64_t o = col / inner, i = col - o * inner;
+    const T* xc = x + o * D * inner + i;
+    T* yc = y + o * D * inner + i;
+    T m = gg::lowest<T>();
+    for (int64_t j = 0; j < D; ++j) m = xc[j * inner] > m ? xc[j * inner] : m;
+    T s = 0;
+    for (int64_t j = 0; j < D; ++j) s += gg::gg_exp(xc[j * inner] - m);
+    if (mode == 0) {
+      for (int64_t j = 0; j < D; ++j) yc[j * inner] = gg::gg_exp(xc[j * inner] - m) / s;
+    } else {
+      const T ls = gg::gg_log(s);
+      for (int64_t j = 0; j < D; ++j) yc[j * inner] = xc[j * inner] - m - ls;
+    }
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T bwd_term(int mode, T g, T y) { return mode == 0 ? g * y : g; }
+template <typename T>
+__device__ __forceinline__ T bwd_out(int mode, T g, T y, T s) {
+  return mode == 0 ? y * (g - s) : g - gg::gg_exp(y) * s;
+}
+
+template <typename T>
+__device__ void backward_rows(int64_t rows, int64_t D, int mode, T* dx, const T* g, const T* y) {
+  __shared__ T sbuf[32];
+  for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
+    const T* gr = g + row * D;
+    const T* yr = y + row * D;
+    T s = 0;
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) s += bwd_term(mode, gr[j], yr[j]);
+    s = gg::block_sum_all(s, sbuf);
+    for (int64_t j = threadIdx.x; j < D; j += blockDim.x) dx[row * D + j] = bwd_out(mode, gr[j], yr[j], s);
+  }
+}
+
+template <typename T>
+__device__ void backward_cols(int64_t outer, int64_t D, int64_t inner, int mode, T* dx, const T* g, const T* y) {
+  GG_FOR(col, outer * inner) {
+    const int64_t o = col / inner, i = col - o * inner, base = o * D * inner + i;
+    T s = 0;
+    for (int64_t j = 0; j < D; ++j) s += bwd_term(mode, g[base + j * inner], y[base + j * inner]);
+    for (int64_t j = 0; j < D; ++j) dx[base + j * inner] = bwd_out(mode, g[base + j * inner], y[base + j * inner], s);
+  }
+}
+
+__device__ __forceinline__ bool label_ok(int64_t label, int64_t C) { return label >= 0 && label < C; }
+
+// Per-row losses (one block per row).
+template <typename T>
+__device__ void ce_rows(int64_t N, int64_t C, T* loss, const T* z, const int64_t* labels, unsigned long long* bad) {
+  __shared__ T sbuf[32];
+  for (int64_t row = blockIdx.x; row < N; row += gridDim.x) {
+    const T* zr = z + row * C;
+    T m = gg::lowest<T>();
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) m = zr[j] > m ? zr[j] : m;
+    m = block_max_all(m, sbuf);
+    T s = 0;
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) s += gg::gg_exp(zr[j] - m);
+    s = gg::block_sum(s, sbuf);
+    if (threadIdx.x == 0) {
+      const int64_t label = labels[row];
+      if (label_ok(label, C)) {
+        loss[row] = m + gg::gg_log(s) - zr[label];
+      } else {
+        atomicMin(bad, (unsigned long long)row);
+        loss[row] = T(0) / T(0);
+      }
+    }
+  }
+}
+
+// Sum (or mean) of n values in a fixed order: one block of 1024 threads.
+template <typename T>
+__device__ void sum_all(int64_t n, T scale, T* out, const T* v) {
+  __shared__ T sbuf[32];
+  T s = 0;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) s += v[j];
+  s = gg::block_sum(s, sbuf);
+  if (threadIdx.x == 0) out[0] = s * scale;
+}
+
+// reduction: 0 none, 1 sum, 2 mean
+template <typename T>
+__device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T* g, const T* z,
+                            const int64_t* labels, unsigned long long* bad) {
+  __shared__ T sbuf[32];
+  for (int64_t row = blockIdx.x; row < N; row += gridDim.x) {
+    const T* zr = z + row * C;
+    T m = gg::lowest<T>();
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) m = zr[j] > m ? zr[j] : m;
+    m = block_max_all(m, sbuf);
+    T s = 0;
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) s += gg::gg_exp(zr[j] - m);
+    s = gg::block_sum_all(s, sbuf);
+    const int64_t label = labels[row];
+    if (!label_ok(label, C) && threadIdx.x == 0) atomicMin(bad, (unsigned long long)row);
+    const T scale = reduction == 0 ? g[row] : (reduction == 2 ? g[0] / T(N) : g[0]);
+    const T inv = T(1) / s;
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x)
+      dz[row * C + j] = scale * (gg::gg_exp(zr[j] - m) * inv - (j == label ? T(1) : T(0)));
+  }
+}
+
+}  // namespace gg_sm
+
+#define GG_SM(suffix, T)                                                                              \
+  GG_KERNEL void gg_softmax_rows_##suffix(int64_t rows, int64_t D, int mode, T* y, const T* x) {     \
+    gg_sm::forward_rows<T>(rows, D, mode, y, x);                                                      \
+  }                                                                                                   \
+  GG_KERNEL void gg_softmax_cols_##suffix(int64_t outer, int64_t D, int64_t inner, int mode, T* y, const T* x) { \
+    gg_sm::forward_cols<T>(outer, D, inner, mode, y, x);                                              \
+  }                                                                                                   \
+  GG_KERNEL void gg_softmax_bwd_rows_##suffix(int64_t rows, int64_t D, int mode, T* dx, const T* g, const T* y) { \
+    gg_sm::backward_rows<T>(rows, D, mode, dx, g, y);                                                 \
+  }                                                                                                   \
+  GG_KERNEL void gg_softmax_bwd_cols_##suffix(int64_t outer, int64_t D, int64_t inner, int mode, T* dx,  \
+                                              const T* g, const T* y) {                              \
+    gg_sm::backward_cols<T>(outer, D, inner, mode, dx, g, y);                                         \
+  }                                                                                                   \
+  GG_KERNEL void gg_ce_rows_##suffix(int64_t N, int64_t C, T* loss, const T* z, const int64_t* labels,  \
+                                     unsigned long long* bad) {                                       \
+    gg_sm::ce_rows<T>(N, C, loss, z, labels, bad);                                                    \
+  }                                                                                                   \
+  GG_KERNEL void gg_sum_all_##suffix(int64_t n, T scale, T* out, const T* v) { gg_sm::sum_all<T>(n, scale, out, v); } \
+  GG_KERNEL void gg_ce_backward_##suffix(int64_t N, int64_t C, int reduction, T* dz, const T* g, const T* z, \
+                                         const int64_t* labels, unsigned long long* bad) {            \
+    gg_sm::ce_backward<T>(N, C, reduction, dz, g, z, labels, bad);                                    \
+  }
+GG_SM(f32, float)
+GG_SM(f64, double)

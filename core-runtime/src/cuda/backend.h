@@ -1,0 +1,40 @@
+// Internal state of the CUDA backend: one entry per device with its primary context, its one
+// stream, the loaded kernel module and a name -> CUfunction cache. Everything is created on
+// first use of the device (state()).
+#pragma once
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "cuda/driver_api.h"
+#include "glassgrad/runtime/cuda.h"
+
+namespace glassgrad {
+namespace cuda {
+
+struct DeviceState {
+  int index = 0;
+  CUdevice dev = 0;
+  CUcontext ctx = nullptr;
+  CUstream stream = nullptr;
+  CUmodule module = nullptr;
+  DeviceInfo info;
+  std::mutex mu;  // guards functions
+  std::unordered_map<std::string, CUfunction> functions;
+};
+
+// The initialized device; throws DeviceError with why_unavailable()'s kind of reason.
+DeviceState& state(int index);
+// Makes the device's context current on this thread (cheap; call before driver calls).
+void make_current(const DeviceState& s);
+CUfunction function(DeviceState& s, const char* name);
+// Throws CudaError "<what>: <CUDA error name: description>" (plus `fix` when given).
+void check(CUresult r, const std::string& what, const std::string& fix = "");
+// The driver, known to be loaded (state() succeeded before).
+const DriverApi& api();
+
+// Registers the DeviceHooks (copy.cpp); called once when the first device initializes.
+void register_hooks();
+
+}  // namespace cuda
+}  // namespace glassgrad

@@ -1,0 +1,131 @@
+// DeviceHooks for CUDA tensors: copies in every direction (host <-> device, device <-> device,
+// between GPUs through the host), strided on either side, fills and synchronization.
+//
+// Contiguous transfers are single cuMemcpy calls on the device's stream. A strided side goes
+// through a dense staging tensor: on the host with the CPU strided copy, on the device with
+// the gg_copy_w* kernels (which read and write any strides), so every combination works.
+// Device -> host copies synchronize the stream (the host reads the data right after).
+#include <cstring>
+
+#include "cuda/launch.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/device_hooks.h"
+
+namespace glassgrad {
+namespace cuda {
+
+namespace {
+
+CUdeviceptr dptr(const Tensor& t) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(t.data_ptr())); }
+
+// dst and src on the same GPU, any strides.
+void device_strided_copy(const Tensor& dst, const Tensor& src) {
+  DeviceState& s = state_of(dst);
+  std::vector<Tensor> tensors{dst, src};
+  LaunchSite site{"copy", nullptr, &tensors};
+  if (dst.is_contiguous() && src.is_contiguous()) {
+    make_current(s);
+    check(api().cuMemcpyDtoDAsync(dptr(dst), dptr(src), dst.nbytes(), s.stream),
+          "device-to-device copy of " + dst.info().str());
+    return;
+  }
+  const GGIter it = make_iter(dst.shape(), {dst.strides(), src.strides()}, site);
+  const int64_t n = dst.numel();
+  const Dim3 grid{blocks_for(s, n, 256)}, block{256};
+  switch (dst.itemsize()) {
+    case 1: launch(s, s.stream, "gg_copy_w1", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
+    case 4: launch(s, s.stream, "gg_copy_w4", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
+    case 8: launch(s, s.stream, "gg_copy_w8", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
+    default: throw InternalError("CUDA copy: unexpected item size");
+  }
+}
+
+void host_to_device(const Tensor& dst, const Tensor& src) {
+  const Tensor host = src.is_contiguous() ? src : src.contiguous();
+  const Tensor dense = dst.is_contiguous() ? dst : Tensor::empty(dst.shape(), dst.dtype(), dst.device());
+  DeviceState& s = state_of(dst);
+  make_current(s);
+  // Pageable source: the driver stages it before returning, so `host` may die right after.
+  check(api().cuMemcpyHtoDAsync(dptr(dense), host.data_ptr(), dense.nbytes(), s.stream),
+        "host-to-device copy of " + dst.info().str());
+  if (!dst.is_contiguous()) device_strided_copy(dst, dense);
+}
+
+void device_to_host(const Tensor& dst, const Tensor& src) {
+  const Tensor dense = src.is_contiguous() ? src : src.contiguous();  // a device kernel copy
+  const Tensor host = dst.is_contiguous() ? dst : Tensor::empty(dst.shape(), dst.dtype(), Device::cpu());
+  DeviceState& s = state_of(src);
+  make_current(s);
+  check(api().cuMemcpyDtoHAsync(host.data_ptr(), dptr(dense), host.nbytes(), s.stream),
+        "device-to-host copy of " + src.info().str());
+  check(api().cuStreamSynchronize(s.stream), "synchronizing cuda:" + std::to_string(s.index) + " after a copy to the host");
+  if (!dst.is_contiguous()) cpu::strided_copy(dst, host);
+}
+
+void copy(const Tensor& dst, const Tensor& src) {
+  const Device& dd = dst.device();
+  const Device& sd = src.device();
+  if (dd.is_cuda() && sd.is_cpu()) return host_to_device(dst, src);
+  if (dd.is_cpu() && sd.is_cuda()) return device_to_host(dst, src);
+  if (dd == sd) return device_strided_copy(dst, src);
+  // Between two GPUs: through the host (simple and always allowed; no peer access needed).
+  Tensor host = Tensor::empty(src.shape(), src.dtype(), Device::cpu());
+  device_to_host(host, src);
+  host_to_device(dst, host);
+}
+
+void fill(const Tensor& dst, double value) {
+  DeviceState& s = state_of(dst);
+  std::vector<Tensor> tensors{dst};
+  LaunchSite site{"fill", nullptr, &tensors};
+  const GGIter it = make_iter(dst.shape(), {dst.strides()}, site);
+  const int64_t n = dst.numel();
+  const Dim3 grid{blocks_for(s, n, 256)}, block{256};
+  switch (dst.dtype()) {
+    case DType::Float32: {
+      const float f = static_cast<float>(value);
+      uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      launch(s, s.stream, "gg_fill_w4", grid, block, site, n, it, dst.data_ptr(), bits);
+      break;
+    }
+    case DType::Float64: {
+      unsigned long long bits;
+      std::memcpy(&bits, &value, 8);
+      launch(s, s.stream, "gg_fill_w8", grid, block, site, n, it, dst.data_ptr(), bits);
+      break;
+    }
+    case DType::Int64: {
+      const int64_t v = static_cast<int64_t>(value);
+      unsigned long long bits;
+      std::memcpy(&bits, &v, 8);
+      launch(s, s.stream, "gg_fill_w8", grid, block, site, n, it, dst.data_ptr(), bits);
+      break;
+    }
+    case DType::UInt8: {
+      const unsigned char v = static_cast<unsigned char>(value);
+      launch(s, s.stream, "gg_fill_w1", grid, block, site, n, it, dst.data_ptr(), v);
+      break;
+    }
+    case DType::Bool: {
+      const unsigned char v = value != 0 ? 1 : 0;
+      launch(s, s.stream, "gg_fill_w1", grid, block, site, n, it, dst.data_ptr(), v);
+      break;
+    }
+  }
+}
+
+void sync(const Device& d) { synchronize(d.index); }
+
+}  // namespace
+
+void register_hooks() {
+  DeviceHooks h;
+  h.copy = copy;
+  h.fill = fill;
+  h.synchronize = sync;
+  register_device_hooks(DeviceType::CUDA, h);
+}
+
+}  // namespace cuda
+}  // namespace glassgrad

@@ -1,0 +1,68 @@
+// CUDA creation, conversion and movement kernels: Full, Cast, ToDevice, and the copies behind
+// Reshape / Permute / Slice / Expand / Contiguous / Detach / SliceBackward when they cannot be views.
+// Copies and fills go through the device hooks (copy.cpp), which take any strides.
+#include "cuda/launch.h"
+#include "cuda/registry.h"
+#include "glassgrad/runtime/device_hooks.h"
+
+namespace glassgrad {
+namespace cuda {
+
+namespace {
+
+void full(const KernelContext& c) { fill_tensor(c.outputs[0], c.attrs.f("value")); }
+
+// out (dense) = convert(x (strided)).
+void cast(const KernelContext& c) {
+  const Tensor& out = c.outputs[0];
+  const Tensor& x = c.inputs[0];
+  if (out.numel() == 0) return;
+  if (out.dtype() == x.dtype()) return copy_tensor(out, x);
+  DeviceState& s = state_of(c);
+  LaunchSite site{"Cast", &c};
+  const GGIter it = make_iter(out.shape(), {out.strides(), x.strides()}, site);
+  const int64_t n = out.numel();
+  launch(s, stream_of(s, &c), "gg_cast", Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, it, out.data_ptr(),
+         dtype_code(out.dtype()), x.data_ptr(), dtype_code(x.dtype()));
+}
+
+void to_device(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
+
+void reshape_copy(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  copy_tensor(c.outputs[0].view(x.shape()), x);
+}
+void permute_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0].permute(c.attrs.ints("dims"))); }
+void slice_copy(const KernelContext& c) {
+  const Attrs& a = c.attrs;
+  copy_tensor(c.outputs[0], c.inputs[0].slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)));
+}
+void expand_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0].expand(c.outputs[0].shape())); }
+void contiguous_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
+void slice_backward(const KernelContext& c) {
+  const Attrs& a = c.attrs;
+  const Tensor& dx = c.outputs[0];
+  fill_tensor(dx, 0.0);
+  copy_tensor(dx.slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)), c.inputs[0]);
+}
+
+}  // namespace
+
+void add_creation_kernels(std::vector<KernelDef>& k) {
+  k.push_back({"Full", full, all_dtypes()});
+  k.push_back({"ToDevice", to_device, all_dtypes()});
+  k.push_back({"Cast", cast, all_dtypes()});
+}
+
+void add_movement_kernels(std::vector<KernelDef>& k) {
+  k.push_back({"Reshape", reshape_copy, all_dtypes()});
+  k.push_back({"Permute", permute_copy, all_dtypes()});
+  k.push_back({"Slice", slice_copy, all_dtypes()});
+  k.push_back({"Expand", expand_copy, all_dtypes()});
+  k.push_back({"Contiguous", contiguous_copy, all_dtypes()});
+  k.push_back({"Detach", contiguous_copy, all_dtypes()});
+  k.push_back({"SliceBackward", slice_backward, all_dtypes()});
+}
+
+}  // namespace cuda
+}  // namespace glassgrad

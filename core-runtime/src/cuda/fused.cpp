@@ -1,0 +1,117 @@
+// Launcher of FusedElementwise (kernels/cuda/fused.cu): translates the node's register program
+// (FusedProgram, with the engine's op codes) into the kernel's instruction words, which name
+// the same functions the unfused CUDA kernels use.
+#include "cuda/launch.h"
+#include "cuda/registry.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/fusion.h"
+
+namespace glassgrad {
+namespace cuda {
+
+namespace {
+
+// (unary?, GGUnaryOp / GGBinaryOp) of each FusedOp.
+std::pair<bool, int> kernel_op(FusedOp op) {
+  switch (op) {
+    case FusedOp::Add: return {false, GG_ADD};
+    case FusedOp::Sub: return {false, GG_SUB};
+    case FusedOp::Mul: return {false, GG_MUL};
+    case FusedOp::Div: return {false, GG_DIV};
+    case FusedOp::Maximum: return {false, GG_MAXIMUM};
+    case FusedOp::Minimum: return {false, GG_MINIMUM};
+    case FusedOp::Neg: return {true, GG_NEG};
+    case FusedOp::Exp: return {true, GG_EXP};
+    case FusedOp::Log: return {true, GG_LOG};
+    case FusedOp::Sqrt: return {true, GG_SQRT};
+    case FusedOp::ReLU: return {true, GG_RELU};
+    case FusedOp::Sigmoid: return {true, GG_SIGMOID};
+    case FusedOp::Tanh: return {true, GG_TANH};
+    case FusedOp::AddScalar: return {true, GG_ADD_S};
+    case FusedOp::MulScalar: return {true, GG_MUL_S};
+    case FusedOp::PowScalar: return {true, GG_POW_S};
+    case FusedOp::RDivScalar: return {true, GG_RDIV_S};
+    case FusedOp::ReLUBackward: return {false, GG_RELU_BWD};
+    case FusedOp::SigmoidBackward: return {false, GG_SIGMOID_BWD};
+    case FusedOp::TanhBackward: return {false, GG_TANH_BWD};
+  }
+  throw InternalError("FusedElementwise (CUDA): unknown fused op " + std::to_string(static_cast<int64_t>(op)));
+}
+
+void fused_elementwise(const KernelContext& c) {
+  const Tensor& out = c.outputs[0];
+  const int64_t n = out.numel();
+  if (n == 0) return;
+  LaunchSite site{"FusedElementwise", &c};
+  const int n_in = static_cast<int>(c.inputs.size());
+  const FusedProgram prog = FusedProgram::from_attrs(c.attrs, n_in);
+  const int n_code = static_cast<int>(prog.code.size());
+  if (n_in > GG_FUSED_MAX_IN || n_code > GG_FUSED_MAX_CODE) {
+    throw UnsupportedError(ErrorMessage("FusedElementwise" + (c.meta.scope.empty() ? "" : " '" + c.meta.scope + "'") +
+                                        ": the CUDA kernel runs programs of at most " +
+                                        std::to_string(GG_FUSED_MAX_IN) + " inputs and " +
+                                        std::to_string(GG_FUSED_MAX_CODE) + " instructions, this one has " +
+                                        std::to_string(n_in) + " and " + std::to_string(n_code))
+                               .detail("program: " + prog.str())
+                               .fix("turn fusion off for this model: glassgrad.set_fusion(False)")
+                               .str());
+  }
+  // Axes merged where every input (and the dense output) is contiguous across them.
+  std::vector<Strides> st{contiguous_strides(out.shape())};
+  for (const Tensor& x : c.inputs) st.push_back(broadcast_strides(x, out.shape()));
+  Shape cs;
+  std::vector<Strides> cst(st.size());
+  for (size_t d = 0; d < out.shape().size(); ++d) {
+    const int64_t sz = out.shape()[d];
+    if (sz == 1) continue;
+    bool merge = !cs.empty();
+    for (size_t k = 0; merge && k < st.size(); ++k) merge = cst[k].back() == st[k][d] * sz;
+    if (merge) {
+      cs.back() *= sz;
+      for (size_t k = 0; k < st.size(); ++k) cst[k].back() = st[k][d];
+      continue;
+    }
+    cs.push_back(sz);
+    for (size_t k = 0; k < st.size(); ++k) cst[k].push_back(st[k][d]);
+  }
+  if (cs.empty()) {
+    cs.push_back(1);
+    for (auto& v : cst) v.push_back(0);
+  }
+  if (cs.size() > GG_MAX_DIMS) {
+    throw UnsupportedError(ErrorMessage("FusedElementwise: too many non-mergeable axes for the CUDA kernel")
+                               .fix("turn fusion off for this model: glassgrad.set_fusion(False)")
+                               .str());
+  }
+  GGFused f{};
+  f.rank = static_cast<int32_t>(cs.size());
+  f.n_in = n_in;
+  f.n_code = n_code;
+  bool small = n < (int64_t(1) << 31);
+  for (size_t d = 0; d < cs.size(); ++d) {
+    f.size[d] = cs[d];
+    small = small && cs[d] < (int64_t(1) << 31);
+    for (int k = 0; k < n_in; ++k) f.stride[k][d] = cst[static_cast<size_t>(k) + 1][d];
+  }
+  f.small = small ? 1 : 0;
+  for (int k = 0; k < n_in; ++k) f.in[k] = c.inputs[static_cast<size_t>(k)].data_ptr();
+  for (int j = 0; j < n_code; ++j) {
+    const FusedInstruction& ins = prog.code[static_cast<size_t>(j)];
+    const auto ko = kernel_op(ins.op);
+    const int b = ins.b >= 0 ? ins.b : 0;
+    f.code[j] = (ko.first ? 1 : 0) | (ko.second << 1) | (ins.a << 8) | (b << 20);
+    f.scalar[j] = ins.scalar;
+  }
+  DeviceState& s = state_of(c);
+  launch(s, stream_of(s, &c), kname("gg_fused", out.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n,
+         f, out.data_ptr());
+}
+
+}  // namespace
+
+void add_fused_kernels(std::vector<KernelDef>& k) {
+  k.push_back({"FusedElementwise", fused_elementwise, float_dtypes()});
+}
+
+}  // namespace cuda
+}  // namespace glassgrad

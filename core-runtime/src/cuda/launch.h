@@ -1,0 +1,81 @@
+// Launching a kernel of the embedded module: grid sizing from the output, limit checks before
+// the launch, and errors that name the kernel, its configuration, the op and every tensor.
+//
+// Grids are always computed from the work (element count, tiles) and capped at limits every
+// GPU since compute capability 3.0 accepts (x <= 2^31 - 1, y and z <= 65535, block <= 1024);
+// kernels cover what a cap leaves out with grid-stride loops. So the seed's section 5.1
+// failure ("invalid configuration argument" once a layer grew past the grid limit) cannot
+// happen; if a configuration were ever invalid, check_config() says so before launching.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../../kernels/cuda/params.h"
+#include "cuda/backend.h"
+#include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+namespace cuda {
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+// Where a launch comes from, for error messages: the op (and layer) and its tensors.
+struct LaunchSite {
+  const char* op = "";
+  const KernelContext* ctx = nullptr;            // op kernels
+  const std::vector<Tensor>* tensors = nullptr;  // internal launches (copies, fills)
+};
+
+// Blocks of `threads` threads for n elements under a grid-stride loop: enough to fill the GPU
+// several times over, never more than the work.
+unsigned blocks_for(const DeviceState& s, int64_t n, unsigned threads);
+// Caps a y/z grid extent at 65535.
+unsigned cap_yz(int64_t n);
+// Smallest power of two >= n within [lo, hi] (block sizes for reductions).
+unsigned pow2_block(int64_t n, unsigned lo, unsigned hi);
+
+// The device of a kernel's outputs (or first input), initialized.
+DeviceState& state_of(const KernelContext& c);
+DeviceState& state_of(const Tensor& t);
+CUstream stream_of(DeviceState& s, const KernelContext* c);
+
+void launch_raw(DeviceState& s, CUstream stream, const char* kernel, Dim3 grid, Dim3 block, void** params,
+                const LaunchSite& site);
+
+// Launches `kernel` with arguments `args` (their types must be exactly the kernel's parameter
+// types: int for int, int64_t for int64_t, pointers, parameter structs by value).
+template <typename... A>
+void launch(DeviceState& s, CUstream stream, const char* kernel, Dim3 grid, Dim3 block, const LaunchSite& site,
+            A... args) {
+  void* params[] = {static_cast<void*>(&args)...};
+  launch_raw(s, stream, kernel, grid, block, params, site);
+}
+
+// Kernel-side views of tensors.
+template <typename T>
+T* ptr(const Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+// GGIter over `shape` for operands with the given element strides (operand 0 is usually the
+// dense output). Axes of size 1 are dropped and axes contiguous for every operand merged.
+// Throws UnsupportedError when more than GG_MAX_DIMS axes remain.
+GGIter make_iter(const Shape& shape, const std::vector<Strides>& strides, const LaunchSite& site);
+// Strides of t broadcast to `shape` (0 on stretched or missing axes).
+Strides broadcast_strides(const Tensor& t, const Shape& shape);
+// Throws UnsupportedError when a tensor has 2^31 elements or more (kernels with 32-bit index
+// arithmetic).
+void require_int32_sizes(const KernelContext& c, const char* op);
+
+// The DType code of the parameter blocks.
+inline int dtype_code(DType d) { return static_cast<int>(d); }
+const char* dtype_suffix(DType d);  // "f32", "f64", "i64", "u8" (bool uses u8)
+// kernel name = base + "_" + suffix, kept in a static string table (names are used as keys).
+std::string kname(const char* base, DType d);
+
+}  // namespace cuda
+}  // namespace glassgrad

@@ -1,0 +1,98 @@
+// Launcher of MatMul (kernels/cuda/matmul.cu): NumPy matmul semantics. a [..., M, K] (or [K]),
+// b [..., K, N] (or [K]), batch axes broadcast; any strides (transposed views run without a
+// copy). The output is dense [batch..., M, N] with the 1-D cases' axes dropped.
+#include <algorithm>
+
+#include "cuda/launch.h"
+#include "cuda/registry.h"
+#include "glassgrad/autodiff/errors.h"
+
+namespace glassgrad {
+namespace cuda {
+
+namespace {
+
+void matmul(const KernelContext& c) {
+  const Tensor& a = c.inputs[0];
+  const Tensor& b = c.inputs[1];
+  const Tensor& out = c.outputs[0];
+  if (out.numel() == 0) return;
+  LaunchSite site{"MatMul", &c};
+  GGMatmul g{};
+  const int ra = a.rank(), rb = b.rank();
+  Shape ab, bb;
+  Strides abs, bbs;
+  if (ra == 1) {
+    g.M = 1;
+    g.K = a.shape()[0];
+    g.a_sm = 0;
+    g.a_sk = a.strides()[0];
+  } else {
+    g.M = a.shape()[ra - 2];
+    g.K = a.shape()[ra - 1];
+    g.a_sm = a.strides()[ra - 2];
+    g.a_sk = a.strides()[ra - 1];
+    ab.assign(a.shape().begin(), a.shape().end() - 2);
+    abs.assign(a.strides().begin(), a.strides().end() - 2);
+  }
+  if (rb == 1) {
+    g.N = 1;
+    g.b_sk = b.strides()[0];
+    g.b_sn = 0;
+  } else {
+    g.N = b.shape()[rb - 1];
+    g.b_sk = b.strides()[rb - 2];
+    g.b_sn = b.strides()[rb - 1];
+    bb.assign(b.shape().begin(), b.shape().end() - 2);
+    bbs.assign(b.strides().begin(), b.strides().end() - 2);
+  }
+  Shape batch;
+  if (!broadcast_shapes(ab, bb, batch)) throw InternalError("MatMul (CUDA): batch shapes do not broadcast");
+  const size_t nb = batch.size();
+  Shape cs;
+  Strides ca, cb;
+  for (size_t d = 0; d < nb; ++d) {
+    const size_t ia = d + ab.size() - nb, ib = d + bb.size() - nb;  // may underflow: checked below
+    const bool has_a = d >= nb - ab.size(), has_b = d >= nb - bb.size();
+    const int64_t sa = (has_a && ab[ia] != 1) ? abs[ia] : 0;
+    const int64_t sb = (has_b && bb[ib] != 1) ? bbs[ib] : 0;
+    if (batch[d] == 1) continue;
+    if (!cs.empty() && ca.back() == sa * batch[d] && cb.back() == sb * batch[d]) {
+      cs.back() *= batch[d];
+      ca.back() = sa;
+      cb.back() = sb;
+      continue;
+    }
+    cs.push_back(batch[d]);
+    ca.push_back(sa);
+    cb.push_back(sb);
+  }
+  if (cs.size() > GG_MAX_DIMS) {
+    throw UnsupportedError(ErrorMessage("MatMul: too many non-mergeable batch axes for the CUDA kernel")
+                               .fix("make the inputs contiguous first: x.contiguous()")
+                               .str());
+  }
+  g.batch_rank = static_cast<int32_t>(cs.size());
+  g.batch = 1;
+  for (size_t d = 0; d < cs.size(); ++d) {
+    g.batch_size[d] = cs[d];
+    g.a_bstride[d] = ca[d];
+    g.b_bstride[d] = cb[d];
+    g.batch *= cs[d];
+  }
+  if (g.batch * g.M * g.N != out.numel()) throw InternalError("MatMul (CUDA): output size disagrees with the inputs");
+  g.a_k_major = g.a_sk == 1 ? 1 : 0;
+  g.b_n_major = g.b_sn == 1 ? 1 : 0;
+  DeviceState& s = state_of(c);
+  const int64_t tiles_m = (g.M + 63) / 64, tiles_n = (g.N + 63) / 64;
+  const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles_n, 1 << 30)), cap_yz(tiles_m), cap_yz(g.batch)};
+  launch(s, stream_of(s, &c), kname("gg_matmul", out.dtype()).c_str(), grid, Dim3{256}, site, g, out.data_ptr(),
+         a.data_ptr(), b.data_ptr());
+}
+
+}  // namespace
+
+void add_matmul_kernels(std::vector<KernelDef>& k) { k.push_back({"MatMul", matmul, float_dtypes()}); }
+
+}  // namespace cuda
+}  // namespace glassgrad

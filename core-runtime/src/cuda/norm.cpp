@@ -1,0 +1,133 @@
+// Launchers of batch normalization (kernels/cuda/norm.cu): BatchNorm2DTrain,
+// BatchNorm2DBackward, BatchNorm2DInference, BatchNorm2DInferenceBackward,
+// BatchNormUpdateStats. x is [N, C, *]: channel axis 1, I = product of the axes after it.
+// Per-channel coefficients (double) live in a small temporary device buffer.
+#include <algorithm>
+
+#include "cuda/launch.h"
+#include "cuda/registry.h"
+
+namespace glassgrad {
+namespace cuda {
+
+namespace {
+
+struct NCI {
+  int64_t N, C, I;
+};
+NCI nci(const Tensor& x) {
+  NCI d{x.shape()[0], x.rank() > 1 ? x.shape()[1] : 1, 1};
+  for (int i = 2; i < x.rank(); ++i) d.I *= x.shape()[i];
+  return d;
+}
+
+Dim3 channel_grid(const DeviceState& s, int64_t C) {
+  return Dim3{static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(C, int64_t(s.info.multiprocessors) * 32)))};
+}
+
+// attrs "activation" = "relu" (the fusion pass's batchnorm + relu): applied in the affine pass.
+int relu_of(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu" ? 1 : 0; }
+
+Tensor coef_buffer(const Tensor& x, int64_t per_channel, int64_t C) {
+  return Tensor::empty({std::max<int64_t>(1, per_channel * C)}, DType::Float64, x.device(), "batchnorm coefficients");
+}
+
+// inputs x, gamma, beta; outputs y, mean, var (biased)
+void bn_train(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor& y = c.outputs[0];
+  const NCI d = nci(x);
+  if (d.C == 0) return;
+  const double eps = c.attrs.f("eps", 1e-5);
+  DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
+  LaunchSite site{"BatchNorm2DTrain", &c};
+  const DType dt = x.dtype();
+  const Tensor coef = coef_buffer(x, 2, d.C);
+  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), channel_grid(s, d.C), Dim3{pow2_block(d.N * d.I, 32, 512)},
+         site, d.N, d.C, d.I, eps, x.data_ptr(), c.inputs[1].data_ptr(), c.inputs[2].data_ptr(),
+         c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), coef.data_ptr());
+  const int64_t n = x.numel();
+  if (n == 0) return;
+  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
+         relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
+}
+
+// inputs x, gamma, beta, running_mean, running_var; output y
+void bn_inference(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor& y = c.outputs[0];
+  const int64_t n = x.numel();
+  if (n == 0) return;
+  const NCI d = nci(x);
+  DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
+  LaunchSite site{"BatchNorm2DInference", &c};
+  const DType dt = x.dtype();
+  const Tensor coef = coef_buffer(x, 2, d.C);
+  launch(s, st, kname("gg_bn_inference_coef", dt).c_str(), Dim3{blocks_for(s, d.C, 256)}, Dim3{256}, site, d.C,
+         c.attrs.f("eps", 1e-5), c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(),
+         c.inputs[4].data_ptr(), coef.data_ptr());
+  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
+         relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
+}
+
+// mode 0 (BatchNorm2DBackward): inputs g, x, gamma, mean, var[, grad_mean[, grad_var]];
+//   outputs dx, dgamma, dbeta
+// mode 1 (BatchNorm2DInferenceBackward): inputs g, x, gamma, running_mean, running_var;
+//   outputs dx, dgamma, dbeta, drunning_mean, drunning_var
+template <int MODE>
+void bn_backward(const KernelContext& c) {
+  const Tensor& g = c.inputs[0];
+  const Tensor& x = c.inputs[1];
+  const NCI d = nci(x);
+  if (d.C == 0) return;
+  const double eps = c.attrs.f("eps", 1e-5);
+  DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
+  LaunchSite site{MODE == 0 ? "BatchNorm2DBackward" : "BatchNorm2DInferenceBackward", &c};
+  const DType dt = x.dtype();
+  const Tensor coef = coef_buffer(x, 3, d.C);
+  auto opt = [&](size_t i) -> void* { return c.inputs.size() > i ? c.inputs[i].data_ptr() : nullptr; };
+  void* gmean = MODE == 0 ? opt(5) : nullptr;
+  void* gvar = MODE == 0 ? opt(6) : nullptr;
+  void* drm = MODE == 1 ? c.outputs[3].data_ptr() : nullptr;
+  void* drv = MODE == 1 ? c.outputs[4].data_ptr() : nullptr;
+  const int mode = MODE;
+  launch(s, st, kname("gg_bn_backward_sums", dt).c_str(), channel_grid(s, d.C), Dim3{pow2_block(d.N * d.I, 32, 512)},
+         site, mode, d.N, d.C, d.I, eps, g.data_ptr(), x.data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(),
+         c.inputs[4].data_ptr(), gmean, gvar, c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), drm, drv,
+         coef.data_ptr());
+  const int64_t n = x.numel();
+  if (n == 0) return;
+  launch(s, st, kname("gg_bn_backward_dx", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
+         c.outputs[0].data_ptr(), g.data_ptr(), x.data_ptr(), coef.data_ptr());
+}
+
+// inputs rm, rv, mean, var; outputs rm, rv (in place)
+void bn_update_stats(const KernelContext& c) {
+  const Tensor& rm = c.inputs[0];
+  const int64_t C = rm.numel();
+  if (C == 0) return;
+  DeviceState& s = state_of(c);
+  LaunchSite site{"BatchNormUpdateStats", &c};
+  const double momentum = c.attrs.f("momentum", 0.1);
+  const double count = c.attrs.f("count");
+  launch(s, stream_of(s, &c), kname("gg_bn_update_stats", rm.dtype()).c_str(), Dim3{blocks_for(s, C, 256)}, Dim3{256},
+         site, C, momentum, count, c.outputs[0].data_ptr(),
+         (c.outputs.size() > 1 ? c.outputs[1] : c.inputs[1]).data_ptr(), c.inputs[0].data_ptr(),
+         c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr());
+}
+
+}  // namespace
+
+void add_norm_kernels(std::vector<KernelDef>& k) {
+  k.push_back({"BatchNorm2DTrain", bn_train, float_dtypes()});
+  k.push_back({"BatchNorm2DInference", bn_inference, float_dtypes()});
+  k.push_back({"BatchNorm2DBackward", bn_backward<0>, float_dtypes()});
+  k.push_back({"BatchNorm2DInferenceBackward", bn_backward<1>, float_dtypes()});
+  k.push_back({"BatchNormUpdateStats", bn_update_stats, float_dtypes()});
+}
+
+}  // namespace cuda
+}  // namespace glassgrad

@@ -1,0 +1,64 @@
+// The CUDA backend from C++, on any machine: it never throws merely because there is no GPU,
+// it says why it is unavailable, a CUDA tensor then raises DeviceError with that reason, and
+// a build with kernels registers a CUDA kernel next to every CPU kernel. (Parity of the
+// kernels themselves is tested on a GPU machine: python-bindings/tests/test_cuda_ops.py.)
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+namespace {
+
+TEST(CudaBackend, AvailabilityAndReasonAgree) {
+  const bool available = cuda::is_available();
+  const std::string why = cuda::why_unavailable();
+  EXPECT_EQ(available, why.empty()) << why;
+  if (!cuda::built_with_kernels()) {
+    EXPECT_FALSE(available);
+    EXPECT_NE(why.find("no CUDA kernels"), std::string::npos) << why;
+    EXPECT_EQ(cuda::fatbin_size(), 0u);
+  } else {
+    EXPECT_GT(cuda::fatbin_size(), 1000u);
+    EXPECT_EQ(cuda::built_archs().rfind("sm_", 0), 0u) << cuda::built_archs();
+  }
+}
+
+TEST(CudaBackend, CudaTensorWithoutAGpuRaisesDeviceErrorWithTheReason) {
+  if (cuda::is_available()) GTEST_SKIP() << "a GPU is visible";
+  try {
+    Tensor::empty({4}, DType::Float32, Device::cuda(0));
+    FAIL() << "expected DeviceError";
+  } catch (const DeviceError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("cuda:0"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(cuda::why_unavailable()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("fix:"), std::string::npos) << msg;
+  }
+}
+
+TEST(CudaBackend, UnknownConvAlgorithmIsRefused) {
+  EXPECT_THROW(cuda::set_conv_algo("fft"), ValueError);
+  EXPECT_EQ(cuda::conv_algo(), "auto");
+}
+
+TEST(CudaBackend, EveryCpuKernelHasACudaKernelWhenBuiltWithKernels) {
+  std::set<std::pair<std::string, DType>> cpu, gpu;
+  for (const auto& k : KernelRegistry::instance().list()) {
+    (std::get<1>(k) == DeviceType::CPU ? cpu : gpu).insert({std::get<0>(k), std::get<2>(k)});
+  }
+  if (!cuda::built_with_kernels()) {
+    EXPECT_TRUE(gpu.empty());
+    return;
+  }
+  for (const auto& k : cpu) EXPECT_TRUE(gpu.count(k)) << k.first << " " << dtype_name(k.second);
+}
+
+}  // namespace
+}  // namespace glassgrad

@@ -1,0 +1,122 @@
+"""The CUDA backend: is a GPU usable, and if not, why; what the GPU is; memory and
+synchronization.
+
+    >>> import glassgrad
+    >>> glassgrad.cuda.is_available()
+    False
+    >>> print(glassgrad.cuda.why_unavailable())       # doctest: +SKIP
+    the NVIDIA driver library libcuda.so.1 could not be loaded (...); install the NVIDIA driver, or use the CPU
+
+Nothing here touches the driver at import; the first call that needs it (is_available(),
+a CUDA tensor, ...) loads libcuda.so.1 and initializes the device. glassgrad never links the
+CUDA runtime: its kernels are compiled ahead of time into one fatbin inside the extension.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Tuple
+
+from . import _C
+
+__all__ = [
+    "is_available", "why_unavailable", "device_count", "device_info", "synchronize", "memory_stats",
+    "memory_allocated", "max_memory_allocated", "memory_cached", "empty_cache", "mem_get_info",
+    "built_with_kernels", "built_archs", "set_conv_algo", "conv_algo", "set_launch_blocking",
+]
+
+
+def _index(device) -> int:
+    if device is None:
+        return 0
+    if isinstance(device, int):
+        return device
+    d = str(device).strip().lower()
+    if d in ("cuda", "gpu"):
+        return 0
+    if d.startswith("cuda:") and d[5:].isdigit():
+        return int(d[5:])
+    raise _C.DeviceError(f"'{device}' is not a CUDA device\n  fix: use 'cuda', 'cuda:<index>' or an index")
+
+
+def is_available() -> bool:
+    """True when glassgrad can run its kernels on cuda:0."""
+    return bool(_C.cuda_is_available())
+
+
+def why_unavailable() -> str:
+    """'' when CUDA is usable; otherwise the precise reason (no kernels in this build, no
+    driver, driver error, no GPU, no kernel image for this GPU's compute capability)."""
+    return _C.cuda_why_unavailable()
+
+
+def device_count() -> int:
+    """Number of CUDA GPUs the driver sees (0 without a driver)."""
+    return int(_C.cuda_device_count())
+
+
+def device_info(device=0) -> Dict[str, Any]:
+    """What deviceQuery prints: name, compute capability, multiprocessors, limits per block,
+    memory. Raises DeviceError (with the reason) when the device cannot be used."""
+    return dict(_C.cuda_device_info(_index(device)))
+
+
+def synchronize(device=0) -> None:
+    """Waits until every kernel and copy queued on the device has finished."""
+    _C.cuda_synchronize(_index(device))
+
+
+def _dev(device) -> str:
+    return f"cuda:{_index(device)}"
+
+
+def memory_stats(device=0) -> Dict[str, int]:
+    """glassgrad's accounting for the device: current, peak, limit, num_allocs, num_frees, and
+    cached (bytes kept by the caching allocator for reuse, not counted in current)."""
+    return dict(_C.memory_stats(_dev(device)))
+
+
+def memory_allocated(device=0) -> int:
+    return int(memory_stats(device)["current"])
+
+
+def max_memory_allocated(device=0) -> int:
+    return int(memory_stats(device)["peak"])
+
+
+def memory_cached(device=0) -> int:
+    return int(memory_stats(device)["cached"])
+
+
+def empty_cache(device=0) -> None:
+    """Returns the blocks the caching allocator keeps (and the plan arenas) to the driver."""
+    _C.empty_cache(_dev(device))
+
+
+def mem_get_info(device=0) -> Tuple[int, int]:
+    """(free, total) bytes on the device, as the driver sees them (all processes)."""
+    free, total = _C.cuda_mem_get_info(_index(device))
+    return int(free), int(total)
+
+
+def built_with_kernels() -> bool:
+    """Whether this build of glassgrad embeds CUDA kernels."""
+    return bool(_C.cuda_built_with_kernels())
+
+
+def built_archs() -> str:
+    """The GPU architectures the embedded kernels were compiled for, e.g. 'sm_75, ..., + PTX compute_75'."""
+    return _C.cuda_built_archs()
+
+
+def set_conv_algo(algo: str) -> None:
+    """'auto' (per shape), 'direct' or 'igemm' (implicit GEMM) for the CUDA convolutions."""
+    _C.cuda_set_conv_algo(algo)
+
+
+def conv_algo() -> str:
+    return _C.cuda_conv_algo()
+
+
+def set_launch_blocking(on: bool = True) -> None:
+    """Synchronize after every kernel so a failing kernel is reported by its own launch (slow;
+    for debugging). The environment variable GLASSGRAD_CUDA_LAUNCH_BLOCKING=1 does the same."""
+    _C.cuda_set_launch_blocking(bool(on))

@@ -1,0 +1,272 @@
+"""CPU vs CUDA parity: every op-table entry (op_specs/) on random data (never zeros), odd sizes
+and non-contiguous inputs, plus larger shapes that take the kernels' other paths (multi-tile
+GEMMs, block reductions, both convolution algorithms, split-K weight gradients, grid-stride
+loops past the grid limits of the seed's section 5.1). Runs on the GPU machine: pytest -m cuda."""
+import numpy as np
+import pytest
+
+import glassgrad
+from glassgrad import _C
+from glassgrad.testing import run_kernel, to_tensor
+from op_specs import SPECS
+
+pytestmark = pytest.mark.cuda
+
+EPS = {"float32": np.finfo(np.float32).eps, "float64": np.finfo(np.float64).eps}
+
+
+def assert_parity(cpu, gpu, dtype, what, rtol=None, atol=None):
+    """CUDA output == CPU output: exact for integers and bools; for floats within the spec's
+    tolerance plus a few hundred ulps of the output's scale (sums run in another order)."""
+    assert gpu.shape == cpu.shape, f"{what}: shape {gpu.shape} != {cpu.shape}"
+    assert gpu.dtype == cpu.dtype, f"{what}: dtype {gpu.dtype} != {cpu.dtype}"
+    if cpu.dtype.kind != "f":
+        np.testing.assert_array_equal(gpu, cpu, err_msg=what)
+        return
+    assert not np.isnan(gpu).any() or np.isnan(cpu).any(), f"{what}: NaN on the GPU only"
+    finite = cpu[np.isfinite(cpu)]
+    scale = float(np.max(np.abs(finite))) if finite.size else 1.0
+    eps = EPS.get(str(cpu.dtype), EPS["float32"])
+    rtol = rtol if rtol is not None else (1e-4 if cpu.dtype == np.float32 else 1e-9)
+    atol = atol if atol is not None else 256 * eps * max(scale, 1.0)
+    np.testing.assert_allclose(gpu, cpu, rtol=rtol, atol=atol, err_msg=what)
+
+
+def run_both(op, arrays, attrs, contiguous=True):
+    cpu = run_kernel(op, arrays, attrs, device="cpu", contiguous=contiguous)
+    gpu = run_kernel(op, arrays, attrs, device="cuda", contiguous=contiguous)
+    return cpu, gpu
+
+
+CASES = [(s, dt, n) for s in SPECS for dt in s.dtypes for n in s.sizes]
+
+
+@pytest.mark.parametrize("spec,dtype,n", CASES, ids=[f"{s.id}-{d}-{n}" for s, d, n in CASES])
+def test_cuda_matches_cpu_on_the_op_table(spec, dtype, n):
+    rng = np.random.default_rng(abs(hash((spec.id, dtype, n, "cuda"))) % 2**32)
+    arrays = spec.inputs(rng, dtype, n)
+    attrs = spec.attrs_for(n)
+    for contiguous in ([True, False] if spec.noncontiguous else [True]):
+        cpu, gpu = run_both(spec.op, arrays, attrs, contiguous)
+        idx = spec.outputs if spec.outputs is not None else range(len(cpu))
+        for k in idx:
+            assert_parity(cpu[k], gpu[k], dtype, f"{spec.id} n={n} output {k} contiguous={contiguous}")
+
+
+def _rand(rng, *shape, dtype=np.float32):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((70, 130), (130, 65)),            # several 64x64 tiles, ragged edges
+    ((3, 1, 33, 17), (1, 2, 17, 40)),  # broadcast batch axes
+    ((1, 130), (130, 9)),              # row @ matrix
+    ((5, 64, 64), (64, 1)),            # batch @ column
+    ((1, 1), (1, 1)),
+])
+def test_cuda_matmul_matches_cpu_on_larger_and_broadcast_shapes(rng, dtype, a_shape, b_shape):
+    a, b = _rand(rng, *a_shape, dtype=dtype), _rand(rng, *b_shape, dtype=dtype)
+    cpu, gpu = run_both("MatMul", [a, b], {})
+    assert_parity(cpu[0], gpu[0], dtype, f"MatMul {a_shape} @ {b_shape}")
+
+
+def test_cuda_matmul_reads_transposed_views_without_copying(rng):
+    a = _rand(rng, 90, 70)
+    b = _rand(rng, 50, 90)
+    ta = _C.Tensor.from_numpy(a, "cuda").transpose(0, 1)   # [70, 90], column-major
+    tb = _C.Tensor.from_numpy(b, "cuda").transpose(0, 1)   # [90, 50]
+    (out,) = _C.run_op("MatMul", [ta, tb], {}, "")
+    assert_parity(a.T.astype(np.float64) @ b.T.astype(np.float64) * 1.0, out.numpy().astype(np.float64),
+                  "float64", "MatMul of transposed views", rtol=1e-4, atol=1e-3)
+
+
+CONV_SHAPES = [
+    # (N, C, H, W), (K, C, R, S), stride, padding [t, b, l, r]
+    ((2, 1, 28, 28), (8, 1, 3, 3), [1, 1], [1, 1, 1, 1]),     # first layer: direct
+    ((2, 3, 19, 23), (5, 3, 5, 5), [2, 2], [2, 1, 0, 2]),     # stride 2, asymmetric padding
+    ((3, 16, 12, 10), (32, 16, 3, 3), [1, 1], [1, 1, 1, 1]),  # implicit GEMM
+    ((8, 32, 16, 16), (8, 32, 3, 3), [1, 2], [0, 0, 1, 1]),   # split-K weight gradient
+    ((2, 8, 9, 9), (4, 8, 1, 1), [1, 1], [0, 0, 0, 0]),       # 1x1
+    ((1, 2, 70, 70), (3, 2, 3, 3), [1, 1], [1, 1, 1, 1]),     # output plane > 1024 pixels (seed 5.1)
+]
+
+
+def _out_hw(x, w, stride, pad):
+    return ((x[2] + pad[0] + pad[1] - w[2]) // stride[0] + 1, (x[3] + pad[2] + pad[3] - w[3]) // stride[1] + 1)
+
+
+@pytest.mark.parametrize("algo", ["auto", "direct", "igemm"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,stride,pad", CONV_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in CONV_SHAPES])
+def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, stride, pad):
+    x, w, b = _rand(rng, *xs, dtype=dtype), _rand(rng, *ws, dtype=dtype), _rand(rng, ws[0], dtype=dtype)
+    oh, ow = _out_hw(xs, ws, stride, pad)
+    g = _rand(rng, xs[0], ws[0], oh, ow, dtype=dtype)
+    attrs = {"stride": stride, "padding": pad}
+    glassgrad.cuda.set_conv_algo(algo)
+    try:
+        for op, arrays, extra in [("Conv2D", [x, w, b], {}), ("Conv2D", [x, w], {}),
+                                  ("Conv2DBackwardInput", [g, w], {"input_shape": list(xs)}),
+                                  ("Conv2DBackwardWeight", [x, g], {"weight_shape": list(ws)})]:
+            cpu, gpu = run_both(op, arrays, {**attrs, **extra})
+            assert_parity(cpu[0], gpu[0], dtype, f"{op} {xs} {ws} algo={algo}")
+    finally:
+        glassgrad.cuda.set_conv_algo("auto")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op,attrs", [
+    ("Sum", {"dims": [], "keepdim": False}),
+    ("Sum", {"dims": [0], "keepdim": True}),
+    ("Mean", {"dims": [1, 2], "keepdim": False}),
+    ("Max", {"dims": [2], "keepdim": False}),
+    ("Var", {"dims": [0, 2], "keepdim": True, "correction": 1}),
+    ("ArgMax", {"dim": 1, "keepdim": False}),
+])
+@pytest.mark.parametrize("shape", [(3000, 5, 7), (4, 1100, 3), (2, 3, 40000)])
+def test_cuda_reductions_match_cpu_on_long_and_short_axes(rng, dtype, op, attrs, shape):
+    x = _rand(rng, *shape, dtype=dtype)
+    for contiguous in (True, False):
+        cpu, gpu = run_both(op, [x], attrs, contiguous)
+        assert_parity(cpu[0], gpu[0], dtype, f"{op} {attrs} {shape} contiguous={contiguous}")
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
+@pytest.mark.parametrize("shape,dim", [((3, 5000), 1), ((4, 7, 5), 1), ((6, 3), 0), ((2, 1, 9), -1)])
+def test_cuda_softmax_family_matches_cpu_on_rows_and_columns(rng, op, shape, dim):
+    x = _rand(rng, *shape) * 4
+    cpu, gpu = run_both(op, [x], {"dim": dim})
+    assert_parity(cpu[0], gpu[0], "float32", f"{op} {shape} dim={dim}")
+    g = _rand(rng, *shape)
+    cpu_b, gpu_b = run_both(op + "Backward", [g, cpu[0]], {"dim": dim})
+    assert_parity(cpu_b[0], gpu_b[0], "float32", f"{op}Backward {shape} dim={dim}")
+
+
+def test_cuda_cross_entropy_reports_a_bad_label_after_the_kernel(rng):
+    logits = _rand(rng, 6, 10)
+    labels = np.array([1, 2, 3, 10, 4, 11], dtype=np.int64)
+    with pytest.raises(glassgrad.GlassgradIndexError) as e:
+        _C.run_op("CrossEntropy", [to_tensor(logits, "cuda"), to_tensor(labels, "cuda")],
+                  {"reduction": "mean"}, "loss")
+    msg = str(e.value)
+    assert "CrossEntropy 'loss'" in msg
+    assert "label 10 at position 3" in msg and "10 classes" in msg
+    assert "fix:" in msg
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
+def test_cuda_elementwise_past_the_grid_limits(dtype):
+    # More elements than 65535 blocks x 1024 threads: the launchers cap the grid and the
+    # kernels loop, so there is no "invalid configuration argument".
+    n = 65535 * 1024 + 77
+    rng = np.random.default_rng(3)
+    if dtype == "bool":
+        a = rng.random(n) > 0.5
+        b = rng.random(n) > 0.5
+        op = "Equal"
+    else:
+        a = (rng.random(n) * 100).astype(dtype)
+        b = (rng.random(n) * 100).astype(dtype)
+        op = "Add"
+    (gpu,) = run_kernel(op, [a, b], {}, device="cuda")
+    want = (a == b) if op == "Equal" else (a + b).astype(dtype)
+    np.testing.assert_array_equal(gpu, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
+def test_cuda_copies_in_every_direction_keep_values(rng, dtype):
+    x = (rng.standard_normal((5, 7, 9)) * 50).astype(dtype)
+    t = _C.Tensor.from_numpy(x, "cuda")
+    assert t.device == "cuda:0"
+    np.testing.assert_array_equal(t.numpy(), x)
+    view = t.permute([2, 0, 1]).slice(1, 1, 5, 2)          # strided device view
+    np.testing.assert_array_equal(view.numpy(), np.transpose(x, (2, 0, 1))[:, 1:5:2])
+    np.testing.assert_array_equal(view.contiguous().numpy(), np.transpose(x, (2, 0, 1))[:, 1:5:2])
+    host = _C.Tensor.from_numpy(np.zeros_like(x))
+    host.permute([2, 0, 1]).copy_from(t.permute([2, 0, 1]))    # strided device -> strided host
+    np.testing.assert_array_equal(host.numpy(), x)
+    back = _C.Tensor.from_numpy(np.zeros_like(x), "cuda")
+    back.slice(0, 0, 5, 2).copy_from(_C.Tensor.from_numpy(x).slice(0, 0, 5, 2))  # strided host -> strided device
+    want = np.zeros_like(x)
+    want[0:5:2] = x[0:5:2]
+    np.testing.assert_array_equal(back.numpy(), want)
+    t.fill(3)
+    np.testing.assert_array_equal(t.numpy(), np.full_like(x, 3))
+
+
+def test_cuda_zero_size_ops_launch_nothing(rng):
+    x = np.zeros((0, 5), np.float32)
+    (y,) = run_kernel("Exp", [x], {}, device="cuda")
+    assert y.shape == (0, 5)
+    (s,) = run_kernel("Sum", [x], {"dims": [0], "keepdim": False}, device="cuda")
+    np.testing.assert_array_equal(s, np.zeros(5, np.float32))
+
+
+def test_cuda_training_step_matches_cpu():
+    """A small CNN's forward, backward and SGD step through the whole stack on both devices."""
+    def step(device):
+        glassgrad.manual_seed(0)
+        model = glassgrad.Sequential(glassgrad.Conv2D(1, 4, 3, padding=1), glassgrad.BatchNorm2D(4), glassgrad.ReLU(),
+                                     glassgrad.MaxPool2D(2), glassgrad.Flatten(), glassgrad.Linear(4 * 7 * 7, 10))
+        model.to(device)
+        rng = np.random.default_rng(5)
+        x = glassgrad.tensor(rng.standard_normal((8, 1, 14, 14)).astype(np.float32), device=device)
+        y = glassgrad.tensor(rng.integers(0, 10, 8).astype(np.int64), device=device)
+        opt = glassgrad.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        losses = []
+        for _ in range(3):
+            loss = glassgrad.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            losses.append(loss.item())
+        return np.array(losses), [p.numpy() for p in model.parameters()]
+
+    cpu_l, cpu_p = step("cpu")
+    gpu_l, gpu_p = step("cuda")
+    np.testing.assert_allclose(gpu_l, cpu_l, rtol=1e-4, atol=1e-5)
+    for a, b in zip(cpu_p, gpu_p):
+        np.testing.assert_allclose(b, a, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_fused_program_with_every_instruction_matches_cpu(rng, dtype):
+    # FusedOp codes (fusion.h): Add=0 Sub Mul Div Maximum Minimum Neg Exp Log Sqrt ReLU Sigmoid Tanh
+    # AddScalar MulScalar PowScalar RDivScalar ReLUBackward SigmoidBackward TanhBackward. Inputs
+    # r0 [4, 1, 9] (broadcast), r1 [4, 6, 9] transposed view, r2 [9] (broadcast), all positive.
+    ins = [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0), (5, 7, 0, 0),
+           (6, 8, -1, 0), (7, 9, -1, 0), (8, 10, -1, 0), (9, 1, -1, 0), (10, 6, -1, 0), (11, 11, -1, 0),
+           (12, 4, -1, 0), (13, 14, -1, 0.25), (14, 15, -1, -1.5), (15, 16, -1, 2.0), (16, 16, -1, 3.0),
+           (17, 18, 6, 0), (18, 19, 14, 0), (19, 17, 15, 0), (15, 12, -1, 1.7),
+           (0, 20, 21, 0), (0, 24, 22, 0), (0, 25, 23, 0)]
+    code, scalars = [], []
+    for op, a, b, s in ins:
+        code += [op, a, b]
+        scalars.append(float(s))
+    attrs = {"program": code, "scalars": scalars}
+    x0 = (rng.random((4, 1, 9)) + 0.5).astype(dtype)
+    x1 = (rng.random((4, 9, 6)) + 0.5).astype(dtype)
+    x2 = (rng.random(9) + 0.5).astype(dtype)
+    outs = []
+    for device in ("cpu", "cuda"):
+        t1 = _C.Tensor.from_numpy(x1, device).permute([0, 2, 1])
+        (y,) = _C.run_op("FusedElementwise", [_C.Tensor.from_numpy(x0, device), t1, _C.Tensor.from_numpy(x2, device)],
+                         attrs, "")
+        outs.append(y.numpy())
+    assert np.isfinite(outs[0]).all()
+    assert_parity(outs[0], outs[1], dtype, "FusedElementwise with every instruction")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_cuda_batchnorm_with_fused_relu_matches_cpu(rng, dtype):
+    x = _rand(rng, 4, 5, 7, 3, dtype=dtype)
+    gamma, beta = _rand(rng, 5, dtype=dtype), _rand(rng, 5, dtype=dtype)
+    rm, rv = _rand(rng, 5, dtype=dtype), (rng.random(5) + 0.5).astype(dtype)
+    attrs = {"eps": 1e-5, "activation": "relu"}
+    cpu, gpu = run_both("BatchNorm2DTrain", [x, gamma, beta], attrs)
+    for k in range(3):
+        assert_parity(cpu[k], gpu[k], dtype, f"BatchNorm2DTrain relu output {k}")
+    assert (gpu[0] >= 0).all() and (gpu[0] == 0).any()
+    cpu, gpu = run_both("BatchNorm2DInference", [x, gamma, beta, rm, rv], attrs)
+    assert_parity(cpu[0], gpu[0], dtype, "BatchNorm2DInference relu")

@@ -1,0 +1,113 @@
+"""The CUDA backend's behaviour that needs no GPU: the module imports anywhere, explains why
+CUDA is unavailable, registers a CUDA kernel next to every CPU kernel when built with kernels,
+and its embedded machine code uses no tensor-core or other post-Maxwell instructions."""
+import os
+import re
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import glassgrad
+from glassgrad import _C
+
+
+def test_cuda_module_imports_without_touching_the_driver():
+    assert glassgrad.cuda.__name__ == "glassgrad.cuda"
+    assert isinstance(glassgrad.cuda.built_with_kernels(), bool)
+    assert isinstance(glassgrad.cuda.device_count(), int)
+
+
+def test_why_unavailable_is_empty_exactly_when_available():
+    reason = glassgrad.cuda.why_unavailable()
+    if glassgrad.cuda.is_available():
+        assert reason == ""
+    else:
+        assert len(reason) > 20, reason
+        # one of the precise causes, never a bare "CUDA error"
+        causes = ("no CUDA kernels", "libcuda.so.1", "cuInit", "no CUDA GPU", "no image for", "JIT",
+                  "does not exist", "cannot")
+        assert any(c in reason for c in causes), reason
+
+
+def test_built_archs_describe_the_embedded_kernels():
+    if not glassgrad.cuda.built_with_kernels():
+        assert glassgrad.cuda.built_archs() == ""
+        assert len(_C.cuda_fatbin()) == 0
+        return
+    archs = glassgrad.cuda.built_archs()
+    assert re.match(r"sm_\d+", archs), archs
+    assert len(_C.cuda_fatbin()) > 1000
+
+
+@pytest.mark.skipif(glassgrad.cuda.is_available(), reason="a GPU is visible: the unavailable path cannot be seen")
+def test_cuda_tensor_without_a_gpu_raises_device_error_with_the_reason():
+    with pytest.raises(glassgrad.DeviceError) as e:
+        _C.Tensor.from_numpy(np.ones(3, np.float32), "cuda")
+    msg = str(e.value)
+    assert "cuda:0" in msg
+    assert glassgrad.cuda.why_unavailable() in msg
+    assert "fix:" in msg
+
+
+@pytest.mark.skipif(glassgrad.cuda.is_available(), reason="a GPU is visible: the unavailable path cannot be seen")
+def test_device_info_without_a_gpu_raises_device_error():
+    with pytest.raises(glassgrad.DeviceError, match="cannot be used"):
+        glassgrad.cuda.device_info(0)
+
+
+def test_cpu_only_work_is_unaffected_by_the_cuda_backend():
+    x = _C.Tensor.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    (y,) = _C.run_op("MulScalar", [x], {"value": 2.0}, "")
+    np.testing.assert_array_equal(y.numpy(), np.arange(6, dtype=np.float32).reshape(2, 3) * 2)
+
+
+def test_unknown_conv_algo_is_refused_with_the_choices():
+    with pytest.raises(ValueError, match="auto.*direct.*igemm"):
+        glassgrad.cuda.set_conv_algo("winograd")
+    assert glassgrad.cuda.conv_algo() == "auto"
+
+
+@pytest.mark.skipif(not glassgrad.cuda.built_with_kernels(), reason="this build has no CUDA kernels")
+def test_every_cpu_kernel_has_a_cuda_kernel():
+    have = set(glassgrad.kernels.registered())
+    cpu = {(op, dt) for op, dev, dt in have if dev == "cpu"}
+    cuda = {(op, dt) for op, dev, dt in have if dev == "cuda"}
+    missing = sorted(cpu - cuda)
+    assert not missing, f"(op, dtype) with a CPU kernel but no CUDA kernel: {missing}"
+
+
+def _cuobjdump():
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.path.exists(os.path.join(root, "bin", "cuobjdump")):
+            return os.path.join(root, "bin", "cuobjdump")
+    return None
+
+
+# Tensor-core (matrix) instructions of every generation, and sm_80+ asynchronous copies:
+# the kernels must run on any GPU from compute capability 5.0 with plain FP32/FP64 units.
+FORBIDDEN_SASS = re.compile(r"\b(HMMA|HGMMA|IMMA|IGMMA|BMMA|BGMMA|DMMA|QMMA|QGMMA|OMMA|UTCHMMA|UTCQMMA|UTCIMMA|UTCOMMA|"
+                            r"LDGSTS|UBLKCP|UTMALDG|UTMASTG|LDSM)\b")
+FORBIDDEN_PTX = re.compile(r"\b(wmma\.|mma\.sync|wgmma|cp\.async|ldmatrix|tcgen05)")
+
+
+@pytest.mark.skipif(not glassgrad.cuda.built_with_kernels(), reason="this build has no CUDA kernels")
+@pytest.mark.skipif(_cuobjdump() is None, reason="cuobjdump (CUDA toolkit) is not on this machine")
+def test_embedded_kernels_use_no_tensor_core_instructions(tmp_path):
+    fatbin = tmp_path / "glassgrad_kernels.fatbin"
+    fatbin.write_bytes(_C.cuda_fatbin())
+    sass = subprocess.run([_cuobjdump(), "--dump-sass", str(fatbin)], capture_output=True, text=True)
+    assert sass.returncode == 0, sass.stderr
+    functions = set(re.findall(r"Function : (\w+)", sass.stdout))
+    assert {"gg_matmul_f32", "gg_conv_fwd_igemm_f32", "gg_conv_fwd_direct_f32"} <= functions, sorted(functions)[:20]
+    assert "FFMA" in sass.stdout
+    bad = sorted(set(FORBIDDEN_SASS.findall(sass.stdout)))
+    assert not bad, f"tensor-core / async-copy instructions in the CUDA kernels: {bad}"
+    ptx = subprocess.run([_cuobjdump(), "--dump-ptx", str(fatbin)], capture_output=True, text=True)
+    assert ptx.returncode == 0, ptx.stderr
+    bad = sorted(set(FORBIDDEN_PTX.findall(ptx.stdout)))
+    assert not bad, f"tensor-core / async-copy PTX in the CUDA kernels: {bad}"

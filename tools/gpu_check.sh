@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The GPU check, run on a machine with an NVIDIA GPU and the CUDA toolkit (never in CI):
+#   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu; GLASSGRAD_CUDA_ARCHS defaults to
+#      this GPU's compute capability to keep the build short; set it to '' for the full list)
+#      -- skipped with --no-build when python-bindings/glassgrad already holds a CUDA build
+#   2. pytest -m cuda (CPU vs CUDA parity of every op, allocator, device info) plus the
+#      GPU-free CUDA tests (registration, SASS check for tensor-core instructions)
+#   3. compute-sanitizer memcheck and racecheck over tools/cuda_sanitize_ops.py
+#   4. the GPU benchmarks in benchmarks/ (CSV under $OUT)
+#   5. a short table
+#
+#   bash tools/gpu_check.sh [--no-build] [--quick]     logs go to $GPU_CHECK_OUT (default /tmp/gpu_check)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=${GPU_CHECK_OUT:-/tmp/gpu_check}
+mkdir -p "$out"
+build=1 quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) build=0 ;;
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "gpu_check.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+python=${PYTHON:-python3}
+export PYTHONPATH=$root/python-bindings${PYTHONPATH:+:$PYTHONPATH}
+export PYTHONUNBUFFERED=1
+declare -a rows
+row() { rows+=("$(printf '%-28s %-8s %s' "$1" "$2" "$3")"); }
+
+echo "== GPU"
+nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
+command -v nvcc >/dev/null && nvcc --version | tail -2
+
+# --- 1. build ---------------------------------------------------------------------------------
+usable() { "$python" -c 'import glassgrad, sys; sys.exit(0 if glassgrad.cuda.built_with_kernels() else 1)' 2>/dev/null; }
+if [ "$build" = 1 ] || ! usable; then
+  if [ -z "${GLASSGRAD_CUDA_ARCHS+x}" ]; then
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
+    export GLASSGRAD_CUDA_ARCHS=${cc:-}
+  fi
+  echo "== build (GLASSGRAD_CUDA=ON, archs '${GLASSGRAD_CUDA_ARCHS}')"
+  start=$SECONDS
+  generator=()
+  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+  if { cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGLASSGRAD_BUILD_PYTHON=ON \
+         -DGLASSGRAD_DEV_INPLACE=ON -DGLASSGRAD_CUDA=ON "-DGLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS}" \
+         -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" &&
+       cmake --build build/gpu -j "$(nproc)"; } > "$out/build.log" 2>&1; then
+    row "build" "ok" "$((SECONDS - start)) s, archs '${GLASSGRAD_CUDA_ARCHS}'"
+  else
+    tail -30 "$out/build.log"
+    row "build" "FAILED" "see build.log"
+  fi
+else
+  row "build" "skipped" "using the existing python-bindings/glassgrad/_C"
+fi
+"$python" - <<'PY' | tee "$out/device.txt"
+import glassgrad
+print("available:", glassgrad.cuda.is_available(), glassgrad.cuda.why_unavailable())
+print("built for:", glassgrad.cuda.built_archs())
+if glassgrad.cuda.is_available():
+    for k, v in glassgrad.cuda.device_info().items():
+        print(f"  {k}: {v}")
+PY
+
+# --- 2. tests ---------------------------------------------------------------------------------
+echo "== pytest -m cuda"
+"$python" -m pytest -p no:cacheprovider -q -m cuda python-bindings/tests 2>&1 | tee "$out/pytest_cuda.log" | tail -25
+row "pytest -m cuda" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E '[0-9]+ (passed|failed)' "$out/pytest_cuda.log" | tail -1)"
+echo "== CUDA tests that need no GPU (registration, SASS)"
+"$python" -m pytest -p no:cacheprovider -q -rs python-bindings/tests/test_cuda_status.py 2>&1 | tee "$out/pytest_status.log" | tail -8
+row "test_cuda_status.py" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E '[0-9]+ (passed|failed)' "$out/pytest_status.log" | tail -1)"
+
+# --- 3. sanitizers ------------------------------------------------------------------------------
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
+if [ -n "$sanitizer" ]; then
+  for tool in memcheck racecheck; do
+    echo "== compute-sanitizer --tool $tool"
+    "$sanitizer" --tool "$tool" --error-exitcode 17 "$python" tools/cuda_sanitize_ops.py > "$out/sanitizer_$tool.log" 2>&1
+    rc=$?
+    tail -4 "$out/sanitizer_$tool.log"
+    summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|CUDA op runs" "$out/sanitizer_$tool.log" | tr '\n' ' ')
+    row "sanitizer $tool" "$( [ "$rc" = 0 ] && echo ok || echo "FAILED($rc)")" "$summary"
+  done
+else
+  row "sanitizers" "skipped" "compute-sanitizer not found"
+fi
+
+# --- 4. benchmarks ------------------------------------------------------------------------------
+for b in benchmarks/*.py; do
+  [ -e "$b" ] || continue
+  name=$(basename "$b" .py)
+  echo "== benchmark $name"
+  args=()
+  if [ "$name" = cuda_kernels ]; then
+    args=(--out "$out/$name.csv")
+    [ "$quick" = 1 ] && args+=(--quick)
+  elif help=$("$python" "$b" --help 2>/dev/null) && grep -q -- "--device" <<<"$help"; then
+    args=(--device cuda)
+    if grep -q -- "--out" <<<"$help"; then args+=(--out "$out/$name.csv"); fi
+    if grep -q -- "--csv" <<<"$help"; then args+=(--csv "$out/$name.csv"); fi
+    if [ "$quick" = 1 ] && grep -q -- "--limit" <<<"$help"; then args+=(--limit 12800); fi
+  else
+    row "bench $name" "skipped" "takes no --device option"
+    continue
+  fi
+  if timeout 300 "$python" "$b" "${args[@]}" > "$out/bench_$name.log" 2>&1; then
+    row "bench $name" "ok" "$(tail -1 "$out/bench_$name.log")"
+  else
+    row "bench $name" "FAILED" "see bench_$name.log"
+  fi
+  tail -40 "$out/bench_$name.log"
+done
+
+# --- 5. summary --------------------------------------------------------------------------------
+echo
+echo "==== GPU check summary ($(head -1 "$out/gpu.txt" 2>/dev/null))"
+for r in "${rows[@]}"; do echo "  $r"; done
