@@ -9,20 +9,28 @@
 #   4. the GPU benchmarks in benchmarks/ (CSV under $OUT)
 #   5. a short table
 #
-#   bash tools/gpu_check.sh [--no-build] [--quick]     logs go to $GPU_CHECK_OUT (default /tmp/gpu_check)
+#   6. with --train DIR: train_mnist.py for one epoch on the GPU (DIR: Fashion-MNIST IDX files)
+#
+#   bash tools/gpu_check.sh [--no-build] [--quick] [--no-tests] [--no-sanitize] [--bench a,b] [--train DIR]
+#   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); --bench runs only the named benchmarks
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out=${GPU_CHECK_OUT:-/tmp/gpu_check}
 mkdir -p "$out"
-build=1 quick=0
-for arg in "$@"; do
-  case "$arg" in
+build=1 quick=0 tests=1 sanitize=1 benches="" train=""
+while [ $# -gt 0 ]; do
+  case "$1" in
     --no-build) build=0 ;;
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    *) echo "gpu_check.sh: unknown option '$arg'" >&2; exit 2 ;;
+    --no-tests) tests=0 ;;
+    --no-sanitize) sanitize=0 ;;
+    --bench) benches=$2; shift ;;
+    --train) train=$2; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    *) echo "gpu_check.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
+  shift
 done
 python=${PYTHON:-python3}
 export PYTHONPATH=$root/python-bindings${PYTHONPATH:+:$PYTHONPATH}
@@ -67,16 +75,27 @@ if glassgrad.cuda.is_available():
 PY
 
 # --- 2. tests ---------------------------------------------------------------------------------
+if [ "$tests" = 1 ]; then
 echo "== pytest -m cuda"
 "$python" -m pytest -p no:cacheprovider -q -m cuda python-bindings/tests 2>&1 | tee "$out/pytest_cuda.log" | tail -25
 row "pytest -m cuda" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E '[0-9]+ (passed|failed)' "$out/pytest_cuda.log" | tail -1)"
 echo "== CUDA tests that need no GPU (registration, SASS)"
 "$python" -m pytest -p no:cacheprovider -q -rs python-bindings/tests/test_cuda_status.py 2>&1 | tee "$out/pytest_status.log" | tail -8
 row "test_cuda_status.py" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E '[0-9]+ (passed|failed)' "$out/pytest_status.log" | tail -1)"
+fi
+
+# --- 2b. the seed's script on the GPU -----------------------------------------------------------
+if [ -n "$train" ]; then
+  echo "== train_mnist.py, one epoch on the GPU"
+  "$python" examples-and-tutorials/train_mnist.py --data "$train" --epochs 1 --no-progress 2>&1 | tee "$out/train_mnist.log" | tail -6
+  row "train_mnist 1 epoch" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E 'test accuracy' "$out/train_mnist.log" | tail -1)"
+fi
 
 # --- 3. sanitizers ------------------------------------------------------------------------------
 sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null || true)
-if [ -n "$sanitizer" ]; then
+if [ "$sanitize" = 0 ]; then
+  row "sanitizers" "skipped" "--no-sanitize"
+elif [ -n "$sanitizer" ]; then
   for tool in memcheck racecheck; do
     echo "== compute-sanitizer --tool $tool"
     "$sanitizer" --tool "$tool" --error-exitcode 17 "$python" tools/cuda_sanitize_ops.py > "$out/sanitizer_$tool.log" 2>&1
@@ -93,6 +112,7 @@ fi
 for b in benchmarks/*.py; do
   [ -e "$b" ] || continue
   name=$(basename "$b" .py)
+  if [ -n "$benches" ] && [[ ",$benches," != *",$name,"* ]]; then continue; fi
   echo "== benchmark $name"
   args=()
   if [ "$name" = cuda_kernels ]; then

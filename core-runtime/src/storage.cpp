@@ -4,6 +4,13 @@
 
 namespace glassgrad {
 
+namespace {
+thread_local std::vector<std::shared_ptr<Storage>>* t_retain = nullptr;
+}
+
+RetainScope::RetainScope(std::vector<std::shared_ptr<Storage>>* list) : previous_(t_retain) { t_retain = list; }
+RetainScope::~RetainScope() { t_retain = previous_; }
+
 std::shared_ptr<Storage> Storage::allocate(size_t nbytes, const Device& device, const std::string& name) {
   Allocator& a = allocator_for(device);
   void* p = a.allocate(nbytes, name);
@@ -13,6 +20,7 @@ std::shared_ptr<Storage> Storage::allocate(size_t nbytes, const Device& device, 
   s->device_ = device;
   s->name_ = name;
   s->allocator_ = &a;
+  if (t_retain) t_retain->push_back(s);
   return s;
 }
 

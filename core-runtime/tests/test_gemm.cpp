@@ -3,6 +3,7 @@
 // and beta, every ISA path this CPU has, the threaded split, and short workspaces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -185,6 +186,104 @@ TEST_P(GemmIsa, EmptyKScalesCByBeta) {
   std::vector<double> d(4, std::numeric_limits<double>::quiet_NaN());
   cpu::gemm(GetParam(), 2, 2, 0, 1.0, nullptr, 0, 1, nullptr, 2, 1, 0.0, d.data(), 2);
   EXPECT_EQ(d, (std::vector<double>(4, 0.0)));
+}
+
+// B given as row pointers (each row a separate contiguous run) or column pointers (each column
+// a run: packing transposes lanes x lanes blocks in registers), against the same naive loop.
+enum class BForm { Rows, Cols };
+
+template <typename T>
+void check_pointer_b(CpuIsa isa, BForm form, int64_t m, int64_t n, int64_t k, T alpha, T beta) {
+  std::mt19937 gen(static_cast<unsigned>(m * 31 + n * 7 + k + static_cast<int>(form) * 1000));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const Operand<T> a = make_operand<T>(m, k, Layout::RowMajor, gen);
+  // Runs scattered through one buffer with gaps, in shuffled order.
+  const int64_t runs = form == BForm::Rows ? k : n, len = form == BForm::Rows ? n : k;
+  std::vector<T> store(static_cast<size_t>(std::max<int64_t>(runs * (len + 3), 1)));
+  for (auto& v : store) v = static_cast<T>(u(gen));
+  std::vector<int64_t> order(static_cast<size_t>(runs));
+  for (int64_t i = 0; i < runs; ++i) order[static_cast<size_t>(i)] = i;
+  std::shuffle(order.begin(), order.end(), gen);
+  std::vector<const T*> ptrs(static_cast<size_t>(runs));
+  for (int64_t i = 0; i < runs; ++i) ptrs[static_cast<size_t>(i)] = store.data() + order[static_cast<size_t>(i)] * (len + 3) + 1;
+  auto b_at = [&](int64_t p, int64_t j) {
+    return form == BForm::Rows ? ptrs[static_cast<size_t>(p)][j] : ptrs[static_cast<size_t>(j)][p];
+  };
+  std::vector<T> c(static_cast<size_t>(m * n));
+  for (auto& v : c) v = static_cast<T>(u(gen));
+  const std::vector<T> c0 = c;
+  cpu::GemmProblem<T> prob{m, n, k, alpha, a.data.data(), a.rs, a.cs, nullptr, 0, 0, beta, c.data(), n,
+                           form == BForm::Rows ? ptrs.data() : nullptr, 0, form == BForm::Cols ? ptrs.data() : nullptr};
+  cpu::gemm(isa, prob);
+  const double eps = sizeof(T) == 4 ? 2e-6 : 1e-14;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        dot += static_cast<double>(a.at(i, p)) * static_cast<double>(b_at(p, j));
+        mag += std::fabs(static_cast<double>(a.at(i, p)) * static_cast<double>(b_at(p, j)));
+      }
+      const double old = static_cast<double>(c0[static_cast<size_t>(i * n + j)]);
+      const double want = static_cast<double>(alpha) * dot + static_cast<double>(beta) * old;
+      ASSERT_NEAR(static_cast<double>(c[static_cast<size_t>(i * n + j)]), want, eps * (k + 4) * (mag + std::fabs(old) + 1))
+          << cpu_isa_name(isa) << (form == BForm::Rows ? " rows" : " cols") << " m=" << m << " n=" << n << " k=" << k
+          << " at (" << i << ", " << j << ")";
+    }
+}
+
+TEST_P(GemmIsa, ReadsBThroughRowOrColumnPointers) {
+  for (BForm form : {BForm::Rows, BForm::Cols}) {
+    for (int64_t m : kSmall)
+      for (int64_t n : kSmall)
+        for (int64_t k : kSmall) {
+          check_pointer_b<float>(GetParam(), form, m, n, k, 1.0f, 0.0f);
+          check_pointer_b<double>(GetParam(), form, m, n, k, -0.5, 1.0);
+        }
+    // Past the cache blocks and big enough for the threaded split (column ranges per thread).
+    check_pointer_b<float>(GetParam(), form, 100, 257, 300, 1.0f, 0.5f);
+    check_pointer_b<double>(GetParam(), form, 257, 100, 257, 2.0, 0.0);
+  }
+}
+
+// gemm_dot: C[i, j] = alpha * <A row i, B row j> + beta * C[i, j].
+template <typename T>
+void check_dot(CpuIsa isa, int64_t m, int64_t n, int64_t k, T alpha, T beta) {
+  std::mt19937 gen(static_cast<unsigned>(m * 13 + n * 5 + k));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  const int64_t lda = k + 2;
+  std::vector<T> a(static_cast<size_t>(std::max<int64_t>(m * lda, 1))), bstore(static_cast<size_t>(std::max<int64_t>(n * (k + 1), 1)));
+  for (auto& v : a) v = static_cast<T>(u(gen));
+  for (auto& v : bstore) v = static_cast<T>(u(gen));
+  std::vector<const T*> brows(static_cast<size_t>(n));
+  for (int64_t j = 0; j < n; ++j) brows[static_cast<size_t>(n - 1 - j)] = bstore.data() + j * (k + 1);
+  const int64_t ldc = n + 1;
+  std::vector<T> c(static_cast<size_t>(m * ldc));
+  for (auto& v : c) v = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(u(gen));
+  const std::vector<T> c0 = c;
+  cpu::gemm_dot(isa, cpu::GemmDotProblem<T>{m, n, k, alpha, a.data(), lda, brows.data(), beta, c.data(), ldc});
+  const double eps = sizeof(T) == 4 ? 2e-6 : 1e-14;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double dot = 0, mag = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double t = static_cast<double>(a[static_cast<size_t>(i * lda + p)]) * static_cast<double>(brows[static_cast<size_t>(j)][p]);
+        dot += t;
+        mag += std::fabs(t);
+      }
+      const double old = beta == T(0) ? 0.0 : static_cast<double>(c0[static_cast<size_t>(i * ldc + j)]);
+      const double want = static_cast<double>(alpha) * dot + static_cast<double>(beta) * old;
+      ASSERT_NEAR(static_cast<double>(c[static_cast<size_t>(i * ldc + j)]), want, eps * (k + 4) * (mag + std::fabs(old) + 1))
+          << cpu_isa_name(isa) << " dot m=" << m << " n=" << n << " k=" << k << " at (" << i << ", " << j << ")";
+    }
+}
+
+TEST_P(GemmIsa, DotFormMatchesNaiveLoop) {
+  for (int64_t m : {1, 3, 4, 17})
+    for (int64_t n : {1, 3, 9, 17})
+      for (int64_t k : {0, 1, 15, 16, 17, 33, 754}) {
+        check_dot<float>(GetParam(), m, n, k, 1.0f, 0.0f);
+        check_dot<double>(GetParam(), m, n, k, 0.5, 1.0);
+      }
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryIsaOfThisCpu, GemmIsa, ::testing::ValuesIn(available_isas()),

@@ -79,7 +79,14 @@ class _Replay:
                         "as arguments")
             for j, raw in enumerate(run.outputs):
                 produced[_identity(raw)] = (r, j)
-            self.runs.append((run.executor, sources))
+            self.runs.append([run.executor, sources, None])
+        # Which outputs each replay must hand back: those a later run reads or the step returns
+        # (e.g. the loss); the rest (gradients zeroed inside the step) need not be copied out.
+        needed = set()
+        for _, sources, _ in self.runs:
+            for s in sources:
+                if s[0] == "out":
+                    needed.add((s[1], s[2]))
         self.out = out
         self.out_sources = {}
         for t in _flatten(out):
@@ -90,11 +97,15 @@ class _Replay:
                 self.out_sources[id(t)] = ("arg", arg_ids[ident])
             else:
                 self.out_sources[id(t)] = ("fixed", t._raw())
+            if self.out_sources[id(t)][0] == "out":
+                needed.add(self.out_sources[id(t)][1:])
+        for r, run in enumerate(self.runs):
+            run[2] = [(r, j) in needed for j in range(len(runs[r].outputs))]
 
     def __call__(self, args: List[Any]):
         raws = [a._raw() if isinstance(a, Tensor) else None for a in args]
         results: List[List["_C.Tensor"]] = []
-        for executor, sources in self.runs:
+        for executor, sources, wanted in self.runs:
             inputs = []
             for s in sources:
                 if s[0] == "arg":
@@ -103,7 +114,7 @@ class _Replay:
                     inputs.append(results[s[1]][s[2]])
                 else:
                     inputs.append(s[1])
-            results.append(executor.run(inputs))
+            results.append(executor.run(inputs, wanted))
         new = {}
         for t in _flatten(self.out):
             s = self.out_sources[id(t)]

@@ -154,7 +154,23 @@ void bind_graph(py::module_& m) {
              return std::make_shared<Executor>(p, ExecutorOptions{poison});
            }),
            py::arg("plan"), py::arg("poison_freed") = false)
-      .def("run", &Executor::run, py::arg("inputs"));
+      .def("run", [](Executor& e, const std::vector<Tensor>& inputs, py::object wanted) {
+             std::vector<char> w;
+             if (!wanted.is_none()) {
+               for (auto b : wanted) w.push_back(b.cast<bool>() ? 1 : 0);
+             }
+             py::list out;
+             for (const Tensor& t : e.run(inputs, wanted.is_none() ? nullptr : &w)) {
+               out.append(t.defined() ? py::cast(t) : py::none());
+             }
+             return out;
+           },
+           py::arg("inputs"), py::arg("wanted") = py::none(),
+           "Runs the plan; with `wanted` (one bool per output), unwanted outputs may come back as None.")
+      .def_property_readonly("graph_captured", &Executor::graph_captured)
+      .def_property_readonly("graph_replays", &Executor::graph_replays);
+  m.def("set_cuda_graphs", &set_cuda_graphs);
+  m.def("cuda_graphs_enabled", &cuda_graphs_enabled);
 
   m.def("format_bytes", &format_bytes);
   m.def("set_poison_freed", &set_poison_freed);

@@ -23,6 +23,7 @@ MACHINE_DEPENDENT = {"debugging_memory_limit", "debugging_explain", "debugging_a
 
 
 def _mask(text):
+    text = re.sub(r"\d+(\.\d+)? (B|KiB|MiB|GiB)\b", "<bytes>", text)
     return re.sub(r"\d+(\.\d+)?", "#", text)
 
 

@@ -9,6 +9,12 @@
 // the image), a [C*R*S, Ho*Wo] row-major matrix, so that y[n] = w [K, C*R*S] x col.
 // col2im is its transpose (adjoint): dx[c, h, v] = sum of col entries that im2col read from
 // (c, h, v). Padding is handled by index ranges, never by a padded copy of the input.
+//
+// Stride 1 without padding has a cheaper form ("flat"): index output pixels on the input's row
+// pitch, q = i*W + j with j < W (columns j >= Wo are surplus), and tap (c, r, s) reads
+// x[c*H*W + r*W + s + q] = x[flat_offset(c, r, s) + q]: every im2col row is one contiguous run
+// of the image, so the GEMMs take it as row (or column) pointers into the image and nothing is
+// copied but the packing itself. flat_pixels = (Ho - 1)*W + Wo pixels cover every real one.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -66,10 +72,61 @@ inline ConvGeometry conv_geometry(const Shape& x, const Shape& w, const Attrs& a
   return g;
 }
 
+inline int64_t flat_offset(const ConvGeometry& g, int64_t crs) {
+  const int64_t c = crs / (g.r * g.s), r = (crs / g.s) % g.r, s = crs % g.s;
+  return c * g.hw() + r * g.w + s;
+}
+inline int64_t flat_pixels(const ConvGeometry& g) { return (g.ho - 1) * g.w + g.wo; }
+
+// "Same" width at stride 1 (Wo == W, so pl + pr = S - 1; e.g. 3x3 with padding 1): col's rows
+// and the image's rows have the same pitch, so a whole im2col row is the image shifted by
+// off = (r - pt)*W + (s - pl) -- one long run -- except for the output columns whose tap falls
+// left or right of the image (at most S - 1 per output row), which read the neighbouring row's
+// pixels and must be 0. im2col copies the run and then zeroes those; col2im zeroes them in
+// cols and adds the run back.
+inline bool same_width_stride1(const ConvGeometry& g) { return g.sh == 1 && g.sw == 1 && g.wo == g.w; }
+
+// For tap (r, s) in that layout: the run [qa, qb) of col positions q whose shifted index
+// q + off lies in the image, within the output rows [i_lo, i_hi) that read inside the image.
+struct ShiftRun {
+  int64_t off, qa, qb, i_lo, i_hi, j_lo, j_hi;
+  ShiftRun(const ConvGeometry& g, int64_t r, int64_t s) {
+    off = (r - g.pt) * g.w + (s - g.pl);
+    g.valid_rows(r, i_lo, i_hi);
+    g.valid_cols(s, j_lo, j_hi);
+    qa = std::min(std::max(i_lo * g.w, -off), i_hi * g.w);
+    qb = std::max(qa, std::min(i_hi * g.w, g.hw() - off));
+  }
+  // Zeroes the columns of rows [i_lo, i_hi) of a col row whose tap is outside the image.
+  template <typename T>
+  void zero_edges(const ConvGeometry& g, T* row) const {
+    for (int64_t i = i_lo; i < i_hi; ++i) {
+      for (int64_t j = 0; j < j_lo; ++j) row[i * g.w + j] = T(0);
+      for (int64_t j = j_hi; j < g.w; ++j) row[i * g.w + j] = T(0);
+    }
+  }
+};
+
 // col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W].
 template <typename T>
 void im2col(const ConvGeometry& g, const T* x, T* col) {
   const int64_t hwo = g.hwo();
+  if (same_width_stride1(g)) {
+    for (int64_t c = 0; c < g.c; ++c) {
+      const T* xc = x + c * g.hw();
+      for (int64_t r = 0; r < g.r; ++r) {
+        for (int64_t s = 0; s < g.s; ++s) {
+          T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+          const ShiftRun run(g, r, s);
+          std::fill(row, row + run.qa, T(0));
+          if (run.qb > run.qa) std::memcpy(row + run.qa, xc + run.qa + run.off, static_cast<size_t>(run.qb - run.qa) * sizeof(T));
+          std::fill(row + run.qb, row + hwo, T(0));
+          run.zero_edges(g, row);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < g.c; ++c) {
     const T* xc = x + c * g.hw();
     for (int64_t r = 0; r < g.r; ++r) {
@@ -100,10 +157,25 @@ void im2col(const ConvGeometry& g, const T* x, T* col) {
 
 // dx [C, H, W] <- col2im of col [C*R*S, Ho*Wo]: every col entry is added back where im2col
 // read it from; input pixels no window covers get 0.
+// cols is scratch: the same-width path zeroes its out-of-image entries in place.
 template <typename T>
-void col2im(const ConvGeometry& g, const T* col, T* dx) {
+void col2im(const ConvGeometry& g, T* col, T* dx) {
   std::fill(dx, dx + g.c * g.hw(), T(0));
   const int64_t hwo = g.hwo();
+  if (same_width_stride1(g)) {
+    for (int64_t c = 0; c < g.c; ++c) {
+      T* dc = dx + c * g.hw();
+      for (int64_t r = 0; r < g.r; ++r) {
+        for (int64_t s = 0; s < g.s; ++s) {
+          T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+          const ShiftRun run(g, r, s);
+          run.zero_edges(g, row);
+          for (int64_t q = run.qa; q < run.qb; ++q) dc[q + run.off] += row[q];  // inside the image
+        }
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < g.c; ++c) {
     T* dc = dx + c * g.hw();
     for (int64_t r = 0; r < g.r; ++r) {

@@ -39,7 +39,7 @@ MatMulDims dims_of(const Shape& a, const Shape& out) {
 // the GEMM's threads).
 int batch_slots(const MatMulDims& d, DType dt) {
   const int threads = get_num_threads();
-  if (threads <= 1 || d.batch <= 1) return 1;
+  if (threads <= 1 || d.batch <= 1 || d.batch * d.m * d.n * d.k < cpu::kGemmMinParallelWork) return 1;
   if (d.batch < threads && cpu::gemm_threads(d.m, d.n, d.k, dt) > 1) return 1;
   return static_cast<int>(std::min<int64_t>(threads, d.batch));
 }

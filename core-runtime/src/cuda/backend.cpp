@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <vector>
 #include <sstream>
 
 #include "cuda/allocator.h"
@@ -272,10 +273,108 @@ int device_count() {
 
 DeviceInfo device_info(int index) { return state(index).info; }
 
+namespace {
+thread_local bool t_capturing = false;
+struct ErrorWord {
+  int index;
+  CUdeviceptr word;
+  std::string what;
+};
+std::mutex& words_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::vector<ErrorWord>& error_words() {
+  static auto* w = new std::vector<ErrorWord>();
+  return *w;
+}
+}  // namespace
+
 void synchronize(int index) {
   DeviceState& s = state(index);
   make_current(s);
   check(api().cuStreamSynchronize(s.stream), "synchronizing cuda:" + std::to_string(index));
+  check_error_words(index);
+}
+
+bool graphs_supported(int index) {
+  if (!is_available()) return false;
+  state(index);
+  return api().cuStreamBeginCapture != nullptr;
+}
+
+bool capturing() { return t_capturing; }
+
+void begin_capture(int index) {
+  DeviceState& s = state(index);
+  make_current(s);
+  check(api().cuStreamBeginCapture(s.stream, CU_STREAM_CAPTURE_MODE_RELAXED),
+        "cuStreamBeginCapture on cuda:" + std::to_string(index));
+  t_capturing = true;
+}
+
+void* end_capture(int index) {
+  DeviceState& s = state(index);
+  make_current(s);
+  t_capturing = false;
+  CUgraph graph = nullptr;
+  check(api().cuStreamEndCapture(s.stream, &graph), "cuStreamEndCapture on cuda:" + std::to_string(index));
+  CUgraphExec exec = nullptr;
+  const CUresult r = api().cuGraphInstantiateWithFlags(&exec, graph, 0);
+  api().cuGraphDestroy(graph);
+  check(r, "cuGraphInstantiate of a captured plan on cuda:" + std::to_string(index));
+  return exec;
+}
+
+void abort_capture(int index) noexcept {
+  t_capturing = false;
+  try {
+    DeviceState& s = state(index);
+    make_current(s);
+    CUgraph graph = nullptr;
+    if (api().cuStreamEndCapture(s.stream, &graph) == CUDA_SUCCESS && graph) api().cuGraphDestroy(graph);
+  } catch (...) {
+  }
+}
+
+void launch_graph(int index, void* exec) {
+  DeviceState& s = state(index);
+  make_current(s);
+  check(api().cuGraphLaunch(static_cast<CUgraphExec>(exec), s.stream),
+        "cuGraphLaunch of a captured plan on cuda:" + std::to_string(index));
+  if (launch_blocking()) synchronize(index);
+}
+
+void destroy_graph(void* exec) noexcept {
+  if (exec && driver()) driver()->cuGraphExecDestroy(static_cast<CUgraphExec>(exec));
+}
+
+void register_error_word(int index, void* device_word, std::string what) {
+  std::lock_guard<std::mutex> lock(words_mutex());
+  error_words().push_back({index, reinterpret_cast<CUdeviceptr>(device_word), std::move(what)});
+}
+
+void check_error_words(int index) {
+  std::vector<ErrorWord> words;
+  {
+    std::lock_guard<std::mutex> lock(words_mutex());
+    words = error_words();
+  }
+  DeviceState& s = state(index);
+  for (const auto& w : words) {
+    if (w.index != index) continue;
+    int64_t value = -1;
+    check(api().cuMemcpyDtoHAsync(&value, w.word, sizeof value, s.stream), "reading a device error word");
+    check(api().cuStreamSynchronize(s.stream), "reading a device error word");
+    if (value == -1) continue;
+    const int64_t reset = -1;
+    api().cuMemcpyHtoDAsync(w.word, &reset, sizeof reset, s.stream);
+    api().cuStreamSynchronize(s.stream);
+    throw IndexError(w.what + ": a label out of range was found at position " + std::to_string(value) +
+                     " of a batch while a captured CUDA graph replayed (reported at this synchronization; "
+                     "that batch's data has been overwritten since)\n  fix: check the labels are in [0, classes), "
+                     "or set GLASSGRAD_CUDA_GRAPHS=0 to check them at every step");
+  }
 }
 
 std::pair<size_t, size_t> mem_get_info(int index) {

@@ -59,6 +59,7 @@ void device_to_host(const Tensor& dst, const Tensor& src) {
   check(api().cuMemcpyDtoHAsync(host.data_ptr(), dptr(dense), host.nbytes(), s.stream),
         "device-to-host copy of " + src.info().str());
   check(api().cuStreamSynchronize(s.stream), "synchronizing cuda:" + std::to_string(s.index) + " after a copy to the host");
+  check_error_words(s.index);
   if (!dst.is_contiguous()) cpu::strided_copy(dst, host);
 }
 

@@ -74,6 +74,16 @@ Loaded load() {
   ok &= resolve(lib, "cuMemcpyDtoDAsync_v2", a.cuMemcpyDtoDAsync, err);
   ok &= resolve(lib, "cuMemsetD8Async", a.cuMemsetD8Async, err);
   if (!ok) return L;  // the library stays open: unloading a driver is never worth the risk
+  {
+    std::string ignored;  // graphs are optional: without them, plans run kernel by kernel
+    bool graphs = resolve(lib, "cuStreamBeginCapture_v2", a.cuStreamBeginCapture, ignored);
+    graphs &= resolve(lib, "cuStreamEndCapture", a.cuStreamEndCapture, ignored);
+    graphs &= resolve(lib, "cuGraphInstantiateWithFlags", a.cuGraphInstantiateWithFlags, ignored);
+    graphs &= resolve(lib, "cuGraphLaunch", a.cuGraphLaunch, ignored);
+    graphs &= resolve(lib, "cuGraphExecDestroy", a.cuGraphExecDestroy, ignored);
+    graphs &= resolve(lib, "cuGraphDestroy", a.cuGraphDestroy, ignored);
+    if (!graphs) a.cuStreamBeginCapture = nullptr;
+  }
   const CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {
     const char* name = nullptr;

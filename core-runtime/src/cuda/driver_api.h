@@ -16,6 +16,8 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+using CUgraph = struct CUgraph_st*;
+using CUgraphExec = struct CUgraphExec_st*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
@@ -51,6 +53,7 @@ enum CUjit_option {
 };
 
 constexpr unsigned int CU_STREAM_NON_BLOCKING = 0x1;
+constexpr int CU_STREAM_CAPTURE_MODE_RELAXED = 2;
 
 // Entry points, filled by load_driver(). Names in comments are the exported symbols.
 struct DriverApi {
@@ -80,6 +83,13 @@ struct DriverApi {
   CUresult (*cuMemcpyDtoHAsync)(void*, CUdeviceptr, size_t, CUstream);        // _v2
   CUresult (*cuMemcpyDtoDAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);  // _v2
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
+  // CUDA graphs (optional: null when the driver lacks them; whole-step graphs are then off).
+  CUresult (*cuStreamBeginCapture)(CUstream, int) = nullptr;                         // _v2
+  CUresult (*cuStreamEndCapture)(CUstream, CUgraph*) = nullptr;
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec*, CUgraph, unsigned long long) = nullptr;
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream) = nullptr;
+  CUresult (*cuGraphExecDestroy)(CUgraphExec) = nullptr;
+  CUresult (*cuGraphDestroy)(CUgraph) = nullptr;
 };
 
 // The driver, loaded and cuInit'ed on first call; nullptr when that failed (then

@@ -117,11 +117,15 @@ void cross_entropy(const KernelContext& c) {
     if (red != 0) fill_tensor(out, red == 2 ? std::numeric_limits<double>::quiet_NaN() : 0.0);
     return;
   }
-  const Tensor flag = make_flag(z.device());
+  // While a CUDA graph is captured, the executor's error word (checked at synchronization)
+  // replaces the per-call flag that a host read would check now.
+  const bool deferred = capturing() && c.error_word != nullptr;
+  const Tensor flag = deferred ? Tensor() : make_flag(z.device());
+  void* flag_ptr = deferred ? c.error_word : flag.data_ptr();
   const Tensor rows = red == 0 ? out : Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy rows");
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
   launch(s, st, kname("gg_ce_rows", z.dtype()).c_str(), grid, Dim3{pow2_block(C, 32, 256)}, site, N, C,
-         rows.data_ptr(), z.data_ptr(), labels.data_ptr(), flag.data_ptr());
+         rows.data_ptr(), z.data_ptr(), labels.data_ptr(), flag_ptr);
   if (red != 0) {
     const DType dt = z.dtype();
     const std::string k = kname("gg_sum_all", dt);
@@ -133,7 +137,7 @@ void cross_entropy(const KernelContext& c) {
       launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, scale, out.data_ptr(), rows.data_ptr());
     }
   }
-  check_labels(c, "CrossEntropy", flag, z, labels, C);
+  if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C);
 }
 
 // inputs g, logits, labels; output dlogits. The labels were checked by the forward op (one

@@ -5,9 +5,9 @@ padded input pixel (i*sh + r, j*sw + s), so each tap is one strided slice of the
 input and one small matrix product over channels. They follow the formulas in
 autodiff-engine/src/ops/conv.cpp and share no code with the kernels.
 
-Cases: one and several input channels (the direct loops and im2col + GEMM), strides 1 and 2
-(also unequal), padding 0, 1 and asymmetric, 1x1 and non-square kernels, with and without
-bias; odd spatial sizes from the table's n. Every differentiable input gets a float64
+Cases: one to 56 input channels, strides 1 and 2 (also unequal), padding 0, 1 and asymmetric,
+1x1, 3x3, 5x5 and non-square kernels, with and without bias; odd spatial sizes from the
+table's n. Every differentiable input gets a float64
 finite-difference check of its gradient rule (for the backward ops: double backward).
 """
 import numpy as np
@@ -68,17 +68,26 @@ def _r(rng, dt, *shape):
     return rng.standard_normal(shape).astype(dt)
 
 
-# (name, batch, in_channels, out_channels, kernel (R, S), stride, padding, size(n) -> (H, W))
+# (name, batch, in_channels, out_channels, kernel (R, S), stride, padding, size(n) -> (H, W),
+#  gradient checks). The kernels pick a layout of the pixel axis (pointwise 1x1 / flat for
+# stride 1 unpadded / general) and, for the weight gradient, row dots when C*R*S is at most the
+# GEMM's tile width (48 float32, 24 float64 with AVX-512): the cases cover each combination.
+# The larger ones (at n = 33) cross the threshold for spreading images over threads, or, with
+# one image, for a threaded GEMM; they skip the (slow, and there redundant) gradient checks.
 CASES = [
-    ("1ch-3x3-s1-p0", 2, 1, 4, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 3)),
-    ("1ch-3x3-s1-p1", 2, 1, 3, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n + 1)),
-    ("3ch-3x3-s2-p1", 2, 3, 5, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (n + 1, n)),
-    ("5ch-3x3-s1-p0", 2, 5, 8, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 4)),
-    ("4ch-3x2-s2x1-asym", 3, 4, 6, (3, 2), (2, 1), (2, 0, 0, 1), lambda n: (n + 1, n + 2)),
-    ("6ch-1x1-s1-p0", 2, 6, 7, (1, 1), (1, 1), (0, 0, 0, 0), lambda n: (n, n + 1)),
-    ("3ch-1x1-s2-p1", 2, 3, 2, (1, 1), (2, 2), (1, 0, 0, 1), lambda n: (n, n)),
-    ("2ch-5x5-s1-p2", 1, 2, 3, (5, 5), (1, 1), (2, 2, 2, 2), lambda n: (n, n + 2)),
-    ("16ch-3x3-s1-p1", 2, 16, 8, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n)),
+    ("1ch-3x3-s1-p0", 2, 1, 4, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 3), True),
+    ("1ch-3x3-s1-p1", 2, 1, 3, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n + 1), True),
+    ("3ch-3x3-s2-p1", 2, 3, 5, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (n + 1, n), True),
+    ("5ch-3x3-s1-p0", 2, 5, 8, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 4), True),
+    ("4ch-3x2-s2x1-asym", 3, 4, 6, (3, 2), (2, 1), (2, 0, 0, 1), lambda n: (n + 1, n + 2), True),
+    ("6ch-1x1-s1-p0", 2, 6, 7, (1, 1), (1, 1), (0, 0, 0, 0), lambda n: (n, n + 1), True),
+    ("3ch-1x1-s2-p1", 2, 3, 2, (1, 1), (2, 2), (1, 0, 0, 1), lambda n: (n, n), True),
+    ("2ch-5x5-s1-p2", 1, 2, 3, (5, 5), (1, 1), (2, 2, 2, 2), lambda n: (n, n + 2), True),
+    ("16ch-3x3-s1-p1", 2, 16, 8, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), True),
+    ("56ch-1x1-s1-p0", 2, 56, 5, (1, 1), (1, 1), (0, 0, 0, 0), lambda n: (n, 3), False),
+    ("12ch-3x3-s1-p0-threads", 3, 12, 16, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 2), False),
+    ("8ch-3x3-s1-p1-one-image", 1, 8, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False),
+    ("7ch-3x3-s2-p1-threads", 4, 7, 12, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (2 * n + 1, 2 * n), False),
 ]
 
 _TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9})
@@ -86,7 +95,7 @@ _TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "flo
 
 def _specs():
     specs = []
-    for name, batch, c, k, (r, s), stride, padding, hw in CASES:
+    for name, batch, c, k, (r, s), stride, padding, hw, check_grads in CASES:
         attrs = {"stride": list(stride), "padding": list(padding)}
 
         def geom(n, hw=hw, r=r, s=s, stride=stride, padding=padding):
@@ -115,12 +124,13 @@ def _specs():
         def bw_attrs(n, k=k, c=c, r=r, s=s, attrs=attrs):
             return dict(attrs, weight_shape=[k, c, r, s])
 
+        g2, g3 = ((0, 1), (0, 1, 2)) if check_grads else ((), ())
         specs += [
-            OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=(0, 1), name=f"Conv2D-{name}", **_TOL),
-            OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=(0, 1, 2), name=f"Conv2D-bias-{name}", **_TOL),
-            OpSpec("Conv2DBackwardInput", conv2d_backward_input_ref, bi_inputs, attrs=bi_attrs, grad=(0, 1),
+            OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=g2, name=f"Conv2D-{name}", **_TOL),
+            OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=g3, name=f"Conv2D-bias-{name}", **_TOL),
+            OpSpec("Conv2DBackwardInput", conv2d_backward_input_ref, bi_inputs, attrs=bi_attrs, grad=g2,
                    name=f"Conv2DBackwardInput-{name}", **_TOL),
-            OpSpec("Conv2DBackwardWeight", conv2d_backward_weight_ref, bw_inputs, attrs=bw_attrs, grad=(0, 1),
+            OpSpec("Conv2DBackwardWeight", conv2d_backward_weight_ref, bw_inputs, attrs=bw_attrs, grad=g2,
                    name=f"Conv2DBackwardWeight-{name}", **_TOL),
         ]
     return specs

@@ -30,4 +30,7 @@ SPECS = [
            sizes=(3, 33), name="MatMul-large", **_TOL),
     OpSpec("MatMul", _matmul, lambda rng, dt, n: [_r(rng, dt, 6, n, 40), _r(rng, dt, 6, 40, 70)],
            sizes=(17,), name="MatMul-many-small", **_TOL),
+    # Enough work to spread the batch over threads (b reused by every entry: stride 0).
+    OpSpec("MatMul", _matmul, lambda rng, dt, n: [_r(rng, dt, 8, n + 40, 64), _r(rng, dt, 64, 100)],
+           sizes=(33,), name="MatMul-batch-over-threads", **_TOL),
 ]

@@ -62,5 +62,22 @@ std::string conv_algo();
 void set_launch_blocking(bool on);
 bool launch_blocking();
 
+// Whole-step CUDA graphs (used by the Executor): capture the launches a plan makes on the
+// device's stream, then replay them with one launch. Kernels consult capturing() to avoid
+// host synchronization while a capture is open.
+bool graphs_supported(int index = 0);
+void begin_capture(int index);
+// Ends the capture and instantiates it; returns an opaque executable graph (destroy_graph).
+void* end_capture(int index);
+// Ends a capture that failed, discarding it (never throws).
+void abort_capture(int index) noexcept;
+void launch_graph(int index, void* exec);
+void destroy_graph(void* exec) noexcept;
+bool capturing();  // a capture is open on this thread
+// Errors kernels detect on the device while a graph replays (e.g. a label out of range) are
+// recorded in a word registered here and reported at the next synchronize of the device.
+void register_error_word(int index, void* device_word, std::string what);
+void check_error_words(int index);
+
 }  // namespace cuda
 }  // namespace glassgrad

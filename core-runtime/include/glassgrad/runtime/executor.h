@@ -4,6 +4,7 @@
 // allocated per run, so results survive the next run.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,7 +20,8 @@ namespace glassgrad {
 // scope, source line, role), its inputs as the step read them (an input whose memory the step
 // overwrote, in place or by buffer reuse, is passed as a copy taken before the step) and its
 // outputs. The debugging aids ride on it (glassgrad/runtime/debug.h: the NaN/Inf anomaly mode,
-// Python hooks). Process-wide; when none is set a run pays one pointer check per step.
+// Python hooks). Process-wide; when none is set a run pays one pointer check per step. While one
+// is set, plans run step by step (no CUDA graph replay), so it sees every step.
 using StepObserver = std::function<void(size_t index, const Plan& plan, const PlanStep& step,
                                         const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs)>;
 void set_step_observer(StepObserver observer);  // an empty function removes it
@@ -30,22 +32,44 @@ struct ExecutorOptions {
   bool poison_freed = false;
 };
 
+// Whole-step CUDA graphs: a plan that runs entirely on one CUDA device is run kernel by kernel
+// twice (warm-up, and to see which inputs keep their address from run to run), then captured
+// as one CUDA graph and replayed with a single launch from then on. Inputs whose address moves
+// (a new batch) are copied into the graph's own input buffers before each replay; outputs are
+// written to the graph's buffers and copied out into fresh tensors. A replay needs the same
+// arena and the same addresses for the inputs that kept theirs (parameters, optimizer state);
+// otherwise the executor runs the plan step by step and captures again. GLASSGRAD_CUDA_GRAPHS=0
+// turns graphs off.
 class Executor {
  public:
   explicit Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts = {});
-  // inputs: in plan().input_values order, with the planned shapes and dtypes (contiguous).
-  // Returns the outputs in plan().output_values order.
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  ~Executor();
+  // inputs: in plan().input_values order, with the planned shapes and dtypes.
+  // Returns the outputs in plan().output_values order. With `wanted`, outputs whose entry is 0
+  // may come back undefined (a replay then skips copying them out).
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs, const std::vector<char>* wanted = nullptr);
   const Plan& plan() const { return *plan_; }
+  // Whether runs now replay a captured CUDA graph, and how many replays there were.
+  bool graph_captured() const;
+  int graph_replays() const;
   // Workspace size callback for compile(): asks each kernel what scratch it needs.
   static WorkspaceFn workspace_fn();
 
  private:
+  struct GraphState;
+  std::vector<Tensor> run_steps(const std::vector<Tensor>& inputs);
+  std::vector<Tensor> bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs);
+  void execute(std::vector<Tensor>& t, bool poison_now, void* error_word);
+  std::vector<Tensor> run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted);
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step
   std::vector<std::string> slot_names_;       // what each buffer holds, for the allocation log
+  std::unique_ptr<GraphState> graph_;
 };
+
+void set_cuda_graphs(bool on);  // default: on unless GLASSGRAD_CUDA_GRAPHS=0
+bool cuda_graphs_enabled();
 
 // Debug mode for every executor: poison arena buffers as soon as their lifetime ends (as
 // ExecutorOptions::poison_freed). Also on when GLASSGRAD_POISON_FREED=1 is set.

@@ -23,6 +23,9 @@ struct KernelContext {
   void* workspace = nullptr;     // scratch of workspace_bytes (see KernelEntry::workspace)
   size_t workspace_bytes = 0;
   void* stream = nullptr;        // CUDA: the CUstream to launch on
+  // CUDA graph capture: an int64 device word (initially -1) where kernels record data errors
+  // (e.g. the first bad label's row) instead of synchronizing to check them on the host.
+  void* error_word = nullptr;
 };
 
 using KernelFn = void (*)(const KernelContext&);

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "glassgrad/autodiff/types.h"
 
@@ -38,6 +39,20 @@ class Storage {
   std::string name_;
   Allocator* allocator_ = nullptr;
   std::function<void()> release_;
+};
+
+// While a RetainScope is alive on a thread, every Storage allocated there is also kept in
+// `list`: a captured CUDA graph keeps replaying into the temporaries its kernels allocated
+// during capture, so they must live (and never be handed to anyone else) as long as the graph.
+class RetainScope {
+ public:
+  explicit RetainScope(std::vector<std::shared_ptr<Storage>>* list);
+  ~RetainScope();
+  RetainScope(const RetainScope&) = delete;
+  RetainScope& operator=(const RetainScope&) = delete;
+
+ private:
+  std::vector<std::shared_ptr<Storage>>* previous_;
 };
 
 }  // namespace glassgrad

@@ -23,9 +23,6 @@ namespace cpu {
 
 namespace {
 
-// Below this many multiply-adds a second thread costs more (fork/join, duplicated packing)
-// than it saves. (~20-40 us of work on one core; see benchmarks/bench_gemm_conv.py.)
-constexpr int64_t kMinParallelWork = int64_t(1) << 21;
 constexpr size_t kAlign = 64;
 
 size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
@@ -84,7 +81,7 @@ template <typename T>
 Split plan_split(const GemmKernel<T>& kern, int64_t m, int64_t n, int64_t k, int threads) {
   Split s;
   const int64_t m_tiles = ceil_div(m, kern.mr), n_tiles = ceil_div(n, kern.nr);
-  if (threads > 1 && m * n * k >= kMinParallelWork) {
+  if (threads > 1 && m * n * k >= kGemmMinParallelWork) {
     s.along_n = n >= m ? n_tiles >= 2 : m_tiles < 2;
     const int64_t tiles = s.along_n ? n_tiles : m_tiles;
     s.slots = static_cast<int>(std::min<int64_t>(threads, tiles));
@@ -161,7 +158,9 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     const int64_t begin = slot * s.chunk;
     if (s.along_n) {
       q.n = std::min(s.chunk, p.n - begin);
-      q.b = p.b + begin * p.csb;
+      if (p.b_rows == nullptr && p.b_cols == nullptr) q.b = p.b + begin * p.csb;
+      if (p.b_cols != nullptr) q.b_cols = p.b_cols + begin;
+      q.b_col0 = p.b_col0 + begin;
       q.c = p.c + begin;
     } else {
       q.m = std::min(s.chunk, p.m - begin);
@@ -192,13 +191,13 @@ size_t workspace_bytes_impl(CpuIsa isa, int64_t m, int64_t n, int64_t k, bool se
 void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
           const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace,
           size_t workspace_bytes) {
-  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc}, workspace, workspace_bytes);
+  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, nullptr, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
           const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
           size_t workspace_bytes) {
-  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc}, workspace, workspace_bytes);
+  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, nullptr, 0, nullptr}, workspace, workspace_bytes);
 }
 
 void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa, const float* b,
@@ -212,6 +211,18 @@ void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_
   gemm(cpu_isa(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, workspace, workspace_bytes);
 }
 
+void gemm_rows(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_rows, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b_rows, 0, nullptr}, workspace,
+                   workspace_bytes);
+}
+
+void gemm_rows(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_rows, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b_rows, 0, nullptr}, workspace,
+                    workspace_bytes);
+}
+
 size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
   if (dtype == DType::Float64) return workspace_bytes_impl<double>(isa, m, n, k, serial);
   return workspace_bytes_impl<float>(isa, m, n, k, serial);
@@ -221,11 +232,57 @@ size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool s
   return gemm_workspace_bytes(cpu_isa(), m, n, k, dtype, serial);
 }
 
+void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
+               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
+                   workspace_bytes);
+}
+
+void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
+               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
+                    workspace_bytes);
+}
+
+void gemm(CpuIsa isa, const GemmProblem<float>& p, void* workspace, size_t workspace_bytes) {
+  gemm_impl<float>(isa, p, workspace, workspace_bytes);
+}
+
+void gemm(CpuIsa isa, const GemmProblem<double>& p, void* workspace, size_t workspace_bytes) {
+  gemm_impl<double>(isa, p, workspace, workspace_bytes);
+}
+
+void gemm_dot(CpuIsa isa, const GemmDotProblem<float>& p) {
+  if (p.m <= 0 || p.n <= 0) return;
+  check_isa(isa);
+  kernel_for<float>(isa).run_dot(p);
+}
+
+void gemm_dot(CpuIsa isa, const GemmDotProblem<double>& p) {
+  if (p.m <= 0 || p.n <= 0) return;
+  check_isa(isa);
+  kernel_for<double>(isa).run_dot(p);
+}
+
+void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* const* b_rows,
+              float beta, float* c, int64_t ldc) {
+  gemm_dot(cpu_isa(), GemmDotProblem<float>{m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
+}
+
+void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
+              double beta, double* c, int64_t ldc) {
+  gemm_dot(cpu_isa(), GemmDotProblem<double>{m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
+}
+
 int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {
   if (m <= 0 || n <= 0 || k <= 0) return 1;
   const CpuIsa isa = cpu_isa();
   return dtype == DType::Float64 ? plan_split(kernel_for<double>(isa), m, n, k, get_num_threads()).slots
                                  : plan_split(kernel_for<float>(isa), m, n, k, get_num_threads()).slots;
+}
+
+int gemm_nr(DType dtype) {
+  return dtype == DType::Float64 ? kernel_for<double>(cpu_isa()).nr : kernel_for<float>(cpu_isa()).nr;
 }
 
 const char* gemm_kernel_name(CpuIsa isa, DType dtype) {

@@ -21,7 +21,11 @@
 //             C[ic+ir : +MR, jc+jr : +NR] (+)= alpha * Asliver * Bsliver   (registers)
 // Vectors run along N (C rows are contiguous); each k step loads NR/lanes vectors of B and
 // broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR, so the
-// micro-kernel always computes a full tile; edge tiles are stored through a small buffer.
+// micro-kernel always computes a full tile; edge tiles store only their real part.
+// B is packed from strides, from row pointers (pack_b_rows) or from column pointers
+// (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles).
+// run_dot is the other form, for small m x n and long k: one vector accumulator per output,
+// summed along k and reduced across lanes at the end.
 //
 // This file instantiates templates only inside its own namespace (anonymous inside GG_GEMM_NS)
 // and uses no standard-library templates, so no ISA-specific copy of shared code can leak
@@ -46,6 +50,18 @@ template <typename T>
 struct Vec {
   typedef T type __attribute__((vector_size(GG_GEMM_VEC_BYTES)));
   static constexpr int lanes = GG_GEMM_VEC_BYTES / static_cast<int>(sizeof(T));
+};
+
+// The integer type of T's width (shuffle masks).
+template <typename T>
+struct IntOf;
+template <>
+struct IntOf<float> {
+  typedef int32_t type;
+};
+template <>
+struct IntOf<double> {
+  typedef int64_t type;
 };
 
 // ap <- A[0:mc, 0:kc] as ceil(mc / MR) slivers; sliver s holds, for each k, the MR values
@@ -102,6 +118,98 @@ void pack_b(int64_t kc, int64_t nc, const T* b, int64_t rsb, int64_t csb, T* bp)
   }
 }
 
+// bp <- B[0:kc, 0:nc] with row k at rows[k][col0:col0 + nc] (contiguous), in the layout of pack_b.
+// (Vector moves, not memcpy: GCC turns a variable-length memcpy into `rep movs`, whose
+// start-up cost dominates copies this short.)
+template <typename T, int NR>
+void pack_b_rows(int64_t kc, int64_t nc, const T* const* rows, int64_t col0, T* bp) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* src = rows[p] + col0;
+    T* dst = bp + p * NR;
+    int64_t j0 = 0;
+    for (; j0 + NR <= nc; j0 += NR, dst += kc * NR) {
+      for (int j = 0; j < NR; j += L) {
+        V v;
+        std::memcpy(&v, src + j0 + j, sizeof(V));
+        std::memcpy(dst + j, &v, sizeof(V));
+      }
+    }
+    if (j0 < nc) {
+      for (int64_t j = 0; j < NR; ++j) dst[j] = j0 + j < nc ? src[j0 + j] : T(0);
+    }
+  }
+}
+
+// Transposes an L x L block held as L vectors: afterwards v[i][j] is the old v[j][i]. Stage b
+// swaps bit b of the row index with bit b of the lane index (two-source shuffles with constant
+// masks); the log2(L) stages together swap the whole indices.
+template <typename T>
+struct Mask {
+  typedef typename IntOf<T>::type I;
+  typedef I type __attribute__((vector_size(GG_GEMM_VEC_BYTES)));
+};
+
+template <typename T, int B>
+inline void transpose_stage(typename Vec<T>::type* v) {
+  constexpr int L = Vec<T>::lanes;
+  typedef typename Mask<T>::type M;
+  M lo, hi;
+  for (int l = 0; l < L; ++l) {
+    lo[l] = (l & B) == 0 ? l : L + l - B;
+    hi[l] = (l & B) == 0 ? l + B : L + l;
+  }
+  for (int i = 0; i < L; ++i) {
+    if (i & B) continue;
+    const typename Vec<T>::type a = v[i], b = v[i + B];
+    v[i] = __builtin_shuffle(a, b, lo);
+    v[i + B] = __builtin_shuffle(a, b, hi);
+  }
+}
+
+template <typename T, int B>
+struct TransposeStages {
+  static inline void run(typename Vec<T>::type* v) {
+    transpose_stage<T, B>(v);
+    TransposeStages<T, B / 2>::run(v);
+  }
+};
+template <typename T>
+struct TransposeStages<T, 0> {
+  static inline void run(typename Vec<T>::type*) {}
+};
+
+// bp <- B[0:kc, 0:nc] with column j at cols[j][0:kc] (contiguous), in the layout of pack_b.
+// Full groups of `lanes` columns are moved as lanes x lanes blocks transposed in registers.
+template <typename T, int NR>
+void pack_b_cols(int64_t kc, int64_t nc, const T* const* cols, int64_t k0, T* bp) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  const int64_t kv = kc - kc % L;
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    const int64_t ncols = min64(NR, nc - j0);
+    T* dst = bp + j0 * kc;
+    for (int64_t g = 0; g < NR; g += L) {
+      if (g + L <= ncols) {
+        const T* src[L];
+        for (int l = 0; l < L; ++l) src[l] = cols[j0 + g + l] + k0;
+        for (int64_t kb = 0; kb < kv; kb += L) {
+          V v[L];
+          for (int l = 0; l < L; ++l) std::memcpy(&v[l], src[l] + kb, sizeof(V));
+          TransposeStages<T, L / 2>::run(v);
+          for (int t = 0; t < L; ++t) std::memcpy(dst + (kb + t) * NR + g, &v[t], sizeof(V));
+        }
+        for (int64_t k = kv; k < kc; ++k)
+          for (int l = 0; l < L; ++l) dst[k * NR + g + l] = src[l][k];
+      } else {
+        for (int64_t k = 0; k < kc; ++k)
+          for (int64_t l = 0; l < L; ++l) dst[k * NR + g + l] = g + l < ncols ? cols[j0 + g + l][k0 + k] : T(0);
+      }
+    }
+  }
+}
+
 // C[0:mr, 0:nr] = alpha * (a_sliver x b_sliver) + beta * C, where a holds kc steps of MR
 // values and b kc steps of NR = NV * lanes values. beta == 0: C is not read.
 template <typename T, int MR, int NV>
@@ -136,19 +244,23 @@ void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* _
     }
     return;
   }
-  alignas(64) T tile[MR * NR];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NV; ++j) {
-      V out = alpha * acc[i][j];
-      std::memcpy(tile + i * NR + j * L, &out, sizeof(V));
-    }
+  // Edge tile: whole vectors while they fit, then single lanes. (Written out so GCC does not
+  // turn it into a memcpy call, which costs more than the copy for a row this short.)
   for (int64_t i = 0; i < mr; ++i) {
     T* cp = c + i * ldc;
-    const T* tp = tile + i * NR;
-    if (beta == T(0)) {
-      for (int64_t j = 0; j < nr; ++j) cp[j] = tp[j];
-    } else {
-      for (int64_t j = 0; j < nr; ++j) cp[j] = tp[j] + beta * cp[j];
+    for (int j = 0; j < NV && j * L < nr; ++j) {
+      V out = alpha * acc[i][j];
+      const int64_t base = j * L, len = min64(L, nr - base);
+      if (len == L) {
+        if (beta != T(0)) {
+          V old;
+          std::memcpy(&old, cp + base, sizeof(V));
+          out += beta * old;
+        }
+        std::memcpy(cp + base, &out, sizeof(V));
+      } else {
+        for (int64_t l = 0; l < len; ++l) cp[base + l] = beta == T(0) ? out[l] : out[l] + beta * cp[base + l];
+      }
     }
   }
 }
@@ -162,7 +274,13 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
       const int64_t kc = min64(blk.kc, p.k - pc);
       // Later K blocks accumulate onto what the first one wrote.
       const T beta = pc == 0 ? p.beta : T(1);
-      pack_b<T, NR>(kc, nc, p.b + pc * p.rsb + jc * p.csb, p.rsb, p.csb, bp);
+      if (p.b_rows != nullptr) {
+        pack_b_rows<T, NR>(kc, nc, p.b_rows + pc, p.b_col0 + jc, bp);
+      } else if (p.b_cols != nullptr) {
+        pack_b_cols<T, NR>(kc, nc, p.b_cols + jc, pc, bp);
+      } else {
+        pack_b<T, NR>(kc, nc, p.b + pc * p.rsb + jc * p.csb, p.rsb, p.csb, bp);
+      }
       for (int64_t ic = 0; ic < p.m; ic += blk.mc) {
         const int64_t mc = min64(blk.mc, p.m - ic);
         pack_a<T, MR>(mc, kc, p.a + ic * p.rsa + pc * p.csa, p.rsa, p.csa, ap);
@@ -180,6 +298,47 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
   }
 }
 
+// Dot-product form: a tile of MD rows of A x ND rows of B, each pair's products summed in its
+// own vector accumulator along p, lanes added up at the end.
+template <typename T, int MD, int ND>
+void dot_tile(const GemmDotProblem<T>& p, int64_t i0, int64_t j0) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  const int64_t mi = min64(MD, p.m - i0), nj = min64(ND, p.n - j0);
+  const T* ar[MD];
+  const T* br[ND];
+  // Rows past the edge repeat the last real one; their results are not stored.
+  for (int i = 0; i < MD; ++i) ar[i] = p.a + (i0 + min64(i, mi - 1)) * p.lda;
+  for (int j = 0; j < ND; ++j) br[j] = p.b_rows[j0 + min64(j, nj - 1)];
+  V acc[MD][ND];
+  for (int i = 0; i < MD; ++i)
+    for (int j = 0; j < ND; ++j) acc[i][j] = V{};
+  const int64_t kv = p.k - p.k % L;
+  for (int64_t q = 0; q < kv; q += L) {
+    V av[MD], bv[ND];
+    for (int i = 0; i < MD; ++i) std::memcpy(&av[i], ar[i] + q, sizeof(V));
+    for (int j = 0; j < ND; ++j) std::memcpy(&bv[j], br[j] + q, sizeof(V));
+    for (int i = 0; i < MD; ++i)
+      for (int j = 0; j < ND; ++j) acc[i][j] += av[i] * bv[j];
+  }
+  for (int64_t i = 0; i < mi; ++i) {
+    for (int64_t j = 0; j < nj; ++j) {
+      T sum = T(0);
+      for (int l = 0; l < L; ++l) sum += acc[i][j][l];
+      for (int64_t q = kv; q < p.k; ++q) sum += ar[i][q] * br[j][q];
+      T* cp = p.c + (i0 + i) * p.ldc + j0 + j;
+      *cp = p.alpha * sum + (p.beta == T(0) ? T(0) : p.beta * *cp);
+    }
+  }
+}
+
+template <typename T>
+void run_dot(const GemmDotProblem<T>& p) {
+  constexpr int MD = 4, ND = 3;  // 12 accumulators; 7 loads per 12 FMAs
+  for (int64_t i0 = 0; i0 < p.m; i0 += MD)
+    for (int64_t j0 = 0; j0 < p.n; j0 += ND) dot_tile<T, MD, ND>(p, i0, j0);
+}
+
 constexpr int kNvF32 = GG_GEMM_NR_F32 / Vec<float>::lanes;
 constexpr int kNvF64 = GG_GEMM_NR_F64 / Vec<double>::lanes;
 static_assert(kNvF32 * Vec<float>::lanes == GG_GEMM_NR_F32, "NR must be a multiple of the lanes");
@@ -190,10 +349,10 @@ static_assert(kNvF64 * Vec<double>::lanes == GG_GEMM_NR_F64, "NR must be a multi
 
 const GemmKernel<float> kF32 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F32) "x" GG_GEMM_STR(GG_GEMM_NR_F32) " f32",
-    GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_BLOCK_F32, &run<float, GG_GEMM_MR_F32, kNvF32>};
+    GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_BLOCK_F32, &run<float, GG_GEMM_MR_F32, kNvF32>, &run_dot<float>};
 const GemmKernel<double> kF64 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F64) "x" GG_GEMM_STR(GG_GEMM_NR_F64) " f64",
-    GG_GEMM_MR_F64, GG_GEMM_NR_F64, GG_GEMM_BLOCK_F64, &run<double, GG_GEMM_MR_F64, kNvF64>};
+    GG_GEMM_MR_F64, GG_GEMM_NR_F64, GG_GEMM_BLOCK_F64, &run<double, GG_GEMM_MR_F64, kNvF64>, &run_dot<double>};
 
 }  // namespace
 

@@ -12,8 +12,15 @@ namespace glassgrad {
 namespace cpu {
 
 // C[i, j] = alpha * sum_k A[i, k] * B[k, j] + beta * C[i, j]   for i < m, j < n, k < k
-// A[i, k] is a[i * rsa + k * csa], B[k, j] is b[k * rsb + j * csb], C[i, j] is c[i * ldc + j].
-// beta == 0 means C is write-only (it may hold NaNs before the call).
+// A[i, k] is a[i * rsa + k * csa]. B[k, j] is, by the first of these that is set:
+//   b_rows[k][b_col0 + j]  each row a contiguous run anywhere in memory (b_col0: the first
+//                          column of this call when a thread works on a column range);
+//   b_cols[j][k]           each column a contiguous run (packing transposes blocks of them in
+//                          registers);
+//   b[k * rsb + j * csb]   plain strides.
+// Row or column pointers let a conv hand its im2col matrix over without storing it: each of its
+// rows is a run of the image. C[i, j] is c[i * ldc + j]. beta == 0 means C is write-only (it may
+// hold NaNs before the call).
 template <typename T>
 struct GemmProblem {
   int64_t m, n, k;
@@ -25,6 +32,9 @@ struct GemmProblem {
   T beta;
   T* c;
   int64_t ldc;
+  const T* const* b_rows;
+  int64_t b_col0;
+  const T* const* b_cols;
 };
 
 // Cache blocking (Goto/BLIS): a KC x NC panel of B is packed once per (jc, pc) step, an MC x KC
@@ -32,6 +42,22 @@ struct GemmProblem {
 // A by a KC x NR sliver of packed B into an MR x NR tile of C held in registers.
 struct GemmBlocking {
   int64_t mc, kc, nc;
+};
+
+// C[i, j] = alpha * sum_p A[i, p] * B[j, p] + beta * C[i, j]   for i < m, j < n, p < k
+// with A row i at a + i * lda and B row j at b_rows[j], both contiguous along p: every entry
+// of C is a dot product of two contiguous rows. For small m x n and long k, where a packed
+// MR x NR tile would be mostly padding (the weight gradient of a conv with few input channels).
+template <typename T>
+struct GemmDotProblem {
+  int64_t m, n, k;
+  T alpha;
+  const T* a;
+  int64_t lda;
+  const T* const* b_rows;
+  T beta;
+  T* c;
+  int64_t ldc;
 };
 
 template <typename T>
@@ -43,6 +69,8 @@ struct GemmKernel {
   // ap: ceil(min(m, mc) / mr) * mr * min(k, kc);  bp: min(k, kc) * ceil(min(n, nc) / nr) * nr.
   // Both must be 64-byte aligned. Runs the whole loop nest serially.
   void (*run)(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp);
+  // Serial; no workspace.
+  void (*run_dot)(const GemmDotProblem<T>& p);
 };
 
 // One table per ISA; each lives in its own translation unit compiled for that ISA.

@@ -1,0 +1,147 @@
+// Conv2D and its backward kernels against the naive formulas, on many random small geometries:
+// every pixel layout (pointwise, flat, same-width, general), the direct and dot paths, kernels
+// as large as the padded input, strides larger than the kernel, asymmetric padding. Meant to
+// be run under AddressSanitizer too: the fast paths index with shifted runs and spill vector
+// stores, and an off-by-one there writes outside a buffer without changing a value.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "glassgrad/runtime/eager.h"
+#include "glassgrad/runtime/tensor.h"
+
+using namespace glassgrad;
+
+namespace {
+
+struct Geom {
+  int64_t n, c, h, w, k, r, s, sh, sw, pt, pb, pl, pr;
+  int64_t ho() const { return (h + pt + pb - r) / sh + 1; }
+  int64_t wo() const { return (w + pl + pr - s) / sw + 1; }
+  std::string str() const {
+    return "x[" + std::to_string(n) + "," + std::to_string(c) + "," + std::to_string(h) + "," + std::to_string(w) +
+           "] w[" + std::to_string(k) + "," + std::to_string(c) + "," + std::to_string(r) + "," + std::to_string(s) +
+           "] stride " + std::to_string(sh) + "x" + std::to_string(sw) + " pad " + std::to_string(pt) + "," +
+           std::to_string(pb) + "," + std::to_string(pl) + "," + std::to_string(pr);
+  }
+};
+
+template <typename T>
+Tensor random_tensor(const Shape& shape, std::mt19937& gen) {
+  Tensor t = Tensor::empty(shape, sizeof(T) == 4 ? DType::Float32 : DType::Float64);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  T* p = t.data<T>();
+  for (int64_t i = 0; i < t.numel(); ++i) p[i] = static_cast<T>(u(gen));
+  return t;
+}
+
+// x value at (n, c, h, v), 0 outside the image.
+template <typename T>
+double at(const Tensor& x, const Geom& g, int64_t n, int64_t c, int64_t h, int64_t v) {
+  if (h < 0 || h >= g.h || v < 0 || v >= g.w) return 0.0;
+  return static_cast<double>(x.data<T>()[((n * g.c + c) * g.h + h) * g.w + v]);
+}
+
+template <typename T>
+void expect_close(const Tensor& got, const std::vector<double>& want, const std::string& what) {
+  const double tol = sizeof(T) == 4 ? 1e-4 : 1e-11;
+  const T* p = got.data<T>();
+  ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size())) << what;
+  for (size_t i = 0; i < want.size(); ++i) {
+    ASSERT_NEAR(static_cast<double>(p[i]), want[i], tol * (1 + std::fabs(want[i]))) << what << " at flat index " << i;
+  }
+}
+
+template <typename T>
+void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
+  const int64_t ho = g.ho(), wo = g.wo();
+  const Tensor x = random_tensor<T>({g.n, g.c, g.h, g.w}, gen);
+  const Tensor w = random_tensor<T>({g.k, g.c, g.r, g.s}, gen);
+  const Tensor b = random_tensor<T>({g.k}, gen);
+  const Tensor gy = random_tensor<T>({g.n, g.k, ho, wo}, gen);
+  const Attrs conv{{"stride", std::vector<int64_t>{g.sh, g.sw}}, {"padding", std::vector<int64_t>{g.pt, g.pb, g.pl, g.pr}}};
+  const T* wp = w.data<T>();
+  const T* gp = gy.data<T>();
+  auto wat = [&](int64_t k, int64_t c, int64_t r, int64_t s) { return static_cast<double>(wp[((k * g.c + c) * g.r + r) * g.s + s]); };
+
+  std::vector<double> y(static_cast<size_t>(g.n * g.k * ho * wo), 0.0);
+  std::vector<double> dx(static_cast<size_t>(g.n * g.c * g.h * g.w), 0.0);
+  std::vector<double> dw(static_cast<size_t>(g.k * g.c * g.r * g.s), 0.0);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t k = 0; k < g.k; ++k)
+      for (int64_t i = 0; i < ho; ++i)
+        for (int64_t j = 0; j < wo; ++j) {
+          const size_t yi = static_cast<size_t>(((n * g.k + k) * ho + i) * wo + j);
+          double acc = bias ? static_cast<double>(b.data<T>()[k]) : 0.0;
+          const double gv = static_cast<double>(gp[yi]);
+          for (int64_t c = 0; c < g.c; ++c)
+            for (int64_t r = 0; r < g.r; ++r)
+              for (int64_t s = 0; s < g.s; ++s) {
+                const int64_t h = i * g.sh + r - g.pt, v = j * g.sw + s - g.pl;
+                acc += at<T>(x, g, n, c, h, v) * wat(k, c, r, s);
+                dw[static_cast<size_t>(((k * g.c + c) * g.r + r) * g.s + s)] += gv * at<T>(x, g, n, c, h, v);
+                if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
+                  dx[static_cast<size_t>(((n * g.c + c) * g.h + h) * g.w + v)] += gv * wat(k, c, r, s);
+                }
+              }
+          y[yi] = acc;
+        }
+
+  std::vector<Tensor> fin = {x, w};
+  if (bias) fin.push_back(b);
+  expect_close<T>(run_op("Conv2D", fin, conv)[0], y, "Conv2D " + g.str());
+  Attrs bi = conv;
+  bi.set("input_shape", std::vector<int64_t>{g.n, g.c, g.h, g.w});
+  expect_close<T>(run_op("Conv2DBackwardInput", {gy, w}, bi)[0], dx, "Conv2DBackwardInput " + g.str());
+  Attrs bw = conv;
+  bw.set("weight_shape", std::vector<int64_t>{g.k, g.c, g.r, g.s});
+  expect_close<T>(run_op("Conv2DBackwardWeight", {x, gy}, bw)[0], dw, "Conv2DBackwardWeight " + g.str());
+}
+
+Geom random_geometry(std::mt19937& gen) {
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
+  for (;;) {
+    Geom g{};
+    g.n = pick(1, 3);
+    // Mostly few channels (direct and dot paths), sometimes enough for the GEMM tiles.
+    g.c = pick(0, 3) == 0 ? pick(6, 40) : pick(1, 4);
+    g.k = pick(1, 12);
+    g.r = pick(1, 4), g.s = pick(1, 4);
+    g.h = pick(1, 12), g.w = pick(1, 12);
+    g.sh = pick(1, 3), g.sw = pick(0, 2) ? 1 : pick(2, 3);
+    const int64_t pad = pick(0, 2);
+    if (pad == 0) {
+      g.pt = g.pb = g.pl = g.pr = 0;
+    } else if (pad == 1) {  // "same" at stride 1 when the kernel is odd
+      g.pt = (g.r - 1) / 2, g.pb = g.r / 2, g.pl = (g.s - 1) / 2, g.pr = g.s / 2;
+    } else {
+      g.pt = pick(0, 3), g.pb = pick(0, 3), g.pl = pick(0, 3), g.pr = pick(0, 3);
+    }
+    if (g.h + g.pt + g.pb >= g.r && g.w + g.pl + g.pr >= g.s) return g;
+  }
+}
+
+TEST(Conv2DKernels, MatchNaiveFormulasOnRandomSmallGeometriesFloat64) {
+  std::mt19937 gen(2024);
+  for (int t = 0; t < 400; ++t) check_geometry<double>(random_geometry(gen), gen, t % 2 == 0);
+}
+
+TEST(Conv2DKernels, MatchNaiveFormulasOnRandomSmallGeometriesFloat32) {
+  std::mt19937 gen(7);
+  for (int t = 0; t < 400; ++t) check_geometry<float>(random_geometry(gen), gen, t % 3 == 0);
+}
+
+TEST(Conv2DKernels, MatchNaiveFormulasOnTheSimpleCnnAndBenchmarkShapes) {
+  std::mt19937 gen(11);
+  // Large enough for the threaded paths (images over slots, partial dw sums).
+  check_geometry<float>({8, 1, 28, 28, 16, 3, 3, 1, 1, 0, 0, 0, 0}, gen, true);
+  check_geometry<float>({8, 16, 13, 13, 32, 3, 3, 1, 1, 0, 0, 0, 0}, gen, true);
+  check_geometry<float>({4, 16, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
+  check_geometry<double>({3, 5, 17, 19, 7, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  check_geometry<float>({1, 20, 33, 33, 24, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
+}
+
+}  // namespace
