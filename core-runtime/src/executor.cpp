@@ -10,6 +10,7 @@
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/allocator.h"
 #include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
 
 namespace glassgrad {
@@ -24,11 +25,29 @@ std::map<Device, Tensor>& arenas() {
   return *a;
 }
 
+std::shared_ptr<const StepObserver>& observer_slot() {
+  static auto* o = new std::shared_ptr<const StepObserver>();
+  return *o;
+}
+
 std::vector<TensorInfo> slot_infos(const Plan& p, const std::vector<int>& slots) {
   std::vector<TensorInfo> v;
   v.reserve(slots.size());
   for (int s : slots) v.push_back(p.slots[static_cast<size_t>(s)].info);
   return v;
+}
+
+// Whether two tensors share any byte (same storage, overlapping element ranges).
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (a.storage() != b.storage() || a.numel() == 0 || b.numel() == 0) return false;
+  auto range = [](const Tensor& t) {
+    int64_t last = t.offset();
+    for (int d = 0; d < t.rank(); ++d) last += (t.shape()[static_cast<size_t>(d)] - 1) * t.strides()[static_cast<size_t>(d)];
+    const int64_t item = static_cast<int64_t>(t.itemsize());
+    return std::make_pair(t.offset() * item, (last + 1) * item);
+  };
+  const auto ra = range(a), rb = range(b);
+  return ra.first < rb.second && rb.first < ra.second;
 }
 
 void poison(const Tensor& t) {
@@ -45,6 +64,10 @@ int g_poison = -1;  // -1: not read from the environment yet
 }
 
 void set_poison_freed(bool on) { g_poison = on ? 1 : 0; }
+
+void set_step_observer(StepObserver observer) {
+  observer_slot() = observer ? std::make_shared<const StepObserver>(std::move(observer)) : nullptr;
+}
 
 bool poison_freed() {
   if (g_poison < 0) {
@@ -135,6 +158,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
     const Device dev = out.empty() ? in.at(0).device : out[0].device;
     kernels_.push_back(&KernelRegistry::instance().at(st.op(), dev.type, dispatch_dtype(*st.schema, in, out), st.meta));
   }
+  slot_names_ = debug::buffer_labels(*plan_);
 }
 
 std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs) {
@@ -152,7 +176,7 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
         break;
       case SlotKind::Output: {
         auto it = outputs.find(s.id);
-        t[id] = it != outputs.end() ? it->second : Tensor::empty(s.info.shape, s.info.dtype, s.info.device, s.name);
+        t[id] = it != outputs.end() ? it->second : Tensor::empty(s.info.shape, s.info.dtype, s.info.device, slot_names_[id]);
         break;
       }
       case SlotKind::Arena:
@@ -185,7 +209,9 @@ void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word
       }
     }
   }
-  std::vector<Tensor> in, out;
+  // Held for the whole run: an observer may replace itself (e.g. a hook removed in its callback).
+  const std::shared_ptr<const StepObserver> observer = observer_slot();
+  std::vector<Tensor> in, out, observed_in;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const PlanStep& st = p.steps[i];
     in.clear();
@@ -198,8 +224,20 @@ void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word
       ws = t[static_cast<size_t>(st.workspace)].data_ptr();
       ws_bytes = p.slots[static_cast<size_t>(st.workspace)].bytes;
     }
+    if (observer) {
+      observed_in = in;
+      for (Tensor& x : observed_in) {
+        for (const Tensor& y : out) {
+          if (overlaps(x, y)) {
+            x = x.clone();
+            break;
+          }
+        }
+      }
+    }
     KernelContext ctx{in, out, st.attrs, st.meta, ws, ws_bytes, nullptr, error_word};
     kernels_[i]->fn(ctx);
+    if (observer) (*observer)(i, p, st, observed_in, out);
     if (poison_now) {
       for (int s : dies_after[i]) poison(t[static_cast<size_t>(s)]);
     }
@@ -233,7 +271,12 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
     }
     inputs.push_back(x.is_contiguous() ? x : x.contiguous());
   }
-  if (graph_ && !(opts_.poison_freed || poison_freed()) && cuda_graphs_enabled()) return run_graph(inputs, wanted);
+  debug::check_memory_limit(p);  // an over-limit plan fails here, before anything runs
+  // An observer (anomaly mode, hooks) must see every step: no graph replay while one is set.
+  const bool observed = static_cast<bool>(observer_slot());
+  if (graph_ && !(opts_.poison_freed || poison_freed()) && cuda_graphs_enabled() && !observed) {
+    return run_graph(inputs, wanted);
+  }
   return run_steps(inputs);
 }
 
@@ -307,7 +350,7 @@ std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const
     }
     G.outputs.clear();
     for (const BufferSlot& s : p.slots) {
-      if (s.kind == SlotKind::Output) G.outputs[s.id] = Tensor::empty(s.info.shape, s.info.dtype, dev, s.name);
+      if (s.kind == SlotKind::Output) G.outputs[s.id] = Tensor::empty(s.info.shape, s.info.dtype, dev, slot_names_[static_cast<size_t>(s.id)]);
     }
     if (!G.error_word.defined()) {
       G.error_word = Tensor::full({1}, -1.0, DType::Int64, dev, "graph error word");
@@ -349,7 +392,7 @@ std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const
     } else if (wanted && !(*wanted)[i]) {
       results.push_back(Tensor());
     } else {
-      Tensor fresh = Tensor::empty(in_graph.shape(), in_graph.dtype(), dev, p.slots[static_cast<size_t>(slot)].name);
+      Tensor fresh = Tensor::empty(in_graph.shape(), in_graph.dtype(), dev, slot_names_[static_cast<size_t>(slot)]);
       copy_tensor(fresh, in_graph);
       results.push_back(fresh);
     }

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _C, _device
-from ._trace import record
+from ._trace import record, user_source
 
 float32, float64, int64, uint8 = "float32", "float64", "int64", "uint8"
 bool_ = "bool"
@@ -53,7 +53,7 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
 def _scalar_like(value, like: "Tensor") -> "Tensor":
     """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure)."""
     arr = np.asarray(value, dtype=_NP[like.dtype])
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device), "constant", False, ""))
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
 
 
 def _coerce(other, like: "Tensor") -> "Tensor":
@@ -92,12 +92,13 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
     # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
-    raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name)
+    # The allocation log names the buffer after the tensor, or the line that created it.
+    raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name or f"tensor@{user_source()}")
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 
 def _full(shape, value, dtype="float32", device=None) -> "Tensor":
-    raw = _C.Tensor.full(list(shape), float(value), _dtype_name(dtype), _device.normalize(device))
+    raw = _C.Tensor.full(list(shape), float(value), _dtype_name(dtype), _device.normalize(device), f"tensor@{user_source()}")
     return _wrap(_C.lazy_leaf(raw, "input", False, ""))
 
 

@@ -10,6 +10,7 @@ from . import _C
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _scopes: List[str] = []
+_roles: List[str] = []
 
 
 def current_scope() -> str:
@@ -17,18 +18,24 @@ def current_scope() -> str:
 
 
 class scope:
-    """Context manager naming the layer whose ops are recorded inside it."""
+    """Context manager naming the layer whose ops are recorded inside it, and optionally their
+    role ("optimizer" for update nodes; ops default to "forward")."""
 
-    __slots__ = ("name",)
+    __slots__ = ("name", "role")
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, role: str = ""):
         self.name = name
+        self.role = role
 
     def __enter__(self):
         _scopes.append(self.name)
+        if self.role:
+            _roles.append(self.role)
 
     def __exit__(self, *exc):
         _scopes.pop()
+        if self.role:
+            _roles.pop()
 
 
 _where = {}  # code object -> "file.py" for user code, None for glassgrad's own
@@ -49,6 +56,7 @@ def user_source() -> str:
     return ""
 
 
-def record(op: str, inputs, attrs=None, role: str = "forward"):
+def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line."""
+    role = role or (_roles[-1] if _roles else "forward")
     return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from . import _C
 from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 
@@ -142,9 +144,27 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
+def check_conv_support(dilation: Tuple[int, int], groups: int, kernel: Tuple[int, int], call: str) -> None:
+    """dilation and groups exist in PyTorch's signature; glassgrad's conv kernels compute dense,
+    undilated convolutions, so anything else is refused with the equivalent that works."""
+    if tuple(dilation) != (1, 1):
+        eff = [d * (k - 1) + 1 for d, k in zip(dilation, kernel)]
+        raise _C.UnsupportedError(
+            f"{call}, dilation={tuple(dilation)}): dilated convolution is not supported; glassgrad's Conv2D has "
+            f"dilation 1\n  a {kernel[0]}x{kernel[1]} kernel with dilation {tuple(dilation)} sees a "
+            f"{eff[0]}x{eff[1]} window\n  fix: drop dilation=..., or use kernel_size={tuple(eff)} with "
+            f"padding={(eff[0] // 2, eff[1] // 2)} for the same receptive field")
+    if groups != 1:
+        raise _C.UnsupportedError(
+            f"{call}, groups={groups}): grouped (and depthwise) convolution is not supported; every output channel "
+            f"sees every input channel\n  fix: drop groups=... (groups=1)")
+
+
 def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
-           padding: Union[IntPair, str] = 0) -> Tensor:
-    """2-D convolution, NCHW input [N, C, H, W], weight [K, C, R, S], optional bias [K]."""
+           padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
+    """2-D convolution, NCHW input [N, C, H, W], weight [K, C, R, S], optional bias [K].
+    dilation and groups must be 1 (accepted for PyTorch compatibility)."""
+    check_conv_support(_pair(dilation, "dilation"), int(groups), tuple(weight.shape[-2:]), "conv2d(x, weight")
     s = _pair(stride, "stride")
     hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
     pad = conv_padding(padding, tuple(weight.shape[-2:]), s, hw)
@@ -180,6 +200,15 @@ def cross_entropy(logits: Tensor, labels, reduction: str = "mean") -> Tensor:
     logits [N, C], labels [N]: PyTorch's F.cross_entropy."""
     if reduction not in ("mean", "sum"):
         raise _C.InvalidArgumentError(f"reduction must be 'mean' or 'sum', got '{reduction}'")
+    if isinstance(labels, np.ndarray) and labels.dtype != np.int64:
+        # The seed's 5.3: labels that are not int64 class indices are refused, never converted.
+        from ._trace import current_scope
+        where = f"CrossEntropy '{current_scope()}'" if current_scope() else "CrossEntropy"
+        raise _C.DTypeError(
+            f"{where}: labels must be int64 class indices, got a NumPy array of {labels.dtype} {list(labels.shape)}\n"
+            f"  logits: {list(logits.shape)} {logits.dtype} {logits.device}\n"
+            f"  cause: labels loaded as {labels.dtype} (e.g. from a file); glassgrad never truncates or rounds them\n"
+            f"  fix: y.astype(np.int64)")
     return _op("CrossEntropy", [logits, _as_tensor(labels, logits)], {"reduction": reduction})
 
 

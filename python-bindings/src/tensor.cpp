@@ -75,9 +75,11 @@ void bind_tensor(py::module_& m) {
       .def_static("empty", [](const py::handle& shape, const std::string& dtype, const std::string& device, const std::string& name) {
                     return Tensor::empty(shape_from(shape), dtype_from_name(dtype), Device::parse(device), name);
                   }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("name") = "")
-      .def_static("full", [](const py::handle& shape, double value, const std::string& dtype, const std::string& device) {
-                    return Tensor::full(shape_from(shape), value, dtype_from_name(dtype), Device::parse(device));
-                  }, py::arg("shape"), py::arg("value"), py::arg("dtype") = "float32", py::arg("device") = "cpu")
+      .def_static("full", [](const py::handle& shape, double value, const std::string& dtype, const std::string& device,
+                             const std::string& name) {
+                    return Tensor::full(shape_from(shape), value, dtype_from_name(dtype), Device::parse(device), name);
+                  }, py::arg("shape"), py::arg("value"), py::arg("dtype") = "float32", py::arg("device") = "cpu",
+                  py::arg("name") = "")
       .def("numpy", &to_numpy, "A NumPy copy of the elements.")
       .def_property_readonly("shape", [](const Tensor& t) { return py::tuple(py::cast(t.shape())); })
       .def_property_readonly("strides", [](const Tensor& t) { return py::tuple(py::cast(t.strides())); })

@@ -66,6 +66,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed) {
       g = record("Add", {leaf->grad, g}, {}, meta).at(0);
       set_grad_enabled(was);
     }
+    if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";  // names its buffer
     set_grad(leaf, g);
   }
 }

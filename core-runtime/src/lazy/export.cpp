@@ -69,6 +69,7 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
       if (ValuePtr o = node->outputs[k].lock()) {
         ex.id[o.get()] = outs[k];
         ex.by_id[static_cast<size_t>(outs[k])] = o;
+        if (!o->name.empty()) ex.graph.set_name(outs[k], o->name);  // e.g. "conv1.weight.grad" in plans and logs
       }
     }
   }

@@ -7,6 +7,7 @@
 #include "glassgrad/autodiff/compile.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/allocator.h"
+#include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/executor.h"
 #include "lazy_internal.h"
 
@@ -73,8 +74,11 @@ PlanCache& cache() {
 }
 
 // After a plan ran: each in-place output becomes the new leaf holding the (updated) buffer,
-// and the value it overwrote is invalidated.
-void settle_inplace(const Export& ex) {
+// and the value it overwrote is invalidated. After a plan failed (ran = false), the outputs
+// become leaves over the same buffers and the old values stay valid: the update is abandoned
+// (or half done, if the failure came after it ran), but parameters and state stay usable leaves
+// instead of pending results of a failed step.
+void settle_inplace(const Export& ex, bool ran) {
   for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
     const Node* node = ex.nodes[static_cast<size_t>(n)].get();
     for (const auto& io : node->schema->inplace) {
@@ -94,6 +98,7 @@ void settle_inplace(const Export& ex) {
       }
     }
   }
+  if (!ran) return;
   // Invalidate afterwards: a chain of updates passes the buffer along first.
   for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
     const Node* node = ex.nodes[static_cast<size_t>(n)].get();
@@ -105,6 +110,16 @@ void settle_inplace(const Export& ex) {
                      (node->meta.scope.empty() ? "" : " ('" + node->meta.scope + "')");
     }
   }
+}
+
+// A failed plan (a kernel error, an anomaly-mode stop, over the memory limit) stays failed: its
+// values are no longer pending, so later realizes compute only what they need and do not fail
+// again on them (reading one recomputes it and reports the error again), and its in-place
+// updates are abandoned, so parameters stay trainable leaves.
+void abandon(const Export& ex, const std::vector<ValuePtr>& roots, const std::shared_ptr<const Plan>& plan) {
+  for (const auto& r : roots) forget_pending(r.get());
+  settle_inplace(ex, false);
+  if (plan) cache().last = plan;  // last_plan() shows the plan that failed
 }
 
 }  // namespace
@@ -128,56 +143,75 @@ void realize(const std::vector<ValuePtr>& targets) {
                                     budget ? (budget >> 20) + 1 : 0);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
-  const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key, budget);
-  const auto t1 = clock::now();
+  std::shared_ptr<const Plan> plan;
+  std::shared_ptr<Executor> executor;
   std::vector<Tensor> inputs;
-  inputs.reserve(cp.plan->input_values.size());
-  for (ValueId v : cp.plan->input_values) {
-    const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
-    if (!lv->realized()) throw InternalError("realize: leaf without data");
-    inputs.push_back(lv->data);
-  }
   std::vector<Tensor> outs;
-  if (g_plan_only) {
-    // No kernels: results are uninitialized tensors of the planned shapes (views of inputs
-    // for in-place outputs), so the Python side stays consistent.
-    plan_only_plans().push_back(cp.plan);
-    for (size_t k = 0; k < cp.plan->output_slots.size(); ++k) {
-      const int slot = cp.plan->output_slots[k];
-      const BufferSlot& bs = cp.plan->slots[static_cast<size_t>(slot)];
-      int root = slot;
-      while (cp.plan->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = cp.plan->slots[static_cast<size_t>(root)].base;
-      const BufferSlot& rs = cp.plan->slots[static_cast<size_t>(root)];
-      if (rs.kind == SlotKind::Input) {
-        size_t idx = 0;
-        while (cp.plan->input_slots[idx] != root) ++idx;
-        const Tensor& base = inputs[idx];
-        outs.push_back(Tensor::from_storage(base.storage(), bs.info.shape, bs.kind == SlotKind::View ? bs.strides : contiguous_strides(bs.info.shape),
-                                            base.offset() + (bs.kind == SlotKind::View ? bs.view_offset : 0), bs.info.dtype));
-      } else {
-        outs.push_back(Tensor::empty(bs.info.shape, bs.info.dtype, bs.info.device, bs.name));
-      }
+  auto t1 = clock::now();
+  try {
+    const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key, budget);
+    plan = cp.plan;
+    executor = cp.executor;
+    t1 = clock::now();
+    inputs.reserve(plan->input_values.size());
+    for (ValueId v : plan->input_values) {
+      const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
+      if (!lv->realized()) throw InternalError("realize: leaf without data");
+      inputs.push_back(lv->data);
     }
-  } else {
-    outs = cp.executor->run(inputs);
+    if (g_plan_only) {
+      // No kernels: results are uninitialized tensors of the planned shapes (views of inputs
+      // for in-place outputs), so the Python side stays consistent.
+      plan_only_plans().push_back(plan);
+      for (size_t k = 0; k < plan->output_slots.size(); ++k) {
+        const int slot = plan->output_slots[k];
+        const BufferSlot& bs = plan->slots[static_cast<size_t>(slot)];
+        int root = slot;
+        while (plan->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = plan->slots[static_cast<size_t>(root)].base;
+        const BufferSlot& rs = plan->slots[static_cast<size_t>(root)];
+        if (rs.kind == SlotKind::Input) {
+          size_t idx = 0;
+          while (plan->input_slots[idx] != root) ++idx;
+          const Tensor& base = inputs[idx];
+          outs.push_back(Tensor::from_storage(base.storage(), bs.info.shape, bs.kind == SlotKind::View ? bs.strides : contiguous_strides(bs.info.shape),
+                                              base.offset() + (bs.kind == SlotKind::View ? bs.view_offset : 0), bs.info.dtype));
+        } else {
+          outs.push_back(Tensor::empty(bs.info.shape, bs.info.dtype, bs.info.device, bs.name));
+        }
+      }
+    } else {
+      outs = executor->run(inputs);
+    }
+  } catch (const OutOfMemoryError& e) {
+    abandon(ex, roots, plan);
+    if (plan || budget == 0) throw;
+    // No plan fits the budget: say what the plain plan would hold, layer by layer.
+    CompileOptions opts;
+    opts.outputs = ex.outputs;
+    opts.workspace = Executor::workspace_fn();
+    opts.fuse = fusion_enabled();
+    throw OutOfMemoryError(debug::explain_over_budget(e.what(), compile(ex.graph, opts), roots[0]->info.device));
+  } catch (...) {
+    abandon(ex, roots, plan);
+    throw;
   }
   ++pc.stats.realizes;
   pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
   if (g_capturing) {
-    CapturedRun run{cp.plan, cp.executor, inputs, {}, {}, outs};
-    for (ValueId v : cp.plan->input_values) {
+    CapturedRun run{plan, executor, inputs, {}, {}, outs};
+    for (ValueId v : plan->input_values) {
       const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
       run.input_kinds.push_back(lv->producer ? ValueKind::Input : lv->kind);
       run.input_seqs.push_back(lv->seq);
     }
     captured().push_back(std::move(run));
   }
-  pc.last = cp.plan;
+  pc.last = plan;
   for (size_t i = 0; i < roots.size(); ++i) {
     roots[i]->data = outs[i];
     forget_pending(roots[i].get());
   }
-  settle_inplace(ex);
+  settle_inplace(ex, true);
 }
 
 const Tensor& data(const ValuePtr& v) {

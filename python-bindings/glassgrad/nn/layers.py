@@ -22,14 +22,48 @@ def _kaiming_normal(shape, fan_in: int) -> np.ndarray:
     return (generator().standard_normal(shape) * math.sqrt(2.0 / fan_in)).astype(np.float32)
 
 
+def _where(layer: Module) -> str:
+    """How messages name a layer: "Conv2D 'layer2.0.conv1'" (its path once a model called it)."""
+    return f"{type(layer).__name__} '{layer._scope}'" if layer._scope else type(layer).__name__
+
+
+def _check_input(layer: Module, x, weight: Tensor) -> None:
+    """The input must be a tensor on the parameters' device with their dtype: said here, with the
+    layer's path and a fix, rather than as a mismatch between two anonymous op inputs."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{_where(layer)} expects a glassgrad.Tensor, got {type(x).__name__}\n"
+                        f"  fix: x = glassgrad.tensor(x)")
+    shapes = (f"\n  input:  {list(x.shape)} {x.dtype} {x.device}"
+              f"\n  weight: {list(weight.shape)} {weight.dtype} {weight.device}")
+    if x.device != weight.device:
+        raise _C.DeviceError(
+            f"{_where(layer)}: the input is on {x.device} but the layer's parameters are on {weight.device}{shapes}\n"
+            f"  cause: the model and the data were put on different devices\n"
+            f"  fix: x = x.to('{weight.device}')   (or move the model: model.to('{x.device}'))")
+    if x.dtype != weight.dtype:
+        if x.dtype in ("float32", "float64"):
+            to = "float" if weight.dtype == "float32" else "double"
+            fix = f"x = x.{to}()   (or convert the model: model.{'double' if x.dtype == 'float64' else 'float'}())"
+            cause = ("NumPy arrays are float64 unless converted (np.random.rand, np.load of float data); "
+                     "glassgrad never converts dtypes silently")
+        else:
+            fix = "x = x.float() / 255   (uint8 images), or x.float()"
+            cause = f"{x.dtype} data must become floats before a layer"
+        raise _C.DTypeError(f"{_where(layer)}: the input is {x.dtype} but the layer's parameters are "
+                            f"{weight.dtype}{shapes}\n  cause: {cause}\n  fix: {fix}")
+
+
 class Conv2D(Module):
     """2-D convolution over NCHW input: Conv2D(in_channels, out_channels, kernel_size, stride=1,
-    padding=0 | int | (ph, pw) | 'same' | 'valid', bias=True)."""
+    padding=0 | int | (ph, pw) | 'same' | 'valid', bias=True). dilation and groups are accepted
+    for PyTorch compatibility and must be 1 (the kernels compute dense, undilated convolutions)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 bias: bool = True, device=None):
+                 bias: bool = True, device=None, dilation=1, groups: int = 1):
         super().__init__()
         k = F._pair(kernel_size, "kernel_size")
+        F.check_conv_support(F._pair(dilation, "dilation"), int(groups), k,
+                             f"Conv2D({in_channels}, {out_channels}, {kernel_size}")
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", min(k))):
             if int(v) <= 0:
                 raise _C.InvalidArgumentError(f"Conv2D: {what} must be positive, got {v}")
@@ -41,6 +75,14 @@ class Conv2D(Module):
         self.bias = Parameter(np.zeros(self.out_channels, np.float32), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
+        _check_input(self, x, self.weight)
+        if x.ndim == 4 and 0 in x.shape[1:]:
+            raise _C.ShapeError(
+                f"{_where(self)}: the input {list(x.shape)} is empty along C, H or W (N, C, H, W)\n"
+                f"  weight: {list(self.weight.shape)}  stride {self.stride}  padding {self.padding!r}\n"
+                f"  cause: a slice that selected nothing, or earlier layers shrank the image away\n"
+                f"  fix: give the layer [N, {self.in_channels}, H, W] input with H >= {self.kernel_size[0]} and "
+                f"W >= {self.kernel_size[1]} (or padding='same')")
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
 
     def extra_repr(self) -> str:
@@ -60,9 +102,10 @@ class Linear(Module):
         self.bias = Parameter(np.zeros(self.out_features, np.float32), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
+        _check_input(self, x, self.weight)
         if x.ndim >= 1 and x.shape[-1] != self.in_features:
             raise _C.ShapeError(
-                f"Linear '{self._scope}' got input of shape {list(x.shape)} but expects {self.in_features} features "
+                f"{_where(self)} got input of shape {list(x.shape)} but expects {self.in_features} features "
                 f"in the last axis\n  weight: {list(self.weight.shape)}   input: {list(x.shape)}\n"
                 f"  fix: build the layer as Linear({x.shape[-1]}, {self.out_features}), or flatten the input "
                 f"first: glassgrad.flatten(x)")
@@ -90,6 +133,7 @@ class BatchNorm2D(Module):
         self.register_buffer("running_var", Tensor(np.ones(c, np.float32), device=dev))
 
     def forward(self, x: Tensor) -> Tensor:
+        _check_input(self, x, self.weight)
         if not self.training:
             return F.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, False, self.eps)
         y, mean, var = F.batch_norm(x, self.weight, self.bias, training=True, eps=self.eps)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _C, _device
 from .._tensor import Tensor, _wrap
-from .._trace import _scopes, scope
+from .._trace import _scopes, scope, user_source
 
 
 class Parameter(Tensor):
@@ -22,7 +22,8 @@ class Parameter(Tensor):
         arr = data.numpy() if isinstance(data, Tensor) else np.asarray(data)
         if arr.dtype.kind != "f":
             raise _C.DTypeError(f"a Parameter must hold floats, got {arr.dtype}\n  fix: np.asarray(x, dtype=np.float32)")
-        raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name)
+        # Until a model call names it by its path, the allocation log knows it by where it was made.
+        raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name or f"parameter@{user_source()}")
         self._h = _C.lazy_leaf(raw, "parameter", True, name)
 
     def __repr__(self) -> str:
@@ -137,8 +138,9 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         if not _scopes:
-            # A top-level call: name every layer by its attribute path.
-            for path, m in self.named_modules():
+            # A top-level call: name every layer by its attribute path. A layer that a parent model
+            # already named (model.layer1(x) called on its own) keeps its path ("layer1.0.conv1").
+            for path, m in self.named_modules(self._scope):
                 object.__setattr__(m, "_scope", path)
                 for table in (m._parameters, m._buffers):
                     for pname, t in table.items():

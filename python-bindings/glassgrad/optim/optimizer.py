@@ -46,14 +46,15 @@ class Optimizer:
         key = (p.device, p.dtype)
         t = self._lr_tensors.get(key)
         if t is None:
-            raw = _C.Tensor.full([], self._lr, p.dtype, p.device)
+            raw = _C.Tensor.full([], self._lr, p.dtype, p.device, "lr")
             t = _wrap(_C.lazy_leaf(raw, "state", False, "lr"))
             self._lr_tensors[key] = t
         return t
 
     def _zeros_state(self, p: Tensor, name: str, dtype=None, shape=None) -> Tensor:
-        raw = _C.Tensor.full(list(p.shape if shape is None else shape), 0.0, dtype or p.dtype, p.device)
-        return _wrap(_C.lazy_leaf(raw, "state", False, f"{p.name}.{name}" if p.name else name))
+        full = f"{p.name}.{name}" if p.name else name
+        raw = _C.Tensor.full(list(p.shape if shape is None else shape), 0.0, dtype or p.dtype, p.device, full)
+        return _wrap(_C.lazy_leaf(raw, "state", False, full))
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Clears the gradients (they accumulate across backward() calls until cleared)."""
@@ -67,7 +68,7 @@ class Optimizer:
                 f"{type(self).__name__}.step(): no parameter has a gradient\n"
                 "  cause: loss.backward() was not called since the last zero_grad(), or the loss does not "
                 "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
-        with scope("optimizer"):
+        with scope("optimizer", role="optimizer"):
             for p in with_grad:
                 self._update(p)
         _C.lazy_realize([])

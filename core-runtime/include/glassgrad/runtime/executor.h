@@ -3,8 +3,10 @@
 // grown on demand (plans run one at a time). Inputs are bound per run; outputs are freshly
 // allocated per run, so results survive the next run.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "glassgrad/autodiff/passes.h"
@@ -13,6 +15,16 @@
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
+
+// Called after each step a plan executes, with the step's index, the step (op, attributes, layer
+// scope, source line, role), its inputs as the step read them (an input whose memory the step
+// overwrote, in place or by buffer reuse, is passed as a copy taken before the step) and its
+// outputs. The debugging aids ride on it (glassgrad/runtime/debug.h: the NaN/Inf anomaly mode,
+// Python hooks). Process-wide; when none is set a run pays one pointer check per step. While one
+// is set, plans run step by step (no CUDA graph replay), so it sees every step.
+using StepObserver = std::function<void(size_t index, const Plan& plan, const PlanStep& step,
+                                        const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs)>;
+void set_step_observer(StepObserver observer);  // an empty function removes it
 
 struct ExecutorOptions {
   // Fill every arena buffer with NaN (floats) / 0xFF bytes once its lifetime ends, so a
@@ -52,6 +64,7 @@ class Executor {
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step
+  std::vector<std::string> slot_names_;       // what each buffer holds, for the allocation log
   std::unique_ptr<GraphState> graph_;
 };
 

@@ -1,0 +1,66 @@
+"""clip_grad_norm_: gradient clipping recorded as graph nodes (the seed's 5.2 remedy).
+
+    total_norm = sqrt(sum over parameters of sum(grad ** 2))
+    grad      <- grad * min(1, max_norm / (total_norm + eps))
+
+Nothing is computed here: the nodes join the step's graph and run in the same plan as the
+optimizer update, so clipping costs no host round trip and no extra plan."""
+from __future__ import annotations
+
+import math
+
+from .. import _C
+from .._tensor import Tensor, _scalar_like, _wrap
+from .._trace import record, scope
+from ._params import named_tensors
+
+
+def _node(op: str, inputs, attrs=None) -> Tensor:
+    return _wrap(record(op, [t._h for t in inputs], attrs, role="optimizer")[0])
+
+
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, eps: float = 1e-6) -> Tensor:
+    """Scales every gradient by min(1, max_norm / (total_norm + eps)), in place of .grad, and
+    returns the total 2-norm of the gradients before clipping (a 0-d tensor; reading it with
+    .item() computes the pending step).
+
+        loss.backward()
+        glassgrad.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+    """
+    if norm_type != 2.0:
+        raise _C.UnsupportedError(f"clip_grad_norm_: norm_type={norm_type} is not supported, only the 2-norm\n"
+                                  "  fix: clip_grad_norm_(params, max_norm) (norm_type=2.0)")
+    max_norm = float(max_norm)
+    if not max_norm > 0 or math.isinf(max_norm):
+        raise _C.InvalidArgumentError(f"clip_grad_norm_: max_norm must be a positive finite number, got {max_norm}\n"
+                                      "  fix: clip_grad_norm_(model.parameters(), max_norm=1.0)")
+    with_grad = [(n, p) for n, p in named_tensors(parameters) if p.grad is not None]
+    if not with_grad:
+        raise _C.GlassgradError("clip_grad_norm_: no parameter has a gradient\n"
+                                "  cause: loss.backward() was not called since the last zero_grad()\n"
+                                "  fix: call it between loss.backward() and optimizer.step()")
+    first_name, first = with_grad[0]
+    for name, p in with_grad[1:]:
+        if p.grad.device != first.grad.device:
+            raise _C.DeviceError(
+                f"clip_grad_norm_: gradients are on different devices: '{first_name}' on {first.grad.device}, "
+                f"'{name}' on {p.grad.device}\n  fix: move the whole model to one device: model.to('{first.device}')")
+    dtype = first.grad.dtype
+    with scope("clip_grad_norm_"):
+        total = None
+        for _, p in with_grad:
+            g = p.grad
+            sq = _node("Sum", [_node("Mul", [g, g])], {"dims": [], "keepdim": False})
+            if sq.dtype != dtype:
+                sq = _node("Cast", [sq], {"dtype": dtype})
+            total = sq if total is None else _node("Add", [total, sq])
+        norm = _node("Sqrt", [total])
+        ratio = _node("RDivScalar", [_node("AddScalar", [norm], {"value": float(eps)})], {"value": max_norm})
+        coef = _node("Minimum", [ratio, _scalar_like(1.0, ratio)])
+        for _, p in with_grad:
+            c = coef if p.grad.dtype == dtype else _node("Cast", [coef], {"dtype": p.grad.dtype})
+            clipped = _node("Mul", [p.grad, c])
+            clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
+            p.grad = clipped
+    return norm

@@ -1,0 +1,77 @@
+"""clip_grad_norm_: graph nodes that scale gradients by min(1, max_norm / (norm + 1e-6))."""
+import numpy as np
+import pytest
+
+import glassgrad
+from glassgrad import debug
+
+
+def _params(rng, scale):
+    a = glassgrad.nn.Parameter(rng.standard_normal((3, 4)).astype(np.float32), name="a")
+    b = glassgrad.nn.Parameter(rng.standard_normal(5).astype(np.float32), name="b")
+    ga = (scale * rng.standard_normal((3, 4))).astype(np.float32)
+    gb = (scale * rng.standard_normal(5)).astype(np.float32)
+    # loss = <a, ga> + <b, gb> has gradients exactly ga and gb
+    loss = (a * glassgrad.tensor(ga)).sum() + (b * glassgrad.tensor(gb)).sum()
+    loss.backward()
+    return a, b, ga, gb
+
+
+@pytest.mark.parametrize("scale,max_norm", [(10.0, 1.0), (0.01, 1.0), (3.0, 2.5)])
+def test_clip_grad_norm_matches_the_formula(rng, scale, max_norm):
+    a, b, ga, gb = _params(rng, scale)
+    norm = glassgrad.clip_grad_norm_([a, b], max_norm=max_norm)
+    ref = np.sqrt((ga.astype(np.float64) ** 2).sum() + (gb.astype(np.float64) ** 2).sum())
+    coef = min(1.0, max_norm / (ref + 1e-6))
+    assert norm.shape == () and norm.dtype == "float32"
+    np.testing.assert_allclose(norm.item(), ref, rtol=1e-5)
+    np.testing.assert_allclose(a.grad.numpy(), ga * coef, rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), gb * coef, rtol=1e-5)
+    clipped = np.sqrt((a.grad.numpy() ** 2).sum() + (b.grad.numpy() ** 2).sum())
+    assert clipped <= max_norm * (1 + 1e-5) or coef == 1.0
+
+
+def test_clip_grad_norm_records_nodes_and_runs_in_the_optimizer_step_plan(rng):
+    a, b, _, _ = _params(rng, 10.0)
+    opt = glassgrad.SGD([a, b], lr=0.1)
+    before = glassgrad.cache_stats()["realizes"]
+    norm = debug.clip_grad_norm_([a, b], 1.0)
+    assert glassgrad.cache_stats()["realizes"] == before  # nothing ran: no host round trip
+    assert not norm._h.realized and a.grad.name == "a.grad"
+    opt.step()
+    assert glassgrad.cache_stats()["realizes"] == before + 1  # clip + update: one plan
+    ops = []
+    for st in debug.last_plan().steps:  # fused elementwise steps list the ops they run
+        for op in (st["attrs"]["fused"].split("+") if "fused" in st["attrs"] else [st["op"]]):
+            ops.append((op, st["scope"], st["role"]))
+    assert ("Sqrt", "clip_grad_norm_", "optimizer") in ops and ("Minimum", "clip_grad_norm_", "optimizer") in ops
+    assert ("SGDUpdate", "optimizer", "optimizer") in ops
+    assert norm._h.realized  # the returned norm was computed by that same plan
+
+
+def test_clip_grad_norm_skips_parameters_without_gradients_and_accepts_a_module():
+    model = glassgrad.Sequential(glassgrad.Linear(2, 2), glassgrad.Linear(2, 1))
+    model[1](glassgrad.ones(1, 2)).sum().backward()  # only the second layer gets gradients
+    norm = glassgrad.clip_grad_norm_(model, 1e-3)
+    assert model[0].weight.grad is None
+    g = np.concatenate([model[1].weight.grad.numpy().ravel(), model[1].bias.grad.numpy()])
+    np.testing.assert_allclose(np.sqrt((g ** 2).sum()), 1e-3, rtol=1e-3)
+    assert norm.item() > 1e-3
+
+
+def test_clip_grad_norm_refuses_a_non_positive_max_norm(rng):
+    a, b, _, _ = _params(rng, 1.0)
+    with pytest.raises(glassgrad.InvalidArgumentError, match=r"max_norm must be a positive finite number, got 0\.0"):
+        glassgrad.clip_grad_norm_([a, b], 0)
+
+
+def test_clip_grad_norm_without_gradients_says_to_call_backward_first():
+    p = glassgrad.nn.Parameter(np.ones(3, np.float32))
+    with pytest.raises(glassgrad.GlassgradError, match=r"(?s)no parameter has a gradient.*loss\.backward\(\)"):
+        glassgrad.clip_grad_norm_([p], 1.0)
+
+
+def test_clip_grad_norm_only_has_the_two_norm(rng):
+    a, b, _, _ = _params(rng, 1.0)
+    with pytest.raises(glassgrad.UnsupportedError, match="norm_type=1"):
+        glassgrad.clip_grad_norm_([a, b], 1.0, norm_type=1)

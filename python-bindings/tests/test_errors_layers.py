@@ -1,0 +1,186 @@
+"""Errors at the user's line, naming the layer by its module path, the op, every shape, dtype
+and device, and a fix (the seed's 6.2); labels (5.3); conv configurations (5.1)."""
+import numpy as np
+import pytest
+
+import glassgrad
+
+
+class Block(glassgrad.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv1 = glassgrad.Conv2D(cin, cout, 3, padding=1)
+        self.bn1 = glassgrad.BatchNorm2D(cout)
+
+    def forward(self, x):
+        return glassgrad.relu(self.bn1(self.conv1(x)))
+
+
+class ResNetLike(glassgrad.Module):
+    def __init__(self, c2_in=8):
+        super().__init__()
+        self.layer1 = glassgrad.Sequential(Block(3, 8))
+        self.layer2 = glassgrad.Sequential(Block(c2_in, 16))
+        self.fc = glassgrad.Linear(16, 10)
+
+    def forward(self, x):
+        x = self.layer2(self.layer1(x))
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+def _images(*shape, dtype=np.float32):
+    return glassgrad.tensor(np.zeros(shape, dtype))
+
+
+def test_a_channel_mismatch_deep_in_a_model_names_the_layer_path_shapes_and_fix():
+    model = ResNetLike(c2_in=16)  # layer2 built for 16 channels, layer1 gives 8
+    with pytest.raises(glassgrad.ShapeError) as e:
+        model(_images(2, 3, 8, 8))
+    msg = str(e.value)
+    assert msg.startswith("Conv2D 'layer2.0.conv1': got input of shape [2, 8, 8, 8] but its weight expects 16 "
+                          "input channels")
+    assert "input:  [2, 8, 8, 8] float32 cpu" in msg and "weight: [16, 16, 3, 3] float32 cpu" in msg
+    assert "fix: build the layer as Conv2D(8, 16, 3)" in msg
+
+
+def test_calling_a_sub_layer_alone_keeps_its_path_in_messages():
+    model = ResNetLike(c2_in=16)
+    with pytest.raises(glassgrad.ShapeError):
+        model(_images(2, 3, 8, 8))  # the top-level call names every layer by its path
+    with pytest.raises(glassgrad.ShapeError, match=r"^Conv2D 'layer2\.0\.conv1': "):
+        model.layer2(_images(2, 8, 8, 8))
+    assert model.layer2[0].conv1.weight.name == "layer2.0.conv1.weight"
+
+
+def test_float64_input_to_a_float32_layer_names_both_dtypes_and_the_conversion():
+    model = ResNetLike()
+    with pytest.raises(glassgrad.DTypeError) as e:
+        model(_images(2, 3, 8, 8, dtype=np.float64))
+    msg = str(e.value)
+    assert msg.startswith("Conv2D 'layer1.0.conv1': the input is float64 but the layer's parameters are float32")
+    assert "input:  [2, 3, 8, 8] float64 cpu" in msg and "weight: [8, 3, 3, 3] float32 cpu" in msg
+    assert "NumPy arrays are float64 unless converted" in msg
+    assert "fix: x = x.float()   (or convert the model: model.double())" in msg
+
+
+def test_uint8_images_into_a_linear_layer_suggest_scaling_to_float():
+    fc = glassgrad.Linear(4, 2)
+    with pytest.raises(glassgrad.DTypeError, match=r"(?s)^Linear: the input is uint8 .*fix: x = x\.float\(\) / 255"):
+        fc(_images(3, 4, dtype=np.uint8))
+
+
+def test_batchnorm_checks_the_input_dtype_with_its_path():
+    model = ResNetLike()
+    model.layer1[0].conv1 = glassgrad.Conv2D(3, 8, 3, padding=1)
+    model.layer1[0].conv1.double()
+    with pytest.raises(glassgrad.DTypeError, match=r"^BatchNorm2D 'layer1\.0\.bn1': the input is float64"):
+        model(_images(2, 3, 8, 8, dtype=np.float64))
+
+
+def test_linear_feature_mismatch_names_the_path_and_suggests_flatten():
+    model = glassgrad.Sequential(glassgrad.Flatten(start_dim=2), glassgrad.Linear(7, 3))
+    with pytest.raises(glassgrad.ShapeError) as e:
+        model(_images(2, 3, 4))
+    msg = str(e.value)
+    assert msg.startswith("Linear '1' got input of shape [2, 3, 4] but expects 7 features in the last axis")
+    assert "fix: build the layer as Linear(4, 3)" in msg
+
+
+def test_a_device_mismatch_names_the_op_layer_every_input_and_device():
+    # Graph-level (no GPU needed): the check the tracer runs at record time for every op.
+    g = glassgrad._C.Graph()
+    x = g.add_leaf("x", [2, 3], "float32", "cpu")
+    w = g.add_leaf("fc.weight", [3, 4], "float32", "cuda:0", "parameter", True)
+    with pytest.raises(glassgrad.DeviceError) as e:
+        g.add("MatMul", [x, w], {}, "layer2.0.fc")
+    msg = str(e.value)
+    assert msg.startswith("MatMul 'layer2.0.fc': inputs are on different devices")
+    assert "[2, 3] float32 on cpu" in msg and "[3, 4] float32 on cuda:0" in msg
+    assert "fix: move everything to one device" in msg
+
+
+# ---- labels (the seed's 5.3) ----------------------------------------------------------------
+
+def test_int32_numpy_labels_are_refused_by_cross_entropy_with_the_astype_fix():
+    logits = _images(4, 10)
+    with pytest.raises(glassgrad.DTypeError) as e:
+        glassgrad.cross_entropy(logits, np.array([1, 2, 3, 4], np.int32))
+    msg = str(e.value)
+    assert msg.startswith("CrossEntropy: labels must be int64 class indices, got a NumPy array of int32 [4]")
+    assert "logits: [4, 10] float32 cpu" in msg and "fix: y.astype(np.int64)" in msg
+
+
+def test_int32_labels_are_refused_when_made_into_a_tensor():
+    with pytest.raises(glassgrad.DTypeError,
+                       match=r"(?s)NumPy dtype int32 is not supported.*fix: y\.astype\(np\.int64\)"):
+        glassgrad.tensor(np.arange(4, dtype=np.int32))
+
+
+def test_float_label_tensors_are_refused_inside_a_model_scope():
+    class WithLoss(glassgrad.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = glassgrad.Linear(3, 10)
+
+        def forward(self, x, y):
+            return glassgrad.cross_entropy(self.fc(x), y)
+
+    with pytest.raises(glassgrad.DTypeError) as e:
+        WithLoss()(_images(4, 3), glassgrad.tensor(np.arange(4, dtype=np.float32)))
+    msg = str(e.value)
+    assert msg.startswith("CrossEntropy 'WithLoss': labels must be int64 class indices, got float32 [4]")
+    assert "fix: y.astype(np.int64)" in msg
+
+
+# ---- conv configurations the kernels do not support (the seed's 5.1) ------------------------
+
+def test_dilation_is_refused_with_the_equivalent_kernel():
+    with pytest.raises(glassgrad.UnsupportedError) as e:
+        glassgrad.Conv2D(16, 32, 3, dilation=2)
+    msg = str(e.value)
+    assert msg.startswith("Conv2D(16, 32, 3, dilation=(2, 2)): dilated convolution is not supported")
+    assert "fix: drop dilation=..., or use kernel_size=(5, 5) with padding=(2, 2)" in msg
+    assert isinstance(e.value, NotImplementedError)
+
+
+def test_functional_conv2d_refuses_dilation_and_groups():
+    x, w = _images(1, 4, 8, 8), _images(4, 4, 3, 3)
+    with pytest.raises(glassgrad.UnsupportedError, match=r"^conv2d\(x, weight, dilation=\(1, 2\)\)"):
+        glassgrad.conv2d(x, w, dilation=(1, 2))
+    with pytest.raises(glassgrad.UnsupportedError, match=r"groups=4\): grouped \(and depthwise\) convolution"):
+        glassgrad.conv2d(x, w, groups=4)
+    assert glassgrad.conv2d(x, w, dilation=1, groups=1).shape == (1, 4, 6, 6)  # PyTorch's defaults pass
+
+
+def test_a_kernel_larger_than_the_shrunk_image_says_what_to_change():
+    class Deep(glassgrad.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = glassgrad.Conv2D(1, 4, 3)
+            self.conv2 = glassgrad.Conv2D(4, 4, 5)
+
+        def forward(self, x):
+            x = glassgrad.max_pool2d(glassgrad.relu(self.conv1(x)), 2)
+            x = glassgrad.max_pool2d(x, 2)
+            return self.conv2(x)
+
+    with pytest.raises(glassgrad.ShapeError) as e:
+        Deep()(_images(1, 1, 12, 12))
+    msg = str(e.value)
+    assert msg.startswith("Conv2D 'conv2': the 5x5 kernel is larger than the padded input (2x2)")
+    assert "input:   [1, 4, 2, 2]" in msg and "weight:  [4, 4, 5, 5]" in msg
+    assert "fix: use padding 'same' (here [2, 2, 2, 2]), a smaller kernel, or less downsampling" in msg
+
+
+def test_an_empty_image_axis_is_named_with_the_layer():
+    conv = glassgrad.Sequential(glassgrad.Conv2D(1, 4, 3))
+    with pytest.raises(glassgrad.ShapeError) as e:
+        conv(_images(2, 1, 0, 8))
+    msg = str(e.value)
+    assert msg.startswith("Conv2D '0': the input [2, 1, 0, 8] is empty along C, H or W")
+    assert "fix: give the layer [N, 1, H, W] input with H >= 3 and W >= 3" in msg
+
+
+def test_an_empty_batch_is_fine():
+    out = glassgrad.Conv2D(1, 4, 3)(_images(0, 1, 8, 8))
+    assert out.numpy().shape == (0, 4, 6, 6)
