@@ -28,6 +28,9 @@ MiB = 2 ** 20
 
 def run(dev, batch, width, limit, steps, res, torch_peaks):
     gg.set_memory_limit(None, device=dev)
+    gg.clear_plan_cache()  # cached plans (and their CUDA graphs' buffers) from an earlier run
+    import gc
+    gc.collect()
     _C.empty_cache(dev)
     gg.manual_seed(0)
     model = gg.models.ResNet18(width=width).to(dev)

@@ -81,7 +81,10 @@ class MemoryReport:
         self.peak_live = int(plan.peak_live_bytes.get(device, 0))
         slots = [s for s in plan.slots if s["device"] == device]
         self.outputs = sum(s["bytes"] for s in slots if s["kind"] == "output")
-        self.predicted_peak = baseline + max(0, self.arena - arena_held) + self.outputs
+        # A plan replayed as a CUDA graph writes its outputs into buffers of its own and copies
+        # them out into fresh tensors: the outputs are held twice.
+        self.graph_outputs = self.outputs if (device.startswith("cuda") and _C.cuda_graphs_enabled()) else 0
+        self.predicted_peak = baseline + max(0, self.arena - arena_held) + self.outputs + self.graph_outputs
         producers = {}
         for i, st in enumerate(plan.steps):
             for o in st["outputs"]:
@@ -118,7 +121,8 @@ class MemoryReport:
                  f"  predicted peak  {f(self.predicted_peak)}",
                  f"    held before   {f(self.baseline)} (parameters, optimizer state, data, arena of {f(self.arena_held)})",
                  f"    arena         {f(self.arena)} (peak live {f(self.peak_live)}; grows by {f(max(0, self.arena - self.arena_held))})",
-                 f"    outputs       {f(self.outputs)} (results the step returns, e.g. gradients)",
+                 f"    outputs       {f(self.outputs)} (results the step returns, e.g. gradients)"
+                 + (f"\n    graph copies  {f(self.graph_outputs)} (a CUDA graph's own output buffers)" if self.graph_outputs else ""),
                  "  largest buffers:"]
         for b in self.largest(10):
             where = f"{b['producer']} '{b['layer']}'" if b["layer"] else b["producer"]
