@@ -227,7 +227,8 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     const NodeId p = g.value(x).producer;
     if (p == kNoNode || p >= original) continue;
     const Node prod = g.node(p);
-    if ((prod.op() != "BatchNorm2DTrain" && prod.op() != "BatchNorm2DInference") || g.value(x).output_index != 0) continue;
+    const bool fusible = prod.op() == "BatchNorm2DTrain" || prod.op() == "BatchNorm2DInference" || prod.op() == "Conv2D";
+    if (!fusible || g.value(x).output_index != 0) continue;
     if (prod.attrs.has("activation") && prod.attrs.s("activation") != "none") continue;
     if (kept[static_cast<size_t>(x)]) continue;
     // Every other reader of x must be a ReLUBackward reading it as the saved input.
@@ -240,7 +241,7 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     if (!ok) continue;
     Attrs attrs = prod.attrs;
     attrs.set("activation", std::string("relu"));
-    attrs.set("fused", prod.op() + "+ReLU");
+    attrs.set("fused", (prod.attrs.has("fused") ? prod.attrs.s("fused") : prod.op()) + "+ReLU");
     NodeMeta meta = prod.meta;
     const std::vector<ValueId> outs = g.add_node(prod.op(), prod.inputs, attrs, meta);
     g.set_schedule_key(g.value(outs[0]).producer, prod.key());

@@ -109,3 +109,31 @@ def test_conv_batchnorm_folding_for_inference_matches_unfused(fusion_state):
     text = str(plan)
     assert "Conv2D+BatchNorm2DInference" in text
     assert not any(s["op"] == "BatchNorm2DInference" for s in plan.steps)
+
+
+class ConvReLU(gg.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = gg.Conv2D(2, 4, 3, padding=1)
+        self.fc = gg.Linear(4 * 5 * 5, 3)
+
+    def forward(self, x):
+        return self.fc(gg.flatten(gg.relu(self.conv(x))))
+
+
+def test_conv_bias_relu_fusion_matches_unfused(fusion_state):
+    results = []
+    for fuse in (True, False):
+        _C.set_fusion(fuse)
+        gg.clear_plan_cache()
+        gg.manual_seed(6)
+        model = ConvReLU().double()
+        rng = np.random.default_rng(7)
+        loss = gg.cross_entropy(model(gg.tensor(rng.standard_normal((3, 2, 5, 5)))), gg.tensor(rng.integers(0, 3, 3)))
+        loss.backward()
+        results.append(([loss.numpy()] + [p.grad.numpy() for p in model.parameters()], _C.last_plan()))
+    (fused, plan), (plain, _) = results
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+    assert "Conv2D+ReLU" in str(plan)
+    assert not any(s["op"] == "ReLU" for s in plan.steps)

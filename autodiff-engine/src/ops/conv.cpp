@@ -162,12 +162,20 @@ std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
     }
   }
   const ConvGeom g = conv_geometry(ctx, x.shape, w.shape);
+  // attrs "activation": "none" (default) or "relu" (out = relu(conv)), set by the fusion pass.
+  if (ctx.attrs().has("activation")) {
+    const std::string& a = ctx.attrs().s("activation");
+    if (a != "none" && a != "relu") ops::bad_attr(ctx, "activation", "'none' or 'relu'", "'" + a + "'");
+  }
   return {ops::with_shape(x, {x.shape[0], w.shape[0], g.ho, g.wo})};
 }
 
 void conv2d_gradient(GradContext& c) {
-  const ValueId gy = c.grad_output(0);
+  ValueId gy = c.grad_output(0);
   if (gy == kNoValue) return;
+  if (c.attrs().has("activation") && c.attrs().s("activation") == "relu") {
+    gy = c.emit("ReLUBackward", {gy, c.output(0)});  // relu(z) > 0 exactly where z > 0
+  }
   const ValueId x = c.input(0), w = c.input(1);
   if (c.needs_grad(0)) {
     c.set_grad(0, c.emit("Conv2DBackwardInput", {gy, w}, with_shape_attr(c.attrs(), "input_shape", c.shape(x))));

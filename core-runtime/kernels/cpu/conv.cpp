@@ -270,6 +270,14 @@ void conv2d_forward(const KernelContext& c) {
       cpu::gemm(g.k, hwo, crs, T(1), wp, crs, 1, col, hwo, 1, bias ? T(1) : T(0), yn, hwo, slot.gemm_ws, slot.gemm_bytes);
     }
   });
+  // Fused activation (attrs "activation" = "relu", set by the fusion pass): applied to the
+  // finished output in place, so no separate ReLU buffer or step exists.
+  if (c.attrs.has("activation") && c.attrs.s("activation") == "relu") {
+    const int64_t total = c.outputs[0].numel();
+    parallel_for(total, 65536, [yp](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) yp[i] = yp[i] > T(0) ? yp[i] : T(0);
+    });
+  }
 }
 
 template <typename T>

@@ -112,6 +112,14 @@ void conv2d(const KernelContext& c) {
     launch(s, st, kname("gg_conv_fwd_igemm", dt).c_str(), gemm_grid(g.K, g.N * g.OH * g.OW, 1), Dim3{256}, site, g,
            y.data_ptr(), x.data_ptr(), w.data_ptr(), b);
   }
+  // Fused activation (attrs "activation" = "relu"): the elementwise ReLU kernel, in place on y
+  // (each element read before it is written), so no separate buffer or plan step exists.
+  if (c.attrs.has("activation") && c.attrs.s("activation") == "relu") {
+    const std::vector<Tensor> io{y};
+    const Attrs none;
+    KernelContext relu{io, io, none, c.meta, nullptr, 0, c.stream, c.error_word};
+    KernelRegistry::instance().at("ReLU", DeviceType::CUDA, dt, c.meta).fn(relu);
+  }
 }
 
 // inputs: grad_out dy [N,K,OH,OW], weight w; output dx [N,C,H,W]

@@ -47,6 +47,11 @@ def conv2d_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0)):
     return y.astype(x.dtype)
 
 
+def conv2d_relu_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), activation="relu"):
+    y = conv2d_ref(x, w, b, stride, padding)
+    return np.maximum(y, 0).astype(y.dtype)
+
+
 def conv2d_backward_input_ref(gy, w, stride, padding, input_shape):
     pt, pb, pl, pr = padding
     n, c, h, wd = input_shape
@@ -128,6 +133,9 @@ def _specs():
         specs += [
             OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=g2, name=f"Conv2D-{name}", **_TOL),
             OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=g3, name=f"Conv2D-bias-{name}", **_TOL),
+            # the fusion pass's Conv2D+ReLU: out = relu(conv), gradient through ReLUBackward(g, out)
+            OpSpec("Conv2D", conv2d_relu_ref, fwd_bias_inputs, attrs=dict(attrs, activation="relu"), grad=g3,
+                   name=f"Conv2D-bias-relu-{name}", **_TOL),
             OpSpec("Conv2DBackwardInput", conv2d_backward_input_ref, bi_inputs, attrs=bi_attrs, grad=g2,
                    name=f"Conv2DBackwardInput-{name}", **_TOL),
             OpSpec("Conv2DBackwardWeight", conv2d_backward_weight_ref, bw_inputs, attrs=bw_attrs, grad=g2,

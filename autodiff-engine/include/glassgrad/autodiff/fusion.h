@@ -6,7 +6,8 @@
 //   shape, whose intermediates are read only inside the group, becomes one FusedElementwise
 //   node running a small register program (see FusedProgram).
 //
-//   Activations: BatchNorm2DTrain / BatchNorm2DInference followed by a ReLU become one node with
+//   Activations: Conv2D (with or without bias), BatchNorm2DTrain or BatchNorm2DInference
+//   followed by a ReLU become one node with
 //   attrs activation="relu"; ReLUBackward(g, x) then reads the fused output instead of x
 //   (x > 0 exactly when relu(x) > 0), so x need not be stored.
 //
