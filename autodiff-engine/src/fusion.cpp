@@ -207,6 +207,13 @@ void redirect(Graph& g, const std::vector<std::vector<NodeId>>& consumers, Value
   }
 }
 
+// kept[v] = 1 for the values a pass must leave visible (the plan's outputs).
+std::vector<char> kept_mask(const Graph& g, const std::vector<ValueId>& keep) {
+  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
+  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  return kept;
+}
+
 void note_remap(const std::vector<char>& kept, ValueId from, ValueId to,
                 std::vector<std::pair<ValueId, ValueId>>* remap) {
   if (remap && kept[static_cast<size_t>(from)]) remap->emplace_back(from, to);
@@ -217,8 +224,7 @@ void note_remap(const std::vector<char>& kept, ValueId from, ValueId to,
 int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
   const int original = g.num_nodes();
   const auto consumers = g.consumers();
-  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
-  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  const std::vector<char> kept = kept_mask(g, keep);
   int formed = 0;
   for (NodeId n = 0; n < original; ++n) {
     const Node relu = g.node(n);
@@ -260,8 +266,7 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
 int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
   const int original = g.num_nodes();
   const auto consumers = g.consumers();
-  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
-  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  const std::vector<char> kept = kept_mask(g, keep);
   int formed = 0;
   for (NodeId n = 0; n < original; ++n) {
     const Node bn = g.node(n);
