@@ -115,37 +115,27 @@ void check_logits_labels(const ShapeContext& ctx, int li, int yi) {
 }  // namespace
 
 void register_softmax_ops(OpRegistry& r) {
-  {
+  struct Forward {
+    const char* name;
+    const char* backward;
+    const char* formula;
+  };
+  for (const Forward& f : {Forward{"Softmax", "SoftmaxBackward", "y = exp(x - max) / sum(exp(x - max)) along dim"},
+                           Forward{"LogSoftmax", "LogSoftmaxBackward", "y = x - max - log(sum(exp(x - max))) along dim"}}) {
     OpSchema s;
-    s.name = "Softmax";
+    s.name = f.name;
     s.inputs = {"x"};
     s.outputs = {"y"};
-    s.formula = "y = exp(x - max) / sum(exp(x - max)) along dim";
+    s.formula = f.formula;
     s.infer = [](const ShapeContext& ctx) {
       ctx.expect_float(0);
       softmax_dim(ctx);
       return std::vector<TensorInfo>{ctx.in(0)};
     };
-    s.gradient = [](GradContext& c) {
+    const std::string backward = f.backward;
+    s.gradient = [backward](GradContext& c) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      c.set_grad(0, c.emit("SoftmaxBackward", {c.grad_output(0), c.output(0)}, Attrs{{"dim", c.attrs().i("dim", -1)}}));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "LogSoftmax";
-    s.inputs = {"x"};
-    s.outputs = {"y"};
-    s.formula = "y = x - max - log(sum(exp(x - max))) along dim";
-    s.infer = [](const ShapeContext& ctx) {
-      ctx.expect_float(0);
-      softmax_dim(ctx);
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      c.set_grad(0, c.emit("LogSoftmaxBackward", {c.grad_output(0), c.output(0)}, Attrs{{"dim", c.attrs().i("dim", -1)}}));
+      c.set_grad(0, c.emit(backward, {c.grad_output(0), c.output(0)}, Attrs{{"dim", c.attrs().i("dim", -1)}}));
     };
     r.add(std::move(s));
   }

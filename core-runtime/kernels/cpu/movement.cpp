@@ -1,12 +1,14 @@
 // Movement kernels. Reshape/Permute/Slice/Expand/Contiguous normally run as views (no kernel);
 // these kernels materialize the view into a dense output when a copy is needed (a Reshape of a
 // non-contiguous tensor, or an explicit Contiguous). SliceBackward scatters into zeros.
+// The kernels are device-agnostic (copy_tensor/fill_tensor); the CUDA backend registers them too.
+#include "glassgrad/runtime/movement_kernels.h"
+
 #include "glassgrad/runtime/device_hooks.h"
-#include "glassgrad/runtime/kernel.h"
 
 namespace glassgrad {
 
-namespace {
+namespace movement {
 
 // Reshape that could not be a view: same elements in row-major order. `out` is dense, so it
 // can always be viewed with the input's shape.
@@ -35,9 +37,10 @@ void slice_backward(const KernelContext& c) {
   copy_tensor(dx.slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)), c.inputs[0]);
 }
 
-}  // namespace
+}  // namespace movement
 
 void register_cpu_movement_kernels(KernelRegistry& r) {
+  using namespace movement;
   for (DType dt : {DType::Float32, DType::Float64, DType::Int64, DType::UInt8, DType::Bool}) {
     r.add("Reshape", DeviceType::CPU, dt, reshape_copy);
     r.add("Permute", DeviceType::CPU, dt, permute_copy);

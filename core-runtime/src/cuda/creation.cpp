@@ -4,6 +4,7 @@
 #include "cuda/launch.h"
 #include "cuda/registry.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/movement_kernels.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -28,24 +29,6 @@ void cast(const KernelContext& c) {
 
 void to_device(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
 
-void reshape_copy(const KernelContext& c) {
-  const Tensor& x = c.inputs[0];
-  copy_tensor(c.outputs[0].view(x.shape()), x);
-}
-void permute_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0].permute(c.attrs.ints("dims"))); }
-void slice_copy(const KernelContext& c) {
-  const Attrs& a = c.attrs;
-  copy_tensor(c.outputs[0], c.inputs[0].slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)));
-}
-void expand_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0].expand(c.outputs[0].shape())); }
-void contiguous_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
-void slice_backward(const KernelContext& c) {
-  const Attrs& a = c.attrs;
-  const Tensor& dx = c.outputs[0];
-  fill_tensor(dx, 0.0);
-  copy_tensor(dx.slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)), c.inputs[0]);
-}
-
 }  // namespace
 
 void add_creation_kernels(std::vector<KernelDef>& k) {
@@ -55,6 +38,7 @@ void add_creation_kernels(std::vector<KernelDef>& k) {
 }
 
 void add_movement_kernels(std::vector<KernelDef>& k) {
+  using namespace movement;  // the device-agnostic kernels of kernels/cpu/movement.cpp
   k.push_back({"Reshape", reshape_copy, all_dtypes()});
   k.push_back({"Permute", permute_copy, all_dtypes()});
   k.push_back({"Slice", slice_copy, all_dtypes()});
