@@ -15,11 +15,12 @@
 //    tile's input window for one channel plus the weights of 8 output channels in shared
 //    memory; backward-input stages w[:, c] for one input plane; backward-weight gives each
 //    weight element a block that reduces over n, oh, ow.
-//  * implicit GEMM (gemm_tile.cuh): forward is Y[K x NP] = W[K x CRS] X[CRS x NP],
+//  * implicit GEMM (gemm_engine.cuh, register-tiled): forward is Y[K x NP] = W[K x CRS] X[CRS x NP],
 //    backward-input dX[C x NHW] = W^T[C x KRS] dY[KRS x NHW], backward-weight
-//    dW[K x CRS] = dY[K x NP] X^T[NP x CRS], with the long NP axis split across blockIdx.z
-//    into a workspace of partial sums that gg_conv_bwd_weight_reduce adds in a fixed order.
-#include "gemm_tile.cuh"
+//    dW[K x CRS] = dY[K x NP] X^T[NP x CRS]. When the tiles alone would leave the GPU idle,
+//    the reduction axis is split across blockIdx.z into a workspace of partial sums that the
+//    *_reduce kernels add in a fixed order (so results do not depend on timing).
+#include "gemm_engine.cuh"
 
 namespace gg_conv {
 
@@ -30,153 +31,197 @@ constexpr int kDirectInBytes = 16384;
 constexpr int kDirectWBytes = 8192;
 
 // ---- implicit GEMM operands ------------------------------------------------------------
+// x gathered by output pixel np = (nb, oh, ow) and filter tap crs = (c, r, s):
+//   x[nb, c, oh*sh - pt + r, ow*sw - pl + s], 0 outside the image.
+// The pixel part (image base and top-left corner of the receptive field) and the tap part
+// (channel plane + r*W + s) are computed separately, each once per tile or step, so an
+// element costs two adds and two unsigned compares.
 template <typename T>
-struct FwdW {  // A(k, crs) = w[k, crs]
+struct XGather {
+  const T* x;
+  GGConvGemm g;
+  struct Pix {
+    int base, ih0, iw0;  // base = nb*C*H*W + ih0*W + iw0
+  };
+  struct Tap {
+    int off, r, s;  // off = c*H*W + r*W + s
+  };
+  __device__ __forceinline__ Pix pix(int np) const {
+    const int P = g.OH * g.OW;
+    const int nb = gg::fast_div(g.div_P, np), p = np - nb * P;
+    const int oh = gg::fast_div(g.div_OW, p), ow = p - oh * g.OW;
+    const int ih0 = oh * g.sh - g.pt, iw0 = ow * g.sw - g.pl;
+    return Pix{nb * g.C * g.H * g.W + ih0 * g.W + iw0, ih0, iw0};
+  }
+  __device__ __forceinline__ Tap tap(int crs) const {
+    const int RS = g.R * g.S;
+    const int c = gg::fast_div(g.div_RS, crs), rs = crs - c * RS;
+    const int r = gg::fast_div(g.div_S, rs), s = rs - r * g.S;
+    return Tap{c * g.H * g.W + r * g.W + s, r, s};
+  }
+  __device__ __forceinline__ T at(const Pix& p, const Tap& t) const {
+    const unsigned ih = (unsigned)(p.ih0 + t.r), iw = (unsigned)(p.iw0 + t.s);
+    return (ih < (unsigned)g.H && iw < (unsigned)g.W) ? x[p.base + t.off] : T(0);
+  }
+};
+
+// Forward: Y[K x NP] = W[K x CRS] X[CRS x NP].
+template <typename T>
+struct FwdA {  // A(k, crs) = w[k, crs]
+  static constexpr bool kKFast = true;
+  typedef int Index;
+  typedef int KIndex;
   const T* w;
   int CRS;
-  int k_major;
-  __device__ T operator()(int64_t m, int64_t k) const { return w[(int)m * CRS + (int)k]; }
+  __device__ __forceinline__ int index(int m) const { return m * CRS; }
+  __device__ __forceinline__ int kindex(int k) const { return k; }
+  __device__ __forceinline__ T load(int i, int k) const { return w[i + k]; }
 };
 template <typename T>
-struct FwdX {  // B(crs, pix) = x gathered
-  const T* x;
-  GGConv g;
-  int n_major;
-  __device__ T operator()(int64_t kk, int64_t nn) const {
-    const int P = (int)(g.OH * g.OW), RS = (int)(g.R * g.S);
-    const int pix = (int)nn, crs = (int)kk;
-    const int nb = pix / P, p = pix - nb * P;
-    const int oh = p / (int)g.OW, ow = p - oh * (int)g.OW;
-    const int c = crs / RS, rs = crs - c * RS;
-    const int r = rs / (int)g.S, s = rs - r * (int)g.S;
-    const int ih = oh * (int)g.sh - (int)g.pt + r, iw = ow * (int)g.sw - (int)g.pl + s;
-    if (ih < 0 || ih >= (int)g.H || iw < 0 || iw >= (int)g.W) return T(0);
-    return x[((nb * (int)g.C + c) * (int)g.H + ih) * (int)g.W + iw];
-  }
+struct FwdB {  // B(crs, np): consecutive threads take consecutive pixels
+  static constexpr bool kKFast = false;
+  typedef typename XGather<T>::Pix Index;
+  typedef typename XGather<T>::Tap KIndex;
+  XGather<T> x;
+  __device__ __forceinline__ Index index(int np) const { return x.pix(np); }
+  __device__ __forceinline__ KIndex kindex(int crs) const { return x.tap(crs); }
+  __device__ __forceinline__ T load(const Index& p, const KIndex& t) const { return x.at(p, t); }
 };
 template <typename T>
-struct FwdY {
+struct FwdStore {  // y[nb, k, p] = v + bias[k]
+  typedef int Col;
   T* y;
   const T* bias;
-  GGConv g;
-  __device__ void operator()(int64_t m, int64_t n, T v) const {
-    const int P = (int)(g.OH * g.OW);
-    const int k = (int)m, pix = (int)n, nb = pix / P, p = pix - nb * P;
-    y[(nb * (int)g.K + k) * P + p] = v + (bias ? bias[k] : T(0));
+  GGConvGemm g;
+  __device__ __forceinline__ int col(int np) const {
+    const int P = g.OH * g.OW, nb = gg::fast_div(g.div_P, np);
+    return nb * g.K * P + (np - nb * P);
+  }
+  __device__ __forceinline__ void operator()(int k, int c, T v) const {
+    y[c + k * g.OH * g.OW] = v + (bias ? bias[k] : T(0));
   }
 };
 
+// Backward-input: dX[C x NHW] = W^T[C x KRS] dY[KRS x NHW], dY gathered at
+// (nb, k, (h + pt - r)/sh, (w + pl - s)/sw) where both divisions are exact and in range.
 template <typename T>
-struct BinW {  // A(c, krs) = w[k, c, r, s]
+struct BinA {  // A(c, krs) = w[k, c, r, s]
+  static constexpr bool kKFast = true;
+  typedef int Index;
+  typedef int KIndex;
   const T* w;
-  GGConv g;
-  int k_major;
-  __device__ T operator()(int64_t m, int64_t kk) const {
-    const int RS = (int)(g.R * g.S);
-    const int krs = (int)kk, k = krs / RS, rs = krs - k * RS;
-    return w[(k * (int)g.C + (int)m) * RS + rs];
+  GGConvGemm g;
+  __device__ __forceinline__ int index(int c) const { return c * g.R * g.S; }
+  __device__ __forceinline__ int kindex(int krs) const {
+    const int RS = g.R * g.S, k = gg::fast_div(g.div_RS, krs);
+    return k * g.C * RS + (krs - k * RS);
   }
+  __device__ __forceinline__ T load(int i, int k) const { return w[i + k]; }
 };
 template <typename T>
-struct BinDY {  // B(krs, pix) = dy gathered (pix over the input image)
+struct BinB {  // B(krs, nb*HW + h*W + w): consecutive threads take consecutive input pixels
+  static constexpr bool kKFast = false;
+  struct Index {
+    int base, th0, tw0;  // base = nb*K*OH*OW; th0 = h + pt, tw0 = w + pl
+  };
+  struct KIndex {
+    int off, r, s;  // off = k*OH*OW
+  };
   const T* dy;
-  GGConv g;
-  int n_major;
-  __device__ T operator()(int64_t kk, int64_t nn) const {
-    const int HW = (int)(g.H * g.W), RS = (int)(g.R * g.S);
-    const int pix = (int)nn, nb = pix / HW, hw = pix - nb * HW;
-    const int h = hw / (int)g.W, w = hw - h * (int)g.W;
-    const int krs = (int)kk, k = krs / RS, rs = krs - k * RS;
-    const int r = rs / (int)g.S, s = rs - r * (int)g.S;
-    const int th = h + (int)g.pt - r, tw = w + (int)g.pl - s;
-    if (th < 0 || tw < 0) return T(0);
-    const int oh = th / (int)g.sh, ow = tw / (int)g.sw;
-    if (oh * (int)g.sh != th || ow * (int)g.sw != tw || oh >= (int)g.OH || ow >= (int)g.OW) return T(0);
-    return dy[((nb * (int)g.K + k) * (int)g.OH + oh) * (int)g.OW + ow];
+  GGConvGemm g;
+  __device__ __forceinline__ Index index(int pix) const {
+    const int HW = g.H * g.W, nb = gg::fast_div(g.div_HW, pix), hw = pix - nb * HW;
+    const int h = gg::fast_div(g.div_W, hw), w = hw - h * g.W;
+    return Index{nb * g.K * g.OH * g.OW, h + g.pt, w + g.pl};
+  }
+  __device__ __forceinline__ KIndex kindex(int krs) const {
+    const int RS = g.R * g.S, k = gg::fast_div(g.div_RS, krs), rs = krs - k * RS;
+    const int r = gg::fast_div(g.div_S, rs);
+    return KIndex{k * g.OH * g.OW, r, rs - r * g.S};
+  }
+  __device__ __forceinline__ T load(const Index& p, const KIndex& t) const {
+    int oh = p.th0 - t.r, ow = p.tw0 - t.s;
+    if (g.sh != 1 || g.sw != 1) {
+      if (oh < 0 || ow < 0) return T(0);
+      const int qh = gg::fast_div(g.div_sh, oh), qw = gg::fast_div(g.div_sw, ow);
+      if (qh * g.sh != oh || qw * g.sw != ow) return T(0);
+      oh = qh;
+      ow = qw;
+    }
+    return ((unsigned)oh < (unsigned)g.OH && (unsigned)ow < (unsigned)g.OW) ? dy[p.base + t.off + oh * g.OW + ow]
+                                                                               : T(0);
   }
 };
 template <typename T>
-struct BinDX {
+struct BinStore {  // dx[nb, c, hw]
+  typedef int Col;
   T* dx;
-  GGConv g;
-  __device__ void operator()(int64_t m, int64_t n, T v) const {
-    const int HW = (int)(g.H * g.W), pix = (int)n, nb = pix / HW, hw = pix - nb * HW;
-    dx[(nb * (int)g.C + (int)m) * HW + hw] = v;
+  GGConvGemm g;
+  __device__ __forceinline__ int col(int pix) const {
+    const int HW = g.H * g.W, nb = gg::fast_div(g.div_HW, pix);
+    return nb * g.C * HW + (pix - nb * HW);
   }
+  __device__ __forceinline__ void operator()(int c, int col, T v) const { dx[col + c * g.H * g.W] = v; }
 };
 
+// Backward-weight: dW[K x CRS] = dY[K x NP] X^T[NP x CRS]; k runs over output pixels, so both
+// operands are k-fast (consecutive threads read consecutive pixels).
 template <typename T>
-struct BwDY {  // A(k, np) = dy[n, k, p]
+struct BwA {  // A(k, np) = dy[nb, k, p]
+  static constexpr bool kKFast = true;
+  typedef int Index;
+  typedef int KIndex;
   const T* dy;
-  GGConv g;
-  int k_major;
-  __device__ T operator()(int64_t m, int64_t kk) const {
-    const int P = (int)(g.OH * g.OW), np = (int)kk, nb = np / P, p = np - nb * P;
-    return dy[(nb * (int)g.K + (int)m) * P + p];
+  GGConvGemm g;
+  __device__ __forceinline__ int index(int k) const { return k * g.OH * g.OW; }
+  __device__ __forceinline__ int kindex(int np) const {
+    const int P = g.OH * g.OW, nb = gg::fast_div(g.div_P, np);
+    return nb * g.K * P + (np - nb * P);
   }
+  __device__ __forceinline__ T load(int i, int k) const { return dy[i + k]; }
 };
 template <typename T>
-struct BwX {  // B(np, crs) = x gathered
-  const T* x;
-  GGConv g;
-  int n_major;
-  __device__ T operator()(int64_t kk, int64_t nn) const {
-    const int P = (int)(g.OH * g.OW), RS = (int)(g.R * g.S);
-    const int np = (int)kk, nb = np / P, p = np - nb * P;
-    const int oh = p / (int)g.OW, ow = p - oh * (int)g.OW;
-    const int crs = (int)nn, c = crs / RS, rs = crs - c * RS;
-    const int r = rs / (int)g.S, s = rs - r * (int)g.S;
-    const int ih = oh * (int)g.sh - (int)g.pt + r, iw = ow * (int)g.sw - (int)g.pl + s;
-    if (ih < 0 || ih >= (int)g.H || iw < 0 || iw >= (int)g.W) return T(0);
-    return x[((nb * (int)g.C + c) * (int)g.H + ih) * (int)g.W + iw];
-  }
+struct BwB {  // B(np, crs) = x gathered
+  static constexpr bool kKFast = true;
+  typedef typename XGather<T>::Tap Index;
+  typedef typename XGather<T>::Pix KIndex;
+  XGather<T> x;
+  __device__ __forceinline__ Index index(int crs) const { return x.tap(crs); }
+  __device__ __forceinline__ KIndex kindex(int np) const { return x.pix(np); }
+  __device__ __forceinline__ T load(const Index& t, const KIndex& p) const { return x.at(p, t); }
 };
 template <typename T>
-struct BwStore {
-  T* dst;   // dw, or the workspace slice of this split
+struct DenseStore {  // dw[k, crs]
+  typedef int Col;
+  T* dst;
   int ld;
-  __device__ void operator()(int64_t m, int64_t n, T v) const { dst[(int)m * ld + (int)n] = v; }
+  __device__ __forceinline__ int col(int n) const { return n; }
+  __device__ __forceinline__ void operator()(int m, int n, T v) const { dst[m * ld + n] = v; }
 };
 
-template <typename T, typename LA, typename LB, typename ST>
-__device__ void gemm_grid(const LA& la, const LB& lb, const ST& st, int64_t M, int64_t N, int64_t k0, int64_t k1) {
-  const int64_t tiles_m = (M + gg::kBM - 1) / gg::kBM, tiles_n = (N + gg::kBN - 1) / gg::kBN;
-  for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
-    for (int64_t tn = blockIdx.x; tn < tiles_n; tn += gridDim.x)
-      gg::gemm_tile<T>(la, lb, st, M, N, tm * gg::kBM, tn * gg::kBN, k0, k1);
+// blockIdx: x = column tiles, y = row tiles, z = k partitions (g.splits); ws holds the
+// partitions when g.splits > 1 and the matching *_reduce kernel finishes.
+template <typename T, typename Cfg>
+__device__ void fwd_gemm(const GGConvGemm& g, T* y, const T* x, const T* w, const T* bias, T* ws) {
+  const int CRS = g.C * g.R * g.S;
+  gg::gemm_tiled<T, Cfg>(FwdA<T>{w, CRS}, FwdB<T>{XGather<T>{x, g}}, FwdStore<T>{y, bias, g}, g.K,
+                         g.N * g.OH * g.OW, CRS, g.splits, ws);
+}
+template <typename T, typename Cfg>
+__device__ void bwd_input_gemm(const GGConvGemm& g, T* dx, const T* dy, const T* w, T* ws) {
+  gg::gemm_tiled<T, Cfg>(BinA<T>{w, g}, BinB<T>{dy, g}, BinStore<T>{dx, g}, g.C, g.N * g.H * g.W, g.K * g.R * g.S,
+                         g.splits, ws);
+}
+template <typename T, typename Cfg>
+__device__ void bwd_weight_gemm(const GGConvGemm& g, T* dw, const T* dy, const T* x, T* ws) {
+  const int CRS = g.C * g.R * g.S;
+  gg::gemm_tiled<T, Cfg>(BwA<T>{dy, g}, BwB<T>{XGather<T>{x, g}}, DenseStore<T>{dw, CRS}, g.K, CRS,
+                         g.N * g.OH * g.OW, g.splits, ws);
 }
 
-template <typename T>
-__device__ void fwd_igemm(const GGConv& g, T* y, const T* x, const T* w, const T* bias) {
-  const int CRS = (int)(g.C * g.R * g.S);
-  gemm_grid<T>(FwdW<T>{w, CRS, 1}, FwdX<T>{x, g, 1}, FwdY<T>{y, bias, g}, g.K, g.N * g.OH * g.OW, 0, CRS);
-}
-
-template <typename T>
-__device__ void bwd_input_igemm(const GGConv& g, T* dx, const T* dy, const T* w) {
-  gemm_grid<T>(BinW<T>{w, g, 1}, BinDY<T>{dy, g, 1}, BinDX<T>{dx, g}, g.C, g.N * g.H * g.W, 0, g.K * g.R * g.S);
-}
-
-// blockIdx.z = split index; split z covers np in [z * chunk, (z + 1) * chunk).
-template <typename T>
-__device__ void bwd_weight_igemm(const GGConv& g, T* dst, const T* dy, const T* x) {
-  const int64_t CRS = g.C * g.R * g.S, NP = g.N * g.OH * g.OW;
-  const int64_t chunk = ((NP + g.splits - 1) / g.splits + gg::kBK - 1) / gg::kBK * gg::kBK;
-  for (int64_t z = blockIdx.z; z < g.splits; z += gridDim.z) {
-    const int64_t k0 = z * chunk, k1 = k0 + chunk < NP ? k0 + chunk : NP;
-    T* out = g.splits == 1 ? dst : dst + z * g.K * CRS;
-    gemm_grid<T>(BwDY<T>{dy, g, 1}, BwX<T>{x, g, 0}, BwStore<T>{out, (int)CRS}, g.K, CRS, k0, k1);
-  }
-}
-
-template <typename T>
-__device__ void bwd_weight_reduce(int64_t n, int64_t splits, T* dw, const T* ws) {
-  GG_FOR(i, n) {
-    T s = 0;
-    for (int64_t z = 0; z < splits; ++z) s += ws[z * n + i];
-    dw[i] = s;
-  }
-}
+typedef gg::TileConfig<128, 128, 8, 8> Tile128x128;  // 256 threads
+typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;    // 128 threads
+typedef gg::TileConfig<32, 128, 4, 8> Tile32x128;    // 128 threads
 
 // ---- direct kernels ---------------------------------------------------------------------
 // grid: x = output tiles (tiles_h * tiles_w), y = groups of kKG output channels, z = images.
@@ -288,21 +333,30 @@ __device__ void bwd_weight_direct(const GGConv& g, T* dw, const T* dy, const T* 
 
 }  // namespace gg_conv
 
+#define GG_CONV_GEMM(suffix, T, tile, threads)                                                      \
+  GG_KERNEL void __launch_bounds__(threads)                                                          \
+      gg_conv_fwd_gemm##tile##_##suffix(GGConvGemm g, T* y, const T* x, const T* w, const T* b, T* ws) { \
+    gg_conv::fwd_gemm<T, gg_conv::Tile##tile>(g, y, x, w, b, ws);                                    \
+  }                                                                                                   \
+  GG_KERNEL void __launch_bounds__(threads)                                                          \
+      gg_conv_bwd_input_gemm##tile##_##suffix(GGConvGemm g, T* dx, const T* dy, const T* w, T* ws) {    \
+    gg_conv::bwd_input_gemm<T, gg_conv::Tile##tile>(g, dx, dy, w, ws);                               \
+  }                                                                                                   \
+  GG_KERNEL void __launch_bounds__(threads)                                                          \
+      gg_conv_bwd_weight_gemm##tile##_##suffix(GGConvGemm g, T* dw, const T* dy, const T* x, T* ws) {   \
+    gg_conv::bwd_weight_gemm<T, gg_conv::Tile##tile>(g, dw, dy, x, ws);                              \
+  }
+
 #define GG_CONV(suffix, T)                                                                          \
-  GG_KERNEL void __launch_bounds__(256) gg_conv_fwd_igemm_##suffix(GGConv g, T* y, const T* x, const T* w, \
-                                                                   const T* b) {                     \
-    gg_conv::fwd_igemm<T>(g, y, x, w, b);                                                           \
+  GG_KERNEL void gg_conv_fwd_reduce_##suffix(GGConvGemm g, T* y, const T* b, const T* ws) {          \
+    gg::split_reduce<T>(gg_conv::FwdStore<T>{y, b, g}, g.K, g.N * g.OH * g.OW, g.splits, ws);       \
   }                                                                                                 \
-  GG_KERNEL void __launch_bounds__(256) gg_conv_bwd_input_igemm_##suffix(GGConv g, T* dx, const T* dy,    \
-                                                                         const T* w) {               \
-    gg_conv::bwd_input_igemm<T>(g, dx, dy, w);                                                      \
+  GG_KERNEL void gg_conv_bwd_input_reduce_##suffix(GGConvGemm g, T* dx, const T* ws) {               \
+    gg::split_reduce<T>(gg_conv::BinStore<T>{dx, g}, g.C, g.N * g.H * g.W, g.splits, ws);           \
   }                                                                                                 \
-  GG_KERNEL void __launch_bounds__(256) gg_conv_bwd_weight_igemm_##suffix(GGConv g, T* dst, const T* dy,  \
-                                                                          const T* x) {              \
-    gg_conv::bwd_weight_igemm<T>(g, dst, dy, x);                                                    \
-  }                                                                                                 \
-  GG_KERNEL void gg_conv_bwd_weight_reduce_##suffix(int64_t n, int64_t splits, T* dw, const T* ws) { \
-    gg_conv::bwd_weight_reduce<T>(n, splits, dw, ws);                                               \
+  GG_KERNEL void gg_conv_bwd_weight_reduce_##suffix(GGConvGemm g, T* dw, const T* ws) {              \
+    const int crs = g.C * g.R * g.S;                                                                \
+    gg::split_reduce<T>(gg_conv::DenseStore<T>{dw, crs}, g.K, crs, g.splits, ws);                   \
   }                                                                                                 \
   GG_KERNEL void __launch_bounds__(256) gg_conv_fwd_direct_##suffix(GGConv g, T* y, const T* x, const T* w, \
                                                                     const T* b) {                    \
@@ -318,3 +372,9 @@ __device__ void bwd_weight_direct(const GGConv& g, T* dw, const T* dy, const T* 
   }
 GG_CONV(f32, float)
 GG_CONV(f64, double)
+// Tile shapes per dtype: float has all three (the launcher picks by shape); double, whose
+// kernels exist for gradient checks rather than speed, has the smallest micro-tile only.
+GG_CONV_GEMM(f32, float, 128x128, 256)
+GG_CONV_GEMM(f32, float, 64x128, 128)
+GG_CONV_GEMM(f32, float, 32x128, 128)
+GG_CONV_GEMM(f64, double, 32x128, 128)

@@ -53,7 +53,24 @@ struct GGConv {
   int64_t OH, OW;                    // output
   int64_t sh, sw;                    // stride
   int64_t pt, pl;                    // padding top / left (bottom and right only shape OH, OW)
-  int64_t splits;                    // backward-weight split-K partitions (1: none)
+};
+
+// Division by a divisor d fixed per launch, as a multiply-high and a shift (Granlund and
+// Montgomery, "Division by invariant integers using multiplication", PLDI 1994):
+//   q = (umulhi(n, mul) + n) >> shift,  shift = ceil(log2 d),  mul = floor(2^32 (2^shift - d) / d) + 1,
+// exact for 0 <= n < 2^31 (the sum cannot overflow 32 bits) and 1 <= d < 2^31. The host fills
+// it with make_fast_div (src/cuda/conv.cpp); the device side is gg::fast_div (conv_gemm.cuh).
+struct GGFastDiv {
+  uint32_t d, mul, shift, pad_;
+};
+
+// The implicit-GEMM convolutions (conv_gemm.cuh): the geometry of GGConv in 32-bit integers
+// (the launcher refuses tensors of 2^31 elements or more) plus the divisors the gathers use.
+struct GGConvGemm {
+  int32_t N, C, H, W, K, R, S, OH, OW, sh, sw, pt, pl;
+  int32_t splits;                    // k-range partitions (blockIdx.z); > 1: partial sums to the workspace
+  GGFastDiv div_P;                   // OH * OW
+  GGFastDiv div_OW, div_RS, div_S, div_HW, div_W, div_sh, div_sw;
 };
 
 // 2-D pooling geometry (NCHW; N*C planes).

@@ -5,10 +5,13 @@
 // mostly hold zeros (forward and weight gradient: C*R*S <= 64; input gradient: C <= 16 or
 // K*R*S <= 64, i.e. the first layers), implicit GEMM otherwise. On an H200 (benchmarks/
 // cuda_kernels.py) the input gradient of a 1-channel 28x28 layer took 0.03 ms direct against
-// 0.22 ms as a GEMM with 1 of 64 rows used, while 64-channel layers run 1.7x faster as GEMMs. "direct" / "igemm" force one (direct only where its shared-memory
-// tiles fit; otherwise implicit GEMM runs). Every valid shape runs on one of them.
+// 0.22 ms as a GEMM with 1 of 64 rows used, while 64-channel layers run 1.7x faster as GEMMs.
+// "direct" / "igemm" force one (direct only where its shared-memory tiles fit; otherwise
+// implicit GEMM runs). Every valid shape runs on one of them. The GEMM's tile shape and k
+// split are chosen by choose_gemm() below.
 #include <algorithm>
 
+#include "../../kernels/cuda/fast_div.h"
 #include "cuda/launch.h"
 #include "cuda/registry.h"
 #include "glassgrad/autodiff/errors.h"
@@ -35,7 +38,6 @@ void read_geometry(const Attrs& a, GGConv& g) {
   } else {
     g.pt = g.pl = p.empty() ? 0 : p[0];
   }
-  g.splits = 1;
 }
 
 // x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW]
@@ -64,26 +66,126 @@ bool want_direct(bool small) {
   return a == 1 || (a == 0 && small);
 }
 
-Dim3 gemm_grid(int64_t M, int64_t N, int64_t z) {
-  return Dim3{static_cast<unsigned>(std::min<int64_t>((N + 63) / 64, 1 << 30)), cap_yz((M + 63) / 64), cap_yz(z)};
+// ---- implicit GEMM: tile shape and k partitions -------------------------------------------
+// Both depend on the shapes and dtype only (never on the device), so the workspace the
+// planner reserves always matches the launch, and every GPU sums in the same order.
+struct GemmChoice {
+  const char* tile;  // kernel name infix
+  int64_t bm, bn, threads;
+  int64_t splits;
+};
+
+constexpr int64_t kTargetThreads = 32768;      // ~2 blocks per SM on a 132-SM GPU
+constexpr int64_t kMinSplitLength = 256;       // each k partition keeps >= 32 steps of 8
+constexpr int64_t kMaxSplits = 64;
+constexpr int64_t kMaxWorkspaceBytes = int64_t(64) << 20;
+
+GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt) {
+  GemmChoice c{"32x128", 32, 128, 128, 1};
+  const auto tiles = [&](const GemmChoice& t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn); };
+  if (dt == DType::Float32) {
+    if (M > 64) c = GemmChoice{"128x128", 128, 128, 256, 1};
+    else if (M > 32) c = GemmChoice{"64x128", 64, 128, 128, 1};
+    // Large tiles that leave most SMs idle: halve the rows and split k instead.
+    if (c.bm == 128 && tiles(c) * c.threads < kTargetThreads) c = GemmChoice{"64x128", 64, 128, 128, 1};
+  }
+  const int64_t item = static_cast<int64_t>(dtype_size(dt));
+  while (tiles(c) * c.splits * c.threads < kTargetThreads && Kdim / (2 * c.splits) >= kMinSplitLength &&
+         c.splits * 2 <= kMaxSplits && 2 * c.splits * M * N * item <= kMaxWorkspaceBytes)
+    c.splits *= 2;
+  return c;
 }
 
-// Split-K partitions of the weight gradient: enough blocks to fill a GPU when K x CRS is
-// small, each partition still long (>= 1024 products). Depends on shapes only, so the planned
-// workspace always matches.
-int64_t weight_splits(const GGConv& g) {
-  const int64_t tiles = ((g.K + 63) / 64) * ((g.C * g.R * g.S + 63) / 64);
-  const int64_t np = g.N * g.OH * g.OW;
-  if (tiles >= 256) return 1;
-  return std::max<int64_t>(1, std::min<int64_t>({(256 + tiles - 1) / tiles, np / 1024, 64}));
+Dim3 gemm_grid(const GemmChoice& t, int64_t M, int64_t N) {
+  return Dim3{static_cast<unsigned>(std::min<int64_t>((N + t.bn - 1) / t.bn, 1 << 30)), cap_yz((M + t.bm - 1) / t.bm),
+              cap_yz(t.splits)};
+}
+
+size_t split_bytes(const GemmChoice& t, int64_t M, int64_t N, DType dt) {
+  return t.splits > 1 ? static_cast<size_t>(t.splits * M * N) * dtype_size(dt) : 0;
+}
+
+GGConvGemm gemm_geometry(const GGConv& g, int64_t splits) {
+  GGConvGemm q{};
+  q.N = static_cast<int32_t>(g.N);
+  q.C = static_cast<int32_t>(g.C);
+  q.H = static_cast<int32_t>(g.H);
+  q.W = static_cast<int32_t>(g.W);
+  q.K = static_cast<int32_t>(g.K);
+  q.R = static_cast<int32_t>(g.R);
+  q.S = static_cast<int32_t>(g.S);
+  q.OH = static_cast<int32_t>(g.OH);
+  q.OW = static_cast<int32_t>(g.OW);
+  q.sh = static_cast<int32_t>(g.sh);
+  q.sw = static_cast<int32_t>(g.sw);
+  q.pt = static_cast<int32_t>(g.pt);
+  q.pl = static_cast<int32_t>(g.pl);
+  q.splits = static_cast<int32_t>(splits);
+  q.div_P = make_fast_div(std::max<int64_t>(1, g.OH * g.OW));
+  q.div_OW = make_fast_div(std::max<int64_t>(1, g.OW));
+  q.div_RS = make_fast_div(std::max<int64_t>(1, g.R * g.S));
+  q.div_S = make_fast_div(std::max<int64_t>(1, g.S));
+  q.div_HW = make_fast_div(std::max<int64_t>(1, g.H * g.W));
+  q.div_W = make_fast_div(std::max<int64_t>(1, g.W));
+  q.div_sh = make_fast_div(g.sh);
+  q.div_sw = make_fast_div(g.sw);
+  return q;
+}
+
+// The GEMM views of the three convolutions: rows M, columns N, reduction length.
+struct GemmDims {
+  int64_t M, N, Kdim;
+};
+GemmDims fwd_dims(const GGConv& g) { return {g.K, g.N * g.OH * g.OW, g.C * g.R * g.S}; }
+GemmDims bwd_input_dims(const GGConv& g) { return {g.C, g.N * g.H * g.W, g.K * g.R * g.S}; }
+GemmDims bwd_weight_dims(const GGConv& g) { return {g.K, g.C * g.R * g.S, g.N * g.OH * g.OW}; }
+
+// Runs one implicit-GEMM convolution: the tiled kernel (partial sums into the workspace when
+// it splits k and the plan provided one) and, when split, the reduction into `out`.
+void run_gemm(const KernelContext& c, const LaunchSite& site, const GGConv& g, const GemmDims& d, const char* kind,
+              void* out, void* a0, void* a1, void* bias, bool has_bias) {
+  DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
+  const DType dt = c.outputs[0].dtype();
+  GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, dt);
+  if (t.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < split_bytes(t, d.M, d.N, dt))) t.splits = 1;
+  const GGConvGemm q = gemm_geometry(g, t.splits);
+  void* ws = t.splits > 1 ? c.workspace : nullptr;
+  const std::string gemm = kname((std::string("gg_conv_") + kind + "_gemm" + t.tile).c_str(), dt);
+  const Dim3 grid = gemm_grid(t, d.M, d.N), block{static_cast<unsigned>(t.threads)};
+  if (has_bias)
+    launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, bias, ws);
+  else
+    launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, ws);
+  if (t.splits <= 1) return;
+  const std::string reduce = kname((std::string("gg_conv_") + kind + "_reduce").c_str(), dt);
+  const Dim3 rgrid{blocks_for(s, d.M * d.N, 256)}, rblock{256};
+  if (has_bias)
+    launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, bias, static_cast<const void*>(ws));
+  else
+    launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, static_cast<const void*>(ws));
+}
+
+// Workspaces of the split-k partial sums (0 when the shape does not split).
+size_t fwd_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
+  // inputs: x, w (, bias); output y
+  const GGConv g = geometry(in.at(0).shape, in.at(1).shape, out.at(0).shape, a);
+  const GemmDims d = fwd_dims(g);
+  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype);
+}
+
+size_t input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
+  // inputs: grad_out dy, w; output dx
+  const GGConv g = geometry(out.at(0).shape, in.at(1).shape, in.at(0).shape, a);
+  const GemmDims d = bwd_input_dims(g);
+  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype);
 }
 
 size_t weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: input x, grad_out dy; output dw
   const GGConv g = geometry(in.at(0).shape, out.at(0).shape, in.at(1).shape, a);
-  const int64_t splits = weight_splits(g);
-  if (splits <= 1) return 0;
-  return static_cast<size_t>(splits * g.K * g.C * g.R * g.S) * dtype_size(out.at(0).dtype);
+  const GemmDims d = bwd_weight_dims(g);
+  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype);
 }
 
 void conv2d(const KernelContext& c) {
@@ -109,8 +211,7 @@ void conv2d(const KernelContext& c) {
     launch(s, st, kname("gg_conv_fwd_direct", dt).c_str(), grid, Dim3{256}, site, g, y.data_ptr(), x.data_ptr(),
            w.data_ptr(), b);
   } else {
-    launch(s, st, kname("gg_conv_fwd_igemm", dt).c_str(), gemm_grid(g.K, g.N * g.OH * g.OW, 1), Dim3{256}, site, g,
-           y.data_ptr(), x.data_ptr(), w.data_ptr(), b);
+    run_gemm(c, site, g, fwd_dims(g), "fwd", y.data_ptr(), x.data_ptr(), w.data_ptr(), b, true);
   }
   // Fused activation (attrs "activation" = "relu"): the elementwise ReLU kernel, in place on y
   // (each element read before it is written), so no separate buffer or plan step exists.
@@ -141,8 +242,7 @@ void conv2d_backward_input(const KernelContext& c) {
     launch(s, st, kname("gg_conv_bwd_input_direct", dt).c_str(), grid, Dim3{256}, site, g, dx.data_ptr(),
            dy.data_ptr(), w.data_ptr());
   } else {
-    launch(s, st, kname("gg_conv_bwd_input_igemm", dt).c_str(), gemm_grid(g.C, g.N * g.H * g.W, 1), Dim3{256}, site,
-           g, dx.data_ptr(), dy.data_ptr(), w.data_ptr());
+    run_gemm(c, site, g, bwd_input_dims(g), "bwd_input", dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, false);
   }
 }
 
@@ -167,24 +267,14 @@ void conv2d_backward_weight(const KernelContext& c) {
            dw.data_ptr(), dy.data_ptr(), x.data_ptr());
     return;
   }
-  g.splits = weight_splits(g);
-  const size_t need = static_cast<size_t>(g.splits * g.K * crs) * dtype_size(dt);
-  if (g.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < need)) g.splits = 1;
-  void* dst = g.splits > 1 ? c.workspace : dw.data_ptr();
-  launch(s, st, kname("gg_conv_bwd_weight_igemm", dt).c_str(), gemm_grid(g.K, crs, g.splits), Dim3{256}, site, g, dst,
-         dy.data_ptr(), x.data_ptr());
-  if (g.splits > 1) {
-    const int64_t n = g.K * crs;
-    launch(s, st, kname("gg_conv_bwd_weight_reduce", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n,
-           g.splits, dw.data_ptr(), c.workspace);
-  }
+  run_gemm(c, site, g, bwd_weight_dims(g), "bwd_weight", dw.data_ptr(), dy.data_ptr(), x.data_ptr(), nullptr, false);
 }
 
 }  // namespace
 
 void add_conv_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"Conv2D", conv2d, float_dtypes()});
-  k.push_back({"Conv2DBackwardInput", conv2d_backward_input, float_dtypes()});
+  k.push_back({"Conv2D", conv2d, float_dtypes(), fwd_workspace});
+  k.push_back({"Conv2DBackwardInput", conv2d_backward_input, float_dtypes(), input_workspace});
   k.push_back({"Conv2DBackwardWeight", conv2d_backward_weight, float_dtypes(), weight_workspace});
 }
 

@@ -1,0 +1,215 @@
+// Register-tiled matrix product over gathered operands, the engine of the implicit-GEMM
+// convolutions (conv.cu):
+//
+//   C[m, n] = sum_{k in [k0, k1)} A(m, k) * B(k, n)
+//
+// Tiling (the classic FP32 SGEMM blocking, no tensor cores): a block owns a BM x BN tile of C
+// and walks k in steps of BK = 8. Each step stages A[BM x BK] and B[BK x BN] in shared memory;
+// each thread accumulates a TM x TN micro-tile in registers, so every shared-memory word read
+// feeds TM (or TN) FMAs. A thread's rows are TM/4 groups of 4 consecutive rows spaced
+// BM/(TM/4) apart (columns likewise), so a warp reads A as a broadcast of 2 addresses and B as
+// 16 consecutive 4-vectors: no bank conflicts. Shared rows are padded by 4 words, which keeps
+// the 4-vectors aligned and spreads the transposed stores of k-contiguous operands over all
+// 32 banks. Two shared stages: the next step's global loads go to registers before this
+// step's FMAs and to the other stage after them, one __syncthreads() per step.
+// Shared memory: 2 * BK * (BM + BN + 8) words = 16.9 KB (float, 128 x 128), under 48 KB.
+//
+// Operands are functors that gather elements (zero padding included) instead of reading a
+// materialized im2col matrix:
+//   kKFast          true when consecutive k are adjacent in memory; threads then walk k
+//   Index index(i)  state of row i (A: m, B: n), computed once per tile and thread
+//   KIndex kindex(k) state of k, computed once per step (k-fast) or per element
+//   T load(Index, KIndex)
+// Rows >= M (N) and k >= k1 load 0 without calling load(). The store functor takes
+// col(n) -> state once per column and (m, state, value) per element.
+//
+// Split k: blockIdx.z = z covers k in [z * chunk, (z + 1) * chunk), chunk a multiple of BK.
+// With splits > 1 the partial tile goes densely to ws[z][M][N]; split_reduce() sums the
+// partitions in z order (deterministic) and hands each sum to the store functor.
+#pragma once
+#include "common.cuh"
+
+namespace gg {
+
+__device__ __forceinline__ int fast_div(const GGFastDiv& f, int n) {
+  return (int)((__umulhi((uint32_t)n, f.mul) + (uint32_t)n) >> f.shift);
+}
+
+template <int BM_, int BN_, int TM_, int TN_>
+struct TileConfig {
+  static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = 8;
+  static constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
+  static_assert(TM % 4 == 0 && TN % 4 == 0, "micro-tiles are groups of 4 rows and columns");
+  static_assert(BM % 32 == 0 && BN % 32 == 0, "padded rows must start on bank 4 * k");
+};
+
+__device__ __forceinline__ void load4(const float* p, float* v) {
+  const float4 q = *reinterpret_cast<const float4*>(p);
+  v[0] = q.x; v[1] = q.y; v[2] = q.z; v[3] = q.w;
+}
+__device__ __forceinline__ void load4(const double* p, double* v) {
+  const double2 a = *reinterpret_cast<const double2*>(p), b = *reinterpret_cast<const double2*>(p + 2);
+  v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+}
+
+// TM-element fragment of a shared row for thread index t (ty for A, tx for B).
+template <int TM, int BM, typename T>
+__device__ __forceinline__ void load_fragment(const T* row, int t, T (&v)[TM]) {
+#pragma unroll
+  for (int g = 0; g < TM / 4; ++g) load4(row + g * (BM / (TM / 4)) + t * 4, v + 4 * g);
+}
+template <int TM, int BM>
+__device__ __forceinline__ int fragment_row(int t, int i) {
+  return (i / 4) * (BM / (TM / 4)) + t * 4 + (i % 4);
+}
+
+// Global -> register -> shared staging of one operand's slice (ROWS rows x BK k), EPT elements
+// per thread. k-fast: thread t has k offset t % BK and rows t / BK + e * (THREADS / BK);
+// row-fast: row t % ROWS and k offsets t / ROWS + e * (THREADS / ROWS).
+template <typename T, typename Op, int ROWS, int BK, int THREADS>
+struct Stager {
+  static constexpr bool kKFast = Op::kKFast;
+  static_assert(kKFast ? THREADS % BK == 0 && (ROWS * BK) % THREADS == 0 : THREADS % ROWS == 0 && (ROWS * BK) % THREADS == 0,
+                "thread mapping must tile the slice");
+  static constexpr int EPT = ROWS * BK / THREADS;
+  static constexpr int NIDX = kKFast ? EPT : 1;
+  typename Op::Index idx[NIDX];
+  bool ok[NIDX];
+  T reg[EPT];
+  int kk0, row0;
+
+  __device__ __forceinline__ void init(const Op& op, int tid, int base, int limit) {
+    if (kKFast) {
+      kk0 = tid % BK;
+      row0 = tid / BK;
+#pragma unroll
+      for (int e = 0; e < EPT; ++e) {
+        const int row = base + row0 + e * (THREADS / BK);
+        ok[e] = row < limit;
+        if (ok[e]) idx[e] = op.index(row);
+      }
+    } else {
+      row0 = tid % ROWS;
+      kk0 = tid / ROWS;
+      ok[0] = base + row0 < limit;
+      if (ok[0]) idx[0] = op.index(base + row0);
+    }
+  }
+  __device__ __forceinline__ void fetch(const Op& op, int kb, int kend) {
+    if (kKFast) {
+      const int k = kb + kk0;
+      const bool kin = k < kend;
+      typename Op::KIndex ki;
+      if (kin) ki = op.kindex(k);
+#pragma unroll
+      for (int e = 0; e < EPT; ++e) reg[e] = (kin && ok[e]) ? op.load(idx[e], ki) : T(0);
+    } else {
+#pragma unroll
+      for (int e = 0; e < EPT; ++e) {
+        const int k = kb + kk0 + e * (THREADS / ROWS);
+        reg[e] = (k < kend && ok[0]) ? op.load(idx[0], op.kindex(k)) : T(0);
+      }
+    }
+  }
+  __device__ __forceinline__ void store(T (*s)[ROWS + 4]) const {
+#pragma unroll
+    for (int e = 0; e < EPT; ++e) {
+      if (kKFast)
+        s[kk0][row0 + e * (THREADS / BK)] = reg[e];
+      else
+        s[kk0 + e * (THREADS / ROWS)][row0] = reg[e];
+    }
+  }
+};
+
+// One launch computes every (tile, split) of the grid-stride loops below.
+template <typename T, typename Cfg, typename OpA, typename OpB, typename Store>
+__device__ void gemm_tiled(const OpA& opa, const OpB& opb, const Store& st, int M, int N, int Kdim, int splits,
+                           T* ws) {
+  constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, THREADS = Cfg::THREADS;
+  __shared__ __align__(16) T As[2][BK][BM + 4];
+  __shared__ __align__(16) T Bs[2][BK][BN + 4];
+  const int tid = threadIdx.x, tx = tid % Cfg::TX, ty = tid / Cfg::TX;
+  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  const int chunk = ((Kdim + splits - 1) / splits + BK - 1) / BK * BK;
+  for (int z = blockIdx.z; z < splits; z += gridDim.z)
+    for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
+      for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
+        const int m0 = tm * BM, n0 = tn * BN;
+        const int kbeg = z * chunk, kend = min(kbeg + chunk, Kdim);
+        T acc[TM][TN];
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
+        if (kbeg < kend) {
+          Stager<T, OpA, BM, BK, THREADS> sa;
+          Stager<T, OpB, BN, BK, THREADS> sb;
+          sa.init(opa, tid, m0, M);
+          sb.init(opb, tid, n0, N);
+          sa.fetch(opa, kbeg, kend);
+          sb.fetch(opb, kbeg, kend);
+          sa.store(As[0]);
+          sb.store(Bs[0]);
+          __syncthreads();
+          int cur = 0;
+          for (int kb = kbeg; kb < kend; kb += BK) {
+            const bool more = kb + BK < kend;
+            if (more) {
+              sa.fetch(opa, kb + BK, kend);
+              sb.fetch(opb, kb + BK, kend);
+            }
+#pragma unroll
+            for (int kk = 0; kk < BK; ++kk) {
+              T a[TM], b[TN];
+              load_fragment<TM, BM>(&As[cur][kk][0], ty, a);
+              load_fragment<TN, BN>(&Bs[cur][kk][0], tx, b);
+#pragma unroll
+              for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+            }
+            if (more) {
+              sa.store(As[cur ^ 1]);
+              sb.store(Bs[cur ^ 1]);
+            }
+            __syncthreads();  // the stage just read is rewritten next step (or next tile)
+            cur ^= 1;
+          }
+        }
+#pragma unroll
+        for (int j = 0; j < TN; ++j) {
+          const int n = n0 + fragment_row<TN, BN>(tx, j);
+          if (n >= N) continue;
+          if (splits > 1) {
+            T* out = ws + (int64_t)z * M * N + n;
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+              const int m = m0 + fragment_row<TM, BM>(ty, i);
+              if (m < M) out[(int64_t)m * N] = acc[i][j];
+            }
+          } else {
+            const typename Store::Col col = st.col(n);
+#pragma unroll
+            for (int i = 0; i < TM; ++i) {
+              const int m = m0 + fragment_row<TM, BM>(ty, i);
+              if (m < M) st(m, col, acc[i][j]);
+            }
+          }
+        }
+      }
+}
+
+// out(m, n) = sum_z ws[z][m][n], z ascending, handed to the store functor.
+template <typename T, typename Store>
+__device__ void split_reduce(const Store& st, int M, int N, int splits, const T* ws) {
+  const int64_t total = (int64_t)M * N;
+  GG_FOR(i, total) {
+    T s = 0;
+    for (int z = 0; z < splits; ++z) s += ws[z * total + i];
+    const int m = (int)(i / N), n = (int)(i - (int64_t)m * N);
+    st(m, st.col(n), s);
+  }
+}
+
+}  // namespace gg
