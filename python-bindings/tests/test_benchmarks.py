@@ -63,7 +63,7 @@ def has_torch_rows(rows):
 def tiny_results(tmp_path_factory):
     """Each script once with --tiny into its own CSV (module-scoped: they take seconds each)."""
     d = tmp_path_factory.mktemp("bench")
-    for script in ("gpu_memory_usage", "kernel_latency", "end_to_end"):
+    for script in ("gpu_memory_usage", "kernel_latency", "end_to_end", "checkpoint_depth_scaling"):
         run_script(f"{script}.py", "--tiny", "--csv", str(d / f"{script}.csv"))
     return d
 
@@ -114,6 +114,33 @@ def test_end_to_end_tiny_times_epochs_and_resnet_steps(tiny_results):
     assert any("train step batch" in w and w.startswith("ResNet18") for w in workloads)
     acc = [float(r["value"]) for r in rows if r["metric"] == "test_accuracy"]
     assert all(0.0 <= a <= 1.0 for a in acc)
+
+
+def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth(tiny_results):
+    rows = read_csv(tiny_results / "checkpoint_depth_scaling.csv")
+    assert_well_formed(rows)
+    val = {(r["workload"], r["metric"]): float(r["value"]) for r in rows}
+    depths = sorted({int(w.split("depth ")[1].split()[0]) for w, _ in val if " depth " in w})
+    assert len(depths) >= 2
+    for d in depths:
+        wl = next(w for w, _ in val if w.startswith(f"plain CNN depth {d} ") and w.endswith(" no budget"))[:-len(" no budget")]
+        plain, small = f"{wl} no budget", f"{wl} smallest budget"
+        for name in (plain, small):
+            for m in ("need_mib", "predicted_peak_mib", "measured_peak_mib", "replay_peak_mib", "activation_mib",
+                      "predicted_activation_mib", "step_ms", "recomputed_steps"):
+                assert (name, m) in val, f"{name} {m} missing"
+            # the allocator's peak over the planned step matches memory_report's prediction within 5%
+            assert abs(val[(name, "measured_peak_mib")] / val[(name, "predicted_peak_mib")] - 1) < 0.05
+        assert 0 < val[(small, "need_mib")] <= val[(small, "budget_mib")]  # the budget is respected
+        assert val[(small, "need_mib")] < val[(plain, "need_mib")], "checkpointing must lower the need"
+        assert val[(small, "recomputed_steps")] > 0 and val[(plain, "recomputed_steps")] == 0
+        assert val[(small, "step_time_vs_no_budget")] > 0
+        budget_row = next(r for r in rows if r["workload"] == small and r["metric"] == "budget_mib")
+        assert "need - 1 B fails" in budget_row["notes"], "the smallest budget is the smallest"
+    metrics = {r["metric"] for r in rows}
+    for kind in ("measured", "predicted"):
+        for case in ("no_budget", "smallest_budget"):
+            assert f"growth_exponent_{case}_{kind}" in metrics
 
 
 def test_tiny_run_without_csv_stays_out_of_the_results_history(tmp_path):
