@@ -31,10 +31,6 @@
 
 namespace gg {
 
-__device__ __forceinline__ int fast_div(const GGFastDiv& f, int n) {
-  return (int)((__umulhi((uint32_t)n, f.mul) + (uint32_t)n) >> f.shift);
-}
-
 template <int BM_, int BN_, int TM_, int TN_>
 struct TileConfig {
   static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = 8;
@@ -64,35 +60,34 @@ __device__ __forceinline__ int fragment_row(int t, int i) {
 }
 
 // Global -> register -> shared staging of one operand's slice (ROWS rows x BK k), EPT elements
-// per thread. k-fast: thread t has k offset t % BK and rows t / BK + e * (THREADS / BK);
-// row-fast: row t % ROWS and k offsets t / ROWS + e * (THREADS / ROWS).
+// per thread. k-fast: thread t has k offset t % BK and rows t / BK + e * (THREADS / BK), so it
+// computes one k state per step. Row-fast: a warp takes 32 consecutive rows (coalesced), thread
+// t has rows t % 32 + 32 j and k offsets t / 32 + (THREADS / 32) i, so it computes ROWS / 32
+// row states per tile and BK / (THREADS / 32) k states per step.
 template <typename T, typename Op, int ROWS, int BK, int THREADS>
 struct Stager {
   static constexpr bool kKFast = Op::kKFast;
-  static_assert(kKFast ? THREADS % BK == 0 && (ROWS * BK) % THREADS == 0 : THREADS % ROWS == 0 && (ROWS * BK) % THREADS == 0,
-                "thread mapping must tile the slice");
   static constexpr int EPT = ROWS * BK / THREADS;
-  static constexpr int NIDX = kKFast ? EPT : 1;
+  static constexpr int KT = THREADS / 32;  // row-fast: k rows one pass of the block covers
+  static constexpr int RG = ROWS / 32;     // row-fast: row groups per thread
+  static constexpr int KI = BK / KT;       // row-fast: k offsets per thread
+  static_assert(kKFast ? THREADS % BK == 0 && (ROWS * BK) % THREADS == 0
+                       : THREADS % 32 == 0 && ROWS % 32 == 0 && BK % KT == 0 && RG * KI == EPT,
+                "thread mapping must tile the slice");
+  static constexpr int NIDX = kKFast ? EPT : RG;
   typename Op::Index idx[NIDX];
   bool ok[NIDX];
   T reg[EPT];
   int kk0, row0;
 
   __device__ __forceinline__ void init(const Op& op, int tid, int base, int limit) {
-    if (kKFast) {
-      kk0 = tid % BK;
-      row0 = tid / BK;
+    kk0 = kKFast ? tid % BK : tid / 32;
+    row0 = kKFast ? tid / BK : tid % 32;
 #pragma unroll
-      for (int e = 0; e < EPT; ++e) {
-        const int row = base + row0 + e * (THREADS / BK);
-        ok[e] = row < limit;
-        if (ok[e]) idx[e] = op.index(row);
-      }
-    } else {
-      row0 = tid % ROWS;
-      kk0 = tid / ROWS;
-      ok[0] = base + row0 < limit;
-      if (ok[0]) idx[0] = op.index(base + row0);
+    for (int e = 0; e < NIDX; ++e) {
+      const int row = base + row0 + e * (kKFast ? THREADS / BK : 32);
+      ok[e] = row < limit;
+      if (ok[e]) idx[e] = op.index(row);
     }
   }
   __device__ __forceinline__ void fetch(const Op& op, int kb, int kend) {
@@ -105,19 +100,25 @@ struct Stager {
       for (int e = 0; e < EPT; ++e) reg[e] = (kin && ok[e]) ? op.load(idx[e], ki) : T(0);
     } else {
 #pragma unroll
-      for (int e = 0; e < EPT; ++e) {
-        const int k = kb + kk0 + e * (THREADS / ROWS);
-        reg[e] = (k < kend && ok[0]) ? op.load(idx[0], op.kindex(k)) : T(0);
+      for (int i = 0; i < KI; ++i) {
+        const int k = kb + kk0 + i * KT;
+        const bool kin = k < kend;
+        typename Op::KIndex ki;
+        if (kin) ki = op.kindex(k);
+#pragma unroll
+        for (int j = 0; j < RG; ++j) reg[i * RG + j] = (kin && ok[j]) ? op.load(idx[j], ki) : T(0);
       }
     }
   }
   __device__ __forceinline__ void store(T (*s)[ROWS + 4]) const {
+    if (kKFast) {
 #pragma unroll
-    for (int e = 0; e < EPT; ++e) {
-      if (kKFast)
-        s[kk0][row0 + e * (THREADS / BK)] = reg[e];
-      else
-        s[kk0 + e * (THREADS / ROWS)][row0] = reg[e];
+      for (int e = 0; e < EPT; ++e) s[kk0][row0 + e * (THREADS / BK)] = reg[e];
+    } else {
+#pragma unroll
+      for (int i = 0; i < KI; ++i)
+#pragma unroll
+        for (int j = 0; j < RG; ++j) s[kk0 + i * KT][row0 + 32 * j] = reg[i * RG + j];
     }
   }
 };

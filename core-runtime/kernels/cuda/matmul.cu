@@ -46,6 +46,25 @@ __device__ void matmul(const GGMatmul& g, T* c, const T* a, const T* b) {
   }
 }
 
+// Few outputs and a long k (a Linear layer's forward on a small batch, [32, 800] x [800, 10]):
+// one warp per output element, lanes striding k, a warp reduction for the sum. The tile
+// kernel would give such a product one or two blocks that walk k serially.
+template <typename T>
+__device__ void matmul_dot(const GGMatmul& g, T* c, const T* a, const T* b) {
+  const int64_t per_batch = g.M * g.N, total = g.batch * per_batch;
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+  for (int64_t o = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; o < total; o += warps) {
+    const int64_t z = o / per_batch, mn = o - z * per_batch, m = mn / g.N, n = mn - m * g.N;
+    const T* pa = a + gg::strided_offset(z, g.batch_rank, g.batch_size, g.a_bstride) + m * g.a_sm;
+    const T* pb = b + gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride) + n * g.b_sn;
+    T s = 0;
+    for (int64_t k = lane; k < g.K; k += 32) s += pa[k * g.a_sk] * pb[k * g.b_sk];
+    s = gg::warp_sum(s);
+    if (lane == 0) c[o] = s;
+  }
+}
+
 }  // namespace gg_mm
 
 GG_KERNEL void __launch_bounds__(256) gg_matmul_f32(GGMatmul g, float* c, const float* a, const float* b) {
@@ -53,4 +72,10 @@ GG_KERNEL void __launch_bounds__(256) gg_matmul_f32(GGMatmul g, float* c, const 
 }
 GG_KERNEL void __launch_bounds__(256) gg_matmul_f64(GGMatmul g, double* c, const double* a, const double* b) {
   gg_mm::matmul<double>(g, c, a, b);
+}
+GG_KERNEL void gg_matmul_dot_f32(GGMatmul g, float* c, const float* a, const float* b) {
+  gg_mm::matmul_dot<float>(g, c, a, b);
+}
+GG_KERNEL void gg_matmul_dot_f64(GGMatmul g, double* c, const double* a, const double* b) {
+  gg_mm::matmul_dot<double>(g, c, a, b);
 }

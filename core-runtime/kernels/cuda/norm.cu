@@ -15,47 +15,81 @@
 //               drunning_mean = -a*sg, drunning_var = -a*invstd^2*sgd/2
 //   update:     rm = (1-m) rm + m mean; rv = (1-m) rv + m var count/(count-1)
 //
-// Per-channel sums run in double (one block per channel, grid-stride over channels) and leave
-// per-channel coefficients (double) in a small buffer; a second, elementwise kernel applies
-// them in the tensor's dtype. Layouts: dense.
+// Per-channel sums run in double in two stages: blocks (q, c) reduce partition q of channel c
+// (P partitions of `chunk` values; the statistics as count, mean and M2 = sum (x - mean)^2 of
+// the partition, the backward sums as plain sums) into a small buffer, then one thread per
+// channel merges the partitions in order (Chan, Golub and LeVeque 1979 for mean and M2:
+// delta = mean_b - mean_a, M2 = M2_a + M2_b + delta^2 n_a n_b / n) and writes per-channel
+// coefficients (double); an elementwise kernel applies them in the tensor's dtype. The
+// partition count depends on the shape only, so the sums have one order on every GPU.
+// Layouts: dense; 32-bit indices.
 #include "common.cuh"
 
 namespace gg_bn {
 
 template <typename T>
-__device__ __forceinline__ double at(const T* p, int64_t C, int64_t I, int64_t c, int64_t j) {
-  const int64_t n = j / I, i = j - n * I;
-  return (double)p[(n * C + c) * I + i];
+__device__ __forceinline__ double at(const GGBatchNorm& p, const T* x, int c, int j) {
+  const int n = gg::fast_div(p.div_I, j);
+  return (double)x[(n * p.C + c) * p.I + (j - n * p.I)];
 }
 
-// coef[2c] = scale, coef[2c+1] = shift
+__device__ __forceinline__ int channel_of(const GGBatchNorm& p, int e) {
+  const int q = gg::fast_div(p.div_I, e);
+  return q - gg::fast_div(p.div_C, q) * p.C;
+}
+
+// part[(c * P + q) * 3 + {0, 1, 2}] = count, mean, M2 of values [q*chunk, (q+1)*chunk) of channel c.
+// grid: x = partitions, y = channels (grid-stride on both).
 template <typename T>
-__device__ void train_stats(int64_t N, int64_t C, int64_t I, double eps, const T* x, const T* gamma, const T* beta,
-                            T* mean_out, T* var_out, double* coef) {
+__device__ void partial_stats(const GGBatchNorm& p, const T* x, double* part) {
   __shared__ double sbuf[32];
-  const int64_t M = N * I;
-  const double inv_m = M > 0 ? 1.0 / (double)M : 0.0;
-  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
-    double s = 0;
-    for (int64_t j = threadIdx.x; j < M; j += blockDim.x) s += at(x, C, I, c, j);
-    const double mean = gg::block_sum_all(s, sbuf) * inv_m;
-    double ds = 0, sq = 0;
-    for (int64_t j = threadIdx.x; j < M; j += blockDim.x) {
-      const double d = at(x, C, I, c, j) - mean;
-      ds += d;
-      sq += d * d;
+  const int M = p.N * p.I;
+  for (int c = blockIdx.y; c < p.C; c += gridDim.y)
+    for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
+      const int j0 = q * p.chunk, j1 = min(M, j0 + p.chunk);
+      const int cnt = j1 > j0 ? j1 - j0 : 0;
+      double s = 0;
+      for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) s += at(p, x, c, j);
+      const double mean = cnt ? gg::block_sum_all(s, sbuf) / cnt : 0.0;
+      double ds = 0, sq = 0;
+      for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+        const double d = at(p, x, c, j) - mean;
+        ds += d;
+        sq += d * d;
+      }
+      ds = gg::block_sum(ds, sbuf);
+      sq = gg::block_sum(sq, sbuf);
+      if (threadIdx.x == 0) {
+        double* o = part + ((int64_t)c * p.P + q) * 3;
+        o[0] = cnt;
+        o[1] = cnt ? mean + ds / cnt : 0.0;  // corrected mean of the partition
+        o[2] = cnt ? sq - ds * ds / cnt : 0.0;
+      }
     }
-    ds = gg::block_sum(ds, sbuf);
-    sq = gg::block_sum(sq, sbuf);
-    if (threadIdx.x == 0) {
-      double var = (sq - ds * ds * inv_m) * inv_m;
-      var = var > 0 ? var : 0;
-      const double scale = (double)gamma[c] / sqrt(var + eps);
-      coef[2 * c] = scale;
-      coef[2 * c + 1] = (double)beta[c] - mean * scale;
-      mean_out[c] = (T)mean;
-      var_out[c] = (T)var;
+}
+
+// coef[2c] = scale, coef[2c+1] = shift; one thread per channel merges its partitions.
+template <typename T>
+__device__ void train_stats(const GGBatchNorm& p, double eps, const T* gamma, const T* beta, T* mean_out, T* var_out,
+                            double* coef, const double* part) {
+  GG_FOR(c, p.C) {
+    double n = 0, mean = 0, m2 = 0;
+    for (int q = 0; q < p.P; ++q) {
+      const double* o = part + (c * p.P + q) * 3;
+      const double nb = o[0];
+      if (nb == 0) continue;
+      const double tot = n + nb, delta = o[1] - mean;
+      mean += delta * nb / tot;
+      m2 += o[2] + delta * delta * n * nb / tot;
+      n = tot;
     }
+    double var = n > 0 ? m2 / n : 0.0;
+    var = var > 0 ? var : 0;
+    const double scale = (double)gamma[c] / sqrt(var + eps);
+    coef[2 * c] = scale;
+    coef[2 * c + 1] = (double)beta[c] - mean * scale;
+    mean_out[c] = (T)mean;
+    var_out[c] = (T)var;
   }
 }
 
@@ -70,61 +104,80 @@ __device__ void inference_coef(int64_t C, double eps, const T* gamma, const T* b
 }
 
 template <typename T>
-__device__ void affine(int64_t n, int64_t C, int64_t I, int relu, T* y, const T* x, const double* coef) {
+__device__ void affine(const GGBatchNorm& p, int n, int relu, T* y, const T* x, const double* coef) {
   GG_FOR(e, n) {
-    const int64_t c = (e / I) % C;
+    const int c = channel_of(p, (int)e);
     const T v = x[e] * (T)coef[2 * c] + (T)coef[2 * c + 1];
     y[e] = (relu && !(v > T(0))) ? T(0) : v;
   }
 }
 
+// part[(c * P + q) * 2 + {0, 1}] = sum g, sum g * (x - center[c]) over partition q of channel c.
+template <typename T>
+__device__ void partial_sums(const GGBatchNorm& p, const T* g, const T* x, const T* center, double* part) {
+  __shared__ double sbuf[32];
+  const int M = p.N * p.I;
+  for (int c = blockIdx.y; c < p.C; c += gridDim.y)
+    for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
+      const int j0 = q * p.chunk, j1 = min(M, j0 + p.chunk);
+      const double mu = (double)center[c];
+      double sg = 0, sgd = 0;
+      for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
+        const int n = gg::fast_div(p.div_I, j);
+        const int e = (n * p.C + c) * p.I + (j - n * p.I);
+        const double gv = (double)g[e];
+        sg += gv;
+        sgd += gv * ((double)x[e] - mu);
+      }
+      sg = gg::block_sum(sg, sbuf);
+      sgd = gg::block_sum(sgd, sbuf);
+      if (threadIdx.x == 0) {
+        part[((int64_t)c * p.P + q) * 2] = sg;
+        part[((int64_t)c * p.P + q) * 2 + 1] = sgd;
+      }
+    }
+}
+
 // mode 0: training backward (coef = a, b, k - b*mean; gmean/gvar optional)
 // mode 1: inference backward (coef = a, 0, 0; writes drm, drv)
 template <typename T>
-__device__ void backward_sums(int mode, int64_t N, int64_t C, int64_t I, double eps, const T* g, const T* x,
-                              const T* gamma, const T* center, const T* var, const T* gmean, const T* gvar,
-                              T* dgamma, T* dbeta, T* drm, T* drv, double* coef) {
-  __shared__ double sbuf[32];
-  const int64_t M = N * I;
-  const double m = (double)M;
-  for (int64_t c = blockIdx.x; c < C; c += gridDim.x) {
+__device__ void backward_sums(int mode, const GGBatchNorm& p, double eps, const T* gamma, const T* center, const T* var,
+                              const T* gmean, const T* gvar, T* dgamma, T* dbeta, T* drm, T* drv, double* coef,
+                              const double* part) {
+  const double m = (double)p.N * p.I;
+  GG_FOR(c, p.C) {
+    double sg = 0, sgd = 0;
+    for (int q = 0; q < p.P; ++q) {
+      sg += part[(c * p.P + q) * 2];
+      sgd += part[(c * p.P + q) * 2 + 1];
+    }
     const double mu = (double)center[c];
     const double invstd = 1.0 / sqrt((double)var[c] + eps);
-    double sg = 0, sgd = 0;
-    for (int64_t j = threadIdx.x; j < M; j += blockDim.x) {
-      const double gv = at(g, C, I, c, j);
-      sg += gv;
-      sgd += gv * (at(x, C, I, c, j) - mu);
-    }
-    sg = gg::block_sum(sg, sbuf);
-    sgd = gg::block_sum(sgd, sbuf);
-    if (threadIdx.x == 0) {
-      dbeta[c] = (T)sg;
-      dgamma[c] = (T)(invstd * sgd);
-      const double a = (double)gamma[c] * invstd;
-      double b = 0, k = 0;
-      if (mode == 0) {
-        if (M > 0) {
-          b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
-          k = -a * sg / m;
-          if (gmean) k += (double)gmean[c] / m;
-          if (gvar) b += 2.0 * (double)gvar[c] / m;
-        }
-      } else {
-        drm[c] = (T)(-a * sg);
-        drv[c] = (T)(-0.5 * a * invstd * invstd * sgd);
+    dbeta[c] = (T)sg;
+    dgamma[c] = (T)(invstd * sgd);
+    const double a = (double)gamma[c] * invstd;
+    double b = 0, k = 0;
+    if (mode == 0) {
+      if (m > 0) {
+        b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
+        k = -a * sg / m;
+        if (gmean) k += (double)gmean[c] / m;
+        if (gvar) b += 2.0 * (double)gvar[c] / m;
       }
-      coef[3 * c] = a;
-      coef[3 * c + 1] = b;
-      coef[3 * c + 2] = k - b * mu;
+    } else {
+      drm[c] = (T)(-a * sg);
+      drv[c] = (T)(-0.5 * a * invstd * invstd * sgd);
     }
+    coef[3 * c] = a;
+    coef[3 * c + 1] = b;
+    coef[3 * c + 2] = k - b * mu;
   }
 }
 
 template <typename T>
-__device__ void backward_dx(int64_t n, int64_t C, int64_t I, T* dx, const T* g, const T* x, const double* coef) {
+__device__ void backward_dx(const GGBatchNorm& p, int n, T* dx, const T* g, const T* x, const double* coef) {
   GG_FOR(e, n) {
-    const int64_t c = (e / I) % C;
+    const int c = channel_of(p, (int)e);
     dx[e] = (T)coef[3 * c] * g[e] + (T)coef[3 * c + 1] * x[e] + (T)coef[3 * c + 2];
   }
 }
@@ -144,28 +197,33 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
 }  // namespace gg_bn
 
 #define GG_BN(suffix, T)                                                                              \
-  GG_KERNEL void gg_bn_train_stats_##suffix(int64_t N, int64_t C, int64_t I, double eps, const T* x,    \
-                                            const T* gamma, const T* beta, T* mean, T* var, double* coef) { \
-    gg_bn::train_stats<T>(N, C, I, eps, x, gamma, beta, mean, var, coef);                             \
+  GG_KERNEL void gg_bn_partial_stats_##suffix(GGBatchNorm p, const T* x, double* part) {              \
+    gg_bn::partial_stats<T>(p, x, part);                                                              \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_train_stats_##suffix(GGBatchNorm p, double eps, const T* gamma, const T* beta, T* mean, \
+                                            T* var, double* coef, const double* part) {              \
+    gg_bn::train_stats<T>(p, eps, gamma, beta, mean, var, coef, part);                                \
   }                                                                                                   \
   GG_KERNEL void gg_bn_inference_coef_##suffix(int64_t C, double eps, const T* gamma, const T* beta,    \
                                                const T* rm, const T* rv, double* coef) {              \
     gg_bn::inference_coef<T>(C, eps, gamma, beta, rm, rv, coef);                                      \
   }                                                                                                   \
-  GG_KERNEL void gg_bn_affine_##suffix(int64_t n, int64_t C, int64_t I, int relu, T* y, const T* x,     \
-                                       const double* coef) {                                         \
-    gg_bn::affine<T>(n, C, I, relu, y, x, coef);                                                      \
+  GG_KERNEL void gg_bn_affine_##suffix(GGBatchNorm p, int n, int relu, T* y, const T* x, const double* coef) { \
+    gg_bn::affine<T>(p, n, relu, y, x, coef);                                                         \
   }                                                                                                   \
-  GG_KERNEL void gg_bn_backward_sums_##suffix(int mode, int64_t N, int64_t C, int64_t I, double eps,    \
-                                              const T* g, const T* x, const T* gamma, const T* center, \
-                                              const T* var, const T* gmean, const T* gvar, T* dgamma, \
-                                              T* dbeta, T* drm, T* drv, double* coef) {               \
-    gg_bn::backward_sums<T>(mode, N, C, I, eps, g, x, gamma, center, var, gmean, gvar, dgamma, dbeta, drm, drv, \
-                            coef);                                                                    \
+  GG_KERNEL void gg_bn_partial_sums_##suffix(GGBatchNorm p, const T* g, const T* x, const T* center,   \
+                                             double* part) {                                         \
+    gg_bn::partial_sums<T>(p, g, x, center, part);                                                    \
   }                                                                                                   \
-  GG_KERNEL void gg_bn_backward_dx_##suffix(int64_t n, int64_t C, int64_t I, T* dx, const T* g, const T* x, \
+  GG_KERNEL void gg_bn_backward_sums_##suffix(int mode, GGBatchNorm p, double eps, const T* gamma,      \
+                                              const T* center, const T* var, const T* gmean, const T* gvar, \
+                                              T* dgamma, T* dbeta, T* drm, T* drv, double* coef,      \
+                                              const double* part) {                                  \
+    gg_bn::backward_sums<T>(mode, p, eps, gamma, center, var, gmean, gvar, dgamma, dbeta, drm, drv, coef, part); \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_backward_dx_##suffix(GGBatchNorm p, int n, T* dx, const T* g, const T* x,        \
                                             const double* coef) {                                    \
-    gg_bn::backward_dx<T>(n, C, I, dx, g, x, coef);                                                   \
+    gg_bn::backward_dx<T>(p, n, dx, g, x, coef);                                                      \
   }                                                                                                   \
   GG_KERNEL void gg_bn_update_stats_##suffix(int64_t C, double momentum, double count, T* rm_out,        \
                                              T* rv_out, const T* rm, const T* rv, const T* mean,     \

@@ -59,7 +59,7 @@ struct GGConv {
 // Montgomery, "Division by invariant integers using multiplication", PLDI 1994):
 //   q = (umulhi(n, mul) + n) >> shift,  shift = ceil(log2 d),  mul = floor(2^32 (2^shift - d) / d) + 1,
 // exact for 0 <= n < 2^31 (the sum cannot overflow 32 bits) and 1 <= d < 2^31. The host fills
-// it with make_fast_div (src/cuda/conv.cpp); the device side is gg::fast_div (conv_gemm.cuh).
+// it with make_fast_div (fast_div.h); the device side is gg::fast_div (common.cuh).
 struct GGFastDiv {
   uint32_t d, mul, shift, pad_;
 };
@@ -71,6 +71,16 @@ struct GGConvGemm {
   int32_t splits;                    // k-range partitions (blockIdx.z); > 1: partial sums to the workspace
   GGFastDiv div_P;                   // OH * OW
   GGFastDiv div_OW, div_RS, div_S, div_HW, div_W, div_sh, div_sw;
+};
+
+// Batch normalization of x [N, C, I] (I = product of the trailing axes): the per-channel sums
+// run in P partitions of `chunk` consecutive values of the channel's M = N * I (blocks (q, c)),
+// merged in order by a per-channel finishing kernel. Indices are 32-bit (the launcher refuses
+// 2^31 elements or more).
+struct GGBatchNorm {
+  int32_t N, C, I, P, chunk, pad_;
+  GGFastDiv div_I;   // j / I: the image of the j-th value of a channel
+  GGFastDiv div_C;   // (e / I) / C: the channel of the e-th element of x
 };
 
 // 2-D pooling geometry (NCHW; N*C planes).

@@ -18,8 +18,15 @@ namespace gg_red {
 template <typename T> struct RAcc { typedef T type; };
 template <> struct RAcc<float> { typedef double type; };
 
+// Offset of the j-th reduced element. Two reduced axes (a conv bias gradient: N and H*W of
+// NCHW) with j below 2^31 take a 32-bit division (the 64-bit one is several times longer).
 __device__ __forceinline__ int64_t red_offset(const GGReduce& r, int64_t j) {
-  return r.red_rank == 1 ? j * r.red_stride[0] : gg::strided_offset(j, r.red_rank, r.red_size, r.red_stride);
+  if (r.red_rank == 1) return j * r.red_stride[0];
+  if (r.red_rank == 2 && j < 0x7fffffff && r.red_size[1] < 0x7fffffff) {
+    const uint32_t q = (uint32_t)j / (uint32_t)r.red_size[1];
+    return (int64_t)q * r.red_stride[0] + (int64_t)((uint32_t)j - q * (uint32_t)r.red_size[1]) * r.red_stride[1];
+  }
+  return gg::strided_offset(j, r.red_rank, r.red_size, r.red_stride);
 }
 
 // (value, index) pair for max/min/argmax: the larger value wins, ties go to the smaller index.

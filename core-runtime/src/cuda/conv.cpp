@@ -1,15 +1,17 @@
 // Launchers of the 2-D convolutions (kernels/cuda/conv.cu): Conv2D, Conv2DBackwardInput,
 // Conv2DBackwardWeight, each with a direct and an implicit-GEMM kernel.
 //
-// Choice per shape (set_conv_algo("auto")): the direct kernels where a 64 x 64 GEMM tile would
-// mostly hold zeros (forward and weight gradient: C*R*S <= 64; input gradient: C <= 16 or
-// K*R*S <= 64, i.e. the first layers), implicit GEMM otherwise. On an H200 (benchmarks/
-// cuda_kernels.py) the input gradient of a 1-channel 28x28 layer took 0.03 ms direct against
-// 0.22 ms as a GEMM with 1 of 64 rows used, while 64-channel layers run 1.7x faster as GEMMs.
+// Choice per shape (set_conv_algo("auto")): the direct kernels where a GEMM tile would mostly
+// hold zeros (forward: C*R*S <= 32; input gradient: C <= 4 or K*R*S <= 64, i.e. the first
+// layers), implicit GEMM otherwise, and always for the weight gradient (whose long reduction
+// the GEMM splits across blocks). On an H200 the input gradient of a 1-channel 28x28 layer took
+// 0.03 ms direct against 0.22 ms as a GEMM with 1 of 64 rows used; the direct weight gradient
+// of SimpleCNN's first layer took 31 us, one block per weight element.
 // "direct" / "igemm" force one (direct only where its shared-memory tiles fit; otherwise
 // implicit GEMM runs). Every valid shape runs on one of them. The GEMM's tile shape and k
 // split are chosen by choose_gemm() below.
 #include <algorithm>
+#include <cstdlib>
 
 #include "../../kernels/cuda/fast_div.h"
 #include "cuda/launch.h"
@@ -75,22 +77,35 @@ struct GemmChoice {
   int64_t splits;
 };
 
-constexpr int64_t kTargetThreads = 32768;      // ~2 blocks per SM on a 132-SM GPU
-constexpr int64_t kMinSplitLength = 256;       // each k partition keeps >= 32 steps of 8
-constexpr int64_t kMaxSplits = 64;
+// Threads the split aims for: ~2 blocks of 128 per SM on a 132-SM GPU. GLASSGRAD_CONV_TARGET_THREADS
+// overrides it (read once, at the first convolution; for tuning with benchmarks/conv_vs_cudnn.py).
+int64_t target_threads() {
+  static const int64_t t = [] {
+    const char* e = std::getenv("GLASSGRAD_CONV_TARGET_THREADS");
+    const long long v = e ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<int64_t>(v) : int64_t(32768);
+  }();
+  return t;
+}
+constexpr int64_t kMinSplitLength = 64;        // each k partition keeps >= 8 steps of 8
+constexpr int64_t kMaxSplits = 256;
 constexpr int64_t kMaxWorkspaceBytes = int64_t(64) << 20;
 
-GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt) {
+// `weight_grad`: the weight gradient's long reduction gains from twice the blocks (H200:
+// 179 -> 148 us on [32,64,32,32]->64) where the forward and input gradient lose to the extra
+// partial sums (106 -> 137 us).
+GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt, bool weight_grad = false) {
+  const int64_t target = target_threads() * (weight_grad ? 2 : 1);
   GemmChoice c{"32x128", 32, 128, 128, 1};
   const auto tiles = [&](const GemmChoice& t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn); };
   if (dt == DType::Float32) {
     if (M > 64) c = GemmChoice{"128x128", 128, 128, 256, 1};
     else if (M > 32) c = GemmChoice{"64x128", 64, 128, 128, 1};
     // Large tiles that leave most SMs idle: halve the rows and split k instead.
-    if (c.bm == 128 && tiles(c) * c.threads < kTargetThreads) c = GemmChoice{"64x128", 64, 128, 128, 1};
+    if (c.bm == 128 && tiles(c) * c.threads < target) c = GemmChoice{"64x128", 64, 128, 128, 1};
   }
   const int64_t item = static_cast<int64_t>(dtype_size(dt));
-  while (tiles(c) * c.splits * c.threads < kTargetThreads && Kdim / (2 * c.splits) >= kMinSplitLength &&
+  while (tiles(c) * c.splits * c.threads < target && Kdim / (2 * c.splits) >= kMinSplitLength &&
          c.splits * 2 <= kMaxSplits && 2 * c.splits * M * N * item <= kMaxWorkspaceBytes)
     c.splits *= 2;
   return c;
@@ -147,7 +162,7 @@ void run_gemm(const KernelContext& c, const LaunchSite& site, const GGConv& g, c
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   const DType dt = c.outputs[0].dtype();
-  GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, dt);
+  GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, dt, std::string(kind) == "bwd_weight");
   if (t.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < split_bytes(t, d.M, d.N, dt))) t.splits = 1;
   const GGConvGemm q = gemm_geometry(g, t.splits);
   void* ws = t.splits > 1 ? c.workspace : nullptr;
@@ -185,7 +200,7 @@ size_t weight_workspace(const std::vector<TensorInfo>& in, const std::vector<Ten
   // inputs: input x, grad_out dy; output dw
   const GGConv g = geometry(in.at(0).shape, out.at(0).shape, in.at(1).shape, a);
   const GemmDims d = bwd_weight_dims(g);
-  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype);
+  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype, true), d.M, d.N, out.at(0).dtype);
 }
 
 void conv2d(const KernelContext& c) {
@@ -205,7 +220,7 @@ void conv2d(const KernelContext& c) {
   const int64_t iht = 15 * g.sh + g.R, iwt = 15 * g.sw + g.S;
   const bool fits = 8 * crs * item <= kDirectWBytes && iht * iwt * item <= kDirectInBytes;
   void* b = bias ? bias->data_ptr() : nullptr;
-  if (fits && want_direct(crs <= 64)) {
+  if (fits && want_direct(crs <= 32)) {
     const int64_t tiles = ((g.OH + 15) / 16) * ((g.OW + 15) / 16);
     const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles, 1 << 30)), cap_yz((g.K + 7) / 8), cap_yz(g.N)};
     launch(s, st, kname("gg_conv_fwd_direct", dt).c_str(), grid, Dim3{256}, site, g, y.data_ptr(), x.data_ptr(),
@@ -237,7 +252,7 @@ void conv2d_backward_input(const KernelContext& c) {
   const DType dt = dx.dtype();
   const int64_t krs = g.K * g.R * g.S;
   const bool fits = krs * static_cast<int64_t>(dtype_size(dt)) <= kDirectWBytes;
-  if (fits && want_direct(g.C <= 16 || krs <= 64)) {
+  if (fits && want_direct(g.C <= 4 || krs <= 64)) {
     const Dim3 grid{static_cast<unsigned>(std::min<int64_t>((g.H * g.W + 255) / 256, 4096)), cap_yz(g.C), cap_yz(g.N)};
     launch(s, st, kname("gg_conv_bwd_input_direct", dt).c_str(), grid, Dim3{256}, site, g, dx.data_ptr(),
            dy.data_ptr(), w.data_ptr());
@@ -260,7 +275,7 @@ void conv2d_backward_weight(const KernelContext& c) {
   const DType dt = dw.dtype();
   const int64_t crs = g.C * g.R * g.S, np = g.N * g.OH * g.OW;
   if (np == 0) return fill_tensor(dw, 0.0);
-  if (want_direct(crs <= 64)) {
+  if (want_direct(false)) {
     const int64_t n = g.K * crs;
     const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(n, int64_t(s.info.multiprocessors) * 32))};
     launch(s, st, kname("gg_conv_bwd_weight_direct", dt).c_str(), grid, Dim3{pow2_block(np, 32, 256)}, site, g,

@@ -1,6 +1,7 @@
 // Launcher of MatMul (kernels/cuda/matmul.cu): NumPy matmul semantics. a [..., M, K] (or [K]),
 // b [..., K, N] (or [K]), batch axes broadcast; any strides (transposed views run without a
-// copy). The output is dense [batch..., M, N] with the 1-D cases' axes dropped.
+// copy). The output is dense [batch..., M, N] with the 1-D cases' axes dropped. Two kernels:
+// 64 x 64 shared-memory tiles, and one warp per output for few outputs over a long k.
 #include <algorithm>
 
 #include "cuda/launch.h"
@@ -11,6 +12,10 @@ namespace glassgrad {
 namespace cuda {
 
 namespace {
+
+// Products whose 64 x 64 tiles would occupy fewer than kDotMaxTiles blocks while k is long run
+// as one warp per output (gg_matmul_dot): the tiles would leave the GPU idle.
+constexpr int64_t kDotMaxTiles = 16, kDotMinK = 256;
 
 void matmul(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
@@ -85,6 +90,12 @@ void matmul(const KernelContext& c) {
   g.b_n_major = g.b_sn == 1 ? 1 : 0;
   DeviceState& s = state_of(c);
   const int64_t tiles_m = (g.M + 63) / 64, tiles_n = (g.N + 63) / 64;
+  if (tiles_m * tiles_n * g.batch < kDotMaxTiles && g.K >= kDotMinK) {
+    const int64_t threads = g.batch * g.M * g.N * 32;
+    launch(s, stream_of(s, &c), kname("gg_matmul_dot", out.dtype()).c_str(), Dim3{blocks_for(s, threads, 256)},
+           Dim3{256}, site, g, out.data_ptr(), a.data_ptr(), b.data_ptr());
+    return;
+  }
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles_n, 1 << 30)), cap_yz(tiles_m), cap_yz(g.batch)};
   launch(s, stream_of(s, &c), kname("gg_matmul", out.dtype()).c_str(), grid, Dim3{256}, site, g, out.data_ptr(),
          a.data_ptr(), b.data_ptr());

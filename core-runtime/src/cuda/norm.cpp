@@ -4,6 +4,7 @@
 // Per-channel coefficients (double) live in a small temporary device buffer.
 #include <algorithm>
 
+#include "../../kernels/cuda/fast_div.h"
 #include "cuda/launch.h"
 #include "cuda/registry.h"
 
@@ -21,9 +22,28 @@ NCI nci(const Tensor& x) {
   return d;
 }
 
-Dim3 channel_grid(const DeviceState& s, int64_t C) {
-  return Dim3{static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(C, int64_t(s.info.multiprocessors) * 32)))};
+// Partitions of a channel's M = N*I values: >= kPartValues values each, and at most
+// kMaxBlocks blocks over all channels (one partition per channel when C alone fills the GPU).
+// A function of the shape only, so the summation order is the same on every GPU.
+constexpr int64_t kPartValues = 1024, kMaxBlocks = 2048;
+
+GGBatchNorm bn_params(const NCI& d) {
+  GGBatchNorm p{};
+  p.N = static_cast<int32_t>(d.N);
+  p.C = static_cast<int32_t>(d.C);
+  p.I = static_cast<int32_t>(d.I);
+  const int64_t M = d.N * d.I;
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>((M + kPartValues - 1) / kPartValues,
+                                                                 std::max<int64_t>(1, kMaxBlocks / std::max<int64_t>(1, d.C))));
+  p.chunk = static_cast<int32_t>(std::max<int64_t>(1, (M + parts - 1) / parts));
+  p.P = static_cast<int32_t>(std::max<int64_t>(1, (M + p.chunk - 1) / p.chunk));
+  p.div_I = make_fast_div(std::max<int64_t>(1, d.I));
+  p.div_C = make_fast_div(std::max<int64_t>(1, d.C));
+  return p;
 }
+
+Dim3 partition_grid(const GGBatchNorm& p) { return Dim3{static_cast<unsigned>(p.P), cap_yz(p.C)}; }
+unsigned partition_block(const GGBatchNorm& p) { return pow2_block(p.chunk, 32, 256); }
 
 // attrs "activation" = "relu" (the fusion pass's batchnorm + relu): applied in the affine pass.
 int relu_of(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu" ? 1 : 0; }
@@ -43,13 +63,18 @@ void bn_train(const KernelContext& c) {
   CUstream st = stream_of(s, &c);
   LaunchSite site{"BatchNorm2DTrain", &c};
   const DType dt = x.dtype();
+  require_int32_sizes(c, "BatchNorm2DTrain");
+  const GGBatchNorm p = bn_params(d);
   const Tensor coef = coef_buffer(x, 2, d.C);
-  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), channel_grid(s, d.C), Dim3{pow2_block(d.N * d.I, 32, 512)},
-         site, d.N, d.C, d.I, eps, x.data_ptr(), c.inputs[1].data_ptr(), c.inputs[2].data_ptr(),
-         c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), coef.data_ptr());
-  const int64_t n = x.numel();
+  const Tensor part = coef_buffer(x, 3 * p.P, d.C);
+  launch(s, st, kname("gg_bn_partial_stats", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
+         x.data_ptr(), part.data_ptr());
+  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), Dim3{blocks_for(s, d.C, 128)}, Dim3{128}, site, p, eps,
+         c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
+         coef.data_ptr(), static_cast<const void*>(part.data_ptr()));
+  const int n = static_cast<int>(x.numel());
   if (n == 0) return;
-  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
+  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, p, n,
          relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
 }
 
@@ -64,12 +89,14 @@ void bn_inference(const KernelContext& c) {
   CUstream st = stream_of(s, &c);
   LaunchSite site{"BatchNorm2DInference", &c};
   const DType dt = x.dtype();
+  require_int32_sizes(c, "BatchNorm2DInference");
+  const GGBatchNorm p = bn_params(d);
   const Tensor coef = coef_buffer(x, 2, d.C);
   launch(s, st, kname("gg_bn_inference_coef", dt).c_str(), Dim3{blocks_for(s, d.C, 256)}, Dim3{256}, site, d.C,
          c.attrs.f("eps", 1e-5), c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(),
          c.inputs[4].data_ptr(), coef.data_ptr());
-  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
-         relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
+  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, p,
+         static_cast<int>(n), relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
 }
 
 // mode 0 (BatchNorm2DBackward): inputs g, x, gamma, mean, var[, grad_mean[, grad_var]];
@@ -87,20 +114,25 @@ void bn_backward(const KernelContext& c) {
   CUstream st = stream_of(s, &c);
   LaunchSite site{MODE == 0 ? "BatchNorm2DBackward" : "BatchNorm2DInferenceBackward", &c};
   const DType dt = x.dtype();
+  require_int32_sizes(c, MODE == 0 ? "BatchNorm2DBackward" : "BatchNorm2DInferenceBackward");
+  const GGBatchNorm p = bn_params(d);
   const Tensor coef = coef_buffer(x, 3, d.C);
+  const Tensor part = coef_buffer(x, 2 * p.P, d.C);
   auto opt = [&](size_t i) -> void* { return c.inputs.size() > i ? c.inputs[i].data_ptr() : nullptr; };
   void* gmean = MODE == 0 ? opt(5) : nullptr;
   void* gvar = MODE == 0 ? opt(6) : nullptr;
   void* drm = MODE == 1 ? c.outputs[3].data_ptr() : nullptr;
   void* drv = MODE == 1 ? c.outputs[4].data_ptr() : nullptr;
   const int mode = MODE;
-  launch(s, st, kname("gg_bn_backward_sums", dt).c_str(), channel_grid(s, d.C), Dim3{pow2_block(d.N * d.I, 32, 512)},
-         site, mode, d.N, d.C, d.I, eps, g.data_ptr(), x.data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(),
-         c.inputs[4].data_ptr(), gmean, gvar, c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), drm, drv,
-         coef.data_ptr());
-  const int64_t n = x.numel();
+  launch(s, st, kname("gg_bn_partial_sums", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
+         g.data_ptr(), x.data_ptr(), c.inputs[3].data_ptr(), part.data_ptr());
+  launch(s, st, kname("gg_bn_backward_sums", dt).c_str(), Dim3{blocks_for(s, d.C, 128)}, Dim3{128}, site, mode, p,
+         eps, c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[4].data_ptr(), gmean, gvar,
+         c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), drm, drv, coef.data_ptr(),
+         static_cast<const void*>(part.data_ptr()));
+  const int n = static_cast<int>(x.numel());
   if (n == 0) return;
-  launch(s, st, kname("gg_bn_backward_dx", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, d.C, d.I,
+  launch(s, st, kname("gg_bn_backward_dx", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, p, n,
          c.outputs[0].data_ptr(), g.data_ptr(), x.data_ptr(), coef.data_ptr());
 }
 

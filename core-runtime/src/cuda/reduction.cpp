@@ -72,7 +72,7 @@ void run_reduce(const KernelContext& c, const char* opname, int op, const std::v
   const int64_t sms = s.info.multiprocessors;
   if (r.n_out < sms * 4 && r.n_red >= 16384) {
     // Split each output's elements across blocks, then combine the splits in order.
-    const int64_t splits = std::max<int64_t>(1, std::min<int64_t>((r.n_red + 8191) / 8192,
+    const int64_t splits = std::max<int64_t>(1, std::min<int64_t>((r.n_red + 2047) / 2048,
                                                                   std::max<int64_t>(1, sms * 8 / r.n_out)));
     const DType acc = x.dtype() == DType::Int64 ? DType::Int64 : DType::Float64;
     const Tensor pv = Tensor::empty({r.n_out * splits}, acc, x.device(), "reduction partials");
