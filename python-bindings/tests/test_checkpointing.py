@@ -97,3 +97,43 @@ def test_compile_with_a_memory_limit_checkpoints_and_replays():
     assert compiled.replays == 1
     plan = _C.last_plan()
     assert plan.recomputed_steps > 0 and _plan_need(plan) <= limit
+
+
+def test_each_explicit_budget_gets_a_plan_that_fits_it():
+    # Plans are cached by budget. An explicit budget is a key to the byte: a budget just under
+    # a cached plan's need (often in the same MiB) must get its own plan, never the cached one.
+    model, _, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    first = int(0.6 * (plain.arena + plain.outputs))
+    _C.set_memory_budget(first)
+    need = _plan_need(gg.memory_report(step, x, y).plan)
+    assert need <= first
+    for budget in (need - 1, need - 4096):
+        _C.set_memory_budget(budget)
+        try:
+            report = gg.memory_report(step, x, y)
+        except gg.OutOfMemoryError:
+            continue
+        assert _plan_need(report.plan) <= budget, (budget, _plan_need(report.plan))
+
+
+def test_a_cached_plan_over_a_smaller_limit_is_not_reused():
+    # Limits derived from set_memory_limit key the plan cache in whole MiB; a plan cached for a
+    # larger limit in the same MiB must be replaced, not run over the smaller one.
+    model, _, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    held = gg.memory_stats()["current"] - _C.arena_bytes("cpu")
+    gg.set_memory_limit(held + int(0.6 * (plain.arena + plain.outputs)))
+    step(x, y)
+    need = _plan_need(_C.last_plan())
+    limit = held + need - 1
+    gg.set_memory_limit(limit)
+    gg.reset_peak_memory()
+    try:
+        step(x, y)
+    except gg.OutOfMemoryError:
+        return
+    assert _plan_need(_C.last_plan()) < need
+    assert gg.memory_stats()["peak"] <= limit

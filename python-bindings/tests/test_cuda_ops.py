@@ -273,3 +273,32 @@ def test_cuda_batchnorm_with_fused_relu_matches_cpu(rng, dtype):
     assert (gpu[0] >= 0).all() and (gpu[0] == 0).any()
     cpu, gpu = run_both("BatchNorm2DInference", [x, gamma, beta, rm, rv], attrs)
     assert_parity(cpu[0], gpu[0], dtype, "BatchNorm2DInference relu")
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n_in,ins", [
+    (3, [(0, 0, 1, 0)]),
+    (3, [(0, 0, 1, 0), (10, 3, -1, 0)]),                                        # add + ReLU (a residual)
+    (3, [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0)]),
+    (3, [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0), (5, 7, 0, 0),
+         (6, 8, -1, 0), (14, 9, -1, 0.5)]),                                     # 8: the largest register-file program
+    (4, [(0, 0, 1, 0), (2, 4, 2, 0), (1, 5, 3, 0)]),                            # 4 inputs
+    (4, [(0, 0, 1, 0), (2, 4, 2, 0), (1, 5, 3, 0), (0, 6, 4, 0), (2, 7, 5, 0), (10, 8, -1, 0),
+         (13, 9, -1, 0.5), (0, 10, 3, 0), (12, 11, -1, 0)]),                    # 9 instructions: the general kernel
+])
+def test_cuda_short_fused_programs_match_cpu(rng, dtype, n_in, ins):
+    # Programs of at most 4 inputs and 8 instructions run on the register-file variant
+    # (gg_fused_small); longer ones on the general kernel. Same operand codes as above.
+    code, scalars = [], []
+    for op, a, b, s in ins:
+        code += [op, a, b]
+        scalars.append(float(s))
+    attrs = {"program": code, "scalars": scalars}
+    shapes = [(4, 1, 9), (4, 6, 9), (9,), (1, 6, 1)][:n_in]
+    xs = [(rng.random(s) + 0.5).astype(dtype) for s in shapes]
+    outs = []
+    for device in ("cpu", "cuda"):
+        (y,) = _C.run_op("FusedElementwise", [_C.Tensor.from_numpy(x, device) for x in xs], attrs, "")
+        outs.append(y.numpy())
+    assert np.isfinite(outs[0]).all()
+    assert_parity(outs[0], outs[1], dtype, f"FusedElementwise with {len(ins)} instructions on {n_in} inputs")

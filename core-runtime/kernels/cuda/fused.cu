@@ -39,7 +39,63 @@ __device__ void run(int64_t n, const GGFused& f, T* out) {
   }
 }
 
+// The same program for up to NIN inputs and NCODE instructions (most fused chains: a residual
+// add and a ReLU, a scale and a shift): with every loop unrolled over the fixed bounds, the
+// register file has constant indices and stays in registers, and operands are picked by
+// compare-and-select; run() indexes it at run time, which puts it in local memory (on an
+// H200, 25 us instead of ~6 for ResNet-18's [32,64,32,32] add + ReLU).
+template <typename T, int NIN, int NCODE>
+__device__ void run_small(int64_t n, const GGFused& f, T* out) {
+  constexpr int NR = NIN + NCODE;
+  GG_FOR(i, n) {
+    T r[NR];
+#pragma unroll
+    for (int k = 0; k < NR; ++k) r[k] = T(0);
+    int64_t off[NIN];
+#pragma unroll
+    for (int k = 0; k < NIN; ++k) off[k] = 0;
+    int64_t rem = i;
+    for (int d = f.rank - 1; d >= 0; --d) {
+      int64_t idx;
+      if (f.small) {
+        const uint32_t q = (uint32_t)rem / (uint32_t)f.size[d];
+        idx = (int64_t)((uint32_t)rem - q * (uint32_t)f.size[d]);
+        rem = q;
+      } else {
+        const int64_t q = rem / f.size[d];
+        idx = rem - q * f.size[d];
+        rem = q;
+      }
+#pragma unroll
+      for (int k = 0; k < NIN; ++k) off[k] += idx * f.stride[k][d];
+    }
+#pragma unroll
+    for (int k = 0; k < NIN; ++k)
+      if (k < f.n_in) r[k] = ((const T*)f.in[k])[off[k]];
+    T last = T(0);
+#pragma unroll
+    for (int j = 0; j < NCODE; ++j) {
+      if (j >= f.n_code) continue;
+      const int c = f.code[j];
+      const int op = (c >> 1) & 0x7f, a = (c >> 8) & 0xfff, b = (c >> 20) & 0xfff;
+      T va = r[0], vb = r[0];
+#pragma unroll
+      for (int q = 1; q < NR; ++q) {
+        va = (a == q) ? r[q] : va;
+        vb = (b == q) ? r[q] : vb;
+      }
+      last = (c & 1) ? gg_ew::unary<T>(op, va, f.scalar[j]) : gg_ew::binary<T>(op, va, vb);
+      const int dst = f.n_in + j;
+#pragma unroll
+      for (int q = 0; q < NR; ++q) r[q] = (q == dst) ? last : r[q];
+    }
+    out[i] = last;
+  }
+}
+
 }  // namespace gg_fused
 
 GG_KERNEL void gg_fused_f32(int64_t n, GGFused f, float* out) { gg_fused::run<float>(n, f, out); }
 GG_KERNEL void gg_fused_f64(int64_t n, GGFused f, double* out) { gg_fused::run<double>(n, f, out); }
+GG_KERNEL void gg_fused_small_f32(int64_t n, GGFused f, float* out) { gg_fused::run_small<float, 4, 8>(n, f, out); }
+GG_KERNEL void gg_fused_small_f64(int64_t n, GGFused f, double* out) { gg_fused::run_small<double, 4, 8>(n, f, out); }

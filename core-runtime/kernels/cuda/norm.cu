@@ -17,8 +17,9 @@
 //
 // Per-channel sums run in double in two stages: blocks (q, c) reduce partition q of channel c
 // (P partitions of `chunk` values; the statistics as count, mean and M2 = sum (x - mean)^2 of
-// the partition, the backward sums as plain sums) into a small buffer, then one thread per
-// channel merges the partitions in order (Chan, Golub and LeVeque 1979 for mean and M2:
+// the partition, the backward sums as plain sums) into a small buffer, then one warp per
+// channel (lanes over partitions, then a fixed shuffle tree) merges the partitions
+// (Chan, Golub and LeVeque 1979 for mean and M2:
 // delta = mean_b - mean_a, M2 = M2_a + M2_b + delta^2 n_a n_b / n) and writes per-channel
 // coefficients (double); an elementwise kernel applies them in the tensor's dtype. The
 // partition count depends on the shape only, so the sums have one order on every GPU.
@@ -68,28 +69,50 @@ __device__ void partial_stats(const GGBatchNorm& p, const T* x, double* part) {
     }
 }
 
-// coef[2c] = scale, coef[2c+1] = shift; one thread per channel merges its partitions.
+// (count, mean, M2) of two disjoint sets -> of their union (Chan et al.).
+struct Moments {
+  double n, mean, m2;
+};
+__device__ __forceinline__ Moments merge(const Moments& a, const Moments& b) {
+  const double n = a.n + b.n;
+  if (b.n == 0) return a;
+  if (a.n == 0) return b;
+  const double delta = b.mean - a.mean;
+  return Moments{n, a.mean + delta * b.n / n, a.m2 + b.m2 + delta * delta * a.n * b.n / n};
+}
+
+// Channels handled one per warp: lane l merges partitions l, l + 32, ... in order, then the
+// lanes merge in a fixed shuffle tree, so the result does not depend on timing.
+#define GG_BN_WARP_PER_CHANNEL(c, C)                                                            \
+  for (int64_t c = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; c < (C);              \
+       c += (int64_t)gridDim.x * (blockDim.x / 32))
+
+// coef[2c] = scale, coef[2c+1] = shift.
 template <typename T>
 __device__ void train_stats(const GGBatchNorm& p, double eps, const T* gamma, const T* beta, T* mean_out, T* var_out,
                             double* coef, const double* part) {
-  GG_FOR(c, p.C) {
-    double n = 0, mean = 0, m2 = 0;
-    for (int q = 0; q < p.P; ++q) {
+  const int lane = threadIdx.x & 31;
+  GG_BN_WARP_PER_CHANNEL(c, p.C) {
+    Moments m{0, 0, 0};
+    for (int q = lane; q < p.P; q += 32) {
       const double* o = part + (c * p.P + q) * 3;
-      const double nb = o[0];
-      if (nb == 0) continue;
-      const double tot = n + nb, delta = o[1] - mean;
-      mean += delta * nb / tot;
-      m2 += o[2] + delta * delta * n * nb / tot;
-      n = tot;
+      m = merge(m, Moments{o[0], o[1], o[2]});
     }
-    double var = n > 0 ? m2 / n : 0.0;
-    var = var > 0 ? var : 0;
-    const double scale = (double)gamma[c] / sqrt(var + eps);
-    coef[2 * c] = scale;
-    coef[2 * c + 1] = (double)beta[c] - mean * scale;
-    mean_out[c] = (T)mean;
-    var_out[c] = (T)var;
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+      const Moments other{__shfl_down_sync(0xffffffffu, m.n, off), __shfl_down_sync(0xffffffffu, m.mean, off),
+                          __shfl_down_sync(0xffffffffu, m.m2, off)};
+      m = merge(m, other);
+    }
+    if (lane == 0) {
+      double var = m.n > 0 ? m.m2 / m.n : 0.0;
+      var = var > 0 ? var : 0;
+      const double scale = (double)gamma[c] / sqrt(var + eps);
+      coef[2 * c] = scale;
+      coef[2 * c + 1] = (double)beta[c] - m.mean * scale;
+      mean_out[c] = (T)m.mean;
+      var_out[c] = (T)var;
+    }
   }
 }
 
@@ -145,12 +168,16 @@ __device__ void backward_sums(int mode, const GGBatchNorm& p, double eps, const 
                               const T* gmean, const T* gvar, T* dgamma, T* dbeta, T* drm, T* drv, double* coef,
                               const double* part) {
   const double m = (double)p.N * p.I;
-  GG_FOR(c, p.C) {
+  const int lane = threadIdx.x & 31;
+  GG_BN_WARP_PER_CHANNEL(c, p.C) {
     double sg = 0, sgd = 0;
-    for (int q = 0; q < p.P; ++q) {
+    for (int q = lane; q < p.P; q += 32) {
       sg += part[(c * p.P + q) * 2];
       sgd += part[(c * p.P + q) * 2 + 1];
     }
+    sg = gg::warp_sum(sg);
+    sgd = gg::warp_sum(sgd);
+    if (lane != 0) continue;
     const double mu = (double)center[c];
     const double invstd = 1.0 / sqrt((double)var[c] + eps);
     dbeta[c] = (T)sg;

@@ -89,6 +89,9 @@ int64_t target_threads() {
 }
 constexpr int64_t kMinSplitLength = 64;        // each k partition keeps >= 8 steps of 8
 constexpr int64_t kMaxSplits = 256;
+// Partial sums live in the step's memory plan. On ResNet-18 at batch 32 (H200) the 19 MiB of
+// layer 4's weight gradient sit on the peak (+17 MiB, 363 MiB), but capping them at 8 MiB
+// cost 0.5 ms a step (7.8 -> 8.3 ms): time wins; a memory budget still bounds the total.
 constexpr int64_t kMaxWorkspaceBytes = int64_t(64) << 20;
 
 // `weight_grad`: the weight gradient's long reduction gains from twice the blocks (H200:

@@ -103,8 +103,10 @@ void fused_elementwise(const KernelContext& c) {
     f.scalar[j] = ins.scalar;
   }
   DeviceState& s = state_of(c);
-  launch(s, stream_of(s, &c), kname("gg_fused", out.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n,
-         f, out.data_ptr());
+  // Up to 4 inputs and 8 instructions: the variant whose register file stays in registers.
+  const char* kernel = (n_in <= 4 && n_code <= 8) ? "gg_fused_small" : "gg_fused";
+  launch(s, stream_of(s, &c), kname(kernel, out.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, f,
+         out.data_ptr());
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ void bn_train(const KernelContext& c) {
   const Tensor part = coef_buffer(x, 3 * p.P, d.C);
   launch(s, st, kname("gg_bn_partial_stats", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
          x.data_ptr(), part.data_ptr());
-  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), Dim3{blocks_for(s, d.C, 128)}, Dim3{128}, site, p, eps,
+  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), Dim3{blocks_for(s, d.C * 32, 128)}, Dim3{128}, site, p, eps,
          c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
          coef.data_ptr(), static_cast<const void*>(part.data_ptr()));
   const int n = static_cast<int>(x.numel());
@@ -126,7 +126,7 @@ void bn_backward(const KernelContext& c) {
   const int mode = MODE;
   launch(s, st, kname("gg_bn_partial_sums", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
          g.data_ptr(), x.data_ptr(), c.inputs[3].data_ptr(), part.data_ptr());
-  launch(s, st, kname("gg_bn_backward_sums", dt).c_str(), Dim3{blocks_for(s, d.C, 128)}, Dim3{128}, site, mode, p,
+  launch(s, st, kname("gg_bn_backward_sums", dt).c_str(), Dim3{blocks_for(s, d.C * 32, 128)}, Dim3{128}, site, mode, p,
          eps, c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[4].data_ptr(), gmean, gvar,
          c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), drm, drv, coef.data_ptr(),
          static_cast<const void*>(part.data_ptr()));

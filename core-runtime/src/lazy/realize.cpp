@@ -30,10 +30,16 @@ struct PlanCache {
 
   const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key, size_t budget) {
     auto it = index.find(key);
-    if (it != index.end()) {
+    // A key covers a range of budgets (planning_key): a cached plan made for a larger budget in
+    // the range is used only if it fits this one, otherwise it is replaced.
+    if (it != index.end() && (budget == 0 || plan_budget_bytes(*it->second->second.plan) <= budget)) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
+    }
+    if (it != index.end()) {
+      lru.erase(it->second);
+      index.erase(it);
     }
     const auto t0 = std::chrono::steady_clock::now();
     CompileOptions opts;
@@ -124,6 +130,8 @@ void abandon(const Export& ex, const std::vector<ValuePtr>& roots, const std::sh
 
 }  // namespace
 
+uint64_t planning_key(size_t budget);  // below
+
 void realize(const std::vector<ValuePtr>& targets) {
   std::vector<ValuePtr> roots = pending_values();
   for (const auto& t : targets) {
@@ -138,9 +146,8 @@ void realize(const std::vector<ValuePtr>& targets) {
   const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
   const size_t budget = memory_budget_for(roots[0]->info.device);
-  // Budgets enter the key in MiB, so a loop whose held memory barely moves reuses its plan.
   const uint64_t key = hash_combine(hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0),
-                                    budget ? (budget >> 20) + 1 : 0);
+                                    planning_key(budget));
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   std::shared_ptr<const Plan> plan;
@@ -237,6 +244,15 @@ size_t memory_budget_for(const Device& d) {
   const size_t held = a->stats().current - std::min(a->stats().current, arena_bytes(d));
   return limit > held ? limit - held : 1;
 }
+// The plan-cache key of a budget. An explicit budget (set_memory_budget: compile(memory_limit=))
+// keys to the byte. One derived from the allocator's limit moves with the memory held between
+// steps, so it keys in whole MiB: a loop whose held memory barely moves keeps its plan, and a
+// cached plan is reused only while it fits the current budget (PlanCache::get).
+uint64_t planning_key(size_t budget) {
+  if (budget == 0) return 0;
+  return g_budget ? budget + 1 : (uint64_t(1) << 63) | ((budget >> 20) + 1);
+}
+
 bool plan_only() { return g_plan_only; }
 std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
   std::vector<std::shared_ptr<const Plan>> out;
