@@ -166,10 +166,16 @@ def generate(results: str = RESULTS, images: str = IMAGES, doc_dir: str = os.pat
         devices = sorted({d for (s, d) in by if s == script})
         for dev in devices:
             rs = by[(script, dev)]
-            key = max((r["date"], r["commit"], r["machine"]) for r in rs)
-            last = [r for r in rs if (r["date"], r["commit"], r["machine"]) == key]
+            # each workload from its latest run (scripts are often run for one workload at a time)
+            newest: Dict[str, tuple] = {}
+            for r in rs:
+                k = (r["date"], r["commit"], r["machine"])
+                newest[r["workload"]] = max(newest.get(r["workload"], k), k)
+            key = max(newest.values())
+            last = [r for r in rs if (r["date"], r["commit"], r["machine"]) == newest[r["workload"]]]
             runs = len({(r["date"], r["commit"], r["machine"]) for r in rs})
-            lines += [f"### {title} ({dev})", "", run_header(last) + f" {runs} run(s) of this script on "
+            newest_run = [r for r in last if (r["date"], r["commit"], r["machine"]) == key]
+            lines += [f"### {title} ({dev})", "", run_header(newest_run) + f" {runs} run(s) of this script on "
                       f"{dev} in the history; {torch_version(last)} in the same process.", ""]
             lines += fn(last)
             lines.append("")

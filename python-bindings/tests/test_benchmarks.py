@@ -211,3 +211,9 @@ def test_run_all_script_runs_every_benchmark_tiny():
     out = subprocess.run(["bash", os.path.join(BENCH, "run_all.sh"), "cpu", "--tiny", "--no-torch"],
                          capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+
+
+def test_profile_kernels_says_what_it_needs_without_a_gpu():
+    # The profiler reads CUDA kernels through PyTorch's CUPTI; on a CPU device it explains and exits 0.
+    proc = run_script("profile_kernels.py", "--device", "cpu")
+    assert "needs PyTorch with CUDA" in proc.stdout
