@@ -56,6 +56,22 @@ def main():
         ("Softmax", [rng.standard_normal((3, 3000))], {"dim": 1}),
         ("Conv2DBackwardWeight", [rng.standard_normal((8, 32, 16, 16)), rng.standard_normal((8, 8, 16, 16))],
          {"stride": [1, 1], "padding": [1, 1, 1, 1], "weight_shape": [8, 32, 3, 3]}),
+        # register-tiled implicit GEMM: 128 x 128 tiles; 64 x 128 tiles with split k (workspace)
+        ("Conv2D", [rng.standard_normal((16, 8, 32, 32)), rng.standard_normal((96, 8, 3, 3))],
+         {"stride": [1, 1], "padding": [1, 1, 1, 1]}),
+        ("Conv2D", [rng.standard_normal((2, 64, 8, 8)), rng.standard_normal((80, 64, 3, 3))],
+         {"stride": [1, 1], "padding": [1, 1, 1, 1]}),
+        ("Conv2DBackwardInput", [rng.standard_normal((2, 80, 8, 8)), rng.standard_normal((80, 64, 3, 3))],
+         {"stride": [1, 1], "padding": [1, 1, 1, 1], "input_shape": [2, 64, 8, 8]}),
+        ("Conv2DBackwardWeight", [rng.standard_normal((4, 40, 7, 9)), rng.standard_normal((4, 48, 3, 10))],
+         {"stride": [2, 1], "padding": [1, 0, 2, 1], "weight_shape": [48, 40, 3, 3]}),
+        # batchnorm statistics over several partitions per channel; warp-per-output MatMul
+        ("BatchNorm2DTrain", [rng.standard_normal((4, 3, 40, 40)), rng.random(3) + 0.5, rng.standard_normal(3)],
+         {"eps": 1e-5}),
+        ("MatMul", [rng.standard_normal((32, 800)), rng.standard_normal((800, 10))], {}),
+        # a short fused program (the register-file kernel): add, then ReLU
+        ("FusedElementwise", [rng.standard_normal((4, 6, 9)), rng.standard_normal((4, 1, 9))],
+         {"program": [0, 0, 1, 10, 2, -1], "scalars": [0.0, 0.0]}),
     ]
     for op, arrays, attrs in extra:
         arrays = [a.astype(np.float32) for a in arrays]
