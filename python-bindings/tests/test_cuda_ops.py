@@ -92,6 +92,8 @@ CONV_SHAPES = [
     ((16, 8, 32, 32), (96, 8, 3, 3), [1, 1], [1, 1, 1, 1]),   # 128 x 128 GEMM tiles
     ((2, 64, 8, 8), (80, 64, 3, 3), [1, 1], [1, 1, 1, 1]),    # split k in forward and input gradient
     ((4, 40, 7, 9), (48, 40, 3, 3), [2, 1], [1, 0, 2, 1]),    # 64-row tiles, strided input gradient
+    ((2, 16, 9, 9), (24, 16, 1, 1), [2, 2], [0, 0, 0, 0]),    # 1x1 stride 2: input-gradient phases with no taps
+    ((2, 8, 11, 10), (12, 8, 2, 3), [3, 2], [0, 1, 2, 0]),    # stride 3 x 2, even kernel: 6 phases
 ]
 
 

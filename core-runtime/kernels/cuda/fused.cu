@@ -53,9 +53,9 @@ __device__ void run_small(int64_t n, const GGFused& f, T* out) {
     for (int k = 0; k < NR; ++k) r[k] = T(0);
     int64_t off[NIN];
 #pragma unroll
-    for (int k = 0; k < NIN; ++k) off[k] = 0;
+    for (int k = 0; k < NIN; ++k) off[k] = f.rank == 1 ? i * f.stride[k][0] : 0;  // merged dense operands
     int64_t rem = i;
-    for (int d = f.rank - 1; d >= 0; --d) {
+    for (int d = f.rank == 1 ? -1 : f.rank - 1; d >= 0; --d) {
       int64_t idx;
       if (f.small) {
         const uint32_t q = (uint32_t)rem / (uint32_t)f.size[d];

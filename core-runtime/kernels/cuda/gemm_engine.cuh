@@ -4,7 +4,8 @@
 //   C[m, n] = sum_{k in [k0, k1)} A(m, k) * B(k, n)
 //
 // Tiling (the classic FP32 SGEMM blocking, no tensor cores): a block owns a BM x BN tile of C
-// and walks k in steps of BK = 8. Each step stages A[BM x BK] and B[BK x BN] in shared memory;
+// and walks k in steps of BK (8; 16 for the float forward 64 x 128 tiles). Each step stages
+// A[BM x BK] and B[BK x BN] in shared memory;
 // each thread accumulates a TM x TN micro-tile in registers, so every shared-memory word read
 // feeds TM (or TN) FMAs. A thread's rows are TM/4 groups of 4 consecutive rows spaced
 // BM/(TM/4) apart (columns likewise), so a warp reads A as a broadcast of 2 addresses and B as
@@ -31,9 +32,9 @@
 
 namespace gg {
 
-template <int BM_, int BN_, int TM_, int TN_>
+template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8>
 struct TileConfig {
-  static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = 8;
+  static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
   static constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
   static_assert(TM % 4 == 0 && TN % 4 == 0, "micro-tiles are groups of 4 rows and columns");
   static_assert(BM % 32 == 0 && BN % 32 == 0, "padded rows must start on bank 4 * k");

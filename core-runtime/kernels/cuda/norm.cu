@@ -1,6 +1,8 @@
 // Batch normalization over the channel axis of x [N, C, *] (I = product of the trailing axes,
 // M = N * I values per channel; channel c's values are N runs of I elements at (n*C + c)*I).
-// The same arithmetic as the CPU kernels (kernels/cpu/norm.cpp), so both agree to rounding:
+// The same formulas as the CPU kernels (kernels/cpu/norm.cpp), which agree to rounding; the
+// statistics are summed differently (below: partitions, each one pass over values shifted by
+// its first value, merged exactly), in double as on the CPU:
 //
 //   train:      mean = sum(x)/M; with d = x - mean: var = max(0, (sum d^2 - (sum d)^2/M)/M)
 //               (corrected two-pass), scale = gamma/sqrt(var + eps), shift = beta - mean*scale,
@@ -49,21 +51,22 @@ __device__ void partial_stats(const GGBatchNorm& p, const T* x, double* part) {
     for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
       const int j0 = q * p.chunk, j1 = min(M, j0 + p.chunk);
       const int cnt = j1 > j0 ? j1 - j0 : 0;
-      double s = 0;
-      for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) s += at(p, x, c, j);
-      const double mean = cnt ? gg::block_sum_all(s, sbuf) / cnt : 0.0;
+      // One pass over shifted values (the partition's first value as the shift; sums in
+      // double): mean = shift + s1/n, M2 = s2 - s1^2/n.
+      const double shift = cnt ? at(p, x, c, j0) : 0.0;
       double ds = 0, sq = 0;
       for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-        const double d = at(p, x, c, j) - mean;
+        const double d = at(p, x, c, j) - shift;
         ds += d;
         sq += d * d;
       }
       ds = gg::block_sum(ds, sbuf);
       sq = gg::block_sum(sq, sbuf);
+      const double mean = shift;  // of the partition: shift + s1/n below
       if (threadIdx.x == 0) {
         double* o = part + ((int64_t)c * p.P + q) * 3;
         o[0] = cnt;
-        o[1] = cnt ? mean + ds / cnt : 0.0;  // corrected mean of the partition
+        o[1] = cnt ? mean + ds / cnt : 0.0;
         o[2] = cnt ? sq - ds * ds / cnt : 0.0;
       }
     }

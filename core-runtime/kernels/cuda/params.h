@@ -71,6 +71,12 @@ struct GGConvGemm {
   int32_t splits;                    // k-range partitions (blockIdx.z); > 1: partial sums to the workspace
   GGFastDiv div_P;                   // OH * OW
   GGFastDiv div_OW, div_RS, div_S, div_HW, div_W, div_sh, div_sw;
+  // Backward-input phase (one launch per (ph, pw) in [0, sh) x [0, sw)): the dx pixels
+  // (ph + sh*i, pw + sw*j), i < Hp, j < Wp, receive only the taps r = r0 + sh*a (a < Ra),
+  // s = s0 + sw*b (b < Sa), from dy at (i + dh - a, j + dw - b). Stride 1 is the single phase.
+  int32_t ph, pw, r0, s0, Ra, Sa, dh, dw, Hp, Wp;
+  GGFastDiv div_PP;                  // Hp * Wp
+  GGFastDiv div_Wp, div_RaSa, div_Sa;
 };
 
 // Batch normalization of x [N, C, I] (I = product of the trailing axes): the per-channel sums

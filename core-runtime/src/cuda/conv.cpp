@@ -155,19 +155,43 @@ struct GemmDims {
   int64_t M, N, Kdim;
 };
 GemmDims fwd_dims(const GGConv& g) { return {g.K, g.N * g.OH * g.OW, g.C * g.R * g.S}; }
-GemmDims bwd_input_dims(const GGConv& g) { return {g.C, g.N * g.H * g.W, g.K * g.R * g.S}; }
 GemmDims bwd_weight_dims(const GGConv& g) { return {g.K, g.C * g.R * g.S, g.N * g.OH * g.OW}; }
+
+// Backward-input phase (ph, pw) of the strides (see GGConvGemm in params.h): its sub-image of
+// dx, the taps that reach it and where they read dy. Stride 1 has the single phase (0, 0).
+void set_phase(GGConvGemm& q, const GGConv& g, int64_t ph, int64_t pw) {
+  const auto one_axis = [](int64_t p, int64_t stride, int64_t pad, int64_t taps, int64_t size, int32_t& first,
+                           int32_t& count, int32_t& shift, int32_t& extent) {
+    first = static_cast<int32_t>((p + pad) % stride);
+    count = static_cast<int32_t>(taps > first ? (taps - first + stride - 1) / stride : 0);
+    shift = static_cast<int32_t>((p + pad - first) / stride);
+    extent = static_cast<int32_t>(size > p ? (size - p + stride - 1) / stride : 0);
+  };
+  q.ph = static_cast<int32_t>(ph);
+  q.pw = static_cast<int32_t>(pw);
+  one_axis(ph, g.sh, g.pt, g.R, g.H, q.r0, q.Ra, q.dh, q.Hp);
+  one_axis(pw, g.sw, g.pl, g.S, g.W, q.s0, q.Sa, q.dw, q.Wp);
+  q.div_PP = make_fast_div(std::max<int64_t>(1, int64_t(q.Hp) * q.Wp));
+  q.div_Wp = make_fast_div(std::max<int32_t>(1, q.Wp));
+  q.div_RaSa = make_fast_div(std::max<int64_t>(1, int64_t(q.Ra) * q.Sa));
+  q.div_Sa = make_fast_div(std::max<int32_t>(1, q.Sa));
+}
+GemmDims bwd_input_dims(const GGConv& g, const GGConvGemm& q) {
+  return {g.C, g.N * q.Hp * q.Wp, g.K * q.Ra * q.Sa};
+}
 
 // Runs one implicit-GEMM convolution: the tiled kernel (partial sums into the workspace when
 // it splits k and the plan provided one) and, when split, the reduction into `out`.
+// `phase`: the backward-input phase fields (ignored by the other two).
 void run_gemm(const KernelContext& c, const LaunchSite& site, const GGConv& g, const GemmDims& d, const char* kind,
-              void* out, void* a0, void* a1, void* bias, bool has_bias) {
+              void* out, void* a0, void* a1, void* bias, bool has_bias, const GGConvGemm* phase = nullptr) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   const DType dt = c.outputs[0].dtype();
   GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, dt, std::string(kind) == "bwd_weight");
   if (t.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < split_bytes(t, d.M, d.N, dt))) t.splits = 1;
-  const GGConvGemm q = gemm_geometry(g, t.splits);
+  GGConvGemm q = phase ? *phase : gemm_geometry(g, 1);
+  q.splits = static_cast<int32_t>(t.splits);
   void* ws = t.splits > 1 ? c.workspace : nullptr;
   const std::string gemm = kname((std::string("gg_conv_") + kind + "_gemm" + t.tile).c_str(), dt);
   const Dim3 grid = gemm_grid(t, d.M, d.N), block{static_cast<unsigned>(t.threads)};
@@ -194,9 +218,17 @@ size_t fwd_workspace(const std::vector<TensorInfo>& in, const std::vector<Tensor
 
 size_t input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: grad_out dy, w; output dx
+  // the phases run one after another on one stream and share the workspace: the largest
   const GGConv g = geometry(out.at(0).shape, in.at(1).shape, in.at(0).shape, a);
-  const GemmDims d = bwd_input_dims(g);
-  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype);
+  size_t most = 0;
+  GGConvGemm q = gemm_geometry(g, 1);
+  for (int64_t ph = 0; ph < g.sh; ++ph)
+    for (int64_t pw = 0; pw < g.sw; ++pw) {
+      set_phase(q, g, ph, pw);
+      const GemmDims d = bwd_input_dims(g, q);
+      most = std::max(most, split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype));
+    }
+  return most;
 }
 
 size_t weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
@@ -260,7 +292,14 @@ void conv2d_backward_input(const KernelContext& c) {
     launch(s, st, kname("gg_conv_bwd_input_direct", dt).c_str(), grid, Dim3{256}, site, g, dx.data_ptr(),
            dy.data_ptr(), w.data_ptr());
   } else {
-    run_gemm(c, site, g, bwd_input_dims(g), "bwd_input", dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, false);
+    GGConvGemm q = gemm_geometry(g, 1);
+    for (int64_t ph = 0; ph < g.sh; ++ph)
+      for (int64_t pw = 0; pw < g.sw; ++pw) {
+        set_phase(q, g, ph, pw);
+        const GemmDims d = bwd_input_dims(g, q);
+        if (d.N == 0) continue;  // no dx pixels in this phase (H or W below the stride)
+        run_gemm(c, site, g, d, "bwd_input", dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, false, &q);
+      }
   }
 }
 
