@@ -147,11 +147,27 @@ def memory_table(rows) -> List[str]:
                   "PyTorch peak", "glassgrad / PyTorch"], body, "lrrrrrrr")
 
 
+def rows_table(rows) -> List[str]:
+    """Every row of a run as it was written: for the scripts whose metrics differ per row
+    (conv_vs_cudnn, resnet_memory_budget, checkpoint_depth_scaling, profile_kernels)."""
+    body = [[r["workload"], r["framework"].replace("torch ", "PyTorch "), r["metric"],
+             f"{sig(float(r['value']))} {r['unit']}".strip(), ratio(r["ratio_vs_torch"]) if r["ratio_vs_torch"] else ""]
+            for r in rows]
+    return table(["workload", "framework", "metric", "value", "vs PyTorch"], body, "lllrr")
+
+
 SECTIONS = [
     ("end_to_end", "End to end: training", end_to_end_table),
     ("kernel_latency", "Kernel latency", kernel_table),
     ("gpu_memory_usage", "Peak memory of one training step", memory_table),
+    ("conv_vs_cudnn", "3x3 convolutions against cuDNN", rows_table),
+    ("resnet_memory_budget", "ResNet-18 with and without a memory budget", rows_table),
+    ("checkpoint_depth_scaling", "Peak memory against depth under a budget", rows_table),
+    ("profile_kernels", "Kernel time per training step", rows_table),
 ]
+# Scripts whose runs usually cover one workload each (end_to_end --only ...): their tables take
+# each workload from its latest run. The others show their latest run whole.
+PER_WORKLOAD = {"end_to_end"}
 
 
 def generate(results: str = RESULTS, images: str = IMAGES, doc_dir: str = os.path.dirname(DOC)) -> str:
@@ -172,7 +188,10 @@ def generate(results: str = RESULTS, images: str = IMAGES, doc_dir: str = os.pat
                 k = (r["date"], r["commit"], r["machine"])
                 newest[r["workload"]] = max(newest.get(r["workload"], k), k)
             key = max(newest.values())
-            last = [r for r in rs if (r["date"], r["commit"], r["machine"]) == newest[r["workload"]]]
+            if script in PER_WORKLOAD:
+                last = [r for r in rs if (r["date"], r["commit"], r["machine"]) == newest[r["workload"]]]
+            else:
+                last = [r for r in rs if (r["date"], r["commit"], r["machine"]) == key]
             runs = len({(r["date"], r["commit"], r["machine"]) for r in rs})
             newest_run = [r for r in last if (r["date"], r["commit"], r["machine"]) == key]
             lines += [f"### {title} ({dev})", "", run_header(newest_run) + f" {runs} run(s) of this script on "
