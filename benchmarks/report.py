@@ -164,10 +164,11 @@ SECTIONS = [
     ("resnet_memory_budget", "ResNet-18 with and without a memory budget", rows_table),
     ("checkpoint_depth_scaling", "Peak memory against depth under a budget", rows_table),
     ("profile_kernels", "Kernel time per training step", rows_table),
+    ("step_time_interleaved", "One training step against PyTorch, alternating rounds", rows_table),
 ]
 # Scripts whose runs usually cover one workload each (end_to_end --only ...): their tables take
 # each workload from its latest run. The others show their latest run whole.
-PER_WORKLOAD = {"end_to_end"}
+PER_WORKLOAD = {"end_to_end", "step_time_interleaved"}
 
 
 def generate(results: str = RESULTS, images: str = IMAGES, doc_dir: str = os.path.dirname(DOC)) -> str:

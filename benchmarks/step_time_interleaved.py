@@ -1,0 +1,105 @@
+"""One training step, glassgrad.compile against PyTorch eager, timed in alternating rounds so that
+clock and thermal drift over the run fall on both frameworks alike (end_to_end.py times all of
+glassgrad's steps first, then PyTorch's).
+
+    python benchmarks/step_time_interleaved.py --device cuda [--model resnet18] [--batch 32]
+
+Two figures per framework: the median synchronized step (synchronize, step, synchronize: what one
+step costs on its own) and the pipelined step (many steps back to back, one synchronize: what
+training throughput sees). Rows go to benchmarks/results/step_time_interleaved.csv.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workloads as W  # noqa: E402
+from common import Results, gg_device, gg_sync, torch_name, torch_or_none, torch_setup  # noqa: E402
+
+import glassgrad as gg  # noqa: E402
+
+
+def synchronized(fn, sync, n):
+    times = []
+    for _ in range(n):
+        sync()
+        t = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - t)
+    return times
+
+
+def pipelined(fn, sync, n):
+    sync()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    sync()
+    return (time.perf_counter() - t) / n
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--model", choices=["simplecnn", "resnet18"], default="resnet18")
+    p.add_argument("--batch", type=int, default=32)
+    p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--steps", type=int, default=20, help="steps per round and framework")
+    p.add_argument("--tiny", action="store_true")
+    p.add_argument("--no-torch", action="store_true")
+    p.add_argument("--csv", default=None)
+    args = p.parse_args(argv)
+    dev = gg_device(args.device)
+    spec = W.SIMPLE_CNN if args.model == "simplecnn" else (W.resnet18(4) if args.tiny else W.RESNET18)
+    batch = 2 if args.tiny else args.batch
+    rounds, steps = (1, 2) if args.tiny else (args.rounds, args.steps)
+    res = Results("step_time_interleaved", args.csv, tiny=args.tiny)
+    torch = None if args.no_torch else torch_or_none()
+
+    gg.manual_seed(0)
+    model = W.gg_model(spec)
+    state = model.state_dict()
+    xn, yn = W.random_batch(spec, batch)
+    x, y = gg.tensor(xn), gg.tensor(yn)
+    gg.realize(x, y)
+    run = gg.compile(W.gg_step(spec, model))
+    gsync = gg_sync(dev)
+    contenders = {"glassgrad.compile": (lambda: run(x, y), gsync)}
+    if torch is not None:
+        tdev, tsync = torch_setup(torch, dev)
+        tmodel = W.torch_model(torch, spec, state, tdev)
+        tx, ty = torch.from_numpy(xn).to(tdev), torch.from_numpy(yn).to(tdev)
+        tstep = W.torch_step(torch, spec, tmodel)
+        contenders[torch_name(torch)] = (lambda: tstep(tx, ty), tsync)
+    for fn, sync in contenders.values():  # warm-up: plans, CUDA graphs, cuDNN autotuning
+        for _ in range(5):
+            fn()
+        sync()
+    sync_times = {k: [] for k in contenders}
+    pipe_times = {k: [] for k in contenders}
+    for _ in range(rounds):
+        for name, (fn, sync) in contenders.items():
+            sync_times[name] += synchronized(fn, sync, steps)
+            pipe_times[name].append(pipelined(fn, sync, steps))
+    workload = f"{spec.label} train step batch {batch}"
+    tname = next((k for k in contenders if not k.startswith("glassgrad")), None)
+    for name in contenders:
+        s_med, p_med = statistics.median(sync_times[name]), statistics.median(pipe_times[name])
+        is_torch = name == tname
+        s_ratio = None if is_torch or tname is None else s_med / statistics.median(sync_times[tname])
+        p_ratio = None if is_torch or tname is None else p_med / statistics.median(pipe_times[tname])
+        res.add(dev, workload, "synchronized_step_ms", s_med * 1e3, "ms", name, ratio=s_ratio,
+                notes=f"median of {len(sync_times[name])} steps in {rounds} alternating rounds")
+        res.add(dev, workload, "pipelined_step_ms", p_med * 1e3, "ms", name, ratio=p_ratio,
+                notes=f"median of {rounds} rounds of {steps} back-to-back steps")
+    res.write()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
