@@ -43,7 +43,7 @@ __device__ void run(int64_t n, const GGFused& f, T* out) {
 // add and a ReLU, a scale and a shift): with every loop unrolled over the fixed bounds, the
 // register file has constant indices and stays in registers, and operands are picked by
 // compare-and-select; run() indexes it at run time, which puts it in local memory (on an
-// H200, 25 us instead of ~6 for ResNet-18's [32,64,32,32] add + ReLU).
+// H200, ResNet-18's eight Add + ReLUBackward chains took 201 us a step with run(), 166 us here).
 template <typename T, int NIN, int NCODE>
 __device__ void run_small(int64_t n, const GGFused& f, T* out) {
   constexpr int NR = NIN + NCODE;
