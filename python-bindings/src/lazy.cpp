@@ -95,14 +95,16 @@ void bind_lazy(py::module_& m) {
   py::class_<lazy::CapturedRun>(m, "CapturedRun", "One plan run recorded by glassgrad.compile's capture.")
       .def_property_readonly("plan", [](const lazy::CapturedRun& r) { return std::const_pointer_cast<Plan>(r.plan); })
       .def_property_readonly("executor", [](const lazy::CapturedRun& r) { return r.executor; })
-      .def_readonly("inputs", &lazy::CapturedRun::inputs)
+      // By value: def_readonly would hand out references that keep the whole run (and its
+      // outputs, e.g. a step's gradients) alive for as long as any one input is held.
+      .def_property_readonly("inputs", [](const lazy::CapturedRun& r) { return r.inputs; })
       .def_property_readonly("input_kinds", [](const lazy::CapturedRun& r) {
         std::vector<std::string> k;
         for (ValueKind v : r.input_kinds) k.push_back(value_kind_name(v));
         return k;
       })
       .def_readonly("input_seqs", &lazy::CapturedRun::input_seqs)
-      .def_readonly("outputs", &lazy::CapturedRun::outputs);
+      .def_property_readonly("outputs", [](const lazy::CapturedRun& r) { return r.outputs; });
   m.def("set_plan_only", &lazy::set_plan_only);
   m.def("set_memory_budget", &lazy::set_memory_budget);
   m.def("memory_budget", [](const std::string& d) { return lazy::memory_budget_for(Device::parse(d)); },

@@ -87,3 +87,38 @@ def test_leftover_gradients_are_refused_with_the_fix():
     with pytest.raises(gg.GlassgradError) as e:
         step(X[:32], y[:32])
     assert "zero_grad()" in str(e.value)
+
+
+def test_replays_hold_no_more_memory_than_plain_steps():
+    # The capture call's outputs (its gradients) must not outlive it: a replayed step ends with
+    # the memory a plain step ends with, and peaks where a plain step peaks.
+    import gc
+    model, opt, X, y = _setup()
+    xb, yb = X[:32], y[:32]
+    gg.realize(xb, yb)
+
+    def step(xb, yb):
+        loss = gg.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    def measured(fn):
+        gg.reset_peak_memory()
+        loss = fn(xb, yb)
+        loss.item()
+        del loss
+        gc.collect()
+        stats = gg.memory_stats()
+        return stats["current"], stats["peak"]
+
+    for _ in range(2):
+        measured(step)
+    plain = measured(step)
+    run = gg.compile(step)
+    for _ in range(4):
+        replay = measured(run)
+    assert run.replays >= 1
+    assert replay[0] <= plain[0] + 64, (replay, plain)
+    assert replay[1] <= plain[1] + 64, (replay, plain)
