@@ -143,3 +143,19 @@ def test_after_a_refused_step_the_model_is_unchanged_and_still_trains(rng, limit
     loss.backward()
     opt.step()
     assert not np.array_equal(model.fc.weight.numpy(), before["fc.weight"])
+
+
+def test_a_refused_training_step_says_its_gradients_stay(rng, limit):
+    # The step records backward() before it is refused: the gradients stay pending on the
+    # parameters, and the message says to clear them before trying again.
+    model, x, y = _step(rng)
+    opt = glassgrad.SGD(model.parameters(), lr=0.1)
+    glassgrad._C.empty_cache("cpu")
+    limit(16 * 1024)
+    with pytest.raises(glassgrad.OutOfMemoryError) as e:
+        loss = glassgrad.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        loss.item()
+    assert "optimizer.zero_grad() before running it again" in str(e.value)

@@ -145,6 +145,12 @@ size_t predicted_need(const Plan& p, const Device& d) {
   return current - std::min(current, freed) + grow + output_bytes(p, d);
 }
 
+// A refused training step has recorded its backward(): those gradients are pending on the
+// parameters and would add to the next step's (the usual step calls zero_grad() last).
+const char* const kGradientsStay =
+    "a training step refused here keeps the gradients its backward() recorded (param.grad): call "
+    "optimizer.zero_grad() before running it again, or they add to the next step's";
+
 std::string explain_over_budget(const std::string& message, const Plan& plain, const Device& d) {
   const size_t current = allocator_for(d).stats().current;
   const size_t held = current - std::min(current, arena_bytes(d));
@@ -159,6 +165,7 @@ std::string explain_over_budget(const std::string& message, const Plan& plain, c
     lines += "\n    " + format_bytes(u.bytes) + "  " + u.label + "  " + shape_str(s.info.shape) + " " +
              dtype_name(s.info.dtype) + "  <- " + u.where;
   }
+  lines += std::string("\n  ") + kGradientsStay;
   const size_t at = message.find("\n  cause:");
   std::string out = message;
   out.insert(at == std::string::npos ? out.size() : at, lines);
@@ -190,6 +197,7 @@ void check_memory_limit(const Plan& p) {
              "optimizer.step(): gradients add up); a memory budget so activations are recomputed in backward "
              "instead of kept (checkpointing); or a higher limit. glassgrad.memory_report(train_step, x, y) "
              "predicts a step's memory without running it");
+    m.detail(kGradientsStay);
     m.cause("the batch, the model and the activations kept for backward need more memory than the limit allows");
     m.fix("halve the batch size, or raise the limit: glassgrad.set_memory_limit(\"" + limit_that_fits(need) + "\")");
     throw OutOfMemoryError(m.str());
