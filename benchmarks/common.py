@@ -165,13 +165,7 @@ def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
 def adaptive_repeats(fn: Callable[[], None], sync: Optional[Callable[[], None]], budget_s: float,
                      lo: int = 5, hi: int = 200) -> int:
     """How many repeats fit in about budget_s, from one timed call (which also warms up)."""
-    if sync:
-        sync()
-    t = time.perf_counter()
-    fn()
-    if sync:
-        sync()
-    one = max(time.perf_counter() - t, 1e-7)
+    one = max(time_repeats(fn, repeats=1, warmup=0, sync=sync)[0], 1e-7)
     return int(max(lo, min(hi, budget_s / one)))
 
 

@@ -18,20 +18,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402
-from common import Results, gg_device, gg_sync, torch_name, torch_or_none, torch_setup  # noqa: E402
+from common import Results, gg_device, gg_sync, time_repeats, torch_name, torch_or_none, torch_setup  # noqa: E402
 
 import glassgrad as gg  # noqa: E402
-
-
-def synchronized(fn, sync, n):
-    times = []
-    for _ in range(n):
-        sync()
-        t = time.perf_counter()
-        fn()
-        sync()
-        times.append(time.perf_counter() - t)
-    return times
 
 
 def pipelined(fn, sync, n):
@@ -84,7 +73,7 @@ def main(argv=None):
     pipe_times = {k: [] for k in contenders}
     for _ in range(rounds):
         for name, (fn, sync) in contenders.items():
-            sync_times[name] += synchronized(fn, sync, steps)
+            sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
             pipe_times[name].append(pipelined(fn, sync, steps))
     workload = f"{spec.label} train step batch {batch}"
     tname = next((k for k in contenders if not k.startswith("glassgrad")), None)

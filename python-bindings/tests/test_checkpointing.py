@@ -5,23 +5,11 @@ import pytest
 
 import glassgrad as gg
 from glassgrad import _C
+from training_helpers import small_resnet
 
 
 def _setup(width=8, batch=16):
-    gg.manual_seed(0)
-    model = gg.models.ResNet18(width=width)
-    opt = gg.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    rng = np.random.default_rng(0)
-    x = gg.tensor(rng.random((batch, 3, 32, 32), dtype=np.float32))
-    y = gg.tensor(rng.integers(0, 10, batch))
-
-    def step(xb, yb):
-        loss = gg.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-    return model, opt, step, x, y
+    return small_resnet(width, batch)
 
 
 @pytest.fixture(autouse=True)

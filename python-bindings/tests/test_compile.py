@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from training_helpers import train_step
 
 
 class Net(gg.Module):
@@ -58,14 +59,7 @@ def test_compiled_step_matches_the_plain_loop():
 
 def test_a_new_shape_is_traced_again():
     model, opt, X, y = _setup()
-
-    @gg.compile
-    def step(xb, yb):
-        loss = gg.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
+    step = gg.compile(train_step(model, opt))
 
     for _ in range(3):
         step(X[:32], y[:32])
@@ -96,13 +90,7 @@ def test_replays_hold_no_more_memory_than_plain_steps():
     model, opt, X, y = _setup()
     xb, yb = X[:32], y[:32]
     gg.realize(xb, yb)
-
-    def step(xb, yb):
-        loss = gg.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
+    step = train_step(model, opt)
 
     def measured(fn):
         gg.reset_peak_memory()

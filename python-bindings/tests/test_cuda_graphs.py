@@ -5,6 +5,7 @@ import pytest
 
 import glassgrad as gg
 from glassgrad import _C
+from training_helpers import train_step
 
 pytestmark = pytest.mark.cuda
 
@@ -17,14 +18,7 @@ def _setup(seed=0):
     X = gg.tensor(rng.random((256, 1, 28, 28), dtype=np.float32), device="cuda")
     y = gg.tensor(rng.integers(0, 10, 256), device="cuda")
 
-    @gg.compile
-    def step(xb, yb):
-        loss = gg.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-    return model, step, X, y
+    return model, gg.compile(train_step(model, opt)), X, y
 
 
 def _train(graphs):

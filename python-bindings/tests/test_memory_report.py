@@ -3,22 +3,11 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from training_helpers import small_resnet
 
 
 def _setup(width=8, batch=8):
-    gg.manual_seed(0)
-    model = gg.models.ResNet18(width=width)
-    opt = gg.SGD(model.parameters(), lr=0.01, momentum=0.9)
-    rng = np.random.default_rng(0)
-    x = gg.tensor(rng.random((batch, 3, 32, 32), dtype=np.float32))
-    y = gg.tensor(rng.integers(0, 10, batch))
-
-    def step(xb, yb):
-        loss = gg.cross_entropy(model(xb), yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
+    model, _, step, x, y = small_resnet(width, batch)
     return model, step, x, y
 
 

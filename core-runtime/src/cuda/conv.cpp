@@ -123,7 +123,7 @@ size_t split_bytes(const GemmChoice& t, int64_t M, int64_t N, DType dt) {
   return t.splits > 1 ? static_cast<size_t>(t.splits * M * N) * dtype_size(dt) : 0;
 }
 
-GGConvGemm gemm_geometry(const GGConv& g, int64_t splits) {
+GGConvGemm gemm_geometry(const GGConv& g) {
   GGConvGemm q{};
   q.N = static_cast<int32_t>(g.N);
   q.C = static_cast<int32_t>(g.C);
@@ -138,7 +138,7 @@ GGConvGemm gemm_geometry(const GGConv& g, int64_t splits) {
   q.sw = static_cast<int32_t>(g.sw);
   q.pt = static_cast<int32_t>(g.pt);
   q.pl = static_cast<int32_t>(g.pl);
-  q.splits = static_cast<int32_t>(splits);
+  q.splits = 1;
   q.div_P = make_fast_div(std::max<int64_t>(1, g.OH * g.OW));
   q.div_OW = make_fast_div(std::max<int64_t>(1, g.OW));
   q.div_RS = make_fast_div(std::max<int64_t>(1, g.R * g.S));
@@ -154,8 +154,11 @@ GGConvGemm gemm_geometry(const GGConv& g, int64_t splits) {
 struct GemmDims {
   int64_t M, N, Kdim;
 };
-GemmDims fwd_dims(const GGConv& g) { return {g.K, g.N * g.OH * g.OW, g.C * g.R * g.S}; }
-GemmDims bwd_weight_dims(const GGConv& g) { return {g.K, g.C * g.R * g.S, g.N * g.OH * g.OW}; }
+
+enum class ConvOp { Forward, BackwardInput, BackwardWeight };
+const char* kernel_infix(ConvOp op) {
+  return op == ConvOp::Forward ? "fwd" : op == ConvOp::BackwardInput ? "bwd_input" : "bwd_weight";
+}
 
 // Backward-input phase (ph, pw) of the strides (see GGConvGemm in params.h): its sub-image of
 // dx, the taps that reach it and where they read dy. Stride 1 has the single phase (0, 0).
@@ -176,66 +179,91 @@ void set_phase(GGConvGemm& q, const GGConv& g, int64_t ph, int64_t pw) {
   q.div_RaSa = make_fast_div(std::max<int64_t>(1, int64_t(q.Ra) * q.Sa));
   q.div_Sa = make_fast_div(std::max<int32_t>(1, q.Sa));
 }
-GemmDims bwd_input_dims(const GGConv& g, const GGConvGemm& q) {
-  return {g.C, g.N * q.Hp * q.Wp, g.K * q.Ra * q.Sa};
+
+// One implicit GEMM of an op: its dimensions and kernel parameters.
+struct ConvGemm {
+  GemmDims d;
+  GGConvGemm q;
+};
+
+// The GEMMs an op runs, in launch order: one, or for the input gradient one per stride phase
+// that has dx pixels. The workspace functions and the launchers both iterate this list, so
+// the planned workspace always covers the launches.
+std::vector<ConvGemm> conv_gemms(ConvOp op, const GGConv& g) {
+  GGConvGemm q = gemm_geometry(g);
+  switch (op) {
+    case ConvOp::Forward: return {{{g.K, g.N * g.OH * g.OW, g.C * g.R * g.S}, q}};
+    case ConvOp::BackwardWeight: return {{{g.K, g.C * g.R * g.S, g.N * g.OH * g.OW}, q}};
+    case ConvOp::BackwardInput: break;
+  }
+  std::vector<ConvGemm> phases;
+  for (int64_t ph = 0; ph < g.sh; ++ph)
+    for (int64_t pw = 0; pw < g.sw; ++pw) {
+      set_phase(q, g, ph, pw);
+      const GemmDims d{g.C, g.N * q.Hp * q.Wp, g.K * q.Ra * q.Sa};
+      if (d.N > 0) phases.push_back({d, q});  // H or W below the stride leaves a phase empty
+    }
+  return phases;
 }
 
-// Runs one implicit-GEMM convolution: the tiled kernel (partial sums into the workspace when
-// it splits k and the plan provided one) and, when split, the reduction into `out`.
-// `phase`: the backward-input phase fields (ignored by the other two).
-void run_gemm(const KernelContext& c, const LaunchSite& site, const GGConv& g, const GemmDims& d, const char* kind,
-              void* out, void* a0, void* a1, void* bias, bool has_bias, const GGConvGemm* phase = nullptr) {
+GemmChoice choose_gemm(ConvOp op, const GemmDims& d, DType dt) {
+  return choose_gemm(d.M, d.N, d.Kdim, dt, op == ConvOp::BackwardWeight);
+}
+
+// Workspace of the split-k partial sums (0 when no GEMM splits). The GEMMs of one op run one
+// after another on one stream and share it: the largest.
+size_t gemm_workspace(ConvOp op, const GGConv& g, DType dt) {
+  size_t most = 0;
+  for (const ConvGemm& cg : conv_gemms(op, g)) most = std::max(most, split_bytes(choose_gemm(op, cg.d, dt), cg.d.M, cg.d.N, dt));
+  return most;
+}
+
+// Runs an op's implicit GEMMs: each tiled kernel (partial sums into the workspace when it
+// splits k and the plan provided one) and, when split, the reduction into `out`.
+void run_gemms(const KernelContext& c, const LaunchSite& site, ConvOp op, const GGConv& g, void* out, void* a0,
+               void* a1, void* bias, bool has_bias) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   const DType dt = c.outputs[0].dtype();
-  GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, dt, std::string(kind) == "bwd_weight");
-  if (t.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < split_bytes(t, d.M, d.N, dt))) t.splits = 1;
-  GGConvGemm q = phase ? *phase : gemm_geometry(g, 1);
-  q.splits = static_cast<int32_t>(t.splits);
-  void* ws = t.splits > 1 ? c.workspace : nullptr;
-  const std::string gemm = kname((std::string("gg_conv_") + kind + "_gemm" + t.tile).c_str(), dt);
-  const Dim3 grid = gemm_grid(t, d.M, d.N), block{static_cast<unsigned>(t.threads)};
-  if (has_bias)
-    launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, bias, ws);
-  else
-    launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, ws);
-  if (t.splits <= 1) return;
-  const std::string reduce = kname((std::string("gg_conv_") + kind + "_reduce").c_str(), dt);
-  const Dim3 rgrid{blocks_for(s, d.M * d.N, 256)}, rblock{256};
-  if (has_bias)
-    launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, bias, static_cast<const void*>(ws));
-  else
-    launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, static_cast<const void*>(ws));
+  const std::string infix = std::string("gg_conv_") + kernel_infix(op);
+  for (const ConvGemm& cg : conv_gemms(op, g)) {
+    const GemmDims& d = cg.d;
+    GemmChoice t = choose_gemm(op, d, dt);
+    if (t.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < split_bytes(t, d.M, d.N, dt))) t.splits = 1;
+    GGConvGemm q = cg.q;
+    q.splits = static_cast<int32_t>(t.splits);
+    void* ws = t.splits > 1 ? c.workspace : nullptr;
+    const std::string gemm = kname((infix + "_gemm" + t.tile).c_str(), dt);
+    const Dim3 grid = gemm_grid(t, d.M, d.N), block{static_cast<unsigned>(t.threads)};
+    if (has_bias)
+      launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, bias, ws);
+    else
+      launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, ws);
+    if (t.splits <= 1) continue;
+    const std::string reduce = kname((infix + "_reduce").c_str(), dt);
+    const Dim3 rgrid{blocks_for(s, d.M * d.N, 256)}, rblock{256};
+    if (has_bias)
+      launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, bias, static_cast<const void*>(ws));
+    else
+      launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, static_cast<const void*>(ws));
+  }
 }
 
-// Workspaces of the split-k partial sums (0 when the shape does not split).
 size_t fwd_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: x, w (, bias); output y
-  const GGConv g = geometry(in.at(0).shape, in.at(1).shape, out.at(0).shape, a);
-  const GemmDims d = fwd_dims(g);
-  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype);
+  return gemm_workspace(ConvOp::Forward, geometry(in.at(0).shape, in.at(1).shape, out.at(0).shape, a), out.at(0).dtype);
 }
 
 size_t input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: grad_out dy, w; output dx
-  // the phases run one after another on one stream and share the workspace: the largest
-  const GGConv g = geometry(out.at(0).shape, in.at(1).shape, in.at(0).shape, a);
-  size_t most = 0;
-  GGConvGemm q = gemm_geometry(g, 1);
-  for (int64_t ph = 0; ph < g.sh; ++ph)
-    for (int64_t pw = 0; pw < g.sw; ++pw) {
-      set_phase(q, g, ph, pw);
-      const GemmDims d = bwd_input_dims(g, q);
-      most = std::max(most, split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype), d.M, d.N, out.at(0).dtype));
-    }
-  return most;
+  return gemm_workspace(ConvOp::BackwardInput, geometry(out.at(0).shape, in.at(1).shape, in.at(0).shape, a),
+                        out.at(0).dtype);
 }
 
 size_t weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: input x, grad_out dy; output dw
-  const GGConv g = geometry(in.at(0).shape, out.at(0).shape, in.at(1).shape, a);
-  const GemmDims d = bwd_weight_dims(g);
-  return split_bytes(choose_gemm(d.M, d.N, d.Kdim, out.at(0).dtype, true), d.M, d.N, out.at(0).dtype);
+  return gemm_workspace(ConvOp::BackwardWeight, geometry(in.at(0).shape, out.at(0).shape, in.at(1).shape, a),
+                        out.at(0).dtype);
 }
 
 void conv2d(const KernelContext& c) {
@@ -261,7 +289,7 @@ void conv2d(const KernelContext& c) {
     launch(s, st, kname("gg_conv_fwd_direct", dt).c_str(), grid, Dim3{256}, site, g, y.data_ptr(), x.data_ptr(),
            w.data_ptr(), b);
   } else {
-    run_gemm(c, site, g, fwd_dims(g), "fwd", y.data_ptr(), x.data_ptr(), w.data_ptr(), b, true);
+    run_gemms(c, site, ConvOp::Forward, g, y.data_ptr(), x.data_ptr(), w.data_ptr(), b, true);
   }
   // Fused activation (attrs "activation" = "relu"): the elementwise ReLU kernel, in place on y
   // (each element read before it is written), so no separate buffer or plan step exists.
@@ -292,14 +320,7 @@ void conv2d_backward_input(const KernelContext& c) {
     launch(s, st, kname("gg_conv_bwd_input_direct", dt).c_str(), grid, Dim3{256}, site, g, dx.data_ptr(),
            dy.data_ptr(), w.data_ptr());
   } else {
-    GGConvGemm q = gemm_geometry(g, 1);
-    for (int64_t ph = 0; ph < g.sh; ++ph)
-      for (int64_t pw = 0; pw < g.sw; ++pw) {
-        set_phase(q, g, ph, pw);
-        const GemmDims d = bwd_input_dims(g, q);
-        if (d.N == 0) continue;  // no dx pixels in this phase (H or W below the stride)
-        run_gemm(c, site, g, d, "bwd_input", dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, false, &q);
-      }
+    run_gemms(c, site, ConvOp::BackwardInput, g, dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, false);
   }
 }
 
@@ -324,7 +345,7 @@ void conv2d_backward_weight(const KernelContext& c) {
            dw.data_ptr(), dy.data_ptr(), x.data_ptr());
     return;
   }
-  run_gemm(c, site, g, bwd_weight_dims(g), "bwd_weight", dw.data_ptr(), dy.data_ptr(), x.data_ptr(), nullptr, false);
+  run_gemms(c, site, ConvOp::BackwardWeight, g, dw.data_ptr(), dy.data_ptr(), x.data_ptr(), nullptr, false);
 }
 
 }  // namespace
