@@ -7,8 +7,11 @@ cd "$(dirname "$0")/.."
 build_dir="${GLASSGRAD_DEV_BUILD_DIR:-build/dev}"
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+# ccache, when installed, makes rebuilds in several checkouts of the tree cheap.
+launcher=()
+if command -v ccache >/dev/null 2>&1; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S . -B "$build_dir" "${generator[@]}" \
+  cmake -S . -B "$build_dir" "${generator[@]}" "${launcher[@]}" \
     -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
     -DGLASSGRAD_BUILD_PYTHON=ON -DGLASSGRAD_DEV_INPLACE=ON \
     -DGLASSGRAD_CUDA="${GLASSGRAD_CUDA:-OFF}" \
