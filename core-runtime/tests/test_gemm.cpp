@@ -50,6 +50,20 @@ Operand<T> make_operand(int64_t rows, int64_t cols, Layout layout, std::mt19937&
   return o;
 }
 
+// The problem C [m, n] = alpha * A x B + beta * C with A and B strided operands.
+template <typename T>
+cpu::GemmProblem<T> problem(int64_t m, int64_t n, int64_t k, const Operand<T>& a, const Operand<T>& b, T* c, int64_t ldc,
+                            T alpha = T(1), T beta = T(0)) {
+  cpu::GemmProblem<T> p(m, n, k);
+  p.a = cpu::strided(a.data.data(), a.rs, a.cs);
+  p.b = cpu::strided(b.data.data(), b.rs, b.cs);
+  p.c = c;
+  p.ldc = ldc;
+  p.alpha = alpha;
+  p.beta = beta;
+  return p;
+}
+
 template <typename T>
 void check_gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, Layout la, Layout lb, T alpha, T beta,
                 int64_t ldc_pad = 0, bool give_workspace = true) {
@@ -63,9 +77,8 @@ void check_gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, Layout la, Layout l
   const std::vector<T> c0 = c;
 
   std::vector<unsigned char> ws;
-  if (give_workspace) ws.resize(cpu::gemm_workspace_bytes(isa, m, n, k, sizeof(T) == 4 ? DType::Float32 : DType::Float64, false));
-  cpu::gemm(isa, m, n, k, alpha, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, beta, c.data(), ldc,
-            ws.empty() ? nullptr : ws.data(), ws.size());
+  if (give_workspace) ws.resize(cpu::gemm_workspace_bytes(m, n, k, sizeof(T) == 4 ? DType::Float32 : DType::Float64, false, isa));
+  cpu::gemm(problem(m, n, k, a, b, c.data(), ldc, alpha, beta), {ws.empty() ? nullptr : ws.data(), ws.size()}, isa);
 
   const double eps = sizeof(T) == 4 ? 2e-6 : 1e-14;
   for (int64_t i = 0; i < m; ++i) {
@@ -148,10 +161,9 @@ TEST_P(GemmIsa, WorksWithoutOrWithAShortWorkspace) {
   const Operand<float> a = make_operand<float>(m, k, Layout::RowMajor, gen);
   const Operand<float> b = make_operand<float>(k, n, Layout::RowMajor, gen);
   std::vector<float> c(static_cast<size_t>(m * n)), want(static_cast<size_t>(m * n));
-  std::vector<unsigned char> ws(cpu::gemm_workspace_bytes(GetParam(), m, n, k, DType::Float32, true));
-  cpu::gemm(GetParam(), m, n, k, 1.0f, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, 0.0f, c.data(), n,
-            ws.data(), ws.size());
-  cpu::gemm(GetParam(), m, n, k, 1.0f, a.data.data(), a.rs, a.cs, b.data.data(), b.rs, b.cs, 0.0f, want.data(), n);
+  std::vector<unsigned char> ws(cpu::gemm_workspace_bytes(m, n, k, DType::Float32, true, GetParam()));
+  cpu::gemm(problem(m, n, k, a, b, c.data(), n), {ws.data(), ws.size()}, GetParam());
+  cpu::gemm(problem(m, n, k, a, b, want.data(), n), {}, GetParam());
   for (size_t i = 0; i < c.size(); ++i) ASSERT_EQ(c[i], want[i]) << "element " << i;
 }
 
@@ -168,23 +180,28 @@ TEST_P(GemmIsa, RunsSeriallyInsideAParallelRegion) {
   std::vector<std::vector<double>> got(count, std::vector<double>(static_cast<size_t>(m * n))), want = got;
   parallel_for(count, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t i = b0; i < b1; ++i) {
-      cpu::gemm(GetParam(), m, n, k, 1.0, as[i].data.data(), as[i].rs, as[i].cs, bs[i].data.data(), bs[i].rs,
-                bs[i].cs, 0.0, got[i].data(), n);
+      cpu::gemm(problem(m, n, k, as[i], bs[i], got[i].data(), n), {}, GetParam());
     }
   });
   for (int64_t i = 0; i < count; ++i) {
-    cpu::gemm(GetParam(), m, n, k, 1.0, as[i].data.data(), as[i].rs, as[i].cs, bs[i].data.data(), bs[i].rs,
-              bs[i].cs, 0.0, want[i].data(), n);
+    cpu::gemm(problem(m, n, k, as[i], bs[i], want[i].data(), n), {}, GetParam());
     ASSERT_EQ(got[i], want[i]) << "product " << i;
   }
 }
 
 TEST_P(GemmIsa, EmptyKScalesCByBeta) {
   std::vector<float> c = {1, 2, 3, 4, 5, 6};
-  cpu::gemm(GetParam(), 2, 3, 0, 1.0f, nullptr, 0, 1, nullptr, 3, 1, 0.5f, c.data(), 3);
+  cpu::GemmProblem<float> pf(2, 3, 0);
+  pf.c = c.data();
+  pf.ldc = 3;
+  pf.beta = 0.5f;
+  cpu::gemm(pf, {}, GetParam());
   EXPECT_EQ(c, (std::vector<float>{0.5f, 1, 1.5f, 2, 2.5f, 3}));
   std::vector<double> d(4, std::numeric_limits<double>::quiet_NaN());
-  cpu::gemm(GetParam(), 2, 2, 0, 1.0, nullptr, 0, 1, nullptr, 2, 1, 0.0, d.data(), 2);
+  cpu::GemmProblem<double> pd(2, 2, 0);
+  pd.c = d.data();
+  pd.ldc = 2;
+  cpu::gemm(pd, {}, GetParam());
   EXPECT_EQ(d, (std::vector<double>(4, 0.0)));
 }
 
@@ -212,9 +229,15 @@ void check_pointer_b(CpuIsa isa, BForm form, int64_t m, int64_t n, int64_t k, T 
   std::vector<T> c(static_cast<size_t>(m * n));
   for (auto& v : c) v = static_cast<T>(u(gen));
   const std::vector<T> c0 = c;
-  cpu::GemmProblem<T> prob{m, n, k, alpha, a.data.data(), a.rs, a.cs, nullptr, 0, 0, beta, c.data(), n,
-                           form == BForm::Rows ? ptrs.data() : nullptr, 0, form == BForm::Cols ? ptrs.data() : nullptr};
-  cpu::gemm(isa, prob);
+  cpu::GemmProblem<T> prob(m, n, k);
+  prob.alpha = alpha;
+  prob.beta = beta;
+  prob.a = cpu::strided(a.data.data(), a.rs, a.cs);
+  if (form == BForm::Rows) prob.b_rows = ptrs.data();
+  else prob.b_cols = ptrs.data();
+  prob.c = c.data();
+  prob.ldc = n;
+  cpu::gemm(prob, {}, isa);
   const double eps = sizeof(T) == 4 ? 2e-6 : 1e-14;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -260,7 +283,15 @@ void check_dot(CpuIsa isa, int64_t m, int64_t n, int64_t k, T alpha, T beta) {
   std::vector<T> c(static_cast<size_t>(m * ldc));
   for (auto& v : c) v = beta == T(0) ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(u(gen));
   const std::vector<T> c0 = c;
-  cpu::gemm_dot(isa, cpu::GemmDotProblem<T>{m, n, k, alpha, a.data(), lda, brows.data(), beta, c.data(), ldc});
+  cpu::GemmDotProblem<T> prob(m, n, k);
+  prob.alpha = alpha;
+  prob.beta = beta;
+  prob.a = a.data();
+  prob.lda = lda;
+  prob.b_rows = brows.data();
+  prob.c = c.data();
+  prob.ldc = ldc;
+  cpu::gemm_dot(prob, isa);
   const double eps = sizeof(T) == 4 ? 2e-6 : 1e-14;
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) {
@@ -292,7 +323,12 @@ INSTANTIATE_TEST_SUITE_P(EveryIsaOfThisCpu, GemmIsa, ::testing::ValuesIn(availab
 TEST(Gemm, RefusesAnIsaTheCpuDoesNotAllow) {
   if (cpu_isa() == CpuIsa::Avx512) GTEST_SKIP() << "this CPU allows every ISA";
   float c = 0;
-  EXPECT_THROW(cpu::gemm(CpuIsa::Avx512, 1, 1, 1, 1.0f, &c, 1, 1, &c, 1, 1, 0.0f, &c, 1), UnsupportedError);
+  cpu::GemmProblem<float> p(1, 1, 1);
+  p.a = cpu::row_major(&c, 1);
+  p.b = cpu::row_major(&c, 1);
+  p.c = &c;
+  p.ldc = 1;
+  EXPECT_THROW(cpu::gemm(p, {}, CpuIsa::Avx512), UnsupportedError);
 }
 
 TEST(Gemm, NamesTheSelectedKernel) {

@@ -164,8 +164,7 @@ struct Slot {
   int index = 0;
   T* buf[2] = {nullptr, nullptr};
   T* partial = nullptr;
-  void* gemm_ws = nullptr;
-  size_t gemm_bytes = 0;
+  cpu::GemmWorkspace gemm_ws;
 };
 
 // Runs fn(slot, n_begin, n_end) for each slot's range of images, in parallel when the plan has
@@ -192,8 +191,7 @@ void for_each_slot(ConvOp op, const ConvGeometry& g, DType dt, void* workspace, 
     slot.buf[1] = p.buf_bytes[1] ? reinterpret_cast<T*>(sb + p.buf_bytes[0]) : nullptr;
     sb += p.buf_bytes[0] + p.buf_bytes[1];
     slot.partial = p.partial_bytes ? reinterpret_cast<T*>(sb) : nullptr;
-    slot.gemm_ws = sb + p.partial_bytes;
-    slot.gemm_bytes = p.gemm_bytes;
+    slot.gemm_ws = {sb + p.partial_bytes, p.gemm_bytes};
     fn(slot, g.n * s / p.slots, g.n * (s + 1) / p.slots);
   };
   if (p.slots == 1) {
@@ -248,7 +246,12 @@ void conv2d_forward(const KernelContext& c) {
         const int64_t nq = cpu::flat_pixels(g);
         T* yv = slot.buf[0];
         for (int64_t p = 0; p < crs; ++p) rows[static_cast<size_t>(p)] = xn + cpu::flat_offset(g, p);
-        cpu::gemm_rows(g.k, nq, crs, T(1), wp, crs, 1, rows.data(), T(0), yv, nq, slot.gemm_ws, slot.gemm_bytes);
+        cpu::GemmProblem<T> gp(g.k, nq, crs);
+        gp.a = cpu::row_major(wp, crs);
+        gp.b_rows = rows.data();
+        gp.c = yv;
+        gp.ldc = nq;
+        cpu::gemm(gp, slot.gemm_ws);
         for (int64_t k = 0; k < g.k; ++k) {
           const T b = bias ? bias[k] : T(0);
           for (int64_t i = 0; i < g.ho; ++i) {
@@ -267,7 +270,13 @@ void conv2d_forward(const KernelContext& c) {
         cpu::im2col(g, xn, slot.buf[0]);
         col = slot.buf[0];
       }
-      cpu::gemm(g.k, hwo, crs, T(1), wp, crs, 1, col, hwo, 1, bias ? T(1) : T(0), yn, hwo, slot.gemm_ws, slot.gemm_bytes);
+      cpu::GemmProblem<T> gp(g.k, hwo, crs);
+      gp.a = cpu::row_major(wp, crs);
+      gp.b = cpu::row_major(col, hwo);
+      gp.beta = bias ? T(1) : T(0);
+      gp.c = yn;
+      gp.ldc = hwo;
+      cpu::gemm(gp, slot.gemm_ws);
     }
   });
   // Fused activation (attrs "activation" = "relu", set by the fusion pass): applied to the
@@ -296,9 +305,18 @@ void conv2d_backward_input(const KernelContext& c) {
     for (int64_t n = n0; n < n1; ++n) {
       const T* gyn = gyp + n * g.k * hwo;
       T* dxn = dxp + n * g.c * g.hw();
-      // A[crs, k] = w[k, crs]: the weight read transposed through its strides.
+      // cols [CRS, pixels] = w^T [CRS, K] x gy[n] [K, pixels]: the weight read transposed
+      // through its strides.
+      auto backward_gemm = [&](const T* b, int64_t q, T* out) {
+        cpu::GemmProblem<T> gp(crs, q, g.k);
+        gp.a = cpu::transpose_of(wp, crs);
+        gp.b = cpu::row_major(b, q);
+        gp.c = out;
+        gp.ldc = q;
+        cpu::gemm(gp, slot.gemm_ws);
+      };
       if (layout == PixelLayout::Pointwise) {
-        cpu::gemm(crs, hwo, g.k, T(1), wp, 1, crs, gyn, hwo, 1, T(0), dxn, hwo, slot.gemm_ws, slot.gemm_bytes);
+        backward_gemm(gyn, hwo, dxn);
       } else if (layout == PixelLayout::Flat) {
         // cols [CRS, Nq] = w^T x gyv; col2im on the flat pitch is a long add per (c, r, s)
         // (surplus columns of cols are exactly 0, since gyv is 0 there).
@@ -306,7 +324,7 @@ void conv2d_backward_input(const KernelContext& c) {
         T* cols = slot.buf[0];
         T* gyv = slot.buf[1];
         spread_to_flat(g, gyn, gyv);
-        cpu::gemm(crs, nq, g.k, T(1), wp, 1, crs, gyv, nq, 1, T(0), cols, nq, slot.gemm_ws, slot.gemm_bytes);
+        backward_gemm(gyv, nq, cols);
         std::fill(dxn, dxn + g.c * g.hw(), T(0));
         for (int64_t p = 0; p < crs; ++p) {
           T* to = dxn + cpu::flat_offset(g, p);
@@ -315,7 +333,7 @@ void conv2d_backward_input(const KernelContext& c) {
         }
       } else {
         T* cols = slot.buf[0];
-        cpu::gemm(crs, hwo, g.k, T(1), wp, 1, crs, gyn, hwo, 1, T(0), cols, hwo, slot.gemm_ws, slot.gemm_bytes);
+        backward_gemm(gyn, hwo, cols);
         cpu::col2im(g, cols, dxn);
       }
     }
@@ -367,9 +385,22 @@ void conv2d_backward_weight(const KernelContext& c) {
                                                                           : slot.buf[0] + p * hwo;
       }
       if (dots) {
-        cpu::gemm_dot(g.k, crs, q, T(1), a, q, rows.data(), beta, acc, crs);
+        cpu::GemmDotProblem<T> dp(g.k, crs, q);
+        dp.a = a;
+        dp.lda = q;
+        dp.b_rows = rows.data();
+        dp.beta = beta;
+        dp.c = acc;
+        dp.ldc = crs;
+        cpu::gemm_dot(dp);
       } else {
-        cpu::gemm_cols(g.k, crs, q, T(1), a, q, 1, rows.data(), beta, acc, crs, slot.gemm_ws, slot.gemm_bytes);
+        cpu::GemmProblem<T> gp(g.k, crs, q);
+        gp.a = cpu::row_major(a, q);
+        gp.b_cols = rows.data();
+        gp.beta = beta;
+        gp.c = acc;
+        gp.ldc = crs;
+        cpu::gemm(gp, slot.gemm_ws);
       }
     }
   });

@@ -86,8 +86,12 @@ void matmul(const KernelContext& c) {
   const T* bp = b.data<T>();
   T* op = out.data<T>();
   auto product = [&](int64_t bi, void* ws, size_t ws_bytes) {
-    cpu::gemm(d.m, d.n, d.k, T(1), ap + a_off[static_cast<size_t>(bi)], rsa, csa, bp + b_off[static_cast<size_t>(bi)],
-              rsb, csb, T(0), op + bi * d.m * d.n, d.n, ws, ws_bytes);
+    cpu::GemmProblem<T> p(d.m, d.n, d.k);
+    p.a = cpu::strided(ap + a_off[static_cast<size_t>(bi)], rsa, csa);
+    p.b = cpu::strided(bp + b_off[static_cast<size_t>(bi)], rsb, csb);
+    p.c = op + bi * d.m * d.n;
+    p.ldc = d.n;
+    cpu::gemm(p, {ws, ws_bytes});
   };
   const int slots = batch_slots(d, a.dtype());
   if (slots == 1) {

@@ -158,13 +158,13 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     const int64_t begin = slot * s.chunk;
     if (s.along_n) {
       q.n = std::min(s.chunk, p.n - begin);
-      if (p.b_rows == nullptr && p.b_cols == nullptr) q.b = p.b + begin * p.csb;
+      if (p.b_rows == nullptr && p.b_cols == nullptr) q.b.data = p.b.data + begin * p.b.col_stride;
       if (p.b_cols != nullptr) q.b_cols = p.b_cols + begin;
       q.b_col0 = p.b_col0 + begin;
       q.c = p.c + begin;
     } else {
       q.m = std::min(s.chunk, p.m - begin);
-      q.a = p.a + begin * p.rsa;
+      q.a.data = p.a.data + begin * p.a.row_stride;
       q.c = p.c + begin * p.ldc;
     }
     kern.run(q, kern.blocking, ap, bp);
@@ -188,90 +188,25 @@ size_t workspace_bytes_impl(CpuIsa isa, int64_t m, int64_t n, int64_t k, bool se
 
 }  // namespace
 
-void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-          const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace,
-          size_t workspace_bytes) {
-  gemm_impl<float>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, nullptr, 0, nullptr}, workspace, workspace_bytes);
+template <typename T>
+void gemm(const GemmProblem<T>& p, GemmWorkspace workspace, CpuIsa isa) {
+  gemm_impl<T>(isa, p, workspace.data, workspace.bytes);
 }
+template void gemm<float>(const GemmProblem<float>&, GemmWorkspace, CpuIsa);
+template void gemm<double>(const GemmProblem<double>&, GemmWorkspace, CpuIsa);
 
-void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-          const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
-          size_t workspace_bytes) {
-  gemm_impl<double>(isa, {m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, nullptr, 0, nullptr}, workspace, workspace_bytes);
+template <typename T>
+void gemm_dot(const GemmDotProblem<T>& p, CpuIsa isa) {
+  if (p.m <= 0 || p.n <= 0) return;
+  check_isa(isa);
+  kernel_for<T>(isa).run_dot(p);
 }
+template void gemm_dot<float>(const GemmDotProblem<float>&, CpuIsa);
+template void gemm_dot<double>(const GemmDotProblem<double>&, CpuIsa);
 
-void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa, const float* b,
-          int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm(cpu_isa(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, workspace, workspace_bytes);
-}
-
-void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-          const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc, void* workspace,
-          size_t workspace_bytes) {
-  gemm(cpu_isa(), m, n, k, alpha, a, rsa, csa, b, rsb, csb, beta, c, ldc, workspace, workspace_bytes);
-}
-
-void gemm_rows(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-               const float* const* b_rows, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b_rows, 0, nullptr}, workspace,
-                   workspace_bytes);
-}
-
-void gemm_rows(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-               const double* const* b_rows, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, b_rows, 0, nullptr}, workspace,
-                    workspace_bytes);
-}
-
-size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
+size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool serial, CpuIsa isa) {
   if (dtype == DType::Float64) return workspace_bytes_impl<double>(isa, m, n, k, serial);
   return workspace_bytes_impl<float>(isa, m, n, k, serial);
-}
-
-size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool serial) {
-  return gemm_workspace_bytes(cpu_isa(), m, n, k, dtype, serial);
-}
-
-void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
-                   workspace_bytes);
-}
-
-void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(cpu_isa(), {m, n, k, alpha, a, rsa, csa, nullptr, 0, 0, beta, c, ldc, nullptr, 0, b_cols}, workspace,
-                    workspace_bytes);
-}
-
-void gemm(CpuIsa isa, const GemmProblem<float>& p, void* workspace, size_t workspace_bytes) {
-  gemm_impl<float>(isa, p, workspace, workspace_bytes);
-}
-
-void gemm(CpuIsa isa, const GemmProblem<double>& p, void* workspace, size_t workspace_bytes) {
-  gemm_impl<double>(isa, p, workspace, workspace_bytes);
-}
-
-void gemm_dot(CpuIsa isa, const GemmDotProblem<float>& p) {
-  if (p.m <= 0 || p.n <= 0) return;
-  check_isa(isa);
-  kernel_for<float>(isa).run_dot(p);
-}
-
-void gemm_dot(CpuIsa isa, const GemmDotProblem<double>& p) {
-  if (p.m <= 0 || p.n <= 0) return;
-  check_isa(isa);
-  kernel_for<double>(isa).run_dot(p);
-}
-
-void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* const* b_rows,
-              float beta, float* c, int64_t ldc) {
-  gemm_dot(cpu_isa(), GemmDotProblem<float>{m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
-}
-
-void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
-              double beta, double* c, int64_t ldc) {
-  gemm_dot(cpu_isa(), GemmDotProblem<double>{m, n, k, alpha, a, lda, b_rows, beta, c, ldc});
 }
 
 int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {
@@ -288,8 +223,6 @@ int gemm_nr(DType dtype) {
 const char* gemm_kernel_name(CpuIsa isa, DType dtype) {
   return dtype == DType::Float64 ? kernel_for<double>(isa).name : kernel_for<float>(isa).name;
 }
-
-const char* gemm_kernel_name() { return gemm_kernel_name(cpu_isa(), DType::Float32); }
 
 }  // namespace cpu
 }  // namespace glassgrad

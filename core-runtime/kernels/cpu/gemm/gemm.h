@@ -13,6 +13,13 @@
 // Packing buffers: pass a workspace of gemm_workspace_bytes(...) bytes (kernels get one planned
 // by the memory planner). With less (or none), gemm uses fewer threads, or allocates a
 // temporary buffer through the CPU allocator when not even one thread's share fits.
+//
+// One problem struct (GemmProblem, gemm_kernel.h) with named fields describes a call:
+//   cpu::GemmProblem<float> p(m, n, k);      // C [m, n] = A [m, k] x B [k, n]
+//   p.a = cpu::row_major(w, k);              // or transpose_of(...), strided(...)
+//   p.b = cpu::row_major(x, n);              // or p.b_rows / p.b_cols (row or column pointers)
+//   p.c = y;  p.ldc = n;  p.beta = 1;        // alpha 1 and beta 0 unless set
+//   cpu::gemm(p, {workspace, bytes});
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,61 +31,53 @@
 namespace glassgrad {
 namespace cpu {
 
-void gemm(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-          const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc,
-          void* workspace = nullptr, size_t workspace_bytes = 0);
-void gemm(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-          const double* b, int64_t rsb, int64_t csb, double beta, double* c, int64_t ldc,
-          void* workspace = nullptr, size_t workspace_bytes = 0);
+// The row-major matrix at data with rows of ld elements: (i, j) at data[i * ld + j].
+template <typename T>
+MatrixView<T> row_major(const T* data, int64_t ld) {
+  MatrixView<T> v;
+  v.data = data;
+  v.row_stride = ld;
+  v.col_stride = 1;
+  return v;
+}
+// The transpose of the row-major matrix at data with rows of ld elements: (i, j) at data[j * ld + i].
+template <typename T>
+MatrixView<T> transpose_of(const T* data, int64_t ld) {
+  MatrixView<T> v;
+  v.data = data;
+  v.row_stride = 1;
+  v.col_stride = ld;
+  return v;
+}
+// Any element strides (a tensor view's last two strides).
+template <typename T>
+MatrixView<T> strided(const T* data, int64_t row_stride, int64_t col_stride) {
+  MatrixView<T> v;
+  v.data = data;
+  v.row_stride = row_stride;
+  v.col_stride = col_stride;
+  return v;
+}
 
-// The same with an explicit ISA (tests run every path this CPU has). The ISA must be one the
-// CPU supports: cpu_isa() or below.
-void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa,
-          int64_t csa, const float* b, int64_t rsb, int64_t csb, float beta, float* c, int64_t ldc,
-          void* workspace = nullptr, size_t workspace_bytes = 0);
-void gemm(CpuIsa isa, int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa,
-          int64_t csa, const double* b, int64_t rsb, int64_t csb, double beta, double* c,
-          int64_t ldc, void* workspace = nullptr, size_t workspace_bytes = 0);
+// Packing buffers for one call (see above); {} lets gemm find its own.
+struct GemmWorkspace {
+  void* data = nullptr;
+  size_t bytes = 0;
+};
 
-// The same with row p of B a contiguous run at b_rows[p] (B[p, j] = b_rows[p][j]), e.g. the
-// im2col rows of a stride-1 conv, which are runs of the image itself (gemm_kernel.h).
-void gemm_rows(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-               const float* const* b_rows, float beta, float* c, int64_t ldc, void* workspace = nullptr,
-               size_t workspace_bytes = 0);
-void gemm_rows(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-               const double* const* b_rows, double beta, double* c, int64_t ldc, void* workspace = nullptr,
-               size_t workspace_bytes = 0);
+// C = alpha * A x B + beta * C on the loop nest of `isa` (default: this CPU's best; tests run
+// every path the CPU has). The ISA must be cpu_isa() or below. T = float or double.
+template <typename T>
+void gemm(const GemmProblem<T>& p, GemmWorkspace workspace = {}, CpuIsa isa = cpu_isa());
 
-// The same with column j of B a contiguous run at b_cols[j] (B[p, j] = b_cols[j][p]): B^T given
-// by row pointers, e.g. the im2col rows of a conv's weight gradient. Packing transposes them
-// block by block in registers.
-void gemm_cols(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t rsa, int64_t csa,
-               const float* const* b_cols, float beta, float* c, int64_t ldc, void* workspace = nullptr,
-               size_t workspace_bytes = 0);
-void gemm_cols(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t rsa, int64_t csa,
-               const double* const* b_cols, double beta, double* c, int64_t ldc, void* workspace = nullptr,
-               size_t workspace_bytes = 0);
-
-// C[i, j] = alpha * sum_p A[i, p] * B[j, p] + beta * C[i, j] with A row i at a + i * lda and
-// B row j at b_rows[j], both contiguous along p (GemmDotProblem): dot products of rows, for
-// small m x n and long k. Serial, no workspace.
-void gemm_dot(int64_t m, int64_t n, int64_t k, float alpha, const float* a, int64_t lda, const float* const* b_rows,
-              float beta, float* c, int64_t ldc);
-void gemm_dot(int64_t m, int64_t n, int64_t k, double alpha, const double* a, int64_t lda, const double* const* b_rows,
-              double beta, double* c, int64_t ldc);
-
-// Every form above, spelled as the problem structs of gemm_kernel.h, for an explicit ISA (tests
-// run each path this CPU has). The ISA must be cpu_isa() or below.
-void gemm(CpuIsa isa, const GemmProblem<float>& p, void* workspace = nullptr, size_t workspace_bytes = 0);
-void gemm(CpuIsa isa, const GemmProblem<double>& p, void* workspace = nullptr, size_t workspace_bytes = 0);
-void gemm_dot(CpuIsa isa, const GemmDotProblem<float>& p);
-void gemm_dot(CpuIsa isa, const GemmDotProblem<double>& p);
+// C[i, j] = alpha * <A row i, B row j> + beta * C[i, j] (GemmDotProblem): serial, no workspace.
+template <typename T>
+void gemm_dot(const GemmDotProblem<T>& p, CpuIsa isa = cpu_isa());
 
 // Workspace for one gemm call of this size and dtype (Float32 or Float64), enough for every
 // thread it would use; with serial = true, enough for one thread (a call made inside a
 // parallel region, e.g. per image of a conv).
-size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool serial = false);
-size_t gemm_workspace_bytes(CpuIsa isa, int64_t m, int64_t n, int64_t k, DType dtype, bool serial);
+size_t gemm_workspace_bytes(int64_t m, int64_t n, int64_t k, DType dtype, bool serial = false, CpuIsa isa = cpu_isa());
 
 // Below this many multiply-adds (m * n * k) a second thread costs more (fork/join, duplicated
 // packing) than it saves; callers splitting many small products over threads use it too.
@@ -92,9 +91,8 @@ int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype);
 // the packed GEMM not to compute mostly padding.
 int gemm_nr(DType dtype);
 
-// "avx512 8x48 f32": the loop nest cpu_isa() selects for float32 (for logs and benchmarks).
-const char* gemm_kernel_name();
-const char* gemm_kernel_name(CpuIsa isa, DType dtype);
+// "avx512 8x48 f32": the loop nest of `isa` for `dtype` (for logs and benchmarks).
+const char* gemm_kernel_name(CpuIsa isa = cpu_isa(), DType dtype = DType::Float32);
 
 }  // namespace cpu
 }  // namespace glassgrad

@@ -279,11 +279,11 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
       } else if (p.b_cols != nullptr) {
         pack_b_cols<T, NR>(kc, nc, p.b_cols + jc, pc, bp);
       } else {
-        pack_b<T, NR>(kc, nc, p.b + pc * p.rsb + jc * p.csb, p.rsb, p.csb, bp);
+        pack_b<T, NR>(kc, nc, p.b.data + pc * p.b.row_stride + jc * p.b.col_stride, p.b.row_stride, p.b.col_stride, bp);
       }
       for (int64_t ic = 0; ic < p.m; ic += blk.mc) {
         const int64_t mc = min64(blk.mc, p.m - ic);
-        pack_a<T, MR>(mc, kc, p.a + ic * p.rsa + pc * p.csa, p.rsa, p.csa, ap);
+        pack_a<T, MR>(mc, kc, p.a.data + ic * p.a.row_stride + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride, ap);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const T* bs = bp + jr * kc;
           T* cc = p.c + ic * p.ldc + jc + jr;

@@ -11,30 +11,39 @@
 namespace glassgrad {
 namespace cpu {
 
-// C[i, j] = alpha * sum_k A[i, k] * B[k, j] + beta * C[i, j]   for i < m, j < n, k < k
-// A[i, k] is a[i * rsa + k * csa]. B[k, j] is, by the first of these that is set:
-//   b_rows[k][b_col0 + j]  each row a contiguous run anywhere in memory (b_col0: the first
+// A matrix read through element strides: element (i, j) is data[i * row_stride + j * col_stride].
+// gemm.h builds them by name (row_major, transpose_of, strided), never by position.
+template <typename T>
+struct MatrixView {
+  const T* data = nullptr;
+  int64_t row_stride = 0, col_stride = 0;
+};
+
+// C[i, j] = alpha * sum_p A[i, p] * B[p, j] + beta * C[i, j]   for i < m, j < n, p < k
+// A[i, p] is a (a MatrixView). B[p, j] is, by the first of these that is set:
+//   b_rows[p][b_col0 + j]  each row a contiguous run anywhere in memory (b_col0: the first
 //                          column of this call when a thread works on a column range);
-//   b_cols[j][k]           each column a contiguous run (packing transposes blocks of them in
+//   b_cols[j][p]           each column a contiguous run (packing transposes blocks of them in
 //                          registers);
-//   b[k * rsb + j * csb]   plain strides.
+//   b                      a MatrixView.
 // Row or column pointers let a conv hand its im2col matrix over without storing it: each of its
 // rows is a run of the image. C[i, j] is c[i * ldc + j]. beta == 0 means C is write-only (it may
 // hold NaNs before the call).
+// The sizes are the constructor's only arguments; every other field is set by name, e.g.
+//   GemmProblem<float> p(m, n, k);  p.a = row_major(w, k);  p.b = row_major(x, n);  p.c = y;  p.ldc = n;
 template <typename T>
 struct GemmProblem {
-  int64_t m, n, k;
-  T alpha;
-  const T* a;
-  int64_t rsa, csa;
-  const T* b;
-  int64_t rsb, csb;
-  T beta;
-  T* c;
-  int64_t ldc;
-  const T* const* b_rows;
-  int64_t b_col0;
-  const T* const* b_cols;
+  int64_t m = 0, n = 0, k = 0;
+  T alpha = T(1), beta = T(0);
+  MatrixView<T> a;
+  MatrixView<T> b;
+  const T* const* b_rows = nullptr;
+  int64_t b_col0 = 0;
+  const T* const* b_cols = nullptr;
+  T* c = nullptr;
+  int64_t ldc = 0;
+
+  GemmProblem(int64_t m_, int64_t n_, int64_t k_) : m(m_), n(n_), k(k_) {}
 };
 
 // Cache blocking (Goto/BLIS): a KC x NC panel of B is packed once per (jc, pc) step, an MC x KC
@@ -48,16 +57,18 @@ struct GemmBlocking {
 // with A row i at a + i * lda and B row j at b_rows[j], both contiguous along p: every entry
 // of C is a dot product of two contiguous rows. For small m x n and long k, where a packed
 // MR x NR tile would be mostly padding (the weight gradient of a conv with few input channels).
+// Built like GemmProblem: sizes in the constructor, the rest by name.
 template <typename T>
 struct GemmDotProblem {
-  int64_t m, n, k;
-  T alpha;
-  const T* a;
-  int64_t lda;
-  const T* const* b_rows;
-  T beta;
-  T* c;
-  int64_t ldc;
+  int64_t m = 0, n = 0, k = 0;
+  T alpha = T(1), beta = T(0);
+  const T* a = nullptr;
+  int64_t lda = 0;
+  const T* const* b_rows = nullptr;
+  T* c = nullptr;
+  int64_t ldc = 0;
+
+  GemmDotProblem(int64_t m_, int64_t n_, int64_t k_) : m(m_), n(n_), k(k_) {}
 };
 
 template <typename T>
