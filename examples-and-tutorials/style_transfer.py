@@ -9,7 +9,7 @@ compares the features of a small conv net:
   smoothness    total variation: mean |x[i+1, j] - x[i, j]| + mean |x[i, j+1] - x[i, j]|
 
 The feature net is NOT a pretrained VGG (glassgrad downloads nothing): it is a small conv net
-with fixed random weights, Kaiming-initialized from glassgrad.manual_seed(seed), so a run is
+with fixed random weights, initialized (PyTorch's default) from glassgrad.manual_seed(seed), so a run is
 repeatable. Random conv features with many channels already capture texture statistics well
 (Ustyuzhaninov et al., "Texture synthesis using shallow convolutional networks with random
 filters", 2016); a trained net would transfer style more faithfully.

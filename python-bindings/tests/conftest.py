@@ -26,3 +26,10 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+@pytest.fixture
+def torch():
+    """PyTorch, for side-by-side checks; the test is skipped where it is not installed (CI never
+    needs it)."""
+    return pytest.importorskip("torch")

@@ -1,8 +1,11 @@
 """Layers: Conv2D, BatchNorm2D, Linear, LayerNorm, Dropout, pooling, activations, Flatten,
 Sequential.
 
-Initialization follows the seed's section 5.2: Kaiming-normal weights (std = sqrt(2 / fan_in)),
-zero biases, BatchNorm running_var starting at 1 (never 0: 1/sqrt(0 + eps) explodes).
+Initialization is PyTorch's (reset_parameters of nn.Conv2d and nn.Linear): weights
+kaiming_uniform(a=sqrt(5)) = U(-1/sqrt(fan_in), 1/sqrt(fan_in)), biases U(-1/sqrt(fan_in),
+1/sqrt(fan_in)), drawn in that order from glassgrad's generator (glassgrad.manual_seed). BatchNorm
+starts with weight 1, bias 0, running_mean 0 and running_var 1 (never 0: 1/sqrt(0 + eps) explodes).
+glassgrad.nn.init re-initializes any parameter (e.g. kaiming_normal_(w, mode="fan_out")).
 """
 from __future__ import annotations
 
@@ -15,11 +18,15 @@ from .. import _C, _device
 from .. import functional as F
 from .._random import generator
 from .._tensor import Tensor, _op, _op_multi
+from .init import default_bound
 from .module import Module, Parameter
 
 
-def _kaiming_normal(shape, fan_in: int) -> np.ndarray:
-    return (generator().standard_normal(shape) * math.sqrt(2.0 / fan_in)).astype(np.float32)
+def _default_uniform(shape, fan_in: int) -> np.ndarray:
+    """U(-1/sqrt(fan_in), 1/sqrt(fan_in)): PyTorch's default for Conv and Linear weights
+    (kaiming_uniform with a=sqrt(5)) and biases."""
+    bound = default_bound(fan_in)
+    return generator().uniform(-bound, bound, shape).astype(np.float32)
 
 
 def _where(layer: Module) -> str:
@@ -71,8 +78,8 @@ class Conv2D(Module):
         self.stride = F._pair(stride, "stride")
         self.padding = padding
         fan_in = self.in_channels * k[0] * k[1]
-        self.weight = Parameter(_kaiming_normal((self.out_channels, self.in_channels) + k, fan_in), device)
-        self.bias = Parameter(np.zeros(self.out_channels, np.float32), device) if bias else None
+        self.weight = Parameter(_default_uniform((self.out_channels, self.in_channels) + k, fan_in), device)
+        self.bias = Parameter(_default_uniform(self.out_channels, fan_in), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         _check_input(self, x, self.weight)
@@ -98,8 +105,8 @@ class Linear(Module):
         if int(in_features) <= 0 or int(out_features) <= 0:
             raise _C.InvalidArgumentError(f"Linear: sizes must be positive, got ({in_features}, {out_features})")
         self.in_features, self.out_features = int(in_features), int(out_features)
-        self.weight = Parameter(_kaiming_normal((self.out_features, self.in_features), self.in_features), device)
-        self.bias = Parameter(np.zeros(self.out_features, np.float32), device) if bias else None
+        self.weight = Parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device)
+        self.bias = Parameter(_default_uniform(self.out_features, self.in_features), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         _check_input(self, x, self.weight)

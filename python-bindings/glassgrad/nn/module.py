@@ -34,6 +34,15 @@ def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
     return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.ascontiguousarray(arr), device, name), "state", False, name))
 
 
+def assign_data(t: Tensor, arr: np.ndarray, device: Optional[str] = None) -> None:
+    """Gives the parameter or buffer `t` new data (converted to its dtype; on `device`, default its
+    own), keeping the Python object: optimizers and models holding it see the new values."""
+    kind = "parameter" if isinstance(t, Parameter) else "state"
+    arr = np.ascontiguousarray(np.asarray(arr).astype(t.dtype, copy=False))
+    raw = _C.Tensor.from_numpy(arr, device or t.device, t.name)
+    t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+
+
 class Module:
     """Base class for layers and models: subclass it, create layers in __init__, write forward."""
 
@@ -179,9 +188,7 @@ class Module:
             if tuple(arr.shape) != tuple(t.shape):
                 raise _C.ShapeError(f"load_state_dict: '{name}' has shape {list(arr.shape)} in the file but "
                                     f"{list(t.shape)} in the model\n  fix: build the model with the same layer sizes")
-            kind = "parameter" if isinstance(t, Parameter) else "state"
-            raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr.astype(t.dtype)), t.device, t.name)
-            t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+            assign_data(t, arr)
 
     def to(self, device) -> "Module":
         """Moves every parameter and buffer to `device` (in place; returns self)."""

@@ -1,0 +1,150 @@
+"""Parameter initialization, with torch.nn.init's names, arguments and formulas.
+
+Every function fills a tensor in place (the tensor keeps its identity, device and dtype, so an
+optimizer built over it still updates it) with values drawn from glassgrad's generator
+(glassgrad.manual_seed makes them repeatable), and returns it:
+
+    glassgrad.nn.init.kaiming_normal_(conv.weight, mode="fan_out", nonlinearity="relu")
+    glassgrad.nn.init.zeros_(conv.bias)
+
+Fans (_calculate_fan_in_and_fan_out): a weight [out, in, *kernel] has fan_in = in * prod(kernel)
+and fan_out = out * prod(kernel); a Linear weight [out, in] has fan_in = in, fan_out = out.
+
+The default initialization of Conv2D and Linear is PyTorch's (reset_parameters):
+kaiming_uniform_(weight, a=sqrt(5)), which is U(-1/sqrt(fan_in), 1/sqrt(fan_in)) since
+gain = sqrt(2 / (1 + 5)) and bound = gain * sqrt(3 / fan_in); the bias is U(-1/sqrt(fan_in),
+1/sqrt(fan_in)) too.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .. import _C
+from .._random import generator
+from .._tensor import Tensor
+
+__all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "default_bound"]
+
+
+def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
+    """Replaces the tensor's data with `values` (converted to its dtype), keeping its identity."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"glassgrad.nn.init expects a glassgrad.Tensor (e.g. layer.weight), got "
+                        f"{type(tensor).__name__}")
+    if tensor.dtype not in ("float32", "float64"):
+        raise _C.DTypeError(f"glassgrad.nn.init fills floating tensors, got {tensor.dtype} {list(tensor.shape)}")
+    from .module import assign_data
+    assign_data(tensor, np.asarray(values).reshape(tensor.shape))
+    return tensor
+
+
+def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
+    """The recommended gain for a nonlinearity (torch.nn.init.calculate_gain's table)."""
+    linear = {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+              "sigmoid"}
+    if nonlinearity in linear:
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        if isinstance(slope, bool) or not isinstance(slope, (int, float)):
+            raise ValueError(f"negative_slope {slope} is not a valid number")
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}\n  fix: one of linear, conv2d, sigmoid, tanh, relu, "
+                     f"leaky_relu, selu")
+
+
+def _calculate_fan_in_and_fan_out(tensor: Tensor) -> Tuple[int, int]:
+    shape = tuple(tensor.shape)
+    if len(shape) < 2:
+        raise ValueError(f"Fan in and fan out can not be computed for tensor with fewer than 2 dimensions "
+                         f"(shape {list(shape)})\n  fix: initialize biases with uniform_ / zeros_ instead")
+    receptive = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
+    return shape[1] * receptive, shape[0] * receptive
+
+
+def _fan(tensor: Tensor, mode: str) -> int:
+    mode = mode.lower()
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator_=None) -> Tensor:
+    return _fill(tensor, (generator_ or generator()).uniform(a, b, tensor.shape))
+
+
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator_=None) -> Tensor:
+    return _fill(tensor, (generator_ or generator()).normal(mean, std, tensor.shape))
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0) -> Tensor:
+    """Normal(mean, std) restricted to [a, b] (rejection sampling: redraws what falls outside)."""
+    rng = generator()
+    out = rng.normal(mean, std, tensor.numel())
+    bad = (out < a) | (out > b)
+    while bad.any():
+        out[bad] = rng.normal(mean, std, int(bad.sum()))
+        bad = (out < a) | (out > b)
+    return _fill(tensor, out)
+
+
+def constant_(tensor: Tensor, val: float) -> Tensor:
+    return _fill(tensor, np.full(tensor.shape, val))
+
+
+def ones_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 1.0)
+
+
+def zeros_(tensor: Tensor) -> Tensor:
+    return constant_(tensor, 0.0)
+
+
+def eye_(tensor: Tensor) -> Tensor:
+    if tensor.ndim != 2:
+        raise ValueError(f"Only tensors with 2 dimensions are supported, got {list(tensor.shape)}")
+    return _fill(tensor, np.eye(*tensor.shape))
+
+
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(tensor, -bound, bound)
+
+
+def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+
+
+def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu") -> Tensor:
+    """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al. 2015)."""
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
+    return uniform_(tensor, -bound, bound)
+
+
+def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu") -> Tensor:
+    """N(0, std^2) with std = gain / sqrt(fan) (He et al. 2015)."""
+    fan = _fan(tensor, mode)
+    if fan == 0:
+        return tensor
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+
+
+def default_bound(fan_in: int) -> float:
+    """1/sqrt(fan_in): the bound of PyTorch's default Conv and Linear weights and biases."""
+    return 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
