@@ -4,10 +4,12 @@
 // kernels themselves is tested on a GPU machine: python-bindings/tests/test_cuda_ops.py.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <tuple>
 
+#include "cuda/functions.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/cuda.h"
 #include "glassgrad/runtime/kernel.h"
@@ -41,6 +43,29 @@ TEST(CudaBackend, CudaTensorWithoutAGpuRaisesDeviceErrorWithTheReason) {
     EXPECT_NE(msg.find(cuda::why_unavailable()), std::string::npos) << msg;
     EXPECT_NE(msg.find("fix:"), std::string::npos) << msg;
   }
+}
+
+// The registry of CUDA functions (src/cuda/functions.h): the launchers' declarations, refused
+// names, and what cuda::kernel_names() reports for the fatbin tests.
+TEST(CudaBackend, OnlyDeclaredCudaFunctionsCanBeLoaded) {
+  try {
+    cuda::require_registered("gg_not_a_kernel_f32");
+    FAIL() << "expected InternalError";
+  } catch (const InternalError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("gg_not_a_kernel_f32"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("FunctionNames"), std::string::npos) << msg;
+  }
+  const std::vector<std::string> names = cuda::kernel_names();
+  if (!cuda::built_with_kernels()) {
+    EXPECT_TRUE(names.empty());
+    return;
+  }
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
+  for (const char* expected : {"gg_cast", "gg_conv_fwd_direct_f32", "gg_conv_fwd_direct_f64", "gg_compare_u8"})
+    EXPECT_TRUE(std::binary_search(names.begin(), names.end(), std::string(expected))) << expected;
+  for (const auto& n : names) EXPECT_NO_THROW(cuda::require_registered(n.c_str())) << n;
 }
 
 TEST(CudaBackend, UnknownConvAlgorithmIsRefused) {

@@ -13,14 +13,14 @@ CUDA runtime: its kernels are compiled ahead of time into one fatbin inside the 
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, List, Tuple
 
 from . import _C
 
 __all__ = [
     "is_available", "why_unavailable", "device_count", "device_info", "synchronize", "memory_stats",
     "memory_allocated", "max_memory_allocated", "memory_cached", "empty_cache", "mem_get_info",
-    "built_with_kernels", "built_archs", "set_conv_algo", "conv_algo", "set_launch_blocking",
+    "built_with_kernels", "built_archs", "kernel_names", "set_conv_algo", "conv_algo", "set_launch_blocking",
 ]
 
 
@@ -105,6 +105,13 @@ def built_with_kernels() -> bool:
 def built_archs() -> str:
     """The GPU architectures the embedded kernels were compiled for, e.g. 'sm_75, ..., + PTX compute_75'."""
     return _C.cuda_built_archs()
+
+
+def kernel_names() -> List[str]:
+    """Every CUDA function glassgrad's launchers may load from the embedded fatbin, sorted
+    (e.g. 'gg_conv_fwd_direct_f32'); [] when the build has no CUDA kernels. The tests check the
+    fatbin's machine code against this list."""
+    return list(_C.cuda_kernel_names())
 
 
 def set_conv_algo(algo: str) -> None:

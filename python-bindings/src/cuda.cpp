@@ -42,6 +42,7 @@ void bind_cuda(py::module_& m) {
   m.def("cuda_fatbin", [] {
     return py::bytes(reinterpret_cast<const char*>(cuda::fatbin_data()), cuda::fatbin_size());
   });
+  m.def("cuda_kernel_names", &cuda::kernel_names);
   m.def("cuda_set_conv_algo", &cuda::set_conv_algo);
   m.def("cuda_conv_algo", &cuda::conv_algo);
   m.def("cuda_set_launch_blocking", &cuda::set_launch_blocking);

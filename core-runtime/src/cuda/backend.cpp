@@ -13,6 +13,7 @@
 
 #include "cuda/allocator.h"
 #include "cuda/backend.h"
+#include "cuda/functions.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/allocator.h"
 
@@ -232,6 +233,7 @@ CUfunction function(DeviceState& s, const char* name) {
   std::lock_guard<std::mutex> lock(s.mu);
   auto it = s.functions.find(name);
   if (it != s.functions.end()) return it->second;
+  require_registered(name);
   CUfunction f = nullptr;
   const CUresult r = api().cuModuleGetFunction(&f, s.module, name);
   if (r != CUDA_SUCCESS) {

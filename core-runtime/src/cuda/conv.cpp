@@ -22,6 +22,17 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h): every GEMM tile for float, 32x128 for double.
+const FunctionNames kConvFunctions({"gg_conv_fwd_direct", "gg_conv_bwd_input_direct", "gg_conv_bwd_weight_direct",
+                                    "gg_conv_fwd_reduce", "gg_conv_bwd_input_reduce", "gg_conv_bwd_weight_reduce",
+                                    "gg_conv_fwd_gemm32x128", "gg_conv_bwd_input_gemm32x128",
+                                    "gg_conv_bwd_weight_gemm32x128"},
+                                   float_dtypes());
+const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_input_gemm64x128",
+                                     "gg_conv_bwd_weight_gemm64x128", "gg_conv_fwd_gemm128x128",
+                                     "gg_conv_bwd_input_gemm128x128", "gg_conv_bwd_weight_gemm128x128"},
+                                    {DType::Float32});
+
 namespace {
 
 constexpr int64_t kDirectInBytes = 16384, kDirectWBytes = 8192;  // as in conv.cu

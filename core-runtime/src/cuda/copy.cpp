@@ -14,6 +14,9 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kCopyFunctions({"gg_copy_w1", "gg_copy_w4", "gg_copy_w8", "gg_fill_w1", "gg_fill_w4", "gg_fill_w8"});
+
 namespace {
 
 CUdeviceptr dptr(const Tensor& t) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(t.data_ptr())); }

@@ -9,6 +9,9 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kCreationFunctions({"gg_cast"});
+
 namespace {
 
 void full(const KernelContext& c) { fill_tensor(c.outputs[0], c.attrs.f("value")); }

@@ -8,6 +8,11 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kElementwiseFunctions({"gg_binary", "gg_compare", "gg_unary"},
+                                          {DType::Float32, DType::Float64, DType::Int64, DType::UInt8});
+const FunctionNames kWhereFunctions({"gg_where_w1", "gg_where_w4", "gg_where_w8"});
+
 namespace {
 
 Strides dense_strides(const Tensor& t) { return contiguous_strides(t.shape()); }

@@ -9,6 +9,9 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kFusedFunctions({"gg_fused", "gg_fused_small"}, float_dtypes());
+
 namespace {
 
 // (unary?, GGUnaryOp / GGBinaryOp) of each FusedOp.

@@ -13,6 +13,7 @@
 
 #include "../../kernels/cuda/params.h"
 #include "cuda/backend.h"
+#include "cuda/functions.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/tensor.h"
 

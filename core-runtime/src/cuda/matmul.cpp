@@ -11,6 +11,9 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kMatmulFunctions({"gg_matmul", "gg_matmul_dot"}, float_dtypes());
+
 namespace {
 
 // Products whose 64 x 64 tiles would occupy fewer than kDotMaxTiles blocks while k is long run

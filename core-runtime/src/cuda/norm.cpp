@@ -11,6 +11,12 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kNormFunctions({"gg_bn_partial_stats", "gg_bn_train_stats", "gg_bn_affine", "gg_bn_inference_coef",
+                                    "gg_bn_partial_sums", "gg_bn_backward_sums", "gg_bn_backward_dx",
+                                    "gg_bn_update_stats"},
+                                   float_dtypes());
+
 namespace {
 
 struct NCI {

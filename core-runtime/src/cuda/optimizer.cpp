@@ -7,6 +7,10 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kOptimizerFunctions({"gg_sgd", "gg_sgd_momentum", "gg_adam"}, float_dtypes());
+const FunctionNames kAdamStepFunction({"gg_adam_step"});
+
 namespace {
 
 // Output `o`, or input `i` when the schema lists fewer outputs (state updated in place only).

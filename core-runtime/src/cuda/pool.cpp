@@ -6,6 +6,10 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kPoolFunctions({"gg_maxpool_fwd", "gg_maxpool_bwd", "gg_avgpool_fwd", "gg_avgpool_bwd"},
+                                   float_dtypes());
+
 namespace {
 
 std::pair<int64_t, int64_t> pair_attr(const Attrs& a, const char* key, std::pair<int64_t, int64_t> dflt) {

@@ -12,6 +12,10 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kReductionFunctions({"gg_reduce_partial", "gg_reduce_finish", "gg_reduce_rows", "gg_reduce_cols"},
+                                        {DType::Float32, DType::Float64, DType::Int64});
+
 namespace {
 
 // Merges axes of one group (sizes, strides) that are contiguous with each other.

@@ -12,6 +12,11 @@
 namespace glassgrad {
 namespace cuda {
 
+// The CUDA functions launched here (functions.h).
+const FunctionNames kSoftmaxFunctions({"gg_softmax_rows", "gg_softmax_cols", "gg_softmax_bwd_rows",
+                                       "gg_softmax_bwd_cols", "gg_ce_rows", "gg_ce_backward", "gg_sum_all"},
+                                      float_dtypes());
+
 namespace {
 
 struct Axis {

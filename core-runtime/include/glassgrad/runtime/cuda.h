@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace glassgrad {
 namespace cuda {
@@ -19,6 +20,9 @@ std::string built_cuda_version();
 // The embedded fatbin (for disassembly by tests and curious users); nullptr without kernels.
 const unsigned char* fatbin_data();
 size_t fatbin_size();
+// Every CUDA function the launchers may load from the fatbin, sorted (the registry of
+// src/cuda/functions.h); tests check the fatbin against it. Empty without kernels.
+std::vector<std::string> kernel_names();
 
 // True when cuda:0 can run glassgrad's kernels (driver loaded, GPU present, module loaded).
 bool is_available();
