@@ -1,3 +1,5 @@
+import sys
+
 import numpy as np
 import pytest
 
@@ -33,3 +35,12 @@ def torch():
     """PyTorch, for side-by-side checks; the test is skipped where it is not installed (CI never
     needs it)."""
     return pytest.importorskip("torch")
+
+
+def pytest_terminal_summary(terminalreporter):
+    # What test_cuda_sass.py checked (kernels, architectures, largest registers / shared memory).
+    sass = sys.modules.get("cuda_sass")
+    if sass is not None and sass.REPORT:
+        terminalreporter.write_sep("-", "CUDA kernels checked")
+        for line in sass.REPORT:
+            terminalreporter.write_line(line)

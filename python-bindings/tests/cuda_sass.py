@@ -1,0 +1,164 @@
+"""Reads the embedded CUDA fatbin with cuobjdump: the SASS of every function per architecture,
+the PTX entry points, and each function's registers and static shared memory.
+
+cuobjdump comes from the CUDA toolkit or from the `nvidia-cuda-cuobjdump` wheel (a test extra,
+with `nvidia-cuda-nvdisasm`, which cuobjdump runs to print SASS); find_cuobjdump() looks in
+both places. Used by test_cuda_sass.py; the conftest prints the report it collects.
+"""
+from __future__ import annotations
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+# Tensor-core (matrix) instructions of every generation and the asynchronous copies of sm_80+:
+# glassgrad's kernels run on FP32/FP64 CUDA cores of any GPU from compute capability 5.0.
+# SASS opcodes are compared without their modifiers (HMMA.16816.F32 -> HMMA).
+FORBIDDEN_SASS = frozenset({
+    "HMMA", "HGMMA", "IMMA", "IGMMA", "BMMA", "BGMMA", "DMMA", "QMMA", "QGMMA", "OMMA",
+    "UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA",    # sm_100 tensor-core MMAs
+    "LDGSTS", "UBLKCP", "UTMALDG", "UTMASTG",      # cp.async, bulk and TMA copies
+    "LDSM",                                        # ldmatrix (feeds tensor cores)
+})
+FORBIDDEN_PTX = re.compile(r"\b(wmma\.|mma\.sync|wgmma|cp\.async|ldmatrix|tcgen05)")
+# The static shared memory a block may use on every GPU glassgrad supports (Maxwell to now).
+SHARED_LIMIT_BYTES = 48 * 1024
+
+CUOBJDUMP_FIX = ("install it with the test extras (pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm, "
+                 "or bash tools/setup.sh --test), or put the CUDA toolkit's bin directory on PATH")
+
+
+def find_cuobjdump() -> Optional[str]:
+    """The nvidia-cuda-cuobjdump wheel's binary (site-packages/nvidia/cu*/bin), else the CUDA
+    toolkit's (PATH, CUDA_HOME, CUDA_PATH, /usr/local/cuda); None when neither is there."""
+    for entry in sys.path:
+        for found in sorted(glob.glob(os.path.join(entry or ".", "nvidia", "cu*", "bin", "cuobjdump")), reverse=True):
+            if os.access(found, os.X_OK):
+                return found
+    found = shutil.which("cuobjdump")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root and os.access(os.path.join(root, "bin", "cuobjdump"), os.X_OK):
+            return os.path.join(root, "bin", "cuobjdump")
+    return None
+
+
+def run_cuobjdump(cuobjdump: str, option: str, fatbin: str) -> str:
+    """cuobjdump's output; its own directory goes first on PATH so that it finds the nvdisasm
+    installed next to it."""
+    env = dict(os.environ, PATH=os.path.dirname(cuobjdump) + os.pathsep + os.environ.get("PATH", ""))
+    r = subprocess.run([cuobjdump, option, fatbin], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        raise RuntimeError(f"{cuobjdump} {option} {fatbin} failed (exit {r.returncode}): {r.stderr.strip()}\n"
+                           f"  fix: if it cannot find nvdisasm, {CUOBJDUMP_FIX}")
+    return r.stdout
+
+
+@dataclass
+class Function:
+    """One function of one architecture's SASS."""
+    name: str
+    arch: str                       # "sm_90"
+    opcodes: List[str] = field(default_factory=list)   # without modifiers, in program order
+    registers: Optional[int] = None
+    shared_bytes: Optional[int] = None   # static shared memory per block
+    local_bytes: Optional[int] = None    # spills and local arrays per thread
+
+
+_SECTION = re.compile(r"^Fatbin (elf|ptx) code:")
+_ARCH = re.compile(r"^\s*arch = (sm_\w+)")
+_CODE_FOR = re.compile(r"^\s*code for (sm_\w+)")
+_FUNCTION = re.compile(r"^\s*Function : (\S+)")
+# "/*0070*/   @!P0 FFMA.FTZ R2, R3, R4, R2 ;   /* 0x... */": the opcode after an optional predicate.
+_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)")
+_RESOURCE_FUNCTION = re.compile(r"^\s*Function (\S+):\s*$")
+_RESOURCES = re.compile(r"REG:(\d+).*?SHARED:(\d+).*?LOCAL:(\d+)")
+
+
+def parse_sass(text: str) -> Dict[str, Dict[str, Function]]:
+    """cuobjdump --dump-sass output -> {arch: {function name: Function}}."""
+    images: Dict[str, Dict[str, Function]] = {}
+    arch, current = None, None
+    for line in text.splitlines():
+        m = _CODE_FOR.match(line)
+        if m:
+            arch, current = m.group(1), None
+            images.setdefault(arch, {})
+            continue
+        m = _FUNCTION.match(line)
+        if m and arch:
+            current = images[arch].setdefault(m.group(1), Function(m.group(1), arch))
+            continue
+        m = _INSTRUCTION.match(line)
+        if m and current is not None:
+            current.opcodes.append(m.group(1))
+    return images
+
+
+def add_resources(images: Dict[str, Dict[str, Function]], text: str) -> None:
+    """Fills registers / static shared / local bytes from cuobjdump --dump-resource-usage."""
+    elf, arch, name = False, None, None
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            elf, arch, name = m.group(1) == "elf", None, None
+            continue
+        m = _ARCH.match(line)
+        if m:
+            arch = m.group(1)
+            continue
+        m = _RESOURCE_FUNCTION.match(line)
+        if m:
+            name = m.group(1)
+            continue
+        m = _RESOURCES.search(line)
+        if m and elf and arch and name:
+            f = images.setdefault(arch, {}).setdefault(name, Function(name, arch))
+            f.registers, f.shared_bytes, f.local_bytes = (int(g) for g in m.groups())
+            name = None
+
+
+def parse_ptx_entries(text: str) -> Dict[str, set]:
+    """cuobjdump --dump-ptx output -> {ptx arch ("sm_75" for compute_75): entry names}."""
+    entries: Dict[str, set] = {}
+    ptx, arch = False, None
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            ptx, arch = m.group(1) == "ptx", None
+            continue
+        m = _ARCH.match(line)
+        if m and ptx:
+            arch = m.group(1)
+            entries.setdefault(arch, set())
+            continue
+        m = re.match(r"^\s*\.(?:visible\s+)?\.entry\s+(\w+)", line)
+        if m and arch:
+            entries[arch].add(m.group(1))
+    return entries
+
+
+def forbidden_opcodes(f: Function) -> List[str]:
+    return sorted({op for op in f.opcodes if op in FORBIDDEN_SASS})
+
+
+def resource_table(images: Dict[str, Dict[str, Function]]) -> List[str]:
+    """One line per (function, architecture): registers, static shared bytes, local bytes."""
+    rows = [f"{'function':<40} {'arch':<7} {'regs':>5} {'shared':>7} {'local':>6}"]
+    for arch in sorted(images, key=lambda a: int(re.sub(r"\D", "", a))):
+        for name in sorted(images[arch]):
+            f = images[arch][name]
+            rows.append(f"{name:<40} {arch:<7} {f.registers if f.registers is not None else '?':>5} "
+                        f"{f.shared_bytes if f.shared_bytes is not None else '?':>7} "
+                        f"{f.local_bytes if f.local_bytes is not None else '?':>6}")
+    return rows
+
+
+# Lines the conftest prints in pytest's terminal summary ("CUDA kernels checked").
+REPORT: List[str] = []
