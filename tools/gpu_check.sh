@@ -3,8 +3,11 @@
 #   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu; GLASSGRAD_CUDA_ARCHS defaults to
 #      this GPU's compute capability to keep the build short; set it to '' for the full list)
 #      -- skipped with --no-build when python-bindings/glassgrad already holds a CUDA build
-#   2. pytest -m cuda (CPU vs CUDA parity of every op, allocator, device info) plus the
-#      GPU-free CUDA tests (registration, SASS check for tensor-core instructions)
+#   2. every test file that needs the CUDA build: the files holding a test marked `cuda` (CPU vs
+#      CUDA parity of every op, allocator, graphs, device info) or `cuda_build` (registration,
+#      the fatbin's SASS: every launched kernel for every architecture, no tensor-core
+#      instructions, registers and shared memory), run whole; the summary lists every skip
+#      with its reason, so a skip cannot pass for a pass
 #   3. compute-sanitizer memcheck and racecheck over tools/cuda_sanitize_ops.py
 #   4. the GPU benchmarks in benchmarks/ (CSV under $OUT)
 #   5. a short table
@@ -76,12 +79,22 @@ PY
 
 # --- 2. tests ---------------------------------------------------------------------------------
 if [ "$tests" = 1 ]; then
-echo "== pytest -m cuda"
-"$python" -m pytest -p no:cacheprovider -q -m cuda python-bindings/tests 2>&1 | tee "$out/pytest_cuda.log" | tail -25
-row "pytest -m cuda" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E '[0-9]+ (passed|failed)' "$out/pytest_cuda.log" | tail -1)"
-echo "== CUDA tests that need no GPU (registration, SASS)"
-"$python" -m pytest -p no:cacheprovider -q -rs python-bindings/tests/test_cuda_status.py 2>&1 | tee "$out/pytest_status.log" | tail -8
-row "test_cuda_status.py" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E '[0-9]+ (passed|failed)' "$out/pytest_status.log" | tail -1)"
+  # The files, as pytest selects them; run whole, so their unmarked tests run too.
+  mapfile -t cuda_files < <("$python" -m pytest -p no:cacheprovider -q --collect-only -m "cuda or cuda_build" \
+                              python-bindings/tests 2>/dev/null | sed -n 's/::.*//p' | sort -u)
+  echo "== pytest: ${#cuda_files[@]} test files that need the CUDA build"
+  printf '   %s\n' "${cuda_files[@]}"
+  [ "${#cuda_files[@]}" -gt 0 ] || cuda_files=(--collect-only -m "cuda or cuda_build" python-bindings/tests)  # shows why
+  GLASSGRAD_CUDA_RESOURCES=$out/cuda_kernel_resources.txt \
+    "$python" -m pytest -p no:cacheprovider -q -rs --junitxml="$out/pytest_cuda.xml" "${cuda_files[@]}" \
+    2>&1 | tee "$out/pytest_cuda.log" | tail -30
+  status=$( [ "${PIPESTATUS[0]}" = 0 ] && [ "${#cuda_files[@]}" -gt 0 ] && echo ok || echo FAILED)
+  # Counts and every skip with its reason, from the JUnit XML.
+  "$python" tools/junit_summary.py --skips "$out/pytest_cuda.xml" > "$out/pytest_cuda_summary.txt" 2>&1 || status=FAILED
+  row "pytest (CUDA test files)" "$status" "$(head -1 "$out/pytest_cuda_summary.txt")"
+  while IFS= read -r line; do row "  fatbin" "" "$line"; done \
+    < <(sed -n '/CUDA kernels checked/,/kernels with local memory/p' "$out/pytest_cuda.log" | tail -n +2)
+  tail -n +2 "$out/pytest_cuda_summary.txt" > "$out/pytest_cuda_skips.txt"
 fi
 
 # --- 2b. the seed's script on the GPU -----------------------------------------------------------
@@ -139,3 +152,7 @@ done
 echo
 echo "==== GPU check summary ($(head -1 "$out/gpu.txt" 2>/dev/null))"
 for r in "${rows[@]}"; do echo "  $r"; done
+if [ -s "$out/pytest_cuda_skips.txt" ]; then
+  echo "  skipped CUDA tests (a skip is not a pass):"
+  cat "$out/pytest_cuda_skips.txt"
+fi
