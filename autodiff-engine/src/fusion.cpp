@@ -9,42 +9,12 @@
 namespace glassgrad {
 
 namespace {
-struct OpInfo {
-  const char* name;
-  FusedOp op;
-  int arity;        // register operands
-  bool scalar;      // reads attribute `scalar_key`
-  const char* scalar_key;
-};
-const OpInfo kOps[] = {
-    {"Add", FusedOp::Add, 2, false, ""},          {"Sub", FusedOp::Sub, 2, false, ""},
-    {"Mul", FusedOp::Mul, 2, false, ""},          {"Div", FusedOp::Div, 2, false, ""},
-    {"Maximum", FusedOp::Maximum, 2, false, ""},  {"Minimum", FusedOp::Minimum, 2, false, ""},
-    {"Neg", FusedOp::Neg, 1, false, ""},          {"Exp", FusedOp::Exp, 1, false, ""},
-    {"Log", FusedOp::Log, 1, false, ""},          {"Sqrt", FusedOp::Sqrt, 1, false, ""},
-    {"ReLU", FusedOp::ReLU, 1, false, ""},        {"Sigmoid", FusedOp::Sigmoid, 1, false, ""},
-    {"Tanh", FusedOp::Tanh, 1, false, ""},        {"AddScalar", FusedOp::AddScalar, 1, true, "value"},
-    {"MulScalar", FusedOp::MulScalar, 1, true, "value"}, {"PowScalar", FusedOp::PowScalar, 1, true, "exponent"},
-    {"RDivScalar", FusedOp::RDivScalar, 1, true, "value"}, {"ReLUBackward", FusedOp::ReLUBackward, 2, false, ""},
-    {"SigmoidBackward", FusedOp::SigmoidBackward, 2, false, ""}, {"TanhBackward", FusedOp::TanhBackward, 2, false, ""},
-};
-const OpInfo* info_of(const std::string& op) {
-  for (const auto& o : kOps) if (op == o.name) return &o;
-  return nullptr;
-}
-const OpInfo& info_of(FusedOp op) {
-  for (const auto& o : kOps) if (o.op == op) return o;
-  throw InternalError("unknown fused op code " + std::to_string(static_cast<int64_t>(op)));
+// The table row of a node that FusedElementwise can run, or nullptr.
+const ElementwiseInfo* fusible_row(const std::string& op) {
+  const ElementwiseInfo* e = find_elementwise(op);
+  return e && e->fusible() ? e : nullptr;
 }
 }  // namespace
-
-bool fused_op_of(const std::string& op, FusedOp& out) {
-  const OpInfo* i = info_of(op);
-  if (i) out = i->op;
-  return i != nullptr;
-}
-
-const char* fused_op_name(FusedOp op) { return info_of(op).name; }
 
 FusedProgram FusedProgram::from_attrs(const Attrs& attrs, int n_inputs) {
   FusedProgram p;
@@ -56,13 +26,19 @@ FusedProgram FusedProgram::from_attrs(const Attrs& attrs, int n_inputs) {
   }
   for (size_t i = 0; i < scalars.size(); ++i) {
     FusedInstruction ins;
-    ins.op = static_cast<FusedOp>(code[3 * i]);
-    const OpInfo& oi = info_of(ins.op);
+    const int64_t op = code[3 * i];
+    if (op < 0 || op >= kElementwiseOpCount) throw InternalError("unknown fused op code " + std::to_string(op));
+    ins.op = static_cast<ElementwiseOp>(op);
+    const ElementwiseInfo& oi = elementwise_info(ins.op);
+    if (!oi.fusible()) {
+      throw ValueError("FusedElementwise: instruction " + std::to_string(i) + " is " + oi.name +
+                       ", which FusedElementwise does not run (its output is not a float)");
+    }
     ins.a = static_cast<int>(code[3 * i + 1]);
     ins.b = static_cast<int>(code[3 * i + 2]);
     ins.scalar = scalars[i];
     const int reg_limit = n_inputs + static_cast<int>(i);
-    if (ins.a < 0 || ins.a >= reg_limit || (oi.arity == 2 && (ins.b < 0 || ins.b >= reg_limit))) {
+    if (ins.a < 0 || ins.a >= reg_limit || (oi.arity() == 2 && (ins.b < 0 || ins.b >= reg_limit))) {
       throw ValueError("FusedElementwise: instruction " + std::to_string(i) + " reads a register not yet written");
     }
     p.code.push_back(ins);
@@ -88,10 +64,10 @@ std::string FusedProgram::str() const {
   std::ostringstream os;
   for (size_t i = 0; i < code.size(); ++i) {
     const FusedInstruction& ins = code[i];
-    const OpInfo& oi = info_of(ins.op);
+    const ElementwiseInfo& oi = elementwise_info(ins.op);
     os << (i ? "; " : "") << "r" << (n_inputs + static_cast<int>(i)) << " = " << oi.name << "(r" << ins.a;
-    if (oi.arity == 2) os << ", r" << ins.b;
-    if (oi.scalar) os << ", " << ins.scalar;
+    if (oi.arity() == 2) os << ", r" << ins.b;
+    if (oi.has_scalar()) os << ", " << ins.scalar;
     os << ")";
   }
   return os.str();
@@ -103,8 +79,7 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
   std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
   for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
   auto fusible = [&](const Node& n) {
-    FusedOp op;
-    if (!fused_op_of(n.op(), op) || n.outputs.size() != 1) return false;
+    if (!fusible_row(n.op()) || n.outputs.size() != 1) return false;
     return is_floating(g.value(n.outputs[0]).info.dtype);
   };
   std::vector<int> group_of(static_cast<size_t>(original), -1);
@@ -164,11 +139,11 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     for (NodeId m : members) {
       const Node& node = g.node(m);
       FusedInstruction ins;
-      fused_op_of(node.op(), ins.op);
-      const OpInfo& oi = info_of(ins.op);
+      const ElementwiseInfo& oi = *fusible_row(node.op());
+      ins.op = oi.op;
       ins.a = reg.at(node.inputs[0]);
-      if (oi.arity == 2) ins.b = reg.at(node.inputs[1]);
-      if (oi.scalar) ins.scalar = node.attrs.f(oi.scalar_key);
+      if (oi.arity() == 2) ins.b = reg.at(node.inputs[1]);
+      if (oi.has_scalar()) ins.scalar = node.attrs.f(oi.scalar);
       prog.code.push_back(ins);
       reg[node.outputs[0]] = next++;
     }

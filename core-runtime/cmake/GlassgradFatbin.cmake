@@ -72,6 +72,17 @@ endforeach()
 set(_gg_gen ${CMAKE_CURRENT_BINARY_DIR}/glassgrad_cuda)
 file(CONFIGURE OUTPUT ${_gg_gen}/all_kernels.cu CONTENT "${_gg_unity_content}" @ONLY)
 file(GLOB _gg_cuda_headers CONFIGURE_DEPENDS ${_gg_kdir}/*.cuh ${_gg_kdir}/*.h)
+# The kernels also include the engine's elementwise op table and scalar functions
+# (glassgrad/autodiff/elementwise_ops.def, elementwise_scalar.h; device-safe, no host headers):
+# nvcc gets the engine's include directory, of the sibling source tree or the installed package.
+get_target_property(_gg_engine_imported glassgrad::autodiff IMPORTED)
+if(_gg_engine_imported)
+  get_target_property(_gg_engine_inc glassgrad::autodiff INTERFACE_INCLUDE_DIRECTORIES)
+else()
+  set(_gg_engine_inc ${CMAKE_CURRENT_SOURCE_DIR}/../autodiff-engine/include)
+endif()
+set(_gg_engine_headers ${_gg_engine_inc}/glassgrad/autodiff/elementwise_ops.def
+                       ${_gg_engine_inc}/glassgrad/autodiff/elementwise_scalar.h)
 
 set(_gg_fatbin ${_gg_gen}/glassgrad_kernels.fatbin)
 set(GLASSGRAD_CUDA_NVCC_FLAGS "" CACHE STRING "Extra nvcc flags for the glassgrad kernels")
@@ -79,8 +90,8 @@ separate_arguments(_gg_extra UNIX_COMMAND "${GLASSGRAD_CUDA_NVCC_FLAGS}")
 add_custom_command(
   OUTPUT ${_gg_fatbin}
   COMMAND ${GLASSGRAD_NVCC} -fatbin -std=c++17 -O3 --threads 0 -Wno-deprecated-gpu-targets -Xfatbin=-compress-all
-          ${_gg_gencode} -I${_gg_kdir} ${_gg_extra} -o ${_gg_fatbin} ${_gg_gen}/all_kernels.cu
-  DEPENDS ${GLASSGRAD_CUDA_SOURCES} ${_gg_cuda_headers} ${_gg_gen}/all_kernels.cu
+          ${_gg_gencode} -I${_gg_kdir} -I${_gg_engine_inc} ${_gg_extra} -o ${_gg_fatbin} ${_gg_gen}/all_kernels.cu
+  DEPENDS ${GLASSGRAD_CUDA_SOURCES} ${_gg_cuda_headers} ${_gg_engine_headers} ${_gg_gen}/all_kernels.cu
   COMMENT "nvcc: CUDA kernels -> glassgrad_kernels.fatbin (${_gg_arch_desc})"
   VERBATIM)
 

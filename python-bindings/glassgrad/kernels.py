@@ -48,6 +48,13 @@ def ops() -> List[str]:
     return _C.op_names()
 
 
+def elementwise_ops() -> List[dict]:
+    """The rows of the engine's elementwise op table, in op-code order: name, code (the op code
+    of FusedElementwise programs), kind, dtypes, scalar (the attribute it reads, or ""), arity,
+    fusible."""
+    return _C.elementwise_ops()
+
+
 def registered() -> List[tuple]:
     """(op, device, dtype) of every registered kernel."""
     return _C.kernels()

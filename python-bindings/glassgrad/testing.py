@@ -64,6 +64,41 @@ def run_kernel(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], dev
     return [t.numpy() for t in _C.run_op(op, tensors, attrs, "")]
 
 
+def fused_program(instructions: Sequence[Tuple[str, int, int, float]]) -> Dict[str, Any]:
+    """The attributes of a FusedElementwise node running `instructions`, each (op name, register
+    a, register b or -1, scalar): registers 0..n-1 are the inputs, instruction j writes register
+    n + j. Op codes come from the engine's elementwise table (glassgrad.kernels.elementwise_ops)."""
+    codes = {e["name"]: e["code"] for e in _C.elementwise_ops() if e["fusible"]}
+    return {"program": [v for op, a, b, _ in instructions for v in (codes[op], a, b)],
+            "scalars": [float(s) for *_, s in instructions]}
+
+
+def fused_instruction(op: str, attrs: Dict[str, Any]) -> Dict[str, Any]:
+    """A one-instruction FusedElementwise program computing `op` (a fusible elementwise op) of
+    inputs 0 (and 1), with the scalar attribute taken from the op's `attrs`."""
+    row = next(e for e in _C.elementwise_ops() if e["name"] == op)
+    scalar = float(attrs[row["scalar"]]) if row["scalar"] else 0.0
+    return fused_program([(op, 0, 1 if row["arity"] == 2 else -1, scalar)])
+
+
+def fused_cases(specs: Sequence[OpSpec]) -> List[Tuple[OpSpec, str]]:
+    """(spec, float dtype) of every spec of an op that FusedElementwise runs."""
+    fusible = {e["name"] for e in _C.elementwise_ops() if e["fusible"]}
+    return [(s, dt) for s in specs if s.op in fusible for dt in s.dtypes if dt in ("float32", "float64")]
+
+
+def check_fused_instruction(spec: OpSpec, dtype: str, device: str = "cpu", n: int = 17) -> None:
+    """A one-instruction FusedElementwise program of spec's op gives the op kernel's numbers bit
+    for bit (both run the row's scalar function), on dense and strided inputs."""
+    rng = np.random.default_rng(abs(hash((spec.id, dtype, device, "fused"))) % 2**32)
+    arrays = spec.inputs(rng, dtype, n)
+    attrs = spec.attrs_for(n)
+    for contiguous in (True, False):
+        (want,) = run_kernel(spec.op, arrays, attrs, device, contiguous)
+        (got,) = run_kernel("FusedElementwise", arrays, fused_instruction(spec.op, attrs), device, contiguous)
+        np.testing.assert_array_equal(got, want, err_msg=f"fused {spec.id} on {device}, contiguous={contiguous}")
+
+
 def _cotangents(rng: np.random.Generator, outs: Sequence[np.ndarray], which: Sequence[int]) -> Dict[int, np.ndarray]:
     return {k: rng.standard_normal(outs[k].shape).astype(outs[k].dtype) for k in which}
 

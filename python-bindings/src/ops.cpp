@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.h"
+#include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/autodiff/op_schema.h"
 #include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/eager.h"
@@ -35,6 +36,24 @@ void bind_ops(py::module_& m) {
     d["formula"] = s.formula;
     return d;
   });
+  m.def("elementwise_ops", [] {
+    static const char* kinds[] = {"unary", "binary", "compare", "backward_x", "backward_y"};
+    static const char* dtypes[] = {"float", "numeric", "any"};
+    py::list out;
+    for (int i = 0; i < kElementwiseOpCount; ++i) {
+      const ElementwiseInfo& e = elementwise_table()[i];
+      py::dict d;
+      d["name"] = e.name;
+      d["code"] = i;
+      d["kind"] = kinds[static_cast<int>(e.kind)];
+      d["dtypes"] = dtypes[static_cast<int>(e.dtypes)];
+      d["scalar"] = e.scalar;
+      d["arity"] = e.arity();
+      d["fusible"] = e.fusible();
+      out.append(d);
+    }
+    return out;
+  }, "The rows of the elementwise op table (elementwise_ops.def), in op-code order");
   m.def("kernels", [] {
     std::vector<std::tuple<std::string, std::string, std::string>> out;
     for (const auto& k : KernelRegistry::instance().list()) {

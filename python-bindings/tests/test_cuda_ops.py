@@ -7,7 +7,7 @@ import pytest
 
 import glassgrad
 from glassgrad import _C
-from glassgrad.testing import run_kernel, to_tensor
+from glassgrad.testing import check_fused_instruction, fused_cases, fused_program, run_kernel, to_tensor
 from op_specs import SPECS
 
 pytestmark = pytest.mark.cuda
@@ -237,19 +237,15 @@ def test_cuda_training_step_matches_cpu():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_cuda_fused_program_with_every_instruction_matches_cpu(rng, dtype):
-    # FusedOp codes (fusion.h): Add=0 Sub Mul Div Maximum Minimum Neg Exp Log Sqrt ReLU Sigmoid Tanh
-    # AddScalar MulScalar PowScalar RDivScalar ReLUBackward SigmoidBackward TanhBackward. Inputs
-    # r0 [4, 1, 9] (broadcast), r1 [4, 6, 9] transposed view, r2 [9] (broadcast), all positive.
-    ins = [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0), (5, 7, 0, 0),
-           (6, 8, -1, 0), (7, 9, -1, 0), (8, 10, -1, 0), (9, 1, -1, 0), (10, 6, -1, 0), (11, 11, -1, 0),
-           (12, 4, -1, 0), (13, 14, -1, 0.25), (14, 15, -1, -1.5), (15, 16, -1, 2.0), (16, 16, -1, 3.0),
-           (17, 18, 6, 0), (18, 19, 14, 0), (19, 17, 15, 0), (15, 12, -1, 1.7),
-           (0, 20, 21, 0), (0, 24, 22, 0), (0, 25, 23, 0)]
-    code, scalars = [], []
-    for op, a, b, s in ins:
-        code += [op, a, b]
-        scalars.append(float(s))
-    attrs = {"program": code, "scalars": scalars}
+    # Each arithmetic op and activation (and its backward map), by name. Inputs r0 [4, 1, 9]
+    # (broadcast), r1 [4, 6, 9] transposed view, r2 [9] (broadcast), all positive.
+    ins = [("Add", 0, 1, 0), ("Sub", 3, 2, 0), ("Mul", 4, 0, 0), ("Div", 5, 1, 0), ("Maximum", 6, 2, 0),
+           ("Minimum", 7, 0, 0), ("Neg", 8, -1, 0), ("Exp", 9, -1, 0), ("Log", 10, -1, 0), ("Sqrt", 1, -1, 0),
+           ("ReLU", 6, -1, 0), ("Sigmoid", 11, -1, 0), ("Tanh", 4, -1, 0), ("AddScalar", 14, -1, 0.25),
+           ("MulScalar", 15, -1, -1.5), ("PowScalar", 16, -1, 2.0), ("RDivScalar", 16, -1, 3.0),
+           ("ReLUBackward", 18, 6, 0), ("SigmoidBackward", 19, 14, 0), ("TanhBackward", 17, 15, 0),
+           ("PowScalar", 12, -1, 1.7), ("Add", 20, 21, 0), ("Add", 24, 22, 0), ("Add", 25, 23, 0)]
+    attrs = fused_program(ins)
     x0 = (rng.random((4, 1, 9)) + 0.5).astype(dtype)
     x1 = (rng.random((4, 9, 6)) + 0.5).astype(dtype)
     x2 = (rng.random(9) + 0.5).astype(dtype)
@@ -279,23 +275,19 @@ def test_cuda_batchnorm_with_fused_relu_matches_cpu(rng, dtype):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n_in,ins", [
-    (3, [(0, 0, 1, 0)]),
-    (3, [(0, 0, 1, 0), (10, 3, -1, 0)]),                                        # add + ReLU (a residual)
-    (3, [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0)]),
-    (3, [(0, 0, 1, 0), (1, 3, 2, 0), (2, 4, 0, 0), (3, 5, 1, 0), (4, 6, 2, 0), (5, 7, 0, 0),
-         (6, 8, -1, 0), (14, 9, -1, 0.5)]),                                     # 8: the largest register-file program
-    (4, [(0, 0, 1, 0), (2, 4, 2, 0), (1, 5, 3, 0)]),                            # 4 inputs
-    (4, [(0, 0, 1, 0), (2, 4, 2, 0), (1, 5, 3, 0), (0, 6, 4, 0), (2, 7, 5, 0), (10, 8, -1, 0),
-         (13, 9, -1, 0.5), (0, 10, 3, 0), (12, 11, -1, 0)]),                    # 9 instructions: the general kernel
+    (3, [("Add", 0, 1, 0)]),
+    (3, [("Add", 0, 1, 0), ("ReLU", 3, -1, 0)]),                                   # add + ReLU (a residual)
+    (3, [("Add", 0, 1, 0), ("Sub", 3, 2, 0), ("Mul", 4, 0, 0), ("Div", 5, 1, 0), ("Maximum", 6, 2, 0)]),
+    (3, [("Add", 0, 1, 0), ("Sub", 3, 2, 0), ("Mul", 4, 0, 0), ("Div", 5, 1, 0), ("Maximum", 6, 2, 0),
+         ("Minimum", 7, 0, 0), ("Neg", 8, -1, 0), ("MulScalar", 9, -1, 0.5)]),    # 8: the largest register-file program
+    (4, [("Add", 0, 1, 0), ("Mul", 4, 2, 0), ("Sub", 5, 3, 0)]),                   # 4 inputs
+    (4, [("Add", 0, 1, 0), ("Mul", 4, 2, 0), ("Sub", 5, 3, 0), ("Add", 6, 4, 0), ("Mul", 7, 5, 0),
+         ("ReLU", 8, -1, 0), ("AddScalar", 9, -1, 0.5), ("Add", 10, 3, 0), ("Tanh", 11, -1, 0)]),  # 9: general kernel
 ])
 def test_cuda_short_fused_programs_match_cpu(rng, dtype, n_in, ins):
     # Programs of at most 4 inputs and 8 instructions run on the register-file variant
-    # (gg_fused_small); longer ones on the general kernel. Same operand codes as above.
-    code, scalars = [], []
-    for op, a, b, s in ins:
-        code += [op, a, b]
-        scalars.append(float(s))
-    attrs = {"program": code, "scalars": scalars}
+    # (gg_fused_small); longer ones on the general kernel.
+    attrs = fused_program(ins)
     shapes = [(4, 1, 9), (4, 6, 9), (9,), (1, 6, 1)][:n_in]
     xs = [(rng.random(s) + 0.5).astype(dtype) for s in shapes]
     outs = []
@@ -304,3 +296,14 @@ def test_cuda_short_fused_programs_match_cpu(rng, dtype, n_in, ins):
         outs.append(y.numpy())
     assert np.isfinite(outs[0]).all()
     assert_parity(outs[0], outs[1], dtype, f"FusedElementwise with {len(ins)} instructions on {n_in} inputs")
+
+
+
+FUSED = fused_cases(SPECS)
+
+
+@pytest.mark.parametrize("spec,dtype", FUSED, ids=[f"{s.id}-{d}" for s, d in FUSED])
+def test_cuda_fused_instruction_equals_its_op(spec, dtype):
+    # Both CUDA interpreters (a one-instruction program takes the register-file variant) run
+    # the row's scalar function, as the unfused kernel does.
+    check_fused_instruction(spec, dtype, device="cuda")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import glassgrad
-from glassgrad.testing import check_gradient, run_kernel
+from glassgrad.testing import check_fused_instruction, check_gradient, fused_cases, run_kernel
 from op_specs import SPECS
 
 
@@ -57,3 +57,19 @@ def test_every_kernel_op_is_in_the_op_table():
     exempt = {"ToDevice", "Full"}
     missing = sorted(have - covered - exempt)
     assert not missing, f"kernels without an op-table entry: {missing}"
+
+
+
+
+FUSED = fused_cases(SPECS)
+
+
+@pytest.mark.parametrize("spec,dtype", FUSED, ids=[f"{s.id}-{d}" for s, d in FUSED])
+def test_fused_instruction_equals_its_op(spec, dtype):
+    check_fused_instruction(spec, dtype)
+
+
+def test_every_fusible_op_has_a_float_op_table_entry():
+    fusible = {e["name"] for e in glassgrad.kernels.elementwise_ops() if e["fusible"]}
+    missing = sorted(fusible - {s.op for s, _ in FUSED})
+    assert not missing, f"fusible ops without a float op-table entry: {missing}"

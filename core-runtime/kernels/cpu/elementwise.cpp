@@ -1,15 +1,13 @@
-// Elementwise CPU kernels.
-//   binary:      out[i] = f(a[bcast(i)], b[bcast(i)])      (NumPy broadcasting, any strides)
-//   scalar:      out[i] = f(x[i], value)
-//   unary:       out[i] = f(x[i])
-//   comparisons: out[i] = (a ? b)  as bool
-//   Where:       out[i] = cond[i] ? a[i] : b[i]
-//   backward maps of ReLU/Sigmoid/Tanh: dx[i] = f(grad[i], saved[i])
+// Elementwise CPU kernels: one per row of elementwise_ops.def and dtype it accepts, each the
+// row's scalar function (elementwise_scalar.h) mapped over the output, plus Where.
+//   Unary:           out[i] = f(x[i], s)                      (s: the scalar attribute, or 0)
+//   Binary/Compare:  out[i] = f(a[bcast(i)], b[bcast(i)], s)  (NumPy broadcasting, any strides)
+//   Backward maps:   dx[i] = f(grad[i], saved[i], s)
+//   Where:           out[i] = cond[i] ? a[i] : b[i]
 // Inputs may have any strides (stride 0 on broadcast axes); outputs are dense. The inner loop
 // is a plain indexed loop over one collapsed row, which the compiler vectorizes when every
 // operand has unit stride.
-#include <cmath>
-
+#include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/runtime/kernel.h"
 #include "loops.h"
 
@@ -64,69 +62,34 @@ void unary_map(const KernelContext& c, F f) {
                            });
 }
 
-// ---- kernels (one template per op; registered per dtype below) ----
-template <typename T> void add(const KernelContext& c) { binary_map<T, T>(c, [](T a, T b) { return a + b; }); }
-template <typename T> void sub(const KernelContext& c) { binary_map<T, T>(c, [](T a, T b) { return a - b; }); }
-template <typename T> void mul(const KernelContext& c) { binary_map<T, T>(c, [](T a, T b) { return a * b; }); }
-template <typename T> void div(const KernelContext& c) { binary_map<T, T>(c, [](T a, T b) { return a / b; }); }
-template <typename T> void maximum(const KernelContext& c) {
-  binary_map<T, T>(c, [](T a, T b) { return (a >= b || a != a) ? a : b; });  // NaN propagates
-}
-template <typename T> void minimum(const KernelContext& c) {
-  binary_map<T, T>(c, [](T a, T b) { return (a <= b || a != a) ? a : b; });
-}
-template <typename T> void equal(const KernelContext& c) { binary_map<T, bool>(c, [](T a, T b) { return a == b; }); }
-template <typename T> void not_equal(const KernelContext& c) { binary_map<T, bool>(c, [](T a, T b) { return a != b; }); }
-template <typename T> void less(const KernelContext& c) { binary_map<T, bool>(c, [](T a, T b) { return a < b; }); }
-template <typename T> void less_equal(const KernelContext& c) { binary_map<T, bool>(c, [](T a, T b) { return a <= b; }); }
-template <typename T> void greater(const KernelContext& c) { binary_map<T, bool>(c, [](T a, T b) { return a > b; }); }
-template <typename T> void greater_equal(const KernelContext& c) { binary_map<T, bool>(c, [](T a, T b) { return a >= b; }); }
-
-template <typename T> void add_scalar(const KernelContext& c) {
-  const T v = static_cast<T>(c.attrs.f("value"));
-  unary_map<T>(c, [v](T x) { return x + v; });
-}
-template <typename T> void mul_scalar(const KernelContext& c) {
-  const T v = static_cast<T>(c.attrs.f("value"));
-  unary_map<T>(c, [v](T x) { return x * v; });
-}
-template <typename T> void pow_scalar(const KernelContext& c) {
-  const T p = static_cast<T>(c.attrs.f("exponent"));
-  if (p == T(2)) return unary_map<T>(c, [](T x) { return x * x; });
-  if (p == T(1)) return unary_map<T>(c, [](T x) { return x; });
-  if (p == T(0.5)) return unary_map<T>(c, [](T x) { return std::sqrt(x); });
-  if (p == T(-1)) return unary_map<T>(c, [](T x) { return T(1) / x; });
-  unary_map<T>(c, [p](T x) { return std::pow(x, p); });
-}
-template <typename T> void rdiv_scalar(const KernelContext& c) {
-  const T v = static_cast<T>(c.attrs.f("value"));
-  unary_map<T>(c, [v](T x) { return v / x; });
+// The kernel of row OP for element type T.
+template <ElementwiseOp OP, typename T>
+void elementwise(const KernelContext& c) {
+  using E = Elementwise<OP>;
+  const T s = E::has_scalar ? static_cast<T>(c.attrs.f(elementwise_info(OP).scalar)) : T(0);
+  if constexpr (E::kind == ElementwiseKind::Unary) {
+    unary_map<T>(c, [s](T x) { return E::f(x, T(0), s); });
+  } else if constexpr (E::kind == ElementwiseKind::Compare) {
+    binary_map<T, bool>(c, [s](T a, T b) { return E::f(a, b, s); });
+  } else {
+    binary_map<T, T>(c, [s](T a, T b) { return E::f(a, b, s); });
+  }
 }
 
-template <typename T> void neg(const KernelContext& c) { unary_map<T>(c, [](T x) { return -x; }); }
-template <typename T> void exp_(const KernelContext& c) { unary_map<T>(c, [](T x) { return std::exp(x); }); }
-template <typename T> void log_(const KernelContext& c) { unary_map<T>(c, [](T x) { return std::log(x); }); }
-template <typename T> void sqrt_(const KernelContext& c) { unary_map<T>(c, [](T x) { return std::sqrt(x); }); }
-template <typename T> void relu(const KernelContext& c) { unary_map<T>(c, [](T x) { return x > T(0) ? x : T(0); }); }
-template <typename T> void sigmoid(const KernelContext& c) {
-  // Stable for large |x|: exp of a non-positive number only.
-  unary_map<T>(c, [](T x) {
-    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
-  });
+template <ElementwiseOp OP, typename T>
+void add_if_accepted(KernelRegistry& r, DType dt) {
+  if constexpr (ElementwiseAccepts<Elementwise<OP>::dtypes, T>::value) {
+    r.add(elementwise_info(OP).name, DeviceType::CPU, dt, elementwise<OP, T>);
+  }
 }
-template <typename T> void tanh_(const KernelContext& c) { unary_map<T>(c, [](T x) { return std::tanh(x); }); }
 
-// Backward maps: inputs (grad, saved) have the output's shape.
-template <typename T> void relu_backward(const KernelContext& c) {
-  binary_map<T, T>(c, [](T g, T x) { return x > T(0) ? g : T(0); });
-}
-template <typename T> void sigmoid_backward(const KernelContext& c) {
-  binary_map<T, T>(c, [](T g, T y) { return g * y * (T(1) - y); });
-}
-template <typename T> void tanh_backward(const KernelContext& c) {
-  binary_map<T, T>(c, [](T g, T y) { return g * (T(1) - y * y); });
+template <ElementwiseOp OP>
+void add_row(KernelRegistry& r) {
+  add_if_accepted<OP, float>(r, DType::Float32);
+  add_if_accepted<OP, double>(r, DType::Float64);
+  add_if_accepted<OP, int64_t>(r, DType::Int64);
+  add_if_accepted<OP, uint8_t>(r, DType::UInt8);
+  add_if_accepted<OP, bool>(r, DType::Bool);
 }
 
 template <typename T> void where(const KernelContext& c) {
@@ -147,62 +110,17 @@ template <typename T> void where(const KernelContext& c) {
       });
 }
 
-template <typename T>
-void register_float(KernelRegistry& r, DType dt) {
-  const DeviceType cpu = DeviceType::CPU;
-  r.add("Div", cpu, dt, div<T>);
-  r.add("PowScalar", cpu, dt, pow_scalar<T>);
-  r.add("RDivScalar", cpu, dt, rdiv_scalar<T>);
-  r.add("Exp", cpu, dt, exp_<T>);
-  r.add("Log", cpu, dt, log_<T>);
-  r.add("Sqrt", cpu, dt, sqrt_<T>);
-  r.add("ReLU", cpu, dt, relu<T>);
-  r.add("Sigmoid", cpu, dt, sigmoid<T>);
-  r.add("Tanh", cpu, dt, tanh_<T>);
-  r.add("ReLUBackward", cpu, dt, relu_backward<T>);
-  r.add("SigmoidBackward", cpu, dt, sigmoid_backward<T>);
-  r.add("TanhBackward", cpu, dt, tanh_backward<T>);
-}
-
-template <typename T>
-void register_numeric(KernelRegistry& r, DType dt) {
-  const DeviceType cpu = DeviceType::CPU;
-  r.add("Add", cpu, dt, add<T>);
-  r.add("Sub", cpu, dt, sub<T>);
-  r.add("Mul", cpu, dt, mul<T>);
-  r.add("Maximum", cpu, dt, maximum<T>);
-  r.add("Minimum", cpu, dt, minimum<T>);
-  r.add("AddScalar", cpu, dt, add_scalar<T>);
-  r.add("MulScalar", cpu, dt, mul_scalar<T>);
-  r.add("Neg", cpu, dt, neg<T>);
-}
-
-template <typename T>
-void register_compare(KernelRegistry& r, DType dt) {
-  const DeviceType cpu = DeviceType::CPU;
-  r.add("Equal", cpu, dt, equal<T>);
-  r.add("NotEqual", cpu, dt, not_equal<T>);
-  r.add("Less", cpu, dt, less<T>);
-  r.add("LessEqual", cpu, dt, less_equal<T>);
-  r.add("Greater", cpu, dt, greater<T>);
-  r.add("GreaterEqual", cpu, dt, greater_equal<T>);
-  r.add("Where", cpu, dt, where<T>);
-}
-
 }  // namespace
 
 void register_cpu_elementwise_kernels(KernelRegistry& r) {
-  register_float<float>(r, DType::Float32);
-  register_float<double>(r, DType::Float64);
-  register_numeric<float>(r, DType::Float32);
-  register_numeric<double>(r, DType::Float64);
-  register_numeric<int64_t>(r, DType::Int64);
-  register_numeric<uint8_t>(r, DType::UInt8);
-  register_compare<float>(r, DType::Float32);
-  register_compare<double>(r, DType::Float64);
-  register_compare<int64_t>(r, DType::Int64);
-  register_compare<uint8_t>(r, DType::UInt8);
-  register_compare<bool>(r, DType::Bool);
+#define GG_ELEMENTWISE(Name, ...) add_row<ElementwiseOp::Name>(r);
+#include "glassgrad/autodiff/elementwise_ops.def"
+#undef GG_ELEMENTWISE
+  r.add("Where", DeviceType::CPU, DType::Float32, where<float>);
+  r.add("Where", DeviceType::CPU, DType::Float64, where<double>);
+  r.add("Where", DeviceType::CPU, DType::Int64, where<int64_t>);
+  r.add("Where", DeviceType::CPU, DType::UInt8, where<uint8_t>);
+  r.add("Where", DeviceType::CPU, DType::Bool, where<bool>);
 }
 
 }  // namespace glassgrad

@@ -4,10 +4,11 @@
 // input is gathered into a register array (a plain copy when it is dense and of the output's
 // shape, a fill when it is a broadcast scalar, an odometer walk over its strides otherwise),
 // then each instruction runs as one tight loop over the block, and the last register is stored.
-// The arithmetic is exactly that of the unfused kernels (elementwise.cpp), in the same order.
-#include <cmath>
+// Each instruction runs its row's scalar function (elementwise_scalar.h), as the unfused
+// kernels (elementwise.cpp) do: exactly the same arithmetic, in the same order.
 #include <cstring>
 
+#include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -19,46 +20,27 @@ namespace {
 
 constexpr int64_t kBlock = 512;
 
-template <typename T>
-T sigmoid(T x) {
-  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-  const T e = std::exp(x);
-  return e / (T(1) + e);
-}
-
-template <typename T>
-T pow_scalar(T x, T p) {
-  if (p == T(2)) return x * x;
-  if (p == T(1)) return x;
-  if (p == T(0.5)) return std::sqrt(x);
-  if (p == T(-1)) return T(1) / x;
-  return std::pow(x, p);
+// One instruction over a block of n values: d = f(a, b, s) with the row's scalar function.
+template <ElementwiseOp OP, typename T>
+void run_row(const T* a, const T* b, T s, T* d, int64_t n) {
+  using E = Elementwise<OP>;
+  if constexpr (E::kind == ElementwiseKind::Compare) {
+    throw InternalError("FusedElementwise: a comparison in a fused program");  // from_attrs refuses them
+  } else if constexpr (E::arity == 1) {
+    for (int64_t k = 0; k < n; ++k) d[k] = E::f(a[k], T(0), s);
+  } else {
+    for (int64_t k = 0; k < n; ++k) d[k] = E::f(a[k], b[k], s);
+  }
 }
 
 template <typename T>
 void run_instruction(const FusedInstruction& ins, const T* a, const T* b, T* d, int64_t n) {
   const T s = static_cast<T>(ins.scalar);
   switch (ins.op) {
-    case FusedOp::Add: for (int64_t k = 0; k < n; ++k) d[k] = a[k] + b[k]; break;
-    case FusedOp::Sub: for (int64_t k = 0; k < n; ++k) d[k] = a[k] - b[k]; break;
-    case FusedOp::Mul: for (int64_t k = 0; k < n; ++k) d[k] = a[k] * b[k]; break;
-    case FusedOp::Div: for (int64_t k = 0; k < n; ++k) d[k] = a[k] / b[k]; break;
-    case FusedOp::Maximum: for (int64_t k = 0; k < n; ++k) d[k] = (a[k] >= b[k] || a[k] != a[k]) ? a[k] : b[k]; break;
-    case FusedOp::Minimum: for (int64_t k = 0; k < n; ++k) d[k] = (a[k] <= b[k] || a[k] != a[k]) ? a[k] : b[k]; break;
-    case FusedOp::Neg: for (int64_t k = 0; k < n; ++k) d[k] = -a[k]; break;
-    case FusedOp::Exp: for (int64_t k = 0; k < n; ++k) d[k] = std::exp(a[k]); break;
-    case FusedOp::Log: for (int64_t k = 0; k < n; ++k) d[k] = std::log(a[k]); break;
-    case FusedOp::Sqrt: for (int64_t k = 0; k < n; ++k) d[k] = std::sqrt(a[k]); break;
-    case FusedOp::ReLU: for (int64_t k = 0; k < n; ++k) d[k] = a[k] > T(0) ? a[k] : T(0); break;
-    case FusedOp::Sigmoid: for (int64_t k = 0; k < n; ++k) d[k] = sigmoid(a[k]); break;
-    case FusedOp::Tanh: for (int64_t k = 0; k < n; ++k) d[k] = std::tanh(a[k]); break;
-    case FusedOp::AddScalar: for (int64_t k = 0; k < n; ++k) d[k] = a[k] + s; break;
-    case FusedOp::MulScalar: for (int64_t k = 0; k < n; ++k) d[k] = a[k] * s; break;
-    case FusedOp::PowScalar: for (int64_t k = 0; k < n; ++k) d[k] = pow_scalar(a[k], s); break;
-    case FusedOp::RDivScalar: for (int64_t k = 0; k < n; ++k) d[k] = s / a[k]; break;
-    case FusedOp::ReLUBackward: for (int64_t k = 0; k < n; ++k) d[k] = b[k] > T(0) ? a[k] : T(0); break;
-    case FusedOp::SigmoidBackward: for (int64_t k = 0; k < n; ++k) d[k] = a[k] * b[k] * (T(1) - b[k]); break;
-    case FusedOp::TanhBackward: for (int64_t k = 0; k < n; ++k) d[k] = a[k] * (T(1) - b[k] * b[k]); break;
+#define GG_ELEMENTWISE(Name, ...) \
+  case ElementwiseOp::Name: return run_row<ElementwiseOp::Name, T>(a, b, s, d, n);
+#include "glassgrad/autodiff/elementwise_ops.def"
+#undef GG_ELEMENTWISE
   }
 }
 

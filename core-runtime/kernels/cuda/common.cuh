@@ -3,6 +3,7 @@
 // arithmetic, warp shuffles, static shared memory; no tensor cores, no cp.async.
 #pragma once
 #include <stdint.h>
+#include "glassgrad/autodiff/elementwise_scalar.h"
 #include "params.h"
 
 #define GG_KERNEL extern "C" __global__
@@ -104,15 +105,11 @@ template <> __device__ __forceinline__ double lowest<double>() { return -__longl
 template <> __device__ __forceinline__ int64_t lowest<int64_t>() { return (int64_t)0x8000000000000000ull; }
 template <> __device__ __forceinline__ unsigned char lowest<unsigned char>() { return 0; }
 
-__device__ __forceinline__ float gg_exp(float x) { return expf(x); }
-__device__ __forceinline__ double gg_exp(double x) { return exp(x); }
-__device__ __forceinline__ float gg_log(float x) { return logf(x); }
-__device__ __forceinline__ double gg_log(double x) { return log(x); }
-__device__ __forceinline__ float gg_sqrt(float x) { return sqrtf(x); }
-__device__ __forceinline__ double gg_sqrt(double x) { return sqrt(x); }
-__device__ __forceinline__ float gg_tanh(float x) { return tanhf(x); }
-__device__ __forceinline__ double gg_tanh(double x) { return tanh(x); }
-__device__ __forceinline__ float gg_pow(float x, float e) { return powf(x, e); }
-__device__ __forceinline__ double gg_pow(double x, double e) { return pow(x, e); }
+// The math of the elementwise ops' scalar functions, one definition for every kernel.
+using glassgrad::gg_exp;
+using glassgrad::gg_log;
+using glassgrad::gg_pow;
+using glassgrad::gg_sqrt;
+using glassgrad::gg_tanh;
 
 }  // namespace gg

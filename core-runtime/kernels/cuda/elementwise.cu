@@ -1,14 +1,13 @@
-// Elementwise kernels: broadcasting binaries, comparisons, unaries, scalar ops, Where, and the
-// activation backwards.
+// Elementwise kernels: one kernel per dtype and kind runs any row of elementwise_ops.def of
+// that kind, given its op code (elementwise_ops.cuh), plus Where.
 //
-//   binary:  out[i] = f(a[off_a(i)], b[off_b(i)])        f in GGBinaryOp (Add ... TanhBackward)
+//   binary:  out[i] = f(a[off_a(i)], b[off_b(i)], s)     Binary and backward-map rows
 //   compare: out[i] = (a[off_a(i)] OP b[off_b(i)])       out is bool (one byte, 0 or 1)
-//   unary:   out[i] = f(x[off_x(i)], scalar)             f in GGUnaryOp
+//   unary:   out[i] = f(x[off_x(i)], s)                  Unary rows (s: the scalar attribute or 0)
 //   where:   out[i] = cond[off_c(i)] ? a[off_a(i)] : b[off_b(i)]
 //
 // Layouts: out is dense row-major; every input is strided (stride 0 on broadcast axes), the
-// strides given per operand in a GGIter (operand 0 = out, 1.. = inputs). Backward ops follow
-// d/dx relu = [x > 0], d/dx sigmoid = y (1 - y), d/dx tanh = 1 - y^2 (y the forward output).
+// strides given per operand in a GGIter (operand 0 = out, 1.. = inputs).
 #include "elementwise_ops.cuh"
 
 namespace gg_ew {
@@ -27,8 +26,8 @@ __device__ __forceinline__ void run2(int64_t n, const GGIter& it, O* out, const 
 }
 
 template <typename T>
-__device__ void binary_kernel(int64_t n, GGIter it, int op, T* out, const T* a, const T* b) {
-  run2(n, it, out, a, b, [op](T x, T y) { return binary(op, x, y); });
+__device__ void binary_kernel(int64_t n, GGIter it, int op, T* out, const T* a, const T* b, double s) {
+  run2(n, it, out, a, b, [op, s](T x, T y) { return binary(op, x, y, s); });
 }
 
 template <typename T>
@@ -61,8 +60,9 @@ __device__ void where_kernel(int64_t n, GGIter it, W* out, const unsigned char* 
 }  // namespace gg_ew
 
 #define GG_EW_BINARY(suffix, T)                                                                \
-  GG_KERNEL void gg_binary_##suffix(int64_t n, GGIter it, int op, T* out, const T* a, const T* b) { \
-    gg_ew::binary_kernel<T>(n, it, op, out, a, b);                                             \
+  GG_KERNEL void gg_binary_##suffix(int64_t n, GGIter it, int op, T* out, const T* a, const T* b, \
+                                    double s) {                                                \
+    gg_ew::binary_kernel<T>(n, it, op, out, a, b, s);                                          \
   }                                                                                            \
   GG_KERNEL void gg_compare_##suffix(int64_t n, GGIter it, int op, unsigned char* out, const T* a, \
                                      const T* b) {                                             \

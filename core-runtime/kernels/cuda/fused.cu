@@ -33,7 +33,7 @@ __device__ void run(int64_t n, const GGFused& f, T* out) {
     for (int j = 0; j < f.n_code; ++j) {
       const int c = f.code[j];
       const int op = (c >> 1) & 0x7f, a = (c >> 8) & 0xfff, b = (c >> 20) & 0xfff;
-      r[f.n_in + j] = (c & 1) ? gg_ew::unary<T>(op, r[a], f.scalar[j]) : gg_ew::binary<T>(op, r[a], r[b]);
+      r[f.n_in + j] = (c & 1) ? gg_ew::unary<T>(op, r[a], f.scalar[j]) : gg_ew::binary<T>(op, r[a], r[b], f.scalar[j]);
     }
     out[i] = r[f.n_in + f.n_code - 1];
   }
@@ -84,7 +84,7 @@ __device__ void run_small(int64_t n, const GGFused& f, T* out) {
         va = (a == q) ? r[q] : va;
         vb = (b == q) ? r[q] : vb;
       }
-      last = (c & 1) ? gg_ew::unary<T>(op, va, f.scalar[j]) : gg_ew::binary<T>(op, va, vb);
+      last = (c & 1) ? gg_ew::unary<T>(op, va, f.scalar[j]) : gg_ew::binary<T>(op, va, vb, f.scalar[j]);
       const int dst = f.n_in + j;
 #pragma unroll
       for (int q = 0; q < NR; ++q) r[q] = (q == dst) ? last : r[q];

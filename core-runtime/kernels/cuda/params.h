@@ -99,7 +99,8 @@ struct GGPool {
 
 // FusedElementwise: a register program over up to GG_FUSED_MAX_IN broadcast inputs. Registers
 // 0..n_in-1 hold the inputs, instruction j writes register n_in + j, the last one is the
-// output. code[j] = unary | op << 1 | a << 8 | b << 20 (op a GGUnaryOp or GGBinaryOp).
+// output. code[j] = unary | op << 1 | a << 8 | b << 20 (op: a glassgrad::ElementwiseOp code,
+// a row of elementwise_ops.def; unary: 1 when the row takes one operand).
 #define GG_FUSED_MAX_IN 8
 #define GG_FUSED_MAX_CODE 64
 struct GGFused {
@@ -114,17 +115,6 @@ struct GGFused {
   double scalar[GG_FUSED_MAX_CODE];
 };
 
-// Elementwise op codes (one kernel per dtype switches on these; the switch is uniform across
-// the grid, so it costs no divergence).
-enum GGBinaryOp {
-  GG_ADD = 0, GG_SUB, GG_MUL, GG_DIV, GG_MAXIMUM, GG_MINIMUM,
-  GG_RELU_BWD, GG_SIGMOID_BWD, GG_TANH_BWD,
-  GG_EQ, GG_NE, GG_LT, GG_LE, GG_GT, GG_GE   // comparisons write bool (one byte 0/1)
-};
-enum GGUnaryOp {
-  GG_NEG = 0, GG_EXP, GG_LOG, GG_SQRT, GG_ABS, GG_RELU, GG_SIGMOID, GG_TANH,
-  GG_ADD_S, GG_MUL_S, GG_POW_S, GG_RDIV_S    // with a scalar operand
-};
-enum GGReduceOp { GG_SUM = 0, GG_MEAN, GG_MAX, GG_VAR, GG_ARGMAX, GG_MIN };
+enum GGReduceOp { GG_SUM = 0, GG_MEAN, GG_MAX, GG_VAR, GG_ARGMAX };
 // dtype codes, equal to glassgrad::DType's values.
 enum GGDType { GG_F32 = 0, GG_F64 = 1, GG_I64 = 2, GG_U8 = 3, GG_BOOL = 4 };

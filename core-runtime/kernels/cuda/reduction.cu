@@ -1,4 +1,4 @@
-// Reductions over any set of axes of a strided input: Sum, Mean, Max, Min, Var, ArgMax.
+// Reductions over any set of axes of a strided input: Sum, Mean, Max, Var, ArgMax.
 //
 //   sum[o]    = sum_j x[o, j]                    mean[o] = sum[o] / n
 //   var[o]    = sum_j (x[o, j] - mean[o])^2 / (n - correction)      (two passes: exact mean first)
@@ -29,24 +29,15 @@ __device__ __forceinline__ int64_t red_offset(const GGReduce& r, int64_t j) {
   return gg::strided_offset(j, r.red_rank, r.red_size, r.red_stride);
 }
 
-// (value, index) pair for max/min/argmax: the larger value wins, ties go to the smaller index.
+// (value, index) pair for max/argmax: the larger value wins, ties go to the smaller index.
 template <typename T>
-__device__ __forceinline__ void pick(int op, T& v, int64_t& i, T v2, int64_t i2) {
-  const bool better = (op == GG_MIN) ? (v2 < v) : (v2 > v);
-  if (better || (v2 == v && i2 < i) || (v2 != v2 && v == v)) {  // a NaN wins, as in NumPy
+__device__ __forceinline__ void pick(T& v, int64_t& i, T v2, int64_t i2) {
+  if (v2 > v || (v2 == v && i2 < i) || (v2 != v2 && v == v)) {  // a NaN wins, as in NumPy
     v = v2;
     i = i2;
   }
 }
 
-template <typename T>
-__device__ __forceinline__ T init_for(int op) {
-  return op == GG_MIN ? -gg::lowest<T>() : gg::lowest<T>();
-}
-template <>
-__device__ __forceinline__ int64_t init_for<int64_t>(int op) {
-  return op == GG_MIN ? (int64_t)0x7fffffffffffffffll : gg::lowest<int64_t>();
-}
 
 template <typename T>
 __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
@@ -73,14 +64,14 @@ __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out
         if (threadIdx.x == 0) out[o] = T(q / (A(n) - A(correction)));
       }
     } else {
-      T best = init_for<T>(op);
+      T best = gg::lowest<T>();
       int64_t bi = 0x7fffffffffffffffll;
-      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) pick(op, best, bi, base[red_offset(r, j)], j);
+      for (int64_t j = threadIdx.x; j < n; j += blockDim.x) pick(best, bi, base[red_offset(r, j)], j);
       // Warp, then block, combination of (value, index) pairs.
       for (int o2 = 16; o2 > 0; o2 >>= 1) {
         const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
         const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
-        pick(op, best, bi, v2, i2);
+        pick(best, bi, v2, i2);
       }
       const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
       if (lane == 0) {
@@ -89,7 +80,7 @@ __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out
       }
       __syncthreads();
       if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, (T)sv[w], si[w]);
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(best, bi, (T)sv[w], si[w]);
         if (op == GG_ARGMAX) iout[o] = bi;
         else out[o] = best;
       }
@@ -119,9 +110,9 @@ __device__ void reduce_cols(const GGReduce& r, int op, double correction, T* out
         out[o] = op == GG_MEAN ? T(s / A(n)) : T(s);
       }
     } else {
-      T best = init_for<T>(op);
+      T best = gg::lowest<T>();
       int64_t bi = 0x7fffffffffffffffll;
-      for (int64_t j = 0; j < n; ++j) pick(op, best, bi, base[red_offset(r, j)], j);
+      for (int64_t j = 0; j < n; ++j) pick(best, bi, base[red_offset(r, j)], j);
       if (op == GG_ARGMAX) iout[o] = bi;
       else out[o] = best;
     }
@@ -154,13 +145,13 @@ __device__ void reduce_partial(const GGReduce& r, int op, int64_t splits, const 
       acc = gg::block_sum(acc, sv);
       if (threadIdx.x == 0) pv[b] = acc;
     } else {
-      T best = init_for<T>(op);
+      T best = gg::lowest<T>();
       int64_t bi = 0x7fffffffffffffffll;
-      for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) pick(op, best, bi, base[red_offset(r, j)], j);
+      for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) pick(best, bi, base[red_offset(r, j)], j);
       for (int o2 = 16; o2 > 0; o2 >>= 1) {
         const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
         const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
-        pick(op, best, bi, v2, i2);
+        pick(best, bi, v2, i2);
       }
       const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
       if (lane == 0) {
@@ -169,7 +160,7 @@ __device__ void reduce_partial(const GGReduce& r, int op, int64_t splits, const 
       }
       __syncthreads();
       if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(op, best, bi, (T)sv[w], si[w]);
+        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(best, bi, (T)sv[w], si[w]);
         pv[b] = best;
         pi[b] = bi;
       }
@@ -197,7 +188,7 @@ __device__ void reduce_finish(int64_t n_out, int64_t n_red, int op, int64_t spli
     } else {
       T best = (T)v[0];
       int64_t bi = pi[o * splits];
-      for (int64_t k = 1; k < splits; ++k) pick(op, best, bi, (T)v[k], pi[o * splits + k]);
+      for (int64_t k = 1; k < splits; ++k) pick(best, bi, (T)v[k], pi[o * splits + k]);
       if (op == GG_ARGMAX) iout[o] = bi;
       else out[o] = best;
     }

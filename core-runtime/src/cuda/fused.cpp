@@ -1,6 +1,6 @@
-// Launcher of FusedElementwise (kernels/cuda/fused.cu): translates the node's register program
-// (FusedProgram, with the engine's op codes) into the kernel's instruction words, which name
-// the same functions the unfused CUDA kernels use.
+// Launcher of FusedElementwise (kernels/cuda/fused.cu): packs the node's register program
+// (FusedProgram: ElementwiseOp codes, the rows of elementwise_ops.def) into the kernel's
+// instruction words; the kernel runs each row's scalar function, as the unfused kernels do.
 #include "cuda/launch.h"
 #include "cuda/registry.h"
 #include "glassgrad/autodiff/errors.h"
@@ -14,32 +14,8 @@ const FunctionNames kFusedFunctions({"gg_fused", "gg_fused_small"}, float_dtypes
 
 namespace {
 
-// (unary?, GGUnaryOp / GGBinaryOp) of each FusedOp.
-std::pair<bool, int> kernel_op(FusedOp op) {
-  switch (op) {
-    case FusedOp::Add: return {false, GG_ADD};
-    case FusedOp::Sub: return {false, GG_SUB};
-    case FusedOp::Mul: return {false, GG_MUL};
-    case FusedOp::Div: return {false, GG_DIV};
-    case FusedOp::Maximum: return {false, GG_MAXIMUM};
-    case FusedOp::Minimum: return {false, GG_MINIMUM};
-    case FusedOp::Neg: return {true, GG_NEG};
-    case FusedOp::Exp: return {true, GG_EXP};
-    case FusedOp::Log: return {true, GG_LOG};
-    case FusedOp::Sqrt: return {true, GG_SQRT};
-    case FusedOp::ReLU: return {true, GG_RELU};
-    case FusedOp::Sigmoid: return {true, GG_SIGMOID};
-    case FusedOp::Tanh: return {true, GG_TANH};
-    case FusedOp::AddScalar: return {true, GG_ADD_S};
-    case FusedOp::MulScalar: return {true, GG_MUL_S};
-    case FusedOp::PowScalar: return {true, GG_POW_S};
-    case FusedOp::RDivScalar: return {true, GG_RDIV_S};
-    case FusedOp::ReLUBackward: return {false, GG_RELU_BWD};
-    case FusedOp::SigmoidBackward: return {false, GG_SIGMOID_BWD};
-    case FusedOp::TanhBackward: return {false, GG_TANH_BWD};
-  }
-  throw InternalError("FusedElementwise (CUDA): unknown fused op " + std::to_string(static_cast<int64_t>(op)));
-}
+// The instruction word carries the op code in 7 bits.
+static_assert(kElementwiseOpCount <= 128, "GGFused instruction words hold op codes below 128");
 
 void fused_elementwise(const KernelContext& c) {
   const Tensor& out = c.outputs[0];
@@ -100,9 +76,9 @@ void fused_elementwise(const KernelContext& c) {
   for (int k = 0; k < n_in; ++k) f.in[k] = c.inputs[static_cast<size_t>(k)].data_ptr();
   for (int j = 0; j < n_code; ++j) {
     const FusedInstruction& ins = prog.code[static_cast<size_t>(j)];
-    const auto ko = kernel_op(ins.op);
+    const int unary = elementwise_info(ins.op).arity() == 1 ? 1 : 0;
     const int b = ins.b >= 0 ? ins.b : 0;
-    f.code[j] = (ko.first ? 1 : 0) | (ko.second << 1) | (ins.a << 8) | (b << 20);
+    f.code[j] = unary | (static_cast<int>(ins.op) << 1) | (ins.a << 8) | (b << 20);
     f.scalar[j] = ins.scalar;
   }
   DeviceState& s = state_of(c);

@@ -133,7 +133,7 @@ std::vector<bool> reduced_axes(const KernelContext& c, bool single_dim) {
 
 template <int OP>
 void reduce(const KernelContext& c) {
-  static const char* names[] = {"Sum", "Mean", "Max", "Var", "ArgMax", "Min"};
+  static const char* names[] = {"Sum", "Mean", "Max", "Var", "ArgMax"};
   const double correction = OP == GG_VAR ? c.attrs.f("correction", 1.0) : 0.0;
   run_reduce(c, names[OP], OP, reduced_axes(c, OP == GG_ARGMAX), correction);
 }
@@ -145,7 +145,6 @@ void add_reduction_kernels(std::vector<KernelDef>& k) {
   k.push_back({"Sum", reduce<GG_SUM>, num});
   k.push_back({"Mean", reduce<GG_MEAN>, float_dtypes()});
   k.push_back({"Max", reduce<GG_MAX>, num});
-  k.push_back({"Min", reduce<GG_MIN>, num});
   k.push_back({"Var", reduce<GG_VAR>, float_dtypes()});
   k.push_back({"ArgMax", reduce<GG_ARGMAX>, num});
 }

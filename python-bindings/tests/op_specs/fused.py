@@ -1,19 +1,7 @@
 """FusedElementwise: register programs made by the fusion pass (fusion.h)."""
 import numpy as np
 
-from glassgrad.testing import OpSpec
-
-# FusedOp codes (fusion.h): Add=0 Sub Mul Div Maximum Minimum Neg Exp Log Sqrt ReLU Sigmoid Tanh
-# AddScalar=13 MulScalar PowScalar RDivScalar ReLUBackward=17 SigmoidBackward TanhBackward
-ADD, SUB, MUL, DIV, RELU, TANH, ADDS, MULS, RELU_BW = 0, 1, 2, 3, 10, 12, 13, 14, 17
-
-
-def _prog(*ins):
-    code, scalars = [], []
-    for op, a, b, s in ins:
-        code += [op, a, b]
-        scalars.append(float(s))
-    return {"program": code, "scalars": scalars}
+from glassgrad.testing import OpSpec, fused_program
 
 
 def _ref_relu_affine(x0, x1, x2, program, scalars):
@@ -30,9 +18,10 @@ SPECS = [
     OpSpec("FusedElementwise", _ref_relu_affine,
            lambda rng, dt, n: [rng.standard_normal((n, 1, 4)).astype(dt), rng.standard_normal((3, 4)).astype(dt),
                                rng.standard_normal((n, 3, 4)).astype(dt)],
-           attrs=_prog((MUL, 0, 1, 0), (ADDS, 3, -1, 0.5), (RELU, 4, -1, 0), (SUB, 5, 2, 0), (TANH, 6, -1, 0)),
+           attrs=fused_program([("Mul", 0, 1, 0), ("AddScalar", 3, -1, 0.5), ("ReLU", 4, -1, 0), ("Sub", 5, 2, 0),
+                                ("Tanh", 6, -1, 0)]),
            name="FusedElementwise-broadcast-chain"),
     OpSpec("FusedElementwise", _ref_relu_backward_chain,
            lambda rng, dt, n: [rng.standard_normal((n, 5, 7)).astype(dt), rng.standard_normal((n, 5, 7)).astype(dt)],
-           attrs=_prog((RELU_BW, 0, 1, 0), (MULS, 2, -1, 2.0)), name="FusedElementwise-backward-map"),
+           attrs=fused_program([("ReLUBackward", 0, 1, 0), ("MulScalar", 2, -1, 2.0)]), name="FusedElementwise-backward-map"),
 ]

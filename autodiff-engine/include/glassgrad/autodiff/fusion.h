@@ -24,26 +24,18 @@
 #include <string>
 #include <vector>
 
+#include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/autodiff/graph.h"
 
 namespace glassgrad {
 
 // The register program of a FusedElementwise node. Registers 0..n_inputs-1 hold the inputs
 // (broadcast to the output shape); each instruction writes a new register; the last register
-// is the output. Encoded in attrs as "program" = [op, a, b, ...] triples and "scalars" (one
-// per instruction, for ops with a scalar attribute).
-enum class FusedOp : int64_t {
-  Add = 0, Sub, Mul, Div, Maximum, Minimum,                 // binary
-  Neg, Exp, Log, Sqrt, ReLU, Sigmoid, Tanh,                  // unary
-  AddScalar, MulScalar, PowScalar, RDivScalar,               // unary with scalar
-  ReLUBackward, SigmoidBackward, TanhBackward,               // binary (grad, saved)
-};
-// Maps an op name to its FusedOp; false if the op cannot be fused.
-bool fused_op_of(const std::string& op, FusedOp& out);
-const char* fused_op_name(FusedOp op);
-
+// is the output. Encoded in attrs as "program" = [op, a, b, ...] triples (op: an ElementwiseOp
+// code, a row of elementwise_ops.def whose output is a float) and "scalars" (one per
+// instruction: the row's scalar attribute, 0 without one).
 struct FusedInstruction {
-  FusedOp op;
+  ElementwiseOp op;
   int a = -1, b = -1;   // source registers (b = -1 for unary ops)
   double scalar = 0;
 };
@@ -53,7 +45,7 @@ struct FusedProgram {
   std::vector<FusedInstruction> code;
   static FusedProgram from_attrs(const Attrs& attrs, int n_inputs);
   void to_attrs(Attrs& attrs) const;
-  std::string str() const;  // "r2 = mul(r0, r1); r3 = relu(r2)"
+  std::string str() const;  // "r2 = Mul(r0, r1); r3 = ReLU(r2); r4 = MulScalar(r3, 0.5)"
 };
 
 // Replaces elementwise chains by FusedElementwise nodes. `keep` are values that must stay
