@@ -37,10 +37,10 @@ from ._random import manual_seed, rand, randn  # noqa: E402
 from ._tensor import (Tensor, bool_, float32, float64, full, int64, ones, tensor, uint8,  # noqa: E402
                       zeros)
 from .functional import (abs, argmax, avg_pool2d, batch_norm, clamp, conv2d, cross_entropy, exp,  # noqa: E402
-                         flatten, linear, log, log_softmax, matmul, max, max_pool2d, maximum, mean, minimum, pow,
-                         relu, reshape, sigmoid, softmax, sqrt, sum, tanh, var, where)
-from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm, Linear, MaxPool2D, Module,  # noqa: E402
-                 Parameter, ReLU, Sequential)
+                         flatten, leaky_relu, linear, log, log_softmax, matmul, max, max_pool2d, maximum, mean,
+                         minimum, pow, relu, reshape, sigmoid, softmax, sqrt, sum, tanh, var, where)
+from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm, LeakyReLU, Linear, MaxPool2D,  # noqa: E402
+                 Module, Parameter, ReLU, Sequential)
 from .optim import SGD, Adam, Optimizer  # noqa: E402
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
                        reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)

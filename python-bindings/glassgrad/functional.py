@@ -54,6 +54,11 @@ def relu(x: Tensor) -> Tensor:
     return _op("ReLU", [x])
 
 
+def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu)."""
+    return _op("LeakyReLU", [x], {"negative_slope": float(negative_slope)})
+
+
 def abs(x: Tensor) -> Tensor:  # noqa: A001
     return x.abs()
 

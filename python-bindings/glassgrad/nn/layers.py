@@ -224,6 +224,20 @@ class ReLU(Module):
         return F.relu(x)
 
 
+class LeakyReLU(Module):
+    """x where x > 0, else negative_slope * x (PyTorch's nn.LeakyReLU)."""
+
+    def __init__(self, negative_slope: float = 0.01):
+        super().__init__()
+        self.negative_slope = float(negative_slope)
+
+    def forward(self, x):
+        return F.leaky_relu(x, self.negative_slope)
+
+    def extra_repr(self) -> str:
+        return f"negative_slope={self.negative_slope}"
+
+
 class Sigmoid(Module):
     def forward(self, x):
         return F.sigmoid(x)
