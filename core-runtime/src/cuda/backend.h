@@ -1,6 +1,8 @@
 // Internal state of the CUDA backend: one entry per device with its primary context, its one
 // stream, the loaded kernel module and a name -> CUfunction cache. Everything is created on
-// first use of the device (state()).
+// first use of the device (state()). The backend's files: backend.cpp (device setup, state,
+// function lookup, driver errors), kernel_image.cpp (the embedded fatbin and its loading),
+// graph_capture.cpp, error_words.cpp, knobs.cpp (switches), driver.cpp (the dlopen'ed driver).
 #pragma once
 #include <mutex>
 #include <string>
@@ -35,6 +37,11 @@ const DriverApi& api();
 
 // Registers the DeviceHooks (copy.cpp); called once when the first device initializes.
 void register_hooks();
+
+// The embedded kernels (kernel_image.cpp): which image a GPU of `info` runs ("sm_90 machine
+// code" or PTX), and loading them into s's context (current); "" or why they cannot be loaded.
+std::string kernel_image_for(const DeviceInfo& info);
+std::string load_kernel_image(DeviceState& s, const std::string& gpu);
 
 }  // namespace cuda
 }  // namespace glassgrad
