@@ -1,7 +1,7 @@
 // Strided loops shared by the CPU kernels: iterate N operands of one iteration shape, each with
 // its own element strides (0 for broadcast axes), collapsing dimensions that are contiguous
-// for every operand so the inner loop is as long as possible, and splitting the outer loop
-// across threads.
+// for every operand (collapse_axes, strided.h) so the inner loop is as long as possible, and
+// splitting the outer loop across threads.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -12,48 +12,26 @@
 
 #include "glassgrad/autodiff/types.h"
 #include "glassgrad/runtime/parallel.h"
+#include "glassgrad/runtime/strided.h"
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
 namespace cpu {
 
-// Strides of `t` when broadcast to `shape` (stride 0 on stretched or missing axes).
-inline Strides broadcast_strides(const Tensor& t, const Shape& shape) {
-  Strides s(shape.size(), 0);
-  const size_t lead = shape.size() - static_cast<size_t>(t.rank());
-  for (size_t i = 0; i < static_cast<size_t>(t.rank()); ++i) {
-    s[lead + i] = (t.shape()[i] == 1 && shape[lead + i] != 1) ? 0 : t.strides()[i];
-  }
-  return s;
-}
+using glassgrad::broadcast_strides;
 
 template <size_t N>
 struct Loop {
-  Shape shape;                            // collapsed
+  Shape shape;                            // collapsed (collapse_axes, at least one axis)
   std::array<Strides, N> strides;         // collapsed, in elements
 };
 
 template <size_t N>
 Loop<N> collapse(const Shape& shape, const std::array<Strides, N>& strides) {
+  CollapsedAxes c = collapse_axes(shape, std::vector<Strides>(strides.begin(), strides.end()), 1);
   Loop<N> l;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    if (!l.shape.empty()) {
-      bool merge = true;
-      for (size_t k = 0; k < N; ++k) merge = merge && l.strides[k].back() == strides[k][d] * shape[d];
-      if (merge) {
-        l.shape.back() *= shape[d];
-        for (size_t k = 0; k < N; ++k) l.strides[k].back() = strides[k][d];
-        continue;
-      }
-    }
-    l.shape.push_back(shape[d]);
-    for (size_t k = 0; k < N; ++k) l.strides[k].push_back(strides[k][d]);
-  }
-  if (l.shape.empty()) {  // a scalar (or all size-1 axes)
-    l.shape.push_back(1);
-    for (size_t k = 0; k < N; ++k) l.strides[k].push_back(0);
-  }
+  l.shape = std::move(c.shape);
+  for (size_t k = 0; k < N; ++k) l.strides[k] = std::move(c.strides[k]);
   return l;
 }
 

@@ -11,6 +11,7 @@
 
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
+#include "glassgrad/runtime/strided.h"
 
 namespace glassgrad {
 
@@ -33,21 +34,9 @@ Split split_axes(const Tensor& x, const std::vector<int64_t>& axes) {
   for (int64_t n : s.kept) s.outputs *= n;
   for (int64_t n : s.red) s.count *= n;
   // Merge reduced axes that are contiguous with each other, so the inner loop is long.
-  Shape rs;
-  Strides rst;
-  for (size_t i = 0; i < s.red.size(); ++i) {
-    if (s.red[i] == 1) continue;
-    if (!rs.empty() && rst.back() == s.red_strides[i] * s.red[i]) {
-      rs.back() *= s.red[i];
-      rst.back() = s.red_strides[i];
-    } else {
-      rs.push_back(s.red[i]);
-      rst.push_back(s.red_strides[i]);
-    }
-  }
-  if (rs.empty()) rs.push_back(1), rst.push_back(0);
-  s.red = rs;
-  s.red_strides = rst;
+  CollapsedAxes r = collapse_axes(s.red, {s.red_strides}, 1);
+  s.red = std::move(r.shape);
+  s.red_strides = std::move(r.strides[0]);
   return s;
 }
 

@@ -38,39 +38,17 @@ void fused_elementwise(const KernelContext& c) {
   // Axes merged where every input (and the dense output) is contiguous across them.
   std::vector<Strides> st{contiguous_strides(out.shape())};
   for (const Tensor& x : c.inputs) st.push_back(broadcast_strides(x, out.shape()));
-  Shape cs;
-  std::vector<Strides> cst(st.size());
-  for (size_t d = 0; d < out.shape().size(); ++d) {
-    const int64_t sz = out.shape()[d];
-    if (sz == 1) continue;
-    bool merge = !cs.empty();
-    for (size_t k = 0; merge && k < st.size(); ++k) merge = cst[k].back() == st[k][d] * sz;
-    if (merge) {
-      cs.back() *= sz;
-      for (size_t k = 0; k < st.size(); ++k) cst[k].back() = st[k][d];
-      continue;
-    }
-    cs.push_back(sz);
-    for (size_t k = 0; k < st.size(); ++k) cst[k].push_back(st[k][d]);
-  }
-  if (cs.empty()) {
-    cs.push_back(1);
-    for (auto& v : cst) v.push_back(0);
-  }
-  if (cs.size() > GG_MAX_DIMS) {
-    throw UnsupportedError(ErrorMessage("FusedElementwise: too many non-mergeable axes for the CUDA kernel")
-                               .fix("turn fusion off for this model: glassgrad.set_fusion(False)")
-                               .str());
-  }
+  const CollapsedAxes ax =
+      collapse_for_kernel(out.shape(), st, site, "turn fusion off for this model: glassgrad.set_fusion(False)");
   GGFused f{};
-  f.rank = static_cast<int32_t>(cs.size());
+  f.rank = static_cast<int32_t>(ax.shape.size());
   f.n_in = n_in;
   f.n_code = n_code;
   bool small = n < (int64_t(1) << 31);
-  for (size_t d = 0; d < cs.size(); ++d) {
-    f.size[d] = cs[d];
-    small = small && cs[d] < (int64_t(1) << 31);
-    for (int k = 0; k < n_in; ++k) f.stride[k][d] = cst[static_cast<size_t>(k) + 1][d];
+  for (size_t d = 0; d < ax.shape.size(); ++d) {
+    f.size[d] = ax.shape[d];
+    small = small && ax.shape[d] < (int64_t(1) << 31);
+    for (int k = 0; k < n_in; ++k) f.stride[k][d] = ax.strides[static_cast<size_t>(k) + 1][d];
   }
   f.small = small ? 1 : 0;
   for (int k = 0; k < n_in; ++k) f.in[k] = c.inputs[static_cast<size_t>(k)].data_ptr();

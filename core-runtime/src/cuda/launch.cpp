@@ -107,53 +107,31 @@ void launch_raw(DeviceState& s, CUstream stream, const char* kernel, Dim3 grid, 
   }
 }
 
-Strides broadcast_strides(const Tensor& t, const Shape& shape) {
-  Strides st(shape.size(), 0);
-  const size_t lead = shape.size() - static_cast<size_t>(t.rank());
-  for (size_t i = 0; i < static_cast<size_t>(t.rank()); ++i)
-    st[lead + i] = (t.shape()[i] == 1 && shape[lead + i] != 1) ? 0 : t.strides()[i];
-  return st;
+CollapsedAxes collapse_for_kernel(const Shape& shape, const std::vector<Strides>& strides, const LaunchSite& site,
+                                  const char* fix, size_t min_rank) {
+  CollapsedAxes c = collapse_axes(shape, strides, min_rank);
+  if (c.shape.size() > GG_MAX_DIMS) {
+    throw UnsupportedError(ErrorMessage(std::string(site.op) + ": the CUDA kernels handle at most " +
+                                        std::to_string(GG_MAX_DIMS) + " non-mergeable axes, this layout has " +
+                                        std::to_string(c.shape.size()))
+                               .detail("shape " + shape_str(shape))
+                               .fix(fix)
+                               .str());
+  }
+  return c;
 }
 
 GGIter make_iter(const Shape& shape, const std::vector<Strides>& strides, const LaunchSite& site) {
-  const size_t nops = strides.size();
-  Shape cs;
-  std::vector<Strides> cst(nops);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1) continue;
-    if (!cs.empty()) {
-      bool merge = true;
-      for (size_t k = 0; k < nops; ++k) merge = merge && cst[k].back() == strides[k][d] * shape[d];
-      if (merge) {
-        cs.back() *= shape[d];
-        for (size_t k = 0; k < nops; ++k) cst[k].back() = strides[k][d];
-        continue;
-      }
-    }
-    cs.push_back(shape[d]);
-    for (size_t k = 0; k < nops; ++k) cst[k].push_back(strides[k][d]);
-  }
-  if (cs.empty()) {
-    cs.push_back(1);
-    for (size_t k = 0; k < nops; ++k) cst[k].push_back(0);
-  }
-  if (cs.size() > GG_MAX_DIMS) {
-    throw UnsupportedError(ErrorMessage(std::string(site.op) + ": the CUDA kernels handle at most " +
-                                        std::to_string(GG_MAX_DIMS) + " non-mergeable axes, this layout has " +
-                                        std::to_string(cs.size()))
-                               .detail("shape " + shape_str(shape))
-                               .fix("make the input contiguous first: x.contiguous()")
-                               .str());
-  }
+  const CollapsedAxes c = collapse_for_kernel(shape, strides, site);
   GGIter it{};
-  it.rank = static_cast<int32_t>(cs.size());
+  it.rank = static_cast<int32_t>(c.shape.size());
   int64_t n = 1;
   bool small = true;
-  for (size_t d = 0; d < cs.size(); ++d) {
-    it.size[d] = cs[d];
-    n *= cs[d];
-    small = small && cs[d] < (int64_t(1) << 31);
-    for (size_t k = 0; k < nops && k < GG_MAX_OPS; ++k) it.stride[k][d] = cst[k][d];
+  for (size_t d = 0; d < c.shape.size(); ++d) {
+    it.size[d] = c.shape[d];
+    n *= c.shape[d];
+    small = small && c.shape[d] < (int64_t(1) << 31);
+    for (size_t k = 0; k < strides.size() && k < GG_MAX_OPS; ++k) it.stride[k][d] = c.strides[k][d];
   }
   it.small = (small && n < (int64_t(1) << 31)) ? 1 : 0;
   return it;

@@ -15,6 +15,7 @@
 #include "cuda/backend.h"
 #include "cuda/functions.h"
 #include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/strided.h"
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
@@ -62,12 +63,14 @@ T* ptr(const Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
+// collapse_axes (strided.h) for a kernel's parameter block: throws UnsupportedError, naming the
+// op and `fix`, when more than GG_MAX_DIMS axes remain.
+CollapsedAxes collapse_for_kernel(const Shape& shape, const std::vector<Strides>& strides, const LaunchSite& site,
+                                  const char* fix = "make the input contiguous first: x.contiguous()",
+                                  size_t min_rank = 1);
 // GGIter over `shape` for operands with the given element strides (operand 0 is usually the
-// dense output). Axes of size 1 are dropped and axes contiguous for every operand merged.
-// Throws UnsupportedError when more than GG_MAX_DIMS axes remain.
+// dense output), collapsed by collapse_for_kernel.
 GGIter make_iter(const Shape& shape, const std::vector<Strides>& strides, const LaunchSite& site);
-// Strides of t broadcast to `shape` (0 on stretched or missing axes).
-Strides broadcast_strides(const Tensor& t, const Shape& shape);
 // Throws UnsupportedError when a tensor has 2^31 elements or more (kernels with 32-bit index
 // arithmetic).
 void require_int32_sizes(const KernelContext& c, const char* op);

@@ -56,37 +56,15 @@ void matmul(const KernelContext& c) {
   }
   Shape batch;
   if (!broadcast_shapes(ab, bb, batch)) throw InternalError("MatMul (CUDA): batch shapes do not broadcast");
-  const size_t nb = batch.size();
-  Shape cs;
-  Strides ca, cb;
-  for (size_t d = 0; d < nb; ++d) {
-    const size_t ia = d + ab.size() - nb, ib = d + bb.size() - nb;  // may underflow: checked below
-    const bool has_a = d >= nb - ab.size(), has_b = d >= nb - bb.size();
-    const int64_t sa = (has_a && ab[ia] != 1) ? abs[ia] : 0;
-    const int64_t sb = (has_b && bb[ib] != 1) ? bbs[ib] : 0;
-    if (batch[d] == 1) continue;
-    if (!cs.empty() && ca.back() == sa * batch[d] && cb.back() == sb * batch[d]) {
-      cs.back() *= batch[d];
-      ca.back() = sa;
-      cb.back() = sb;
-      continue;
-    }
-    cs.push_back(batch[d]);
-    ca.push_back(sa);
-    cb.push_back(sb);
-  }
-  if (cs.size() > GG_MAX_DIMS) {
-    throw UnsupportedError(ErrorMessage("MatMul: too many non-mergeable batch axes for the CUDA kernel")
-                               .fix("make the inputs contiguous first: x.contiguous()")
-                               .str());
-  }
-  g.batch_rank = static_cast<int32_t>(cs.size());
+  const CollapsedAxes ax = collapse_for_kernel(batch, {broadcast_strides(ab, abs, batch), broadcast_strides(bb, bbs, batch)},
+                                              site, "make the inputs contiguous first: x.contiguous()", 0);
+  g.batch_rank = static_cast<int32_t>(ax.shape.size());
   g.batch = 1;
-  for (size_t d = 0; d < cs.size(); ++d) {
-    g.batch_size[d] = cs[d];
-    g.a_bstride[d] = ca[d];
-    g.b_bstride[d] = cb[d];
-    g.batch *= cs[d];
+  for (size_t d = 0; d < ax.shape.size(); ++d) {
+    g.batch_size[d] = ax.shape[d];
+    g.a_bstride[d] = ax.strides[0][d];
+    g.b_bstride[d] = ax.strides[1][d];
+    g.batch *= ax.shape[d];
   }
   if (g.batch * g.M * g.N != out.numel()) throw InternalError("MatMul (CUDA): output size disagrees with the inputs");
   g.a_k_major = g.a_sk == 1 ? 1 : 0;

@@ -21,27 +21,11 @@ namespace {
 // Merges axes of one group (sizes, strides) that are contiguous with each other.
 void collapse_group(const Shape& size, const Strides& stride, int64_t* out_size, int64_t* out_stride, int32_t& rank,
                     const LaunchSite& site) {
-  Shape cs;
-  Strides cst;
-  for (size_t d = 0; d < size.size(); ++d) {
-    if (size[d] == 1) continue;
-    if (!cs.empty() && cst.back() == stride[d] * size[d]) {
-      cs.back() *= size[d];
-      cst.back() = stride[d];
-      continue;
-    }
-    cs.push_back(size[d]);
-    cst.push_back(stride[d]);
-  }
-  if (cs.size() > GG_MAX_DIMS) {
-    throw UnsupportedError(ErrorMessage(std::string(site.op) + ": too many non-mergeable axes for the CUDA reduction")
-                               .fix("make the input contiguous first: x.contiguous()")
-                               .str());
-  }
-  rank = static_cast<int32_t>(cs.size());
-  for (size_t d = 0; d < cs.size(); ++d) {
-    out_size[d] = cs[d];
-    out_stride[d] = cst[d];
+  const CollapsedAxes c = collapse_for_kernel(size, {stride}, site, "make the input contiguous first: x.contiguous()", 0);
+  rank = static_cast<int32_t>(c.shape.size());
+  for (size_t d = 0; d < c.shape.size(); ++d) {
+    out_size[d] = c.shape[d];
+    out_stride[d] = c.strides[0][d];
   }
 }
 
