@@ -1,6 +1,7 @@
 // Conv2D and its backward kernels against the naive formulas, on many random small geometries:
 // every pixel layout (pointwise, flat, same-width, general), the direct and dot paths, kernels
-// as large as the padded input, strides larger than the kernel, asymmetric padding. Meant to
+// as large as the padded input, strides larger than the kernel, asymmetric padding, dilation,
+// groups (depthwise among them). Meant to
 // be run under AddressSanitizer too: the fast paths index with shifted runs and spill vector
 // stores, and an off-by-one there writes outside a buffer without changing a value.
 #include <gtest/gtest.h>
@@ -19,13 +20,16 @@ namespace {
 
 struct Geom {
   int64_t n, c, h, w, k, r, s, sh, sw, pt, pb, pl, pr;
-  int64_t ho() const { return (h + pt + pb - r) / sh + 1; }
-  int64_t wo() const { return (w + pl + pr - s) / sw + 1; }
+  int64_t dh = 1, dw = 1, groups = 1;
+  int64_t ho() const { return (h + pt + pb - dh * (r - 1) - 1) / sh + 1; }
+  int64_t wo() const { return (w + pl + pr - dw * (s - 1) - 1) / sw + 1; }
+  int64_t cg() const { return c / groups; }
   std::string str() const {
     return "x[" + std::to_string(n) + "," + std::to_string(c) + "," + std::to_string(h) + "," + std::to_string(w) +
            "] w[" + std::to_string(k) + "," + std::to_string(c) + "," + std::to_string(r) + "," + std::to_string(s) +
            "] stride " + std::to_string(sh) + "x" + std::to_string(sw) + " pad " + std::to_string(pt) + "," +
-           std::to_string(pb) + "," + std::to_string(pl) + "," + std::to_string(pr);
+           std::to_string(pb) + "," + std::to_string(pl) + "," + std::to_string(pr) + " dilation " + std::to_string(dh) +
+           "x" + std::to_string(dw) + " groups " + std::to_string(groups);
   }
 };
 
@@ -59,17 +63,20 @@ template <typename T>
 void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
   const int64_t ho = g.ho(), wo = g.wo();
   const Tensor x = random_tensor<T>({g.n, g.c, g.h, g.w}, gen);
-  const Tensor w = random_tensor<T>({g.k, g.c, g.r, g.s}, gen);
+  const int64_t cg = g.cg(), kg = g.k / g.groups;
+  const Tensor w = random_tensor<T>({g.k, cg, g.r, g.s}, gen);
   const Tensor b = random_tensor<T>({g.k}, gen);
   const Tensor gy = random_tensor<T>({g.n, g.k, ho, wo}, gen);
-  const Attrs conv{{"stride", std::vector<int64_t>{g.sh, g.sw}}, {"padding", std::vector<int64_t>{g.pt, g.pb, g.pl, g.pr}}};
+  Attrs conv{{"stride", std::vector<int64_t>{g.sh, g.sw}}, {"padding", std::vector<int64_t>{g.pt, g.pb, g.pl, g.pr}}};
+  if (g.dh != 1 || g.dw != 1) conv.set("dilation", std::vector<int64_t>{g.dh, g.dw});
+  if (g.groups != 1) conv.set("groups", g.groups);
   const T* wp = w.data<T>();
   const T* gp = gy.data<T>();
-  auto wat = [&](int64_t k, int64_t c, int64_t r, int64_t s) { return static_cast<double>(wp[((k * g.c + c) * g.r + r) * g.s + s]); };
+  auto wat = [&](int64_t k, int64_t c, int64_t r, int64_t s) { return static_cast<double>(wp[((k * cg + c) * g.r + r) * g.s + s]); };
 
   std::vector<double> y(static_cast<size_t>(g.n * g.k * ho * wo), 0.0);
   std::vector<double> dx(static_cast<size_t>(g.n * g.c * g.h * g.w), 0.0);
-  std::vector<double> dw(static_cast<size_t>(g.k * g.c * g.r * g.s), 0.0);
+  std::vector<double> dw(static_cast<size_t>(g.k * cg * g.r * g.s), 0.0);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t k = 0; k < g.k; ++k)
       for (int64_t i = 0; i < ho; ++i)
@@ -77,14 +84,15 @@ void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
           const size_t yi = static_cast<size_t>(((n * g.k + k) * ho + i) * wo + j);
           double acc = bias ? static_cast<double>(b.data<T>()[k]) : 0.0;
           const double gv = static_cast<double>(gp[yi]);
-          for (int64_t c = 0; c < g.c; ++c)
+          for (int64_t cl = 0; cl < cg; ++cl)  // input channel c of k's group
             for (int64_t r = 0; r < g.r; ++r)
               for (int64_t s = 0; s < g.s; ++s) {
-                const int64_t h = i * g.sh + r - g.pt, v = j * g.sw + s - g.pl;
-                acc += at<T>(x, g, n, c, h, v) * wat(k, c, r, s);
-                dw[static_cast<size_t>(((k * g.c + c) * g.r + r) * g.s + s)] += gv * at<T>(x, g, n, c, h, v);
+                const int64_t c = k / kg * cg + cl;
+                const int64_t h = i * g.sh + r * g.dh - g.pt, v = j * g.sw + s * g.dw - g.pl;
+                acc += at<T>(x, g, n, c, h, v) * wat(k, cl, r, s);
+                dw[static_cast<size_t>(((k * cg + cl) * g.r + r) * g.s + s)] += gv * at<T>(x, g, n, c, h, v);
                 if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
-                  dx[static_cast<size_t>(((n * g.c + c) * g.h + h) * g.w + v)] += gv * wat(k, c, r, s);
+                  dx[static_cast<size_t>(((n * g.c + c) * g.h + h) * g.w + v)] += gv * wat(k, cl, r, s);
                 }
               }
           y[yi] = acc;
@@ -97,7 +105,7 @@ void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
   bi.set("input_shape", std::vector<int64_t>{g.n, g.c, g.h, g.w});
   expect_close<T>(run_op("Conv2DBackwardInput", {gy, w}, bi)[0], dx, "Conv2DBackwardInput " + g.str());
   Attrs bw = conv;
-  bw.set("weight_shape", std::vector<int64_t>{g.k, g.c, g.r, g.s});
+  bw.set("weight_shape", std::vector<int64_t>{g.k, cg, g.r, g.s});
   expect_close<T>(run_op("Conv2DBackwardWeight", {x, gy}, bw)[0], dw, "Conv2DBackwardWeight " + g.str());
 }
 
@@ -120,7 +128,18 @@ Geom random_geometry(std::mt19937& gen) {
     } else {
       g.pt = pick(0, 3), g.pb = pick(0, 3), g.pl = pick(0, 3), g.pr = pick(0, 3);
     }
-    if (g.h + g.pt + g.pb >= g.r && g.w + g.pl + g.pr >= g.s) return g;
+    // Sometimes dilated, sometimes grouped (depthwise: one input channel per group).
+    if (pick(0, 3) == 0) g.dh = pick(1, 3), g.dw = pick(1, 3);
+    const int64_t grouping = pick(0, 5);
+    if (grouping == 0) {
+      g.groups = g.c;  // depthwise, K = multiplier * C
+      g.k = g.c * pick(1, 2);
+    } else if (grouping == 1) {
+      g.groups = pick(2, 3);
+      g.c = g.groups * pick(1, 5);
+      g.k = g.groups * pick(1, 4);
+    }
+    if (g.h + g.pt + g.pb >= g.dh * (g.r - 1) + 1 && g.w + g.pl + g.pr >= g.dw * (g.s - 1) + 1) return g;
   }
 }
 
@@ -142,6 +161,25 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnTheSimpleCnnAndBenchmarkShapes) {
   check_geometry<float>({4, 16, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
   check_geometry<double>({3, 5, 17, 19, 7, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
   check_geometry<float>({1, 20, 33, 33, 24, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
+}
+
+TEST(Conv2DKernels, MatchNaiveFormulasGroupedDepthwiseAndDilatedAtThreadedSizes) {
+  std::mt19937 gen(13);
+  Geom depthwise{8, 32, 16, 16, 32, 3, 3, 1, 1, 1, 1, 1, 1};
+  depthwise.groups = 32;
+  check_geometry<float>(depthwise, gen, true);
+  Geom depthwise_s2{4, 16, 15, 15, 32, 3, 3, 2, 2, 1, 1, 1, 1};
+  depthwise_s2.groups = 16;
+  check_geometry<double>(depthwise_s2, gen, false);
+  Geom grouped{1, 24, 20, 20, 36, 3, 3, 1, 1, 1, 1, 1, 1};  // one image: the groups spread over threads
+  grouped.groups = 4;
+  check_geometry<float>(grouped, gen, true);
+  Geom dilated{4, 16, 20, 20, 24, 3, 3, 1, 1, 2, 2, 2, 2};  // "same" with dilation 2
+  dilated.dh = dilated.dw = 2;
+  check_geometry<float>(dilated, gen, false);
+  Geom dilated_flat{3, 12, 18, 17, 20, 3, 3, 1, 1, 0, 0, 0, 0};
+  dilated_flat.dh = 3, dilated_flat.dw = 2;
+  check_geometry<double>(dilated_flat, gen, true);
 }
 
 }  // namespace

@@ -26,8 +26,8 @@ except glassgrad.ShapeError as e:
     print(e)
 
 print()
-# Options the kernels do not implement are refused when the layer is built, with an equivalent.
+# Arguments that cannot fit the channels are refused when the layer is built.
 try:
-    glassgrad.Conv2D(16, 32, 3, dilation=2)
-except glassgrad.UnsupportedError as e:
+    glassgrad.Conv2D(16, 30, 3, groups=4)
+except glassgrad.InvalidArgumentError as e:
     print(e)

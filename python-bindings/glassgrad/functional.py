@@ -4,6 +4,7 @@ Each records one or a few nodes; shapes are checked at once, with the layer's na
 """
 from __future__ import annotations
 
+import builtins
 from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -128,7 +129,8 @@ def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
 
 
 def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: Tuple[int, int]):
-    """[top, bottom, left, right] for padding given as an int, a pair, 'valid' or 'same'.
+    """[top, bottom, left, right] for padding given as an int, a pair, 'valid' or 'same'
+    (kernel: the window's extent, dilation * (size - 1) + 1).
 
     'same' keeps ceil(H / stride) output rows: total padding max((out-1)*stride + k - H, 0),
     the extra row (if odd) at the bottom/right, as TensorFlow and PyTorch (stride 1) do."""
@@ -140,7 +142,7 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
             pads = []
             for k, s, n in zip(kernel, stride, hw):
                 out = -(-n // s)
-                total = max((out - 1) * s + k - n, 0)
+                total = builtins.max((out - 1) * s + k - n, 0)  # this module's max is the tensor op
                 pads += [total // 2, total - total // 2]
             return [pads[0], pads[1], pads[2], pads[3]]
         raise _C.InvalidArgumentError(f"padding must be an int, a pair, 'same' or 'valid', got '{padding}'\n"
@@ -149,32 +151,24 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
-def check_conv_support(dilation: Tuple[int, int], groups: int, kernel: Tuple[int, int], call: str) -> None:
-    """dilation and groups exist in PyTorch's signature; glassgrad's conv kernels compute dense,
-    undilated convolutions, so anything else is refused with the equivalent that works."""
-    if tuple(dilation) != (1, 1):
-        eff = [d * (k - 1) + 1 for d, k in zip(dilation, kernel)]
-        raise _C.UnsupportedError(
-            f"{call}, dilation={tuple(dilation)}): dilated convolution is not supported; glassgrad's Conv2D has "
-            f"dilation 1\n  a {kernel[0]}x{kernel[1]} kernel with dilation {tuple(dilation)} sees a "
-            f"{eff[0]}x{eff[1]} window\n  fix: drop dilation=..., or use kernel_size={tuple(eff)} with "
-            f"padding={(eff[0] // 2, eff[1] // 2)} for the same receptive field")
-    if groups != 1:
-        raise _C.UnsupportedError(
-            f"{call}, groups={groups}): grouped (and depthwise) convolution is not supported; every output channel "
-            f"sees every input channel\n  fix: drop groups=... (groups=1)")
-
-
 def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
            padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
-    """2-D convolution, NCHW input [N, C, H, W], weight [K, C, R, S], optional bias [K].
-    dilation and groups must be 1 (accepted for PyTorch compatibility)."""
-    check_conv_support(_pair(dilation, "dilation"), int(groups), tuple(weight.shape[-2:]), "conv2d(x, weight")
+    """2-D convolution as PyTorch's: NCHW input [N, C, H, W], weight [K, C / groups, R, S],
+    optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
+    groups splits the channels into independent convolutions (groups = C: depthwise). The
+    engine's shape rule checks every argument against the shapes."""
     s = _pair(stride, "stride")
+    d = _pair(dilation, "dilation")
     hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
-    pad = conv_padding(padding, tuple(weight.shape[-2:]), s, hw)
+    extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
+    pad = conv_padding(padding, extent, s, hw)
     inputs = [x, weight] + ([bias] if bias is not None else [])
-    return _op("Conv2D", inputs, {"stride": list(s), "padding": pad})
+    attrs = {"stride": list(s), "padding": pad}
+    if d != (1, 1):
+        attrs["dilation"] = list(d)
+    if int(groups) != 1:
+        attrs["groups"] = int(groups)
+    return _op("Conv2D", inputs, attrs)
 
 
 def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0) -> Tensor:

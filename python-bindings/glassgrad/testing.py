@@ -32,6 +32,9 @@ class OpSpec:
     atol: Dict[str, float] = field(default_factory=lambda: {"float32": 1e-5, "float64": 1e-10})
     noncontiguous: bool = True           # also run on strided views of the inputs
     name: str = ""
+    # Why the CUDA kernel refuses these attributes (UnsupportedError), e.g. a configuration only
+    # the CPU kernels compute yet; "" when CUDA must match the CPU.
+    cuda_unsupported: str = ""
 
     @property
     def id(self) -> str:

@@ -66,7 +66,8 @@ def test_conv2d_kernel_larger_than_the_padded_input():
     ({"stride": [1, 1, 1], "padding": [0, 0, 0, 0]}, "stride must be two integers >= 1 [sh, sw], got [1, 1, 1]"),
     ({"stride": [1, 1], "padding": [1, 1]}, "padding must be four integers >= 0 [top, bottom, left, right], got [1, 1]"),
     ({"stride": [1, 1], "padding": [0, -1, 0, 0]}, "padding must be four integers >= 0"),
-    ({"stride": [1, 1], "padding": [0, 0, 0, 0], "dilation": [2, 2]}, "dilation [2, 2] is not supported"),
+    ({"stride": [1, 1], "padding": [0, 0, 0, 0], "dilation": [0, 2]}, "dilation must be two integers >= 1 [dh, dw], got [0, 2]"),
+    ({"stride": [1, 1], "padding": [0, 0, 0, 0], "groups": 0}, "groups must be an integer >= 1, got 0"),
 ])
 def test_conv2d_bad_stride_padding_or_dilation(attrs, needle):
     msg = str(_fail("Conv2D", [_z(1, 1, 8, 8), _z(2, 1, 3, 3)], attrs).value)
@@ -98,7 +99,7 @@ def test_conv2d_backward_input_grad_out_that_does_not_match_the_forward():
     msg = str(_fail("Conv2DBackwardInput", [_z(2, 4, 9, 8), _z(4, 3, 3, 3)], attrs).value)
     assert msg.startswith("Conv2DBackwardInput 'conv1': grad_out has shape [2, 4, 9, 8]")
     assert "the convolution of [2, 3, 10, 10] by [4, 3, 3, 3] gives [2, 4, 8, 8]" in msg
-    assert "fix: pass the forward Conv2D's stride, padding and input/weight shapes unchanged" in msg
+    assert "fix: pass the forward Conv2D's stride, padding, dilation, groups and input/weight shapes unchanged" in msg
 
 
 def test_conv2d_backward_weight_with_a_bad_weight_shape_attribute():

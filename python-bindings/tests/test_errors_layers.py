@@ -132,24 +132,49 @@ def test_float_label_tensors_are_refused_inside_a_model_scope():
     assert "fix: y.astype(np.int64)" in msg
 
 
-# ---- conv configurations the kernels do not support (the seed's 5.1) ------------------------
+# ---- grouped and dilated convolutions: the layer and the shape rules say what does not fit ------
 
-def test_dilation_is_refused_with_the_equivalent_kernel():
-    with pytest.raises(glassgrad.UnsupportedError) as e:
-        glassgrad.Conv2D(16, 32, 3, dilation=2)
+def test_groups_that_do_not_divide_the_channels_are_refused_when_the_layer_is_built():
+    with pytest.raises(glassgrad.InvalidArgumentError) as e:
+        glassgrad.Conv2D(16, 30, 3, groups=4)
     msg = str(e.value)
-    assert msg.startswith("Conv2D(16, 32, 3, dilation=(2, 2)): dilated convolution is not supported")
-    assert "fix: drop dilation=..., or use kernel_size=(5, 5) with padding=(2, 2)" in msg
-    assert isinstance(e.value, NotImplementedError)
+    assert msg.startswith("Conv2D(16, 30, 3, groups=4): out_channels=30 is not divisible by groups=4")
+    assert "fix: choose groups dividing both 16 and 30" in msg
 
 
-def test_functional_conv2d_refuses_dilation_and_groups():
-    x, w = _images(1, 4, 8, 8), _images(4, 4, 3, 3)
-    with pytest.raises(glassgrad.UnsupportedError, match=r"^conv2d\(x, weight, dilation=\(1, 2\)\)"):
-        glassgrad.conv2d(x, w, dilation=(1, 2))
-    with pytest.raises(glassgrad.UnsupportedError, match=r"groups=4\): grouped \(and depthwise\) convolution"):
-        glassgrad.conv2d(x, w, groups=4)
-    assert glassgrad.conv2d(x, w, dilation=1, groups=1).shape == (1, 4, 6, 6)  # PyTorch's defaults pass
+def test_functional_grouped_conv_with_a_weight_for_other_channels_names_the_groups():
+    x, w = _images(1, 6, 8, 8), _images(4, 3, 3, 3)
+    with pytest.raises(glassgrad.ShapeError) as e:
+        glassgrad.conv2d(x, w, groups=3)
+    msg = str(e.value)
+    assert "with groups=3 its weight expects 9 input channels (3 per group)" in msg
+    assert "fix:" in msg
+    with pytest.raises(glassgrad.ShapeError, match="groups=3 does not divide the 4 output channels"):
+        glassgrad.conv2d(_images(1, 3, 8, 8), _images(4, 1, 3, 3), groups=3)
+
+
+def test_dilated_and_grouped_layers_have_pytorch_shapes():
+    conv = glassgrad.Conv2D(8, 16, 3, padding="same", dilation=2, groups=4)
+    assert conv.weight.shape == (16, 2, 3, 3)
+    assert conv(_images(2, 8, 9, 9)).shape == (2, 16, 9, 9)  # 'same' pads dilation * (k - 1) = 4
+    assert "dilation=(2, 2), groups=4" in repr(conv)
+    depthwise = glassgrad.Conv2D(8, 8, 3, stride=2, padding=1, groups=8)
+    assert depthwise(_images(1, 8, 9, 9)).shape == (1, 8, 5, 5)
+
+
+def test_padding_same_keeps_the_size_for_odd_and_even_kernels():
+    x = _images(1, 3, 7, 8)
+    assert glassgrad.Conv2D(3, 4, 3, padding="same")(x).shape == (1, 4, 7, 8)
+    assert glassgrad.Conv2D(3, 4, (2, 4), padding="same")(x).shape == (1, 4, 7, 8)
+    assert glassgrad.conv2d(x, _images(4, 3, 3, 3), stride=2, padding="same").shape == (1, 4, 4, 4)
+
+
+def test_a_dilated_kernel_larger_than_the_padded_input_names_its_span():
+    with pytest.raises(glassgrad.ShapeError) as e:
+        glassgrad.conv2d(_images(1, 2, 4, 4), _images(2, 2, 3, 3), dilation=2)
+    msg = str(e.value)
+    assert "the 3x3 kernel (dilation [2, 2] spans 5x5) is larger than the padded input (4x4)" in msg
+    assert "fix: use padding 'same' (here [2, 2, 2, 2])" in msg
 
 
 def test_a_kernel_larger_than_the_shrunk_image_says_what_to_change():

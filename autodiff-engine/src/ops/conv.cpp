@@ -1,19 +1,24 @@
-// Conv2D and its two backward ops. NCHW input, KCRS weight, dilation 1.
+// Conv2D and its two backward ops. NCHW input, KCRS weight, with stride, padding, dilation and
+// groups as in PyTorch (the geometry: glassgrad/autodiff/conv_geometry.h).
 //
-//   Conv2D(x [N,C,H,W], w [K,C,R,S], b [K]?) -> y [N,K,Ho,Wo]
-//     y[n,k,i,j] = b[k] + sum_{c,r,s} x[n, c, i*sh + r - pt, j*sw + s - pl] * w[k,c,r,s]
-//     (x is zero outside [0,H) x [0,W): padding is implicit)
-//     Ho = (H + pt + pb - R) / sh + 1,  Wo = (W + pl + pr - S) / sw + 1   (floor division)
-//   attrs: stride [sh, sw] (>= 1), padding [pt, pb, pl, pr] (>= 0); the Python layer turns
-//   'same' / 'valid' into numbers.
+//   Conv2D(x [N,C,H,W], w [K,C/G,R,S], b [K]?) -> y [N,K,Ho,Wo]
+//     y[n,k,i,j] = b[k] + sum_{c',r,s} x[n, g*C/G + c', i*sh + r*dh - pt, j*sw + s*dw - pl] * w[k,c',r,s]
+//     with g = k / (K/G) (x is zero outside [0,H) x [0,W): padding is implicit)
+//     Ho = (H + pt + pb - dh*(R-1) - 1) / sh + 1,  Wo likewise   (floor division)
+//   attrs: stride [sh, sw] (>= 1), padding [pt, pb, pl, pr] (>= 0), dilation [dh, dw] (>= 1),
+//   groups G (>= 1, dividing C and K); the Python layer turns 'same' / 'valid' into numbers.
+//   A grouped conv is G independent convs side by side (channel slices of x, w and y), so every
+//   formula below holds per group with C, K replaced by C/G, K/G; a dilated one is the undilated
+//   formula with taps r*dh, s*dw.
 //
 // y is bilinear in (x, w): y = B(x, w). Writing <u, v> for the sum of elementwise products,
 //   Conv2DBackwardInput(gy, w)  = dx with <B(x, w), gy> = <x, dx> for all x   (input_shape attr)
 //   Conv2DBackwardWeight(x, gy) = dw with <B(x, w), gy> = <w, dw> for all w   (weight_shape attr)
-// The seed's section 3.2 formulas, generalized to stride and padding:
-//   dx[n,c,h,v] = sum_{k,r,s : i = (h + pt - r)/sh, j = (v + pl - s)/sw integral and in range}
+// The seed's section 3.2 formulas, generalized to stride, padding and dilation (ungrouped; per
+// group as above):
+//   dx[n,c,h,v] = sum_{k,r,s : i = (h + pt - r*dh)/sh, j = (v + pl - s*dw)/sw integral and in range}
 //                 gy[n,k,i,j] * w[k,c,r,s]
-//   dw[k,c,r,s] = sum_{n,i,j} gy[n,k,i,j] * x[n, c, i*sh + r - pt, j*sw + s - pl]
+//   dw[k,c,r,s] = sum_{n,i,j} gy[n,k,i,j] * x[n, c, i*sh + r*dh - pt, j*sw + s*dw - pl]
 //
 // Gradient rules. Conv2D: dx and dw as above (each only if needed), db = Sum(gy, dims [0,2,3]).
 // The backward ops are linear in each input, so their own gradients follow from the same
@@ -25,31 +30,25 @@
 // which makes double backward (e.g. gradient penalties) work.
 #include <string>
 
+#include "glassgrad/autodiff/conv_geometry.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
 
 namespace {
 
-struct ConvGeom {
-  int64_t sh = 1, sw = 1, pt = 0, pb = 0, pl = 0, pr = 0;
-  int64_t ho = 0, wo = 0;
-};
-
 std::string ints_str(const std::vector<int64_t>& v) { return shape_str(v); }
 
-// Checks stride/padding/dilation and that the kernel fits the padded input; returns Ho, Wo.
-// x: [N, C, H, W], w: [K, C, R, S] (channel agreement is checked by the caller).
-ConvGeom conv_geometry(const ShapeContext& ctx, const Shape& x, const Shape& w) {
+// Checks stride/padding/dilation/groups, that the groups divide both channel counts, and that
+// the (dilated) kernel fits the padded input; returns the geometry.
+// x: [N, C, H, W], w: [K, C/groups, R, S] (agreement of C with the weight is checked by the caller).
+Conv2DGeometry conv_geometry(const ShapeContext& ctx, const Shape& x, const Shape& w) {
   const Attrs& a = ctx.attrs();
-  ConvGeom g;
   if (a.has("stride")) {
     const auto& st = a.ints("stride");
     if (st.size() != 2 || st[0] < 1 || st[1] < 1) {
       ops::bad_attr(ctx, "stride", "two integers >= 1 [sh, sw]", ints_str(st), "stride=[1, 1] (or [2, 2] to halve H and W)");
     }
-    g.sh = st[0];
-    g.sw = st[1];
   }
   if (a.has("padding")) {
     const auto& p = a.ints("padding");
@@ -57,37 +56,61 @@ ConvGeom conv_geometry(const ShapeContext& ctx, const Shape& x, const Shape& w) 
       ops::bad_attr(ctx, "padding", "four integers >= 0 [top, bottom, left, right]", ints_str(p),
                     "padding=[1, 1, 1, 1] keeps H and W for a 3x3 kernel at stride 1");
     }
-    g.pt = p[0];
-    g.pb = p[1];
-    g.pl = p[2];
-    g.pr = p[3];
   }
   if (a.has("dilation")) {
     const auto& d = a.ints("dilation");
-    if (d.size() != 2 || d[0] != 1 || d[1] != 1) {
-      ctx.fail(ErrorMessage("dilation " + ints_str(d) + " is not supported; glassgrad's Conv2D has dilation 1 only")
-                   .fix("remove the dilation argument, or use a larger kernel"));
+    if (d.size() != 2 || d[0] < 1 || d[1] < 1) {
+      ops::bad_attr(ctx, "dilation", "two integers >= 1 [dh, dw]", ints_str(d), "dilation=[1, 1] (an ordinary convolution)");
     }
   }
+  if (a.has("groups")) {
+    const int64_t groups = a.i("groups");  // >= 1: weight_channels() checked it
+    if (w[0] % groups != 0) {
+      ctx.fail(ErrorMessage("groups=" + std::to_string(groups) + " does not divide the " + std::to_string(w[0]) +
+                            " output channels")
+                   .detail("weight: " + shape_str(w) + "  (out_channels, in_channels / groups, kh, kw)")
+                   .cause("a grouped convolution splits the output channels into `groups` equal slices")
+                   .fix("choose out_channels as a multiple of " + std::to_string(groups) + ", or groups dividing " +
+                        std::to_string(w[0])));
+    }
+  }
+  const Conv2DGeometry g = Conv2DGeometry::from(x, w, a);
   const int64_t hp = x[2] + g.pt + g.pb, wp = x[3] + g.pl + g.pr;
-  if (w[2] > hp || w[3] > wp) {
-    ctx.fail(ErrorMessage("the " + std::to_string(w[2]) + "x" + std::to_string(w[3]) + " kernel is larger than the padded input (" +
-                          std::to_string(hp) + "x" + std::to_string(wp) + ")")
+  if (g.extent_h() > hp || g.extent_w() > wp) {
+    const std::string dil = g.dilated() ? " (dilation " + ints_str({g.dh, g.dw}) + " spans " + std::to_string(g.extent_h()) +
+                                              "x" + std::to_string(g.extent_w()) + ")"
+                                        : "";
+    ctx.fail(ErrorMessage("the " + std::to_string(w[2]) + "x" + std::to_string(w[3]) + " kernel" + dil +
+                          " is larger than the padded input (" + std::to_string(hp) + "x" + std::to_string(wp) + ")")
                  .detail("input:   " + shape_str(x) + " with padding [top, bottom, left, right] = " +
                          ints_str({g.pt, g.pb, g.pl, g.pr}))
                  .detail("weight:  " + shape_str(w))
                  .cause("the image shrank too much before this layer (pooling or stride in earlier layers), or the kernel is too large")
-                 .fix("use padding 'same' (here [" + std::to_string((w[2] - 1) / 2) + ", " + std::to_string(w[2] / 2) + ", " +
-                      std::to_string((w[3] - 1) / 2) + ", " + std::to_string(w[3] / 2) +
-                      "]), a smaller kernel, or less downsampling before this layer"));
+                 .fix("use padding 'same' (here [" + std::to_string((g.extent_h() - 1) / 2) + ", " +
+                      std::to_string(g.extent_h() / 2) + ", " + std::to_string((g.extent_w() - 1) / 2) + ", " +
+                      std::to_string(g.extent_w() / 2) + "]), a smaller kernel, or less downsampling before this layer"));
   }
-  g.ho = (hp - w[2]) / g.sh + 1;
-  g.wo = (wp - w[3]) / g.sw + 1;
   return g;
 }
 
 // The channel-mismatch message of the design: input C against the weight's C.
 [[noreturn]] void channel_mismatch(const ShapeContext& ctx, const TensorInfo& x, const TensorInfo& w) {
+  const int64_t groups = ctx.attrs().i("groups", 1);
+  if (groups != 1) {
+    const int64_t c = x.shape[1], wc = w.shape[1];
+    const std::string per = c % groups == 0 ? std::to_string(c / groups) : "C / groups";
+    ctx.fail(ErrorMessage("got input of shape " + shape_str(x.shape) + " but with groups=" + std::to_string(groups) +
+                          " its weight expects " + std::to_string(wc * groups) + " input channels (" + std::to_string(wc) +
+                          " per group)")
+                 .detail("input:  " + x.str() + "  (N, C, H, W): C = " + std::to_string(c))
+                 .detail("weight: " + w.str() + "  (out_channels, in_channels / groups, kh, kw)")
+                 .cause(c % groups != 0 ? "groups=" + std::to_string(groups) + " does not divide the " + std::to_string(c) +
+                                              " input channels"
+                                        : "the layer was built for a different number of input channels than the data has")
+                 .fix("build the layer as Conv2D(" + std::to_string(c) + ", " + std::to_string(w.shape[0]) + ", ..., groups=" +
+                      std::to_string(groups) + ") with a weight of " + per + " input channels per group, or give the input " +
+                      std::to_string(wc * groups) + " channels"));
+  }
   const int64_t c = x.shape[1], wc = w.shape[1];
   const std::string ksize = w.shape[2] == w.shape[3] ? std::to_string(w.shape[2])
                                                      : "(" + std::to_string(w.shape[2]) + ", " + std::to_string(w.shape[3]) + ")";
@@ -118,11 +141,22 @@ Shape int_shape_attr(const ShapeContext& ctx, const char* key) {
   return s;
 }
 
+// The geometry attributes a backward op inherits from its forward (anything else, e.g. a fused
+// activation, stays behind).
 Attrs conv_attrs(const Attrs& a) {
   Attrs out;
-  if (a.has("stride")) out.set("stride", a.ints("stride"));
-  if (a.has("padding")) out.set("padding", a.ints("padding"));
+  for (const char* key : {"stride", "padding", "dilation", "groups"}) {
+    if (const AttrValue* v = a.find(key)) out.set(key, *v);
+  }
   return out;
+}
+
+// Input channels the weight [K, C/groups, R, S] expects (checks groups >= 1 first: the channel
+// check runs before the rest of the geometry's).
+int64_t weight_channels(const ShapeContext& ctx, const Shape& w) {
+  const int64_t groups = ctx.attrs().i("groups", 1);
+  if (groups < 1) ops::bad_attr(ctx, "groups", "an integer >= 1", std::to_string(groups), "groups=1 (an ordinary convolution)");
+  return w[1] * groups;
 }
 
 Attrs with_shape_attr(const Attrs& a, const char* key, const Shape& s) {
@@ -132,14 +166,15 @@ Attrs with_shape_attr(const Attrs& a, const char* key, const Shape& s) {
 }
 
 // grad_out must be [N, K, Ho, Wo] for this input shape and weight shape.
-void check_grad_out(const ShapeContext& ctx, int gi, const Shape& x, const Shape& w, const ConvGeom& g) {
+void check_grad_out(const ShapeContext& ctx, int gi, const Shape& x, const Shape& w, const Conv2DGeometry& g) {
   const Shape want = {x[0], w[0], g.ho, g.wo};
   if (ctx.in(gi).shape == want) return;
   ctx.fail(ErrorMessage("grad_out has shape " + shape_str(ctx.in(gi).shape) + " but the convolution of " + shape_str(x) +
                         " by " + shape_str(w) + " gives " + shape_str(want))
-               .detail("stride " + ints_str({g.sh, g.sw}) + ", padding " + ints_str({g.pt, g.pb, g.pl, g.pr}))
-               .cause("the input_shape / weight_shape attribute or the stride/padding differ from the forward Conv2D")
-               .fix("pass the forward Conv2D's stride, padding and input/weight shapes unchanged"));
+               .detail("stride " + ints_str({g.sh, g.sw}) + ", padding " + ints_str({g.pt, g.pb, g.pl, g.pr}) + ", dilation " +
+                       ints_str({g.dh, g.dw}) + ", groups " + std::to_string(g.groups))
+               .cause("the input_shape / weight_shape attribute or the stride/padding/dilation/groups differ from the forward Conv2D")
+               .fix("pass the forward Conv2D's stride, padding, dilation, groups and input/weight shapes unchanged"));
 }
 
 std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
@@ -149,7 +184,7 @@ std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
   ctx.expect_same_dtype(0, 1);
   const TensorInfo& x = ctx.in(0);
   const TensorInfo& w = ctx.in(1);
-  if (x.shape[1] != w.shape[1]) channel_mismatch(ctx, x, w);
+  if (x.shape[1] != weight_channels(ctx, w.shape)) channel_mismatch(ctx, x, w);
   if (ctx.num_inputs() > 2) {
     ctx.expect_same_dtype(0, 2);
     const TensorInfo& b = ctx.in(2);
@@ -161,7 +196,7 @@ std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
                    .fix("create the bias with shape [" + std::to_string(w.shape[0]) + "], or reshape it: b.reshape(-1)"));
     }
   }
-  const ConvGeom g = conv_geometry(ctx, x.shape, w.shape);
+  const Conv2DGeometry g = conv_geometry(ctx, x.shape, w.shape);
   // attrs "activation": "none" (default) or "relu" (out = relu(conv)), set by the fusion pass.
   if (ctx.attrs().has("activation")) {
     const std::string& a = ctx.attrs().s("activation");
@@ -195,8 +230,8 @@ std::vector<TensorInfo> backward_input_infer(const ShapeContext& ctx) {
   ctx.expect_same_dtype(0, 1);
   const Shape x = int_shape_attr(ctx, "input_shape");
   const Shape& w = ctx.in(1).shape;
-  if (x[1] != w[1]) channel_mismatch(ctx, ops::with_shape(ctx.in(0), x), ctx.in(1));
-  const ConvGeom g = conv_geometry(ctx, x, w);
+  if (x[1] != weight_channels(ctx, w)) channel_mismatch(ctx, ops::with_shape(ctx.in(0), x), ctx.in(1));
+  const Conv2DGeometry g = conv_geometry(ctx, x, w);
   check_grad_out(ctx, 0, x, w, g);
   return {ops::with_shape(ctx.in(0), x)};
 }
@@ -218,8 +253,8 @@ std::vector<TensorInfo> backward_weight_infer(const ShapeContext& ctx) {
   ctx.expect_same_dtype(0, 1);
   const Shape& x = ctx.in(0).shape;
   const Shape w = int_shape_attr(ctx, "weight_shape");
-  if (x[1] != w[1]) channel_mismatch(ctx, ctx.in(0), ops::with_shape(ctx.in(0), w));
-  const ConvGeom g = conv_geometry(ctx, x, w);
+  if (x[1] != weight_channels(ctx, w)) channel_mismatch(ctx, ctx.in(0), ops::with_shape(ctx.in(0), w));
+  const Conv2DGeometry g = conv_geometry(ctx, x, w);
   check_grad_out(ctx, 1, x, w, g);
   return {ops::with_shape(ctx.in(0), w)};
 }
@@ -243,7 +278,8 @@ void register_conv_ops(OpRegistry& r) {
     s.inputs = {"input", "weight", "bias"};
     s.min_inputs = 2;
     s.outputs = {"out"};
-    s.formula = "out[n,k,i,j] = bias[k] + sum_{c,r,s} input[n, c, i*sh + r - pt, j*sw + s - pl] * weight[k,c,r,s]";
+    s.formula = "out[n,k,i,j] = bias[k] + sum_{c',r,s} input[n, g*C/G + c', i*sh + r*dh - pt, j*sw + s*dw - pl] * "
+                "weight[k,c',r,s], g = k / (K/G) (G = groups)";
     s.infer = conv2d_infer;
     s.gradient = conv2d_gradient;
     r.add(std::move(s));
@@ -253,8 +289,8 @@ void register_conv_ops(OpRegistry& r) {
     s.name = "Conv2DBackwardInput";
     s.inputs = {"grad_out", "weight"};
     s.outputs = {"dinput"};
-    s.formula = "dinput[n,c,h,v] = sum_{k,r,s} grad_out[n, k, (h + pt - r)/sh, (v + pl - s)/sw] * weight[k,c,r,s] "
-                "(terms with a fractional or out-of-range output index are zero)";
+    s.formula = "dinput[n,c,h,v] = sum_{k in c's group,r,s} grad_out[n, k, (h + pt - r*dh)/sh, (v + pl - s*dw)/sw] * "
+                "weight[k, c mod C/G, r, s] (terms with a fractional or out-of-range output index are zero)";
     s.infer = backward_input_infer;
     s.gradient = backward_input_gradient;
     r.add(std::move(s));
@@ -264,7 +300,8 @@ void register_conv_ops(OpRegistry& r) {
     s.name = "Conv2DBackwardWeight";
     s.inputs = {"input", "grad_out"};
     s.outputs = {"dweight"};
-    s.formula = "dweight[k,c,r,s] = sum_{n,i,j} grad_out[n,k,i,j] * input[n, c, i*sh + r - pt, j*sw + s - pl]";
+    s.formula = "dweight[k,c',r,s] = sum_{n,i,j} grad_out[n,k,i,j] * input[n, g*C/G + c', i*sh + r*dh - pt, j*sw + s*dw - pl], "
+                "g = k / (K/G)";
     s.infer = backward_weight_infer;
     s.gradient = backward_weight_gradient;
     r.add(std::move(s));

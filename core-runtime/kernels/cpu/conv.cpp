@@ -1,21 +1,24 @@
 // CPU kernels: Conv2D, Conv2DBackwardInput, Conv2DBackwardWeight; float32 and float64.
-// Inputs dense NCHW (input, grad_out) and KCRS (weight); dilation 1; any stride and padding
-// (implicit zeros: index ranges, never a padded copy of the input); any channel counts.
+// Inputs dense NCHW (input, grad_out) and KCRS (weight); any stride, padding (implicit zeros:
+// index ranges, never a padded copy of the input), dilation, groups and channel counts.
 //
-// The seed's section 3.2 formulas, generalized to stride (sh, sw) and padding (pt, pl):
-//   forward         y[n,k,i,j]  = b[k] + sum_{c,r,s} x[n, c, i*sh + r - pt, j*sw + s - pl] * w[k,c,r,s]
-//   backward input  dx[n,c,h,v] = sum_{k,r,s} gy[n, k, (h + pt - r)/sh, (v + pl - s)/sw] * w[k,c,r,s]
+// The seed's section 3.2 formulas, generalized to stride (sh, sw), padding (pt, pl) and
+// dilation (dh, dw), for one group (a grouped conv is G of these side by side on channel slices
+// of x, w and y: conv_geometry.h's group_slice):
+//   forward         y[n,k,i,j]  = b[k] + sum_{c,r,s} x[n, c, i*sh + r*dh - pt, j*sw + s*dw - pl] * w[k,c,r,s]
+//   backward input  dx[n,c,h,v] = sum_{k,r,s} gy[n, k, (h + pt - r*dh)/sh, (v + pl - s*dw)/sw] * w[k,c,r,s]
 //                                 (only terms whose output index is integral and in range)
-//   backward weight dw[k,c,r,s] = sum_{n,i,j} gy[n,k,i,j] * x[n, c, i*sh + r - pt, j*sw + s - pl]
+//   backward weight dw[k,c,r,s] = sum_{n,i,j} gy[n,k,i,j] * x[n, c, i*sh + r*dh - pt, j*sw + s*dw - pl]
 //
-// As GEMMs over one image, with col = im2col(x[n]) [C*R*S, Ho*Wo] (conv_geometry.h):
+// As GEMMs over one image of one group ("unit"), with col = im2col(x[n]) [C*R*S, Ho*Wo]
+// (conv_geometry.h):
 //   forward         y[n] [K, HoWo]   = w [K, CRS] x col                 (+ b along rows)
 //   backward input  cols [CRS, HoWo] = w^T [CRS, K] x gy[n] [K, HoWo];  dx[n] = col2im(cols)
 //   backward weight dw [K, CRS]     += gy[n] [K, HoWo] x col^T [HoWo, CRS]   over n
 // Transposes are GEMM strides (or column pointers), never copies. Three layouts of the pixel
 // axis, picked per call:
 //   pointwise  1x1, stride 1, no padding: col is the image itself.
-//   flat       stride 1, no padding: pixels on the input's row pitch (q = i*W + j), so each
+//   flat       stride 1, no padding (any dilation): pixels on the input's row pitch (q = i*W + j), so each
 //              col row is one contiguous run of the image, passed to the GEMM as row pointers
 //              (forward) or column pointers of col^T (weight gradient); nothing is stored. The
 //              surplus columns j >= Wo are computed into a buffer and dropped (forward), or fed
@@ -29,9 +32,9 @@
 // the weight gradient with C*R*S no wider than the GEMM's NR-column tile is computed as dot
 // products of rows (gemm_dot).
 //
-// Threads: images are spread over slots, each with its own buffers, GEMM packing and (weight
-// gradient) dw accumulator, all in the planned workspace. With fewer images than threads and
-// GEMMs big enough to split, images run one by one on threaded GEMMs.
+// Threads: units (image, group) are spread over slots, each with its own buffers, GEMM packing
+// and (weight gradient) dw accumulator, all in the planned workspace. With fewer units than
+// threads and GEMMs big enough to split, units run one by one on threaded GEMMs.
 #include <algorithm>
 #include <vector>
 
@@ -60,9 +63,8 @@ constexpr int64_t kDirectMaxTaps = 27;
 enum class PixelLayout { Pointwise, Flat, General };
 
 PixelLayout pixel_layout(const ConvGeometry& g) {
-  if (g.pointwise()) return PixelLayout::Pointwise;
-  const bool unpadded = g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0;
-  return g.sh == 1 && g.sw == 1 && unpadded ? PixelLayout::Flat : PixelLayout::General;
+  if (cpu::pointwise(g)) return PixelLayout::Pointwise;
+  return g.sh == 1 && g.sw == 1 && g.unpadded() ? PixelLayout::Flat : PixelLayout::General;
 }
 
 // Pixels per image on the GEMM's pixel axis.
@@ -98,7 +100,8 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, DType dt) {
   return {};
 }
 
-// How the images of one call are spread over threads, and each slot's share of the workspace:
+// How the units (image, group) of one call are spread over threads, and each slot's share of
+// the workspace (sized for one group: g is the group slice, `units` = N * groups):
 // [buffer 0][buffer 1][dw accumulator][GEMM packing], each 64-byte aligned.
 //   forward:         buffer 0 = staged rows (direct), y on the flat pitch [K, Nq] (flat), or
 //                    col (general)
@@ -112,21 +115,21 @@ struct ConvPlan {
   size_t total() const { return static_cast<size_t>(slots) * slot_bytes() + kAlign; }
 };
 
-ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, DType dt, int threads) {
+ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, int64_t units, DType dt, int threads) {
   ConvPlan p;
   const PixelLayout l = pixel_layout(g);
   const GemmDims d = image_gemm(op, g, l, dt);
   const size_t el = dtype_size(dt);
-  const int64_t q = pixels(g, l), work = g.n * g.k * g.crs() * g.hwo();
+  const int64_t q = pixels(g, l), work = units * g.k * g.crs() * g.hwo();
   const bool gemm_splits = d.m > 0 && cpu::gemm_threads(d.m, d.n, d.k, dt) > 1;
-  if (threads > 1 && g.n > 1 && work >= cpu::kGemmMinParallelWork && (g.n >= threads || !gemm_splits)) {
-    p.slots = static_cast<int>(std::min<int64_t>(threads, g.n));
+  if (threads > 1 && units > 1 && work >= cpu::kGemmMinParallelWork && (units >= threads || !gemm_splits)) {
+    p.slots = static_cast<int>(std::min<int64_t>(threads, units));
   }
   auto bytes = [&](int64_t elements) { return align_up(static_cast<size_t>(elements) * el); };
   switch (op) {
     case ConvOp::Forward:
       if (forward_direct(g)) {
-        p.buf_bytes[0] = bytes(cpu::conv_direct_scratch_elems(g.c, g.r, g.s, g.wo, direct_run_width(dt)));
+        p.buf_bytes[0] = bytes(cpu::conv_direct_scratch_elems(g.c, g.r, g.s, g.dw, g.wo, direct_run_width(dt)));
       } else if (l == PixelLayout::Flat) {
         p.buf_bytes[0] = bytes(g.k * q);
       } else if (l == PixelLayout::General) {
@@ -140,7 +143,7 @@ ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, DType dt, int threads) {
     case ConvOp::BackwardWeight:
       if (l == PixelLayout::Flat) p.buf_bytes[0] = bytes(g.k * q);
       if (l == PixelLayout::General) p.buf_bytes[0] = bytes(g.crs() * q);
-      if (p.slots > 1) p.partial_bytes = bytes(g.k * g.crs());
+      if (p.slots > 1) p.partial_bytes = bytes(units / g.n * g.k * g.crs());  // every group's dw
       break;
   }
   if (d.m > 0) p.gemm_bytes = align_up(cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt, /*serial=*/p.slots > 1));
@@ -154,8 +157,10 @@ const cpu::ConvDirectKernel<float>& direct_kernel<float>() { return cpu::conv_di
 template <>
 const cpu::ConvDirectKernel<double>& direct_kernel<double>() { return cpu::conv_direct_kernel_f64(); }
 
+int64_t units_of(const ConvGeometry& g) { return g.n * g.groups; }
+
 size_t workspace_for(ConvOp op, const ConvGeometry& g, DType dt) {
-  return plan_conv(op, g, dt, get_num_threads()).total();
+  return plan_conv(op, cpu::group_slice(g), units_of(g), dt, get_num_threads()).total();
 }
 
 // One slot's buffers.
@@ -167,18 +172,21 @@ struct Slot {
   cpu::GemmWorkspace gemm_ws;
 };
 
-// Runs fn(slot, n_begin, n_end) for each slot's range of images, in parallel when the plan has
-// several slots. Uses the planned workspace; if it is short (the thread count changed since
-// planning), fewer slots, or a temporary buffer from the CPU allocator.
+// Runs fn(slot, u_begin, u_end) for each slot's range of units (u = n * groups + group), in
+// parallel when the plan has several slots. Uses the planned workspace; if it is short (the
+// thread count changed since planning), fewer slots, or a temporary buffer from the CPU
+// allocator. g is the whole conv's geometry.
 template <typename T, typename F>
-void for_each_slot(ConvOp op, const ConvGeometry& g, DType dt, void* workspace, size_t workspace_bytes, F&& fn) {
+void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspace, size_t workspace_bytes, F&& fn) {
+  const ConvGeometry g = cpu::group_slice(whole);
+  const int64_t units = units_of(whole);
   const int threads = in_parallel_region() ? 1 : get_num_threads();
-  ConvPlan p = plan_conv(op, g, dt, threads);
-  for (int t = p.slots - 1; t >= 1 && p.total() > workspace_bytes; --t) p = plan_conv(op, g, dt, t);
+  ConvPlan p = plan_conv(op, g, units, dt, threads);
+  for (int t = p.slots - 1; t >= 1 && p.total() > workspace_bytes; --t) p = plan_conv(op, g, units, dt, t);
   Tensor scratch;
   char* base = static_cast<char*>(workspace);
   if (p.total() > workspace_bytes || base == nullptr) {
-    p = plan_conv(op, g, dt, threads);
+    p = plan_conv(op, g, units, dt, threads);
     scratch = Tensor::empty({static_cast<int64_t>(p.total())}, DType::UInt8, Device::cpu(), "conv workspace");
     base = static_cast<char*>(scratch.data_ptr());
   }
@@ -192,7 +200,7 @@ void for_each_slot(ConvOp op, const ConvGeometry& g, DType dt, void* workspace, 
     sb += p.buf_bytes[0] + p.buf_bytes[1];
     slot.partial = p.partial_bytes ? reinterpret_cast<T*>(sb) : nullptr;
     slot.gemm_ws = {sb + p.partial_bytes, p.gemm_bytes};
-    fn(slot, g.n * s / p.slots, g.n * (s + 1) / p.slots);
+    fn(slot, units * s / p.slots, units * (s + 1) / p.slots);
   };
   if (p.slots == 1) {
     run(0);
@@ -217,27 +225,47 @@ void spread_to_flat(const ConvGeometry& g, const T* gy, T* gyv) {
   }
 }
 
+// Element offsets of one unit u = n * groups + group (image n of one group) in the dense NCHW /
+// KCRS tensors of the whole conv: its x (or dx) [C/G, H, W], w [K/G, C/G, R, S], y (or gy)
+// [K/G, Ho, Wo] and bias [K/G].
+struct UnitPtrs {
+  int64_t x, w, y, bias;
+  UnitPtrs(const ConvGeometry& whole, int64_t u) {
+    const int64_t n = u / whole.groups, grp = u % whole.groups;
+    x = (n * whole.c + grp * whole.cg()) * whole.hw();
+    y = (n * whole.k + grp * whole.kg()) * whole.hwo();
+    w = grp * whole.kg() * whole.crs();
+    bias = grp * whole.kg();
+  }
+};
+
 template <typename T>
 void conv2d_forward(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& w = c.inputs[1];
   const T* bias = c.inputs.size() > 2 ? c.inputs[2].data<T>() : nullptr;
-  const ConvGeometry g = cpu::conv_geometry(x.shape(), w.shape(), c.attrs);
+  const ConvGeometry whole = cpu::conv_geometry(x.shape(), w.shape(), c.attrs);
+  const ConvGeometry g = cpu::group_slice(whole);
   const T* xp = x.data<T>();
-  const T* wp = w.data<T>();
+  const T* wp0 = w.data<T>();
   T* yp = c.outputs[0].data<T>();
   if (g.n == 0 || g.k == 0) return;
   const PixelLayout layout = pixel_layout(g);
   const int64_t hwo = g.hwo(), crs = g.crs();
-  for_each_slot<T>(ConvOp::Forward, g, x.dtype(), c.workspace, c.workspace_bytes,
-                   [&](const Slot<T>& slot, int64_t n0, int64_t n1) {
+  for_each_slot<T>(ConvOp::Forward, whole, x.dtype(), c.workspace, c.workspace_bytes,
+                   [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
     std::vector<const T*> rows(layout == PixelLayout::Flat ? static_cast<size_t>(crs) : 0);
-    for (int64_t n = n0; n < n1; ++n) {
-      const T* xn = xp + n * g.c * g.hw();
-      T* yn = yp + n * g.k * hwo;
+    for (int64_t u = u0; u < u1; ++u) {
+      const UnitPtrs at(whole, u);
+      const T* xn = xp + at.x;
+      const T* wp = wp0 + at.w;
+      const T* bn = bias ? bias + at.bias : nullptr;
+      T* yn = yp + at.y;
       if (forward_direct(g)) {
-        const cpu::ConvDirectProblem<T> dp{g.c, g.h,  g.w,  g.k, g.r,  g.s, g.sh, g.pt, g.pl,
-                                           g.ho, g.wo, xn, wp, bias, yn, slot.buf[0]};
+        cpu::ConvDirectProblem<T> dp;
+        dp.c = g.c, dp.h = g.h, dp.w = g.w, dp.k = g.k, dp.r = g.r, dp.s = g.s;
+        dp.sh = g.sh, dp.pt = g.pt, dp.pl = g.pl, dp.dh = g.dh, dp.dw = g.dw, dp.ho = g.ho, dp.wo = g.wo;
+        dp.x = xn, dp.weight = wp, dp.bias = bn, dp.y = yn, dp.scratch = slot.buf[0];
         direct_kernel<T>().forward(dp);
         continue;
       }
@@ -253,7 +281,7 @@ void conv2d_forward(const KernelContext& c) {
         gp.ldc = nq;
         cpu::gemm(gp, slot.gemm_ws);
         for (int64_t k = 0; k < g.k; ++k) {
-          const T b = bias ? bias[k] : T(0);
+          const T b = bn ? bn[k] : T(0);
           for (int64_t i = 0; i < g.ho; ++i) {
             const T* from = yv + k * nq + i * g.w;
             T* to = yn + k * hwo + i * g.wo;
@@ -262,8 +290,8 @@ void conv2d_forward(const KernelContext& c) {
         }
         continue;
       }
-      if (bias) {
-        for (int64_t k = 0; k < g.k; ++k) std::fill(yn + k * hwo, yn + (k + 1) * hwo, bias[k]);
+      if (bn) {
+        for (int64_t k = 0; k < g.k; ++k) std::fill(yn + k * hwo, yn + (k + 1) * hwo, bn[k]);
       }
       const T* col = xn;  // pointwise: col is the image
       if (layout == PixelLayout::General) {
@@ -273,7 +301,7 @@ void conv2d_forward(const KernelContext& c) {
       cpu::GemmProblem<T> gp(g.k, hwo, crs);
       gp.a = cpu::row_major(wp, crs);
       gp.b = cpu::row_major(col, hwo);
-      gp.beta = bias ? T(1) : T(0);
+      gp.beta = bn ? T(1) : T(0);
       gp.c = yn;
       gp.ldc = hwo;
       cpu::gemm(gp, slot.gemm_ws);
@@ -293,18 +321,21 @@ template <typename T>
 void conv2d_backward_input(const KernelContext& c) {
   const Tensor& gy = c.inputs[0];
   const Tensor& w = c.inputs[1];
-  const ConvGeometry g = cpu::conv_geometry(c.attrs.ints("input_shape"), w.shape(), c.attrs);
+  const ConvGeometry whole = cpu::conv_geometry(c.attrs.ints("input_shape"), w.shape(), c.attrs);
+  const ConvGeometry g = cpu::group_slice(whole);
   const T* gyp = gy.data<T>();
-  const T* wp = w.data<T>();
+  const T* wp0 = w.data<T>();
   T* dxp = c.outputs[0].data<T>();
   if (g.n == 0 || g.c == 0) return;
   const PixelLayout layout = pixel_layout(g);
   const int64_t hwo = g.hwo(), crs = g.crs();
-  for_each_slot<T>(ConvOp::BackwardInput, g, gy.dtype(), c.workspace, c.workspace_bytes,
-                   [&](const Slot<T>& slot, int64_t n0, int64_t n1) {
-    for (int64_t n = n0; n < n1; ++n) {
-      const T* gyn = gyp + n * g.k * hwo;
-      T* dxn = dxp + n * g.c * g.hw();
+  for_each_slot<T>(ConvOp::BackwardInput, whole, gy.dtype(), c.workspace, c.workspace_bytes,
+                   [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const UnitPtrs at(whole, u);
+      const T* gyn = gyp + at.y;
+      const T* wp = wp0 + at.w;
+      T* dxn = dxp + at.x;
       // cols [CRS, pixels] = w^T [CRS, K] x gy[n] [K, pixels]: the weight read transposed
       // through its strides.
       auto backward_gemm = [&](const T* b, int64_t q, T* out) {
@@ -344,30 +375,33 @@ template <typename T>
 void conv2d_backward_weight(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& gy = c.inputs[1];
-  const ConvGeometry g = cpu::conv_geometry(x.shape(), c.attrs.ints("weight_shape"), c.attrs);
+  const ConvGeometry whole = cpu::conv_geometry(x.shape(), c.attrs.ints("weight_shape"), c.attrs);
+  const ConvGeometry g = cpu::group_slice(whole);
   const T* xp = x.data<T>();
   const T* gyp = gy.data<T>();
   T* dwp = c.outputs[0].data<T>();
-  const int64_t hwo = g.hwo(), crs = g.crs(), dw_size = g.k * crs;
-  if (g.n == 0) {
-    std::fill(dwp, dwp + dw_size, T(0));
-    return;
-  }
+  const int64_t hwo = g.hwo(), crs = g.crs(), dw_size = whole.k * crs;
+  std::fill(dwp, dwp + dw_size, T(0));
+  if (g.n == 0) return;
   const PixelLayout layout = pixel_layout(g);
   const bool dots = weight_by_dots(g, x.dtype());
   // Accumulators of slots other than the first (a slot never outnumbers the threads).
   std::vector<const T*> partials(static_cast<size_t>(std::max(get_num_threads(), 1)), nullptr);
-  for_each_slot<T>(ConvOp::BackwardWeight, g, x.dtype(), c.workspace, c.workspace_bytes,
-                   [&](const Slot<T>& slot, int64_t n0, int64_t n1) {
-    // Slot 0 accumulates straight into dw; the others into their own buffer, summed below.
+  for_each_slot<T>(ConvOp::BackwardWeight, whole, x.dtype(), c.workspace, c.workspace_bytes,
+                   [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
+    // Slot 0 accumulates straight into dw (zeroed above); the others into their own zeroed
+    // buffer, summed below. Every unit adds onto its group's rows of the accumulator.
     T* acc = slot.index == 0 ? dwp : slot.partial;
-    if (slot.index > 0) partials[static_cast<size_t>(slot.index)] = acc;
-    if (n0 == n1) std::fill(acc, acc + dw_size, T(0));
-    std::vector<const T*> rows(static_cast<size_t>(crs));  // the col rows of one image
-    for (int64_t n = n0; n < n1; ++n) {
-      const T* xn = xp + n * g.c * g.hw();
-      const T* gyn = gyp + n * g.k * hwo;
-      const T beta = n == n0 ? T(0) : T(1);
+    if (slot.index > 0) {
+      partials[static_cast<size_t>(slot.index)] = acc;
+      std::fill(acc, acc + dw_size, T(0));
+    }
+    std::vector<const T*> rows(static_cast<size_t>(crs));  // the col rows of one unit
+    for (int64_t u = u0; u < u1; ++u) {
+      const UnitPtrs at(whole, u);
+      const T* xn = xp + at.x;
+      const T* gyn = gyp + at.y;
+      T* accu = acc + at.w;
       // dw += A x col^T with A = gy[n] [K, pixels]: col^T's columns are the col rows, each a
       // contiguous run (of the image itself, or of an im2col buffer for the general layout).
       const T* a = gyn;
@@ -389,16 +423,16 @@ void conv2d_backward_weight(const KernelContext& c) {
         dp.a = a;
         dp.lda = q;
         dp.b_rows = rows.data();
-        dp.beta = beta;
-        dp.c = acc;
+        dp.beta = T(1);
+        dp.c = accu;
         dp.ldc = crs;
         cpu::gemm_dot(dp);
       } else {
         cpu::GemmProblem<T> gp(g.k, crs, q);
         gp.a = cpu::row_major(a, q);
         gp.b_cols = rows.data();
-        gp.beta = beta;
-        gp.c = acc;
+        gp.beta = T(1);
+        gp.c = accu;
         gp.ldc = crs;
         cpu::gemm(gp, slot.gemm_ws);
       }

@@ -7,11 +7,11 @@
 // As in gemm_impl.h, everything here is internal to this namespace and no standard-library
 // template is instantiated, so no ISA-specific copy of shared code can leak into baseline code.
 //
-//   y[k, i, j] = b[k] + sum_{c,r,s} x[c, i*sh + r - pt, j + s - pl] * w[k,c,r,s]
+//   y[k, i, j] = b[k] + sum_{c,r,s} x[c, i*sh + r*dh - pt, j + s*dw - pl] * w[k,c,r,s]
 //
-// Per output row i: stage the C*R input rows it reads (row (c, r) is x[c, i*sh + r - pt, :],
+// Per output row i: stage the C*R input rows it reads (row (c, r) is x[c, i*sh + r*dh - pt, :],
 // placed at offset pl of a zeroed line, or all zeros when that row is outside the image), so
-// that output column j of tap s reads line[j + s] with no bounds checks. Then for each block of
+// that output column j of tap s reads line[j + s*dw] with no bounds checks. Then for each block of
 // KB channels and each run of NV vectors of columns: acc[kb][v] += w[k0+kb, c, r, s] *
 // line(c, r)[j0 + v*lanes + s ...], over all taps, and store the Wo real columns.
 #include <cstdint>
@@ -42,11 +42,11 @@ void forward(const ConvDirectProblem<T>& p) {
   constexpr int L = Vec<T>::lanes;
   constexpr int RUN = NV * L;
   const int64_t runs = (p.wo + RUN - 1) / RUN;
-  const int64_t line = runs * RUN + p.s - 1;  // >= pl + W + pr, since Wo = W + pl + pr - S + 1
+  const int64_t line = runs * RUN + p.dw * (p.s - 1);  // >= pl + W + pr, since Wo = W + pl + pr - dw*(S-1)
   const int64_t taps = p.c * p.r * p.s, rows = p.c * p.r, hwo = p.ho * p.wo;
   for (int64_t i = 0; i < p.ho; ++i) {
     for (int64_t cr = 0; cr < rows; ++cr) {
-      const int64_t c = cr / p.r, r = cr % p.r, hi = i * p.sh + r - p.pt;
+      const int64_t c = cr / p.r, r = cr % p.r, hi = i * p.sh + r * p.dh - p.pt;
       T* dst = p.scratch + cr * line;
       for (int64_t t = 0; t < line; ++t) dst[t] = T(0);
       if (hi >= 0 && hi < p.h) {
@@ -71,7 +71,7 @@ void forward(const ConvDirectProblem<T>& p) {
           const T* src = p.scratch + cr * line + j0;
           for (int64_t s = 0; s < p.s; ++s) {
             V xv[NV];
-            for (int v = 0; v < NV; ++v) std::memcpy(&xv[v], src + s + v * L, sizeof(V));
+            for (int v = 0; v < NV; ++v) std::memcpy(&xv[v], src + s * p.dw + v * L, sizeof(V));
             const int64_t tap = cr * p.s + s;
             for (int kb = 0; kb < KB; ++kb) {
               const T wv = wk[kb][tap];

@@ -14,6 +14,7 @@
 #include <cstdlib>
 
 #include "../../kernels/cuda/fast_div.h"
+#include "cuda/conv_support.h"
 #include "cuda/launch.h"
 #include "cuda/registry.h"
 #include "glassgrad/autodiff/errors.h"
@@ -37,35 +38,24 @@ namespace {
 
 constexpr int64_t kDirectInBytes = 16384, kDirectWBytes = 8192;  // as in conv.cu
 
-void read_geometry(const Attrs& a, GGConv& g) {
-  const auto& st = a.ints("stride");
-  g.sh = st.at(0);
-  g.sw = st.size() > 1 ? st[1] : st[0];
-  const auto& p = a.ints("padding");
-  if (p.size() >= 4) {
-    g.pt = p[0];
-    g.pl = p[2];
-  } else if (p.size() == 2) {
-    g.pt = p[0];
-    g.pl = p[1];
-  } else {
-    g.pt = g.pl = p.empty() ? 0 : p[0];
-  }
-}
-
-// x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW]
+// x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW]: the engine's geometry (conv_geometry.h) in the
+// kernels' parameter block. Grouped and dilated convs are refused before this is used.
 GGConv geometry(const Shape& x, const Shape& w, const Shape& y, const Attrs& a) {
+  const Conv2DGeometry c = Conv2DGeometry::from(x, w, a);
   GGConv g{};
-  g.N = x[0];
-  g.C = x[1];
-  g.H = x[2];
-  g.W = x[3];
-  g.K = w[0];
-  g.R = w[2];
-  g.S = w[3];
+  g.N = c.n;
+  g.C = c.c;
+  g.H = c.h;
+  g.W = c.w;
+  g.K = c.k;
+  g.R = c.r;
+  g.S = c.s;
   g.OH = y[2];
   g.OW = y[3];
-  read_geometry(a, g);
+  g.sh = c.sh;
+  g.sw = c.sw;
+  g.pt = c.pt;
+  g.pl = c.pl;
   return g;
 }
 
@@ -284,6 +274,7 @@ void conv2d(const KernelContext& c) {
   const Tensor& y = c.outputs[0];
   if (y.numel() == 0) return;
   require_int32_sizes(c, "Conv2D");
+  require_conv_support("Conv2D", c.meta.scope, Conv2DGeometry::from(x.shape(), w.shape(), c.attrs));
   LaunchSite site{"Conv2D", &c};
   const GGConv g = geometry(x.shape(), w.shape(), y.shape(), c.attrs);
   DeviceState& s = state_of(c);
@@ -319,6 +310,7 @@ void conv2d_backward_input(const KernelContext& c) {
   const Tensor& dx = c.outputs[0];
   if (dx.numel() == 0) return;
   require_int32_sizes(c, "Conv2DBackwardInput");
+  require_conv_support("Conv2DBackwardInput", c.meta.scope, Conv2DGeometry::from(dx.shape(), w.shape(), c.attrs));
   LaunchSite site{"Conv2DBackwardInput", &c};
   const GGConv g = geometry(dx.shape(), w.shape(), dy.shape(), c.attrs);
   DeviceState& s = state_of(c);
@@ -342,6 +334,7 @@ void conv2d_backward_weight(const KernelContext& c) {
   const Tensor& dw = c.outputs[0];
   if (dw.numel() == 0) return;
   require_int32_sizes(c, "Conv2DBackwardWeight");
+  require_conv_support("Conv2DBackwardWeight", c.meta.scope, Conv2DGeometry::from(x.shape(), dw.shape(), c.attrs));
   LaunchSite site{"Conv2DBackwardWeight", &c};
   GGConv g = geometry(x.shape(), dw.shape(), dy.shape(), c.attrs);
   DeviceState& s = state_of(c);
@@ -360,6 +353,24 @@ void conv2d_backward_weight(const KernelContext& c) {
 }
 
 }  // namespace
+
+void require_conv_support(const char* op, const std::string& scope, const Conv2DGeometry& g) {
+  if (!g.grouped() && !g.dilated()) return;
+  std::string what;
+  if (g.grouped()) what = "groups=" + std::to_string(g.groups);
+  if (g.dilated()) {
+    what += std::string(what.empty() ? "" : " and ") + "dilation=[" + std::to_string(g.dh) + ", " + std::to_string(g.dw) + "]";
+  }
+  throw UnsupportedError(ErrorMessage(std::string(op) + (scope.empty() ? "" : " '" + scope + "'") + ": " + what +
+                                      " has no CUDA kernel yet (grouped and dilated convolutions run on the CPU only)")
+                             .detail("input [N, C, H, W] = [" + std::to_string(g.n) + ", " + std::to_string(g.c) + ", " +
+                                     std::to_string(g.h) + ", " + std::to_string(g.w) + "], weight [K, C/groups, R, S] = [" +
+                                     std::to_string(g.k) + ", " + std::to_string(g.cg()) + ", " + std::to_string(g.r) + ", " +
+                                     std::to_string(g.s) + "]")
+                             .fix("run this model on the CPU (model.to('cpu') and x.to('cpu')), or build the layer with "
+                                  "groups=1 and dilation=1")
+                             .str());
+}
 
 void add_conv_kernels(std::vector<KernelDef>& k) {
   k.push_back({"Conv2D", conv2d, float_dtypes(), fwd_workspace});

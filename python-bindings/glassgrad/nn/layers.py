@@ -61,24 +61,35 @@ def _check_input(layer: Module, x, weight: Tensor) -> None:
 
 
 class Conv2D(Module):
-    """2-D convolution over NCHW input: Conv2D(in_channels, out_channels, kernel_size, stride=1,
-    padding=0 | int | (ph, pw) | 'same' | 'valid', bias=True). dilation and groups are accepted
-    for PyTorch compatibility and must be 1 (the kernels compute dense, undilated convolutions)."""
+    """2-D convolution over NCHW input, as PyTorch's nn.Conv2d: Conv2D(in_channels, out_channels,
+    kernel_size, stride=1, padding=0 | int | (ph, pw) | 'same' | 'valid', bias=True, dilation=1,
+    groups=1). The weight is [out_channels, in_channels / groups, kh, kw]; groups=in_channels
+    makes it depthwise. Grouped and dilated convolutions run on the CPU (the CUDA kernels refuse
+    them for now)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  bias: bool = True, device=None, dilation=1, groups: int = 1):
         super().__init__()
         k = F._pair(kernel_size, "kernel_size")
-        F.check_conv_support(F._pair(dilation, "dilation"), int(groups), k,
-                             f"Conv2D({in_channels}, {out_channels}, {kernel_size}")
-        for what, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", min(k))):
+        for what, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", min(k)),
+                        ("groups", groups)):
             if int(v) <= 0:
                 raise _C.InvalidArgumentError(f"Conv2D: {what} must be positive, got {v}")
+        groups = int(groups)
+        for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+            if int(v) % groups != 0:
+                raise _C.InvalidArgumentError(
+                    f"Conv2D({in_channels}, {out_channels}, {kernel_size}, groups={groups}): {what}={v} is not "
+                    f"divisible by groups={groups}\n  cause: a grouped convolution splits the input and output "
+                    f"channels into `groups` equal slices\n  fix: choose groups dividing both {in_channels} and "
+                    f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
         self.stride = F._pair(stride, "stride")
         self.padding = padding
-        fan_in = self.in_channels * k[0] * k[1]
-        self.weight = Parameter(_default_uniform((self.out_channels, self.in_channels) + k, fan_in), device)
+        self.dilation = F._pair(dilation, "dilation")
+        self.groups = groups
+        fan_in = self.in_channels // groups * k[0] * k[1]
+        self.weight = Parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in), device)
         self.bias = Parameter(_default_uniform(self.out_channels, fan_in), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
@@ -90,11 +101,13 @@ class Conv2D(Module):
                 f"  cause: a slice that selected nothing, or earlier layers shrank the image away\n"
                 f"  fix: give the layer [N, {self.in_channels}, H, W] input with H >= {self.kernel_size[0]} and "
                 f"W >= {self.kernel_size[1]} (or padding='same')")
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding)
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
+        extra = (f", dilation={self.dilation}" if self.dilation != (1, 1) else "") + \
+                (f", groups={self.groups}" if self.groups != 1 else "")
         return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"padding={self.padding!r}, bias={self.bias is not None}")
+                f"padding={self.padding!r}{extra}, bias={self.bias is not None}")
 
 
 class Linear(Module):

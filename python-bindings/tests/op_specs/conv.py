@@ -5,9 +5,12 @@ padded input pixel (i*sh + r, j*sw + s), so each tap is one strided slice of the
 input and one small matrix product over channels. They follow the formulas in
 autodiff-engine/src/ops/conv.cpp and share no code with the kernels.
 
+Grouped convolutions run the dense reference on each group's channel slices; dilation spaces
+the taps (tap (r, s) reads padded pixel (i*sh + r*dh, j*sw + s*dw)).
+
 Cases: one to 56 input channels, strides 1 and 2 (also unequal), padding 0, 1 and asymmetric,
-1x1, 3x3, 5x5 and non-square kernels, with and without bias; odd spatial sizes from the
-table's n. Every differentiable input gets a float64
+1x1, 3x3, 5x5 and non-square kernels, with and without bias, dilation, groups (depthwise
+among them); odd spatial sizes from the table's n. Every differentiable input gets a float64
 finite-difference check of its gradient rule (for the backward ops: double backward).
 """
 import numpy as np
@@ -15,20 +18,30 @@ import numpy as np
 from glassgrad.testing import OpSpec
 
 
-def _out_size(h, r, sh, p0, p1):
-    return (h + p0 + p1 - r) // sh + 1
+def _out_size(h, r, sh, p0, p1, d=1):
+    return (h + p0 + p1 - d * (r - 1) - 1) // sh + 1
 
 
-def _taps(xshape, wshape, stride, padding):
+def _taps(xshape, wshape, stride, padding, dilation):
     n, c, h, w = xshape
     k, _, r, s = wshape
     sh, sw = stride
+    dh, dw = dilation
     pt, pb, pl, pr = padding
-    ho, wo = _out_size(h, r, sh, pt, pb), _out_size(w, s, sw, pl, pr)
+    ho, wo = _out_size(h, r, sh, pt, pb, dh), _out_size(w, s, sw, pl, pr, dw)
     for dr in range(r):
         for ds in range(s):
-            yield dr, ds, (slice(None), slice(None), slice(dr, dr + sh * (ho - 1) + 1, sh),
-                           slice(ds, ds + sw * (wo - 1) + 1, sw))
+            yield dr, ds, (slice(None), slice(None), slice(dr * dh, dr * dh + sh * (ho - 1) + 1, sh),
+                           slice(ds * dw, ds * dw + sw * (wo - 1) + 1, sw))
+
+
+def _per_group(groups, fn, channel_splits):
+    """fn on each group's channel slices (arrays split along axis 0 or 1 as channel_splits says),
+    results joined along the axis of the output's channels."""
+    def part(a, axis, g):
+        size = a.shape[axis] // groups
+        return np.take(a, range(g * size, (g + 1) * size), axis=axis)
+    return [fn(*[part(a, axis, g) if axis is not None else a for a, axis in channel_splits], g) for g in range(groups)]
 
 
 def _pad(x, padding):
@@ -36,35 +49,50 @@ def _pad(x, padding):
     return np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
 
 
-def conv2d_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0)):
-    xp = _pad(x, padding)
-    y = None
-    for dr, ds, idx in _taps(x.shape, w.shape, stride, padding):
-        term = np.einsum("nchw,kc->nkhw", xp[idx], w[:, :, dr, ds].astype(np.float64))
-        y = term if y is None else y + term
+def conv2d_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1):
+    if groups > 1:
+        ys = _per_group(groups, lambda xg, wg, g: conv2d_ref(xg, wg, None, stride, padding, dilation),
+                        [(x, 1), (w, 0)])
+        y = np.concatenate(ys, axis=1).astype(np.float64)
+    else:
+        xp = _pad(x, padding)
+        y = None
+        for dr, ds, idx in _taps(x.shape, w.shape, stride, padding, dilation):
+            term = np.einsum("nchw,kc->nkhw", xp[idx], w[:, :, dr, ds].astype(np.float64))
+            y = term if y is None else y + term
     if b is not None:
         y = y + b.astype(np.float64)[None, :, None, None]
     return y.astype(x.dtype)
 
 
-def conv2d_relu_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), activation="relu"):
-    y = conv2d_ref(x, w, b, stride, padding)
+def conv2d_relu_ref(x, w, b=None, stride=(1, 1), padding=(0, 0, 0, 0), dilation=(1, 1), groups=1, activation="relu"):
+    y = conv2d_ref(x, w, b, stride, padding, dilation, groups)
     return np.maximum(y, 0).astype(y.dtype)
 
 
-def conv2d_backward_input_ref(gy, w, stride, padding, input_shape):
-    pt, pb, pl, pr = padding
+def conv2d_backward_input_ref(gy, w, stride, padding, input_shape, dilation=(1, 1), groups=1):
     n, c, h, wd = input_shape
+    if groups > 1:
+        part = [n, c // groups, h, wd]
+        dxs = _per_group(groups, lambda gyg, wg, g: conv2d_backward_input_ref(gyg, wg, stride, padding, part, dilation),
+                         [(gy, 1), (w, 0)])
+        return np.concatenate(dxs, axis=1).astype(gy.dtype)
+    pt, pb, pl, pr = padding
     dxp = np.zeros((n, c, h + pt + pb, wd + pl + pr))
-    for dr, ds, idx in _taps(input_shape, w.shape, stride, padding):
+    for dr, ds, idx in _taps(input_shape, w.shape, stride, padding, dilation):
         dxp[idx] += np.einsum("nkhw,kc->nchw", gy.astype(np.float64), w[:, :, dr, ds].astype(np.float64))
     return dxp[:, :, pt:pt + h, pl:pl + wd].astype(gy.dtype)
 
 
-def conv2d_backward_weight_ref(x, gy, stride, padding, weight_shape):
+def conv2d_backward_weight_ref(x, gy, stride, padding, weight_shape, dilation=(1, 1), groups=1):
+    if groups > 1:
+        part = [weight_shape[0] // groups] + list(weight_shape[1:])
+        dws = _per_group(groups, lambda xg, gyg, g: conv2d_backward_weight_ref(xg, gyg, stride, padding, part, dilation),
+                         [(x, 1), (gy, 1)])
+        return np.concatenate(dws, axis=0).astype(x.dtype)
     xp = _pad(x, padding)
     dw = np.zeros(weight_shape)
-    for dr, ds, idx in _taps(x.shape, weight_shape, stride, padding):
+    for dr, ds, idx in _taps(x.shape, weight_shape, stride, padding, dilation):
         dw[:, :, dr, ds] = np.einsum("nkhw,nchw->kc", gy.astype(np.float64), xp[idx])
     return dw.astype(x.dtype)
 
@@ -74,7 +102,7 @@ def _r(rng, dt, *shape):
 
 
 # (name, batch, in_channels, out_channels, kernel (R, S), stride, padding, size(n) -> (H, W),
-#  gradient checks). The kernels pick a layout of the pixel axis (pointwise 1x1 / flat for
+#  gradient checks[, {"dilation": [dh, dw], "groups": G}]). The kernels pick a layout of the pixel axis (pointwise 1x1 / flat for
 # stride 1 unpadded / general) and, for the weight gradient, row dots when C*R*S is at most the
 # GEMM's tile width (48 float32, 24 float64 with AVX-512): the cases cover each combination.
 # The larger ones (at n = 33) cross the threshold for spreading images over threads, or, with
@@ -93,6 +121,16 @@ CASES = [
     ("12ch-3x3-s1-p0-threads", 3, 12, 16, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 2), False),
     ("8ch-3x3-s1-p1-one-image", 1, 8, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False),
     ("7ch-3x3-s2-p1-threads", 4, 7, 12, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (2 * n + 1, 2 * n), False),
+    # grouped, depthwise and dilated (CPU kernels only: the CUDA launchers refuse them)
+    ("6ch-3x3-groups3", 2, 6, 9, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n + 1, n), True, {"groups": 3}),
+    ("depthwise-4ch-3x3-s2", 2, 4, 4, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (n + 2, n + 1), True, {"groups": 4}),
+    ("depthwise-x2-3ch-3x3", 2, 3, 6, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 3), True, {"groups": 3}),
+    ("3ch-3x3-dilation2-same", 2, 3, 4, (3, 3), (1, 1), (2, 2, 2, 2), lambda n: (n, n + 1), True, {"dilation": [2, 2]}),
+    ("2ch-3x2-dilation3x2-s2", 2, 2, 3, (3, 2), (2, 1), (1, 0, 2, 1), lambda n: (n + 6, n + 3), True,
+     {"dilation": [3, 2]}),
+    ("8ch-3x3-groups2-dilation2", 2, 8, 6, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 4, n + 5), True,
+     {"dilation": [2, 2], "groups": 2}),
+    ("32ch-3x3-depthwise-threads", 4, 32, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False, {"groups": 32}),
 ]
 
 _TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9})
@@ -100,23 +138,27 @@ _TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "flo
 
 def _specs():
     specs = []
-    for name, batch, c, k, (r, s), stride, padding, hw, check_grads in CASES:
-        attrs = {"stride": list(stride), "padding": list(padding)}
+    for name, batch, c, k, (r, s), stride, padding, hw, check_grads, *more in CASES:
+        extra = more[0] if more else {}
+        attrs = dict({"stride": list(stride), "padding": list(padding)}, **extra)
+        dil, groups = extra.get("dilation", (1, 1)), extra.get("groups", 1)
+        cuda = "" if not extra else "grouped and dilated Conv2D have no CUDA kernels yet"
 
-        def geom(n, hw=hw, r=r, s=s, stride=stride, padding=padding):
+        def geom(n, hw=hw, r=r, s=s, stride=stride, padding=padding, dil=dil):
             h, w = hw(n)
-            return h, w, _out_size(h, r, stride[0], padding[0], padding[1]), _out_size(w, s, stride[1], padding[2], padding[3])
+            return (h, w, _out_size(h, r, stride[0], padding[0], padding[1], dil[0]),
+                    _out_size(w, s, stride[1], padding[2], padding[3], dil[1]))
 
-        def fwd_inputs(rng, dt, n, batch=batch, c=c, k=k, r=r, s=s, geom=geom):
+        def fwd_inputs(rng, dt, n, batch=batch, c=c, k=k, r=r, s=s, geom=geom, groups=groups):
             h, w, _, _ = geom(n)
-            return [_r(rng, dt, batch, c, h, w), _r(rng, dt, k, c, r, s)]
+            return [_r(rng, dt, batch, c, h, w), _r(rng, dt, k, c // groups, r, s)]
 
         def fwd_bias_inputs(rng, dt, n, k=k, fwd_inputs=fwd_inputs):
             return fwd_inputs(rng, dt, n) + [_r(rng, dt, k)]
 
-        def bi_inputs(rng, dt, n, batch=batch, c=c, k=k, r=r, s=s, geom=geom):
+        def bi_inputs(rng, dt, n, batch=batch, c=c, k=k, r=r, s=s, geom=geom, groups=groups):
             _, _, ho, wo = geom(n)
-            return [_r(rng, dt, batch, k, ho, wo), _r(rng, dt, k, c, r, s)]
+            return [_r(rng, dt, batch, k, ho, wo), _r(rng, dt, k, c // groups, r, s)]
 
         def bw_inputs(rng, dt, n, batch=batch, c=c, k=k, geom=geom):
             h, w, ho, wo = geom(n)
@@ -126,20 +168,22 @@ def _specs():
             h, w, _, _ = geom(n)
             return dict(attrs, input_shape=[batch, c, h, w])
 
-        def bw_attrs(n, k=k, c=c, r=r, s=s, attrs=attrs):
-            return dict(attrs, weight_shape=[k, c, r, s])
+        def bw_attrs(n, k=k, c=c, r=r, s=s, attrs=attrs, groups=groups):
+            return dict(attrs, weight_shape=[k, c // groups, r, s])
 
         g2, g3 = ((0, 1), (0, 1, 2)) if check_grads else ((), ())
         specs += [
-            OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=g2, name=f"Conv2D-{name}", **_TOL),
-            OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=g3, name=f"Conv2D-bias-{name}", **_TOL),
+            OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=g2, name=f"Conv2D-{name}",
+                   cuda_unsupported=cuda, **_TOL),
+            OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=g3, name=f"Conv2D-bias-{name}",
+                   cuda_unsupported=cuda, **_TOL),
             # the fusion pass's Conv2D+ReLU: out = relu(conv), gradient through ReLUBackward(g, out)
             OpSpec("Conv2D", conv2d_relu_ref, fwd_bias_inputs, attrs=dict(attrs, activation="relu"), grad=g3,
-                   name=f"Conv2D-bias-relu-{name}", **_TOL),
+                   name=f"Conv2D-bias-relu-{name}", cuda_unsupported=cuda, **_TOL),
             OpSpec("Conv2DBackwardInput", conv2d_backward_input_ref, bi_inputs, attrs=bi_attrs, grad=g2,
-                   name=f"Conv2DBackwardInput-{name}", **_TOL),
+                   name=f"Conv2DBackwardInput-{name}", cuda_unsupported=cuda, **_TOL),
             OpSpec("Conv2DBackwardWeight", conv2d_backward_weight_ref, bw_inputs, attrs=bw_attrs, grad=g2,
-                   name=f"Conv2DBackwardWeight-{name}", **_TOL),
+                   name=f"Conv2DBackwardWeight-{name}", cuda_unsupported=cuda, **_TOL),
         ]
     return specs
 
