@@ -65,7 +65,7 @@ TEST(NNKernels, MaxPoolBackwardSendsTheGradientToTheFirstMaximum) {
 TEST(NNKernels, AdamUpdateWritesIntoParamStateAndStep) {
   Tensor p = vec({1.0, -1.0}), m = vec({0, 0}), v = vec({0, 0});
   Tensor step = Tensor::zeros({}, DType::Int64);
-  const auto out = run_op("AdamUpdate", {p, vec({0.5, -2.0}), scalar(0.1), m, v, step}, {});
+  const auto out = run_op("AdamUpdate", {p, vec({0.5, -2.0}), scalar(0.1), scalar(0.9), m, v, step}, {});
   ASSERT_EQ(out.size(), 4u);
   EXPECT_EQ(out[0].data_ptr(), p.data_ptr());
   EXPECT_EQ(out[3].data_ptr(), step.data_ptr());
@@ -74,6 +74,27 @@ TEST(NNKernels, AdamUpdateWritesIntoParamStateAndStep) {
   EXPECT_NEAR(p.data<double>()[0], 1.0 - 0.1, 1e-7);
   EXPECT_NEAR(p.data<double>()[1], -1.0 + 0.1, 1e-7);
   EXPECT_NEAR(m.data<double>()[1], -0.2, 1e-15);
+}
+
+TEST(NNKernels, AdamWShrinksTheParameterBeforeTheUpdateAndAMSGradKeepsTheLargestV) {
+  // AdamW, one step with g = 0: m = v = 0, so only the decoupled decay acts: p *= 1 - lr * wd.
+  Tensor p = vec({2.0, -4.0}), m = vec({0, 0}), v = vec({0, 0});
+  Tensor step = Tensor::zeros({}, DType::Int64);
+  run_op("AdamUpdate", {p, vec({0.0, 0.0}), scalar(0.1), scalar(0.9), m, v, step},
+         Attrs{{"weight_decay", 0.5}, {"decoupled_weight_decay", true}});
+  EXPECT_NEAR(p.data<double>()[0], 2.0 * 0.95, 1e-15);
+  EXPECT_NEAR(p.data<double>()[1], -4.0 * 0.95, 1e-15);
+  // AMSGrad: v_max only grows, and the old v_max (9) beats the new v (0.001 * 1).
+  Tensor q = vec({1.0}), m2 = vec({0}), v2 = vec({0}), v_max = vec({9.0});
+  Tensor step2 = Tensor::zeros({}, DType::Int64);
+  const auto out = run_op("AdamAMSGradUpdate", {q, vec({1.0}), scalar(0.1), scalar(0.9), m2, v2, v_max, step2}, {});
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[3].data_ptr(), v_max.data_ptr());
+  EXPECT_EQ(v_max.data<double>()[0], 9.0);
+  EXPECT_NEAR(v2.data<double>()[0], 0.001, 1e-15);
+  // p -= lr * (m / 0.1) / (sqrt(9 / 0.001) + eps), m = 0.1
+  EXPECT_NEAR(q.data<double>()[0], 1.0 - 0.1 / (std::sqrt(9.0 / 0.001) + 1e-8), 1e-12);
+  EXPECT_EQ(*step2.data<int64_t>(), 1);
 }
 
 TEST(NNKernels, BatchNormTrainingRefusesOneValuePerChannel) {

@@ -41,7 +41,8 @@ from .functional import (abs, argmax, avg_pool2d, batch_norm, clamp, conv2d, cro
                          minimum, pow, relu, reshape, sigmoid, softmax, sqrt, sum, tanh, var, where)
 from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm, LeakyReLU, Linear, MaxPool2D,  # noqa: E402
                  Module, Parameter, ReLU, Sequential)
-from .optim import SGD, Adam, Optimizer  # noqa: E402
+from .optim import SGD, Adam, AdamW, Optimizer, RMSprop  # noqa: E402
+from . import optim  # noqa: E402,F401
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
                        reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402

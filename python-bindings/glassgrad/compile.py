@@ -20,6 +20,7 @@ from typing import Any, Dict, List, Tuple
 
 from . import _C
 from ._tensor import Tensor, _wrap
+from .optim.optimizer import static_version as optim_static_version
 
 _PERSISTENT = {"parameter", "state", "constant"}
 
@@ -138,7 +139,10 @@ class CompiledFunction:
             if isinstance(a, Tensor):
                 return ("T", a.shape, a.dtype, a.device)
             return ("V", a if isinstance(a, (int, float, str, bool, type(None))) else id(a))
-        return tuple(one(a) for a in args) + tuple((k, one(v)) for k, v in sorted(kwargs.items()))
+        # An optimizer hyperparameter held as an op attribute (weight_decay, eps, ...) that changed
+        # changes the step's graph: trace again. lr, momentum and beta1 are tensors and never do.
+        return ((optim_static_version(),) + tuple(one(a) for a in args)
+                + tuple((k, one(v)) for k, v in sorted(kwargs.items())))
 
     @property
     def replays(self) -> int:

@@ -4,17 +4,8 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from training_helpers import SmallMLP as Net
 from training_helpers import train_step
-
-
-class Net(gg.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = gg.Linear(6, 12)
-        self.fc2 = gg.Linear(12, 3)
-
-    def forward(self, x):
-        return self.fc2(gg.relu(self.fc1(x)))
 
 
 def _setup(seed=1):

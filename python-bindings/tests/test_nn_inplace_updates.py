@@ -7,7 +7,7 @@ import pytest
 import glassgrad
 from glassgrad import _C
 from op_specs.norm import bn_train_ref, bn_update_stats_ref
-from op_specs.optimizer import adam_ref, sgd_momentum_ref, sgd_ref
+from op_specs.optimizer import adam_amsgrad_ref, adam_ref, sgd_momentum_ref, sgd_ref
 
 TOL = {"float32": dict(rtol=1e-5, atol=1e-6), "float64": dict(rtol=1e-12, atol=1e-13)}
 DTYPES = ["float32", "float64"]
@@ -42,13 +42,14 @@ def test_sgd_momentum_matches_pytorch_rule_over_several_steps(dtype, nesterov, r
     p_np = rng.standard_normal((4, 7)).astype(dtype)
     buf_np = np.zeros_like(p_np)  # PyTorch starts from buf = d; zeros + momentum give the same
     p, buf = _t(p_np), _t(buf_np)
-    attrs = {"momentum": 0.9, "weight_decay": 1e-3, "nesterov": nesterov}
+    attrs = {"weight_decay": 1e-3, "nesterov": nesterov}
     for step in range(5):
         g_np = rng.standard_normal((4, 7)).astype(dtype)
         lr_np = np.asarray(0.1 / (step + 1), dtype)  # a schedule: lr is a tensor input
-        outs = _C.run_op("SGDMomentumUpdate", [p, _t(g_np), _t(lr_np), buf], attrs, "")
+        mu_np = np.asarray(0.85 + 0.02 * step, dtype)  # and so is momentum (OneCycleLR cycles it)
+        outs = _C.run_op("SGDMomentumUpdate", [p, _t(g_np), _t(lr_np), buf, _t(mu_np)], attrs, "")
         _assert_in_place(outs, [p, buf])
-        p_np, buf_np = sgd_momentum_ref(p_np, g_np, lr_np, buf_np, **attrs)
+        p_np, buf_np = sgd_momentum_ref(p_np, g_np, lr_np, buf_np, mu_np, **attrs)
         np.testing.assert_allclose(p.numpy(), p_np, **TOL[dtype])
         np.testing.assert_allclose(buf.numpy(), buf_np, **TOL[dtype])
 
@@ -58,24 +59,33 @@ def test_sgd_momentum_first_step_equals_plain_sgd_step():
     p_np = np.array([1.0, -2.0, 3.0])
     g_np = np.array([0.5, 0.25, -1.0])
     p = _t(p_np)
-    _C.run_op("SGDMomentumUpdate", [p, _t(g_np), _t(np.asarray(0.1)), _t(np.zeros(3))], {"momentum": 0.9}, "")
+    _C.run_op("SGDMomentumUpdate", [p, _t(g_np), _t(np.asarray(0.1)), _t(np.zeros(3)), _t(np.asarray(0.9))], {}, "")
     np.testing.assert_allclose(p.numpy(), p_np - 0.1 * g_np, rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("weight_decay", [0.0, 0.01])
-def test_adam_matches_pytorch_rule_over_several_steps(dtype, weight_decay, rng):
+@pytest.mark.parametrize("weight_decay,decoupled,amsgrad", [(0.0, False, False), (0.01, False, False),
+                                                            (0.01, True, False), (0.01, True, True)])
+def test_adam_matches_pytorch_rule_over_several_steps(dtype, weight_decay, decoupled, amsgrad, rng):
     p_np = rng.standard_normal((6, 5)).astype(dtype)
-    m_np, v_np = np.zeros_like(p_np), np.zeros_like(p_np)
+    m_np, v_np, v_max_np = np.zeros_like(p_np), np.zeros_like(p_np), np.zeros_like(p_np)
     step_np = np.asarray(0, dtype=np.int64)
-    p, m, v, step = _t(p_np), _t(m_np), _t(v_np), _t(step_np)
+    p, m, v, v_max, step = _t(p_np), _t(m_np), _t(v_np), _t(v_max_np), _t(step_np)
     lr_np = np.asarray(1e-2, dtype)
-    attrs = {"beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": weight_decay}
-    for _ in range(6):
-        g_np = rng.standard_normal((6, 5)).astype(dtype)
-        outs = _C.run_op("AdamUpdate", [p, _t(g_np), _t(lr_np), m, v, step], attrs, "")
-        _assert_in_place(outs, [p, m, v, step])
-        p_np, m_np, v_np, step_np = adam_ref(p_np, g_np, lr_np, m_np, v_np, step_np, **attrs)
+    attrs = {"beta2": 0.999, "eps": 1e-8, "weight_decay": weight_decay, "decoupled_weight_decay": decoupled}
+    for k in range(6):
+        g_np = (rng.standard_normal((6, 5)) * (3 if k == 1 else 1)).astype(dtype)  # v_max keeps step 1's
+        b1_np = np.asarray(0.95 - 0.02 * k, dtype)  # beta1 is a tensor input (OneCycleLR cycles it)
+        if amsgrad:
+            outs = _C.run_op("AdamAMSGradUpdate", [p, _t(g_np), _t(lr_np), _t(b1_np), m, v, v_max, step], attrs, "")
+            _assert_in_place(outs, [p, m, v, v_max, step])
+            p_np, m_np, v_np, v_max_np, step_np = adam_amsgrad_ref(p_np, g_np, lr_np, b1_np, m_np, v_np, v_max_np,
+                                                                   step_np, **attrs)
+            np.testing.assert_allclose(v_max.numpy(), v_max_np, **TOL[dtype])
+        else:
+            outs = _C.run_op("AdamUpdate", [p, _t(g_np), _t(lr_np), _t(b1_np), m, v, step], attrs, "")
+            _assert_in_place(outs, [p, m, v, step])
+            p_np, m_np, v_np, step_np = adam_ref(p_np, g_np, lr_np, b1_np, m_np, v_np, step_np, **attrs)
         np.testing.assert_allclose(p.numpy(), p_np, **TOL[dtype])
         np.testing.assert_allclose(m.numpy(), m_np, **TOL[dtype])
         np.testing.assert_allclose(v.numpy(), v_np, **TOL[dtype])
@@ -86,7 +96,7 @@ def test_adam_first_step_moves_each_parameter_by_about_lr():
     """After one step the bias corrections cancel: p -= lr * g / (|g| + eps)."""
     g = np.array([3.0, -0.5, 1e-3])
     p = _t(np.zeros(3))
-    _C.run_op("AdamUpdate", [p, _t(g), _t(np.asarray(0.01)), _t(np.zeros(3)), _t(np.zeros(3)),
+    _C.run_op("AdamUpdate", [p, _t(g), _t(np.asarray(0.01)), _t(np.asarray(0.9)), _t(np.zeros(3)), _t(np.zeros(3)),
                              _t(np.asarray(0, np.int64))], {}, "")
     np.testing.assert_allclose(p.numpy(), -0.01 * g / (np.abs(g) + 1e-8), rtol=1e-7)
 
@@ -105,9 +115,9 @@ def test_optimizer_reads_a_noncontiguous_gradient_in_place(op, view, rng):
     assert not g.is_contiguous()
     lr = np.asarray(0.1)
     p = _t(p_np)
-    state = {"SGDUpdate": [], "SGDMomentumUpdate": [np.zeros((4, 6))],
-             "AdamUpdate": [np.zeros((4, 6)), np.zeros((4, 6)), np.asarray(0, np.int64)]}[op]
-    attrs = {"momentum": 0.9} if op == "SGDMomentumUpdate" else {}
+    state = {"SGDUpdate": [], "SGDMomentumUpdate": [np.zeros((4, 6)), np.asarray(0.9)],
+             "AdamUpdate": [np.asarray(0.9), np.zeros((4, 6)), np.zeros((4, 6)), np.asarray(0, np.int64)]}[op]
+    attrs = {}
     _C.run_op(op, [p, g, _t(lr)] + [_t(s) for s in state], attrs, "")
     ref = {"SGDUpdate": sgd_ref, "SGDMomentumUpdate": sgd_momentum_ref, "AdamUpdate": adam_ref}[op]
     want = ref(p_np, np.ascontiguousarray(g_dense), lr, *state, **attrs)

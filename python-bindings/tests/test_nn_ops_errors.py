@@ -197,29 +197,51 @@ def test_optimizer_lr_dtype_must_match_the_parameter():
         _run("SGDUpdate", np.zeros(3, np.float32), np.zeros(3, np.float32), _lr(np.float64))
 
 
-def test_nesterov_needs_momentum():
+def test_nesterov_needs_zero_dampening():
     z = np.zeros(3)
-    with pytest.raises(glassgrad.ShapeError, match=r"momentum must be > 0 with nesterov=True"):
-        _run("SGDMomentumUpdate", z, z, _lr(np.float64), z, momentum=0.0, nesterov=True)
+    with pytest.raises(glassgrad.ShapeError, match=r"dampening must be 0 with nesterov=True"):
+        _run("SGDMomentumUpdate", z, z, _lr(np.float64), z, _lr(np.float64), dampening=0.5, nesterov=True)
+    with pytest.raises(ValueError, match="Nesterov momentum requires a momentum and zero dampening"):
+        glassgrad.SGD([glassgrad.Parameter(z)], lr=0.1, momentum=0.0, nesterov=True)
+
+
+def test_momentum_must_be_a_scalar_tensor_of_the_parameter_s_dtype():
+    z = np.zeros(3)
+    with pytest.raises(glassgrad.DTypeError) as e:
+        _run("SGDMomentumUpdate", z, z, _lr(np.float64), z, _lr(np.float32))
+    assert "momentum must be a 0-d float64 tensor, got [] float32" in str(e.value)
+    assert "a schedule that changes it does not recompile the step" in str(e.value)
 
 
 def test_adam_betas_must_be_below_one():
     z = np.zeros(3)
     with pytest.raises(glassgrad.ShapeError, match=r"beta2 must be in \[0, 1\), got 1"):
-        _run("AdamUpdate", z, z, _lr(np.float64), z, z, np.asarray(0, np.int64), beta2=1.0)
+        _run("AdamUpdate", z, z, _lr(np.float64), _lr(np.float64), z, z, np.asarray(0, np.int64), beta2=1.0)
+    with pytest.raises(ValueError, match=r"betas must be in \[0, 1\)"):
+        glassgrad.Adam([glassgrad.Parameter(z)], betas=(1.0, 0.999))
 
 
 def test_adam_step_must_be_an_int64_scalar():
     z = np.zeros(3)
     with pytest.raises(glassgrad.DTypeError, match=r"step must be a 0-d int64 tensor, got \[\] float64"):
-        _run("AdamUpdate", z, z, _lr(np.float64), z, z, np.asarray(0.0))
+        _run("AdamUpdate", z, z, _lr(np.float64), _lr(np.float64), z, z, np.asarray(0.0))
 
 
 def test_adam_state_shape_must_match_the_parameter():
     z = np.zeros(3)
     with pytest.raises(glassgrad.ShapeError, match=r"(?s)v has shape \[4\] but the parameter has shape \[3\].*"
                                                    r"optimizer state was created for another parameter"):
-        _run("AdamUpdate", z, z, _lr(np.float64), z, np.zeros(4), np.asarray(0, np.int64))
+        _run("AdamUpdate", z, z, _lr(np.float64), _lr(np.float64), z, np.zeros(4), np.asarray(0, np.int64))
+    with pytest.raises(glassgrad.ShapeError, match=r"v_max has shape \[2\] but the parameter has shape \[3\]"):
+        _run("AdamAMSGradUpdate", z, z, _lr(np.float64), _lr(np.float64), z, z, np.zeros(2),
+             np.asarray(0, np.int64))
+
+
+def test_assign_needs_the_target_s_shape_and_dtype():
+    with pytest.raises(glassgrad.ShapeError, match=r"Assign: value has shape \[2\] but the target has shape \[3\]"):
+        _run("Assign", np.zeros(3), np.zeros(2))
+    with pytest.raises(glassgrad.DTypeError):
+        _run("Assign", np.zeros(3), np.zeros(3, np.float32))
 
 
 # ---- double backward ------------------------------------------------------------------------

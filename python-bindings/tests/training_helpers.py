@@ -4,6 +4,18 @@ import numpy as np
 import glassgrad as gg
 
 
+class SmallMLP(gg.Module):
+    """6 features -> 12 (ReLU) -> 3 classes."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = gg.Linear(6, 12)
+        self.fc2 = gg.Linear(12, 3)
+
+    def forward(self, x):
+        return self.fc2(gg.relu(self.fc1(x)))
+
+
 def train_step(model, opt):
     """The seed's training step: forward, backward, update, clear the gradients."""
     def step(xb, yb):

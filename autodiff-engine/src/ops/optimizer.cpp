@@ -1,20 +1,30 @@
 // Optimizer updates, written in place into the parameter and state buffers (so that a plan
-// updates persistent buffers at fixed addresses). PyTorch's rules (torch.optim.SGD with
-// dampening 0, torch.optim.Adam with L2 weight decay):
+// updates persistent buffers at fixed addresses). PyTorch's rules (torch.optim.SGD, Adam, AdamW;
+// torch/optim/sgd.py and adam.py, single-tensor form), with d = grad + wd * param (L2 decay):
 //
 //   SGDUpdate(param, grad, lr []){weight_decay} -> param'
-//       p -= lr * (g + wd * p)
-//   SGDMomentumUpdate(param, grad, lr [], buf){momentum, weight_decay, nesterov} -> (param', buf')
-//       d = g + wd * p;  buf = momentum * buf + d;  d = nesterov ? d + momentum * buf : buf;
-//       p -= lr * d.   (buf starts at zeros: with dampening 0 that equals PyTorch's first-step
-//       buf = d.)
-//   AdamUpdate(param, grad, lr [], m, v, step [] int64){beta1, beta2, eps, weight_decay}
-//       -> (param', m', v', step')
-//       t = step + 1;  d = g + wd * p;  m = b1*m + (1-b1)*d;  v = b2*v + (1-b2)*d^2;
+//       p -= lr * d
+//   SGDMomentumUpdate(param, grad, lr [], buf, momentum []){weight_decay, dampening, nesterov}
+//       -> (param', buf')
+//       buf = momentum * buf + (1 - dampening) * d;  d = nesterov ? d + momentum * buf : buf;
+//       p -= lr * d.   PyTorch's first step sets buf = d (no dampening); buf starts at zeros, so
+//       the optimizer records its first step with dampening 0, which gives exactly that.
+//   AdamUpdate(param, grad, lr [], beta1 [], m, v, step [] int64)
+//       {beta2, eps, weight_decay, decoupled_weight_decay} -> (param', m', v', step')
+//       t = step + 1;  if decoupled (AdamW): p *= 1 - lr * wd and d = grad, else d = grad + wd * p;
+//       m = b1*m + (1-b1)*d;  v = b2*v + (1-b2)*d^2;
 //       p -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps);  step = t.
+//   AdamAMSGradUpdate(param, grad, lr [], beta1 [], m, v, v_max, step [] int64){same attrs}
+//       -> (param', m', v', v_max', step')
+//       as AdamUpdate, then v_max = max(v_max, v) and v_max replaces v in the denominator.
+//   Assign(target, value) -> target'
+//       target's buffer takes value's elements (same shape and dtype; value may be strided and
+//       must not overlap target other than exactly). Optimizers without an update op of their
+//       own (RMSprop) and BatchNorm's num_batches_tracked update state through it.
 //
-// lr (and step) are 0-d tensors rather than attributes: a learning-rate schedule then changes
-// no graph signature and hits the same cached plan. These ops have no gradient rule.
+// lr, momentum and beta1 (and step) are 0-d tensors rather than attributes: the schedules that
+// change them every step (StepLR, OneCycleLR with cycle_momentum) change no graph signature and
+// hit the same cached plan or the same captured CUDA graph. These ops have no gradient rule.
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -42,9 +52,9 @@ void expect_scalar(const ShapeContext& ctx, int i, const std::string& what, DTyp
   const TensorInfo& t = ctx.in(i);
   if (t.rank() == 0 && t.dtype == dt) return;
   ctx.fail(ErrorMessage(what + " must be a 0-d " + dtype_name(dt) + " tensor, got " + t.str())
-               .cause(what == "lr" ? "the learning rate is a tensor with the parameter's dtype, so changing it "
-                                     "does not recompile the step"
-                                   : "the step count is one int64 number per parameter")
+               .cause(what == "step" ? "the step count is one int64 number per parameter"
+                                     : "the " + what + " is a tensor with the parameter's dtype, so a schedule "
+                                       "that changes it does not recompile the step")
                .fix(fix),
            t.dtype != dt);
 }
@@ -59,6 +69,12 @@ void expect_param_lr(const ShapeContext& ctx) {
 double nonnegative(const ShapeContext& ctx, const char* key, double v) {
   if (!(v >= 0)) ops::bad_attr(ctx, key, ">= 0", std::to_string(v));
   return v;
+}
+
+// Input i is a 0-d hyperparameter tensor (lr, momentum, beta1) with the parameter's dtype.
+void expect_hyper(const ShapeContext& ctx, int i, const std::string& what) {
+  const DType dt = ctx.in(0).dtype;
+  expect_scalar(ctx, i, what, dt, what + " = np.array(0.9, dtype=np." + dtype_name(dt) + ")");
 }
 
 double unit_interval(const ShapeContext& ctx, const char* key, double dflt) {
@@ -89,41 +105,80 @@ void register_optimizer_ops(OpRegistry& r) {
     OpSchema s;
     s.name = "SGDMomentumUpdate";
     s.strided_inputs = true;
-    s.inputs = {"param", "grad", "lr", "buf"};
+    s.inputs = {"param", "grad", "lr", "buf", "momentum"};
     s.outputs = {"param", "buf"};
     s.inplace = {{0, 0}, {1, 3}};
-    s.formula = "d = grad + wd*param; buf = momentum*buf + d; param -= lr * (nesterov ? d + momentum*buf : buf)";
+    s.formula = "d = grad + wd*param; buf = momentum*buf + (1-dampening)*d; "
+                "param -= lr * (nesterov ? d + momentum*buf : buf)";
     s.infer = [](const ShapeContext& ctx) {
       expect_param_lr(ctx);
       expect_like_param(ctx, 3, "buf");
+      expect_hyper(ctx, 4, "momentum");
       nonnegative(ctx, "weight_decay", ctx.attrs().f("weight_decay", 0.0));
-      const double m = nonnegative(ctx, "momentum", ctx.attrs().f("momentum"));
-      if (ctx.attrs().b("nesterov", false) && m == 0) {
-        ops::bad_attr(ctx, "momentum", "> 0 with nesterov=True", "0", "momentum=0.9, or nesterov=False");
+      const double damp = ctx.attrs().f("dampening", 0.0);
+      if (ctx.attrs().b("nesterov", false) && damp != 0) {
+        ops::bad_attr(ctx, "dampening", "0 with nesterov=True", std::to_string(damp), "dampening=0, or nesterov=False");
       }
       return std::vector<TensorInfo>{ctx.in(0), ctx.in(3)};
     };
     r.add(std::move(s));
   }
-  {
+  for (const bool amsgrad : {false, true}) {
     OpSchema s;
-    s.name = "AdamUpdate";
+    s.name = amsgrad ? "AdamAMSGradUpdate" : "AdamUpdate";
     s.strided_inputs = true;
-    s.inputs = {"param", "grad", "lr", "m", "v", "step"};
-    s.outputs = {"param", "m", "v", "step"};
-    s.inplace = {{0, 0}, {1, 3}, {2, 4}, {3, 5}};
-    s.formula = "t = step+1; m = b1*m + (1-b1)*d; v = b2*v + (1-b2)*d^2; "
-                "param -= lr * m/(1-b1^t) / (sqrt(v/(1-b2^t)) + eps), d = grad + wd*param";
-    s.infer = [](const ShapeContext& ctx) {
+    const int step_in = amsgrad ? 7 : 6;
+    if (amsgrad) {
+      s.inputs = {"param", "grad", "lr", "beta1", "m", "v", "v_max", "step"};
+      s.outputs = {"param", "m", "v", "v_max", "step"};
+      s.inplace = {{0, 0}, {1, 4}, {2, 5}, {3, 6}, {4, 7}};
+    } else {
+      s.inputs = {"param", "grad", "lr", "beta1", "m", "v", "step"};
+      s.outputs = {"param", "m", "v", "step"};
+      s.inplace = {{0, 0}, {1, 4}, {2, 5}, {3, 6}};
+    }
+    s.formula = std::string("t = step+1; m = b1*m + (1-b1)*d; v = b2*v + (1-b2)*d^2; ") +
+                (amsgrad ? "v_max = max(v_max, v); param -= lr * m/(1-b1^t) / (sqrt(v_max/(1-b2^t)) + eps)"
+                         : "param -= lr * m/(1-b1^t) / (sqrt(v/(1-b2^t)) + eps)") +
+                ", d = grad + wd*param (AdamW: param *= 1 - lr*wd, d = grad)";
+    s.infer = [amsgrad, step_in](const ShapeContext& ctx) {
       expect_param_lr(ctx);
-      expect_like_param(ctx, 3, "m");
-      expect_like_param(ctx, 4, "v");
-      expect_scalar(ctx, 5, "step", DType::Int64, "step = np.array(0, dtype=np.int64)");
-      unit_interval(ctx, "beta1", 0.9);
+      expect_hyper(ctx, 3, "beta1");
+      expect_like_param(ctx, 4, "m");
+      expect_like_param(ctx, 5, "v");
+      if (amsgrad) expect_like_param(ctx, 6, "v_max");
+      expect_scalar(ctx, step_in, "step", DType::Int64, "step = np.array(0, dtype=np.int64)");
       unit_interval(ctx, "beta2", 0.999);
       nonnegative(ctx, "eps", ctx.attrs().f("eps", 1e-8));
       nonnegative(ctx, "weight_decay", ctx.attrs().f("weight_decay", 0.0));
-      return std::vector<TensorInfo>{ctx.in(0), ctx.in(3), ctx.in(4), ctx.in(5)};
+      std::vector<TensorInfo> out{ctx.in(0), ctx.in(4), ctx.in(5)};
+      if (amsgrad) out.push_back(ctx.in(6));
+      out.push_back(ctx.in(step_in));
+      return out;
+    };
+    r.add(std::move(s));
+  }
+  {
+    OpSchema s;
+    s.name = "Assign";
+    s.strided_inputs = true;  // value may be a view; target is the in-place output (dense)
+    s.inputs = {"target", "value"};
+    s.outputs = {"target"};
+    s.inplace = {{0, 0}};
+    s.stops_gradient = true;
+    s.formula = "target[...] = value[...]  (in place)";
+    s.infer = [](const ShapeContext& ctx) {
+      const TensorInfo& t = ctx.in(0);
+      const TensorInfo& v = ctx.in(1);
+      if (t.shape != v.shape) {
+        ctx.fail(ErrorMessage("value has shape " + shape_str(v.shape) + " but the target has shape " +
+                              shape_str(t.shape))
+                     .detail("target: " + t.str())
+                     .detail("value: " + v.str())
+                     .fix("compute the new value with the target's shape"));
+      }
+      ctx.expect_same_dtype(0, 1);
+      return std::vector<TensorInfo>{t};
     };
     r.add(std::move(s));
   }

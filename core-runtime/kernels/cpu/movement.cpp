@@ -1,6 +1,7 @@
 // Movement kernels. Reshape/Permute/Slice/Expand/Contiguous normally run as views (no kernel);
 // these kernels materialize the view into a dense output when a copy is needed (a Reshape of a
-// non-contiguous tensor, or an explicit Contiguous). SliceBackward scatters into zeros.
+// non-contiguous tensor, or an explicit Contiguous). SliceBackward scatters into zeros. Assign
+// copies its value into its target's buffer (the in-place state updates of optimizers).
 // The kernels are device-agnostic (copy_tensor/fill_tensor); the CUDA backend registers them too.
 #include "glassgrad/runtime/movement_kernels.h"
 
@@ -30,6 +31,9 @@ void expand_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]
 
 void contiguous_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
 
+// Assign(target, value): the output is the target's buffer (in place); value has its shape.
+void assign_copy(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[1]); }
+
 void slice_backward(const KernelContext& c) {
   const Attrs& a = c.attrs;
   const Tensor& dx = c.outputs[0];
@@ -48,6 +52,7 @@ void register_cpu_movement_kernels(KernelRegistry& r) {
     r.add("Expand", DeviceType::CPU, dt, expand_copy);
     r.add("Contiguous", DeviceType::CPU, dt, contiguous_copy);
     r.add("Detach", DeviceType::CPU, dt, contiguous_copy);
+    r.add("Assign", DeviceType::CPU, dt, assign_copy);
     r.add("SliceBackward", DeviceType::CPU, dt, slice_backward);
   }
 }

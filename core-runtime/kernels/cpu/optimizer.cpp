@@ -2,18 +2,21 @@
 // state tensors themselves). Layouts: the parameter and its state buffers are dense (they are
 // the in-place targets, which are always contiguous); the gradient may have any strides (a
 // Linear weight's gradient arrives as a transposed view, and reading it directly saves a copy
-// per parameter per step); lr and step are 0-d tensors. Element i of every buffer depends only
-// on element i, so each update is one elementwise pass, split across threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
+// per parameter per step); lr, momentum, beta1 and step are 0-d tensors. Element i of every
+// buffer depends only on element i, so each update is one elementwise pass, split across
+// threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
 // implementations (torch/optim/sgd.py, adam.py):
 //
 //   SGDUpdate:          d = g + wd*p;  p = p - lr*d
-//   SGDMomentumUpdate:  d = g + wd*p;  buf = momentum*buf + d;
+//   SGDMomentumUpdate:  d = g + wd*p;  buf = momentum*buf + (1-dampening)*d;
 //                       d = nesterov ? d + momentum*buf : buf;  p = p - lr*d
-//   AdamUpdate:         t = step + 1;  d = g + wd*p;
+//   AdamUpdate:         t = step + 1;  AdamW: p = p*(1 - lr*wd), d = g;  Adam: d = g + wd*p;
 //                       m = b1*m + (1-b1)*d;  v = b2*v + (1-b2)*d*d;
 //                       step_size = lr / (1 - b1^t);  bc2 = sqrt(1 - b2^t)   (in double)
 //                       p = p - step_size * m / (sqrt(v)/bc2 + eps);  step = t
 //   (= p - lr * (m/(1-b1^t)) / (sqrt(v/(1-b2^t)) + eps).)
+//   AdamAMSGradUpdate:  as Adam, with v_max = max(v_max, v) in the denominator instead of v.
+//   Assign:             target = value (registered with the movement kernels' copy).
 #include <algorithm>
 #include <cmath>
 
@@ -57,38 +60,49 @@ void sgd_momentum_update(const KernelContext& c) {
   T* buf = c.outputs[1].data<T>();
   const T lr = *c.inputs[2].data<T>();
   const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
-  const T mom = static_cast<T>(c.attrs.f("momentum"));
+  const T mom = *c.inputs[4].data<T>();
+  const T keep = static_cast<T>(1.0 - c.attrs.f("dampening", 0.0));
   const bool nesterov = c.attrs.b("nesterov", false);
   for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
     const T d = g + wd * p[i];
-    const T b = mom * buf[i] + d;
+    const T b = mom * buf[i] + keep * d;
     buf[i] = b;
     p[i] -= lr * (nesterov ? d + mom * b : b);
   });
 }
 
-template <typename T>
+template <typename T, bool AMSGRAD>
 void adam_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
   T* m = c.outputs[1].data<T>();
   T* v = c.outputs[2].data<T>();
-  int64_t* step = c.outputs[3].data<int64_t>();
+  T* v_max = AMSGRAD ? c.outputs[3].data<T>() : nullptr;
+  int64_t* step = c.outputs[AMSGRAD ? 4 : 3].data<int64_t>();
   const double lr = static_cast<double>(*c.inputs[2].data<T>());
-  const double b1 = c.attrs.f("beta1", 0.9), b2 = c.attrs.f("beta2", 0.999);
+  const double b1 = static_cast<double>(*c.inputs[3].data<T>()), b2 = c.attrs.f("beta2", 0.999);
   const T eps = static_cast<T>(c.attrs.f("eps", 1e-8));
-  const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
+  const double weight_decay = c.attrs.f("weight_decay", 0.0);
+  const bool decoupled = c.attrs.b("decoupled_weight_decay", false);
+  const T wd = decoupled ? T(0) : static_cast<T>(weight_decay);
+  const T shrink = static_cast<T>(1.0 - lr * (decoupled ? weight_decay : 0.0));
   const int64_t t = *step + 1;
   const T step_size = static_cast<T>(lr / (1.0 - std::pow(b1, static_cast<double>(t))));
   const T bc2_sqrt = static_cast<T>(std::sqrt(1.0 - std::pow(b2, static_cast<double>(t))));
   const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(b2);
   const T one_b1 = static_cast<T>(1.0 - b1), one_b2 = static_cast<T>(1.0 - b2);
   for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
-    const T d = g + wd * p[i];
+    const T pi = decoupled ? p[i] * shrink : p[i];
+    const T d = g + wd * pi;
     const T mi = tb1 * m[i] + one_b1 * d;
     const T vi = tb2 * v[i] + one_b2 * d * d;
     m[i] = mi;
     v[i] = vi;
-    p[i] -= step_size * mi / (std::sqrt(vi) / bc2_sqrt + eps);
+    T denom_v = vi;
+    if constexpr (AMSGRAD) {
+      denom_v = std::max(v_max[i], vi);
+      v_max[i] = denom_v;
+    }
+    p[i] = pi - step_size * mi / (std::sqrt(denom_v) / bc2_sqrt + eps);
   });
   *step = t;  // written after the pass: every element used the same t
 }
@@ -100,8 +114,10 @@ void register_cpu_optimizer_kernels(KernelRegistry& r) {
   r.add("SGDUpdate", DeviceType::CPU, DType::Float64, sgd_update<double>);
   r.add("SGDMomentumUpdate", DeviceType::CPU, DType::Float32, sgd_momentum_update<float>);
   r.add("SGDMomentumUpdate", DeviceType::CPU, DType::Float64, sgd_momentum_update<double>);
-  r.add("AdamUpdate", DeviceType::CPU, DType::Float32, adam_update<float>);
-  r.add("AdamUpdate", DeviceType::CPU, DType::Float64, adam_update<double>);
+  r.add("AdamUpdate", DeviceType::CPU, DType::Float32, adam_update<float, false>);
+  r.add("AdamUpdate", DeviceType::CPU, DType::Float64, adam_update<double, false>);
+  r.add("AdamAMSGradUpdate", DeviceType::CPU, DType::Float32, adam_update<float, true>);
+  r.add("AdamAMSGradUpdate", DeviceType::CPU, DType::Float64, adam_update<double, true>);
 }
 
 }  // namespace glassgrad

@@ -48,6 +48,7 @@ void add_movement_kernels(std::vector<KernelDef>& k) {
   k.push_back({"Expand", expand_copy, all_dtypes()});
   k.push_back({"Contiguous", contiguous_copy, all_dtypes()});
   k.push_back({"Detach", contiguous_copy, all_dtypes()});
+  k.push_back({"Assign", assign_copy, all_dtypes()});
   k.push_back({"SliceBackward", slice_backward, all_dtypes()});
 }
 

@@ -1,6 +1,7 @@
 // Launchers of the optimizer updates (kernels/cuda/optimizer.cu): SGDUpdate,
-// SGDMomentumUpdate, AdamUpdate. Kernels read the inputs and write the outputs (the same
-// buffers when the schema updates in place); lr and step stay on the device.
+// SGDMomentumUpdate, AdamUpdate, AdamAMSGradUpdate. Kernels read the inputs and write the
+// outputs (the same buffers when the schema updates in place); lr, momentum, beta1 and step stay
+// on the device.
 #include "cuda/launch.h"
 #include "cuda/registry.h"
 
@@ -36,7 +37,7 @@ void sgd(const KernelContext& c) {
          c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()));
 }
 
-// inputs p, g, lr, buf; outputs p, buf
+// inputs p, g, lr, buf, momentum; outputs p, buf
 void sgd_momentum(const KernelContext& c) {
   const Tensor& p = c.outputs[0];
   const int64_t n = p.numel();
@@ -45,26 +46,33 @@ void sgd_momentum(const KernelContext& c) {
   LaunchSite site{"SGDMomentumUpdate", &c};
   const int nesterov = c.attrs.b("nesterov", false) ? 1 : 0;
   launch(s, stream_of(s, &c), kname("gg_sgd_momentum", p.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256},
-         site, n, grad_iter(c, site), c.attrs.f("momentum"), c.attrs.f("weight_decay", 0.0), nesterov, p.data_ptr(),
-         out_or_in(c, 1, 3), c.inputs[0].data_ptr(), c.inputs[3].data_ptr(), c.inputs[1].data_ptr(),
-         c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()));
+         site, n, grad_iter(c, site), c.attrs.f("dampening", 0.0), c.attrs.f("weight_decay", 0.0), nesterov,
+         p.data_ptr(), out_or_in(c, 1, 3), c.inputs[0].data_ptr(), c.inputs[3].data_ptr(), c.inputs[1].data_ptr(),
+         c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()), c.inputs[4].data_ptr());
 }
 
-// inputs p, g, lr, m, v, step; outputs p, m, v, step
+// AdamUpdate: inputs p, g, lr, beta1, m, v, step; outputs p, m, v, step.
+// AdamAMSGradUpdate: inputs p, g, lr, beta1, m, v, v_max, step; outputs p, m, v, v_max, step.
+template <bool AMSGRAD>
 void adam(const KernelContext& c) {
   const Tensor& p = c.outputs[0];
   const int64_t n = p.numel();
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
-  LaunchSite site{"AdamUpdate", &c};
+  LaunchSite site{AMSGRAD ? "AdamAMSGradUpdate" : "AdamUpdate", &c};
+  const size_t step_in = AMSGRAD ? 7 : 6, step_out = AMSGRAD ? 4 : 3;
+  void* v_max_out = AMSGRAD ? out_or_in(c, 3, 6) : nullptr;
+  const void* v_max = AMSGRAD ? c.inputs[6].data_ptr() : nullptr;
   if (n > 0) {
     launch(s, st, kname("gg_adam", p.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n,
-           grad_iter(c, site), c.attrs.f("beta1", 0.9), c.attrs.f("beta2", 0.999), c.attrs.f("eps", 1e-8),
-           c.attrs.f("weight_decay", 0.0), p.data_ptr(), out_or_in(c, 1, 3), out_or_in(c, 2, 4),
-           c.inputs[0].data_ptr(), c.inputs[3].data_ptr(), c.inputs[4].data_ptr(), c.inputs[1].data_ptr(),
-           c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()), c.inputs[5].data_ptr());
+           grad_iter(c, site), c.attrs.f("beta2", 0.999), c.attrs.f("eps", 1e-8), c.attrs.f("weight_decay", 0.0),
+           c.attrs.b("decoupled_weight_decay", false) ? 1 : 0, p.data_ptr(), out_or_in(c, 1, 4),
+           out_or_in(c, 2, 5), v_max_out, c.inputs[0].data_ptr(), c.inputs[4].data_ptr(), c.inputs[5].data_ptr(),
+           v_max, c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()),
+           c.inputs[3].data_ptr(), c.inputs[step_in].data_ptr());
   }
-  launch(s, st, "gg_adam_step", Dim3{1}, Dim3{32}, site, out_or_in(c, 3, 5), c.inputs[5].data_ptr());
+  launch(s, st, "gg_adam_step", Dim3{1}, Dim3{32}, site, out_or_in(c, step_out, step_in),
+         c.inputs[step_in].data_ptr());
 }
 
 }  // namespace
@@ -72,7 +80,8 @@ void adam(const KernelContext& c) {
 void add_optimizer_kernels(std::vector<KernelDef>& k) {
   k.push_back({"SGDUpdate", sgd, float_dtypes()});
   k.push_back({"SGDMomentumUpdate", sgd_momentum, float_dtypes()});
-  k.push_back({"AdamUpdate", adam, float_dtypes()});
+  k.push_back({"AdamUpdate", adam<false>, float_dtypes()});
+  k.push_back({"AdamAMSGradUpdate", adam<true>, float_dtypes()});
 }
 
 }  // namespace cuda

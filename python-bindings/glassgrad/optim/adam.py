@@ -4,29 +4,76 @@ from .optimizer import Optimizer, _op_multi
 
 
 class Adam(Optimizer):
-    """Adam with PyTorch's update rule (L2 weight decay added to the gradient):
-        t += 1;  g = g + weight_decay * p
+    """Adam, PyTorch's torch.optim.Adam (same arguments, defaults and rule):
+
+        t += 1;  g = -grad with maximize=True
+        decoupled_weight_decay (AdamW):  p = p * (1 - lr * weight_decay)
+        else (L2):                       g = g + weight_decay * p
         m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+        amsgrad:  v_max = max(v_max, v), used for v below
         p = p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+
+    lr and beta1 are tensors read by the update (schedules, including OneCycleLR's momentum
+    cycling of beta1, change them without recompiling). foreach, fused and capturable are
+    accepted and ignored: the update is always one kernel per parameter, and CUDA-graph safe.
     """
 
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0):
-        super().__init__(params, lr)
-        b1, b2 = betas
-        if not (0 <= b1 < 1 and 0 <= b2 < 1):
-            raise ValueError(f"Adam: betas must be in [0, 1), got {betas}")
-        self.betas, self.eps, self.weight_decay = (float(b1), float(b2)), float(eps), float(weight_decay)
+    _TENSOR_HYPERPARAMETERS = ("lr",)  # and betas[0], through _static_signature below
 
-    def _update(self, p) -> None:
-        st = self.state.setdefault(id(p), {})
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0,
+                 amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
+        if differentiable:
+            raise NotImplementedError(f"{type(self).__name__}(differentiable=True): glassgrad's optimizer steps "
+                                      f"are not differentiated\n  fix: drop differentiable=True")
+        super().__init__(params, dict(lr=float(lr), betas=(float(betas[0]), float(betas[1])), eps=float(eps),
+                                      weight_decay=float(weight_decay), amsgrad=bool(amsgrad),
+                                      maximize=bool(maximize), decoupled_weight_decay=bool(decoupled_weight_decay)))
+
+    def _check_group(self, group) -> None:
+        super()._check_group(group)
+        name = type(self).__name__
+        b1, b2 = group["betas"]
+        if not (0 <= b1 < 1 and 0 <= b2 < 1):
+            raise ValueError(f"{name}: betas must be in [0, 1), got {tuple(group['betas'])}")
+        if group["eps"] < 0 or group["weight_decay"] < 0:
+            raise ValueError(f"{name}: eps and weight_decay must be >= 0, got {group['eps']}, {group['weight_decay']}")
+
+    def _static_signature(self, group):
+        # beta1 is a tensor; beta2 is an attribute of the update.
+        sig = super()._static_signature({k: v for k, v in group.items() if k != "betas"})
+        return sig + (float(group["betas"][1]),)
+
+    def _update(self, p, group) -> None:
+        st = self._state_for(p)
+        amsgrad = group["amsgrad"]
         if not st:
+            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
             st["exp_avg"] = self._zeros_state(p, "exp_avg")
             st["exp_avg_sq"] = self._zeros_state(p, "exp_avg_sq")
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
-        new = _op_multi("AdamUpdate", [p, p.grad, self._lr_for(p), st["exp_avg"], st["exp_avg_sq"], st["step"]],
-                        {"beta1": self.betas[0], "beta2": self.betas[1], "eps": self.eps,
-                         "weight_decay": self.weight_decay})
-        self._swap(p, new[0])
-        self._swap(st["exp_avg"], new[1])
-        self._swap(st["exp_avg_sq"], new[2])
-        self._swap(st["step"], new[3])
+        if amsgrad and "max_exp_avg_sq" not in st:
+            st["max_exp_avg_sq"] = self._zeros_state(p, "max_exp_avg_sq")
+        attrs = {"beta2": group["betas"][1], "eps": group["eps"], "weight_decay": group["weight_decay"],
+                 "decoupled_weight_decay": group["decoupled_weight_decay"]}
+        head = [p, self._grad(p, group), self._hyper(group, "lr", p), self._hyper(group, "beta1", p),
+                st["exp_avg"], st["exp_avg_sq"]]
+        if amsgrad:
+            new = _op_multi("AdamAMSGradUpdate", head + [st["max_exp_avg_sq"], st["step"]], attrs)
+            targets = [p, st["exp_avg"], st["exp_avg_sq"], st["max_exp_avg_sq"], st["step"]]
+        else:
+            new = _op_multi("AdamUpdate", head + [st["step"]], attrs)
+            targets = [p, st["exp_avg"], st["exp_avg_sq"], st["step"]]
+        for t, n in zip(targets, new):
+            self._swap(t, n)
+
+
+class AdamW(Adam):
+    """AdamW (Loshchilov & Hutter), PyTorch's torch.optim.AdamW: Adam with decoupled weight decay,
+    p = p * (1 - lr * weight_decay) before the Adam step; weight_decay defaults to 0.01."""
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 1e-2,
+                 amsgrad: bool = False, *, maximize: bool = False, foreach=None, capturable: bool = False,
+                 differentiable: bool = False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

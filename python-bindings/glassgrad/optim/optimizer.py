@@ -1,122 +1,304 @@
-"""Optimizer base: step() records one in-place update node per parameter (with its state:
-momentum buffers, Adam moments, step counts) and realizes the whole training step in one plan.
-The learning rate is a 0-d tensor, so changing it does not change the plan."""
+"""Optimizer base, with PyTorch's interface: param_groups (a list of dicts holding 'params' and
+the group's hyperparameters, which step() reads), state (per parameter), state_dict /
+load_state_dict, zero_grad, add_param_group.
+
+step() records one in-place update node per parameter (with its state: momentum buffers, Adam
+moments, step counts) and realizes the whole training step in one plan.
+
+Hyperparameters that schedules change every step are data, not structure: the learning rate,
+SGD's and RMSprop's momentum and Adam's beta1 are 0-d tensors (one per group, device and dtype)
+that the update ops read. Writing them into a group (`group['lr'] = 0.01`, as every
+lr_scheduler does, or `group['betas'] = (0.85, 0.999)`, as OneCycleLR does) fills those tensors
+at once, so the next step, even a replay of a glassgrad.compile'd step or of a captured CUDA
+graph, uses the new value without compiling anything. Every other hyperparameter (weight_decay,
+eps, nesterov, ...) is an attribute of the update ops: changing it makes the next plain step
+compile a new plan, and makes compiled steps trace again (static_version() changes).
+"""
 from __future__ import annotations
 
-from typing import Any, Dict, Iterable, List, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
 from .. import _C
 from .._tensor import Tensor, _op_multi, _wrap
-from .._trace import record, scope
+from .._trace import scope
+
+_static_version = 0
+
+
+def static_version() -> int:
+    """Changes whenever an optimizer hyperparameter that the update ops hold as an attribute
+    changes (glassgrad.compile guards its replays with it)."""
+    return _static_version
+
+
+def _bump_static_version() -> None:
+    global _static_version
+    _static_version += 1
+
+
+# Keys that lr_scheduler and users add to groups for their own bookkeeping: never read by step().
+_BOOKKEEPING = {"params", "param_names", "initial_lr", "max_lr", "min_lr", "base_momentum", "max_momentum"}
+
+
+class ParamGroup(dict):
+    """One entry of optimizer.param_groups: a dict, as in PyTorch. Writing a hyperparameter
+    updates what the next step uses at once (see the module doc)."""
+
+    __slots__ = ("_opt", "_tensors", "_filled", "_static")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._opt = None
+        self._tensors: Dict[Tuple[str, str, str], Tensor] = {}  # (key, device, dtype) -> 0-d tensor
+        self._filled: Dict[Tuple[str, str, str], float] = {}    # the value each tensor holds
+        self._static = None
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if self._opt is not None and key not in _BOOKKEEPING:
+            self._opt._group_changed(self)
+
+    def update(self, *args, **kwargs):
+        super().update(*args, **kwargs)
+        if self._opt is not None:
+            self._opt._group_changed(self)
+
+    def setdefault(self, key, default=None):
+        had = key in self
+        out = super().setdefault(key, default)
+        if not had and self._opt is not None and key not in _BOOKKEEPING:
+            self._opt._group_changed(self)
+        return out
+
+
+def _check_param(opt_name: str, i: int, p) -> None:
+    if not isinstance(p, Tensor) or not p.requires_grad or not p.is_leaf:
+        raise _C.InvalidArgumentError(
+            f"{opt_name}: parameter {i} is not a trainable leaf tensor\n"
+            "  fix: pass model.parameters() (Parameters require gradients)")
 
 
 class Optimizer:
-    def __init__(self, params: Iterable[Tensor], lr: float):
-        self.params: List[Tensor] = list(params)
-        if not self.params:
+    """Base class: Optimizer(params, defaults). params is an iterable of tensors, of dicts
+    (parameter groups: {'params': [...], 'lr': ...}, missing keys taken from defaults), or of
+    (name, tensor) pairs (model.named_parameters())."""
+
+    # Group keys held as 0-d tensors (read by the update ops), per optimizer class.
+    _TENSOR_HYPERPARAMETERS: Tuple[str, ...] = ("lr",)
+
+    def __init__(self, params: Iterable, defaults: Dict[str, Any]):
+        self.defaults = dict(defaults)
+        self.state: Dict[Tensor, Dict[str, Any]] = {}
+        self.param_groups: List[ParamGroup] = []
+        self._step_calls = 0  # lr_scheduler warns when it steps before the optimizer ever did
+        name = type(self).__name__
+        items = list(params) if not isinstance(params, Tensor) else None
+        if items is None:
+            raise TypeError(f"{name}: params must be an iterable of tensors or dicts, got a single Tensor\n"
+                            f"  fix: {name}([tensor], ...) or {name}(model.parameters(), ...)")
+        if not items:
             raise _C.InvalidArgumentError(
-                f"{type(self).__name__} got an empty parameter list\n"
+                f"{name} got an empty parameter list\n"
                 "  cause: model.parameters() is empty (layers assigned before super().__init__()?) or a "
                 "generator was already consumed\n  fix: pass list(model.parameters())")
-        for i, p in enumerate(self.params):
-            if not isinstance(p, Tensor) or not p.requires_grad or not p.is_leaf:
-                raise _C.InvalidArgumentError(
-                    f"{type(self).__name__}: parameter {i} is not a trainable leaf tensor\n"
-                    "  fix: pass model.parameters() (Parameters require gradients)")
-        if lr < 0:
-            raise _C.InvalidArgumentError(f"{type(self).__name__}: lr must be >= 0, got {lr}")
-        self._lr = float(lr)
-        self._lr_tensors: Dict[Tuple[str, str], Tensor] = {}
-        self.state: Dict[int, Dict[str, Tensor]] = {}
+        groups = items if isinstance(items[0], dict) else [{"params": items}]
+        for g in groups:
+            self.add_param_group(g)
+
+    # ---- groups ----
+    def add_param_group(self, param_group: Dict[str, Any]) -> None:
+        """Adds a group ({'params': [...], hyperparameters...}); missing hyperparameters come from
+        the optimizer's defaults. A parameter may belong to one group only."""
+        name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{name}: a parameter group must be a dict, got {type(param_group).__name__}")
+        params = param_group.get("params")
+        if params is None:
+            raise _C.InvalidArgumentError(f"{name}: a parameter group needs a 'params' entry\n"
+                                          f"  fix: {{'params': model.fc.parameters(), 'lr': 0.01}}")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        names = None
+        if params and isinstance(params[0], tuple):
+            names = [n for n, _ in params]
+            params = [p for _, p in params]
+        start = sum(len(g["params"]) for g in self.param_groups)
+        for i, p in enumerate(params):
+            _check_param(name, start + i, p)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if len({id(p) for p in params}) != len(params) or any(id(p) in seen for p in params):
+            raise ValueError(f"{name}: some parameters appear in more than one parameter group\n"
+                             "  fix: give each parameter to one group only")
+        group = ParamGroup({k: v for k, v in param_group.items() if k != "params"})
+        group["params"] = params
+        if names is not None:
+            group["param_names"] = names
+        for k, v in self.defaults.items():
+            group.setdefault(k, v)
+        self._check_group(group)
+        group._opt = self
+        group._static = self._static_signature(group)
+        self.param_groups.append(group)
+
+    def _check_group(self, group: Dict[str, Any]) -> None:
+        """Refuses invalid hyperparameters (subclasses add their own checks)."""
+        if float(group["lr"]) < 0:
+            raise _C.InvalidArgumentError(f"{type(self).__name__}: lr must be >= 0, got {group['lr']}")
+
+    def _static_signature(self, group: Dict[str, Any]) -> Tuple:
+        """The hyperparameters that shape the step's graph (attributes of the update ops, or which
+        op runs): every group key but the tensor ones and the bookkeeping ones, plus
+        _structure(group)."""
+        skip = _BOOKKEEPING | set(self._TENSOR_HYPERPARAMETERS)
+        items = tuple(sorted((k, repr(v)) for k, v in group.items() if k not in skip))
+        return items + (self._structure(group),)
+
+    def _structure(self, group: Dict[str, Any]) -> Tuple:
+        """What a tensor hyperparameter's value decides about the graph (SGD: momentum 0 or not)."""
+        return ()
+
+    def _group_changed(self, group: ParamGroup) -> None:
+        for k, t in group._tensors.items():
+            value = self._tensor_value(group, k[0])
+            if group._filled.get(k) != value:
+                t._raw().fill(value)
+                group._filled[k] = value
+        sig = self._static_signature(group)
+        if sig != group._static:
+            group._static = sig
+            _bump_static_version()
+
+    # ---- hyperparameters as tensors ----
+    def _tensor_value(self, group: Dict[str, Any], key: str) -> float:
+        if key == "beta1":
+            return float(group["betas"][0])
+        return float(group[key])
+
+    def _hyper(self, group: ParamGroup, key: str, p: Tensor) -> Tensor:
+        """The group's 0-d tensor for `key` ('lr', 'momentum', 'beta1') on p's device and dtype."""
+        k = (key, p.device, p.dtype)
+        t = group._tensors.get(k)
+        if t is None:
+            raw = _C.Tensor.full([], self._tensor_value(group, key), p.dtype, p.device, key)
+            t = _wrap(_C.lazy_leaf(raw, "state", False, key))
+            group._tensors[k] = t
+            group._filled[k] = self._tensor_value(group, key)
+        return t
+
+    def _hyper_tensors(self) -> List[Tuple[str, Tensor]]:
+        return [(k[0], t) for g in self.param_groups for k, t in g._tensors.items()]
 
     @property
     def lr(self) -> float:
-        return self._lr
+        """The first group's learning rate; setting it sets every group's (a shortcut for
+        `for g in optimizer.param_groups: g['lr'] = value`)."""
+        return self.param_groups[0]["lr"]
 
     @lr.setter
     def lr(self, value: float) -> None:
-        """Takes effect at the next step without recompiling: the rate is data, not structure."""
-        self._lr = float(value)
-        for t in self._lr_tensors.values():
-            t._raw().fill(self._lr)
+        for g in self.param_groups:
+            g["lr"] = float(value)
 
-    def _lr_for(self, p: Tensor) -> Tensor:
-        key = (p.device, p.dtype)
-        t = self._lr_tensors.get(key)
-        if t is None:
-            raw = _C.Tensor.full([], self._lr, p.dtype, p.device, "lr")
-            t = _wrap(_C.lazy_leaf(raw, "state", False, "lr"))
-            self._lr_tensors[key] = t
-        return t
+    def __getattr__(self, name: str):
+        # optimizer.momentum, .betas, ... read the first group's value (glassgrad's older spelling).
+        d = self.__dict__
+        if "param_groups" in d and d["param_groups"] and name in d.get("defaults", {}):
+            return d["param_groups"][0][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    @property
+    def params(self) -> List[Tensor]:
+        """Every parameter, group after group (the positions state_dict() uses)."""
+        return [p for g in self.param_groups for p in g["params"]]
+
+    # ---- stepping ----
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clears the gradients (they accumulate across backward() calls until cleared). With
+        set_to_none=False they become zeros instead of None."""
+        for p in self.params:
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                from .._tensor import zeros
+                p.grad = zeros(*p.shape, dtype=p.dtype, device=p.device)
+
+    def step(self, closure: Optional[Callable[[], Any]] = None):
+        """Records the update of every parameter that has a gradient and runs the step's plan.
+        closure (optional): re-evaluates the model and returns the loss (called first, with
+        gradients enabled); step returns what it returned."""
+        self._step_calls += 1
+        loss = None
+        if closure is not None:
+            from .._runtime import enable_grad
+            with enable_grad():
+                loss = closure()
+        work = [(g, p) for g in self.param_groups for p in g["params"] if p.grad is not None]
+        if not work:
+            raise _C.GlassgradError(
+                f"{type(self).__name__}.step(): no parameter has a gradient\n"
+                "  cause: loss.backward() was not called since the last zero_grad(), or the loss does not "
+                "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
+        for g in self.param_groups:  # groups edited through dict methods the hooks do not see
+            self._group_changed(g)
+        with scope("optimizer", role="optimizer"):
+            for group, p in work:
+                self._update(p, group)
+        _C.lazy_realize([])
+        return loss
+
+    def _update(self, p: Tensor, group: Dict[str, Any]) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @staticmethod
+    def _grad(p: Tensor, group: Dict[str, Any]) -> Tensor:
+        """p.grad, negated when the group maximizes (PyTorch's maximize=True)."""
+        return -p.grad if group.get("maximize") else p.grad
+
+    @staticmethod
+    def _swap(t: Tensor, new: Tensor) -> None:
+        t._h.reset(new._h)
 
     def _zeros_state(self, p: Tensor, name: str, dtype=None, shape=None) -> Tensor:
         full = f"{p.name}.{name}" if p.name else name
         raw = _C.Tensor.full(list(p.shape if shape is None else shape), 0.0, dtype or p.dtype, p.device, full)
         return _wrap(_C.lazy_leaf(raw, "state", False, full))
 
-    def zero_grad(self, set_to_none: bool = True) -> None:
-        """Clears the gradients (they accumulate across backward() calls until cleared)."""
-        for p in self.params:
-            p.grad = None
-
-    def step(self) -> None:
-        with_grad = [p for p in self.params if p.grad is not None]
-        if not with_grad:
-            raise _C.GlassgradError(
-                f"{type(self).__name__}.step(): no parameter has a gradient\n"
-                "  cause: loss.backward() was not called since the last zero_grad(), or the loss does not "
-                "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
-        with scope("optimizer", role="optimizer"):
-            for p in with_grad:
-                self._update(p)
-        _C.lazy_realize([])
-
-    def _update(self, p: Tensor) -> None:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    @staticmethod
-    def _swap(t: Tensor, new: Tensor) -> None:
-        t._h.reset(new._h)
+    def _state_for(self, p: Tensor) -> Dict[str, Any]:
+        return self.state.setdefault(p, {})
 
     # ---- checkpoints ----
-    # Hyperparameters a state_dict carries (those the optimizer has): the learning rate, SGD's
-    # momentum / weight_decay / nesterov, Adam's betas / eps / weight_decay.
-    _HYPERPARAMETERS = ("lr", "momentum", "weight_decay", "nesterov", "betas", "eps")
-
-    def _hyperparameters(self) -> Dict[str, Any]:
-        out = {}
-        for k in self._HYPERPARAMETERS:
-            if hasattr(self, k):
-                v = getattr(self, k)
-                out[k] = list(v) if isinstance(v, tuple) else v
-        return out
-
     def state_dict(self) -> Dict[str, Any]:
-        """The optimizer's state as NumPy arrays, keyed by the parameter's position in the list the
-        optimizer was built with (PyTorch's layout):
+        """The optimizer's state as NumPy arrays, in PyTorch's layout: parameters are numbered
+        across the groups in order, state is keyed by that number, and each group lists its
+        numbers under 'params' next to its hyperparameters:
 
             {"optimizer": "Adam",
-             "state": {0: {"exp_avg": array, "exp_avg_sq": array, "step": array(int64)}, 1: ...},
-             "param_groups": [{"lr": 0.001, "betas": [0.9, 0.999], ..., "params": [0, 1, ...]}]}
+             "state": {0: {"step": array(int64), "exp_avg": array, "exp_avg_sq": array}, 1: ...},
+             "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), ..., "params": [0, 1, ...]}]}
 
         SGD keeps "momentum_buffer" per parameter (none without momentum); Adam keeps both moments
-        and its step count. Parameters that never had an update have no entry. Save it with
-        glassgrad.save and restore it with load_state_dict on an optimizer over the same model."""
-        state = {}
-        for i, p in enumerate(self.params):
-            st = self.state.get(id(p))
-            if st:
-                state[i] = {name: t.numpy() for name, t in st.items()}
-        group = self._hyperparameters()
-        group["params"] = list(range(len(self.params)))
-        return {"optimizer": type(self).__name__, "state": state, "param_groups": [group]}
+        (and "max_exp_avg_sq" with amsgrad) and its step count; RMSprop "square_avg" (and
+        "momentum_buffer", "grad_avg"). Parameters that never had an update have no entry."""
+        state, groups, index = {}, [], 0
+        for g in self.param_groups:
+            numbers = []
+            for p in g["params"]:
+                st = self.state.get(p)
+                if st:
+                    state[index] = {name: (t.numpy() if isinstance(t, Tensor) else t) for name, t in st.items()}
+                numbers.append(index)
+                index += 1
+            saved = {k: v for k, v in g.items() if k != "params"}
+            saved["params"] = numbers
+            groups.append(saved)
+        return {"optimizer": type(self).__name__, "state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
-        """Restores what state_dict() returned (e.g. from glassgrad.load): hyperparameters, and the
-        state of each parameter by position. The optimizer must be of the same class and built
-        over parameters of the same shapes, in the same order."""
+        """Restores what state_dict() returned (e.g. from glassgrad.load, or a PyTorch optimizer's
+        state_dict converted to NumPy): hyperparameters group by group, and the state of each
+        parameter by position. The optimizer must be of the same class and built over parameters
+        of the same shapes, in the same groups and order."""
         name = type(self).__name__
         saved = state_dict.get("optimizer", name)
         if saved != name:
@@ -124,47 +306,53 @@ class Optimizer:
                 f"{name}.load_state_dict: the state was saved from a {saved} optimizer\n"
                 f"  fix: build the optimizer as {saved}(model.parameters(), ...) before loading, or start "
                 f"this {name} from scratch")
-        groups = state_dict.get("param_groups") or [{}]
-        group = groups[0]
-        n_saved = len(group.get("params", self.params))
-        if len(groups) != 1 or n_saved != len(self.params):
+        groups = list(state_dict.get("param_groups") or [])
+        saved_sizes = [len(g.get("params", [])) for g in groups]
+        own_sizes = [len(g["params"]) for g in self.param_groups]
+        if saved_sizes != own_sizes:
+            n_saved, n_own = sum(saved_sizes), sum(own_sizes)
             raise _C.InvalidArgumentError(
-                f"{name}.load_state_dict: the state is for {n_saved} parameters in {len(groups)} group(s), this "
-                f"optimizer has {len(self.params)} parameters in one group\n"
-                f"  cause: a different model, or an optimizer built over a subset of its parameters\n"
-                f"  fix: build the optimizer over the same list, e.g. {name}(model.parameters(), ...)")
+                f"{name}.load_state_dict: the state is for {n_saved} parameters in {len(groups)} group(s) "
+                f"{saved_sizes}, this optimizer has {n_own} parameters in {len(own_sizes)} group(s) {own_sizes}\n"
+                f"  cause: a different model, or an optimizer built over other parameter groups\n"
+                f"  fix: build the optimizer over the same groups, e.g. {name}(model.parameters(), ...)")
+        params = self.params
+        # Saved numbers -> this optimizer's parameters, group by group.
+        position = {}
+        for g_saved, g_own in zip(groups, self.param_groups):
+            for k, p in zip(g_saved["params"], g_own["params"]):
+                position[k] = p
         per_param = state_dict.get("state", {})
-        new_state: Dict[int, Dict[str, np.ndarray]] = {}
-        for i, p in enumerate(self.params):
-            st = per_param.get(i, per_param.get(str(i)))
-            if not st:
+        new_state: Dict[Tensor, Dict[str, Any]] = {}
+        for k, st in per_param.items():
+            key = int(k)
+            if key not in position or not st:
                 continue
+            p = position[key]
             arrays = {}
-            for key, arr in st.items():
+            for sname, arr in st.items():
+                if arr is None:
+                    continue
                 arr = np.asarray(arr)
-                if arr.dtype.kind in "iu":  # step counts
-                    arr = arr.astype(np.int64)
+                if sname == "step" or (arr.ndim == 0 and arr.dtype.kind in "iu"):
+                    arr = np.asarray(arr, dtype=np.float64).round().astype(np.int64)  # PyTorch keeps float steps
                 elif tuple(arr.shape) != tuple(p.shape):
                     raise _C.ShapeError(
-                        f"{name}.load_state_dict: '{key}' of parameter {i} ('{p.name}') has shape "
+                        f"{name}.load_state_dict: '{sname}' of parameter {params.index(p)} ('{p.name}') has shape "
                         f"{list(arr.shape)} in the state but the parameter has shape {list(p.shape)}\n"
                         f"  fix: load the state saved together with this model's weights")
                 else:
                     arr = arr.astype(p.dtype)
-                arrays[key] = arr
-            new_state[i] = arrays
-        for k, v in group.items():
-            if k == "params" or k not in self._HYPERPARAMETERS or not hasattr(self, k):
-                continue
-            if k == "lr":
-                self.lr = float(v)
-            elif k == "betas":
-                self.betas = (float(v[0]), float(v[1]))
-            else:
-                setattr(self, k, type(getattr(self, k))(v))
-        for i, arrays in new_state.items():
-            p = self.params[i]
-            own = self.state.setdefault(id(p), {})
+                arrays[sname] = arr
+            new_state[p] = arrays
+        for g_saved, g_own in zip(groups, self.param_groups):
+            values = {k: (tuple(v) if isinstance(v, list) and k == "betas" else v)
+                      for k, v in g_saved.items() if k not in ("params", "param_names")}
+            dict.update(g_own, values)
+            self._check_group(g_own)
+            self._group_changed(g_own)
+        for p, arrays in new_state.items():
+            own = self._state_for(p)
             for key, arr in arrays.items():
                 label = f"{p.name}.{key}" if p.name else key
                 leaf = _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.array(arr, order="C"), p.device, label),
@@ -173,3 +361,15 @@ class Optimizer:
                     own[key]._h.reset(leaf._h)
                 else:
                     own[key] = leaf
+
+    def __repr__(self) -> str:
+        lines = [f"{type(self).__name__} ("]
+        for i, g in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for k in sorted(g):
+                if k not in ("params", "param_names"):
+                    lines.append(f"    {k}: {g[k]}")
+        return "\n".join(lines) + "\n)"
+
+
+__all__ = ["Optimizer", "ParamGroup", "static_version", "_op_multi"]

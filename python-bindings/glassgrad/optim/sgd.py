@@ -4,33 +4,58 @@ from .optimizer import Optimizer, _op_multi
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent with PyTorch's update rule (dampening 0):
-        d = g + weight_decay * p
-        buf = momentum * buf + d               (momentum > 0; buf starts at zero)
+    """Stochastic gradient descent, PyTorch's torch.optim.SGD (same arguments, defaults and rule):
+
+        d = g + weight_decay * p                        (g = -grad with maximize=True)
+        buf = d                                         (first step)
+        buf = momentum * buf + (1 - dampening) * d      (later steps; momentum > 0)
         d = d + momentum * buf if nesterov else buf
         p = p - lr * d
+
+    lr and momentum are tensors read by the update (schedules change them without recompiling).
+    foreach and fused are accepted and ignored: the update is always one kernel per parameter.
     """
 
-    def __init__(self, params, lr: float, momentum: float = 0.0, weight_decay: float = 0.0, nesterov: bool = False):
-        super().__init__(params, lr)
-        if momentum < 0 or weight_decay < 0:
-            raise ValueError(f"SGD: momentum and weight_decay must be >= 0, got {momentum}, {weight_decay}")
-        if nesterov and momentum == 0:
-            raise ValueError("SGD: nesterov=True needs momentum > 0")
-        self.momentum, self.weight_decay, self.nesterov = float(momentum), float(weight_decay), bool(nesterov)
+    _TENSOR_HYPERPARAMETERS = ("lr", "momentum")
 
-    def _update(self, p) -> None:
-        lr = self._lr_for(p)
-        if self.momentum == 0:
-            (new_p,) = _op_multi("SGDUpdate", [p, p.grad, lr], {"weight_decay": self.weight_decay})
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
+                 differentiable: bool = False, fused=None):
+        if differentiable:
+            raise NotImplementedError("SGD(differentiable=True): glassgrad's optimizer steps are not "
+                                      "differentiated\n  fix: drop differentiable=True")
+        super().__init__(params, dict(lr=float(lr), momentum=float(momentum), dampening=float(dampening),
+                                      weight_decay=float(weight_decay), nesterov=bool(nesterov),
+                                      maximize=bool(maximize)))
+
+    def _check_group(self, group) -> None:
+        super()._check_group(group)
+        if group["momentum"] < 0 or group["weight_decay"] < 0:
+            raise ValueError(f"SGD: momentum and weight_decay must be >= 0, got {group['momentum']}, "
+                             f"{group['weight_decay']}")
+        if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
+            raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening\n"
+                             "  fix: SGD(params, lr, momentum=0.9, nesterov=True)")
+
+    def _structure(self, group):
+        return (group["momentum"] != 0,)
+
+    def _update(self, p, group) -> None:
+        lr = self._hyper(group, "lr", p)
+        g = self._grad(p, group)
+        if group["momentum"] == 0:
+            (new_p,) = _op_multi("SGDUpdate", [p, g, lr], {"weight_decay": group["weight_decay"]})
             self._swap(p, new_p)
             return
-        st = self.state.setdefault(id(p), {})
-        if "momentum_buffer" not in st:
+        st = self._state_for(p)
+        first = "momentum_buffer" not in st
+        if first:
             st["momentum_buffer"] = self._zeros_state(p, "momentum_buffer")
         buf = st["momentum_buffer"]
-        new_p, new_buf = _op_multi("SGDMomentumUpdate", [p, p.grad, lr, buf],
-                                   {"momentum": self.momentum, "weight_decay": self.weight_decay,
-                                    "nesterov": self.nesterov})
+        # First step: buf = momentum * 0 + d = d, PyTorch's copy, so no dampening yet.
+        new_p, new_buf = _op_multi("SGDMomentumUpdate", [p, g, lr, buf, self._hyper(group, "momentum", p)],
+                                   {"weight_decay": group["weight_decay"],
+                                    "dampening": 0.0 if first else group["dampening"],
+                                    "nesterov": group["nesterov"]})
         self._swap(p, new_p)
         self._swap(buf, new_buf)
