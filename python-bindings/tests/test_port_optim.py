@@ -366,3 +366,20 @@ def test_changing_a_static_hyperparameter_traces_a_compiled_step_again():
     np.testing.assert_allclose(b, a, rtol=1e-6)
     np.testing.assert_allclose(model_b.fc1.weight.numpy(), model_a.fc1.weight.numpy(), rtol=1e-5, atol=1e-7)
     assert step.replays == 4  # 2 traced + 2 replayed before the change, 2 traced + 2 replayed after
+
+
+def test_an_unused_optimizer_is_freed_at_once_with_its_state():
+    """Param groups refer back to their optimizer weakly: no reference cycle keeps an optimizer's
+    momentum buffers alive until the cyclic garbage collector happens to run."""
+    import gc
+    import weakref
+    init, grads = _data(1)
+    gc.disable()
+    try:
+        _, opt = _run_glassgrad(lambda ps: gg.SGD(ps, lr=0.1, momentum=0.9), init, grads)
+        ref = weakref.ref(opt)
+        buf = weakref.ref(next(iter(opt.state.values()))["momentum_buffer"])
+        del opt
+        assert ref() is None and buf() is None
+    finally:
+        gc.enable()

@@ -16,6 +16,7 @@ compile a new plan, and makes compiled steps trace again (static_version() chang
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
@@ -55,21 +56,25 @@ class ParamGroup(dict):
         self._filled: Dict[Tuple[str, str, str], float] = {}    # the value each tensor holds
         self._static = None
 
+    def _changed(self) -> None:
+        opt = self._opt() if self._opt is not None else None
+        if opt is not None:
+            opt._group_changed(self)
+
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
-        if self._opt is not None and key not in _BOOKKEEPING:
-            self._opt._group_changed(self)
+        if key not in _BOOKKEEPING:
+            self._changed()
 
     def update(self, *args, **kwargs):
         super().update(*args, **kwargs)
-        if self._opt is not None:
-            self._opt._group_changed(self)
+        self._changed()
 
     def setdefault(self, key, default=None):
         had = key in self
         out = super().setdefault(key, default)
-        if not had and self._opt is not None and key not in _BOOKKEEPING:
-            self._opt._group_changed(self)
+        if not had and key not in _BOOKKEEPING:
+            self._changed()
         return out
 
 
@@ -137,7 +142,7 @@ class Optimizer:
         for k, v in self.defaults.items():
             group.setdefault(k, v)
         self._check_group(group)
-        group._opt = self
+        group._opt = weakref.ref(self)  # no cycle: an optimizer is freed (with its state) once unused
         group._static = self._static_signature(group)
         self.param_groups.append(group)
 
