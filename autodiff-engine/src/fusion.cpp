@@ -73,6 +73,9 @@ std::string FusedProgram::str() const {
   return os.str();
 }
 
+bool fused_relu(const Attrs& attrs) { return attrs.has("activation") && attrs.s("activation") == "relu"; }
+bool has_fused_activation(const Attrs& attrs) { return attrs.has("activation") && attrs.s("activation") != "none"; }
+
 int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
   const int original = g.num_nodes();
   const auto consumers = g.consumers();
@@ -210,7 +213,7 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     const Node prod = g.node(p);
     const bool fusible = prod.op() == "BatchNorm2DTrain" || prod.op() == "BatchNorm2DInference" || prod.op() == "Conv2D";
     if (!fusible || g.value(x).output_index != 0) continue;
-    if (prod.attrs.has("activation") && prod.attrs.s("activation") != "none") continue;
+    if (has_fused_activation(prod.attrs)) continue;
     if (kept[static_cast<size_t>(x)]) continue;
     // Every other reader of x must be a ReLUBackward reading it as the saved input.
     bool ok = true;
@@ -251,7 +254,7 @@ int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<
     if (p == kNoNode || p >= original || g.node(p).op() != "Conv2D") continue;
     if (kept[static_cast<size_t>(y)] || consumers[static_cast<size_t>(y)].size() != 1) continue;
     const Node conv = g.node(p);
-    if (conv.attrs.has("activation") && conv.attrs.s("activation") != "none") continue;
+    if (has_fused_activation(conv.attrs)) continue;
     const TensorInfo wi = g.value(conv.inputs[1]).info;
     const int64_t k = wi.shape[0];
     NodeMeta meta = bn.meta;

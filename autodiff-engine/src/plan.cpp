@@ -26,6 +26,11 @@ std::string format_bytes(size_t bytes) {
   return buf;
 }
 
+int Plan::root_slot(int slot) const {
+  while (slot >= 0 && slots[static_cast<size_t>(slot)].kind == SlotKind::View) slot = slots[static_cast<size_t>(slot)].base;
+  return slot;
+}
+
 size_t Plan::predicted_peak_bytes(const Device& d) const {
   size_t total = 0;
   auto a = arena_bytes.find(d);

@@ -77,9 +77,7 @@ void reuse_inputs_in_place(Plan& plan) {
         // elements this step has already overwritten.
         bool viewed_too = false;
         for (int other : st.inputs) {
-          int b = other;
-          while (plan.slots[static_cast<size_t>(b)].kind == SlotKind::View) b = plan.slots[static_cast<size_t>(b)].base;
-          viewed_too = viewed_too || (other != r.id && b == r.id);
+          viewed_too = viewed_too || (other != r.id && plan.root_slot(other) == r.id);
         }
         if (viewed_too) continue;
         r.last_step = std::max(r.last_step, o.last_step);
@@ -175,19 +173,15 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     plan.steps.push_back(std::move(st));
   }
 
-  auto root = [&](int slot) {
-    while (plan.slots[static_cast<size_t>(slot)].kind == SlotKind::View) slot = plan.slots[static_cast<size_t>(slot)].base;
-    return slot;
-  };
   // Liveness: extend each root buffer to its last reader (through views).
   const int nsteps = static_cast<int>(plan.steps.size());
   for (int i = 0; i < nsteps; ++i) {
     for (int s : plan.steps[static_cast<size_t>(i)].inputs) {
-      BufferSlot& r = plan.slots[static_cast<size_t>(root(s))];
+      BufferSlot& r = plan.slots[static_cast<size_t>(plan.root_slot(s))];
       r.last_step = std::max(r.last_step, i);
     }
     for (int s : plan.steps[static_cast<size_t>(i)].outputs) {
-      BufferSlot& r = plan.slots[static_cast<size_t>(root(s))];
+      BufferSlot& r = plan.slots[static_cast<size_t>(plan.root_slot(s))];
       r.last_step = std::max(r.last_step, i);
     }
   }
@@ -195,7 +189,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
   for (ValueId v : outputs) {
     const int s = slot_of.at(static_cast<size_t>(v));
     if (s < 0) throw InternalError("planner: output " + g.value_str(v) + " was not computed");
-    BufferSlot& r = plan.slots[static_cast<size_t>(root(s))];
+    BufferSlot& r = plan.slots[static_cast<size_t>(plan.root_slot(s))];
     if (r.kind == SlotKind::Arena) r.kind = SlotKind::Output;
     plan.output_slots.push_back(s);
     plan.output_values.push_back(v);

@@ -16,15 +16,6 @@
 namespace glassgrad {
 
 namespace {
-std::mutex& arena_mutex() {
-  static std::mutex m;
-  return m;
-}
-std::map<Device, Tensor>& arenas() {
-  static auto* a = new std::map<Device, Tensor>();
-  return *a;
-}
-
 std::shared_ptr<const StepObserver>& observer_slot() {
   static auto* o = new std::shared_ptr<const StepObserver>();
   return *o;
@@ -77,30 +68,6 @@ bool poison_freed() {
   return g_poison == 1;
 }
 
-Tensor arena_for(const Device& d, size_t bytes) {
-  std::lock_guard<std::mutex> lock(arena_mutex());
-  Tensor& a = arenas()[d];
-  // Grow on demand; under a memory limit, also shrink to what this plan needs, so a big arena
-  // left by an earlier plan does not hold memory the limit should give to others.
-  const bool shrink = a.defined() && a.nbytes() > bytes && allocator_for(d).limit() != 0;
-  if (!a.defined() || a.nbytes() < bytes || shrink) {
-    a = Tensor();  // free the old arena before taking a larger one
-    a = Tensor::empty({static_cast<int64_t>(std::max<size_t>(bytes, 64))}, DType::UInt8, d, "arena");
-  }
-  return a;
-}
-
-size_t arena_bytes(const Device& d) {
-  std::lock_guard<std::mutex> lock(arena_mutex());
-  auto it = arenas().find(d);
-  return (it == arenas().end() || !it->second.defined()) ? 0 : it->second.nbytes();
-}
-
-void release_arenas() {
-  std::lock_guard<std::mutex> lock(arena_mutex());
-  arenas().clear();
-}
-
 WorkspaceFn Executor::workspace_fn() {
   return [](const Graph& g, const Node& n) -> size_t {
     std::vector<TensorInfo> in, out;
@@ -144,8 +111,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
     graph_->written.assign(plan_->input_slots.size(), 0);
     for (const auto& st : plan_->steps) {
       for (int o : st.outputs) {
-        int root = o;
-        while (plan_->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = plan_->slots[static_cast<size_t>(root)].base;
+        const int root = plan_->root_slot(o);
         for (size_t k = 0; k < plan_->input_slots.size(); ++k) {
           if (plan_->input_slots[k] == root) graph_->written[k] = 1;
         }
@@ -384,8 +350,7 @@ std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const
   results.reserve(p.output_slots.size());
   for (size_t i = 0; i < p.output_slots.size(); ++i) {
     const int slot = p.output_slots[i];
-    int root = slot;
-    while (p.slots[static_cast<size_t>(root)].kind == SlotKind::View) root = p.slots[static_cast<size_t>(root)].base;
+    const int root = p.root_slot(slot);
     const Tensor& in_graph = G.slots[static_cast<size_t>(slot)];
     if (p.slots[static_cast<size_t>(root)].kind == SlotKind::Input) {
       results.push_back(in_graph);  // a view of a (stable) input, e.g. an updated parameter

@@ -31,6 +31,7 @@
 #include <string>
 
 #include "glassgrad/autodiff/conv_geometry.h"
+#include "glassgrad/autodiff/fusion.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -198,17 +199,14 @@ std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
   }
   const Conv2DGeometry g = conv_geometry(ctx, x.shape, w.shape);
   // attrs "activation": "none" (default) or "relu" (out = relu(conv)), set by the fusion pass.
-  if (ctx.attrs().has("activation")) {
-    const std::string& a = ctx.attrs().s("activation");
-    if (a != "none" && a != "relu") ops::bad_attr(ctx, "activation", "'none' or 'relu'", "'" + a + "'");
-  }
+  ops::check_activation_attr(ctx);
   return {ops::with_shape(x, {x.shape[0], w.shape[0], g.ho, g.wo})};
 }
 
 void conv2d_gradient(GradContext& c) {
   ValueId gy = c.grad_output(0);
   if (gy == kNoValue) return;
-  if (c.attrs().has("activation") && c.attrs().s("activation") == "relu") {
+  if (fused_relu(c.attrs())) {
     gy = c.emit("ReLUBackward", {gy, c.output(0)});  // relu(z) > 0 exactly where z > 0
   }
   const ValueId x = c.input(0), w = c.input(1);

@@ -26,6 +26,7 @@
 //
 // The two backward ops have no gradient rule (no double backward through batch norm: it
 // raises UnsupportedError naming the op); BatchNormUpdateStats has none either (buffers).
+#include "glassgrad/autodiff/fusion.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -64,14 +65,7 @@ Shape channels(const TensorInfo& x) { return {x.shape[1]}; }
 }  // namespace
 
 // attrs "activation": "none" (default) or "relu": y = relu(batchnorm(x)) in one pass. Set by
-// the fusion pass (fusion.h); the gradient first passes through ReLUBackward(g, y).
-void activation_attr(const ShapeContext& ctx) {
-  if (!ctx.attrs().has("activation")) return;
-  const std::string& a = ctx.attrs().s("activation");
-  if (a != "none" && a != "relu") ops::bad_attr(ctx, "activation", "'none' or 'relu'", "'" + a + "'");
-}
-
-bool has_relu(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu"; }
+// the fusion pass (fusion.h, fused_relu); the gradient first passes through ReLUBackward(g, y).
 
 void register_norm_ops(OpRegistry& r) {
   {
@@ -85,7 +79,7 @@ void register_norm_ops(OpRegistry& r) {
       expect_channel_vector(ctx, 1, 0, "gamma");
       expect_channel_vector(ctx, 2, 0, "beta");
       eps_attr(ctx);
-      activation_attr(ctx);
+      ops::check_activation_attr(ctx);
       const TensorInfo& x = ctx.in(0);
       const int64_t m = x.shape[0] * x.shape[2] * x.shape[3];
       if (m < 2 && x.numel() > 0) {
@@ -108,7 +102,7 @@ void register_norm_ops(OpRegistry& r) {
       };
       ValueId gy = c.grad_output(0);
       const ValueId gmean = c.grad_output(1), gvar = c.grad_output(2);
-      if (gy != kNoValue && has_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
+      if (gy != kNoValue && fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
       if (gy == kNoValue) gy = zeros(xi.shape);
       std::vector<ValueId> in = {gy, x, c.input(1), c.output(1), c.output(2)};
       if (gmean != kNoValue || gvar != kNoValue) {
@@ -157,13 +151,13 @@ void register_norm_ops(OpRegistry& r) {
       const char* names[] = {"", "gamma", "beta", "running_mean", "running_var"};
       for (int i = 1; i < 5; ++i) expect_channel_vector(ctx, i, 0, names[i]);
       eps_attr(ctx);
-      activation_attr(ctx);
+      ops::check_activation_attr(ctx);
       return std::vector<TensorInfo>{ctx.in(0)};
     };
     s.gradient = [](GradContext& c) {
       if (c.grad_output(0) == kNoValue) return;
       ValueId gy = c.grad_output(0);
-      if (has_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
+      if (fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
       const auto d = c.emit_multi("BatchNorm2DInferenceBackward",
                                   {gy, c.input(0), c.input(1), c.input(3), c.input(4)},
                                   Attrs{{"eps", c.attrs().f("eps", 1e-5)}});

@@ -5,6 +5,12 @@
 namespace glassgrad {
 namespace ops {
 
+void check_activation_attr(const ShapeContext& ctx) {
+  if (!ctx.attrs().has("activation")) return;
+  const std::string& a = ctx.attrs().s("activation");
+  if (a != "none" && a != "relu") bad_attr(ctx, "activation", "'none' or 'relu'", "'" + a + "'");
+}
+
 Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) {
   Shape out;
   if (broadcast_shapes(ctx.in(a).shape, ctx.in(b).shape, out)) return out;

@@ -27,6 +27,9 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keep
 // Attribute check with a ready message: "<where>: <name> must be <what>, got <value>".
 [[noreturn]] void bad_attr(const ShapeContext& ctx, const std::string& name, const std::string& what,
                            const std::string& got, const std::string& fix = "");
+// The fused-activation attribute (fusion.h, fused_relu) of Conv2D and BatchNorm2D*: absent,
+// "none" or "relu".
+void check_activation_attr(const ShapeContext& ctx);
 // Dtype from a "dtype" string attribute.
 DType dtype_attr(const ShapeContext& ctx, const char* key = "dtype");
 

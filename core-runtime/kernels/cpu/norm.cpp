@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -63,8 +64,6 @@ void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, doub
     }
   });
 }
-
-bool relu_of(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu"; }
 
 // Sums over one run use kLanes independent double accumulators, added in a fixed order at the
 // end: the compiler may vectorize the lanes (no reassociation is needed), and the result does
@@ -151,7 +150,7 @@ void batch_norm_train(const KernelContext& c) {
   T* mean_out = c.outputs[1].data<T>();
   T* var_out = c.outputs[2].data<T>();
   const double inv_m = d.m() > 0 ? 1.0 / static_cast<double>(d.m()) : 0.0;
-  const bool relu = relu_of(c.attrs);
+  const bool relu = fused_relu(c.attrs);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
       // Pass 1: the mean. Pass 2: squared deviations from it (their plain sum, which should
@@ -223,7 +222,7 @@ void batch_norm_inference(const KernelContext& c) {
   const T* rm = c.inputs[3].data<T>();
   const T* rv = c.inputs[4].data<T>();
   T* y = c.outputs[0].data<T>();
-  const bool relu = relu_of(c.attrs);
+  const bool relu = fused_relu(c.attrs);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
     for (int64_t ch = c0; ch < c1; ++ch) {
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(static_cast<double>(rv[ch]) + eps);

@@ -7,6 +7,7 @@
 #include "../../kernels/cuda/fast_div.h"
 #include "cuda/launch.h"
 #include "cuda/registry.h"
+#include "glassgrad/autodiff/fusion.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -52,7 +53,7 @@ Dim3 partition_grid(const GGBatchNorm& p) { return Dim3{static_cast<unsigned>(p.
 unsigned partition_block(const GGBatchNorm& p) { return pow2_block(p.chunk, 32, 256); }
 
 // attrs "activation" = "relu" (the fusion pass's batchnorm + relu): applied in the affine pass.
-int relu_of(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu" ? 1 : 0; }
+int relu_of(const Attrs& a) { return fused_relu(a) ? 1 : 0; }
 
 Tensor coef_buffer(const Tensor& x, int64_t per_channel, int64_t C) {
   return Tensor::empty({std::max<int64_t>(1, per_channel * C)}, DType::Float64, x.device(), "batchnorm coefficients");

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "glassgrad/runtime/allocator.h"
+#include "glassgrad/runtime/arena.h"
 #include "glassgrad/runtime/debug.h"
 
 namespace glassgrad {
@@ -39,8 +40,7 @@ std::vector<std::string> buffer_labels(const Plan& p) {
   for (const BufferSlot& s : p.slots) names[static_cast<size_t>(s.id)] = s.name;
   for (const BufferSlot& s : p.slots) {
     if (s.kind != SlotKind::View || s.name.empty()) continue;
-    int root = s.base;
-    while (root >= 0 && p.slots[static_cast<size_t>(root)].kind == SlotKind::View) root = p.slots[static_cast<size_t>(root)].base;
+    const int root = p.root_slot(s.id);
     if (root >= 0 && names[static_cast<size_t>(root)].empty()) names[static_cast<size_t>(root)] = s.name;
   }
   std::vector<std::string> labels(p.slots.size());
@@ -114,15 +114,11 @@ size_t input_bytes(const Plan& p, const Device& d) {
   }
   return total;
 }
-// The arena a run allocates, as arena_for does it: 0 when the one held is reused (large enough,
-// and no limit asks to shrink it), else a new one of the plan's size after freeing the old.
+// The arena a run allocates (arena_growth): 0 when the one held is reused, else a new one of
+// the plan's size after freeing the old.
 size_t new_arena_bytes(const Plan& p, const Device& d) {
   auto it = p.arena_bytes.find(d);
-  const size_t want = it == p.arena_bytes.end() ? 0 : it->second;
-  const size_t held = arena_bytes(d);
-  const bool shrink = held > want && allocator_for(d).limit() != 0;
-  if (want == 0 || (held >= want && !shrink)) return 0;
-  return std::max<size_t>(want, 64);
+  return arena_growth(d, it == p.arena_bytes.end() ? 0 : it->second);
 }
 // A limit that fits `need`, rounded up, in the form glassgrad.set_memory_limit parses.
 std::string limit_that_fits(size_t need) {

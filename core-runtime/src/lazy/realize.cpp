@@ -173,8 +173,7 @@ void realize(const std::vector<ValuePtr>& targets) {
       for (size_t k = 0; k < plan->output_slots.size(); ++k) {
         const int slot = plan->output_slots[k];
         const BufferSlot& bs = plan->slots[static_cast<size_t>(slot)];
-        int root = slot;
-        while (plan->slots[static_cast<size_t>(root)].kind == SlotKind::View) root = plan->slots[static_cast<size_t>(root)].base;
+        const int root = plan->root_slot(slot);
         const BufferSlot& rs = plan->slots[static_cast<size_t>(root)];
         if (rs.kind == SlotKind::Input) {
           size_t idx = 0;

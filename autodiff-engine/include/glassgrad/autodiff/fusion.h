@@ -48,6 +48,11 @@ struct FusedProgram {
   std::string str() const;  // "r2 = Mul(r0, r1); r3 = ReLU(r2); r4 = MulScalar(r3, 0.5)"
 };
 
+// The attribute fuse_activations sets on Conv2D and BatchNorm2D*: "activation" = "relu" (the
+// output is relu of the op's); absent or "none": no activation.
+bool fused_relu(const Attrs& attrs);
+bool has_fused_activation(const Attrs& attrs);  // set to anything but "none"
+
 // Replaces elementwise chains by FusedElementwise nodes. `keep` are values that must stay
 // visible (outputs of the plan); `remap` receives (old value -> new value) for those replaced.
 // Returns the number of groups formed.

@@ -71,6 +71,8 @@ struct Plan {
   std::string notes;    // what the compiler decided, e.g. "checkpointing: 6 segments, 40 nodes recomputed"
   int recomputed_steps = 0;
 
+  // The slot that owns `slot`'s memory: itself, or the end of its chain of View bases.
+  int root_slot(int slot) const;
   // Arena + external bytes on a device: what a run needs at its peak.
   size_t predicted_peak_bytes(const Device& d) const;
   size_t predicted_peak_bytes() const;  // summed over devices

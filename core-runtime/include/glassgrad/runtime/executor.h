@@ -11,6 +11,7 @@
 
 #include "glassgrad/autodiff/passes.h"
 #include "glassgrad/autodiff/plan.h"
+#include "glassgrad/runtime/arena.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/tensor.h"
 
@@ -76,9 +77,5 @@ bool cuda_graphs_enabled();
 void set_poison_freed(bool on);
 bool poison_freed();
 
-// The arena of a device: one growing buffer from the device's allocator.
-Tensor arena_for(const Device& d, size_t bytes);
-size_t arena_bytes(const Device& d);  // held now (0 if none)
-void release_arenas();
 
 }  // namespace glassgrad
