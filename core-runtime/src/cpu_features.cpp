@@ -1,7 +1,8 @@
 #include "glassgrad/runtime/cpu_features.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <string>
+
+#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 
@@ -16,13 +17,12 @@ CpuIsa detect() {
     best = CpuIsa::Avx512;
   }
 #endif
-  if (const char* cap = std::getenv("GLASSGRAD_CPU_ISA")) {
-    CpuIsa want = best;
-    if (!std::strcmp(cap, "generic")) want = CpuIsa::Generic;
-    else if (!std::strcmp(cap, "avx2")) want = CpuIsa::Avx2;
-    else if (!std::strcmp(cap, "avx512")) want = CpuIsa::Avx512;
-    if (static_cast<int>(want) < static_cast<int>(best)) best = want;
-  }
+  const std::string cap = cpu_isa_cap();
+  CpuIsa want = best;
+  if (cap == "generic") want = CpuIsa::Generic;
+  else if (cap == "avx2") want = CpuIsa::Avx2;
+  else if (cap == "avx512") want = CpuIsa::Avx512;
+  if (static_cast<int>(want) < static_cast<int>(best)) best = want;
   return best;
 }
 }  // namespace

@@ -50,22 +50,8 @@ void poison(const Tensor& t) {
 }
 }  // namespace
 
-namespace {
-int g_poison = -1;  // -1: not read from the environment yet
-}
-
-void set_poison_freed(bool on) { g_poison = on ? 1 : 0; }
-
 void set_step_observer(StepObserver observer) {
   observer_slot() = observer ? std::make_shared<const StepObserver>(std::move(observer)) : nullptr;
-}
-
-bool poison_freed() {
-  if (g_poison < 0) {
-    const char* env = std::getenv("GLASSGRAD_POISON_FREED");
-    g_poison = (env && std::string(env) == "1") ? 1 : 0;
-  }
-  return g_poison == 1;
 }
 
 WorkspaceFn Executor::workspace_fn() {
@@ -247,20 +233,6 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
 }
 
 // ---- whole-step CUDA graphs ----
-
-namespace {
-int g_graphs = -1;  // -1: not read from the environment yet
-}
-
-void set_cuda_graphs(bool on) { g_graphs = on ? 1 : 0; }
-
-bool cuda_graphs_enabled() {
-  if (g_graphs < 0) {
-    const char* env = std::getenv("GLASSGRAD_CUDA_GRAPHS");
-    g_graphs = (env && std::string(env) == "0") ? 0 : 1;
-  }
-  return g_graphs == 1;
-}
 
 Executor::~Executor() = default;
 

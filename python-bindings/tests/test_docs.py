@@ -94,6 +94,26 @@ def test_code_blocks_are_included_never_pasted(page):
     assert inside is None, f"{page}: a code fence opened at line {start} is never closed"
 
 
+ENV_READ = re.compile(r'(?:getenv|\benv|\bis)\(\s*"([A-Z][A-Z0-9_]+)"|environ(?:\.get|\.setdefault)?[(\[]\s*"([A-Z][A-Z0-9_]+)"')
+
+
+def test_every_environment_variable_read_is_in_the_architecture_table():
+    read = set()
+    for folder in ("autodiff-engine", "core-runtime", "python-bindings/src", "python-bindings/glassgrad"):
+        for path in glob.glob(os.path.join(ROOT, folder, "**", "*"), recursive=True):
+            if path.endswith((".cpp", ".h", ".cu", ".cuh", ".py")):
+                with open(path, encoding="utf-8") as f:
+                    read |= {a or b for a, b in ENV_READ.findall(f.read())}
+    with open(os.path.join(ROOT, "docs", "architecture.md"), encoding="utf-8") as f:
+        text = f.read()
+    table = text[text.index("## Environment variables"):]
+    table = table[:table.index("\n## ")]
+    listed = set(re.findall(r"^\| `([A-Z][A-Z0-9_]+)", table, re.M))
+    assert "GLASSGRAD_FUSION" in read and "GLASSGRAD_DEVICE" in read, "the scan no longer sees the reads"
+    assert not read - listed, f"environment variables read but not in architecture.md's table: {sorted(read - listed)}"
+    assert not listed - read, f"table rows for variables nothing reads: {sorted(listed - read)}"
+
+
 def test_getting_started_shows_the_readme_s_two_commands():
     """getting-started.md includes README.md by line numbers; those lines must stay the two commands."""
     targets = [t for page, _, t in _includes() if page.endswith("getting-started.md") and t.startswith("README.md")]

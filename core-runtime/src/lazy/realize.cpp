@@ -68,7 +68,6 @@ std::vector<std::shared_ptr<const Plan>>& plan_only_plans() {
   static auto* v = new std::vector<std::shared_ptr<const Plan>>();
   return *v;
 }
-int g_fusion = -1;  // -1: not read from the environment yet
 std::vector<CapturedRun>& captured() {
   static auto* c = new std::vector<CapturedRun>();
   return *c;
@@ -258,16 +257,6 @@ std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
   out.swap(plan_only_plans());
   return out;
 }
-
-bool fusion_enabled() {
-  if (g_fusion < 0) {
-    const char* env = std::getenv("GLASSGRAD_FUSION");
-    g_fusion = (env && std::string(env) == "0") ? 0 : 1;
-  }
-  return g_fusion == 1;
-}
-
-void set_fusion(bool on) { g_fusion = on ? 1 : 0; }
 
 void capture_begin() {
   captured().clear();

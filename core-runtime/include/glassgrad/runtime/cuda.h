@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "glassgrad/runtime/settings.h"
+
 namespace glassgrad {
 namespace cuda {
 
@@ -61,10 +63,6 @@ std::pair<size_t, size_t> mem_get_info(int index = 0);  // (free, total) bytes o
 // Convolution algorithm: "auto" (per shape), "direct" (when the shape allows), "igemm".
 void set_conv_algo(const std::string& algo);
 std::string conv_algo();
-// Synchronize after every launch so an asynchronous kernel failure is reported by the launch
-// that caused it (also set by GLASSGRAD_CUDA_LAUNCH_BLOCKING=1).
-void set_launch_blocking(bool on);
-bool launch_blocking();
 
 // Whole-step CUDA graphs (used by the Executor): capture the launches a plan makes on the
 // device's stream, then replay them with one launch. Kernels consult capturing() to avoid

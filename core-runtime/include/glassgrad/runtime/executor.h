@@ -13,6 +13,7 @@
 #include "glassgrad/autodiff/plan.h"
 #include "glassgrad/runtime/arena.h"
 #include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/settings.h"
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
@@ -69,13 +70,6 @@ class Executor {
   std::unique_ptr<GraphState> graph_;
 };
 
-void set_cuda_graphs(bool on);  // default: on unless GLASSGRAD_CUDA_GRAPHS=0
-bool cuda_graphs_enabled();
-
-// Debug mode for every executor: poison arena buffers as soon as their lifetime ends (as
-// ExecutorOptions::poison_freed). Also on when GLASSGRAD_POISON_FREED=1 is set.
-void set_poison_freed(bool on);
-bool poison_freed();
 
 
 }  // namespace glassgrad

@@ -24,6 +24,7 @@
 
 #include "glassgrad/autodiff/graph.h"
 #include "glassgrad/autodiff/plan.h"
+#include "glassgrad/runtime/settings.h"
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
@@ -101,10 +102,6 @@ void set_grad_enabled(bool on);
 // leaves beside the memory already held; 0 = none. Over budget, plans checkpoint (remat.h).
 void set_memory_budget(size_t bytes);  // 0: derive from the allocator's limit
 size_t memory_budget_for(const Device& d);
-
-// Compile options for realize: fusion on by default (GLASSGRAD_FUSION=0 turns it off).
-void set_fusion(bool on);
-bool fusion_enabled();
 
 CacheStats cache_stats();
 void reset_cache_stats();

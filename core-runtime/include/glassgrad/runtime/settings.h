@@ -1,0 +1,44 @@
+// The runtime's switches, in one place. Each setting has a setter (the Python API's
+// glassgrad.set_fusion, glassgrad.cuda.set_launch_blocking, ...) and a default read once, at
+// first use, from an environment variable. docs/architecture.md's "Environment variables"
+// table lists every variable glassgrad reads (python-bindings/tests/test_docs.py checks it).
+//
+//   variable                              setting                         default
+//   GLASSGRAD_FUSION=0                    lazy::fusion_enabled()          on
+//   GLASSGRAD_CUDA_GRAPHS=0               cuda_graphs_enabled()           on
+//   GLASSGRAD_POISON_FREED=1              poison_freed()                  off
+//   GLASSGRAD_CUDA_LAUNCH_BLOCKING=1      cuda::launch_blocking()         off (any value but 0: on)
+//   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
+//   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       32768 (its tile heuristic)
+#pragma once
+#include <string>
+
+namespace glassgrad {
+
+namespace lazy {
+// Compile options for realize: fusion of elementwise chains and activations (fusion.h).
+void set_fusion(bool on);
+bool fusion_enabled();
+}  // namespace lazy
+
+// Whole-step CUDA graphs for plans on one CUDA device (Executor).
+void set_cuda_graphs(bool on);
+bool cuda_graphs_enabled();
+
+// Debug mode for every executor: poison arena buffers as soon as their lifetime ends (as
+// ExecutorOptions::poison_freed).
+void set_poison_freed(bool on);
+bool poison_freed();
+
+namespace cuda {
+// Synchronize after every launch so an asynchronous kernel failure is reported by the launch
+// that caused it.
+void set_launch_blocking(bool on);
+bool launch_blocking();
+}  // namespace cuda
+
+// The highest CPU instruction set the kernels may use ("generic", "avx2", "avx512"), or "" for
+// no cap (cpu_features.h: cpu_isa() takes the lower of this and what the CPU has).
+std::string cpu_isa_cap();
+
+}  // namespace glassgrad

@@ -1,0 +1,67 @@
+// The runtime's switches and the environment variables that set their defaults (settings.h).
+// Each is read once, at first use; a setter overrides it from then on.
+#include "glassgrad/runtime/settings.h"
+
+#include <atomic>
+#include <cstdlib>
+
+namespace glassgrad {
+
+namespace {
+
+// A switch: -1 until the environment (or a setter) decides it.
+struct Switch {
+  std::atomic<int> value{-1};
+  bool get(bool (*from_env)()) {
+    int v = value.load();
+    if (v < 0) {
+      v = from_env() ? 1 : 0;
+      int unset = -1;
+      value.compare_exchange_strong(unset, v);  // a setter that ran meanwhile wins
+      v = value.load();
+    }
+    return v == 1;
+  }
+  void set(bool on) { value = on ? 1 : 0; }
+};
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
+
+Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking;
+
+}  // namespace
+
+namespace lazy {
+void set_fusion(bool on) { g_fusion.set(on); }
+bool fusion_enabled() {
+  return g_fusion.get([] { return !is("GLASSGRAD_FUSION", "0"); });
+}
+}  // namespace lazy
+
+void set_cuda_graphs(bool on) { g_cuda_graphs.set(on); }
+bool cuda_graphs_enabled() {
+  return g_cuda_graphs.get([] { return !is("GLASSGRAD_CUDA_GRAPHS", "0"); });
+}
+
+void set_poison_freed(bool on) { g_poison_freed.set(on); }
+bool poison_freed() {
+  return g_poison_freed.get([] { return is("GLASSGRAD_POISON_FREED", "1"); });
+}
+
+namespace cuda {
+void set_launch_blocking(bool on) { g_launch_blocking.set(on); }
+bool launch_blocking() {
+  return g_launch_blocking.get([] {
+    const char* e = env("GLASSGRAD_CUDA_LAUNCH_BLOCKING");
+    return e[0] && e[0] != '0';
+  });
+}
+}  // namespace cuda
+
+std::string cpu_isa_cap() { return env("GLASSGRAD_CPU_ISA"); }
+
+}  // namespace glassgrad
