@@ -93,7 +93,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             arr = arr.astype(np.int64)
     # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
     # The allocation log names the buffer after the tensor, or the line that created it.
-    raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name or f"tensor@{user_source()}")
+    raw = _C.Tensor.from_numpy(np.asarray(arr, order="C"), _device.normalize(device), name or f"tensor@{user_source()}")
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 

@@ -10,6 +10,7 @@ from typing import Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _C
+from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
 from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]
@@ -209,12 +210,3 @@ def cross_entropy(logits: Tensor, labels, reduction: str = "mean") -> Tensor:
             f"  cause: labels loaded as {labels.dtype} (e.g. from a file); glassgrad never truncates or rounds them\n"
             f"  fix: y.astype(np.int64)")
     return _op("CrossEntropy", [logits, _as_tensor(labels, logits)], {"reduction": reduction})
-
-
-def batch_norm(x: Tensor, weight: Tensor, bias: Tensor, running_mean: Optional[Tensor] = None,
-               running_var: Optional[Tensor] = None, training: bool = True, eps: float = 1e-5):
-    """Functional batch norm over [N, C, H, W]. In training returns (y, batch_mean, batch_var);
-    in inference normalizes with the running statistics and returns y."""
-    if training:
-        return tuple(_op_multi("BatchNorm2DTrain", [x, weight, bias], {"eps": float(eps)}))
-    return _op("BatchNorm2DInference", [x, weight, bias, running_mean, running_var], {"eps": float(eps)})

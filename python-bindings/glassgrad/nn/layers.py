@@ -1,4 +1,4 @@
-"""Layers: Conv2D, BatchNorm2D, Linear, LayerNorm, Dropout, pooling, activations, Flatten,
+"""Layers: Conv2D, Linear, LayerNorm, Dropout, pooling, activations, Flatten,
 Sequential.
 
 Initialization is PyTorch's (reset_parameters of nn.Conv2d and nn.Linear): weights
@@ -9,15 +9,14 @@ glassgrad.nn.init re-initializes any parameter (e.g. kaiming_normal_(w, mode="fa
 """
 from __future__ import annotations
 
-import math
 from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from .. import _C, _device
+from .. import _C
 from .. import functional as F
 from .._random import generator
-from .._tensor import Tensor, _op, _op_multi
+from .._tensor import Tensor
 from .init import default_bound
 from .module import Module, Parameter
 
@@ -133,39 +132,6 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"{self.in_features}, {self.out_features}, bias={self.bias is not None}"
-
-
-class BatchNorm2D(Module):
-    """Batch normalization over [N, C, H, W] (PyTorch semantics: momentum 0.1, eps 1e-5, biased
-    batch variance to normalize, unbiased variance for running_var). In training mode the
-    running statistics are updated in place as nodes at the end of the step's graph."""
-
-    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, device=None):
-        super().__init__()
-        c = int(num_features)
-        if c <= 0:
-            raise _C.InvalidArgumentError(f"BatchNorm2D: num_features must be positive, got {num_features}")
-        self.num_features, self.eps, self.momentum = c, float(eps), float(momentum)
-        self.weight = Parameter(np.ones(c, np.float32), device)
-        self.bias = Parameter(np.zeros(c, np.float32), device)
-        dev = _device.normalize(device)
-        self.register_buffer("running_mean", Tensor(np.zeros(c, np.float32), device=dev))
-        self.register_buffer("running_var", Tensor(np.ones(c, np.float32), device=dev))
-
-    def forward(self, x: Tensor) -> Tensor:
-        _check_input(self, x, self.weight)
-        if not self.training:
-            return F.batch_norm(x, self.weight, self.bias, self.running_mean, self.running_var, False, self.eps)
-        y, mean, var = F.batch_norm(x, self.weight, self.bias, training=True, eps=self.eps)
-        count = int(np.prod([x.shape[0]] + list(x.shape[2:])))
-        rm, rv = _op_multi("BatchNormUpdateStats", [self.running_mean, self.running_var, mean, var],
-                           {"momentum": self.momentum, "count": count})
-        self.running_mean._h.reset(rm._h)
-        self.running_var._h.reset(rv._h)
-        return y
-
-    def extra_repr(self) -> str:
-        return f"{self.num_features}, eps={self.eps}, momentum={self.momentum}"
 
 
 class LayerNorm(Module):
@@ -318,6 +284,5 @@ class Sequential(Module):
 
 # PyTorch spellings.
 Conv2d = Conv2D
-BatchNorm2d = BatchNorm2D
 MaxPool2d = MaxPool2D
 AvgPool2d = AvgPool2D

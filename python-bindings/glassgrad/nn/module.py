@@ -3,7 +3,7 @@ registered in assignment order; their attribute paths ("layer2.0.conv1.weight") 
 in state_dict() and name layers in error messages and printed plans."""
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, namedtuple
 from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
@@ -23,7 +23,7 @@ class Parameter(Tensor):
         if arr.dtype.kind != "f":
             raise _C.DTypeError(f"a Parameter must hold floats, got {arr.dtype}\n  fix: np.asarray(x, dtype=np.float32)")
         # Until a model call names it by its path, the allocation log knows it by where it was made.
-        raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), name or f"parameter@{user_source()}")
+        raw = _C.Tensor.from_numpy(np.asarray(arr, order="C"), _device.normalize(device), name or f"parameter@{user_source()}")
         self._h = _C.lazy_leaf(raw, "parameter", True, name)
 
     def __repr__(self) -> str:
@@ -31,16 +31,19 @@ class Parameter(Tensor):
 
 
 def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.ascontiguousarray(arr), device, name), "state", False, name))
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.asarray(arr, order="C"), device, name), "state", False, name))
 
 
 def assign_data(t: Tensor, arr: np.ndarray, device: Optional[str] = None) -> None:
     """Gives the parameter or buffer `t` new data (converted to its dtype; on `device`, default its
     own), keeping the Python object: optimizers and models holding it see the new values."""
     kind = "parameter" if isinstance(t, Parameter) else "state"
-    arr = np.ascontiguousarray(np.asarray(arr).astype(t.dtype, copy=False))
+    arr = np.asarray(np.asarray(arr).astype(t.dtype, copy=False), order="C")  # keeps 0-d arrays 0-d
     raw = _C.Tensor.from_numpy(arr, device or t.device, t.name)
     t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 class Module:
@@ -90,12 +93,43 @@ class Module:
                 return
         object.__delattr__(self, name)
 
-    def register_buffer(self, name: str, value) -> None:
-        """A persistent tensor that is not trained (e.g. BatchNorm's running statistics)."""
+    def register_buffer(self, name: str, value, persistent: bool = True) -> None:
+        """A tensor that is not trained (e.g. BatchNorm's running statistics), updated in place by
+        the plans that write it. persistent=False keeps it out of state_dict(). value=None
+        declares the name without a tensor (as PyTorch allows)."""
         self._check_init()
+        if value is None:
+            object.__setattr__(self, name, None)
+            return
         arr = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
         device = value.device if isinstance(value, Tensor) else _device.default_device()
         self._buffers[name] = _state_leaf(arr, device, name)
+        if not persistent:
+            self.__dict__.setdefault("_non_persistent", set()).add(name)
+
+    def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
+        """Adds a parameter (or None: the name is declared, with no tensor)."""
+        self._check_init()
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
+                            f"(glassgrad.nn.Parameter or None required)")
+        setattr(self, name, param)
+
+    def add_module(self, name: str, module: Optional["Module"]) -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        setattr(self, name, module)
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> "Module":
+        """The module at a dotted path ("layer1.0.conv1"); "" is the module itself."""
+        m = self
+        for part in target.split(".") if target else []:
+            if part not in m._modules:
+                raise AttributeError(f"{type(m).__name__} has no submodule '{part}' (looking up '{target}')")
+            m = m._modules[part]
+        return m
 
     # ---- traversal ----
     def named_modules(self, prefix: str = "") -> Iterator[Tuple[str, "Module"]]:
@@ -109,6 +143,22 @@ class Module:
 
     def children(self) -> Iterator["Module"]:
         return iter(self._modules.values())
+
+    def named_children(self) -> Iterator[Tuple[str, "Module"]]:
+        return iter(self._modules.items())
+
+    def apply(self, fn) -> "Module":
+        """Calls fn(m) on every submodule (children first) and on self, as PyTorch does, e.g. to
+        initialize weights: model.apply(init_weights)."""
+        for m in self._modules.values():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
 
     def named_parameters(self, prefix: str = "") -> Iterator[Tuple[str, Parameter]]:
         for mname, m in self.named_modules(prefix):
@@ -160,22 +210,38 @@ class Module:
             return self.forward(*args, **kwargs)
 
     # ---- state ----
-    def state_dict(self) -> "OrderedDict[str, np.ndarray]":
-        """Parameters and buffers as NumPy arrays under PyTorch-style names ("conv1.weight",
-        "bn1.running_mean", ...)."""
+    def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
+        """What state_dict() holds, in PyTorch's order: module by module (depth first), each
+        module's parameters, then its persistent buffers."""
+        for mname, m in self.named_modules(prefix):
+            skip = m.__dict__.get("_non_persistent", ())
+            for table in (m._parameters, m._buffers):
+                for name, t in table.items():
+                    if name not in skip:
+                        yield (f"{mname}.{name}" if mname else name), t
+
+    def state_dict(self, *, prefix: str = "") -> "OrderedDict[str, np.ndarray]":
+        """Parameters and persistent buffers as NumPy arrays under PyTorch's names and in its
+        order ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
+        "bn1.running_var", "bn1.num_batches_tracked", ...): a PyTorch model of the same
+        architecture loads it (after torch.from_numpy), and glassgrad loads PyTorch's."""
         out = OrderedDict()
-        for name, p in self.named_parameters():
-            out[name] = p.numpy()
-        for name, b in self.named_buffers():
-            out[name] = b.numpy()
+        for name, t in self._named_state():
+            out[prefix + name] = t.numpy()
         return out
 
-    def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True) -> None:
-        """Copies arrays into the parameters and buffers of the same names (shapes must match)."""
-        own = dict(self.named_parameters())
-        own.update(self.named_buffers())
+    def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True):
+        """Copies arrays (NumPy arrays, or anything np.asarray reads: CPU torch tensors too) into
+        the parameters and buffers of the same names; shapes must match, dtypes are converted to
+        the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
+        when either is not empty."""
+        own = OrderedDict(self._named_state())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]
+        for mname, m in self.named_modules():
+            hook = getattr(m, "_load_missing", None)
+            if hook is not None:
+                missing = hook(f"{mname}." if mname else "", missing)
         if strict and (missing or unexpected):
             raise _C.InvalidArgumentError(
                 "load_state_dict: the names do not match this model\n"
@@ -189,6 +255,7 @@ class Module:
                 raise _C.ShapeError(f"load_state_dict: '{name}' has shape {list(arr.shape)} in the file but "
                                     f"{list(t.shape)} in the model\n  fix: build the model with the same layer sizes")
             assign_data(t, arr)
+        return IncompatibleKeys(missing, unexpected)
 
     def to(self, device) -> "Module":
         """Moves every parameter and buffer to `device` (in place; returns self)."""

@@ -1,0 +1,88 @@
+"""Batch normalization as a function: PyTorch's F.batch_norm (argument order, return value,
+running-statistics update), over (N, C), (N, C, L), (N, C, H, W) or (N, C, D, H, W) input.
+
+    y = (x - mean) / sqrt(var + eps) * weight + bias          per channel c (axis 1)
+
+In training, mean and var are the batch's (biased var, over every axis but 1), and when running
+statistics are given they are updated in place:
+
+    running_mean = (1 - f) * running_mean + f * mean
+    running_var  = (1 - f) * running_var + f * var * n / (n - 1)      (n values per channel)
+
+with f = momentum; nn.BatchNorm with momentum=None passes f = 1 / num_batches_tracked (a
+cumulative moving average) as a 0-d tensor, so it changes every step without changing the plan.
+In evaluation, the running statistics normalize.
+
+Every input is viewed as (N, C, H, W) for the BatchNorm2D kernels (a view: no copy).
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple, Union
+
+import numpy as np
+
+from . import _C
+from ._tensor import Tensor, _op, _op_multi, _wrap
+
+
+def _constant(value: float, n: int, like: Tensor) -> Tensor:
+    arr = np.full(n, value, dtype=like.dtype)
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
+
+
+def as_nchw(x: Tensor, where: str) -> Tuple[Tensor, Tuple[int, ...]]:
+    """x viewed as 4-d (N, C, H, W), and x's own shape to view the result back."""
+    shape = tuple(x.shape)
+    if len(shape) < 2 or len(shape) > 5:
+        raise _C.ShapeError(f"{where}: expected a 2-d to 5-d input (N, C, ...), got {len(shape)}-d {list(shape)}\n"
+                            f"  fix: batch norm normalizes axis 1 (channels) over the batch and the other axes")
+    if len(shape) == 4:
+        return x, shape
+    n, c = shape[0], shape[1]
+    rest = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
+    return x.reshape(n, c, rest, 1), shape
+
+
+def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor, count: int,
+                         factor: Union[float, Tensor]) -> None:
+    """The in-place update of running statistics (see the module doc); the tensors keep their
+    identity (their handles move to the updated values)."""
+    if isinstance(factor, Tensor):
+        keep = 1 - factor
+        unbiased = var * (count / (count - 1)) if count > 1 else var * float("nan")
+        rm = _op("Assign", [running_mean, running_mean * keep + mean * factor])
+        rv = _op("Assign", [running_var, running_var * keep + unbiased * factor])
+    else:
+        rm, rv = _op_multi("BatchNormUpdateStats", [running_mean, running_var, mean, var],
+                           {"momentum": float(factor), "count": int(count)})
+    running_mean._h.reset(rm._h)
+    running_var._h.reset(rv._h)
+
+
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],  # noqa: A002
+               weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
+               momentum: Union[float, Tensor] = 0.1, eps: float = 1e-5) -> Tensor:
+    """PyTorch's torch.nn.functional.batch_norm: same argument order, returns the normalized
+    tensor, and in training updates running_mean / running_var in place when they are given."""
+    where = "batch_norm"
+    x, shape = as_nchw(input, where)
+    c = shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):
+        if t is not None and tuple(t.shape) != (c,):
+            raise _C.ShapeError(f"{where}: {name} has shape {list(t.shape)} but the input {list(shape)} has {c} "
+                                f"channels (axis 1)\n  fix: give {name} shape [{c}]")
+    w = weight if weight is not None else _constant(1.0, c, x)
+    b = bias if bias is not None else _constant(0.0, c, x)
+    if training:
+        y, mean, var = _op_multi("BatchNorm2DTrain", [x, w, b], {"eps": float(eps)})
+        if running_mean is not None and running_var is not None:
+            count = int(np.prod([shape[0]] + list(shape[2:]), dtype=np.int64))
+            update_running_stats(running_mean, running_var, mean, var, count, momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise _C.InvalidArgumentError(
+                f"{where}: evaluation mode (training=False) normalizes with running_mean and running_var, and "
+                f"they were not given\n  fix: pass the running statistics, or training=True to use the batch's")
+        y = _op("BatchNorm2DInference", [x, w, b, running_mean, running_var], {"eps": float(eps)})
+    return y if len(shape) == 4 else y.reshape(shape)

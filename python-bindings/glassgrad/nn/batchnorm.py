@@ -1,0 +1,114 @@
+"""BatchNorm1d (input (N, C) or (N, C, L)) and BatchNorm2d (input (N, C, H, W)), with PyTorch's
+arguments and semantics (torch.nn.BatchNorm1d / BatchNorm2d):
+
+- affine: learnable weight (ones) and bias (zeros); without it, no parameters.
+- track_running_stats: buffers running_mean (zeros), running_var (ones) and num_batches_tracked
+  (int64); without it, no buffers and batch statistics are used in eval mode too.
+- momentum: running = (1 - momentum) * running + momentum * batch statistic (unbiased variance
+  for running_var); momentum=None makes it the cumulative average, momentum = 1 / num_batches_tracked.
+- state_dict: weight, bias, running_mean, running_var, num_batches_tracked, in that order.
+
+In training each forward records num_batches_tracked += 1 and the running-statistics update as
+nodes at the end of the step's graph (in place, so the buffers keep their addresses). The
+cumulative average's factor is computed from num_batches_tracked inside the graph: a new factor
+every step never recompiles.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .. import _C, _device
+from .._batchnorm import batch_norm
+from .._tensor import Tensor, _op
+from .module import Module, Parameter
+
+
+class _BatchNorm(Module):
+    _RANKS = (4,)
+    _INPUT = "(N, C, H, W)"
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None):
+        super().__init__()
+        c = int(num_features)
+        name = type(self).__name__
+        if c <= 0:
+            raise _C.InvalidArgumentError(f"{name}: num_features must be positive, got {num_features}")
+        if momentum is not None and not 0.0 <= float(momentum) <= 1.0:
+            raise _C.InvalidArgumentError(f"{name}: momentum must be in [0, 1] or None, got {momentum}\n"
+                                          f"  fix: momentum=0.1 (PyTorch's default), or None for a cumulative average")
+        self.num_features, self.eps = c, float(eps)
+        self.momentum = None if momentum is None else float(momentum)
+        self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
+        dt = np.dtype(dtype or "float32")
+        if self.affine:
+            self.weight = Parameter(np.ones(c, dt), device)
+            self.bias = Parameter(np.zeros(c, dt), device)
+        else:
+            self.weight = self.bias = None
+        dev = _device.normalize(device)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(c, dt), device=dev))
+            self.register_buffer("running_var", Tensor(np.ones(c, dt), device=dev))
+            self.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64), device=dev))
+        else:
+            self.running_mean = self.running_var = self.num_batches_tracked = None
+
+    def _check(self, x) -> None:
+        from .layers import _check_input, _where
+        if self.weight is not None:
+            _check_input(self, x, self.weight)
+        elif not isinstance(x, Tensor):
+            raise TypeError(f"{_where(self)} expects a glassgrad.Tensor, got {type(x).__name__}")
+        if x.ndim not in self._RANKS:
+            got = f"{x.ndim}D input {list(x.shape)}"
+            fix = ("use BatchNorm1D for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
+                   else "use BatchNorm2D for (N, C, H, W) input" if x.ndim == 4 else "reshape the input")
+            raise _C.ShapeError(f"{_where(self)}: expected {self._INPUT} input, got {got}\n  fix: {fix}")
+        if x.shape[1] != self.num_features:
+            raise _C.ShapeError(
+                f"{_where(self)}: the input has {x.shape[1]} channels (axis 1) but the layer normalizes "
+                f"{self.num_features}\n  input: {list(x.shape)}\n"
+                f"  fix: build the layer as {type(self).__name__}({x.shape[1]})")
+
+    def forward(self, x: Tensor) -> Tensor:
+        self._check(x)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            nbt = self.num_batches_tracked
+            nbt._h.reset(_op("Assign", [nbt, nbt + 1])._h)
+            if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
+                factor = 1.0 / nbt.astype(x.dtype)
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        tracked = not self.training or self.track_running_stats
+        return batch_norm(x, self.running_mean if tracked else None, self.running_var if tracked else None,
+                          self.weight, self.bias, use_batch_stats, factor, self.eps)
+
+    def _load_missing(self, prefix: str, missing: list) -> list:
+        """Checkpoints saved before num_batches_tracked existed load with it at 0 (as PyTorch does
+        for its own old checkpoints)."""
+        key = prefix + "num_batches_tracked"
+        return [k for k in missing if k != key]
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1D(_BatchNorm):
+    """Batch normalization over (N, C) or (N, C, L) input (statistics over N, or N and L)."""
+    _RANKS = (2, 3)
+    _INPUT = "(N, C) or (N, C, L)"
+
+
+class BatchNorm2D(_BatchNorm):
+    """Batch normalization over (N, C, H, W) input (statistics over N, H and W)."""
+    _RANKS = (4,)
+    _INPUT = "(N, C, H, W)"
+
+
+# PyTorch spellings.
+BatchNorm1d = BatchNorm1D
+BatchNorm2d = BatchNorm2D
