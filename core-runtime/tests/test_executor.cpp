@@ -253,6 +253,29 @@ TEST_F(Executing, InPlaceStepsUpdateTheBoundStateAfterItsReaders) {
   EXPECT_EQ(values(wt), std::vector<double>(4, 11.0)) << "the state tensor itself is updated";
 }
 
+TEST_F(Executing, ADryRunTakesNoArenaRunsNothingAndViewsTheInputsForInPlaceOutputs) {
+  release_arenas();
+  Graph g;
+  ValueId w = g.add_leaf("w", f64({4}), ValueKind::State);
+  ValueId x = g.add_leaf("x", f64({4}), ValueKind::Input);
+  ValueId upd = g.add("RtAccumulate", {w, x});
+  ValueId y = g.add("RtAddOne", {g.add("RtAddOne", {x})});  // an intermediate in the arena
+  const auto plan = plan_of(g, {upd, y});
+  ASSERT_GT(plan->arena_bytes.at(Device::cpu()), 0u);
+  const Tensor wt = Tensor::full({4}, 1.0, DType::Float64);
+  std::vector<Tensor> inputs(plan->input_values.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    inputs[k] = plan->input_values[k] == w ? wt : Tensor::full({4}, 10.0, DType::Float64);
+  }
+  const auto out = Executor(plan).dry_run(inputs);
+  EXPECT_EQ(arena_bytes(Device::cpu()), 0u) << "a dry run takes no arena";
+  EXPECT_EQ(values(wt), std::vector<double>(4, 1.0)) << "nothing ran";
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].storage().get(), wt.storage().get()) << "the in-place output is a view of its input";
+  EXPECT_EQ(out[1].shape(), (Shape{4}));
+  EXPECT_NE(out[1].storage().get(), wt.storage().get());
+}
+
 TEST_F(Executing, RunChecksInputsAgainstThePlan) {
   Graph g;
   ValueId x = g.add_leaf("images", f64({2, 3}), ValueKind::Input);

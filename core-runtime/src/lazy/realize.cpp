@@ -166,24 +166,8 @@ void realize(const std::vector<ValuePtr>& targets) {
       inputs.push_back(lv->data);
     }
     if (g_plan_only) {
-      // No kernels: results are uninitialized tensors of the planned shapes (views of inputs
-      // for in-place outputs), so the Python side stays consistent.
       plan_only_plans().push_back(plan);
-      for (size_t k = 0; k < plan->output_slots.size(); ++k) {
-        const int slot = plan->output_slots[k];
-        const BufferSlot& bs = plan->slots[static_cast<size_t>(slot)];
-        const int root = plan->root_slot(slot);
-        const BufferSlot& rs = plan->slots[static_cast<size_t>(root)];
-        if (rs.kind == SlotKind::Input) {
-          size_t idx = 0;
-          while (plan->input_slots[idx] != root) ++idx;
-          const Tensor& base = inputs[idx];
-          outs.push_back(Tensor::from_storage(base.storage(), bs.info.shape, bs.kind == SlotKind::View ? bs.strides : contiguous_strides(bs.info.shape),
-                                              base.offset() + (bs.kind == SlotKind::View ? bs.view_offset : 0), bs.info.dtype));
-        } else {
-          outs.push_back(Tensor::empty(bs.info.shape, bs.info.dtype, bs.info.device, bs.name));
-        }
-      }
+      outs = executor->dry_run(inputs);
     } else {
       outs = executor->run(inputs);
     }

@@ -50,6 +50,10 @@ class Executor {
   // Returns the outputs in plan().output_values order. With `wanted`, outputs whose entry is 0
   // may come back undefined (a replay then skips copying them out).
   std::vector<Tensor> run(const std::vector<Tensor>& inputs, const std::vector<char>* wanted = nullptr);
+  // A dry run: no kernel runs and no arena is taken. Returns the outputs as run() binds them:
+  // uninitialized tensors of the planned shapes, and views of the inputs for outputs that alias
+  // one (in-place updates). glassgrad.plan_only (memory reports) runs plans this way.
+  std::vector<Tensor> dry_run(const std::vector<Tensor>& inputs);
   const Plan& plan() const { return *plan_; }
   // Whether runs now replay a captured CUDA graph, and how many replays there were.
   bool graph_captured() const;
@@ -60,9 +64,15 @@ class Executor {
  private:
   struct GraphState;
   std::vector<Tensor> run_steps(const std::vector<Tensor>& inputs);
-  std::vector<Tensor> bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs);
+  // The tensor of every slot. Without an arena (a dry run), arena slots stay undefined and a
+  // view of one becomes a fresh tensor of its shape.
+  std::vector<Tensor> bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
+                           bool with_arena = true);
   void execute(std::vector<Tensor>& t, bool poison_now, void* error_word);
+  // Whole-step CUDA graphs (executor_graph.cpp).
   std::vector<Tensor> run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted);
+  bool capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr);
+  std::vector<Tensor> replay_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted);
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step

@@ -1,0 +1,111 @@
+// Whole-step CUDA graphs (executor.h): a plan on one CUDA device runs step by step twice, is
+// then captured as one graph, and replays from then on. The life of a graph, in order:
+//   warm up     two step-by-step runs; the second tells which inputs kept their address
+//   capture     bind every buffer the graph touches (staging buffers for the moving inputs,
+//               graph-owned outputs, the error word) and record one step-by-step run
+//   replay      copy the moving inputs into staging, one launch, copy the outputs out
+//   recapture   when the arena or a stable input moved: drop the graph and warm up again
+//   give up     when an input updated in place moves, or a kernel cannot be captured:
+//               step by step from then on
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/executor.h"
+#include "executor_graph.h"
+
+namespace glassgrad {
+
+Executor::~Executor() = default;
+
+bool Executor::graph_captured() const { return graph_ && graph_->exec != nullptr; }
+int Executor::graph_replays() const { return graph_ ? graph_->replays : 0; }
+
+bool Executor::capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr) {
+  GraphState& G = *graph_;
+  const Plan& p = *plan_;
+  const Device dev = Device::cuda(G.device);
+  // Everything the graph reads or writes is allocated first: capturing records addresses, so
+  // they must stay valid (and unshared) for the graph's life.
+  G.staging.assign(inputs.size(), Tensor());
+  std::vector<Tensor> bound = inputs;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!G.stable[k]) {
+      G.staging[k] = Tensor::empty(inputs[k].shape(), inputs[k].dtype(), dev, "graph input");
+      bound[k] = G.staging[k];
+    }
+  }
+  G.outputs.clear();
+  for (const BufferSlot& s : p.slots) {
+    if (s.kind == SlotKind::Output) G.outputs[s.id] = Tensor::empty(s.info.shape, s.info.dtype, dev, slot_names_[static_cast<size_t>(s.id)]);
+  }
+  if (!G.error_word.defined()) {
+    G.error_word = Tensor::full({1}, -1.0, DType::Int64, dev, "graph error word");
+    cuda::register_error_word(G.device, G.error_word.data_ptr(), "a captured plan");
+  }
+  G.slots = bind(bound, G.outputs);
+  G.arena = arena_ptr;
+  try {
+    RetainScope keep(&G.retained);
+    cuda::begin_capture(G.device);
+    try {
+      execute(G.slots, false, G.error_word.data_ptr());
+    } catch (...) {
+      cuda::abort_capture(G.device);
+      throw;
+    }
+    G.exec = cuda::end_capture(G.device);
+  } catch (const std::exception&) {
+    G.failed = true;  // e.g. a kernel that cannot be captured: run step by step from now on
+    G.exec = nullptr;
+    return false;
+  }
+  return true;
+}
+
+std::vector<Tensor> Executor::replay_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted) {
+  GraphState& G = *graph_;
+  const Plan& p = *plan_;
+  const Device dev = Device::cuda(G.device);
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (!G.stable[k]) copy_tensor(G.staging[k], inputs[k]);
+  }
+  cuda::launch_graph(G.device, G.exec);
+  ++G.replays;
+  std::vector<Tensor> results;
+  results.reserve(p.output_slots.size());
+  for (size_t i = 0; i < p.output_slots.size(); ++i) {
+    const int slot = p.output_slots[i];
+    const Tensor& in_graph = G.slots[static_cast<size_t>(slot)];
+    if (p.slots[static_cast<size_t>(p.root_slot(slot))].kind == SlotKind::Input) {
+      results.push_back(in_graph);  // a view of a (stable) input, e.g. an updated parameter
+    } else if (wanted && !(*wanted)[i]) {
+      results.push_back(Tensor());
+    } else {
+      Tensor fresh = Tensor::empty(in_graph.shape(), in_graph.dtype(), dev, slot_names_[static_cast<size_t>(slot)]);
+      copy_tensor(fresh, in_graph);
+      results.push_back(fresh);
+    }
+  }
+  return results;
+}
+
+std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted) {
+  GraphState& G = *graph_;
+  if (G.failed) return run_steps(inputs);
+  const Device dev = Device::cuda(G.device);
+  const Plan& p = *plan_;
+  const Tensor arena = p.arena_bytes.count(dev) && p.arena_bytes.at(dev) > 0 ? arena_for(dev, p.arena_bytes.at(dev)) : Tensor();
+  const void* arena_ptr = arena.defined() ? arena.data_ptr() : nullptr;
+  G.drop_if_moved(p, inputs, arena_ptr);
+  if (!G.exec) {
+    if (G.warming(inputs)) return run_steps(inputs);
+    if (G.moving_inplace_target()) {
+      G.failed = true;
+      return run_steps(inputs);
+    }
+    if (!capture_graph(inputs, arena_ptr)) return run_steps(inputs);
+  }
+  return replay_graph(inputs, wanted);
+}
+
+}  // namespace glassgrad

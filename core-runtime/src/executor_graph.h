@@ -1,0 +1,89 @@
+// The state of one executor's whole-step CUDA graph (executor_graph.cpp describes its life).
+#pragma once
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/executor.h"
+
+namespace glassgrad {
+
+struct Executor::GraphState {
+  int device = 0;
+  bool failed = false;
+  int warm = 0;                    // step-by-step runs so far (two before capturing)
+  std::vector<const void*> last;   // input addresses of the last warm run
+  std::vector<char> stable;        // input keeps its address: bound directly
+  std::vector<char> written;       // input updated in place by the plan: must be stable
+  std::vector<Tensor> staging;     // graph-owned buffers of the moving inputs
+  std::map<int, Tensor> outputs;   // graph-owned output buffers (slot id -> tensor)
+  std::vector<Tensor> slots;       // the slot tensors the graph was captured with
+  const void* arena = nullptr;
+  void* exec = nullptr;
+  int replays = 0;
+  Tensor error_word;
+  std::vector<std::shared_ptr<Storage>> retained;  // temporaries the captured kernels use
+
+  ~GraphState() {
+    cuda::destroy_graph(exec);
+    if (error_word.defined()) cuda::unregister_error_word(error_word.data_ptr());
+  }
+
+  // A graph state for plans whose every buffer is on one CUDA device whose driver has graphs.
+  static std::unique_ptr<GraphState> make_if_capturable(const Plan& p) {
+    bool one_cuda = !p.slots.empty() && !p.steps.empty();
+    for (const auto& s : p.slots) one_cuda = one_cuda && s.info.device.is_cuda() && s.info.device == p.slots[0].info.device;
+    if (!one_cuda || !cuda::graphs_supported(p.slots[0].info.device.index)) return nullptr;
+    auto g = std::make_unique<GraphState>();
+    g->device = p.slots[0].info.device.index;
+    g->written.assign(p.input_slots.size(), 0);
+    for (const auto& st : p.steps) {
+      for (int o : st.outputs) {
+        const int root = p.root_slot(o);
+        for (size_t k = 0; k < p.input_slots.size(); ++k) {
+          if (p.input_slots[k] == root) g->written[k] = 1;
+        }
+      }
+    }
+    return g;
+  }
+
+  // Recapture: the graph recorded addresses that no longer hold (the arena grew, a parameter moved).
+  void drop_if_moved(const Plan& p, const std::vector<Tensor>& inputs, const void* arena_ptr) {
+    if (!exec) return;
+    bool same = arena_ptr == arena;
+    for (size_t k = 0; same && k < inputs.size(); ++k) {
+      if (stable[k]) same = inputs[k].data_ptr() == slots[static_cast<size_t>(p.input_slots[k])].data_ptr();
+    }
+    if (same) return;
+    cuda::destroy_graph(exec);
+    exec = nullptr;
+    warm = 0;
+    retained.clear();
+  }
+
+  // Warm up: true while runs should still go step by step (recording input addresses).
+  bool warming(const std::vector<Tensor>& inputs) {
+    if (warm >= 2) return false;
+    std::vector<const void*> now;
+    for (const auto& x : inputs) now.push_back(x.data_ptr());
+    if (warm == 1) {
+      stable.assign(inputs.size(), 0);
+      for (size_t k = 0; k < inputs.size(); ++k) stable[k] = now[k] == last[k];
+    }
+    last = now;
+    ++warm;
+    return true;
+  }
+
+  // An input updated in place must keep its address, or the graph would update a stale copy.
+  bool moving_inplace_target() const {
+    for (size_t k = 0; k < written.size(); ++k) {
+      if (written[k] && !stable[k]) return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace glassgrad
