@@ -33,8 +33,13 @@
 // a local array, a strided buffer).
 #pragma once
 
+// Host compilers inline every transform into its caller: the CPU kernels call them from
+// translation units compiled per ISA (-mavx2, -mavx512f), and an out-of-line copy shared
+// through the linker could run one ISA's instructions in another's code.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define GG_WINOGRAD_FN __host__ __device__ inline
+#elif defined(__GNUC__)
+#define GG_WINOGRAD_FN inline __attribute__((always_inline))
 #else
 #define GG_WINOGRAD_FN inline
 #endif

@@ -49,13 +49,18 @@ double at(const Tensor& x, const Geom& g, int64_t n, int64_t c, int64_t h, int64
   return static_cast<double>(x.data<T>()[((n * g.c + c) * g.h + h) * g.w + v]);
 }
 
+// Within tol of the value, plus a few ulps of `mag` (the sum of the magnitudes of the summed
+// terms): a sum that cancels (a weight gradient over thousands of pixels) keeps the rounding
+// error of its terms, amplified a little more by Winograd's transforms than by a plain GEMM.
 template <typename T>
-void expect_close(const Tensor& got, const std::vector<double>& want, const std::string& what) {
-  const double tol = sizeof(T) == 4 ? 1e-4 : 1e-11;
+void expect_close(const Tensor& got, const std::vector<double>& want, const std::vector<double>& mag,
+                  const std::string& what) {
+  const double tol = sizeof(T) == 4 ? 1e-4 : 1e-11, ulps = sizeof(T) == 4 ? 1e-6 : 1e-14;
   const T* p = got.data<T>();
   ASSERT_EQ(got.numel(), static_cast<int64_t>(want.size())) << what;
   for (size_t i = 0; i < want.size(); ++i) {
-    ASSERT_NEAR(static_cast<double>(p[i]), want[i], tol * (1 + std::fabs(want[i]))) << what << " at flat index " << i;
+    ASSERT_NEAR(static_cast<double>(p[i]), want[i], tol * (1 + std::fabs(want[i])) + ulps * mag[i])
+        << what << " at flat index " << i;
   }
 }
 
@@ -77,6 +82,7 @@ void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
   std::vector<double> y(static_cast<size_t>(g.n * g.k * ho * wo), 0.0);
   std::vector<double> dx(static_cast<size_t>(g.n * g.c * g.h * g.w), 0.0);
   std::vector<double> dw(static_cast<size_t>(g.k * cg * g.r * g.s), 0.0);
+  std::vector<double> ymag(y.size(), 0.0), dxmag(dx.size(), 0.0), dwmag(dw.size(), 0.0);
   for (int64_t n = 0; n < g.n; ++n)
     for (int64_t k = 0; k < g.k; ++k)
       for (int64_t i = 0; i < ho; ++i)
@@ -89,10 +95,16 @@ void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
               for (int64_t s = 0; s < g.s; ++s) {
                 const int64_t c = k / kg * cg + cl;
                 const int64_t h = i * g.sh + r * g.dh - g.pt, v = j * g.sw + s * g.dw - g.pl;
-                acc += at<T>(x, g, n, c, h, v) * wat(k, cl, r, s);
-                dw[static_cast<size_t>(((k * cg + cl) * g.r + r) * g.s + s)] += gv * at<T>(x, g, n, c, h, v);
+                const double xv = at<T>(x, g, n, c, h, v), wv = wat(k, cl, r, s);
+                const size_t wi = static_cast<size_t>(((k * cg + cl) * g.r + r) * g.s + s);
+                acc += xv * wv;
+                ymag[yi] += std::fabs(xv * wv);
+                dw[wi] += gv * xv;
+                dwmag[wi] += std::fabs(gv * xv);
                 if (h >= 0 && h < g.h && v >= 0 && v < g.w) {
-                  dx[static_cast<size_t>(((n * g.c + c) * g.h + h) * g.w + v)] += gv * wat(k, cl, r, s);
+                  const size_t xi = static_cast<size_t>(((n * g.c + c) * g.h + h) * g.w + v);
+                  dx[xi] += gv * wv;
+                  dxmag[xi] += std::fabs(gv * wv);
                 }
               }
           y[yi] = acc;
@@ -100,13 +112,13 @@ void check_geometry(const Geom& g, std::mt19937& gen, bool bias) {
 
   std::vector<Tensor> fin = {x, w};
   if (bias) fin.push_back(b);
-  expect_close<T>(run_op("Conv2D", fin, conv)[0], y, "Conv2D " + g.str());
+  expect_close<T>(run_op("Conv2D", fin, conv)[0], y, ymag, "Conv2D " + g.str());
   Attrs bi = conv;
   bi.set("input_shape", std::vector<int64_t>{g.n, g.c, g.h, g.w});
-  expect_close<T>(run_op("Conv2DBackwardInput", {gy, w}, bi)[0], dx, "Conv2DBackwardInput " + g.str());
+  expect_close<T>(run_op("Conv2DBackwardInput", {gy, w}, bi)[0], dx, dxmag, "Conv2DBackwardInput " + g.str());
   Attrs bw = conv;
   bw.set("weight_shape", std::vector<int64_t>{g.k, cg, g.r, g.s});
-  expect_close<T>(run_op("Conv2DBackwardWeight", {x, gy}, bw)[0], dw, "Conv2DBackwardWeight " + g.str());
+  expect_close<T>(run_op("Conv2DBackwardWeight", {x, gy}, bw)[0], dw, dwmag, "Conv2DBackwardWeight " + g.str());
 }
 
 Geom random_geometry(std::mt19937& gen) {
@@ -161,6 +173,25 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnTheSimpleCnnAndBenchmarkShapes) {
   check_geometry<float>({4, 16, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
   check_geometry<double>({3, 5, 17, 19, 7, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
   check_geometry<float>({1, 20, 33, 33, 24, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
+}
+
+// 3x3 at stride 1 with >= 8 channels each way runs Winograd F(4x4, 3x3) (conv_winograd.h):
+// sizes that leave partial tiles (H, W not multiples of 4, down to one pixel), every padding it
+// takes (0, 1, 2, asymmetric), channel counts off the vector width, and batches that span
+// several blocks of images (a block holds about 96 tiles).
+TEST(Conv2DKernels, WinogradPathMatchesNaiveFormulas) {
+  std::mt19937 gen(17);
+  const Geom shapes[] = {
+      {2, 8, 4, 4, 8, 3, 3, 1, 1, 1, 1, 1, 1},       {3, 9, 7, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1},
+      {2, 16, 13, 11, 10, 3, 3, 1, 1, 0, 0, 0, 0},   {1, 12, 3, 3, 9, 3, 3, 1, 1, 0, 0, 0, 0},
+      {2, 10, 6, 9, 12, 3, 3, 1, 1, 2, 2, 2, 2},     {2, 11, 9, 8, 8, 3, 3, 1, 1, 2, 0, 1, 2},
+      {40, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1},     {7, 33, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1},
+      {1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1},       {2, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1, 1, 1},
+  };
+  for (const Geom& g : shapes) {
+    check_geometry<float>(g, gen, true);
+    check_geometry<double>(g, gen, false);
+  }
 }
 
 TEST(Conv2DKernels, MatchNaiveFormulasGroupedDepthwiseAndDilatedAtThreadedSizes) {

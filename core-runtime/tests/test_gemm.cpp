@@ -268,6 +268,28 @@ TEST_P(GemmIsa, ReadsBThroughRowOrColumnPointers) {
   }
 }
 
+// B packed once (gemm_pack_b) and read in place by several calls: the same result as packing
+// on the fly, across column blocks (n > 2048), K blocks and the threaded split.
+TEST_P(GemmIsa, ReadsAPrepackedBInPlace) {
+  const int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 3}, {8, 100, 257}, {33, 2100, 40}, {100, 257, 300}};
+  for (const auto& sh : shapes) {
+    const int64_t m = sh[0], n = sh[1], k = sh[2];
+    std::mt19937 gen(static_cast<unsigned>(m + n + k));
+    const Operand<float> a = make_operand<float>(m, k, Layout::RowMajor, gen);
+    const Operand<float> b = make_operand<float>(k, n, Layout::Transposed, gen);
+    std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
+    cpu::gemm(problem(m, n, k, a, b, want.data(), n), {}, GetParam());
+    std::vector<float> packed(static_cast<size_t>(cpu::gemm_packed_b_elems(k, n, DType::Float32, GetParam())) + 16);
+    float* aligned = packed.data() + (16 - reinterpret_cast<uintptr_t>(packed.data()) / 4 % 16) % 16;
+    cpu::gemm_pack_b(problem<float>(m, n, k, a, b, nullptr, n), aligned, GetParam());
+    cpu::GemmProblem<float> p = problem(m, n, k, a, b, got.data(), n);
+    p.b = cpu::MatrixView<float>();  // only the packed form is given
+    p.b_packed = aligned;
+    cpu::gemm(p, {}, GetParam());
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "m=" << m << " n=" << n << " k=" << k << " at " << i;
+  }
+}
+
 // gemm_dot: C[i, j] = alpha * <A row i, B row j> + beta * C[i, j].
 template <typename T>
 void check_dot(CpuIsa isa, int64_t m, int64_t n, int64_t k, T alpha, T beta) {

@@ -40,6 +40,7 @@
 
 #include "cpu/conv_direct.h"
 #include "cpu/conv_geometry.h"
+#include "cpu/conv_winograd.h"
 #include "cpu/gemm/gemm.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -250,6 +251,11 @@ void conv2d_forward(const KernelContext& c) {
   const T* wp0 = w.data<T>();
   T* yp = c.outputs[0].data<T>();
   if (g.n == 0 || g.k == 0) return;
+  const bool relu = c.attrs.has("activation") && c.attrs.s("activation") == "relu";
+  if (cpu::winograd_suits(whole)) {
+    cpu::winograd_forward<T>(whole, xp, wp0, bias, relu, yp, c.workspace, c.workspace_bytes);
+    return;
+  }
   const PixelLayout layout = pixel_layout(g);
   const int64_t hwo = g.hwo(), crs = g.crs();
   for_each_slot<T>(ConvOp::Forward, whole, x.dtype(), c.workspace, c.workspace_bytes,
@@ -309,7 +315,7 @@ void conv2d_forward(const KernelContext& c) {
   });
   // Fused activation (attrs "activation" = "relu", set by the fusion pass): applied to the
   // finished output in place, so no separate ReLU buffer or step exists.
-  if (c.attrs.has("activation") && c.attrs.s("activation") == "relu") {
+  if (relu) {
     const int64_t total = c.outputs[0].numel();
     parallel_for(total, 65536, [yp](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) yp[i] = yp[i] > T(0) ? yp[i] : T(0);
@@ -327,6 +333,10 @@ void conv2d_backward_input(const KernelContext& c) {
   const T* wp0 = w.data<T>();
   T* dxp = c.outputs[0].data<T>();
   if (g.n == 0 || g.c == 0) return;
+  if (cpu::winograd_suits(whole)) {
+    cpu::winograd_backward_input<T>(whole, gyp, wp0, dxp, c.workspace, c.workspace_bytes);
+    return;
+  }
   const PixelLayout layout = pixel_layout(g);
   const int64_t hwo = g.hwo(), crs = g.crs();
   for_each_slot<T>(ConvOp::BackwardInput, whole, gy.dtype(), c.workspace, c.workspace_bytes,
@@ -381,6 +391,10 @@ void conv2d_backward_weight(const KernelContext& c) {
   const T* gyp = gy.data<T>();
   T* dwp = c.outputs[0].data<T>();
   const int64_t hwo = g.hwo(), crs = g.crs(), dw_size = whole.k * crs;
+  if (g.n > 0 && cpu::winograd_suits(whole)) {
+    cpu::winograd_backward_weight<T>(whole, xp, gyp, dwp, c.workspace, c.workspace_bytes);
+    return;
+  }
   std::fill(dwp, dwp + dw_size, T(0));
   if (g.n == 0) return;
   const PixelLayout layout = pixel_layout(g);
@@ -445,15 +459,21 @@ void conv2d_backward_weight(const KernelContext& c) {
 }
 
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
-  return workspace_for(ConvOp::Forward, cpu::conv_geometry(in[0].shape, in[1].shape, a), in[0].dtype);
+  const ConvGeometry g = cpu::conv_geometry(in[0].shape, in[1].shape, a);
+  if (cpu::winograd_suits(g)) return cpu::winograd_forward_workspace(g, in[0].dtype);
+  return workspace_for(ConvOp::Forward, g, in[0].dtype);
 }
 
 size_t backward_input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
-  return workspace_for(ConvOp::BackwardInput, cpu::conv_geometry(a.ints("input_shape"), in[1].shape, a), in[0].dtype);
+  const ConvGeometry g = cpu::conv_geometry(a.ints("input_shape"), in[1].shape, a);
+  if (cpu::winograd_suits(g)) return cpu::winograd_backward_input_workspace(g, in[0].dtype);
+  return workspace_for(ConvOp::BackwardInput, g, in[0].dtype);
 }
 
 size_t backward_weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
-  return workspace_for(ConvOp::BackwardWeight, cpu::conv_geometry(in[0].shape, a.ints("weight_shape"), a), in[0].dtype);
+  const ConvGeometry g = cpu::conv_geometry(in[0].shape, a.ints("weight_shape"), a);
+  if (cpu::winograd_suits(g)) return cpu::winograd_backward_weight_workspace(g, in[0].dtype);
+  return workspace_for(ConvOp::BackwardWeight, g, in[0].dtype);
 }
 
 }  // namespace

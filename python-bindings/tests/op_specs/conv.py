@@ -133,7 +133,11 @@ CASES = [
     ("32ch-3x3-depthwise-threads", 4, 32, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False, {"groups": 32}),
 ]
 
-_TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9})
+# float32: 3x3 stride-1 convs with >= 8 channels each way run Winograd F(4x4, 3x3), whose sums in
+# the transformed domain round to about 1e-5 of the output's scale (measured 2e-6 .. 1e-5 on these
+# and ResNet-18's shapes); outputs here reach ~100 (sums of up to 2000 products), so an element
+# that cancels to near 0 keeps an absolute error of up to ~1e-3. float64 is exact to 1e-9.
+_TOL = dict(rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-3, "float64": 1e-9})
 
 
 def _specs():

@@ -159,6 +159,7 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     if (s.along_n) {
       q.n = std::min(s.chunk, p.n - begin);
       if (p.b_rows == nullptr && p.b_cols == nullptr) q.b.data = p.b.data + begin * p.b.col_stride;
+      if (p.b_packed != nullptr) q.b_packed = p.b_packed + begin * p.k;  // begin: whole slivers
       if (p.b_cols != nullptr) q.b_cols = p.b_cols + begin;
       q.b_col0 = p.b_col0 + begin;
       q.c = p.c + begin;
@@ -196,6 +197,20 @@ template void gemm<float>(const GemmProblem<float>&, GemmWorkspace, CpuIsa);
 template void gemm<double>(const GemmProblem<double>&, GemmWorkspace, CpuIsa);
 
 template <typename T>
+void gemm_pack_b(const GemmProblem<T>& p, T* dst, CpuIsa isa) {
+  if (p.n <= 0 || p.k <= 0) return;
+  check_isa(isa);
+  kernel_for<T>(isa).pack_b(p, dst);
+}
+template void gemm_pack_b<float>(const GemmProblem<float>&, float*, CpuIsa);
+template void gemm_pack_b<double>(const GemmProblem<double>&, double*, CpuIsa);
+
+int64_t gemm_packed_b_elems(int64_t k, int64_t n, DType dtype, CpuIsa isa) {
+  const int64_t nr = dtype == DType::Float64 ? kernel_for<double>(isa).nr : kernel_for<float>(isa).nr;
+  return k * ceil_div(n, nr) * nr;
+}
+
+template <typename T>
 void gemm_dot(const GemmDotProblem<T>& p, CpuIsa isa) {
   if (p.m <= 0 || p.n <= 0) return;
   check_isa(isa);
@@ -216,8 +231,8 @@ int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {
                                  : plan_split(kernel_for<float>(isa), m, n, k, get_num_threads()).slots;
 }
 
-int gemm_nr(DType dtype) {
-  return dtype == DType::Float64 ? kernel_for<double>(cpu_isa()).nr : kernel_for<float>(cpu_isa()).nr;
+int gemm_nr(DType dtype, CpuIsa isa) {
+  return dtype == DType::Float64 ? kernel_for<double>(isa).nr : kernel_for<float>(isa).nr;
 }
 
 const char* gemm_kernel_name(CpuIsa isa, DType dtype) {

@@ -70,6 +70,13 @@ struct GemmWorkspace {
 template <typename T>
 void gemm(const GemmProblem<T>& p, GemmWorkspace workspace = {}, CpuIsa isa = cpu_isa());
 
+// B [k, n] of p (its b, b_rows or b_cols) in the b_packed form of `isa`'s loop nest, into dst
+// of gemm_packed_b_elems(k, n, ...) elements, 64-byte aligned: pack once, multiply many times
+// (gemm with p.b_packed = dst and the same isa).
+template <typename T>
+void gemm_pack_b(const GemmProblem<T>& p, T* dst, CpuIsa isa = cpu_isa());
+int64_t gemm_packed_b_elems(int64_t k, int64_t n, DType dtype, CpuIsa isa = cpu_isa());
+
 // C[i, j] = alpha * <A row i, B row j> + beta * C[i, j] (GemmDotProblem): serial, no workspace.
 template <typename T>
 void gemm_dot(const GemmDotProblem<T>& p, CpuIsa isa = cpu_isa());
@@ -87,9 +94,9 @@ constexpr int64_t kGemmMinParallelWork = int64_t(1) << 21;
 // serially, so a caller with many such products should parallelize over them instead).
 int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype);
 
-// Columns of the micro-tile (NR) of the loop nest cpu_isa() selects: how wide B should be for
-// the packed GEMM not to compute mostly padding.
-int gemm_nr(DType dtype);
+// Columns of the micro-tile (NR) of `isa`'s loop nest: how wide B should be for the packed
+// GEMM not to compute mostly padding, and the sliver width of the b_packed form.
+int gemm_nr(DType dtype, CpuIsa isa = cpu_isa());
 
 // "avx512 8x48 f32": the loop nest of `isa` for `dtype` (for logs and benchmarks).
 const char* gemm_kernel_name(CpuIsa isa = cpu_isa(), DType dtype = DType::Float32);

@@ -23,7 +23,8 @@
 // broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR, so the
 // micro-kernel always computes a full tile; edge tiles store only their real part.
 // B is packed from strides, from row pointers (pack_b_rows) or from column pointers
-// (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles).
+// (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles), or
+// comes packed already (b_packed: one panel as deep as k, read in place).
 // run_dot is the other form, for small m x n and long k: one vector accumulator per output,
 // summed along k and reduced across lanes at the end.
 //
@@ -46,23 +47,8 @@ namespace {
 
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-template <typename T>
-struct Vec {
-  typedef T type __attribute__((vector_size(GG_GEMM_VEC_BYTES)));
-  static constexpr int lanes = GG_GEMM_VEC_BYTES / static_cast<int>(sizeof(T));
-};
-
-// The integer type of T's width (shuffle masks).
-template <typename T>
-struct IntOf;
-template <>
-struct IntOf<float> {
-  typedef int32_t type;
-};
-template <>
-struct IntOf<double> {
-  typedef int64_t type;
-};
+#define GG_SIMD_VEC_BYTES GG_GEMM_VEC_BYTES
+#include "../simd_impl.h"
 
 // ap <- A[0:mc, 0:kc] as ceil(mc / MR) slivers; sliver s holds, for each k, the MR values
 // A[s*MR + 0 .. s*MR + MR-1, k] (zeros past row mc).
@@ -142,44 +128,6 @@ void pack_b_rows(int64_t kc, int64_t nc, const T* const* rows, int64_t col0, T* 
   }
 }
 
-// Transposes an L x L block held as L vectors: afterwards v[i][j] is the old v[j][i]. Stage b
-// swaps bit b of the row index with bit b of the lane index (two-source shuffles with constant
-// masks); the log2(L) stages together swap the whole indices.
-template <typename T>
-struct Mask {
-  typedef typename IntOf<T>::type I;
-  typedef I type __attribute__((vector_size(GG_GEMM_VEC_BYTES)));
-};
-
-template <typename T, int B>
-inline void transpose_stage(typename Vec<T>::type* v) {
-  constexpr int L = Vec<T>::lanes;
-  typedef typename Mask<T>::type M;
-  M lo, hi;
-  for (int l = 0; l < L; ++l) {
-    lo[l] = (l & B) == 0 ? l : L + l - B;
-    hi[l] = (l & B) == 0 ? l + B : L + l;
-  }
-  for (int i = 0; i < L; ++i) {
-    if (i & B) continue;
-    const typename Vec<T>::type a = v[i], b = v[i + B];
-    v[i] = __builtin_shuffle(a, b, lo);
-    v[i + B] = __builtin_shuffle(a, b, hi);
-  }
-}
-
-template <typename T, int B>
-struct TransposeStages {
-  static inline void run(typename Vec<T>::type* v) {
-    transpose_stage<T, B>(v);
-    TransposeStages<T, B / 2>::run(v);
-  }
-};
-template <typename T>
-struct TransposeStages<T, 0> {
-  static inline void run(typename Vec<T>::type*) {}
-};
-
 // bp <- B[0:kc, 0:nc] with column j at cols[j][0:kc] (contiguous), in the layout of pack_b.
 // Full groups of `lanes` columns are moved as lanes x lanes blocks transposed in registers.
 template <typename T, int NR>
@@ -197,7 +145,7 @@ void pack_b_cols(int64_t kc, int64_t nc, const T* const* cols, int64_t k0, T* bp
         for (int64_t kb = 0; kb < kv; kb += L) {
           V v[L];
           for (int l = 0; l < L; ++l) std::memcpy(&v[l], src[l] + kb, sizeof(V));
-          TransposeStages<T, L / 2>::run(v);
+          transpose_block<T>(v);
           for (int t = 0; t < L; ++t) std::memcpy(dst + (kb + t) * NR + g, &v[t], sizeof(V));
         }
         for (int64_t k = kv; k < kc; ++k)
@@ -265,27 +213,49 @@ void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* _
   }
 }
 
+// bp <- B[pc : pc + kc, jc : jc + nc] of p, from whichever form p gives B in (not b_packed).
+template <typename T, int NR>
+void pack_panel(const GemmProblem<T>& p, int64_t kc, int64_t nc, int64_t jc, int64_t pc, T* bp) {
+  if (p.b_rows != nullptr) {
+    pack_b_rows<T, NR>(kc, nc, p.b_rows + pc, p.b_col0 + jc, bp);
+  } else if (p.b_cols != nullptr) {
+    pack_b_cols<T, NR>(kc, nc, p.b_cols + jc, pc, bp);
+  } else {
+    pack_b<T, NR>(kc, nc, p.b.data + pc * p.b.row_stride + jc * p.b.col_stride, p.b.row_stride, p.b.col_stride, bp);
+  }
+}
+
+// The whole B in the b_packed form: one panel k deep, so sliver s lands at s * NR * k.
+template <typename T, int NR>
+void pack_b_all(const GemmProblem<T>& p, T* dst) {
+  pack_panel<T, NR>(p, p.k, p.n, 0, 0, dst);
+}
+
 template <typename T, int MR, int NV>
 void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
   constexpr int NR = NV * Vec<T>::lanes;
-  for (int64_t jc = 0; jc < p.n; jc += blk.nc) {
-    const int64_t nc = min64(blk.nc, p.n - jc);
+  // Column blocks of whole slivers, so that a b_packed B is cut on its sliver boundaries.
+  const int64_t nc_step = blk.nc / NR * NR;
+  for (int64_t jc = 0; jc < p.n; jc += nc_step) {
+    const int64_t nc = min64(nc_step, p.n - jc);
     for (int64_t pc = 0; pc < p.k; pc += blk.kc) {
       const int64_t kc = min64(blk.kc, p.k - pc);
       // Later K blocks accumulate onto what the first one wrote.
       const T beta = pc == 0 ? p.beta : T(1);
-      if (p.b_rows != nullptr) {
-        pack_b_rows<T, NR>(kc, nc, p.b_rows + pc, p.b_col0 + jc, bp);
-      } else if (p.b_cols != nullptr) {
-        pack_b_cols<T, NR>(kc, nc, p.b_cols + jc, pc, bp);
+      // Packed B of this (jc, pc) step: slivers bs(jr) = panel + jr * sliver_stride.
+      const T* panel = bp;
+      int64_t sliver_stride = kc;
+      if (p.b_packed != nullptr) {
+        panel = p.b_packed + jc * p.k + pc * NR;
+        sliver_stride = p.k;
       } else {
-        pack_b<T, NR>(kc, nc, p.b.data + pc * p.b.row_stride + jc * p.b.col_stride, p.b.row_stride, p.b.col_stride, bp);
+        pack_panel<T, NR>(p, kc, nc, jc, pc, bp);
       }
       for (int64_t ic = 0; ic < p.m; ic += blk.mc) {
         const int64_t mc = min64(blk.mc, p.m - ic);
         pack_a<T, MR>(mc, kc, p.a.data + ic * p.a.row_stride + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride, ap);
         for (int64_t jr = 0; jr < nc; jr += NR) {
-          const T* bs = bp + jr * kc;
+          const T* bs = panel + jr * sliver_stride;
           T* cc = p.c + ic * p.ldc + jc + jr;
           const int64_t nr = min64(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
@@ -349,10 +319,12 @@ static_assert(kNvF64 * Vec<double>::lanes == GG_GEMM_NR_F64, "NR must be a multi
 
 const GemmKernel<float> kF32 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F32) "x" GG_GEMM_STR(GG_GEMM_NR_F32) " f32",
-    GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_BLOCK_F32, &run<float, GG_GEMM_MR_F32, kNvF32>, &run_dot<float>};
+    GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_BLOCK_F32, &run<float, GG_GEMM_MR_F32, kNvF32>, &run_dot<float>,
+    &pack_b_all<float, GG_GEMM_NR_F32>};
 const GemmKernel<double> kF64 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F64) "x" GG_GEMM_STR(GG_GEMM_NR_F64) " f64",
-    GG_GEMM_MR_F64, GG_GEMM_NR_F64, GG_GEMM_BLOCK_F64, &run<double, GG_GEMM_MR_F64, kNvF64>, &run_dot<double>};
+    GG_GEMM_MR_F64, GG_GEMM_NR_F64, GG_GEMM_BLOCK_F64, &run<double, GG_GEMM_MR_F64, kNvF64>, &run_dot<double>,
+    &pack_b_all<double, GG_GEMM_NR_F64>};
 
 }  // namespace
 

@@ -21,6 +21,10 @@ struct MatrixView {
 
 // C[i, j] = alpha * sum_p A[i, p] * B[p, j] + beta * C[i, j]   for i < m, j < n, p < k
 // A[i, p] is a (a MatrixView). B[p, j] is, by the first of these that is set:
+//   b_packed               already in the loop nest's packed form (gemm_pack_b, or written
+//                          directly: ceil(n / NR) slivers of NR columns, sliver s holding
+//                          B[p, s*NR + j] at b_packed[s*NR*k + p*NR + j], zeros past column n),
+//                          for a B that several calls share (e.g. transformed weights);
 //   b_rows[p][b_col0 + j]  each row a contiguous run anywhere in memory (b_col0: the first
 //                          column of this call when a thread works on a column range);
 //   b_cols[j][p]           each column a contiguous run (packing transposes blocks of them in
@@ -37,6 +41,7 @@ struct GemmProblem {
   T alpha = T(1), beta = T(0);
   MatrixView<T> a;
   MatrixView<T> b;
+  const T* b_packed = nullptr;
   const T* const* b_rows = nullptr;
   int64_t b_col0 = 0;
   const T* const* b_cols = nullptr;
@@ -82,6 +87,8 @@ struct GemmKernel {
   void (*run)(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp);
   // Serial; no workspace.
   void (*run_dot)(const GemmDotProblem<T>& p);
+  // dst <- B [k, n] of p (rows, columns or strides) in the b_packed form.
+  void (*pack_b)(const GemmProblem<T>& p, T* dst);
 };
 
 // One table per ISA; each lives in its own translation unit compiled for that ISA.

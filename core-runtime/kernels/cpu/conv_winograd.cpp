@@ -1,0 +1,372 @@
+// Driver of the Winograd F(4x4, 3x3) convolutions (conv_winograd.h): block sizes, workspace
+// layout, threads and the 36 GEMMs per block. The tile arithmetic is in conv_winograd_impl.h,
+// compiled per ISA; the GEMM is gemm.h's with the transformed filters packed once per call.
+#include "cpu/conv_winograd.h"
+
+#include <algorithm>
+
+#include "cpu/conv_winograd_kernels.h"
+#include "cpu/gemm/gemm.h"
+#include "glassgrad/runtime/cpu_features.h"
+#include "glassgrad/runtime/parallel.h"
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+namespace cpu {
+
+namespace {
+
+constexpr int kPoints = 36;      // (4 + 2)^2 Winograd-domain points
+constexpr int64_t kTile = 4;     // output tile side
+constexpr size_t kAlign = 64;
+// Tiles per block: enough rows for the 36 GEMMs to run at full speed (MR = 8 divides it), few
+// enough that a block's transformed inputs and GEMM results stay near the caches.
+constexpr int64_t kBlockTiles = 96;
+
+size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+// Elements from one of the 36 point matrices of a kind to the next: its size plus one cache line.
+// The tile transforms read or write all 36 at once; at sizes that are multiples of 4 KiB they
+// would all map to the same cache set and evict each other (measured: the filter transform of
+// a 512x512 layer took 36 ms instead of a few).
+template <typename T>
+int64_t skewed(int64_t elems) {
+  return elems + static_cast<int64_t>(kAlign / sizeof(T));
+}
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+template <typename T>
+const WinogradKernels<T>& kernels();
+template <>
+const WinogradKernels<float>& kernels<float>() {
+  switch (cpu_isa()) {
+    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f32();
+    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f32();
+    default: return conv_winograd_generic::kernels_f32();
+  }
+}
+template <>
+const WinogradKernels<double>& kernels<double>() {
+  switch (cpu_isa()) {
+    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f64();
+    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f64();
+    default: return conv_winograd_generic::kernels_f64();
+  }
+}
+
+int lanes_of(DType dt) { return dt == DType::Float64 ? kernels<double>().lanes : kernels<float>().lanes; }
+
+// A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
+// [n, cout, ho, wo], input padded by (pt, pl) at the top left. The input gradient is one too.
+struct WinoShape {
+  int64_t n, cin, h, w, cout, ho, wo, pt, pl;
+  int64_t th() const { return ceil_div(ho, kTile); }
+  int64_t tw() const { return ceil_div(wo, kTile); }
+  int64_t tiles_per_image() const { return th() * tw(); }
+  int64_t in_rows() const { return kTile * th() + 2; }  // staged input: every tile's 6x6 window
+  int64_t in_cols() const { return kTile * tw() + 2; }
+  int64_t out_rows() const { return kTile * th(); }     // staged output / gradient: whole tiles
+  int64_t out_cols() const { return kTile * tw(); }
+  int64_t images_per_block() const { return std::min(n, std::max<int64_t>(1, ceil_div(kBlockTiles, tiles_per_image()))); }
+  int64_t block_tiles() const { return images_per_block() * tiles_per_image(); }
+};
+
+WinoShape forward_shape(const ConvGeometry& g) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl}; }
+// dx = conv(gy, rot180(w) with C and K swapped), padding 2 - p: [N, K, Ho, Wo] -> [N, C, H, W].
+WinoShape backward_input_shape(const ConvGeometry& g) { return {g.n, g.k, g.ho, g.wo, g.c, g.h, g.w, 2 - g.pt, 2 - g.pl}; }
+
+// Carves 64-byte aligned regions out of one buffer (sizes first, then pointers).
+class Carver {
+ public:
+  explicit Carver(char* base = nullptr) : base_(base) {}
+  template <typename T>
+  T* take(int64_t elements) {
+    T* p = base_ ? reinterpret_cast<T*>(base_ + used_) : nullptr;
+    used_ += align_up(static_cast<size_t>(elements) * sizeof(T));
+    return p;
+  }
+  size_t used() const { return used_ + kAlign; }
+
+ private:
+  char* base_;
+  size_t used_ = 0;
+};
+
+// The workspace of one call, in order: the 36 packed filter matrices (forward-like) or the 36
+// dU matrices (weight gradient); the block's two transformed operands; per slot, two staging
+// images of one channel block and the GEMM's packing buffers.
+template <typename T>
+struct Buffers {
+  T* filters = nullptr;       // forward-like: packed U; weight gradient: dU [36][K][C]
+  T* trans_in = nullptr;      // V [36][block tiles][cin rounded to L]
+  T* trans_out = nullptr;     // M (forward-like) or Z (weight gradient) [36][block tiles][cout rounded to L]
+  T* stage_in[64] = {};       // per slot: one channel block of the staged input
+  T* stage_out[64] = {};      // per slot: one channel block of the staged output / gradient
+  T* gemm_ws[64] = {};
+  size_t gemm_bytes = 0;
+  int slots = 1;
+};
+
+enum class Kind { ForwardLike, Weight };
+
+template <typename T>
+size_t layout(Kind kind, const WinoShape& s, DType dt, int slots, char* base, Buffers<T>* b) {
+  const int64_t L = lanes_of(dt), tb = s.block_tiles();
+  const int64_t cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
+  Carver carve(base);
+  T* filters;
+  size_t gemm_bytes;
+  if (kind == Kind::ForwardLike) {
+    filters = carve.take<T>(kPoints * skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt)));
+    gemm_bytes = gemm_workspace_bytes(tb, s.cout, s.cin, dt, /*serial=*/true);
+  } else {
+    filters = carve.take<T>(kPoints * skewed<T>(s.cout * s.cin));  // dU [36][K][C]
+    gemm_bytes = gemm_workspace_bytes(s.cout, s.cin, tb, dt, /*serial=*/true);
+  }
+  T* trans_in = carve.take<T>(kPoints * skewed<T>(tb * cinp));
+  T* trans_out = carve.take<T>(kPoints * skewed<T>(tb * coutp));
+  if (b) {
+    b->filters = filters, b->trans_in = trans_in, b->trans_out = trans_out;
+    b->gemm_bytes = gemm_bytes, b->slots = slots;
+  }
+  for (int i = 0; i < slots; ++i) {
+    T* si = carve.take<T>(L * s.in_rows() * s.in_cols());
+    T* so = carve.take<T>(L * s.out_rows() * s.out_cols());
+    T* gw = carve.take<T>(static_cast<int64_t>(gemm_bytes / sizeof(T)) + 1);
+    if (b) b->stage_in[i] = si, b->stage_out[i] = so, b->gemm_ws[i] = gw;
+  }
+  return carve.used();
+}
+
+int slots_now() { return std::max(1, std::min(64, in_parallel_region() ? 1 : get_num_threads())); }
+
+size_t workspace_bytes(Kind kind, const WinoShape& s, DType dt) {
+  const int slots = std::max(1, std::min(64, get_num_threads()));
+  return dt == DType::Float64 ? layout<double>(kind, s, dt, slots, nullptr, nullptr)
+                              : layout<float>(kind, s, dt, slots, nullptr, nullptr);
+}
+
+// Runs fn(slot, u) for u in [0, units): contiguous ranges of units, one per slot, in parallel.
+template <typename F>
+void for_units(int slots, int64_t units, F&& fn) {
+  const int64_t used = std::min<int64_t>(slots, units);
+  if (used <= 1) {
+    for (int64_t u = 0; u < units; ++u) fn(0, u);
+    return;
+  }
+  parallel_for(used, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t sl = s0; sl < s1; ++sl)
+      for (int64_t u = units * sl / used; u < units * (sl + 1) / used; ++u) fn(static_cast<int>(sl), u);
+  });
+}
+
+// Binds the buffers in the given workspace, or in a temporary one when it is too small.
+template <typename T>
+Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t workspace_bytes, Tensor& scratch) {
+  const int slots = slots_now();
+  const size_t need = layout<T>(kind, s, dt, slots, nullptr, nullptr);
+  char* base = static_cast<char*>(workspace);
+  if (base == nullptr || workspace_bytes < need) {
+    scratch = Tensor::empty({static_cast<int64_t>(need)}, DType::UInt8, Device::cpu(), "Winograd conv workspace");
+    base = static_cast<char*>(scratch.data_ptr());
+  }
+  base = reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(base)));
+  Buffers<T> b;
+  layout<T>(kind, s, dt, slots, base, &b);
+  return b;
+}
+
+// Stages channel block cb of one image ([channels][h][w]) and transforms its tiles into
+// `trans` (tiles first_tile ..): 6x6 input windows (input = true) or 4x4 gradient tiles.
+template <typename T>
+void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64_t channels, int64_t h, int64_t w,
+                           int64_t top, int64_t left, int64_t rows, int64_t cols, const WinoShape& s, int64_t cb,
+                           T* stage_buf, T* trans, int64_t tile_stride, int64_t first_tile, bool input) {
+  const int64_t L = kern.lanes;
+  WinoStage<T> st;
+  st.x = image + cb * L * h * w;
+  st.c = std::min<int64_t>(L, channels - cb * L);
+  st.h = h, st.w = w, st.top = top, st.left = left;
+  st.xb = stage_buf, st.rows = rows, st.cols = cols;
+  kern.stage(st);
+  WinoTiles<T> t;
+  t.image = stage_buf, t.rows = rows, t.cols = cols, t.blocks = 1;
+  t.tiles_h = s.th(), t.tiles_w = s.tw();
+  t.trans = trans + cb * L, t.xi_stride = skewed<T>(s.block_tiles() * tile_stride), t.tile_stride = tile_stride;
+  t.first_tile = first_tile;
+  (input ? kern.input_tiles : kern.grad_tiles)(t);
+}
+
+// The forward-like convolution (forward, and the input gradient) on transformed filters
+// already in b.filters.
+template <typename T>
+void forward_like(const WinogradKernels<T>& kern, const WinoShape& s, const T* in, const T* bias, bool relu, T* out,
+                  const Buffers<T>& b, DType dt) {
+  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), ipb = s.images_per_block(), tb = s.block_tiles();
+  const int64_t cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
+  const int64_t in_blocks = cinp / L, out_blocks = coutp / L;
+  const int64_t u_stride = skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt));
+  const int64_t v_stride = skewed<T>(tb * cinp), m_stride = skewed<T>(tb * coutp);
+  const int64_t in_image = s.cin * s.h * s.w, out_image = s.cout * s.ho * s.wo;
+  for (int64_t n0 = 0; n0 < s.n; n0 += ipb) {
+    const int64_t images = std::min(ipb, s.n - n0), tiles = images * tpi;
+    // (A) stage and transform the block's input, one (image, channel block) per unit.
+    for_units(b.slots, images * in_blocks, [&](int sl, int64_t u) {
+      const int64_t i = u / in_blocks, cb = u % in_blocks;
+      transform_image_block(kern, in + (n0 + i) * in_image, s.cin, s.h, s.w, s.pt, s.pl, s.in_rows(), s.in_cols(), s, cb,
+                            b.stage_in[sl], b.trans_in, cinp, i * tpi, /*input=*/true);
+    });
+    // (B) M[xi] [tiles, cout] = V[xi] [tiles, cin] x U[xi] [cin, cout], one point per unit.
+    for_units(b.slots, kPoints, [&](int sl, int64_t xi) {
+      GemmProblem<T> p(tiles, s.cout, s.cin);
+      p.a = row_major<T>(b.trans_in + xi * v_stride, cinp);
+      p.b_packed = b.filters + xi * u_stride;
+      p.c = b.trans_out + xi * m_stride;
+      p.ldc = coutp;
+      gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
+    });
+    // (C) inverse-transform and write NCHW (+ bias, ReLU), one (image, channel block) per unit.
+    for_units(b.slots, images * out_blocks, [&](int sl, int64_t u) {
+      const int64_t i = u / out_blocks, kb = u % out_blocks;
+      WinoTiles<T> t;
+      t.image = b.stage_out[sl], t.rows = s.out_rows(), t.cols = s.out_cols(), t.blocks = 1;
+      t.tiles_h = s.th(), t.tiles_w = s.tw();
+      t.trans = b.trans_out + kb * L, t.xi_stride = m_stride, t.tile_stride = coutp, t.first_tile = i * tpi;
+      kern.output_tiles(t);
+      WinoUnstage<T> un;
+      un.yb = b.stage_out[sl], un.rows = s.out_rows(), un.cols = s.out_cols();
+      un.y = out + (n0 + i) * out_image + kb * L * s.ho * s.wo;
+      un.k = std::min<int64_t>(L, s.cout - kb * L), un.ho = s.ho, un.wo = s.wo;
+      un.bias = bias ? bias + kb * L : nullptr;
+      un.relu = relu;
+      kern.unstage(un);
+    });
+  }
+}
+
+// Transformed filters into b.filters: 36 packed [rows, cols] B operands.
+template <typename T>
+void transform_filters(const WinogradKernels<T>& kern, const T* w, int64_t rows, int64_t cols, int64_t p_stride,
+                       int64_t q_stride, bool flip, const Buffers<T>& b, DType dt) {
+  const int64_t L = kern.lanes, nr = gemm_nr(dt);
+  const int64_t width = round_up(cols, nr);  // every column of the last sliver, zeros past cols
+  for_units(b.slots, width / L, [&](int, int64_t u) {
+    WinoFilter<T> f;
+    f.w = w, f.w_elems = rows * cols * 9;
+    f.rows = rows, f.cols = cols, f.p_stride = p_stride, f.q_stride = q_stride, f.flip = flip;
+    f.packed = b.filters, f.xi_stride = skewed<T>(gemm_packed_b_elems(rows, cols, dt)), f.nr = nr;
+    f.q0 = u * L, f.q1 = (u + 1) * L;
+    kern.filter(f);
+  });
+}
+
+template <typename T>
+DType dtype_of() {
+  return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
+}
+
+}  // namespace
+
+bool winograd_suits(const ConvGeometry& g) {
+  const bool pads_ok = g.pt <= 2 && g.pb <= 2 && g.pl <= 2 && g.pr <= 2;
+  return g.r == 3 && g.s == 3 && g.sh == 1 && g.sw == 1 && !g.dilated() && !g.grouped() && pads_ok &&
+         g.c >= kWinogradMinChannels && g.k >= kWinogradMinChannels && g.ho > 0 && g.wo > 0;
+}
+
+size_t winograd_forward_workspace(const ConvGeometry& g, DType dt) {
+  return workspace_bytes(Kind::ForwardLike, forward_shape(g), dt);
+}
+size_t winograd_backward_input_workspace(const ConvGeometry& g, DType dt) {
+  return workspace_bytes(Kind::ForwardLike, backward_input_shape(g), dt);
+}
+size_t winograd_backward_weight_workspace(const ConvGeometry& g, DType dt) {
+  return workspace_bytes(Kind::Weight, forward_shape(g), dt);
+}
+
+// The forward-like convolution s of `in` by filters w whose packed B operand (rows x cols) has
+// filter (p, q) at w + p * p_stride + q * q_stride, flipped or not.
+template <typename T>
+void forward_like_call(const WinoShape& s, const T* in, const T* w, int64_t p_stride, int64_t q_stride, bool flip,
+                       const T* bias, bool relu, T* out, void* workspace, size_t workspace_bytes) {
+  const DType dt = dtype_of<T>();
+  Tensor scratch;
+  const Buffers<T> b = bind<T>(Kind::ForwardLike, s, dt, workspace, workspace_bytes, scratch);
+  const WinogradKernels<T>& kern = kernels<T>();
+  transform_filters(kern, w, s.cin, s.cout, p_stride, q_stride, flip, b, dt);
+  forward_like(kern, s, in, bias, relu, out, b, dt);
+}
+
+template <typename T>
+void winograd_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, bool relu, T* y, void* workspace,
+                      size_t workspace_bytes) {
+  // B [c, k] = U of filter w[k, c]: row c at stride 9, column k at stride C * 9.
+  forward_like_call(forward_shape(g), x, w, 9, g.c * 9, /*flip=*/false, bias, relu, y, workspace, workspace_bytes);
+}
+
+template <typename T>
+void winograd_backward_input(const ConvGeometry& g, const T* gy, const T* w, T* dx, void* workspace,
+                             size_t workspace_bytes) {
+  // B [k, c] = U of rot180(w[k, c]): row k at stride C * 9, column c at stride 9.
+  forward_like_call<T>(backward_input_shape(g), gy, w, g.c * 9, 9, /*flip=*/true, nullptr, false, dx, workspace,
+                       workspace_bytes);
+}
+
+template <typename T>
+void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T* dw, void* workspace,
+                              size_t workspace_bytes) {
+  const DType dt = dtype_of<T>();
+  const WinoShape s = forward_shape(g);
+  Tensor scratch;
+  const Buffers<T> b = bind<T>(Kind::Weight, s, dt, workspace, workspace_bytes, scratch);
+  const WinogradKernels<T>& kern = kernels<T>();
+  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), ipb = s.images_per_block(), tb = s.block_tiles();
+  const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
+  const int64_t c_blocks = cp / L, k_blocks = kp / L;
+  const int64_t v_stride = skewed<T>(tb * cp), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
+  for (int64_t n0 = 0; n0 < g.n; n0 += ipb) {
+    const int64_t images = std::min(ipb, g.n - n0), tiles = images * tpi;
+    // (A) V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles, one (image,
+    // channel block) per unit.
+    for_units(b.slots, images * (c_blocks + k_blocks), [&](int sl, int64_t u) {
+      const int64_t i = u / (c_blocks + k_blocks), cb = u % (c_blocks + k_blocks);
+      if (cb < c_blocks) {
+        transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(), s.in_cols(), s,
+                              cb, b.stage_in[sl], b.trans_in, cp, i * tpi, /*input=*/true);
+      } else {
+        transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(), s.out_cols(), s,
+                              cb - c_blocks, b.stage_out[sl], b.trans_out, kp, i * tpi, /*input=*/false);
+      }
+    });
+    // (B) dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C].
+    for_units(b.slots, kPoints, [&](int sl, int64_t xi) {
+      GemmProblem<T> p(g.k, g.c, tiles);
+      p.a = transpose_of<T>(b.trans_out + xi * z_stride, kp);
+      p.b = row_major<T>(b.trans_in + xi * v_stride, cp);
+      p.beta = n0 == 0 ? T(0) : T(1);
+      p.c = b.filters + xi * du_stride;
+      p.ldc = g.c;
+      gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
+    });
+  }
+  // dw[k, c] = G^T dU[., k, c] G, one output channel per unit.
+  for_units(b.slots, g.k, [&](int, int64_t k) {
+    WinoFilterAdjoint<T> f;
+    f.du = b.filters, f.xi_stride = du_stride, f.ld = g.c, f.c = g.c, f.k0 = k, f.k1 = k + 1, f.dw = dw;
+    kern.filter_adjoint(f);
+  });
+}
+
+template void winograd_forward<float>(const ConvGeometry&, const float*, const float*, const float*, bool, float*,
+                                      void*, size_t);
+template void winograd_forward<double>(const ConvGeometry&, const double*, const double*, const double*, bool,
+                                       double*, void*, size_t);
+template void winograd_backward_input<float>(const ConvGeometry&, const float*, const float*, float*, void*, size_t);
+template void winograd_backward_input<double>(const ConvGeometry&, const double*, const double*, double*, void*,
+                                              size_t);
+template void winograd_backward_weight<float>(const ConvGeometry&, const float*, const float*, float*, void*, size_t);
+template void winograd_backward_weight<double>(const ConvGeometry&, const double*, const double*, double*, void*,
+                                               size_t);
+
+}  // namespace cpu
+}  // namespace glassgrad

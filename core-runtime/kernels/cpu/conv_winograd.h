@@ -1,0 +1,57 @@
+// Conv2D and both its gradients by Winograd's minimal filtering F(4x4, 3x3) (Lavin and Gray,
+// CVPR 2016), for 3x3 kernels at stride 1: 36 multiplications per 4x4 output tile and channel
+// pair instead of 144, the rest being cheap per-tile transforms (winograd_transforms.h, shared
+// with the CUDA kernels).
+//
+//   forward          y  = A^T [ U (.) V ] A  per tile, U = G w G^T, V = B^T x_tile B, summed over
+//                    input channels: for each of the 36 points xi, M[xi] = V[xi] [tiles, C] x
+//                    U[xi] [C, K] is one GEMM; y tiles = A^T M A.
+//   backward input   the forward of gy with the filters rotated by 180 degrees and their channel
+//                    axes swapped, padding 2 - p (the transposed convolution at stride 1).
+//   backward weight  dw = G^T [ sum_tiles (B^T x_tile B) (.) (A gy_tile A^T) ] G  (the adjoint
+//                    of the forward in w): dU[xi] [K, C] = Z[xi]^T [K, tiles] x V[xi] [tiles, C]
+//                    with Z = A gy A^T, one GEMM per point again.
+//
+// Work goes in blocks of whole images (about kWinogradBlockTiles tiles). Per block: (A) stage
+// the images channel block by channel block into the blocked layout (L channels innermost,
+// zero padding written once) and transform their tiles; (B) the 36 GEMMs, one per point, on
+// threads; (C) inverse-transform the GEMM results and write them back to NCHW with the bias and
+// the fused ReLU. Filters are transformed once per call straight into the GEMM's packed B form,
+// so the 36 GEMMs never repack them. NCHW stays the layout of every tensor outside.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/conv_geometry.h"
+
+namespace glassgrad {
+namespace cpu {
+
+// Whether this path computes g (all three ops): 3x3, stride 1, no dilation, one group, padding
+// at most 2 on every side (the input gradient pads by 2 - p), and at least kWinogradMinChannels
+// input and output channels (with fewer, the transforms cost more than the multiplications saved).
+bool winograd_suits(const ConvGeometry& g);
+
+constexpr int64_t kWinogradMinChannels = 8;
+
+size_t winograd_forward_workspace(const ConvGeometry& g, DType dt);
+size_t winograd_backward_input_workspace(const ConvGeometry& g, DType dt);
+size_t winograd_backward_weight_workspace(const ConvGeometry& g, DType dt);
+
+// y [N, K, Ho, Wo] = conv(x [N, C, H, W], w [K, C, 3, 3]) + bias[k] (bias may be null), then
+// max(., 0) when relu. The workspace should hold winograd_forward_workspace(g, dtype) bytes (a
+// temporary buffer is allocated when it does not).
+template <typename T>
+void winograd_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, bool relu, T* y, void* workspace,
+                      size_t workspace_bytes);
+// dx [N, C, H, W] from gy [N, K, Ho, Wo] and w [K, C, 3, 3].
+template <typename T>
+void winograd_backward_input(const ConvGeometry& g, const T* gy, const T* w, T* dx, void* workspace,
+                             size_t workspace_bytes);
+// dw [K, C, 3, 3] from x [N, C, H, W] and gy [N, K, Ho, Wo] (overwritten, not accumulated).
+template <typename T>
+void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T* dw, void* workspace,
+                              size_t workspace_bytes);
+
+}  // namespace cpu
+}  // namespace glassgrad

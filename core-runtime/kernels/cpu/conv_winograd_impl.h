@@ -1,0 +1,254 @@
+// The tile kernels of the Winograd convolution (conv_winograd_kernels.h), written once in plain
+// C++ and compiled once per ISA. Include from exactly one translation unit per ISA after
+// defining GG_WINO_NS (namespace of this copy) and GG_WINO_VEC_BYTES (bytes per vector).
+//
+// Every kernel works on whole vectors of L channels (the blocked layout), so the per-tile
+// transforms of winograd_transforms.h run with V = a vector of L channels: one call transforms
+// the same tile of L channels. Moving between NCHW and the blocked layout (stage / unstage) is
+// an L x L transpose in registers per L pixels of L channels; the borders (padding, partial
+// tiles) are zeros written once into the staged image, so the tile loops never test bounds.
+#include <cstdint>
+#include <cstring>
+
+#include "conv_winograd_kernels.h"
+#include "winograd_transforms.h"
+
+#if !defined(GG_WINO_NS) || !defined(GG_WINO_VEC_BYTES)
+#error "define GG_WINO_NS and GG_WINO_VEC_BYTES before including conv_winograd_impl.h"
+#endif
+
+namespace glassgrad {
+namespace cpu {
+namespace GG_WINO_NS {
+namespace {
+
+#define GG_SIMD_VEC_BYTES GG_WINO_VEC_BYTES
+#include "simd_impl.h"
+
+inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+using W4 = winograd::F<4>;
+constexpr int kAlpha = W4::alpha;          // 6: input tile side
+constexpr int kPoints = kAlpha * kAlpha;   // 36 Winograd-domain points
+constexpr int kOut = W4::m;                // 4: output tile side
+
+template <typename T>
+void zero_vectors(T* p, int64_t count) {
+  constexpr int L = Vec<T>::lanes;
+  const typename Vec<T>::type z{};
+  for (int64_t i = 0; i < count; ++i) store_vec<T>(p + i * L, z);
+}
+
+template <typename T>
+void stage(const WinoStage<T>& p) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  const int64_t blocks = (p.c + L - 1) / L;
+  for (int64_t cb = 0; cb < blocks; ++cb) {
+    const int64_t nch = min64(L, p.c - cb * L);
+    for (int64_t r = 0; r < p.rows; ++r) {
+      T* row = p.xb + (cb * p.rows + r) * p.cols * L;
+      const int64_t h = r - p.top;
+      if (h < 0 || h >= p.h) {
+        zero_vectors(row, p.cols);
+        continue;
+      }
+      zero_vectors(row, p.left);
+      zero_vectors(row + (p.left + p.w) * L, p.cols - p.left - p.w);
+      for (int64_t w0 = 0; w0 < p.w; w0 += L) {
+        const int64_t nw = min64(L, p.w - w0);
+        V v[L];
+        for (int l = 0; l < L; ++l) {
+          v[l] = V{};
+          if (l >= nch) continue;
+          const T* src = p.x + ((cb * L + l) * p.h + h) * p.w + w0;
+          if (nw == L) {
+            v[l] = load_vec<T>(src);
+          } else {
+            for (int64_t j = 0; j < nw; ++j) v[l][j] = src[j];
+          }
+        }
+        transpose_block<T>(v);  // v[j]: the channels of column w0 + j
+        for (int64_t j = 0; j < nw; ++j) store_vec<T>(row + (p.left + w0 + j) * L, v[j]);
+      }
+    }
+  }
+}
+
+// Loads the A x A window at pixel (r0, c0) of channel block cb.
+template <typename T, int A>
+inline void load_window(const WinoTiles<T>& p, int64_t cb, int64_t r0, int64_t c0, typename Vec<T>::type* d) {
+  constexpr int L = Vec<T>::lanes;
+  const T* base = p.image + ((cb * p.rows + r0) * p.cols + c0) * L;
+  for (int i = 0; i < A; ++i)
+    for (int j = 0; j < A; ++j) d[i * A + j] = load_vec<T>(base + (i * p.cols + j) * L);
+}
+
+template <typename T>
+inline void store_points(const WinoTiles<T>& p, int64_t t, int64_t cb, const typename Vec<T>::type* v) {
+  constexpr int L = Vec<T>::lanes;
+  T* dst = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
+  for (int xi = 0; xi < kPoints; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
+}
+
+// Every tile's A x A window -> its 36 points: the input transform B^T d B of 6x6 input windows
+// (Window = 6), or the adjoint output transform A g A^T of 4x4 gradient tiles (Window = 4).
+template <typename T, int Window>
+void window_tiles(const WinoTiles<T>& p) {
+  typedef typename Vec<T>::type V;
+  for (int64_t t = 0; t < p.tiles_h * p.tiles_w; ++t) {
+    const int64_t ti = t / p.tiles_w, tj = t % p.tiles_w;
+    for (int64_t cb = 0; cb < p.blocks; ++cb) {
+      V d[Window * Window], v[kPoints];
+      load_window<T, Window>(p, cb, kOut * ti, kOut * tj, d);
+      if (Window == kAlpha) {
+        winograd::input_tile<4, T, V>(d, v);
+      } else {
+        winograd::output_adjoint_tile<4, T, V>(d, v);
+      }
+      store_points(p, t, cb, v);
+    }
+  }
+}
+
+template <typename T>
+void output_tiles(const WinoTiles<T>& p) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  for (int64_t t = 0; t < p.tiles_h * p.tiles_w; ++t) {
+    const int64_t ti = t / p.tiles_w, tj = t % p.tiles_w;
+    for (int64_t cb = 0; cb < p.blocks; ++cb) {
+      V m[kPoints], y[kOut * kOut];
+      const T* src = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
+      for (int xi = 0; xi < kPoints; ++xi) m[xi] = load_vec<T>(src + xi * p.xi_stride);
+      winograd::output_tile<4, T, V>(m, y);
+      T* base = p.image + ((cb * p.rows + kOut * ti) * p.cols + kOut * tj) * L;
+      for (int i = 0; i < kOut; ++i)
+        for (int j = 0; j < kOut; ++j) store_vec<T>(base + (i * p.cols + j) * L, y[i * kOut + j]);
+    }
+  }
+}
+
+template <typename T>
+void unstage(const WinoUnstage<T>& p) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  const int64_t blocks = (p.k + L - 1) / L, hwo = p.ho * p.wo;
+  for (int64_t kb = 0; kb < blocks; ++kb) {
+    const int64_t nk = min64(L, p.k - kb * L);
+    for (int64_t h = 0; h < p.ho; ++h) {
+      const T* row = p.yb + (kb * p.rows + h) * p.cols * L;
+      for (int64_t w0 = 0; w0 < p.wo; w0 += L) {
+        const int64_t nw = min64(L, p.wo - w0);
+        V v[L];
+        for (int j = 0; j < L; ++j) v[j] = j < nw ? load_vec<T>(row + (w0 + j) * L) : V{};
+        transpose_block<T>(v);  // v[l]: channel kb*L + l at columns w0 ..
+        for (int64_t l = 0; l < nk; ++l) {
+          const int64_t k = kb * L + l;
+          V out = v[l];
+          if (p.bias) out += p.bias[k];
+          if (p.relu) out = out > T(0) ? out : V{};
+          T* dst = p.y + k * hwo + h * p.wo + w0;
+          if (nw == L) {
+            store_vec<T>(dst, out);
+          } else {
+            for (int64_t j = 0; j < nw; ++j) dst[j] = out[j];
+          }
+        }
+      }
+    }
+  }
+}
+
+// The 9 taps of the L filters (row, q + l) as 9 vectors over l: each filter's taps are 9
+// contiguous values, so L rows of them are loaded as L vectors (taps t0 .. t0 + L) and
+// transposed in registers. A vector that would run past the end of w is copied lane by lane.
+template <typename T>
+inline void load_taps(const WinoFilter<T>& p, int64_t row, int64_t q, typename Vec<T>::type* g) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  const T* end = p.w + p.w_elems;
+  for (int t0 = 0; t0 < 9; t0 += L) {
+    V v[L];
+    for (int l = 0; l < L; ++l) {
+      v[l] = V{};
+      if (q + l >= p.cols) continue;
+      const T* src = p.w + row * p.p_stride + (q + l) * p.q_stride + t0;
+      if (src + L <= end) {
+        v[l] = load_vec<T>(src);
+      } else {
+        for (int t = 0; t < L && src + t < end; ++t) v[l][t] = src[t];
+      }
+    }
+    transpose_block<T>(v);  // v[t]: tap t0 + t of the L filters
+    for (int t = 0; t < L && t0 + t < 9; ++t) g[t0 + t] = v[t];
+  }
+}
+
+template <typename T>
+void filter(const WinoFilter<T>& p) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  for (int64_t q = p.q0; q < p.q1; q += L) {
+    T* sliver = p.packed + (q / p.nr) * p.nr * p.rows + q % p.nr;
+    for (int64_t row = 0; row < p.rows; ++row) {
+      V taps[9], g[9], u[kPoints];
+      load_taps(p, row, q, taps);
+      for (int tap = 0; tap < 9; ++tap) g[tap] = taps[p.flip ? 8 - tap : tap];
+      winograd::filter_tile<4, T, V>(g, u);
+      for (int xi = 0; xi < kPoints; ++xi) store_vec<T>(sliver + xi * p.xi_stride + row * p.nr, u[xi]);
+    }
+  }
+}
+
+template <typename T>
+void filter_adjoint(const WinoFilterAdjoint<T>& p) {
+  typedef typename Vec<T>::type V;
+  constexpr int L = Vec<T>::lanes;
+  for (int64_t k = p.k0; k < p.k1; ++k) {
+    for (int64_t c0 = 0; c0 < p.c; c0 += L) {
+      const int64_t nc = min64(L, p.c - c0);
+      V u[kPoints], g[9];
+      for (int xi = 0; xi < kPoints; ++xi) {
+        const T* src = p.du + xi * p.xi_stride + k * p.ld + c0;
+        if (nc == L) {
+          u[xi] = load_vec<T>(src);
+        } else {
+          u[xi] = V{};
+          for (int64_t l = 0; l < nc; ++l) u[xi][l] = src[l];
+        }
+      }
+      winograd::filter_adjoint_tile<4, T, V>(u, g);
+      for (int64_t l = 0; l < nc; ++l) {
+        T* dst = p.dw + (k * p.c + c0 + l) * 9;
+        for (int tap = 0; tap < 9; ++tap) dst[tap] = g[tap][l];
+      }
+    }
+  }
+}
+
+template <typename T>
+constexpr WinogradKernels<T> make_kernels() {
+  WinogradKernels<T> k{};
+  k.lanes = Vec<T>::lanes;
+  k.stage = &stage<T>;
+  k.input_tiles = &window_tiles<T, kAlpha>;
+  k.grad_tiles = &window_tiles<T, kOut>;
+  k.output_tiles = &output_tiles<T>;
+  k.unstage = &unstage<T>;
+  k.filter = &filter<T>;
+  k.filter_adjoint = &filter_adjoint<T>;
+  return k;
+}
+
+constexpr WinogradKernels<float> kF32 = make_kernels<float>();
+constexpr WinogradKernels<double> kF64 = make_kernels<double>();
+
+}  // namespace
+
+const WinogradKernels<float>& kernels_f32() { return kF32; }
+const WinogradKernels<double>& kernels_f64() { return kF64; }
+
+}  // namespace GG_WINO_NS
+}  // namespace cpu
+}  // namespace glassgrad
