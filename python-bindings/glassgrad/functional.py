@@ -11,6 +11,8 @@ import numpy as np
 
 from . import _C
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
+from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
+                      mse_loss, nll_loss)
 from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]
@@ -193,20 +195,3 @@ def softmax(x: Tensor, dim: int = -1) -> Tensor:
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     return x.log_softmax(dim)
-
-
-def cross_entropy(logits: Tensor, labels, reduction: str = "mean") -> Tensor:
-    """Mean (or summed) negative log-likelihood of int64 class labels under softmax(logits),
-    logits [N, C], labels [N]: PyTorch's F.cross_entropy."""
-    if reduction not in ("mean", "sum"):
-        raise _C.InvalidArgumentError(f"reduction must be 'mean' or 'sum', got '{reduction}'")
-    if isinstance(labels, np.ndarray) and labels.dtype != np.int64:
-        # The seed's 5.3: labels that are not int64 class indices are refused, never converted.
-        from ._trace import current_scope
-        where = f"CrossEntropy '{current_scope()}'" if current_scope() else "CrossEntropy"
-        raise _C.DTypeError(
-            f"{where}: labels must be int64 class indices, got a NumPy array of {labels.dtype} {list(labels.shape)}\n"
-            f"  logits: {list(logits.shape)} {logits.dtype} {logits.device}\n"
-            f"  cause: labels loaded as {labels.dtype} (e.g. from a file); glassgrad never truncates or rounds them\n"
-            f"  fix: y.astype(np.int64)")
-    return _op("CrossEntropy", [logits, _as_tensor(labels, logits)], {"reduction": reduction})

@@ -88,8 +88,26 @@ def test_cross_entropy_logits_must_be_two_dimensional(shape, fix):
 
 
 def test_cross_entropy_unknown_reduction():
-    with pytest.raises(glassgrad.ShapeError, match=r'reduction must be "mean" or "sum", got "none"'):
-        _run("CrossEntropy", _logits(), np.zeros(32, np.int64), reduction="none")
+    with pytest.raises(glassgrad.ShapeError, match=r'reduction must be "mean", "sum" or "none", got "average"'):
+        _run("CrossEntropy", _logits(), np.zeros(32, np.int64), reduction="average")
+    with pytest.raises(glassgrad.InvalidArgumentError, match="reduction must be 'mean', 'sum' or 'none'"):
+        glassgrad.cross_entropy(glassgrad.tensor(_logits()), np.zeros(32, np.int64), reduction="average")
+
+
+def test_cross_entropy_options_are_checked():
+    with pytest.raises(glassgrad.ShapeError, match=r"label_smoothing must be in \[0, 1\], got 1.5"):
+        _run("CrossEntropy", _logits(), np.zeros(32, np.int64), label_smoothing=1.5)
+    with pytest.raises(glassgrad.ShapeError, match=r"(?s)weight must hold one value per class, shape \[10\], got \[3\]"):
+        _run("CrossEntropy", _logits(), np.zeros(32, np.int64), np.ones(3, np.float32))
+
+
+def test_cross_entropy_ignores_minus_100_but_names_other_bad_labels():
+    labels = np.zeros(32, np.int64)
+    labels[5] = -100
+    assert np.isfinite(_run("CrossEntropy", _logits(), labels)[0].numpy())
+    labels[7] = -1
+    with pytest.raises(glassgrad.GlassgradIndexError, match=r"(?s)label -1 at position 7 .*ignore_index=-100"):
+        _run("CrossEntropy", _logits(), labels)
 
 
 # ---- pooling attributes ---------------------------------------------------------------------

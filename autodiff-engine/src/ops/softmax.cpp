@@ -4,17 +4,23 @@
 //   LogSoftmax(x){dim}:         y = x - max - log(sum(exp(x - max)))
 //   SoftmaxBackward(g, y){dim}:    dx = y * (g - sum(g * y))          (y = softmax output)
 //   LogSoftmaxBackward(g, y){dim}: dx = g - exp(y) * sum(g)           (y = log-softmax output)
-//   CrossEntropy(logits [N, C], labels [N] int64){reduction}:
-//       loss_n = logsumexp(logits[n, :]) - logits[n, labels[n]];
-//       loss = mean_n loss_n ("mean", default) or sum_n loss_n ("sum").   (PyTorch semantics)
-//   CrossEntropyBackward(g [], logits, labels){reduction}:
-//       dlogits = (softmax(logits) - onehot(labels)) * g / N   (/ N only for "mean").
+//   CrossEntropy(logits [N, C], labels [N] int64, weight [C]?){reduction, ignore_index, label_smoothing}
+//       PyTorch's F.cross_entropy with class indices. With lse_n = logsumexp(logits[n, :]),
+//       y = labels[n], w the class weights (ones when absent), W = sum_c w_c, e = label_smoothing:
+//         loss_n = (1 - e) * w_y * (lse_n - logits[n, y]) + (e / C) * sum_c w_c * (lse_n - logits[n, c])
+//       and loss_n = 0 where y == ignore_index (default -100). reduction "none" returns loss [N];
+//       "sum" sum_n loss_n; "mean" (default) sum_n loss_n / sum_n w_y over the rows not ignored
+//       (the count of those rows without weights; 0/0 = NaN when every row is ignored).
+//   CrossEntropyBackward(g, logits, labels, weight?){same attrs}: g is [] ([N] for "none");
+//       dlogits[n, j] = s_n * ((1 - e) * w_y * (p_nj - [j == y]) + (e / C) * (W * p_nj - w_j)),
+//       p = softmax(logits[n]), s_n = g (sum), g / sum_n w_y (mean), g[n] (none); 0 on ignored rows.
 //
 // The backward ops have no gradient rule (no double backward: build_backward then raises
 // UnsupportedError naming the op).
 //
 // Labels must be int64 (the seed's section 5.3: int32 labels truncated silently made accuracy
-// stick at 10%); a label outside [0, C) is a run-time IndexError naming it and its position.
+// stick at 10%); a label outside [0, C) that is not ignore_index is a run-time IndexError naming
+// it and its position.
 #include <algorithm>
 
 #include "op_helpers.h"
@@ -47,10 +53,39 @@ const std::string& reduction_attr(const ShapeContext& ctx) {
   static const std::string mean = "mean";
   if (!ctx.attrs().has("reduction")) return mean;
   const std::string& r = ctx.attrs().s("reduction");
-  if (r != "mean" && r != "sum") {
-    ops::bad_attr(ctx, "reduction", "\"mean\" or \"sum\"", "\"" + r + "\"", "reduction=\"mean\"");
+  if (r != "mean" && r != "sum" && r != "none") {
+    ops::bad_attr(ctx, "reduction", "\"mean\", \"sum\" or \"none\"", "\"" + r + "\"", "reduction=\"mean\"");
   }
   return r;
+}
+
+// The cross-entropy options (label_smoothing in [0, 1]) and the optional class weights (input wi:
+// [C], the logits' dtype).
+void check_options(const ShapeContext& ctx, int li, int wi) {
+  const double e = ctx.attrs().f("label_smoothing", 0.0);
+  if (!(e >= 0.0 && e <= 1.0)) {
+    ops::bad_attr(ctx, "label_smoothing", "in [0, 1]", std::to_string(e), "label_smoothing=0.1");
+  }
+  if (ctx.num_inputs() <= wi) return;
+  const TensorInfo& w = ctx.in(wi);
+  const int64_t c = ctx.in(li).shape[1];
+  if (w.shape != Shape{c}) {
+    ctx.fail(ErrorMessage("weight must hold one value per class, shape [" + std::to_string(c) + "], got " +
+                          shape_str(w.shape))
+                 .detail("logits: " + ctx.in(li).str())
+                 .detail("weight: " + w.str())
+                 .fix("weight=tensor of " + std::to_string(c) + " class weights"));
+  }
+  ctx.expect_same_dtype(li, wi);
+}
+
+// Attributes the backward op takes over from the forward op.
+Attrs ce_attrs(const Attrs& a) {
+  Attrs out;
+  for (const char* k : {"reduction", "ignore_index", "label_smoothing"}) {
+    if (const AttrValue* v = a.find(k)) out.set(k, *v);
+  }
+  return out;
 }
 
 // Checks logits (input li) and labels (input yi) of the cross-entropy ops.
@@ -159,35 +194,43 @@ void register_softmax_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "CrossEntropy";
-    s.inputs = {"logits", "labels"};
+    s.inputs = {"logits", "labels", "weight"};
+    s.min_inputs = 2;
     s.outputs = {"loss"};
-    s.formula = "loss = mean_n (logsumexp(logits[n]) - logits[n, labels[n]])  (sum_n for reduction=\"sum\")";
+    s.formula = "loss_n = (1-e) w_y (lse_n - logits[n, y]) + e/C sum_c w_c (lse_n - logits[n, c]), 0 where "
+                "y == ignore_index; mean (over sum w_y), sum or none";
     s.infer = [](const ShapeContext& ctx) {
       check_logits_labels(ctx, 0, 1);
-      reduction_attr(ctx);
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), {})};
+      check_options(ctx, 0, 2);
+      const bool none = reduction_attr(ctx) == "none";
+      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), none ? Shape{ctx.in(0).shape[0]} : Shape{})};
     };
     s.gradient = [](GradContext& c) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      Attrs a;
-      if (c.attrs().has("reduction")) a.set("reduction", c.attrs().s("reduction"));
-      c.set_grad(0, c.emit("CrossEntropyBackward", {c.grad_output(0), c.input(0), c.input(1)}, a));
+      std::vector<ValueId> in{c.grad_output(0), c.input(0), c.input(1)};
+      if (c.num_inputs() > 2) in.push_back(c.input(2));
+      c.set_grad(0, c.emit("CrossEntropyBackward", in, ce_attrs(c.attrs())));
     };
     r.add(std::move(s));
   }
   {
     OpSchema s;
     s.name = "CrossEntropyBackward";
-    s.inputs = {"grad_loss", "logits", "labels"};
+    s.inputs = {"grad_loss", "logits", "labels", "weight"};
+    s.min_inputs = 3;
     s.outputs = {"dlogits"};
     s.dispatch_input = 1;
-    s.formula = "dlogits = (softmax(logits) - onehot(labels)) * grad_loss / N  (no / N for reduction=\"sum\")";
+    s.formula = "dlogits = s_n ((1-e) w_y (softmax(logits) - onehot(labels)) + e/C (W softmax(logits) - w)), "
+                "0 on ignored rows";
     s.infer = [](const ShapeContext& ctx) {
       check_logits_labels(ctx, 1, 2);
-      reduction_attr(ctx);
+      check_options(ctx, 1, 3);
+      const bool none = reduction_attr(ctx) == "none";
       ctx.expect_same_dtype(1, 0);
-      if (ctx.in(0).rank() != 0) {
-        ctx.fail(ErrorMessage("grad_loss must be 0-d (the loss is a scalar), got " + shape_str(ctx.in(0).shape)));
+      const Shape want = none ? Shape{ctx.in(1).shape[0]} : Shape{};
+      if (ctx.in(0).shape != want) {
+        ctx.fail(ErrorMessage("grad_loss must have the loss's shape " + shape_str(want) + ", got " +
+                              shape_str(ctx.in(0).shape)));
       }
       return std::vector<TensorInfo>{ctx.in(1)};
     };

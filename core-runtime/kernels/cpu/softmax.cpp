@@ -6,9 +6,13 @@
 //   LogSoftmax:         y = x - max - log(s)
 //   SoftmaxBackward:    dx = y * (g - sum(g * y))      (the Jacobian diag(y) - y y^T applied to g)
 //   LogSoftmaxBackward: dx = g - exp(y) * sum(g)       (the Jacobian I - softmax 1^T, transposed)
-//   CrossEntropy:       loss_n = lse_n - logits[n, labels[n]],  lse_n = max + log(sum(exp(x - max)))
-//                       loss = sum_n loss_n / N ("mean") or sum_n loss_n ("sum")
-//   CrossEntropyBackward: dlogits[n, j] = (exp(logits[n, j] - lse_n) - [j == labels[n]]) * g / N
+//   CrossEntropy:       lse_n = max + log(sum(exp(x - max))), y = labels[n], w class weights
+//                       (ones when absent), W = sum_c w_c, e = label_smoothing:
+//                       loss_n = (1-e) w_y (lse_n - x[n, y]) + (e/C) (W lse_n - sum_c w_c x[n, c]),
+//                       0 on rows with y == ignore_index; returned per row ("none"), summed
+//                       ("sum"), or summed and divided by sum_n w_y over rows not ignored ("mean")
+//   CrossEntropyBackward: dx[n, j] = s_n ((1-e) w_y (p_nj - [j == y]) + (e/C) (W p_nj - w_j)),
+//                       p = softmax(x[n]), s_n = g, g / sum_n w_y or g[n]; 0 on ignored rows
 //
 // Subtracting the column's maximum keeps every exp() <= 1 (no overflow; the largest term is
 // exactly 1, so s >= 1 and log(s) is safe). Sums are accumulated in double. Columns are split
@@ -124,14 +128,15 @@ void log_softmax_backward(const KernelContext& c) {
   });
 }
 
-// Throws IndexError for the first label outside [0, classes), naming the layer, the label, its
-// position and the number of classes. Labels are data, so this is only known at run time.
-void check_labels(const KernelContext& c, const Tensor& labels, int64_t classes) {
+// Throws IndexError for the first label outside [0, classes) that is not ignore_index, naming
+// the layer, the label, its position and the number of classes. Labels are data, so this is
+// only known at run time.
+void check_labels(const KernelContext& c, const Tensor& labels, int64_t classes, int64_t ignore_index) {
   const int64_t* y = labels.data<int64_t>();
   const int64_t n = labels.numel();
   int64_t first = -1, bad = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (y[i] < 0 || y[i] >= classes) {
+    if ((y[i] < 0 || y[i] >= classes) && y[i] != ignore_index) {
       if (first < 0) first = i;
       ++bad;
     }
@@ -145,7 +150,8 @@ void check_labels(const KernelContext& c, const Tensor& labels, int64_t classes)
   if (y[first] == classes) {
     m.cause("labels counted from 1 instead of 0, or a classifier with one output too few");
   } else if (y[first] < 0) {
-    m.cause("a negative label (e.g. -1 used to mark unlabeled samples)");
+    m.cause("a negative label (e.g. -1 used to mark unlabeled samples; ignore_index=" + std::to_string(ignore_index) +
+            " marks the labels to skip)");
   } else {
     m.cause("the classifier has fewer outputs than the data set has classes");
   }
@@ -164,24 +170,70 @@ double row_lse(const T* row, int64_t classes) {
 
 int64_t row_grain(int64_t classes) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, classes)); }
 
+// The options of CrossEntropy and its backward (attributes, and the weight input at index wi).
+template <typename T>
+struct CEOptions {
+  int64_t ignore_index;
+  double smoothing;
+  const T* weight;  // null: every class weighs 1
+  int reduction;    // 0 none, 1 sum, 2 mean
+  double weight_of(int64_t j) const { return weight ? static_cast<double>(weight[j]) : 1.0; }
+};
+
+template <typename T>
+CEOptions<T> ce_options(const KernelContext& c, size_t wi) {
+  const std::string r = c.attrs.has("reduction") ? c.attrs.s("reduction") : "mean";
+  return CEOptions<T>{c.attrs.i("ignore_index", -100), c.attrs.f("label_smoothing", 0.0),
+                      c.inputs.size() > wi ? c.inputs[wi].data<T>() : nullptr,
+                      r == "none" ? 0 : r == "sum" ? 1 : 2};
+}
+
+// sum_n w_{y_n} over the rows not ignored: the divisor of "mean".
+template <typename T>
+double ce_total_weight(const CEOptions<T>& o, const int64_t* y, int64_t n) {
+  double total = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    if (y[r] != o.ignore_index) total += o.weight_of(y[r]);
+  }
+  return total;
+}
+
 template <typename T>
 void cross_entropy(const KernelContext& c) {
   const Tensor& logits = c.inputs[0];
   const int64_t n = logits.shape()[0], classes = logits.shape()[1];
-  check_labels(c, c.inputs[1], classes);
+  const CEOptions<T> o = ce_options<T>(c, 2);
+  check_labels(c, c.inputs[1], classes, o.ignore_index);
   const T* x = logits.data<T>();
   const int64_t* y = c.inputs[1].data<int64_t>();
+  double total_w = 0;
+  for (int64_t j = 0; j < classes && o.smoothing > 0; ++j) total_w += o.weight_of(j);
   std::vector<double> row_loss(static_cast<size_t>(n));
   parallel_for(n, row_grain(classes), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
+      if (y[r] == o.ignore_index) {
+        row_loss[static_cast<size_t>(r)] = 0.0;
+        continue;
+      }
       const T* row = x + r * classes;
-      row_loss[static_cast<size_t>(r)] = row_lse(row, classes) - static_cast<double>(row[y[r]]);
+      const double lse = row_lse(row, classes);
+      double loss = (1.0 - o.smoothing) * o.weight_of(y[r]) * (lse - static_cast<double>(row[y[r]]));
+      if (o.smoothing > 0) {
+        double wx = 0;
+        for (int64_t j = 0; j < classes; ++j) wx += o.weight_of(j) * static_cast<double>(row[j]);
+        loss += o.smoothing / static_cast<double>(classes) * (total_w * lse - wx);
+      }
+      row_loss[static_cast<size_t>(r)] = loss;
     }
   });
+  if (o.reduction == 0) {
+    T* out = c.outputs[0].data<T>();
+    for (int64_t r = 0; r < n; ++r) out[r] = static_cast<T>(row_loss[static_cast<size_t>(r)]);
+    return;
+  }
   double total = 0;
   for (double l : row_loss) total += l;
-  const bool mean = !c.attrs.has("reduction") || c.attrs.s("reduction") == "mean";
-  if (mean) total /= static_cast<double>(n);  // N = 0 gives NaN, as in PyTorch
+  if (o.reduction == 2) total /= ce_total_weight(o, y, n);  // 0 / 0 = NaN when nothing counts, as in PyTorch
   *c.outputs[0].data<T>() = static_cast<T>(total);
 }
 
@@ -189,19 +241,33 @@ template <typename T>
 void cross_entropy_backward(const KernelContext& c) {
   const Tensor& logits = c.inputs[1];
   const int64_t n = logits.shape()[0], classes = logits.shape()[1];
-  check_labels(c, c.inputs[2], classes);
+  const CEOptions<T> o = ce_options<T>(c, 3);
+  check_labels(c, c.inputs[2], classes, o.ignore_index);
   const T* x = logits.data<T>();
   const int64_t* y = c.inputs[2].data<int64_t>();
+  const T* g = c.inputs[0].data<T>();
   T* dx = c.outputs[0].data<T>();
-  const bool mean = !c.attrs.has("reduction") || c.attrs.s("reduction") == "mean";
-  const double scale = static_cast<double>(*c.inputs[0].data<T>()) / (mean ? static_cast<double>(n) : 1.0);
+  const double divisor = o.reduction == 2 ? ce_total_weight(o, y, n) : 1.0;
+  double total_w = 0;
+  for (int64_t j = 0; j < classes && o.smoothing > 0; ++j) total_w += o.weight_of(j);
+  const double e = o.smoothing, e_c = o.smoothing / static_cast<double>(classes);
   parallel_for(n, row_grain(classes), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
-      const T* row = x + r * classes;
       T* drow = dx + r * classes;
+      if (y[r] == o.ignore_index) {
+        std::fill(drow, drow + classes, T(0));
+        continue;
+      }
+      const T* row = x + r * classes;
       const double lse = row_lse(row, classes);
-      for (int64_t j = 0; j < classes; ++j) drow[j] = static_cast<T>(std::exp(static_cast<double>(row[j]) - lse) * scale);
-      drow[y[r]] -= static_cast<T>(scale);
+      const double scale = static_cast<double>(o.reduction == 0 ? g[r] : g[0]) / divisor;
+      const double wy = (1.0 - e) * o.weight_of(y[r]);
+      for (int64_t j = 0; j < classes; ++j) {
+        const double p = std::exp(static_cast<double>(row[j]) - lse);
+        double d = wy * (p - (j == y[r] ? 1.0 : 0.0));
+        if (e > 0) d += e_c * (total_w * p - o.weight_of(j));
+        drow[j] = static_cast<T>(scale * d);
+      }
     }
   });
 }

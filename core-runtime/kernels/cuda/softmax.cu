@@ -3,9 +3,12 @@
 //
 //   softmax:      y_j = exp(x_j - m) / s              log_softmax: y_j = x_j - m - log s
 //   softmax bwd:  dx_j = y_j (g_j - sum_i g_i y_i)     log_softmax bwd: dx_j = g_j - exp(y_j) sum_i g_i
-//   cross-entropy over logits [N, C], labels [N] (int64):
-//     loss_n = log sum_j exp(z_nj) - z_n,label_n ; reduction none / sum / mean
-//     dz_nj  = scale_n (softmax(z_n)_j - [j = label_n]), scale_n = g (sum), g / N (mean), g_n (none)
+//   cross-entropy over logits [N, C], labels [N] (int64), class weights w [C] (or ones),
+//   W = sum_c w_c, e = label_smoothing, lse_n = log sum_j exp(z_nj), y = label_n:
+//     loss_n = (1-e) w_y (lse_n - z_ny) + (e/C) (W lse_n - sum_c w_c z_nc), 0 if y == ignore_index
+//     reduction none / sum / mean (sum over sum_n w_y of the rows not ignored)
+//     dz_nj  = scale_n ((1-e) w_y (p_nj - [j = y]) + (e/C) (W p_nj - w_j)), 0 on ignored rows,
+//     scale_n = g (sum), g / sum_n w_y (mean), g_n (none)
 //
 // Rows with inner == 1 (the usual case) get one block each (grid-stride over rows) and reduce
 // through shared memory; otherwise each thread owns one (outer, inner) column and walks D.
@@ -109,59 +112,124 @@ __device__ void backward_cols(int64_t outer, int64_t D, int64_t inner, int mode,
 
 __device__ __forceinline__ bool label_ok(int64_t label, int64_t C) { return label >= 0 && label < C; }
 
-// Per-row losses (one block per row).
+// The options of the cross-entropy kernels: class weights (null: ones), ignore_index, smoothing.
 template <typename T>
-__device__ void ce_rows(int64_t N, int64_t C, T* loss, const T* z, const int64_t* labels, unsigned long long* bad) {
+struct CEOpts {
+  const T* weight;
+  int64_t ignore_index;
+  T smoothing;
+};
+
+template <typename T>
+__device__ __forceinline__ T class_weight(const CEOpts<T>& o, int64_t j) {
+  return o.weight ? o.weight[j] : T(1);
+}
+
+// Per-row losses (one block per row); wrow[row] = w_y (0 when ignored) when wrow is not null.
+template <typename T>
+__device__ void ce_rows(int64_t N, int64_t C, T* loss, T* wrow, const T* z, const int64_t* labels, CEOpts<T> o,
+                        unsigned long long* bad) {
   __shared__ T sbuf[32];
   for (int64_t row = blockIdx.x; row < N; row += gridDim.x) {
     const T* zr = z + row * C;
     T m = gg::lowest<T>();
     for (int64_t j = threadIdx.x; j < C; j += blockDim.x) m = zr[j] > m ? zr[j] : m;
     m = block_max_all(m, sbuf);
-    T s = 0;
-    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) s += gg::gg_exp(zr[j] - m);
+    T s = 0, wz = 0, wsum = 0;
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) {
+      s += gg::gg_exp(zr[j] - m);
+      if (o.smoothing > T(0)) {
+        wz += class_weight(o, j) * zr[j];
+        wsum += class_weight(o, j);
+      }
+    }
     s = gg::block_sum(s, sbuf);
+    if (o.smoothing > T(0)) {
+      wz = gg::block_sum(wz, sbuf);
+      wsum = gg::block_sum(wsum, sbuf);
+    }
     if (threadIdx.x == 0) {
       const int64_t label = labels[row];
-      if (label_ok(label, C)) {
-        loss[row] = m + gg::gg_log(s) - zr[label];
+      T l = 0, wy = 0;
+      if (label == o.ignore_index) {
+        l = 0;
+      } else if (label_ok(label, C)) {
+        const T lse = m + gg::gg_log(s);
+        wy = class_weight(o, label);
+        l = (T(1) - o.smoothing) * wy * (lse - zr[label]);
+        if (o.smoothing > T(0)) l += o.smoothing / T(C) * (wsum * lse - wz);
       } else {
         atomicMin(bad, (unsigned long long)row);
-        loss[row] = T(0) / T(0);
+        l = T(0) / T(0);
       }
+      loss[row] = l;
+      if (wrow) wrow[row] = wy;
     }
   }
 }
 
-// Sum (or mean) of n values in a fixed order: one block of 1024 threads.
+// out[0] = sum(v) * scale, or sum(v) / sum(w) when w is not null. One block of 1024 threads, a
+// fixed order of additions.
 template <typename T>
-__device__ void sum_all(int64_t n, T scale, T* out, const T* v) {
+__device__ void sum_all(int64_t n, T scale, T* out, const T* v, const T* w) {
   __shared__ T sbuf[32];
-  T s = 0;
-  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) s += v[j];
+  T s = 0, sw = 0;
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    s += v[j];
+    if (w) sw += w[j];
+  }
   s = gg::block_sum(s, sbuf);
-  if (threadIdx.x == 0) out[0] = s * scale;
+  if (w) sw = gg::block_sum(sw, sbuf);
+  if (threadIdx.x == 0) out[0] = w ? s / sw : s * scale;
 }
 
-// reduction: 0 none, 1 sum, 2 mean
+// total[0] = sum_n w_{y_n} over the rows not ignored (the divisor of "mean"). One block.
+template <typename T>
+__device__ void ce_total_weight(int64_t N, int64_t C, T* total, const int64_t* labels, CEOpts<T> o) {
+  __shared__ T sbuf[32];
+  T s = 0;
+  for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+    const int64_t label = labels[j];
+    if (label != o.ignore_index && label_ok(label, C)) s += class_weight(o, label);
+  }
+  s = gg::block_sum(s, sbuf);
+  if (threadIdx.x == 0) total[0] = s;
+}
+
+// reduction: 0 none, 1 sum, 2 mean (total: the divisor, on the device)
 template <typename T>
 __device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T* g, const T* z,
-                            const int64_t* labels, unsigned long long* bad) {
+                            const int64_t* labels, CEOpts<T> o, const T* total, unsigned long long* bad) {
   __shared__ T sbuf[32];
   for (int64_t row = blockIdx.x; row < N; row += gridDim.x) {
+    const int64_t label = labels[row];
+    if (label == o.ignore_index) {
+      for (int64_t j = threadIdx.x; j < C; j += blockDim.x) dz[row * C + j] = T(0);
+      continue;
+    }
     const T* zr = z + row * C;
     T m = gg::lowest<T>();
     for (int64_t j = threadIdx.x; j < C; j += blockDim.x) m = zr[j] > m ? zr[j] : m;
     m = block_max_all(m, sbuf);
-    T s = 0;
-    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) s += gg::gg_exp(zr[j] - m);
+    T s = 0, wsum = 0;
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) {
+      s += gg::gg_exp(zr[j] - m);
+      if (o.smoothing > T(0)) wsum += class_weight(o, j);
+    }
     s = gg::block_sum_all(s, sbuf);
-    const int64_t label = labels[row];
-    if (!label_ok(label, C) && threadIdx.x == 0) atomicMin(bad, (unsigned long long)row);
-    const T scale = reduction == 0 ? g[row] : (reduction == 2 ? g[0] / T(N) : g[0]);
+    if (o.smoothing > T(0)) wsum = gg::block_sum_all(wsum, sbuf);
+    const bool ok = label_ok(label, C);
+    if (!ok && threadIdx.x == 0) atomicMin(bad, (unsigned long long)row);
+    const T scale = reduction == 0 ? g[row] : (reduction == 2 ? g[0] / total[0] : g[0]);
     const T inv = T(1) / s;
-    for (int64_t j = threadIdx.x; j < C; j += blockDim.x)
-      dz[row * C + j] = scale * (gg::gg_exp(zr[j] - m) * inv - (j == label ? T(1) : T(0)));
+    const T wy = (T(1) - o.smoothing) * (ok ? class_weight(o, label) : T(0));
+    const T e_c = o.smoothing / T(C);
+    for (int64_t j = threadIdx.x; j < C; j += blockDim.x) {
+      const T p = gg::gg_exp(zr[j] - m) * inv;
+      T d = wy * (p - (j == label ? T(1) : T(0)));
+      if (o.smoothing > T(0)) d += e_c * (wsum * p - class_weight(o, j));
+      dz[row * C + j] = scale * d;
+    }
   }
 }
 
@@ -181,14 +249,23 @@ __device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T*
                                               const T* g, const T* y) {                              \
     gg_sm::backward_cols<T>(outer, D, inner, mode, dx, g, y);                                         \
   }                                                                                                   \
-  GG_KERNEL void gg_ce_rows_##suffix(int64_t N, int64_t C, T* loss, const T* z, const int64_t* labels,  \
+  GG_KERNEL void gg_ce_rows_##suffix(int64_t N, int64_t C, T* loss, T* wrow, const T* z, const int64_t* labels, \
+                                     const T* weight, int64_t ignore_index, T smoothing,               \
                                      unsigned long long* bad) {                                       \
-    gg_sm::ce_rows<T>(N, C, loss, z, labels, bad);                                                    \
+    gg_sm::ce_rows<T>(N, C, loss, wrow, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, bad); \
   }                                                                                                   \
-  GG_KERNEL void gg_sum_all_##suffix(int64_t n, T scale, T* out, const T* v) { gg_sm::sum_all<T>(n, scale, out, v); } \
+  GG_KERNEL void gg_sum_all_##suffix(int64_t n, T scale, T* out, const T* v, const T* w) {             \
+    gg_sm::sum_all<T>(n, scale, out, v, w);                                                           \
+  }                                                                                                   \
+  GG_KERNEL void gg_ce_total_weight_##suffix(int64_t N, int64_t C, T* total, const int64_t* labels,    \
+                                             const T* weight, int64_t ignore_index) {                \
+    gg_sm::ce_total_weight<T>(N, C, total, labels, gg_sm::CEOpts<T>{weight, ignore_index, T(0)});     \
+  }                                                                                                   \
   GG_KERNEL void gg_ce_backward_##suffix(int64_t N, int64_t C, int reduction, T* dz, const T* g, const T* z, \
-                                         const int64_t* labels, unsigned long long* bad) {            \
-    gg_sm::ce_backward<T>(N, C, reduction, dz, g, z, labels, bad);                                    \
+                                         const int64_t* labels, const T* weight, int64_t ignore_index, \
+                                         T smoothing, const T* total, unsigned long long* bad) {     \
+    gg_sm::ce_backward<T>(N, C, reduction, dz, g, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, \
+                          total, bad);                                                                \
   }
 GG_SM(f32, float)
 GG_SM(f64, double)

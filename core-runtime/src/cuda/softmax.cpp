@@ -14,7 +14,8 @@ namespace cuda {
 
 // The CUDA functions launched here (functions.h).
 const FunctionNames kSoftmaxFunctions({"gg_softmax_rows", "gg_softmax_cols", "gg_softmax_bwd_rows",
-                                       "gg_softmax_bwd_cols", "gg_ce_rows", "gg_ce_backward", "gg_sum_all"},
+                                       "gg_softmax_bwd_cols", "gg_ce_rows", "gg_ce_backward", "gg_sum_all",
+                                       "gg_ce_total_weight"},
                                       float_dtypes());
 
 namespace {
@@ -90,7 +91,7 @@ Tensor make_flag(const Device& d) {
 }
 
 void check_labels(const KernelContext& c, const char* op, const Tensor& flag, const Tensor& logits,
-                  const Tensor& labels, int64_t C) {
+                  const Tensor& labels, int64_t C, int64_t ignore_index) {
   const Tensor host = flag.to(Device::cpu());  // synchronizes the stream
   const int64_t row = host.data<int64_t>()[0];
   if (row == -1) return;
@@ -102,19 +103,33 @@ void check_labels(const KernelContext& c, const char* op, const Tensor& flag, co
   m.detail("labels must be in [0, " + std::to_string(C) + "); labels " + labels.info().str() + " (" +
            std::to_string(n) + " values), logits " + logits.info().str());
   if (label == C) m.cause("labels counted from 1 instead of 0, or a classifier with one output too few");
-  else if (label < 0) m.cause("a negative label (e.g. -1 used to mark unlabeled samples)");
+  else if (label < 0)
+    m.cause("a negative label (e.g. -1 used to mark unlabeled samples; ignore_index=" + std::to_string(ignore_index) +
+            " marks the labels to skip)");
   else m.cause("the classifier has fewer outputs than the data set has classes");
   m.fix("give the last layer max(label) + 1 outputs, or shift the labels to start at 0 (y - y.min())");
   throw IndexError(m.str());
 }
 
-// inputs logits [N, C], labels [N] int64; output loss ([] or [N])
+// The cross-entropy options: class weights (input wi, or null), ignore_index, label_smoothing.
+struct CEArgs {
+  const void* weight;
+  int64_t ignore_index;
+  double smoothing;
+};
+CEArgs ce_args(const KernelContext& c, size_t wi) {
+  return CEArgs{c.inputs.size() > wi ? c.inputs[wi].data_ptr() : nullptr, c.attrs.i("ignore_index", -100),
+                c.attrs.f("label_smoothing", 0.0)};
+}
+
+// inputs logits [N, C], labels [N] int64, weight [C]?; output loss ([] or [N])
 void cross_entropy(const KernelContext& c) {
   const Tensor& z = c.inputs[0];
   const Tensor& labels = c.inputs[1];
   const Tensor& out = c.outputs[0];
   const int64_t N = z.shape()[0], C = z.rank() > 1 ? z.shape()[1] : 1;
   const int red = reduction_code(c);
+  const CEArgs o = ce_args(c, 2);
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{"CrossEntropy", &c};
@@ -128,25 +143,33 @@ void cross_entropy(const KernelContext& c) {
   const Tensor flag = deferred ? Tensor() : make_flag(z.device());
   void* flag_ptr = deferred ? c.error_word : flag.data_ptr();
   const Tensor rows = red == 0 ? out : Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy rows");
+  const Tensor wrows = red == 2 ? Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy row weights") : Tensor();
+  void* wrow_ptr = red == 2 ? wrows.data_ptr() : nullptr;
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
-  launch(s, st, kname("gg_ce_rows", z.dtype()).c_str(), grid, Dim3{pow2_block(C, 32, 256)}, site, N, C,
-         rows.data_ptr(), z.data_ptr(), labels.data_ptr(), flag_ptr);
-  if (red != 0) {
-    const DType dt = z.dtype();
+  const DType dt = z.dtype();
+  const Dim3 block{pow2_block(C, 32, 256)};
+  const std::string rows_k = kname("gg_ce_rows", dt);
+  if (dt == DType::Float32) {
+    launch(s, st, rows_k.c_str(), grid, block, site, N, C, rows.data_ptr(), wrow_ptr, z.data_ptr(), labels.data_ptr(),
+           o.weight, o.ignore_index, static_cast<float>(o.smoothing), flag_ptr);
+  } else {
+    launch(s, st, rows_k.c_str(), grid, block, site, N, C, rows.data_ptr(), wrow_ptr, z.data_ptr(), labels.data_ptr(),
+           o.weight, o.ignore_index, o.smoothing, flag_ptr);
+  }
+  if (red != 0) {  // sum, or sum / sum of the rows' weights (mean)
     const std::string k = kname("gg_sum_all", dt);
+    const void* w = red == 2 ? wrows.data_ptr() : nullptr;
     if (dt == DType::Float32) {
-      const float scale = red == 2 ? 1.0f / static_cast<float>(N) : 1.0f;
-      launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, scale, out.data_ptr(), rows.data_ptr());
+      launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, 1.0f, out.data_ptr(), rows.data_ptr(), w);
     } else {
-      const double scale = red == 2 ? 1.0 / static_cast<double>(N) : 1.0;
-      launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, scale, out.data_ptr(), rows.data_ptr());
+      launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, 1.0, out.data_ptr(), rows.data_ptr(), w);
     }
   }
-  if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C);
+  if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C, o.ignore_index);
 }
 
-// inputs g, logits, labels; output dlogits. The labels were checked by the forward op (one
-// host synchronization per step is enough); a bad label here only loses its one-hot term.
+// inputs g, logits, labels, weight?; output dlogits. The labels were checked by the forward op
+// (one host synchronization per step is enough); a bad label here only loses its one-hot term.
 void cross_entropy_backward(const KernelContext& c) {
   const Tensor& g = c.inputs[0];
   const Tensor& z = c.inputs[1];
@@ -154,12 +177,30 @@ void cross_entropy_backward(const KernelContext& c) {
   const Tensor& dz = c.outputs[0];
   if (dz.numel() == 0) return;
   const int64_t N = z.shape()[0], C = z.rank() > 1 ? z.shape()[1] : 1;
+  const int red = reduction_code(c);
+  const CEArgs o = ce_args(c, 3);
   DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
   LaunchSite site{"CrossEntropyBackward", &c};
   const Tensor flag = make_flag(z.device());
+  const DType dt = z.dtype();
+  // "mean" divides by sum_n w_y over the rows not ignored, computed on the device first.
+  const Tensor total = red == 2 ? Tensor::empty({1}, dt, z.device(), "cross-entropy total weight") : Tensor();
+  const void* total_ptr = red == 2 ? total.data_ptr() : nullptr;
+  if (red == 2) {
+    launch(s, st, kname("gg_ce_total_weight", dt).c_str(), Dim3{1}, Dim3{1024}, site, N, C, total.data_ptr(),
+           labels.data_ptr(), o.weight, o.ignore_index);
+  }
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
-  launch(s, stream_of(s, &c), kname("gg_ce_backward", z.dtype()).c_str(), grid, Dim3{pow2_block(C, 32, 256)}, site, N,
-         C, reduction_code(c), dz.data_ptr(), g.data_ptr(), z.data_ptr(), labels.data_ptr(), flag.data_ptr());
+  const Dim3 block{pow2_block(C, 32, 256)};
+  const std::string k = kname("gg_ce_backward", dt);
+  if (dt == DType::Float32) {
+    launch(s, st, k.c_str(), grid, block, site, N, C, red, dz.data_ptr(), g.data_ptr(), z.data_ptr(),
+           labels.data_ptr(), o.weight, o.ignore_index, static_cast<float>(o.smoothing), total_ptr, flag.data_ptr());
+  } else {
+    launch(s, st, k.c_str(), grid, block, site, N, C, red, dz.data_ptr(), g.data_ptr(), z.data_ptr(),
+           labels.data_ptr(), o.weight, o.ignore_index, o.smoothing, total_ptr, flag.data_ptr());
+  }
 }
 
 }  // namespace

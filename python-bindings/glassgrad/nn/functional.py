@@ -6,5 +6,7 @@ exports exactly the torch.nn.functional spellings, so that a ported script's `F.
 what they meant in PyTorch. (glassgrad.flatten, with start_dim=1, is not here: torch.nn.functional
 has no flatten; Tensor.flatten() and glassgrad.nn.Flatten follow PyTorch.)
 """
-from ..functional import (avg_pool2d, batch_norm, conv2d, cross_entropy, leaky_relu, linear, log_softmax,  # noqa: F401
-                          max_pool2d, relu, sigmoid, softmax, tanh)
+from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
+                       mse_loss, nll_loss)
+from ..functional import (avg_pool2d, batch_norm, conv2d, leaky_relu, linear, log_softmax, max_pool2d, relu,  # noqa: F401
+                          sigmoid, softmax, tanh)

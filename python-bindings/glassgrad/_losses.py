@@ -1,0 +1,217 @@
+"""Loss functions with torch.nn.functional's names, arguments, defaults and formulas:
+cross_entropy, nll_loss, mse_loss, l1_loss, binary_cross_entropy_with_logits,
+binary_cross_entropy.
+
+reduction: "mean" (default), "sum" or "none" (the per-element losses). The legacy size_average
+and reduce arguments are read as PyTorch reads them.
+
+cross_entropy with class indices runs the CrossEntropy kernel (logsumexp per row, class weights,
+ignore_index, label_smoothing; see autodiff-engine/src/ops/softmax.cpp), on (N, C) logits or on
+(N, C, d1, ...) logits with the classes moved last. With class probabilities as targets, and for
+the other losses, the loss is composed from elementwise ops and reductions.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import _C
+from ._tensor import Tensor, _op, tensor
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str) -> str:
+    if size_average is not None or reduce is not None:  # PyTorch's legacy arguments
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        return "none" if not reduce else ("mean" if size_average else "sum")
+    if reduction not in _REDUCTIONS:
+        raise _C.InvalidArgumentError(f"{where}: reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
+    return reduction
+
+
+def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None) -> Tensor:
+    """Mean / sum / none of elementwise losses; with elementwise weights, mean = sum(w l) / sum(w)."""
+    if weight is not None:
+        loss = loss * weight
+        if reduction == "mean":
+            return loss.sum() / weight.expand(*loss.shape).sum()
+    if reduction == "mean":
+        return loss.mean()
+    return loss.sum() if reduction == "sum" else loss
+
+
+def _tensor_like(x, like: Tensor, dtype=None) -> Tensor:
+    return x if isinstance(x, Tensor) else tensor(x, dtype=dtype or like.dtype, device=like.device)
+
+
+def _labels(target, logits: Tensor) -> Tensor:
+    """Class-index targets as a tensor on the logits' device. The seed's 5.3: labels that are not
+    int64 are refused (here for NumPy arrays, by the op's shape rule for tensors), never converted."""
+    _refuse_non_int64_labels(target, logits)
+    return target if isinstance(target, Tensor) else tensor(target, device=logits.device)
+
+
+def _refuse_non_int64_labels(labels, logits: Tensor) -> None:
+    if isinstance(labels, np.ndarray) and labels.dtype != np.int64:
+        from ._trace import current_scope
+        where = f"CrossEntropy '{current_scope()}'" if current_scope() else "CrossEntropy"
+        raise _C.DTypeError(
+            f"{where}: labels must be int64 class indices, got a NumPy array of {labels.dtype} {list(labels.shape)}\n"
+            f"  logits: {list(logits.shape)} {logits.dtype} {logits.device}\n"
+            f"  cause: labels loaded as {labels.dtype} (e.g. from a file); glassgrad never truncates or rounds them\n"
+            f"  fix: y.astype(np.int64)")
+
+
+def _classes_last(input: Tensor, target: Tensor):  # noqa: A002
+    """(N, C, d1, ...) scores and (N, d1, ...) targets as (M, C) rows and (M,) targets, M = N*d1*...;
+    an unbatched (C,) input with a 0-d target as one row. Returns them and the shape of the
+    per-element losses."""
+    if input.ndim == 1:
+        return input.reshape(1, -1), target.reshape(1), ()
+    if input.ndim == 2:
+        return input, target, (input.shape[0],)
+    c = input.shape[1]
+    dims = [0] + list(range(2, input.ndim)) + [1]
+    rows = input.permute(dims).reshape(-1, c)
+    if target.ndim == input.ndim - 1:
+        target = target.reshape(-1)
+    return rows, target, (input.shape[0],) + tuple(input.shape[2:])
+
+
+def _probability_targets(input: Tensor, target) -> bool:  # noqa: A002
+    if isinstance(target, Tensor):
+        return target.dtype in ("float32", "float64") and tuple(target.shape) == tuple(input.shape)
+    arr = np.asarray(target)
+    return arr.dtype.kind == "f" and arr.shape == tuple(input.shape)
+
+
+def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,  # noqa: A002
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """PyTorch's F.cross_entropy: softmax over axis 1 (the classes) of (N, C), (N, C, d1, ...) or
+    unbatched (C,) scores, then the negative log-likelihood of the targets: int64 class indices
+    ((N), (N, d1, ...)), or class probabilities of the input's shape. Class weights, ignore_index
+    (default -100: such targets add nothing and are not counted by "mean"), label_smoothing."""
+    reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
+    if not 0.0 <= float(label_smoothing) <= 1.0:
+        raise _C.InvalidArgumentError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    if _probability_targets(input, target):
+        return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, float(label_smoothing))
+    rows, labels, shape = _classes_last(input, _labels(target, input))
+    attrs = {"reduction": reduction}
+    if int(ignore_index) != -100:
+        attrs["ignore_index"] = int(ignore_index)
+    if float(label_smoothing) != 0.0:
+        attrs["label_smoothing"] = float(label_smoothing)
+    inputs = [rows, labels] + ([_tensor_like(weight, input)] if weight is not None else [])
+    loss = _op("CrossEntropy", inputs, attrs)
+    return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
+
+
+def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, smoothing: float) -> Tensor:  # noqa: A002
+    """Class-probability targets: loss = -sum_c w_c p_c log softmax(x)_c, p = (1 - e) p + e / C;
+    "mean" divides by the number of rows (N * d1 * ...)."""
+    c = input.shape[1] if input.ndim > 1 else input.shape[0]
+    dim = 1 if input.ndim > 1 else 0
+    logp = input.log_softmax(dim)
+    if smoothing:
+        target = target * (1 - smoothing) + smoothing / c
+    prod = logp * target
+    if weight is not None:
+        wshape = [1] * input.ndim
+        wshape[dim] = c
+        prod = prod * _tensor_like(weight, input).reshape(wshape)
+    loss = -prod.sum(dim)
+    return _reduce(loss, reduction)
+
+
+def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where: str) -> None:
+    """Targets already computed (data, not a pending graph) are checked at once, naming the bad one."""
+    if not target._h.realized:
+        return
+    t = target.numpy().reshape(-1)
+    bad = np.nonzero(((t < 0) | (t >= classes)) & (t != ignore_index))[0]
+    if bad.size:
+        raise _C.GlassgradIndexError(
+            f"{where}: target {int(t[bad[0]])} at position {int(bad[0])} is out of range for {classes} classes\n"
+            f"  targets must be in [0, {classes}) or equal ignore_index ({ignore_index}); {bad.size} of {t.size} are not\n"
+            f"  fix: give the model {int(t.max()) + 1} outputs, or shift the targets to start at 0")
+
+
+def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,  # noqa: A002
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """PyTorch's F.nll_loss: loss_n = -w_y input[n, y] for log-probabilities input (N, C) or
+    (N, C, d1, ...); rows with y == ignore_index add nothing; "mean" divides by sum_n w_y."""
+    reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    rows, labels, shape = _classes_last(input, _labels(target, input))
+    if labels.dtype != "int64":
+        raise _C.DTypeError(f"nll_loss: targets must be int64 class indices, got {labels.dtype} "
+                            f"{list(labels.shape)}\n  fix: y.astype(np.int64), or y.long()")
+    c = rows.shape[1]
+    _check_class_indices(labels, c, int(ignore_index), "nll_loss")
+    classes = tensor(np.arange(c, dtype=np.int64), device=input.device)
+    picked = (labels.reshape(-1, 1) == classes).astype(input.dtype)   # one-hot rows
+    picked = picked * (labels != int(ignore_index)).astype(input.dtype).reshape(-1, 1)
+    if weight is not None:
+        picked = picked * _tensor_like(weight, input)
+    loss = -(picked * rows).sum(1)
+    if reduction == "mean":
+        return loss.sum() / picked.sum()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.reshape(shape)
+
+
+def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+             weight: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's F.mse_loss: (input - target)^2, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
+    reduction = _reduction(size_average, reduce, reduction, "mse_loss")
+    d = input - _tensor_like(target, input)
+    return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input))
+
+
+def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+            weight: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's F.l1_loss: |input - target|, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
+    reduction = _reduction(size_average, reduce, reduction, "l1_loss")
+    return _reduce((input - _tensor_like(target, input)).abs(), reduction,
+                   None if weight is None else _tensor_like(weight, input))
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Tensor] = None,  # noqa: A002
+                                     size_average=None, reduce=None, reduction: str = "mean",
+                                     pos_weight: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's F.binary_cross_entropy_with_logits, in its stable form:
+        loss = (1 - t) x + (1 + (pos_weight - 1) t) (log(1 + exp(-|x|)) + max(-x, 0))
+    (= -[pos_weight t log sigmoid(x) + (1 - t) log(1 - sigmoid(x))]), times weight."""
+    reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy_with_logits")
+    t = _tensor_like(target, input)
+    if tuple(t.shape) != tuple(input.shape):
+        raise _C.ShapeError(f"binary_cross_entropy_with_logits: target size {list(t.shape)} must be the same as "
+                            f"input size {list(input.shape)}\n  fix: one target per logit, e.g. y.reshape(x.shape)")
+    softplus_neg = ((-input.abs()).exp() + 1.0).log() + (-input).clamp(min=0.0)  # log(1 + exp(-x))
+    log_weight = 1.0 if pos_weight is None else (_tensor_like(pos_weight, input) - 1.0) * t + 1.0
+    loss = (1.0 - t) * input + log_weight * softplus_neg
+    if weight is not None:
+        loss = loss * _tensor_like(weight, input)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,  # noqa: A002
+                         reduce=None, reduction: str = "mean") -> Tensor:
+    """PyTorch's F.binary_cross_entropy on probabilities: -(t log(x) + (1 - t) log(1 - x)), each log
+    clamped at -100 (as PyTorch does, so x = 0 or 1 gives a finite loss), times weight."""
+    reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
+    t = _tensor_like(target, input)
+    if tuple(t.shape) != tuple(input.shape):
+        raise _C.ShapeError(f"binary_cross_entropy: target size {list(t.shape)} must be the same as input size "
+                            f"{list(input.shape)}\n  fix: one target per probability, e.g. y.reshape(x.shape)")
+    log_x = input.log().clamp(min=-100.0)
+    log_1mx = (1.0 - input).log().clamp(min=-100.0)
+    loss = -(t * log_x + (1.0 - t) * log_1mx)
+    if weight is not None:
+        loss = loss * _tensor_like(weight, input)
+    return _reduce(loss, reduction)

@@ -1,0 +1,91 @@
+"""Loss modules with torch.nn's names and arguments: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss,
+BCEWithLogitsLoss, BCELoss. Each calls its function in glassgrad.nn.functional; class weights
+(and BCEWithLogitsLoss's pos_weight) are buffers, as in PyTorch, so they follow model.to(...)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import _losses
+from .._tensor import Tensor
+from .module import Module
+
+
+class _Loss(Module):
+    def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__()
+        self.reduction = _losses._reduction(size_average, reduce, reduction, type(self).__name__)
+
+    def extra_repr(self) -> str:
+        return f"reduction={self.reduction!r}"
+
+
+class _WeightedLoss(_Loss):
+    def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean"):
+        super().__init__(size_average, reduce, reduction)
+        if weight is not None:
+            self.register_buffer("weight", weight)
+        else:
+            self.weight = None
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """F.cross_entropy(input, target, weight, ignore_index=-100, reduction, label_smoothing)."""
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean", label_smoothing: float = 0.0):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index, self.label_smoothing = int(ignore_index), float(label_smoothing)
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return _losses.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                                     reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class NLLLoss(_WeightedLoss):
+    """F.nll_loss(input (log-probabilities), target, weight, ignore_index=-100, reduction)."""
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = int(ignore_index)
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return _losses.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                                reduction=self.reduction)
+
+
+class MSELoss(_Loss):
+    """F.mse_loss(input, target, reduction): mean squared error."""
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return _losses.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """F.l1_loss(input, target, reduction): mean absolute error."""
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return _losses.l1_loss(input, target, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_WeightedLoss):
+    """F.binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight)."""
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean",
+                 pos_weight: Optional[Tensor] = None):
+        super().__init__(weight, size_average, reduce, reduction)
+        if pos_weight is not None:
+            self.register_buffer("pos_weight", pos_weight)
+        else:
+            self.pos_weight = None
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return _losses.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
+                                                        pos_weight=self.pos_weight)
+
+
+class BCELoss(_WeightedLoss):
+    """F.binary_cross_entropy(input (probabilities), target, weight, reduction)."""
+
+    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+        return _losses.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)
