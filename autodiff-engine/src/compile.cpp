@@ -34,7 +34,7 @@ Plan lower(Graph g, std::vector<ValueId> outputs, const CompileOptions& opts) {
   mopts.workspace = opts.workspace;
   mopts.inplace_reuse = opts.inplace_reuse;
   Plan plan = build_plan(g, order, outputs, mopts);
-  for (const auto& st : plan.steps) plan.recomputed_steps += st.meta.role == "recompute" ? 1 : 0;
+  for (const auto& st : plan.steps) plan.recomputed_steps += st.meta.role == NodeRole::Recompute ? 1 : 0;
   return plan;
 }
 

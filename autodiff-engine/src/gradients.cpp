@@ -17,7 +17,7 @@ GradContext::GradContext(Graph& g, NodeId node, std::vector<ValueId> grad_output
 std::vector<ValueId> GradContext::emit_multi(const std::string& op, const std::vector<ValueId>& inputs,
                                              const Attrs& attrs) {
   NodeMeta meta = node_.meta;
-  meta.role = "backward";
+  meta.role = NodeRole::Backward;
   return g_.add_node(op, inputs, attrs, meta);
 }
 
@@ -109,7 +109,7 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   }
   std::vector<std::vector<ValueId>> grads(static_cast<size_t>(nv));
   NodeMeta seed_meta;
-  seed_meta.role = "backward";
+  seed_meta.role = NodeRole::Backward;
   if (seed == kNoValue) {
     seed = g.add("Full", {},
                  Attrs{{"shape", loss_info.shape},
@@ -148,7 +148,7 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
               .str());
     }
     NodeMeta acc_meta = node.meta;
-    acc_meta.role = "backward";
+    acc_meta.role = NodeRole::Backward;
     std::vector<ValueId> gout;
     for (ValueId o : node.outputs) gout.push_back(accumulate(g, grads[static_cast<size_t>(o)], acc_meta));
     GradContext ctx(g, n, gout, needs);
@@ -163,7 +163,7 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   result.reserve(wrt.size());
   for (ValueId w : wrt) {
     NodeMeta meta;
-    meta.role = "backward";
+    meta.role = NodeRole::Backward;
     result.push_back(accumulate(g, grads[static_cast<size_t>(w)], meta));
   }
   return result;

@@ -192,10 +192,10 @@ std::string Graph::str() const {
     if (!n.attrs.empty()) os << " " << n.attrs.str();
     os << " ->";
     for (ValueId o : n.outputs) os << " " << shape_str(value(o).info.shape) << " " << dtype_name(value(o).info.dtype);
-    if (!n.meta.scope.empty() || n.meta.role != "forward") {
+    if (!n.meta.scope.empty() || n.meta.role != NodeRole::Forward) {
       os << "  #";
       if (!n.meta.scope.empty()) os << " " << n.meta.scope;
-      if (n.meta.role != "forward") os << " (" << n.meta.role << ")";
+      if (n.meta.role != NodeRole::Forward) os << " (" << role_name(n.meta.role) << ")";
     }
     os << "\n";
   }

@@ -5,6 +5,19 @@
 
 namespace glassgrad {
 
+namespace {
+const char* const kRoleNames[] = {"forward", "backward", "optimizer", "recompute", "update"};
+}  // namespace
+
+const char* role_name(NodeRole role) { return kRoleNames[static_cast<int>(role)]; }
+
+NodeRole role_from_name(const std::string& name) {
+  for (int i = 0; i < 5; ++i) {
+    if (name == kRoleNames[i]) return static_cast<NodeRole>(i);
+  }
+  throw ValueError("unknown node role '" + name + "': one of forward, backward, optimizer, recompute, update");
+}
+
 std::string ShapeContext::where() const {
   return meta_.scope.empty() ? op_ : op_ + " '" + meta_.scope + "'";
 }

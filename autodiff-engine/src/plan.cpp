@@ -80,10 +80,10 @@ std::string Plan::str(const PrintOptions& opts) const {
     os << "  #" << pad(std::to_string(i), 4) << pad(st.op(), 24) << io;
     if (!st.attrs.empty()) os << "  {" << st.attrs.str() << "}";
     if (st.workspace >= 0) os << "  ws " << slot_ref(*this, st.workspace);
-    if (!st.meta.scope.empty() || st.meta.role != "forward") {
+    if (!st.meta.scope.empty() || st.meta.role != NodeRole::Forward) {
       os << "  #";
       if (!st.meta.scope.empty()) os << " " << st.meta.scope;
-      os << " (" << st.meta.role << ")";
+      os << " (" << role_name(st.meta.role) << ")";
     }
     if (st.fusion_group >= 0) {
       os << " [fusion " << st.fusion_group;
@@ -127,7 +127,7 @@ std::string Plan::dot() const {
   for (size_t i = 0; i < steps.size(); ++i) {
     const PlanStep& st = steps[i];
     os << "  s" << i << " [shape=box, style=\"rounded,filled\", fillcolor="
-       << (st.meta.role == "backward" ? "mistyrose" : st.meta.role == "forward" ? "white" : "lavender")
+       << (st.meta.role == NodeRole::Backward ? "mistyrose" : st.meta.role == NodeRole::Forward ? "white" : "lavender")
        << ", label=\"#" << i << " " << st.op() << (st.meta.scope.empty() ? "" : "\\n" + st.meta.scope) << "\"];\n";
     for (int s : st.inputs) os << "  b" << s << " -> s" << i << ";\n";
     for (int s : st.outputs) os << "  s" << i << " -> b" << s << ";\n";

@@ -11,7 +11,7 @@ namespace glassgrad {
 namespace {
 bool is_forward(const Graph& g, ValueId v) {
   const NodeId p = g.value(v).producer;
-  return p != kNoNode && g.node(p).meta.role == "forward";
+  return p != kNoNode && g.node(p).meta.role == NodeRole::Forward;
 }
 bool pure(const Node& n) { return n.schema->inplace.empty() && !n.schema->has_side_effects; }
 }  // namespace
@@ -22,7 +22,7 @@ std::vector<ValueId> saved_activations(const Graph& g) {
   for (const Value& v : g.values()) {
     if (!is_forward(g, v.id)) continue;
     for (NodeId c : consumers[static_cast<size_t>(v.id)]) {
-      if (g.node(c).meta.role == "backward") {
+      if (g.node(c).meta.role == NodeRole::Backward) {
         out.push_back(v.id);
         break;
       }
@@ -36,7 +36,7 @@ std::vector<ValueId> forward_separators(const Graph& g) {
   std::vector<NodeId> fwd;
   std::vector<int> pos(static_cast<size_t>(g.num_nodes()), -1);
   for (const Node& n : g.nodes()) {
-    if (n.meta.role == "forward") {
+    if (n.meta.role == NodeRole::Forward) {
       pos[static_cast<size_t>(n.id)] = static_cast<int>(fwd.size());
       fwd.push_back(n.id);
     }
@@ -126,7 +126,7 @@ int rematerialize(Graph& g, const std::vector<ValueId>& checkpoints) {
       std::vector<ValueId> ins;
       for (ValueId in : node.inputs) ins.push_back(memo.at(in));
       NodeMeta meta = node.meta;
-      meta.role = "recompute";
+      meta.role = NodeRole::Recompute;
       const std::vector<ValueId> outs = g.add_node(node.op(), ins, node.attrs, meta);
       for (size_t k = 0; k < outs.size(); ++k) memo[node.outputs[k]] = outs[k];
     }
@@ -138,7 +138,7 @@ int rematerialize(Graph& g, const std::vector<ValueId>& checkpoints) {
     const ValueId twin = clone(v);
     if (twin == v) continue;
     for (NodeId c : consumers[static_cast<size_t>(v)]) {
-      if (g.node(c).meta.role != "backward") continue;
+      if (g.node(c).meta.role != NodeRole::Backward) continue;
       const std::vector<ValueId> ins = g.node(c).inputs;
       for (size_t k = 0; k < ins.size(); ++k) {
         if (ins[k] == v) g.replace_input(c, static_cast<int>(k), twin);

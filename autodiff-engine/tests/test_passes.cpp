@@ -110,7 +110,7 @@ TEST_F(Passes, ScheduleRejectsAReadOfTheOldValueAfterTheInPlaceWrite) {
   ValueId w = g.add_leaf("w", f32({4}), ValueKind::Parameter);
   NodeMeta opt;
   opt.scope = "sgd";
-  opt.role = "optimizer";
+  opt.role = NodeRole::Optimizer;
   ValueId upd = g.add("TestInplace", {w, x}, {}, opt);
   NodeMeta meta;
   meta.scope = "fc2";

@@ -42,8 +42,8 @@ struct LogPlan {
   ValueId y;
   LogPlan() {
     const ValueId x = g.add_leaf("x", f32({3}), ValueKind::Input);
-    NodeMeta exp_meta{"stem", "model.py:6", "forward"};
-    NodeMeta log_meta{"head", "model.py:7", "forward"};
+    NodeMeta exp_meta{"stem", "model.py:6", NodeRole::Forward};
+    NodeMeta log_meta{"head", "model.py:7", NodeRole::Forward};
     const ValueId e = g.add("AddScalar", {x}, Attrs{{"value", -1.0}}, exp_meta);
     y = g.add("Log", {e}, {}, log_meta);
     g.set_name(y, "y");
@@ -173,8 +173,8 @@ TEST(Debug, AnOverLimitPlanIsRefusedBeforeAnythingIsAllocated) {
   release_arenas();
   Graph g;
   const ValueId x = g.add_leaf("x", f32({4096}), ValueKind::Input);
-  NodeMeta m1{"conv1", "net.py:3", "forward"};
-  NodeMeta m2{"fc", "net.py:4", "forward"};
+  NodeMeta m1{"conv1", "net.py:3", NodeRole::Forward};
+  NodeMeta m2{"fc", "net.py:4", NodeRole::Forward};
   const ValueId y = g.add("Exp", {g.add("AddScalar", {x}, Attrs{{"value", 1.0}}, m1)}, {}, m2);
   const auto plan = plan_of(g, {y});
   const Tensor in = Tensor::zeros({4096}, DType::Float32);

@@ -65,7 +65,7 @@ void bind_debug(py::module_& m) {
     return debug::add_step_observer([f](size_t index, const Plan& plan, const PlanStep& st,
                                         const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
       py::gil_scoped_acquire gil;
-      (*f)(index, st.op(), st.meta.scope, st.meta.role, st.meta.source, inputs, outputs);
+      (*f)(index, st.op(), st.meta.scope, role_name(st.meta.role), st.meta.source, inputs, outputs);
     });
   }, py::arg("fn"), "fn(index, op, scope, role, source, inputs, outputs) after each executed step.");
   m.def("remove_step_observer", &debug::remove_step_observer);

@@ -40,7 +40,7 @@ void bind_graph(py::module_& m) {
       .def("add",
            [](Graph& g, const std::string& op, const std::vector<ValueId>& inputs, const py::dict& attrs,
               const std::string& scope, const std::string& source, const std::string& role) {
-             NodeMeta meta{scope, source, role};
+             NodeMeta meta{scope, source, role_from_name(role)};
              return g.add_node(op, inputs, attrs_from_dict(attrs), meta);
            },
            py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "",
@@ -68,7 +68,7 @@ void bind_graph(py::module_& m) {
         d["attrs"] = attrs_to_dict(node.attrs);
         d["scope"] = node.meta.scope;
         d["source"] = node.meta.source;
-        d["role"] = node.meta.role;
+        d["role"] = role_name(node.meta.role);
         return d;
       })
       .def("signature", &Graph::signature)
@@ -94,7 +94,7 @@ void bind_graph(py::module_& m) {
           d["attrs"] = attrs_to_dict(st.attrs);
           d["scope"] = st.meta.scope;
           d["source"] = st.meta.source;
-          d["role"] = st.meta.role;
+          d["role"] = role_name(st.meta.role);
           d["fusion_group"] = st.fusion_group;
           out.append(d);
         }

@@ -67,7 +67,7 @@ void bind_lazy(py::module_& m) {
   m.def("lazy_record",
         [](const std::string& op, const std::vector<Handle*>& inputs, const py::dict& attrs, const std::string& scope,
            const std::string& source, const std::string& role) {
-          NodeMeta meta{scope, source, role};
+          NodeMeta meta{scope, source, role_from_name(role)};
           std::vector<std::unique_ptr<Handle>> out;
           for (auto& v : lazy::record(op, values_of(inputs), attrs_from_dict(attrs), meta)) out.push_back(wrap(std::move(v)));
           return out;

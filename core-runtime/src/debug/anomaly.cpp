@@ -71,7 +71,7 @@ void explain_op(const PlanStep& st, double largest_input, ErrorMessage& m) {
       break;
     }
   }
-  const bool backward = st.meta.role == "backward";
+  const bool backward = st.meta.role == NodeRole::Backward;
   if (op == "Log") {
     m.cause("Log(0) is -Inf and the log of a negative number is NaN");
     m.fix("keep the argument positive, e.g. glassgrad.log(x.clamp(min=1e-12)); for probabilities use "
@@ -103,7 +103,7 @@ void explain_op(const PlanStep& st, double largest_input, ErrorMessage& m) {
 
 std::string describe_step(const Plan& plan, size_t index) {
   const PlanStep& st = plan.steps.at(index);
-  std::string s = where(st) + " (" + st.meta.role;
+  std::string s = where(st) + " (" + std::string(role_name(st.meta.role));
   if (!st.meta.source.empty()) s += ", recorded at " + st.meta.source;
   return s + ")";
 }
@@ -119,14 +119,14 @@ void check_step_outputs(size_t index, const Plan& plan, const PlanStep& st, cons
   const std::vector<std::string> labels = buffer_labels(plan);
   const TensorStats out = stats_of(outputs[bad]);
   const std::string out_name = bad < st.schema->outputs.size() ? st.schema->outputs[bad] : std::to_string(bad);
-  ErrorMessage m("NaN/Inf detected: " + where(st) + " (" + st.meta.role + ") produced " + counts(out) +
+  ErrorMessage m("NaN/Inf detected: " + where(st) + " (" + role_name(st.meta.role) + ") produced " + counts(out) +
                  " in its output '" + out_name + "' " + out.info.str());
   m.detail("recorded at: " + (st.meta.source.empty() ? std::string("(not recorded from Python)") : st.meta.source));
   if (st.attrs.has("fused")) {
     m.detail("fused ops: " + st.attrs.s("fused") + " (glassgrad.set_fusion(False) runs them one by one, so anomaly "
              "mode can stop at the exact op)");
   }
-  if (st.meta.role == "backward") {
+  if (st.meta.role == NodeRole::Backward) {
     m.detail("this is a backward node: it computes gradients for the forward " +
              (st.meta.scope.empty() ? std::string("op") : "layer '" + st.meta.scope + "'") +
              " recorded at that line");

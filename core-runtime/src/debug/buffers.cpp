@@ -15,7 +15,7 @@ namespace debug {
 namespace {
 
 std::string step_where(const PlanStep& st) {
-  return (st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'") + " (" + st.meta.role + ")";
+  return (st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'") + " (" + role_name(st.meta.role) + ")";
 }
 
 // Step producing each slot (-1: none), and the step each workspace belongs to.

@@ -54,7 +54,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed) {
     }
   }
   NodeMeta meta;
-  meta.role = "backward";
+  meta.role = NodeRole::Backward;
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (grads[i] == kNoValue) continue;
     const ValuePtr& leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));

@@ -19,12 +19,19 @@ namespace glassgrad {
 
 class GradContext;
 
+// A node's part in a training step: the model's forward pass, the backward graph the gradient
+// rules emit, optimizer updates, nodes recomputed by checkpointing (remat.h), and updates of
+// state such as running statistics.
+enum class NodeRole : uint8_t { Forward, Backward, Optimizer, Recompute, Update };
+const char* role_name(NodeRole role);            // "forward", "backward", ...
+NodeRole role_from_name(const std::string& name);  // throws ValueError naming the valid ones
+
 // Where a node came from: the module path of the layer that recorded it ("layer2.0.conv1"),
 // the user's source line ("train.py:42"), and its role in the step.
 struct NodeMeta {
   std::string scope;
   std::string source;
-  std::string role = "forward";  // forward | backward | optimizer | recompute | update
+  NodeRole role = NodeRole::Forward;
 };
 
 // Passed to a shape rule. fail() throws a ShapeError whose headline names the op and layer.
