@@ -96,16 +96,18 @@ struct ShiftRun {
   }
 };
 
-// col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W].
+// col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W]; col rows ld >= Ho*Wo apart (several
+// images side by side in one matrix: image i at col + i*Ho*Wo, ld = images*Ho*Wo).
 template <typename T>
-void im2col(const ConvGeometry& g, const T* x, T* col) {
+void im2col(const ConvGeometry& g, const T* x, T* col, int64_t ld = 0) {
   const int64_t hwo = g.hwo();
+  if (ld == 0) ld = hwo;
   if (same_width_stride1(g)) {
     for (int64_t c = 0; c < g.c; ++c) {
       const T* xc = x + c * g.hw();
       for (int64_t r = 0; r < g.r; ++r) {
         for (int64_t s = 0; s < g.s; ++s) {
-          T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+          T* row = col + ((c * g.r + r) * g.s + s) * ld;
           const ShiftRun run(g, r, s);
           std::fill(row, row + run.qa, T(0));
           if (run.qb > run.qa) std::memcpy(row + run.qa, xc + run.qa + run.off, static_cast<size_t>(run.qb - run.qa) * sizeof(T));
@@ -122,7 +124,7 @@ void im2col(const ConvGeometry& g, const T* x, T* col) {
       int64_t i_lo, i_hi;
       valid_rows(g, r, i_lo, i_hi);
       for (int64_t s = 0; s < g.s; ++s) {
-        T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+        T* row = col + ((c * g.r + r) * g.s + s) * ld;
         int64_t j_lo, j_hi;
         valid_cols(g, s, j_lo, j_hi);
         std::fill(row, row + i_lo * g.wo, T(0));
@@ -144,19 +146,19 @@ void im2col(const ConvGeometry& g, const T* x, T* col) {
   }
 }
 
-// dx [C, H, W] <- col2im of col [C*R*S, Ho*Wo]: every col entry is added back where im2col
-// read it from; input pixels no window covers get 0.
+// dx [C, H, W] <- col2im of col [C*R*S, Ho*Wo] (rows ld apart, as im2col's): every col entry is
+// added back where im2col read it from; input pixels no window covers get 0.
 // cols is scratch: the same-width path zeroes its out-of-image entries in place.
 template <typename T>
-void col2im(const ConvGeometry& g, T* col, T* dx) {
+void col2im(const ConvGeometry& g, T* col, T* dx, int64_t ld = 0) {
   std::fill(dx, dx + g.c * g.hw(), T(0));
-  const int64_t hwo = g.hwo();
+  if (ld == 0) ld = g.hwo();
   if (same_width_stride1(g)) {
     for (int64_t c = 0; c < g.c; ++c) {
       T* dc = dx + c * g.hw();
       for (int64_t r = 0; r < g.r; ++r) {
         for (int64_t s = 0; s < g.s; ++s) {
-          T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+          T* row = col + ((c * g.r + r) * g.s + s) * ld;
           const ShiftRun run(g, r, s);
           run.zero_edges(g, row);
           for (int64_t q = run.qa; q < run.qb; ++q) dc[q + run.off] += row[q];  // inside the image
@@ -171,7 +173,7 @@ void col2im(const ConvGeometry& g, T* col, T* dx) {
       int64_t i_lo, i_hi;
       valid_rows(g, r, i_lo, i_hi);
       for (int64_t s = 0; s < g.s; ++s) {
-        const T* row = col + ((c * g.r + r) * g.s + s) * hwo;
+        const T* row = col + ((c * g.r + r) * g.s + s) * ld;
         int64_t j_lo, j_hi;
         valid_cols(g, s, j_lo, j_hi);
         for (int64_t i = i_lo; i < i_hi; ++i) {

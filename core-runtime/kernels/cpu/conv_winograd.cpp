@@ -4,6 +4,7 @@
 #include "cpu/conv_winograd.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "cpu/conv_winograd_kernels.h"
 #include "cpu/gemm/gemm.h"
@@ -19,11 +20,21 @@ namespace {
 constexpr int kPoints = 36;      // (4 + 2)^2 Winograd-domain points
 constexpr int64_t kTile = 4;     // output tile side
 constexpr size_t kAlign = 64;
-// Tiles per block: enough rows for the 36 GEMMs to run at full speed (MR = 8 divides it), few
-// enough that a block's transformed inputs and GEMM results stay near the caches.
+constexpr int kMaxSlots = 64;
+// Forward-like: tiles per block, each block a thread's own work from staging to write-back:
+// enough rows for the 36 GEMMs to run at full speed, few enough that its transformed inputs
+// and GEMM results stay near the caches.
 constexpr int64_t kBlockTiles = 96;
+// Weight gradient: bytes of a block's transformed inputs and gradients (shared by the threads,
+// which split its 36 GEMMs): large, so that few blocks (each two parallel phases) are needed,
+// but never more than the input itself takes (or kBlockTiles tiles' worth, if that is more):
+// the workspace sits in the step's memory plan, and a small network under a memory budget
+// must not find it many times larger than its activations.
+constexpr int64_t kWeightBlockBytes = int64_t(4) << 20;
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Elements from one of the 36 point matrices of a kind to the next: its size plus one cache line.
 // The tile transforms read or write all 36 at once; at sizes that are multiples of 4 KiB they
@@ -33,8 +44,6 @@ template <typename T>
 int64_t skewed(int64_t elems) {
   return elems + static_cast<int64_t>(kAlign / sizeof(T));
 }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 template <typename T>
 const WinogradKernels<T>& kernels();
@@ -55,12 +64,19 @@ const WinogradKernels<double>& kernels<double>() {
   }
 }
 
-int lanes_of(DType dt) { return dt == DType::Float64 ? kernels<double>().lanes : kernels<float>().lanes; }
+template <typename T>
+DType dtype_of() {
+  return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
+}
+
+enum class Kind { ForwardLike, Weight };
 
 // A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
-// [n, cout, ho, wo], input padded by (pt, pl) at the top left. The input gradient is one too.
+// [n, cout, ho, wo], input padded by (pt, pl) at the top left (the input gradient is one too),
+// cut into blocks of ipb images.
 struct WinoShape {
   int64_t n, cin, h, w, cout, ho, wo, pt, pl;
+  int64_t ipb = 1;  // images per block
   int64_t th() const { return ceil_div(ho, kTile); }
   int64_t tw() const { return ceil_div(wo, kTile); }
   int64_t tiles_per_image() const { return th() * tw(); }
@@ -68,9 +84,23 @@ struct WinoShape {
   int64_t in_cols() const { return kTile * tw() + 2; }
   int64_t out_rows() const { return kTile * th(); }     // staged output / gradient: whole tiles
   int64_t out_cols() const { return kTile * tw(); }
-  int64_t images_per_block() const { return std::min(n, std::max<int64_t>(1, ceil_div(kBlockTiles, tiles_per_image()))); }
-  int64_t block_tiles() const { return images_per_block() * tiles_per_image(); }
+  int64_t blocks() const { return ceil_div(n, ipb); }
+  int64_t block_tiles() const { return ipb * tiles_per_image(); }
 };
+
+// Blocks of about kBlockTiles tiles for the forward-like path, at least one per slot.
+WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t elem) {
+  if (kind == Kind::ForwardLike) {
+    const int64_t blocks = std::max(ceil_div(s.n * s.tiles_per_image(), kBlockTiles), std::min<int64_t>(slots, s.n));
+    s.ipb = ceil_div(s.n, blocks);
+  } else {
+    const int64_t tile_bytes = kPoints * (round_up(s.cin, lanes) + round_up(s.cout, lanes)) * static_cast<int64_t>(elem);
+    const int64_t input_bytes = s.n * s.cin * s.h * s.w * static_cast<int64_t>(elem);
+    const int64_t budget = std::max(kBlockTiles * tile_bytes, std::min(kWeightBlockBytes, input_bytes));
+    s.ipb = std::min(s.n, std::max<int64_t>(1, budget / tile_bytes / s.tiles_per_image()));
+  }
+  return s;
+}
 
 WinoShape forward_shape(const ConvGeometry& g) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl}; }
 // dx = conv(gy, rot180(w) with C and K swapped), padding 2 - p: [N, K, Ho, Wo] -> [N, C, H, W].
@@ -93,27 +123,30 @@ class Carver {
   size_t used_ = 0;
 };
 
-// The workspace of one call, in order: the 36 packed filter matrices (forward-like) or the 36
-// dU matrices (weight gradient); the block's two transformed operands; per slot, two staging
-// images of one channel block and the GEMM's packing buffers.
+// The workspace of one call: the 36 packed filter matrices (forward-like) or the 36 dU
+// matrices (weight gradient); the transformed operands of a block (forward-like: one pair per
+// slot, the weight gradient: one shared pair); per slot, two staging images of one channel
+// block and the GEMM's packing buffers.
 template <typename T>
 struct Buffers {
-  T* filters = nullptr;       // forward-like: packed U; weight gradient: dU [36][K][C]
-  T* trans_in = nullptr;      // V [36][block tiles][cin rounded to L]
-  T* trans_out = nullptr;     // M (forward-like) or Z (weight gradient) [36][block tiles][cout rounded to L]
-  T* stage_in[64] = {};       // per slot: one channel block of the staged input
-  T* stage_out[64] = {};      // per slot: one channel block of the staged output / gradient
-  T* gemm_ws[64] = {};
-  size_t gemm_bytes = 0;
+  WinoShape shape{};
   int slots = 1;
+  T* filters = nullptr;                 // forward-like: packed U; weight gradient: dU [36][K][C]
+  T* trans_in[kMaxSlots] = {};          // V [36][block tiles][cin rounded to L]
+  T* trans_out[kMaxSlots] = {};         // M (forward-like) or Z (weight) [36][block tiles][cout rounded to L]
+  T* stage_in[kMaxSlots] = {};          // one channel block of the staged input
+  T* stage_out[kMaxSlots] = {};         // one channel block of the staged output / gradient
+  T* gemm_ws[kMaxSlots] = {};
+  size_t gemm_bytes = 0;
 };
 
-enum class Kind { ForwardLike, Weight };
+int64_t lanes_of(DType dt) { return dt == DType::Float64 ? kernels<double>().lanes : kernels<float>().lanes; }
 
 template <typename T>
-size_t layout(Kind kind, const WinoShape& s, DType dt, int slots, char* base, Buffers<T>* b) {
-  const int64_t L = lanes_of(dt), tb = s.block_tiles();
-  const int64_t cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
+size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T>* b) {
+  const int64_t L = lanes_of(dt);
+  s = with_blocks(s, kind, slots, L, sizeof(T));
+  const int64_t tb = s.block_tiles(), cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
   Carver carve(base);
   T* filters;
   size_t gemm_bytes;
@@ -124,11 +157,12 @@ size_t layout(Kind kind, const WinoShape& s, DType dt, int slots, char* base, Bu
     filters = carve.take<T>(kPoints * skewed<T>(s.cout * s.cin));  // dU [36][K][C]
     gemm_bytes = gemm_workspace_bytes(s.cout, s.cin, tb, dt, /*serial=*/true);
   }
-  T* trans_in = carve.take<T>(kPoints * skewed<T>(tb * cinp));
-  T* trans_out = carve.take<T>(kPoints * skewed<T>(tb * coutp));
-  if (b) {
-    b->filters = filters, b->trans_in = trans_in, b->trans_out = trans_out;
-    b->gemm_bytes = gemm_bytes, b->slots = slots;
+  if (b) b->shape = s, b->slots = slots, b->filters = filters, b->gemm_bytes = gemm_bytes;
+  const int pairs = kind == Kind::ForwardLike ? slots : 1;
+  for (int i = 0; i < pairs; ++i) {
+    T* ti = carve.take<T>(kPoints * skewed<T>(tb * cinp));
+    T* to = carve.take<T>(kPoints * skewed<T>(tb * coutp));
+    if (b) b->trans_in[i] = ti, b->trans_out[i] = to;
   }
   for (int i = 0; i < slots; ++i) {
     T* si = carve.take<T>(L * s.in_rows() * s.in_cols());
@@ -139,15 +173,17 @@ size_t layout(Kind kind, const WinoShape& s, DType dt, int slots, char* base, Bu
   return carve.used();
 }
 
-int slots_now() { return std::max(1, std::min(64, in_parallel_region() ? 1 : get_num_threads())); }
+int slots_now() { return std::max(1, std::min(kMaxSlots, in_parallel_region() ? 1 : get_num_threads())); }
 
 size_t workspace_bytes(Kind kind, const WinoShape& s, DType dt) {
-  const int slots = std::max(1, std::min(64, get_num_threads()));
+  const int slots = std::max(1, std::min(kMaxSlots, get_num_threads()));
   return dt == DType::Float64 ? layout<double>(kind, s, dt, slots, nullptr, nullptr)
                               : layout<float>(kind, s, dt, slots, nullptr, nullptr);
 }
 
-// Runs fn(slot, u) for u in [0, units): contiguous ranges of units, one per slot, in parallel.
+// Runs fn(slot, u) for every u in [0, units), each slot taking the next unit when it is done
+// with one. Work is never pinned to a thread: on a busy machine a thread the scheduler delays
+// leaves its share to the others, and the phase waits only for the unit it is in.
 template <typename F>
 void for_units(int slots, int64_t units, F&& fn) {
   const int64_t used = std::min<int64_t>(slots, units);
@@ -155,9 +191,10 @@ void for_units(int slots, int64_t units, F&& fn) {
     for (int64_t u = 0; u < units; ++u) fn(0, u);
     return;
   }
+  std::atomic<int64_t> next{0};
   parallel_for(used, 1, [&](int64_t s0, int64_t s1) {
     for (int64_t sl = s0; sl < s1; ++sl)
-      for (int64_t u = units * sl / used; u < units * (sl + 1) / used; ++u) fn(static_cast<int>(sl), u);
+      for (int64_t u = next.fetch_add(1); u < units; u = next.fetch_add(1)) fn(static_cast<int>(sl), u);
   });
 }
 
@@ -199,50 +236,53 @@ void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64
 }
 
 // The forward-like convolution (forward, and the input gradient) on transformed filters
-// already in b.filters.
+// already in b.filters. Every block is one slot's work from staging to write-back.
 template <typename T>
-void forward_like(const WinogradKernels<T>& kern, const WinoShape& s, const T* in, const T* bias, bool relu, T* out,
-                  const Buffers<T>& b, DType dt) {
-  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), ipb = s.images_per_block(), tb = s.block_tiles();
+void forward_like(const WinogradKernels<T>& kern, const T* in, const T* bias, bool relu, T* out, const Buffers<T>& b,
+                  DType dt) {
+  const WinoShape& s = b.shape;
+  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
   const int64_t in_blocks = cinp / L, out_blocks = coutp / L;
   const int64_t u_stride = skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt));
   const int64_t v_stride = skewed<T>(tb * cinp), m_stride = skewed<T>(tb * coutp);
   const int64_t in_image = s.cin * s.h * s.w, out_image = s.cout * s.ho * s.wo;
-  for (int64_t n0 = 0; n0 < s.n; n0 += ipb) {
-    const int64_t images = std::min(ipb, s.n - n0), tiles = images * tpi;
-    // (A) stage and transform the block's input, one (image, channel block) per unit.
-    for_units(b.slots, images * in_blocks, [&](int sl, int64_t u) {
-      const int64_t i = u / in_blocks, cb = u % in_blocks;
-      transform_image_block(kern, in + (n0 + i) * in_image, s.cin, s.h, s.w, s.pt, s.pl, s.in_rows(), s.in_cols(), s, cb,
-                            b.stage_in[sl], b.trans_in, cinp, i * tpi, /*input=*/true);
-    });
-    // (B) M[xi] [tiles, cout] = V[xi] [tiles, cin] x U[xi] [cin, cout], one point per unit.
-    for_units(b.slots, kPoints, [&](int sl, int64_t xi) {
+  for_units(b.slots, s.blocks(), [&](int sl, int64_t blk) {
+    const int64_t n0 = blk * s.ipb, images = std::min(s.ipb, s.n - n0), tiles = images * tpi;
+    T* v = b.trans_in[sl];
+    T* m = b.trans_out[sl];
+    // Stage and transform the block's input, channel block by channel block.
+    for (int64_t i = 0; i < images; ++i)
+      for (int64_t cb = 0; cb < in_blocks; ++cb)
+        transform_image_block(kern, in + (n0 + i) * in_image, s.cin, s.h, s.w, s.pt, s.pl, s.in_rows(), s.in_cols(), s,
+                              cb, b.stage_in[sl], v, cinp, i * tpi, /*input=*/true);
+    // M[xi] [tiles, cout] = V[xi] [tiles, cin] x U[xi] [cin, cout] for each point.
+    for (int64_t xi = 0; xi < kPoints; ++xi) {
       GemmProblem<T> p(tiles, s.cout, s.cin);
-      p.a = row_major<T>(b.trans_in + xi * v_stride, cinp);
+      p.a = row_major<T>(v + xi * v_stride, cinp);
       p.b_packed = b.filters + xi * u_stride;
-      p.c = b.trans_out + xi * m_stride;
+      p.c = m + xi * m_stride;
       p.ldc = coutp;
       gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
-    });
-    // (C) inverse-transform and write NCHW (+ bias, ReLU), one (image, channel block) per unit.
-    for_units(b.slots, images * out_blocks, [&](int sl, int64_t u) {
-      const int64_t i = u / out_blocks, kb = u % out_blocks;
-      WinoTiles<T> t;
-      t.image = b.stage_out[sl], t.rows = s.out_rows(), t.cols = s.out_cols(), t.blocks = 1;
-      t.tiles_h = s.th(), t.tiles_w = s.tw();
-      t.trans = b.trans_out + kb * L, t.xi_stride = m_stride, t.tile_stride = coutp, t.first_tile = i * tpi;
-      kern.output_tiles(t);
-      WinoUnstage<T> un;
-      un.yb = b.stage_out[sl], un.rows = s.out_rows(), un.cols = s.out_cols();
-      un.y = out + (n0 + i) * out_image + kb * L * s.ho * s.wo;
-      un.k = std::min<int64_t>(L, s.cout - kb * L), un.ho = s.ho, un.wo = s.wo;
-      un.bias = bias ? bias + kb * L : nullptr;
-      un.relu = relu;
-      kern.unstage(un);
-    });
-  }
+    }
+    // Inverse-transform and write NCHW (+ bias, ReLU).
+    for (int64_t i = 0; i < images; ++i) {
+      for (int64_t kb = 0; kb < out_blocks; ++kb) {
+        WinoTiles<T> t;
+        t.image = b.stage_out[sl], t.rows = s.out_rows(), t.cols = s.out_cols(), t.blocks = 1;
+        t.tiles_h = s.th(), t.tiles_w = s.tw();
+        t.trans = m + kb * L, t.xi_stride = m_stride, t.tile_stride = coutp, t.first_tile = i * tpi;
+        kern.output_tiles(t);
+        WinoUnstage<T> un;
+        un.yb = b.stage_out[sl], un.rows = s.out_rows(), un.cols = s.out_cols();
+        un.y = out + (n0 + i) * out_image + kb * L * s.ho * s.wo;
+        un.k = std::min<int64_t>(L, s.cout - kb * L), un.ho = s.ho, un.wo = s.wo;
+        un.bias = bias ? bias + kb * L : nullptr;
+        un.relu = relu;
+        kern.unstage(un);
+      }
+    }
+  });
 }
 
 // Transformed filters into b.filters: 36 packed [rows, cols] B operands.
@@ -259,11 +299,6 @@ void transform_filters(const WinogradKernels<T>& kern, const T* w, int64_t rows,
     f.q0 = u * L, f.q1 = (u + 1) * L;
     kern.filter(f);
   });
-}
-
-template <typename T>
-DType dtype_of() {
-  return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
 }
 
 }  // namespace
@@ -294,7 +329,7 @@ void forward_like_call(const WinoShape& s, const T* in, const T* w, int64_t p_st
   const Buffers<T> b = bind<T>(Kind::ForwardLike, s, dt, workspace, workspace_bytes, scratch);
   const WinogradKernels<T>& kern = kernels<T>();
   transform_filters(kern, w, s.cin, s.cout, p_stride, q_stride, flip, b, dt);
-  forward_like(kern, s, in, bias, relu, out, b, dt);
+  forward_like(kern, in, bias, relu, out, b, dt);
 }
 
 template <typename T>
@@ -316,33 +351,33 @@ template <typename T>
 void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T* dw, void* workspace,
                               size_t workspace_bytes) {
   const DType dt = dtype_of<T>();
-  const WinoShape s = forward_shape(g);
   Tensor scratch;
-  const Buffers<T> b = bind<T>(Kind::Weight, s, dt, workspace, workspace_bytes, scratch);
+  const Buffers<T> b = bind<T>(Kind::Weight, forward_shape(g), dt, workspace, workspace_bytes, scratch);
+  const WinoShape& s = b.shape;
   const WinogradKernels<T>& kern = kernels<T>();
-  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), ipb = s.images_per_block(), tb = s.block_tiles();
+  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
   const int64_t c_blocks = cp / L, k_blocks = kp / L;
   const int64_t v_stride = skewed<T>(tb * cp), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
-  for (int64_t n0 = 0; n0 < g.n; n0 += ipb) {
-    const int64_t images = std::min(ipb, g.n - n0), tiles = images * tpi;
-    // (A) V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles, one (image,
-    // channel block) per unit.
+  for (int64_t n0 = 0; n0 < g.n; n0 += s.ipb) {
+    const int64_t images = std::min(s.ipb, g.n - n0), tiles = images * tpi;
+    // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles, one (image, channel
+    // block) per unit.
     for_units(b.slots, images * (c_blocks + k_blocks), [&](int sl, int64_t u) {
       const int64_t i = u / (c_blocks + k_blocks), cb = u % (c_blocks + k_blocks);
       if (cb < c_blocks) {
         transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(), s.in_cols(), s,
-                              cb, b.stage_in[sl], b.trans_in, cp, i * tpi, /*input=*/true);
+                              cb, b.stage_in[sl], b.trans_in[0], cp, i * tpi, /*input=*/true);
       } else {
         transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(), s.out_cols(), s,
-                              cb - c_blocks, b.stage_out[sl], b.trans_out, kp, i * tpi, /*input=*/false);
+                              cb - c_blocks, b.stage_out[sl], b.trans_out[0], kp, i * tpi, /*input=*/false);
       }
     });
-    // (B) dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C].
+    // dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C], one point per unit.
     for_units(b.slots, kPoints, [&](int sl, int64_t xi) {
       GemmProblem<T> p(g.k, g.c, tiles);
-      p.a = transpose_of<T>(b.trans_out + xi * z_stride, kp);
-      p.b = row_major<T>(b.trans_in + xi * v_stride, cp);
+      p.a = transpose_of<T>(b.trans_out[0] + xi * z_stride, kp);
+      p.b = row_major<T>(b.trans_in[0] + xi * v_stride, cp);
       p.beta = n0 == 0 ? T(0) : T(1);
       p.c = b.filters + xi * du_stride;
       p.ldc = g.c;
