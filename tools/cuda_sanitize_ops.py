@@ -1,9 +1,11 @@
 """A reduced CUDA op run for compute-sanitizer (memcheck, racecheck): every op-table entry once
-on small odd sizes, contiguous and strided, both convolution algorithms, and a few larger
-shapes that take the other kernel paths. Compares with the CPU and exits non-zero on a
-mismatch, so a sanitizer run also proves the kernels computed something.
+on small odd sizes, contiguous and strided, every convolution algorithm (direct, implicit GEMM,
+Winograd F(2x2) and F(4x4)), and a few larger shapes that take the other kernel paths. Compares
+with the CPU and exits non-zero on a mismatch, so a sanitizer run also proves the kernels
+computed something.
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 tools/cuda_sanitize_ops.py
+    GLASSGRAD_SANITIZE_ONLY=Conv ...    only the ops whose name starts with "Conv"
 """
 import os
 import sys
@@ -18,11 +20,11 @@ from glassgrad.testing import run_kernel  # noqa: E402
 from op_specs import SPECS  # noqa: E402
 
 
-def close(a, b):
+def close(a, b, tol=None):
     if a.dtype.kind != "f":
         return np.array_equal(a, b)
     scale = max(1.0, float(np.max(np.abs(a[np.isfinite(a)]))) if np.isfinite(a).any() else 1.0)
-    tol = 1e-4 if a.dtype == np.float32 else 1e-9
+    tol = tol or (1e-4 if a.dtype == np.float32 else 1e-9)
     return np.allclose(a, b, rtol=tol, atol=tol * scale, equal_nan=True)
 
 
@@ -32,10 +34,13 @@ def main():
         return 2
     bad, runs = [], 0
     rng = np.random.default_rng(11)
-    for algo in ("direct", "igemm"):
+    only = os.environ.get("GLASSGRAD_SANITIZE_ONLY", "")  # e.g. "Conv": only ops whose name starts so
+    for algo in ("direct", "igemm", "winograd2", "winograd4"):
         glassgrad.cuda.set_conv_algo(algo)
         for spec in SPECS:
-            if algo == "igemm" and not spec.op.startswith("Conv"):
+            if algo != "direct" and not spec.op.startswith("Conv"):
+                continue
+            if only and not spec.op.startswith(only):
                 continue
             for dtype in spec.dtypes:
                 n = 3
@@ -73,13 +78,28 @@ def main():
         ("FusedElementwise", [rng.standard_normal((4, 6, 9)), rng.standard_normal((4, 1, 9))],
          {"program": [0, 0, 1, 10, 2, -1], "scalars": [0.0, 0.0]}),
     ]
-    for op, arrays, attrs in extra:
+    # Winograd F(2x2) and F(4x4), all directions: ragged tiles, > 64 rows, asymmetric padding,
+    # split weight gradients (forced algorithms), then the autotuner's timed candidates (auto).
+    wx, ww = rng.standard_normal((2, 70, 6, 5)), rng.standard_normal((66, 70, 3, 3))
+    wg = rng.standard_normal((2, 66, 7, 4))
+    wattrs = {"stride": [1, 1], "padding": [1, 2, 0, 1]}
+    for algo in ("winograd2", "winograd4", "auto"):
+        for op, arrays, attrs in [("Conv2D", [wx, ww, rng.standard_normal(66)], dict(wattrs, activation="relu")),
+                                  ("Conv2DBackwardInput", [wg, ww], dict(wattrs, input_shape=[2, 70, 6, 5])),
+                                  ("Conv2DBackwardWeight", [wx, wg], dict(wattrs, weight_shape=[66, 70, 3, 3]))]:
+            extra.append((op, arrays, attrs, algo))
+    for item in extra:
+        op, arrays, attrs = item[:3]
+        if only and not op.startswith(only):
+            continue
+        glassgrad.cuda.set_conv_algo(item[3] if len(item) > 3 else "auto")
         arrays = [a.astype(np.float32) for a in arrays]
         cpu = run_kernel(op, arrays, attrs, device="cpu")
         gpu = run_kernel(op, arrays, attrs, device="cuda")
         runs += 1
-        if not all(close(a, b) for a, b in zip(cpu, gpu)):
-            bad.append(f"{op} (large)")
+        if not all(close(a, b, 2e-4 if len(item) > 3 else None) for a, b in zip(cpu, gpu)):
+            bad.append(f"{op} (large{', ' + item[3] if len(item) > 3 else ''})")
+    glassgrad.cuda.set_conv_algo("auto")
     glassgrad.cuda.synchronize()
     print(f"{runs} CUDA op runs, {len(bad)} mismatches")
     for b in bad:

@@ -31,7 +31,7 @@ const char* env(const char* name) {
 }
 bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
 
-Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking;
+Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune;
 
 }  // namespace
 
@@ -59,6 +59,10 @@ bool launch_blocking() {
     const char* e = env("GLASSGRAD_CUDA_LAUNCH_BLOCKING");
     return e[0] && e[0] != '0';
   });
+}
+void set_conv_autotune(bool on) { g_conv_autotune.set(on); }
+bool conv_autotune_enabled() {
+  return g_conv_autotune.get([] { return !is("GLASSGRAD_CONV_AUTOTUNE", "0"); });
 }
 }  // namespace cuda
 

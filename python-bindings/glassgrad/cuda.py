@@ -20,7 +20,8 @@ from . import _C
 __all__ = [
     "is_available", "why_unavailable", "device_count", "device_info", "synchronize", "memory_stats",
     "memory_allocated", "max_memory_allocated", "memory_cached", "empty_cache", "mem_get_info",
-    "built_with_kernels", "built_archs", "kernel_names", "set_conv_algo", "conv_algo", "set_launch_blocking",
+    "built_with_kernels", "built_archs", "kernel_names", "set_conv_algo", "conv_algo", "conv_choices",
+    "clear_conv_choices", "set_conv_autotune", "conv_autotune", "set_launch_blocking",
 ]
 
 
@@ -115,12 +116,36 @@ def kernel_names() -> List[str]:
 
 
 def set_conv_algo(algo: str) -> None:
-    """'auto' (per shape), 'direct' or 'igemm' (implicit GEMM) for the CUDA convolutions."""
+    """The CUDA convolutions' algorithm: 'auto' (per shape: heuristics, or the plan-time
+    autotuner that times the candidates once per shape and device), 'direct', 'igemm' (implicit
+    GEMM), 'winograd2' or 'winograd4' (Winograd F(2x2, 3x3) / F(4x4, 3x3), for 3x3 stride-1
+    float32 layers). A forced algorithm that does not apply to a shape falls back to 'igemm'."""
     _C.cuda_set_conv_algo(algo)
 
 
 def conv_algo() -> str:
     return _C.cuda_conv_algo()
+
+
+def conv_choices() -> list:
+    """One line per convolution shape planned so far: the algorithm and parameters chosen and how
+    (timed candidates with their times, or the heuristic and why)."""
+    return list(_C.cuda_conv_choices())
+
+
+def clear_conv_choices() -> None:
+    """Forgets the choices: the next plan of each shape chooses (and times) again."""
+    _C.cuda_clear_conv_choices()
+
+
+def set_conv_autotune(on: bool = True) -> None:
+    """Whether plans time the convolution candidates once per shape and device (on by default;
+    GLASSGRAD_CONV_AUTOTUNE=0 sets the default off). Off: the heuristics choose."""
+    _C.cuda_set_conv_autotune(bool(on))
+
+
+def conv_autotune() -> bool:
+    return bool(_C.cuda_conv_autotune())
 
 
 def set_launch_blocking(on: bool = True) -> None:

@@ -4,6 +4,7 @@
 
 #include "bindings.h"
 #include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 
@@ -45,6 +46,10 @@ void bind_cuda(py::module_& m) {
   m.def("cuda_kernel_names", &cuda::kernel_names);
   m.def("cuda_set_conv_algo", &cuda::set_conv_algo);
   m.def("cuda_conv_algo", &cuda::conv_algo);
+  m.def("cuda_conv_choices", &cuda::conv_choices);
+  m.def("cuda_clear_conv_choices", &cuda::clear_conv_choices);
+  m.def("cuda_set_conv_autotune", &cuda::set_conv_autotune);
+  m.def("cuda_conv_autotune", &cuda::conv_autotune_enabled);
   m.def("cuda_set_launch_blocking", &cuda::set_launch_blocking);
   m.def("cuda_launch_blocking", &cuda::launch_blocking);
 }

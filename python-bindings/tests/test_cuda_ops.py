@@ -105,10 +105,13 @@ def _out_hw(x, w, stride, pad):
     return ((x[2] + pad[0] + pad[1] - w[2]) // stride[0] + 1, (x[3] + pad[2] + pad[3] - w[3]) // stride[1] + 1)
 
 
-@pytest.mark.parametrize("algo", ["auto", "direct", "igemm"])
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("xs,ws,stride,pad", CONV_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in CONV_SHAPES])
-def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, stride, pad):
+# Winograd's transforms round differently from direct summation (kernels/cuda/winograd.cu):
+# float32 results within this fraction of the output's largest magnitude ('auto' may pick
+# either Winograd).
+WINOGRAD_TOL = {"winograd2": 5e-5, "winograd4": 2e-4, "auto": 2e-4}
+
+
+def _conv_parity(rng, algo, dtype, xs, ws, stride, pad):
     x, w, b = _rand(rng, *xs, dtype=dtype), _rand(rng, *ws, dtype=dtype), _rand(rng, ws[0], dtype=dtype)
     oh, ow = _out_hw(xs, ws, stride, pad)
     g = _rand(rng, xs[0], ws[0], oh, ow, dtype=dtype)
@@ -116,12 +119,56 @@ def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, s
     glassgrad.cuda.set_conv_algo(algo)
     try:
         for op, arrays, extra in [("Conv2D", [x, w, b], {}), ("Conv2D", [x, w], {}),
+                                  ("Conv2D", [x, w, b], {"activation": "relu"}),
                                   ("Conv2DBackwardInput", [g, w], {"input_shape": list(xs)}),
                                   ("Conv2DBackwardWeight", [x, g], {"weight_shape": list(ws)})]:
             cpu, gpu = run_both(op, arrays, {**attrs, **extra})
-            assert_parity(cpu[0], gpu[0], dtype, f"{op} {xs} {ws} algo={algo}")
+            tol = WINOGRAD_TOL.get(algo) if dtype == "float32" else None
+            atol = None if tol is None else tol * float(np.max(np.abs(cpu[0])))
+            assert_parity(cpu[0], gpu[0], dtype, f"{op} {extra.get('activation', '')} {xs} {ws} algo={algo}",
+                          atol=atol)
     finally:
         glassgrad.cuda.set_conv_algo("auto")
+
+
+@pytest.mark.parametrize("algo", ["auto", "direct", "igemm", "winograd2", "winograd4"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,stride,pad", CONV_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in CONV_SHAPES])
+def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, stride, pad):
+    """Every algorithm on every shape; a forced algorithm that does not apply (Winograd on a
+    strided or non-3x3 layer, or float64) runs the implicit GEMM."""
+    _conv_parity(rng, algo, dtype, xs, ws, stride, pad)
+
+
+WINOGRAD_SHAPES = [
+    ((4, 64, 16, 16), (64, 64, 3, 3), [1, 1], [1, 1, 1, 1]),      # a ResNet-18 stage-1 layer, smaller batch
+    ((2, 130, 6, 5), (70, 130, 3, 3), [1, 1], [0, 2, 1, 1]),      # ragged tiles, asymmetric padding, > 64 rows
+    ((3, 256, 4, 4), (256, 256, 3, 3), [1, 1], [1, 1, 1, 1]),     # one 4x4 tile per image (stage 4)
+    ((64, 64, 32, 32), (64, 64, 3, 3), [1, 1], [1, 1, 1, 1]),     # over 48 MiB of tiles: several passes
+]
+
+
+@pytest.mark.parametrize("algo", ["winograd2", "winograd4", "auto"])
+@pytest.mark.parametrize("xs,ws,stride,pad", WINOGRAD_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in WINOGRAD_SHAPES])
+def test_cuda_winograd_convolutions_match_cpu(rng, algo, xs, ws, stride, pad):
+    """Winograd F(2x2) and F(4x4) in all three directions on layer shapes (passes, splits of the
+    weight gradient, every product tile the heuristics pick); 'auto' times the candidates."""
+    _conv_parity(rng, algo, "float32", xs, ws, stride, pad)
+
+
+def test_cuda_conv_autotuner_caches_one_choice_per_shape(rng):
+    """The plan-time autotuner times the candidates once and reports its choice; a second call
+    of the same shape reuses it (the list does not grow) and the result still matches the CPU."""
+    glassgrad.cuda.clear_conv_choices()
+    xs, ws = (32, 64, 32, 32), (64, 64, 3, 3)  # 2.4 GFLOP: timed on GPUs of up to ~300 SMs
+    x, w = _rand(rng, *xs), _rand(rng, *ws)
+    attrs = {"stride": [1, 1], "padding": [1, 1, 1, 1]}
+    for _ in range(2):
+        cpu, gpu = run_both("Conv2D", [x, w], attrs)
+        assert_parity(cpu[0], gpu[0], "float32", "Conv2D tuned", atol=2e-4 * float(np.max(np.abs(cpu[0]))))
+    lines = [c for c in glassgrad.cuda.conv_choices() if c.startswith("Conv2D x [32, 64, 32, 32]")]
+    assert len(lines) == 1, glassgrad.cuda.conv_choices()
+    assert "timed:" in lines[0] and "winograd" in lines[0] and "implicit GEMM" in lines[0], lines[0]
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -124,82 +124,135 @@ struct Stager {
   }
 };
 
-// One launch computes every (tile, split) of the grid-stride loops below.
-template <typename T, typename Cfg, typename OpA, typename OpB, typename Store>
-__device__ void gemm_tiled(const OpA& opa, const OpB& opb, const Store& st, int M, int N, int Kdim, int splits,
-                           T* ws) {
+// Accumulates the BM x BN tile at (m0, n0) of A B over k in [kbeg, kend) into acc (which the
+// caller zeroed). Every thread of the block calls it with the same arguments (it holds
+// barriers); it ends with one, so the shared stages may be refilled at once.
+template <typename T, typename Cfg, typename OpA, typename OpB>
+__device__ __forceinline__ void tile_product(const OpA& opa, const OpB& opb, int M, int N, int m0, int n0,
+                                             int kbeg, int kend, T (&acc)[Cfg::TM][Cfg::TN]) {
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, THREADS = Cfg::THREADS;
   __shared__ __align__(16) T As[2][BK][BM + 4];
   __shared__ __align__(16) T Bs[2][BK][BN + 4];
   const int tid = threadIdx.x, tx = tid % Cfg::TX, ty = tid / Cfg::TX;
-  const int tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
-  const int chunk = ((Kdim + splits - 1) / splits + BK - 1) / BK * BK;
+  Stager<T, OpA, BM, BK, THREADS> sa;
+  Stager<T, OpB, BN, BK, THREADS> sb;
+  sa.init(opa, tid, m0, M);
+  sb.init(opb, tid, n0, N);
+  sa.fetch(opa, kbeg, kend);
+  sb.fetch(opb, kbeg, kend);
+  sa.store(As[0]);
+  sb.store(Bs[0]);
+  __syncthreads();
+  int cur = 0;
+  for (int kb = kbeg; kb < kend; kb += BK) {
+    const bool more = kb + BK < kend;
+    if (more) {
+      sa.fetch(opa, kb + BK, kend);
+      sb.fetch(opb, kb + BK, kend);
+    }
+#pragma unroll
+    for (int kk = 0; kk < BK; ++kk) {
+      T a[TM], b[TN];
+      load_fragment<TM, BM>(&As[cur][kk][0], ty, a);
+      load_fragment<TN, BN>(&Bs[cur][kk][0], tx, b);
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+    }
+    if (more) {
+      sa.store(As[cur ^ 1]);
+      sb.store(Bs[cur ^ 1]);
+    }
+    __syncthreads();  // the stage just read is rewritten next step (or next tile)
+    cur ^= 1;
+  }
+}
+
+// Hands the tile's accumulators to a store functor: col(n) once per column, then
+// (m, col, value) for every in-range element.
+template <typename T, typename Cfg, typename Store>
+__device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0, int n0,
+                                           const T (&acc)[Cfg::TM][Cfg::TN]) {
+  const int tx = threadIdx.x % Cfg::TX, ty = threadIdx.x / Cfg::TX;
+#pragma unroll
+  for (int j = 0; j < Cfg::TN; ++j) {
+    const int n = n0 + fragment_row<Cfg::TN, Cfg::BN>(tx, j);
+    if (n >= N) continue;
+    const typename Store::Col col = st.col(n);
+#pragma unroll
+    for (int i = 0; i < Cfg::TM; ++i) {
+      const int m = m0 + fragment_row<Cfg::TM, Cfg::BM>(ty, i);
+      if (m < M) st(m, col, acc[i][j]);
+    }
+  }
+}
+
+// Dense partial-sum store of split z: ws[z][m][n].
+template <typename T>
+struct PartialStore {
+  typedef T* Col;
+  T* ws;
+  int N;
+  __device__ __forceinline__ T* col(int n) const { return ws + n; }
+  __device__ __forceinline__ void operator()(int m, T* c, T v) const { c[(int64_t)m * N] = v; }
+};
+
+template <typename T, typename Cfg>
+__device__ __forceinline__ void zero(T (&acc)[Cfg::TM][Cfg::TN]) {
+#pragma unroll
+  for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+    for (int j = 0; j < Cfg::TN; ++j) acc[i][j] = T(0);
+}
+
+// k range of split z: chunks of whole BK steps.
+template <int BK>
+__device__ __forceinline__ int split_chunk(int Kdim, int splits) {
+  return ((Kdim + splits - 1) / splits + BK - 1) / BK * BK;
+}
+
+// One launch computes every (tile, split) of the grid-stride loops below.
+template <typename T, typename Cfg, typename OpA, typename OpB, typename Store>
+__device__ void gemm_tiled(const OpA& opa, const OpB& opb, const Store& st, int M, int N, int Kdim, int splits,
+                           T* ws) {
+  const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+  const int chunk = split_chunk<Cfg::BK>(Kdim, splits);
   for (int z = blockIdx.z; z < splits; z += gridDim.z)
     for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
       for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
-        const int m0 = tm * BM, n0 = tn * BN;
+        const int m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
         const int kbeg = z * chunk, kend = min(kbeg + chunk, Kdim);
-        T acc[TM][TN];
-#pragma unroll
-        for (int i = 0; i < TM; ++i)
-#pragma unroll
-          for (int j = 0; j < TN; ++j) acc[i][j] = T(0);
-        if (kbeg < kend) {
-          Stager<T, OpA, BM, BK, THREADS> sa;
-          Stager<T, OpB, BN, BK, THREADS> sb;
-          sa.init(opa, tid, m0, M);
-          sb.init(opb, tid, n0, N);
-          sa.fetch(opa, kbeg, kend);
-          sb.fetch(opb, kbeg, kend);
-          sa.store(As[0]);
-          sb.store(Bs[0]);
-          __syncthreads();
-          int cur = 0;
-          for (int kb = kbeg; kb < kend; kb += BK) {
-            const bool more = kb + BK < kend;
-            if (more) {
-              sa.fetch(opa, kb + BK, kend);
-              sb.fetch(opb, kb + BK, kend);
-            }
-#pragma unroll
-            for (int kk = 0; kk < BK; ++kk) {
-              T a[TM], b[TN];
-              load_fragment<TM, BM>(&As[cur][kk][0], ty, a);
-              load_fragment<TN, BN>(&Bs[cur][kk][0], tx, b);
-#pragma unroll
-              for (int i = 0; i < TM; ++i)
-#pragma unroll
-                for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
-            }
-            if (more) {
-              sa.store(As[cur ^ 1]);
-              sb.store(Bs[cur ^ 1]);
-            }
-            __syncthreads();  // the stage just read is rewritten next step (or next tile)
-            cur ^= 1;
-          }
-        }
-#pragma unroll
-        for (int j = 0; j < TN; ++j) {
-          const int n = n0 + fragment_row<TN, BN>(tx, j);
-          if (n >= N) continue;
-          if (splits > 1) {
-            T* out = ws + (int64_t)z * M * N + n;
-#pragma unroll
-            for (int i = 0; i < TM; ++i) {
-              const int m = m0 + fragment_row<TM, BM>(ty, i);
-              if (m < M) out[(int64_t)m * N] = acc[i][j];
-            }
-          } else {
-            const typename Store::Col col = st.col(n);
-#pragma unroll
-            for (int i = 0; i < TM; ++i) {
-              const int m = m0 + fragment_row<TM, BM>(ty, i);
-              if (m < M) st(m, col, acc[i][j]);
-            }
-          }
-        }
+        T acc[Cfg::TM][Cfg::TN];
+        zero<T, Cfg>(acc);
+        if (kbeg < kend) tile_product<T, Cfg>(opa, opb, M, N, m0, n0, kbeg, kend, acc);
+        if (splits > 1)
+          tile_store<T, Cfg>(PartialStore<T>{ws + (int64_t)z * M * N, N}, M, N, m0, n0, acc);
+        else
+          tile_store<T, Cfg>(st, M, N, m0, n0, acc);
       }
+}
+
+// A batch of products of one shape (Winograd's one product per transform element):
+// blockIdx.z runs over batch * splits; product b's operands are pb.a(b), pb.b(b), and split z
+// of it stores through pb.store(b, z) (every split stores its tile, zeros included, so a
+// consumer may sum all splits).
+template <typename T, typename Cfg, typename Batch>
+__device__ void gemm_batched(const Batch& pb, int M, int N, int Kdim, int batch, int splits) {
+  const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+  const int chunk = split_chunk<Cfg::BK>(Kdim, splits);
+  for (int bz = blockIdx.z; bz < batch * splits; bz += gridDim.z) {
+    const int b = bz / splits, z = bz - b * splits;
+    const int kbeg = z * chunk, kend = min(kbeg + chunk, Kdim);
+    for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
+      for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
+        const int m0 = tm * Cfg::BM, n0 = tn * Cfg::BN;
+        T acc[Cfg::TM][Cfg::TN];
+        zero<T, Cfg>(acc);
+        if (kbeg < kend) tile_product<T, Cfg>(pb.a(b), pb.b(b), M, N, m0, n0, kbeg, kend, acc);
+        tile_store<T, Cfg>(pb.store(b, z), M, N, m0, n0, acc);
+      }
+  }
 }
 
 // out(m, n) = sum_z ws[z][m][n], z ascending, handed to the store functor.

@@ -79,6 +79,27 @@ struct GGConvGemm {
   GGFastDiv div_Wp, div_RaSa, div_Sa;
 };
 
+// Winograd F(m x m, 3 x 3) convolutions, stride 1 (winograd.cu). One geometry serves the
+// forward (src x, dst y, filter w), the input gradient (src dy, dst dx, filter w transposed and
+// rotated, pt/pl = 2 - padding) and the weight gradient (src x, tiles over dy):
+//   dst[n, co, oh, ow] = sum_{ci, r, s} src[n, ci, oh - pt + r, ow - pl + s] * f[co, ci, r, s]
+// dst is cut into m x m tiles, TH x TW per image, P = N * TH * TW in all; a pass transforms
+// the tiles [p0, p0 + pc) (passes bound the workspace). 32-bit indices (launcher-checked).
+struct GGWino {
+  int32_t N, Ci, Hi, Wi;             // source
+  int32_t Co, Ho, Wo;                // destination (weight gradient: dy's K, OH, OW)
+  int32_t pt, pl;                    // source offset of destination (0, 0) is (-pt, -pl)
+  int32_t TH, TW, P;                 // tiles
+  int32_t p0, pc;                    // this pass's tiles
+  int32_t splits;                    // weight gradient: partitions of the tile axis
+  int32_t flip;                      // filter: f[co, ci] = w[ci, co] rotated 180 degrees
+  int32_t accumulate;                // weight gradient GEMM: add to the partial sums (passes > 0)
+  int32_t relu;                      // output transform: max(0, .) after the bias
+  GGFastDiv div_T;                   // TH * TW
+  GGFastDiv div_TW;
+  GGFastDiv div_pc;
+};
+
 // Batch normalization of x [N, C, I] (I = product of the trailing axes): the per-channel sums
 // run in P partitions of `chunk` consecutive values of the channel's M = N * I (blocks (q, c)),
 // merged in order by a per-channel finishing kernel. Indices are 32-bit (the launcher refuses

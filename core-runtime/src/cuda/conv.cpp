@@ -1,27 +1,34 @@
-// Launchers of the 2-D convolutions (kernels/cuda/conv.cu): Conv2D, Conv2DBackwardInput,
-// Conv2DBackwardWeight, each with a direct and an implicit-GEMM kernel.
+// Launchers of the 2-D convolutions (kernels/cuda/conv.cu, winograd.cu): Conv2D,
+// Conv2DBackwardInput, Conv2DBackwardWeight, each with its algorithms (conv.h) and their
+// parameters; conv_tuner.cpp picks one per shape and device.
 //
-// Choice per shape (set_conv_algo("auto")): the direct kernels where a GEMM tile would mostly
-// hold zeros (forward: C*R*S <= 32; input gradient: C <= 4 or K*R*S <= 64, i.e. the first
-// layers), implicit GEMM otherwise, and always for the weight gradient (whose long reduction
-// the GEMM splits across blocks). On an H200 the input gradient of a 1-channel 28x28 layer took
-// 0.03 ms direct against 0.22 ms as a GEMM with 1 of 64 rows used; the direct weight gradient
-// of SimpleCNN's first layer took 31 us, one block per weight element.
-// "direct" / "igemm" force one (direct only where its shared-memory tiles fit; otherwise
-// implicit GEMM runs). Every valid shape runs on one of them. The GEMM's tile shape and k
-// split are chosen by choose_gemm() below.
+// Heuristics (what runs without timing, and the first candidate the tuner times):
+//  * direct kernels where a GEMM tile would mostly hold zeros (forward: C*R*S <= 32; input
+//    gradient: C <= 4 or K*R*S <= 64, i.e. the first layers). On an H200 the input gradient of
+//    a 1-channel 28x28 layer took 0.03 ms direct against 0.22 ms as a GEMM with 1 of 64 rows
+//    used; the direct weight gradient of SimpleCNN's first layer took 31 us, one block per
+//    weight element, so weight gradients always use a GEMM.
+//  * implicit GEMM otherwise; tile shape and k split from the shapes and the multiprocessor
+//    count (choose_gemm below).
+//  * Winograd only when forced (set_conv_algo) or timed faster: its gain depends on the
+//    channel counts, image size and GPU in ways the tuner measures better than a rule.
+// set_conv_algo("direct" | "igemm" | "winograd2" | "winograd4") forces one where it applies
+// (direct where its shared-memory tiles fit, Winograd for 3x3 stride-1 float32 layers);
+// otherwise the implicit GEMM runs. Every valid shape runs on one of them.
+#include "cuda/conv.h"
+
 #include <algorithm>
 #include <cstdlib>
 
 #include "../../kernels/cuda/fast_div.h"
 #include "cuda/conv_support.h"
-#include "cuda/launch.h"
 #include "cuda/registry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
 
 namespace glassgrad {
 namespace cuda {
+namespace conv {
 
 // The CUDA functions launched here (functions.h): every GEMM tile for float, 32x128 for double.
 const FunctionNames kConvFunctions({"gg_conv_fwd_direct", "gg_conv_bwd_input_direct", "gg_conv_bwd_weight_direct",
@@ -33,80 +40,49 @@ const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_inpu
                                      "gg_conv_bwd_weight_gemm64x128", "gg_conv_fwd_gemm128x128",
                                      "gg_conv_bwd_input_gemm128x128", "gg_conv_bwd_weight_gemm128x128"},
                                     {DType::Float32});
+const FunctionNames kWinogradFunctions(
+    {"gg_wino2_filter", "gg_wino2_input", "gg_wino2_output", "gg_wino2_grad_output", "gg_wino2_grad_filter",
+     "gg_wino4_filter", "gg_wino4_input", "gg_wino4_output", "gg_wino4_grad_output", "gg_wino4_grad_filter",
+     "gg_wino_gemm128x128", "gg_wino_gemm64x128", "gg_wino_gemm32x128", "gg_wino_wgrad_gemm128x128",
+     "gg_wino_wgrad_gemm64x128", "gg_wino_wgrad_gemm64x64"},
+    {DType::Float32});
 
 namespace {
 
 constexpr int64_t kDirectInBytes = 16384, kDirectWBytes = 8192;  // as in conv.cu
 
-// x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW]: the engine's geometry (conv_geometry.h) in the
-// kernels' parameter block. Grouped and dilated convs are refused before this is used.
-GGConv geometry(const Shape& x, const Shape& w, const Shape& y, const Attrs& a) {
-  const Conv2DGeometry c = Conv2DGeometry::from(x, w, a);
-  GGConv g{};
-  g.N = c.n;
-  g.C = c.c;
-  g.H = c.h;
-  g.W = c.w;
-  g.K = c.k;
-  g.R = c.r;
-  g.S = c.s;
-  g.OH = y[2];
-  g.OW = y[3];
-  g.sh = c.sh;
-  g.sw = c.sw;
-  g.pt = c.pt;
-  g.pl = c.pl;
-  return g;
-}
-
-int algo() {
-  const std::string a = conv_algo();
-  return a == "auto" ? 0 : a == "direct" ? 1 : 2;
-}
-
-bool want_direct(bool small) {
-  const int a = algo();
-  return a == 1 || (a == 0 && small);
-}
-
 // ---- implicit GEMM: tile shape and k partitions -------------------------------------------
-// Both depend on the shapes and dtype only (never on the device), so the workspace the
-// planner reserves always matches the launch, and every GPU sums in the same order.
 struct GemmChoice {
   const char* tile;  // kernel name infix
   int64_t bm, bn, threads;
   int64_t splits;
 };
 
-// Threads the split aims for: ~2 blocks of 128 per SM on a 132-SM GPU. GLASSGRAD_CONV_TARGET_THREADS
-// overrides it (read once, at the first convolution; for tuning with benchmarks/conv_vs_cudnn.py).
-int64_t target_threads() {
-  static const int64_t t = [] {
-    const char* e = std::getenv("GLASSGRAD_CONV_TARGET_THREADS");
-    const long long v = e ? std::atoll(e) : 0;
-    return v > 0 ? static_cast<int64_t>(v) : int64_t(32768);
-  }();
-  return t;
-}
-constexpr int64_t kMinSplitLength = 64;        // each k partition keeps >= 8 steps of 8
+constexpr int64_t kMinSplitLength = 64;  // each k partition keeps >= 8 steps of 8
 constexpr int64_t kMaxSplits = 256;
 // Partial sums live in the step's memory plan. On ResNet-18 at batch 32 (H200) the 19 MiB of
 // layer 4's weight gradient sit on the peak (+17 MiB, 363 MiB), but capping them at 8 MiB
 // cost 0.5 ms a step (7.8 -> 8.3 ms): time wins; a memory budget still bounds the total.
 constexpr int64_t kMaxWorkspaceBytes = int64_t(64) << 20;
+// Winograd's transformed tiles: passes are cut so the workspace stays under this (ResNet-18's
+// stage-1 layers at batch 32 take one F(4x4) pass).
+constexpr int64_t kMaxWinogradBytes = int64_t(48) << 20;
 
-// `weight_grad`: the weight gradient's long reduction gains from twice the blocks (H200:
-// 179 -> 148 us on [32,64,32,32]->64) where the forward and input gradient lose to the extra
-// partial sums (106 -> 137 us).
-GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt, bool weight_grad = false) {
-  const int64_t target = target_threads() * (weight_grad ? 2 : 1);
-  GemmChoice c{"32x128", 32, 128, 128, 1};
+// Tile shape and k split for a product of M x N over Kdim aiming at `target` threads: large
+// tiles unless they leave most multiprocessors idle, then k split until the target is met.
+// `tile` (float32: 0 128x128, 1 64x128, 2 32x128) overrides the tile shape.
+GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt, int64_t target, int tile = -1) {
+  static const GemmChoice kTiles[3] = {
+      {"128x128", 128, 128, 256, 1}, {"64x128", 64, 128, 128, 1}, {"32x128", 32, 128, 128, 1}};
+  GemmChoice c = kTiles[2];
   const auto tiles = [&](const GemmChoice& t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn); };
-  if (dt == DType::Float32) {
-    if (M > 64) c = GemmChoice{"128x128", 128, 128, 256, 1};
-    else if (M > 32) c = GemmChoice{"64x128", 64, 128, 128, 1};
+  if (dt == DType::Float32 && tile >= 0 && tile < 3) {
+    c = kTiles[tile];
+  } else if (dt == DType::Float32) {
+    if (M > 64) c = kTiles[0];
+    else if (M > 32) c = kTiles[1];
     // Large tiles that leave most SMs idle: halve the rows and split k instead.
-    if (c.bm == 128 && tiles(c) * c.threads < target) c = GemmChoice{"64x128", 64, 128, 128, 1};
+    if (c.bm == 128 && tiles(c) * c.threads < target) c = kTiles[1];
   }
   const int64_t item = static_cast<int64_t>(dtype_size(dt));
   while (tiles(c) * c.splits * c.threads < target && Kdim / (2 * c.splits) >= kMinSplitLength &&
@@ -156,9 +132,8 @@ struct GemmDims {
   int64_t M, N, Kdim;
 };
 
-enum class ConvOp { Forward, BackwardInput, BackwardWeight };
-const char* kernel_infix(ConvOp op) {
-  return op == ConvOp::Forward ? "fwd" : op == ConvOp::BackwardInput ? "bwd_input" : "bwd_weight";
+const char* kernel_infix(Op op) {
+  return op == Op::Forward ? "fwd" : op == Op::BackwardInput ? "bwd_input" : "bwd_weight";
 }
 
 // Backward-input phase (ph, pw) of the strides (see GGConvGemm in params.h): its sub-image of
@@ -190,12 +165,12 @@ struct ConvGemm {
 // The GEMMs an op runs, in launch order: one, or for the input gradient one per stride phase
 // that has dx pixels. The workspace functions and the launchers both iterate this list, so
 // the planned workspace always covers the launches.
-std::vector<ConvGemm> conv_gemms(ConvOp op, const GGConv& g) {
+std::vector<ConvGemm> conv_gemms(Op op, const GGConv& g) {
   GGConvGemm q = gemm_geometry(g);
   switch (op) {
-    case ConvOp::Forward: return {{{g.K, g.N * g.OH * g.OW, g.C * g.R * g.S}, q}};
-    case ConvOp::BackwardWeight: return {{{g.K, g.C * g.R * g.S, g.N * g.OH * g.OW}, q}};
-    case ConvOp::BackwardInput: break;
+    case Op::Forward: return {{{g.K, g.N * g.OH * g.OW, g.C * g.R * g.S}, q}};
+    case Op::BackwardWeight: return {{{g.K, g.C * g.R * g.S, g.N * g.OH * g.OW}, q}};
+    case Op::BackwardInput: break;
   }
   std::vector<ConvGemm> phases;
   for (int64_t ph = 0; ph < g.sh; ++ph)
@@ -207,64 +182,333 @@ std::vector<ConvGemm> conv_gemms(ConvOp op, const GGConv& g) {
   return phases;
 }
 
-GemmChoice choose_gemm(ConvOp op, const GemmDims& d, DType dt) {
-  return choose_gemm(d.M, d.N, d.Kdim, dt, op == ConvOp::BackwardWeight);
-}
-
-// Workspace of the split-k partial sums (0 when no GEMM splits). The GEMMs of one op run one
-// after another on one stream and share it: the largest.
-size_t gemm_workspace(ConvOp op, const GGConv& g, DType dt) {
+// Split-k partial sums of the GEMMs (0 when none splits). The GEMMs of one op run one after
+// another on one stream and share it: the largest.
+size_t gemm_workspace(const Problem& p, int64_t target, int tile) {
   size_t most = 0;
-  for (const ConvGemm& cg : conv_gemms(op, g)) most = std::max(most, split_bytes(choose_gemm(op, cg.d, dt), cg.d.M, cg.d.N, dt));
+  for (const ConvGemm& cg : conv_gemms(p.op, p.g))
+    most = std::max(most,
+                    split_bytes(choose_gemm(cg.d.M, cg.d.N, cg.d.Kdim, p.dt, target, tile), cg.d.M, cg.d.N, p.dt));
   return most;
 }
 
 // Runs an op's implicit GEMMs: each tiled kernel (partial sums into the workspace when it
-// splits k and the plan provided one) and, when split, the reduction into `out`.
-void run_gemms(const KernelContext& c, const LaunchSite& site, ConvOp op, const GGConv& g, void* out, void* a0,
-               void* a1, void* bias, bool has_bias) {
-  DeviceState& s = state_of(c);
-  CUstream st = stream_of(s, &c);
-  const DType dt = c.outputs[0].dtype();
-  const std::string infix = std::string("gg_conv_") + kernel_infix(op);
-  for (const ConvGemm& cg : conv_gemms(op, g)) {
+// splits k and the workspace holds them) and, when split, the reduction into `out`.
+void run_gemms(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, int64_t target, int tile,
+               const Buffers& b) {
+  const std::string infix = std::string("gg_conv_") + kernel_infix(p.op);
+  void* out = b.out;
+  // kernel operand order: (x, w), (dy, w), (dy, x)
+  void* a0 = const_cast<void*>(p.op == Op::BackwardWeight ? b.a1 : b.a0);
+  void* a1 = const_cast<void*>(p.op == Op::BackwardWeight ? b.a0 : b.a1);
+  void* bias = const_cast<void*>(b.bias);
+  for (const ConvGemm& cg : conv_gemms(p.op, p.g)) {
     const GemmDims& d = cg.d;
-    GemmChoice t = choose_gemm(op, d, dt);
-    if (t.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < split_bytes(t, d.M, d.N, dt))) t.splits = 1;
+    GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, p.dt, target, tile);
+    if (t.splits > 1 && (b.ws == nullptr || b.ws_bytes < split_bytes(t, d.M, d.N, p.dt))) t.splits = 1;
     GGConvGemm q = cg.q;
     q.splits = static_cast<int32_t>(t.splits);
-    void* ws = t.splits > 1 ? c.workspace : nullptr;
-    const std::string gemm = kname((infix + "_gemm" + t.tile).c_str(), dt);
+    void* ws = t.splits > 1 ? b.ws : nullptr;
+    const std::string gemm = kname((infix + "_gemm" + t.tile).c_str(), p.dt);
     const Dim3 grid = gemm_grid(t, d.M, d.N), block{static_cast<unsigned>(t.threads)};
-    if (has_bias)
+    if (p.op == Op::Forward)
       launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, bias, ws);
     else
       launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, ws);
     if (t.splits <= 1) continue;
-    const std::string reduce = kname((infix + "_reduce").c_str(), dt);
+    const std::string reduce = kname((infix + "_reduce").c_str(), p.dt);
     const Dim3 rgrid{blocks_for(s, d.M * d.N, 256)}, rblock{256};
-    if (has_bias)
+    if (p.op == Op::Forward)
       launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, bias, static_cast<const void*>(ws));
     else
       launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, static_cast<const void*>(ws));
   }
 }
 
+// ---- direct kernels ---------------------------------------------------------------------------
+bool direct_fits(const Problem& p) {
+  const GGConv& g = p.g;
+  const int64_t item = static_cast<int64_t>(dtype_size(p.dt));
+  switch (p.op) {
+    case Op::Forward: {
+      const int64_t iht = 15 * g.sh + g.R, iwt = 15 * g.sw + g.S;
+      return 8 * g.C * g.R * g.S * item <= kDirectWBytes && iht * iwt * item <= kDirectInBytes;
+    }
+    case Op::BackwardInput: return g.K * g.R * g.S * item <= kDirectWBytes;
+    case Op::BackwardWeight: return true;
+  }
+  return false;
+}
+
+// Small enough for the direct kernels to be worth timing against the GEMM.
+bool direct_candidate(const Problem& p) {
+  const GGConv& g = p.g;
+  return direct_fits(p) && (p.op == Op::BackwardInput ? g.C <= 8 || g.K * g.R * g.S <= 128 : g.C * g.R * g.S <= 64);
+}
+
+bool direct_preferred(const Problem& p) {
+  const GGConv& g = p.g;
+  switch (p.op) {
+    case Op::Forward: return g.C * g.R * g.S <= 32;
+    case Op::BackwardInput: return g.C <= 4 || g.K * g.R * g.S <= 64;
+    case Op::BackwardWeight: return false;
+  }
+  return false;
+}
+
+void run_direct(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Buffers& b) {
+  const GGConv& g = p.g;
+  void* out = b.out;
+  void* a0 = const_cast<void*>(b.a0);
+  void* a1 = const_cast<void*>(b.a1);
+  switch (p.op) {
+    case Op::Forward: {
+      const int64_t tiles = ((g.OH + 15) / 16) * ((g.OW + 15) / 16);
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles, 1 << 30)), cap_yz((g.K + 7) / 8), cap_yz(g.N)};
+      launch(s, st, kname("gg_conv_fwd_direct", p.dt).c_str(), grid, Dim3{256}, site, g, out, a0, a1,
+             const_cast<void*>(b.bias));
+      return;
+    }
+    case Op::BackwardInput: {
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>((g.H * g.W + 255) / 256, 4096)), cap_yz(g.C),
+                      cap_yz(g.N)};
+      launch(s, st, kname("gg_conv_bwd_input_direct", p.dt).c_str(), grid, Dim3{256}, site, g, out, a0, a1);
+      return;
+    }
+    case Op::BackwardWeight: {
+      const int64_t n = g.K * g.C * g.R * g.S, np = g.N * g.OH * g.OW;
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(n, int64_t(s.info.multiprocessors) * 32))};
+      launch(s, st, kname("gg_conv_bwd_weight_direct", p.dt).c_str(), grid, Dim3{pow2_block(np, 32, 256)}, site, g,
+             out, a1, a0);  // kernel order: dw, dy, x
+      return;
+    }
+  }
+}
+
+// ---- Winograd ---------------------------------------------------------------------------------
+winograd::Conv wino_conv(const GGConv& g) { return {g.N, g.C, g.H, g.W, g.K, g.OH, g.OW, g.pt, g.pl}; }
+
+winograd::Dir wino_dir(Op op) {
+  return op == Op::Forward ? winograd::Dir::Forward
+                           : op == Op::BackwardInput ? winograd::Dir::BackwardInput : winograd::Dir::BackwardWeight;
+}
+
+Choice wino_choice(const Problem& p, int m, int tile, int64_t target) {
+  Choice c;
+  c.algo = Algo::Winograd;
+  c.wino = winograd::choose(wino_dir(p.op), wino_conv(p.g), m, tile, target, kMaxWinogradBytes, 4);
+  return c;
+}
+
+// Multiprocessors' worth of threads the products aim at (GLASSGRAD_CONV_TARGET_THREADS
+// overrides it, read once; for tuning the heuristics with benchmarks/conv_vs_cudnn.py).
+int64_t base_target(int64_t sms) {
+  static const int64_t fixed = [] {
+    const char* e = std::getenv("GLASSGRAD_CONV_TARGET_THREADS");
+    const long long v = e ? std::atoll(e) : 0;
+    return v > 0 ? static_cast<int64_t>(v) : int64_t(0);
+  }();
+  return fixed > 0 ? fixed : std::max<int64_t>(1, sms) * 256;
+}
+
+int forced_algo() {  // set_conv_algo: 0 auto, 1 direct, 2 igemm, 3 winograd2, 4 winograd4
+  const std::string a = conv_algo();
+  return a == "auto" ? 0 : a == "direct" ? 1 : a == "igemm" ? 2 : a == "winograd2" ? 3 : 4;
+}
+
+}  // namespace
+
+bool winograd_applies(const Problem& p) {
+  const GGConv& g = p.g;
+  return p.dt == DType::Float32 && g.R == 3 && g.S == 3 && g.sh == 1 && g.sw == 1 && g.OH > 0 && g.OW > 0 &&
+         g.N > 0 && g.C > 0 && g.K > 0;
+}
+
+std::string Choice::describe() const {
+  static const char* const kTileNames[3] = {"128x128", "64x128", "32x128"};
+  switch (algo) {
+    case Algo::Direct: return "direct";
+    case Algo::Gemm:
+      return std::string("implicit GEMM") + (gemm_tile >= 0 ? std::string(" tile ") + kTileNames[gemm_tile] : "") +
+             " (target " + std::to_string(target) + " threads)";
+    case Algo::Winograd:
+      return "winograd F(" + std::to_string(wino.m) + "x" + std::to_string(wino.m) + ") tile " +
+             winograd::tile(wino.tile).name + ", " + std::to_string(wino.pc) + " tiles a pass" +
+             (wino.splits > 1 ? ", " + std::to_string(wino.splits) + " splits" : "");
+  }
+  return "?";
+}
+
+Choice heuristic(const Problem& p, int64_t sms) {
+  const int f = forced_algo();
+  Choice c;
+  c.target = base_target(sms) * (p.op == Op::BackwardWeight ? 2 : 1);
+  if ((f == 3 || f == 4) && winograd_applies(p)) return wino_choice(p, f == 3 ? 2 : 4, -1, base_target(sms));
+  if (direct_fits(p) && (f == 1 || (f == 0 && direct_preferred(p)))) c.algo = Algo::Direct;
+  return c;
+}
+
+std::vector<Choice> candidates(const Problem& p, int64_t sms) {
+  std::vector<Choice> out{heuristic(p, sms)};
+  if (forced_algo() != 0) return out;
+  const auto same = [&](const Choice& a, const Choice& b) {
+    if (a.algo != b.algo) return false;
+    if (a.algo == Algo::Winograd)
+      return a.wino.m == b.wino.m && a.wino.tile == b.wino.tile && a.wino.splits == b.wino.splits &&
+             a.wino.pc == b.wino.pc;
+    if (a.algo == Algo::Gemm) {  // the same tiles and splits for every GEMM of the op
+      for (const ConvGemm& cg : conv_gemms(p.op, p.g)) {
+        const GemmChoice x = choose_gemm(cg.d.M, cg.d.N, cg.d.Kdim, p.dt, a.target, a.gemm_tile);
+        const GemmChoice y = choose_gemm(cg.d.M, cg.d.N, cg.d.Kdim, p.dt, b.target, b.gemm_tile);
+        if (x.bm != y.bm || x.splits != y.splits) return false;
+      }
+    }
+    return true;
+  };
+  const auto add = [&](const Choice& c) {
+    for (const Choice& o : out)
+      if (same(o, c)) return;
+    out.push_back(c);
+  };
+  if (direct_candidate(p)) {
+    Choice d;
+    d.algo = Algo::Direct;
+    add(d);
+  }
+  const int64_t base = base_target(sms);
+  for (int64_t scale : {1, 2, 4, 8}) {  // fewer or more k partitions than the heuristic's
+    Choice c;
+    c.target = base * scale / 2;
+    add(c);
+  }
+  if (p.dt == DType::Float32)
+    for (int t = 0; t < 3; ++t) {  // every tile shape, at the heuristic's target
+      Choice c;
+      c.target = base * (p.op == Op::BackwardWeight ? 2 : 1);
+      c.gemm_tile = t;
+      add(c);
+    }
+  if (winograd_applies(p)) {
+    for (int m : {2, 4}) {
+      add(wino_choice(p, m, -1, base));
+      for (int t = 0; t < winograd::kTileCount; ++t)
+        if (winograd::has_tile(wino_dir(p.op), t) && t != 2) add(wino_choice(p, m, t, base));
+      if (p.op == Op::BackwardWeight) add(wino_choice(p, m, -1, base * 4));
+    }
+  }
+  return out;
+}
+
+size_t workspace_bytes(const Problem& p, const Choice& c) {
+  switch (c.algo) {
+    case Algo::Direct: return 0;
+    case Algo::Gemm: return gemm_workspace(p, c.target, c.gemm_tile);
+    case Algo::Winograd:
+      return static_cast<size_t>(winograd::workspace_elements(wino_dir(p.op), wino_conv(p.g), c.wino)) * sizeof(float);
+  }
+  return 0;
+}
+
+void execute(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Choice& c,
+             const Buffers& b) {
+  if (c.algo == Algo::Winograd && b.ws != nullptr && b.ws_bytes >= workspace_bytes(p, c)) {
+    const auto launcher = [&](const char* kernel, unsigned gx, unsigned gy, unsigned gz, unsigned threads,
+                              auto... args) { launch(s, st, kernel, Dim3{gx, gy, gz}, Dim3{threads}, site, args...); };
+    winograd::run(launcher, wino_dir(p.op), wino_conv(p.g), c.wino, int64_t(s.info.multiprocessors) * 32,
+                  static_cast<float*>(b.out), static_cast<const float*>(b.a0), static_cast<const float*>(b.a1),
+                  static_cast<const float*>(b.bias), p.relu, static_cast<float*>(b.ws));
+    return;
+  }
+  if (c.algo == Algo::Direct && direct_fits(p))
+    run_direct(s, st, site, p, b);
+  else  // Gemm, or a choice the workspace does not cover: the GEMM (splits only where it fits)
+    run_gemms(s, st, site, p, c.algo == Algo::Gemm ? c.target : base_target(s.info.multiprocessors),
+              c.algo == Algo::Gemm ? c.gemm_tile : -1, b);
+}
+
+namespace {
+
+// x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW]: the engine's geometry (conv_geometry.h) in the
+// kernels' parameter block. Grouped and dilated convs are refused before this is used.
+GGConv geometry(const Conv2DGeometry& c, const Shape& y) {
+  GGConv g{};
+  g.N = c.n;
+  g.C = c.c;
+  g.H = c.h;
+  g.W = c.w;
+  g.K = c.k;
+  g.R = c.r;
+  g.S = c.s;
+  g.OH = y[2];
+  g.OW = y[3];
+  g.sh = c.sh;
+  g.sw = c.sw;
+  g.pt = c.pt;
+  g.pl = c.pl;
+  return g;
+}
+
+bool fused_relu(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu"; }
+
+Problem problem(Op op, const Shape& x, const Shape& w, const Shape& y, const Attrs& a, DType dt, const Device& dev,
+                bool bias) {
+  Problem p;
+  p.op = op;
+  p.g = geometry(Conv2DGeometry::from(x, w, a), y);
+  p.dt = dt;
+  p.device = dev.index;
+  p.has_bias = bias;
+  p.relu = op == Op::Forward && fused_relu(a);
+  return p;
+}
+
+// Grouped and dilated convolutions have no CUDA kernel: the kernel refuses them, so no workspace.
+bool supported(const Shape& x, const Shape& w, const Attrs& a) {
+  const Conv2DGeometry g = Conv2DGeometry::from(x, w, a);
+  return !g.grouped() && !g.dilated();
+}
+
 size_t fwd_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: x, w (, bias); output y
-  return gemm_workspace(ConvOp::Forward, geometry(in.at(0).shape, in.at(1).shape, out.at(0).shape, a), out.at(0).dtype);
+  if (!supported(in.at(0).shape, in.at(1).shape, a)) return 0;
+  const Problem p = problem(Op::Forward, in.at(0).shape, in.at(1).shape, out.at(0).shape, a, out.at(0).dtype,
+                            out.at(0).device, in.size() > 2);
+  return out.at(0).numel() == 0 ? 0 : workspace_bytes(p, choose(p, true));
 }
 
 size_t input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: grad_out dy, w; output dx
-  return gemm_workspace(ConvOp::BackwardInput, geometry(out.at(0).shape, in.at(1).shape, in.at(0).shape, a),
-                        out.at(0).dtype);
+  if (!supported(out.at(0).shape, in.at(1).shape, a)) return 0;
+  const Problem p = problem(Op::BackwardInput, out.at(0).shape, in.at(1).shape, in.at(0).shape, a, out.at(0).dtype,
+                            out.at(0).device, false);
+  return out.at(0).numel() == 0 ? 0 : workspace_bytes(p, choose(p, true));
 }
 
 size_t weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: input x, grad_out dy; output dw
-  return gemm_workspace(ConvOp::BackwardWeight, geometry(in.at(0).shape, out.at(0).shape, in.at(1).shape, a),
-                        out.at(0).dtype);
+  if (!supported(in.at(0).shape, out.at(0).shape, a)) return 0;
+  const Problem p = problem(Op::BackwardWeight, in.at(0).shape, out.at(0).shape, in.at(1).shape, a, out.at(0).dtype,
+                            out.at(0).device, false);
+  return out.at(0).numel() == 0 || in.at(1).numel() == 0 ? 0 : workspace_bytes(p, choose(p, true));
+}
+
+void run_op(const KernelContext& c, const char* name, const Problem& p, const Buffers& b) {
+  LaunchSite site{name, &c};
+  DeviceState& s = state_of(c);
+  const Choice ch = choose(p, false);
+  Buffers bw = b;
+  bw.ws = c.workspace;
+  bw.ws_bytes = c.workspace ? c.workspace_bytes : 0;
+  execute(s, stream_of(s, &c), site, p, ch, bw);
+  // A fused ReLU that the chosen kernels did not apply: the elementwise kernel, in place on y
+  // (each element read before it is written), so no separate buffer or plan step exists.
+  const bool applied = ch.algo == Algo::Winograd && bw.ws_bytes >= workspace_bytes(p, ch) && bw.ws != nullptr;
+  if (p.relu && !applied) {
+    const std::vector<Tensor> io{c.outputs[0]};
+    const Attrs none;
+    KernelContext relu{io, io, none, c.meta, nullptr, 0, c.stream, c.error_word};
+    KernelRegistry::instance().at("ReLU", DeviceType::CUDA, p.dt, c.meta).fn(relu);
+  }
 }
 
 void conv2d(const KernelContext& c) {
@@ -275,32 +519,8 @@ void conv2d(const KernelContext& c) {
   if (y.numel() == 0) return;
   require_int32_sizes(c, "Conv2D");
   require_conv_support("Conv2D", c.meta.scope, Conv2DGeometry::from(x.shape(), w.shape(), c.attrs));
-  LaunchSite site{"Conv2D", &c};
-  const GGConv g = geometry(x.shape(), w.shape(), y.shape(), c.attrs);
-  DeviceState& s = state_of(c);
-  CUstream st = stream_of(s, &c);
-  const DType dt = y.dtype();
-  const int64_t item = static_cast<int64_t>(dtype_size(dt));
-  const int64_t crs = g.C * g.R * g.S;
-  const int64_t iht = 15 * g.sh + g.R, iwt = 15 * g.sw + g.S;
-  const bool fits = 8 * crs * item <= kDirectWBytes && iht * iwt * item <= kDirectInBytes;
-  void* b = bias ? bias->data_ptr() : nullptr;
-  if (fits && want_direct(crs <= 32)) {
-    const int64_t tiles = ((g.OH + 15) / 16) * ((g.OW + 15) / 16);
-    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles, 1 << 30)), cap_yz((g.K + 7) / 8), cap_yz(g.N)};
-    launch(s, st, kname("gg_conv_fwd_direct", dt).c_str(), grid, Dim3{256}, site, g, y.data_ptr(), x.data_ptr(),
-           w.data_ptr(), b);
-  } else {
-    run_gemms(c, site, ConvOp::Forward, g, y.data_ptr(), x.data_ptr(), w.data_ptr(), b, true);
-  }
-  // Fused activation (attrs "activation" = "relu"): the elementwise ReLU kernel, in place on y
-  // (each element read before it is written), so no separate buffer or plan step exists.
-  if (c.attrs.has("activation") && c.attrs.s("activation") == "relu") {
-    const std::vector<Tensor> io{y};
-    const Attrs none;
-    KernelContext relu{io, io, none, c.meta, nullptr, 0, c.stream, c.error_word};
-    KernelRegistry::instance().at("ReLU", DeviceType::CUDA, dt, c.meta).fn(relu);
-  }
+  const Problem p = problem(Op::Forward, x.shape(), w.shape(), y.shape(), c.attrs, y.dtype(), y.device(), bias);
+  run_op(c, "Conv2D", p, Buffers{y.data_ptr(), x.data_ptr(), w.data_ptr(), bias ? bias->data_ptr() : nullptr, nullptr, 0});
 }
 
 // inputs: grad_out dy [N,K,OH,OW], weight w; output dx [N,C,H,W]
@@ -311,20 +531,9 @@ void conv2d_backward_input(const KernelContext& c) {
   if (dx.numel() == 0) return;
   require_int32_sizes(c, "Conv2DBackwardInput");
   require_conv_support("Conv2DBackwardInput", c.meta.scope, Conv2DGeometry::from(dx.shape(), w.shape(), c.attrs));
-  LaunchSite site{"Conv2DBackwardInput", &c};
-  const GGConv g = geometry(dx.shape(), w.shape(), dy.shape(), c.attrs);
-  DeviceState& s = state_of(c);
-  CUstream st = stream_of(s, &c);
-  const DType dt = dx.dtype();
-  const int64_t krs = g.K * g.R * g.S;
-  const bool fits = krs * static_cast<int64_t>(dtype_size(dt)) <= kDirectWBytes;
-  if (fits && want_direct(g.C <= 4 || krs <= 64)) {
-    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>((g.H * g.W + 255) / 256, 4096)), cap_yz(g.C), cap_yz(g.N)};
-    launch(s, st, kname("gg_conv_bwd_input_direct", dt).c_str(), grid, Dim3{256}, site, g, dx.data_ptr(),
-           dy.data_ptr(), w.data_ptr());
-  } else {
-    run_gemms(c, site, ConvOp::BackwardInput, g, dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, false);
-  }
+  const Problem p = problem(Op::BackwardInput, dx.shape(), w.shape(), dy.shape(), c.attrs, dx.dtype(), dx.device(),
+                            false);
+  run_op(c, "Conv2DBackwardInput", p, Buffers{dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, nullptr, 0});
 }
 
 // inputs: input x [N,C,H,W], grad_out dy [N,K,OH,OW]; output dw [K,C,R,S]
@@ -335,24 +544,14 @@ void conv2d_backward_weight(const KernelContext& c) {
   if (dw.numel() == 0) return;
   require_int32_sizes(c, "Conv2DBackwardWeight");
   require_conv_support("Conv2DBackwardWeight", c.meta.scope, Conv2DGeometry::from(x.shape(), dw.shape(), c.attrs));
-  LaunchSite site{"Conv2DBackwardWeight", &c};
-  GGConv g = geometry(x.shape(), dw.shape(), dy.shape(), c.attrs);
-  DeviceState& s = state_of(c);
-  CUstream st = stream_of(s, &c);
-  const DType dt = dw.dtype();
-  const int64_t crs = g.C * g.R * g.S, np = g.N * g.OH * g.OW;
-  if (np == 0) return fill_tensor(dw, 0.0);
-  if (want_direct(false)) {
-    const int64_t n = g.K * crs;
-    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(n, int64_t(s.info.multiprocessors) * 32))};
-    launch(s, st, kname("gg_conv_bwd_weight_direct", dt).c_str(), grid, Dim3{pow2_block(np, 32, 256)}, site, g,
-           dw.data_ptr(), dy.data_ptr(), x.data_ptr());
-    return;
-  }
-  run_gemms(c, site, ConvOp::BackwardWeight, g, dw.data_ptr(), dy.data_ptr(), x.data_ptr(), nullptr, false);
+  if (dy.numel() == 0) return fill_tensor(dw, 0.0);
+  const Problem p = problem(Op::BackwardWeight, x.shape(), dw.shape(), dy.shape(), c.attrs, dw.dtype(), dw.device(),
+                            false);
+  run_op(c, "Conv2DBackwardWeight", p, Buffers{dw.data_ptr(), x.data_ptr(), dy.data_ptr(), nullptr, nullptr, 0});
 }
 
 }  // namespace
+}  // namespace conv
 
 void require_conv_support(const char* op, const std::string& scope, const Conv2DGeometry& g) {
   if (!g.grouped() && !g.dilated()) return;
@@ -373,9 +572,9 @@ void require_conv_support(const char* op, const std::string& scope, const Conv2D
 }
 
 void add_conv_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"Conv2D", conv2d, float_dtypes(), fwd_workspace});
-  k.push_back({"Conv2DBackwardInput", conv2d_backward_input, float_dtypes(), input_workspace});
-  k.push_back({"Conv2DBackwardWeight", conv2d_backward_weight, float_dtypes(), weight_workspace});
+  k.push_back({"Conv2D", conv::conv2d, float_dtypes(), conv::fwd_workspace});
+  k.push_back({"Conv2DBackwardInput", conv::conv2d_backward_input, float_dtypes(), conv::input_workspace});
+  k.push_back({"Conv2DBackwardWeight", conv::conv2d_backward_weight, float_dtypes(), conv::weight_workspace});
 }
 
 }  // namespace cuda

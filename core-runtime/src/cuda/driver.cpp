@@ -83,6 +83,12 @@ Loaded load() {
     graphs &= resolve(lib, "cuGraphExecDestroy", a.cuGraphExecDestroy, ignored);
     graphs &= resolve(lib, "cuGraphDestroy", a.cuGraphDestroy, ignored);
     if (!graphs) a.cuStreamBeginCapture = nullptr;
+    bool events = resolve(lib, "cuEventCreate", a.cuEventCreate, ignored);
+    events &= resolve(lib, "cuEventRecord", a.cuEventRecord, ignored);
+    events &= resolve(lib, "cuEventSynchronize", a.cuEventSynchronize, ignored);
+    events &= resolve(lib, "cuEventElapsedTime", a.cuEventElapsedTime, ignored);
+    events &= resolve(lib, "cuEventDestroy_v2", a.cuEventDestroy, ignored);
+    if (!events) a.cuEventCreate = nullptr;
   }
   const CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {

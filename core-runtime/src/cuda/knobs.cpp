@@ -8,6 +8,9 @@ namespace glassgrad {
 namespace cuda {
 
 namespace {
+// set_conv_algo's names, by code (conv.cpp's forced_algo() reads them back through conv_algo()).
+const char* const kConvAlgos[] = {"auto", "direct", "igemm", "winograd2", "winograd4"};
+
 std::atomic<int>& algo_code() {
   static std::atomic<int> a{0};
   return a;
@@ -16,19 +19,17 @@ std::atomic<int>& algo_code() {
 }  // namespace
 
 void set_conv_algo(const std::string& algo) {
-  if (algo == "auto") algo_code() = 0;
-  else if (algo == "direct") algo_code() = 1;
-  else if (algo == "igemm") algo_code() = 2;
-  else
-    throw ValueError(ErrorMessage("unknown CUDA convolution algorithm '" + algo + "'")
-                         .fix("use one of 'auto', 'direct', 'igemm'")
-                         .str());
+  for (int i = 0; i < 5; ++i)
+    if (algo == kConvAlgos[i]) {
+      algo_code() = i;
+      return;
+    }
+  throw ValueError(ErrorMessage("unknown CUDA convolution algorithm '" + algo + "'")
+                       .fix("use one of 'auto', 'direct', 'igemm', 'winograd2', 'winograd4'")
+                       .str());
 }
 
-std::string conv_algo() {
-  const int a = algo_code();
-  return a == 0 ? "auto" : a == 1 ? "direct" : "igemm";
-}
+std::string conv_algo() { return kConvAlgos[algo_code()]; }
 
 }  // namespace cuda
 }  // namespace glassgrad

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 #include <utility>
 #include <vector>
 
@@ -60,9 +61,14 @@ void ensure_initialized(int index);
 void synchronize(int index = 0);
 std::pair<size_t, size_t> mem_get_info(int index = 0);  // (free, total) bytes on the device
 
-// Convolution algorithm: "auto" (per shape), "direct" (when the shape allows), "igemm".
+// Convolution algorithm: "auto" (per shape: heuristics, or the plan-time autotuner), "direct"
+// (when the shape allows), "igemm", "winograd2" / "winograd4" (3x3 stride-1 float32 layers).
 void set_conv_algo(const std::string& algo);
 std::string conv_algo();
+// The convolution choices made so far, one line each (shape, device, algorithm, how chosen),
+// and forgetting them (the next plan of each shape chooses again).
+std::vector<std::string> conv_choices();
+void clear_conv_choices();
 
 // Whole-step CUDA graphs (used by the Executor): capture the launches a plan makes on the
 // device's stream, then replay them with one launch. Kernels consult capturing() to avoid

@@ -9,7 +9,8 @@
 //   GLASSGRAD_POISON_FREED=1              poison_freed()                  off
 //   GLASSGRAD_CUDA_LAUNCH_BLOCKING=1      cuda::launch_blocking()         off (any value but 0: on)
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
-//   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       32768 (its tile heuristic)
+//   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
+//   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
 #pragma once
 #include <string>
 
@@ -35,6 +36,9 @@ namespace cuda {
 // that caused it.
 void set_launch_blocking(bool on);
 bool launch_blocking();
+// The convolutions' plan-time autotuner (src/cuda/conv_tuner.cpp): off keeps the heuristics.
+void set_conv_autotune(bool on);
+bool conv_autotune_enabled();
 }  // namespace cuda
 
 // The highest CPU instruction set the kernels may use ("generic", "avx2", "avx512"), or "" for

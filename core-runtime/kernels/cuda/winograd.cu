@@ -1,0 +1,427 @@
+// Winograd convolutions F(m x m, 3 x 3), m = 2 or 4, for 3x3 stride-1 layers (Lavin and Gray,
+// "Fast Algorithms for Convolutional Neural Networks", CVPR 2016). With alpha = m + 2, an
+// m x m output tile of one (output, input) channel pair is
+//
+//   Y = A^T [ (G f G^T) (.) (B^T d B) ] A          (.) elementwise, d the alpha x alpha input tile
+//
+// so summed over input channels every one of the alpha^2 transform elements e is a matrix
+// product:  M_e[co, p] = sum_ci U_e[co, ci] V_e[ci, p]  (p = output tile), then Y = A^T M A.
+// alpha^2 / m^2 products per output instead of 9: 16/4 = 4 (F(2x2)) and 36/16 = 2.25 (F(4x4)).
+//
+// Three directions on one geometry (GGWino, params.h):
+//  * forward:         src = x, f = w, dst = y, offset (pt, pl) = the padding;
+//  * input gradient:  src = dy, f[c, k] = w[k, c] rotated 180 degrees (flip), dst = dx, offset
+//                     2 - padding (a stride-1 convolution's adjoint is the flipped convolution);
+//  * weight gradient: y is linear in U, so dL/dU_e[k, c] = sum_p (A dY_p A^T)_e V_e[c, p] and
+//                     dw = G^T (dL/dU) G: the same V, dy tiles transformed by A, products over p.
+//
+// Non-fused, as cuDNN's WINOGRAD_NONFUSED: transform kernels (one thread per tile and channel)
+// write V, U and the dy transform to the workspace as [e][row][p]; the products run on the
+// register-tiled engine (gemm_engine.cuh, gemm_batched: blockIdx.z = e, and for the weight
+// gradient also the split of the tile axis); the output transforms read them back. A pass
+// covers the tiles [p0, p0 + pc) so the workspace stays bounded; weight-gradient passes add
+// into the partial sums, which the filter-gradient transform sums over the splits in a fixed
+// order (no separate reduction kernel).
+//
+// Rounding: the transforms scale values by up to 8 (A^T of F(4x4)) and 1/24 (G), so float32
+// results differ from direct summation more than an implicit GEMM's do. Relative to the
+// output's largest magnitude, a float32 simulation gives up to 8e-7 (F(2x2)) and 1.6e-5
+// (F(4x4)) at 512 channels; the parity tests allow 5e-5 and 2e-4 (python-bindings/tests/
+// test_cuda_ops.py; core-runtime/tests/test_cuda_emulated.cpp checks small shapes on the CPU).
+#include "gemm_engine.cuh"
+
+namespace gg_wino {
+
+// ---- 1-D transforms -------------------------------------------------------------------------
+// Each is a fixed linear map written out (every multiplication by 0 or 1 removed); the 2-D
+// transform applies it along rows, then columns: L X L^T (apply2d). Matrices (Lavin and Gray):
+//   F(2, 3): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],  G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1],
+//            A^T = [1 1 1 0; 0 1 -1 -1]
+//   F(4, 3): B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1],
+//            G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1],
+//            A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
+// The notebook examples-and-tutorials/notebooks/winograd.ipynb derives them.
+template <int M>
+struct Tf;
+
+template <>
+struct Tf<2> {
+  struct Input {  // v = B^T d
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* d, T* v) const {
+      v[0] = d[0] - d[2];
+      v[1] = d[1] + d[2];
+      v[2] = d[2] - d[1];
+      v[3] = d[1] - d[3];
+    }
+  };
+  struct Filter {  // u = G g
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* g, T* u) const {
+      const T h = T(0.5) * (g[0] + g[2]);
+      u[0] = g[0];
+      u[1] = h + T(0.5) * g[1];
+      u[2] = h - T(0.5) * g[1];
+      u[3] = g[2];
+    }
+  };
+  struct Output {  // y = A^T m
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* m, T* y) const {
+      y[0] = m[0] + m[1] + m[2];
+      y[1] = m[1] - m[2] - m[3];
+    }
+  };
+  struct GradOutput {  // dm = A dy
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* dy, T* dm) const {
+      dm[0] = dy[0];
+      dm[1] = dy[0] + dy[1];
+      dm[2] = dy[0] - dy[1];
+      dm[3] = -dy[1];
+    }
+  };
+  struct GradFilter {  // dg = G^T du
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* du, T* dg) const {
+      dg[0] = du[0] + T(0.5) * (du[1] + du[2]);
+      dg[1] = T(0.5) * (du[1] - du[2]);
+      dg[2] = T(0.5) * (du[1] + du[2]) + du[3];
+    }
+  };
+};
+
+template <>
+struct Tf<4> {
+  struct Input {  // v = B^T d
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* d, T* v) const {
+      v[0] = T(4) * d[0] - T(5) * d[2] + d[4];
+      v[1] = -T(4) * (d[1] + d[2]) + d[3] + d[4];
+      v[2] = T(4) * (d[1] - d[2]) - d[3] + d[4];
+      v[3] = T(2) * (d[3] - d[1]) - d[2] + d[4];
+      v[4] = T(2) * (d[1] - d[3]) - d[2] + d[4];
+      v[5] = T(4) * d[1] - T(5) * d[3] + d[5];
+    }
+  };
+  struct Filter {  // u = G g
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* g, T* u) const {
+      const T s = g[0] + g[2], q = T(0.25) * g[0] + g[2];
+      u[0] = T(0.25) * g[0];
+      u[1] = -(s + g[1]) / T(6);
+      u[2] = -(s - g[1]) / T(6);
+      u[3] = (q + T(0.5) * g[1]) / T(6);
+      u[4] = (q - T(0.5) * g[1]) / T(6);
+      u[5] = g[2];
+    }
+  };
+  struct Output {  // y = A^T m
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* m, T* y) const {
+      const T a = m[1] + m[2], b = m[1] - m[2], c = m[3] + m[4], d = m[3] - m[4];
+      y[0] = m[0] + a + c;
+      y[1] = b + T(2) * d;
+      y[2] = a + T(4) * c;
+      y[3] = b + T(8) * d + m[5];
+    }
+  };
+  struct GradOutput {  // dm = A dy
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* dy, T* dm) const {
+      const T e = dy[0] + dy[2], o = dy[1] + dy[3];
+      const T e4 = dy[0] + T(4) * dy[2], o4 = T(2) * dy[1] + T(8) * dy[3];
+      dm[0] = dy[0];
+      dm[1] = e + o;
+      dm[2] = e - o;
+      dm[3] = e4 + o4;
+      dm[4] = e4 - o4;
+      dm[5] = dy[3];
+    }
+  };
+  struct GradFilter {  // dg = G^T du
+    template <typename T>
+    __device__ __forceinline__ void operator()(const T* du, T* dg) const {
+      const T a = du[1] + du[2], b = du[2] - du[1], c = du[3] + du[4], d = du[3] - du[4];
+      dg[0] = T(0.25) * du[0] + (c * T(0.25) - a) / T(6);
+      dg[1] = (b + T(0.5) * d) / T(6);
+      dg[2] = (c - a) / T(6) + du[5];
+    }
+  };
+};
+
+// out = L in L^T for the 1-D map L (IN -> OUT values): rows first, then columns.
+template <int IN, int OUT, typename T, typename L>
+__device__ __forceinline__ void apply2d(const T (&in)[IN][IN], T (&out)[OUT][OUT], const L& map) {
+  T tmp[IN][OUT];
+#pragma unroll
+  for (int i = 0; i < IN; ++i) map(in[i], tmp[i]);
+#pragma unroll
+  for (int j = 0; j < OUT; ++j) {
+    T col[IN], res[OUT];
+#pragma unroll
+    for (int i = 0; i < IN; ++i) col[i] = tmp[i][j];
+    map(col, res);
+#pragma unroll
+    for (int i = 0; i < OUT; ++i) out[i][j] = res[i];
+  }
+}
+
+// Tile p of the destination: image n and the tile's top-left destination pixel (oh0, ow0).
+template <int M>
+__device__ __forceinline__ void tile_origin(const GGWino& g, int p, int& n, int& oh0, int& ow0) {
+  n = gg::fast_div(g.div_T, p);
+  const int t = p - n * g.TH * g.TW;
+  const int th = gg::fast_div(g.div_TW, t);
+  oh0 = th * M;
+  ow0 = (t - th * g.TW) * M;
+}
+
+// ---- transform kernels (one thread per channel pair or per (channel, tile)) -------------------
+// U[e][co][ci] = (G f[co, ci] G^T)_e.
+template <int M, typename T>
+__device__ void filter_transform(const GGWino& g, const T* w, T* U) {
+  constexpr int A = M + 2;
+  const int pairs = g.Co * g.Ci;
+  GG_FOR(i64, pairs) {
+    const int i = (int)i64, co = i / g.Ci, ci = i - co * g.Ci;
+    T f[3][3];
+    if (g.flip) {
+      const T* src = w + ((int64_t)ci * g.Co + co) * 9;
+#pragma unroll
+      for (int r = 0; r < 3; ++r)
+#pragma unroll
+        for (int s = 0; s < 3; ++s) f[r][s] = src[(2 - r) * 3 + 2 - s];
+    } else {
+      const T* src = w + (int64_t)i * 9;
+#pragma unroll
+      for (int r = 0; r < 3; ++r)
+#pragma unroll
+        for (int s = 0; s < 3; ++s) f[r][s] = src[r * 3 + s];
+    }
+    T u[A][A];
+    apply2d<3, A>(f, u, typename Tf<M>::Filter());
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) U[(int64_t)e * pairs + i] = u[e / A][e % A];
+  }
+}
+
+// V[e][ci][p - p0] = (B^T d B)_e, d the alpha x alpha source window of tile p (zeros outside).
+template <int M, typename T>
+__device__ void input_transform(const GGWino& g, const T* src, T* V) {
+  constexpr int A = M + 2;
+  const int total = g.Ci * g.pc;
+  GG_FOR(i64, total) {
+    const int i = (int)i64, ci = gg::fast_div(g.div_pc, i);
+    int n, oh0, ow0;
+    tile_origin<M>(g, g.p0 + i - ci * g.pc, n, oh0, ow0);
+    const int h0 = oh0 - g.pt, w0 = ow0 - g.pl;
+    const T* plane = src + ((int64_t)n * g.Ci + ci) * g.Hi * g.Wi;
+    T d[A][A];
+#pragma unroll
+    for (int a = 0; a < A; ++a)
+#pragma unroll
+      for (int b = 0; b < A; ++b) {
+        const int h = h0 + a, w = w0 + b;
+        d[a][b] = ((unsigned)h < (unsigned)g.Hi && (unsigned)w < (unsigned)g.Wi) ? plane[h * g.Wi + w] : T(0);
+      }
+    T v[A][A];
+    apply2d<A, A>(d, v, typename Tf<M>::Input());
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) V[(int64_t)e * total + i] = v[e / A][e % A];
+  }
+}
+
+// dst tile p of channel co = A^T M A + bias (then ReLU when g.relu), clipped to Ho x Wo.
+template <int M, typename T>
+__device__ void output_transform(const GGWino& g, const T* Mb, T* dst, const T* bias) {
+  constexpr int A = M + 2;
+  const int total = g.Co * g.pc;
+  GG_FOR(i64, total) {
+    const int i = (int)i64, co = gg::fast_div(g.div_pc, i);
+    int n, oh0, ow0;
+    tile_origin<M>(g, g.p0 + i - co * g.pc, n, oh0, ow0);
+    T m[A][A];
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) m[e / A][e % A] = Mb[(int64_t)e * total + i];
+    T y[M][M];
+    apply2d<A, M>(m, y, typename Tf<M>::Output());
+    const T b = bias ? bias[co] : T(0);
+    T* out = dst + ((int64_t)n * g.Co + co) * g.Ho * g.Wo;
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int c = 0; c < M; ++c) {
+        const int h = oh0 + a, w = ow0 + c;
+        if (h < g.Ho && w < g.Wo) {
+          const T v = y[a][c] + b;
+          out[h * g.Wo + w] = (g.relu && !(v > T(0))) ? T(0) : v;
+        }
+      }
+  }
+}
+
+// Y[e][k][p - p0] = (A dy_p A^T)_e, dy_p the m x m tile p of dy[n, k] (zeros past Ho x Wo).
+template <int M, typename T>
+__device__ void grad_output_transform(const GGWino& g, const T* dy, T* Y) {
+  constexpr int A = M + 2;
+  const int total = g.Co * g.pc;
+  GG_FOR(i64, total) {
+    const int i = (int)i64, k = gg::fast_div(g.div_pc, i);
+    int n, oh0, ow0;
+    tile_origin<M>(g, g.p0 + i - k * g.pc, n, oh0, ow0);
+    const T* plane = dy + ((int64_t)n * g.Co + k) * g.Ho * g.Wo;
+    T d[M][M];
+#pragma unroll
+    for (int a = 0; a < M; ++a)
+#pragma unroll
+      for (int c = 0; c < M; ++c) {
+        const int h = oh0 + a, w = ow0 + c;
+        d[a][c] = (h < g.Ho && w < g.Wo) ? plane[h * g.Wo + w] : T(0);
+      }
+    T v[A][A];
+    apply2d<M, A>(d, v, typename Tf<M>::GradOutput());
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) Y[(int64_t)e * total + i] = v[e / A][e % A];
+  }
+}
+
+// dw[k, c] = G^T (sum_z dU[z][.][k][c]) G, the splits summed in ascending z.
+template <int M, typename T>
+__device__ void grad_filter_transform(const GGWino& g, const T* dU, T* dw) {
+  constexpr int A = M + 2;
+  const int pairs = g.Co * g.Ci;
+  GG_FOR(i64, pairs) {
+    const int i = (int)i64;
+    T u[A][A];
+#pragma unroll
+    for (int e = 0; e < A * A; ++e) {
+      T s = 0;
+      for (int z = 0; z < g.splits; ++z) s += dU[((int64_t)z * A * A + e) * pairs + i];
+      u[e / A][e % A] = s;
+    }
+    T dg[3][3];
+    apply2d<A, 3>(u, dg, typename Tf<M>::GradFilter());
+#pragma unroll
+    for (int r = 0; r < 3; ++r)
+#pragma unroll
+      for (int s = 0; s < 3; ++s) dw[(int64_t)i * 9 + r * 3 + s] = dg[r][s];
+  }
+}
+
+// ---- the batched products -------------------------------------------------------------------
+// Forward / input gradient: M_e[Co x pc] = U_e[Co x Ci] V_e[Ci x pc].
+template <typename T>
+struct RowMajorK {  // A(m, k) = a[m * ld + k]: consecutive threads walk k
+  static constexpr bool kKFast = true;
+  typedef int Index;
+  typedef int KIndex;
+  const T* a;
+  int ld;
+  __device__ __forceinline__ int index(int m) const { return m * ld; }
+  __device__ __forceinline__ int kindex(int k) const { return k; }
+  __device__ __forceinline__ T load(int i, int k) const { return a[i + k]; }
+};
+template <typename T>
+struct RowMajorN {  // B(k, n) = b[k * ld + n]: consecutive threads walk n
+  static constexpr bool kKFast = false;
+  typedef int Index;
+  typedef int KIndex;
+  const T* b;
+  int ld;
+  __device__ __forceinline__ int index(int n) const { return n; }
+  __device__ __forceinline__ int kindex(int k) const { return k * ld; }
+  __device__ __forceinline__ T load(int i, int k) const { return b[i + k]; }
+};
+template <typename T>
+struct DenseOut {  // c[m * ld + n] (= or +=)
+  typedef T* Col;
+  T* c;
+  int ld;
+  bool add;
+  __device__ __forceinline__ T* col(int n) const { return c + n; }
+  __device__ __forceinline__ void operator()(int m, T* p, T v) const {
+    T* q = p + (int64_t)m * ld;
+    *q = add ? *q + v : v;
+  }
+};
+
+template <typename T>
+struct ForwardProducts {
+  const T* U;
+  const T* V;
+  T* Mb;
+  int Co, Ci, pc;
+  __device__ __forceinline__ RowMajorK<T> a(int e) const { return RowMajorK<T>{U + (int64_t)e * Co * Ci, Ci}; }
+  __device__ __forceinline__ RowMajorN<T> b(int e) const { return RowMajorN<T>{V + (int64_t)e * Ci * pc, pc}; }
+  __device__ __forceinline__ DenseOut<T> store(int e, int) const {
+    return DenseOut<T>{Mb + (int64_t)e * Co * pc, pc, false};
+  }
+};
+
+// Weight gradient: dU[z][e][K x C] (+)= Y_e[K x pc] V_e[C x pc]^T over split z of the tiles.
+template <typename T>
+struct WeightProducts {
+  const T* Y;
+  const T* V;
+  T* dU;
+  int K, C, pc, batch;
+  bool add;
+  __device__ __forceinline__ RowMajorK<T> a(int e) const { return RowMajorK<T>{Y + (int64_t)e * K * pc, pc}; }
+  __device__ __forceinline__ RowMajorK<T> b(int e) const { return RowMajorK<T>{V + (int64_t)e * C * pc, pc}; }
+  __device__ __forceinline__ DenseOut<T> store(int e, int z) const {
+    return DenseOut<T>{dU + ((int64_t)z * batch + e) * K * C, C, add};
+  }
+};
+
+typedef gg::TileConfig<128, 128, 8, 8> Tile128x128;  // 256 threads
+typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;    // 128 threads
+typedef gg::TileConfig<32, 128, 4, 8> Tile32x128;    // 128 threads
+typedef gg::TileConfig<64, 64, 8, 4> Tile64x64;      // 128 threads
+
+}  // namespace gg_wino
+
+#define GG_WINO_TRANSFORMS(m, suffix, T)                                                                \
+  GG_KERNEL void __launch_bounds__(256) gg_wino##m##_filter_##suffix(GGWino g, const T* w, T* U) {     \
+    gg_wino::filter_transform<m, T>(g, w, U);                                                           \
+  }                                                                                                     \
+  GG_KERNEL void __launch_bounds__(256) gg_wino##m##_input_##suffix(GGWino g, const T* src, T* V) {    \
+    gg_wino::input_transform<m, T>(g, src, V);                                                          \
+  }                                                                                                     \
+  GG_KERNEL void __launch_bounds__(256) gg_wino##m##_output_##suffix(GGWino g, const T* Mb, T* dst,    \
+                                                                      const T* bias) {                  \
+    gg_wino::output_transform<m, T>(g, Mb, dst, bias);                                                  \
+  }                                                                                                     \
+  GG_KERNEL void __launch_bounds__(256) gg_wino##m##_grad_output_##suffix(GGWino g, const T* dy, T* Y) { \
+    gg_wino::grad_output_transform<m, T>(g, dy, Y);                                                     \
+  }                                                                                                     \
+  GG_KERNEL void __launch_bounds__(256) gg_wino##m##_grad_filter_##suffix(GGWino g, const T* dU, T* dw) { \
+    gg_wino::grad_filter_transform<m, T>(g, dU, dw);                                                    \
+  }
+
+// batch = alpha^2 (16 or 36): the products do not depend on m otherwise.
+#define GG_WINO_GEMM(tile, threads, min_blocks, suffix, T)                                                   \
+  GG_KERNEL void __launch_bounds__(threads, min_blocks)                                                    \
+      gg_wino_gemm##tile##_##suffix(GGWino g, const T* U, const T* V, T* Mb, int batch) {                   \
+    gg::gemm_batched<T, gg_wino::Tile##tile>(gg_wino::ForwardProducts<T>{U, V, Mb, g.Co, g.Ci, g.pc}, g.Co, \
+                                             g.pc, g.Ci, batch, 1);                                         \
+  }
+#define GG_WINO_WGRAD_GEMM(tile, threads, min_blocks, suffix, T)                                            \
+  GG_KERNEL void __launch_bounds__(threads, min_blocks)                                                   \
+      gg_wino_wgrad_gemm##tile##_##suffix(GGWino g, const T* Y, const T* V, T* dU, int batch) {            \
+    gg::gemm_batched<T, gg_wino::Tile##tile>(                                                              \
+        gg_wino::WeightProducts<T>{Y, V, dU, g.Co, g.Ci, g.pc, batch, g.accumulate != 0}, g.Co, g.Ci, g.pc, \
+        batch, g.splits);                                                                                  \
+  }
+
+// float32 only: float64 convolutions (gradient checks) keep the implicit GEMM. The 64 x 128
+// products run two blocks per SM: capped at 168 registers (three) they spill (nvcc -Xptxas -v,
+// sm_90).
+GG_WINO_TRANSFORMS(2, f32, float)
+GG_WINO_TRANSFORMS(4, f32, float)
+GG_WINO_GEMM(128x128, 256, 1, f32, float)
+GG_WINO_GEMM(64x128, 128, 2, f32, float)
+GG_WINO_GEMM(32x128, 128, 3, f32, float)
+GG_WINO_WGRAD_GEMM(128x128, 256, 1, f32, float)
+GG_WINO_WGRAD_GEMM(64x128, 128, 2, f32, float)
+GG_WINO_WGRAD_GEMM(64x64, 128, 3, f32, float)

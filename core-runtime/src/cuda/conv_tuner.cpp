@@ -1,0 +1,206 @@
+// The convolutions' plan-time autotuner (conv.h): the first time a shape is planned on a device,
+// every candidate runs on scratch buffers of random values (a warm-up run, then the best of two
+// timed runs, CUDA events around each) and the fastest is cached under the shape, dtype,
+// device, multiprocessor count and forced algorithm. Later plans, steps and graph replays read
+// the cache: a replayed step pays nothing. Timing is skipped (the heuristic is used) for
+// problems that take under 20 us at the device's peak, while a graph is being captured,
+// without driver events, or when scratch memory cannot be had. Scratch buffers come straight from the driver, outside the
+// accounted allocator, and are freed before the plan continues.
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "cuda/conv.h"
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/settings.h"
+
+namespace glassgrad {
+namespace cuda {
+namespace conv {
+
+namespace {
+
+struct Entry {
+  Choice choice;
+  std::string what;  // the problem, for cached_choices()
+  std::string note;  // how it was chosen
+};
+
+std::mutex& cache_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<std::string, Entry>& cache() {
+  static std::map<std::string, Entry> c;
+  return c;
+}
+
+const char* op_name(Op op) {
+  return op == Op::Forward ? "Conv2D" : op == Op::BackwardInput ? "Conv2DBackwardInput" : "Conv2DBackwardWeight";
+}
+
+std::string describe_problem(const Problem& p, int64_t sms) {
+  const GGConv& g = p.g;
+  std::ostringstream o;
+  o << op_name(p.op) << " x [" << g.N << ", " << g.C << ", " << g.H << ", " << g.W << "] w [" << g.K << ", " << g.C
+    << ", " << g.R << ", " << g.S << "] y [" << g.N << ", " << g.K << ", " << g.OH << ", " << g.OW << "] stride "
+    << g.sh << "x" << g.sw << " pad " << g.pt << "," << g.pl << " " << dtype_name(p.dt) << " cuda:" << p.device
+    << " (" << sms << " SMs)";
+  return o.str();
+}
+
+std::string key(const Problem& p, int64_t sms) { return describe_problem(p, sms) + " algo " + conv_algo(); }
+
+// Problems that would take under 20 us at the device's FP32 peak (128 lanes a multiprocessor at
+// about 1.5 GHz) are not timed: launches dominate them, and timing would cost more than it saves
+// (a SimpleCNN epoch on a large GPU spends its whole first step planning).
+constexpr double kMinTunedSeconds = 20e-6;
+
+bool worth_timing(const Problem& p, int64_t sms) {
+  const GGConv& g = p.g;
+  const double flops = 2.0 * g.N * g.K * g.C * g.OH * g.OW * g.R * g.S;
+  return flops / (double(std::max<int64_t>(1, sms)) * 128 * 2 * 1.5e9) >= kMinTunedSeconds;
+}
+
+// A driver allocation freed on scope exit.
+struct Scratch {
+  CUdeviceptr ptr = 0;
+  ~Scratch() {
+    if (ptr) api().cuMemFree(ptr);
+  }
+  bool alloc(size_t bytes) { return api().cuMemAlloc(&ptr, std::max<size_t>(bytes, 16)) == CUDA_SUCCESS; }
+  void* get() const { return reinterpret_cast<void*>(static_cast<uintptr_t>(ptr)); }
+};
+
+struct Events {
+  CUevent a = nullptr, b = nullptr;
+  ~Events() {
+    if (a) api().cuEventDestroy(a);
+    if (b) api().cuEventDestroy(b);
+  }
+};
+
+// Random values in [-1, 1) of the dtype, element count n (a fixed LCG: every tuning run sees
+// the same data).
+std::vector<unsigned char> random_bytes(int64_t n, DType dt) {
+  std::vector<unsigned char> out(static_cast<size_t>(n) * dtype_size(dt));
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (int64_t i = 0; i < n; ++i) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const double v = static_cast<double>(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+    if (dt == DType::Float64) {
+      reinterpret_cast<double*>(out.data())[i] = v;
+    } else {
+      reinterpret_cast<float*>(out.data())[i] = static_cast<float>(v);
+    }
+  }
+  return out;
+}
+
+// Times every candidate; returns the index of the fastest, or 0 when timing fails. `note`
+// lists the times.
+size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choice>& cands, std::string& note) {
+  const GGConv& g = p.g;
+  const int64_t nx = g.N * g.C * g.H * g.W, nw = g.K * g.C * g.R * g.S, ny = g.N * g.K * g.OH * g.OW;
+  int64_t n_out = ny, n_a0 = nx, n_a1 = nw;
+  if (p.op == Op::BackwardInput) n_out = nx, n_a0 = ny, n_a1 = nw;
+  if (p.op == Op::BackwardWeight) n_out = nw, n_a0 = nx, n_a1 = ny;
+  size_t ws_bytes = 0;
+  for (const Choice& c : cands) ws_bytes = std::max(ws_bytes, workspace_bytes(p, c));
+  const size_t item = dtype_size(p.dt);
+  make_current(s);
+  Scratch out, a0, a1, bias, ws;
+  if (!out.alloc(n_out * item) || !a0.alloc(n_a0 * item) || !a1.alloc(n_a1 * item) ||
+      !bias.alloc(g.K * item) || !ws.alloc(ws_bytes)) {
+    note = "not timed: no scratch memory";
+    return 0;
+  }
+  const std::vector<unsigned char> data = random_bytes(std::max({n_a0, n_a1, g.K}), p.dt);
+  const CUstream st = s.stream;
+  const auto fill = [&](const Scratch& b, int64_t n) {
+    check(api().cuMemcpyHtoDAsync(b.ptr, data.data(), static_cast<size_t>(n) * item, st), "autotuner upload");
+  };
+  Events ev;
+  std::vector<float> best(cands.size(), std::numeric_limits<float>::infinity());
+  try {
+    fill(a0, n_a0);
+    fill(a1, n_a1);
+    fill(bias, g.K);
+    check(api().cuEventCreate(&ev.a, 0), "cuEventCreate");
+    check(api().cuEventCreate(&ev.b, 0), "cuEventCreate");
+    const LaunchSite site{"convolution autotuner", nullptr, nullptr};
+    const Buffers b{out.get(), a0.get(), a1.get(), p.has_bias ? bias.get() : nullptr, ws.get(), ws_bytes};
+    for (const Choice& c : cands) execute(s, st, site, p, c, b);  // warm-up (loads the kernels)
+    for (int round = 0; round < 2; ++round)
+      for (size_t i = 0; i < cands.size(); ++i) {
+        check(api().cuEventRecord(ev.a, st), "cuEventRecord");
+        execute(s, st, site, p, cands[i], b);
+        check(api().cuEventRecord(ev.b, st), "cuEventRecord");
+        check(api().cuEventSynchronize(ev.b), "cuEventSynchronize");
+        float ms = 0;
+        check(api().cuEventElapsedTime(&ms, ev.a, ev.b), "cuEventElapsedTime");
+        best[i] = std::min(best[i], ms);
+      }
+  } catch (const std::exception& e) {
+    api().cuStreamSynchronize(st);
+    note = std::string("not timed: ") + e.what();
+    return 0;
+  }
+  size_t pick = 0;
+  std::ostringstream o;
+  o << "timed:";
+  for (size_t i = 0; i < cands.size(); ++i) {
+    if (best[i] < best[pick]) pick = i;
+    o << (i ? ";" : "") << " " << cands[i].describe() << " " << best[i] << " ms";
+  }
+  note = o.str();
+  return pick;
+}
+
+}  // namespace
+
+Choice choose(const Problem& p, bool tune) {
+  DeviceState& s = state(p.device);
+  const int64_t sms = s.info.multiprocessors;
+  const std::string k = key(p, sms);
+  {
+    std::lock_guard<std::mutex> lock(cache_mutex());
+    auto it = cache().find(k);
+    if (it != cache().end()) return it->second.choice;
+  }
+  if (!tune) return heuristic(p, sms);
+  const std::vector<Choice> cands = candidates(p, sms);
+  Entry e{cands[0], describe_problem(p, sms), "heuristic (one candidate)"};
+  if (cands.size() > 1) {
+    if (!conv_autotune_enabled()) e.note = "heuristic (GLASSGRAD_CONV_AUTOTUNE=0)";
+    else if (!worth_timing(p, sms)) e.note = "heuristic (under 20 us at peak: not timed)";
+    else if (capturing()) e.note = "heuristic (planned while a CUDA graph was being captured)";
+    else if (!api().cuEventCreate) e.note = "heuristic (the driver has no events)";
+    else e.choice = cands[time_candidates(s, p, cands, e.note)];
+  }
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  return cache().emplace(k, e).first->second.choice;
+}
+
+std::vector<std::string> cached_choices() {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  std::vector<std::string> out;
+  for (const auto& kv : cache()) out.push_back(kv.second.what + ": " + kv.second.choice.describe() + " [" + kv.second.note + "]");
+  return out;
+}
+
+void clear_cache() {
+  std::lock_guard<std::mutex> lock(cache_mutex());
+  cache().clear();
+}
+
+}  // namespace conv
+
+std::vector<std::string> conv_choices() { return conv::cached_choices(); }
+void clear_conv_choices() { conv::clear_cache(); }
+
+}  // namespace cuda
+}  // namespace glassgrad

@@ -1,0 +1,236 @@
+// The CUDA convolution kernels run on the CPU through cuda_emulation.h: the Winograd
+// convolutions (kernels/cuda/winograd.cu) driven by the launcher's own sequence
+// (src/cuda/winograd_plan.h), and the register-tiled implicit GEMM (conv.cu) with and without
+// split k, each against a float64 direct convolution on random data. Grids are capped so the
+// kernels' grid-stride loops cover the rest. The GPU parity tests (pytest -m cuda) compare the
+// same paths with the CPU kernels on a GPU.
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda_emulation.h"
+// The kernel sources, compiled as C++ (after the emulation's definitions).
+#include "cuda/conv.cu"
+#include "cuda/winograd.cu"
+#include "../src/cuda/winograd_plan.h"
+
+namespace {
+
+namespace wg = glassgrad::cuda::winograd;
+
+struct Emulator {
+  std::map<std::string, void*> kernels;
+  unsigned cap_x = 3, cap_y = 2, cap_z = 5;  // grid caps: grid-stride loops cover the rest
+  Emulator() {
+#define GG_EMU_ADD(name) kernels[#name] = reinterpret_cast<void*>(&name)
+    GG_EMU_ADD(gg_wino2_filter_f32);
+    GG_EMU_ADD(gg_wino2_input_f32);
+    GG_EMU_ADD(gg_wino2_output_f32);
+    GG_EMU_ADD(gg_wino2_grad_output_f32);
+    GG_EMU_ADD(gg_wino2_grad_filter_f32);
+    GG_EMU_ADD(gg_wino4_filter_f32);
+    GG_EMU_ADD(gg_wino4_input_f32);
+    GG_EMU_ADD(gg_wino4_output_f32);
+    GG_EMU_ADD(gg_wino4_grad_output_f32);
+    GG_EMU_ADD(gg_wino4_grad_filter_f32);
+    GG_EMU_ADD(gg_wino_gemm128x128_f32);
+    GG_EMU_ADD(gg_wino_gemm64x128_f32);
+    GG_EMU_ADD(gg_wino_gemm32x128_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm128x128_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm64x128_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm64x64_f32);
+#undef GG_EMU_ADD
+  }
+  template <typename... A>
+  void operator()(const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned threads, A... args) {
+    auto it = kernels.find(name);
+    if (it == kernels.end()) throw std::runtime_error(std::string("no emulated kernel ") + name);
+    launches.push_back(name);
+    emulate::launch(reinterpret_cast<void (*)(A...)>(it->second), dim3{std::min(gx, cap_x), std::min(gy, cap_y),
+                                                                         std::min(gz, cap_z)},
+                    dim3{threads, 1, 1}, args...);
+  }
+  std::vector<std::string> launches;
+};
+
+std::vector<float> random_vector(size_t n, std::mt19937& rng) {
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = d(rng);
+  return v;
+}
+
+// float64 direct convolutions: x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW], stride sh x sw.
+struct Ref {
+  int64_t N, C, H, W, K, R, S, OH, OW, sh, sw, pt, pl;
+  template <typename F>
+  void each(F f) const {  // f(x index, w index, y index) for every in-range product
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow)
+            for (int64_t c = 0; c < C; ++c)
+              for (int64_t r = 0; r < R; ++r)
+                for (int64_t s = 0; s < S; ++s) {
+                  const int64_t h = oh * sh - pt + r, w = ow * sw - pl + s;
+                  if (h < 0 || h >= H || w < 0 || w >= W) continue;
+                  f(((n * C + c) * H + h) * W + w, ((k * C + c) * R + r) * S + s, ((n * K + k) * OH + oh) * OW + ow);
+                }
+  }
+  std::vector<double> forward(const std::vector<float>& x, const std::vector<float>& w, const float* b) const {
+    std::vector<double> y(N * K * OH * OW, 0.0);
+    each([&](int64_t xi, int64_t wi, int64_t yi) { y[yi] += double(x[xi]) * w[wi]; });
+    if (b)
+      for (size_t i = 0; i < y.size(); ++i) y[i] += b[(i / (OH * OW)) % K];
+    return y;
+  }
+  std::vector<double> input_grad(const std::vector<float>& dy, const std::vector<float>& w) const {
+    std::vector<double> dx(N * C * H * W, 0.0);
+    each([&](int64_t xi, int64_t wi, int64_t yi) { dx[xi] += double(dy[yi]) * w[wi]; });
+    return dx;
+  }
+  std::vector<double> weight_grad(const std::vector<float>& x, const std::vector<float>& dy) const {
+    std::vector<double> dw(K * C * R * S, 0.0);
+    each([&](int64_t xi, int64_t wi, int64_t yi) { dw[wi] += double(dy[yi]) * x[xi]; });
+    return dw;
+  }
+};
+
+// max |got - ref| / max |ref|; every element must have been written (the output is poisoned
+// with NaN first, so an unwritten one fails).
+double relative_error(const std::vector<float>& got, const std::vector<double>& ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (!std::isfinite(got[i])) return INFINITY;
+    num = std::max(num, std::abs(got[i] - ref[i]));
+    den = std::max(den, std::abs(ref[i]));
+  }
+  return num / std::max(den, 1e-30);
+}
+
+struct WinoCase {
+  int64_t N, C, H, W, K, pt, pb, pl, pr;
+};
+
+// Runs one direction through the launcher's sequence with the emulated kernels.
+std::vector<float> run_winograd(wg::Dir d, const WinoCase& t, int m, int tile, int64_t cap_bytes,
+                                int64_t target_threads, const std::vector<float>& a0, const std::vector<float>& a1,
+                                const std::vector<float>* bias, size_t out_size, wg::Choice* used = nullptr) {
+  const wg::Conv c{t.N, t.C, t.H, t.W, t.K, t.H + t.pt + t.pb - 2, t.W + t.pl + t.pr - 2, t.pt, t.pl};
+  const wg::Choice ch = wg::choose(d, c, m, tile, target_threads, cap_bytes, 4);
+  if (used) *used = ch;
+  std::vector<float> ws(static_cast<size_t>(wg::workspace_elements(d, c, ch)), NAN);
+  std::vector<float> out(out_size, NAN);
+  Emulator emu;
+  wg::run(emu, d, c, ch, 3, out.data(), a0.data(), a1.data(), bias ? bias->data() : nullptr, false, ws.data());
+  return out;
+}
+
+void check_winograd(const WinoCase& t, int m, int tile, int64_t cap_bytes, int64_t target_threads, double tol) {
+  std::mt19937 rng(static_cast<unsigned>(t.N * 131 + t.C * 17 + t.K * 7 + m + tile * 1000));
+  const int64_t OH = t.H + t.pt + t.pb - 2, OW = t.W + t.pl + t.pr - 2;
+  const Ref ref{t.N, t.C, t.H, t.W, t.K, 3, 3, OH, OW, 1, 1, t.pt, t.pl};
+  const auto x = random_vector(t.N * t.C * t.H * t.W, rng);
+  const auto w = random_vector(t.K * t.C * 9, rng);
+  const auto b = random_vector(t.K, rng);
+  const auto dy = random_vector(t.N * t.K * OH * OW, rng);
+  const std::string what = "F(" + std::to_string(m) + "x" + std::to_string(m) + ") tile " + std::to_string(tile) +
+                           " N" + std::to_string(t.N) + " C" + std::to_string(t.C) + " " + std::to_string(t.H) + "x" +
+                           std::to_string(t.W) + " K" + std::to_string(t.K);
+  wg::Choice used;
+  const auto y = run_winograd(wg::Dir::Forward, t, m, tile, cap_bytes, target_threads, x, w, &b, dy.size(), &used);
+  const double ey = relative_error(y, ref.forward(x, w, b.data()));
+  const auto dx = run_winograd(wg::Dir::BackwardInput, t, m, tile, cap_bytes, target_threads, dy, w, nullptr,
+                               x.size());
+  const double ex = relative_error(dx, ref.input_grad(dy, w));
+  wg::Choice wused;
+  const auto dw = run_winograd(wg::Dir::BackwardWeight, t, m, tile, cap_bytes, target_threads, x, dy, nullptr,
+                               w.size(), &wused);
+  const double ew = relative_error(dw, ref.weight_grad(x, dy));
+  std::printf("%s: pass %lld tiles, wgrad splits %lld; relative error forward %.2e input grad %.2e weight grad %.2e\n",
+              what.c_str(), static_cast<long long>(used.pc), static_cast<long long>(wused.splits), ey, ex, ew);
+  EXPECT_LT(ey, tol) << what << " forward";
+  EXPECT_LT(ex, tol) << what << " input gradient";
+  EXPECT_LT(ew, tol) << what << " weight gradient";
+}
+
+// Tolerances: F(2x2) 2e-5, F(4x4) 1e-4 of the largest reference magnitude (float32 over at most
+// a few hundred products; the Python parity tests allow 10x more for larger channel counts).
+TEST(CudaEmulated, WinogradF2AllDirectionsOnePass) {
+  check_winograd({2, 5, 9, 7, 6, 1, 1, 1, 1}, 2, -1, 1 << 26, 1 << 15, 2e-5);
+}
+
+TEST(CudaEmulated, WinogradF4AllDirectionsOnePass) {
+  check_winograd({2, 5, 9, 7, 6, 1, 1, 1, 1}, 4, -1, 1 << 26, 1 << 15, 1e-4);
+}
+
+TEST(CudaEmulated, WinogradAsymmetricPaddingAndRaggedTiles) {
+  // pt 0 / pb 2 and pl 2 / pr 0: tiles overhang the bottom/right edges, offsets differ per axis
+  check_winograd({1, 3, 10, 11, 4, 0, 2, 2, 0}, 4, -1, 1 << 26, 1 << 15, 1e-4);
+  check_winograd({1, 3, 10, 11, 4, 0, 2, 2, 0}, 2, -1, 1 << 26, 1 << 15, 2e-5);
+  check_winograd({2, 4, 6, 6, 3, 0, 0, 0, 0}, 4, -1, 1 << 26, 1 << 15, 1e-4);  // no padding: 4x4 output, one tile
+}
+
+TEST(CudaEmulated, WinogradSeveralPassesAndSplits) {
+  // m = 2 on 20 x 20: 300 tiles; a small workspace cap makes passes of 128 (weight-gradient
+  // passes accumulate) and a large thread target splits the tile axis.
+  check_winograd({3, 6, 20, 20, 5, 1, 1, 1, 1}, 2, -1, 1 << 16, 1 << 20, 2e-5);
+}
+
+TEST(CudaEmulated, WinogradEveryProductTileAndChannelsPastATile) {
+  // 70 channels: rows past one 64-row tile, k steps with a remainder (70 = 8 * 8 + 6); one
+  // 4 x 4 tile of output keeps the emulation short.
+  for (int tile = 0; tile < wg::kTileCount; ++tile)
+    check_winograd({1, 70, 4, 4, 70, 1, 1, 1, 1}, 4, tile, 1 << 26, 1 << 10, 1e-4);
+}
+
+// ---- implicit GEMM (conv.cu) --------------------------------------------------------------------
+GGConvGemm gemm_params(const Ref& r, int splits) {
+  GGConvGemm q{};
+  q.N = (int)r.N, q.C = (int)r.C, q.H = (int)r.H, q.W = (int)r.W, q.K = (int)r.K, q.R = (int)r.R, q.S = (int)r.S;
+  q.OH = (int)r.OH, q.OW = (int)r.OW, q.sh = (int)r.sh, q.sw = (int)r.sw, q.pt = (int)r.pt, q.pl = (int)r.pl;
+  q.splits = splits;
+  q.div_P = make_fast_div(r.OH * r.OW);
+  q.div_OW = make_fast_div(r.OW);
+  q.div_RS = make_fast_div(r.R * r.S);
+  q.div_S = make_fast_div(r.S);
+  return q;
+}
+
+TEST(CudaEmulated, ImplicitGemmForwardAndWeightGradientWithSplitK) {
+  const Ref r{2, 9, 7, 6, 70, 3, 3, 4, 3, 2, 2, 1, 1};  // stride 2, 70 output channels
+  std::mt19937 rng(5);
+  const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
+  const auto w = random_vector(r.K * r.C * 9, rng);
+  const auto b = random_vector(r.K, rng);
+  const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+  const auto yref = r.forward(x, w, b.data());
+  const auto dwref = r.weight_grad(x, dy);
+  for (int splits : {1, 3}) {
+    const GGConvGemm q = gemm_params(r, splits);
+    const int M = (int)r.K, NP = (int)(r.N * r.OH * r.OW), CRS = (int)(r.C * 9);
+    std::vector<float> ws(static_cast<size_t>(splits) * M * std::max(NP, CRS), NAN);
+    std::vector<float> y(yref.size(), NAN), dw(dwref.size(), NAN);
+    emulate::launch(&gg_conv_fwd_gemm64x128_f32, dim3{2, 1, 2}, dim3{128, 1, 1}, q, y.data(), x.data(), w.data(),
+                    b.data(), ws.data());
+    if (splits > 1)
+      emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
+                      static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
+    EXPECT_LT(relative_error(y, yref), 1e-5) << "forward, splits " << splits;
+    emulate::launch(&gg_conv_bwd_weight_gemm128x128_f32, dim3{1, 1, 2}, dim3{256, 1, 1}, q, dw.data(), dy.data(),
+                    x.data(), ws.data());
+    if (splits > 1)
+      emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
+                      static_cast<const float*>(ws.data()));
+    EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, splits " << splits;
+  }
+}
+
+}  // namespace
