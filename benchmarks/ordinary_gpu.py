@@ -23,8 +23,9 @@ large GPU's), its clocks, and its host. Its arithmetic rate per SM is the large 
     python benchmarks/ordinary_gpu.py --only convs --conv-algo igemm    # one convolution algorithm
     python benchmarks/ordinary_gpu.py --tiny --no-mps --device cpu     # seconds: proves it runs (CI)
 
-Rows go to benchmarks/results/ordinary_gpu.csv (--csv to change); every row's notes start with
-"<N> SMs" (the count glassgrad's device query reports in the child process).
+Rows go to benchmarks/results/ordinary_gpu.csv (--csv to change); every workload ends with
+"on <N> SMs" and every row's notes start with "<N> SMs" (the count glassgrad's device query
+reports in the child process); benchmarks/report.py makes one table per SM count.
 """
 from __future__ import annotations
 
@@ -133,7 +134,7 @@ def per_call(fn, sync, calls):
     return (time.perf_counter() - t) / calls
 
 
-def convs(args, res, dev, torch, note):
+def convs(args, res, dev, torch, note, where):
     import glassgrad as gg
     from glassgrad import _C
     sync = gg_sync(dev)
@@ -176,7 +177,7 @@ def convs(args, res, dev, torch, note):
                 for label, (fn, sy) in contenders:
                     times[label].append(per_call(fn, sy, calls))
             med = {label: statistics.median(t) for label, t in times.items()}
-            wl = f"conv {r}x{r}/{s} [{n},{c},{h},{w}]->{k} {name} ({model})"
+            wl = f"conv {r}x{r}/{s} [{n},{c},{h},{w}]->{k} {name} ({model}){where}"
             tname = contenders[-1][0] if theirs else None
             for label, t in med.items():
                 is_torch = label == tname
@@ -211,7 +212,7 @@ def torch_graph_step(torch, spec, model, x, y):
     return graph.replay
 
 
-def resnet(args, res, dev, torch, note):
+def resnet(args, res, dev, torch, note, where):
     import glassgrad as gg
     spec = W.resnet18(4) if args.tiny else W.RESNET18
     batches = [2] if args.tiny else [int(b) for b in args.resnet_batches.split(",")]
@@ -243,7 +244,7 @@ def resnet(args, res, dev, torch, note):
                 times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
         med = {k: statistics.median(v) for k, v in times.items()}
         eager = next((k for k in contenders if k.startswith("torch") and not k.endswith("graph")), None)
-        workload = f"{spec.label} train step batch {batch}"
+        workload = f"{spec.label} train step batch {batch}{where}"
         for name, t in med.items():
             ratio = None if name.startswith("torch") or eager is None else t / med[eager]
             extra = ""
@@ -254,7 +255,7 @@ def resnet(args, res, dev, torch, note):
                     notes=f"{note}; median of {len(times[name])} steps in {rounds} alternating rounds{extra}")
 
 
-def simplecnn(args, res, dev, torch, note):
+def simplecnn(args, res, dev, torch, note, where):
     import end_to_end as E
     import glassgrad as gg
     limit = 256 if args.tiny else args.limit
@@ -263,7 +264,7 @@ def simplecnn(args, res, dev, torch, note):
     batch = 32
     gg.manual_seed(0)
     init = gg.models.SimpleCNN().state_dict()
-    workload = f"SimpleCNN epoch batch {batch} ({Xn.shape[0]} images)"
+    workload = f"SimpleCNN epoch batch {batch} ({Xn.shape[0]} images){where}"
     model = gg.models.SimpleCNN()
     model.load_state_dict(init)
     t, last, _ = E.glassgrad_epoch(model, X, y, batch, True, dev)
@@ -300,12 +301,13 @@ def child(args) -> int:
         note += f"; conv algo {args.conv_algo}"
     res = Results("ordinary_gpu", args.csv, tiny=args.tiny)
     only = set(args.only.split(","))
+    where = f" on {sms} SMs" if sms else ""  # the report groups rows by it
     if "convs" in only:
-        convs(args, res, dev, torch, note)
+        convs(args, res, dev, torch, note, where)
     if "resnet" in only:
-        resnet(args, res, dev, torch, note)
+        resnet(args, res, dev, torch, note, where)
     if "simplecnn" in only:
-        simplecnn(args, res, dev, torch, note)
+        simplecnn(args, res, dev, torch, note, where)
     print("wrote", res.write())
     return 0
 

@@ -156,6 +156,35 @@ def rows_table(rows) -> List[str]:
     return table(["workload", "framework", "metric", "value", "vs PyTorch"], body, "lllrr")
 
 
+def ordinary_gpu_table(rows) -> List[str]:
+    """benchmarks/ordinary_gpu.py: one table per SM count (the workload's "on N SMs" suffix)."""
+    groups: Dict[int, list] = OrderedDict()
+    for r in rows:
+        m = re.search(r" on (\d+) SMs$", r["workload"])
+        groups.setdefault(int(m.group(1)) if m else 0, []).append(r)
+    out: List[str] = []
+    for sms in sorted(groups, key=lambda n: (n == 0, n)):
+        rs = groups[sms]
+        title = "an ordinary GPU" if 0 < sms <= 16 else "the whole GPU"
+        out += [f"**{title} ({sms} SMs)**" if sms else "**(no SM count)**", ""]
+        by: Dict[str, Dict[str, dict]] = OrderedDict()
+        for r in rs:
+            fw = r["framework"]
+            kind = "graph" if fw.endswith("CUDA graph") else ("torch" if fw.startswith("torch") else "glassgrad")
+            by.setdefault(re.sub(r" on \d+ SMs$", "", r["workload"]), {})[kind] = r
+        body = []
+        for workload, d in by.items():
+            g, t, gr = d.get("glassgrad"), d.get("torch"), d.get("graph")
+            fmt = lambda r: f"{sig(float(r['value']))} {r['unit']}" if r else "n/a"  # noqa: E731
+            vs_graph = f"{float(g['value']) / float(gr['value']):.2f}x" if g and gr else ""
+            body.append([workload, g["framework"] if g else "", fmt(g), fmt(t), ratio(g["ratio_vs_torch"]) if g else "",
+                         fmt(gr) if gr else "", vs_graph])
+        out += table(["workload", "glassgrad", "time", "PyTorch", "vs PyTorch", "PyTorch CUDA graph", "vs graph"],
+                     body, "lllrrrr")
+        out.append("")
+    return out
+
+
 SECTIONS = [
     ("end_to_end", "End to end: training", end_to_end_table),
     ("kernel_latency", "Kernel latency", kernel_table),
@@ -165,10 +194,11 @@ SECTIONS = [
     ("checkpoint_depth_scaling", "Peak memory against depth under a budget", rows_table),
     ("profile_kernels", "Kernel time per training step", rows_table),
     ("step_time_interleaved", "One training step against PyTorch, alternating rounds", rows_table),
+    ("ordinary_gpu", "Compute-bound: an ordinary GPU (an MPS slice) and the whole GPU", ordinary_gpu_table),
 ]
 # Scripts whose runs usually cover one workload each (end_to_end --only ...): their tables take
 # each workload from its latest run. The others show their latest run whole.
-PER_WORKLOAD = {"end_to_end", "step_time_interleaved"}
+PER_WORKLOAD = {"end_to_end", "step_time_interleaved", "ordinary_gpu"}
 
 
 def generate(results: str = RESULTS, images: str = IMAGES, doc_dir: str = os.path.dirname(DOC)) -> str:

@@ -2,7 +2,12 @@
 # The GPU check, run on a machine with an NVIDIA GPU and the CUDA toolkit (never in CI):
 #   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu; GLASSGRAD_CUDA_ARCHS defaults to
 #      this GPU's compute capability to keep the build short; set it to '' for the full list)
-#      -- skipped with --no-build when python-bindings/glassgrad already holds a CUDA build
+#      with a C++ compiler that links libstdc++ dynamically (CXX if it does, else the first of
+#      /usr/bin/g++, g++, c++, clang++ that does: a module with its own static copy crashed on
+#      the first CUDA tensor once numpy and libcuda had loaded the system's), then a smoke test
+#      (a CUDA tensor and one Conv2D training step, compared with the CPU) that stops the check
+#      loudly when it fails -- the build is skipped with --no-build when
+#      python-bindings/glassgrad already holds a CUDA build; the smoke test always runs
 #   2. every test file that needs the CUDA build: the files holding a test marked `cuda` (CPU vs
 #      CUDA parity of every op, allocator, graphs, device info) or `cuda_build` (registration,
 #      the fatbin's SASS: every launched kernel for every architecture, no tensor-core
@@ -30,7 +35,7 @@ while [ $# -gt 0 ]; do
     --no-sanitize) sanitize=0 ;;
     --bench) benches=$2; shift ;;
     --train) train=$2; shift ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -40,6 +45,27 @@ export PYTHONPATH=$root/python-bindings${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
 declare -a rows
 row() { rows+=("$(printf '%-28s %-8s %s' "$1" "$2" "$3")"); }
+
+# The first C++ compiler that links libstdc++ into a shared library dynamically (NEEDED
+# libstdc++.so), so that _C shares the process's one C++ runtime.
+dynamic_cxx() {
+  local probe cand
+  probe=$(mktemp -d)
+  printf '#include <sstream>\nint probe(int v) { std::ostringstream s; s << v; return int(s.str().size()); }\n' \
+    > "$probe/probe.cpp"
+  for cand in ${CXX:-} /usr/bin/g++ g++ c++ clang++; do
+    cand=$(command -v "$cand" 2>/dev/null) || continue
+    if "$cand" -shared -fPIC "$probe/probe.cpp" -o "$probe/probe.so" 2>/dev/null &&
+       { readelf -d "$probe/probe.so" 2>/dev/null || objdump -p "$probe/probe.so" 2>/dev/null; } | grep -q "NEEDED.*libstdc++"; then
+      rm -rf "$probe"
+      echo "$cand"
+      return 0
+    fi
+    echo "   $cand links libstdc++ statically into shared libraries: not used" >&2
+  done
+  rm -rf "$probe"
+  return 1
+}
 
 echo "== GPU"
 nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv,noheader 2>&1 | tee "$out/gpu.txt"
@@ -52,21 +78,36 @@ if [ "$build" = 1 ] || ! usable; then
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
     export GLASSGRAD_CUDA_ARCHS=${cc:-}
   fi
-  echo "== build (GLASSGRAD_CUDA=ON, archs '${GLASSGRAD_CUDA_ARCHS}')"
+  cxx=$(dynamic_cxx) || { echo "gpu_check.sh: no C++ compiler here links libstdc++ dynamically (tried: ${CXX:-} /usr/bin/g++ g++ c++ clang++)" >&2; exit 1; }
+  export CXX=$cxx CUDAHOSTCXX=$cxx NVCC_CCBIN=$cxx
+  # A build directory configured with another compiler keeps it: start that one afresh.
+  if [ -f build/gpu/CMakeCache.txt ] && ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=$cxx\$" build/gpu/CMakeCache.txt; then
+    rm -rf build/gpu
+  fi
+  echo "== build (GLASSGRAD_CUDA=ON, archs '${GLASSGRAD_CUDA_ARCHS}', CXX $cxx)"
   start=$SECONDS
   generator=()
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
   if { cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGLASSGRAD_BUILD_PYTHON=ON \
+         -DCMAKE_CXX_COMPILER="$cxx" \
          -DGLASSGRAD_DEV_INPLACE=ON -DGLASSGRAD_CUDA=ON "-DGLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS}" \
          -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" &&
        cmake --build build/gpu -j "$(nproc)"; } > "$out/build.log" 2>&1; then
-    row "build" "ok" "$((SECONDS - start)) s, archs '${GLASSGRAD_CUDA_ARCHS}'"
+    row "build" "ok" "$((SECONDS - start)) s, archs '${GLASSGRAD_CUDA_ARCHS}', CXX $cxx"
   else
     tail -30 "$out/build.log"
     row "build" "FAILED" "see build.log"
   fi
+  grep -A3 "libstdc++ statically" "$out/build.log" || true
 else
   row "build" "skipped" "using the existing python-bindings/glassgrad/_C"
+fi
+echo "== smoke test"
+if "$python" tools/gpu_smoke.py 2>&1 | tee "$out/smoke.log"; then
+  row "smoke test" "ok" "$(tail -1 "$out/smoke.log")"
+else
+  echo "gpu_check.sh: the smoke test FAILED (see above): the build cannot run CUDA work; stopping" >&2
+  exit 1
 fi
 "$python" - <<'PY' | tee "$out/device.txt"
 import glassgrad

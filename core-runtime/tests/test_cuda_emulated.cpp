@@ -46,6 +46,11 @@ struct Emulator {
     GG_EMU_ADD(gg_wino_wgrad_gemm128x128_f32);
     GG_EMU_ADD(gg_wino_wgrad_gemm64x128_f32);
     GG_EMU_ADD(gg_wino_wgrad_gemm64x64_f32);
+    GG_EMU_ADD(gg_wino_gemm128x128k16_f32);
+    GG_EMU_ADD(gg_wino_gemm64x128k16_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm128x128k16_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm64x128k16_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm64x64k16_f32);
 #undef GG_EMU_ADD
   }
   template <typename... A>
@@ -185,8 +190,9 @@ TEST(CudaEmulated, WinogradSeveralPassesAndSplits) {
 }
 
 TEST(CudaEmulated, WinogradEveryProductTileAndChannelsPastATile) {
-  // 70 channels: rows past one 64-row tile, k steps with a remainder (70 = 8 * 8 + 6); one
-  // 4 x 4 tile of output keeps the emulation short.
+  // 70 channels: rows past one 64-row tile, k steps with a remainder (70 = 8 * 8 + 6 = 16 * 4 + 6);
+  // one 4 x 4 tile of output keeps the emulation short. A tile a direction has no kernel of
+  // falls back to the heuristic's.
   for (int tile = 0; tile < wg::kTileCount; ++tile)
     check_winograd({1, 70, 4, 4, 70, 1, 1, 1, 1}, 4, tile, 1 << 26, 1 << 10, 1e-4);
 }
@@ -224,12 +230,21 @@ TEST(CudaEmulated, ImplicitGemmForwardAndWeightGradientWithSplitK) {
       emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
                       static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
     EXPECT_LT(relative_error(y, yref), 1e-5) << "forward, splits " << splits;
-    emulate::launch(&gg_conv_bwd_weight_gemm128x128_f32, dim3{1, 1, 2}, dim3{256, 1, 1}, q, dw.data(), dy.data(),
-                    x.data(), ws.data());
+    for (auto* kernel : {&gg_conv_bwd_weight_gemm128x128_f32, &gg_conv_bwd_weight_gemm128x128k16_f32}) {
+      std::fill(dw.begin(), dw.end(), NAN);
+      emulate::launch(kernel, dim3{1, 1, 2}, dim3{256, 1, 1}, q, dw.data(), dy.data(), x.data(), ws.data());
+      if (splits > 1)
+        emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
+                        static_cast<const float*>(ws.data()));
+      EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, splits " << splits;
+    }
+    std::fill(y.begin(), y.end(), NAN);
+    emulate::launch(&gg_conv_fwd_gemm128x128k16_f32, dim3{1, 1, 2}, dim3{256, 1, 1}, q, y.data(), x.data(), w.data(),
+                    b.data(), ws.data());
     if (splits > 1)
-      emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
-                      static_cast<const float*>(ws.data()));
-    EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, splits " << splits;
+      emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
+                      static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
+    EXPECT_LT(relative_error(y, yref), 1e-5) << "forward 128x128 k16, splits " << splits;
   }
 }
 

@@ -116,6 +116,20 @@ def test_end_to_end_tiny_times_epochs_and_resnet_steps(tiny_results):
     assert all(0.0 <= a <= 1.0 for a in acc)
 
 
+def test_ordinary_gpu_tiny_times_convolutions_steps_and_an_epoch(tmp_path):
+    """ordinary_gpu.py without MPS on the CPU (the MPS slice needs a GPU machine): every workload
+    kind writes rows; the SM count suffix is absent off the GPU."""
+    out = tmp_path / "ordinary_gpu.csv"
+    run_script("ordinary_gpu.py", "--tiny", "--no-mps", "--device", "cpu", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    workloads = {r["workload"] for r in rows if r["framework"].startswith("glassgrad")}
+    for direction in ("forward", "input grad", "weight grad"):
+        assert any(w.startswith("conv 3x3/1") and direction in w for w in workloads), (direction, workloads)
+    assert any(w.startswith("ResNet18") and "train step batch 2" in w for w in workloads), workloads
+    assert any(w.startswith("SimpleCNN epoch batch 32") for w in workloads), workloads
+
+
 def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth(tiny_results):
     rows = read_csv(tiny_results / "checkpoint_depth_scaling.csv")
     assert_well_formed(rows)

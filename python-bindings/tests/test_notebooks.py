@@ -29,6 +29,10 @@ CI = {
                                                            "checkpointing:", "recompute steps"]),
     "06_mnist_end_to_end.ipynb": ("n_train = 1024\nn_test = 1000\nepochs = 1",
                                   ["epoch 1: mean loss", "identical predictions: True"]),
+    "07_winograd.ipynb": ("", ["F(2x2): derived matrices equal the header's up to scaling: True",
+                               "F(4x4): derived matrices equal the header's up to scaling: True",
+                               "NumPy twin == direct convolution in all three directions: True",
+                               "glassgrad cpu (CPU kernels): relative error forward"]),
 }
 PLOTS = {"04_batchnorm_convergence.ipynb", "05_memory_planning.ipynb", "06_mnist_end_to_end.ipynb"}
 

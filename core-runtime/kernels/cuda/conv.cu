@@ -252,6 +252,7 @@ __device__ void bwd_weight_gemm(const GGConvGemm& g, T* dw, const T* dy, const T
 typedef gg::TileConfig<128, 128, 8, 8> Tile128x128;  // 256 threads
 typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;    // 128 threads
 typedef gg::TileConfig<32, 128, 4, 8> Tile32x128;    // 128 threads
+typedef gg::TileConfig<128, 128, 8, 8, 16> Tile128x128k16;  // 256 threads, k steps of 16 (a tuner candidate)
 
 // ---- direct kernels ---------------------------------------------------------------------
 // grid: x = output tiles (tiles_h * tiles_w), y = groups of kKG output channels, z = images.
@@ -409,4 +410,5 @@ GG_CONV(f64, double)
 GG_CONV_GEMM(f32, float, 128x128, 256, 1)
 GG_CONV_GEMM(f32, float, 64x128, 128, GG_CONV_MINB_64)
 GG_CONV_GEMM(f32, float, 32x128, 128, 3)
+GG_CONV_GEMM(f32, float, 128x128k16, 256, 1)
 GG_CONV_GEMM(f64, double, 32x128, 128, 1)

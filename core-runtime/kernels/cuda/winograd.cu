@@ -28,144 +28,16 @@
 // output's largest magnitude, a float32 simulation gives up to 8e-7 (F(2x2)) and 1.6e-5
 // (F(4x4)) at 512 channels; the parity tests allow 5e-5 and 2e-4 (python-bindings/tests/
 // test_cuda_ops.py; core-runtime/tests/test_cuda_emulated.cpp checks small shapes on the CPU).
+#include "../winograd_transforms.h"
 #include "gemm_engine.cuh"
 
 namespace gg_wino {
 
-// ---- 1-D transforms -------------------------------------------------------------------------
-// Each is a fixed linear map written out (every multiplication by 0 or 1 removed); the 2-D
-// transform applies it along rows, then columns: L X L^T (apply2d). Matrices (Lavin and Gray):
-//   F(2, 3): B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],  G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1],
-//            A^T = [1 1 1 0; 0 1 -1 -1]
-//   F(4, 3): B^T = [4 0 -5 0 1 0; 0 -4 -4 1 1 0; 0 4 -4 -1 1 0; 0 -2 -1 2 1 0; 0 2 -1 -2 1 0; 0 4 0 -5 0 1],
-//            G = [1/4 0 0; -1/6 -1/6 -1/6; -1/6 1/6 -1/6; 1/24 1/12 1/6; 1/24 -1/12 1/6; 0 0 1],
-//            A^T = [1 1 1 1 1 0; 0 1 -1 2 -2 0; 0 1 1 4 4 0; 0 1 -1 8 -8 1]
-// The notebook examples-and-tutorials/notebooks/winograd.ipynb derives them.
-template <int M>
-struct Tf;
-
-template <>
-struct Tf<2> {
-  struct Input {  // v = B^T d
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* d, T* v) const {
-      v[0] = d[0] - d[2];
-      v[1] = d[1] + d[2];
-      v[2] = d[2] - d[1];
-      v[3] = d[1] - d[3];
-    }
-  };
-  struct Filter {  // u = G g
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* g, T* u) const {
-      const T h = T(0.5) * (g[0] + g[2]);
-      u[0] = g[0];
-      u[1] = h + T(0.5) * g[1];
-      u[2] = h - T(0.5) * g[1];
-      u[3] = g[2];
-    }
-  };
-  struct Output {  // y = A^T m
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* m, T* y) const {
-      y[0] = m[0] + m[1] + m[2];
-      y[1] = m[1] - m[2] - m[3];
-    }
-  };
-  struct GradOutput {  // dm = A dy
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* dy, T* dm) const {
-      dm[0] = dy[0];
-      dm[1] = dy[0] + dy[1];
-      dm[2] = dy[0] - dy[1];
-      dm[3] = -dy[1];
-    }
-  };
-  struct GradFilter {  // dg = G^T du
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* du, T* dg) const {
-      dg[0] = du[0] + T(0.5) * (du[1] + du[2]);
-      dg[1] = T(0.5) * (du[1] - du[2]);
-      dg[2] = T(0.5) * (du[1] + du[2]) + du[3];
-    }
-  };
-};
-
-template <>
-struct Tf<4> {
-  struct Input {  // v = B^T d
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* d, T* v) const {
-      v[0] = T(4) * d[0] - T(5) * d[2] + d[4];
-      v[1] = -T(4) * (d[1] + d[2]) + d[3] + d[4];
-      v[2] = T(4) * (d[1] - d[2]) - d[3] + d[4];
-      v[3] = T(2) * (d[3] - d[1]) - d[2] + d[4];
-      v[4] = T(2) * (d[1] - d[3]) - d[2] + d[4];
-      v[5] = T(4) * d[1] - T(5) * d[3] + d[5];
-    }
-  };
-  struct Filter {  // u = G g
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* g, T* u) const {
-      const T s = g[0] + g[2], q = T(0.25) * g[0] + g[2];
-      u[0] = T(0.25) * g[0];
-      u[1] = -(s + g[1]) / T(6);
-      u[2] = -(s - g[1]) / T(6);
-      u[3] = (q + T(0.5) * g[1]) / T(6);
-      u[4] = (q - T(0.5) * g[1]) / T(6);
-      u[5] = g[2];
-    }
-  };
-  struct Output {  // y = A^T m
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* m, T* y) const {
-      const T a = m[1] + m[2], b = m[1] - m[2], c = m[3] + m[4], d = m[3] - m[4];
-      y[0] = m[0] + a + c;
-      y[1] = b + T(2) * d;
-      y[2] = a + T(4) * c;
-      y[3] = b + T(8) * d + m[5];
-    }
-  };
-  struct GradOutput {  // dm = A dy
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* dy, T* dm) const {
-      const T e = dy[0] + dy[2], o = dy[1] + dy[3];
-      const T e4 = dy[0] + T(4) * dy[2], o4 = T(2) * dy[1] + T(8) * dy[3];
-      dm[0] = dy[0];
-      dm[1] = e + o;
-      dm[2] = e - o;
-      dm[3] = e4 + o4;
-      dm[4] = e4 - o4;
-      dm[5] = dy[3];
-    }
-  };
-  struct GradFilter {  // dg = G^T du
-    template <typename T>
-    __device__ __forceinline__ void operator()(const T* du, T* dg) const {
-      const T a = du[1] + du[2], b = du[2] - du[1], c = du[3] + du[4], d = du[3] - du[4];
-      dg[0] = T(0.25) * du[0] + (c * T(0.25) - a) / T(6);
-      dg[1] = (b + T(0.5) * d) / T(6);
-      dg[2] = (c - a) / T(6) + du[5];
-    }
-  };
-};
-
-// out = L in L^T for the 1-D map L (IN -> OUT values): rows first, then columns.
-template <int IN, int OUT, typename T, typename L>
-__device__ __forceinline__ void apply2d(const T (&in)[IN][IN], T (&out)[OUT][OUT], const L& map) {
-  T tmp[IN][OUT];
-#pragma unroll
-  for (int i = 0; i < IN; ++i) map(in[i], tmp[i]);
-#pragma unroll
-  for (int j = 0; j < OUT; ++j) {
-    T col[IN], res[OUT];
-#pragma unroll
-    for (int i = 0; i < IN; ++i) col[i] = tmp[i][j];
-    map(col, res);
-#pragma unroll
-    for (int i = 0; i < OUT; ++i) out[i][j] = res[i];
-  }
-}
+// The per-tile transforms are kernels/winograd_transforms.h's, shared with the CPU kernels:
+// input_tile (B^T d B), filter_tile (G g G^T), output_tile (A^T M A) and the adjoints the weight
+// gradient needs, output_adjoint_tile (A dY A^T) and filter_adjoint_tile (G^T dU G). The
+// notebook examples-and-tutorials/notebooks/winograd.ipynb derives the matrices.
+namespace wt = glassgrad::winograd;
 
 // Tile p of the destination: image n and the tile's top-left destination pixel (oh0, ow0).
 template <int M>
@@ -200,7 +72,7 @@ __device__ void filter_transform(const GGWino& g, const T* w, T* U) {
         for (int s = 0; s < 3; ++s) f[r][s] = src[r * 3 + s];
     }
     T u[A][A];
-    apply2d<3, A>(f, u, typename Tf<M>::Filter());
+    wt::filter_tile<M, T>(&f[0][0], &u[0][0]);
 #pragma unroll
     for (int e = 0; e < A * A; ++e) U[(int64_t)e * pairs + i] = u[e / A][e % A];
   }
@@ -226,7 +98,7 @@ __device__ void input_transform(const GGWino& g, const T* src, T* V) {
         d[a][b] = ((unsigned)h < (unsigned)g.Hi && (unsigned)w < (unsigned)g.Wi) ? plane[h * g.Wi + w] : T(0);
       }
     T v[A][A];
-    apply2d<A, A>(d, v, typename Tf<M>::Input());
+    wt::input_tile<M, T>(&d[0][0], &v[0][0]);
 #pragma unroll
     for (int e = 0; e < A * A; ++e) V[(int64_t)e * total + i] = v[e / A][e % A];
   }
@@ -245,7 +117,7 @@ __device__ void output_transform(const GGWino& g, const T* Mb, T* dst, const T* 
 #pragma unroll
     for (int e = 0; e < A * A; ++e) m[e / A][e % A] = Mb[(int64_t)e * total + i];
     T y[M][M];
-    apply2d<A, M>(m, y, typename Tf<M>::Output());
+    wt::output_tile<M, T>(&m[0][0], &y[0][0]);
     const T b = bias ? bias[co] : T(0);
     T* out = dst + ((int64_t)n * g.Co + co) * g.Ho * g.Wo;
 #pragma unroll
@@ -280,7 +152,7 @@ __device__ void grad_output_transform(const GGWino& g, const T* dy, T* Y) {
         d[a][c] = (h < g.Ho && w < g.Wo) ? plane[h * g.Wo + w] : T(0);
       }
     T v[A][A];
-    apply2d<M, A>(d, v, typename Tf<M>::GradOutput());
+    wt::output_adjoint_tile<M, T>(&d[0][0], &v[0][0]);
 #pragma unroll
     for (int e = 0; e < A * A; ++e) Y[(int64_t)e * total + i] = v[e / A][e % A];
   }
@@ -301,7 +173,7 @@ __device__ void grad_filter_transform(const GGWino& g, const T* dU, T* dw) {
       u[e / A][e % A] = s;
     }
     T dg[3][3];
-    apply2d<A, 3>(u, dg, typename Tf<M>::GradFilter());
+    wt::filter_adjoint_tile<M, T>(&u[0][0], &dg[0][0]);
 #pragma unroll
     for (int r = 0; r < 3; ++r)
 #pragma unroll
@@ -378,6 +250,9 @@ typedef gg::TileConfig<128, 128, 8, 8> Tile128x128;  // 256 threads
 typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;    // 128 threads
 typedef gg::TileConfig<32, 128, 4, 8> Tile32x128;    // 128 threads
 typedef gg::TileConfig<64, 64, 8, 4> Tile64x64;      // 128 threads
+typedef gg::TileConfig<128, 128, 8, 8, 16> Tile128x128k16;
+typedef gg::TileConfig<64, 128, 8, 8, 16> Tile64x128k16;
+typedef gg::TileConfig<64, 64, 8, 4, 16> Tile64x64k16;
 
 }  // namespace gg_wino
 
@@ -425,3 +300,9 @@ GG_WINO_GEMM(32x128, 128, 3, f32, float)
 GG_WINO_WGRAD_GEMM(128x128, 256, 1, f32, float)
 GG_WINO_WGRAD_GEMM(64x128, 128, 2, f32, float)
 GG_WINO_WGRAD_GEMM(64x64, 128, 3, f32, float)
+// k steps of 16: candidates the autotuner times against the k-8 tiles.
+GG_WINO_GEMM(128x128k16, 256, 1, f32, float)
+GG_WINO_GEMM(64x128k16, 128, 2, f32, float)
+GG_WINO_WGRAD_GEMM(128x128k16, 256, 1, f32, float)
+GG_WINO_WGRAD_GEMM(64x128k16, 128, 2, f32, float)
+GG_WINO_WGRAD_GEMM(64x64k16, 128, 2, f32, float)

@@ -38,13 +38,16 @@ const FunctionNames kConvFunctions({"gg_conv_fwd_direct", "gg_conv_bwd_input_dir
                                    float_dtypes());
 const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_input_gemm64x128",
                                      "gg_conv_bwd_weight_gemm64x128", "gg_conv_fwd_gemm128x128",
-                                     "gg_conv_bwd_input_gemm128x128", "gg_conv_bwd_weight_gemm128x128"},
+                                     "gg_conv_bwd_input_gemm128x128", "gg_conv_bwd_weight_gemm128x128",
+                                     "gg_conv_fwd_gemm128x128k16", "gg_conv_bwd_input_gemm128x128k16",
+                                     "gg_conv_bwd_weight_gemm128x128k16"},
                                     {DType::Float32});
 const FunctionNames kWinogradFunctions(
     {"gg_wino2_filter", "gg_wino2_input", "gg_wino2_output", "gg_wino2_grad_output", "gg_wino2_grad_filter",
      "gg_wino4_filter", "gg_wino4_input", "gg_wino4_output", "gg_wino4_grad_output", "gg_wino4_grad_filter",
      "gg_wino_gemm128x128", "gg_wino_gemm64x128", "gg_wino_gemm32x128", "gg_wino_wgrad_gemm128x128",
-     "gg_wino_wgrad_gemm64x128", "gg_wino_wgrad_gemm64x64"},
+     "gg_wino_wgrad_gemm64x128", "gg_wino_wgrad_gemm64x64", "gg_wino_gemm128x128k16", "gg_wino_gemm64x128k16",
+     "gg_wino_wgrad_gemm128x128k16", "gg_wino_wgrad_gemm64x128k16", "gg_wino_wgrad_gemm64x64k16"},
     {DType::Float32});
 
 namespace {
@@ -70,13 +73,17 @@ constexpr int64_t kMaxWinogradBytes = int64_t(48) << 20;
 
 // Tile shape and k split for a product of M x N over Kdim aiming at `target` threads: large
 // tiles unless they leave most multiprocessors idle, then k split until the target is met.
-// `tile` (float32: 0 128x128, 1 64x128, 2 32x128) overrides the tile shape.
+// `tile` (float32: 0 128x128, 1 64x128, 2 32x128, 3 128x128 in k steps of 16) overrides the
+// tile shape.
+constexpr int kGemmTiles = 4;
 GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt, int64_t target, int tile = -1) {
-  static const GemmChoice kTiles[3] = {
-      {"128x128", 128, 128, 256, 1}, {"64x128", 64, 128, 128, 1}, {"32x128", 32, 128, 128, 1}};
+  static const GemmChoice kTiles[kGemmTiles] = {{"128x128", 128, 128, 256, 1},
+                                                {"64x128", 64, 128, 128, 1},
+                                                {"32x128", 32, 128, 128, 1},
+                                                {"128x128k16", 128, 128, 256, 1}};
   GemmChoice c = kTiles[2];
   const auto tiles = [&](const GemmChoice& t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn); };
-  if (dt == DType::Float32 && tile >= 0 && tile < 3) {
+  if (dt == DType::Float32 && tile >= 0 && tile < kGemmTiles) {
     c = kTiles[tile];
   } else if (dt == DType::Float32) {
     if (M > 64) c = kTiles[0];
@@ -325,7 +332,7 @@ bool winograd_applies(const Problem& p) {
 }
 
 std::string Choice::describe() const {
-  static const char* const kTileNames[3] = {"128x128", "64x128", "32x128"};
+  static const char* const kTileNames[4] = {"128x128", "64x128", "32x128", "128x128k16"};
   switch (algo) {
     case Algo::Direct: return "direct";
     case Algo::Gemm:
@@ -360,7 +367,7 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
       for (const ConvGemm& cg : conv_gemms(p.op, p.g)) {
         const GemmChoice x = choose_gemm(cg.d.M, cg.d.N, cg.d.Kdim, p.dt, a.target, a.gemm_tile);
         const GemmChoice y = choose_gemm(cg.d.M, cg.d.N, cg.d.Kdim, p.dt, b.target, b.gemm_tile);
-        if (x.bm != y.bm || x.splits != y.splits) return false;
+        if (std::string(x.tile) != y.tile || x.splits != y.splits) return false;
       }
     }
     return true;
@@ -376,13 +383,13 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
     add(d);
   }
   const int64_t base = base_target(sms);
-  for (int64_t scale : {1, 2, 4, 8}) {  // fewer or more k partitions than the heuristic's
+  for (int64_t target : {int64_t(1), base / 2, base, base * 2, base * 4}) {  // no split, fewer or more k partitions
     Choice c;
-    c.target = base * scale / 2;
+    c.target = target;
     add(c);
   }
   if (p.dt == DType::Float32)
-    for (int t = 0; t < 3; ++t) {  // every tile shape, at the heuristic's target
+    for (int t = 0; t < kGemmTiles; ++t) {  // every tile shape, at the heuristic's target
       Choice c;
       c.target = base * (p.op == Op::BackwardWeight ? 2 : 1);
       c.gemm_tile = t;

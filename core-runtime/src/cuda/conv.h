@@ -38,7 +38,7 @@ struct Problem {
 struct Choice {
   Algo algo = Algo::Gemm;
   int64_t target = 0;         // Gemm: threads the tile shape and k split aim for
-  int gemm_tile = -1;         // Gemm: 0 128x128, 1 64x128, 2 32x128 (float32), -1 by the row count
+  int gemm_tile = -1;         // Gemm: 0 128x128, 1 64x128, 2 32x128, 3 128x128 k16 (float32); -1 by rows
   winograd::Choice wino;      // Winograd
   std::string describe() const;
 };

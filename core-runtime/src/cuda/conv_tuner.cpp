@@ -3,7 +3,7 @@
 // timed runs, CUDA events around each) and the fastest is cached under the shape, dtype,
 // device, multiprocessor count and forced algorithm. Later plans, steps and graph replays read
 // the cache: a replayed step pays nothing. Timing is skipped (the heuristic is used) for
-// problems that take under 20 us at the device's peak, while a graph is being captured,
+// problems that take under 0.5 us at the device's peak, while a graph is being captured,
 // without driver events, or when scratch memory cannot be had. Scratch buffers come straight from the driver, outside the
 // accounted allocator, and are freed before the plan continues.
 #include <algorithm>
@@ -54,10 +54,11 @@ std::string describe_problem(const Problem& p, int64_t sms) {
 
 std::string key(const Problem& p, int64_t sms) { return describe_problem(p, sms) + " algo " + conv_algo(); }
 
-// Problems that would take under 20 us at the device's FP32 peak (128 lanes a multiprocessor at
-// about 1.5 GHz) are not timed: launches dominate them, and timing would cost more than it saves
-// (a SimpleCNN epoch on a large GPU spends its whole first step planning).
-constexpr double kMinTunedSeconds = 20e-6;
+// Problems that would take under 0.5 us at the device's FP32 peak (128 lanes a multiprocessor at
+// about 1.5 GHz) are not timed: launch latency is all of their time, and timing them would cost
+// more than it could save. The others are timed even when small: a SimpleCNN layer on a large
+// GPU gains from a choice without split-k (one launch instead of two), which no rule predicts.
+constexpr double kMinTunedSeconds = 0.5e-6;
 
 bool worth_timing(const Problem& p, int64_t sms) {
   const GGConv& g = p.g;
@@ -176,7 +177,7 @@ Choice choose(const Problem& p, bool tune) {
   Entry e{cands[0], describe_problem(p, sms), "heuristic (one candidate)"};
   if (cands.size() > 1) {
     if (!conv_autotune_enabled()) e.note = "heuristic (GLASSGRAD_CONV_AUTOTUNE=0)";
-    else if (!worth_timing(p, sms)) e.note = "heuristic (under 20 us at peak: not timed)";
+    else if (!worth_timing(p, sms)) e.note = "heuristic (under 0.5 us at peak: not timed)";
     else if (capturing()) e.note = "heuristic (planned while a CUDA graph was being captured)";
     else if (!api().cuEventCreate) e.note = "heuristic (the driver has no events)";
     else e.choice = cands[time_candidates(s, p, cands, e.note)];

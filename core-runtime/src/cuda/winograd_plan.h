@@ -22,19 +22,24 @@ struct Conv {
   int64_t N, C, H, W, K, OH, OW, pt, pl;
 };
 
-// Product tiles (gemm_engine.cuh TileConfig): kernel infix, rows, columns, threads.
+// Product tiles (gemm_engine.cuh TileConfig): kernel infix, rows, columns, threads, and which
+// products have a kernel of it (forward / input gradient, weight gradient). The "k16" tiles
+// walk k in steps of 16 instead of 8 (half the barriers, twice the staging registers).
 struct Tile {
   const char* name;
   int64_t bm, bn, threads;
+  bool forward, weight;
 };
-constexpr int kTileCount = 4;
+constexpr int kTileCount = 7;
 inline const Tile& tile(int i) {
   static const Tile t[kTileCount] = {
-      {"128x128", 128, 128, 256}, {"64x128", 64, 128, 128}, {"32x128", 32, 128, 128}, {"64x64", 64, 64, 128}};
+      {"128x128", 128, 128, 256, true, true},      {"64x128", 64, 128, 128, true, true},
+      {"32x128", 32, 128, 128, true, false},       {"64x64", 64, 64, 128, false, true},
+      {"128x128k16", 128, 128, 256, true, true},   {"64x128k16", 64, 128, 128, true, true},
+      {"64x64k16", 64, 64, 128, false, true}};
   return t[i];
 }
-// The forward products have kernels for tiles 0-2, the weight-gradient products for 0, 1, 3.
-inline bool has_tile(Dir d, int i) { return d == Dir::BackwardWeight ? i != 2 : i != 3; }
+inline bool has_tile(Dir d, int i) { return d == Dir::BackwardWeight ? tile(i).weight : tile(i).forward; }
 
 struct Choice {
   int m = 4;           // output tile m x m: F(2x2, 3x3) or F(4x4, 3x3)
