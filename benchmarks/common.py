@@ -156,6 +156,17 @@ def time_repeats(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
     return times
 
 
+def back_to_back(fn: Callable[[], None], sync: Callable[[], None], n: int) -> float:
+    """Seconds per call of n calls of fn() back to back, with one synchronization before and one
+    after (what a pipelined loop sees: launch overhead overlaps device work)."""
+    sync()
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    sync()
+    return (time.perf_counter() - t) / n
+
+
 def median_time(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
                 sync: Optional[Callable[[], None]] = None) -> float:
     """Median seconds of fn() over `repeats` runs after `warmup` runs (synchronizing around each)."""

@@ -43,7 +43,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402
-from common import Results, gg_device, gg_sync, time_repeats, torch_name, torch_or_none, torch_setup  # noqa: E402
+from common import (Results, back_to_back, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,  # noqa: E402
+                    torch_setup)
 
 MEMORY_CAP = 4 * 2**30
 
@@ -124,16 +125,6 @@ def with_mps(args, argv) -> int:
 # The child: the workloads
 
 
-def per_call(fn, sync, calls):
-    """Seconds per call over `calls` back-to-back calls, synchronized around the batch."""
-    sync()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    sync()
-    return (time.perf_counter() - t) / calls
-
-
 def convs(args, res, dev, torch, note, where):
     import glassgrad as gg
     from glassgrad import _C
@@ -175,7 +166,7 @@ def convs(args, res, dev, torch, note, where):
             times = {label: [] for label, _ in contenders}
             for _ in range(rounds):
                 for label, (fn, sy) in contenders:
-                    times[label].append(per_call(fn, sy, calls))
+                    times[label].append(back_to_back(fn, sy, calls))
             med = {label: statistics.median(t) for label, t in times.items()}
             wl = f"conv {r}x{r}/{s} [{n},{c},{h},{w}]->{k} {name} ({model}){where}"
             tname = contenders[-1][0] if theirs else None

@@ -14,22 +14,13 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402
-from common import Results, gg_device, gg_sync, time_repeats, torch_name, torch_or_none, torch_setup  # noqa: E402
+from common import (Results, back_to_back, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,  # noqa: E402
+                    torch_setup)
 
 import glassgrad as gg  # noqa: E402
-
-
-def pipelined(fn, sync, n):
-    sync()
-    t = time.perf_counter()
-    for _ in range(n):
-        fn()
-    sync()
-    return (time.perf_counter() - t) / n
 
 
 def main(argv=None):
@@ -74,7 +65,7 @@ def main(argv=None):
     for _ in range(rounds):
         for name, (fn, sync) in contenders.items():
             sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
-            pipe_times[name].append(pipelined(fn, sync, steps))
+            pipe_times[name].append(back_to_back(fn, sync, steps))
     workload = f"{spec.label} train step batch {batch}"
     tname = next((k for k in contenders if not k.startswith("glassgrad")), None)
     for name in contenders:
