@@ -42,7 +42,7 @@ def main():
                 continue
             if only and not spec.op.startswith(only):
                 continue
-            if getattr(spec, "cuda_unsupported", False):  # refused on CUDA (grouped, dilated): nothing runs
+            if getattr(spec, "cuda_unsupported", False):  # an op CUDA refuses by design: nothing runs
                 continue
             for dtype in spec.dtypes:
                 n = 3

@@ -9,7 +9,6 @@
 #include <string>
 #include <tuple>
 
-#include "cuda/conv_support.h"
 #include "cuda/functions.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/cuda.h"
@@ -84,25 +83,6 @@ TEST(CudaBackend, EveryCpuKernelHasACudaKernelWhenBuiltWithKernels) {
     return;
   }
   for (const auto& k : cpu) EXPECT_TRUE(gpu.count(k)) << k.first << " " << dtype_name(k.second);
-}
-
-// Grouped and dilated convolutions have CPU kernels only: the CUDA launchers refuse them by
-// this check (on the GPU machine, python-bindings/tests/test_cuda_ops.py runs the real refusal).
-TEST(CudaBackend, ConvLaunchersRefuseGroupsAndDilationWithAFix) {
-  const Shape x{2, 8, 10, 10};
-  EXPECT_NO_THROW(cuda::require_conv_support("Conv2D", "conv1", Conv2DGeometry::from(x, {4, 8, 3, 3}, Attrs{})));
-  try {
-    cuda::require_conv_support("Conv2D", "block.dw", Conv2DGeometry::from(x, {8, 1, 3, 3}, Attrs{{"groups", int64_t(8)}}));
-    FAIL() << "expected UnsupportedError for groups=8";
-  } catch (const UnsupportedError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("Conv2D 'block.dw'"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("groups=8"), std::string::npos) << msg;
-    EXPECT_NE(msg.find("fix:"), std::string::npos) << msg;
-  }
-  Attrs dilated{{"dilation", std::vector<int64_t>{2, 1}}};
-  EXPECT_THROW(cuda::require_conv_support("Conv2DBackwardWeight", "", Conv2DGeometry::from(x, {4, 8, 3, 3}, dilated)),
-               UnsupportedError);
 }
 
 }  // namespace

@@ -73,20 +73,24 @@ std::vector<float> random_vector(size_t n, std::mt19937& rng) {
 }
 
 // float64 direct convolutions: x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW], stride sh x sw.
+// PyTorch's semantics (conv_geometry.h): groups G (w [K, C/G, R, S]) and dilation dh x dw.
 struct Ref {
   int64_t N, C, H, W, K, R, S, OH, OW, sh, sw, pt, pl;
+  int64_t G = 1, dh = 1, dw = 1;
   template <typename F>
   void each(F f) const {  // f(x index, w index, y index) for every in-range product
+    const int64_t Cg = C / G, Kg = K / G;
     for (int64_t n = 0; n < N; ++n)
       for (int64_t k = 0; k < K; ++k)
         for (int64_t oh = 0; oh < OH; ++oh)
           for (int64_t ow = 0; ow < OW; ++ow)
-            for (int64_t c = 0; c < C; ++c)
+            for (int64_t cp = 0; cp < Cg; ++cp)
               for (int64_t r = 0; r < R; ++r)
                 for (int64_t s = 0; s < S; ++s) {
-                  const int64_t h = oh * sh - pt + r, w = ow * sw - pl + s;
+                  const int64_t c = (k / Kg) * Cg + cp;
+                  const int64_t h = oh * sh - pt + r * dh, w = ow * sw - pl + s * dw;
                   if (h < 0 || h >= H || w < 0 || w >= W) continue;
-                  f(((n * C + c) * H + h) * W + w, ((k * C + c) * R + r) * S + s, ((n * K + k) * OH + oh) * OW + ow);
+                  f(((n * C + c) * H + h) * W + w, ((k * Cg + cp) * R + r) * S + s, ((n * K + k) * OH + oh) * OW + ow);
                 }
   }
   std::vector<double> forward(const std::vector<float>& x, const std::vector<float>& w, const float* b) const {
@@ -102,7 +106,7 @@ struct Ref {
     return dx;
   }
   std::vector<double> weight_grad(const std::vector<float>& x, const std::vector<float>& dy) const {
-    std::vector<double> dw(K * C * R * S, 0.0);
+    std::vector<double> dw(K * (C / G) * R * S, 0.0);
     each([&](int64_t xi, int64_t wi, int64_t yi) { dw[wi] += double(dy[yi]) * x[xi]; });
     return dw;
   }
@@ -246,6 +250,40 @@ TEST(CudaEmulated, ImplicitGemmForwardAndWeightGradientWithSplitK) {
                       static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
     EXPECT_LT(relative_error(y, yref), 1e-5) << "forward 128x128 k16, splits " << splits;
   }
+}
+
+// ---- grouped and dilated: the generic kernels (conv.cu) ----------------------------------------
+GGConv generic_params(const Ref& r) {
+  GGConv g{};
+  g.N = r.N, g.C = r.C, g.H = r.H, g.W = r.W, g.K = r.K, g.R = r.R, g.S = r.S, g.OH = r.OH, g.OW = r.OW;
+  g.sh = r.sh, g.sw = r.sw, g.pt = r.pt, g.pl = r.pl, g.G = r.G, g.dh = r.dh, g.dw = r.dw;
+  return g;
+}
+
+void check_generic(const Ref& r, const char* what) {
+  std::mt19937 rng(static_cast<unsigned>(r.C * 7 + r.K * 3 + r.G + r.dh * 11));
+  const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
+  const auto w = random_vector(r.K * (r.C / r.G) * r.R * r.S, rng);
+  const auto b = random_vector(r.K, rng);
+  const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+  const GGConv g = generic_params(r);
+  std::vector<float> y(dy.size(), NAN), dx(x.size(), NAN), dw(w.size(), NAN);
+  emulate::launch(&gg_conv_fwd_generic_f32, dim3{3, 1, 1}, dim3{64, 1, 1}, g, y.data(), x.data(), w.data(), b.data());
+  emulate::launch(&gg_conv_bwd_input_generic_f32, dim3{3, 1, 1}, dim3{64, 1, 1}, g, dx.data(), dy.data(), w.data());
+  emulate::launch(&gg_conv_bwd_weight_generic_f32, dim3{5, 1, 1}, dim3{32, 1, 1}, g, dw.data(), dy.data(), x.data());
+  EXPECT_LT(relative_error(y, r.forward(x, w, b.data())), 1e-5) << what << " forward";
+  EXPECT_LT(relative_error(dx, r.input_grad(dy, w)), 1e-5) << what << " input gradient";
+  EXPECT_LT(relative_error(dw, r.weight_grad(x, dy)), 1e-5) << what << " weight gradient";
+}
+
+TEST(CudaEmulated, GroupedDepthwiseAndDilatedConvolutionsOnTheGenericKernels) {
+  // N C H W K R S OH OW sh sw pt pl G dh dw (OH, OW from pt = pb, pl = pr unless noted)
+  check_generic({2, 6, 7, 6, 9, 3, 3, 7, 6, 1, 1, 1, 1, 3, 1, 1}, "groups 3");
+  check_generic({2, 4, 9, 8, 4, 3, 3, 5, 4, 2, 2, 1, 1, 4, 1, 1}, "depthwise, stride 2");
+  check_generic({2, 3, 6, 9, 6, 3, 3, 4, 7, 1, 1, 0, 0, 3, 1, 1}, "depthwise x2 (K = 2C), no padding");
+  check_generic({2, 3, 7, 8, 4, 3, 3, 7, 8, 1, 1, 2, 2, 1, 2, 2}, "dilation 2, 'same' padding");
+  check_generic({2, 2, 10, 7, 3, 3, 2, 3, 7, 2, 1, 1, 2, 1, 3, 2}, "dilation 3 x 2, stride 2 x 1, pad (1, 0, 2, 0)");
+  check_generic({2, 8, 9, 9, 6, 3, 3, 5, 5, 1, 1, 0, 0, 2, 2, 2}, "groups 2 and dilation 2");
 }
 
 }  // namespace

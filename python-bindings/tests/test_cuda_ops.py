@@ -140,6 +140,39 @@ def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, s
     _conv_parity(rng, algo, dtype, xs, ws, stride, pad)
 
 
+GENERIC_SHAPES = [
+    # (N, C, H, W), (K, C/groups, R, S), stride, padding [t, b, l, r], dilation, groups
+    ((4, 32, 16, 16), (32, 1, 3, 3), [1, 1], [1, 1, 1, 1], [1, 1], 32),     # MobileNet depthwise
+    ((4, 32, 16, 16), (32, 1, 3, 3), [2, 2], [1, 1, 1, 1], [1, 1], 32),     # depthwise, stride 2
+    ((2, 12, 11, 9), (18, 4, 3, 3), [1, 2], [0, 1, 2, 0], [1, 1], 3),       # grouped, asymmetric
+    ((2, 8, 14, 13), (6, 8, 3, 3), [1, 1], [2, 2, 2, 2], [2, 2], 1),        # dilated 'same'
+    ((2, 8, 15, 12), (8, 4, 3, 2), [2, 1], [1, 0, 2, 1], [3, 2], 2),        # grouped and dilated
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,stride,pad,dil,groups", GENERIC_SHAPES,
+                         ids=[f"{c[0]}x{c[1]}g{c[5]}d{c[4][0]}" for c in GENERIC_SHAPES])
+def test_cuda_grouped_and_dilated_convolutions_match_cpu(rng, dtype, xs, ws, stride, pad, dil, groups):
+    """The generic kernels (PyTorch's semantics), whatever algorithm is forced: all three ops,
+    with bias and the fused ReLU."""
+    x, w, b = _rand(rng, *xs, dtype=dtype), _rand(rng, *ws, dtype=dtype), _rand(rng, ws[0], dtype=dtype)
+    oh = (xs[2] + pad[0] + pad[1] - dil[0] * (ws[2] - 1) - 1) // stride[0] + 1
+    ow = (xs[3] + pad[2] + pad[3] - dil[1] * (ws[3] - 1) - 1) // stride[1] + 1
+    g = _rand(rng, xs[0], ws[0], oh, ow, dtype=dtype)
+    attrs = {"stride": stride, "padding": pad, "dilation": dil, "groups": groups}
+    for algo in ("auto", "winograd4"):
+        glassgrad.cuda.set_conv_algo(algo)
+        try:
+            for op, arrays, extra in [("Conv2D", [x, w, b], {}), ("Conv2D", [x, w, b], {"activation": "relu"}),
+                                      ("Conv2DBackwardInput", [g, w], {"input_shape": list(xs)}),
+                                      ("Conv2DBackwardWeight", [x, g], {"weight_shape": list(ws)})]:
+                cpu, gpu = run_both(op, arrays, {**attrs, **extra})
+                assert_parity(cpu[0], gpu[0], dtype, f"{op} {xs} {ws} groups={groups} dilation={dil} algo={algo}")
+        finally:
+            glassgrad.cuda.set_conv_algo("auto")
+
+
 WINOGRAD_SHAPES = [
     ((4, 64, 16, 16), (64, 64, 3, 3), [1, 1], [1, 1, 1, 1]),      # a ResNet-18 stage-1 layer, smaller batch
     ((2, 130, 6, 5), (70, 130, 3, 3), [1, 1], [0, 2, 1, 1]),      # ragged tiles, asymmetric padding, > 64 rows

@@ -10,6 +10,9 @@
 // Out-of-range image coordinates read as 0 (padding is never materialized). All tensors are
 // dense; index arithmetic is 32-bit (the launcher refuses tensors of 2^31 elements or more).
 //
+// Grouped and dilated convolutions (GGConv's G, dh, dw; PyTorch's semantics, conv_geometry.h)
+// run on the generic kernels at the end; the other algorithms assume G = 1 and dilation 1.
+//
 // Two algorithms, picked per shape by the launcher (src/cuda/conv.cpp):
 //  * direct: for few input channels (the first layers). Forward stages a 16 x 16 output
 //    tile's input window for one channel plus the weights of 8 output channels in shared
@@ -362,6 +365,92 @@ __device__ void bwd_weight_direct(const GGConv& g, T* dw, const T* dy, const T* 
   }
 }
 
+
+// ---- grouped and dilated: generic kernels ----------------------------------------------------
+// Any groups, dilation, stride and padding, straight from the definition (conv_geometry.h):
+//   y[n, k, i, j] = b[k] + sum_{c' < C/G, r, s} x[n, g*(C/G) + c', i*sh + r*dh - pt, j*sw + s*dw - pl] w[k, c', r, s]
+// with g = k / (K/G). Forward and input gradient: one thread per output element (a depthwise
+// layer is memory-bound, so a thread's window is all the work there is); weight gradient: one
+// block per weight element, reducing over the images and output pixels in a fixed order.
+template <typename T>
+__device__ void fwd_generic(const GGConv& g, T* y, const T* x, const T* w, const T* bias) {
+  const int64_t Cg = g.C / g.G, Kg = g.K / g.G, total = g.N * g.K * g.OH * g.OW;
+  GG_FOR(i, total) {
+    const int64_t ow = i % g.OW, t = i / g.OW, oh = t % g.OH, t2 = t / g.OH, k = t2 % g.K, n = t2 / g.K;
+    const T* xb = x + (n * g.C + (k / Kg) * Cg) * g.H * g.W;
+    const T* wk = w + k * Cg * g.R * g.S;
+    T acc = bias ? bias[k] : T(0);
+    for (int64_t c = 0; c < Cg; ++c)
+      for (int64_t r = 0; r < g.R; ++r) {
+        const int64_t ih = oh * g.sh - g.pt + r * g.dh;
+        if (ih < 0 || ih >= g.H) continue;
+        for (int64_t s = 0; s < g.S; ++s) {
+          const int64_t iw = ow * g.sw - g.pl + s * g.dw;
+          if (iw >= 0 && iw < g.W) acc += xb[(c * g.H + ih) * g.W + iw] * wk[(c * g.R + r) * g.S + s];
+        }
+      }
+    y[i] = acc;
+  }
+}
+
+// dx[n, c, h, w] = sum over the group's output channels k and the taps with
+// h + pt - r*dh = oh*sh (exactly, 0 <= oh < OH) and likewise for w, of dy[n, k, oh, ow] w[k, c', r, s].
+template <typename T>
+__device__ void bwd_input_generic(const GGConv& g, T* dx, const T* dy, const T* w) {
+  const int64_t Cg = g.C / g.G, Kg = g.K / g.G, total = g.N * g.C * g.H * g.W;
+  GG_FOR(i, total) {
+    const int64_t iw = i % g.W, t = i / g.W, ih = t % g.H, t2 = t / g.H, c = t2 % g.C, n = t2 / g.C;
+    const int64_t grp = c / Cg, cp = c - grp * Cg;
+    T acc = 0;
+    for (int64_t kk = 0; kk < Kg; ++kk) {
+      const int64_t k = grp * Kg + kk;
+      const T* dyk = dy + (n * g.K + k) * g.OH * g.OW;
+      const T* wk = w + (k * Cg + cp) * g.R * g.S;
+      for (int64_t r = 0; r < g.R; ++r) {
+        const int64_t th = ih + g.pt - r * g.dh;
+        if (th < 0 || th % g.sh) continue;
+        const int64_t oh = th / g.sh;
+        if (oh >= g.OH) continue;
+        for (int64_t s = 0; s < g.S; ++s) {
+          const int64_t tw = iw + g.pl - s * g.dw;
+          if (tw < 0 || tw % g.sw) continue;
+          const int64_t ow = tw / g.sw;
+          if (ow < g.OW) acc += dyk[oh * g.OW + ow] * wk[r * g.S + s];
+        }
+      }
+    }
+    dx[i] = acc;
+  }
+}
+
+// blockDim.x: a power of two, at most kGenericThreads.
+constexpr int kGenericThreads = 256;
+template <typename T>
+__device__ void bwd_weight_generic(const GGConv& g, T* dw, const T* dy, const T* x) {
+  __shared__ T part[kGenericThreads];
+  const int64_t Cg = g.C / g.G, Kg = g.K / g.G, P = g.OH * g.OW, NP = g.N * P;
+  const int64_t total = g.K * Cg * g.R * g.S;
+  for (int64_t e = blockIdx.x; e < total; e += gridDim.x) {
+    const int64_t s = e % g.S, r = (e / g.S) % g.R, cp = (e / (g.R * g.S)) % Cg, k = e / (Cg * g.R * g.S);
+    const int64_t c = (k / Kg) * Cg + cp;
+    T acc = 0;
+    for (int64_t j = threadIdx.x; j < NP; j += blockDim.x) {
+      const int64_t nb = j / P, p = j - nb * P, oh = p / g.OW, ow = p - oh * g.OW;
+      const int64_t ih = oh * g.sh - g.pt + r * g.dh, iw = ow * g.sw - g.pl + s * g.dw;
+      if (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W)
+        acc += dy[(nb * g.K + k) * P + p] * x[((nb * g.C + c) * g.H + ih) * g.W + iw];
+    }
+    part[threadIdx.x] = acc;  // tree sum in shared memory: a fixed order
+    __syncthreads();
+    for (unsigned o = blockDim.x / 2; o > 0; o >>= 1) {
+      if (threadIdx.x < o) part[threadIdx.x] += part[threadIdx.x + o];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) dw[e] = part[0];
+    __syncthreads();  // part is rewritten by the next element
+  }
+}
+
 }  // namespace gg_conv
 
 #define GG_CONV_GEMM(suffix, T, tile, threads, min_blocks)                                                      \
@@ -400,6 +489,18 @@ __device__ void bwd_weight_direct(const GGConv& g, T* dw, const T* dy, const T* 
   GG_KERNEL void __launch_bounds__(256) gg_conv_bwd_weight_direct_##suffix(GGConv g, T* dw, const T* dy,  \
                                                                            const T* x) {             \
     gg_conv::bwd_weight_direct<T>(g, dw, dy, x);                                                    \
+  }                                                                                                 \
+  GG_KERNEL void __launch_bounds__(256) gg_conv_fwd_generic_##suffix(GGConv g, T* y, const T* x, const T* w, \
+                                                                     const T* b) {                    \
+    gg_conv::fwd_generic<T>(g, y, x, w, b);                                                         \
+  }                                                                                                 \
+  GG_KERNEL void __launch_bounds__(256) gg_conv_bwd_input_generic_##suffix(GGConv g, T* dx, const T* dy,  \
+                                                                           const T* w) {             \
+    gg_conv::bwd_input_generic<T>(g, dx, dy, w);                                                    \
+  }                                                                                                 \
+  GG_KERNEL void __launch_bounds__(256) gg_conv_bwd_weight_generic_##suffix(GGConv g, T* dw, const T* dy, \
+                                                                            const T* x) {            \
+    gg_conv::bwd_weight_generic<T>(g, dw, dy, x);                                                   \
   }
 GG_CONV(f32, float)
 GG_CONV(f64, double)

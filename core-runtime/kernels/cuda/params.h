@@ -53,6 +53,8 @@ struct GGConv {
   int64_t OH, OW;                    // output
   int64_t sh, sw;                    // stride
   int64_t pt, pl;                    // padding top / left (bottom and right only shape OH, OW)
+  int64_t G;                         // groups: K/G output and C/G input channels each (w [K, C/G, R, S])
+  int64_t dh, dw;                    // dilation
 };
 
 // Division by a divisor d fixed per launch, as a multiply-high and a shift (Granlund and

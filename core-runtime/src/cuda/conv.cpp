@@ -14,16 +14,18 @@
 //    channel counts, image size and GPU in ways the tuner measures better than a rule.
 // set_conv_algo("direct" | "igemm" | "winograd2" | "winograd4") forces one where it applies
 // (direct where its shared-memory tiles fit, Winograd for 3x3 stride-1 float32 layers);
-// otherwise the implicit GEMM runs. Every valid shape runs on one of them.
+// otherwise the implicit GEMM runs. Grouped (depthwise included) and dilated convolutions run on
+// the generic kernels whatever is forced. Every valid shape runs on one of them.
 #include "cuda/conv.h"
 
 #include <algorithm>
 #include <cstdlib>
 
 #include "../../kernels/cuda/fast_div.h"
-#include "cuda/conv_support.h"
 #include "cuda/registry.h"
+#include "glassgrad/autodiff/conv_geometry.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/device_hooks.h"
 
 namespace glassgrad {
@@ -34,7 +36,8 @@ namespace conv {
 const FunctionNames kConvFunctions({"gg_conv_fwd_direct", "gg_conv_bwd_input_direct", "gg_conv_bwd_weight_direct",
                                     "gg_conv_fwd_reduce", "gg_conv_bwd_input_reduce", "gg_conv_bwd_weight_reduce",
                                     "gg_conv_fwd_gemm32x128", "gg_conv_bwd_input_gemm32x128",
-                                    "gg_conv_bwd_weight_gemm32x128"},
+                                    "gg_conv_bwd_weight_gemm32x128", "gg_conv_fwd_generic",
+                                    "gg_conv_bwd_input_generic", "gg_conv_bwd_weight_generic"},
                                    float_dtypes());
 const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_input_gemm64x128",
                                      "gg_conv_bwd_weight_gemm64x128", "gg_conv_fwd_gemm128x128",
@@ -235,6 +238,7 @@ void run_gemms(DeviceState& s, CUstream st, const LaunchSite& site, const Proble
 // ---- direct kernels ---------------------------------------------------------------------------
 bool direct_fits(const Problem& p) {
   const GGConv& g = p.g;
+  if (grouped_or_dilated(p)) return false;
   const int64_t item = static_cast<int64_t>(dtype_size(p.dt));
   switch (p.op) {
     case Op::Forward: {
@@ -292,6 +296,31 @@ void run_direct(DeviceState& s, CUstream st, const LaunchSite& site, const Probl
   }
 }
 
+// ---- grouped and dilated: the generic kernels ----------------------------------------------------
+void run_generic(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Buffers& b) {
+  const GGConv& g = p.g;
+  void* out = b.out;
+  void* a0 = const_cast<void*>(b.a0);
+  void* a1 = const_cast<void*>(b.a1);
+  switch (p.op) {
+    case Op::Forward:
+      launch(s, st, kname("gg_conv_fwd_generic", p.dt).c_str(), Dim3{blocks_for(s, g.N * g.K * g.OH * g.OW, 256)},
+             Dim3{256}, site, g, out, a0, a1, const_cast<void*>(b.bias));
+      return;
+    case Op::BackwardInput:
+      launch(s, st, kname("gg_conv_bwd_input_generic", p.dt).c_str(), Dim3{blocks_for(s, g.N * g.C * g.H * g.W, 256)},
+             Dim3{256}, site, g, out, a0, a1);
+      return;
+    case Op::BackwardWeight: {
+      const int64_t n = g.K * (g.C / g.G) * g.R * g.S;
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(n, int64_t(s.info.multiprocessors) * 32))};
+      launch(s, st, kname("gg_conv_bwd_weight_generic", p.dt).c_str(), grid,
+             Dim3{pow2_block(g.N * g.OH * g.OW, 32, 256)}, site, g, out, a1, a0);  // kernel order: dw, dy, x
+      return;
+    }
+  }
+}
+
 // ---- Winograd ---------------------------------------------------------------------------------
 winograd::Conv wino_conv(const GGConv& g) { return {g.N, g.C, g.H, g.W, g.K, g.OH, g.OW, g.pt, g.pl}; }
 
@@ -325,9 +354,11 @@ int forced_algo() {  // set_conv_algo: 0 auto, 1 direct, 2 igemm, 3 winograd2, 4
 
 }  // namespace
 
+bool grouped_or_dilated(const Problem& p) { return p.g.G != 1 || p.g.dh != 1 || p.g.dw != 1; }
+
 bool winograd_applies(const Problem& p) {
   const GGConv& g = p.g;
-  return p.dt == DType::Float32 && g.R == 3 && g.S == 3 && g.sh == 1 && g.sw == 1 && g.OH > 0 && g.OW > 0 &&
+  return !grouped_or_dilated(p) && p.dt == DType::Float32 && g.R == 3 && g.S == 3 && g.sh == 1 && g.sw == 1 && g.OH > 0 && g.OW > 0 &&
          g.N > 0 && g.C > 0 && g.K > 0;
 }
 
@@ -335,6 +366,7 @@ std::string Choice::describe() const {
   static const char* const kTileNames[4] = {"128x128", "64x128", "32x128", "128x128k16"};
   switch (algo) {
     case Algo::Direct: return "direct";
+    case Algo::Generic: return "generic (grouped or dilated)";
     case Algo::Gemm:
       return std::string("implicit GEMM") + (gemm_tile >= 0 ? std::string(" tile ") + kTileNames[gemm_tile] : "") +
              " (target " + std::to_string(target) + " threads)";
@@ -349,6 +381,10 @@ std::string Choice::describe() const {
 Choice heuristic(const Problem& p, int64_t sms) {
   const int f = forced_algo();
   Choice c;
+  if (grouped_or_dilated(p)) {  // whatever set_conv_algo says: nothing else computes them
+    c.algo = Algo::Generic;
+    return c;
+  }
   c.target = base_target(sms) * (p.op == Op::BackwardWeight ? 2 : 1);
   if ((f == 3 || f == 4) && winograd_applies(p)) return wino_choice(p, f == 3 ? 2 : 4, -1, base_target(sms));
   if (direct_fits(p) && (f == 1 || (f == 0 && direct_preferred(p)))) c.algo = Algo::Direct;
@@ -357,7 +393,7 @@ Choice heuristic(const Problem& p, int64_t sms) {
 
 std::vector<Choice> candidates(const Problem& p, int64_t sms) {
   std::vector<Choice> out{heuristic(p, sms)};
-  if (forced_algo() != 0) return out;
+  if (forced_algo() != 0 || out[0].algo == Algo::Generic) return out;
   const auto same = [&](const Choice& a, const Choice& b) {
     if (a.algo != b.algo) return false;
     if (a.algo == Algo::Winograd)
@@ -408,7 +444,8 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
 
 size_t workspace_bytes(const Problem& p, const Choice& c) {
   switch (c.algo) {
-    case Algo::Direct: return 0;
+    case Algo::Direct:
+    case Algo::Generic: return 0;
     case Algo::Gemm: return gemm_workspace(p, c.target, c.gemm_tile);
     case Algo::Winograd:
       return static_cast<size_t>(winograd::workspace_elements(wino_dir(p.op), wino_conv(p.g), c.wino)) * sizeof(float);
@@ -418,6 +455,7 @@ size_t workspace_bytes(const Problem& p, const Choice& c) {
 
 void execute(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Choice& c,
              const Buffers& b) {
+  if (c.algo == Algo::Generic || grouped_or_dilated(p)) return run_generic(s, st, site, p, b);
   if (c.algo == Algo::Winograd && b.ws != nullptr && b.ws_bytes >= workspace_bytes(p, c)) {
     const auto launcher = [&](const char* kernel, unsigned gx, unsigned gy, unsigned gz, unsigned threads,
                               auto... args) { launch(s, st, kernel, Dim3{gx, gy, gz}, Dim3{threads}, site, args...); };
@@ -436,7 +474,7 @@ void execute(DeviceState& s, CUstream st, const LaunchSite& site, const Problem&
 namespace {
 
 // x [N,C,H,W], w [K,C,R,S], y [N,K,OH,OW]: the engine's geometry (conv_geometry.h) in the
-// kernels' parameter block. Grouped and dilated convs are refused before this is used.
+// kernels' parameter block.
 GGConv geometry(const Conv2DGeometry& c, const Shape& y) {
   GGConv g{};
   g.N = c.n;
@@ -452,10 +490,11 @@ GGConv geometry(const Conv2DGeometry& c, const Shape& y) {
   g.sw = c.sw;
   g.pt = c.pt;
   g.pl = c.pl;
+  g.G = c.groups;
+  g.dh = c.dh;
+  g.dw = c.dw;
   return g;
 }
-
-bool fused_relu(const Attrs& a) { return a.has("activation") && a.s("activation") == "relu"; }
 
 Problem problem(Op op, const Shape& x, const Shape& w, const Shape& y, const Attrs& a, DType dt, const Device& dev,
                 bool bias) {
@@ -469,15 +508,8 @@ Problem problem(Op op, const Shape& x, const Shape& w, const Shape& y, const Att
   return p;
 }
 
-// Grouped and dilated convolutions have no CUDA kernel: the kernel refuses them, so no workspace.
-bool supported(const Shape& x, const Shape& w, const Attrs& a) {
-  const Conv2DGeometry g = Conv2DGeometry::from(x, w, a);
-  return !g.grouped() && !g.dilated();
-}
-
 size_t fwd_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: x, w (, bias); output y
-  if (!supported(in.at(0).shape, in.at(1).shape, a)) return 0;
   const Problem p = problem(Op::Forward, in.at(0).shape, in.at(1).shape, out.at(0).shape, a, out.at(0).dtype,
                             out.at(0).device, in.size() > 2);
   return out.at(0).numel() == 0 ? 0 : workspace_bytes(p, choose(p, true));
@@ -485,7 +517,6 @@ size_t fwd_workspace(const std::vector<TensorInfo>& in, const std::vector<Tensor
 
 size_t input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: grad_out dy, w; output dx
-  if (!supported(out.at(0).shape, in.at(1).shape, a)) return 0;
   const Problem p = problem(Op::BackwardInput, out.at(0).shape, in.at(1).shape, in.at(0).shape, a, out.at(0).dtype,
                             out.at(0).device, false);
   return out.at(0).numel() == 0 ? 0 : workspace_bytes(p, choose(p, true));
@@ -493,7 +524,6 @@ size_t input_workspace(const std::vector<TensorInfo>& in, const std::vector<Tens
 
 size_t weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs& a) {
   // inputs: input x, grad_out dy; output dw
-  if (!supported(in.at(0).shape, out.at(0).shape, a)) return 0;
   const Problem p = problem(Op::BackwardWeight, in.at(0).shape, out.at(0).shape, in.at(1).shape, a, out.at(0).dtype,
                             out.at(0).device, false);
   return out.at(0).numel() == 0 || in.at(1).numel() == 0 ? 0 : workspace_bytes(p, choose(p, true));
@@ -525,7 +555,6 @@ void conv2d(const KernelContext& c) {
   const Tensor& y = c.outputs[0];
   if (y.numel() == 0) return;
   require_int32_sizes(c, "Conv2D");
-  require_conv_support("Conv2D", c.meta.scope, Conv2DGeometry::from(x.shape(), w.shape(), c.attrs));
   const Problem p = problem(Op::Forward, x.shape(), w.shape(), y.shape(), c.attrs, y.dtype(), y.device(), bias);
   run_op(c, "Conv2D", p, Buffers{y.data_ptr(), x.data_ptr(), w.data_ptr(), bias ? bias->data_ptr() : nullptr, nullptr, 0});
 }
@@ -537,7 +566,6 @@ void conv2d_backward_input(const KernelContext& c) {
   const Tensor& dx = c.outputs[0];
   if (dx.numel() == 0) return;
   require_int32_sizes(c, "Conv2DBackwardInput");
-  require_conv_support("Conv2DBackwardInput", c.meta.scope, Conv2DGeometry::from(dx.shape(), w.shape(), c.attrs));
   const Problem p = problem(Op::BackwardInput, dx.shape(), w.shape(), dy.shape(), c.attrs, dx.dtype(), dx.device(),
                             false);
   run_op(c, "Conv2DBackwardInput", p, Buffers{dx.data_ptr(), dy.data_ptr(), w.data_ptr(), nullptr, nullptr, 0});
@@ -550,7 +578,6 @@ void conv2d_backward_weight(const KernelContext& c) {
   const Tensor& dw = c.outputs[0];
   if (dw.numel() == 0) return;
   require_int32_sizes(c, "Conv2DBackwardWeight");
-  require_conv_support("Conv2DBackwardWeight", c.meta.scope, Conv2DGeometry::from(x.shape(), dw.shape(), c.attrs));
   if (dy.numel() == 0) return fill_tensor(dw, 0.0);
   const Problem p = problem(Op::BackwardWeight, x.shape(), dw.shape(), dy.shape(), c.attrs, dw.dtype(), dw.device(),
                             false);
@@ -559,24 +586,6 @@ void conv2d_backward_weight(const KernelContext& c) {
 
 }  // namespace
 }  // namespace conv
-
-void require_conv_support(const char* op, const std::string& scope, const Conv2DGeometry& g) {
-  if (!g.grouped() && !g.dilated()) return;
-  std::string what;
-  if (g.grouped()) what = "groups=" + std::to_string(g.groups);
-  if (g.dilated()) {
-    what += std::string(what.empty() ? "" : " and ") + "dilation=[" + std::to_string(g.dh) + ", " + std::to_string(g.dw) + "]";
-  }
-  throw UnsupportedError(ErrorMessage(std::string(op) + (scope.empty() ? "" : " '" + scope + "'") + ": " + what +
-                                      " has no CUDA kernel yet (grouped and dilated convolutions run on the CPU only)")
-                             .detail("input [N, C, H, W] = [" + std::to_string(g.n) + ", " + std::to_string(g.c) + ", " +
-                                     std::to_string(g.h) + ", " + std::to_string(g.w) + "], weight [K, C/groups, R, S] = [" +
-                                     std::to_string(g.k) + ", " + std::to_string(g.cg()) + ", " + std::to_string(g.r) + ", " +
-                                     std::to_string(g.s) + "]")
-                             .fix("run this model on the CPU (model.to('cpu') and x.to('cpu')), or build the layer with "
-                                  "groups=1 and dilation=1")
-                             .str());
-}
 
 void add_conv_kernels(std::vector<KernelDef>& k) {
   k.push_back({"Conv2D", conv::conv2d, float_dtypes(), conv::fwd_workspace});

@@ -2,7 +2,8 @@
 // conv_tuner.cpp chooses among them).
 //
 // Algorithms: direct kernels (first layers), the register-tiled implicit GEMM (every shape),
-// and Winograd F(2x2, 3x3) / F(4x4, 3x3) (3x3 stride-1 float32 layers; winograd_plan.h). Each
+// and Winograd F(2x2, 3x3) / F(4x4, 3x3) (3x3 stride-1 float32 layers; winograd_plan.h); grouped
+// and dilated convolutions run on generic kernels (one thread per output element). Each
 // has parameters (the GEMM's split target; Winograd's product tile, pass length and splits),
 // chosen from the shape and the device's multiprocessor count. With autotuning on (the default;
 // GLASSGRAD_CONV_AUTOTUNE=0 turns it off), the first plan of a shape on a device times every
@@ -23,7 +24,7 @@ namespace cuda {
 namespace conv {
 
 enum class Op { Forward, BackwardInput, BackwardWeight };
-enum class Algo { Direct, Gemm, Winograd };
+enum class Algo { Direct, Gemm, Winograd, Generic };
 
 // One convolution call's shapes: geometry, dtype, device, bias and fused ReLU (forward only).
 struct Problem {
@@ -54,6 +55,7 @@ struct Buffers {
 };
 
 bool winograd_applies(const Problem& p);
+bool grouped_or_dilated(const Problem& p);  // runs on the generic kernels only
 // The heuristic choice (no timing) for `sms` multiprocessors, honouring set_conv_algo.
 Choice heuristic(const Problem& p, int64_t sms);
 // Every choice worth timing (the heuristic's first); one element when nothing is to choose.

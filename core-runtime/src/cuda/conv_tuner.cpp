@@ -47,7 +47,9 @@ std::string describe_problem(const Problem& p, int64_t sms) {
   std::ostringstream o;
   o << op_name(p.op) << " x [" << g.N << ", " << g.C << ", " << g.H << ", " << g.W << "] w [" << g.K << ", " << g.C
     << ", " << g.R << ", " << g.S << "] y [" << g.N << ", " << g.K << ", " << g.OH << ", " << g.OW << "] stride "
-    << g.sh << "x" << g.sw << " pad " << g.pt << "," << g.pl << " " << dtype_name(p.dt) << " cuda:" << p.device
+    << g.sh << "x" << g.sw << " pad " << g.pt << "," << g.pl;
+  if (grouped_or_dilated(p)) o << " groups " << g.G << " dilation " << g.dh << "x" << g.dw;
+  o << " " << dtype_name(p.dt) << " cuda:" << p.device
     << " (" << sms << " SMs)";
   return o.str();
 }
@@ -166,6 +168,7 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
 Choice choose(const Problem& p, bool tune) {
   DeviceState& s = state(p.device);
   const int64_t sms = s.info.multiprocessors;
+  if (grouped_or_dilated(p)) return heuristic(p, sms);  // the generic kernels: nothing to choose
   const std::string k = key(p, sms);
   {
     std::lock_guard<std::mutex> lock(cache_mutex());

@@ -121,7 +121,7 @@ CASES = [
     ("12ch-3x3-s1-p0-threads", 3, 12, 16, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 2), False),
     ("8ch-3x3-s1-p1-one-image", 1, 8, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False),
     ("7ch-3x3-s2-p1-threads", 4, 7, 12, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (2 * n + 1, 2 * n), False),
-    # grouped, depthwise and dilated (CPU kernels only: the CUDA launchers refuse them)
+    # grouped, depthwise and dilated (CUDA: the generic kernels, kernels/cuda/conv.cu)
     ("6ch-3x3-groups3", 2, 6, 9, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n + 1, n), True, {"groups": 3}),
     ("depthwise-4ch-3x3-s2", 2, 4, 4, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (n + 2, n + 1), True, {"groups": 4}),
     ("depthwise-x2-3ch-3x3", 2, 3, 6, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 2, n + 3), True, {"groups": 3}),
@@ -146,7 +146,6 @@ def _specs():
         extra = more[0] if more else {}
         attrs = dict({"stride": list(stride), "padding": list(padding)}, **extra)
         dil, groups = extra.get("dilation", (1, 1)), extra.get("groups", 1)
-        cuda = "" if not extra else "grouped and dilated Conv2D have no CUDA kernels yet"
 
         def geom(n, hw=hw, r=r, s=s, stride=stride, padding=padding, dil=dil):
             h, w = hw(n)
@@ -178,16 +177,16 @@ def _specs():
         g2, g3 = ((0, 1), (0, 1, 2)) if check_grads else ((), ())
         specs += [
             OpSpec("Conv2D", conv2d_ref, fwd_inputs, attrs=attrs, grad=g2, name=f"Conv2D-{name}",
-                   cuda_unsupported=cuda, **_TOL),
+                   **_TOL),
             OpSpec("Conv2D", conv2d_ref, fwd_bias_inputs, attrs=attrs, grad=g3, name=f"Conv2D-bias-{name}",
-                   cuda_unsupported=cuda, **_TOL),
+                   **_TOL),
             # the fusion pass's Conv2D+ReLU: out = relu(conv), gradient through ReLUBackward(g, out)
             OpSpec("Conv2D", conv2d_relu_ref, fwd_bias_inputs, attrs=dict(attrs, activation="relu"), grad=g3,
-                   name=f"Conv2D-bias-relu-{name}", cuda_unsupported=cuda, **_TOL),
+                   name=f"Conv2D-bias-relu-{name}", **_TOL),
             OpSpec("Conv2DBackwardInput", conv2d_backward_input_ref, bi_inputs, attrs=bi_attrs, grad=g2,
-                   name=f"Conv2DBackwardInput-{name}", cuda_unsupported=cuda, **_TOL),
+                   name=f"Conv2DBackwardInput-{name}", **_TOL),
             OpSpec("Conv2DBackwardWeight", conv2d_backward_weight_ref, bw_inputs, attrs=bw_attrs, grad=g2,
-                   name=f"Conv2DBackwardWeight-{name}", cuda_unsupported=cuda, **_TOL),
+                   name=f"Conv2DBackwardWeight-{name}", **_TOL),
         ]
     return specs
 
