@@ -2,19 +2,24 @@
 # glassgrad's test command (README; CI runs it through .ci/run):
 #   1. autodiff-engine alone: cmake -S autodiff-engine, build, ctest
 #   2. core-runtime alone:    cmake -S core-runtime, build, ctest
-#   3. the C++ example (autodiff-engine/examples) built against the engine *installed* into a
-#      temporary prefix, through find_package(glassgrad_autodiff), and run
-#   4. pytest over python-bindings/tests against the pip-installed glassgrad (what users get;
+#   3. the engine's C++ example (autodiff-engine/examples) built against the engine *installed*
+#      into a temporary prefix, through find_package(glassgrad_autodiff), and run
+#   4. the runtime's C++ example (core-runtime/examples) built against the runtime installed the
+#      same way, through find_package(glassgrad_runtime), and run
+#   5. pytest over python-bindings/tests against the pip-installed glassgrad (what users get;
 #      install it first: bash tools/setup.sh --test). The working tree's python-bindings/ is
 #      kept off sys.path, and the installed Python files must equal the working tree's.
 #
-#   bash tools/run_tests.sh              all four stages
-#   bash tools/run_tests.sh --in-tree    stage 4 against the development build instead
+#   bash tools/run_tests.sh              all five stages
+#   bash tools/run_tests.sh --in-tree    stage 5 against the development build instead
 #                                        (bash tools/dev_build.sh; PYTHONPATH=python-bindings)
 #   PYTEST_ARGS="-k conv -x" bash tools/run_tests.sh     extra pytest arguments
 #
-# Build directories live under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are
-# incremental. Exits non-zero on any failure; the last line is "N passed, N failed, N skipped".
+# Python: $PYTHON, else the .venv that tools/setup.sh made, else python3. Build directories live
+# under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are incremental. Every stage writes
+# JUnit XML there (ctest --output-junit, pytest --junitxml) and is counted from it
+# (tools/junit_summary.py). Exits non-zero on any failure; the last line is
+# "N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -23,7 +28,7 @@ in_tree=0
 for arg in "$@"; do
   case "$arg" in
     --in-tree) in_tree=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "run_tests.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -35,7 +40,7 @@ generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 python=${PYTHON:-}
 if [ -z "$python" ]; then
-  if [ -z "${VIRTUAL_ENV:-}" ] && [ -x "$root/.venv/bin/python" ]; then python=$root/.venv/bin/python; else python=python3; fi
+  if [ -x "$root/.venv/bin/python" ]; then python=$root/.venv/bin/python; else python=python3; fi
 fi
 
 # --- bookkeeping ---------------------------------------------------------------------------
@@ -70,44 +75,41 @@ summary() {
 }
 trap summary EXIT
 
-# ctest ends with "100% tests passed out of 38" or "95% tests passed, 2 tests failed out of 38";
-# each skipped test is listed once as "(Skipped)".
-ctest_counts() {  # ctest_counts <log>: prints "passed failed skipped"
-  local total failed skipped
-  total=$(sed -n 's/.*tests passed.* out of \([0-9][0-9]*\).*/\1/p' "$1" | tail -1)
-  failed=$(sed -n 's/.*, \([0-9][0-9]*\) tests\{0,1\} failed out of.*/\1/p' "$1" | tail -1)
-  skipped=$(grep -c '(Skipped)' "$1" || true)
-  echo "$(( ${total:-0} - ${failed:-0} - ${skipped:-0} )) ${failed:-0} ${skipped:-0}"
+junit_counts() {  # junit_counts <xml>: writes "passed failed skipped" for the stage
+  "$python" "$root/tools/junit_summary.py" --counts "$1" > "$counts"
+}
+
+ctest_junit() {  # ctest_junit <build dir> <name>: runs its tests, counted from JUnit XML
+  local xml=$build/$2.junit.xml rc=0
+  rm -f "$xml"
+  ctest --test-dir "$1" --output-on-failure -j "$jobs" --output-junit "$xml" || rc=$?
+  junit_counts "$xml"
+  return "$rc"
 }
 
 cpp_package() {  # cpp_package <source dir>: configure, build, ctest
-  local dir=$build/$1 log=$build/$1.ctest.log rc=0
-  cmake -S "$1" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
-  cmake --build "$dir" -j "$jobs"
-  ctest --test-dir "$dir" --output-on-failure -j "$jobs" 2>&1 | tee "$log" || rc=$?
-  echo "$(ctest_counts "$log")" > "$counts"
-  return "$rc"
+  cmake -S "$1" -B "$build/$1" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build/$1" -j "$jobs"
+  ctest_junit "$build/$1" "$1"
 }
 
-example_against_installed_engine() {
-  local prefix=$build/engine-install rc=0  # wiped and refilled on every run
-  rm -rf "$prefix"
-  cmake --install "$build/autodiff-engine" --prefix "$prefix" >/dev/null
-  cmake -S autodiff-engine/examples -B "$build/examples" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+# example_against_installed <package dir> <CMake package>: installs the package's build from
+# stage 1/2 into a fresh prefix, builds <package dir>/examples with only that prefix to find
+# it in, checks find_package found the installed copy, and runs the example's tests.
+example_against_installed() {
+  local pkg=$1 name=$2 prefix=$build/$1-install examples=$build/$1-examples
+  rm -rf "$prefix"  # wiped and refilled on every run
+  cmake --install "$build/$pkg" --prefix "$prefix" >/dev/null
+  cmake -S "$pkg/examples" -B "$examples" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
   local found
-  found=$(sed -n 's/^glassgrad_autodiff_DIR:PATH=//p' "$build/examples/CMakeCache.txt")
+  found=$(sed -n "s/^${name}_DIR:PATH=//p" "$examples/CMakeCache.txt")
   case "$found" in
-    "$prefix"/*) echo "find_package(glassgrad_autodiff) found the installed engine: $found" ;;
-    *) echo "find_package(glassgrad_autodiff) found '$found', not the engine installed in $prefix" >&2; return 1 ;;
+    "$prefix"/*) echo "find_package($name) found the installed package: $found" ;;
+    *) echo "find_package($name) found '$found', not the package installed in $prefix" >&2; return 1 ;;
   esac
-  cmake --build "$build/examples" -j "$jobs"
-  "$build/examples/dense_layer_backward" "$build/examples/plan.dot" || rc=$?
-  case "$rc" in
-    0) echo "1 0 0 dense_layer_backward ran" > "$counts" ;;
-    77) echo "0 0 1 dense_layer_backward: ops missing in this engine" > "$counts"; rc=0 ;;
-  esac
-  return "$rc"
+  cmake --build "$examples" -j "$jobs"
+  ctest_junit "$examples" "$pkg-examples"
 }
 
 check_installed_package() {  # the imported glassgrad is installed and equals the working tree
@@ -155,18 +157,19 @@ python_tests() {
   fi
   # The rootdir conftest puts python-bindings/tests on sys.path, never python-bindings/, so
   # `import glassgrad` finds the installed package. -p no:cacheprovider: no .pytest_cache.
+  local xml=$build/pytest.junit.xml
+  rm -f "$xml"
   # shellcheck disable=SC2086
-  "$python" -m pytest -p no:cacheprovider -q python-bindings/tests ${PYTEST_ARGS:-} 2>&1 | tee "$log" || rc=$?
-  local last
-  last=$(grep -E '(passed|failed|error|skipped|no tests ran)' "$log" | tail -1)
-  num() { echo "$last" | grep -oE "[0-9]+ $1" | grep -oE '[0-9]+' || echo 0; }
-  echo "$(num passed) $(( $(num failed) + $(num error) )) $(num skipped)" > "$counts"
+  "$python" -m pytest -p no:cacheprovider -q --junitxml="$xml" python-bindings/tests ${PYTEST_ARGS:-} 2>&1 |
+    tee "$log" || rc=$?
+  junit_counts "$xml"
   return "$rc"
 }
 
 stage "autodiff-engine alone (ctest)" cpp_package autodiff-engine
 stage "core-runtime alone (ctest)" cpp_package core-runtime
-stage "example vs installed engine" example_against_installed_engine
+stage "engine example vs installed engine" example_against_installed autodiff-engine glassgrad_autodiff
+stage "runtime example vs installed runtime" example_against_installed core-runtime glassgrad_runtime
 if [ "$in_tree" = 1 ]; then
   stage "python (pytest, in-tree dev build)" python_tests
 else
