@@ -87,11 +87,22 @@ set(_gg_engine_headers ${_gg_engine_inc}/glassgrad/autodiff/elementwise_ops.def
 set(_gg_fatbin ${_gg_gen}/glassgrad_kernels.fatbin)
 set(GLASSGRAD_CUDA_NVCC_FLAGS "" CACHE STRING "Extra nvcc flags for the glassgrad kernels")
 separate_arguments(_gg_extra UNIX_COMMAND "${GLASSGRAD_CUDA_NVCC_FLAGS}")
+# GLASSGRAD_FATBIN_CACHE (a directory; also read from the environment): reuse a fatbin compiled
+# from the same sources, options and nvcc (cmake/nvcc_cached.cmake), e.g. across the wheels of
+# several Pythons. Empty: nvcc always runs.
+set(GLASSGRAD_FATBIN_CACHE "$ENV{GLASSGRAD_FATBIN_CACHE}" CACHE PATH
+    "Directory of compiled kernel fatbins to reuse (empty: no cache)")
+set(_gg_nvcc_args -fatbin -std=c++17 -O3 --threads 0 -Wno-deprecated-gpu-targets -Xfatbin=-compress-all
+                  ${_gg_gencode} -I${_gg_kdir} -I${_gg_engine_inc} ${_gg_extra})
+string(REPLACE ";" "\n" _gg_nvcc_args_lines "${_gg_nvcc_args}")
+file(CONFIGURE OUTPUT ${_gg_gen}/nvcc_args.txt CONTENT "${_gg_nvcc_args_lines}\n")
 add_custom_command(
   OUTPUT ${_gg_fatbin}
-  COMMAND ${GLASSGRAD_NVCC} -fatbin -std=c++17 -O3 --threads 0 -Wno-deprecated-gpu-targets -Xfatbin=-compress-all
-          ${_gg_gencode} -I${_gg_kdir} -I${_gg_engine_inc} ${_gg_extra} -o ${_gg_fatbin} ${_gg_gen}/all_kernels.cu
+  COMMAND ${CMAKE_COMMAND} -DNVCC=${GLASSGRAD_NVCC} -DARGS_FILE=${_gg_gen}/nvcc_args.txt
+          -DSOURCE=${_gg_gen}/all_kernels.cu -DOUTPUT=${_gg_fatbin} -DCACHE_DIR=${GLASSGRAD_FATBIN_CACHE}
+          -P ${CMAKE_CURRENT_LIST_DIR}/nvcc_cached.cmake
   DEPENDS ${GLASSGRAD_CUDA_SOURCES} ${_gg_cuda_headers} ${_gg_engine_headers} ${_gg_gen}/all_kernels.cu
+          ${_gg_gen}/nvcc_args.txt ${CMAKE_CURRENT_LIST_DIR}/nvcc_cached.cmake
   COMMENT "nvcc: CUDA kernels -> glassgrad_kernels.fatbin (${_gg_arch_desc})"
   VERBATIM)
 
