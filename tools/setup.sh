@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # Sets up a Debian (or Ubuntu) machine for glassgrad: the system packages the build and the
-# tests need, then the Python package itself (`pip install .`, which compiles the C++ code).
+# tests need, then glassgrad itself (`pip install .`, which compiles the C++ code) into the
+# virtual environment .venv, whose python the README's commands run (.venv/bin/python).
 #
-#   bash tools/setup.sh            system packages + python3 -m pip install .
-#   bash tools/setup.sh --test     ... + the test extras (pytest, hypothesis, scikit-learn,
-#                                  matplotlib, safetensors; tqdm comes with the package)
+#   bash tools/setup.sh            system packages + .venv with glassgrad and its [examples] extra
+#   bash tools/setup.sh --test     ... + the [test] extra (pytest, scikit-learn, matplotlib, Jupyter's
+#                                  nbclient, mkdocs-material, cuobjdump, ...; see pyproject.toml)
+#   bash tools/setup.sh --editable ... installed editable instead: the Python files are the working
+#                                  tree's, and `import glassgrad` rebuilds the C++ code that changed
 #   bash tools/setup.sh --no-apt   skip the system packages (e.g. no root and already there)
 #
-# Runs apt-get through sudo when not root. apt-get runs only when a package is missing.
-# The CUDA kernels are compiled when nvcc is found (GLASSGRAD_CUDA=AUTO, the default); set
-# GLASSGRAD_CUDA=OFF to skip them or ON to require them.
+# Always a virtual environment, on every machine: a Debian/Ubuntu system Python refuses pip
+# installs (PEP 668: its stdlib holds an EXTERNALLY-MANAGED file), and the same two commands
+# must work everywhere. .venv is made from $PYTHON (default python3); delete it to start over.
+# Runs apt-get through sudo when not root, only when a package is missing. The CUDA kernels are
+# compiled when nvcc is found (GLASSGRAD_CUDA=AUTO, the default); GLASSGRAD_CUDA=OFF skips them,
+# ON requires them. ccache is used when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 with_test=0
 with_apt=1
+editable=0
 for arg in "$@"; do
   case "$arg" in
     --test) with_test=1 ;;
+    --editable) editable=1 ;;
     --no-apt) with_apt=0 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -30,9 +38,15 @@ log() { printf '\n== %s\n' "$*"; }
 # build-essential, cmake, ninja-build: the C++ build.  libgtest-dev: the C++ unit tests.
 # dataset-fashion-mnist: the data the training example and its tests read (no downloads).
 # graphviz: renders the plans and graphs glassgrad prints as .dot.
+# python3-venv (ensurepip) and python3-dev (Python.h) when the system Python lacks them.
 packages=(build-essential cmake ninja-build libgtest-dev dataset-fashion-mnist graphviz)
-if ! command -v python3 >/dev/null 2>&1 || ! python3 -m pip --version >/dev/null 2>&1; then
-  packages+=(python3 python3-dev python3-pip python3-venv)
+base=${PYTHON:-python3}
+if ! command -v "$base" >/dev/null 2>&1; then
+  packages+=(python3 python3-dev python3-venv)
+elif [ "$(readlink -f "$(command -v "$base")")" = "$(readlink -f /usr/bin/python3 2>/dev/null)" ]; then
+  "$base" -c 'import ensurepip' 2>/dev/null || packages+=(python3-venv)
+  "$base" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' ||
+    packages+=(python3-dev)
 fi
 if [ "$with_apt" = 1 ]; then
   missing=()
@@ -51,27 +65,35 @@ if [ "$with_apt" = 1 ]; then
 fi
 
 # --- Python -----------------------------------------------------------------------------
-# A Debian system Python refuses pip installs (PEP 668): use a virtual environment then.
-python=${PYTHON:-python3}
-in_venv=$("$python" -c 'import sys; print(int(sys.prefix != sys.base_prefix))')
-managed=$("$python" -c 'import os, sysconfig; print(int(os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED"))))')
-if [ "$in_venv" = 0 ] && [ "$managed" = 1 ]; then
-  if [ ! -x .venv/bin/python ]; then
-    log "this Python is managed by the system: creating .venv"
-    "$python" -m venv .venv
-  fi
-  python=$PWD/.venv/bin/python
-  echo "using $python (activate it with: source .venv/bin/activate)"
+venv=$PWD/.venv
+if [ ! -x "$venv/bin/python" ]; then
+  log "$base -m venv .venv"
+  "$base" -m venv "$venv"
+  # A system Python's venv starts with its distribution's pip (Debian 12: 23.0), too old for
+  # the editable install's config settings.
+  "$venv/bin/python" -m pip install -q --upgrade pip
 fi
+python=$venv/bin/python
+echo "using $python ($("$python" -c 'import sys; print(sys.version.split()[0])'); activate it with: source .venv/bin/activate)"
 
-target="."
-if [ "$with_test" = 1 ]; then target=".[test]"; fi
-log "$python -m pip install $target"
+extras="examples"
+if [ "$with_test" = 1 ]; then extras="examples,test"; fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+if command -v ccache >/dev/null 2>&1; then export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}; fi
 start=$SECONDS
-"$python" -m pip install "$target"
+if [ "$editable" = 1 ]; then
+  # No build isolation: the build backend lives in .venv, and each rebuild reuses build/editable.
+  log "$python -m pip install -e '.[$extras]' (rebuilds on import)"
+  "$python" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
+  "$python" -m pip install --no-build-isolation --config-settings=editable.rebuild=true \
+    --config-settings=editable.verbose=false --config-settings=build-dir=build/editable -e ".[$extras]"
+else
+  log "$python -m pip install '.[$extras]'"
+  "$python" -m pip install ".[$extras]"
+fi
 echo "pip install took $((SECONDS - start)) s"
-"$python" - <<'PY'
+(cd / && "$python" - <<'PY'
 import glassgrad
 print(f"glassgrad {glassgrad.__version__} installed at {glassgrad.__file__}")
 PY
+)
