@@ -36,11 +36,12 @@ from ._device import default_device, set_default_device  # noqa: E402
 from ._random import manual_seed, rand, randn  # noqa: E402
 from ._tensor import (Tensor, bool_, float32, float64, full, int64, ones, tensor, uint8,  # noqa: E402
                       zeros)
-from .functional import (abs, argmax, avg_pool2d, batch_norm, clamp, conv2d, cross_entropy, exp,  # noqa: E402
-                         flatten, leaky_relu, linear, log, log_softmax, matmul, max, max_pool2d, maximum, mean,
-                         minimum, pow, relu, reshape, sigmoid, softmax, sqrt, sum, tanh, var, where)
-from .nn import (AvgPool2D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm, LeakyReLU, Linear, MaxPool2D,  # noqa: E402
-                 Module, Parameter, ReLU, Sequential)
+from .functional import (abs, adaptive_avg_pool2d, argmax, avg_pool2d, batch_norm, cat, clamp, conv2d,  # noqa: E402
+                         cross_entropy, dropout, elu, exp, flatten, gelu, interpolate, leaky_relu, linear, log,
+                         log_softmax, matmul, max, max_pool2d, maximum, mean, minimum, mse_loss, nll_loss, one_hot,
+                         pad, pow, relu, reshape, sigmoid, silu, softmax, softplus, sqrt, sum, tanh, var, where)
+from .nn import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm,  # noqa: E402
+                 LeakyReLU, Linear, MaxPool2D, Module, ModuleDict, ModuleList, Parameter, ReLU, Sequential)
 from .optim import SGD, Adam, AdamW, Optimizer, RMSprop  # noqa: E402
 from . import optim  # noqa: E402,F401
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402

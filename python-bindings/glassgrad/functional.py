@@ -13,6 +13,7 @@ from . import _C
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                       mse_loss, nll_loss)
+from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot, pad  # noqa: F401
 from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]
@@ -61,6 +62,30 @@ def relu(x: Tensor) -> Tensor:
 def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
     """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu)."""
     return _op("LeakyReLU", [x], {"negative_slope": float(negative_slope)})
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
+    if approximate not in ("none", "tanh"):
+        raise _C.InvalidArgumentError(f"gelu: approximate must be 'none' or 'tanh', got '{approximate}'")
+    return _op("GELU" if approximate == "none" else "GELUTanh", [x])
+
+
+def silu(x: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x) (PyTorch's F.silu, also called swish)."""
+    return _op("SiLU", [x])
+
+
+def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu)."""
+    return _op("ELU", [x], {"alpha": float(alpha)})
+
+
+def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
+    if beta == 1.0:
+        return _op("Softplus", [x], {"threshold": float(threshold)})
+    return _op("Softplus", [x * float(beta)], {"threshold": float(threshold)}) * (1.0 / float(beta))
 
 
 def abs(x: Tensor) -> Tensor:  # noqa: A001
@@ -174,19 +199,36 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Int
     return _op("Conv2D", inputs, attrs)
 
 
-def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0) -> Tensor:
-    """Max pooling; stride defaults to the kernel size (so max_pool2d(x, 2) halves H and W)."""
+def _pool_attrs(kernel_size: IntPair, stride: Optional[IntPair], padding: IntPair, ceil_mode: bool) -> dict:
     k = _pair(kernel_size, "kernel_size")
-    s = _pair(stride, "stride") if stride is not None else k
-    return _op("MaxPool2D", [x], {"kernel": list(k), "stride": list(s), "padding": list(_pair(padding, "padding"))})
+    s = _pair(stride, "stride") if stride is not None and stride != [] else k
+    attrs = {"kernel": list(k), "stride": list(s), "padding": list(_pair(padding, "padding"))}
+    if ceil_mode:
+        attrs["ceil_mode"] = True
+    return attrs
+
+
+def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
+               dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
+    """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
+    max_pool2d(x, 2) halves H and W); ceil_mode keeps the last, partial windows."""
+    if _pair(dilation, "dilation") != (1, 1) or return_indices:
+        what = f"dilation={dilation}" if _pair(dilation, "dilation") != (1, 1) else "return_indices=True"
+        raise _C.UnsupportedError(f"max_pool2d({what}): glassgrad's max pooling has dilation 1 and returns the "
+                                  f"pooled values only\n  fix: drop {what.split('=')[0]}=...")
+    return _op("MaxPool2D", [x], _pool_attrs(kernel_size, stride, padding, ceil_mode))
 
 
 def avg_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
-               count_include_pad: bool = True) -> Tensor:
-    k = _pair(kernel_size, "kernel_size")
-    s = _pair(stride, "stride") if stride is not None else k
-    return _op("AvgPool2D", [x], {"kernel": list(k), "stride": list(s), "padding": list(_pair(padding, "padding")),
-                                  "count_include_pad": bool(count_include_pad)})
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
+    """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors)."""
+    attrs = _pool_attrs(kernel_size, stride, padding, ceil_mode)
+    attrs["count_include_pad"] = bool(count_include_pad)
+    if divisor_override is not None:
+        if int(divisor_override) <= 0:
+            raise _C.InvalidArgumentError(f"avg_pool2d: divisor_override must be > 0, got {divisor_override}")
+        attrs["divisor_override"] = int(divisor_override)
+    return _op("AvgPool2D", [x], attrs)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:

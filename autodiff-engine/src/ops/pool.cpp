@@ -1,10 +1,18 @@
 // Pooling ops: MaxPool2D, MaxPool2DBackward, AvgPool2D, AvgPool2DBackward.
 //
-// Geometry (PyTorch semantics, floor mode): for an input [N, C, H, W], window [kh, kw],
-// stride [sh, sw] (default: the window) and symmetric zero padding [ph, pw],
-//   Ho = floor((H + 2*ph - kh) / sh) + 1,   Wo = floor((W + 2*pw - kw) / sw) + 1.
-// Padding is at most half the window, so every window holds at least one real element and a
-// padded position never wins a max.
+// Geometry (PyTorch semantics): for an input [N, C, H, W], window [kh, kw], stride [sh, sw]
+// (default: the window) and symmetric zero padding [ph, pw],
+//   Ho = floor((H + 2*ph - kh) / sh) + 1                 (ceil_mode false, the default)
+//   Ho = ceil((H + 2*ph - kh) / sh) + 1, minus 1 if the last window would start at or past
+//        H + ph (it must start inside the input or its left padding)      (ceil_mode true)
+// and the same for Wo. Padding is at most half the window, so every window holds at least one
+// real element and a padded position never wins a max. In ceil mode the last windows may reach
+// past the padding; that overhang is neither read nor counted.
+//
+// AvgPool2D's divisor (PyTorch's): divisor_override when given (> 0); else with
+// count_include_pad the window's size clipped to the padded input, (min(i*sh - ph + kh, H + ph)
+// - (i*sh - ph)) times the same for columns (kh*kw except for ceil mode's overhang); without it
+// the number of real elements in the window.
 //
 // MaxPool2D's gradient is MaxPool2DBackward(grad_y, x), which recomputes each window's argmax
 // from x (first maximum wins on ties) instead of storing an index tensor.
@@ -34,6 +42,14 @@ const std::vector<int64_t>& pair_attr(const ShapeContext& ctx, const char* key) 
   return v;
 }
 
+// Output size along one axis (see the header): floor or ceil mode.
+int64_t pooled_size(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil_mode) {
+  const int64_t span = n + 2 * p - k;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  if (ceil_mode && (out - 1) * s >= n + p) --out;
+  return out;
+}
+
 // Validates the attributes against an NCHW input shape and returns the geometry.
 PoolGeometry pool_geometry(const ShapeContext& ctx, const Shape& x) {
   const auto& k = pair_attr(ctx, "kernel");
@@ -58,8 +74,12 @@ PoolGeometry pool_geometry(const ShapeContext& ctx, const Shape& x) {
                  .cause("the feature map was already shrunk by earlier conv/pool layers")
                  .fix("use a smaller kernel, add padding, or pool fewer times"));
   }
-  g.ho = (hp - g.kh) / g.sh + 1;
-  g.wo = (wp - g.kw) / g.sw + 1;
+  const bool ceil_mode = ctx.attrs().b("ceil_mode", false);
+  g.ho = pooled_size(x[2], g.kh, g.sh, g.ph, ceil_mode);
+  g.wo = pooled_size(x[3], g.kw, g.sw, g.pw, ceil_mode);
+  if (ctx.attrs().i("divisor_override", 0) < 0) {
+    ops::bad_attr(ctx, "divisor_override", "> 0 (or absent)", std::to_string(ctx.attrs().i("divisor_override")));
+  }
   return g;
 }
 
@@ -84,7 +104,7 @@ void expect_pooled_grad(const ShapeContext& ctx, int gi, const Shape& x_shape) {
 
 Attrs pool_attrs(const Attrs& a) {
   Attrs out;
-  for (const char* key : {"kernel", "stride", "padding", "count_include_pad"}) {
+  for (const char* key : {"kernel", "stride", "padding", "count_include_pad", "ceil_mode", "divisor_override"}) {
     if (const AttrValue* v = a.find(key)) out.set(key, *v);
   }
   return out;
@@ -126,7 +146,8 @@ void register_pool_ops(OpRegistry& r) {
     s.name = "AvgPool2D";
     s.inputs = {"x"};
     s.outputs = {"y"};
-    s.formula = "y[n,c,i,j] = sum of the window / (kh*kw if count_include_pad else its count of real elements)";
+    s.formula = "y[n,c,i,j] = sum of the window / (divisor_override, or its size within the padded input if "
+                "count_include_pad, else its count of real elements)";
     s.infer = [](const ShapeContext& ctx) { return std::vector<TensorInfo>{pool_forward_info(ctx)}; };
     s.gradient = [](GradContext& c) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;

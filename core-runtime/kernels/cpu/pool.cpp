@@ -8,10 +8,10 @@
 //   MaxPool2DBackward:  dx = 0; dx[argmax(i,j)] += g[i,j], where argmax is recomputed from x with
 //                       the forward's comparison (the first maximum in row-major window order
 //                       wins ties, like PyTorch's CPU kernel). No index tensor is stored.
-//   AvgPool2D:          y[i,j] = sum of x over the window / d(i,j),
-//                       d = kh*kw when count_include_pad, else the number of real elements.
-//                       (In floor mode a window never reaches past the padding, so kh*kw is also
-//                       PyTorch's divisor.)
+//   AvgPool2D:          y[i,j] = sum of x over the window / d(i,j): divisor_override when given;
+//                       with count_include_pad the window's size clipped to the padded input
+//                       (kh*kw except where ceil mode's last windows reach past the padding);
+//                       else the number of real elements (PyTorch's divisors).
 //   AvgPool2DBackward:  dx = 0; dx[window(i,j)] += g[i,j] / d(i,j).
 //
 // Windows that lie inside the input (all but a border of outputs) take a branch-free path
@@ -34,6 +34,7 @@ namespace {
 
 struct Geometry {
   int64_t planes, h, w, ho, wo, kh, kw, sh, sw, ph, pw;
+  int64_t divisor_override;  // 0: none
 };
 
 // Attributes were validated by the shape rule (autodiff-engine/src/ops/pool.cpp); the defaults
@@ -42,7 +43,7 @@ Geometry geometry(const Attrs& a, const Shape& x, const Shape& y) {
   const auto& k = a.ints("kernel");
   const std::vector<int64_t> s = a.has("stride") ? a.ints("stride") : k;
   const std::vector<int64_t> p = a.has("padding") ? a.ints("padding") : std::vector<int64_t>{0, 0};
-  return {x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], p[0], p[1]};
+  return {x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], p[0], p[1], a.i("divisor_override", 0)};
 }
 
 // Planes per parallel chunk: about 32k window reads each.
@@ -228,7 +229,13 @@ struct Window {
 inline Window avg_window(const Geometry& g, int64_t i, int64_t j, bool count_include_pad) {
   const int64_t h0 = i * g.sh - g.ph, w0 = j * g.sw - g.pw;
   Window win{std::max<int64_t>(h0, 0), std::min(h0 + g.kh, g.h), std::max<int64_t>(w0, 0), std::min(w0 + g.kw, g.w), 0};
-  win.divisor = count_include_pad ? g.kh * g.kw : (win.he - win.hs) * (win.we - win.ws);
+  if (g.divisor_override > 0) {
+    win.divisor = g.divisor_override;
+  } else if (count_include_pad) {
+    win.divisor = (std::min(h0 + g.kh, g.h + g.ph) - h0) * (std::min(w0 + g.kw, g.w + g.pw) - w0);
+  } else {
+    win.divisor = (win.he - win.hs) * (win.we - win.ws);
+  }
   return win;
 }
 

@@ -117,7 +117,7 @@ struct GGPool {
   int64_t planes, H, W, OH, OW;
   int64_t kh, kw, sh, sw, ph, pw;
   int32_t count_include_pad;
-  int32_t pad_;
+  int32_t divisor_override;  // > 0: AvgPool2D divides by it instead of the window's size
 };
 
 // FusedElementwise: a register program over up to GG_FUSED_MAX_IN broadcast inputs. Registers

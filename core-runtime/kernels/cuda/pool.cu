@@ -5,8 +5,9 @@
 //
 //   max:      y[p,oh,ow]  = max over the window's in-range x (first one on ties, row-major)
 //   max bwd:  dx[p,h,w]   = sum of dy[p,oh,ow] over windows whose argmax is (h, w)
-//   avg:      y[p,oh,ow]  = sum over the window's in-range x / d,
-//             d = kh*kw if count_include_pad else the number of in-range elements
+//   avg:      y[p,oh,ow]  = sum over the window's in-range x / d, d = divisor_override when
+//             given; else with count_include_pad the window's size clipped to the padded input
+//             (kh*kw but for ceil mode's overhang), without it the number of in-range elements
 //   avg bwd:  dx[p,h,w]   = sum of dy[p,oh,ow] / d(oh,ow) over windows containing (h, w)
 //
 // The backwards gather (one thread per input element, visiting the few windows that contain
@@ -40,8 +41,11 @@ __device__ __forceinline__ int window_argmax(const GGPool& g, const T* x, int oh
 }
 
 __device__ __forceinline__ int avg_divisor(const GGPool& g, int oh, int ow) {
-  if (g.count_include_pad) return (int)(g.kh * g.kw);
+  if (g.divisor_override > 0) return g.divisor_override;
   const int h0 = oh * (int)g.sh - (int)g.ph, w0 = ow * (int)g.sw - (int)g.pw;
+  if (g.count_include_pad) {
+    return (min(h0 + (int)g.kh, (int)(g.H + g.ph)) - h0) * (min(w0 + (int)g.kw, (int)(g.W + g.pw)) - w0);
+  }
   const int h1 = min(h0 + (int)g.kh, (int)g.H), w1 = min(w0 + (int)g.kw, (int)g.W);
   const int n = (h1 - max(h0, 0)) * (w1 - max(w0, 0));
   return n > 0 ? n : 1;

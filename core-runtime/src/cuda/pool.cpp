@@ -37,6 +37,7 @@ GGPool geometry(const Shape& x, const Shape& y, const Attrs& a) {
   g.ph = p.first;
   g.pw = p.second;
   g.count_include_pad = a.b("count_include_pad", true) ? 1 : 0;
+  g.divisor_override = static_cast<int32_t>(a.i("divisor_override", 0));
   return g;
 }
 

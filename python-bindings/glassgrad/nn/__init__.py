@@ -1,13 +1,19 @@
-"""Layers and the Module base class."""
+"""Layers, containers, losses and the Module base class, with torch.nn's names (glassgrad's own
+spellings Conv2D, BatchNorm2D, ... are the same classes as Conv2d, BatchNorm2d, ...)."""
 from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
-from .layers import (AvgPool2D, AvgPool2d, Conv2D, Conv2d, Dropout, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
-                     MaxPool2D, MaxPool2d, ReLU, Sequential, Sigmoid, Tanh)
+from .container import ModuleDict, ModuleList
+from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D, AvgPool2d, Conv2D, Conv2d, Dropout,
+                     Flatten, Identity, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2D, MaxPool2d, ReLU,
+                     Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module, Parameter
 from . import init
 from . import functional
 
-__all__ = ["Module", "Parameter", "Conv2D", "Conv2d", "BatchNorm1D", "BatchNorm1d", "BatchNorm2D", "BatchNorm2d", "Linear", "ReLU", "LeakyReLU", "Sigmoid",
-           "Tanh", "LayerNorm", "Dropout", "MaxPool2D", "MaxPool2d", "AvgPool2D", "AvgPool2d", "Flatten", "Identity", "Sequential",
-           "functional", "init", "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss",
-           "BatchNorm1D", "BatchNorm1d"]
+__all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
+           "Conv2D", "Conv2d", "Linear", "BatchNorm1D", "BatchNorm1d", "BatchNorm2D", "BatchNorm2d", "LayerNorm",
+           "Dropout", "MaxPool2D", "MaxPool2d", "AvgPool2D", "AvgPool2d", "AdaptiveAvgPool2D", "AdaptiveAvgPool2d",
+           "Upsample", "Flatten", "Unflatten", "Identity",
+           "ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Softplus", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+           "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss",
+           "functional", "init"]

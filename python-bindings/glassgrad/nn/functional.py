@@ -1,12 +1,29 @@
 """glassgrad.nn.functional: torch.nn.functional's names, argument orders, defaults and return
 values, for the functions glassgrad has (import glassgrad.nn.functional as F).
 
-The implementations live in glassgrad.functional (and the modules it imports); this module
-exports exactly the torch.nn.functional spellings, so that a ported script's `F.` calls mean
-what they meant in PyTorch. (glassgrad.flatten, with start_dim=1, is not here: torch.nn.functional
-has no flatten; Tensor.flatten() and glassgrad.nn.Flatten follow PyTorch.)
+The implementations live in glassgrad.functional and the modules it imports; this module exports
+the torch.nn.functional spellings, so that a ported script's `F.` calls mean what they meant in
+PyTorch. Where glassgrad's own top-level function differs (glassgrad.softmax's dim defaults to
+-1; glassgrad.flatten keeps the batch axis, start_dim=1), the version here is PyTorch's.
 """
+from typing import Optional
+
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                        mse_loss, nll_loss)
-from ..functional import (avg_pool2d, batch_norm, conv2d, leaky_relu, linear, log_softmax, max_pool2d, relu,  # noqa: F401
-                          sigmoid, softmax, tanh)
+from .._spatial import adaptive_avg_pool2d, dropout, interpolate, one_hot, pad  # noqa: F401
+from .._tensor import Tensor
+from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, leaky_relu, linear, max_pool2d, relu,  # noqa: F401
+                          sigmoid, silu, softplus, tanh)
+from .layers import _softmax_dim
+
+
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """softmax along dim (PyTorch's F.softmax; dim=None picks 0 for 0-, 1- and 3-d input, else 1)."""
+    x = input.astype(dtype) if dtype is not None else input
+    return x.softmax(_softmax_dim(x, dim))
+
+
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """log_softmax along dim (PyTorch's F.log_softmax; dim=None as softmax)."""
+    x = input.astype(dtype) if dtype is not None else input
+    return x.log_softmax(_softmax_dim(x, dim))

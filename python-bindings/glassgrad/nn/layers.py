@@ -180,19 +180,15 @@ class Dropout(Module):
     repeatable) and enters the graph as an input tensor: a new mask every step changes data, not
     the plan, so the step's compiled plan is reused."""
 
-    def __init__(self, p: float = 0.5):
+    def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
-        if not 0.0 <= float(p) < 1.0:
-            raise _C.InvalidArgumentError(f"Dropout: p must be in [0, 1), got {p}\n"
+        if not 0.0 <= float(p) <= 1.0:
+            raise _C.InvalidArgumentError(f"Dropout: p must be in [0, 1], got {p}\n"
                                           f"  fix: Dropout(0.1) drops 10% of the activations")
-        self.p = float(p)
+        self.p, self.inplace = float(p), bool(inplace)
 
     def forward(self, x: Tensor) -> Tensor:
-        if not self.training or self.p == 0.0:
-            return x
-        keep = generator().random(x.shape) >= self.p
-        mask = (keep / (1.0 - self.p)).astype(x.dtype)
-        return x * Tensor(mask, device=x.device)
+        return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}"
@@ -217,6 +213,130 @@ class LeakyReLU(Module):
         return f"negative_slope={self.negative_slope}"
 
 
+class GELU(Module):
+    """x * Phi(x) (PyTorch's nn.GELU); approximate='tanh' for the tanh formula."""
+
+    def __init__(self, approximate: str = "none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, x):
+        return F.gelu(x, self.approximate)
+
+    def extra_repr(self) -> str:
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """x * sigmoid(x) (PyTorch's nn.SiLU)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, x):
+        return F.silu(x)
+
+
+class ELU(Module):
+    """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's nn.ELU)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha, self.inplace = float(alpha), inplace
+
+    def forward(self, x):
+        return F.elu(x, self.alpha)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}"
+
+
+class Softplus(Module):
+    """log(1 + exp(beta * x)) / beta, linear above threshold (PyTorch's nn.Softplus)."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0):
+        super().__init__()
+        self.beta, self.threshold = float(beta), float(threshold)
+
+    def forward(self, x):
+        return F.softplus(x, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Softmax(Module):
+    """softmax along dim (PyTorch's nn.Softmax)."""
+
+    def __init__(self, dim: Optional[int] = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return x.softmax(_softmax_dim(x, self.dim))
+
+
+class LogSoftmax(Softmax):
+    """log_softmax along dim (PyTorch's nn.LogSoftmax)."""
+
+    def forward(self, x):
+        return x.log_softmax(_softmax_dim(x, self.dim))
+
+
+def _softmax_dim(x, dim):
+    """PyTorch's choice when dim is None: 0 for 0-, 1- and 3-d input, else 1."""
+    if dim is not None:
+        return dim
+    return 0 if x.ndim in (0, 1, 3) else 1
+
+
+class AdaptiveAvgPool2D(Module):
+    """Average pooling to a fixed output size (PyTorch's nn.AdaptiveAvgPool2d); output_size 1 is
+    the global average of a ResNet head."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, x):
+        return F.adaptive_avg_pool2d(x, self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class Upsample(Module):
+    """F.interpolate as a layer (PyTorch's nn.Upsample): size or scale_factor, mode 'nearest'
+    (default) or 'bilinear'."""
+
+    def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                 recompute_scale_factor=None):
+        super().__init__()
+        self.size, self.scale_factor, self.mode = size, scale_factor, mode
+        self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
+
+    def forward(self, x):
+        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+                             self.recompute_scale_factor)
+
+    def extra_repr(self) -> str:
+        what = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
+        return f"{what}, mode={self.mode!r}"
+
+
+class Unflatten(Module):
+    """Splits dim into unflattened_size (PyTorch's nn.Unflatten)."""
+
+    def __init__(self, dim: int, unflattened_size):
+        super().__init__()
+        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+
+    def forward(self, x):
+        d = self.dim % x.ndim
+        return x.reshape(list(x.shape[:d]) + list(self.unflattened_size) + list(x.shape[d + 1:]))
+
+
 class Sigmoid(Module):
     def forward(self, x):
         return F.sigmoid(x)
@@ -228,21 +348,39 @@ class Tanh(Module):
 
 
 class MaxPool2D(Module):
-    def __init__(self, kernel_size, stride=None, padding=0):
+    """PyTorch's nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+    ceil_mode=False); dilation must be 1 and return_indices False."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
-        self.kernel_size, self.stride, self.padding = kernel_size, stride, padding
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
     def forward(self, x):
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding)
+        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+    def extra_repr(self) -> str:
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 class AvgPool2D(Module):
-    def __init__(self, kernel_size, stride=None, padding=0, count_include_pad=True):
+    """PyTorch's nn.AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False,
+    count_include_pad=True, divisor_override=None)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                 divisor_override=None):
         super().__init__()
-        self.kernel_size, self.stride, self.padding, self.count_include_pad = kernel_size, stride, padding, count_include_pad
+        self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
+        self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
     def forward(self, x):
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.count_include_pad)
+        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
 class Flatten(Module):
@@ -284,5 +422,6 @@ class Sequential(Module):
 
 # PyTorch spellings.
 Conv2d = Conv2D
+AdaptiveAvgPool2d = AdaptiveAvgPool2D
 MaxPool2d = MaxPool2D
 AvgPool2d = AvgPool2D

@@ -69,3 +69,66 @@ for _name, _fn in [("Equal", np.equal), ("NotEqual", np.not_equal), ("Less", np.
                         dtypes=("float32", "float64", "int64")))
 SPECS.append(OpSpec("Equal", np.equal, lambda rng, dt, n: [rng.random((n, 3)) > 0.5, rng.random((n, 3)) > 0.5],
                     dtypes=("bool",), name="Equal-bool"))
+
+
+# ---- GELU (exact and tanh), SiLU, ELU, Softplus: PyTorch's formulas, restated in float64 ----
+_erf = np.vectorize(__import__("math").erf)
+_SQRT_2_PI = np.sqrt(2 / np.pi)
+
+
+def _f64(x):
+    return x.astype(np.float64)
+
+
+def _gelu(x):
+    return (_f64(x) * 0.5 * (1 + _erf(_f64(x) / np.sqrt(2)))).astype(x.dtype)
+
+
+def _gelu_grad(g, x):
+    x64 = _f64(x)
+    pdf = np.exp(-0.5 * x64 * x64) / np.sqrt(2 * np.pi)
+    return (g * (0.5 * (1 + _erf(x64 / np.sqrt(2))) + x64 * pdf)).astype(g.dtype)
+
+
+def _gelu_tanh(x):
+    x64 = _f64(x)
+    return (0.5 * x64 * (1 + np.tanh(_SQRT_2_PI * (x64 + 0.044715 * x64 ** 3)))).astype(x.dtype)
+
+
+def _gelu_tanh_grad(g, x):
+    x64 = _f64(x)
+    t = np.tanh(_SQRT_2_PI * (x64 + 0.044715 * x64 ** 3))
+    d = 0.5 * (1 + t) + 0.5 * x64 * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x64 ** 2)
+    return (g * d).astype(g.dtype)
+
+
+def _silu_grad(g, x):
+    s = _f64(_sigmoid(x.astype(np.float64)))
+    return (g * s * (1 + _f64(x) * (1 - s))).astype(g.dtype)
+
+
+# The backward maps have no gradient rule of their own (no double backward), so their entries
+# check the forward map only.
+def _spread(rng, dt, *shape):
+    """Values over the activations' interesting range, including beyond softplus's threshold."""
+    return (rng.standard_normal(shape) * 3).astype(dt)
+
+
+SPECS += [
+    OpSpec("GELU", _gelu, lambda rng, dt, n: [_spread(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("GELUBackward", _gelu_grad, lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)]),
+    OpSpec("GELUTanh", _gelu_tanh, lambda rng, dt, n: [_spread(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("GELUTanhBackward", _gelu_tanh_grad, lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)]),
+    OpSpec("SiLU", lambda x: (_f64(x) * _f64(_sigmoid(_f64(x)))).astype(x.dtype),
+           lambda rng, dt, n: [_spread(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("SiLUBackward", _silu_grad, lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)]),
+    OpSpec("ELU", lambda x, alpha: np.where(x > 0, _f64(x), alpha * np.expm1(_f64(x))).astype(x.dtype),
+           lambda rng, dt, n: [_spread(rng, dt, n, 5)], attrs={"alpha": 0.7}, grad=(0,)),
+    OpSpec("ELUBackward", lambda g, x, alpha: np.where(x > 0, g, g * alpha * np.exp(_f64(x))).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)], attrs={"alpha": 0.7}),
+    OpSpec("Softplus", lambda x, threshold: np.where(x > threshold, _f64(x), np.log1p(np.exp(_f64(x)))).astype(x.dtype),
+           lambda rng, dt, n: [_spread(rng, dt, n, 5)], attrs={"threshold": 2.0}, grad=(0,)),
+    OpSpec("SoftplusBackward",
+           lambda g, x, threshold: np.where(x > threshold, g, g * _f64(_sigmoid(_f64(x)))).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)], attrs={"threshold": 2.0}),
+]

@@ -44,12 +44,21 @@ GG_SCALAR_FN float gg_tanh(float x) { return tanhf(x); }
 GG_SCALAR_FN double gg_tanh(double x) { return tanh(x); }
 GG_SCALAR_FN float gg_pow(float x, float e) { return powf(x, e); }
 GG_SCALAR_FN double gg_pow(double x, double e) { return pow(x, e); }
+GG_SCALAR_FN float gg_erf(float x) { return erff(x); }
+GG_SCALAR_FN double gg_erf(double x) { return erf(x); }
+GG_SCALAR_FN float gg_log1p(float x) { return log1pf(x); }
+GG_SCALAR_FN double gg_log1p(double x) { return log1p(x); }
+GG_SCALAR_FN float gg_expm1(float x) { return expm1f(x); }
+GG_SCALAR_FN double gg_expm1(double x) { return expm1(x); }
 #else
 template <typename T> inline T gg_exp(T x) { return std::exp(x); }
 template <typename T> inline T gg_log(T x) { return std::log(x); }
 template <typename T> inline T gg_sqrt(T x) { return std::sqrt(x); }
 template <typename T> inline T gg_tanh(T x) { return std::tanh(x); }
 template <typename T> inline T gg_pow(T x, T e) { return std::pow(x, e); }
+template <typename T> inline T gg_erf(T x) { return std::erf(x); }
+template <typename T> inline T gg_log1p(T x) { return std::log1p(x); }
+template <typename T> inline T gg_expm1(T x) { return std::expm1(x); }
 #endif
 
 // 1 / (1 + exp(-x)), taking exp of a non-positive number only: no overflow for large |x|.
@@ -58,6 +67,40 @@ GG_SCALAR_FN T gg_sigmoid(T x) {
   if (x >= T(0)) return T(1) / (T(1) + gg_exp(-x));
   const T e = gg_exp(x);
   return e / (T(1) + e);
+}
+
+// GELU (Hendrycks & Gimpel 2016) as PyTorch computes it, and its derivative:
+//   exact:  gelu(x) = x Phi(x),  Phi(x) = (1 + erf(x / sqrt 2)) / 2,  gelu'(x) = Phi(x) + x phi(x),
+//           phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+//   tanh:   gelu(x) = x/2 (1 + tanh(u)),  u = sqrt(2/pi) (x + 0.044715 x^3),
+//           gelu'(x) = (1 + tanh u) / 2 + x/2 (1 - tanh^2 u) sqrt(2/pi) (1 + 3 * 0.044715 x^2)
+template <typename T>
+GG_SCALAR_FN T gg_gelu(T x) {
+  return x * T(0.5) * (T(1) + gg_erf(x * T(0.70710678118654752440)));
+}
+template <typename T>
+GG_SCALAR_FN T gg_gelu_grad(T x) {
+  const T cdf = T(0.5) * (T(1) + gg_erf(x * T(0.70710678118654752440)));
+  const T pdf = T(0.39894228040143267794) * gg_exp(x * x * T(-0.5));
+  return cdf + x * pdf;
+}
+template <typename T>
+GG_SCALAR_FN T gg_gelu_tanh(T x) {
+  const T u = T(0.79788456080286535588) * (x + T(0.044715) * x * x * x);
+  return T(0.5) * x * (T(1) + gg_tanh(u));
+}
+template <typename T>
+GG_SCALAR_FN T gg_gelu_tanh_grad(T x) {
+  const T t = gg_tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x));
+  return T(0.5) * (T(1) + t) +
+         T(0.5) * x * (T(1) - t * t) * T(0.79788456080286535588) * (T(1) + T(3) * T(0.044715) * x * x);
+}
+
+// d/dx of silu(x) = x sigmoid(x): s (1 + x (1 - s)), s = sigmoid(x).
+template <typename T>
+GG_SCALAR_FN T gg_silu_grad(T x) {
+  const T s = gg_sigmoid(x);
+  return s * (T(1) + x * (T(1) - s));
 }
 
 // x^p, with the exponents a model uses most computed exactly (x * x rather than pow(x, 2)).

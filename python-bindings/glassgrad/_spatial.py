@@ -1,0 +1,260 @@
+"""Functions that move or resample elements, with torch.nn.functional's (and torch's) names and
+semantics: cat, pad, interpolate, adaptive_avg_pool2d, one_hot, dropout.
+
+All are composed from existing ops, so their gradients come from those ops' rules:
+
+- cat places each piece into zeros of the output's shape (SliceBackward, the adjoint of Slice)
+  and adds the placements; pad is a cat of the input with constant, edge (replicate), wrapped
+  (circular) or mirrored (reflect) pieces, or a crop (Slice) for negative amounts.
+- adaptive_avg_pool2d is a mean (output 1x1), an AvgPool2D (sizes that divide), or in general
+  PyTorch's bins [floor(i H / out), ceil((i + 1) H / out)) written as an averaging matrix A,
+  y = A_h x A_w^T (two MatMuls).
+- interpolate's nearest mode by an integer factor repeats elements (Expand); otherwise nearest and
+  bilinear resampling are separable linear maps, y = A_h x A_w^T, with PyTorch's source-index
+  rules (align_corners, scale_factor). A matrix row has one (nearest) or two (bilinear) nonzero
+  weights, so the result equals PyTorch's up to rounding -- except that an inf or NaN in the input
+  reaches its whole output row and column (0 * inf = NaN) instead of its neighbourhood only.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _C
+from ._random import generator
+from ._tensor import Tensor, _op, tensor
+
+
+# ---- cat ----------------------------------------------------------------------------------------
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """torch.cat: joins tensors of one dtype and device along `dim` (sizes may differ along it only)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise _C.InvalidArgumentError("cat: expected a non-empty list of tensors")
+    first = tensors[0]
+    d = dim % first.ndim if first.ndim else 0
+    for i, t in enumerate(tensors):
+        if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if k != d):
+            raise _C.ShapeError(f"cat: tensor {i} has shape {list(t.shape)}, tensor 0 has {list(first.shape)}; they "
+                                f"may differ along dim {dim} only\n  fix: make the other sizes equal (reshape/pad)")
+    tensors = [t for t in tensors if t.shape[d] > 0] or tensors[:1]
+    if len(tensors) == 1:
+        return tensors[0]
+    total = sum(t.shape[d] for t in tensors)
+    shape = list(first.shape)
+    shape[d] = total
+    out, start = None, 0
+    for t in tensors:
+        n = t.shape[d]
+        placed = _op("SliceBackward", [t], {"dim": d, "start": start, "stop": start + n, "step": 1, "shape": shape})
+        out = placed if out is None else out + placed
+        start += n
+    return out
+
+
+def _slice(x: Tensor, dim: int, start: int, stop: int) -> Tensor:
+    return _op("Slice", [x], {"dim": dim, "start": start, "stop": stop, "step": 1})
+
+
+# ---- pad ----------------------------------------------------------------------------------------
+def _pad_one(x: Tensor, dim: int, left: int, right: int, mode: str, value: float) -> Tensor:
+    n = x.shape[dim]
+    if left < 0 or right < 0:  # negative padding crops
+        x = _slice(x, dim, max(-left, 0), n - max(-right, 0))
+        return _pad_one(x, dim, max(left, 0), max(right, 0), mode, value)
+    if left == 0 and right == 0:
+        return x
+    if mode == "constant":
+        shape = list(x.shape)
+        shape[dim] = n + left + right
+        placed = _op("SliceBackward", [x], {"dim": dim, "start": left, "stop": left + n, "step": 1, "shape": shape})
+        if not value:
+            return placed
+        border = np.full(shape, value, dtype=x.dtype)  # the value outside, exactly 0 where x goes
+        border[(slice(None),) * dim + (slice(left, left + n),)] = 0
+        return placed + tensor(border, device=x.device)
+    if mode == "replicate":
+        def edge(i, k):
+            shape = list(x.shape)
+            shape[dim] = k
+            return _slice(x, dim, i, i + 1).expand(*shape)
+        pieces = ([edge(0, left)] if left else []) + [x] + ([edge(n - 1, right)] if right else [])
+    elif mode == "circular":
+        if left > n or right > n:
+            raise _C.InvalidArgumentError(f"pad: circular padding of {max(left, right)} is more than the size {n} "
+                                          f"of dim {dim}\n  fix: pad by at most {n}")
+        pieces = ([_slice(x, dim, n - left, n)] if left else []) + [x] + ([_slice(x, dim, 0, right)] if right else [])
+    else:  # reflect: x[left], ..., x[1], x, x[n-2], ..., x[n-1-right]
+        if left >= n or right >= n:
+            raise _C.InvalidArgumentError(f"pad: reflect padding of {max(left, right)} needs a dim of at least "
+                                          f"{max(left, right) + 1} elements, dim {dim} has {n}\n"
+                                          f"  fix: pad by at most {n - 1}, or mode='replicate'")
+        pieces = [_slice(x, dim, i, i + 1) for i in range(left, 0, -1)] + [x]
+        pieces += [_slice(x, dim, i, i + 1) for i in range(n - 2, n - 2 - right, -1)]
+    return cat(pieces, dim)
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:  # noqa: A002
+    """torch.nn.functional.pad: `pad` lists (left, right) amounts from the last dim backwards,
+    e.g. (1, 1, 2, 0) pads the last dim by 1 on each side and the one before by 2 at its start.
+    mode: 'constant' (value, default 0), 'reflect', 'replicate' or 'circular'; negative amounts
+    crop."""
+    pad = [int(p) for p in pad]
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise _C.InvalidArgumentError(f"pad: the padding {tuple(pad)} must hold pairs (left, right), one per dim "
+                                      f"from the last, at most {input.ndim} pairs for a {input.ndim}-d input")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise _C.InvalidArgumentError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got "
+                                      f"'{mode}'")
+    if mode != "constant" and value:
+        raise _C.InvalidArgumentError(f"pad: value={value} is only for mode='constant'")
+    out = input
+    for k in range(len(pad) // 2):
+        out = _pad_one(out, input.ndim - 1 - k, pad[2 * k], pad[2 * k + 1], mode, float(value or 0.0))
+    return out
+
+
+# ---- resampling matrices ------------------------------------------------------------------------
+@lru_cache(maxsize=256)
+def _adaptive_matrix(n: int, out: int) -> np.ndarray:
+    """Row i averages input positions [floor(i n / out), ceil((i + 1) n / out))."""
+    a = np.zeros((out, n))
+    for i in range(out):
+        s, e = (i * n) // out, -((-(i + 1) * n) // out)
+        a[i, s:e] = 1.0 / (e - s)
+    return a
+
+
+def _source_scale(n: int, out: int, align_corners: bool, scale_factor: Optional[float]) -> float:
+    """PyTorch's area_pixel_compute_scale: the input step per output step."""
+    if align_corners:
+        return (n - 1) / (out - 1) if out > 1 else 0.0
+    return 1.0 / scale_factor if scale_factor else n / out
+
+
+@lru_cache(maxsize=256)
+def _interp_matrix(n: int, out: int, mode: str, align_corners: bool, scale_factor: Optional[float]) -> np.ndarray:
+    scale = _source_scale(n, out, align_corners, scale_factor)
+    a = np.zeros((out, n))
+    for i in range(out):
+        if mode == "nearest":
+            a[i, min(int(math.floor(i * scale)), n - 1)] = 1.0
+        elif mode == "nearest-exact":
+            a[i, min(int(math.floor((i + 0.5) * scale)), n - 1)] = 1.0
+        else:  # linear
+            src = i * scale if align_corners else max(scale * (i + 0.5) - 0.5, 0.0)
+            i0 = min(int(math.floor(src)), n - 1)
+            i1 = min(i0 + 1, n - 1)
+            lam = src - i0
+            a[i, i0] += 1.0 - lam
+            a[i, i1] += lam
+    return a
+
+
+def _separable(x: Tensor, a_h: np.ndarray, a_w: np.ndarray) -> Tensor:
+    """y = A_h x A_w^T over the last two dims (the identity is skipped)."""
+    if a_w.shape[0] != a_w.shape[1] or not np.array_equal(a_w, np.eye(a_w.shape[0])):
+        x = x @ tensor(np.ascontiguousarray(a_w.T), dtype=x.dtype, device=x.device)
+    if a_h.shape[0] != a_h.shape[1] or not np.array_equal(a_h, np.eye(a_h.shape[0])):
+        x = tensor(a_h, dtype=x.dtype, device=x.device) @ x
+    return x
+
+
+def _pair_size(size, ndim: int, what: str) -> Tuple[int, int]:
+    if isinstance(size, (int, np.integer)):
+        return int(size), int(size)
+    size = tuple(size)
+    if len(size) != 2:
+        raise _C.InvalidArgumentError(f"{what} must be an int or a pair (H, W), got {size}")
+    return size
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+    """torch.nn.functional.adaptive_avg_pool2d: averages over PyTorch's bins to an output of
+    output_size (an int, or (H, W) where None keeps that size), for (N, C, H, W) or (C, H, W)."""
+    if input.ndim not in (3, 4):
+        raise _C.ShapeError(f"adaptive_avg_pool2d: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
+                            f"{list(input.shape)}")
+    h, w = input.shape[-2:]
+    oh, ow = _pair_size(output_size, input.ndim, "adaptive_avg_pool2d: output_size")
+    oh, ow = h if oh is None else int(oh), w if ow is None else int(ow)
+    if oh <= 0 or ow <= 0:
+        raise _C.InvalidArgumentError(f"adaptive_avg_pool2d: output_size must be positive, got {(oh, ow)}")
+    if (oh, ow) == (1, 1):
+        return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
+    if h % oh == 0 and w % ow == 0 and input.ndim == 4:
+        from .functional import avg_pool2d
+        return avg_pool2d(input, (h // oh, w // ow))
+    return _separable(input, _adaptive_matrix(h, oh), _adaptive_matrix(w, ow))
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+                align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
+                antialias: bool = False) -> Tensor:
+    """torch.nn.functional.interpolate for (N, C, H, W) input: mode 'nearest', 'nearest-exact' or
+    'bilinear' (align_corners False by default, as PyTorch), to `size` or by `scale_factor`."""
+    if input.ndim != 4:
+        raise _C.UnsupportedError(f"interpolate: glassgrad resamples 4-d (N, C, H, W) input, got "
+                                  f"{list(input.shape)}\n  fix: reshape to (N, C, H, W), e.g. x.unsqueeze(-1)")
+    if mode not in ("nearest", "nearest-exact", "bilinear"):
+        raise _C.UnsupportedError(f"interpolate: mode '{mode}' is not supported\n"
+                                  f"  fix: mode='nearest', 'nearest-exact' or 'bilinear'")
+    if antialias:
+        raise _C.UnsupportedError("interpolate: antialias=True is not supported\n  fix: antialias=False")
+    if mode.startswith("nearest") and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    h, w = input.shape[-2:]
+    if size is not None:
+        oh, ow = _pair_size(size, 4, "interpolate: size")
+        sh = sw = None
+    else:
+        sh, sw = (float(scale_factor),) * 2 if isinstance(scale_factor, (int, float)) else map(float, scale_factor)
+        oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
+        if recompute_scale_factor:
+            sh = sw = None
+    if oh <= 0 or ow <= 0:
+        raise _C.InvalidArgumentError(f"interpolate: the output size {(oh, ow)} must be positive")
+    if mode == "nearest" and oh % h == 0 and ow % w == 0 and (sh is None or sh == oh // h) \
+            and (sw is None or sw == ow // w):
+        kh, kw = oh // h, ow // w   # an integer factor: repeat each element (Expand), exact
+        n, c = input.shape[:2]
+        return input.reshape(n, c, h, 1, w, 1).expand(n, c, h, kh, w, kw).reshape(n, c, oh, ow)
+    kind = "linear" if mode == "bilinear" else mode
+    ac = bool(align_corners)
+    return _separable(input, _interp_matrix(h, oh, kind, ac, sh), _interp_matrix(w, ow, kind, ac, sw))
+
+
+# ---- one_hot, dropout ----------------------------------------------------------------------------
+def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
+    """torch.nn.functional.one_hot: int64 class indices (...) -> int64 (..., num_classes);
+    num_classes=-1 takes max + 1 (which reads the data)."""
+    t = tensor_ if isinstance(tensor_, Tensor) else tensor(np.asarray(tensor_))
+    if t.dtype != "int64":
+        raise _C.DTypeError(f"one_hot is only applicable to index tensors (int64), got {t.dtype}\n"
+                            f"  fix: x.long()")
+    if num_classes == -1:
+        num_classes = int(t.numpy().max()) + 1 if t.numel() else 0
+    classes = tensor(np.arange(int(num_classes), dtype=np.int64), device=t.device)
+    return (t.unsqueeze(-1) == classes).astype("int64")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """torch.nn.functional.dropout: in training, zeroes each element with probability p and
+    scales the others by 1 / (1 - p); the identity otherwise. The mask comes from glassgrad's
+    generator (glassgrad.manual_seed) and enters the graph as data, so a new mask every step
+    keeps the plan."""
+    if not 0.0 <= float(p) <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = generator().random(input.shape) >= p
+    mask = (keep / (1.0 - p)).astype(input.dtype)
+    return input * Tensor(mask, device=input.device)

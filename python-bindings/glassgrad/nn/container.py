@@ -1,0 +1,125 @@
+"""ModuleList and ModuleDict: containers that register their modules (so parameters(),
+state_dict(), .to() and error messages see them) without calling them, as torch.nn's do.
+Entries are named by position ("layers.0.weight") or by key ("heads.cls.weight")."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Iterable, Iterator, Mapping, Optional, Tuple, Union
+
+from .module import Module
+
+
+class ModuleList(Module):
+    """A list of modules: index, iterate, append, extend, insert; call them in your forward."""
+
+    def __init__(self, modules: Optional[Iterable[Module]] = None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _items(self):
+        return list(self._modules.values())
+
+    def _reindex(self, items) -> None:
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+    def __getitem__(self, idx: Union[int, slice]):
+        items = self._items()
+        if isinstance(idx, slice):
+            return ModuleList(items[idx])
+        if not -len(items) <= idx < len(items):
+            raise IndexError(f"index {idx} is out of range for a ModuleList of {len(items)}")
+        return items[idx]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        items = self._items()
+        items[idx] = module
+        self._reindex(items)
+
+    def __delitem__(self, idx: Union[int, slice]) -> None:
+        items = self._items()
+        del items[idx]
+        self._reindex(items)
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._items())
+
+    def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> "ModuleList":
+        return ModuleList(self._items() + list(other))
+
+    def append(self, module: Module) -> "ModuleList":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules: Iterable[Module]) -> "ModuleList":
+        for m in modules:
+            self.append(m)
+        return self
+
+    def insert(self, index: int, module: Module) -> None:
+        items = self._items()
+        items.insert(index, module)
+        self._reindex(items)
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleList is not callable: iterate over it in your forward "
+                                  "(for layer in self.layers: x = layer(x)), or use Sequential")
+
+
+class ModuleDict(Module):
+    """An ordered dict of modules: [key], keys(), values(), items(), update(), pop()."""
+
+    def __init__(self, modules: Optional[Union[Mapping[str, Module], Iterable[Tuple[str, Module]]]] = None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key: str) -> Module:
+        return self._modules[key]
+
+    def __setitem__(self, key: str, module: Module) -> None:
+        self.add_module(key, module)
+
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._modules)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def values(self):
+        return self._modules.values()
+
+    def items(self):
+        return self._modules.items()
+
+    def clear(self) -> None:
+        self._modules.clear()
+
+    def pop(self, key: str) -> Module:
+        return self._modules.pop(key)
+
+    def update(self, modules) -> None:
+        pairs = modules.items() if isinstance(modules, (Mapping, OrderedDict, ModuleDict)) else modules
+        for key, module in pairs:
+            self[key] = module
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError("ModuleDict is not callable: call its modules in your forward "
+                                  "(self.heads['cls'](x))")
