@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _C
 from ._random import generator
-from ._tensor import Tensor, _op, tensor
+from ._tensor import Tensor, _op, _wrap, tensor
 
 
 # ---- cat ----------------------------------------------------------------------------------------
@@ -255,6 +255,12 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         return input
     if p == 1.0:
         return input * 0.0
-    keep = generator().random(input.shape) >= p
-    mask = (keep / (1.0 - p)).astype(input.dtype)
-    return input * Tensor(mask, device=input.device)
+    shape, dtype, device = tuple(input.shape), input.dtype, input.device
+
+    def draw() -> "_C.Tensor":
+        keep = generator().random(shape) >= p
+        return _C.Tensor.from_numpy((keep / (1.0 - p)).astype(dtype), device, "dropout mask")
+
+    from .compile import random_input
+    mask = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
+    return input * mask

@@ -8,21 +8,34 @@ the arguments' data is bound to the recorded input slots, parameters and optimiz
 updated in place in their usual buffers, and the results come back as new tensors.
 
 What a compiled step may do: read its tensor arguments, parameters, buffers and optimizer state,
-and create constants. What it must not rely on: Python side effects (prints, .item() inside the
-step run only while tracing), branches on data, or tensors computed outside the step that are
-not parameters or state (e.g. gradients left over from an earlier backward: zero them inside the
-step). After model.to(...) or load_state_dict(...), compile the step again.
+create constants, and draw random tensors through random_input (dropout does): those are drawn
+again for every replay, in the order the traced call drew them. What it must not rely on: Python
+side effects (prints, .item() inside the step run only while tracing), branches on data, or
+tensors computed outside the step that are not parameters or state (e.g. gradients left over
+from an earlier backward: zero them inside the step). After model.to(...) or
+load_state_dict(...), compile the step again.
 """
 from __future__ import annotations
 
 import functools
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _C
 from ._tensor import Tensor, _wrap
 from .optim.optimizer import static_version as optim_static_version
 
 _PERSISTENT = {"parameter", "state", "constant"}
+
+# While a call is being captured: the random tensors it draws (identity -> how to draw again).
+_capture_random: Optional[Dict[Tuple, Callable[[], "_C.Tensor"]]] = None
+
+
+def random_input(t: Tensor, draw: Callable[[], "_C.Tensor"]) -> Tensor:
+    """Marks `t`, a leaf holding freshly drawn random numbers (e.g. a dropout mask), so that a
+    compiled step's replays call draw() for new numbers instead of reusing the traced ones."""
+    if _capture_random is not None:
+        _capture_random[_identity(t._raw())] = draw
+    return t
 
 
 def _identity(raw: "_C.Tensor") -> Tuple:
@@ -54,12 +67,16 @@ def _rebuild(out, new: Dict[int, Tensor]):
 class _Replay:
     """The recorded plans of one step and, for each plan input, where its data comes from."""
 
-    def __init__(self, runs, args: List[Any], out, start_seq: int, name: str):
+    def __init__(self, runs, args: List[Any], out, start_seq: int, name: str, random=None):
         arg_ids = {}
         for i, a in enumerate(args):
             if isinstance(a, Tensor):
                 arg_ids[_identity(a._raw())] = i
         produced: Dict[Tuple, Tuple[int, int]] = {}
+        # Random inputs are drawn again before each replay, in the order the traced call drew them.
+        random = random or {}
+        random_index = {ident: k for k, ident in enumerate(random)}
+        self.random_draws = list(random.values())
         self.runs = []
         for r, run in enumerate(runs):
             sources = []
@@ -67,6 +84,8 @@ class _Replay:
                 ident = _identity(raw)
                 if ident in arg_ids:
                     sources.append(("arg", arg_ids[ident]))
+                elif ident in random_index:
+                    sources.append(("random", random_index[ident]))
                 elif ident in produced:
                     sources.append(("out",) + produced[ident])
                 elif kind in _PERSISTENT or seq > start_seq:
@@ -105,6 +124,7 @@ class _Replay:
 
     def __call__(self, args: List[Any]):
         raws = [a._raw() if isinstance(a, Tensor) else None for a in args]
+        drawn = [draw() for draw in self.random_draws]
         results: List[List["_C.Tensor"]] = []
         for executor, sources, wanted in self.runs:
             inputs = []
@@ -113,6 +133,8 @@ class _Replay:
                     inputs.append(raws[s[1]])
                 elif s[0] == "out":
                     inputs.append(results[s[1]][s[2]])
+                elif s[0] == "random":
+                    inputs.append(drawn[s[1]])
                 else:
                     inputs.append(s[1])
             results.append(executor.run(inputs, wanted))
@@ -168,16 +190,20 @@ class CompiledFunction:
         entry["calls"] += 1
         if entry["calls"] == 1:
             return self._traced(*args)  # warm-up: creates optimizer state and caches the plans
+        global _capture_random
         tensors = [a for a in args if isinstance(a, Tensor)]
         _C.lazy_realize([t._h for t in tensors])
         start = _C.lazy_seq()
+        random: Dict[Tuple, Callable[[], "_C.Tensor"]] = {}
         _C.capture_begin()
+        _capture_random = random
         try:
             out = self._traced(*args)
             _C.lazy_realize([t._h for t in _flatten(out)])
         finally:
+            _capture_random = None
             runs = _C.capture_end()
-        entry["replay"] = _Replay(runs, list(args), out, start, self.name)
+        entry["replay"] = _Replay(runs, list(args), out, start, self.name, random)
         return out
 
 

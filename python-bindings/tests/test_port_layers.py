@@ -256,3 +256,34 @@ def test_containers_name_parameters_like_torch(torch):
     t = torch.nn.ModuleDict({"a": torch.nn.ModuleList([torch.nn.Linear(2, 2), torch.nn.BatchNorm1d(2)])})
     g = nn.ModuleDict({"a": nn.ModuleList([gg.Linear(2, 2), nn.BatchNorm1d(2)])})
     assert list(g.state_dict()) == list(t.state_dict())
+
+
+def test_dropout_in_a_compiled_step_draws_a_new_mask_every_replay():
+    """A replay does not run the step's Python, so the mask must be drawn again for it: the
+    compiled run equals the plain loop, whose masks come from the same generator in order."""
+    from training_helpers import train_step
+
+    class Net(gg.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.drop, self.fc2 = gg.Linear(6, 32), nn.Dropout(0.5), gg.Linear(32, 3)
+
+        def forward(self, x):
+            return self.fc2(self.drop(gg.relu(self.fc1(x))))
+
+    rng = np.random.default_rng(0)
+    batches = [(gg.tensor(rng.standard_normal((8, 6)).astype(np.float32)), gg.tensor(rng.integers(0, 3, 8)))
+               for _ in range(6)]
+
+    def run(compiled):
+        gg.manual_seed(0)
+        model = Net()
+        opt = gg.SGD(model.parameters(), lr=0.1)
+        step = gg.compile(train_step(model, opt)) if compiled else train_step(model, opt)
+        return [step(x, y).item() for x, y in batches], step
+
+    plain, _ = run(False)
+    compiled, step = run(True)
+    assert step.replays == 4
+    np.testing.assert_allclose(compiled, plain, rtol=1e-6)
+    assert len(set(np.round(plain, 6))) == len(plain)
