@@ -50,5 +50,6 @@ from .memory import allocation_log, memory_report, memory_stats, plan_only, rese
 from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
 from .serialization import load, save  # noqa: E402
+from .pytorch_checkpoint import load_pytorch  # noqa: E402
 from . import debug  # noqa: E402
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats  # noqa: E402,F401
