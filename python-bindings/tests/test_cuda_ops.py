@@ -15,6 +15,11 @@ pytestmark = pytest.mark.cuda
 EPS = {"float32": np.finfo(np.float32).eps, "float64": np.finfo(np.float64).eps}
 
 
+def _scale(a):
+    finite = a[np.isfinite(a)]
+    return float(np.max(np.abs(finite))) if finite.size else 1.0
+
+
 def assert_parity(cpu, gpu, dtype, what, rtol=None, atol=None):
     """CUDA output == CPU output: exact for integers and bools; for floats within the spec's
     tolerance plus a few hundred ulps of the output's scale (sums run in another order)."""
@@ -24,8 +29,7 @@ def assert_parity(cpu, gpu, dtype, what, rtol=None, atol=None):
         np.testing.assert_array_equal(gpu, cpu, err_msg=what)
         return
     assert not np.isnan(gpu).any() or np.isnan(cpu).any(), f"{what}: NaN on the GPU only"
-    finite = cpu[np.isfinite(cpu)]
-    scale = float(np.max(np.abs(finite))) if finite.size else 1.0
+    scale = _scale(cpu)
     eps = EPS.get(str(cpu.dtype), EPS["float32"])
     rtol = rtol if rtol is not None else (1e-4 if cpu.dtype == np.float32 else 1e-9)
     atol = atol if atol is not None else 256 * eps * max(scale, 1.0)
@@ -54,7 +58,12 @@ def test_cuda_matches_cpu_on_the_op_table(spec, dtype, n):
         cpu, gpu = run_both(spec.op, arrays, attrs, contiguous)
         idx = spec.outputs if spec.outputs is not None else range(len(cpu))
         for k in idx:
-            assert_parity(cpu[k], gpu[k], dtype, f"{spec.id} n={n} output {k} contiguous={contiguous}")
+            # The spec's own tolerance bounds CUDA's rounding too (BatchNorm on data offset by
+            # 1000 cancels about 3 digits in x - mean, whichever order the sums run in).
+            scale_atol = 256 * EPS.get(dtype, EPS["float32"]) * max(_scale(cpu[k]), 1.0) if cpu[k].dtype.kind == "f" else 0.0
+            assert_parity(cpu[k], gpu[k], dtype, f"{spec.id} n={n} output {k} contiguous={contiguous}",
+                          rtol=max(spec.rtol.get(dtype, 0.0), 1e-4 if dtype == "float32" else 1e-9),
+                          atol=max(spec.atol.get(dtype, 0.0), scale_atol))
 
 
 def _rand(rng, *shape, dtype=np.float32):
