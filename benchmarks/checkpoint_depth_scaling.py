@@ -103,7 +103,7 @@ def drop_plans(dev: str) -> None:
 
 def need_of(report) -> int:
     """What a budget bounds: the plan's arena plus its outputs (compile.cpp's plan_budget_bytes)."""
-    return report.arena + report.outputs
+    return report.plan.budget_bytes()
 
 
 def probe(net: Net, budget: Optional[int], dev: str):

@@ -15,6 +15,10 @@
 
 namespace glassgrad {
 
+bool runs_as_cuda_graph(const Plan& p) {
+  return cuda_graphs_enabled() && !poison_freed() && graph_capturable(p);
+}
+
 Executor::~Executor() = default;
 
 bool Executor::graph_captured() const { return graph_ && graph_->exec != nullptr; }

@@ -9,6 +9,13 @@
 
 namespace glassgrad {
 
+// Every buffer of the plan on one CUDA device whose driver has graphs.
+inline bool graph_capturable(const Plan& p) {
+  bool one_cuda = !p.slots.empty() && !p.steps.empty();
+  for (const auto& s : p.slots) one_cuda = one_cuda && s.info.device.is_cuda() && s.info.device == p.slots[0].info.device;
+  return one_cuda && cuda::graphs_supported(p.slots[0].info.device.index);
+}
+
 struct Executor::GraphState {
   int device = 0;
   bool failed = false;
@@ -30,11 +37,9 @@ struct Executor::GraphState {
     if (error_word.defined()) cuda::unregister_error_word(error_word.data_ptr());
   }
 
-  // A graph state for plans whose every buffer is on one CUDA device whose driver has graphs.
+  // A graph state for a capturable plan, else null.
   static std::unique_ptr<GraphState> make_if_capturable(const Plan& p) {
-    bool one_cuda = !p.slots.empty() && !p.steps.empty();
-    for (const auto& s : p.slots) one_cuda = one_cuda && s.info.device.is_cuda() && s.info.device == p.slots[0].info.device;
-    if (!one_cuda || !cuda::graphs_supported(p.slots[0].info.device.index)) return nullptr;
+    if (!graph_capturable(p)) return nullptr;
     auto g = std::make_unique<GraphState>();
     g->device = p.slots[0].info.device.index;
     g->written.assign(p.input_slots.size(), 0);

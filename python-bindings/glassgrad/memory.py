@@ -69,7 +69,9 @@ class MemoryReport:
     """What a step will need on a device, predicted from its plan before anything runs.
 
     predicted_peak = bytes held now (parameters, optimizer state, data, the arena)
-                   + arena growth the plan needs + the plan's outputs (e.g. gradients).
+                   - an arena the plan replaces + the arena it allocates + its outputs
+                   (+ a CUDA graph's own copies of the outputs)
+    the same prediction the memory limit's check makes (debug::memory_need in C++).
     """
 
     def __init__(self, plan, device: str, baseline: int, arena_held: int):
@@ -80,11 +82,13 @@ class MemoryReport:
         self.arena = int(plan.arena_bytes.get(device, 0))
         self.peak_live = int(plan.peak_live_bytes.get(device, 0))
         slots = [s for s in plan.slots if s["device"] == device]
-        self.outputs = sum(s["bytes"] for s in slots if s["kind"] == "output")
+        need = _C.memory_need(plan, device, baseline)
+        self.arena_new = need.arena_new
+        self.outputs = need.outputs
         # A plan replayed as a CUDA graph writes its outputs into buffers of its own and copies
         # them out into fresh tensors: the outputs are held twice.
-        self.graph_outputs = self.outputs if (device.startswith("cuda") and _C.cuda_graphs_enabled()) else 0
-        self.predicted_peak = baseline + max(0, self.arena - arena_held) + self.outputs + self.graph_outputs
+        self.graph_outputs = need.graph_outputs
+        self.predicted_peak = need.total
         producers = {}
         for i, st in enumerate(plan.steps):
             for o in st["outputs"]:
@@ -120,7 +124,8 @@ class MemoryReport:
         lines = [f"memory report for {self.device}: {len(self.plan.steps)} steps",
                  f"  predicted peak  {f(self.predicted_peak)}",
                  f"    held before   {f(self.baseline)} (parameters, optimizer state, data, arena of {f(self.arena_held)})",
-                 f"    arena         {f(self.arena)} (peak live {f(self.peak_live)}; grows by {f(max(0, self.arena - self.arena_held))})",
+                 f"    arena         {f(self.arena)} (peak live {f(self.peak_live)}; "
+                 + (f"a new one of {f(self.arena_new)} replaces the one held)" if self.arena_new else "the one held serves)"),
                  f"    outputs       {f(self.outputs)} (results the step returns, e.g. gradients)"
                  + (f"\n    graph copies  {f(self.graph_outputs)} (a CUDA graph's own output buffers)" if self.graph_outputs else ""),
                  "  largest buffers:"]

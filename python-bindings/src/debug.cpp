@@ -85,6 +85,16 @@ void bind_debug(py::module_& m) {
   m.def("predicted_need", [](const std::shared_ptr<Plan>& p, const std::string& device) {
     return debug::predicted_need(*p, Device::parse(device));
   }, py::arg("plan"), py::arg("device") = "cpu");
+  py::class_<debug::MemoryNeed>(m, "MemoryNeed", "What running a plan would hold at its peak (debug.h)")
+      .def_readonly("held", &debug::MemoryNeed::held)
+      .def_readonly("arena_freed", &debug::MemoryNeed::arena_freed)
+      .def_readonly("arena_new", &debug::MemoryNeed::arena_new)
+      .def_readonly("outputs", &debug::MemoryNeed::outputs)
+      .def_readonly("graph_outputs", &debug::MemoryNeed::graph_outputs)
+      .def_property_readonly("total", &debug::MemoryNeed::total);
+  m.def("memory_need", [](const std::shared_ptr<Plan>& p, const std::string& device, size_t held) {
+    return debug::memory_need(*p, Device::parse(device), held);
+  }, py::arg("plan"), py::arg("device"), py::arg("held"));
   m.def("check_memory_limit", [](const std::shared_ptr<Plan>& p) { debug::check_memory_limit(*p); });
   m.def("describe_step", [](const std::shared_ptr<Plan>& p, size_t i) { return debug::describe_step(*p, i); });
 }

@@ -134,7 +134,9 @@ void bind_graph(py::module_& m) {
         for (const auto& kv : p.external_bytes) d[py::str(kv.first.str())] = kv.second;
         return d;
       })
-      .def("predicted_peak_bytes", [](const Plan& p) { return p.predicted_peak_bytes(); });
+      .def("predicted_peak_bytes", [](const Plan& p) { return p.predicted_peak_bytes(); })
+      .def("budget_bytes", &plan_budget_bytes,
+           "What a memory budget bounds: the largest arena + outputs of any device (compile.h)");
 
   m.def("compile",
         [](const Graph& g, const std::vector<ValueId>& outputs, bool fuse, bool inplace_reuse, size_t memory_budget) {

@@ -134,11 +134,22 @@ std::vector<Device> devices_of(const Plan& p) {
 }
 }  // namespace
 
+size_t MemoryNeed::total() const {
+  return held - std::min(held, arena_freed) + arena_new + outputs + graph_outputs;
+}
+
+MemoryNeed memory_need(const Plan& p, const Device& d, size_t held) {
+  MemoryNeed m;
+  m.held = held;
+  m.arena_new = new_arena_bytes(p, d);
+  m.arena_freed = m.arena_new > 0 ? arena_bytes(d) : 0;  // the old arena goes first
+  m.outputs = output_bytes(p, d);
+  m.graph_outputs = runs_as_cuda_graph(p) ? m.outputs : 0;
+  return m;
+}
+
 size_t predicted_need(const Plan& p, const Device& d) {
-  const size_t current = allocator_for(d).stats().current;
-  const size_t grow = new_arena_bytes(p, d);
-  const size_t freed = grow > 0 ? arena_bytes(d) : 0;  // the old arena goes first
-  return current - std::min(current, freed) + grow + output_bytes(p, d);
+  return memory_need(p, d, allocator_for(d).stats().current).total();
 }
 
 // A refused training step has recorded its backward(): those gradients are pending on the

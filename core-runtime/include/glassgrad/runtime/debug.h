@@ -77,8 +77,20 @@ struct BufferUse {
 // The k largest buffers a plan uses on a device (inputs, outputs, arena and workspace slots).
 std::vector<BufferUse> largest_buffers(const Plan& plan, const Device& d, size_t k);
 
-// Bytes running `plan` would hold on `d` at its peak, given what is allocated now: in use now,
-// minus an arena it outgrows (freed first), plus the new arena and the outputs.
+// What running `plan` would hold on `d` at its peak, from `held` bytes in use before it: minus
+// an arena it replaces (freed first), plus the new arena, the outputs, and, for a plan replayed
+// as a CUDA graph, the graph's own output buffers (the outputs are copied out of them). The one
+// prediction behind the memory limit's check and glassgrad.memory_report.
+struct MemoryNeed {
+  size_t held = 0;
+  size_t arena_freed = 0;    // the arena held now, when the plan replaces it
+  size_t arena_new = 0;      // the arena the plan allocates (0: it reuses the one held)
+  size_t outputs = 0;
+  size_t graph_outputs = 0;
+  size_t total() const;
+};
+MemoryNeed memory_need(const Plan& plan, const Device& d, size_t held);
+// memory_need(plan, d, bytes in use now).total()
 size_t predicted_need(const Plan& plan, const Device& d);
 // Throws OutOfMemoryError before anything runs when predicted_need() exceeds a device's limit.
 void check_memory_limit(const Plan& plan);

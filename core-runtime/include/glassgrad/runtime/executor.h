@@ -34,6 +34,10 @@ struct ExecutorOptions {
   bool poison_freed = false;
 };
 
+// Whether runs of `plan` replay a CUDA graph once warmed up (all of it on one CUDA device whose
+// driver has graphs, graphs on, freed buffers not poisoned).
+bool runs_as_cuda_graph(const Plan& plan);
+
 // Whole-step CUDA graphs: a plan that runs entirely on one CUDA device is run kernel by kernel
 // twice (warm-up, and to see which inputs keep their address from run to run), then captured
 // as one CUDA graph and replayed with a single launch from then on. Inputs whose address moves
