@@ -43,3 +43,14 @@ def test_timeline_covers_every_step_and_plots(tmp_path):
     pytest.importorskip("matplotlib")
     report.plot(str(tmp_path / "memory.png"))
     assert (tmp_path / "memory.png").stat().st_size > 1000
+
+
+def test_report_and_memory_limit_make_one_prediction():
+    # memory_report and the memory limit's check both read debug::memory_need (debug.h).
+    _, step, x, y = _setup()
+    step(x, y)
+    report = gg.memory_report(step, x, y)
+    assert report.predicted_peak == gg._C.predicted_need(report.plan, "cpu")
+    need = gg._C.memory_need(report.plan, "cpu", report.baseline)
+    assert need.total == need.held - min(need.held, need.arena_freed) + need.arena_new + need.outputs + need.graph_outputs
+    assert need.graph_outputs == 0  # CPU plans never replay as CUDA graphs
