@@ -287,3 +287,30 @@ def test_dropout_in_a_compiled_step_draws_a_new_mask_every_replay():
     assert step.replays == 4
     np.testing.assert_allclose(compiled, plain, rtol=1e-6)
     assert len(set(np.round(plain, 6))) == len(plain)
+
+
+# ---- flatten: PyTorch's defaults where the names are PyTorch's ---------------------------------
+FLATTEN_ARGS = [(), (0,), (1,), (2,), (-2,), (1, 2), (0, -2), (2, 2), (-1,)]
+
+
+@pytest.mark.parametrize("args", FLATTEN_ARGS, ids=str)
+def test_tensor_flatten_has_pytorch_s_defaults_and_glassgrad_flatten_keeps_the_batch(args):
+    """Tensor.flatten() and nn.Flatten are PyTorch's (start_dim 0 and 1); glassgrad.flatten keeps the
+    seed's start_dim=1 (a documented difference); explicit dims mean the same in all of them."""
+    t = gg.tensor(X)
+
+    def want(start=0, end=-1):
+        s, e = start % X.ndim, end % X.ndim
+        return X.reshape(X.shape[:s] + (-1,) + X.shape[e + 1:])
+    np.testing.assert_array_equal(t.flatten(*args).numpy(), want(*args))
+    np.testing.assert_array_equal(gg.flatten(t, *args).numpy(), want(*(args or (1,))))
+    assert tuple(t.flatten().shape) == (X.size,) and tuple(gg.flatten(t).shape) == (2, X.size // 2)
+    assert tuple(nn.Flatten()(t).shape) == (2, X.size // 2)
+    assert tuple(gg.tensor(3.0).flatten().shape) == (1,)
+
+
+@pytest.mark.parametrize("args", FLATTEN_ARGS, ids=str)
+def test_flatten_matches_torch(torch, args):
+    assert tuple(gg.tensor(X).flatten(*args).shape) == tuple(torch.tensor(X).flatten(*args).shape)
+    assert tuple(torch.flatten(torch.tensor(X), *(args or (0,))).shape) == tuple(gg.tensor(X).flatten(*args).shape)
+    assert tuple(torch.tensor(3.0).flatten().shape) == tuple(gg.tensor(3.0).flatten().shape)
