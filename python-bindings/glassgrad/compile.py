@@ -171,6 +171,12 @@ class CompiledFunction:
         """How many calls were served by replaying recorded plans."""
         return sum(e["replays"] for e in self._entries.values())
 
+    @property
+    def traces(self) -> int:
+        """How many calls ran the step's Python to record it: a warm-up and a capture per argument
+        signature (calls with keyword arguments, traced every time, are not counted)."""
+        return sum(e["calls"] for e in self._entries.values())
+
     def _traced(self, *args, **kwargs):
         if not self.memory_budget:
             return self.fn(*args, **kwargs)

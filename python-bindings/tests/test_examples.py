@@ -203,3 +203,54 @@ def test_resume_training_reaches_exactly_the_uninterrupted_loss_in_one_process_a
     r = re.search(r"resumed at step 9; final loss (\S+) after step 24", resumed)
     assert r, resumed
     assert float(r.group(1)) == float(m.group(1))  # printed with repr(): equal floats, bit for bit
+
+
+# ---- porting from PyTorch -------------------------------------------------------------------
+def _body(name):
+    """A script's lines after its imports (the `[end:imports]` marker)."""
+    with open(os.path.join(EXAMPLES, name), encoding="utf-8") as f:
+        return f.read().split("# --8<-- [end:imports]\n", 1)[1].splitlines()
+
+
+def test_port_cifar_is_the_pytorch_script_with_its_imports_changed():
+    """What docs/porting.md claims: below the imports, port_cifar.py is port_cifar_pytorch.py with
+    `torch.` written `gg.`, plus lines marked as glassgrad's own reporting."""
+    ported = [line for line in _body("port_cifar.py") if not line.endswith("# glassgrad only")]
+    original = [line.replace("torch.", "gg.") for line in _body("port_cifar_pytorch.py")]
+    assert ported == original
+    assert len(ported) > 100
+
+
+def _port_cifar(*args):
+    gg.clear_plan_cache()  # each run compiles its plans afresh
+    return load_example_module("port_cifar.py").main(
+        ["--synthetic", "192", "--batch-size", "32", "--width", "4", "--epochs", "2", "--device", "cpu", *args])
+
+
+def test_port_cifar_compiled_changes_lr_every_step_and_never_retraces_or_recompiles():
+    """OneCycleLR moves lr (and AdamW's beta1) after every step; the compiled step is traced twice
+    (warm-up, capture) and replayed for every other step with each new lr (the same numbers as the
+    plain loop), and no plan is compiled after the first step."""
+    plain = _port_cifar()
+    compiled = _port_cifar("--compile")
+    lrs, steps = compiled["lrs"], len(compiled["lrs"])
+    assert steps == 12 and lrs == plain["lrs"] and all(a != b for a, b in zip(lrs, lrs[1:]))
+    assert compiled["step"].traces == 2 and compiled["step"].replays == steps - 2
+    assert compiled["new_compiles"][0] > 0 and sum(compiled["new_compiles"][1:]) == 0
+    assert sum(plain["new_compiles"][1:]) == 0  # the plain loop hits its plan cache as well
+    for (name, a), (_, b) in zip(plain["model"].state_dict().items(), compiled["model"].state_dict().items()):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+def test_port_cifar_trains_on_cifar_format_files(tmp_path):
+    write_cifar10(tmp_path, per_batch=32)
+    out = run_example("port_cifar.py", "--data", tmp_path / "cifar-10-batches-py", "--batch-size", 32, "--width", 4,
+                      "--epochs", 1, "--compile", cwd=tmp_path)
+    assert re.search(r"epoch 1/1: loss [0-9.]+, test accuracy [0-9.]+", out), out
+    assert "compiled step: traced 2 times, replayed 3 times" in out
+
+
+def test_port_cifar_pytorch_runs_in_pytorch(torch, tmp_path):
+    out = run_example("port_cifar_pytorch.py", "--synthetic", 64, "--batch-size", 32, "--width", 4, "--epochs", 1,
+                      "--device", "cpu", cwd=tmp_path)
+    assert re.search(r"epoch 1/1: loss [0-9.]+, test accuracy [0-9.]+", out), out
