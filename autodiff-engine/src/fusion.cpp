@@ -241,6 +241,44 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
   return formed;
 }
 
+int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
+                            std::vector<std::pair<ValueId, ValueId>>* remap) {
+  const int original = g.num_nodes();
+  const auto consumers = g.consumers();
+  const std::vector<char> kept = kept_mask(g, keep);
+  int formed = 0;
+  for (NodeId n = 0; n < original; ++n) {
+    const Node add = g.node(n);
+    if (add.op() != "Add") continue;
+    for (int side = 0; side < 2; ++side) {
+      const ValueId y = add.inputs[static_cast<size_t>(side)], r = add.inputs[static_cast<size_t>(1 - side)];
+      const NodeId p = g.value(y).producer;
+      if (p == kNoNode || p >= original || y == r) continue;
+      const Node bn = g.node(p);
+      if (bn.op() != "BatchNorm2DTrain" || bn.inputs.size() != 3 || g.value(y).output_index != 0) continue;
+      if (has_fused_activation(bn.attrs) || kept[static_cast<size_t>(y)]) continue;
+      if (consumers[static_cast<size_t>(y)].size() != 1) continue;  // the Add alone reads y
+      // Same shape, dtype and device (no broadcasting); the CUDA kernel takes no residual yet.
+      const TensorInfo& yi = g.value(y).info;
+      if (!(g.value(r).info == yi) || !(g.value(add.outputs[0]).info == yi) || yi.device.type != DeviceType::CPU) continue;
+      Attrs attrs = bn.attrs;
+      attrs.set("fused", (bn.attrs.has("fused") ? bn.attrs.s("fused") : bn.op()) + "+Add");
+      NodeMeta meta = bn.meta;
+      const std::vector<ValueId> outs = g.add_node(bn.op(), {bn.inputs[0], bn.inputs[1], bn.inputs[2], r}, attrs, meta);
+      g.set_schedule_key(g.value(outs[0]).producer, add.key());  // r is ready where the Add ran
+      redirect(g, consumers, add.outputs[0], outs[0]);
+      note_remap(kept, add.outputs[0], outs[0], remap);
+      for (size_t k = 1; k < outs.size(); ++k) {
+        redirect(g, consumers, bn.outputs[k], outs[k]);
+        note_remap(kept, bn.outputs[k], outs[k], remap);
+      }
+      ++formed;
+      break;
+    }
+  }
+  return formed;
+}
+
 int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
   const int original = g.num_nodes();
   const auto consumers = g.consumers();
@@ -290,6 +328,7 @@ int fuse_all(Graph& g, std::vector<ValueId>& keep) {
     }
   };
   pass(fold_conv_batchnorm);
+  pass(fuse_batchnorm_residual);
   pass(fuse_activations);
   pass(fuse_elementwise);
   return formed;

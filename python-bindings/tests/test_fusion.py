@@ -137,3 +137,44 @@ def test_conv_bias_relu_fusion_matches_unfused(fusion_state):
         np.testing.assert_array_equal(a, b)
     assert "Conv2D+ReLU" in str(plan)
     assert not any(s["op"] == "ReLU" for s in plan.steps)
+
+
+class Residual(gg.Module):
+    """A ResNet basic block with an identity shortcut and its head."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = gg.Conv2D(4, 4, 3, padding=1, bias=False)
+        self.bn1 = gg.BatchNorm2D(4)
+        self.conv2 = gg.Conv2D(4, 4, 3, padding=1, bias=False)
+        self.bn2 = gg.BatchNorm2D(4)
+        self.fc = gg.Linear(4 * 5 * 5, 3)
+
+    def forward(self, x):
+        h = gg.relu(self.bn1(self.conv1(x)))
+        h = gg.relu(self.bn2(self.conv2(h)) + x)
+        return self.fc(gg.flatten(h))
+
+
+def _residual_run(fuse, dtype):
+    _C.set_fusion(fuse)
+    gg.clear_plan_cache()
+    gg.manual_seed(7)
+    model = Residual() if dtype == "float32" else Residual().double()
+    rng = np.random.default_rng(8)
+    x = gg.tensor(rng.standard_normal((3, 4, 5, 5)).astype(dtype))
+    y = gg.tensor(rng.integers(0, 3, 3))
+    loss = gg.cross_entropy(model(x), y)
+    loss.backward()
+    return [loss.numpy()] + [p.grad.numpy() for p in model.parameters()], _C.last_plan()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_batchnorm_residual_add_relu_runs_as_one_pass_and_matches_unfused(fusion_state, dtype):
+    fused, plan = _residual_run(True, dtype)
+    plain, _ = _residual_run(False, dtype)
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+    assert "BatchNorm2DTrain+Add+ReLU" in str(plan)
+    block = [(s["op"], s["scope"]) for s in plan.steps if s["role"] == "forward" and s["scope"] != "fc"]
+    assert not any(op in ("Add", "ReLU") for op, _ in block), block  # (fc's bias Add stays)

@@ -1,8 +1,10 @@
 // Batch normalization ops over NCHW inputs (statistics per channel c, over M = N*H*W values).
 //
-//   BatchNorm2DTrain(x, gamma, beta){eps} -> (y, mean, var)
+//   BatchNorm2DTrain(x, gamma, beta[, residual]){eps} -> (y, mean, var)
 //       mean = E[x], var = E[(x - mean)^2] (biased: the variance used to normalize),
-//       y = gamma * (x - mean) / sqrt(var + eps) + beta.
+//       y = gamma * (x - mean) / sqrt(var + eps) + beta [+ residual].
+//       The residual (x's shape) is set by the fusion pass for a residual block's
+//       BatchNorm -> Add (-> ReLU) (fusion.h): its gradient is grad_y (after the ReLU's).
 //   BatchNorm2DBackward(grad_y, x, gamma, mean, var[, grad_mean, grad_var]){eps} -> (dx, dgamma, dbeta)
 //       with invstd = 1/sqrt(var + eps), xhat = (x - mean) * invstd:
 //       dbeta = sum(g), dgamma = sum(g * xhat),
@@ -71,13 +73,22 @@ void register_norm_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "BatchNorm2DTrain";
-    s.inputs = {"x", "gamma", "beta"};
+    s.inputs = {"x", "gamma", "beta", "residual"};
+    s.min_inputs = 3;
     s.outputs = {"y", "mean", "var"};
-    s.formula = "y = gamma * (x - mean) / sqrt(var + eps) + beta, mean/var (biased) over N, H, W per channel";
+    s.formula = "y = gamma * (x - mean) / sqrt(var + eps) + beta [+ residual], mean/var (biased) over N, H, W per channel";
     s.infer = [](const ShapeContext& ctx) {
       expect_nchw_float(ctx, 0);
       expect_channel_vector(ctx, 1, 0, "gamma");
       expect_channel_vector(ctx, 2, 0, "beta");
+      if (ctx.num_inputs() > 3) {
+        ctx.expect_same_dtype(0, 3);
+        if (ctx.in(3).shape != ctx.in(0).shape) {
+          ctx.fail(ErrorMessage("the residual has shape " + shape_str(ctx.in(3).shape) + ", expected x's " +
+                                shape_str(ctx.in(0).shape))
+                       .fix("add a residual of the normalized tensor's shape"));
+        }
+      }
       eps_attr(ctx);
       ops::check_activation_attr(ctx);
       const TensorInfo& x = ctx.in(0);
@@ -93,7 +104,8 @@ void register_norm_ops(OpRegistry& r) {
       return std::vector<TensorInfo>{x, stat, stat};
     };
     s.gradient = [](GradContext& c) {
-      if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2)) return;
+      const bool residual = c.num_inputs() > 3;
+      if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2) && !(residual && c.needs_grad(3))) return;
       const ValueId x = c.input(0);
       const TensorInfo& xi = c.info(x);
       auto zeros = [&](const Shape& shape) {
@@ -103,6 +115,8 @@ void register_norm_ops(OpRegistry& r) {
       ValueId gy = c.grad_output(0);
       const ValueId gmean = c.grad_output(1), gvar = c.grad_output(2);
       if (gy != kNoValue && fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
+      if (residual && c.needs_grad(3) && gy != kNoValue) c.set_grad(3, gy);  // d(y)/d(residual) = 1
+      if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2)) return;
       if (gy == kNoValue) gy = zeros(xi.shape);
       std::vector<ValueId> in = {gy, x, c.input(1), c.output(1), c.output(2)};
       if (gmean != kNoValue || gvar != kNoValue) {

@@ -5,7 +5,9 @@
 //   BatchNorm2DTrain:   mean = sum(x)/M;  var = sum((x - mean)^2)/M   (two passes: the second
 //                       sums squared deviations, so there is no cancellation as in
 //                       E[x^2] - E[x]^2, even for data with a large offset);
-//                       y = x*scale + shift, scale = gamma/sqrt(var + eps), shift = beta - mean*scale.
+//                       y = x*scale + shift [+ residual], scale = gamma/sqrt(var + eps),
+//                       shift = beta - mean*scale, rounded to T before the residual is added
+//                       (as the unfused BatchNorm2DTrain -> Add would).
 //   BatchNorm2DBackward: with invstd = 1/sqrt(var + eps), sg = sum(g), sgd = sum(g*(x - mean)):
 //                       dbeta = sg, dgamma = invstd*sgd (= sum(g*xhat)),
 //                       dx = gamma*invstd/M * (M*g - sg - xhat*invstd*sgd)
@@ -48,13 +50,22 @@ inline void for_each_run(const Dims& d, int64_t c, F&& f) {
 }
 
 // y = x * scale + shift over channel c; with relu, y = max(that, 0) (attrs "activation").
+// y = x*scale + shift (+ residual, when given; rounded to T first), then ReLU when relu.
 template <typename T>
-void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, double shift, bool relu) {
+void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, double shift, bool relu,
+                  const T* residual = nullptr) {
   const T s = static_cast<T>(scale), b = static_cast<T>(shift);
   for_each_run(d, c, [&](int64_t off) {
     const T* xr = x + off;
     T* yr = y + off;
-    if (relu) {
+    if (residual) {
+      const T* rr = residual + off;
+      for (int64_t i = 0; i < d.hw; ++i) {
+        const T t = xr[i] * s + b;
+        const T v = t + rr[i];
+        yr[i] = relu && !(v > T(0)) ? T(0) : v;
+      }
+    } else if (relu) {
       for (int64_t i = 0; i < d.hw; ++i) {
         const T v = xr[i] * s + b;
         yr[i] = v > T(0) ? v : T(0);
@@ -149,6 +160,7 @@ void batch_norm_train(const KernelContext& c) {
   T* y = c.outputs[0].data<T>();
   T* mean_out = c.outputs[1].data<T>();
   T* var_out = c.outputs[2].data<T>();
+  const T* residual = c.inputs.size() > 3 ? c.inputs[3].data<T>() : nullptr;
   const double inv_m = d.m() > 0 ? 1.0 / static_cast<double>(d.m()) : 0.0;
   const bool relu = fused_relu(c.attrs);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
@@ -163,7 +175,7 @@ void batch_norm_train(const KernelContext& c) {
       for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.hw, mean, dsum, sq); });
       const double var = std::max(0.0, (sq - dsum * dsum * inv_m) * inv_m);
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(var + eps);
-      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale, relu);
+      apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale, relu, residual);
       mean_out[ch] = static_cast<T>(mean);
       var_out[ch] = static_cast<T>(var);
     }

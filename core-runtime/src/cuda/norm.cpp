@@ -63,6 +63,12 @@ Tensor coef_buffer(const Tensor& x, int64_t per_channel, int64_t C) {
 void bn_train(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& y = c.outputs[0];
+  if (c.inputs.size() > 3) {  // the residual form: fused on CPU plans only (fusion.h)
+    throw UnsupportedError(ErrorMessage("BatchNorm2DTrain" + (c.meta.scope.empty() ? std::string() : " '" + c.meta.scope + "'") +
+                                        ": the residual input (y = bn(x) + residual) has no CUDA kernel yet")
+                               .fix("run BatchNorm2DTrain and Add as two ops on CUDA (the fusion pass does so)")
+                               .str());
+  }
   const NCI d = nci(x);
   if (d.C == 0) return;
   const double eps = c.attrs.f("eps", 1e-5);

@@ -24,6 +24,15 @@ def bn_train_ref(x, gamma, beta, eps=1e-5):
     return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
 
 
+def bn_train_residual_ref(x, gamma, beta, residual, eps=1e-5, activation="none"):
+    """The fusion pass's BatchNorm -> Add (-> ReLU) of a residual block, in one op."""
+    y, mean, var = bn_train_ref(x, gamma, beta, eps)
+    y = y.astype(np.float64) + residual
+    if activation == "relu":
+        y = np.maximum(y, 0)
+    return y.astype(x.dtype), mean, var
+
+
 def bn_backward_ref(g, x, gamma, mean, var, grad_mean=None, grad_var=None, eps=1e-5):
     g, x64, gamma64 = g.astype(np.float64), x.astype(np.float64), gamma.astype(np.float64)
     m = x.shape[0] * x.shape[2] * x.shape[3]
@@ -71,6 +80,12 @@ def _train_inputs(shape, offset=0.0):
     return gen
 
 
+def _residual_inputs(shape):
+    def gen(rng, dt, n):
+        return _train_inputs(shape)(rng, dt, n) + [_rand(rng, dt, *shape(n))]
+    return gen
+
+
 def _backward_inputs(shape, with_stat_grads):
     def gen(rng, dt, n):
         s = shape(n)
@@ -112,6 +127,12 @@ SPECS = [
     # Data far from zero: a one-pass E[x^2] - E[x]^2 in float32 would lose the variance.
     OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_BATCH, offset=1000.0), name="BatchNorm2DTrain-offset-1000",
            rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9}),
+    # the fusion pass's residual form (CPU): y = relu(bn(x) + residual); residual's gradient included
+    OpSpec("BatchNorm2DTrain", bn_train_residual_ref, _residual_inputs(_BATCH), attrs={"eps": 1e-5}, grad=(0, 1, 2, 3),
+           name="BatchNorm2DTrain-residual", cuda_unsupported="the residual form is fused on CPU plans only"),
+    OpSpec("BatchNorm2DTrain", bn_train_residual_ref, _residual_inputs(_SPATIAL),
+           attrs={"eps": 1e-5, "activation": "relu"}, grad=(0, 1, 2, 3), grad_outputs=(0,),
+           name="BatchNorm2DTrain-residual-relu", cuda_unsupported="the residual form is fused on CPU plans only"),
     OpSpec("BatchNorm2DBackward", bn_backward_ref, _backward_inputs(_BATCH, False), name="BatchNorm2DBackward",
            rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
     OpSpec("BatchNorm2DBackward", bn_backward_ref, _backward_inputs(_SPATIAL, True), name="BatchNorm2DBackward-stat-grads",

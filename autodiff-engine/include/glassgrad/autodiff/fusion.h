@@ -11,6 +11,12 @@
 //   attrs activation="relu"; ReLUBackward(g, x) then reads the fused output instead of x
 //   (x > 0 exactly when relu(x) > 0), so x need not be stored.
 //
+//   Residual blocks (CPU plans): BatchNorm2DTrain whose output only an Add reads, with a
+//   residual of the same shape, becomes BatchNorm2DTrain(x, gamma, beta, residual) writing
+//   y = bn(x) + residual in its normalizing pass (and the activation pass then adds the block's
+//   ReLU): one pass over the block's output instead of three (BatchNorm, Add, ReLU), and neither
+//   the normalized nor the pre-ReLU tensor is stored.
+//
 //   Conv + BatchNorm for inference: Conv2D followed by BatchNorm2DInference becomes one Conv2D
 //   whose weights and bias are folded: w' = w * s, b' = (b - mean) * s + beta with
 //   s = gamma / sqrt(var + eps) (a few per-channel nodes compute them from the parameters).
@@ -62,8 +68,10 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep,
                      std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
 int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep,
                         std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
-// All fusion passes in order (conv-BN folding, activations, elementwise chains); keep is
-// updated to the values that replace kept ones.
+int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
+                            std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+// All fusion passes in order (conv-BN folding, BN-residual, activations, elementwise chains);
+// keep is updated to the values that replace kept ones.
 int fuse_all(Graph& g, std::vector<ValueId>& keep);
 
 }  // namespace glassgrad
