@@ -88,16 +88,22 @@ struct WinoShape {
   int64_t block_tiles() const { return ipb * tiles_per_image(); }
 };
 
-// Blocks of about kBlockTiles tiles for the forward-like path, at least one per slot.
+// Forward-like: blocks of about kBlockTiles tiles, at least one per slot, and all slots' blocks
+// together no larger than the op's input, output and transformed filters (at least one image
+// per block): the workspace sits in the step's memory plan, and a small network under a memory
+// budget must not find it a multiple of its activations. Weight gradient: see kWeightBlockBytes.
 WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t elem) {
+  const int64_t e = static_cast<int64_t>(elem), tpi = s.tiles_per_image();
+  const int64_t tile_bytes = kPoints * (round_up(s.cin, lanes) + round_up(s.cout, lanes)) * e;
+  const int64_t input_bytes = s.n * s.cin * s.h * s.w * e;
   if (kind == Kind::ForwardLike) {
-    const int64_t blocks = std::max(ceil_div(s.n * s.tiles_per_image(), kBlockTiles), std::min<int64_t>(slots, s.n));
-    s.ipb = ceil_div(s.n, blocks);
+    const int64_t blocks = std::max(ceil_div(s.n * tpi, kBlockTiles), std::min<int64_t>(slots, s.n));
+    const int64_t op_bytes = input_bytes + s.n * s.cout * s.ho * s.wo * e + kPoints * s.cin * s.cout * e;
+    const int64_t cap = std::max<int64_t>(1, op_bytes / (slots * tile_bytes * tpi));
+    s.ipb = std::min(ceil_div(s.n, blocks), cap);
   } else {
-    const int64_t tile_bytes = kPoints * (round_up(s.cin, lanes) + round_up(s.cout, lanes)) * static_cast<int64_t>(elem);
-    const int64_t input_bytes = s.n * s.cin * s.h * s.w * static_cast<int64_t>(elem);
     const int64_t budget = std::max(kBlockTiles * tile_bytes, std::min(kWeightBlockBytes, input_bytes));
-    s.ipb = std::min(s.n, std::max<int64_t>(1, budget / tile_bytes / s.tiles_per_image()));
+    s.ipb = std::min(s.n, std::max<int64_t>(1, budget / tile_bytes / tpi));
   }
   return s;
 }
