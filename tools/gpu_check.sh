@@ -20,13 +20,18 @@
 #   6. with --train DIR: train_mnist.py for one epoch on the GPU (DIR: Fashion-MNIST IDX files)
 #
 #   bash tools/gpu_check.sh [--no-build] [--quick] [--no-tests] [--no-sanitize] [--bench a,b] [--train DIR]
-#   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); --bench runs only the named benchmarks
+#                           [--wheel DIR] [--image NAME]
+#   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); --bench runs only the named benchmarks;
+#   --wheel DIR: test glassgrad as built into the wheel for this Python in DIR (tools/build_wheels.sh;
+#   e.g. one with the NVRTC 12 images, which this machine cannot build) instead of building;
+#   --image NAME: run every step on that embedded kernel image (GLASSGRAD_CUDA_IMAGE, e.g.
+#   compute_50: NVRTC's Maxwell PTX, JIT-compiled by the driver, to test the sm_50 code path)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out=${GPU_CHECK_OUT:-/tmp/gpu_check}
 mkdir -p "$out"
-build=1 quick=0 tests=1 sanitize=1 benches="" train=""
+build=1 quick=0 tests=1 sanitize=1 benches="" train="" wheel_dir="" image=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
@@ -35,13 +40,30 @@ while [ $# -gt 0 ]; do
     --no-sanitize) sanitize=0 ;;
     --bench) benches=$2; shift ;;
     --train) train=$2; shift ;;
+    --wheel) wheel_dir=$2; build=0; shift ;;
+    --image) image=$2; shift ;;
     -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
 done
 python=${PYTHON:-python3}
-export PYTHONPATH=$root/python-bindings${PYTHONPATH:+:$PYTHONPATH}
+if [ -n "$wheel_dir" ]; then
+  # The wheel's files in a folder of their own; the tests and scripts still come from this tree.
+  tag=$("$python" -c 'import sys; print(f"cp{sys.version_info[0]}{sys.version_info[1]}")')
+  whl=$(ls "$wheel_dir"/glassgrad-*-"$tag"-"$tag"-*.whl 2>/dev/null | head -1)
+  [ -n "$whl" ] || { echo "gpu_check.sh: no glassgrad wheel for $tag in $wheel_dir" >&2; exit 2; }
+  rm -rf "$out/wheel-site"
+  "$python" -m pip install -q --no-deps --no-index --target "$out/wheel-site" "$whl" || exit 2
+  export PYTHONPATH=$out/wheel-site${PYTHONPATH:+:$PYTHONPATH}
+  echo "== testing $(basename "$whl") (installed into $out/wheel-site)"
+else
+  export PYTHONPATH=$root/python-bindings${PYTHONPATH:+:$PYTHONPATH}
+fi
+if [ -n "$image" ]; then
+  export GLASSGRAD_CUDA_IMAGE=$image
+  echo "== every step runs on the kernel image $image (GLASSGRAD_CUDA_IMAGE)"
+fi
 export PYTHONUNBUFFERED=1
 declare -a rows
 row() { rows+=("$(printf '%-28s %-8s %s' "$1" "$2" "$3")"); }
@@ -99,6 +121,8 @@ if [ "$build" = 1 ] || ! usable; then
     row "build" "FAILED" "see build.log"
   fi
   grep -A3 "libstdc++ statically" "$out/build.log" || true
+elif [ -n "$wheel_dir" ]; then
+  row "build" "skipped" "testing $(basename "$whl")"
 else
   row "build" "skipped" "using the existing python-bindings/glassgrad/_C"
 fi
@@ -112,6 +136,7 @@ fi
 "$python" - <<'PY' | tee "$out/device.txt"
 import glassgrad
 print("available:", glassgrad.cuda.is_available(), glassgrad.cuda.why_unavailable())
+print("glassgrad from:", glassgrad.__file__)
 print("built for:", glassgrad.cuda.built_archs())
 if glassgrad.cuda.is_available():
     for k, v in glassgrad.cuda.device_info().items():

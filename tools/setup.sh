@@ -85,6 +85,9 @@ if [ "$editable" = 1 ]; then
   # No build isolation: the build backend lives in .venv, and each rebuild reuses build/editable.
   log "$python -m pip install -e '.[$extras]' (rebuilds on import)"
   "$python" -m pip install -q "scikit-build-core>=0.10" "pybind11>=2.12"
+  # What pip would put into an isolated build environment (NVRTC 12 when the kernels are built).
+  mapfile -t requires < <(cd tools && "$python" -c 'import build_backend as b; print("\n".join(b.get_requires_for_build_editable()))')
+  "$python" -m pip install -q "${requires[@]}"
   "$python" -m pip install --no-build-isolation --config-settings=editable.rebuild=true \
     --config-settings=editable.verbose=false --config-settings=build-dir=build/editable -e ".[$extras]"
 else

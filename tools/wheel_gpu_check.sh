@@ -10,7 +10,9 @@
 # folder, installs glassgrad from WHEEL_DIR alone (--no-index), and runs tools/wheel_smoke.py
 # --device cuda from that folder with PATH = the environment's bin only (no nvcc, no compiler)
 # and LD_LIBRARY_PATH cut down to the folders that hold the driver's libcuda.so.1: the GPU
-# must be usable, and three SimpleCNN steps on it must match the CPU.
+# must be usable, and three SimpleCNN steps on it must match the CPU. When the wheel holds NVRTC
+# 12's Maxwell-to-Volta images, the smoke test runs a second time on their compute_50 PTX
+# (GLASSGRAD_CUDA_IMAGE=compute_50: the sm_50 code path, JIT-compiled by the driver).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 wheel_dir=$(cd "${1:-$root/dist}" && pwd)
@@ -38,5 +40,11 @@ echo "== smoke test on the GPU: PATH=$work/venv/bin, LD_LIBRARY_PATH='$driver_di
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
 cp "$root/tools/wheel_smoke.py" "$work/"
 cd "$work"
-env -i HOME="$work" PATH="$work/venv/bin" ${driver_dirs:+LD_LIBRARY_PATH="$driver_dirs"} \
-  "$work/venv/bin/python" wheel_smoke.py --device cuda
+run() { env -i HOME="$work" PATH="$work/venv/bin" ${driver_dirs:+LD_LIBRARY_PATH="$driver_dirs"} "$@"; }
+run "$work/venv/bin/python" wheel_smoke.py --device cuda
+if run "$work/venv/bin/python" -c 'import glassgrad, sys; sys.exit("compute_50" not in glassgrad.cuda.built_archs())'; then
+  echo "== the same on NVRTC 12's compute_50 PTX (GLASSGRAD_CUDA_IMAGE=compute_50)"
+  run GLASSGRAD_CUDA_IMAGE=compute_50 "$work/venv/bin/python" wheel_smoke.py --device cuda --expect-legacy yes
+else
+  echo "== this wheel has no NVRTC 12 images (built without GLASSGRAD_CUDA_LEGACY): no compute_50 run"
+fi

@@ -2,13 +2,15 @@
 environment with no compiler on PATH (and by tools/wheel_gpu_check.sh on a GPU machine with
 only the driver):
 
-    python wheel_smoke.py [--device cpu|cuda] [--expect-kernels yes|no]
+    python wheel_smoke.py [--device cpu|cuda] [--expect-kernels yes|no] [--expect-legacy yes|no|any]
 
 It checks that glassgrad comes from site-packages (not a source tree) and that the wheel put
 nothing else there (no C++ headers, libraries or CMake configs), that no compiler or CUDA
 toolkit is reachable, trains SimpleCNN for three steps on the device, and reports
 glassgrad.cuda's state: on the CPU the reason CUDA is unavailable must be a precise one; with
---device cuda the GPU must be usable and the three steps must match the same steps on the CPU.
+--device cuda the GPU must be usable and the three steps must match the same steps on the CPU
+(with GLASSGRAD_CUDA_IMAGE set, on that kernel image: device_info()['kernel_image'] must name it).
+--expect-legacy yes: the wheel must also hold NVRTC 12's Maxwell-to-Volta images.
 Prints one line per check; exits 1 at the first failure.
 """
 import argparse
@@ -50,6 +52,8 @@ def main():
     p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     p.add_argument("--expect-kernels", default="yes", choices=("yes", "no"),
                    help="whether the wheel must embed CUDA kernels (release wheels do)")
+    p.add_argument("--expect-legacy", default="any", choices=("yes", "no", "any"),
+                   help="whether the wheel must embed NVRTC 12's sm_50-sm_70 images (release wheels do)")
     args = p.parse_args()
 
     print(f"python {sys.version.split()[0]} at {sys.executable}")
@@ -69,6 +73,9 @@ def main():
     kernels = gg.cuda.built_with_kernels()
     want = args.expect_kernels == "yes"
     check(kernels == want, f"CUDA kernels embedded: {kernels} ({gg.cuda.built_archs() or 'none'})")
+    if args.expect_legacy != "any":
+        legacy = "NVRTC 12: sm_50, sm_52, sm_60, sm_61, sm_70, PTX compute_50" in gg.cuda.built_archs()
+        check(legacy == (args.expect_legacy == "yes"), f"NVRTC 12 images for Maxwell to Volta embedded: {legacy}")
     available = gg.cuda.is_available()
     reason = gg.cuda.why_unavailable()
     print(f"      glassgrad.cuda.is_available() = {available}; why_unavailable() = {reason!r}")
@@ -86,6 +93,9 @@ def main():
     info = gg.cuda.device_info()
     print(f"      {info['name']}, compute capability {info['compute_capability']}, driver {info['driver_version']}, "
           f"kernel image: {info['kernel_image']}")
+    forced = os.environ.get("GLASSGRAD_CUDA_IMAGE", "")
+    if forced:
+        check(forced in info["kernel_image"], f"GLASSGRAD_CUDA_IMAGE={forced} is the image that runs")
     start = time.perf_counter()
     gpu = train_three_steps(gg, "cuda")
     gpu_s = time.perf_counter() - start

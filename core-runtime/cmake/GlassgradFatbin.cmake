@@ -125,7 +125,17 @@ __asm__(
 set_source_files_properties(${_gg_gen}/fatbin_embed.cpp PROPERTIES OBJECT_DEPENDS ${_gg_fatbin})
 set_source_files_properties(${_gg_fatbin} PROPERTIES HEADER_FILE_ONLY ON GENERATED ON)
 target_sources(glassgrad_runtime PRIVATE ${_gg_gen}/fatbin_embed.cpp ${_gg_fatbin})
+string(REPLACE ";" "," _gg_sass_csv "${_gg_archs}")
+set(_gg_ptx_csv "")
+if(GLASSGRAD_CUDA_PTX)
+  set(_gg_ptx_csv "${_gg_lowest}")
+endif()
 target_compile_definitions(glassgrad_runtime PRIVATE
   GLASSGRAD_HAVE_CUDA_KERNELS=1
+  "GLASSGRAD_CUDA_SASS_ARCHS=\"${_gg_sass_csv}\""
+  "GLASSGRAD_CUDA_PTX_ARCHS=\"${_gg_ptx_csv}\""
   "GLASSGRAD_CUDA_ARCH_DESC=\"${_gg_arch_desc}\""
   "GLASSGRAD_CUDA_BUILD_VERSION=\"${_gg_cuda_major}.${_gg_cuda_minor}\"")
+
+# Maxwell, Pascal and Volta images from the same sources, with CUDA 12's NVRTC.
+include(${CMAKE_CURRENT_LIST_DIR}/GlassgradLegacy.cmake)

@@ -64,6 +64,7 @@ void set_conv_autotune(bool on) { g_conv_autotune.set(on); }
 bool conv_autotune_enabled() {
   return g_conv_autotune.get([] { return !is("GLASSGRAD_CONV_AUTOTUNE", "0"); });
 }
+std::string forced_kernel_image() { return env("GLASSGRAD_CUDA_IMAGE"); }
 }  // namespace cuda
 
 std::string cpu_isa_cap() { return env("GLASSGRAD_CPU_ISA"); }

@@ -44,6 +44,13 @@ void bind_cuda(py::module_& m) {
     return py::bytes(reinterpret_cast<const char*>(cuda::fatbin_data()), cuda::fatbin_size());
   });
   m.def("cuda_kernel_names", &cuda::kernel_names);
+  m.def("cuda_legacy_images", [] {  // [(name, arch, is_ptx, bytes)]: NVRTC 12's Maxwell-to-Volta images
+    py::list out;
+    for (const cuda::LegacyImage& img : cuda::legacy_images())
+      out.append(py::make_tuple(img.name, img.arch, img.ptx,
+                                py::bytes(reinterpret_cast<const char*>(img.begin), img.size())));
+    return out;
+  });
   m.def("cuda_set_conv_algo", &cuda::set_conv_algo);
   m.def("cuda_conv_algo", &cuda::conv_algo);
   m.def("cuda_conv_choices", &cuda::conv_choices);

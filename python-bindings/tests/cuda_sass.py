@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 # Tensor-core (matrix) instructions of every generation and the asynchronous copies of sm_80+:
 # glassgrad's kernels run on FP32/FP64 CUDA cores of any GPU from compute capability 5.0.
@@ -26,6 +26,13 @@ FORBIDDEN_SASS = frozenset({
     "LDSM",                                        # ldmatrix (feeds tensor cores)
 })
 FORBIDDEN_PTX = re.compile(r"\b(wmma\.|mma\.sync|wgmma|cp\.async|ldmatrix|tcgen05)")
+# PTX instructions compute capability 5.0 lacks (the PTX ISA's target requirements): FP16
+# arithmetic (sm_53), FP64 atomic add (sm_60), nanosleep / match (sm_70), redux / mbarrier /
+# bf16 (sm_80), elect / setmaxnreg / griddepcontrol (sm_90). ptxas refuses them for sm_50 too;
+# this names the instruction when a kernel gains one.
+NEWER_THAN_SM50_PTX = re.compile(
+    r"^\s*(?:@!?%p\d+\s+)?((?:add|sub|mul|fma|neg|abs|min|max)\S*\.f16(?:x2)?\b|atom\S*\.add\.f64|red\S*\.add\.f64|"
+    r"nanosleep|match\.|redux\.|mbarrier\.|\S*\.bf16\b|elect\.|setmaxnreg|griddepcontrol)", re.M)
 # The static shared memory a block may use on every GPU glassgrad supports (Maxwell to now).
 SHARED_LIMIT_BYTES = 48 * 1024
 
@@ -142,6 +149,16 @@ def parse_ptx_entries(text: str) -> Dict[str, set]:
         if m and arch:
             entries[arch].add(m.group(1))
     return entries
+
+
+def cubin_arch(data: bytes) -> Tuple[int, int]:
+    """A CUDA cubin's (ELF) target architectures as its header records them: (e_flags' low byte,
+    its third byte), both 61 for a cubin ptxas assembled for sm_61 (cuobjdump --dump-elf prints
+    "sm=61, flags = 0x3d053d")."""
+    if data[:4] != b"\x7fELF" or data[4] != 2:
+        raise ValueError("not a 64-bit ELF cubin")
+    flags = int.from_bytes(data[0x30:0x34], "little")
+    return flags & 0xFF, (flags >> 16) & 0xFF
 
 
 def forbidden_opcodes(f: Function) -> List[str]:

@@ -23,13 +23,18 @@ pytestmark = pytest.mark.cuda_build
 needs_kernels = pytest.mark.skipif(not glassgrad.cuda.built_with_kernels(), reason="this build has no CUDA kernels")
 
 
+def _nvcc_archs():
+    """nvcc's part of built_archs(): 'sm_75, sm_90 + PTX compute_75' (NVRTC's follows a ';')."""
+    return glassgrad.cuda.built_archs().split(";")[0]
+
+
 def _built_sass_archs():
     """'sm_75, sm_90 + PTX compute_75' -> ['sm_75', 'sm_90']"""
-    return re.findall(r"\bsm_\w+", glassgrad.cuda.built_archs().split("+")[0])
+    return re.findall(r"\bsm_\w+", _nvcc_archs().split("+")[0])
 
 
 def _built_ptx_archs():
-    return ["sm_" + a for a in re.findall(r"\bcompute_(\w+)", glassgrad.cuda.built_archs())]
+    return ["sm_" + a for a in re.findall(r"\bcompute_(\w+)", _nvcc_archs())]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +51,36 @@ def fatbin(tmp_path_factory):
     cuda_sass.add_resources(images, cuda_sass.run_cuobjdump(cuobjdump, "--dump-resource-usage", str(path)))
     ptx_text = cuda_sass.run_cuobjdump(cuobjdump, "--dump-ptx", str(path))
     return {"images": images, "ptx": cuda_sass.parse_ptx_entries(ptx_text), "ptx_text": ptx_text,
-            "cuobjdump": cuobjdump}
+            "cuobjdump": cuobjdump, "legacy": _legacy_images(cuobjdump, path.parent)}
+
+
+def _legacy_images(cuobjdump, folder):
+    """NVRTC 12's images (Maxwell to Volta): per image its functions (ELF symbols or PTX entries),
+    resources, PTX text, and SASS opcodes where this cuobjdump's nvdisasm still reads them
+    (CUDA 13.2+ refuses sm_50 to sm_70)."""
+    out = {}
+    for name, arch, is_ptx, data in _C.cuda_legacy_images():
+        path = folder / (name + (".ptx" if is_ptx else ".cubin"))
+        path.write_bytes(data)
+        img = {"arch": arch, "ptx": is_ptx, "elf_arch": None if is_ptx else cuda_sass.cubin_arch(data)}
+        if is_ptx:
+            text = data.decode()
+            img.update(text=text, functions=set(re.findall(r"\.entry\s+(\w+)", text)))
+        else:
+            symbols = cuda_sass.run_cuobjdump(cuobjdump, "--dump-elf-symbols", str(path))
+            img["functions"] = set(re.findall(r"FUNC\s+GLOBAL\s+\S+\s+ENTRY\s+(\w+)", symbols))
+            resources = {}
+            cuda_sass.add_resources(resources, "Fatbin elf code:\narch = " + name + "\n" +
+                                    cuda_sass.run_cuobjdump(cuobjdump, "--dump-resource-usage", str(path)))
+            img["resources"] = resources.get(name, {})
+            try:
+                img["sass"] = cuda_sass.parse_sass(cuda_sass.run_cuobjdump(cuobjdump, "--dump-sass", str(path)))
+            except RuntimeError as e:
+                if "deprecated" not in str(e):
+                    raise
+                img["sass"] = None  # this nvdisasm no longer disassembles the architecture
+        out[name] = img
+    return out
 
 
 # cuobjdump's formats, abridged from its real output: the parser must see every opcode (with
@@ -98,6 +132,21 @@ def test_parser_reads_opcodes_resources_and_flags_tensor_core_instructions():
     assert bad.shared_bytes > cuda_sass.SHARED_LIMIT_BYTES
     assert cuda_sass.FORBIDDEN_PTX.search("    cp.async.ca.shared.global [%r1], [%rd2], 16;")
     assert not cuda_sass.FORBIDDEN_PTX.search("    fma.rn.f32 %f3, %f1, %f2, %f3;")
+
+
+def test_ptx_and_cubin_checks_of_the_nvrtc_images_see_what_they_look_for():
+    ptx = ("\tadd.rn.f16 %rs3, %rs1, %rs2;\n\tfma.rn.f16x2 %r4, %r1, %r2, %r3;\n"
+           "\tatom.global.add.f64 %fd2, [%rd1], %fd1;\n\t@%p1 nanosleep.u32 100;\n"
+           "\tfma.rn.f32 %f3, %f1, %f2, %f3;\n\tatom.global.add.f32 %f2, [%rd1], %f1;\n"
+           "\tcvt.rn.f32.f64 %f1, %fd1;\n\tshfl.sync.bfly.b32 %r2, %r1, 16, 31, -1;\n")
+    found = cuda_sass.NEWER_THAN_SM50_PTX.findall(ptx)
+    assert found == ["add.rn.f16", "fma.rn.f16x2", "atom.global.add.f64", "nanosleep"], found
+    header = bytearray(64)
+    header[:5] = b"\x7fELF\x02"
+    header[0x30:0x34] = (0x3D053D).to_bytes(4, "little")  # what ptxas writes for sm_61
+    assert cuda_sass.cubin_arch(bytes(header)) == (61, 61)
+    with pytest.raises(ValueError):
+        cuda_sass.cubin_arch(b"// PTX text")
 
 
 @needs_kernels
@@ -178,3 +227,58 @@ def test_no_kernel_needs_more_than_48_kb_of_shared_memory_per_block(fatbin):
             fh.write("\n".join(cuda_sass.resource_table(images)) + "\n")
     assert not over, (f"kernels above {cuda_sass.SHARED_LIMIT_BYTES} bytes of static shared memory per block "
                       "(the limit of Maxwell/Pascal GPUs):\n  " + "\n  ".join(over))
+
+
+needs_legacy = pytest.mark.skipif(not _C.cuda_legacy_images(),
+                                  reason="this build has no NVRTC 12 images (GLASSGRAD_CUDA_LEGACY, docs/cuda.md)")
+
+
+@needs_legacy
+def test_nvrtc_images_hold_every_registered_kernel_and_nothing_else(fatbin):
+    want = set(glassgrad.cuda.kernel_names())
+    legacy = fatbin["legacy"]
+    assert {n for n in legacy if not legacy[n]["ptx"]} >= {"sm_50", "sm_61"}, sorted(legacy)
+    assert "compute_50" in legacy, sorted(legacy)
+    for name, img in sorted(legacy.items()):
+        assert img["functions"] == want, (f"NVRTC image {name}: missing {sorted(want - img['functions'])}, "
+                                          f"not declared {sorted(img['functions'] - want)}")
+
+
+@needs_legacy
+def test_nvrtc_images_use_only_what_their_architecture_has(fatbin):
+    """Each cubin is machine code of its own architecture (its ELF header's target, which ptxas
+    sets when it assembles for that architecture and refuses any instruction it lacks); the PTX
+    targets sm_50 and holds no instruction compute capability 5.0 lacks (tensor cores, async
+    copies, FP16 arithmetic, FP64 atomics, ...); where nvdisasm still reads the cubins, their
+    SASS is checked too; and no block needs more than 48 KB of shared memory."""
+    legacy = fatbin["legacy"]
+    wrong = {n: img["elf_arch"] for n, img in legacy.items()
+             if not img["ptx"] and img["elf_arch"] != (img["arch"], img["arch"])}
+    assert not wrong, f"NVRTC cubins whose ELF header names another architecture: {wrong}"
+    ptx = legacy["compute_50"]["text"]
+    assert re.search(r"^\.target sm_50\b", ptx, re.M), ptx[:400]
+    bad = sorted(set(cuda_sass.FORBIDDEN_PTX.findall(ptx)))
+    assert not bad, f"tensor-core / async-copy PTX in the compute_50 image: {bad}"
+    newer = sorted(set(cuda_sass.NEWER_THAN_SM50_PTX.findall(ptx)))
+    assert not newer, f"PTX instructions compute capability 5.0 lacks in the compute_50 image: {newer}"
+    over, unread, disassembled = [], [], []
+    for name, img in sorted(legacy.items()):
+        if img["ptx"]:
+            continue
+        functions = img["resources"]
+        unread += [f"{n} ({name})" for n in img["functions"] if n not in functions or functions[n].shared_bytes is None]
+        over += [f"{f.name} ({name}): {f.shared_bytes} bytes" for f in functions.values()
+                 if (f.shared_bytes or 0) > cuda_sass.SHARED_LIMIT_BYTES]
+        if img["sass"] is not None:
+            disassembled.append(name)
+            for fn in img["sass"].get(name, {}).values():
+                assert not cuda_sass.forbidden_opcodes(fn), (name, fn.name, cuda_sass.forbidden_opcodes(fn))
+    assert not unread, f"no resource usage read for: {unread}"
+    assert not over, f"NVRTC images above {cuda_sass.SHARED_LIMIT_BYTES} bytes of shared memory per block: {over}"
+    rows = [f for img in legacy.values() if not img["ptx"] for f in img["resources"].values()]
+    regs = max(rows, key=lambda f: f.registers)
+    shared = max(rows, key=lambda f: f.shared_bytes)
+    cuda_sass.REPORT.append(
+        f"NVRTC 12 images: {', '.join(sorted(legacy))}; most registers {regs.registers} ({regs.name}, {regs.arch}), "
+        f"most shared memory {shared.shared_bytes} bytes ({shared.name}, {shared.arch}); SASS disassembled for "
+        f"{', '.join(disassembled) or 'none (this nvdisasm no longer reads sm_50-sm_70: checked through the PTX)'}")

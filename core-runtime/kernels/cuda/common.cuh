@@ -2,7 +2,7 @@
 // decomposition, warp/block reductions. Only what compute capability 5.0 has: FP32/FP64
 // arithmetic, warp shuffles, static shared memory; no tensor cores, no cp.async.
 #pragma once
-#include <stdint.h>
+#include "fixed_width.h"
 #include "glassgrad/autodiff/elementwise_scalar.h"
 #include "params.h"
 

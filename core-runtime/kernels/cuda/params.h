@@ -3,7 +3,7 @@
 // structs have one layout; they are passed to cuLaunchKernel by value (far below the 4 KB
 // parameter limit). No CUDA header is needed to read this file.
 #pragma once
-#include <stdint.h>
+#include "fixed_width.h"
 
 #define GG_MAX_DIMS 8   // ranks above this are collapsed (or refused) by the launchers
 #define GG_MAX_OPS 4    // operands of one strided iteration (inputs; outputs are dense)

@@ -23,6 +23,19 @@ std::string built_cuda_version();
 // The embedded fatbin (for disassembly by tests and curious users); nullptr without kernels.
 const unsigned char* fatbin_data();
 size_t fatbin_size();
+// The kernel images CUDA 12's NVRTC compiled for the GPUs CUDA 13's nvcc no longer targets
+// (Maxwell, Pascal, Volta; cmake/GlassgradLegacy.cmake): a cubin per architecture and PTX
+// compute_50, embedded next to nvcc's fatbin. Empty without them (GLASSGRAD_CUDA_LEGACY=OFF or
+// no NVRTC 12 at build time). The loader picks among all images by compute capability.
+struct LegacyImage {
+  const char* name;            // "sm_61", "compute_50"
+  int arch;                    // 61, 50
+  bool ptx;                    // PTX text (JIT-compiled by the driver), else a cubin
+  const unsigned char* begin;  // the image; a NUL follows it
+  const unsigned char* end;
+  size_t size() const { return static_cast<size_t>(end - begin); }
+};
+const std::vector<LegacyImage>& legacy_images();
 // Every CUDA function the launchers may load from the fatbin, sorted (the registry of
 // src/cuda/functions.h); tests check the fatbin against it. Empty without kernels.
 std::vector<std::string> kernel_names();

@@ -11,6 +11,7 @@
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
 //   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
 //   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
+//   GLASSGRAD_CUDA_IMAGE=compute_50       cuda::forced_kernel_image()     none: the compute capability picks
 #pragma once
 #include <string>
 
@@ -39,6 +40,9 @@ bool launch_blocking();
 // The convolutions' plan-time autotuner (src/cuda/conv_tuner.cpp): off keeps the heuristics.
 void set_conv_autotune(bool on);
 bool conv_autotune_enabled();
+// The embedded kernel image every device loads instead of the one its compute capability picks
+// (src/cuda/image_choice.h), e.g. "compute_50": NVRTC's Maxwell PTX on any GPU. "" for none.
+std::string forced_kernel_image();
 }  // namespace cuda
 
 // The highest CPU instruction set the kernels may use ("generic", "avx2", "avx512"), or "" for
