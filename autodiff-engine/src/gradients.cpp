@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/gradient_buckets.h"
 
 namespace glassgrad {
 
@@ -71,10 +72,12 @@ ValueId accumulate(Graph& g, std::vector<ValueId>& parts, const NodeMeta& meta) 
   return acc;
 }
 
+void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector<std::vector<ValueId>>& grads);
+
 }  // namespace
 
 std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<ValueId>& wrt,
-                                    ValueId seed) {
+                                    ValueId seed, const GradientReduction* reduction) {
   if (loss < 0 || loss >= g.num_values()) throw InternalError("build_backward: bad loss value");
   const TensorInfo loss_info = g.value(loss).info;
   if (seed == kNoValue && loss_info.numel() != 1) {
@@ -125,38 +128,35 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   }
   grads[static_cast<size_t>(loss)].push_back(seed);
 
+  // Gradient all-reduce (data parallelism): each bucket is emitted as soon as the walk has
+  // completed its members' gradients (gradient_buckets.h), so it overlaps the rest of backward.
+  std::vector<GradientBucket> buckets;
+  if (reduction) buckets = plan_gradient_buckets(g, reduction->params, last, reduction->bucket_cap_bytes);
+  std::vector<ValueId> in_flight(buckets.size(), kNoValue);  // each bucket's AllReduce output
+  auto emit_ready_buckets = [&](NodeId after) {
+    for (size_t k = 0; k < buckets.size(); ++k) {
+      const GradientBucket& b = buckets[k];
+      if (b.ready_after != after) continue;
+      std::vector<ValueId> parts;
+      for (int m : b.members) {
+        const ValueId p = reduction->params[static_cast<size_t>(m)];
+        NodeMeta meta;
+        meta.role = NodeRole::Backward;
+        parts.push_back(accumulate(g, grads[static_cast<size_t>(p)], meta));
+      }
+      in_flight[k] = emit_bucket_all_reduce(g, *reduction, b, static_cast<int>(k), parts).at(0);
+    }
+  };
+
   for (NodeId n = last; n >= 0 && n != kNoNode; --n) {
-    const Node& node = g.node(n);
-    bool has_grad = false;
-    for (ValueId o : node.outputs) has_grad = has_grad || !grads[static_cast<size_t>(o)].empty();
-    if (!has_grad) continue;
-    std::vector<bool> needs(node.inputs.size());
-    bool any_needed = false;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      needs[i] = dep[static_cast<size_t>(node.inputs[i])] != 0;
-      any_needed = any_needed || needs[i];
-    }
-    if (!any_needed) continue;
-    const OpSchema& s = *node.schema;
-    if (!s.gradient) {
-      throw UnsupportedError(
-          ErrorMessage((node.meta.scope.empty() ? s.name : s.name + " '" + node.meta.scope + "'") +
-                       ": this op has no gradient rule, but a gradient must flow through it")
-              .detail("recorded at " + (node.meta.source.empty() ? std::string("(unknown)") : node.meta.source))
-              .fix("compute it outside the differentiated part (under glassgrad.no_grad()), or "
-                   "detach its input with x.detach()")
-              .str());
-    }
-    NodeMeta acc_meta = node.meta;
-    acc_meta.role = NodeRole::Backward;
-    std::vector<ValueId> gout;
-    for (ValueId o : node.outputs) gout.push_back(accumulate(g, grads[static_cast<size_t>(o)], acc_meta));
-    GradContext ctx(g, n, gout, needs);
-    s.gradient(ctx);
-    const Node& again = g.node(n);  // the graph may have grown
-    for (size_t i = 0; i < again.inputs.size(); ++i) {
-      const ValueId gi = ctx.input_grads()[i];
-      if (gi != kNoValue && needs[i]) grads[static_cast<size_t>(again.inputs[i])].push_back(gi);
+    backward_node(g, n, dep, grads);
+    emit_ready_buckets(n);
+  }
+  emit_ready_buckets(kNoNode);
+  for (size_t k = 0; k < buckets.size(); ++k) {
+    const std::vector<ValueId> reduced = emit_bucket_wait(g, *reduction, buckets[k], static_cast<int>(k), in_flight[k]);
+    for (size_t i = 0; i < buckets[k].members.size(); ++i) {
+      grads[static_cast<size_t>(reduction->params[static_cast<size_t>(buckets[k].members[i])])].assign(1, reduced[i]);
     }
   }
   std::vector<ValueId> result;
@@ -168,5 +168,45 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   }
   return result;
 }
+
+namespace {
+
+// Calls node n's gradient rule when gradient flows into it and out to an input that needs one.
+void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector<std::vector<ValueId>>& grads) {
+  const Node& node = g.node(n);
+  bool has_grad = false;
+  for (ValueId o : node.outputs) has_grad = has_grad || !grads[static_cast<size_t>(o)].empty();
+  if (!has_grad) return;
+  std::vector<bool> needs(node.inputs.size());
+  bool any_needed = false;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    needs[i] = dep[static_cast<size_t>(node.inputs[i])] != 0;
+    any_needed = any_needed || needs[i];
+  }
+  if (!any_needed) return;
+  const OpSchema& s = *node.schema;
+  if (!s.gradient) {
+    throw UnsupportedError(
+        ErrorMessage((node.meta.scope.empty() ? s.name : s.name + " '" + node.meta.scope + "'") +
+                     ": this op has no gradient rule, but a gradient must flow through it")
+            .detail("recorded at " + (node.meta.source.empty() ? std::string("(unknown)") : node.meta.source))
+            .fix("compute it outside the differentiated part (under glassgrad.no_grad()), or "
+                 "detach its input with x.detach()")
+            .str());
+  }
+  NodeMeta acc_meta = node.meta;
+  acc_meta.role = NodeRole::Backward;
+  std::vector<ValueId> gout;
+  for (ValueId o : node.outputs) gout.push_back(accumulate(g, grads[static_cast<size_t>(o)], acc_meta));
+  GradContext ctx(g, n, gout, needs);
+  s.gradient(ctx);
+  const Node& again = g.node(n);  // the graph may have grown
+  for (size_t i = 0; i < again.inputs.size(); ++i) {
+    const ValueId gi = ctx.input_grads()[i];
+    if (gi != kNoValue && needs[i]) grads[static_cast<size_t>(again.inputs[i])].push_back(gi);
+  }
+}
+
+}  // namespace
 
 }  // namespace glassgrad

@@ -90,6 +90,7 @@ OpRegistry& OpRegistry::instance() {
     register_softmax_ops(*r);
     register_optimizer_ops(*r);
     register_fused_ops(*r);
+    register_collective_ops(*r);
     return r;
   }();
   return *reg;

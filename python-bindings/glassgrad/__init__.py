@@ -18,6 +18,7 @@ _os.environ.setdefault("GOMP_SPINCOUNT", "20000")
 
 from . import _C  # noqa: E402
 from ._C import (  # noqa: E402  # noqa: F401  (the error hierarchy)
+    CommunicationError,
     CudaError,
     DeviceError,
     DTypeError,

@@ -36,6 +36,11 @@ def _dtype_name(dtype) -> str:
     return name
 
 
+# DistributedDataParallel wrappers whose forward ran since the last backward (distributed/ddp.py):
+# the next backward() averages their parameters' gradients across the ranks.
+_pending_gradient_sync: list = []
+
+
 def _wrap(handle) -> "Tensor":
     t = Tensor.__new__(Tensor)
     t._h = handle
@@ -262,6 +267,14 @@ class Tensor:
         seed = None
         if gradient is not None:
             seed = _coerce(gradient, self)._h
+        if _pending_gradient_sync:  # a DistributedDataParallel forward ran: average its gradients
+            wrappers = list(dict.fromkeys(_pending_gradient_sync))
+            _pending_gradient_sync.clear()
+            params, group, world_size, cap = wrappers[0]._gradient_sync_args()
+            for w in wrappers[1:]:
+                params += [p for p in w._gradient_sync_args()[0] if all(p is not q for q in params)]
+            _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap)
+            return
         self._h.backward(seed)
 
     def detach(self) -> "Tensor":

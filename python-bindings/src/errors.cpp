@@ -34,6 +34,7 @@ void bind_errors(py::module_& m) {
   static py::handle oom = make_class(m, "OutOfMemoryError", base, builtins.attr("MemoryError"), "Over the memory limit or out of device memory.").release();
   static py::handle unsupported = make_class(m, "UnsupportedError", base, builtins.attr("NotImplementedError"), "A configuration glassgrad does not support.").release();
   static py::handle cuda = make_class(m, "CudaError", base, builtins.attr("RuntimeError"), "A CUDA driver call or kernel failed.").release();
+  static py::handle comm = make_class(m, "CommunicationError", base, builtins.attr("RuntimeError"), "A collective (all-reduce, broadcast) failed, timed out, or has no process group.").release();
   static py::handle internal = make_class(m, "InternalError", base, builtins.attr("RuntimeError"), "A glassgrad bug: please report it.").release();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
@@ -54,6 +55,8 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(unsupported.ptr(), e.what());
     } catch (const CudaError& e) {
       PyErr_SetString(cuda.ptr(), e.what());
+    } catch (const CommunicationError& e) {
+      PyErr_SetString(comm.ptr(), e.what());
     } catch (const InternalError& e) {
       PyErr_SetString(internal.ptr(), e.what());
     } catch (const Error& e) {

@@ -45,7 +45,8 @@ void bind_graph(py::module_& m) {
            },
            py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "",
            py::arg("source") = "", py::arg("role") = "forward")
-      .def("backward", &build_backward, py::arg("loss"), py::arg("wrt"), py::arg("seed") = kNoValue)
+      .def("backward", [](Graph& g, ValueId loss, const std::vector<ValueId>& wrt, ValueId seed) { return build_backward(g, loss, wrt, seed); },
+           py::arg("loss"), py::arg("wrt"), py::arg("seed") = kNoValue)
       .def("mark_output", &Graph::mark_output)
       .def_property_readonly("outputs", &Graph::outputs)
       .def_property_readonly("num_nodes", &Graph::num_nodes)

@@ -13,4 +13,5 @@ PYBIND11_MODULE(_C, m) {
   glassgrad::bind_lazy(m);
   glassgrad::bind_cuda(m);
   glassgrad::bind_debug(m);
+  glassgrad::bind_distributed(m);
 }

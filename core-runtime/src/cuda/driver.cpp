@@ -89,6 +89,7 @@ Loaded load() {
     events &= resolve(lib, "cuEventElapsedTime", a.cuEventElapsedTime, ignored);
     events &= resolve(lib, "cuEventDestroy_v2", a.cuEventDestroy, ignored);
     if (!events) a.cuEventCreate = nullptr;
+    if (!resolve(lib, "cuStreamWaitEvent", a.cuStreamWaitEvent, ignored)) a.cuStreamWaitEvent = nullptr;
   }
   const CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {

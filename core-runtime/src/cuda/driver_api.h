@@ -97,6 +97,8 @@ struct DriverApi {
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*cuEventDestroy)(CUevent) = nullptr;                                     // _v2
+  // Cross-stream ordering (optional: null when missing; NCCL communicators then refuse).
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned int) = nullptr;
 };
 
 // The driver, loaded and cuInit'ed on first call; nullptr when that failed (then

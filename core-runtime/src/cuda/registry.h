@@ -18,6 +18,7 @@ struct KernelDef {
 };
 
 void add_creation_kernels(std::vector<KernelDef>& k);
+void add_collective_kernels(std::vector<KernelDef>& k);
 void add_movement_kernels(std::vector<KernelDef>& k);
 void add_elementwise_kernels(std::vector<KernelDef>& k);
 void add_reduction_kernels(std::vector<KernelDef>& k);

@@ -1,12 +1,33 @@
 // backward(): differentiate through the engine and import the gradient nodes as lazy values.
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/gradient_buckets.h"
 #include "glassgrad/autodiff/gradients.h"
 #include "lazy_internal.h"
+
+#include <algorithm>
 
 namespace glassgrad {
 namespace lazy {
 
-void backward(const ValuePtr& loss, const ValuePtr& seed) {
+void backward(const ValuePtr& loss, const ValuePtr& seed) { backward(loss, seed, nullptr); }
+
+namespace {
+
+// A graph leaf standing for lazy value v (a parameter the loss does not read, or a gradient
+// accumulated by an earlier backward): graph edges from it import back as edges to v itself.
+ValueId leaf_for(Export& ex, const ValuePtr& v, ValueKind kind, bool requires_grad) {
+  auto it = ex.id.find(v.get());
+  if (it != ex.id.end()) return it->second;
+  const ValueId id = ex.graph.add_leaf(v->name, v->info, kind, requires_grad);
+  ex.id[v.get()] = id;
+  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  ex.by_id[static_cast<size_t>(id)] = v;
+  return id;
+}
+
+}  // namespace
+
+void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync) {
   if (!loss->invalid.empty()) throw_invalid(*loss);
   if (!loss->requires_grad) {
     throw ValueError(ErrorMessage("backward(): this tensor " + shape_str(loss->info.shape) +
@@ -28,8 +49,28 @@ void backward(const ValuePtr& loss, const ValuePtr& seed) {
     ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
     ex.by_id[static_cast<size_t>(seed_id)] = seed;
   }
+  GradientReduction reduction;
+  std::vector<char> synced;  // per wrt entry: its gradient comes out of a bucket
+  if (sync) {
+    reduction.group = sync->group;
+    reduction.world_size = sync->world_size;
+    reduction.bucket_cap_bytes = sync->bucket_cap_bytes;
+    reduction.scope = sync->scope;
+    for (const ValuePtr& p : sync->params) {
+      if (!p->invalid.empty()) throw_invalid(*p);
+      const ValueId id = leaf_for(ex, p, p->kind, true);
+      if (std::find(wrt.begin(), wrt.end(), id) == wrt.end()) wrt.push_back(id);
+      reduction.params.push_back(id);
+      reduction.prior.push_back(p->grad ? leaf_for(ex, p->grad, ValueKind::Input, false) : kNoValue);
+    }
+    synced.assign(wrt.size(), 0);
+    for (size_t i = 0; i < wrt.size(); ++i) {
+      synced[i] = std::find(reduction.params.begin(), reduction.params.end(), wrt[i]) != reduction.params.end();
+    }
+  }
   const NodeId first_new = ex.graph.num_nodes();
-  const std::vector<ValueId> grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id);
+  const std::vector<ValueId> grads =
+      build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr);
 
   // Import the backward nodes. Gradients do not themselves require gradients (no double
   // backward through the tracer).
@@ -59,7 +100,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed) {
     if (grads[i] == kNoValue) continue;
     const ValuePtr& leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
-    if (leaf->grad) {
+    if (leaf->grad && !(sync && synced[i])) {  // a synced gradient already holds the old one
       meta.scope = leaf->name;
       const bool was = grad_enabled();
       set_grad_enabled(false);

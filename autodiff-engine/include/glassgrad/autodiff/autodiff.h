@@ -4,6 +4,7 @@
 #include "glassgrad/autodiff/compile.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"
+#include "glassgrad/autodiff/gradient_buckets.h"
 #include "glassgrad/autodiff/gradients.h"
 #include "glassgrad/autodiff/graph.h"
 #include "glassgrad/autodiff/op_schema.h"

@@ -25,6 +25,7 @@ class DeviceError : public Error { using Error::Error; };        // devices do n
 class OutOfMemoryError : public Error { using Error::Error; };   // -> MemoryError
 class UnsupportedError : public Error { using Error::Error; };   // -> NotImplementedError
 class CudaError : public Error { using Error::Error; };          // a CUDA driver call failed
+class CommunicationError : public Error { using Error::Error; }; // a collective failed (rank, backend)
 class InternalError : public Error { using Error::Error; };      // a glassgrad bug: please report
 
 // Builds a multi-line message:

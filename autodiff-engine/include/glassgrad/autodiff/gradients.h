@@ -58,7 +58,11 @@ class GradContext {
 // holding d(loss)/d(wrt[i]) (kNoValue when loss does not depend on it). Without a seed, loss
 // must hold one element and the seed is 1. Throws ValueError for a non-scalar loss without a
 // seed, and UnsupportedError naming the op when a needed gradient rule is missing.
+// With a reduction, the gradients of reduction->params are averaged across ranks by bucketed
+// AllReduce nodes placed as early as the walk allows (gradient_buckets.h); the values returned
+// for them are the reduced gradients.
+struct GradientReduction;
 std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<ValueId>& wrt,
-                                    ValueId seed = kNoValue);
+                                    ValueId seed = kNoValue, const GradientReduction* reduction = nullptr);
 
 }  // namespace glassgrad

@@ -121,5 +121,6 @@ void register_norm_ops(OpRegistry& r);         // BatchNorm2D* and backward
 void register_softmax_ops(OpRegistry& r);      // Softmax LogSoftmax CrossEntropy and backwards
 void register_optimizer_ops(OpRegistry& r);    // SGDUpdate AdamUpdate
 void register_fused_ops(OpRegistry& r);        // FusedElementwise (made by the fusion pass)
+void register_collective_ops(OpRegistry& r);   // AllReduce BucketPack (data-parallel training)
 
 }  // namespace glassgrad

@@ -92,6 +92,19 @@ const Tensor& data(const ValuePtr& v);
 // Accumulates d(loss)/d(leaf) into leaf->grad for every leaf with requires_grad that loss
 // depends on. seed: d(output) (required unless loss has one element).
 void backward(const ValuePtr& loss, const ValuePtr& seed = nullptr);
+// Data parallelism (DistributedDataParallel): the gradients of `params` are averaged over the
+// `world_size` ranks of communicator `group` by bucketed AllReduce nodes in the backward graph
+// (autodiff gradient_buckets.h). A param's existing grad (accumulated under no_sync) joins the
+// bucket before the all-reduce, and the reduced value replaces it. Params the loss does not
+// read get a zero gradient, so every rank issues the same all-reduces.
+struct GradientSync {
+  std::vector<ValuePtr> params;
+  int64_t group = 0;
+  int64_t world_size = 1;
+  int64_t bucket_cap_bytes = int64_t{25} << 20;
+  std::string scope = "ddp";
+};
+void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync);
 void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
 
 bool grad_enabled();

@@ -1,0 +1,47 @@
+// Collective kernels on the CPU (ops/collective.cpp in the engine says what they compute).
+//   BucketPack: flat[off_i : off_i + numel(g_i)] = g_i (row-major), off_i = sum_{j<i} numel(g_j).
+//   AllReduce:  out = x, then the group's communicator reduces out in place across the ranks
+//               (it returns when the result is there: the CPU has no streams).
+//   AllReduceWait: out = x (the CPU communicators finish inside AllReduce).
+#include <cstring>
+
+#include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/communicator.h"
+#include "glassgrad/runtime/kernel.h"
+
+namespace glassgrad {
+
+namespace {
+
+void bucket_pack(const KernelContext& c) {
+  char* dst = static_cast<char*>(c.outputs[0].data_ptr());
+  for (const Tensor& g : c.inputs) {  // dense: the schema does not accept strided inputs
+    std::memcpy(dst, g.data_ptr(), g.nbytes());
+    dst += g.nbytes();
+  }
+}
+
+void all_reduce(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const Tensor& out = c.outputs[0];
+  if (out.data_ptr() != x.data_ptr()) std::memcpy(out.data_ptr(), x.data_ptr(), x.nbytes());
+  const std::string where = c.meta.scope.empty() ? "AllReduce" : "AllReduce '" + c.meta.scope + "'";
+  const ReduceOp op = c.attrs.s("op") == "average" ? ReduceOp::Average : ReduceOp::Sum;
+  communicator(c.attrs.i("group"), where)->all_reduce(out.data_ptr(), out.numel(), out.dtype(), op, nullptr);
+}
+
+void all_reduce_wait(const KernelContext& c) {
+  if (c.outputs[0].data_ptr() != c.inputs[0].data_ptr()) std::memcpy(c.outputs[0].data_ptr(), c.inputs[0].data_ptr(), c.inputs[0].nbytes());
+}
+
+}  // namespace
+
+void register_cpu_collective_kernels(KernelRegistry& r) {
+  for (DType dt : {DType::Float32, DType::Float64, DType::Int64}) {
+    r.add("BucketPack", DeviceType::CPU, dt, bucket_pack);
+    r.add("AllReduce", DeviceType::CPU, dt, all_reduce);
+    r.add("AllReduceWait", DeviceType::CPU, dt, all_reduce_wait);
+  }
+}
+
+}  // namespace glassgrad

@@ -1,0 +1,39 @@
+"""Rank, world size and local rank from the environment that launchers set: torchrun and
+glassgrad.distributed.run (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT), Open MPI's
+mpirun (OMPI_COMM_WORLD_RANK/SIZE/LOCAL_RANK) and MPICH's mpiexec (PMI_RANK, PMI_SIZE,
+MPI_LOCALRANKID)."""
+from __future__ import annotations
+
+import os
+from typing import NamedTuple, Optional
+
+_CANDIDATES = (
+    ("RANK", "WORLD_SIZE", "LOCAL_RANK"),
+    ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
+    ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"),
+)
+
+
+class LaunchEnv(NamedTuple):
+    rank: int
+    world_size: int
+    local_rank: int
+    source: str          # which variables said so, for messages
+    under_mpi: bool      # started by mpirun/mpiexec (MPI is then the way to talk)
+
+
+def from_environment(env: Optional[dict] = None) -> Optional[LaunchEnv]:
+    """The launch environment, or None when no launcher set one (a plain `python script.py`)."""
+    env = os.environ if env is None else env
+    for rank_var, size_var, local_var in _CANDIDATES:
+        if rank_var in env and size_var in env:
+            try:
+                rank, size = int(env[rank_var]), int(env[size_var])
+                local = int(env.get(local_var, rank))
+            except ValueError as e:
+                raise ValueError(f"glassgrad.distributed: {rank_var}={env[rank_var]!r} / {size_var}={env[size_var]!r} "
+                                 f"are not integers") from e
+            if not 0 <= rank < size:
+                raise ValueError(f"glassgrad.distributed: {rank_var}={rank} is not in [0, {size_var}={size})")
+            return LaunchEnv(rank, size, local, f"{rank_var}/{size_var}", rank_var != "RANK")
+    return None

@@ -1,0 +1,165 @@
+"""The process group: which rank this process is, how many there are, and the communicator that
+AllReduce nodes use (NCCL for CUDA tensors, MPI for CPU tensors)."""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import Optional
+
+from .. import _C, _device
+from . import _env
+
+DEFAULT_TIMEOUT = 1800.0  # seconds, as torch.distributed
+
+
+@dataclass
+class _Group:
+    rank: int
+    world_size: int
+    local_rank: int
+    backend: str
+    device: str
+    gid: int            # the registered communicator's id (AllReduce's `group`)
+    comm: object        # keeps the Python communicator alive while it is registered
+
+
+_group: Optional[_Group] = None
+
+
+def is_available() -> bool:
+    return True
+
+
+def is_initialized() -> bool:
+    return _group is not None
+
+
+def _require() -> _Group:
+    if _group is None:
+        raise _C.CommunicationError("glassgrad.distributed: no process group\n"
+                                    "  fix: call glassgrad.distributed.init_process_group() first")
+    return _group
+
+
+def get_rank() -> int:
+    return _group.rank if _group else 0
+
+
+def get_world_size() -> int:
+    return _group.world_size if _group else 1
+
+
+def get_local_rank() -> int:
+    return _group.local_rank if _group else 0
+
+
+def get_backend() -> str:
+    return _require().backend
+
+
+def group_id() -> int:
+    return _require().gid
+
+
+def device() -> str:
+    """The device of this rank's tensors: cuda:<local_rank> with NCCL, cpu with MPI."""
+    return _require().device
+
+
+def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT, *,
+                       rank: Optional[int] = None, world_size: Optional[int] = None) -> None:
+    """Joins this process to the job its launcher started. The rank and world size come from the
+    environment (RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT from torchrun or
+    `python -m glassgrad.distributed.run`; OMPI_COMM_WORLD_* from mpirun; PMI_* from MPICH's
+    mpiexec) unless given. backend: "nccl" (CUDA, one GPU per rank: cuda:<local_rank> becomes
+    the default device) or "mpi" (CPU processes through mpi4py); default nccl when CUDA is usable,
+    else mpi. timeout: seconds a collective may wait for the other ranks before every rank stops
+    with an error naming the rank that waited."""
+    global _group
+    if _group is not None:
+        raise _C.CommunicationError("glassgrad.distributed: init_process_group() was already called in this process\n"
+                                    "  fix: call it once, at the start of the script")
+    env = _env.from_environment()
+    if env is None and rank is None:
+        env = _env.LaunchEnv(0, 1, 0, "no launcher", False)
+    if rank is not None:
+        env = _env.LaunchEnv(rank, world_size or 1, rank, "arguments", False)
+    if backend is None:
+        from .. import cuda
+        backend = "nccl" if cuda.is_available() else "mpi"
+    backend = backend.lower()
+    if backend == "mpi":
+        from ._mpi import MpiCommunicator
+        comm = MpiCommunicator(float(timeout))
+        if comm.size() != env.world_size:
+            raise _C.CommunicationError(
+                f"glassgrad.distributed: the launcher says {env.world_size} ranks ({env.source}) but MPI sees "
+                f"{comm.size()}\n  cause: MPI processes must be started by mpirun/mpiexec, not as separate "
+                f"processes\n  fix: mpiexec -n {env.world_size} python script.py, or python -m "
+                f"glassgrad.distributed.run --backend mpi --nproc-per-node {env.world_size} script.py")
+        dev = "cpu"
+        rank_, size_ = comm.rank(), comm.size()
+    elif backend == "nccl":
+        ok, why = _C.nccl_available()
+        if not ok:
+            raise _C.UnsupportedError(f"glassgrad.distributed: backend 'nccl' is unavailable: {why}")
+        from . import _rendezvous
+        addr = os.environ.get("MASTER_ADDR", "127.0.0.1")
+        port = int(os.environ.get("MASTER_PORT", "29500"))
+        uid = _C.nccl_unique_id() if env.rank == 0 else b""
+        uid = _rendezvous.share_bytes(uid, env.rank, env.world_size, addr, port, float(timeout))
+        comm = _C.nccl_communicator(uid, env.rank, env.world_size, env.local_rank)
+        dev = f"cuda:{env.local_rank}"
+        _device.set_default_device(dev)
+        rank_, size_ = env.rank, env.world_size
+    else:
+        raise _C.InvalidArgumentError(f"glassgrad.distributed: unknown backend {backend!r}\n"
+                                      f"  fix: backend='nccl' (GPUs) or backend='mpi' (CPU processes)")
+    gid = _C.register_communicator(comm)
+    _group = _Group(rank_, size_, env.local_rank, backend, dev, gid, comm)
+    _install_failure_hook()
+
+
+def destroy_process_group() -> None:
+    global _group
+    if _group is not None:
+        _C.unregister_communicator(_group.gid)
+        _group = None
+
+
+def barrier() -> None:
+    g = _require()
+    if hasattr(g.comm, "barrier"):
+        g.comm.barrier()
+    else:  # NCCL: a one-element all-reduce is a barrier
+        all_reduce_numpy_scalar(0.0)
+
+
+def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
+    """Reduces one Python number over the ranks (metrics, barriers)."""
+    import numpy as np
+    from .. import Tensor
+    from ._ops import all_reduce
+    t = Tensor(np.array([value], dtype=np.float64 if device() == "cpu" else np.float32), device=device())
+    return float(all_reduce(t, op).numpy()[0])
+
+
+def _install_failure_hook() -> None:
+    """A rank that raises says so and takes the job down: under MPI by MPI_Abort (every rank
+    ends at once), under the launcher by exiting non-zero (it then stops the others)."""
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        previous(kind, value, tb)
+        g = _group
+        if g is None:
+            return
+        sys.stderr.write(f"glassgrad.distributed: rank {g.rank} of {g.world_size} raised {kind.__name__}; "
+                         f"stopping every rank\n")
+        sys.stderr.flush()
+        if g.backend == "mpi":
+            g.comm.abort(1)
+        os._exit(1)
+
+    sys.excepthook = hook

@@ -1,0 +1,72 @@
+"""SyncBatchNorm (torch.nn.SyncBatchNorm): batch statistics over the global batch, i.e. every
+rank's (N, H, W) positions together, instead of each rank's own.
+
+Built from primitives around one all-reduce of the per-channel sums sum(x) and sum(x^2):
+mean = S1 / M, var = S2 / M - mean^2 (biased, as BatchNorm normalizes with), M = world_size *
+the local count (every rank must feed the same batch shape, as with a DistributedSampler and
+drop_last). The backward is exact by construction: AllReduce is its own adjoint
+(ops/collective.cpp), so the gradients of S1 and S2 are summed over the ranks as they must be.
+Eval mode and running statistics are BatchNorm's."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._batchnorm import as_nchw, update_running_stats
+from ..nn.batchnorm import _BatchNorm
+from ..nn.module import Module
+from .._tensor import _op
+from . import _group
+from ._ops import all_reduce
+
+
+class SyncBatchNorm(_BatchNorm):
+    _RANKS = (2, 3, 4)
+    _INPUT = "(N, C), (N, C, L) or (N, C, H, W)"
+
+    def forward(self, x):
+        if not (self.training and _group.is_initialized() and _group.get_world_size() > 1):
+            return super().forward(x)
+        self._check(x)
+        x4, shape = as_nchw(x, "SyncBatchNorm")
+        c = shape[1]
+        local = int(np.prod([shape[0]] + list(shape[2:]), dtype=np.int64))
+        count = local * _group.get_world_size()
+        s1 = all_reduce(x4.sum((0, 2, 3)), "sum")
+        s2 = all_reduce((x4 * x4).sum((0, 2, 3)), "sum")
+        mean = s1 * (1.0 / count)
+        var = s2 * (1.0 / count) - mean * mean
+        y = (x4 - mean.reshape(1, c, 1, 1)) / (var + self.eps).sqrt().reshape(1, c, 1, 1)
+        if self.weight is not None:
+            y = y * self.weight.reshape(1, c, 1, 1) + self.bias.reshape(1, c, 1, 1)
+        if self.track_running_stats:
+            nbt = self.num_batches_tracked
+            nbt._h.reset(_op("Assign", [nbt, nbt + 1])._h)
+            factor = 1.0 / nbt.astype(x.dtype) if self.momentum is None else self.momentum
+            update_running_stats(self.running_mean, self.running_var, mean.detach(), var.detach(), count, factor)
+        return y if len(shape) == 4 else y.reshape(shape)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        return convert_sync_batchnorm(module)
+
+
+def convert_sync_batchnorm(module: Module) -> Module:
+    """Replaces every BatchNorm1D/2D in module (recursively) by a SyncBatchNorm with the same
+    parameters and running statistics; returns the converted module (a new one when module
+    itself is a BatchNorm)."""
+    if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+        out = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                            module.track_running_stats)
+        if module.affine:  # the same Parameter objects: an optimizer built before still updates them
+            out.weight, out.bias = module.weight, module.bias
+        if module.track_running_stats:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                out.register_buffer(name, getattr(module, name))
+        out.training = module.training
+        return out
+    for name, child in list(module.named_children()):
+        new = convert_sync_batchnorm(child)
+        if new is not child:
+            setattr(module, name, new)
+    return module
+

@@ -1,0 +1,86 @@
+"""One rank of the data-parallel tests (test_distributed.py starts it under the launcher).
+
+grad:  DDP's averaged gradient over the ranks vs one process's gradient of the concatenated
+       batch, after a no_sync accumulation step too; then 3 SGD steps' losses vs a single-process
+       run with the global batch. Prints "max_grad_diff <x>" and "max_loss_diff <x>" on rank 0.
+raise: rank 1 raises at its second step; the others must not hang."""
+import sys
+
+import numpy as np
+
+import glassgrad as gg
+import glassgrad.distributed as dist
+
+mode = sys.argv[1]
+dist.init_process_group("mpi", timeout=float(sys.argv[2]) if len(sys.argv) > 2 else 60.0)
+rank, world = dist.get_rank(), dist.get_world_size()
+rng = np.random.default_rng(7)
+per_rank = 6
+X = rng.standard_normal((per_rank * world, 5)).astype(np.float32)
+Y = rng.integers(0, 3, per_rank * world)
+
+
+def model():
+    np.random.seed(100 + rank)  # different on every rank: DDP must broadcast rank 0's
+    return gg.nn.Sequential(gg.nn.Linear(5, 16), gg.nn.Tanh(), gg.nn.Linear(16, 3))
+
+
+def loss_of(m, x, y):
+    return gg.nn.functional.cross_entropy(m(gg.Tensor(x)), gg.Tensor(y))
+
+
+m = model()
+ddp = dist.DistributedDataParallel(m, bucket_cap_mb=0.0005)  # several buckets
+ref = model()
+ref.load_state_dict(m.state_dict())
+mine = slice(rank * per_rank, (rank + 1) * per_rank)
+
+if mode == "raise":
+    opt = gg.SGD(m.parameters(), lr=0.1)
+    for step in range(5):
+        if rank == 1 and step == 2:
+            raise RuntimeError("rank 1 fails on purpose")
+        opt.zero_grad()
+        loss_of(ddp, X[mine], Y[mine]).backward()
+        opt.step()
+    sys.exit(0)
+
+# Gradient of one step, and of two accumulated micro-batches (no_sync on the first).
+loss_of(ddp, X[mine], Y[mine]).backward()
+got = [p.grad.numpy() for p in m.parameters()]
+loss_of(ref, X, Y).backward()
+want = [p.grad.numpy() for p in ref.parameters()]
+diff = max(float(np.abs(a - b).max()) for a, b in zip(got, want))
+for p in list(m.parameters()) + list(ref.parameters()):
+    p.grad = None
+half = slice(rank * per_rank, rank * per_rank + per_rank // 2)
+rest = slice(rank * per_rank + per_rank // 2, (rank + 1) * per_rank)
+with ddp.no_sync():
+    loss_of(ddp, X[half], Y[half]).backward()
+local = [p.grad.numpy().copy() for p in m.parameters()]
+loss_of(ddp, X[rest], Y[rest]).backward()
+acc = [p.grad.numpy() for p in m.parameters()]
+# Each micro-batch loss is a mean over per_rank/2 rows: the sum of the two is twice the
+# full-batch mean's gradient, averaged over ranks.
+diff = max(diff, max(float(np.abs(a - 2 * b).max()) for a, b in zip(acc, want)))
+assert any(float(np.abs(a - b).max()) > 1e-9 for a, b in zip(local, acc)), "no_sync step was already reduced"
+for p in list(m.parameters()) + list(ref.parameters()):
+    p.grad = None
+
+opt, ref_opt = gg.SGD(m.parameters(), lr=0.5), gg.SGD(ref.parameters(), lr=0.5)
+losses, ref_losses = [], []
+for step in range(3):
+    opt.zero_grad()
+    loss = loss_of(ddp, X[mine], Y[mine])
+    loss.backward()
+    opt.step()
+    losses.append(dist.all_reduce(loss.detach(), "average").item())
+    ref_opt.zero_grad()
+    rl = loss_of(ref, X, Y)
+    rl.backward()
+    ref_opt.step()
+    ref_losses.append(rl.item())
+if rank == 0:
+    print("max_grad_diff", diff)
+    print("max_loss_diff", max(abs(a - b) for a, b in zip(losses, ref_losses)))
+    print("losses", losses)
