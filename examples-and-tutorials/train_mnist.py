@@ -34,6 +34,9 @@ def parse_args():
     p.add_argument("--device", default=None, help="cpu or cuda (default: the GPU when one is usable)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--distributed", action="store_true",
+                   help="data-parallel over the ranks of python -m glassgrad.distributed.run --nproc-per-node N "
+                        "(each rank trains on its share; --batch-size is per rank)")
     return p.parse_args()
 
 
@@ -88,6 +91,13 @@ def main():
     if args.device:
         mf.set_default_device(args.device)
     mf.manual_seed(args.seed)
+    if args.distributed:
+        import glassgrad.distributed as dist
+        dist.init_process_group()  # NCCL on GPUs (cuda:<local rank>), MPI on the CPU
+        if dist.get_rank() != 0:
+            args.no_progress = True
+            global print
+            print = dist.print0  # noqa: A001 (one rank reports)
     device = mf.default_device()
     where = "GPU" if device.startswith("cuda") else "CPU"
     extra = ""
@@ -102,6 +112,11 @@ def main():
     X, y, X_test, y_test = load_mnist(args.data)
     if args.limit:
         X, y = X[:args.limit], y[:args.limit]
+    net = model
+    if args.distributed:
+        net = dist.DistributedDataParallel(model)  # rank 0's weights everywhere; gradients averaged
+        shard = list(dist.DistributedSampler(X, shuffle=False, drop_last=True))
+        X, y = X[shard], y[shard]
     X_tensor = mf.tensor(X.astype(np.float32) / 255.0)  # goes to the GPU when there is one
     y_tensor = mf.tensor(y.astype(np.int64))
     X_test_tensor = mf.tensor(X_test.astype(np.float32) / 255.0)
@@ -117,7 +132,7 @@ def main():
             x_batch = X_tensor[i:i + batch]
             y_batch = y_tensor[i:i + batch]
             # forward
-            logits = model.forward(x_batch)
+            logits = net.forward(x_batch)
             loss = mf.cross_entropy(logits, y_batch)
             # backward (explicit)
             loss.backward()
