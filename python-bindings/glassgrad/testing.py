@@ -178,3 +178,40 @@ def check_gradient(spec: OpSpec, rng: np.random.Generator, n: int, eps: float = 
     for i, a, b in zip(spec.grad, analytic, numeric):
         np.testing.assert_allclose(a, b, rtol=rtol, atol=atol,
                                    err_msg=f"{spec.id}: gradient of input {i} (n={n}) differs from finite differences")
+
+
+class MirrorCommunicator(_C.Communicator):
+    """A stand-in for `world_size` ranks that all hold this process's data, for testing the
+    collective kernels without a second process: an all-reduce sums world_size equal copies
+    (x * world_size; op "average" gives x back) and a broadcast changes nothing. It reads host
+    memory, so a CUDA kernel that calls it is refused with UnsupportedError (NCCL serves CUDA)."""
+
+    def __init__(self, world_size: int = 3):
+        super().__init__()
+        self.world_size = int(world_size)
+
+    def rank(self) -> int:
+        return 0
+
+    def size(self) -> int:
+        return self.world_size
+
+    def backend(self) -> str:
+        return "mirror"
+
+    def _host(self, address: int, count: int, dtype: str, stream: int) -> np.ndarray:
+        if stream:
+            raise _C.UnsupportedError("MirrorCommunicator reads host memory and was handed CUDA memory\n"
+                                      "  fix: test CUDA collectives with NCCL (backend='nccl') on a GPU machine")
+        import ctypes
+        t = np.dtype(dtype if dtype != "bool" else "uint8")
+        buf = (ctypes.c_char * (int(count) * t.itemsize)).from_address(address)
+        return np.frombuffer(buf, dtype=t, count=int(count))
+
+    def all_reduce(self, address, count, dtype, op, stream):
+        a = self._host(address, count, dtype, stream)
+        if op == "sum":
+            a *= self.world_size
+
+    def broadcast(self, address, count, dtype, root, stream):
+        self._host(address, count, dtype, stream)

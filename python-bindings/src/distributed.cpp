@@ -8,6 +8,7 @@
 #include "glassgrad/runtime/communicator.h"
 #include "glassgrad/runtime/lazy.h"
 #include "glassgrad/runtime/nccl_communicator.h"
+#include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
 
@@ -55,6 +56,16 @@ void bind_distributed(py::module_& m) {
   m.def("register_communicator", &register_communicator, py::arg("communicator"),
         "Registers a communicator; returns the group id that AllReduce nodes name.");
   m.def("unregister_communicator", &unregister_communicator, py::arg("group"));
+  m.def("communicator_broadcast",
+        [](int64_t group, const Tensor& t, int root) {
+          if (!t.is_contiguous()) throw ValueError("communicator_broadcast: the tensor must be contiguous");
+          auto comm = communicator(group, "broadcast");
+          py::gil_scoped_release release;  // a Python communicator takes it back; others block here
+          comm->broadcast(t.data_ptr(), t.numel(), t.dtype(), root, nullptr);
+        },
+        py::arg("group"), py::arg("tensor"), py::arg("root") = 0,
+        "Rank root's contents of the (realized, contiguous) tensor, in place on every rank; on CUDA, "
+        "synchronize the device before and after (it is ordered on the legacy default stream).");
   m.def("nccl_available", [] { return nccl::library_status(); },
         "(loaded, reason): whether libnccl.so.2 could be loaded, and why not.");
   m.def("nccl_unique_id", [] { return py::bytes(nccl::unique_id()); },

@@ -95,3 +95,65 @@ def test_a_rank_that_raises_stops_every_rank_with_a_message_naming_it():
     assert "rank 1 fails on purpose" in r.stderr
     assert "rank 1 of 2 raised RuntimeError" in r.stderr
     assert time.monotonic() - start < 60
+
+
+@pytest.fixture
+def mirror_group():
+    """A process group of 2 ranks that hold this process's data (glassgrad.testing), so DDP's
+    averaged gradients must equal the plain ones; no second process is needed."""
+    import glassgrad.distributed as dist
+    from glassgrad.testing import MirrorCommunicator
+    dist.init_process_group(MirrorCommunicator(2))
+    yield dist
+    dist.destroy_process_group()
+
+
+def _mlp_step(dist, wrap, cap_mb=0.001):
+    import glassgrad as gg
+    gg.manual_seed(3)
+    model = gg.nn.Sequential(gg.nn.Linear(6, 32), gg.nn.ReLU(), gg.nn.Linear(32, 32), gg.nn.ReLU(),
+                             gg.nn.Linear(32, 4))
+    net = dist.DistributedDataParallel(model, bucket_cap_mb=cap_mb) if wrap else model
+    x = gg.Tensor(np.random.default_rng(0).standard_normal((8, 6)).astype(np.float32))
+    y = gg.Tensor(np.arange(8) % 4)
+    return model, net, x, y
+
+
+def test_ddp_in_one_process_gives_the_plain_gradients_and_accumulates_under_no_sync(mirror_group):
+    import glassgrad as gg
+    dist = mirror_group
+    plain, _, x, y = _mlp_step(dist, wrap=False)
+    gg.cross_entropy(plain(x), y).backward()
+    want = [p.grad.numpy() for p in plain.parameters()]
+    model, ddp, x, y = _mlp_step(dist, wrap=True)
+    gg.cross_entropy(ddp(x), y).backward()
+    got = [p.grad.numpy() for p in model.parameters()]
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    with ddp.no_sync():
+        gg.cross_entropy(ddp(x), y).backward()
+    gg.cross_entropy(ddp(x), y).backward()
+    for p, b in zip(model.parameters(), want):
+        np.testing.assert_allclose(p.grad.numpy(), 3 * b, rtol=1e-5, atol=1e-6)
+
+
+def test_buckets_appear_in_memory_report_and_the_step_compiles_under_a_budget(mirror_group):
+    import glassgrad as gg
+    dist = mirror_group
+    model, ddp, x, y = _mlp_step(dist, wrap=True)
+    opt = gg.SGD(model.parameters(), lr=0.1)
+
+    def step(x, y):
+        loss = gg.cross_entropy(ddp(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    step(x, y)
+    report = gg.memory_report(step, x, y)
+    names = {b["name"] for b in report.buffers} | {b["layer"] for b in report.buffers}
+    assert any(n.startswith("ddp.bucket") for n in names), sorted(names)
+    compiled = gg.compile(step, memory_limit="64MB")
+    losses = [compiled(x, y).item() for _ in range(4)]
+    assert losses[-1] < losses[0]

@@ -20,14 +20,14 @@ from ._group import (  # noqa: F401
     is_available,
     is_initialized,
 )
-from ._ops import all_reduce, broadcast  # noqa: F401
+from ._ops import all_reduce, broadcast_  # noqa: F401
 from .ddp import DistributedDataParallel  # noqa: F401
 from .helpers import is_main_process, print0, save_on_rank0  # noqa: F401
 from .sampler import DistributedSampler  # noqa: F401
 from .sync_batchnorm import SyncBatchNorm, convert_sync_batchnorm  # noqa: F401
 
 __all__ = [
-    "DistributedDataParallel", "DistributedSampler", "SyncBatchNorm", "all_reduce", "barrier", "broadcast",
+    "DistributedDataParallel", "DistributedSampler", "SyncBatchNorm", "all_reduce", "barrier", "broadcast_",
     "convert_sync_batchnorm", "destroy_process_group", "device", "get_backend", "get_local_rank", "get_rank",
     "get_world_size", "init_process_group", "is_available", "is_initialized", "is_main_process", "print0",
     "save_on_rank0",

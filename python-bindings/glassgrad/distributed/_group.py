@@ -75,7 +75,9 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
     mpiexec) unless given. backend: "nccl" (CUDA, one GPU per rank: cuda:<local_rank> becomes
     the default device) or "mpi" (CPU processes through mpi4py); default nccl when CUDA is usable,
     else mpi. timeout: seconds a collective may wait for the other ranks before every rank stops
-    with an error naming the rank that waited."""
+    with an error naming the rank that waited. backend may also be a glassgrad._C.Communicator
+    object (a backend of your own, or glassgrad.testing.MirrorCommunicator in tests): its rank()
+    and size() are this process's."""
     global _group
     if _group is not None:
         raise _C.CommunicationError("glassgrad.distributed: init_process_group() was already called in this process\n"
@@ -85,6 +87,11 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
         env = _env.LaunchEnv(0, 1, 0, "no launcher", False)
     if rank is not None:
         env = _env.LaunchEnv(rank, world_size or 1, rank, "arguments", False)
+    if isinstance(backend, _C.Communicator):
+        comm = backend
+        _group = _Group(comm.rank(), comm.size(), comm.rank(), comm.backend(), _device.default_device(),
+                        _C.register_communicator(comm), comm)
+        return
     if backend is None:
         from .. import cuda
         backend = "nccl" if cuda.is_available() else "mpi"

@@ -2,6 +2,8 @@
 plan, and differentiate: an all-reduce is its own adjoint)."""
 from __future__ import annotations
 
+import numpy as np
+
 from .._tensor import Tensor, _op
 from . import _group
 
@@ -13,10 +15,17 @@ def all_reduce(t: Tensor, op: str = "sum") -> Tensor:
     return _op("AllReduce", [t], {"group": g.gid, "op": op, "world_size": g.world_size, "bucket": -1})
 
 
-def broadcast(t: Tensor, src: int = 0) -> Tensor:
-    """Rank src's t on every rank: the all-reduce of t on src and zeros elsewhere (exact: adding
-    zeros changes no bit)."""
-    import numpy as np
+def broadcast_(t: Tensor, src: int = 0) -> None:
+    """Gives t (a parameter or buffer) rank src's values on every rank, in place (the tensor
+    keeps its identity: optimizers holding it see the new values)."""
+    from .. import _C, cuda
+    from ..nn.module import assign_data
     g = _group._require()
-    contribution = t if g.rank == src else Tensor(np.zeros(t.shape, t.dtype), device=t.device)
-    return all_reduce(contribution, "sum")
+    raw = _C.Tensor.from_numpy(np.ascontiguousarray(t.detach().numpy()), t.device)
+    on_gpu = t.device.startswith("cuda")
+    if on_gpu:
+        cuda.synchronize(t.device)
+    _C.communicator_broadcast(g.gid, raw, src)
+    if on_gpu:
+        cuda.synchronize(t.device)
+    assign_data(t, raw.numpy())

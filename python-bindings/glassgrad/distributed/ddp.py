@@ -14,9 +14,9 @@ import contextlib
 from typing import Iterator
 
 from .. import _C, _tensor
-from ..nn.module import Module, assign_data
+from ..nn.module import Module
 from . import _group
-from ._ops import broadcast
+from ._ops import broadcast_
 
 
 class DistributedDataParallel(Module):
@@ -40,7 +40,7 @@ class DistributedDataParallel(Module):
         for t in tensors:
             if t is None:
                 continue
-            assign_data(t, broadcast(t.detach(), 0).numpy())
+            broadcast_(t, 0)
 
     def forward(self, *args, **kwargs):
         if self._require_sync and _C.grad_enabled() and self.training:
