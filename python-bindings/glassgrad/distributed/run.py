@@ -55,8 +55,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     if n < 1:
         sys.exit(f"glassgrad.distributed.run: --nproc-per-node must be >= 1, got {n}")
     backend = _auto_backend() if a.backend == "auto" else a.backend
-    env = dict(os.environ, WORLD_SIZE=str(n), MASTER_ADDR=a.master_addr, MASTER_PORT=str(a.master_port),
-               GLASSGRAD_DISTRIBUTED_BACKEND=backend)
+    env = dict(os.environ, WORLD_SIZE=str(n), MASTER_ADDR=a.master_addr, MASTER_PORT=str(a.master_port))
     cmd = [sys.executable, a.script, *a.args]
     if backend == "mpi":
         # mpiexec starts the ranks and ends them all when one aborts; the ranks read PMI_*/OMPI_*.
