@@ -3,6 +3,8 @@
 grad:  DDP's averaged gradient over the ranks vs one process's gradient of the concatenated
        batch, after a no_sync accumulation step too; then 3 SGD steps' losses vs a single-process
        run with the global batch. Prints "max_grad_diff <x>" and "max_loss_diff <x>" on rank 0.
+syncbn: a conv + SyncBatchNorm model's gradients and running statistics vs BatchNorm's on the
+       concatenated batch. Prints "max_grad_diff <x>" and "max_stat_diff <x>" on rank 0.
 raise: rank 1 raises at its second step; the others must not hang."""
 import sys
 
@@ -34,6 +36,26 @@ ddp = dist.DistributedDataParallel(m, bucket_cap_mb=0.0005)  # several buckets
 ref = model()
 ref.load_state_dict(m.state_dict())
 mine = slice(rank * per_rank, (rank + 1) * per_rank)
+
+if mode == "syncbn":
+    def bn_model():
+        gg.manual_seed(5)
+        return gg.nn.Sequential(gg.nn.Conv2d(2, 4, 3), gg.nn.BatchNorm2d(4), gg.nn.ReLU(), gg.nn.Flatten(),
+                                gg.nn.Linear(4 * 4 * 4, 3))
+    imgs = rng.standard_normal((per_rank * world, 2, 6, 6)).astype(np.float32)
+    sync_model = dist.convert_sync_batchnorm(bn_model())
+    net = dist.DistributedDataParallel(sync_model)
+    loss_of(net, imgs[mine], Y[mine]).backward()
+    plain = bn_model()
+    loss_of(plain, imgs, Y).backward()
+    diff = max(float(np.abs(a.grad.numpy() - b.grad.numpy()).max())
+               for a, b in zip(sync_model.parameters(), plain.parameters()))
+    stats = max(float(np.abs(a - b).max()) for (k, a), (_, b) in zip(sync_model.state_dict().items(),
+                                                                     plain.state_dict().items()) if "running" in k)
+    if rank == 0:
+        print("max_grad_diff", diff)
+        print("max_stat_diff", stats)
+    sys.exit(0)
 
 if mode == "raise":
     opt = gg.SGD(m.parameters(), lr=0.1)

@@ -88,6 +88,15 @@ def test_ddp_gradient_and_losses_match_one_process_with_the_concatenated_batch()
 
 
 @needs_mpi
+def test_sync_batchnorm_over_2_ranks_equals_batchnorm_of_the_concatenated_batch():
+    r = launch(2, os.path.join(HERE, "distributed_worker.py"), "syncbn")
+    assert r.returncode == 0, r.stdout + r.stderr
+    values = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.startswith("max_"))
+    assert float(values["max_grad_diff"]) <= 1e-5, r.stdout
+    assert float(values["max_stat_diff"]) <= 1e-6, r.stdout
+
+
+@needs_mpi
 def test_a_rank_that_raises_stops_every_rank_with_a_message_naming_it():
     start = time.monotonic()
     r = launch(2, os.path.join(HERE, "distributed_worker.py"), "raise", "20", timeout=90)

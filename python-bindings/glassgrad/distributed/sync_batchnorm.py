@@ -1,11 +1,11 @@
 """SyncBatchNorm (torch.nn.SyncBatchNorm): batch statistics over the global batch, i.e. every
 rank's (N, H, W) positions together, instead of each rank's own.
 
-Built from primitives around one all-reduce of the per-channel sums sum(x) and sum(x^2):
-mean = S1 / M, var = S2 / M - mean^2 (biased, as BatchNorm normalizes with), M = world_size *
-the local count (every rank must feed the same batch shape, as with a DistributedSampler and
+Built from primitives around two all-reduces of per-channel sums, two-pass like BatchNorm's
+kernels (no E[x^2] - mean^2 cancellation): mean = sum(x) / M, then var = sum((x - mean)^2) / M
+(biased, as BatchNorm normalizes with), M = world_size * the local count (every rank must feed the same batch shape, as with a DistributedSampler and
 drop_last). The backward is exact by construction: AllReduce is its own adjoint
-(ops/collective.cpp), so the gradients of S1 and S2 are summed over the ranks as they must be.
+(ops/collective.cpp), so the gradients of both sums are summed over the ranks as they must be.
 Eval mode and running statistics are BatchNorm's."""
 from __future__ import annotations
 
@@ -31,11 +31,10 @@ class SyncBatchNorm(_BatchNorm):
         c = shape[1]
         local = int(np.prod([shape[0]] + list(shape[2:]), dtype=np.int64))
         count = local * _group.get_world_size()
-        s1 = all_reduce(x4.sum((0, 2, 3)), "sum")
-        s2 = all_reduce((x4 * x4).sum((0, 2, 3)), "sum")
-        mean = s1 * (1.0 / count)
-        var = s2 * (1.0 / count) - mean * mean
-        y = (x4 - mean.reshape(1, c, 1, 1)) / (var + self.eps).sqrt().reshape(1, c, 1, 1)
+        mean = all_reduce(x4.sum((0, 2, 3)), "sum") * (1.0 / count)
+        centered = x4 - mean.reshape(1, c, 1, 1)
+        var = all_reduce((centered * centered).sum((0, 2, 3)), "sum") * (1.0 / count)
+        y = centered / (var + self.eps).sqrt().reshape(1, c, 1, 1)
         if self.weight is not None:
             y = y * self.weight.reshape(1, c, 1, 1) + self.bias.reshape(1, c, 1, 1)
         if self.track_running_stats:
@@ -66,7 +65,7 @@ def convert_sync_batchnorm(module: Module) -> Module:
         return out
     for name, child in list(module.named_children()):
         new = convert_sync_batchnorm(child)
-        if new is not child:
-            setattr(module, name, new)
+        if new is not child:  # in place in the table, so a Sequential keeps its order
+            module._modules[name] = new
     return module
 
