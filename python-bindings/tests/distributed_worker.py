@@ -5,7 +5,9 @@ grad:  DDP's averaged gradient over the ranks vs one process's gradient of the c
        run with the global batch. Prints "max_grad_diff <x>" and "max_loss_diff <x>" on rank 0.
 syncbn: a conv + SyncBatchNorm model's gradients and running statistics vs BatchNorm's on the
        concatenated batch. Prints "max_grad_diff <x>" and "max_stat_diff <x>" on rank 0.
-raise: rank 1 raises at its second step; the others must not hang."""
+raise: rank 1 raises at its second step; the others must not hang.
+nccl:  on GPUs (backend nccl, cuda:<local rank>): the grad checks above, then 6 SGD steps (so the
+       whole-step CUDA graph is captured with the all-reduces inside) against one process."""
 import sys
 
 import numpy as np
@@ -14,7 +16,7 @@ import glassgrad as gg
 import glassgrad.distributed as dist
 
 mode = sys.argv[1]
-dist.init_process_group("mpi", timeout=float(sys.argv[2]) if len(sys.argv) > 2 else 60.0)
+dist.init_process_group("nccl" if mode == "nccl" else "mpi", timeout=float(sys.argv[2]) if len(sys.argv) > 2 else 60.0)
 rank, world = dist.get_rank(), dist.get_world_size()
 rng = np.random.default_rng(7)
 per_rank = 6
@@ -28,7 +30,7 @@ def model():
 
 
 def loss_of(m, x, y):
-    return gg.nn.functional.cross_entropy(m(gg.Tensor(x)), gg.Tensor(y))
+    return gg.nn.functional.cross_entropy(m(gg.Tensor(x, device=dist.device())), gg.Tensor(y, device=dist.device()))
 
 
 m = model()
@@ -91,7 +93,7 @@ for p in list(m.parameters()) + list(ref.parameters()):
 
 opt, ref_opt = gg.SGD(m.parameters(), lr=0.5), gg.SGD(ref.parameters(), lr=0.5)
 losses, ref_losses = [], []
-for step in range(3):
+for step in range(6 if mode == "nccl" else 3):
     opt.zero_grad()
     loss = loss_of(ddp, X[mine], Y[mine])
     loss.backward()

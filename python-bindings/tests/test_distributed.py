@@ -87,6 +87,23 @@ def test_ddp_gradient_and_losses_match_one_process_with_the_concatenated_batch()
     assert float(values["max_loss_diff"]) <= 1e-5, r.stdout
 
 
+@pytest.mark.cuda
+def test_nccl_ddp_on_the_gpus_matches_one_process_inside_the_whole_step_cuda_graph():
+    """NCCL with as many ranks as GPUs (one rank on a one-GPU machine): gradients, no_sync and 6
+    steps' losses against one process; steps 3+ replay the captured graph with the all-reduces."""
+    import glassgrad
+    from glassgrad.distributed._group import _preload_nccl_wheel
+    _preload_nccl_wheel()
+    ok, why = glassgrad._C.nccl_available()
+    if not ok:
+        pytest.skip(why)
+    r = launch(glassgrad.cuda.device_count(), os.path.join(HERE, "distributed_worker.py"), "nccl", backend="nccl")
+    assert r.returncode == 0, r.stdout + r.stderr
+    values = dict(line.split(" ", 1) for line in r.stdout.splitlines() if line.startswith("max_"))
+    assert float(values["max_grad_diff"]) <= 1e-5, r.stdout
+    assert float(values["max_loss_diff"]) <= 1e-5, r.stdout
+
+
 @needs_mpi
 def test_sync_batchnorm_over_2_ranks_equals_batchnorm_of_the_concatenated_batch():
     r = launch(2, os.path.join(HERE, "distributed_worker.py"), "syncbn")

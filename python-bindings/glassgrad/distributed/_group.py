@@ -108,6 +108,7 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
         dev = "cpu"
         rank_, size_ = comm.rank(), comm.size()
     elif backend == "nccl":
+        _preload_nccl_wheel()
         ok, why = _C.nccl_available()
         if not ok:
             raise _C.UnsupportedError(f"glassgrad.distributed: backend 'nccl' is unavailable: {why}")
@@ -126,6 +127,25 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
     gid = _C.register_communicator(comm)
     _group = _Group(rank_, size_, env.local_rank, backend, dev, gid, comm)
     _install_failure_hook()
+
+
+def _preload_nccl_wheel() -> None:
+    """Loads the NCCL of the nvidia-nccl wheel (the `distributed` extra) when one is installed, so
+    the runtime's dlopen("libnccl.so.2") finds it without LD_LIBRARY_PATH (a loaded library
+    answers to its soname)."""
+    import ctypes
+    import glob
+    try:
+        import nvidia.nccl as wheel  # noqa: WPS433 (optional)
+    except ImportError:
+        return
+    for folder in getattr(wheel, "__path__", []):
+        for lib in sorted(glob.glob(os.path.join(folder, "lib", "libnccl.so*"))):
+            try:
+                ctypes.CDLL(lib, mode=ctypes.RTLD_GLOBAL)
+                return
+            except OSError:
+                continue
 
 
 def destroy_process_group() -> None:
