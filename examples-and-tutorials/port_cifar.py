@@ -184,6 +184,8 @@ def main(argv=None):
     # --8<-- [end:train]
     if args.compile:  # glassgrad only
         print(f"compiled step: traced {step.traces} times, replayed {step.replays} times")  # glassgrad only
+    if args.compile and device.startswith("cuda"):  # glassgrad only
+        print(f"CUDA graphs of the compiled step: {step.cuda_graphs}")  # glassgrad only
     print(f"plan compiles by step: {new_compiles[:4]} ... then {sum(new_compiles[4:])} "  # glassgrad only
           f"in the other {len(new_compiles[4:])} steps")  # glassgrad only
     result = {"lrs": lrs, "step": step, "model": model, "test_accuracy": test_acc}

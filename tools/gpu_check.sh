@@ -18,9 +18,12 @@
 #   5. a short table
 #
 #   6. with --train DIR: train_mnist.py for one epoch on the GPU (DIR: Fashion-MNIST IDX files)
+#   7. with --cifar DIR: port_cifar.py compiled on the GPU (DIR: cifar-10-batches-py, or
+#      'synthetic' for 10,000 generated images), 2 epochs of OneCycleLR: the compiled step's
+#      traces, replays, plan compiles per step and CUDA graph captures
 #
 #   bash tools/gpu_check.sh [--no-build] [--quick] [--no-tests] [--no-sanitize] [--bench a,b] [--train DIR]
-#                           [--wheel DIR] [--image NAME]
+#                           [--cifar DIR] [--wheel DIR] [--image NAME]
 #   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); --bench runs only the named benchmarks;
 #   --wheel DIR: test glassgrad as built into the wheel for this Python in DIR (tools/build_wheels.sh;
 #   e.g. one with the NVRTC 12 images, which this machine cannot build) instead of building;
@@ -31,7 +34,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=${GPU_CHECK_OUT:-/tmp/gpu_check}
 mkdir -p "$out"
-build=1 quick=0 tests=1 sanitize=1 benches="" train="" wheel_dir="" image=""
+build=1 quick=0 tests=1 sanitize=1 benches="" train="" cifar="" wheel_dir="" image=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
@@ -40,9 +43,10 @@ while [ $# -gt 0 ]; do
     --no-sanitize) sanitize=0 ;;
     --bench) benches=$2; shift ;;
     --train) train=$2; shift ;;
+    --cifar) cifar=$2; shift ;;
     --wheel) wheel_dir=$2; build=0; shift ;;
     --image) image=$2; shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n "2,$(($(grep -n '^set -uo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
   shift
@@ -168,6 +172,16 @@ if [ -n "$train" ]; then
   echo "== train_mnist.py, one epoch on the GPU"
   "$python" examples-and-tutorials/train_mnist.py --data "$train" --epochs 1 --no-progress 2>&1 | tee "$out/train_mnist.log" | tail -6
   row "train_mnist 1 epoch" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E 'test accuracy' "$out/train_mnist.log" | tail -1)"
+fi
+
+# --- 2c. the ported CIFAR script, compiled, on the GPU ------------------------------------------
+if [ -n "$cifar" ]; then
+  echo "== port_cifar.py --compile, two epochs on the GPU"
+  if [ "$cifar" = synthetic ]; then data=(--synthetic 10000); else data=(--data "$cifar"); fi
+  "$python" examples-and-tutorials/port_cifar.py "${data[@]}" --epochs 2 --compile --device cuda 2>&1 \
+    | tee "$out/port_cifar.log" | tail -6
+  row "port_cifar compiled" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" \
+    "$(grep -E '^compiled step|^plan compiles|^CUDA graphs' "$out/port_cifar.log" | tr '\n' ' ')"
 fi
 
 # --- 3. sanitizers ------------------------------------------------------------------------------

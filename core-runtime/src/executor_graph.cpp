@@ -23,6 +23,7 @@ Executor::~Executor() = default;
 
 bool Executor::graph_captured() const { return graph_ && graph_->exec != nullptr; }
 int Executor::graph_replays() const { return graph_ ? graph_->replays : 0; }
+int Executor::graph_captures() const { return graph_ ? graph_->captures : 0; }
 
 bool Executor::capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr) {
   GraphState& G = *graph_;
@@ -58,6 +59,7 @@ bool Executor::capture_graph(const std::vector<Tensor>& inputs, const void* aren
       throw;
     }
     G.exec = cuda::end_capture(G.device);
+    ++G.captures;
   } catch (const std::exception&) {
     G.failed = true;  // e.g. a kernel that cannot be captured: run step by step from now on
     G.exec = nullptr;

@@ -29,6 +29,7 @@ struct Executor::GraphState {
   const void* arena = nullptr;
   void* exec = nullptr;
   int replays = 0;
+  int captures = 0;                // successful captures (1 + recaptures)
   Tensor error_word;
   std::vector<std::shared_ptr<Storage>> retained;  // temporaries the captured kernels use
 

@@ -177,6 +177,17 @@ class CompiledFunction:
         signature (calls with keyword arguments, traced every time, are not counted)."""
         return sum(e["calls"] for e in self._entries.values())
 
+    @property
+    def cuda_graphs(self) -> Dict[str, int]:
+        """Over the recorded plans of every argument signature: how many there are ('plans'), how
+        many replay as a captured CUDA graph ('captured'), how many captures there were
+        ('captures': more than 'captured' means a graph was captured again) and graph launches
+        ('replays'). A plan's graph is captured on its third replay; all 0 on the CPU."""
+        executors = [run[0] for e in self._entries.values() if e["replay"] is not None for run in e["replay"].runs]
+        return {"plans": len(executors), "captured": sum(bool(x.graph_captured) for x in executors),
+                "captures": sum(x.graph_captures for x in executors),
+                "replays": sum(x.graph_replays for x in executors)}
+
     def _traced(self, *args, **kwargs):
         if not self.memory_budget:
             return self.fn(*args, **kwargs)

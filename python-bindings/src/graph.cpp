@@ -171,7 +171,8 @@ void bind_graph(py::module_& m) {
            py::arg("inputs"), py::arg("wanted") = py::none(),
            "Runs the plan; with `wanted` (one bool per output), unwanted outputs may come back as None.")
       .def_property_readonly("graph_captured", &Executor::graph_captured)
-      .def_property_readonly("graph_replays", &Executor::graph_replays);
+      .def_property_readonly("graph_replays", &Executor::graph_replays)
+      .def_property_readonly("graph_captures", &Executor::graph_captures);
   m.def("set_cuda_graphs", &set_cuda_graphs);
   m.def("cuda_graphs_enabled", &cuda_graphs_enabled);
 

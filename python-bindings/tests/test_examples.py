@@ -238,6 +238,22 @@ def test_port_cifar_compiled_changes_lr_every_step_and_never_retraces_or_recompi
     assert compiled["step"].traces == 2 and compiled["step"].replays == steps - 2
     assert compiled["new_compiles"][0] > 0 and sum(compiled["new_compiles"][1:]) == 0
     assert sum(plain["new_compiles"][1:]) == 0  # the plain loop hits its plan cache as well
+    assert compiled["step"].cuda_graphs["plans"] > 0 and compiled["step"].cuda_graphs["captures"] == 0  # CPU
+    for (name, a), (_, b) in zip(plain["model"].state_dict().items(), compiled["model"].state_dict().items()):
+        np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5, err_msg=name)
+
+
+@pytest.mark.cuda
+def test_port_cifar_on_the_gpu_replays_one_capture_per_plan_as_the_learning_rate_changes():
+    """On a GPU the replayed plans run as CUDA graphs: each is captured once (on its third
+    replay) and launched for every later step, the lr changing every step (no recapture), with
+    the plain loop's numbers."""
+    plain = _port_cifar("--device", "cuda")
+    compiled = _port_cifar("--compile", "--device", "cuda")
+    step, graphs = compiled["step"], compiled["step"].cuda_graphs
+    assert step.traces == 2 and sum(compiled["new_compiles"][1:]) == 0
+    assert graphs["plans"] > 0 and graphs["captured"] == graphs["captures"] == graphs["plans"], graphs
+    assert graphs["replays"] == graphs["plans"] * (step.replays - 2), graphs
     for (name, a), (_, b) in zip(plain["model"].state_dict().items(), compiled["model"].state_dict().items()):
         np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5, err_msg=name)
 

@@ -59,9 +59,11 @@ class Executor {
   // one (in-place updates). glassgrad.plan_only (memory reports) runs plans this way.
   std::vector<Tensor> dry_run(const std::vector<Tensor>& inputs);
   const Plan& plan() const { return *plan_; }
-  // Whether runs now replay a captured CUDA graph, and how many replays there were.
+  // Whether runs now replay a captured CUDA graph, how many replays there were, and how many
+  // times a graph was captured (more than 1: recaptured after an arena or a stable input moved).
   bool graph_captured() const;
   int graph_replays() const;
+  int graph_captures() const;
   // Workspace size callback for compile(): asks each kernel what scratch it needs.
   static WorkspaceFn workspace_fn();
 
