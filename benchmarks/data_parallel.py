@@ -126,8 +126,9 @@ def launch(framework: str, world: int, a) -> dict:
                *worker]
     else:
         cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(world), *worker]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(common.REPO, "python-bindings"),
-                                                       os.environ.get("PYTHONPATH", "")]))
+    import glassgrad  # the one this driver imported (installed, or the in-tree build), for the ranks too
+    root = os.path.dirname(os.path.dirname(os.path.abspath(glassgrad.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (root, HERE, os.environ.get("PYTHONPATH", "")) if p))
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=a.timeout)
     for line in proc.stdout.splitlines():
         if line.startswith("RESULT "):

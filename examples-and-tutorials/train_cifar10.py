@@ -50,6 +50,10 @@ def parse_args(argv=None):
     p.add_argument("--device", default=None, help="cpu or cuda (default: the GPU when one is usable)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--distributed", action="store_true",
+                   help="data-parallel over the ranks of python -m glassgrad.distributed.run --nproc-per-node N "
+                        "(each rank trains on its share; --batch-size is per rank)")
+    p.add_argument("--sync-bn", action="store_true", help="with --distributed: BatchNorm over the global batch")
     return p.parse_args(argv)
 
 
@@ -74,6 +78,13 @@ def main(argv=None):
     if args.device:
         gg.set_default_device(args.device)
     gg.manual_seed(args.seed)
+    if args.distributed:
+        import glassgrad.distributed as dist
+        dist.init_process_group()  # NCCL on GPUs (cuda:<local rank>), MPI on the CPU
+        if dist.get_rank() != 0:
+            args.no_progress, args.checkpoint = True, None  # rank 0 reports and saves
+            global print
+            print = dist.print0  # noqa: A001
     device = gg.default_device()
     try:
         ds = gg.data.load_cifar10(args.data)
@@ -85,6 +96,9 @@ def main(argv=None):
         x_train, y_train = x_train[:args.limit], y_train[:args.limit]
     if args.test_limit:
         x_test, y_test = x_test[:args.test_limit], y_test[:args.test_limit]
+    if args.distributed:  # this rank's share; its loader shuffles the share every epoch
+        shard = list(dist.DistributedSampler(x_train, shuffle=False, drop_last=True))
+        x_train, y_train = x_train[shard], y_train[shard]
 
     # --8<-- [start:setup]
     model = gg.models.ResNet18(num_classes=10, width=args.width)
@@ -99,6 +113,10 @@ def main(argv=None):
     if len(loader) == 0:
         sys.exit(f"train_cifar10.py: {len(x_train)} training images make no full batch of {args.batch_size}")
 
+    if args.distributed:
+        if args.sync_bn:
+            model = dist.convert_sync_batchnorm(model)
+        model = dist.DistributedDataParallel(model)  # rank 0's weights everywhere; gradients averaged
     start_epoch = 0
     if args.resume and args.checkpoint and os.path.exists(args.checkpoint):
         ckpt = gg.load(args.checkpoint)

@@ -231,3 +231,14 @@ def test_profile_kernels_says_what_it_needs_without_a_gpu():
     # The profiler reads CUDA kernels through PyTorch's CUPTI; on a CPU device it explains and exits 0.
     proc = run_script("profile_kernels.py", "--device", "cpu")
     assert "needs PyTorch with CUDA" in proc.stdout
+
+
+def test_data_parallel_tiny_runs_two_mpi_ranks_against_one_process(tmp_path):
+    pytest.importorskip("mpi4py", reason="the CPU data-parallel benchmark needs mpi4py: pip install 'glassgrad[distributed]'")
+    out = tmp_path / "data_parallel.csv"
+    run_script("data_parallel.py", "--tiny", "--no-torch", "--csv", str(out))
+    rows = {r["metric"]: r for r in read_csv(out)}
+    assert {"max_loss_difference", "step_time_2_ranks", "step_time_1_process"} <= set(rows)
+    # SyncBatchNorm ranks follow the single process to float32 rounding (amplified a little by
+    # training on 8 images a step).
+    assert float(rows["max_loss_difference"]["value"]) < 1e-3, rows["max_loss_difference"]["notes"]

@@ -11,11 +11,15 @@ import time
 import numpy as np
 import pytest
 
+import glassgrad
+
 from glassgrad.distributed import DistributedSampler
 from glassgrad.distributed._env import from_environment
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.dirname(HERE), os.environ.get("PYTHONPATH", "")]))
+# The glassgrad this test imported (installed, or the in-tree build), for the ranks too.
+PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(glassgrad.__file__)))
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (PACKAGE_ROOT, os.environ.get("PYTHONPATH", "")) if p))
 
 
 def _mpi_missing():
