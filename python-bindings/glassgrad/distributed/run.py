@@ -4,7 +4,7 @@ backend nccl (default when CUDA is usable): starts N copies of the script with R
 WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT set (as torchrun does); rank i uses
 cuda:i. backend mpi (the default on CPU): runs them under mpiexec -n N. Either way, when one
 rank fails the others are stopped and the launcher exits non-zero naming the rank, so no
-rank is left waiting."""
+rank is left waiting. Each rank gets cpu_count // N OpenMP threads unless OMP_NUM_THREADS is set."""
 from __future__ import annotations
 
 import argparse
@@ -56,6 +56,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.exit(f"glassgrad.distributed.run: --nproc-per-node must be >= 1, got {n}")
     backend = _auto_backend() if a.backend == "auto" else a.backend
     env = dict(os.environ, WORLD_SIZE=str(n), MASTER_ADDR=a.master_addr, MASTER_PORT=str(a.master_port))
+    # The ranks share this machine's cores: without a setting of the user's, each gets its share of
+    # OpenMP threads instead of all of them (oversubscribed ranks slow each other down several-fold).
+    env.setdefault("OMP_NUM_THREADS", str(max(1, (os.cpu_count() or 1) // n)))
     cmd = [sys.executable, a.script, *a.args]
     if backend == "mpi":
         # mpiexec starts the ranks and ends them all when one aborts; the ranks read PMI_*/OMPI_*.
