@@ -7,7 +7,7 @@ for each world size in --gpus, the median step time over --steps steps after war
 1-GPU throughput of the same framework (the targets: 2 GPUs >= 1.9x, 4 GPUs >= 3.7x).
 
     python benchmarks/data_parallel.py --device cuda --gpus 1 2 4          # a machine with 4 GPUs
-    python benchmarks/data_parallel.py --device cuda --gpus 1 --no-torch   # NCCL with one rank
+    python benchmarks/data_parallel.py --device cuda     # 1, 2, 4, 8 GPUs, as many as there are
 
 CPU (MPI): --procs ranks with batch --batch each against one process with the concatenated
 batch (same initial weights and data): the losses of every step side by side (they must agree
@@ -140,7 +140,8 @@ def launch(framework: str, world: int, a) -> dict:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     common.add_common_args(p)
-    p.add_argument("--gpus", type=int, nargs="+", default=[1, 2], help="CUDA: world sizes to run")
+    p.add_argument("--gpus", type=int, nargs="+", default=None,
+                   help="CUDA: world sizes to run (default 1, 2, 4, 8 up to the GPUs this machine has)")
     p.add_argument("--procs", type=int, default=2, help="CPU: MPI ranks against one process")
     p.add_argument("--batch", type=int, default=128, help="batch per rank")
     p.add_argument("--steps", type=int, default=20)
@@ -167,6 +168,9 @@ def main() -> None:
     frameworks = ["glassgrad"] + (["torch"] if torch is not None else [])
     label = workloads.resnet18(a.width).label
     if a.device == "cuda":
+        if a.gpus is None:
+            import glassgrad as gg
+            a.gpus = [w for w in (1, 2, 4, 8) if w <= gg.cuda.device_count()]
         base = {}
         for world in a.gpus:
             for fw in frameworks:
