@@ -20,13 +20,7 @@ const char* value_kind_name(ValueKind k) {
 ValueId Graph::add_leaf(const std::string& name, const TensorInfo& info, ValueKind kind,
                         bool requires_grad) {
   if (kind == ValueKind::Intermediate) throw InternalError("add_leaf: a leaf cannot be Intermediate");
-  for (int64_t d : info.shape) {
-    if (d < 0) {
-      throw ShapeError(ErrorMessage("leaf '" + name + "' has a negative size in shape " +
-                                    shape_str(info.shape))
-                           .fix("every dimension must be >= 0"));
-    }
-  }
+  check_shape(info.shape, info.dtype, "leaf '" + name + "'");
   Value v;
   v.id = static_cast<ValueId>(values_.size());
   v.info = info;
@@ -54,6 +48,23 @@ namespace {
         first.str() + "')");
   throw DeviceError(m.str());
 }
+// Integer attributes (sizes, strides, paddings, axes) are at most kMaxSize in magnitude, so shape
+// rules may add a few of them without overflowing (types.h).
+void check_int_attrs(const ShapeContext& ctx) {
+  auto check = [&](const std::string& key, int64_t v) {
+    if (v < -kMaxSize || v > kMaxSize) {
+      ctx.fail(ErrorMessage("attribute '" + key + "' = " + std::to_string(v) + " is out of range")
+                   .detail("sizes, strides, paddings and axes are at most 2^60 in magnitude")
+                   .fix("check the value passed for '" + key + "'"));
+    }
+  };
+  for (const auto& kv : ctx.attrs().items()) {
+    if (const auto* i = std::get_if<int64_t>(&kv.second)) check(kv.first, *i);
+    if (const auto* l = std::get_if<std::vector<int64_t>>(&kv.second)) {
+      for (int64_t v : *l) check(kv.first, v);
+    }
+  }
+}
 }  // namespace
 
 std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorInfo>& infos, const Attrs& attrs,
@@ -77,10 +88,17 @@ std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorIn
     }
   }
   ShapeContext ctx(s.name, infos, attrs, meta);
+  check_int_attrs(ctx);
   std::vector<TensorInfo> outs = s.infer(ctx);
   if (static_cast<int>(outs.size()) != s.num_outputs()) {
     throw InternalError(s.name + ": shape rule returned " + std::to_string(outs.size()) +
                         " outputs, schema declares " + std::to_string(s.num_outputs()));
+  }
+  // The one size check of every recorded value (types.h: kMaxSize), views included: an Expand
+  // to [2^31, 2^31] is refused here rather than wrapping to a small count in a kernel.
+  for (size_t i = 0; i < outs.size(); ++i) {
+    check_shape(outs[i].shape, outs[i].dtype,
+                ctx.where() + ": output '" + s.outputs[i] + "'");
   }
   return outs;
 }

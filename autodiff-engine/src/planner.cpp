@@ -207,6 +207,18 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
 
   if (opts.inplace_reuse) reuse_inputs_in_place(plan);
 
+  // Every offset and total computed below is at most the sum of all buffers: check it once
+  // (types.h: kMaxSize), so the packing and accounting need no overflow checks of their own.
+  int64_t total = 0;
+  for (const auto& s : plan.slots) {
+    if (s.bytes > static_cast<size_t>(kMaxSize) || !size_add(total, static_cast<int64_t>(s.bytes), total)) {
+      throw OutOfMemoryError(ErrorMessage("this plan's buffers add up to more than 2^60 bytes")
+                                 .detail("largest so far: " + s.info.str())
+                                 .cause("a shape far larger than intended (an expand or a huge batch)")
+                                 .fix("check the shapes of the step's tensors")
+                                 .str());
+    }
+  }
   // Pack each device's arena and account.
   std::vector<Device> devices;
   for (const auto& s : plan.slots) {

@@ -1,5 +1,7 @@
 #include "glassgrad/autodiff/types.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 #include "glassgrad/autodiff/errors.h"
@@ -61,10 +63,106 @@ std::string Device::str() const {
   return type == DeviceType::CPU ? std::string("cpu") : "cuda:" + std::to_string(index);
 }
 
+bool size_mul(int64_t a, int64_t b, int64_t& out) {
+  if (a < 0 || b < 0) return false;
+  if (a == 0 || b == 0) {
+    out = 0;
+    return true;
+  }
+  if (a > kMaxSize / b) return false;
+  out = a * b;
+  return true;
+}
+
+bool size_add(int64_t a, int64_t b, int64_t& out) {
+  if (a < 0 || b < 0 || a > kMaxSize - b) return false;
+  out = a + b;
+  return true;
+}
+
+namespace {
+// "2^62" for powers of two, else the number: sizes past the limit are easier to read that way.
+std::string size_str(long double v) {
+  for (int e = 31; e < 400; ++e) {
+    if (v == std::ldexp(1.0L, e)) return "2^" + std::to_string(e);
+  }
+  std::ostringstream os;
+  if (v < 1e18L) os << static_cast<unsigned long long>(v);
+  else os << static_cast<double>(v);
+  return os.str();
+}
+
+// The exact size (as a long double) when a product or byte count is out of range, for messages.
+long double product(const Shape& shape) {
+  long double p = 1;
+  for (int64_t d : shape) p *= static_cast<long double>(d);
+  return p;
+}
+
+[[noreturn]] void size_error(const Shape& shape, DType dtype, const std::string& what, bool bytes) {
+  const std::string prefix = what.empty() ? std::string() : what + ": ";
+  for (int64_t d : shape) {
+    if (d < 0) {
+      throw ShapeError(ErrorMessage(prefix + "a tensor of shape " + shape_str(shape) + " has a negative size")
+                           .fix("sizes must be >= 0")
+                           .str());
+    }
+  }
+  const long double n = product(shape);
+  const std::string count =
+      n == 0 ? "a size exceeds 2^60"
+             : size_str(n) + " elements" +
+                   (bytes ? " of " + std::to_string(dtype_size(dtype)) + " bytes (" +
+                                size_str(n * static_cast<long double>(dtype_size(dtype))) + " bytes)"
+                          : std::string());
+  ErrorMessage m(prefix + "a tensor of shape " + shape_str(shape) + " " + (bytes ? dtype_name(dtype) : "") +
+                 (bytes ? " " : "") + "is too large: " + count);
+  m.detail("glassgrad counts elements and bytes in 64 bits and allows at most 2^60 of either")
+      .cause("a size computed from another (an expand or reshape to a huge shape, a wrong axis), or a "
+             "shape that multiplies out larger than intended")
+      .fix("check the sizes: no device can hold 2^60 bytes");
+  throw ShapeError(m.str());
+}
+}  // namespace
+
 int64_t numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t d : shape) n *= d;
+  for (int64_t d : shape) {
+    if (d < 0) size_error(shape, DType::UInt8, "", false);
+  }
+  for (int64_t d : shape) {
+    if (!size_mul(n, d, n)) {
+      // A zero anywhere makes the count 0 whatever the other sizes are.
+      for (int64_t z : shape) {
+        if (z == 0) return 0;
+      }
+      size_error(shape, DType::UInt8, "", false);
+    }
+  }
   return n;
+}
+
+size_t nbytes(const Shape& shape, DType dtype) {
+  int64_t b = 0;
+  if (!size_mul(numel(shape), static_cast<int64_t>(dtype_size(dtype)), b)) size_error(shape, dtype, "", true);
+  return static_cast<size_t>(b);
+}
+
+void check_shape(const Shape& shape, DType dtype, const std::string& what) {
+  int64_t n = 1, b = 0;
+  bool ok = true;
+  for (int64_t d : shape) ok = ok && d >= 0 && d <= kMaxSize;
+  if (ok) {
+    for (int64_t d : shape) {
+      if (!size_mul(n, d, n)) {
+        ok = std::find(shape.begin(), shape.end(), 0) != shape.end();
+        n = 0;
+        break;
+      }
+    }
+  }
+  ok = ok && size_mul(n, static_cast<int64_t>(dtype_size(dtype)), b);
+  if (!ok) size_error(shape, dtype, what, true);
 }
 
 Strides contiguous_strides(const Shape& shape) {

@@ -25,18 +25,12 @@ int check_dim(int64_t dim, int rank, const char* op, const Shape& shape) {
 }  // namespace
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, const Device& device, const std::string& name) {
-  for (int64_t d : shape) {
-    if (d < 0) {
-      throw ShapeError(ErrorMessage("cannot create a tensor of shape " + shape_str(shape))
-                           .cause("sizes must be >= 0")
-                           .str());
-    }
-  }
+  check_shape(shape, dtype, "cannot create a tensor");
   Tensor t;
   t.shape_ = shape;
   t.strides_ = contiguous_strides(shape);
   t.dtype_ = dtype;
-  t.storage_ = Storage::allocate(static_cast<size_t>(glassgrad::numel(shape)) * dtype_size(dtype), device, name);
+  t.storage_ = Storage::allocate(glassgrad::nbytes(shape, dtype), device, name);
   return t;
 }
 
@@ -53,6 +47,7 @@ Tensor Tensor::full(const Shape& shape, double value, DType dtype, const Device&
 Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, const Shape& shape, const Strides& strides,
                             int64_t offset, DType dtype) {
   if (shape.size() != strides.size()) throw InternalError("from_storage: shape and strides differ in rank");
+  check_shape(shape, dtype, "view");
   Tensor t;
   t.storage_ = std::move(storage);
   t.shape_ = shape;
@@ -61,13 +56,18 @@ Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, const Shape& shape
   t.dtype_ = dtype;
   // Bounds: the furthest element must lie inside the storage.
   if (t.numel() > 0) {
-    int64_t lo = offset, hi = offset;
-    for (size_t i = 0; i < shape.size(); ++i) {
-      const int64_t span = (shape[i] - 1) * strides[i];
-      (span < 0 ? lo : hi) += span;
-    }
+    // In checked size arithmetic: the reach below and above the offset (each span is at most
+    // the storage's size when the view fits, so a failed check means it does not).
     const int64_t cap = static_cast<int64_t>(t.storage_->nbytes() / dtype_size(dtype));
-    if (lo < 0 || hi >= cap) {
+    int64_t below = 0, above = 0;
+    bool fits = offset >= 0 && offset < cap;
+    for (size_t i = 0; fits && i < shape.size(); ++i) {
+      const int64_t stride = strides[i];
+      int64_t span = 0;
+      fits = stride >= -kMaxSize && stride <= kMaxSize && size_mul(shape[i] - 1, stride < 0 ? -stride : stride, span) &&
+             size_add(stride < 0 ? below : above, span, stride < 0 ? below : above);
+    }
+    if (!fits || offset - below < 0 || offset + above >= cap) {
       throw IndexError(ErrorMessage("view " + shape_str(shape) + " strides " + shape_str(strides) + " offset " +
                                     std::to_string(offset) + " reaches outside its storage of " +
                                     std::to_string(cap) + " elements")
@@ -95,7 +95,7 @@ std::string Tensor::str() const {
 Shape Tensor::infer_shape(const Shape& requested, int64_t n, const char* op) {
   Shape out = requested;
   int infer = -1;
-  int64_t known = 1;
+  Shape known_sizes;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
       if (infer >= 0) {
@@ -107,9 +107,11 @@ Shape Tensor::infer_shape(const Shape& requested, int64_t n, const char* op) {
                            .fix("sizes must be >= 0, or -1 for one size to be inferred")
                            .str());
     } else {
-      known *= out[i];
+      known_sizes.push_back(out[i]);
     }
   }
+  check_shape(known_sizes, DType::UInt8, std::string(op) + ": the requested shape " + shape_str(requested));
+  const int64_t known = glassgrad::numel(known_sizes);
   if (infer >= 0) {
     if (known == 0 || n % known != 0) {
       throw ShapeError(ErrorMessage(std::string(op) + ": cannot reshape " + std::to_string(n) + " elements into " +

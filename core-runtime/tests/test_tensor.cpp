@@ -50,3 +50,29 @@ TEST(Allocator, LimitRaisesOutOfMemoryNamingRequest) {
   }
   a.set_limit(0);
 }
+
+// Sizes whose element or byte count overflows 64 bits are refused where the tensor is made
+// (types.h: kMaxSize), never wrapped to a small allocation that kernels then overrun.
+TEST(TensorSizes, HugeShapesAreRefusedBeforeAllocating) {
+  const int64_t big = int64_t(1) << 31;
+  Allocator& a = allocator_for(Device::cpu());
+  const size_t before = a.stats().num_allocs;
+  EXPECT_THROW(Tensor::empty({big, big}, DType::Float32), ShapeError);  // 2^64 bytes wraps to 0
+  EXPECT_THROW(Tensor::zeros({big, big, big}, DType::UInt8), ShapeError);
+  EXPECT_EQ(a.stats().num_allocs, before);
+}
+
+TEST(TensorSizes, ViewsWhoseStridesOverflowAreRefused) {
+  Tensor x = Tensor::zeros({4}, DType::Float32);
+  // A stride of 2^62 times 3 steps would wrap around to land inside the storage.
+  EXPECT_THROW(x.as_strided({4}, {int64_t(1) << 62}, 0), IndexError);
+  EXPECT_THROW(x.as_strided({2, 2}, {int64_t(1) << 61, -(int64_t(1) << 61)}, 0), IndexError);
+  EXPECT_NO_THROW(x.as_strided({2, 2}, {2, 1}, 0));
+}
+
+TEST(TensorSizes, ExpandToAHugeShapeIsRefused) {
+  Tensor x = Tensor::zeros({1, 1}, DType::Float32);
+  const int64_t big = int64_t(1) << 31;
+  EXPECT_THROW(x.expand({big, big}), ShapeError);
+  EXPECT_THROW(x.reshape({int64_t(1) << 40, int64_t(1) << 40, -1}), ShapeError);
+}

@@ -11,17 +11,20 @@ namespace {
 Shape resolve_shape(const ShapeContext& ctx, const Shape& req, int64_t n) {
   Shape out = req;
   int infer = -1;
-  int64_t known = 1;
+  Shape known_sizes;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1 && infer < 0) {
       infer = static_cast<int>(i);
     } else if (out[i] < 0) {
       ops::bad_attr(ctx, "shape", "sizes >= 0 with at most one -1", shape_str(req));
     } else {
-      known *= out[i];
+      known_sizes.push_back(out[i]);
     }
   }
+  check_shape(known_sizes, ctx.in(0).dtype, ctx.where() + ": the requested shape " + shape_str(req));
+  const int64_t known = numel(known_sizes);
   if (infer >= 0 && known > 0 && n % known == 0) out[static_cast<size_t>(infer)] = n / known;
+  if (infer >= 0 && out[static_cast<size_t>(infer)] < 0) out[static_cast<size_t>(infer)] = 0;
   if (numel(out) != n) {
     ctx.fail(ErrorMessage("cannot reshape " + shape_str(ctx.in(0).shape) + " (" + std::to_string(n) +
                           " elements) into " + shape_str(req))

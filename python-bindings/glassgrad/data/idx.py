@@ -15,6 +15,7 @@ with 00 00 08 01 (magic 2049). A file is read as gzip when it starts with gzip's
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import struct
 import zlib
@@ -80,7 +81,7 @@ def read_idx(path: PathLike) -> np.ndarray:
                               f"the file has {len(data)}")
     shape = struct.unpack(f">{ndim}I", data[4:header])
     dtype = IDX_DTYPES[code]
-    want = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    want = math.prod(shape) * dtype.itemsize  # Python ints: a hostile header cannot wrap it
     have = len(data) - header
     if have != want:
         what = "truncated" if have < want else "has extra bytes at the end"

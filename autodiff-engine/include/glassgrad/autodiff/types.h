@@ -41,7 +41,25 @@ struct Device {
 using Shape = std::vector<int64_t>;
 using Strides = std::vector<int64_t>;
 
+// Sizes are checked once, where shapes are made (Tensor::empty, every node's shape rule through
+// infer_node, graph inputs, the planner): every dimension, element count, byte count and integer
+// attribute is at most kMaxSize = 2^60, or a ShapeError says so. 2^60 bytes is far beyond any
+// device; the headroom below int64's 2^63 is what makes the unchecked arithmetic after that
+// point safe: a rule may add a few sizes (H + pad_top + pad_bottom) and a kernel may multiply an
+// index by a stride (index * stride <= numel) without overflowing.
+constexpr int64_t kMaxSize = int64_t(1) << 60;
+
+// The element count. Throws ShapeError when a size is negative or the count exceeds kMaxSize
+// (a shape with a zero size has no elements, however large the others).
 int64_t numel(const Shape& shape);
+// numel(shape) * dtype_size(dtype), with the same checks on the byte count.
+size_t nbytes(const Shape& shape, DType dtype);
+// Throws ShapeError "<what>: ..." unless every size is in [0, kMaxSize] and numel and nbytes are
+// within kMaxSize: the one check every created shape passes.
+void check_shape(const Shape& shape, DType dtype, const std::string& what);
+// a * b and a + b for sizes (>= 0); false when the result would exceed kMaxSize.
+bool size_mul(int64_t a, int64_t b, int64_t& out);
+bool size_add(int64_t a, int64_t b, int64_t& out);
 Strides contiguous_strides(const Shape& shape);
 std::string shape_str(const Shape& shape);  // "[32, 1, 28, 28]"
 // NumPy broadcasting of two shapes; returns false (and leaves out untouched) if incompatible.
@@ -57,7 +75,7 @@ struct TensorInfo {
 
   int rank() const { return static_cast<int>(shape.size()); }
   int64_t numel() const { return glassgrad::numel(shape); }
-  size_t nbytes() const { return static_cast<size_t>(numel()) * dtype_size(dtype); }
+  size_t nbytes() const { return glassgrad::nbytes(shape, dtype); }
   std::string str() const;  // "[32, 16, 26, 26] float32 cpu"
   bool operator==(const TensorInfo& o) const {
     return shape == o.shape && dtype == o.dtype && device == o.device;
