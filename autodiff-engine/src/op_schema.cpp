@@ -28,6 +28,22 @@ void ShapeContext::fail(const ErrorMessage& msg, bool dtype) const {
   throw ShapeError(text);
 }
 
+int ShapeContext::axis(const char* attr, int64_t axis, int rank, int input, const std::string& fix) const {
+  const int d = normalize_axis(axis, rank);
+  if (d >= 0) return d;
+  const std::string range = rank == 0 ? std::string("none: the input has no axes")
+                                      : "[" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]";
+  throw IndexError(where() + ": " +
+                   ErrorMessage(std::string(attr) + " " + std::to_string(axis) + " is out of range for a " +
+                                std::to_string(in(input).rank()) + "-d input " + shape_str(in(input).shape))
+                       .detail("valid: " + range)
+                       .fix(fix.empty() ? (rank == 0 ? std::string("reshape the input to have axes first")
+                                                     : "use " + std::string(attr) + " in " + range +
+                                                           " (negative values count from the end)")
+                                        : fix)
+                       .str());
+}
+
 void ShapeContext::expect_rank(int input, int rank, const char* layout) const {
   const TensorInfo& t = in(input);
   if (t.rank() == rank) return;

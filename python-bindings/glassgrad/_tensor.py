@@ -6,6 +6,7 @@ plan (cached by its structure, shapes and dtypes) and executed.
 """
 from __future__ import annotations
 
+import math
 import numbers
 from collections import namedtuple
 from typing import Any, Iterable, Optional, Sequence, Tuple, Union
@@ -90,15 +91,16 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     arr = np.asarray(data)
     if want is not None:
         arr = arr.astype(_NP[want], copy=False)  # an explicit dtype is the user's conversion
-    elif not isinstance(data, np.ndarray):
+    elif not isinstance(data, (np.ndarray, np.generic)):
         # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
+        # NumPy arrays and scalars keep their dtype (np.float64 is a float subclass: test it first).
         if arr.dtype.kind == "f":
             arr = arr.astype(np.float32)
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
     # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
     # The allocation log names the buffer after the tensor, or the line that created it.
-    raw = _C.Tensor.from_numpy(np.asarray(arr, order="C"), _device.normalize(device), name or f"tensor@{user_source()}")
+    raw = _C.Tensor.from_numpy(arr, _device.normalize(device), name or f"tensor@{user_source()}")
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 
@@ -123,6 +125,22 @@ def _shape_args(shape) -> Tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
+
+
+def _dim(dim, ndim: int, op: str, shape=None) -> int:
+    """`dim` as an axis of an ndim-d tensor (negative counts from the end), or an IndexError
+    naming the op and the valid range: never wrapped modulo ndim (the engine's ShapeContext::axis
+    says the same for the ops it checks)."""
+    if isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, np.integer)):
+        raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
+    d = int(dim)
+    if -ndim <= d < ndim:
+        return d % ndim
+    where = f" {list(shape)}" if shape is not None else ""
+    valid = f"[{-ndim}, {ndim - 1}]" if ndim else "none: the input has no axes"
+    raise _C.GlassgradIndexError(f"{op}: dim {d} is out of range for a {len(shape) if shape is not None else ndim}-d "
+                                 f"input{where}\n  valid: {valid}\n  fix: use a dim in {valid} (negative values "
+                                 f"count from the end)")
 
 
 def _axes(dim, ndim) -> list:
@@ -164,10 +182,10 @@ class Tensor:
         return self.ndim
 
     def size(self, dim: Optional[int] = None):
-        return self.shape if dim is None else self.shape[dim]
+        return self.shape if dim is None else self.shape[_dim(dim, self.ndim, "size", self.shape)]
 
     def numel(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -336,18 +354,23 @@ class Tensor:
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         n = self.ndim
-        if n == 0:
+        if n == 0:  # a scalar flattens to one element; its only dims are 0 and -1
+            _dim(start_dim, 1, "flatten", self.shape), _dim(end_dim, 1, "flatten", self.shape)
             return self.reshape(1)
-        s, e = start_dim % n, end_dim % n
-        shape = list(self.shape[:s]) + [int(np.prod(self.shape[s:e + 1], dtype=np.int64))] + list(self.shape[e + 1:])
+        s, e = _dim(start_dim, n, "flatten", self.shape), _dim(end_dim, n, "flatten", self.shape)
+        if s > e:
+            raise _C.ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {n}-d input "
+                                f"{list(self.shape)}\n  fix: flatten(x, start_dim, end_dim) with start_dim <= end_dim")
+        shape = list(self.shape[:s]) + [math.prod(self.shape[s:e + 1])] + list(self.shape[e + 1:])
         return self.reshape(shape)
 
     def permute(self, *dims) -> "Tensor":
-        dims = [d % self.ndim for d in _shape_args(dims)]
+        dims = [_dim(d, self.ndim, "permute", self.shape) for d in _shape_args(dims)]
         return _op("Permute", [self], {"dims": dims})
 
     def transpose(self, a: int, b: int) -> "Tensor":
         dims = list(range(self.ndim))
+        a, b = _dim(a, self.ndim, "transpose", self.shape), _dim(b, self.ndim, "transpose", self.shape)
         dims[a], dims[b] = dims[b], dims[a]
         return self.permute(dims)
 
@@ -356,14 +379,14 @@ class Tensor:
         return self.permute(list(reversed(range(self.ndim))))
 
     def unsqueeze(self, dim: int) -> "Tensor":
-        d = dim % (self.ndim + 1)
+        d = _dim(dim, self.ndim + 1, "unsqueeze", self.shape)
         return self.reshape(list(self.shape[:d]) + [1] + list(self.shape[d:]))
 
     def squeeze(self, dim: Optional[int] = None) -> "Tensor":
         if dim is None:
             return self.reshape([s for s in self.shape if s != 1])
-        d = dim % self.ndim
-        if self.shape[d] != 1:
+        d = _dim(dim, max(self.ndim, 1), "squeeze", self.shape)
+        if self.ndim == 0 or self.shape[d] != 1:
             return self
         return self.reshape(list(self.shape[:d]) + list(self.shape[d + 1:]))
 
@@ -479,10 +502,10 @@ class Tensor:
         return out
 
     def softmax(self, dim: int = -1):
-        return _op("Softmax", [self], {"dim": dim % self.ndim})
+        return _op("Softmax", [self], {"dim": dim})
 
     def log_softmax(self, dim: int = -1):
-        return _op("LogSoftmax", [self], {"dim": dim % self.ndim})
+        return _op("LogSoftmax", [self], {"dim": dim})
 
     # ---- reductions ----
     def sum(self, dim=None, keepdim: bool = False):

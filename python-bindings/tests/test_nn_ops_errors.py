@@ -184,7 +184,7 @@ def test_batchnorm_update_stats_needs_a_count_of_at_least_two():
 # ---- softmax --------------------------------------------------------------------------------
 
 def test_softmax_dim_out_of_range_names_the_shape():
-    with pytest.raises(glassgrad.ShapeError, match=r"dim must be within \[-2, 1\] for input \[4, 5\], got 2"):
+    with pytest.raises(glassgrad.GlassgradIndexError, match=r"Softmax: dim 2 is out of range for a 2-d input \[4, 5\]"):
         _run("Softmax", np.zeros((4, 5), np.float32), dim=2)
 
 

@@ -27,15 +27,7 @@ std::vector<int64_t> axes_attr(const ShapeContext& ctx, const char* key, int ran
     for (int i = 0; i < rank; ++i) axes.push_back(i);
     return axes;
   }
-  for (int64_t a : ctx.attrs().ints(key)) {
-    const int n = normalize_axis(a, rank);
-    if (n < 0) {
-      bad_attr(ctx, key, "within [-" + std::to_string(rank) + ", " + std::to_string(rank - 1) +
-                             "] for a " + std::to_string(rank) + "-d input " + shape_str(ctx.in(0).shape),
-               std::to_string(a));
-    }
-    axes.push_back(n);
-  }
+  for (int64_t a : ctx.attrs().ints(key)) axes.push_back(ctx.axis("dim", a, rank));
   std::sort(axes.begin(), axes.end());
   axes.erase(std::unique(axes.begin(), axes.end()), axes.end());
   return axes;

@@ -110,9 +110,7 @@ void register_reduction_ops(OpRegistry& r) {
     s.formula = "index = position of the first maximum along dim (int64)";
     s.infer = [](const ShapeContext& ctx) {
       const int rank = ctx.in(0).rank();
-      const int64_t dim = ctx.attrs().i("dim");
-      const int d = normalize_axis(dim, rank);
-      if (d < 0) ops::bad_attr(ctx, "dim", "within [" + std::to_string(-rank) + ", " + std::to_string(rank - 1) + "]", std::to_string(dim));
+      const int d = ctx.axis("dim", ctx.attrs().i("dim"), rank);
       if (ctx.in(0).shape[static_cast<size_t>(d)] == 0) ctx.fail(ErrorMessage("argmax over an empty axis of " + shape_str(ctx.in(0).shape)));
       if (ctx.in(0).dtype == DType::Bool) ctx.fail(ErrorMessage("argmax of a bool tensor").fix("x.float().argmax(dim)"), true);
       const Shape out = ops::reduced_shape(ctx.in(0).shape, {d}, ctx.attrs().b("keepdim", false));

@@ -32,14 +32,8 @@ namespace {
 // Normalized `dim` attribute (default -1) for input i; a 0-d input counts as rank 1.
 int softmax_dim(const ShapeContext& ctx, int i = 0) {
   const int rank = std::max(ctx.in(i).rank(), 1);
-  const int64_t dim = ctx.attrs().i("dim", -1);
-  const int d = normalize_axis(dim, rank);
-  if (d < 0) {
-    ops::bad_attr(ctx, "dim", "within [-" + std::to_string(rank) + ", " + std::to_string(rank - 1) + "] for input " +
-                                  shape_str(ctx.in(i).shape),
-                  std::to_string(dim), "dim=-1 (the last axis, e.g. the classes of [N, classes] logits)");
-  }
-  return d;
+  return ctx.axis("dim", ctx.attrs().i("dim", -1), rank, i,
+                  "dim=-1 (the last axis, e.g. the classes of [N, classes] logits)");
 }
 
 void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, const char* bn) {

@@ -50,6 +50,10 @@ class ShapeContext {
   std::string where() const;
   // Throws ShapeError (or DTypeError when dtype=true). The headline is prefixed with where().
   [[noreturn]] void fail(const ErrorMessage& msg, bool dtype = false) const;
+  // Attribute `attr` = `axis` as an axis of a rank-`rank` input (negative counts from the end),
+  // or an IndexError naming the op, the input's shape and the valid range (never wrapped modulo
+  // the rank). `fix`, when given, replaces the default fix line.
+  int axis(const char* attr, int64_t axis, int rank, int input = 0, const std::string& fix = "") const;
   // Common checks with ready-made messages.
   void expect_rank(int input, int rank, const char* layout = nullptr) const;
   void expect_float(int input) const;                 // float32 or float64
