@@ -48,9 +48,17 @@ py::dtype numpy_dtype(DType dt) {
   return py::dtype::of<float>();
 }
 
+// The one way data enters glassgrad from NumPy: any strides (copied dense), any byte order
+// (converted to the machine's: raw bytes of a big-endian array would be garbage values), any
+// rank including 0-d (a scalar stays shape ()).
 Tensor from_numpy(const py::array& arr, const std::string& device, const std::string& name) {
   const DType dt = dtype_of(arr);
-  py::array c = py::array::ensure(arr, py::array::c_style);
+  py::array native = arr;
+  if (!arr.dtype().attr("isnative").cast<bool>()) {
+    native = arr.attr("astype")(arr.dtype().attr("newbyteorder")("="));
+  }
+  py::array c = py::array::ensure(native, py::array::c_style);
+  if (!c) throw py::error_already_set();
   Shape shape(c.shape(), c.shape() + c.ndim());
   const Device dev = Device::parse(device);
   Tensor host = Tensor::empty(shape, dt, Device::cpu(), name);

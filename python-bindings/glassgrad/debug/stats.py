@@ -46,7 +46,7 @@ def tensor_stats(t) -> dict:
         return dict(_C.tensor_stats(t))
     arr = np.asarray(t)
     if arr.dtype.name in _RUNTIME_DTYPES:
-        return dict(_C.tensor_stats(_C.Tensor.from_numpy(np.ascontiguousarray(arr), "cpu", "print_tensor_stats")))
+        return dict(_C.tensor_stats(_C.Tensor.from_numpy(arr, "cpu", "print_tensor_stats")))
     return _numpy_stats(arr)
 
 

@@ -1,0 +1,72 @@
+"""Data entering glassgrad from NumPy or Python keeps its values and its shape, whatever its byte
+order, strides or rank: big-endian arrays are converted (not copied as raw bytes), 0-d inputs
+stay 0-d, views with any strides are copied element by element."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+DTYPES = ["float32", "float64", "int64", "uint8", "bool"]
+
+
+def _values(dtype):
+    return (np.arange(24) % 7 > 2) if dtype == "bool" else np.arange(24).astype(dtype) * (3 if dtype != "uint8" else 1)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("order", ["<", ">", "="])
+def test_every_byte_order_round_trips_values(dtype, order):
+    ref = _values(dtype).reshape(2, 3, 4)
+    arr = ref.astype(np.dtype(dtype).newbyteorder(order))
+    out = gg.tensor(arr).numpy()
+    assert out.dtype == np.dtype(dtype) and out.dtype.isnative
+    np.testing.assert_array_equal(out, ref)
+
+
+@pytest.mark.parametrize("view", [
+    lambda a: a[:, ::2],
+    lambda a: a[::-1],
+    lambda a: a.T,
+    lambda a: np.asfortranarray(a),
+    lambda a: a.astype(">f4")[:, 1::3],
+], ids=["step", "reversed", "transposed", "fortran", "big-endian-view"])
+def test_strided_and_reversed_views_are_copied_element_by_element(view):
+    a = np.arange(30, dtype=np.float32).reshape(5, 6)
+    v = view(a)
+    np.testing.assert_array_equal(gg.tensor(v).numpy(), np.asarray(v, dtype=np.float32))
+
+
+@pytest.mark.parametrize("value,dtype", [
+    (3.0, "float32"), (3, "int64"), (True, "bool"),
+    (np.float32(3.5), "float32"), (np.float64(2.5), "float64"), (np.int64(7), "int64"),
+    (np.array(4.0, dtype=">f8"), "float64"),
+])
+def test_zero_dimensional_inputs_stay_zero_dimensional(value, dtype):
+    t = gg.tensor(value)
+    assert t.shape == () and t.ndim == 0 and t.dtype == dtype
+    assert t.numpy().shape == ()
+    assert t.item() == np.asarray(value).item()
+    assert (t.astype("float64") * 2).shape == ()
+
+
+def test_zero_dimensional_parameter_and_buffer_stay_zero_dimensional():
+    p = gg.Parameter(np.float32(1.5))
+    assert p.shape == ()
+    m = gg.Module()
+    m.register_buffer("scale", np.float32(2.0))
+    assert m.scale.shape == ()
+
+
+def test_big_endian_parameters_and_state_dicts_load_their_values():
+    lin = gg.Linear(3, 2)
+    state = {k: v.astype(v.dtype.newbyteorder(">")) + 1 for k, v in lin.state_dict().items()}
+    lin.load_state_dict(state)
+    for k, v in lin.state_dict().items():
+        np.testing.assert_array_equal(v, state[k].astype(v.dtype))
+    p = gg.Parameter(np.array([1.0, -2.0], dtype=">f4"))
+    np.testing.assert_array_equal(p.numpy(), [1.0, -2.0])
+
+
+def test_big_endian_operands_of_arithmetic_are_converted():
+    x = gg.tensor(np.ones(3, np.float32))
+    np.testing.assert_array_equal((x + np.array([1, 2, 3], dtype=">f4")).numpy(), [2, 3, 4])
