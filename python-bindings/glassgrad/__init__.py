@@ -45,8 +45,8 @@ from .nn import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv2D,
                  LeakyReLU, Linear, MaxPool2D, Module, ModuleDict, ModuleList, Parameter, ReLU, Sequential)
 from .optim import SGD, Adam, AdamW, Optimizer, RMSprop  # noqa: E402
 from . import optim  # noqa: E402,F401
-from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, no_grad, enable_grad, set_fusion,  # noqa: E402
-                       reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
+from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_enabled, no_grad, enable_grad,  # noqa: E402
+                       set_fusion, reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
 from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402

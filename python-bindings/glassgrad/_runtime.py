@@ -1,22 +1,35 @@
 """Runtime switches: gradient mode, the plan cache's statistics, threads."""
 from __future__ import annotations
 
+import threading
+
 from . import _C
 
 
 class no_grad:
-    """Within this block, recorded ops do not track gradients (evaluation, metrics)."""
+    """Within this block, recorded ops do not track gradients (evaluation, metrics).
+
+    Gradient mode is per thread, as in PyTorch: no_grad() in one thread (an evaluation loop)
+    leaves another thread's training step recording its gradients. Also a decorator."""
+
+    _enabled = False
+
+    def __init__(self):
+        self._saved = threading.local()  # one instance may be entered by several threads at once
 
     def __enter__(self):
-        self._prev = _C.grad_enabled()
-        _C.set_grad_enabled(False)
+        stack = self._saved.__dict__.setdefault("stack", [])
+        stack.append(_C.grad_enabled())
+        _C.set_grad_enabled(self._enabled)
 
     def __exit__(self, *exc):
-        _C.set_grad_enabled(self._prev)
+        _C.set_grad_enabled(self._saved.stack.pop())
 
     def __call__(self, fn):
+        kind = type(self)
+
         def wrapper(*a, **k):
-            with no_grad():
+            with kind():
                 return fn(*a, **k)
         wrapper.__name__ = getattr(fn, "__name__", "wrapped")
         wrapper.__doc__ = getattr(fn, "__doc__", None)
@@ -24,9 +37,14 @@ class no_grad:
 
 
 class enable_grad(no_grad):
-    def __enter__(self):
-        self._prev = _C.grad_enabled()
-        _C.set_grad_enabled(True)
+    """Turns gradient tracking back on inside a no_grad() block (this thread only)."""
+
+    _enabled = True
+
+
+def is_grad_enabled() -> bool:
+    """Whether ops recorded now on this thread track gradients."""
+    return _C.grad_enabled()
 
 
 def cache_stats() -> dict:

@@ -1,20 +1,37 @@
 """Recording ops: the layer scope stack (module paths such as "layer2.0.conv1") and the user's
-source line, attached to every node so errors and printed plans point at the right place."""
+source line, attached to every node so errors and printed plans point at the right place.
+
+The stacks are per thread (like grad mode): a model called in one thread never lends its layer
+names to ops another thread records at the same time."""
 from __future__ import annotations
 
 import os
 import sys
+import threading
 from typing import List
 
 from . import _C
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-_scopes: List[str] = []
-_roles: List[str] = []
+
+
+class _Stacks(threading.local):
+    def __init__(self):
+        self.scopes: List[str] = []
+        self.roles: List[str] = []
+
+
+_local = _Stacks()
 
 
 def current_scope() -> str:
-    return _scopes[-1] if _scopes else ""
+    scopes = _local.scopes
+    return scopes[-1] if scopes else ""
+
+
+def in_scope() -> bool:
+    """Whether a layer is being called on this thread (an enclosing Module.__call__)."""
+    return bool(_local.scopes)
 
 
 class scope:
@@ -28,14 +45,14 @@ class scope:
         self.role = role
 
     def __enter__(self):
-        _scopes.append(self.name)
+        _local.scopes.append(self.name)
         if self.role:
-            _roles.append(self.role)
+            _local.roles.append(self.role)
 
     def __exit__(self, *exc):
-        _scopes.pop()
+        _local.scopes.pop()
         if self.role:
-            _roles.pop()
+            _local.roles.pop()
 
 
 _where = {}  # code object -> "file.py" for user code, None for glassgrad's own
@@ -58,5 +75,6 @@ def user_source() -> str:
 
 def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line."""
-    role = role or (_roles[-1] if _roles else "forward")
+    roles = _local.roles
+    role = role or (roles[-1] if roles else "forward")
     return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role)

@@ -13,7 +13,9 @@ std::unordered_map<const Value*, std::weak_ptr<Value>>& pending() {
   return *p;
 }
 uint64_t g_seq = 0;
-bool g_grad_enabled = true;
+// Per thread, as in PyTorch: no_grad() in one thread (evaluation) never stops another thread's
+// training step from recording its gradients.
+thread_local bool t_grad_enabled = true;
 }  // namespace
 
 uint64_t next_seq() { return ++g_seq; }
@@ -59,8 +61,8 @@ void Handle::reset(ValuePtr v) {
   v_ = std::move(v);
 }
 
-bool grad_enabled() { return g_grad_enabled; }
-void set_grad_enabled(bool on) { g_grad_enabled = on; }
+bool grad_enabled() { return t_grad_enabled; }
+void set_grad_enabled(bool on) { t_grad_enabled = on; }
 
 void throw_invalid(const Value& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
@@ -101,7 +103,7 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
     infos.push_back(in->info);
   }
   const std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
-  const bool track = g_grad_enabled && static_cast<bool>(s.gradient) && !s.stops_gradient && s.inplace.empty() &&
+  const bool track = t_grad_enabled && static_cast<bool>(s.gradient) && !s.stops_gradient && s.inplace.empty() &&
                      std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) { return v->requires_grad; });
 
   // A view of a computed tensor that needs no gradient is taken now: no node, no copy.

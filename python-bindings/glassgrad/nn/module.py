@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _C, _device
 from .._tensor import Tensor, _wrap
-from .._trace import _scopes, scope, user_source
+from .._trace import in_scope, scope, user_source
 
 
 class Parameter(Tensor):
@@ -23,7 +23,7 @@ class Parameter(Tensor):
         if arr.dtype.kind != "f":
             raise _C.DTypeError(f"a Parameter must hold floats, got {arr.dtype}\n  fix: np.asarray(x, dtype=np.float32)")
         # Until a model call names it by its path, the allocation log knows it by where it was made.
-        raw = _C.Tensor.from_numpy(np.asarray(arr, order="C"), _device.normalize(device), name or f"parameter@{user_source()}")
+        raw = _C.Tensor.from_numpy(arr, _device.normalize(device), name or f"parameter@{user_source()}")
         self._h = _C.lazy_leaf(raw, "parameter", True, name)
 
     def __repr__(self) -> str:
@@ -31,14 +31,14 @@ class Parameter(Tensor):
 
 
 def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.asarray(arr, order="C"), device, name), "state", False, name))
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, device, name), "state", False, name))
 
 
 def assign_data(t: Tensor, arr: np.ndarray, device: Optional[str] = None) -> None:
     """Gives the parameter or buffer `t` new data (converted to its dtype; on `device`, default its
     own), keeping the Python object: optimizers and models holding it see the new values."""
     kind = "parameter" if isinstance(t, Parameter) else "state"
-    arr = np.asarray(np.asarray(arr).astype(t.dtype, copy=False), order="C")  # keeps 0-d arrays 0-d
+    arr = np.asarray(arr).astype(t.dtype, copy=False)  # from_numpy makes it dense (and keeps 0-d)
     raw = _C.Tensor.from_numpy(arr, device or t.device, t.name)
     t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
 
@@ -196,7 +196,7 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):
-        if not _scopes:
+        if not in_scope():
             # A top-level call: name every layer by its attribute path. A layer that a parent model
             # already named (model.layer1(x) called on its own) keeps its path ("layer1.0.conv1").
             for path, m in self.named_modules(self._scope):

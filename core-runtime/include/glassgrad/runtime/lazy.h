@@ -107,6 +107,7 @@ struct GradientSync {
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync);
 void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
 
+// Gradient mode (glassgrad.no_grad), per thread: a new thread starts with gradients enabled.
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
