@@ -17,6 +17,7 @@ Every input is viewed as (N, C, H, W) for the BatchNorm2D kernels (a view: no co
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Tuple, Union
 
 import numpy as np
@@ -39,7 +40,7 @@ def as_nchw(x: Tensor, where: str) -> Tuple[Tensor, Tuple[int, ...]]:
     if len(shape) == 4:
         return x, shape
     n, c = shape[0], shape[1]
-    rest = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
+    rest = math.prod(shape[2:])
     return x.reshape(n, c, rest, 1), shape
 
 
@@ -77,7 +78,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     if training:
         y, mean, var = _op_multi("BatchNorm2DTrain", [x, w, b], {"eps": float(eps)})
         if running_mean is not None and running_var is not None:
-            count = int(np.prod([shape[0]] + list(shape[2:]), dtype=np.int64))
+            count = math.prod([shape[0]] + list(shape[2:]))
             update_running_stats(running_mean, running_var, mean, var, count, momentum)
     else:
         if running_mean is None or running_var is None:

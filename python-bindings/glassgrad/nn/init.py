@@ -68,7 +68,7 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> Tuple[int, int]:
     if len(shape) < 2:
         raise ValueError(f"Fan in and fan out can not be computed for tensor with fewer than 2 dimensions "
                          f"(shape {list(shape)})\n  fix: initialize biases with uniform_ / zeros_ instead")
-    receptive = int(np.prod(shape[2:], dtype=np.int64)) if len(shape) > 2 else 1
+    receptive = math.prod(shape[2:])
     return shape[1] * receptive, shape[0] * receptive
 
 
