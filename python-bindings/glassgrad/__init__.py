@@ -50,7 +50,7 @@ from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_e
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
 from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402
-from .serialization import load, save  # noqa: E402
+from .serialization import CheckpointError, load, save  # noqa: E402
 from .pytorch_checkpoint import load_pytorch  # noqa: E402
 from . import debug  # noqa: E402
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats  # noqa: E402,F401

@@ -20,10 +20,19 @@ load() recognizes the format from the file's first bytes, not from its name; a s
 npz file written by another program comes back as a flat {name: array} dict. Nothing is ever
 unpickled.
 
+Any key round-trips: arrays are stored under names the writer chooses (a key that a file format
+cannot hold as a member name gets a numbered one), and the tree maps them back.
+
 Crash safety: save() writes into a temporary file in the checkpoint's directory, flushes it to
 disk (fsync), then renames it over the target with os.replace, which is atomic on POSIX and
 Windows. A crash or an error while writing leaves the previous checkpoint untouched and no
-half-written file under the checkpoint's name; the temporary file is removed on errors.
+half-written file under the checkpoint's name; the temporary file is removed on errors, and the
+temporaries a killed save left (".<name>.<pid>-<random>.tmp", their process gone) are removed by
+the next save or load of that checkpoint.
+
+Integrity: the metadata holds a CRC-32 of every array's bytes, checked on load. Every failure
+to load (a missing, damaged, truncated, foreign or hostile file) raises a CheckpointError (a
+GlassgradError) naming the file and what is wrong; a missing file's is also a FileNotFoundError.
 """
 from __future__ import annotations
 
@@ -31,8 +40,10 @@ import contextlib
 import io
 import json
 import os
-import tempfile
+import secrets
+import time
 import zipfile
+import zlib
 from typing import Any, Callable, Dict, Optional, Tuple, Union
 
 import numpy as np
@@ -44,6 +55,31 @@ _META_KEY = "glassgrad"             # safetensors metadata entry
 _NPZ_META = "__glassgrad__"          # npz member holding the JSON
 _FORMAT_TAG = "glassgrad-checkpoint"
 _VERSION = 1
+_MAX_DEPTH = 100                     # nesting of the saved tree (deeper: refused on save and load)
+
+
+class CheckpointError(_C.GlassgradError):
+    """A checkpoint could not be read (damaged, truncated, foreign or hostile) or written."""
+
+    __module__ = "glassgrad"
+
+
+class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
+    """The checkpoint file (or the directory to save it in) does not exist."""
+
+    __module__ = "glassgrad"
+
+
+class CheckpointIOError(CheckpointError, OSError):
+    """The operating system refused to read the checkpoint (a directory, no permission, ...)."""
+
+    __module__ = "glassgrad"
+
+
+class MissingDependencyError(CheckpointError, ImportError):
+    """Reading or writing this format needs a package that is not installed."""
+
+    __module__ = "glassgrad"
 
 
 def _have_safetensors() -> bool:
@@ -81,8 +117,34 @@ def _refuse(obj, where: str):
                     f"str, bool and None\n  fix: convert it, e.g. np.asarray(x) or str(x)")
 
 
+def _storable(name: str) -> bool:
+    """Whether both formats can hold `name` as a member name unchanged (zip drops what follows a
+    NUL, reads a backslash as a separator on Windows and a trailing "/" as a directory)."""
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:  # lone surrogates
+        return False
+    return 0 < size <= 4096 and "\0" not in name and "\\" not in name and not name.endswith("/")
+
+
+def _member_name(path: Tuple, arrays: Dict[str, np.ndarray]) -> str:
+    """The name an array is stored under: its path in the tree joined by "/" (readable by other
+    tools), made unique; a path no format can hold as a name gets a numbered one. The tree maps
+    names back, so any key round-trips."""
+    name = "/".join(str(p) for p in path) or "array"
+    if not _storable(name):
+        name = f"#{len(arrays)}"
+    base, n = name, 1
+    while name in arrays or name == _NPZ_META:
+        name, n = f"{base}#{n}", n + 1
+    return name
+
+
 def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
     where = "the object" if not path else "entry " + "/".join(str(p) for p in path)
+    if len(path) > _MAX_DEPTH:
+        raise TypeError(f"glassgrad.save: {where} is nested more than {_MAX_DEPTH} levels deep (a tree that "
+                        f"contains itself?)\n  fix: save a flatter structure")
     if _is_tensor(obj):
         obj = obj.numpy()
     if isinstance(obj, (np.ndarray, np.generic)):
@@ -90,10 +152,7 @@ def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"glassgrad.save: {where} is a NumPy array of dtype {arr.dtype}; checkpoints hold "
                             f"numbers and booleans\n  fix: convert it to a numeric dtype or to a str")
-        name = "/".join(str(p) for p in path) or "array"
-        base, n = name, 1
-        while name in arrays or name == _NPZ_META:
-            name, n = f"{base}#{n}", n + 1
+        name = _member_name(path, arrays)
         arrays[name] = arr
         return {"t": "array", "k": name}
     if obj is None or isinstance(obj, (bool, int, float, str)):
@@ -112,21 +171,52 @@ def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
     _refuse(obj, where)
 
 
-def _decode(node, arrays: Dict[str, np.ndarray], path: str):
+class _Damaged(Exception):
+    """Internal: what is wrong with a file's metadata, turned into a CheckpointError by load()."""
+
+
+def _decode(node, arrays: Dict[str, np.ndarray], where: str = "", depth: int = 0):
+    """The tree _encode made, checked node by node: a damaged or hostile file raises _Damaged
+    naming the entry, never an AttributeError, KeyError, TypeError or RecursionError."""
+    at = f" at {where}" if where else " at the top"
+    if depth > _MAX_DEPTH:
+        raise _Damaged(f"the tree is nested more than {_MAX_DEPTH} levels deep{at}")
+    if not isinstance(node, dict):
+        raise _Damaged(f"an entry{at} is a {type(node).__name__}, not an object")
     t = node.get("t")
     if t == "array":
-        if node["k"] not in arrays:
-            raise _C.GlassgradError(f"{path}: the checkpoint names an array '{node['k']}' that the file does not "
-                                    f"hold\n  cause: a damaged file, or one edited by another program")
-        return arrays[node["k"]]
+        k = node.get("k")
+        if not isinstance(k, str):
+            raise _Damaged(f"the array entry{at} has no name")
+        if k not in arrays:
+            raise _Damaged(f"the checkpoint names an array '{k}'{at} that the file does not hold")
+        return arrays[k]
     if t == "value":
-        return node["v"]
+        v = node.get("v")
+        if v is not None and not isinstance(v, (bool, int, float, str)):
+            raise _Damaged(f"the value{at} is a {type(v).__name__}")
+        return v
+    items = node.get("items")
+    if t not in ("dict", "list", "tuple"):
+        raise _Damaged(f"unknown entry type {t!r}{at}")
+    if not isinstance(items, list):
+        raise _Damaged(f"the {t}{at} has no list of items")
     if t == "dict":
-        return {k: _decode(v, arrays, path) for k, v in node["items"]}
-    if t in ("list", "tuple"):
-        items = [_decode(v, arrays, path) for v in node["items"]]
-        return items if t == "list" else tuple(items)
-    raise _C.GlassgradError(f"{path}: unknown entry type {t!r} in the checkpoint's metadata")
+        out = {}
+        for item in items:
+            if not (isinstance(item, list) and len(item) == 2):
+                raise _Damaged(f"a dict item{at} is not a [key, value] pair")
+            k, v = item
+            if isinstance(k, bool) or not isinstance(k, (str, int)):
+                raise _Damaged(f"a dict key{at} is a {type(k).__name__}, not a str or int")
+            out[k] = _decode(v, arrays, f"{where}/{k}" if where else str(k), depth + 1)
+        return out
+    values = [_decode(v, arrays, f"{where}/{i}" if where else str(i), depth + 1) for i, v in enumerate(items)]
+    return values if t == "list" else tuple(values)
+
+
+def _crc32(arr: np.ndarray) -> int:
+    return zlib.crc32(np.ascontiguousarray(arr).view(np.uint8).reshape(-1)) if arr.size else 0
 
 
 # ---- writing --------------------------------------------------------------------------------
@@ -136,16 +226,68 @@ def _write_safetensors(f, arrays: Dict[str, np.ndarray], meta: str) -> None:
 
 
 def _write_npz(f, arrays: Dict[str, np.ndarray], meta: str) -> None:
-    np.savez(f, **{_NPZ_META: np.array(meta)}, **arrays)
+    """An .npz archive (what np.load reads), written member by member: np.savez takes the names
+    as keyword arguments, so an array named "file" or "allow_pickle" broke the save."""
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+        for name, arr in [(_NPZ_META, np.array(meta))] + list(arrays.items()):
+            with z.open(name + ".npy", "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asarray(arr), allow_pickle=False)
+
+
+def _pid_alive(pid: int) -> bool:
+    if os.name != "posix":
+        return True  # no safe probe: only age decides (below)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. PermissionError: another user's live process
+        return True
+    return True
+
+
+_STALE_AGE = 3600.0  # seconds: a temporary this old is stale whoever made it
+
+
+def _remove_stale_temporaries(path: str) -> None:
+    """Removes the temporaries a killed save of `path` left: ".<name>.<pid>-<random>.tmp" whose
+    process is gone (or that are older than an hour; also the older ".<name>.<random>.tmp")."""
+    directory, base = os.path.split(os.path.abspath(path))
+    prefix = "." + base + "."
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    now = time.time()
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        middle = name[len(prefix):-len(".tmp")]
+        pid_text, _, rest = middle.partition("-")
+        full = os.path.join(directory, name)
+        try:
+            st = os.lstat(full)
+            if not os.path.isfile(full) or os.path.islink(full):
+                continue
+            mine = pid_text.isdigit() and rest and int(pid_text) == os.getpid()
+            dead = pid_text.isdigit() and rest and not mine and not _pid_alive(int(pid_text))
+            if dead or (not mine and now - st.st_mtime > _STALE_AGE):
+                os.unlink(full)
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove
 
 
 def _atomic_write(path: str, write: Callable[[io.BufferedWriter], None]) -> None:
     """write(f) into a temporary file next to `path`, fsync it, then os.replace it onto `path`."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise FileNotFoundError(f"glassgrad.save: the directory {directory} does not exist\n"
-                                f"  fix: os.makedirs({directory!r}, exist_ok=True) before saving")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+        raise CheckpointNotFoundError(f"glassgrad.save: the directory {directory} does not exist\n"
+                                      f"  fix: os.makedirs({directory!r}, exist_ok=True) before saving")
+    _remove_stale_temporaries(path)
+    # The writer's pid in the name: the next save or load can tell a killed save's leftover
+    # from a save running now in another process.
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -153,7 +295,7 @@ def _atomic_write(path: str, write: Callable[[io.BufferedWriter], None]) -> None
             os.fsync(f.fileno())
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the file the usual permissions
+        os.chmod(tmp, 0o666 & ~umask)  # created 0600 while written; give the file the usual permissions
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -176,45 +318,97 @@ def save(obj: Any, path: PathLike, format: Optional[str] = None) -> None:  # noq
     if fmt not in ("safetensors", "npz"):
         raise ValueError(f"glassgrad.save: format must be 'safetensors' or 'npz', got {format!r}")
     if fmt == "safetensors" and not _have_safetensors():
-        raise ImportError("glassgrad.save: format='safetensors' needs the safetensors package\n"
-                          "  fix: python3 -m pip install safetensors, or pass format='npz'")
+        raise MissingDependencyError("glassgrad.save: format='safetensors' needs the safetensors package\n"
+                                     "  fix: python3 -m pip install safetensors, or pass format='npz'")
     arrays: Dict[str, np.ndarray] = {}
     tree = _encode(obj, (), arrays)
-    meta = json.dumps({"format": _FORMAT_TAG, "version": _VERSION, "tree": tree})
+    meta = json.dumps({"format": _FORMAT_TAG, "version": _VERSION, "tree": tree,
+                       "crc32": {name: _crc32(arr) for name, arr in arrays.items()}})
     writer = _write_safetensors if fmt == "safetensors" else _write_npz
     _atomic_write(os.fspath(path), lambda f: writer(f, arrays, meta))
 
 
 # ---- reading --------------------------------------------------------------------------------
+def _json(text, what: str):
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _Damaged(f"the {what} is nested too deeply to be a checkpoint's") from None
+    except (ValueError, TypeError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        raise _Damaged(f"the {what} is not valid JSON ({e})") from None
+
+
 def _read_safetensors(path: str, raw: bytes) -> Tuple[Dict[str, np.ndarray], Optional[str]]:
     n = int.from_bytes(raw[:8], "little")
-    try:
-        header = json.loads(raw[8:8 + n])
-    except ValueError as e:
-        raise _C.GlassgradError(f"{path}: the safetensors header is not valid JSON ({e})\n"
-                                f"  cause: a truncated or damaged file") from None
-    meta = (header.get("__metadata__") or {}).get(_META_KEY)
+    header = _json(raw[8:8 + n], "safetensors header")
+    if not isinstance(header, dict):
+        raise _Damaged("the safetensors header is not a JSON object")
+    metadata = header.get("__metadata__") or {}
+    if not isinstance(metadata, dict):
+        raise _Damaged("the safetensors metadata is not a JSON object")
+    meta = metadata.get(_META_KEY)
+    if meta is not None and not isinstance(meta, str):
+        raise _Damaged(f"the safetensors metadata entry '{_META_KEY}' is not a string")
     try:
         from safetensors.numpy import load as st_load
     except ImportError:
-        raise ImportError(f"glassgrad.load: {path} is a safetensors file and the safetensors package is not "
-                          f"installed\n  fix: python3 -m pip install safetensors") from None
+        raise MissingDependencyError(f"glassgrad.load: {path} is a safetensors file and the safetensors package is "
+                                     f"not installed\n  fix: python3 -m pip install safetensors") from None
     try:
         arrays = st_load(raw)
-    except Exception as e:  # safetensors raises its own error type for damaged files
-        raise _C.GlassgradError(f"{path}: cannot read the safetensors data ({e})\n"
-                                f"  cause: a truncated or damaged file") from None
+    except Exception as e:  # noqa: BLE001 - safetensors raises its own error types for damaged files
+        raise _Damaged(f"cannot read the safetensors data ({e})\n  cause: a truncated or damaged file") from None
     return dict(arrays), meta
 
 
+def _read_npy(member, info: zipfile.ZipInfo) -> np.ndarray:
+    """One .npy member. The header's shape and dtype must account for exactly the member's bytes
+    before anything is allocated: a hostile header cannot make glassgrad allocate more than the
+    file holds, and object dtypes (pickles) are refused."""
+    version = np.lib.format.read_magic(member)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+    else:
+        raise _Damaged(f"the member '{info.filename}' is .npy format version {version}, which glassgrad does not read")
+    if dtype.hasobject:
+        raise _Damaged(f"the member '{info.filename}' holds Python objects ({dtype}); checkpoints hold numbers "
+                       f"(nothing is unpickled)")
+    count = 1
+    for d in shape:
+        count *= int(d)
+    want = count * dtype.itemsize
+    have = info.file_size - member.tell()
+    if want != have:
+        raise _Damaged(f"the member '{info.filename}' declares {list(shape)} {dtype} ({want} bytes) but holds "
+                       f"{have} bytes")
+    data = member.read(want)
+    if len(data) != want:
+        raise _Damaged(f"the member '{info.filename}' is truncated")
+    arr = np.frombuffer(data, dtype=dtype, count=count)
+    return arr.reshape(shape, order="F" if fortran else "C").copy(order="K")
+
+
 def _read_npz(path: str, raw: bytes) -> Tuple[Dict[str, np.ndarray], Optional[str]]:
+    """Each member "<name>.npy" of the archive as arrays[<name>] (never unpickled): read member by
+    member, so names are exact (np.load's lookup mixes "a" and "a.npy")."""
+    arrays = {}
     try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as e:
-        raise _C.GlassgradError(f"{path}: cannot read it as an .npz archive ({e})\n"
-                                f"  cause: a truncated or damaged file") from None
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            for info in z.infolist():
+                if info.is_dir():
+                    continue
+                name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+                with z.open(info) as member:
+                    arrays[name] = _read_npy(member, info)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError, MemoryError,
+            NotImplementedError, KeyError, RuntimeError) as e:
+        raise _Damaged(f"cannot read it as an .npz archive ({type(e).__name__}: {e})\n"
+                       f"  cause: a truncated or damaged file") from None
     meta = arrays.pop(_NPZ_META, None)
+    if meta is not None and (meta.dtype.kind != "U" or meta.shape != ()):
+        raise _Damaged(f"the member '{_NPZ_META}' does not hold the checkpoint's metadata")
     return arrays, (None if meta is None else str(meta[()]))
 
 
@@ -225,29 +419,60 @@ def _looks_like_safetensors(raw: bytes) -> bool:
     return 0 < n <= len(raw) - 8 and raw[8:9] == b"{"
 
 
-def load(path: PathLike) -> Any:
-    """Reads a checkpoint written by save() (either format) and returns its tree, arrays as NumPy
-    arrays. A safetensors or npz file from elsewhere comes back as a flat {name: array} dict."""
-    path = os.fspath(path)
-    with open(path, "rb") as f:
-        raw = f.read()
+def _read(path: str) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise CheckpointNotFoundError(f"glassgrad.load: {path} does not exist\n"
+                                      f"  fix: check the path (the working directory is {os.getcwd()})") from None
+    except OSError as e:
+        raise CheckpointIOError(f"glassgrad.load: cannot read {path}: {e.strerror or e}") from None
+
+
+def _tree(path: str, raw: bytes) -> Any:
     if raw[:4] == b"PK\x03\x04":
         arrays, meta = _read_npz(path, raw)
     elif _looks_like_safetensors(raw):
         arrays, meta = _read_safetensors(path, raw)
     else:
-        raise _C.GlassgradError(f"{path}: not a glassgrad checkpoint (first bytes {raw[:8].hex(' ')})\n"
-                                f"  expected: a safetensors file or an .npz (zip) archive, as glassgrad.save writes\n"
-                                f"  cause: an empty, truncated or foreign file (torch.save's pickles are not read)")
+        raise _Damaged(f"not a glassgrad checkpoint (first bytes {raw[:8].hex(' ') or 'none: the file is empty'})\n"
+                       f"  expected: a safetensors file or an .npz (zip) archive, as glassgrad.save writes\n"
+                       f"  cause: an empty, truncated or foreign file (torch.save's pickles are not read)")
     if meta is None:
         return arrays
-    try:
-        doc = json.loads(meta)
-    except ValueError as e:
-        raise _C.GlassgradError(f"{path}: the checkpoint's metadata is not valid JSON ({e})") from None
+    doc = _json(meta, "checkpoint's metadata")
+    if not isinstance(doc, dict):
+        raise _Damaged("the checkpoint's metadata is not a JSON object")
     if doc.get("format") != _FORMAT_TAG or "tree" not in doc:
-        raise _C.GlassgradError(f"{path}: unexpected metadata (format {doc.get('format')!r})")
-    if int(doc.get("version", 0)) > _VERSION:
-        raise _C.GlassgradError(f"{path}: written by a newer glassgrad (checkpoint version {doc['version']}, this "
-                                f"one reads up to {_VERSION})\n  fix: upgrade glassgrad")
-    return _decode(doc["tree"], arrays, path)
+        raise _Damaged(f"unexpected metadata (format {doc.get('format')!r})")
+    version = doc.get("version", 0)
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise _Damaged(f"the checkpoint version {version!r} is not a number")
+    if version > _VERSION:
+        raise CheckpointError(f"{path}: written by a newer glassgrad (checkpoint version {version}, this one reads "
+                              f"up to {_VERSION})\n  fix: upgrade glassgrad")
+    checksums = doc.get("crc32", {})
+    if not isinstance(checksums, dict):
+        raise _Damaged("the checksums are not a JSON object")
+    for name, want in checksums.items():
+        if name not in arrays:
+            raise _Damaged(f"the checkpoint names an array '{name}' that the file does not hold")
+        if _crc32(arrays[name]) != want:
+            raise _Damaged(f"the array '{name}' {list(arrays[name].shape)} {arrays[name].dtype} does not match its "
+                           f"checksum: its bytes were changed after saving\n  cause: a damaged disk or copy, or a "
+                           f"file edited by another program")
+    return _decode(doc["tree"], arrays)
+
+
+def load(path: PathLike) -> Any:
+    """Reads a checkpoint written by save() (either format) and returns its tree, arrays as NumPy
+    arrays. A safetensors or npz file from elsewhere comes back as a flat {name: array} dict.
+    Any failure raises a CheckpointError (a GlassgradError) naming the file and what is wrong."""
+    path = os.fspath(path)
+    _remove_stale_temporaries(path)
+    raw = _read(path)
+    try:
+        return _tree(path, raw)
+    except _Damaged as e:
+        raise CheckpointError(f"{path}: {e}") from None
