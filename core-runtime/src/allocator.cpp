@@ -20,7 +20,7 @@ void* Allocator::allocate(size_t bytes, const std::string& name) {
       throw OutOfMemoryError(
           ErrorMessage("memory limit exceeded on " + device_.str() + ": allocating " +
                        format_bytes(bytes) + " for " + what)
-              .detail("limit:   " + format_bytes(stats_.limit))
+              .detail("limit:   " + limit_text_locked())
               .detail("in use:  " + format_bytes(stats_.current) + " (peak " + format_bytes(stats_.peak) + ")")
               .detail("request: " + format_bytes(bytes) + " -> would reach " + format_bytes(stats_.current + bytes))
               .cause("the model, batch and activations need more memory than the limit allows")
@@ -93,9 +93,19 @@ void Allocator::reset_peak() {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.peak = stats_.current;
 }
-void Allocator::set_limit(size_t bytes) {
+void Allocator::set_limit(size_t bytes, const std::string& as_given) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.limit = bytes;
+  limit_as_given_ = bytes ? as_given : std::string();
+}
+std::string Allocator::limit_str() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return limit_text_locked();
+}
+std::string Allocator::limit_text_locked() const {
+  const std::string bytes = format_bytes(stats_.limit);
+  if (limit_as_given_.empty() || limit_as_given_ == bytes) return bytes;
+  return "glassgrad.set_memory_limit(\"" + limit_as_given_ + "\") = " + bytes;
 }
 size_t Allocator::limit() const {
   std::lock_guard<std::mutex> lock(mu_);

@@ -23,7 +23,8 @@ def set_memory_limit(limit: Optional[Union[str, int]], device=None) -> None:
     few segments as fit. If nothing fits, OutOfMemoryError says the smallest limit that would."""
     nbytes = 0 if limit is None else (_C.parse_bytes(limit) if isinstance(limit, str) else int(limit))
     dev = _device.normalize(device)
-    _C.set_memory_limit(dev, nbytes)
+    # Messages echo the limit as given ("64MB") beside its size in MiB.
+    _C.set_memory_limit(dev, nbytes, limit.strip() if isinstance(limit, str) else "")
     if nbytes:
         _C.empty_cache(dev)  # the shared arena re-grows to what the next plan needs
 
@@ -162,8 +163,9 @@ class MemoryReport:
 
 def memory_report(step, *args, device=None, **kwargs) -> MemoryReport:
     """Predicts the memory of `step(*args)` before anything runs: the step is traced and planned
-    in plan-only mode (no kernel runs, parameters stay untouched) and the largest plan it makes
-    is reported: predicted peak, arena size, the largest buffers with their lifetimes.
+    in plan-only mode (no kernel runs, parameters stay untouched), together with the tensors it
+    returns (a lazy loss is planned as if read), and the largest plan it makes is reported:
+    predicted peak, arena size, the largest buffers with their lifetimes.
 
         report = glassgrad.memory_report(train_step, x_batch, y_batch)
         print(report); report.plot("memory.png")
@@ -172,9 +174,18 @@ def memory_report(step, *args, device=None, **kwargs) -> MemoryReport:
     _C.lazy_realize([])  # settle pending work first, so it is not counted as the step's
     baseline = int(_C.memory_stats(dev)["current"])
     held = int(_C.arena_bytes(dev))
+    from .compile import _flatten
     with plan_only() as po:
-        step(*args, **kwargs)
+        out = step(*args, **kwargs)
+        # What the function returns is planned too (a lazy loss, logits), as compile does:
+        # memory_report(lambda: cross_entropy(model(x), y)) reports the forward pass.
+        pending = [t for t in _flatten(out) if not t._h.realized]
+        if pending:
+            _C.lazy_realize([t._h for t in pending])
     if not po.plans:
-        raise _C.InvalidArgumentError("memory_report: the step ran no plan (did it compute anything?)")
+        raise _C.InvalidArgumentError(
+            "memory_report: the step ran no plan and returned no tensor to plan\n"
+            "  cause: a function that computes nothing, or one that only records ops and returns nothing\n"
+            "  fix: return the result (e.g. the loss), or call optimizer.step() inside it")
     best = max(po.plans, key=lambda p: p.predicted_peak_bytes())
     return MemoryReport(best, dev, baseline, held)

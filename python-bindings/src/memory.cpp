@@ -22,9 +22,9 @@ void bind_memory(py::module_& m) {
   }, py::arg("device") = "cpu");
   m.def("reset_peak", [](const std::string& device) { allocator_for(Device::parse(device)).reset_peak(); },
         py::arg("device") = "cpu");
-  m.def("set_memory_limit", [](const std::string& device, size_t bytes) {
-    allocator_for(Device::parse(device)).set_limit(bytes);
-  }, py::arg("device"), py::arg("bytes"));
+  m.def("set_memory_limit", [](const std::string& device, size_t bytes, const std::string& as_given) {
+    allocator_for(Device::parse(device)).set_limit(bytes, as_given);
+  }, py::arg("device"), py::arg("bytes"), py::arg("as_given") = "");
   m.def("memory_limit", [](const std::string& device) { return allocator_for(Device::parse(device)).limit(); },
         py::arg("device") = "cpu");
   m.def("parse_bytes", &parse_bytes);

@@ -54,3 +54,28 @@ def test_report_and_memory_limit_make_one_prediction():
     need = gg._C.memory_need(report.plan, "cpu", report.baseline)
     assert need.total == need.held - min(need.held, need.arena_freed) + need.arena_new + need.outputs + need.graph_outputs
     assert need.graph_outputs == 0  # CPU plans never replay as CUDA graphs
+
+
+@pytest.mark.parametrize("call", ["model(x)", "model.forward(x)"])
+def test_a_function_returning_a_lazy_loss_is_planned_without_running(call):
+    gg.manual_seed(0)
+    model = gg.Sequential(gg.Conv2D(1, 4, 3), gg.ReLU(), gg.Flatten(), gg.Linear(4 * 6 * 6, 3))
+    x = gg.tensor(np.ones((2, 1, 8, 8), np.float32))
+    y = gg.tensor(np.array([0, 2]))
+    before = [p.numpy().copy() for p in model.parameters()]
+
+    def loss():
+        return gg.cross_entropy(model(x) if call == "model(x)" else model.forward(x), y)
+
+    report = gg.memory_report(loss)
+    assert any(b["producer"] == "Conv2D" for b in report.buffers)
+    assert report.predicted_peak > 0
+    for b, p in zip(before, model.parameters()):
+        np.testing.assert_array_equal(b, p.numpy())
+    # The same function, read for real, still computes its value afterwards.
+    assert np.isfinite(loss().item())
+
+
+def test_a_function_that_computes_nothing_is_reported_with_the_fix():
+    with pytest.raises(gg.InvalidArgumentError, match="return the result"):
+        gg.memory_report(lambda: None)

@@ -97,6 +97,18 @@ Conv2DGeometry conv_geometry(const ShapeContext& ctx, const Shape& x, const Shap
 // The channel-mismatch message of the design: input C against the weight's C.
 [[noreturn]] void channel_mismatch(const ShapeContext& ctx, const TensorInfo& x, const TensorInfo& w) {
   const int64_t groups = ctx.attrs().i("groups", 1);
+  // Channels-last images (N, H, W, C: how NumPy, PIL and TensorFlow hold them) whose last axis is
+  // the channel count the layer expects: the layer is right, the layout is not.
+  if (x.rank() == 4 && x.shape[3] == w.shape[1] * groups && x.shape[1] != x.shape[3]) {
+    ctx.fail(ErrorMessage("got input of shape " + shape_str(x.shape) + ", which looks channels-last (N, H, W, C): " +
+                          "its last axis has the " + std::to_string(x.shape[3]) + " channels the weight expects")
+                 .detail("input:  " + x.str() + "  read as (N, C, H, W): C = " + std::to_string(x.shape[1]))
+                 .detail("weight: " + w.str() + "  (out_channels, in_channels" + (groups != 1 ? " / groups" : "") +
+                         ", kh, kw)")
+                 .cause("images stored as (N, H, W, C), as NumPy, PIL and TensorFlow keep them; glassgrad's Conv2D "
+                        "reads NCHW")
+                 .fix("x = x.permute(0, 3, 1, 2)   (or np.transpose(images, (0, 3, 1, 2)) before glassgrad.tensor)"));
+  }
   if (groups != 1) {
     const int64_t c = x.shape[1], wc = w.shape[1];
     const std::string per = c % groups == 0 ? std::to_string(c / groups) : "C / groups";

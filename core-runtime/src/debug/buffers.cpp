@@ -162,7 +162,8 @@ std::string explain_over_budget(const std::string& message, const Plan& plain, c
   const size_t current = allocator_for(d).stats().current;
   const size_t held = current - std::min(current, arena_bytes(d));
   const size_t arena = plain.arena_bytes.count(d) ? plain.arena_bytes.at(d) : 0;
-  std::string lines = "\n  held outside this step: " + format_bytes(held) +
+  std::string lines = (allocator_for(d).limit() ? "\n  the memory limit: " + allocator_for(d).limit_str() : std::string()) +
+                      "\n  held outside this step: " + format_bytes(held) +
                       " (parameters, data, optimizer state, other live tensors); a limit must cover it too: " +
                       "glassgrad.set_memory_limit(\"" + limit_that_fits(held + arena + output_bytes(plain, d)) +
                       "\") runs this step without checkpointing";
@@ -188,7 +189,7 @@ void check_memory_limit(const Plan& p) {
     const size_t current = allocator_for(d).stats().current;
     const size_t arena = p.arena_bytes.count(d) ? p.arena_bytes.at(d) : 0;
     ErrorMessage m("this step needs " + format_bytes(need) + " on " + d.str() + " but the memory limit is " +
-                   format_bytes(limit) + " (checked before running it)");
+                   allocator_for(d).limit_str() + " (checked before running it)");
     m.detail("the plan's predicted peak: " + format_bytes(p.predicted_peak_bytes(d)) + " = arena 'arena' " +
              format_bytes(arena) + " (intermediates, packed by lifetime) + inputs " +
              format_bytes(input_bytes(p, d)) + " + outputs " + format_bytes(output_bytes(p, d)));

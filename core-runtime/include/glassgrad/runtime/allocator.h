@@ -45,8 +45,12 @@ class Allocator {
 
   MemoryStats stats() const;
   void reset_peak();
-  void set_limit(size_t bytes);  // 0 removes the limit
+  // 0 removes the limit. `as_given`: the limit as the user wrote it ("64MB"), echoed in messages.
+  void set_limit(size_t bytes, const std::string& as_given = "");
   size_t limit() const;
+  // The limit for messages: 'glassgrad.set_memory_limit("64MB") = 61.04 MiB', or "61.04 MiB"
+  // when it was given as a number of bytes.
+  std::string limit_str() const;
   void set_logging(bool on);
   bool logging() const;
   std::vector<AllocationRecord> take_log();  // returns and clears the log
@@ -63,9 +67,11 @@ class Allocator {
 
  private:
   void record(bool is_alloc, size_t bytes, const std::string& name);
+  std::string limit_text_locked() const;  // limit_str() with mu_ held
   Device device_;
   mutable std::mutex mu_;
   MemoryStats stats_;
+  std::string limit_as_given_;
   bool logging_ = false;
   uint64_t seq_ = 0;
   std::vector<AllocationRecord> log_;
