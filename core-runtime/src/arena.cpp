@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "glassgrad/runtime/allocator.h"
 
@@ -13,10 +15,16 @@ std::mutex& arena_mutex() {
   static std::mutex m;
   return m;
 }
-std::map<Device, Tensor>& arenas() {
-  static auto* a = new std::map<Device, Tensor>();
+// (device, level) -> arena; level 0 is the ordinary one.
+std::map<std::pair<Device, int>, Tensor>& arenas() {
+  static auto* a = new std::map<std::pair<Device, int>, Tensor>();
   return *a;
 }
+std::vector<char>& busy_levels() {  // busy_levels()[k]: a running plan holds level k
+  static auto* b = new std::vector<char>();
+  return *b;
+}
+thread_local int t_level = 0;
 
 // The policy: the held arena serves any plan it fits; a larger plan gets a new arena of its
 // size, and under a memory limit so does a smaller one, so that a big arena left by an earlier
@@ -28,9 +36,31 @@ bool needs_new_arena(const Tensor& held, const Device& d, size_t bytes) {
 size_t new_arena_size(size_t bytes) { return std::max<size_t>(bytes, 64); }
 }  // namespace
 
+ArenaLease::ArenaLease() : previous_(t_level) {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  std::vector<char>& busy = busy_levels();
+  size_t k = 0;
+  while (k < busy.size() && busy[k]) ++k;
+  if (k == busy.size()) busy.push_back(0);
+  busy[k] = 1;
+  level_ = static_cast<int>(k);
+  t_level = level_;
+}
+
+ArenaLease::~ArenaLease() {
+  std::lock_guard<std::mutex> lock(arena_mutex());
+  busy_levels()[static_cast<size_t>(level_)] = 0;
+  if (level_ > 0) {  // a nested plan's arena: give the memory back now
+    for (auto it = arenas().begin(); it != arenas().end();) {
+      it = it->first.second == level_ ? arenas().erase(it) : std::next(it);
+    }
+  }
+  t_level = previous_;
+}
+
 Tensor arena_for(const Device& d, size_t bytes) {
   std::lock_guard<std::mutex> lock(arena_mutex());
-  Tensor& a = arenas()[d];
+  Tensor& a = arenas()[{d, t_level}];
   if (needs_new_arena(a, d, bytes)) {
     a = Tensor();  // free the old arena before taking the new one
     a = Tensor::empty({static_cast<int64_t>(new_arena_size(bytes))}, DType::UInt8, d, "arena");
@@ -41,14 +71,14 @@ Tensor arena_for(const Device& d, size_t bytes) {
 size_t arena_growth(const Device& d, size_t bytes) {
   if (bytes == 0) return 0;
   std::lock_guard<std::mutex> lock(arena_mutex());
-  auto it = arenas().find(d);
+  auto it = arenas().find({d, t_level});
   const Tensor held = it == arenas().end() ? Tensor() : it->second;
   return needs_new_arena(held, d, bytes) ? new_arena_size(bytes) : 0;
 }
 
 size_t arena_bytes(const Device& d) {
   std::lock_guard<std::mutex> lock(arena_mutex());
-  auto it = arenas().find(d);
+  auto it = arenas().find({d, 0});
   return (it == arenas().end() || !it->second.defined()) ? 0 : it->second.nbytes();
 }
 

@@ -131,6 +131,23 @@ void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word
   }
   // Held for the whole run: an observer may replace itself (e.g. a hook removed in its callback).
   const std::shared_ptr<const StepObserver> observer = observer_slot();
+  // With an observer, a run can stop part way (a hook raises, anomaly mode finds a NaN) after
+  // some in-place updates of parameters or state ran and before others: each input buffer is
+  // copied before its first in-place write and copied back if the run stops, so the step is all
+  // or nothing. (Without one, the updates come last and cannot fail half way.)
+  std::map<int, Tensor> undo;  // input slot -> its contents before the run wrote it
+  try {
+    execute_steps(t, poison_now, error_word, observer, dies_after, observer ? &undo : nullptr);
+  } catch (...) {
+    for (auto& kv : undo) copy_tensor(t[static_cast<size_t>(kv.first)], kv.second);
+    throw;
+  }
+}
+
+void Executor::execute_steps(std::vector<Tensor>& t, bool poison_now, void* error_word,
+                             const std::shared_ptr<const StepObserver>& observer,
+                             const std::vector<std::vector<int>>& dies_after, std::map<int, Tensor>* undo) {
+  const Plan& p = *plan_;
   std::vector<Tensor> in, out, observed_in;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const PlanStep& st = p.steps[i];
@@ -152,6 +169,14 @@ void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word
             x = x.clone();
             break;
           }
+        }
+      }
+    }
+    if (undo) {
+      for (int o : st.outputs) {
+        const int root = p.root_slot(o);
+        if (p.slots[static_cast<size_t>(root)].kind == SlotKind::Input && !undo->count(root)) {
+          (*undo)[root] = t[static_cast<size_t>(root)].clone();
         }
       }
     }
@@ -198,6 +223,9 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
     }
     inputs.push_back(x.is_contiguous() ? x : x.contiguous());
   }
+  // A plan started while another runs (from a hook, or another thread meanwhile) gets an arena of
+  // its own level, never the running plan's (arena.h).
+  const ArenaLease lease;
   debug::check_memory_limit(p);  // an over-limit plan fails here, before anything runs
   // An observer (anomaly mode, hooks) must see every step: no graph replay while one is set.
   const bool observed = static_cast<bool>(observer_slot());

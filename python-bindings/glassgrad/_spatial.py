@@ -23,7 +23,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _C
+from . import _C, _args
 from ._random import generator
 from ._tensor import Tensor, _op, _wrap, tensor
 
@@ -249,9 +249,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     scales the others by 1 / (1 - p); the identity otherwise. The mask comes from glassgrad's
     generator (glassgrad.manual_seed) and enters the graph as data, so a new mask every step
     keeps the plan."""
-    if not 0.0 <= float(p) <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    where = _args.call("dropout", p=p)
+    p = _args.real(p, "p", where, minimum=0.0, maximum=1.0, fix="dropout(x, 0.1) drops 10% of the elements")
+    if not _args.flag(training, "training", where) or p == 0.0:
         return input
     if p == 1.0:
         return input * 0.0

@@ -29,11 +29,6 @@ def current_scope() -> str:
     return scopes[-1] if scopes else ""
 
 
-def in_scope() -> bool:
-    """Whether a layer is being called on this thread (an enclosing Module.__call__)."""
-    return bool(_local.scopes)
-
-
 class scope:
     """Context manager naming the layer whose ops are recorded inside it, and optionally their
     role ("optimizer" for update nodes; ops default to "forward")."""
@@ -78,3 +73,36 @@ def record(op: str, inputs, attrs=None, role: str = ""):
     roles = _local.roles
     role = role or (roles[-1] if roles else "forward")
     return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role)
+
+
+class recording_step:
+    """While glassgrad.compile records a step (this thread): the layers it calls (their training
+    flags guard the replay) and its random inputs, tensors whose data must be drawn anew on every
+    replay (a dropout mask), keyed by their buffer's identity, in the order drawn."""
+
+    def __enter__(self):
+        self.modules = []
+        self.random = {}
+        self._seen = set()
+        self._prev = getattr(_local, "recording", None)
+        _local.recording = self
+        return self
+
+    def __exit__(self, *exc):
+        _local.recording = self._prev
+
+
+def note_module_call(module) -> None:
+    rec = getattr(_local, "recording", None)
+    if rec is not None and id(module) not in rec._seen:
+        rec._seen.add(id(module))
+        rec.modules.append(module)
+
+
+def random_input(identity, draw) -> None:
+    """Declares that the leaf whose buffer has this identity (compile._identity) holds random
+    numbers that draw() -> a runtime tensor of the same shape, dtype and device makes anew on every
+    replay of a compiled step (in the order the traced call drew them)."""
+    rec = getattr(_local, "recording", None)
+    if rec is not None:
+        rec.random[identity] = draw

@@ -7,34 +7,38 @@ and every later call with the same argument shapes and dtypes replays those plan
 the arguments' data is bound to the recorded input slots, parameters and optimizer state are
 updated in place in their usual buffers, and the results come back as new tensors.
 
-What a compiled step may do: read its tensor arguments, parameters, buffers and optimizer state,
-create constants, and draw random tensors through random_input (dropout does): those are drawn
-again for every replay, in the order the traced call drew them. What it must not rely on: Python
-side effects (prints, .item() inside the step run only while tracing), branches on data, or
-tensors computed outside the step that are not parameters or state (e.g. gradients left over
-from an earlier backward: zero them inside the step). After model.to(...) or
-load_state_dict(...), compile the step again.
+What a compiled step may do: read its tensor arguments (anywhere in lists, tuples and dicts),
+parameters, buffers and optimizer state, create constants, and draw random tensors through
+random_input (dropout does): those are drawn again for every replay, in the order the traced call
+drew them. What it must not rely on: Python side effects (prints, .item() inside the step run
+only while tracing), branches on data, or tensors computed outside the step that are not
+parameters or state (e.g. gradients left over from an earlier backward: zero them inside the
+step). A replay never runs on stale data: NumPy arrays and Python values among the arguments are
+constants of the trace and key it by value; loading a state_dict, model.to(...), replacing a
+layer or a parameter, or model.eval()/train() makes the next call trace again
+(CompiledFunction's doc lists every guard).
 """
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, List, Optional, Tuple
+import hashlib
+from collections import OrderedDict
+from typing import Any, Callable, Dict, List, Tuple
 
-from . import _C
+import numpy as np
+
+from . import _C, _trace
 from ._tensor import Tensor, _wrap
+from .nn.module import structure_version as module_structure_version
 from .optim.optimizer import static_version as optim_static_version
 
 _PERSISTENT = {"parameter", "state", "constant"}
 
-# While a call is being captured: the random tensors it draws (identity -> how to draw again).
-_capture_random: Optional[Dict[Tuple, Callable[[], "_C.Tensor"]]] = None
-
-
 def random_input(t: Tensor, draw: Callable[[], "_C.Tensor"]) -> Tensor:
     """Marks `t`, a leaf holding freshly drawn random numbers (e.g. a dropout mask), so that a
-    compiled step's replays call draw() for new numbers instead of reusing the traced ones."""
-    if _capture_random is not None:
-        _capture_random[_identity(t._raw())] = draw
+    compiled step's replays call draw() for new numbers instead of reusing the traced ones
+    (recorded per thread by _trace.recording_step, in the order drawn)."""
+    _trace.random_input(_identity(t._raw()), draw)
     return t
 
 
@@ -65,13 +69,16 @@ def _rebuild(out, new: Dict[int, Tensor]):
 
 
 class _Replay:
-    """The recorded plans of one step and, for each plan input, where its data comes from."""
+    """The recorded plans of one step and, for each plan input, where its data comes from: an
+    argument tensor ("arg", its position among the arguments' tensors), an output of an earlier
+    run of the step ("out"), a random input drawn anew each call ("random": a dropout mask) or a
+    fixed buffer ("fixed": parameters, state, constants)."""
 
-    def __init__(self, runs, args: List[Any], out, start_seq: int, name: str, random=None):
+    def __init__(self, runs, arg_tensors: List[Tensor], out, start_seq: int, name: str,
+                 random: Dict[Tuple, Callable[[], "_C.Tensor"]]):
         arg_ids = {}
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                arg_ids[_identity(a._raw())] = i
+        for i, a in enumerate(arg_tensors):
+            arg_ids.setdefault(_identity(a._raw()), i)
         produced: Dict[Tuple, Tuple[int, int]] = {}
         # Random inputs are drawn again before each replay, in the order the traced call drew them.
         random = random or {}
@@ -122,8 +129,8 @@ class _Replay:
         for r, run in enumerate(self.runs):
             run[2] = [(r, j) in needed for j in range(len(runs[r].outputs))]
 
-    def __call__(self, args: List[Any]):
-        raws = [a._raw() if isinstance(a, Tensor) else None for a in args]
+    def __call__(self, arg_tensors: List[Tensor]):
+        raws = [a._raw() for a in arg_tensors]
         drawn = [draw() for draw in self.random_draws]
         results: List[List["_C.Tensor"]] = []
         for executor, sources, wanted in self.runs:
@@ -146,25 +153,57 @@ class _Replay:
         return _rebuild(self.out, new)
 
 
+def _array_key(a: np.ndarray) -> Tuple:
+    """A NumPy argument is a constant of the trace (its values are baked into the plans), so it
+    keys by its contents: new data traces again instead of replaying an earlier call's."""
+    c = np.ascontiguousarray(a)
+    digest = hashlib.blake2b(c.view(np.uint8).reshape(-1) if c.size else b"", digest_size=16).hexdigest()
+    return ("A", a.shape, a.dtype.str, digest)
+
+
 class CompiledFunction:
+    """A step function traced on its first two calls per argument signature and replayed after
+    (see the module doc). What a replay is guarded by:
+
+    - the arguments: tensors (anywhere in lists, tuples and dicts) by shape, dtype and device,
+      bound anew each call; Python scalars and strings, NumPy scalars and arrays by value (they are
+      constants of the trace); any other object by identity (held, so its id is never reused);
+    - the buffers the trace read: loading a state_dict, model.to(...) or replacing a layer or a
+      parameter (anything that gives a tensor other storage) traces again;
+    - each called layer's training flag (model.eval() traces again), and the optimizers'
+      attribute hyperparameters (weight_decay, eps, ...).
+    A Dropout mask is drawn anew on every replay."""
+
+    _MAX_ENTRIES = 64  # argument signatures kept; the oldest is dropped beyond (NumPy data keys by value)
+
     def __init__(self, fn, memory_limit=None):
         self.fn = fn
         self.memory_budget = 0 if memory_limit is None else (
             _C.parse_bytes(memory_limit) if isinstance(memory_limit, str) else int(memory_limit))
         self.name = getattr(fn, "__name__", "step")
-        self._entries: Dict[Tuple, dict] = {}
+        self._entries: "OrderedDict[Tuple, dict]" = OrderedDict()
         functools.update_wrapper(self, fn)
 
     @staticmethod
-    def _key(args, kwargs) -> Tuple:
+    def _key(args, kwargs, keep: List[Any]) -> Tuple:
         def one(a):
             if isinstance(a, Tensor):
                 return ("T", a.shape, a.dtype, a.device)
-            return ("V", a if isinstance(a, (int, float, str, bool, type(None))) else id(a))
+            if a is None or isinstance(a, (bool, int, float, str, bytes)):
+                return ("V", type(a).__name__, a)
+            if isinstance(a, np.generic):
+                return ("S", a.dtype.str, a.item())
+            if isinstance(a, np.ndarray):
+                return _array_key(a)
+            if isinstance(a, (tuple, list)):
+                return (type(a).__name__,) + tuple(one(x) for x in a)
+            if isinstance(a, dict):
+                return ("dict",) + tuple((one(k), one(v)) for k, v in a.items())
+            keep.append(a)  # held by the entry: its id cannot be reused by another object
+            return ("O", type(a).__name__, id(a))
         # An optimizer hyperparameter held as an op attribute (weight_decay, eps, ...) that changed
         # changes the step's graph: trace again. lr, momentum and beta1 are tensors and never do.
-        return ((optim_static_version(),) + tuple(one(a) for a in args)
-                + tuple((k, one(v)) for k, v in sorted(kwargs.items())))
+        return (optim_static_version(), one(list(args)), one(dict(sorted(kwargs.items()))))
 
     @property
     def replays(self) -> int:
@@ -174,7 +213,7 @@ class CompiledFunction:
     @property
     def traces(self) -> int:
         """How many calls ran the step's Python to record it: a warm-up and a capture per argument
-        signature (calls with keyword arguments, traced every time, are not counted)."""
+        signature, and one capture more whenever a guard (buffers, training flags) changed."""
         return sum(e["calls"] for e in self._entries.values())
 
     @property
@@ -197,30 +236,40 @@ class CompiledFunction:
         finally:
             _C.set_memory_budget(0)
 
+    @staticmethod
+    def _guard(modules) -> Tuple:
+        return (_C.lazy_rebind_generation(), module_structure_version(), tuple(m.training for m in modules))
+
     def __call__(self, *args, **kwargs):
-        if kwargs:
-            return self._traced(*args, **kwargs)  # keyword arguments: traced every time
-        entry = self._entries.setdefault(self._key(args, kwargs), {"calls": 0, "replay": None, "replays": 0})
+        keep: List[Any] = []
+        key = self._key(args, kwargs, keep)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._entries[key] = {"calls": 0, "replay": None, "replays": 0, "keep": keep}
+            while len(self._entries) > self._MAX_ENTRIES:
+                self._entries.popitem(last=False)
+        self._entries.move_to_end(key)
+        arg_tensors = _flatten([list(args), dict(sorted(kwargs.items()))])
         if entry["replay"] is not None:
-            entry["replays"] += 1
-            return entry["replay"](list(args))
+            if self._guard(entry["modules"]) == entry["guard"]:
+                entry["replays"] += 1
+                return entry["replay"](arg_tensors)
+            entry["replay"] = None  # new buffers or modes: record the step again (state exists)
         entry["calls"] += 1
         if entry["calls"] == 1:
-            return self._traced(*args)  # warm-up: creates optimizer state and caches the plans
-        global _capture_random
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        _C.lazy_realize([t._h for t in tensors])
+            return self._traced(*args, **kwargs)  # warm-up: creates optimizer state and caches the plans
+        _C.lazy_realize([t._h for t in arg_tensors])
         start = _C.lazy_seq()
-        random: Dict[Tuple, Callable[[], "_C.Tensor"]] = {}
         _C.capture_begin()
-        _capture_random = random
-        try:
-            out = self._traced(*args)
-            _C.lazy_realize([t._h for t in _flatten(out)])
-        finally:
-            _capture_random = None
-            runs = _C.capture_end()
-        entry["replay"] = _Replay(runs, list(args), out, start, self.name, random)
+        with _trace.recording_step() as rec:
+            try:
+                out = self._traced(*args, **kwargs)
+                _C.lazy_realize([t._h for t in _flatten(out)])
+            finally:
+                runs = _C.capture_end()
+        entry["replay"] = _Replay(runs, arg_tensors, out, start, self.name, rec.random)
+        entry["modules"] = rec.modules
+        entry["guard"] = self._guard(rec.modules)
         return out
 
 

@@ -9,7 +9,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _C
+from . import _C, _args
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                       mse_loss, nll_loss)
@@ -19,13 +19,8 @@ from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 IntPair = Union[int, Sequence[int]]
 
 
-def _pair(v: IntPair, name: str) -> Tuple[int, int]:
-    if isinstance(v, int):
-        return (v, v)
-    v = tuple(int(x) for x in v)
-    if len(v) != 2:
-        raise _C.InvalidArgumentError(f"{name} must be an int or a pair of ints, got {v}")
-    return v
+def _pair(v: IntPair, name: str, where: str = "", minimum: Optional[int] = None) -> Tuple[int, int]:
+    return _args.int_pair(v, name, where or name, minimum)
 
 
 def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
@@ -175,7 +170,7 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
             return [pads[0], pads[1], pads[2], pads[3]]
         raise _C.InvalidArgumentError(f"padding must be an int, a pair, 'same' or 'valid', got '{padding}'\n"
                                       f"  fix: padding='same' keeps the spatial size (stride 1)")
-    ph, pw = _pair(padding, "padding")
+    ph, pw = _pair(padding, "padding", "conv2d", minimum=0)
     return [ph, ph, pw, pw]
 
 
@@ -185,8 +180,9 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Int
     optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
     groups splits the channels into independent convolutions (groups = C: depthwise). The
     engine's shape rule checks every argument against the shapes."""
-    s = _pair(stride, "stride")
-    d = _pair(dilation, "dilation")
+    s = _pair(stride, "stride", "conv2d", minimum=1)
+    d = _pair(dilation, "dilation", "conv2d", minimum=1)
+    groups = _args.integer(groups, "groups", "conv2d", minimum=1)
     hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
     extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
     pad = conv_padding(padding, extent, s, hw)
@@ -194,16 +190,28 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Int
     attrs = {"stride": list(s), "padding": pad}
     if d != (1, 1):
         attrs["dilation"] = list(d)
-    if int(groups) != 1:
-        attrs["groups"] = int(groups)
+    if groups != 1:
+        attrs["groups"] = groups
     return _op("Conv2D", inputs, attrs)
 
 
-def _pool_attrs(kernel_size: IntPair, stride: Optional[IntPair], padding: IntPair, ceil_mode: bool) -> dict:
-    k = _pair(kernel_size, "kernel_size")
-    s = _pair(stride, "stride") if stride is not None and stride != [] else k
-    attrs = {"kernel": list(k), "stride": list(s), "padding": list(_pair(padding, "padding"))}
-    if ceil_mode:
+def pool_arguments(where: str, kernel_size, stride, padding):
+    """(kernel, stride, padding) pairs for the pooling functions and layers, checked as PyTorch
+    does: kernel and stride >= 1 (stride None or []: the kernel), padding >= 0 and at most half
+    the kernel (a window that sees only padding has no value)."""
+    k = _pair(kernel_size, "kernel_size", where, minimum=1)
+    s = _pair(stride, "stride", where, minimum=1) if stride is not None and stride != [] else k
+    p = _pair(padding, "padding", where, minimum=0)
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise _C.InvalidArgumentError(f"{where}: padding {p} must be at most half the kernel size {k}\n"
+                                      f"  fix: padding <= {(k[0] // 2, k[1] // 2)}, or a larger kernel")
+    return k, s, p
+
+
+def _pool_attrs(where: str, kernel_size: IntPair, stride: Optional[IntPair], padding: IntPair, ceil_mode) -> dict:
+    k, s, p = pool_arguments(where, kernel_size, stride, padding)
+    attrs = {"kernel": list(k), "stride": list(s), "padding": list(p)}
+    if _args.flag(ceil_mode, "ceil_mode", where):
         attrs["ceil_mode"] = True
     return attrs
 
@@ -212,22 +220,21 @@ def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None
                dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
     max_pool2d(x, 2) halves H and W); ceil_mode keeps the last, partial windows."""
-    if _pair(dilation, "dilation") != (1, 1) or return_indices:
+    if _pair(dilation, "dilation", "max_pool2d", minimum=1) != (1, 1) or _args.flag(return_indices, "return_indices", "max_pool2d"):
         what = f"dilation={dilation}" if _pair(dilation, "dilation") != (1, 1) else "return_indices=True"
         raise _C.UnsupportedError(f"max_pool2d({what}): glassgrad's max pooling has dilation 1 and returns the "
                                   f"pooled values only\n  fix: drop {what.split('=')[0]}=...")
-    return _op("MaxPool2D", [x], _pool_attrs(kernel_size, stride, padding, ceil_mode))
+    return _op("MaxPool2D", [x], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
 
 
 def avg_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
     """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors)."""
-    attrs = _pool_attrs(kernel_size, stride, padding, ceil_mode)
-    attrs["count_include_pad"] = bool(count_include_pad)
+    attrs = _pool_attrs("avg_pool2d", kernel_size, stride, padding, ceil_mode)
+    attrs["count_include_pad"] = _args.flag(count_include_pad, "count_include_pad", "avg_pool2d")
     if divisor_override is not None:
-        if int(divisor_override) <= 0:
-            raise _C.InvalidArgumentError(f"avg_pool2d: divisor_override must be > 0, got {divisor_override}")
-        attrs["divisor_override"] = int(divisor_override)
+        attrs["divisor_override"] = _args.integer(divisor_override, "divisor_override", "avg_pool2d", minimum=1,
+                                                  fix="divisor_override=None divides by the window's size")
     return _op("AvgPool2D", [x], attrs)
 
 

@@ -57,6 +57,7 @@ void bind_lazy(py::module_& m) {
       })
       .def("same_value", [](const Handle& a, const Handle& b) { return a.value() == b.value(); })
       .def("reset", [](Handle& h, const Handle& other) { h.reset(other.value()); })
+      .def("pin", [](const Handle& h) { return wrap(h.value()); }, "Another pin on the same value.")
       .def("backward", [](const Handle& h, Handle* seed) { lazy::backward(h.value(), seed ? seed->value() : nullptr); },
            py::arg("seed").none(true) = nullptr)
       .def("pending_graph", [](const Handle& h) { return lazy::pending_graph_str(h.value()); });
@@ -74,6 +75,11 @@ void bind_lazy(py::module_& m) {
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
         py::arg("role") = "forward");
+  m.def("lazy_reset_all", [](const std::vector<Handle*>& hs, const std::vector<Handle*>& vs) { lazy::reset_all(hs, values_of(vs)); },
+        py::arg("handles"), py::arg("values"));
+  m.def("lazy_revert_all", [](const std::vector<Handle*>& hs, const std::vector<Handle*>& old) { return lazy::revert_all(hs, values_of(old)); },
+        py::arg("handles"), py::arg("old"));
+  m.def("lazy_rebind_generation", &lazy::rebind_generation);
   m.def("lazy_realize", [](const std::vector<Handle*>& hs) { lazy::realize(values_of(hs)); }, py::arg("handles"));
   m.def("grad_enabled", &lazy::grad_enabled);
   m.def("set_grad_enabled", &lazy::set_grad_enabled);

@@ -64,6 +64,28 @@ void expect_nchw_float(const ShapeContext& ctx, int i) {
 
 Shape channels(const TensorInfo& x) { return {x.shape[1]}; }
 
+// Batch statistics need at least 2 values per channel (N * H * W >= 2): of one value the mean is
+// x and the variance 0 (the output would be beta whatever x is), and of none (an empty batch)
+// both are undefined: computing them anyway gave NaN gradients and, worse, running statistics
+// updated with zeros. Channels-free inputs (C = 0) have nothing to normalize and pass.
+void expect_batch_statistics(const ShapeContext& ctx, int input) {
+  const TensorInfo& x = ctx.in(input);
+  if (x.shape[1] == 0) return;
+  const int64_t m = x.shape[0] * x.shape[2] * x.shape[3];  // <= numel: no overflow
+  if (m >= 2) return;
+  if (m == 0) {
+    ctx.fail(ErrorMessage("training on an empty batch: input " + shape_str(x.shape) + " has no values per channel")
+                 .detail("the batch mean and variance of no values are undefined")
+                 .cause("a slice that selected nothing (e.g. the last batch of a loader past the end of the data)")
+                 .fix("skip empty batches, or call model.eval() to normalize with the running statistics"));
+  }
+  ctx.fail(ErrorMessage("training needs more than 1 value per channel, got input " + shape_str(x.shape))
+               .detail("the batch statistics of one value are mean = x and variance 0, so the output "
+                       "would be beta whatever x is")
+               .cause("a batch of one image whose feature map is 1x1")
+               .fix("use a batch of at least 2, or call model.eval() to normalize with the running statistics"));
+}
+
 }  // namespace
 
 // attrs "activation": "none" (default) or "relu": y = relu(batchnorm(x)) in one pass. Set by
@@ -91,15 +113,8 @@ void register_norm_ops(OpRegistry& r) {
       }
       eps_attr(ctx);
       ops::check_activation_attr(ctx);
+      expect_batch_statistics(ctx, 0);
       const TensorInfo& x = ctx.in(0);
-      const int64_t m = x.shape[0] * x.shape[2] * x.shape[3];
-      if (m < 2 && x.numel() > 0) {
-        ctx.fail(ErrorMessage("training needs more than 1 value per channel, got input " + shape_str(x.shape))
-                     .detail("the batch statistics of one value are mean = x and variance 0, so the output "
-                             "would be beta whatever x is")
-                     .cause("a batch of one image whose feature map is 1x1")
-                     .fix("use a batch of at least 2, or call model.eval() to normalize with the running statistics"));
-      }
       const TensorInfo stat = ops::with_shape(x, channels(x));
       return std::vector<TensorInfo>{x, stat, stat};
     };
@@ -146,6 +161,7 @@ void register_norm_ops(OpRegistry& r) {
         ctx.fail(ErrorMessage("grad_y has shape " + shape_str(ctx.in(0).shape) + ", x has shape " +
                               shape_str(ctx.in(1).shape)));
       }
+      expect_batch_statistics(ctx, 1);
       const char* names[] = {"", "", "gamma", "mean", "var", "grad_mean", "grad_var"};
       for (int i = 2; i < ctx.num_inputs(); ++i) expect_channel_vector(ctx, i, 1, names[i]);
       eps_attr(ctx);

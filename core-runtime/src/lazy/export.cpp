@@ -25,6 +25,7 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
       continue;
     }
     Node* node = v->producer.get();
+    if (node->in_flight) throw_in_flight(*v);
     const uint64_t key = v->seq - static_cast<uint64_t>(v->output_index);
     auto it = node_key.find(node);
     if (it != node_key.end()) {

@@ -30,6 +30,8 @@ struct Export {
 Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed);
 
 [[noreturn]] void throw_invalid(const Value& v);
+// v's producer is in flight (Node::in_flight): the plan computing it is running right now.
+[[noreturn]] void throw_in_flight(const Value& v);
 
 // The lazy value of graph value `id`, re-created from its producer if it had died (an unused
 // output of a multi-output node that a gradient rule now needs).

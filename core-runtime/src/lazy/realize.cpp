@@ -127,6 +127,23 @@ void abandon(const Export& ex, const std::vector<ValuePtr>& roots, const std::sh
   if (plan) cache().last = plan;  // last_plan() shows the plan that failed
 }
 
+// Marks the exported nodes in flight (Node::in_flight) for as long as their realize runs, and
+// counts how deeply realizes nest on this thread (a hook's realize inside a running plan).
+thread_local int t_realize_depth = 0;
+struct InFlight {
+  const Export& ex;
+  explicit InFlight(const Export& e) : ex(e) {
+    for (const auto& n : ex.nodes) ++n->in_flight;
+    ++t_realize_depth;
+  }
+  ~InFlight() {
+    for (const auto& n : ex.nodes) --n->in_flight;
+    --t_realize_depth;
+  }
+  InFlight(const InFlight&) = delete;
+  InFlight& operator=(const InFlight&) = delete;
+};
+
 }  // namespace
 
 uint64_t planning_key(size_t budget);  // below
@@ -144,6 +161,8 @@ void realize(const std::vector<ValuePtr>& targets) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   Export ex = export_graph(roots, true);
+  const InFlight in_flight(ex);
+  const bool outermost = t_realize_depth == 1;
   const size_t budget = memory_budget_for(roots[0]->info.device);
   const uint64_t key = hash_combine(hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0),
                                     planning_key(budget));
@@ -186,7 +205,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   }
   ++pc.stats.realizes;
   pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
-  if (g_capturing) {
+  if (g_capturing && outermost) {  // a hook's own plans are not part of the captured step
     CapturedRun run{plan, executor, inputs, {}, {}, outs};
     for (ValueId v : plan->input_values) {
       const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));

@@ -34,7 +34,7 @@ std::vector<ValuePtr> pending_values() {
   std::vector<ValuePtr> out;
   for (auto it = pending().begin(); it != pending().end();) {
     ValuePtr v = it->second.lock();
-    if (!v || v->realized() || !v->invalid.empty()) {
+    if (!v || v->realized() || !v->invalid.empty() || (v->producer && v->producer->in_flight)) {
       it = pending().erase(it);
       continue;
     }
@@ -54,11 +54,44 @@ Handle::~Handle() {
   if (v_) unpin(v_);
 }
 
+namespace {
+uint64_t g_rebind_generation = 0;
+}
+
 void Handle::reset(ValuePtr v) {
   if (!v) throw InternalError("lazy::Handle::reset to a null value");
+  if (v->realized() && (!v_->realized() || v->data.storage() != v_->data.storage())) ++g_rebind_generation;
   pin(v);
   unpin(v_);
   v_ = std::move(v);
+}
+
+uint64_t rebind_generation() { return g_rebind_generation; }
+
+void reset_all(const std::vector<Handle*>& handles, const std::vector<ValuePtr>& values) {
+  if (handles.size() != values.size()) throw InternalError("reset_all: lists of different lengths");
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!handles[i] || !values[i]) throw InternalError("reset_all: a null handle or value");
+    if (!values[i]->invalid.empty()) throw_invalid(*values[i]);
+  }
+  for (size_t i = 0; i < values.size(); ++i) handles[i]->reset(values[i]);
+}
+
+size_t revert_all(const std::vector<Handle*>& handles, const std::vector<ValuePtr>& old) {
+  if (handles.size() != old.size()) throw InternalError("revert_all: lists of different lengths");
+  size_t moved = 0;
+  for (size_t i = handles.size(); i-- > 0;) {  // last change first: a handle swapped twice ends at its oldest
+    if (old[i] && old[i]->invalid.empty() && handles[i]->value() != old[i]) {
+      const ValuePtr current = handles[i]->value();
+      if (current->grad && !old[i]->grad) {  // a failed plan moved the gradient onto its output
+        set_grad(old[i], current->grad);
+        set_grad(current, nullptr);
+      }
+      handles[i]->reset(old[i]);
+      ++moved;
+    }
+  }
+  return moved;
 }
 
 bool grad_enabled() { return t_grad_enabled; }
@@ -71,6 +104,20 @@ void throw_invalid(const Value& v) {
                               "overwrote its memory")
                        .fix("recompute it after the update (e.g. run the forward pass again), or "
                             "read it before calling step()")
+                       .str());
+}
+
+void throw_in_flight(const Value& v) {
+  const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
+  const Node& n = *v.producer;
+  throw ValueError(ErrorMessage("cannot compute " + what + " " + shape_str(v.info.shape) + " (from " +
+                                n.schema->name + (n.meta.scope.empty() ? "" : " '" + n.meta.scope + "'") +
+                                ") now: the plan that computes it is running")
+                       .cause("a hook (glassgrad.debug.register_hook) or another thread asked for it while "
+                              "that step ran; computing it again would repeat the step's work and its in-place "
+                              "updates")
+                       .fix("in a hook, use the NumPy arrays the hook receives (tensors made from them are "
+                            "fine); otherwise read it after the step returns")
                        .str());
 }
 

@@ -16,10 +16,16 @@ line that records the op, and only for nodes that run (a value nobody needs is n
 e.g. the loss itself when only gradients are read). While hooks are registered, plans are
 compiled without fusion, so every op is its own step. An exception raised in a hook stops the
 run, and `breakpoint()` inside one opens the debugger with the arrays at hand. The arrays are
-copies: inputs as the node read them, outputs as it wrote them."""
+copies: inputs as the node read them, outputs as it wrote them.
+
+A hook may compute with glassgrad (glassgrad.tensor(outputs[0]).abs().max().item()): that runs
+in a plan of its own, with an arena of its own, and calls no hooks. It cannot ask for a tensor
+that the running step is still computing (the loss, a parameter being updated): that raises an
+error saying so, rather than running the step again."""
 from __future__ import annotations
 
 import itertools
+import threading
 from typing import Callable, Dict, List, NamedTuple, Optional
 
 from .. import _C
@@ -80,15 +86,30 @@ _ids = itertools.count()
 _observer: Optional[int] = None
 
 
+class _Dispatching(threading.local):
+    active = False
+
+
+_dispatching = _Dispatching()
+
+
 def _dispatch(index, op, scope, role, source, inputs, outputs) -> None:
+    # A hook may compute with glassgrad (e.g. gg.tensor(outputs[0]).abs().max().item()): those
+    # nodes run in a plan of their own, and do not call hooks again (that recursed without end).
+    if _dispatching.active:
+        return
     matching = [h for h in list(_hooks.values()) if h.matches(op, scope, role)]
     if not matching:
         return
     info = NodeInfo(int(index), op, scope, role, source)
     ins = [t.numpy() for t in inputs]
     outs = [t.numpy() for t in outputs]
-    for h in matching:
-        h.fn(info, [a.copy() for a in ins], [a.copy() for a in outs])
+    _dispatching.active = True
+    try:
+        for h in matching:
+            h.fn(info, [a.copy() for a in ins], [a.copy() for a in outs])
+    finally:
+        _dispatching.active = False
 
 
 class HookHandle:

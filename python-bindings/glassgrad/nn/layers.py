@@ -13,7 +13,7 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _args
 from .. import functional as F
 from .._random import generator
 from .._tensor import Tensor
@@ -69,12 +69,16 @@ class Conv2D(Module):
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
                  bias: bool = True, device=None, dilation=1, groups: int = 1):
         super().__init__()
-        k = F._pair(kernel_size, "kernel_size")
-        for what, v in (("in_channels", in_channels), ("out_channels", out_channels), ("kernel_size", min(k)),
-                        ("groups", groups)):
-            if int(v) <= 0:
-                raise _C.InvalidArgumentError(f"Conv2D: {what} must be positive, got {v}")
-        groups = int(groups)
+        where = _args.call("Conv2D", in_channels, out_channels, kernel_size)
+        k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
+        in_channels = _args.integer(in_channels, "in_channels", where, minimum=1)
+        out_channels = _args.integer(out_channels, "out_channels", where, minimum=1)
+        groups = _args.integer(groups, "groups", where, minimum=1)
+        bias = _args.flag(bias, "bias", where)
+        if isinstance(padding, str):
+            _args.choice(padding, "padding", where, ("same", "valid"), fix="padding='same' keeps H and W (stride 1)")
+        else:
+            _args.int_pair(padding, "padding", where, minimum=0)
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
             if int(v) % groups != 0:
                 raise _C.InvalidArgumentError(
@@ -83,9 +87,9 @@ class Conv2D(Module):
                     f"channels into `groups` equal slices\n  fix: choose groups dividing both {in_channels} and "
                     f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
-        self.stride = F._pair(stride, "stride")
+        self.stride = _args.int_pair(stride, "stride", where, minimum=1)
         self.padding = padding
-        self.dilation = F._pair(dilation, "dilation")
+        self.dilation = _args.int_pair(dilation, "dilation", where, minimum=1)
         self.groups = groups
         fan_in = self.in_channels // groups * k[0] * k[1]
         self.weight = Parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in), device)
@@ -114,9 +118,10 @@ class Linear(Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None):
         super().__init__()
-        if int(in_features) <= 0 or int(out_features) <= 0:
-            raise _C.InvalidArgumentError(f"Linear: sizes must be positive, got ({in_features}, {out_features})")
-        self.in_features, self.out_features = int(in_features), int(out_features)
+        where = _args.call("Linear", in_features, out_features)
+        self.in_features = _args.integer(in_features, "in_features", where, minimum=1)
+        self.out_features = _args.integer(out_features, "out_features", where, minimum=1)
+        bias = _args.flag(bias, "bias", where)
         self.weight = Parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device)
         self.bias = Parameter(_default_uniform(self.out_features, self.in_features), device) if bias else None
 
@@ -145,14 +150,17 @@ class LayerNorm(Module):
 
     def __init__(self, normalized_shape: int, eps: float = 1e-5, elementwise_affine: bool = True, device=None):
         super().__init__()
-        d = int(normalized_shape[-1] if isinstance(normalized_shape, (tuple, list)) else normalized_shape)
+        where = _args.call("LayerNorm", normalized_shape)
         if isinstance(normalized_shape, (tuple, list)) and len(normalized_shape) != 1:
+            last = normalized_shape[-1] if normalized_shape else "d"
             raise _C.UnsupportedError(f"LayerNorm normalizes over the last axis only, got normalized_shape="
-                                      f"{tuple(normalized_shape)}\n  fix: LayerNorm({d}), after reshaping so the "
+                                      f"{tuple(normalized_shape)}\n  fix: LayerNorm({last}), after reshaping so the "
                                       f"normalized features are one axis")
-        if d <= 0:
-            raise _C.InvalidArgumentError(f"LayerNorm: normalized_shape must be positive, got {normalized_shape}")
-        self.normalized_shape, self.eps = d, float(eps)
+        d = _args.integer(normalized_shape[0] if isinstance(normalized_shape, (tuple, list)) else normalized_shape,
+                          "normalized_shape", where, minimum=1)
+        eps = _args.real(eps, "eps", where, minimum=0.0)
+        elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", where)
+        self.normalized_shape, self.eps = d, eps
         self.weight = Parameter(np.ones(d, np.float32), device) if elementwise_affine else None
         self.bias = Parameter(np.zeros(d, np.float32), device) if elementwise_affine else None
 
@@ -182,10 +190,9 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
-        if not 0.0 <= float(p) <= 1.0:
-            raise _C.InvalidArgumentError(f"Dropout: p must be in [0, 1], got {p}\n"
-                                          f"  fix: Dropout(0.1) drops 10% of the activations")
-        self.p, self.inplace = float(p), bool(inplace)
+        self.p = _args.real(p, "p", _args.call("Dropout", p), minimum=0.0, maximum=1.0,
+                            fix="Dropout(0.1) drops 10% of the activations")
+        self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
 
     def forward(self, x: Tensor) -> Tensor:
         return F.dropout(x, self.p, self.training)
@@ -204,7 +211,7 @@ class LeakyReLU(Module):
 
     def __init__(self, negative_slope: float = 0.01):
         super().__init__()
-        self.negative_slope = float(negative_slope)
+        self.negative_slope = _args.real(negative_slope, "negative_slope", _args.call("LeakyReLU", negative_slope))
 
     def forward(self, x):
         return F.leaky_relu(x, self.negative_slope)
@@ -353,6 +360,7 @@ class MaxPool2D(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
+        F.pool_arguments(_args.call("MaxPool2D", kernel_size), kernel_size, stride, padding)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
@@ -372,6 +380,10 @@ class AvgPool2D(Module):
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
+        where = _args.call("AvgPool2D", kernel_size)
+        F.pool_arguments(where, kernel_size, stride, padding)
+        _args.flag(count_include_pad, "count_include_pad", where)
+        _args.flag(ceil_mode, "ceil_mode", where)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
@@ -386,7 +398,9 @@ class AvgPool2D(Module):
 class Flatten(Module):
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
         super().__init__()
-        self.start_dim, self.end_dim = start_dim, end_dim
+        where = _args.call("Flatten", start_dim, end_dim)
+        self.start_dim = _args.integer(start_dim, "start_dim", where)
+        self.end_dim = _args.integer(end_dim, "end_dim", where)
 
     def forward(self, x):
         return F.flatten(x, self.start_dim, self.end_dim)

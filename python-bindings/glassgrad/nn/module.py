@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _C, _device
 from .._tensor import Tensor, _wrap
-from .._trace import in_scope, scope, user_source
+from .._trace import note_module_call, scope, user_source
 
 
 class Parameter(Tensor):
@@ -34,16 +34,65 @@ def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
     return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, device, name), "state", False, name))
 
 
+def _leaf_for(t: Tensor, raw: "_C.Tensor"):
+    """A new leaf holding `raw`, of t's kind (parameter or state) and name."""
+    kind = "parameter" if isinstance(t, Parameter) else "state"
+    return _C.lazy_leaf(raw, kind, kind == "parameter", t.name)
+
+
+def _new_data(t: Tensor, arr, device: Optional[str] = None):
+    """The leaf that assign_data would give t: arr converted to t's dtype, on `device` (default
+    t's own). Nothing about t changes."""
+    arr = np.asarray(arr).astype(t.dtype, copy=False)  # from_numpy makes it dense (and keeps 0-d)
+    return _leaf_for(t, _C.Tensor.from_numpy(arr, device or t.device, t.name))
+
+
+def rebind_all(pairs) -> None:
+    """[(tensor, new leaf)]: points every tensor at its new leaf in one call, so an error or a
+    KeyboardInterrupt can never leave a model half loaded or half moved (make the leaves first:
+    that is where conversions and allocations fail)."""
+    pairs = list(pairs)
+    _C.lazy_reset_all([t._h for t, _ in pairs], [leaf for _, leaf in pairs])
+
+
 def assign_data(t: Tensor, arr: np.ndarray, device: Optional[str] = None) -> None:
     """Gives the parameter or buffer `t` new data (converted to its dtype; on `device`, default its
     own), keeping the Python object: optimizers and models holding it see the new values."""
-    kind = "parameter" if isinstance(t, Parameter) else "state"
-    arr = np.asarray(arr).astype(t.dtype, copy=False)  # from_numpy makes it dense (and keeps 0-d)
-    raw = _C.Tensor.from_numpy(arr, device or t.device, t.name)
-    t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+    rebind_all([(t, _new_data(t, arr, device))])
 
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
+    """A state_dict entry as an array of t's shape whose values t's dtype can hold, or a
+    GlassgradError naming the entry (before anything is loaded)."""
+    try:
+        arr = np.asarray(value)
+    except Exception as e:  # noqa: BLE001 - whatever the object is, say which entry it was
+        raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
+                                      f"  fix: pass the arrays model.state_dict() returned") from None
+    if tuple(arr.shape) != tuple(t.shape):
+        raise _C.ShapeError(f"load_state_dict: '{name}' has shape {list(arr.shape)} in the file but "
+                            f"{list(t.shape)} in the model\n  fix: build the model with the same layer sizes")
+    if arr.dtype.kind not in "biuf":
+        raise _C.DTypeError(f"load_state_dict: '{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}\n"
+                            f"  fix: pass numeric arrays, as model.state_dict() returns")
+    return arr
+
+
+_structure_version = 0
+
+
+def structure_version() -> int:
+    """Changes whenever a layer, parameter or buffer of a module is replaced by another object
+    (glassgrad.compile guards its replays with it)."""
+    return _structure_version
+
+
+def _bump_structure_version() -> None:
+    global _structure_version
+    _structure_version += 1
 
 
 class Module:
@@ -66,18 +115,38 @@ class Module:
             self._check_init()
         d = self.__dict__
         for table in ("_parameters", "_buffers", "_modules"):
-            if table in d and name in d[table] and not (table == "_buffers" and isinstance(value, Tensor)):
-                del d[table][name]
+            if table in d and name in d[table]:
+                if d[table][name] is not value:
+                    _bump_structure_version()  # a layer, parameter or buffer replaced: compiled steps re-trace
+                if not (table == "_buffers" and isinstance(value, Tensor)):
+                    del d[table][name]
         if isinstance(value, Parameter):
-            if not value.name:
-                value._h.name = name
             d["_parameters"][name] = value
+            value._h.name = self._path_of(name)
         elif isinstance(value, Module):
             d["_modules"][name] = value
+            value._name_tree(self._path_of(name))
         elif name in d.get("_buffers", {}) and isinstance(value, Tensor):
             d["_buffers"][name] = value
+            value._h.name = self._path_of(name)
         else:
             object.__setattr__(self, name, value)
+
+    # ---- names: every layer and tensor is named by its path in the module tree as soon as it is
+    # assigned ("layer2.0.conv1", "layer2.0.conv1.weight"), whatever the call style later
+    # (model(x), model.forward(x), model.layer2(x)): error messages, hooks, printed plans and
+    # check_nan_gradients use these names.
+    def _path_of(self, name: str) -> str:
+        scope_ = self.__dict__.get("_scope", "")
+        return f"{scope_}.{name}" if scope_ else name
+
+    def _name_tree(self, path: str) -> None:
+        for sub, m in self.named_modules(path):
+            object.__setattr__(m, "_scope", sub)
+            for table in (m._parameters, m._buffers):
+                for tname, t in table.items():
+                    if t is not None:
+                        t._h.name = f"{sub}.{tname}" if sub else tname
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -103,7 +172,7 @@ class Module:
             return
         arr = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
         device = value.device if isinstance(value, Tensor) else _device.default_device()
-        self._buffers[name] = _state_leaf(arr, device, name)
+        self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
         if not persistent:
             self.__dict__.setdefault("_non_persistent", set()).add(name)
 
@@ -196,16 +265,9 @@ class Module:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *args, **kwargs):
-        if not in_scope():
-            # A top-level call: name every layer by its attribute path. A layer that a parent model
-            # already named (model.layer1(x) called on its own) keeps its path ("layer1.0.conv1").
-            for path, m in self.named_modules(self._scope):
-                object.__setattr__(m, "_scope", path)
-                for table in (m._parameters, m._buffers):
-                    for pname, t in table.items():
-                        full = f"{path}.{pname}" if path else pname
-                        if t._h.name != full:
-                            t._h.name = full
+        # Layers were named by their paths when assigned (_name_tree); a model called at the top
+        # records its own ops under its class name.
+        note_module_call(self)
         with scope(self._scope or type(self).__name__):
             return self.forward(*args, **kwargs)
 
@@ -247,34 +309,29 @@ class Module:
                 "load_state_dict: the names do not match this model\n"
                 f"  missing:    {missing}\n  unexpected: {unexpected}\n"
                 "  fix: load a state_dict saved from the same model class, or pass strict=False")
+        # All or nothing: every entry is checked and converted before any tensor is re-pointed.
+        pairs = []
         for name, t in own.items():
             if name not in state:
                 continue
-            arr = np.asarray(state[name])
-            if tuple(arr.shape) != tuple(t.shape):
-                raise _C.ShapeError(f"load_state_dict: '{name}' has shape {list(arr.shape)} in the file but "
-                                    f"{list(t.shape)} in the model\n  fix: build the model with the same layer sizes")
-            assign_data(t, arr)
+            arr = _checked_entry(name, state[name], t)
+            pairs.append((t, _new_data(t, arr)))
+        rebind_all(pairs)
         return IncompatibleKeys(missing, unexpected)
 
     def to(self, device) -> "Module":
         """Moves every parameter and buffer to `device` (in place; returns self)."""
         d = _device.normalize(device)
-        for t in list(self.parameters()) + list(self.buffers()):
-            if t.device != d:
-                kind = "parameter" if isinstance(t, Parameter) else "state"
-                t._h.reset(_C.lazy_leaf(t._raw().to(d), kind, kind == "parameter", t.name))
+        rebind_all([(t, _leaf_for(t, t._raw().to(d)))
+                    for t in list(self.parameters()) + list(self.buffers()) if t.device != d])
         return self
 
     def astype(self, dtype) -> "Module":
         """Converts every floating parameter and buffer to `dtype` (in place; returns self).
         model.double() is what float64 gradient checks use."""
-        for t in list(self.parameters()) + list(self.buffers()):
-            if t.dtype != dtype and t.dtype in ("float32", "float64"):
-                kind = "parameter" if isinstance(t, Parameter) else "state"
-                arr = t.numpy().astype(dtype)
-                raw = _C.Tensor.from_numpy(arr, t.device, t.name)
-                t._h.reset(_C.lazy_leaf(raw, kind, kind == "parameter", t.name))
+        rebind_all([(t, _leaf_for(t, _C.Tensor.from_numpy(t.numpy().astype(dtype), t.device, t.name)))
+                    for t in list(self.parameters()) + list(self.buffers())
+                    if t.dtype != dtype and t.dtype in ("float32", "float64")])
         return self
 
     def double(self) -> "Module":

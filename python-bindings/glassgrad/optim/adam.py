@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from .. import _C, _args
 from .optimizer import Optimizer, _op_multi
 
 
@@ -24,20 +25,27 @@ class Adam(Optimizer):
                  amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
         if differentiable:
-            raise NotImplementedError(f"{type(self).__name__}(differentiable=True): glassgrad's optimizer steps "
+            raise _C.UnsupportedError(f"{type(self).__name__}(differentiable=True): glassgrad's optimizer steps "
                                       f"are not differentiated\n  fix: drop differentiable=True")
-        super().__init__(params, dict(lr=float(lr), betas=(float(betas[0]), float(betas[1])), eps=float(eps),
-                                      weight_decay=float(weight_decay), amsgrad=bool(amsgrad),
-                                      maximize=bool(maximize), decoupled_weight_decay=bool(decoupled_weight_decay)))
+        # Checked (and made plain floats and bools) by _check_group.
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
         name = type(self).__name__
-        b1, b2 = group["betas"]
-        if not (0 <= b1 < 1 and 0 <= b2 < 1):
-            raise ValueError(f"{name}: betas must be in [0, 1), got {tuple(group['betas'])}")
-        if group["eps"] < 0 or group["weight_decay"] < 0:
-            raise ValueError(f"{name}: eps and weight_decay must be >= 0, got {group['eps']}, {group['weight_decay']}")
+        betas = group["betas"]
+        if not isinstance(betas, (tuple, list)) or len(betas) != 2:
+            raise _C.InvalidArgumentError(f"{name}: betas must be a pair (beta1, beta2), got {betas!r}\n"
+                                          f"  fix: betas=(0.9, 0.999)")
+        dict.__setitem__(group, "betas", tuple(
+            _args.real(b, "betas", name, minimum=0.0, maximum=1.0, below=True, fix="betas=(0.9, 0.999)")
+            for i, b in enumerate(betas)))
+        for key in ("eps", "weight_decay"):
+            dict.__setitem__(group, key, _args.real(group[key], key, name, minimum=0.0))
+        for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
+            if key in group:
+                dict.__setitem__(group, key, _args.flag(group[key], key, name))
 
     def _static_signature(self, group):
         # beta1 is a tensor; beta2 is an attribute of the update.

@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
-from .. import _C
+from .. import _C, _args
 from .._tensor import Tensor, _op_multi, _wrap
 from .._trace import scope
 
@@ -96,6 +96,7 @@ class Optimizer:
     def __init__(self, params: Iterable, defaults: Dict[str, Any]):
         self.defaults = dict(defaults)
         self.state: Dict[Tensor, Dict[str, Any]] = {}
+        self._swaps = None  # during step(): (tensor, its value before the step) for each update
         self.param_groups: List[ParamGroup] = []
         self._step_calls = 0  # lr_scheduler warns when it steps before the optimizer ever did
         name = type(self).__name__
@@ -147,9 +148,10 @@ class Optimizer:
         self.param_groups.append(group)
 
     def _check_group(self, group: Dict[str, Any]) -> None:
-        """Refuses invalid hyperparameters (subclasses add their own checks)."""
-        if float(group["lr"]) < 0:
-            raise _C.InvalidArgumentError(f"{type(self).__name__}: lr must be >= 0, got {group['lr']}")
+        """Refuses invalid hyperparameters with a GlassgradError naming them (subclasses add
+        their own checks through glassgrad._args)."""
+        if not isinstance(group["lr"], Tensor):  # a tensor learning rate is read as data
+            dict.__setitem__(group, "lr", _args.real(group["lr"], "lr", type(self).__name__, minimum=0.0))
 
     def _static_signature(self, group: Dict[str, Any]) -> Tuple:
         """The hyperparameters that shape the step's graph (attributes of the update ops, or which
@@ -246,10 +248,31 @@ class Optimizer:
                 "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
             self._group_changed(g)
-        with scope("optimizer", role="optimizer"):
-            for group, p in work:
-                self._update(p, group)
-        _C.lazy_realize([])
+        # All or nothing: every parameter and state tensor the updates re-point is remembered,
+        # and if recording or running the step fails (a hook raising, anomaly mode stopping, a
+        # KeyboardInterrupt), they all point back at their values before the step (the executor
+        # restores any buffer the plan had already written) and new state entries are dropped.
+        state_before = {p: dict(st) for p, st in self.state.items()}
+        self._swaps = []
+        try:
+            with scope("optimizer", role="optimizer"):
+                for group, p in work:
+                    self._update(p, group)
+            _C.lazy_realize([])
+        except BaseException:
+            swaps, self._swaps = self._swaps, None
+            # One call: moves back exactly the handles whose old value is still valid (none when
+            # the step ran to its end and only the interrupt came after).
+            moved = _C.lazy_revert_all([t._h for t, _ in swaps], [old for _, old in swaps])
+            if moved or not swaps:
+                for p in list(self.state):
+                    if p in state_before:
+                        self.state[p].clear()
+                        self.state[p].update(state_before[p])
+                    else:
+                        del self.state[p]
+            raise
+        self._swaps = None
         return loss
 
     def _update(self, p: Tensor, group: Dict[str, Any]) -> None:  # pragma: no cover - abstract
@@ -260,8 +283,11 @@ class Optimizer:
         """p.grad, negated when the group maximizes (PyTorch's maximize=True)."""
         return -p.grad if group.get("maximize") else p.grad
 
-    @staticmethod
-    def _swap(t: Tensor, new: Tensor) -> None:
+    def _swap(self, t: Tensor, new: Tensor) -> None:
+        """Points t (a parameter or a state tensor) at its updated value; step() remembers the
+        old one to undo a step that fails."""
+        if getattr(self, "_swaps", None) is not None:
+            self._swaps.append((t, t._h.pin()))
         t._h.reset(new._h)
 
     def _zeros_state(self, p: Tensor, name: str, dtype=None, shape=None) -> Tensor:
@@ -329,8 +355,15 @@ class Optimizer:
                 position[k] = p
         per_param = state_dict.get("state", {})
         new_state: Dict[Tensor, Dict[str, Any]] = {}
+        if not isinstance(per_param, dict):
+            raise _C.InvalidArgumentError(f"{name}.load_state_dict: 'state' must be a dict of per-parameter states, "
+                                          f"got {type(per_param).__name__}")
         for k, st in per_param.items():
-            key = int(k)
+            try:
+                key = int(k)
+            except (TypeError, ValueError):
+                raise _C.InvalidArgumentError(f"{name}.load_state_dict: the state has an entry {k!r}; entries are "
+                                              f"numbered by parameter position (0, 1, ...)") from None
             if key not in position or not st:
                 continue
             p = position[key]
@@ -350,22 +383,36 @@ class Optimizer:
                     arr = arr.astype(p.dtype)
                 arrays[sname] = arr
             new_state[p] = arrays
+        # All or nothing: every group is checked on a copy and every state tensor made before the
+        # optimizer changes at all.
+        group_values = []
         for g_saved, g_own in zip(groups, self.param_groups):
             values = {k: (tuple(v) if isinstance(v, list) and k == "betas" else v)
                       for k, v in g_saved.items() if k not in ("params", "param_names")}
-            dict.update(g_own, values)
-            self._check_group(g_own)
-            self._group_changed(g_own)
+            candidate = dict(g_own)
+            candidate.update(values)
+            try:
+                self._check_group(candidate)
+            except (KeyError, TypeError, ValueError) as e:
+                if isinstance(e, _C.GlassgradError):
+                    raise
+                raise _C.InvalidArgumentError(f"{name}.load_state_dict: a saved parameter group is not valid for "
+                                              f"{name} ({type(e).__name__}: {e})\n  fix: load the state saved from "
+                                              f"this optimizer") from None
+            group_values.append((g_own, values))
+        leaves = []  # (p, key, new leaf)
         for p, arrays in new_state.items():
-            own = self._state_for(p)
             for key, arr in arrays.items():
                 label = f"{p.name}.{key}" if p.name else key
-                leaf = _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.array(arr, order="C"), p.device, label),
-                                          "state", False, label))
-                if key in own:
-                    own[key]._h.reset(leaf._h)
-                else:
-                    own[key] = leaf
+                leaves.append((p, key, _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(np.asarray(arr), p.device, label),
+                                                          "state", False, label))))
+        existing = [(self.state[p][key], leaf) for p, key, leaf in leaves if key in self.state.get(p, {})]
+        _C.lazy_reset_all([t._h for t, _ in existing], [leaf._h for _, leaf in existing])
+        for p, key, leaf in leaves:
+            self._state_for(p).setdefault(key, leaf)
+        for g_own, values in group_values:
+            dict.update(g_own, values)
+            self._group_changed(g_own)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from .. import _C, _args
 from .._tensor import _op
 from .optimizer import Optimizer, _op_multi
 
@@ -25,17 +26,18 @@ class RMSprop(Optimizer):
                  momentum: float = 0.0, centered: bool = False, capturable: bool = False, foreach=None,
                  maximize: bool = False, differentiable: bool = False):
         if differentiable:
-            raise NotImplementedError("RMSprop(differentiable=True): glassgrad's optimizer steps are not "
+            raise _C.UnsupportedError("RMSprop(differentiable=True): glassgrad's optimizer steps are not "
                                       "differentiated\n  fix: drop differentiable=True")
-        super().__init__(params, dict(lr=float(lr), alpha=float(alpha), eps=float(eps),
-                                      weight_decay=float(weight_decay), momentum=float(momentum),
-                                      centered=bool(centered), maximize=bool(maximize)))
+        # Checked (and made plain floats and bools) by _check_group.
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                      centered=centered, maximize=maximize))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
         for key in ("alpha", "eps", "weight_decay", "momentum"):
-            if group[key] < 0:
-                raise ValueError(f"RMSprop: {key} must be >= 0, got {group[key]}")
+            dict.__setitem__(group, key, _args.real(group[key], key, "RMSprop", minimum=0.0))
+        for key in ("centered", "maximize"):
+            dict.__setitem__(group, key, _args.flag(group[key], key, "RMSprop"))
 
     def _structure(self, group):
         return (group["momentum"] > 0,)

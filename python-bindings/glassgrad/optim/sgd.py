@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from .. import _C, _args
 from .optimizer import Optimizer, _op_multi
 
 
@@ -22,20 +23,22 @@ class SGD(Optimizer):
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
                  differentiable: bool = False, fused=None):
         if differentiable:
-            raise NotImplementedError("SGD(differentiable=True): glassgrad's optimizer steps are not "
+            raise _C.UnsupportedError("SGD(differentiable=True): glassgrad's optimizer steps are not "
                                       "differentiated\n  fix: drop differentiable=True")
-        super().__init__(params, dict(lr=float(lr), momentum=float(momentum), dampening=float(dampening),
-                                      weight_decay=float(weight_decay), nesterov=bool(nesterov),
-                                      maximize=bool(maximize)))
+        # Checked (and made plain floats and bools) by _check_group: bool("no") would be True.
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
-        if group["momentum"] < 0 or group["weight_decay"] < 0:
-            raise ValueError(f"SGD: momentum and weight_decay must be >= 0, got {group['momentum']}, "
-                             f"{group['weight_decay']}")
+        where = type(self).__name__
+        for key in ("momentum", "dampening", "weight_decay"):
+            dict.__setitem__(group, key, _args.real(group[key], key, where, minimum=0.0))
+        for key in ("nesterov", "maximize"):
+            dict.__setitem__(group, key, _args.flag(group[key], key, where))
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
-            raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening\n"
-                             "  fix: SGD(params, lr, momentum=0.9, nesterov=True)")
+            raise _C.InvalidArgumentError("SGD: Nesterov momentum requires a momentum and zero dampening\n"
+                                          "  fix: SGD(params, lr, momentum=0.9, nesterov=True)")
 
     def _structure(self, group):
         return (group["momentum"] != 0,)

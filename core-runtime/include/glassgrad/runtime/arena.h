@@ -8,11 +8,30 @@
 
 namespace glassgrad {
 
-// The arena for a plan needing `bytes` on d: the held one, or a new one (the old freed first).
+// Plans that run while another plan is running (a hook or an observer that computes tensors,
+// or another thread while a hook holds the first) must not share its arena: they would
+// overwrite its live buffers. Executor::run holds an ArenaLease for the whole run: the lowest
+// arena level no running plan uses. Level 0 is the ordinary arena (the only one when plans run
+// one at a time); higher levels are freed when their lease ends.
+class ArenaLease {
+ public:
+  ArenaLease();
+  ~ArenaLease();
+  ArenaLease(const ArenaLease&) = delete;
+  ArenaLease& operator=(const ArenaLease&) = delete;
+  int level() const { return level_; }
+
+ private:
+  int level_;
+  int previous_;  // the thread's level before this lease (nested runs on one thread)
+};
+
+// The arena for a plan needing `bytes` on d, at this thread's current lease level (0 outside a
+// run): the held one, or a new one (the old freed first).
 Tensor arena_for(const Device& d, size_t bytes);
 // What arena_for(d, bytes) would allocate now: 0 when it reuses the held arena.
 size_t arena_growth(const Device& d, size_t bytes);
-size_t arena_bytes(const Device& d);  // held now (0 if none)
+size_t arena_bytes(const Device& d);  // held now at level 0 (0 if none)
 void release_arenas();
 
 }  // namespace glassgrad

@@ -75,6 +75,9 @@ class Executor {
   std::vector<Tensor> bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
                            bool with_arena = true);
   void execute(std::vector<Tensor>& t, bool poison_now, void* error_word);
+  void execute_steps(std::vector<Tensor>& t, bool poison_now, void* error_word,
+                     const std::shared_ptr<const StepObserver>& observer,
+                     const std::vector<std::vector<int>>& dies_after, std::map<int, Tensor>* undo);
   // Whole-step CUDA graphs (executor_graph.cpp).
   std::vector<Tensor> run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted);
   bool capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr);

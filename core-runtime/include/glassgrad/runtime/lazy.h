@@ -55,6 +55,10 @@ struct Node : std::enable_shared_from_this<Node> {
   NodeMeta meta;
   std::vector<ValuePtr> inputs;
   std::vector<std::weak_ptr<Value>> outputs;
+  // > 0 while a realize is running the plan that computes this node. Its outputs are then not
+  // pending for anyone else: a hook (or another thread) that needs them gets an error instead
+  // of running the node again (an optimizer update applied twice, the step's hooks re-entered).
+  int in_flight = 0;
 };
 
 // What a glassgrad.Tensor holds: a pin on a value. A pinned value that is not computed yet is
@@ -71,6 +75,18 @@ class Handle {
  private:
   ValuePtr v_;
 };
+
+// Re-points handles[i] to values[i] for every i in one call: nothing runs in between, so an
+// error or a KeyboardInterrupt cannot leave half of them moved (loading a state_dict, moving a
+// model). Throws before moving any if the lists differ in length or a value is invalid.
+void reset_all(const std::vector<Handle*>& handles, const std::vector<ValuePtr>& values);
+// Points handles[i] back to old[i] wherever old[i] is still valid (not overwritten by an update
+// that ran): what a failed optimizer step undoes. Returns how many handles moved back.
+size_t revert_all(const std::vector<Handle*>& handles, const std::vector<ValuePtr>& old);
+// Counts resets that gave a handle different stored data (a leaf of another buffer: load_state_dict,
+// model.to(...)), as opposed to the pending results of an update. glassgrad.compile's replays
+// hold the buffers they were traced with, so a change means trace again.
+uint64_t rebind_generation();
 
 struct CacheStats {
   uint64_t compiles = 0;   // plans compiled (cache misses)

@@ -1,0 +1,98 @@
+"""Checking the arguments users pass to layers, functions and optimizers, in one place: a value
+glassgrad does not accept raises InvalidArgumentError (a GlassgradError and a ValueError) naming
+the call, the argument, what was given and what is supported, instead of a TypeError from deep
+inside, or a float silently truncated to an int (Linear(3.7, 2) is refused, not Linear(3, 2)).
+
+    k = _args.int_pair(kernel_size, "kernel_size", "Conv2D(1, 16, 0)", minimum=1)
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Iterable, Optional, Sequence, Tuple
+
+from . import _C
+
+
+def _fail(where: str, name: str, want: str, value, fix: str = "") -> None:
+    got = f"{value!r}" + ("" if isinstance(value, (int, float, str, bool, type(None))) else f" ({type(value).__name__})")
+    raise _C.InvalidArgumentError(f"{where}: {name} must be {want}, got {got}" + (f"\n  fix: {fix}" if fix else ""))
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "") -> int:
+    """An int (Python or NumPy; not a bool, not a float) >= minimum."""
+    want = "an int" + (f" >= {minimum}" if minimum is not None else "")
+    if not _is_int(value):
+        _fail(where, name, want, value, fix)
+    v = int(value)
+    if minimum is not None and v < minimum:
+        _fail(where, name, want, value, fix)
+    return v
+
+
+def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, int]:
+    """An int or a pair of ints (each >= minimum), as PyTorch's 2-d layers take kernel sizes,
+    strides, paddings and dilations."""
+    want = "an int or a pair of ints" + (f" >= {minimum}" if minimum is not None else "")
+    if _is_int(value):
+        pair = (int(value), int(value))
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
+        pair = (int(value[0]), int(value[1]))
+    else:
+        _fail(where, name, want, value)
+    if minimum is not None and min(pair) < minimum:
+        _fail(where, name, want, value)
+    return pair
+
+
+def real(value, name: str, where: str, minimum: Optional[float] = None, maximum: Optional[float] = None,
+         above: bool = False, below: bool = False, fix: str = "") -> float:
+    """A finite real number (Python or NumPy; a one-element tensor or array; not a bool or a
+    string) in [minimum, maximum], open at the ends marked `above` (> minimum) and `below`
+    (< maximum)."""
+    if minimum is not None and maximum is not None:
+        bounds = f"in {'(' if above else '['}{minimum:g}, {maximum:g}{')' if below else ']'}"
+    else:
+        bounds = " and ".join(b for b in (
+            "" if minimum is None else (f"> {minimum:g}" if above else f">= {minimum:g}"),
+            "" if maximum is None else (f"< {maximum:g}" if below else f"<= {maximum:g}")) if b)
+    if isinstance(value, (bool, str, bytes)) or not (isinstance(value, numbers.Real) or hasattr(value, "__float__")):
+        _fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        _fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
+    if not math.isfinite(v):
+        _fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
+    if (minimum is not None and (v <= minimum if above else v < minimum)) or \
+            (maximum is not None and (v >= maximum if below else v > maximum)):
+        _fail(where, name, bounds, value, fix)
+    return v
+
+
+def flag(value, name: str, where: str) -> bool:
+    """A bool (True/False; NumPy bools too)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    _fail(where, name, "True or False", value)
+
+
+def choice(value, name: str, where: str, options: Sequence, fix: str = ""):
+    """One of `options` (compared with ==; strings exactly)."""
+    for o in options:
+        if type(value) is type(o) and value == o:
+            return value
+    _fail(where, name, "one of " + ", ".join(repr(o) for o in options), value, fix)
+
+
+def call(name: str, *args, **kwargs) -> str:
+    """'Conv2D(1, 16, 3, padding=2)': how messages name the call that got a bad argument."""
+    parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+__all__: Iterable[str] = ["integer", "int_pair", "real", "flag", "choice", "call"]
