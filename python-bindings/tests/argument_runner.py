@@ -1,0 +1,184 @@
+"""Runs the rows of argument_table.py in glassgrad and, where torch is importable, in PyTorch, on
+the same float64 data, returning plain NumPy results that the two test families compare."""
+from __future__ import annotations
+
+import importlib
+from typing import Dict, List, Optional
+
+import numpy as np
+
+import glassgrad as gg
+from argument_table import Labels, Positive, Row
+
+
+def make_inputs(row: Row, seed: int = 0) -> List[Optional[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for spec in row.inputs:
+        if spec is None:
+            out.append(None)
+        elif isinstance(spec, Labels):
+            out.append(rng.integers(0, spec.classes, spec.shape).astype(np.int64))
+        elif isinstance(spec, Positive):
+            out.append(rng.uniform(0.5, 1.5, spec.shape))
+        else:
+            out.append(rng.standard_normal(spec))
+    return out
+
+
+def differentiable(row: Row) -> List[int]:
+    """Input positions that get a gradient: float inputs, not labels, running statistics or None."""
+    idx = [i for i, s in enumerate(row.inputs) if isinstance(s, tuple)]
+    if row.kind == "functional" and row.name == "batch_norm":
+        idx = [i for i in idx if i not in (1,)]  # running_mean is statistics, not a variable
+    return idx
+
+
+def cotangent(shape, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# ---- glassgrad ----------------------------------------------------------------------------------
+
+def gg_callable(row: Row):
+    if row.kind == "layer":
+        return getattr(gg.nn, row.name)
+    if row.kind == "optimizer":
+        return getattr(gg.optim, row.name)
+    return getattr(gg.nn.functional, row.name, None) or getattr(gg, row.name)
+
+
+def gg_layer(row: Row, state: Optional[Dict[str, np.ndarray]] = None):
+    gg.manual_seed(0)
+    layer = gg_callable(row)(*row.args, **row.kwargs).double()
+    if state is not None:
+        layer.load_state_dict(state, strict=False)
+    return layer
+
+
+def run_gg(row: Row, arrays, mode: str = "train", state=None, seed: int = 1, grads: bool = True) -> Dict[str, np.ndarray]:
+    """{'out': ..., 'grad/<i>': d(sum(out * u))/d(input i), 'grad/<param>': ..., '<buffer>': after}
+    (no gradients with grads=False)."""
+    diff = differentiable(row)
+    xs = [None if a is None else gg.tensor(a, requires_grad=i in diff) for i, a in enumerate(arrays)]
+    if row.kind == "layer":
+        layer = gg_layer(row, state)
+        layer.train(mode == "train")
+        out = layer(*xs)
+    else:
+        layer = None
+        out = gg_callable(row)(*xs, *row.args, **row.kwargs)
+    result = {"out": out.numpy()}
+    if grads and out.dtype == "float64":
+        (out * gg.tensor(cotangent(out.shape, seed))).sum().backward()
+        for i in diff:
+            g = xs[i].grad
+            result[f"grad/{i}"] = g.numpy() if g is not None else np.zeros_like(arrays[i])
+        if layer is not None:
+            for name, p in layer.named_parameters():
+                result[f"grad/{name}"] = p.grad.numpy()
+    if layer is not None:
+        for name, b in layer.named_buffers():
+            result[name] = b.numpy()
+    if row.kind == "functional" and row.name == "batch_norm":
+        result["running_mean"], result["running_var"] = xs[1].numpy(), xs[2].numpy()
+    return result
+
+
+def gg_state(row: Row) -> Dict[str, np.ndarray]:
+    """The row's layer's initial state (parameters and buffers), perturbed so that no parameter
+    is at a special value (BatchNorm's weight 1, bias 0) that could hide a mistake."""
+    layer = gg_layer(row)
+    rng = np.random.default_rng(5)
+    state = {}
+    for k, v in layer.state_dict().items():
+        if v.dtype.kind == "f" and "running_var" not in k:
+            v = v + 0.1 * rng.standard_normal(v.shape)
+        elif "running_var" in k:
+            v = v * rng.uniform(0.5, 1.5, v.shape)
+        state[k] = v
+    return state
+
+
+# ---- optimizers ---------------------------------------------------------------------------------
+
+def _problem(seed: int = 3):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((3, 4)), rng.standard_normal(3), rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
+
+
+def run_gg_optimizer(row: Row, steps: int = 3) -> List[Dict[str, np.ndarray]]:
+    """Parameters after each of `steps` steps on L = sum((x W^T + b - t)^2) / n."""
+    w0, b0, x, t = _problem()
+    w, b = gg.nn.Parameter(w0), gg.nn.Parameter(b0)
+    opt = gg_callable(row)([w, b], **row.kwargs)
+    xt, tt = gg.tensor(x), gg.tensor(t)
+    out = []
+    for _ in range(steps):
+        loss = (((xt @ w.T + b) - tt) ** 2).sum() / x.shape[0]
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        out.append({"weight": w.numpy(), "bias": b.numpy()})
+    return out
+
+
+# ---- torch --------------------------------------------------------------------------------------
+
+def torch_callable(row: Row, torch):
+    if row.torch_name and row.torch_name.startswith("torch."):
+        mod, _, attr = row.torch_name.rpartition(".")
+        return getattr(importlib.import_module(mod), attr)
+    name = row.torch_name or row.name
+    if row.kind == "layer":
+        return getattr(torch.nn, name)
+    if row.kind == "optimizer":
+        return getattr(torch.optim, name)
+    return getattr(torch.nn.functional, name)
+
+
+def run_torch(row: Row, arrays, torch, mode: str = "train", state=None, seed: int = 1) -> Dict[str, np.ndarray]:
+    diff = differentiable(row)
+    kwargs = row.torch_kwargs if row.torch_kwargs is not None else row.kwargs
+    xs = [None if a is None else torch.tensor(a, requires_grad=i in diff) for i, a in enumerate(arrays)]
+    if row.kind == "layer":
+        layer = torch_callable(row, torch)(*row.args, **kwargs).double()
+        if state is not None:
+            own = layer.state_dict()
+            layer.load_state_dict({k: torch.tensor(v, dtype=own[k].dtype) for k, v in state.items() if k in own},
+                                  strict=False)
+        layer.train(mode == "train")
+        out = layer(*xs)
+    else:
+        layer = None
+        out = torch_callable(row, torch)(*xs, *row.args, **kwargs)
+    result = {"out": out.detach().numpy()}
+    if out.dtype == torch.float64:
+        (out * torch.tensor(cotangent(tuple(out.shape), seed))).sum().backward()
+        for i in diff:
+            g = xs[i].grad
+            result[f"grad/{i}"] = g.numpy() if g is not None else np.zeros_like(arrays[i])
+        if layer is not None:
+            for name, p in layer.named_parameters():
+                result[f"grad/{name}"] = p.grad.numpy()
+    if layer is not None:
+        for name, b in layer.named_buffers():
+            result[name] = b.detach().numpy()
+    if row.kind == "functional" and row.name == "batch_norm":
+        result["running_mean"], result["running_var"] = xs[1].detach().numpy(), xs[2].detach().numpy()
+    return result
+
+
+def run_torch_optimizer(row: Row, torch, steps: int = 3) -> List[Dict[str, np.ndarray]]:
+    w0, b0, x, t = _problem()
+    w, b = torch.nn.Parameter(torch.tensor(w0)), torch.nn.Parameter(torch.tensor(b0))
+    opt = torch_callable(row, torch)([w, b], **(row.torch_kwargs if row.torch_kwargs is not None else row.kwargs))
+    xt, tt = torch.tensor(x), torch.tensor(t)
+    out = []
+    for _ in range(steps):
+        loss = (((xt @ w.T + b) - tt) ** 2).sum() / x.shape[0]
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        out.append({"weight": w.detach().numpy().copy(), "bias": b.detach().numpy().copy()})
+    return out

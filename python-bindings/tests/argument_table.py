@@ -1,0 +1,172 @@
+"""One table of the argument values glassgrad's layers, functions and optimizers accept, each with
+the PyTorch call it must match. It drives two test families:
+
+  test_argument_table.py     every row builds and runs (forward and backward, train and eval),
+                             in float64, with gradients against finite differences; no torch
+  test_torch_differential.py every row against PyTorch's CPU semantics: forward, input and
+                             parameter gradients, running statistics; optimizers three steps.
+                             Skipped without torch; tools/torch_differential.sh runs it in an
+                             environment that has torch.
+
+Adding a layer, a loss, a function or an optimizer (or an argument value to one): add a row per
+documented argument value here. A row names the callable as glassgrad and torch both spell it
+(nn.Conv2d, F.conv2d, optim.SGD; torch_name/torch_kwargs where torch differs) and the inputs it
+takes. A row whose behaviour is glassgrad's own (no torch equivalent) sets torch=<the reason>.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple, Union
+
+
+@dataclass(frozen=True)
+class Labels:
+    """An int64 input of class indices in [0, classes) of `shape`."""
+    shape: Tuple[int, ...]
+    classes: int
+
+
+@dataclass(frozen=True)
+class Positive:
+    """A float input > 0 (variances), not differentiated."""
+    shape: Tuple[int, ...]
+
+
+Input = Union[Tuple[int, ...], Labels, Positive, None]
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str                    # "layer" (nn.<name>), "functional" (F.<name>) or "optimizer" (optim.<name>)
+    name: str
+    args: Tuple[Any, ...] = ()
+    kwargs: Dict[str, Any] = field(default_factory=dict)
+    inputs: Tuple[Input, ...] = ((2, 3, 7, 7),)   # layers: the input(s); functionals: every positional input
+    modes: Tuple[str, ...] = ("train", "eval")    # layers: the modes to run
+    torch_name: Optional[str] = None              # "torch.flatten" or a torch.nn(.functional) name
+    torch_kwargs: Optional[Dict[str, Any]] = None
+    torch: Union[bool, str] = True                # a str: why there is no torch equivalent
+    grad: bool = True                             # the gradient check applies (no kinks at random inputs)
+    note: str = ""
+
+    @property
+    def id(self) -> str:
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return f"{self.kind[0]}:{self.name}({', '.join(parts)})" + (f"[{self.note}]" if self.note else "")
+
+
+def L(name, *args, inputs=((2, 3, 7, 7),), **kwargs):
+    return Row("layer", name, args, kwargs, inputs)
+
+
+def F(name, *inputs, args=(), **kwargs):
+    """fn(*inputs, *args, **kwargs): inputs are tensors made from the shapes, args plain values."""
+    return Row("functional", name, tuple(args), kwargs, tuple(inputs))
+
+
+def O(name, **kwargs):
+    return Row("optimizer", name, (), kwargs, ())
+
+
+IMG = (2, 3, 7, 7)
+LAYERS = [
+    L("Conv2d", 3, 4, 3),
+    L("Conv2d", 3, 4, 3, stride=2),
+    L("Conv2d", 3, 4, 3, stride=(2, 1)),
+    L("Conv2d", 3, 4, 3, padding=1),
+    L("Conv2d", 3, 4, (3, 2), padding=(1, 2)),
+    L("Conv2d", 3, 4, 3, padding="same"),
+    L("Conv2d", 3, 4, 4, padding="same"),
+    L("Conv2d", 3, 4, 3, padding="same", dilation=2),
+    L("Conv2d", 3, 4, 3, padding="valid"),
+    L("Conv2d", 3, 4, 3, bias=False),
+    L("Conv2d", 3, 4, 3, dilation=2),
+    L("Conv2d", 3, 4, 3, dilation=(2, 1), padding=1),
+    L("Conv2d", 3, 6, 3, groups=3),
+    L("Conv2d", 3, 3, 3, groups=3, bias=False),
+    Row("layer", "Conv2d", (3, 4, 3), {"stride": 2, "padding": "same"}, (IMG,),
+        torch="PyTorch refuses padding='same' with stride > 1; glassgrad pads as TensorFlow does"),
+    L("Linear", 5, 3, inputs=((4, 5),)),
+    L("Linear", 5, 3, bias=False, inputs=((4, 5),)),
+    L("Linear", 5, 3, inputs=((2, 4, 5),)),
+    L("BatchNorm2d", 3),
+    L("BatchNorm2d", 3, eps=1e-3),
+    L("BatchNorm2d", 3, momentum=0.5),
+    L("BatchNorm2d", 3, momentum=None),
+    L("BatchNorm2d", 3, affine=False),
+    L("BatchNorm2d", 3, track_running_stats=False),
+    L("BatchNorm1d", 3, inputs=((6, 3),)),
+    L("BatchNorm1d", 3, inputs=((4, 3, 5),)),
+    L("LayerNorm", 5, inputs=((4, 5),)),
+    L("LayerNorm", (5,), eps=1e-3, inputs=((2, 4, 5),)),
+    L("LayerNorm", 5, elementwise_affine=False, inputs=((4, 5),)),
+    Row("layer", "Dropout", (0.5,), {}, (IMG,), modes=("eval",), note="random in train mode"),
+    L("Dropout", 0.0),
+    L("ReLU"),
+    L("LeakyReLU"),
+    L("LeakyReLU", 0.2),
+    L("Sigmoid"),
+    L("Tanh"),
+    L("MaxPool2d", 2),
+    L("MaxPool2d", 3, stride=2),
+    L("MaxPool2d", 3, stride=2, padding=1),
+    L("MaxPool2d", (2, 3)),
+    L("AvgPool2d", 2),
+    L("AvgPool2d", 3, stride=1, padding=1),
+    L("AvgPool2d", 3, stride=2, padding=1, count_include_pad=False),
+    L("Flatten"),
+    L("Flatten", 0, -1),
+    L("Flatten", 1, 2),
+    L("Identity"),
+]
+
+FUNCTIONALS = [
+    F("relu", IMG),
+    F("leaky_relu", IMG),
+    F("leaky_relu", IMG, negative_slope=0.2),
+    F("sigmoid", IMG),
+    F("tanh", IMG),
+    F("softmax", (4, 5), dim=1),
+    F("softmax", (4, 5), dim=-1),
+    F("softmax", (4, 5), dim=0),
+    F("log_softmax", (4, 5), dim=1),
+    F("cross_entropy", (6, 4), Labels((6,), 4)),
+    F("cross_entropy", (6, 4), Labels((6,), 4), reduction="sum"),
+    F("linear", (4, 5), (3, 5), (3,)),
+    F("linear", (4, 5), (3, 5)),
+    F("conv2d", IMG, (4, 3, 3, 3), (4,)),
+    F("conv2d", IMG, (4, 3, 3, 3), None, stride=2, padding=1),
+    F("conv2d", IMG, (4, 3, 3, 3), (4,), padding="same"),
+    F("conv2d", IMG, (6, 1, 3, 3), (6,), groups=3, dilation=2),
+    F("max_pool2d", IMG, args=(2,)),
+    F("max_pool2d", IMG, args=(3,), stride=2, padding=1),
+    F("avg_pool2d", IMG, args=(3,), stride=2, padding=1, count_include_pad=False),
+    F("avg_pool2d", IMG, args=(2,)),
+    F("batch_norm", IMG, (3,), Positive((3,)), (3,), (3,), training=True, momentum=0.2, eps=1e-3),
+    F("batch_norm", IMG, (3,), Positive((3,)), (3,), (3,), training=False),
+    Row("functional", "flatten", (), {"start_dim": 1}, (IMG,), torch_name="torch.flatten"),
+    Row("functional", "flatten", (), {"start_dim": 0, "end_dim": 2}, (IMG,), torch_name="torch.flatten"),
+]
+
+OPTIMIZERS = [
+    O("SGD", lr=0.1),
+    O("SGD", lr=0.1, momentum=0.9),
+    O("SGD", lr=0.1, momentum=0.9, dampening=0.5),
+    O("SGD", lr=0.1, momentum=0.9, nesterov=True),
+    O("SGD", lr=0.1, momentum=0.9, weight_decay=0.01),
+    O("SGD", lr=0.1, weight_decay=0.01, maximize=True),
+    O("Adam", lr=0.01),
+    O("Adam", lr=0.01, betas=(0.8, 0.9)),
+    O("Adam", lr=0.01, eps=1e-6, weight_decay=0.01),
+    O("Adam", lr=0.01, amsgrad=True),
+    O("Adam", lr=0.01, maximize=True),
+    O("AdamW", lr=0.01),
+    O("AdamW", lr=0.01, weight_decay=0.05, amsgrad=True),
+    O("RMSprop", lr=0.01),
+    O("RMSprop", lr=0.01, alpha=0.9, eps=1e-6),
+    O("RMSprop", lr=0.01, momentum=0.5, weight_decay=0.01),
+    O("RMSprop", lr=0.01, centered=True),
+    O("RMSprop", lr=0.01, momentum=0.5, centered=True, maximize=True),
+]
+
+ROWS = LAYERS + FUNCTIONALS + OPTIMIZERS

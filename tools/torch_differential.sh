@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs the differential test against PyTorch (python-bindings/tests/test_torch_differential.py:
+# every layer, function and optimizer argument of tests/argument_table.py, forward, gradients,
+# running statistics and three optimizer steps) in a Python environment that has torch. CI's
+# environment never installs torch, so there the test skips; this script is how it runs.
+#
+#   TORCH_PYTHON=/path/to/venv/bin/python bash tools/torch_differential.sh [pytest args]
+#
+# TORCH_PYTHON: an interpreter that imports torch (CPU is enough) and numpy; default python3.
+# glassgrad comes from the development build of this checkout (bash tools/dev_build.sh, run
+# first here when the extension is missing), through PYTHONPATH, so torch's environment needs
+# no glassgrad install.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+py=${TORCH_PYTHON:-python3}
+if ! "$py" -c 'import torch' 2>/dev/null; then
+  echo "torch_differential.sh: $py cannot import torch" >&2
+  echo "  fix: TORCH_PYTHON=/path/to/an/env/with/torch/bin/python bash tools/torch_differential.sh" >&2
+  exit 2
+fi
+if ! ls python-bindings/glassgrad/_C*.so >/dev/null 2>&1; then bash tools/dev_build.sh; fi
+"$py" -c 'import torch, sys; print(f"torch {torch.__version__}, python {sys.version.split()[0]}")'
+PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py "$@"
