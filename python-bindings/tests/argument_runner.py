@@ -68,20 +68,26 @@ def run_gg(row: Row, arrays, mode: str = "train", state=None, seed: int = 1, gra
     else:
         layer = None
         out = gg_callable(row)(*xs, *row.args, **row.kwargs)
-    result = {"out": out.numpy()}
-    if grads and out.dtype == "float64":
-        (out * gg.tensor(cotangent(out.shape, seed))).sum().backward()
+    return _results(row, arrays, xs, out, layer, lambda t: t.numpy(), gg.tensor, seed, grads)
+
+
+def _results(row: Row, arrays, xs, out, layer, to_numpy, make_tensor, seed: int, grads: bool) -> Dict[str, np.ndarray]:
+    """What both frameworks report for a row (to_numpy and make_tensor are the framework's)."""
+    diff = differentiable(row)
+    result = {"out": to_numpy(out)}
+    if grads and result["out"].dtype == np.float64:
+        (out * make_tensor(cotangent(tuple(out.shape), seed))).sum().backward()
         for i in diff:
             g = xs[i].grad
-            result[f"grad/{i}"] = g.numpy() if g is not None else np.zeros_like(arrays[i])
+            result[f"grad/{i}"] = to_numpy(g) if g is not None else np.zeros_like(arrays[i])
         if layer is not None:
             for name, p in layer.named_parameters():
-                result[f"grad/{name}"] = p.grad.numpy()
+                result[f"grad/{name}"] = to_numpy(p.grad)
     if layer is not None:
         for name, b in layer.named_buffers():
-            result[name] = b.numpy()
+            result[name] = to_numpy(b)
     if row.kind == "functional" and row.name == "batch_norm":
-        result["running_mean"], result["running_var"] = xs[1].numpy(), xs[2].numpy()
+        result["running_mean"], result["running_var"] = to_numpy(xs[1]), to_numpy(xs[2])
     return result
 
 
@@ -107,20 +113,23 @@ def _problem(seed: int = 3):
     return rng.standard_normal((3, 4)), rng.standard_normal(3), rng.standard_normal((5, 4)), rng.standard_normal((5, 3))
 
 
-def run_gg_optimizer(row: Row, steps: int = 3) -> List[Dict[str, np.ndarray]]:
-    """Parameters after each of `steps` steps on L = sum((x W^T + b - t)^2) / n."""
-    w0, b0, x, t = _problem()
-    w, b = gg.nn.Parameter(w0), gg.nn.Parameter(b0)
-    opt = gg_callable(row)([w, b], **row.kwargs)
-    xt, tt = gg.tensor(x), gg.tensor(t)
+def _steps(w, b, opt, xt, tt, n: int, steps: int, to_numpy) -> List[Dict[str, np.ndarray]]:
+    """Parameters after each of `steps` steps on L = sum((x W^T + b - t)^2) / n (either framework)."""
     out = []
     for _ in range(steps):
-        loss = (((xt @ w.T + b) - tt) ** 2).sum() / x.shape[0]
+        loss = (((xt @ w.T + b) - tt) ** 2).sum() / n
         loss.backward()
         opt.step()
         opt.zero_grad()
-        out.append({"weight": w.numpy(), "bias": b.numpy()})
+        out.append({"weight": to_numpy(w), "bias": to_numpy(b)})
     return out
+
+
+def run_gg_optimizer(row: Row, steps: int = 3) -> List[Dict[str, np.ndarray]]:
+    w0, b0, x, t = _problem()
+    w, b = gg.nn.Parameter(w0), gg.nn.Parameter(b0)
+    opt = gg_callable(row)([w, b], **row.kwargs)
+    return _steps(w, b, opt, gg.tensor(x), gg.tensor(t), x.shape[0], steps, lambda p: p.numpy())
 
 
 # ---- torch --------------------------------------------------------------------------------------
@@ -152,33 +161,12 @@ def run_torch(row: Row, arrays, torch, mode: str = "train", state=None, seed: in
     else:
         layer = None
         out = torch_callable(row, torch)(*xs, *row.args, **kwargs)
-    result = {"out": out.detach().numpy()}
-    if out.dtype == torch.float64:
-        (out * torch.tensor(cotangent(tuple(out.shape), seed))).sum().backward()
-        for i in diff:
-            g = xs[i].grad
-            result[f"grad/{i}"] = g.numpy() if g is not None else np.zeros_like(arrays[i])
-        if layer is not None:
-            for name, p in layer.named_parameters():
-                result[f"grad/{name}"] = p.grad.numpy()
-    if layer is not None:
-        for name, b in layer.named_buffers():
-            result[name] = b.detach().numpy()
-    if row.kind == "functional" and row.name == "batch_norm":
-        result["running_mean"], result["running_var"] = xs[1].detach().numpy(), xs[2].detach().numpy()
-    return result
+    return _results(row, arrays, xs, out, layer, lambda t: t.detach().numpy(), torch.tensor, seed, True)
 
 
 def run_torch_optimizer(row: Row, torch, steps: int = 3) -> List[Dict[str, np.ndarray]]:
     w0, b0, x, t = _problem()
     w, b = torch.nn.Parameter(torch.tensor(w0)), torch.nn.Parameter(torch.tensor(b0))
     opt = torch_callable(row, torch)([w, b], **(row.torch_kwargs if row.torch_kwargs is not None else row.kwargs))
-    xt, tt = torch.tensor(x), torch.tensor(t)
-    out = []
-    for _ in range(steps):
-        loss = (((xt @ w.T + b) - tt) ** 2).sum() / x.shape[0]
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        out.append({"weight": w.detach().numpy().copy(), "bias": b.detach().numpy().copy()})
-    return out
+    return _steps(w, b, opt, torch.tensor(x), torch.tensor(t), x.shape[0], steps,
+                  lambda p: p.detach().numpy().copy())

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from training_helpers import train_step
 
 
 def _model():
@@ -94,11 +95,7 @@ OPTIMIZERS = {
 
 
 def _step(model, opt, x, y):
-    loss = gg.cross_entropy(model(x), y)
-    loss.backward()
-    opt.step()
-    opt.zero_grad()
-    return loss.item()
+    return train_step(model, opt)(x, y).item()
 
 
 def _trained_pair(make_opt):

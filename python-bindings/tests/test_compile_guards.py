@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from training_helpers import train_step
 
 
 def _linear(seed=0):
@@ -45,16 +46,6 @@ def test_tensors_inside_lists_and_dicts_and_keywords_are_bound_each_call():
     assert step.replays == 2
 
 
-def _train_step(model, opt):
-    def step(x, y):
-        loss = gg.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-    return step
-
-
 def _data(i):
     rng = np.random.default_rng(i)
     return gg.tensor(rng.standard_normal((4, 3)).astype(np.float32)), gg.tensor(rng.integers(0, 2, 4))
@@ -63,7 +54,7 @@ def _data(i):
 def _run(steps, change, compiled):
     model = _linear(1)
     opt = gg.SGD(model.parameters(), lr=0.5, momentum=0.9)
-    step = _train_step(model, opt)
+    step = train_step(model, opt)
     if compiled:
         step = gg.compile(step)
     losses = []

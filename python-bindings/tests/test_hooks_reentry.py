@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
+from training_helpers import train_step
 
 
 def _model():
@@ -19,11 +20,7 @@ def _batch():
 
 
 def _train_step(model, opt, x, y):
-    loss = gg.cross_entropy(model(x), y)
-    loss.backward()
-    opt.step()
-    opt.zero_grad()
-    return loss.item()
+    return train_step(model, opt)(x, y).item()
 
 
 def test_a_hook_that_runs_glassgrad_ops_sees_each_node_once_and_leaves_the_step_unchanged():
