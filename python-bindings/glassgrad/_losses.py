@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C
+from . import _C, _args
 from ._tensor import Tensor, _op, tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -96,16 +96,16 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     ((N), (N, d1, ...)), or class probabilities of the input's shape. Class weights, ignore_index
     (default -100: such targets add nothing and are not counted by "mean"), label_smoothing."""
     reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
-    if not 0.0 <= float(label_smoothing) <= 1.0:
-        raise _C.InvalidArgumentError(f"cross_entropy: label_smoothing must be in [0, 1], got {label_smoothing}")
+    label_smoothing = _args.real(label_smoothing, "label_smoothing", "cross_entropy", minimum=0.0, maximum=1.0)
+    ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
     if _probability_targets(input, target):
-        return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, float(label_smoothing))
+        return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
     rows, labels, shape = _classes_last(input, _labels(target, input))
     attrs = {"reduction": reduction}
-    if int(ignore_index) != -100:
-        attrs["ignore_index"] = int(ignore_index)
-    if float(label_smoothing) != 0.0:
-        attrs["label_smoothing"] = float(label_smoothing)
+    if ignore_index != -100:
+        attrs["ignore_index"] = ignore_index
+    if label_smoothing != 0.0:
+        attrs["label_smoothing"] = label_smoothing
     inputs = [rows, labels] + ([_tensor_like(weight, input)] if weight is not None else [])
     loss = _op("CrossEntropy", inputs, attrs)
     return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
@@ -151,10 +151,11 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
         raise _C.DTypeError(f"nll_loss: targets must be int64 class indices, got {labels.dtype} "
                             f"{list(labels.shape)}\n  fix: y.astype(np.int64), or y.long()")
     c = rows.shape[1]
-    _check_class_indices(labels, c, int(ignore_index), "nll_loss")
+    ignore_index = _args.integer(ignore_index, "ignore_index", "nll_loss")
+    _check_class_indices(labels, c, ignore_index, "nll_loss")
     classes = tensor(np.arange(c, dtype=np.int64), device=input.device)
     picked = (labels.reshape(-1, 1) == classes).astype(input.dtype)   # one-hot rows
-    picked = picked * (labels != int(ignore_index)).astype(input.dtype).reshape(-1, 1)
+    picked = picked * (labels != ignore_index).astype(input.dtype).reshape(-1, 1)
     if weight is not None:
         picked = picked * _tensor_like(weight, input)
     loss = -(picked * rows).sum(1)

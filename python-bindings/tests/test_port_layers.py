@@ -176,7 +176,7 @@ def test_dropout_scales_what_it_keeps_and_is_the_identity_when_not_training():
     layer = nn.Dropout(0.5)
     layer.eval()
     assert layer(x) is x
-    with pytest.raises(ValueError, match="between 0 and 1"):
+    with pytest.raises(ValueError, match=r"p must be in \[0, 1\]"):
         F.dropout(x, 1.5)
 
 
