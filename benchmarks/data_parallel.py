@@ -14,6 +14,7 @@ batch (same initial weights and data): the losses of every step side by side (th
 to float rounding) and the median step times.
 
     python benchmarks/data_parallel.py --device cpu --procs 2 --batch 32 --steps 10
+    python benchmarks/data_parallel.py --device cpu --procs 2 --batch 64 --model simplecnn
 
 Rows go to benchmarks/results/data_parallel.csv (common.py's columns). --tiny: a few steps of a
 narrow ResNet-18 on the CPU, to prove the script runs. Internally the script re-runs itself as
@@ -39,6 +40,10 @@ import workloads  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _spec(a):
+    return workloads.SIMPLE_CNN if a.model == "simplecnn" else workloads.resnet18(a.width)
+
+
 def _global_batch(spec, world: int, batch: int, step: int):
     return workloads.random_batch(spec, world * batch, seed=1000 + step)
 
@@ -50,7 +55,7 @@ def gg_worker(a) -> dict:
     rank, world = dist.get_rank(), dist.get_world_size()
     device = dist.device()
     gg.manual_seed(0)
-    spec = workloads.resnet18(a.width)
+    spec = _spec(a)
     model = workloads.gg_model(spec)
     if world > 1 and a.sync_bn:
         model = dist.convert_sync_batchnorm(model)
@@ -87,7 +92,7 @@ def torch_worker(a) -> dict:
         tdist.init_process_group("nccl" if a.device == "cuda" else "gloo")
     import glassgrad as gg
     gg.manual_seed(0)
-    spec = workloads.resnet18(a.width)
+    spec = _spec(a)
     state = workloads.gg_model(spec).state_dict()
     model = workloads.torch_model(torch, spec, state, device)
     net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[local] if a.device == "cuda" else None) \
@@ -115,7 +120,7 @@ def torch_worker(a) -> dict:
 def launch(framework: str, world: int, a) -> dict:
     """Runs this script as `world` ranks of `framework` and returns rank 0's result."""
     worker = [os.path.abspath(__file__), "--worker", framework, "--device", a.device, "--batch", str(a.batch),
-              "--steps", str(a.steps), "--warmup", str(a.warmup), "--width", str(a.width)]
+              "--steps", str(a.steps), "--warmup", str(a.warmup), "--width", str(a.width), "--model", a.model]
     if a.same_data:
         worker.append("--same-data")
     if a.sync_bn:
@@ -147,6 +152,8 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
     p.add_argument("--width", type=int, default=64, help="ResNet-18's first-stage width (64: the real model)")
+    p.add_argument("--model", choices=("resnet18", "simplecnn"), default="resnet18",
+                   help="simplecnn: the seed's Fashion-MNIST model (plain SGD), a small CPU comparison")
     p.add_argument("--sync-bn", action="store_true",
                    help="glassgrad's ranks use SyncBatchNorm (the CPU comparison turns it on: then the ranks' losses "
                         "equal the single process's; PyTorch's SyncBatchNorm needs CUDA, so its CPU ranks keep "
@@ -166,7 +173,7 @@ def main() -> None:
     res = common.Results("data_parallel", a.csv, a.tiny, a.notes)
     torch = None if a.no_torch else common.torch_or_none()
     frameworks = ["glassgrad"] + (["torch"] if torch is not None else [])
-    label = workloads.resnet18(a.width).label
+    label = _spec(a).label
     if a.device == "cuda":
         if a.gpus is None:
             import glassgrad as gg

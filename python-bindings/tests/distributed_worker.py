@@ -6,6 +6,7 @@ grad:  DDP's averaged gradient over the ranks vs one process's gradient of the c
 syncbn: a conv + SyncBatchNorm model's gradients and running statistics vs BatchNorm's on the
        concatenated batch. Prints "max_grad_diff <x>" and "max_stat_diff <x>" on rank 0.
 raise: rank 1 raises at its second step; the others must not hang.
+hang:  rank 1 stops answering (sleeps) at its second step; the watchdog must end the job.
 nccl:  on GPUs (backend nccl, cuda:<local rank>): the grad checks above, then 6 SGD steps (so the
        whole-step CUDA graph is captured with the all-reduces inside) against one process."""
 import sys
@@ -59,10 +60,13 @@ if mode == "syncbn":
         print("max_stat_diff", stats)
     sys.exit(0)
 
-if mode == "raise":
+if mode in ("raise", "hang"):
+    import time
     opt = gg.SGD(m.parameters(), lr=0.1)
     for step in range(5):
         if rank == 1 and step == 2:
+            if mode == "hang":
+                time.sleep(600)
             raise RuntimeError("rank 1 fails on purpose")
         opt.zero_grad()
         loss_of(ddp, X[mine], Y[mine]).backward()

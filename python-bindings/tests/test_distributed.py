@@ -127,6 +127,15 @@ def test_a_rank_that_raises_stops_every_rank_with_a_message_naming_it():
     assert time.monotonic() - start < 60
 
 
+@needs_mpi
+def test_a_rank_that_stops_answering_ends_the_job_at_the_timeout_naming_the_rank_that_waited():
+    start = time.monotonic()
+    r = launch(2, os.path.join(HERE, "distributed_worker.py"), "hang", "3", timeout=120)
+    assert r.returncode != 0
+    assert "rank 0: all_reduce of" in r.stderr and "did not finish within 3 s" in r.stderr, r.stderr
+    assert time.monotonic() - start < 60
+
+
 @pytest.fixture
 def mirror_group():
     """A process group of 2 ranks that hold this process's data (glassgrad.testing), so DDP's
@@ -187,3 +196,25 @@ def test_buckets_appear_in_memory_report_and_the_step_compiles_under_a_budget(mi
     compiled = gg.compile(step, memory_limit="64MB")
     losses = [compiled(x, y).item() for _ in range(4)]
     assert losses[-1] < losses[0]
+
+
+def test_missing_mpi4py_and_missing_nccl_are_clear_errors_with_a_fix(tmp_path):
+    script = tmp_path / "no_mpi.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        sys.modules["mpi4py"] = None  # as if it were not installed
+        import glassgrad, glassgrad.distributed as dist
+        try:
+            dist.init_process_group("mpi")
+        except glassgrad.UnsupportedError as e:
+            print("ERROR", e)
+    """))
+    r = subprocess.run([sys.executable, str(script)], env=ENV, capture_output=True, text=True, timeout=120)
+    assert "needs mpi4py" in r.stdout and "fix: pip install 'glassgrad[distributed]'" in r.stdout, r.stdout + r.stderr
+    ok, why = glassgrad._C.nccl_available()
+    if ok:
+        pytest.skip("NCCL is installed here: its missing-library message cannot be shown")
+    import glassgrad.distributed as dist
+    with pytest.raises(glassgrad.UnsupportedError, match="libnccl.so.2"):
+        dist.init_process_group("nccl")
+    assert not dist.is_initialized()
