@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _C
+from ._finite_differences import central_differences
 
 SIZES = (1, 3, 17, 33)
 
@@ -117,22 +118,7 @@ def numeric_gradient(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any
         outs = run_kernel(op, arrs, attrs)
         return sum(float(np.sum(outs[k].astype(np.float64) * c)) for k, c in cotangents.items())
 
-    grads = []
-    for i in wrt:
-        base = [np.array(a, copy=True) for a in arrays]
-        g = np.zeros_like(base[i], dtype=np.float64)
-        flat = base[i].reshape(-1)
-        gflat = g.reshape(-1)
-        for j in range(flat.size):
-            old = flat[j]
-            flat[j] = old + eps
-            up = loss(base)
-            flat[j] = old - eps
-            down = loss(base)
-            flat[j] = old
-            gflat[j] = (up - down) / (2 * eps)
-        grads.append(g)
-    return grads
+    return [central_differences(loss, arrays, i, eps) for i in wrt]
 
 
 def graph_gradient(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any], wrt: Sequence[int],

@@ -18,6 +18,8 @@ import pytest
 
 import glassgrad as gg
 
+pytestmark = pytest.mark.slow  # end-to-end runs: `pytest -m 'not slow'` leaves them out
+
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(REPO, "benchmarks")
 COLUMNS = ["date", "commit", "machine", "device", "workload", "metric", "value", "unit", "framework",

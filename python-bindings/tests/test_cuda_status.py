@@ -1,7 +1,10 @@
 """The CUDA backend's behaviour that needs no GPU: the module imports anywhere, explains why
 CUDA is unavailable, and registers a CUDA kernel next to every CPU kernel when built with
 kernels. (The embedded machine code is checked by test_cuda_sass.py.)"""
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -75,3 +78,14 @@ def test_every_cpu_kernel_has_a_cuda_kernel():
     cuda = {(op, dt) for op, dev, dt in have if dev == "cuda"}
     missing = sorted(cpu - cuda)
     assert not missing, f"(op, dtype) with a CPU kernel but no CUDA kernel: {missing}"
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/maps"), reason="reads /proc/self/maps (Linux)")
+def test_import_does_not_load_the_driver_library():
+    # A fresh interpreter: importing glassgrad and asking what the build holds maps no libcuda.
+    code = ("import glassgrad\n"
+            "glassgrad.cuda.built_with_kernels(); glassgrad.cuda.built_archs()\n"
+            "print([l.split()[-1] for l in open('/proc/self/maps') if 'libcuda.so' in l])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert out.stdout.strip() == "[]", out.stdout

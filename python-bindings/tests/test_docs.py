@@ -13,6 +13,8 @@ import pytest
 
 import glassgrad as gg
 
+pytestmark = pytest.mark.slow  # end-to-end runs: `pytest -m 'not slow'` leaves them out
+
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOCS = os.path.join(ROOT, "docs")
 PAGES = sorted(glob.glob(os.path.join(DOCS, "*.md")))

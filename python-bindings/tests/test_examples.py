@@ -16,6 +16,8 @@ import pytest
 
 import glassgrad as gg
 
+pytestmark = pytest.mark.slow  # end-to-end runs: `pytest -m 'not slow'` leaves them out
+
 EXAMPLES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials"))
 
 

@@ -11,6 +11,8 @@ import glassgrad as gg
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
+pytestmark = pytest.mark.slow  # end-to-end runs: `pytest -m 'not slow'` leaves them out
+
 NOTEBOOK_DIR = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials",
                                             "notebooks"))
 NOTEBOOKS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(NOTEBOOK_DIR, "*.ipynb")))

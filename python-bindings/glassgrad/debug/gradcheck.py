@@ -16,6 +16,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .. import _C
+from .._finite_differences import central_differences
 from .._runtime import no_grad
 from .._tensor import Tensor, tensor
 from .errors import GradcheckError
@@ -78,14 +79,7 @@ def gradcheck(fn, inputs: Sequence, eps: float = 1e-6, atol: float = 1e-5, rtol:
 
     for i in wrt:
         a = arrays[i]
-        numeric = np.zeros_like(a)
-        flat = numeric.reshape(-1)
-        for j in range(a.size):
-            plus = [x.copy() for x in arrays]
-            minus = [x.copy() for x in arrays]
-            plus[i].reshape(-1)[j] += eps
-            minus[i].reshape(-1)[j] -= eps
-            flat[j] = (value(plus) - value(minus)) / (2 * eps)
+        numeric = central_differences(value, arrays, i, eps)
         err = np.abs(analytic[i] - numeric)
         allowed = atol + rtol * np.abs(numeric)
         if a.size and np.any(~(err <= allowed)):

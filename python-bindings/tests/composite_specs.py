@@ -1,0 +1,103 @@
+"""The second op table: functions and layers composed in Python from kernel-backed ops (no kernel
+of their own). Each row gives the composite as a function of glassgrad tensors, a NumPy
+reference and valid random float64 inputs; test_composites.py checks the values against the
+reference and the gradients with glassgrad.debug.gradcheck (float64 finite differences). The
+kernel-backed ops have the first table (op_specs/, checked by test_op_table.py).
+
+A new composite: one row here, next to its code."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, List
+
+import numpy as np
+
+import glassgrad as gg
+import glassgrad.nn.functional as F
+
+
+@dataclass
+class Composite:
+    name: str
+    fn: Callable[..., "gg.Tensor"]          # of glassgrad tensors
+    ref: Callable[..., np.ndarray]          # the same of NumPy arrays
+    inputs: Callable[[np.random.Generator], List[np.ndarray]]  # float64, away from kinks
+
+
+def _away_from(v, points, gap=1e-2):
+    """v moved off the kinks at `points` by at least gap (finite differences straddle no kink)."""
+    for p in points:
+        near = np.abs(v - p) < gap
+        v = np.where(near, p + np.sign(v - p + 1e-300) * gap * 2, v)
+    return v
+
+
+def _normal(*shape):
+    return lambda rng: [rng.standard_normal(shape)]
+
+
+def _layer_norm(x):
+    ln = gg.nn.LayerNorm(5).double()
+    return ln(x)
+
+
+def _layer_norm_ref(x, eps=1e-5):
+    mu = x.mean(-1, keepdims=True)
+    return (x - mu) / np.sqrt(x.var(-1, keepdims=True) + eps)
+
+
+def _softplus_ref(x, beta, threshold):
+    return np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _reflect_pad_ref(x):
+    return np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1)), mode="reflect")
+
+
+def _bilinear_ref(x):
+    """align_corners=True: out[i] samples x at i * (n - 1) / (m - 1), linearly."""
+    def matrix(n, m):
+        a = np.zeros((m, n))
+        for i in range(m):
+            src = i * (n - 1) / (m - 1)
+            lo = min(int(np.floor(src)), n - 2)
+            a[i, lo], a[i, lo + 1] = lo + 1 - src, src - lo
+        return a
+    ah, aw = matrix(x.shape[2], 7), matrix(x.shape[3], 6)
+    return np.einsum("ih,nchw,jw->ncij", ah, x, aw)
+
+
+COMPOSITES = [
+    Composite("clamp", lambda x: x.clamp(-0.5, 0.7), lambda x: np.clip(x, -0.5, 0.7),
+              lambda rng: [_away_from(rng.standard_normal((4, 6)), (-0.5, 0.7))]),
+    Composite("abs", lambda x: x.abs(), np.abs, lambda rng: [_away_from(rng.standard_normal((3, 5)), (0.0,))]),
+    Composite("std", lambda x: x.std(dim=1), lambda x: x.std(axis=1, ddof=1), _normal(4, 6)),
+    Composite("var-biased", lambda x: x.var(dim=0, unbiased=False), lambda x: x.var(axis=0), _normal(5, 3)),
+    Composite("LayerNorm", _layer_norm, _layer_norm_ref, _normal(3, 5)),
+    Composite("softplus-beta", lambda x: F.softplus(x, beta=2.0, threshold=3.0),
+              lambda x: _softplus_ref(x, 2.0, 3.0), lambda rng: [_away_from(2 * rng.standard_normal((4, 5)), (1.5,))]),
+    Composite("mse_loss", lambda x, t: F.mse_loss(x, t), lambda x, t: np.mean((x - t) ** 2),
+              lambda rng: [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))]),
+    Composite("l1_loss-sum", lambda x, t: F.l1_loss(x, t, reduction="sum"), lambda x, t: np.sum(np.abs(x - t)),
+              lambda rng: [x := rng.standard_normal((4, 3)), x + _away_from(rng.standard_normal((4, 3)), (0.0,))]),
+    Composite("binary_cross_entropy_with_logits", lambda x, t: F.binary_cross_entropy_with_logits(x, t),
+              lambda x, t: np.mean(-(t * np.log(_sigmoid(x)) + (1 - t) * np.log(1 - _sigmoid(x)))),
+              lambda rng: [rng.standard_normal((5, 2)), rng.uniform(0, 1, (5, 2))]),
+    Composite("binary_cross_entropy", lambda p, t: F.binary_cross_entropy(p, t),
+              lambda p, t: np.mean(-(t * np.log(p) + (1 - t) * np.log(1 - p))),
+              lambda rng: [rng.uniform(0.1, 0.9, (6,)), rng.uniform(0, 1, (6,))]),
+    Composite("cross_entropy-probabilities", lambda x, p: F.cross_entropy(x, p),
+              lambda x, p: np.mean(-np.sum(p * (x - np.log(np.sum(np.exp(x), 1, keepdims=True))), 1)),
+              lambda rng: [rng.standard_normal((4, 3)), rng.dirichlet(np.ones(3), 4)]),
+    Composite("pad-reflect", lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"), _reflect_pad_ref, _normal(2, 2, 4, 5)),
+    Composite("interpolate-bilinear", lambda x: F.interpolate(x, size=(7, 6), mode="bilinear", align_corners=True),
+              _bilinear_ref, _normal(1, 2, 3, 4)),
+    Composite("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, 2),
+              lambda x: x.reshape(2, 3, 2, 2, 2, 3).mean(axis=(3, 5)), _normal(2, 3, 4, 6)),
+    Composite("cat", lambda a, b: gg.cat([a, b], dim=1), lambda a, b: np.concatenate([a, b], axis=1),
+              lambda rng: [rng.standard_normal((2, 3)), rng.standard_normal((2, 4))]),
+]
