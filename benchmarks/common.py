@@ -1,5 +1,5 @@
 """Shared benchmark plumbing: machine/commit/date metadata, timing (warm-up, synchronize,
-median of repeats, as /work/.library/device/METHOD.md describes), devices, PyTorch detection,
+median of repeats; docs/performance.md describes the method), devices, PyTorch detection,
 and CSV rows.
 
 Every script appends rows to benchmarks/results/<script>.csv (or --csv PATH) with the columns

@@ -2,7 +2,7 @@
 predicted peak, the allocator's measured peak and the median step time, at batch 32 and 128,
 with PyTorch's peak and step time in the same process where it is importable.
 
-    python benchmarks/resnet_memory_budget.py --device cuda      # the H200 figures
+    python benchmarks/resnet_memory_budget.py --device cuda      # the GPU figures
     python benchmarks/resnet_memory_budget.py --tiny             # CI: proves it runs
 A budget is an allocator limit (glassgrad.set_memory_limit): over it, the step's plan recomputes
 activations in the backward pass (checkpointing) with as few segments as fit.

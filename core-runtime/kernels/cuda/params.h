@@ -66,7 +66,7 @@ struct GGFastDiv {
   uint32_t d, mul, shift, pad_;
 };
 
-// The implicit-GEMM convolutions (conv_gemm.cuh): the geometry of GGConv in 32-bit integers
+// The implicit-GEMM convolutions (conv.cu, on gemm_engine.cuh): the geometry of GGConv in 32-bit integers
 // (the launcher refuses tensors of 2^31 elements or more) plus the divisors the gathers use.
 struct GGConvGemm {
   int32_t N, C, H, W, K, R, S, OH, OW, sh, sw, pt, pl;

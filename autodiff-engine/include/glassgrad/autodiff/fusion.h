@@ -1,15 +1,16 @@
 // Fusion passes. Each rewrites a graph so that fewer, larger kernels run and fewer
-// intermediates are stored; every rewrite computes exactly the same numbers (same operations
-// in the same order), which the tests check against the unfused plan.
+// intermediates are stored. The elementwise and activation rewrites compute exactly the same
+// numbers (same operations in the same order), which the tests check against the unfused plan;
+// the conv + BatchNorm fold for inference changes the rounding (below).
 //
 //   Elementwise chains: a connected group of elementwise nodes on float tensors of one output
 //   shape, whose intermediates are read only inside the group, becomes one FusedElementwise
 //   node running a small register program (see FusedProgram).
 //
 //   Activations: Conv2D (with or without bias), BatchNorm2DTrain or BatchNorm2DInference
-//   followed by a ReLU become one node with
-//   attrs activation="relu"; ReLUBackward(g, x) then reads the fused output instead of x
-//   (x > 0 exactly when relu(x) > 0), so x need not be stored.
+//   followed by a ReLU become one node with attrs activation="relu" (fused_relu() reads it);
+//   ReLUBackward(g, x) then reads the fused output instead of x (x > 0 exactly when
+//   relu(x) > 0), so x need not be stored.
 //
 //   Residual blocks (CPU plans): BatchNorm2DTrain whose output only an Add reads, with a
 //   residual of the same shape, becomes BatchNorm2DTrain(x, gamma, beta, residual) writing
@@ -23,8 +24,11 @@
 //   Rounding differs from the unfused plan by a few ulps.
 //
 // Fused nodes carry NodeMeta::role of the group's last node and a `fused` attribute naming what
-// was fused (Plan::str prints it as a fusion group). The originals become dead and dead-code
-// elimination removes them.
+// was fused; Plan::str prints it after the step's number among the fused steps, e.g. for
+// (relu(a * b) * 0.5).sum():
+//   #0   FusedElementwise        $0, $1 -> $2  {fused='Mul+ReLU+MulScalar', program=[2, 0, 1,
+//        10, 2, -1, 14, 3, -1], scalars=[0, 0, 0.5]} [fusion 0: Mul+ReLU+MulScalar]
+// The originals become dead and dead-code elimination removes them.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -48,7 +48,8 @@ struct PlanStep {
   std::vector<int> outputs;   // slot ids
   int workspace = -1;         // slot id, or -1
   NodeMeta meta;
-  int fusion_group = -1;      // steps with the same group id were fused (see passes.h)
+  int fusion_group = -1;      // a fused step (attrs "fused", fusion.h): its number among the
+                              // plan's fused steps, each its own; -1 for an unfused step
   const std::string& op() const { return schema->name; }
 };
 
