@@ -1,7 +1,7 @@
 // Fusion passes. Each rewrites a graph so that fewer, larger kernels run and fewer
-// intermediates are stored. The elementwise and activation rewrites compute exactly the same
-// numbers (same operations in the same order), which the tests check against the unfused plan;
-// the conv + BatchNorm fold for inference changes the rounding (below).
+// intermediates are stored. Every rewrite but the conv + BatchNorm fold for inference (below)
+// computes exactly the same numbers (same operations in the same order), which the tests check
+// against the unfused plan.
 //
 //   Elementwise chains: a connected group of elementwise nodes on float tensors of one output
 //   shape, whose intermediates are read only inside the group, becomes one FusedElementwise
