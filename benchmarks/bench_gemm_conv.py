@@ -1,19 +1,25 @@
-"""Our SGEMM (through MatMul) next to NumPy's matmul, and Conv2D forward / backward-input /
-backward-weight times, on the CPU.
+"""CPU convolutions and SGEMM next to PyTorch (and NumPy) in the same process, alternating rounds.
 
-    PYTHONPATH=python-bindings python3 benchmarks/bench_gemm_conv.py [--repeats 21] [--threads 2]
-        [--csv benchmarks/results/bench_gemm_conv.csv]
-    (single core, NumPy too: OPENBLAS_NUM_THREADS=1 ... --threads 1)
+    PYTHONPATH=python-bindings python benchmarks/bench_gemm_conv.py [--threads 1] [--rounds 5]
+        [--calls 3] [--only SUBSTRING] [--csv benchmarks/results/bench_gemm_conv.csv]
+    python benchmarks/bench_gemm_conv.py --tiny          # seconds: proves it runs (CI)
 
-Each glassgrad measurement compiles a one-node plan (workspaces come from the planned arena, as
-in training), warms it up, then times `repeats` runs. Rows (benchmarks/common.py columns) hold
-the median and the minimum wall time, the process CPU time per call (all threads together), and
-GFLOP/s from the median. On a machine shared with other work the median includes waiting for a
-core: the notes record the 1-minute load average, the thread count, the ISA and GEMM kernel.
-NumPy's matmul (its BLAS, with its own threads) runs in the same process for scale.
+Run it with an interpreter where `import torch` works (glassgrad on its PYTHONPATH) for the
+PyTorch columns; --no-torch skips them. --threads N sets both libraries' threads (and NumPy's
+BLAS is left at its default: its threads are named in the notes).
 
-Shapes: SGEMM 512^3 and 1024^3; conv [32,16,28,28] with 32 3x3 filters at padding 1 and 0; the
-SimpleCNN layers [32,1,28,28] -> 16 and [32,16,13,13] -> 32 (3x3, no padding).
+Shapes: every convolution of SimpleCNN and ResNet-18 (CIFAR) at batch 32 (the list
+ordinary_gpu.py times on a GPU), plus [32,16,28,28] x 32 3x3 at padding 1 and at padding 0 (the
+"same" padding against none on one shape); each in all three directions: forward (Conv2D),
+input gradient (Conv2DBackwardInput) and weight gradient (Conv2DBackwardWeight). SGEMM 512^3
+and 1024^3 through MatMul against NumPy's matmul.
+
+glassgrad runs each op as a compiled one-node plan (its workspace comes from the planned arena,
+as in training); PyTorch runs F.conv2d and torch.nn.grad.conv2d_input / conv2d_weight (the
+convolution_backward kernels its autograd uses). Each round times --calls calls of each framework
+back to back, the frameworks alternate within a round, and a row holds the median over --rounds
+rounds: drift and other work on a shared machine fall on both alike. ratio_vs_torch < 1: glassgrad
+is faster. The notes give GFLOP/s at the median, the threads, the ISA and the 1-minute load.
 """
 from __future__ import annotations
 
@@ -21,26 +27,18 @@ import argparse
 import os
 import statistics
 import sys
-import time
 
 import numpy as np
 
-from common import Results  # noqa: E402  (also puts the in-tree package on sys.path)
-from glassgrad import _C
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import Results, add_common_args, apply_threads, back_to_back, torch_name, torch_or_none  # noqa: E402
+from ordinary_gpu import CONV_SHAPES, TINY_CONV_SHAPES  # noqa: E402
 
+from glassgrad import _C  # noqa: E402
 
-def measure(fn, repeats: int, warmup: int = 3):
-    """(median wall s, min wall s, process CPU s per call)."""
-    for _ in range(warmup):
-        fn()
-    walls = []
-    cpu0 = time.process_time()
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        walls.append(time.perf_counter() - t0)
-    cpu = (time.process_time() - cpu0) / repeats
-    return statistics.median(walls), min(walls), cpu
+# (N, C, H, W, K, R, stride, padding, label): the model convolutions, then padding 0 on the
+# padded shape of issue 13 (the same work without the border).
+SHAPES = CONV_SHAPES + [(32, 16, 28, 28, 32, 3, 1, 0, "issue 13, no padding")]
 
 
 def plan_runner(op: str, arrays, attrs):
@@ -55,57 +53,83 @@ def plan_runner(op: str, arrays, attrs):
     return lambda: ex.run(inputs)
 
 
-CONV_CASES = [
-    # (workload, N, C, H, W, K, R, padding)
-    ("conv x[32,16,28,28] w[32,16,3,3] pad 1", 32, 16, 28, 28, 32, 3, 1),
-    ("conv x[32,16,28,28] w[32,16,3,3] pad 0", 32, 16, 28, 28, 32, 3, 0),
-    ("simplecnn conv1 x[32,1,28,28] w[16,1,3,3]", 32, 1, 28, 28, 16, 3, 0),
-    ("simplecnn conv2 x[32,16,13,13] w[32,16,3,3]", 32, 16, 13, 13, 32, 3, 0),
-]
+def alternate(contenders, rounds: int, calls: int):
+    """{label: median seconds per call} over `rounds` rounds of `calls` back-to-back calls each,
+    the contenders taking turns within every round (after two warm-up calls each)."""
+    for fn in contenders.values():
+        fn()
+        fn()
+    times = {label: [] for label in contenders}
+    for _ in range(rounds):
+        for label, fn in contenders.items():
+            times[label].append(back_to_back(fn, lambda: None, calls))
+    return {label: statistics.median(t) for label, t in times.items()}
 
 
-def main() -> int:
+def conv_contenders(torch, n, c, h, w, k, r, s, p, rng):
+    """{direction: {framework: zero-arg call}} for one shape."""
+    oh, ow = (h + 2 * p - r) // s + 1, (w + 2 * p - r) // s + 1
+    x = rng.standard_normal((n, c, h, w)).astype(np.float32)
+    wt = (rng.standard_normal((k, c, r, r)) * 0.1).astype(np.float32)
+    gy = rng.standard_normal((n, k, oh, ow)).astype(np.float32)
+    attrs = {"stride": [s, s], "padding": [p, p, p, p]}
+    ours = {
+        "forward": plan_runner("Conv2D", [x, wt], attrs),
+        "input grad": plan_runner("Conv2DBackwardInput", [gy, wt], dict(attrs, input_shape=[n, c, h, w])),
+        "weight grad": plan_runner("Conv2DBackwardWeight", [x, gy], dict(attrs, weight_shape=[k, c, r, r])),
+    }
+    out = {d: {"glassgrad": fn} for d, fn in ours.items()}
+    if torch is not None:
+        tx, tw, tg = (torch.from_numpy(a) for a in (x, wt, gy))
+        F, G = torch.nn.functional, torch.nn.grad
+        name = torch_name(torch)
+        out["forward"][name] = lambda: F.conv2d(tx, tw, stride=s, padding=p)
+        out["input grad"][name] = lambda: G.conv2d_input(tx.shape, tw, tg, stride=s, padding=p)
+        out["weight grad"][name] = lambda: G.conv2d_weight(tx, tw.shape, tg, stride=s, padding=p)
+    return out, 2.0 * n * k * oh * ow * c * r * r
+
+
+def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--repeats", type=int, default=21)
-    ap.add_argument("--threads", type=int, default=0, help="glassgrad threads (0: all cores)")
-    ap.add_argument("--csv", default=None, help="CSV to append to (default benchmarks/results/bench_gemm_conv.csv)")
-    args = ap.parse_args()
-    if args.threads:
-        _C.set_num_threads(args.threads)
-    res = Results("bench_gemm_conv", args.csv)
-    threads = _C.get_num_threads()
-    blas_threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
-    notes = (f"threads={threads} isa={_C.cpu_isa()} load1={os.getloadavg()[0]:.2f} repeats={args.repeats} "
-             f"numpy={np.__version__} blas_threads={blas_threads}")
+    add_common_args(ap)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=3, help="calls per round and framework")
+    ap.add_argument("--only", default="", help="only workloads whose name contains this text (e.g. 'issue 13')")
+    args = ap.parse_args(argv)
+    if args.device != "cpu":
+        ap.error("bench_gemm_conv.py times CPU kernels (--device cpu); ordinary_gpu.py covers the GPU")
+    torch = None if args.no_torch else torch_or_none()
+    threads = apply_threads(args.threads, torch)
+    res = Results("bench_gemm_conv", args.csv, args.tiny, "; ".join(x for x in (args.notes, threads) if x))
+    rounds, calls = (1, 1) if args.tiny else (args.rounds, args.calls)
+    blas = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
+    note = f"isa {_C.cpu_isa()}; median of {rounds} alternating rounds of {calls} calls"
     rng = np.random.default_rng(0)
 
-    def record(workload, framework, timing, flops):
-        med, mn, cpu = timing
-        res.add("cpu", workload, "median_us", med * 1e6, "us", framework, notes=notes)
-        res.add("cpu", workload, "min_us", mn * 1e6, "us", framework, notes=notes)
-        res.add("cpu", workload, "cpu_us_per_call", cpu * 1e6, "us", framework, notes=notes)
-        res.add("cpu", workload, "gflops_at_median", flops / med / 1e9, "GFLOP/s", framework, notes=notes)
+    def record(workload, med, flops, reference):
+        for label, t in med.items():
+            ratio = None if label == reference or reference not in med else t / med[reference]
+            res.add("cpu", workload, "us_per_call", t * 1e6, "us", label, ratio=ratio,
+                    notes=f"{note}; {flops / t / 1e9:.1f} GFLOP/s")
 
-    for n in (512, 1024):
-        a = rng.standard_normal((n, n)).astype(np.float32)
-        b = rng.standard_normal((n, n)).astype(np.float32)
-        workload = f"sgemm {n}x{n}x{n}"
-        record(workload, "glassgrad", measure(plan_runner("MatMul", [a, b], {}), args.repeats), 2.0 * n ** 3)
-        record(workload, "numpy", measure(lambda: np.matmul(a, b), args.repeats), 2.0 * n ** 3)
+    for size in ((64,) if args.tiny else (512, 1024)):
+        workload = f"sgemm {size}x{size}x{size}"
+        if args.only not in workload:
+            continue
+        a = rng.standard_normal((size, size)).astype(np.float32)
+        b = rng.standard_normal((size, size)).astype(np.float32)
+        med = alternate({"glassgrad": plan_runner("MatMul", [a, b], {}),
+                         f"numpy {np.__version__} (BLAS threads {blas})": lambda: np.matmul(a, b)}, rounds, calls)
+        record(workload, med, 2.0 * size ** 3, None)
 
-    for label, nb, c, h, w, k, r, p in CONV_CASES:
-        x = rng.standard_normal((nb, c, h, w)).astype(np.float32)
-        wt = (rng.standard_normal((k, c, r, r)) * 0.1).astype(np.float32)
-        ho, wo = h + 2 * p - r + 1, w + 2 * p - r + 1
-        gy = rng.standard_normal((nb, k, ho, wo)).astype(np.float32)
-        conv = {"stride": [1, 1], "padding": [p, p, p, p]}
-        flops = 2.0 * nb * k * ho * wo * c * r * r
-        for op, arrays, attrs in [
-            ("Conv2D", [x, wt], conv),
-            ("Conv2DBackwardInput", [gy, wt], dict(conv, input_shape=[nb, c, h, w])),
-            ("Conv2DBackwardWeight", [x, gy], dict(conv, weight_shape=[k, c, r, r])),
-        ]:
-            record(f"{label} {op}", "glassgrad", measure(plan_runner(op, arrays, attrs), args.repeats), flops)
+    for n, c, h, w, k, r, s, p, label in (TINY_CONV_SHAPES if args.tiny else SHAPES):
+        base = f"conv {r}x{r}/{s} pad {p} [{n},{c},{h},{w}]->{k} ({label})"
+        if args.only not in base:
+            continue
+        by_direction, flops = conv_contenders(torch, n, c, h, w, k, r, s, p, rng)
+        for direction, contenders in by_direction.items():
+            med = alternate(contenders, rounds, calls)
+            record(f"{base} {direction}", med, flops, torch_name(torch) if torch is not None else None)
 
     print(f"wrote {res.write()}", file=sys.stderr)
     return 0

@@ -156,6 +156,28 @@ def rows_table(rows) -> List[str]:
     return table(["workload", "framework", "metric", "value", "vs PyTorch"], body, "lllrr")
 
 
+def versus_table(rows) -> List[str]:
+    """bench_gemm_conv.py: per workload, glassgrad's time next to the other framework's (PyTorch,
+    or NumPy for SGEMM), the ratio, and glassgrad's rate from its notes."""
+    by: Dict[str, Dict[str, dict]] = OrderedDict()
+    for r in rows:
+        by.setdefault(r["workload"], {})["glassgrad" if r["framework"] == "glassgrad" else "other"] = r
+    body = []
+    for workload, d in by.items():
+        g, o = d.get("glassgrad"), d.get("other")
+        if g is None:
+            continue
+        rate = re.search(r"([0-9.]+ GFLOP/s)", g["notes"])
+        vs = f"{float(g['value']) / float(o['value']):.2f}x" if o else ""
+        body.append([workload, f"{sig(float(g['value']))} {g['unit']}", rate.group(1) if rate else "",
+                     o["framework"].replace("torch ", "PyTorch ") if o else "n/a",
+                     f"{sig(float(o['value']))} {o['unit']}" if o else "", vs])
+    threads = re.search(r"glassgrad \d+ threads(, torch \d+ threads)?", rows[0]["notes"]) if rows else None
+    head = [f"Threads: {threads.group(0)}.", ""] if threads else []
+    return head + table(["workload", "glassgrad", "glassgrad rate", "against", "its time", "glassgrad / it"], body,
+                        "lrrlrr")
+
+
 def ordinary_gpu_table(rows) -> List[str]:
     """benchmarks/ordinary_gpu.py: one table per SM count (the workload's "on N SMs" suffix)."""
     groups: Dict[int, list] = OrderedDict()
@@ -195,6 +217,7 @@ SECTIONS = [
     ("profile_kernels", "Kernel time per training step", rows_table),
     ("step_time_interleaved", "One training step against PyTorch, alternating rounds", rows_table),
     ("ordinary_gpu", "Compute-bound: an ordinary GPU (an MPS slice) and the whole GPU", ordinary_gpu_table),
+    ("bench_gemm_conv", "Convolutions and SGEMM on the CPU, alternating rounds", versus_table),
 ]
 # Scripts whose runs usually cover one workload each (end_to_end --only ...): their tables take
 # each workload from its latest run. The others show their latest run whole.

@@ -3,6 +3,10 @@ clock and thermal drift over the run fall on both frameworks alike (end_to_end.p
 glassgrad's steps first, then PyTorch's).
 
     python benchmarks/step_time_interleaved.py --device cuda [--model resnet18] [--batch 32]
+    python benchmarks/step_time_interleaved.py --device cpu --threads 1 --rounds 3 --steps 2 --warmup 2
+
+On the CPU, --threads N sets both libraries' threads and the workload names the count (", N
+threads"), so runs with 1 and 2 threads stand side by side in the report.
 
 Two figures per framework: the median synchronized step (synchronize, step, synchronize: what one
 step costs on its own) and the pipelined step (many steps back to back, one synchronize: what
@@ -17,8 +21,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402
-from common import (Results, back_to_back, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,  # noqa: E402
-                    torch_setup)
+from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
+                    torch_or_none, torch_setup)
 
 import glassgrad as gg  # noqa: E402
 
@@ -30,6 +34,8 @@ def main(argv=None):
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--steps", type=int, default=20, help="steps per round and framework")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps per framework first")
+    p.add_argument("--threads", type=int, default=0, help="CPU threads for both libraries (default: their own)")
     p.add_argument("--tiny", action="store_true")
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--csv", default=None)
@@ -38,8 +44,9 @@ def main(argv=None):
     spec = W.SIMPLE_CNN if args.model == "simplecnn" else (W.resnet18(4) if args.tiny else W.RESNET18)
     batch = 2 if args.tiny else args.batch
     rounds, steps = (1, 2) if args.tiny else (args.rounds, args.steps)
-    res = Results("step_time_interleaved", args.csv, tiny=args.tiny)
     torch = None if args.no_torch else torch_or_none()
+    threads = apply_threads(args.threads, torch)
+    res = Results("step_time_interleaved", args.csv, tiny=args.tiny, notes=threads)
 
     gg.manual_seed(0)
     model = W.gg_model(spec)
@@ -57,7 +64,7 @@ def main(argv=None):
         tstep = W.torch_step(torch, spec, tmodel)
         contenders[torch_name(torch)] = (lambda: tstep(tx, ty), tsync)
     for fn, sync in contenders.values():  # warm-up: plans, CUDA graphs, cuDNN autotuning
-        for _ in range(5):
+        for _ in range(args.warmup):
             fn()
         sync()
     sync_times = {k: [] for k in contenders}
@@ -67,6 +74,8 @@ def main(argv=None):
             sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
             pipe_times[name].append(back_to_back(fn, sync, steps))
     workload = f"{spec.label} train step batch {batch}"
+    if args.threads and dev == "cpu":
+        workload += f", {args.threads} thread" + ("s" if args.threads > 1 else "")
     tname = next((k for k in contenders if not k.startswith("glassgrad")), None)
     for name in contenders:
         s_med, p_med = statistics.median(sync_times[name]), statistics.median(pipe_times[name])

@@ -132,6 +132,35 @@ def test_ordinary_gpu_tiny_times_convolutions_steps_and_an_epoch(tmp_path):
     assert any(w.startswith("SimpleCNN epoch batch 32") for w in workloads), workloads
 
 
+def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(tmp_path):
+    """bench_gemm_conv.py: SGEMM next to NumPy and a convolution forward, input gradient and
+    weight gradient, each next to PyTorch when it is importable (then with a ratio)."""
+    out = tmp_path / "bench_gemm_conv.csv"
+    run_script("bench_gemm_conv.py", "--tiny", "--threads", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    assert all("glassgrad 1 threads" in r["notes"] and "GFLOP/s" in r["notes"] for r in rows)
+    ours = [r for r in rows if r["framework"] == "glassgrad"]
+    assert any(r["workload"].startswith("sgemm") for r in ours)
+    assert any(r["workload"].startswith("sgemm") and r["framework"].startswith("numpy") for r in rows)
+    for direction in ("forward", "input grad", "weight grad"):
+        mine = [r for r in ours if r["workload"].startswith("conv 3x3/1 pad 1") and r["workload"].endswith(direction)]
+        assert len(mine) == 1, (direction, [r["workload"] for r in ours])
+        if has_torch_rows(rows):
+            assert mine[0]["ratio_vs_torch"], "with PyTorch importable every convolution gets a ratio"
+
+
+def test_step_time_interleaved_tiny_names_the_thread_count_on_the_cpu(tmp_path):
+    out = tmp_path / "step_time_interleaved.csv"
+    run_script("step_time_interleaved.py", "--tiny", "--device", "cpu", "--model", "simplecnn", "--threads", "1",
+               "--warmup", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    assert {r["workload"] for r in rows} == {"SimpleCNN train step batch 2, 1 thread"}
+    assert {r["metric"] for r in rows if r["framework"] == "glassgrad.compile"} == {"synchronized_step_ms",
+                                                                                     "pipelined_step_ms"}
+
+
 def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth(tiny_results):
     rows = read_csv(tiny_results / "checkpoint_depth_scaling.csv")
     assert_well_formed(rows)
