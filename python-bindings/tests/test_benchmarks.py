@@ -258,6 +258,17 @@ def test_run_all_script_runs_every_benchmark_tiny():
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
+def test_cpu_vs_pytorch_script_runs_tiny():
+    """benchmarks/cpu_vs_pytorch.sh is what docs/performance.md shows for the CPU comparison."""
+    env = dict(os.environ)
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", "")
+    pkg = os.path.dirname(os.path.dirname(gg.__file__))
+    env["PYTHONPATH"] = pkg + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run(["bash", os.path.join(BENCH, "cpu_vs_pytorch.sh"), "--tiny", "--no-torch"],
+                         capture_output=True, text=True, env=env, timeout=600)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+
+
 def test_profile_kernels_says_what_it_needs_without_a_gpu():
     # The profiler reads CUDA kernels through PyTorch's CUPTI; on a CPU device it explains and exits 0.
     proc = run_script("profile_kernels.py", "--device", "cpu")
