@@ -131,6 +131,8 @@ def convs(args, res, dev, torch, note, where):
     sync = gg_sync(dev)
     rng = np.random.default_rng(0)
     shapes = TINY_CONV_SHAPES if args.tiny else CONV_SHAPES
+    if args.shapes:
+        shapes = [sh for sh in shapes if any(word in sh[-1] for word in args.shapes.split(","))]
     rounds, calls = (1, 2) if args.tiny else (args.rounds, args.calls)
     for n, c, h, w, k, r, s, p, model in shapes:
         oh, ow = (h + 2 * p - r) // s + 1, (w + 2 * p - r) // s + 1
@@ -169,6 +171,11 @@ def convs(args, res, dev, torch, note, where):
                     times[label].append(back_to_back(fn, sy, calls))
             med = {label: statistics.median(t) for label, t in times.items()}
             wl = f"conv {r}x{r}/{s} [{n},{c},{h},{w}]->{k} {name} ({model}){where}"
+            if args.kernels and torch is not None and dev.startswith("cuda"):
+                try:
+                    print(f"{wl}: {kernel_breakdown(torch, fns[name][0], sync)}", flush=True)
+                except Exception as e:  # the profiler is a diagnostic: never fail the timing for it
+                    print(f"{wl}: no kernel breakdown ({type(e).__name__}: {e})", flush=True)
             tname = contenders[-1][0] if theirs else None
             for label, t in med.items():
                 is_torch = label == tname
@@ -180,6 +187,24 @@ def convs(args, res, dev, torch, note, where):
         print("convolution choices:")
         for line in gg.cuda.conv_choices():
             print("  " + line)
+
+
+def kernel_breakdown(torch, fn, sync, calls=5) -> str:
+    """glassgrad's kernels in one call of fn, timed by CUPTI through torch.profiler (it records
+    every kernel of the process): 'name us; ...', the largest first, microseconds per call."""
+    from torch.profiler import ProfilerActivity, profile
+    sync()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        sync()
+    per = {}
+    for ev in prof.events():
+        if ev.device_type.name == "CUDA":
+            t = ev.device_time_total if hasattr(ev, "device_time_total") else ev.cuda_time_total
+            per[ev.name] = per.get(ev.name, 0.0) + t / calls
+    total = sum(per.values())
+    return f"kernels {total:.1f} us: " + "; ".join(f"{k} {v:.1f}" for k, v in sorted(per.items(), key=lambda kv: -kv[1]))
 
 
 def torch_graph_step(torch, spec, model, x, y):
@@ -318,6 +343,10 @@ def main(argv=None) -> int:
     p.add_argument("--calls", type=int, default=5, help="convolution calls per round and framework")
     p.add_argument("--limit", type=int, default=0, help="SimpleCNN training images (default: all 60000)")
     p.add_argument("--conv-algo", default="", help="force glassgrad's convolution algorithm (set_conv_algo)")
+    p.add_argument("--kernels", action="store_true", help="print each convolution's kernels and their times "
+                                                          "(CUPTI through torch.profiler)")
+    p.add_argument("--shapes", default="", help="only the convolution shapes whose model label contains one of "
+                                                "these comma-separated words")
     p.add_argument("--label", default="", help="text added to every row's notes (e.g. which build)")
     p.add_argument("--tiny", action="store_true")
     p.add_argument("--no-torch", action="store_true")

@@ -90,6 +90,25 @@ def main():
                                   ("Conv2DBackwardInput", [wg, ww], dict(wattrs, input_shape=[2, 70, 6, 5])),
                                   ("Conv2DBackwardWeight", [wx, wg], dict(wattrs, weight_shape=[66, 70, 3, 3]))]:
             extra.append((op, arrays, attrs, algo))
+    # The narrow and wide product tiles, forced: a first layer's weight gradient (32 x 32, 64 x 32
+    # and 128 x 64 tiles, the reduction of many k partitions), forward and input gradient (32 x 64,
+    # 128 x 64), a 1x1 stride-2 input gradient (dx zeroed, then the one phase with taps), and
+    # Winograd weight gradients of few channels (32 x 32).
+    nx, nw = rng.standard_normal((4, 3, 17, 15)), rng.standard_normal((20, 3, 3, 3))
+    ng = rng.standard_normal((4, 20, 17, 15))
+    nattrs = {"stride": [1, 1], "padding": [1, 1, 1, 1]}
+    for algo in ("igemm:32x32k16", "igemm:64x32"):
+        extra.append(("Conv2DBackwardWeight", [nx, ng], dict(nattrs, weight_shape=[20, 3, 3, 3]), algo))
+    for algo in ("igemm:32x64", "igemm:128x64"):
+        extra.append(("Conv2D", [nx, nw, rng.standard_normal(20)], nattrs, algo))
+        extra.append(("Conv2DBackwardInput", [ng, nw], dict(nattrs, input_shape=[4, 3, 17, 15]), algo))
+    extra.append(("Conv2DBackwardWeight", [nx, ng], dict(nattrs, weight_shape=[20, 3, 3, 3]), "igemm:128x64"))
+    sw = rng.standard_normal((12, 10, 1, 1))
+    extra.append(("Conv2DBackwardInput", [rng.standard_normal((2, 12, 4, 5)), sw],
+                  {"stride": [2, 2], "padding": [0, 0, 0, 0], "input_shape": [2, 10, 7, 9]}, "igemm"))
+    for algo in ("winograd2:32x32k16", "winograd4:32x32k16"):
+        extra.append(("Conv2DBackwardWeight", [rng.standard_normal((2, 16, 9, 10)), rng.standard_normal((2, 24, 9, 10))],
+                      dict(nattrs, weight_shape=[24, 16, 3, 3]), algo))
     for item in extra:
         op, arrays, attrs = item[:3]
         if only and not op.startswith(only):

@@ -51,6 +51,7 @@ struct Emulator {
     GG_EMU_ADD(gg_wino_wgrad_gemm128x128k16_f32);
     GG_EMU_ADD(gg_wino_wgrad_gemm64x128k16_f32);
     GG_EMU_ADD(gg_wino_wgrad_gemm64x64k16_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm32x32k16_f32);
 #undef GG_EMU_ADD
   }
   template <typename... A>
@@ -249,6 +250,105 @@ TEST(CudaEmulated, ImplicitGemmForwardAndWeightGradientWithSplitK) {
       emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
                       static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
     EXPECT_LT(relative_error(y, yref), 1e-5) << "forward 128x128 k16, splits " << splits;
+  }
+}
+
+TEST(CudaEmulated, NarrowTilesAndManySplitReduction) {
+  // A first layer's weight gradient (dW [16 x 27], [16 x 36]: the 32 x 32 and 64 x 32 tiles)
+  // with 1, 3 and 9 k partitions (9: split_reduce's block-per-32-elements path), and a 32-row
+  // forward on the 32 x 64 tile; 36 columns take the epilogue's 16-byte stores, 27 do not.
+  for (int C : {3, 4}) {
+    const Ref r{3, C, 9, 8, 16, 3, 3, 9, 8, 1, 1, 1, 1};
+    std::mt19937 rng(7);
+    const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
+    const auto w = random_vector(r.K * r.C * 9, rng);
+    const auto b = random_vector(r.K, rng);
+    const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+    const auto yref = r.forward(x, w, b.data());
+    const auto dwref = r.weight_grad(x, dy);
+    const int M = (int)r.K, NP = (int)(r.N * r.OH * r.OW), CRS = (int)(r.C * 9);
+    for (int splits : {1, 3, 9}) {
+      const GGConvGemm q = gemm_params(r, splits);
+      std::vector<float> ws(static_cast<size_t>(splits) * M * std::max(NP, CRS), NAN);
+      std::vector<float> dw(dwref.size(), NAN), y(yref.size(), NAN);
+      for (auto kernel : {&gg_conv_bwd_weight_gemm32x32k16_f32, &gg_conv_bwd_weight_gemm64x32_f32}) {
+        std::fill(dw.begin(), dw.end(), NAN);
+        const unsigned threads = kernel == &gg_conv_bwd_weight_gemm32x32k16_f32 ? 64 : 128;
+        emulate::launch(kernel, dim3{1, 1, 2}, dim3{threads, 1, 1}, q, dw.data(), dy.data(), x.data(), ws.data());
+        if (splits > 1)
+          emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{3, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
+                          static_cast<const float*>(ws.data()));
+        EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, threads " << threads << ", splits " << splits;
+      }
+      emulate::launch(&gg_conv_fwd_gemm32x64_f32, dim3{3, 1, 2}, dim3{128, 1, 1}, q, y.data(), x.data(), w.data(),
+                      b.data(), ws.data());
+      if (splits > 1)
+        emulate::launch(&gg_conv_fwd_reduce_f32, dim3{5, 1, 1}, dim3{256, 1, 1}, q, y.data(),
+                        static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
+      EXPECT_LT(relative_error(y, yref), 1e-5) << "forward 32x64, C " << C << ", splits " << splits;
+    }
+  }
+}
+
+TEST(CudaEmulated, StridedInputGradientOfOnePhaseAfterZeroing) {
+  // 1x1 stride 2, no padding, odd sizes: only phase (0, 0) has taps; the launcher zeroes dx
+  // (gg_conv_zero: 16-byte stores and a scalar tail) and runs that phase's GEMM alone.
+  const Ref r{2, 5, 7, 9, 6, 1, 1, 4, 5, 2, 2, 0, 0};
+  std::mt19937 rng(9);
+  const auto w = random_vector(r.K * r.C, rng);
+  const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+  const auto dxref = r.input_grad(dy, w);
+  GGConvGemm q = gemm_params(r, 1);
+  // phase (0, 0): r0 = s0 = 0, Ra = Sa = 1, dh = dw = 0, Hp x Wp = 4 x 5
+  q.ph = q.pw = q.r0 = q.s0 = q.dh = q.dw = 0;
+  q.Ra = q.Sa = 1;
+  q.Hp = 4, q.Wp = 5;
+  q.div_PP = make_fast_div(20);
+  q.div_Wp = make_fast_div(5);
+  q.div_RaSa = make_fast_div(1);
+  q.div_Sa = make_fast_div(1);
+  for (auto kernel : {&gg_conv_bwd_input_gemm32x64_f32, &gg_conv_bwd_input_gemm64x128_f32,
+                      &gg_conv_bwd_input_gemm128x64_f32}) {
+    std::vector<float> dx(dxref.size() + 1, NAN);
+    float* out = dx.data() + 1;  // misaligned for 16-byte stores: the scalar path
+    for (float* o : {dx.data(), out}) {
+      std::fill(dx.begin(), dx.end(), NAN);
+      emulate::launch(&gg_conv_zero_f32, dim3{2, 1, 1}, dim3{64, 1, 1}, o, (int64_t)dxref.size());
+      emulate::launch(kernel, dim3{2, 1, 1}, dim3{128, 1, 1}, q, o, dy.data(), w.data(), static_cast<float*>(nullptr));
+      std::vector<float> got(o, o + dxref.size());
+      EXPECT_LT(relative_error(got, dxref), 1e-5);
+    }
+  }
+}
+
+TEST(CudaEmulated, TheWideTileInEveryDirection) {
+  // 128 x 64 (the image side 64 wide) on a strided layer with 70 output channels and a bias
+  // (the forward's 16-byte epilogue: OH * OW = 12), with and without split k.
+  const Ref r{2, 9, 7, 6, 70, 3, 3, 4, 3, 2, 2, 1, 1};
+  std::mt19937 rng(11);
+  const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
+  const auto w = random_vector(r.K * r.C * 9, rng);
+  const auto b = random_vector(r.K, rng);
+  const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+  const auto yref = r.forward(x, w, b.data());
+  const auto dwref = r.weight_grad(x, dy);
+  for (int splits : {1, 3}) {
+    const GGConvGemm q = gemm_params(r, splits);
+    const int M = (int)r.K, NP = (int)(r.N * r.OH * r.OW), CRS = (int)(r.C * 9);
+    std::vector<float> ws(static_cast<size_t>(splits) * M * std::max(NP, CRS), NAN);
+    std::vector<float> y(yref.size(), NAN), dw(dwref.size(), NAN);
+    emulate::launch(&gg_conv_fwd_gemm128x64_f32, dim3{1, 1, 2}, dim3{128, 1, 1}, q, y.data(), x.data(), w.data(),
+                    b.data(), ws.data());
+    if (splits > 1)
+      emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
+                      static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
+    EXPECT_LT(relative_error(y, yref), 1e-5) << "forward, splits " << splits;
+    emulate::launch(&gg_conv_bwd_weight_gemm128x64_f32, dim3{1, 1, 2}, dim3{128, 1, 1}, q, dw.data(), dy.data(),
+                    x.data(), ws.data());
+    if (splits > 1)
+      emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
+                      static_cast<const float*>(ws.data()));
+    EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, splits " << splits;
   }
 }
 

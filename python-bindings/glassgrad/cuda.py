@@ -119,7 +119,10 @@ def set_conv_algo(algo: str) -> None:
     """The CUDA convolutions' algorithm: 'auto' (per shape: heuristics, or the plan-time
     autotuner that times the candidates once per shape and device), 'direct', 'igemm' (implicit
     GEMM), 'winograd2' or 'winograd4' (Winograd F(2x2, 3x3) / F(4x4, 3x3), for 3x3 stride-1
-    float32 layers). A forced algorithm that does not apply to a shape falls back to 'igemm'."""
+    float32 layers). A forced algorithm that does not apply to a shape falls back to 'igemm'.
+    'igemm:<tile>' / 'winograd2:<tile>' / 'winograd4:<tile>' also force the product tile (e.g.
+    'igemm:32x32k16', 'winograd4:64x64'; tests and benchmarks), where the direction has a kernel
+    of it; an unknown tile is refused."""
     _C.cuda_set_conv_algo(algo)
 
 

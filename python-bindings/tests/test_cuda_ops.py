@@ -117,7 +117,8 @@ def _out_hw(x, w, stride, pad):
 # Winograd's transforms round differently from direct summation (kernels/cuda/winograd.cu):
 # float32 results within this fraction of the output's largest magnitude ('auto' may pick
 # either Winograd).
-WINOGRAD_TOL = {"winograd2": 5e-5, "winograd4": 2e-4, "auto": 2e-4}
+WINOGRAD_TOL = {"winograd2": 5e-5, "winograd4": 2e-4, "auto": 2e-4,
+                "winograd2:32x32k16": 5e-5, "winograd4:32x32k16": 2e-4}
 
 
 def _conv_parity(rng, algo, dtype, xs, ws, stride, pad):
@@ -140,13 +141,29 @@ def _conv_parity(rng, algo, dtype, xs, ws, stride, pad):
         glassgrad.cuda.set_conv_algo("auto")
 
 
-@pytest.mark.parametrize("algo", ["auto", "direct", "igemm", "winograd2", "winograd4"])
+@pytest.mark.parametrize("algo", ["auto", "direct", "igemm", "winograd2", "winograd4",
+                                  "igemm:32x32k16", "igemm:64x32", "igemm:32x64", "igemm:128x64"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("xs,ws,stride,pad", CONV_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in CONV_SHAPES])
 def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, stride, pad):
     """Every algorithm on every shape; a forced algorithm that does not apply (Winograd on a
-    strided or non-3x3 layer, or float64) runs the implicit GEMM."""
+    strided or non-3x3 layer, or float64) runs the implicit GEMM, and a forced product tile that
+    a direction has no kernel of ('igemm:32x32k16' and '64x32' are weight-gradient tiles,
+    '32x64' a forward and input-gradient one) runs the heuristic's tile."""
     _conv_parity(rng, algo, dtype, xs, ws, stride, pad)
+
+
+def test_cuda_conv_algo_names_a_product_tile_or_is_refused():
+    glassgrad.cuda.set_conv_algo("igemm:32x32k16")
+    try:
+        assert glassgrad.cuda.conv_algo() == "igemm:32x32k16"
+        with pytest.raises(ValueError, match="unknown product tile"):
+            glassgrad.cuda.set_conv_algo("igemm:7x7")
+        with pytest.raises(ValueError, match="unknown product tile"):
+            glassgrad.cuda.set_conv_algo("direct:32x64")
+    finally:
+        glassgrad.cuda.set_conv_algo("auto")
+    assert glassgrad.cuda.conv_algo() == "auto"
 
 
 GENERIC_SHAPES = [
@@ -190,7 +207,7 @@ WINOGRAD_SHAPES = [
 ]
 
 
-@pytest.mark.parametrize("algo", ["winograd2", "winograd4", "auto"])
+@pytest.mark.parametrize("algo", ["winograd2", "winograd4", "auto", "winograd2:32x32k16", "winograd4:32x32k16"])
 @pytest.mark.parametrize("xs,ws,stride,pad", WINOGRAD_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in WINOGRAD_SHAPES])
 def test_cuda_winograd_convolutions_match_cpu(rng, algo, xs, ws, stride, pad):
     """Winograd F(2x2) and F(4x4) in all three directions on layer shapes (passes, splits of the

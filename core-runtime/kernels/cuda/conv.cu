@@ -93,6 +93,11 @@ struct FwdB {  // B(crs, np): consecutive threads take consecutive pixels
 template <typename T>
 struct FwdStore {  // y[nb, k, p] = v + bias[k]
   typedef int Col;
+  // gemm_engine.cuh's 16-byte epilogue when OH * OW is a multiple of 4: a thread's 4 consecutive
+  // pixels then lie in one image, consecutive in y (1x1 and first layers reduce over few taps,
+  // so their epilogue is a large share).
+  static constexpr bool kRowMajor = true;
+  static constexpr bool add = false;
   T* y;
   const T* bias;
   GGConvGemm g;
@@ -103,6 +108,11 @@ struct FwdStore {  // y[nb, k, p] = v + bias[k]
   __device__ __forceinline__ void operator()(int k, int c, T v) const {
     y[c + k * g.OH * g.OW] = v + (bias ? bias[k] : T(0));
   }
+  __device__ __forceinline__ bool aligned4() const {
+    return (g.OH * g.OW) % 4 == 0 && ((uintptr_t)y & (4 * sizeof(T) - 1)) == 0;
+  }
+  __device__ __forceinline__ T* ptr(int k, int np) const { return y + col(np) + k * g.OH * g.OW; }
+  __device__ __forceinline__ T row_offset(int k) const { return bias ? bias[k] : T(0); }
 };
 
 // Backward-input, one phase (ph, pw) of the strides at a time (params.h, GGConvGemm):
@@ -211,8 +221,8 @@ struct FwdTile {
   typedef Cfg type;
 };
 template <>
-struct FwdTile<float, gg::TileConfig<64, 128, 8, 8>> {
-  typedef gg::TileConfig<64, 128, 8, 8, 16> type;
+struct FwdTile<float, gg::TileConfig<64, 128, 8, 8>> {  // scalar epilogue: the 16-byte one spilled at 168 registers
+  typedef gg::TileConfig<64, 128, 8, 8, 16, false> type;
 };
 
 template <typename T, typename Cfg>
@@ -256,6 +266,16 @@ typedef gg::TileConfig<128, 128, 8, 8> Tile128x128;  // 256 threads
 typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;    // 128 threads
 typedef gg::TileConfig<32, 128, 4, 8> Tile32x128;    // 128 threads
 typedef gg::TileConfig<128, 128, 8, 8, 16> Tile128x128k16;  // 256 threads, k steps of 16 (a tuner candidate)
+// Narrow tiles (tuner candidates) for products with a small side, where a 128-wide tile mostly
+// multiplies zeros: weight gradients of few channels (dW[K x CRS] with CRS = 9, 27, 144; a first
+// layer's K = 16) and forwards / input gradients with 32 or fewer rows.
+typedef gg::TileConfig<32, 32, 4, 4, 16> Tile32x32k16;  // 64 threads
+typedef gg::TileConfig<64, 32, 4, 4> Tile64x32;         // 128 threads
+typedef gg::TileConfig<32, 64, 4, 4> Tile32x64;         // 128 threads
+// 64 x 128's occupancy with 128 x 128's gathers per multiply: the image side (the forward's and
+// input gradient's columns, the weight gradient's) takes the 64, so a thread gathers 4 image
+// values a k step instead of 8 (a tuner candidate).
+typedef gg::TileConfig<128, 64, 8, 8> Tile128x64;       // 128 threads
 
 // ---- direct kernels ---------------------------------------------------------------------
 // grid: x = output tiles (tiles_h * tiles_w), y = groups of kKG output channels, z = images.
@@ -502,9 +522,37 @@ __device__ void bwd_weight_generic(const GGConv& g, T* dw, const T* dy, const T*
                                                                             const T* x) {            \
     gg_conv::bwd_weight_generic<T>(g, dw, dy, x);                                                   \
   }
+// dx = 0 before a strided input gradient whose only phase with taps is (0, 0) (the launcher),
+// 16-byte stores where aligned.
+#define GG_CONV_ZERO(suffix, T, V)                                                                   \
+  GG_KERNEL void __launch_bounds__(256) gg_conv_zero_##suffix(T* p, int64_t n) {                     \
+    const int per = (int)(sizeof(V) / sizeof(T));                                                   \
+    const int64_t head = (((uintptr_t)p & (sizeof(V) - 1)) == 0) ? 0 : n;                           \
+    const int64_t nv = (n - head) / per;                                                             \
+    GG_FOR(i, nv) reinterpret_cast<V*>(p)[i] = V{};                                                  \
+    GG_FOR(i, n - nv * per) p[nv * per + i] = T(0);                                                  \
+  }
 GG_CONV(f32, float)
 GG_CONV(f64, double)
-// Tile shapes per dtype: float has all three (the launcher picks by shape); double, whose
+GG_CONV_ZERO(f32, float, float4)
+GG_CONV_ZERO(f64, double, double2)
+// One direction's GEMM kernel of one tile (the narrow tiles exist only where they apply).
+#define GG_CONV_GEMM_FWD(suffix, T, tile, threads, min_blocks)                                         \
+  GG_KERNEL void __launch_bounds__(threads, min_blocks)                                                  \
+      gg_conv_fwd_gemm##tile##_##suffix(GGConvGemm g, T* y, const T* x, const T* w, const T* b, T* ws) { \
+    gg_conv::fwd_gemm<T, gg_conv::Tile##tile>(g, y, x, w, b, ws);                                      \
+  }
+#define GG_CONV_GEMM_BIN(suffix, T, tile, threads, min_blocks)                                         \
+  GG_KERNEL void __launch_bounds__(threads, min_blocks)                                                  \
+      gg_conv_bwd_input_gemm##tile##_##suffix(GGConvGemm g, T* dx, const T* dy, const T* w, T* ws) {   \
+    gg_conv::bwd_input_gemm<T, gg_conv::Tile##tile>(g, dx, dy, w, ws);                                 \
+  }
+#define GG_CONV_GEMM_BW(suffix, T, tile, threads, min_blocks)                                          \
+  GG_KERNEL void __launch_bounds__(threads, min_blocks)                                                  \
+      gg_conv_bwd_weight_gemm##tile##_##suffix(GGConvGemm g, T* dw, const T* dy, const T* x, T* ws) {  \
+    gg_conv::bwd_weight_gemm<T, gg_conv::Tile##tile>(g, dw, dy, x, ws);                                \
+  }
+// Tile shapes per dtype: float has every shape (the launcher or the tuner picks); double, whose
 // kernels exist for gradient checks rather than speed, has the smallest micro-tile only.
 // min_blocks 3 for the 128-thread float tiles caps them at 170 registers (the 64 x 128 weight
 // gradient used 213, two blocks per SM) without spills; 4 would spill.
@@ -513,3 +561,12 @@ GG_CONV_GEMM(f32, float, 64x128, 128, GG_CONV_MINB_64)
 GG_CONV_GEMM(f32, float, 32x128, 128, 3)
 GG_CONV_GEMM(f32, float, 128x128k16, 256, 1)
 GG_CONV_GEMM(f64, double, 32x128, 128, 1)
+// Narrow tiles: weight gradients (32 x 32 in k steps of 16, 64 x 32), forwards and input
+// gradients of 32 or fewer rows (32 x 64).
+GG_CONV_GEMM_BW(f32, float, 32x32k16, 64, 6)
+GG_CONV_GEMM_BW(f32, float, 64x32, 128, 4)
+GG_CONV_GEMM_FWD(f32, float, 32x64, 128, 4)
+GG_CONV_GEMM_BIN(f32, float, 32x64, 128, 4)
+GG_CONV_GEMM_FWD(f32, float, 128x64, 128, 3)
+GG_CONV_GEMM_BIN(f32, float, 128x64, 128, 2)  // capped at 168 registers it spilled
+GG_CONV_GEMM_BW(f32, float, 128x64, 128, 3)

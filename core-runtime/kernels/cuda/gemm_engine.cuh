@@ -32,9 +32,11 @@
 
 namespace gg {
 
-template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8>
+// VEC: whether tile_store may take the 16-byte path (below); off where the extra path spilled.
+template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, bool VEC_ = true>
 struct TileConfig {
   static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
+  static constexpr bool VEC = VEC_;
   static constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
   static_assert(TM % 4 == 0 && TN % 4 == 0, "micro-tiles are groups of 4 rows and columns");
   static_assert(BM % 32 == 0 && BN % 32 == 0, "padded rows must start on bank 4 * k");
@@ -47,6 +49,14 @@ __device__ __forceinline__ void load4(const float* p, float* v) {
 __device__ __forceinline__ void load4(const double* p, double* v) {
   const double2 a = *reinterpret_cast<const double2*>(p), b = *reinterpret_cast<const double2*>(p + 2);
   v[0] = a.x; v[1] = a.y; v[2] = b.x; v[3] = b.y;
+}
+
+__device__ __forceinline__ void store4(float* p, float a, float b, float c, float d) {
+  *reinterpret_cast<float4*>(p) = float4{a, b, c, d};
+}
+__device__ __forceinline__ void store4(double* p, double a, double b, double c, double d) {
+  reinterpret_cast<double2*>(p)[0] = double2{a, b};
+  reinterpret_cast<double2*>(p)[1] = double2{c, d};
 }
 
 // TM-element fragment of a shared row for thread index t (ty for A, tx for B).
@@ -169,12 +179,70 @@ __device__ __forceinline__ void tile_product(const OpA& opa, const OpB& opb, int
   }
 }
 
+// Stores of a dense row-major destination (kRowMajor; ptr(m, n) the element, columns n..n+3
+// consecutive for n a multiple of 4; `add` to accumulate) take a thread's 4 consecutive columns
+// as one 16-byte store when aligned4(): a quarter of the store instructions, whole sectors.
+// Winograd's products (DenseOut) and the convolution forward (FwdStore), whose short reductions
+// (few channels, taps or tiles) leave the epilogue a large share; the split-k partial sums and
+// the weight gradient's dW keep the scalar path (the 64 x 128 weight gradient, capped at 168
+// registers, spilled with both).
+template <typename S, typename = void>
+struct RowMajorStore {
+  static constexpr bool value = false;
+};
+template <typename S>
+struct RowMajorStore<S, decltype((void)S::kRowMajor, void())> {
+  static constexpr bool value = S::kRowMajor;
+};
+// row_offset(m): a value added to every element of row m (the forward's bias), 0 by default.
+template <typename S, typename T, typename = void>
+struct RowOffset {
+  static __device__ __forceinline__ T get(const S&, int) { return T(0); }
+};
+template <typename S, typename T>
+struct RowOffset<S, T, decltype((void)&S::row_offset, void())> {
+  static __device__ __forceinline__ T get(const S& s, int m) { return s.row_offset(m); }
+};
+
 // Hands the tile's accumulators to a store functor: col(n) once per column, then
 // (m, col, value) for every in-range element.
 template <typename T, typename Cfg, typename Store>
 __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0, int n0,
                                            const T (&acc)[Cfg::TM][Cfg::TN]) {
   const int tx = threadIdx.x % Cfg::TX, ty = threadIdx.x / Cfg::TX;
+  // 8-wide micro-tiles only: with 4 (the 64 x 64 product tiles) the extra path cost the main
+  // loop its register allocation (a 64 x 64 k-16 weight gradient ran 28% slower on 8 SMs).
+  if constexpr (RowMajorStore<Store>::value && Cfg::TN == 8 && Cfg::VEC) {
+    if (st.aligned4()) {
+#pragma unroll
+      for (int i = 0; i < Cfg::TM; ++i) {
+        const int m = m0 + fragment_row<Cfg::TM, Cfg::BM>(ty, i);
+        if (m >= M) continue;
+        const T off = RowOffset<Store, T>::get(st, m);
+#pragma unroll
+        for (int g = 0; g < Cfg::TN / 4; ++g) {
+          const int n = n0 + fragment_row<Cfg::TN, Cfg::BN>(tx, 4 * g);  // a multiple of 4
+          if (n >= N) continue;
+          T* p = st.ptr(m, n);
+          if (n + 3 < N) {
+            T v0 = acc[i][4 * g] + off, v1 = acc[i][4 * g + 1] + off, v2 = acc[i][4 * g + 2] + off,
+              v3 = acc[i][4 * g + 3] + off;
+            if (st.add) {
+              T o[4];
+              load4(p, o);
+              v0 += o[0], v1 += o[1], v2 += o[2], v3 += o[3];
+            }
+            store4(p, v0, v1, v2, v3);
+          } else {
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+              if (n + q < N) p[q] = st.add ? p[q] + acc[i][4 * g + q] : acc[i][4 * g + q] + off;
+          }
+        }
+      }
+      return;
+    }
+  }
 #pragma unroll
   for (int j = 0; j < Cfg::TN; ++j) {
     const int n = n0 + fragment_row<Cfg::TN, Cfg::BN>(tx, j);
@@ -255,15 +323,41 @@ __device__ void gemm_batched(const Batch& pb, int M, int N, int Kdim, int batch,
   }
 }
 
-// out(m, n) = sum_z ws[z][m][n], z ascending, handed to the store functor.
+// out(m, n) = sum_z ws[z][m][n], handed to the store functor, in a fixed order (results do not
+// depend on timing). Few splits: one thread per element sums z ascending. Many (>= 8, a long
+// reduction over a small output, e.g. a first layer's weight gradient): the serial chain of
+// `splits` loads per thread was the kernel's time, so a block of 256 threads takes 32
+// consecutive elements (coalesced) x 8 groups of z (z = g, g + 8, ...), and the 8 group sums are
+// added g ascending through shared memory. blockDim.x is 256.
 template <typename T, typename Store>
 __device__ void split_reduce(const Store& st, int M, int N, int splits, const T* ws) {
   const int64_t total = (int64_t)M * N;
-  GG_FOR(i, total) {
+  if (splits < 8) {
+    GG_FOR(i, total) {
+      T s = 0;
+      for (int z = 0; z < splits; ++z) s += ws[z * total + i];
+      const int m = (int)(i / N), n = (int)(i - (int64_t)m * N);
+      st(m, st.col(n), s);
+    }
+    return;
+  }
+  __shared__ T part[8][33];
+  const int lane = threadIdx.x & 31, grp = threadIdx.x >> 5;
+  for (int64_t i0 = (int64_t)blockIdx.x * 32; i0 < total; i0 += (int64_t)gridDim.x * 32) {
+    const int64_t i = i0 + lane;
     T s = 0;
-    for (int z = 0; z < splits; ++z) s += ws[z * total + i];
-    const int m = (int)(i / N), n = (int)(i - (int64_t)m * N);
-    st(m, st.col(n), s);
+    if (i < total)
+      for (int z = grp; z < splits; z += 8) s += ws[z * total + i];
+    part[grp][lane] = s;
+    __syncthreads();
+    if (grp == 0 && i < total) {
+      T t = part[0][lane];
+#pragma unroll
+      for (int g2 = 1; g2 < 8; ++g2) t += part[g2][lane];
+      const int m = (int)(i / N), n = (int)(i - (int64_t)m * N);
+      st(m, st.col(n), t);
+    }
+    __syncthreads();  // part is rewritten by the next chunk
   }
 }
 

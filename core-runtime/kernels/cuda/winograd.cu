@@ -158,26 +158,37 @@ __device__ void grad_output_transform(const GGWino& g, const T* dy, T* Y) {
   }
 }
 
-// dw[k, c] = G^T (sum_z dU[z][.][k][c]) G, the splits summed in ascending z.
+// dw[k, c] = G^T (sum_z dU[z][.][k][c]) G, the splits summed in ascending z. A thread's 9
+// values are consecutive, so direct stores would be 9 instructions of 4 bytes 36 bytes apart:
+// the block's 9 * 256 values go through shared memory and out as consecutive words.
+// blockDim.x is 256 (kGradFilterThreads).
+constexpr int kGradFilterThreads = 256;
 template <int M, typename T>
 __device__ void grad_filter_transform(const GGWino& g, const T* dU, T* dw) {
   constexpr int A = M + 2;
+  __shared__ T out[kGradFilterThreads * 9];
   const int pairs = g.Co * g.Ci;
-  GG_FOR(i64, pairs) {
-    const int i = (int)i64;
-    T u[A][A];
+  for (int base = blockIdx.x * kGradFilterThreads; base < pairs; base += gridDim.x * kGradFilterThreads) {
+    const int i = base + (int)threadIdx.x;
+    if (i < pairs) {
+      T u[A][A];
 #pragma unroll
-    for (int e = 0; e < A * A; ++e) {
-      T s = 0;
-      for (int z = 0; z < g.splits; ++z) s += dU[((int64_t)z * A * A + e) * pairs + i];
-      u[e / A][e % A] = s;
+      for (int e = 0; e < A * A; ++e) {
+        T s = 0;
+        for (int z = 0; z < g.splits; ++z) s += dU[((int64_t)z * A * A + e) * pairs + i];
+        u[e / A][e % A] = s;
+      }
+      T dg[3][3];
+      wt::filter_adjoint_tile<M, T>(&u[0][0], &dg[0][0]);
+#pragma unroll
+      for (int r = 0; r < 3; ++r)
+#pragma unroll
+        for (int s = 0; s < 3; ++s) out[threadIdx.x * 9 + r * 3 + s] = dg[r][s];
     }
-    T dg[3][3];
-    wt::filter_adjoint_tile<M, T>(&u[0][0], &dg[0][0]);
-#pragma unroll
-    for (int r = 0; r < 3; ++r)
-#pragma unroll
-      for (int s = 0; s < 3; ++s) dw[(int64_t)i * 9 + r * 3 + s] = dg[r][s];
+    __syncthreads();
+    const int n = min(kGradFilterThreads, pairs - base) * 9;
+    for (int t = threadIdx.x; t < n; t += kGradFilterThreads) dw[(int64_t)base * 9 + t] = out[t];
+    __syncthreads();  // out is rewritten by the next chunk
   }
 }
 
@@ -208,6 +219,7 @@ struct RowMajorN {  // B(k, n) = b[k * ld + n]: consecutive threads walk n
 template <typename T>
 struct DenseOut {  // c[m * ld + n] (= or +=)
   typedef T* Col;
+  static constexpr bool kRowMajor = true;  // gemm_engine.cuh: 16-byte stores when aligned
   T* c;
   int ld;
   bool add;
@@ -216,6 +228,8 @@ struct DenseOut {  // c[m * ld + n] (= or +=)
     T* q = p + (int64_t)m * ld;
     *q = add ? *q + v : v;
   }
+  __device__ __forceinline__ bool aligned4() const { return ld % 4 == 0 && ((uintptr_t)c & (4 * sizeof(T) - 1)) == 0; }
+  __device__ __forceinline__ T* ptr(int m, int n) const { return c + (int64_t)m * ld + n; }
 };
 
 template <typename T>
@@ -253,6 +267,7 @@ typedef gg::TileConfig<64, 64, 8, 4> Tile64x64;      // 128 threads
 typedef gg::TileConfig<128, 128, 8, 8, 16> Tile128x128k16;
 typedef gg::TileConfig<64, 128, 8, 8, 16> Tile64x128k16;
 typedef gg::TileConfig<64, 64, 8, 4, 16> Tile64x64k16;
+typedef gg::TileConfig<32, 32, 4, 4, 16> Tile32x32k16;  // weight gradients of few channels
 
 }  // namespace gg_wino
 
@@ -306,3 +321,4 @@ GG_WINO_GEMM(64x128k16, 128, 2, f32, float)
 GG_WINO_WGRAD_GEMM(128x128k16, 256, 1, f32, float)
 GG_WINO_WGRAD_GEMM(64x128k16, 128, 2, f32, float)
 GG_WINO_WGRAD_GEMM(64x64k16, 128, 2, f32, float)
+GG_WINO_WGRAD_GEMM(32x32k16, 64, 8, f32, float)

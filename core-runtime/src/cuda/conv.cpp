@@ -37,20 +37,24 @@ const FunctionNames kConvFunctions({"gg_conv_fwd_direct", "gg_conv_bwd_input_dir
                                     "gg_conv_fwd_reduce", "gg_conv_bwd_input_reduce", "gg_conv_bwd_weight_reduce",
                                     "gg_conv_fwd_gemm32x128", "gg_conv_bwd_input_gemm32x128",
                                     "gg_conv_bwd_weight_gemm32x128", "gg_conv_fwd_generic",
-                                    "gg_conv_bwd_input_generic", "gg_conv_bwd_weight_generic"},
+                                    "gg_conv_bwd_input_generic", "gg_conv_bwd_weight_generic", "gg_conv_zero"},
                                    float_dtypes());
 const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_input_gemm64x128",
                                      "gg_conv_bwd_weight_gemm64x128", "gg_conv_fwd_gemm128x128",
                                      "gg_conv_bwd_input_gemm128x128", "gg_conv_bwd_weight_gemm128x128",
                                      "gg_conv_fwd_gemm128x128k16", "gg_conv_bwd_input_gemm128x128k16",
-                                     "gg_conv_bwd_weight_gemm128x128k16"},
+                                     "gg_conv_bwd_weight_gemm128x128k16", "gg_conv_bwd_weight_gemm32x32k16",
+                                     "gg_conv_bwd_weight_gemm64x32", "gg_conv_fwd_gemm32x64",
+                                     "gg_conv_bwd_input_gemm32x64", "gg_conv_fwd_gemm128x64",
+                                     "gg_conv_bwd_input_gemm128x64", "gg_conv_bwd_weight_gemm128x64"},
                                     {DType::Float32});
 const FunctionNames kWinogradFunctions(
     {"gg_wino2_filter", "gg_wino2_input", "gg_wino2_output", "gg_wino2_grad_output", "gg_wino2_grad_filter",
      "gg_wino4_filter", "gg_wino4_input", "gg_wino4_output", "gg_wino4_grad_output", "gg_wino4_grad_filter",
      "gg_wino_gemm128x128", "gg_wino_gemm64x128", "gg_wino_gemm32x128", "gg_wino_wgrad_gemm128x128",
      "gg_wino_wgrad_gemm64x128", "gg_wino_wgrad_gemm64x64", "gg_wino_gemm128x128k16", "gg_wino_gemm64x128k16",
-     "gg_wino_wgrad_gemm128x128k16", "gg_wino_wgrad_gemm64x128k16", "gg_wino_wgrad_gemm64x64k16"},
+     "gg_wino_wgrad_gemm128x128k16", "gg_wino_wgrad_gemm64x128k16", "gg_wino_wgrad_gemm64x64k16",
+     "gg_wino_wgrad_gemm32x32k16"},
     {DType::Float32});
 
 namespace {
@@ -76,14 +80,24 @@ constexpr int64_t kMaxWinogradBytes = int64_t(48) << 20;
 
 // Tile shape and k split for a product of M x N over Kdim aiming at `target` threads: large
 // tiles unless they leave most multiprocessors idle, then k split until the target is met.
-// `tile` (float32: 0 128x128, 1 64x128, 2 32x128, 3 128x128 in k steps of 16) overrides the
-// tile shape.
-constexpr int kGemmTiles = 4;
+// `tile` (float32: kTiles' index) overrides the tile shape. The narrow tiles (4..6) have
+// kernels for some directions only (tile_has_kernel) and are tuner candidates where a side of
+// the product is small (narrow_tile_applies); their k partitions may be as short as 32 (a
+// small output's only parallelism on a large GPU). 128 x 64 (7) is a candidate everywhere.
+constexpr int kGemmTiles = 8;
+const GemmChoice kTiles[kGemmTiles] = {{"128x128", 128, 128, 256, 1},  {"64x128", 64, 128, 128, 1},
+                                       {"32x128", 32, 128, 128, 1},    {"128x128k16", 128, 128, 256, 1},
+                                       {"32x32k16", 32, 32, 64, 1},    {"64x32", 64, 32, 128, 1},
+                                       {"32x64", 32, 64, 128, 1},      {"128x64", 128, 64, 128, 1}};
+
+bool narrow(int tile) { return tile >= 4 && tile <= 6; }
+
+bool tile_has_kernel(Op op, int tile) {
+  if (!narrow(tile)) return true;
+  return op == Op::BackwardWeight ? (tile == 4 || tile == 5) : tile == 6;
+}
+
 GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt, int64_t target, int tile = -1) {
-  static const GemmChoice kTiles[kGemmTiles] = {{"128x128", 128, 128, 256, 1},
-                                                {"64x128", 64, 128, 128, 1},
-                                                {"32x128", 32, 128, 128, 1},
-                                                {"128x128k16", 128, 128, 256, 1}};
   GemmChoice c = kTiles[2];
   const auto tiles = [&](const GemmChoice& t) { return ((M + t.bm - 1) / t.bm) * ((N + t.bn - 1) / t.bn); };
   if (dt == DType::Float32 && tile >= 0 && tile < kGemmTiles) {
@@ -95,7 +109,8 @@ GemmChoice choose_gemm(int64_t M, int64_t N, int64_t Kdim, DType dt, int64_t tar
     if (c.bm == 128 && tiles(c) * c.threads < target) c = kTiles[1];
   }
   const int64_t item = static_cast<int64_t>(dtype_size(dt));
-  while (tiles(c) * c.splits * c.threads < target && Kdim / (2 * c.splits) >= kMinSplitLength &&
+  const int64_t min_split = dt == DType::Float32 && narrow(tile) ? kMinSplitLength / 2 : kMinSplitLength;
+  while (tiles(c) * c.splits * c.threads < target && Kdim / (2 * c.splits) >= min_split &&
          c.splits * 2 <= kMaxSplits && 2 * c.splits * M * N * item <= kMaxWorkspaceBytes)
     c.splits *= 2;
   return c;
@@ -166,10 +181,12 @@ void set_phase(GGConvGemm& q, const GGConv& g, int64_t ph, int64_t pw) {
   q.div_Sa = make_fast_div(std::max<int32_t>(1, q.Sa));
 }
 
-// One implicit GEMM of an op: its dimensions and kernel parameters.
+// One implicit GEMM of an op: its dimensions and kernel parameters; zero_first: the output is
+// zeroed before it (a strided input gradient whose other phases have no taps).
 struct ConvGemm {
   GemmDims d;
   GGConvGemm q;
+  bool zero_first = false;
 };
 
 // The GEMMs an op runs, in launch order: one, or for the input gradient one per stride phase
@@ -187,8 +204,20 @@ std::vector<ConvGemm> conv_gemms(Op op, const GGConv& g) {
     for (int64_t pw = 0; pw < g.sw; ++pw) {
       set_phase(q, g, ph, pw);
       const GemmDims d{g.C, g.N * q.Hp * q.Wp, g.K * q.Ra * q.Sa};
-      if (d.N > 0) phases.push_back({d, q});  // H or W below the stride leaves a phase empty
+      if (d.N > 0) phases.push_back({d, q, false});  // H or W below the stride leaves a phase empty
     }
+  // Only phase (0, 0) has taps (a 1x1 stride-2 shortcut): dx is zeroed with 16-byte stores,
+  // then that phase's GEMM runs, instead of one GEMM launch per empty phase writing its zeros
+  // with scattered 4-byte stores (the 1x1 stride-2 input gradient of [32, 64, 32, 32] took
+  // 262 us on 8 SMs that way, cuDNN 176).
+  if (phases.size() > 1 && phases[0].d.Kdim > 0) {
+    bool rest_empty = true;
+    for (size_t i = 1; i < phases.size(); ++i) rest_empty = rest_empty && phases[i].d.Kdim == 0;
+    if (rest_empty) {
+      phases.resize(1);
+      phases[0].zero_first = true;
+    }
+  }
   return phases;
 }
 
@@ -214,6 +243,11 @@ void run_gemms(DeviceState& s, CUstream st, const LaunchSite& site, const Proble
   void* bias = const_cast<void*>(b.bias);
   for (const ConvGemm& cg : conv_gemms(p.op, p.g)) {
     const GemmDims& d = cg.d;
+    if (cg.zero_first) {
+      const int64_t n = p.g.N * p.g.C * p.g.H * p.g.W;
+      launch(s, st, kname("gg_conv_zero", p.dt).c_str(), Dim3{blocks_for(s, (n + 3) / 4, 256)}, Dim3{256}, site, out,
+             n);
+    }
     GemmChoice t = choose_gemm(d.M, d.N, d.Kdim, p.dt, target, tile);
     if (t.splits > 1 && (b.ws == nullptr || b.ws_bytes < split_bytes(t, d.M, d.N, p.dt))) t.splits = 1;
     GGConvGemm q = cg.q;
@@ -227,7 +261,8 @@ void run_gemms(DeviceState& s, CUstream st, const LaunchSite& site, const Proble
       launch(s, st, gemm.c_str(), grid, block, site, q, out, a0, a1, ws);
     if (t.splits <= 1) continue;
     const std::string reduce = kname((infix + "_reduce").c_str(), p.dt);
-    const Dim3 rgrid{blocks_for(s, d.M * d.N, 256)}, rblock{256};
+    // split_reduce: a thread per element, or from 8 splits on 32 elements a block
+    const Dim3 rgrid{blocks_for(s, d.M * d.N * (t.splits >= 8 ? 8 : 1), 256)}, rblock{256};
     if (p.op == Op::Forward)
       launch(s, st, reduce.c_str(), rgrid, rblock, site, q, out, bias, static_cast<const void*>(ws));
     else
@@ -348,8 +383,38 @@ int64_t base_target(int64_t sms) {
 }
 
 int forced_algo() {  // set_conv_algo: 0 auto, 1 direct, 2 igemm, 3 winograd2, 4 winograd4
-  const std::string a = conv_algo();
+  const std::string full = conv_algo();
+  const std::string a = full.substr(0, full.find(':'));
   return a == "auto" ? 0 : a == "direct" ? 1 : a == "igemm" ? 2 : a == "winograd2" ? 3 : 4;
+}
+
+// The product tile named after ':' in set_conv_algo ("igemm:32x32k16", "winograd4:64x64"):
+// its index among the implicit GEMM's (kTiles) or Winograd's tiles, else -1.
+int forced_tile(bool winograd) {
+  const std::string full = conv_algo();
+  const size_t colon = full.find(':');
+  if (colon == std::string::npos) return -1;
+  const std::string name = full.substr(colon + 1);
+  if (winograd) {
+    for (int t = 0; t < winograd::kTileCount; ++t)
+      if (name == winograd::tile(t).name) return t;
+    return -1;
+  }
+  for (int t = 0; t < kGemmTiles; ++t)
+    if (name == kTiles[t].tile) return t;
+  return -1;
+}
+
+// Whether a narrow implicit-GEMM tile is worth timing: a side of every GEMM of the op at most
+// the tile's (plus half: 144 columns still waste less in 32-wide tiles than in 128-wide ones).
+bool narrow_tile_applies(const Problem& p, int tile) {
+  if (p.dt != DType::Float32 || !tile_has_kernel(p.op, tile)) return false;
+  for (const ConvGemm& cg : conv_gemms(p.op, p.g)) {
+    const GemmChoice& t = kTiles[tile];
+    const bool small = tile == 6 ? cg.d.M <= 32 : (cg.d.M <= 2 * t.bm || cg.d.N <= 5 * t.bn);
+    if (!small) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -362,13 +427,23 @@ bool winograd_applies(const Problem& p) {
          g.N > 0 && g.C > 0 && g.K > 0;
 }
 
+bool known_tile(const std::string& algo, const std::string& name) {
+  if (algo == "igemm") {
+    for (int t = 0; t < kGemmTiles; ++t)
+      if (name == kTiles[t].tile) return true;
+  } else if (algo == "winograd2" || algo == "winograd4") {
+    for (int t = 0; t < winograd::kTileCount; ++t)
+      if (name == winograd::tile(t).name) return true;
+  }
+  return false;
+}
+
 std::string Choice::describe() const {
-  static const char* const kTileNames[4] = {"128x128", "64x128", "32x128", "128x128k16"};
   switch (algo) {
     case Algo::Direct: return "direct";
     case Algo::Generic: return "generic (grouped or dilated)";
     case Algo::Gemm:
-      return std::string("implicit GEMM") + (gemm_tile >= 0 ? std::string(" tile ") + kTileNames[gemm_tile] : "") +
+      return std::string("implicit GEMM") + (gemm_tile >= 0 ? std::string(" tile ") + kTiles[gemm_tile].tile : "") +
              " (target " + std::to_string(target) + " threads)";
     case Algo::Winograd:
       return "winograd F(" + std::to_string(wino.m) + "x" + std::to_string(wino.m) + ") tile " +
@@ -386,8 +461,12 @@ Choice heuristic(const Problem& p, int64_t sms) {
     return c;
   }
   c.target = base_target(sms) * (p.op == Op::BackwardWeight ? 2 : 1);
-  if ((f == 3 || f == 4) && winograd_applies(p)) return wino_choice(p, f == 3 ? 2 : 4, -1, base_target(sms));
+  if ((f == 3 || f == 4) && winograd_applies(p)) return wino_choice(p, f == 3 ? 2 : 4, forced_tile(true), base_target(sms));
   if (direct_fits(p) && (f == 1 || (f == 0 && direct_preferred(p)))) c.algo = Algo::Direct;
+  if (f == 2 && p.dt == DType::Float32) {  // "igemm:<tile>": that tile where this direction has it
+    const int t = forced_tile(false);
+    if (t >= 0 && tile_has_kernel(p.op, t)) c.gemm_tile = t;
+  }
   return c;
 }
 
@@ -425,17 +504,30 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
     add(c);
   }
   if (p.dt == DType::Float32)
-    for (int t = 0; t < kGemmTiles; ++t) {  // every tile shape, at the heuristic's target
+    for (int t : {0, 1, 2, 3, 7}) {  // every general tile shape, at the heuristic's target
       Choice c;
       c.target = base * (p.op == Op::BackwardWeight ? 2 : 1);
       c.gemm_tile = t;
       add(c);
     }
+  // Narrow tiles where a side is small; for the weight gradient also with more k partitions
+  // (a 32 x 32 tile covers a first layer's whole dW, so the partitions are its only parallelism).
+  for (int t = 4; t <= 6; ++t)
+    if (narrow_tile_applies(p, t))
+      for (int64_t target : {base * (p.op == Op::BackwardWeight ? 2 : 1), base * 8}) {
+        if (target == base * 8 && p.op != Op::BackwardWeight) continue;
+        Choice c;
+        c.target = target;
+        c.gemm_tile = t;
+        add(c);
+      }
   if (winograd_applies(p)) {
     for (int m : {2, 4}) {
       add(wino_choice(p, m, -1, base));
       for (int t = 0; t < winograd::kTileCount; ++t)
-        if (winograd::has_tile(wino_dir(p.op), t) && t != 2) add(wino_choice(p, m, t, base));
+        if (winograd::has_tile(wino_dir(p.op), t) && t != 2 &&
+            (!winograd::tile(t).narrow || (p.g.K <= 64 && p.g.C <= 64)))  // 32 x 32: few channels only
+          add(wino_choice(p, m, t, base));
       if (p.op == Op::BackwardWeight) add(wino_choice(p, m, -1, base * 4));
     }
   }

@@ -39,7 +39,8 @@ struct Problem {
 struct Choice {
   Algo algo = Algo::Gemm;
   int64_t target = 0;         // Gemm: threads the tile shape and k split aim for
-  int gemm_tile = -1;         // Gemm: 0 128x128, 1 64x128, 2 32x128, 3 128x128 k16 (float32); -1 by rows
+  int gemm_tile = -1;         // Gemm: index of conv.cpp's kTiles (float32: 0 128x128, 1 64x128, 2 32x128,
+                              // 3 128x128 k16, 4 32x32 k16, 5 64x32, 6 32x64, 7 128x64); -1 by rows
   winograd::Choice wino;      // Winograd
   std::string describe() const;
 };
@@ -56,6 +57,9 @@ struct Buffers {
 
 bool winograd_applies(const Problem& p);
 bool grouped_or_dilated(const Problem& p);  // runs on the generic kernels only
+// Whether `name` is a product tile of `algo` ("igemm", "winograd2", "winograd4"): set_conv_algo's
+// "algo:tile" forces that tile (tests and benchmarks).
+bool known_tile(const std::string& algo, const std::string& name);
 // The heuristic choice (no timing) for `sms` multiprocessors, honouring set_conv_algo.
 Choice heuristic(const Problem& p, int64_t sms);
 // Every choice worth timing (the heuristic's first); one element when nothing is to choose.

@@ -25,18 +25,21 @@ struct Conv {
 // Product tiles (gemm_engine.cuh TileConfig): kernel infix, rows, columns, threads, and which
 // products have a kernel of it (forward / input gradient, weight gradient). The "k16" tiles
 // walk k in steps of 16 instead of 8 (half the barriers, twice the staging registers).
+// "32x32k16" (narrow) is for weight gradients of few channels (K x C of 32 x 16: a 64 x 64 tile
+// multiplied 7/8 zeros).
 struct Tile {
   const char* name;
   int64_t bm, bn, threads;
   bool forward, weight;
+  bool narrow = false;
 };
-constexpr int kTileCount = 7;
+constexpr int kTileCount = 8;
 inline const Tile& tile(int i) {
   static const Tile t[kTileCount] = {
       {"128x128", 128, 128, 256, true, true},      {"64x128", 64, 128, 128, true, true},
       {"32x128", 32, 128, 128, true, false},       {"64x64", 64, 64, 128, false, true},
       {"128x128k16", 128, 128, 256, true, true},   {"64x128k16", 64, 128, 128, true, true},
-      {"64x64k16", 64, 64, 128, false, true}};
+      {"64x64k16", 64, 64, 128, false, true},      {"32x32k16", 32, 32, 64, false, true, true}};
   return t[i];
 }
 inline bool has_tile(Dir d, int i) { return d == Dir::BackwardWeight ? tile(i).weight : tile(i).forward; }

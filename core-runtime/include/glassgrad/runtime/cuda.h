@@ -75,7 +75,8 @@ void synchronize(int index = 0);
 std::pair<size_t, size_t> mem_get_info(int index = 0);  // (free, total) bytes on the device
 
 // Convolution algorithm: "auto" (per shape: heuristics, or the plan-time autotuner), "direct"
-// (when the shape allows), "igemm", "winograd2" / "winograd4" (3x3 stride-1 float32 layers).
+// (when the shape allows), "igemm", "winograd2" / "winograd4" (3x3 stride-1 float32 layers);
+// "igemm:<tile>" etc. also force the product tile (an unknown one is refused).
 void set_conv_algo(const std::string& algo);
 std::string conv_algo();
 // The convolution choices made so far, one line each (shape, device, algorithm, how chosen),
