@@ -39,10 +39,21 @@ class _StorageType:
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
-    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    size, stride, storage_offset = tuple(int(s) for s in size), tuple(int(s) for s in stride), int(storage_offset)
     array, name = storage
+    # as_strided reads wherever size and stride point: a tensor that does not lie inside its
+    # storage (a damaged or hostile file) is refused before any element is read.
+    if len(size) != len(stride) or storage_offset < 0 or min(size + stride, default=0) < 0:
+        raise ValueError(f"a tensor of size {list(size)}, stride {list(stride)} at offset {storage_offset} is not a "
+                         f"valid view")
+    last = storage_offset + sum((n - 1) * st for n, st in zip(size, stride))
+    if 0 not in size and last >= len(array):
+        raise ValueError(f"a tensor of size {list(size)}, stride {list(stride)} at offset {storage_offset} reaches "
+                         f"element {last} of a storage of {len(array)} elements")
     if not size:
         out = np.array(array[storage_offset])
+    elif 0 in size:
+        out = np.zeros(size, array.dtype)
     else:
         base = array[storage_offset:]
         out = np.lib.stride_tricks.as_strided(base, size, tuple(s * array.itemsize for s in stride)).copy()
@@ -103,9 +114,34 @@ class _Unpickler(pickle.Unpickler):
 
 def load_pytorch(path) -> Any:
     """Reads a torch.save file (zip format) and returns the saved object, tensors as NumPy arrays
-    (float32, float64, float16, int64, ... as saved; bfloat16 widened to float32)."""
+    (float32, float64, float16, int64, ... as saved; bfloat16 widened to float32). Every failure
+    (missing, not a zip, damaged or truncated archive or pickle, a storage too short for its
+    tensor, hostile nesting) is a glassgrad.CheckpointError naming the file."""
+    from .serialization import CheckpointError
     path = os.fspath(path)
+    try:
+        return _load(path)
+    except CheckpointError:
+        raise
+    except _C.GlassgradError as e:
+        raise CheckpointError(str(e)) from None
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: no such file\n  fix: check the path (the current directory is "
+                              f"{os.getcwd()})") from None
+    except RecursionError:
+        raise CheckpointError(f"{path}: the checkpoint's pickle nests too deeply to be a state dict "
+                              f"(damaged or hostile file)") from None
+    except (OSError, EOFError, MemoryError, zipfile.BadZipFile, zipfile.LargeZipFile, pickle.UnpicklingError,
+            KeyError, IndexError, TypeError, ValueError, AttributeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{path}: the PyTorch checkpoint is damaged or not one glassgrad can read "
+                              f"({type(e).__name__}: {e})\n  fix: save it again with torch.save(obj, path) "
+                              f"(zip format, PyTorch 1.6 or later)") from None
+
+
+def _load(path: str) -> Any:
     if not zipfile.is_zipfile(path):
+        if not os.path.exists(path):
+            raise FileNotFoundError(path)
         raise _C.GlassgradError(
             f"{path}: not a PyTorch zip checkpoint\n"
             f"  cause: a file from torch.save(..., _use_new_zipfile_serialization=False) or PyTorch < 1.6, or not "

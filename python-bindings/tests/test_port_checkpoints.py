@@ -173,3 +173,31 @@ def test_load_pytorch_refuses_code_in_the_file(tmp_path):
     (tmp_path / "legacy.pt").write_bytes(pickle.dumps({"w": 1}))
     with pytest.raises(gg.GlassgradError, match="not a PyTorch zip checkpoint"):
         gg.load_pytorch(tmp_path / "legacy.pt")
+
+
+def test_load_pytorch_refuses_damaged_files_with_a_checkpoint_error_naming_them(tmp_path):
+    w = np.arange(6, dtype=np.float32).reshape(2, 3)
+    path = tmp_path / "bad.pt"
+    # A view reaching past its storage (strides from a damaged or hostile file): refused before
+    # as_strided reads memory outside the 6 stored elements.
+    _torch_style_file(path, [("w", w, (3, 1000))])
+    with pytest.raises(gg.CheckpointError, match=r"bad\.pt.*reaches element 2003 of a storage of 6"):
+        gg.load_pytorch(path)
+    _torch_style_file(path, [("w", w, (3, -1))])
+    with pytest.raises(gg.CheckpointError, match="not a valid view"):
+        gg.load_pytorch(path)
+    # A truncated pickle, a missing storage member, a missing file.
+    _torch_style_file(path, [("w", w, (3, 1))])
+    with zipfile.ZipFile(path) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    for drop, what in (("pickle", "ckpt/data.pkl"), ("storage", "ckpt/data/0")):
+        with zipfile.ZipFile(path, "w") as z:
+            for n, data in members.items():
+                if n != what:
+                    z.writestr(n, data)
+                elif drop == "pickle":
+                    z.writestr(n, data[:len(data) // 2])
+        with pytest.raises(gg.CheckpointError, match=r"bad\.pt"):
+            gg.load_pytorch(path)
+    with pytest.raises(gg.CheckpointError, match="no such file"):
+        gg.load_pytorch(tmp_path / "missing.pt")
