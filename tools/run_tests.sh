@@ -9,8 +9,13 @@
 #   5. pytest over python-bindings/tests against the pip-installed glassgrad (what users get;
 #      install it first: bash tools/setup.sh --test). The working tree's python-bindings/ is
 #      kept off sys.path, and the installed Python files must equal the working tree's.
+#   6. sanitizers: everything (both packages, their tests, the Python extension; no CUDA) built
+#      with GLASSGRAD_SANITIZE="address;undefined" into build/test/sanitize: both packages'
+#      ctest, then the op-table tests and the property tests over the op table with that
+#      extension and libasan preloaded. Any finding stops its test and fails the stage.
+#      Opt-in: SANITIZE=1 runs it (it rebuilds everything instrumented).
 #
-#   bash tools/run_tests.sh              all five stages
+#   bash tools/run_tests.sh              stages 1-5;  SANITIZE=1 bash tools/run_tests.sh: all six
 #   bash tools/run_tests.sh --in-tree    stage 5 against the development build instead
 #                                        (bash tools/dev_build.sh; PYTHONPATH=python-bindings)
 #   PYTEST_ARGS="-k conv -x" bash tools/run_tests.sh     extra pytest arguments
@@ -28,7 +33,7 @@ in_tree=0
 for arg in "$@"; do
   case "$arg" in
     --in-tree) in_tree=1 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "run_tests.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -173,6 +178,41 @@ python_tests() {
   return "$rc"
 }
 
+# ---- sanitizers ------------------------------------------------------------------------------
+# One build of everything with AddressSanitizer + UndefinedBehaviorSanitizer (undefined behaviour
+# aborts: -fno-sanitize-recover). The C++ tests run with leak checking. The extension runs inside
+# an uninstrumented CPython, so libasan is preloaded, and leaks are not checked there: CPython
+# keeps interned objects and its arenas to exit, which LeakSanitizer reports as thousands of leaks
+# that are not ours (detect_leaks=0 is the only suppression).
+san_options=detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1
+sanitizer_tests() {
+  local dir=$build/sanitize site=$build/sanitize/site rc=0 xmls=()
+  if ! "$python" -c 'import pybind11' 2>/dev/null; then "$python" -m pip install -q "pybind11>=2.12"; fi
+  cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DGLASSGRAD_SANITIZE="address;undefined" -DGLASSGRAD_CUDA=OFF -DGLASSGRAD_BUILD_PYTHON=ON \
+    -DGLASSGRAD_AUTODIFF_BUILD_TESTS=ON -DGLASSGRAD_RUNTIME_BUILD_TESTS=ON \
+    -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)"
+  cmake --build "$dir" -j "$jobs"
+  export ASAN_OPTIONS=$san_options UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  for pkg in autodiff-engine core-runtime; do
+    ctest --test-dir "$dir/$pkg" --output-on-failure -j "$jobs" --output-junit "$build/sanitize-$pkg.junit.xml" || rc=1
+    xmls+=("$build/sanitize-$pkg.junit.xml")
+  done
+  # The working tree's Python package with the sanitized extension in place of any other.
+  rm -rf "$site" && mkdir -p "$site"
+  cp -r python-bindings/glassgrad "$site/glassgrad"
+  find "$site/glassgrad" -name '_C*.so' -delete
+  cp "$(find "$dir/python-bindings" -maxdepth 1 -name '_C*.so' | head -1)" "$site/glassgrad/"
+  local libasan
+  libasan=$("$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")" -print-file-name=libasan.so)
+  (cd "$root" && ASAN_OPTIONS=$san_options:detect_leaks=0 LD_PRELOAD="$libasan" PYTHONPATH="$site" \
+     "$python" -m pytest -p no:cacheprovider -q --junitxml="$build/sanitize-python.junit.xml" \
+     python-bindings/tests/test_op_table.py python-bindings/tests/test_op_properties.py) || rc=1
+  xmls+=("$build/sanitize-python.junit.xml")
+  "$python" "$root/tools/junit_summary.py" --counts "${xmls[@]}" > "$counts"
+  return "$rc"
+}
+
 stage "autodiff-engine alone (ctest)" cpp_package autodiff-engine
 stage "core-runtime alone (ctest)" cpp_package core-runtime
 stage "engine example vs installed engine" example_against_installed autodiff-engine glassgrad_autodiff
@@ -181,5 +221,8 @@ if [ "$in_tree" = 1 ]; then
   stage "python (pytest, in-tree dev build)" python_tests
 else
   stage "python (pytest, installed package)" python_tests
+fi
+if [ "${SANITIZE:-0}" != 0 ]; then
+  stage "sanitizers (ASan+UBSan)" sanitizer_tests
 fi
 [ "$failed_stages" = 0 ]
