@@ -56,13 +56,12 @@ def relu(x: Tensor) -> Tensor:
 
 def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
     """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu)."""
-    return _op("LeakyReLU", [x], {"negative_slope": float(negative_slope)})
+    return _op("LeakyReLU", [x], {"negative_slope": _args.real(negative_slope, "negative_slope", "leaky_relu")})
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
-    if approximate not in ("none", "tanh"):
-        raise _C.InvalidArgumentError(f"gelu: approximate must be 'none' or 'tanh', got '{approximate}'")
+    _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
     return _op("GELU" if approximate == "none" else "GELUTanh", [x])
 
 
@@ -73,14 +72,23 @@ def silu(x: Tensor, inplace: bool = False) -> Tensor:
 
 def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu)."""
-    return _op("ELU", [x], {"alpha": float(alpha)})
+    return _op("ELU", [x], {"alpha": _args.real(alpha, "alpha", "elu")})
 
 
 def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
+    beta, threshold = softplus_arguments("softplus", beta, threshold)
     if beta == 1.0:
-        return _op("Softplus", [x], {"threshold": float(threshold)})
-    return _op("Softplus", [x * float(beta)], {"threshold": float(threshold)}) * (1.0 / float(beta))
+        return _op("Softplus", [x], {"threshold": threshold})
+    return _op("Softplus", [x * beta], {"threshold": threshold}) * (1.0 / beta)
+
+
+def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:
+    """beta: a finite number other than 0 (the result divides by it); threshold: a finite number."""
+    beta = _args.real(beta, "beta", where, fix="beta=1.0")
+    if beta == 0.0:
+        raise _C.InvalidArgumentError(f"{where}: beta must not be 0 (softplus divides by it)\n  fix: beta=1.0")
+    return beta, _args.real(threshold, "threshold", where, fix="threshold=20.0")
 
 
 def abs(x: Tensor) -> Tensor:  # noqa: A001

@@ -59,6 +59,24 @@ BAD = [
     (lambda: gg.optim.Adam(nn.Linear(2, 2).parameters(), eps=-1e-8), "eps"),
     (lambda: gg.optim.RMSprop(nn.Linear(2, 2).parameters(), alpha=-0.5), "alpha"),
     (lambda: gg.set_memory_limit("lots"), "lots"),
+    # Layers, functions and schedulers that came with the PyTorch-port work.
+    (lambda: nn.BatchNorm2d(2, momentum="x"), "momentum"),
+    (lambda: nn.BatchNorm2d(2, eps=None), "eps"),
+    (lambda: nn.BatchNorm2d(2.0), "num_features"),
+    (lambda: nn.BatchNorm2d(2, affine="no"), "affine"),
+    (lambda: nn.GELU(approximate="fast"), "approximate"),
+    (lambda: nn.ELU(alpha=None), "alpha"),
+    (lambda: nn.Softplus(beta=None), "beta"),
+    (lambda: nn.Softplus(beta=0.0), "beta"),
+    (lambda: F.softplus(gg.tensor(X), threshold="high"), "threshold"),
+    (lambda: F.leaky_relu(gg.tensor(X), None), "negative_slope"),
+    (lambda: nn.MaxPool2d(2, ceil_mode="yes"), "ceil_mode"),
+    (lambda: nn.AvgPool2d(2, ceil_mode="yes"), "ceil_mode"),
+    (lambda: F.avg_pool2d(gg.tensor(X), 2, divisor_override=0), "divisor_override"),
+    (lambda: F.dropout(gg.tensor(X), None), "p"),
+    (lambda: gg.optim.lr_scheduler.StepLR(gg.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1), step_size=None),
+     "step_size"),
+    (lambda: gg.optim.lr_scheduler.StepLR(gg.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1), 2, gamma="x"), "gamma"),
 ]
 
 

@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import _C, _device
+from .. import _C, _args, _device
 from .._batchnorm import batch_norm
 from .._tensor import Tensor, _op
 from .module import Module, Parameter
@@ -32,16 +32,15 @@ class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None):
         super().__init__()
-        c = int(num_features)
-        name = type(self).__name__
-        if c <= 0:
-            raise _C.InvalidArgumentError(f"{name}: num_features must be positive, got {num_features}")
-        if momentum is not None and not 0.0 <= float(momentum) <= 1.0:
-            raise _C.InvalidArgumentError(f"{name}: momentum must be in [0, 1] or None, got {momentum}\n"
-                                          f"  fix: momentum=0.1 (PyTorch's default), or None for a cumulative average")
-        self.num_features, self.eps = c, float(eps)
-        self.momentum = None if momentum is None else float(momentum)
-        self.affine, self.track_running_stats = bool(affine), bool(track_running_stats)
+        name = _args.call(type(self).__name__, num_features)
+        c = _args.integer(num_features, "num_features", name, minimum=1)
+        if momentum is not None:
+            momentum = _args.real(momentum, "momentum", name, minimum=0.0, maximum=1.0,
+                                  fix="momentum=0.1 (PyTorch's default), or None for a cumulative average")
+        self.num_features, self.eps = c, _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5")
+        self.momentum = momentum
+        self.affine = _args.flag(affine, "affine", name)
+        self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
         dt = np.dtype(dtype or "float32")
         if self.affine:
             self.weight = Parameter(np.ones(c, dt), device)

@@ -225,7 +225,8 @@ class GELU(Module):
 
     def __init__(self, approximate: str = "none"):
         super().__init__()
-        self.approximate = approximate
+        self.approximate = _args.choice(approximate, "approximate", _args.call("GELU", approximate=approximate),
+                                        ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
 
     def forward(self, x):
         return F.gelu(x, self.approximate)
@@ -239,7 +240,7 @@ class SiLU(Module):
 
     def __init__(self, inplace: bool = False):
         super().__init__()
-        self.inplace = inplace
+        self.inplace = _args.flag(inplace, "inplace", "SiLU")
 
     def forward(self, x):
         return F.silu(x)
@@ -250,7 +251,8 @@ class ELU(Module):
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
-        self.alpha, self.inplace = float(alpha), inplace
+        where = _args.call("ELU", alpha)
+        self.alpha, self.inplace = _args.real(alpha, "alpha", where), _args.flag(inplace, "inplace", where)
 
     def forward(self, x):
         return F.elu(x, self.alpha)
@@ -264,7 +266,7 @@ class Softplus(Module):
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0):
         super().__init__()
-        self.beta, self.threshold = float(beta), float(threshold)
+        self.beta, self.threshold = F.softplus_arguments(_args.call("Softplus", beta, threshold), beta, threshold)
 
     def forward(self, x):
         return F.softplus(x, self.beta, self.threshold)
@@ -360,7 +362,9 @@ class MaxPool2D(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
-        F.pool_arguments(_args.call("MaxPool2D", kernel_size), kernel_size, stride, padding)
+        where = _args.call("MaxPool2D", kernel_size)
+        F.pool_arguments(where, kernel_size, stride, padding)
+        _args.flag(ceil_mode, "ceil_mode", where)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 

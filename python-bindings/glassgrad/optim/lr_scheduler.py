@@ -28,6 +28,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+from .. import _args
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -158,8 +159,9 @@ class StepLR(LRScheduler):
     """lr = base_lr * gamma ** (epoch // step_size)."""
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1):
-        self.step_size = step_size
-        self.gamma = gamma
+        where = "StepLR"
+        self.step_size = _args.integer(step_size, "step_size", where, minimum=1, fix="StepLR(optimizer, step_size=30)")
+        self.gamma = _args.real(gamma, "gamma", where, minimum=0.0, fix="gamma=0.1")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
