@@ -4,7 +4,8 @@
 //   capture     bind every buffer the graph touches (staging buffers for the moving inputs,
 //               graph-owned outputs, the error word) and record one step-by-step run
 //   replay      copy the moving inputs into staging, one launch, copy the outputs out
-//   recapture   when the arena or a stable input moved: drop the graph and warm up again
+//   recapture   when the arena or an input updated in place moved: drop the graph and warm up
+//               again; when a read-only input bound directly moved: stage it, capture again
 //   give up     when an input updated in place moves, or a kernel cannot be captured:
 //               step by step from then on
 #include "glassgrad/autodiff/errors.h"

@@ -55,28 +55,45 @@ struct Executor::GraphState {
     return g;
   }
 
-  // Recapture: the graph recorded addresses that no longer hold (the arena grew, a parameter moved).
+  // Read-only inputs up to this size are always copied into staging: a scalar such as a
+  // learning rate or a step count is a new tensor every step, but the allocator may hand two
+  // warm-up runs the same address, which would bind it directly and recapture on every move.
+  static constexpr size_t kAlwaysStagedBytes = size_t{1} << 20;
+
+  // Recapture: the graph recorded addresses that no longer hold. The arena grew or an input
+  // updated in place moved: warm up again. A read-only input bound directly moved: it is staged
+  // from now on and the graph is captured again at once, so each input costs one recapture at most.
   void drop_if_moved(const Plan& p, const std::vector<Tensor>& inputs, const void* arena_ptr) {
     if (!exec) return;
-    bool same = arena_ptr == arena;
-    for (size_t k = 0; same && k < inputs.size(); ++k) {
-      if (stable[k]) same = inputs[k].data_ptr() == slots[static_cast<size_t>(p.input_slots[k])].data_ptr();
+    bool rewarm = arena_ptr != arena, restage = false;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (!stable[k] || inputs[k].data_ptr() == slots[static_cast<size_t>(p.input_slots[k])].data_ptr()) continue;
+      if (written[k]) {
+        rewarm = true;
+      } else {
+        stable[k] = 0;
+        restage = true;
+      }
     }
-    if (same) return;
+    if (!rewarm && !restage) return;
     cuda::destroy_graph(exec);
     exec = nullptr;
-    warm = 0;
+    if (rewarm) warm = 0;
     retained.clear();
   }
 
-  // Warm up: true while runs should still go step by step (recording input addresses).
+  // Warm up: true while runs should still go step by step (recording input addresses). An input
+  // is bound directly when it kept its address and is updated in place or too large to copy
+  // cheaply; every other input goes through staging.
   bool warming(const std::vector<Tensor>& inputs) {
     if (warm >= 2) return false;
     std::vector<const void*> now;
     for (const auto& x : inputs) now.push_back(x.data_ptr());
     if (warm == 1) {
       stable.assign(inputs.size(), 0);
-      for (size_t k = 0; k < inputs.size(); ++k) stable[k] = now[k] == last[k];
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        stable[k] = now[k] == last[k] && (written[k] || inputs[k].nbytes() > kAlwaysStagedBytes);
+      }
     }
     last = now;
     ++warm;

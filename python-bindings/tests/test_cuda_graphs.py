@@ -59,3 +59,27 @@ def test_a_bad_label_in_a_replayed_graph_is_reported_at_synchronization():
     with pytest.raises(IndexError) as e:
         step(X[:32], bad).item()
     assert "out of range" in str(e.value)
+
+
+def test_inputs_that_move_after_warm_up_cost_one_recapture_at_most():
+    """The warm-up runs decide which inputs are bound directly into the graph. A small read-only
+    input (a scalar such as a learning rate) is always staged, even when the allocator gave both
+    warm-ups the same address, so a new one every step never recaptures; a large read-only input
+    that kept its address is bound, and when it moves it is staged from then on: one recapture."""
+    rng = np.random.default_rng(3)
+    big = rng.random((640, 1024), dtype=np.float32)  # 2.5 MiB: bound directly while it stays
+    f = gg.compile(lambda a, s: (a * s).sum())
+    a0 = gg.tensor(big, device="cuda")
+    s0 = gg.tensor(np.float32(0.5), device="cuda")
+    for _ in range(5):  # trace, trace, warm, warm, capture: the same two tensors every time
+        np.testing.assert_allclose(f(a0, s0).item(), 0.5 * big.sum(dtype=np.float64), rtol=1e-4)
+    assert f.cuda_graphs["captures"] == 1, f.cuda_graphs
+    for k in range(4):  # a new scalar every call: staged, no recapture
+        s = gg.tensor(np.float32(k + 1.5), device="cuda")
+        np.testing.assert_allclose(f(a0, s).item(), (k + 1.5) * big.sum(dtype=np.float64), rtol=1e-4)
+    assert f.cuda_graphs["captures"] == 1, f.cuda_graphs
+    for k in range(3):  # the large input moves: staged from the first move on
+        a = gg.tensor(big * (k + 2), device="cuda")
+        np.testing.assert_allclose(f(a, s0).item(), 0.5 * (k + 2) * big.sum(dtype=np.float64), rtol=1e-4)
+    graphs = f.cuda_graphs
+    assert graphs["captures"] == 2 and graphs["captured"] == graphs["plans"] == 1, graphs

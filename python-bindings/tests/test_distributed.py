@@ -141,10 +141,16 @@ def mirror_group():
     """A process group of 2 ranks that hold this process's data (glassgrad.testing), so DDP's
     averaged gradients must equal the plain ones; no second process is needed."""
     import glassgrad.distributed as dist
+    from glassgrad import _device
     from glassgrad.testing import MirrorCommunicator
+    before = _device.default_device()
+    _device.set_default_device("cpu")  # the mirror reads host memory, also on a GPU machine
     dist.init_process_group(MirrorCommunicator(2))
-    yield dist
-    dist.destroy_process_group()
+    try:
+        yield dist
+    finally:
+        dist.destroy_process_group()
+        _device.set_default_device(before)
 
 
 def _mlp_step(dist, wrap, cap_mb=0.001):

@@ -63,6 +63,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     if backend == "mpi":
         # mpiexec starts the ranks and ends them all when one aborts; the ranks read PMI_*/OMPI_*.
         env.pop("WORLD_SIZE")
+        # MPI ranks are CPU processes (NCCL is the GPUs' backend): their tensors stay in host
+        # memory even on a machine with a GPU, unless the user chose a device.
+        env.setdefault("GLASSGRAD_DEVICE", "cpu")
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            # Open MPI refuses to start ranks as root (the user of many containers) unless both
+            # variables say so; MPICH ignores them.
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
+            env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         return subprocess.call([_mpiexec(), "-n", str(n), *cmd], env=env)
     procs = []
     for rank in range(n):
