@@ -146,6 +146,7 @@ if glassgrad.cuda.is_available():
     for k, v in glassgrad.cuda.device_info().items():
         print(f"  {k}: {v}")
 PY
+row "kernel image" "" "$(sed -n 's/^  kernel_image: //p' "$out/device.txt")"
 
 # --- 2. tests ---------------------------------------------------------------------------------
 if [ "$tests" = 1 ]; then
@@ -171,7 +172,8 @@ fi
 if [ -n "$train" ]; then
   echo "== train_mnist.py, one epoch on the GPU"
   "$python" examples-and-tutorials/train_mnist.py --data "$train" --epochs 1 --no-progress 2>&1 | tee "$out/train_mnist.log" | tail -6
-  row "train_mnist 1 epoch" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" "$(grep -E 'test accuracy' "$out/train_mnist.log" | tail -1)"
+  row "train_mnist 1 epoch" "$( [ "${PIPESTATUS[0]}" = 0 ] && echo ok || echo FAILED)" \
+    "$(grep -E 'Epoch .* done in' "$out/train_mnist.log" | tail -1)"
 fi
 
 # --- 2c. the ported CIFAR script, compiled, on the GPU ------------------------------------------
