@@ -13,8 +13,9 @@ import re
 import shutil
 import subprocess
 import sys
+import struct
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
 # Tensor-core (matrix) instructions of every generation and the asynchronous copies of sm_80+:
 # glassgrad's kernels run on FP32/FP64 CUDA cores of any GPU from compute capability 5.0.
@@ -159,6 +160,27 @@ def cubin_arch(data: bytes) -> Tuple[int, int]:
         raise ValueError("not a 64-bit ELF cubin")
     flags = int.from_bytes(data[0x30:0x34], "little")
     return flags & 0xFF, (flags >> 16) & 0xFF
+
+
+def cubin_entry_functions(data: bytes) -> Set[str]:
+    """The kernels (global FUNC symbols marked as entries, st_other's STO_CUDA_ENTRY bit 0x10) of a
+    64-bit little-endian ELF cubin, read from its symbol table: the same list as cuobjdump
+    --dump-elf-symbols' ENTRY rows, also for architectures a newer cuobjdump no longer reads."""
+    cubin_arch(data)  # a 64-bit ELF, or ValueError
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    # Elf64_Shdr: name, type, flags, addr, offset, size, link, info, addralign, entsize
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    names = set()
+    for sec in sections:
+        if sec[1] != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[sec[6]][4]
+        for off in range(sec[4], sec[4] + sec[5], sec[9]):
+            st_name, st_info, st_other = struct.unpack_from("<IBB", data, off)
+            if st_info & 0xF == 2 and st_info >> 4 == 1 and st_other & 0x10:  # STT_FUNC, STB_GLOBAL
+                names.add(data[strings + st_name:data.index(b"\0", strings + st_name)].decode())
+    return names
 
 
 def forbidden_opcodes(f: Function) -> List[str]:

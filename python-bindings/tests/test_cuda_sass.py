@@ -67,8 +67,9 @@ def _legacy_images(cuobjdump, folder):
             text = data.decode()
             img.update(text=text, functions=set(re.findall(r"\.entry\s+(\w+)", text)))
         else:
-            symbols = cuda_sass.run_cuobjdump(cuobjdump, "--dump-elf-symbols", str(path))
-            img["functions"] = set(re.findall(r"FUNC\s+GLOBAL\s+\S+\s+ENTRY\s+(\w+)", symbols))
+            # From the ELF symbol table itself: CUDA 13.0's cuobjdump lists only part of an
+            # sm_50 cubin's symbols (it reads no architecture from these headers).
+            img["functions"] = cuda_sass.cubin_entry_functions(data)
             resources = {}
             cuda_sass.add_resources(resources, "Fatbin elf code:\narch = " + name + "\n" +
                                     cuda_sass.run_cuobjdump(cuobjdump, "--dump-resource-usage", str(path)))

@@ -73,8 +73,8 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
     environment (RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT from torchrun or
     `python -m glassgrad.distributed.run`; OMPI_COMM_WORLD_* from mpirun; PMI_* from MPICH's
     mpiexec) unless given. backend: "nccl" (CUDA, one GPU per rank: cuda:<local_rank> becomes
-    the default device) or "mpi" (CPU processes through mpi4py); default nccl when CUDA is usable,
-    else mpi. timeout: seconds a collective may wait for the other ranks before every rank stops
+    the default device) or "mpi" (CPU processes through mpi4py); default nccl when the default device is a
+    GPU, else mpi (the MPI launcher's ranks default to the CPU). timeout: seconds a collective may wait for the other ranks before every rank stops
     with an error naming the rank that waited. backend may also be a glassgrad._C.Communicator
     object (a backend of your own, or glassgrad.testing.MirrorCommunicator in tests): its rank()
     and size() are this process's."""
@@ -93,8 +93,9 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
                         _C.register_communicator(comm), comm)
         return
     if backend is None:
-        from .. import cuda
-        backend = "nccl" if cuda.is_available() else "mpi"
+        # Where this process's tensors live decides: GPUs talk through NCCL, CPU processes (the
+        # MPI launcher's ranks, also on a machine with a GPU) through MPI.
+        backend = "nccl" if _device.default_device().startswith("cuda") else "mpi"
     backend = backend.lower()
     if backend == "mpi":
         from ._mpi import MpiCommunicator
