@@ -94,12 +94,16 @@ def test_train_cifar10_trains_resnet18_on_cifar_format_files_saves_and_resumes(t
 def test_train_cifar10_and_mnist_run_data_parallel_over_2_mpi_ranks_with_one_flag(tmp_path):
     pytest.importorskip("mpi4py", reason="--distributed on the CPU needs mpi4py: pip install 'glassgrad[distributed]'")
     write_cifar10(tmp_path, per_batch=32)
+    from test_data_idx import make_mnist_dir
+    (tmp_path / "mnist").mkdir()
+    make_mnist_dir(tmp_path / "mnist", n_train=128, n_test=32)  # in the IDX format; no dataset needed
     launcher = [sys.executable, "-m", "glassgrad.distributed.run", "--backend", "mpi", "--nproc-per-node", "2"]
     runs = [
         [os.path.join(EXAMPLES, "train_cifar10.py"), "--data", str(tmp_path), "--limit", "64", "--test-limit", "16",
          "--width", "4", "--epochs", "1", "--batch-size", "8", "--no-progress", "--distributed", "--sync-bn",
          "--checkpoint", str(tmp_path / "ckpt.gg")],
-        [os.path.join(EXAMPLES, "train_mnist.py"), "--epochs", "1", "--limit", "128", "--no-progress", "--distributed"],
+        [os.path.join(EXAMPLES, "train_mnist.py"), "--data", str(tmp_path / "mnist"), "--epochs", "1", "--limit", "128",
+         "--no-progress", "--distributed"],
     ]
     for args in runs:
         proc = subprocess.run(launcher + args, cwd=tmp_path, env=example_env(), capture_output=True, text=True,
