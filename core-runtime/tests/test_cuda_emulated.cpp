@@ -215,41 +215,66 @@ GGConvGemm gemm_params(const Ref& r, int splits) {
   return q;
 }
 
+// A case for the GEMM-form kernels: random inputs (never zeros) and the reference outputs.
+struct GemmCase {
+  std::vector<float> x, w, b, dy;
+  std::vector<double> yref, dwref;  // the float64 references
+};
+
+GemmCase gemm_case(const Ref& r, unsigned seed) {
+  std::mt19937 rng(seed);
+  GemmCase c;
+  c.x = random_vector(r.N * r.C * r.H * r.W, rng);
+  c.w = random_vector(r.K * r.C * r.R * r.S, rng);
+  c.b = random_vector(r.K, rng);
+  c.dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+  c.yref = r.forward(c.x, c.w, c.b.data());
+  c.dwref = r.weight_grad(c.x, c.dy);
+  return c;
+}
+
+// Room for `splits` partial products of the larger GEMM output (forward: K x NP, dW: K x CRS).
+std::vector<float> split_workspace(const Ref& r, int splits) {
+  const size_t NP = static_cast<size_t>(r.N * r.OH * r.OW), CRS = static_cast<size_t>(r.C * r.R * r.S);
+  return std::vector<float>(static_cast<size_t>(splits) * static_cast<size_t>(r.K) * std::max(NP, CRS), NAN);
+}
+
+// A forward GEMM kernel into y (filled with NaN first), then the split-k reduction when split.
+template <class Kernel>
+void forward_gemm(Kernel kernel, dim3 grid, unsigned threads, unsigned reduce_blocks, const GGConvGemm& q,
+                  int splits, const GemmCase& c, std::vector<float>& y, std::vector<float>& ws) {
+  y.assign(c.yref.size(), NAN);
+  emulate::launch(kernel, grid, dim3{threads, 1, 1}, q, y.data(), c.x.data(), c.w.data(), c.b.data(), ws.data());
+  if (splits > 1)
+    emulate::launch(&gg_conv_fwd_reduce_f32, dim3{reduce_blocks, 1, 1}, dim3{256, 1, 1}, q, y.data(),
+                    static_cast<const float*>(c.b.data()), static_cast<const float*>(ws.data()));
+}
+
+// A weight-gradient GEMM kernel into dw (filled with NaN first), then the split-k reduction.
+template <class Kernel>
+void weight_grad_gemm(Kernel kernel, dim3 grid, unsigned threads, unsigned reduce_blocks, const GGConvGemm& q,
+                      int splits, const GemmCase& c, std::vector<float>& dw, std::vector<float>& ws) {
+  dw.assign(c.dwref.size(), NAN);
+  emulate::launch(kernel, grid, dim3{threads, 1, 1}, q, dw.data(), c.dy.data(), c.x.data(), ws.data());
+  if (splits > 1)
+    emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{reduce_blocks, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
+                    static_cast<const float*>(ws.data()));
+}
+
 TEST(CudaEmulated, ImplicitGemmForwardAndWeightGradientWithSplitK) {
   const Ref r{2, 9, 7, 6, 70, 3, 3, 4, 3, 2, 2, 1, 1};  // stride 2, 70 output channels
-  std::mt19937 rng(5);
-  const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
-  const auto w = random_vector(r.K * r.C * 9, rng);
-  const auto b = random_vector(r.K, rng);
-  const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
-  const auto yref = r.forward(x, w, b.data());
-  const auto dwref = r.weight_grad(x, dy);
+  const GemmCase c = gemm_case(r, 5);
   for (int splits : {1, 3}) {
     const GGConvGemm q = gemm_params(r, splits);
-    const int M = (int)r.K, NP = (int)(r.N * r.OH * r.OW), CRS = (int)(r.C * 9);
-    std::vector<float> ws(static_cast<size_t>(splits) * M * std::max(NP, CRS), NAN);
-    std::vector<float> y(yref.size(), NAN), dw(dwref.size(), NAN);
-    emulate::launch(&gg_conv_fwd_gemm64x128_f32, dim3{2, 1, 2}, dim3{128, 1, 1}, q, y.data(), x.data(), w.data(),
-                    b.data(), ws.data());
-    if (splits > 1)
-      emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
-                      static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
-    EXPECT_LT(relative_error(y, yref), 1e-5) << "forward, splits " << splits;
+    std::vector<float> ws = split_workspace(r, splits), y, dw;
+    forward_gemm(&gg_conv_fwd_gemm64x128_f32, dim3{2, 1, 2}, 128, 4, q, splits, c, y, ws);
+    EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward, splits " << splits;
     for (auto* kernel : {&gg_conv_bwd_weight_gemm128x128_f32, &gg_conv_bwd_weight_gemm128x128k16_f32}) {
-      std::fill(dw.begin(), dw.end(), NAN);
-      emulate::launch(kernel, dim3{1, 1, 2}, dim3{256, 1, 1}, q, dw.data(), dy.data(), x.data(), ws.data());
-      if (splits > 1)
-        emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
-                        static_cast<const float*>(ws.data()));
-      EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, splits " << splits;
+      weight_grad_gemm(kernel, dim3{1, 1, 2}, 256, 4, q, splits, c, dw, ws);
+      EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, splits " << splits;
     }
-    std::fill(y.begin(), y.end(), NAN);
-    emulate::launch(&gg_conv_fwd_gemm128x128k16_f32, dim3{1, 1, 2}, dim3{256, 1, 1}, q, y.data(), x.data(), w.data(),
-                    b.data(), ws.data());
-    if (splits > 1)
-      emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
-                      static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
-    EXPECT_LT(relative_error(y, yref), 1e-5) << "forward 128x128 k16, splits " << splits;
+    forward_gemm(&gg_conv_fwd_gemm128x128k16_f32, dim3{1, 1, 2}, 256, 4, q, splits, c, y, ws);
+    EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 128x128 k16, splits " << splits;
   }
 }
 
@@ -259,33 +284,17 @@ TEST(CudaEmulated, NarrowTilesAndManySplitReduction) {
   // forward on the 32 x 64 tile; 36 columns take the epilogue's 16-byte stores, 27 do not.
   for (int C : {3, 4}) {
     const Ref r{3, C, 9, 8, 16, 3, 3, 9, 8, 1, 1, 1, 1};
-    std::mt19937 rng(7);
-    const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
-    const auto w = random_vector(r.K * r.C * 9, rng);
-    const auto b = random_vector(r.K, rng);
-    const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
-    const auto yref = r.forward(x, w, b.data());
-    const auto dwref = r.weight_grad(x, dy);
-    const int M = (int)r.K, NP = (int)(r.N * r.OH * r.OW), CRS = (int)(r.C * 9);
+    const GemmCase c = gemm_case(r, 7);
     for (int splits : {1, 3, 9}) {
       const GGConvGemm q = gemm_params(r, splits);
-      std::vector<float> ws(static_cast<size_t>(splits) * M * std::max(NP, CRS), NAN);
-      std::vector<float> dw(dwref.size(), NAN), y(yref.size(), NAN);
+      std::vector<float> ws = split_workspace(r, splits), y, dw;
       for (auto kernel : {&gg_conv_bwd_weight_gemm32x32k16_f32, &gg_conv_bwd_weight_gemm64x32_f32}) {
-        std::fill(dw.begin(), dw.end(), NAN);
         const unsigned threads = kernel == &gg_conv_bwd_weight_gemm32x32k16_f32 ? 64 : 128;
-        emulate::launch(kernel, dim3{1, 1, 2}, dim3{threads, 1, 1}, q, dw.data(), dy.data(), x.data(), ws.data());
-        if (splits > 1)
-          emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{3, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
-                          static_cast<const float*>(ws.data()));
-        EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, threads " << threads << ", splits " << splits;
+        weight_grad_gemm(kernel, dim3{1, 1, 2}, threads, 3, q, splits, c, dw, ws);
+        EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, threads " << threads << ", splits " << splits;
       }
-      emulate::launch(&gg_conv_fwd_gemm32x64_f32, dim3{3, 1, 2}, dim3{128, 1, 1}, q, y.data(), x.data(), w.data(),
-                      b.data(), ws.data());
-      if (splits > 1)
-        emulate::launch(&gg_conv_fwd_reduce_f32, dim3{5, 1, 1}, dim3{256, 1, 1}, q, y.data(),
-                        static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
-      EXPECT_LT(relative_error(y, yref), 1e-5) << "forward 32x64, C " << C << ", splits " << splits;
+      forward_gemm(&gg_conv_fwd_gemm32x64_f32, dim3{3, 1, 2}, 128, 5, q, splits, c, y, ws);
+      EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 32x64, C " << C << ", splits " << splits;
     }
   }
 }
@@ -325,30 +334,14 @@ TEST(CudaEmulated, TheWideTileInEveryDirection) {
   // 128 x 64 (the image side 64 wide) on a strided layer with 70 output channels and a bias
   // (the forward's 16-byte epilogue: OH * OW = 12), with and without split k.
   const Ref r{2, 9, 7, 6, 70, 3, 3, 4, 3, 2, 2, 1, 1};
-  std::mt19937 rng(11);
-  const auto x = random_vector(r.N * r.C * r.H * r.W, rng);
-  const auto w = random_vector(r.K * r.C * 9, rng);
-  const auto b = random_vector(r.K, rng);
-  const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
-  const auto yref = r.forward(x, w, b.data());
-  const auto dwref = r.weight_grad(x, dy);
+  const GemmCase c = gemm_case(r, 11);
   for (int splits : {1, 3}) {
     const GGConvGemm q = gemm_params(r, splits);
-    const int M = (int)r.K, NP = (int)(r.N * r.OH * r.OW), CRS = (int)(r.C * 9);
-    std::vector<float> ws(static_cast<size_t>(splits) * M * std::max(NP, CRS), NAN);
-    std::vector<float> y(yref.size(), NAN), dw(dwref.size(), NAN);
-    emulate::launch(&gg_conv_fwd_gemm128x64_f32, dim3{1, 1, 2}, dim3{128, 1, 1}, q, y.data(), x.data(), w.data(),
-                    b.data(), ws.data());
-    if (splits > 1)
-      emulate::launch(&gg_conv_fwd_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, y.data(),
-                      static_cast<const float*>(b.data()), static_cast<const float*>(ws.data()));
-    EXPECT_LT(relative_error(y, yref), 1e-5) << "forward, splits " << splits;
-    emulate::launch(&gg_conv_bwd_weight_gemm128x64_f32, dim3{1, 1, 2}, dim3{128, 1, 1}, q, dw.data(), dy.data(),
-                    x.data(), ws.data());
-    if (splits > 1)
-      emulate::launch(&gg_conv_bwd_weight_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, q, dw.data(),
-                      static_cast<const float*>(ws.data()));
-    EXPECT_LT(relative_error(dw, dwref), 1e-5) << "weight gradient, splits " << splits;
+    std::vector<float> ws = split_workspace(r, splits), y, dw;
+    forward_gemm(&gg_conv_fwd_gemm128x64_f32, dim3{1, 1, 2}, 128, 4, q, splits, c, y, ws);
+    EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward, splits " << splits;
+    weight_grad_gemm(&gg_conv_bwd_weight_gemm128x64_f32, dim3{1, 1, 2}, 128, 4, q, splits, c, dw, ws);
+    EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, splits " << splits;
   }
 }
 
