@@ -76,11 +76,58 @@ std::string FusedProgram::str() const {
 bool fused_relu(const Attrs& attrs) { return attrs.has("activation") && attrs.s("activation") == "relu"; }
 bool has_fused_activation(const Attrs& attrs) { return attrs.has("activation") && attrs.s("activation") != "none"; }
 
+namespace {
+
+// What a pattern pass reads while it rewrites: the nodes that existed when it started (the
+// nodes it appends are never matched again), each value's readers, and the values that must
+// stay visible (the plan's outputs), whose replacements go into `remap`.
+struct PassScope {
+  PassScope(Graph& graph, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* r)
+      : g(graph), original(graph.num_nodes()), consumers(graph.consumers()),
+        kept(static_cast<size_t>(graph.num_values()), 0), remap(r) {
+    for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  }
+  // The node among the original ones that produced v; kNoNode for a leaf or an appended node.
+  NodeId producer(ValueId v) const {
+    const NodeId p = g.value(v).producer;
+    return p == kNoNode || p >= original ? kNoNode : p;
+  }
+  bool is_kept(ValueId v) const { return kept[static_cast<size_t>(v)] != 0; }
+  const std::vector<NodeId>& readers(ValueId v) const { return consumers[static_cast<size_t>(v)]; }
+  // Every original reader of `from` reads `to` instead; a kept `from` is remapped to `to`.
+  void replace(ValueId from, ValueId to) {
+    for (NodeId c : readers(from)) {
+      const std::vector<ValueId> ins = g.node(c).inputs;
+      for (size_t k = 0; k < ins.size(); ++k) {
+        if (ins[k] == from) g.replace_input(c, static_cast<int>(k), to);
+      }
+    }
+    if (remap && is_kept(from)) remap->emplace_back(from, to);
+  }
+  // Outputs 1.. of `old` (a multi-output node fused into a copy of itself) become the copy's.
+  void replace_other_outputs(const Node& old, const std::vector<ValueId>& outs) {
+    for (size_t k = 1; k < outs.size(); ++k) replace(old.outputs[k], outs[k]);
+  }
+
+  Graph& g;
+  const int original;
+  const std::vector<std::vector<NodeId>> consumers;
+  std::vector<char> kept;
+  std::vector<std::pair<ValueId, ValueId>>* remap;
+};
+
+// The attrs of node n with "fused" naming what it now computes ("Conv2D+ReLU").
+Attrs fused_attrs(const Node& n, const std::string& what) {
+  Attrs attrs = n.attrs;
+  attrs.set("fused", (n.attrs.has("fused") ? n.attrs.s("fused") : n.op()) + "+" + what);
+  return attrs;
+}
+
+}  // namespace
+
 int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
-  const int original = g.num_nodes();
-  const auto consumers = g.consumers();
-  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
-  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
+  PassScope scope(g, keep, remap);
+  const int original = scope.original;
   auto fusible = [&](const Node& n) {
     if (!fusible_row(n.op()) || n.outputs.size() != 1) return false;
     return is_floating(g.value(n.outputs[0]).info.dtype);
@@ -93,9 +140,9 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     const TensorInfo& out = g.value(node.outputs[0]).info;
     int target = -1;
     for (ValueId v : node.inputs) {
-      const NodeId p = g.value(v).producer;
-      if (p == kNoNode || p >= original || group_of[static_cast<size_t>(p)] < 0) continue;
-      if (kept[static_cast<size_t>(v)] || consumers[static_cast<size_t>(v)].size() != 1) continue;
+      const NodeId p = scope.producer(v);
+      if (p == kNoNode || group_of[static_cast<size_t>(p)] < 0) continue;
+      if (scope.is_kept(v) || scope.readers(v).size() != 1) continue;
       if (!(g.value(v).info == out)) continue;  // same shape, dtype, device as this node's output
       const int gp = group_of[static_cast<size_t>(p)];
       if (target < 0) {
@@ -161,81 +208,42 @@ int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std
     double key = g.node(members.front()).key();  // run where the group's first node would have
     for (NodeId m : members) key = std::min(key, g.node(m).key());
     g.set_schedule_key(g.value(fused).producer, key);
-    for (NodeId c : consumers[static_cast<size_t>(old_out)]) {
-      const Node& cn = g.node(c);
-      for (size_t k = 0; k < cn.inputs.size(); ++k) {
-        if (cn.inputs[k] == old_out) g.replace_input(c, static_cast<int>(k), fused);
-      }
-    }
-    if (kept[static_cast<size_t>(old_out)] && remap) remap->emplace_back(old_out, fused);
+    scope.replace(old_out, fused);
     ++formed;
   }
   return formed;
 }
 
-namespace {
-
-// Points every reader of `from` (among nodes < limit) at `to`.
-void redirect(Graph& g, const std::vector<std::vector<NodeId>>& consumers, ValueId from, ValueId to) {
-  for (NodeId c : consumers[static_cast<size_t>(from)]) {
-    const std::vector<ValueId> ins = g.node(c).inputs;
-    for (size_t k = 0; k < ins.size(); ++k) {
-      if (ins[k] == from) g.replace_input(c, static_cast<int>(k), to);
-    }
-  }
-}
-
-// kept[v] = 1 for the values a pass must leave visible (the plan's outputs).
-std::vector<char> kept_mask(const Graph& g, const std::vector<ValueId>& keep) {
-  std::vector<char> kept(static_cast<size_t>(g.num_values()), 0);
-  for (ValueId v : keep) kept[static_cast<size_t>(v)] = 1;
-  return kept;
-}
-
-void note_remap(const std::vector<char>& kept, ValueId from, ValueId to,
-                std::vector<std::pair<ValueId, ValueId>>* remap) {
-  if (remap && kept[static_cast<size_t>(from)]) remap->emplace_back(from, to);
-}
-
-}  // namespace
 
 int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
-  const int original = g.num_nodes();
-  const auto consumers = g.consumers();
-  const std::vector<char> kept = kept_mask(g, keep);
+  PassScope scope(g, keep, remap);
   int formed = 0;
-  for (NodeId n = 0; n < original; ++n) {
+  for (NodeId n = 0; n < scope.original; ++n) {
     const Node relu = g.node(n);
     if (relu.op() != "ReLU") continue;
     const ValueId x = relu.inputs[0];
-    const NodeId p = g.value(x).producer;
-    if (p == kNoNode || p >= original) continue;
+    const NodeId p = scope.producer(x);
+    if (p == kNoNode) continue;
     const Node prod = g.node(p);
     const bool fusible = prod.op() == "BatchNorm2DTrain" || prod.op() == "BatchNorm2DInference" || prod.op() == "Conv2D";
     if (!fusible || g.value(x).output_index != 0) continue;
     if (has_fused_activation(prod.attrs)) continue;
-    if (kept[static_cast<size_t>(x)]) continue;
+    if (scope.is_kept(x)) continue;
     // Every other reader of x must be a ReLUBackward reading it as the saved input.
     bool ok = true;
-    for (NodeId c : consumers[static_cast<size_t>(x)]) {
+    for (NodeId c : scope.readers(x)) {
       if (c == n) continue;
       const Node& cn = g.node(c);
       if (cn.op() != "ReLUBackward" || cn.inputs[0] == x) ok = false;
     }
     if (!ok) continue;
-    Attrs attrs = prod.attrs;
+    Attrs attrs = fused_attrs(prod, "ReLU");
     attrs.set("activation", std::string("relu"));
-    attrs.set("fused", (prod.attrs.has("fused") ? prod.attrs.s("fused") : prod.op()) + "+ReLU");
-    NodeMeta meta = prod.meta;
-    const std::vector<ValueId> outs = g.add_node(prod.op(), prod.inputs, attrs, meta);
+    const std::vector<ValueId> outs = g.add_node(prod.op(), prod.inputs, attrs, prod.meta);
     g.set_schedule_key(g.value(outs[0]).producer, prod.key());
-    redirect(g, consumers, relu.outputs[0], outs[0]);
-    redirect(g, consumers, x, outs[0]);  // the ReLUBackward readers
-    note_remap(kept, relu.outputs[0], outs[0], remap);
-    for (size_t k = 1; k < outs.size(); ++k) {
-      redirect(g, consumers, prod.outputs[k], outs[k]);
-      note_remap(kept, prod.outputs[k], outs[k], remap);
-    }
+    scope.replace(relu.outputs[0], outs[0]);
+    scope.replace(x, outs[0]);  // the ReLUBackward readers (x is not kept)
+    scope.replace_other_outputs(prod, outs);
     ++formed;
   }
   return formed;
@@ -243,35 +251,27 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
 
 int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap) {
-  const int original = g.num_nodes();
-  const auto consumers = g.consumers();
-  const std::vector<char> kept = kept_mask(g, keep);
+  PassScope scope(g, keep, remap);
   int formed = 0;
-  for (NodeId n = 0; n < original; ++n) {
+  for (NodeId n = 0; n < scope.original; ++n) {
     const Node add = g.node(n);
     if (add.op() != "Add") continue;
     for (int side = 0; side < 2; ++side) {
       const ValueId y = add.inputs[static_cast<size_t>(side)], r = add.inputs[static_cast<size_t>(1 - side)];
-      const NodeId p = g.value(y).producer;
-      if (p == kNoNode || p >= original || y == r) continue;
+      const NodeId p = scope.producer(y);
+      if (p == kNoNode || y == r) continue;
       const Node bn = g.node(p);
       if (bn.op() != "BatchNorm2DTrain" || bn.inputs.size() != 3 || g.value(y).output_index != 0) continue;
-      if (has_fused_activation(bn.attrs) || kept[static_cast<size_t>(y)]) continue;
-      if (consumers[static_cast<size_t>(y)].size() != 1) continue;  // the Add alone reads y
+      if (has_fused_activation(bn.attrs) || scope.is_kept(y)) continue;
+      if (scope.readers(y).size() != 1) continue;  // the Add alone reads y
       // Same shape, dtype and device (no broadcasting); the CUDA kernel takes no residual yet.
       const TensorInfo& yi = g.value(y).info;
       if (!(g.value(r).info == yi) || !(g.value(add.outputs[0]).info == yi) || yi.device.type != DeviceType::CPU) continue;
-      Attrs attrs = bn.attrs;
-      attrs.set("fused", (bn.attrs.has("fused") ? bn.attrs.s("fused") : bn.op()) + "+Add");
-      NodeMeta meta = bn.meta;
-      const std::vector<ValueId> outs = g.add_node(bn.op(), {bn.inputs[0], bn.inputs[1], bn.inputs[2], r}, attrs, meta);
+      const std::vector<ValueId> outs =
+          g.add_node(bn.op(), {bn.inputs[0], bn.inputs[1], bn.inputs[2], r}, fused_attrs(bn, "Add"), bn.meta);
       g.set_schedule_key(g.value(outs[0]).producer, add.key());  // r is ready where the Add ran
-      redirect(g, consumers, add.outputs[0], outs[0]);
-      note_remap(kept, add.outputs[0], outs[0], remap);
-      for (size_t k = 1; k < outs.size(); ++k) {
-        redirect(g, consumers, bn.outputs[k], outs[k]);
-        note_remap(kept, bn.outputs[k], outs[k], remap);
-      }
+      scope.replace(add.outputs[0], outs[0]);
+      scope.replace_other_outputs(bn, outs);
       ++formed;
       break;
     }
@@ -280,17 +280,15 @@ int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
 }
 
 int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
-  const int original = g.num_nodes();
-  const auto consumers = g.consumers();
-  const std::vector<char> kept = kept_mask(g, keep);
+  PassScope scope(g, keep, remap);
   int formed = 0;
-  for (NodeId n = 0; n < original; ++n) {
+  for (NodeId n = 0; n < scope.original; ++n) {
     const Node bn = g.node(n);
     if (bn.op() != "BatchNorm2DInference") continue;
     const ValueId y = bn.inputs[0];
-    const NodeId p = g.value(y).producer;
-    if (p == kNoNode || p >= original || g.node(p).op() != "Conv2D") continue;
-    if (kept[static_cast<size_t>(y)] || consumers[static_cast<size_t>(y)].size() != 1) continue;
+    const NodeId p = scope.producer(y);
+    if (p == kNoNode || g.node(p).op() != "Conv2D") continue;
+    if (scope.is_kept(y) || scope.readers(y).size() != 1) continue;
     const Node conv = g.node(p);
     if (has_fused_activation(conv.attrs)) continue;
     const TensorInfo wi = g.value(conv.inputs[1]).info;
@@ -311,8 +309,7 @@ int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<
     if (bn.attrs.has("activation")) attrs.set("activation", bn.attrs.s("activation"));
     attrs.set("fused", std::string("Conv2D+BatchNorm2DInference"));
     const ValueId z = add("Conv2D", {conv.inputs[0], w, b}, attrs);
-    redirect(g, consumers, bn.outputs[0], z);
-    note_remap(kept, bn.outputs[0], z, remap);
+    scope.replace(bn.outputs[0], z);
     ++formed;
   }
   return formed;

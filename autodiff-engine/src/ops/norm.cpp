@@ -157,10 +157,7 @@ void register_norm_ops(OpRegistry& r) {
     s.infer = [](const ShapeContext& ctx) {
       expect_nchw_float(ctx, 1);
       ctx.expect_same_dtype(1, 0);
-      if (ctx.in(0).shape != ctx.in(1).shape) {
-        ctx.fail(ErrorMessage("grad_y has shape " + shape_str(ctx.in(0).shape) + ", x has shape " +
-                              shape_str(ctx.in(1).shape)));
-      }
+      ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
       expect_batch_statistics(ctx, 1);
       const char* names[] = {"", "", "gamma", "mean", "var", "grad_mean", "grad_var"};
       for (int i = 2; i < ctx.num_inputs(); ++i) expect_channel_vector(ctx, i, 1, names[i]);
@@ -209,10 +206,7 @@ void register_norm_ops(OpRegistry& r) {
     s.infer = [](const ShapeContext& ctx) {
       expect_nchw_float(ctx, 1);
       ctx.expect_same_dtype(1, 0);
-      if (ctx.in(0).shape != ctx.in(1).shape) {
-        ctx.fail(ErrorMessage("grad_y has shape " + shape_str(ctx.in(0).shape) + ", x has shape " +
-                              shape_str(ctx.in(1).shape)));
-      }
+      ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
       const char* names[] = {"", "", "gamma", "running_mean", "running_var"};
       for (int i = 2; i < 5; ++i) expect_channel_vector(ctx, i, 1, names[i]);
       eps_attr(ctx);

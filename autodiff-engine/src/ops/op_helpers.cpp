@@ -11,6 +11,13 @@ void check_activation_attr(const ShapeContext& ctx) {
   if (a != "none" && a != "relu") bad_attr(ctx, "activation", "'none' or 'relu'", "'" + a + "'");
 }
 
+void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, const char* bn) {
+  if (ctx.in(a).shape == ctx.in(b).shape) return;
+  ctx.fail(ErrorMessage(std::string(an) + " has shape " + shape_str(ctx.in(a).shape) + ", " + bn + " has shape " +
+                        shape_str(ctx.in(b).shape))
+               .cause("they must have the same shape"));
+}
+
 Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) {
   Shape out;
   if (broadcast_shapes(ctx.in(a).shape, ctx.in(b).shape, out)) return out;

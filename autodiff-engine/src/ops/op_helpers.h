@@ -30,6 +30,8 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keep
 // The fused-activation attribute (fusion.h, fused_relu) of Conv2D and BatchNorm2D*: absent,
 // "none" or "relu".
 void check_activation_attr(const ShapeContext& ctx);
+// Inputs a and b (named an, bn in the message) must have the same shape.
+void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, const char* bn);
 // Dtype from a "dtype" string attribute.
 DType dtype_attr(const ShapeContext& ctx, const char* key = "dtype");
 

@@ -36,13 +36,6 @@ int softmax_dim(const ShapeContext& ctx, int i = 0) {
                   "dim=-1 (the last axis, e.g. the classes of [N, classes] logits)");
 }
 
-void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, const char* bn) {
-  if (ctx.in(a).shape == ctx.in(b).shape) return;
-  ctx.fail(ErrorMessage(std::string(an) + " has shape " + shape_str(ctx.in(a).shape) + ", " + bn + " has shape " +
-                        shape_str(ctx.in(b).shape))
-               .cause("they must have the same shape"));
-}
-
 const std::string& reduction_attr(const ShapeContext& ctx) {
   static const std::string mean = "mean";
   if (!ctx.attrs().has("reduction")) return mean;
@@ -141,6 +134,14 @@ void check_logits_labels(const ShapeContext& ctx, int li, int yi) {
   }
 }
 
+// Checks the cross-entropy inputs from li on (logits, labels, weight?) and the attributes;
+// returns the loss's shape: [N] for reduction "none", else [].
+Shape check_cross_entropy(const ShapeContext& ctx, int li) {
+  check_logits_labels(ctx, li, li + 1);
+  check_options(ctx, li, li + 2);
+  return reduction_attr(ctx) == "none" ? Shape{ctx.in(li).shape[0]} : Shape{};
+}
+
 }  // namespace
 
 void register_softmax_ops(OpRegistry& r) {
@@ -179,7 +180,7 @@ void register_softmax_ops(OpRegistry& r) {
     s.infer = [](const ShapeContext& ctx) {
       ctx.expect_float(1);
       ctx.expect_same_dtype(1, 0);
-      expect_same_shape(ctx, 0, 1, "grad", "y");
+      ops::expect_same_shape(ctx, 0, 1, "grad", "y");
       softmax_dim(ctx, 1);
       return std::vector<TensorInfo>{ctx.in(1)};
     };
@@ -194,10 +195,7 @@ void register_softmax_ops(OpRegistry& r) {
     s.formula = "loss_n = (1-e) w_y (lse_n - logits[n, y]) + e/C sum_c w_c (lse_n - logits[n, c]), 0 where "
                 "y == ignore_index; mean (over sum w_y), sum or none";
     s.infer = [](const ShapeContext& ctx) {
-      check_logits_labels(ctx, 0, 1);
-      check_options(ctx, 0, 2);
-      const bool none = reduction_attr(ctx) == "none";
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), none ? Shape{ctx.in(0).shape[0]} : Shape{})};
+      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), check_cross_entropy(ctx, 0))};
     };
     s.gradient = [](GradContext& c) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
@@ -217,11 +215,8 @@ void register_softmax_ops(OpRegistry& r) {
     s.formula = "dlogits = s_n ((1-e) w_y (softmax(logits) - onehot(labels)) + e/C (W softmax(logits) - w)), "
                 "0 on ignored rows";
     s.infer = [](const ShapeContext& ctx) {
-      check_logits_labels(ctx, 1, 2);
-      check_options(ctx, 1, 3);
-      const bool none = reduction_attr(ctx) == "none";
+      const Shape want = check_cross_entropy(ctx, 1);
       ctx.expect_same_dtype(1, 0);
-      const Shape want = none ? Shape{ctx.in(1).shape[0]} : Shape{};
       if (ctx.in(0).shape != want) {
         ctx.fail(ErrorMessage("grad_loss must have the loss's shape " + shape_str(want) + ", got " +
                               shape_str(ctx.in(0).shape)));

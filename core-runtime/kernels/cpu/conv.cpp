@@ -42,6 +42,7 @@
 #include "cpu/conv_geometry.h"
 #include "cpu/conv_winograd.h"
 #include "cpu/gemm/gemm.h"
+#include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -282,7 +283,7 @@ void conv2d_forward(const KernelContext& c) {
   const T* wp0 = w.data<T>();
   T* yp = c.outputs[0].data<T>();
   if (g.n == 0 || g.k == 0) return;
-  const bool relu = c.attrs.has("activation") && c.attrs.s("activation") == "relu";
+  const bool relu = fused_relu(c.attrs);
   if (cpu::winograd_suits(whole)) {
     cpu::winograd_forward<T>(whole, xp, wp0, bias, relu, yp, c.workspace, c.workspace_bytes);
     return;

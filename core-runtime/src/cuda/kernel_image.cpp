@@ -72,7 +72,9 @@ std::string arch_sentence() {
   return "this build embeds kernels for " + built_archs() + " (CUDA " + built_cuda_version() + ")";
 }
 
-// "75,80,90" -> {75, 80, 90}
+#if GLASSGRAD_HAVE_CUDA_KERNELS
+// "75,80,90" -> {75, 80, 90}: the architectures nvcc's fatbin was built for (a CPU-only build
+// embeds none, so it has no list to read).
 std::vector<int> arch_list(const char* csv) {
   std::vector<int> v;
   for (const char* p = csv; *p;) {
@@ -82,6 +84,7 @@ std::vector<int> arch_list(const char* csv) {
   }
   return v;
 }
+#endif
 
 // Every image this build holds: nvcc's fatbin (its SASS architectures and its PTX) and NVRTC's.
 std::vector<ImageOption> embedded_images() {

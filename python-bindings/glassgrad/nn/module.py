@@ -229,23 +229,23 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def named_parameters(self, prefix: str = "") -> Iterator[Tuple[str, Parameter]]:
+    def _named_entries(self, prefix: str, table: str):
+        """(dotted path, entry) of every module's `table` (its _parameters or _buffers dict)."""
         for mname, m in self.named_modules(prefix):
-            for pname, p in m._parameters.items():
-                yield (f"{mname}.{pname}" if mname else pname), p
+            for name, entry in getattr(m, table).items():
+                yield (f"{mname}.{name}" if mname else name), entry
+
+    def named_parameters(self, prefix: str = "") -> Iterator[Tuple[str, Parameter]]:
+        return self._named_entries(prefix, "_parameters")
 
     def parameters(self) -> Iterator[Parameter]:
-        for _, p in self.named_parameters():
-            yield p
+        return (p for _, p in self.named_parameters())
 
     def named_buffers(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
-        for mname, m in self.named_modules(prefix):
-            for bname, b in m._buffers.items():
-                yield (f"{mname}.{bname}" if mname else bname), b
+        return self._named_entries(prefix, "_buffers")
 
     def buffers(self) -> Iterator[Tensor]:
-        for _, b in self.named_buffers():
-            yield b
+        return (b for _, b in self.named_buffers())
 
     # ---- modes ----
     def train(self, mode: bool = True) -> "Module":
