@@ -45,7 +45,7 @@ bool overlaps(const Tensor& a, const Tensor& b) {
 void poison(const Tensor& t) {
   if (t.dtype() == DType::Float32 || t.dtype() == DType::Float64) {
     fill_tensor(t, std::numeric_limits<double>::quiet_NaN());
-  } else if (t.device().is_cpu()) {
+  } else if (t.device().is_cpu() && t.nbytes() > 0) {  // empty: no storage, and memset(nullptr) is undefined
     std::memset(t.data_ptr(), 0xFF, t.nbytes());
   }
 }

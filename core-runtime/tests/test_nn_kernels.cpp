@@ -102,3 +102,17 @@ TEST(NNKernels, BatchNormTrainingRefusesOneValuePerChannel) {
   Tensor gamma = Tensor::full({2}, 1.0, DType::Float32), beta = Tensor::zeros({2}, DType::Float32);
   EXPECT_THROW(run_op("BatchNorm2DTrain", {x, gamma, beta}), ShapeError);
 }
+
+// An empty gradient (a parameter of size 0) has no storage: its data pointer is null, and the
+// packing copies must skip it (memcpy from null is undefined even for 0 bytes; the sanitizer
+// stage of tools/run_tests.sh aborts on it).
+TEST(NNKernels, BucketPackAndAllReduceWaitCopyEmptyGradientsAsNothing) {
+  const Tensor empty = Tensor::empty({0, 3}, DType::Float64);
+  const Tensor flat = run_op("BucketPack", {vec({1.0, 2.0}), empty, vec({3.0})})[0];
+  ASSERT_EQ(flat.shape(), Shape({3}));
+  EXPECT_EQ(flat.data<double>()[0], 1.0);
+  EXPECT_EQ(flat.data<double>()[1], 2.0);
+  EXPECT_EQ(flat.data<double>()[2], 3.0);
+  EXPECT_EQ(run_op("BucketPack", {empty, empty})[0].numel(), 0);
+  EXPECT_EQ(run_op("AllReduceWait", {empty}, Attrs{{"bucket", int64_t{0}}, {"group", int64_t{0}}})[0].numel(), 0);
+}

@@ -3,6 +3,8 @@
 //   AllReduce:  out = x, then the group's communicator reduces out in place across the ranks
 //               (it returns when the result is there: the CPU has no streams).
 //   AllReduceWait: out = x (the CPU communicators finish inside AllReduce).
+// Empty tensors have no storage (data_ptr() is null), and memcpy from or to a null pointer is
+// undefined even for 0 bytes (C17 7.24.1p2), so every copy goes through copy_bytes.
 #include <cstring>
 
 #include "glassgrad/autodiff/errors.h"
@@ -13,10 +15,14 @@ namespace glassgrad {
 
 namespace {
 
+void copy_bytes(void* dst, const void* src, size_t n) {
+  if (n > 0 && dst != src) std::memcpy(dst, src, n);
+}
+
 void bucket_pack(const KernelContext& c) {
   char* dst = static_cast<char*>(c.outputs[0].data_ptr());
   for (const Tensor& g : c.inputs) {  // dense: the schema does not accept strided inputs
-    std::memcpy(dst, g.data_ptr(), g.nbytes());
+    copy_bytes(dst, g.data_ptr(), g.nbytes());
     dst += g.nbytes();
   }
 }
@@ -24,14 +30,14 @@ void bucket_pack(const KernelContext& c) {
 void all_reduce(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& out = c.outputs[0];
-  if (out.data_ptr() != x.data_ptr()) std::memcpy(out.data_ptr(), x.data_ptr(), x.nbytes());
+  copy_bytes(out.data_ptr(), x.data_ptr(), x.nbytes());
   const std::string where = c.meta.scope.empty() ? "AllReduce" : "AllReduce '" + c.meta.scope + "'";
   const ReduceOp op = c.attrs.s("op") == "average" ? ReduceOp::Average : ReduceOp::Sum;
   communicator(c.attrs.i("group"), where)->all_reduce(out.data_ptr(), out.numel(), out.dtype(), op, nullptr);
 }
 
 void all_reduce_wait(const KernelContext& c) {
-  if (c.outputs[0].data_ptr() != c.inputs[0].data_ptr()) std::memcpy(c.outputs[0].data_ptr(), c.inputs[0].data_ptr(), c.inputs[0].nbytes());
+  copy_bytes(c.outputs[0].data_ptr(), c.inputs[0].data_ptr(), c.inputs[0].nbytes());
 }
 
 }  // namespace
