@@ -14,9 +14,17 @@ from typing import Iterable, Optional, Sequence, Tuple
 from . import _C
 
 
-def _fail(where: str, name: str, want: str, value, fix: str = "") -> None:
+class InvalidArgumentTypeError(_C.InvalidArgumentError, TypeError):
+    """An argument of the wrong kind of object where PyTorch raises TypeError (a scheduler given
+    something that is not an optimizer): a GlassgradError, a ValueError and a TypeError."""
+
+
+def fail(where: str, name: str, want: str, value, fix: str = "", type_error: bool = False) -> None:
+    """Raises InvalidArgumentError (InvalidArgumentTypeError with type_error=True):
+    '<where>: <name> must be <want>, got <value>' and the fix."""
     got = f"{value!r}" + ("" if isinstance(value, (int, float, str, bool, type(None))) else f" ({type(value).__name__})")
-    raise _C.InvalidArgumentError(f"{where}: {name} must be {want}, got {got}" + (f"\n  fix: {fix}" if fix else ""))
+    error = InvalidArgumentTypeError if type_error else _C.InvalidArgumentError
+    raise error(f"{where}: {name} must be {want}, got {got}" + (f"\n  fix: {fix}" if fix else ""))
 
 
 def _is_int(value) -> bool:
@@ -27,10 +35,10 @@ def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: st
     """An int (Python or NumPy; not a bool, not a float) >= minimum."""
     want = "an int" + (f" >= {minimum}" if minimum is not None else "")
     if not _is_int(value):
-        _fail(where, name, want, value, fix)
+        fail(where, name, want, value, fix)
     v = int(value)
     if minimum is not None and v < minimum:
-        _fail(where, name, want, value, fix)
+        fail(where, name, want, value, fix)
     return v
 
 
@@ -43,9 +51,9 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
     elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
         pair = (int(value[0]), int(value[1]))
     else:
-        _fail(where, name, want, value)
+        fail(where, name, want, value)
     if minimum is not None and min(pair) < minimum:
-        _fail(where, name, want, value)
+        fail(where, name, want, value)
     return pair
 
 
@@ -61,16 +69,16 @@ def real(value, name: str, where: str, minimum: Optional[float] = None, maximum:
             "" if minimum is None else (f"> {minimum:g}" if above else f">= {minimum:g}"),
             "" if maximum is None else (f"< {maximum:g}" if below else f"<= {maximum:g}")) if b)
     if isinstance(value, (bool, str, bytes)) or not (isinstance(value, numbers.Real) or hasattr(value, "__float__")):
-        _fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
+        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
     try:
         v = float(value)
     except (TypeError, ValueError):
-        _fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
+        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
     if not math.isfinite(v):
-        _fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
+        fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
     if (minimum is not None and (v <= minimum if above else v < minimum)) or \
             (maximum is not None and (v >= maximum if below else v > maximum)):
-        _fail(where, name, bounds, value, fix)
+        fail(where, name, bounds, value, fix)
     return v
 
 
@@ -78,7 +86,7 @@ def flag(value, name: str, where: str) -> bool:
     """A bool (True/False; NumPy bools too)."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
-    _fail(where, name, "True or False", value)
+    fail(where, name, "True or False", value)
 
 
 def choice(value, name: str, where: str, options: Sequence, fix: str = ""):
@@ -86,7 +94,7 @@ def choice(value, name: str, where: str, options: Sequence, fix: str = ""):
     for o in options:
         if type(value) is type(o) and value == o:
             return value
-    _fail(where, name, "one of " + ", ".join(repr(o) for o in options), value, fix)
+    fail(where, name, "one of " + ", ".join(repr(o) for o in options), value, fix)
 
 
 def call(name: str, *args, **kwargs) -> str:
@@ -95,4 +103,4 @@ def call(name: str, *args, **kwargs) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-__all__: Iterable[str] = ["integer", "int_pair", "real", "flag", "choice", "call"]
+__all__: Iterable[str] = ["fail", "integer", "int_pair", "real", "flag", "choice", "call"]

@@ -163,13 +163,18 @@ def _separable(x: Tensor, a_h: np.ndarray, a_w: np.ndarray) -> Tensor:
     return x
 
 
-def _pair_size(size, ndim: int, what: str) -> Tuple[int, int]:
-    if isinstance(size, (int, np.integer)):
-        return int(size), int(size)
-    size = tuple(size)
-    if len(size) != 2:
-        raise _C.InvalidArgumentError(f"{what} must be an int or a pair (H, W), got {size}")
-    return size
+def _pair_size(size, name: str, where: str, keep: bool = False) -> Tuple[Optional[int], Optional[int]]:
+    """An output size as PyTorch takes it: an int >= 1 (square) or a pair (H, W) of them; with
+    keep=True (adaptive pooling) None in the pair keeps that input size. Anything else (None
+    alone, floats, bools, strings, other lengths) raises InvalidArgumentError naming `name`."""
+    def valid(v) -> bool:
+        return (isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1) or (keep and v is None)
+    pair = tuple(size) if isinstance(size, (tuple, list)) else (size, size) if size is not None else ()
+    if len(pair) != 2 or not all(valid(v) for v in pair):
+        _args.fail(where, name, "an int >= 1 or a pair (H, W) of them" + (" (None in the pair keeps that input "
+                   "size)" if keep else ""), size, fix=f"{name}=7, or {name}=(7, 7)" + (
+                   f", or {name}=(None, 7)" if keep else ""))
+    return tuple(None if v is None else int(v) for v in pair)
 
 
 def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
@@ -179,10 +184,8 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
         raise _C.ShapeError(f"adaptive_avg_pool2d: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
                             f"{list(input.shape)}")
     h, w = input.shape[-2:]
-    oh, ow = _pair_size(output_size, input.ndim, "adaptive_avg_pool2d: output_size")
-    oh, ow = h if oh is None else int(oh), w if ow is None else int(ow)
-    if oh <= 0 or ow <= 0:
-        raise _C.InvalidArgumentError(f"adaptive_avg_pool2d: output_size must be positive, got {(oh, ow)}")
+    oh, ow = _pair_size(output_size, "output_size", "adaptive_avg_pool2d", keep=True)
+    oh, ow = h if oh is None else oh, w if ow is None else ow
     if (oh, ow) == (1, 1):
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
     if h % oh == 0 and w % ow == 0 and input.ndim == 4:
@@ -211,7 +214,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise ValueError("only one of size or scale_factor should be defined")
     h, w = input.shape[-2:]
     if size is not None:
-        oh, ow = _pair_size(size, 4, "interpolate: size")
+        oh, ow = _pair_size(size, "size", "interpolate")
         sh = sw = None
     else:
         sh, sw = (float(scale_factor),) * 2 if isinstance(scale_factor, (int, float)) else map(float, scale_factor)
@@ -238,9 +241,22 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
     if t.dtype != "int64":
         raise _C.DTypeError(f"one_hot is only applicable to index tensors (int64), got {t.dtype}\n"
                             f"  fix: x.long()")
-    if num_classes == -1:
-        num_classes = int(t.numpy().max()) + 1 if t.numel() else 0
-    classes = tensor(np.arange(int(num_classes), dtype=np.int64), device=t.device)
+    want, fix = "an int >= 0, or -1 (max + 1)", "one_hot(y, num_classes=10), or num_classes=-1 to take max(y) + 1"
+    num_classes = _args.integer(num_classes, "num_classes", "one_hot", fix=fix)
+    if num_classes < -1:
+        _args.fail("one_hot", "num_classes", want, num_classes, fix)
+    if num_classes == -1 or t._h.realized:   # computed indices are checked at once, as PyTorch does
+        values = t.numpy()
+        if values.size and values.min() < 0:
+            raise _C.InvalidArgumentError(f"one_hot: class values must be non-negative, got {int(values.min())}\n"
+                                          f"  fix: shift the labels to start at 0")
+        if num_classes == -1:
+            num_classes = int(values.max()) + 1 if values.size else 0
+        elif values.size and values.max() >= num_classes:
+            raise _C.InvalidArgumentError(
+                f"one_hot: class values must be smaller than num_classes ({num_classes}), got {int(values.max())}\n"
+                f"  fix: one_hot(y, num_classes={int(values.max()) + 1}), or num_classes=-1")
+    classes = tensor(np.arange(num_classes, dtype=np.int64), device=t.device)
     return (t.unsqueeze(-1) == classes).astype("int64")
 
 

@@ -8,6 +8,7 @@ import glassgrad as gg
 from glassgrad import nn
 
 F = nn.functional
+S = gg.optim.lr_scheduler
 X = np.ones((1, 3, 6, 6), np.float32)
 
 BAD = [
@@ -77,7 +78,76 @@ BAD = [
     (lambda: gg.optim.lr_scheduler.StepLR(gg.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1), step_size=None),
      "step_size"),
     (lambda: gg.optim.lr_scheduler.StepLR(gg.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1), 2, gamma="x"), "gamma"),
+    # Loss modules check their arguments when they are built, not at the first batch.
+    (lambda: nn.CrossEntropyLoss(label_smoothing=2), "label_smoothing"),
+    (lambda: nn.CrossEntropyLoss(ignore_index=1.5), "ignore_index"),
+    (lambda: nn.CrossEntropyLoss(weight=[1.0, 2.0]), "weight"),
+    (lambda: nn.NLLLoss(ignore_index="a"), "ignore_index"),
+    (lambda: nn.NLLLoss(reduction="avg"), "reduction"),
+    (lambda: nn.MSELoss(reduction=None), "reduction"),
+    (lambda: nn.L1Loss(size_average="yes"), "size_average"),
+    (lambda: nn.BCELoss(reduce=1.0), "reduce"),
+    (lambda: nn.BCEWithLogitsLoss(pos_weight="2"), "pos_weight"),
+    (lambda: F.mse_loss(gg.tensor(X), gg.tensor(X), reduce="no"), "reduce"),
+    # one_hot's num_classes: an int >= 0, or -1.
+    (lambda: F.one_hot(gg.tensor(np.array([0, 2])), "3"), "num_classes"),
+    (lambda: F.one_hot(gg.tensor(np.array([0, 2])), True), "num_classes"),
+    (lambda: F.one_hot(gg.tensor(np.array([0, 2])), 3.0), "num_classes"),
+    (lambda: F.one_hot(gg.tensor(np.array([0, 2])), -2), "num_classes"),
+    (lambda: F.one_hot(gg.tensor(np.array([0, 2])), 2), "num_classes"),
+    # Adaptive pooling's output_size: an int or (H, W), None in the pair keeping that size.
+    (lambda: nn.AdaptiveAvgPool2d(None), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d(0), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d(2.0), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d((2,)), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d((None, 0)), "output_size"),
+    (lambda: nn.AdaptiveAvgPool2d("3"), "output_size"),
+    (lambda: F.adaptive_avg_pool2d(gg.tensor(X), None), "output_size"),
+    (lambda: F.interpolate(gg.tensor(X), size=(2.5, 3)), "size"),
+    # Every learning-rate scheduler, as PyTorch documents its arguments.
+    (lambda: S.StepLR(object(), 2), "optimizer"),
+    (lambda: S.StepLR(_opt(), 2, last_epoch=-2), "last_epoch"),
+    (lambda: S.LambdaLR(_opt(), lr_lambda=0.5), "lr_lambda"),
+    (lambda: S.LambdaLR(_opt(), [lambda e: 1.0, lambda e: 1.0]), "lr_lambda"),
+    (lambda: S.LambdaLR(object(), lambda e: 1.0), "optimizer"),
+    (lambda: S.MultiplicativeLR(_opt(), lr_lambda="x"), "lr_lambda"),
+    (lambda: S.MultiStepLR(_opt(), milestones=30), "milestones"),
+    (lambda: S.MultiStepLR(_opt(), milestones=[10, 30.5]), "milestones[1]"),
+    (lambda: S.MultiStepLR(_opt(), [10], gamma=None), "gamma"),
+    (lambda: S.ConstantLR(_opt(), factor=2), "factor"),
+    (lambda: S.ConstantLR(_opt(), total_iters=-1), "total_iters"),
+    (lambda: S.LinearLR(_opt(), start_factor=0), "start_factor"),
+    (lambda: S.LinearLR(_opt(), end_factor=1.5), "end_factor"),
+    (lambda: S.LinearLR(_opt(), total_iters=0), "total_iters"),
+    (lambda: S.ExponentialLR(_opt(), gamma="0.9"), "gamma"),
+    (lambda: S.CosineAnnealingLR(_opt(), T_max=0), "T_max"),
+    (lambda: S.CosineAnnealingLR(_opt(), T_max=None), "T_max"),
+    (lambda: S.CosineAnnealingLR(_opt(), 10, eta_min=-1.0), "eta_min"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1), "total_steps"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10.0), "total_steps"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, epochs=0, steps_per_epoch=5), "epochs"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=None, total_steps=10), "max_lr"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=[0.1, 0.2], total_steps=10), "max_lr"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10, pct_start=1.5), "pct_start"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10, anneal_strategy="cosine"), "anneal_strategy"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10, cycle_momentum="yes"), "cycle_momentum"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10, base_momentum="x"), "base_momentum"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10, div_factor=0), "div_factor"),
+    (lambda: S.OneCycleLR(_opt(), max_lr=0.1, total_steps=10, three_phase=None), "three_phase"),
+    (lambda: S.SequentialLR(_opt(), [], []), "schedulers"),
+    (lambda: S.SequentialLR(_opt(), [object()], []), "schedulers[0]"),
+    (lambda: _sequential(milestones=[]), "milestones"),
+    (lambda: _sequential(milestones=["5"]), "milestones[0]"),
 ]
+
+
+def _opt():
+    return gg.optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1, momentum=0.9)
+
+
+def _sequential(milestones):
+    opt = _opt()
+    return S.SequentialLR(opt, [S.LinearLR(opt, 0.1, total_iters=5), S.ExponentialLR(opt, 0.9)], milestones)
 
 
 @pytest.mark.parametrize("call,argument", BAD, ids=[f"{i}-{a}" for i, (_, a) in enumerate(BAD)])
@@ -91,3 +161,34 @@ def test_numpy_integers_and_floats_are_accepted_where_python_ones_are():
     layer = nn.Conv2d(np.int64(3), np.int64(4), np.int64(3), stride=np.int32(1))
     assert layer(gg.tensor(X)).shape == (1, 4, 4, 4)
     assert nn.Dropout(np.float32(0.25)).p == pytest.approx(0.25)
+
+
+def test_a_scheduler_given_something_else_than_an_optimizer_raises_a_type_error_too():
+    # PyTorch raises TypeError there; the GlassgradError is one as well, so either except clause works.
+    with pytest.raises(TypeError, match="optimizer must be a glassgrad.optim optimizer, got Linear"):
+        S.StepLR(nn.Linear(2, 2), 2)
+
+
+def test_one_hot_refuses_class_values_it_cannot_place_instead_of_writing_zero_rows():
+    with pytest.raises(gg.GlassgradError, match="class values must be non-negative, got -1"):
+        F.one_hot(gg.tensor(np.array([0, -1])))
+    with pytest.raises(gg.GlassgradError, match=r"smaller than num_classes \(2\), got 2"):
+        F.one_hot(gg.tensor(np.array([0, 2])), 2)
+    np.testing.assert_array_equal(F.one_hot(gg.tensor(np.array([[0], [2]])), np.int64(4)).numpy(),
+                                  [[[1, 0, 0, 0]], [[0, 0, 1, 0]]])
+    assert F.one_hot(gg.tensor(np.zeros(0, np.int64))).shape == (0, 0)
+
+
+def test_adaptive_pooling_keeps_the_input_size_where_output_size_says_none():
+    x = gg.tensor(np.arange(2 * 6 * 9, dtype=np.float64).reshape(1, 2, 6, 9))
+    assert nn.AdaptiveAvgPool2d((None, 3))(x).shape == (1, 2, 6, 3)
+    assert F.adaptive_avg_pool2d(x, [2, None]).shape == (1, 2, 2, 9)
+    np.testing.assert_allclose(F.adaptive_avg_pool2d(x, (None, None)).numpy(), x.numpy())
+
+
+def test_loss_modules_accept_what_their_functions_accept():
+    w = gg.tensor(np.array([1.0, 2.0, 0.5], np.float32))
+    assert nn.CrossEntropyLoss(weight=w, ignore_index=np.int64(1), label_smoothing=np.float32(0.1)).ignore_index == 1
+    assert nn.NLLLoss(weight=w.numpy(), reduction="sum").reduction == "sum"
+    assert nn.MSELoss(size_average=False).reduction == "sum"
+    assert nn.L1Loss(reduce=False).reduction == "none"

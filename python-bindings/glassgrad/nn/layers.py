@@ -16,6 +16,7 @@ import numpy as np
 from .. import _C, _args
 from .. import functional as F
 from .._random import generator
+from .._spatial import _pair_size
 from .._tensor import Tensor
 from .init import default_bound
 from .module import Module, Parameter
@@ -306,6 +307,7 @@ class AdaptiveAvgPool2D(Module):
 
     def __init__(self, output_size):
         super().__init__()
+        _pair_size(output_size, "output_size", "AdaptiveAvgPool2d", keep=True)  # refused here, not at the first call
         self.output_size = output_size
 
     def forward(self, x):

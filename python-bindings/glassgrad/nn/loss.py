@@ -1,11 +1,15 @@
 """Loss modules with torch.nn's names and arguments: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss,
 BCEWithLogitsLoss, BCELoss. Each calls its function in glassgrad.nn.functional; class weights
-(and BCEWithLogitsLoss's pos_weight) are buffers, as in PyTorch, so they follow model.to(...)."""
+(and BCEWithLogitsLoss's pos_weight) are buffers, as in PyTorch, so they follow model.to(...).
+Arguments are checked when the module is built, with the messages the functions give, so a bad
+value fails where it was written rather than at the first batch."""
 from __future__ import annotations
 
 from typing import Optional
 
-from .. import _losses
+import numpy as np
+
+from .. import _args, _losses
 from .._tensor import Tensor
 from .module import Module
 
@@ -22,10 +26,17 @@ class _Loss(Module):
 class _WeightedLoss(_Loss):
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__(size_average, reduce, reduction)
+        _tensor_or_none(weight, "weight", type(self).__name__)
         if weight is not None:
             self.register_buffer("weight", weight)
         else:
             self.weight = None
+
+
+def _tensor_or_none(value, name: str, where: str) -> None:
+    """Class weights are a tensor (or a NumPy array) or None, as PyTorch's buffers are."""
+    if value is not None and not isinstance(value, (Tensor, np.ndarray)):
+        _args.fail(where, name, "a tensor or None", value, fix=f"{name}=glassgrad.tensor([...]) (one value per class)")
 
 
 class CrossEntropyLoss(_WeightedLoss):
@@ -34,7 +45,9 @@ class CrossEntropyLoss(_WeightedLoss):
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean", label_smoothing: float = 0.0):
         super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index, self.label_smoothing = int(ignore_index), float(label_smoothing)
+        self.ignore_index = _args.integer(ignore_index, "ignore_index", "CrossEntropyLoss")
+        self.label_smoothing = _args.real(label_smoothing, "label_smoothing", "CrossEntropyLoss", minimum=0.0,
+                                          maximum=1.0)
 
     def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
         return _losses.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
@@ -47,7 +60,7 @@ class NLLLoss(_WeightedLoss):
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100, reduce=None,
                  reduction: str = "mean"):
         super().__init__(weight, size_average, reduce, reduction)
-        self.ignore_index = int(ignore_index)
+        self.ignore_index = _args.integer(ignore_index, "ignore_index", "NLLLoss")
 
     def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
         return _losses.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
@@ -74,6 +87,7 @@ class BCEWithLogitsLoss(_WeightedLoss):
     def __init__(self, weight: Optional[Tensor] = None, size_average=None, reduce=None, reduction: str = "mean",
                  pos_weight: Optional[Tensor] = None):
         super().__init__(weight, size_average, reduce, reduction)
+        _tensor_or_none(pos_weight, "pos_weight", "BCEWithLogitsLoss")
         if pos_weight is not None:
             self.register_buffer("pos_weight", pos_weight)
         else:

@@ -14,6 +14,11 @@ into optimizer.param_groups; get_last_lr() returns them; state_dict() holds ever
 the optimizer. The recursive ("chainable") forms are used, so schedules compose with each other
 and with manual changes of group['lr'] the way PyTorch's do.
 
+Every argument is checked when the scheduler is built, where PyTorch documents its type and range:
+a wrong one raises InvalidArgumentError (a GlassgradError and a ValueError; for an optimizer that is
+not one, also a TypeError) naming the scheduler and the argument, never a TypeError or
+ZeroDivisionError at a later step.
+
 A schedule writes group['lr'] (and OneCycleLR's cycled momentum, group['momentum'] or
 group['betas'][0]); glassgrad optimizers hold those as tensors read by the update, so changing
 them every step never recompiles a plan, re-traces a glassgrad.compile'd step, or recaptures a
@@ -28,20 +33,36 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
-from .. import _args
+from .. import _C, _args
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "CosineAnnealingLR", "OneCycleLR", "SequentialLR"]
 
 
-def _per_group(name: str, optimizer: Optimizer, value) -> List[Any]:
+def _check_optimizer(optimizer, where: str) -> None:
+    if not isinstance(optimizer, Optimizer):
+        raise _args.InvalidArgumentTypeError(
+            f"{where}: optimizer must be a glassgrad.optim optimizer, got {type(optimizer).__name__}, which is not an "
+            f"Optimizer\n  fix: pass a glassgrad.optim optimizer, e.g. SGD(model.parameters(), lr=0.1)")
+
+
+def _per_group(name: str, optimizer: Optimizer, value, where: str, check: Callable[[Any, str], Any]) -> List[Any]:
+    """One value per parameter group: a list or tuple of that length, or one value for all;
+    each passed through check(value, name)."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(optimizer.param_groups):
-            raise ValueError(f"{name} must have the same length as optimizer.param_groups. {name} has {len(value)} "
-                             f"values, param_groups has {len(optimizer.param_groups)}.")
-        return list(value)
-    return [value] * len(optimizer.param_groups)
+            _args.fail(where, name, f"one value or {len(optimizer.param_groups)} (one per parameter group)", value)
+        return [check(v, f"{name}[{i}]") for i, v in enumerate(value)]
+    return [check(value, name)] * len(optimizer.param_groups)
+
+
+def _milestones(value, where: str) -> List[int]:
+    """Epoch numbers: a list (or any iterable but a string) of ints >= 0."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        _args.fail(where, "milestones", "a list of epoch numbers (ints >= 0)", value, fix="milestones=[30, 80]")
+    return [_args.integer(m, f"milestones[{i}]", where, minimum=0, fix="milestones=[30, 80]")
+            for i, m in enumerate(value)]
 
 
 class LRScheduler:
@@ -49,9 +70,10 @@ class LRScheduler:
     groups' current rates) and optionally _get_closed_form_lr() (from base_lrs alone)."""
 
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer\n"
-                            f"  fix: pass a glassgrad.optim optimizer, e.g. SGD(model.parameters(), lr=0.1)")
+        where = type(self).__name__
+        _check_optimizer(optimizer, where)
+        last_epoch = _args.integer(last_epoch, "last_epoch", where, minimum=-1,
+                                   fix="last_epoch=-1 (a new schedule), or the epoch a resumed run stopped at")
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -118,13 +140,16 @@ class LambdaLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, lr_lambda: Union[Callable[[int], float], Sequence[Callable]],
                  last_epoch: int = -1):
+        where = type(self).__name__
+        _check_optimizer(optimizer, where)
         self.optimizer = optimizer
-        if not isinstance(lr_lambda, (list, tuple)):
-            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
-        else:
-            if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
-            self.lr_lambdas = list(lr_lambda)
+
+        def function(fn, name):
+            if not callable(fn):
+                _args.fail(where, name, "a function of the epoch (or one per parameter group)", fn,
+                           fix=f"{where}(optimizer, lr_lambda=lambda epoch: 0.95 ** epoch)")
+            return fn
+        self.lr_lambdas = _per_group("lr_lambda", optimizer, lr_lambda, where, function)
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> Dict[str, Any]:
@@ -177,8 +202,9 @@ class MultiStepLR(LRScheduler):
     """lr = base_lr * gamma ** (number of milestones <= epoch)."""
 
     def __init__(self, optimizer: Optimizer, milestones, gamma: float = 0.1, last_epoch: int = -1):
-        self.milestones = Counter(milestones)
-        self.gamma = gamma
+        where = "MultiStepLR"
+        self.milestones = Counter(_milestones(milestones, where))
+        self.gamma = _args.real(gamma, "gamma", where, minimum=0.0, fix="gamma=0.1")
         super().__init__(optimizer, last_epoch)
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
@@ -199,10 +225,9 @@ class ConstantLR(LRScheduler):
     """lr = base_lr * factor until epoch total_iters, then base_lr."""
 
     def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1):
-        if factor > 1.0 or factor < 0:
-            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
-        self.factor = factor
-        self.total_iters = total_iters
+        where = "ConstantLR"
+        self.factor = _args.real(factor, "factor", where, minimum=0.0, maximum=1.0, fix="factor=0.5")
+        self.total_iters = _args.integer(total_iters, "total_iters", where, minimum=0, fix="total_iters=5")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -223,13 +248,11 @@ class LinearLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3, end_factor: float = 1.0,
                  total_iters: int = 5, last_epoch: int = -1):
-        if start_factor > 1.0 or start_factor <= 0:
-            raise ValueError("Starting multiplicative factor expected to be greater than 0 and less or equal to 1.")
-        if end_factor > 1.0 or end_factor < 0:
-            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
-        self.start_factor = start_factor
-        self.end_factor = end_factor
-        self.total_iters = total_iters
+        where = "LinearLR"
+        self.start_factor = _args.real(start_factor, "start_factor", where, minimum=0.0, maximum=1.0, above=True,
+                                       fix="start_factor=0.1 (a warm-up from a tenth of the rate)")
+        self.end_factor = _args.real(end_factor, "end_factor", where, minimum=0.0, maximum=1.0, fix="end_factor=1.0")
+        self.total_iters = _args.integer(total_iters, "total_iters", where, minimum=1, fix="total_iters=5")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -251,7 +274,7 @@ class ExponentialLR(LRScheduler):
     """lr = base_lr * gamma ** epoch."""
 
     def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1):
-        self.gamma = gamma
+        self.gamma = _args.real(gamma, "gamma", "ExponentialLR", minimum=0.0, fix="gamma=0.95")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -268,8 +291,9 @@ class CosineAnnealingLR(LRScheduler):
     restarts), computed recursively from the current rate as PyTorch does."""
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1):
-        self.T_max = T_max
-        self.eta_min = eta_min
+        where = "CosineAnnealingLR"
+        self.T_max = _args.integer(T_max, "T_max", where, minimum=1, fix="T_max=<the number of epochs>")
+        self.eta_min = _args.real(eta_min, "eta_min", where, minimum=0.0, fix="eta_min=0.0")
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
@@ -300,25 +324,30 @@ class OneCycleLR(LRScheduler):
                  anneal_strategy: str = "cos", cycle_momentum: bool = True, base_momentum=0.85,
                  max_momentum=0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
                  three_phase: bool = False, last_epoch: int = -1):
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        where = "OneCycleLR"
+        _check_optimizer(optimizer, where)
         self.optimizer = optimizer
         if total_steps is not None:
-            if not isinstance(total_steps, int) or total_steps <= 0:
-                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-            self.total_steps = total_steps
+            self.total_steps = _args.integer(total_steps, "total_steps", where, minimum=1)
         elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, int) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
-            self.total_steps = epochs * steps_per_epoch
+            self.total_steps = (_args.integer(epochs, "epochs", where, minimum=1)
+                                * _args.integer(steps_per_epoch, "steps_per_epoch", where, minimum=1))
         else:
-            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
-        if not isinstance(pct_start, float) or pct_start < 0 or pct_start > 1:
-            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+            _args.fail(where, "total_steps", "given, or epochs and steps_per_epoch both", total_steps,
+                       fix="OneCycleLR(optimizer, max_lr=0.1, total_steps=len(loader) * epochs)")
+        pct_start = _args.real(pct_start, "pct_start", where, minimum=0.0, maximum=1.0, fix="pct_start=0.3")
+        _args.choice(anneal_strategy, "anneal_strategy", where, ("cos", "linear"))
+        cycle_momentum = _args.flag(cycle_momentum, "cycle_momentum", where)
+        three_phase = _args.flag(three_phase, "three_phase", where)
+        div_factor = _args.real(div_factor, "div_factor", where, minimum=0.0, above=True, fix="div_factor=25.0")
+        final_div_factor = _args.real(final_div_factor, "final_div_factor", where, minimum=0.0, above=True,
+                                      fix="final_div_factor=1e4")
+
+        def rate(v, name):
+            return _args.real(v, name, where, minimum=0.0, fix="max_lr=0.1 (or one per parameter group)")
+
+        def momentum(v, name):
+            return _args.real(v, name, where, minimum=0.0, maximum=1.0)
         up = float(pct_start * self.total_steps) - 1
         if three_phase:
             self._schedule_phases = [
@@ -335,7 +364,7 @@ class OneCycleLR(LRScheduler):
                 {"end_step": self.total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
                  "start_momentum": "base_momentum", "end_momentum": "max_momentum"}]
         self._anneal_func_type = anneal_strategy
-        max_lrs = _per_group("max_lr", optimizer, max_lr)
+        max_lrs = _per_group("max_lr", optimizer, max_lr, where, rate)
         if last_epoch == -1:
             for top, group in zip(max_lrs, optimizer.param_groups):
                 group["initial_lr"] = top / div_factor
@@ -344,10 +373,13 @@ class OneCycleLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
             if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+                raise _C.InvalidArgumentError(
+                    f"{where}: cycle_momentum=True, but the optimizer must support momentum or beta1 with "
+                    f"`cycle_momentum` option enabled ({type(optimizer).__name__} has neither)\n"
+                    f"  fix: cycle_momentum=False, or an optimizer with momentum (SGD, RMSprop) or betas (Adam, AdamW)")
             self.use_beta1 = "betas" in optimizer.defaults
-            tops = _per_group("max_momentum", optimizer, max_momentum)
-            bases = _per_group("base_momentum", optimizer, base_momentum)
+            tops = _per_group("max_momentum", optimizer, max_momentum, where, momentum)
+            bases = _per_group("base_momentum", optimizer, base_momentum, where, momentum)
             if last_epoch == -1:
                 for top, base, group in zip(tops, bases, optimizer.param_groups):
                     if self.use_beta1:
@@ -396,18 +428,22 @@ class SequentialLR(LRScheduler):
 
     def __init__(self, optimizer: Optimizer, schedulers: List[LRScheduler], milestones: List[int],
                  last_epoch: int = -1):
-        if len(schedulers) < 1:
-            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
+        where = "SequentialLR"
+        _check_optimizer(optimizer, where)
+        if not isinstance(schedulers, (list, tuple)) or not schedulers:
+            _args.fail(where, "schedulers", "a non-empty list of schedulers", schedulers,
+                       fix="SequentialLR(optimizer, [warmup, main], milestones=[5])")
         for i, s in enumerate(schedulers):
             if not hasattr(s, "optimizer"):
-                raise TypeError(f"{type(self).__name__} at index {i} should have `optimizer` as its attribute.")
+                _args.fail(where, f"schedulers[{i}]", "a scheduler (with an `optimizer` attribute)", s,
+                           type_error=True)
             if s.optimizer is not optimizer:
-                raise ValueError(f"{type(self).__name__} expects all schedulers to belong to the same optimizer, but "
-                                 f"got scheduler {type(s).__name__} at index {i} with another optimizer")
+                _args.fail(where, f"schedulers[{i}]", "a scheduler of the same optimizer", s,
+                           fix="build every scheduler in the list on the optimizer given to SequentialLR")
+        milestones = _milestones(milestones, where)
         if len(milestones) != len(schedulers) - 1:
-            raise ValueError("Sequential Schedulers expects number of schedulers provided to be one more than the "
-                             f"number of milestone points, but got number of schedulers {len(schedulers)} and the "
-                             f"number of milestones to be equal to {len(milestones)}")
+            _args.fail(where, "milestones", f"{len(schedulers) - 1} epoch numbers (one fewer than the "
+                       f"{len(schedulers)} schedulers)", milestones)
         self._schedulers = schedulers
         self._milestones = list(milestones)
         self.last_epoch = last_epoch + 1
