@@ -181,9 +181,20 @@ python_tests() {
 # ---- sanitizers ------------------------------------------------------------------------------
 # One build of everything with AddressSanitizer + UndefinedBehaviorSanitizer (undefined behaviour
 # aborts: -fno-sanitize-recover). The C++ tests run with leak checking. The extension runs inside
-# an uninstrumented CPython, so libasan is preloaded, and leaks are not checked there: CPython
-# keeps interned objects and its arenas to exit, which LeakSanitizer reports as thousands of leaks
-# that are not ours (detect_leaks=0 is the only suppression).
+# an uninstrumented CPython, so the sanitizer runtime is preloaded, with three settings that make
+# that work, each the narrowest there is:
+#   - libstdc++ is preloaded after libasan: CPython does not link libstdc++, so when libasan starts
+#     there is no __cxa_throw for its interceptor to bind, and the extension's first C++ throw
+#     aborts in "CHECK failed: asan_interceptors.cpp ... real___cxa_throw" (a known limitation of
+#     preloading ASan into a C program).
+#   - leaks are not checked (detect_leaks=0): CPython keeps interned objects and its arenas to
+#     exit, which LeakSanitizer reports as thousands of leaks that are not ours.
+#   - pytest captures sys.stdout/sys.stderr only (--capture=sys), never file descriptor 2, and
+#     Python writes unbuffered: a sanitizer report is written to fd 2 and the process exits at once
+#     (_exit, no flush), so with pytest's default fd capture the report went into a temporary file
+#     nobody read and the run just stopped.
+# A run that ends without its JUnit report (killed, or stopped by a finding) fails the stage with
+# the last test it started and the report.
 san_options=detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1
 sanitizer_tests() {
   local dir=$build/sanitize site=$build/sanitize/site rc=0 xmls=()
@@ -192,6 +203,16 @@ sanitizer_tests() {
     -DGLASSGRAD_SANITIZE="address;undefined" -DGLASSGRAD_CUDA=OFF -DGLASSGRAD_BUILD_PYTHON=ON \
     -DGLASSGRAD_AUTODIFF_BUILD_TESTS=ON -DGLASSGRAD_RUNTIME_BUILD_TESTS=ON \
     -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)"
+  local cxx libasan libstdcxx
+  cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")
+  libasan=$("$cxx" -print-file-name=libasan.so) libstdcxx=$("$cxx" -print-file-name=libstdc++.so.6)
+  for lib in "$libasan" "$libstdcxx"; do
+    if [ ! -e "$lib" ]; then
+      echo "sanitizers: $cxx has no $(basename "$lib") to preload into Python" >&2
+      echo "  fix: install the compiler's runtime libraries (Debian/Ubuntu: apt-get install g++), or SANITIZE=0 to skip this stage" >&2
+      return 1
+    fi
+  done
   cmake --build "$dir" -j "$jobs"
   export ASAN_OPTIONS=$san_options UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   for pkg in autodiff-engine core-runtime; do
@@ -203,12 +224,26 @@ sanitizer_tests() {
   cp -r python-bindings/glassgrad "$site/glassgrad"
   find "$site/glassgrad" -name '_C*.so' -delete
   cp "$(find "$dir/python-bindings" -maxdepth 1 -name '_C*.so' | head -1)" "$site/glassgrad/"
-  local libasan
-  libasan=$("$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$dir/CMakeCache.txt")" -print-file-name=libasan.so)
-  (cd "$root" && ASAN_OPTIONS=$san_options:detect_leaks=0 LD_PRELOAD="$libasan" PYTHONPATH="$site" \
-     "$python" -m pytest -p no:cacheprovider -q --junitxml="$build/sanitize-python.junit.xml" \
-     python-bindings/tests/test_op_table.py python-bindings/tests/test_op_properties.py) || rc=1
-  xmls+=("$build/sanitize-python.junit.xml")
+  local xml=$build/sanitize-python.junit.xml log=$build/sanitize-python.log prc=0
+  rm -f "$xml"
+  # -v into the log (each test is named before it runs); the console gets all but the PASSED lines.
+  (cd "$root" && PYTHONUNBUFFERED=1 ASAN_OPTIONS=$san_options:detect_leaks=0 LD_PRELOAD="$libasan $libstdcxx" \
+     PYTHONPATH="$site" "$python" -m pytest -p no:cacheprovider --capture=sys -v --junitxml="$xml" \
+     python-bindings/tests/test_op_table.py python-bindings/tests/test_op_properties.py) > "$log" 2>&1 || prc=$?
+  grep -v ' PASSED' "$log" || true
+  if [ ! -f "$xml" ]; then
+    local last
+    last=$(grep -o '^python-bindings/tests/[^ ]*' "$log" | tail -1)
+    echo "sanitizers: the Python run stopped (exit $prc) without finishing: no JUnit report" >&2
+    echo "  the last test it started: ${last:-none (it stopped before the first test)}" >&2
+    echo "  its sanitizer report, if any, is above (full log: $log)" >&2
+    local p=0 f=0 k=0
+    read -r p f k < <("$python" "$root/tools/junit_summary.py" --counts "${xmls[@]}" 2>/dev/null) || true
+    echo "${p:-0} $((${f:-0} + 1)) ${k:-0} the Python run stopped" > "$counts"
+    return 1
+  fi
+  [ "$prc" = 0 ] || rc=1
+  xmls+=("$xml")
   "$python" "$root/tools/junit_summary.py" --counts "${xmls[@]}" > "$counts"
   return "$rc"
 }
