@@ -109,6 +109,21 @@ def main():
     for algo in ("winograd2:32x32k16", "winograd4:32x32k16"):
         extra.append(("Conv2DBackwardWeight", [rng.standard_normal((2, 16, 9, 10)), rng.standard_normal((2, 24, 9, 10))],
                       dict(nattrs, weight_shape=[24, 16, 3, 3]), algo))
+    # 128 x 128 k-16 tiles with 8 x 4 micro-tiles a warp ("w"), every direction of the implicit
+    # GEMM (a strided layer) and Winograd's products; the few-channel direct input gradient.
+    sx, swt = rng.standard_normal((2, 20, 9, 11)), rng.standard_normal((130, 20, 3, 3))
+    sg = rng.standard_normal((2, 130, 5, 6))
+    sattrs = {"stride": [2, 2], "padding": [1, 1, 1, 1]}
+    extra.append(("Conv2D", [sx, swt, rng.standard_normal(130)], sattrs, "igemm:128x128w"))
+    extra.append(("Conv2DBackwardInput", [sg, swt], dict(sattrs, input_shape=[2, 20, 9, 11]), "igemm:128x128w"))
+    extra.append(("Conv2DBackwardWeight", [sx, sg], dict(sattrs, weight_shape=[130, 20, 3, 3]), "igemm:128x128w"))
+    for algo in ("winograd4:128x128w", "winograd2:64x128w"):
+        for op, arrays, attrs in [("Conv2D", [wx, ww, rng.standard_normal(66)], wattrs),
+                                  ("Conv2DBackwardInput", [wg, ww], dict(wattrs, input_shape=[2, 70, 6, 5])),
+                                  ("Conv2DBackwardWeight", [wx, wg], dict(wattrs, weight_shape=[66, 70, 3, 3]))]:
+            extra.append((op, arrays, attrs, algo))
+    extra.append(("Conv2DBackwardInput", [rng.standard_normal((2, 9, 33, 40)), rng.standard_normal((9, 3, 3, 3))],
+                  {"stride": [1, 1], "padding": [1, 1, 1, 1], "input_shape": [2, 3, 33, 40]}, "direct:fewc"))
     for item in extra:
         op, arrays, attrs = item[:3]
         if only and not op.startswith(only):

@@ -1,7 +1,8 @@
 // The CUDA convolution kernels run on the CPU through cuda_emulation.h: the Winograd
 // convolutions (kernels/cuda/winograd.cu) driven by the launcher's own sequence
-// (src/cuda/winograd_plan.h), and the register-tiled implicit GEMM (conv.cu) with and without
-// split k, each against a float64 direct convolution on random data. Grids are capped so the
+// (src/cuda/winograd_plan.h), the register-tiled implicit GEMM (conv.cu) with and without
+// split k, and the few-channel direct input gradient, each against a float64 direct convolution
+// on random data. Grids are capped so the
 // kernels' grid-stride loops cover the rest. The GPU parity tests (pytest -m cuda) compare the
 // same paths with the CPU kernels on a GPU.
 #pragma GCC diagnostic ignored "-Wunknown-pragmas"
@@ -52,6 +53,10 @@ struct Emulator {
     GG_EMU_ADD(gg_wino_wgrad_gemm64x128k16_f32);
     GG_EMU_ADD(gg_wino_wgrad_gemm64x64k16_f32);
     GG_EMU_ADD(gg_wino_wgrad_gemm32x32k16_f32);
+    GG_EMU_ADD(gg_wino_gemm128x128w_f32);
+    GG_EMU_ADD(gg_wino_gemm64x128w_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm128x128w_f32);
+    GG_EMU_ADD(gg_wino_wgrad_gemm64x128w_f32);
 #undef GG_EMU_ADD
   }
   template <typename... A>
@@ -269,12 +274,16 @@ TEST(CudaEmulated, ImplicitGemmForwardAndWeightGradientWithSplitK) {
     std::vector<float> ws = split_workspace(r, splits), y, dw;
     forward_gemm(&gg_conv_fwd_gemm64x128_f32, dim3{2, 1, 2}, 128, 4, q, splits, c, y, ws);
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward, splits " << splits;
-    for (auto* kernel : {&gg_conv_bwd_weight_gemm128x128_f32, &gg_conv_bwd_weight_gemm128x128k16_f32}) {
+    for (auto* kernel : {&gg_conv_bwd_weight_gemm128x128_f32, &gg_conv_bwd_weight_gemm128x128k16_f32,
+                         &gg_conv_bwd_weight_gemm128x128w_f32}) {
       weight_grad_gemm(kernel, dim3{1, 1, 2}, 256, 4, q, splits, c, dw, ws);
       EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, splits " << splits;
     }
     forward_gemm(&gg_conv_fwd_gemm128x128k16_f32, dim3{1, 1, 2}, 256, 4, q, splits, c, y, ws);
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 128x128 k16, splits " << splits;
+    // 8 x 4 micro-tiles a warp: the epilogue's (16-byte) stores follow the same thread map
+    forward_gemm(&gg_conv_fwd_gemm128x128w_f32, dim3{1, 1, 2}, 256, 4, q, splits, c, y, ws);
+    EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 128x128w, splits " << splits;
   }
 }
 
@@ -317,13 +326,14 @@ TEST(CudaEmulated, StridedInputGradientOfOnePhaseAfterZeroing) {
   q.div_RaSa = make_fast_div(1);
   q.div_Sa = make_fast_div(1);
   for (auto kernel : {&gg_conv_bwd_input_gemm32x64_f32, &gg_conv_bwd_input_gemm64x128_f32,
-                      &gg_conv_bwd_input_gemm128x64_f32}) {
+                      &gg_conv_bwd_input_gemm128x64_f32, &gg_conv_bwd_input_gemm128x128w_f32}) {
+    const unsigned threads = kernel == &gg_conv_bwd_input_gemm128x128w_f32 ? 256 : 128;
     std::vector<float> dx(dxref.size() + 1, NAN);
     float* out = dx.data() + 1;  // misaligned for 16-byte stores: the scalar path
     for (float* o : {dx.data(), out}) {
       std::fill(dx.begin(), dx.end(), NAN);
       emulate::launch(&gg_conv_zero_f32, dim3{2, 1, 1}, dim3{64, 1, 1}, o, (int64_t)dxref.size());
-      emulate::launch(kernel, dim3{2, 1, 1}, dim3{128, 1, 1}, q, o, dy.data(), w.data(), static_cast<float*>(nullptr));
+      emulate::launch(kernel, dim3{2, 1, 1}, dim3{threads, 1, 1}, q, o, dy.data(), w.data(), static_cast<float*>(nullptr));
       std::vector<float> got(o, o + dxref.size());
       EXPECT_LT(relative_error(got, dxref), 1e-5);
     }
@@ -342,6 +352,34 @@ TEST(CudaEmulated, TheWideTileInEveryDirection) {
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward, splits " << splits;
     weight_grad_gemm(&gg_conv_bwd_weight_gemm128x64_f32, dim3{1, 1, 2}, 128, 4, q, splits, c, dw, ws);
     EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, splits " << splits;
+  }
+}
+
+// ---- few input channels: the direct input gradient (conv.cu, bwd_input_fewc) -------------------
+GGConv generic_params(const Ref& r);
+
+TEST(CudaEmulated, FewChannelInputGradientEveryChannelCountRaggedTilesAndSteps) {
+  // 3x3 stride 1 with C = 1..4: dx planes of 2 x 2 tiles of 32 x 32 (the last ones ragged),
+  // K = 6 and 9 (a step of 4 output channels past K), padding 0, 1 and asymmetric (pt 2 / pb 0,
+  // pl 0 / pr 1). Grids of 3 tiles x 1 image: the grid-stride loops cover the rest.
+  struct Case {
+    int64_t C, H, W, K, pt, pb, pl, pr;
+  };
+  const Case cases[] = {{1, 34, 40, 6, 0, 0, 0, 0}, {2, 33, 35, 9, 1, 1, 1, 1}, {3, 32, 37, 6, 1, 1, 1, 1},
+                        {3, 35, 33, 9, 2, 0, 0, 1}, {4, 40, 34, 6, 1, 1, 1, 1}};
+  void (*kernels[4])(GGConv, float*, const float*, const float*) = {
+      &gg_conv_bwd_input_fewc1_f32, &gg_conv_bwd_input_fewc2_f32, &gg_conv_bwd_input_fewc3_f32,
+      &gg_conv_bwd_input_fewc4_f32};
+  for (const Case& t : cases) {
+    const Ref r{2, t.C, t.H, t.W, t.K, 3, 3, t.H + t.pt + t.pb - 2, t.W + t.pl + t.pr - 2, 1, 1, t.pt, t.pl};
+    std::mt19937 rng(static_cast<unsigned>(t.C * 101 + t.K * 7 + t.pt));
+    const auto w = random_vector(r.K * r.C * 9, rng);
+    const auto dy = random_vector(r.N * r.K * r.OH * r.OW, rng);
+    std::vector<float> dx(r.N * r.C * r.H * r.W, NAN);
+    emulate::launch(kernels[t.C - 1], dim3{3, 1, 1}, dim3{128, 1, 1}, generic_params(r), dx.data(), dy.data(),
+                    w.data());
+    EXPECT_LT(relative_error(dx, r.input_grad(dy, w)), 1e-5)
+        << "C " << t.C << " " << t.H << "x" << t.W << " K " << t.K << " pad " << t.pt << "," << t.pl;
   }
 }
 

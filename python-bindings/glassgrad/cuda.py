@@ -122,7 +122,8 @@ def set_conv_algo(algo: str) -> None:
     float32 layers). A forced algorithm that does not apply to a shape falls back to 'igemm'.
     'igemm:<tile>' / 'winograd2:<tile>' / 'winograd4:<tile>' also force the product tile (e.g.
     'igemm:32x32k16', 'winograd4:64x64'; tests and benchmarks), where the direction has a kernel
-    of it; an unknown tile is refused."""
+    of it; 'direct:fewc' forces the few-channel input gradient (3x3 stride-1 layers with at most
+    4 input channels; elsewhere 'direct'); an unknown tile is refused."""
     _C.cuda_set_conv_algo(algo)
 
 

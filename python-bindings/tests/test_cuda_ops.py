@@ -118,7 +118,8 @@ def _out_hw(x, w, stride, pad):
 # float32 results within this fraction of the output's largest magnitude ('auto' may pick
 # either Winograd).
 WINOGRAD_TOL = {"winograd2": 5e-5, "winograd4": 2e-4, "auto": 2e-4,
-                "winograd2:32x32k16": 5e-5, "winograd4:32x32k16": 2e-4}
+                "winograd2:32x32k16": 5e-5, "winograd4:32x32k16": 2e-4,
+                "winograd2:128x128w": 5e-5, "winograd4:64x128w": 2e-4}
 
 
 def _conv_parity(rng, algo, dtype, xs, ws, stride, pad):
@@ -142,7 +143,7 @@ def _conv_parity(rng, algo, dtype, xs, ws, stride, pad):
 
 
 @pytest.mark.parametrize("algo", ["auto", "direct", "igemm", "winograd2", "winograd4",
-                                  "igemm:32x32k16", "igemm:64x32", "igemm:32x64", "igemm:128x64"])
+                                  "igemm:32x32k16", "igemm:64x32", "igemm:32x64", "igemm:128x64", "igemm:128x128w"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("xs,ws,stride,pad", CONV_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in CONV_SHAPES])
 def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, stride, pad):
@@ -150,6 +151,24 @@ def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, s
     strided or non-3x3 layer, or float64) runs the implicit GEMM, and a forced product tile that
     a direction has no kernel of ('igemm:32x32k16' and '64x32' are weight-gradient tiles,
     '32x64' a forward and input-gradient one) runs the heuristic's tile."""
+    _conv_parity(rng, algo, dtype, xs, ws, stride, pad)
+
+
+FEW_CHANNEL_SHAPES = [
+    # 3x3 stride 1 with at most 4 input channels: the few-channel input gradient (32 x 32 tiles)
+    ((4, 3, 32, 32), (64, 3, 3, 3), [1, 1], [1, 1, 1, 1]),    # ResNet-18's first layer, smaller batch
+    ((3, 1, 28, 28), (16, 1, 3, 3), [1, 1], [0, 0, 0, 0]),    # SimpleCNN's first layer, no padding
+    ((2, 2, 45, 33), (6, 2, 3, 3), [1, 1], [2, 0, 0, 1]),     # ragged tiles, K past a step of 4, asymmetric
+    ((2, 4, 33, 70), (9, 4, 3, 3), [1, 1], [1, 1, 1, 1]),     # 4 channels, 3 tiles a row
+]
+
+
+@pytest.mark.parametrize("algo", ["direct:fewc", "auto"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("xs,ws,stride,pad", FEW_CHANNEL_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in FEW_CHANNEL_SHAPES])
+def test_cuda_few_channel_input_gradient_matches_cpu(rng, algo, dtype, xs, ws, stride, pad):
+    """'direct:fewc' forces the few-channel input gradient (float32; float64 runs the direct
+    kernels), 'auto' times it against the others; every op of the layer is checked."""
     _conv_parity(rng, algo, dtype, xs, ws, stride, pad)
 
 
@@ -161,6 +180,8 @@ def test_cuda_conv_algo_names_a_product_tile_or_is_refused():
             glassgrad.cuda.set_conv_algo("igemm:7x7")
         with pytest.raises(ValueError, match="unknown product tile"):
             glassgrad.cuda.set_conv_algo("direct:32x64")
+        glassgrad.cuda.set_conv_algo("direct:fewc")
+        assert glassgrad.cuda.conv_algo() == "direct:fewc"
     finally:
         glassgrad.cuda.set_conv_algo("auto")
     assert glassgrad.cuda.conv_algo() == "auto"
@@ -207,7 +228,8 @@ WINOGRAD_SHAPES = [
 ]
 
 
-@pytest.mark.parametrize("algo", ["winograd2", "winograd4", "auto", "winograd2:32x32k16", "winograd4:32x32k16"])
+@pytest.mark.parametrize("algo", ["winograd2", "winograd4", "auto", "winograd2:32x32k16", "winograd4:32x32k16",
+                                  "winograd2:128x128w", "winograd4:64x128w"])
 @pytest.mark.parametrize("xs,ws,stride,pad", WINOGRAD_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in WINOGRAD_SHAPES])
 def test_cuda_winograd_convolutions_match_cpu(rng, algo, xs, ws, stride, pad):
     """Winograd F(2x2) and F(4x4) in all three directions on layer shapes (passes, splits of the

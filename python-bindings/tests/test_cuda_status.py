@@ -70,6 +70,17 @@ def test_unknown_conv_algo_is_refused_with_the_choices():
     assert glassgrad.cuda.conv_algo() == "auto"
 
 
+def test_conv_algo_accepts_the_few_channel_direct_kernel_and_refuses_other_direct_variants():
+    try:
+        glassgrad.cuda.set_conv_algo("direct:fewc")
+        assert glassgrad.cuda.conv_algo() == "direct:fewc"
+        with pytest.raises(ValueError, match="direct:fewc"):
+            glassgrad.cuda.set_conv_algo("direct:few")
+    finally:
+        glassgrad.cuda.set_conv_algo("auto")
+    assert glassgrad.cuda.conv_algo() == "auto"
+
+
 @pytest.mark.cuda_build
 @pytest.mark.skipif(not glassgrad.cuda.built_with_kernels(), reason="this build has no CUDA kernels")
 def test_every_cpu_kernel_has_a_cuda_kernel():

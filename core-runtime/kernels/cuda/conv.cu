@@ -16,8 +16,10 @@
 // Two algorithms, picked per shape by the launcher (src/cuda/conv.cpp):
 //  * direct: for few input channels (the first layers). Forward stages a 16 x 16 output
 //    tile's input window for one channel plus the weights of 8 output channels in shared
-//    memory; backward-input stages w[:, c] for one input plane; backward-weight gives each
-//    weight element a block that reduces over n, oh, ow.
+//    memory; backward-input stages w[:, c] for one input plane (or, 3x3 stride 1 with at most
+//    4 input channels, dy windows of 4 output channels for a 32 x 32 tile of every input
+//    channel: bwd_input_fewc); backward-weight gives each weight element a block that reduces
+//    over n, oh, ow.
 //  * implicit GEMM (gemm_engine.cuh, register-tiled): forward is Y[K x NP] = W[K x CRS] X[CRS x NP],
 //    backward-input dX[C x NHW] = W^T[C x KRS] dY[KRS x NHW] (one GEMM per stride phase), backward-weight
 //    dW[K x CRS] = dY[K x NP] X^T[NP x CRS]. When the tiles alone would leave the GPU idle,
@@ -266,6 +268,9 @@ typedef gg::TileConfig<128, 128, 8, 8> Tile128x128;  // 256 threads
 typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;    // 128 threads
 typedef gg::TileConfig<32, 128, 4, 8> Tile32x128;    // 128 threads
 typedef gg::TileConfig<128, 128, 8, 8, 16> Tile128x128k16;  // 256 threads, k steps of 16 (a tuner candidate)
+// 128 x 128 k-16 with 8 x 4 micro-tiles a warp (gemm_engine.cuh, TileConfig's WARPS): a third
+// less shared-memory traffic per FMA (a tuner candidate; the strided forwards' tile).
+typedef gg::TileConfig<128, 128, 8, 8, 16, true, true> Tile128x128w;
 // Narrow tiles (tuner candidates) for products with a small side, where a 128-wide tile mostly
 // multiplies zeros: weight gradients of few channels (dW[K x CRS] with CRS = 9, 27, 144; a first
 // layer's K = 16) and forwards / input gradients with 32 or fewer rows.
@@ -360,6 +365,88 @@ __device__ void bwd_input_direct(const GGConv& g, T* dx, const T* dy, const T* w
           }
         }
         dx[(nb * C + c) * HW + p] = acc;
+      }
+    }
+}
+
+// Input gradient of a 3x3 stride-1 layer with CN <= 4 input channels (a first layer: ResNet-18's
+// x [32, 3, 32, 32], w [64, 3, 3, 3]), where the GEMM's C rows fill CN / 32 of a product tile
+// and bwd_input_direct reads dy from global memory once per tap. A block owns a 32 x 32 tile
+// of dx of one image, all CN channels; thread (tx, ty) computes column tx, rows 8 ty .. 8 ty + 7
+// (8 * CN accumulators). Per step the (32 + 2) x (32 + 2) dy windows of kFewKC output channels
+// (zeros outside dy) and their weights w[k, :, :, :] sit in shared memory; per channel k a
+// thread reads a 10 x 3 register window and its weights (float4 broadcasts) and does
+// 8 * 9 * CN FMAs:
+//   dx[n, c, h, w] = sum_k sum_{r,s} dy[n, k, h + pt - r, w + pl - s] w[k, c, r, s]
+// The window's row of (h, r) is (h - h0) + 2 - r (its origin is dy row h0 + pt - 2), its
+// column of (w, s) likewise. Shared memory: 4 * 34 * 34 + 4 * 36 words = 19 KB.
+constexpr int kFewTile = 32, kFewRows = 8, kFewKC = 4, kFewThreads = 128;
+template <int CN>
+__device__ void bwd_input_fewc(const GGConv& g, float* dx, const float* dy, const float* w) {
+  constexpr int TP = kFewTile + 2;          // dy window rows and columns
+  constexpr int WL = (CN * 9 + 3) / 4 * 4;  // one k's weights w[k, :, :, :], padded to whole float4
+  __shared__ float ys[kFewKC][TP][TP];
+  __shared__ __align__(16) float wsh[kFewKC][WL];
+  const int H = (int)g.H, W = (int)g.W, K = (int)g.K, OH = (int)g.OH, OW = (int)g.OW;
+  const int tiles_w = (W + kFewTile - 1) / kFewTile, tiles = tiles_w * ((H + kFewTile - 1) / kFewTile);
+  const int tx = (int)threadIdx.x % 32, ty = (int)threadIdx.x / 32;  // ty < kFewThreads / 32 = 4
+  for (int nb = blockIdx.y; nb < (int)g.N; nb += gridDim.y)
+    for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+      const int h0 = (t / tiles_w) * kFewTile, w0 = (t - (t / tiles_w) * tiles_w) * kFewTile;
+      const int oh0 = h0 + (int)g.pt - 2, ow0 = w0 + (int)g.pl - 2;
+      const float* dyn = dy + (int64_t)nb * K * OH * OW;
+      float acc[CN][kFewRows];
+#pragma unroll
+      for (int c = 0; c < CN; ++c)
+#pragma unroll
+        for (int i = 0; i < kFewRows; ++i) acc[c][i] = 0.f;
+      for (int k0 = 0; k0 < K; k0 += kFewKC) {
+        __syncthreads();  // the previous step's windows are no longer read
+        // A warp stages one window row at a time: 34 consecutive words of dy (coalesced).
+        for (int row = ty; row < kFewKC * TP; row += kFewThreads / 32) {
+          const int kk = row / TP, a = row - kk * TP, k = k0 + kk, oh = oh0 + a;
+          const bool rok = k < K && (unsigned)oh < (unsigned)OH;
+          const float* src = dyn + ((int64_t)k * OH + oh) * OW;
+          for (int b = tx; b < TP; b += 32) {
+            const int ow = ow0 + b;
+            ys[kk][a][b] = (rok && (unsigned)ow < (unsigned)OW) ? src[ow] : 0.f;
+          }
+        }
+        for (int e = threadIdx.x; e < kFewKC * WL; e += kFewThreads) {
+          const int kk = e / WL, j = e - kk * WL;  // j = c * 9 + r * 3 + s
+          wsh[kk][j] = (k0 + kk < K && j < CN * 9) ? w[(int64_t)(k0 + kk) * CN * 9 + j] : 0.f;
+        }
+        __syncthreads();
+        for (int kk = 0; kk < kFewKC; ++kk) {
+          float wr[WL];
+#pragma unroll
+          for (int q = 0; q < WL / 4; ++q) gg::load4(&wsh[kk][4 * q], wr + 4 * q);
+          float win[kFewRows + 2][3];
+#pragma unroll
+          for (int a = 0; a < kFewRows + 2; ++a)
+#pragma unroll
+            for (int b = 0; b < 3; ++b) win[a][b] = ys[kk][ty * kFewRows + a][tx + b];
+#pragma unroll
+          for (int c = 0; c < CN; ++c)
+#pragma unroll
+            for (int r = 0; r < 3; ++r)
+#pragma unroll
+              for (int s = 0; s < 3; ++s) {
+                const float wv = wr[c * 9 + r * 3 + s];
+#pragma unroll
+                for (int i = 0; i < kFewRows; ++i) acc[c][i] = fma(win[i + 2 - r][2 - s], wv, acc[c][i]);
+              }
+        }
+      }
+      const int wc = w0 + tx;
+      if (wc < W) {
+#pragma unroll
+        for (int c = 0; c < CN; ++c)
+#pragma unroll
+          for (int i = 0; i < kFewRows; ++i) {
+            const int h = h0 + ty * kFewRows + i;
+            if (h < H) dx[(((int64_t)nb * CN + c) * H + h) * W + wc] = acc[c][i];
+          }
       }
     }
 }
@@ -522,6 +609,17 @@ __device__ void bwd_weight_generic(const GGConv& g, T* dw, const T* dy, const T*
                                                                             const T* x) {            \
     gg_conv::bwd_weight_generic<T>(g, dw, dy, x);                                                   \
   }
+// The few-channel input gradient, float only (one kernel per channel count; the launcher
+// checks C <= 4, 3x3, stride 1, no groups or dilation).
+#define GG_CONV_FEWC(cn)                                                                            \
+  GG_KERNEL void __launch_bounds__(gg_conv::kFewThreads, 4)                                          \
+      gg_conv_bwd_input_fewc##cn##_f32(GGConv g, float* dx, const float* dy, const float* w) {       \
+    gg_conv::bwd_input_fewc<cn>(g, dx, dy, w);                                                      \
+  }
+GG_CONV_FEWC(1)
+GG_CONV_FEWC(2)
+GG_CONV_FEWC(3)
+GG_CONV_FEWC(4)
 // dx = 0 before a strided input gradient whose only phase with taps is (0, 0) (the launcher),
 // 16-byte stores where aligned.
 #define GG_CONV_ZERO(suffix, T, V)                                                                   \
@@ -560,6 +658,7 @@ GG_CONV_GEMM(f32, float, 128x128, 256, 1)
 GG_CONV_GEMM(f32, float, 64x128, 128, GG_CONV_MINB_64)
 GG_CONV_GEMM(f32, float, 32x128, 128, 3)
 GG_CONV_GEMM(f32, float, 128x128k16, 256, 1)
+GG_CONV_GEMM(f32, float, 128x128w, 256, 1)
 GG_CONV_GEMM(f64, double, 32x128, 128, 1)
 // Narrow tiles: weight gradients (32 x 32 in k steps of 16, 64 x 32), forwards and input
 // gradients of 32 or fewer rows (32 x 64).

@@ -33,14 +33,33 @@
 namespace gg {
 
 // VEC: whether tile_store may take the 16-byte path (below); off where the extra path spilled.
-template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, bool VEC_ = true>
+// WARPS: how threads map to micro-tiles. false: thread t is (tx, ty) = (t % TX, t / TX), so a
+// warp of a 16-wide grid covers 16 x 2 micro-tiles and reads 2 A and 16 B fragments a k step
+// (576 distinct bytes of shared memory for 8 x 8 micro-tiles); true: a warp covers 8 x 4
+// micro-tiles (lane l is (l % 8, l / 8) within its warp's block), 4 A and 8 B fragments
+// (384 bytes): a third less shared-memory traffic per FMA, the layout of the classic SGEMMs.
+template <int BM_, int BN_, int TM_, int TN_, int BK_ = 8, bool VEC_ = true, bool WARPS_ = false>
 struct TileConfig {
   static constexpr int BM = BM_, BN = BN_, TM = TM_, TN = TN_, BK = BK_;
-  static constexpr bool VEC = VEC_;
+  static constexpr bool VEC = VEC_, WARPS = WARPS_;
   static constexpr int TX = BN / TN, TY = BM / TM, THREADS = TX * TY;
   static_assert(TM % 4 == 0 && TN % 4 == 0, "micro-tiles are groups of 4 rows and columns");
   static_assert(BM % 32 == 0 && BN % 32 == 0, "padded rows must start on bank 4 * k");
+  static_assert(!WARPS || (TX % 8 == 0 && TY % 4 == 0), "8 x 4 warps must tile the thread grid");
 };
+
+// The micro-tile column tx and row ty of thread tid (TileConfig's WARPS).
+// Unsigned arithmetic: the thread index is never negative.
+template <typename Cfg>
+__device__ __forceinline__ int thread_tx(unsigned tid) {
+  if constexpr (Cfg::WARPS) return (int)((tid / 32) % (Cfg::TX / 8) * 8 + tid % 8);
+  return (int)(tid % Cfg::TX);
+}
+template <typename Cfg>
+__device__ __forceinline__ int thread_ty(unsigned tid) {
+  if constexpr (Cfg::WARPS) return (int)((tid / 32) / (Cfg::TX / 8) * 4 + (tid % 32) / 8);
+  return (int)(tid / Cfg::TX);
+}
 
 __device__ __forceinline__ void load4(const float* p, float* v) {
   const float4 q = *reinterpret_cast<const float4*>(p);
@@ -143,7 +162,7 @@ __device__ __forceinline__ void tile_product(const OpA& opa, const OpB& opb, int
   constexpr int BM = Cfg::BM, BN = Cfg::BN, BK = Cfg::BK, TM = Cfg::TM, TN = Cfg::TN, THREADS = Cfg::THREADS;
   __shared__ __align__(16) T As[2][BK][BM + 4];
   __shared__ __align__(16) T Bs[2][BK][BN + 4];
-  const int tid = threadIdx.x, tx = tid % Cfg::TX, ty = tid / Cfg::TX;
+  const int tid = threadIdx.x, tx = thread_tx<Cfg>(tid), ty = thread_ty<Cfg>(tid);
   Stager<T, OpA, BM, BK, THREADS> sa;
   Stager<T, OpB, BN, BK, THREADS> sb;
   sa.init(opa, tid, m0, M);
@@ -209,7 +228,7 @@ struct RowOffset<S, T, decltype((void)&S::row_offset, void())> {
 template <typename T, typename Cfg, typename Store>
 __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0, int n0,
                                            const T (&acc)[Cfg::TM][Cfg::TN]) {
-  const int tx = threadIdx.x % Cfg::TX, ty = threadIdx.x / Cfg::TX;
+  const int tx = thread_tx<Cfg>(threadIdx.x), ty = thread_ty<Cfg>(threadIdx.x);
   // 8-wide micro-tiles only: with 4 (the 64 x 64 product tiles) the extra path cost the main
   // loop its register allocation (a 64 x 64 k-16 weight gradient ran 28% slower on 8 SMs).
   if constexpr (RowMajorStore<Store>::value && Cfg::TN == 8 && Cfg::VEC) {

@@ -101,6 +101,9 @@ struct GGWino {
   GGFastDiv div_TW;
   GGFastDiv div_pc;
 };
+// The Winograd filter transform's block tile (winograd.cu, winograd_plan.h): 8 destination by 32
+// source channels, 256 threads.
+constexpr int kWinoFilterCo = 8, kWinoFilterCi = 32;
 
 // Batch normalization of x [N, C, I] (I = product of the trailing axes): the per-channel sums
 // run in P partitions of `chunk` consecutive values of the channel's M = N * I (blocks (q, c)),

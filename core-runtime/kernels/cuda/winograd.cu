@@ -49,32 +49,55 @@ __device__ __forceinline__ void tile_origin(const GGWino& g, int p, int& n, int&
   ow0 = (t - th * g.TW) * M;
 }
 
-// ---- transform kernels (one thread per channel pair or per (channel, tile)) -------------------
-// U[e][co][ci] = (G f[co, ci] G^T)_e.
+// ---- transform kernels (the filter's by tiles of channel pairs, the others a thread per (channel, tile))
+// U[e][co][ci] = (G f[co, ci] G^T)_e. A block takes a tile of kWinoFilterCo x kWinoFilterCi
+// (8 x 32) channel pairs through shared memory, so that both sides are coalesced: the source
+// is read as runs of consecutive words (w[co][ci][3][3]: 32 * 9 words per co; the input
+// gradient's w[ci][co][3][3]: 8 * 9 per ci), and U is written 32 consecutive ci at a time.
+// (A thread per pair reading its own 9 words made the input gradient's reads stride Co * 36
+// bytes apart: 171 of 649 us at [32, 512, 4, 4] on 8 SMs.) Shared rows of 8 * 9 + 1 = 73 words:
+// a warp's 32 ci read 32 different banks. blockDim.x is 256 (kWinoFilterCo * kWinoFilterCi).
 template <int M, typename T>
 __device__ void filter_transform(const GGWino& g, const T* w, T* U) {
-  constexpr int A = M + 2;
-  const int pairs = g.Co * g.Ci;
-  GG_FOR(i64, pairs) {
-    const int i = (int)i64, co = i / g.Ci, ci = i - co * g.Ci;
-    T f[3][3];
-    if (g.flip) {
-      const T* src = w + ((int64_t)ci * g.Co + co) * 9;
-#pragma unroll
-      for (int r = 0; r < 3; ++r)
-#pragma unroll
-        for (int s = 0; s < 3; ++s) f[r][s] = src[(2 - r) * 3 + 2 - s];
-    } else {
-      const T* src = w + (int64_t)i * 9;
-#pragma unroll
-      for (int r = 0; r < 3; ++r)
-#pragma unroll
-        for (int s = 0; s < 3; ++s) f[r][s] = src[r * 3 + s];
+  constexpr int A = M + 2, TCO = kWinoFilterCo, TCI = kWinoFilterCi, RUN = TCO * 9 + 1;
+  __shared__ T f[TCI][RUN];  // f[ci - ci0][(co - co0) * 9 + r * 3 + s] = w as stored (not yet rotated)
+  const int Co = g.Co, Ci = g.Ci, pairs = Co * Ci;
+  const int tiles_ci = (Ci + TCI - 1) / TCI, tiles = tiles_ci * ((Co + TCO - 1) / TCO);
+  for (int t = blockIdx.x; t < tiles; t += gridDim.x) {
+    const int co0 = (t / tiles_ci) * TCO, ci0 = (t - (t / tiles_ci) * tiles_ci) * TCI;
+    for (int e = threadIdx.x; e < TCO * TCI * 9; e += blockDim.x) {
+      int cil, col, rs;
+      int64_t src;
+      if (g.flip) {  // w[ci][co][rs]: ci's run of TCO * 9 words starts at (ci * Co + co0) * 9
+        cil = e / (TCO * 9);
+        const int run = e - cil * (TCO * 9);
+        col = run / 9, rs = run - col * 9;
+        src = ((int64_t)(ci0 + cil) * Co + co0) * 9 + run;
+      } else {  // w[co][ci][rs]: co's run of TCI * 9 words starts at (co * Ci + ci0) * 9
+        col = e / (TCI * 9);
+        const int run = e - col * (TCI * 9);
+        cil = run / 9, rs = run - cil * 9;
+        src = ((int64_t)(co0 + col) * Ci + ci0) * 9 + run;
+      }
+      f[cil][col * 9 + rs] = (ci0 + cil < Ci && co0 + col < Co) ? w[src] : T(0);
     }
-    T u[A][A];
-    wt::filter_tile<M, T>(&f[0][0], &u[0][0]);
+    __syncthreads();
+    const int cil = (int)threadIdx.x % TCI, col = (int)threadIdx.x / TCI;
+    const int ci = ci0 + cil, co = co0 + col;
+    if (col < TCO && ci < Ci && co < Co) {
+      const T* src = &f[cil][col * 9];
+      T fr[3][3];
 #pragma unroll
-    for (int e = 0; e < A * A; ++e) U[(int64_t)e * pairs + i] = u[e / A][e % A];
+      for (int r = 0; r < 3; ++r)
+#pragma unroll
+        for (int s = 0; s < 3; ++s) fr[r][s] = g.flip ? src[(2 - r) * 3 + 2 - s] : src[r * 3 + s];
+      T u[A][A];
+      wt::filter_tile<M, T>(&fr[0][0], &u[0][0]);
+      const int i = co * Ci + ci;
+#pragma unroll
+      for (int e = 0; e < A * A; ++e) U[(int64_t)e * pairs + i] = u[e / A][e % A];
+    }
+    __syncthreads();  // f is rewritten by the next tile
   }
 }
 
@@ -268,6 +291,10 @@ typedef gg::TileConfig<128, 128, 8, 8, 16> Tile128x128k16;
 typedef gg::TileConfig<64, 128, 8, 8, 16> Tile64x128k16;
 typedef gg::TileConfig<64, 64, 8, 4, 16> Tile64x64k16;
 typedef gg::TileConfig<32, 32, 4, 4, 16> Tile32x32k16;  // weight gradients of few channels
+// k-16 tiles with 8 x 4 micro-tiles a warp (gemm_engine.cuh, TileConfig's WARPS): a third less
+// shared-memory traffic per FMA.
+typedef gg::TileConfig<128, 128, 8, 8, 16, true, true> Tile128x128w;
+typedef gg::TileConfig<64, 128, 8, 8, 16, true, true> Tile64x128w;
 
 }  // namespace gg_wino
 
@@ -322,3 +349,7 @@ GG_WINO_WGRAD_GEMM(128x128k16, 256, 1, f32, float)
 GG_WINO_WGRAD_GEMM(64x128k16, 128, 2, f32, float)
 GG_WINO_WGRAD_GEMM(64x64k16, 128, 2, f32, float)
 GG_WINO_WGRAD_GEMM(32x32k16, 64, 8, f32, float)
+GG_WINO_GEMM(128x128w, 256, 1, f32, float)
+GG_WINO_GEMM(64x128w, 128, 2, f32, float)
+GG_WINO_WGRAD_GEMM(128x128w, 256, 1, f32, float)
+GG_WINO_WGRAD_GEMM(64x128w, 128, 2, f32, float)

@@ -46,7 +46,10 @@ const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_inpu
                                      "gg_conv_bwd_weight_gemm128x128k16", "gg_conv_bwd_weight_gemm32x32k16",
                                      "gg_conv_bwd_weight_gemm64x32", "gg_conv_fwd_gemm32x64",
                                      "gg_conv_bwd_input_gemm32x64", "gg_conv_fwd_gemm128x64",
-                                     "gg_conv_bwd_input_gemm128x64", "gg_conv_bwd_weight_gemm128x64"},
+                                     "gg_conv_bwd_input_gemm128x64", "gg_conv_bwd_weight_gemm128x64",
+                                     "gg_conv_bwd_input_fewc1", "gg_conv_bwd_input_fewc2", "gg_conv_bwd_input_fewc3",
+                                     "gg_conv_bwd_input_fewc4", "gg_conv_fwd_gemm128x128w",
+                                     "gg_conv_bwd_input_gemm128x128w", "gg_conv_bwd_weight_gemm128x128w"},
                                     {DType::Float32});
 const FunctionNames kWinogradFunctions(
     {"gg_wino2_filter", "gg_wino2_input", "gg_wino2_output", "gg_wino2_grad_output", "gg_wino2_grad_filter",
@@ -54,7 +57,8 @@ const FunctionNames kWinogradFunctions(
      "gg_wino_gemm128x128", "gg_wino_gemm64x128", "gg_wino_gemm32x128", "gg_wino_wgrad_gemm128x128",
      "gg_wino_wgrad_gemm64x128", "gg_wino_wgrad_gemm64x64", "gg_wino_gemm128x128k16", "gg_wino_gemm64x128k16",
      "gg_wino_wgrad_gemm128x128k16", "gg_wino_wgrad_gemm64x128k16", "gg_wino_wgrad_gemm64x64k16",
-     "gg_wino_wgrad_gemm32x32k16"},
+     "gg_wino_wgrad_gemm32x32k16", "gg_wino_gemm128x128w", "gg_wino_gemm64x128w", "gg_wino_wgrad_gemm128x128w",
+     "gg_wino_wgrad_gemm64x128w"},
     {DType::Float32});
 
 namespace {
@@ -83,12 +87,15 @@ constexpr int64_t kMaxWinogradBytes = int64_t(48) << 20;
 // `tile` (float32: kTiles' index) overrides the tile shape. The narrow tiles (4..6) have
 // kernels for some directions only (tile_has_kernel) and are tuner candidates where a side of
 // the product is small (narrow_tile_applies); their k partitions may be as short as 32 (a
-// small output's only parallelism on a large GPU). 128 x 64 (7) is a candidate everywhere.
-constexpr int kGemmTiles = 8;
+// small output's only parallelism on a large GPU). 128 x 64 (7) and 128 x 128 with 8 x 4
+// micro-tiles a warp (8, "128x128w": k steps of 16, a third less shared-memory traffic than 3)
+// are candidates everywhere.
+constexpr int kGemmTiles = 9;
 const GemmChoice kTiles[kGemmTiles] = {{"128x128", 128, 128, 256, 1},  {"64x128", 64, 128, 128, 1},
                                        {"32x128", 32, 128, 128, 1},    {"128x128k16", 128, 128, 256, 1},
                                        {"32x32k16", 32, 32, 64, 1},    {"64x32", 64, 32, 128, 1},
-                                       {"32x64", 32, 64, 128, 1},      {"128x64", 128, 64, 128, 1}};
+                                       {"32x64", 32, 64, 128, 1},      {"128x64", 128, 64, 128, 1},
+                                       {"128x128w", 128, 128, 256, 1}};
 
 bool narrow(int tile) { return tile >= 4 && tile <= 6; }
 
@@ -302,6 +309,22 @@ bool direct_preferred(const Problem& p) {
   return false;
 }
 
+// The few-channel input gradient (conv.cu's bwd_input_fewc): 3x3, stride 1, at most 4 input
+// channels, float32, no groups or dilation (any padding).
+bool fewc_applies(const Problem& p) {
+  const GGConv& g = p.g;
+  return p.op == Op::BackwardInput && p.dt == DType::Float32 && !grouped_or_dilated(p) && g.C >= 1 && g.C <= 4 &&
+         g.R == 3 && g.S == 3 && g.sh == 1 && g.sw == 1;
+}
+
+void run_fewc(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Buffers& b) {
+  const GGConv& g = p.g;
+  const int64_t tiles = ((g.H + 31) / 32) * ((g.W + 31) / 32);  // 32 x 32 tiles of dx, 128 threads each
+  const std::string name = "gg_conv_bwd_input_fewc" + std::to_string(g.C) + "_f32";
+  launch(s, st, name.c_str(), Dim3{static_cast<unsigned>(std::min<int64_t>(tiles, 1 << 30)), cap_yz(g.N)}, Dim3{128},
+         site, g, b.out, const_cast<void*>(b.a0), const_cast<void*>(b.a1));
+}
+
 void run_direct(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Buffers& b) {
   const GGConv& g = p.g;
   void* out = b.out;
@@ -405,6 +428,13 @@ int forced_tile(bool winograd) {
   return -1;
 }
 
+// The variant named after "direct:" ("fewc"), else "".
+std::string forced_direct_variant() {
+  const std::string full = conv_algo();
+  const size_t colon = full.find(':');
+  return colon == std::string::npos ? std::string() : full.substr(colon + 1);
+}
+
 // Whether a narrow implicit-GEMM tile is worth timing: a side of every GEMM of the op at most
 // the tile's (plus half: 144 columns still waste less in 32-wide tiles than in 128-wide ones).
 bool narrow_tile_applies(const Problem& p, int tile) {
@@ -431,6 +461,8 @@ bool known_tile(const std::string& algo, const std::string& name) {
   if (algo == "igemm") {
     for (int t = 0; t < kGemmTiles; ++t)
       if (name == kTiles[t].tile) return true;
+  } else if (algo == "direct") {
+    return name == "fewc";  // the few-channel input gradient
   } else if (algo == "winograd2" || algo == "winograd4") {
     for (int t = 0; t < winograd::kTileCount; ++t)
       if (name == winograd::tile(t).name) return true;
@@ -441,6 +473,7 @@ bool known_tile(const std::string& algo, const std::string& name) {
 std::string Choice::describe() const {
   switch (algo) {
     case Algo::Direct: return "direct";
+    case Algo::FewChannels: return "direct (few channels, 32 x 32 tiles)";
     case Algo::Generic: return "generic (grouped or dilated)";
     case Algo::Gemm:
       return std::string("implicit GEMM") + (gemm_tile >= 0 ? std::string(" tile ") + kTiles[gemm_tile].tile : "") +
@@ -463,6 +496,7 @@ Choice heuristic(const Problem& p, int64_t sms) {
   c.target = base_target(sms) * (p.op == Op::BackwardWeight ? 2 : 1);
   if ((f == 3 || f == 4) && winograd_applies(p)) return wino_choice(p, f == 3 ? 2 : 4, forced_tile(true), base_target(sms));
   if (direct_fits(p) && (f == 1 || (f == 0 && direct_preferred(p)))) c.algo = Algo::Direct;
+  if (f == 1 && fewc_applies(p) && forced_direct_variant() == "fewc") c.algo = Algo::FewChannels;
   if (f == 2 && p.dt == DType::Float32) {  // "igemm:<tile>": that tile where this direction has it
     const int t = forced_tile(false);
     if (t >= 0 && tile_has_kernel(p.op, t)) c.gemm_tile = t;
@@ -497,6 +531,11 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
     d.algo = Algo::Direct;
     add(d);
   }
+  if (fewc_applies(p)) {
+    Choice d;
+    d.algo = Algo::FewChannels;
+    add(d);
+  }
   const int64_t base = base_target(sms);
   for (int64_t target : {int64_t(1), base / 2, base, base * 2, base * 4}) {  // no split, fewer or more k partitions
     Choice c;
@@ -504,7 +543,7 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
     add(c);
   }
   if (p.dt == DType::Float32)
-    for (int t : {0, 1, 2, 3, 7}) {  // every general tile shape, at the heuristic's target
+    for (int t : {0, 1, 2, 3, 7, 8}) {  // every general tile shape, at the heuristic's target
       Choice c;
       c.target = base * (p.op == Op::BackwardWeight ? 2 : 1);
       c.gemm_tile = t;
@@ -537,6 +576,7 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
 size_t workspace_bytes(const Problem& p, const Choice& c) {
   switch (c.algo) {
     case Algo::Direct:
+    case Algo::FewChannels:
     case Algo::Generic: return 0;
     case Algo::Gemm: return gemm_workspace(p, c.target, c.gemm_tile);
     case Algo::Winograd:
@@ -556,7 +596,9 @@ void execute(DeviceState& s, CUstream st, const LaunchSite& site, const Problem&
                   static_cast<const float*>(b.bias), p.relu, static_cast<float*>(b.ws));
     return;
   }
-  if (c.algo == Algo::Direct && direct_fits(p))
+  if (c.algo == Algo::FewChannels && fewc_applies(p))
+    run_fewc(s, st, site, p, b);
+  else if (c.algo == Algo::Direct && direct_fits(p))
     run_direct(s, st, site, p, b);
   else  // Gemm, or a choice the workspace does not cover: the GEMM (splits only where it fits)
     run_gemms(s, st, site, p, c.algo == Algo::Gemm ? c.target : base_target(s.info.multiprocessors),

@@ -1,7 +1,8 @@
 // The CUDA convolutions' algorithms and how one is chosen per shape (conv.cpp launches them,
 // conv_tuner.cpp chooses among them).
 //
-// Algorithms: direct kernels (first layers), the register-tiled implicit GEMM (every shape),
+// Algorithms: direct kernels (first layers; a few-channel input gradient among them), the
+// register-tiled implicit GEMM (every shape),
 // and Winograd F(2x2, 3x3) / F(4x4, 3x3) (3x3 stride-1 float32 layers; winograd_plan.h); grouped
 // and dilated convolutions run on generic kernels (one thread per output element). Each
 // has parameters (the GEMM's split target; Winograd's product tile, pass length and splits),
@@ -24,7 +25,9 @@ namespace cuda {
 namespace conv {
 
 enum class Op { Forward, BackwardInput, BackwardWeight };
-enum class Algo { Direct, Gemm, Winograd, Generic };
+// FewChannels: the input gradient of a 3x3 stride-1 layer with at most 4 input channels
+// (conv.cu's bwd_input_fewc), a tuner candidate and "direct:fewc".
+enum class Algo { Direct, Gemm, Winograd, Generic, FewChannels };
 
 // One convolution call's shapes: geometry, dtype, device, bias and fused ReLU (forward only).
 struct Problem {
@@ -40,7 +43,8 @@ struct Choice {
   Algo algo = Algo::Gemm;
   int64_t target = 0;         // Gemm: threads the tile shape and k split aim for
   int gemm_tile = -1;         // Gemm: index of conv.cpp's kTiles (float32: 0 128x128, 1 64x128, 2 32x128,
-                              // 3 128x128 k16, 4 32x32 k16, 5 64x32, 6 32x64, 7 128x64); -1 by rows
+                              // 3 128x128 k16, 4 32x32 k16, 5 64x32, 6 32x64, 7 128x64, 8 128x128 k16
+                              // with 8x4-thread warps); -1 by rows
   winograd::Choice wino;      // Winograd
   std::string describe() const;
 };

@@ -41,7 +41,8 @@ void set_conv_algo(const std::string& spec) {
         throw ValueError(ErrorMessage("unknown product tile '" + tile + "' for the CUDA convolution algorithm '" +
                                       algo + "'")
                              .fix("name a tile of 'igemm' (e.g. 'igemm:64x128') or of 'winograd2' / 'winograd4' "
-                                  "(e.g. 'winograd4:64x64'), or give the algorithm alone")
+                                  "(e.g. 'winograd4:64x64'), 'direct:fewc' (the few-channel input gradient), or "
+                                  "give the algorithm alone")
                              .str());
       std::lock_guard<std::mutex> lock(tile_mutex());
       forced_tile_name() = tile;
@@ -50,7 +51,7 @@ void set_conv_algo(const std::string& spec) {
     }
   throw ValueError(ErrorMessage("unknown CUDA convolution algorithm '" + spec + "'")
                        .fix("use one of 'auto', 'direct', 'igemm', 'winograd2', 'winograd4' (the last three "
-                            "optionally with ':<tile>')")
+                            "optionally with ':<tile>'; 'direct:fewc' the few-channel input gradient)")
                        .str());
 }
 

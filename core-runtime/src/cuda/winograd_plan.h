@@ -33,13 +33,15 @@ struct Tile {
   bool forward, weight;
   bool narrow = false;
 };
-constexpr int kTileCount = 8;
+// "w" tiles: k steps of 16 with 8 x 4 micro-tiles a warp (TileConfig's WARPS).
+constexpr int kTileCount = 10;
 inline const Tile& tile(int i) {
   static const Tile t[kTileCount] = {
       {"128x128", 128, 128, 256, true, true},      {"64x128", 64, 128, 128, true, true},
       {"32x128", 32, 128, 128, true, false},       {"64x64", 64, 64, 128, false, true},
       {"128x128k16", 128, 128, 256, true, true},   {"64x128k16", 64, 128, 128, true, true},
-      {"64x64k16", 64, 64, 128, false, true},      {"32x32k16", 32, 32, 64, false, true, true}};
+      {"64x64k16", 64, 64, 128, false, true},      {"32x32k16", 32, 32, 64, false, true, true},
+      {"128x128w", 128, 128, 256, true, true},     {"64x128w", 64, 128, 128, true, true}};
   return t[i];
 }
 inline bool has_tile(Dir d, int i) { return d == Dir::BackwardWeight ? tile(i).weight : tile(i).forward; }
@@ -177,7 +179,9 @@ void run(Launch& launch, Dir d, const Conv& c, const Choice& ch, int64_t max_blo
   float* V = U + a2 * g.Co * g.Ci;
   float* M = V + a2 * g.Ci * ch.pc;
   const std::string gemm = std::string("gg_wino_gemm") + t.name + "_f32";
-  launch((pre + "filter_f32").c_str(), grid(int64_t(g.Co) * g.Ci), 1u, 1u, 256u, g, a1, U);
+  // filter transform: one block of 256 threads per 8 x 32 tile of channel pairs (winograd.cu)
+  const int64_t filter_tiles = ceil_div(g.Co, kWinoFilterCo) * ceil_div(g.Ci, kWinoFilterCi);
+  launch((pre + "filter_f32").c_str(), grid(filter_tiles * 256), 1u, 1u, 256u, g, a1, U);
   for (int64_t p0 = 0; p0 < g.P; p0 += ch.pc) {
     g.p0 = static_cast<int32_t>(p0);
     g.pc = static_cast<int32_t>(std::min<int64_t>(ch.pc, g.P - p0));
