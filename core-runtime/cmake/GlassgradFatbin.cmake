@@ -71,7 +71,8 @@ foreach(src ${GLASSGRAD_CUDA_SOURCES})
 endforeach()
 set(_gg_gen ${CMAKE_CURRENT_BINARY_DIR}/glassgrad_cuda)
 file(CONFIGURE OUTPUT ${_gg_gen}/all_kernels.cu CONTENT "${_gg_unity_content}" @ONLY)
-file(GLOB _gg_cuda_headers CONFIGURE_DEPENDS ${_gg_kdir}/*.cuh ${_gg_kdir}/*.h)
+# (and the headers shared with the CPU kernels one folder up: winograd_transforms.h, optimizer_rules.h)
+file(GLOB _gg_cuda_headers CONFIGURE_DEPENDS ${_gg_kdir}/*.cuh ${_gg_kdir}/*.h ${_gg_kdir}/../*.h)
 # The kernels also include the engine's elementwise op table and scalar functions
 # (glassgrad/autodiff/elementwise_ops.def, elementwise_scalar.h; device-safe, no host headers):
 # nvcc gets the engine's include directory, of the sibling source tree or the installed package.

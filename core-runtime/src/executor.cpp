@@ -1,5 +1,6 @@
 #include "glassgrad/runtime/executor.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -42,6 +43,50 @@ bool overlaps(const Tensor& a, const Tensor& b) {
   return ra.first < rb.second && rb.first < ra.second;
 }
 
+// Runs of consecutive steps that one KernelEntry::batch call may execute: the same kernel
+// entry (op, device type, dtype), on one device, and no step reading or writing a buffer that an
+// earlier step of the run writes (compared by the slot owning the memory), so running them in
+// any order, or all at once, gives what running them one by one gives. Returns batch_end_.
+std::vector<size_t> batch_runs(const Plan& p, const std::vector<const KernelEntry*>& kernels) {
+  const size_t n = p.steps.size();
+  std::vector<size_t> end(n);
+  auto device_of = [&](const PlanStep& st) {
+    return p.slots[static_cast<size_t>(st.outputs.empty() ? st.inputs.at(0) : st.outputs[0])].info.device;
+  };
+  for (size_t i = 0; i < n;) {
+    size_t j = i + 1;
+    if (kernels[i]->batch) {
+      std::vector<int> written, read;  // root slots the run so far writes and reads
+      auto in = [](const std::vector<int>& roots, int slot) {
+        return std::find(roots.begin(), roots.end(), slot) != roots.end();
+      };
+      auto conflicts = [&](const PlanStep& st) {
+        for (int s : st.inputs) {
+          if (in(written, p.root_slot(s))) return true;
+        }
+        for (int s : st.outputs) {
+          if (in(written, p.root_slot(s)) || in(read, p.root_slot(s))) return true;
+        }
+        return false;
+      };
+      auto add = [&](const PlanStep& st) {
+        for (int s : st.inputs) read.push_back(p.root_slot(s));
+        for (int s : st.outputs) written.push_back(p.root_slot(s));
+      };
+      add(p.steps[i]);
+      const Device dev = device_of(p.steps[i]);
+      while (j < n && kernels[j] == kernels[i] && device_of(p.steps[j]) == dev && p.steps[j].workspace < 0 &&
+             p.steps[i].workspace < 0 && !conflicts(p.steps[j])) {
+        add(p.steps[j]);
+        ++j;
+      }
+    }
+    for (size_t k = i; k < j; ++k) end[k] = j;
+    i = j;
+  }
+  return end;
+}
+
 void poison(const Tensor& t) {
   if (t.dtype() == DType::Float32 || t.dtype() == DType::Float64) {
     fill_tensor(t, std::numeric_limits<double>::quiet_NaN());
@@ -75,6 +120,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
     const Device dev = out.empty() ? in.at(0).device : out[0].device;
     kernels_.push_back(&KernelRegistry::instance().at(st.op(), dev.type, dispatch_dtype(*st.schema, in, out), st.meta));
   }
+  batch_end_ = batch_runs(*plan_, kernels_);
   slot_names_ = debug::buffer_labels(*plan_);
 }
 
@@ -151,6 +197,29 @@ void Executor::execute_steps(std::vector<Tensor>& t, bool poison_now, void* erro
   std::vector<Tensor> in, out, observed_in;
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const PlanStep& st = p.steps[i];
+    // A run of batchable steps goes to one batch call, unless an observer must see each step.
+    if (batch_end_[i] > i + 1 && !observer && !undo) {
+      const size_t end = batch_end_[i];
+      std::vector<std::vector<Tensor>> ins(end - i), outs(end - i);
+      std::vector<KernelContext> ctxs;
+      ctxs.reserve(end - i);
+      for (size_t k = i; k < end; ++k) {
+        const PlanStep& sk = p.steps[k];
+        for (int s : sk.inputs) ins[k - i].push_back(t[static_cast<size_t>(s)]);
+        for (int s : sk.outputs) outs[k - i].push_back(t[static_cast<size_t>(s)]);
+        ctxs.push_back(KernelContext{ins[k - i], outs[k - i], sk.attrs, sk.meta, nullptr, 0, nullptr, error_word});
+      }
+      std::vector<const KernelContext*> run;
+      for (const KernelContext& c : ctxs) run.push_back(&c);
+      kernels_[i]->batch(run);
+      if (poison_now) {
+        for (size_t k = i; k < end; ++k) {
+          for (int s : dies_after[k]) poison(t[static_cast<size_t>(s)]);
+        }
+      }
+      i = end - 1;
+      continue;
+    }
     in.clear();
     out.clear();
     for (int s : st.inputs) in.push_back(t[static_cast<size_t>(s)]);

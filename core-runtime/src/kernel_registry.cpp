@@ -27,17 +27,17 @@ KernelRegistry& KernelRegistry::instance() {
 }
 
 void KernelRegistry::add(const std::string& op, DeviceType device, DType dtype, KernelFn fn,
-                         WorkspaceSizeFn workspace) {
+                         WorkspaceSizeFn workspace, BatchKernelFn batch) {
   if (!OpRegistry::instance().find(op)) {
     throw InternalError("kernel registered for unknown op '" + op + "'");
   }
   for (auto& e : entries_) {
     if (std::get<0>(e) == op && std::get<1>(e) == device && std::get<2>(e) == dtype) {
-      std::get<3>(e) = KernelEntry{fn, workspace};  // a later registration (e.g. a tuned one) wins
+      std::get<3>(e) = KernelEntry{fn, workspace, batch};  // a later registration (e.g. a tuned one) wins
       return;
     }
   }
-  entries_.emplace_back(op, device, dtype, KernelEntry{fn, workspace});
+  entries_.emplace_back(op, device, dtype, KernelEntry{fn, workspace, batch});
 }
 
 const KernelEntry* KernelRegistry::find(const std::string& op, DeviceType device, DType dtype) const {

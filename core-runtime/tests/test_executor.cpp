@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 
 #include "glassgrad/autodiff/autodiff.h"
@@ -251,6 +252,76 @@ TEST_F(Executing, InPlaceStepsUpdateTheBoundStateAfterItsReaders) {
   EXPECT_EQ(values(out[0]), std::vector<double>(4, 2.0));   // 1 + 1
   EXPECT_EQ(values(out[1]), std::vector<double>(4, 12.0));  // (1 + 10) + 1
   EXPECT_EQ(values(wt), std::vector<double>(4, 11.0)) << "the state tensor itself is updated";
+}
+
+namespace {
+
+// RtBatchedAccumulate: RtAccumulate with a KernelEntry::batch that records the size of each run
+// it gets (the multi-tensor optimizer updates' mechanism).
+std::vector<size_t>& batch_sizes() {
+  static std::vector<size_t> sizes;
+  return sizes;
+}
+void batched_accumulate(const std::vector<const KernelContext*>& steps) {
+  batch_sizes().push_back(steps.size());
+  for (const KernelContext* c : steps) rt_test::kernels::accumulate(*c);
+}
+void register_batched_accumulate() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OpSchema s;
+    s.name = "RtBatchedAccumulate";
+    s.inputs = {"target", "value"};
+    s.outputs = {"updated"};
+    s.inplace = {{0, 0}};
+    s.strided_inputs = true;
+    s.infer = [](const ShapeContext& c) { return std::vector<TensorInfo>{c.in(0)}; };
+    OpRegistry::instance().add(std::move(s));
+    KernelRegistry::instance().add("RtBatchedAccumulate", DeviceType::CPU, DType::Float64, rt_test::kernels::accumulate,
+                                   nullptr, batched_accumulate);
+  });
+}
+
+}  // namespace
+
+TEST_F(Executing, ConsecutiveIndependentStepsOfABatchKernelRunAsOneBatch) {
+  register_batched_accumulate();
+  Graph g;
+  std::vector<ValueId> w, upd;
+  for (int i = 0; i < 3; ++i) w.push_back(g.add_leaf("w" + std::to_string(i), f64({4}), ValueKind::State));
+  ValueId x = g.add_leaf("x", f64({4}), ValueKind::Input);
+  for (int i = 0; i < 3; ++i) upd.push_back(g.add("RtBatchedAccumulate", {w[static_cast<size_t>(i)], x}));
+  // Reads what the first update wrote: it cannot join the run, and runs alone (no batch call).
+  ValueId again = g.add("RtBatchedAccumulate", {upd[0], upd[1]});
+  const auto plan = plan_of(g, {again, upd[1], upd[2]});
+  std::vector<Tensor> inputs(plan->input_values.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const ValueId v = plan->input_values[k];
+    inputs[k] = Tensor::full({4}, v == x ? 10.0 : static_cast<double>(v + 1), DType::Float64);
+  }
+  auto input_of = [&](ValueId v) {
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (plan->input_values[k] == v) return inputs[k];
+    }
+    return Tensor();
+  };
+  const double w0 = values(input_of(w[0]))[0], w1 = values(input_of(w[1]))[0], w2 = values(input_of(w[2]))[0];
+  batch_sizes().clear();
+  Executor(plan).run(inputs);
+  EXPECT_EQ(batch_sizes(), std::vector<size_t>{3});
+  EXPECT_EQ(values(input_of(w[0]))[0], (w0 + 10) + (w1 + 10));
+  EXPECT_EQ(values(input_of(w[1]))[0], w1 + 10);
+  EXPECT_EQ(values(input_of(w[2]))[0], w2 + 10);
+  // With a step observer, every step runs (and is seen) alone.
+  size_t seen = 0;
+  set_step_observer([&](size_t, const Plan&, const PlanStep&, const std::vector<Tensor>&,
+                        const std::vector<Tensor>&) { ++seen; });
+  batch_sizes().clear();
+  Executor(plan).run(inputs);
+  set_step_observer(nullptr);
+  EXPECT_TRUE(batch_sizes().empty());
+  EXPECT_EQ(seen, plan->steps.size());
+  EXPECT_EQ(values(input_of(w[2]))[0], w2 + 20);
 }
 
 TEST_F(Executing, ADryRunTakesNoArenaRunsNothingAndViewsTheInputsForInPlaceOutputs) {

@@ -5,7 +5,8 @@
 // per parameter per step); lr, momentum, beta1 and step are 0-d tensors. Element i of every
 // buffer depends only on element i, so each update is one elementwise pass, split across
 // threads. Arithmetic is in the parameter's dtype, in the order of PyTorch's single-tensor
-// implementations (torch/optim/sgd.py, adam.py):
+// implementations (torch/optim/sgd.py, adam.py), written once for the CPU and CUDA kernels in
+// kernels/optimizer_rules.h:
 //
 //   SGDUpdate:          d = g + wd*p;  p = p - lr*d
 //   SGDMomentumUpdate:  d = g + wd*p;  buf = momentum*buf + (1-dampening)*d;
@@ -22,6 +23,7 @@
 
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
+#include "optimizer_rules.h"
 #include "loops.h"
 
 namespace glassgrad {
@@ -49,26 +51,20 @@ void for_each_element(const Tensor& param, const Tensor& grad, F&& f) {
 template <typename T>
 void sgd_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
-  const T lr = *c.inputs[2].data<T>();
-  const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
-  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) { p[i] -= lr * (g + wd * p[i]); });
+  const auto s = optimizer_rule::sgd_scalars<T>(*c.inputs[2].data<T>(), T(0), c.attrs.f("weight_decay", 0.0), 0.0,
+                                                false);
+  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) { p[i] = optimizer_rule::sgd(p[i], g, s); });
 }
 
 template <typename T>
 void sgd_momentum_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
   T* buf = c.outputs[1].data<T>();
-  const T lr = *c.inputs[2].data<T>();
-  const T wd = static_cast<T>(c.attrs.f("weight_decay", 0.0));
-  const T mom = *c.inputs[4].data<T>();
-  const T keep = static_cast<T>(1.0 - c.attrs.f("dampening", 0.0));
-  const bool nesterov = c.attrs.b("nesterov", false);
-  for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
-    const T d = g + wd * p[i];
-    const T b = mom * buf[i] + keep * d;
-    buf[i] = b;
-    p[i] -= lr * (nesterov ? d + mom * b : b);
-  });
+  const auto s = optimizer_rule::sgd_scalars<T>(*c.inputs[2].data<T>(), *c.inputs[4].data<T>(),
+                                                c.attrs.f("weight_decay", 0.0), c.attrs.f("dampening", 0.0),
+                                                c.attrs.b("nesterov", false));
+  for_each_element<T>(c.outputs[0], c.inputs[1],
+                      [&](int64_t i, T g) { p[i] = optimizer_rule::sgd_momentum(p[i], g, buf[i], s); });
 }
 
 template <typename T, bool AMSGRAD>
@@ -78,31 +74,13 @@ void adam_update(const KernelContext& c) {
   T* v = c.outputs[2].data<T>();
   T* v_max = AMSGRAD ? c.outputs[3].data<T>() : nullptr;
   int64_t* step = c.outputs[AMSGRAD ? 4 : 3].data<int64_t>();
-  const double lr = static_cast<double>(*c.inputs[2].data<T>());
-  const double b1 = static_cast<double>(*c.inputs[3].data<T>()), b2 = c.attrs.f("beta2", 0.999);
-  const T eps = static_cast<T>(c.attrs.f("eps", 1e-8));
-  const double weight_decay = c.attrs.f("weight_decay", 0.0);
-  const bool decoupled = c.attrs.b("decoupled_weight_decay", false);
-  const T wd = decoupled ? T(0) : static_cast<T>(weight_decay);
-  const T shrink = static_cast<T>(1.0 - lr * (decoupled ? weight_decay : 0.0));
   const int64_t t = *step + 1;
-  const T step_size = static_cast<T>(lr / (1.0 - std::pow(b1, static_cast<double>(t))));
-  const T bc2_sqrt = static_cast<T>(std::sqrt(1.0 - std::pow(b2, static_cast<double>(t))));
-  const T tb1 = static_cast<T>(b1), tb2 = static_cast<T>(b2);
-  const T one_b1 = static_cast<T>(1.0 - b1), one_b2 = static_cast<T>(1.0 - b2);
+  const auto s = optimizer_rule::adam_scalars<T>(
+      static_cast<double>(*c.inputs[2].data<T>()), static_cast<double>(*c.inputs[3].data<T>()),
+      c.attrs.f("beta2", 0.999), c.attrs.f("eps", 1e-8), c.attrs.f("weight_decay", 0.0),
+      c.attrs.b("decoupled_weight_decay", false), static_cast<double>(t));
   for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
-    const T pi = decoupled ? p[i] * shrink : p[i];
-    const T d = g + wd * pi;
-    const T mi = tb1 * m[i] + one_b1 * d;
-    const T vi = tb2 * v[i] + one_b2 * d * d;
-    m[i] = mi;
-    v[i] = vi;
-    T denom_v = vi;
-    if constexpr (AMSGRAD) {
-      denom_v = std::max(v_max[i], vi);
-      v_max[i] = denom_v;
-    }
-    p[i] = pi - step_size * mi / (std::sqrt(denom_v) / bc2_sqrt + eps);
+    p[i] = optimizer_rule::adam(p[i], g, m[i], v[i], AMSGRAD ? v_max + i : nullptr, s);
   });
   *step = t;  // written after the pass: every element used the same t
 }

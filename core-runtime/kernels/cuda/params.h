@@ -141,6 +141,36 @@ struct GGFused {
   double scalar[GG_FUSED_MAX_CODE];
 };
 
+// A multi-tensor optimizer update (kernels/cuda/optimizer.cu): one launch updates up to
+// GG_OPT_MAX_TENSORS parameters, in place. Parameter k owns the blocks
+// [first_block, next one's first_block) of the grid, GG_OPT_CHUNK elements each. Its gradient's
+// element i (row-major in the parameter's shape) sits at (i / cols) * gstride0 + (i % cols) *
+// gstride1: a dense gradient has cols = n, gstride1 = 1; a transposed Linear weight gradient
+// [out, in] has cols = in, gstride0 = 1, gstride1 = out. Scalars: SGD a = weight_decay,
+// b = dampening, flag = nesterov; Adam a = beta2, b = eps, c = weight_decay, flag = decoupled.
+// At 128 bytes an entry, the table stays under the 4 KB parameter limit of every architecture.
+#define GG_OPT_MAX_TENSORS 28
+#define GG_OPT_CHUNK 2048
+struct GGOptTensor {
+  void* p;
+  void* state0;       // SGD momentum: buf; Adam: m
+  void* state1;       // Adam: v
+  void* state2;       // AMSGrad: v_max (else null)
+  const void* g;
+  const void* lr;     // 0-d, the parameter's dtype
+  const void* hyper;  // 0-d momentum (SGD) or beta1 (Adam), the parameter's dtype; else null
+  void* step;         // Adam: the 0-d int64 step count (incremented by gg_adam_step_multi)
+  int64_t n, cols, gstride0, gstride1;
+  double a, b, c;
+  int32_t flag;
+  int32_t first_block;
+};
+struct GGOptTable {
+  int32_t count;
+  int32_t blocks;  // the grid: the last entry's blocks end here
+  GGOptTensor t[GG_OPT_MAX_TENSORS];
+};
+
 enum GGReduceOp { GG_SUM = 0, GG_MEAN, GG_MAX, GG_VAR, GG_ARGMAX };
 // dtype codes, equal to glassgrad::DType's values.
 enum GGDType { GG_F32 = 0, GG_F64 = 1, GG_I64 = 2, GG_U8 = 3, GG_BOOL = 4 };

@@ -37,7 +37,7 @@ void register_cuda_kernels(KernelRegistry& r) {
   for (const auto& d : defs) {
     if (!OpRegistry::instance().find(d.op)) continue;  // op not defined in this build (yet)
     for (DType dt : d.dtypes) {
-      if (r.find(d.op, DeviceType::CPU, dt)) r.add(d.op, DeviceType::CUDA, dt, d.fn, d.workspace);
+      if (r.find(d.op, DeviceType::CPU, dt)) r.add(d.op, DeviceType::CUDA, dt, d.fn, d.workspace, d.batch);
     }
   }
 #else

@@ -15,6 +15,7 @@ struct KernelDef {
   KernelFn fn;
   std::vector<DType> dtypes;
   WorkspaceSizeFn workspace = nullptr;
+  BatchKernelFn batch = nullptr;  // several consecutive steps in one launch (kernel.h)
 };
 
 void add_creation_kernels(std::vector<KernelDef>& k);

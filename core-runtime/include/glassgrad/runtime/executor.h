@@ -85,6 +85,9 @@ class Executor {
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step
+  // Step i starts a run of steps [i, batch_end_[i]) that one KernelEntry::batch call executes
+  // (more than one step: see batch_runs in executor.cpp); batch_end_[i] = i + 1 otherwise.
+  std::vector<size_t> batch_end_;
   std::vector<std::string> slot_names_;       // what each buffer holds, for the allocation log
   std::unique_ptr<GraphState> graph_;
 };

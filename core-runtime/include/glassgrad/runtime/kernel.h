@@ -33,16 +33,23 @@ using KernelFn = void (*)(const KernelContext&);
 using WorkspaceSizeFn = size_t (*)(const std::vector<TensorInfo>& inputs,
                                    const std::vector<TensorInfo>& outputs, const Attrs& attrs);
 
+// Runs several steps of one op at once (e.g. every optimizer update of a step in one CUDA
+// launch). The executor passes it a run of consecutive plan steps with this kernel entry, on one
+// device, none of which reads what an earlier one of the run writes; it must give each step's
+// results exactly as fn would (the same arithmetic), in any order.
+using BatchKernelFn = void (*)(const std::vector<const KernelContext*>& steps);
+
 struct KernelEntry {
   KernelFn fn = nullptr;
   WorkspaceSizeFn workspace = nullptr;
+  BatchKernelFn batch = nullptr;  // optional
 };
 
 class KernelRegistry {
  public:
   static KernelRegistry& instance();  // CPU kernels registered on first use
   void add(const std::string& op, DeviceType device, DType dtype, KernelFn fn,
-           WorkspaceSizeFn workspace = nullptr);
+           WorkspaceSizeFn workspace = nullptr, BatchKernelFn batch = nullptr);
   const KernelEntry* find(const std::string& op, DeviceType device, DType dtype) const;
   // Throws UnsupportedError naming the op, layer, device and dtype, and what to do instead.
   const KernelEntry& at(const std::string& op, DeviceType device, DType dtype,
