@@ -12,6 +12,8 @@
 //
 // The backwards gather (one thread per input element, visiting the few windows that contain
 // it) instead of scattering with atomics: deterministic, and double atomics would need sm_60.
+// Max bwd over windows that tile the input (the usual 2x2 stride-2 pooling) runs one thread per
+// window instead (max_bwd_tiled): no element has two windows, so nothing needs gathering.
 // Layouts: dense.
 #include "common.cuh"
 
@@ -92,6 +94,31 @@ __device__ void max_bwd(const GGPool& g, T* dx, const T* dy, const T* x) {
   }
 }
 
+// max bwd when the windows tile the input (kernel = stride, no padding): one thread per window
+// writes every input element the window owns, dy at the window's argmax and 0 elsewhere. The
+// window (oh, ow) owns rows [oh*sh, oh*sh + sh), the last window row also the rows below it that
+// no window covers (floor mode), clipped to the input; the same for columns. Each element has at
+// most one window, so this is the gather's sum exactly (0 + dy, as the gather adds it); it reads
+// each window once instead of once per element, with 32-bit indices (the launcher refuses 2^31
+// elements).
+template <typename T>
+__device__ void max_bwd_tiled(const GGPool& g, T* dx, const T* dy, const T* x) {
+  const int OH = (int)g.OH, OW = (int)g.OW, H = (int)g.H, W = (int)g.W, sh = (int)g.sh, sw = (int)g.sw;
+  const int per = OH * OW, n = (int)g.planes * per;
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int p = i / per, q = i - p * per, oh = q / OW, ow = q - oh * OW;
+    const T* xp = x + (int64_t)p * H * W;
+    T* dxp = dx + (int64_t)p * H * W;
+    T v;
+    const int arg = window_argmax(g, xp, oh, ow, &v);
+    const T d = T(0) + dy[i];
+    const int h0 = oh * sh, w0 = ow * sw;
+    const int h1 = min(oh == OH - 1 ? H : h0 + sh, H), w1 = min(ow == OW - 1 ? W : w0 + sw, W);
+    for (int h = h0; h < h1; ++h)
+      for (int w = w0; w < w1; ++w) dxp[h * W + w] = h * W + w == arg ? d : T(0);
+  }
+}
+
 template <typename T>
 __device__ void avg_fwd(const GGPool& g, T* y, const T* x) {
   const int64_t per = g.OH * g.OW;
@@ -130,6 +157,9 @@ __device__ void avg_bwd(const GGPool& g, T* dx, const T* dy) {
   GG_KERNEL void gg_maxpool_fwd_##suffix(GGPool g, T* y, const T* x) { gg_pool::max_fwd<T>(g, y, x); } \
   GG_KERNEL void gg_maxpool_bwd_##suffix(GGPool g, T* dx, const T* dy, const T* x) {                \
     gg_pool::max_bwd<T>(g, dx, dy, x);                                                               \
+  }                                                                                                  \
+  GG_KERNEL void gg_maxpool_bwd_tiled_##suffix(GGPool g, T* dx, const T* dy, const T* x) {          \
+    gg_pool::max_bwd_tiled<T>(g, dx, dy, x);                                                         \
   }                                                                                                  \
   GG_KERNEL void gg_avgpool_fwd_##suffix(GGPool g, T* y, const T* x) { gg_pool::avg_fwd<T>(g, y, x); } \
   GG_KERNEL void gg_avgpool_bwd_##suffix(GGPool g, T* dx, const T* dy) { gg_pool::avg_bwd<T>(g, dx, dy); }

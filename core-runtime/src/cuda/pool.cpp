@@ -7,7 +7,8 @@ namespace glassgrad {
 namespace cuda {
 
 // The CUDA functions launched here (functions.h).
-const FunctionNames kPoolFunctions({"gg_maxpool_fwd", "gg_maxpool_bwd", "gg_avgpool_fwd", "gg_avgpool_bwd"},
+const FunctionNames kPoolFunctions({"gg_maxpool_fwd", "gg_maxpool_bwd", "gg_maxpool_bwd_tiled", "gg_avgpool_fwd",
+                                    "gg_avgpool_bwd"},
                                    float_dtypes());
 
 namespace {
@@ -59,11 +60,14 @@ void max_pool(const KernelContext& c) {
       c.inputs[0].data_ptr(), nullptr);
 }
 
-// inputs: grad [N,C,OH,OW], x [N,C,H,W]
+// inputs: grad [N,C,OH,OW], x [N,C,H,W]. Windows that tile the input (kernel = stride, no
+// padding) take the one-thread-per-window kernel (pool.cu), n = the output's elements.
 void max_pool_backward(const KernelContext& c) {
   const Tensor& dx = c.outputs[0];
-  run(c, "MaxPool2DBackward", "gg_maxpool_bwd", geometry(c.inputs[1].shape(), c.inputs[0].shape(), c.attrs),
-      dx.numel(), dx.data_ptr(), c.inputs[0].data_ptr(), c.inputs[1].data_ptr());
+  const GGPool g = geometry(c.inputs[1].shape(), c.inputs[0].shape(), c.attrs);
+  const bool tiles = g.kh == g.sh && g.kw == g.sw && g.ph == 0 && g.pw == 0 && c.inputs[0].numel() > 0;
+  run(c, "MaxPool2DBackward", tiles ? "gg_maxpool_bwd_tiled" : "gg_maxpool_bwd", g,
+      tiles ? c.inputs[0].numel() : dx.numel(), dx.data_ptr(), c.inputs[0].data_ptr(), c.inputs[1].data_ptr());
 }
 
 void avg_pool(const KernelContext& c) {

@@ -1,0 +1,177 @@
+"""The CUDA kernels that cut a training step's launches, against the CPU on random data:
+multi-tensor optimizer updates (a plan's consecutive updates in one launch per 28 parameters),
+BatchNorm statistics and backward sums finished by the last block of one launch, and max-pool
+backward over windows that tile the input (one thread per window)."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad import _C
+from glassgrad.testing import run_kernel
+from training_helpers import train_step
+
+pytestmark = pytest.mark.cuda
+
+# 35 parameters: two multi-tensor tables (28 + 7). 2-D ones get transposed gradients (x @ p.T),
+# which the table reads through strides; the others dense ones.
+SHAPES = [(7,), (3, 5), (16, 1, 3, 3), (4, 9), (3000,), (1,), (33, 70)] * 5
+
+OPTIMIZERS = [
+    ("SGD", dict(lr=0.05)),
+    ("SGD", dict(lr=0.05, weight_decay=0.01)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.001)),
+    ("SGD", dict(lr=0.05, momentum=0.9, nesterov=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.01, weight_decay=0.01, amsgrad=True)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.05)),
+]
+
+
+def _train(device, dtype, opt_name, kwargs, per_parameter=False, steps=3):
+    """Parameters and optimizer state after `steps` updates of a loss with dense and transposed
+    gradients; with per_parameter, one optimizer per parameter (one update per plan)."""
+    rng = np.random.default_rng(0)
+    params = [gg.Parameter(rng.standard_normal(s).astype(dtype), device=device) for s in SHAPES]
+    weights = [gg.tensor(rng.standard_normal(s).astype(dtype), device=device) for s in SHAPES]
+    inputs = [gg.tensor(rng.standard_normal((4, s[1])).astype(dtype), device=device) if len(s) == 2 else None
+              for s in SHAPES]
+    make = getattr(gg, opt_name)
+    opts = [make([p], **kwargs) for p in params] if per_parameter else [make(params, **kwargs)]
+    for _ in range(steps):
+        loss = None
+        for p, w, x in zip(params, weights, inputs):
+            term = ((x @ p.T) * (x @ w.T)).sum() if x is not None else (p * p * w).sum()
+            loss = term if loss is None else loss + term
+        loss.backward()
+        for opt in opts:
+            opt.step()
+            opt.zero_grad()
+    state = [{k: (v.numpy() if hasattr(v, "numpy") else v) for k, v in opt.state[p].items()}
+             for opt in opts for p in opt.state]
+    return [p.numpy() for p in params], state
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("opt_name,kwargs", OPTIMIZERS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(OPTIMIZERS)])
+def test_cuda_multi_tensor_update_matches_cpu(dtype, opt_name, kwargs):
+    cpu_p, cpu_s = _train("cpu", dtype, opt_name, kwargs)
+    gpu_p, gpu_s = _train("cuda", dtype, opt_name, kwargs)
+    rtol, atol = (1e-5, 1e-6) if dtype == "float32" else (1e-12, 1e-13)
+    for k, (a, b) in enumerate(zip(cpu_p, gpu_p)):
+        np.testing.assert_allclose(b, a, rtol=rtol, atol=atol, err_msg=f"parameter {k}")
+    for k, (a, b) in enumerate(zip(cpu_s, gpu_s)):
+        for name in a:
+            np.testing.assert_allclose(b[name], a[name], rtol=rtol, atol=atol, err_msg=f"state {k} {name}")
+
+
+@pytest.mark.parametrize("opt_name,kwargs", OPTIMIZERS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(OPTIMIZERS)])
+def test_cuda_multi_tensor_update_equals_the_per_parameter_kernels_bitwise(opt_name, kwargs):
+    """One optimizer over every parameter (multi-tensor launches) against one optimizer per
+    parameter (a plan of one update runs the per-parameter kernel): the same arithmetic
+    (kernels/optimizer_rules.h), so the same bits."""
+    together, st_together = _train("cuda", "float32", opt_name, kwargs)
+    alone, st_alone = _train("cuda", "float32", opt_name, kwargs, per_parameter=True)
+    for k, (a, b) in enumerate(zip(alone, together)):
+        np.testing.assert_array_equal(b, a, err_msg=f"parameter {k}")
+    for k, (a, b) in enumerate(zip(st_alone, st_together)):
+        for name in a:
+            np.testing.assert_array_equal(b[name], a[name], err_msg=f"state {k} {name}")
+
+
+@pytest.mark.parametrize("opt_name,kwargs", [("SGD", dict(lr=0.05, momentum=0.9)), ("Adam", dict(lr=0.003))])
+def test_cuda_lr_schedule_reaches_a_replayed_multi_tensor_update(opt_name, kwargs):
+    """The learning rate is a device scalar the multi-tensor table points at: a schedule that
+    changes it every step changes the replayed graph's updates without capturing again."""
+    def run(device):
+        gg.manual_seed(0)
+        model = gg.models.SimpleCNN().to(device)
+        opt = getattr(gg, opt_name)(model.parameters(), **kwargs)
+        sched = gg.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.7)
+        step = gg.compile(train_step(model, opt))
+        rng = np.random.default_rng(1)
+        X = gg.tensor(rng.random((256, 1, 28, 28), dtype=np.float32), device=device)
+        y = gg.tensor(rng.integers(0, 10, 256), device=device)
+        losses = []
+        for i in range(0, 256, 32):
+            losses.append(step(X[i:i + 32], y[i:i + 32]).item())
+            sched.step()
+        return losses, model.state_dict(), step
+
+    gpu_l, gpu_state, step = run("cuda")
+    cpu_l, cpu_state, _ = run("cpu")
+    np.testing.assert_allclose(gpu_l, cpu_l, rtol=1e-4, atol=1e-5)
+    for k in cpu_state:
+        np.testing.assert_allclose(gpu_state[k], cpu_state[k], rtol=2e-3, atol=1e-4, err_msg=k)
+    assert step.cuda_graphs["captures"] == 1, step.cuda_graphs
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 300, 4, 4),
+                                   (1, 2, 130, 130)])
+def test_cuda_batchnorm_one_launch_statistics_match_cpu_and_repeat_exactly(rng, dtype, shape):
+    """Statistics and backward sums run as one launch whose last block merges the partitions
+    (many partitions per channel, or many channels of one partition): same numbers as the CPU,
+    and a second call gives the same bits (the block counter is back at zero, the merge order
+    fixed)."""
+    C = shape[1]
+    x = rng.standard_normal(shape).astype(dtype) * 3 + 1
+    gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-11)
+    cpu = run_kernel("BatchNorm2DTrain", [x, gamma, beta], {"eps": 1e-5}, device="cpu")
+    gpu = run_kernel("BatchNorm2DTrain", [x, gamma, beta], {"eps": 1e-5}, device="cuda")
+    again = run_kernel("BatchNorm2DTrain", [x, gamma, beta], {"eps": 1e-5}, device="cuda")
+    for k in range(3):
+        np.testing.assert_allclose(gpu[k], cpu[k], err_msg=f"BatchNorm2DTrain output {k}", **tol)
+        np.testing.assert_array_equal(again[k], gpu[k])
+    mean, var = cpu[1], cpu[2]
+    bwd = {d: run_kernel("BatchNorm2DBackward", [g, x, gamma, mean, var], {"eps": 1e-5}, device=d)
+           for d in ("cpu", "cuda")}
+    again = run_kernel("BatchNorm2DBackward", [g, x, gamma, mean, var], {"eps": 1e-5}, device="cuda")
+    for k in range(3):
+        np.testing.assert_allclose(bwd["cuda"][k], bwd["cpu"][k], err_msg=f"BatchNorm2DBackward output {k}", **tol)
+        np.testing.assert_array_equal(again[k], bwd["cuda"][k])
+    rm, rv = rng.standard_normal(C).astype(dtype), (rng.random(C) + 0.5).astype(dtype)
+    inf = {d: run_kernel("BatchNorm2DInferenceBackward", [g, x, gamma, rm, rv], {"eps": 1e-5}, device=d)
+           for d in ("cpu", "cuda")}
+    for k in range(5):
+        np.testing.assert_allclose(inf["cuda"][k], inf["cpu"][k], err_msg=f"BatchNorm2DInferenceBackward {k}", **tol)
+
+
+def _pooled(n, k, s, ceil_mode):
+    span = n - k
+    out = ((span + s - 1) // s if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n:
+        out -= 1
+    return out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape,k,ceil_mode", [
+    ((32, 16, 26, 26), 2, False),   # SimpleCNN's first pooling: the windows cover the input
+    ((32, 32, 11, 11), 2, False),   # its second: the last row and column belong to no window
+    ((2, 3, 10, 7), 3, False),      # 3x3 windows, leftovers of 1 row and 1 column
+    ((2, 3, 11, 11), 2, True),      # ceil mode: the last windows overhang the input
+    ((1, 1, 1, 1), 1, False),
+])
+def test_cuda_max_pool_backward_over_tiling_windows_matches_cpu(rng, dtype, shape, k, ceil_mode):
+    # Values from a few integers: many ties, which go to the first maximum on both devices.
+    x = rng.integers(-2, 3, shape).astype(dtype)
+    oh, ow = _pooled(shape[2], k, k, ceil_mode), _pooled(shape[3], k, k, ceil_mode)
+    dy = rng.standard_normal((shape[0], shape[1], oh, ow)).astype(dtype)
+    attrs = {"kernel": [k, k], "stride": [k, k], "padding": [0, 0], "ceil_mode": ceil_mode}
+    cpu = run_kernel("MaxPool2DBackward", [dy, x], attrs, device="cpu")[0]
+    gpu = run_kernel("MaxPool2DBackward", [dy, x], attrs, device="cuda")[0]
+    np.testing.assert_array_equal(gpu, cpu)
+
+
+def test_cuda_max_pool_backward_with_nan_and_negative_zero_matches_cpu(rng):
+    x = rng.standard_normal((2, 4, 8, 8)).astype(np.float32)
+    x[0, 0, 0, 1] = np.nan
+    dy = rng.standard_normal((2, 4, 4, 4)).astype(np.float32)
+    dy[1, 2, 3, 3] = -0.0
+    attrs = {"kernel": [2, 2], "stride": [2, 2]}
+    cpu = run_kernel("MaxPool2DBackward", [dy, x], attrs, device="cpu")[0]
+    gpu = run_kernel("MaxPool2DBackward", [dy, x], attrs, device="cuda")[0]
+    np.testing.assert_array_equal(np.signbit(gpu), np.signbit(cpu))
+    np.testing.assert_array_equal(gpu, cpu)
