@@ -1,0 +1,157 @@
+// The training step's small CUDA kernels run on the CPU (cuda_emulation.h): the multi-tensor
+// optimizer updates against the update rules (kernels/optimizer_rules.h) element by element,
+// over a table whose entries span several blocks, have one element, or read a transposed
+// gradient; and max-pool backward over tiling windows against the gather kernel it replaces.
+// (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
+// kernels on the device.)
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "cuda_emulation.h"
+
+#include "cuda/optimizer.cu"
+#include "cuda/pool.cu"
+
+namespace {
+
+namespace rule = glassgrad::optimizer_rule;
+
+struct Param {
+  std::vector<float> p, g, m, v, v_max;
+  int64_t rows, cols;
+  bool transposed;  // g holds the gradient transposed: element (r, c) at c * rows + r
+  int64_t step = 3;
+  float grad(int64_t i) const { return transposed ? g[(i % cols) * rows + i / cols] : g[i]; }
+};
+
+std::vector<Param> params(std::mt19937& rng) {
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::vector<Param> ps;
+  for (auto shape : {std::vector<int64_t>{1, 5000}, {1, 1}, {6, 9}, {1, 2049}}) {
+    Param q;
+    q.rows = shape[0];
+    q.cols = shape[1];
+    q.transposed = q.rows > 1;
+    const size_t n = static_cast<size_t>(q.rows * q.cols);
+    for (auto* buf : {&q.p, &q.g, &q.m}) {
+      for (size_t i = 0; i < n; ++i) buf->push_back(d(rng));
+    }
+    for (auto* buf : {&q.v, &q.v_max}) {
+      for (size_t i = 0; i < n; ++i) buf->push_back(std::fabs(d(rng)));
+    }
+    ps.push_back(q);
+  }
+  return ps;
+}
+
+// The table the launcher builds (src/cuda/optimizer.cpp): blocks of GG_OPT_CHUNK elements.
+GGOptTable table(std::vector<Param>& ps, const float* lr, const float* hyper, bool adam) {
+  GGOptTable tab{};
+  int32_t blocks = 0;
+  for (Param& q : ps) {
+    GGOptTensor& e = tab.t[tab.count++];
+    e.p = q.p.data();
+    e.g = q.g.data();
+    e.state0 = q.m.data();
+    e.state1 = adam ? q.v.data() : nullptr;
+    e.state2 = adam ? q.v_max.data() : nullptr;
+    e.lr = lr;
+    e.hyper = hyper;
+    e.step = adam ? &q.step : nullptr;
+    e.n = q.rows * q.cols;
+    e.cols = q.transposed ? q.cols : e.n;
+    e.gstride0 = q.transposed ? 1 : 0;
+    e.gstride1 = q.transposed ? q.rows : 1;
+    e.a = adam ? 0.999 : 0.01;   // beta2 / weight_decay
+    e.b = adam ? 1e-8 : 0.1;     // eps / dampening
+    e.c = adam ? 0.02 : 0.0;     // weight_decay (Adam)
+    e.flag = adam ? 1 : 0;       // decoupled (AdamW) / nesterov
+    e.first_block = blocks;
+    blocks += static_cast<int32_t>((e.n + GG_OPT_CHUNK - 1) / GG_OPT_CHUNK);
+  }
+  tab.blocks = blocks;
+  return tab;
+}
+
+TEST(CudaEmulatedStep, MultiTensorSgdMomentumUpdatesEveryEntryByTheRule) {
+  std::mt19937 rng(7);
+  std::vector<Param> ps = params(rng);
+  const std::vector<Param> before = ps;
+  const float lr = 0.05f, momentum = 0.9f;
+  const GGOptTable tab = table(ps, &lr, &momentum, false);
+  emulate::launch(&gg_sgd_multi_f32, dim3{static_cast<unsigned>(tab.blocks), 1, 1}, dim3{64, 1, 1}, tab);
+  const auto s = rule::sgd_scalars<float>(lr, momentum, 0.01, 0.1, false);
+  for (size_t k = 0; k < ps.size(); ++k) {
+    for (size_t i = 0; i < ps[k].p.size(); ++i) {
+      float buf = before[k].m[i];
+      const float p = rule::sgd_momentum(before[k].p[i], before[k].grad(static_cast<int64_t>(i)), buf, s);
+      ASSERT_FLOAT_EQ(ps[k].p[i], p) << "entry " << k << " element " << i;
+      ASSERT_FLOAT_EQ(ps[k].m[i], buf) << "entry " << k << " element " << i;
+    }
+  }
+}
+
+TEST(CudaEmulatedStep, MultiTensorAdamWAmsgradUpdatesEveryEntryThenCountsItsStep) {
+  std::mt19937 rng(8);
+  std::vector<Param> ps = params(rng);
+  const std::vector<Param> before = ps;
+  const float lr = 0.01f, beta1 = 0.85f;
+  const GGOptTable tab = table(ps, &lr, &beta1, true);
+  emulate::launch(&gg_adam_multi_f32, dim3{static_cast<unsigned>(tab.blocks), 1, 1}, dim3{128, 1, 1}, tab);
+  emulate::launch(&gg_adam_step_multi, dim3{1, 1, 1}, dim3{GG_OPT_MAX_TENSORS, 1, 1}, tab);
+  const auto s = rule::adam_scalars<float>(lr, beta1, 0.999, 1e-8, 0.02, true, 4.0);
+  for (size_t k = 0; k < ps.size(); ++k) {
+    EXPECT_EQ(ps[k].step, 4) << "entry " << k;
+    for (size_t i = 0; i < ps[k].p.size(); ++i) {
+      float m = before[k].m[i], v = before[k].v[i], v_max = before[k].v_max[i];
+      const float p = rule::adam(before[k].p[i], before[k].grad(static_cast<int64_t>(i)), m, v, &v_max, s);
+      ASSERT_FLOAT_EQ(ps[k].p[i], p) << "entry " << k << " element " << i;
+      ASSERT_FLOAT_EQ(ps[k].m[i], m);
+      ASSERT_FLOAT_EQ(ps[k].v[i], v);
+      ASSERT_FLOAT_EQ(ps[k].v_max[i], v_max);
+    }
+  }
+}
+
+int64_t pooled(int64_t n, int64_t k, bool ceil_mode) {
+  int64_t out = (ceil_mode ? (n - k + k - 1) / k : (n - k) / k) + 1;
+  if (ceil_mode && (out - 1) * k >= n) --out;
+  return out;
+}
+
+TEST(CudaEmulatedStep, MaxPoolBackwardOverTilingWindowsEqualsTheGatherKernel) {
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> small(-2, 2);  // many ties: the first maximum wins
+  std::normal_distribution<float> d(0.f, 1.f);
+  struct Case {
+    int64_t planes, H, W, k;
+    bool ceil_mode;
+  };
+  for (const Case& c : {Case{3, 26, 26, 2, false}, Case{2, 11, 11, 2, false}, Case{2, 10, 7, 3, false},
+                        Case{2, 11, 11, 2, true}, Case{1, 1, 1, 1, false}}) {
+    GGPool g{};
+    g.planes = c.planes;
+    g.H = c.H;
+    g.W = c.W;
+    g.OH = pooled(c.H, c.k, c.ceil_mode);
+    g.OW = pooled(c.W, c.k, c.ceil_mode);
+    g.kh = g.kw = g.sh = g.sw = c.k;
+    std::vector<float> x(static_cast<size_t>(c.planes * c.H * c.W)), dy(static_cast<size_t>(c.planes * g.OH * g.OW));
+    for (float& v : x) v = static_cast<float>(small(rng));
+    for (float& v : dy) v = d(rng);
+    std::vector<float> gather(x.size(), 7.f), tiled(x.size(), 7.f);
+    // Grids smaller than the work: the grid-stride loops cover the rest.
+    emulate::launch(&gg_maxpool_bwd_f32, dim3{3, 1, 1}, dim3{32, 1, 1}, g, gather.data(),
+                    static_cast<const float*>(dy.data()), static_cast<const float*>(x.data()));
+    emulate::launch(&gg_maxpool_bwd_tiled_f32, dim3{2, 1, 1}, dim3{32, 1, 1}, g, tiled.data(),
+                    static_cast<const float*>(dy.data()), static_cast<const float*>(x.data()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(tiled[i], gather[i]) << "H " << c.H << " W " << c.W << " k " << c.k << " element " << i;
+    }
+  }
+}
+
+}  // namespace
