@@ -249,6 +249,43 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
   return formed;
 }
 
+int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
+                            std::vector<std::pair<ValueId, ValueId>>* remap) {
+  const int original = g.num_nodes();
+  const auto consumers = g.consumers();
+  const std::vector<char> kept = kept_mask(g, keep);
+  int formed = 0;
+  for (NodeId n = 0; n < original; ++n) {
+    const Node rb = g.node(n);
+    if (rb.op() != "ReLUBackward") continue;
+    const ValueId dx = rb.inputs[0], y = rb.inputs[1];
+    const NodeId p = g.value(dx).producer;
+    if (p == kNoNode || p >= original) continue;
+    const Node mp = g.node(p);
+    // The pooling read x = the ReLU's output, and ReLUBackward masks with y > 0 where y is x
+    // itself (a ReLU fused into Conv2D/BatchNorm) or the ReLU's input: y > 0 exactly when
+    // relu(y) > 0 (NaN and -0 included: relu gives 0 for both), so the mask is x > 0.
+    if (mp.op() != "MaxPool2DBackward" || has_fused_activation(mp.attrs)) continue;
+    const ValueId x = mp.inputs[1];
+    const NodeId xp = g.value(x).producer;
+    const bool relu_of_y = xp != kNoNode && g.node(xp).op() == "ReLU" && g.node(xp).inputs[0] == y;
+    if (x != y && !relu_of_y) continue;
+    if (kept[static_cast<size_t>(dx)] || consumers[static_cast<size_t>(dx)].size() != 1) continue;
+    if (!(g.value(rb.outputs[0]).info == g.value(dx).info)) continue;
+    Attrs attrs = mp.attrs;
+    attrs.set("activation", std::string("relu"));
+    attrs.set("fused", std::string("MaxPool2DBackward+ReLUBackward"));
+    NodeMeta meta = mp.meta;
+    meta.role = rb.meta.role;
+    const std::vector<ValueId> outs = g.add_node(mp.op(), mp.inputs, attrs, meta);
+    g.set_schedule_key(g.value(outs[0]).producer, mp.key());
+    redirect(g, consumers, rb.outputs[0], outs[0]);
+    note_remap(kept, rb.outputs[0], outs[0], remap);
+    ++formed;
+  }
+  return formed;
+}
+
 int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap) {
   PassScope scope(g, keep, remap);
@@ -327,6 +364,7 @@ int fuse_all(Graph& g, std::vector<ValueId>& keep) {
   pass(fold_conv_batchnorm);
   pass(fuse_batchnorm_residual);
   pass(fuse_activations);
+  pass(fuse_pool_relu_backward);
   pass(fuse_elementwise);
   return formed;
 }

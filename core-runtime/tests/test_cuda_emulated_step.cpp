@@ -1,7 +1,8 @@
 // The training step's small CUDA kernels run on the CPU (cuda_emulation.h): the multi-tensor
 // optimizer updates against the update rules (kernels/optimizer_rules.h) element by element,
 // over a table whose entries span several blocks, have one element, or read a transposed
-// gradient; and max-pool backward over tiling windows against the gather kernel it replaces.
+// gradient; and max-pool backward over tiling windows (with and without the fused ReLU
+// backward) against the gather kernel it replaces.
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -144,12 +145,15 @@ TEST(CudaEmulatedStep, MaxPoolBackwardOverTilingWindowsEqualsTheGatherKernel) {
     for (float& v : dy) v = d(rng);
     std::vector<float> gather(x.size(), 7.f), tiled(x.size(), 7.f);
     // Grids smaller than the work: the grid-stride loops cover the rest.
-    emulate::launch(&gg_maxpool_bwd_f32, dim3{3, 1, 1}, dim3{32, 1, 1}, g, gather.data(),
-                    static_cast<const float*>(dy.data()), static_cast<const float*>(x.data()));
-    emulate::launch(&gg_maxpool_bwd_tiled_f32, dim3{2, 1, 1}, dim3{32, 1, 1}, g, tiled.data(),
-                    static_cast<const float*>(dy.data()), static_cast<const float*>(x.data()));
-    for (size_t i = 0; i < x.size(); ++i) {
-      ASSERT_EQ(tiled[i], gather[i]) << "H " << c.H << " W " << c.W << " k " << c.k << " element " << i;
+    for (int relu : {0, 1}) {
+      emulate::launch(&gg_maxpool_bwd_f32, dim3{3, 1, 1}, dim3{32, 1, 1}, g, relu, gather.data(),
+                      static_cast<const float*>(dy.data()), static_cast<const float*>(x.data()));
+      emulate::launch(&gg_maxpool_bwd_tiled_f32, dim3{2, 1, 1}, dim3{32, 1, 1}, g, relu, tiled.data(),
+                      static_cast<const float*>(dy.data()), static_cast<const float*>(x.data()));
+      for (size_t i = 0; i < x.size(); ++i) {
+        ASSERT_EQ(tiled[i], gather[i]) << "H " << c.H << " W " << c.W << " k " << c.k << " relu " << relu;
+        if (relu) ASSERT_TRUE(x[i] > 0 || tiled[i] == 0.f);
+      }
     }
   }
 }

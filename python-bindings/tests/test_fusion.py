@@ -90,6 +90,45 @@ def test_batchnorm_relu_fusion_in_training_matches_unfused(fusion_state):
     assert not any(s["op"] == "ReLU" for s in plan.steps)
 
 
+class ConvPool(gg.Module):
+    """Both places a ReLU meets a max-pool: after a BatchNorm (fused as BatchNorm2DTrain+ReLU) and
+    after a plain ReLU op."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = gg.Conv2D(3, 4, 3, padding=1)
+        self.bn = gg.BatchNorm2D(4)
+        self.fc = gg.Linear(4 * 2 * 2, 2)
+
+    def forward(self, x):
+        h = gg.max_pool2d(gg.relu(self.bn(self.conv(x))), 2)
+        h = gg.max_pool2d(gg.relu(h - 0.1), 2)
+        return self.fc(gg.flatten(h))
+
+
+def _convpool_run(fuse):
+    _C.set_fusion(fuse)
+    gg.clear_plan_cache()
+    gg.manual_seed(4)
+    model = ConvPool().double()
+    rng = np.random.default_rng(5)
+    x = gg.tensor(rng.standard_normal((4, 3, 8, 8)))
+    y = gg.tensor(rng.integers(0, 2, 4))
+    loss = gg.cross_entropy(model(x), y)
+    loss.backward()
+    return [loss.numpy()] + [p.grad.numpy() for p in model.parameters()], _C.last_plan()
+
+
+def test_max_pool_backward_through_a_relu_is_one_step_and_matches_unfused(fusion_state):
+    fused, plan = _convpool_run(True)
+    plain, _ = _convpool_run(False)
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+    pools = [s for s in plan.steps if s["op"] == "MaxPool2DBackward"]
+    assert len(pools) == 2 and str(plan).count("MaxPool2DBackward+ReLUBackward") >= 2, str(plan)
+    assert not any(s["op"] == "ReLUBackward" for s in plan.steps), str(plan)
+
+
 def test_conv_batchnorm_folding_for_inference_matches_unfused(fusion_state):
     _C.set_fusion(True)
     gg.manual_seed(4)

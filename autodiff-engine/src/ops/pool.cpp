@@ -19,7 +19,9 @@
 // AvgPool2D's gradient is AvgPool2DBackward(grad_y) with the input shape as an attribute; that
 // op is linear, and its own gradient is AvgPool2D again (the two are adjoint).
 // MaxPool2DBackward has no gradient rule: differentiating through a max-pool gradient (double
-// backward) raises UnsupportedError naming the op.
+// backward) raises UnsupportedError naming the op. With attrs activation="relu" (set by the
+// fusion pass when x is a ReLU's output and ReLUBackward(dx, x) was the only reader of dx) it
+// returns that ReLUBackward's result: dx[e] = x[e] > 0 ? dx[e] : 0.
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -131,7 +133,8 @@ void register_pool_ops(OpRegistry& r) {
     s.name = "MaxPool2DBackward";
     s.inputs = {"grad_y", "x"};
     s.outputs = {"dx"};
-    s.formula = "dx = zeros_like(x); dx[argmax of each window of x] += grad_y (first maximum wins ties)";
+    s.formula = "dx = zeros_like(x); dx[argmax of each window of x] += grad_y (first maximum wins ties); "
+                "activation relu: dx = x > 0 ? dx : 0";
     s.infer = [](const ShapeContext& ctx) {
       ctx.expect_rank(1, 4, "NCHW");
       ctx.expect_float(1);

@@ -7,7 +7,9 @@
 //   MaxPool2D:          y[i,j] = max of x over the window; a NaN propagates (as in PyTorch).
 //   MaxPool2DBackward:  dx = 0; dx[argmax(i,j)] += g[i,j], where argmax is recomputed from x with
 //                       the forward's comparison (the first maximum in row-major window order
-//                       wins ties, like PyTorch's CPU kernel). No index tensor is stored.
+//                       wins ties, like PyTorch's CPU kernel). No index tensor is stored. With
+//                       activation "relu" (the fusion pass's max-pool + ReLU backward), then
+//                       dx = x > 0 ? dx : 0.
 //   AvgPool2D:          y[i,j] = sum of x over the window / d(i,j): divisor_override when given;
 //                       with count_include_pad the window's size clipped to the padded input
 //                       (kh*kw except where ceil mode's last windows reach past the padding);
@@ -25,6 +27,7 @@
 #include <cstring>
 #include <limits>
 
+#include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -212,11 +215,16 @@ void max_pool2d_backward(const KernelContext& c) {
   auto plane = g.kh == 2 && g.kw == 2 ? max_pool_backward_plane<T, 2, 2>
                : g.kh == 3 && g.kw == 3 ? max_pool_backward_plane<T, 3, 3>
                                         : max_pool_backward_plane<T, 0, 0>;
+  const bool relu = fused_relu(c.attrs);
   parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       T* dp = dx + p * g.h * g.w;
+      const T* xp = x + p * g.h * g.w;
       std::fill(dp, dp + g.h * g.w, T(0));
-      plane(x + p * g.h * g.w, gy + p * g.ho * g.wo, dp, g);
+      plane(xp, gy + p * g.ho * g.wo, dp, g);
+      if (relu) {  // ReLUBackward(dx, x), fused (fusion.h): x > 0 ? dx : 0
+        for (int64_t i = 0; i < g.h * g.w; ++i) dp[i] = xp[i] > T(0) ? dp[i] : T(0);
+      }
     }
   });
 }

@@ -4,7 +4,8 @@
 // count_include_pad.
 //
 //   max:      y[p,oh,ow]  = max over the window's in-range x (first one on ties, row-major)
-//   max bwd:  dx[p,h,w]   = sum of dy[p,oh,ow] over windows whose argmax is (h, w)
+//   max bwd:  dx[p,h,w]   = sum of dy[p,oh,ow] over windows whose argmax is (h, w); with relu
+//             (the fused ReLUBackward, fusion.h) then dx = x > 0 ? dx : 0
 //   avg:      y[p,oh,ow]  = sum over the window's in-range x / d, d = divisor_override when
 //             given; else with count_include_pad the window's size clipped to the padded input
 //             (kh*kw but for ceil mode's overhang), without it the number of in-range elements
@@ -73,8 +74,9 @@ __device__ __forceinline__ void window_range(int h, int pad, int k, int s, int o
   if (hi > out - 1) hi = out - 1;
 }
 
+// relu: the fused ReLUBackward(dx, x) (fusion.h): dx = x > 0 ? dx : 0.
 template <typename T>
-__device__ void max_bwd(const GGPool& g, T* dx, const T* dy, const T* x) {
+__device__ void max_bwd(const GGPool& g, int relu, T* dx, const T* dy, const T* x) {
   const int64_t per = g.H * g.W;
   GG_FOR(i, g.planes * per) {
     const int64_t p = i / per;
@@ -90,7 +92,7 @@ __device__ void max_bwd(const GGPool& g, T* dx, const T* dy, const T* x) {
         T v;
         if (window_argmax(g, xp, oh, ow, &v) == q) acc += dyp[oh * (int)g.OW + ow];
       }
-    dx[i] = acc;
+    dx[i] = relu && !(xp[q] > T(0)) ? T(0) : acc;
   }
 }
 
@@ -102,7 +104,7 @@ __device__ void max_bwd(const GGPool& g, T* dx, const T* dy, const T* x) {
 // each window once instead of once per element, with 32-bit indices (the launcher refuses 2^31
 // elements).
 template <typename T>
-__device__ void max_bwd_tiled(const GGPool& g, T* dx, const T* dy, const T* x) {
+__device__ void max_bwd_tiled(const GGPool& g, int relu, T* dx, const T* dy, const T* x) {
   const int OH = (int)g.OH, OW = (int)g.OW, H = (int)g.H, W = (int)g.W, sh = (int)g.sh, sw = (int)g.sw;
   const int per = OH * OW, n = (int)g.planes * per;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -111,7 +113,7 @@ __device__ void max_bwd_tiled(const GGPool& g, T* dx, const T* dy, const T* x) {
     T* dxp = dx + (int64_t)p * H * W;
     T v;
     const int arg = window_argmax(g, xp, oh, ow, &v);
-    const T d = T(0) + dy[i];
+    const T d = relu && !(v > T(0)) ? T(0) : T(0) + dy[i];  // v = x[arg]
     const int h0 = oh * sh, w0 = ow * sw;
     const int h1 = min(oh == OH - 1 ? H : h0 + sh, H), w1 = min(ow == OW - 1 ? W : w0 + sw, W);
     for (int h = h0; h < h1; ++h)
@@ -155,11 +157,11 @@ __device__ void avg_bwd(const GGPool& g, T* dx, const T* dy) {
 
 #define GG_POOL(suffix, T)                                                                           \
   GG_KERNEL void gg_maxpool_fwd_##suffix(GGPool g, T* y, const T* x) { gg_pool::max_fwd<T>(g, y, x); } \
-  GG_KERNEL void gg_maxpool_bwd_##suffix(GGPool g, T* dx, const T* dy, const T* x) {                \
-    gg_pool::max_bwd<T>(g, dx, dy, x);                                                               \
+  GG_KERNEL void gg_maxpool_bwd_##suffix(GGPool g, int relu, T* dx, const T* dy, const T* x) {      \
+    gg_pool::max_bwd<T>(g, relu, dx, dy, x);                                                         \
   }                                                                                                  \
-  GG_KERNEL void gg_maxpool_bwd_tiled_##suffix(GGPool g, T* dx, const T* dy, const T* x) {          \
-    gg_pool::max_bwd_tiled<T>(g, dx, dy, x);                                                         \
+  GG_KERNEL void gg_maxpool_bwd_tiled_##suffix(GGPool g, int relu, T* dx, const T* dy, const T* x) { \
+    gg_pool::max_bwd_tiled<T>(g, relu, dx, dy, x);                                                   \
   }                                                                                                  \
   GG_KERNEL void gg_avgpool_fwd_##suffix(GGPool g, T* y, const T* x) { gg_pool::avg_fwd<T>(g, y, x); } \
   GG_KERNEL void gg_avgpool_bwd_##suffix(GGPool g, T* dx, const T* dy) { gg_pool::avg_bwd<T>(g, dx, dy); }

@@ -2,6 +2,7 @@
 // AvgPool2D, AvgPool2DBackward. One thread per output (forward) or input (backward) element.
 #include "cuda/launch.h"
 #include "cuda/registry.h"
+#include "glassgrad/autodiff/fusion.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -42,6 +43,7 @@ GGPool geometry(const Shape& x, const Shape& y, const Attrs& a) {
   return g;
 }
 
+// in1 != null: max-pool backward, which also takes the fused ReLU flag (attrs "activation").
 void run(const KernelContext& c, const char* op, const char* base, const GGPool& g, int64_t n, void* out,
          const void* in0, const void* in1) {
   if (n == 0) return;
@@ -50,7 +52,8 @@ void run(const KernelContext& c, const char* op, const char* base, const GGPool&
   LaunchSite site{op, &c};
   const std::string k = kname(base, c.outputs[0].dtype());
   const Dim3 grid{blocks_for(s, n, 256)}, block{256};
-  if (in1) launch(s, stream_of(s, &c), k.c_str(), grid, block, site, g, out, in0, in1);
+  const int relu = fused_relu(c.attrs) ? 1 : 0;
+  if (in1) launch(s, stream_of(s, &c), k.c_str(), grid, block, site, g, relu, out, in0, in1);
   else launch(s, stream_of(s, &c), k.c_str(), grid, block, site, g, out, in0);
 }
 

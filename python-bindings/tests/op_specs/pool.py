@@ -59,7 +59,11 @@ def max_pool2d_ref(x, kernel, stride=None, padding=(0, 0), ceil_mode=False):
     return y
 
 
-def max_pool2d_backward_ref(g, x, kernel, stride=None, padding=(0, 0), ceil_mode=False):
+def max_pool2d_backward_ref(g, x, kernel, stride=None, padding=(0, 0), ceil_mode=False, activation="none"):
+    """activation "relu": the fused ReLUBackward(dx, x) of the fusion pass, x > 0 ? dx : 0."""
+    if activation == "relu":
+        dx = max_pool2d_backward_ref(g, x, kernel, stride, padding, ceil_mode)
+        return np.where(x > 0, dx, np.zeros_like(dx))
     k, s, p, ho, wo = _geometry(x.shape, kernel, stride, padding, ceil_mode)
     xp = _pad(x, p, -np.inf, k, s, (ho, wo))
     dxp = np.zeros(xp.shape, dtype=x.dtype)
@@ -150,6 +154,10 @@ for _name, _attrs, _shape in _MAX_CASES:
                lambda rng, dt, n, s=_shape, a=_attrs: [_rand(rng, dt, s(n)[0], s(n)[1], *_pooled(s(n), a)),
                                                        _ties(rng, dt, *s(n))],
                attrs=_attrs, name=f"MaxPool2DBackward-{_name}-ties"),
+        OpSpec("MaxPool2DBackward", max_pool2d_backward_ref,
+               lambda rng, dt, n, s=_shape, a=_attrs: [_rand(rng, dt, s(n)[0], s(n)[1], *_pooled(s(n), a)),
+                                                       _ties(rng, dt, *s(n))],
+               attrs=dict(_attrs, activation="relu"), name=f"MaxPool2DBackward-{_name}-relu"),
     ]
 for _name, _attrs, _shape in _AVG_CASES:
     SPECS += [

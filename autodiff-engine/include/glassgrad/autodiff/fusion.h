@@ -12,6 +12,11 @@
 //   ReLUBackward(g, x) then reads the fused output instead of x (x > 0 exactly when
 //   relu(x) > 0), so x need not be stored.
 //
+//   Max-pool backward through a ReLU: ReLUBackward(MaxPool2DBackward(g, x), y), where the pooling
+//   read x = relu(y) (or x = y, the output of a Conv2D/BatchNorm with the ReLU fused), becomes
+//   MaxPool2DBackward(g, x) with activation="relu": the kernel masks its own output with x > 0
+//   (the same mask as y > 0), one pass over the pooling input's gradient instead of two.
+//
 //   Residual blocks (CPU plans): BatchNorm2DTrain whose output only an Add reads, with a
 //   residual of the same shape, becomes BatchNorm2DTrain(x, gamma, beta, residual) writing
 //   y = bn(x) + residual in its normalizing pass (and the activation pass then adds the block's
@@ -74,7 +79,10 @@ int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep,
                         std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
 int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
-// All fusion passes in order (conv-BN folding, BN-residual, activations, elementwise chains);
+int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
+                            std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+// All fusion passes in order (conv-BN folding, BN-residual, activations, max-pool backward
+// through a ReLU, elementwise chains);
 // keep is updated to the values that replace kept ones.
 int fuse_all(Graph& g, std::vector<ValueId>& keep);
 
