@@ -251,16 +251,14 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
 
 int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap) {
-  const int original = g.num_nodes();
-  const auto consumers = g.consumers();
-  const std::vector<char> kept = kept_mask(g, keep);
+  PassScope scope(g, keep, remap);
   int formed = 0;
-  for (NodeId n = 0; n < original; ++n) {
+  for (NodeId n = 0; n < scope.original; ++n) {
     const Node rb = g.node(n);
     if (rb.op() != "ReLUBackward") continue;
     const ValueId dx = rb.inputs[0], y = rb.inputs[1];
-    const NodeId p = g.value(dx).producer;
-    if (p == kNoNode || p >= original) continue;
+    const NodeId p = scope.producer(dx);
+    if (p == kNoNode) continue;
     const Node mp = g.node(p);
     // The pooling read x = the ReLU's output, and ReLUBackward masks with y > 0 where y is x
     // itself (a ReLU fused into Conv2D/BatchNorm) or the ReLU's input: y > 0 exactly when
@@ -270,17 +268,15 @@ int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
     const NodeId xp = g.value(x).producer;
     const bool relu_of_y = xp != kNoNode && g.node(xp).op() == "ReLU" && g.node(xp).inputs[0] == y;
     if (x != y && !relu_of_y) continue;
-    if (kept[static_cast<size_t>(dx)] || consumers[static_cast<size_t>(dx)].size() != 1) continue;
+    if (scope.is_kept(dx) || scope.readers(dx).size() != 1) continue;
     if (!(g.value(rb.outputs[0]).info == g.value(dx).info)) continue;
-    Attrs attrs = mp.attrs;
+    Attrs attrs = fused_attrs(mp, "ReLUBackward");
     attrs.set("activation", std::string("relu"));
-    attrs.set("fused", std::string("MaxPool2DBackward+ReLUBackward"));
     NodeMeta meta = mp.meta;
     meta.role = rb.meta.role;
     const std::vector<ValueId> outs = g.add_node(mp.op(), mp.inputs, attrs, meta);
     g.set_schedule_key(g.value(outs[0]).producer, mp.key());
-    redirect(g, consumers, rb.outputs[0], outs[0]);
-    note_remap(kept, rb.outputs[0], outs[0], remap);
+    scope.replace(rb.outputs[0], outs[0]);
     ++formed;
   }
   return formed;

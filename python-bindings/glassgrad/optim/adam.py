@@ -16,7 +16,8 @@ class Adam(Optimizer):
 
     lr and beta1 are tensors read by the update (schedules, including OneCycleLR's momentum
     cycling of beta1, change them without recompiling). foreach, fused and capturable are
-    accepted and ignored: the update is always one kernel per parameter, and CUDA-graph safe.
+    accepted and ignored: on CUDA the updates of a step always run as multi-tensor launches (up to
+    28 parameters each, then one launch counting the steps), and are CUDA-graph safe.
     """
 
     _TENSOR_HYPERPARAMETERS = ("lr",)  # and betas[0], through _static_signature below

@@ -14,7 +14,8 @@ class SGD(Optimizer):
         p = p - lr * d
 
     lr and momentum are tensors read by the update (schedules change them without recompiling).
-    foreach and fused are accepted and ignored: the update is always one kernel per parameter.
+    foreach and fused are accepted and ignored: on CUDA the updates of a step always run as
+    multi-tensor launches (up to 28 parameters each), on the CPU one pass per parameter.
     """
 
     _TENSOR_HYPERPARAMETERS = ("lr", "momentum")
