@@ -1,14 +1,14 @@
-"""The CUDA kernels that cut a training step's launches, against the CPU on random data:
-multi-tensor optimizer updates (a plan's consecutive updates in one launch per 28 parameters),
-BatchNorm statistics and backward sums finished by the last block of one launch, and max-pool
-backward over windows that tile the input (one thread per window)."""
+"""The CUDA kernels of a small training step, against the CPU on random data: multi-tensor
+optimizer updates (a plan's consecutive updates in one launch per 28 parameters), BatchNorm at
+SimpleCNN's shapes (and a second call giving the same bits), and max-pool backward over windows
+that tile the input (one thread per window), with and without the fused ReLU backward."""
 import numpy as np
 import pytest
 
 import glassgrad as gg
 from glassgrad import _C
 from glassgrad.testing import run_kernel
-from training_helpers import train_step
+from training_helpers import SmallMLP, train_step
 
 pytestmark = pytest.mark.cuda
 
@@ -81,18 +81,20 @@ def test_cuda_multi_tensor_update_equals_the_per_parameter_kernels_bitwise(opt_n
 @pytest.mark.parametrize("opt_name,kwargs", [("SGD", dict(lr=0.05, momentum=0.9)), ("Adam", dict(lr=0.003))])
 def test_cuda_lr_schedule_reaches_a_replayed_multi_tensor_update(opt_name, kwargs):
     """The learning rate is a device scalar the multi-tensor table points at: a schedule that
-    changes it every step changes the replayed graph's updates without capturing again."""
+    changes it every step changes the replayed graph's updates without capturing again. (A model
+    without BatchNorm: a bias before a BatchNorm has a gradient of rounding noise, which Adam
+    scales up to full steps in directions that differ between devices.)"""
     def run(device):
         gg.manual_seed(0)
-        model = gg.models.SimpleCNN().to(device)
+        model = SmallMLP().to(device)
         opt = getattr(gg, opt_name)(model.parameters(), **kwargs)
         sched = gg.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.7)
         step = gg.compile(train_step(model, opt))
         rng = np.random.default_rng(1)
-        X = gg.tensor(rng.random((256, 1, 28, 28), dtype=np.float32), device=device)
-        y = gg.tensor(rng.integers(0, 10, 256), device=device)
+        X = gg.tensor(rng.standard_normal((320, 6)).astype(np.float32), device=device)
+        y = gg.tensor(rng.integers(0, 3, 320), device=device)
         losses = []
-        for i in range(0, 256, 32):
+        for i in range(0, 320, 32):
             losses.append(step(X[i:i + 32], y[i:i + 32]).item())
             sched.step()
         return losses, model.state_dict(), step
@@ -101,18 +103,17 @@ def test_cuda_lr_schedule_reaches_a_replayed_multi_tensor_update(opt_name, kwarg
     cpu_l, cpu_state, _ = run("cpu")
     np.testing.assert_allclose(gpu_l, cpu_l, rtol=1e-4, atol=1e-5)
     for k in cpu_state:
-        np.testing.assert_allclose(gpu_state[k], cpu_state[k], rtol=2e-3, atol=1e-4, err_msg=k)
-    assert step.cuda_graphs["captures"] == 1, step.cuda_graphs
+        np.testing.assert_allclose(gpu_state[k], cpu_state[k], rtol=1e-4, atol=1e-5, err_msg=k)
+    assert step.cuda_graphs["captures"] == 1 and step.cuda_graphs["replays"] >= 4, step.cuda_graphs
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 300, 4, 4),
                                    (1, 2, 130, 130)])
-def test_cuda_batchnorm_one_launch_statistics_match_cpu_and_repeat_exactly(rng, dtype, shape):
-    """Statistics and backward sums run as one launch whose last block merges the partitions
-    (many partitions per channel, or many channels of one partition): same numbers as the CPU,
-    and a second call gives the same bits (the block counter is back at zero, the merge order
-    fixed)."""
+def test_cuda_batchnorm_statistics_match_cpu_and_repeat_exactly(rng, dtype, shape):
+    """Statistics and backward sums over many partitions per channel, or many channels of one
+    partition: same numbers as the CPU, and a second call gives the same bits (the partitions
+    are merged in a fixed order)."""
     C = shape[1]
     x = rng.standard_normal(shape).astype(dtype) * 3 + 1
     gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
