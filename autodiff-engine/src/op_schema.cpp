@@ -18,9 +18,11 @@ NodeRole role_from_name(const std::string& name) {
   throw ValueError("unknown node role '" + name + "': one of forward, backward, optimizer, recompute, update");
 }
 
-std::string ShapeContext::where() const {
-  return meta_.scope.empty() ? op_ : op_ + " '" + meta_.scope + "'";
+std::string node_where(const std::string& op, const std::string& scope) {
+  return scope.empty() ? op : op + " '" + scope + "'";
 }
+
+std::string ShapeContext::where() const { return node_where(op_, meta_.scope); }
 
 void ShapeContext::fail(const ErrorMessage& msg, bool dtype) const {
   const std::string text = where() + ": " + msg.str();

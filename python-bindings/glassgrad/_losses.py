@@ -18,6 +18,7 @@ import numpy as np
 
 from . import _C, _args
 from ._tensor import Tensor, _op, tensor
+from ._trace import current_scope
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -50,22 +51,13 @@ def _tensor_like(x, like: Tensor, dtype=None) -> Tensor:
     return x if isinstance(x, Tensor) else tensor(x, dtype=dtype or like.dtype, device=like.device)
 
 
-def _labels(target, logits: Tensor) -> Tensor:
+def _labels(target, logits: Tensor, op: str) -> Tensor:
     """Class-index targets as a tensor on the logits' device. The seed's 5.3: labels that are not
-    int64 are refused (here for NumPy arrays, by the op's shape rule for tensors), never converted."""
-    _refuse_non_int64_labels(target, logits)
+    int64 are refused, never converted, by the engine's one check (class_labels.h): the op's shape
+    rule for tensors, called here for a NumPy array (whose dtype glassgrad may not hold)."""
+    if isinstance(target, np.ndarray):
+        _C.check_class_labels(op, current_scope(), str(target.dtype), list(target.shape), logits._h)
     return target if isinstance(target, Tensor) else tensor(target, device=logits.device)
-
-
-def _refuse_non_int64_labels(labels, logits: Tensor) -> None:
-    if isinstance(labels, np.ndarray) and labels.dtype != np.int64:
-        from ._trace import current_scope
-        where = f"CrossEntropy '{current_scope()}'" if current_scope() else "CrossEntropy"
-        raise _C.DTypeError(
-            f"{where}: labels must be int64 class indices, got a NumPy array of {labels.dtype} {list(labels.shape)}\n"
-            f"  logits: {list(logits.shape)} {logits.dtype} {logits.device}\n"
-            f"  cause: labels loaded as {labels.dtype} (e.g. from a file); glassgrad never truncates or rounds them\n"
-            f"  fix: y.astype(np.int64)")
 
 
 def _classes_last(input: Tensor, target: Tensor):  # noqa: A002
@@ -103,7 +95,7 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
     if _probability_targets(input, target):
         return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
-    rows, labels, shape = _classes_last(input, _labels(target, input))
+    rows, labels, shape = _classes_last(input, _labels(target, input, "CrossEntropy"))
     attrs = {"reduction": reduction}
     if ignore_index != -100:
         attrs["ignore_index"] = ignore_index
@@ -149,10 +141,8 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     """PyTorch's F.nll_loss: loss_n = -w_y input[n, y] for log-probabilities input (N, C) or
     (N, C, d1, ...); rows with y == ignore_index add nothing; "mean" divides by sum_n w_y."""
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
-    rows, labels, shape = _classes_last(input, _labels(target, input))
-    if labels.dtype != "int64":
-        raise _C.DTypeError(f"nll_loss: targets must be int64 class indices, got {labels.dtype} "
-                            f"{list(labels.shape)}\n  fix: y.astype(np.int64), or y.long()")
+    rows, labels, shape = _classes_last(input, _labels(target, input, "nll_loss"))
+    _C.check_class_labels("nll_loss", current_scope(), labels._h, input._h)  # composed here: no shape rule sees them
     c = rows.shape[1]
     ignore_index = _args.integer(ignore_index, "ignore_index", "nll_loss")
     _check_class_indices(labels, c, ignore_index, "nll_loss")

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.h"
+#include "glassgrad/autodiff/class_labels.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/executor.h"
 #include "glassgrad/runtime/lazy.h"
@@ -75,6 +76,20 @@ void bind_lazy(py::module_& m) {
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
         py::arg("role") = "forward");
+  // The labels check of the CrossEntropy shape rule (class_labels.h) for labels that never reach
+  // it: a NumPy array (dtype by NumPy's name), or a tensor feeding a loss composed in Python.
+  m.def("check_class_labels",
+        [](const std::string& op, const std::string& scope, const std::string& dtype, const Shape& shape,
+           const Handle& logits) {
+          check_class_labels(node_where(op, scope), dtype, shape, logits.value()->info, nullptr);
+        },
+        py::arg("op"), py::arg("scope"), py::arg("dtype"), py::arg("shape"), py::arg("logits"));
+  m.def("check_class_labels",
+        [](const std::string& op, const std::string& scope, const Handle& labels, const Handle& logits) {
+          const TensorInfo& l = labels.value()->info;
+          check_class_labels(node_where(op, scope), dtype_name(l.dtype), l.shape, logits.value()->info, &l);
+        },
+        py::arg("op"), py::arg("scope"), py::arg("labels"), py::arg("logits"));
   m.def("lazy_reset_all", [](const std::vector<Handle*>& hs, const std::vector<Handle*>& vs) { lazy::reset_all(hs, values_of(vs)); },
         py::arg("handles"), py::arg("values"));
   m.def("lazy_revert_all", [](const std::vector<Handle*>& hs, const std::vector<Handle*>& old) { return lazy::revert_all(hs, values_of(old)); },

@@ -132,6 +132,18 @@ def test_float_label_tensors_are_refused_inside_a_model_scope():
     assert "fix: y.astype(np.int64)" in msg
 
 
+def test_nll_loss_refuses_labels_that_are_not_int64_with_cross_entropys_words():
+    logp = _images(4, 10).log_softmax(1)
+    with pytest.raises(glassgrad.DTypeError) as e:
+        glassgrad.nll_loss(logp, glassgrad.tensor(np.arange(4, dtype=np.float32)))
+    assert str(e.value).startswith("nll_loss: labels must be int64 class indices, got float32 [4]")
+    with pytest.raises(glassgrad.DTypeError) as e:
+        glassgrad.nll_loss(logp, np.arange(4, dtype=np.int16))
+    msg = str(e.value)
+    assert msg.startswith("nll_loss: labels must be int64 class indices, got a NumPy array of int16 [4]")
+    assert "logits: [4, 10] float32 cpu" in msg and "fix: y.astype(np.int64)" in msg
+
+
 # ---- grouped and dilated convolutions: the layer and the shape rules say what does not fit ------
 
 def test_groups_that_do_not_divide_the_channels_are_refused_when_the_layer_is_built():

@@ -23,6 +23,7 @@
 // it and its position.
 #include <algorithm>
 
+#include "glassgrad/autodiff/class_labels.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -94,24 +95,7 @@ void check_logits_labels(const ShapeContext& ctx, int li, int yi) {
     ctx.fail(m);
   }
   ctx.expect_float(li);
-  if (labels.dtype != DType::Int64) {
-    ErrorMessage m(std::string("labels must be int64 class indices, got ") + dtype_name(labels.dtype) + " " +
-                   shape_str(labels.shape));
-    m.detail("logits: " + logits.str()).detail("labels: " + labels.str());
-    if (is_floating(labels.dtype)) {
-      if (labels.shape == logits.shape) {
-        m.cause("float labels shaped like the logits look like one-hot rows; those need "
-                "y.argmax(axis=1).astype(np.int64)");
-      } else {
-        m.cause("float labels would be rounded silently; class indices are whole numbers");
-      }
-    } else {
-      m.cause("labels of any other integer type are refused rather than converted: truncated labels "
-              "once kept a model's accuracy at 10%");
-    }
-    m.fix("y.astype(np.int64)");
-    ctx.fail(m, true);
-  }
+  check_class_labels(ctx.where(), dtype_name(labels.dtype), labels.shape, logits, &labels);
   const int64_t n = logits.shape[0];
   if (labels.shape != Shape{n}) {
     ErrorMessage m(labels.rank() == 1
@@ -143,6 +127,36 @@ Shape check_cross_entropy(const ShapeContext& ctx, int li) {
 }
 
 }  // namespace
+
+void check_class_labels(const std::string& where, const std::string& labels_dtype, const Shape& labels_shape,
+                        const TensorInfo& logits, const TensorInfo* labels_tensor) {
+  if (labels_dtype == "int64") return;
+  if (!labels_tensor) {  // a NumPy array: glassgrad may not even hold its dtype
+    throw DTypeError(where + ": " +
+                     ErrorMessage("labels must be int64 class indices, got a NumPy array of " + labels_dtype + " " +
+                                  shape_str(labels_shape))
+                         .detail("logits: " + logits.str())
+                         .cause("labels loaded as " + labels_dtype +
+                                " (e.g. from a file); glassgrad never truncates or rounds them")
+                         .fix("y.astype(np.int64)")
+                         .str());
+  }
+  ErrorMessage m("labels must be int64 class indices, got " + labels_dtype + " " + shape_str(labels_shape));
+  m.detail("logits: " + logits.str()).detail("labels: " + labels_tensor->str());
+  if (is_floating(labels_tensor->dtype)) {
+    if (labels_shape == logits.shape) {
+      m.cause("float labels shaped like the logits look like one-hot rows; those need "
+              "y.argmax(axis=1).astype(np.int64)");
+    } else {
+      m.cause("float labels would be rounded silently; class indices are whole numbers");
+    }
+  } else {
+    m.cause("labels of any other integer type are refused rather than converted: truncated labels "
+            "once kept a model's accuracy at 10%");
+  }
+  m.fix("y.astype(np.int64)");
+  throw DTypeError(where + ": " + m.str());
+}
 
 void register_softmax_ops(OpRegistry& r) {
   struct Forward {

@@ -34,6 +34,10 @@ struct NodeMeta {
   NodeRole role = NodeRole::Forward;
 };
 
+// How messages name a node: "Conv2D 'layer2.0.conv1'" (the op and the layer that recorded it),
+// or "Conv2D" outside any layer.
+std::string node_where(const std::string& op, const std::string& scope);
+
 // Passed to a shape rule. fail() throws a ShapeError whose headline names the op and layer.
 class ShapeContext {
  public:
