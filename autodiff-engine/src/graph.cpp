@@ -32,10 +32,39 @@ ValueId Graph::add_leaf(const std::string& name, const TensorInfo& info, ValueKi
 }
 
 namespace {
+// The layer_parameter check (op_schema.h): the layer's input against its parameter, device then dtype.
+void check_layer_input(const OpSchema& s, const ShapeContext& ctx) {
+  if (!s.layer_parameter || ctx.meta().layer.empty() || ctx.meta().role != NodeRole::Forward || ctx.num_inputs() < 2) return;
+  const TensorInfo& x = ctx.in(0);
+  const TensorInfo& p = ctx.in(1);
+  const std::string xd = x.device.str(), pd = p.device.str(), xt = dtype_name(x.dtype), pt = dtype_name(p.dtype);
+  const std::string shown_x = "input:  " + x.str(), shown_p = std::string(s.layer_parameter) + ": " + p.str();
+  if (x.device != p.device) {
+    throw DeviceError(ctx.layer_where() + ": " +
+                      ErrorMessage("the input is on " + xd + " but the layer's parameters are on " + pd)
+                          .detail(shown_x)
+                          .detail(shown_p)
+                          .cause("the model and the data were put on different devices")
+                          .fix("x = x.to('" + pd + "')   (or move the model: model.to('" + xd + "'))")
+                          .str());
+  }
+  if (x.dtype == p.dtype) return;
+  ErrorMessage m("the input is " + xt + " but the layer's parameters are " + pt);
+  m.detail(shown_x).detail(shown_p);
+  if (is_floating(x.dtype)) {
+    m.cause("NumPy arrays are float64 unless converted (np.random.rand, np.load of float data); "
+            "glassgrad never converts dtypes silently")
+        .fix(std::string("x = x.") + (p.dtype == DType::Float32 ? "float" : "double") +
+             "()   (or convert the model: model." + (x.dtype == DType::Float64 ? "double" : "float") + "())");
+  } else {
+    m.cause(xt + " data must become floats before a layer").fix("x = x.float() / 255   (uint8 images), or x.float()");
+  }
+  throw DTypeError(ctx.layer_where() + ": " + m.str());
+}
+
 [[noreturn]] void device_mismatch(const OpSchema& s, const NodeMeta& meta,
                                   const std::vector<TensorInfo>& infos) {
-  const std::string where = meta.scope.empty() ? s.name : s.name + " '" + meta.scope + "'";
-  ErrorMessage m(where + ": inputs are on different devices");
+  ErrorMessage m(node_where(s.name, meta.scope) + ": inputs are on different devices");
   Device first = infos[0].device, other = first;
   for (size_t i = 0; i < infos.size(); ++i) {
     const std::string nm = i < s.inputs.size() ? s.inputs[i] : "input" + std::to_string(i);
@@ -71,7 +100,7 @@ std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorIn
                                    const NodeMeta& meta) {
   const int n = static_cast<int>(infos.size());
   if (n < s.required_inputs() || n > s.max_inputs()) {
-    const std::string where = meta.scope.empty() ? s.name : s.name + " '" + meta.scope + "'";
+    const std::string where = node_where(s.name, meta.scope);
     std::string names;
     for (size_t i = 0; i < s.inputs.size(); ++i) names += (i ? ", " : "") + s.inputs[i];
     throw ValueError(ErrorMessage(where + ": got " + std::to_string(n) + " inputs, expected " +
@@ -82,12 +111,13 @@ std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorIn
                          .detail("inputs: " + names)
                          .str());
   }
+  ShapeContext ctx(s.name, infos, attrs, meta);
+  check_layer_input(s, ctx);
   if (s.same_device) {
     for (const auto& t : infos) {
       if (t.device != infos[0].device) device_mismatch(s, meta, infos);
     }
   }
-  ShapeContext ctx(s.name, infos, attrs, meta);
   check_int_attrs(ctx);
   std::vector<TensorInfo> outs = s.infer(ctx);
   if (static_cast<int>(outs.size()) != s.num_outputs()) {

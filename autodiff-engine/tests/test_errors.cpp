@@ -89,6 +89,42 @@ TEST(Errors, DevicesThatDifferNameLayerDevicesAndFix) {
   expect_has(msg, "fix:");
 }
 
+// The Python layer names itself in NodeMeta::layer; the rules of the ops it records with its
+// parameters (layer_parameter) then speak of the layer's input and parameters.
+TEST(Errors, ALayersInputOfAnotherDtypeOrDeviceIsWordedForTheLayer) {
+  Graph g;
+  ValueId x = g.add_leaf("x", {{2, 3, 8, 8}, DType::Float64, Device::cpu()}, ValueKind::Input);
+  ValueId w = g.add_leaf("w", f32({4, 3, 3, 3}), ValueKind::Parameter);
+  NodeMeta conv = layer("features.0");
+  conv.layer = "Conv2D 'features.0'";
+  std::string msg = message_of<DTypeError>([&] { g.add("Conv2D", {x, w}, {}, conv); });
+  expect_has(msg, "Conv2D 'features.0': the input is float64 but the layer's parameters are float32");
+  expect_has(msg, "weight: [4, 3, 3, 3] float32 cpu");
+  expect_has(msg, "fix: x = x.float()   (or convert the model: model.double())");
+  // Without a layer (a functional call), the op's own check speaks of its inputs.
+  msg = message_of<DTypeError>([&] { g.add("Conv2D", {x, w}); });
+  EXPECT_EQ(msg.find("the layer's parameters"), std::string::npos) << msg;
+
+  ValueId img = g.add_leaf("img", f32({2, 4}), ValueKind::Input);
+  ValueId wt = g.add_leaf("wt", {{4, 3}, DType::Float32, Device::cuda(0)}, ValueKind::Parameter);
+  NodeMeta fc = layer("fc");
+  fc.layer = "Linear 'fc'";
+  msg = message_of<DeviceError>([&] { g.add("MatMul", {img, wt}, {}, fc); });
+  expect_has(msg, "Linear 'fc': the input is on cpu but the layer's parameters are on cuda:0");
+  expect_has(msg, "fix: x = x.to('cuda:0')");
+}
+
+TEST(Errors, ALinearLayersFeatureMismatchSuggestsTheLayerThatFits) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({2, 3, 4}), ValueKind::Input);
+  ValueId wt = g.add_leaf("wt", f32({7, 3}), ValueKind::Parameter);  // weight.T of Linear(7, 3)
+  NodeMeta fc = layer("1");
+  fc.layer = "Linear '1'";
+  const std::string msg = message_of<ShapeError>([&] { g.add("MatMul", {x, wt}, {}, fc); });
+  expect_has(msg, "Linear '1' got input of shape [2, 3, 4] but expects 7 features in the last axis");
+  expect_has(msg, "fix: build the layer as Linear(4, 3)");
+}
+
 TEST(Errors, WrongNumberOfInputsNamesLayerAndInputNames) {
   testing_ops::register_all();
   Graph g;

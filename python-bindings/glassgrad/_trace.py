@@ -19,6 +19,7 @@ class _Stacks(threading.local):
     def __init__(self):
         self.scopes: List[str] = []
         self.roles: List[str] = []
+        self.layers: List[str] = []
 
 
 _local = _Stacks()
@@ -31,21 +32,25 @@ def current_scope() -> str:
 
 class scope:
     """Context manager naming the layer whose ops are recorded inside it, and optionally their
-    role ("optimizer" for update nodes; ops default to "forward")."""
+    role ("optimizer" for update nodes; ops default to "forward") and the layer as messages name
+    it ("Linear 'fc'": the engine's checks word their errors for it, op_schema.h NodeMeta)."""
 
-    __slots__ = ("name", "role")
+    __slots__ = ("name", "role", "layer")
 
-    def __init__(self, name: str, role: str = ""):
+    def __init__(self, name: str, role: str = "", layer: str = ""):
         self.name = name
         self.role = role
+        self.layer = layer
 
     def __enter__(self):
         _local.scopes.append(self.name)
+        _local.layers.append(self.layer)
         if self.role:
             _local.roles.append(self.role)
 
     def __exit__(self, *exc):
         _local.scopes.pop()
+        _local.layers.pop()
         if self.role:
             _local.roles.pop()
 
@@ -70,9 +75,9 @@ def user_source() -> str:
 
 def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line."""
-    roles = _local.roles
+    roles, layers = _local.roles, _local.layers
     role = role or (roles[-1] if roles else "forward")
-    return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role)
+    return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role, layers[-1] if layers else "")
 
 
 class recording_step:

@@ -68,14 +68,14 @@ void bind_lazy(py::module_& m) {
   }, py::arg("tensor"), py::arg("kind") = "input", py::arg("requires_grad") = false, py::arg("name") = "");
   m.def("lazy_record",
         [](const std::string& op, const std::vector<Handle*>& inputs, const py::dict& attrs, const std::string& scope,
-           const std::string& source, const std::string& role) {
-          NodeMeta meta{scope, source, role_from_name(role)};
+           const std::string& source, const std::string& role, const std::string& layer) {
+          NodeMeta meta{scope, source, role_from_name(role), layer};
           std::vector<std::unique_ptr<Handle>> out;
           for (auto& v : lazy::record(op, values_of(inputs), attrs_from_dict(attrs), meta)) out.push_back(wrap(std::move(v)));
           return out;
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
-        py::arg("role") = "forward");
+        py::arg("role") = "forward", py::arg("layer") = "");
   // The labels check of the CrossEntropy shape rule (class_labels.h) for labels that never reach
   // it: a NumPy array (dtype by NumPy's name), or a tensor feeding a loss composed in Python.
   m.def("check_class_labels",

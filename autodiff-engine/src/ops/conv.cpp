@@ -190,9 +190,26 @@ void check_grad_out(const ShapeContext& ctx, int gi, const Shape& x, const Shape
                .fix("pass the forward Conv2D's stride, padding, dilation, groups and input/weight shapes unchanged"));
 }
 
+// A layer's input with no channels, rows or columns (an empty batch is fine): said before the
+// channel and kernel checks, which would blame the layer's configuration.
+void expect_nonempty_image(const ShapeContext& ctx, const TensorInfo& x, const TensorInfo& w) {
+  if (ctx.meta().layer.empty() || (x.shape[1] != 0 && x.shape[2] != 0 && x.shape[3] != 0)) return;
+  const Attrs& a = ctx.attrs();
+  throw ShapeError(ctx.layer_where() + ": " +
+                   ErrorMessage("the input " + shape_str(x.shape) + " is empty along C, H or W (N, C, H, W)")
+                       .detail("weight: " + shape_str(w.shape) + "  stride " + shape_str(a.has("stride") ? a.ints("stride") : Shape{1, 1}) +
+                               "  padding " + shape_str(a.has("padding") ? a.ints("padding") : Shape{0, 0, 0, 0}))
+                       .cause("a slice that selected nothing, or earlier layers shrank the image away")
+                       .fix("give the layer [N, " + std::to_string(w.shape[1] * a.i("groups", 1)) +
+                            ", H, W] input with H >= " + std::to_string(w.shape[2]) + " and W >= " +
+                            std::to_string(w.shape[3]) + " (or padding='same')")
+                       .str());
+}
+
 std::vector<TensorInfo> conv2d_infer(const ShapeContext& ctx) {
   ctx.expect_rank(0, 4, "NCHW");
   expect_weight_rank(ctx, 1);
+  expect_nonempty_image(ctx, ctx.in(0), ctx.in(1));
   ctx.expect_float(0);
   ctx.expect_same_dtype(0, 1);
   const TensorInfo& x = ctx.in(0);
@@ -287,6 +304,7 @@ void register_conv_ops(OpRegistry& r) {
     s.name = "Conv2D";
     s.inputs = {"input", "weight", "bias"};
     s.min_inputs = 2;
+    s.layer_parameter = "weight";
     s.outputs = {"out"};
     s.formula = "out[n,k,i,j] = bias[k] + sum_{c',r,s} input[n, g*C/G + c', i*sh + r*dh - pt, j*sw + s*dw - pl] * "
                 "weight[k,c',r,s], g = k / (K/G) (G = groups)";

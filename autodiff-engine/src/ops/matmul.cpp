@@ -50,6 +50,17 @@ std::vector<TensorInfo> matmul_infer(const ShapeContext& ctx) {
   ctx.expect_same_dtype(0, 1);
   const int64_t m = a.shape[a.shape.size() - 2], k = a.shape.back();
   const int64_t kb = b.shape[b.shape.size() - 2], n = b.shape.back();
+  const std::string& layer = ctx.meta().layer;
+  if (k != kb && (layer == "Linear" || layer.rfind("Linear '", 0) == 0)) {
+    // A Linear layer's product x @ weight.T: b is the transposed weight [in_features, out_features].
+    throw ShapeError(ctx.layer_where() + " " +
+                     ErrorMessage("got input of shape " + shape_str(a.shape) + " but expects " + std::to_string(kb) +
+                                  " features in the last axis")
+                         .detail("weight: " + shape_str({n, kb}) + "   input: " + shape_str(a.shape))
+                         .fix("build the layer as Linear(" + std::to_string(k) + ", " + std::to_string(n) +
+                              "), or flatten the input first: glassgrad.flatten(x)")
+                         .str());
+  }
   if (k != kb) {
     ErrorMessage msg("inner sizes differ: a is " + matrix_str(a.shape) + " and b is " + matrix_str(b.shape));
     msg.detail("a: " + a.str()).detail("b: " + b.str());
@@ -102,6 +113,7 @@ void register_matmul_ops(OpRegistry& r) {
   s.name = "MatMul";
   s.inputs = {"a", "b"};
   s.outputs = {"out"};
+  s.layer_parameter = "weight.T";  // Linear records x @ weight.T
   s.strided_inputs = true;
   s.formula = "out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]  (batch axes broadcast)";
   s.infer = matmul_infer;

@@ -95,6 +95,7 @@ void register_norm_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "BatchNorm2DTrain";
+    s.layer_parameter = "weight";  // gamma: the layer's weight
     s.inputs = {"x", "gamma", "beta", "residual"};
     s.min_inputs = 3;
     s.outputs = {"y", "mean", "var"};
@@ -170,6 +171,7 @@ void register_norm_ops(OpRegistry& r) {
   {
     OpSchema s;
     s.name = "BatchNorm2DInference";
+    s.layer_parameter = "weight";  // gamma: the layer's weight
     s.inputs = {"x", "gamma", "beta", "running_mean", "running_var"};
     s.outputs = {"y"};
     s.formula = "y = gamma * (x - running_mean) / sqrt(running_var + eps) + beta, per channel";

@@ -22,7 +22,7 @@ import numpy as np
 from .. import _C, _args, _device
 from .._batchnorm import batch_norm
 from .._tensor import Tensor, _op
-from .module import Module, Parameter
+from .module import Module, Parameter, layer_name
 
 
 class _BatchNorm(Module):
@@ -56,19 +56,16 @@ class _BatchNorm(Module):
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
     def _check(self, x) -> None:
-        from .layers import _check_input, _where
-        if self.weight is not None:
-            _check_input(self, x, self.weight)
-        elif not isinstance(x, Tensor):
-            raise TypeError(f"{_where(self)} expects a glassgrad.Tensor, got {type(x).__name__}")
+        from .layers import _check_tensor
+        _check_tensor(self, x)  # device and dtype: the BatchNorm2D* shape rules (layer_parameter)
         if x.ndim not in self._RANKS:
             got = f"{x.ndim}D input {list(x.shape)}"
             fix = ("use BatchNorm1D for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
                    else "use BatchNorm2D for (N, C, H, W) input" if x.ndim == 4 else "reshape the input")
-            raise _C.ShapeError(f"{_where(self)}: expected {self._INPUT} input, got {got}\n  fix: {fix}")
+            raise _C.ShapeError(f"{layer_name(self)}: expected {self._INPUT} input, got {got}\n  fix: {fix}")
         if x.shape[1] != self.num_features:
             raise _C.ShapeError(
-                f"{_where(self)}: the input has {x.shape[1]} channels (axis 1) but the layer normalizes "
+                f"{layer_name(self)}: the input has {x.shape[1]} channels (axis 1) but the layer normalizes "
                 f"{self.num_features}\n  input: {list(x.shape)}\n"
                 f"  fix: build the layer as {type(self).__name__}({x.shape[1]})")
 

@@ -19,7 +19,7 @@ from .._random import generator
 from .._spatial import _pair_size
 from .._tensor import Tensor
 from .init import default_bound
-from .module import Module, Parameter
+from .module import Module, Parameter, layer_name
 
 
 def _default_uniform(shape, fan_in: int) -> np.ndarray:
@@ -29,35 +29,13 @@ def _default_uniform(shape, fan_in: int) -> np.ndarray:
     return generator().uniform(-bound, bound, shape).astype(np.float32)
 
 
-def _where(layer: Module) -> str:
-    """How messages name a layer: "Conv2D 'layer2.0.conv1'" (its path once a model called it)."""
-    return f"{type(layer).__name__} '{layer._scope}'" if layer._scope else type(layer).__name__
-
-
-def _check_input(layer: Module, x, weight: Tensor) -> None:
-    """The input must be a tensor on the parameters' device with their dtype: said here, with the
-    layer's path and a fix, rather than as a mismatch between two anonymous op inputs."""
+def _check_tensor(layer: Module, x) -> None:
+    """A layer takes a glassgrad.Tensor. Everything else about the input (device and dtype against
+    the parameters, shape) is checked by the shape rule of the op the layer records, which names
+    the layer (NodeMeta.layer) and words the check for it."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{_where(layer)} expects a glassgrad.Tensor, got {type(x).__name__}\n"
+        raise TypeError(f"{layer_name(layer)} expects a glassgrad.Tensor, got {type(x).__name__}\n"
                         f"  fix: x = glassgrad.tensor(x)")
-    shapes = (f"\n  input:  {list(x.shape)} {x.dtype} {x.device}"
-              f"\n  weight: {list(weight.shape)} {weight.dtype} {weight.device}")
-    if x.device != weight.device:
-        raise _C.DeviceError(
-            f"{_where(layer)}: the input is on {x.device} but the layer's parameters are on {weight.device}{shapes}\n"
-            f"  cause: the model and the data were put on different devices\n"
-            f"  fix: x = x.to('{weight.device}')   (or move the model: model.to('{x.device}'))")
-    if x.dtype != weight.dtype:
-        if x.dtype in ("float32", "float64"):
-            to = "float" if weight.dtype == "float32" else "double"
-            fix = f"x = x.{to}()   (or convert the model: model.{'double' if x.dtype == 'float64' else 'float'}())"
-            cause = ("NumPy arrays are float64 unless converted (np.random.rand, np.load of float data); "
-                     "glassgrad never converts dtypes silently")
-        else:
-            fix = "x = x.float() / 255   (uint8 images), or x.float()"
-            cause = f"{x.dtype} data must become floats before a layer"
-        raise _C.DTypeError(f"{_where(layer)}: the input is {x.dtype} but the layer's parameters are "
-                            f"{weight.dtype}{shapes}\n  cause: {cause}\n  fix: {fix}")
 
 
 class Conv2D(Module):
@@ -97,14 +75,7 @@ class Conv2D(Module):
         self.bias = Parameter(_default_uniform(self.out_channels, fan_in), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        _check_input(self, x, self.weight)
-        if x.ndim == 4 and 0 in x.shape[1:]:
-            raise _C.ShapeError(
-                f"{_where(self)}: the input {list(x.shape)} is empty along C, H or W (N, C, H, W)\n"
-                f"  weight: {list(self.weight.shape)}  stride {self.stride}  padding {self.padding!r}\n"
-                f"  cause: a slice that selected nothing, or earlier layers shrank the image away\n"
-                f"  fix: give the layer [N, {self.in_channels}, H, W] input with H >= {self.kernel_size[0]} and "
-                f"W >= {self.kernel_size[1]} (or padding='same')")
+        _check_tensor(self, x)
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
@@ -127,13 +98,7 @@ class Linear(Module):
         self.bias = Parameter(_default_uniform(self.out_features, self.in_features), device) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        _check_input(self, x, self.weight)
-        if x.ndim >= 1 and x.shape[-1] != self.in_features:
-            raise _C.ShapeError(
-                f"{_where(self)} got input of shape {list(x.shape)} but expects {self.in_features} features "
-                f"in the last axis\n  weight: {list(self.weight.shape)}   input: {list(x.shape)}\n"
-                f"  fix: build the layer as Linear({x.shape[-1]}, {self.out_features}), or flatten the input "
-                f"first: glassgrad.flatten(x)")
+        _check_tensor(self, x)
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:

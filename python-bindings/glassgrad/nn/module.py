@@ -95,6 +95,12 @@ def _bump_structure_version() -> None:
     _structure_version += 1
 
 
+
+def layer_name(layer: "Module") -> str:
+    """How messages name a layer: "Conv2D 'layer2.0.conv1'" (its path once a model called it), or
+    its class alone. The engine's shape rules word their checks with it (NodeMeta.layer)."""
+    return f"{type(layer).__name__} '{layer._scope}'" if layer._scope else type(layer).__name__
+
 class Module:
     """Base class for layers and models: subclass it, create layers in __init__, write forward."""
 
@@ -268,7 +274,7 @@ class Module:
         # Layers were named by their paths when assigned (_name_tree); a model called at the top
         # records its own ops under its class name.
         note_module_call(self)
-        with scope(self._scope or type(self).__name__):
+        with scope(self._scope or type(self).__name__, layer=layer_name(self)):
             return self.forward(*args, **kwargs)
 
     # ---- state ----

@@ -27,11 +27,14 @@ const char* role_name(NodeRole role);            // "forward", "backward", ...
 NodeRole role_from_name(const std::string& name);  // throws ValueError naming the valid ones
 
 // Where a node came from: the module path of the layer that recorded it ("layer2.0.conv1"),
-// the user's source line ("train.py:42"), and its role in the step.
+// the user's source line ("train.py:42"), its role in the step, and the layer as its messages
+// name it ("Linear 'fc'", "Linear" for a layer called alone; empty outside layers), which the
+// Python layer adds so that the engine's checks speak of the layer rather than of its ops.
 struct NodeMeta {
   std::string scope;
   std::string source;
   NodeRole role = NodeRole::Forward;
+  std::string layer;
 };
 
 // How messages name a node: "Conv2D 'layer2.0.conv1'" (the op and the layer that recorded it),
@@ -52,6 +55,9 @@ class ShapeContext {
   const NodeMeta& meta() const { return meta_; }
   // "Conv2D 'conv1'" when the node has a layer, else "Conv2D".
   std::string where() const;
+  // The layer that recorded the node as its messages name it ("Linear 'fc'"), or where() when
+  // no layer did.
+  std::string layer_where() const { return meta_.layer.empty() ? where() : meta_.layer; }
   // Throws ShapeError (or DTypeError when dtype=true). The headline is prefixed with where().
   [[noreturn]] void fail(const ErrorMessage& msg, bool dtype = false) const;
   // Attribute `attr` = `axis` as an axis of a rank-`rank` input (negative counts from the end),
@@ -92,6 +98,12 @@ struct OpSchema {
   bool elementwise = false;    // output[i] depends on input[i] only: a fusion candidate
   bool strided_inputs = false; // the kernel reads any strides; else inputs arrive contiguous
   bool same_device = true;     // all inputs must be on one device (the output's)
+  // Set on ops whose input 0 is a layer's input and input 1 its parameter, named so in messages
+  // (Conv2D "weight", BatchNorm2D* "weight", MatMul "weight.T" as Linear records it): when a
+  // layer recorded the node, a device or dtype mismatch between them is worded for the layer
+  // ("Conv2D 'conv1': the input is float64 but the layer's parameters are float32", the fix
+  // converting the input or the model) before any other check.
+  const char* layer_parameter = nullptr;
   bool has_side_effects = false;  // kept by dead-code elimination even when unused
   // Outputs carry no gradient by design (Detach, optimizer updates); without this flag, a
   // missing gradient rule on a path to a parameter is an error.
