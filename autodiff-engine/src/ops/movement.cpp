@@ -33,36 +33,38 @@ Shape resolve_shape(const ShapeContext& ctx, const Shape& req, int64_t n) {
   return out;
 }
 
+// The schema of a view op x -> out: a no-copy view of x whose layout `view` gives (when it cannot,
+// the op's kernel copies), reading any strides.
+OpSchema view_schema(const char* name, const char* formula, ViewFn view) {
+  OpSchema s;
+  s.name = name;
+  s.inputs = {"x"};
+  s.outputs = {"out"};
+  s.view_of = 0;
+  s.strided_inputs = true;
+  s.formula = formula;
+  s.view = std::move(view);
+  return s;
+}
+
 }  // namespace
 
 void register_movement_ops(OpRegistry& r) {
   {
-    OpSchema s;
-    s.name = "Detach";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.view_of = 0;
-    s.strided_inputs = true;
-    s.stops_gradient = true;
-    s.formula = "out = x, with no gradient flowing back";
-    s.view = [](const Attrs&, const Layout& in, const Shape&, Layout& out) {
+    OpSchema s = view_schema("Detach", "out = x, with no gradient flowing back",
+                             [](const Attrs&, const Layout& in, const Shape&, Layout& out) {
       out = in;
       return true;
-    };
+    });
+    s.stops_gradient = true;
     s.infer = [](const ShapeContext& ctx) { return std::vector<TensorInfo>{ctx.in(0)}; };
     r.add(std::move(s));
   }
   {
-    OpSchema s;
-    s.name = "Reshape";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.view_of = 0;
-    s.strided_inputs = true;
-    s.formula = "out = x with a new shape (same elements, row-major order)";
-    s.view = [](const Attrs&, const Layout& in, const Shape& out_shape, Layout& out) {
+    OpSchema s = view_schema("Reshape", "out = x with a new shape (same elements, row-major order)",
+                             [](const Attrs&, const Layout& in, const Shape& out_shape, Layout& out) {
       return reshape_view(in, out_shape, out);
-    };
+    });
     s.infer = [](const ShapeContext& ctx) {
       return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), resolve_shape(ctx, ctx.attrs().ints("shape"), ctx.in(0).numel()))};
     };
@@ -73,17 +75,11 @@ void register_movement_ops(OpRegistry& r) {
     r.add(std::move(s));
   }
   {
-    OpSchema s;
-    s.name = "Permute";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.view_of = 0;
-    s.strided_inputs = true;
-    s.formula = "out[i_dims[0], ...] = x[i_0, ...]: axes reordered";
-    s.view = [](const Attrs& a, const Layout& in, const Shape&, Layout& out) {
+    OpSchema s = view_schema("Permute", "out[i_dims[0], ...] = x[i_0, ...]: axes reordered",
+                             [](const Attrs& a, const Layout& in, const Shape&, Layout& out) {
       out = permute_view(in, a.ints("dims"));
       return true;
-    };
+    });
     s.infer = [](const ShapeContext& ctx) {
       const auto& dims = ctx.attrs().ints("dims");
       const int rank = ctx.in(0).rank();
@@ -124,17 +120,11 @@ void register_movement_ops(OpRegistry& r) {
     return out;
   };
   {
-    OpSchema s;
-    s.name = "Slice";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.view_of = 0;
-    s.strided_inputs = true;
-    s.formula = "out = x[..., start:stop:step, ...] along dim";
-    s.view = [](const Attrs& a, const Layout& in, const Shape&, Layout& out) {
+    OpSchema s = view_schema("Slice", "out = x[..., start:stop:step, ...] along dim",
+                             [](const Attrs& a, const Layout& in, const Shape&, Layout& out) {
       out = slice_view(in, static_cast<int>(a.i("dim")), a.i("start"), a.i("stop"), a.i("step", 1));
       return true;
-    };
+    });
     s.infer = [slice_infer](const ShapeContext& ctx) {
       return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), slice_infer(ctx, ctx.in(0).shape))};
     };
@@ -171,17 +161,11 @@ void register_movement_ops(OpRegistry& r) {
     r.add(std::move(s));
   }
   {
-    OpSchema s;
-    s.name = "Expand";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.view_of = 0;
-    s.strided_inputs = true;
-    s.formula = "out = x broadcast to shape (stretched axes read the same element)";
-    s.view = [](const Attrs&, const Layout& in, const Shape& out_shape, Layout& out) {
+    OpSchema s = view_schema("Expand", "out = x broadcast to shape (stretched axes read the same element)",
+                             [](const Attrs&, const Layout& in, const Shape& out_shape, Layout& out) {
       out = expand_view(in, out_shape);
       return true;
-    };
+    });
     s.infer = [](const ShapeContext& ctx) {
       const Shape want = ctx.attrs().ints("shape");
       Shape b;
