@@ -187,7 +187,7 @@ void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector
   const OpSchema& s = *node.schema;
   if (!s.gradient) {
     throw UnsupportedError(
-        ErrorMessage((node.meta.scope.empty() ? s.name : s.name + " '" + node.meta.scope + "'") +
+        ErrorMessage(node_where(s.name, node.meta.scope) +
                      ": this op has no gradient rule, but a gradient must flow through it")
             .detail("recorded at " + (node.meta.source.empty() ? std::string("(unknown)") : node.meta.source))
             .fix("compute it outside the differentiated part (under glassgrad.no_grad()), or "

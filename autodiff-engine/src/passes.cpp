@@ -87,7 +87,7 @@ int insert_contiguous_copies(Graph& g) {
       for (const auto& io : node.schema->inplace) {
         if (io.second != static_cast<int>(i)) continue;
         // A copy would receive the update and the viewed buffer would keep its old value.
-        const std::string where = node.meta.scope.empty() ? node.op() : node.op() + " '" + node.meta.scope + "'";
+        const std::string where = node_where(node.op(), node.meta.scope);
         throw ValueError(ErrorMessage(where + ": the tensor it updates in place, " + g.value_str(v) +
                                       ", is a strided view " + shape_str(g.value(v).info.shape) + " strides " +
                                       shape_str(a.layouts[static_cast<size_t>(v)].strides))
@@ -157,7 +157,7 @@ std::vector<NodeId> schedule(const Graph& g, const std::vector<NodeId>& nodes) {
           if (!reads) continue;
           if (after[static_cast<size_t>(r)]) {
             auto where = [](const Node& n) {
-              return n.meta.scope.empty() ? n.op() : n.op() + " '" + n.meta.scope + "'";
+              return node_where(n.op(), n.meta.scope);
             };
             throw ValueError(ErrorMessage(where(reader) + " reads " + g.value_str(target) +
                                           " after " + where(writer) + " overwrote it in place")

@@ -168,7 +168,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
       st.workspace = new_slot(SlotKind::Workspace, kNoValue, wi);
       BufferSlot& w = plan.slots[static_cast<size_t>(st.workspace)];
       w.first_step = w.last_step = step_index;
-      w.name = "workspace of " + node.op() + (node.meta.scope.empty() ? "" : " '" + node.meta.scope + "'");
+      w.name = "workspace of " + node_where(node.op(), node.meta.scope);
     }
     plan.steps.push_back(std::move(st));
   }

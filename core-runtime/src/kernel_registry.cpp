@@ -55,7 +55,7 @@ const KernelEntry& KernelRegistry::at(const std::string& op, DeviceType device, 
   for (const auto& e : entries_) {
     if (std::get<0>(e) == op && std::get<1>(e) == device) have.push_back(dtype_name(std::get<2>(e)));
   }
-  const std::string where = meta.scope.empty() ? op : op + " '" + meta.scope + "'";
+  const std::string where = node_where(op, meta.scope);
   ErrorMessage m(where + ": no " + std::string(dev) + " kernel for dtype " + dtype_name(dtype));
   if (have.empty()) {
     m.detail("this op has no " + std::string(dev) + " kernel at all");

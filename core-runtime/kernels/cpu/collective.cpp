@@ -31,7 +31,7 @@ void all_reduce(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& out = c.outputs[0];
   copy_bytes(out.data_ptr(), x.data_ptr(), x.nbytes());
-  const std::string where = c.meta.scope.empty() ? "AllReduce" : "AllReduce '" + c.meta.scope + "'";
+  const std::string where = node_where("AllReduce", c.meta.scope);
   const ReduceOp op = c.attrs.s("op") == "average" ? ReduceOp::Average : ReduceOp::Sum;
   communicator(c.attrs.i("group"), where)->all_reduce(out.data_ptr(), out.numel(), out.dtype(), op, nullptr);
 }

@@ -142,7 +142,7 @@ void check_labels(const KernelContext& c, const Tensor& labels, int64_t classes,
     }
   }
   if (first < 0) return;
-  const std::string where = c.meta.scope.empty() ? std::string("CrossEntropy") : "CrossEntropy '" + c.meta.scope + "'";
+  const std::string where = node_where("CrossEntropy", c.meta.scope);
   ErrorMessage m(where + ": label " + std::to_string(y[first]) + " at position " + std::to_string(first) +
                  " is out of range for " + std::to_string(classes) + " classes");
   m.detail("labels must be in [0, " + std::to_string(classes) + "); " + std::to_string(bad) + " of " +

@@ -19,7 +19,7 @@ void copy_on(DeviceState& s, CUstream stream, const Tensor& dst, size_t offset, 
 }
 
 std::string where(const KernelContext& c, const char* op) {
-  return c.meta.scope.empty() ? std::string(op) : std::string(op) + " '" + c.meta.scope + "'";
+  return node_where(op, c.meta.scope);
 }
 
 void bucket_pack(const KernelContext& c) {

@@ -26,7 +26,7 @@ void fused_elementwise(const KernelContext& c) {
   const FusedProgram prog = FusedProgram::from_attrs(c.attrs, n_in);
   const int n_code = static_cast<int>(prog.code.size());
   if (n_in > GG_FUSED_MAX_IN || n_code > GG_FUSED_MAX_CODE) {
-    throw UnsupportedError(ErrorMessage("FusedElementwise" + (c.meta.scope.empty() ? "" : " '" + c.meta.scope + "'") +
+    throw UnsupportedError(ErrorMessage(node_where("FusedElementwise", c.meta.scope) +
                                         ": the CUDA kernel runs programs of at most " +
                                         std::to_string(GG_FUSED_MAX_IN) + " inputs and " +
                                         std::to_string(GG_FUSED_MAX_CODE) + " instructions, this one has " +

@@ -96,7 +96,7 @@ void check_labels(const KernelContext& c, const char* op, const Tensor& flag, co
   const int64_t row = host.data<int64_t>()[0];
   if (row == -1) return;
   const int64_t label = labels.select(0, row).to(Device::cpu()).data<int64_t>()[0];
-  const std::string where = std::string(op) + (c.meta.scope.empty() ? "" : " '" + c.meta.scope + "'");
+  const std::string where = node_where(op, c.meta.scope);
   const int64_t n = labels.numel();
   ErrorMessage m(where + ": label " + std::to_string(label) + " at position " + std::to_string(row) +
                  " is out of range for " + std::to_string(C) + " classes");

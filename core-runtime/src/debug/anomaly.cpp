@@ -42,7 +42,7 @@ std::string num(double v) {
 }
 
 std::string where(const PlanStep& st) {
-  return st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'";
+  return node_where(st.op(), st.meta.scope);
 }
 
 // The ops of a fused step (its "fused" attribute: "Mul+Log", "BatchNorm2DTrain+ReLU"), or the

@@ -15,7 +15,7 @@ namespace debug {
 namespace {
 
 std::string step_where(const PlanStep& st) {
-  return (st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'") + " (" + role_name(st.meta.role) + ")";
+  return node_where(st.op(), st.meta.scope) + " (" + role_name(st.meta.role) + ")";
 }
 
 // Step producing each slot (-1: none), and the step each workspace belongs to.
@@ -49,7 +49,7 @@ std::vector<std::string> buffer_labels(const Plan& p) {
     const int step = prod[id];
     if (s.kind == SlotKind::Workspace && step >= 0) {
       const PlanStep& st = p.steps[static_cast<size_t>(step)];
-      labels[id] = "workspace of " + (st.meta.scope.empty() ? st.op() : st.op() + " '" + st.meta.scope + "'");
+      labels[id] = "workspace of " + node_where(st.op(), st.meta.scope);
     } else if (!names[id].empty()) {
       labels[id] = names[id];
     } else if (step >= 0) {

@@ -111,7 +111,7 @@ void throw_in_flight(const Value& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
   const Node& n = *v.producer;
   throw ValueError(ErrorMessage("cannot compute " + what + " " + shape_str(v.info.shape) + " (from " +
-                                n.schema->name + (n.meta.scope.empty() ? "" : " '" + n.meta.scope + "'") +
+                                node_where(n.schema->name, n.meta.scope) +
                                 ") now: the plan that computes it is running")
                        .cause("a hook (glassgrad.debug.register_hook) or another thread asked for it while "
                               "that step ran; computing it again would repeat the step's work and its in-place "
