@@ -1,7 +1,8 @@
 """The CUDA kernels of a small training step, against the CPU on random data: multi-tensor
 optimizer updates (a plan's consecutive updates in one launch per 28 parameters), BatchNorm at
-SimpleCNN's shapes (and a second call giving the same bits), and max-pool backward over windows
-that tile the input (one thread per window), with and without the fused ReLU backward."""
+SimpleCNN's shapes (and a second call giving the same bits), max-pool backward over windows
+that tile the input (one thread per window), with and without the fused ReLU backward, and
+short-k products (one thread per output: a Linear layer's gradients on a small batch)."""
 import numpy as np
 import pytest
 
@@ -176,3 +177,27 @@ def test_cuda_max_pool_backward_with_nan_and_negative_zero_matches_cpu(rng):
     gpu = run_kernel("MaxPool2DBackward", [dy, x], attrs, device="cuda")[0]
     np.testing.assert_array_equal(np.signbit(gpu), np.signbit(cpu))
     np.testing.assert_array_equal(gpu, cpu)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("a_shape,b_shape,transpose_a", [
+    ((32, 10), (32, 800), True),      # dW = dy^T x of SimpleCNN's fc: a transposed view
+    ((32, 10), (10, 800), False),     # dx = dy W
+    ((3, 1, 5, 7), (1, 2, 7, 9), False),  # broadcast batch axes
+    ((1, 1), (1, 1), False),
+    ((4, 32), (32, 3), False),        # k = 32, the longest k of the kernel
+])
+def test_cuda_short_k_matmul_matches_cpu(rng, dtype, a_shape, b_shape, transpose_a):
+    a = rng.standard_normal(a_shape).astype(dtype)
+    b = rng.standard_normal(b_shape).astype(dtype)
+    outs = []
+    for device in ("cpu", "cuda"):
+        ta = _C.Tensor.from_numpy(a, device)
+        if transpose_a:
+            ta = ta.permute([1, 0])
+        (c,) = _C.run_op("MatMul", [ta, _C.Tensor.from_numpy(b, device)], {}, "")
+        outs.append(c.numpy())
+    ref = (a.T if transpose_a else a) @ b
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(outs[1], outs[0], **tol)
+    np.testing.assert_allclose(outs[1], ref, **tol)

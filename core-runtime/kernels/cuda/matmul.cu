@@ -65,6 +65,23 @@ __device__ void matmul_dot(const GGMatmul& g, T* c, const T* a, const T* b) {
   }
 }
 
+// A short k over a few tiles' worth of outputs (a Linear layer's gradients on a small batch:
+// dW [10, 800] = dy^T [10, 32] x [32, 800], dx [32, 800] = dy [32, 10] x W [10, 800]): one
+// thread per output, k ascending (n fastest across threads, so B's rows are read coalesced).
+// The tile kernel would give such a product a dozen blocks that mostly stage tiles.
+template <typename T>
+__device__ void matmul_thread(const GGMatmul& g, T* c, const T* a, const T* b) {
+  const int64_t per_batch = g.M * g.N, total = g.batch * per_batch;
+  GG_FOR(o, total) {
+    const int64_t z = o / per_batch, mn = o - z * per_batch, m = mn / g.N, n = mn - m * g.N;
+    const T* pa = a + gg::strided_offset(z, g.batch_rank, g.batch_size, g.a_bstride) + m * g.a_sm;
+    const T* pb = b + gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride) + n * g.b_sn;
+    T s = 0;
+    for (int64_t k = 0; k < g.K; ++k) s += pa[k * g.a_sk] * pb[k * g.b_sk];
+    c[o] = s;
+  }
+}
+
 }  // namespace gg_mm
 
 GG_KERNEL void __launch_bounds__(256) gg_matmul_f32(GGMatmul g, float* c, const float* a, const float* b) {
@@ -78,4 +95,10 @@ GG_KERNEL void gg_matmul_dot_f32(GGMatmul g, float* c, const float* a, const flo
 }
 GG_KERNEL void gg_matmul_dot_f64(GGMatmul g, double* c, const double* a, const double* b) {
   gg_mm::matmul_dot<double>(g, c, a, b);
+}
+GG_KERNEL void gg_matmul_thread_f32(GGMatmul g, float* c, const float* a, const float* b) {
+  gg_mm::matmul_thread<float>(g, c, a, b);
+}
+GG_KERNEL void gg_matmul_thread_f64(GGMatmul g, double* c, const double* a, const double* b) {
+  gg_mm::matmul_thread<double>(g, c, a, b);
 }

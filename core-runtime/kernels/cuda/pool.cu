@@ -54,14 +54,14 @@ __device__ __forceinline__ int avg_divisor(const GGPool& g, int oh, int ow) {
   return n > 0 ? n : 1;
 }
 
+// 32-bit indices (the launcher refuses tensors of 2^31 elements or more).
 template <typename T>
 __device__ void max_fwd(const GGPool& g, T* y, const T* x) {
-  const int64_t per = g.OH * g.OW;
-  GG_FOR(i, g.planes * per) {
-    const int64_t p = i / per;
-    const int q = (int)(i - p * per), oh = q / (int)g.OW, ow = q - oh * (int)g.OW;
+  const int OW = (int)g.OW, per = (int)(g.OH * g.OW), plane = (int)(g.H * g.W), n = (int)g.planes * per;
+  GG_FOR(i64, n) {
+    const int i = (int)i64, p = i / per, q = i - p * per, oh = q / OW, ow = q - oh * OW;
     T v;
-    window_argmax(g, x + p * g.H * g.W, oh, ow, &v);
+    window_argmax(g, x + (int64_t)p * plane, oh, ow, &v);
     y[i] = v;
   }
 }
@@ -107,8 +107,8 @@ template <typename T>
 __device__ void max_bwd_tiled(const GGPool& g, int relu, T* dx, const T* dy, const T* x) {
   const int OH = (int)g.OH, OW = (int)g.OW, H = (int)g.H, W = (int)g.W, sh = (int)g.sh, sw = (int)g.sw;
   const int per = OH * OW, n = (int)g.planes * per;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    const int p = i / per, q = i - p * per, oh = q / OW, ow = q - oh * OW;
+  GG_FOR(i64, n) {
+    const int i = (int)i64, p = i / per, q = i - p * per, oh = q / OW, ow = q - oh * OW;
     const T* xp = x + (int64_t)p * H * W;
     T* dxp = dx + (int64_t)p * H * W;
     T v;

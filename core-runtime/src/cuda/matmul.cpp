@@ -1,7 +1,8 @@
 // Launcher of MatMul (kernels/cuda/matmul.cu): NumPy matmul semantics. a [..., M, K] (or [K]),
 // b [..., K, N] (or [K]), batch axes broadcast; any strides (transposed views run without a
-// copy). The output is dense [batch..., M, N] with the 1-D cases' axes dropped. Two kernels:
-// 64 x 64 shared-memory tiles, and one warp per output for few outputs over a long k.
+// copy). The output is dense [batch..., M, N] with the 1-D cases' axes dropped. Three kernels:
+// 64 x 64 shared-memory tiles, one warp per output for few outputs over a long k, and one
+// thread per output for a short k over a few tiles' worth of outputs.
 #include <algorithm>
 
 #include "cuda/launch.h"
@@ -12,13 +13,16 @@ namespace glassgrad {
 namespace cuda {
 
 // The CUDA functions launched here (functions.h).
-const FunctionNames kMatmulFunctions({"gg_matmul", "gg_matmul_dot"}, float_dtypes());
+const FunctionNames kMatmulFunctions({"gg_matmul", "gg_matmul_dot", "gg_matmul_thread"}, float_dtypes());
 
 namespace {
 
 // Products whose 64 x 64 tiles would occupy fewer than kDotMaxTiles blocks while k is long run
 // as one warp per output (gg_matmul_dot): the tiles would leave the GPU idle.
 constexpr int64_t kDotMaxTiles = 16, kDotMinK = 256;
+// Products of at most kThreadMaxK terms per output that would occupy fewer than
+// kThreadMaxTiles tile blocks run as one thread per output (gg_matmul_thread).
+constexpr int64_t kThreadMaxK = 32, kThreadMaxTiles = 64;
 
 void matmul(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
@@ -75,6 +79,12 @@ void matmul(const KernelContext& c) {
     const int64_t threads = g.batch * g.M * g.N * 32;
     launch(s, stream_of(s, &c), kname("gg_matmul_dot", out.dtype()).c_str(), Dim3{blocks_for(s, threads, 256)},
            Dim3{256}, site, g, out.data_ptr(), a.data_ptr(), b.data_ptr());
+    return;
+  }
+  if (tiles_m * tiles_n * g.batch < kThreadMaxTiles && g.K <= kThreadMaxK) {
+    const int64_t n = g.batch * g.M * g.N;
+    launch(s, stream_of(s, &c), kname("gg_matmul_thread", out.dtype()).c_str(), Dim3{blocks_for(s, n, 128)},
+           Dim3{128}, site, g, out.data_ptr(), a.data_ptr(), b.data_ptr());
     return;
   }
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles_n, 1 << 30)), cap_yz(tiles_m), cap_yz(g.batch)};
