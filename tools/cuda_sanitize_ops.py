@@ -117,6 +117,8 @@ def main():
     extra.append(("Conv2D", [sx, swt, rng.standard_normal(130)], sattrs, "igemm:128x128w"))
     extra.append(("Conv2DBackwardInput", [sg, swt], dict(sattrs, input_shape=[2, 20, 9, 11]), "igemm:128x128w"))
     extra.append(("Conv2DBackwardWeight", [sx, sg], dict(sattrs, weight_shape=[130, 20, 3, 3]), "igemm:128x128w"))
+    extra.append(("Conv2D", [sx, swt, rng.standard_normal(130)], sattrs, "igemm:128x64k16"))
+    extra.append(("Conv2DBackwardInput", [sg, swt], dict(sattrs, input_shape=[2, 20, 9, 11]), "igemm:128x64k16"))
     for algo in ("winograd4:128x128w", "winograd2:64x128w"):
         for op, arrays, attrs in [("Conv2D", [wx, ww, rng.standard_normal(66)], wattrs),
                                   ("Conv2DBackwardInput", [wg, ww], dict(wattrs, input_shape=[2, 70, 6, 5])),

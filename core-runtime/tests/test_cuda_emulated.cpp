@@ -326,7 +326,8 @@ TEST(CudaEmulated, StridedInputGradientOfOnePhaseAfterZeroing) {
   q.div_RaSa = make_fast_div(1);
   q.div_Sa = make_fast_div(1);
   for (auto kernel : {&gg_conv_bwd_input_gemm32x64_f32, &gg_conv_bwd_input_gemm64x128_f32,
-                      &gg_conv_bwd_input_gemm128x64_f32, &gg_conv_bwd_input_gemm128x128w_f32}) {
+                      &gg_conv_bwd_input_gemm128x64_f32, &gg_conv_bwd_input_gemm128x128w_f32,
+                      &gg_conv_bwd_input_gemm128x64k16_f32}) {
     const unsigned threads = kernel == &gg_conv_bwd_input_gemm128x128w_f32 ? 256 : 128;
     std::vector<float> dx(dxref.size() + 1, NAN);
     float* out = dx.data() + 1;  // misaligned for 16-byte stores: the scalar path
@@ -350,6 +351,8 @@ TEST(CudaEmulated, TheWideTileInEveryDirection) {
     std::vector<float> ws = split_workspace(r, splits), y, dw;
     forward_gemm(&gg_conv_fwd_gemm128x64_f32, dim3{1, 1, 2}, 128, 4, q, splits, c, y, ws);
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward, splits " << splits;
+    forward_gemm(&gg_conv_fwd_gemm128x64k16_f32, dim3{1, 1, 2}, 128, 4, q, splits, c, y, ws);
+    EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward k16, splits " << splits;
     weight_grad_gemm(&gg_conv_bwd_weight_gemm128x64_f32, dim3{1, 1, 2}, 128, 4, q, splits, c, dw, ws);
     EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, splits " << splits;
   }

@@ -143,14 +143,15 @@ def _conv_parity(rng, algo, dtype, xs, ws, stride, pad):
 
 
 @pytest.mark.parametrize("algo", ["auto", "direct", "igemm", "winograd2", "winograd4",
-                                  "igemm:32x32k16", "igemm:64x32", "igemm:32x64", "igemm:128x64", "igemm:128x128w"])
+                                  "igemm:32x32k16", "igemm:64x32", "igemm:32x64", "igemm:128x64", "igemm:128x128w",
+                                  "igemm:128x64k16"])
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("xs,ws,stride,pad", CONV_SHAPES, ids=[f"{c[0]}x{c[1]}" for c in CONV_SHAPES])
 def test_cuda_conv2d_forward_and_backwards_match_cpu(rng, algo, dtype, xs, ws, stride, pad):
     """Every algorithm on every shape; a forced algorithm that does not apply (Winograd on a
     strided or non-3x3 layer, or float64) runs the implicit GEMM, and a forced product tile that
     a direction has no kernel of ('igemm:32x32k16' and '64x32' are weight-gradient tiles,
-    '32x64' a forward and input-gradient one) runs the heuristic's tile."""
+    '32x64' and '128x64k16' forward and input-gradient ones) runs the heuristic's tile."""
     _conv_parity(rng, algo, dtype, xs, ws, stride, pad)
 
 

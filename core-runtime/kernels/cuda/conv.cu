@@ -281,6 +281,9 @@ typedef gg::TileConfig<32, 64, 4, 4> Tile32x64;         // 128 threads
 // input gradient's columns, the weight gradient's) takes the 64, so a thread gathers 4 image
 // values a k step instead of 8 (a tuner candidate).
 typedef gg::TileConfig<128, 64, 8, 8> Tile128x64;       // 128 threads
+// The same in k steps of 16 (half the barriers; forward and input gradient: the weight
+// gradient's spilled at 168 registers): a tuner candidate for the strided layers.
+typedef gg::TileConfig<128, 64, 8, 8, 16> Tile128x64k16;  // 128 threads
 
 // ---- direct kernels ---------------------------------------------------------------------
 // grid: x = output tiles (tiles_h * tiles_w), y = groups of kKG output channels, z = images.
@@ -380,7 +383,7 @@ __device__ void bwd_input_direct(const GGConv& g, T* dx, const T* dy, const T* w
 //   dx[n, c, h, w] = sum_k sum_{r,s} dy[n, k, h + pt - r, w + pl - s] w[k, c, r, s]
 // The window's row of (h, r) is (h - h0) + 2 - r (its origin is dy row h0 + pt - 2), its
 // column of (w, s) likewise. Shared memory: 4 * 34 * 34 + 4 * 36 words = 19 KB.
-constexpr int kFewTile = 32, kFewRows = 8, kFewKC = 4, kFewThreads = 128;
+constexpr int kFewTile = 32, kFewRows = 8, kFewKC = 4, kFewThreads = 128;  // kFewKC = kFewThreads / 32
 template <int CN>
 __device__ void bwd_input_fewc(const GGConv& g, float* dx, const float* dy, const float* w) {
   constexpr int TP = kFewTile + 2;          // dy window rows and columns
@@ -402,14 +405,28 @@ __device__ void bwd_input_fewc(const GGConv& g, float* dx, const float* dy, cons
         for (int i = 0; i < kFewRows; ++i) acc[c][i] = 0.f;
       for (int k0 = 0; k0 < K; k0 += kFewKC) {
         __syncthreads();  // the previous step's windows are no longer read
-        // A warp stages one window row at a time: 34 consecutive words of dy (coalesced).
-        for (int row = ty; row < kFewKC * TP; row += kFewThreads / 32) {
-          const int kk = row / TP, a = row - kk * TP, k = k0 + kk, oh = oh0 + a;
-          const bool rok = k < K && (unsigned)oh < (unsigned)OH;
-          const float* src = dyn + ((int64_t)k * OH + oh) * OW;
-          for (int b = tx; b < TP; b += 32) {
-            const int ow = ow0 + b;
-            ys[kk][a][b] = (rok && (unsigned)ow < (unsigned)OW) ? src[ow] : 0.f;
+        // Warp ty stages output channel k0 + ty (kFewKC is the number of warps): lane tx reads
+        // column tx of the window's 34 rows, unrolled so the loads issue together (a loop of
+        // dependent iterations paid a memory latency per row: 214 us for ResNet-18's first
+        // layer on 8 SMs), then lanes take the 2 x 34 halo words of columns 32 and 33.
+        {
+          const int k = k0 + ty;
+          const bool kin = k < K;
+          const int64_t row0 = ((int64_t)(kin ? k : 0) * OH + oh0) * OW + ow0;  // window (0, 0) in dyn
+          const bool cin = (unsigned)(ow0 + tx) < (unsigned)OW;
+          const float* src = dyn + (kin && cin ? row0 + tx : 0);  // column tx of the window's row 0
+#pragma unroll
+          for (int a = 0; a < TP; ++a) {
+            const bool ok = kin && cin && (unsigned)(oh0 + a) < (unsigned)OH;
+            ys[ty][a][tx] = ok ? src[a * OW] : 0.f;
+          }
+#pragma unroll
+          for (int q = 0; q < (2 * TP + 31) / 32; ++q) {
+            const int j = tx + 32 * q, a = j >> 1, b = kFewTile + (j & 1);
+            if (j < 2 * TP) {
+              const bool ok = kin && (unsigned)(oh0 + a) < (unsigned)OH && (unsigned)(ow0 + b) < (unsigned)OW;
+              ys[ty][a][b] = ok ? dyn[row0 + a * OW + b] : 0.f;
+            }
           }
         }
         for (int e = threadIdx.x; e < kFewKC * WL; e += kFewThreads) {
@@ -417,6 +434,7 @@ __device__ void bwd_input_fewc(const GGConv& g, float* dx, const float* dy, cons
           wsh[kk][j] = (k0 + kk < K && j < CN * 9) ? w[(int64_t)(k0 + kk) * CN * 9 + j] : 0.f;
         }
         __syncthreads();
+#pragma unroll 1
         for (int kk = 0; kk < kFewKC; ++kk) {
           float wr[WL];
 #pragma unroll
@@ -669,3 +687,5 @@ GG_CONV_GEMM_BIN(f32, float, 32x64, 128, 4)
 GG_CONV_GEMM_FWD(f32, float, 128x64, 128, 3)
 GG_CONV_GEMM_BIN(f32, float, 128x64, 128, 2)  // capped at 168 registers it spilled
 GG_CONV_GEMM_BW(f32, float, 128x64, 128, 3)
+GG_CONV_GEMM_FWD(f32, float, 128x64k16, 128, 3)
+GG_CONV_GEMM_BIN(f32, float, 128x64k16, 128, 2)  // capped at 168 registers it spilled

@@ -49,7 +49,8 @@ const FunctionNames kConvFloatTiles({"gg_conv_fwd_gemm64x128", "gg_conv_bwd_inpu
                                      "gg_conv_bwd_input_gemm128x64", "gg_conv_bwd_weight_gemm128x64",
                                      "gg_conv_bwd_input_fewc1", "gg_conv_bwd_input_fewc2", "gg_conv_bwd_input_fewc3",
                                      "gg_conv_bwd_input_fewc4", "gg_conv_fwd_gemm128x128w",
-                                     "gg_conv_bwd_input_gemm128x128w", "gg_conv_bwd_weight_gemm128x128w"},
+                                     "gg_conv_bwd_input_gemm128x128w", "gg_conv_bwd_weight_gemm128x128w",
+                                     "gg_conv_fwd_gemm128x64k16", "gg_conv_bwd_input_gemm128x64k16"},
                                     {DType::Float32});
 const FunctionNames kWinogradFunctions(
     {"gg_wino2_filter", "gg_wino2_input", "gg_wino2_output", "gg_wino2_grad_output", "gg_wino2_grad_filter",
@@ -89,17 +90,18 @@ constexpr int64_t kMaxWinogradBytes = int64_t(48) << 20;
 // the product is small (narrow_tile_applies); their k partitions may be as short as 32 (a
 // small output's only parallelism on a large GPU). 128 x 64 (7) and 128 x 128 with 8 x 4
 // micro-tiles a warp (8, "128x128w": k steps of 16, a third less shared-memory traffic than 3)
-// are candidates everywhere.
-constexpr int kGemmTiles = 9;
+// are candidates everywhere, 128 x 64 in k steps of 16 (9) for forwards and input gradients.
+constexpr int kGemmTiles = 10;
 const GemmChoice kTiles[kGemmTiles] = {{"128x128", 128, 128, 256, 1},  {"64x128", 64, 128, 128, 1},
                                        {"32x128", 32, 128, 128, 1},    {"128x128k16", 128, 128, 256, 1},
                                        {"32x32k16", 32, 32, 64, 1},    {"64x32", 64, 32, 128, 1},
                                        {"32x64", 32, 64, 128, 1},      {"128x64", 128, 64, 128, 1},
-                                       {"128x128w", 128, 128, 256, 1}};
+                                       {"128x128w", 128, 128, 256, 1}, {"128x64k16", 128, 64, 128, 1}};
 
 bool narrow(int tile) { return tile >= 4 && tile <= 6; }
 
 bool tile_has_kernel(Op op, int tile) {
+  if (tile == 9) return op != Op::BackwardWeight;
   if (!narrow(tile)) return true;
   return op == Op::BackwardWeight ? (tile == 4 || tile == 5) : tile == 6;
 }
@@ -543,7 +545,8 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
     add(c);
   }
   if (p.dt == DType::Float32)
-    for (int t : {0, 1, 2, 3, 7, 8}) {  // every general tile shape, at the heuristic's target
+    for (int t : {0, 1, 2, 3, 7, 8, 9}) {  // every general tile shape, at the heuristic's target
+      if (!tile_has_kernel(p.op, t)) continue;
       Choice c;
       c.target = base * (p.op == Op::BackwardWeight ? 2 : 1);
       c.gemm_tile = t;

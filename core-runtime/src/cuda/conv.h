@@ -44,7 +44,7 @@ struct Choice {
   int64_t target = 0;         // Gemm: threads the tile shape and k split aim for
   int gemm_tile = -1;         // Gemm: index of conv.cpp's kTiles (float32: 0 128x128, 1 64x128, 2 32x128,
                               // 3 128x128 k16, 4 32x32 k16, 5 64x32, 6 32x64, 7 128x64, 8 128x128 k16
-                              // with 8x4-thread warps); -1 by rows
+                              // with 8x4-thread warps, 9 128x64 k16); -1 by rows
   winograd::Choice wino;      // Winograd
   std::string describe() const;
 };
