@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _C, _args
 from ._random import generator
-from ._tensor import Tensor, _op, _wrap, tensor
+from ._tensor import Tensor, _dim, _op, _wrap, tensor
 
 
 # ---- cat ----------------------------------------------------------------------------------------
@@ -35,7 +35,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if not tensors:
         raise _C.InvalidArgumentError("cat: expected a non-empty list of tensors")
     first = tensors[0]
-    d = dim % first.ndim if first.ndim else 0
+    d = _dim(dim, first.ndim, "cat", first.shape)
     for i, t in enumerate(tensors):
         if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if k != d):
             raise _C.ShapeError(f"cat: tensor {i} has shape {list(t.shape)}, tensor 0 has {list(first.shape)}; they "

@@ -40,6 +40,9 @@ APIS = {
     "glassgrad.flatten.start": (lambda x, d: gg.flatten(x, d), lambda a, d: _flatten(a, d, -1), 0),
     "Tensor.flatten.end": (lambda x, d: x.flatten(0, d), lambda a, d: _flatten(a, 0, d), 0),
     "nn.Flatten": (lambda x, d: gg.nn.Flatten(d, -1)(x), lambda a, d: _flatten(a, d, -1), 0),
+    "glassgrad.cat": (lambda x, d: gg.cat([x, x * 2.0], d), lambda a, d: np.concatenate([a, a * 2.0], axis=d), 0),
+    "nn.Unflatten": (lambda x, d: gg.nn.Unflatten(d, (1, -1))(x),
+                     lambda a, d: np.expand_dims(a, d % a.ndim), 0),
 }
 
 SHAPES = [(5,), (2, 3), (2, 1, 3), (1, 2, 3, 2)]

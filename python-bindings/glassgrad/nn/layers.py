@@ -17,7 +17,7 @@ from .. import _C, _args
 from .. import functional as F
 from .._random import generator
 from .._spatial import _pair_size
-from .._tensor import Tensor
+from .._tensor import Tensor, _dim
 from .init import default_bound
 from .module import Module, Parameter, layer_name
 
@@ -309,7 +309,7 @@ class Unflatten(Module):
         self.dim, self.unflattened_size = dim, tuple(unflattened_size)
 
     def forward(self, x):
-        d = self.dim % x.ndim
+        d = _dim(self.dim, x.ndim, "Unflatten", x.shape)
         return x.reshape(list(x.shape[:d]) + list(self.unflattened_size) + list(x.shape[d + 1:]))
 
 
