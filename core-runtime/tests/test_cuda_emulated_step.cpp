@@ -2,12 +2,15 @@
 // optimizer updates against the update rules (kernels/optimizer_rules.h) element by element,
 // over a table whose entries span several blocks, have one element, or read a transposed
 // gradient; and max-pool backward over tiling windows (with and without the fused ReLU
-// backward) against the gather kernel it replaces.
+// backward) against the gather kernel it replaces; and the reductions' per-thread strided sum
+// (four loads in flight) against the plain loop it replaced, bitwise.
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -15,6 +18,7 @@
 
 #include "cuda/optimizer.cu"
 #include "cuda/pool.cu"
+#include "cuda/reduction.cu"
 
 namespace {
 
@@ -159,3 +163,60 @@ TEST(CudaEmulatedStep, MaxPoolBackwardOverTilingWindowsEqualsTheGatherKernel) {
 }
 
 }  // namespace
+
+// A conv bias gradient's reduction: x [N, C, H, W], kept axis C, reduced axes N and H*W.
+GGReduce bias_reduce(int64_t N, int64_t C, int64_t HW) {
+  GGReduce r{};
+  r.out_rank = 1;
+  r.out_size[0] = C;
+  r.out_stride[0] = HW;
+  r.red_rank = 2;
+  r.red_size[0] = N;
+  r.red_stride[0] = C * HW;
+  r.red_size[1] = HW;
+  r.red_stride[1] = 1;
+  r.n_out = C;
+  r.n_red = N * HW;
+  return r;
+}
+
+template <typename A, typename T>
+A plain_strided_sum(const GGReduce& r, const T* base, int64_t j, int64_t j1, int64_t step) {
+  A s = 0;
+  for (; j < j1; j += step) s += base[gg_red::red_offset(r, j)];
+  return s;
+}
+
+TEST(CudaEmulatedStep, ReductionStridedSumAddsInThePlainLoopsOrder) {
+  std::mt19937 rng(10);
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::uniform_int_distribution<int64_t> ints(-1000000, 1000000);
+  struct Case {
+    int64_t N, C, HW;
+  };
+  for (const Case& c : {Case{32, 32, 121}, Case{32, 16, 676}, Case{3, 2, 5}, Case{1, 1, 1}}) {
+    const GGReduce r = bias_reduce(c.N, c.C, c.HW);
+    std::vector<float> xf(static_cast<size_t>(c.N * c.C * c.HW));
+    std::vector<int64_t> xi(xf.size());
+    for (size_t i = 0; i < xf.size(); ++i) {
+      xf[i] = d(rng) * (i % 7 == 0 ? 1e6f : 1.f);  // magnitudes that make the order matter
+      xi[i] = ints(rng);
+    }
+    for (int64_t o = 0; o < c.C; ++o) {
+      const float* bf = xf.data() + o * c.HW;
+      const int64_t* bi = xi.data() + o * c.HW;
+      for (int64_t step : {int64_t(1), int64_t(3), int64_t(32), int64_t(256)}) {
+        for (int64_t j0 : {int64_t(0), int64_t(1), step - 1}) {
+          for (int64_t j1 : {r.n_red, r.n_red / 2, j0 + 3 * step, j0 + 4 * step}) {
+            const double got = gg_red::strided_sum<double>(r, bf, j0, std::min(j1, r.n_red), step);
+            const double want = plain_strided_sum<double>(r, bf, j0, std::min(j1, r.n_red), step);
+            ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+                << "channel " << o << " j0 " << j0 << " j1 " << j1 << " step " << step << ": " << got << " vs " << want;
+            ASSERT_EQ((gg_red::strided_sum<int64_t>(r, bi, j0, std::min(j1, r.n_red), step)),
+                      (plain_strided_sum<int64_t>(r, bi, j0, std::min(j1, r.n_red), step)));
+          }
+        }
+      }
+    }
+  }
+}

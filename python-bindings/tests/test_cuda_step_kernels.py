@@ -2,7 +2,8 @@
 optimizer updates (a plan's consecutive updates in one launch per 28 parameters), BatchNorm at
 SimpleCNN's shapes (and a second call giving the same bits), max-pool backward over windows
 that tile the input (one thread per window), with and without the fused ReLU backward, and
-short-k products (one thread per output: a Linear layer's gradients on a small batch)."""
+short-k products (one thread per output: a Linear layer's gradients on a small batch), and the
+bias-gradient sums (four loads in flight per thread, the plain loop's addition order)."""
 import numpy as np
 import pytest
 
@@ -201,3 +202,33 @@ def test_cuda_short_k_matmul_matches_cpu(rng, dtype, a_shape, b_shape, transpose
     tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(outs[1], outs[0], **tol)
     np.testing.assert_allclose(outs[1], ref, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("op", ["Sum", "Mean"])
+@pytest.mark.parametrize("shape,dims", [
+    ((32, 16, 26, 26), [0, 2, 3]),   # conv1's bias gradient: split across blocks, then combined
+    ((32, 32, 11, 11), [0, 2, 3]),   # conv2's: one block per channel
+    ((32, 10), [0]),                 # the Linear's: 32 values per output
+    ((3, 5, 7, 2), [0, 3]),          # lengths that leave a remainder after the groups of four
+    ((1, 1, 1, 1), [0, 2, 3]),
+])
+def test_cuda_bias_gradient_sums_match_cpu(rng, dtype, op, shape, dims):
+    if op == "Mean" and dtype == "int64":
+        pytest.skip("Mean is for floating dtypes")
+    x = (rng.integers(-1000, 1000, shape) if dtype == "int64" else rng.standard_normal(shape)).astype(dtype)
+    outs = []
+    for device in ("cpu", "cuda", "cuda"):
+        (y,) = _C.run_op(op, [_C.Tensor.from_numpy(x, device)], {"dims": dims}, "")
+        outs.append(y.numpy())
+    ref = x.astype(np.float64).sum(axis=tuple(dims))
+    if op == "Mean":
+        ref = ref / (x.size // ref.size)
+    if dtype == "int64":
+        np.testing.assert_array_equal(outs[1], outs[0])
+        np.testing.assert_array_equal(outs[1], ref.astype(np.int64))
+    else:
+        tol = dict(rtol=1e-6, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(outs[1], outs[0], **tol)
+        np.testing.assert_allclose(outs[1], ref, **tol)
+    np.testing.assert_array_equal(outs[2], outs[1])  # a second call gives the same bits
