@@ -185,3 +185,29 @@ def test_functional_batch_norm_matches_torch(torch):
     np.testing.assert_allclose(yg.numpy(), yt.numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(rm_g.numpy(), rm_t.numpy(), rtol=1e-12)
     np.testing.assert_allclose(rv_g.numpy(), rv_t.numpy(), rtol=1e-12)
+
+
+@pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def test_a_compiled_step_counts_batches_in_place_and_feeds_the_count_to_the_cumulative_average(device):
+    """num_batches_tracked += 1 is one in-place op (AddScalarInPlace) in the step's plan: every
+    replay counts, the buffer keeps its identity, and momentum=None reads the new count."""
+    bn = gg.nn.BatchNorm2d(2, momentum=None).to(device)
+    nbt = bn.num_batches_tracked
+    opt = gg.SGD(bn.parameters(), lr=0.1)
+
+    @gg.compile
+    def step(xb):
+        loss = (bn(xb) * bn(xb)).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    means = []
+    for k in range(5):
+        x = _x((3, 2, 4, 4), k, offset=2 * k)
+        step(gg.tensor(x, device=device))
+        means += [x.astype(np.float64).mean((0, 2, 3))] * 2  # two forwards per step
+    assert bn.num_batches_tracked is nbt and int(nbt.numpy()) == 10
+    assert step.replays >= 3
+    np.testing.assert_allclose(bn.running_mean.numpy(), np.mean(means, 0), rtol=1e-5, atol=1e-6)

@@ -274,6 +274,20 @@ void register_elementwise_ops(OpRegistry& r) {
     throw InternalError("src/ops/elementwise.cpp has a gradient rule for a row whose Gradient is not \"custom\"");
   }
 
+  // AddScalarInPlace: AddScalar written into its input's buffer (a counter's increment, e.g.
+  // BatchNorm's num_batches_tracked: one launch instead of an AddScalar and an Assign's copy).
+  // The kernels are AddScalar's, whose output buffer here is the input's: each element is
+  // read before it is written. Not a fusion candidate (its output is a persistent target).
+  {
+    OpSchema inc = elementwise_schema("AddScalarInPlace", {"target"}, "target += value  (in place)");
+    inc.outputs = {"target"};
+    inc.elementwise = false;
+    inc.inplace = {{0, 0}};
+    inc.stops_gradient = true;
+    inc.infer = infer_of(*find_elementwise("AddScalar"));
+    r.add(std::move(inc));
+  }
+
   // Where: a select over a bool condition and two values, outside the table.
   OpSchema s = elementwise_schema("Where", {"cond", "a", "b"}, "out = cond ? a : b");
   s.dispatch_input = 1;

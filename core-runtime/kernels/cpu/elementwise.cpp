@@ -77,19 +77,21 @@ void elementwise(const KernelContext& c) {
 }
 
 template <ElementwiseOp OP, typename T>
-void add_if_accepted(KernelRegistry& r, DType dt) {
+void add_if_accepted(KernelRegistry& r, DType dt, const char* name) {
   if constexpr (ElementwiseAccepts<Elementwise<OP>::dtypes, T>::value) {
-    r.add(elementwise_info(OP).name, DeviceType::CPU, dt, elementwise<OP, T>);
+    r.add(name, DeviceType::CPU, dt, elementwise<OP, T>);
   }
 }
 
+// Row OP's kernels, registered under `name` (the row's own name, or an op that runs them).
 template <ElementwiseOp OP>
-void add_row(KernelRegistry& r) {
-  add_if_accepted<OP, float>(r, DType::Float32);
-  add_if_accepted<OP, double>(r, DType::Float64);
-  add_if_accepted<OP, int64_t>(r, DType::Int64);
-  add_if_accepted<OP, uint8_t>(r, DType::UInt8);
-  add_if_accepted<OP, bool>(r, DType::Bool);
+void add_row(KernelRegistry& r, const char* name = nullptr) {
+  if (!name) name = elementwise_info(OP).name;
+  add_if_accepted<OP, float>(r, DType::Float32, name);
+  add_if_accepted<OP, double>(r, DType::Float64, name);
+  add_if_accepted<OP, int64_t>(r, DType::Int64, name);
+  add_if_accepted<OP, uint8_t>(r, DType::UInt8, name);
+  add_if_accepted<OP, bool>(r, DType::Bool, name);
 }
 
 template <typename T> void where(const KernelContext& c) {
@@ -121,6 +123,8 @@ void register_cpu_elementwise_kernels(KernelRegistry& r) {
   r.add("Where", DeviceType::CPU, DType::Int64, where<int64_t>);
   r.add("Where", DeviceType::CPU, DType::UInt8, where<uint8_t>);
   r.add("Where", DeviceType::CPU, DType::Bool, where<bool>);
+  // AddScalar into its input's buffer (the in-place output): each element read, then written.
+  add_row<ElementwiseOp::AddScalar>(r, "AddScalarInPlace");
 }
 
 }  // namespace glassgrad

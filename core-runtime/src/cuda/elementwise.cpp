@@ -76,6 +76,9 @@ void add_elementwise_kernels(std::vector<KernelDef>& k) {
 #include "glassgrad/autodiff/elementwise_ops.def"
 #undef GG_ELEMENTWISE
   k.push_back({"Where", where, all_dtypes()});
+  // AddScalar into its input's buffer (the in-place output): same-index reads and writes.
+  k.push_back({"AddScalarInPlace", elementwise<ElementwiseOp::AddScalar>,
+               dtypes_of(elementwise_info(ElementwiseOp::AddScalar).dtypes)});
 }
 
 }  // namespace cuda

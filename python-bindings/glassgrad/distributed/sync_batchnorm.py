@@ -39,7 +39,7 @@ class SyncBatchNorm(_BatchNorm):
             y = y * self.weight.reshape(1, c, 1, 1) + self.bias.reshape(1, c, 1, 1)
         if self.track_running_stats:
             nbt = self.num_batches_tracked
-            nbt._h.reset(_op("Assign", [nbt, nbt + 1])._h)
+            nbt._h.reset(_op("AddScalarInPlace", [nbt], {"value": 1.0})._h)  # one launch, in place
             factor = 1.0 / nbt.astype(x.dtype) if self.momentum is None else self.momentum
             update_running_stats(self.running_mean, self.running_var, mean.detach(), var.detach(), count, factor)
         return y if len(shape) == 4 else y.reshape(shape)

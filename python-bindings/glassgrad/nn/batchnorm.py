@@ -8,7 +8,8 @@ arguments and semantics (torch.nn.BatchNorm1d / BatchNorm2d):
   for running_var); momentum=None makes it the cumulative average, momentum = 1 / num_batches_tracked.
 - state_dict: weight, bias, running_mean, running_var, num_batches_tracked, in that order.
 
-In training each forward records num_batches_tracked += 1 and the running-statistics update as
+In training each forward records num_batches_tracked += 1 (AddScalarInPlace: one launch, no
+copy) and the running-statistics update as
 nodes at the end of the step's graph (in place, so the buffers keep their addresses). The
 cumulative average's factor is computed from num_batches_tracked inside the graph: a new factor
 every step never recompiles.
@@ -74,7 +75,7 @@ class _BatchNorm(Module):
         factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             nbt = self.num_batches_tracked
-            nbt._h.reset(_op("Assign", [nbt, nbt + 1])._h)
+            nbt._h.reset(_op("AddScalarInPlace", [nbt], {"value": 1.0})._h)  # one launch, in place
             if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
                 factor = 1.0 / nbt.astype(x.dtype)
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)

@@ -1,5 +1,6 @@
-"""Optimizer updates: SGDUpdate, SGDMomentumUpdate, AdamUpdate, AdamAMSGradUpdate, and Assign
-(the in-place state write that RMSprop and BatchNorm's num_batches_tracked use).
+"""Optimizer updates: SGDUpdate, SGDMomentumUpdate, AdamUpdate, AdamAMSGradUpdate, Assign (the
+in-place state write that RMSprop uses) and AddScalarInPlace (BatchNorm's num_batches_tracked
+increment).
 
 The references restate PyTorch's rules (torch.optim.SGD, Adam, AdamW; torch/optim/sgd.py and
 adam.py) in NumPy, in float64, without modifying their arguments. lr, momentum and beta1 are
@@ -110,4 +111,11 @@ SPECS = [
            dtypes=("float32", "float64"), noncontiguous=False, name="Assign"),
     OpSpec("Assign", assign_ref, lambda rng, dt, n: [np.zeros(n, dt), rng.integers(-5, 5, n).astype(dt)],
            dtypes=("int64",), noncontiguous=False, name="Assign-int64"),
+    # A counter's increment, written into the target's buffer.
+    OpSpec("AddScalarInPlace", lambda t, value: (t + value).astype(t.dtype),
+           lambda rng, dt, n: [_rand(rng, dt, n, 3)], attrs={"value": 1.0},
+           dtypes=("float32", "float64"), noncontiguous=False, name="AddScalarInPlace"),
+    OpSpec("AddScalarInPlace", lambda t, value: (t + value).astype(t.dtype),
+           lambda rng, dt, n: [rng.integers(-5, 5, n).astype(dt)], attrs={"value": 1.0},
+           dtypes=("int64",), noncontiguous=False, name="AddScalarInPlace-int64"),
 ]
