@@ -12,8 +12,11 @@ wheel (a build dependency only; nothing of it ships): --nvrtc is its libnvrtc.so
 
 --cache-dir DIR (GLASSGRAD_FATBIN_CACHE, as for nvcc's fatbin): reuse images compiled by the same
 NVRTC with the same options from the same files. NVRTC lists no dependencies, so the key covers
-the source and every file under the include directories (more than the kernels read: an
-unrelated header change only costs a recompile).
+the source, every file under the include directories (more than the kernels read: an unrelated
+header change only costs a recompile), and every file the source reaches through #include "..."
+(resolved as the preprocessor does: next to the including file, then in the include
+directories), such as the headers one folder above kernels/cuda that the kernels share with the
+CPU (optimizer_rules.h, winograd_transforms.h).
 """
 import argparse
 import concurrent.futures
@@ -21,6 +24,7 @@ import ctypes
 import glob
 import hashlib
 import os
+import re
 import shutil
 import sys
 import time
@@ -70,10 +74,36 @@ class Nvrtc:
             self.lib.nvrtcDestroyProgram(ctypes.byref(prog))
 
 
+_QUOTED_INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.MULTILINE)
+
+
+def included_files(source, include_dirs):
+    """Every file reached from `source` through #include "..." (itself excluded), each resolved
+    next to the including file first, then in the include directories. Conditional includes
+    count whether or not their branch is taken (a superset: an extra file only costs a
+    recompile). <...> includes are NVRTC's own headers and are not followed."""
+    seen, todo = set(), [os.path.realpath(source)]
+    while todo:
+        path = todo.pop()
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for name in _QUOTED_INCLUDE.findall(text):
+            for d in [os.path.dirname(path)] + list(include_dirs):
+                hit = os.path.realpath(os.path.join(d, name))
+                if os.path.isfile(hit):
+                    if hit not in seen:
+                        seen.add(hit)
+                        todo.append(hit)
+                    break
+    seen.discard(os.path.realpath(source))
+    return seen
+
+
 def cache_key(nvrtc_version, options, source, include_dirs):
     h = hashlib.sha256(repr((nvrtc_version, options)).encode())
-    files = [source] + sorted(os.path.join(d, n) for inc in include_dirs
-                              for d, _, names in os.walk(inc) for n in names)
+    walked = {os.path.realpath(os.path.join(d, n)) for inc in include_dirs for d, _, names in os.walk(inc)
+              for n in names}
+    files = [source] + sorted(walked | included_files(source, include_dirs))
     for path in files:
         with open(path, "rb") as f:
             h.update(hashlib.sha256(f.read()).digest())
