@@ -86,6 +86,24 @@ void expect_batch_statistics(const ShapeContext& ctx, int input) {
                .fix("use a batch of at least 2, or call model.eval() to normalize with the running statistics"));
 }
 
+// The backward ops' rule: grad_y and x (inputs 0 and 1) NCHW floats of one shape and dtype, then
+// the per-channel vectors `vectors` from input 2 on (those present); outputs dx (like x) and
+// `stats` per-channel gradients. batch_statistics: x must hold 2 or more values per channel.
+std::vector<TensorInfo> backward_infer(const ShapeContext& ctx, const std::vector<const char*>& vectors, int stats,
+                                       bool batch_statistics) {
+  expect_nchw_float(ctx, 1);
+  ctx.expect_same_dtype(1, 0);
+  ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
+  if (batch_statistics) expect_batch_statistics(ctx, 1);
+  for (int i = 2; i < ctx.num_inputs() && i - 2 < static_cast<int>(vectors.size()); ++i) {
+    expect_channel_vector(ctx, i, 1, vectors[static_cast<size_t>(i - 2)]);
+  }
+  eps_attr(ctx);
+  std::vector<TensorInfo> out{ctx.in(1)};
+  out.resize(static_cast<size_t>(1 + stats), ops::with_shape(ctx.in(1), channels(ctx.in(1))));
+  return out;
+}
+
 }  // namespace
 
 // attrs "activation": "none" (default) or "relu": y = relu(batchnorm(x)) in one pass. Set by
@@ -156,15 +174,7 @@ void register_norm_ops(OpRegistry& r) {
     s.formula = "dx = gamma*invstd/M * (M*g - sum(g) - xhat*sum(g*xhat)) [+ grad_mean/M + grad_var*2*(x-mean)/M]; "
                 "dgamma = sum(g*xhat); dbeta = sum(g)";
     s.infer = [](const ShapeContext& ctx) {
-      expect_nchw_float(ctx, 1);
-      ctx.expect_same_dtype(1, 0);
-      ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
-      expect_batch_statistics(ctx, 1);
-      const char* names[] = {"", "", "gamma", "mean", "var", "grad_mean", "grad_var"};
-      for (int i = 2; i < ctx.num_inputs(); ++i) expect_channel_vector(ctx, i, 1, names[i]);
-      eps_attr(ctx);
-      const TensorInfo stat = ops::with_shape(ctx.in(1), channels(ctx.in(1)));
-      return std::vector<TensorInfo>{ctx.in(1), stat, stat};
+      return backward_infer(ctx, {"gamma", "mean", "var", "grad_mean", "grad_var"}, 2, true);
     };
     r.add(std::move(s));
   }
@@ -206,14 +216,7 @@ void register_norm_ops(OpRegistry& r) {
     s.formula = "dx = g*gamma*invstd; dgamma = sum(g*xhat); dbeta = sum(g); "
                 "drunning_mean = -gamma*invstd*sum(g); drunning_var = -gamma*invstd^2/2*sum(g*xhat)";
     s.infer = [](const ShapeContext& ctx) {
-      expect_nchw_float(ctx, 1);
-      ctx.expect_same_dtype(1, 0);
-      ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
-      const char* names[] = {"", "", "gamma", "running_mean", "running_var"};
-      for (int i = 2; i < 5; ++i) expect_channel_vector(ctx, i, 1, names[i]);
-      eps_attr(ctx);
-      const TensorInfo stat = ops::with_shape(ctx.in(1), channels(ctx.in(1)));
-      return std::vector<TensorInfo>{ctx.in(1), stat, stat, stat, stat};
+      return backward_infer(ctx, {"gamma", "running_mean", "running_var"}, 4, false);
     };
     r.add(std::move(s));
   }
