@@ -31,6 +31,8 @@ from ._C import (  # noqa: E402  # noqa: F401  (the error hierarchy)
     UnsupportedError,
 )
 
+from ._args import InvalidArgumentTypeError  # noqa: E402  (InvalidArgumentError and TypeError)
+
 __version__ = _C.__version__
 
 from ._device import default_device, set_default_device  # noqa: E402

@@ -2,6 +2,8 @@
 glassgrad does not accept raises InvalidArgumentError (a GlassgradError and a ValueError) naming
 the call, the argument, what was given and what is supported, instead of a TypeError from deep
 inside, or a float silently truncated to an int (Linear(3.7, 2) is refused, not Linear(3, 2)).
+A value of the wrong type raises InvalidArgumentTypeError, which is also a TypeError (what
+PyTorch raises there).
 
     k = _args.int_pair(kernel_size, "kernel_size", "Conv2D(1, 16, 0)", minimum=1)
 """
@@ -15,8 +17,13 @@ from . import _C
 
 
 class InvalidArgumentTypeError(_C.InvalidArgumentError, TypeError):
-    """An argument of the wrong kind of object where PyTorch raises TypeError (a scheduler given
-    something that is not an optimizer): a GlassgradError, a ValueError and a TypeError."""
+    """An argument of the wrong type (a str for an int, a float for a count, a list for a
+    tensor, something else for an optimizer), where PyTorch raises TypeError: an
+    InvalidArgumentError (so a GlassgradError and a ValueError) and a TypeError, so that code
+    written for either library's exception catches it."""
+
+
+InvalidArgumentTypeError.__module__ = "glassgrad"
 
 
 def fail(where: str, name: str, want: str, value, fix: str = "", type_error: bool = False) -> None:
@@ -35,7 +42,7 @@ def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: st
     """An int (Python or NumPy; not a bool, not a float) >= minimum."""
     want = "an int" + (f" >= {minimum}" if minimum is not None else "")
     if not _is_int(value):
-        fail(where, name, want, value, fix)
+        fail(where, name, want, value, fix, type_error=True)
     v = int(value)
     if minimum is not None and v < minimum:
         fail(where, name, want, value, fix)
@@ -51,7 +58,8 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
     elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
         pair = (int(value[0]), int(value[1]))
     else:
-        fail(where, name, want, value)
+        fail(where, name, want, value, type_error=not isinstance(value, (tuple, list)) or
+             not all(_is_int(v) for v in value))
     if minimum is not None and min(pair) < minimum:
         fail(where, name, want, value)
     return pair
@@ -69,11 +77,11 @@ def real(value, name: str, where: str, minimum: Optional[float] = None, maximum:
             "" if minimum is None else (f"> {minimum:g}" if above else f">= {minimum:g}"),
             "" if maximum is None else (f"< {maximum:g}" if below else f"<= {maximum:g}")) if b)
     if isinstance(value, (bool, str, bytes)) or not (isinstance(value, numbers.Real) or hasattr(value, "__float__")):
-        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
+        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
     try:
         v = float(value)
     except (TypeError, ValueError):
-        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix)
+        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
     if not math.isfinite(v):
         fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
     if (minimum is not None and (v <= minimum if above else v < minimum)) or \
@@ -86,7 +94,7 @@ def flag(value, name: str, where: str) -> bool:
     """A bool (True/False; NumPy bools too)."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
         return bool(value)
-    fail(where, name, "True or False", value)
+    fail(where, name, "True or False", value, type_error=True)
 
 
 def choice(value, name: str, where: str, options: Sequence, fix: str = ""):
@@ -103,4 +111,4 @@ def call(name: str, *args, **kwargs) -> str:
     return f"{name}({', '.join(parts)})"
 
 
-__all__: Iterable[str] = ["fail", "integer", "int_pair", "real", "flag", "choice", "call"]
+__all__: Iterable[str] = ["InvalidArgumentTypeError", "fail", "integer", "int_pair", "real", "flag", "choice", "call"]

@@ -192,3 +192,37 @@ def test_loss_modules_accept_what_their_functions_accept():
     assert nn.NLLLoss(weight=w.numpy(), reduction="sum").reduction == "sum"
     assert nn.MSELoss(size_average=False).reduction == "sum"
     assert nn.L1Loss(reduce=False).reduction == "none"
+
+
+WRONG_TYPE = [  # PyTorch raises TypeError for these; glassgrad's error is one too (and a ValueError)
+    lambda: nn.Linear(3.7, 2),
+    lambda: nn.Conv2d(3, 4, 2.5),
+    lambda: nn.Conv2d(3, 4, 3, bias="yes"),
+    lambda: nn.Dropout("half"),
+    lambda: F.one_hot(gg.tensor(np.array([0, 2])), "3"),
+    lambda: nn.CrossEntropyLoss(weight=[1.0, 2.0]),
+    lambda: S.LambdaLR(_opt(), lr_lambda=0.5),
+    lambda: S.MultiStepLR(_opt(), milestones=30),
+    lambda: S.StepLR(object(), 2),
+]
+WRONG_VALUE = [  # PyTorch raises ValueError (or accepts); glassgrad's error is a ValueError, not a TypeError
+    lambda: nn.Linear(3, 0),
+    lambda: nn.Dropout(1.5),
+    lambda: F.one_hot(gg.tensor(np.array([0, 2])), -2),
+    lambda: S.ConstantLR(_opt(), factor=2),
+]
+
+
+@pytest.mark.parametrize("call", WRONG_TYPE)
+def test_an_argument_of_the_wrong_type_is_also_a_type_error(call):
+    with pytest.raises(TypeError) as e:
+        call()
+    assert isinstance(e.value, gg.InvalidArgumentError) and isinstance(e.value, ValueError)
+    assert isinstance(e.value, gg.InvalidArgumentTypeError)
+
+
+@pytest.mark.parametrize("call", WRONG_VALUE)
+def test_an_argument_of_the_right_type_but_a_wrong_value_is_a_value_error_only(call):
+    with pytest.raises(gg.InvalidArgumentError) as e:
+        call()
+    assert not isinstance(e.value, TypeError)

@@ -36,7 +36,8 @@ class _WeightedLoss(_Loss):
 def _tensor_or_none(value, name: str, where: str) -> None:
     """Class weights are a tensor (or a NumPy array) or None, as PyTorch's buffers are."""
     if value is not None and not isinstance(value, (Tensor, np.ndarray)):
-        _args.fail(where, name, "a tensor or None", value, fix=f"{name}=glassgrad.tensor([...]) (one value per class)")
+        _args.fail(where, name, "a tensor or None", value, fix=f"{name}=glassgrad.tensor([...]) (one value per class)",
+                   type_error=True)
 
 
 class CrossEntropyLoss(_WeightedLoss):

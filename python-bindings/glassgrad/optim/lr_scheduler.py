@@ -60,7 +60,8 @@ def _per_group(name: str, optimizer: Optimizer, value, where: str, check: Callab
 def _milestones(value, where: str) -> List[int]:
     """Epoch numbers: a list (or any iterable but a string) of ints >= 0."""
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        _args.fail(where, "milestones", "a list of epoch numbers (ints >= 0)", value, fix="milestones=[30, 80]")
+        _args.fail(where, "milestones", "a list of epoch numbers (ints >= 0)", value, fix="milestones=[30, 80]",
+                   type_error=True)
     return [_args.integer(m, f"milestones[{i}]", where, minimum=0, fix="milestones=[30, 80]")
             for i, m in enumerate(value)]
 
@@ -147,7 +148,7 @@ class LambdaLR(LRScheduler):
         def function(fn, name):
             if not callable(fn):
                 _args.fail(where, name, "a function of the epoch (or one per parameter group)", fn,
-                           fix=f"{where}(optimizer, lr_lambda=lambda epoch: 0.95 ** epoch)")
+                           fix=f"{where}(optimizer, lr_lambda=lambda epoch: 0.95 ** epoch)", type_error=True)
             return fn
         self.lr_lambdas = _per_group("lr_lambda", optimizer, lr_lambda, where, function)
         super().__init__(optimizer, last_epoch)
