@@ -30,10 +30,15 @@
 
 namespace gg_bn {
 
+// The element of x holding channel c's j-th value.
+__device__ __forceinline__ int element(const GGBatchNorm& p, int c, int j) {
+  const int n = gg::fast_div(p.div_I, j);
+  return (n * p.C + c) * p.I + (j - n * p.I);
+}
+
 template <typename T>
 __device__ __forceinline__ double at(const GGBatchNorm& p, const T* x, int c, int j) {
-  const int n = gg::fast_div(p.div_I, j);
-  return (double)x[(n * p.C + c) * p.I + (j - n * p.I)];
+  return (double)x[element(p, c, j)];
 }
 
 __device__ __forceinline__ int channel_of(const GGBatchNorm& p, int e) {
@@ -55,11 +60,23 @@ __device__ void partial_stats(const GGBatchNorm& p, const T* x, double* part) {
       // double): mean = shift + s1/n, M2 = s2 - s1^2/n.
       const double shift = cnt ? at(p, x, c, j0) : 0.0;
       double ds = 0, sq = 0;
-      for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-        const double d = at(p, x, c, j) - shift;
+      auto add = [&](double v) {
+        const double d = v - shift;
         ds += d;
         sq += d * d;
+      };
+      // Four loads in flight before their additions, which keep the plain loop's order.
+      const int step = blockDim.x;
+      int j = j0 + threadIdx.x;
+      for (; j + 3 * step < j1; j += 4 * step) {
+        const double v0 = at(p, x, c, j), v1 = at(p, x, c, j + step);
+        const double v2 = at(p, x, c, j + 2 * step), v3 = at(p, x, c, j + 3 * step);
+        add(v0);
+        add(v1);
+        add(v2);
+        add(v3);
       }
+      for (; j < j1; j += step) add(at(p, x, c, j));
       ds = gg::block_sum(ds, sbuf);
       sq = gg::block_sum(sq, sbuf);
       const double mean = shift;  // of the partition: shift + s1/n below
@@ -148,12 +165,27 @@ __device__ void partial_sums(const GGBatchNorm& p, const T* g, const T* x, const
       const int j0 = q * p.chunk, j1 = min(M, j0 + p.chunk);
       const double mu = (double)center[c];
       double sg = 0, sgd = 0;
-      for (int j = j0 + threadIdx.x; j < j1; j += blockDim.x) {
-        const int n = gg::fast_div(p.div_I, j);
-        const int e = (n * p.C + c) * p.I + (j - n * p.I);
-        const double gv = (double)g[e];
+      auto add = [&](double gv, double xv) {
         sg += gv;
-        sgd += gv * ((double)x[e] - mu);
+        sgd += gv * (xv - mu);
+      };
+      // Four pairs of loads in flight before their additions, which keep the plain loop's order.
+      const int step = blockDim.x;
+      int j = j0 + threadIdx.x;
+      for (; j + 3 * step < j1; j += 4 * step) {
+        double gv[4], xv[4];
+#pragma unroll
+        for (int u = 0; u < 4; ++u) {
+          const int e = element(p, c, j + u * step);
+          gv[u] = (double)g[e];
+          xv[u] = (double)x[e];
+        }
+#pragma unroll
+        for (int u = 0; u < 4; ++u) add(gv[u], xv[u]);
+      }
+      for (; j < j1; j += step) {
+        const int e = element(p, c, j);
+        add((double)g[e], (double)x[e]);
       }
       sg = gg::block_sum(sg, sbuf);
       sgd = gg::block_sum(sgd, sbuf);
