@@ -141,6 +141,31 @@ def test_cuda_batchnorm_statistics_match_cpu_and_repeat_exactly(rng, dtype, shap
         np.testing.assert_allclose(inf["cuda"][k], inf["cpu"][k], err_msg=f"BatchNorm2DInferenceBackward {k}", **tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 65, 3, 3), (2, 300, 4, 4)])
+def test_cuda_batchnorm_relu_and_statistic_gradients_match_cpu(rng, dtype, shape):
+    """The fused ReLU (the fusion pass's BatchNorm + ReLU) and the grad_mean/grad_var inputs of
+    the backward, against the CPU; the backward twice gives the same bits."""
+    C = shape[1]
+    x = rng.standard_normal(shape).astype(dtype) * 2 - 0.5
+    gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
+    g = rng.standard_normal(shape).astype(dtype)
+    gmean, gvar = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
+    tol = dict(rtol=1e-4, atol=1e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-11)
+    relu = {"eps": 1e-5, "activation": "relu"}
+    fwd = {d: run_kernel("BatchNorm2DTrain", [x, gamma, beta], relu, device=d) for d in ("cpu", "cuda")}
+    for k in range(3):
+        np.testing.assert_allclose(fwd["cuda"][k], fwd["cpu"][k], err_msg=f"BatchNorm2DTrain+ReLU output {k}", **tol)
+    assert (fwd["cuda"][0] >= 0).all()
+    mean, var = fwd["cpu"][1], fwd["cpu"][2]
+    inputs = [g, x, gamma, mean, var, gmean, gvar]
+    bwd = {d: run_kernel("BatchNorm2DBackward", inputs, {"eps": 1e-5}, device=d) for d in ("cpu", "cuda")}
+    again = run_kernel("BatchNorm2DBackward", inputs, {"eps": 1e-5}, device="cuda")
+    for k in range(3):
+        np.testing.assert_allclose(bwd["cuda"][k], bwd["cpu"][k], err_msg=f"BatchNorm2DBackward output {k}", **tol)
+        np.testing.assert_array_equal(again[k], bwd["cuda"][k])
+
+
 def _pooled(n, k, s, ceil_mode):
     span = n - k
     out = ((span + s - 1) // s if ceil_mode else span // s) + 1

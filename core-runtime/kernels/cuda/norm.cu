@@ -23,7 +23,10 @@
 // channel (lanes over partitions, then a fixed shuffle tree) merges the partitions
 // (Chan, Golub and LeVeque 1979 for mean and M2:
 // delta = mean_b - mean_a, M2 = M2_a + M2_b + delta^2 n_a n_b / n) and writes per-channel
-// coefficients (double); an elementwise kernel applies them in the tensor's dtype. The
+// coefficients (double); an elementwise kernel applies them in the tensor's dtype. (Measured
+// on a GPU machine and dropped: the elementwise pass merging the partitions itself, every block
+// every channel in its prologue, took 31 us per SimpleCNN step for the 19 us of the four
+// finishing and elementwise kernels it replaced.) The
 // partition count depends on the shape only, so the sums have one order on every GPU.
 // Layouts: dense; 32-bit indices.
 #include "common.cuh"
