@@ -107,9 +107,11 @@ def test_functional_batch_norm_takes_pytorch_s_argument_order_and_updates_runnin
 
 def test_batch_norm_gradients_match_finite_differences():
     gg.manual_seed(0)
-    bn = gg.nn.BatchNorm1d(3).double()
+    # gradcheck differentiates in float64 on the CPU: the layer and the cotangent live there too
+    # (on a GPU machine the default device is the GPU)
+    bn = gg.nn.BatchNorm1d(3).double().to("cpu")
     cot = np.random.default_rng(1).standard_normal((5, 3, 4))
-    gg.debug.gradcheck(lambda t: (bn(t) * gg.tensor(cot)).sum(), [_x((5, 3, 4))])
+    gg.debug.gradcheck(lambda t: (bn(t) * gg.tensor(cot, device="cpu")).sum(), [_x((5, 3, 4))])
 
 
 def test_state_dict_is_ordered_module_by_module_like_pytorch():
