@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from typing import List, Optional
 
@@ -71,11 +72,25 @@ def main(argv: Optional[List[str]] = None) -> int:
             # variables say so; MPICH ignores them.
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT", "1")
             env.setdefault("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        return subprocess.call([_mpiexec(), "-n", str(n), *cmd], env=env)
+        return _run_under_mpiexec([_mpiexec(), "-n", str(n), *cmd], env)
     procs = []
     for rank in range(n):
         procs.append(subprocess.Popen(cmd, env=dict(env, RANK=str(rank), LOCAL_RANK=str(rank))))
     return _supervise(procs, a.grace)
+
+
+def _run_under_mpiexec(cmd: List[str], env: dict) -> int:
+    """mpiexec ends every rank when one calls MPI_Abort, and may drop the last lines that rank
+    wrote to stderr: a failing rank also writes its one-line report into a folder of ours
+    (_group._report_failure_to_launcher), and the launcher prints those lines itself."""
+    from ._group import FAILURE_DIR_ENV
+    with tempfile.TemporaryDirectory(prefix="glassgrad-ranks-") as folder:
+        code = subprocess.call(cmd, env=dict(env, **{FAILURE_DIR_ENV: folder}))
+        for name in sorted(os.listdir(folder)):
+            with open(os.path.join(folder, name)) as f:
+                sys.stderr.write(f"glassgrad.distributed.run: {f.read().strip()}; every rank was stopped\n")
+        sys.stderr.flush()
+    return code
 
 
 def _supervise(procs, grace: float) -> int:
