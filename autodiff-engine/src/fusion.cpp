@@ -123,6 +123,14 @@ Attrs fused_attrs(const Node& n, const std::string& what) {
   return attrs;
 }
 
+// The attrs of node n once it also applies the ReLU that `absorbed` computed: the one writer of
+// the activation="relu" attribute that fused_relu() reads.
+Attrs relu_fused_attrs(const Node& n, const std::string& absorbed) {
+  Attrs attrs = fused_attrs(n, absorbed);
+  attrs.set("activation", std::string("relu"));
+  return attrs;
+}
+
 }  // namespace
 
 int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
@@ -237,8 +245,7 @@ int fuse_activations(Graph& g, const std::vector<ValueId>& keep, std::vector<std
       if (cn.op() != "ReLUBackward" || cn.inputs[0] == x) ok = false;
     }
     if (!ok) continue;
-    Attrs attrs = fused_attrs(prod, "ReLU");
-    attrs.set("activation", std::string("relu"));
+    const Attrs attrs = relu_fused_attrs(prod, "ReLU");
     const std::vector<ValueId> outs = g.add_node(prod.op(), prod.inputs, attrs, prod.meta);
     g.set_schedule_key(g.value(outs[0]).producer, prod.key());
     scope.replace(relu.outputs[0], outs[0]);
@@ -270,8 +277,7 @@ int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
     if (x != y && !relu_of_y) continue;
     if (scope.is_kept(dx) || scope.readers(dx).size() != 1) continue;
     if (!(g.value(rb.outputs[0]).info == g.value(dx).info)) continue;
-    Attrs attrs = fused_attrs(mp, "ReLUBackward");
-    attrs.set("activation", std::string("relu"));
+    const Attrs attrs = relu_fused_attrs(mp, "ReLUBackward");
     NodeMeta meta = mp.meta;
     meta.role = rb.meta.role;
     const std::vector<ValueId> outs = g.add_node(mp.op(), mp.inputs, attrs, meta);

@@ -269,13 +269,8 @@ void batched_accumulate(const std::vector<const KernelContext*>& steps) {
 void register_batched_accumulate() {
   static std::once_flag once;
   std::call_once(once, [] {
-    OpSchema s;
+    OpSchema s = OpRegistry::instance().at("RtAccumulate");  // the same op, under a name of its own
     s.name = "RtBatchedAccumulate";
-    s.inputs = {"target", "value"};
-    s.outputs = {"updated"};
-    s.inplace = {{0, 0}};
-    s.strided_inputs = true;
-    s.infer = [](const ShapeContext& c) { return std::vector<TensorInfo>{c.in(0)}; };
     OpRegistry::instance().add(std::move(s));
     KernelRegistry::instance().add("RtBatchedAccumulate", DeviceType::CPU, DType::Float64, rt_test::kernels::accumulate,
                                    nullptr, batched_accumulate);
