@@ -37,3 +37,22 @@ def from_environment(env: Optional[dict] = None) -> Optional[LaunchEnv]:
                 raise ValueError(f"glassgrad.distributed: {rank_var}={rank} is not in [0, {size_var}={size})")
             return LaunchEnv(rank, size, local, f"{rank_var}/{size_var}", rank_var != "RANK")
     return None
+
+
+# The launcher (glassgrad.distributed.run) names a folder here for the ranks' last words.
+FAILURE_DIR_ENV = "GLASSGRAD_DISTRIBUTED_FAILURE_DIR"
+
+
+def report_to_launcher(rank: int, line: str) -> None:
+    """Under MPI_Abort, mpiexec may end before it forwards what a rank wrote last to stderr:
+    a rank that stops the job (it raised, or its watchdog fired) also leaves its one-line report
+    in a file of the launcher's folder, which the launcher prints once mpiexec has returned.
+    Without a launcher (mpiexec started directly) the stderr line is the only report."""
+    folder = os.environ.get(FAILURE_DIR_ENV)
+    if not folder:
+        return
+    try:
+        with open(os.path.join(folder, f"rank-{rank}.txt"), "w") as f:
+            f.write(line.rstrip("\n") + "\n")
+    except OSError:
+        pass  # the stderr line is then the only report

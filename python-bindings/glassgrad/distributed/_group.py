@@ -173,23 +173,6 @@ def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
     return float(all_reduce(t, op).numpy()[0])
 
 
-FAILURE_DIR_ENV = "GLASSGRAD_DISTRIBUTED_FAILURE_DIR"
-
-
-def _report_failure_to_launcher(g, kind, value) -> None:
-    """Under MPI_Abort, mpiexec may end before it forwards what the rank wrote last to stderr:
-    the rank also leaves one line in a file of the launcher's folder, which the launcher prints
-    itself once mpiexec has returned (glassgrad.distributed.run)."""
-    folder = os.environ.get(FAILURE_DIR_ENV)
-    if not folder:
-        return
-    try:
-        with open(os.path.join(folder, f"rank-{g.rank}.txt"), "w") as f:
-            f.write(f"rank {g.rank} of {g.world_size} raised {kind.__name__}: {value}\n")
-    except OSError:
-        pass  # the stderr line above is then the only report
-
-
 def _install_failure_hook() -> None:
     """A rank that raises says so and takes the job down: under MPI by MPI_Abort (every rank
     ends at once), under the launcher by exiting non-zero (it then stops the others)."""
@@ -203,7 +186,7 @@ def _install_failure_hook() -> None:
         sys.stderr.write(f"glassgrad.distributed: rank {g.rank} of {g.world_size} raised {kind.__name__}; "
                          f"stopping every rank\n")
         sys.stderr.flush()
-        _report_failure_to_launcher(g, kind, value)
+        _env.report_to_launcher(g.rank, f"rank {g.rank} of {g.world_size} raised {kind.__name__}: {value}")
         if g.backend == "mpi":
             g.comm.abort(1)
         os._exit(1)

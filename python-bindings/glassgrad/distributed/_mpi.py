@@ -15,6 +15,7 @@ import time
 import numpy as np
 
 from .. import _C
+from ._env import report_to_launcher
 
 _NUMPY = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8": np.uint8, "bool": np.uint8}
 
@@ -62,11 +63,13 @@ class _Watchdog:
                 late = self.what is not None and time.monotonic() - self.since > self.timeout
                 what = self.what
             if late:
-                sys.stderr.write(f"glassgrad.distributed: rank {self.rank}: {what} did not finish within "
-                                 f"{self.timeout:g} s: another rank is stuck or has died; aborting every rank\n"
+                why = (f"rank {self.rank}: {what} did not finish within {self.timeout:g} s: another rank is "
+                       f"stuck or has died")
+                sys.stderr.write(f"glassgrad.distributed: {why}; aborting every rank\n"
                                  f"  fix: check the other ranks' output; raise timeout= in init_process_group "
                                  f"if a step really takes that long\n")
                 sys.stderr.flush()
+                report_to_launcher(self.rank, why)
                 self.comm.Abort(124)
 
 

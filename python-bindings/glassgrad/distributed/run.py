@@ -82,8 +82,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 def _run_under_mpiexec(cmd: List[str], env: dict) -> int:
     """mpiexec ends every rank when one calls MPI_Abort, and may drop the last lines that rank
     wrote to stderr: a failing rank also writes its one-line report into a folder of ours
-    (_group._report_failure_to_launcher), and the launcher prints those lines itself."""
-    from ._group import FAILURE_DIR_ENV
+    (_env.report_to_launcher), and the launcher prints those lines itself."""
+    from ._env import FAILURE_DIR_ENV
     with tempfile.TemporaryDirectory(prefix="glassgrad-ranks-") as folder:
         code = subprocess.call(cmd, env=dict(env, **{FAILURE_DIR_ENV: folder}))
         for name in sorted(os.listdir(folder)):
