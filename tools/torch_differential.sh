@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the differential test against PyTorch (python-bindings/tests/test_torch_differential.py:
-# every layer, function and optimizer argument of tests/argument_table.py, forward, gradients,
-# running statistics and three optimizer steps) in a Python environment that has torch. CI's
-# environment never installs torch, so there the test skips; this script is how it runs.
+# every layer, function, optimizer and learning-rate scheduler argument of tests/argument_table.py:
+# forward, gradients, running statistics, three optimizer steps, 30 scheduler steps) in a Python
+# environment that has torch. CI's environment never installs torch, so there the test skips;
+# this script is how it runs.
 #
 #   TORCH_PYTHON=/path/to/venv/bin/python bash tools/torch_differential.sh [pytest args]
 #

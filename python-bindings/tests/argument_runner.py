@@ -170,3 +170,71 @@ def run_torch_optimizer(row: Row, torch, steps: int = 3) -> List[Dict[str, np.nd
     opt = torch_callable(row, torch)([w, b], **(row.torch_kwargs if row.torch_kwargs is not None else row.kwargs))
     return _steps(w, b, opt, torch.tensor(x), torch.tensor(t), x.shape[0], steps,
                   lambda p: p.detach().numpy().copy())
+
+
+# ---- learning-rate schedulers -------------------------------------------------------------------
+
+# What ReduceLROnPlateau rows watch, one value per step: plateaus, ties, changes just under the
+# default threshold (1e-4 relative), a NaN (never an improvement) and real improvements.
+PLATEAU_METRICS = (5.0, 4.0, 4.0, 3.9999, 3.0, 3.0, 3.0, 3.0, float("nan"), 3.0, 2.9999, 2.0, 2.0, 2.0, 2.0, 2.0, 1.0,
+                   1.5, 1.0, 1.0, 1.0, 1.0, 0.9999, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5)
+
+
+def build_scheduler(row: Row, schedulers, opt):
+    """The scheduler of `row` from module `schedulers` (glassgrad's or torch's lr_scheduler) on
+    `opt`; rows among its arguments are built the same way."""
+    def build(v):
+        if isinstance(v, Row):
+            return build_scheduler(v, schedulers, opt)
+        return [build(x) for x in v] if isinstance(v, list) else v
+    args, cls = [build(a) for a in row.args], getattr(schedulers, row.name)
+    if row.name == "ChainedScheduler":  # the one scheduler whose first argument is not the optimizer
+        return cls(*args, optimizer=opt, **row.kwargs)
+    return cls(opt, *args, **row.kwargs)
+
+
+def scheduler_groups(optim, params, opt_name: str):
+    """Two parameter groups (lr 0.1 and 0.05): SGD with momentum, or AdamW (OneCycleLR cycles its beta1)."""
+    kw = {"momentum": 0.9} if opt_name == "SGD" else {}
+    return getattr(optim, opt_name)([{"params": [params[0]]}, {"params": [params[1]], "lr": 0.05}], lr=0.1, **kw)
+
+
+def step_scheduler(row: Row, sched, i: int) -> None:
+    """The i-th step of a row's schedule: step(metric), step(epoch) or step()."""
+    if row.name == "ReduceLROnPlateau":
+        m = PLATEAU_METRICS[i % len(PLATEAU_METRICS)]
+        sched.step(-m if row.kwargs.get("mode", row.args[0] if row.args else "min") == "max" else m)
+    elif row.epochs is not None:
+        sched.step(row.epochs[i % len(row.epochs)])
+    else:
+        sched.step()
+
+
+def schedule_trace(row: Row, sched, opt, steps: int, optimizer_step) -> List[Dict[str, np.ndarray]]:
+    """Every group's lr and momentum (or beta1), and get_last_lr(), before each of `steps` steps."""
+    out = []
+    for i in range(steps):
+        groups = opt.param_groups
+        out.append({"lr": np.array([g["lr"] for g in groups], np.float64),
+                    "momentum": np.array([g["betas"][0] if "betas" in g else g["momentum"] for g in groups]),
+                    "last_lr": np.array(sched.get_last_lr(), np.float64)})
+        optimizer_step()
+        step_scheduler(row, sched, i)
+    return out
+
+
+def run_gg_scheduler(row: Row, opt_name: str = "SGD", steps: int = 30):
+    opt = scheduler_groups(gg.optim, [gg.nn.Parameter(np.zeros(2)), gg.nn.Parameter(np.zeros(3))], opt_name)
+    sched = build_scheduler(row, gg.optim.lr_scheduler, opt)
+
+    def optimizer_step():  # counted as taken (nothing to train here): no 'scheduler before optimizer' warning
+        opt._step_calls += 1
+    return schedule_trace(row, sched, opt, steps, optimizer_step), sched
+
+
+def run_torch_scheduler(row: Row, torch, opt_name: str = "SGD", steps: int = 30):
+    params = [torch.nn.Parameter(torch.zeros(2, dtype=torch.float64)),
+              torch.nn.Parameter(torch.zeros(3, dtype=torch.float64))]
+    opt = scheduler_groups(torch.optim, params, opt_name)
+    sched = build_scheduler(row, torch.optim.lr_scheduler, opt)
+    return schedule_trace(row, sched, opt, steps, opt.step), sched

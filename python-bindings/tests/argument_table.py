@@ -4,9 +4,13 @@ the PyTorch call it must match. It drives two test families:
   test_argument_table.py     every row builds and runs (forward and backward, train and eval),
                              in float64, with gradients against finite differences; no torch
   test_torch_differential.py every row against PyTorch's CPU semantics: forward, input and
-                             parameter gradients, running statistics; optimizers three steps.
-                             Skipped without torch; tools/torch_differential.sh runs it in an
-                             environment that has torch.
+                             parameter gradients, running statistics; optimizers three steps;
+                             learning-rate schedulers 30 steps (every group's lr, momentum or
+                             beta1, get_last_lr()). Skipped without torch;
+                             tools/torch_differential.sh runs it in an environment that has torch.
+
+Scheduler rows (SCHEDULERS) also run without torch in test_argument_table.py: finite rates and a
+state_dict that resumes the schedule exactly after glassgrad.save / glassgrad.load.
 
 Adding a layer, a loss, a function or an optimizer (or an argument value to one): add a row per
 documented argument value here. A row names the callable as glassgrad and torch both spell it
@@ -37,7 +41,8 @@ Input = Union[Tuple[int, ...], Labels, Positive, None]
 
 @dataclass(frozen=True)
 class Row:
-    kind: str                    # "layer" (nn.<name>), "functional" (F.<name>) or "optimizer" (optim.<name>)
+    kind: str                    # "layer" (nn.<name>), "functional" (F.<name>), "optimizer" (optim.<name>)
+    #                              or "scheduler" (optim.lr_scheduler.<name>)
     name: str
     args: Tuple[Any, ...] = ()
     kwargs: Dict[str, Any] = field(default_factory=dict)
@@ -48,11 +53,27 @@ class Row:
     torch: Union[bool, str] = True                # a str: why there is no torch equivalent
     grad: bool = True                             # the gradient check applies (no kinks at random inputs)
     note: str = ""
+    epochs: Optional[Tuple[float, ...]] = None   # schedulers: step(epoch) at these epochs instead of step()
+
+    @property
+    def call(self) -> str:
+        """name(args, kwargs) as written in the table (a nested row as its call, a function as 'fn')."""
+        parts = [_show(a) for a in self.args] + [f"{k}={_show(v)}" for k, v in self.kwargs.items()]
+        return f"{self.name}({', '.join(parts)})"
 
     @property
     def id(self) -> str:
-        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
-        return f"{self.kind[0]}:{self.name}({', '.join(parts)})" + (f"[{self.note}]" if self.note else "")
+        return f"{self.kind[0]}:{self.call}" + (f"[{self.note}]" if self.note else "") + \
+            (f"[step(epoch) x{len(self.epochs)}]" if self.epochs else "")
+
+
+def _show(value) -> str:
+    if isinstance(value, Row):
+        return value.call
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(_show(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    return "fn" if callable(value) else repr(value)
 
 
 def L(name, *args, inputs=((2, 3, 7, 7),), **kwargs):
@@ -66,6 +87,12 @@ def F(name, *inputs, args=(), **kwargs):
 
 def O(name, **kwargs):
     return Row("optimizer", name, (), kwargs, ())
+
+
+def S(name, *args, epochs=None, **kwargs):
+    """A scheduler on an optimizer of two parameter groups (lr 0.1 and 0.05); a row among args
+    (SequentialLR's and ChainedScheduler's lists) is built on the same optimizer."""
+    return Row("scheduler", name, args, kwargs, (), epochs=epochs)
 
 
 IMG = (2, 3, 7, 7)
@@ -169,4 +196,37 @@ OPTIMIZERS = [
     O("RMSprop", lr=0.01, momentum=0.5, centered=True, maximize=True),
 ]
 
-ROWS = LAYERS + FUNCTIONALS + OPTIMIZERS
+SCHEDULERS = [
+    S("StepLR", 7, 0.5),
+    S("MultiStepLR", [3, 5, 5, 20], 0.3),
+    S("CosineAnnealingLR", 10, 0.001),
+    S("LinearLR", 0.2, 0.9, 10),
+    S("LambdaLR", lambda e: 0.95 ** e),
+    S("MultiplicativeLR", lambda e: 0.9),
+    S("ExponentialLR", 0.9),
+    S("ConstantLR", 0.5, 4),
+    S("PolynomialLR"),
+    S("PolynomialLR", total_iters=12, power=2.0),
+    S("PolynomialLR", total_iters=40, power=0.5),
+    S("CosineAnnealingWarmRestarts", 4),
+    S("CosineAnnealingWarmRestarts", T_0=3, T_mult=2, eta_min=0.001),
+    S("CosineAnnealingWarmRestarts", 3, 2, 0.001, epochs=tuple(e / 4 for e in range(0, 120, 3))),
+    S("CosineAnnealingWarmRestarts", 5, epochs=(0, 0.5, 2.25, 4.99, 5, 7.5, 12, 3, 20.1, 0.2)),
+    S("OneCycleLR", 1.0, total_steps=30),
+    S("OneCycleLR", [1.0, 0.5], total_steps=31, three_phase=True, anneal_strategy="linear"),
+    S("SequentialLR", [S("LinearLR", 0.1, total_iters=5), S("CosineAnnealingLR", 20)], [5]),
+    S("SequentialLR", [S("ConstantLR", 0.1, 3), S("ExponentialLR", 0.9), S("StepLR", 4)], [4, 10]),
+    S("SequentialLR", [S("ChainedScheduler", [S("ConstantLR", 0.1, 3), S("ExponentialLR", 0.95)]),
+                       S("PolynomialLR", 10, 2.0)], [6]),
+    S("ChainedScheduler", [S("ConstantLR", 0.1, 3), S("ExponentialLR", 0.9)]),
+    S("ChainedScheduler", [S("LinearLR", 0.5, total_iters=4), S("CosineAnnealingWarmRestarts", 5, 2),
+                           S("MultiStepLR", [7, 12], 0.5)]),
+    S("ReduceLROnPlateau"),
+    S("ReduceLROnPlateau", patience=2),
+    S("ReduceLROnPlateau", "max", 0.5, 1, 0.01, "abs", 2, [0.01, 0.02], 1e-3),
+    S("ReduceLROnPlateau", mode="min", factor=0.3, patience=0, threshold=0.1, threshold_mode="rel", cooldown=1,
+      min_lr=0.004),
+    S("ReduceLROnPlateau", factor=0.0, patience=3, eps=0.0),
+]
+
+ROWS = LAYERS + FUNCTIONALS + OPTIMIZERS + SCHEDULERS

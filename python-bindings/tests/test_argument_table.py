@@ -1,13 +1,15 @@
 """Every argument value in argument_table.py (every documented value of every layer, function
 and optimizer) builds and runs, without torch: layers and functions in float64, in train and eval
 mode, with input and parameter gradients that match central finite differences; optimizers take
-three finite steps that lower the loss. Nothing tested padding='same' before this table."""
+three finite steps that lower the loss; schedulers give finite rates and resume exactly from a
+checkpoint of their state_dict. Nothing tested padding='same' before this table."""
 import numpy as np
 import pytest
 
 import glassgrad as gg
-from argument_runner import cotangent, differentiable, gg_state, make_inputs, run_gg, run_gg_optimizer
-from argument_table import FUNCTIONALS, LAYERS, OPTIMIZERS
+from argument_runner import (build_scheduler, cotangent, differentiable, gg_state, make_inputs, run_gg,
+                             run_gg_optimizer, run_gg_scheduler, scheduler_groups, step_scheduler)
+from argument_table import FUNCTIONALS, LAYERS, OPTIMIZERS, SCHEDULERS
 
 EPS = 1e-6
 
@@ -73,6 +75,34 @@ def test_every_optimizer_argument_takes_three_finite_steps(row):
     for s in steps:
         assert all(np.all(np.isfinite(v)) for v in s.values()), row.id
     assert not np.array_equal(steps[0]["weight"], steps[-1]["weight"]), f"{row.id}: the steps changed nothing"
+
+
+@pytest.mark.parametrize("row", SCHEDULERS, ids=[r.id for r in SCHEDULERS])
+def test_every_scheduler_argument_resumes_its_schedule_from_a_checkpoint(row, tmp_path):
+    """Ten steps, glassgrad.save of the optimizer's and the scheduler's state_dict, a fresh
+    optimizer and scheduler built the same way load it: the next 20 steps equal those of the
+    run that never stopped."""
+    whole, _ = run_gg_scheduler(row, "AdamW", steps=30)
+    assert all(np.all(np.isfinite(s["lr"])) and np.all(s["lr"] >= 0) for s in whole), row.id
+
+    def fresh():
+        opt = scheduler_groups(gg.optim, [gg.nn.Parameter(np.zeros(2)), gg.nn.Parameter(np.zeros(3))], "AdamW")
+        return opt, build_scheduler(row, gg.optim.lr_scheduler, opt)
+    opt, sched = fresh()
+    for i in range(10):
+        opt._step_calls += 1
+        step_scheduler(row, sched, i)
+    gg.save({"optimizer": opt.state_dict(), "scheduler": sched.state_dict()}, tmp_path / "ck.gg")
+    ckpt = gg.load(tmp_path / "ck.gg")
+    opt, sched = fresh()
+    opt.load_state_dict(ckpt["optimizer"])
+    sched.load_state_dict(ckpt["scheduler"])
+    for i in range(10, 30):
+        assert [g["lr"] for g in opt.param_groups] == pytest.approx(list(whole[i]["lr"]), rel=1e-15, abs=0), \
+            f"{row.id}: step {i} after resuming"
+        assert sched.get_last_lr() == pytest.approx(list(whole[i]["last_lr"]), rel=1e-15, abs=0)
+        opt._step_calls += 1
+        step_scheduler(row, sched, i)
 
 
 def test_conv2d_same_padding_keeps_height_and_width_for_odd_and_even_kernels():

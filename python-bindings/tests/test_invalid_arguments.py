@@ -138,6 +138,31 @@ BAD = [
     (lambda: S.SequentialLR(_opt(), [object()], []), "schedulers[0]"),
     (lambda: _sequential(milestones=[]), "milestones"),
     (lambda: _sequential(milestones=["5"]), "milestones[0]"),
+    (lambda: S.PolynomialLR(_opt(), total_iters=0), "total_iters"),
+    (lambda: S.PolynomialLR(_opt(), total_iters=5.0), "total_iters"),
+    (lambda: S.PolynomialLR(_opt(), power=-1.0), "power"),
+    (lambda: S.PolynomialLR(object()), "optimizer"),
+    (lambda: S.CosineAnnealingWarmRestarts(_opt(), T_0=0), "T_0"),
+    (lambda: S.CosineAnnealingWarmRestarts(_opt(), T_0=2.5), "T_0"),
+    (lambda: S.CosineAnnealingWarmRestarts(_opt(), 10, T_mult=0), "T_mult"),
+    (lambda: S.CosineAnnealingWarmRestarts(_opt(), 10, T_mult=1.5), "T_mult"),
+    (lambda: S.CosineAnnealingWarmRestarts(_opt(), 10, eta_min="0"), "eta_min"),
+    (lambda: S.CosineAnnealingWarmRestarts(_opt(), 10, last_epoch=-3), "last_epoch"),
+    (lambda: S.ChainedScheduler(None), "schedulers"),
+    (lambda: S.ChainedScheduler([S.StepLR(_opt(), 2)], optimizer="sgd"), "optimizer"),
+    (lambda: S.ReduceLROnPlateau(_opt(), factor=1.0), "factor"),
+    (lambda: S.ReduceLROnPlateau(_opt(), factor=-0.1), "factor"),
+    (lambda: S.ReduceLROnPlateau(_opt(), mode="minimum"), "mode"),
+    (lambda: S.ReduceLROnPlateau(_opt(), threshold_mode="relative"), "threshold_mode"),
+    (lambda: S.ReduceLROnPlateau(_opt(), threshold=-1e-4), "threshold"),
+    (lambda: S.ReduceLROnPlateau(_opt(), patience=-1), "patience"),
+    (lambda: S.ReduceLROnPlateau(_opt(), patience=2.5), "patience"),
+    (lambda: S.ReduceLROnPlateau(_opt(), cooldown=-1), "cooldown"),
+    (lambda: S.ReduceLROnPlateau(_opt(), min_lr=-1e-6), "min_lr"),
+    (lambda: S.ReduceLROnPlateau(_opt(), min_lr=[0.0, 0.0]), "min_lr"),
+    (lambda: S.ReduceLROnPlateau(_opt(), min_lr=[None]), "min_lr[0]"),
+    (lambda: S.ReduceLROnPlateau(_opt(), eps=float("nan")), "eps"),
+    (lambda: S.ReduceLROnPlateau(object()), "optimizer"),
 ]
 
 
@@ -204,12 +229,19 @@ WRONG_TYPE = [  # PyTorch raises TypeError for these; glassgrad's error is one t
     lambda: S.LambdaLR(_opt(), lr_lambda=0.5),
     lambda: S.MultiStepLR(_opt(), milestones=30),
     lambda: S.StepLR(object(), 2),
+    lambda: S.CosineAnnealingWarmRestarts(_opt(), T_0=2.5),
+    lambda: S.ReduceLROnPlateau(_opt(), patience=2.5),
+    lambda: S.ReduceLROnPlateau(object()),
+    lambda: S.ChainedScheduler([object()]),
 ]
 WRONG_VALUE = [  # PyTorch raises ValueError (or accepts); glassgrad's error is a ValueError, not a TypeError
     lambda: nn.Linear(3, 0),
     lambda: nn.Dropout(1.5),
     lambda: F.one_hot(gg.tensor(np.array([0, 2])), -2),
     lambda: S.ConstantLR(_opt(), factor=2),
+    lambda: S.ReduceLROnPlateau(_opt(), factor=1.0),   # PyTorch: ValueError('Factor should be < 1.0.')
+    lambda: S.ReduceLROnPlateau(_opt(), mode="minimum"),
+    lambda: S.PolynomialLR(_opt(), total_iters=0),
 ]
 
 

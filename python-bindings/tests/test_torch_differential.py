@@ -1,13 +1,15 @@
 """glassgrad against PyTorch's CPU semantics, row by row of argument_table.py: every layer and
 function argument value gives torch's output, input gradients, parameter gradients and running
 statistics (train and eval mode, float64, the same weights); every optimizer argument gives
-torch's parameters after each of three steps. Skipped when torch is not importable (CI never
+torch's parameters after each of three steps; every learning-rate scheduler row gives torch's
+rates (and cycled momentum or beta1) over 30 steps on SGD and on AdamW. Skipped when torch is not importable (CI never
 installs it); tools/torch_differential.sh runs it in an environment that has torch."""
 import numpy as np
 import pytest
 
-from argument_runner import gg_state, make_inputs, run_gg, run_gg_optimizer, run_torch, run_torch_optimizer
-from argument_table import FUNCTIONALS, LAYERS, OPTIMIZERS
+from argument_runner import (gg_state, make_inputs, run_gg, run_gg_optimizer, run_gg_scheduler, run_torch,
+                             run_torch_optimizer, run_torch_scheduler)
+from argument_table import FUNCTIONALS, LAYERS, OPTIMIZERS, SCHEDULERS
 
 torch = pytest.importorskip("torch")
 
@@ -52,3 +54,15 @@ def test_optimizer_matches_torch_for_three_steps(row):
     got, want = run_gg_optimizer(row), run_torch_optimizer(row, torch)
     for step, (g, w) in enumerate(zip(got, want)):
         _assert_same(g, w, f"{row.id} step {step + 1}")
+
+
+@pytest.mark.filterwarnings("ignore:Detected call of")  # torch's SequentialLR, starting a ChainedScheduler
+@pytest.mark.parametrize("opt_name", ["SGD", "AdamW"])
+@pytest.mark.parametrize("row", _compared(SCHEDULERS), ids=[r.id for r in SCHEDULERS])
+def test_scheduler_matches_torch_for_thirty_steps(row, opt_name):
+    (got, mine), (want, theirs) = run_gg_scheduler(row, opt_name), run_torch_scheduler(row, torch, opt_name)
+    for step, (g, w) in enumerate(zip(got, want)):
+        for k in w:  # recursive forms in both: the same operations, so equal to rounding
+            np.testing.assert_allclose(g[k], w[k], rtol=1e-13, atol=1e-300, err_msg=f"{row.id} step {step}: {k}")
+    # state_dict holds PyTorch's entries (nothing of glassgrad's own but the initial-step flag)
+    assert set(mine.state_dict()) <= set(theirs.state_dict()) | {"_is_initial"}

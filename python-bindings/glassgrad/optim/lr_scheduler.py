@@ -1,6 +1,8 @@
 """Learning-rate schedules with torch.optim.lr_scheduler's names, arguments and formulas:
 LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
-CosineAnnealingLR, OneCycleLR, SequentialLR.
+PolynomialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts, OneCycleLR, SequentialLR,
+ChainedScheduler, and ReduceLROnPlateau (stepped with the metric it watches:
+scheduler.step(val_loss)).
 
     optimizer = glassgrad.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     scheduler = glassgrad.optim.lr_scheduler.StepLR(optimizer, step_size=30, gamma=0.1)
@@ -37,7 +39,8 @@ from .. import _C, _args
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
-           "ExponentialLR", "CosineAnnealingLR", "OneCycleLR", "SequentialLR"]
+           "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
+           "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau"]
 
 
 def _check_optimizer(optimizer, where: str) -> None:
@@ -66,6 +69,31 @@ def _milestones(value, where: str) -> List[int]:
             for i, m in enumerate(value)]
 
 
+def _last_epoch(value, where: str) -> int:
+    return _args.integer(value, "last_epoch", where, minimum=-1,
+                         fix="last_epoch=-1 (a new schedule), or the epoch a resumed run stopped at")
+
+
+def _scheduler_list(where: str, schedulers, optimizer: Optional[Optimizer], fix: str) -> Optimizer:
+    """The schedulers a SequentialLR or ChainedScheduler runs: a non-empty list or tuple of
+    schedulers of one optimizer (`optimizer`, or the first scheduler's when None), none of them a
+    ReduceLROnPlateau (its step() needs the metric). Returns that optimizer."""
+    if not isinstance(schedulers, (list, tuple)) or not schedulers:
+        _args.fail(where, "schedulers", "a non-empty list of schedulers", schedulers, fix=fix)
+    for i, s in enumerate(schedulers):
+        if not hasattr(s, "optimizer"):
+            _args.fail(where, f"schedulers[{i}]", "a scheduler (with an `optimizer` attribute)", s, fix=fix,
+                       type_error=True)
+        if isinstance(s, ReduceLROnPlateau):
+            _args.fail(where, f"schedulers[{i}]", "a scheduler whose step() takes no arguments (ReduceLROnPlateau "
+                       "needs the metric)", s, fix="step the ReduceLROnPlateau on its own: plateau.step(val_loss)")
+        optimizer = s.optimizer if optimizer is None else optimizer
+        if s.optimizer is not optimizer:
+            _args.fail(where, f"schedulers[{i}]", "a scheduler of the same optimizer", s,
+                       fix=f"build every scheduler in the list on the optimizer given to {where}")
+    return optimizer
+
+
 class LRScheduler:
     """Base class: subclasses define get_lr() (the rates at self.last_epoch, usually from the
     groups' current rates) and optionally _get_closed_form_lr() (from base_lrs alone)."""
@@ -73,8 +101,7 @@ class LRScheduler:
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1):
         where = type(self).__name__
         _check_optimizer(optimizer, where)
-        last_epoch = _args.integer(last_epoch, "last_epoch", where, minimum=-1,
-                                   fix="last_epoch=-1 (a new schedule), or the epoch a resumed run stopped at")
+        last_epoch = _last_epoch(last_epoch, where)
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
@@ -176,9 +203,9 @@ class MultiplicativeLR(LambdaLR):
     """lr = lr * lr_lambda(epoch) at every step after the first."""
 
     def get_lr(self) -> List[float]:
-        if self.last_epoch > 0:
-            return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
-        return self._group_lrs()
+        if self._is_initial:  # as PyTorch: not `last_epoch == 0`, which differs on resuming and inside
+            return self._group_lrs()  # a ChainedScheduler that a SequentialLR restarts
+        return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -279,12 +306,36 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> List[float]:
-        if self.last_epoch == 0:
+        if self._is_initial:  # as MultiplicativeLR
             return self._group_lrs()
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> List[float]:
         return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """lr = base_lr * (1 - min(epoch, total_iters) / total_iters) ** power: down to 0 at epoch
+    total_iters, then unchanged; computed recursively (the ratio of consecutive factors) as PyTorch
+    does."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1):
+        where = "PolynomialLR"
+        self.total_iters = _args.integer(total_iters, "total_iters", where, minimum=1,
+                                         fix="total_iters=<the number of steps to decay over>")
+        self.power = _args.real(power, "power", where, minimum=0.0, fix="power=1.0 (linear decay), or 2.0")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._group_lrs()
+        e, T = self.last_epoch, self.total_iters
+        ratio = ((1.0 - e / T) / (1.0 - (e - 1) / T)) ** self.power  # factor(e) / factor(e - 1)
+        return [g["lr"] * ratio for g in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> List[float]:
+        return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+                for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -312,6 +363,73 @@ class CosineAnnealingLR(LRScheduler):
     def _get_closed_form_lr(self) -> List[float]:
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR (Loshchilov & Hutter 2017): lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * T_cur /
+    T_i)) / 2, where T_cur counts the epochs since the last restart and the periods are T_0,
+    T_0 * T_mult, T_0 * T_mult ** 2, ... Step it once per epoch, or after every batch with a
+    fractional epoch, step(epoch + i / iters), which sets T_cur (and T_i) for that point.
+
+    For step(epoch) with T_mult > 1 the period number n (the largest with T_0 (T_mult ** n - 1) /
+    (T_mult - 1) <= epoch) is found exactly; PyTorch takes int(log(...)), which rounds down at some
+    restarts (T_0=1, T_mult=3, epoch=121: log_3(243) = 4.999...) and then gives eta_min where the
+    documented rate, and this one, is base_lr."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0, last_epoch: int = -1):
+        where = "CosineAnnealingWarmRestarts"
+        self.T_0 = _args.integer(T_0, "T_0", where, minimum=1, fix="T_0=10 (the epochs until the first restart)")
+        self.T_i = self.T_0
+        self.T_mult = _args.integer(T_mult, "T_mult", where, minimum=1,
+                                    fix="T_mult=1 (equal periods), or 2 (each period twice the last)")
+        self.eta_min = _args.real(eta_min, "eta_min", where, minimum=0.0, fix="eta_min=0.0")
+        self.T_cur = _last_epoch(last_epoch, where)
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> List[float]:
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def _restarts_before(self, epoch: float) -> int:
+        """n with start(n) <= epoch < start(n + 1), start(n) = T_0 (T_mult ** n - 1) / (T_mult - 1)."""
+        T_0, m = self.T_0, self.T_mult
+        n = int(math.log(epoch / T_0 * (m - 1) + 1, m))  # PyTorch's estimate, then corrected both ways
+        while n > 0 and T_0 * (m ** n - 1) / (m - 1) > epoch:
+            n -= 1
+        while T_0 * (m ** (n + 1) - 1) / (m - 1) <= epoch:
+            n += 1
+        return n
+
+    def _update_lr(self, epoch=None) -> None:
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if not _args._is_int(epoch):
+                epoch = _args.real(epoch, "epoch", "CosineAnnealingWarmRestarts.step", minimum=0.0,
+                                   fix="step(epoch + i / iters) after batch i of `iters`, or step()")
+            elif epoch < 0:
+                _args.fail("CosineAnnealingWarmRestarts.step", "epoch", "an epoch number >= 0", epoch,
+                           fix="step(epoch + i / iters) after batch i of `iters`, or step()")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = self._restarts_before(epoch)
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = self._group_lrs()
 
 
 class OneCycleLR(LRScheduler):
@@ -423,7 +541,23 @@ class OneCycleLR(LRScheduler):
         return lrs
 
 
-class SequentialLR(LRScheduler):
+class _Composite(LRScheduler):
+    """A scheduler of schedulers (self._schedulers): its state_dict holds theirs, as PyTorch's."""
+
+    def state_dict(self) -> Dict[str, Any]:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for s, st in zip(self._schedulers, saved):
+            s.load_state_dict(st)
+
+
+class SequentialLR(_Composite):
     """Runs schedulers one after another: schedulers[i] from milestones[i-1] on (it restarts
     from epoch 0 at its milestone)."""
 
@@ -431,16 +565,13 @@ class SequentialLR(LRScheduler):
                  last_epoch: int = -1):
         where = "SequentialLR"
         _check_optimizer(optimizer, where)
-        if not isinstance(schedulers, (list, tuple)) or not schedulers:
-            _args.fail(where, "schedulers", "a non-empty list of schedulers", schedulers,
-                       fix="SequentialLR(optimizer, [warmup, main], milestones=[5])")
-        for i, s in enumerate(schedulers):
-            if not hasattr(s, "optimizer"):
-                _args.fail(where, f"schedulers[{i}]", "a scheduler (with an `optimizer` attribute)", s,
-                           type_error=True)
-            if s.optimizer is not optimizer:
-                _args.fail(where, f"schedulers[{i}]", "a scheduler of the same optimizer", s,
-                           fix="build every scheduler in the list on the optimizer given to SequentialLR")
+        _scheduler_list(where, schedulers, optimizer, "SequentialLR(optimizer, [warmup, main], milestones=[5])")
+        for i, s in enumerate(schedulers[1:], 1):  # restarted at its milestone by the closed form at epoch 0
+            if isinstance(s, ChainedScheduler):
+                _args.fail(where, f"schedulers[{i}]", "a scheduler that can restart at its milestone (a "
+                           "ChainedScheduler has no closed form to restart from)", s,
+                           fix="make the ChainedScheduler the first of the list, or chain the SequentialLR inside "
+                               "a ChainedScheduler instead")
         milestones = _milestones(milestones, where)
         if len(milestones) != len(schedulers) - 1:
             _args.fail(where, "milestones", f"{len(schedulers) - 1} epoch numbers (one fewer than the "
@@ -473,14 +604,136 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self) -> Dict[str, Any]:
-        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return out
+
+class ChainedScheduler(_Composite):
+    """Steps every scheduler of the list, in order, at each step(): their effects multiply (e.g. a
+    ConstantLR warm-up factor on top of an ExponentialLR decay). optimizer defaults to the first
+    scheduler's."""
+
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optional[Optimizer] = None):
+        where = "ChainedScheduler"
+        if optimizer is not None:
+            _check_optimizer(optimizer, where)
+        self.optimizer = _scheduler_list(where, schedulers, optimizer,
+                                         "ChainedScheduler([ConstantLR(opt, 0.1, 2), ExponentialLR(opt, 0.9)])")
+        self._schedulers = schedulers
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+    def _initial_step(self) -> None:
+        # A SequentialLR starting this chain steps its schedulers once more, as PyTorch's does; that
+        # step is not the user's, so it must not trip their 'scheduler before optimizer' warning.
+        for scheduler in self._schedulers:
+            if hasattr(scheduler, "_step_count"):
+                scheduler._step_count = 0
+        super()._initial_step()
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [group["lr"] for group in self._schedulers[-1].optimizer.param_groups]
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiplies the rates by factor (not below min_lr; a change smaller than eps is skipped)
+    once the metric given to step(metric) has not improved for more than `patience` steps, then
+    waits `cooldown` steps before counting again. Improving means, for mode='min',
+    metric < best * (1 - threshold) (threshold_mode='rel') or metric < best - threshold ('abs');
+    for mode='max', metric > best * (1 + threshold) or metric > best + threshold. A NaN metric never
+    improves. Building it leaves the rates as they are (no initial step, no 'initial_lr')."""
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1, patience: int = 10,
+                 threshold: float = 1e-4, threshold_mode: str = "rel", cooldown: int = 0, min_lr=0,
+                 eps: float = 1e-8):
+        where = "ReduceLROnPlateau"
+        self.factor = _args.real(factor, "factor", where, minimum=0.0, maximum=1.0, below=True,
+                                 fix="factor=0.1 (new_lr = lr * factor, so a factor < 1.0 lowers the rate)")
+        _check_optimizer(optimizer, where)
+        self.optimizer = optimizer
+
+        def rate(v, name):
+            return _args.real(v, name, where, minimum=0.0, fix="min_lr=1e-6 (or one per parameter group)")
+        self.default_min_lr = None if isinstance(min_lr, (list, tuple)) else rate(min_lr, "min_lr")
+        self.min_lrs = _per_group("min_lr", optimizer, min_lr, where, rate)
+        self.patience = _args.integer(patience, "patience", where, minimum=0,
+                                      fix="patience=10 (steps without improvement before the rate drops)")
+        self.cooldown = _args.integer(cooldown, "cooldown", where, minimum=0, fix="cooldown=0")
+        self.eps = _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-8")
+        self.last_epoch = 0
+        self._last_lr = self._group_lrs()
+        self._init_is_better(mode, threshold, threshold_mode)
+        self._reset()
+
+    def _init_is_better(self, mode, threshold, threshold_mode) -> None:
+        where = "ReduceLROnPlateau"
+        self.mode = _args.choice(mode, "mode", where, ("min", "max"),
+                                 fix="mode='min' for a loss, mode='max' for an accuracy")
+        self.threshold = _args.real(threshold, "threshold", where, minimum=0.0, fix="threshold=1e-4")
+        self.threshold_mode = _args.choice(threshold_mode, "threshold_mode", where, ("rel", "abs"),
+                                           fix="threshold_mode='rel' (a fraction of best) or 'abs' (an amount)")
+        self.mode_worse = math.inf if self.mode == "min" else -math.inf
+
+    def _reset(self) -> None:
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def _is_better(self, a: float, best: float) -> bool:
+        if self.mode == "min":
+            return a < (best * (1.0 - self.threshold) if self.threshold_mode == "rel" else best - self.threshold)
+        return a > (best * (self.threshold + 1.0) if self.threshold_mode == "rel" else best + self.threshold)
+
+    def step(self, metrics, epoch: Optional[int] = None) -> None:  # type: ignore[override]
+        """One evaluation: metrics is the watched quantity (a number or a one-element tensor)."""
+        where = "ReduceLROnPlateau.step"
+        fix = "scheduler.step(val_loss), with val_loss a number (e.g. loss.item())"
+        if isinstance(metrics, (bool, str, bytes)) or not hasattr(metrics, "__float__"):
+            _args.fail(where, "metrics", "a number (or a one-element tensor)", metrics, fix=fix, type_error=True)
+        try:
+            current = float(metrics)
+        except (TypeError, ValueError):
+            _args.fail(where, "metrics", "a number (or a one-element tensor)", metrics, fix=fix, type_error=True)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            epoch = _args.integer(epoch, "epoch", where, minimum=0, fix="step(val_loss), without an epoch")
+            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+                          "where possible. Please use `scheduler.step()` to step the scheduler.", UserWarning,
+                          stacklevel=2)
+        self.last_epoch = epoch
+
+        if self._is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0  # bad epochs during the cooldown do not count
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = self._group_lrs()
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise _C.InvalidArgumentError(
+                    f"ReduceLROnPlateau: the optimizer has {len(groups)} parameter groups, but min_lr was given "
+                    f"for {len(self.min_lrs)} (a group was added after the scheduler was built)\n"
+                    f"  fix: scheduler.min_lrs = [...] with one value per parameter group")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, low in zip(groups, self.min_lrs):
+            old = float(group["lr"])
+            new = max(old * self.factor, low)
+            if old - new > self.eps:
+                group["lr"] = new
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for s, st in zip(self._schedulers, saved):
-            s.load_state_dict(st)
+        self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)
