@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "glassgrad/autodiff/autodiff.h"
+#include "glassgrad/autodiff/batchnorm_checks.h"
 #include "testing_ops.h"
 
 using namespace glassgrad;
@@ -123,6 +124,69 @@ TEST(Errors, ALinearLayersFeatureMismatchSuggestsTheLayerThatFits) {
   const std::string msg = message_of<ShapeError>([&] { g.add("MatMul", {x, wt}, {}, fc); });
   expect_has(msg, "Linear '1' got input of shape [2, 3, 4] but expects 7 features in the last axis");
   expect_has(msg, "fix: build the layer as Linear(4, 3)");
+}
+
+// BatchNorm ops take (N, C, ...) input of 2 to 5 axes as it is and check every per-channel vector
+// against its channels; a BatchNorm layer's input is said for the layer (batchnorm_checks.h).
+TEST(Errors, ABatchNormLayersChannelMismatchSuggestsTheLayerThatFits) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({4, 5}), ValueKind::Input);
+  ValueId gamma = g.add_leaf("gamma", f32({3}), ValueKind::Parameter);
+  ValueId beta = g.add_leaf("beta", f32({3}), ValueKind::Parameter);
+  NodeMeta bn = layer("head.1");
+  bn.layer = "BatchNorm1D 'head.1'";
+  std::string msg = message_of<ShapeError>([&] { g.add_node("BatchNorm2DTrain", {x, gamma, beta}, {}, bn); });
+  expect_has(msg, "BatchNorm1D 'head.1': the input has 5 channels (axis 1) but the layer normalizes 3");
+  expect_has(msg, "input: [4, 5] float32 cpu");
+  expect_has(msg, "fix: build the layer as BatchNorm1D(5)");
+  // Another module calling batch_norm: its class is no fix, so the op's own check speaks.
+  NodeMeta other = layer("net");
+  other.layer = "Net 'net'";
+  msg = message_of<ShapeError>([&] { g.add_node("BatchNorm2DTrain", {x, gamma, beta}, {}, other); });
+  expect_has(msg, "BatchNorm2DTrain 'net': gamma has shape [3], expected [5] (one value per channel)");
+  expect_has(msg, "fix: build the layer as BatchNorm1D(5), or give gamma (batch_norm's weight) shape [5]");
+}
+
+TEST(Errors, BatchNormChecksTheRunningStatisticsAgainstTheInputsChannels) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({2, 3, 4, 4}), ValueKind::Input);
+  ValueId c3 = g.add_leaf("c3", f32({3}), ValueKind::Input);
+  ValueId c4 = g.add_leaf("c4", f32({4}), ValueKind::Input);
+  // Evaluation: running_mean is an input of the op.
+  std::string msg = message_of<ShapeError>([&] { g.add_node("BatchNorm2DInference", {x, c3, c3, c4, c3}); });
+  expect_has(msg, "BatchNorm2DInference: running_mean has shape [4], expected [3] (one value per channel)");
+  expect_has(msg, "fix: build the layer as BatchNorm2D(3), or give running_mean shape [3]");
+  // Training: the update checks the running statistics against the batch's ([C] of x).
+  const std::vector<ValueId> stats = g.add_node("BatchNorm2DTrain", {x, c3, c3});
+  msg = message_of<ShapeError>([&] {
+    g.add_node("BatchNormUpdateStats", {c3, c4, stats[1], stats[2]}, Attrs{{"count", int64_t{32}}});
+  });
+  expect_has(msg, "BatchNormUpdateStats: running_var has shape [4] but the batch mean has shape [3]");
+  expect_has(msg, "fix: give running_var shape [3] (one value per channel of the input)");
+  // The same check for the update composed from elementwise ops (a tensor momentum).
+  msg = message_of<ShapeError>([&] {
+    check_batchnorm_running_stats("batch_norm 'bn'", g.value(c4).info, g.value(c3).info, g.value(stats[1]).info,
+                                  g.value(stats[2]).info);
+  });
+  expect_has(msg, "batch_norm 'bn': running_mean has shape [4] but the batch mean has shape [3]");
+}
+
+TEST(Errors, BatchNormTakesTwoToFiveAxesAndRefusesOthers) {
+  Graph g;
+  ValueId c3 = g.add_leaf("c3", f32({3}), ValueKind::Input);
+  for (const Shape& shape : {Shape{4, 3}, Shape{2, 3, 5}, Shape{2, 3, 2, 2}, Shape{2, 3, 2, 2, 2}}) {
+    ValueId x = g.add_leaf("x", f32(shape), ValueKind::Input);
+    const std::vector<ValueId> out = g.add_node("BatchNorm2DTrain", {x, c3, c3});
+    EXPECT_EQ(g.value(out[0]).info.shape, shape);
+    EXPECT_EQ(g.value(out[1]).info.shape, Shape{3});
+  }
+  ValueId v = g.add_leaf("v", f32({3}), ValueKind::Input);
+  const std::string msg = message_of<ShapeError>([&] { g.add_node("BatchNorm2DTrain", {v, c3, c3}); });
+  expect_has(msg, "BatchNorm2DTrain: expected a 2-d to 5-d input (N, C, ...), got 1-d [3]");
+  // (N, C) input: the statistics are over N alone, so one sample is refused in training.
+  ValueId one = g.add_leaf("one", f32({1, 3}), ValueKind::Input);
+  expect_has(message_of<ShapeError>([&] { g.add_node("BatchNorm2DTrain", {one, c3, c3}); }),
+             "training needs more than 1 value per channel, got input [1, 3]");
 }
 
 TEST(Errors, WrongNumberOfInputsNamesLayerAndInputNames) {

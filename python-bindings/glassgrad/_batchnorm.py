@@ -13,17 +13,23 @@ with f = momentum; nn.BatchNorm with momentum=None passes f = 1 / num_batches_tr
 cumulative moving average) as a 0-d tensor, so it changes every step without changing the plan.
 In evaluation, the running statistics normalize.
 
-Every input is viewed as (N, C, H, W) for the BatchNorm2D kernels (a view: no copy).
+The BatchNorm2D* ops take (N, C, ...) input of 2 to 5 axes as it is, and their shape rules check
+it (its rank, and weight, bias, running_mean and running_var against its channels: the training
+op checks weight and bias, BatchNormUpdateStats the running statistics against the batch's, the
+inference op all four; an update with a tensor momentum, composed from elementwise ops, calls
+that rule's check). What stays here is what no rule sees: whether the running statistics were
+given at all.
 """
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple, Union
+from typing import Optional, Union
 
 import numpy as np
 
 from . import _C
 from ._tensor import Tensor, _op, _op_multi, _wrap
+from ._trace import current_scope
 
 
 def _constant(value: float, n: int, like: Tensor) -> Tensor:
@@ -31,24 +37,13 @@ def _constant(value: float, n: int, like: Tensor) -> Tensor:
     return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
 
 
-def as_nchw(x: Tensor, where: str) -> Tuple[Tensor, Tuple[int, ...]]:
-    """x viewed as 4-d (N, C, H, W), and x's own shape to view the result back."""
-    shape = tuple(x.shape)
-    if len(shape) < 2 or len(shape) > 5:
-        raise _C.ShapeError(f"{where}: expected a 2-d to 5-d input (N, C, ...), got {len(shape)}-d {list(shape)}\n"
-                            f"  fix: batch norm normalizes axis 1 (channels) over the batch and the other axes")
-    if len(shape) == 4:
-        return x, shape
-    n, c = shape[0], shape[1]
-    rest = math.prod(shape[2:])
-    return x.reshape(n, c, rest, 1), shape
-
-
 def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor, count: int,
                          factor: Union[float, Tensor]) -> None:
     """The in-place update of running statistics (see the module doc); the tensors keep their
     identity (their handles move to the updated values)."""
-    if isinstance(factor, Tensor):
+    if isinstance(factor, Tensor):  # composed from elementwise ops: no BatchNorm rule sees the shapes
+        _C.check_batchnorm_running_stats("batch_norm", current_scope(), running_mean._h, running_var._h, mean._h,
+                                         var._h)
         keep = 1 - factor
         unbiased = var * (count / (count - 1)) if count > 1 else var * float("nan")
         rm = _op("Assign", [running_mean, running_mean * keep + mean * factor])
@@ -65,25 +60,18 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
                momentum: Union[float, Tensor] = 0.1, eps: float = 1e-5) -> Tensor:
     """PyTorch's torch.nn.functional.batch_norm: same argument order, returns the normalized
     tensor, and in training updates running_mean / running_var in place when they are given."""
-    where = "batch_norm"
-    x, shape = as_nchw(input, where)
-    c = shape[1]
-    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
-                    ("bias", bias)):
-        if t is not None and tuple(t.shape) != (c,):
-            raise _C.ShapeError(f"{where}: {name} has shape {list(t.shape)} but the input {list(shape)} has {c} "
-                                f"channels (axis 1)\n  fix: give {name} shape [{c}]")
-    w = weight if weight is not None else _constant(1.0, c, x)
-    b = bias if bias is not None else _constant(0.0, c, x)
+    c = input.shape[1] if input.ndim >= 2 else 0  # a rank the rule refuses: any constants do
+    w = weight if weight is not None else _constant(1.0, c, input)
+    b = bias if bias is not None else _constant(0.0, c, input)
     if training:
-        y, mean, var = _op_multi("BatchNorm2DTrain", [x, w, b], {"eps": float(eps)})
+        y, mean, var = _op_multi("BatchNorm2DTrain", [input, w, b], {"eps": float(eps)})
         if running_mean is not None and running_var is not None:
-            count = math.prod([shape[0]] + list(shape[2:]))
+            count = math.prod([input.shape[0]] + list(input.shape[2:]))
             update_running_stats(running_mean, running_var, mean, var, count, momentum)
     else:
         if running_mean is None or running_var is None:
             raise _C.InvalidArgumentError(
-                f"{where}: evaluation mode (training=False) normalizes with running_mean and running_var, and "
+                f"batch_norm: evaluation mode (training=False) normalizes with running_mean and running_var, and "
                 f"they were not given\n  fix: pass the running statistics, or training=True to use the batch's")
-        y = _op("BatchNorm2DInference", [x, w, b, running_mean, running_var], {"eps": float(eps)})
-    return y if len(shape) == 4 else y.reshape(shape)
+        y = _op("BatchNorm2DInference", [input, w, b, running_mean, running_var], {"eps": float(eps)})
+    return y

@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.h"
+#include "glassgrad/autodiff/batchnorm_checks.h"
 #include "glassgrad/autodiff/class_labels.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/executor.h"
@@ -90,6 +91,21 @@ void bind_lazy(py::module_& m) {
           check_class_labels(node_where(op, scope), dtype_name(l.dtype), l.shape, logits.value()->info, &l);
         },
         py::arg("op"), py::arg("scope"), py::arg("labels"), py::arg("logits"));
+  // Checks of the BatchNorm shape rules (batchnorm_checks.h) for paths composed in Python that
+  // reach no BatchNorm rule: SyncBatchNorm's input, a running-statistics update with a tensor momentum.
+  m.def("check_batchnorm_channels",
+        [](const std::string& layer, const Handle& x, int64_t num_features) {
+          check_batchnorm_channels(layer, x.value()->info, num_features);
+        },
+        py::arg("layer"), py::arg("x"), py::arg("num_features"));
+  m.def("check_batchnorm_running_stats",
+        [](const std::string& op, const std::string& scope, const Handle& running_mean, const Handle& running_var,
+           const Handle& mean, const Handle& var) {
+          check_batchnorm_running_stats(node_where(op, scope), running_mean.value()->info, running_var.value()->info,
+                                        mean.value()->info, var.value()->info);
+        },
+        py::arg("op"), py::arg("scope"), py::arg("running_mean"), py::arg("running_var"), py::arg("mean"),
+        py::arg("var"));
   m.def("lazy_reset_all", [](const std::vector<Handle*>& hs, const std::vector<Handle*>& vs) { lazy::reset_all(hs, values_of(vs)); },
         py::arg("handles"), py::arg("values"));
   m.def("lazy_revert_all", [](const std::vector<Handle*>& hs, const std::vector<Handle*>& old) { return lazy::revert_all(hs, values_of(old)); },

@@ -181,6 +181,53 @@ def test_batchnorm_update_stats_needs_a_count_of_at_least_two():
         _run("BatchNormUpdateStats", v, v.copy(), v, v, momentum=0.1, count=1)
 
 
+def _t(*shape, value=0.0):
+    return glassgrad.tensor(np.full(shape, value, np.float32), device="cpu")
+
+
+@pytest.mark.parametrize("training, momentum", [(True, 0.1), (True, "tensor"), (False, 0.1)])
+def test_functional_batch_norm_names_a_running_statistic_of_the_wrong_length_and_its_fix(training, momentum):
+    """The shape rules check the running statistics (BatchNorm2DInference's inputs; in training
+    BatchNormUpdateStats against the batch mean, and the same check for the update with a tensor
+    momentum, which is composed from elementwise ops)."""
+    if momentum == "tensor":
+        momentum = glassgrad.tensor(np.float32(0.5), device="cpu")
+    x = _t(2, 3, 4, 4, value=1.0)
+    with pytest.raises(glassgrad.ShapeError) as e:
+        glassgrad.functional.batch_norm(x, _t(4), _t(3, value=1.0), training=training, momentum=momentum)
+    msg = str(e.value)
+    assert "running_mean has shape [4]" in msg and "[3]" in msg
+    assert "give running_mean shape [3]" in msg
+
+
+def test_a_batchnorm_layer_without_affine_or_statistics_still_compares_the_input_with_the_layer():
+    bn = glassgrad.nn.BatchNorm1d(3, affine=False, track_running_stats=False)
+    with pytest.raises(glassgrad.ShapeError, match=r"(?s)^BatchNorm1D: the input has 5 channels .* normalizes 3.*"
+                                                   r"fix: build the layer as BatchNorm1D\(5\)"):
+        bn(_t(4, 5))
+
+
+def test_a_refused_batchnorm_forward_leaves_num_batches_tracked_as_it_was():
+    bn = glassgrad.nn.BatchNorm2d(3, momentum=None).to("cpu")
+    with pytest.raises(glassgrad.ShapeError, match="the input has 4 channels"):
+        bn(_t(2, 4, 3, 3))
+    assert bn.num_batches_tracked.item() == 0
+    bn(_t(2, 3, 3, 3))
+    assert bn.num_batches_tracked.item() == 1
+
+
+def test_sync_batchnorm_s_composed_path_uses_the_rules_channel_check():
+    """SyncBatchNorm's training path (several ranks) is built from primitives: it calls the
+    BatchNorm rules' check itself (batchnorm_checks.h)."""
+    x = _t(2, 5, 3)
+    with pytest.raises(glassgrad.ShapeError) as e:
+        glassgrad._C.check_batchnorm_channels("SyncBatchNorm 'bn'", x._h, 3)
+    msg = str(e.value)
+    assert msg.startswith("SyncBatchNorm 'bn': the input has 5 channels (axis 1) but the layer normalizes 3")
+    assert "input: [2, 5, 3] float32 cpu" in msg and "fix: build the layer as SyncBatchNorm(5)" in msg
+    glassgrad._C.check_batchnorm_channels("SyncBatchNorm 'bn'", x._h, 5)  # the layer's channels: no error
+
+
 # ---- softmax --------------------------------------------------------------------------------
 
 def test_softmax_dim_out_of_range_names_the_shape():

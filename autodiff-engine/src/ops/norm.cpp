@@ -1,4 +1,7 @@
-// Batch normalization ops over NCHW inputs (statistics per channel c, over M = N*H*W values).
+// Batch normalization ops over (N, C, ...) inputs of 2 to 5 axes: (N, C), (N, C, L), (N, C, H, W),
+// (N, C, D, H, W). Statistics per channel c (axis 1), over the M = N * (product of the axes after
+// C) values of that channel; the kernels see x as [N, C, I] (I = that product), so one op serves
+// BatchNorm1D, BatchNorm2D and batch_norm without a reshape, and the rules see the user's shape.
 //
 //   BatchNorm2DTrain(x, gamma, beta[, residual]){eps} -> (y, mean, var)
 //       mean = E[x], var = E[(x - mean)^2] (biased: the variance used to normalize),
@@ -28,6 +31,14 @@
 //
 // The two backward ops have no gradient rule (no double backward through batch norm: it
 // raises UnsupportedError naming the op); BatchNormUpdateStats has none either (buffers).
+//
+// Checks: the rules check everything the inputs decide (x's rank, every per-channel vector
+// against x's channels, dtypes, values per channel), for nn.BatchNorm* and functional
+// batch_norm alike. When a BatchNorm layer recorded the node (NodeMeta::layer), an input whose
+// channel count is not the layer's is said for the layer first (batchnorm_checks.h). Which
+// ranks a layer takes (BatchNorm1D: 2 or 3 axes, BatchNorm2D: 4) is the layer's contract, not
+// the op's, and stays with the Python layer.
+#include "glassgrad/autodiff/batchnorm_checks.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "op_helpers.h"
 
@@ -41,37 +52,78 @@ double eps_attr(const ShapeContext& ctx) {
   return eps;
 }
 
+// The layer class that normalizes x's rank, for fixes: "BatchNorm1D", "BatchNorm2D", or "" (5 axes).
+std::string layer_class_for(const TensorInfo& x) {
+  return x.rank() <= 3 ? "BatchNorm1D" : x.rank() == 4 ? "BatchNorm2D" : "";
+}
+
+// How functional batch_norm names the op's inputs (its arguments weight and bias are gamma and beta).
+std::string argument_name(const std::string& input) {
+  return input == "gamma" ? "gamma (batch_norm's weight)" : input == "beta" ? "beta (batch_norm's bias)" : input;
+}
+
 // Input i must be a [C] vector with x's dtype (x is input xi). `what` names it in messages.
 void expect_channel_vector(const ShapeContext& ctx, int i, int xi, const std::string& what) {
   const TensorInfo& x = ctx.in(xi);
   const TensorInfo& v = ctx.in(i);
   const int64_t c = x.shape[1];
   if (v.shape != Shape{c}) {
-    ctx.fail(ErrorMessage(what + " has shape " + shape_str(v.shape) + ", expected [" + std::to_string(c) +
-                          "] (one value per channel)")
+    const std::string cs = std::to_string(c), cls = layer_class_for(x);
+    ctx.fail(ErrorMessage(what + " has shape " + shape_str(v.shape) + ", expected [" + cs + "] (one value per channel)")
                  .detail("x:    " + x.str())
                  .detail(what + ": " + v.str())
                  .cause("the layer was built for a different number of channels")
-                 .fix("build the layer as BatchNorm2D(" + std::to_string(c) + ")"));
+                 .fix((cls.empty() ? "" : "build the layer as " + cls + "(" + cs + "), or ") + "give " +
+                      argument_name(what) + " shape [" + cs + "]"));
   }
   ctx.expect_same_dtype(xi, i);
 }
 
-void expect_nchw_float(const ShapeContext& ctx, int i) {
-  ctx.expect_rank(i, 4, "NCHW");
+// x (input i): a float (N, C, ...) tensor of 2 to 5 axes.
+void expect_channels_first_float(const ShapeContext& ctx, int i) {
+  const TensorInfo& x = ctx.in(i);
+  if (x.rank() < 2 || x.rank() > 5) {
+    ctx.fail(ErrorMessage("expected a 2-d to 5-d input (N, C, ...), got " + std::to_string(x.rank()) + "-d " +
+                          shape_str(x.shape))
+                 .fix("batch norm normalizes axis 1 (channels) over the batch and the other axes"));
+  }
   ctx.expect_float(i);
+}
+
+// The class of the BatchNorm layer that recorded the node ("BatchNorm1D 'bn'" -> "BatchNorm1D";
+// SyncBatchNorm and subclasses named ...BatchNorm... too), or "" when none did: a functional
+// batch_norm, or another module calling it, whose class would be no fix.
+std::string batchnorm_layer_class(const std::string& layer) {
+  std::string cls = layer.substr(0, layer.find(' '));
+  return cls.find("BatchNorm") == std::string::npos ? std::string() : cls;
+}
+
+// x (input 0) of the layer's channel count, said for the layer: its gamma (input 1) is the layer's
+// weight, or ones of its num_features when it has none (nn/batchnorm.py).
+void expect_layer_channels(const ShapeContext& ctx) {
+  const std::string& layer = ctx.meta().layer;
+  if (batchnorm_layer_class(layer).empty() || ctx.in(1).rank() != 1) return;
+  check_batchnorm_channels(layer, ctx.in(0), ctx.in(1).shape[0]);
 }
 
 Shape channels(const TensorInfo& x) { return {x.shape[1]}; }
 
-// Batch statistics need at least 2 values per channel (N * H * W >= 2): of one value the mean is
+// N times the axes after C: the values each channel's statistics are taken over (<= numel: no
+// overflow).
+int64_t values_per_channel(const Shape& s) {
+  int64_t m = s[0];
+  for (size_t i = 2; i < s.size(); ++i) m *= s[i];
+  return m;
+}
+
+// Batch statistics need at least 2 values per channel (M >= 2): of one value the mean is
 // x and the variance 0 (the output would be beta whatever x is), and of none (an empty batch)
 // both are undefined: computing them anyway gave NaN gradients and, worse, running statistics
 // updated with zeros. Channels-free inputs (C = 0) have nothing to normalize and pass.
 void expect_batch_statistics(const ShapeContext& ctx, int input) {
   const TensorInfo& x = ctx.in(input);
   if (x.shape[1] == 0) return;
-  const int64_t m = x.shape[0] * x.shape[2] * x.shape[3];  // <= numel: no overflow
+  const int64_t m = values_per_channel(x.shape);
   if (m >= 2) return;
   if (m == 0) {
     ctx.fail(ErrorMessage("training on an empty batch: input " + shape_str(x.shape) + " has no values per channel")
@@ -82,16 +134,16 @@ void expect_batch_statistics(const ShapeContext& ctx, int input) {
   ctx.fail(ErrorMessage("training needs more than 1 value per channel, got input " + shape_str(x.shape))
                .detail("the batch statistics of one value are mean = x and variance 0, so the output "
                        "would be beta whatever x is")
-               .cause("a batch of one image whose feature map is 1x1")
+               .cause("a batch of one image whose feature map is 1x1, or of one sample of (N, C) input")
                .fix("use a batch of at least 2, or call model.eval() to normalize with the running statistics"));
 }
 
-// The backward ops' rule: grad_y and x (inputs 0 and 1) NCHW floats of one shape and dtype, then
+// The backward ops' rule: grad_y and x (inputs 0 and 1) (N, C, ...) floats of one shape and dtype, then
 // the per-channel vectors `vectors` from input 2 on (those present); outputs dx (like x) and
 // `stats` per-channel gradients. batch_statistics: x must hold 2 or more values per channel.
 std::vector<TensorInfo> backward_infer(const ShapeContext& ctx, const std::vector<const char*>& vectors, int stats,
                                        bool batch_statistics) {
-  expect_nchw_float(ctx, 1);
+  expect_channels_first_float(ctx, 1);
   ctx.expect_same_dtype(1, 0);
   ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
   if (batch_statistics) expect_batch_statistics(ctx, 1);
@@ -106,6 +158,38 @@ std::vector<TensorInfo> backward_infer(const ShapeContext& ctx, const std::vecto
 
 }  // namespace
 
+void check_batchnorm_channels(const std::string& layer, const TensorInfo& x, int64_t num_features) {
+  if (x.rank() < 2 || x.shape[1] == num_features) return;
+  const std::string c = std::to_string(x.shape[1]);
+  throw ShapeError(layer + ": " +
+                   ErrorMessage("the input has " + c + " channels (axis 1) but the layer normalizes " +
+                                std::to_string(num_features))
+                       .detail("input: " + x.str())
+                       .fix("build the layer as " + layer.substr(0, layer.find(' ')) + "(" + c + ")")
+                       .str());
+}
+
+void check_batchnorm_running_stats(const std::string& where, const TensorInfo& running_mean,
+                                   const TensorInfo& running_var, const TensorInfo& mean, const TensorInfo& var) {
+  // mean and var are the batch's statistics (BatchNorm2DTrain's [C] outputs): a running
+  // statistic of another shape is the one to fix.
+  const std::pair<const char*, const TensorInfo*> others[] = {
+      {"var", &var}, {"running_mean", &running_mean}, {"running_var", &running_var}};
+  for (const auto& [name, t] : others) {
+    if (t->shape == mean.shape) continue;
+    const std::string what = name;
+    ErrorMessage msg(what + " has shape " + shape_str(t->shape) + " but the batch mean has shape " + shape_str(mean.shape));
+    msg.detail(what + ": " + t->str()).detail("mean: " + mean.str());
+    if (t == &var) {
+      msg.cause("mean and var come from different batches");
+    } else {
+      msg.cause("the running statistics were made for a different number of channels")
+          .fix("give " + what + " shape " + shape_str(mean.shape) + " (one value per channel of the input)");
+    }
+    throw ShapeError(where + ": " + msg.str());
+  }
+}
+
 // attrs "activation": "none" (default) or "relu": y = relu(batchnorm(x)) in one pass. Set by
 // the fusion pass (fusion.h, fused_relu); the gradient first passes through ReLUBackward(g, y).
 
@@ -117,9 +201,10 @@ void register_norm_ops(OpRegistry& r) {
     s.inputs = {"x", "gamma", "beta", "residual"};
     s.min_inputs = 3;
     s.outputs = {"y", "mean", "var"};
-    s.formula = "y = gamma * (x - mean) / sqrt(var + eps) + beta [+ residual], mean/var (biased) over N, H, W per channel";
+    s.formula = "y = gamma * (x - mean) / sqrt(var + eps) + beta [+ residual], mean/var (biased) per channel over N and the axes after C";
     s.infer = [](const ShapeContext& ctx) {
-      expect_nchw_float(ctx, 0);
+      expect_channels_first_float(ctx, 0);
+      expect_layer_channels(ctx);
       expect_channel_vector(ctx, 1, 0, "gamma");
       expect_channel_vector(ctx, 2, 0, "beta");
       if (ctx.num_inputs() > 3) {
@@ -186,7 +271,8 @@ void register_norm_ops(OpRegistry& r) {
     s.outputs = {"y"};
     s.formula = "y = gamma * (x - running_mean) / sqrt(running_var + eps) + beta, per channel";
     s.infer = [](const ShapeContext& ctx) {
-      expect_nchw_float(ctx, 0);
+      expect_channels_first_float(ctx, 0);
+      expect_layer_channels(ctx);
       const char* names[] = {"", "gamma", "beta", "running_mean", "running_var"};
       for (int i = 1; i < 5; ++i) expect_channel_vector(ctx, i, 0, names[i]);
       eps_attr(ctx);
@@ -233,20 +319,13 @@ void register_norm_ops(OpRegistry& r) {
       if (rm.rank() != 1) {
         ctx.fail(ErrorMessage("running_mean must be a vector [C], got " + shape_str(rm.shape)));
       }
-      const char* names[] = {"running_mean", "running_var", "mean", "var"};
-      for (int i = 1; i < 4; ++i) {
-        if (ctx.in(i).shape != rm.shape) {
-          ctx.fail(ErrorMessage(std::string(names[i]) + " has shape " + shape_str(ctx.in(i).shape) +
-                                ", running_mean has shape " + shape_str(rm.shape))
-                       .cause("the statistics come from a layer with a different number of channels"));
-        }
-        ctx.expect_same_dtype(0, i);
-      }
+      check_batchnorm_running_stats(ctx.where(), rm, ctx.in(1), ctx.in(2), ctx.in(3));
+      for (int i = 1; i < 4; ++i) ctx.expect_same_dtype(0, i);
       const double m = ctx.attrs().f("momentum", 0.1);
       if (!(m >= 0 && m <= 1)) ops::bad_attr(ctx, "momentum", "in [0, 1]", std::to_string(m), "momentum=0.1");
       const int64_t count = ctx.attrs().i("count");
       if (count < 2) {
-        ops::bad_attr(ctx, "count", ">= 2 (the N*H*W values per channel of the batch)", std::to_string(count));
+        ops::bad_attr(ctx, "count", ">= 2 (the values per channel of the batch: N times the axes after C)", std::to_string(count));
       }
       return std::vector<TensorInfo>{rm, ctx.in(1)};
     };

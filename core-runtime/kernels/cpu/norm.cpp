@@ -1,6 +1,7 @@
-// CPU batch-norm kernels, float32 and float64. Layout: dense NCHW x (and grad_y), dense [C]
-// vectors. Channel c's M = N*H*W values are N contiguous runs of H*W elements, at
-// x + (n*C + c)*H*W.
+// CPU batch-norm kernels, float32 and float64. Layout: dense (N, C, ...) x (and grad_y) of 2 to
+// 5 axes, seen as [N, C, I] with I the product of the axes after C (H*W for NCHW, 1 for (N, C));
+// dense [C] vectors. Channel c's M = N*I values are N contiguous runs of I elements, at
+// x + (n*C + c)*I.
 //
 //   BatchNorm2DTrain:   mean = sum(x)/M;  var = sum((x - mean)^2)/M   (two passes: the second
 //                       sums squared deviations, so there is no cancellation as in
@@ -34,11 +35,15 @@ namespace glassgrad {
 namespace {
 
 struct Dims {
-  int64_t n, c, hw;
+  int64_t n, c, hw;  // hw: I, the length of one (n, c) run (H*W for NCHW input)
   int64_t m() const { return n * hw; }
 };
 
-Dims dims_of(const Tensor& x) { return {x.shape()[0], x.shape()[1], x.shape()[2] * x.shape()[3]}; }
+Dims dims_of(const Tensor& x) {
+  Dims d{x.shape()[0], x.shape()[1], 1};
+  for (int i = 2; i < x.rank(); ++i) d.hw *= x.shape()[i];
+  return d;
+}
 
 // Channels per parallel chunk: about 32k elements each.
 int64_t channel_grain(const Dims& d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.m())); }

@@ -9,11 +9,12 @@ drop_last). The backward is exact by construction: AllReduce is its own adjoint
 Eval mode and running statistics are BatchNorm's."""
 from __future__ import annotations
 
-import numpy as np
+import math
 
-from .._batchnorm import as_nchw, update_running_stats
+from .. import _C
+from .._batchnorm import update_running_stats
 from ..nn.batchnorm import _BatchNorm
-from ..nn.module import Module
+from ..nn.module import Module, layer_name
 from .._tensor import _op
 from . import _group
 from ._ops import all_reduce
@@ -27,9 +28,13 @@ class SyncBatchNorm(_BatchNorm):
         if not (self.training and _group.is_initialized() and _group.get_world_size() > 1):
             return super().forward(x)
         self._check(x)
-        x4, shape = as_nchw(x, "SyncBatchNorm")
+        # Composed from primitives: no BatchNorm shape rule sees the input, so the layer asks the
+        # engine's check of the rules for its channel count (batchnorm_checks.h).
+        _C.check_batchnorm_channels(layer_name(self), x._h, self.num_features)
+        shape = tuple(x.shape)
         c = shape[1]
-        local = int(np.prod([shape[0]] + list(shape[2:]), dtype=np.int64))
+        x4 = x if len(shape) == 4 else x.reshape(shape[0], c, math.prod(shape[2:]), 1)  # a view: no copy
+        local = math.prod([shape[0]] + list(shape[2:]))
         count = local * _group.get_world_size()
         mean = all_reduce(x4.sum((0, 2, 3)), "sum") * (1.0 / count)
         centered = x4 - mean.reshape(1, c, 1, 1)

@@ -21,7 +21,7 @@ from typing import Optional
 import numpy as np
 
 from .. import _C, _args, _device
-from .._batchnorm import batch_norm
+from .._batchnorm import _constant, batch_norm
 from .._tensor import Tensor, _op
 from .module import Module, Parameter, layer_name
 
@@ -57,31 +57,44 @@ class _BatchNorm(Module):
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
     def _check(self, x) -> None:
+        """The layer's own contract, which no shape rule can see: the op normalizes any (N, C, ...)
+        input of 2 to 5 axes, and which of those ranks a layer takes is its class's (PyTorch's
+        BatchNorm1d/2d refuse the others too). The input's channels against the layer's, its
+        dtype and device are checked by the BatchNorm2D* shape rules, worded for the layer
+        (NodeMeta.layer; batchnorm_checks.h)."""
         from .layers import _check_tensor
-        _check_tensor(self, x)  # device and dtype: the BatchNorm2D* shape rules (layer_parameter)
+        _check_tensor(self, x)
         if x.ndim not in self._RANKS:
             got = f"{x.ndim}D input {list(x.shape)}"
             fix = ("use BatchNorm1D for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
                    else "use BatchNorm2D for (N, C, H, W) input" if x.ndim == 4 else "reshape the input")
             raise _C.ShapeError(f"{layer_name(self)}: expected {self._INPUT} input, got {got}\n  fix: {fix}")
-        if x.shape[1] != self.num_features:
-            raise _C.ShapeError(
-                f"{layer_name(self)}: the input has {x.shape[1]} channels (axis 1) but the layer normalizes "
-                f"{self.num_features}\n  input: {list(x.shape)}\n"
-                f"  fix: build the layer as {type(self).__name__}({x.shape[1]})")
+
+    def _affine(self, x: Tensor):
+        """weight and bias, or without affine ones and zeros of the layer's num_features (not the
+        input's channels), so the shape rule still compares the input with the layer."""
+        if self.weight is not None:
+            return self.weight, self.bias
+        return _constant(1.0, self.num_features, x), _constant(0.0, self.num_features, x)
 
     def forward(self, x: Tensor) -> Tensor:
         self._check(x)
         factor = 0.0 if self.momentum is None else self.momentum
+        counted = None
         if self.training and self.track_running_stats:
-            nbt = self.num_batches_tracked
-            nbt._h.reset(_op("AddScalarInPlace", [nbt], {"value": 1.0})._h)  # one launch, in place
+            # num_batches_tracked += 1 (one launch, in place), taken on only once the forward is
+            # recorded: a forward the shape rules refuse leaves the count as it was.
+            counted = _op("AddScalarInPlace", [self.num_batches_tracked], {"value": 1.0})
             if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
-                factor = 1.0 / nbt.astype(x.dtype)
+                factor = 1.0 / counted.astype(x.dtype)
         use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
         tracked = not self.training or self.track_running_stats
-        return batch_norm(x, self.running_mean if tracked else None, self.running_var if tracked else None,
-                          self.weight, self.bias, use_batch_stats, factor, self.eps)
+        weight, bias = self._affine(x)
+        y = batch_norm(x, self.running_mean if tracked else None, self.running_var if tracked else None,
+                       weight, bias, use_batch_stats, factor, self.eps)
+        if counted is not None:
+            self.num_batches_tracked._h.reset(counted._h)
+        return y
 
     def _load_missing(self, prefix: str, missing: list) -> list:
         """Checkpoints saved before num_batches_tracked existed load with it at 0 (as PyTorch does

@@ -1,26 +1,32 @@
 """Batch norm ops: BatchNorm2DTrain, BatchNorm2DBackward, BatchNorm2DInference,
-BatchNorm2DInferenceBackward, BatchNormUpdateStats. References computed in float64."""
+BatchNorm2DInferenceBackward, BatchNormUpdateStats, over (N, C, ...) input of 2 to 5 axes.
+References computed in float64."""
+import math
+
 import numpy as np
 
 from glassgrad.testing import OpSpec
-
-AXES = (0, 2, 3)
 
 
 def _rand(rng, dtype, *shape):
     return rng.standard_normal(shape).astype(dtype)
 
 
-def _c(v):
-    """A [C] vector broadcast against NCHW."""
-    return v.reshape(1, -1, 1, 1)
+def _axes(x):
+    """Every axis but the channels' (1): what a channel's statistics are taken over."""
+    return (0,) + tuple(range(2, x.ndim))
+
+
+def _c(v, x):
+    """A [C] vector broadcast against x (N, C, ...)."""
+    return v.reshape((1, -1) + (1,) * (x.ndim - 2))
 
 
 def bn_train_ref(x, gamma, beta, eps=1e-5):
     x64 = x.astype(np.float64)
-    mean = x64.mean(axis=AXES)
-    var = ((x64 - _c(mean)) ** 2).mean(axis=AXES)
-    y = _c(gamma) * (x64 - _c(mean)) / np.sqrt(_c(var) + eps) + _c(beta)
+    mean = x64.mean(axis=_axes(x))
+    var = ((x64 - _c(mean, x)) ** 2).mean(axis=_axes(x))
+    y = _c(gamma, x) * (x64 - _c(mean, x)) / np.sqrt(_c(var, x) + eps) + _c(beta, x)
     return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
 
 
@@ -35,33 +41,34 @@ def bn_train_residual_ref(x, gamma, beta, residual, eps=1e-5, activation="none")
 
 def bn_backward_ref(g, x, gamma, mean, var, grad_mean=None, grad_var=None, eps=1e-5):
     g, x64, gamma64 = g.astype(np.float64), x.astype(np.float64), gamma.astype(np.float64)
-    m = x.shape[0] * x.shape[2] * x.shape[3]
+    m = math.prod(x.shape[i] for i in _axes(x))
     invstd = 1.0 / np.sqrt(var.astype(np.float64) + eps)
-    xhat = (x64 - _c(mean.astype(np.float64))) * _c(invstd)
-    dbeta = g.sum(axis=AXES)
-    dgamma = (g * xhat).sum(axis=AXES)
-    dx = _c(gamma64 * invstd / m) * (m * g - _c(dbeta) - xhat * _c(dgamma))
+    xhat = (x64 - _c(mean.astype(np.float64), x)) * _c(invstd, x)
+    dbeta = g.sum(axis=_axes(x))
+    dgamma = (g * xhat).sum(axis=_axes(x))
+    dx = _c(gamma64 * invstd / m, x) * (m * g - _c(dbeta, x) - xhat * _c(dgamma, x))
     if grad_mean is not None:
-        dx = dx + _c(grad_mean.astype(np.float64)) / m
+        dx = dx + _c(grad_mean.astype(np.float64), x) / m
     if grad_var is not None:
-        dx = dx + _c(grad_var.astype(np.float64)) * 2 * (x64 - _c(mean.astype(np.float64))) / m
+        dx = dx + _c(grad_var.astype(np.float64), x) * 2 * (x64 - _c(mean.astype(np.float64), x)) / m
     return dx.astype(x.dtype), dgamma.astype(x.dtype), dbeta.astype(x.dtype)
 
 
 def bn_inference_ref(x, gamma, beta, running_mean, running_var, eps=1e-5):
     x64 = x.astype(np.float64)
-    y = _c(gamma) * (x64 - _c(running_mean)) / np.sqrt(_c(running_var.astype(np.float64)) + eps) + _c(beta)
+    y = (_c(gamma, x) * (x64 - _c(running_mean, x)) / np.sqrt(_c(running_var.astype(np.float64), x) + eps)
+         + _c(beta, x))
     return y.astype(x.dtype)
 
 
 def bn_inference_backward_ref(g, x, gamma, running_mean, running_var, eps=1e-5):
     g, x64 = g.astype(np.float64), x.astype(np.float64)
     invstd = 1.0 / np.sqrt(running_var.astype(np.float64) + eps)
-    xhat = (x64 - _c(running_mean.astype(np.float64))) * _c(invstd)
+    xhat = (x64 - _c(running_mean.astype(np.float64), x)) * _c(invstd, x)
     a = gamma.astype(np.float64) * invstd
-    dbeta = g.sum(axis=AXES)
-    dgamma = (g * xhat).sum(axis=AXES)
-    outs = (g * _c(a), dgamma, dbeta, -a * dbeta, -0.5 * a * invstd * dgamma)
+    dbeta = g.sum(axis=_axes(x))
+    dgamma = (g * xhat).sum(axis=_axes(x))
+    outs = (g * _c(a, x), dgamma, dbeta, -a * dbeta, -0.5 * a * invstd * dgamma)
     return tuple(o.astype(x.dtype) for o in outs)
 
 
@@ -116,6 +123,10 @@ def _inference_backward_inputs(shape):
 
 _BATCH = lambda n: (n, 3, 4, 5)        # n in the batch axis
 _SPATIAL = lambda n: (3, 2, n, n + 2)  # n in the spatial axes
+# The other ranks the ops take as they are (BatchNorm1D's (N, C) and (N, C, L), 5-d batch_norm):
+_NC = lambda n: (n + 2, 3)
+_NCL = lambda n: (2, 3, n + 1)
+_NCDHW = lambda n: (2, 2, n, 2, 3)
 
 SPECS = [
     # grad_outputs default: y, mean and var all get a cotangent, so the rule's handling of
@@ -146,6 +157,17 @@ SPECS = [
            rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
     # In place: the running buffers must be contiguous, so no strided variant here (the strided
     # statistics are covered in test_nn_inplace_updates.py).
+    OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_NC), grad=(0, 1, 2), name="BatchNorm2DTrain-NC"),
+    OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_NCL), grad=(0, 1, 2), grad_outputs=(0,),
+           name="BatchNorm2DTrain-NCL-y-only"),
+    OpSpec("BatchNorm2DTrain", bn_train_ref, _train_inputs(_NCDHW), grad=(0, 1, 2), name="BatchNorm2DTrain-NCDHW"),
+    OpSpec("BatchNorm2DBackward", bn_backward_ref, _backward_inputs(_NCL, True), name="BatchNorm2DBackward-NCL",
+           rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
+    OpSpec("BatchNorm2DInference", bn_inference_ref, _inference_inputs(_NC), grad=(0, 1, 2, 3, 4),
+           name="BatchNorm2DInference-NC"),
+    OpSpec("BatchNorm2DInferenceBackward", bn_inference_backward_ref, _inference_backward_inputs(_NCL),
+           rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10},
+           name="BatchNorm2DInferenceBackward-NCL"),
     OpSpec("BatchNormUpdateStats", bn_update_stats_ref,
            lambda rng, dt, n: [_rand(rng, dt, n), rng.uniform(0.5, 2, n).astype(dt), _rand(rng, dt, n),
                                rng.uniform(0.5, 2, n).astype(dt)],
