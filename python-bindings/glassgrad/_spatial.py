@@ -194,42 +194,82 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     return _separable(input, _adaptive_matrix(h, oh), _adaptive_matrix(w, ow))
 
 
+INTERPOLATE_MODES = ("nearest", "nearest-exact", "bilinear")
+
+
+def interpolate_arguments(where: str, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                          recompute_scale_factor=None, antialias=False
+                          ) -> Tuple[Optional[Tuple[int, int]], Optional[Tuple[float, float]], bool, bool]:
+    """Checks interpolate's (and nn.Upsample's) arguments, everything that does not depend on the
+    input, as PyTorch documents them: exactly one of size (an int >= 1 or a pair) and scale_factor
+    (a finite number > 0 or a pair); mode one of INTERPOLATE_MODES; align_corners None, or a bool
+    with 'bilinear' only; recompute_scale_factor None or a bool, not with size; antialias False.
+    Returns (size pair or None, scale pair or None, align_corners, recompute_scale_factor)."""
+    if not isinstance(mode, str):
+        _args.fail(where, "mode", "one of " + ", ".join(repr(m) for m in INTERPOLATE_MODES), mode, type_error=True)
+    if mode not in INTERPOLATE_MODES:
+        raise _C.UnsupportedError(f"{where}: mode '{mode}' is not supported\n"
+                                  f"  fix: mode='nearest', 'nearest-exact' or 'bilinear'")
+    if _args.flag(antialias, "antialias", where):
+        raise _C.UnsupportedError(f"{where}: antialias=True is not supported\n  fix: antialias=False")
+    if align_corners is not None:
+        _args.flag(align_corners, "align_corners", where)
+        if mode != "bilinear":
+            raise _C.InvalidArgumentError(
+                f"{where}: align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                f"bicubic | trilinear (mode is '{mode}')\n  fix: leave align_corners=None for mode='{mode}', or "
+                f"mode='bilinear'")
+    if (size is None) == (scale_factor is None):
+        raise _C.InvalidArgumentError(f"{where}: only one of size or scale_factor should be defined, got size={size!r} "
+                                      f"and scale_factor={scale_factor!r}\n  fix: size=(64, 64) for a fixed output "
+                                      f"size, or scale_factor=2")
+    if recompute_scale_factor is not None:
+        _args.flag(recompute_scale_factor, "recompute_scale_factor", where)
+        if recompute_scale_factor and size is not None:
+            _args.fail(where, "recompute_scale_factor", "None or False with an explicit size (it is not "
+                       "meaningful with one)", recompute_scale_factor, fix="drop recompute_scale_factor")
+    if size is not None:
+        return _pair_size(size, "size", where), None, bool(align_corners), bool(recompute_scale_factor)
+    fix = "scale_factor=2, or scale_factor=(2, 1.5) for (H, W)"
+    if isinstance(scale_factor, (tuple, list)):
+        if len(scale_factor) != 2:
+            _args.fail(where, "scale_factor", "a number or a pair (H, W) of them", scale_factor, fix=fix)
+        pair = tuple(scale_factor)
+    else:
+        pair = (scale_factor, scale_factor)
+    scales = tuple(_args.real(v, "scale_factor", where, minimum=0.0, above=True, fix=fix) for v in pair)
+    return None, scales, bool(align_corners), bool(recompute_scale_factor)
+
+
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
                 align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
                 antialias: bool = False) -> Tensor:
     """torch.nn.functional.interpolate for (N, C, H, W) input: mode 'nearest', 'nearest-exact' or
     'bilinear' (align_corners False by default, as PyTorch), to `size` or by `scale_factor`."""
+    size, scales, ac, recompute = interpolate_arguments("interpolate", size, scale_factor, mode, align_corners,
+                                                        recompute_scale_factor, antialias)
     if input.ndim != 4:
         raise _C.UnsupportedError(f"interpolate: glassgrad resamples 4-d (N, C, H, W) input, got "
                                   f"{list(input.shape)}\n  fix: reshape to (N, C, H, W), e.g. x.unsqueeze(-1)")
-    if mode not in ("nearest", "nearest-exact", "bilinear"):
-        raise _C.UnsupportedError(f"interpolate: mode '{mode}' is not supported\n"
-                                  f"  fix: mode='nearest', 'nearest-exact' or 'bilinear'")
-    if antialias:
-        raise _C.UnsupportedError("interpolate: antialias=True is not supported\n  fix: antialias=False")
-    if mode.startswith("nearest") and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
     h, w = input.shape[-2:]
     if size is not None:
-        oh, ow = _pair_size(size, "size", "interpolate")
-        sh = sw = None
+        (oh, ow), sh, sw = size, None, None
     else:
-        sh, sw = (float(scale_factor),) * 2 if isinstance(scale_factor, (int, float)) else map(float, scale_factor)
+        sh, sw = scales
         oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
-        if recompute_scale_factor:
+        if recompute:
             sh = sw = None
-    if oh <= 0 or ow <= 0:
-        raise _C.InvalidArgumentError(f"interpolate: the output size {(oh, ow)} must be positive")
+    if min(h, w, oh, ow) <= 0:
+        raise _C.InvalidArgumentError(f"interpolate: input and output sizes should be greater than 0, got input "
+                                      f"{list(input.shape)} and output (H, W) = {(oh, ow)}"
+                                      + (f" (scale_factor={scale_factor})" if size is None else "")
+                                      + "\n  fix: a larger scale_factor, or size=(H, W)")
     if mode == "nearest" and oh % h == 0 and ow % w == 0 and (sh is None or sh == oh // h) \
             and (sw is None or sw == ow // w):
         kh, kw = oh // h, ow // w   # an integer factor: repeat each element (Expand), exact
         n, c = input.shape[:2]
         return input.reshape(n, c, h, 1, w, 1).expand(n, c, h, kh, w, kw).reshape(n, c, oh, ow)
     kind = "linear" if mode == "bilinear" else mode
-    ac = bool(align_corners)
     return _separable(input, _interp_matrix(h, oh, kind, ac, sh), _interp_matrix(w, ow, kind, ac, sw))
 
 

@@ -224,14 +224,29 @@ def _pool_attrs(where: str, kernel_size: IntPair, stride: Optional[IntPair], pad
     return attrs
 
 
+def max_pool_extras(where: str, dilation, return_indices) -> None:
+    """Refuses what glassgrad's max pooling lacks: dilation other than 1, return_indices=True (for
+    max_pool2d and MaxPool2d, which checks when it is built)."""
+    if _pair(dilation, "dilation", where, minimum=1) != (1, 1) or _args.flag(return_indices, "return_indices", where):
+        what = f"dilation={dilation}" if _pair(dilation, "dilation") != (1, 1) else "return_indices=True"
+        raise _C.UnsupportedError(f"{where}: {what} is not supported: glassgrad's max pooling has dilation 1 and "
+                                  f"returns the pooled values only\n  fix: drop {what.split('=')[0]}=...")
+
+
+def avg_pool_divisor(where: str, divisor_override) -> Optional[int]:
+    """divisor_override: None (divide by the window's size) or an int >= 1 (for avg_pool2d and
+    AvgPool2d, which checks when it is built)."""
+    if divisor_override is None:
+        return None
+    return _args.integer(divisor_override, "divisor_override", where, minimum=1,
+                         fix="divisor_override=None divides by the window's size")
+
+
 def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
     max_pool2d(x, 2) halves H and W); ceil_mode keeps the last, partial windows."""
-    if _pair(dilation, "dilation", "max_pool2d", minimum=1) != (1, 1) or _args.flag(return_indices, "return_indices", "max_pool2d"):
-        what = f"dilation={dilation}" if _pair(dilation, "dilation") != (1, 1) else "return_indices=True"
-        raise _C.UnsupportedError(f"max_pool2d({what}): glassgrad's max pooling has dilation 1 and returns the "
-                                  f"pooled values only\n  fix: drop {what.split('=')[0]}=...")
+    max_pool_extras("max_pool2d", dilation, return_indices)
     return _op("MaxPool2D", [x], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
 
 
@@ -241,8 +256,7 @@ def avg_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None
     attrs = _pool_attrs("avg_pool2d", kernel_size, stride, padding, ceil_mode)
     attrs["count_include_pad"] = _args.flag(count_include_pad, "count_include_pad", "avg_pool2d")
     if divisor_override is not None:
-        attrs["divisor_override"] = _args.integer(divisor_override, "divisor_override", "avg_pool2d", minimum=1,
-                                                  fix="divisor_override=None divides by the window's size")
+        attrs["divisor_override"] = avg_pool_divisor("avg_pool2d", divisor_override)
     return _op("AvgPool2D", [x], attrs)
 
 

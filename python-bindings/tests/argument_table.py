@@ -145,6 +145,16 @@ LAYERS = [
     L("Flatten", 0, -1),
     L("Flatten", 1, 2),
     L("Identity"),
+    L("Upsample", scale_factor=2),
+    L("Upsample", size=(9, 11)),
+    L("Upsample", size=(5, 4), mode="nearest-exact"),
+    L("Upsample", scale_factor=1.5, recompute_scale_factor=True),
+    L("Upsample", scale_factor=(2, 1.5), mode="bilinear"),
+    L("Upsample", size=(5, 9), mode="bilinear", align_corners=True),
+    L("Softmax", dim=1),
+    L("LogSoftmax", -1),
+    L("Unflatten", 1, (3, 1)),
+    L("Unflatten", -1, (-1, 7), inputs=((2, 3, 49),)),
 ]
 
 FUNCTIONALS = [

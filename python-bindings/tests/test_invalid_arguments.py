@@ -104,6 +104,40 @@ BAD = [
     (lambda: nn.AdaptiveAvgPool2d("3"), "output_size"),
     (lambda: F.adaptive_avg_pool2d(gg.tensor(X), None), "output_size"),
     (lambda: F.interpolate(gg.tensor(X), size=(2.5, 3)), "size"),
+    # Layers check their arguments when built, not at their first call.
+    (lambda: nn.Upsample(), "only one of size or scale_factor"),
+    (lambda: nn.Upsample(size=4, scale_factor=2), "only one of size or scale_factor"),
+    (lambda: nn.Upsample(scale_factor=0), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor=-2.0), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor=float("inf")), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor=(2, 2, 2)), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor="2"), "scale_factor"),
+    (lambda: nn.Upsample(size=0), "size"),
+    (lambda: nn.Upsample(size=(4, -1)), "size"),
+    (lambda: nn.Upsample(size=2.5), "size"),
+    (lambda: nn.Upsample(scale_factor=2, mode="bicubic"), "mode 'bicubic'"),
+    (lambda: nn.Upsample(scale_factor=2, mode=None), "mode"),
+    (lambda: nn.Upsample(scale_factor=2, align_corners=True), "align_corners"),
+    (lambda: nn.Upsample(scale_factor=2, mode="nearest-exact", align_corners=False), "align_corners"),
+    (lambda: nn.Upsample(scale_factor=2, mode="bilinear", align_corners="yes"), "align_corners"),
+    (lambda: nn.Upsample(size=4, recompute_scale_factor=True), "recompute_scale_factor"),
+    (lambda: nn.Upsample(scale_factor=2, recompute_scale_factor=1), "recompute_scale_factor"),
+    (lambda: nn.Softmax(dim="1"), "dim"),
+    (lambda: nn.LogSoftmax(dim=1.0), "dim"),
+    (lambda: nn.Unflatten(1.0, (2, 3)), "dim"),
+    (lambda: nn.Unflatten(1, 6), "unflattened_size"),
+    (lambda: nn.Unflatten(1, (2, 0)), "unflattened_size"),
+    (lambda: nn.Unflatten(1, (-1, 2, -1)), "unflattened_size"),
+    (lambda: nn.Unflatten(1, (2, 1.5)), "unflattened_size[1]"),
+    (lambda: nn.MaxPool2d(2, dilation=2), "dilation"),
+    (lambda: nn.MaxPool2d(2, dilation=0), "dilation"),
+    (lambda: nn.MaxPool2d(2, return_indices=True), "return_indices"),
+    (lambda: nn.MaxPool2d(2, return_indices="no"), "return_indices"),
+    (lambda: nn.AvgPool2d(2, divisor_override=0), "divisor_override"),
+    (lambda: nn.AvgPool2d(2, divisor_override=2.0), "divisor_override"),
+    (lambda: nn.Sequential(nn.Linear(2, 2), F.relu), "layer '1'"),
+    (lambda: nn.Sequential(nn.ReLU), "layer '0'"),
+    (lambda: nn.Sequential(nn.Linear(2, 2), None), "layer '1'"),
     # Every learning-rate scheduler, as PyTorch documents its arguments.
     (lambda: S.StepLR(object(), 2), "optimizer"),
     (lambda: S.StepLR(_opt(), 2, last_epoch=-2), "last_epoch"),
@@ -229,6 +263,10 @@ WRONG_TYPE = [  # PyTorch raises TypeError for these; glassgrad's error is one t
     lambda: S.LambdaLR(_opt(), lr_lambda=0.5),
     lambda: S.MultiStepLR(_opt(), milestones=30),
     lambda: S.StepLR(object(), 2),
+    lambda: nn.Upsample(scale_factor="2"),
+    lambda: nn.Softmax(dim="1"),
+    lambda: nn.Unflatten(1, 6),
+    lambda: nn.Sequential(nn.Linear(2, 2), F.relu),
     lambda: S.CosineAnnealingWarmRestarts(_opt(), T_0=2.5),
     lambda: S.ReduceLROnPlateau(_opt(), patience=2.5),
     lambda: S.ReduceLROnPlateau(object()),
@@ -258,3 +296,35 @@ def test_an_argument_of_the_right_type_but_a_wrong_value_is_a_value_error_only(c
     with pytest.raises(gg.InvalidArgumentError) as e:
         call()
     assert not isinstance(e.value, TypeError)
+
+
+UPSAMPLE_BAD = [dict(), dict(size=4, scale_factor=2), dict(scale_factor=0), dict(scale_factor=(2, 2, 2)),
+                dict(scale_factor="2"), dict(size=(4, 0)), dict(scale_factor=2, mode="area"),
+                dict(scale_factor=2, align_corners=True), dict(size=4, recompute_scale_factor=True),
+                dict(scale_factor=2, mode="bilinear", align_corners=1)]
+
+
+@pytest.mark.parametrize("kwargs", UPSAMPLE_BAD, ids=[str(k) for k in UPSAMPLE_BAD])
+def test_upsample_refuses_when_built_exactly_what_interpolate_refuses_when_called(kwargs):
+    # One check serves both: the same error type and message, only the call named differs.
+    with pytest.raises(gg.GlassgradError) as built:
+        nn.Upsample(**kwargs)
+    with pytest.raises(gg.GlassgradError) as called:
+        F.interpolate(gg.tensor(X), **kwargs)
+    assert type(built.value) is type(called.value)
+    assert str(built.value).startswith("Upsample(") and str(called.value).startswith("interpolate: ")
+    assert str(built.value).split(": ", 1)[1] == str(called.value).split(": ", 1)[1]
+
+
+def test_upsample_arguments_that_interpolate_accepts_build_and_run():
+    x = gg.tensor(X)
+    for kwargs in (dict(scale_factor=2), dict(size=(4, 9)), dict(size=3, mode="nearest-exact"),
+                   dict(scale_factor=(1.5, 0.5), mode="bilinear", align_corners=True),
+                   dict(scale_factor=np.float32(1.5), recompute_scale_factor=True)):
+        np.testing.assert_array_equal(nn.Upsample(**kwargs)(x).numpy(), F.interpolate(x, **kwargs).numpy())
+
+
+def test_sequential_takes_an_ordered_dict_of_named_layers_as_pytorch_does():
+    from collections import OrderedDict
+    model = nn.Sequential(OrderedDict([("fc", nn.Linear(2, 3)), ("act", nn.ReLU())]))
+    assert list(model.state_dict()) == ["fc.weight", "fc.bias"] and len(model) == 2

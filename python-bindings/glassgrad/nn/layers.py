@@ -16,7 +16,7 @@ import numpy as np
 from .. import _C, _args
 from .. import functional as F
 from .._random import generator
-from .._spatial import _pair_size
+from .._spatial import _pair_size, interpolate_arguments
 from .._tensor import Tensor, _dim
 from .init import default_bound
 from .module import Module, Parameter, layer_name
@@ -246,7 +246,8 @@ class Softmax(Module):
 
     def __init__(self, dim: Optional[int] = None):
         super().__init__()
-        self.dim = dim
+        self.dim = None if dim is None else _args.integer(
+            dim, "dim", _args.call(type(self).__name__, dim), fix=f"{type(self).__name__}(dim=1) for (N, classes)")
 
     def forward(self, x):
         return x.softmax(_softmax_dim(x, self.dim))
@@ -284,11 +285,17 @@ class AdaptiveAvgPool2D(Module):
 
 class Upsample(Module):
     """F.interpolate as a layer (PyTorch's nn.Upsample): size or scale_factor, mode 'nearest'
-    (default) or 'bilinear'."""
+    (default), 'nearest-exact' or 'bilinear'. The arguments are checked when the layer is built,
+    by interpolate's own check."""
 
     def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                  recompute_scale_factor=None):
         super().__init__()
+        given = {k: v for k, v in (("size", size), ("scale_factor", scale_factor), ("mode", mode),
+                                   ("align_corners", align_corners),
+                                   ("recompute_scale_factor", recompute_scale_factor)) if v is not None}
+        interpolate_arguments(_args.call("Upsample", **given), size, scale_factor, mode, align_corners,
+                              recompute_scale_factor)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
@@ -306,7 +313,16 @@ class Unflatten(Module):
 
     def __init__(self, dim: int, unflattened_size):
         super().__init__()
-        self.dim, self.unflattened_size = dim, tuple(unflattened_size)
+        where = _args.call("Unflatten", dim, unflattened_size)
+        self.dim = _args.integer(dim, "dim", where)
+        want, fix = "a tuple of sizes (ints >= 1, at most one -1)", "Unflatten(1, (3, 32, 32))"
+        if isinstance(unflattened_size, (str, bytes)) or not hasattr(unflattened_size, "__iter__"):
+            _args.fail(where, "unflattened_size", want, unflattened_size, fix=fix, type_error=True)
+        sizes = tuple(_args.integer(v, f"unflattened_size[{i}]", where, minimum=-1, fix=fix)
+                      for i, v in enumerate(unflattened_size))
+        if not sizes or 0 in sizes or sizes.count(-1) > 1:
+            _args.fail(where, "unflattened_size", want, unflattened_size, fix=fix)
+        self.unflattened_size = sizes
 
     def forward(self, x):
         d = _dim(self.dim, x.ndim, "Unflatten", x.shape)
@@ -331,6 +347,7 @@ class MaxPool2D(Module):
         super().__init__()
         where = _args.call("MaxPool2D", kernel_size)
         F.pool_arguments(where, kernel_size, stride, padding)
+        F.max_pool_extras(where, dilation, return_indices)
         _args.flag(ceil_mode, "ceil_mode", where)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
@@ -355,6 +372,7 @@ class AvgPool2D(Module):
         F.pool_arguments(where, kernel_size, stride, padding)
         _args.flag(count_include_pad, "count_include_pad", where)
         _args.flag(ceil_mode, "ceil_mode", where)
+        F.avg_pool_divisor(where, divisor_override)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
@@ -383,12 +401,25 @@ class Identity(Module):
 
 
 class Sequential(Module):
-    """Calls its layers in order; they are named "0", "1", ... (as in PyTorch)."""
+    """Calls its layers in order; they are named "0", "1", ... (as in PyTorch), or by the keys of
+    one OrderedDict given instead. Anything but a Module is refused when the Sequential is built
+    (setting it as an attribute would leave it out of the model silently)."""
 
     def __init__(self, *layers: Module):
         super().__init__()
-        for i, layer in enumerate(layers):
-            setattr(self, str(i), layer)
+        named = list(layers[0].items()) if len(layers) == 1 and isinstance(layers[0], dict) else \
+            [(str(i), layer) for i, layer in enumerate(layers)]
+        for name, layer in named:
+            if not isinstance(layer, Module):
+                if isinstance(layer, type) and issubclass(layer, Module):
+                    fix = f"{layer.__name__}(...): build the layer (the class itself is not one)"
+                elif callable(layer):
+                    fix = "a layer in place of a function, e.g. nn.ReLU() for F.relu"
+                else:
+                    fix = "nn.Sequential(nn.Linear(784, 128), nn.ReLU(), nn.Linear(128, 10))"
+                _args.fail("Sequential", f"layer '{name}'", "a glassgrad.nn.Module (a layer object)", layer, fix=fix,
+                           type_error=True)
+            setattr(self, name, layer)
 
     def __getitem__(self, i: int) -> Module:
         return list(self._modules.values())[i]
