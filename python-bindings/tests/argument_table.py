@@ -130,8 +130,12 @@ LAYERS = [
     Row("layer", "Dropout", (0.5,), {}, (IMG,), modes=("eval",), note="random in train mode"),
     L("Dropout", 0.0),
     L("ReLU"),
+    # inplace=True: glassgrad computes out of place; torch's in-place form refuses the test's leaf
+    # input that requires grad, so these compare with torch's out-of-place layer (the same values).
+    Row("layer", "ReLU", (), {"inplace": True}, (IMG,), torch_kwargs={}),
     L("LeakyReLU"),
     L("LeakyReLU", 0.2),
+    Row("layer", "LeakyReLU", (0.2,), {"inplace": True}, (IMG,), torch_kwargs={}),
     L("Sigmoid"),
     L("Tanh"),
     L("MaxPool2d", 2),
@@ -145,6 +149,7 @@ LAYERS = [
     L("Flatten", 0, -1),
     L("Flatten", 1, 2),
     L("Identity"),
+    L("Identity", 54, unused_argument="ignored"),
     L("Upsample", scale_factor=2),
     L("Upsample", size=(9, 11)),
     L("Upsample", size=(5, 4), mode="nearest-exact"),

@@ -136,6 +136,8 @@ BAD = [
     (lambda: nn.AvgPool2d(2, divisor_override=0), "divisor_override"),
     (lambda: nn.AvgPool2d(2, divisor_override=2.0), "divisor_override"),
     (lambda: nn.Sequential(nn.Linear(2, 2), F.relu), "layer '1'"),
+    (lambda: nn.ReLU(inplace="yes"), "inplace"),
+    (lambda: nn.LeakyReLU(0.1, inplace=None), "inplace"),
     (lambda: nn.Sequential(nn.ReLU), "layer '0'"),
     (lambda: nn.Sequential(nn.Linear(2, 2), None), "layer '1'"),
     # Every learning-rate scheduler, as PyTorch documents its arguments.

@@ -168,6 +168,13 @@ class Dropout(Module):
 
 
 class ReLU(Module):
+    """max(x, 0) (PyTorch's nn.ReLU). inplace=True is accepted for ported code: glassgrad computes a
+    new tensor either way (as SiLU, ELU and Dropout do), with the same values."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = _args.flag(inplace, "inplace", _args.call("ReLU", inplace))
+
     def forward(self, x):
         return F.relu(x)
 
@@ -175,9 +182,11 @@ class ReLU(Module):
 class LeakyReLU(Module):
     """x where x > 0, else negative_slope * x (PyTorch's nn.LeakyReLU)."""
 
-    def __init__(self, negative_slope: float = 0.01):
+    def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
         super().__init__()
-        self.negative_slope = _args.real(negative_slope, "negative_slope", _args.call("LeakyReLU", negative_slope))
+        where = _args.call("LeakyReLU", negative_slope)
+        self.negative_slope = _args.real(negative_slope, "negative_slope", where)
+        self.inplace = _args.flag(inplace, "inplace", where)  # as ReLU's
 
     def forward(self, x):
         return F.leaky_relu(x, self.negative_slope)
@@ -396,6 +405,12 @@ class Flatten(Module):
 
 
 class Identity(Module):
+    """Returns its input (PyTorch's nn.Identity, which takes and ignores any arguments, so that it
+    can stand in for a layer built with some)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
     def forward(self, x):
         return x
 
