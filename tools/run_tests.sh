@@ -223,8 +223,9 @@ sanitizer_tests() {
   # The working tree's Python package with the sanitized extension in place of any other.
   rm -rf "$site" && mkdir -p "$site"
   cp -r python-bindings/glassgrad "$site/glassgrad"
-  find "$site/glassgrad" -name '_C*.so' -delete
+  find "$site/glassgrad" \( -name '_C*.so' -o -name 'libglassgrad_parallel*.so' \) -delete
   cp "$(find "$dir/python-bindings" -maxdepth 1 -name '_C*.so' | head -1)" "$site/glassgrad/"
+  cp "$dir"/python-bindings/libglassgrad_parallel*.so "$site/glassgrad/"  # the OpenMP module, beside _C
   local xml=$build/sanitize-python.junit.xml log=$build/sanitize-python.log prc=0
   rm -f "$xml"
   # -v into the log (each test is named before it runs); the console gets all but the PASSED lines.

@@ -70,6 +70,11 @@ def main():
     strays += [n for n in os.listdir(site) if n.startswith("libglassgrad")]
     check(not strays, f"the wheel installed the Python package only (nothing at site-packages/{strays or '{include,lib,share}'})")
 
+    backend = gg._C.parallel_backend()  # loads the OpenMP module, which the wheel carries beside _C
+    loaded = backend[len("OpenMP ("):backend.find(")")] if backend.startswith("OpenMP (") else ""
+    check(os.path.realpath(os.path.dirname(loaded) or ".") == where and loaded.endswith("libglassgrad_parallel.so"),
+          f"the CPU kernels' OpenMP module loads from the package: {backend}")
+
     kernels = gg.cuda.built_with_kernels()
     want = args.expect_kernels == "yes"
     check(kernels == want, f"CUDA kernels embedded: {kernels} ({gg.cuda.built_archs() or 'none'})")

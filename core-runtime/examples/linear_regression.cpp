@@ -16,6 +16,7 @@
 
 #include "glassgrad/autodiff/autodiff.h"
 #include "glassgrad/runtime/executor.h"
+#include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/tensor.h"
 
 using namespace glassgrad;
@@ -78,6 +79,8 @@ int main() {
     }
     std::printf("fitted W = [%.4f, %.4f, %.4f] (true [1.5, -2, 0.5]), b = %.4f (true 0.25), loss %.2e\n", w[0],
                 w[1], w[2], bias, last);
+    // The installed package's RUNPATH finds the OpenMP module; the runtime bounded libgomp's spin.
+    std::printf("CPU kernels: %s\n", parallel_backend().c_str());
     bool ok = last < 1e-6f && std::fabs(bias - b_true) < 1e-3f;
     for (int k = 0; k < 3; ++k) ok = ok && std::fabs(w[k] - w_true[k]) < 1e-3f;
     if (!ok) {

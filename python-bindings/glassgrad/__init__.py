@@ -9,13 +9,6 @@ and hand-written CPU and CUDA kernels you can read, print and check by hand.
     loss = glassgrad.cross_entropy(model(x), y)
     loss.backward(); opt.step(); opt.zero_grad()
 """
-import os as _os
-
-# OpenMP worker threads spin briefly between parallel regions (a plan runs kernels back to back)
-# and then sleep, instead of libgomp's default long spin, which on a busy laptop or a shared
-# runner makes two threads wait on each other. Set GOMP_SPINCOUNT yourself to override.
-_os.environ.setdefault("GOMP_SPINCOUNT", "20000")
-
 from . import _C  # noqa: E402
 from ._C import (  # noqa: E402  # noqa: F401  (the error hierarchy)
     CommunicationError,

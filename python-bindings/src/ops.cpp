@@ -64,6 +64,8 @@ void bind_ops(py::module_& m) {
   m.def("cpu_isa", [] { return std::string(cpu_isa_name(cpu_isa())); });
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads);
+  m.def("parallel_backend", &parallel_backend,
+        "What runs the CPU kernels' parallel loops: 'OpenMP (<module>), GOMP_SPINCOUNT=<n>' or 'serial (<why>)'");
 }
 
 }  // namespace glassgrad

@@ -12,6 +12,9 @@
 //   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
 //   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
 //   GLASSGRAD_CUDA_IMAGE=compute_50       cuda::forced_kernel_image()     none: the compute capability picks
+//   GLASSGRAD_PARALLEL_LIBRARY=<path>     read by src/parallel.cpp         the search beside the code, then RUNPATH
+//   GOMP_SPINCOUNT                        set by src/parallel.cpp before  kGompSpinCount (20000) unless the user set it
+//                                         it loads libgomp
 #pragma once
 #include <string>
 
