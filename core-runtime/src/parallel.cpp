@@ -40,21 +40,45 @@ std::string directory_of_this_code() {
   return slash == std::string::npos ? "" : path.substr(0, slash + 1);
 }
 
+// The program's library search path, as the loader would walk it for a library the program
+// itself needs: its RUNPATH (the installed CMake package sets one), LD_LIBRARY_PATH, the system
+// directories. Read with dlinfo and tried as absolute paths, because a dlopen by bare name
+// searches the RUNPATH of the object that *calls* dlopen, which is not the program when a
+// sanitizer's dlopen interceptor stands in between.
+std::vector<std::string> program_search_dirs() {
+  std::vector<std::string> dirs;
+  void* program = dlopen(nullptr, RTLD_LAZY);
+  if (program == nullptr) return dirs;
+  Dl_serinfo size{};
+  if (dlinfo(program, RTLD_DI_SERINFOSIZE, &size) == 0 && size.dls_size >= sizeof(Dl_serinfo)) {
+    std::vector<char> storage(size.dls_size);
+    auto* info = reinterpret_cast<Dl_serinfo*>(storage.data());
+    *info = size;  // dls_size and dls_cnt, as dlinfo(3) prescribes before RTLD_DI_SERINFO
+    if (dlinfo(program, RTLD_DI_SERINFO, info) == 0) {
+      for (unsigned i = 0; i < info->dls_cnt; ++i) dirs.emplace_back(info->dls_serpath[i].dls_name);
+    }
+  }
+  dlclose(program);
+  return dirs;
+}
+
 Loaded load_module() {
   setenv("GOMP_SPINCOUNT", kGompSpinCount, /*overwrite=*/0);
   const std::string name = GLASSGRAD_PARALLEL_MODULE;
-  // Where to look, in order: the user's override, beside this code, then the loader's search
-  // (the program's RUNPATH, which the installed CMake package sets; LD_LIBRARY_PATH; system dirs).
+  // Where to look, in order: the user's override, beside this code, then the program's search
+  // path (program_search_dirs), then the loader's own search by name.
   std::vector<std::string> candidates;
   if (const char* path = std::getenv("GLASSGRAD_PARALLEL_LIBRARY"); path != nullptr && *path != '\0')
     candidates.emplace_back(path);
   if (const std::string dir = directory_of_this_code(); !dir.empty()) candidates.push_back(dir + name);
+  for (const std::string& dir : program_search_dirs()) candidates.push_back(dir + "/" + name);
   candidates.push_back(name);
   std::string tried;
   for (const std::string& path : candidates) {
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
       const char* why = dlerror();
+      // Absent from a searched directory is the usual case: listed only if nothing is found.
       tried += "\n    " + (why != nullptr ? std::string(why) : path);
       continue;
     }
