@@ -37,6 +37,7 @@ void check_layer_input(const OpSchema& s, const ShapeContext& ctx) {
   if (!s.layer_parameter || ctx.meta().layer.empty() || ctx.meta().role != NodeRole::Forward || ctx.num_inputs() < 2) return;
   const TensorInfo& x = ctx.in(0);
   const TensorInfo& p = ctx.in(1);
+  if (x.device == p.device && x.dtype == p.dtype) return;  // every node a layer records: no strings built
   const std::string xd = x.device.str(), pd = p.device.str(), xt = dtype_name(x.dtype), pt = dtype_name(p.dtype);
   const std::string shown_x = "input:  " + x.str(), shown_p = std::string(s.layer_parameter) + ": " + p.str();
   if (x.device != p.device) {
@@ -48,7 +49,6 @@ void check_layer_input(const OpSchema& s, const ShapeContext& ctx) {
                           .fix("x = x.to('" + pd + "')   (or move the model: model.to('" + xd + "'))")
                           .str());
   }
-  if (x.dtype == p.dtype) return;
   ErrorMessage m("the input is " + xt + " but the layer's parameters are " + pt);
   m.detail(shown_x).detail(shown_p);
   if (is_floating(x.dtype)) {

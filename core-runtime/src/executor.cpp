@@ -55,7 +55,7 @@ std::vector<size_t> batch_runs(const Plan& p, const std::vector<const KernelEntr
   };
   for (size_t i = 0; i < n;) {
     size_t j = i + 1;
-    if (kernels[i]->batch) {
+    if (kernels[i]->batch && p.steps[i].workspace < 0) {
       std::vector<int> written, read;  // root slots the run so far writes and reads
       auto in = [](const std::vector<int>& roots, int slot) {
         return std::find(roots.begin(), roots.end(), slot) != roots.end();
@@ -76,7 +76,7 @@ std::vector<size_t> batch_runs(const Plan& p, const std::vector<const KernelEntr
       add(p.steps[i]);
       const Device dev = device_of(p.steps[i]);
       while (j < n && kernels[j] == kernels[i] && device_of(p.steps[j]) == dev && p.steps[j].workspace < 0 &&
-             p.steps[i].workspace < 0 && !conflicts(p.steps[j])) {
+             !conflicts(p.steps[j])) {
         add(p.steps[j]);
         ++j;
       }

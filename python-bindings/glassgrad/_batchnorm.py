@@ -37,6 +37,11 @@ def _constant(value: float, n: int, like: Tensor) -> Tensor:
     return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
 
 
+def values_per_channel(shape) -> int:
+    """M, the values each channel's batch statistics are taken over: N times the axes after C."""
+    return math.prod([shape[0]] + list(shape[2:]))
+
+
 def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor, count: int,
                          factor: Union[float, Tensor]) -> None:
     """The in-place update of running statistics (see the module doc); the tensors keep their
@@ -66,8 +71,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     if training:
         y, mean, var = _op_multi("BatchNorm2DTrain", [input, w, b], {"eps": float(eps)})
         if running_mean is not None and running_var is not None:
-            count = math.prod([input.shape[0]] + list(input.shape[2:]))
-            update_running_stats(running_mean, running_var, mean, var, count, momentum)
+            update_running_stats(running_mean, running_var, mean, var, values_per_channel(input.shape), momentum)
     else:
         if running_mean is None or running_var is None:
             raise _C.InvalidArgumentError(

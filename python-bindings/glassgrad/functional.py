@@ -227,8 +227,9 @@ def _pool_attrs(where: str, kernel_size: IntPair, stride: Optional[IntPair], pad
 def max_pool_extras(where: str, dilation, return_indices) -> None:
     """Refuses what glassgrad's max pooling lacks: dilation other than 1, return_indices=True (for
     max_pool2d and MaxPool2d, which checks when it is built)."""
-    if _pair(dilation, "dilation", where, minimum=1) != (1, 1) or _args.flag(return_indices, "return_indices", where):
-        what = f"dilation={dilation}" if _pair(dilation, "dilation") != (1, 1) else "return_indices=True"
+    dilated = _pair(dilation, "dilation", where, minimum=1) != (1, 1)
+    if dilated or _args.flag(return_indices, "return_indices", where):
+        what = f"dilation={dilation}" if dilated else "return_indices=True"
         raise _C.UnsupportedError(f"{where}: {what} is not supported: glassgrad's max pooling has dilation 1 and "
                                   f"returns the pooled values only\n  fix: drop {what.split('=')[0]}=...")
 

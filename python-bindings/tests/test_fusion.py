@@ -63,18 +63,16 @@ class ConvBN(gg.Module):
         return self.fc(gg.flatten(gg.relu(self.bn(self.conv(x)))))
 
 
-def _convbn_run(fuse, training):
+def _train_step(model_class, fuse, seed, size):
+    """The loss and gradients of one training step of model_class on (4, 3, size, size) input, with
+    fusion on or off, and the plan it ran."""
     _C.set_fusion(fuse)
     gg.clear_plan_cache()
-    gg.manual_seed(2)
-    model = ConvBN().double()
-    rng = np.random.default_rng(3)
-    x = gg.tensor(rng.standard_normal((4, 3, 6, 6)))
+    gg.manual_seed(seed)
+    model = model_class().double()
+    rng = np.random.default_rng(seed + 1)
+    x = gg.tensor(rng.standard_normal((4, 3, size, size)))
     y = gg.tensor(rng.integers(0, 2, 4))
-    if not training:
-        model(x)  # one training pass to give the running statistics real values
-        gg.realize()
-        model.eval()
     loss = gg.cross_entropy(model(x), y)
     loss.backward()
     out = [loss.numpy()] + [p.grad.numpy() for p in model.parameters()]
@@ -82,8 +80,8 @@ def _convbn_run(fuse, training):
 
 
 def test_batchnorm_relu_fusion_in_training_matches_unfused(fusion_state):
-    fused, plan = _convbn_run(True, True)
-    plain, _ = _convbn_run(False, True)
+    fused, plan = _train_step(ConvBN, True, 2, 6)
+    plain, _ = _train_step(ConvBN, False, 2, 6)
     for a, b in zip(fused, plain):
         np.testing.assert_array_equal(a, b)
     assert "BatchNorm2DTrain+ReLU" in str(plan)
@@ -106,22 +104,9 @@ class ConvPool(gg.Module):
         return self.fc(gg.flatten(h))
 
 
-def _convpool_run(fuse):
-    _C.set_fusion(fuse)
-    gg.clear_plan_cache()
-    gg.manual_seed(4)
-    model = ConvPool().double()
-    rng = np.random.default_rng(5)
-    x = gg.tensor(rng.standard_normal((4, 3, 8, 8)))
-    y = gg.tensor(rng.integers(0, 2, 4))
-    loss = gg.cross_entropy(model(x), y)
-    loss.backward()
-    return [loss.numpy()] + [p.grad.numpy() for p in model.parameters()], _C.last_plan()
-
-
 def test_max_pool_backward_through_a_relu_is_one_step_and_matches_unfused(fusion_state):
-    fused, plan = _convpool_run(True)
-    plain, _ = _convpool_run(False)
+    fused, plan = _train_step(ConvPool, True, 4, 8)
+    plain, _ = _train_step(ConvPool, False, 4, 8)
     for a, b in zip(fused, plain):
         np.testing.assert_array_equal(a, b)
     pools = [s for s in plan.steps if s["op"] == "MaxPool2DBackward"]

@@ -2,7 +2,9 @@
 parallel call, after the runtime has bounded GOMP_SPINCOUNT (libgomp reads it once, when it
 loads), from the module installed beside _C. Each case runs in a fresh interpreter: what is
 checked happens once per process."""
+import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -32,11 +34,12 @@ PROBE = textwrap.dedent("""
 """)
 
 
-def probe(**env_changes):
-    import json
-    env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
+def probe(pythonpath=PACKAGE_ROOT, drop=("GOMP_SPINCOUNT",), **env_changes):
+    """Runs PROBE in a fresh interpreter importing glassgrad from `pythonpath`, without the
+    variables in `drop`: its report and its stderr."""
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(env_changes)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (pythonpath, env.get("PYTHONPATH", "")) if p)
     r = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     return json.loads(r.stdout.strip().splitlines()[-1]), r.stderr
@@ -68,18 +71,13 @@ def test_a_spin_count_the_user_set_is_kept():
 def test_a_missing_module_runs_serially_and_says_how_to_fix_it(tmp_path):
     # A package copy without the module: the runtime finds none (GLASSGRAD_PARALLEL_LIBRARY names a
     # missing file, the loader's search has none), computes correctly on one thread and says so.
-    import shutil
     site = tmp_path / "site"
     shutil.copytree(os.path.dirname(os.path.abspath(glassgrad.__file__)), site / "glassgrad",
                     ignore=shutil.ignore_patterns("libglassgrad_parallel*.so", "__pycache__"))
-    env = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "LD_LIBRARY_PATH")}
-    env.update(PYTHONPATH=str(site), GLASSGRAD_PARALLEL_LIBRARY=str(tmp_path / "nowhere.so"))
-    r = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stdout + r.stderr
-    import json
-    got = json.loads(r.stdout.strip().splitlines()[-1])
+    got, stderr = probe(str(site), drop=("GOMP_SPINCOUNT", "LD_LIBRARY_PATH"),
+                        GLASSGRAD_PARALLEL_LIBRARY=str(tmp_path / "nowhere.so"))
     needs_openmp(got)
     assert got["backend"] == "serial (libglassgrad_parallel.so not found)"
     assert got["finite"] and got["after_matmul"] is False
-    assert "CPU kernels run on one thread" in r.stderr and "GLASSGRAD_PARALLEL_LIBRARY" in r.stderr
-    assert r.stderr.count("CPU kernels run on one thread") == 1
+    assert "CPU kernels run on one thread" in stderr and "GLASSGRAD_PARALLEL_LIBRARY" in stderr
+    assert stderr.count("CPU kernels run on one thread") == 1

@@ -90,11 +90,14 @@ void expect_channels_first_float(const ShapeContext& ctx, int i) {
   ctx.expect_float(i);
 }
 
-// The class of the BatchNorm layer that recorded the node ("BatchNorm1D 'bn'" -> "BatchNorm1D";
-// SyncBatchNorm and subclasses named ...BatchNorm... too), or "" when none did: a functional
-// batch_norm, or another module calling it, whose class would be no fix.
+// A layer's class, as messages name layers: "BatchNorm1D 'head.1'" -> "BatchNorm1D".
+std::string class_of(const std::string& layer) { return layer.substr(0, layer.find(' ')); }
+
+// The class of the BatchNorm layer that recorded the node (SyncBatchNorm and subclasses named
+// ...BatchNorm... too), or "" when none did: a functional batch_norm, or another module calling
+// it, whose class would be no fix.
 std::string batchnorm_layer_class(const std::string& layer) {
-  std::string cls = layer.substr(0, layer.find(' '));
+  std::string cls = class_of(layer);
   return cls.find("BatchNorm") == std::string::npos ? std::string() : cls;
 }
 
@@ -165,7 +168,7 @@ void check_batchnorm_channels(const std::string& layer, const TensorInfo& x, int
                    ErrorMessage("the input has " + c + " channels (axis 1) but the layer normalizes " +
                                 std::to_string(num_features))
                        .detail("input: " + x.str())
-                       .fix("build the layer as " + layer.substr(0, layer.find(' ')) + "(" + c + ")")
+                       .fix("build the layer as " + class_of(layer) + "(" + c + ")")
                        .str());
 }
 

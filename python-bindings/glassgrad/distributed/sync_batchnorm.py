@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import _C
-from .._batchnorm import update_running_stats
+from .._batchnorm import update_running_stats, values_per_channel
 from ..nn.batchnorm import _BatchNorm
 from ..nn.module import Module, layer_name
 from .._tensor import _op
@@ -34,8 +34,7 @@ class SyncBatchNorm(_BatchNorm):
         shape = tuple(x.shape)
         c = shape[1]
         x4 = x if len(shape) == 4 else x.reshape(shape[0], c, math.prod(shape[2:]), 1)  # a view: no copy
-        local = math.prod([shape[0]] + list(shape[2:]))
-        count = local * _group.get_world_size()
+        count = values_per_channel(shape) * _group.get_world_size()
         mean = all_reduce(x4.sum((0, 2, 3)), "sum") * (1.0 / count)
         centered = x4 - mean.reshape(1, c, 1, 1)
         var = all_reduce((centered * centered).sum((0, 2, 3)), "sum") * (1.0 / count)
