@@ -72,9 +72,27 @@ def main():
          {"stride": [1, 1], "padding": [1, 1, 1, 1], "input_shape": [2, 64, 8, 8]}),
         ("Conv2DBackwardWeight", [rng.standard_normal((4, 40, 7, 9)), rng.standard_normal((4, 48, 3, 10))],
          {"stride": [2, 1], "padding": [1, 0, 2, 1], "weight_shape": [48, 40, 3, 3]}),
-        # batchnorm statistics over several partitions per channel; warp-per-output MatMul
-        ("BatchNorm2DTrain", [rng.standard_normal((4, 3, 40, 40)), rng.random(3) + 0.5, rng.standard_normal(3)],
+        # batchnorm: statistics over several partitions per channel (40000 values a channel); a
+        # block per channel, four values a load (I = 1600) and one at a time (I = 81), forward
+        # and backward; warp-per-output MatMul
+        ("BatchNorm2DTrain", [rng.standard_normal((4, 3, 100, 100)), rng.random(3) + 0.5, rng.standard_normal(3)],
          {"eps": 1e-5}),
+        ("BatchNorm2DBackward", [rng.standard_normal((4, 3, 100, 100)), rng.standard_normal((4, 3, 100, 100)),
+                                 rng.random(3) + 0.5, rng.standard_normal(3), rng.random(3) + 0.5], {"eps": 1e-5}),
+        ("BatchNorm2DTrain", [rng.standard_normal((4, 3, 40, 40)), rng.random(3) + 0.5, rng.standard_normal(3)],
+         {"eps": 1e-5, "activation": "relu"}),
+        ("BatchNorm2DBackward", [rng.standard_normal((4, 3, 40, 40)), rng.standard_normal((4, 3, 40, 40)),
+                                 rng.random(3) + 0.5, rng.standard_normal(3), rng.random(3) + 0.5], {"eps": 1e-5}),
+        ("BatchNorm2DTrain", [rng.standard_normal((5, 7, 9, 9)), rng.random(7) + 0.5, rng.standard_normal(7)],
+         {"eps": 1e-5}),
+        ("BatchNorm2DBackward", [rng.standard_normal((5, 7, 9, 9)), rng.standard_normal((5, 7, 9, 9)),
+                                 rng.random(7) + 0.5, rng.standard_normal(7), rng.random(7) + 0.5,
+                                 rng.standard_normal(7), rng.standard_normal(7)], {"eps": 1e-5}),
+        # cross-entropy backward with "mean": the divisor summed in each block (300 rows would
+        # take the separate kernel), class weights and label smoothing
+        ("CrossEntropyBackward", [np.asarray(1.5), rng.standard_normal((40, 10)), rng.integers(0, 10, 40),
+                                  rng.random(10) + 0.5], {"label_smoothing": 0.1}),
+        ("CrossEntropyBackward", [np.asarray(1.5), rng.standard_normal((300, 10)), rng.integers(0, 10, 300)], {}),
         ("MatMul", [rng.standard_normal((32, 800)), rng.standard_normal((800, 10))], {}),
         # a short fused program (the register-file kernel): add, then ReLU
         ("FusedElementwise", [rng.standard_normal((4, 6, 9)), rng.standard_normal((4, 1, 9))],
@@ -131,7 +149,7 @@ def main():
         if only and not op.startswith(only):
             continue
         glassgrad.cuda.set_conv_algo(item[3] if len(item) > 3 else "auto")
-        arrays = [a.astype(np.float32) for a in arrays]
+        arrays = [a if a.dtype == np.int64 else a.astype(np.float32) for a in arrays]
         cpu = run_kernel(op, arrays, attrs, device="cpu")
         gpu = run_kernel(op, arrays, attrs, device="cuda")
         runs += 1

@@ -111,11 +111,13 @@ def test_cuda_lr_schedule_reaches_a_replayed_multi_tensor_update(opt_name, kwarg
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 300, 4, 4),
-                                   (1, 2, 130, 130)])
+                                   (1, 2, 130, 130), (4, 3, 100, 100), (16, 64, 32, 32)])
 def test_cuda_batchnorm_statistics_match_cpu_and_repeat_exactly(rng, dtype, shape):
-    """Statistics and backward sums over many partitions per channel, or many channels of one
-    partition: same numbers as the CPU, and a second call gives the same bits (the partitions
-    are merged in a fixed order)."""
+    """Statistics and backward sums: SimpleCNN's shapes and the other small ones take a block per
+    channel (norm.cpp's channel_per_block); (4, 3, 100, 100) (40000 values a channel) and
+    (16, 64, 32, 32) (a million values in all) take many partitions per channel. Same numbers as
+    the CPU, and a second call gives the same bits (the partitions are merged in a fixed
+    order)."""
     C = shape[1]
     x = rng.standard_normal(shape).astype(dtype) * 3 + 1
     gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
@@ -142,10 +144,12 @@ def test_cuda_batchnorm_statistics_match_cpu_and_repeat_exactly(rng, dtype, shap
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 65, 3, 3), (2, 300, 4, 4)])
+@pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 65, 3, 3), (2, 300, 4, 4),
+                                   (4, 3, 100, 100), (16, 64, 32, 32)])
 def test_cuda_batchnorm_relu_and_statistic_gradients_match_cpu(rng, dtype, shape):
     """The fused ReLU (the fusion pass's BatchNorm + ReLU) and the grad_mean/grad_var inputs of
-    the backward, against the CPU; the backward twice gives the same bits."""
+    the backward, against the CPU, on both paths (a block per channel; partitions for the last
+    two shapes); the backward twice gives the same bits."""
     C = shape[1]
     x = rng.standard_normal(shape).astype(dtype) * 2 - 0.5
     gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
@@ -257,3 +261,22 @@ def test_cuda_bias_gradient_sums_match_cpu(rng, dtype, op, shape, dims):
         np.testing.assert_allclose(outs[1], outs[0], **tol)
         np.testing.assert_allclose(outs[1], ref, **tol)
     np.testing.assert_array_equal(outs[2], outs[1])  # a second call gives the same bits
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows", [32, 256, 257, 3000])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cuda_cross_entropy_backward_mean_divisor_matches_cpu(rng, dtype, rows, weighted):
+    """The "mean" backward's divisor (the weights of the rows not ignored): each block sums it for
+    at most 256 rows, a separate kernel for more; both against the CPU, with ignored rows."""
+    C = 10
+    z = rng.standard_normal((rows, C)).astype(dtype)
+    labels = rng.integers(0, C, rows).astype(np.int64)
+    labels[::7] = -100
+    inputs = [np.asarray(rng.standard_normal(), dtype=dtype), z, labels]
+    if weighted:
+        inputs.append((rng.random(C) + 0.5).astype(dtype))
+    attrs = {"label_smoothing": 0.1}
+    cpu, gpu = (run_kernel("CrossEntropyBackward", inputs, attrs, device=d)[0] for d in ("cpu", "cuda"))
+    tol = dict(rtol=1e-4, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(gpu, cpu, **tol)

@@ -26,8 +26,10 @@
 // coefficients (double); an elementwise kernel applies them in the tensor's dtype. (Measured
 // on a GPU machine and dropped: the elementwise pass merging the partitions itself, every block
 // every channel in its prologue, took 31 us per SimpleCNN step for the 19 us of the four
-// finishing and elementwise kernels it replaced.) The
-// partition count depends on the shape only, so the sums have one order on every GPU.
+// finishing and elementwise kernels it replaced.) Channels of few values take one block per
+// channel instead (train_channel, backward_channel: statistics, coefficients and the
+// elementwise pass in one launch). The path and the partition count depend on the shape only,
+// so the sums have one order on every GPU.
 // Layouts: dense; 32-bit indices.
 #include "common.cuh"
 
@@ -247,6 +249,286 @@ __device__ void backward_dx(const GGBatchNorm& p, int n, T* dx, const T* g, cons
   }
 }
 
+// One block per channel, the whole op in one launch (norm.cpp's channel_per_block: channels
+// of few values, where the three launches of the partition path were most of the time: about
+// 8 us of a SimpleCNN layer's forward on a GPU machine). The statistics are partial_stats' with
+// one partition (P = 1: one pass over values shifted by the channel's first value, summed in
+// double over the block) and train_stats' finishing of that one partition (merging with empty
+// partitions changes nothing); then the same block applies the affine map (and the ReLU) to
+// its channel, with affine()'s arithmetic. With a block's few SMs doing a whole channel, the
+// time is memory latency: each thread loads kChannelBatch values before it uses any (the sums
+// still add them in the plain loop's order), and in the elementwise pass before it stores any,
+// so the loads of a batch are in flight together (a loop that loads and stores one element
+// at a time cannot overlap them: y may be x). The block reads all of its channel before it
+// writes any of it, so y may be x.
+constexpr int kChannelBatch = 8;
+
+template <typename T>
+__device__ void train_channel(const GGBatchNorm& p, double eps, int relu, const T* x, const T* gamma, const T* beta,
+                              T* y, T* mean_out, T* var_out) {
+  __shared__ double sbuf[32];
+  const int M = p.N * p.I;
+  const int step = blockDim.x;
+  for (int c = blockIdx.x; c < p.C; c += gridDim.x) {
+    const double shift = M ? at(p, x, c, 0) : 0.0;
+    double ds = 0, sq = 0;
+    for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
+      T v[kChannelBatch];
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        const int j = j0 + u * step;
+        v[u] = j < M ? x[element(p, c, j)] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        if (j0 + u * step < M) {
+          const double d = (double)v[u] - shift;
+          ds += d;
+          sq += d * d;
+        }
+      }
+    }
+    ds = gg::block_sum_all(ds, sbuf);
+    sq = gg::block_sum_all(sq, sbuf);
+    const double mean = M ? shift + ds / M : 0.0;
+    double var = M ? (sq - ds * ds / M) / M : 0.0;
+    var = var > 0 ? var : 0;
+    const double scale = (double)gamma[c] / sqrt(var + eps);
+    const T ts = (T)scale, tb = (T)((double)beta[c] - mean * scale);
+    if (threadIdx.x == 0) {
+      mean_out[c] = (T)mean;
+      var_out[c] = (T)var;
+    }
+    for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
+      int e[kChannelBatch];
+      T v[kChannelBatch];
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        const int j = j0 + u * step;
+        e[u] = j < M ? element(p, c, j) : -1;
+        v[u] = j < M ? x[e[u]] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        if (e[u] >= 0) {
+          const T r = v[u] * ts + tb;
+          y[e[u]] = (relu && !(r > T(0))) ? T(0) : r;
+        }
+      }
+    }
+  }
+}
+
+// The training backward (backward_sums' mode 0) the same way: partial_sums with one partition,
+// the coefficients, then backward_dx's arithmetic over the block's channel. dx may be g.
+template <typename T>
+__device__ void backward_channel(const GGBatchNorm& p, double eps, const T* g, const T* x, const T* gamma,
+                                 const T* center, const T* var, const T* gmean, const T* gvar, T* dx, T* dgamma,
+                                 T* dbeta) {
+  __shared__ double sbuf[32];
+  const int M = p.N * p.I;
+  const double m = (double)p.N * p.I;
+  const int step = blockDim.x;
+  for (int c = blockIdx.x; c < p.C; c += gridDim.x) {
+    const double mu = (double)center[c];
+    double sg = 0, sgd = 0;
+    for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
+      T gv[kChannelBatch], xv[kChannelBatch];
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        const int j = j0 + u * step;
+        const int e = j < M ? element(p, c, j) : 0;
+        gv[u] = j < M ? g[e] : T(0);
+        xv[u] = j < M ? x[e] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        if (j0 + u * step < M) {
+          sg += (double)gv[u];
+          sgd += (double)gv[u] * ((double)xv[u] - mu);
+        }
+      }
+    }
+    sg = gg::block_sum_all(sg, sbuf);
+    sgd = gg::block_sum_all(sgd, sbuf);
+    const double invstd = 1.0 / sqrt((double)var[c] + eps);
+    if (threadIdx.x == 0) {
+      dbeta[c] = (T)sg;
+      dgamma[c] = (T)(invstd * sgd);
+    }
+    const double a = (double)gamma[c] * invstd;
+    double b = 0, k = 0;
+    if (m > 0) {
+      b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
+      k = -a * sg / m;
+      if (gmean) k += (double)gmean[c] / m;
+      if (gvar) b += 2.0 * (double)gvar[c] / m;
+    }
+    const T ta = (T)a, tb = (T)b, tk = (T)(k - b * mu);
+    for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
+      int e[kChannelBatch];
+      T gv[kChannelBatch], xv[kChannelBatch];
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        const int j = j0 + u * step;
+        e[u] = j < M ? element(p, c, j) : -1;
+        gv[u] = j < M ? g[e[u]] : T(0);
+        xv[u] = j < M ? x[e[u]] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u)
+        if (e[u] >= 0) dx[e[u]] = ta * gv[u] + tb * xv[u] + tk;
+    }
+  }
+}
+
+// float32 with I % 4 == 0 and 16-byte aligned tensors (norm.cpp's vectorized_channels): the
+// same two kernels reading and writing four consecutive values of a channel at a time, so a
+// thread has four times the bytes in flight (the block's one multiprocessor was latency-bound:
+// SimpleCNN's first layer has 16 channels of 21632 values). A thread adds its values in the
+// order j = 4*j4 + (0, 1, 2, 3) for j4 = its first group, + blockDim, ...
+__device__ __forceinline__ int group4(const GGBatchNorm& p, int c, int j4) {
+  const int I4 = p.I >> 2;
+  const int n = gg::fast_div(p.div_I4, j4);
+  return (n * p.C + c) * I4 + (j4 - n * I4);
+}
+
+constexpr int kVecBatch = 4;
+
+__device__ void train_channel_vec(const GGBatchNorm& p, double eps, int relu, const float* x, const float* gamma,
+                                  const float* beta, float* y, float* mean_out, float* var_out) {
+  __shared__ double sbuf[32];
+  const int M = p.N * p.I, M4 = M >> 2;
+  const int step = blockDim.x;
+  const float4* x4 = reinterpret_cast<const float4*>(x);
+  float4* y4 = reinterpret_cast<float4*>(y);
+  for (int c = blockIdx.x; c < p.C; c += gridDim.x) {
+    const double shift = M ? at(p, x, c, 0) : 0.0;
+    double ds = 0, sq = 0;
+    auto add = [&](float v) {
+      const double d = (double)v - shift;
+      ds += d;
+      sq += d * d;
+    };
+    for (int j0 = threadIdx.x; j0 < M4; j0 += kVecBatch * step) {
+      float4 v[kVecBatch];
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u) {
+        const int j = j0 + u * step;
+        v[u] = j < M4 ? x4[group4(p, c, j)] : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u) {
+        if (j0 + u * step < M4) {
+          add(v[u].x);
+          add(v[u].y);
+          add(v[u].z);
+          add(v[u].w);
+        }
+      }
+    }
+    ds = gg::block_sum_all(ds, sbuf);
+    sq = gg::block_sum_all(sq, sbuf);
+    const double mean = M ? shift + ds / M : 0.0;
+    double var = M ? (sq - ds * ds / M) / M : 0.0;
+    var = var > 0 ? var : 0;
+    const double scale = (double)gamma[c] / sqrt(var + eps);
+    const float ts = (float)scale, tb = (float)((double)beta[c] - mean * scale);
+    if (threadIdx.x == 0) {
+      mean_out[c] = (float)mean;
+      var_out[c] = (float)var;
+    }
+    auto f = [&](float v) {
+      const float r = v * ts + tb;
+      return (relu && !(r > 0.f)) ? 0.f : r;
+    };
+    for (int j0 = threadIdx.x; j0 < M4; j0 += kVecBatch * step) {
+      int e[kVecBatch];
+      float4 v[kVecBatch];
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u) {
+        const int j = j0 + u * step;
+        e[u] = j < M4 ? group4(p, c, j) : -1;
+        v[u] = j < M4 ? x4[e[u]] : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u)
+        if (e[u] >= 0) y4[e[u]] = make_float4(f(v[u].x), f(v[u].y), f(v[u].z), f(v[u].w));
+    }
+  }
+}
+
+__device__ void backward_channel_vec(const GGBatchNorm& p, double eps, const float* g, const float* x,
+                                     const float* gamma, const float* center, const float* var, const float* gmean,
+                                     const float* gvar, float* dx, float* dgamma, float* dbeta) {
+  __shared__ double sbuf[32];
+  const int M = p.N * p.I, M4 = M >> 2;
+  const double m = (double)p.N * p.I;
+  const int step = blockDim.x;
+  const float4* g4 = reinterpret_cast<const float4*>(g);
+  const float4* x4 = reinterpret_cast<const float4*>(x);
+  float4* dx4 = reinterpret_cast<float4*>(dx);
+  for (int c = blockIdx.x; c < p.C; c += gridDim.x) {
+    const double mu = (double)center[c];
+    double sg = 0, sgd = 0;
+    auto add = [&](float gv, float xv) {
+      sg += (double)gv;
+      sgd += (double)gv * ((double)xv - mu);
+    };
+    for (int j0 = threadIdx.x; j0 < M4; j0 += kVecBatch * step) {
+      float4 gv[kVecBatch], xv[kVecBatch];
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u) {
+        const int j = j0 + u * step;
+        const int e = j < M4 ? group4(p, c, j) : 0;
+        gv[u] = j < M4 ? g4[e] : make_float4(0.f, 0.f, 0.f, 0.f);
+        xv[u] = j < M4 ? x4[e] : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u) {
+        if (j0 + u * step < M4) {
+          add(gv[u].x, xv[u].x);
+          add(gv[u].y, xv[u].y);
+          add(gv[u].z, xv[u].z);
+          add(gv[u].w, xv[u].w);
+        }
+      }
+    }
+    sg = gg::block_sum_all(sg, sbuf);
+    sgd = gg::block_sum_all(sgd, sbuf);
+    const double invstd = 1.0 / sqrt((double)var[c] + eps);
+    if (threadIdx.x == 0) {
+      dbeta[c] = (float)sg;
+      dgamma[c] = (float)(invstd * sgd);
+    }
+    const double a = (double)gamma[c] * invstd;
+    double b = 0, k = 0;
+    if (m > 0) {
+      b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
+      k = -a * sg / m;
+      if (gmean) k += (double)gmean[c] / m;
+      if (gvar) b += 2.0 * (double)gvar[c] / m;
+    }
+    const float ta = (float)a, tb = (float)b, tk = (float)(k - b * mu);
+    for (int j0 = threadIdx.x; j0 < M4; j0 += kVecBatch * step) {
+      int e[kVecBatch];
+      float4 gv[kVecBatch], xv[kVecBatch];
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u) {
+        const int j = j0 + u * step;
+        e[u] = j < M4 ? group4(p, c, j) : -1;
+        gv[u] = j < M4 ? g4[e[u]] : make_float4(0.f, 0.f, 0.f, 0.f);
+        xv[u] = j < M4 ? x4[e[u]] : make_float4(0.f, 0.f, 0.f, 0.f);
+      }
+#pragma unroll
+      for (int u = 0; u < kVecBatch; ++u)
+        if (e[u] >= 0)
+          dx4[e[u]] = make_float4(ta * gv[u].x + tb * xv[u].x + tk, ta * gv[u].y + tb * xv[u].y + tk,
+                                  ta * gv[u].z + tb * xv[u].z + tk, ta * gv[u].w + tb * xv[u].w + tk);
+    }
+  }
+}
+
 // Reads the old statistics from rm/rv and writes the new ones to rm_out/rv_out (the same
 // buffers when the op runs in place).
 template <typename T>
@@ -290,6 +572,16 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
                                             const double* coef) {                                    \
     gg_bn::backward_dx<T>(p, n, dx, g, x, coef);                                                      \
   }                                                                                                   \
+  GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_##suffix(GGBatchNorm p, double eps, int relu, const T* x, const T* gamma,   \
+                                             const T* beta, T* y, T* mean, T* var) {                  \
+    gg_bn::train_channel<T>(p, eps, relu, x, gamma, beta, y, mean, var);                              \
+  }                                                                                                   \
+  GG_KERNEL void __launch_bounds__(1024) gg_bn_backward_channel_##suffix(GGBatchNorm p, double eps, const T* g, const T* x,       \
+                                                const T* gamma, const T* center, const T* var,           \
+                                                const T* gmean, const T* gvar, T* dx, T* dgamma,         \
+                                                T* dbeta) {                                              \
+    gg_bn::backward_channel<T>(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta);     \
+  }                                                                                                   \
   GG_KERNEL void gg_bn_update_stats_##suffix(int64_t C, double momentum, double count, T* rm_out,        \
                                              T* rv_out, const T* rm, const T* rv, const T* mean,     \
                                              const T* var) {                                         \
@@ -297,3 +589,16 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
   }
 GG_BN(f32, float)
 GG_BN(f64, double)
+
+GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_vec_f32(GGBatchNorm p, double eps, int relu, const float* x,
+                                                                   const float* gamma, const float* beta, float* y,
+                                                                   float* mean, float* var) {
+  gg_bn::train_channel_vec(p, eps, relu, x, gamma, beta, y, mean, var);
+}
+GG_KERNEL void __launch_bounds__(1024) gg_bn_backward_channel_vec_f32(GGBatchNorm p, double eps, const float* g,
+                                                                      const float* x, const float* gamma,
+                                                                      const float* center, const float* var,
+                                                                      const float* gmean, const float* gvar, float* dx,
+                                                                      float* dgamma, float* dbeta) {
+  gg_bn::backward_channel_vec(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta);
+}

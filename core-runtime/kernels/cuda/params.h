@@ -113,6 +113,7 @@ struct GGBatchNorm {
   int32_t N, C, I, P, chunk, pad_;
   GGFastDiv div_I;   // j / I: the image of the j-th value of a channel
   GGFastDiv div_C;   // (e / I) / C: the channel of the e-th element of x
+  GGFastDiv div_I4;  // j / (I / 4): the image of a channel's j-th group of four (I % 4 == 0)
 };
 
 // 2-D pooling geometry (NCHW; N*C planes).

@@ -196,11 +196,24 @@ __device__ void ce_total_weight(int64_t N, int64_t C, T* total, const int64_t* l
   if (threadIdx.x == 0) total[0] = s;
 }
 
-// reduction: 0 none, 1 sum, 2 mean (total: the divisor, on the device)
+// reduction: 0 none, 1 sum, 2 mean (total: the divisor, on the device; null: each block sums
+// it as ce_total_weight does, for a batch of few rows, one launch fewer). bad may be null.
 template <typename T>
 __device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T* g, const T* z,
                             const int64_t* labels, CEOpts<T> o, const T* total, unsigned long long* bad) {
   __shared__ T sbuf[32];
+  T divisor = 0;
+  if (reduction == 2) {
+    if (total) {
+      divisor = total[0];
+    } else {
+      for (int64_t j = threadIdx.x; j < N; j += blockDim.x) {
+        const int64_t label = labels[j];
+        if (label != o.ignore_index && label_ok(label, C)) divisor += class_weight(o, label);
+      }
+      divisor = gg::block_sum_all(divisor, sbuf);
+    }
+  }
   for (int64_t row = blockIdx.x; row < N; row += gridDim.x) {
     const int64_t label = labels[row];
     if (label == o.ignore_index) {
@@ -219,8 +232,8 @@ __device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T*
     s = gg::block_sum_all(s, sbuf);
     if (o.smoothing > T(0)) wsum = gg::block_sum_all(wsum, sbuf);
     const bool ok = label_ok(label, C);
-    if (!ok && threadIdx.x == 0) atomicMin(bad, (unsigned long long)row);
-    const T scale = reduction == 0 ? g[row] : (reduction == 2 ? g[0] / total[0] : g[0]);
+    if (!ok && bad && threadIdx.x == 0) atomicMin(bad, (unsigned long long)row);
+    const T scale = reduction == 0 ? g[row] : (reduction == 2 ? g[0] / divisor : g[0]);
     const T inv = T(1) / s;
     const T wy = (T(1) - o.smoothing) * (ok ? class_weight(o, label) : T(0));
     const T e_c = o.smoothing / T(C);

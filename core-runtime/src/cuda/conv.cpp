@@ -543,7 +543,12 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
     add(d);
   }
   const int64_t base = base_target(sms);
+  // A weight gradient's GEMM sums over N*OH*OW; unsplit, one block walks all of it, which at
+  // 8192 or more (a first layer's 21632 or 32768) ran 10 to 140 times the best candidate and
+  // took most of the tuning time, so it is not offered there.
+  const bool long_weight_sum = p.op == Op::BackwardWeight && p.g.N * p.g.OH * p.g.OW >= 8192;
   for (int64_t target : {int64_t(1), base / 2, base, base * 2, base * 4}) {  // no split, fewer or more k partitions
+    if (target == 1 && long_weight_sum) continue;
     Choice c;
     c.target = target;
     add(c);
@@ -567,7 +572,10 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
         c.gemm_tile = t;
         add(c);
       }
-  if (winograd_applies(p)) {
+  // Winograd's transforms cost per channel pair what its products save; with under 4 input or
+  // output channels they are most of the work (SimpleCNN's first layer: every Winograd weight
+  // gradient candidate about 10 times the best), so such layers are not offered it.
+  if (winograd_applies(p) && p.g.C >= 4 && p.g.K >= 4) {
     for (int m : {2, 4}) {
       add(wino_choice(p, m, -1, base));
       for (int t = 0; t < winograd::kTileCount; ++t)

@@ -1,12 +1,14 @@
 // The convolutions' plan-time autotuner (conv.h): the first time a shape is planned on a device,
-// every candidate runs on scratch buffers of random values (a warm-up run, then the best of two
-// timed runs, CUDA events around each) and the fastest is cached under the shape, dtype,
+// every candidate runs on scratch buffers of random values (a warm-up run, then timed runs back to
+// back with CUDA events between them: every candidate once, those within 1.5x of the fastest
+// twice, the closest few again in batches of runs) and the fastest is cached under the shape, dtype,
 // device, multiprocessor count and forced algorithm. Later plans, steps and graph replays read
 // the cache: a replayed step pays nothing. Timing is skipped (the heuristic is used) for
-// problems that take under 0.5 us at the device's peak, while a graph is being captured,
+// problems that take under 0.02 us at the device's peak, while a graph is being captured,
 // without driver events, or when scratch memory cannot be had. Scratch buffers come straight from the driver, outside the
 // accounted allocator, and are freed before the plan continues.
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -56,11 +58,23 @@ std::string describe_problem(const Problem& p, int64_t sms) {
 
 std::string key(const Problem& p, int64_t sms) { return describe_problem(p, sms) + " algo " + conv_algo(); }
 
-// Problems that would take under 0.5 us at the device's FP32 peak (128 lanes a multiprocessor at
-// about 1.5 GHz) are not timed: launch latency is all of their time, and timing them would cost
-// more than it could save. The others are timed even when small: a SimpleCNN layer on a large
-// GPU gains from a choice without split-k (one launch instead of two), which no rule predicts.
-constexpr double kMinTunedSeconds = 0.5e-6;
+// Problems that would take under 0.02 us at the device's FP32 peak (128 lanes a multiprocessor
+// at about 1.5 GHz; about 1 MFLOP on 132 SMs) are not timed: launch latency is all of their
+// time, and timing them would cost more than it could save. The others are timed even when
+// small: SimpleCNN's first layer (6 MFLOP, 0.12 us at a large GPU's peak) took 14 us for its
+// weight gradient on the heuristic's split-k tile, and its second layer gains from a choice
+// without split-k (one launch instead of two); no rule predicts either.
+constexpr double kMinTunedSeconds = 0.02e-6;
+
+// time_candidates' rounds: the candidates within kSecondRunMargin of the fastest single run
+// run a second time; up to kMaxFinalists within kFinalistMargin of the fastest are then timed
+// in batches of back-to-back runs spanning about kTimedSpanMs (at most kMaxReps runs: a 10 us
+// kernel is timed over 5 runs).
+constexpr float kSecondRunMargin = 1.5f;
+constexpr size_t kMaxFinalists = 4;
+constexpr float kFinalistMargin = 1.3f;
+constexpr float kTimedSpanMs = 0.05f;
+constexpr int kMaxReps = 8;
 
 bool worth_timing(const Problem& p, int64_t sms) {
   const GGConv& g = p.g;
@@ -78,11 +92,11 @@ struct Scratch {
   void* get() const { return reinterpret_cast<void*>(static_cast<uintptr_t>(ptr)); }
 };
 
+// Driver events destroyed on scope exit.
 struct Events {
-  CUevent a = nullptr, b = nullptr;
+  std::vector<CUevent> e;
   ~Events() {
-    if (a) api().cuEventDestroy(a);
-    if (b) api().cuEventDestroy(b);
+    for (CUevent x : e) api().cuEventDestroy(x);
   }
 };
 
@@ -128,36 +142,79 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
   };
   Events ev;
   std::vector<float> best(cands.size(), std::numeric_limits<float>::infinity());
+  std::vector<float> batched;  // the finalists' batched times (infinite for the others); empty: none
+  int batch_reps = 0;
   try {
     fill(a0, n_a0);
     fill(a1, n_a1);
     fill(bias, g.K);
-    check(api().cuEventCreate(&ev.a, 0), "cuEventCreate");
-    check(api().cuEventCreate(&ev.b, 0), "cuEventCreate");
+    ev.e.assign(cands.size() + 1, nullptr);
+    for (CUevent& x : ev.e) check(api().cuEventCreate(&x, 0), "cuEventCreate");
     const LaunchSite site{"convolution autotuner", nullptr, nullptr};
     const Buffers b{out.get(), a0.get(), a1.get(), p.has_bias ? bias.get() : nullptr, ws.get(), ws_bytes};
-    for (const Choice& c : cands) execute(s, st, site, p, c, b);  // warm-up (loads the kernels)
-    for (int round = 0; round < 2; ++round)
-      for (size_t i = 0; i < cands.size(); ++i) {
-        check(api().cuEventRecord(ev.a, st), "cuEventRecord");
-        execute(s, st, site, p, cands[i], b);
-        check(api().cuEventRecord(ev.b, st), "cuEventRecord");
-        check(api().cuEventSynchronize(ev.b), "cuEventSynchronize");
-        float ms = 0;
-        check(api().cuEventElapsedTime(&ms, ev.a, ev.b), "cuEventElapsedTime");
-        best[i] = std::min(best[i], ms);
+    // A round runs the listed candidates back to back, `reps` runs each, with an event between
+    // each two, and synchronizes once: the device stays busy, so each interval is the
+    // candidate's device time (as its launches follow each other in a step's graph), not the
+    // host's launch latency, and the tuning costs one host round trip a round. `into` keeps
+    // the best time a run.
+    const auto round = [&](const std::vector<size_t>& which, int reps, std::vector<float>& into) {
+      check(api().cuEventRecord(ev.e[0], st), "cuEventRecord");
+      for (size_t k = 0; k < which.size(); ++k) {
+        for (int r = 0; r < reps; ++r) execute(s, st, site, p, cands[which[k]], b);
+        check(api().cuEventRecord(ev.e[k + 1], st), "cuEventRecord");
       }
+      check(api().cuEventSynchronize(ev.e[which.size()]), "cuEventSynchronize");
+      for (size_t k = 0; k < which.size(); ++k) {
+        float ms = 0;
+        check(api().cuEventElapsedTime(&ms, ev.e[k], ev.e[k + 1]), "cuEventElapsedTime");
+        into[which[k]] = std::min(into[which[k]], ms / static_cast<float>(reps));
+      }
+    };
+    // The candidates within `margin` of the fastest by `t`, fastest first, at most `at_most`.
+    const auto within = [&](const std::vector<float>& t, float margin, size_t at_most) {
+      std::vector<size_t> order(cands.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return t[x] < t[y]; });
+      std::vector<size_t> out;
+      for (size_t i : order)
+        if (out.size() < at_most && t[i] <= t[order[0]] * margin) out.push_back(i);
+      return out;
+    };
+    // Every candidate once, then a second time those that could still win. (Timing the warm-up
+    // itself to drop the slow candidates sooner is unsound: a candidate's first launch of a
+    // kernel waits for the host to load it, while the device idles inside its interval.)
+    for (const Choice& c : cands) execute(s, st, site, p, c, b);  // warm-up (loads the kernels)
+    std::vector<size_t> all(cands.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    round(all, 1, best);
+    round(within(best, kSecondRunMargin, cands.size()), 1, best);
+    // Final: single runs of a few microseconds can still swap two close candidates (a 32x128
+    // tile picked over a 32x64 one that ran 3 us faster in a SimpleCNN step). The finalists,
+    // those within kFinalistMargin of the fastest, are timed again in batches of back-to-back
+    // runs spanning about kTimedSpanMs (at most kMaxReps runs), the best of two batches, and
+    // these times decide.
+    const std::vector<size_t> finalists = within(best, kFinalistMargin, kMaxFinalists);
+    if (finalists.size() > 1) {
+      const int reps = static_cast<int>(std::clamp(std::ceil(kTimedSpanMs / std::max(best[finalists[0]], 1e-4f)), 1.0f,
+                                                   static_cast<float>(kMaxReps)));
+      batched.assign(cands.size(), std::numeric_limits<float>::infinity());
+      for (int r = 0; r < 2; ++r) round(finalists, reps, batched);
+      batch_reps = reps;
+    }
   } catch (const std::exception& e) {
     api().cuStreamSynchronize(st);
     note = std::string("not timed: ") + e.what();
     return 0;
   }
+  const std::vector<float>& decide = batched.empty() ? best : batched;
   size_t pick = 0;
   std::ostringstream o;
   o << "timed:";
   for (size_t i = 0; i < cands.size(); ++i) {
-    if (best[i] < best[pick]) pick = i;
+    if (decide[i] < decide[pick]) pick = i;
     o << (i ? ";" : "") << " " << cands[i].describe() << " " << best[i] << " ms";
+    if (!batched.empty() && batched[i] != std::numeric_limits<float>::infinity())
+      o << " (finalist: " << batched[i] << " ms a run in batches of " << batch_reps << ")";
   }
   note = o.str();
   return pick;
@@ -180,7 +237,7 @@ Choice choose(const Problem& p, bool tune) {
   Entry e{cands[0], describe_problem(p, sms), "heuristic (one candidate)"};
   if (cands.size() > 1) {
     if (!conv_autotune_enabled()) e.note = "heuristic (GLASSGRAD_CONV_AUTOTUNE=0)";
-    else if (!worth_timing(p, sms)) e.note = "heuristic (under 0.5 us at peak: not timed)";
+    else if (!worth_timing(p, sms)) e.note = "heuristic (under 0.02 us at peak: not timed)";
     else if (capturing()) e.note = "heuristic (planned while a CUDA graph was being captured)";
     else if (!api().cuEventCreate) e.note = "heuristic (the driver has no events)";
     else e.choice = cands[time_candidates(s, p, cands, e.note)];

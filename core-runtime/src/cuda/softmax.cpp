@@ -169,7 +169,10 @@ void cross_entropy(const KernelContext& c) {
 }
 
 // inputs g, logits, labels, weight?; output dlogits. The labels were checked by the forward op
-// (one host synchronization per step is enough); a bad label here only loses its one-hot term.
+// (one host synchronization per step is enough); a bad label here only loses its one-hot term,
+// so the kernel records none (no flag to fill: one launch fewer a step). A batch of at most
+// kBlockTotalRows rows has each block sum the "mean" divisor itself: one launch fewer again.
+constexpr int64_t kBlockTotalRows = 256;
 void cross_entropy_backward(const KernelContext& c) {
   const Tensor& g = c.inputs[0];
   const Tensor& z = c.inputs[1];
@@ -182,12 +185,13 @@ void cross_entropy_backward(const KernelContext& c) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{"CrossEntropyBackward", &c};
-  const Tensor flag = make_flag(z.device());
   const DType dt = z.dtype();
+  void* const no_flag = nullptr;
   // "mean" divides by sum_n w_y over the rows not ignored, computed on the device first.
-  const Tensor total = red == 2 ? Tensor::empty({1}, dt, z.device(), "cross-entropy total weight") : Tensor();
-  const void* total_ptr = red == 2 ? total.data_ptr() : nullptr;
-  if (red == 2) {
+  const bool separate_total = red == 2 && N > kBlockTotalRows;
+  const Tensor total = separate_total ? Tensor::empty({1}, dt, z.device(), "cross-entropy total weight") : Tensor();
+  const void* total_ptr = separate_total ? total.data_ptr() : nullptr;
+  if (separate_total) {
     launch(s, st, kname("gg_ce_total_weight", dt).c_str(), Dim3{1}, Dim3{1024}, site, N, C, total.data_ptr(),
            labels.data_ptr(), o.weight, o.ignore_index);
   }
@@ -196,10 +200,10 @@ void cross_entropy_backward(const KernelContext& c) {
   const std::string k = kname("gg_ce_backward", dt);
   if (dt == DType::Float32) {
     launch(s, st, k.c_str(), grid, block, site, N, C, red, dz.data_ptr(), g.data_ptr(), z.data_ptr(),
-           labels.data_ptr(), o.weight, o.ignore_index, static_cast<float>(o.smoothing), total_ptr, flag.data_ptr());
+           labels.data_ptr(), o.weight, o.ignore_index, static_cast<float>(o.smoothing), total_ptr, no_flag);
   } else {
     launch(s, st, k.c_str(), grid, block, site, N, C, red, dz.data_ptr(), g.data_ptr(), z.data_ptr(),
-           labels.data_ptr(), o.weight, o.ignore_index, o.smoothing, total_ptr, flag.data_ptr());
+           labels.data_ptr(), o.weight, o.ignore_index, o.smoothing, total_ptr, no_flag);
   }
 }
 
