@@ -54,7 +54,10 @@ def load_data(limit: int):
             source)
 
 
-def glassgrad_epoch(model, X, y, batch, compiled: bool, dev: str):
+def glassgrad_epoch(model, X, y, batch, compiled: bool, dev: str, first_steps=None):
+    """One epoch: (seconds, last loss, allocator peak). With first_steps (a list), also appends
+    the seconds of the first four steps (the trace, plan, autotuning and graph capture), the
+    device synchronized after them."""
     step = W.gg_step(W.SIMPLE_CNN, model)
     run = gg.compile(step) if compiled else step
     sync = gg_sync(dev)
@@ -64,8 +67,11 @@ def glassgrad_epoch(model, X, y, batch, compiled: bool, dev: str):
     gg.reset_peak_memory(dev)
     start = time.perf_counter()
     loss = None
-    for i in range(0, X.shape[0] - batch + 1, batch):
+    for n, i in enumerate(range(0, X.shape[0] - batch + 1, batch)):
         loss = run(X[i:i + batch], y[i:i + batch])
+        if first_steps is not None and n == 3:
+            sync()
+            first_steps.append(time.perf_counter() - start)
     last = loss.item()
     sync()
     return time.perf_counter() - start, last, gg.memory_stats(dev)["peak"]

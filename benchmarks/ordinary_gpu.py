@@ -283,7 +283,8 @@ def simplecnn(args, res, dev, torch, note, where):
     workload = f"SimpleCNN epoch batch {batch} ({Xn.shape[0]} images){where}"
     model = gg.models.SimpleCNN()
     model.load_state_dict(init)
-    t, last, _ = E.glassgrad_epoch(model, X, y, batch, True, dev)
+    first = []
+    t, last, _ = E.glassgrad_epoch(model, X, y, batch, True, dev, first_steps=first)
     tt = None
     if torch is not None:
         tdev, tsync = torch_setup(torch, dev)
@@ -293,7 +294,12 @@ def simplecnn(args, res, dev, torch, note, where):
         res.add(dev, workload, "epoch_seconds", tt, "s", torch_name(torch), notes=f"{note}; {source}; last loss "
                                                                                   f"{tlast:.4f}")
     res.add(dev, workload, "epoch_seconds", t, "s", "glassgrad.compile", ratio=(t / tt) if tt else None,
-            notes=f"{note}; {source}; last loss {last:.4f}; includes the first step's compile and autotuning")
+            notes=f"{note}; {source}; last loss {last:.4f}; includes the first step's compile and autotuning"
+                  + (f" (the first 4 steps took {first[0] * 1e3:.1f} ms)" if first else ""))
+    if dev.startswith("cuda") and hasattr(gg.cuda, "conv_choices"):
+        print("convolution choices so far (the epoch's among them):")
+        for line in gg.cuda.conv_choices():
+            print("  " + line)
 
 
 def child(args) -> int:

@@ -31,6 +31,8 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=20, help="profiled steps")
     p.add_argument("--top", type=int, default=15)
     p.add_argument("--no-compile", action="store_true", help="profile the plain (uncompiled) loop")
+    p.add_argument("--sequence", action="store_true",
+                   help="also print one step's kernels in launch order, each the median over the profiled steps")
     p.add_argument("--csv", default=None)
     args = p.parse_args(argv)
     torch = torch_or_none()
@@ -84,8 +86,27 @@ def main(argv=None):
         print(f"{name[:58]:58s} {us_step:9.1f} {counts[name] / args.steps:6.1f} {100 * us_step / total:5.1f}%")
         res.add(args.device, f"{wl}: {name[:80]}", "us_per_step", us_step, "us",
                 notes=f"{counts[name] / args.steps:.1f} calls/step, {100 * us_step / total:.1f} % of kernel time")
+    if args.sequence:
+        print_sequence(prof, args.steps)
     res.write()
     return 0
+
+
+def print_sequence(prof, steps: int) -> None:
+    """The kernels of one step in launch order (a layer's kernels next to each other), each with
+    the median of its duration over the profiled steps at the same position."""
+    import statistics
+    evs = [ev for ev in prof.events() if ev.device_type.name == "CUDA"]
+    every = collections.Counter(ev.name for ev in evs)  # the reading of the last loss runs once, not per step
+    evs = sorted((ev for ev in evs if every[ev.name] >= steps), key=lambda e: e.time_range.start)
+    per_step = len(evs) // steps if steps else 0
+    if per_step == 0 or len(evs) % steps:
+        print(f"kernel sequence: {len(evs)} kernels over {steps} steps do not split into equal steps")
+        return
+    print(f"one step's {per_step} kernels in launch order (median us over {steps} steps):")
+    for i in range(per_step):
+        durations = [evs[k * per_step + i].time_range.elapsed_us() for k in range(steps)]
+        print(f"  {i:3d} {evs[i].name[:70]:70s} {statistics.median(durations):8.2f}")
 
 
 if __name__ == "__main__":
