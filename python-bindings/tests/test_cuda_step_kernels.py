@@ -3,7 +3,8 @@ optimizer updates (a plan's consecutive updates in one launch per 28 parameters)
 SimpleCNN's shapes (and a second call giving the same bits), max-pool backward over windows
 that tile the input (one thread per window), with and without the fused ReLU backward, and
 short-k products (one thread per output: a Linear layer's gradients on a small batch), and the
-bias-gradient sums (four loads in flight per thread, the plain loop's addition order)."""
+bias-gradient sums (a block per channel for a conv's; four loads in flight per thread, the plain
+loop's addition order, for the others)."""
 import numpy as np
 import pytest
 
@@ -236,8 +237,10 @@ def test_cuda_short_k_matmul_matches_cpu(rng, dtype, a_shape, b_shape, transpose
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 @pytest.mark.parametrize("op", ["Sum", "Mean"])
 @pytest.mark.parametrize("shape,dims", [
-    ((32, 16, 26, 26), [0, 2, 3]),   # conv1's bias gradient: split across blocks, then combined
-    ((32, 32, 11, 11), [0, 2, 3]),   # conv2's: one block per channel
+    ((32, 16, 26, 26), [0, 2, 3]),   # conv1's bias gradient: a block per channel, four values a load
+    ((32, 32, 11, 11), [0, 2, 3]),   # conv2's: a block per channel, one value a load
+    ((2, 3, 200, 200), [0, 2, 3]),   # 80000 values a channel: split across blocks, then combined
+    ((4, 40, 30), [0, 2]),           # a 3-d [N, C, L] input
     ((32, 10), [0]),                 # the Linear's: 32 values per output
     ((3, 5, 7, 2), [0, 3]),          # lengths that leave a remainder after the groups of four
     ((1, 1, 1, 1), [0, 2, 3]),

@@ -4,6 +4,9 @@
 // split across blocks ("partial" + "finish"), a long reduction gets a block per output
 // ("rows"), many short ones a thread per output ("cols").
 #include <algorithm>
+#include <cstdint>
+
+#include "../../kernels/cuda/fast_div.h"
 
 #include "cuda/launch.h"
 #include "cuda/registry.h"
@@ -13,8 +16,10 @@ namespace glassgrad {
 namespace cuda {
 
 // The CUDA functions launched here (functions.h).
-const FunctionNames kReductionFunctions({"gg_reduce_partial", "gg_reduce_finish", "gg_reduce_rows", "gg_reduce_cols"},
+const FunctionNames kReductionFunctions({"gg_reduce_partial", "gg_reduce_finish", "gg_reduce_rows", "gg_reduce_cols",
+                                         "gg_reduce_channels"},
                                         {DType::Float32, DType::Float64, DType::Int64});
+const FunctionNames kReductionVectorFunctions({"gg_reduce_channels_vec"}, {DType::Float32});
 
 namespace {
 
@@ -27,6 +32,18 @@ void collapse_group(const Shape& size, const Strides& stride, int64_t* out_size,
     out_size[d] = c.shape[d];
     out_stride[d] = c.strides[0][d];
   }
+}
+
+// A Sum or Mean of a dense [N, C, I] over N and I (the kept axis in the middle: a conv bias
+// gradient) of at most kChannelValues values a channel and 2^31 in all, at least 256 a
+// channel: a block per channel (gg_reduce_channels) in one launch.
+constexpr int64_t kChannelValues = 32768;
+bool channel_sums(const GGReduce& r, int op) {
+  if (op != GG_SUM && op != GG_MEAN) return false;
+  if (r.out_rank != 1 || r.red_rank != 2 || r.red_stride[1] != 1) return false;
+  const int64_t I = r.red_size[1];
+  return r.out_stride[0] == I && r.red_stride[0] == r.n_out * I && r.n_red >= 256 && r.n_red <= kChannelValues &&
+         r.n_out * r.n_red < (int64_t(1) << 31);
 }
 
 void run_reduce(const KernelContext& c, const char* opname, int op, const std::vector<bool>& reduced,
@@ -58,6 +75,16 @@ void run_reduce(const KernelContext& c, const char* opname, int op, const std::v
   const int opc = op;
   CUstream st = stream_of(s, &c);
   const int64_t sms = s.info.multiprocessors;
+  if (channel_sums(r, op)) {
+    const int64_t C = r.n_out, I = r.red_size[1], M = r.n_red;
+    const bool vec = x.dtype() == DType::Float32 && I % 4 == 0 && reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0;
+    const GGFastDiv div = make_fast_div(vec ? I / 4 : I);
+    const unsigned threads = pow2_block(((vec ? M / 4 : M) + 7) / 8, 64, 1024);  // about one batch of loads a thread
+    launch(s, st, kname(vec ? "gg_reduce_channels_vec" : "gg_reduce_channels", x.dtype()).c_str(),
+           Dim3{static_cast<unsigned>(std::min<int64_t>(C, 65535))}, Dim3{threads}, site, static_cast<int>(C),
+           static_cast<int>(I), static_cast<int>(M), div, opc, outp, x.data_ptr());
+    return;
+  }
   if (r.n_out < sms * 4 && r.n_red >= 16384) {
     // Split each output's elements across blocks, then combine the splits in order.
     const int64_t splits = std::max<int64_t>(1, std::min<int64_t>((r.n_red + 2047) / 2048,
