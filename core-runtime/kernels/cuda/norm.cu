@@ -112,6 +112,42 @@ __device__ __forceinline__ Moments merge(const Moments& a, const Moments& b) {
   for (int64_t c = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32; c < (C);              \
        c += (int64_t)gridDim.x * (blockDim.x / 32))
 
+// The training backward's per-channel coefficients from the sums sg = sum g and
+// sgd = sum g*(x - mean) (the formulas at the top): dx = a*g + b*x + (k - b*mean). gmean and
+// gvar (the gradients reaching the batch statistics) may be null.
+struct TrainingBackward {
+  double a, b, k;
+};
+template <typename T>
+__device__ __forceinline__ TrainingBackward training_backward(double gamma, double invstd, double sg, double sgd,
+                                                              double m, const T* gmean, const T* gvar, int64_t c) {
+  TrainingBackward r{gamma * invstd, 0, 0};
+  if (m > 0) {
+    r.b = -gamma * invstd * invstd * invstd * sgd / m;
+    r.k = -r.a * sg / m;
+    if (gmean) r.k += (double)gmean[c] / m;
+    if (gvar) r.b += 2.0 * (double)gvar[c] / m;
+  }
+  return r;
+}
+
+// A channel's statistics from one partition of all its M values (sums of d = x - shift:
+// ds, sq = sum d^2) and its affine map y = x*scale + shift: partial_stats' and train_stats'
+// arithmetic for P = 1.
+struct ChannelAffine {
+  double mean, var, scale, shift;
+};
+__device__ __forceinline__ ChannelAffine channel_affine(double shift, double ds, double sq, int M, double gamma,
+                                                        double beta, double eps) {
+  ChannelAffine r;
+  r.mean = M ? shift + ds / M : 0.0;
+  const double var = M ? (sq - ds * ds / M) / M : 0.0;
+  r.var = var > 0 ? var : 0;
+  r.scale = gamma / sqrt(r.var + eps);
+  r.shift = beta - r.mean * r.scale;
+  return r;
+}
+
 // coef[2c] = scale, coef[2c+1] = shift.
 template <typename T>
 __device__ void train_stats(const GGBatchNorm& p, double eps, const T* gamma, const T* beta, T* mean_out, T* var_out,
@@ -225,12 +261,9 @@ __device__ void backward_sums(int mode, const GGBatchNorm& p, double eps, const 
     const double a = (double)gamma[c] * invstd;
     double b = 0, k = 0;
     if (mode == 0) {
-      if (m > 0) {
-        b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
-        k = -a * sg / m;
-        if (gmean) k += (double)gmean[c] / m;
-        if (gvar) b += 2.0 * (double)gvar[c] / m;
-      }
+      const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
+      b = t.b;
+      k = t.k;
     } else {
       drm[c] = (T)(-a * sg);
       drv[c] = (T)(-0.5 * a * invstd * invstd * sgd);
@@ -290,14 +323,11 @@ __device__ void train_channel(const GGBatchNorm& p, double eps, int relu, const 
     }
     ds = gg::block_sum_all(ds, sbuf);
     sq = gg::block_sum_all(sq, sbuf);
-    const double mean = M ? shift + ds / M : 0.0;
-    double var = M ? (sq - ds * ds / M) / M : 0.0;
-    var = var > 0 ? var : 0;
-    const double scale = (double)gamma[c] / sqrt(var + eps);
-    const T ts = (T)scale, tb = (T)((double)beta[c] - mean * scale);
+    const ChannelAffine st = channel_affine(shift, ds, sq, M, (double)gamma[c], (double)beta[c], eps);
+    const T ts = (T)st.scale, tb = (T)st.shift;
     if (threadIdx.x == 0) {
-      mean_out[c] = (T)mean;
-      var_out[c] = (T)var;
+      mean_out[c] = (T)st.mean;
+      var_out[c] = (T)st.var;
     }
     for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
       int e[kChannelBatch];
@@ -356,15 +386,8 @@ __device__ void backward_channel(const GGBatchNorm& p, double eps, const T* g, c
       dbeta[c] = (T)sg;
       dgamma[c] = (T)(invstd * sgd);
     }
-    const double a = (double)gamma[c] * invstd;
-    double b = 0, k = 0;
-    if (m > 0) {
-      b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
-      k = -a * sg / m;
-      if (gmean) k += (double)gmean[c] / m;
-      if (gvar) b += 2.0 * (double)gvar[c] / m;
-    }
-    const T ta = (T)a, tb = (T)b, tk = (T)(k - b * mu);
+    const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
+    const T ta = (T)t.a, tb = (T)t.b, tk = (T)(t.k - t.b * mu);
     for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
       int e[kChannelBatch];
       T gv[kChannelBatch], xv[kChannelBatch];
@@ -429,14 +452,11 @@ __device__ void train_channel_vec(const GGBatchNorm& p, double eps, int relu, co
     }
     ds = gg::block_sum_all(ds, sbuf);
     sq = gg::block_sum_all(sq, sbuf);
-    const double mean = M ? shift + ds / M : 0.0;
-    double var = M ? (sq - ds * ds / M) / M : 0.0;
-    var = var > 0 ? var : 0;
-    const double scale = (double)gamma[c] / sqrt(var + eps);
-    const float ts = (float)scale, tb = (float)((double)beta[c] - mean * scale);
+    const ChannelAffine st = channel_affine(shift, ds, sq, M, (double)gamma[c], (double)beta[c], eps);
+    const float ts = (float)st.scale, tb = (float)st.shift;
     if (threadIdx.x == 0) {
-      mean_out[c] = (float)mean;
-      var_out[c] = (float)var;
+      mean_out[c] = (float)st.mean;
+      var_out[c] = (float)st.var;
     }
     auto f = [&](float v) {
       const float r = v * ts + tb;
@@ -501,15 +521,8 @@ __device__ void backward_channel_vec(const GGBatchNorm& p, double eps, const flo
       dbeta[c] = (float)sg;
       dgamma[c] = (float)(invstd * sgd);
     }
-    const double a = (double)gamma[c] * invstd;
-    double b = 0, k = 0;
-    if (m > 0) {
-      b = -(double)gamma[c] * invstd * invstd * invstd * sgd / m;
-      k = -a * sg / m;
-      if (gmean) k += (double)gmean[c] / m;
-      if (gvar) b += 2.0 * (double)gvar[c] / m;
-    }
-    const float ta = (float)a, tb = (float)b, tk = (float)(k - b * mu);
+    const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
+    const float ta = (float)t.a, tb = (float)t.b, tk = (float)(t.k - t.b * mu);
     for (int j0 = threadIdx.x; j0 < M4; j0 += kVecBatch * step) {
       int e[kVecBatch];
       float4 gv[kVecBatch], xv[kVecBatch];
