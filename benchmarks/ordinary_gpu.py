@@ -183,10 +183,7 @@ def convs(args, res, dev, torch, note, where):
                         ratio=None if is_torch or tname is None else t / med[tname],
                         notes=f"{note}; {flops / t / 1e12:.2f} TFLOP/s; median of {rounds} alternating rounds of "
                               f"{calls} calls")
-    if dev.startswith("cuda") and hasattr(gg.cuda, "conv_choices"):
-        print("convolution choices:")
-        for line in gg.cuda.conv_choices():
-            print("  " + line)
+    print_conv_choices(gg, dev, "convolution choices:")
 
 
 def kernel_breakdown(torch, fn, sync, calls=5) -> str:
@@ -296,8 +293,13 @@ def simplecnn(args, res, dev, torch, note, where):
     res.add(dev, workload, "epoch_seconds", t, "s", "glassgrad.compile", ratio=(t / tt) if tt else None,
             notes=f"{note}; {source}; last loss {last:.4f}; includes the first step's compile and autotuning"
                   + (f" (the first 4 steps took {first[0] * 1e3:.1f} ms)" if first else ""))
+    print_conv_choices(gg, dev, "convolution choices so far (the epoch's among them):")
+
+
+def print_conv_choices(gg, dev: str, title: str) -> None:
+    """The autotuner's cached convolution choices, each with the candidates' times."""
     if dev.startswith("cuda") and hasattr(gg.cuda, "conv_choices"):
-        print("convolution choices so far (the epoch's among them):")
+        print(title)
         for line in gg.cuda.conv_choices():
             print("  " + line)
 
