@@ -66,6 +66,13 @@ __device__ __forceinline__ int fast_div(const GGFastDiv& f, int n) {
   return (int)((__umulhi((uint32_t)n, f.mul) + (uint32_t)n) >> f.shift);
 }
 
+// Offset of channel c's j-th value in a dense [N, C, I] (j = n*I + i; div_I divides by I):
+// what a block that owns one channel reads (BatchNorm's and the bias sums' channel kernels).
+__device__ __forceinline__ int channel_value(int C, int I, const GGFastDiv& div_I, int c, int j) {
+  const int n = fast_div(div_I, j);
+  return (n * C + c) * I + (j - n * I);
+}
+
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v) {
 #pragma unroll

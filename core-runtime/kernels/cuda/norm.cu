@@ -37,8 +37,7 @@ namespace gg_bn {
 
 // The element of x holding channel c's j-th value.
 __device__ __forceinline__ int element(const GGBatchNorm& p, int c, int j) {
-  const int n = gg::fast_div(p.div_I, j);
-  return (n * p.C + c) * p.I + (j - n * p.I);
+  return gg::channel_value(p.C, p.I, p.div_I, c, j);
 }
 
 template <typename T>
@@ -288,7 +287,7 @@ __device__ void backward_dx(const GGBatchNorm& p, int n, T* dx, const T* g, cons
 // one partition (P = 1: one pass over values shifted by the channel's first value, summed in
 // double over the block) and train_stats' finishing of that one partition (merging with empty
 // partitions changes nothing); then the same block applies the affine map (and the ReLU) to
-// its channel, with affine()'s arithmetic. With a block's few SMs doing a whole channel, the
+// its channel, with affine()'s arithmetic. With one multiprocessor doing a whole channel, the
 // time is memory latency: each thread loads kChannelBatch values before it uses any (the sums
 // still add them in the plain loop's order), and in the elementwise pass before it stores any,
 // so the loads of a batch are in flight together (a loop that loads and stores one element
@@ -411,9 +410,7 @@ __device__ void backward_channel(const GGBatchNorm& p, double eps, const T* g, c
 // SimpleCNN's first layer has 16 channels of 21632 values). A thread adds its values in the
 // order j = 4*j4 + (0, 1, 2, 3) for j4 = its first group, + blockDim, ...
 __device__ __forceinline__ int group4(const GGBatchNorm& p, int c, int j4) {
-  const int I4 = p.I >> 2;
-  const int n = gg::fast_div(p.div_I4, j4);
-  return (n * p.C + c) * I4 + (j4 - n * I4);
+  return gg::channel_value(p.C, p.I >> 2, p.div_I4, c, j4);
 }
 
 constexpr int kVecBatch = 4;

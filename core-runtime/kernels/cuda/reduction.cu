@@ -233,8 +233,7 @@ __device__ void reduce_channels(int C, int I, int M, GGFastDiv div_I, int op, T*
 #pragma unroll
       for (int u = 0; u < kChannelBatch; ++u) {
         const int j = j0 + u * step;
-        const int n = j < M ? gg::fast_div(div_I, j) : 0;
-        v[u] = j < M ? x[(n * C + c) * I + (j - n * I)] : T(0);
+        v[u] = j < M ? x[gg::channel_value(C, I, div_I, c, j)] : T(0);
       }
 #pragma unroll
       for (int u = 0; u < kChannelBatch; ++u)
@@ -257,8 +256,7 @@ __device__ void reduce_channels_vec(int C, int I, int M, GGFastDiv div_I4, int o
 #pragma unroll
       for (int u = 0; u < B; ++u) {
         const int j = j0 + u * step;
-        const int n = j < M4 ? gg::fast_div(div_I4, j) : 0;
-        v[u] = j < M4 ? x4[(n * C + c) * I4 + (j - n * I4)] : float4{0.f, 0.f, 0.f, 0.f};
+        v[u] = j < M4 ? x4[gg::channel_value(C, I4, div_I4, c, j)] : float4{0.f, 0.f, 0.f, 0.f};
       }
 #pragma unroll
       for (int u = 0; u < B; ++u) {

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 
 #include "cuda/conv.h"
@@ -173,7 +174,7 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
     // The candidates within `margin` of the fastest by `t`, fastest first, at most `at_most`.
     const auto within = [&](const std::vector<float>& t, float margin, size_t at_most) {
       std::vector<size_t> order(cands.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::iota(order.begin(), order.end(), size_t(0));
       std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return t[x] < t[y]; });
       std::vector<size_t> out;
       for (size_t i : order)
@@ -185,7 +186,7 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
     // kernel waits for the host to load it, while the device idles inside its interval.)
     for (const Choice& c : cands) execute(s, st, site, p, c, b);  // warm-up (loads the kernels)
     std::vector<size_t> all(cands.size());
-    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    std::iota(all.begin(), all.end(), size_t(0));
     round(all, 1, best);
     round(within(best, kSecondRunMargin, cands.size()), 1, best);
     // Final: single runs of a few microseconds can still swap two close candidates (a 32x128

@@ -22,6 +22,15 @@ unsigned pow2_block(int64_t n, unsigned lo, unsigned hi) {
   return b;
 }
 
+unsigned channel_block(int64_t units) { return pow2_block((units + 7) / 8, 64, 1024); }
+
+bool float4_channels(DType dt, int64_t I, std::initializer_list<const void*> ptrs) {
+  if (dt != DType::Float32 || I % 4 != 0) return false;
+  for (const void* q : ptrs)
+    if (reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;
+  return true;
+}
+
 DeviceState& state_of(const Tensor& t) { return state(t.device().index); }
 
 DeviceState& state_of(const KernelContext& c) {

@@ -8,6 +8,7 @@
 // happen; if a configuration were ever invalid, check_config() says so before launching.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ unsigned blocks_for(const DeviceState& s, int64_t n, unsigned threads);
 unsigned cap_yz(int64_t n);
 // Smallest power of two >= n within [lo, hi] (block sizes for reductions).
 unsigned pow2_block(int64_t n, unsigned lo, unsigned hi);
+// Kernels where a block owns a channel of `units` loads (values, or groups of four): about one
+// batch of eight loads a thread, within their launch bound of 1024 threads.
+unsigned channel_block(int64_t units);
+// float32 channels of whole groups of four values (I % 4 == 0) whose tensors are all 16-byte
+// aligned: the channel kernels that load four values at a time apply.
+bool float4_channels(DType dt, int64_t I, std::initializer_list<const void*> ptrs);
 
 // The device of a kernel's outputs (or first input), initialized.
 DeviceState& state_of(const KernelContext& c);

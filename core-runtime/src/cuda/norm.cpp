@@ -3,8 +3,6 @@
 // BatchNormUpdateStats. x is [N, C, *]: channel axis 1, I = product of the axes after it.
 // Per-channel coefficients (double) live in a small temporary device buffer.
 #include <algorithm>
-#include <cstdint>
-#include <initializer_list>
 
 #include "../../kernels/cuda/fast_div.h"
 #include "cuda/launch.h"
@@ -65,17 +63,6 @@ bool channel_per_block(const NCI& d) {
   const int64_t M = d.N * d.I;
   return M <= kChannelValues && M * d.C <= kChannelTotal;
 }
-// float32 channels of whole groups of four values, every tensor 16-byte aligned: the kernels
-// that move four values at a time (norm.cu's *_vec).
-bool vectorized_channels(const NCI& d, DType dt, std::initializer_list<const void*> ptrs) {
-  if (dt != DType::Float32 || d.I % 4 != 0) return false;
-  for (const void* q : ptrs)
-    if (reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;
-  return true;
-}
-// About one batch of loads a thread (kChannelBatch values or kVecBatch groups of four in
-// norm.cu), up to the kernels' launch bound of 1024 threads.
-unsigned channel_block(const NCI& d, bool vec) { return pow2_block((d.N * d.I / (vec ? 4 : 1) + 7) / 8, 64, 1024); }
 Dim3 channel_grid(const NCI& d) { return Dim3{static_cast<unsigned>(std::min<int64_t>(d.C, 65535))}; }
 
 Dim3 partition_grid(const GGBatchNorm& p) { return Dim3{static_cast<unsigned>(p.P), cap_yz(p.C)}; }
@@ -108,10 +95,11 @@ void bn_train(const KernelContext& c) {
   require_int32_sizes(c, "BatchNorm2DTrain");
   const GGBatchNorm p = bn_params(d);
   if (channel_per_block(d)) {
-    const bool vec = vectorized_channels(d, dt, {x.data_ptr(), y.data_ptr()});
+    const bool vec = float4_channels(dt, d.I, {x.data_ptr(), y.data_ptr()});
     launch(s, st, kname(vec ? "gg_bn_train_channel_vec" : "gg_bn_train_channel", dt).c_str(), channel_grid(d),
-           Dim3{channel_block(d, vec)}, site, p, eps, relu_of(c.attrs), x.data_ptr(), c.inputs[1].data_ptr(),
-           c.inputs[2].data_ptr(), y.data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr());
+           Dim3{channel_block(d.N * d.I / (vec ? 4 : 1))}, site, p, eps, relu_of(c.attrs), x.data_ptr(),
+           c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), y.data_ptr(), c.outputs[1].data_ptr(),
+           c.outputs[2].data_ptr());
     return;
   }
   const Tensor coef = coef_buffer(x, 2, d.C);
@@ -169,11 +157,11 @@ void bn_backward(const KernelContext& c) {
   void* gmean = MODE == 0 ? opt(5) : nullptr;
   void* gvar = MODE == 0 ? opt(6) : nullptr;
   if (MODE == 0 && channel_per_block(d)) {
-    const bool vec = vectorized_channels(d, dt, {g.data_ptr(), x.data_ptr(), c.outputs[0].data_ptr()});
+    const bool vec = float4_channels(dt, d.I, {g.data_ptr(), x.data_ptr(), c.outputs[0].data_ptr()});
     launch(s, st, kname(vec ? "gg_bn_backward_channel_vec" : "gg_bn_backward_channel", dt).c_str(), channel_grid(d),
-           Dim3{channel_block(d, vec)}, site, p, eps, g.data_ptr(), x.data_ptr(), c.inputs[2].data_ptr(),
-           c.inputs[3].data_ptr(), c.inputs[4].data_ptr(), gmean, gvar, c.outputs[0].data_ptr(),
-           c.outputs[1].data_ptr(), c.outputs[2].data_ptr());
+           Dim3{channel_block(d.N * d.I / (vec ? 4 : 1))}, site, p, eps, g.data_ptr(), x.data_ptr(),
+           c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[4].data_ptr(), gmean, gvar,
+           c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr());
     return;
   }
   const Tensor coef = coef_buffer(x, 3, d.C);

@@ -4,7 +4,6 @@
 // split across blocks ("partial" + "finish"), a long reduction gets a block per output
 // ("rows"), many short ones a thread per output ("cols").
 #include <algorithm>
-#include <cstdint>
 
 #include "../../kernels/cuda/fast_div.h"
 
@@ -77,12 +76,11 @@ void run_reduce(const KernelContext& c, const char* opname, int op, const std::v
   const int64_t sms = s.info.multiprocessors;
   if (channel_sums(r, op)) {
     const int64_t C = r.n_out, I = r.red_size[1], M = r.n_red;
-    const bool vec = x.dtype() == DType::Float32 && I % 4 == 0 && reinterpret_cast<uintptr_t>(x.data_ptr()) % 16 == 0;
+    const bool vec = float4_channels(x.dtype(), I, {x.data_ptr()});
     const GGFastDiv div = make_fast_div(vec ? I / 4 : I);
-    const unsigned threads = pow2_block(((vec ? M / 4 : M) + 7) / 8, 64, 1024);  // about one batch of loads a thread
     launch(s, st, kname(vec ? "gg_reduce_channels_vec" : "gg_reduce_channels", x.dtype()).c_str(),
-           Dim3{static_cast<unsigned>(std::min<int64_t>(C, 65535))}, Dim3{threads}, site, static_cast<int>(C),
-           static_cast<int>(I), static_cast<int>(M), div, opc, outp, x.data_ptr());
+           Dim3{static_cast<unsigned>(std::min<int64_t>(C, 65535))}, Dim3{channel_block(vec ? M / 4 : M)}, site,
+           static_cast<int>(C), static_cast<int>(I), static_cast<int>(M), div, opc, outp, x.data_ptr());
     return;
   }
   if (r.n_out < sms * 4 && r.n_red >= 16384) {
