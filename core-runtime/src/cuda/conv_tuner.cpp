@@ -1,13 +1,15 @@
 // The convolutions' plan-time autotuner (conv.h): the first time a shape is planned on a device,
-// every candidate runs on scratch buffers of random values (a warm-up run, then timed runs back to
+// every candidate runs on scratch buffers of normal float values (a warm-up run, then timed runs back to
 // back with CUDA events between them: every candidate once, those within 1.5x of the fastest
 // twice, the closest few again in batches of runs) and the fastest is cached under the shape, dtype,
 // device, multiprocessor count and forced algorithm. Later plans, steps and graph replays read
 // the cache: a replayed step pays nothing. Timing is skipped (the heuristic is used) for
 // problems that take under 0.02 us at the device's peak, while a graph is being captured,
-// without driver events, or when scratch memory cannot be had. Scratch buffers come straight from the driver, outside the
-// accounted allocator, and are freed before the plan continues.
+// without driver events, or when scratch memory cannot be had. The scratch buffers are one
+// allocation straight from the driver, outside the accounted allocator, freed before the plan
+// continues. The note of each choice (conv_choices()) ends with the host time the tuning took.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
@@ -101,22 +103,14 @@ struct Events {
   }
 };
 
-// Random values in [-1, 1) of the dtype, element count n (a fixed LCG: every tuning run sees
-// the same data).
-std::vector<unsigned char> random_bytes(int64_t n, DType dt) {
-  std::vector<unsigned char> out(static_cast<size_t>(n) * dtype_size(dt));
-  uint64_t state = 0x9E3779B97F4A7C15ull;
-  for (int64_t i = 0; i < n; ++i) {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    const double v = static_cast<double>(state >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-    if (dt == DType::Float64) {
-      reinterpret_cast<double*>(out.data())[i] = v;
-    } else {
-      reinterpret_cast<float*>(out.data())[i] = static_cast<float>(v);
-    }
-  }
-  return out;
-}
+// The scratch buffers' contents: every byte 0x3F, so each float32 is 0.747 and each float64
+// 4.8e-4 (normal numbers: no NaN or denormal slows a candidate down; FP32/FP64 arithmetic takes
+// the same time whatever the values). One memset a buffer on the device: filling them with host
+// random values cost about a millisecond a problem (the values, then the upload).
+constexpr unsigned char kScratchByte = 0x3F;
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
 // Times every candidate; returns the index of the fastest, or 0 when timing fails. `note`
 // lists the times.
@@ -129,30 +123,33 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
   size_t ws_bytes = 0;
   for (const Choice& c : cands) ws_bytes = std::max(ws_bytes, workspace_bytes(p, c));
   const size_t item = dtype_size(p.dt);
+  const Clock::time_point t0 = Clock::now();
   make_current(s);
-  Scratch out, a0, a1, bias, ws;
-  if (!out.alloc(n_out * item) || !a0.alloc(n_a0 * item) || !a1.alloc(n_a1 * item) ||
-      !bias.alloc(g.K * item) || !ws.alloc(ws_bytes)) {
+  // One driver allocation holds the five buffers (output, the two operands, bias, workspace),
+  // each at a 256-byte boundary: a cuMemFree synchronizes the device, so one, not five.
+  const auto round_up = [](size_t b) { return (std::max<size_t>(b, 16) + 255) / 256 * 256; };
+  const size_t sizes[5] = {round_up(n_out * item), round_up(n_a0 * item), round_up(n_a1 * item), round_up(g.K * item),
+                           round_up(ws_bytes)};
+  Scratch all;
+  if (!all.alloc(sizes[0] + sizes[1] + sizes[2] + sizes[3] + sizes[4])) {
     note = "not timed: no scratch memory";
     return 0;
   }
-  const std::vector<unsigned char> data = random_bytes(std::max({n_a0, n_a1, g.K}), p.dt);
+  void* part[5];
+  for (size_t i = 0, off = 0; i < 5; off += sizes[i], ++i) part[i] = static_cast<char*>(all.get()) + off;
   const CUstream st = s.stream;
-  const auto fill = [&](const Scratch& b, int64_t n) {
-    check(api().cuMemcpyHtoDAsync(b.ptr, data.data(), static_cast<size_t>(n) * item, st), "autotuner upload");
-  };
   Events ev;
   std::vector<float> best(cands.size(), std::numeric_limits<float>::infinity());
   std::vector<float> batched;  // the finalists' batched times (infinite for the others); empty: none
   int batch_reps = 0;
+  double setup_ms = 0, first_ms = 0;
+  const Clock::time_point t_total = t0;
   try {
-    fill(a0, n_a0);
-    fill(a1, n_a1);
-    fill(bias, g.K);
+    check(api().cuMemsetD8Async(all.ptr, kScratchByte, sizes[0] + sizes[1] + sizes[2] + sizes[3], st), "autotuner fill");
     ev.e.assign(cands.size() + 1, nullptr);
     for (CUevent& x : ev.e) check(api().cuEventCreate(&x, 0), "cuEventCreate");
     const LaunchSite site{"convolution autotuner", nullptr, nullptr};
-    const Buffers b{out.get(), a0.get(), a1.get(), p.has_bias ? bias.get() : nullptr, ws.get(), ws_bytes};
+    const Buffers b{part[0], part[1], part[2], p.has_bias ? part[3] : nullptr, part[4], ws_bytes};
     // A round runs the listed candidates back to back, `reps` runs each, with an event between
     // each two, and synchronizes once: the device stays busy, so each interval is the
     // candidate's device time (as its launches follow each other in a step's graph), not the
@@ -184,7 +181,11 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
     // Every candidate once, then a second time those that could still win. (Timing the warm-up
     // itself to drop the slow candidates sooner is unsound: a candidate's first launch of a
     // kernel waits for the host to load it, while the device idles inside its interval.)
+    setup_ms = ms_since(t0);
+    const Clock::time_point t1 = Clock::now();
     for (const Choice& c : cands) execute(s, st, site, p, c, b);  // warm-up (loads the kernels)
+    check(api().cuStreamSynchronize(st), "cuStreamSynchronize");
+    first_ms = ms_since(t1);
     std::vector<size_t> all(cands.size());
     std::iota(all.begin(), all.end(), size_t(0));
     round(all, 1, best);
@@ -217,6 +218,11 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
     if (!batched.empty() && batched[i] != std::numeric_limits<float>::infinity())
       o << " (finalist: " << batched[i] << " ms a run in batches of " << batch_reps << ")";
   }
+  // How long the tuning took on the host, by phase: scratch set-up, the warm-up runs (whose
+  // first launch of each kernel loads it), the timed rounds.
+  const double total_ms = ms_since(t_total);
+  o << "; tuned in " << total_ms << " ms (set-up " << setup_ms << ", first runs " << first_ms << ", timing "
+    << (total_ms - setup_ms - first_ms) << ")";
   note = o.str();
   return pick;
 }
