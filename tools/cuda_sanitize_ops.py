@@ -6,6 +6,7 @@ computed something.
 
     compute-sanitizer --tool memcheck --error-exitcode 1 python3 tools/cuda_sanitize_ops.py
     GLASSGRAD_SANITIZE_ONLY=Conv ...    only the ops whose name starts with "Conv"
+    GLASSGRAD_SANITIZE_ONLY=BatchNorm,Sum ...   only those starting with one of the prefixes
 """
 import os
 import sys
@@ -34,7 +35,8 @@ def main():
         return 2
     bad, runs = [], 0
     rng = np.random.default_rng(11)
-    only = os.environ.get("GLASSGRAD_SANITIZE_ONLY", "")  # e.g. "Conv": only ops whose name starts so
+    # e.g. "Conv" or "BatchNorm,Sum": only ops whose name starts with one of the prefixes
+    only = tuple(p for p in os.environ.get("GLASSGRAD_SANITIZE_ONLY", "").split(",") if p)
     for algo in ("direct", "igemm", "winograd2", "winograd4"):
         glassgrad.cuda.set_conv_algo(algo)
         for spec in SPECS:
@@ -88,6 +90,13 @@ def main():
         ("BatchNorm2DBackward", [rng.standard_normal((5, 7, 9, 9)), rng.standard_normal((5, 7, 9, 9)),
                                  rng.random(7) + 0.5, rng.standard_normal(7), rng.random(7) + 0.5,
                                  rng.standard_normal(7), rng.standard_normal(7)], {"eps": 1e-5}),
+        # the training op that also updates the running statistics and the counter: the
+        # partition path, a block per channel (four values a load, and one at a time with ReLU)
+        *[("BatchNorm2DTrainUpdate", [rng.standard_normal(shape), rng.random(shape[1]) + 0.5,
+                                      rng.standard_normal(shape[1]), rng.standard_normal(shape[1]),
+                                      rng.random(shape[1]) + 0.5, np.asarray(7, dtype=np.int64)],
+           dict({"eps": 1e-5, "momentum": 0.1, "count": shape[0] * shape[2] * shape[3], "counter_add": 1}, **extra))
+          for shape, extra in [((4, 3, 100, 100), {}), ((4, 3, 40, 40), {}), ((5, 7, 9, 9), {"activation": "relu"})]],
         # cross-entropy backward with "mean": the divisor summed in each block (300 rows would
         # take the separate kernel), class weights and label smoothing
         ("CrossEntropyBackward", [np.asarray(1.5), rng.standard_normal((40, 10)), rng.integers(0, 10, 40),

@@ -1,6 +1,7 @@
 #include "glassgrad/autodiff/fusion.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -318,6 +319,61 @@ int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
   return formed;
 }
 
+int fuse_batchnorm_update(Graph& g, const std::vector<ValueId>& keep,
+                          std::vector<std::pair<ValueId, ValueId>>* remap) {
+  PassScope scope(g, keep, remap);
+  int formed = 0;
+  // The AddScalarInPlace nodes of each layer: a layer's counter is fused only when the layer
+  // recorded one (a layer called twice a step keeps its separate nodes).
+  std::map<std::string, std::vector<NodeId>> increments;
+  for (NodeId n = 0; n < scope.original; ++n) {
+    const Node& a = g.node(n);
+    if (a.op() == "AddScalarInPlace" && !a.meta.layer.empty()) increments[a.meta.layer].push_back(n);
+  }
+  for (NodeId n = 0; n < scope.original; ++n) {
+    const Node up = g.node(n);
+    if (up.op() != "BatchNormUpdateStats") continue;
+    const ValueId rm = up.inputs[0], rv = up.inputs[1], mean = up.inputs[2], var = up.inputs[3];
+    const NodeId p = scope.producer(mean);
+    if (p == kNoNode || scope.producer(var) != p) continue;
+    const Node bn = g.node(p);
+    if (bn.op() != "BatchNorm2DTrain" || bn.inputs.size() != 3) continue;  // not the residual form
+    if (g.value(mean).output_index != 1 || g.value(var).output_index != 2) continue;
+    // The update moves to the BatchNorm's place: nothing else may read the running statistics
+    // it overwrites (their other readers would have to run before it).
+    if (rm == rv || scope.readers(rm).size() != 1 || scope.readers(rv).size() != 1) continue;
+    const Shape& xs = g.value(bn.inputs[0]).info.shape;
+    if (xs.size() < 2 || xs[1] == 0) continue;  // no channels: nothing to update
+    int64_t m = xs[0];
+    for (size_t i = 2; i < xs.size(); ++i) m *= xs[i];
+    if (!up.attrs.has("count") || up.attrs.i("count") != m) continue;
+    const auto inc_it = increments.find(bn.meta.layer);
+    if (inc_it == increments.end() || inc_it->second.size() != 1) continue;
+    const Node inc = g.node(inc_it->second[0]);
+    const ValueId counter = inc.inputs[0];
+    const TensorInfo& ci = g.value(counter).info;
+    const double add = inc.attrs.f("value", 0.0);
+    if (ci.dtype != DType::Int64 || ci.numel() != 1 || ci.device != g.value(bn.inputs[0]).info.device) continue;
+    if (add != std::floor(add) || std::fabs(add) > 9.0e15 || scope.readers(counter).size() != 1) continue;
+    Attrs attrs = fused_attrs(bn, "BatchNormUpdateStats+AddScalarInPlace");
+    attrs.set("momentum", up.attrs.f("momentum", 0.1));
+    attrs.set("count", m);
+    attrs.set("counter_add", static_cast<int64_t>(add));
+    const std::vector<ValueId> outs = g.add_node(
+        "BatchNorm2DTrainUpdate", {bn.inputs[0], bn.inputs[1], bn.inputs[2], rm, rv, counter}, attrs, bn.meta);
+    g.set_schedule_key(g.value(outs[0]).producer, bn.key());
+    for (size_t k = 0; k < 3; ++k) scope.replace(bn.outputs[k], outs[k]);
+    scope.replace(up.outputs[0], outs[3]);
+    scope.replace(up.outputs[1], outs[4]);
+    scope.replace(inc.outputs[0], outs[5]);
+    g.supersede(up.id);  // in place, so otherwise kept alive by dead-code elimination
+    g.supersede(inc.id);
+    inc_it->second.clear();
+    ++formed;
+  }
+  return formed;
+}
+
 int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
   PassScope scope(g, keep, remap);
   int formed = 0;
@@ -367,6 +423,7 @@ int fuse_all(Graph& g, std::vector<ValueId>& keep) {
   pass(fuse_batchnorm_residual);
   pass(fuse_activations);
   pass(fuse_pool_relu_backward);
+  pass(fuse_batchnorm_update);
   pass(fuse_elementwise);
   return formed;
 }

@@ -19,13 +19,14 @@ std::vector<NodeId> live_nodes(const Graph& g, const std::vector<ValueId>& roots
   auto need = [&](ValueId v) {
     const NodeId p = g.value(v).producer;
     if (p != kNoNode && !live[static_cast<size_t>(p)]) {
+      if (g.node(p).superseded) throw InternalError("live_nodes: " + g.node(p).op() + " was superseded but is still read");
       live[static_cast<size_t>(p)] = 1;
       work.push_back(p);
     }
   };
   for (ValueId r : roots) need(r);
   for (const Node& n : g.nodes()) {
-    if (side_effecting(n) && !live[static_cast<size_t>(n.id)]) {
+    if (side_effecting(n) && !n.superseded && !live[static_cast<size_t>(n.id)]) {
       live[static_cast<size_t>(n.id)] = 1;
       work.push_back(n.id);
     }

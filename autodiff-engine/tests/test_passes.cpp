@@ -206,3 +206,76 @@ TEST_F(Passes, InsertContiguousCopiesCopiesTheValueInputOfADenseInPlaceOp) {
   EXPECT_EQ(insert_contiguous_copies(g), 1);
   EXPECT_EQ(g.node(g.value(upd).producer).inputs[0], w);
 }
+
+TEST_F(Passes, DeadCodeEliminationDropsASupersededInPlaceNodeAndRefusesToReadIt) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({4}), ValueKind::Input);
+  ValueId w = g.add_leaf("w", f32({4}), ValueKind::State);
+  ValueId upd = g.add("TestInplace", {w, x});
+  g.supersede(producer(g, upd));
+  EXPECT_TRUE(live_nodes(g, {}).empty());
+  EXPECT_THROW(live_nodes(g, {upd}), InternalError);
+}
+
+namespace {
+
+// A BatchNorm layer's training forward as nn.BatchNorm2D records it: the counter's increment,
+// the normalization and the running statistics' update, all with the layer's name.
+struct BatchNormLayer {
+  ValueId y, rm, rv, counter;
+};
+BatchNormLayer record_batchnorm(Graph& g, ValueId x, const std::string& layer, const std::string& counter_layer) {
+  const int64_t c = g.value(x).info.shape[1];
+  NodeMeta meta;
+  meta.layer = layer;
+  NodeMeta counter_meta;
+  counter_meta.layer = counter_layer;
+  const ValueId gamma = g.add_leaf(layer + ".weight", f32({c}), ValueKind::Parameter);
+  const ValueId beta = g.add_leaf(layer + ".bias", f32({c}), ValueKind::Parameter);
+  const ValueId rm = g.add_leaf(layer + ".running_mean", f32({c}), ValueKind::State);
+  const ValueId rv = g.add_leaf(layer + ".running_var", f32({c}), ValueKind::State);
+  const ValueId n = g.add_leaf(layer + ".num_batches_tracked", TensorInfo{{}, DType::Int64, Device::cpu()}, ValueKind::State);
+  const ValueId counted = g.add("AddScalarInPlace", {n}, Attrs{{"value", 1.0}}, counter_meta);
+  const auto bn = g.add_node("BatchNorm2DTrain", {x, gamma, beta}, Attrs{{"eps", 1e-5}}, meta);
+  const Shape& s = g.value(x).info.shape;
+  const auto up = g.add_node("BatchNormUpdateStats", {rm, rv, bn[1], bn[2]},
+                             Attrs{{"momentum", 0.1}, {"count", s[0] * s[2] * s[3]}}, meta);
+  return {bn[0], up[0], up[1], counted};
+}
+
+int count_ops(const Graph& g, const std::vector<NodeId>& nodes, const std::string& op) {
+  return static_cast<int>(std::count_if(nodes.begin(), nodes.end(), [&](NodeId n) { return g.node(n).op() == op; }));
+}
+
+}  // namespace
+
+TEST_F(Passes, BatchNormStateUpdatesBecomeOneNodeWithTheLayersCounter) {
+  Graph g;
+  const ValueId x = g.add_leaf("x", f32({4, 3, 5, 5}), ValueKind::Input);
+  const BatchNormLayer bn = record_batchnorm(g, x, "BatchNorm2D 'bn'", "BatchNorm2D 'bn'");
+  std::vector<ValueId> keep{bn.y, bn.rm, bn.rv, bn.counter};
+  EXPECT_EQ(fuse_all(g, keep), 1);
+  const std::vector<NodeId> live = live_nodes(g, keep);
+  EXPECT_EQ(live.size(), 1u);
+  const Node& fused = g.node(live[0]);
+  EXPECT_EQ(fused.op(), "BatchNorm2DTrainUpdate");
+  EXPECT_EQ(fused.attrs.i("count"), 100);
+  EXPECT_EQ(fused.attrs.i("counter_add"), 1);
+  // The kept values are the fused node's: y, then the running statistics and the counter, each
+  // written into its input's buffer.
+  EXPECT_EQ(keep, (std::vector<ValueId>{fused.outputs[0], fused.outputs[3], fused.outputs[4], fused.outputs[5]}));
+  EXPECT_EQ(g.value(fused.inputs[5]).name, "BatchNorm2D 'bn'.num_batches_tracked");
+}
+
+TEST_F(Passes, BatchNormStateUpdatesStaySeparateWithoutTheLayersOneCounter) {
+  Graph g;
+  const ValueId x = g.add_leaf("x", f32({4, 3, 5, 5}), ValueKind::Input);
+  // Another layer's counter is not this BatchNorm's.
+  const BatchNormLayer bn = record_batchnorm(g, x, "BatchNorm2D 'bn'", "Other 'counter'");
+  std::vector<ValueId> keep{bn.y, bn.rm, bn.rv, bn.counter};
+  EXPECT_EQ(fuse_batchnorm_update(g, keep), 0);
+  const std::vector<NodeId> live = live_nodes(g, keep);
+  EXPECT_EQ(count_ops(g, live, "BatchNormUpdateStats"), 1);
+  EXPECT_EQ(count_ops(g, live, "AddScalarInPlace"), 1);
+  EXPECT_EQ(count_ops(g, live, "BatchNorm2DTrainUpdate"), 0);
+}

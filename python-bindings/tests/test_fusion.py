@@ -202,3 +202,80 @@ def test_batchnorm_residual_add_relu_runs_as_one_pass_and_matches_unfused(fusion
     assert "BatchNorm2DTrain+Add+ReLU" in str(plan)
     block = [(s["op"], s["scope"]) for s in plan.steps if s["role"] == "forward" and s["scope"] != "fc"]
     assert not any(op in ("Add", "ReLU") for op, _ in block), block  # (fc's bias Add stays)
+
+
+def _batchnorm_state_step(fuse, momentum, steps=2, dtype="float64", make=None):
+    """Running statistics, counters and the last loss after `steps` compiled training steps of a
+    conv + two BatchNorms (one 1-d over the flattened features), and the last plan."""
+    _C.set_fusion(fuse)
+    gg.clear_plan_cache()
+    gg.manual_seed(5)
+    conv, bn = gg.Conv2D(3, 4, 3), gg.BatchNorm2D(4, momentum=momentum)
+    bn1d, fc = gg.BatchNorm1D(4 * 4 * 4, momentum=momentum), gg.Linear(4 * 4 * 4, 2)
+    model = gg.Sequential(conv, bn, gg.ReLU(), gg.Flatten(), bn1d, fc)
+    if dtype == "float64":
+        model = model.double()
+    opt = gg.SGD(model.parameters(), lr=0.1)
+    rng = np.random.default_rng(6)
+    x = gg.tensor(rng.standard_normal((5, 3, 6, 6)).astype(dtype))
+    y = gg.tensor(rng.integers(0, 2, 5))
+
+    def step(x, y):
+        loss = gg.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    run = gg.compile(step)
+    for _ in range(steps):
+        loss = run(x, y)
+    state = [t.numpy() for layer in (bn, bn1d)
+             for t in (layer.running_mean, layer.running_var, layer.num_batches_tracked)]
+    return [loss.numpy()] + state + [p.numpy() for p in model.parameters()], _C.last_plan()
+
+
+@pytest.mark.parametrize("momentum", [0.1, 0.0, 1.0])
+def test_batchnorm_state_updates_run_in_the_batchnorm_and_match_unfused(fusion_state, momentum):
+    fused, plan = _batchnorm_state_step(True, momentum, steps=3)
+    plain, plain_plan = _batchnorm_state_step(False, momentum, steps=3)
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+    ops = [s["op"] for s in plan.steps]
+    assert ops.count("BatchNorm2DTrainUpdate") == 2, str(plan)
+    assert "BatchNormUpdateStats" not in ops and "AddScalarInPlace" not in ops, str(plan)
+    assert "BatchNorm2DTrain+ReLU+BatchNormUpdateStats+AddScalarInPlace" in str(plan)
+    plain_ops = [s["op"] for s in plain_plan.steps]
+    assert plain_ops.count("BatchNormUpdateStats") == 2 and plain_ops.count("AddScalarInPlace") == 2
+    assert int(fused[3]) == 3 and int(fused[6]) == 3  # num_batches_tracked after three steps
+
+
+def test_batchnorm_cumulative_average_keeps_its_separate_update(fusion_state):
+    """momentum=None reads the incremented counter (1 / num_batches_tracked) in the graph: that
+    update is composed of elementwise ops, so there is no BatchNormUpdateStats to fuse, and the
+    numbers are the unfused plan's."""
+    fused, plan = _batchnorm_state_step(True, None)
+    plain, _ = _batchnorm_state_step(False, None)
+    for a, b in zip(fused, plain):
+        np.testing.assert_array_equal(a, b)
+    assert "BatchNorm2DTrainUpdate" not in str(plan)
+
+
+def test_a_layer_called_twice_a_step_keeps_separate_state_updates(fusion_state):
+    """Two forwards of one BatchNorm layer in a step record two counter increments: neither is
+    fused (the pass pairs a layer's one increment with its one update), and the numbers match."""
+    def run(fuse):
+        _C.set_fusion(fuse)
+        gg.clear_plan_cache()
+        bn = gg.BatchNorm2D(3).double()
+        rng = np.random.default_rng(1)
+        a = gg.tensor(rng.standard_normal((4, 3, 5, 5)))
+        b = gg.tensor(rng.standard_normal((4, 3, 5, 5)) + 1.0)
+        (bn(a).sum() + (bn(b) ** 2).sum()).backward()
+        return [bn.running_mean.numpy(), bn.running_var.numpy(), bn.num_batches_tracked.numpy()], _C.last_plan()
+
+    (fused, plan), (plain, _) = run(True), run(False)
+    for x, y in zip(fused, plain):
+        np.testing.assert_array_equal(x, y)
+    assert int(fused[2]) == 2
+    assert "BatchNorm2DTrainUpdate" not in str(plan)

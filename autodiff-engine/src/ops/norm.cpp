@@ -28,6 +28,14 @@
 //       running_mean = (1 - momentum) * running_mean + momentum * mean
 //       running_var  = (1 - momentum) * running_var  + momentum * var * count / (count - 1)
 //       (PyTorch keeps the unbiased variance in running_var; count = M of the batch.)
+//   BatchNorm2DTrainUpdate(x, gamma, beta, running_mean, running_var, counter)
+//       {eps, momentum, count, counter_add[, activation]}
+//       -> (y, mean, var, running_mean, running_var, counter), the last three written in place:
+//       BatchNorm2DTrain, then BatchNormUpdateStats on its mean and var, then counter +=
+//       counter_add (an int64 scalar: a BatchNorm layer's num_batches_tracked), in one node.
+//       Made by the fusion pass (fusion.h) from those three nodes of one layer, after the
+//       gradients are built: no gradient rule (the backward reads its mean and var as it read
+//       BatchNorm2DTrain's).
 //
 // The two backward ops have no gradient rule (no double backward through batch norm: it
 // raises UnsupportedError naming the op); BatchNormUpdateStats has none either (buffers).
@@ -331,6 +339,46 @@ void register_norm_ops(OpRegistry& r) {
         ops::bad_attr(ctx, "count", ">= 2 (the values per channel of the batch: N times the axes after C)", std::to_string(count));
       }
       return std::vector<TensorInfo>{rm, ctx.in(1)};
+    };
+    r.add(std::move(s));
+  }
+  {
+    OpSchema s;
+    s.name = "BatchNorm2DTrainUpdate";
+    s.layer_parameter = "weight";
+    s.inputs = {"x", "gamma", "beta", "running_mean", "running_var", "counter"};
+    s.outputs = {"y", "mean", "var", "running_mean", "running_var", "counter"};
+    s.inplace = {{3, 3}, {4, 4}, {5, 5}};
+    s.stops_gradient = true;
+    s.formula = "BatchNorm2DTrain, then running_mean/var = BatchNormUpdateStats(mean, var), then counter += counter_add";
+    s.infer = [](const ShapeContext& ctx) {
+      expect_channels_first_float(ctx, 0);
+      expect_layer_channels(ctx);
+      expect_channel_vector(ctx, 1, 0, "gamma");
+      expect_channel_vector(ctx, 2, 0, "beta");
+      expect_channel_vector(ctx, 3, 0, "running_mean");
+      expect_channel_vector(ctx, 4, 0, "running_var");
+      if (ctx.in(0).shape[1] == 0) {  // the fusion pass leaves such layers unfused
+        ctx.fail(ErrorMessage("x has no channels: there are no running statistics to update")
+                     .fix("use BatchNorm2DTrain and BatchNormUpdateStats"));
+      }
+      ctx.expect_dtype(5, DType::Int64);
+      if (ctx.in(5).numel() != 1) {
+        ctx.fail(ErrorMessage("counter must hold one value (num_batches_tracked), got shape " + shape_str(ctx.in(5).shape)));
+      }
+      eps_attr(ctx);
+      ops::check_activation_attr(ctx);
+      expect_batch_statistics(ctx, 0);
+      const double m = ctx.attrs().f("momentum", 0.1);
+      if (!(m >= 0 && m <= 1)) ops::bad_attr(ctx, "momentum", "in [0, 1]", std::to_string(m), "momentum=0.1");
+      if (ctx.attrs().i("count") != values_per_channel(ctx.in(0).shape)) {
+        ops::bad_attr(ctx, "count", "x's values per channel (N times the axes after C)",
+                      std::to_string(ctx.attrs().i("count")));
+      }
+      (void)ctx.attrs().i("counter_add");
+      const TensorInfo& x = ctx.in(0);
+      const TensorInfo stat = ops::with_shape(x, channels(x));
+      return std::vector<TensorInfo>{x, stat, stat, ctx.in(3), ctx.in(4), ctx.in(5)};
     };
     r.add(std::move(s));
   }

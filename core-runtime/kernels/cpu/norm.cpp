@@ -154,8 +154,10 @@ void grad_sums(const T* g, const T* x, const Dims& d, int64_t c, double center, 
   for_each_run(d, c, [&](int64_t off) { run_grad_sums(g + off, x + off, d.hw, center, sg, sgd); });
 }
 
+// BatchNorm2DTrain's arithmetic on inputs x, gamma, beta into outputs y, mean, var (+ residual
+// when given: the fusion pass's residual form).
 template <typename T>
-void batch_norm_train(const KernelContext& c) {
+void train_body(const KernelContext& c, const T* residual) {
   const Tensor& xt = c.inputs[0];
   const Dims d = dims_of(xt);
   const double eps = c.attrs.f("eps", 1e-5);
@@ -165,7 +167,6 @@ void batch_norm_train(const KernelContext& c) {
   T* y = c.outputs[0].data<T>();
   T* mean_out = c.outputs[1].data<T>();
   T* var_out = c.outputs[2].data<T>();
-  const T* residual = c.inputs.size() > 3 ? c.inputs[3].data<T>() : nullptr;
   const double inv_m = d.m() > 0 ? 1.0 / static_cast<double>(d.m()) : 0.0;
   const bool relu = fused_relu(c.attrs);
   parallel_for(d.c, channel_grain(d), [&](int64_t c0, int64_t c1) {
@@ -281,21 +282,40 @@ void batch_norm_inference_backward(const KernelContext& c) {
   });
 }
 
+// running_mean/var (written in place: each element is read before it is written) from the
+// batch's mean and var, over n channels.
 template <typename T>
-void batch_norm_update_stats(const KernelContext& c) {
-  // Outputs 0 and 1 are inputs 0 and 1 (in place): each element is read before it is written.
-  T* rm = c.outputs[0].data<T>();
-  T* rv = c.outputs[1].data<T>();
-  const T* mean = c.inputs[2].data<T>();
-  const T* var = c.inputs[3].data<T>();
-  const double mom = c.attrs.f("momentum", 0.1);
-  const double count = static_cast<double>(c.attrs.i("count"));
+void update_running(T* rm, T* rv, const T* mean, const T* var, int64_t n, const Attrs& attrs) {
+  const double mom = attrs.f("momentum", 0.1);
+  const double count = static_cast<double>(attrs.i("count"));
   const double unbias = count / (count - 1.0);
-  const int64_t n = c.outputs[0].numel();
   for (int64_t i = 0; i < n; ++i) {
     rm[i] = static_cast<T>((1.0 - mom) * static_cast<double>(rm[i]) + mom * static_cast<double>(mean[i]));
     rv[i] = static_cast<T>((1.0 - mom) * static_cast<double>(rv[i]) + mom * static_cast<double>(var[i]) * unbias);
   }
+}
+
+template <typename T>
+void batch_norm_train(const KernelContext& c) {
+  train_body<T>(c, c.inputs.size() > 3 ? c.inputs[3].data<T>() : nullptr);
+}
+
+template <typename T>
+void batch_norm_update_stats(const KernelContext& c) {
+  // Outputs 0 and 1 are inputs 0 and 1 (in place).
+  update_running(c.outputs[0].data<T>(), c.outputs[1].data<T>(), c.inputs[2].data<T>(), c.inputs[3].data<T>(),
+                 c.outputs[0].numel(), c.attrs);
+}
+
+// The fusion pass's BatchNorm2DTrain + BatchNormUpdateStats + counter increment: outputs 3, 4
+// and 5 are inputs 3, 4 and 5 (in place). The update reads mean and var as stored (in T), as
+// BatchNormUpdateStats reads them, so the numbers are the unfused plan's.
+template <typename T>
+void batch_norm_train_update(const KernelContext& c) {
+  train_body<T>(c, nullptr);
+  update_running(c.outputs[3].data<T>(), c.outputs[4].data<T>(), c.outputs[1].data<T>(), c.outputs[2].data<T>(),
+                 c.outputs[3].numel(), c.attrs);
+  c.outputs[5].data<int64_t>()[0] += c.attrs.i("counter_add");
 }
 
 }  // namespace
@@ -311,6 +331,8 @@ void register_cpu_norm_kernels(KernelRegistry& r) {
   r.add("BatchNorm2DInferenceBackward", DeviceType::CPU, DType::Float64, batch_norm_inference_backward<double>);
   r.add("BatchNormUpdateStats", DeviceType::CPU, DType::Float32, batch_norm_update_stats<float>);
   r.add("BatchNormUpdateStats", DeviceType::CPU, DType::Float64, batch_norm_update_stats<double>);
+  r.add("BatchNorm2DTrainUpdate", DeviceType::CPU, DType::Float32, batch_norm_train_update<float>);
+  r.add("BatchNorm2DTrainUpdate", DeviceType::CPU, DType::Float64, batch_norm_train_update<double>);
 }
 
 }  // namespace glassgrad

@@ -16,6 +16,8 @@
 //   inference backward: dx = a*g, dgamma = invstd*sgd, dbeta = sg (deviations from running_mean),
 //               drunning_mean = -a*sg, drunning_var = -a*invstd^2*sgd/2
 //   update:     rm = (1-m) rm + m mean; rv = (1-m) rv + m var count/(count-1)
+//               (BatchNormUpdateStats; BatchNorm2DTrainUpdate does it, and its counter's
+//               increment, in the training kernels where they write mean and var)
 //
 // Per-channel sums run in double in two stages: blocks (q, c) reduce partition q of channel c
 // (P partitions of `chunk` values; the statistics as count, mean and M2 = sum (x - mean)^2 of
@@ -147,10 +149,33 @@ __device__ __forceinline__ ChannelAffine channel_affine(double shift, double ds,
   return r;
 }
 
+// The running statistics' update of channel c from the batch's mean and var as stored in T:
+// BatchNormUpdateStats' arithmetic, and BatchNorm2DTrainUpdate's (one function: same numbers).
+template <typename T>
+__device__ __forceinline__ void running_update(double momentum, double unbias, T* rm_out, T* rv_out, const T* rm,
+                                               const T* rv, int64_t c, T mean, T var) {
+  rm_out[c] = (T)((1.0 - momentum) * (double)rm[c] + momentum * (double)mean);
+  rv_out[c] = (T)((1.0 - momentum) * (double)rv[c] + momentum * (double)var * unbias);
+}
+
+// Where a training kernel writes channel c's mean and var (once): BatchNorm2DTrainUpdate's
+// state writes, nothing for BatchNorm2DTrain (u.rm null).
+template <typename T>
+__device__ __forceinline__ void write_statistics(const GGRunningUpdate& u, int c, T mean, T var, T* mean_out,
+                                                 T* var_out) {
+  mean_out[c] = mean;
+  var_out[c] = var;
+  if (!u.rm) return;
+  T* rm = static_cast<T*>(u.rm);
+  T* rv = static_cast<T*>(u.rv);
+  running_update(u.momentum, u.unbias, rm, rv, rm, rv, c, mean, var);
+  if (c == 0) *u.counter += u.add;
+}
+
 // coef[2c] = scale, coef[2c+1] = shift.
 template <typename T>
-__device__ void train_stats(const GGBatchNorm& p, double eps, const T* gamma, const T* beta, T* mean_out, T* var_out,
-                            double* coef, const double* part) {
+__device__ void train_stats(const GGBatchNorm& p, double eps, const GGRunningUpdate& u, const T* gamma, const T* beta,
+                            T* mean_out, T* var_out, double* coef, const double* part) {
   const int lane = threadIdx.x & 31;
   GG_BN_WARP_PER_CHANNEL(c, p.C) {
     Moments m{0, 0, 0};
@@ -170,8 +195,7 @@ __device__ void train_stats(const GGBatchNorm& p, double eps, const T* gamma, co
       const double scale = (double)gamma[c] / sqrt(var + eps);
       coef[2 * c] = scale;
       coef[2 * c + 1] = (double)beta[c] - m.mean * scale;
-      mean_out[c] = (T)m.mean;
-      var_out[c] = (T)var;
+      write_statistics(u, c, (T)m.mean, (T)var, mean_out, var_out);
     }
   }
 }
@@ -296,8 +320,8 @@ __device__ void backward_dx(const GGBatchNorm& p, int n, T* dx, const T* g, cons
 constexpr int kChannelBatch = 8;
 
 template <typename T>
-__device__ void train_channel(const GGBatchNorm& p, double eps, int relu, const T* x, const T* gamma, const T* beta,
-                              T* y, T* mean_out, T* var_out) {
+__device__ void train_channel(const GGBatchNorm& p, double eps, const GGRunningUpdate& ru, int relu, const T* x,
+                              const T* gamma, const T* beta, T* y, T* mean_out, T* var_out) {
   __shared__ double sbuf[32];
   const int M = p.N * p.I;
   const int step = blockDim.x;
@@ -324,10 +348,7 @@ __device__ void train_channel(const GGBatchNorm& p, double eps, int relu, const 
     sq = gg::block_sum_all(sq, sbuf);
     const ChannelAffine st = channel_affine(shift, ds, sq, M, (double)gamma[c], (double)beta[c], eps);
     const T ts = (T)st.scale, tb = (T)st.shift;
-    if (threadIdx.x == 0) {
-      mean_out[c] = (T)st.mean;
-      var_out[c] = (T)st.var;
-    }
+    if (threadIdx.x == 0) write_statistics(ru, c, (T)st.mean, (T)st.var, mean_out, var_out);
     for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
       int e[kChannelBatch];
       T v[kChannelBatch];
@@ -415,8 +436,9 @@ __device__ __forceinline__ int group4(const GGBatchNorm& p, int c, int j4) {
 
 constexpr int kVecBatch = 4;
 
-__device__ void train_channel_vec(const GGBatchNorm& p, double eps, int relu, const float* x, const float* gamma,
-                                  const float* beta, float* y, float* mean_out, float* var_out) {
+__device__ void train_channel_vec(const GGBatchNorm& p, double eps, const GGRunningUpdate& ru, int relu,
+                                  const float* x, const float* gamma, const float* beta, float* y, float* mean_out,
+                                  float* var_out) {
   __shared__ double sbuf[32];
   const int M = p.N * p.I, M4 = M >> 2;
   const int step = blockDim.x;
@@ -451,10 +473,7 @@ __device__ void train_channel_vec(const GGBatchNorm& p, double eps, int relu, co
     sq = gg::block_sum_all(sq, sbuf);
     const ChannelAffine st = channel_affine(shift, ds, sq, M, (double)gamma[c], (double)beta[c], eps);
     const float ts = (float)st.scale, tb = (float)st.shift;
-    if (threadIdx.x == 0) {
-      mean_out[c] = (float)st.mean;
-      var_out[c] = (float)st.var;
-    }
+    if (threadIdx.x == 0) write_statistics(ru, c, (float)st.mean, (float)st.var, mean_out, var_out);
     auto f = [&](float v) {
       const float r = v * ts + tb;
       return (relu && !(r > 0.f)) ? 0.f : r;
@@ -545,10 +564,7 @@ template <typename T>
 __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out, T* rv_out, const T* rm,
                              const T* rv, const T* mean, const T* var) {
   const double unbias = count / (count - 1.0);
-  GG_FOR(c, C) {
-    rm_out[c] = (T)((1.0 - momentum) * (double)rm[c] + momentum * (double)mean[c]);
-    rv_out[c] = (T)((1.0 - momentum) * (double)rv[c] + momentum * (double)var[c] * unbias);
-  }
+  GG_FOR(c, C) running_update(momentum, unbias, rm_out, rv_out, rm, rv, c, mean[c], var[c]);
 }
 
 }  // namespace gg_bn
@@ -557,9 +573,9 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
   GG_KERNEL void gg_bn_partial_stats_##suffix(GGBatchNorm p, const T* x, double* part) {              \
     gg_bn::partial_stats<T>(p, x, part);                                                              \
   }                                                                                                   \
-  GG_KERNEL void gg_bn_train_stats_##suffix(GGBatchNorm p, double eps, const T* gamma, const T* beta, T* mean, \
-                                            T* var, double* coef, const double* part) {              \
-    gg_bn::train_stats<T>(p, eps, gamma, beta, mean, var, coef, part);                                \
+  GG_KERNEL void gg_bn_train_stats_##suffix(GGBatchNorm p, double eps, GGRunningUpdate u, const T* gamma,     \
+                                            const T* beta, T* mean, T* var, double* coef, const double* part) { \
+    gg_bn::train_stats<T>(p, eps, u, gamma, beta, mean, var, coef, part);                             \
   }                                                                                                   \
   GG_KERNEL void gg_bn_inference_coef_##suffix(int64_t C, double eps, const T* gamma, const T* beta,    \
                                                const T* rm, const T* rv, double* coef) {              \
@@ -582,9 +598,10 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
                                             const double* coef) {                                    \
     gg_bn::backward_dx<T>(p, n, dx, g, x, coef);                                                      \
   }                                                                                                   \
-  GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_##suffix(GGBatchNorm p, double eps, int relu, const T* x, const T* gamma,   \
-                                             const T* beta, T* y, T* mean, T* var) {                  \
-    gg_bn::train_channel<T>(p, eps, relu, x, gamma, beta, y, mean, var);                              \
+  GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_##suffix(GGBatchNorm p, double eps, GGRunningUpdate u,   \
+                                             int relu, const T* x, const T* gamma, const T* beta, T* y, T* mean, \
+                                             T* var) {                                                \
+    gg_bn::train_channel<T>(p, eps, u, relu, x, gamma, beta, y, mean, var);                           \
   }                                                                                                   \
   GG_KERNEL void __launch_bounds__(1024) gg_bn_backward_channel_##suffix(GGBatchNorm p, double eps, const T* g, const T* x,       \
                                                 const T* gamma, const T* center, const T* var,           \
@@ -600,10 +617,11 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
 GG_BN(f32, float)
 GG_BN(f64, double)
 
-GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_vec_f32(GGBatchNorm p, double eps, int relu, const float* x,
-                                                                   const float* gamma, const float* beta, float* y,
-                                                                   float* mean, float* var) {
-  gg_bn::train_channel_vec(p, eps, relu, x, gamma, beta, y, mean, var);
+GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_vec_f32(GGBatchNorm p, double eps, GGRunningUpdate u,
+                                                                   int relu, const float* x, const float* gamma,
+                                                                   const float* beta, float* y, float* mean,
+                                                                   float* var) {
+  gg_bn::train_channel_vec(p, eps, u, relu, x, gamma, beta, y, mean, var);
 }
 GG_KERNEL void __launch_bounds__(1024) gg_bn_backward_channel_vec_f32(GGBatchNorm p, double eps, const float* g,
                                                                       const float* x, const float* gamma,

@@ -116,6 +116,18 @@ struct GGBatchNorm {
   GGFastDiv div_I4;  // j / (I / 4): the image of a channel's j-th group of four (I % 4 == 0)
 };
 
+// BatchNorm2DTrainUpdate's state writes, done where the training kernels write mean and var
+// (rm null: BatchNorm2DTrain, no writes): running_mean/var of the kernels' dtype, and the int64
+// counter (num_batches_tracked) += add once.
+struct GGRunningUpdate {
+  void* rm;
+  void* rv;
+  int64_t* counter;
+  double momentum;
+  double unbias;  // count / (count - 1)
+  int64_t add;
+};
+
 // 2-D pooling geometry (NCHW; N*C planes).
 struct GGPool {
   int64_t planes, H, W, OH, OW;

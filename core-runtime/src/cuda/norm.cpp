@@ -1,5 +1,6 @@
 // Launchers of batch normalization (kernels/cuda/norm.cu): BatchNorm2DTrain,
-// BatchNorm2DBackward, BatchNorm2DInference, BatchNorm2DInferenceBackward,
+// BatchNorm2DTrainUpdate (the same kernels, which then also write the running statistics and
+// the counter), BatchNorm2DBackward, BatchNorm2DInference, BatchNorm2DInferenceBackward,
 // BatchNormUpdateStats. x is [N, C, *]: channel axis 1, I = product of the axes after it.
 // Per-channel coefficients (double) live in a small temporary device buffer.
 #include <algorithm>
@@ -75,11 +76,13 @@ Tensor coef_buffer(const Tensor& x, int64_t per_channel, int64_t C) {
   return Tensor::empty({std::max<int64_t>(1, per_channel * C)}, DType::Float64, x.device(), "batchnorm coefficients");
 }
 
-// inputs x, gamma, beta; outputs y, mean, var (biased)
-void bn_train(const KernelContext& c) {
+// inputs x, gamma, beta; outputs y, mean, var (biased); u: BatchNorm2DTrainUpdate's state
+// writes (u.rm null for BatchNorm2DTrain).
+void train(const KernelContext& c, const GGRunningUpdate& u) {
   const Tensor& x = c.inputs[0];
   const Tensor& y = c.outputs[0];
-  if (c.inputs.size() > 3) {  // the residual form: fused on CPU plans only (fusion.h)
+  const char* op = u.rm ? "BatchNorm2DTrainUpdate" : "BatchNorm2DTrain";
+  if (!u.rm && c.inputs.size() > 3) {  // the residual form: fused on CPU plans only (fusion.h)
     throw UnsupportedError(ErrorMessage("BatchNorm2DTrain" + (c.meta.scope.empty() ? std::string() : " '" + c.meta.scope + "'") +
                                         ": the residual input (y = bn(x) + residual) has no CUDA kernel yet")
                                .fix("run BatchNorm2DTrain and Add as two ops on CUDA (the fusion pass does so)")
@@ -90,14 +93,14 @@ void bn_train(const KernelContext& c) {
   const double eps = c.attrs.f("eps", 1e-5);
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
-  LaunchSite site{"BatchNorm2DTrain", &c};
+  LaunchSite site{op, &c};
   const DType dt = x.dtype();
-  require_int32_sizes(c, "BatchNorm2DTrain");
+  require_int32_sizes(c, op);
   const GGBatchNorm p = bn_params(d);
   if (channel_per_block(d)) {
     const bool vec = float4_channels(dt, d.I, {x.data_ptr(), y.data_ptr()});
     launch(s, st, kname(vec ? "gg_bn_train_channel_vec" : "gg_bn_train_channel", dt).c_str(), channel_grid(d),
-           Dim3{channel_block(d.N * d.I / (vec ? 4 : 1))}, site, p, eps, relu_of(c.attrs), x.data_ptr(),
+           Dim3{channel_block(d.N * d.I / (vec ? 4 : 1))}, site, p, eps, u, relu_of(c.attrs), x.data_ptr(),
            c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), y.data_ptr(), c.outputs[1].data_ptr(),
            c.outputs[2].data_ptr());
     return;
@@ -106,13 +109,29 @@ void bn_train(const KernelContext& c) {
   const Tensor part = coef_buffer(x, 3 * p.P, d.C);
   launch(s, st, kname("gg_bn_partial_stats", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
          x.data_ptr(), part.data_ptr());
-  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), Dim3{blocks_for(s, d.C * 32, 128)}, Dim3{128}, site, p, eps,
+  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), Dim3{blocks_for(s, d.C * 32, 128)}, Dim3{128}, site, p, eps, u,
          c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
          coef.data_ptr(), static_cast<const void*>(part.data_ptr()));
   const int n = static_cast<int>(x.numel());
   if (n == 0) return;
   launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, p, n,
          relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
+}
+
+void bn_train(const KernelContext& c) { train(c, GGRunningUpdate{}); }
+
+// inputs x, gamma, beta, running_mean, running_var, counter; outputs y, mean, var and, in place,
+// running_mean, running_var, counter (attrs momentum, count, counter_add).
+void bn_train_update(const KernelContext& c) {
+  const double count = static_cast<double>(c.attrs.i("count"));
+  GGRunningUpdate u{};
+  u.rm = c.outputs[3].data_ptr();
+  u.rv = c.outputs[4].data_ptr();
+  u.counter = static_cast<int64_t*>(c.outputs[5].data_ptr());
+  u.momentum = c.attrs.f("momentum", 0.1);
+  u.unbias = count / (count - 1.0);
+  u.add = c.attrs.i("counter_add");
+  train(c, u);
 }
 
 // inputs x, gamma, beta, running_mean, running_var; output y
@@ -200,6 +219,7 @@ void bn_update_stats(const KernelContext& c) {
 
 void add_norm_kernels(std::vector<KernelDef>& k) {
   k.push_back({"BatchNorm2DTrain", bn_train, float_dtypes()});
+  k.push_back({"BatchNorm2DTrainUpdate", bn_train_update, float_dtypes()});
   k.push_back({"BatchNorm2DInference", bn_inference, float_dtypes()});
   k.push_back({"BatchNorm2DBackward", bn_backward<0>, float_dtypes()});
   k.push_back({"BatchNorm2DInferenceBackward", bn_backward<1>, float_dtypes()});

@@ -1,5 +1,7 @@
 """Batch norm ops: BatchNorm2DTrain, BatchNorm2DBackward, BatchNorm2DInference,
-BatchNorm2DInferenceBackward, BatchNormUpdateStats, over (N, C, ...) input of 2 to 5 axes.
+BatchNorm2DInferenceBackward, BatchNormUpdateStats and BatchNorm2DTrainUpdate (the fusion pass's
+training op that also updates the running statistics and the counter), over (N, C, ...) input
+of 2 to 5 axes.
 References computed in float64."""
 import math
 
@@ -77,6 +79,32 @@ def bn_update_stats_ref(running_mean, running_var, mean, var, momentum=0.1, coun
     rm = (1 - m) * running_mean.astype(np.float64) + m * mean
     rv = (1 - m) * running_var.astype(np.float64) + m * var.astype(np.float64) * count / (count - 1)
     return rm.astype(running_mean.dtype), rv.astype(running_var.dtype)
+
+
+def bn_train_update_ref(x, gamma, beta, running_mean, running_var, counter, eps=1e-5, momentum=0.1, count=None,
+                        counter_add=1, activation="none"):
+    y, mean, var = bn_train_ref(x, gamma, beta, eps)
+    if activation == "relu":
+        y = np.maximum(y, 0).astype(x.dtype)
+    rm, rv = bn_update_stats_ref(running_mean, running_var, mean, var, momentum, count)
+    return y, mean, var, rm, rv, (counter + counter_add).astype(np.int64)
+
+
+def _train_update_inputs(shape):
+    def gen(rng, dt, n):
+        s = shape(n)
+        c = s[1]
+        return _train_inputs(shape)(rng, dt, n) + [_rand(rng, dt, c), rng.uniform(0.5, 2, c).astype(dt),
+                                                   np.array(rng.integers(0, 100), dtype=np.int64)]
+    return gen
+
+
+def _train_update_attrs(shape, **extra):
+    def attrs(n):
+        s = shape(n)
+        return dict({"eps": 1e-5, "momentum": 0.1, "count": math.prod([s[0]] + list(s[2:])), "counter_add": 1},
+                    **extra)
+    return attrs
 
 
 def _train_inputs(shape, offset=0.0):
@@ -172,4 +200,11 @@ SPECS = [
            lambda rng, dt, n: [_rand(rng, dt, n), rng.uniform(0.5, 2, n).astype(dt), _rand(rng, dt, n),
                                rng.uniform(0.5, 2, n).astype(dt)],
            attrs=lambda n: {"momentum": 0.1, "count": 4 * n + 2}, noncontiguous=False),
+    OpSpec("BatchNorm2DTrainUpdate", bn_train_update_ref, _train_update_inputs(_BATCH),
+           attrs=_train_update_attrs(_BATCH), noncontiguous=False, name="BatchNorm2DTrainUpdate"),
+    OpSpec("BatchNorm2DTrainUpdate", bn_train_update_ref, _train_update_inputs(_SPATIAL),
+           attrs=_train_update_attrs(_SPATIAL, momentum=0.3, counter_add=2, activation="relu"),
+           noncontiguous=False, name="BatchNorm2DTrainUpdate-relu"),
+    OpSpec("BatchNorm2DTrainUpdate", bn_train_update_ref, _train_update_inputs(_NCL),
+           attrs=_train_update_attrs(_NCL), noncontiguous=False, name="BatchNorm2DTrainUpdate-NCL"),
 ]

@@ -23,6 +23,13 @@
 //   ReLU): one pass over the block's output instead of three (BatchNorm, Add, ReLU), and neither
 //   the normalized nor the pre-ReLU tensor is stored.
 //
+//   BatchNorm state updates: BatchNorm2DTrain (not the residual form), the BatchNormUpdateStats
+//   reading its mean and var, and the AddScalarInPlace of the same layer (num_batches_tracked:
+//   the layer's one such node, an int64 scalar read by nothing else) become one
+//   BatchNorm2DTrainUpdate, which writes the running statistics and the counter where it writes
+//   mean and var: three launches a layer become one. The running statistics must be read by the
+//   update alone (it now runs where the BatchNorm ran). Same arithmetic, same numbers.
+//
 //   Conv + BatchNorm for inference: Conv2D followed by BatchNorm2DInference becomes one Conv2D
 //   whose weights and bias are folded: w' = w * s, b' = (b - mean) * s + beta with
 //   s = gamma / sqrt(var + eps) (a few per-channel nodes compute them from the parameters).
@@ -81,8 +88,10 @@ int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
 int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+int fuse_batchnorm_update(Graph& g, const std::vector<ValueId>& keep,
+                          std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
 // All fusion passes in order (conv-BN folding, BN-residual, activations, max-pool backward
-// through a ReLU, elementwise chains);
+// through a ReLU, BN state updates, elementwise chains);
 // keep is updated to the values that replace kept ones.
 int fuse_all(Graph& g, std::vector<ValueId>& keep);
 

@@ -44,6 +44,9 @@ struct Node {
   // id (recording order); passes that add nodes late (recomputation) give them a key just
   // below their first consumer so they run just in time.
   double schedule_key = -1;
+  // Set by a pass that replaced this in-place (side-effecting) node by another doing its writes:
+  // dead-code elimination then drops it like any unread node.
+  bool superseded = false;
   const std::string& op() const { return schema->name; }
   double key() const { return schedule_key >= 0 ? schedule_key : static_cast<double>(id); }
 };
@@ -68,6 +71,7 @@ class Graph {
   // For passes: make input `index` of node n read value v instead (shapes must agree).
   void replace_input(NodeId n, int index, ValueId v);
   void set_schedule_key(NodeId n, double key) { nodes_.at(static_cast<size_t>(n)).schedule_key = key; }
+  void supersede(NodeId n) { nodes_.at(static_cast<size_t>(n)).superseded = true; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
   void set_name(ValueId v, const std::string& name) { values_.at(static_cast<size_t>(v)).name = name; }
 
