@@ -283,3 +283,34 @@ def test_cuda_cross_entropy_backward_mean_divisor_matches_cpu(rng, dtype, rows, 
     cpu, gpu = (run_kernel("CrossEntropyBackward", inputs, attrs, device=d)[0] for d in ("cpu", "cuda"))
     tol = dict(rtol=1e-4, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(gpu, cpu, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("rows,classes", [(1, 10), (32, 10), (256, 32), (257, 10), (40, 33), (3000, 10)])
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_cuda_cross_entropy_reduced_forward_matches_cpu(rng, dtype, rows, classes, reduction, weighted):
+    """The reduced forward: at most 256 rows of at most 32 classes run in one block, a warp a row
+    (32 classes: every lane holds one); more rows or classes take the per-row kernel and a
+    separate sum. Both against the CPU, with ignored rows, smoothing and class weights."""
+    z = (rng.standard_normal((rows, classes)) * 3).astype(dtype)
+    labels = rng.integers(0, classes, rows).astype(np.int64)
+    labels[1::7] = -100
+    inputs = [z, labels] + ([(rng.random(classes) + 0.5).astype(dtype)] if weighted else [])
+    attrs = {"reduction": reduction, "label_smoothing": 0.1}
+    cpu, gpu = (run_kernel("CrossEntropy", inputs, attrs, device=d)[0] for d in ("cpu", "cuda"))
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(gpu, cpu, **tol)
+    again = run_kernel("CrossEntropy", inputs, attrs, device="cuda")[0]
+    np.testing.assert_array_equal(again, gpu)  # the same bits on a second call
+
+
+def test_cuda_cross_entropy_reduced_forward_reports_a_bad_label():
+    """The one-block forward records a label outside [0, C) as the per-row kernel does."""
+    rng = np.random.default_rng(4)
+    z = rng.standard_normal((40, 12)).astype(np.float32)
+    labels = rng.integers(0, 12, 40).astype(np.int64)
+    labels[17], labels[30] = 12, -3
+    with pytest.raises(gg.GlassgradIndexError) as e:
+        run_kernel("CrossEntropy", [z, labels], {"reduction": "sum"}, device="cuda")
+    assert "label 12 at position 17" in str(e.value)

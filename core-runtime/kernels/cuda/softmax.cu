@@ -12,6 +12,8 @@
 //
 // Rows with inner == 1 (the usual case) get one block each (grid-stride over rows) and reduce
 // through shared memory; otherwise each thread owns one (outer, inner) column and walks D.
+// Cross-entropy "sum" and "mean" of at most 256 rows of at most 32 classes run in one block,
+// a warp a row (ce_reduced).
 // A label outside [0, C) records its row in *bad (atomicMin keeps the first); the launcher
 // reads it after the kernel and raises an error naming the row and the label.
 // Layouts: dense.
@@ -183,6 +185,69 @@ __device__ void sum_all(int64_t n, T scale, T* out, const T* v, const T* w) {
   if (threadIdx.x == 0) out[0] = w ? s / sw : s * scale;
 }
 
+// Row n's loss and w_y from the row's logits in one warp (lane j holds class j; C <= 32): the
+// arithmetic of ce_rows, reduced across the warp instead of the block. Returns (loss, w_y) in
+// every lane.
+template <typename T>
+__device__ __forceinline__ void ce_row_warp(int64_t C, int64_t row, const T* z, const int64_t* labels,
+                                            const CEOpts<T>& o, unsigned long long* bad, T& loss, T& wy) {
+  const int lane = threadIdx.x & 31;
+  const T* zr = z + row * C;
+  const T zj = lane < C ? zr[lane] : gg::lowest<T>();
+  T m = zj;
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) {
+    const T u = __shfl_xor_sync(0xffffffffu, m, off);
+    m = u > m ? u : m;
+  }
+  T s = lane < C ? gg::gg_exp(zj - m) : T(0);
+  T wz = 0, wsum = 0;
+  if (o.smoothing > T(0) && lane < C) {
+    wz = class_weight(o, lane) * zj;
+    wsum = class_weight(o, lane);
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off >>= 1) {
+    s += __shfl_xor_sync(0xffffffffu, s, off);
+    wz += __shfl_xor_sync(0xffffffffu, wz, off);
+    wsum += __shfl_xor_sync(0xffffffffu, wsum, off);
+  }
+  const int64_t label = labels[row];
+  loss = 0;
+  wy = 0;
+  if (label == o.ignore_index) return;
+  if (!label_ok(label, C)) {
+    if (lane == 0) atomicMin(bad, (unsigned long long)row);
+    loss = T(0) / T(0);
+    return;
+  }
+  const T lse = m + gg::gg_log(s);
+  wy = class_weight(o, label);
+  loss = (T(1) - o.smoothing) * wy * (lse - zr[label]);
+  if (o.smoothing > T(0)) loss += o.smoothing / T(C) * (wsum * lse - wz);
+}
+
+// "sum" and "mean" of a batch of at most kReducedRows rows of at most 32 classes in one block,
+// one launch instead of ce_rows + sum_all: warp w takes rows w, w + 32, ...; the rows' losses
+// and weights meet in shared memory and sum_all's arithmetic reduces them.
+constexpr int kReducedRows = 256;
+template <typename T>
+__device__ void ce_reduced(int64_t N, int64_t C, T scale, int mean, T* out, const T* z, const int64_t* labels,
+                           CEOpts<T> o, unsigned long long* bad) {
+  __shared__ T rows[kReducedRows], wrows[kReducedRows];
+  const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+  for (int64_t row = warp; row < N; row += warps) {
+    T l, wy;
+    ce_row_warp(C, row, z, labels, o, bad, l, wy);
+    if ((threadIdx.x & 31) == 0) {
+      rows[row] = l;
+      wrows[row] = wy;
+    }
+  }
+  __syncthreads();
+  sum_all<T>(N, scale, out, rows, mean ? wrows : nullptr);
+}
+
 // total[0] = sum_n w_{y_n} over the rows not ignored (the divisor of "mean"). One block.
 template <typename T>
 __device__ void ce_total_weight(int64_t N, int64_t C, T* total, const int64_t* labels, CEOpts<T> o) {
@@ -266,6 +331,12 @@ __device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T*
                                      const T* weight, int64_t ignore_index, T smoothing,               \
                                      unsigned long long* bad) {                                       \
     gg_sm::ce_rows<T>(N, C, loss, wrow, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, bad); \
+  }                                                                                                   \
+  GG_KERNEL void gg_ce_reduced_##suffix(int64_t N, int64_t C, T scale, int mean, T* out, const T* z,      \
+                                        const int64_t* labels, const T* weight, int64_t ignore_index,      \
+                                        T smoothing, unsigned long long* bad) {                            \
+    gg_sm::ce_reduced<T>(N, C, scale, mean, out, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, \
+                         bad);                                                                             \
   }                                                                                                   \
   GG_KERNEL void gg_sum_all_##suffix(int64_t n, T scale, T* out, const T* v, const T* w) {             \
     gg_sm::sum_all<T>(n, scale, out, v, w);                                                           \

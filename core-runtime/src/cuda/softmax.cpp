@@ -15,7 +15,7 @@ namespace cuda {
 // The CUDA functions launched here (functions.h).
 const FunctionNames kSoftmaxFunctions({"gg_softmax_rows", "gg_softmax_cols", "gg_softmax_bwd_rows",
                                        "gg_softmax_bwd_cols", "gg_ce_rows", "gg_ce_backward", "gg_sum_all",
-                                       "gg_ce_total_weight"},
+                                       "gg_ce_total_weight", "gg_ce_reduced"},
                                       float_dtypes());
 
 namespace {
@@ -122,6 +122,10 @@ CEArgs ce_args(const KernelContext& c, size_t wi) {
                 c.attrs.f("label_smoothing", 0.0)};
 }
 
+// "sum" and "mean" of at most this many rows of at most 32 classes: one block, a warp a row
+// (gg_ce_reduced; its shared buffers hold this many rows).
+constexpr int64_t kReducedRows = 256;
+
 // inputs logits [N, C], labels [N] int64, weight [C]?; output loss ([] or [N])
 void cross_entropy(const KernelContext& c) {
   const Tensor& z = c.inputs[0];
@@ -142,11 +146,24 @@ void cross_entropy(const KernelContext& c) {
   const bool deferred = capturing() && c.error_word != nullptr;
   const Tensor flag = deferred ? Tensor() : make_flag(z.device());
   void* flag_ptr = deferred ? c.error_word : flag.data_ptr();
+  const DType dt = z.dtype();
+  if (red != 0 && N <= kReducedRows && C <= 32) {  // one block, a warp a row: one launch, not two
+    const unsigned threads = static_cast<unsigned>(std::min<int64_t>(1024, N * 32));
+    const std::string k = kname("gg_ce_reduced", dt);
+    if (dt == DType::Float32) {
+      launch(s, st, k.c_str(), Dim3{1}, Dim3{threads}, site, N, C, 1.0f, red == 2 ? 1 : 0, out.data_ptr(), z.data_ptr(),
+             labels.data_ptr(), o.weight, o.ignore_index, static_cast<float>(o.smoothing), flag_ptr);
+    } else {
+      launch(s, st, k.c_str(), Dim3{1}, Dim3{threads}, site, N, C, 1.0, red == 2 ? 1 : 0, out.data_ptr(), z.data_ptr(),
+             labels.data_ptr(), o.weight, o.ignore_index, o.smoothing, flag_ptr);
+    }
+    if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C, o.ignore_index);
+    return;
+  }
   const Tensor rows = red == 0 ? out : Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy rows");
   const Tensor wrows = red == 2 ? Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy row weights") : Tensor();
   void* wrow_ptr = red == 2 ? wrows.data_ptr() : nullptr;
   const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
-  const DType dt = z.dtype();
   const Dim3 block{pow2_block(C, 32, 256)};
   const std::string rows_k = kname("gg_ce_rows", dt);
   if (dt == DType::Float32) {
