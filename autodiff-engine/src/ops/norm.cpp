@@ -167,6 +167,29 @@ std::vector<TensorInfo> backward_infer(const ShapeContext& ctx, const std::vecto
   return out;
 }
 
+// The training ops' rule, in two halves around what only one of them has (the residual, the
+// running statistics): x, its layer's channels, gamma and beta; then eps, the activation, at
+// least 2 values per channel, and the outputs y, mean, var.
+void expect_training_inputs(const ShapeContext& ctx) {
+  expect_channels_first_float(ctx, 0);
+  expect_layer_channels(ctx);
+  expect_channel_vector(ctx, 1, 0, "gamma");
+  expect_channel_vector(ctx, 2, 0, "beta");
+}
+std::vector<TensorInfo> training_outputs(const ShapeContext& ctx) {
+  eps_attr(ctx);
+  ops::check_activation_attr(ctx);
+  expect_batch_statistics(ctx, 0);
+  const TensorInfo& x = ctx.in(0);
+  const TensorInfo stat = ops::with_shape(x, channels(x));
+  return std::vector<TensorInfo>{x, stat, stat};
+}
+
+void momentum_attr(const ShapeContext& ctx) {
+  const double m = ctx.attrs().f("momentum", 0.1);
+  if (!(m >= 0 && m <= 1)) ops::bad_attr(ctx, "momentum", "in [0, 1]", std::to_string(m), "momentum=0.1");
+}
+
 }  // namespace
 
 void check_batchnorm_channels(const std::string& layer, const TensorInfo& x, int64_t num_features) {
@@ -214,10 +237,7 @@ void register_norm_ops(OpRegistry& r) {
     s.outputs = {"y", "mean", "var"};
     s.formula = "y = gamma * (x - mean) / sqrt(var + eps) + beta [+ residual], mean/var (biased) per channel over N and the axes after C";
     s.infer = [](const ShapeContext& ctx) {
-      expect_channels_first_float(ctx, 0);
-      expect_layer_channels(ctx);
-      expect_channel_vector(ctx, 1, 0, "gamma");
-      expect_channel_vector(ctx, 2, 0, "beta");
+      expect_training_inputs(ctx);
       if (ctx.num_inputs() > 3) {
         ctx.expect_same_dtype(0, 3);
         if (ctx.in(3).shape != ctx.in(0).shape) {
@@ -226,12 +246,7 @@ void register_norm_ops(OpRegistry& r) {
                        .fix("add a residual of the normalized tensor's shape"));
         }
       }
-      eps_attr(ctx);
-      ops::check_activation_attr(ctx);
-      expect_batch_statistics(ctx, 0);
-      const TensorInfo& x = ctx.in(0);
-      const TensorInfo stat = ops::with_shape(x, channels(x));
-      return std::vector<TensorInfo>{x, stat, stat};
+      return training_outputs(ctx);
     };
     s.gradient = [](GradContext& c) {
       const bool residual = c.num_inputs() > 3;
@@ -332,8 +347,7 @@ void register_norm_ops(OpRegistry& r) {
       }
       check_batchnorm_running_stats(ctx.where(), rm, ctx.in(1), ctx.in(2), ctx.in(3));
       for (int i = 1; i < 4; ++i) ctx.expect_same_dtype(0, i);
-      const double m = ctx.attrs().f("momentum", 0.1);
-      if (!(m >= 0 && m <= 1)) ops::bad_attr(ctx, "momentum", "in [0, 1]", std::to_string(m), "momentum=0.1");
+      momentum_attr(ctx);
       const int64_t count = ctx.attrs().i("count");
       if (count < 2) {
         ops::bad_attr(ctx, "count", ">= 2 (the values per channel of the batch: N times the axes after C)", std::to_string(count));
@@ -352,10 +366,7 @@ void register_norm_ops(OpRegistry& r) {
     s.stops_gradient = true;
     s.formula = "BatchNorm2DTrain, then running_mean/var = BatchNormUpdateStats(mean, var), then counter += counter_add";
     s.infer = [](const ShapeContext& ctx) {
-      expect_channels_first_float(ctx, 0);
-      expect_layer_channels(ctx);
-      expect_channel_vector(ctx, 1, 0, "gamma");
-      expect_channel_vector(ctx, 2, 0, "beta");
+      expect_training_inputs(ctx);
       expect_channel_vector(ctx, 3, 0, "running_mean");
       expect_channel_vector(ctx, 4, 0, "running_var");
       if (ctx.in(0).shape[1] == 0) {  // the fusion pass leaves such layers unfused
@@ -366,19 +377,15 @@ void register_norm_ops(OpRegistry& r) {
       if (ctx.in(5).numel() != 1) {
         ctx.fail(ErrorMessage("counter must hold one value (num_batches_tracked), got shape " + shape_str(ctx.in(5).shape)));
       }
-      eps_attr(ctx);
-      ops::check_activation_attr(ctx);
-      expect_batch_statistics(ctx, 0);
-      const double m = ctx.attrs().f("momentum", 0.1);
-      if (!(m >= 0 && m <= 1)) ops::bad_attr(ctx, "momentum", "in [0, 1]", std::to_string(m), "momentum=0.1");
+      std::vector<TensorInfo> out = training_outputs(ctx);
+      momentum_attr(ctx);
       if (ctx.attrs().i("count") != values_per_channel(ctx.in(0).shape)) {
         ops::bad_attr(ctx, "count", "x's values per channel (N times the axes after C)",
                       std::to_string(ctx.attrs().i("count")));
       }
       (void)ctx.attrs().i("counter_add");
-      const TensorInfo& x = ctx.in(0);
-      const TensorInfo stat = ops::with_shape(x, channels(x));
-      return std::vector<TensorInfo>{x, stat, stat, ctx.in(3), ctx.in(4), ctx.in(5)};
+      out.insert(out.end(), {ctx.in(3), ctx.in(4), ctx.in(5)});
+      return out;
     };
     r.add(std::move(s));
   }
