@@ -128,6 +128,7 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     slot_of[static_cast<size_t>(v.id)] = new_slot(SlotKind::Input, v.id, v.info);
     plan.input_slots.push_back(slot_of[static_cast<size_t>(v.id)]);
     plan.input_values.push_back(v.id);
+    plan.input_kinds.push_back(v.kind);
   }
 
   // Steps and their output slots. View outputs get no step and no memory.

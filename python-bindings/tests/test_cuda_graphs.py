@@ -83,3 +83,35 @@ def test_inputs_that_move_after_warm_up_cost_one_recapture_at_most():
         np.testing.assert_allclose(f(a, s0).item(), 0.5 * (k + 2) * big.sum(dtype=np.float64), rtol=1e-4)
     graphs = f.cuda_graphs
     assert graphs["captures"] == 2 and graphs["captured"] == graphs["plans"] == 1, graphs
+
+
+def test_a_learning_rate_changed_between_replays_is_read_without_a_recapture():
+    """The optimizer's learning-rate tensor is state that keeps its address (a change fills it in
+    place), so the graph binds it directly instead of copying it every replay: a new lr takes
+    effect at the next replay, with no recapture, and the run matches step-by-step execution."""
+    def run_with(graphs):
+        _C.set_cuda_graphs(graphs)
+        gg.clear_plan_cache()
+        try:
+            gg.manual_seed(4)
+            model = gg.models.SimpleCNN().to("cuda")
+            opt = gg.SGD(model.parameters(), lr=0.05, momentum=0.9)
+            rng = np.random.default_rng(4)
+            X = gg.tensor(rng.random((320, 1, 28, 28), dtype=np.float32), device="cuda")
+            y = gg.tensor(rng.integers(0, 10, 320), device="cuda")
+            step = gg.compile(train_step(model, opt))
+            losses = []
+            for n, i in enumerate(range(0, 320, 32)):
+                if n == 7:  # after the capture (calls 1-2 trace, 3-4 warm up, 5 captures)
+                    opt.lr = 0.5
+                losses.append(step(X[i:i + 32], y[i:i + 32]).item())
+            return losses, model.state_dict(), step
+        finally:
+            _C.set_cuda_graphs(True)
+
+    losses, state, step = run_with(True)
+    ref_losses, ref_state, _ = run_with(False)
+    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6)
+    for k in ref_state:
+        np.testing.assert_allclose(state[k], ref_state[k], rtol=1e-4, atol=1e-5, err_msg=k)
+    assert step.cuda_graphs["captures"] == 1, step.cuda_graphs

@@ -63,6 +63,9 @@ struct Plan {
   std::vector<BufferSlot> slots;
   std::vector<int> input_slots;     // bound by the caller, in the order of `input_values`
   std::vector<ValueId> input_values;
+  // Each input's leaf kind: Parameter and State inputs (weights, running statistics, an
+  // optimizer's learning-rate tensor) persist across steps; Input ones are each step's data.
+  std::vector<ValueKind> input_kinds;
   std::vector<int> output_slots;    // returned to the caller, in the order requested
   std::vector<ValueId> output_values;
   std::map<Device, size_t> arena_bytes;       // one arena per device
