@@ -87,6 +87,13 @@ def main():
                                  rng.random(3) + 0.5, rng.standard_normal(3), rng.random(3) + 0.5], {"eps": 1e-5}),
         ("BatchNorm2DTrain", [rng.standard_normal((5, 7, 9, 9)), rng.random(7) + 0.5, rng.standard_normal(7)],
          {"eps": 1e-5}),
+        # 12800 values a channel: a block per channel forward (with ReLU), partitions merged by every
+        # block of the channel backward (with the statistics' gradients)
+        ("BatchNorm2DTrain", [rng.standard_normal((8, 4, 40, 40)), rng.random(4) + 0.5, rng.standard_normal(4)],
+         {"eps": 1e-5, "activation": "relu"}),
+        ("BatchNorm2DBackward", [rng.standard_normal((8, 4, 40, 40)), rng.standard_normal((8, 4, 40, 40)),
+                                 rng.random(4) + 0.5, rng.standard_normal(4), rng.random(4) + 0.5,
+                                 rng.standard_normal(4), rng.standard_normal(4)], {"eps": 1e-5}),
         ("BatchNorm2DBackward", [rng.standard_normal((5, 7, 9, 9)), rng.standard_normal((5, 7, 9, 9)),
                                  rng.random(7) + 0.5, rng.standard_normal(7), rng.random(7) + 0.5,
                                  rng.standard_normal(7), rng.standard_normal(7)], {"eps": 1e-5}),

@@ -114,11 +114,12 @@ def test_cuda_lr_schedule_reaches_a_replayed_multi_tensor_update(opt_name, kwarg
 @pytest.mark.parametrize("shape", [(32, 16, 26, 26), (32, 32, 11, 11), (3, 5, 7, 3), (2, 300, 4, 4),
                                    (1, 2, 130, 130), (4, 3, 100, 100), (16, 64, 32, 32)])
 def test_cuda_batchnorm_statistics_match_cpu_and_repeat_exactly(rng, dtype, shape):
-    """Statistics and backward sums: SimpleCNN's shapes and the other small ones take a block per
-    channel (norm.cpp's channel_per_block); (4, 3, 100, 100) (40000 values a channel) and
-    (16, 64, 32, 32) (a million values in all) take many partitions per channel. Same numbers as
-    the CPU, and a second call gives the same bits (the partitions are merged in a fixed
-    order)."""
+    """Statistics and backward sums: the forward takes a block per channel for channels of at
+    most 32768 values, the backward for at most 8192 (norm.cpp's channel_per_block): SimpleCNN's
+    second layer and the small shapes both ways, SimpleCNN's first layer (21632 values a
+    channel) and (1, 2, 130, 130) forward only; those two backward, (4, 3, 100, 100) and
+    (16, 64, 32, 32) take partitions, merged by every block of the channel. Same numbers as the
+    CPU, and a second call gives the same bits (the partitions are merged in a fixed order)."""
     C = shape[1]
     x = rng.standard_normal(shape).astype(dtype) * 3 + 1
     gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)
@@ -150,7 +151,8 @@ def test_cuda_batchnorm_statistics_match_cpu_and_repeat_exactly(rng, dtype, shap
 def test_cuda_batchnorm_relu_and_statistic_gradients_match_cpu(rng, dtype, shape):
     """The fused ReLU (the fusion pass's BatchNorm + ReLU) and the grad_mean/grad_var inputs of
     the backward, against the CPU, on both paths (a block per channel; partitions for the last
-    two shapes); the backward twice gives the same bits."""
+    two shapes' forward and the first and last two shapes' backward); the backward twice gives
+    the same bits."""
     C = shape[1]
     x = rng.standard_normal(shape).astype(dtype) * 2 - 0.5
     gamma, beta = rng.standard_normal(C).astype(dtype), rng.standard_normal(C).astype(dtype)

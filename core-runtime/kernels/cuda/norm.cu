@@ -21,17 +21,19 @@
 //
 // Per-channel sums run in double in two stages: blocks (q, c) reduce partition q of channel c
 // (P partitions of `chunk` values; the statistics as count, mean and M2 = sum (x - mean)^2 of
-// the partition, the backward sums as plain sums) into a small buffer, then one warp per
-// channel (lanes over partitions, then a fixed shuffle tree) merges the partitions
-// (Chan, Golub and LeVeque 1979 for mean and M2:
-// delta = mean_b - mean_a, M2 = M2_a + M2_b + delta^2 n_a n_b / n) and writes per-channel
-// coefficients (double); an elementwise kernel applies them in the tensor's dtype. (Measured
-// on a GPU machine and dropped: the elementwise pass merging the partitions itself, every block
-// every channel in its prologue, took 31 us per SimpleCNN step for the 19 us of the four
-// finishing and elementwise kernels it replaced.) Channels of few values take one block per
-// channel instead (train_channel, backward_channel: statistics, coefficients and the
-// elementwise pass in one launch). The path and the partition count depend on the shape only,
-// so the sums have one order on every GPU.
+// the partition, the backward sums as plain sums) into a small buffer; then, in training, blocks
+// (q, c) again: each merges its channel's partitions in one warp (lanes over partitions, then a
+// fixed shuffle tree; Chan, Golub and LeVeque 1979 for mean and M2:
+// delta = mean_b - mean_a, M2 = M2_a + M2_b + delta^2 n_a n_b / n), computes the channel's
+// coefficients (double) and applies them to partition q in the tensor's dtype (train_apply,
+// backward_apply: two launches a direction). Every block of a channel merges the same partials
+// in the same order, so they agree. (Measured on a GPU machine and dropped earlier: an
+// elementwise pass over all channels merging every channel's partitions in every block's
+// prologue, 31 us a SimpleCNN step; here a block merges its own channel's only.) The inference
+// backward merges in a warp per channel (backward_sums) and applies with an elementwise kernel.
+// Channels of few values take one block per channel instead (train_channel, backward_channel:
+// statistics, coefficients and the elementwise pass in one launch). The path and the partition
+// count depend on the shape only, so the sums have one order on every GPU.
 // Layouts: dense; 32-bit indices.
 #include "common.cuh"
 
@@ -133,7 +135,7 @@ __device__ __forceinline__ TrainingBackward training_backward(double gamma, doub
 }
 
 // A channel's statistics from one partition of all its M values (sums of d = x - shift:
-// ds, sq = sum d^2) and its affine map y = x*scale + shift: partial_stats' and train_stats'
+// ds, sq = sum d^2) and its affine map y = x*scale + shift: partial_stats' and train_apply's
 // arithmetic for P = 1.
 struct ChannelAffine {
   double mean, var, scale, shift;
@@ -172,31 +174,75 @@ __device__ __forceinline__ void write_statistics(const GGRunningUpdate& u, int c
   if (c == 0) *u.counter += u.add;
 }
 
-// coef[2c] = scale, coef[2c+1] = shift.
-template <typename T>
-__device__ void train_stats(const GGBatchNorm& p, double eps, const GGRunningUpdate& u, const T* gamma, const T* beta,
-                            T* mean_out, T* var_out, double* coef, const double* part) {
+// Channel c's (count, mean, M2) from its partitions (partial_stats' part), in the calling warp:
+// lane l merges partitions l, l + 32, ... in order, then the lanes merge in a fixed shuffle tree,
+// so the result (valid in lane 0) does not depend on timing.
+__device__ __forceinline__ Moments channel_moments(const GGBatchNorm& p, int c, const double* part) {
   const int lane = threadIdx.x & 31;
-  GG_BN_WARP_PER_CHANNEL(c, p.C) {
-    Moments m{0, 0, 0};
-    for (int q = lane; q < p.P; q += 32) {
-      const double* o = part + (c * p.P + q) * 3;
-      m = merge(m, Moments{o[0], o[1], o[2]});
-    }
+  Moments m{0, 0, 0};
+  for (int q = lane; q < p.P; q += 32) {
+    const double* o = part + ((int64_t)c * p.P + q) * 3;
+    m = merge(m, Moments{o[0], o[1], o[2]});
+  }
 #pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-      const Moments other{__shfl_down_sync(0xffffffffu, m.n, off), __shfl_down_sync(0xffffffffu, m.mean, off),
-                          __shfl_down_sync(0xffffffffu, m.m2, off)};
-      m = merge(m, other);
+  for (int off = 16; off > 0; off >>= 1) {
+    const Moments other{__shfl_down_sync(0xffffffffu, m.n, off), __shfl_down_sync(0xffffffffu, m.mean, off),
+                        __shfl_down_sync(0xffffffffu, m.m2, off)};
+    m = merge(m, other);
+  }
+  return m;
+}
+
+// The apply kernels' elementwise loops load this many values a thread before they store any
+// (a loop that loads and stores one at a time cannot overlap the loads: y may be x).
+constexpr int kApplyBatch = 4;
+
+// The training forward's second and last launch on the partition path (after partial_stats):
+// block (q, c) merges channel c's partitions in its first warp (channel_moments), computes
+// scale and shift, and applies affine()'s map (and the ReLU) to partition q of the channel.
+// Block (0, c) writes mean, var and BatchNorm2DTrainUpdate's state. Every block of a channel
+// computes the same coefficients from the same partials, so the output is one function of x.
+// Each element is read and written by one thread, which loads its batch before it stores: y may
+// be x.
+template <typename T>
+__device__ void train_apply(const GGBatchNorm& p, double eps, const GGRunningUpdate& u, int relu, const T* x,
+                            const T* gamma, const T* beta, T* y, T* mean_out, T* var_out, const double* part) {
+  __shared__ double coef[2];
+  const int M = p.N * p.I;
+  for (int c = blockIdx.y; c < p.C; c += gridDim.y) {
+    if (threadIdx.x < 32) {
+      const Moments m = channel_moments(p, c, part);
+      if (threadIdx.x == 0) {
+        double var = m.n > 0 ? m.m2 / m.n : 0.0;
+        var = var > 0 ? var : 0;
+        const double scale = (double)gamma[c] / sqrt(var + eps);
+        coef[0] = scale;
+        coef[1] = (double)beta[c] - m.mean * scale;
+        if (blockIdx.x == 0) write_statistics(u, c, (T)m.mean, (T)var, mean_out, var_out);
+      }
     }
-    if (lane == 0) {
-      double var = m.n > 0 ? m.m2 / m.n : 0.0;
-      var = var > 0 ? var : 0;
-      const double scale = (double)gamma[c] / sqrt(var + eps);
-      coef[2 * c] = scale;
-      coef[2 * c + 1] = (double)beta[c] - m.mean * scale;
-      write_statistics(u, c, (T)m.mean, (T)var, mean_out, var_out);
+    __syncthreads();
+    const T ts = (T)coef[0], tb = (T)coef[1];
+    for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
+      const int j1 = min(M, (q + 1) * p.chunk);
+      for (int j0 = q * p.chunk + threadIdx.x; j0 < j1; j0 += kApplyBatch * blockDim.x) {
+        int e[kApplyBatch];
+        T v[kApplyBatch];
+#pragma unroll
+        for (int k = 0; k < kApplyBatch; ++k) {
+          const int j = j0 + k * blockDim.x;
+          e[k] = j < j1 ? element(p, c, j) : -1;
+          v[k] = j < j1 ? x[e[k]] : T(0);
+        }
+#pragma unroll
+        for (int k = 0; k < kApplyBatch; ++k) {
+          if (e[k] < 0) continue;
+          const T r = v[k] * ts + tb;
+          y[e[k]] = (relu && !(r > T(0))) ? T(0) : r;
+        }
+      }
     }
+    __syncthreads();  // coef is rewritten for the block's next channel
   }
 }
 
@@ -260,6 +306,71 @@ __device__ void partial_sums(const GGBatchNorm& p, const T* g, const T* x, const
     }
 }
 
+// Channel c's backward sums sg, sgd from its partitions (partial_sums' part), in the calling
+// warp: lanes over partitions in order, then a fixed shuffle tree; valid in lane 0.
+__device__ __forceinline__ void channel_grad_sums(const GGBatchNorm& p, int c, const double* part, double& sg,
+                                                  double& sgd) {
+  const int lane = threadIdx.x & 31;
+  sg = 0;
+  sgd = 0;
+  for (int q = lane; q < p.P; q += 32) {
+    sg += part[((int64_t)c * p.P + q) * 2];
+    sgd += part[((int64_t)c * p.P + q) * 2 + 1];
+  }
+  sg = gg::warp_sum(sg);
+  sgd = gg::warp_sum(sgd);
+}
+
+// The training backward's second and last launch on the partition path (after partial_sums):
+// block (q, c) merges channel c's sums in its first warp, computes backward_sums' mode-0
+// coefficients, and applies backward_dx's arithmetic to partition q; block (0, c) writes dgamma
+// and dbeta. dx may be g.
+template <typename T>
+__device__ void backward_apply(const GGBatchNorm& p, double eps, const T* g, const T* x, const T* gamma,
+                               const T* center, const T* var, const T* gmean, const T* gvar, T* dx, T* dgamma,
+                               T* dbeta, const double* part) {
+  __shared__ double coef[3];
+  const int M = p.N * p.I;
+  const double m = (double)p.N * p.I;
+  for (int c = blockIdx.y; c < p.C; c += gridDim.y) {
+    if (threadIdx.x < 32) {
+      double sg, sgd;
+      channel_grad_sums(p, c, part, sg, sgd);
+      if (threadIdx.x == 0) {
+        const double invstd = 1.0 / sqrt((double)var[c] + eps);
+        if (blockIdx.x == 0) {
+          dbeta[c] = (T)sg;
+          dgamma[c] = (T)(invstd * sgd);
+        }
+        const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
+        coef[0] = t.a;
+        coef[1] = t.b;
+        coef[2] = t.k - t.b * (double)center[c];
+      }
+    }
+    __syncthreads();
+    const T ta = (T)coef[0], tb = (T)coef[1], tk = (T)coef[2];
+    for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
+      const int j1 = min(M, (q + 1) * p.chunk);
+      for (int j0 = q * p.chunk + threadIdx.x; j0 < j1; j0 += kApplyBatch * blockDim.x) {
+        int e[kApplyBatch];
+        T gv[kApplyBatch], xv[kApplyBatch];
+#pragma unroll
+        for (int k = 0; k < kApplyBatch; ++k) {
+          const int j = j0 + k * blockDim.x;
+          e[k] = j < j1 ? element(p, c, j) : -1;
+          gv[k] = j < j1 ? g[e[k]] : T(0);
+          xv[k] = j < j1 ? x[e[k]] : T(0);
+        }
+#pragma unroll
+        for (int k = 0; k < kApplyBatch; ++k)
+          if (e[k] >= 0) dx[e[k]] = ta * gv[k] + tb * xv[k] + tk;
+      }
+    }
+    __syncthreads();
+  }
+}
+
 // mode 0: training backward (coef = a, b, k - b*mean; gmean/gvar optional)
 // mode 1: inference backward (coef = a, 0, 0; writes drm, drv)
 template <typename T>
@@ -269,13 +380,8 @@ __device__ void backward_sums(int mode, const GGBatchNorm& p, double eps, const 
   const double m = (double)p.N * p.I;
   const int lane = threadIdx.x & 31;
   GG_BN_WARP_PER_CHANNEL(c, p.C) {
-    double sg = 0, sgd = 0;
-    for (int q = lane; q < p.P; q += 32) {
-      sg += part[(c * p.P + q) * 2];
-      sgd += part[(c * p.P + q) * 2 + 1];
-    }
-    sg = gg::warp_sum(sg);
-    sgd = gg::warp_sum(sgd);
+    double sg, sgd;
+    channel_grad_sums(p, (int)c, part, sg, sgd);
     if (lane != 0) continue;
     const double mu = (double)center[c];
     const double invstd = 1.0 / sqrt((double)var[c] + eps);
@@ -309,7 +415,7 @@ __device__ void backward_dx(const GGBatchNorm& p, int n, T* dx, const T* g, cons
 // of few values, where the three launches of the partition path were most of the time: about
 // 8 us of a SimpleCNN layer's forward on a GPU machine). The statistics are partial_stats' with
 // one partition (P = 1: one pass over values shifted by the channel's first value, summed in
-// double over the block) and train_stats' finishing of that one partition (merging with empty
+// double over the block) and train_apply's finishing of that one partition (merging with empty
 // partitions changes nothing); then the same block applies the affine map (and the ReLU) to
 // its channel, with affine()'s arithmetic. With one multiprocessor doing a whole channel, the
 // time is memory latency: each thread loads kChannelBatch values before it uses any (the sums
@@ -573,9 +679,16 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
   GG_KERNEL void gg_bn_partial_stats_##suffix(GGBatchNorm p, const T* x, double* part) {              \
     gg_bn::partial_stats<T>(p, x, part);                                                              \
   }                                                                                                   \
-  GG_KERNEL void gg_bn_train_stats_##suffix(GGBatchNorm p, double eps, GGRunningUpdate u, const T* gamma,     \
-                                            const T* beta, T* mean, T* var, double* coef, const double* part) { \
-    gg_bn::train_stats<T>(p, eps, u, gamma, beta, mean, var, coef, part);                             \
+  GG_KERNEL void gg_bn_train_apply_##suffix(GGBatchNorm p, double eps, GGRunningUpdate u, int relu, const T* x, \
+                                            const T* gamma, const T* beta, T* y, T* mean, T* var,     \
+                                            const double* part) {                                    \
+    gg_bn::train_apply<T>(p, eps, u, relu, x, gamma, beta, y, mean, var, part);                       \
+  }                                                                                                   \
+  GG_KERNEL void gg_bn_backward_apply_##suffix(GGBatchNorm p, double eps, const T* g, const T* x,        \
+                                               const T* gamma, const T* center, const T* var,           \
+                                               const T* gmean, const T* gvar, T* dx, T* dgamma, T* dbeta, \
+                                               const double* part) {                                  \
+    gg_bn::backward_apply<T>(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta, part); \
   }                                                                                                   \
   GG_KERNEL void gg_bn_inference_coef_##suffix(int64_t C, double eps, const T* gamma, const T* beta,    \
                                                const T* rm, const T* rv, double* coef) {              \

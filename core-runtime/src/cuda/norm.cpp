@@ -14,9 +14,10 @@ namespace glassgrad {
 namespace cuda {
 
 // The CUDA functions launched here (functions.h).
-const FunctionNames kNormFunctions({"gg_bn_partial_stats", "gg_bn_train_stats", "gg_bn_affine", "gg_bn_inference_coef",
-                                    "gg_bn_partial_sums", "gg_bn_backward_sums", "gg_bn_backward_dx",
-                                    "gg_bn_update_stats", "gg_bn_train_channel", "gg_bn_backward_channel"},
+const FunctionNames kNormFunctions({"gg_bn_partial_stats", "gg_bn_train_apply", "gg_bn_affine", "gg_bn_inference_coef",
+                                    "gg_bn_partial_sums", "gg_bn_backward_apply", "gg_bn_backward_sums",
+                                    "gg_bn_backward_dx", "gg_bn_update_stats", "gg_bn_train_channel",
+                                    "gg_bn_backward_channel"},
                                    float_dtypes());
 const FunctionNames kNormVectorFunctions({"gg_bn_train_channel_vec", "gg_bn_backward_channel_vec"}, {DType::Float32});
 
@@ -52,17 +53,21 @@ GGBatchNorm bn_params(const NCI& d) {
   return p;
 }
 
-// Channels of at most kChannelValues values, kChannelTotal values in all, run a block per
-// channel that does the whole op in one launch (train_channel, backward_channel) instead of the
-// partition path's three: in a small model's step those launches, not the arithmetic, were the
-// time (SimpleCNN: 16 x 21632 and 32 x 3872 values; about 15 of a step's 145 us on a GPU
-// machine went to its two BatchNorms' six forward and six backward launches). Larger ones keep
-// the partitions, which spread a channel over many multiprocessors. A function of the shape
-// only, as the partitions are, so the summation order is the same on every GPU.
-constexpr int64_t kChannelValues = 32768, kChannelTotal = int64_t(1) << 19;
-bool channel_per_block(const NCI& d) {
+// Channels of at most kForwardChannelValues (forward) or kBackwardChannelValues (backward)
+// values, kChannelTotal values in all, run a block per channel that does the whole op in one
+// launch (train_channel, backward_channel) instead of the partition path's two (the partitions'
+// sums, then a block per partition and channel that merges its channel's and applies them): in
+// a small model's step the launches, not the arithmetic, were the time (SimpleCNN's second
+// BatchNorm, 32 x 3872 values). Larger ones take the partitions, which spread a channel over
+// many multiprocessors. The limits differ by direction as measured on a GPU machine on
+// SimpleCNN's first BatchNorm (16 channels of 21632 values): forward 6.9 us as a block per
+// channel, 3.1 + 5.0 us on partitions; backward 8.6 us as a block per channel, 3.2 + 3.4 us on
+// partitions. A function of the shape only, as the partitions are, so the summation order is
+// the same on every GPU.
+constexpr int64_t kForwardChannelValues = 32768, kBackwardChannelValues = 8192, kChannelTotal = int64_t(1) << 19;
+bool channel_per_block(const NCI& d, bool backward) {
   const int64_t M = d.N * d.I;
-  return M <= kChannelValues && M * d.C <= kChannelTotal;
+  return M <= (backward ? kBackwardChannelValues : kForwardChannelValues) && M * d.C <= kChannelTotal;
 }
 Dim3 channel_grid(const NCI& d) { return Dim3{static_cast<unsigned>(std::min<int64_t>(d.C, 65535))}; }
 
@@ -97,7 +102,7 @@ void train(const KernelContext& c, const GGRunningUpdate& u) {
   const DType dt = x.dtype();
   require_int32_sizes(c, op);
   const GGBatchNorm p = bn_params(d);
-  if (channel_per_block(d)) {
+  if (channel_per_block(d, false)) {
     const bool vec = float4_channels(dt, d.I, {x.data_ptr(), y.data_ptr()});
     launch(s, st, kname(vec ? "gg_bn_train_channel_vec" : "gg_bn_train_channel", dt).c_str(), channel_grid(d),
            Dim3{channel_block(d.N * d.I / (vec ? 4 : 1))}, site, p, eps, u, relu_of(c.attrs), x.data_ptr(),
@@ -105,17 +110,14 @@ void train(const KernelContext& c, const GGRunningUpdate& u) {
            c.outputs[2].data_ptr());
     return;
   }
-  const Tensor coef = coef_buffer(x, 2, d.C);
+  // Partitions: their statistics, then a block per (partition, channel) merges its channel's
+  // and normalizes its partition.
   const Tensor part = coef_buffer(x, 3 * p.P, d.C);
   launch(s, st, kname("gg_bn_partial_stats", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
          x.data_ptr(), part.data_ptr());
-  launch(s, st, kname("gg_bn_train_stats", dt).c_str(), Dim3{blocks_for(s, d.C * 32, 128)}, Dim3{128}, site, p, eps, u,
-         c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
-         coef.data_ptr(), static_cast<const void*>(part.data_ptr()));
-  const int n = static_cast<int>(x.numel());
-  if (n == 0) return;
-  launch(s, st, kname("gg_bn_affine", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, p, n,
-         relu_of(c.attrs), y.data_ptr(), x.data_ptr(), coef.data_ptr());
+  launch(s, st, kname("gg_bn_train_apply", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p, eps, u,
+         relu_of(c.attrs), x.data_ptr(), c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), y.data_ptr(),
+         c.outputs[1].data_ptr(), c.outputs[2].data_ptr(), static_cast<const void*>(part.data_ptr()));
 }
 
 void bn_train(const KernelContext& c) { train(c, GGRunningUpdate{}); }
@@ -175,7 +177,7 @@ void bn_backward(const KernelContext& c) {
   auto opt = [&](size_t i) -> void* { return c.inputs.size() > i ? c.inputs[i].data_ptr() : nullptr; };
   void* gmean = MODE == 0 ? opt(5) : nullptr;
   void* gvar = MODE == 0 ? opt(6) : nullptr;
-  if (MODE == 0 && channel_per_block(d)) {
+  if (MODE == 0 && channel_per_block(d, true)) {
     const bool vec = float4_channels(dt, d.I, {g.data_ptr(), x.data_ptr(), c.outputs[0].data_ptr()});
     launch(s, st, kname(vec ? "gg_bn_backward_channel_vec" : "gg_bn_backward_channel", dt).c_str(), channel_grid(d),
            Dim3{channel_block(d.N * d.I / (vec ? 4 : 1))}, site, p, eps, g.data_ptr(), x.data_ptr(),
@@ -183,8 +185,17 @@ void bn_backward(const KernelContext& c) {
            c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr());
     return;
   }
-  const Tensor coef = coef_buffer(x, 3, d.C);
   const Tensor part = coef_buffer(x, 2 * p.P, d.C);
+  if (MODE == 0) {  // the sums of the partitions, then a block per (partition, channel) applies them
+    launch(s, st, kname("gg_bn_partial_sums", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p,
+           g.data_ptr(), x.data_ptr(), c.inputs[3].data_ptr(), part.data_ptr());
+    launch(s, st, kname("gg_bn_backward_apply", dt).c_str(), partition_grid(p), Dim3{partition_block(p)}, site, p, eps,
+           g.data_ptr(), x.data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[4].data_ptr(), gmean,
+           gvar, c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
+           static_cast<const void*>(part.data_ptr()));
+    return;
+  }
+  const Tensor coef = coef_buffer(x, 3, d.C);
   void* drm = MODE == 1 ? c.outputs[3].data_ptr() : nullptr;
   void* drv = MODE == 1 ? c.outputs[4].data_ptr() : nullptr;
   const int mode = MODE;
