@@ -193,8 +193,52 @@ __device__ __forceinline__ Moments channel_moments(const GGBatchNorm& p, int c, 
   return m;
 }
 
-// The apply kernels' elementwise loops load this many values a thread before they store any
-// (a loop that loads and stores one at a time cannot overlap the loads: y may be x).
+// The elementwise passes over channel c's values [jb, je), the calling block's threads taking
+// j = jb + threadIdx.x, + blockDim.x, ...: each thread loads BATCH values before it stores any
+// (a loop that loads and stores one at a time cannot overlap the loads; y may be x, dx may be g,
+// since each element is loaded and stored by one thread).
+//   affine_range: y = x*ts + tb (affine()'s arithmetic), then the ReLU when relu
+//   dx_range:     dx = ta*g + tb*x + tk (backward_dx's arithmetic)
+template <int BATCH, typename T>
+__device__ __forceinline__ void affine_range(const GGBatchNorm& p, int c, int jb, int je, int relu, T ts, T tb,
+                                             const T* x, T* y) {
+  for (int j0 = jb + threadIdx.x; j0 < je; j0 += BATCH * blockDim.x) {
+    int e[BATCH];
+    T v[BATCH];
+#pragma unroll
+    for (int k = 0; k < BATCH; ++k) {
+      const int j = j0 + k * blockDim.x;
+      e[k] = j < je ? element(p, c, j) : -1;
+      v[k] = j < je ? x[e[k]] : T(0);
+    }
+#pragma unroll
+    for (int k = 0; k < BATCH; ++k) {
+      if (e[k] < 0) continue;
+      const T r = v[k] * ts + tb;
+      y[e[k]] = (relu && !(r > T(0))) ? T(0) : r;
+    }
+  }
+}
+template <int BATCH, typename T>
+__device__ __forceinline__ void dx_range(const GGBatchNorm& p, int c, int jb, int je, T ta, T tb, T tk, const T* g,
+                                         const T* x, T* dx) {
+  for (int j0 = jb + threadIdx.x; j0 < je; j0 += BATCH * blockDim.x) {
+    int e[BATCH];
+    T gv[BATCH], xv[BATCH];
+#pragma unroll
+    for (int k = 0; k < BATCH; ++k) {
+      const int j = j0 + k * blockDim.x;
+      e[k] = j < je ? element(p, c, j) : -1;
+      gv[k] = j < je ? g[e[k]] : T(0);
+      xv[k] = j < je ? x[e[k]] : T(0);
+    }
+#pragma unroll
+    for (int k = 0; k < BATCH; ++k)
+      if (e[k] >= 0) dx[e[k]] = ta * gv[k] + tb * xv[k] + tk;
+  }
+}
+
+// The apply kernels' batch (a partition's few values a thread).
 constexpr int kApplyBatch = 4;
 
 // The training forward's second and last launch on the partition path (after partial_stats):
@@ -223,25 +267,8 @@ __device__ void train_apply(const GGBatchNorm& p, double eps, const GGRunningUpd
     }
     __syncthreads();
     const T ts = (T)coef[0], tb = (T)coef[1];
-    for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
-      const int j1 = min(M, (q + 1) * p.chunk);
-      for (int j0 = q * p.chunk + threadIdx.x; j0 < j1; j0 += kApplyBatch * blockDim.x) {
-        int e[kApplyBatch];
-        T v[kApplyBatch];
-#pragma unroll
-        for (int k = 0; k < kApplyBatch; ++k) {
-          const int j = j0 + k * blockDim.x;
-          e[k] = j < j1 ? element(p, c, j) : -1;
-          v[k] = j < j1 ? x[e[k]] : T(0);
-        }
-#pragma unroll
-        for (int k = 0; k < kApplyBatch; ++k) {
-          if (e[k] < 0) continue;
-          const T r = v[k] * ts + tb;
-          y[e[k]] = (relu && !(r > T(0))) ? T(0) : r;
-        }
-      }
-    }
+    for (int q = blockIdx.x; q < p.P; q += gridDim.x)
+      affine_range<kApplyBatch>(p, c, q * p.chunk, min(M, (q + 1) * p.chunk), relu, ts, tb, x, y);
     __syncthreads();  // coef is rewritten for the block's next channel
   }
 }
@@ -350,23 +377,8 @@ __device__ void backward_apply(const GGBatchNorm& p, double eps, const T* g, con
     }
     __syncthreads();
     const T ta = (T)coef[0], tb = (T)coef[1], tk = (T)coef[2];
-    for (int q = blockIdx.x; q < p.P; q += gridDim.x) {
-      const int j1 = min(M, (q + 1) * p.chunk);
-      for (int j0 = q * p.chunk + threadIdx.x; j0 < j1; j0 += kApplyBatch * blockDim.x) {
-        int e[kApplyBatch];
-        T gv[kApplyBatch], xv[kApplyBatch];
-#pragma unroll
-        for (int k = 0; k < kApplyBatch; ++k) {
-          const int j = j0 + k * blockDim.x;
-          e[k] = j < j1 ? element(p, c, j) : -1;
-          gv[k] = j < j1 ? g[e[k]] : T(0);
-          xv[k] = j < j1 ? x[e[k]] : T(0);
-        }
-#pragma unroll
-        for (int k = 0; k < kApplyBatch; ++k)
-          if (e[k] >= 0) dx[e[k]] = ta * gv[k] + tb * xv[k] + tk;
-      }
-    }
+    for (int q = blockIdx.x; q < p.P; q += gridDim.x)
+      dx_range<kApplyBatch>(p, c, q * p.chunk, min(M, (q + 1) * p.chunk), ta, tb, tk, g, x, dx);
     __syncthreads();
   }
 }
@@ -455,23 +467,7 @@ __device__ void train_channel(const GGBatchNorm& p, double eps, const GGRunningU
     const ChannelAffine st = channel_affine(shift, ds, sq, M, (double)gamma[c], (double)beta[c], eps);
     const T ts = (T)st.scale, tb = (T)st.shift;
     if (threadIdx.x == 0) write_statistics(ru, c, (T)st.mean, (T)st.var, mean_out, var_out);
-    for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
-      int e[kChannelBatch];
-      T v[kChannelBatch];
-#pragma unroll
-      for (int u = 0; u < kChannelBatch; ++u) {
-        const int j = j0 + u * step;
-        e[u] = j < M ? element(p, c, j) : -1;
-        v[u] = j < M ? x[e[u]] : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kChannelBatch; ++u) {
-        if (e[u] >= 0) {
-          const T r = v[u] * ts + tb;
-          y[e[u]] = (relu && !(r > T(0))) ? T(0) : r;
-        }
-      }
-    }
+    affine_range<kChannelBatch>(p, c, 0, M, relu, ts, tb, x, y);
   }
 }
 
@@ -514,20 +510,7 @@ __device__ void backward_channel(const GGBatchNorm& p, double eps, const T* g, c
     }
     const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
     const T ta = (T)t.a, tb = (T)t.b, tk = (T)(t.k - t.b * mu);
-    for (int j0 = threadIdx.x; j0 < M; j0 += kChannelBatch * step) {
-      int e[kChannelBatch];
-      T gv[kChannelBatch], xv[kChannelBatch];
-#pragma unroll
-      for (int u = 0; u < kChannelBatch; ++u) {
-        const int j = j0 + u * step;
-        e[u] = j < M ? element(p, c, j) : -1;
-        gv[u] = j < M ? g[e[u]] : T(0);
-        xv[u] = j < M ? x[e[u]] : T(0);
-      }
-#pragma unroll
-      for (int u = 0; u < kChannelBatch; ++u)
-        if (e[u] >= 0) dx[e[u]] = ta * gv[u] + tb * xv[u] + tk;
-    }
+    dx_range<kChannelBatch>(p, c, 0, M, ta, tb, tk, g, x, dx);
   }
 }
 
