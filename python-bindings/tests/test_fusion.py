@@ -5,6 +5,7 @@ import pytest
 
 import glassgrad as gg
 from glassgrad import _C
+from training_helpers import train_step
 
 
 @pytest.fixture
@@ -220,14 +221,7 @@ def _batchnorm_state_step(fuse, momentum, steps=2, dtype="float64", make=None):
     x = gg.tensor(rng.standard_normal((5, 3, 6, 6)).astype(dtype))
     y = gg.tensor(rng.integers(0, 2, 5))
 
-    def step(x, y):
-        loss = gg.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-
-    run = gg.compile(step)
+    run = gg.compile(train_step(model, opt))
     for _ in range(steps):
         loss = run(x, y)
     state = [t.numpy() for layer in (bn, bn1d)

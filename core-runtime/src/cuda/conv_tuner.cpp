@@ -143,7 +143,6 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
   std::vector<float> batched;  // the finalists' batched times (infinite for the others); empty: none
   int batch_reps = 0;
   double setup_ms = 0, first_ms = 0;
-  const Clock::time_point t_total = t0;
   try {
     check(api().cuMemsetD8Async(all.ptr, kScratchByte, sizes[0] + sizes[1] + sizes[2] + sizes[3], st), "autotuner fill");
     ev.e.assign(cands.size() + 1, nullptr);
@@ -220,7 +219,7 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
   }
   // How long the tuning took on the host, by phase: scratch set-up, the warm-up runs (whose
   // first launch of each kernel loads it), the timed rounds.
-  const double total_ms = ms_since(t_total);
+  const double total_ms = ms_since(t0);
   o << "; tuned in " << total_ms << " ms (set-up " << setup_ms << ", first runs " << first_ms << ", timing "
     << (total_ms - setup_ms - first_ms) << ")";
   note = o.str();
