@@ -214,6 +214,7 @@ GENERIC_SHAPES = [
     ((2, 12, 11, 9), (18, 4, 3, 3), [1, 2], [0, 1, 2, 0], [1, 1], 3),       # grouped, asymmetric
     ((2, 8, 14, 13), (6, 8, 3, 3), [1, 1], [2, 2, 2, 2], [2, 2], 1),        # dilated 'same'
     ((2, 8, 15, 12), (8, 4, 3, 2), [2, 1], [1, 0, 2, 1], [3, 2], 2),        # grouped and dilated
+    ((2, 3, 40, 9), (5, 3, 33, 3), [1, 1], [16, 16, 1, 1], [1, 1], 1),      # 33 rows: past the tap masks
 ]
 
 
@@ -222,7 +223,8 @@ GENERIC_SHAPES = [
                          ids=[f"{c[0]}x{c[1]}g{c[5]}d{c[4][0]}" for c in GENERIC_SHAPES])
 def test_cuda_grouped_and_dilated_convolutions_match_cpu(rng, dtype, xs, ws, stride, pad, dil, groups):
     """The generic kernels (PyTorch's semantics), whatever algorithm is forced: all three ops,
-    with bias and the fused ReLU."""
+    with bias and the fused ReLU. Filters wider than 32 taps run there too (the implicit GEMM's
+    tap masks are 32 bits)."""
     x, w, b = _rand(rng, *xs, dtype=dtype), _rand(rng, *ws, dtype=dtype), _rand(rng, ws[0], dtype=dtype)
     oh = (xs[2] + pad[0] + pad[1] - dil[0] * (ws[2] - 1) - 1) // stride[0] + 1
     ow = (xs[3] + pad[2] + pad[3] - dil[1] * (ws[3] - 1) - 1) // stride[1] + 1

@@ -36,38 +36,49 @@ constexpr int kDirectInBytes = 16384;
 constexpr int kDirectWBytes = 8192;
 
 // ---- implicit GEMM operands ------------------------------------------------------------
+// Bits lo .. hi - 1 of a tap mask (lo, hi clipped by the caller to at most the filter's extent,
+// which is at most 32: the launcher sends wider filters to the generic kernels).
+__device__ __forceinline__ unsigned span_mask(int lo, int hi) {
+  lo = max(lo, 0);
+  return hi > lo ? (~0u >> (32 - hi)) & (~0u << lo) : 0u;
+}
+
 // x gathered by output pixel np = (nb, oh, ow) and filter tap crs = (c, r, s):
 //   x[nb, c, oh*sh - pt + r, ow*sw - pl + s], 0 outside the image.
-// The pixel part (image base and top-left corner of the receptive field) and the tap part
-// (channel plane + r*W + s) are computed separately, each once per tile or step, so an
-// element costs two adds and two unsigned compares.
+// The pixel part (image base, and which filter rows r and columns s land inside the image, as
+// bit masks) and the tap part (channel plane + r*W + s, and the bits of r and s) are computed
+// separately, each once per tile or step, so an element costs two bit tests (its predicate), an
+// add and an address.
 template <typename T>
 struct XGather {
   const T* x;
   GGConvGemm g;
   struct Pix {
-    int base, ih0, iw0;  // base = nb*C*H*W + ih0*W + iw0
+    int base;              // nb*C*H*W + ih0*W + iw0, (ih0, iw0) the receptive field's corner
+    unsigned rows, cols;   // bit r: 0 <= ih0 + r < H; bit s: 0 <= iw0 + s < W
   };
   struct Tap {
-    int off, r, s;  // off = c*H*W + r*W + s
+    int off;               // c*H*W + r*W + s
+    unsigned rbit, sbit;   // 1 << r, 1 << s
   };
   __device__ __forceinline__ Pix pix(int np) const {
     const int P = g.OH * g.OW;
     const int nb = gg::fast_div(g.div_P, np), p = np - nb * P;
     const int oh = gg::fast_div(g.div_OW, p), ow = p - oh * g.OW;
     const int ih0 = oh * g.sh - g.pt, iw0 = ow * g.sw - g.pl;
-    return Pix{nb * g.C * g.H * g.W + ih0 * g.W + iw0, ih0, iw0};
+    return Pix{nb * g.C * g.H * g.W + ih0 * g.W + iw0, span_mask(-ih0, min(g.H - ih0, g.R)),
+               span_mask(-iw0, min(g.W - iw0, g.S))};
   }
   __device__ __forceinline__ Tap tap(int crs) const {
     const int RS = g.R * g.S;
     const int c = gg::fast_div(g.div_RS, crs), rs = crs - c * RS;
     const int r = gg::fast_div(g.div_S, rs), s = rs - r * g.S;
-    return Tap{c * g.H * g.W + r * g.W + s, r, s};
+    return Tap{c * g.H * g.W + r * g.W + s, 1u << r, 1u << s};
   }
-  __device__ __forceinline__ T at(const Pix& p, const Tap& t) const {
-    const unsigned ih = (unsigned)(p.ih0 + t.r), iw = (unsigned)(p.iw0 + t.s);
-    return (ih < (unsigned)g.H && iw < (unsigned)g.W) ? x[p.base + t.off] : T(0);
+  __device__ __forceinline__ bool valid(const Pix& p, const Tap& t) const {
+    return (p.rows & t.rbit) != 0 && (p.cols & t.sbit) != 0;
   }
+  __device__ __forceinline__ const T* address(const Pix& p, const Tap& t) const { return x + (p.base + t.off); }
 };
 
 // Forward: Y[K x NP] = W[K x CRS] X[CRS x NP].
@@ -80,7 +91,8 @@ struct FwdA {  // A(k, crs) = w[k, crs]
   int CRS;
   __device__ __forceinline__ int index(int m) const { return m * CRS; }
   __device__ __forceinline__ int kindex(int k) const { return k; }
-  __device__ __forceinline__ T load(int i, int k) const { return w[i + k]; }
+  __device__ __forceinline__ bool valid(int, int) const { return true; }
+  __device__ __forceinline__ const T* address(int i, int k) const { return w + (i + k); }
 };
 template <typename T>
 struct FwdB {  // B(crs, np): consecutive threads take consecutive pixels
@@ -90,7 +102,8 @@ struct FwdB {  // B(crs, np): consecutive threads take consecutive pixels
   XGather<T> x;
   __device__ __forceinline__ Index index(int np) const { return x.pix(np); }
   __device__ __forceinline__ KIndex kindex(int crs) const { return x.tap(crs); }
-  __device__ __forceinline__ T load(const Index& p, const KIndex& t) const { return x.at(p, t); }
+  __device__ __forceinline__ bool valid(const Index& p, const KIndex& t) const { return x.valid(p, t); }
+  __device__ __forceinline__ const T* address(const Index& p, const KIndex& t) const { return x.address(p, t); }
 };
 template <typename T>
 struct FwdStore {  // y[nb, k, p] = v + bias[k]
@@ -136,34 +149,38 @@ struct BinA {  // A(c, kab) = w[k, c, r0 + sh*a, s0 + sw*b]
     const int a = gg::fast_div(g.div_Sa, ab), b = ab - a * g.Sa;
     return (k * g.C * g.R + g.r0 + g.sh * a) * g.S + g.s0 + g.sw * b;
   }
-  __device__ __forceinline__ T load(int i, int k) const { return w[i + k]; }
+  __device__ __forceinline__ bool valid(int, int) const { return true; }
+  __device__ __forceinline__ const T* address(int i, int k) const { return w + (i + k); }
 };
 template <typename T>
 struct BinB {  // B(kab, (n, i, j)): consecutive threads take consecutive phase pixels
   static constexpr bool kKFast = false;
   struct Index {
-    int base, ti, tj;  // base = n*K*OH*OW; ti = i + dh, tj = j + dw
+    int base;            // n*K*OH*OW + ti*OW + tj, with ti = i + dh, tj = j + dw
+    unsigned as, bs;     // bit a: 0 <= ti - a < OH; bit b: 0 <= tj - b < OW
   };
   struct KIndex {
-    int off, a, b;  // off = k*OH*OW
+    int off;             // k*OH*OW - a*OW - b
+    unsigned abit, bbit; // 1 << a, 1 << b
   };
   const T* dy;
   GGConvGemm g;
   __device__ __forceinline__ Index index(int pix) const {
     const int PP = g.Hp * g.Wp, nb = gg::fast_div(g.div_PP, pix), ij = pix - nb * PP;
     const int i = gg::fast_div(g.div_Wp, ij), j = ij - i * g.Wp;
-    return Index{nb * g.K * g.OH * g.OW, i + g.dh, j + g.dw};
+    const int ti = i + g.dh, tj = j + g.dw;
+    return Index{nb * g.K * g.OH * g.OW + ti * g.OW + tj, span_mask(ti - g.OH + 1, min(ti + 1, g.Ra)),
+                 span_mask(tj - g.OW + 1, min(tj + 1, g.Sa))};
   }
   __device__ __forceinline__ KIndex kindex(int kab) const {
     const int k = gg::fast_div(g.div_RaSa, kab), ab = kab - k * g.Ra * g.Sa;
-    const int a = gg::fast_div(g.div_Sa, ab);
-    return KIndex{k * g.OH * g.OW, a, ab - a * g.Sa};
+    const int a = gg::fast_div(g.div_Sa, ab), b = ab - a * g.Sa;
+    return KIndex{k * g.OH * g.OW - a * g.OW - b, 1u << a, 1u << b};
   }
-  __device__ __forceinline__ T load(const Index& p, const KIndex& t) const {
-    const int oh = p.ti - t.a, ow = p.tj - t.b;
-    return ((unsigned)oh < (unsigned)g.OH && (unsigned)ow < (unsigned)g.OW) ? dy[p.base + t.off + oh * g.OW + ow]
-                                                                               : T(0);
+  __device__ __forceinline__ bool valid(const Index& p, const KIndex& t) const {
+    return (p.as & t.abit) != 0 && (p.bs & t.bbit) != 0;
   }
+  __device__ __forceinline__ const T* address(const Index& p, const KIndex& t) const { return dy + (p.base + t.off); }
 };
 template <typename T>
 struct BinStore {  // dx[n, c, ph + sh*i, pw + sw*j]
@@ -192,7 +209,8 @@ struct BwA {  // A(k, np) = dy[nb, k, p]
     const int P = g.OH * g.OW, nb = gg::fast_div(g.div_P, np);
     return nb * g.K * P + (np - nb * P);
   }
-  __device__ __forceinline__ T load(int i, int k) const { return dy[i + k]; }
+  __device__ __forceinline__ bool valid(int, int) const { return true; }
+  __device__ __forceinline__ const T* address(int i, int k) const { return dy + (i + k); }
 };
 template <typename T>
 struct BwB {  // B(np, crs) = x gathered
@@ -202,7 +220,8 @@ struct BwB {  // B(np, crs) = x gathered
   XGather<T> x;
   __device__ __forceinline__ Index index(int crs) const { return x.tap(crs); }
   __device__ __forceinline__ KIndex kindex(int np) const { return x.pix(np); }
-  __device__ __forceinline__ T load(const Index& t, const KIndex& p) const { return x.at(p, t); }
+  __device__ __forceinline__ bool valid(const Index& t, const KIndex& p) const { return x.valid(p, t); }
+  __device__ __forceinline__ const T* address(const Index& t, const KIndex& p) const { return x.address(p, t); }
 };
 template <typename T>
 struct DenseStore {  // dw[k, crs]

@@ -456,6 +456,10 @@ bool narrow_tile_applies(const Problem& p, int tile) {
 
 bool grouped_or_dilated(const Problem& p) { return p.g.G != 1 || p.g.dh != 1 || p.g.dw != 1; }
 
+// The implicit GEMM's gathers test a tap against 32-bit masks of the filter rows and columns
+// inside the image (conv.cu, span_mask): wider filters take the generic kernels too.
+bool generic_only(const Problem& p) { return grouped_or_dilated(p) || p.g.R > 32 || p.g.S > 32; }
+
 bool winograd_applies(const Problem& p) {
   const GGConv& g = p.g;
   return !grouped_or_dilated(p) && p.dt == DType::Float32 && g.R == 3 && g.S == 3 && g.sh == 1 && g.sw == 1 && g.OH > 0 && g.OW > 0 &&
@@ -479,7 +483,7 @@ std::string Choice::describe() const {
   switch (algo) {
     case Algo::Direct: return "direct";
     case Algo::FewChannels: return "direct (few channels, 32 x 32 tiles)";
-    case Algo::Generic: return "generic (grouped or dilated)";
+    case Algo::Generic: return "generic (grouped, dilated, or a filter wider than 32)";
     case Algo::Gemm:
       return std::string("implicit GEMM") + (gemm_tile >= 0 ? std::string(" tile ") + kTiles[gemm_tile].tile : "") +
              " (target " + std::to_string(target) + " threads)";
@@ -494,7 +498,7 @@ std::string Choice::describe() const {
 Choice heuristic(const Problem& p, int64_t sms) {
   const int f = forced_algo();
   Choice c;
-  if (grouped_or_dilated(p)) {  // whatever set_conv_algo says: nothing else computes them
+  if (generic_only(p)) {  // whatever set_conv_algo says: nothing else computes them
     c.algo = Algo::Generic;
     return c;
   }
@@ -602,7 +606,7 @@ size_t workspace_bytes(const Problem& p, const Choice& c) {
 
 void execute(DeviceState& s, CUstream st, const LaunchSite& site, const Problem& p, const Choice& c,
              const Buffers& b) {
-  if (c.algo == Algo::Generic || grouped_or_dilated(p)) return run_generic(s, st, site, p, b);
+  if (c.algo == Algo::Generic || generic_only(p)) return run_generic(s, st, site, p, b);
   if (c.algo == Algo::Winograd && b.ws != nullptr && b.ws_bytes >= workspace_bytes(p, c)) {
     const auto launcher = [&](const char* kernel, unsigned gx, unsigned gy, unsigned gz, unsigned threads,
                               auto... args) { launch(s, st, kernel, Dim3{gx, gy, gz}, Dim3{threads}, site, args...); };

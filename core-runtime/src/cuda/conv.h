@@ -60,7 +60,8 @@ struct Buffers {
 };
 
 bool winograd_applies(const Problem& p);
-bool grouped_or_dilated(const Problem& p);  // runs on the generic kernels only
+bool grouped_or_dilated(const Problem& p);
+bool generic_only(const Problem& p);  // grouped, dilated or wider than 32 taps: the generic kernels only
 // Whether `name` is a product tile of `algo` ("igemm", "winograd2", "winograd4"): set_conv_algo's
 // "algo:tile" forces that tile (tests and benchmarks).
 bool known_tile(const std::string& algo, const std::string& name);

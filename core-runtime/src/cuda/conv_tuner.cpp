@@ -231,7 +231,7 @@ size_t time_candidates(DeviceState& s, const Problem& p, const std::vector<Choic
 Choice choose(const Problem& p, bool tune) {
   DeviceState& s = state(p.device);
   const int64_t sms = s.info.multiprocessors;
-  if (grouped_or_dilated(p)) return heuristic(p, sms);  // the generic kernels: nothing to choose
+  if (generic_only(p)) return heuristic(p, sms);  // the generic kernels: nothing to choose
   const std::string k = key(p, sms);
   {
     std::lock_guard<std::mutex> lock(cache_mutex());
