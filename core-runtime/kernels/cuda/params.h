@@ -105,6 +105,11 @@ struct GGWino {
 // source channels, 256 threads.
 constexpr int kWinoFilterCo = 8, kWinoFilterCi = 32;
 
+// Cross-entropy's "sum" and "mean" of at most this many rows (of at most 32 classes) run in one
+// block, a warp a row (softmax.cu's ce_reduced, whose shared buffers hold this many rows; the
+// launcher in src/cuda/softmax.cpp picks it).
+constexpr int kCEReducedRows = 256;
+
 // Batch normalization of x [N, C, I] (I = product of the trailing axes): the per-channel sums
 // run in P partitions of `chunk` consecutive values of the channel's M = N * I (blocks (q, c)),
 // merged in order by a per-channel finishing kernel. Indices are 32-bit (the launcher refuses

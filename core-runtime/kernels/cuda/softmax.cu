@@ -227,14 +227,13 @@ __device__ __forceinline__ void ce_row_warp(int64_t C, int64_t row, const T* z, 
   if (o.smoothing > T(0)) loss += o.smoothing / T(C) * (wsum * lse - wz);
 }
 
-// "sum" and "mean" of a batch of at most kReducedRows rows of at most 32 classes in one block,
-// one launch instead of ce_rows + sum_all: warp w takes rows w, w + 32, ...; the rows' losses
-// and weights meet in shared memory and sum_all's arithmetic reduces them.
-constexpr int kReducedRows = 256;
+// "sum" and "mean" of a batch of at most kCEReducedRows (params.h) rows of at most 32 classes in
+// one block, one launch instead of ce_rows + sum_all: warp w takes rows w, w + 32, ...; the rows'
+// losses and weights meet in shared memory and sum_all's arithmetic reduces them.
 template <typename T>
 __device__ void ce_reduced(int64_t N, int64_t C, T scale, int mean, T* out, const T* z, const int64_t* labels,
                            CEOpts<T> o, unsigned long long* bad) {
-  __shared__ T rows[kReducedRows], wrows[kReducedRows];
+  __shared__ T rows[kCEReducedRows], wrows[kCEReducedRows];
   const int warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   for (int64_t row = warp; row < N; row += warps) {
     T l, wy;

@@ -122,10 +122,6 @@ CEArgs ce_args(const KernelContext& c, size_t wi) {
                 c.attrs.f("label_smoothing", 0.0)};
 }
 
-// "sum" and "mean" of at most this many rows of at most 32 classes: one block, a warp a row
-// (gg_ce_reduced; its shared buffers hold this many rows).
-constexpr int64_t kReducedRows = 256;
-
 // inputs logits [N, C], labels [N] int64, weight [C]?; output loss ([] or [N])
 void cross_entropy(const KernelContext& c) {
   const Tensor& z = c.inputs[0];
@@ -147,7 +143,7 @@ void cross_entropy(const KernelContext& c) {
   const Tensor flag = deferred ? Tensor() : make_flag(z.device());
   void* flag_ptr = deferred ? c.error_word : flag.data_ptr();
   const DType dt = z.dtype();
-  if (red != 0 && N <= kReducedRows && C <= 32) {  // one block, a warp a row: one launch, not two
+  if (red != 0 && N <= kCEReducedRows && C <= 32) {  // one block, a warp a row: one launch, not two
     const unsigned threads = static_cast<unsigned>(std::min<int64_t>(1024, N * 32));
     const std::string k = kname("gg_ce_reduced", dt);
     if (dt == DType::Float32) {
