@@ -10,38 +10,46 @@ from training_helpers import train_step
 pytestmark = pytest.mark.cuda
 
 
-def _setup(seed=0):
+def _setup(seed=0, n=256):
+    """SimpleCNN, its SGD optimizer, the compiled training step and n images with labels."""
     gg.manual_seed(seed)
     model = gg.models.SimpleCNN().to("cuda")
     opt = gg.SGD(model.parameters(), lr=0.05, momentum=0.9)
     rng = np.random.default_rng(seed)
-    X = gg.tensor(rng.random((256, 1, 28, 28), dtype=np.float32), device="cuda")
-    y = gg.tensor(rng.integers(0, 10, 256), device="cuda")
+    X = gg.tensor(rng.random((n, 1, 28, 28), dtype=np.float32), device="cuda")
+    y = gg.tensor(rng.integers(0, 10, n), device="cuda")
+    return model, opt, gg.compile(train_step(model, opt)), X, y
 
-    return model, gg.compile(train_step(model, opt)), X, y
 
-
-def _train(graphs):
+def _train(graphs, seed=0, n=256, before_step=None):
+    """Batches of 32 with or without whole-step graphs; before_step(i, opt) runs before step i."""
     _C.set_cuda_graphs(graphs)
     gg.clear_plan_cache()
     try:
-        model, step, X, y = _setup()
-        losses = [step(X[i:i + 32], y[i:i + 32]).item() for i in range(0, 256, 32)]
+        model, opt, step, X, y = _setup(seed, n)
+        losses = []
+        for i, b in enumerate(range(0, n, 32)):
+            if before_step is not None:
+                before_step(i, opt)
+            losses.append(step(X[b:b + 32], y[b:b + 32]).item())
         return losses, model.state_dict(), step
     finally:
         _C.set_cuda_graphs(True)
 
 
-def test_replayed_graph_matches_step_by_step_execution():
-    losses, state, step = _train(True)
-    ref_losses, ref_state, _ = _train(False)
+def _assert_same_training(run, ref):
+    (losses, state, _), (ref_losses, ref_state, _) = run, ref
     np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6)
     for k in ref_state:
         np.testing.assert_allclose(state[k], ref_state[k], rtol=1e-4, atol=1e-5, err_msg=k)
 
 
+def test_replayed_graph_matches_step_by_step_execution():
+    _assert_same_training(_train(True), _train(False))
+
+
 def test_new_batches_replay_one_capture():
-    _, step, X, y = _setup(1)
+    _, _, step, X, y = _setup(1)
     for i in range(0, 256, 32):
         step(X[i:i + 32], y[i:i + 32])
     replay = step._entries[next(iter(step._entries))]["replay"]
@@ -52,7 +60,7 @@ def test_new_batches_replay_one_capture():
 
 
 def test_a_bad_label_in_a_replayed_graph_is_reported_at_synchronization():
-    model, step, X, y = _setup(2)
+    _, _, step, X, y = _setup(2)
     for i in range(0, 160, 32):
         step(X[i:i + 32], y[i:i + 32])
     bad = gg.tensor(np.full(32, 12, dtype=np.int64), device="cuda")
@@ -89,29 +97,10 @@ def test_a_learning_rate_changed_between_replays_is_read_without_a_recapture():
     """The optimizer's learning-rate tensor is state that keeps its address (a change fills it in
     place), so the graph binds it directly instead of copying it every replay: a new lr takes
     effect at the next replay, with no recapture, and the run matches step-by-step execution."""
-    def run_with(graphs):
-        _C.set_cuda_graphs(graphs)
-        gg.clear_plan_cache()
-        try:
-            gg.manual_seed(4)
-            model = gg.models.SimpleCNN().to("cuda")
-            opt = gg.SGD(model.parameters(), lr=0.05, momentum=0.9)
-            rng = np.random.default_rng(4)
-            X = gg.tensor(rng.random((320, 1, 28, 28), dtype=np.float32), device="cuda")
-            y = gg.tensor(rng.integers(0, 10, 320), device="cuda")
-            step = gg.compile(train_step(model, opt))
-            losses = []
-            for n, i in enumerate(range(0, 320, 32)):
-                if n == 7:  # after the capture (calls 1-2 trace, 3-4 warm up, 5 captures)
-                    opt.lr = 0.5
-                losses.append(step(X[i:i + 32], y[i:i + 32]).item())
-            return losses, model.state_dict(), step
-        finally:
-            _C.set_cuda_graphs(True)
+    def raise_lr(i, opt):
+        if i == 7:  # after the capture (calls 1-2 trace, 3-4 warm up, 5 captures)
+            opt.lr = 0.5
 
-    losses, state, step = run_with(True)
-    ref_losses, ref_state, _ = run_with(False)
-    np.testing.assert_allclose(losses, ref_losses, rtol=1e-5, atol=1e-6)
-    for k in ref_state:
-        np.testing.assert_allclose(state[k], ref_state[k], rtol=1e-4, atol=1e-5, err_msg=k)
-    assert step.cuda_graphs["captures"] == 1, step.cuda_graphs
+    run = _train(True, seed=4, n=320, before_step=raise_lr)
+    _assert_same_training(run, _train(False, seed=4, n=320, before_step=raise_lr))
+    assert run[2].cuda_graphs["captures"] == 1, run[2].cuda_graphs
