@@ -362,8 +362,11 @@ TEST(CudaEmulated, PaddedGathersOfWideFiltersAndEveryStridePhase) {
   // The gathers' tap masks (conv.cu: XGather's rows/cols, BinB's as/bs) at the image's edges:
   // 3x3 stride 2 padding 1 (every input-gradient phase has taps), 5x5 stride 1 padding 2,
   // 7x7 stride 2 padding 3 (a stem), odd sizes, 70 output channels (rows past a 64-row tile,
-  // gathered from the last row instead).
-  const Ref refs[] = {{2, 5, 9, 7, 70, 3, 3, 5, 4, 2, 2, 1, 1},
+  // gathered from the last row instead). The forward's weights are read in quads of k
+  // (gemm_engine.cuh): 16-byte loads where C*R*S is a multiple of 4 (the first case: 36), 4
+  // scalar loads with their own k range tests otherwise.
+  const Ref refs[] = {{2, 4, 9, 7, 70, 3, 3, 5, 4, 2, 2, 1, 1},
+                      {2, 5, 9, 7, 70, 3, 3, 5, 4, 2, 2, 1, 1},
                       {1, 3, 7, 6, 70, 5, 5, 7, 6, 1, 1, 2, 2},
                       {1, 3, 11, 9, 70, 7, 7, 6, 5, 2, 2, 3, 3}};
   for (const Ref& r : refs) {
@@ -374,6 +377,9 @@ TEST(CudaEmulated, PaddedGathersOfWideFiltersAndEveryStridePhase) {
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward, R = " << r.R;
     forward_gemm(&gg_conv_fwd_gemm128x128w_f32, dim3{1, 1, 1}, 256, 4, q, 1, c, y, ws);
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 128x128w, R = " << r.R;
+    std::vector<float> ws3 = split_workspace(r, 3);  // k chunks of 16 with a ragged last one
+    forward_gemm(&gg_conv_fwd_gemm128x128w_f32, dim3{1, 1, 3}, 256, 4, gemm_params(r, 3), 3, c, y, ws3);
+    EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 128x128w, 3 splits, R = " << r.R;
     weight_grad_gemm(&gg_conv_bwd_weight_gemm64x128_f32, dim3{2, 2, 1}, 128, 4, q, 1, c, dw, ws);
     EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, R = " << r.R;
     // The input gradient, phase by phase (the launcher's set_phase, written out): the dx pixels

@@ -85,6 +85,7 @@ struct XGather {
 template <typename T>
 struct FwdA {  // A(k, crs) = w[k, crs]
   static constexpr bool kKFast = true;
+  static constexpr bool kDenseK = true;  // gemm_engine.cuh's quads
   typedef int Index;
   typedef int KIndex;
   const T* w;
@@ -93,6 +94,7 @@ struct FwdA {  // A(k, crs) = w[k, crs]
   __device__ __forceinline__ int kindex(int k) const { return k; }
   __device__ __forceinline__ bool valid(int, int) const { return true; }
   __device__ __forceinline__ const T* address(int i, int k) const { return w + (i + k); }
+  __device__ __forceinline__ bool vector_ok() const { return CRS % 4 == 0 && ((uintptr_t)w & 15) == 0; }
 };
 template <typename T>
 struct FwdB {  // B(crs, np): consecutive threads take consecutive pixels

@@ -104,6 +104,28 @@ __device__ __forceinline__ double ldg_or_zero(const double* p, bool ok) {
 #endif
 }
 
+// float (the kernels are also compiled by NVRTC, which has no <type_traits>).
+template <typename T>
+struct IsFloat {
+  static constexpr bool value = false;
+};
+template <>
+struct IsFloat<float> {
+  static constexpr bool value = true;
+};
+
+// p[0..3] where ok, else zeros: one predicated 16-byte load (p 16-byte aligned).
+__device__ __forceinline__ void ldg4_or_zero(const float* p, bool ok, float* v) {
+#ifdef __CUDA_ARCH__
+  asm("{\n\t.reg .pred q;\n\tsetp.ne.b32 q, %5, 0;\n\tmov.f32 %0, 0f00000000;\n\tmov.f32 %1, 0f00000000;"
+      "\n\tmov.f32 %2, 0f00000000;\n\tmov.f32 %3, 0f00000000;\n\t@q ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n\t}"
+      : "=f"(v[0]), "=f"(v[1]), "=f"(v[2]), "=f"(v[3])
+      : "l"(p), "r"((int)ok));
+#else
+  for (int q = 0; q < 4; ++q) v[q] = ok ? p[q] : 0.f;
+#endif
+}
+
 // Whether an operand is addressed (address() and valid()) rather than computed (load()).
 template <typename Op, typename = void>
 struct Addressed {
@@ -112,6 +134,17 @@ struct Addressed {
 template <typename Op>
 struct Addressed<Op, decltype((void)&Op::address, void())> {
   static constexpr bool value = true;
+};
+// Whether a k-fast addressed operand is dense along k (kDenseK): element (i, k + q) sits at
+// address(i, kindex(k)) + q and is always valid, and vector_ok() says when its rows may be read
+// 16 bytes at a time (k steps a multiple of 4, 16-byte aligned rows).
+template <typename Op, typename = void>
+struct DenseK {
+  static constexpr bool value = false;
+};
+template <typename Op>
+struct DenseK<Op, decltype((void)Op::kDenseK, void())> {
+  static constexpr bool value = Op::kDenseK;
 };
 
 __device__ __forceinline__ void store4(float* p, float a, float b, float c, float d) {
@@ -137,7 +170,10 @@ __device__ __forceinline__ int fragment_row(int t, int i) {
 // per thread. k-fast: thread t has k offset t % BK and rows t / BK + e * (THREADS / BK), so it
 // computes one k state per step. Row-fast: a warp takes 32 consecutive rows (coalesced), thread
 // t has rows t % 32 + 32 j and k offsets t / 32 + (THREADS / 32) i, so it computes ROWS / 32
-// row states per tile and BK / (THREADS / 32) k states per step.
+// row states per tile and BK / (THREADS / 32) k states per step. Quads (k-fast operands dense
+// along k, DenseK): thread t has the 4 consecutive k from 4 * (t % (BK / 4)) of rows
+// t / (BK / 4) + e * RPP, one address a row and step and, when vector_ok(), one 16-byte load (the
+// forward's weights: 8 rows of scalar loads took 5 instructions each a k step).
 template <typename T, typename Op, int ROWS, int BK, int THREADS>
 struct Stager {
   static constexpr bool kKFast = Op::kKFast;
@@ -146,21 +182,29 @@ struct Stager {
   static constexpr int KT = THREADS / 32;  // row-fast: k rows one pass of the block covers
   static constexpr int RG = ROWS / 32;     // row-fast: row groups per thread
   static constexpr int KI = BK / KT;       // row-fast: k offsets per thread
+  static constexpr int TPR = BK / 4;       // quads: threads a row's k step
+  static constexpr int RPP = THREADS / TPR;  // quads: rows a pass of the block covers
+  static constexpr bool kQuad = DenseK<Op>::value && kKFast && kAddr && BK % 4 == 0 && RPP <= ROWS &&
+                                ROWS % RPP == 0;
+  static constexpr int NQ = kQuad ? ROWS / RPP : 1;  // quads: rows a thread
   static_assert(kKFast ? THREADS % BK == 0 && (ROWS * BK) % THREADS == 0
                        : THREADS % 32 == 0 && ROWS % 32 == 0 && BK % KT == 0 && RG * KI == EPT,
                 "thread mapping must tile the slice");
-  static constexpr int NIDX = kKFast ? EPT : RG;
+  static_assert(!kQuad || NQ * 4 == EPT, "quads must tile the slice");
+  static constexpr int NIDX = kQuad ? NQ : kKFast ? EPT : RG;
   typename Op::Index idx[NIDX];
   bool ok[NIDX];
   T reg[EPT];
   int kk0, row0;
+  bool vec;  // quads: 16-byte loads
 
   __device__ __forceinline__ void init(const Op& op, int tid, int base, int limit) {
-    kk0 = kKFast ? tid % BK : tid / 32;
-    row0 = kKFast ? tid / BK : tid % 32;
+    kk0 = kQuad ? tid % TPR * 4 : kKFast ? tid % BK : tid / 32;
+    row0 = kQuad ? tid / TPR : kKFast ? tid / BK : tid % 32;
+    if constexpr (kQuad) vec = IsFloat<T>::value && op.vector_ok();
 #pragma unroll
     for (int e = 0; e < NIDX; ++e) {
-      const int row = base + row0 + e * (kKFast ? THREADS / BK : 32);
+      const int row = base + row0 + e * (kQuad ? RPP : kKFast ? THREADS / BK : 32);
       ok[e] = row < limit;
       if (kAddr) idx[e] = op.index(min(row, limit - 1));
       else if (ok[e]) idx[e] = op.index(row);
@@ -175,7 +219,21 @@ struct Stager {
     }
   }
   __device__ __forceinline__ void fetch(const Op& op, int kb, int kend) {
-    if (kKFast) {
+    if constexpr (kQuad) {
+      const int k = kb + kk0;
+      const typename Op::KIndex ki = op.kindex(k);
+      if constexpr (IsFloat<T>::value) {
+        if (vec) {  // vector_ok(): k and kend are multiples of 4
+#pragma unroll
+          for (int e = 0; e < NQ; ++e) ldg4_or_zero(op.address(idx[e], ki), k < kend, &reg[4 * e]);
+          return;
+        }
+      }
+#pragma unroll
+      for (int e = 0; e < NQ; ++e)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) reg[4 * e + q] = ldg_or_zero(op.address(idx[e], ki) + q, k + q < kend);
+    } else if (kKFast) {
       const int k = kb + kk0;
       const bool kin = k < kend;
       typename Op::KIndex ki;
@@ -195,7 +253,12 @@ struct Stager {
     }
   }
   __device__ __forceinline__ void store(T (*s)[ROWS + 4]) const {
-    if (kKFast) {
+    if constexpr (kQuad) {
+#pragma unroll
+      for (int e = 0; e < NQ; ++e)
+#pragma unroll
+        for (int q = 0; q < 4; ++q) s[kk0 + q][row0 + e * RPP] = reg[4 * e + q];
+    } else if (kKFast) {
 #pragma unroll
       for (int e = 0; e < EPT; ++e) s[kk0][row0 + e * (THREADS / BK)] = reg[e];
     } else {
@@ -233,15 +296,21 @@ __device__ __forceinline__ void tile_product(const OpA& opa, const OpB& opb, int
       sa.fetch(opa, kb + BK, kend);
       sb.fetch(opb, kb + BK, kend);
     }
+    // Fragments in two register sets: k row kk + 1's shared-memory reads are issued before
+    // row kk's FMAs, so they wait on nothing.
+    T a[2][TM], b[2][TN];
+    load_fragment<TM, BM>(&As[cur][0][0], ty, a[0]);
+    load_fragment<TN, BN>(&Bs[cur][0][0], tx, b[0]);
 #pragma unroll
     for (int kk = 0; kk < BK; ++kk) {
-      T a[TM], b[TN];
-      load_fragment<TM, BM>(&As[cur][kk][0], ty, a);
-      load_fragment<TN, BN>(&Bs[cur][kk][0], tx, b);
+      if (kk + 1 < BK) {
+        load_fragment<TM, BM>(&As[cur][kk + 1][0], ty, a[(kk + 1) & 1]);
+        load_fragment<TN, BN>(&Bs[cur][kk + 1][0], tx, b[(kk + 1) & 1]);
+      }
 #pragma unroll
       for (int i = 0; i < TM; ++i)
 #pragma unroll
-        for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[i], b[j], acc[i][j]);
+        for (int j = 0; j < TN; ++j) acc[i][j] = fma(a[kk & 1][i], b[kk & 1][j], acc[i][j]);
     }
     if (more) {
       sa.store(As[cur ^ 1]);
