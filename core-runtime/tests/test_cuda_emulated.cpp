@@ -244,12 +244,21 @@ std::vector<float> split_workspace(const Ref& r, int splits) {
   return std::vector<float>(static_cast<size_t>(splits) * static_cast<size_t>(r.K) * std::max(NP, CRS), NAN);
 }
 
+// A copy of v followed by NaNs: a kernel that reads past the end (a k range or row test
+// dropped) gets NaN into its sums instead of a neighbour's value that a zero might cancel.
+std::vector<float> nan_padded(const std::vector<float>& v) {
+  std::vector<float> p(v);
+  p.resize(v.size() + 64, NAN);
+  return p;
+}
+
 // A forward GEMM kernel into y (filled with NaN first), then the split-k reduction when split.
 template <class Kernel>
 void forward_gemm(Kernel kernel, dim3 grid, unsigned threads, unsigned reduce_blocks, const GGConvGemm& q,
                   int splits, const GemmCase& c, std::vector<float>& y, std::vector<float>& ws) {
   y.assign(c.yref.size(), NAN);
-  emulate::launch(kernel, grid, dim3{threads, 1, 1}, q, y.data(), c.x.data(), c.w.data(), c.b.data(), ws.data());
+  const std::vector<float> x = nan_padded(c.x), w = nan_padded(c.w);
+  emulate::launch(kernel, grid, dim3{threads, 1, 1}, q, y.data(), x.data(), w.data(), c.b.data(), ws.data());
   if (splits > 1)
     emulate::launch(&gg_conv_fwd_reduce_f32, dim3{reduce_blocks, 1, 1}, dim3{256, 1, 1}, q, y.data(),
                     static_cast<const float*>(c.b.data()), static_cast<const float*>(ws.data()));
