@@ -20,6 +20,7 @@
 // The kernel sources, compiled as C++ (after the emulation's definitions).
 #include "cuda/conv.cu"
 #include "cuda/winograd.cu"
+#include "../src/cuda/conv_phase.h"
 #include "../src/cuda/winograd_plan.h"
 
 namespace {
@@ -367,6 +368,8 @@ TEST(CudaEmulated, TheWideTileInEveryDirection) {
   }
 }
 
+GGConv generic_params(const Ref& r);
+
 TEST(CudaEmulated, PaddedGathersOfWideFiltersAndEveryStridePhase) {
   // The gathers' tap masks (conv.cu: XGather's rows/cols, BinB's as/bs) at the image's edges:
   // 3x3 stride 2 padding 1 (every input-gradient phase has taps), 5x5 stride 1 padding 2,
@@ -391,22 +394,13 @@ TEST(CudaEmulated, PaddedGathersOfWideFiltersAndEveryStridePhase) {
     EXPECT_LT(relative_error(y, c.yref), 1e-5) << "forward 128x128w, 3 splits, R = " << r.R;
     weight_grad_gemm(&gg_conv_bwd_weight_gemm64x128_f32, dim3{2, 2, 1}, 128, 4, q, 1, c, dw, ws);
     EXPECT_LT(relative_error(dw, c.dwref), 1e-5) << "weight gradient, R = " << r.R;
-    // The input gradient, phase by phase (the launcher's set_phase, written out): the dx pixels
-    // h = ph + sh*i take the taps r = r0 + sh*a, r0 = (ph + pt) % sh, reading dy row i + dh - a.
+    // The input gradient, phase by phase, as the launcher runs it (set_phase).
     const auto dxref = r.input_grad(c.dy, c.w);
     std::vector<float> dx(dxref.size(), NAN);
     for (int ph = 0; ph < r.sh; ++ph)
       for (int pw = 0; pw < r.sw; ++pw) {
         GGConvGemm p = q;
-        p.ph = ph, p.pw = pw;
-        p.r0 = (int)((ph + r.pt) % r.sh), p.s0 = (int)((pw + r.pl) % r.sw);
-        p.Ra = (int)((r.R - p.r0 + r.sh - 1) / r.sh), p.Sa = (int)((r.S - p.s0 + r.sw - 1) / r.sw);
-        p.dh = (int)((ph + r.pt - p.r0) / r.sh), p.dw = (int)((pw + r.pl - p.s0) / r.sw);
-        p.Hp = (int)((r.H - ph + r.sh - 1) / r.sh), p.Wp = (int)((r.W - pw + r.sw - 1) / r.sw);
-        p.div_PP = make_fast_div(p.Hp * p.Wp);
-        p.div_Wp = make_fast_div(p.Wp);
-        p.div_RaSa = make_fast_div(p.Ra * p.Sa);
-        p.div_Sa = make_fast_div(p.Sa);
+        glassgrad::cuda::conv::set_phase(p, generic_params(r), ph, pw);
         emulate::launch(&gg_conv_bwd_input_gemm128x128w_f32, dim3{1, 1, 1}, dim3{256, 1, 1}, p, dx.data(),
                         c.dy.data(), c.w.data(), static_cast<float*>(nullptr));
       }
@@ -415,7 +409,6 @@ TEST(CudaEmulated, PaddedGathersOfWideFiltersAndEveryStridePhase) {
 }
 
 // ---- few input channels: the direct input gradient (conv.cu, bwd_input_fewc) -------------------
-GGConv generic_params(const Ref& r);
 
 TEST(CudaEmulated, FewChannelInputGradientEveryChannelCountRaggedTilesAndSteps) {
   // 3x3 stride 1 with C = 1..4: dx planes of 2 x 2 tiles of 32 x 32 (the last ones ragged),
