@@ -28,6 +28,6 @@ except glassgrad.ShapeError as e:
 print()
 # Arguments that cannot fit the channels are refused when the layer is built.
 try:
-    glassgrad.Conv2D(16, 30, 3, groups=4)
+    glassgrad.nn.Conv2d(16, 30, 3, groups=4)
 except glassgrad.InvalidArgumentError as e:
     print(e)

@@ -28,10 +28,18 @@ from ._args import InvalidArgumentTypeError  # noqa: E402  (InvalidArgumentError
 
 __version__ = _C.__version__
 
-from ._device import default_device, set_default_device  # noqa: E402
+from ._device import default_device, device, set_default_device  # noqa: E402
+from ._dtypes import can_cast, dtype, promote_types, result_type  # noqa: E402
+from ._size import Size  # noqa: E402
 from ._random import manual_seed, rand, randn  # noqa: E402
-from ._tensor import (Tensor, bool_, float32, float64, full, int64, ones, tensor, uint8,  # noqa: E402
-                      zeros)
+from ._tensor import Tensor, bool_, float32, float64, full, int64, ones, tensor, uint8, zeros  # noqa: E402
+# PyTorch's dtype names (glassgrad.float32 is torch.float32; the short spellings are its aliases).
+from ._dtypes import DTYPES as _DTYPES  # noqa: E402
+bool = _DTYPES["bool"]  # noqa: A001
+int8, int16, int32 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"]
+float16, bfloat16 = _DTYPES["float16"], _DTYPES["bfloat16"]
+float, double, half = float32, float64, float16  # noqa: A001
+long, int, short = int64, int32, int16  # noqa: A001
 from .functional import (abs, adaptive_avg_pool2d, argmax, avg_pool2d, batch_norm, cat, clamp, conv2d,  # noqa: E402
                          cross_entropy, dropout, elu, exp, flatten, gelu, interpolate, leaky_relu, linear, log,
                          log_softmax, matmul, max, max_pool2d, maximum, mean, minimum, mse_loss, nll_loss, one_hot,

@@ -13,28 +13,23 @@ from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _C, _device
+from . import _C, _device, _dtypes
+from ._dtypes import DTYPES
+from ._size import Size
 from ._trace import record, user_source
 
-float32, float64, int64, uint8 = "float32", "float64", "int64", "uint8"
-bool_ = "bool"
-_DTYPES = {"float32", "float64", "int64", "uint8", "bool"}
+float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
 _NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
 
 MaxResult = namedtuple("MaxResult", ["values", "indices"])
 
 
-def _dtype_name(dtype) -> str:
+def _dtype_name(dtype) -> Optional[str]:
+    """The runtime's name of a dtype given in any spelling glassgrad or PyTorch uses (None: none
+    given); DTypeError for a type glassgrad does not hold."""
     if dtype is None:
         return None
-    if isinstance(dtype, str):
-        name = {"float": "float32", "double": "float64", "long": "int64"}.get(dtype, dtype)
-    else:
-        name = np.dtype(dtype).name
-    if name not in _DTYPES:
-        raise _C.DTypeError(f"unsupported dtype '{dtype}'\n  glassgrad holds float32, float64, int64, uint8 and bool\n"
-                            f"  fix: dtype='float32' (data) or dtype='int64' (labels)")
-    return name
+    return str(_dtypes.to_dtype(dtype))
 
 
 # DistributedDataParallel wrappers whose forward ran since the last backward (distributed/ddp.py):
@@ -163,16 +158,16 @@ class Tensor:
 
     # ---- metadata: never computes anything ----
     @property
-    def shape(self) -> Tuple[int, ...]:
-        return self._h.shape
+    def shape(self) -> Size:
+        return Size(self._h.shape)
 
     @property
-    def dtype(self) -> str:
-        return self._h.dtype
+    def dtype(self) -> _dtypes.dtype:
+        return DTYPES[self._h.dtype]
 
     @property
-    def device(self) -> str:
-        return self._h.device
+    def device(self) -> _device.device:
+        return _device.as_device(self._h.device)
 
     @property
     def ndim(self) -> int:
@@ -181,11 +176,42 @@ class Tensor:
     def dim(self) -> int:
         return self.ndim
 
+    ndimension = dim
+
     def size(self, dim: Optional[int] = None):
+        """The shape as a glassgrad.Size (a tuple), or the size of one dim (PyTorch's Tensor.size)."""
         return self.shape if dim is None else self.shape[_dim(dim, self.ndim, "size", self.shape)]
 
     def numel(self) -> int:
         return math.prod(self.shape)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        """Bytes per element (PyTorch's Tensor.element_size)."""
+        return self.dtype.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
+    def get_device(self) -> int:
+        """The CUDA device's index, or -1 on the CPU (PyTorch's Tensor.get_device)."""
+        return int(self.device.split(":")[1]) if self.is_cuda else -1
+
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """Without dtype: the tensor type's name as PyTorch prints it ('glassgrad.FloatTensor',
+        'glassgrad.cuda.LongTensor' on a GPU). With one (a dtype or such a name): this tensor
+        converted to it, as x.to(dtype)."""
+        if dtype is None:
+            where = "cuda." if self.is_cuda else ""
+            return f"glassgrad.{where}{_dtypes.TENSOR_TYPE_NAMES[str(self.dtype)]}"
+        if isinstance(dtype, str) and ".cuda." in dtype:
+            return self.to(device="cuda", dtype=dtype.replace(".cuda.", "."))
+        return self.astype(dtype)
 
     def __len__(self) -> int:
         if not self.shape:

@@ -30,57 +30,57 @@ def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
 
 
 # ---- elementwise ----
-def exp(x: Tensor) -> Tensor:
-    return _op("Exp", [x])
+def exp(input: Tensor) -> Tensor:  # noqa: A002
+    return _op("Exp", [input])
 
 
-def log(x: Tensor) -> Tensor:
-    return _op("Log", [x])
+def log(input: Tensor) -> Tensor:  # noqa: A002
+    return _op("Log", [input])
 
 
-def sqrt(x: Tensor) -> Tensor:
-    return _op("Sqrt", [x])
+def sqrt(input: Tensor) -> Tensor:  # noqa: A002
+    return _op("Sqrt", [input])
 
 
-def tanh(x: Tensor) -> Tensor:
-    return _op("Tanh", [x])
+def tanh(input: Tensor) -> Tensor:  # noqa: A002
+    return _op("Tanh", [input])
 
 
-def sigmoid(x: Tensor) -> Tensor:
-    return _op("Sigmoid", [x])
+def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    return _op("Sigmoid", [input])
 
 
-def relu(x: Tensor) -> Tensor:
-    return _op("ReLU", [x])
+def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    return _op("ReLU", [input])
 
 
-def leaky_relu(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu)."""
-    return _op("LeakyReLU", [x], {"negative_slope": _args.real(negative_slope, "negative_slope", "leaky_relu")})
+    return _op("LeakyReLU", [input], {"negative_slope": _args.real(negative_slope, "negative_slope", "leaky_relu")})
 
 
-def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
     """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
     _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
-    return _op("GELU" if approximate == "none" else "GELUTanh", [x])
+    return _op("GELU" if approximate == "none" else "GELUTanh", [input])
 
 
-def silu(x: Tensor, inplace: bool = False) -> Tensor:
+def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
     """x * sigmoid(x) (PyTorch's F.silu, also called swish)."""
-    return _op("SiLU", [x])
+    return _op("SiLU", [input])
 
 
-def elu(x: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu)."""
-    return _op("ELU", [x], {"alpha": _args.real(alpha, "alpha", "elu")})
+    return _op("ELU", [input], {"alpha": _args.real(alpha, "alpha", "elu")})
 
 
-def softplus(x: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
     beta, threshold = softplus_arguments("softplus", beta, threshold)
     if beta == 1.0:
-        return _op("Softplus", [x], {"threshold": threshold})
-    return _op("Softplus", [x * beta], {"threshold": threshold}) * (1.0 / beta)
+        return _op("Softplus", [input], {"threshold": threshold})
+    return _op("Softplus", [input * beta], {"threshold": threshold}) * (1.0 / beta)
 
 
 def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:

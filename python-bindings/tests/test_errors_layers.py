@@ -57,7 +57,7 @@ def test_float64_input_to_a_float32_layer_names_both_dtypes_and_the_conversion()
     with pytest.raises(glassgrad.DTypeError) as e:
         model(_images(2, 3, 8, 8, dtype=np.float64))
     msg = str(e.value)
-    assert msg.startswith("Conv2D 'layer1.0.conv1': the input is float64 but the layer's parameters are float32")
+    assert msg.startswith("Conv2d 'layer1.0.conv1': the input is float64 but the layer's parameters are float32")
     assert "input:  [2, 3, 8, 8] float64 cpu" in msg and "weight: [8, 3, 3, 3] float32 cpu" in msg
     assert "NumPy arrays are float64 unless converted" in msg
     assert "fix: x = x.float()   (or convert the model: model.double())" in msg
@@ -73,7 +73,7 @@ def test_batchnorm_checks_the_input_dtype_with_its_path():
     model = ResNetLike()
     model.layer1[0].conv1 = glassgrad.Conv2D(3, 8, 3, padding=1)
     model.layer1[0].conv1.double()
-    with pytest.raises(glassgrad.DTypeError, match=r"^BatchNorm2D 'layer1\.0\.bn1': the input is float64"):
+    with pytest.raises(glassgrad.DTypeError, match=r"^BatchNorm2d 'layer1\.0\.bn1': the input is float64"):
         model(_images(2, 3, 8, 8, dtype=np.float64))
 
 
@@ -150,7 +150,7 @@ def test_groups_that_do_not_divide_the_channels_are_refused_when_the_layer_is_bu
     with pytest.raises(glassgrad.InvalidArgumentError) as e:
         glassgrad.Conv2D(16, 30, 3, groups=4)
     msg = str(e.value)
-    assert msg.startswith("Conv2D(16, 30, 3, groups=4): out_channels=30 is not divisible by groups=4")
+    assert msg.startswith("Conv2d(16, 30, 3, groups=4): out_channels=30 is not divisible by groups=4")
     assert "fix: choose groups dividing both 16 and 30" in msg
 
 
@@ -214,7 +214,7 @@ def test_an_empty_image_axis_is_named_with_the_layer():
     with pytest.raises(glassgrad.ShapeError) as e:
         conv(_images(2, 1, 0, 8))
     msg = str(e.value)
-    assert msg.startswith("Conv2D '0': the input [2, 1, 0, 8] is empty along C, H or W")
+    assert msg.startswith("Conv2d '0': the input [2, 1, 0, 8] is empty along C, H or W")
     assert "fix: give the layer [N, 1, H, W] input with H >= 3 and W >= 3" in msg
 
 

@@ -67,8 +67,16 @@ def test_layer_norm_on_the_wrong_feature_size_names_the_layer_and_the_fix():
         M()(gg.tensor(np.zeros((2, 6), np.float32)))
     msg = str(e.value)
     assert "LayerNorm 'norm'" in msg and "[2, 6]" in msg and "fix: build the layer as LayerNorm(6)" in msg
-    with pytest.raises(gg.UnsupportedError, match="last axis only"):
-        gg.LayerNorm((4, 8))
+    with pytest.raises(gg.ShapeError, match=r"normalizes the last 2 dim\(s\) \[4, 8\]"):
+        gg.LayerNorm((4, 8))(gg.tensor(np.zeros((2, 8, 4), np.float32)))
+
+
+def test_layer_norm_over_several_trailing_dims_normalizes_them_together():
+    x = np.random.default_rng(0).standard_normal((2, 3, 4, 5))
+    y = gg.LayerNorm((4, 5), dtype=gg.float64)(gg.tensor(x)).numpy()
+    flat = x.reshape(2, 3, 20)
+    want = (flat - flat.mean(-1, keepdims=True)) / np.sqrt(flat.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y, want.reshape(x.shape), rtol=1e-12, atol=1e-12)
 
 
 def test_dropout_zeroes_a_fraction_p_and_scales_the_rest_by_one_over_one_minus_p():

@@ -202,8 +202,8 @@ def test_functional_batch_norm_names_a_running_statistic_of_the_wrong_length_and
 
 def test_a_batchnorm_layer_without_affine_or_statistics_still_compares_the_input_with_the_layer():
     bn = glassgrad.nn.BatchNorm1d(3, affine=False, track_running_stats=False)
-    with pytest.raises(glassgrad.ShapeError, match=r"(?s)^BatchNorm1D: the input has 5 channels .* normalizes 3.*"
-                                                   r"fix: build the layer as BatchNorm1D\(5\)"):
+    with pytest.raises(glassgrad.ShapeError, match=r"(?s)^BatchNorm1d: the input has 5 channels .* normalizes 3.*"
+                                                   r"fix: build the layer as BatchNorm1d\(5\)"):
         bn(_t(4, 5))
 
 

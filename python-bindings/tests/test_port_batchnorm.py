@@ -72,11 +72,11 @@ def test_affine_false_has_no_parameters_and_track_running_stats_false_no_buffers
 
 
 def test_wrong_rank_and_channels_are_refused_with_the_fix():
-    with pytest.raises(gg.ShapeError, match=r"(?s)BatchNorm2D.*expected \(N, C, H, W\) input, got 2D.*use BatchNorm1D"):
+    with pytest.raises(gg.ShapeError, match=r"(?s)BatchNorm2d.*expected \(N, C, H, W\) input, got 2D.*use BatchNorm1d"):
         gg.nn.BatchNorm2d(3)(gg.tensor(_x((4, 3))))
-    with pytest.raises(gg.ShapeError, match=r"(?s)BatchNorm1D.*got 4D.*use BatchNorm2D"):
+    with pytest.raises(gg.ShapeError, match=r"(?s)BatchNorm1d.*got 4D.*use BatchNorm2d"):
         gg.nn.BatchNorm1d(3)(gg.tensor(_x((4, 3, 2, 2))))
-    with pytest.raises(gg.ShapeError, match=r"(?s)has 5 channels .* normalizes 3.*BatchNorm1D\(5\)"):
+    with pytest.raises(gg.ShapeError, match=r"(?s)has 5 channels .* normalizes 3.*BatchNorm1d\(5\)"):
         gg.nn.BatchNorm1d(3)(gg.tensor(_x((4, 5))))
     with pytest.raises(gg.InvalidArgumentError, match="momentum must be in"):
         gg.nn.BatchNorm1d(3, momentum=2.0)

@@ -23,6 +23,7 @@ import numpy as np
 from .. import _C, _args, _device
 from .._batchnorm import _constant, batch_norm
 from .._tensor import Tensor, _op
+from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter, layer_name
 
 
@@ -31,7 +32,7 @@ class _BatchNorm(Module):
     _INPUT = "(N, C, H, W)"
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device=None, dtype=None):
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True):
         super().__init__()
         name = _args.call(type(self).__name__, num_features)
         c = _args.integer(num_features, "num_features", name, minimum=1)
@@ -42,12 +43,9 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = _args.flag(affine, "affine", name)
         self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
-        dt = np.dtype(dtype or "float32")
-        if self.affine:
-            self.weight = Parameter(np.ones(c, dt), device)
-            self.bias = Parameter(np.zeros(c, dt), device)
-        else:
-            self.weight = self.bias = None
+        dt = parameter_dtype(dtype, name)
+        self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
+        self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and _args.flag(bias, "bias", name) else None
         dev = _device.normalize(device)
         if self.track_running_stats:
             self.register_buffer("running_mean", Tensor(np.zeros(c, dt), device=dev))
@@ -62,20 +60,19 @@ class _BatchNorm(Module):
         BatchNorm1d/2d refuse the others too). The input's channels against the layer's, its
         dtype and device are checked by the BatchNorm2D* shape rules, worded for the layer
         (NodeMeta.layer; batchnorm_checks.h)."""
-        from .layers import _check_tensor
         _check_tensor(self, x)
         if x.ndim not in self._RANKS:
             got = f"{x.ndim}D input {list(x.shape)}"
-            fix = ("use BatchNorm1D for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
-                   else "use BatchNorm2D for (N, C, H, W) input" if x.ndim == 4 else "reshape the input")
+            fix = ("use BatchNorm1d for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
+                   else "use BatchNorm2d for (N, C, H, W) input" if x.ndim == 4 else "reshape the input")
             raise _C.ShapeError(f"{layer_name(self)}: expected {self._INPUT} input, got {got}\n  fix: {fix}")
 
     def _affine(self, x: Tensor):
         """weight and bias, or without affine ones and zeros of the layer's num_features (not the
         input's channels), so the shape rule still compares the input with the layer."""
-        if self.weight is not None:
-            return self.weight, self.bias
-        return _constant(1.0, self.num_features, x), _constant(0.0, self.num_features, x)
+        weight = self.weight if self.weight is not None else _constant(1.0, self.num_features, x)
+        bias = self.bias if self.bias is not None else _constant(0.0, self.num_features, x)
+        return weight, bias
 
     def forward(self, x: Tensor) -> Tensor:
         self._check(x)
@@ -104,21 +101,21 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
-class BatchNorm1D(_BatchNorm):
+class BatchNorm1d(_BatchNorm):
     """Batch normalization over (N, C) or (N, C, L) input (statistics over N, or N and L)."""
     _RANKS = (2, 3)
     _INPUT = "(N, C) or (N, C, L)"
 
 
-class BatchNorm2D(_BatchNorm):
+class BatchNorm2d(_BatchNorm):
     """Batch normalization over (N, C, H, W) input (statistics over N, H and W)."""
     _RANKS = (4,)
     _INPUT = "(N, C, H, W)"
 
 
-# PyTorch spellings.
-BatchNorm1d = BatchNorm1D
-BatchNorm2d = BatchNorm2D
+# The seed's spellings of PyTorch's classes (the same classes).
+BatchNorm1D = BatchNorm1d
+BatchNorm2D = BatchNorm2d

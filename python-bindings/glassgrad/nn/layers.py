@@ -13,10 +13,10 @@ from typing import Optional, Sequence, Union
 
 import numpy as np
 
-from .. import _C, _args
+from .. import _C, _args, _dtypes
 from .. import functional as F
 from .._random import generator
-from .._spatial import _pair_size, interpolate_arguments
+from .._spatial import _pair_size, interpolate_arguments, pad
 from .._tensor import Tensor, _dim
 from .init import default_bound
 from .module import Module, Parameter, layer_name
@@ -29,6 +29,22 @@ def _default_uniform(shape, fan_in: int) -> np.ndarray:
     return generator().uniform(-bound, bound, shape).astype(np.float32)
 
 
+def parameter_dtype(dtype, where: str) -> np.dtype:
+    """The NumPy type of a layer's parameters for its dtype= argument (None: float32): a floating
+    type, as PyTorch's layers require."""
+    if dtype is None:
+        return np.dtype(np.float32)
+    dt = _dtypes.to_dtype(dtype, where)
+    if not dt.is_floating_point:
+        raise _C.DTypeError(f"{where}: dtype={dt} is not a floating type: a layer's parameters are floats\n"
+                            f"  fix: dtype=glassgrad.float32 or dtype=glassgrad.float64")
+    return np.dtype(str(dt))
+
+
+def _parameter(values: np.ndarray, device, dtype: np.dtype) -> Parameter:
+    return Parameter(values.astype(dtype, copy=False), device=device)
+
+
 def _check_tensor(layer: Module, x) -> None:
     """A layer takes a glassgrad.Tensor. Everything else about the input (device and dtype against
     the parameters, shape) is checked by the shape rule of the op the layer records, which names
@@ -38,112 +54,150 @@ def _check_tensor(layer: Module, x) -> None:
                         f"  fix: x = glassgrad.tensor(x)")
 
 
-class Conv2D(Module):
-    """2-D convolution over NCHW input, as PyTorch's nn.Conv2d: Conv2D(in_channels, out_channels,
-    kernel_size, stride=1, padding=0 | int | (ph, pw) | 'same' | 'valid', bias=True, dilation=1,
-    groups=1). The weight is [out_channels, in_channels / groups, kh, kw]; groups=in_channels
-    makes it depthwise. Grouped and dilated convolutions run on the CPU (the CUDA kernels refuse
-    them for now)."""
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0,
-                 bias: bool = True, device=None, dilation=1, groups: int = 1):
+
+class Conv2d(Module):
+    """2-D convolution over NCHW input, PyTorch's nn.Conv2d(in_channels, out_channels,
+    kernel_size, stride=1, padding=0 | int | (ph, pw) | 'same' | 'valid', dilation=1, groups=1,
+    bias=True, padding_mode='zeros', device=None, dtype=None). The weight is
+    [out_channels, in_channels / groups, kh, kw]; groups=in_channels makes it depthwise.
+    padding_mode 'reflect', 'replicate' or 'circular' pads with F.pad first. Grouped and dilated
+    convolutions run on the CPU (the CUDA kernels refuse them for now)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
         super().__init__()
-        where = _args.call("Conv2D", in_channels, out_channels, kernel_size)
+        where = _args.call("Conv2d", in_channels, out_channels, kernel_size)
         k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
         in_channels = _args.integer(in_channels, "in_channels", where, minimum=1)
         out_channels = _args.integer(out_channels, "out_channels", where, minimum=1)
         groups = _args.integer(groups, "groups", where, minimum=1)
         bias = _args.flag(bias, "bias", where)
+        self.padding_mode = _args.choice(padding_mode, "padding_mode", where, _PADDING_MODES,
+                                         fix="padding_mode='zeros' (PyTorch's default)")
         if isinstance(padding, str):
             _args.choice(padding, "padding", where, ("same", "valid"), fix="padding='same' keeps H and W (stride 1)")
+            self.padding = padding
         else:
-            _args.int_pair(padding, "padding", where, minimum=0)
+            self.padding = _args.int_pair(padding, "padding", where, minimum=0)
         for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
             if int(v) % groups != 0:
                 raise _C.InvalidArgumentError(
-                    f"Conv2D({in_channels}, {out_channels}, {kernel_size}, groups={groups}): {what}={v} is not "
+                    f"Conv2d({in_channels}, {out_channels}, {kernel_size}, groups={groups}): {what}={v} is not "
                     f"divisible by groups={groups}\n  cause: a grouped convolution splits the input and output "
                     f"channels into `groups` equal slices\n  fix: choose groups dividing both {in_channels} and "
                     f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
         self.stride = _args.int_pair(stride, "stride", where, minimum=1)
-        self.padding = padding
         self.dilation = _args.int_pair(dilation, "dilation", where, minimum=1)
         self.groups = groups
+        self.transposed, self.output_padding = False, (0, 0)
+        dt = parameter_dtype(dtype, where)
         fan_in = self.in_channels // groups * k[0] * k[1]
-        self.weight = Parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in), device)
-        self.bias = Parameter(_default_uniform(self.out_channels, fan_in), device) if bias else None
+        self.weight = _parameter(_default_uniform((self.out_channels, self.in_channels // groups) + k, fan_in),
+                                 device, dt)
+        self.bias = _parameter(_default_uniform(self.out_channels, fan_in), device, dt) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         _check_tensor(self, x)
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        if self.padding_mode == "zeros":
+            return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+        # PyTorch pads the input with the mode, then convolves without padding.
+        hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
+        extent = tuple(d * (kk - 1) + 1 for d, kk in zip(self.dilation, self.kernel_size))
+        top, bottom, left, right = F.conv_padding(self.padding, extent, self.stride, hw)
+        mode = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}[self.padding_mode]
+        x = pad(x, (left, right, top, bottom), mode=mode)
+        return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
-        extra = (f", dilation={self.dilation}" if self.dilation != (1, 1) else "") + \
-                (f", groups={self.groups}" if self.groups != 1 else "")
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}, "
-                f"padding={self.padding!r}{extra}, bias={self.bias is not None}")
+        """PyTorch's: the arguments that differ from their defaults (padding=same unquoted)."""
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0, 0):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
 
 
 class Linear(Module):
-    """y = x @ W.T + b with W [out_features, in_features]."""
+    """y = x @ W.T + b with W [out_features, in_features] (PyTorch's nn.Linear(in_features,
+    out_features, bias=True, device=None, dtype=None))."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         where = _args.call("Linear", in_features, out_features)
         self.in_features = _args.integer(in_features, "in_features", where, minimum=1)
         self.out_features = _args.integer(out_features, "out_features", where, minimum=1)
         bias = _args.flag(bias, "bias", where)
-        self.weight = Parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device)
-        self.bias = Parameter(_default_uniform(self.out_features, self.in_features), device) if bias else None
+        dt = parameter_dtype(dtype, where)
+        self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)
+        self.bias = _parameter(_default_uniform(self.out_features, self.in_features), device, dt) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
         _check_tensor(self, x)
         return F.linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
-        return f"{self.in_features}, {self.out_features}, bias={self.bias is not None}"
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
 class LayerNorm(Module):
-    """Layer normalization over the last axis (Ba et al. 2016; PyTorch's nn.LayerNorm for one
-    normalized dimension):
+    """Layer normalization over the trailing dims normalized_shape (Ba et al. 2016; PyTorch's
+    nn.LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None,
+    dtype=None)):
 
-        y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias      mean, var over x[..., :]
+        y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias      mean, var over the last dims
 
-    with the biased variance (divide by the axis length). Composed from Mean, Var, Sub, AddScalar,
-    Sqrt, Div, Mul and Add, so its gradient comes from theirs; no kernel of its own."""
+    with the biased variance (divide by the number of normalized elements). Composed from Mean,
+    Var, Sub, AddScalar, Sqrt, Div, Mul and Add, so its gradient comes from theirs; no kernel of
+    its own."""
 
-    def __init__(self, normalized_shape: int, eps: float = 1e-5, elementwise_affine: bool = True, device=None):
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None):
         super().__init__()
         where = _args.call("LayerNorm", normalized_shape)
-        if isinstance(normalized_shape, (tuple, list)) and len(normalized_shape) != 1:
-            last = normalized_shape[-1] if normalized_shape else "d"
-            raise _C.UnsupportedError(f"LayerNorm normalizes over the last axis only, got normalized_shape="
-                                      f"{tuple(normalized_shape)}\n  fix: LayerNorm({last}), after reshaping so the "
-                                      f"normalized features are one axis")
-        d = _args.integer(normalized_shape[0] if isinstance(normalized_shape, (tuple, list)) else normalized_shape,
-                          "normalized_shape", where, minimum=1)
-        eps = _args.real(eps, "eps", where, minimum=0.0)
-        elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", where)
-        self.normalized_shape, self.eps = d, eps
-        self.weight = Parameter(np.ones(d, np.float32), device) if elementwise_affine else None
-        self.bias = Parameter(np.zeros(d, np.float32), device) if elementwise_affine else None
+        sizes = tuple(normalized_shape) if isinstance(normalized_shape, (tuple, list)) else (normalized_shape,)
+        if not sizes:
+            _args.fail(where, "normalized_shape", "an int or a non-empty tuple of ints >= 1", normalized_shape,
+                       fix="LayerNorm(512): the size of the last dim")
+        self.normalized_shape = tuple(_args.integer(d, "normalized_shape", where, minimum=1) for d in sizes)
+        self.eps = _args.real(eps, "eps", where, minimum=0.0)
+        self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", where)
+        bias = _args.flag(bias, "bias", where)
+        dt = parameter_dtype(dtype, where)
+        ones, zeros = np.ones(self.normalized_shape, dt), np.zeros(self.normalized_shape, dt)
+        self.weight = Parameter(ones, device=device) if self.elementwise_affine else None
+        self.bias = Parameter(zeros, device=device) if self.elementwise_affine and bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        if x.ndim == 0 or x.shape[-1] != self.normalized_shape:
+        k = len(self.normalized_shape)
+        if x.ndim < k or tuple(x.shape[x.ndim - k:]) != self.normalized_shape:
+            want = list(self.normalized_shape)
+            got = list(x.shape[-k:]) if x.ndim >= k else list(x.shape)
             raise _C.ShapeError(
-                f"LayerNorm '{self._scope}' normalizes {self.normalized_shape} features in the last axis but got "
-                f"input of shape {list(x.shape)}\n  fix: build the layer as LayerNorm({x.shape[-1] if x.ndim else 1})")
-        mean = x.mean(dim=-1, keepdim=True)
-        var = x.var(dim=-1, keepdim=True, unbiased=False)
+                f"LayerNorm '{self._scope}' normalizes the last {k} dim(s) {want} but got input of shape "
+                f"{list(x.shape)}\n  fix: build the layer as LayerNorm({got[-1] if k == 1 and got else tuple(got)})")
+        dims = list(range(x.ndim - k, x.ndim))
+        mean = x.mean(dim=dims, keepdim=True)
+        var = x.var(dim=dims, keepdim=True, unbiased=False)
         y = (x - mean) / (var + self.eps).sqrt()
         if self.weight is not None:
-            y = y * self.weight + self.bias
+            y = y * self.weight
+        if self.bias is not None:
+            y = y + self.bias
         return y
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")
 
 
 class Dropout(Module):
@@ -164,7 +218,7 @@ class Dropout(Module):
         return F.dropout(x, self.p, self.training)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class ReLU(Module):
@@ -177,6 +231,9 @@ class ReLU(Module):
 
     def forward(self, x):
         return F.relu(x)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
 
 
 class LeakyReLU(Module):
@@ -192,7 +249,7 @@ class LeakyReLU(Module):
         return F.leaky_relu(x, self.negative_slope)
 
     def extra_repr(self) -> str:
-        return f"negative_slope={self.negative_slope}"
+        return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
 
 
 class GELU(Module):
@@ -220,6 +277,9 @@ class SiLU(Module):
     def forward(self, x):
         return F.silu(x)
 
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
 
 class ELU(Module):
     """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's nn.ELU)."""
@@ -233,7 +293,7 @@ class ELU(Module):
         return F.elu(x, self.alpha)
 
     def extra_repr(self) -> str:
-        return f"alpha={self.alpha}"
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
 
 
 class Softplus(Module):
@@ -261,6 +321,9 @@ class Softmax(Module):
     def forward(self, x):
         return x.softmax(_softmax_dim(x, self.dim))
 
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
 
 class LogSoftmax(Softmax):
     """log_softmax along dim (PyTorch's nn.LogSoftmax)."""
@@ -276,7 +339,7 @@ def _softmax_dim(x, dim):
     return 0 if x.ndim in (0, 1, 3) else 1
 
 
-class AdaptiveAvgPool2D(Module):
+class AdaptiveAvgPool2d(Module):
     """Average pooling to a fixed output size (PyTorch's nn.AdaptiveAvgPool2d); output_size 1 is
     the global average of a ResNet head."""
 
@@ -305,6 +368,11 @@ class Upsample(Module):
                                    ("recompute_scale_factor", recompute_scale_factor)) if v is not None}
         interpolate_arguments(_args.call("Upsample", **given), size, scale_factor, mode, align_corners,
                               recompute_scale_factor)
+        # PyTorch keeps a scale factor as floats (printed 2.0)
+        if isinstance(scale_factor, (tuple, list)):
+            scale_factor = tuple(float(f) for f in scale_factor)
+        elif scale_factor is not None:
+            scale_factor = float(scale_factor)
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
@@ -337,6 +405,9 @@ class Unflatten(Module):
         d = _dim(self.dim, x.ndim, "Unflatten", x.shape)
         return x.reshape(list(x.shape[:d]) + list(self.unflattened_size) + list(x.shape[d + 1:]))
 
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
+
 
 class Sigmoid(Module):
     def forward(self, x):
@@ -348,13 +419,13 @@ class Tanh(Module):
         return F.tanh(x)
 
 
-class MaxPool2D(Module):
+class MaxPool2d(Module):
     """PyTorch's nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
     ceil_mode=False); dilation must be 1 and return_indices False."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
-        where = _args.call("MaxPool2D", kernel_size)
+        where = _args.call("MaxPool2d", kernel_size)
         F.pool_arguments(where, kernel_size, stride, padding)
         F.max_pool_extras(where, dilation, return_indices)
         _args.flag(ceil_mode, "ceil_mode", where)
@@ -370,14 +441,14 @@ class MaxPool2D(Module):
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
-class AvgPool2D(Module):
+class AvgPool2d(Module):
     """PyTorch's nn.AvgPool2d(kernel_size, stride=None, padding=0, ceil_mode=False,
     count_include_pad=True, divisor_override=None)."""
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                  divisor_override=None):
         super().__init__()
-        where = _args.call("AvgPool2D", kernel_size)
+        where = _args.call("AvgPool2d", kernel_size)
         F.pool_arguments(where, kernel_size, stride, padding)
         _args.flag(count_include_pad, "count_include_pad", where)
         _args.flag(ceil_mode, "ceil_mode", where)
@@ -403,6 +474,9 @@ class Flatten(Module):
     def forward(self, x):
         return F.flatten(x, self.start_dim, self.end_dim)
 
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
+
 
 class Identity(Module):
     """Returns its input (PyTorch's nn.Identity, which takes and ignores any arguments, so that it
@@ -420,10 +494,10 @@ class Sequential(Module):
     one OrderedDict given instead. Anything but a Module is refused when the Sequential is built
     (setting it as an attribute would leave it out of the model silently)."""
 
-    def __init__(self, *layers: Module):
+    def __init__(self, *args: Module):
         super().__init__()
-        named = list(layers[0].items()) if len(layers) == 1 and isinstance(layers[0], dict) else \
-            [(str(i), layer) for i, layer in enumerate(layers)]
+        named = list(args[0].items()) if len(args) == 1 and isinstance(args[0], dict) else \
+            [(str(i), layer) for i, layer in enumerate(args)]
         for name, layer in named:
             if not isinstance(layer, Module):
                 if isinstance(layer, type) and issubclass(layer, Module):
@@ -451,8 +525,8 @@ class Sequential(Module):
         return x
 
 
-# PyTorch spellings.
-Conv2d = Conv2D
-AdaptiveAvgPool2d = AdaptiveAvgPool2D
-MaxPool2d = MaxPool2D
-AvgPool2d = AvgPool2D
+# The seed's spellings of PyTorch's classes (the same classes).
+Conv2D = Conv2d
+AdaptiveAvgPool2D = AdaptiveAvgPool2d
+MaxPool2D = MaxPool2d
+AvgPool2D = AvgPool2d

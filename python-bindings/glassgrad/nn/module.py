@@ -18,16 +18,26 @@ class Parameter(Tensor):
 
     __slots__ = ()
 
-    def __init__(self, data, device=None, name: str = ""):
-        arr = data.numpy() if isinstance(data, Tensor) else np.asarray(data)
+    def __init__(self, data=None, requires_grad: bool = True, *, device=None, name: str = ""):
+        """PyTorch's nn.Parameter(data=None, requires_grad=True): data (a tensor, an array or
+        nested lists of floats; None: an empty tensor) on its own device, or on `device`."""
+        if data is None:
+            data = np.zeros((0,), np.float32)
+        if isinstance(data, Tensor):
+            device = data.device if device is None else device
+            arr = data.numpy()
+        else:
+            arr = np.asarray(data)
+            if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
+                arr = arr.astype(np.float32)  # Python floats: the default float type, as torch.tensor
         if arr.dtype.kind != "f":
             raise _C.DTypeError(f"a Parameter must hold floats, got {arr.dtype}\n  fix: np.asarray(x, dtype=np.float32)")
         # Until a model call names it by its path, the allocation log knows it by where it was made.
         raw = _C.Tensor.from_numpy(arr, _device.normalize(device), name or f"parameter@{user_source()}")
-        self._h = _C.lazy_leaf(raw, "parameter", True, name)
+        self._h = _C.lazy_leaf(raw, "parameter", bool(requires_grad), name)
 
     def __repr__(self) -> str:
-        return "Parameter(" + super().__repr__() + ")"
+        return "Parameter containing:\n" + super().__repr__()
 
 
 def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:

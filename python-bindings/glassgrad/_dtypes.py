@@ -1,0 +1,209 @@
+"""Element types and PyTorch's type promotion.
+
+A dtype is a `str` subclass ("float32" == glassgrad.float32), so the names the C++ runtime takes
+pass through unchanged, and it has torch.dtype's attributes (is_floating_point, is_signed,
+itemsize). Its repr is "glassgrad.float32"; its str the bare name, as error messages print it.
+
+Promotion follows PyTorch's documented rules (torch.result_type, "Type promotion" in PyTorch's
+tensor attributes page):
+
+- categories: bool < integral < floating;
+- promote_types(a, b): the smallest type of the higher category that holds both (uint8 with int8
+  gives int16; float16 with bfloat16 float32; any integral with any floating the floating one);
+- result_type of the operands of one call: tensors with at least one dimension decide first;
+  zero-dimensional tensors only when their category is higher, and Python numbers only when
+  theirs is higher still (a Python float as the default float type, float32; a Python int as
+  int64, a Python bool as bool): int64_tensor * 2.5 is float32, float16_tensor * 2.5 float16,
+  int8_tensor + 300 int8;
+- true division and the floating functions (sin, exp, sqrt, ...) of integral or bool operands
+  give the default float type (float32).
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Dict
+
+import numpy as np
+
+from . import _C
+from ._args import InvalidArgumentTypeError
+
+
+class dtype(str):  # noqa: N801  (torch.dtype's spelling)
+    """An element type: glassgrad.float32, glassgrad.int64, ... (PyTorch's torch.dtype)."""
+
+    __slots__ = ()
+
+    @property
+    def is_floating_point(self) -> bool:
+        return _CATEGORY[str(self)] == 2
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    @property
+    def is_signed(self) -> bool:
+        return str(self) not in ("bool", "uint8")
+
+    @property
+    def itemsize(self) -> int:
+        return _ITEMSIZE[str(self)]
+
+    def to_real(self) -> "dtype":
+        return self
+
+    def __repr__(self) -> str:
+        return f"glassgrad.{str(self)}"
+
+    def __reduce__(self):
+        return (_by_name, (str(self),))
+
+
+# Every type PyTorch scripts name, in promotion order within each category.
+_ORDER = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+_CATEGORY = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 1,
+             "float16": 2, "bfloat16": 2, "float32": 2, "float64": 2}
+_ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8,
+             "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
+DTYPES: Dict[str, dtype] = {n: dtype(n) for n in _ORDER}
+
+# The types the runtime holds today (the C++ DType enum); the others are refused with the fix.
+RUNTIME = frozenset({"float32", "float64", "int64", "uint8", "bool"})
+
+# PyTorch's other spellings (torch.float is float32, torch.long int64, ...), and NumPy's.
+ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
+           "short": "int16", "uint8": "uint8", "bool_": "bool", "bool8": "bool", "float_": "float64"}
+# Tensor.type() strings: 'torch.FloatTensor' is glassgrad.FloatTensor here.
+TENSOR_TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor",
+                     "int32": "IntTensor", "int64": "LongTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+                     "float32": "FloatTensor", "float64": "DoubleTensor"}
+
+DEFAULT_FLOAT = DTYPES["float32"]
+
+
+def _by_name(name: str) -> dtype:
+    return DTYPES[name]
+
+
+def _parse(value):
+    """The canonical name of a dtype given as a glassgrad/torch-style name, a NumPy dtype or type,
+    a Python type (float, int, bool), or a torch.dtype; None when it names none."""
+    if isinstance(value, dtype):
+        return str(value)
+    if value is float:
+        return "float32"  # torch.tensor(..., dtype=float) means the default float type
+    if value is int:
+        return "int64"
+    if value is bool:
+        return "bool"
+    if isinstance(value, str):
+        name = value.split(".")[-1] if value.startswith(("torch.", "glassgrad.")) else value
+        for tensor_type, stored in ((v, k) for k, v in TENSOR_TYPE_NAMES.items()):
+            if name == tensor_type:
+                return stored
+        name = ALIASES.get(name, name)
+        return name if name in DTYPES else None
+    if type(value).__module__ == "torch" and type(value).__name__ == "dtype":
+        return _parse(str(value))
+    try:
+        name = np.dtype(value).name
+    except TypeError:
+        return None
+    return name if name in DTYPES else None
+
+
+def to_dtype(value, where: str = "") -> dtype:
+    """A dtype from any of the spellings _parse takes; DTypeError naming what glassgrad holds."""
+    name = _parse(value)
+    if name is None or name not in RUNTIME:
+        what = f"'{value}'" if name is None else f"{name} (glassgrad does not store it yet)"
+        held = ", ".join(n for n in _ORDER if n in RUNTIME)
+        raise _C.DTypeError(f"{where + ': ' if where else ''}unsupported dtype {what}\n  glassgrad holds {held}\n"
+                            f"  fix: dtype=glassgrad.float32 (data) or dtype=glassgrad.int64 (labels)")
+    return DTYPES[name]
+
+
+def category(dt) -> int:
+    """0 bool, 1 integral, 2 floating."""
+    return _CATEGORY[str(dt)]
+
+
+def promote_types(type1, type2) -> dtype:
+    """The smallest dtype of the higher category that holds both (torch.promote_types)."""
+    a, b = str(_checked(type1, "promote_types")), str(_checked(type2, "promote_types"))
+    if a == b:
+        return DTYPES[a]
+    ca, cb = _CATEGORY[a], _CATEGORY[b]
+    if ca != cb:
+        return DTYPES[a if ca > cb else b]
+    if ca == 2:
+        if {a, b} == {"float16", "bfloat16"}:
+            return DTYPES["float32"]
+        return DTYPES[max(a, b, key=_ITEMSIZE.get)]
+    if ca == 1:
+        if "uint8" in (a, b):  # uint8 with a signed type needs the next signed size up
+            other = b if a == "uint8" else a
+            return DTYPES["int16" if other == "int8" else other]
+        return DTYPES[max(a, b, key=_ITEMSIZE.get)]
+    return DTYPES[a]
+
+
+def can_cast(from_, to) -> bool:
+    """Whether a cast keeps the category or goes up (torch.can_cast): float -> int and int ->
+    bool are refused, anything -> its own or a higher category allowed."""
+    return _CATEGORY[str(_checked(from_, "can_cast"))] <= _CATEGORY[str(_checked(to, "can_cast"))]
+
+
+def _checked(value, where: str) -> dtype:
+    name = _parse(value)
+    if name is None:
+        raise _C.InvalidArgumentError(f"{where}: expected a dtype such as glassgrad.float32, got {value!r}")
+    return DTYPES[name]
+
+
+def scalar_dtype(value) -> dtype:
+    """The dtype a Python number takes part in promotion as."""
+    if isinstance(value, (bool, np.bool_)):
+        return DTYPES["bool"]
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return DTYPES["int64"]
+    if isinstance(value, (numbers.Real, np.floating)):
+        return DEFAULT_FLOAT
+    raise InvalidArgumentTypeError(f"expected a tensor or a number, got {type(value).__name__}")
+
+
+def _combine(higher, lower):
+    """PyTorch's combine_categories: the higher-priority group's type, unless the lower group's
+    category is higher (then both promote)."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if _CATEGORY[higher] == 2:
+        return higher
+    if higher == "bool" or _CATEGORY[lower] == 2:
+        return str(promote_types(higher, lower))
+    return higher
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an operation on these operands (tensors and Python numbers), by PyTorch's
+    priority of dimensioned tensors over zero-dimensional ones over numbers
+    (torch.result_type(tensor, other))."""
+    groups = [None, None, None]  # dimensioned tensors, 0-d tensors, numbers
+    for x in operands:
+        if hasattr(x, "_h") and hasattr(x, "ndim"):
+            g, dt = (0 if x.ndim else 1), str(x.dtype)
+        else:
+            g, dt = 2, str(scalar_dtype(x))
+        groups[g] = dt if groups[g] is None else str(promote_types(groups[g], dt))
+    return DTYPES[_combine(groups[0], _combine(groups[1], groups[2]))]
+
+
+def floating(dt) -> dtype:
+    """dt if it is a floating type, else the default float type (true division, sin, exp, ...)."""
+    return DTYPES[str(dt)] if _CATEGORY[str(dt)] == 2 else DEFAULT_FLOAT
+
+
+__all__ = ["dtype", "DTYPES", "promote_types", "can_cast", "result_type", "to_dtype", "floating"]

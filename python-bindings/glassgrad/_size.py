@@ -1,0 +1,48 @@
+"""glassgrad.Size: a tensor's shape, a tuple of ints as PyTorch's torch.Size is (x.shape,
+x.size()): it compares equal to the plain tuple, unpacks, slices to a Size and adds to one."""
+from __future__ import annotations
+
+import math
+import numbers
+
+
+class Size(tuple):
+    """A shape: a tuple of non-negative ints (PyTorch's torch.Size)."""
+
+    __slots__ = ()
+
+    def __new__(cls, sizes=()):
+        sizes = tuple(sizes)
+        for s in sizes:
+            if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+                raise TypeError(f"glassgrad.Size() takes an iterable of ints, got {type(s).__name__} {s!r}")
+        return super().__new__(cls, (int(s) for s in sizes))
+
+    def __getitem__(self, index):
+        got = super().__getitem__(index)
+        return Size(got) if isinstance(index, slice) else got
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple(self) * n)
+
+    __rmul__ = __mul__
+
+    def numel(self) -> int:
+        """The number of elements of a tensor of this shape (1 for the 0-d shape)."""
+        return math.prod(self)
+
+    def __repr__(self) -> str:
+        return f"glassgrad.Size({list(self)})"
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))

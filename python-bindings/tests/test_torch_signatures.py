@@ -1,0 +1,164 @@
+"""Every layer, function, optimizer and learning-rate scheduler glassgrad names as PyTorch does
+takes PyTorch's parameters: the same names in the same order, the same kinds (positional or
+keyword-only) and the same defaults, read with inspect.signature from both libraries (torch 2.x).
+glassgrad may add keyword-only parameters of its own after PyTorch's. Skipped without torch.
+
+Also: every layer glassgrad.nn exposes under PyTorch's name prints as PyTorch's does (repr of each
+layer row of argument_table.py)."""
+import inspect
+
+import pytest
+
+import glassgrad as gg
+from argument_table import LAYERS
+
+torch = pytest.importorskip("torch")
+
+# torch parameters glassgrad leaves out on purpose, with the reason.
+IGNORED = {
+    # F.softmax and friends: a deprecated private argument of torch's own call sites
+    "_stacklevel": "private to torch",
+}
+_EMPTY = inspect.Parameter.empty
+
+
+def _pairs(gg_module, torch_module, want):
+    out = []
+    for name in sorted(dir(gg_module)):
+        if name.startswith("_") or not hasattr(torch_module, name):
+            continue
+        ours, theirs = getattr(gg_module, name), getattr(torch_module, name)
+        if want(ours) and callable(theirs):
+            out.append((name, ours, theirs))
+    return out
+
+
+def _is_class(x):
+    return inspect.isclass(x)
+
+
+def _is_function(x):
+    return inspect.isfunction(x)
+
+
+def _signature(obj):
+    try:
+        return inspect.signature(obj)
+    except (TypeError, ValueError):
+        return None
+
+
+def _same_default(a, b) -> bool:
+    if a is _EMPTY or b is _EMPTY:
+        return a is b
+    if isinstance(b, (torch.dtype, torch.device)) or type(b).__module__.startswith("torch"):
+        return str(a).split(".")[-1] == str(b).split(".")[-1]
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b  # 0 and 0.0 are the same default
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def differences(ours, theirs):
+    """What glassgrad's signature lacks or gets wrong against torch's, as readable lines."""
+    mine, torchs = _signature(ours), _signature(theirs)
+    if torchs is None or mine is None:
+        return []
+    theirs_params = [p for p in torchs.parameters.values() if p.name not in IGNORED and p.name != "self"]
+    mine_params = [p for p in mine.parameters.values() if p.name not in IGNORED and p.name != "self"]
+    problems = []
+    if any(p.kind == p.VAR_POSITIONAL for p in theirs_params) and any(p.kind == p.VAR_KEYWORD for p in theirs_params):
+        if len(theirs_params) == 2:  # (*args, **kwargs): anything goes in torch
+            return []
+    for i, t in enumerate(theirs_params):
+        m = mine_params[i] if i < len(mine_params) else None
+        if m is None or m.name != t.name:
+            problems.append(f"parameter {i} is {m.name if m else 'missing'}, torch's is {t.name}")
+            break
+        if m.kind != t.kind:
+            problems.append(f"{t.name} is {m.kind.description}, torch's is {t.kind.description}")
+        if not _same_default(m.default, t.default):
+            problems.append(f"{t.name} defaults to {m.default!r}, torch's to {t.default!r}")
+    for m in mine_params[len(theirs_params):]:
+        if m.kind not in (m.KEYWORD_ONLY, m.VAR_KEYWORD):
+            problems.append(f"extra parameter {m.name} must be keyword-only")
+    return problems
+
+
+def _cases():
+    import glassgrad.nn.functional as GF
+    import glassgrad.optim.lr_scheduler as GS
+    import torch.nn.functional as TF
+    import torch.optim.lr_scheduler as TS
+    cases = []
+    cases += [("nn." + n, o, t) for n, o, t in _pairs(gg.nn, torch.nn, _is_class)]
+    cases += [("F." + n, o, t) for n, o, t in _pairs(GF, TF, _is_function)]
+    cases += [("optim." + n, o, t) for n, o, t in _pairs(gg.optim, torch.optim, _is_class)]
+    cases += [("lr_scheduler." + n, o, t) for n, o, t in _pairs(GS, TS, _is_class)]
+    return cases
+
+
+CASES = _cases()
+
+
+def test_the_survey_sees_the_layers_optimizers_and_schedulers():
+    names = {c[0] for c in CASES}
+    assert {"nn.Conv2d", "nn.Linear", "nn.BatchNorm2d", "F.conv2d", "optim.SGD", "lr_scheduler.StepLR"} <= names
+
+
+@pytest.mark.parametrize("name,ours,theirs", CASES, ids=[c[0] for c in CASES])
+def test_signature_is_torchs(name, ours, theirs):
+    problems = differences(ours, theirs)
+    assert not problems, f"{name}{_signature(ours)} against torch's {_signature(theirs)}:\n  " + "\n  ".join(problems)
+
+
+def test_seed_spellings_are_the_same_classes():
+    assert gg.nn.Conv2D is gg.nn.Conv2d and gg.Conv2D is gg.nn.Conv2d
+    assert gg.nn.BatchNorm2D is gg.nn.BatchNorm2d and gg.nn.BatchNorm1D is gg.nn.BatchNorm1d
+    assert gg.nn.MaxPool2D is gg.nn.MaxPool2d and gg.nn.AvgPool2D is gg.nn.AvgPool2d
+    assert gg.nn.AdaptiveAvgPool2D is gg.nn.AdaptiveAvgPool2d
+    assert gg.nn.Conv2d.__name__ == "Conv2d"
+
+
+def test_conv2d_positional_arguments_are_torchs():
+    # the issue's script: Conv2d(4, 4, 3, 1, 2, 2) is stride 1, padding 2, dilation 2
+    layer = gg.nn.Conv2d(4, 4, 3, 1, 2, 2)
+    assert (layer.stride, layer.padding, layer.dilation, layer.groups) == ((1, 1), (2, 2), (2, 2), 1)
+    assert gg.nn.Conv2d(4, 4, 3, 1, 0, 1, 2, False).bias is None
+
+
+def _torch_row(row):
+    return row.torch_kwargs if row.torch_kwargs is not None else row.kwargs
+
+
+@pytest.mark.parametrize("row", [r for r in LAYERS if r.torch is True], ids=lambda r: r.id)
+def test_layer_prints_as_torchs(row):
+    ours = getattr(gg.nn, row.name)(*row.args, **row.kwargs)
+    theirs = getattr(torch.nn, row.name)(*row.args, **_torch_row(row))
+    if row.kwargs.get("inplace"):
+        theirs.inplace = True  # the table compares values with torch's out-of-place layer
+    assert repr(ours) == repr(theirs)
+
+
+def test_model_prints_as_torchs():
+    def build(nn):
+        return nn.Sequential(nn.Conv2d(1, 16, 3), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                             nn.Linear(16 * 13 * 13, 10), nn.LogSoftmax(dim=1))
+    assert repr(build(gg.nn)) == repr(build(torch.nn))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_layers_take_device_and_dtype(dtype):
+    for layer in (gg.nn.Conv2d(2, 3, 3, device="cpu", dtype=dtype), gg.nn.Linear(2, 3, device="cpu", dtype=dtype),
+                  gg.nn.BatchNorm2d(3, device="cpu", dtype=dtype), gg.nn.LayerNorm(4, device="cpu", dtype=dtype)):
+        assert {p.dtype for p in layer.parameters()} == {dtype}
+        assert {p.device for p in layer.parameters()} == {"cpu"}
+
+
+def test_layer_refuses_an_integer_dtype():
+    with pytest.raises(gg.DTypeError, match="not a floating type"):
+        gg.nn.Linear(2, 3, dtype=gg.int64)
