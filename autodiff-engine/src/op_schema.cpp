@@ -109,6 +109,7 @@ OpRegistry& OpRegistry::instance() {
     register_optimizer_ops(*r);
     register_fused_ops(*r);
     register_collective_ops(*r);
+    register_attention_ops(*r);
     return r;
   }();
   return *reg;

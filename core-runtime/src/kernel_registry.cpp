@@ -20,6 +20,7 @@ KernelRegistry& KernelRegistry::instance() {
     register_cpu_optimizer_kernels(*r);
     register_cpu_fused_kernels(*r);
     register_cpu_collective_kernels(*r);
+    register_cpu_attention_kernels(*r);
     register_cuda_kernels(*r);  // last: it mirrors the CPU table
     return r;
   }();

@@ -4,7 +4,8 @@
 //   * the blocks one after another, so `__shared__` can be a function-local static (one
 //     block's shared memory at a time);
 //   * a block's threads as fibers on one OS thread, switched at __syncthreads().
-// What it does not model: warps (shuffles throw), memory ordering beyond the barrier, speed,
+// What it does not model: warps (__shfl_down_sync throws; __shfl_xor_sync works where every
+// thread of the block reaches it, see below), memory ordering beyond the barrier, speed,
 // and fused multiply-add contraction (nvcc contracts a * b + c; the host compiler may not), so
 // float results may differ from the GPU's in the last bits.
 #pragma once
@@ -28,6 +29,8 @@ struct float4 {
 struct double2 {
   double x, y;
 };
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+inline double2 make_double2(double x, double y) { return double2{x, y}; }
 
 namespace emulate {
 
@@ -142,4 +145,31 @@ inline double __longlong_as_double(long long i) {
 template <typename T>
 T __shfl_down_sync(unsigned, T, int) {
   throw std::logic_error("warp shuffles are not emulated");
+}
+
+namespace emulate {
+template <typename T>
+std::vector<T>& shuffle_slots() {
+  static std::vector<T> slots;
+  return slots;
+}
+}  // namespace emulate
+
+// A butterfly shuffle for kernels in which every thread of the block executes the same
+// shuffles (uniform control flow, as in attention.cu's row reductions): the block meets as at a
+// barrier, each thread posts its value, and after a second meeting reads the value of lane
+// (lane ^ lane_mask) of its own warp. Stricter than a warp's implicit synchronization, so a
+// kernel that passes here may still need the GPU tests for divergent shuffles.
+template <typename T>
+T __shfl_xor_sync(unsigned, T v, int lane_mask) {
+  emulate::Fibers& f = emulate::fibers();
+  std::vector<T>& slots = emulate::shuffle_slots<T>();
+  if (slots.size() < f.ctx.size()) slots.resize(f.ctx.size());
+  const unsigned t = f.current;
+  slots[t] = v;
+  emulate::barrier();
+  const unsigned src = (t & ~31u) | ((t & 31u) ^ static_cast<unsigned>(lane_mask));
+  const T r = src < f.ctx.size() ? slots[src] : v;
+  emulate::barrier();
+  return r;
 }

@@ -142,5 +142,6 @@ void register_softmax_ops(OpRegistry& r);      // Softmax LogSoftmax CrossEntrop
 void register_optimizer_ops(OpRegistry& r);    // SGDUpdate AdamUpdate
 void register_fused_ops(OpRegistry& r);        // FusedElementwise (made by the fusion pass)
 void register_collective_ops(OpRegistry& r);   // AllReduce BucketPack (data-parallel training)
+void register_attention_ops(OpRegistry& r);    // ScaledDotProductAttention and backward
 
 }  // namespace glassgrad

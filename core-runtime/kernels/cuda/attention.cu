@@ -1,0 +1,612 @@
+// Scaled dot-product attention, forward and backward, FlashAttention-2's algorithm on the FP32
+// (and FP64) arithmetic units: tiles staged in shared memory, register micro-tiles, an online
+// softmax, and the probabilities recomputed from the saved log-sum-exp in the backward, so no
+// [L, S] matrix is ever stored (memory linear in the sequence length). docs/attention.md derives
+// the arithmetic; the CPU kernels (kernels/cpu/attention.cpp) do the same with other tiles.
+// Geometry and strides: GGAttention (attention_params.h); any input strides, dense outputs.
+//
+//   gg_attn_fwd:  a block owns BR query rows (and a chunk of EC value columns); for each tile of
+//                 BC keys: s = Q K^T (scores, base 2: times scale*log2(e), plus mask*log2(e)),
+//                 m' = max(m, rowmax s), p = 2^(s - m'), l = 2^(m - m') l + rowsum p,
+//                 O = 2^(m - m') O + (keep/(1-p_drop) p) V; at the end out = O / l and
+//                 lse = (m + log2 l) ln 2.
+//   gg_attn_dq:   a block owns BR query rows (and a chunk of EC columns of dq): D = rowsum(g * out)
+//                 (also written to the workspace), then for each key tile p = 2^(s - lse log2 e),
+//                 dp = keep/(1-p_drop) (g V^T), ds = p (dp - D), dq += scale ds K.
+//   gg_attn_dkv:  a block owns BR key rows (and a chunk of EC columns of dk and dv); for each
+//                 query tile the transposed p^T and ds^T, dv += pd^T g, dk += scale ds^T Q, and
+//                 dmask = ds (block chunk 0) when asked. Launched after gg_attn_dq (reads D).
+// Each output element is written by one thread of one block, and each thread adds its terms in a
+// fixed order: the results are deterministic (no atomics, so FP64 needs no sm_60 atomicAdd).
+//
+// Tiles (Cfg below): float BR = 64 (forward) or 32, BC = 32, EC = 64 features resident in
+// shared memory; a thread owns a 4 x 4 block of each score tile (rows ty + TY i, keys tx + 8 j) and
+// 4 rows x EC/8 columns (4 tx + 32 q + 0..3) of the output chunk. Score rows are reduced across
+// the 8 lanes that share them with shuffles. Operand rows are stored with a pitch of EC + 4 words,
+// so that the strided rows a warp reads in the score product (8 rows, 4 words apart in banks) fall
+// on distinct banks, and 16-byte reads stay aligned. Features beyond EC are walked in chunks
+// (query and key rows then reload per chunk); value and gradient columns beyond EC go to more
+// blocks (grid.y), each recomputing the scores. Shared memory: at most 44 KB (float forward), 47
+// KB (double backward); only sm_50 features (FFMA, shuffles, static shared memory).
+#include "../attention_rules.h"
+#include "attention_params.h"
+#include "common.cuh"
+
+namespace gg_attn {
+
+using glassgrad::attention_rule::group_counter;
+using glassgrad::attention_rule::philox4;
+
+template <typename T, int BR_>
+struct Cfg;
+// float: forward 64 rows and 128 threads, backward 32 rows and 64 threads; 64 resident features.
+template <int BR_>
+struct Cfg<float, BR_> {
+  static constexpr int BR = BR_, BC = 32, EC = 64, TX = 8, TY = BR / 4, THREADS = TX * TY, NQ = EC / 32;
+};
+// double: 32 rows, 32 resident features (the tiles of 8-byte words must stay under 48 KB).
+template <int BR_>
+struct Cfg<double, BR_> {
+  static constexpr int BR = 32, BC = 32, EC = 32, TX = 8, TY = 8, THREADS = TX * TY, NQ = EC / 32;
+};
+
+__device__ __forceinline__ float exp2_(float x) { return exp2f(x); }
+__device__ __forceinline__ double exp2_(double x) { return exp2(x); }
+__device__ __forceinline__ float log2_(float x) { return log2f(x); }
+__device__ __forceinline__ double log2_(double x) { return log2(x); }
+
+template <typename T>
+__device__ __forceinline__ T neg_inf() {
+  return gg::lowest<T>();
+}
+
+// Four consecutive words of a shared-memory row (16-byte aligned: the pitches are multiples of 4).
+__device__ __forceinline__ void lds4(const float* p, float (&v)[4]) {
+  const float4 q = *reinterpret_cast<const float4*>(p);
+  v[0] = q.x;
+  v[1] = q.y;
+  v[2] = q.z;
+  v[3] = q.w;
+}
+__device__ __forceinline__ void lds4(const double* p, double (&v)[4]) {
+  const double2 a = *reinterpret_cast<const double2*>(p), b = *reinterpret_cast<const double2*>(p + 2);
+  v[0] = a.x;
+  v[1] = a.y;
+  v[2] = b.x;
+  v[3] = b.y;
+}
+__device__ __forceinline__ void ldg4(const float* p, float (&v)[4]) { lds4(p, v); }
+__device__ __forceinline__ void ldg4(const double* p, double (&v)[4]) { lds4(p, v); }
+__device__ __forceinline__ void stg4(float* p, const float (&v)[4]) {
+  *reinterpret_cast<float4*>(p) = make_float4(v[0], v[1], v[2], v[3]);
+}
+__device__ __forceinline__ void stg4(double* p, const double (&v)[4]) {
+  *reinterpret_cast<double2*>(p) = make_double2(v[0], v[1]);
+  *reinterpret_cast<double2*>(p + 2) = make_double2(v[2], v[3]);
+}
+
+// Sum or max over the 8 lanes that hold one score row (lanes 8k..8k+7 of a warp).
+template <typename T>
+__device__ __forceinline__ T row_max8(T v) {
+#pragma unroll
+  for (int o = 1; o < 8; o <<= 1) {
+    const T u = __shfl_xor_sync(0xffffffffu, v, o);
+    v = u > v ? u : v;
+  }
+  return v;
+}
+template <typename T>
+__device__ __forceinline__ T row_sum8(T v) {
+#pragma unroll
+  for (int o = 1; o < 8; o <<= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// Operand k of matrix z: its base pointer.
+template <typename T>
+__device__ __forceinline__ const T* operand(const GGAttention& g, const T* p, int k, int64_t z) {
+  return p + gg::strided_offset(z, g.batch_rank, g.batch_size, g.batch_stride[k]);
+}
+
+// dst[r][c] = A(row0 + r, col0 + c) of operand k for r < ROWS and c < round4(min(EC, cols - col0)),
+// zero outside rows [0, rows - row0) and columns [0, cols - col0). A row's groups of four are one
+// vector load where the operand allows (vec4) and the group is whole.
+template <typename T, int ROWS, int EC, int THREADS>
+__device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const T* a, int k, int row0, int rows, int col0,
+                          int cols) {
+  const int valid_cols = min(EC, cols - col0), quads = (valid_cols + 3) / 4;
+  const int64_t rs = g.row[k], cs = g.col[k];
+  for (int f = threadIdx.x; f < ROWS * quads; f += THREADS) {
+    const int r = f / quads, c = (f - r * quads) * 4;
+    T v[4] = {T(0), T(0), T(0), T(0)};
+    if (row0 + r < rows) {
+      const T* src = a + (int64_t)(row0 + r) * rs + (int64_t)(col0 + c) * cs;
+      if (g.vec4[k] && c + 4 <= valid_cols) {
+        ldg4(src, v);
+      } else {
+#pragma unroll
+        for (int u = 0; u < 4; ++u) v[u] = c + u < valid_cols ? src[u * cs] : T(0);
+      }
+    }
+    dst[r][c] = v[0];
+    dst[r][c + 1] = v[1];
+    dst[r][c + 2] = v[2];
+    dst[r][c + 3] = v[3];
+  }
+}
+
+// acc[i][j] += sum_{k < kn} A[ty + TY i][k] * B[tx + TX j][k]   (kn a multiple of 4)
+template <typename T, int TY, int TX, int PA, int PB>
+__device__ __forceinline__ void dot_rows(const T (*A)[PA], const T (*B)[PB], T (&acc)[4][4], int kn, int ty, int tx) {
+  for (int k = 0; k < kn; k += 4) {
+    T a[4][4], b[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) lds4(&A[ty + TY * i][k], a[i]);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) lds4(&B[tx + TX * j][k], b[j]);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk)
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) acc[i][j] = fma(a[i][kk], b[j][kk], acc[i][j]);
+  }
+}
+
+// acc[i][4 q + u] += sum_{k < kn} A[ty + TY i][k] * B[k][4 tx + 4 TX q + u]   (kn a multiple of 4)
+template <typename T, int TY, int TX, int NQ, int PA, int PB>
+__device__ __forceinline__ void times_rows(const T (*A)[PA], const T (*B)[PB], T (&acc)[4][4 * NQ], int kn, int ty,
+                                           int tx) {
+  for (int k = 0; k < kn; k += 4) {
+    T a[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i) lds4(&A[ty + TY * i][k], a[i]);
+#pragma unroll
+    for (int kk = 0; kk < 4; ++kk) {
+      T b[NQ][4];
+#pragma unroll
+      for (int q = 0; q < NQ; ++q) lds4(&B[k + kk][4 * tx + 4 * TX * q], b[q]);
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int q = 0; q < NQ; ++q)
+#pragma unroll
+          for (int u = 0; u < 4; ++u) acc[i][4 * q + u] = fma(a[i][kk], b[q][u], acc[i][4 * q + u]);
+    }
+  }
+}
+
+// The scores of a tile in base 2 (scale * log2(e) * acc + log2(e) * mask), -inf where hidden
+// (key past S, the causal triangle) or where the mask is -inf. Rows i0 + ty + TY a, keys
+// j0 + tx + TX b (a transposed tile swaps the roles: `rows_are_keys`).
+template <typename T, int TY, int TX, bool ROWS_ARE_KEYS>
+__device__ __forceinline__ void base2_scores(const GGAttention& g, const T* mask, int r0, int c0, T (&s)[4][4], int ty,
+                                             int tx) {
+  const T scale = (T)g.scale_log2, log2e = (T)1.4426950408889634;
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int b = 0; b < 4; ++b) {
+      const int i = ROWS_ARE_KEYS ? c0 + tx + TX * b : r0 + ty + TY * a;  // query
+      const int j = ROWS_ARE_KEYS ? r0 + ty + TY * a : c0 + tx + TX * b;  // key
+      T x = s[a][b] * scale;
+      if (j >= g.S || i >= g.L || (g.causal && j > i)) {
+        x = neg_inf<T>();
+      } else if (g.masked) {
+        x += log2e * mask[(int64_t)i * g.row[GG_ATTN_MASK] + (int64_t)j * g.col[GG_ATTN_MASK]];
+      }
+      s[a][b] = x;
+    }
+}
+
+// keep / (1 - p_drop) for the four keys key0 + 8 b (b < 4) of flat query row `row`; key0 % 32 < 8.
+template <typename T>
+__device__ __forceinline__ void dropout4(const GGAttention& g, uint64_t seed, int64_t row, int key0, T (&f)[4]) {
+  uint32_t w[4];
+  philox4(group_counter((uint64_t)row, g.S, key0), seed, w);
+#pragma unroll
+  for (int b = 0; b < 4; ++b) f[b] = (uint64_t)w[b] >= g.keep_threshold ? (T)g.keep_scale : T(0);
+}
+
+template <typename T>
+__device__ __forceinline__ void store4(T* dst, const T (&v)[4], int valid, bool vec) {
+  if (valid >= 4 && vec) {
+    stg4(dst, v);
+  } else {
+#pragma unroll
+    for (int u = 0; u < 4; ++u)
+      if (u < valid) dst[u] = v[u];
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ bool aligned16(const T* p) {
+  return ((uintptr_t)p & 15u) == 0;
+}
+
+// ---- forward -------------------------------------------------------------------------------
+template <typename T>
+__device__ void forward(const GGAttention& g, T* out, T* lse, const T* q, const T* k, const T* v, const T* mask,
+                        const int64_t* seed_ptr) {
+  typedef Cfg<T, 64> C;
+  constexpr int BR = C::BR, BC = C::BC, EC = C::EC, TY = C::TY, TX = C::TX, NQ = C::NQ;
+  __shared__ __align__(16) T Qs[BR][EC + 4];
+  __shared__ __align__(16) T Ks[BC][EC + 4];
+  __shared__ __align__(16) T Vs[BC][EC + 4];
+  __shared__ __align__(16) T Ps[BR][BC + 4];
+  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+  const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
+  const int q_blocks = (g.L + BR - 1) / BR, v_chunks = (g.Ev + EC - 1) / EC;
+  const bool q_resident = g.E <= EC;
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const T* qz = operand(g, q, GG_ATTN_Q, z);
+    const T* kz = operand(g, k, GG_ATTN_K, z);
+    const T* vz = operand(g, v, GG_ATTN_V, z);
+    const T* mz = g.masked ? operand(g, mask, GG_ATTN_MASK, z) : nullptr;
+    for (int qb = blockIdx.x; qb < q_blocks; qb += gridDim.x) {
+      const int i0 = qb * BR;
+      for (int vc = blockIdx.y; vc < max(v_chunks, 1); vc += gridDim.y) {
+        const int v0 = vc * EC;
+        T m[4], l[4], o[4][4 * NQ];
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          m[a] = neg_inf<T>();
+          l[a] = T(0);
+#pragma unroll
+          for (int c = 0; c < 4 * NQ; ++c) o[a][c] = T(0);
+        }
+        const int key_end = g.causal ? min(g.S, i0 + BR) : g.S;
+        for (int j0 = 0; j0 < key_end; j0 += BC) {
+          T s[4][4];
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) s[a][b] = T(0);
+          for (int e0 = 0; e0 < g.E; e0 += EC) {
+            __syncthreads();  // the previous tile's readers of Qs and Ks are done
+            if (!q_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, e0, g.E);
+            load_tile<T, BC, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, e0, g.E);
+            __syncthreads();
+            dot_rows<T, TY, TX, EC + 4, EC + 4>(Qs, Ks, s, (min(EC, g.E - e0) + 3) & ~3, ty, tx);
+          }
+          base2_scores<T, TY, TX, false>(g, mz, i0, j0, s, ty, tx);
+#pragma unroll
+          for (int a = 0; a < 4; ++a) {
+            T mx = m[a];
+#pragma unroll
+            for (int b = 0; b < 4; ++b) mx = s[a][b] > mx ? s[a][b] : mx;
+            mx = row_max8(mx);
+            T f[4] = {T(1), T(1), T(1), T(1)};
+            if (g.dropout) dropout4(g, seed, z * (int64_t)g.L + i0 + ty + TY * a, j0 + tx, f);
+            T sum = T(0);
+            if (mx == neg_inf<T>()) {  // nothing visible yet in this row: p = 0, nothing to rescale
+#pragma unroll
+              for (int b = 0; b < 4; ++b) s[a][b] = T(0);
+            } else {
+              const T alpha = exp2_(m[a] - mx);  // 0 on the row's first visible tile
+#pragma unroll
+              for (int b = 0; b < 4; ++b) {
+                const T p = exp2_(s[a][b] - mx);
+                sum += p;
+                s[a][b] = p * f[b];
+              }
+#pragma unroll
+              for (int c = 0; c < 4 * NQ; ++c) o[a][c] *= alpha;
+              l[a] *= alpha;
+              m[a] = mx;
+            }
+            l[a] += row_sum8(sum);
+          }
+          __syncthreads();  // the previous tile's readers of Ps and Vs are done
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = s[a][b];
+          load_tile<T, BC, EC, C::THREADS>(Vs, g, vz, GG_ATTN_V, j0, g.S, v0, g.Ev);
+          __syncthreads();
+          times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Vs, o, (min(BC, g.S - j0) + 3) & ~3, ty, tx);
+        }
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          const int i = i0 + ty + TY * a;
+          if (i >= g.L) continue;
+          const T inv = l[a] > T(0) ? T(1) / l[a] : T(0);
+          T* dst = out + ((int64_t)z * g.L + i) * g.Ev + v0;
+#pragma unroll
+          for (int qd = 0; qd < NQ; ++qd) {
+            const int c = 4 * tx + 4 * TX * qd;
+            T w[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) w[u] = o[a][4 * qd + u] * inv;
+            store4(dst + c, w, min(EC, g.Ev - v0) - c, aligned16(dst + c));
+          }
+          if (vc == 0 && tx == 0) {
+            lse[(int64_t)z * g.L + i] = l[a] > T(0) ? (m[a] + log2_(l[a])) * (T)0.6931471805599453 : neg_inf<T>();
+          }
+        }
+        __syncthreads();  // Qs is reloaded by the next row block
+      }
+    }
+  }
+}
+
+// ---- backward: dq (and D) -------------------------------------------------------------------
+template <typename T>
+__device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, const T* q, const T* k, const T* v,
+                            const T* out, const T* lse, const T* mask, const int64_t* seed_ptr) {
+  typedef Cfg<T, 32> C;
+  constexpr int BR = C::BR, BC = C::BC, EC = C::EC, TY = C::TY, TX = C::TX, NQ = C::NQ;
+  __shared__ __align__(16) T Qs[BR][EC + 4];
+  __shared__ __align__(16) T Gs[BR][EC + 4];
+  __shared__ __align__(16) T Ks[BC][EC + 4];
+  __shared__ __align__(16) T Vs[BC][EC + 4];
+  __shared__ __align__(16) T Ds[BR][BC + 4];
+  __shared__ T lse2[BR], drow[BR];
+  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
+  const int q_blocks = (g.L + BR - 1) / BR, e_chunks = (g.E + EC - 1) / EC;
+  const bool q_resident = g.E <= EC, g_resident = g.Ev <= EC;
+  const T log2e = (T)1.4426950408889634;
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const T* qz = operand(g, q, GG_ATTN_Q, z);
+    const T* kz = operand(g, k, GG_ATTN_K, z);
+    const T* vz = operand(g, v, GG_ATTN_V, z);
+    const T* gz = operand(g, go, GG_ATTN_GO, z);
+    const T* oz = operand(g, out, GG_ATTN_OUT, z);
+    const T* lz = operand(g, lse, GG_ATTN_LSE, z);
+    const T* mz = g.masked ? operand(g, mask, GG_ATTN_MASK, z) : nullptr;
+    for (int qb = blockIdx.x; qb < q_blocks; qb += gridDim.x) {
+      const int i0 = qb * BR;
+      for (int ec = blockIdx.y; ec < max(e_chunks, 1); ec += gridDim.y) {
+        const int d0 = ec * EC;
+        __syncthreads();  // lse2, drow, Qs and Gs of the previous block are read
+        // D_i = sum_e g_ie out_ie: a warp per row, lanes along e, a fixed-order warp sum.
+        for (int r = warp; r < BR; r += C::THREADS / 32) {
+          const int i = i0 + r;
+          T d = T(0);
+          if (i < g.L) {
+            for (int e = lane; e < g.Ev; e += 32) {
+              d += gz[(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
+                   oz[(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
+            }
+          }
+#pragma unroll
+          for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
+          if (lane == 0) {
+            drow[r] = d;
+            lse2[r] = i < g.L ? lz[(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
+            if (ec == 0 && i < g.L) dsum[(int64_t)z * g.L + i] = d;
+          }
+        }
+        __syncthreads();  // lse2 and drow are complete
+        T acc[4][4 * NQ];
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int c = 0; c < 4 * NQ; ++c) acc[a][c] = T(0);
+        const int key_end = g.causal ? min(g.S, i0 + BR) : g.S;
+        for (int j0 = 0; j0 < key_end; j0 += BC) {
+          T s[4][4], dp[4][4];
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) s[a][b] = dp[a][b] = T(0);
+          for (int e0 = 0; e0 < g.E; e0 += EC) {
+            __syncthreads();
+            if (!q_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, e0, g.E);
+            load_tile<T, BC, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, e0, g.E);
+            __syncthreads();
+            dot_rows<T, TY, TX, EC + 4, EC + 4>(Qs, Ks, s, (min(EC, g.E - e0) + 3) & ~3, ty, tx);
+          }
+          for (int e0 = 0; e0 < g.Ev; e0 += EC) {
+            __syncthreads();
+            if (!g_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Gs, g, gz, GG_ATTN_GO, i0, g.L, e0, g.Ev);
+            load_tile<T, BC, EC, C::THREADS>(Vs, g, vz, GG_ATTN_V, j0, g.S, e0, g.Ev);
+            __syncthreads();
+            dot_rows<T, TY, TX, EC + 4, EC + 4>(Gs, Vs, dp, (min(EC, g.Ev - e0) + 3) & ~3, ty, tx);
+          }
+          base2_scores<T, TY, TX, false>(g, mz, i0, j0, s, ty, tx);
+#pragma unroll
+          for (int a = 0; a < 4; ++a) {
+            const int r = ty + TY * a;
+            const T lr = lse2[r], d = drow[r];
+            T f[4] = {T(1), T(1), T(1), T(1)};
+            if (g.dropout) dropout4(g, seed, z * (int64_t)g.L + i0 + r, j0 + tx, f);
+#pragma unroll
+            for (int b = 0; b < 4; ++b) {
+              const T p = lr == neg_inf<T>() ? T(0) : exp2_(s[a][b] - lr);
+              s[a][b] = p * (dp[a][b] * f[b] - d);  // ds
+            }
+          }
+          __syncthreads();  // Ks (reloaded below for a chunk of dq) and Ds are free
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) Ds[ty + TY * a][tx + TX * b] = s[a][b];
+          if (!q_resident) load_tile<T, BC, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, d0, g.E);
+          __syncthreads();
+          times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ds, Ks, acc, (min(BC, g.S - j0) + 3) & ~3, ty, tx);
+        }
+        const T scale = (T)(g.scale_log2 * 0.6931471805599453);
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          const int i = i0 + ty + TY * a;
+          if (i >= g.L) continue;
+          T* dst = dq + ((int64_t)z * g.L + i) * g.E + d0;
+#pragma unroll
+          for (int qd = 0; qd < NQ; ++qd) {
+            const int c = 4 * tx + 4 * TX * qd;
+            T w[4];
+#pragma unroll
+            for (int u = 0; u < 4; ++u) w[u] = acc[a][4 * qd + u] * scale;
+            store4(dst + c, w, min(EC, g.E - d0) - c, aligned16(dst + c));
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- backward: dk, dv (and dmask) -----------------------------------------------------------
+template <typename T>
+__device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const T* dsum, const T* go, const T* q,
+                             const T* k, const T* v, const T* lse, const T* mask, const int64_t* seed_ptr) {
+  typedef Cfg<T, 32> C;
+  constexpr int BR = C::BR, BC = C::BC, EC = C::EC, TY = C::TY, TX = C::TX, NQ = C::NQ;
+  __shared__ __align__(16) T Ks[BR][EC + 4];
+  __shared__ __align__(16) T Vs[BR][EC + 4];
+  __shared__ __align__(16) T Qs[BC][EC + 4];
+  __shared__ __align__(16) T Gs[BC][EC + 4];
+  __shared__ __align__(16) T Ps[BR][BC + 4];
+  __shared__ T lse2[BC], drow[BC];
+  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
+  const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
+  const int k_blocks = (g.S + BR - 1) / BR, chunks = max(max((g.E + EC - 1) / EC, (g.Ev + EC - 1) / EC), 1);
+  const bool k_resident = g.E <= EC, v_resident = g.Ev <= EC;
+  const T log2e = (T)1.4426950408889634, scale = (T)(g.scale_log2 * 0.6931471805599453);
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const T* qz = operand(g, q, GG_ATTN_Q, z);
+    const T* kz = operand(g, k, GG_ATTN_K, z);
+    const T* vz = operand(g, v, GG_ATTN_V, z);
+    const T* gz = operand(g, go, GG_ATTN_GO, z);
+    const T* lz = operand(g, lse, GG_ATTN_LSE, z);
+    const T* mz = g.masked ? operand(g, mask, GG_ATTN_MASK, z) : nullptr;
+    for (int kb = blockIdx.x; kb < k_blocks; kb += gridDim.x) {
+      const int j0 = kb * BR;
+      for (int ch = blockIdx.y; ch < chunks; ch += gridDim.y) {
+        const int d0 = ch * EC;
+        T ak[4][4 * NQ], av[4][4 * NQ];
+#pragma unroll
+        for (int a = 0; a < 4; ++a)
+#pragma unroll
+          for (int c = 0; c < 4 * NQ; ++c) ak[a][c] = av[a][c] = T(0);
+        // Queries before the block's first key see none of its keys (causal): start at its tile.
+        const int first = g.causal ? (j0 / BC) * BC : 0;
+        if (g.mask_grad && ch == 0 && first > 0) {
+          for (int f = threadIdx.x; f < first * BR; f += C::THREADS) {
+            const int i = f / BR, j = j0 + f % BR;
+            if (j < g.S) dmask[((int64_t)z * g.L + i) * g.S + j] = T(0);
+          }
+        }
+        for (int i0 = first; i0 < g.L; i0 += BC) {
+          T st[4][4], dpt[4][4];
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) st[a][b] = dpt[a][b] = T(0);
+          for (int e0 = 0; e0 < g.E; e0 += EC) {
+            __syncthreads();
+            if (!k_resident || i0 == first) load_tile<T, BR, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, e0, g.E);
+            load_tile<T, BC, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, e0, g.E);
+            __syncthreads();
+            dot_rows<T, TY, TX, EC + 4, EC + 4>(Ks, Qs, st, (min(EC, g.E - e0) + 3) & ~3, ty, tx);
+          }
+          for (int e0 = 0; e0 < g.Ev; e0 += EC) {
+            __syncthreads();
+            if (!v_resident || i0 == first) load_tile<T, BR, EC, C::THREADS>(Vs, g, vz, GG_ATTN_V, j0, g.S, e0, g.Ev);
+            load_tile<T, BC, EC, C::THREADS>(Gs, g, gz, GG_ATTN_GO, i0, g.L, e0, g.Ev);
+            __syncthreads();
+            dot_rows<T, TY, TX, EC + 4, EC + 4>(Vs, Gs, dpt, (min(EC, g.Ev - e0) + 3) & ~3, ty, tx);
+          }
+          __syncthreads();  // Ps, Gs and Qs are free; lse2 and drow of the previous tile are read
+          if (threadIdx.x < BC) {
+            const int i = i0 + threadIdx.x;
+            lse2[threadIdx.x] = i < g.L ? lz[(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
+            drow[threadIdx.x] = i < g.L ? dsum[(int64_t)z * g.L + i] : T(0);
+          }
+          __syncthreads();
+          base2_scores<T, TY, TX, true>(g, mz, j0, i0, st, ty, tx);
+          T f[4][4];
+#pragma unroll
+          for (int b = 0; b < 4; ++b) {  // query i0 + tx + TX b: one Philox for its four keys
+            T w[4] = {T(1), T(1), T(1), T(1)};
+            if (g.dropout) dropout4(g, seed, z * (int64_t)g.L + i0 + tx + TX * b, j0 + ty, w);
+#pragma unroll
+            for (int a = 0; a < 4; ++a) f[a][b] = w[a];
+          }
+#pragma unroll
+          for (int a = 0; a < 4; ++a)
+#pragma unroll
+            for (int b = 0; b < 4; ++b) {
+              const int r = tx + TX * b;
+              const T p = lse2[r] == neg_inf<T>() ? T(0) : exp2_(st[a][b] - lse2[r]);
+              st[a][b] = p * (dpt[a][b] * f[a][b] - drow[r]);  // ds^T
+              dpt[a][b] = p * f[a][b];                        // pd^T
+            }
+          if (g.mask_grad && ch == 0) {
+#pragma unroll
+            for (int a = 0; a < 4; ++a)
+#pragma unroll
+              for (int b = 0; b < 4; ++b) {
+                const int i = i0 + tx + TX * b, j = j0 + ty + TY * a;
+                if (i < g.L && j < g.S) dmask[((int64_t)z * g.L + i) * g.S + j] = st[a][b];
+              }
+          }
+          if (d0 < g.Ev) {  // dv chunk += pd^T g
+#pragma unroll
+            for (int a = 0; a < 4; ++a)
+#pragma unroll
+              for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = dpt[a][b];
+            if (!v_resident) load_tile<T, BC, EC, C::THREADS>(Gs, g, gz, GG_ATTN_GO, i0, g.L, d0, g.Ev);
+            __syncthreads();
+            times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Gs, av, (min(BC, g.L - i0) + 3) & ~3, ty, tx);
+            __syncthreads();
+          }
+          if (d0 < g.E) {  // dk chunk += ds^T q
+#pragma unroll
+            for (int a = 0; a < 4; ++a)
+#pragma unroll
+              for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = st[a][b];
+            if (!k_resident) load_tile<T, BC, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, d0, g.E);
+            __syncthreads();
+            times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Qs, ak, (min(BC, g.L - i0) + 3) & ~3, ty, tx);
+          }
+        }
+#pragma unroll
+        for (int a = 0; a < 4; ++a) {
+          const int j = j0 + ty + TY * a;
+          if (j >= g.S) continue;
+#pragma unroll
+          for (int qd = 0; qd < NQ; ++qd) {
+            const int c = 4 * tx + 4 * TX * qd;
+            T w[4];
+            if (d0 < g.E) {
+              T* dst = dk + ((int64_t)z * g.S + j) * g.E + d0;
+#pragma unroll
+              for (int u = 0; u < 4; ++u) w[u] = ak[a][4 * qd + u] * scale;
+              store4(dst + c, w, min(EC, g.E - d0) - c, aligned16(dst + c));
+            }
+            if (d0 < g.Ev) {
+              T* dst = dv + ((int64_t)z * g.S + j) * g.Ev + d0;
+#pragma unroll
+              for (int u = 0; u < 4; ++u) w[u] = av[a][4 * qd + u];
+              store4(dst + c, w, min(EC, g.Ev - d0) - c, aligned16(dst + c));
+            }
+          }
+        }
+        __syncthreads();  // Ks and Vs are reloaded by the next key block
+      }
+    }
+  }
+}
+
+}  // namespace gg_attn
+
+#define GG_ATTN(suffix, T)                                                                                         \
+  GG_KERNEL void __launch_bounds__(gg_attn::Cfg<T, 64>::THREADS)                                                   \
+      gg_attn_fwd_##suffix(GGAttention g, T* out, T* lse, const T* q, const T* k, const T* v, const T* mask,      \
+                           const int64_t* seed) {                                                                 \
+    gg_attn::forward<T>(g, out, lse, q, k, v, mask, seed);                                                        \
+  }                                                                                                                \
+  GG_KERNEL void __launch_bounds__(gg_attn::Cfg<T, 32>::THREADS)                                                   \
+      gg_attn_dq_##suffix(GGAttention g, T* dq, T* dsum, const T* go, const T* q, const T* k, const T* v,         \
+                          const T* out, const T* lse, const T* mask, const int64_t* seed) {                       \
+    gg_attn::backward_dq<T>(g, dq, dsum, go, q, k, v, out, lse, mask, seed);                                      \
+  }                                                                                                                \
+  GG_KERNEL void __launch_bounds__(gg_attn::Cfg<T, 32>::THREADS)                                                   \
+      gg_attn_dkv_##suffix(GGAttention g, T* dk, T* dv, T* dmask, const T* dsum, const T* go, const T* q,         \
+                           const T* k, const T* v, const T* lse, const T* mask, const int64_t* seed) {            \
+    gg_attn::backward_dkv<T>(g, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);                               \
+  }
+GG_ATTN(f32, float)
+GG_ATTN(f64, double)

@@ -1,0 +1,88 @@
+// How the attention kernels (kernels/cuda/attention.cu) are launched: their parameter block and
+// grids, shared by the launcher (src/cuda/attention.cpp) and the emulated test that runs the
+// kernels on the CPU (core-runtime/tests/test_cuda_emulated_attention.cpp), so the test runs the
+// launcher's own configuration.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "../../kernels/cuda/attention_params.h"
+#include "attention_layout.h"
+#include "attention_rules.h"
+
+namespace glassgrad {
+namespace cuda {
+namespace attention {
+
+static_assert(GG_ATTN_Q == kAttnQuery && GG_ATTN_K == kAttnKey && GG_ATTN_V == kAttnValue &&
+                  GG_ATTN_GO == kAttnGradOut && GG_ATTN_OUT == kAttnOut && GG_ATTN_LSE == kAttnLse &&
+                  GG_ATTN_MASK == kAttnMask && GG_ATTN_OPERANDS == kAttnSlots,
+              "the operand slots of the parameter block and of attention_layout.h must agree");
+
+// Rows and features per block and the threads of each kernel (attention.cu's Cfg).
+struct Tiles {
+  int fwd_rows, rows, features, fwd_threads, threads;
+};
+inline Tiles tiles_of(DType dt) {
+  return dt == DType::Float32 ? Tiles{64, 32, 64, 128, 64} : Tiles{32, 32, 32, 64, 64};
+}
+
+struct Grid {
+  unsigned x, y, z;
+};
+inline unsigned blocks_of(int64_t n, int per) {
+  return static_cast<unsigned>(std::max<int64_t>(1, (n + per - 1) / per));
+}
+inline unsigned capped(int64_t n) { return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(n, 65535))); }
+
+// x: row blocks; y: chunks of output columns; z: the batch (y and z capped, the kernels loop).
+inline Grid forward_grid(const AttentionGeometry& g, const Tiles& t) {
+  return {blocks_of(g.l, t.fwd_rows), capped((g.ev + t.features - 1) / t.features), capped(g.batch_count())};
+}
+inline Grid dq_grid(const AttentionGeometry& g, const Tiles& t) {
+  return {blocks_of(g.l, t.rows), capped((g.e + t.features - 1) / t.features), capped(g.batch_count())};
+}
+inline Grid dkv_grid(const AttentionGeometry& g, const Tiles& t) {
+  return {blocks_of(g.s, t.rows), capped((std::max(g.e, g.ev) + t.features - 1) / t.features),
+          capped(g.batch_count())};
+}
+
+// The parameter block: sizes, strides by slot, flags and the dropout constants. The caller has
+// checked that the sizes fit 31 bits and that the batch axes collapse to at most GG_MAX_DIMS.
+inline GGAttention params_of(const AttentionGeometry& g, const AttentionLayout& lay) {
+  GGAttention p{};
+  p.L = static_cast<int32_t>(g.l);
+  p.S = static_cast<int32_t>(g.s);
+  p.E = static_cast<int32_t>(g.e);
+  p.Ev = static_cast<int32_t>(g.ev);
+  p.batch = g.batch_count();
+  p.batch_rank = static_cast<int32_t>(lay.batch.size());
+  for (size_t d = 0; d < lay.batch.size(); ++d) p.batch_size[d] = lay.batch[d];
+  for (int k = 0; k < kAttnSlots; ++k) {
+    const size_t ks = static_cast<size_t>(k);
+    const Tensor* t = lay.tensor[ks];
+    p.row[k] = lay.row[ks];
+    p.col[k] = lay.col[ks];
+    // Groups of four along a row are one aligned vector load when the row is contiguous and
+    // every matrix and row starts on a multiple of four elements of an aligned base.
+    bool vec = t != nullptr && lay.col[ks] == 1 && lay.row[ks] % 4 == 0 &&
+               reinterpret_cast<uintptr_t>(t->data_ptr()) % (4 * t->itemsize()) == 0;
+    for (size_t d = 0; d < lay.batch.size(); ++d) {
+      p.batch_stride[k][d] = lay.strides[ks][d];
+      vec = vec && lay.strides[ks][d] % 4 == 0;
+    }
+    p.vec4[k] = vec ? 1 : 0;
+  }
+  p.causal = g.causal ? 1 : 0;
+  p.masked = g.masked ? 1 : 0;
+  p.dropout = g.dropout() ? 1 : 0;
+  p.mask_grad = g.mask_grad ? 1 : 0;
+  p.scale_log2 = g.scale * 1.4426950408889634;
+  p.keep_threshold = attention_rule::keep_threshold(g.dropout_p);
+  p.keep_scale = g.dropout_p >= 1.0 ? 0.0 : 1.0 / (1.0 - g.dropout_p);
+  return p;
+}
+
+}  // namespace attention
+}  // namespace cuda
+}  // namespace glassgrad
