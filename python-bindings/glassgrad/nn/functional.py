@@ -8,12 +8,14 @@ PyTorch. Where glassgrad's own top-level function differs (glassgrad.softmax's d
 """
 from typing import Optional
 
+from .._attention import scaled_dot_product_attention  # noqa: F401
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                        mse_loss, nll_loss)
 from .._spatial import adaptive_avg_pool2d, dropout, interpolate, one_hot, pad  # noqa: F401
 from .._tensor import Tensor
 from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, leaky_relu, linear, max_pool2d, relu,  # noqa: F401
                           sigmoid, silu, softplus, tanh)
+from .attention import multi_head_attention_forward  # noqa: F401
 from .layers import _softmax_dim
 
 
