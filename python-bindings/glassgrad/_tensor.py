@@ -324,6 +324,13 @@ class Tensor:
     def detach(self) -> "Tensor":
         return _op("Detach", [self])
 
+    def __deepcopy__(self, memo) -> "Tensor":
+        """copy.deepcopy: a new leaf holding a copy of the values (and requires_grad)."""
+        if id(self) not in memo:
+            raw = _C.Tensor.from_numpy(self.numpy(), self.device, self.name)
+            memo[id(self)] = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
+        return memo[id(self)]
+
     # ---- conversion ----
     def to(self, device=None, dtype=None) -> "Tensor":
         out = self

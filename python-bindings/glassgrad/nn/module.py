@@ -3,6 +3,7 @@ registered in assignment order; their attribute paths ("layer2.0.conv1.weight") 
 in state_dict() and name layers in error messages and printed plans."""
 from __future__ import annotations
 
+import copy
 from collections import OrderedDict, namedtuple
 from typing import Dict, Iterator, Optional, Tuple
 
@@ -38,6 +39,14 @@ class Parameter(Tensor):
 
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo) -> "Parameter":
+        """copy.deepcopy: a new Parameter holding a copy of the values, on the same device."""
+        if id(self) not in memo:
+            copy_ = Parameter(self.numpy(), self.device, self.name)
+            copy_.requires_grad = self.requires_grad
+            memo[id(self)] = copy_
+        return memo[id(self)]
 
 
 def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
@@ -177,6 +186,21 @@ class Module:
                 del self.__dict__[table][name]
                 return
         object.__delattr__(self, name)
+
+    def __deepcopy__(self, memo) -> "Module":
+        """copy.deepcopy: the same structure with new parameters and buffers holding copies of the
+        values (shared tensors stay shared within the copy), as TransformerEncoder's layer clones
+        need."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            if key == "_buffers":
+                value = OrderedDict((n, None if b is None else _state_leaf(b.numpy(), b.device, b.name))
+                                    for n, b in value.items())
+            else:
+                value = copy.deepcopy(value, memo)
+            object.__setattr__(new, key, value)
+        return new
 
     def register_buffer(self, name: str, value, persistent: bool = True) -> None:
         """A tensor that is not trained (e.g. BatchNorm's running statistics), updated in place by
