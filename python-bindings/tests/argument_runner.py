@@ -8,7 +8,7 @@ from typing import Dict, List, Optional
 import numpy as np
 
 import glassgrad as gg
-from argument_table import Labels, Positive, Row
+from argument_table import BoolMask, Labels, Positive, Row, Same
 
 
 def make_inputs(row: Row, seed: int = 0) -> List[Optional[np.ndarray]]:
@@ -21,8 +21,44 @@ def make_inputs(row: Row, seed: int = 0) -> List[Optional[np.ndarray]]:
             out.append(rng.integers(0, spec.classes, spec.shape).astype(np.int64))
         elif isinstance(spec, Positive):
             out.append(rng.uniform(0.5, 1.5, spec.shape))
+        elif isinstance(spec, BoolMask):
+            out.append(_bool_mask(spec, rng))
+        elif isinstance(spec, Same):
+            out.append(out[spec.index])
         else:
             out.append(rng.standard_normal(spec))
+    return out
+
+
+def _bool_mask(spec: BoolMask, rng) -> np.ndarray:
+    m = rng.random(spec.shape) < spec.p
+    m[..., 0] = spec.first
+    return m
+
+
+def _tensors(row: Row, arrays, make_tensor, requires_grad) -> list:
+    """The inputs as the framework's tensors; a Same input is the very tensor it names."""
+    xs = []
+    for i, (spec, a) in enumerate(zip(row.inputs, arrays)):
+        if isinstance(spec, Same):
+            xs.append(xs[spec.index])
+        else:
+            xs.append(None if a is None else make_tensor(a, requires_grad(i)))
+    return xs
+
+
+def call_kwargs(row: Row, make_tensor) -> Dict[str, object]:
+    """The row's call_kwargs with Input specs made into tensors (the same values in both frameworks)."""
+    rng = np.random.default_rng(2)
+    out = {}
+    for k, v in row.call_kwargs.items():
+        if isinstance(v, BoolMask):
+            v = make_tensor(_bool_mask(v, rng))
+        elif isinstance(v, tuple):
+            v = make_tensor(rng.standard_normal(v))
+        elif isinstance(v, np.ndarray):
+            v = make_tensor(v.copy())
+        out[k] = v
     return out
 
 
@@ -48,9 +84,15 @@ def gg_callable(row: Row):
     return getattr(gg.nn.functional, row.name, None) or getattr(gg, row.name)
 
 
+def _built(value, build):
+    """A constructor argument: a nested layer row built by `build`, anything else as it is."""
+    return build(value) if isinstance(value, Row) else value
+
+
 def gg_layer(row: Row, state: Optional[Dict[str, np.ndarray]] = None):
     gg.manual_seed(0)
-    layer = gg_callable(row)(*row.args, **row.kwargs).double()
+    args = [_built(a, lambda r: gg_callable(r)(*r.args, **r.kwargs)) for a in row.args]
+    layer = gg_callable(row)(*args, **row.kwargs).double()
     if state is not None:
         layer.load_state_dict(state, strict=False)
     return layer
@@ -60,21 +102,28 @@ def run_gg(row: Row, arrays, mode: str = "train", state=None, seed: int = 1, gra
     """{'out': ..., 'grad/<i>': d(sum(out * u))/d(input i), 'grad/<param>': ..., '<buffer>': after}
     (no gradients with grads=False)."""
     diff = differentiable(row)
-    xs = [None if a is None else gg.tensor(a, requires_grad=i in diff) for i, a in enumerate(arrays)]
+    xs = _tensors(row, arrays, lambda a, g: gg.tensor(a, requires_grad=g), lambda i: i in diff)
+    kwargs = call_kwargs(row, gg.tensor)
     if row.kind == "layer":
         layer = gg_layer(row, state)
         layer.train(mode == "train")
-        out = layer(*xs)
+        out = layer(*xs, **kwargs)
     else:
         layer = None
-        out = gg_callable(row)(*xs, *row.args, **row.kwargs)
+        out = gg_callable(row)(*xs, *row.args, **row.kwargs, **kwargs)
     return _results(row, arrays, xs, out, layer, lambda t: t.numpy(), gg.tensor, seed, grads)
 
 
 def _results(row: Row, arrays, xs, out, layer, to_numpy, make_tensor, seed: int, grads: bool) -> Dict[str, np.ndarray]:
     """What both frameworks report for a row (to_numpy and make_tensor are the framework's)."""
     diff = differentiable(row)
+    extra = ()
+    if isinstance(out, tuple):  # (output, more results): the first gets the cotangent, the rest are compared
+        out, extra = out[0], out[1:]
     result = {"out": to_numpy(out)}
+    for k, e in enumerate(extra):
+        if e is not None:
+            result[f"out/{k + 1}"] = to_numpy(e)
     if grads and result["out"].dtype == np.float64:
         (out * make_tensor(cotangent(tuple(out.shape), seed))).sum().backward()
         for i in diff:
@@ -149,18 +198,20 @@ def torch_callable(row: Row, torch):
 def run_torch(row: Row, arrays, torch, mode: str = "train", state=None, seed: int = 1) -> Dict[str, np.ndarray]:
     diff = differentiable(row)
     kwargs = row.torch_kwargs if row.torch_kwargs is not None else row.kwargs
-    xs = [None if a is None else torch.tensor(a, requires_grad=i in diff) for i, a in enumerate(arrays)]
+    xs = _tensors(row, arrays, lambda a, g: torch.tensor(a, requires_grad=g), lambda i: i in diff)
+    forward_kwargs = call_kwargs(row, torch.tensor)
     if row.kind == "layer":
-        layer = torch_callable(row, torch)(*row.args, **kwargs).double()
+        args = [_built(a, lambda r: torch_callable(r, torch)(*r.args, **r.kwargs)) for a in row.args]
+        layer = torch_callable(row, torch)(*args, **kwargs).double()
         if state is not None:
             own = layer.state_dict()
             layer.load_state_dict({k: torch.tensor(v, dtype=own[k].dtype) for k, v in state.items() if k in own},
                                   strict=False)
         layer.train(mode == "train")
-        out = layer(*xs)
+        out = layer(*xs, **forward_kwargs)
     else:
         layer = None
-        out = torch_callable(row, torch)(*xs, *row.args, **kwargs)
+        out = torch_callable(row, torch)(*xs, *row.args, **kwargs, **forward_kwargs)
     return _results(row, arrays, xs, out, layer, lambda t: t.detach().numpy(), torch.tensor, seed, True)
 
 

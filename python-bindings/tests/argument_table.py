@@ -22,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Dict, Optional, Tuple, Union
 
+import numpy as np
+
 
 @dataclass(frozen=True)
 class Labels:
@@ -36,7 +38,22 @@ class Positive:
     shape: Tuple[int, ...]
 
 
-Input = Union[Tuple[int, ...], Labels, Positive, None]
+@dataclass(frozen=True)
+class BoolMask:
+    """A bool input (an attention mask), True with probability p; entry 0 of the last axis is
+    `first`, so that no row is masked out entirely."""
+    shape: Tuple[int, ...]
+    first: bool = False
+    p: float = 0.3
+
+
+@dataclass(frozen=True)
+class Same:
+    """The very tensor of input `index` (self-attention passes one tensor as query, key and value)."""
+    index: int
+
+
+Input = Union[Tuple[int, ...], Labels, Positive, BoolMask, Same, None]
 
 
 @dataclass(frozen=True)
@@ -54,6 +71,8 @@ class Row:
     grad: bool = True                             # the gradient check applies (no kinks at random inputs)
     note: str = ""
     epochs: Optional[Tuple[float, ...]] = None   # schedulers: step(epoch) at these epochs instead of step()
+    call_kwargs: Dict[str, Any] = field(default_factory=dict)  # keyword arguments of the call (a layer's
+    #                              forward; functionals' kwargs go here too when they are inputs: Input specs)
 
     @property
     def call(self) -> str:
@@ -78,6 +97,11 @@ def _show(value) -> str:
 
 def L(name, *args, inputs=((2, 3, 7, 7),), **kwargs):
     return Row("layer", name, args, kwargs, inputs)
+
+
+def A(name, *args, inputs, call=None, modes=("train", "eval"), **kwargs):
+    """An attention layer's row: forward keyword arguments (masks, flags) in `call`."""
+    return Row("layer", name, args, kwargs, inputs, modes=modes, call_kwargs=call or {})
 
 
 def F(name, *inputs, args=(), **kwargs):
@@ -168,6 +192,56 @@ LAYERS = [
     L("Unflatten", -1, (-1, 7), inputs=((2, 3, 49),)),
 ]
 
+# Attention: [L, N, E] sequences (batch_first: [N, L, E]) of 8 features, 2 heads unless said.
+SEQ, MEM, SEQ_BF, MEM_BF = (5, 3, 8), (6, 3, 8), (3, 5, 8), (3, 6, 8)
+CAUSAL5 = np.triu(np.full((5, 5), -np.inf), 1)   # Transformer.generate_square_subsequent_mask(5)
+ENC = A("TransformerEncoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, inputs=())
+DEC = A("TransformerDecoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, inputs=())
+LAYERS += [
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, Same(0), Same(0))),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, MEM, MEM), call={"need_weights": False}),
+    A("MultiheadAttention", 8, 2, batch_first=True, inputs=(SEQ_BF, MEM_BF, MEM_BF)),
+    A("MultiheadAttention", 8, 2, batch_first=True, inputs=(SEQ_BF, Same(0), Same(0)), call={"need_weights": False}),
+    A("MultiheadAttention", 8, 4, bias=False, inputs=(SEQ, Same(0), Same(0)), call={"need_weights": False}),
+    A("MultiheadAttention", 8, 2, kdim=5, vdim=3, inputs=(SEQ, (6, 3, 5), (6, 3, 3))),
+    A("MultiheadAttention", 8, 2, add_bias_kv=True, inputs=(SEQ, MEM, MEM)),
+    A("MultiheadAttention", 8, 2, add_zero_attn=True, inputs=(SEQ, MEM, MEM), call={"need_weights": False}),
+    A("MultiheadAttention", 8, 2, dropout=0.3, inputs=(SEQ, Same(0), Same(0)), modes=("eval",)),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, MEM, MEM), call={"key_padding_mask": BoolMask((3, 6))}),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, MEM, MEM),
+      call={"key_padding_mask": BoolMask((3, 6)), "need_weights": False}),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, MEM, MEM),
+      call={"attn_mask": BoolMask((5, 6)), "average_attn_weights": False}),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, MEM, MEM), call={"attn_mask": (5, 6), "need_weights": False}),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, MEM, MEM),
+      call={"attn_mask": (6, 5, 6), "key_padding_mask": BoolMask((3, 6)), "need_weights": False}),
+    A("MultiheadAttention", 8, 2, inputs=(SEQ, Same(0), Same(0)),
+      call={"attn_mask": CAUSAL5, "is_causal": True, "need_weights": False}),
+    A("MultiheadAttention", 8, 2, inputs=((5, 8), Same(0), Same(0))),
+    A("TransformerEncoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, inputs=(SEQ,)),
+    A("TransformerEncoderLayer", 8, 2, inputs=(SEQ,), modes=("eval",)),
+    A("TransformerEncoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, norm_first=True, activation="gelu",
+      inputs=(SEQ,), call={"src_mask": CAUSAL5, "is_causal": True}),
+    A("TransformerEncoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, batch_first=True, layer_norm_eps=1e-3,
+      inputs=(SEQ_BF,), call={"src_key_padding_mask": BoolMask((3, 5))}),
+    A("TransformerEncoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, bias=False, inputs=(SEQ,),
+      call={"src_mask": BoolMask((5, 5))}),
+    A("TransformerDecoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, inputs=(SEQ, MEM),
+      call={"tgt_mask": CAUSAL5, "memory_key_padding_mask": BoolMask((3, 6))}),
+    A("TransformerDecoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, norm_first=True, activation="gelu",
+      batch_first=True, inputs=(SEQ_BF, MEM_BF), call={"tgt_mask": CAUSAL5, "tgt_is_causal": True}),
+    A("TransformerDecoderLayer", 8, 2, inputs=(SEQ, MEM), modes=("eval",), call={"memory_mask": (5, 6)}),
+    A("TransformerEncoder", ENC, 2, inputs=(SEQ,), call={"mask": CAUSAL5}),
+    A("TransformerEncoder", ENC, 1, L("LayerNorm", 8), inputs=(SEQ,), call={"src_key_padding_mask": BoolMask((3, 5))}),
+    A("TransformerDecoder", DEC, 2, L("LayerNorm", 8), inputs=(SEQ, MEM), call={"tgt_mask": CAUSAL5}),
+    A("Transformer", d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=16, dropout=0.0,
+      inputs=(MEM, SEQ), call={"tgt_mask": CAUSAL5, "src_key_padding_mask": BoolMask((3, 6))}),
+    A("Transformer", d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16, dropout=0.0,
+      batch_first=True, norm_first=True, bias=False, activation="gelu", inputs=(MEM_BF, SEQ_BF)),
+]
+
+Q4, K4, V4 = (2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 3)
+
 FUNCTIONALS = [
     F("relu", IMG),
     F("leaky_relu", IMG),
@@ -194,6 +268,18 @@ FUNCTIONALS = [
     F("batch_norm", IMG, (3,), Positive((3,)), (3,), (3,), training=False),
     Row("functional", "flatten", (), {"start_dim": 1}, (IMG,), torch_name="torch.flatten"),
     Row("functional", "flatten", (), {"start_dim": 0, "end_dim": 2}, (IMG,), torch_name="torch.flatten"),
+    F("scaled_dot_product_attention", Q4, K4, V4),
+    F("scaled_dot_product_attention", Q4, K4, V4, (5, 6)),
+    F("scaled_dot_product_attention", Q4, K4, V4, (2, 1, 5, 6), scale=0.3),
+    Row("functional", "scaled_dot_product_attention", (), {}, (Q4, K4, V4),
+        call_kwargs={"attn_mask": BoolMask((5, 6), first=True)}),
+    F("scaled_dot_product_attention", Q4, K4, V4, is_causal=True),
+    F("scaled_dot_product_attention", (2, 3, 7, 4), K4, V4, is_causal=True),
+    F("scaled_dot_product_attention", (2, 4, 5, 4), (2, 2, 6, 4), (2, 2, 6, 3), enable_gqa=True),
+    F("scaled_dot_product_attention", Q4, (1, 3, 6, 4), (2, 1, 6, 3)),
+    F("scaled_dot_product_attention", (5, 4), (6, 4), (6, 3)),
+    Row("functional", "scaled_dot_product_attention", (), {"dropout_p": 0.5}, (Q4, K4, V4),
+        torch="dropout masks come from each library's own generator", grad=False),
 ]
 
 OPTIMIZERS = [

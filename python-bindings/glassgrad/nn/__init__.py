@@ -7,6 +7,9 @@ from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D,
                      Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module, Parameter
+from .attention import MultiheadAttention
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
 from . import init
 from . import functional
 
@@ -16,4 +19,6 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "Upsample", "Flatten", "Unflatten", "Identity",
            "ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Softplus", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
            "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss",
+           "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
+           "TransformerDecoderLayer",
            "functional", "init"]
