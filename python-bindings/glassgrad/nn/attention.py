@@ -25,7 +25,7 @@ from .._attention import scaled_dot_product_attention
 from .._spatial import cat, dropout, pad
 from .._tensor import Tensor, _op, _scalar_like, tensor
 from .init import constant_, xavier_normal_, xavier_uniform_
-from .layers import Linear
+from .layers import Linear, parameter_dtype
 from .module import Module, Parameter
 
 _WHERE = "multi_head_attention_forward"
@@ -258,6 +258,11 @@ def _batch_first_call(query, key, value, embed_dim_to_check, num_heads, in_proj_
                                  static_k, static_v, average_attn_weights, is_causal)
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """MultiheadAttention's out_proj: a Linear under the class name PyTorch gives it (so the layer
+    prints, and scripts that test its type behave, as in PyTorch)."""
+
+
 class MultiheadAttention(Module):
     """Multi-head attention (PyTorch's nn.MultiheadAttention, same parameters and names):
 
@@ -292,29 +297,30 @@ class MultiheadAttention(Module):
                 f"\n  fix: MultiheadAttention({self.embed_dim - self.embed_dim % self.num_heads or self.num_heads}, "
                 f"{self.num_heads})")
         e = self.embed_dim
-        empty = np.zeros
+        dt = parameter_dtype(dtype, where)
+
+        def empty(*shape):  # filled by _reset_parameters
+            return Parameter(np.zeros(shape, dt), device=device)
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = Parameter(empty((3 * e, e), np.float32), device)
+            self.in_proj_weight = empty(3 * e, e)
             for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
                 self.register_parameter(name, None)
         else:
             self.register_parameter("in_proj_weight", None)
-            self.q_proj_weight = Parameter(empty((e, e), np.float32), device)
-            self.k_proj_weight = Parameter(empty((e, self.kdim), np.float32), device)
-            self.v_proj_weight = Parameter(empty((e, self.vdim), np.float32), device)
+            self.q_proj_weight = empty(e, e)
+            self.k_proj_weight = empty(e, self.kdim)
+            self.v_proj_weight = empty(e, self.vdim)
         if bias:
-            self.in_proj_bias = Parameter(empty(3 * e, np.float32), device)
+            self.in_proj_bias = empty(3 * e)
         else:
             self.register_parameter("in_proj_bias", None)
-        self.out_proj = Linear(e, e, bias=bias, device=device)
+        self.out_proj = NonDynamicallyQuantizableLinear(e, e, bias=bias, device=device, dtype=dtype)
         if add_bias_kv:
-            self.bias_k = Parameter(empty((1, 1, e), np.float32), device)
-            self.bias_v = Parameter(empty((1, 1, e), np.float32), device)
+            self.bias_k = empty(1, 1, e)
+            self.bias_v = empty(1, 1, e)
         else:
             self.bias_k = self.bias_v = None
         self._reset_parameters()
-        if dtype is not None:
-            self.astype(dtype)
 
     def _reset_parameters(self) -> None:
         """PyTorch's: xavier_uniform_ projections, zero biases, xavier_normal_ bias_k and bias_v."""

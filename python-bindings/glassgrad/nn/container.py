@@ -49,6 +49,21 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._items())
 
+    def __repr__(self) -> str:
+        """PyTorch's: runs of modules that print alike are one entry, "(0-5): 6 x Layer(...)"."""
+        reprs = [repr(m) for m in self._items()]
+        if not reprs:
+            return "ModuleList()"
+        runs = []  # [first, last, repr]
+        for i, r in enumerate(reprs):
+            if runs and runs[-1][2] == r:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, r])
+        lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}").replace("\n", "\n  ")
+                 for a, b, r in runs]
+        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+
     def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
         return self.extend(modules)
 

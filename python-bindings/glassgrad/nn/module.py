@@ -43,9 +43,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo) -> "Parameter":
         """copy.deepcopy: a new Parameter holding a copy of the values, on the same device."""
         if id(self) not in memo:
-            copy_ = Parameter(self.numpy(), self.device, self.name)
-            copy_.requires_grad = self.requires_grad
-            memo[id(self)] = copy_
+            memo[id(self)] = Parameter(self.numpy(), self.requires_grad, device=self.device, name=self.name)
         return memo[id(self)]
 
 

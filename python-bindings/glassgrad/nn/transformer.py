@@ -93,25 +93,23 @@ class TransformerEncoderLayer(Module):
     forward(src, src_mask=None, src_key_padding_mask=None, is_causal=False)."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
-                 activation: Union[str, Callable] = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 activation: Union[str, Callable] = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
         where = _args.call("TransformerEncoderLayer", d_model, nhead)
         d_model = _args.integer(d_model, "d_model", where, minimum=1)
         dim_feedforward = _args.integer(dim_feedforward, "dim_feedforward", where, minimum=1)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            device=device)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device)
+                                            device=device, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = _args.flag(norm_first, "norm_first", where)
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation, where)
-        if dtype is not None:
-            self.astype(dtype)
 
     def forward(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: bool = False) -> Tensor:
@@ -138,29 +136,27 @@ class TransformerDecoderLayer(Module):
     memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False)."""
 
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
-                 activation: Union[str, Callable] = "relu", layer_norm_eps: float = 1e-5, batch_first: bool = False,
+                 activation: Union[str, Callable] = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
         where = _args.call("TransformerDecoderLayer", d_model, nhead)
         d_model = _args.integer(d_model, "d_model", where, minimum=1)
         dim_feedforward = _args.integer(dim_feedforward, "dim_feedforward", where, minimum=1)
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            device=device)
+                                            device=device, dtype=dtype)
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                                 device=device)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device)
+                                                 device=device, dtype=dtype)
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
         self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
         self.norm_first = _args.flag(norm_first, "norm_first", where)
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
+        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
+        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.dropout3 = Dropout(dropout)
         self.activation = _activation(activation, where)
-        if dtype is not None:
-            self.astype(dtype)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Optional[Tensor] = None,
                 memory_mask: Optional[Tensor] = None, tgt_key_padding_mask: Optional[Tensor] = None,
@@ -251,32 +247,30 @@ class Transformer(Module):
     src_is_causal=None, tgt_is_causal=None, memory_is_causal=False) -> the decoder's output."""
 
     def __init__(self, d_model: int = 512, nhead: int = 8, num_encoder_layers: int = 6, num_decoder_layers: int = 6,
-                 dim_feedforward: int = 2048, dropout: float = 0.1, activation: Union[str, Callable] = "relu",
+                 dim_feedforward: int = 2048, dropout: float = 0.1, activation: Union[str, Callable] = F.relu,
                  custom_encoder: Optional[Module] = None, custom_decoder: Optional[Module] = None,
                  layer_norm_eps: float = 1e-5, batch_first: bool = False, norm_first: bool = False,
                  bias: bool = True, device=None, dtype=None):
         super().__init__()
         layer_args = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                           layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first, bias=bias,
-                          device=device)
+                          device=device, dtype=dtype)
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
             layer = TransformerEncoderLayer(d_model, nhead, **layer_args)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
             self.encoder = TransformerEncoder(layer, num_encoder_layers, norm)
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
             layer = TransformerDecoderLayer(d_model, nhead, **layer_args)
-            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device)
+            norm = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
             self.decoder = TransformerDecoder(layer, num_decoder_layers, norm)
         self._reset_parameters()
         self.d_model = d_model
         self.nhead = nhead
         self.batch_first = batch_first
-        if dtype is not None:
-            self.astype(dtype)
 
     def _reset_parameters(self) -> None:
         for p in self.parameters():
