@@ -38,8 +38,9 @@ log() { printf '\n== %s\n' "$*"; }
 # build-essential, cmake, ninja-build: the C++ build.  libgtest-dev: the C++ unit tests.
 # dataset-fashion-mnist: the data the training example and its tests read (no downloads).
 # graphviz: renders the plans and graphs glassgrad prints as .dot.
+# fortunes: public-domain text (fortune cookies) the language-model examples train on.
 # python3-venv (ensurepip) and python3-dev (Python.h) when the system Python lacks them.
-packages=(build-essential cmake ninja-build libgtest-dev dataset-fashion-mnist graphviz)
+packages=(build-essential cmake ninja-build libgtest-dev dataset-fashion-mnist graphviz fortunes)
 base=${PYTHON:-python3}
 if ! command -v "$base" >/dev/null 2>&1; then
   packages+=(python3 python3-dev python3-venv)

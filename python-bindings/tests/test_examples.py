@@ -186,6 +186,18 @@ def test_style_transfer_optimizes_the_input_image_and_writes_pngs(tmp_path):
     assert np.abs(result.astype(int) - content.astype(int)).mean() > 1  # the image itself changed
 
 
+# ---- character-level GPT -----------------------------------------------------------------------
+def test_char_gpt_example_learns_the_fortunes_and_samples(tmp_path):
+    """char_gpt.py --tiny (2 layers, context 32, 60 steps) on Debian's fortune cookies: the
+    validation loss falls, below uniform guessing, and a sample of text is printed."""
+    out = run_example("char_gpt.py", "--tiny", cwd=tmp_path, timeout=600)
+    m = re.search(r"validation loss ([\d.]+) -> ([\d.]+) \(uniform guessing: ([\d.]+)\)", out)
+    assert m, out
+    first, last, uniform = map(float, m.groups())
+    assert last < first and last < uniform, out
+    assert "sample:\n" in out and len(out.split("sample:\n")[1]) > 40, out
+
+
 # ---- attention ------------------------------------------------------------------------------
 def test_attention_example_learns_digits_well_above_chance(tmp_path):
     pytest.importorskip("sklearn")
