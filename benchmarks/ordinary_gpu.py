@@ -13,6 +13,10 @@ on error. Both frameworks get a 4 GB memory cap. Workloads:
   resnet    the ResNet-18 training step (glassgrad.compile; PyTorch eager and, on a GPU, PyTorch's
             whole step captured in one CUDA graph)
   simplecnn one SimpleCNN epoch at batch 32 (glassgrad.compile against PyTorch eager)
+  gpt       a GPT training step (examples-and-tutorials/char_gpt.py's model, 6 layers, 384 features,
+            context 256, batch 64) against PyTorch eager with scaled_dot_product_attention; peak
+            memories; the step under --memory-limit (benchmarks/gpt_workload.py). Not in the default
+            --only; --gpt-size small --device cpu --no-mps --threads 2 is the CPU comparison
 
 What the slice does not emulate: the small card's memory bandwidth and L2 (the slice shares the
 large GPU's), its clocks, and its host. Its arithmetic rate per SM is the large GPU's.
@@ -22,6 +26,7 @@ large GPU's), its clocks, and its host. Its arithmetic rate per SM is the large 
     python benchmarks/ordinary_gpu.py --no-mps --resnet-batches 32,128   # the whole GPU
     python benchmarks/ordinary_gpu.py --only convs --conv-algo igemm    # one convolution algorithm
     python benchmarks/ordinary_gpu.py --tiny --no-mps --device cpu     # seconds: proves it runs (CI)
+    python benchmarks/ordinary_gpu.py --only gpt                        # the GPT step on an 8-SM slice
 
 Rows go to benchmarks/results/ordinary_gpu.csv (--csv to change); every workload ends with
 "on <N> SMs" and every row's notes start with "<N> SMs" (the count glassgrad's device query
@@ -43,8 +48,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402
-from common import (Results, back_to_back, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,  # noqa: E402
-                    torch_setup)
+from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
+                    torch_or_none, torch_setup)
 
 MEMORY_CAP = 4 * 2**30
 
@@ -332,6 +337,9 @@ def child(args) -> int:
         resnet(args, res, dev, torch, note, where)
     if "simplecnn" in only:
         simplecnn(args, res, dev, torch, note, where)
+    if "gpt" in only:
+        import gpt_workload
+        gpt_workload.run(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
     print("wrote", res.write())
     return 0
 
@@ -355,6 +363,12 @@ def main(argv=None) -> int:
                                                           "(CUPTI through torch.profiler)")
     p.add_argument("--shapes", default="", help="only the convolution shapes whose model label contains one of "
                                                 "these comma-separated words")
+    p.add_argument("--gpt-batch", type=int, default=64)
+    p.add_argument("--gpt-dropout", type=float, default=0.2, help="the GPT's dropout (nanoGPT's shakespeare_char: 0.2)")
+    p.add_argument("--gpt-size", choices=("full", "small"), default="full",
+                   help="full: 6 layers, 384 features, context 256; small: 2 layers, 128, 64, batch 8 (CPU)")
+    p.add_argument("--memory-limit", default="2GB", help="the GPT step again under set_memory_limit ('' to skip)")
+    p.add_argument("--threads", type=int, default=0, help="CPU threads of both libraries (0: their defaults)")
     p.add_argument("--label", default="", help="text added to every row's notes (e.g. which build)")
     p.add_argument("--tiny", action="store_true")
     p.add_argument("--no-torch", action="store_true")
