@@ -156,6 +156,22 @@ def time_repeats(fn: Callable[[], None], repeats: int = 10, warmup: int = 2,
     return times
 
 
+def alternating_medians(contenders: Dict[str, Tuple[Callable[[], None], Callable[[], None]]], rounds: int,
+                        steps: int, warmup: int = 3) -> Tuple[Dict[str, float], Dict[str, List[float]]]:
+    """{name: (fn, sync)} timed in alternating rounds of `steps` synchronized calls each, after
+    `warmup` calls of each (plans, autotuning, graphs, the other library's kernel choices):
+    (median seconds by name, every time by name)."""
+    for fn, sync in contenders.values():
+        for _ in range(warmup):
+            fn()
+        sync()
+    times: Dict[str, List[float]] = {k: [] for k in contenders}
+    for _ in range(rounds):
+        for name, (fn, sync) in contenders.items():
+            times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
+    return {k: statistics.median(v) for k, v in times.items()}, times
+
+
 def back_to_back(fn: Callable[[], None], sync: Callable[[], None], n: int) -> float:
     """Seconds per call of n calls of fn() back to back, with one synchronization before and one
     after (what a pipelined loop sees: launch overhead overlaps device work)."""

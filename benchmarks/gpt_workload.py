@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples-and-tutorials"))
-from common import gg_sync, time_repeats, torch_name, torch_setup  # noqa: E402
+from common import alternating_medians, gg_sync, time_repeats, torch_name, torch_setup  # noqa: E402
 
 VOCAB = 65
 
@@ -89,6 +89,21 @@ def torch_gpt(torch, s, dropout, state, device):
     return model.to(device)
 
 
+def gg_train_step(gg, G, s, dropout, state):
+    """glassgrad.compile of one AdamW training step of char_gpt's GPT holding `state`."""
+    model = G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout)
+    model.load_state_dict(state)
+    opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step(xb, yb):
+        _, loss = model(xb, yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return gg.compile(step)
+
+
 def run(args, res, dev, torch, note, where):
     import char_gpt as G
     import glassgrad as gg
@@ -99,20 +114,10 @@ def run(args, res, dev, torch, note, where):
     xn = rng.integers(0, VOCAB, (s["batch"], s["block"])).astype(np.int64)
     yn = rng.integers(0, VOCAB, (s["batch"], s["block"])).astype(np.int64)
     gg.manual_seed(0)
-    model = G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout)
-    state = model.state_dict()
-    opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
+    state = G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout).state_dict()
+    step = gg_train_step(gg, G, s, dropout, state)
     x, y = gg.tensor(xn), gg.tensor(yn)
     gg.realize(x, y)
-
-    def gg_step(xb, yb):
-        _, loss = model(xb, yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-
-    step = gg.compile(gg_step)
     contenders = {"glassgrad.compile": (lambda: step(x, y), gg_sync(dev))}
     tdev = None
     if torch is not None:
@@ -129,15 +134,7 @@ def run(args, res, dev, torch, note, where):
             topt.step()
             topt.zero_grad(set_to_none=True)
         contenders[torch_name(torch)] = (torch_step, tsync)
-    for fn, sync in contenders.values():  # warm-up: plans, CUDA graphs, PyTorch's kernel choices
-        for _ in range(3):
-            fn()
-        sync()
-    times = {k: [] for k in contenders}
-    for _ in range(rounds):
-        for name, (fn, sync) in contenders.items():
-            times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
-    med = {k: statistics.median(v) for k, v in times.items()}
+    med, times = alternating_medians(contenders, rounds, steps)
     eager = next((k for k in med if k.startswith("torch")), None)
     label = (f"GPT {s['layers']}x{s['dim']} ({s['heads']} heads) train step batch {s['batch']} block {s['block']} "
              f"dropout {dropout}{where}")
@@ -171,19 +168,8 @@ def limited(args, res, dev, gg, G, s, dropout, state, xn, yn, label, note, eager
     before = gg.memory_stats(dev)["limit"] or None
     gg.set_memory_limit(args.memory_limit, dev)
     try:
-        gg.manual_seed(0)
-        model = G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout)
-        model.load_state_dict(state)
-        opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
+        step = gg_train_step(gg, G, s, dropout, state)
         x, y = gg.tensor(xn), gg.tensor(yn)
-
-        def gg_step(xb, yb):
-            _, loss = model(xb, yb)
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return loss
-        step = gg.compile(gg_step)
         sync = gg_sync(dev)
         for _ in range(3):
             step(x, y)

@@ -48,8 +48,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402
-from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
-                    torch_or_none, torch_setup)
+from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,  # noqa: E402
+                    torch_name, torch_or_none, torch_setup)
 
 MEMORY_CAP = 4 * 2**30
 
@@ -252,15 +252,7 @@ def resnet(args, res, dev, torch, note, where):
             if tdev.startswith("cuda"):
                 replay = torch_graph_step(torch, spec, W.torch_model(torch, spec, state, tdev), tx, ty)
                 contenders[torch_name(torch) + " CUDA graph"] = (replay, tsync)
-        for fn, sync in contenders.values():  # warm-up: plans, autotuning, graphs, cuDNN's benchmark mode
-            for _ in range(3):
-                fn()
-            sync()
-        times = {k: [] for k in contenders}
-        for _ in range(rounds):
-            for name, (fn, sync) in contenders.items():
-                times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
-        med = {k: statistics.median(v) for k, v in times.items()}
+        med, times = alternating_medians(contenders, rounds, steps)  # warm-up: plans, autotuning, graphs, cuDNN's
         eager = next((k for k in contenders if k.startswith("torch") and not k.endswith("graph")), None)
         workload = f"{spec.label} train step batch {batch}{where}"
         for name, t in med.items():

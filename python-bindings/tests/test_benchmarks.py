@@ -132,6 +132,19 @@ def test_ordinary_gpu_tiny_times_convolutions_steps_and_an_epoch(tmp_path):
     assert any(w.startswith("SimpleCNN epoch batch 32") for w in workloads), workloads
 
 
+def test_ordinary_gpu_tiny_times_the_gpt_step_and_its_peak_memory(tmp_path):
+    """ordinary_gpu.py --only gpt on the CPU: the GPT step's time and peak memory rows (with a
+    ratio to PyTorch eager when it is importable)."""
+    out = tmp_path / "ordinary_gpu.csv"
+    run_script("ordinary_gpu.py", "--tiny", "--no-mps", "--device", "cpu", "--only", "gpt", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    ours = [r for r in rows if r["framework"] == "glassgrad.compile" and r["workload"].startswith("GPT 2x32")]
+    assert {r["metric"] for r in ours} == {"synchronized_step_ms", "peak_memory_mb"}, rows
+    if has_torch_rows(rows):
+        assert [r for r in ours if r["metric"] == "synchronized_step_ms"][0]["ratio_vs_torch"]
+
+
 def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(tmp_path):
     """bench_gemm_conv.py: SGEMM next to NumPy and a convolution forward, input gradient and
     weight gradient, each next to PyTorch when it is importable (then with a ratio)."""

@@ -83,6 +83,35 @@ def _seq_len(x: Tensor, batch_first: bool) -> int:
     return x.shape[1 if batch_first else 0]
 
 
+def _build_layer(layer: Module, name: str, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps,
+                 batch_first, norm_first, bias, device, dtype, cross: bool) -> None:
+    """The submodules of an encoder layer (cross=False) or a decoder layer (cross=True: the
+    attention over memory, a third LayerNorm and dropout), assigned in PyTorch's order, which is
+    the order of their state_dict entries."""
+    where = _args.call(name, d_model, nhead)
+    d_model = _args.integer(d_model, "d_model", where, minimum=1)
+    dim_feedforward = _args.integer(dim_feedforward, "dim_feedforward", where, minimum=1)
+    factory = dict(device=device, dtype=dtype)
+
+    def attention():
+        return MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **factory)
+
+    def norm():
+        return LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **factory)
+    layer.self_attn = attention()
+    if cross:
+        layer.multihead_attn = attention()
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, **factory)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, **factory)
+    layer.norm_first = _args.flag(norm_first, "norm_first", where)
+    for i in range(1, 4 if cross else 3):
+        setattr(layer, f"norm{i}", norm())
+    for i in range(1, 4 if cross else 3):
+        setattr(layer, f"dropout{i}", Dropout(dropout))
+    layer.activation = _activation(activation, where)
+
+
 class TransformerEncoderLayer(Module):
     """self-attention and feed-forward, each with dropout, a residual and a LayerNorm:
 
@@ -96,20 +125,8 @@ class TransformerEncoderLayer(Module):
                  activation: Union[str, Callable] = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
-        where = _args.call("TransformerEncoderLayer", d_model, nhead)
-        d_model = _args.integer(d_model, "d_model", where, minimum=1)
-        dim_feedforward = _args.integer(dim_feedforward, "dim_feedforward", where, minimum=1)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            device=device, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
-        self.norm_first = _args.flag(norm_first, "norm_first", where)
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation(activation, where)
+        _build_layer(self, "TransformerEncoderLayer", d_model, nhead, dim_feedforward, dropout, activation,
+                     layer_norm_eps, batch_first, norm_first, bias, device, dtype, cross=False)
 
     def forward(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: bool = False) -> Tensor:
@@ -139,24 +156,8 @@ class TransformerDecoderLayer(Module):
                  activation: Union[str, Callable] = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
-        where = _args.call("TransformerDecoderLayer", d_model, nhead)
-        d_model = _args.integer(d_model, "d_model", where, minimum=1)
-        dim_feedforward = _args.integer(dim_feedforward, "dim_feedforward", where, minimum=1)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            device=device, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                                 device=device, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
-        self.norm_first = _args.flag(norm_first, "norm_first", where)
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation, where)
+        _build_layer(self, "TransformerDecoderLayer", d_model, nhead, dim_feedforward, dropout, activation,
+                     layer_norm_eps, batch_first, norm_first, bias, device, dtype, cross=True)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Optional[Tensor] = None,
                 memory_mask: Optional[Tensor] = None, tgt_key_padding_mask: Optional[Tensor] = None,
