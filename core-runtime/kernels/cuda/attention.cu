@@ -102,18 +102,27 @@ __device__ __forceinline__ T row_sum8(T v) {
   return v;
 }
 
-// Operand k of matrix z: its base pointer.
+// The operands' matrices of batch element z: m[k] is operand k's pointer advanced by its batch
+// offset (null for an operand the kernel does not read).
 template <typename T>
-__device__ __forceinline__ const T* operand(const GGAttention& g, const T* p, int k, int64_t z) {
-  return p + gg::strided_offset(z, g.batch_rank, g.batch_size, g.batch_stride[k]);
-}
+struct Matrices {
+  const T* p[GG_ATTN_OPERANDS];
+  __device__ Matrices(const GGAttention& g, const T* const (&base)[GG_ATTN_OPERANDS], int64_t z) {
+#pragma unroll
+    for (int k = 0; k < GG_ATTN_OPERANDS; ++k) {
+      p[k] = base[k] ? base[k] + gg::strided_offset(z, g.batch_rank, g.batch_size, g.batch_stride[k]) : nullptr;
+    }
+  }
+  __device__ const T* operator[](int k) const { return p[k]; }
+};
 
 // dst[r][c] = A(row0 + r, col0 + c) of operand k for r < ROWS and c < round4(min(EC, cols - col0)),
 // zero outside rows [0, rows - row0) and columns [0, cols - col0). A row's groups of four are one
 // vector load where the operand allows (vec4) and the group is whole.
 template <typename T, int ROWS, int EC, int THREADS>
-__device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const T* a, int k, int row0, int rows, int col0,
-                          int cols) {
+__device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const Matrices<T>& mat, int k, int row0, int rows,
+                          int col0, int cols) {
+  const T* a = mat[k];
   const int valid_cols = min(EC, cols - col0), quads = (valid_cols + 3) / 4;
   const int64_t rs = g.row[k], cs = g.col[k];
   for (int f = threadIdx.x; f < ROWS * quads; f += THREADS) {
@@ -238,11 +247,9 @@ __device__ void forward(const GGAttention& g, T* out, T* lse, const T* q, const 
   const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
   const int q_blocks = (g.L + BR - 1) / BR, v_chunks = (g.Ev + EC - 1) / EC;
   const bool q_resident = g.E <= EC;
+  const T* const base[GG_ATTN_OPERANDS] = {q, k, v, nullptr, nullptr, nullptr, g.masked ? mask : nullptr};
   for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
-    const T* qz = operand(g, q, GG_ATTN_Q, z);
-    const T* kz = operand(g, k, GG_ATTN_K, z);
-    const T* vz = operand(g, v, GG_ATTN_V, z);
-    const T* mz = g.masked ? operand(g, mask, GG_ATTN_MASK, z) : nullptr;
+    const Matrices<T> mat(g, base, z);
     for (int qb = blockIdx.x; qb < q_blocks; qb += gridDim.x) {
       const int i0 = qb * BR;
       for (int vc = blockIdx.y; vc < max(v_chunks, 1); vc += gridDim.y) {
@@ -264,12 +271,12 @@ __device__ void forward(const GGAttention& g, T* out, T* lse, const T* q, const 
             for (int b = 0; b < 4; ++b) s[a][b] = T(0);
           for (int e0 = 0; e0 < g.E; e0 += EC) {
             __syncthreads();  // the previous tile's readers of Qs and Ks are done
-            if (!q_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, e0, g.E);
-            load_tile<T, BC, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, e0, g.E);
+            if (!q_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Qs, g, mat, GG_ATTN_Q, i0, g.L, e0, g.E);
+            load_tile<T, BC, EC, C::THREADS>(Ks, g, mat, GG_ATTN_K, j0, g.S, e0, g.E);
             __syncthreads();
             dot_rows<T, TY, TX, EC + 4, EC + 4>(Qs, Ks, s, (min(EC, g.E - e0) + 3) & ~3, ty, tx);
           }
-          base2_scores<T, TY, TX, false>(g, mz, i0, j0, s, ty, tx);
+          base2_scores<T, TY, TX, false>(g, mat[GG_ATTN_MASK], i0, j0, s, ty, tx);
 #pragma unroll
           for (int a = 0; a < 4; ++a) {
             T mx = m[a];
@@ -302,7 +309,7 @@ __device__ void forward(const GGAttention& g, T* out, T* lse, const T* q, const 
           for (int a = 0; a < 4; ++a)
 #pragma unroll
             for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = s[a][b];
-          load_tile<T, BC, EC, C::THREADS>(Vs, g, vz, GG_ATTN_V, j0, g.S, v0, g.Ev);
+          load_tile<T, BC, EC, C::THREADS>(Vs, g, mat, GG_ATTN_V, j0, g.S, v0, g.Ev);
           __syncthreads();
           times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Vs, o, (min(BC, g.S - j0) + 3) & ~3, ty, tx);
         }
@@ -347,14 +354,9 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
   const int q_blocks = (g.L + BR - 1) / BR, e_chunks = (g.E + EC - 1) / EC;
   const bool q_resident = g.E <= EC, g_resident = g.Ev <= EC;
   const T log2e = (T)1.4426950408889634;
+  const T* const base[GG_ATTN_OPERANDS] = {q, k, v, go, out, lse, g.masked ? mask : nullptr};
   for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
-    const T* qz = operand(g, q, GG_ATTN_Q, z);
-    const T* kz = operand(g, k, GG_ATTN_K, z);
-    const T* vz = operand(g, v, GG_ATTN_V, z);
-    const T* gz = operand(g, go, GG_ATTN_GO, z);
-    const T* oz = operand(g, out, GG_ATTN_OUT, z);
-    const T* lz = operand(g, lse, GG_ATTN_LSE, z);
-    const T* mz = g.masked ? operand(g, mask, GG_ATTN_MASK, z) : nullptr;
+    const Matrices<T> mat(g, base, z);
     for (int qb = blockIdx.x; qb < q_blocks; qb += gridDim.x) {
       const int i0 = qb * BR;
       for (int ec = blockIdx.y; ec < max(e_chunks, 1); ec += gridDim.y) {
@@ -366,15 +368,15 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
           T d = T(0);
           if (i < g.L) {
             for (int e = lane; e < g.Ev; e += 32) {
-              d += gz[(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
-                   oz[(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
+              d += mat[GG_ATTN_GO][(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
+                   mat[GG_ATTN_OUT][(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
             }
           }
 #pragma unroll
           for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
           if (lane == 0) {
             drow[r] = d;
-            lse2[r] = i < g.L ? lz[(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
+            lse2[r] = i < g.L ? mat[GG_ATTN_LSE][(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
             if (ec == 0 && i < g.L) dsum[(int64_t)z * g.L + i] = d;
           }
         }
@@ -393,19 +395,19 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
             for (int b = 0; b < 4; ++b) s[a][b] = dp[a][b] = T(0);
           for (int e0 = 0; e0 < g.E; e0 += EC) {
             __syncthreads();
-            if (!q_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, e0, g.E);
-            load_tile<T, BC, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, e0, g.E);
+            if (!q_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Qs, g, mat, GG_ATTN_Q, i0, g.L, e0, g.E);
+            load_tile<T, BC, EC, C::THREADS>(Ks, g, mat, GG_ATTN_K, j0, g.S, e0, g.E);
             __syncthreads();
             dot_rows<T, TY, TX, EC + 4, EC + 4>(Qs, Ks, s, (min(EC, g.E - e0) + 3) & ~3, ty, tx);
           }
           for (int e0 = 0; e0 < g.Ev; e0 += EC) {
             __syncthreads();
-            if (!g_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Gs, g, gz, GG_ATTN_GO, i0, g.L, e0, g.Ev);
-            load_tile<T, BC, EC, C::THREADS>(Vs, g, vz, GG_ATTN_V, j0, g.S, e0, g.Ev);
+            if (!g_resident || j0 == 0) load_tile<T, BR, EC, C::THREADS>(Gs, g, mat, GG_ATTN_GO, i0, g.L, e0, g.Ev);
+            load_tile<T, BC, EC, C::THREADS>(Vs, g, mat, GG_ATTN_V, j0, g.S, e0, g.Ev);
             __syncthreads();
             dot_rows<T, TY, TX, EC + 4, EC + 4>(Gs, Vs, dp, (min(EC, g.Ev - e0) + 3) & ~3, ty, tx);
           }
-          base2_scores<T, TY, TX, false>(g, mz, i0, j0, s, ty, tx);
+          base2_scores<T, TY, TX, false>(g, mat[GG_ATTN_MASK], i0, j0, s, ty, tx);
 #pragma unroll
           for (int a = 0; a < 4; ++a) {
             const int r = ty + TY * a;
@@ -423,7 +425,7 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
           for (int a = 0; a < 4; ++a)
 #pragma unroll
             for (int b = 0; b < 4; ++b) Ds[ty + TY * a][tx + TX * b] = s[a][b];
-          if (!q_resident) load_tile<T, BC, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, d0, g.E);
+          if (!q_resident) load_tile<T, BC, EC, C::THREADS>(Ks, g, mat, GG_ATTN_K, j0, g.S, d0, g.E);
           __syncthreads();
           times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ds, Ks, acc, (min(BC, g.S - j0) + 3) & ~3, ty, tx);
         }
@@ -464,13 +466,9 @@ __device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const
   const int k_blocks = (g.S + BR - 1) / BR, chunks = max(max((g.E + EC - 1) / EC, (g.Ev + EC - 1) / EC), 1);
   const bool k_resident = g.E <= EC, v_resident = g.Ev <= EC;
   const T log2e = (T)1.4426950408889634, scale = (T)(g.scale_log2 * 0.6931471805599453);
+  const T* const base[GG_ATTN_OPERANDS] = {q, k, v, go, nullptr, lse, g.masked ? mask : nullptr};
   for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
-    const T* qz = operand(g, q, GG_ATTN_Q, z);
-    const T* kz = operand(g, k, GG_ATTN_K, z);
-    const T* vz = operand(g, v, GG_ATTN_V, z);
-    const T* gz = operand(g, go, GG_ATTN_GO, z);
-    const T* lz = operand(g, lse, GG_ATTN_LSE, z);
-    const T* mz = g.masked ? operand(g, mask, GG_ATTN_MASK, z) : nullptr;
+    const Matrices<T> mat(g, base, z);
     for (int kb = blockIdx.x; kb < k_blocks; kb += gridDim.x) {
       const int j0 = kb * BR;
       for (int ch = blockIdx.y; ch < chunks; ch += gridDim.y) {
@@ -496,26 +494,26 @@ __device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const
             for (int b = 0; b < 4; ++b) st[a][b] = dpt[a][b] = T(0);
           for (int e0 = 0; e0 < g.E; e0 += EC) {
             __syncthreads();
-            if (!k_resident || i0 == first) load_tile<T, BR, EC, C::THREADS>(Ks, g, kz, GG_ATTN_K, j0, g.S, e0, g.E);
-            load_tile<T, BC, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, e0, g.E);
+            if (!k_resident || i0 == first) load_tile<T, BR, EC, C::THREADS>(Ks, g, mat, GG_ATTN_K, j0, g.S, e0, g.E);
+            load_tile<T, BC, EC, C::THREADS>(Qs, g, mat, GG_ATTN_Q, i0, g.L, e0, g.E);
             __syncthreads();
             dot_rows<T, TY, TX, EC + 4, EC + 4>(Ks, Qs, st, (min(EC, g.E - e0) + 3) & ~3, ty, tx);
           }
           for (int e0 = 0; e0 < g.Ev; e0 += EC) {
             __syncthreads();
-            if (!v_resident || i0 == first) load_tile<T, BR, EC, C::THREADS>(Vs, g, vz, GG_ATTN_V, j0, g.S, e0, g.Ev);
-            load_tile<T, BC, EC, C::THREADS>(Gs, g, gz, GG_ATTN_GO, i0, g.L, e0, g.Ev);
+            if (!v_resident || i0 == first) load_tile<T, BR, EC, C::THREADS>(Vs, g, mat, GG_ATTN_V, j0, g.S, e0, g.Ev);
+            load_tile<T, BC, EC, C::THREADS>(Gs, g, mat, GG_ATTN_GO, i0, g.L, e0, g.Ev);
             __syncthreads();
             dot_rows<T, TY, TX, EC + 4, EC + 4>(Vs, Gs, dpt, (min(EC, g.Ev - e0) + 3) & ~3, ty, tx);
           }
           __syncthreads();  // Ps, Gs and Qs are free; lse2 and drow of the previous tile are read
           if (threadIdx.x < BC) {
             const int i = i0 + threadIdx.x;
-            lse2[threadIdx.x] = i < g.L ? lz[(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
+            lse2[threadIdx.x] = i < g.L ? mat[GG_ATTN_LSE][(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
             drow[threadIdx.x] = i < g.L ? dsum[(int64_t)z * g.L + i] : T(0);
           }
           __syncthreads();
-          base2_scores<T, TY, TX, true>(g, mz, j0, i0, st, ty, tx);
+          base2_scores<T, TY, TX, true>(g, mat[GG_ATTN_MASK], j0, i0, st, ty, tx);
           T f[4][4];
 #pragma unroll
           for (int b = 0; b < 4; ++b) {  // query i0 + tx + TX b: one Philox for its four keys
@@ -547,7 +545,7 @@ __device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const
             for (int a = 0; a < 4; ++a)
 #pragma unroll
               for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = dpt[a][b];
-            if (!v_resident) load_tile<T, BC, EC, C::THREADS>(Gs, g, gz, GG_ATTN_GO, i0, g.L, d0, g.Ev);
+            if (!v_resident) load_tile<T, BC, EC, C::THREADS>(Gs, g, mat, GG_ATTN_GO, i0, g.L, d0, g.Ev);
             __syncthreads();
             times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Gs, av, (min(BC, g.L - i0) + 3) & ~3, ty, tx);
             __syncthreads();
@@ -557,7 +555,7 @@ __device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const
             for (int a = 0; a < 4; ++a)
 #pragma unroll
               for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = st[a][b];
-            if (!k_resident) load_tile<T, BC, EC, C::THREADS>(Qs, g, qz, GG_ATTN_Q, i0, g.L, d0, g.E);
+            if (!k_resident) load_tile<T, BC, EC, C::THREADS>(Qs, g, mat, GG_ATTN_Q, i0, g.L, d0, g.E);
             __syncthreads();
             times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Qs, ak, (min(BC, g.L - i0) + 3) & ~3, ty, tx);
           }
