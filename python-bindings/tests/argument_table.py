@@ -99,9 +99,9 @@ def L(name, *args, inputs=((2, 3, 7, 7),), **kwargs):
     return Row("layer", name, args, kwargs, inputs)
 
 
-def A(name, *args, inputs, call=None, modes=("train", "eval"), **kwargs):
+def A(name, *args, inputs, call=None, modes=("train", "eval"), grad=True, **kwargs):
     """An attention layer's row: forward keyword arguments (masks, flags) in `call`."""
-    return Row("layer", name, args, kwargs, inputs, modes=modes, call_kwargs=call or {})
+    return Row("layer", name, args, kwargs, inputs, modes=modes, call_kwargs=call or {}, grad=grad)
 
 
 def F(name, *inputs, args=(), **kwargs):
@@ -192,7 +192,9 @@ LAYERS = [
     L("Unflatten", -1, (-1, 7), inputs=((2, 3, 49),)),
 ]
 
-# Attention: [L, N, E] sequences (batch_first: [N, L, E]) of 8 features, 2 heads unless said.
+# Attention: [L, N, E] sequences (batch_first: [N, L, E]) of 8 features, 2 heads unless said. The
+# stacks (TransformerEncoder, TransformerDecoder, Transformer) skip the finite differences, which
+# their layers' rows check: their gradients are compared with torch's.
 SEQ, MEM, SEQ_BF, MEM_BF = (5, 3, 8), (6, 3, 8), (3, 5, 8), (3, 6, 8)
 CAUSAL5 = np.triu(np.full((5, 5), -np.inf), 1)   # Transformer.generate_square_subsequent_mask(5)
 ENC = A("TransformerEncoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, inputs=())
@@ -231,13 +233,14 @@ LAYERS += [
     A("TransformerDecoderLayer", 8, 2, dim_feedforward=16, dropout=0.0, norm_first=True, activation="gelu",
       batch_first=True, inputs=(SEQ_BF, MEM_BF), call={"tgt_mask": CAUSAL5, "tgt_is_causal": True}),
     A("TransformerDecoderLayer", 8, 2, inputs=(SEQ, MEM), modes=("eval",), call={"memory_mask": (5, 6)}),
-    A("TransformerEncoder", ENC, 2, inputs=(SEQ,), call={"mask": CAUSAL5}),
-    A("TransformerEncoder", ENC, 1, L("LayerNorm", 8), inputs=(SEQ,), call={"src_key_padding_mask": BoolMask((3, 5))}),
-    A("TransformerDecoder", DEC, 2, L("LayerNorm", 8), inputs=(SEQ, MEM), call={"tgt_mask": CAUSAL5}),
+    A("TransformerEncoder", ENC, 2, inputs=(SEQ,), call={"mask": CAUSAL5}, grad=False),
+    A("TransformerEncoder", ENC, 1, L("LayerNorm", 8), inputs=(SEQ,), call={"src_key_padding_mask": BoolMask((3, 5))},
+      grad=False),
+    A("TransformerDecoder", DEC, 2, L("LayerNorm", 8), inputs=(SEQ, MEM), call={"tgt_mask": CAUSAL5}, grad=False),
     A("Transformer", d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=2, dim_feedforward=16, dropout=0.0,
-      inputs=(MEM, SEQ), call={"tgt_mask": CAUSAL5, "src_key_padding_mask": BoolMask((3, 6))}),
+      inputs=(MEM, SEQ), call={"tgt_mask": CAUSAL5, "src_key_padding_mask": BoolMask((3, 6))}, grad=False),
     A("Transformer", d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16, dropout=0.0,
-      batch_first=True, norm_first=True, bias=False, activation="gelu", inputs=(MEM_BF, SEQ_BF)),
+      batch_first=True, norm_first=True, bias=False, activation="gelu", inputs=(MEM_BF, SEQ_BF), grad=False),
 ]
 
 Q4, K4, V4 = (2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 3)
