@@ -31,7 +31,7 @@ const char* env(const char* name) {
 }
 bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
 
-Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune;
+Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic;
 
 }  // namespace
 
@@ -63,6 +63,10 @@ bool launch_blocking() {
 void set_conv_autotune(bool on) { g_conv_autotune.set(on); }
 bool conv_autotune_enabled() {
   return g_conv_autotune.get([] { return !is("GLASSGRAD_CONV_AUTOTUNE", "0"); });
+}
+void set_deterministic(bool on) { g_deterministic.set(on); }
+bool deterministic() {
+  return g_deterministic.get([] { return false; });
 }
 std::string forced_kernel_image() { return env("GLASSGRAD_CUDA_IMAGE"); }
 }  // namespace cuda

@@ -1,5 +1,9 @@
-"""The default device: the GPU when one is usable (the seed: tensors "automatically go to GPU
-memory"), else the CPU. GLASSGRAD_DEVICE or set_default_device() override it."""
+"""Devices: the `glassgrad.device` object (torch.device's names), and the default device: the GPU
+when one is usable (the seed: tensors "automatically go to GPU memory"), else the CPU.
+GLASSGRAD_DEVICE or set_default_device() override it.
+
+A device is a str subclass holding its canonical spelling ('cpu', 'cuda', 'cuda:1'): it equals
+that string and is accepted wherever a device string is (the C++ bindings included)."""
 from __future__ import annotations
 
 import os
@@ -8,6 +12,109 @@ from typing import Optional
 from . import _C
 
 _default: Optional[str] = None
+
+# The device types torch.device accepts. A device of any of them can be built (as in PyTorch);
+# glassgrad runs on 'cpu' and 'cuda', and normalize() says so when another one is used.
+_TORCH_TYPES = ("cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia",
+                "xla", "lazy", "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone")
+
+# Set in a DataLoader worker process (utils/data/_worker.py): why CUDA may not be used there.
+_cuda_forbidden: Optional[str] = None
+
+
+def _parse(spec, index=None):
+    """(type, index) of a torch.device-style spec: 'cuda', 'cuda:1', ('cuda', 1), an int (a GPU
+    index), or a device."""
+    if isinstance(spec, device) and index is None:
+        return spec.type, spec.index
+    if isinstance(spec, bool) or (index is not None and (isinstance(index, bool) or not isinstance(index, int))):
+        raise TypeError(f"glassgrad.device: expected a device string and an optional int index, got "
+                        f"{spec!r}, {index!r}")
+    if isinstance(spec, int):
+        if index is not None:
+            raise TypeError("glassgrad.device: give either device(<int index>) or device(<type>, <index>)")
+        if spec < 0:
+            raise _C.DeviceError(f"glassgrad.device: device index must not be negative, got {spec}")
+        return "cuda", spec
+    if not isinstance(spec, str):
+        raise TypeError(f"glassgrad.device(): argument 'type' must be str, not {type(spec).__name__}")
+    text = spec.strip()
+    kind, sep, rest = text.partition(":")
+    kind = "cuda" if kind == "gpu" else kind
+    if kind not in _TORCH_TYPES:
+        raise _C.DeviceError(f"glassgrad.device: unknown device type in {spec!r}\n"
+                             f"  devices are written 'cpu', 'cuda' or 'cuda:<index>'\n  fix: glassgrad.device('cuda')")
+    parsed = None
+    if sep:
+        if not rest.isdigit() or (len(rest) > 1 and rest[0] == "0"):
+            raise _C.DeviceError(f"glassgrad.device: invalid device string {spec!r}: the index after ':' must be "
+                                 f"a non-negative integer\n  fix: glassgrad.device('cuda:0')")
+        parsed = int(rest)
+    if parsed is not None and index is not None:
+        raise _C.DeviceError(f"glassgrad.device: type {spec!r} already names an index, and an index {index} was given")
+    index = parsed if parsed is not None else index
+    if index is not None and index < 0:
+        raise _C.DeviceError(f"glassgrad.device: device index must not be negative, got {index}")
+    return kind, index
+
+
+class device(str):
+    """torch.device: `glassgrad.device('cuda')`, `device('cuda', 1)`, `device('cuda:1')`,
+    `device(0)` (a GPU index). `.type` is 'cpu' or 'cuda', `.index` the GPU number or None.
+
+    A device is its string ('cuda:1'): it equals it, hashes like it and goes wherever a device
+    string goes. `tensor.device` returns one. As a context manager it sets the default device
+    for the tensors and layers made inside (`with glassgrad.device('cpu'): ...`)."""
+
+    __slots__ = ("_type", "_index", "_previous")
+    __module__ = "glassgrad"
+
+    def __new__(cls, type=None, index=None):  # noqa: A002 - torch.device's parameter names
+        if type is None:
+            raise TypeError("glassgrad.device() missing required argument 'type' (e.g. 'cpu' or 'cuda')")
+        kind, idx = _parse(type, index)
+        self = super().__new__(cls, kind if idx is None else f"{kind}:{idx}")
+        self._type, self._index, self._previous = kind, idx, []
+        return self
+
+    @property
+    def type(self) -> str:  # noqa: A003
+        return self._type
+
+    @property
+    def index(self) -> Optional[int]:
+        return self._index
+
+    def __repr__(self) -> str:
+        if self._index is None:
+            return f"device(type='{self._type}')"
+        return f"device(type='{self._type}', index={self._index})"
+
+    def __str__(self) -> str:
+        return str.__str__(self)
+
+    def __reduce__(self):
+        return (device, (self._type, self._index))
+
+    def __enter__(self) -> "device":
+        self._previous.append(_default)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _default
+        _default = self._previous.pop()
+
+
+_DEVICES: dict = {}
+
+
+def as_device(name: str) -> device:
+    """The device object of a canonical name ('cpu', 'cuda:0'), made once."""
+    d = _DEVICES.get(name)
+    if d is None:
+        d = _DEVICES[name] = device(name)
+    return d
 
 
 def cuda_available() -> bool:
@@ -21,13 +128,21 @@ def normalize(device) -> str:
     """'cpu', 'cuda', 'cuda:1', 'gpu' -> canonical 'cpu' / 'cuda:<i>'."""
     if device is None:
         return default_device()
+    if isinstance(device, int) and not isinstance(device, bool):
+        device = f"cuda:{device}"  # torch: an int is a GPU index
     d = str(device).strip().lower()
-    if d == "cpu":
+    if d in ("cpu", "cpu:0"):
         return "cpu"
     if d in ("cuda", "gpu"):
-        return "cuda:0"
+        d = "cuda:0"
     if d.startswith("cuda:") and d[5:].isdigit():
+        if _cuda_forbidden is not None:
+            raise _C.DeviceError(f"{d}: {_cuda_forbidden}")
         return d
+    kind = d.partition(":")[0]
+    if kind in _TORCH_TYPES:
+        raise _C.DeviceError(f"device '{device}': glassgrad runs on 'cpu' and 'cuda' only (no {kind} backend)\n"
+                             f"  fix: device='cpu', or 'cuda' on an NVIDIA GPU")
     raise _C.DeviceError(f"unknown device '{device}'\n  devices are written 'cpu', 'cuda' or 'cuda:<index>'\n"
                          f"  fix: device='cpu' or device='cuda'")
 
@@ -51,55 +166,3 @@ def set_default_device(device) -> None:
         raise _C.DeviceError("set_default_device('cuda'): no usable GPU\n"
                              f"  cause: {_C.cuda_why_unavailable()}\n  fix: set_default_device('cpu')")
     _default = d
-
-
-class device(str):  # noqa: N801  (torch.device's spelling)
-    """A device, PyTorch's torch.device: device('cuda'), device('cuda', 1), device('cuda:1'),
-    device(type='cpu'). A str ('cpu', 'cuda:1'), so it goes wherever glassgrad takes a device; .type
-    is 'cpu' or 'cuda', .index the GPU's number (None for a bare 'cuda' or the CPU)."""
-
-    __slots__ = ()
-
-    def __new__(cls, type=None, index=None):  # noqa: A002  (torch's parameter names)
-        if isinstance(type, device) and index is None:
-            return type
-        if type is None:
-            raise _C.DeviceError("device() needs a type\n  fix: glassgrad.device('cuda') or glassgrad.device('cpu')")
-        text = str(type).strip().lower()
-        if index is not None:
-            if ":" in text:
-                raise _C.DeviceError(f"device({type!r}, {index}): the type already names an index\n"
-                                     f"  fix: glassgrad.device({text.split(':')[0]!r}, {index})")
-            text = f"{text}:{int(index)}"
-        kind = text.split(":")[0]
-        if kind == "gpu":
-            text = "cuda" + text[3:]
-        normalize(text)  # a DeviceError for anything but cpu, cuda, cuda:<i>
-        return super().__new__(cls, text)
-
-    @property
-    def type(self) -> str:  # noqa: A003
-        return str.split(self, ":")[0]
-
-    @property
-    def index(self):
-        parts = str.split(self, ":")
-        return int(parts[1]) if len(parts) > 1 else None
-
-    def __repr__(self) -> str:
-        index = "" if self.index is None else f", index={self.index}"
-        return f"device(type='{self.type}'{index})"
-
-    def __reduce__(self):
-        return (device, (str(self),))
-
-
-_DEVICES: dict = {}
-
-
-def as_device(name: str) -> device:
-    """The device object of a canonical name ('cpu', 'cuda:0'), made once."""
-    d = _DEVICES.get(name)
-    if d is None:
-        d = _DEVICES[name] = device(name)
-    return d

@@ -57,6 +57,8 @@ void bind_cuda(py::module_& m) {
   m.def("cuda_clear_conv_choices", &cuda::clear_conv_choices);
   m.def("cuda_set_conv_autotune", &cuda::set_conv_autotune);
   m.def("cuda_conv_autotune", &cuda::conv_autotune_enabled);
+  m.def("cuda_set_deterministic", &cuda::set_deterministic);
+  m.def("cuda_deterministic", &cuda::deterministic);
   m.def("cuda_set_launch_blocking", &cuda::set_launch_blocking);
   m.def("cuda_launch_blocking", &cuda::launch_blocking);
 }

@@ -12,6 +12,8 @@ from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLay
                           TransformerEncoderLayer)
 from . import init
 from . import functional
+from . import parallel
+from .parallel import DataParallel
 
 __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "Conv2D", "Conv2d", "Linear", "BatchNorm1D", "BatchNorm1d", "BatchNorm2D", "BatchNorm2d", "LayerNorm",
@@ -22,3 +24,4 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer",
            "functional", "init"]
+__all__ += ["DataParallel", "parallel"]

@@ -43,6 +43,10 @@ bool launch_blocking();
 // The convolutions' plan-time autotuner (src/cuda/conv_tuner.cpp): off keeps the heuristics.
 void set_conv_autotune(bool on);
 bool conv_autotune_enabled();
+// Only algorithms whose results are the same bit for bit on every run (no atomics whose order
+// varies): glassgrad.backends.cudnn.deterministic. Off by default; no environment variable.
+void set_deterministic(bool on);
+bool deterministic();
 // The embedded kernel image every device loads instead of the one its compute capability picks
 // (src/cuda/image_choice.h), e.g. "compute_50": NVRTC's Maxwell PTX on any GPU. "" for none.
 std::string forced_kernel_image();
