@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/pinned_memory.h"
 #include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
@@ -51,7 +52,7 @@ py::dtype numpy_dtype(DType dt) {
 // The one way data enters glassgrad from NumPy: any strides (copied dense), any byte order
 // (converted to the machine's: raw bytes of a big-endian array would be garbage values), any
 // rank including 0-d (a scalar stays shape ()).
-Tensor from_numpy(const py::array& arr, const std::string& device, const std::string& name) {
+Tensor from_numpy(const py::array& arr, const std::string& device, const std::string& name, bool pinned) {
   const DType dt = dtype_of(arr);
   py::array native = arr;
   if (!arr.dtype().attr("isnative").cast<bool>()) {
@@ -61,7 +62,7 @@ Tensor from_numpy(const py::array& arr, const std::string& device, const std::st
   if (!c) throw py::error_already_set();
   Shape shape(c.shape(), c.shape() + c.ndim());
   const Device dev = Device::parse(device);
-  Tensor host = Tensor::empty(shape, dt, Device::cpu(), name);
+  Tensor host = pinned ? empty_pinned(shape, dt, name) : Tensor::empty(shape, dt, Device::cpu(), name);
   if (host.nbytes() > 0) std::memcpy(host.data_ptr(), c.data(), host.nbytes());
   return dev.is_cpu() ? host : host.to(dev);
 }
@@ -79,7 +80,8 @@ py::array to_numpy(const Tensor& t) {
 void bind_tensor(py::module_& m) {
   py::class_<Tensor>(m, "Tensor", "A strided view over device memory (the runtime's tensor).")
       .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("device") = "cpu", py::arg("name") = "",
-                  "Copies a NumPy array into a new tensor on `device`.")
+                  py::arg("pinned") = false,
+                  "Copies a NumPy array into a new tensor on `device` (on the CPU: in pinned memory when `pinned`).")
       .def_static("empty", [](const py::handle& shape, const std::string& dtype, const std::string& device, const std::string& name) {
                     return Tensor::empty(shape_from(shape), dtype_from_name(dtype), Device::parse(device), name);
                   }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("name") = "")
@@ -101,6 +103,7 @@ void bind_tensor(py::module_& m) {
       .def_property_readonly("storage_nbytes", [](const Tensor& t) { return t.storage() ? t.storage()->nbytes() : 0; })
       .def_property_readonly("name", [](const Tensor& t) { return t.storage() ? t.storage()->name() : std::string(); })
       .def("is_contiguous", &Tensor::is_contiguous)
+      .def("is_pinned", [](const Tensor& t) { return is_pinned(t); })
       .def("view", [](const Tensor& t, const py::handle& s) { return t.view(shape_from(s)); })
       .def("reshape", [](const Tensor& t, const py::handle& s) { return t.reshape(shape_from(s)); })
       .def("permute", &Tensor::permute)

@@ -10,6 +10,7 @@
 #include "cuda/launch.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/pinned_memory.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -48,9 +49,11 @@ void host_to_device(const Tensor& dst, const Tensor& src) {
   const Tensor dense = dst.is_contiguous() ? dst : Tensor::empty(dst.shape(), dst.dtype(), dst.device());
   DeviceState& s = state_of(dst);
   make_current(s);
-  // Pageable source: the driver stages it before returning, so `host` may die right after.
+  // A pageable source is staged by the driver before it returns, so `host` may die right after;
+  // a pinned one is read while the copy runs, and its allocator keeps the block until then.
   check(api().cuMemcpyHtoDAsync(dptr(dense), host.data_ptr(), dense.nbytes(), s.stream),
         "host-to-device copy of " + dst.info().str());
+  note_pinned_read(host.data_ptr(), s.stream);
   if (!dst.is_contiguous()) device_strided_copy(dst, dense);
 }
 

@@ -90,6 +90,9 @@ Loaded load() {
     events &= resolve(lib, "cuEventDestroy_v2", a.cuEventDestroy, ignored);
     if (!events) a.cuEventCreate = nullptr;
     if (!resolve(lib, "cuStreamWaitEvent", a.cuStreamWaitEvent, ignored)) a.cuStreamWaitEvent = nullptr;
+    if (!resolve(lib, "cuMemHostAlloc", a.cuMemHostAlloc, ignored)) a.cuMemHostAlloc = nullptr;
+    if (!resolve(lib, "cuMemFreeHost", a.cuMemFreeHost, ignored)) a.cuMemFreeHost = nullptr;
+    if (!resolve(lib, "cuEventQuery", a.cuEventQuery, ignored)) a.cuEventQuery = nullptr;
   }
   const CUresult r = a.cuInit(0);
   if (r != CUDA_SUCCESS) {

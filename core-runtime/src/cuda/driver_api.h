@@ -97,6 +97,11 @@ struct DriverApi {
   CUresult (*cuEventSynchronize)(CUevent) = nullptr;
   CUresult (*cuEventElapsedTime)(float*, CUevent, CUevent) = nullptr;
   CUresult (*cuEventDestroy)(CUevent) = nullptr;                                     // _v2
+  // Pinned host memory and event polling (optional: null when missing; pin_memory then refuses,
+  // and copies from pinned memory wait for themselves instead of recording an event).
+  CUresult (*cuMemHostAlloc)(void**, size_t, unsigned int) = nullptr;
+  CUresult (*cuMemFreeHost)(void*) = nullptr;
+  CUresult (*cuEventQuery)(CUevent) = nullptr;
   // Cross-stream ordering (optional: null when missing; NCCL communicators then refuse).
   CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned int) = nullptr;
 };

@@ -1,0 +1,46 @@
+// Page-locked ("pinned") host memory: CPU tensors whose pages stay resident, so the GPU reads
+// them by DMA. A host-to-device copy from pinned memory is asynchronous: the host queues it and
+// goes on (the DataLoader prepares the next batch meanwhile) while the GPU copies in order on the
+// device's stream; from ordinary memory the driver first stages the bytes and the host waits.
+//
+// Blocks come from the CUDA driver (cuMemHostAlloc) and are cached: a freed block is handed out
+// again only after every asynchronous copy that read it has finished (an event recorded after
+// each such copy), so a tensor may die while its copy is still in flight.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "glassgrad/runtime/tensor.h"
+
+namespace glassgrad {
+
+// Whether pinned memory can be allocated (a CUDA driver and a GPU are usable).
+bool pinned_memory_available();
+
+// A dense CPU tensor in pinned memory. Throws DeviceError (with the reason) when no CUDA driver
+// is usable, OutOfMemoryError when the driver cannot lock that much memory.
+Tensor empty_pinned(const Shape& shape, DType dtype, const std::string& name = "");
+
+// Whether t's storage is a pinned block of this allocator.
+bool is_pinned(const Tensor& t);
+
+struct PinnedMemoryStats {
+  int64_t blocks = 0;          // blocks held (in use and cached)
+  int64_t bytes_in_use = 0;    // bytes of blocks that tensors hold
+  int64_t bytes_cached = 0;    // bytes of freed blocks kept for reuse
+  int64_t allocations = 0;     // cuMemHostAlloc calls so far
+};
+PinnedMemoryStats pinned_memory_stats();
+
+// Returns the cached blocks whose copies have finished to the driver.
+void empty_pinned_cache();
+
+namespace cuda {
+// Called by the CUDA copy after it queued an asynchronous copy on `stream` that reads the host
+// memory at `host`: when that memory is a pinned block, the block is not reused before the copy
+// has finished. Returns whether it was pinned (else the copy was from pageable memory, which the
+// driver staged before returning).
+bool note_pinned_read(const void* host, void* stream);
+}  // namespace cuda
+
+}  // namespace glassgrad
