@@ -1,0 +1,256 @@
+"""How a worker's batch reaches the main process: pickled, with the bytes of its tensors beside
+the pickle in shared memory, so the main process reads them where the worker wrote them.
+
+The worker pickles the batch (protocol 5) with every glassgrad tensor reduced to its NumPy bytes
+as an out-of-band buffer; all other objects, NumPy arrays included, stay inside the pickle. The
+buffers go into one of the worker's shared-memory slots (a block per slot, grown when a batch
+outgrows it) and only the pickle and the buffers' places travel through the result queue; the
+main process unpickles against views of the slot, which makes each tensor a copy of its bytes
+(in pinned memory when the DataLoader pins), and then marks the slot free again. With no free
+slot (or a small batch) the buffers travel inside the message.
+
+Slot states live in a small shared array the main process makes for each worker: 0 free, 1 in
+use. A slot is reused only after the main process has copied everything out of it."""
+from __future__ import annotations
+
+import io
+import mmap
+import os
+import pickle
+import secrets
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ...._tensor import Tensor
+from . import pin_memory as _pin
+
+_INLINE_LIMIT = 64 << 10   # batches whose tensors hold fewer bytes travel inside the message
+_ALIGN = 64
+_SHM_DIR = "/dev/shm"
+
+
+def _aligned(n: int) -> int:
+    return (n + _ALIGN - 1) // _ALIGN * _ALIGN
+
+
+def _rebuild_tensor(buffer, dtype: str, shape: Tuple[int, ...]) -> Tensor:
+    """Unpickling in the main process: a tensor holding a copy of the worker's bytes."""
+    arr = np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)
+    return _pin.new_tensor(arr)
+
+
+class _Pickler(pickle.Pickler):
+    """Tensors become out-of-band buffers of their bytes; everything else pickles as usual."""
+
+    def __init__(self, file, buffers: list):
+        self._ours: Dict[int, pickle.PickleBuffer] = {}
+        self._buffers = buffers
+        super().__init__(file, protocol=5, buffer_callback=self._callback)
+
+    def _callback(self, buf: pickle.PickleBuffer):
+        if id(buf) in self._ours:
+            self._buffers.append(buf)
+            return False  # out of band
+        return True  # another object's buffer (a NumPy array): inside the pickle
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            arr = np.ascontiguousarray(obj.numpy())
+            buf = pickle.PickleBuffer(arr)
+            self._ours[id(buf)] = buf  # kept alive: ids stay unique while pickling
+            return _rebuild_tensor, (buf, arr.dtype.str, arr.shape)
+        return NotImplemented
+
+
+class Message:
+    """One batch on its way: the pickle, and the tensors' bytes inline or in a slot."""
+
+    __slots__ = ("pickle", "inline", "worker_id", "slot", "name", "spans")
+
+    def __init__(self, data: bytes, inline: Optional[List[bytes]], worker_id: int, slot: int = -1, name: str = "",
+                 spans: Tuple[Tuple[int, int], ...] = ()):
+        self.pickle, self.inline, self.worker_id = data, inline, worker_id
+        self.slot, self.name, self.spans = slot, name, spans
+
+    def __getstate__(self):
+        return self.pickle, self.inline, self.worker_id, self.slot, self.name, self.spans
+
+    def __setstate__(self, state):
+        self.pickle, self.inline, self.worker_id, self.slot, self.name, self.spans = state
+
+
+def _shm_name(worker_id: int, slot: int) -> str:
+    return f"gg_dl_{os.getpid()}_{worker_id}_{slot}_{secrets.token_hex(4)}"
+
+
+class _Segment:
+    """A named shared-memory block: created by a worker, opened by the main process."""
+
+    def __init__(self, name: str, size: int, create: bool):
+        self.name, self.size = name, size
+        if sys.platform.startswith("linux"):
+            # /dev/shm directly: no resource tracker involved (the main process unlinks what a
+            # dead worker left, see Receiver.close).
+            path = os.path.join(_SHM_DIR, name)
+            flags = os.O_RDWR | (os.O_CREAT | os.O_EXCL if create else 0)
+            fd = os.open(path, flags, 0o600)
+            try:
+                if create:
+                    os.ftruncate(fd, size)
+                self.map = mmap.mmap(fd, size)
+            finally:
+                os.close(fd)
+            self._shm = None
+        else:  # pragma: no cover - other systems: the standard library's shared memory
+            from multiprocessing import shared_memory
+            self._shm = shared_memory.SharedMemory(name=name, create=create, size=size if create else 0)
+            self.map = self._shm.buf
+        self.view = memoryview(self.map)
+
+    def close(self) -> None:
+        try:
+            self.view.release()
+            if self._shm is None:
+                self.map.close()
+            else:  # pragma: no cover
+                self._shm.close()
+        except (BufferError, ValueError):
+            pass  # a view still exported: the mapping goes with the process
+
+    def unlink(self) -> None:
+        unlink(self.name)
+
+
+def unlink(name: str) -> None:
+    if sys.platform.startswith("linux"):
+        try:
+            os.unlink(os.path.join(_SHM_DIR, name))
+        except OSError:
+            pass
+    else:  # pragma: no cover
+        from multiprocessing import shared_memory
+        try:
+            shared_memory.SharedMemory(name=name).unlink()
+        except OSError:
+            pass
+
+
+class Sender:
+    """A worker's side: pickles each batch and puts it on the result queue."""
+
+    def __init__(self, data_queue, slots, worker_id: int):
+        self.queue, self.states, self.worker_id = data_queue, slots, worker_id
+        self.segments: List[Optional[_Segment]] = [None] * (len(slots) if slots is not None else 0)
+
+    def _slot_for(self, nbytes: int) -> Optional[Tuple[int, _Segment]]:
+        if nbytes < _INLINE_LIMIT or not self.segments:
+            return None
+        for i in range(len(self.segments)):
+            if self.states[i] != 0:
+                continue
+            seg = self.segments[i]
+            if seg is None or seg.size < nbytes:
+                if seg is not None:  # the main process copied everything out of it: retire it
+                    seg.close()
+                    seg.unlink()
+                try:
+                    seg = _Segment(_shm_name(self.worker_id, i), _aligned(nbytes + nbytes // 4), create=True)
+                except OSError:
+                    self.segments[i] = None
+                    return None  # no shared memory to spare: the bytes travel in the message
+                self.segments[i] = seg
+            self.states[i] = 1
+            return i, seg
+        return None
+
+    def send(self, idx: int, data: Any) -> None:
+        buffers: List[pickle.PickleBuffer] = []
+        f = io.BytesIO()
+        _Pickler(f, buffers).dump(data)
+        raws = [b.raw() for b in buffers]
+        total = sum(_aligned(r.nbytes) for r in raws)
+        slot = self._slot_for(total)
+        if slot is None:
+            msg = Message(f.getvalue(), [bytes(r) for r in raws], self.worker_id)
+        else:
+            i, seg = slot
+            spans, offset = [], 0
+            for r in raws:
+                seg.view[offset:offset + r.nbytes] = r
+                spans.append((offset, r.nbytes))
+                offset += _aligned(r.nbytes)
+            msg = Message(f.getvalue(), None, self.worker_id, i, seg.name, tuple(spans))
+        for r in raws:
+            r.release()
+        self.queue.put((idx, msg))
+
+    def close(self, unlink_blocks: bool) -> None:
+        """Unmaps the slots; removes their names too when the main process is gone (it removes
+        each name as soon as it opened the block, and what is left when the workers stop)."""
+        for seg in self.segments:
+            if seg is not None:
+                seg.close()
+                if unlink_blocks:
+                    seg.unlink()
+        self.segments = []
+
+
+class Receiver:
+    """The main process's side: unpickles messages against the workers' slots. It removes a
+    block's name as soon as it has mapped the block, so nothing is left in the shared-memory
+    file system whatever happens to the processes later."""
+
+    def __init__(self, slot_states: List[Any]):
+        self.states = slot_states  # per worker: its shared array of slot states
+        self.open: Dict[Tuple[int, int], _Segment] = {}
+
+    def release(self, msg: Message) -> None:
+        """A message that will not be loaded (a batch of an abandoned epoch): frees its slot."""
+        if isinstance(msg, Message) and msg.inline is None:
+            self.states[msg.worker_id][msg.slot] = 0
+
+    def load(self, msg: Message, pin: bool) -> Any:
+        with _pin.pinning(pin):
+            if msg.inline is not None:
+                return pickle.loads(msg.pickle, buffers=msg.inline)
+            worker_id = msg.worker_id
+            key = (worker_id, msg.slot)
+            seg = self.open.get(key)
+            if seg is None or seg.name != msg.name:
+                if seg is not None:
+                    seg.close()
+                size = os.stat(os.path.join(_SHM_DIR, msg.name)).st_size if sys.platform.startswith("linux") else 0
+                seg = self.open[key] = _Segment(msg.name, size, create=False)
+                if sys.platform.startswith("linux"):
+                    unlink(msg.name)
+            try:
+                views = [seg.view[o:o + n] for o, n in msg.spans]
+                try:
+                    return pickle.loads(msg.pickle, buffers=views)
+                finally:
+                    for v in views:
+                        v.release()
+            finally:
+                self.states[worker_id][msg.slot] = 0  # everything is copied out: the worker may reuse it
+
+    def close(self) -> None:
+        """Unmaps every slot."""
+        for seg in self.open.values():
+            seg.close()
+        self.open.clear()
+
+
+def unlink_worker_blocks(pid: int) -> None:
+    """Removes every shared-memory block worker `pid` made and left (it was killed)."""
+    if not sys.platform.startswith("linux"):
+        return
+    prefix = f"gg_dl_{pid}_"
+    try:
+        names = os.listdir(_SHM_DIR)
+    except OSError:
+        return
+    for name in names:
+        if name.startswith(prefix):
+            unlink(name)

@@ -1,0 +1,148 @@
+"""Samplers with torch.utils.data's names and semantics: they say which indices the DataLoader
+fetches, in which order, and (BatchSampler) how they group into batches."""
+from __future__ import annotations
+
+import itertools
+from typing import Generic, Iterable, Iterator, List, Optional, Sequence, Sized, TypeVar
+
+import numpy as np
+
+from ._rng import generator_of
+
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler"]
+
+T_co = TypeVar("T_co", covariant=True)
+
+
+class Sampler(Generic[T_co]):
+    """Base class: subclasses define __iter__ (indices, or lists of indices for a batch
+    sampler) and usually __len__."""
+
+    def __init__(self, data_source: Optional[Sized] = None) -> None:
+        pass
+
+    def __iter__(self) -> Iterator[T_co]:
+        raise NotImplementedError
+
+
+class SequentialSampler(Sampler[int]):
+    """0, 1, ..., len(data_source) - 1."""
+
+    def __init__(self, data_source: Sized) -> None:
+        self.data_source = data_source
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self.data_source)))
+
+    def __len__(self) -> int:
+        return len(self.data_source)
+
+
+class RandomSampler(Sampler[int]):
+    """A random order of the indices: a new permutation each pass (without replacement; with
+    num_samples > len, whole permutations then part of one), or num_samples draws with
+    replacement. generator: a numpy.random.Generator, or None for a fresh seed from glassgrad's
+    global generator each pass."""
+
+    def __init__(self, data_source: Sized, replacement: bool = False, num_samples: Optional[int] = None,
+                 generator=None) -> None:
+        self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
+        self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(f"replacement should be a boolean value, but got replacement={self.replacement}")
+        if not isinstance(self.num_samples, int) or isinstance(self.num_samples, bool) or self.num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={self.num_samples}")
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def __iter__(self) -> Iterator[int]:
+        n = len(self.data_source)
+        rng = generator_of(self.generator, "RandomSampler")
+        if self.replacement:
+            yield from rng.integers(0, n, size=self.num_samples, dtype=np.int64).tolist()
+            return
+        for _ in range(self.num_samples // n):
+            yield from rng.permutation(n).tolist()
+        yield from rng.permutation(n).tolist()[:self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class SubsetRandomSampler(Sampler[int]):
+    """The given indices in a random order (a new one each pass)."""
+
+    def __init__(self, indices: Sequence[int], generator=None) -> None:
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        for i in generator_of(self.generator, "SubsetRandomSampler").permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """num_samples indices in [0, len(weights)) drawn with probability proportional to weights
+    (with replacement by default; without, an index is drawn at most once)."""
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        w = np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64)
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
+            raise ValueError("WeightedRandomSampler: weights must be finite, non-negative and not all zero "
+                             f"(got {w.size} weights summing to {w.sum() if w.size else 0})")
+        if not replacement and num_samples > np.count_nonzero(w):
+            raise ValueError(f"WeightedRandomSampler: cannot draw {num_samples} samples without replacement from "
+                             f"{np.count_nonzero(w)} indices of non-zero weight\n  fix: replacement=True, or fewer samples")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        rng = generator_of(self.generator, "WeightedRandomSampler")
+        p = self.weights / self.weights.sum()
+        yield from rng.choice(len(p), size=self.num_samples, replace=self.replacement, p=p).tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler[List[int]]):
+    """Groups the indices of `sampler` into lists of batch_size (the last one shorter unless
+    drop_last)."""
+
+    def __init__(self, sampler: Iterable[int], batch_size: int, drop_last: bool) -> None:
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError(f"batch_size should be a positive integer value, but got batch_size={batch_size}")
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
+        self.sampler = sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+
+    def __iter__(self) -> Iterator[List[int]]:
+        it = iter(self.sampler)
+        while True:
+            batch = list(itertools.islice(it, self.batch_size))
+            if not batch or (self.drop_last and len(batch) < self.batch_size):
+                return
+            yield batch
+
+    def __len__(self) -> int:
+        if self.drop_last:
+            return len(self.sampler) // self.batch_size
+        return (len(self.sampler) + self.batch_size - 1) // self.batch_size

@@ -1,0 +1,227 @@
+"""glassgrad.utils.data's data sets, samplers, random_split and default_collate, against
+torch.utils.data's documented behaviour (and torch itself where the result is deterministic)."""
+import collections
+import warnings
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad.utils import data as D
+
+
+def _np(x):
+    return x.numpy() if isinstance(x, gg.Tensor) else np.asarray(x)
+
+
+# ---- data sets ---------------------------------------------------------------------------------
+def test_tensor_dataset_items_lengths_and_mismatch():
+    x = gg.tensor(np.arange(12, dtype=np.float32).reshape(6, 2), device="cpu")
+    y = np.arange(6)
+    ds = D.TensorDataset(x, y)
+    assert len(ds) == 6
+    a, b = ds[4]
+    assert _np(a).tolist() == [8.0, 9.0] and int(b) == 4
+    with pytest.raises(gg.ShapeError, match=r"Size mismatch between tensors.*\[6, 5\]") as e:
+        D.TensorDataset(x, np.arange(5))
+    assert isinstance(e.value, AssertionError)  # PyTorch asserts
+
+
+def test_concat_dataset_indexing_matches_torch(torch):
+    parts = [list(range(3)), list(range(10, 15)), list(range(20, 22))]
+    ours = D.ConcatDataset(parts)
+    theirs = torch.utils.data.ConcatDataset(parts)
+    assert len(ours) == len(theirs) == 10 and ours.cumulative_sizes == theirs.cumulative_sizes
+    assert [ours[i] for i in range(-10, 10)] == [theirs[i] for i in range(-10, 10)]
+    with pytest.raises(ValueError, match="absolute value of index"):
+        ours[-11]
+    assert isinstance(D.TensorDataset(np.zeros(2)) + D.TensorDataset(np.ones(3)), D.ConcatDataset)
+    with pytest.raises(AssertionError):
+        D.ConcatDataset([])
+
+
+def test_subset_and_getitems():
+    base = D.TensorDataset(np.arange(10) * 10)
+    sub = D.Subset(base, [7, 2, 5])
+    assert len(sub) == 3 and int(sub[0][0]) == 70
+    assert [int(s[0]) for s in sub.__getitems__([2, 0])] == [50, 70]
+
+
+def test_stack_dataset_tuple_and_dict():
+    a, b = D.TensorDataset(np.arange(4)), [10, 11, 12, 13]
+    assert D.StackDataset(a, b)[2] == (a[2], 12)
+    assert D.StackDataset(x=a, y=b).__getitems__([1, 3])[1]["y"] == 13
+    with pytest.raises(ValueError, match="Size mismatch"):
+        D.StackDataset(a, [1])
+
+
+def test_iterable_and_chain_dataset():
+    class Count(D.IterableDataset):
+        def __init__(self, n):
+            self.n = n
+
+        def __iter__(self):
+            return iter(range(self.n))
+
+        def __len__(self):
+            return self.n
+    chain = Count(2) + Count(3)
+    assert isinstance(chain, D.ChainDataset) and list(chain) == [0, 1, 0, 1, 2] and len(chain) == 5
+
+
+def test_dataset_base_requires_getitem():
+    with pytest.raises(NotImplementedError):
+        D.Dataset()[0]
+
+
+@pytest.mark.parametrize("lengths", [[3, 7], [0.3, 0.7], [0.25, 0.25, 0.5], [1, 1, 8]])
+def test_random_split_sizes_disjoint_and_repeatable(lengths):
+    ds = list(range(10))
+    gg.manual_seed(3)
+    first = D.random_split(ds, lengths)
+    gg.manual_seed(3)
+    again = D.random_split(ds, lengths)
+    assert [list(s) for s in first] == [list(s) for s in again]
+    assert sorted(i for s in first for i in s) == ds
+    assert [len(s) for s in D.random_split(ds, lengths, generator=np.random.default_rng(0))] == \
+        [len(s) for s in first]
+
+
+def test_random_split_fraction_lengths_match_torch(torch):
+    ds = list(range(11))
+    for fractions in ([0.5, 0.5], [0.1, 0.2, 0.7], [1 / 3] * 3):
+        ours = [len(s) for s in D.random_split(ds, fractions)]
+        theirs = [len(s) for s in torch.utils.data.random_split(ds, fractions)]
+        assert ours == theirs
+
+
+def test_random_split_errors():
+    with pytest.raises(ValueError, match="Sum of input lengths"):
+        D.random_split(list(range(5)), [2, 2])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        D.random_split(list(range(3)), [0.1, 0.1, 0.8])
+    assert any("Length of split at index 1 is 0" in str(x.message) for x in w)
+    with pytest.raises(TypeError, match="numpy.random.Generator"):
+        D.random_split(list(range(4)), [2, 2], generator=42)
+
+
+# ---- samplers ----------------------------------------------------------------------------------
+def test_sequential_and_batch_samplers_match_torch(torch):
+    for n, bs, drop in [(10, 3, False), (10, 3, True), (9, 3, True), (1, 4, False)]:
+        ours = D.BatchSampler(D.SequentialSampler(range(n)), bs, drop)
+        theirs = torch.utils.data.BatchSampler(torch.utils.data.SequentialSampler(range(n)), bs, drop)
+        assert list(ours) == list(theirs) and len(ours) == len(theirs)
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.0, True])
+def test_batch_sampler_refuses_bad_sizes(bad):
+    with pytest.raises(ValueError, match="batch_size should be a positive integer"):
+        D.BatchSampler(range(3), bad, False)
+
+
+def test_random_sampler_permutations_and_replacement():
+    gg.manual_seed(0)
+    s = D.RandomSampler(range(10))
+    a, b = list(s), list(s)
+    assert sorted(a) == sorted(b) == list(range(10)) and a != b  # a new order each pass
+    more = list(D.RandomSampler(range(4), num_samples=10, generator=np.random.default_rng(1)))
+    assert len(more) == 10 and sorted(more[:4]) == [0, 1, 2, 3] and sorted(more[4:8]) == [0, 1, 2, 3]
+    rep = list(D.RandomSampler(range(3), replacement=True, num_samples=50, generator=np.random.default_rng(1)))
+    assert len(rep) == 50 and set(rep) <= {0, 1, 2}
+    with pytest.raises(ValueError, match="num_samples should be a positive integer"):
+        D.RandomSampler(range(3), num_samples=0)
+    with pytest.raises(TypeError, match="replacement should be a boolean"):
+        D.RandomSampler(range(3), replacement=1)
+
+
+def test_random_sampler_follows_manual_seed():
+    gg.manual_seed(5)
+    first = list(D.RandomSampler(range(20)))
+    gg.manual_seed(5)
+    assert list(D.RandomSampler(range(20))) == first
+
+
+def test_subset_random_and_weighted_samplers():
+    s = D.SubsetRandomSampler([3, 6, 9], generator=np.random.default_rng(0))
+    assert sorted(s) == [3, 6, 9] and len(s) == 3
+    w = D.WeightedRandomSampler([0.0, 0.0, 1.0, 0.0], 20, generator=np.random.default_rng(0))
+    assert list(w) == [2] * 20 and len(w) == 20
+    nr = list(D.WeightedRandomSampler([1, 2, 3, 4], 4, replacement=False, generator=np.random.default_rng(0)))
+    assert sorted(nr) == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="1d sequence"):
+        D.WeightedRandomSampler([[1.0]], 1)
+    with pytest.raises(ValueError, match="without replacement"):
+        D.WeightedRandomSampler([1, 0], 2, replacement=False)
+
+
+def test_distributed_sampler_shards_like_torch(torch):
+    data = list(range(11))
+    for shuffle in (False, True):
+        for drop in (False, True):
+            shards = [list(D.DistributedSampler(data, num_replicas=3, rank=r, shuffle=shuffle, drop_last=drop))
+                      for r in range(3)]
+            theirs = [torch.utils.data.distributed.DistributedSampler(data, num_replicas=3, rank=r, shuffle=False,
+                                                                         drop_last=drop) for r in range(3)]
+            assert [len(s) for s in shards] == [len(t) for t in theirs]
+            if not shuffle:
+                assert shards == [list(t) for t in theirs]
+    s = D.DistributedSampler(data, num_replicas=2, rank=1, seed=4)
+    before = list(s)
+    s.set_epoch(1)
+    assert list(s) != before
+    s0 = D.DistributedSampler(data, 2, 0, seed=4)
+    s0.set_epoch(1)
+    assert sorted(set(list(s) + list(s0))) == data  # the two shards cover everything
+    with pytest.raises(ValueError, match="Invalid rank 3"):
+        D.DistributedSampler(data, num_replicas=3, rank=3)
+    import glassgrad.distributed
+    assert glassgrad.distributed.DistributedSampler is D.DistributedSampler
+
+
+# ---- default_collate ----------------------------------------------------------------------------
+Point = collections.namedtuple("Point", "x y")
+
+
+def test_default_collate_nesting_rules_match_torch(torch):
+    batch = [{"img": np.full((2, 3), i, np.float32), "label": i, "w": 0.5 * i, "name": f"s{i}",
+              "pair": (i, np.float32(i)), "pt": Point(i, [i, i + 1]), "flag": bool(i % 2)} for i in range(4)]
+    ours = D.default_collate(batch)
+    theirs = torch.utils.data.default_collate(batch)
+    assert set(ours) == set(theirs)
+    for key in ("img", "label", "w", "flag"):
+        assert isinstance(ours[key], gg.Tensor)
+        np.testing.assert_array_equal(ours[key].numpy(), theirs[key].numpy())
+        assert ours[key].dtype == str(theirs[key].dtype).replace("torch.", "")
+    assert ours["name"] == theirs["name"]
+    assert isinstance(ours["pair"], list) and len(ours["pair"]) == 2
+    assert ours["pair"][1].dtype == "float32"
+    assert isinstance(ours["pt"], Point) and ours["pt"].x.numpy().tolist() == [0, 1, 2, 3]
+    assert [t.numpy().tolist() for t in ours["pt"].y] == [t.tolist() for t in theirs["pt"].y]
+
+
+def test_default_collate_stacks_tensors_and_refuses_strings_arrays():
+    ts = [gg.tensor(np.full(3, i, np.float32), device="cpu") for i in range(2)]
+    out = D.default_collate(ts)
+    assert out.shape == (2, 3) and out.numpy()[1].tolist() == [1, 1, 1]
+    with pytest.raises(TypeError, match="default_collate: batch must contain"):
+        D.default_collate([np.array(["a"]), np.array(["b"])])
+    with pytest.raises(TypeError, match="default_collate: batch must contain"):
+        D.default_collate([object(), object()])
+
+
+def test_default_collate_mismatched_shapes_name_the_entries():
+    with pytest.raises(gg.ShapeError, match=r"\[3\] at entry 0 and \[4\] at entry 2"):
+        D.default_collate([np.zeros(3), np.zeros(3), np.zeros(4)])
+    with pytest.raises(gg.ShapeError, match="each element in list of batch should be of equal size"):
+        D.default_collate([[1, 2], [1]])
+
+
+def test_default_convert_matches_torch(torch):
+    data = {"a": np.arange(3), "b": (np.float32(2.0), "s"), "c": [np.zeros(2)]}
+    ours, theirs = D.default_convert(data), torch.utils.data.default_convert(data)
+    assert isinstance(ours["a"], gg.Tensor) and ours["a"].numpy().tolist() == theirs["a"].tolist()
+    assert isinstance(ours["b"], list) and ours["b"][1] == "s"
+    assert isinstance(ours["c"][0], gg.Tensor)
+    strings = np.array(["x"])
+    assert D.default_convert(strings) is strings
