@@ -1,0 +1,170 @@
+"""MNIST and Fashion-MNIST with torchvision's layout: root/MNIST/raw (root/FashionMNIST/raw)
+holds the four IDX files, plain or gzip-compressed (glassgrad.data.idx reads both). A sample is
+(PIL image 'L' 28x28, int label); .data is a uint8 tensor [N, 28, 28], .targets an int64
+tensor [N]."""
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Callable, Dict, List, Optional
+
+import numpy as np
+
+from ...data.errors import DataFormatError, DatasetNotFoundError
+from ...data.idx import read_idx
+from ...utils.data._utils.pin_memory import new_tensor
+from ..transforms import _image
+from . import _download
+from .vision import VisionDataset
+
+__all__ = ["MNIST", "FashionMNIST", "KMNIST"]
+
+
+class MNIST(VisionDataset):
+    mirrors = ["https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/"]
+    resources = [
+        ("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
+        ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
+        ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
+        ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
+    ]
+    classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six", "7 - seven",
+               "8 - eight", "9 - nine"]
+
+    def __init__(self, root, train: bool = True, transform: Optional[Callable] = None,
+                 target_transform: Optional[Callable] = None, download: bool = False) -> None:
+        super().__init__(root, transform=transform, target_transform=target_transform)
+        self.train = train
+        if download:
+            self.download()
+        if not self._check_exists():
+            missing = ", ".join(n for n in self._files() if self._find(n) is None)
+            raise DatasetNotFoundError(
+                f"Dataset not found. You can use download=True to download it\n"
+                f"  {type(self).__name__} looked in {self.raw_folder} for {missing} (plain or .gz)\n"
+                f"  fix: {type(self).__name__}(root={self.root!r}, download=True), or copy the files there")
+        self._images, self._labels = self._load_data()
+        self._data = self._targets = None
+
+    # ---- files ----
+    @property
+    def raw_folder(self) -> str:
+        return os.path.join(self.root, self.__class__.__name__, "raw")
+
+    @property
+    def processed_folder(self) -> str:
+        return os.path.join(self.root, self.__class__.__name__, "processed")
+
+    @staticmethod
+    def _files() -> List[str]:
+        return ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
+                "t10k-labels-idx1-ubyte"]
+
+    def _find(self, name: str) -> Optional[str]:
+        for candidate in (name, name + ".gz"):
+            path = os.path.join(self.raw_folder, candidate)
+            if os.path.isfile(path):
+                return path
+        return None
+
+    def _check_exists(self) -> bool:
+        return all(self._find(n) is not None for n in self._files())
+
+    def download(self) -> None:
+        """Fetches and extracts the four files into raw_folder, unless they are there already."""
+        if self._check_exists():
+            return
+        _download.download_all(type(self).__name__, self.resources, self.mirrors, self.raw_folder, _download.gunzip)
+
+    def _load_data(self):
+        split = "train" if self.train else "t10k"
+        images_path = self._find(f"{split}-images-idx3-ubyte")
+        labels_path = self._find(f"{split}-labels-idx1-ubyte")
+        images, labels = read_idx(images_path), read_idx(labels_path)
+        if images.ndim != 3 or images.dtype != np.uint8:
+            raise DataFormatError(f"{images_path}: expected uint8 images [N, H, W], got {images.dtype} "
+                                  f"{list(images.shape)}")
+        if labels.ndim != 1 or labels.shape[0] != images.shape[0]:
+            raise DataFormatError(f"{labels_path}: {labels.shape} labels for {images.shape[0]} images in {images_path}")
+        return images, labels.astype(np.int64)
+
+    # ---- torchvision's attributes ----
+    @property
+    def data(self):
+        """The images: a uint8 tensor [N, H, W]."""
+        if self._data is None:
+            self._data = new_tensor(self._images)
+        return self._data
+
+    @property
+    def targets(self):
+        """The labels: an int64 tensor [N]."""
+        if self._targets is None:
+            self._targets = new_tensor(self._labels)
+        return self._targets
+
+    @property
+    def class_to_idx(self) -> Dict[str, int]:
+        return {c: i for i, c in enumerate(self.classes)}
+
+    @property
+    def train_labels(self):
+        warnings.warn("train_labels has been renamed targets")
+        return self.targets
+
+    @property
+    def test_labels(self):
+        warnings.warn("test_labels has been renamed targets")
+        return self.targets
+
+    @property
+    def train_data(self):
+        warnings.warn("train_data has been renamed data")
+        return self.data
+
+    @property
+    def test_data(self):
+        warnings.warn("test_data has been renamed data")
+        return self.data
+
+    def __getitem__(self, index: int):
+        img = _image.require_pil().fromarray(self._images[index], mode="L")
+        target = int(self._labels[index])
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
+    def __len__(self) -> int:
+        return len(self._images)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["_data"] = state["_targets"] = None  # workers get the arrays, not tensors
+        return state
+
+    def extra_repr(self) -> str:
+        return f"Split: {'Train' if self.train is True else 'Test'}"
+
+
+class FashionMNIST(MNIST):
+    mirrors = ["http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"]
+    resources = [
+        ("train-images-idx3-ubyte.gz", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
+        ("train-labels-idx1-ubyte.gz", "25c81989df183df01b3e8a0aad5dffbe"),
+        ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
+        ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310"),
+    ]
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]
+
+
+class KMNIST(MNIST):
+    mirrors = ["http://codh.rois.ac.jp/kmnist/dataset/kmnist/"]
+    resources = [
+        ("train-images-idx3-ubyte.gz", "bdb82020997e1d708af4cf47b453dcf7"),
+        ("train-labels-idx1-ubyte.gz", "e144d726b3acfaa3e44228e80efcd344"),
+        ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
+        ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134"),
+    ]
+    classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]

@@ -1,0 +1,11 @@
+"""glassgrad.vision.transforms: torchvision.transforms' names (see transforms.py and
+functional.py)."""
+from . import functional  # noqa: F401
+from .functional import InterpolationMode
+from .transforms import (CenterCrop, ColorJitter, Compose, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
+                         RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
+                         RandomResizedCrop, RandomVerticalFlip, Resize, ToPILImage, ToTensor)
+
+__all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMode", "Lambda", "Normalize", "Pad",
+           "PILToTensor", "RandomApply", "RandomChoice", "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip",
+           "RandomOrder", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor", "functional"]

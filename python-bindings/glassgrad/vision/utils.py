@@ -1,0 +1,82 @@
+"""torchvision.utils' make_grid and save_image (PNG, or any format Pillow writes)."""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from ..utils.data._utils.pin_memory import new_tensor
+from .transforms import _image as I
+
+__all__ = ["make_grid", "save_image"]
+
+
+def _batch_array(tensor) -> np.ndarray:
+    if isinstance(tensor, list):
+        for t in tensor:
+            if not I.is_tensor_like(t):
+                raise TypeError(f"tensor or list of tensors expected, got a list containing {type(t)}")
+        return np.stack([I.chw_array(t) for t in tensor])
+    if not I.is_tensor_like(tensor):
+        raise TypeError(f"tensor or list of tensors expected, got {type(tensor)}")
+    return I.chw_array(tensor)
+
+
+def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
+              value_range: Optional[Tuple[float, float]] = None, scale_each: bool = False, pad_value: float = 0.0):
+    """Images (B, C, H, W) (or a list of (C, H, W)) laid out in rows of nrow, `padding` pixels
+    of pad_value between them; normalize rescales to [0, 1] from value_range (default: min and
+    max; per image with scale_each). One-channel images become three. A tensor (3, H', W')."""
+    a = _batch_array(tensor)
+    if a.ndim == 2:
+        a = a[None]
+    if a.ndim == 3:
+        if a.shape[0] == 1:
+            a = np.concatenate([a, a, a], 0)
+        a = a[None]
+    if a.ndim == 4 and a.shape[1] == 1:
+        a = np.concatenate([a, a, a], 1)
+    if normalize is True:
+        a = a.astype(np.float32) if a.dtype.kind != "f" else a.copy()
+        if value_range is not None and not isinstance(value_range, tuple):
+            raise TypeError("value_range has to be a tuple (min, max) if specified. min and max are numbers")
+
+        def norm(img, low, high):
+            np.clip(img, low, high, out=img)
+            img -= low
+            img /= max(high - low, 1e-5)
+
+        def norm_range(t):
+            if value_range is not None:
+                norm(t, value_range[0], value_range[1])
+            else:
+                norm(t, float(t.min()), float(t.max()))
+        if scale_each is True:
+            for t in a:
+                norm_range(t)
+        else:
+            norm_range(a)
+    if a.shape[0] == 1:
+        return new_tensor(np.ascontiguousarray(a[0]))
+    nmaps = a.shape[0]
+    xmaps = min(nrow, nmaps)
+    ymaps = int(math.ceil(float(nmaps) / xmaps))
+    height, width = a.shape[2] + padding, a.shape[3] + padding
+    grid = np.full((a.shape[1], height * ymaps + padding, width * xmaps + padding), pad_value, dtype=a.dtype)
+    k = 0
+    for y in range(ymaps):
+        for x in range(xmaps):
+            if k >= nmaps:
+                break
+            grid[:, y * height + padding:y * height + height, x * width + padding:x * width + width] = a[k]
+            k += 1
+    return new_tensor(grid)
+
+
+def save_image(tensor, fp, format: Optional[str] = None, **kwargs) -> None:  # noqa: A002 - torchvision's name
+    """Saves make_grid(tensor, **kwargs) as an 8-bit image (values in [0, 1] scaled by 255 and
+    rounded), PNG unless the name or `format` says otherwise."""
+    grid = I.chw_array(make_grid(tensor, **kwargs))
+    ndarr = np.clip(grid * 255 + 0.5, 0, 255).transpose(1, 2, 0).astype(np.uint8)
+    I.require_pil().fromarray(ndarr).save(fp, format=format)
