@@ -1,6 +1,7 @@
-"""Reading a PyTorch checkpoint file (torch.save's zip format, PyTorch 1.6 and later) without
-importing torch: glassgrad.load_pytorch(path) returns the saved object with every tensor as a
-NumPy array, so
+"""Reading and writing PyTorch's checkpoint format (torch.save's zip format, PyTorch 1.6 and
+later) without importing torch. glassgrad.save writes it (write_torch_zip, below) and
+glassgrad.load reads it. Reading: glassgrad.load_pytorch(path) returns the saved object with
+every tensor as a NumPy array, so
 
     model.load_state_dict(glassgrad.load_pytorch("resnet.pt"))
     model.load_state_dict(glassgrad.load_pytorch("checkpoint.pt")["model"])
@@ -13,8 +14,11 @@ file is refused, so loading never runs code from it.
 """
 from __future__ import annotations
 
+import io
 import os
 import pickle
+import secrets
+import struct
 import zipfile
 from collections import OrderedDict
 from typing import Any, Dict, Tuple
@@ -117,17 +121,35 @@ def load_pytorch(path) -> Any:
     (float32, float64, float16, int64, ... as saved; bfloat16 widened to float32). Every failure
     (missing, not a zip, damaged or truncated archive or pickle, a storage too short for its
     tensor, hostile nesting) is a glassgrad.CheckpointError naming the file."""
-    from .serialization import CheckpointError
     path = os.fspath(path)
+    if not zipfile.is_zipfile(path):
+        from .serialization import CheckpointError
+        if not os.path.exists(path):
+            raise CheckpointError(f"{path}: no such file\n  fix: check the path (the current directory is "
+                                  f"{os.getcwd()})")
+        raise CheckpointError(
+            f"{path}: not a PyTorch zip checkpoint\n"
+            f"  cause: a file from torch.save(..., _use_new_zipfile_serialization=False) or PyTorch < 1.6, or not "
+            f"a checkpoint\n  fix: in PyTorch, torch.save(torch.load(old_path), new_path) rewrites it as a zip file")
+    with open(path, "rb") as f:
+        return load_pytorch_bytes(f.read(), path)
+
+
+def is_torch_zip(archive: zipfile.ZipFile) -> bool:
+    """Whether a zip archive is a torch.save file (it has a <name>/data.pkl record)."""
+    return any(n.endswith("data.pkl") for n in archive.namelist())
+
+
+def load_pytorch_bytes(raw: bytes, path: str) -> Any:
+    """load_pytorch of a file's bytes (`path` names it in errors)."""
+    from .serialization import CheckpointError
     try:
-        return _load(path)
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            return _load(archive, path)
     except CheckpointError:
         raise
     except _C.GlassgradError as e:
         raise CheckpointError(str(e)) from None
-    except FileNotFoundError:
-        raise CheckpointError(f"{path}: no such file\n  fix: check the path (the current directory is "
-                              f"{os.getcwd()})") from None
     except RecursionError:
         raise CheckpointError(f"{path}: the checkpoint's pickle nests too deeply to be a state dict "
                               f"(damaged or hostile file)") from None
@@ -138,20 +160,199 @@ def load_pytorch(path) -> Any:
                               f"(zip format, PyTorch 1.6 or later)") from None
 
 
-def _load(path: str) -> Any:
-    if not zipfile.is_zipfile(path):
-        if not os.path.exists(path):
-            raise FileNotFoundError(path)
-        raise _C.GlassgradError(
-            f"{path}: not a PyTorch zip checkpoint\n"
-            f"  cause: a file from torch.save(..., _use_new_zipfile_serialization=False) or PyTorch < 1.6, or not "
-            f"a checkpoint\n  fix: in PyTorch, torch.save(torch.load(old_path), new_path) rewrites it as a zip file")
-    with zipfile.ZipFile(path) as archive:
-        pickles = [n for n in archive.namelist() if n.endswith("data.pkl")]
-        if len(pickles) != 1:
-            raise _C.GlassgradError(f"{path}: expected one data.pkl in the archive, found {len(pickles)}")
-        prefix = pickles[0][:-len("data.pkl")]
-        order = f"{prefix}byteorder"
-        big = order in archive.namelist() and archive.read(order).strip() == b"big"
-        with archive.open(pickles[0]) as f:
-            return _Unpickler(f, archive, prefix, path, big).load()
+def _load(archive: zipfile.ZipFile, path: str) -> Any:
+    pickles = [n for n in archive.namelist() if n.endswith("data.pkl")]
+    if len(pickles) != 1:
+        raise _C.GlassgradError(f"{path}: expected one data.pkl in the archive, found {len(pickles)}")
+    prefix = pickles[0][:-len("data.pkl")]
+    order = f"{prefix}byteorder"
+    big = order in archive.namelist() and archive.read(order).strip() == b"big"
+    data = archive.read(pickles[0])  # read whole: the zip's CRC-32 of the record is checked
+    return _Unpickler(io.BytesIO(data), archive, prefix, path, big).load()
+
+
+# ---- writing: torch.save's zip format -----------------------------------------------------------
+# The records torch.save writes (PyTorch 2.x), each record's data starting at a multiple of 64
+# bytes (the alignment torch.load(mmap=True) needs), stored uncompressed with the zip CRC-32:
+#   <name>/data.pkl                 the object, pickle protocol 2
+#   <name>/.format_version          b"1"
+#   <name>/.storage_alignment       b"64"
+#   <name>/byteorder                b"little"
+#   <name>/data/<key>               each tensor's bytes, little-endian, row-major
+#   <name>/version                  b"3\n"
+#   <name>/.data/serialization_id   40 decimal digits
+# The pickle holds only what torch.load(weights_only=True) accepts: dicts, OrderedDicts, lists,
+# tuples, str, int, float, bool, None, and tensors as torch._utils._rebuild_tensor_v2(storage,
+# 0, size, stride, False, OrderedDict()) with the storage a persistent id ("storage",
+# torch.<Type>Storage, key, "cpu", numel).
+
+_STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "DoubleStorage",
+               np.dtype(np.float16): "HalfStorage", np.dtype(np.int64): "LongStorage",
+               np.dtype(np.int32): "IntStorage", np.dtype(np.int16): "ShortStorage", np.dtype(np.int8): "CharStorage",
+               np.dtype(np.uint8): "ByteStorage", np.dtype(np.bool_): "BoolStorage"}
+_ALIGN = 64
+
+
+class NotTorchSavable(Exception):
+    """The object holds something torch's zip format cannot (a dtype PyTorch has no storage for)."""
+
+
+class _TorchPickler:
+    """Protocol-2 pickle of a tree of plain values and arrays, the opcodes written out one by one
+    (no torch needed, and nothing but the allowed globals can reach the file)."""
+
+    def __init__(self, max_depth: int):
+        self.out = bytearray(b"\x80\x02")  # PROTO 2
+        self.storages: list = []  # (key, contiguous little-endian array)
+        self.max_depth = max_depth
+
+    def _global(self, module: str, name: str) -> None:
+        self.out += b"c" + module.encode() + b"\n" + name.encode() + b"\n"
+
+    def _str(self, s: str) -> None:
+        b = s.encode("utf-8", "surrogatepass")
+        self.out += b"X" + len(b).to_bytes(4, "little") + b
+
+    def _int(self, v: int) -> None:
+        if 0 <= v < 256:
+            self.out += b"K" + bytes([v])
+        elif 0 <= v < 65536:
+            self.out += b"M" + v.to_bytes(2, "little")
+        elif -2 ** 31 <= v < 2 ** 31:
+            self.out += b"J" + v.to_bytes(4, "little", signed=True)
+        else:
+            data = pickle.encode_long(v)
+            if len(data) < 256:
+                self.out += b"\x8a" + bytes([len(data)]) + data  # LONG1
+            else:
+                self.out += b"\x8b" + len(data).to_bytes(4, "little") + data  # LONG4
+
+    def _tuple(self, items, depth: int) -> None:
+        if not items:
+            self.out += b")"
+            return
+        self.out += b"("
+        for v in items:
+            self.save(v, depth + 1)
+        self.out += b"t"
+
+    def _tensor(self, arr: np.ndarray) -> None:
+        storage = _STORAGE_OF.get(arr.dtype.newbyteorder("="))
+        if storage is None:
+            raise NotTorchSavable(f"an array of dtype {arr.dtype}")
+        data = np.array(arr, dtype=arr.dtype.newbyteorder("<"), order="C")  # 0-d stays 0-d
+        key = str(len(self.storages))
+        self.storages.append((key, data))
+        shape = tuple(int(d) for d in data.shape)
+        strides = _contiguous_strides(shape)
+        self._global("torch._utils", "_rebuild_tensor_v2")
+        self.out += b"("  # the arguments
+        self.out += b"("  # the persistent id of the storage
+        self._str("storage")
+        self._global("torch", storage)
+        self._str(key)
+        self._str("cpu")
+        self._int(int(data.size))
+        self.out += b"tQ"  # TUPLE, BINPERSID
+        self._int(0)
+        self._tuple(shape, 0)
+        self._tuple(strides, 0)
+        self.out += b"\x89"  # requires_grad=False
+        self._global("collections", "OrderedDict")
+        self.out += b")R"  # OrderedDict(): no backward hooks
+        self.out += b"tR"
+
+    def save(self, obj, depth: int = 0) -> None:
+        if depth > self.max_depth:
+            raise NotTorchSavable(f"nesting deeper than {self.max_depth} levels")
+        if obj is None:
+            self.out += b"N"
+        elif obj is True:
+            self.out += b"\x88"
+        elif obj is False:
+            self.out += b"\x89"
+        elif isinstance(obj, int) and not isinstance(obj, bool):
+            self._int(int(obj))
+        elif isinstance(obj, float):
+            self.out += b"G" + struct.pack(">d", obj)
+        elif isinstance(obj, str):
+            self._str(obj)
+        elif isinstance(obj, np.ndarray):
+            self._tensor(obj)
+        elif isinstance(obj, OrderedDict):
+            self._global("collections", "OrderedDict")
+            self.out += b")R"
+            self._items(obj, depth)
+        elif isinstance(obj, dict):
+            self.out += b"}"
+            self._items(obj, depth)
+        elif isinstance(obj, list):
+            self.out += b"]"
+            if obj:
+                self.out += b"("
+                for v in obj:
+                    self.save(v, depth + 1)
+                self.out += b"e"  # APPENDS
+        elif isinstance(obj, tuple):
+            self._tuple(obj, depth)
+        else:
+            raise NotTorchSavable(f"a {type(obj).__name__}")
+
+    def _items(self, d: dict, depth: int) -> None:
+        if not d:
+            return
+        self.out += b"("
+        for k, v in d.items():
+            self.save(k, depth + 1)
+            self.save(v, depth + 1)
+        self.out += b"u"  # SETITEMS
+
+
+def _contiguous_strides(shape):
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= max(int(d), 1)
+    return tuple(reversed(strides))
+
+
+def torch_pickle(tree, max_depth: int = 100):
+    """(data.pkl bytes, [(key, array)]) of a tree whose arrays are NumPy arrays. Raises
+    NotTorchSavable naming what the format cannot hold."""
+    p = _TorchPickler(max_depth)
+    p.save(tree)
+    p.out += b"."  # STOP
+    return bytes(p.out), p.storages
+
+
+def _aligned_member(z: zipfile.ZipFile, f, name: str, data) -> None:
+    """Writes one stored member whose data starts at a multiple of _ALIGN bytes in the file (an
+    extra field of padding in its local header, as torch.save pads)."""
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    size = memoryview(data).nbytes
+    info.file_size = info.compress_size = size
+    info.CRC = 0
+    zip64 = size * 1.05 > zipfile.ZIP64_LIMIT  # as ZipFile.open decides it
+    offset = f.tell()
+    header = len(info.FileHeader(zip64))
+    pad = (-(offset + header + 4)) % _ALIGN
+    info.extra = b"FB" + pad.to_bytes(2, "little") + b"Z" * pad
+    with z.open(info, "w", force_zip64=zip64) as member:
+        member.write(data)
+
+
+def write_torch_zip(f, tree, archive: str = "archive", max_depth: int = 100) -> None:
+    """Writes `tree` (plain containers and values, NumPy arrays as its tensors) to the binary
+    file f in torch.save's zip format (see above)."""
+    pkl, storages = torch_pickle(tree, max_depth)
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
+        _aligned_member(z, f, f"{archive}/data.pkl", pkl)
+        _aligned_member(z, f, f"{archive}/.format_version", b"1")
+        _aligned_member(z, f, f"{archive}/.storage_alignment", b"64")
+        _aligned_member(z, f, f"{archive}/byteorder", b"little")
+        for key, arr in storages:
+            _aligned_member(z, f, f"{archive}/data/{key}", arr.reshape(-1).view(np.uint8) if arr.size else b"")
+        _aligned_member(z, f, f"{archive}/version", b"3\n")
+        _aligned_member(z, f, f"{archive}/.data/serialization_id",
+                        "".join(str(secrets.randbelow(10)) for _ in range(40)).encode())

@@ -11,14 +11,17 @@ arrays, glassgrad Tensors, NumPy scalars and plain Python values (int, float, st
 load() returns the same tree, with every array and tensor as a NumPy array (load_state_dict and
 glassgrad.tensor take those).
 
-The file: the arrays go into a safetensors file when the `safetensors` package is installed,
-otherwise into a NumPy .npz archive (format="safetensors" or "npz" chooses). The tree's shape
-and the plain values are stored as JSON next to them (safetensors metadata "glassgrad", or the
-npz member "__glassgrad__"). Each array is stored under its path in the tree joined by "/", e.g.
-"model/conv1.weight" or "optimizer/state/0/exp_avg", so other tools can read the arrays too.
-load() recognizes the format from the file's first bytes, not from its name; a safetensors or
-npz file written by another program comes back as a flat {name: array} dict. Nothing is ever
-unpickled.
+The file (format=None chooses the first that fits): "torch", PyTorch's own zip format
+(torch.load(path, weights_only=True) reads it; pytorch_checkpoint.py writes it without torch),
+for every tree whose arrays have a dtype PyTorch stores; else "safetensors" when that package is
+installed, else "npz", glassgrad's earlier formats: the arrays in a safetensors file or a NumPy
+.npz archive, the tree's shape and plain values as JSON beside them (safetensors metadata
+"glassgrad", or the npz member "__glassgrad__"), each array under its path in the tree joined by
+"/" ("model/conv1.weight"). load() recognizes the format from the file's first bytes, not from its
+name, and reads all three: files of earlier glassgrad versions, and torch.save's files; a
+safetensors or npz file written by another program comes back as a flat {name: array} dict.
+Nothing is ever unpickled by Python's unpickler: a torch file's pickle is read by one that
+accepts only containers, numbers, strings and tensors (pytorch_checkpoint.py).
 
 Any key round-trips: arrays are stored under names the writer chooses (a key that a file format
 cannot hold as a member name gets a numbered one), and the tree maps them back.
@@ -30,12 +33,14 @@ half-written file under the checkpoint's name; the temporary file is removed on 
 temporaries a killed save left (".<name>.<pid>-<random>.tmp", their process gone) are removed by
 the next save or load of that checkpoint.
 
-Integrity: the metadata holds a CRC-32 of every array's bytes, checked on load. Every failure
+Integrity: every array's bytes carry a CRC-32, checked on load (the torch format's zip records
+carry the zip's own, the other formats' metadata holds one per array). Every failure
 to load (a missing, damaged, truncated, foreign or hostile file) raises a CheckpointError (a
 GlassgradError) naming the file and what is wrong; a missing file's is also a FileNotFoundError.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import io
 import json
@@ -49,6 +54,7 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _C
+from .pytorch_checkpoint import NotTorchSavable, is_torch_zip, load_pytorch_bytes, torch_pickle, write_torch_zip
 
 PathLike = Union[str, "os.PathLike[str]"]
 _META_KEY = "glassgrad"             # safetensors metadata entry
@@ -140,7 +146,10 @@ def _member_name(path: Tuple, arrays: Dict[str, np.ndarray]) -> str:
     return name
 
 
-def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
+def _plain(obj, path: Tuple = ()):
+    """`obj` with every tensor and NumPy scalar as a NumPy array, every dict a dict (OrderedDicts
+    stay OrderedDicts) and every list and tuple a list and tuple, after checking that it holds
+    only what a checkpoint can: TypeError naming the entry otherwise."""
     where = "the object" if not path else "entry " + "/".join(str(p) for p in path)
     if len(path) > _MAX_DEPTH:
         raise TypeError(f"glassgrad.save: {where} is nested more than {_MAX_DEPTH} levels deep (a tree that "
@@ -152,23 +161,36 @@ def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
         if arr.dtype.kind not in "biuf":
             raise TypeError(f"glassgrad.save: {where} is a NumPy array of dtype {arr.dtype}; checkpoints hold "
                             f"numbers and booleans\n  fix: convert it to a numeric dtype or to a str")
-        name = _member_name(path, arrays)
-        arrays[name] = arr
-        return {"t": "array", "k": name}
+        return arr
     if obj is None or isinstance(obj, (bool, int, float, str)):
-        return {"t": "value", "v": obj}
+        return obj
     if isinstance(obj, dict):
-        items = []
+        out = collections.OrderedDict() if isinstance(obj, collections.OrderedDict) else {}
         for k, v in obj.items():
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise TypeError(f"glassgrad.save: {where} has a key {k!r} of type {type(k).__name__}; "
                                 f"dict keys must be str or int\n  fix: use str(key)")
-            items.append([k, _encode(v, path + (k,), arrays)])
-        return {"t": "dict", "items": items}
+            out[k] = _plain(v, path + (k,))
+        return out
     if isinstance(obj, (list, tuple)):
-        return {"t": "list" if isinstance(obj, list) else "tuple",
-                "items": [_encode(v, path + (i,), arrays) for i, v in enumerate(obj)]}
+        items = [_plain(v, path + (i,)) for i, v in enumerate(obj)]
+        return items if isinstance(obj, list) else tuple(items)
     _refuse(obj, where)
+
+
+def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
+    """The JSON tree of a _plain tree for the safetensors and npz formats; its arrays go into
+    `arrays` under their member names."""
+    if isinstance(obj, np.ndarray):
+        name = _member_name(path, arrays)
+        arrays[name] = obj
+        return {"t": "array", "k": name}
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return {"t": "value", "v": obj}
+    if isinstance(obj, dict):
+        return {"t": "dict", "items": [[k, _encode(v, path + (k,), arrays)] for k, v in obj.items()]}
+    return {"t": "list" if isinstance(obj, list) else "tuple",
+            "items": [_encode(v, path + (i,), arrays) for i, v in enumerate(obj)]}
 
 
 class _Damaged(Exception):
@@ -310,22 +332,59 @@ def _atomic_write(path: str, write: Callable[[io.BufferedWriter], None]) -> None
             os.close(dfd)
 
 
-def save(obj: Any, path: PathLike, format: Optional[str] = None) -> None:  # noqa: A002
-    """Saves a tree of arrays, tensors and plain values to `path`, atomically (see the module doc).
+_FORMATS = ("torch", "safetensors", "npz")
 
-    format: "safetensors", "npz", or None for default_format()."""
-    fmt = default_format() if format is None else str(format).lower()
-    if fmt not in ("safetensors", "npz"):
-        raise ValueError(f"glassgrad.save: format must be 'safetensors' or 'npz', got {format!r}")
+
+def _writer(tree, fmt: str, archive: str) -> Callable[[Any], None]:
+    if fmt == "torch":
+        return lambda f: write_torch_zip(f, tree, archive, _MAX_DEPTH)
+    arrays: Dict[str, np.ndarray] = {}
+    encoded = _encode(tree, (), arrays)
+    meta = json.dumps({"format": _FORMAT_TAG, "version": _VERSION, "tree": encoded,
+                       "crc32": {name: _crc32(arr) for name, arr in arrays.items()}})
+    write = _write_safetensors if fmt == "safetensors" else _write_npz
+    return lambda f: write(f, arrays, meta)
+
+
+def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None:  # noqa: A002
+    """Saves a tree of arrays, tensors and plain values to `f` (a path: atomically, see the module
+    doc; or a binary file object), as torch.save(obj, f) does.
+
+    format: "torch" (PyTorch's zip format), "safetensors", "npz", or None: "torch" when every
+    array's dtype is one PyTorch stores, else default_format(). torch.save's pickle_module and
+    pickle_protocol arguments are accepted and change nothing (nothing is pickled by Python)."""
+    unknown = set(torch_save_args) - {"pickle_module", "pickle_protocol", "_use_new_zipfile_serialization",
+                                      "_disable_byteorder_record"}
+    if unknown:
+        raise TypeError(f"glassgrad.save() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    fmt = None if format is None else str(format).lower()
+    if fmt is not None and fmt not in _FORMATS:
+        raise ValueError(f"glassgrad.save: format must be 'torch', 'safetensors' or 'npz', got {format!r}")
     if fmt == "safetensors" and not _have_safetensors():
         raise MissingDependencyError("glassgrad.save: format='safetensors' needs the safetensors package\n"
                                      "  fix: python3 -m pip install safetensors, or pass format='npz'")
-    arrays: Dict[str, np.ndarray] = {}
-    tree = _encode(obj, (), arrays)
-    meta = json.dumps({"format": _FORMAT_TAG, "version": _VERSION, "tree": tree,
-                       "crc32": {name: _crc32(arr) for name, arr in arrays.items()}})
-    writer = _write_safetensors if fmt == "safetensors" else _write_npz
-    _atomic_write(os.fspath(path), lambda f: writer(f, arrays, meta))
+    tree = _plain(obj)
+    is_path = isinstance(f, (str, bytes, os.PathLike))
+    archive = os.path.splitext(os.path.basename(os.fsdecode(f)))[0] if is_path else "archive"
+    archive = archive if archive and archive.isascii() and "/" not in archive else "archive"
+    if fmt in (None, "torch"):
+        try:
+            torch_pickle(tree, _MAX_DEPTH)  # fits the torch format?
+            fmt = "torch"
+        except NotTorchSavable as e:
+            if fmt == "torch":
+                raise TypeError(f"glassgrad.save: format='torch' cannot hold {e}: PyTorch has no storage for it\n"
+                                f"  fix: convert it (e.g. .astype(np.int64)), or pass format='npz'") from None
+            fmt = default_format()
+    write = _writer(tree, fmt, archive)
+    if is_path:
+        _atomic_write(os.fsdecode(f), write)
+    elif callable(getattr(f, "seekable", None)) and f.seekable() and f.tell() == 0:
+        write(f)
+    else:  # a stream: the zip writer wants to seek, so the file is made in memory first
+        buf = io.BytesIO()
+        write(buf)
+        f.write(buf.getvalue())
 
 
 # ---- reading --------------------------------------------------------------------------------
@@ -430,15 +489,29 @@ def _read(path: str) -> bytes:
         raise CheckpointIOError(f"glassgrad.load: cannot read {path}: {e.strerror or e}") from None
 
 
+def _is_torch_file(raw: bytes) -> bool:
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as z:
+            return is_torch_zip(z)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, OSError, EOFError):
+        return False
+
+
 def _tree(path: str, raw: bytes) -> Any:
+    if raw[:4] == b"PK\x03\x04" and _is_torch_file(raw):
+        return load_pytorch_bytes(raw, path)
     if raw[:4] == b"PK\x03\x04":
         arrays, meta = _read_npz(path, raw)
     elif _looks_like_safetensors(raw):
         arrays, meta = _read_safetensors(path, raw)
     else:
+        legacy = raw[:2] in (b"\x80\x02", b"\x80\x04", b"\x80\x05") or raw[:8] == b"\x8a\nl\xfc\x9cF\xf9 j"
         raise _Damaged(f"not a glassgrad checkpoint (first bytes {raw[:8].hex(' ') or 'none: the file is empty'})\n"
-                       f"  expected: a safetensors file or an .npz (zip) archive, as glassgrad.save writes\n"
-                       f"  cause: an empty, truncated or foreign file (torch.save's pickles are not read)")
+                       f"  expected: a torch.save zip file, a safetensors file or an .npz (zip) archive\n"
+                       + (f"  cause: a bare pickle (torch.save's format before PyTorch 1.6), which runs code when "
+                          f"read and is not read here\n  fix: in PyTorch, torch.save(torch.load(old_path), new_path) "
+                          f"rewrites it as a zip file" if legacy else
+                          f"  cause: an empty, truncated or foreign file"))
     if meta is None:
         return arrays
     doc = _json(meta, "checkpoint's metadata")
@@ -465,13 +538,25 @@ def _tree(path: str, raw: bytes) -> Any:
     return _decode(doc["tree"], arrays)
 
 
-def load(path: PathLike) -> Any:
-    """Reads a checkpoint written by save() (either format) and returns its tree, arrays as NumPy
-    arrays. A safetensors or npz file from elsewhere comes back as a flat {name: array} dict.
-    Any failure raises a CheckpointError (a GlassgradError) naming the file and what is wrong."""
-    path = os.fspath(path)
-    _remove_stale_temporaries(path)
-    raw = _read(path)
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args) -> Any:
+    """Reads a checkpoint (a path or a binary file object) written by save() in any format, by an
+    earlier glassgrad, or by torch.save (its zip format), and returns its tree with every tensor
+    as a NumPy array (load_state_dict and glassgrad.tensor take those; the arrays are on the host
+    whatever map_location says). A safetensors or npz file from elsewhere comes back as a flat
+    {name: array} dict. Only data is ever read, never code, so weights_only changes nothing. Any
+    failure raises a CheckpointError (a GlassgradError) naming the file and what is wrong."""
+    if isinstance(f, (str, bytes, os.PathLike)):
+        path = os.fsdecode(f)
+        _remove_stale_temporaries(path)
+        raw = _read(path)
+    elif callable(getattr(f, "read", None)):
+        path = str(getattr(f, "name", "<file object>"))
+        raw = f.read()
+        if not isinstance(raw, (bytes, bytearray)):
+            raise CheckpointError(f"glassgrad.load: {path} is open in text mode\n  fix: open(path, 'rb')")
+        raw = bytes(raw)
+    else:
+        raise TypeError(f"glassgrad.load: expected a path or a binary file object, got {type(f).__name__}")
     try:
         return _tree(path, raw)
     except _Damaged as e:
