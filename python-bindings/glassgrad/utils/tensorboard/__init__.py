@@ -1,0 +1,12 @@
+"""glassgrad.utils.tensorboard: torch.utils.tensorboard's SummaryWriter. Event files are written
+by TensorBoard's own writer and protocol buffers (the `tensorboard` package, extra
+"tensorboard"), so `tensorboard --logdir runs` shows them."""
+try:
+    import tensorboard  # noqa: F401
+except ImportError as e:  # pragma: no cover - the package is an extra
+    raise ImportError("glassgrad.utils.tensorboard needs the tensorboard package\n"
+                      "  fix: python3 -m pip install tensorboard (or pip install glassgrad[tensorboard])") from e
+
+from .writer import FileWriter, SummaryWriter
+
+__all__ = ["FileWriter", "SummaryWriter"]

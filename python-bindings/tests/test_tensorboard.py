@@ -1,0 +1,102 @@
+"""glassgrad.utils.tensorboard.SummaryWriter writes real TensorBoard event files: TensorBoard's
+own reader (EventAccumulator) reads back every kind of summary written."""
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("tensorboard")
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+
+import glassgrad as gg  # noqa: E402
+from glassgrad.utils.tensorboard import SummaryWriter  # noqa: E402
+
+
+def _read(path):
+    ea = EventAccumulator(str(path), size_guidance={"scalars": 0, "images": 0, "histograms": 0, "tensors": 0})
+    ea.Reload()
+    return ea
+
+
+def test_scalars_are_read_back_by_tensorboard(tmp_path):
+    with SummaryWriter(str(tmp_path)) as w:
+        for step in range(5):
+            w.add_scalar("loss/train", 1.0 / (step + 1), step)
+        w.add_scalar("acc", gg.tensor(np.array(0.75, np.float32), device="cpu"), 7, walltime=123.0)
+    ea = _read(tmp_path)
+    assert [(e.step, round(e.value, 6)) for e in ea.Scalars("loss/train")] == [(s, round(1 / (s + 1), 6))
+                                                                                for s in range(5)]
+    acc = ea.Scalars("acc")[0]
+    assert (acc.step, acc.value, acc.wall_time) == (7, 0.75, 123.0)
+
+
+def test_add_scalars_writes_one_run_per_tag(tmp_path):
+    w = SummaryWriter(str(tmp_path))
+    w.add_scalars("loss", {"train": 0.5, "test": 0.7}, 1)
+    w.close()
+    assert sorted(d for d in os.listdir(tmp_path) if os.path.isdir(tmp_path / d)) == ["loss_test", "loss_train"]
+    assert _read(tmp_path / "loss_test").Scalars("loss")[0].value == pytest.approx(0.7)
+
+
+def test_images_round_trip_as_png(tmp_path):
+    img = np.zeros((3, 4, 5), np.float32)
+    img[0] = 1.0  # red
+    w = SummaryWriter(str(tmp_path))
+    w.add_image("chw", gg.tensor(img, device="cpu"), 0)
+    w.add_image("hwc", (img.transpose(1, 2, 0) * 255).astype(np.uint8), 1, dataformats="HWC")
+    w.add_images("batch", np.stack([img, img]), 2)
+    w.close()
+    ea = _read(tmp_path)
+    from PIL import Image
+    import io
+    for tag in ("chw", "hwc"):
+        e = ea.Images(tag)[0]
+        px = np.asarray(Image.open(io.BytesIO(e.encoded_image_string)))
+        assert (e.height, e.width) == (4, 5) and px[0, 0].tolist()[:3] == [255, 0, 0]
+    assert ea.Images("batch")[0].width == 10
+    with pytest.raises(ValueError, match="dataformats"):
+        SummaryWriter(str(tmp_path)).add_image("bad", img, 0, dataformats="HWC")
+
+
+def test_histograms_count_every_value(tmp_path):
+    values = np.random.default_rng(0).standard_normal(1000)
+    w = SummaryWriter(str(tmp_path))
+    w.add_histogram("weights", gg.tensor(values.astype(np.float32), device="cpu"), 3)
+    w.add_histogram("auto", values, 4, bins="auto")
+    w.close()
+    h = _read(tmp_path).Histograms("weights")[0].histogram_value
+    assert h.num == 1000 and sum(h.bucket) == 1000
+    assert h.min == pytest.approx(values.min(), rel=1e-6) and h.max == pytest.approx(values.max(), rel=1e-6)
+    assert h.sum_squares == pytest.approx(float(np.dot(values, values)), rel=1e-5)
+    assert sum(_read(tmp_path).Histograms("auto")[0].histogram_value.bucket) == 1000
+    with pytest.raises(ValueError, match="NaN"):
+        SummaryWriter(str(tmp_path)).add_histogram("bad", np.array([np.nan]))
+
+
+def test_add_graph_writes_the_compiled_graph_with_layer_scopes(tmp_path):
+    model = gg.models.SimpleCNN().to("cpu")
+    w = SummaryWriter(str(tmp_path))
+    w.add_graph(model, gg.tensor(np.zeros((2, 1, 28, 28), np.float32), device="cpu"))
+    w.close()
+    graph = _read(tmp_path).Graph()
+    names = [n.name for n in graph.node]
+    ops = {n.op for n in graph.node}
+    assert "Conv2D" in ops and any(n.startswith("conv1/") for n in names) and any(n.startswith("fc/") for n in names)
+    conv = next(n for n in graph.node if n.op == "Conv2D")
+    assert "conv1.weight" in conv.input
+    assert [d.size for d in conv.attr["_output_shapes"].list.shape[0].dim] == [2, 16, 26, 26]
+    with pytest.raises(ValueError, match="example input"):
+        SummaryWriter(str(tmp_path)).add_graph(model)
+
+
+def test_text_flush_close_and_default_log_dir(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    w = SummaryWriter(comment="_exp")
+    assert w.get_logdir().startswith("runs" + os.sep) and w.get_logdir().endswith("_exp")
+    w.add_text("notes", "hello", 0)
+    w.flush()
+    assert _read(w.get_logdir()).Tags()["tensors"] == ["notes/text_summary"]
+    w.close()
+    w.close()  # twice is fine
+    with pytest.raises(ValueError, match="one number"):
+        SummaryWriter(str(tmp_path / "x")).add_scalar("v", np.ones(3), 0)
