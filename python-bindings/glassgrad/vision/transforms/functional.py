@@ -65,10 +65,14 @@ def _to_chw_array(pic) -> np.ndarray:
     """ToTensor's array: uint8 scaled to float32 in [0, 1], other dtypes kept."""
     if I.is_pil(pic):
         mode_dtype = {"I": np.int32, "I;16": np.int16, "F": np.float32}
-        arr = np.asarray(pic, dtype=mode_dtype.get(pic.mode, np.uint8))
-        if pic.mode == "1":
-            arr = arr.astype(np.uint8) * 255
-        arr = arr.reshape(pic.height, pic.width, len(pic.getbands()))
+        bands = len(pic.getbands())
+        if pic.mode in ("L", "RGB", "RGBA", "LA", "CMYK", "YCbCr", "LAB", "HSV", "P"):  # 8 bits a band
+            arr = np.frombuffer(pic.tobytes(), np.uint8).reshape(pic.height, pic.width, bands)
+        else:
+            arr = np.asarray(pic, dtype=mode_dtype.get(pic.mode, np.uint8))
+            if pic.mode == "1":
+                arr = arr.astype(np.uint8) * 255
+            arr = arr.reshape(pic.height, pic.width, bands)
     elif isinstance(pic, np.ndarray):
         if pic.ndim not in (2, 3):
             raise ValueError(f"pic should be 2/3 dimensional. Got {pic.ndim} dimensions.")
@@ -76,8 +80,10 @@ def _to_chw_array(pic) -> np.ndarray:
     else:
         raise TypeError(f"pic should be PIL Image or ndarray. Got {type(pic)}")
     chw = arr.transpose(2, 0, 1)
-    if chw.dtype == np.uint8:
-        return chw.astype(np.float32) * np.float32(1 / 255)  # as ToTensor: float32 x / 255
+    if chw.dtype == np.uint8:  # as ToTensor: float32 x / 255
+        out = chw.astype(np.float32)
+        out *= np.float32(1 / 255)
+        return out
     return np.ascontiguousarray(chw)
 
 
@@ -141,7 +147,15 @@ def to_pil_image(pic, mode: Optional[str] = None):
 
 
 # ---- normalize -------------------------------------------------------------------------------
-def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False):
+def _normalize_constants(mean, std, dtype):
+    m = np.asarray(mean, dtype=dtype)
+    s = np.asarray(std, dtype=dtype)
+    if (s == 0).any():
+        raise ValueError(f"std evaluated to zero after conversion to {np.dtype(dtype)}, leading to division by zero.")
+    return (m.reshape(-1, 1, 1) if m.ndim == 1 else m), (s.reshape(-1, 1, 1) if s.ndim == 1 else s)
+
+
+def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False, _constants=None):
     """(tensor - mean[c]) / std[c] for each channel c of a float tensor image (..., C, H, W)."""
     if not I.is_tensor_like(tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
@@ -150,15 +164,10 @@ def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool
     if arr.ndim < 3:
         raise ValueError(f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
                          f"{list(arr.shape)}")
-    m = np.asarray(mean, dtype=arr.dtype)
-    s = np.asarray(std, dtype=arr.dtype)
-    if (s == 0).any():
-        raise ValueError(f"std evaluated to zero after conversion to {arr.dtype}, leading to division by zero.")
-    if m.ndim == 1:
-        m = m.reshape(-1, 1, 1)
-    if s.ndim == 1:
-        s = s.reshape(-1, 1, 1)
-    return I.like((arr - m) / s, tensor)
+    m, s = _constants(arr.dtype) if _constants is not None else _normalize_constants(mean, std, arr.dtype)
+    out = arr - m
+    out /= s
+    return I.like(out, tensor)
 
 
 # ---- geometry --------------------------------------------------------------------------------

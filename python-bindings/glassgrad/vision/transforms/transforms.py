@@ -117,9 +117,17 @@ class Normalize(_Transform):
 
     def __init__(self, mean: Sequence[float], std: Sequence[float], inplace: bool = False):
         self.mean, self.std, self.inplace = mean, std, inplace
+        self._by_dtype = {}
+
+    def _constants(self, dtype):
+        """mean and std shaped (C, 1, 1) in `dtype`, made once per dtype."""
+        c = self._by_dtype.get(dtype)
+        if c is None:
+            c = self._by_dtype[dtype] = F._normalize_constants(self.mean, self.std, dtype)
+        return c
 
     def forward(self, tensor):
-        return F.normalize(tensor, self.mean, self.std, self.inplace)
+        return F.normalize(tensor, self.mean, self.std, self.inplace, _constants=self._constants)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(mean={self.mean}, std={self.std})"
@@ -247,9 +255,8 @@ def _random_window(h: int, w: int, output_size) -> tuple:
     if w == tw and h == th:
         return 0, 0, h, w
     rng = _rng()
-    i = int(rng.integers(0, h - th + 1))
-    j = int(rng.integers(0, w - tw + 1))
-    return i, j, th, tw
+    # floor(u * n) with u uniform in [0, 1): a uniform integer in [0, n) (for n far below 2^53)
+    return int(rng.random() * (h - th + 1)), int(rng.random() * (w - tw + 1)), th, tw
 
 
 class RandomCrop(_Transform):

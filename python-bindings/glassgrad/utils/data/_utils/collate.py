@@ -26,6 +26,7 @@ import numpy as np
 from .... import _C
 from ...._tensor import Tensor
 from . import pin_memory as _pin
+from .array_tensor import host_array
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "default_collate_err_msg_format",
            "collate_tensor_fn", "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn",
@@ -59,10 +60,6 @@ def _stack(arrays: Sequence[np.ndarray], what: str) -> np.ndarray:
     return np.stack(arrays)
 
 
-def _host_array(t: Tensor) -> np.ndarray:
-    return t.numpy()
-
-
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     devices = {str(t.device) for t in batch}
     if len(devices) > 1:
@@ -73,28 +70,28 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
         raise _C.DTypeError(f"default_collate: the samples' tensors have different dtypes ({sorted(map(str, dtypes))})"
                             f"\n  fix: convert them to one dtype in the data set (e.g. .float())")
     device = devices.pop()
-    stacked = _stack([_host_array(t) for t in batch], "tensor")
-    return _pin.new_tensor(stacked, device)
+    stacked = _stack([host_array(t) for t in batch], "tensor")
+    return _pin.new_tensor(stacked, device, owned=True)
 
 
 def collate_numpy_array_fn(batch, *, collate_fn_map=None):
     elem = batch[0]
     if np_str_obj_array_pattern.search(elem.dtype.str) is not None:
         raise TypeError(default_collate_err_msg_format.format(elem.dtype))
-    return _pin.new_tensor(_stack([np.asarray(b) for b in batch], "array"))
+    return _pin.new_tensor(_stack([np.asarray(b) for b in batch], "array"), owned=True)
 
 
 def collate_numpy_scalar_fn(batch, *, collate_fn_map=None):
-    return _pin.new_tensor(np.asarray(batch))
+    return _pin.new_tensor(np.array(batch), owned=True)
 
 
 def collate_float_fn(batch, *, collate_fn_map=None):
-    return _pin.new_tensor(np.asarray(batch, dtype=np.float64))
+    return _pin.new_tensor(np.array(batch, dtype=np.float64), owned=True)
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
-    arr = np.asarray(batch)
-    return _pin.new_tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64))
+    arr = np.array(batch)
+    return _pin.new_tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64), owned=True)
 
 
 def collate_str_fn(batch, *, collate_fn_map=None):

@@ -40,7 +40,7 @@ class _MapDatasetFetcher:
     def fetch(self, possibly_batched_index):
         if self._gather is not None:
             self.current = possibly_batched_index
-            return [new_tensor(a, d) for a, d in self._gather(possibly_batched_index)]
+            return [new_tensor(a, d, owned=True) for a, d in self._gather(possibly_batched_index)]
         if self.auto_collation:
             if self._getitems:
                 self.current = possibly_batched_index

@@ -39,12 +39,18 @@ def _leaf(raw) -> Tensor:
     return _tensor._wrap(_C.lazy_leaf(raw, "input", False, ""))
 
 
-def new_tensor(array: np.ndarray, device=None) -> Tensor:
-    """A tensor holding a copy of `array`: on `device` when it is a GPU, else on the CPU (in
-    pinned memory inside a `pinning(True)` block)."""
+def new_tensor(array: np.ndarray, device=None, owned: bool = False) -> Tensor:
+    """A tensor holding the values of `array`: on `device` when it is a GPU, else on the CPU (in
+    pinned memory inside a `pinning(True)` block). With owned=True (an array nobody else holds,
+    e.g. a fresh np.stack) an ordinary CPU result keeps the array itself as an ArrayTensor instead
+    of copying it, until it is used as a tensor."""
     if device is not None and str(device) != "cpu":
         return _leaf(_C.Tensor.from_numpy(array, str(device), "batch"))
-    return _leaf(_C.Tensor.from_numpy(array, "cpu", "batch", bool(getattr(_state, "pin", False))))
+    pin = bool(getattr(_state, "pin", False))
+    if owned and not pin and array.flags.c_contiguous and array.dtype.isnative:
+        from .array_tensor import ArrayTensor
+        return ArrayTensor(array)
+    return _leaf(_C.Tensor.from_numpy(array, "cpu", "batch", pin))
 
 
 def is_pinned(t: Tensor) -> bool:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...._tensor import Tensor
 from . import pin_memory as _pin
+from .array_tensor import host_array
 
 _INLINE_LIMIT = 64 << 10   # batches whose tensors hold fewer bytes travel inside the message
 _ALIGN = 64
@@ -57,7 +58,7 @@ class _Pickler(pickle.Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            arr = np.ascontiguousarray(obj.numpy())
+            arr = np.ascontiguousarray(host_array(obj))
             buf = pickle.PickleBuffer(arr)
             self._ours[id(buf)] = buf  # kept alive: ids stay unique while pickling
             return _rebuild_tensor, (buf, arr.dtype.str, arr.shape)
