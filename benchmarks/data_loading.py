@@ -1,0 +1,244 @@
+"""The input pipeline, glassgrad's DataLoader against PyTorch's in the same run, and (on a GPU) a
+training epoch fed by a DataLoader against the same epoch over tensors already on the device.
+
+  pipeline   CIFAR-shaped samples (PIL images 32x32, as torchvision's CIFAR10 returns them) through
+             RandomCrop(32, padding=4), RandomHorizontalFlip, ToTensor and Normalize, batches of
+             128, num_workers 0 and 2; images per second over whole epochs (worker start-up
+             included). PyTorch's side uses torchvision's transforms when torchvision imports;
+             otherwise the same operations written here with PIL and torch (torchvision's own
+             steps: PIL pad and crop, PIL flip, from_numpy/permute/div, sub/div per channel), and
+             its rows say so.
+  gpu_epoch  SimpleCNN (the seed's model), one epoch of Fashion-MNIST (random images when it is not
+             installed) at --batch-sizes, plain loop and glassgrad.compile: fed by
+             DataLoader(TensorDataset(x, y), shuffle=True, pin_memory=True, num_workers=2) with
+             .to(device), against the same epoch over tensors already on the device; the ratio is
+             loader-fed time over resident time.
+
+    python benchmarks/data_loading.py                          # the pipeline, CPU
+    python benchmarks/data_loading.py --only gpu_epoch --device cuda
+    python benchmarks/data_loading.py --tiny                   # a few batches (CI)
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workloads as W  # noqa: E402
+from common import Results, add_common_args, gg_sync, torch_name, torch_or_none  # noqa: E402
+
+import glassgrad as gg  # noqa: E402
+from glassgrad.utils.data import DataLoader, Dataset, TensorDataset  # noqa: E402
+from glassgrad.vision import transforms as T  # noqa: E402
+
+MEAN, STD = (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616)
+
+
+# ---------------------------------------------------------------------------------------------
+# pipeline
+
+def cifar_like(n: int) -> tuple:
+    """n CIFAR-shaped images (uint8, 32x32x3) and labels: the real training set when the python
+    batches are at $CIFAR10_DIR, else random ones (the transforms cost the same)."""
+    root = os.environ.get("CIFAR10_DIR")
+    if root:
+        try:
+            c = gg.data.load_cifar10(root)
+            return c.x_train[:n].transpose(0, 2, 3, 1).copy(), c.y_train[:n], "CIFAR-10"
+        except gg.data.DatasetNotFoundError:
+            pass
+    rng = np.random.default_rng(0)
+    return rng.integers(0, 256, (n, 32, 32, 3), dtype=np.uint8), rng.integers(0, 10, n), "random images"
+
+
+class GlassgradCifar(Dataset):
+    """As torchvision's CIFAR10.__getitem__: a PIL image of the HWC array, through the transform."""
+
+    def __init__(self, data, targets, transform):
+        self.data, self.targets, self.transform = data, targets, transform
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        from PIL import Image
+        return self.transform(Image.fromarray(self.data[i])), int(self.targets[i])
+
+
+def glassgrad_pipeline():
+    return T.Compose([T.RandomCrop(32, padding=4), T.RandomHorizontalFlip(), T.ToTensor(), T.Normalize(MEAN, STD)])
+
+
+def torch_pipeline(torch):
+    """(transform, description): torchvision's when it imports, else its steps written with PIL
+    and torch."""
+    try:
+        import torchvision.transforms as tvt
+        return tvt.Compose([tvt.RandomCrop(32, padding=4), tvt.RandomHorizontalFlip(), tvt.ToTensor(),
+                            tvt.Normalize(MEAN, STD)]), "torchvision transforms"
+    except Exception:  # noqa: BLE001 - not installed, or built for another torch
+        pass
+    from PIL import Image, ImageOps
+    mean = torch.tensor(MEAN).view(-1, 1, 1)
+    std = torch.tensor(STD).view(-1, 1, 1)
+
+    def transform(img):
+        img = ImageOps.expand(img, border=4, fill=(0, 0, 0))          # RandomCrop's pad
+        i, j = torch.randint(0, 9, (1,)).item(), torch.randint(0, 9, (1,)).item()
+        img = img.crop((j, i, j + 32, i + 32))                        # RandomCrop's crop
+        if torch.rand(1) < 0.5:                                       # RandomHorizontalFlip
+            img = img.transpose(Image.FLIP_LEFT_RIGHT)
+        x = torch.from_numpy(np.array(img, np.uint8, copy=True))      # ToTensor
+        x = x.view(32, 32, 3).permute(2, 0, 1).contiguous().to(torch.float32).div(255)
+        return x.sub_(mean).div_(std)                                 # Normalize
+    return transform, "the transforms' steps in PIL and torch (torchvision does not import here)"
+
+
+class TorchCifar:
+    def __init__(self, data, targets, transform):
+        self.data, self.targets, self.transform = data, targets, transform
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        from PIL import Image
+        return self.transform(Image.fromarray(self.data[i])), int(self.targets[i])
+
+
+def images_per_second(loader, epochs: int) -> list:
+    rates = []
+    for _ in range(epochs):
+        start, n = time.perf_counter(), 0
+        for x, _ in loader:
+            n += int(x.shape[0])
+        rates.append(n / (time.perf_counter() - start))
+    return rates
+
+
+def pipeline(args, torch, res: Results) -> None:
+    n = 512 if args.tiny else args.images
+    data, targets, source = cifar_like(n)
+    for workers in (0, 2):
+        workload = f"CIFAR pipeline batch 128, num_workers {workers} ({n} {source})"
+        epochs = 1 if args.tiny else args.epochs
+        # Interleaved, one epoch each in turn, so load on a shared machine hits both alike.
+        ours, theirs = [], []
+        gg_loader = DataLoader(GlassgradCifar(data, targets, glassgrad_pipeline()), batch_size=128, shuffle=True,
+                               num_workers=workers)
+        tl = None
+        if torch is not None:
+            transform, how = torch_pipeline(torch)
+            tl = torch.utils.data.DataLoader(TorchCifar(data, targets, transform), batch_size=128, shuffle=True,
+                                             num_workers=workers)
+        for _ in range(epochs):
+            ours += images_per_second(gg_loader, 1)
+            if tl is not None:
+                theirs += images_per_second(tl, 1)
+        best = max(ours)
+        ratio = None
+        if theirs:
+            ratio = best / max(theirs)
+            res.add(args.device, workload, "images_per_second", max(theirs), "img/s", torch_name(torch),
+                    notes=f"best of {len(theirs)} epochs ({', '.join(f'{r:.0f}' for r in theirs)}); {how}")
+        # Here the ratio is glassgrad's rate over PyTorch's: above 1 means glassgrad is faster.
+        res.add(args.device, workload, "images_per_second", best, "img/s", "glassgrad", ratio=ratio,
+                notes=f"best of {len(ours)} epochs ({', '.join(f'{r:.0f}' for r in ours)}); ratio = rate / "
+                      f"torch's rate (above 1: faster)")
+
+
+# ---------------------------------------------------------------------------------------------
+# gpu_epoch
+
+def fashion_mnist(limit: int):
+    try:
+        x, y, _, _ = gg.data.load_fashion_mnist()
+        source = "Fashion-MNIST"
+    except gg.data.DatasetNotFoundError:
+        rng = np.random.default_rng(0)
+        x, y = rng.integers(0, 255, (60000, 1, 28, 28), dtype=np.uint8), rng.integers(0, 10, 60000)
+        source = "random images"
+    if limit:
+        x, y = x[:limit], y[:limit]
+    return (x.astype(np.float32) / 255.0), y.astype(np.int64), source
+
+
+def epoch_resident(run, X, y, batch: int, sync) -> float:
+    sync()
+    start = time.perf_counter()
+    loss = None
+    for i in range(0, X.shape[0] - batch + 1, batch):
+        loss = run(X[i:i + batch], y[i:i + batch])
+    loss.item()
+    sync()
+    return time.perf_counter() - start
+
+
+def epoch_loader(run, loader, dev: str, sync) -> float:
+    sync()
+    start = time.perf_counter()
+    loss = None
+    for xb, yb in loader:
+        loss = run(xb.to(dev), yb.to(dev))
+    loss.item()
+    sync()
+    return time.perf_counter() - start
+
+
+def gpu_epoch(args, res: Results) -> None:
+    dev = "cuda:0" if args.device.startswith("cuda") else "cpu"
+    limit = 2048 if args.tiny else args.limit
+    xn, yn, source = fashion_mnist(limit)
+    X, Y = gg.tensor(xn, device=dev), gg.tensor(yn, device=dev)
+    sync = gg_sync(dev)
+    for batch in [int(b) for b in args.batch_sizes.split(",")]:
+        loader = DataLoader(TensorDataset(xn, yn), batch_size=batch, shuffle=True, drop_last=True,
+                            num_workers=2, pin_memory=dev != "cpu", persistent_workers=True)
+        for compiled in (False, True):
+            gg.manual_seed(0)
+            model = gg.models.SimpleCNN().to(dev)
+            step = W.gg_step(W.SIMPLE_CNN, model)
+            run = gg.compile(step) if compiled else step
+            epoch_resident(run, X, Y, batch, sync)  # warm: plans, autotuning, graph capture
+            epoch_loader(run, loader, dev, sync)
+            resident, fed = [], []
+            for _ in range(1 if args.tiny else args.repeats):  # interleaved
+                resident.append(epoch_resident(run, X, Y, batch, sync))
+                fed.append(epoch_loader(run, loader, dev, sync))
+            name = "glassgrad" + (".compile" if compiled else "")
+            workload = f"SimpleCNN epoch batch {batch} ({X.shape[0]} {source})"
+            r, f = statistics.median(resident), statistics.median(fed)
+            res.add(args.device, workload + ", tensors on the device", "epoch_seconds", r, "s", name,
+                    notes=f"median of {len(resident)}: {', '.join(f'{t:.3f}' for t in resident)}")
+            res.add(args.device, workload + ", DataLoader(pin_memory, 2 workers)", "epoch_seconds", f, "s", name,
+                    notes=f"median of {len(fed)}: {', '.join(f'{t:.3f}' for t in fed)}; "
+                          f"loader-fed / resident = {f / r:.3f} (target 1.2 on a GPU)")
+        del loader
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    add_common_args(p)
+    p.add_argument("--only", choices=["pipeline", "gpu_epoch"], default=None)
+    p.add_argument("--images", type=int, default=10240, help="pipeline: images per epoch")
+    p.add_argument("--epochs", type=int, default=3, help="pipeline: epochs per loader (best is reported)")
+    p.add_argument("--batch-sizes", default="256,32", help="gpu_epoch: batch sizes")
+    p.add_argument("--limit", type=int, default=0, help="gpu_epoch: training images (default all 60000)")
+    p.add_argument("--repeats", type=int, default=5, help="gpu_epoch: timed epochs of each kind")
+    args = p.parse_args()
+    torch = None if args.no_torch else torch_or_none()
+    res = Results("data_loading", args.csv, args.tiny, args.notes)
+    if args.only in (None, "pipeline"):
+        pipeline(args, torch, res)
+    if args.only == "gpu_epoch" or (args.only is None and args.device.startswith("cuda")):
+        gpu_epoch(args, res)
+    print("wrote", res.write())
+
+
+if __name__ == "__main__":
+    main()
