@@ -17,38 +17,10 @@ from glassgrad.data import DatasetNotFoundError, write_idx
 from glassgrad.utils.data import DataLoader
 from glassgrad.vision import datasets, transforms as T
 
+from data_fixtures import write_cifar, write_mnist
+
 MNIST_FILES = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                "t10k-labels-idx1-ubyte"]
-
-
-def write_mnist(root, name="MNIST", n_train=12, n_test=5, gz=False):
-    raw = os.path.join(root, name, "raw")
-    os.makedirs(raw, exist_ok=True)
-    rng = np.random.default_rng(0)
-    arrays = {}
-    for split, n in (("train", n_train), ("t10k", n_test)):
-        arrays[split] = (rng.integers(0, 256, (n, 28, 28), dtype=np.uint8), rng.integers(0, 10, n).astype(np.uint8))
-        suffix = ".gz" if gz else ""
-        write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte{suffix}"), arrays[split][0])
-        write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte{suffix}"), arrays[split][1])
-    return arrays
-
-
-def write_cifar(root, n_per_batch=4):
-    folder = os.path.join(root, "cifar-10-batches-py")
-    os.makedirs(folder, exist_ok=True)
-    rng = np.random.default_rng(1)
-    batches = {}
-    for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
-        data = rng.integers(0, 256, (n_per_batch, 3072), dtype=np.uint8)
-        labels = rng.integers(0, 10, n_per_batch).tolist()
-        with open(os.path.join(folder, name), "wb") as f:
-            pickle.dump({b"data": data, b"labels": labels, b"batch_label": name.encode()}, f, protocol=2)
-        batches[name] = (data, labels)
-    with open(os.path.join(folder, "batches.meta"), "wb") as f:
-        pickle.dump({b"label_names": [c.encode() for c in ["airplane", "automobile", "bird", "cat", "deer", "dog",
-                                                           "frog", "horse", "ship", "truck"]]}, f, protocol=2)
-    return batches
 
 
 @pytest.mark.parametrize("gz", [False, True])

@@ -1,0 +1,44 @@
+"""Small data sets in the layouts real ones have on disk (torchvision's MNIST and CIFAR-10
+folders), for tests that read them through glassgrad.vision.datasets."""
+import os
+import pickle
+
+import numpy as np
+
+from glassgrad.data import write_idx
+
+CIFAR_CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
+
+
+def write_mnist(root, name="MNIST", n_train=12, n_test=5, gz=False, seed=0):
+    """root/<name>/raw with the four IDX files of n_train and n_test random 28x28 images; returns
+    {"train": (images, labels), "t10k": (images, labels)}."""
+    raw = os.path.join(root, name, "raw")
+    os.makedirs(raw, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for split, n in (("train", n_train), ("t10k", n_test)):
+        arrays[split] = (rng.integers(0, 256, (n, 28, 28), dtype=np.uint8), rng.integers(0, 10, n).astype(np.uint8))
+        suffix = ".gz" if gz else ""
+        write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte{suffix}"), arrays[split][0])
+        write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte{suffix}"), arrays[split][1])
+    return arrays
+
+
+def write_cifar(root, n_per_batch=4, n_test=None, seed=1):
+    """root/cifar-10-batches-py with five training batches of n_per_batch random images, a test
+    batch (n_test, default n_per_batch) and the metadata; returns {batch name: (data, labels)}."""
+    folder = os.path.join(root, "cifar-10-batches-py")
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    batches = {}
+    for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        n = n_per_batch if name != "test_batch" or n_test is None else n_test
+        data = rng.integers(0, 256, (n, 3072), dtype=np.uint8)
+        labels = rng.integers(0, 10, n).tolist()
+        with open(os.path.join(folder, name), "wb") as f:
+            pickle.dump({b"data": data, b"labels": labels, b"batch_label": name.encode()}, f, protocol=2)
+        batches[name] = (data, labels)
+    with open(os.path.join(folder, "batches.meta"), "wb") as f:
+        pickle.dump({b"label_names": [c.encode() for c in CIFAR_CLASSES]}, f, protocol=2)
+    return batches
