@@ -31,10 +31,17 @@ print(ckpt["step"], sorted(ckpt["optimizer"]["state"][0]))
 assert sorted(ckpt["optimizer"]["state"][0]) == ["exp_avg", "exp_avg_sq", "step"]
 
 # --8<-- [start:formats]
-print(gg.serialization.default_format())       # 'safetensors' when the package is installed
+gg.save({"w": np.ones(3, np.float32)}, "weights.pt")   # PyTorch's zip format: torch.load reads it
 gg.save({"w": np.ones(3)}, "weights.npz", format="npz")
 print(gg.load("weights.npz"))                  # the format is read from the file, not its name
+print(gg.serialization.default_format())       # the other formats' default: 'safetensors' if installed
 # --8<-- [end:formats]
+try:
+    import torch
+except ImportError:
+    torch = None
+if torch is not None:
+    assert torch.load("weights.pt", weights_only=True)["w"].tolist() == [1.0, 1.0, 1.0]
 
 # --8<-- [start:layout]
 for name, value in optimizer.state_dict()["param_groups"][0].items():
