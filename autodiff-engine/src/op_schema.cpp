@@ -110,6 +110,7 @@ OpRegistry& OpRegistry::instance() {
     register_fused_ops(*r);
     register_collective_ops(*r);
     register_attention_ops(*r);
+    register_recurrent_ops(*r);
     return r;
   }();
   return *reg;

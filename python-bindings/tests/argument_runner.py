@@ -114,12 +114,19 @@ def run_gg(row: Row, arrays, mode: str = "train", state=None, seed: int = 1, gra
     return _results(row, arrays, xs, out, layer, lambda t: t.numpy(), gg.tensor, seed, grads)
 
 
+def flat_outputs(out) -> list:
+    """Results as a flat list: recurrent layers return (output, h_n), LSTMs (output, (h_n, c_n))."""
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in flat_outputs(o)]
+    return [out]
+
+
 def _results(row: Row, arrays, xs, out, layer, to_numpy, make_tensor, seed: int, grads: bool) -> Dict[str, np.ndarray]:
     """What both frameworks report for a row (to_numpy and make_tensor are the framework's)."""
     diff = differentiable(row)
     extra = ()
     if isinstance(out, tuple):  # (output, more results): the first gets the cotangent, the rest are compared
-        out, extra = out[0], out[1:]
+        out, extra = out[0], flat_outputs(out[1:])  # nested too: an LSTM's (output, (h_n, c_n))
     result = {"out": to_numpy(out)}
     for k, e in enumerate(extra):
         if e is not None:

@@ -245,6 +245,58 @@ LAYERS += [
 
 Q4, K4, V4 = (2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 3)
 
+
+# Recurrent layers: input [T, B, features] (batch_first: [B, T, ...]; unbatched [T, features]),
+# an optional initial state [layers * directions, B, hidden]; the rows compare output and h_n
+# (and c_n). LSTM states, packed sequences and dropout in training are compared in
+# test_recurrent_layers.py (a pair of states and a PackedSequence are no plain input here).
+RSEQ = (5, 2, 3)
+LAYERS += [
+    L("RNN", 3, 4, inputs=(RSEQ,)),
+    L("RNN", 3, 4, 2, inputs=(RSEQ,)),
+    L("RNN", 3, 4, nonlinearity="relu", inputs=(RSEQ,)),
+    L("RNN", 3, 4, 1, "relu", inputs=(RSEQ,)),
+    L("RNN", 3, 4, bias=False, inputs=(RSEQ,)),
+    L("RNN", 3, 4, batch_first=True, inputs=((2, 5, 3),)),
+    L("RNN", 3, 4, bidirectional=True, inputs=(RSEQ,)),
+    L("RNN", 3, 4, num_layers=2, dropout=0.0, inputs=(RSEQ,)),
+    Row("layer", "RNN", (3, 4), {"num_layers": 2, "dropout": 0.5}, (RSEQ,), modes=("eval",),
+        note="random in train mode"),
+    L("RNN", 3, 4, inputs=(RSEQ, (1, 2, 4))),
+    L("RNN", 3, 4, inputs=((5, 3),)),
+    L("RNN", 3, 4, inputs=((5, 3), (1, 4))),
+    L("LSTM", 3, 4, inputs=(RSEQ,)),
+    L("LSTM", 3, 4, 2, inputs=(RSEQ,)),
+    L("LSTM", 3, 4, bias=False, inputs=(RSEQ,)),
+    L("LSTM", 3, 4, batch_first=True, inputs=((2, 5, 3),)),
+    L("LSTM", 3, 4, bidirectional=True, inputs=(RSEQ,)),
+    L("LSTM", 3, 4, num_layers=2, bidirectional=True, inputs=(RSEQ,)),
+    Row("layer", "LSTM", (3, 4), {"num_layers": 2, "dropout": 0.3}, (RSEQ,), modes=("eval",),
+        note="random in train mode"),
+    L("LSTM", 3, 5, proj_size=2, inputs=(RSEQ,)),
+    L("LSTM", 3, 5, proj_size=3, num_layers=2, bidirectional=True, bias=False, inputs=(RSEQ,)),
+    L("LSTM", 3, 4, inputs=((5, 3),)),
+    L("GRU", 3, 4, inputs=(RSEQ,)),
+    L("GRU", 3, 4, 2, inputs=(RSEQ,)),
+    L("GRU", 3, 4, bias=False, inputs=(RSEQ,)),
+    L("GRU", 3, 4, batch_first=True, bidirectional=True, inputs=((2, 5, 3),)),
+    Row("layer", "GRU", (3, 4), {"num_layers": 2, "dropout": 0.5}, (RSEQ,), modes=("eval",),
+        note="random in train mode"),
+    L("GRU", 3, 4, 2, inputs=(RSEQ, (2, 2, 4))),
+    L("GRU", 3, 4, inputs=((5, 3), (1, 4))),
+    L("RNNCell", 3, 4, inputs=((2, 3),)),
+    L("RNNCell", 3, 4, inputs=((2, 3), (2, 4))),
+    L("RNNCell", 3, 4, nonlinearity="relu", inputs=((2, 3), (2, 4))),
+    L("RNNCell", 3, 4, bias=False, inputs=((2, 3),)),
+    L("RNNCell", 3, 4, inputs=((3,), (4,))),
+    L("LSTMCell", 3, 4, inputs=((2, 3),)),
+    L("LSTMCell", 3, 4, bias=False, inputs=((2, 3),)),
+    L("LSTMCell", 3, 4, inputs=((3,),)),
+    L("GRUCell", 3, 4, inputs=((2, 3),)),
+    L("GRUCell", 3, 4, inputs=((2, 3), (2, 4))),
+    L("GRUCell", 3, 4, bias=False, inputs=((3,), (4,))),
+]
+
 FUNCTIONALS = [
     F("relu", IMG),
     F("leaky_relu", IMG),

@@ -10,7 +10,9 @@ from .module import Module, Parameter
 from .attention import MultiheadAttention
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from . import init
+from . import utils
 from . import functional
 from . import parallel
 from .parallel import DataParallel
@@ -23,5 +25,6 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss",
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer",
-           "functional", "init"]
+           "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
+           "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]

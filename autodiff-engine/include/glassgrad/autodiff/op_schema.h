@@ -143,5 +143,6 @@ void register_optimizer_ops(OpRegistry& r);    // SGDUpdate AdamUpdate
 void register_fused_ops(OpRegistry& r);        // FusedElementwise (made by the fusion pass)
 void register_collective_ops(OpRegistry& r);   // AllReduce BucketPack (data-parallel training)
 void register_attention_ops(OpRegistry& r);    // ScaledDotProductAttention and backward
+void register_recurrent_ops(OpRegistry& r);    // RNNSequence LSTMSequence GRUSequence (+ Backward) PackSequence ...
 
 }  // namespace glassgrad
