@@ -102,23 +102,6 @@ const char* cell_layer(RecurrentCell c) {
   return c == RecurrentCell::LSTM ? "LSTM" : c == RecurrentCell::GRU ? "GRU" : "RNN";
 }
 
-// Input positions of a forward op: x, w_ih, w_hh, h0, [c0], then the optional biases and w_hr.
-struct ForwardInputs {
-  int x = 0, w_ih = 1, w_hh = 2, h0 = 3, c0 = -1, b_ih = -1, b_hh = -1, w_hr = -1;
-  int first_optional = 4;
-};
-ForwardInputs forward_inputs(RecurrentCell cell, int count) {
-  ForwardInputs f;
-  if (cell == RecurrentCell::LSTM) f.c0 = 4;
-  f.first_optional = cell == RecurrentCell::LSTM ? 5 : 4;
-  if (count > f.first_optional) {
-    f.b_ih = f.first_optional;
-    f.b_hh = f.first_optional + 1;
-  }
-  if (count > f.first_optional + 2) f.w_hr = f.first_optional + 2;
-  return f;
-}
-
 // batch_sizes (a packed sequence): at least one step, each >= 1, never increasing, summing to
 // the rows of x (input xi).
 void check_batch_sizes(const ShapeContext& ctx, int xi) {
@@ -272,7 +255,7 @@ const char* forward_name(RecurrentCell c) {
 }
 
 std::vector<TensorInfo> forward_infer(const ShapeContext& ctx, RecurrentCell cell) {
-  const ForwardInputs in = forward_inputs(cell, ctx.num_inputs());
+  const RecurrentInputs in = RecurrentInputs::forward(cell, ctx.num_inputs());
   if (cell != RecurrentCell::LSTM && ctx.num_inputs() == 5) {
     ctx.fail(ErrorMessage("takes both biases (b_ih and b_hh) or neither, got one").fix("pass b_ih and b_hh"));
   }
@@ -309,7 +292,7 @@ ValueId zeros_like(GradContext& c, ValueId like) {
 }
 
 void forward_gradient(GradContext& c, RecurrentCell cell) {
-  const ForwardInputs in = forward_inputs(cell, c.num_inputs());
+  const RecurrentInputs in = RecurrentInputs::forward(cell, c.num_inputs());
   const bool lstm = cell == RecurrentCell::LSTM, gru = cell == RecurrentCell::GRU;
   const int reserve = lstm ? 3 : gru ? 2 : -1;
   if (reserve >= 0 && c.grad_output(reserve) != kNoValue) {
@@ -353,11 +336,10 @@ void forward_gradient(GradContext& c, RecurrentCell cell) {
 // Backward inputs: grad_y, grad_hn, [grad_cn], x, w_ih, w_hh, h0, [c0], y, [reserve], [w_hr].
 std::vector<TensorInfo> backward_infer(const ShapeContext& ctx, RecurrentCell cell) {
   const bool lstm = cell == RecurrentCell::LSTM, gru = cell == RecurrentCell::GRU;
-  const int grads = lstm ? 3 : 2;
-  const int xi = grads, wi = xi + 1, whi = xi + 2, h0i = xi + 3, c0i = lstm ? xi + 4 : -1;
-  const int yi = lstm ? xi + 5 : xi + 4, ri = lstm || gru ? yi + 1 : -1;
-  const int hri = lstm && ctx.num_inputs() > ri + 1 ? ri + 1 : -1;
-  const RecurrentGeometry g = check_layer(ctx, cell, xi, wi, whi, h0i, c0i, hri);
+  const RecurrentInputs in = RecurrentInputs::backward(cell, ctx.num_inputs());
+  const int xi = in.x, wi = in.w_ih, whi = in.w_hh, yi = in.y, ri = in.reserve;
+  const int hri = lstm ? in.w_hr : -1;
+  const RecurrentGeometry g = check_layer(ctx, cell, xi, wi, whi, in.h0, in.c0, hri);
   const TensorInfo& x = ctx.in(xi);
   const auto expect = [&](int i, const Shape& shape, const char* what) {
     ctx.expect_same_dtype(xi, i);
@@ -375,8 +357,8 @@ std::vector<TensorInfo> backward_infer(const ShapeContext& ctx, RecurrentCell ce
   if (ri >= 0) expect(ri, {g.rows, g.reserve_width()}, "reserve");
   const bool input_grad = ctx.attrs().b("input_grad", true), bias = ctx.attrs().b("bias", true);
   std::vector<TensorInfo> out{ops::with_shape(x, input_grad ? x.shape : Shape{0}), ctx.in(wi), ctx.in(whi),
-                              ctx.in(h0i)};
-  if (lstm) out.push_back(ctx.in(c0i));
+                              ctx.in(in.h0)};
+  if (lstm) out.push_back(ctx.in(in.c0));
   const TensorInfo db = ops::with_shape(x, bias ? Shape{g.gates()} : Shape{0});
   out.push_back(db);
   if (gru) out.push_back(db);

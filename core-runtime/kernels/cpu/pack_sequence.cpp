@@ -24,7 +24,7 @@ void pack(const KernelContext& c) {
   if (row == 0) return;
   for (size_t t = 0; t < g.batch_sizes.size(); ++t) {
     for (int64_t j = 0; j < g.batch_sizes[t]; ++j) {
-      const int64_t from = g.padded_row(static_cast<int64_t>(t), g.sequence(j)) / g.feature;
+      const int64_t from = g.padded_row(static_cast<int64_t>(t), g.sequence(j));
       std::memcpy(dst + static_cast<size_t>(g.offsets[t] + j) * row, src + static_cast<size_t>(from) * row, row);
     }
   }
@@ -46,7 +46,7 @@ void unpack(const KernelContext& c) {
   char* dst = static_cast<char*>(out.data_ptr());
   for (size_t t = 0; t < g.batch_sizes.size(); ++t) {
     for (int64_t j = 0; j < g.batch_sizes[t]; ++j) {
-      const int64_t to = g.padded_row(static_cast<int64_t>(t), g.sequence(j)) / g.feature;
+      const int64_t to = g.padded_row(static_cast<int64_t>(t), g.sequence(j));
       std::memcpy(dst + static_cast<size_t>(to) * row, src + static_cast<size_t>(g.offsets[t] + j) * row, row);
     }
   }

@@ -90,23 +90,6 @@ size_t gemm_bytes(DType dt, std::initializer_list<std::array<int64_t, 3>> mnk) {
   return b;
 }
 
-// Input positions of a forward op (the schema's order): x, w_ih, w_hh, h0, [c0], [b_ih, b_hh, [w_hr]].
-struct ForwardInputs {
-  int c0 = -1, b_ih = -1, b_hh = -1, w_hr = -1;
-};
-ForwardInputs forward_inputs(Family f, size_t count) {
-  ForwardInputs in;
-  int k = 4;
-  if (f == Family::LSTM) in.c0 = k++;
-  if (static_cast<int>(count) > k + 1) {
-    in.b_ih = k;
-    in.b_hh = k + 1;
-    k += 2;
-  }
-  if (static_cast<int>(count) > k) in.w_hr = k;
-  return in;
-}
-
 RecurrentGeometry geometry(Family f, const std::vector<TensorInfo>& in, int xi, int wi, int hri, const Attrs& a) {
   const Shape* hr = hri >= 0 && hri < static_cast<int>(in.size()) ? &in[static_cast<size_t>(hri)].shape : nullptr;
   return RecurrentGeometry::from(cell_of(f, a), in[static_cast<size_t>(xi)].shape, in[static_cast<size_t>(wi)].shape,
@@ -205,14 +188,14 @@ ForwardBuffers<T> forward_buffers(const RecurrentGeometry& g, DType dt, void* ws
 
 template <Family F>
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
-  const RecurrentGeometry g = geometry(F, in, 0, 1, forward_inputs(F, in.size()).w_hr, a);
+  const RecurrentGeometry g = geometry(F, in, 0, 1, RecurrentInputs::forward(cell_of(F, a), static_cast<int>(in.size())).w_hr, a);
   const DType dt = in[0].dtype;
   return dt == DType::Float64 ? forward_buffers<double>(g, dt, nullptr).total : forward_buffers<float>(g, dt, nullptr).total;
 }
 
 template <typename T, Family F>
 void forward(const KernelContext& c) {
-  const ForwardInputs in = forward_inputs(F, c.inputs.size());
+  const RecurrentInputs in = RecurrentInputs::forward(cell_of(F, c.attrs), static_cast<int>(c.inputs.size()));
   const RecurrentGeometry g = geometry(F, infos(c.inputs), 0, 1, in.w_hr, c.attrs);
   const bool relu = g.cell == RecurrentCell::RNNReLU;
   const int64_t G = g.gates(), H = g.hidden, Ho = g.out, W = g.reserve_width();
@@ -290,25 +273,6 @@ void forward(const KernelContext& c) {
 
 // ---- backward ----------------------------------------------------------------------------
 
-// Backward input positions: grad_y, grad_hn, [grad_cn], x, w_ih, w_hh, h0, [c0], y, [reserve], [w_hr].
-struct BackwardInputs {
-  int grad_cn = -1, x, w_ih, w_hh, h0, c0 = -1, y, reserve = -1, w_hr = -1;
-};
-BackwardInputs backward_inputs(Family f, size_t count) {
-  BackwardInputs in{};
-  int k = 2;
-  if (f == Family::LSTM) in.grad_cn = k++;
-  in.x = k++;
-  in.w_ih = k++;
-  in.w_hh = k++;
-  in.h0 = k++;
-  if (f == Family::LSTM) in.c0 = k++;
-  in.y = k++;
-  if (f != Family::RNN) in.reserve = k++;
-  if (static_cast<int>(count) > k) in.w_hr = k;
-  return in;
-}
-
 template <typename T>
 struct BackwardBuffers {
   T* dp;       // [N, G]: pre-activation gradients (the input side's, for the GRU)
@@ -346,7 +310,7 @@ BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* 
 
 template <Family F>
 size_t backward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
-  const BackwardInputs bi = backward_inputs(F, in.size());
+  const RecurrentInputs bi = RecurrentInputs::backward(cell_of(F, a), static_cast<int>(in.size()));
   const RecurrentGeometry g = geometry(F, in, bi.x, bi.w_ih, bi.w_hr, a);
   const DType dt = in[static_cast<size_t>(bi.x)].dtype;
   return dt == DType::Float64 ? backward_buffers<double>(g, dt, nullptr).total
@@ -367,7 +331,7 @@ void column_sums(const T* m, int64_t rows, int64_t cols, int64_t ld, T* out) {
 
 template <typename T, Family F>
 void backward(const KernelContext& c) {
-  const BackwardInputs in = backward_inputs(F, c.inputs.size());
+  const RecurrentInputs in = RecurrentInputs::backward(cell_of(F, c.attrs), static_cast<int>(c.inputs.size()));
   const RecurrentGeometry g = geometry(F, infos(c.inputs), in.x, in.w_ih, in.w_hr, c.attrs);
   const bool relu = g.cell == RecurrentCell::RNNReLU;
   const int64_t G = g.gates(), H = g.hidden, Ho = g.out, W = g.reserve_width(), N = g.rows;

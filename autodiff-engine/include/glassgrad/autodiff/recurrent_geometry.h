@@ -25,6 +25,7 @@
 // running state in h_n (c_n) itself, and inactive rows keep theirs.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "glassgrad/autodiff/attrs.h"
@@ -82,6 +83,44 @@ struct RecurrentGeometry {
 // The cell an op name stands for ("RNNSequence" needs its nonlinearity attribute).
 RecurrentCell recurrent_cell_of(const std::string& op, const Attrs& attrs);
 
+// Input positions of the ops (-1: absent), from the cell and the node's input count:
+//   forward   x, w_ih, w_hh, h0, [c0 (LSTM)], [b_ih, b_hh, [w_hr (LSTM)]]
+//   backward  grad_y, grad_hn, [grad_cn], x, w_ih, w_hh, h0, [c0], y, [reserve (LSTM, GRU)], [w_hr]
+// (a projected LSTM without biases gets zero biases: w_hr follows them).
+struct RecurrentInputs {
+  int grad_y = -1, grad_hn = -1, grad_cn = -1;
+  int x = 0, w_ih = 1, w_hh = 2, h0 = 3, c0 = -1, b_ih = -1, b_hh = -1, w_hr = -1, y = -1, reserve = -1;
+
+  static RecurrentInputs forward(RecurrentCell cell, int count) {
+    RecurrentInputs in;
+    int k = 4;
+    if (cell == RecurrentCell::LSTM) in.c0 = k++;
+    if (count > k + 1) {
+      in.b_ih = k;
+      in.b_hh = k + 1;
+      k += 2;
+    }
+    if (count > k) in.w_hr = k;
+    return in;
+  }
+  static RecurrentInputs backward(RecurrentCell cell, int count) {
+    RecurrentInputs in;
+    int k = 0;
+    in.grad_y = k++;
+    in.grad_hn = k++;
+    if (cell == RecurrentCell::LSTM) in.grad_cn = k++;
+    in.x = k++;
+    in.w_ih = k++;
+    in.w_hh = k++;
+    in.h0 = k++;
+    if (cell == RecurrentCell::LSTM) in.c0 = k++;
+    in.y = k++;
+    if (cell == RecurrentCell::LSTM || cell == RecurrentCell::GRU) in.reserve = k++;
+    if (count > k) in.w_hr = k;
+    return in;
+  }
+};
+
 // Packing (PackSequence, PadPackedSequence): a padded [T, B, *] tensor (or [B, T, *] with
 // batch_first) and the packed [N, *] rows of the sequences sorted by decreasing length:
 //   packed[offsets[t] + j] = padded[t, sorted_indices[j]]   for j < batch_sizes[t]
@@ -95,10 +134,8 @@ struct PackGeometry {
   std::vector<int64_t> batch_sizes, offsets, sorted_indices;
 
   int64_t rows() const { return offsets.empty() ? 0 : offsets.back() + batch_sizes.back(); }
-  // Element offset of padded[t, b, 0].
-  int64_t padded_row(int64_t t, int64_t b) const {
-    return (batch_first ? b * steps + t : t * batch + b) * feature;
-  }
+  // Row of padded[t, b] (rows of `feature` elements).
+  int64_t padded_row(int64_t t, int64_t b) const { return batch_first ? b * steps + t : t * batch + b; }
   int64_t sequence(int64_t j) const { return sorted_indices.empty() ? j : sorted_indices[static_cast<size_t>(j)]; }
 
   // padded: the padded tensor's shape; attrs: batch_sizes, sorted_indices?, batch_first?.
