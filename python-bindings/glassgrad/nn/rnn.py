@@ -326,10 +326,6 @@ class RNN(RNNBase):
     def forward(self, input, hx: Optional[Tensor] = None):  # noqa: A002
         return self._forward(input, hx, False)
 
-    def extra_repr(self) -> str:
-        s = super().extra_repr()
-        return s + (f", nonlinearity='{self.nonlinearity}'" if self.nonlinearity != "tanh" else "")
-
 
 class LSTM(RNNBase):
     """Long short-term memory (PyTorch's nn.LSTM): gates i, f, g, o = sigmoid, sigmoid, tanh,
