@@ -296,7 +296,7 @@ __device__ void colsum(int rows, int cols, int ld, const T* m, T* out) {
 // picks by rows, recurrent_plan.h); double, whose kernels exist for gradient checks rather
 // than speed, the small one.
 GG_RNN_GEMMS(32x64, float, f32, 128, 4)
-GG_RNN_GEMMS(64x128, float, f32, 128, 3)
+GG_RNN_GEMMS(64x128, float, f32, 128, 2)  // capped at 168 registers (3 blocks) it spilled
 GG_RNN_GEMMS(128x128, float, f32, 256, 1)
 GG_RNN_GEMMS(32x64, double, f64, 128, 1)
 

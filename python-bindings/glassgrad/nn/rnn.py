@@ -139,7 +139,7 @@ class RNNBase(Module):
                 names = []
                 for pattern, shape in shapes:
                     pname = pattern.format(layer, suffix)
-                    setattr(self, pname, Parameter(_uniform(shape, bound, dt), device))
+                    setattr(self, pname, Parameter(_uniform(shape, bound, dt), device=device))
                     names.append(pname)
                 self._flat_weights_names.extend(names)
                 self._all_weights.append(names)
@@ -377,11 +377,11 @@ class RNNCellBase(Module):
         dt = _dtype_of(dtype, where)
         bound = 1.0 / math.sqrt(self.hidden_size)
         gates = num_chunks * self.hidden_size
-        self.weight_ih = Parameter(_uniform((gates, self.input_size), bound, dt), device)
-        self.weight_hh = Parameter(_uniform((gates, self.hidden_size), bound, dt), device)
+        self.weight_ih = Parameter(_uniform((gates, self.input_size), bound, dt), device=device)
+        self.weight_hh = Parameter(_uniform((gates, self.hidden_size), bound, dt), device=device)
         if self.bias:
-            self.bias_ih = Parameter(_uniform((gates,), bound, dt), device)
-            self.bias_hh = Parameter(_uniform((gates,), bound, dt), device)
+            self.bias_ih = Parameter(_uniform((gates,), bound, dt), device=device)
+            self.bias_hh = Parameter(_uniform((gates,), bound, dt), device=device)
         else:
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
