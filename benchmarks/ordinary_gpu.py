@@ -17,6 +17,8 @@ on error. Both frameworks get a 4 GB memory cap. Workloads:
             context 256, batch 64) against PyTorch eager with scaled_dot_product_attention; peak
             memories; the step under --memory-limit (benchmarks/gpt_workload.py). Not in the default
             --only; --gpt-size small --device cpu --no-mps --threads 2 is the CPU comparison
+  lstm      word_language_model's medium LSTM training step (lstm_step.py: 2 layers, 650 hidden,
+            sequence 35, batch 20) against PyTorch's cuDNN LSTM
 
 What the slice does not emulate: the small card's memory bandwidth and L2 (the slice shares the
 large GPU's), its clocks, and its host. Its arithmetic rate per SM is the large GPU's.
@@ -47,6 +49,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lstm_step  # noqa: E402
 import workloads as W  # noqa: E402
 from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,  # noqa: E402
                     torch_name, torch_or_none, torch_setup)
@@ -332,6 +335,8 @@ def child(args) -> int:
     if "gpt" in only:
         import gpt_workload
         gpt_workload.run(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
+    if "lstm" in only:
+        lstm_step.workload(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
     print("wrote", res.write())
     return 0
 
@@ -344,12 +349,13 @@ def main(argv=None) -> int:
     p.add_argument("--percentage", type=int, default=0, help="CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (default: smallest "
                                                              "share with >= --min-sms SMs)")
     p.add_argument("--min-sms", type=int, default=6)
-    p.add_argument("--only", default="convs,resnet,simplecnn")
+    p.add_argument("--only", default="convs,resnet,simplecnn,lstm")
     p.add_argument("--resnet-batches", default="32")
     p.add_argument("--rounds", type=int, default=5, help="alternating rounds")
     p.add_argument("--steps", type=int, default=10, help="ResNet-18 steps per round and framework")
     p.add_argument("--calls", type=int, default=5, help="convolution calls per round and framework")
     p.add_argument("--limit", type=int, default=0, help="SimpleCNN training images (default: all 60000)")
+    p.add_argument("--lstm-hidden", default="650", help="hidden sizes of the LSTM workload (comma-separated)")
     p.add_argument("--conv-algo", default="", help="force glassgrad's convolution algorithm (set_conv_algo)")
     p.add_argument("--kernels", action="store_true", help="print each convolution's kernels and their times "
                                                           "(CUPTI through torch.profiler)")

@@ -129,6 +129,7 @@ def test_ordinary_gpu_tiny_times_convolutions_steps_and_an_epoch(tmp_path):
     for direction in ("forward", "input grad", "weight grad"):
         assert any(w.startswith("conv 3x3/1") and direction in w for w in workloads), (direction, workloads)
     assert any(w.startswith("ResNet18") and "train step batch 2" in w for w in workloads), workloads
+    assert any(w.startswith("LSTM train step 2 layers") for w in workloads), workloads
     assert any(w.startswith("SimpleCNN epoch batch 32") for w in workloads), workloads
 
 
