@@ -100,7 +100,6 @@ def main(argv=None) -> int:
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--csv", default=None)
     args = p.parse_args(argv)
-    import glassgrad as gg
     dev = gg_device(args.device)
     torch = None if args.no_torch else torch_or_none()
     note = apply_threads(args.threads, torch)
