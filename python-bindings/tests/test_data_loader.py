@@ -180,3 +180,18 @@ def test_a_training_loop_moves_batches_to_the_device():
         loss.backward()
         opt.step()
     assert np.isfinite(loss.item())
+
+
+def test_glassgrad_data_loaders_are_datasets_of_the_new_api_and_the_array_loader_stays(tmp_path):
+    from glassgrad.data import DataLoader as ArrayLoader, load_mnist
+    from data_fixtures import write_mnist
+    write_mnist(str(tmp_path), n_train=10, n_test=4)
+    splits = load_mnist(str(tmp_path / "MNIST" / "raw"))
+    x, y = splits.train_set[3]
+    assert x.shape == (1, 28, 28) and int(y) == int(splits.y_train[3]) and len(splits.test_set) == 4
+    loader = ArrayLoader(splits.train_set, batch_size=4, shuffle=True)  # a data set: PyTorch's DataLoader
+    assert isinstance(loader, DataLoader) and loader.dataset is not None and len(loader) == 3
+    xb, yb = next(iter(loader))
+    assert isinstance(xb, gg.Tensor) and xb.shape == (4, 1, 28, 28) and yb.dtype == "int64"
+    arrays = ArrayLoader(splits.x_train, splits.y_train, batch_size=4)  # arrays: the NumPy convenience
+    assert not isinstance(arrays, DataLoader) and isinstance(next(iter(arrays))[0], np.ndarray)

@@ -34,12 +34,24 @@ _HOW_TO_GET = ("download cifar-10-python.tar.gz from https://www.cs.toronto.edu/
 
 
 class Cifar10(NamedTuple):
-    """Train and test splits: images uint8 [N, 3, 32, 32], labels int64 [N], and the class names."""
+    """Train and test splits: images uint8 [N, 3, 32, 32], labels int64 [N], and the class names.
+    train_set and test_set are data sets of glassgrad.utils.data (TensorDataset) of the same
+    arrays, for its DataLoader."""
     x_train: np.ndarray
     y_train: np.ndarray
     x_test: np.ndarray
     y_test: np.ndarray
     classes: Tuple[str, ...]
+
+    @property
+    def train_set(self):
+        from ..utils.data import TensorDataset
+        return TensorDataset(self.x_train, self.y_train)
+
+    @property
+    def test_set(self):
+        from ..utils.data import TensorDataset
+        return TensorDataset(self.x_test, self.y_test)
 
 
 def _numpy_multiarray():

@@ -1,9 +1,20 @@
-"""A minimal batch iterator over NumPy arrays that share their first axis."""
+"""A minimal batch iterator over NumPy arrays that share their first axis. Given a data set
+instead (DataLoader(dataset, batch_size=64, ...)), it is glassgrad.utils.data.DataLoader, with
+PyTorch's arguments and worker processes."""
 from __future__ import annotations
 
 from typing import Callable, Iterator, Optional, Tuple
 
 import numpy as np
+
+
+def _is_dataset(obj) -> bool:
+    """A map-style or iterable data set (anything but an array of samples)."""
+    from ..utils.data import Dataset
+    if isinstance(obj, Dataset):
+        return True
+    return not hasattr(obj, "shape") and hasattr(obj, "__getitem__") and hasattr(obj, "__len__") \
+        and not isinstance(obj, (list, tuple))
 
 
 class DataLoader:
@@ -19,6 +30,12 @@ class DataLoader:
     batch_size (keeps shapes static, so compiled plans are reused). transform(x_batch, rng)
     is applied to the first array's batch (e.g. data.augment_cifar).
     """
+
+    def __new__(cls, *args, **kwargs):
+        if args and _is_dataset(args[0]):
+            from ..utils.data import DataLoader as TorchStyleDataLoader
+            return TorchStyleDataLoader(*args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, *arrays: np.ndarray, batch_size: int, shuffle: bool = False,
                  seed: Optional[int] = None, drop_last: bool = False,

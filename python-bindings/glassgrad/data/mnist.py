@@ -35,11 +35,23 @@ IDX_FILES = {
 
 
 class ImageDataset(NamedTuple):
-    """Train and test splits: images uint8 [N, C, H, W], labels int64 [N]."""
+    """Train and test splits: images uint8 [N, C, H, W], labels int64 [N]. train_set and test_set
+    are the same arrays as data sets of glassgrad.utils.data (TensorDataset: sample i is
+    (image uint8 [C, H, W], label)), for its DataLoader."""
     x_train: np.ndarray
     y_train: np.ndarray
     x_test: np.ndarray
     y_test: np.ndarray
+
+    @property
+    def train_set(self):
+        from ..utils.data import TensorDataset
+        return TensorDataset(self.x_train, self.y_train)
+
+    @property
+    def test_set(self):
+        from ..utils.data import TensorDataset
+        return TensorDataset(self.x_test, self.y_test)
 
 
 def _candidates(directory: str, base: str) -> Sequence[str]:
