@@ -33,7 +33,7 @@ import workloads as W  # noqa: E402
 from common import Results, add_common_args, gg_sync, torch_name, torch_or_none  # noqa: E402
 
 import glassgrad as gg  # noqa: E402
-from glassgrad.utils.data import DataLoader, Dataset, TensorDataset  # noqa: E402
+from glassgrad.utils.data import DataLoader, TensorDataset  # noqa: E402
 from glassgrad.vision import transforms as T  # noqa: E402
 
 MEAN, STD = (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616)
@@ -56,8 +56,9 @@ def cifar_like(n: int) -> tuple:
     return rng.integers(0, 256, (n, 32, 32, 3), dtype=np.uint8), rng.integers(0, 10, n), "random images"
 
 
-class GlassgradCifar(Dataset):
-    """As torchvision's CIFAR10.__getitem__: a PIL image of the HWC array, through the transform."""
+class CifarLike:
+    """As torchvision's CIFAR10.__getitem__: a PIL image of the HWC array, through the transform
+    (glassgrad's or PyTorch's; both DataLoaders take any object with __getitem__ and __len__)."""
 
     def __init__(self, data, targets, transform):
         self.data, self.targets, self.transform = data, targets, transform
@@ -99,18 +100,6 @@ def torch_pipeline(torch):
     return transform, "the transforms' steps in PIL and torch (torchvision does not import here)"
 
 
-class TorchCifar:
-    def __init__(self, data, targets, transform):
-        self.data, self.targets, self.transform = data, targets, transform
-
-    def __len__(self):
-        return len(self.data)
-
-    def __getitem__(self, i):
-        from PIL import Image
-        return self.transform(Image.fromarray(self.data[i])), int(self.targets[i])
-
-
 def images_per_second(loader, epochs: int) -> list:
     rates = []
     for _ in range(epochs):
@@ -129,12 +118,12 @@ def pipeline(args, torch, res: Results) -> None:
         epochs = 1 if args.tiny else args.epochs
         # Interleaved, one epoch each in turn, so load on a shared machine hits both alike.
         ours, theirs = [], []
-        gg_loader = DataLoader(GlassgradCifar(data, targets, glassgrad_pipeline()), batch_size=128, shuffle=True,
+        gg_loader = DataLoader(CifarLike(data, targets, glassgrad_pipeline()), batch_size=128, shuffle=True,
                                num_workers=workers)
         tl = None
         if torch is not None:
             transform, how = torch_pipeline(torch)
-            tl = torch.utils.data.DataLoader(TorchCifar(data, targets, transform), batch_size=128, shuffle=True,
+            tl = torch.utils.data.DataLoader(CifarLike(data, targets, transform), batch_size=128, shuffle=True,
                                              num_workers=workers)
         for _ in range(epochs):
             ours += images_per_second(gg_loader, 1)

@@ -6,6 +6,7 @@ import pickle
 import numpy as np
 
 from glassgrad.data import write_idx
+from glassgrad.utils.data import IterableDataset
 
 CIFAR_CLASSES = ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"]
 
@@ -42,3 +43,16 @@ def write_cifar(root, n_per_batch=4, n_test=None, seed=1):
     with open(os.path.join(folder, "batches.meta"), "wb") as f:
         pickle.dump({b"label_names": [c.encode() for c in CIFAR_CLASSES]}, f, protocol=2)
     return batches
+
+
+class Count(IterableDataset):
+    """0, 1, ..., n - 1 as an iterable data set of length n."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return iter(range(self.n))
+
+    def __len__(self):
+        return self.n

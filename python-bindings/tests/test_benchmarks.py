@@ -298,3 +298,17 @@ def test_data_parallel_tiny_runs_two_mpi_ranks_against_one_process(tmp_path):
     # SyncBatchNorm ranks follow the single process to float32 rounding (amplified a little by
     # training on 8 images a step).
     assert float(rows["max_loss_difference"]["value"]) < 1e-3, rows["max_loss_difference"]["notes"]
+
+
+def test_data_loading_tiny_compares_input_pipelines_with_and_without_workers(tmp_path):
+    """data_loading.py: the CIFAR pipeline's images/s for glassgrad's DataLoader (and PyTorch's,
+    then with a ratio) at num_workers 0 and 2."""
+    out = tmp_path / "data_loading.csv"
+    run_script("data_loading.py", "--tiny", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    mine = [r for r in rows if r["framework"] == "glassgrad"]
+    assert {r["metric"] for r in mine} == {"images_per_second"}
+    assert sorted(r["workload"].split(", ")[1].split(" (")[0] for r in mine) == ["num_workers 0", "num_workers 2"]
+    if has_torch_rows(rows):
+        assert all(r["ratio_vs_torch"] for r in mine)

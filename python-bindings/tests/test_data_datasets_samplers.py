@@ -9,6 +9,8 @@ import pytest
 import glassgrad as gg
 from glassgrad.utils import data as D
 
+from data_fixtures import Count
+
 
 def _np(x):
     return x.numpy() if isinstance(x, gg.Tensor) else np.asarray(x)
@@ -56,15 +58,6 @@ def test_stack_dataset_tuple_and_dict():
 
 
 def test_iterable_and_chain_dataset():
-    class Count(D.IterableDataset):
-        def __init__(self, n):
-            self.n = n
-
-        def __iter__(self):
-            return iter(range(self.n))
-
-        def __len__(self):
-            return self.n
     chain = Count(2) + Count(3)
     assert isinstance(chain, D.ChainDataset) and list(chain) == [0, 1, 0, 1, 2] and len(chain) == 5
 

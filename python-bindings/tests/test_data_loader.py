@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
-from glassgrad.utils.data import (BatchSampler, DataLoader, Dataset, IterableDataset, SequentialSampler,
-                                  TensorDataset)
+from glassgrad.utils.data import BatchSampler, DataLoader, Dataset, SequentialSampler, TensorDataset
+
+from data_fixtures import Count
 
 
 class Squares(Dataset):
@@ -19,17 +20,6 @@ class Squares(Dataset):
         if not 0 <= i < self.n:
             raise IndexError(i)
         return np.full((2,), i * i, np.float32), i
-
-
-class Stream(IterableDataset):
-    def __init__(self, n):
-        self.n = n
-
-    def __iter__(self):
-        return iter(range(self.n))
-
-    def __len__(self):
-        return self.n
 
 
 def _values(loader):
@@ -99,10 +89,10 @@ def test_custom_sampler_batch_sampler_and_collate_fn():
 
 
 def test_iterable_dataset_batches_and_len():
-    loader = DataLoader(Stream(7), batch_size=3)
+    loader = DataLoader(Count(7), batch_size=3)
     assert len(loader) == 3 and [b.numpy().tolist() for b in loader] == [[0, 1, 2], [3, 4, 5], [6]]
-    assert len(DataLoader(Stream(7), batch_size=3, drop_last=True)) == 2
-    assert [b.numpy().tolist() for b in DataLoader(Stream(7), batch_size=3, drop_last=True)] == [[0, 1, 2], [3, 4, 5]]
+    assert len(DataLoader(Count(7), batch_size=3, drop_last=True)) == 2
+    assert [b.numpy().tolist() for b in DataLoader(Count(7), batch_size=3, drop_last=True)] == [[0, 1, 2], [3, 4, 5]]
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -125,9 +115,9 @@ def test_argument_errors_are_torch_s(torch, kwargs, message):
 
 def test_iterable_dataset_refuses_shuffle_and_samplers():
     with pytest.raises(ValueError, match="expected unspecified shuffle option"):
-        DataLoader(Stream(3), shuffle=True)
+        DataLoader(Count(3), shuffle=True)
     with pytest.raises(ValueError, match="expected unspecified sampler option"):
-        DataLoader(Stream(3), sampler=[0])
+        DataLoader(Count(3), sampler=[0])
 
 
 def test_attributes_are_frozen_after_construction():

@@ -25,7 +25,7 @@ from typing import List, NamedTuple, Sequence, Tuple
 import numpy as np
 
 from .errors import DataFormatError, DatasetNotFoundError
-from .idx import PathLike
+from .idx import PathLike, SplitsAsDatasets
 
 CIFAR10_DIRNAME = "cifar-10-batches-py"
 _HOW_TO_GET = ("download cifar-10-python.tar.gz from https://www.cs.toronto.edu/~kriz/cifar.html, "
@@ -33,25 +33,21 @@ _HOW_TO_GET = ("download cifar-10-python.tar.gz from https://www.cs.toronto.edu/
                "cifar-10-batches-py directory (or the directory holding it)")
 
 
-class Cifar10(NamedTuple):
-    """Train and test splits: images uint8 [N, 3, 32, 32], labels int64 [N], and the class names.
-    train_set and test_set are data sets of glassgrad.utils.data (TensorDataset) of the same
-    arrays, for its DataLoader."""
+class _Cifar10Fields(NamedTuple):
+    """The fields of Cifar10."""
     x_train: np.ndarray
     y_train: np.ndarray
     x_test: np.ndarray
     y_test: np.ndarray
     classes: Tuple[str, ...]
 
-    @property
-    def train_set(self):
-        from ..utils.data import TensorDataset
-        return TensorDataset(self.x_train, self.y_train)
 
-    @property
-    def test_set(self):
-        from ..utils.data import TensorDataset
-        return TensorDataset(self.x_test, self.y_test)
+class Cifar10(_Cifar10Fields, SplitsAsDatasets):
+    """Train and test splits: images uint8 [N, 3, 32, 32], labels int64 [N], and the class names.
+    train_set and test_set are data sets of glassgrad.utils.data (TensorDataset) of the same
+    arrays, for its DataLoader."""
+
+    __slots__ = ()
 
 
 def _numpy_multiarray():

@@ -27,6 +27,23 @@ from .errors import DataFormatError
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+
+class SplitsAsDatasets:
+    """train_set and test_set of a NamedTuple of x_train, y_train, x_test, y_test: the same
+    arrays as TensorDatasets of glassgrad.utils.data, for its DataLoader."""
+
+    __slots__ = ()
+
+    @property
+    def train_set(self):
+        from ..utils.data import TensorDataset
+        return TensorDataset(self.x_train, self.y_train)
+
+    @property
+    def test_set(self):
+        from ..utils.data import TensorDataset
+        return TensorDataset(self.x_test, self.y_test)
+
 # IDX type code -> big-endian NumPy dtype.
 IDX_DTYPES = {
     0x08: np.dtype(">u1"),

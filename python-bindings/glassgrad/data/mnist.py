@@ -18,7 +18,7 @@ from typing import NamedTuple, Optional, Sequence
 import numpy as np
 
 from .errors import DataFormatError, DatasetNotFoundError
-from .idx import PathLike, read_idx
+from .idx import PathLike, SplitsAsDatasets, read_idx
 
 FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
 FASHION_MNIST_CLASSES = ("T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
@@ -34,24 +34,20 @@ IDX_FILES = {
 }
 
 
-class ImageDataset(NamedTuple):
-    """Train and test splits: images uint8 [N, C, H, W], labels int64 [N]. train_set and test_set
-    are the same arrays as data sets of glassgrad.utils.data (TensorDataset: sample i is
-    (image uint8 [C, H, W], label)), for its DataLoader."""
+class _ImageDatasetFields(NamedTuple):
+    """The fields of ImageDataset."""
     x_train: np.ndarray
     y_train: np.ndarray
     x_test: np.ndarray
     y_test: np.ndarray
 
-    @property
-    def train_set(self):
-        from ..utils.data import TensorDataset
-        return TensorDataset(self.x_train, self.y_train)
 
-    @property
-    def test_set(self):
-        from ..utils.data import TensorDataset
-        return TensorDataset(self.x_test, self.y_test)
+class ImageDataset(_ImageDatasetFields, SplitsAsDatasets):
+    """Train and test splits: images uint8 [N, C, H, W], labels int64 [N]. train_set and test_set
+    are the same arrays as data sets of glassgrad.utils.data (TensorDataset: sample i is
+    (image uint8 [C, H, W], label)), for its DataLoader."""
+
+    __slots__ = ()
 
 
 def _candidates(directory: str, base: str) -> Sequence[str]:

@@ -83,11 +83,7 @@ class CIFAR10(VisionDataset):
     def __getitem__(self, index: int):
         img = _image.require_pil().fromarray(self.data[index])
         target = self.targets[index]
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._apply_transforms(img, target)
 
     def __len__(self) -> int:
         return len(self.data)

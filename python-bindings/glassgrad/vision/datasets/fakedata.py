@@ -30,11 +30,7 @@ class FakeData(VisionDataset):
         target = int(rng.integers(0, self.num_classes))
         chw = values if len(self.image_size) == 3 else values[None]
         img = F.to_pil_image(Chw(chw))
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._apply_transforms(img, target)
 
     def __len__(self) -> int:
         return self.size

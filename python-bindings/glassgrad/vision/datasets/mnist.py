@@ -130,11 +130,7 @@ class MNIST(VisionDataset):
     def __getitem__(self, index: int):
         img = _image.require_pil().fromarray(self._images[index], mode="L")
         target = int(self._labels[index])
-        if self.transform is not None:
-            img = self.transform(img)
-        if self.target_transform is not None:
-            target = self.target_transform(target)
-        return img, target
+        return self._apply_transforms(img, target)
 
     def __len__(self) -> int:
         return len(self._images)

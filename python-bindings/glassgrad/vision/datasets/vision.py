@@ -57,6 +57,14 @@ class VisionDataset(Dataset):
     def __len__(self) -> int:
         raise NotImplementedError
 
+    def _apply_transforms(self, sample, target):
+        """(transform(sample), target_transform(target)), each when given."""
+        if self.transform is not None:
+            sample = self.transform(sample)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return sample, target
+
     def extra_repr(self) -> str:
         return ""
 

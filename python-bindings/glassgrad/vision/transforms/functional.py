@@ -416,45 +416,40 @@ def _grayscale(a: np.ndarray) -> np.ndarray:
     return gray[..., None, :, :]
 
 
-def adjust_brightness(img, brightness_factor: float):
-    """Multiplies the pixels by brightness_factor (0: black, 1: unchanged)."""
-    if brightness_factor < 0:
-        raise ValueError(f"brightness_factor ({brightness_factor}) is not non-negative.")
+def _enhance(img, factor: float, name: str, enhancer: str, on_array):
+    """A colour adjustment: PIL images through ImageEnhance.<enhancer> (as torchvision), arrays
+    and tensors through on_array(channels-first array, factor) (torchvision's tensor formulas)."""
+    if factor < 0:
+        raise ValueError(f"{name} ({factor}) is not non-negative.")
     if I.is_pil(img):
         from PIL import ImageEnhance
-        return ImageEnhance.Brightness(img).enhance(brightness_factor)
+        return getattr(ImageEnhance, enhancer)(img).enhance(factor)
     a, back = _channels_first(img)
     _check_channels(a, (1, 3))
-    return back(_blend(a, 0.0, brightness_factor))
+    out = on_array(a, factor)
+    return img if out is None else back(out)
+
+
+def _contrast(a: np.ndarray, factor: float) -> np.ndarray:
+    dtype = a.dtype if a.dtype.kind == "f" else np.float32
+    gray = _grayscale(a) if a.shape[-3] == 3 else a
+    return _blend(a, gray.astype(dtype).mean(axis=(-3, -2, -1), keepdims=True), factor)
+
+
+def adjust_brightness(img, brightness_factor: float):
+    """Multiplies the pixels by brightness_factor (0: black, 1: unchanged)."""
+    return _enhance(img, brightness_factor, "brightness_factor", "Brightness", lambda a, f: _blend(a, 0.0, f))
 
 
 def adjust_contrast(img, contrast_factor: float):
     """Blends with the image's mean grey level (0: solid grey, 1: unchanged)."""
-    if contrast_factor < 0:
-        raise ValueError(f"contrast_factor ({contrast_factor}) is not non-negative.")
-    if I.is_pil(img):
-        from PIL import ImageEnhance
-        return ImageEnhance.Contrast(img).enhance(contrast_factor)
-    a, back = _channels_first(img)
-    _check_channels(a, (1, 3))
-    dtype = a.dtype if a.dtype.kind == "f" else np.float32
-    gray = _grayscale(a) if a.shape[-3] == 3 else a
-    mean = gray.astype(dtype).mean(axis=(-3, -2, -1), keepdims=True)
-    return back(_blend(a, mean, contrast_factor))
+    return _enhance(img, contrast_factor, "contrast_factor", "Contrast", _contrast)
 
 
 def adjust_saturation(img, saturation_factor: float):
     """Blends with the grey version (0: grey, 1: unchanged, 2: twice as saturated)."""
-    if saturation_factor < 0:
-        raise ValueError(f"saturation_factor ({saturation_factor}) is not non-negative.")
-    if I.is_pil(img):
-        from PIL import ImageEnhance
-        return ImageEnhance.Color(img).enhance(saturation_factor)
-    a, back = _channels_first(img)
-    _check_channels(a, (1, 3))
-    if a.shape[-3] == 1:
-        return img
-    return back(_blend(a, _grayscale(a), saturation_factor))
+    return _enhance(img, saturation_factor, "saturation_factor", "Color",
+                    lambda a, f: None if a.shape[-3] == 1 else _blend(a, _grayscale(a), f))
 
 
 def _rgb_to_hsv(a: np.ndarray) -> np.ndarray:
