@@ -218,10 +218,11 @@ SECTIONS = [
     ("step_time_interleaved", "One training step against PyTorch, alternating rounds", rows_table),
     ("ordinary_gpu", "Compute-bound: an ordinary GPU (an MPS slice) and the whole GPU", ordinary_gpu_table),
     ("bench_gemm_conv", "Convolutions and SGEMM on the CPU, alternating rounds", versus_table),
+    ("data_loading", "Data loading: the CIFAR input pipeline, and a GPU epoch fed by a DataLoader", rows_table),
 ]
 # Scripts whose runs usually cover one workload each (end_to_end --only ...): their tables take
 # each workload from its latest run. The others show their latest run whole.
-PER_WORKLOAD = {"end_to_end", "step_time_interleaved", "ordinary_gpu"}
+PER_WORKLOAD = {"end_to_end", "step_time_interleaved", "ordinary_gpu", "data_loading"}
 
 
 def generate(results: str = RESULTS, images: str = IMAGES, doc_dir: str = os.path.dirname(DOC)) -> str:
