@@ -218,3 +218,18 @@ def test_default_convert_matches_torch(torch):
     assert isinstance(ours["c"][0], gg.Tensor)
     strings = np.array(["x"])
     assert D.default_convert(strings) is strings
+
+
+def test_glassgrad_generator_seeds_splits_samplers_and_loaders_like_torch_generator():
+    g = gg.Generator().manual_seed(42)
+    assert isinstance(g, gg.Generator) and g.initial_seed() == 42 and g.device == "cpu"
+    a = [list(s) for s in D.random_split(list(range(10)), [0.3, 0.7], generator=gg.Generator().manual_seed(42))]
+    b = [list(s) for s in D.random_split(list(range(10)), [0.3, 0.7], generator=gg.Generator().manual_seed(42))]
+    assert a == b and sorted(a[0] + a[1]) == list(range(10))
+    state = g.get_state()
+    first = list(D.RandomSampler(range(8), generator=g))
+    g.set_state(state)
+    assert list(D.RandomSampler(range(8), generator=g)) == first
+    assert gg.Generator().manual_seed(-1).initial_seed() == 2 ** 64 - 1
+    loader = D.DataLoader(list(range(6)), batch_size=2, shuffle=True, generator=gg.Generator().manual_seed(0))
+    assert sorted(v for batch in loader for v in batch.numpy().tolist()) == list(range(6))

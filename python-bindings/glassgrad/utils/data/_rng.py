@@ -1,7 +1,7 @@
 """The random numbers of samplers, random_split and the DataLoader's worker seeds.
 
-A `generator` argument is a numpy.random.Generator (glassgrad's random numbers are NumPy's, see
-glassgrad/_random.py) or None. None means: draw a fresh seed from glassgrad's global generator
+A `generator` argument is a glassgrad.Generator, a numpy.random.Generator (glassgrad's random
+numbers are NumPy's, see glassgrad/_random.py) or None. None means: draw a fresh seed from glassgrad's global generator
 each time, as PyTorch draws one from its default generator, so glassgrad.manual_seed(s) makes
 shuffles, splits and worker seeds repeatable."""
 from __future__ import annotations
@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _random
+from ..._generator import Generator
 
 
 def generator_of(generator, what: str) -> np.random.Generator:
@@ -17,8 +18,11 @@ def generator_of(generator, what: str) -> np.random.Generator:
         return np.random.default_rng(draw_seed(None))
     if isinstance(generator, np.random.Generator):
         return generator
-    raise TypeError(f"{what}: generator must be a numpy.random.Generator or None, got {type(generator).__name__}\n"
-                    f"  fix: generator=numpy.random.default_rng(42), or glassgrad.manual_seed(42) and no generator")
+    if isinstance(generator, Generator):
+        return generator.numpy_generator()
+    raise TypeError(f"{what}: generator must be a glassgrad.Generator, a numpy.random.Generator or None, got "
+                    f"{type(generator).__name__}\n  fix: generator=glassgrad.Generator().manual_seed(42), or "
+                    f"glassgrad.manual_seed(42) and no generator")
 
 
 def draw_seed(generator) -> int:
