@@ -318,3 +318,13 @@ def test_ctrl_c_or_a_killed_main_process_leaves_no_orphans(how):
         if p.poll() is None:
             p.kill()
     assert not [b for b in _blocks() if b.split("_")[2] in map(str, workers)]
+
+
+@pytest.mark.cuda
+def test_a_tensor_dataset_on_the_gpu_is_refused_in_workers_and_loads_without(no_leftovers):
+    x = gg.tensor(np.arange(12, dtype=np.float32).reshape(6, 2), device="cuda")
+    ds = gg.utils.data.TensorDataset(x)
+    with pytest.raises(gg.DeviceError, match=r"TensorDataset holds a tensor on cuda:0[\s\S]*num_workers=0"):
+        list(DataLoader(ds, batch_size=2, num_workers=2))
+    batches = list(DataLoader(ds, batch_size=4))
+    assert batches[0][0].device == "cuda:0" and batches[1][0].numpy().tolist() == [[8.0, 9.0], [10.0, 11.0]]

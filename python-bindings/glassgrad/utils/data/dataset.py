@@ -14,7 +14,7 @@ from typing import Generic, Iterable, List, Sequence, TypeVar
 
 import numpy as np
 
-from ... import _C
+from ... import _C, _device
 from ._rng import generator_of
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
@@ -73,14 +73,27 @@ class TensorDataset(Dataset):
         self._host_arrays = None  # NumPy copies for batched fetches (_fetch_batch), made once
 
     def __getitem__(self, index):
+        self._check_worker_devices()
         return tuple(t[index] for t in self.tensors)
 
     def __len__(self) -> int:
         return _length(self.tensors[0]) if self.tensors else 0
 
+    def _check_worker_devices(self) -> None:
+        """In a DataLoader worker (no CUDA there), GPU tensors are refused with the fix."""
+        if _device._cuda_forbidden is None:
+            return
+        for t in self.tensors:
+            d = str(getattr(t, "device", "cpu"))
+            if d != "cpu":
+                raise _C.DeviceError(f"TensorDataset holds a tensor on {d}: {_device._cuda_forbidden}\n"
+                                     f"  or keep the data set on the CPU and use num_workers=0 for data already "
+                                     f"on the GPU")
+
     def _fetch_batch(self, indices: List[int]):
         """The batch default_collate makes of [self[i] for i in indices], by one gather per
         tensor: a tuple of NumPy arrays and the devices of the tensors they come from."""
+        self._check_worker_devices()
         if self._host_arrays is None:
             self._host_arrays = [(t if isinstance(t, np.ndarray) else t.numpy(), getattr(t, "device", None))
                                  for t in self.tensors]
