@@ -18,7 +18,9 @@ import glassgrad as gg
 from glassgrad.utils.data import DataLoader, Dataset, IterableDataset, get_worker_info
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BINDINGS = os.path.dirname(HERE)
+# The glassgrad this test imported (the installed package in CI, the working tree with
+# PYTHONPATH in development): child interpreters must import the same one.
+BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
 
 class Numbered(Dataset):

@@ -16,11 +16,14 @@ import termios
 import numpy as np
 import pytest
 
+import glassgrad as gg
 from data_fixtures import write_cifar, write_mnist
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PORTED = os.path.join(HERE, "ported_scripts")
-BINDINGS = os.path.dirname(HERE)
+# The glassgrad this test imported (the installed package in CI, the working tree with
+# PYTHONPATH in development): child interpreters must import the same one.
+BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
 # The import rewrite, applied to every line of an original (other lines are left as they are).
 IMPORT_RULES = [
