@@ -176,10 +176,16 @@ def test_backends_module_attributes():
 def test_data_parallel_is_a_pass_through_with_module_prefixed_state_dict():
     gg.manual_seed(0)
     inner = nn.Linear(3, 2).to("cpu")
+    x = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu")
+    expected = inner(x).numpy()
     dp = nn.DataParallel(inner)
     assert dp.module is inner
-    x = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu")
-    np.testing.assert_array_equal(dp(x).numpy(), inner(x).numpy())
+    # With a GPU, PyTorch's DataParallel moves the module to device_ids[0] and the inputs with it.
+    want = "cuda:0" if gg.cuda.is_available() else "cpu"
+    assert str(inner.weight.device) == want
+    out = dp(x)
+    assert str(out.device) == want
+    np.testing.assert_allclose(out.to("cpu").numpy(), expected, rtol=1e-6)
     assert list(dp.state_dict()) == ["module.weight", "module.bias"]
     assert [id(p) for p in dp.parameters()] == [id(p) for p in inner.parameters()]
 
@@ -200,6 +206,9 @@ def test_data_parallel_on_several_gpus_points_to_distributed_data_parallel():
     layer = nn.Linear(2, 2).to("cuda")
     with pytest.raises(gg.UnsupportedError, match="DistributedDataParallel"):
         nn.DataParallel(layer, device_ids=[0, 1])
+    moved = nn.DataParallel(nn.Linear(2, 2).to("cpu"), device_ids=[0])
+    assert str(moved.module.weight.device) == "cuda:0"
+    moved.module.to("cpu")
     with pytest.raises(gg.DeviceError, match="model = model.to"):
-        nn.DataParallel(nn.Linear(2, 2).to("cpu"), device_ids=[0])
+        moved(gg.ones(1, 2))
     assert nn.DataParallel(layer, device_ids=[0]).device_ids == [0]

@@ -11,6 +11,7 @@ import warnings
 from typing import Any, Optional, Sequence
 
 from ... import _C, _device
+from ..._tensor import Tensor
 from ..module import Module
 
 _FIX = ("  fix: train on several GPUs with one process a GPU:\n"
@@ -63,7 +64,9 @@ class DataParallel(Module):
                               _device_index(output_device) if output_device is not None else self.device_ids[0])
         self.dim = int(dim)
         if self.device_ids:
-            self._check_module_device()
+            # As PyTorch's DataParallel with one device: the module moves to it here, and forward
+            # checks it is still there and moves the inputs to it.
+            self.module.to(f"cuda:{self.device_ids[0]}")
 
     def _check_module_device(self) -> None:
         want = f"cuda:{self.device_ids[0]}"
@@ -74,7 +77,25 @@ class DataParallel(Module):
                                      f"  fix: model = model.to('{want}') before wrapping it")
 
     def forward(self, *inputs: Any, **kwargs: Any):
-        return self.module(*inputs, **kwargs)
+        if not self.device_ids:
+            return self.module(*inputs, **kwargs)
+        self._check_module_device()
+        want = f"cuda:{self.device_ids[0]}"
+        return self.module(*_to_device(inputs, want), **_to_device(kwargs, want))
+
+
+def _to_device(obj: Any, device: str) -> Any:
+    """Tensors anywhere in nested tuples, lists and dicts moved to `device` (PyTorch's scatter onto
+    one device); other values as they are."""
+    if isinstance(obj, Tensor):
+        return obj if str(obj.device) == device else obj.to(device)
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*(_to_device(v, device) for v in obj))
+    if isinstance(obj, (tuple, list)):
+        return type(obj)(_to_device(v, device) for v in obj)
+    if isinstance(obj, dict):
+        return {k: _to_device(v, device) for k, v in obj.items()}
+    return obj
 
 
 def data_parallel(module: Module, inputs: Any, device_ids: Optional[Sequence] = None, output_device=None,
