@@ -8,7 +8,8 @@
 #   PYTHONS="3.12" bash tools/build_wheels.sh      only these (pyenv's CPython X.Y, else python3.Y)
 #   WHEEL_DIR=dist bash tools/build_wheels.sh      where the repaired wheels go (default: dist)
 #   GLASSGRAD_CUDA=OFF bash tools/build_wheels.sh  CPU-only wheels (development; releases need nvcc)
-#   GLASSGRAD_CUDA_LEGACY=OFF bash tools/build_wheels.sh   without NVRTC 12's sm_50-sm_70 images
+#   GLASSGRAD_CUDA_LEGACY=OFF bash tools/build_wheels.sh   without NVRTC 12's images (sm_50-sm_90: old
+#                                                  GPUs, and drivers 525-575)
 #   bash tools/build_wheels.sh --with-numpy        also download NumPy's wheels for the same
 #                                                  Pythons into WHEEL_DIR (an offline wheelhouse
 #                                                  for tools/wheel_gpu_check.sh)
@@ -38,13 +39,16 @@ mkdir -p "$work"
 log=$wheel_dir/build_wheels.log
 : > "$log"
 export GLASSGRAD_CUDA=${GLASSGRAD_CUDA:-ON}
+# Every architecture, explicitly: a wheel is for any GPU, not the build machine's.
+export GLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS:-all}
 export GLASSGRAD_FATBIN_CACHE=${GLASSGRAD_FATBIN_CACHE:-$root/build/fatbin-cache}
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
 if command -v ccache >/dev/null 2>&1; then export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}; fi
 expect_kernels=yes
 [ "$(echo "$GLASSGRAD_CUDA" | tr '[:lower:]' '[:upper:]')" = OFF ] && expect_kernels=no
-# Release wheels also hold NVRTC 12's Maxwell-to-Volta images (pip puts NVRTC 12 into each
-# build environment: tools/build_backend.py); ON makes a build without them fail.
+# Release wheels also hold NVRTC 12's images, for Maxwell to Volta and for Turing to Hopper under
+# drivers 525-575 (pip puts NVRTC 12 into each build environment: tools/build_backend.py); ON
+# makes a build without them fail.
 export GLASSGRAD_CUDA_LEGACY=${GLASSGRAD_CUDA_LEGACY:-$([ "$expect_kernels" = yes ] && echo ON || echo OFF)}
 expect_legacy=no
 [ "$(echo "$GLASSGRAD_CUDA_LEGACY" | tr '[:lower:]' '[:upper:]')" = ON ] && expect_legacy=yes
@@ -81,7 +85,7 @@ for v in $pythons; do
   tag="cp${v/./}"
   raw=$work/raw-$tag
   rm -rf "$raw"
-  say "$tag: $py -m pip wheel . (GLASSGRAD_CUDA=$GLASSGRAD_CUDA, GLASSGRAD_CUDA_LEGACY=$GLASSGRAD_CUDA_LEGACY)"
+  say "$tag: $py -m pip wheel . (GLASSGRAD_CUDA=$GLASSGRAD_CUDA, GLASSGRAD_CUDA_ARCHS=$GLASSGRAD_CUDA_ARCHS, GLASSGRAD_CUDA_LEGACY=$GLASSGRAD_CUDA_LEGACY)"
   start=$SECONDS
   if ! "$py" -m pip wheel . --no-deps -w "$raw" >> "$log" 2>&1; then
     tail -30 "$log"

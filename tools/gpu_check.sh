@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check, run on a machine with an NVIDIA GPU and the CUDA toolkit (never in CI):
-#   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu; GLASSGRAD_CUDA_ARCHS defaults to
-#      this GPU's compute capability to keep the build short; set it to '' for the full list)
+#   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu): for the GPU the build sees (its
+#      compute capability, detected at configure time by core-runtime/cmake/cuda_select.py, which
+#      keeps the build short; GLASSGRAD_CUDA_ARCHS=all builds every architecture)
 #      with a C++ compiler that links libstdc++ dynamically (CXX if it does, else the first of
 #      /usr/bin/g++, g++, c++, clang++ that does: a module with its own static copy crashed on
 #      the first CUDA tensor once numpy and libcuda had loaded the system's), then a smoke test
@@ -23,18 +24,23 @@
 #      traces, replays, plan compiles per step and CUDA graph captures
 #
 #   bash tools/gpu_check.sh [--no-build] [--quick] [--no-tests] [--no-sanitize] [--bench a,b] [--train DIR]
-#                           [--cifar DIR] [--wheel DIR] [--image NAME]
+#                           [--cifar DIR] [--wheel DIR | --installed] [--image NAME] [--driver VERSION]
 #   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); --bench runs only the named benchmarks;
 #   --wheel DIR: test glassgrad as built into the wheel for this Python in DIR (tools/build_wheels.sh;
 #   e.g. one with the NVRTC 12 images, which this machine cannot build) instead of building;
+#   --installed: test the glassgrad installed for $PYTHON (e.g. .venv/bin/python after
+#   tools/setup.sh) instead of building;
 #   --image NAME: run every step on that embedded kernel image (GLASSGRAD_CUDA_IMAGE, e.g.
-#   compute_50: NVRTC's Maxwell PTX, JIT-compiled by the driver, to test the sm_50 code path)
+#   compute_50: NVRTC's Maxwell PTX, JIT-compiled by the driver, to test the sm_50 code path);
+#   --driver VERSION: choose the kernel image as if the driver were VERSION (550, 12.4 or 12040;
+#   GLASSGRAD_CUDA_DRIVER_VERSION): below 580 a Turing-to-Hopper GPU runs NVRTC 12's cubin of its
+#   architecture, so a wheel's CUDA 12 images are tested on a newer driver
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 out=${GPU_CHECK_OUT:-/tmp/gpu_check}
 mkdir -p "$out"
-build=1 quick=0 tests=1 sanitize=1 benches="" train="" cifar="" wheel_dir="" image=""
+build=1 quick=0 tests=1 sanitize=1 benches="" train="" cifar="" wheel_dir="" image="" driver="" installed=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-build) build=0 ;;
@@ -46,6 +52,8 @@ while [ $# -gt 0 ]; do
     --cifar) cifar=$2; shift ;;
     --wheel) wheel_dir=$2; build=0; shift ;;
     --image) image=$2; shift ;;
+    --driver) driver=$2; shift ;;
+    --installed) installed=1; build=0 ;;
     -h|--help) sed -n "2,$(($(grep -n '^set -uo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 0 ;;
     *) echo "gpu_check.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -61,12 +69,19 @@ if [ -n "$wheel_dir" ]; then
   "$python" -m pip install -q --no-deps --no-index --target "$out/wheel-site" "$whl" || exit 2
   export PYTHONPATH=$out/wheel-site${PYTHONPATH:+:$PYTHONPATH}
   echo "== testing $(basename "$whl") (installed into $out/wheel-site)"
+elif [ "$installed" = 1 ]; then
+  # The rootdir conftest keeps python-bindings/ off sys.path: pytest imports the installed copy.
+  echo "== testing the glassgrad installed for $python: $(cd / && "$python" -c 'import glassgrad; print(glassgrad.__file__)')"
 else
   export PYTHONPATH=$root/python-bindings${PYTHONPATH:+:$PYTHONPATH}
 fi
 if [ -n "$image" ]; then
   export GLASSGRAD_CUDA_IMAGE=$image
   echo "== every step runs on the kernel image $image (GLASSGRAD_CUDA_IMAGE)"
+fi
+if [ -n "$driver" ]; then
+  export GLASSGRAD_CUDA_DRIVER_VERSION=$driver
+  echo "== every step chooses its kernel image as if the driver were $driver (GLASSGRAD_CUDA_DRIVER_VERSION)"
 fi
 export PYTHONUNBUFFERED=1
 declare -a rows
@@ -99,11 +114,8 @@ command -v nvcc >/dev/null && nvcc --version | tail -2
 
 # --- 1. build ---------------------------------------------------------------------------------
 usable() { "$python" -c 'import glassgrad, sys; sys.exit(0 if glassgrad.cuda.built_with_kernels() else 1)' 2>/dev/null; }
-if [ "$build" = 1 ] || ! usable; then
-  if [ -z "${GLASSGRAD_CUDA_ARCHS+x}" ]; then
-    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1 | tr -d ' .')
-    export GLASSGRAD_CUDA_ARCHS=${cc:-}
-  fi
+if [ "$installed" = 0 ] && { [ "$build" = 1 ] || ! usable; }; then
+  export GLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS:-}  # '': the GPU the build sees
   cxx=$(dynamic_cxx) || { echo "gpu_check.sh: no C++ compiler here links libstdc++ dynamically (tried: ${CXX:-} /usr/bin/g++ g++ c++ clang++)" >&2; exit 1; }
   export CXX=$cxx CUDAHOSTCXX=$cxx NVCC_CCBIN=$cxx
   # A build directory configured with another compiler keeps it: start that one afresh.
@@ -119,7 +131,7 @@ if [ "$build" = 1 ] || ! usable; then
          -DGLASSGRAD_DEV_INPLACE=ON -DGLASSGRAD_CUDA=ON "-DGLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS}" \
          -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" &&
        cmake --build build/gpu -j "$(nproc)"; } > "$out/build.log" 2>&1; then
-    row "build" "ok" "$((SECONDS - start)) s, archs '${GLASSGRAD_CUDA_ARCHS}', CXX $cxx"
+    row "build" "ok" "$((SECONDS - start)) s, $(sed -n 's/^-- glassgrad: \(CUDA kernels.*\)/\1/p' "$out/build.log" | head -1), CXX $cxx"
   else
     tail -30 "$out/build.log"
     row "build" "FAILED" "see build.log"
@@ -127,6 +139,8 @@ if [ "$build" = 1 ] || ! usable; then
   grep -A3 "libstdc++ statically" "$out/build.log" || true
 elif [ -n "$wheel_dir" ]; then
   row "build" "skipped" "testing $(basename "$whl")"
+elif [ "$installed" = 1 ]; then
+  row "build" "skipped" "testing the glassgrad installed for $python"
 else
   row "build" "skipped" "using the existing python-bindings/glassgrad/_C"
 fi
@@ -142,6 +156,7 @@ import glassgrad
 print("available:", glassgrad.cuda.is_available(), glassgrad.cuda.why_unavailable())
 print("glassgrad from:", glassgrad.__file__)
 print("built for:", glassgrad.cuda.built_archs())
+print("build note:", glassgrad.cuda.build_note())
 if glassgrad.cuda.is_available():
     for k, v in glassgrad.cuda.device_info().items():
         print(f"  {k}: {v}")

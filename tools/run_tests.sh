@@ -1,40 +1,46 @@
 #!/usr/bin/env bash
-# glassgrad's test command (README; CI runs it through .ci/run):
+# glassgrad's test command (README's second command; CI runs it through .ci/run with --sanitize):
 #   1. autodiff-engine alone: cmake -S autodiff-engine, build, ctest
 #   2. core-runtime alone:    cmake -S core-runtime, build, ctest
 #   3. the engine's C++ example (autodiff-engine/examples) built against the engine *installed*
 #      into a temporary prefix, through find_package(glassgrad_autodiff), and run
 #   4. the runtime's C++ example (core-runtime/examples) built against the runtime installed the
 #      same way, through find_package(glassgrad_runtime), and run
-#   5. pytest over python-bindings/tests against the pip-installed glassgrad (what users get;
-#      install it first: bash tools/setup.sh --test). The working tree's python-bindings/ is
-#      kept off sys.path, and the installed Python files must equal the working tree's.
-#   6. sanitizers: everything (both packages, their tests, the Python extension; no CUDA) built
-#      with GLASSGRAD_SANITIZE="address;undefined" into build/test/sanitize: both packages'
-#      ctest, then the op-table tests and the property tests over the op table with that
-#      extension and libasan preloaded. Any finding stops its test and fails the stage.
-#      On by default (CI runs it); it rebuilds everything instrumented and adds about 10 minutes
-#      on a 2-core machine (20 CPU-minutes, nearly all of them the build). SANITIZE=0 skips it.
+#   5. pytest over all of python-bindings/tests (the slow tests too) against the pip-installed
+#      glassgrad (what users get; the README's first command installed it). The working tree's
+#      python-bindings/ is kept off sys.path, and the installed Python files must equal the
+#      working tree's. The test extra of pyproject.toml is installed into .venv first when any
+#      of it is missing there (a Python outside a virtual environment is not changed: the run
+#      fails, naming what is missing).
+#   6. with --sanitize (CI): everything (both packages, their tests, the Python extension; no
+#      CUDA) built with GLASSGRAD_SANITIZE="address;undefined" into build/test/sanitize: both
+#      packages' ctest, then the op-table tests and the property tests over the op table with
+#      that extension and libasan preloaded. Any finding stops its test and fails the stage. It
+#      rebuilds everything instrumented: about 10 more minutes on a 2-core machine.
 #
-#   bash tools/run_tests.sh              all six stages;  SANITIZE=0 bash tools/run_tests.sh: 1-5
+#   bash tools/run_tests.sh              stages 1-5 (about 10 minutes on a 2-core machine)
+#   bash tools/run_tests.sh --sanitize   stages 1-6 (what CI runs)
 #   bash tools/run_tests.sh --in-tree    stage 5 against the development build instead
 #                                        (bash tools/dev_build.sh; PYTHONPATH=python-bindings)
 #   PYTEST_ARGS="-k conv -x" bash tools/run_tests.sh     extra pytest arguments
 #
 # Python: $PYTHON, else the .venv that tools/setup.sh made, else python3. Build directories live
-# under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are incremental. Every stage writes
-# JUnit XML there (ctest --output-junit, pytest --junitxml) and is counted from it
-# (tools/junit_summary.py). Exits non-zero on any failure; the last line is
-# "N passed, N failed, N skipped".
+# under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are incremental, and compile through
+# ccache when it is installed (the objects the README's first command compiled are served from
+# it). Every stage writes JUnit XML there (ctest --output-junit, pytest --junitxml) and is
+# counted from it (tools/junit_summary.py); a stage that does not run says so in the summary.
+# Exits non-zero on any failure; the last line is "N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 
 in_tree=0
+sanitize=0
 for arg in "$@"; do
   case "$arg" in
     --in-tree) in_tree=1 ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    --sanitize) sanitize=1 ;;
+    -h|--help) sed -n "2,$(($(grep -n '^set -euo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 0 ;;
     *) echo "run_tests.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -44,6 +50,7 @@ jobs=${JOBS:-$(nproc)}
 mkdir -p "$build"
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
+if command -v ccache >/dev/null 2>&1; then generator+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 python=${PYTHON:-}
 if [ -z "$python" ]; then
   if [ -x "$root/.venv/bin/python" ]; then python=$root/.venv/bin/python; else python=python3; fi
@@ -154,13 +161,57 @@ PY
   )
 }
 
-python_tests() {
-  local log=$build/pytest.log rc=0
-  if ! "$python" -c 'import pytest' 2>/dev/null; then
-    echo "pytest is missing for $python" >&2
-    echo "  fix: bash tools/setup.sh --test   (installs glassgrad with its test extras)" >&2
+# The [test] extra of pyproject.toml that $python lacks (name or version), one a line.
+missing_test_requirements() {
+  "$python" - "$root/pyproject.toml" <<'PY'
+import sys
+try:
+    import tomllib
+except ImportError:  # Python before 3.11: the TOML reader pip carries
+    from pip._vendor import tomli as tomllib
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    from pip._vendor.packaging.requirements import Requirement
+from importlib import metadata
+with open(sys.argv[1], "rb") as f:
+    wanted = tomllib.load(f)["project"]["optional-dependencies"]["test"]
+for text in wanted:
+    req = Requirement(text)
+    if req.marker is not None and not req.marker.evaluate():
+        continue
+    try:
+        have = metadata.version(req.name)
+    except metadata.PackageNotFoundError:
+        print(text)
+        continue
+    if not req.specifier.contains(have, prereleases=True):
+        print(text)
+PY
+}
+
+# Installs the test dependencies into .venv (or any virtual environment $python is in) when
+# some are missing; outside a virtual environment it fails, naming them.
+ensure_test_requirements() {
+  local missing
+  mapfile -t missing < <(missing_test_requirements)
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  if "$python" -c 'import sys; sys.exit(sys.prefix == sys.base_prefix)'; then
+    echo "installing the test dependencies $python lacks (pyproject.toml's [test] extra): ${missing[*]}"
+    "$python" -m pip install -q "${missing[@]}"
+    mapfile -t missing < <(missing_test_requirements)
+    [ "${#missing[@]}" = 0 ] || { echo "still missing after pip install: ${missing[*]}" >&2; return 1; }
+  else
+    echo "$python is not a virtual environment's, and lacks test dependencies: ${missing[*]}" >&2
+    echo "  fix: bash tools/setup.sh (makes .venv, which this script then completes), or" >&2
+    echo "       $python -m pip install ${missing[*]}" >&2
     return 1
   fi
+}
+
+python_tests() {
+  local log=$build/pytest.log rc=0
+  ensure_test_requirements
   if [ "$in_tree" = 1 ]; then
     bash tools/dev_build.sh
     export PYTHONPATH=$root/python-bindings
@@ -210,7 +261,7 @@ sanitizer_tests() {
   for lib in "$libasan" "$libstdcxx"; do
     if [ ! -e "$lib" ]; then
       echo "sanitizers: $cxx has no $(basename "$lib") to preload into Python" >&2
-      echo "  fix: install the compiler's runtime libraries (Debian/Ubuntu: apt-get install g++), or SANITIZE=0 to skip this stage" >&2
+      echo "  fix: install the compiler's runtime libraries (Debian/Ubuntu: apt-get install g++), or run without --sanitize" >&2
       return 1
     fi
   done
@@ -259,7 +310,9 @@ if [ "$in_tree" = 1 ]; then
 else
   stage "python (pytest, installed package)" python_tests
 fi
-if [ "${SANITIZE:-1}" != 0 ]; then
+if [ "$sanitize" = 1 ]; then
   stage "sanitizers (ASan+UBSan)" sanitizer_tests
+else
+  rows+=("$(printf '  %-36s %s' "sanitizers (ASan+UBSan)" "not run: --sanitize adds them (CI runs them)")")
 fi
 [ "$failed_stages" = 0 ]

@@ -14,8 +14,10 @@
 # installs (PEP 668: its stdlib holds an EXTERNALLY-MANAGED file), and the same two commands
 # must work everywhere. .venv is made from $PYTHON (default python3); delete it to start over.
 # Runs apt-get through sudo when not root, only when a package is missing. The CUDA kernels are
-# compiled when nvcc is found (GLASSGRAD_CUDA=AUTO, the default); GLASSGRAD_CUDA=OFF skips them,
-# ON requires them. ccache is used when installed.
+# compiled for the GPUs this machine shows, when nvcc is found (GLASSGRAD_CUDA=AUTO, the
+# default; none without a GPU): GLASSGRAD_CUDA_ARCHS=all builds them for every GPU, =86 for one,
+# GLASSGRAD_CUDA=OFF never (core-runtime/cmake/cuda_select.py; docs/cuda.md). The last line says
+# which kernels were built, why, and how to get the others. ccache is used when installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,7 +29,7 @@ for arg in "$@"; do
     --test) with_test=1 ;;
     --editable) editable=1 ;;
     --no-apt) with_apt=0 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n "2,$(($(grep -n '^set -euo pipefail' "$0" | cut -d: -f1) - 1))p" "$0"; exit 0 ;;
     *) echo "setup.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -96,8 +98,16 @@ else
   "$python" -m pip install ".[$extras]"
 fi
 echo "pip install took $((SECONDS - start)) s"
+# Which CUDA kernels the build holds, why, and the command for the others: one line.
 (cd / && "$python" - <<'PY'
 import glassgrad
 print(f"glassgrad {glassgrad.__version__} installed at {glassgrad.__file__}")
+note, cuda = glassgrad.cuda.build_note(), glassgrad.cuda
+if cuda.built_with_kernels():
+    print(f"CUDA kernels: {cuda.built_archs()} ({note[len('CUDA kernels for '):]}); for every other GPU too: "
+          "GLASSGRAD_CUDA_ARCHS=all bash tools/setup.sh (about 15 more minutes on 2 cores)")
+else:
+    print(f"CUDA kernels: none, {note[len('no CUDA kernels: '):]}; to build them: GLASSGRAD_CUDA_ARCHS=<a GPU's compute "
+          "capability, e.g. 86> bash tools/setup.sh, or =all for every GPU (about 15 more minutes on 2 cores)")
 PY
 )

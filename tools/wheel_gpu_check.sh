@@ -11,8 +11,10 @@
 # --device cuda from that folder with PATH = the environment's bin only (no nvcc, no compiler)
 # and LD_LIBRARY_PATH cut down to the folders that hold the driver's libcuda.so.1: the GPU
 # must be usable, and three SimpleCNN steps on it must match the CPU. When the wheel holds NVRTC
-# 12's Maxwell-to-Volta images, the smoke test runs a second time on their compute_50 PTX
-# (GLASSGRAD_CUDA_IMAGE=compute_50: the sm_50 code path, JIT-compiled by the driver).
+# 12's images, the smoke test runs twice more: as under a 550 driver
+# (GLASSGRAD_CUDA_DRIVER_VERSION=550: a Turing-to-Hopper GPU runs NVRTC 12's cubin of its
+# architecture) and on their compute_50 PTX (GLASSGRAD_CUDA_IMAGE=compute_50: the sm_50 code
+# path, JIT-compiled by the driver).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 wheel_dir=$(cd "${1:-$root/dist}" && pwd)
@@ -43,6 +45,8 @@ cd "$work"
 run() { env -i HOME="$work" PATH="$work/venv/bin" ${driver_dirs:+LD_LIBRARY_PATH="$driver_dirs"} "$@"; }
 run "$work/venv/bin/python" wheel_smoke.py --device cuda
 if run "$work/venv/bin/python" -c 'import glassgrad, sys; sys.exit("compute_50" not in glassgrad.cuda.built_archs())'; then
+  echo "== the same as under a 550 driver: NVRTC 12's cubin of this GPU (GLASSGRAD_CUDA_DRIVER_VERSION=550)"
+  run GLASSGRAD_CUDA_DRIVER_VERSION=550 "$work/venv/bin/python" wheel_smoke.py --device cuda --expect-legacy yes
   echo "== the same on NVRTC 12's compute_50 PTX (GLASSGRAD_CUDA_IMAGE=compute_50)"
   run GLASSGRAD_CUDA_IMAGE=compute_50 "$work/venv/bin/python" wheel_smoke.py --device cuda --expect-legacy yes
 else

@@ -10,7 +10,9 @@ toolkit is reachable, trains SimpleCNN for three steps on the device, and report
 glassgrad.cuda's state: on the CPU the reason CUDA is unavailable must be a precise one; with
 --device cuda the GPU must be usable and the three steps must match the same steps on the CPU
 (with GLASSGRAD_CUDA_IMAGE set, on that kernel image: device_info()['kernel_image'] must name it).
---expect-legacy yes: the wheel must also hold NVRTC 12's Maxwell-to-Volta images.
+--expect-legacy yes: the wheel must also hold all of NVRTC 12's images (sm_50 to sm_90 and
+compute_50). With GLASSGRAD_CUDA_DRIVER_VERSION below 580 (e.g. 550) and --device cuda, the
+image that runs must be one of NVRTC 12's.
 Prints one line per check; exits 1 at the first failure.
 """
 import argparse
@@ -79,8 +81,11 @@ def main():
     want = args.expect_kernels == "yes"
     check(kernels == want, f"CUDA kernels embedded: {kernels} ({gg.cuda.built_archs() or 'none'})")
     if args.expect_legacy != "any":
-        legacy = "NVRTC 12: sm_50, sm_52, sm_60, sm_61, sm_70, PTX compute_50" in gg.cuda.built_archs()
-        check(legacy == (args.expect_legacy == "yes"), f"NVRTC 12 images for Maxwell to Volta embedded: {legacy}")
+        names = [name for name, _, _, _ in gg._C.cuda_legacy_images()]
+        legacy = names == ["sm_50", "sm_52", "sm_60", "sm_61", "sm_70", "sm_75", "sm_80", "sm_86", "sm_89", "sm_90",
+                           "compute_50"]
+        check(legacy == (args.expect_legacy == "yes"),
+              f"NVRTC 12 images for Maxwell to Volta and for drivers 525-575 embedded: {legacy} ({names or 'none'})")
     available = gg.cuda.is_available()
     reason = gg.cuda.why_unavailable()
     print(f"      glassgrad.cuda.is_available() = {available}; why_unavailable() = {reason!r}")
@@ -101,6 +106,11 @@ def main():
     forced = os.environ.get("GLASSGRAD_CUDA_IMAGE", "")
     if forced:
         check(forced in info["kernel_image"], f"GLASSGRAD_CUDA_IMAGE={forced} is the image that runs")
+    driver = os.environ.get("GLASSGRAD_CUDA_DRIVER_VERSION", "")
+    if driver and not forced:
+        major, minor = info["compute_capability"]
+        own = f"sm_{major}{minor} machine code (NVRTC 12)"
+        check(own in info["kernel_image"], f"GLASSGRAD_CUDA_DRIVER_VERSION={driver}: NVRTC 12's {own} runs")
     start = time.perf_counter()
     gpu = train_three_steps(gg, "cuda")
     gpu_s = time.perf_counter() - start

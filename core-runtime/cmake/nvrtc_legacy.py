@@ -1,14 +1,17 @@
-"""Compiles glassgrad's CUDA kernels with NVRTC 12 for the GPUs CUDA 13's nvcc no longer targets
-(Maxwell, Pascal, Volta): one cubin per architecture and PTX of the lowest, from the same
-sources nvcc compiles (the generated all_kernels.cu). Run by GlassgradLegacy.cmake:
+"""Compiles glassgrad's CUDA kernels with CUDA 12's NVRTC into the CUDA 12 images: for the GPUs
+CUDA 13's nvcc no longer targets (Maxwell, Pascal, Volta) and, for Turing to Hopper, the drivers
+older than CUDA 13's (525 to 575), which cannot load nvcc 13's machine code. One cubin per
+architecture and PTX where asked, from the same sources nvcc compiles (the generated
+all_kernels.cu). Run by GlassgradLegacy.cmake:
 
     python nvrtc_legacy.py --nvrtc LIBNVRTC --source all_kernels.cu -I DIR ... \
-        --sm 50 52 60 61 70 --ptx 50 --out-dir DIR
+        --sm 50 52 60 61 70 75 80 86 89 90 --ptx 50 --out-dir DIR
 
 writes DIR/sm_50.cubin ... and DIR/compute_50.ptx, the images in parallel processes (--jobs,
 default one per core: each NVRTC compilation uses one core). NVRTC comes from the nvidia-cuda-nvrtc-cu12
 wheel (a build dependency only; nothing of it ships): --nvrtc is its libnvrtc.so.12, or
-`--find` prints that path (exit 1 when the wheel is not importable).
+`--find` prints that path (exit 1 when the wheel is not importable); `--nvrtc LIB --print-version`
+prints its version ("12.9"; exit 1 when it is not NVRTC 12).
 
 --cache-dir DIR (GLASSGRAD_FATBIN_CACHE, as for nvcc's fatbin): reuse images compiled by the same
 NVRTC with the same options from the same files. NVRTC lists no dependencies, so the key covers
@@ -113,6 +116,7 @@ def cache_key(nvrtc_version, options, source, include_dirs):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--find", action="store_true", help="print libnvrtc.so.12's path and exit")
+    p.add_argument("--print-version", action="store_true", help="print --nvrtc's version and exit")
     p.add_argument("--nvrtc")
     p.add_argument("--source")
     p.add_argument("-I", dest="include", action="append", default=[])
@@ -130,7 +134,11 @@ def main():
         return
     nvrtc = Nvrtc(args.nvrtc)
     if nvrtc.version[0] != 12:
-        sys.exit(f"nvrtc_legacy: {args.nvrtc} is NVRTC {nvrtc.version}, not 12 (the last to target sm_50-sm_70)")
+        sys.exit(f"nvrtc_legacy: {args.nvrtc} is NVRTC {nvrtc.version}, not 12 (the last to target sm_50-sm_70, "
+                 "and the one whose cubins drivers from 525 load)")
+    if args.print_version:
+        print(f"{nvrtc.version[0]}.{nvrtc.version[1]}")
+        return
     with open(args.source) as f:
         source = f.read()
     base = ["-std=c++17", "-default-device"] + [f"-I{d}" for d in args.include]

@@ -69,6 +69,7 @@ bool deterministic() {
   return g_deterministic.get([] { return false; });
 }
 std::string forced_kernel_image() { return env("GLASSGRAD_CUDA_IMAGE"); }
+std::string forced_driver_version() { return env("GLASSGRAD_CUDA_DRIVER_VERSION"); }
 }  // namespace cuda
 
 std::string cpu_isa_cap() { return env("GLASSGRAD_CPU_ISA"); }

@@ -20,7 +20,7 @@ from . import _C
 __all__ = [
     "is_available", "why_unavailable", "device_count", "device_info", "synchronize", "memory_stats",
     "memory_allocated", "max_memory_allocated", "memory_cached", "empty_cache", "mem_get_info",
-    "built_with_kernels", "built_archs", "kernel_names", "set_conv_algo", "conv_algo", "conv_choices",
+    "built_with_kernels", "built_archs", "build_note", "kernel_names", "set_conv_algo", "conv_algo", "conv_choices",
     "clear_conv_choices", "set_conv_autotune", "conv_autotune", "set_launch_blocking",
 ]
 
@@ -44,8 +44,10 @@ def is_available() -> bool:
 
 
 def why_unavailable() -> str:
-    """'' when CUDA is usable; otherwise the precise reason (no kernels in this build, no
-    driver, driver error, no GPU, no kernel image for this GPU's compute capability)."""
+    """'' when CUDA is usable; otherwise the precise reason: no kernels in this build (and then,
+    when this machine has a GPU, which one and the command that rebuilds with kernels for it),
+    no driver, driver error, no GPU, or no kernel image for this GPU's compute capability or
+    for its driver's version (with the command that rebuilds with one)."""
     return _C.cuda_why_unavailable()
 
 
@@ -106,6 +108,13 @@ def built_with_kernels() -> bool:
 def built_archs() -> str:
     """The GPU architectures the embedded kernels were compiled for, e.g. 'sm_75, ..., + PTX compute_75'."""
     return _C.cuda_built_archs()
+
+
+def build_note() -> str:
+    """Which CUDA kernels this build holds and why, in one sentence from its configuration, e.g.
+    'no CUDA kernels: no GPU was visible when it was built (...)' or 'CUDA kernels for the visible
+    GPU: NVIDIA H200 (9.0), driver CUDA 13.0' (docs/cuda.md, "Which kernels a build holds")."""
+    return _C.cuda_build_note()
 
 
 def kernel_names() -> List[str]:

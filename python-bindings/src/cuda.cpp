@@ -11,6 +11,7 @@ namespace glassgrad {
 void bind_cuda(py::module_& m) {
   m.def("cuda_built_with_kernels", &cuda::built_with_kernels);
   m.def("cuda_built_archs", &cuda::built_archs);
+  m.def("cuda_build_note", &cuda::build_note);
   m.def("cuda_built_version", &cuda::built_cuda_version);
   m.def("cuda_is_available", &cuda::is_available);
   m.def("cuda_why_unavailable", &cuda::why_unavailable);

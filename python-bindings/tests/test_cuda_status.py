@@ -38,8 +38,12 @@ def test_built_archs_describe_the_embedded_kernels():
         assert len(_C.cuda_fatbin()) == 0
         return
     archs = glassgrad.cuda.built_archs()
-    assert re.match(r"sm_\d+", archs), archs
-    assert len(_C.cuda_fatbin()) > 1000
+    # nvcc's images first ('sm_90 + PTX compute_90'), then NVRTC's ('; NVRTC 12: sm_61'); a build
+    # for a Pascal GPU alone holds NVRTC's only, and an empty fatbin.
+    assert re.match(r"sm_\d+|NVRTC 12: (sm|compute)_\d+", archs), archs
+    nvrtc_bytes = sum(len(data) for _, _, _, data in _C.cuda_legacy_images())
+    assert (len(_C.cuda_fatbin()) > 1000) == archs.startswith("sm_"), archs
+    assert (nvrtc_bytes > 1000) == ("NVRTC 12: " in archs), archs
 
 
 @pytest.mark.skipif(glassgrad.cuda.is_available(), reason="a GPU is visible: the unavailable path cannot be seen")
@@ -100,3 +104,43 @@ def test_import_does_not_load_the_driver_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def _in_fresh_process(code, **env):
+    """Runs code in a new interpreter (the driver version is read once, when cuda:0 starts)."""
+    full = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=300)
+
+
+def test_the_build_note_says_whether_the_build_has_kernels():
+    note = glassgrad.cuda.build_note()
+    assert note.startswith("CUDA kernels for " if glassgrad.cuda.built_with_kernels() else "no CUDA kernels: "), note
+    if not glassgrad.cuda.built_with_kernels() and not glassgrad.cuda.is_available():
+        assert glassgrad.cuda.why_unavailable().startswith("this build of glassgrad has " + note)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not glassgrad.cuda.is_available(), reason="needs a CUDA GPU")
+def test_a_driver_older_than_580_runs_the_cuda_12_image_of_the_gpu():
+    """GLASSGRAD_CUDA_DRIVER_VERSION=550: the loader chooses as under a 550 driver, which cannot
+    load CUDA 13's machine code, so NVRTC 12's cubin of the GPU's architecture runs, and computes
+    what the CPU does."""
+    major, minor = glassgrad.cuda.device_info()["compute_capability"]
+    own = f"sm_{major}{minor}"
+    if own not in [name for name, _, _, _ in _C.cuda_legacy_images()]:
+        pytest.skip(f"this build has no CUDA 12 image of {own} ({glassgrad.cuda.built_archs()}); a wheel or "
+                    "GLASSGRAD_CUDA_ARCHS=all with GLASSGRAD_CUDA_LEGACY=ON builds them")
+    code = ("import numpy as np, glassgrad as gg\n"
+            "x = np.random.default_rng(0).standard_normal((64, 48)).astype(np.float32)\n"
+            "y = (gg.tensor(x, device='cuda') @ gg.tensor(x.T.copy(), device='cuda')).relu().numpy()\n"
+            "np.testing.assert_allclose(y, np.maximum(x @ x.T, 0), rtol=1e-4, atol=1e-4)\n"
+            "print(gg.cuda.device_info()['kernel_image'])\n")
+    for forced in ("550", "12.4", "12040"):
+        out = _in_fresh_process(code, GLASSGRAD_CUDA_DRIVER_VERSION=forced)
+        assert out.returncode == 0, out.stderr
+        assert f"{own} machine code (NVRTC 12); chosen for a driver of CUDA 12.4 (driver 550)" in out.stdout, out.stdout
+    out = _in_fresh_process(code)  # the real driver (580 or newer on a GPU machine): nvcc's image
+    assert out.returncode == 0 and "NVRTC" not in out.stdout.split("; chosen")[0], out.stdout + out.stderr
+    bad = _in_fresh_process("import glassgrad; print(glassgrad.cuda.why_unavailable())",
+                            GLASSGRAD_CUDA_DRIVER_VERSION="newest")
+    assert "GLASSGRAD_CUDA_DRIVER_VERSION: 'newest' is not a driver version" in bad.stdout, bad.stdout + bad.stderr

@@ -41,10 +41,7 @@ int attr(const DriverApi& a, CUdevice d, CUdevice_attribute what) {
 
 // Initializes one device; returns "" or the reason it cannot be used.
 std::string init_device(int index, std::unique_ptr<DeviceState>& out) {
-  if (!built_with_kernels()) {
-    return "this build of glassgrad has no CUDA kernels (it was built with GLASSGRAD_CUDA=OFF, or "
-           "without nvcc on the PATH); reinstall with CUDA: GLASSGRAD_CUDA=ON pip install .";
-  }
+  if (!built_with_kernels()) return no_kernels_reason();
   const DriverApi* a = driver();
   if (!a) return driver_error();
   int count = 0;

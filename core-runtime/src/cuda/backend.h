@@ -42,6 +42,9 @@ void register_hooks();
 // code" or PTX), and loading them into s's context (current); "" or why they cannot be loaded.
 std::string kernel_image_for(const DeviceInfo& info);
 std::string load_kernel_image(DeviceState& s, const std::string& gpu);
+// Why a build without kernels cannot use CUDA: its build note, and the GPU this machine has with
+// the command that rebuilds with kernels for it.
+std::string no_kernels_reason();
 
 }  // namespace cuda
 }  // namespace glassgrad

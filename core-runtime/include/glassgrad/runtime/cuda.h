@@ -14,8 +14,12 @@
 namespace glassgrad {
 namespace cuda {
 
-// Whether this build embeds CUDA kernels (GLASSGRAD_CUDA was AUTO with nvcc found, or ON).
+// Whether this build embeds CUDA kernels (cmake/cuda_select.py chose some: the build machine's
+// GPUs under GLASSGRAD_CUDA=AUTO, or those GLASSGRAD_CUDA_ARCHS names).
 bool built_with_kernels();
+// Which kernels the build holds and why, one sentence from its configuration, e.g. "no CUDA
+// kernels: no GPU was visible when it was built (...)" or "CUDA kernels for the visible GPU: ...".
+std::string build_note();
 // The embedded architectures, e.g. "sm_75, sm_80, sm_90 + PTX compute_75"; "" without kernels.
 std::string built_archs();
 // The CUDA toolkit version the kernels were compiled with ("13.0"); "" without kernels.
@@ -23,14 +27,16 @@ std::string built_cuda_version();
 // The embedded fatbin (for disassembly by tests and curious users); nullptr without kernels.
 const unsigned char* fatbin_data();
 size_t fatbin_size();
-// The kernel images CUDA 12's NVRTC compiled for the GPUs CUDA 13's nvcc no longer targets
-// (Maxwell, Pascal, Volta; cmake/GlassgradLegacy.cmake): a cubin per architecture and PTX
-// compute_50, embedded next to nvcc's fatbin. Empty without them (GLASSGRAD_CUDA_LEGACY=OFF or
-// no NVRTC 12 at build time). The loader picks among all images by compute capability.
+// The kernel images CUDA 12's NVRTC compiled (cmake/GlassgradLegacy.cmake): for the GPUs CUDA
+// 13's nvcc no longer targets (Maxwell, Pascal, Volta) and for Turing to Hopper under drivers
+// older than CUDA 13's (525 to 575); a cubin per architecture, and in a full build PTX
+// compute_50, embedded next to nvcc's fatbin. Empty without them. The loader picks among all
+// images by the driver's version and the compute capability (src/cuda/image_choice.h).
 struct LegacyImage {
   const char* name;            // "sm_61", "compute_50"
   int arch;                    // 61, 50
   bool ptx;                    // PTX text (JIT-compiled by the driver), else a cubin
+  int min_driver;              // the oldest driver that loads it, as cuDriverGetVersion reports (12000)
   const unsigned char* begin;  // the image; a NUL follows it
   const unsigned char* end;
   size_t size() const { return static_cast<size_t>(end - begin); }

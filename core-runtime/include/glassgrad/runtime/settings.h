@@ -12,6 +12,7 @@
 //   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
 //   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
 //   GLASSGRAD_CUDA_IMAGE=compute_50       cuda::forced_kernel_image()     none: the compute capability picks
+//   GLASSGRAD_CUDA_DRIVER_VERSION=550     cuda::forced_driver_version()   none: the driver's own version
 //   GLASSGRAD_PARALLEL_LIBRARY=<path>     read by src/parallel.cpp         the search beside the code, then RUNPATH
 //   GOMP_SPINCOUNT                        set by src/parallel.cpp before  kGompSpinCount (20000) unless the user set it
 //                                         it loads libgomp
@@ -50,6 +51,9 @@ bool deterministic();
 // The embedded kernel image every device loads instead of the one its compute capability picks
 // (src/cuda/image_choice.h), e.g. "compute_50": NVRTC's Maxwell PTX on any GPU. "" for none.
 std::string forced_kernel_image();
+// The driver version the kernel image choice assumes instead of the driver's own ("550", "12.4"
+// or "12040"; src/cuda/image_choice.h reads it), to test the CUDA 12 images on a newer driver.
+std::string forced_driver_version();
 }  // namespace cuda
 
 // The highest CPU instruction set the kernels may use ("generic", "avx2", "avx512"), or "" for
