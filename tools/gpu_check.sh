@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU check, run on a machine with an NVIDIA GPU and the CUDA toolkit (never in CI):
-#   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu): for the GPU the build sees (its
-#      compute capability, detected at configure time by core-runtime/cmake/cuda_select.py, which
-#      keeps the build short; GLASSGRAD_CUDA_ARCHS=all builds every architecture)
+#   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu) for every architecture, explicitly
+#      (GLASSGRAD_CUDA_ARCHS=all, as wheels and CI: the SASS check reads each; the CUDA 12 images
+#      too when NVRTC 12 is installed; GLASSGRAD_CUDA_ARCHS=90 builds one, '' the GPU it sees)
 #      with a C++ compiler that links libstdc++ dynamically (CXX if it does, else the first of
 #      /usr/bin/g++, g++, c++, clang++ that does: a module with its own static copy crashed on
 #      the first CUDA tensor once numpy and libcuda had loaded the system's), then a smoke test
@@ -115,7 +115,7 @@ command -v nvcc >/dev/null && nvcc --version | tail -2
 # --- 1. build ---------------------------------------------------------------------------------
 usable() { "$python" -c 'import glassgrad, sys; sys.exit(0 if glassgrad.cuda.built_with_kernels() else 1)' 2>/dev/null; }
 if [ "$installed" = 0 ] && { [ "$build" = 1 ] || ! usable; }; then
-  export GLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS:-}  # '': the GPU the build sees
+  export GLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS-all}  # set but empty: the GPU the build sees
   cxx=$(dynamic_cxx) || { echo "gpu_check.sh: no C++ compiler here links libstdc++ dynamically (tried: ${CXX:-} /usr/bin/g++ g++ c++ clang++)" >&2; exit 1; }
   export CXX=$cxx CUDAHOSTCXX=$cxx NVCC_CCBIN=$cxx
   # A build directory configured with another compiler keeps it: start that one afresh.

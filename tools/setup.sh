@@ -72,16 +72,25 @@ venv=$PWD/.venv
 if [ ! -x "$venv/bin/python" ]; then
   log "$base -m venv .venv"
   "$base" -m venv "$venv"
-  # A system Python's venv starts with its distribution's pip (Debian 12: 23.0), too old for
-  # the editable install's config settings.
-  "$venv/bin/python" -m pip install -q --upgrade pip
 fi
 python=$venv/bin/python
+if [ "$editable" = 1 ] && ! "$python" -c 'import sys, pip; sys.exit(tuple(map(int, pip.__version__.split(".")[:2])) < (23, 1))'; then
+  # A system Python's venv starts with its distribution's pip (Debian 12: 23.0), too old for
+  # the editable install's config settings; the other installs work with it.
+  "$python" -m pip install -q --upgrade pip
+fi
 echo "using $python ($("$python" -c 'import sys; print(sys.version.split()[0])'); activate it with: source .venv/bin/activate)"
 
 extras="examples"
 if [ "$with_test" = 1 ]; then extras="examples,test"; fi
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+# The build runs the CMake and Ninja installed above; otherwise scikit-build-core downloads both
+# from PyPI into pip's build environment whenever it cannot ask the ones on PATH for their
+# version quickly (a shim, a loaded machine).
+if [ -z "${CMAKE_EXECUTABLE:-}" ] && [ -x /usr/bin/cmake ]; then export CMAKE_EXECUTABLE=/usr/bin/cmake; fi
+if [ -z "${CMAKE_MAKE_PROGRAM:-}" ] && [ -x /usr/bin/ninja ]; then
+  export CMAKE_MAKE_PROGRAM=/usr/bin/ninja CMAKE_GENERATOR=${CMAKE_GENERATOR:-Ninja}
+fi
 if command -v ccache >/dev/null 2>&1; then export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}; fi
 start=$SECONDS
 if [ "$editable" = 1 ]; then
