@@ -75,6 +75,47 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # 
     return _op("ELU", [input], {"alpha": _args.real(alpha, "alpha", "elu")})
 
 
+def hardtanh_arguments(where: str, min_val, max_val) -> Tuple[float, float]:
+    """min_val and max_val: finite numbers with min_val <= max_val (PyTorch's check)."""
+    lo = _args.real(min_val, "min_val", where, fix="hardtanh(x, -1.0, 1.0)")
+    hi = _args.real(max_val, "max_val", where, fix="hardtanh(x, -1.0, 1.0)")
+    if lo > hi:
+        raise _C.InvalidArgumentError(f"{where}: min_val cannot be greater than max_val (min_val={lo}, "
+                                      f"max_val={hi})\n  fix: hardtanh(x, min_val={hi}, max_val={lo})")
+    return lo, hi
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """min(max(x, min_val), max_val) (PyTorch's F.hardtanh); the gradient is zero at and beyond
+    either bound. inplace=True is accepted (the result is a new tensor either way)."""
+    lo, hi = hardtanh_arguments("hardtanh", min_val, max_val)
+    _args.flag(inplace, "inplace", "hardtanh")
+    return _op("HardtanhMax", [_op("HardtanhMin", [input], {"min_val": lo})], {"max_val": hi})
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """min(max(x, 0), 6) (PyTorch's F.relu6: hardtanh(x, 0, 6), the same gradient)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x * relu6(x + 3) / 6 (PyTorch's F.hardswish)."""
+    _args.flag(inplace, "inplace", "hardswish")
+    return _op("Hardswish", [input])
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """relu6(x + 3) / 6 (PyTorch's F.hardsigmoid)."""
+    _args.flag(inplace, "inplace", "hardsigmoid")
+    return _op("Hardsigmoid", [input])
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x * tanh(softplus(x)) (PyTorch's F.mish)."""
+    _args.flag(inplace, "inplace", "mish")
+    return _op("Mish", [input])
+
+
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
     beta, threshold = softplus_arguments("softplus", beta, threshold)

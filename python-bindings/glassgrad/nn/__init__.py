@@ -1,5 +1,6 @@
 """Layers, containers, losses and the Module base class, with torch.nn's names (glassgrad's own
 spellings Conv2D, BatchNorm2D, ... are the same classes as Conv2d, BatchNorm2d, ...)."""
+from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, ReLU6
 from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
 from .container import ModuleDict, ModuleList
 from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D, AvgPool2d, Conv2D, Conv2d, Dropout,
@@ -21,7 +22,8 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "Conv2D", "Conv2d", "Linear", "BatchNorm1D", "BatchNorm1d", "BatchNorm2D", "BatchNorm2d", "LayerNorm",
            "Dropout", "MaxPool2D", "MaxPool2d", "AvgPool2D", "AvgPool2d", "AdaptiveAvgPool2D", "AdaptiveAvgPool2d",
            "Upsample", "Flatten", "Unflatten", "Identity",
-           "ReLU", "LeakyReLU", "GELU", "SiLU", "ELU", "Softplus", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+           "ReLU", "ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish", "LeakyReLU", "GELU", "SiLU", "ELU",
+           "Softplus", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
            "CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "BCEWithLogitsLoss", "BCELoss",
            "MultiheadAttention", "Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer",

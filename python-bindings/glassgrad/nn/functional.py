@@ -16,6 +16,7 @@ from .._tensor import Tensor
 from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, leaky_relu, linear, max_pool2d, relu,  # noqa: F401
                           sigmoid, silu, softplus, tanh)
 from .attention import multi_head_attention_forward  # noqa: F401
+from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6  # noqa: F401
 from .layers import _softmax_dim
 
 

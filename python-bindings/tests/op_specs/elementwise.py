@@ -132,3 +132,51 @@ SPECS += [
            lambda g, x, threshold: np.where(x > threshold, g, g * _f64(_sigmoid(_f64(x)))).astype(g.dtype),
            lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)], attrs={"threshold": 2.0}),
 ]
+
+
+# ---- Hardtanh's one-sided clamps, Hardswish, Hardsigmoid, Mish: PyTorch's formulas in float64 ----
+def _off_kinks(rng, dt, *shape, kinks=(-3.0, 3.0)):
+    """_spread's values moved at least 0.05 off each kink, so finite differences straddle none."""
+    v = rng.standard_normal(shape) * 3
+    for k in kinks:
+        v = np.where(np.abs(v - k) < 0.05, k + np.where(v >= k, 0.1, -0.1), v)
+    return v.astype(dt)
+
+
+def _hardswish_grad(g, x):
+    x64 = _f64(x)
+    return (g * np.where(x64 <= -3, 0.0, np.where(x64 < 3, x64 / 3 + 0.5, 1.0))).astype(g.dtype)
+
+
+def _mish(x):
+    x64 = _f64(x)
+    return (x64 * np.tanh(np.log1p(np.exp(x64)))).astype(x.dtype)
+
+
+def _mish_grad(g, x):
+    x64 = _f64(x)
+    t = np.tanh(np.log1p(np.exp(x64)))
+    return (g * (t + x64 * _f64(_sigmoid(x64)) * (1 - t * t))).astype(g.dtype)
+
+
+SPECS += [
+    OpSpec("HardtanhMin", lambda x, min_val: np.where(x < min_val, min_val, x).astype(x.dtype),
+           lambda rng, dt, n: [_off_kinks(rng, dt, n, 5, kinks=(-0.5,))], attrs={"min_val": -0.5}, grad=(0,)),
+    OpSpec("HardtanhMinBackward", lambda g, x, min_val: np.where(x <= min_val, 0, g).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), _off_kinks(rng, dt, n, 4, kinks=(-0.5,))], attrs={"min_val": -0.5},
+           grad=(0,)),
+    OpSpec("HardtanhMax", lambda x, max_val: np.where(x > max_val, max_val, x).astype(x.dtype),
+           lambda rng, dt, n: [_off_kinks(rng, dt, n, 5, kinks=(1.5,))], attrs={"max_val": 1.5}, grad=(0,)),
+    OpSpec("HardtanhMaxBackward", lambda g, x, max_val: np.where(x >= max_val, 0, g).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), _off_kinks(rng, dt, n, 4, kinks=(1.5,))], attrs={"max_val": 1.5},
+           grad=(0,)),
+    OpSpec("Hardswish", lambda x: (_f64(x) * np.clip(_f64(x) + 3, 0, 6) / 6).astype(x.dtype),
+           lambda rng, dt, n: [_off_kinks(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("HardswishBackward", _hardswish_grad, lambda rng, dt, n: [_r(rng, dt, n, 4), _off_kinks(rng, dt, n, 4)]),
+    OpSpec("Hardsigmoid", lambda x: (np.clip(_f64(x) + 3, 0, 6) / 6).astype(x.dtype),
+           lambda rng, dt, n: [_off_kinks(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("HardsigmoidBackward", lambda g, x: np.where((x > -3) & (x < 3), _f64(g) * np.float32(1 / 6), 0).astype(g.dtype),
+           lambda rng, dt, n: [_r(rng, dt, n, 4), _off_kinks(rng, dt, n, 4)], grad=(0,)),
+    OpSpec("Mish", _mish, lambda rng, dt, n: [_spread(rng, dt, n, 5)], grad=(0,)),
+    OpSpec("MishBackward", _mish_grad, lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)]),
+]

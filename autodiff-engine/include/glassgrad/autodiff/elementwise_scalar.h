@@ -103,6 +103,29 @@ GG_SCALAR_FN T gg_silu_grad(T x) {
   return s * (T(1) + x * (T(1) - s));
 }
 
+// The hard activations and Mish as PyTorch computes them (torch.nn.functional's hardswish,
+// hardsigmoid and mish):
+//   relu6(x)     = min(max(x, 0), 6)                 (NaN stays NaN)
+//   hardswish(x) = x * relu6(x + 3) / 6,   d/dx = 0 (x <= -3), x / 3 + 1/2 (-3 < x < 3), 1 (x >= 3)
+//   mish(x)      = x * tanh(softplus(x)),  d/dx = t + x * sigmoid(x) * (1 - t^2), t = tanh(softplus(x))
+template <typename T>
+GG_SCALAR_FN T gg_relu6(T x) {
+  return x < T(0) ? T(0) : (x > T(6) ? T(6) : x);
+}
+template <typename T>
+GG_SCALAR_FN T gg_hardswish_grad(T x) {
+  return x <= T(-3) ? T(0) : (x < T(3) ? x / T(3) + T(0.5) : T(1));
+}
+template <typename T>
+GG_SCALAR_FN T gg_mish(T x) {
+  return x * gg_tanh(gg_log1p(gg_exp(x)));
+}
+template <typename T>
+GG_SCALAR_FN T gg_mish_grad(T x) {
+  const T t = gg_tanh(gg_log1p(gg_exp(x)));
+  return t + x * gg_sigmoid(x) * (T(1) - t * t);
+}
+
 // x^p, with the exponents a model uses most computed exactly (x * x rather than pow(x, 2)).
 template <typename T>
 GG_SCALAR_FN T gg_pow_scalar(T x, T p) {
