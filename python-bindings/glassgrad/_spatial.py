@@ -1,11 +1,11 @@
 """Functions that move or resample elements, with torch.nn.functional's (and torch's) names and
-semantics: cat, pad, interpolate, adaptive_avg_pool2d, one_hot, dropout.
+semantics: cat, interpolate, adaptive_avg_pool2d, pixel_shuffle, pixel_unshuffle, one_hot and the
+dropouts (pad: _padding.py).
 
 All are composed from existing ops, so their gradients come from those ops' rules:
 
 - cat places each piece into zeros of the output's shape (SliceBackward, the adjoint of Slice)
-  and adds the placements; pad is a cat of the input with constant, edge (replicate), wrapped
-  (circular) or mirrored (reflect) pieces, or a crop (Slice) for negative amounts.
+  and adds the placements.
 - adaptive_avg_pool2d is a mean (output 1x1), an AvgPool2D (sizes that divide), or in general
   PyTorch's bins [floor(i H / out), ceil((i + 1) H / out)) written as an averaging matrix A,
   y = A_h x A_w^T (two MatMuls).
@@ -18,6 +18,7 @@ All are composed from existing ops, so their gradients come from those ops' rule
 from __future__ import annotations
 
 import math
+import warnings
 from functools import lru_cache
 from typing import Optional, Sequence, Tuple, Union
 
@@ -57,64 +58,6 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
 def _slice(x: Tensor, dim: int, start: int, stop: int) -> Tensor:
     return _op("Slice", [x], {"dim": dim, "start": start, "stop": stop, "step": 1})
-
-
-# ---- pad ----------------------------------------------------------------------------------------
-def _pad_one(x: Tensor, dim: int, left: int, right: int, mode: str, value: float) -> Tensor:
-    n = x.shape[dim]
-    if left < 0 or right < 0:  # negative padding crops
-        x = _slice(x, dim, max(-left, 0), n - max(-right, 0))
-        return _pad_one(x, dim, max(left, 0), max(right, 0), mode, value)
-    if left == 0 and right == 0:
-        return x
-    if mode == "constant":
-        shape = list(x.shape)
-        shape[dim] = n + left + right
-        placed = _op("SliceBackward", [x], {"dim": dim, "start": left, "stop": left + n, "step": 1, "shape": shape})
-        if not value:
-            return placed
-        border = np.full(shape, value, dtype=x.dtype)  # the value outside, exactly 0 where x goes
-        border[(slice(None),) * dim + (slice(left, left + n),)] = 0
-        return placed + tensor(border, device=x.device)
-    if mode == "replicate":
-        def edge(i, k):
-            shape = list(x.shape)
-            shape[dim] = k
-            return _slice(x, dim, i, i + 1).expand(*shape)
-        pieces = ([edge(0, left)] if left else []) + [x] + ([edge(n - 1, right)] if right else [])
-    elif mode == "circular":
-        if left > n or right > n:
-            raise _C.InvalidArgumentError(f"pad: circular padding of {max(left, right)} is more than the size {n} "
-                                          f"of dim {dim}\n  fix: pad by at most {n}")
-        pieces = ([_slice(x, dim, n - left, n)] if left else []) + [x] + ([_slice(x, dim, 0, right)] if right else [])
-    else:  # reflect: x[left], ..., x[1], x, x[n-2], ..., x[n-1-right]
-        if left >= n or right >= n:
-            raise _C.InvalidArgumentError(f"pad: reflect padding of {max(left, right)} needs a dim of at least "
-                                          f"{max(left, right) + 1} elements, dim {dim} has {n}\n"
-                                          f"  fix: pad by at most {n - 1}, or mode='replicate'")
-        pieces = [_slice(x, dim, i, i + 1) for i in range(left, 0, -1)] + [x]
-        pieces += [_slice(x, dim, i, i + 1) for i in range(n - 2, n - 2 - right, -1)]
-    return cat(pieces, dim)
-
-
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:  # noqa: A002
-    """torch.nn.functional.pad: `pad` lists (left, right) amounts from the last dim backwards,
-    e.g. (1, 1, 2, 0) pads the last dim by 1 on each side and the one before by 2 at its start.
-    mode: 'constant' (value, default 0), 'reflect', 'replicate' or 'circular'; negative amounts
-    crop."""
-    pad = [int(p) for p in pad]
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise _C.InvalidArgumentError(f"pad: the padding {tuple(pad)} must hold pairs (left, right), one per dim "
-                                      f"from the last, at most {input.ndim} pairs for a {input.ndim}-d input")
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise _C.InvalidArgumentError(f"pad: mode must be 'constant', 'reflect', 'replicate' or 'circular', got "
-                                      f"'{mode}'")
-    if mode != "constant" and value:
-        raise _C.InvalidArgumentError(f"pad: value={value} is only for mode='constant'")
-    out = input
-    for k in range(len(pad) // 2):
-        out = _pad_one(out, input.ndim - 1 - k, pad[2 * k], pad[2 * k + 1], mode, float(value or 0.0))
-    return out
 
 
 # ---- resampling matrices ------------------------------------------------------------------------
@@ -300,23 +243,132 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
     return (t.unsqueeze(-1) == classes).astype("int64")
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
-    """torch.nn.functional.dropout: in training, zeroes each element with probability p and
-    scales the others by 1 / (1 - p); the identity otherwise. The mask comes from glassgrad's
-    generator (glassgrad.manual_seed) and enters the graph as data, so a new mask every step
-    keeps the plan."""
-    where = _args.call("dropout", p=p)
-    p = _args.real(p, "p", where, minimum=0.0, maximum=1.0, fix="dropout(x, 0.1) drops 10% of the elements")
-    if not _args.flag(training, "training", where) or p == 0.0:
-        return input
+def _masked(input: Tensor, p: float, mask_shape: Tuple[int, ...]) -> Tensor:  # noqa: A002
+    """input * mask, the mask of mask_shape (broadcast against input) holding 0 with probability p
+    and 1 / (1 - p) otherwise, drawn from glassgrad's generator (glassgrad.manual_seed). It enters
+    the graph as data, so a new mask every step keeps the plan (and a compiled step's replays
+    draw a new one)."""
     if p == 1.0:
         return input * 0.0
-    shape, dtype, device = tuple(input.shape), input.dtype, input.device
+    dtype, device = input.dtype, input.device
 
     def draw() -> "_C.Tensor":
-        keep = generator().random(shape) >= p
+        keep = generator().random(mask_shape) >= p
         return _C.Tensor.from_numpy((keep / (1.0 - p)).astype(dtype), device, "dropout mask")
 
     from .compile import random_input
     mask = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
     return input * mask
+
+
+def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:
+    p = _args.real(p, "p", where, minimum=0.0, maximum=1.0, fix="dropout(x, 0.1) drops 10% of the elements")
+    _args.flag(inplace, "inplace", where)
+    return p, _args.flag(training, "training", where)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """torch.nn.functional.dropout: in training, zeroes each element with probability p and
+    scales the others by 1 / (1 - p); the identity otherwise (the mask: _masked)."""
+    p, training = _dropout_p(_args.call("dropout", p=p), p, training, inplace)
+    if not training or p == 0.0:
+        return input
+    return _masked(input, p, tuple(input.shape))
+
+
+def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: int) -> Tensor:  # noqa: A002
+    """Channel dropout (PyTorch's dropout1d/2d/3d): in training, each channel of each sample,
+    input[n, c], is zeroed whole with probability p and the others are scaled by 1 / (1 - p).
+    The input is (N, C, *spatial) or, unbatched, (C, *spatial) with `spatial` trailing axes;
+    PyTorch's rules for other ranks (dropout1d refuses them, dropout2d and dropout3d warn, and
+    dropout2d reads 3-d input as (N, C, L))."""
+    where = _args.call(name, p=p)
+    p, training = _dropout_p(where, p, training, inplace)
+    if not isinstance(input, Tensor):
+        _args.fail(where, "input", "a glassgrad.Tensor", input, type_error=True)
+    batched, unbatched = spatial + 2, spatial + 1
+    if input.ndim not in (batched, unbatched):
+        if name == "dropout1d":
+            raise _C.ShapeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input "
+                                f"{list(input.shape)}. Note that dropout1d exists to provide channel-wise dropout "
+                                f"on inputs with 1 spatial dimension, a channel dimension, and an optional batch "
+                                f"dimension (i.e. 2D or 3D inputs).\n  fix: F.dropout for element-wise dropout")
+        warnings.warn(f"{name}: Received a {input.ndim}-D input to {name}, which is deprecated and will result in "
+                      f"an error in a future release. To retain the behavior and silence this warning, please use "
+                      f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
+                      f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
+                      f"{unbatched}D or {batched}D inputs).", stacklevel=3)
+    if name == "dropout2d" and input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                      "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
+                      "This behavior will change in a future release to interpret the input as one without a batch "
+                      "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
+                      "switch to using dropout1d instead.", stacklevel=3)
+    elif input.ndim == unbatched:  # (C, *spatial): each channel is one feature
+        return _feature_dropout(name, input.unsqueeze(0), p, training, False, spatial).squeeze(0)
+    if input.ndim < 2:
+        raise _C.ShapeError(f"{name}: feature dropout requires at least 2 dimensions in the input, got "
+                            f"{list(input.shape)}\n  fix: F.dropout for element-wise dropout")
+    if not training or p == 0.0:
+        return input
+    return _masked(input, p, tuple(input.shape[:2]) + (1,) * (input.ndim - 2))
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """torch.nn.functional.dropout1d: channel dropout of (N, C, L) or (C, L) input."""
+    return _feature_dropout("dropout1d", input, p, training, inplace, 1)
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """torch.nn.functional.dropout2d: channel dropout of (N, C, H, W) input (3-d input is read
+    as (N, C, L), with PyTorch's warning)."""
+    return _feature_dropout("dropout2d", input, p, training, inplace, 2)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+    """torch.nn.functional.dropout3d: channel dropout of (N, C, D, H, W) or (C, D, H, W) input."""
+    return _feature_dropout("dropout3d", input, p, training, inplace, 3)
+
+
+# ---- pixel shuffle -------------------------------------------------------------------------------
+def _shuffle_factor(where: str, factor, name: str) -> int:
+    return _args.integer(factor, name, where, minimum=1, fix=f"{where}(x, 2)")
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+    """torch.nn.functional.pixel_shuffle: (*, C r^2, H, W) -> (*, C, H r, W r) with
+    out[..., c, h r + i, w r + j] = in[..., c r^2 + i r + j, h, w] (r = upscale_factor): a
+    reshape, a permute and a reshape, so its gradient is the inverse permutation."""
+    r = _shuffle_factor("pixel_shuffle", upscale_factor, "upscale_factor")
+    if input.ndim < 3:
+        raise _C.ShapeError(f"pixel_shuffle expects its input to have at least 3 dimensions, but got input with "
+                            f"{input.ndim} dimension(s): {list(input.shape)}\n  fix: (N, C, H, W) or (C, H, W) input")
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise _C.ShapeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
+                            f"upscale_factor, but input.size(-3)={c} is not divisible by {r * r} (input "
+                            f"{list(input.shape)}, upscale_factor={r})\n  fix: give the layer before it a multiple of "
+                            f"{r * r} output channels, e.g. {max(r * r, c - c % (r * r))}")
+    b = len(batch)
+    x = input.reshape(*batch, c // (r * r), r, r, h, w)
+    x = x.permute(*range(b), b, b + 3, b + 1, b + 4, b + 2)  # (*, C, H, r, W, r)
+    return x.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+    """torch.nn.functional.pixel_unshuffle, the inverse of pixel_shuffle: (*, C, H r, W r) ->
+    (*, C r^2, H, W) with out[..., c r^2 + i r + j, h, w] = in[..., c, h r + i, w r + j]."""
+    r = _shuffle_factor("pixel_unshuffle", downscale_factor, "downscale_factor")
+    if input.ndim < 3:
+        raise _C.ShapeError(f"pixel_unshuffle expects its input to have at least 3 dimensions, but got input with "
+                            f"{input.ndim} dimension(s): {list(input.shape)}\n  fix: (N, C, H, W) or (C, H, W) input")
+    *batch, c, h, w = input.shape
+    if h % r or w % r:
+        axis, size = ("height", h) if h % r else ("width", w)
+        raise _C.ShapeError(f"pixel_unshuffle expects {axis} to be divisible by downscale_factor, but input.size("
+                            f"{-2 if h % r else -1})={size} is not divisible by {r} (input {list(input.shape)})\n"
+                            f"  fix: crop or pad the images to a multiple of {r}, e.g. F.pad")
+    b = len(batch)
+    x = input.reshape(*batch, c, h // r, r, w // r, r)
+    x = x.permute(*range(b), b, b + 2, b + 4, b + 1, b + 3)  # (*, C, r, r, H, W)
+    return x.reshape(*batch, c * r * r, h // r, w // r)

@@ -13,7 +13,8 @@ from . import _C, _args
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                       mse_loss, nll_loss)
-from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot, pad  # noqa: F401
+from ._padding import pad  # noqa: F401
+from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot  # noqa: F401
 from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]

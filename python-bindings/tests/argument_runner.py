@@ -65,7 +65,7 @@ def call_kwargs(row: Row, make_tensor) -> Dict[str, object]:
 def differentiable(row: Row) -> List[int]:
     """Input positions that get a gradient: float inputs, not labels, running statistics or None."""
     idx = [i for i, s in enumerate(row.inputs) if isinstance(s, tuple)]
-    if row.kind == "functional" and row.name == "batch_norm":
+    if row.kind == "functional" and row.name in ("batch_norm", "instance_norm"):
         idx = [i for i in idx if i not in (1,)]  # running_mean is statistics, not a variable
     return idx
 
@@ -142,7 +142,7 @@ def _results(row: Row, arrays, xs, out, layer, to_numpy, make_tensor, seed: int,
     if layer is not None:
         for name, b in layer.named_buffers():
             result[name] = to_numpy(b)
-    if row.kind == "functional" and row.name == "batch_norm":
+    if row.kind == "functional" and row.name in ("batch_norm", "instance_norm") and len(xs) > 2 and xs[1] is not None:
         result["running_mean"], result["running_var"] = to_numpy(xs[1]), to_numpy(xs[2])
     return result
 

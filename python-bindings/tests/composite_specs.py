@@ -58,6 +58,21 @@ def _reflect_pad_ref(x):
     return np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1)), mode="reflect")
 
 
+def _reflect_conv(x, w):
+    conv = gg.nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="reflect", bias=False).double()
+    conv.weight = w  # the composite's second input, so its gradient is checked too
+    return conv(x)
+
+
+def _conv_valid_ref(x, w):
+    """Unpadded cross-correlation, stride 1."""
+    r, s = w.shape[2:]
+    ho, wo = x.shape[2] - r + 1, x.shape[3] - s + 1
+    windows = np.stack([x[:, :, i:i + ho, j:j + wo] for i in range(r) for j in range(s)], axis=2)
+    return np.einsum("nctij,kct->nkij", windows.reshape(x.shape[0], x.shape[1], r * s, ho, wo),
+                     w.reshape(w.shape[0], w.shape[1], r * s))
+
+
 def _bilinear_ref(x):
     """align_corners=True: out[i] samples x at i * (n - 1) / (m - 1), linearly."""
     def matrix(n, m):
@@ -94,6 +109,25 @@ COMPOSITES = [
               lambda x, p: np.mean(-np.sum(p * (x - np.log(np.sum(np.exp(x), 1, keepdims=True))), 1)),
               lambda rng: [rng.standard_normal((4, 3)), rng.dirichlet(np.ones(3), 4)]),
     Composite("pad-reflect", lambda x: F.pad(x, (2, 1, 1, 2), mode="reflect"), _reflect_pad_ref, _normal(2, 2, 4, 5)),
+    Composite("pad-replicate", lambda x: F.pad(x, (3, 0, 1, 2), mode="replicate"),
+              lambda x: np.pad(x, ((0, 0), (0, 0), (1, 2), (3, 0)), mode="edge"), _normal(2, 3, 4, 5)),
+    Composite("pad-circular", lambda x: F.pad(x, (5, 2), mode="circular"),
+              lambda x: np.pad(x, ((0, 0), (0, 0), (5, 2)), mode="wrap"), _normal(2, 3, 5)),
+    Composite("pad-constant-crop", lambda x: F.pad(x, (-1, 2, 1, -2), value=0.5),
+              lambda x: np.pad(x[:, :, :-2, 1:], ((0, 0), (0, 0), (1, 0), (0, 2)), constant_values=0.5),
+              _normal(2, 3, 5, 4)),
+    Composite("conv2d-padding_mode-reflect", lambda x, w: _reflect_conv(x, w),
+              lambda x, w: _conv_valid_ref(np.pad(x, ((0, 0), (0, 0), (1, 1), (2, 2)), mode="reflect"), w),
+              lambda rng: [rng.standard_normal((2, 2, 4, 5)), rng.standard_normal((3, 2, 3, 3))]),
+    Composite("pixel_shuffle", lambda x: F.pixel_shuffle(x, 2),
+              lambda x: x.reshape(2, 2, 2, 2, 3, 5).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 6, 10),
+              _normal(2, 8, 3, 5)),
+    Composite("pixel_unshuffle", lambda x: F.pixel_unshuffle(x, 3),
+              lambda x: x.reshape(3, 1, 3, 2, 3).transpose(0, 2, 4, 1, 3).reshape(27, 1, 2), _normal(3, 3, 6)),
+    Composite("instance_norm-affine", lambda x, w, b: F.instance_norm(x, weight=w, bias=b),
+              lambda x, w, b: (x - x.mean(2, keepdims=True)) / np.sqrt(x.var(2, keepdims=True) + 1e-5) *
+              w[:, None] + b[:, None],
+              lambda rng: [rng.standard_normal((2, 3, 6)), rng.standard_normal(3), rng.standard_normal(3)]),
     Composite("interpolate-bilinear", lambda x: F.interpolate(x, size=(7, 6), mode="bilinear", align_corners=True),
               _bilinear_ref, _normal(1, 2, 3, 4)),
     Composite("adaptive_avg_pool2d", lambda x: F.adaptive_avg_pool2d(x, 2),

@@ -3,6 +3,12 @@ spellings Conv2D, BatchNorm2D, ... are the same classes as Conv2d, BatchNorm2d, 
 from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, ReLU6
 from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
 from .container import ModuleDict, ModuleList
+from .dropout import Dropout1d, Dropout2d, Dropout3d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D, AvgPool2d, Conv2D, Conv2d, Dropout,
                      Flatten, Identity, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2D, MaxPool2d, ReLU,
                      Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
@@ -20,7 +26,11 @@ from .parallel import DataParallel
 
 __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "Conv2D", "Conv2d", "Linear", "BatchNorm1D", "BatchNorm1d", "BatchNorm2D", "BatchNorm2d", "LayerNorm",
-           "Dropout", "MaxPool2D", "MaxPool2d", "AvgPool2D", "AvgPool2d", "AdaptiveAvgPool2D", "AdaptiveAvgPool2d",
+           "InstanceNorm1d", "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+           "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
+           "MaxPool2D", "MaxPool2d", "AvgPool2D", "AvgPool2d", "AdaptiveAvgPool2D", "AdaptiveAvgPool2d",
            "Upsample", "Flatten", "Unflatten", "Identity",
            "ReLU", "ReLU6", "Hardtanh", "Hardswish", "Hardsigmoid", "Mish", "LeakyReLU", "GELU", "SiLU", "ELU",
            "Softplus", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",

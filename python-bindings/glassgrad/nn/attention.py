@@ -22,7 +22,8 @@ import numpy as np
 from .. import _C, _args
 from .. import functional as F
 from .._attention import scaled_dot_product_attention
-from .._spatial import cat, dropout, pad
+from .._padding import pad
+from .._spatial import cat, dropout
 from .._tensor import Tensor, _op, _scalar_like, tensor
 from .init import constant_, xavier_normal_, xavier_uniform_
 from .layers import Linear, parameter_dtype

@@ -27,6 +27,18 @@ from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter, layer_name
 
 
+def register_running_stats(layer: Module, c: int, dt: np.dtype, device) -> None:
+    """The buffers of a normalization layer with track_running_stats (PyTorch's, in its order):
+    running_mean (zeros), running_var (ones) and num_batches_tracked (int64 0); else all None."""
+    dev = _device.normalize(device)
+    if layer.track_running_stats:
+        layer.register_buffer("running_mean", Tensor(np.zeros(c, dt), device=dev))
+        layer.register_buffer("running_var", Tensor(np.ones(c, dt), device=dev))
+        layer.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64), device=dev))
+    else:
+        layer.running_mean = layer.running_var = layer.num_batches_tracked = None
+
+
 class _BatchNorm(Module):
     _RANKS = (4,)
     _INPUT = "(N, C, H, W)"
@@ -46,13 +58,7 @@ class _BatchNorm(Module):
         dt = parameter_dtype(dtype, name)
         self.weight = Parameter(np.ones(c, dt), device=device) if self.affine else None
         self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and _args.flag(bias, "bias", name) else None
-        dev = _device.normalize(device)
-        if self.track_running_stats:
-            self.register_buffer("running_mean", Tensor(np.zeros(c, dt), device=dev))
-            self.register_buffer("running_var", Tensor(np.ones(c, dt), device=dev))
-            self.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64), device=dev))
-        else:
-            self.running_mean = self.running_var = self.num_batches_tracked = None
+        register_running_stats(self, c, dt, device)
 
     def _check(self, x) -> None:
         """The layer's own contract, which no shape rule can see: the op normalizes any (N, C, ...)

@@ -11,7 +11,10 @@ from typing import Optional
 from .._attention import scaled_dot_product_attention  # noqa: F401
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                        mse_loss, nll_loss)
-from .._spatial import adaptive_avg_pool2d, dropout, interpolate, one_hot, pad  # noqa: F401
+from .._padding import pad  # noqa: F401
+from .._instancenorm import instance_norm  # noqa: F401
+from .._spatial import (adaptive_avg_pool2d, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
+                        interpolate, one_hot, pixel_shuffle, pixel_unshuffle)
 from .._tensor import Tensor
 from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, leaky_relu, linear, max_pool2d, relu,  # noqa: F401
                           sigmoid, silu, softplus, tanh)

@@ -16,7 +16,8 @@ import numpy as np
 from .. import _C, _args, _dtypes
 from .. import functional as F
 from .._random import generator
-from .._spatial import _pair_size, interpolate_arguments, pad
+from .._padding import pad
+from .._spatial import _pair_size, interpolate_arguments
 from .._tensor import Tensor, _dim
 from .init import default_bound
 from .module import Module, Parameter, layer_name

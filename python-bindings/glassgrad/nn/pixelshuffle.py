@@ -1,0 +1,39 @@
+"""PixelShuffle and PixelUnshuffle (PyTorch's nn.PixelShuffle(upscale_factor) and
+nn.PixelUnshuffle(downscale_factor)): F.pixel_shuffle / F.pixel_unshuffle as layers."""
+from __future__ import annotations
+
+from .. import _args
+from .._spatial import pixel_shuffle, pixel_unshuffle
+from .module import Module
+
+
+class PixelShuffle(Module):
+    """(*, C r^2, H, W) -> (*, C, H r, W r), r = upscale_factor (sub-pixel convolution's upsampling)."""
+
+    def __init__(self, upscale_factor: int):
+        super().__init__()
+        self.upscale_factor = _args.integer(upscale_factor, "upscale_factor",
+                                            _args.call("PixelShuffle", upscale_factor), minimum=1,
+                                            fix="PixelShuffle(2)")
+
+    def forward(self, x):
+        return pixel_shuffle(x, self.upscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"upscale_factor={self.upscale_factor}"
+
+
+class PixelUnshuffle(Module):
+    """(*, C, H r, W r) -> (*, C r^2, H, W), r = downscale_factor (PixelShuffle's inverse)."""
+
+    def __init__(self, downscale_factor: int):
+        super().__init__()
+        self.downscale_factor = _args.integer(downscale_factor, "downscale_factor",
+                                              _args.call("PixelUnshuffle", downscale_factor), minimum=1,
+                                              fix="PixelUnshuffle(2)")
+
+    def forward(self, x):
+        return pixel_unshuffle(x, self.downscale_factor)
+
+    def extra_repr(self) -> str:
+        return f"downscale_factor={self.downscale_factor}"
