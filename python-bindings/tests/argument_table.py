@@ -422,6 +422,21 @@ OPTIMIZERS = [
     O("RMSprop", lr=0.01, momentum=0.5, weight_decay=0.01),
     O("RMSprop", lr=0.01, centered=True),
     O("RMSprop", lr=0.01, momentum=0.5, centered=True, maximize=True),
+    O("Adadelta"),
+    O("Adadelta", lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.01),
+    O("Adadelta", lr=0.3, maximize=True, foreach=False),
+    O("Adagrad", lr=0.05),
+    O("Adagrad", lr=0.05, lr_decay=0.1, weight_decay=0.01, initial_accumulator_value=0.3, eps=1e-6),
+    O("Adagrad", lr=0.05, maximize=True, foreach=False),
+    O("Adamax", lr=0.01),
+    O("Adamax", lr=0.01, betas=(0.8, 0.9), eps=1e-6, weight_decay=0.01),
+    O("Adamax", lr=0.01, maximize=True),
+    O("NAdam", lr=0.01),
+    O("NAdam", lr=0.01, betas=(0.8, 0.9), weight_decay=0.01, momentum_decay=0.01),
+    O("NAdam", lr=0.01, weight_decay=0.05, decoupled_weight_decay=True, maximize=True),
+    O("RAdam", lr=0.01),
+    O("RAdam", lr=0.01, betas=(0.5, 0.9), weight_decay=0.01),
+    O("RAdam", lr=0.01, betas=(0.8, 0.95), weight_decay=0.05, decoupled_weight_decay=True, maximize=True),
 ]
 
 SCHEDULERS = [

@@ -118,20 +118,26 @@ def test_update_rule_matches_the_documented_algorithm(name, kwargs, ref):
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-13)
 
 
+def run_torch(torch, name, kwargs, init, grads, dtype="float64", groups=None):
+    """_run_glassgrad's steps with torch.optim: (parameters as arrays, the optimizer)."""
+    tp = [torch.nn.Parameter(torch.tensor(a.astype(dtype))) for a in init]
+    topt = getattr(torch.optim, name)([dict(params=[p], **g) for p, g in zip(tp, groups)] if groups else tp, **kwargs)
+    for gs in grads:
+        sum((p * torch.tensor(g.astype(dtype))).sum() for p, g in zip(tp, gs)).backward()
+        topt.step()
+        topt.zero_grad()
+    return [p.detach().numpy() for p in tp], topt
+
+
 @pytest.mark.parametrize("dtype,tol", [("float64", 1e-13), ("float32", 2e-6)])
 @pytest.mark.parametrize("name,kwargs,ref", CASES, ids=IDS)
 def test_update_rule_matches_torch_optim(torch, name, kwargs, ref, dtype, tol):
     init, grads = _data(6)
     groups = [dict(lr=kwargs["lr"] * 2), dict()]  # two groups, the first with its own lr
     got, _ = _run_glassgrad(lambda ps: getattr(gg.optim, name)(ps, **kwargs), init, grads, dtype, groups)
-    tp = [torch.nn.Parameter(torch.tensor(a.astype(dtype))) for a in init]
-    topt = getattr(torch.optim, name)([dict(params=[p], **g) for p, g in zip(tp, groups)], **kwargs)
-    for gs in grads:
-        sum((p * torch.tensor(g.astype(dtype))).sum() for p, g in zip(tp, gs)).backward()
-        topt.step()
-        topt.zero_grad()
-    for a, b in zip(got, tp):
-        np.testing.assert_allclose(a, b.detach().numpy(), rtol=tol, atol=tol)
+    want, _ = run_torch(torch, name, kwargs, init, grads, dtype, groups)
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
 
 
 def test_defaults_and_group_keys_match_torch(torch):

@@ -1,36 +1,15 @@
 from __future__ import annotations
 
 from .. import _C, _args
-from .optimizer import Optimizer, _op_multi
+from .optimizer import Optimizer, _op_multi, refuse_differentiable
 
 
-class Adam(Optimizer):
-    """Adam, PyTorch's torch.optim.Adam (same arguments, defaults and rule):
-
-        t += 1;  g = -grad with maximize=True
-        decoupled_weight_decay (AdamW):  p = p * (1 - lr * weight_decay)
-        else (L2):                       g = g + weight_decay * p
-        m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
-        amsgrad:  v_max = max(v_max, v), used for v below
-        p = p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
-
-    lr and beta1 are tensors read by the update (schedules, including OneCycleLR's momentum
-    cycling of beta1, change them without recompiling). foreach, fused and capturable are
-    accepted and ignored: on CUDA the updates of a step always run as multi-tensor launches (up to
-    28 parameters each, then one launch counting the steps), and are CUDA-graph safe.
-    """
+class BetasOptimizer(Optimizer):
+    """The checks and the tensor beta1 of the optimizers with Adam's betas (Adam, AdamW, Adamax,
+    NAdam, RAdam): betas a pair in [0, 1), eps and weight_decay >= 0, the flags booleans; beta1 is
+    a tensor read by the updates (OneCycleLR cycles it), beta2 an attribute."""
 
     _TENSOR_HYPERPARAMETERS = ("lr",)  # and betas[0], through _static_signature below
-
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0,
-                 amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
-                 differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
-        if differentiable:
-            raise _C.UnsupportedError(f"{type(self).__name__}(differentiable=True): glassgrad's optimizer steps "
-                                      f"are not differentiated\n  fix: drop differentiable=True")
-        # Checked (and made plain floats and bools) by _check_group.
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
@@ -53,13 +32,34 @@ class Adam(Optimizer):
         sig = super()._static_signature({k: v for k, v in group.items() if k != "betas"})
         return sig + (float(group["betas"][1]),)
 
+
+class Adam(BetasOptimizer):
+    """Adam, PyTorch's torch.optim.Adam (same arguments, defaults and rule):
+
+        t += 1;  g = -grad with maximize=True
+        decoupled_weight_decay (AdamW):  p = p * (1 - lr * weight_decay)
+        else (L2):                       g = g + weight_decay * p
+        m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2
+        amsgrad:  v_max = max(v_max, v), used for v below
+        p = p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
+
+    lr and beta1 are tensors read by the update (schedules, including OneCycleLR's momentum
+    cycling of beta1, change them without recompiling). foreach, fused and capturable are
+    accepted and ignored: on CUDA the updates of a step always run as multi-tensor launches (up to
+    28 parameters each, then one launch counting the steps), and are CUDA-graph safe.
+    """
+
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0,
+                 amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
+        refuse_differentiable(type(self).__name__, differentiable)
+        # Checked (and made plain floats and bools) by _check_group.
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
+
     def _update(self, p, group) -> None:
-        st = self._state_for(p)
+        st = self._state_with(p, "exp_avg", "exp_avg_sq")
         amsgrad = group["amsgrad"]
-        if not st:
-            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
-            st["exp_avg"] = self._zeros_state(p, "exp_avg")
-            st["exp_avg_sq"] = self._zeros_state(p, "exp_avg_sq")
         if amsgrad and "max_exp_avg_sq" not in st:
             st["max_exp_avg_sq"] = self._zeros_state(p, "max_exp_avg_sq")
         attrs = {"beta2": group["betas"][1], "eps": group["eps"], "weight_decay": group["weight_decay"],

@@ -22,7 +22,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 import numpy as np
 
 from .. import _C, _args
-from .._tensor import Tensor, _op_multi, _wrap
+from .._tensor import Tensor, _op, _op_multi, _wrap
 from .._trace import scope
 
 _static_version = 0
@@ -85,6 +85,14 @@ def _check_param(opt_name: str, i: int, p) -> None:
             "  fix: pass model.parameters() (Parameters require gradients)")
 
 
+def refuse_differentiable(name: str, differentiable) -> None:
+    """PyTorch's differentiable=True (autograd through the step) is refused: glassgrad's
+    optimizer steps are in-place nodes outside the differentiated graph."""
+    if differentiable:
+        raise _C.UnsupportedError(f"{name}(differentiable=True): glassgrad's optimizer steps are not "
+                                  f"differentiated\n  fix: drop differentiable=True")
+
+
 class Optimizer:
     """Base class: Optimizer(params, defaults). params is an iterable of tensors, of dicts
     (parameter groups: {'params': [...], 'lr': ...}, missing keys taken from defaults), or of
@@ -92,6 +100,8 @@ class Optimizer:
 
     # Group keys held as 0-d tensors (read by the update ops), per optimizer class.
     _TENSOR_HYPERPARAMETERS: Tuple[str, ...] = ("lr",)
+    # 0-d state entries other than "step" and their dtype (NAdam's "mu_product": float32, PyTorch's).
+    _SCALAR_STATE: Dict[str, str] = {}
 
     def __init__(self, params: Iterable, defaults: Dict[str, Any]):
         self.defaults = dict(defaults)
@@ -182,12 +192,14 @@ class Optimizer:
             return float(group["betas"][0])
         return float(group[key])
 
-    def _hyper(self, group: ParamGroup, key: str, p: Tensor) -> Tensor:
-        """The group's 0-d tensor for `key` ('lr', 'momentum', 'beta1') on p's device and dtype."""
-        k = (key, p.device, p.dtype)
+    def _hyper(self, group: ParamGroup, key: str, p: Tensor, dtype: Optional[str] = None) -> Tensor:
+        """The group's 0-d tensor for `key` ('lr', 'momentum', 'beta1') on p's device, of p's dtype
+        (or `dtype`: float64 for step-dependent factors computed as PyTorch does, in double)."""
+        dtype = dtype or p.dtype
+        k = (key, p.device, dtype)
         t = group._tensors.get(k)
         if t is None:
-            raw = _C.Tensor.full([], self._tensor_value(group, key), p.dtype, p.device, key)
+            raw = _C.Tensor.full([], self._tensor_value(group, key), dtype, p.device, key)
             t = _wrap(_C.lazy_leaf(raw, "state", False, key))
             group._tensors[k] = t
             group._filled[k] = self._tensor_value(group, key)
@@ -290,13 +302,28 @@ class Optimizer:
             self._swaps.append((t, t._h.pin()))
         t._h.reset(new._h)
 
-    def _zeros_state(self, p: Tensor, name: str, dtype=None, shape=None) -> Tensor:
+    def _assign(self, st: Dict[str, Any], key: str, value: Tensor) -> None:
+        """st[key] = value, written in place into the state tensor's buffer (an Assign node)."""
+        self._swap(st[key], _op("Assign", [st[key], value]))
+
+    def _zeros_state(self, p: Tensor, name: str, dtype=None, shape=None, value: float = 0.0) -> Tensor:
+        """A new state tensor for p (p's shape and dtype unless given) holding `value` (0)."""
         full = f"{p.name}.{name}" if p.name else name
-        raw = _C.Tensor.full(list(p.shape if shape is None else shape), 0.0, dtype or p.dtype, p.device, full)
+        raw = _C.Tensor.full(list(p.shape if shape is None else shape), value, dtype or p.dtype, p.device, full)
         return _wrap(_C.lazy_leaf(raw, "state", False, full))
 
     def _state_for(self, p: Tensor) -> Dict[str, Any]:
         return self.state.setdefault(p, {})
+
+    def _state_with(self, p: Tensor, *names: str) -> Dict[str, Any]:
+        """p's state, made at its first update: an int64 0-d "step" and zeros of p's shape for
+        each of `names` (PyTorch's entries, in its order)."""
+        st = self._state_for(p)
+        if not st:
+            st["step"] = self._zeros_state(p, "step", dtype="int64", shape=[])
+            for name in names:
+                st[name] = self._zeros_state(p, name)
+        return st
 
     # ---- checkpoints ----
     def state_dict(self) -> Dict[str, Any]:
@@ -374,6 +401,8 @@ class Optimizer:
                 arr = np.asarray(arr)
                 if sname == "step" or (arr.ndim == 0 and arr.dtype.kind in "iu"):
                     arr = np.asarray(arr, dtype=np.float64).round().astype(np.int64)  # PyTorch keeps float steps
+                elif sname in self._SCALAR_STATE and arr.size == 1:
+                    arr = arr.reshape(()).astype(self._SCALAR_STATE[sname])
                 elif tuple(arr.shape) != tuple(p.shape):
                     raise _C.ShapeError(
                         f"{name}.load_state_dict: '{sname}' of parameter {params.index(p)} ('{p.name}') has shape "
@@ -424,4 +453,4 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-__all__ = ["Optimizer", "ParamGroup", "static_version", "_op_multi"]
+__all__ = ["Optimizer", "ParamGroup", "static_version", "refuse_differentiable", "_op_multi"]

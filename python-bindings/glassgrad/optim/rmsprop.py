@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-from .. import _C, _args
-from .._tensor import _op
-from .optimizer import Optimizer, _op_multi
+from .. import _args
+from .optimizer import Optimizer, _op_multi, refuse_differentiable
 
 
 class RMSprop(Optimizer):
@@ -25,9 +24,7 @@ class RMSprop(Optimizer):
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
                  momentum: float = 0.0, centered: bool = False, capturable: bool = False, foreach=None,
                  maximize: bool = False, differentiable: bool = False):
-        if differentiable:
-            raise _C.UnsupportedError("RMSprop(differentiable=True): glassgrad's optimizer steps are not "
-                                      "differentiated\n  fix: drop differentiable=True")
+        refuse_differentiable("RMSprop", differentiable)
         # Checked (and made plain floats and bools) by _check_group.
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
                                       centered=centered, maximize=maximize))
@@ -41,9 +38,6 @@ class RMSprop(Optimizer):
 
     def _structure(self, group):
         return (group["momentum"] > 0,)
-
-    def _assign(self, st, key, value) -> None:
-        self._swap(st[key], _op("Assign", [st[key], value]))
 
     def _update(self, p, group) -> None:
         st = self._state_for(p)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _C, _args
-from .optimizer import Optimizer, _op_multi
+from .optimizer import Optimizer, _op_multi, refuse_differentiable
 
 
 class SGD(Optimizer):
@@ -23,9 +23,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
                  differentiable: bool = False, fused=None):
-        if differentiable:
-            raise _C.UnsupportedError("SGD(differentiable=True): glassgrad's optimizer steps are not "
-                                      "differentiated\n  fix: drop differentiable=True")
+        refuse_differentiable("SGD", differentiable)
         # Checked (and made plain floats and bools) by _check_group: bool("no") would be True.
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
                                       nesterov=nesterov, maximize=maximize))
