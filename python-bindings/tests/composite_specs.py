@@ -73,6 +73,27 @@ def _conv_valid_ref(x, w):
                      w.reshape(w.shape[0], w.shape[1], r * s))
 
 
+def _conv_transpose_ref(x, w, b, stride, padding, output_padding, groups, dilation):
+    """The scatter definition: input pixel (i, j) adds its weighted kernel at (i*sh + r*dh - ph,
+    j*sw + c*dw - pw) of the output."""
+    n, cin, h, wd = x.shape
+    _, cog, kh, kw = w.shape
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
+    ho, wo = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1, (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
+    out = np.zeros((n, cog * groups, ho, wo)) + b.reshape(1, -1, 1, 1)
+    cig = cin // groups
+    for ci in range(cin):
+        g = ci // cig
+        for i in range(h):
+            for j in range(wd):
+                for r in range(kh):
+                    for c in range(kw):
+                        oi, oj = i * sh + r * dh - ph, j * sw + c * dw - pw
+                        if 0 <= oi < ho and 0 <= oj < wo:
+                            out[:, g * cog:(g + 1) * cog, oi, oj] += x[:, ci, i, j, None] * w[ci, :, r, c]
+    return out
+
+
 def _bilinear_ref(x):
     """align_corners=True: out[i] samples x at i * (n - 1) / (m - 1), linearly."""
     def matrix(n, m):
@@ -119,6 +140,13 @@ COMPOSITES = [
     Composite("conv2d-padding_mode-reflect", lambda x, w: _reflect_conv(x, w),
               lambda x, w: _conv_valid_ref(np.pad(x, ((0, 0), (0, 0), (1, 1), (2, 2)), mode="reflect"), w),
               lambda rng: [rng.standard_normal((2, 2, 4, 5)), rng.standard_normal((3, 2, 3, 3))]),
+    Composite("conv_transpose2d", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=(2, 3), padding=(1, 0),
+                                                                     output_padding=(1, 2), groups=2, dilation=(1, 2)),
+              lambda x, w, b: _conv_transpose_ref(x, w, b, (2, 3), (1, 0), (1, 2), 2, (1, 2)),
+              lambda rng: [rng.standard_normal((2, 4, 3, 4)), rng.standard_normal((4, 2, 3, 2)), rng.standard_normal(4)]),
+    Composite("conv1d", lambda x, w: F.conv1d(x, w, stride=2, padding=1),
+              lambda x, w: _conv_valid_ref(np.pad(x, ((0, 0), (0, 0), (1, 1)))[:, :, None], w[:, :, None])[:, :, 0, ::2],
+              lambda rng: [rng.standard_normal((2, 3, 9)), rng.standard_normal((4, 3, 3))]),
     Composite("pixel_shuffle", lambda x: F.pixel_shuffle(x, 2),
               lambda x: x.reshape(2, 2, 2, 2, 3, 5).transpose(0, 1, 4, 2, 5, 3).reshape(2, 2, 6, 10),
               _normal(2, 8, 3, 5)),

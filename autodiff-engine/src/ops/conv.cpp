@@ -28,6 +28,15 @@
 //   BackwardWeight: L = <BW(x, gy), g> = <B(x, g), gy>
 //                   dL/dx = Conv2DBackwardInput(gy, g), dL/dgy = Conv2D(x, g)
 // which makes double backward (e.g. gradient penalties) work.
+//
+// Transposed convolution (ConvTranspose2d, F.conv_transpose2d) IS Conv2DBackwardInput: the
+// adjoint of the convolution of its output-to-be by its weight, so PyTorch's weight layout
+// [in_channels, out_channels / groups, kh, kw] is Conv2D's [K, C/G, R, S] with K = its input's
+// channels, and the rules above give its gradients (input: Conv2D, weight:
+// Conv2DBackwardWeight). Python records it with attribute transposed=true, which words this op's
+// checks for that layer (its input is "input", the weight [in, out/groups, kh, kw]);
+// output_padding and output_size only choose input_shape (and the bottom/right padding that keeps
+// the geometry consistent: docs/transposed-convolution.md).
 #include <string>
 
 #include "glassgrad/autodiff/conv_geometry.h"
@@ -138,12 +147,47 @@ Conv2DGeometry conv_geometry(const ShapeContext& ctx, const Shape& x, const Shap
                     "), or " + convert));
 }
 
+// Conv2DBackwardInput recorded as a transposed convolution's forward (attribute transposed).
+bool transposed(const ShapeContext& ctx) { return ctx.attrs().b("transposed", false); }
+
 void expect_weight_rank(const ShapeContext& ctx, int i) {
   const TensorInfo& w = ctx.in(i);
   if (w.rank() == 4) return;
-  ctx.fail(ErrorMessage("the weight must be 4-d [out_channels, in_channels, kh, kw], got " + std::to_string(w.rank()) +
-                        "-d " + shape_str(w.shape))
-               .fix("reshape it to [K, C, kh, kw], e.g. w.reshape(K, C, 3, 3)"));
+  const bool t = transposed(ctx);
+  ctx.fail(ErrorMessage("the weight must be 4-d " + std::string(t ? "[in_channels, out_channels / groups, kh, kw]"
+                                                                   : "[out_channels, in_channels, kh, kw]") +
+                        ", got " + std::to_string(w.rank()) + "-d " + shape_str(w.shape))
+               .fix(t ? "reshape it to [C_in, C_out, kh, kw], e.g. w.reshape(C_in, C_out, 4, 4)"
+                      : "reshape it to [K, C, kh, kw], e.g. w.reshape(K, C, 3, 3)"));
+}
+
+// A transposed convolution's input [N, C_in, H, W] against its weight [C_in, C_out / groups, kh, kw]
+// (the channels, and groups dividing C_in), worded for the layer; the rest of its geometry is the
+// convolution's, checked by the caller.
+void check_transposed_input(const ShapeContext& ctx) {
+  const TensorInfo& x = ctx.in(0);
+  const TensorInfo& w = ctx.in(1);
+  const int64_t groups = ctx.attrs().i("groups", 1);
+  const std::string layout = "  (in_channels, out_channels" + std::string(groups != 1 ? " / groups" : "") + ", kh, kw)";
+  if (x.shape[1] != w.shape[0]) {
+    const int64_t out = w.shape[1] * groups;
+    ctx.fail(ErrorMessage("got input of shape " + shape_str(x.shape) + " but its weight expects " +
+                          std::to_string(w.shape[0]) + " input channels")
+                 .detail("input:  " + x.str() + "  (N, C, H, W): C = " + std::to_string(x.shape[1]))
+                 .detail("weight: " + w.str() + layout)
+                 .cause("the layer was built for a different number of input channels than the data has (a "
+                        "transposed convolution's weight holds its input channels first)")
+                 .fix("build the layer as ConvTranspose2d(" + std::to_string(x.shape[1]) + ", " + std::to_string(out) +
+                      ", ...), or give the input " + std::to_string(w.shape[0]) + " channels"));
+  }
+  if (w.shape[0] % groups != 0) {
+    ctx.fail(ErrorMessage("groups=" + std::to_string(groups) + " does not divide the " + std::to_string(w.shape[0]) +
+                          " input channels")
+                 .detail("weight: " + w.str() + layout)
+                 .cause("a grouped transposed convolution splits the input channels into `groups` equal slices")
+                 .fix("choose in_channels as a multiple of " + std::to_string(groups) + ", or groups dividing " +
+                      std::to_string(w.shape[0])));
+  }
 }
 
 Shape int_shape_attr(const ShapeContext& ctx, const char* key) {
@@ -255,6 +299,7 @@ std::vector<TensorInfo> backward_input_infer(const ShapeContext& ctx) {
   expect_weight_rank(ctx, 1);
   ctx.expect_float(0);
   ctx.expect_same_dtype(0, 1);
+  if (transposed(ctx)) check_transposed_input(ctx);
   const Shape x = int_shape_attr(ctx, "input_shape");
   const Shape& w = ctx.in(1).shape;
   if (x[1] != weight_channels(ctx, w)) channel_mismatch(ctx, ops::with_shape(ctx.in(0), x), ctx.in(1));
@@ -316,6 +361,7 @@ void register_conv_ops(OpRegistry& r) {
     OpSchema s;
     s.name = "Conv2DBackwardInput";
     s.inputs = {"grad_out", "weight"};
+    s.layer_parameter = "weight";  // a ConvTranspose2d layer's input and weight (role forward only)
     s.outputs = {"dinput"};
     s.formula = "dinput[n,c,h,v] = sum_{k in c's group,r,s} grad_out[n, k, (h + pt - r*dh)/sh, (v + pl - s*dw)/sw] * "
                 "weight[k, c mod C/G, r, s] (terms with a fractional or out-of-range output index are zero)";

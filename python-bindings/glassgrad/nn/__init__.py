@@ -3,6 +3,7 @@ spellings Conv2D, BatchNorm2D, ... are the same classes as Conv2d, BatchNorm2d, 
 from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, ReLU6
 from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
 from .container import ModuleDict, ModuleList
+from .conv import Conv1d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout1d, Dropout2d, Dropout3d
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
@@ -25,7 +26,8 @@ from . import parallel
 from .parallel import DataParallel
 
 __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
-           "Conv2D", "Conv2d", "Linear", "BatchNorm1D", "BatchNorm1d", "BatchNorm2D", "BatchNorm2d", "LayerNorm",
+           "Conv2D", "Conv2d", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "Linear", "BatchNorm1D", "BatchNorm1d",
+           "BatchNorm2D", "BatchNorm2d", "LayerNorm",
            "InstanceNorm1d", "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",

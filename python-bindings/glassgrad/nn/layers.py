@@ -113,19 +113,27 @@ class Conv2d(Module):
         return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
-        """PyTorch's: the arguments that differ from their defaults (padding=same unquoted)."""
-        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-        if self.padding != (0, 0):
-            s += f", padding={self.padding}"
-        if self.dilation != (1, 1):
-            s += f", dilation={self.dilation}"
-        if self.groups != 1:
-            s += f", groups={self.groups}"
-        if self.bias is None:
-            s += ", bias=False"
-        if self.padding_mode != "zeros":
-            s += f", padding_mode={self.padding_mode}"
-        return s
+        return conv_extra_repr(self)
+
+
+def conv_extra_repr(layer: Module) -> str:
+    """PyTorch's _ConvNd.extra_repr (every convolution layer's): the arguments that differ from
+    their defaults (padding=same unquoted)."""
+    n = len(layer.kernel_size)
+    s = f"{layer.in_channels}, {layer.out_channels}, kernel_size={layer.kernel_size}, stride={layer.stride}"
+    if layer.padding != (0,) * n:
+        s += f", padding={layer.padding}"
+    if layer.dilation != (1,) * n:
+        s += f", dilation={layer.dilation}"
+    if layer.output_padding != (0,) * n:
+        s += f", output_padding={layer.output_padding}"
+    if layer.groups != 1:
+        s += f", groups={layer.groups}"
+    if layer.bias is None:
+        s += ", bias=False"
+    if layer.padding_mode != "zeros":
+        s += f", padding_mode={layer.padding_mode}"
+    return s
 
 
 class Linear(Module):

@@ -1,0 +1,188 @@
+"""Transposed convolutions and 1-d convolutions, as functions with torch.nn.functional's names:
+conv_transpose2d, conv_transpose1d, conv1d.
+
+A transposed convolution is the adjoint of a convolution: conv_transpose2d(x, w) is the input
+gradient of the convolution by w of an image of the transposed convolution's output size, whose
+output has x's size. So it records Conv2DBackwardInput (attribute transposed=true, which words
+the shape rule's checks for it), and the engine's gradient rules give its gradients: the input's
+is Conv2D(g, w), the weight's Conv2DBackwardWeight(g, x) (autodiff-engine/src/ops/conv.cpp).
+PyTorch's weight layout [in_channels, out_channels / groups, kh, kw] is Conv2D's [K, C/G, R, S].
+
+Output size along an axis (PyTorch's):
+    out = (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1
+The convolution whose adjoint this is pads `padding` on both sides and must map `out` back to
+`in`: (out + 2 padding - dilation (kernel - 1) - 1) // stride + 1 = in holds when output_padding
+< stride. PyTorch also allows output_padding < dilation; the extra output rows then come from a
+bottom/right padding smaller by t = output_padding - stride + 1 (the rows it uncovers receive
+taps like any other), which needs t <= padding. docs/transposed-convolution.md derives it.
+
+The 1-d forms run on the 2-d ops with a unit height: (N, C, L) is (N, C, 1, L).
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Tuple, Union
+
+from . import _C, _args
+from ._tensor import Tensor, _op
+
+IntTuple = Union[int, Sequence[int]]
+
+
+def int_tuple(value, n: int, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, ...]:
+    """An int, or a tuple/list of n ints, each >= minimum (PyTorch's _single/_pair arguments)."""
+    if n == 2:
+        return _args.int_pair(value, name, where, minimum)
+    if isinstance(value, (tuple, list)):
+        if len(value) != n:
+            _args.fail(where, name, f"an int or a tuple of {n} int{'s' if n > 1 else ''}", value)
+        return tuple(_args.integer(v, name, where, minimum) for v in value)
+    return (_args.integer(value, name, where, minimum),) * n
+
+
+def transposed_output_size(size: int, kernel: int, stride: int, padding: int, dilation: int,
+                           output_padding: int) -> int:
+    """(size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1."""
+    return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1
+
+
+def check_output_padding(where: str, output_padding, stride, dilation) -> None:
+    """PyTorch's rule: each output_padding smaller than its stride or its dilation."""
+    if any(op >= max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
+        names = ("height", "width") if len(stride) == 2 else ("width",)
+        got = ", ".join(f"output_padding_{n}: {op} stride_{n}: {s} dilation_{n}: {d}"
+                        for n, op, s, d in zip(names, output_padding, stride, dilation))
+        raise _C.InvalidArgumentError(f"{where}: output padding must be smaller than either stride or dilation, but "
+                                      f"got {got}\n  fix: output_padding=0, or a stride larger than it (output_padding "
+                                      f"only picks among the {tuple(stride)} output sizes a stride allows)")
+
+
+def output_padding_for(where: str, output_size, input_hw: Sequence[int], stride, padding, kernel, dilation,
+                       batched: bool) -> Tuple[int, ...]:
+    """nn.ConvTransposeNd.forward(input, output_size): the output_padding that gives output_size
+    (its spatial sizes, or with the batch and channel dims in front), within PyTorch's valid range
+    [min, min + stride - 1] per axis."""
+    n = len(stride)
+    sizes = list(output_size)
+    lead = 2 if batched else 1
+    if len(sizes) == n + lead:
+        sizes = sizes[lead:]
+    if len(sizes) != n:
+        raise _C.InvalidArgumentError(f"{where}: for {n + lead}D input, output_size must have {n} or {n + lead} "
+                                      f"elements (got {len(sizes)})\n  fix: output_size={list(input_hw)} style: the "
+                                      f"spatial sizes")
+    mins = [transposed_output_size(i, k, s, p, d, 0)
+            for i, k, s, p, d in zip(input_hw, kernel, stride, padding, dilation)]
+    maxs = [m + s - 1 for m, s in zip(mins, stride)]
+    if any(not (lo <= int(v) <= hi) for v, lo, hi in zip(sizes, mins, maxs)):
+        raise _C.InvalidArgumentError(f"{where}: requested an output size of {list(output_size)}, but valid sizes "
+                                      f"range from {mins} to {maxs} (for an input of {list(input_hw)})\n"
+                                      f"  fix: output_size within that range, or change stride/padding")
+    return tuple(int(v) - m for v, m in zip(sizes, mins))
+
+
+def _geometry_padding(where: str, padding: int, stride: int, output_padding: int) -> Tuple[int, int]:
+    """(top, bottom) padding of the convolution whose input gradient has the transposed output's
+    size: `padding` on top, and at the bottom less by t = output_padding - stride + 1 when
+    output_padding >= stride (see the module doc)."""
+    t = max(0, output_padding - stride + 1)
+    if t > padding:
+        raise _C.UnsupportedError(
+            f"{where}: output_padding={output_padding} with stride {stride} adds {t} output row(s) past the last "
+            f"input's taps, which glassgrad's transposed convolution computes only with padding >= {t} (got "
+            f"padding={padding})\n  fix: padding={t} and crop the output's border with F.pad(y, (-k, -k, ...)) "
+            f"or slicing, or output_padding < stride")
+    return padding, padding - t
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
+                     padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
+                     dilation: IntTuple = 1) -> Tensor:
+    """torch.nn.functional.conv_transpose2d: input (N, C_in, H, W) or (C_in, H, W), weight
+    [C_in, C_out / groups, kh, kw], optional bias [C_out] -> (N, C_out, H_out, W_out) (see the
+    module doc for H_out)."""
+    where = "conv_transpose2d"
+    if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
+        _args.fail(where, "input and weight", "glassgrad.Tensors", input if not isinstance(input, Tensor) else weight,
+                   type_error=True)
+    s = int_tuple(stride, 2, "stride", where, minimum=1)
+    p = int_tuple(padding, 2, "padding", where, minimum=0)
+    op = int_tuple(output_padding, 2, "output_padding", where, minimum=0)
+    d = int_tuple(dilation, 2, "dilation", where, minimum=1)
+    groups = _args.integer(groups, "groups", where, minimum=1)
+    check_output_padding(where, op, s, d)
+    if input.ndim == 3:  # unbatched (C_in, H, W)
+        return conv_transpose2d(input.unsqueeze(0), weight, bias, s, p, op, groups, d).squeeze(0)
+    attrs = {"stride": list(s), "transposed": True}
+    if d != (1, 1):
+        attrs["dilation"] = list(d)
+    if groups != 1:
+        attrs["groups"] = groups
+    if input.ndim != 4 or weight.ndim != 4:  # the rule refuses the ranks, worded for the op
+        return _op("Conv2DBackwardInput", [input, weight], dict(attrs, input_shape=[1, 1, 1, 1]))
+    n, _, h, w = input.shape
+    kh, kw = weight.shape[2:]
+    out_h = transposed_output_size(h, kh, s[0], p[0], d[0], op[0])
+    out_w = transposed_output_size(w, kw, s[1], p[1], d[1], op[1])
+    if out_h < 1 or out_w < 1:
+        raise _C.ShapeError(f"{where}: Given input size per channel: ({h} x {w}). Calculated output size per "
+                            f"channel: ({out_h} x {out_w}). Output size is too small\n  input:  {list(input.shape)}"
+                            f"\n  weight: {list(weight.shape)}  stride {s}, padding {p}, dilation {d}\n  fix: less "
+                            f"padding, or a larger input or kernel")
+    top, bottom = _geometry_padding(where, p[0], s[0], op[0])
+    left, right = _geometry_padding(where, p[1], s[1], op[1])
+    attrs["padding"] = [top, bottom, left, right]
+    attrs["input_shape"] = [n, weight.shape[1] * groups, out_h, out_w]
+    y = _op("Conv2DBackwardInput", [input, weight], attrs)
+    if bias is None:
+        return y
+    if not isinstance(bias, Tensor) or tuple(bias.shape) != (weight.shape[1] * groups,):
+        got = list(bias.shape) if isinstance(bias, Tensor) else type(bias).__name__
+        raise _C.ShapeError(f"{where}: the bias must have shape [{weight.shape[1] * groups}] (one value per output "
+                            f"channel), got {got}\n  weight: {list(weight.shape)}  (in_channels, out_channels / "
+                            f"groups, kh, kw)\n  fix: create the bias with shape [{weight.shape[1] * groups}]")
+    return y + bias.reshape(-1, 1, 1)
+
+
+def _input_2d(x: Tensor, where: str) -> Tuple[Tensor, bool]:
+    """A 1-d convolution's (N, C, L) or (C, L) input as (N, C, 1, L); and whether it was batched.
+    (The 2-d op sees the unit height, so the rank is checked here, worded for 1-d.)"""
+    if x.ndim not in (2, 3):
+        raise _C.ShapeError(f"{where}: expected 2-d (C, L) or 3-d (N, C, L) input, got {x.ndim}-d {list(x.shape)}\n"
+                            f"  fix: reshape it, e.g. x.unsqueeze(0) for one sample")
+    return (x if x.ndim == 3 else x.unsqueeze(0)).unsqueeze(2), x.ndim == 3
+
+
+def _weight_2d(w: Tensor, where: str) -> Tensor:
+    """A 1-d convolution's weight [a, b, k] as [a, b, 1, k]."""
+    if w.ndim != 3:
+        raise _C.ShapeError(f"{where}: expected a 3-d weight (out or in channels, channels / groups, k), got "
+                            f"{w.ndim}-d {list(w.shape)}\n  fix: w.reshape(a, b, k)")
+    return w.unsqueeze(2)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
+           padding: Union[IntTuple, str] = 0, dilation: IntTuple = 1, groups: int = 1) -> Tensor:
+    """torch.nn.functional.conv1d: input (N, C_in, L) or (C_in, L), weight [C_out, C_in / groups,
+    k], padding an int, (p,), 'same' or 'valid'; the Conv2D op with a unit height."""
+    from .functional import conv2d
+    where = "conv1d"
+    x, batched = _input_2d(input, where)
+    w = _weight_2d(weight, where)
+    (s,), (d,) = int_tuple(stride, 1, "stride", where, minimum=1), int_tuple(dilation, 1, "dilation", where, minimum=1)
+    pad = padding if isinstance(padding, str) else (0, int_tuple(padding, 1, "padding", where, minimum=0)[0])
+    y = conv2d(x, w, bias, (1, s), pad, (1, d), groups).squeeze(2)
+    return y if batched else y.squeeze(0)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
+                     padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
+                     dilation: IntTuple = 1) -> Tensor:
+    """torch.nn.functional.conv_transpose1d: input (N, C_in, L) or (C_in, L), weight
+    [C_in, C_out / groups, k]; conv_transpose2d with a unit height."""
+    where = "conv_transpose1d"
+    x, batched = _input_2d(input, where)
+    w = _weight_2d(weight, where)
+    one = lambda v, name, m: (1 if name != "output_padding" else 0,) + int_tuple(v, 1, name, where, m)  # noqa: E731
+    y = conv_transpose2d(x, w, bias, one(stride, "stride", 1), (0,) + int_tuple(padding, 1, "padding", where, 0),
+                         one(output_padding, "output_padding", 0), groups, one(dilation, "dilation", 1)).squeeze(2)
+    return y if batched else y.squeeze(0)
