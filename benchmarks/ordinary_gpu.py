@@ -19,6 +19,8 @@ on error. Both frameworks get a 4 GB memory cap. Workloads:
             --only; --gpt-size small --device cpu --no-mps --threads 2 is the CPU comparison
   lstm      word_language_model's medium LSTM training step (lstm_step.py: 2 layers, 650 hidden,
             sequence 35, batch 20) against PyTorch's cuDNN LSTM
+  dcgan     the DCGAN iteration, 64x64, ngf = ndf = 64, batch 64 (dcgan_step.py; not in the default
+            set: --only dcgan)
 
 What the slice does not emulate: the small card's memory bandwidth and L2 (the slice shares the
 large GPU's), its clocks, and its host. Its arithmetic rate per SM is the large GPU's.
@@ -51,6 +53,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lstm_step  # noqa: E402
 import workloads as W  # noqa: E402
+from dcgan_step import add_dcgan_args, dcgan  # noqa: E402
 from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,  # noqa: E402
                     torch_name, torch_or_none, torch_setup)
 
@@ -337,6 +340,8 @@ def child(args) -> int:
         gpt_workload.run(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
     if "lstm" in only:
         lstm_step.workload(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
+    if "dcgan" in only:
+        dcgan(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
     print("wrote", res.write())
     return 0
 
@@ -371,6 +376,7 @@ def main(argv=None) -> int:
     p.add_argument("--tiny", action="store_true")
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--csv", default=None)
+    add_dcgan_args(p)
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.child:

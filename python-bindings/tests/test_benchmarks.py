@@ -146,6 +146,22 @@ def test_ordinary_gpu_tiny_times_the_gpt_step_and_its_peak_memory(tmp_path):
         assert [r for r in ours if r["metric"] == "synchronized_step_ms"][0]["ratio_vs_torch"]
 
 
+def test_dcgan_step_tiny_times_the_iteration_alone_and_under_ordinary_gpu(tmp_path):
+    """dcgan_step.py on the CPU with its thread count, and as ordinary_gpu.py's dcgan workload."""
+    out = tmp_path / "dcgan_step.csv"
+    run_script("dcgan_step.py", "--tiny", "--threads", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    assert {r["workload"] for r in rows} == {"DCGAN iteration 64x64 ngf 4 ndf 4 batch 2, 1 thread"}
+    assert {r["metric"] for r in rows if r["framework"] == "glassgrad.compile"} == {"synchronized_step_ms",
+                                                                                     "pipelined_step_ms"}
+    if has_torch_rows(rows):
+        assert all(r["ratio_vs_torch"] for r in rows if r["framework"] == "glassgrad.compile")
+    out = tmp_path / "ordinary_gpu.csv"
+    run_script("ordinary_gpu.py", "--tiny", "--no-mps", "--device", "cpu", "--only", "dcgan", "--csv", str(out))
+    assert {r["workload"] for r in read_csv(out)} == {"DCGAN iteration 64x64 ngf 4 ndf 4 batch 2"}
+
+
 def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(tmp_path):
     """bench_gemm_conv.py: SGEMM next to NumPy and a convolution forward, input gradient and
     weight gradient, each next to PyTorch when it is importable (then with a ratio)."""

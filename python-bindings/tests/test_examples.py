@@ -243,6 +243,42 @@ def test_resume_training_reaches_exactly_the_uninterrupted_loss_in_one_process_a
     assert float(r.group(1)) == float(m.group(1))  # printed with repr(): equal floats, bit for bit
 
 
+# ---- DCGAN ----------------------------------------------------------------------------------
+def test_dcgan_trains_on_idx_files_saves_image_grids_and_replays_compiled_identically(tmp_path):
+    """dcgan.py on tiny MNIST-format files: the losses print, the grids are PNGs of 8 columns of
+    64x64 images, and --compile gives the same losses as the plain loop."""
+    from PIL import Image
+
+    from test_data_idx import make_mnist_dir
+    (tmp_path / "mnist").mkdir()
+    make_mnist_dir(tmp_path / "mnist", n_train=96, n_test=16)
+    common = ["--data", tmp_path / "mnist", "--epochs", 2, "--batch-size", 16, "--ngf", 4, "--ndf", 4]
+    plain = run_example("dcgan.py", *common, "--out", tmp_path / "plain", cwd=tmp_path)
+    compiled = run_example("dcgan.py", *common, "--out", tmp_path / "compiled", "--compile", cwd=tmp_path)
+    losses = [line for line in plain.splitlines() if line.startswith("[")]
+    assert len(losses) == 4 and all("Loss_D" in line and "D(G(z))" in line for line in losses), plain
+    assert losses == [line for line in compiled.splitlines() if line.startswith("[")]
+    for name in ("real_samples.png", "fake_samples_epoch_000.png", "fake_samples_epoch_001.png"):
+        image = Image.open(tmp_path / "plain" / name)
+        assert image.size == (8 * 66 + 2, 2 * 66 + 2), (name, image.size)  # 16 images, 8 a row, 2-pixel borders
+    fake = np.asarray(Image.open(tmp_path / "plain" / "fake_samples_epoch_001.png"), dtype=np.float64)
+    assert fake.std() > 1.0  # the generator's images are not blank
+
+
+def test_dcgan_models_are_pytorch_s_and_load_torch_weights(torch):
+    """The example's generator and discriminator, built from the same layer lists with torch.nn,
+    have the same state_dict keys and shapes, and compute the same with the same weights."""
+    ex = load_example_module("dcgan.py")
+    gg.manual_seed(0)
+    net = ex.Generator(100, 8, 1).double()
+    theirs = torch.nn.Sequential(*ex.generator_layers(torch.nn, 100, 8, 1)).double()
+    assert [k.split("main.", 1)[1] for k in net.state_dict()] == list(theirs.state_dict())
+    theirs.load_state_dict({k.split("main.", 1)[1]: torch.tensor(v) for k, v in net.state_dict().items()})
+    z = np.random.default_rng(0).standard_normal((4, 100, 1, 1))
+    np.testing.assert_allclose(net(gg.tensor(z)).numpy(), theirs(torch.tensor(z)).detach().numpy(), rtol=1e-9,
+                               atol=1e-10)
+
+
 # ---- porting from PyTorch -------------------------------------------------------------------
 def _body(name):
     """A script's lines after its imports (the `[end:imports]` marker)."""
