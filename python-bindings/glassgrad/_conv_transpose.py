@@ -14,7 +14,9 @@ The convolution whose adjoint this is pads `padding` on both sides and must map 
 `in`: (out + 2 padding - dilation (kernel - 1) - 1) // stride + 1 = in holds when output_padding
 < stride. PyTorch also allows output_padding < dilation; the extra output rows then come from a
 bottom/right padding smaller by t = output_padding - stride + 1 (the rows it uncovers receive
-taps like any other), which needs t <= padding. docs/transposed-convolution.md derives it.
+taps like any other). When t > padding, the rows past output_padding' = padding + stride - 1
+lie beyond every input's last tap, (in - 1) * stride - padding + dilation * (kernel - 1): they
+are zeros (plus the bias), appended by a constant pad. docs/transposed-convolution.md derives it.
 
 The 1-d forms run on the 2-d ops with a unit height: (N, C, L) is (N, C, 1, L).
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 from typing import Optional, Sequence, Tuple, Union
 
 from . import _C, _args
+from ._padding import pad
 from ._tensor import Tensor, _op
 
 IntTuple = Union[int, Sequence[int]]
@@ -80,18 +83,16 @@ def output_padding_for(where: str, output_size, input_hw: Sequence[int], stride,
     return tuple(int(v) - m for v, m in zip(sizes, mins))
 
 
-def _geometry_padding(where: str, padding: int, stride: int, output_padding: int) -> Tuple[int, int]:
+def _geometry_padding(padding: int, stride: int, output_padding: int) -> Tuple[int, int, int]:
     """(top, bottom) padding of the convolution whose input gradient has the transposed output's
-    size: `padding` on top, and at the bottom less by t = output_padding - stride + 1 when
-    output_padding >= stride (see the module doc)."""
+    size, and the rows appended as zeros after it: `padding` on top, and at the bottom less by
+    t = output_padding - stride + 1 when output_padding >= stride; when t > padding, the bottom
+    padding is 0 and the output_padding - (padding + stride - 1) last rows, which no tap reaches,
+    are appended (see the module doc)."""
     t = max(0, output_padding - stride + 1)
-    if t > padding:
-        raise _C.UnsupportedError(
-            f"{where}: output_padding={output_padding} with stride {stride} adds {t} output row(s) past the last "
-            f"input's taps, which glassgrad's transposed convolution computes only with padding >= {t} (got "
-            f"padding={padding})\n  fix: padding={t} and crop the output's border with F.pad(y, (-k, -k, ...)) "
-            f"or slicing, or output_padding < stride")
-    return padding, padding - t
+    if t <= padding:
+        return padding, padding - t, 0
+    return padding, 0, t - padding
 
 
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
@@ -128,11 +129,13 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
                             f"channel: ({out_h} x {out_w}). Output size is too small\n  input:  {list(input.shape)}"
                             f"\n  weight: {list(weight.shape)}  stride {s}, padding {p}, dilation {d}\n  fix: less "
                             f"padding, or a larger input or kernel")
-    top, bottom = _geometry_padding(where, p[0], s[0], op[0])
-    left, right = _geometry_padding(where, p[1], s[1], op[1])
+    top, bottom, extra_h = _geometry_padding(p[0], s[0], op[0])
+    left, right, extra_w = _geometry_padding(p[1], s[1], op[1])
     attrs["padding"] = [top, bottom, left, right]
-    attrs["input_shape"] = [n, weight.shape[1] * groups, out_h, out_w]
+    attrs["input_shape"] = [n, weight.shape[1] * groups, out_h - extra_h, out_w - extra_w]
     y = _op("Conv2DBackwardInput", [input, weight], attrs)
+    if extra_h or extra_w:  # rows and columns no tap reaches
+        y = pad(y, (0, extra_w, 0, extra_h))
     if bias is None:
         return y
     if not isinstance(bias, Tensor) or tuple(bias.shape) != (weight.shape[1] * groups,):

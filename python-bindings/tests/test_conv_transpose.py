@@ -48,6 +48,8 @@ CASES = [
     ((2, 3, 5, 4), (3, 2, 3, 2), dict(dilation=(2, 3), padding=1)),
     ((2, 3, 5, 4), (3, 2, 3, 3), dict(stride=3, padding=2, dilation=2, output_padding=1)),
     ((2, 3, 4, 4), (3, 2, 3, 3), dict(stride=1, dilation=3, padding=2, output_padding=2)),  # output_padding >= stride
+    # output_padding past every input's last tap (output_padding >= stride + padding): zero rows appended
+    ((2, 3, 4, 5), (3, 2, 3, 3), dict(stride=(1, 2), dilation=(4, 3), padding=(1, 0), output_padding=(3, 2))),
     ((2, 3, 4, 5), (3, 2, 1, 1), dict(stride=2, output_padding=1)),
 ]
 IDS = [f"{list(x)}x{list(w)}-{kw}" for x, w, kw in CASES]
