@@ -111,6 +111,7 @@ OpRegistry& OpRegistry::instance() {
     register_collective_ops(*r);
     register_attention_ops(*r);
     register_recurrent_ops(*r);
+    register_indexing_ops(*r);
     return r;
   }();
   return *reg;

@@ -32,6 +32,7 @@ const char* env(const char* name) {
 bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
 
 Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic;
+std::atomic<bool> g_deterministic_algorithms{false};
 
 }  // namespace
 
@@ -46,6 +47,9 @@ void set_cuda_graphs(bool on) { g_cuda_graphs.set(on); }
 bool cuda_graphs_enabled() {
   return g_cuda_graphs.get([] { return !is("GLASSGRAD_CUDA_GRAPHS", "0"); });
 }
+
+void set_deterministic_algorithms(bool on) { g_deterministic_algorithms = on; }
+bool deterministic_algorithms() { return g_deterministic_algorithms.load(); }
 
 void set_poison_freed(bool on) { g_poison_freed.set(on); }
 bool poison_freed() {

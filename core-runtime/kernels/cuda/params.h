@@ -192,3 +192,42 @@ struct GGOptTable {
 enum GGReduceOp { GG_SUM = 0, GG_MEAN, GG_MAX, GG_VAR, GG_ARGMAX };
 // dtype codes, equal to glassgrad::DType's values.
 enum GGDType { GG_F32 = 0, GG_F64 = 1, GG_I64 = 2, GG_U8 = 3, GG_BOOL = 4 };
+
+// An indexing op's walk (glassgrad/autodiff/indexing.h; kernels/cuda/indexing.cu): position p of
+// the iteration shape `size` names the target element sum_r p_r * target_stride[r] +
+// sum_j index_j(p) * dim_stride[j], with index_j(p) = index[j][sum_r p_r * index_stride[j][r]]
+// (negative values wrap when `wrap`), and the source element sum_r p_r * source_stride[r].
+// The ordered axes (target stride 0) are walked in order by one thread per combination of the
+// free axes (deterministic accumulation). A bad index value records (j << 56) | its position in
+// *bad (atomicMin keeps the first) and is skipped; GG_INDEX_ERROR_TAG marks such a record in a
+// captured graph's error word.
+#define GG_MAX_INDEX 8
+#define GG_INDEX_ERROR_TAG (1ll << 62)
+struct GGIndexWalk {
+  int32_t rank;
+  int32_t k;                                  // index operands
+  int32_t wrap;
+  int32_t small;                              // every size and count below 2^31
+  int64_t size[GG_MAX_DIMS];
+  int64_t target_stride[GG_MAX_DIMS];
+  int64_t source_stride[GG_MAX_DIMS];
+  int64_t index_stride[GG_MAX_INDEX][GG_MAX_DIMS];
+  int64_t dim_stride[GG_MAX_INDEX];
+  int64_t dim_size[GG_MAX_INDEX];
+  const int64_t* index[GG_MAX_INDEX];
+  int32_t free_rank, ordered_rank;
+  int32_t free_axes[GG_MAX_DIMS], ordered_axes[GG_MAX_DIMS];
+  int64_t free_count, ordered_count;
+  int64_t tag;                                // ORed into a bad-index record (GG_INDEX_ERROR_TAG or 0)
+};
+
+// The dense three-axis form of Gather/Scatter/IndexSelect/IndexAdd ([outer, D, inner] with the
+// indexed axis in the middle): position (o, j, i) of a walk of outer * J * inner reads the
+// index at (o * J + j) * inner + i (per_position) or at j, and names the target element
+// (o * D + index) * inner + i.
+struct GGIndex3 {
+  int64_t outer, J, inner, D;
+  int32_t per_position;
+  int32_t small;
+  int64_t tag;
+};

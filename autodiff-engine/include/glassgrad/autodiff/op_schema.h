@@ -96,6 +96,10 @@ struct OpSchema {
   int view_of = -1;            // output 0 is a no-copy view of this input (Reshape, Permute...)
   ViewFn view;                 // with view_of: how the view's layout follows from the input's
   bool elementwise = false;    // output[i] depends on input[i] only: a fusion candidate
+  // The kernel accepts output 0 in this input's buffer (it copies the input into the output only
+  // when they differ, then writes some elements): the memory planner gives the output that
+  // buffer when the input dies at this step (writes through indices, SliceScatter).
+  int overwrites_input = -1;
   bool strided_inputs = false; // the kernel reads any strides; else inputs arrive contiguous
   bool same_device = true;     // all inputs must be on one device (the output's)
   // Set on ops whose input 0 is a layer's input and input 1 its parameter, named so in messages
@@ -144,5 +148,6 @@ void register_fused_ops(OpRegistry& r);        // FusedElementwise (made by the 
 void register_collective_ops(OpRegistry& r);   // AllReduce BucketPack (data-parallel training)
 void register_attention_ops(OpRegistry& r);    // ScaledDotProductAttention and backward
 void register_recurrent_ops(OpRegistry& r);    // RNNSequence LSTMSequence GRUSequence (+ Backward) PackSequence ...
+void register_indexing_ops(OpRegistry& r);     // Gather Scatter IndexSelect IndexAdd Index IndexPut SliceScatter
 
 }  // namespace glassgrad

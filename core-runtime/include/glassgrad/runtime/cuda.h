@@ -4,12 +4,14 @@
 // import, and nothing throws merely because there is no GPU.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 #include <utility>
 #include <vector>
 
 #include "glassgrad/runtime/settings.h"
+#include "glassgrad/runtime/tensor.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -107,6 +109,13 @@ bool capturing();  // a capture is open on this thread
 void register_error_word(int index, void* device_word, std::string what);
 void unregister_error_word(void* device_word) noexcept;  // before the word's memory is freed
 void check_error_words(int index);
+// A check that need not stop the stream: `word` (one int64 on the device, -1 when fine) may be set
+// by kernels launched before this call; at the next synchronization of the device (or when
+// kMaxDeferredChecks are pending) it is read, and on_error(value) raises. The indexing kernels'
+// bounds checks use it, so a launch does not wait for the device (as PyTorch's device-side
+// asserts, the error comes at the next synchronization) and still names the value and the dim.
+constexpr size_t kMaxDeferredChecks = 64;
+void defer_check(int index, Tensor word, std::function<void(int64_t)> on_error);
 
 }  // namespace cuda
 }  // namespace glassgrad

@@ -31,6 +31,14 @@ bool fusion_enabled();
 void set_cuda_graphs(bool on);
 bool cuda_graphs_enabled();
 
+// Deterministic algorithms (glassgrad.use_deterministic_algorithms): the accumulating CUDA
+// indexing kernels (scatter_add, index_add, index_put with accumulate, the gradients of gather,
+// index_select and indexing) add in index order, one thread per output line, instead of in any
+// order with atomics; so they do under cuda::deterministic() (glassgrad.backends.cudnn.deterministic).
+// Off by default (no environment variable); plans are cached per setting.
+void set_deterministic_algorithms(bool on);
+bool deterministic_algorithms();
+
 // Debug mode for every executor: poison arena buffers as soon as their lifetime ends (as
 // ExecutorOptions::poison_freed).
 void set_poison_freed(bool on);

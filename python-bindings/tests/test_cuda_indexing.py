@@ -1,0 +1,84 @@
+"""The CUDA indexing kernels beyond the op table's parity (test_cuda_ops.py): shapes that take the
+three-axis and the general walks, many repeated indices accumulated with atomics (equal to the
+CPU's in-order sums up to rounding) and in deterministic mode (the same bits every run), bounds
+errors naming the value, and in-place writes of parameters in a compiled step on the GPU. Runs
+on the GPU machine: pytest -m cuda."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad.testing import run_kernel
+
+pytestmark = pytest.mark.cuda
+
+
+@pytest.fixture
+def deterministic():
+    gg.use_deterministic_algorithms(True)
+    yield
+    gg.use_deterministic_algorithms(False)
+
+
+def _cases(rng):
+    x = rng.standard_normal((64, 300)).astype(np.float32)
+    hot = rng.integers(0, 5, (64, 4000)).astype(np.int64)  # few targets, many repeats
+    src = rng.standard_normal((64, 4000)).astype(np.float32)
+    rows = rng.integers(0, 64, 5000).astype(np.int64)
+    return [
+        ("Scatter", [x, hot, src], {"dim": 1, "reduce": "add"}),
+        ("Scatter", [x[:, :5].copy(), hot, src], {"dim": 1, "reduce": "add"}),
+        ("IndexAdd", [x, rows, rng.standard_normal((5000, 300)).astype(np.float32)], {"dim": 0}),
+        ("IndexPut", [x, rng.standard_normal((5000, 300)).astype(np.float32), rows], {"dims": [0], "accumulate": True}),
+        ("Gather", [x, hot[:, :299] % 300], {"dim": 1}),
+        ("IndexSelect", [x, rows], {"dim": 0}),
+        ("Index", [x, rows, rows % 300], {"dims": [0, 1]}),
+    ]
+
+
+@pytest.mark.parametrize("k", range(7))
+def test_cuda_accumulation_with_many_repeats_matches_the_cpu(k):
+    op, arrays, attrs = _cases(np.random.default_rng(0))[k]
+    (cpu,) = run_kernel(op, arrays, attrs, device="cpu")
+    (gpu,) = run_kernel(op, arrays, attrs, device="cuda")
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(cpu).max())))
+
+
+@pytest.mark.parametrize("k", range(4))
+def test_deterministic_mode_gives_the_same_bits_every_run_and_the_cpus_sums(k, deterministic):
+    op, arrays, attrs = _cases(np.random.default_rng(1))[k]
+    (first,) = run_kernel(op, arrays, attrs, device="cuda")
+    for _ in range(3):
+        (again,) = run_kernel(op, arrays, attrs, device="cuda")
+        np.testing.assert_array_equal(again, first)
+    (cpu,) = run_kernel(op, arrays, attrs, device="cpu")  # the same order: the same float32 sums
+    np.testing.assert_array_equal(first, cpu)
+
+
+def test_cuda_bounds_error_names_the_value_and_the_dimension():
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(IndexError, match=r"Gather: index 9 is out of bounds for dimension 1 with size 4"):
+        run_kernel("Gather", [x, np.array([[0, 9], [1, 1], [2, 2]])], {"dim": 1}, device="cuda")
+    with pytest.raises(IndexError, match=r"index -5 is out of bounds for dimension 0 with size 3"):
+        run_kernel("Index", [x, np.array([0, -5])], {"dims": [0]}, device="cuda")
+
+
+def test_compiled_handwritten_update_on_cuda_writes_parameters_in_place():
+    gg.manual_seed(0)
+    lin = gg.Linear(16, 4).to("cuda")
+    ptr = lin.weight._raw().storage_ptr
+
+    @gg.compile
+    def step(x, y):
+        loss = gg.cross_entropy(lin(x), y)
+        loss.backward()
+        with gg.no_grad():
+            for p in lin.parameters():
+                p.add_(p.grad, alpha=-0.1)
+                p.grad = None
+        return loss
+
+    rng = np.random.default_rng(0)
+    losses = [float(step(gg.tensor(rng.standard_normal((8, 16)).astype(np.float32), device="cuda"),
+                         gg.tensor(rng.integers(0, 4, 8), device="cuda"))) for _ in range(6)]
+    assert step.replays == 4 and lin.weight._raw().storage_ptr == ptr
+    assert losses[-1] < losses[0]
