@@ -83,8 +83,9 @@ TINY_CONV_SHAPES = [(2, 3, 8, 8, 4, 3, 1, 1, "tiny")]
 # The parent: MPS daemon around a child process
 
 
-def run_child(argv, env) -> int:
-    return subprocess.call([sys.executable, os.path.abspath(__file__), "--child", *argv], env=env)
+def run_child(argv, env, script: str = __file__) -> int:
+    """Runs `script` (this file, or another benchmark that borrows the MPS set-up) with --child."""
+    return subprocess.call([sys.executable, os.path.abspath(script), "--child", *argv], env=env)
 
 
 def probe_sms(env) -> int:
@@ -98,7 +99,9 @@ def probe_sms(env) -> int:
         return 0
 
 
-def with_mps(args, argv) -> int:
+def with_mps(args, argv, script: str = __file__) -> int:
+    """Runs `script`'s child under an MPS daemon with the smallest share of at least
+    args.min_sms SMs (or args.percentage), and stops the daemon afterwards."""
     control = shutil.which("nvidia-cuda-mps-control")
     if control is None:
         print("nvidia-cuda-mps-control not found: run with --no-mps (whole GPU) or install the CUDA MPS tools",
@@ -124,7 +127,7 @@ def with_mps(args, argv) -> int:
                     break
                 pct += 1
         print(f"MPS: {pct}% of a {full}-SM GPU", flush=True)
-        return run_child(argv, dict(env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(pct)))
+        return run_child(argv, dict(env, CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=str(pct)), script)
     finally:
         if started:
             subprocess.run([control], input="quit\n", env=env, text=True)
@@ -346,14 +349,31 @@ def child(args) -> int:
     return 0
 
 
-def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_mps_arguments(p: argparse.ArgumentParser, min_sms: int) -> None:
+    """The device and MPS options of a benchmark that runs its child under with_mps."""
     p.add_argument("--device", default="cuda")
     p.add_argument("--no-mps", action="store_true", help="run on the whole device (no MPS daemon)")
     p.add_argument("--percentage", type=int, default=0, help="CUDA_MPS_ACTIVE_THREAD_PERCENTAGE (default: smallest "
                                                              "share with >= --min-sms SMs)")
-    p.add_argument("--min-sms", type=int, default=6)
+    p.add_argument("--min-sms", type=int, default=min_sms)
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+
+
+def run(args, argv, child_fn, script: str = __file__) -> int:
+    """The child's work in this process (--child), or `script`'s child on the whole device or under
+    an MPS daemon."""
+    if args.child:
+        return child_fn(args)
+    rest = [a for a in argv if a != "--child"]
+    if args.no_mps or not args.device.startswith("cuda"):
+        return run_child(rest, dict(os.environ), script)
+    return with_mps(args, rest, script)
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_mps_arguments(p, min_sms=6)
     p.add_argument("--only", default="convs,resnet,simplecnn,lstm")
     p.add_argument("--resnet-batches", default="32")
     p.add_argument("--rounds", type=int, default=5, help="alternating rounds")
@@ -377,14 +397,7 @@ def main(argv=None) -> int:
     p.add_argument("--no-torch", action="store_true")
     p.add_argument("--csv", default=None)
     add_dcgan_args(p)
-    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
-    args = p.parse_args(argv)
-    if args.child:
-        return child(args)
-    rest = [a for a in argv if a != "--child"]
-    if args.no_mps or not args.device.startswith("cuda"):
-        return run_child(rest, dict(os.environ))
-    return with_mps(args, rest)
+    return run(p.parse_args(argv), argv, child)
 
 
 if __name__ == "__main__":

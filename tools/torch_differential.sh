@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Runs the differential test against PyTorch (python-bindings/tests/test_torch_differential.py:
+# Runs the differential tests against PyTorch (python-bindings/tests/test_torch_differential.py:
 # every layer, function, optimizer and learning-rate scheduler argument of tests/argument_table.py:
-# forward, gradients, running statistics, three optimizer steps, 30 scheduler steps) in a Python
-# environment that has torch. CI's environment never installs torch, so there the test skips;
+# forward, gradients, running statistics, three optimizer steps, 30 scheduler steps;
+# test_torch_differential_tensor.py: the aliasing table of in-place ops and views, indexing and
+# its gradients, optimizers written by hand against torch.optim) in a Python environment that
+# has torch. CI's environment never installs torch, so there the test skips;
 # this script is how it runs.
 #
 #   TORCH_PYTHON=/path/to/venv/bin/python bash tools/torch_differential.sh [pytest args]
@@ -21,4 +23,5 @@ if ! "$py" -c 'import torch' 2>/dev/null; then
 fi
 if ! ls python-bindings/glassgrad/_C*.so >/dev/null 2>&1; then bash tools/dev_build.sh; fi
 "$py" -c 'import torch, sys; print(f"torch {torch.__version__}, python {sys.version.split()[0]}")'
-PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py "$@"
+PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py \
+  python-bindings/tests/test_torch_differential_tensor.py "$@"

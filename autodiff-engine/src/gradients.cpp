@@ -19,7 +19,9 @@ std::vector<ValueId> GradContext::emit_multi(const std::string& op, const std::v
                                              const Attrs& attrs) {
   NodeMeta meta = node_.meta;
   meta.role = NodeRole::Backward;
-  return g_.add_node(op, inputs, attrs, meta);
+  std::vector<ValueId> outs = g_.add_node(op, inputs, attrs, meta);
+  if (!outs.empty()) g_.set_gradient_of(g_.value(outs[0]).producer, node_.id);
+  return outs;
 }
 
 ValueId GradContext::emit(const std::string& op, const std::vector<ValueId>& inputs, const Attrs& attrs) {

@@ -62,14 +62,21 @@ void pack_arena(std::vector<BufferSlot>& slots, const Device& dev, size_t& arena
 // the output is a plain arena buffer. The output becomes a view of r (offset 0, same layout),
 // and r lives as long as the output did. Elementwise kernels read element k before writing
 // element k, so this is safe.
+// A step whose schema sets overwrites_input (a write through indices) may likewise take that
+// input's buffer for its output: its kernel copies the input only when the buffers differ.
 void reuse_inputs_in_place(Plan& plan) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& st = plan.steps[i];
-    if (!st.schema->elementwise) continue;
-    for (int out_id : st.outputs) {
+    const int overwritten = st.schema->overwrites_input;
+    if (!st.schema->elementwise && overwritten < 0) continue;
+    for (size_t k = 0; k < st.outputs.size(); ++k) {
+      const int out_id = st.outputs[k];
+      if (!st.schema->elementwise && k > 0) break;
       BufferSlot& o = plan.slots[static_cast<size_t>(out_id)];
       if (o.kind != SlotKind::Arena) continue;
-      for (int in_id : st.inputs) {
+      for (size_t j = 0; j < st.inputs.size(); ++j) {
+        if (!st.schema->elementwise && static_cast<int>(j) != overwritten) continue;
+        const int in_id = st.inputs[j];
         BufferSlot& r = plan.slots[static_cast<size_t>(in_id)];
         if (r.kind != SlotKind::Arena || r.id == o.id || r.last_step != static_cast<int>(i)) continue;
         if (r.info.shape != o.info.shape || r.info.dtype != o.info.dtype || r.info.device != o.info.device) continue;
@@ -93,6 +100,101 @@ void reuse_inputs_in_place(Plan& plan) {
       }
     }
   }
+}
+
+// Whether slot s's layout over its root is the root's whole dense buffer (offset 0, same shape).
+bool whole_buffer(const Plan& plan, int s) {
+  const BufferSlot& x = plan.slots[static_cast<size_t>(s)];
+  const BufferSlot& root = plan.slots[static_cast<size_t>(plan.root_slot(s))];
+  if (x.id == root.id) return true;
+  for (int v = s; v != root.id; v = plan.slots[static_cast<size_t>(v)].base) {
+    const BufferSlot& hop = plan.slots[static_cast<size_t>(v)];
+    if (hop.view_offset != 0 || hop.info.shape != root.info.shape ||
+        !Layout{hop.info.shape, hop.strides, 0}.is_contiguous()) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Writes into stored tensors without a copy: Assign(target, value) copies value into target's
+// buffer (an input the plan updates in place: a parameter, optimizer state, a tensor written by
+// an in-place op). When value is an arena buffer that step p computes, p can write target's
+// buffer directly, and the Assign is dropped, if nothing else reads target from p on (every
+// other reader of target's buffer runs before p) and p reads target, if at all, element by
+// element at the same layout (an elementwise step, or the input an overwrites_input step
+// overwrites). value's slot becomes a view of target's. Steps are dropped last, renumbering
+// lifetimes.
+void write_values_into_targets(Plan& plan) {
+  std::vector<char> dropped(plan.steps.size(), 0);
+  for (size_t a = 0; a < plan.steps.size(); ++a) {
+    const PlanStep& assign = plan.steps[a];
+    if (assign.op() != "Assign" || assign.inputs.size() != 2) continue;
+    const int target = plan.root_slot(assign.inputs[0]);
+    BufferSlot& v = plan.slots[static_cast<size_t>(assign.inputs[1])];
+    const BufferSlot& t = plan.slots[static_cast<size_t>(target)];
+    if (t.kind != SlotKind::Input || !whole_buffer(plan, assign.inputs[0])) continue;
+    if (v.kind != SlotKind::Arena || v.first_step < 0 || v.first_step >= static_cast<int>(a)) continue;
+    if (v.info.shape != t.info.shape || v.info.dtype != t.info.dtype || v.info.device != t.info.device) continue;
+    const size_t p = static_cast<size_t>(v.first_step);
+    const PlanStep& producer = plan.steps[p];
+    if (producer.outputs.size() != 1 && !producer.schema->elementwise) continue;
+    bool ok = true;
+    // p itself: reads target only as a whole, at an input it may overwrite.
+    for (size_t j = 0; j < producer.inputs.size() && ok; ++j) {
+      const int in = producer.inputs[j];
+      if (plan.root_slot(in) != target) continue;
+      const bool overwritable = producer.schema->elementwise || producer.schema->overwrites_input == static_cast<int>(j);
+      ok = overwritable && whole_buffer(plan, in);
+    }
+    // Between p and the Assign nothing else reads target's old value or writes its buffer. After
+    // the Assign, value's readers see target's buffer, which must not have been written again
+    // before they run (a later update of the same tensor).
+    bool rewritten = false;
+    for (size_t i = p + 1; i < plan.steps.size() && ok; ++i) {
+      if (i == a || dropped[i]) continue;
+      const PlanStep& st = plan.steps[i];
+      bool writes = false, reads_value = false;
+      for (int out : st.outputs) writes = writes || plan.root_slot(out) == target;
+      for (int in : st.inputs) {
+        reads_value = reads_value || plan.root_slot(in) == v.id;
+        if (i < a && plan.root_slot(in) == target) ok = false;
+      }
+      if (i < a && writes) ok = false;
+      if (i > a && reads_value && rewritten) ok = false;
+      rewritten = rewritten || (i > a && writes);
+    }
+    if (!ok) continue;
+    v.kind = SlotKind::View;
+    v.base = target;
+    v.strides = contiguous_strides(v.info.shape);
+    v.view_offset = 0;
+    v.bytes = 0;
+    for (auto& s : plan.slots) {
+      if (s.kind == SlotKind::View && s.base == v.id && s.id != v.id) s.base = target;
+    }
+    dropped[a] = 1;
+  }
+  if (std::find(dropped.begin(), dropped.end(), 1) == dropped.end()) return;
+  std::vector<int> index(plan.steps.size() + 1, 0);  // new index of old step i (of the next kept one)
+  std::vector<PlanStep> kept;
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    index[i] = static_cast<int>(kept.size());
+    if (!dropped[i]) kept.push_back(std::move(plan.steps[i]));
+  }
+  index[plan.steps.size()] = static_cast<int>(kept.size());
+  const int n = static_cast<int>(plan.steps.size());
+  auto renumber = [&](int step, bool last) {
+    if (step < 0) return step;
+    if (step >= n) return static_cast<int>(kept.size());
+    const size_t i = static_cast<size_t>(step);
+    return dropped[i] && last ? std::max(index[i] - 1, 0) : index[i];
+  };
+  for (auto& s : plan.slots) {
+    s.first_step = renumber(s.first_step, false);
+    s.last_step = std::max(renumber(s.last_step, true), s.first_step);
+  }
+  plan.steps = std::move(kept);
 }
 
 }  // namespace
@@ -206,7 +308,10 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     if (s.kind == SlotKind::Arena && s.last_step < s.first_step) s.last_step = s.first_step;
   }
 
-  if (opts.inplace_reuse) reuse_inputs_in_place(plan);
+  if (opts.inplace_reuse) {
+    write_values_into_targets(plan);
+    reuse_inputs_in_place(plan);
+  }
 
   // Every offset and total computed below is at most the sum of all buffers: check it once
   // (types.h: kMaxSize), so the packing and accounting need no overflow checks of their own.

@@ -40,6 +40,8 @@ int8, int16, int32 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"]
 float16, bfloat16 = _DTYPES["float16"], _DTYPES["bfloat16"]
 float, double, half = float32, float64, float16  # noqa: A001
 long, int, short = int64, int32, int16  # noqa: A001
+from .functional import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: E402
+                         masked_select, scatter, scatter_add, take_along_dim)
 from .functional import (abs, adaptive_avg_pool2d, argmax, avg_pool2d, batch_norm, cat, clamp, conv2d,  # noqa: E402
                          cross_entropy, dropout, elu, exp, flatten, gelu, interpolate, leaky_relu, linear, log,
                          log_softmax, matmul, max, max_pool2d, maximum, mean, minimum, mse_loss, nll_loss, one_hot,
@@ -50,6 +52,7 @@ from .optim import SGD, Adam, AdamW, Optimizer, RMSprop  # noqa: E402
 from . import optim  # noqa: E402,F401
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_enabled, no_grad, enable_grad,  # noqa: E402
                        set_fusion, reset_cache_stats, set_num_threads, realize, backward_in_micro_batches)
+from ._runtime import are_deterministic_algorithms_enabled, use_deterministic_algorithms  # noqa: E402
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit  # noqa: E402
 from . import cuda, data, kernels, models, testing  # noqa: E402,F401
 from .compile import compile  # noqa: E402

@@ -79,6 +79,20 @@ def set_fusion(on: bool) -> None:
     _C.set_fusion(bool(on))
 
 
+def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
+    """PyTorch's torch.use_deterministic_algorithms: with mode=True, the CUDA kernels that
+    accumulate in any order with atomics (scatter_add, index_add, index_put with accumulate, the
+    gradients of gather, index_select and indexing) add in index order instead, giving the same
+    bits every run (more slowly). Every glassgrad op has a deterministic form, so warn_only
+    changes nothing. The CPU kernels are always deterministic."""
+    _C.set_deterministic_algorithms(bool(mode))
+
+
+def are_deterministic_algorithms_enabled() -> bool:
+    """Whether use_deterministic_algorithms(True) is in effect."""
+    return _C.deterministic_algorithms()
+
+
 def backward_in_micro_batches(loss_fn, *tensors, micro_batches: int):
     """Gradient accumulation: the gradient of loss_fn over the whole batch, computed in
     `micro_batches` pieces so that only one piece's activations are in memory at a time.

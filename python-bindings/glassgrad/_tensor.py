@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _C, _device, _dtypes
 from ._dtypes import DTYPES
+from ._inplace import in_place
 from ._size import Size
 from ._trace import record, user_source
 
@@ -305,9 +306,16 @@ class Tensor:
         return repr(self)
 
     # ---- autodiff ----
-    def backward(self, gradient: Optional["Tensor"] = None) -> None:
+    def backward(self, gradient: Optional["Tensor"] = None, retain_graph: Optional[bool] = None,
+                 create_graph: bool = False, inputs=None) -> None:
         """Adds d(self)/d(leaf) to the .grad of every leaf with requires_grad (accumulating until
-        zeroed). Records the backward graph; it runs at the next realize (e.g. optimizer.step())."""
+        zeroed). Records the backward graph; it runs at the next realize (e.g. optimizer.step()).
+        As in PyTorch, the graph's saved values are freed: a second backward through it needs
+        retain_graph=True on the first. create_graph and inputs are not supported."""
+        if create_graph or inputs is not None:
+            raise _C.UnsupportedError("backward(): create_graph and inputs are not supported: glassgrad's gradients "
+                                      "do not themselves record gradients\n  fix: drop create_graph=/inputs=")
+        retain = bool(retain_graph)
         seed = None
         if gradient is not None:
             seed = _coerce(gradient, self)._h
@@ -317,9 +325,10 @@ class Tensor:
             params, group, world_size, cap = wrappers[0]._gradient_sync_args()
             for w in wrappers[1:]:
                 params += [p for p in w._gradient_sync_args()[0] if all(p is not q for q in params)]
-            _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap)
+            _C.lazy_backward_synced(self._h, seed, [p._h for p in params], group, world_size, cap,
+                                    retain_graph=retain)
             return
-        self._h.backward(seed)
+        self._h.backward(seed, retain)
 
     def detach(self) -> "Tensor":
         return _op("Detach", [self])
@@ -371,7 +380,19 @@ class Tensor:
         return self.astype("bool")
 
     def contiguous(self) -> "Tensor":
-        return _op("Contiguous", [self])
+        """self when its elements are already dense in row-major order (as in PyTorch), else a copy."""
+        return self if self._h.layout[2] else _op("Contiguous", [self])
+
+    def is_contiguous(self) -> bool:
+        return self._h.layout[2]
+
+    def stride(self, dim: Optional[int] = None):
+        """Element strides of this tensor within its storage (a view's, over its base)."""
+        strides = tuple(self._h.layout[0])
+        return strides if dim is None else strides[_dim(dim, self.ndim, "stride", self.shape)]
+
+    def storage_offset(self) -> int:
+        return self._h.layout[1]
 
     def clone(self) -> "Tensor":
         return _op("Contiguous", [self])
@@ -383,7 +404,21 @@ class Tensor:
             return self
         return _op("Reshape", [self], {"shape": shape})
 
-    view = reshape
+    def view(self, *shape) -> "Tensor":
+        """The same elements with another shape, always a view of this tensor's storage: PyTorch's
+        error when the strides make that impossible (reshape() copies then)."""
+        if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
+            raise _C.UnsupportedError("view(dtype) is not supported\n  fix: x.to(dtype) converts the values")
+        want = list(_shape_args(shape)) if shape else []
+        n, known = self.numel(), math.prod(s for s in want if s != -1)
+        resolved = [n // known if s == -1 and known else s for s in want]
+        if math.prod(resolved) == n and not self._h.reshape_is_view(resolved):
+            raise _C.TensorStateError(
+                "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+                f"two contiguous subspaces). Use .reshape(...) instead.\n  viewing {list(self.shape)} (strides "
+                f"{list(self.stride())}) as {want}\n  fix: x.reshape({', '.join(map(str, want))}), which copies when "
+                f"it must, or x.contiguous().view(...)")
+        return self.reshape(*shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         n = self.ndim
@@ -430,7 +465,7 @@ class Tensor:
         return _op("Expand", [self], {"shape": shape})
 
     def __getitem__(self, index) -> "Tensor":
-        return _index(self, index)
+        return _indexing._index(self, index)
 
     # ---- arithmetic ----
     def __add__(self, other):
@@ -568,6 +603,131 @@ class Tensor:
             return _op("ArgMax", [self.reshape(-1)], {"dim": 0, "keepdim": False})
         return _op("ArgMax", [self], {"dim": dim, "keepdim": keepdim})
 
+    # ---- indexing (glassgrad/_indexing.py) ----
+    def gather(self, dim: int, index: "Tensor", *, sparse_grad: bool = False) -> "Tensor":
+        return _indexing.gather(self, dim, index)
+
+    def scatter(self, dim: int, index: "Tensor", src=None, value=None, *, reduce: Optional[str] = None) -> "Tensor":
+        return _indexing.scatter(self, dim, index, src, value, reduce=reduce)
+
+    def scatter_add(self, dim: int, index: "Tensor", src: "Tensor") -> "Tensor":
+        return _indexing.scatter_add(self, dim, index, src)
+
+    def index_select(self, dim: int, index: "Tensor") -> "Tensor":
+        return _indexing.index_select(self, dim, index)
+
+    def index_add(self, dim: int, index: "Tensor", source: "Tensor", *, alpha=1) -> "Tensor":
+        return _indexing.index_add(self, dim, index, source, alpha=alpha)
+
+    def index_fill(self, dim: int, index: "Tensor", value) -> "Tensor":
+        return _indexing.index_fill(self, dim, index, value)
+
+    def index_put(self, indices, values, accumulate: bool = False) -> "Tensor":
+        return _indexing.index_put(self, indices, values, accumulate)
+
+    def masked_fill(self, mask: "Tensor", value) -> "Tensor":
+        return _indexing.masked_fill(self, mask, value)
+
+    def masked_select(self, mask: "Tensor") -> "Tensor":
+        return _indexing.masked_select(self, mask)
+
+    def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None) -> "Tensor":
+        return _indexing.take_along_dim(self, indices, dim)
+
+    # ---- arithmetic by name (PyTorch's methods) ----
+    def add(self, other, *, alpha=1) -> "Tensor":
+        return self + (other * alpha if alpha != 1 else other)
+
+    def sub(self, other, *, alpha=1) -> "Tensor":
+        return self - (other * alpha if alpha != 1 else other)
+
+    def mul(self, other) -> "Tensor":
+        return self * other
+
+    def div(self, other, *, rounding_mode: Optional[str] = None) -> "Tensor":
+        if rounding_mode is not None:
+            raise _C.UnsupportedError(f"div(rounding_mode={rounding_mode!r}) is not supported\n  fix: (a / b).floor()")
+        return self / other
+
+    def pow(self, exponent) -> "Tensor":
+        return self ** exponent
+
+    def neg(self) -> "Tensor":
+        return -self
+
+    # ---- in-place ops (glassgrad/_inplace.py): each writes its out-of-place result back ----
+    add_ = in_place(add)
+    sub_ = in_place(sub)
+    mul_ = in_place(mul)
+    div_ = in_place(div)
+    pow_ = in_place(pow)
+    neg_ = in_place(neg)
+    clamp_ = in_place(clamp)
+    exp_ = in_place(exp)
+    log_ = in_place(log)
+    sqrt_ = in_place(sqrt)
+    abs_ = in_place(abs)
+    relu_ = in_place(relu)
+    sigmoid_ = in_place(sigmoid)
+    tanh_ = in_place(tanh)
+    masked_fill_ = in_place(masked_fill)
+    index_fill_ = in_place(index_fill)
+    index_put_ = in_place(index_put)
+    index_add_ = in_place(index_add)
+    scatter_ = in_place(scatter)
+    scatter_add_ = in_place(scatter_add)
+    __iadd__ = in_place(__add__, "add_")
+    __isub__ = in_place(__sub__, "sub_")
+    __imul__ = in_place(__mul__, "mul_")
+    __itruediv__ = in_place(__truediv__, "div_")
+    __ipow__ = in_place(__pow__, "pow_")
+
+    def fill_(self, value) -> "Tensor":
+        return _inplace.fill_(self, value)
+
+    def zero_(self) -> "Tensor":
+        return _inplace.fill_(self, 0)
+
+    def copy_(self, src, non_blocking: bool = False) -> "Tensor":
+        """This tensor's elements := src's (broadcast, converted to this dtype and device)."""
+        return _inplace.copy_(self, src)
+
+    def uniform_(self, *args, generator=None, **kwargs) -> "Tensor":
+        """Values drawn uniformly from [from, to) (PyTorch's uniform_(from=0, to=1))."""
+        bounds = dict(zip(("from", "to"), args))
+        bounds.update(kwargs)
+        low, high = float(bounds.get("from", 0.0)), float(bounds.get("to", 1.0))
+        return _inplace.random_(self, "uniform_", lambda rng, shape: rng.uniform(low, high, shape))
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
+        return _inplace.random_(self, "normal_", lambda rng, shape: rng.normal(mean, std, shape))
+
+    def __setitem__(self, key, value) -> None:
+        _inplace.setitem(self, key, value)
+
+    @property
+    def data(self) -> "Tensor":
+        """This tensor's storage without autograd: writes through it are seen here, are not
+        recorded for gradients and do not count as in-place versions (PyTorch's .data)."""
+        return _wrap(self._h.data_alias())
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"x.data must be set to a Tensor, got {type(value).__name__}")
+        kind = "parameter" if self.requires_grad else "input"
+        self._h.reset(_C.lazy_leaf(value._raw(), kind, self.requires_grad, self.name))
+
+    def detach_(self) -> "Tensor":
+        """Stops this tensor requiring gradients and makes it a leaf (views refuse: detach() them)."""
+        self._h.detach_()
+        return self
+
+    @property
+    def _version(self) -> int:
+        """How many in-place writes this tensor's storage has had (PyTorch's version counter)."""
+        return self._h.version
+
     def all(self):
         return (self.astype("bool").astype("int64").sum() == self.numel())
 
@@ -575,54 +735,4 @@ class Tensor:
         return (self.astype("bool").astype("int64").sum() > 0)
 
 
-def _index(t: Tensor, index) -> Tensor:
-    """Basic indexing: integers, slices (step >= 1), None and Ellipsis. Every piece is a view."""
-    if not isinstance(index, tuple):
-        index = (index,)
-    if any(isinstance(i, (Tensor, np.ndarray, list)) for i in index):
-        raise _C.UnsupportedError("indexing with a tensor, array or list is not supported\n"
-                                  "  fix: use integers and slices, e.g. x[i:i+32]")
-    n_real = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if sum(1 for i in index if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if n_real > t.ndim:
-        raise _C.GlassgradIndexError(f"too many indices for a {t.ndim}-d tensor of shape {list(t.shape)}")
-    expanded = []
-    for i in index:
-        if i is Ellipsis:
-            expanded.extend([slice(None)] * (t.ndim - n_real))
-        else:
-            expanded.append(i)
-    out = t
-    dim = 0
-    final_shape = []
-    for i in expanded:
-        if i is None:
-            final_shape.append(1)
-            continue
-        size = t.shape[dim]
-        if isinstance(i, slice):
-            start, stop, step = i.indices(size)
-            if step < 1:
-                raise _C.GlassgradIndexError(f"slice step must be >= 1, got {step}\n"
-                                             "  cause: negative steps (reversing) are not views")
-            stop = max(stop, start)
-            if (start, stop, step) != (0, size, 1):
-                out = _op("Slice", [out], {"dim": dim, "start": start, "stop": stop, "step": step})
-            final_shape.append(len(range(start, stop, step)))
-            dim += 1
-        elif isinstance(i, (numbers.Integral, np.integer)):
-            k = int(i)
-            if k < -size or k >= size:
-                raise _C.GlassgradIndexError(
-                    f"index {k} is out of range for dimension {dim} of size {size} (shape {list(t.shape)})\n"
-                    f"  fix: use an index in [{-size}, {size - 1}]")
-            k %= size
-            out = _op("Slice", [out], {"dim": dim, "start": k, "stop": k + 1, "step": 1})
-            dim += 1
-        else:
-            raise TypeError(f"unsupported index type {type(i).__name__}")
-    final_shape.extend(t.shape[dim:])
-    if list(out.shape) != final_shape:
-        out = out.reshape(final_shape)
-    return out
+from . import _indexing, _inplace  # noqa: E402  (they import this module's names)

@@ -203,7 +203,9 @@ class CompiledFunction:
             return ("O", type(a).__name__, id(a))
         # An optimizer hyperparameter held as an op attribute (weight_decay, eps, ...) that changed
         # changes the step's graph: trace again. lr, momentum and beta1 are tensors and never do.
-        return (optim_static_version(), one(list(args)), one(dict(sorted(kwargs.items()))))
+        # Deterministic algorithms pick other CUDA kernels: a replay records the ones traced.
+        return (optim_static_version(), _C.deterministic_algorithms(), one(list(args)),
+                one(dict(sorted(kwargs.items()))))
 
     @property
     def replays(self) -> int:

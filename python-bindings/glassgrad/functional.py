@@ -15,6 +15,8 @@ from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cr
                       mse_loss, nll_loss)
 from ._padding import pad  # noqa: F401
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot  # noqa: F401
+from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: F401
+                        masked_select, scatter, scatter_add, take_along_dim)
 from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]

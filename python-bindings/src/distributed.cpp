@@ -78,17 +78,17 @@ void bind_distributed(py::module_& m) {
         py::arg("unique_id"), py::arg("rank"), py::arg("size"), py::arg("device"));
   m.def("lazy_backward_synced",
         [](const lazy::Handle& loss, lazy::Handle* seed, const std::vector<lazy::Handle*>& params, int64_t group,
-           int64_t world_size, int64_t bucket_cap_bytes, const std::string& scope) {
+           int64_t world_size, int64_t bucket_cap_bytes, const std::string& scope, bool retain_graph) {
           lazy::GradientSync sync;
           for (auto* p : params) sync.params.push_back(p->value());
           sync.group = group;
           sync.world_size = world_size;
           sync.bucket_cap_bytes = bucket_cap_bytes;
           sync.scope = scope;
-          lazy::backward(loss.value(), seed ? seed->value() : nullptr, &sync);
+          lazy::backward(loss.value(), seed ? seed->value() : nullptr, &sync, retain_graph);
         },
         py::arg("loss"), py::arg("seed").none(true), py::arg("params"), py::arg("group"), py::arg("world_size"),
-        py::arg("bucket_cap_bytes"), py::arg("scope") = "ddp",
+        py::arg("bucket_cap_bytes"), py::arg("scope") = "ddp", py::arg("retain_graph") = false,
         "backward() whose parameter gradients are averaged over the group by bucketed AllReduce nodes.");
 }
 

@@ -36,6 +36,10 @@ void bind_errors(py::module_& m) {
   static py::handle cuda = make_class(m, "CudaError", base, builtins.attr("RuntimeError"), "A CUDA driver call or kernel failed.").release();
   static py::handle comm = make_class(m, "CommunicationError", base, builtins.attr("RuntimeError"), "A collective (all-reduce, broadcast) failed, timed out, or has no process group.").release();
   static py::handle internal = make_class(m, "InternalError", base, builtins.attr("RuntimeError"), "A glassgrad bug: please report it.").release();
+  static py::handle state = make_class(m, "TensorStateError", base, builtins.attr("RuntimeError"),
+                                       "What a tensor's state forbids (PyTorch's RuntimeError there): an in-place write "
+                                       "of a value backward still needs, a second backward through a freed graph, a "
+                                       "view memory cannot give.").release();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -59,6 +63,8 @@ void bind_errors(py::module_& m) {
       PyErr_SetString(comm.ptr(), e.what());
     } catch (const InternalError& e) {
       PyErr_SetString(internal.ptr(), e.what());
+    } catch (const StateError& e) {
+      PyErr_SetString(state.ptr(), e.what());
     } catch (const Error& e) {
       PyErr_SetString(base.ptr(), e.what());
     }

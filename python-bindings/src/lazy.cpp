@@ -35,7 +35,7 @@ void bind_lazy(py::module_& m) {
       .def_property_readonly("dtype", [](const Handle& h) { return std::string(dtype_name(h.value()->info.dtype)); })
       .def_property_readonly("device", [](const Handle& h) { return h.value()->info.device.str(); })
       .def_property_readonly("realized", [](const Handle& h) { return h.value()->realized(); })
-      .def_property_readonly("is_leaf", [](const Handle& h) { return !h.value()->producer; })
+      .def_property_readonly("is_leaf", [](const Handle& h) { return h.value()->is_leaf(); })
       .def_property_readonly("requires_grad", [](const Handle& h) { return h.value()->requires_grad; })
       .def_property_readonly("op", [](const Handle& h) {
         return h.value()->producer ? h.value()->producer->schema->name : std::string();
@@ -44,13 +44,13 @@ void bind_lazy(py::module_& m) {
                     [](Handle& h, const std::string& n) { h.value()->name = n; })
       .def("data", [](const Handle& h) { return lazy::data(h.value()); }, "Realizes and returns the runtime tensor.")
       .def("grad", [](const Handle& h) -> py::object {
-        if (!h.value()->grad) return py::none();
-        return py::cast(wrap(h.value()->grad));
+        auto g = lazy::grad_handle(h.value());
+        if (!g) return py::none();
+        return py::cast(std::move(g));
       })
-      .def("set_grad", [](Handle& h, Handle* g) { lazy::set_grad(h.value(), g ? g->value() : nullptr); },
-           py::arg("grad").none(true))
+      .def("set_grad", [](Handle& h, Handle* g) { lazy::set_grad_from(h.value(), g); }, py::arg("grad").none(true))
       .def("set_requires_grad", [](Handle& h, bool on) {
-        if (h.value()->producer) throw ValueError("requires_grad can only be set on leaf tensors (inputs and parameters)");
+        if (!h.value()->is_leaf()) throw ValueError("requires_grad can only be set on leaf tensors (inputs and parameters)");
         if (on && !is_floating(h.value()->info.dtype)) {
           throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
                                         dtype_name(h.value()->info.dtype)).fix("x.float().requires_grad_()").str());
@@ -60,8 +60,33 @@ void bind_lazy(py::module_& m) {
       .def("same_value", [](const Handle& a, const Handle& b) { return a.value() == b.value(); })
       .def("reset", [](Handle& h, const Handle& other) { h.reset(other.value()); })
       .def("pin", [](const Handle& h) { return wrap(h.value()); }, "Another pin on the same value.")
-      .def("backward", [](const Handle& h, Handle* seed) { lazy::backward(h.value(), seed ? seed->value() : nullptr); },
-           py::arg("seed").none(true) = nullptr)
+      .def("backward", [](const Handle& h, Handle* seed, bool retain_graph) {
+             lazy::backward(h.value(), seed ? seed->value() : nullptr, nullptr, retain_graph);
+           },
+           py::arg("seed").none(true) = nullptr, py::arg("retain_graph") = false)
+      // In-place ops, views and aliases (lazy.h, alias.cpp).
+      .def("write", [](Handle& h, const Handle& value, const std::string& op, uint64_t first_seq,
+                       const std::string& source) {
+             NodeMeta meta;
+             meta.source = source;
+             lazy::write(h, value.value(), op, first_seq, meta);
+           },
+           py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("source") = "")
+      .def("data_alias", [](const Handle& h) { return lazy::data_alias(h); })
+      .def("detach_", [](Handle& h) { lazy::detach_inplace(h); })
+      .def_property_readonly("version", [](const Handle& h) { return lazy::version_of(h); })
+      .def_property_readonly("is_view", [](const Handle& h) { return !h.chain().empty(); })
+      .def_property_readonly("layout", [](const Handle& h) {
+        const Layout l = lazy::layout_of(h);
+        return py::make_tuple(py::tuple(py::cast(l.strides)), l.offset, l.is_contiguous());
+      })
+      .def("reshape_is_view", [](const Handle& h, const Shape& shape) {
+        Layout out;
+        return reshape_view(lazy::layout_of(h), shape, out);
+      })
+      .def("shares_storage", [](const Handle& a, const Handle& b) {
+        return a.alias() && a.alias() == b.alias();
+      })
       .def("pending_graph", [](const Handle& h) { return lazy::pending_graph_str(h.value()); });
 
   m.def("lazy_leaf", [](const Tensor& t, const std::string& kind, bool requires_grad, const std::string& name) {
@@ -71,9 +96,7 @@ void bind_lazy(py::module_& m) {
         [](const std::string& op, const std::vector<Handle*>& inputs, const py::dict& attrs, const std::string& scope,
            const std::string& source, const std::string& role, const std::string& layer) {
           NodeMeta meta{scope, source, role_from_name(role), layer};
-          std::vector<std::unique_ptr<Handle>> out;
-          for (auto& v : lazy::record(op, values_of(inputs), attrs_from_dict(attrs), meta)) out.push_back(wrap(std::move(v)));
-          return out;
+          return lazy::record_handles(op, inputs, attrs_from_dict(attrs), meta);
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
         py::arg("role") = "forward", py::arg("layer") = "");
@@ -153,6 +176,8 @@ void bind_lazy(py::module_& m) {
   });
   m.def("arena_bytes", [](const std::string& d) { return lazy::arena_held_bytes(Device::parse(d)); });
   m.def("set_fusion", &lazy::set_fusion);
+  m.def("set_deterministic_algorithms", &set_deterministic_algorithms);
+  m.def("deterministic_algorithms", &deterministic_algorithms);
   m.def("fusion_enabled", &lazy::fusion_enabled);
   m.def("capture_begin", &lazy::capture_begin);
   m.def("capture_end", &lazy::capture_end);

@@ -162,6 +162,19 @@ def test_dcgan_step_tiny_times_the_iteration_alone_and_under_ordinary_gpu(tmp_pa
     assert {r["workload"] for r in read_csv(out)} == {"DCGAN iteration 64x64 ngf 4 ndf 4 batch 2"}
 
 
+def test_indexing_latency_tiny_times_gather_scatter_add_and_index_select(tmp_path):
+    """indexing_latency.py on the CPU without MPS: each of the three ops, large and small, writes a
+    row (next to PyTorch's, with a ratio, when torch is importable)."""
+    out = tmp_path / "indexing_latency.csv"
+    run_script("indexing_latency.py", "--tiny", "--no-mps", "--device", "cpu", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    workloads = {r["workload"] for r in rows if r["framework"].startswith("glassgrad")}
+    for op in ("gather", "scatter_add", "index_select"):
+        for size in ("large", "small"):
+            assert any(w.startswith(f"{op} {size}") for w in workloads), (op, size, workloads)
+
+
 def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(tmp_path):
     """bench_gemm_conv.py: SGEMM next to NumPy and a convolution forward, input gradient and
     weight gradient, each next to PyTorch when it is importable (then with a ratio)."""

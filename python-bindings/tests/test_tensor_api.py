@@ -52,9 +52,10 @@ def test_index_out_of_range_names_size_and_fix():
     assert "size 3" in str(e.value) and "fix:" in str(e.value)
 
 
-def test_negative_step_is_refused():
-    with pytest.raises(IndexError):
-        gg.tensor(np.zeros(5, np.float32))[::-1]
+def test_negative_step_reverses_like_numpy():
+    x = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(gg.tensor(x)[::-1].numpy(), x[::-1])
+    np.testing.assert_array_equal(gg.tensor(x)[3:0:-2].numpy(), x[3:0:-2])
 
 
 def test_arithmetic_with_broadcasting_matches_numpy(rng):

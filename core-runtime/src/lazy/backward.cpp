@@ -9,7 +9,10 @@
 namespace glassgrad {
 namespace lazy {
 
-void backward(const ValuePtr& loss, const ValuePtr& seed) { backward(loss, seed, nullptr); }
+void backward(const ValuePtr& loss, const ValuePtr& seed) { backward(loss, seed, nullptr, false); }
+void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync) {
+  backward(loss, seed, sync, false);
+}
 
 namespace {
 
@@ -25,9 +28,57 @@ ValueId leaf_for(Export& ex, const ValuePtr& v, ValueKind kind, bool requires_gr
   return id;
 }
 
+// The forward nodes whose gradient rules read saved values (forward values: their inputs or
+// outputs), after checking PyTorch's two rules for them: a value modified in place since it was
+// saved cannot be read (but by the in-place op's own rule), and a node a backward without
+// retain_graph already ran cannot run again.
+std::vector<Node*> check_saved_values(const Export& ex, NodeId first_new, ValueId first_backward_value) {
+  std::vector<Node*> saving;
+  for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
+    const glassgrad::Node& gn = ex.graph.node(n);
+    if (gn.gradient_of == kNoNode || static_cast<size_t>(gn.gradient_of) >= ex.nodes.size()) continue;
+    Node* fwd = ex.nodes[static_cast<size_t>(gn.gradient_of)].get();
+    bool reads_saved = false;
+    for (ValueId in : gn.inputs) {
+      if (in >= first_backward_value) continue;
+      reads_saved = true;
+      const ValuePtr& v = ex.by_id[static_cast<size_t>(in)];
+      if (fwd->freed) {
+        throw StateError(
+            ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
+                         "after they have already been freed). Saved intermediate values of the graph are freed "
+                         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                         "backward through the graph a second time or if you need to access saved tensors after "
+                         "calling backward.")
+                .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta.scope) +
+                        (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                        " reads values a previous backward() used and freed")
+                .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
+                     "again before the next backward")
+                .str());
+      }
+      if (v && v->stale() && v->counter.get() != fwd->in_place_of) {
+        const bool saved_output = v->producer.get() == fwd;
+        throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
+                             .detail("modified by " + v->counter->writer + "; saved by " +
+                                     node_where(fwd->schema->name, fwd->meta.scope) +
+                                     (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                                     ", whose gradient needs the value it had")
+                             .cause("an in-place op (add_, mul_, x[...] = ..., +=, an optimizer step) changed a "
+                                    "tensor after it was used, before backward()")
+                             .fix("make the in-place op out of place (x = x * 2 instead of x.mul_(2)), or clone the "
+                                  "tensor before changing it (x = x.clone())")
+                             .str());
+      }
+    }
+    if (reads_saved && std::find(saving.begin(), saving.end(), fwd) == saving.end()) saving.push_back(fwd);
+  }
+  return saving;
+}
+
 }  // namespace
 
-void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync) {
+void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph) {
   if (!loss->invalid.empty()) throw_invalid(*loss);
   if (!loss->requires_grad) {
     throw ValueError(ErrorMessage("backward(): this tensor " + shape_str(loss->info.shape) +
@@ -38,6 +89,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
                          .str());
   }
   Export ex = export_graph({loss}, false);
+  const ValueId first_backward_value = ex.graph.num_values();  // the seed, earlier gradients and backward's own come after
   std::vector<ValueId> wrt;
   for (ValueId v : ex.graph.leaves()) {
     if (ex.graph.value(v).requires_grad) wrt.push_back(v);
@@ -71,6 +123,8 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   const NodeId first_new = ex.graph.num_nodes();
   const std::vector<ValueId> grads =
       build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr);
+  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  const std::vector<Node*> saving = check_saved_values(ex, first_new, first_backward_value);
 
   // Import the backward nodes. Gradients do not themselves require gradients (no double
   // backward through the tracer).
@@ -109,6 +163,9 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     }
     if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";  // names its buffer
     set_grad(leaf, g);
+  }
+  if (!retain_graph) {
+    for (Node* n : saving) n->freed = true;
   }
 }
 

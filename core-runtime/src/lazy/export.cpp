@@ -11,7 +11,9 @@ namespace lazy {
 Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // Phase 1: collect the leaves and nodes the roots need (iterative, so long chains cannot
   // overflow the stack).
-  auto is_leaf = [&](const Value* v) { return !v->producer || (stop_at_computed && v->realized()); };
+  // Realize stops at computed values; backward at leaves, new versions of leaves written in
+  // place included (Value::leaf).
+  auto is_leaf = [&](const Value* v) { return !v->producer || (stop_at_computed ? v->realized() : v->leaf); };
   std::unordered_map<const Value*, char> seen;
   std::unordered_map<const Node*, uint64_t> node_key;  // creation order of the node
   std::vector<Node*> nodes;
@@ -21,7 +23,10 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     stack.pop_back();
     if (!seen.emplace(v.get(), 1).second) continue;
     if (is_leaf(v.get())) {
-      if (!v->invalid.empty()) throw_invalid(*v);
+      if (!v->invalid.empty()) {
+        if (stop_at_computed) throw_invalid(*v);
+        throw_modified(*v);  // backward: a saved value overwritten in place since
+      }
       continue;
     }
     Node* node = v->producer.get();

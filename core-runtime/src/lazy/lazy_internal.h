@@ -15,6 +15,37 @@ std::vector<ValuePtr> pending_values();
 void forget_pending(const Value* v);
 uint64_t next_seq();
 
+// The storage a tensor shares with its views and aliases (alias.cpp). `base` is the storage's
+// current value, not pinned: handles pin what they read, and an unread version is not computed.
+// `physical` is the realized value whose buffer holds the storage; while `dirty`, `base` is a
+// newer version the next realize writes into that buffer (flush_writes).
+struct Alias {
+  ValuePtr base;
+  ValuePtr physical;
+  uint64_t generation = 1;  // bumped by every write and re-point: handles re-derive when it moved
+  std::shared_ptr<VersionCounter> counter = std::make_shared<VersionCounter>();
+  bool dirty = false;
+  std::weak_ptr<Value> grad_owner;  // the leaf whose gradient this storage is (p.grad), if any
+};
+
+// Records the version of `counter` on v unless v already belongs to a storage.
+void tag(const ValuePtr& v, const std::shared_ptr<VersionCounter>& counter);
+
+// A pending in-place write made part of a realize: Assign(physical, base) -> out.
+struct Flush {
+  std::shared_ptr<Alias> alias;
+  ValuePtr base, out;
+};
+// Records the Assign of every dirty storage (alias.cpp); after the plan ran, settle_flushes
+// makes each base the realized value of its buffer.
+std::vector<Flush> flush_writes();
+void settle_flushes(const std::vector<Flush>& flushes, bool ran);
+// PyTorch's headline for a saved value modified in place since (backward.cpp).
+// saved_output: v is an output of the node whose gradient reads it (else one of its inputs).
+std::string saved_tensor_headline(const Value& v, bool saved_output);
+// backward() needs v, which an in-place update overwrote (Value::invalid): PyTorch's error.
+[[noreturn]] void throw_modified(const Value& v);
+
 // A lazy graph exported to the engine's IR.
 struct Export {
   Graph graph;

@@ -1,4 +1,5 @@
 // Realize: export the pending graph, find (or compile) its plan in the cache, bind, execute.
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <list>
@@ -95,10 +96,7 @@ void settle_inplace(const Export& ex, bool ran) {
         fresh->kind = old->kind == ValueKind::Intermediate ? ValueKind::State : old->kind;
         fresh->requires_grad = old->requires_grad;
         fresh->name = old->name;
-        if (old->grad) {
-          set_grad(fresh, old->grad);
-          set_grad(old, nullptr);
-        }
+        move_grad(old, fresh);
         forget_pending(fresh.get());
       }
     }
@@ -149,10 +147,29 @@ struct InFlight {
 uint64_t planning_key(size_t budget);  // below
 
 void realize(const std::vector<ValuePtr>& targets) {
-  std::vector<ValuePtr> roots = pending_values();
+  // In-place writes into stored tensors run with this plan (alias.cpp): their new versions are
+  // computed by the Assigns that write them, not as outputs of their own.
+  // Views of such a storage are not computed with it either: they are views of its buffer once
+  // it is written, computed when read (a target among them, right after this plan).
+  const std::vector<Flush> flushes = flush_writes();
+  auto flushed = [&](const ValuePtr& v) {
+    for (const Flush& f : flushes) {
+      if (f.base == v || (v->counter && v->counter == f.alias->counter)) return true;
+    }
+    return false;
+  };
+  std::vector<ValuePtr> roots, views_after;
+  for (auto& v : pending_values()) {
+    if (!flushed(v)) roots.push_back(std::move(v));
+  }
+  for (const Flush& f : flushes) roots.push_back(f.out);
   for (const auto& t : targets) {
     if (!t->invalid.empty()) throw_invalid(*t);
     if (t->realized()) continue;
+    if (flushed(t)) {
+      if (std::none_of(flushes.begin(), flushes.end(), [&](const Flush& f) { return f.base == t; })) views_after.push_back(t);
+      continue;
+    }
     bool known = false;
     for (const auto& r : roots) known = known || r == t;
     if (!known) roots.push_back(t);
@@ -160,12 +177,19 @@ void realize(const std::vector<ValuePtr>& targets) {
   if (roots.empty()) return;
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
-  Export ex = export_graph(roots, true);
+  Export ex;
+  try {
+    ex = export_graph(roots, true);
+  } catch (...) {
+    settle_flushes(flushes, false);
+    throw;
+  }
   const InFlight in_flight(ex);
   const bool outermost = t_realize_depth == 1;
   const size_t budget = memory_budget_for(roots[0]->info.device);
-  const uint64_t key = hash_combine(hash_combine(ex.graph.signature(), fusion_enabled() ? 1 : 0),
-                                    planning_key(budget));
+  const uint64_t key = hash_combine(
+      hash_combine(ex.graph.signature(), (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() ? 2 : 0)),
+      planning_key(budget));
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   std::shared_ptr<const Plan> plan;
@@ -192,6 +216,7 @@ void realize(const std::vector<ValuePtr>& targets) {
     }
   } catch (const OutOfMemoryError& e) {
     abandon(ex, roots, plan);
+    settle_flushes(flushes, false);
     if (plan || budget == 0) throw;
     // No plan fits the budget: say what the plain plan would hold, layer by layer.
     CompileOptions opts;
@@ -201,6 +226,7 @@ void realize(const std::vector<ValuePtr>& targets) {
     throw OutOfMemoryError(debug::explain_over_budget(e.what(), compile(ex.graph, opts), roots[0]->info.device));
   } catch (...) {
     abandon(ex, roots, plan);
+    settle_flushes(flushes, false);
     throw;
   }
   ++pc.stats.realizes;
@@ -220,6 +246,8 @@ void realize(const std::vector<ValuePtr>& targets) {
     forget_pending(roots[i].get());
   }
   settle_inplace(ex, true);
+  settle_flushes(flushes, true);
+  if (!views_after.empty()) realize(views_after);
 }
 
 const Tensor& data(const ValuePtr& v) {

@@ -34,7 +34,9 @@ std::vector<ValuePtr> pending_values() {
   std::vector<ValuePtr> out;
   for (auto it = pending().begin(); it != pending().end();) {
     ValuePtr v = it->second.lock();
-    if (!v || v->realized() || !v->invalid.empty() || (v->producer && v->producer->in_flight)) {
+    // A stale value (its storage was written since) is read by no handle any more: handles of
+    // the storage re-derive their values from its new version.
+    if (!v || v->realized() || !v->invalid.empty() || v->stale() || (v->producer && v->producer->in_flight)) {
       it = pending().erase(it);
       continue;
     }
@@ -61,9 +63,27 @@ uint64_t g_rebind_generation = 0;
 void Handle::reset(ValuePtr v) {
   if (!v) throw InternalError("lazy::Handle::reset to a null value");
   if (v->realized() && (!v_->realized() || v->data.storage() != v_->data.storage())) ++g_rebind_generation;
+  if (alias_ && chain_.empty()) {
+    // The storage itself moves to v (an optimizer's update, a loaded state): its views follow.
+    alias_->base = v;
+    alias_->physical = v->realized() ? v : nullptr;
+    alias_->dirty = false;
+    ++alias_->generation;
+    tag(v, alias_->counter);
+    if (ValuePtr owner = alias_->grad_owner.lock()) {
+      pin(v);
+      if (owner->grad) unpin(owner->grad);
+      owner->grad = v;
+    }
+  } else if (alias_) {  // a view re-pointed elsewhere leaves its storage
+    alias_.reset();
+    chain_.clear();
+    detached_ = untracked_ = false;
+  }
   pin(v);
   unpin(v_);
   v_ = std::move(v);
+  if (alias_) seen_ = alias_->generation;
 }
 
 uint64_t rebind_generation() { return g_rebind_generation; }
@@ -83,10 +103,7 @@ size_t revert_all(const std::vector<Handle*>& handles, const std::vector<ValuePt
   for (size_t i = handles.size(); i-- > 0;) {  // last change first: a handle swapped twice ends at its oldest
     if (old[i] && old[i]->invalid.empty() && handles[i]->value() != old[i]) {
       const ValuePtr current = handles[i]->value();
-      if (current->grad && !old[i]->grad) {  // a failed plan moved the gradient onto its output
-        set_grad(old[i], current->grad);
-        set_grad(current, nullptr);
-      }
+      if (current->grad && !old[i]->grad) move_grad(current, old[i]);  // a failed plan moved it onto its output
       handles[i]->reset(old[i]);
       ++moved;
     }
@@ -158,7 +175,11 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
     const ValuePtr& base = inputs[static_cast<size_t>(s.view_of)];
     Layout l;
     if (base->realized() && s.view(attrs, base->data.layout(), outs[0].shape, l)) {
-      auto v = make_leaf(base->data.as_strided(l.shape, l.strides, l.offset), ValueKind::Input, false);
+      // A view of persistent memory (parameters, state) is persistent memory too.
+      const bool persistent = !base->producer && (base->kind == ValueKind::Parameter || base->kind == ValueKind::State);
+      const ValueKind kind = persistent ? ValueKind::State : base->kind == ValueKind::Constant ? ValueKind::Constant
+                                                                                                : ValueKind::Input;
+      auto v = make_leaf(base->data.as_strided(l.shape, l.strides, l.offset), kind, false);
       return {v};
     }
   }
@@ -196,6 +217,28 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad) {
   if (grad) pin(grad);
   if (leaf->grad) unpin(leaf->grad);
   leaf->grad = std::move(grad);
+  if (!leaf->grad_alias) return;
+  if (leaf->grad) {  // accumulated or replaced: handles of p.grad see the new gradient, as in PyTorch
+    Alias& a = *leaf->grad_alias;
+    a.base = leaf->grad;
+    a.physical = leaf->grad->realized() ? leaf->grad : nullptr;
+    a.dirty = false;
+    ++a.generation;
+    tag(a.base, a.counter);
+  } else {  // cleared (zero_grad): the old gradient's handles keep it, the next one is new
+    leaf->grad_alias->grad_owner.reset();
+    leaf->grad_alias.reset();
+  }
+}
+
+void move_grad(const ValuePtr& from, const ValuePtr& to) {
+  if (from == to || (!from->grad && !from->grad_alias)) return;
+  if (to->grad) unpin(to->grad);
+  to->grad = std::move(from->grad);
+  from->grad = nullptr;
+  to->grad_alias = std::move(from->grad_alias);
+  from->grad_alias = nullptr;
+  if (to->grad_alias) to->grad_alias->grad_owner = to;
 }
 
 }  // namespace lazy

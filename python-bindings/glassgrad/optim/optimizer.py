@@ -236,11 +236,10 @@ class Optimizer:
         """Clears the gradients (they accumulate across backward() calls until cleared). With
         set_to_none=False they become zeros instead of None."""
         for p in self.params:
-            if set_to_none or p.grad is None:
+            if set_to_none:
                 p.grad = None
-            else:
-                from .._tensor import zeros
-                p.grad = zeros(*p.shape, dtype=p.dtype, device=p.device)
+            elif p.grad is not None:
+                p.grad.zero_()  # in place, as PyTorch: tensors holding p.grad see the zeros
 
     def step(self, closure: Optional[Callable[[], Any]] = None):
         """Records the update of every parameter that has a gradient and runs the step's plan.

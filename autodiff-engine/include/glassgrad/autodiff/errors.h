@@ -27,6 +27,9 @@ class UnsupportedError : public Error { using Error::Error; };   // -> NotImplem
 class CudaError : public Error { using Error::Error; };          // a CUDA driver call failed
 class CommunicationError : public Error { using Error::Error; }; // a collective failed (rank, backend)
 class InternalError : public Error { using Error::Error; };      // a glassgrad bug: please report
+// What a tensor's state forbids, where PyTorch raises RuntimeError: an in-place write of a value
+// backward still needs, a second backward through a freed graph, a view memory cannot give.
+class StateError : public Error { using Error::Error; };
 
 // Builds a multi-line message:
 //   <headline>

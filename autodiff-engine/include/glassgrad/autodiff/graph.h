@@ -47,6 +47,8 @@ struct Node {
   // Set by a pass that replaced this in-place (side-effecting) node by another doing its writes:
   // dead-code elimination then drops it like any unread node.
   bool superseded = false;
+  // For a node a gradient rule emitted (GradContext::emit): the forward node whose rule it was.
+  NodeId gradient_of = kNoNode;
   const std::string& op() const { return schema->name; }
   double key() const { return schedule_key >= 0 ? schedule_key : static_cast<double>(id); }
 };
@@ -72,6 +74,7 @@ class Graph {
   void replace_input(NodeId n, int index, ValueId v);
   void set_schedule_key(NodeId n, double key) { nodes_.at(static_cast<size_t>(n)).schedule_key = key; }
   void supersede(NodeId n) { nodes_.at(static_cast<size_t>(n)).superseded = true; }
+  void set_gradient_of(NodeId n, NodeId forward) { nodes_.at(static_cast<size_t>(n)).gradient_of = forward; }
   const std::vector<ValueId>& outputs() const { return outputs_; }
   void set_name(ValueId v, const std::string& name) { values_.at(static_cast<size_t>(v)).name = name; }
 

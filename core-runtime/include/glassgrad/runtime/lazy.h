@@ -15,6 +15,13 @@
 // input's buffer. After they run, the output becomes the new leaf (inheriting kind, name and
 // gradient) and the old version is invalidated: reading it raises an error saying why.
 //
+// In-place ops on tensors (x.add_(y), x[0] = 5) are functionalized (alias.cpp,
+// docs/inplace-and-views.md): a handle belongs to the storage it shares with its views and
+// aliases (an Alias), an in-place op records the functional op and makes its result the
+// storage's new version, and every handle of the storage re-derives its value from that version
+// through its chain of views when next read. The next realize writes the new version into the
+// storage's buffer when it has one (an Assign the planner turns into an in-place write).
+//
 // Not thread-safe: used from the Python thread, under the GIL.
 #pragma once
 #include <cstdint>
@@ -32,6 +39,15 @@ class Executor;
 namespace lazy {
 
 struct Node;
+struct Alias;
+
+// PyTorch's version counter of a storage: bumped by every in-place write (but those through
+// .data). A value made as a version of an aliased storage records the count it was made at.
+struct VersionCounter {
+  uint64_t version = 0;
+  std::string writer;  // the last in-place op and the line that called it, for messages
+  std::string latest;  // the op that made the latest version, when autograd tracks it ("" for a leaf)
+};
 
 struct Value {
   uint64_t seq = 0;            // creation order: makes exports deterministic
@@ -44,8 +60,17 @@ struct Value {
   std::string name;
   int pins = 0;                // Python handles and gradient slots holding this value
   std::shared_ptr<Value> grad; // accumulated gradient of a leaf (pinned)
+  std::shared_ptr<Alias> grad_alias;  // the storage the handles of `grad` share (made when first asked for)
   std::string invalid;         // non-empty: overwritten in place; says by what
+  // A new version of a leaf written in place (under no_grad, or through detach()): a leaf for
+  // backward and is_leaf, computed by its producer until the next realize makes it a plain leaf.
+  bool leaf = false;
+  std::shared_ptr<VersionCounter> counter;  // set when this is a version (or a view) of an aliased storage
+  uint64_t version = 0;                     // counter->version when it was made
   bool realized() const { return data.defined(); }
+  bool is_leaf() const { return !producer || leaf; }
+  // Modified in place since it was made (its storage's version moved on).
+  bool stale() const { return counter && counter->version != version; }
 };
 using ValuePtr = std::shared_ptr<Value>;
 
@@ -59,6 +84,21 @@ struct Node : std::enable_shared_from_this<Node> {
   // pending for anyone else: a hook (or another thread) that needs them gets an error instead
   // of running the node again (an optimizer update applied twice, the step's hooks re-entered).
   int in_flight = 0;
+  // Recorded by an in-place op on the storage counted by in_place_of: its gradient rule may read
+  // the version it overwrote (PyTorch saves that version for the op's own backward).
+  const VersionCounter* in_place_of = nullptr;
+  // A backward() ran this node's gradient rule, which read saved tensors, without retain_graph:
+  // another backward through it is refused as PyTorch refuses it.
+  bool freed = false;
+};
+
+// One view a handle's value is derived by from its storage's value (a view op and its attributes).
+struct ViewStep {
+  const OpSchema* schema = nullptr;
+  Attrs attrs;
+  NodeMeta meta;
+  Shape out_shape;   // the view's shape
+  bool grad = true;  // recorded with gradients enabled (the view tracks its base's gradient)
 };
 
 // What a glassgrad.Tensor holds: a pin on a value. A pinned value that is not computed yet is
@@ -69,12 +109,55 @@ class Handle {
   ~Handle();
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
-  const ValuePtr& value() const { return v_; }
-  void reset(ValuePtr v);  // re-point, e.g. a parameter after an in-place update
+  // The tensor's value: re-derived from its storage's latest version when another handle wrote it.
+  const ValuePtr& value() const {
+    if (alias_ && seen_ != alias_generation()) sync();
+    return v_;
+  }
+  // Re-point, e.g. a parameter after an optimizer's update: every view of its storage follows.
+  void reset(ValuePtr v);
+
+  // Aliasing (alias.cpp).
+  const std::shared_ptr<Alias>& alias() const { return alias_; }
+  const std::vector<ViewStep>& chain() const { return chain_; }
+  bool detached() const { return detached_; }    // the chain goes through detach() or .data
+  bool untracked() const { return untracked_; }  // .data: writes leave the version counter
 
  private:
-  ValuePtr v_;
+  friend struct AliasAccess;
+  uint64_t alias_generation() const;
+  void sync() const;
+  mutable ValuePtr v_;
+  std::shared_ptr<Alias> alias_;
+  std::vector<ViewStep> chain_;
+  mutable uint64_t seen_ = 0;
+  bool detached_ = false;
+  bool untracked_ = false;
 };
+
+// ---- In-place ops, views and aliases (alias.cpp) ----
+// Records op like record(); a view op's output (OpSchema::view_of) whose layout is a view of its
+// input's (Reshape of a non-contiguous tensor copies) shares the input's storage.
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const Attrs& attrs, const NodeMeta& meta);
+// The in-place write of `value` (the tensor's shape and dtype) into the tensor of handle h: the
+// storage's new version, seen by every view and alias. `op` names the in-place op in messages
+// ("add_"); nodes recorded since `first_seq` computing `value` are the op's own. Throws
+// PyTorch's errors for a leaf that requires grad (outside no_grad) and for an expanded view.
+void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta);
+// A handle on the same storage: .data (untracked: no version bump, no gradient) or detach()'s
+// alias semantics are views; this is .data.
+std::unique_ptr<Handle> data_alias(const Handle& h);
+// detach_(): the tensor stops requiring gradients and becomes a leaf. Views refuse it.
+void detach_inplace(Handle& h);
+// The tensor's (shape, strides, offset) within its storage, from its chain of views.
+Layout layout_of(const Handle& h);
+// PyTorch's _version of the tensor's storage (0 when never written in place).
+uint64_t version_of(const Handle& h);
+// A handle on `leaf`'s gradient: writes through it (p.grad.zero_()) update the leaf's gradient.
+std::unique_ptr<Handle> grad_handle(const ValuePtr& leaf);
+// p.grad = g: the gradient is g's storage (writes through g are the gradient's).
+void set_grad_from(const ValuePtr& leaf, Handle* g);
 
 // Re-points handles[i] to values[i] for every i in one call: nothing runs in between, so an
 // error or a KeyboardInterrupt cannot leave half of them moved (loading a state_dict, moving a
@@ -122,6 +205,11 @@ struct GradientSync {
 };
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync);
 void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
+// Moves leaf `from`'s gradient (and the storage its handles share) to leaf `to`.
+void move_grad(const ValuePtr& from, const ValuePtr& to);
+// backward(..., retain_graph): without it, the nodes whose gradient rules read saved tensors are
+// freed, and a second backward through them raises PyTorch's error.
+void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph);
 
 // Gradient mode (glassgrad.no_grad), per thread: a new thread starts with gradients enabled.
 bool grad_enabled();

@@ -1,0 +1,449 @@
+// Functionalized in-place ops, views and aliases (lazy.h; docs/inplace-and-views.md has the
+// design and its reasons).
+//
+// A handle either owns its value alone or belongs to an Alias: the storage it shares with the
+// tensors it was viewed from or that were viewed from it (views, detach(), .data). The handle
+// then holds its chain of views from the storage's value, and whenever the storage's generation
+// moved (another handle wrote it) it re-derives its value by recording that chain again on the
+// storage's latest version. A write makes the storage's new version:
+//
+//   write through the storage itself:   base' = value
+//   write through a chain v_1 .. v_k:   base' = scatter_1(x_0, scatter_2(x_1, ... scatter_k(x_k-1, value)))
+//     where x_0 = base, x_i = v_i(x_i-1), and scatter_i puts its second argument where v_i reads
+//     from its first: Slice -> SliceScatter, Reshape and Permute -> their inverse, Detach -> itself
+//     (an Expand reads one element several times: writing it is refused, as PyTorch refuses it)
+//
+// so the graph only ever holds functional ops. When the storage has a buffer (`physical`, a
+// realized value), the next realize also writes base' into it: Assign(physical, base'), which the
+// planner turns into the producer of base' writing that buffer directly when nothing else reads
+// it any more (planner.cpp, write_values_into_targets); the storage keeps its buffer, and
+// parameters and state keep the fixed addresses compiled steps and CUDA graphs bind.
+//
+// Version counters follow PyTorch's: every write but those through .data bumps the storage's
+// count; each value made as a version (or view) of the storage records the count it was made
+// at, and backward() refuses to read a value whose storage moved on (backward.cpp), except in the
+// gradient of the in-place op that moved it (Node::in_place_of), as PyTorch saves the old version
+// for that op's own backward.
+#include <algorithm>
+
+#include "glassgrad/autodiff/errors.h"
+#include "lazy_internal.h"
+
+namespace glassgrad {
+namespace lazy {
+
+struct AliasAccess {
+  static ValuePtr& v(Handle& h) { return h.v_; }
+  static std::shared_ptr<Alias>& alias(Handle& h) { return h.alias_; }
+  static std::vector<ViewStep>& chain(Handle& h) { return h.chain_; }
+  static uint64_t& seen(Handle& h) { return h.seen_; }
+  static bool& detached(Handle& h) { return h.detached_; }
+  static bool& untracked(Handle& h) { return h.untracked_; }
+  // Points h at v (pinned), seen at the storage's current generation.
+  static void point(Handle& h, const ValuePtr& v) {
+    if (v != h.v_) {
+      pin(v);
+      unpin(h.v_);
+      h.v_ = v;
+    }
+    if (h.alias_) h.seen_ = h.alias_->generation;
+  }
+};
+
+namespace {
+
+std::vector<std::weak_ptr<Alias>>& dirty_aliases() {
+  static auto* d = new std::vector<std::weak_ptr<Alias>>();
+  return *d;
+}
+
+// Records op on one input with gradients on or off.
+ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta, bool grad) {
+  const bool was = grad_enabled();
+  set_grad_enabled(grad);
+  try {
+    ValuePtr out = record(op, {in}, attrs, meta).at(0);
+    set_grad_enabled(was);
+    return out;
+  } catch (...) {
+    set_grad_enabled(was);
+    throw;
+  }
+}
+
+// The storage of h, made (with h's value as its version 0) if h has none.
+Alias& alias_of(Handle& h) {
+  std::shared_ptr<Alias>& a = AliasAccess::alias(h);
+  if (!a) {
+    auto made = std::make_shared<Alias>();
+    made->base = h.value();
+    tag(made->base, made->counter);
+    AliasAccess::seen(h) = made->generation;
+    a = std::move(made);
+  }
+  return *a;
+}
+
+// The value h's chain of views makes from storage value x (each view recorded as it was made).
+ValuePtr derive(const std::vector<ViewStep>& chain, ValuePtr x) {
+  for (const ViewStep& st : chain) x = record_one(st.schema->name, x, st.attrs, st.meta, st.grad);
+  return x;
+}
+
+// scatter_i of the file comment: `value` put where view `st` of x reads from x.
+ValuePtr scatter_back(const ViewStep& st, const ValuePtr& x, const ValuePtr& value, const NodeMeta& meta) {
+  const std::string& op = st.schema->name;
+  if (op == "Detach") return value;
+  if (op == "Reshape") return record("Reshape", {value}, Attrs{{"shape", x->info.shape}}, meta).at(0);
+  if (op == "Permute") {
+    const std::vector<int64_t>& dims = st.attrs.ints("dims");
+    std::vector<int64_t> inv(dims.size());
+    for (size_t i = 0; i < dims.size(); ++i) inv[static_cast<size_t>(dims[i])] = static_cast<int64_t>(i);
+    return record("Permute", {value}, Attrs{{"dims", inv}}, meta).at(0);
+  }
+  if (op == "Slice") {
+    const Attrs& a = st.attrs;
+    return record("SliceScatter", {x, value},
+                  Attrs{{"dim", a.i("dim")}, {"start", a.i("start")}, {"stop", a.i("stop")}, {"step", a.i("step", 1)}},
+                  meta)
+        .at(0);
+  }
+  throw InternalError("in-place write through a " + op + " view");
+}
+
+// Marks the nodes recorded since first_seq that computed `value` as in-place op `counter`'s own.
+void mark_in_place(const ValuePtr& value, uint64_t first_seq, const VersionCounter* counter) {
+  std::vector<Value*> stack{value.get()};
+  while (!stack.empty()) {
+    Value* v = stack.back();
+    stack.pop_back();
+    if (v->seq <= first_seq || !v->producer || v->producer->in_place_of == counter) continue;
+    v->producer->in_place_of = counter;
+    for (const auto& in : v->producer->inputs) stack.push_back(in.get());
+  }
+}
+
+std::string tensor_type(const TensorInfo& t) {
+  switch (t.dtype) {
+    case DType::Float32: return "FloatTensor";
+    case DType::Float64: return "DoubleTensor";
+    case DType::Int64: return "LongTensor";
+    case DType::UInt8: return "ByteTensor";
+    case DType::Bool: return "BoolTensor";
+  }
+  return "Tensor";
+}
+
+}  // namespace
+
+void tag(const ValuePtr& v, const std::shared_ptr<VersionCounter>& counter) {
+  if (v->counter) return;
+  v->counter = counter;
+  v->version = counter->version;
+}
+
+uint64_t Handle::alias_generation() const { return alias_->generation; }
+
+void Handle::sync() const {
+  Handle& self = const_cast<Handle&>(*this);
+  ValuePtr x = chain_.empty() ? alias_->base : derive(chain_, alias_->base);
+  tag(x, alias_->counter);
+  AliasAccess::point(self, x);
+}
+
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const Attrs& attrs, const NodeMeta& meta) {
+  std::vector<ValuePtr> values;
+  values.reserve(inputs.size());
+  for (Handle* h : inputs) values.push_back(h->value());
+  std::vector<std::unique_ptr<Handle>> out;
+  for (auto& v : record(op, values, attrs, meta)) out.push_back(std::make_unique<Handle>(std::move(v)));
+  const OpSchema& s = OpRegistry::instance().at(op);
+  if (s.view_of < 0) return out;
+  Handle& base = *inputs[static_cast<size_t>(s.view_of)];
+  Layout l;
+  const ValuePtr& view = out[0]->value();
+  if (!s.view(attrs, layout_of(base), view->info.shape, l)) return out;  // a copy (Reshape of a strided view)
+  Alias& a = alias_of(base);
+  Handle& h = *out[0];
+  AliasAccess::alias(h) = AliasAccess::alias(base);
+  std::vector<ViewStep>& chain = AliasAccess::chain(h);
+  chain = base.chain();
+  ViewStep st;
+  st.schema = &s;
+  st.attrs = attrs;
+  st.meta = meta;
+  st.out_shape = view->info.shape;
+  st.grad = grad_enabled();
+  chain.push_back(std::move(st));
+  AliasAccess::detached(h) = base.detached() || s.stops_gradient;
+  AliasAccess::untracked(h) = base.untracked();
+  AliasAccess::seen(h) = a.generation;
+  tag(view, a.counter);
+  return out;
+}
+
+Layout layout_of(const Handle& h) {
+  if (!h.alias()) return Layout::contiguous(h.value()->info.shape);
+  Layout l = Layout::contiguous(h.alias()->base->info.shape);
+  for (const ViewStep& st : h.chain()) {
+    Layout next;
+    if (!st.schema->view(st.attrs, l, st.out_shape, next)) return Layout::contiguous(h.value()->info.shape);
+    l = next;
+  }
+  return l;
+}
+
+uint64_t version_of(const Handle& h) { return h.alias() ? h.alias()->counter->version : 0; }
+
+void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta) {
+  const ValuePtr cur = h.value();
+  if (value->info.shape != cur->info.shape || value->info.dtype != cur->info.dtype ||
+      value->info.device != cur->info.device) {
+    throw InternalError(op + ": the in-place result " + value->info.str() + " does not fit the tensor " +
+                        cur->info.str());
+  }
+  Alias& a = alias_of(h);
+  const ValuePtr old_base = a.base;
+  const std::string where = op + (meta.source.empty() ? "" : " (" + meta.source + ")");
+  if (grad_enabled() && !h.detached() && old_base->is_leaf() && old_base->requires_grad) {
+    const bool view = !h.chain().empty();
+    throw StateError(ErrorMessage(std::string(view ? "a view of a leaf Variable" : "a leaf Variable") +
+                                  " that requires grad is being used in an in-place operation.")
+                         .detail(where + " writes " + (view ? "a view of " : "") +
+                                 (old_base->name.empty() ? std::string("a tensor") : "'" + old_base->name + "'") +
+                                 " " + old_base->info.str() + ", which requires gradients")
+                         .cause("an in-place change of a parameter would change the value its gradient is taken at")
+                         .fix("update parameters under glassgrad.no_grad() (as optimizers do), or compute a new "
+                              "tensor: y = x + 1 instead of x.add_(1)")
+                         .str());
+  }
+  const Layout l = layout_of(h);
+  for (size_t d = 0; d < l.shape.size(); ++d) {
+    if (l.shape[d] > 1 && l.strides[d] == 0) {
+      throw StateError(ErrorMessage("unsupported operation: more than one element of the written-to tensor refers to "
+                                    "a single memory location. Please clone() the tensor before performing the "
+                                    "operation.")
+                           .detail(where + " writes an expanded view " + shape_str(l.shape) + " (strides " +
+                                   shape_str(l.strides) + " over " + shape_str(old_base->info.shape) + ")")
+                           .fix("x = x.clone() first, then write x")
+                           .str());
+    }
+  }
+  // The new version: a value of this write's own (never a tensor somebody else holds).
+  ValuePtr nb = value;
+  if (value->seq <= first_seq || value->realized() || !value->producer) nb = record("Contiguous", {value}, {}, meta).at(0);
+  if (!h.chain().empty()) {
+    std::vector<ValuePtr> xs{old_base};
+    for (size_t i = 0; i + 1 < h.chain().size(); ++i) {
+      const ViewStep& st = h.chain()[i];
+      xs.push_back(record_one(st.schema->name, xs.back(), st.attrs, st.meta, st.grad));
+    }
+    for (size_t k = h.chain().size(); k-- > 0;) nb = scatter_back(h.chain()[k], xs[k], nb, meta);
+  }
+  mark_in_place(nb, first_seq, a.counter.get());
+  // A leaf stays a leaf: a new version of a parameter written under no_grad (or through
+  // detach()) keeps its name, kind, requires_grad and gradient.
+  if (old_base->is_leaf() && (old_base->requires_grad || !nb->requires_grad)) {
+    if (nb->requires_grad) nb = record_one("Detach", nb, {}, meta, false);
+    nb->leaf = true;
+    nb->requires_grad = old_base->requires_grad;
+    nb->name = old_base->name;
+    nb->kind = old_base->kind;
+    move_grad(old_base, nb);
+  }
+  // The buffer: a write that autograd tracks makes a new one (the old version stays for backward);
+  // any other writes the storage's buffer at the next realize.
+  if (nb->requires_grad && !nb->leaf) {
+    a.physical.reset();
+    a.dirty = false;
+  } else {
+    // A storage seen only through detach()/.data views (x.clone().detach()) was computed as that
+    // view: the view's buffer is the storage's, element for element.
+    const bool detach_only = std::all_of(h.chain().begin(), h.chain().end(),
+                                         [](const ViewStep& st) { return st.schema->name == "Detach"; });
+    const ValuePtr& stored = !old_base->realized() && detach_only && cur->realized() ? cur : old_base;
+    if (stored->realized() && stored->invalid.empty() && stored->data.is_contiguous()) {
+      a.physical = stored;
+      // A computed tensor that becomes a stored one: nothing differentiates through it (it needs no
+      // gradient), and its buffer now holds the storage's versions.
+      if (stored->producer && !stored->requires_grad) {
+        stored->producer.reset();
+        stored->kind = ValueKind::State;
+      }
+    }
+    if (a.physical && !a.dirty) {
+      a.dirty = true;
+      dirty_aliases().push_back(AliasAccess::alias(h));
+    }
+  }
+  a.base = nb;
+  ++a.generation;
+  if (!h.untracked()) ++a.counter->version;
+  a.counter->writer = where;
+  a.counter->latest = nb->requires_grad && !nb->leaf && nb->producer ? nb->producer->schema->name : "";
+  tag(nb, a.counter);
+  if (h.chain().empty()) AliasAccess::point(h, nb);
+  if (ValuePtr owner = a.grad_owner.lock()) {  // a write through p.grad: the leaf's gradient
+    pin(nb);
+    if (owner->grad) unpin(owner->grad);
+    owner->grad = nb;
+  }
+}
+
+std::unique_ptr<Handle> data_alias(const Handle& h) {
+  Handle& src = const_cast<Handle&>(h);
+  Alias& a = alias_of(src);
+  NodeMeta meta;
+  const ValuePtr v = record_one("Detach", src.value(), {}, meta, false);
+  auto out = std::make_unique<Handle>(v);
+  AliasAccess::alias(*out) = AliasAccess::alias(src);
+  std::vector<ViewStep>& chain = AliasAccess::chain(*out);
+  chain = src.chain();
+  ViewStep st;
+  st.schema = &OpRegistry::instance().at("Detach");
+  st.out_shape = v->info.shape;
+  st.grad = false;
+  chain.push_back(std::move(st));
+  AliasAccess::detached(*out) = true;
+  AliasAccess::untracked(*out) = true;
+  AliasAccess::seen(*out) = a.generation;
+  tag(v, a.counter);
+  return out;
+}
+
+void detach_inplace(Handle& h) {
+  if (!h.chain().empty()) {
+    throw StateError(ErrorMessage("Can't detach views in-place. Use detach() instead.")
+                         .detail("this tensor " + h.value()->info.str() + " is a view of another tensor's storage")
+                         .fix("y = x.detach()")
+                         .str());
+  }
+  const ValuePtr v = h.value();
+  if (v->is_leaf() && !v->requires_grad) return;
+  ValuePtr d = record_one("Detach", v, {}, NodeMeta{}, false);
+  d->leaf = static_cast<bool>(d->producer);
+  d->requires_grad = false;
+  if (h.alias()) {
+    Alias& a = *h.alias();
+    a.base = d;
+    ++a.generation;
+    tag(d, a.counter);
+    if (a.physical == v) a.physical = d->realized() ? d : nullptr;
+  }
+  AliasAccess::point(h, d);
+}
+
+std::unique_ptr<Handle> grad_handle(const ValuePtr& leaf) {
+  if (!leaf->grad) return nullptr;
+  if (!leaf->grad_alias || leaf->grad_alias->base != leaf->grad) {
+    auto a = std::make_shared<Alias>();
+    a->base = leaf->grad;
+    a->grad_owner = leaf;
+    tag(a->base, a->counter);
+    leaf->grad_alias = a;
+  }
+  auto h = std::make_unique<Handle>(leaf->grad);
+  AliasAccess::alias(*h) = leaf->grad_alias;
+  AliasAccess::seen(*h) = leaf->grad_alias->generation;
+  return h;
+}
+
+void set_grad_from(const ValuePtr& leaf, Handle* g) {
+  if (!g || !g->chain().empty()) {
+    set_grad(leaf, g ? g->value() : nullptr);
+    return;
+  }
+  set_grad(leaf, nullptr);  // drops the old gradient's storage link
+  Alias& a = alias_of(*g);
+  set_grad(leaf, g->value());
+  a.grad_owner = leaf;
+  leaf->grad_alias = AliasAccess::alias(*g);
+}
+
+std::vector<Flush> flush_writes() {
+  std::vector<Flush> out;
+  std::vector<std::weak_ptr<Alias>> dirty;
+  dirty.swap(dirty_aliases());
+  for (const auto& w : dirty) {
+    std::shared_ptr<Alias> a = w.lock();
+    if (!a || !a->dirty) continue;
+    a->dirty = false;
+    if (!a->physical || a->base == a->physical || a->base->realized() || !a->physical->invalid.empty()) continue;
+    NodeMeta meta;
+    meta.scope = a->counter->writer;
+    const bool was = grad_enabled();
+    set_grad_enabled(false);
+    ValuePtr assigned;
+    try {
+      assigned = record("Assign", {a->physical, a->base}, {}, meta).at(0);
+    } catch (...) {
+      set_grad_enabled(was);
+      throw;
+    }
+    set_grad_enabled(was);
+    out.push_back(Flush{a, a->base, assigned});
+  }
+  return out;
+}
+
+void settle_flushes(const std::vector<Flush>& flushes, bool ran) {
+  for (const Flush& f : flushes) {
+    const ValuePtr old = f.alias->physical;
+    if (!ran) {  // the plan failed: write again at the next realize
+      f.alias->dirty = true;
+      dirty_aliases().push_back(f.alias);
+      continue;
+    }
+    f.base->data = f.out->data;
+    f.base->producer.reset();
+    f.base->leaf = false;
+    // A stored tensor written in place persists from step to step (compiled steps bind it, CUDA
+    // graphs keep its address): a parameter stays one, anything else is state.
+    f.base->kind = old->kind == ValueKind::Parameter ? ValueKind::Parameter : ValueKind::State;
+    forget_pending(f.base.get());
+    if (old != f.base && old->invalid.rfind("it was overwritten in place by Assign", 0) == 0) {
+      old->invalid = "it was overwritten in place by " + f.alias->counter->writer;
+    }
+    f.alias->physical = f.base;
+  }
+}
+
+// PyTorch's name of the op that made a value, as its error messages print it: the name of the
+// autograd node without "Backward", and CopySlices for a write through a view.
+std::string pytorch_op_name(const std::string& op) {
+  if (op == "SliceScatter" || op == "IndexPut") return "CopySlices";
+  const std::string suffix = "Scalar";
+  if (op.size() > suffix.size() && op.compare(op.size() - suffix.size(), suffix.size(), suffix) == 0) {
+    return op.substr(0, op.size() - suffix.size());
+  }
+  return op;
+}
+
+std::string saved_tensor_headline(const Value& v, bool saved_output) {
+  std::string what = "[glassgrad." + tensor_type(v.info) + " " + shape_str(v.info.shape) + "]";
+  // A saved output names the op that saved it; a saved input, as in PyTorch, the op that made its
+  // tensor's latest version.
+  const std::string op = saved_output ? (v.producer ? v.producer->schema->name : std::string())
+                                      : (v.counter ? v.counter->latest : std::string());
+  if (!op.empty()) what += ", which is output " + std::to_string(saved_output ? v.output_index : 0) + " of " +
+                           pytorch_op_name(op) + ",";
+  // A value overwritten by an update outside any storage's count (an optimizer step) is one
+  // version behind.
+  const uint64_t now = v.counter ? v.counter->version : v.version + 1;
+  return "one of the variables needed for gradient computation has been modified by an inplace operation: " + what +
+         " is at version " + std::to_string(now) + "; expected version " + std::to_string(v.version) + " instead.";
+}
+
+void throw_modified(const Value& v) {
+  const std::string name = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
+  throw StateError(ErrorMessage(saved_tensor_headline(v, false))
+                       .detail(name + " " + v.info.str() + ": " + v.invalid)
+                       .cause("backward() needs the value it had when the forward pass used it, and an in-place "
+                              "update (often optimizer.step()) overwrote it since")
+                       .fix("call backward() before optimizer.step(), or run the forward pass again after the step")
+                       .str());
+}
+
+}  // namespace lazy
+}  // namespace glassgrad

@@ -1,0 +1,361 @@
+"""Indexing: PyTorch's gather/scatter family and Tensor.__getitem__, lowered to the engine's
+indexing ops (autodiff-engine/src/ops/indexing.cpp: Gather, Scatter, IndexSelect, IndexAdd,
+Index, IndexPut, SliceScatter) and views.
+
+x[key] follows PyTorch: integers, slices, None and Ellipsis are applied first, as views (an
+integer removes its axis); negative slice steps (NumPy's reversal, which PyTorch refuses) read
+the same elements in ascending order and then reverse them, a copy; the remaining integer
+tensors, arrays and lists index their axes together (NumPy's advanced indexing: their shapes
+broadcast, and their axes replace the indexed ones when those are adjacent, or come first). A
+boolean mask stands for the integer indices of its True elements, which needs its values: the
+mask is computed first (a synchronization, as in PyTorch).
+"""
+from __future__ import annotations
+
+import numbers
+from typing import List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _C
+from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
+
+
+def _index_tensor(index, like: Tensor, where: str) -> Tensor:
+    """An int64 index on like's device from a tensor, an array, a list or an int."""
+    if isinstance(index, Tensor):
+        if index._h.dtype in ("uint8", "bool") or index.device != like.device:
+            raise _C.DTypeError(f"{where}: index must be an int64 tensor on {like.device}, got {index._h.dtype} on "
+                                f"{index.device}\n  fix: index.long().to('{like.device}')")
+        return index
+    arr = np.asarray(index)
+    if arr.dtype.kind not in "iu" and arr.size:
+        raise _C.DTypeError(f"{where}: index must hold integers, got {arr.dtype}\n  fix: pass integer indices")
+    return tensor(arr.astype(np.int64), device=like.device)
+
+
+def _value_tensor(value, like: Tensor) -> Tensor:
+    """A tensor value (its dtype converted to like's) or a scalar as a 0-d tensor of like's dtype."""
+    if isinstance(value, Tensor):
+        return value if value._h.dtype == like._h.dtype else value.astype(like._h.dtype)
+    return _scalar_like(value, like)
+
+
+# ---- the functions (PyTorch's signatures; each also a Tensor method) ----
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0; likewise along any dim). index has
+    input's number of dimensions and is no larger along the others (PyTorch's torch.gather)."""
+    d = _dim(dim, max(input.ndim, 1), "gather", input.shape)
+    return _op("Gather", [input, _index_tensor(index, input, "gather")], {"dim": d})
+
+
+def _scatter(input: Tensor, dim: int, index, src, reduce: str, where: str) -> Tensor:
+    d = _dim(dim, max(input.ndim, 1), where, input.shape)
+    index = _index_tensor(index, input, where)
+    if not isinstance(src, Tensor):
+        src = _scalar_like(src, input).expand(*index.shape) if index.ndim else _scalar_like(src, input)
+    elif src._h.dtype != input._h.dtype:
+        raise _C.DTypeError(f"{where}: src is {src._h.dtype} but the input is {input._h.dtype}; scatter needs the "
+                            f"same dtype\n  fix: src.to({input._h.dtype!r})")
+    return _op("Scatter", [input, index, src], {"dim": d, "reduce": reduce})
+
+
+_REDUCE = {None: "none", "add": "add", "multiply": "multiply"}
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, reduce: Optional[str] = None) -> Tensor:
+    """A copy of input with the values of src (or the scalar value) written at the indices of
+    index along dim: out[index[i][j]][j] = src[i][j] for dim 0 (PyTorch's torch.scatter; reduce
+    'add' or 'multiply' combines with what is there)."""
+    if reduce not in _REDUCE:
+        raise _C.InvalidArgumentError(f"scatter: reduce must be None, 'add' or 'multiply', got {reduce!r}\n"
+                                      f"  fix: reduce='add' to sum into the input")
+    if src is None and value is None:
+        raise TypeError("scatter() missing the values to write: pass src (a tensor) or value (a number)")
+    return _scatter(input, dim, index, src if src is not None else value, _REDUCE[reduce], "scatter")
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """input with every value of src added at its index along dim; repeated indices add up
+    (PyTorch's torch.scatter_add)."""
+    return _scatter(input, dim, index, src, "add", "scatter_add")
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """The slices of input along dim named by the 1-d index, in its order (PyTorch's
+    torch.index_select)."""
+    d = _dim(dim, max(input.ndim, 1), "index_select", input.shape)
+    return _op("IndexSelect", [input, _index_tensor(index, input, "index_select")], {"dim": d})
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    """input with alpha * source[..., j, ...] added to input[..., index[j], ...] (PyTorch's
+    torch.index_add); repeated indices add up."""
+    d = _dim(dim, max(input.ndim, 1), "index_add", input.shape)
+    if alpha != 1:
+        source = source * alpha
+    return _op("IndexAdd", [input, _index_tensor(index, input, "index_add"), source], {"dim": d})
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    """input with every element of the slices index (1-d) along dim set to value (PyTorch's
+    Tensor.index_fill); negative indices count from the end."""
+    d = _dim(dim, max(input.ndim, 1), "index_fill", input.shape)
+    index = _index_tensor(index, input, "index_fill")
+    if index.ndim > 1:
+        raise _C.ShapeError(f"index_fill: index must be 1-d, got {list(index.shape)}\n  fix: index.reshape(-1)")
+    if input.ndim == 0:
+        return _op("IndexPut", [input.reshape(1), _value_tensor(value, input), index.reshape(-1)],
+                   {"dims": [0]}).reshape(())
+    return _op("IndexPut", [input, _value_tensor(value, input), index.reshape(-1)], {"dims": [d]})
+
+
+def index_put(input: Tensor, indices: Sequence, values, accumulate: bool = False) -> Tensor:
+    """A copy of input with input[indices] = values (+= with accumulate, repeated indices adding
+    up): indices is a tuple of index tensors for the leading dims (boolean masks stand for their
+    True positions), as PyTorch's torch.index_put."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices).__name__}\n"
+                        f"  fix: x.index_put((idx,), values)")
+    plan = _advanced_plan(input, list(indices), "index_put")
+    return _put(input, plan, _value_tensor(values, input), bool(accumulate))
+
+
+def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
+    """input with value where the boolean mask (broadcast to input) is True (PyTorch's
+    Tensor.masked_fill)."""
+    if not isinstance(mask, Tensor) or mask._h.dtype != "bool":
+        got = mask._h.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise _C.DTypeError(f"masked_fill: the mask must be a bool tensor, got {got}\n  fix: mask.bool()")
+    if isinstance(value, Tensor) and value.ndim != 0:
+        raise _C.ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape {list(value.shape)}\n"
+                            f"  fix: value.item(), or torch.where(mask, value, input) for a tensor of values")
+    return _op("Where", [mask, _value_tensor(value, input), input])
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements of input (broadcast with the mask) where the boolean mask is True, in row-major
+    order, as a 1-d tensor (PyTorch's torch.masked_select; the mask is computed first)."""
+    if not isinstance(mask, Tensor) or mask._h.dtype != "bool":
+        raise _C.DTypeError("masked_select: the mask must be a bool tensor\n  fix: mask.bool()")
+    shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    x = input if tuple(input.shape) == shape else input.expand(*shape)
+    m = mask if tuple(mask.shape) == shape else mask.expand(*shape)
+    return _index(x.reshape(-1) if len(shape) else x.reshape(1), m.reshape(-1) if len(shape) else m.reshape(1))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
+    """input's values at indices along dim, input and indices broadcast along the other dims
+    (PyTorch's torch.take_along_dim); without dim, over the flattened input."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, _index_tensor(indices, input, "take_along_dim").reshape(-1))
+    d = _dim(dim, max(input.ndim, 1), "take_along_dim", input.shape)
+    indices = _index_tensor(indices, input, "take_along_dim")
+    if indices.ndim != input.ndim:
+        raise _C.ShapeError(f"take_along_dim: input and indices should have the same number of dimensions, but "
+                            f"input has {input.ndim} and indices {indices.ndim} ({list(input.shape)} and "
+                            f"{list(indices.shape)})\n  fix: indices.unsqueeze(...) to add the missing dims")
+    xs, ix = list(input.shape), list(indices.shape)
+    others = np.broadcast_shapes(tuple(xs[:d] + [1] + xs[d + 1:]), tuple(ix[:d] + [1] + ix[d + 1:]))
+    want_x = list(others[:d]) + [xs[d]] + list(others[d + 1:])
+    want_i = list(others[:d]) + [ix[d]] + list(others[d + 1:])
+    x = input if xs == want_x else input.expand(*want_x)
+    i = indices if ix == want_i else indices.expand(*want_i)
+    return gather(x, d, i)
+
+
+# ---- x[key] ----
+class _Plan(NamedTuple):
+    """A key split into what views do (`basic`: per axis of the input, in order: None for a new
+    axis, an int, or a slice with step >= 1) and the advanced part applied to that view: index
+    tensors at the ascending axes `dims` of the view, and the axes of the result to reverse
+    (negative steps)."""
+    basic: List
+    dims: List[int]
+    indices: List[Tensor]
+    flips: List[int]
+
+
+def _is_mask(k) -> bool:
+    if isinstance(k, Tensor):
+        return k._h.dtype in ("bool", "uint8")
+    if isinstance(k, np.ndarray):
+        return k.dtype == np.bool_
+    if isinstance(k, (list, tuple)) and k:
+        flat = np.asarray(k, dtype=object).reshape(-1)
+        return all(isinstance(v, (bool, np.bool_)) for v in flat)
+    return False
+
+
+def _ndim(k) -> int:
+    return k.ndim if isinstance(k, Tensor) else np.ndim(k)
+
+
+def _is_advanced(k) -> bool:
+    return isinstance(k, (Tensor, np.ndarray, list, tuple))
+
+
+def _mask_indices(mask, shape, axis: int, where: str) -> List[np.ndarray]:
+    """The integer indices of the True elements of a mask covering `shape` from `axis` on."""
+    m = mask.numpy() if isinstance(mask, Tensor) else np.asarray(mask)
+    m = m.astype(bool)
+    covered = list(shape[axis:axis + m.ndim])
+    if list(m.shape) != covered:
+        raise _C.GlassgradIndexError(f"{where}: the shape of the mask {list(m.shape)} at index {axis} does not match "
+                                     f"the shape of the indexed tensor {list(shape)} at index {axis}\n"
+                                     f"  fix: give the mask the shape of the axes it selects")
+    return list(np.nonzero(m))
+
+
+def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
+    items = list(key) if isinstance(key, tuple) else [key]
+    if sum(1 for k in items if k is Ellipsis) > 1:
+        raise _C.GlassgradIndexError(f"{where}: an index can only have a single ellipsis ('...')")
+    consumed = 0
+    for k in items:
+        if k is None or k is Ellipsis or isinstance(k, (bool, np.bool_)) or (_is_mask(k) and _ndim(k) == 0):
+            continue
+        consumed += _ndim(k) if _is_mask(k) else 1
+    if consumed > t.ndim:
+        raise _C.GlassgradIndexError(f"too many indices for tensor of dimension {t.ndim} (shape {list(t.shape)}): "
+                                     f"the index uses {consumed} dimensions\n  fix: index at most {t.ndim} dimensions")
+    basic, adv, flips_at = [], [], []   # adv: (axis of the view, index); flips_at: axes of the view
+    axis = 0        # axis of the input the next item indexes
+    view_axis = 0   # the same axis in the view the basic items make
+    view_shape = []
+    for k in items:
+        if k is Ellipsis:
+            n = t.ndim - consumed
+            for _ in range(n):
+                basic.append(slice(None))
+                view_shape.append(t.shape[axis])
+                axis += 1
+                view_axis += 1
+            continue
+        if _is_mask(k) and _ndim(k) == 0:  # a 0-d mask acts as a Python bool
+            k = bool(k.item() if isinstance(k, Tensor) else np.asarray(k))
+        if k is None or isinstance(k, (bool, np.bool_)):
+            basic.append(None)
+            view_shape.append(1)
+            if k is False:  # NumPy's x[False]: a new axis of size 0
+                adv.append((view_axis, np.zeros(0, np.int64)))
+            view_axis += 1
+            continue
+        if isinstance(k, (numbers.Integral, np.integer)):
+            size = t.shape[axis]
+            i = int(k)
+            if not -size <= i < size:
+                raise _C.GlassgradIndexError(f"index {i} is out of bounds for dimension {axis} with size {size} "
+                                             f"(shape {list(t.shape)})\n  fix: use an index in [{-size}, {size - 1}]")
+            basic.append(i % size)
+            axis += 1
+            continue
+        if isinstance(k, slice):
+            size = t.shape[axis]
+            start, stop, step = k.indices(size)
+            n = len(range(start, stop, step))
+            if step < 0:  # the same elements in ascending order, reversed afterwards
+                start, stop, step = (start + (n - 1) * step, start + 1, -step) if n else (0, 0, 1)
+                flips_at.append(view_axis)
+            basic.append(slice(start, max(stop, start), step))
+            view_shape.append(n)
+            axis += 1
+            view_axis += 1
+            continue
+        if _is_mask(k):
+            for q, idx in enumerate(_mask_indices(k, t.shape, axis, where)):
+                adv.append((view_axis + q, idx))
+            for _ in range(_ndim(k)):
+                basic.append(slice(None))
+                view_shape.append(t.shape[axis])
+                axis += 1
+                view_axis += 1
+            continue
+        if _is_advanced(k):
+            adv.append((view_axis, k))
+            basic.append(slice(None))
+            view_shape.append(t.shape[axis])
+            axis += 1
+            view_axis += 1
+            continue
+        raise _C.InvalidArgumentTypeError(
+            f"{where}: an index must be an int, a slice, None, Ellipsis, a tensor, an array or a list, got "
+            f"{type(k).__name__}\n  fix: x[0], x[1:3], x[idx] with idx an integer tensor, x[mask] with a bool tensor")
+    while axis < t.ndim:
+        basic.append(slice(None))
+        view_shape.append(t.shape[axis])
+        axis += 1
+    indices = [_index_tensor(i, t, where) for _, i in adv]
+    dims = [a for a, _ in adv]
+    return _Plan(basic, dims, indices, _result_axes(view_shape, dims, indices, flips_at))
+
+
+def _result_axes(view_shape, dims, indices, view_axes) -> List[int]:
+    """Where axes of the view end up in the result of indexing it with `indices` at `dims`."""
+    if not dims:
+        return list(view_axes)
+    b = len(np.broadcast_shapes(*[tuple(i.shape) for i in indices]))
+    adjacent = all(dims[j] == dims[j - 1] + 1 for j in range(1, len(dims)))
+    out = []
+    for a in view_axes:
+        before = sum(1 for x in range(a) if x not in dims)
+        if not adjacent:
+            out.append(b + before)
+        elif a < dims[0]:
+            out.append(a)
+        else:
+            out.append(a - len(dims) + b)
+    return out
+
+
+def _basic_view(t: Tensor, basic) -> Tensor:
+    """The view the basic items make: slices and selections per axis, then new axes."""
+    out = t
+    axis = 0
+    shape = []
+    for k in basic:
+        if k is None:
+            shape.append(1)
+            continue
+        size = out.shape[axis]
+        if isinstance(k, int):
+            out = _op("Slice", [out], {"dim": axis, "start": k, "stop": k + 1, "step": 1})
+        else:
+            start, stop, step = k.indices(size)
+            if (start, stop, step) != (0, size, 1):
+                out = _op("Slice", [out], {"dim": axis, "start": start, "stop": max(stop, start), "step": step})
+            shape.append(out.shape[axis])
+        axis += 1
+    if list(out.shape) != shape:
+        out = out.reshape(shape)
+    return out
+
+
+def _flip(x: Tensor, axes) -> Tensor:
+    for a in axes:
+        n = x.shape[a]
+        if n > 1:
+            x = _op("IndexSelect", [x, tensor(np.arange(n - 1, -1, -1, dtype=np.int64), device=x.device)], {"dim": a})
+    return x
+
+
+def _index(t: Tensor, key) -> Tensor:
+    """t[key] (see the module doc)."""
+    plan = _plan(t, key)
+    out = _basic_view(t, plan.basic)
+    if plan.indices:
+        out = _op("Index", [out] + plan.indices, {"dims": plan.dims})
+    return _flip(out, plan.flips)
+
+
+def _advanced_plan(t: Tensor, indices: list, where: str) -> _Plan:
+    """index_put's indices (tensors for the leading dims; None for a whole dim) as a plan."""
+    key = tuple(slice(None) if i is None else i for i in indices)
+    return _plan(t, key, where)
+
+
+def _put(t: Tensor, plan: _Plan, values: Tensor, accumulate: bool) -> Tensor:
+    """t with t[plan] = values (+= with accumulate), out of place, when the plan has no basic part."""
+    if not plan.indices:
+        return t + values if accumulate else values.expand(*t.shape).contiguous()
+    return _op("IndexPut", [t, values] + plan.indices, {"dims": plan.dims, "accumulate": accumulate})

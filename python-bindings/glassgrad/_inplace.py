@@ -1,0 +1,165 @@
+"""In-place ops with PyTorch's semantics on the lazy graph (docs/inplace-and-views.md).
+
+A tensor is a handle on a storage it shares with its views and aliases (x.view(...), x[1:3],
+x.t(), x.detach(), x.data). An in-place op computes its out-of-place result and makes it the
+storage's new version (lazy.h, core-runtime/src/lazy/alias.cpp): every view and alias of the
+storage reads the new version from then on, a write through a view lands in the right elements
+of its base, and the graph holds functional ops only.
+
+One mechanism serves every `*_` method: `in_place(method)` turns an out-of-place Tensor method
+into its in-place form, so each is one line in the class body (`add_ = in_place(add)`). The
+result must have the tensor's shape (broadcasting the other operand is fine, growing the
+tensor is not) and a dtype PyTorch would cast to the tensor's (float results are not truncated
+into an integer tensor).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import _C
+from ._trace import user_source
+
+_KIND = {"bool": 0, "uint8": 1, "int64": 1, "float32": 2, "float64": 2}
+
+
+def _castable(src: str, dst: str) -> bool:
+    """PyTorch's can_cast for an in-place result: bool < integers < floats, never downwards."""
+    return _KIND[src] <= _KIND[dst]
+
+
+_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+
+
+def write(t, result, op: str, first_seq: int, cast: bool = False):
+    """Makes `result` (computed from t since sequence number first_seq) the new value of t's
+    storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's
+    in-place ops allow."""
+    want, got = tuple(t.shape), tuple(result.shape)
+    if got != want:
+        try:
+            fits = np.broadcast_shapes(got, want) == want
+        except ValueError:
+            fits = False
+        if not fits:
+            raise _C.TensorStateError(
+                f"output with shape {list(want)} doesn't match the broadcast shape {list(got)}\n"
+                f"  {op}: the result of the in-place op would have shape {list(got)}, the tensor has {list(want)}\n"
+                f"  fix: the out-of-place form makes a new tensor of the larger shape: y = x.{op[:-1]}(...)")
+        result = result.expand(*want)
+    dst, src = t._h.dtype, result._h.dtype
+    if src != dst:
+        if not cast and not _castable(src, dst):
+            raise _C.TensorStateError(
+                f"result type {_TYPE_NAMES[src]} can't be cast to the desired output type {_TYPE_NAMES[dst]}\n"
+                f"  {op}: the result is {src}, the tensor is {dst}, and {op} would truncate it\n"
+                f"  fix: convert the tensor first (x = x.to({src!r})) or use the out-of-place form")
+        result = result.astype(dst)
+    if result.device != t.device:
+        result = result.to(t.device)
+    t._h.write(result._h, op, first_seq, user_source())
+    return t
+
+
+def in_place(method, name: str = ""):
+    """The in-place form (`name`, default: method's name + '_') of an out-of-place Tensor method."""
+    op = name or method.__name__ + "_"
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        first = _C.lazy_seq()
+        return write(self, method(self, *args, **kwargs), op, first)
+
+    run.__name__ = run.__qualname__ = op
+    run.__doc__ = f"In-place version of {method.__name__}(): writes the result into this tensor and returns it."
+    return run
+
+
+def fill_(t, value):
+    """Every element := value (a number or a 0-d tensor)."""
+    from ._tensor import Tensor, _scalar_like
+    first = _C.lazy_seq()
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise _C.TensorStateError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                                      f"{value.ndim} dimensions\n  fix: x.copy_(value) to copy a tensor")
+        v = value
+    else:
+        v = _scalar_like(value, t)
+    return write(t, v.expand(*t.shape) if t.ndim else v, "fill_", first, cast=True)
+
+
+def copy_(t, src, non_blocking: bool = False):
+    """t's elements := src's, broadcast to t's shape, converted to t's dtype and device."""
+    from ._tensor import Tensor, tensor
+    first = _C.lazy_seq()
+    if not isinstance(src, Tensor):
+        src = tensor(np.asarray(src), dtype=t._h.dtype, device=t.device)
+    return write(t, src, "copy_", first, cast=True)
+
+
+def random_(t, op: str, draw_numbers):
+    """t := fresh random numbers draw_numbers(rng, shape) -> array, drawn again on every replay of a
+    compiled step (compile.random_input)."""
+    from . import _random
+    from ._tensor import _wrap
+    from .compile import random_input
+    if t._h.dtype not in ("float32", "float64"):
+        raise _C.DTypeError(f"{op} expects a floating point tensor, got {t._h.dtype}\n  fix: x = x.float()")
+    shape, dtype, device = tuple(t.shape), t._h.dtype, t.device
+    first = _C.lazy_seq()
+
+    def draw() -> "_C.Tensor":
+        return _C.Tensor.from_numpy(np.asarray(draw_numbers(_random.generator(), shape), dtype=dtype), device, op)
+
+    values = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
+    return write(t, values, op, first)
+
+
+def setitem(t, key, value) -> None:
+    """t[key] = value (PyTorch's semantics; glassgrad/_indexing.py reads keys the same way)."""
+    from . import _indexing
+    from ._tensor import Tensor, _op, _scalar_like, tensor
+    first = _C.lazy_seq()
+    where = "x[...] = value"
+    if isinstance(value, Tensor):
+        v = value if value.device == t.device else value.to(t.device)
+    else:
+        v = _scalar_like(value, t) if np.ndim(value) == 0 else tensor(np.asarray(value), dtype=t._h.dtype,
+                                                                       device=t.device)
+    # x[mask] = number with a mask over leading axes: a select, no need to know the mask's values.
+    if (isinstance(key, Tensor) and key._h.dtype == "bool" and v.ndim == 0
+            and tuple(key.shape) == tuple(t.shape[:key.ndim])):
+        mask = key.reshape(*key.shape, *([1] * (t.ndim - key.ndim)))
+        write(t, _op("Where", [mask, v.astype(t._h.dtype), t]), "__setitem__", first, cast=True)
+        return
+    plan = _indexing._plan(t, key, where)
+    view = _indexing._basic_view(t, plan.basic)
+    if plan.flips:  # negative steps: the ascending elements take the values reversed
+        shape = tuple(_indexing._index(t, key).shape)
+        v = _indexing._flip(_broadcast(v, shape, where), plan.flips)
+    if not plan.indices:
+        write(view, _broadcast(v, tuple(view.shape), where), "__setitem__", first, cast=True)
+        return
+    if v._h.dtype != t._h.dtype:
+        if isinstance(value, Tensor) and v.ndim:
+            raise _C.DTypeError(f"Index put requires the source and destination dtypes match, got "
+                                f"{_TYPE_NAMES[t._h.dtype]} for the destination and {_TYPE_NAMES[v._h.dtype]} for "
+                                f"the source.\n  fix: x[idx] = values.to(x.dtype)")
+        v = v.astype(t._h.dtype)
+    write(view, _op("IndexPut", [view, v] + plan.indices, {"dims": plan.dims}), "__setitem__", first)
+
+
+def _broadcast(v, shape, where: str):
+    if tuple(v.shape) == tuple(shape):
+        return v
+    try:
+        ok = np.broadcast_shapes(tuple(v.shape), tuple(shape)) == tuple(shape)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise _C.ShapeError(f"shape mismatch: value tensor of shape {list(v.shape)} cannot be broadcast to indexing "
+                            f"result of shape {list(shape)}\n  {where}\n  fix: give the value the shape of x[key] "
+                            f"(or one that broadcasts to it)")
+    return v.expand(*shape)

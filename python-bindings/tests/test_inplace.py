@@ -1,0 +1,236 @@
+"""In-place ops, views and aliases (docs/inplace-and-views.md): every view and alias of a storage
+sees a write, writes through views land in their base, PyTorch's errors (a leaf that requires
+grad, a saved tensor modified since, a second backward, an impossible view, an expanded write),
+gradients through in-place ops, and stored tensors written in their own buffers by the plan."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+
+def _x():
+    return gg.tensor(np.arange(6.0))
+
+
+def test_a_view_sees_a_later_write_of_its_base():
+    x = _x()
+    v = x[1:4]
+    x.add_(1)
+    np.testing.assert_array_equal(v.numpy(), [2, 3, 4])
+
+
+def test_a_write_through_a_view_lands_in_the_base():
+    x = _x()
+    x[1:4].mul_(10)
+    np.testing.assert_array_equal(x.numpy(), [0, 10, 20, 30, 4, 5])
+    x.view(2, 3).T[0] = -1  # a view of a view: reshape, then transpose, then select
+    np.testing.assert_array_equal(x.numpy(), [-1, 10, 20, -1, 4, 5])
+
+
+def test_views_taken_from_views_share_one_storage():
+    x = gg.tensor(np.zeros((3, 4)))
+    a = x[1]
+    b = x[:, 2]
+    a.fill_(1)
+    np.testing.assert_array_equal(b.numpy(), [0, 1, 0])
+    b[2] = 7
+    np.testing.assert_array_equal(x.numpy()[2], [0, 0, 7, 0])
+
+
+def test_detach_and_data_share_storage_but_only_detach_counts_versions():
+    x = _x()
+    x.detach().zero_()
+    np.testing.assert_array_equal(x.numpy(), np.zeros(6))
+    assert x._version == 1
+    x.data.fill_(2)
+    np.testing.assert_array_equal(x.numpy(), np.full(6, 2.0))
+    assert x._version == 1
+
+
+def test_augmented_assignment_mutates_every_alias():
+    x = _x()
+    alias = x
+    view = x[2:]
+    x += 1
+    x *= 2
+    x -= 1
+    x /= 2
+    assert alias is x
+    want = ((np.arange(6.0) + 1) * 2 - 1) / 2
+    np.testing.assert_allclose(x.numpy(), want)
+    np.testing.assert_allclose(view.numpy(), want[2:])
+
+
+def test_setitem_with_scalars_masks_indices_and_broadcast_tensors():
+    x = gg.tensor(np.zeros((3, 4)))
+    x[0] = 5
+    x[:, 1] = gg.tensor(np.array([1.0, 2.0, 3.0]))
+    x[1:, 2:] = gg.tensor(np.array([9.0, 8.0]))  # broadcast over the rows
+    x[x > 8.5] = -1
+    x[[2, 2], [0, 3]] = gg.tensor(np.array([4.0, 6.0]))
+    x[..., ::-2] += 100
+    want = np.zeros((3, 4))
+    want[0] = 5
+    want[:, 1] = [1, 2, 3]
+    want[1:, 2:] = [9, 8]
+    want[want > 8.5] = -1
+    want[[2, 2], [0, 3]] = [4, 6]
+    want[..., ::-2] += 100
+    np.testing.assert_array_equal(x.numpy(), want)
+
+
+def test_reshape_that_copies_is_not_an_alias_and_contiguous_returns_self():
+    x = gg.tensor(np.arange(6.0).reshape(2, 3))
+    flat = x.T.reshape(-1)  # not expressible over x's strides: a copy
+    flat.zero_()
+    np.testing.assert_array_equal(x.numpy(), np.arange(6.0).reshape(2, 3))
+    assert x.contiguous() is x
+    assert not x.T.is_contiguous() and x.T.stride() == (1, 3)
+
+
+def test_in_place_results_keep_shape_and_dtype_rules():
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        gg.zeros(3).add_(gg.zeros(2, 3))
+    x = gg.tensor(np.zeros(3, np.int64))
+    to_float_ = gg._inplace.in_place(lambda t: t.float() + 0.5, "to_float_")  # a float result for a long tensor
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        to_float_(x)
+    x.copy_(gg.tensor(np.array([1.7, -2.2, 3.9])))  # copy_ converts any dtype
+    np.testing.assert_array_equal(x.numpy(), [1, -2, 3])
+
+
+def test_in_place_on_a_leaf_that_requires_grad_is_refused_outside_no_grad():
+    w = gg.tensor(np.ones(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation"):
+        w.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[0] = 2
+    with gg.no_grad():
+        w.add_(1)
+        w[0] = 5
+    assert w.is_leaf and w.requires_grad
+    np.testing.assert_array_equal(w.numpy(), [5, 2, 2])
+    w.detach().mul_(2)  # detach() is no view for autograd: allowed
+    np.testing.assert_array_equal(w.numpy(), [10, 4, 4])
+
+
+def test_gradient_survives_an_update_under_no_grad():
+    w = gg.tensor(np.ones(2), requires_grad=True)
+    (w * 3).sum().backward()
+    with gg.no_grad():
+        w.sub_(w.grad, alpha=0.5)
+    np.testing.assert_array_equal(w.grad.numpy(), [3, 3])
+    np.testing.assert_array_equal(w.numpy(), [-0.5, -0.5])
+
+
+def test_a_saved_tensor_modified_in_place_fails_backward_naming_the_ops():
+    a = gg.tensor(np.array([0.5, -1.0, 2.0]), requires_grad=True)
+    s = (a * 2).sigmoid()
+    s.mul_(2)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[glassgrad.DoubleTensor \[3\]\], which "
+                                           r"is output 0 of Sigmoid, is at version 1; expected version 0") as e:
+        s.sum().backward()
+    assert "modified by mul_" in str(e.value)
+
+
+def test_an_in_place_op_may_read_the_version_it_overwrites_in_its_own_gradient():
+    q = gg.tensor(np.array([1.0, 2.0, 3.0]), requires_grad=True)
+    z = q * 1.0
+    z.mul_(q)           # d(q*q)/dq = 2q, through the old version of z
+    z.pow_(2)           # and z^2: 4 q^3
+    z[1:].add_(q[1:])   # a write through a view
+    z.sum().backward()
+    np.testing.assert_allclose(q.grad.numpy(), 4 * np.array([1.0, 2, 3]) ** 3 + [0, 1, 1])
+
+
+def test_setitem_routes_gradients_to_the_value_and_around_the_overwritten_elements():
+    x = gg.tensor(np.ones(4), requires_grad=True)
+    w = gg.tensor(np.array([2.0]), requires_grad=True)
+    y = x * 3
+    y[1:2] = w * 5
+    (y * gg.tensor(np.arange(1.0, 5.0))).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3, 0, 9, 12])
+    np.testing.assert_array_equal(w.grad.numpy(), [10])
+
+
+def test_second_backward_needs_retain_graph_when_values_were_saved():
+    a = gg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    c = a * a
+    c.sum().backward(retain_graph=True)
+    c.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        c.sum().backward()
+    d = a + 1  # saves nothing: PyTorch allows it again
+    d.sum().backward()
+    d.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [6, 10])
+
+
+def test_backward_after_the_optimizer_overwrote_a_saved_parameter_is_pytorchs_error():
+    lin = gg.Linear(3, 2)
+    opt = gg.SGD(lin.parameters(), lr=0.1)
+    x = gg.tensor(np.ones((4, 3), np.float32), requires_grad=True)
+    first = lin(x).sum()
+    lin(x).sum().backward()
+    opt.step()
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        first.backward()
+
+
+def test_impossible_views_and_expanded_writes_raise_pytorchs_errors():
+    with pytest.raises(RuntimeError, match="view size is not compatible with input tensor's size and stride"):
+        gg.zeros(3, 4).T.view(12)
+    assert tuple(gg.zeros(3, 4).T.reshape(12).shape) == (12,)
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single"):
+        gg.zeros(3).expand(2, 3).add_(1)
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        gg.zeros(3)[1:].detach_()
+
+
+def test_detach_in_place_makes_a_leaf():
+    a = gg.tensor(np.ones(2), requires_grad=True)
+    b = a * 2
+    b.detach_()
+    assert b.is_leaf and not b.requires_grad
+
+
+def test_grad_is_one_storage_zeroed_in_place():
+    w = gg.tensor(np.ones(3), requires_grad=True)
+    (w * 2).sum().backward()
+    g = w.grad
+    w.grad.mul_(0.5)
+    np.testing.assert_array_equal(g.numpy(), [1, 1, 1])
+    opt = gg.SGD([w], lr=1.0)
+    opt.zero_grad(set_to_none=False)
+    np.testing.assert_array_equal(g.numpy(), [0, 0, 0])
+    np.testing.assert_array_equal(w.grad.numpy(), [0, 0, 0])
+
+
+def test_fill_zero_and_random_fills():
+    x = gg.zeros(2, 3)
+    x.fill_(4)
+    np.testing.assert_array_equal(x.numpy(), np.full((2, 3), 4.0))
+    x[0].zero_()
+    np.testing.assert_array_equal(x.numpy()[0], np.zeros(3))
+    gg.manual_seed(0)
+    u = gg.zeros(1000).uniform_(2, 3).numpy()
+    assert 2 <= u.min() and u.max() < 3
+    n = gg.zeros(4000).normal_(1.0, 0.5).numpy()
+    assert abs(n.mean() - 1.0) < 0.05 and abs(n.std() - 0.5) < 0.05
+
+
+def test_writing_a_stored_tensor_reuses_its_buffer_without_a_copy():
+    lin = gg.Linear(4, 3)
+    x, y = gg.tensor(np.ones((5, 4), np.float32)), gg.tensor(np.zeros(5, np.int64))
+    before = lin.weight._raw().storage_ptr
+    for _ in range(2):
+        gg.cross_entropy(lin(x), y).backward()
+        with gg.no_grad():
+            for p in lin.parameters():
+                p -= 0.1 * p.grad
+                p.grad = None
+    lin.weight.numpy()
+    assert lin.weight._raw().storage_ptr == before
+    plan = gg._C.last_plan()
+    ops = [line.split()[1] for line in str(plan).splitlines() if line.strip().startswith("#")]
+    assert "Assign" not in ops  # each update's kernel writes the parameter's buffer itself
