@@ -204,7 +204,7 @@ class CompiledFunction:
         # An optimizer hyperparameter held as an op attribute (weight_decay, eps, ...) that changed
         # changes the step's graph: trace again. lr, momentum and beta1 are tensors and never do.
         # Deterministic algorithms pick other CUDA kernels: a replay records the ones traced.
-        return (optim_static_version(), _C.deterministic_algorithms(), one(list(args)),
+        return (optim_static_version(), _C.deterministic_algorithms() or _C.cuda_deterministic(), one(list(args)),
                 one(dict(sorted(kwargs.items()))))
 
     @property

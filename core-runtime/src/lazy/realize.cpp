@@ -188,7 +188,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   const bool outermost = t_realize_depth == 1;
   const size_t budget = memory_budget_for(roots[0]->info.device);
   const uint64_t key = hash_combine(
-      hash_combine(ex.graph.signature(), (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() ? 2 : 0)),
+      hash_combine(ex.graph.signature(), (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0)),
       planning_key(budget));
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
