@@ -55,6 +55,14 @@ python=${PYTHON:-}
 if [ -z "$python" ]; then
   if [ -x "$root/.venv/bin/python" ]; then python=$root/.venv/bin/python; else python=python3; fi
 fi
+# The C++ compiler the README's first command built with: pip's build (scikit-build-core) sets CXX
+# to the Python's configured compiler (sysconfig's CXX, e.g. g++ or x86_64-linux-gnu-g++), and
+# ccache keys an object by the compiler's name too, so building the packages here with plain
+# `c++` would compile every file again.
+if [ -z "${CXX:-}" ]; then
+  cxx=$("$python" -c 'import sysconfig; print(((sysconfig.get_config_var("CXX") or "").split() or [""])[0])' 2>/dev/null || true)
+  if [ -n "$cxx" ] && command -v "$cxx" >/dev/null 2>&1; then export CXX=$cxx; fi
+fi
 
 # --- bookkeeping ---------------------------------------------------------------------------
 # Each stage runs in its own subshell with errexit, so a failing stage stops itself but the
