@@ -12,6 +12,7 @@ python benchmarks/kernel_latency.py --device "$device" "$@"    # one kernel at a
 python benchmarks/gpu_memory_usage.py --device "$device" "$@"  # predicted vs measured peaks
 python benchmarks/checkpoint_depth_scaling.py --device "$device" "$@"  # memory vs depth under a budget
 python benchmarks/step_time_interleaved.py --device "$device" "$@"  # one step vs PyTorch, alternating rounds
+python benchmarks/conv_precision.py --device "$device" "$@"  # float32 error of every conv algorithm vs PyTorch
 if [[ "$device" == cpu ]]; then                                # CPU convolutions vs PyTorch, all directions
   python benchmarks/bench_gemm_conv.py "$@"; fi
 [[ " $* " == *" --tiny "* ]] ||                                # (tiny runs stay out of the history)

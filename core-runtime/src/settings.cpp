@@ -5,6 +5,8 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "glassgrad/autodiff/errors.h"
+
 namespace glassgrad {
 
 namespace {
@@ -31,8 +33,13 @@ const char* env(const char* name) {
 }
 bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
 
-Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic;
+Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic,
+    g_conv_fast_winograd;
 std::atomic<bool> g_deterministic_algorithms{false};
+
+// cpu::set_conv_algo's names, by code.
+const char* const kCpuConvAlgos[] = {"auto", "gemm", "winograd2", "winograd4"};
+std::atomic<int> g_cpu_conv_algo{0};
 
 }  // namespace
 
@@ -75,6 +82,25 @@ bool deterministic() {
 std::string forced_kernel_image() { return env("GLASSGRAD_CUDA_IMAGE"); }
 std::string forced_driver_version() { return env("GLASSGRAD_CUDA_DRIVER_VERSION"); }
 }  // namespace cuda
+
+void set_conv_fast_winograd(bool on) { g_conv_fast_winograd.set(on); }
+bool conv_fast_winograd() {
+  return g_conv_fast_winograd.get([] { return is("GLASSGRAD_CONV_FAST_WINOGRAD", "1"); });
+}
+
+namespace cpu {
+void set_conv_algo(const std::string& algo) {
+  for (int i = 0; i < 4; ++i)
+    if (algo == kCpuConvAlgos[i]) {
+      g_cpu_conv_algo = i;
+      return;
+    }
+  throw ValueError(ErrorMessage("unknown CPU convolution algorithm '" + algo + "'")
+                       .fix("use one of 'auto', 'gemm', 'winograd2', 'winograd4'")
+                       .str());
+}
+std::string conv_algo() { return kCpuConvAlgos[g_cpu_conv_algo.load()]; }
+}  // namespace cpu
 
 std::string cpu_isa_cap() { return env("GLASSGRAD_CPU_ISA"); }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "glassgrad/runtime/eager.h"
+#include "glassgrad/runtime/settings.h"
 #include "glassgrad/runtime/tensor.h"
 
 using namespace glassgrad;
@@ -175,23 +176,45 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnTheSimpleCnnAndBenchmarkShapes) {
   check_geometry<float>({1, 20, 33, 33, 24, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
 }
 
-// 3x3 at stride 1 with >= 8 channels each way runs Winograd F(4x4, 3x3) (conv_winograd.h):
-// sizes that leave partial tiles (H, W not multiples of 4, down to one pixel), every padding it
-// takes (0, 1, 2, asymmetric), channel counts off the vector width, and batches that span
-// several blocks of images (a block holds about 96 tiles).
+// 3x3 at stride 1 with >= 8 channels each way runs Winograd (conv_winograd.h): F(2x2, 3x3) in
+// float32 and F(4x4, 3x3) in float64 by default, each forced here in both dtypes
+// (cpu::set_conv_algo): sizes that leave partial tiles (H, W not multiples of the tile, down to
+// one pixel), every padding it takes (0, 1, 2, asymmetric), channel counts off the vector width,
+// and batches that span several blocks of images (a block holds about 96 tiles).
+struct ForcedCpuConvAlgo {
+  explicit ForcedCpuConvAlgo(const std::string& algo) { cpu::set_conv_algo(algo); }
+  ~ForcedCpuConvAlgo() { cpu::set_conv_algo("auto"); }
+};
+
 TEST(Conv2DKernels, WinogradPathMatchesNaiveFormulas) {
-  std::mt19937 gen(17);
-  const Geom shapes[] = {
-      {2, 8, 4, 4, 8, 3, 3, 1, 1, 1, 1, 1, 1},       {3, 9, 7, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1},
-      {2, 16, 13, 11, 10, 3, 3, 1, 1, 0, 0, 0, 0},   {1, 12, 3, 3, 9, 3, 3, 1, 1, 0, 0, 0, 0},
-      {2, 10, 6, 9, 12, 3, 3, 1, 1, 2, 2, 2, 2},     {2, 11, 9, 8, 8, 3, 3, 1, 1, 2, 0, 1, 2},
-      {40, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1},     {7, 33, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1},
-      {1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1},       {2, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1, 1, 1},
-  };
-  for (const Geom& g : shapes) {
-    check_geometry<float>(g, gen, true);
-    check_geometry<double>(g, gen, false);
+  for (const char* algo : {"auto", "winograd2", "winograd4"}) {
+    SCOPED_TRACE(algo);
+    const ForcedCpuConvAlgo forced(algo);
+    std::mt19937 gen(17);
+    const Geom shapes[] = {
+        {2, 8, 4, 4, 8, 3, 3, 1, 1, 1, 1, 1, 1},       {3, 9, 7, 5, 17, 3, 3, 1, 1, 1, 1, 1, 1},
+        {2, 16, 13, 11, 10, 3, 3, 1, 1, 0, 0, 0, 0},   {1, 12, 3, 3, 9, 3, 3, 1, 1, 0, 0, 0, 0},
+        {2, 10, 6, 9, 12, 3, 3, 1, 1, 2, 2, 2, 2},     {2, 11, 9, 8, 8, 3, 3, 1, 1, 2, 0, 1, 2},
+        {40, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1},     {7, 33, 9, 9, 20, 3, 3, 1, 1, 1, 1, 1, 1},
+        {1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1},       {2, 20, 30, 30, 24, 3, 3, 1, 1, 1, 1, 1, 1},
+    };
+    for (const Geom& g : shapes) {
+      check_geometry<float>(g, gen, true);
+      check_geometry<double>(g, gen, false);
+    }
   }
+}
+
+TEST(Conv2DKernels, CpuConvAlgoSwitchRefusesUnknownNames) {
+  EXPECT_THROW(cpu::set_conv_algo("winograd6"), std::exception);
+  EXPECT_EQ(cpu::conv_algo(), "auto");
+  {
+    const ForcedCpuConvAlgo forced("gemm");
+    EXPECT_EQ(cpu::conv_algo(), "gemm");
+    std::mt19937 gen(5);
+    check_geometry<float>({2, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1}, gen, true);
+  }
+  EXPECT_EQ(cpu::conv_algo(), "auto");
 }
 
 TEST(Conv2DKernels, MatchNaiveFormulasGroupedDepthwiseAndDilatedAtThreadedSizes) {

@@ -20,7 +20,8 @@ from . import _C
 __all__ = [
     "is_available", "why_unavailable", "device_count", "device_info", "synchronize", "memory_stats",
     "memory_allocated", "max_memory_allocated", "memory_cached", "empty_cache", "mem_get_info",
-    "built_with_kernels", "built_archs", "build_note", "kernel_names", "set_conv_algo", "conv_algo", "conv_choices",
+    "built_with_kernels", "built_archs", "build_note", "kernel_names", "set_conv_algo", "conv_algo", "conv_algo_specs",
+    "conv_choices",
     "clear_conv_choices", "set_conv_autotune", "conv_autotune", "set_launch_blocking",
 ]
 
@@ -138,6 +139,12 @@ def set_conv_algo(algo: str) -> None:
 
 def conv_algo() -> str:
     return _C.cuda_conv_algo()
+
+
+def conv_algo_specs() -> List[str]:
+    """Every spec set_conv_algo takes besides 'auto': each algorithm alone and with each of its
+    product tiles ('igemm:64x128', 'winograd4:64x64', ...; benchmarks/conv_precision.py runs them all)."""
+    return list(_C.cuda_conv_algo_specs())
 
 
 def conv_choices() -> list:

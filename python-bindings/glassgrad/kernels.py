@@ -58,3 +58,17 @@ def elementwise_ops() -> List[dict]:
 def registered() -> List[tuple]:
     """(op, device, dtype) of every registered kernel."""
     return _C.kernels()
+
+
+def set_cpu_conv_algo(algo: str) -> None:
+    """Forces the algorithm of every CPU convolution from now on (tests, benchmarks, teaching):
+    'auto' (glassgrad's choice, docs/numerics.md), 'gemm' (the im2col / direct paths),
+    'winograd2' or 'winograd4' (Winograd F(2x2, 3x3) or F(4x4, 3x3); only 3x3 stride-1
+    convolutions can run them, the others keep the GEMM paths). glassgrad.cuda.set_conv_algo is
+    the CUDA convolutions' switch."""
+    _C.cpu_set_conv_algo(str(algo))
+
+
+def cpu_conv_algo() -> str:
+    """The CPU convolutions' forced algorithm, 'auto' when none is (set_cpu_conv_algo)."""
+    return _C.cpu_conv_algo()

@@ -54,6 +54,7 @@ void bind_cuda(py::module_& m) {
   });
   m.def("cuda_set_conv_algo", &cuda::set_conv_algo);
   m.def("cuda_conv_algo", &cuda::conv_algo);
+  m.def("cuda_conv_algo_specs", &cuda::conv_algo_specs);
   m.def("cuda_conv_choices", &cuda::conv_choices);
   m.def("cuda_clear_conv_choices", &cuda::clear_conv_choices);
   m.def("cuda_set_conv_autotune", &cuda::set_conv_autotune);

@@ -8,6 +8,7 @@
 #include "glassgrad/runtime/eager.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
+#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 
@@ -62,6 +63,10 @@ void bind_ops(py::module_& m) {
     return out;
   }, "(op, device, dtype) of every registered kernel");
   m.def("cpu_isa", [] { return std::string(cpu_isa_name(cpu_isa())); });
+  m.def("cpu_set_conv_algo", &cpu::set_conv_algo);
+  m.def("cpu_conv_algo", &cpu::conv_algo);
+  m.def("set_conv_fast_winograd", &set_conv_fast_winograd);
+  m.def("conv_fast_winograd", &conv_fast_winograd);
   m.def("get_num_threads", &get_num_threads);
   m.def("set_num_threads", &set_num_threads);
   m.def("parallel_backend", &parallel_backend,

@@ -341,3 +341,35 @@ def test_data_loading_tiny_compares_input_pipelines_with_and_without_workers(tmp
     assert sorted(r["workload"].split(", ")[1].split(" (")[0] for r in mine) == ["num_workers 0", "num_workers 2"]
     if has_torch_rows(rows):
         assert all(r["ratio_vs_torch"] for r in mine)
+
+
+def test_conv_precision_tiny_measures_every_cpu_algorithm_against_float64(tmp_path):
+    out_csv = tmp_path / "precision.csv"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gg.__file__)) + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "conv_precision.py"), "--tiny", "--csv", str(out_csv)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    rows = list(csv.DictReader(open(out_csv)))
+    algos = {r["workload"].rsplit(" ", 1)[1] for r in rows if r["framework"] == "glassgrad"}
+    assert {"gemm", "winograd2", "winograd4", "auto", "auto+fast_winograd"} <= algos
+    assert {r["workload"].split(" ")[1] for r in rows} == {"forward", "input_grad", "weight_grad"}
+    assert all(0 < float(r["value"]) < 1e-3 for r in rows)
+    table = subprocess.run([sys.executable, os.path.join(BENCH, "conv_precision.py"), "--markdown", str(out_csv)],
+                           capture_output=True, text=True, env=env, timeout=120).stdout
+    assert table.startswith("| convolution | direction |"), table
+
+
+def test_conv_port_drift_tiny_compares_float32_drift_with_pytorchs(tmp_path):
+    pytest.importorskip("torch")
+    out_csv = tmp_path / "drift.csv"
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gg.__file__)) + os.pathsep
+               + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, os.path.join(BENCH, "conv_port_drift.py"), "--tiny", "--csv", str(out_csv)],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    rows = list(csv.DictReader(open(out_csv)))
+    same = [float(r["value"]) for r in rows if r["metric"].endswith("_f64_vs_torch_f64")]
+    assert same and max(same) < 1e-8, same  # the same rules: float64 runs agree to rounding
+    drift = [float(r["value"]) for r in rows if r["metric"] == "param_distance"]
+    assert drift and all(0 < d < 1e-3 for d in drift), drift

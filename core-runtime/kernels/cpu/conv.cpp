@@ -45,6 +45,7 @@
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
+#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 
@@ -56,6 +57,21 @@ constexpr size_t kAlign = 64;
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
 enum class ConvOp { Forward, BackwardInput, BackwardWeight };
+
+// The Winograd tile a convolution runs with (docs/numerics.md "How glassgrad chooses"), or 0
+// for the GEMM and direct paths. The same for a call and its workspace query, so the planned
+// workspace fits. float32: F(2x2, 3x3), whose rounding error stays within the documented bound
+// of PyTorch's float32 error, unless conv_fast_winograd() allows F(4x4, 3x3) (measured 7-20x
+// PyTorch's error, benchmarks/conv_precision.py); float64 rounds far below any tolerance, so it
+// takes F(4x4), the fewest multiplications. cpu::conv_algo() forces a choice (tests, benchmarks).
+int winograd_tile(const ConvGeometry& g, DType dt) {
+  if (!cpu::winograd_suits(g)) return 0;
+  const std::string forced = cpu::conv_algo();
+  if (forced == "gemm") return 0;
+  if (forced == "winograd2") return 2;
+  if (forced == "winograd4") return 4;
+  return dt == DType::Float64 || conv_fast_winograd() ? 4 : 2;
+}
 
 // Largest C*R*S the forward runs by direct loops (conv_direct.h) rather than as a GEMM: for
 // 3x3 kernels on 28x28 images the direct loops measured 10-20% faster with 1 to 3 input
@@ -284,8 +300,8 @@ void conv2d_forward(const KernelContext& c) {
   T* yp = c.outputs[0].data<T>();
   if (g.n == 0 || g.k == 0) return;
   const bool relu = fused_relu(c.attrs);
-  if (cpu::winograd_suits(whole)) {
-    cpu::winograd_forward<T>(whole, xp, wp0, bias, relu, yp, c.workspace, c.workspace_bytes);
+  if (const int m = winograd_tile(whole, x.dtype())) {
+    cpu::winograd_forward<T>(whole, m, xp, wp0, bias, relu, yp, c.workspace, c.workspace_bytes);
     return;
   }
   const PixelLayout layout = pixel_layout(g);
@@ -379,8 +395,8 @@ void conv2d_backward_input(const KernelContext& c) {
   const T* wp0 = w.data<T>();
   T* dxp = c.outputs[0].data<T>();
   if (g.n == 0 || g.c == 0) return;
-  if (cpu::winograd_suits(whole)) {
-    cpu::winograd_backward_input<T>(whole, gyp, wp0, dxp, c.workspace, c.workspace_bytes);
+  if (const int m = winograd_tile(whole, gy.dtype())) {
+    cpu::winograd_backward_input<T>(whole, m, gyp, wp0, dxp, c.workspace, c.workspace_bytes);
     return;
   }
   const PixelLayout layout = pixel_layout(g);
@@ -445,9 +461,11 @@ void conv2d_backward_weight(const KernelContext& c) {
   const T* gyp = gy.data<T>();
   T* dwp = c.outputs[0].data<T>();
   const int64_t hwo = g.hwo(), crs = g.crs(), dw_size = whole.k * crs;
-  if (g.n > 0 && cpu::winograd_suits(whole)) {
-    cpu::winograd_backward_weight<T>(whole, xp, gyp, dwp, c.workspace, c.workspace_bytes);
-    return;
+  if (g.n > 0) {
+    if (const int m = winograd_tile(whole, x.dtype())) {
+      cpu::winograd_backward_weight<T>(whole, m, xp, gyp, dwp, c.workspace, c.workspace_bytes);
+      return;
+    }
   }
   std::fill(dwp, dwp + dw_size, T(0));
   if (g.n == 0) return;
@@ -521,19 +539,19 @@ void conv2d_backward_weight(const KernelContext& c) {
 
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(in[0].shape, in[1].shape, a);
-  if (cpu::winograd_suits(g)) return cpu::winograd_forward_workspace(g, in[0].dtype);
+  if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_forward_workspace(g, m, in[0].dtype);
   return workspace_for(ConvOp::Forward, g, in[0].dtype);
 }
 
 size_t backward_input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(a.ints("input_shape"), in[1].shape, a);
-  if (cpu::winograd_suits(g)) return cpu::winograd_backward_input_workspace(g, in[0].dtype);
+  if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_backward_input_workspace(g, m, in[0].dtype);
   return workspace_for(ConvOp::BackwardInput, g, in[0].dtype);
 }
 
 size_t backward_weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(in[0].shape, a.ints("weight_shape"), a);
-  if (cpu::winograd_suits(g)) return cpu::winograd_backward_weight_workspace(g, in[0].dtype);
+  if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_backward_weight_workspace(g, m, in[0].dtype);
   return workspace_for(ConvOp::BackwardWeight, g, in[0].dtype);
 }
 

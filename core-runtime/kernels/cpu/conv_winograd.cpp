@@ -1,5 +1,5 @@
-// Driver of the Winograd F(4x4, 3x3) convolutions (conv_winograd.h): block sizes, workspace
-// layout, threads and the 36 GEMMs per block. The tile arithmetic is in conv_winograd_impl.h,
+// Driver of the Winograd F(m x m, 3x3) convolutions, m = 2 or 4 (conv_winograd.h): block sizes,
+// workspace layout, threads and the (m + 2)^2 GEMMs per block (36 for m = 4, 16 for m = 2). The tile arithmetic is in conv_winograd_impl.h,
 // compiled per ISA; the GEMM is gemm.h's with the transformed filters packed once per call.
 #include "cpu/conv_winograd.h"
 
@@ -17,16 +17,14 @@ namespace cpu {
 
 namespace {
 
-constexpr int kPoints = 36;      // (4 + 2)^2 Winograd-domain points
-constexpr int64_t kTile = 4;     // output tile side
 constexpr size_t kAlign = 64;
 constexpr int kMaxSlots = 64;
 // Forward-like: tiles per block, each block a thread's own work from staging to write-back:
-// enough rows for the 36 GEMMs to run at full speed, few enough that its transformed inputs
+// enough rows for the point GEMMs to run at full speed, few enough that its transformed inputs
 // and GEMM results stay near the caches.
 constexpr int64_t kBlockTiles = 96;
 // Weight gradient: bytes of a block's transformed inputs and gradients (shared by the threads,
-// which split its 36 GEMMs): large, so that few blocks (each two parallel phases) are needed,
+// which split its point GEMMs): large, so that few blocks (each two parallel phases) are needed,
 // but never more than the input itself takes (or kBlockTiles tiles' worth, if that is more):
 // the workspace sits in the step's memory plan, and a small network under a memory budget
 // must not find it many times larger than its activations.
@@ -36,8 +34,8 @@ size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
-// Elements from one of the 36 point matrices of a kind to the next: its size plus one cache line.
-// The tile transforms read or write all 36 at once; at sizes that are multiples of 4 KiB they
+// Elements from one of the point matrices of a kind to the next: its size plus one cache line.
+// The tile transforms read or write all of them at once; at sizes that are multiples of 4 KiB they
 // would all map to the same cache set and evict each other (measured: the filter transform of
 // a 512x512 layer took 36 ms instead of a few).
 template <typename T>
@@ -46,21 +44,21 @@ int64_t skewed(int64_t elems) {
 }
 
 template <typename T>
-const WinogradKernels<T>& kernels();
+const WinogradKernels<T>& kernels(int m);
 template <>
-const WinogradKernels<float>& kernels<float>() {
+const WinogradKernels<float>& kernels<float>(int m) {
   switch (cpu_isa()) {
-    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f32();
-    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f32();
-    default: return conv_winograd_generic::kernels_f32();
+    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f32(m);
+    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f32(m);
+    default: return conv_winograd_generic::kernels_f32(m);
   }
 }
 template <>
-const WinogradKernels<double>& kernels<double>() {
+const WinogradKernels<double>& kernels<double>(int m) {
   switch (cpu_isa()) {
-    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f64();
-    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f64();
-    default: return conv_winograd_generic::kernels_f64();
+    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f64(m);
+    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f64(m);
+    default: return conv_winograd_generic::kernels_f64(m);
   }
 }
 
@@ -73,17 +71,19 @@ enum class Kind { ForwardLike, Weight };
 
 // A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
 // [n, cout, ho, wo], input padded by (pt, pl) at the top left (the input gradient is one too),
-// cut into blocks of ipb images.
+// cut into blocks of ipb images, in output tiles of m x m.
 struct WinoShape {
   int64_t n, cin, h, w, cout, ho, wo, pt, pl;
+  int64_t m = 4;    // output tile side
   int64_t ipb = 1;  // images per block
-  int64_t th() const { return ceil_div(ho, kTile); }
-  int64_t tw() const { return ceil_div(wo, kTile); }
+  int64_t points() const { return (m + 2) * (m + 2); }
+  int64_t th() const { return ceil_div(ho, m); }
+  int64_t tw() const { return ceil_div(wo, m); }
   int64_t tiles_per_image() const { return th() * tw(); }
-  int64_t in_rows() const { return kTile * th() + 2; }  // staged input: every tile's 6x6 window
-  int64_t in_cols() const { return kTile * tw() + 2; }
-  int64_t out_rows() const { return kTile * th(); }     // staged output / gradient: whole tiles
-  int64_t out_cols() const { return kTile * tw(); }
+  int64_t in_rows() const { return m * th() + 2; }  // staged input: every tile's (m+2)x(m+2) window
+  int64_t in_cols() const { return m * tw() + 2; }
+  int64_t out_rows() const { return m * th(); }     // staged output / gradient: whole tiles
+  int64_t out_cols() const { return m * tw(); }
   int64_t blocks() const { return ceil_div(n, ipb); }
   int64_t block_tiles() const { return ipb * tiles_per_image(); }
 };
@@ -94,11 +94,11 @@ struct WinoShape {
 // budget must not find it a multiple of its activations. Weight gradient: see kWeightBlockBytes.
 WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t elem) {
   const int64_t e = static_cast<int64_t>(elem), tpi = s.tiles_per_image();
-  const int64_t tile_bytes = kPoints * (round_up(s.cin, lanes) + round_up(s.cout, lanes)) * e;
+  const int64_t tile_bytes = s.points() * (round_up(s.cin, lanes) + round_up(s.cout, lanes)) * e;
   const int64_t input_bytes = s.n * s.cin * s.h * s.w * e;
   if (kind == Kind::ForwardLike) {
     const int64_t blocks = std::max(ceil_div(s.n * tpi, kBlockTiles), std::min<int64_t>(slots, s.n));
-    const int64_t op_bytes = input_bytes + s.n * s.cout * s.ho * s.wo * e + kPoints * s.cin * s.cout * e;
+    const int64_t op_bytes = input_bytes + s.n * s.cout * s.ho * s.wo * e + s.points() * s.cin * s.cout * e;
     const int64_t cap = std::max<int64_t>(1, op_bytes / (slots * tile_bytes * tpi));
     s.ipb = std::min(ceil_div(s.n, blocks), cap);
   } else {
@@ -108,9 +108,11 @@ WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t e
   return s;
 }
 
-WinoShape forward_shape(const ConvGeometry& g) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl}; }
+WinoShape forward_shape(const ConvGeometry& g, int m) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl, m}; }
 // dx = conv(gy, rot180(w) with C and K swapped), padding 2 - p: [N, K, Ho, Wo] -> [N, C, H, W].
-WinoShape backward_input_shape(const ConvGeometry& g) { return {g.n, g.k, g.ho, g.wo, g.c, g.h, g.w, 2 - g.pt, 2 - g.pl}; }
+WinoShape backward_input_shape(const ConvGeometry& g, int m) {
+  return {g.n, g.k, g.ho, g.wo, g.c, g.h, g.w, 2 - g.pt, 2 - g.pl, m};
+}
 
 // Carves 64-byte aligned regions out of one buffer (sizes first, then pointers).
 class Carver {
@@ -129,45 +131,45 @@ class Carver {
   size_t used_ = 0;
 };
 
-// The workspace of one call: the 36 packed filter matrices (forward-like) or the 36 dU
-// matrices (weight gradient); the transformed operands of a block (forward-like: one pair per
+// The workspace of one call: the packed filter matrices of every point (forward-like) or the
+// dU matrices (weight gradient); the transformed operands of a block (forward-like: one pair per
 // slot, the weight gradient: one shared pair); per slot, two staging images of one channel
 // block and the GEMM's packing buffers.
 template <typename T>
 struct Buffers {
   WinoShape shape{};
   int slots = 1;
-  T* filters = nullptr;                 // forward-like: packed U; weight gradient: dU [36][K][C]
-  T* trans_in[kMaxSlots] = {};          // V [36][block tiles][cin rounded to L]
-  T* trans_out[kMaxSlots] = {};         // M (forward-like) or Z (weight) [36][block tiles][cout rounded to L]
+  T* filters = nullptr;                 // forward-like: packed U; weight gradient: dU [points][K][C]
+  T* trans_in[kMaxSlots] = {};          // V [points][block tiles][cin rounded to L]
+  T* trans_out[kMaxSlots] = {};         // M (forward-like) or Z (weight) [points][block tiles][cout rounded to L]
   T* stage_in[kMaxSlots] = {};          // one channel block of the staged input
   T* stage_out[kMaxSlots] = {};         // one channel block of the staged output / gradient
   T* gemm_ws[kMaxSlots] = {};
   size_t gemm_bytes = 0;
 };
 
-int64_t lanes_of(DType dt) { return dt == DType::Float64 ? kernels<double>().lanes : kernels<float>().lanes; }
+int64_t lanes_of(DType dt, int m) { return dt == DType::Float64 ? kernels<double>(m).lanes : kernels<float>(m).lanes; }
 
 template <typename T>
 size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T>* b) {
-  const int64_t L = lanes_of(dt);
+  const int64_t L = lanes_of(dt, static_cast<int>(s.m));
   s = with_blocks(s, kind, slots, L, sizeof(T));
   const int64_t tb = s.block_tiles(), cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
   Carver carve(base);
   T* filters;
   size_t gemm_bytes;
   if (kind == Kind::ForwardLike) {
-    filters = carve.take<T>(kPoints * skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt)));
+    filters = carve.take<T>(s.points() * skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt)));
     gemm_bytes = gemm_workspace_bytes(tb, s.cout, s.cin, dt, /*serial=*/true);
   } else {
-    filters = carve.take<T>(kPoints * skewed<T>(s.cout * s.cin));  // dU [36][K][C]
+    filters = carve.take<T>(s.points() * skewed<T>(s.cout * s.cin));  // dU [points][K][C]
     gemm_bytes = gemm_workspace_bytes(s.cout, s.cin, tb, dt, /*serial=*/true);
   }
   if (b) b->shape = s, b->slots = slots, b->filters = filters, b->gemm_bytes = gemm_bytes;
   const int pairs = kind == Kind::ForwardLike ? slots : 1;
   for (int i = 0; i < pairs; ++i) {
-    T* ti = carve.take<T>(kPoints * skewed<T>(tb * cinp));
-    T* to = carve.take<T>(kPoints * skewed<T>(tb * coutp));
+    T* ti = carve.take<T>(s.points() * skewed<T>(tb * cinp));
+    T* to = carve.take<T>(s.points() * skewed<T>(tb * coutp));
     if (b) b->trans_in[i] = ti, b->trans_out[i] = to;
   }
   for (int i = 0; i < slots; ++i) {
@@ -221,7 +223,7 @@ Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t
 }
 
 // Stages channel block cb of one image ([channels][h][w]) and transforms its tiles into
-// `trans` (tiles first_tile ..): 6x6 input windows (input = true) or 4x4 gradient tiles.
+// `trans` (tiles first_tile ..): (m+2)x(m+2) input windows (input = true) or m x m gradient tiles.
 template <typename T>
 void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64_t channels, int64_t h, int64_t w,
                            int64_t top, int64_t left, int64_t rows, int64_t cols, const WinoShape& s, int64_t cb,
@@ -263,7 +265,7 @@ void forward_like(const WinogradKernels<T>& kern, const T* in, const T* bias, bo
         transform_image_block(kern, in + (n0 + i) * in_image, s.cin, s.h, s.w, s.pt, s.pl, s.in_rows(), s.in_cols(), s,
                               cb, b.stage_in[sl], v, cinp, i * tpi, /*input=*/true);
     // M[xi] [tiles, cout] = V[xi] [tiles, cin] x U[xi] [cin, cout] for each point.
-    for (int64_t xi = 0; xi < kPoints; ++xi) {
+    for (int64_t xi = 0; xi < s.points(); ++xi) {
       GemmProblem<T> p(tiles, s.cout, s.cin);
       p.a = row_major<T>(v + xi * v_stride, cinp);
       p.b_packed = b.filters + xi * u_stride;
@@ -291,7 +293,7 @@ void forward_like(const WinogradKernels<T>& kern, const T* in, const T* bias, bo
   });
 }
 
-// Transformed filters into b.filters: 36 packed [rows, cols] B operands.
+// Transformed filters into b.filters: one packed [rows, cols] B operand per point.
 template <typename T>
 void transform_filters(const WinogradKernels<T>& kern, const T* w, int64_t rows, int64_t cols, int64_t p_stride,
                        int64_t q_stride, bool flip, const Buffers<T>& b, DType dt) {
@@ -315,14 +317,14 @@ bool winograd_suits(const ConvGeometry& g) {
          g.c >= kWinogradMinChannels && g.k >= kWinogradMinChannels && g.ho > 0 && g.wo > 0;
 }
 
-size_t winograd_forward_workspace(const ConvGeometry& g, DType dt) {
-  return workspace_bytes(Kind::ForwardLike, forward_shape(g), dt);
+size_t winograd_forward_workspace(const ConvGeometry& g, int m, DType dt) {
+  return workspace_bytes(Kind::ForwardLike, forward_shape(g, m), dt);
 }
-size_t winograd_backward_input_workspace(const ConvGeometry& g, DType dt) {
-  return workspace_bytes(Kind::ForwardLike, backward_input_shape(g), dt);
+size_t winograd_backward_input_workspace(const ConvGeometry& g, int m, DType dt) {
+  return workspace_bytes(Kind::ForwardLike, backward_input_shape(g, m), dt);
 }
-size_t winograd_backward_weight_workspace(const ConvGeometry& g, DType dt) {
-  return workspace_bytes(Kind::Weight, forward_shape(g), dt);
+size_t winograd_backward_weight_workspace(const ConvGeometry& g, int m, DType dt) {
+  return workspace_bytes(Kind::Weight, forward_shape(g, m), dt);
 }
 
 // The forward-like convolution s of `in` by filters w whose packed B operand (rows x cols) has
@@ -333,34 +335,34 @@ void forward_like_call(const WinoShape& s, const T* in, const T* w, int64_t p_st
   const DType dt = dtype_of<T>();
   Tensor scratch;
   const Buffers<T> b = bind<T>(Kind::ForwardLike, s, dt, workspace, workspace_bytes, scratch);
-  const WinogradKernels<T>& kern = kernels<T>();
+  const WinogradKernels<T>& kern = kernels<T>(static_cast<int>(s.m));
   transform_filters(kern, w, s.cin, s.cout, p_stride, q_stride, flip, b, dt);
   forward_like(kern, in, bias, relu, out, b, dt);
 }
 
 template <typename T>
-void winograd_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, bool relu, T* y, void* workspace,
-                      size_t workspace_bytes) {
+void winograd_forward(const ConvGeometry& g, int m, const T* x, const T* w, const T* bias, bool relu, T* y,
+                      void* workspace, size_t workspace_bytes) {
   // B [c, k] = U of filter w[k, c]: row c at stride 9, column k at stride C * 9.
-  forward_like_call(forward_shape(g), x, w, 9, g.c * 9, /*flip=*/false, bias, relu, y, workspace, workspace_bytes);
+  forward_like_call(forward_shape(g, m), x, w, 9, g.c * 9, /*flip=*/false, bias, relu, y, workspace, workspace_bytes);
 }
 
 template <typename T>
-void winograd_backward_input(const ConvGeometry& g, const T* gy, const T* w, T* dx, void* workspace,
+void winograd_backward_input(const ConvGeometry& g, int m, const T* gy, const T* w, T* dx, void* workspace,
                              size_t workspace_bytes) {
   // B [k, c] = U of rot180(w[k, c]): row k at stride C * 9, column c at stride 9.
-  forward_like_call<T>(backward_input_shape(g), gy, w, g.c * 9, 9, /*flip=*/true, nullptr, false, dx, workspace,
+  forward_like_call<T>(backward_input_shape(g, m), gy, w, g.c * 9, 9, /*flip=*/true, nullptr, false, dx, workspace,
                        workspace_bytes);
 }
 
 template <typename T>
-void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T* dw, void* workspace,
+void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T* gy, T* dw, void* workspace,
                               size_t workspace_bytes) {
   const DType dt = dtype_of<T>();
   Tensor scratch;
-  const Buffers<T> b = bind<T>(Kind::Weight, forward_shape(g), dt, workspace, workspace_bytes, scratch);
+  const Buffers<T> b = bind<T>(Kind::Weight, forward_shape(g, m), dt, workspace, workspace_bytes, scratch);
   const WinoShape& s = b.shape;
-  const WinogradKernels<T>& kern = kernels<T>();
+  const WinogradKernels<T>& kern = kernels<T>(m);
   const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
   const int64_t c_blocks = cp / L, k_blocks = kp / L;
@@ -380,7 +382,7 @@ void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T*
       }
     });
     // dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C], one point per unit.
-    for_units(b.slots, kPoints, [&](int sl, int64_t xi) {
+    for_units(b.slots, s.points(), [&](int sl, int64_t xi) {
       GemmProblem<T> p(g.k, g.c, tiles);
       p.a = transpose_of<T>(b.trans_out[0] + xi * z_stride, kp);
       p.b = row_major<T>(b.trans_in[0] + xi * v_stride, cp);
@@ -398,15 +400,15 @@ void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T*
   });
 }
 
-template void winograd_forward<float>(const ConvGeometry&, const float*, const float*, const float*, bool, float*,
+template void winograd_forward<float>(const ConvGeometry&, int, const float*, const float*, const float*, bool, float*,
                                       void*, size_t);
-template void winograd_forward<double>(const ConvGeometry&, const double*, const double*, const double*, bool,
+template void winograd_forward<double>(const ConvGeometry&, int, const double*, const double*, const double*, bool,
                                        double*, void*, size_t);
-template void winograd_backward_input<float>(const ConvGeometry&, const float*, const float*, float*, void*, size_t);
-template void winograd_backward_input<double>(const ConvGeometry&, const double*, const double*, double*, void*,
+template void winograd_backward_input<float>(const ConvGeometry&, int, const float*, const float*, float*, void*, size_t);
+template void winograd_backward_input<double>(const ConvGeometry&, int, const double*, const double*, double*, void*,
                                               size_t);
-template void winograd_backward_weight<float>(const ConvGeometry&, const float*, const float*, float*, void*, size_t);
-template void winograd_backward_weight<double>(const ConvGeometry&, const double*, const double*, double*, void*,
+template void winograd_backward_weight<float>(const ConvGeometry&, int, const float*, const float*, float*, void*, size_t);
+template void winograd_backward_weight<double>(const ConvGeometry&, int, const double*, const double*, double*, void*,
                                                size_t);
 
 }  // namespace cpu

@@ -1,7 +1,11 @@
-// Conv2D and both its gradients by Winograd's minimal filtering F(4x4, 3x3) (Lavin and Gray,
-// CVPR 2016), for 3x3 kernels at stride 1: 36 multiplications per 4x4 output tile and channel
-// pair instead of 144, the rest being cheap per-tile transforms (winograd_transforms.h, shared
-// with the CUDA kernels).
+// Conv2D and both its gradients by Winograd's minimal filtering F(m x m, 3x3) (Lavin and Gray,
+// CVPR 2016), for 3x3 kernels at stride 1, in output tiles of m = 4 (36 multiplications per 4x4
+// output tile and channel pair instead of 144) or m = 2 (16 instead of 36), the rest being cheap
+// per-tile transforms (winograd_transforms.h, shared with the CUDA kernels). F(4x4) saves more
+// multiplications but rounds worse in float32 (docs/numerics.md gives the measured errors);
+// conv.cpp's algorithm choice picks the tile.
+//
+// Below, for m = 4 (m = 2: 4x4 windows, 16 points):
 //
 //   forward          y  = A^T [ U (.) V ] A  per tile, U = G w G^T, V = B^T x_tile B, summed over
 //                    input channels: for each of the 36 points xi, M[xi] = V[xi] [tiles, C] x
@@ -14,10 +18,10 @@
 //
 // Work goes in blocks of whole images (about kWinogradBlockTiles tiles). Per block: (A) stage
 // the images channel block by channel block into the blocked layout (L channels innermost,
-// zero padding written once) and transform their tiles; (B) the 36 GEMMs, one per point, on
+// zero padding written once) and transform their tiles; (B) the point GEMMs, one per point, on
 // threads; (C) inverse-transform the GEMM results and write them back to NCHW with the bias and
 // the fused ReLU. Filters are transformed once per call straight into the GEMM's packed B form,
-// so the 36 GEMMs never repack them. NCHW stays the layout of every tensor outside.
+// so the point GEMMs never repack them. NCHW stays the layout of every tensor outside.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -34,23 +38,24 @@ bool winograd_suits(const ConvGeometry& g);
 
 constexpr int64_t kWinogradMinChannels = 8;
 
-size_t winograd_forward_workspace(const ConvGeometry& g, DType dt);
-size_t winograd_backward_input_workspace(const ConvGeometry& g, DType dt);
-size_t winograd_backward_weight_workspace(const ConvGeometry& g, DType dt);
+// m: the output tile side, 2 or 4.
+size_t winograd_forward_workspace(const ConvGeometry& g, int m, DType dt);
+size_t winograd_backward_input_workspace(const ConvGeometry& g, int m, DType dt);
+size_t winograd_backward_weight_workspace(const ConvGeometry& g, int m, DType dt);
 
 // y [N, K, Ho, Wo] = conv(x [N, C, H, W], w [K, C, 3, 3]) + bias[k] (bias may be null), then
-// max(., 0) when relu. The workspace should hold winograd_forward_workspace(g, dtype) bytes (a
+// max(., 0) when relu. The workspace should hold winograd_forward_workspace(g, m, dtype) bytes (a
 // temporary buffer is allocated when it does not).
 template <typename T>
-void winograd_forward(const ConvGeometry& g, const T* x, const T* w, const T* bias, bool relu, T* y, void* workspace,
+void winograd_forward(const ConvGeometry& g, int m, const T* x, const T* w, const T* bias, bool relu, T* y, void* workspace,
                       size_t workspace_bytes);
 // dx [N, C, H, W] from gy [N, K, Ho, Wo] and w [K, C, 3, 3].
 template <typename T>
-void winograd_backward_input(const ConvGeometry& g, const T* gy, const T* w, T* dx, void* workspace,
+void winograd_backward_input(const ConvGeometry& g, int m, const T* gy, const T* w, T* dx, void* workspace,
                              size_t workspace_bytes);
 // dw [K, C, 3, 3] from x [N, C, H, W] and gy [N, K, Ho, Wo] (overwritten, not accumulated).
 template <typename T>
-void winograd_backward_weight(const ConvGeometry& g, const T* x, const T* gy, T* dw, void* workspace,
+void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T* gy, T* dw, void* workspace,
                               size_t workspace_bytes);
 
 }  // namespace cpu

@@ -27,10 +27,13 @@ namespace {
 
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-using W4 = winograd::F<4>;
-constexpr int kAlpha = W4::alpha;          // 6: input tile side
-constexpr int kPoints = kAlpha * kAlpha;   // 36 Winograd-domain points
-constexpr int kOut = W4::m;                // 4: output tile side
+// F(M x M, 3 x 3): output tiles of side M, input windows of side alpha = M + 2, alpha^2 points.
+template <int M>
+struct Tile {
+  static constexpr int out = winograd::F<M>::m;          // output tile side
+  static constexpr int alpha = winograd::F<M>::alpha;    // input window side
+  static constexpr int points = alpha * alpha;           // Winograd-domain points
+};
 
 template <typename T>
 void zero_vectors(T* p, int64_t count) {
@@ -84,44 +87,45 @@ inline void load_window(const WinoTiles<T>& p, int64_t cb, int64_t r0, int64_t c
     for (int j = 0; j < A; ++j) d[i * A + j] = load_vec<T>(base + (i * p.cols + j) * L);
 }
 
-template <typename T>
+template <typename T, int Points>
 inline void store_points(const WinoTiles<T>& p, int64_t t, int64_t cb, const typename Vec<T>::type* v) {
   constexpr int L = Vec<T>::lanes;
   T* dst = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
-  for (int xi = 0; xi < kPoints; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
+  for (int xi = 0; xi < Points; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
 }
 
-// Every tile's A x A window -> its 36 points: the input transform B^T d B of 6x6 input windows
-// (Window = 6), or the adjoint output transform A g A^T of 4x4 gradient tiles (Window = 4).
-template <typename T, int Window>
+// Every tile's window -> its alpha^2 points: the input transform B^T d B of alpha x alpha input
+// windows (Input), or the adjoint output transform A g A^T of M x M gradient tiles.
+template <typename T, int M, bool Input>
 void window_tiles(const WinoTiles<T>& p) {
   typedef typename Vec<T>::type V;
+  constexpr int kWindow = Input ? Tile<M>::alpha : Tile<M>::out;
   for (int64_t t = 0; t < p.tiles_h * p.tiles_w; ++t) {
     const int64_t ti = t / p.tiles_w, tj = t % p.tiles_w;
     for (int64_t cb = 0; cb < p.blocks; ++cb) {
-      V d[Window * Window], v[kPoints];
-      load_window<T, Window>(p, cb, kOut * ti, kOut * tj, d);
-      if (Window == kAlpha) {
-        winograd::input_tile<4, T, V>(d, v);
+      V d[kWindow * kWindow], v[Tile<M>::points];
+      load_window<T, kWindow>(p, cb, Tile<M>::out * ti, Tile<M>::out * tj, d);
+      if (Input) {
+        winograd::input_tile<M, T, V>(d, v);
       } else {
-        winograd::output_adjoint_tile<4, T, V>(d, v);
+        winograd::output_adjoint_tile<M, T, V>(d, v);
       }
-      store_points(p, t, cb, v);
+      store_points<T, Tile<M>::points>(p, t, cb, v);
     }
   }
 }
 
-template <typename T>
+template <typename T, int M>
 void output_tiles(const WinoTiles<T>& p) {
   typedef typename Vec<T>::type V;
-  constexpr int L = Vec<T>::lanes;
+  constexpr int L = Vec<T>::lanes, kOut = Tile<M>::out;
   for (int64_t t = 0; t < p.tiles_h * p.tiles_w; ++t) {
     const int64_t ti = t / p.tiles_w, tj = t % p.tiles_w;
     for (int64_t cb = 0; cb < p.blocks; ++cb) {
-      V m[kPoints], y[kOut * kOut];
+      V m[Tile<M>::points], y[kOut * kOut];
       const T* src = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
-      for (int xi = 0; xi < kPoints; ++xi) m[xi] = load_vec<T>(src + xi * p.xi_stride);
-      winograd::output_tile<4, T, V>(m, y);
+      for (int xi = 0; xi < Tile<M>::points; ++xi) m[xi] = load_vec<T>(src + xi * p.xi_stride);
+      winograd::output_tile<M, T, V>(m, y);
       T* base = p.image + ((cb * p.rows + kOut * ti) * p.cols + kOut * tj) * L;
       for (int i = 0; i < kOut; ++i)
         for (int j = 0; j < kOut; ++j) store_vec<T>(base + (i * p.cols + j) * L, y[i * kOut + j]);
@@ -185,31 +189,31 @@ inline void load_taps(const WinoFilter<T>& p, int64_t row, int64_t q, typename V
   }
 }
 
-template <typename T>
+template <typename T, int M>
 void filter(const WinoFilter<T>& p) {
   typedef typename Vec<T>::type V;
   constexpr int L = Vec<T>::lanes;
   for (int64_t q = p.q0; q < p.q1; q += L) {
     T* sliver = p.packed + (q / p.nr) * p.nr * p.rows + q % p.nr;
     for (int64_t row = 0; row < p.rows; ++row) {
-      V taps[9], g[9], u[kPoints];
+      V taps[9], g[9], u[Tile<M>::points];
       load_taps(p, row, q, taps);
       for (int tap = 0; tap < 9; ++tap) g[tap] = taps[p.flip ? 8 - tap : tap];
-      winograd::filter_tile<4, T, V>(g, u);
-      for (int xi = 0; xi < kPoints; ++xi) store_vec<T>(sliver + xi * p.xi_stride + row * p.nr, u[xi]);
+      winograd::filter_tile<M, T, V>(g, u);
+      for (int xi = 0; xi < Tile<M>::points; ++xi) store_vec<T>(sliver + xi * p.xi_stride + row * p.nr, u[xi]);
     }
   }
 }
 
-template <typename T>
+template <typename T, int M>
 void filter_adjoint(const WinoFilterAdjoint<T>& p) {
   typedef typename Vec<T>::type V;
   constexpr int L = Vec<T>::lanes;
   for (int64_t k = p.k0; k < p.k1; ++k) {
     for (int64_t c0 = 0; c0 < p.c; c0 += L) {
       const int64_t nc = min64(L, p.c - c0);
-      V u[kPoints], g[9];
-      for (int xi = 0; xi < kPoints; ++xi) {
+      V u[Tile<M>::points], g[9];
+      for (int xi = 0; xi < Tile<M>::points; ++xi) {
         const T* src = p.du + xi * p.xi_stride + k * p.ld + c0;
         if (nc == L) {
           u[xi] = load_vec<T>(src);
@@ -218,7 +222,7 @@ void filter_adjoint(const WinoFilterAdjoint<T>& p) {
           for (int64_t l = 0; l < nc; ++l) u[xi][l] = src[l];
         }
       }
-      winograd::filter_adjoint_tile<4, T, V>(u, g);
+      winograd::filter_adjoint_tile<M, T, V>(u, g);
       for (int64_t l = 0; l < nc; ++l) {
         T* dst = p.dw + (k * p.c + c0 + l) * 9;
         for (int tap = 0; tap < 9; ++tap) dst[tap] = g[tap][l];
@@ -227,27 +231,28 @@ void filter_adjoint(const WinoFilterAdjoint<T>& p) {
   }
 }
 
-template <typename T>
+template <typename T, int M>
 constexpr WinogradKernels<T> make_kernels() {
   WinogradKernels<T> k{};
   k.lanes = Vec<T>::lanes;
+  k.m = M;
   k.stage = &stage<T>;
-  k.input_tiles = &window_tiles<T, kAlpha>;
-  k.grad_tiles = &window_tiles<T, kOut>;
-  k.output_tiles = &output_tiles<T>;
+  k.input_tiles = &window_tiles<T, M, true>;
+  k.grad_tiles = &window_tiles<T, M, false>;
+  k.output_tiles = &output_tiles<T, M>;
   k.unstage = &unstage<T>;
-  k.filter = &filter<T>;
-  k.filter_adjoint = &filter_adjoint<T>;
+  k.filter = &filter<T, M>;
+  k.filter_adjoint = &filter_adjoint<T, M>;
   return k;
 }
 
-constexpr WinogradKernels<float> kF32 = make_kernels<float>();
-constexpr WinogradKernels<double> kF64 = make_kernels<double>();
+constexpr WinogradKernels<float> kF32[2] = {make_kernels<float, 2>(), make_kernels<float, 4>()};
+constexpr WinogradKernels<double> kF64[2] = {make_kernels<double, 2>(), make_kernels<double, 4>()};
 
 }  // namespace
 
-const WinogradKernels<float>& kernels_f32() { return kF32; }
-const WinogradKernels<double>& kernels_f64() { return kF64; }
+const WinogradKernels<float>& kernels_f32(int m) { return kF32[m == 2 ? 0 : 1]; }
+const WinogradKernels<double>& kernels_f64(int m) { return kF64[m == 2 ? 0 : 1]; }
 
 }  // namespace GG_WINO_NS
 }  // namespace cpu

@@ -6,10 +6,10 @@
 //   blocked image  [ceil(C / L)][rows][cols][L]: L channels innermost (oneDNN's nChw16c), so
 //                  one pixel of L channels is one vector; lanes past C hold zeros.
 //   transformed    element (xi, tile t, channel ch) at trans[xi * xi_stride + t * tile_stride + ch],
-//                  xi < 36 the Winograd-domain point of F(4x4, 3x3), tile_stride >= C rounded up
-//                  to L (whole vectors are stored).
-//   packed filters 36 GEMM B operands in the GEMM's b_packed form (gemm_kernel.h), matrix xi at
-//                  packed + xi * xi_stride.
+//                  xi < (m + 2)^2 the Winograd-domain point of F(m x m, 3x3) (36 for m = 4, 16
+//                  for m = 2), tile_stride >= C rounded up to L (whole vectors are stored).
+//   packed filters (m + 2)^2 GEMM B operands in the GEMM's b_packed form (gemm_kernel.h), matrix
+//                  xi at packed + xi * xi_stride.
 #pragma once
 #include <cstdint>
 
@@ -28,8 +28,8 @@ struct WinoStage {
 };
 
 // The tiles of one blocked image: tile (ti, tj), t = ti * tiles_w + tj, starts at pixel
-// (4 ti, 4 tj); its transform is tile first_tile + t of `trans`. Input tiles are 6x6 (forward
-// transform B^T d B), gradient and output tiles 4x4 (A gy A^T, A^T m A).
+// (m ti, m tj); its transform is tile first_tile + t of `trans`. Input tiles are (m + 2) x (m + 2)
+// (forward transform B^T d B), gradient and output tiles m x m (A gy A^T, A^T m A).
 template <typename T>
 struct WinoTiles {
   T* image;
@@ -51,7 +51,7 @@ struct WinoUnstage {
   bool relu;
 };
 
-// Filter transform G g G^T of 3x3 filters into 36 packed GEMM B operands of rows x cols:
+// Filter transform G g G^T of 3x3 filters into (m + 2)^2 packed GEMM B operands of rows x cols:
 // filter (p, q) has its taps at w[p * p_stride + q * q_stride + r * 3 + s], rotated by 180
 // degrees when flip (w[.. + (2 - r) * 3 + (2 - s)]). Writes the column range [q0, q1) (multiples
 // of L; q1 may run to the last sliver's end, whose columns past `cols` get zeros).
@@ -75,29 +75,31 @@ struct WinoFilterAdjoint {
   T* dw;
 };
 
+// The kernels of one tile size m (F(m x m, 3x3), m = 2 or 4).
 template <typename T>
 struct WinogradKernels {
   int lanes;  // L
+  int m;      // output tile side
   void (*stage)(const WinoStage<T>& p);
-  void (*input_tiles)(const WinoTiles<T>& p);   // 6x6 image tiles -> trans
-  void (*grad_tiles)(const WinoTiles<T>& p);    // 4x4 image tiles -> trans (A gy A^T)
-  void (*output_tiles)(const WinoTiles<T>& p);  // trans -> 4x4 image tiles (A^T m A)
+  void (*input_tiles)(const WinoTiles<T>& p);   // (m+2)x(m+2) image tiles -> trans
+  void (*grad_tiles)(const WinoTiles<T>& p);    // m x m image tiles -> trans (A gy A^T)
+  void (*output_tiles)(const WinoTiles<T>& p);  // trans -> m x m image tiles (A^T m A)
   void (*unstage)(const WinoUnstage<T>& p);
   void (*filter)(const WinoFilter<T>& p);
   void (*filter_adjoint)(const WinoFilterAdjoint<T>& p);
 };
 
 namespace conv_winograd_generic {
-const WinogradKernels<float>& kernels_f32();
-const WinogradKernels<double>& kernels_f64();
+const WinogradKernels<float>& kernels_f32(int m);  // m = 2 or 4
+const WinogradKernels<double>& kernels_f64(int m);
 }  // namespace conv_winograd_generic
 namespace conv_winograd_avx2 {
-const WinogradKernels<float>& kernels_f32();
-const WinogradKernels<double>& kernels_f64();
+const WinogradKernels<float>& kernels_f32(int m);  // m = 2 or 4
+const WinogradKernels<double>& kernels_f64(int m);
 }  // namespace conv_winograd_avx2
 namespace conv_winograd_avx512 {
-const WinogradKernels<float>& kernels_f32();
-const WinogradKernels<double>& kernels_f64();
+const WinogradKernels<float>& kernels_f32(int m);  // m = 2 or 4
+const WinogradKernels<double>& kernels_f64(int m);
 }  // namespace conv_winograd_avx512
 
 }  // namespace cpu

@@ -31,6 +31,7 @@
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -447,6 +448,16 @@ bool winograd_applies(const Problem& p) {
          g.N > 0 && g.C > 0 && g.K > 0;
 }
 
+std::vector<std::string> forcible_specs() {
+  std::vector<std::string> out = {"direct", "direct:fewc", "igemm"};
+  for (int t = 0; t < kGemmTiles; ++t) out.push_back(std::string("igemm:") + kTiles[t].tile);
+  for (const char* algo : {"winograd2", "winograd4"}) {
+    out.push_back(algo);
+    for (int t = 0; t < winograd::kTileCount; ++t) out.push_back(std::string(algo) + ":" + winograd::tile(t).name);
+  }
+  return out;
+}
+
 bool known_tile(const std::string& algo, const std::string& name) {
   if (algo == "igemm") {
     for (int t = 0; t < kGemmTiles; ++t)
@@ -560,8 +571,11 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
   // Winograd's transforms cost per channel pair what its products save; with under 4 input or
   // output channels they are most of the work (SimpleCNN's first layer: every Winograd weight
   // gradient candidate about 10 times the best), so such layers are not offered it.
+  // F(4x4) only where float32 error may exceed the documented bound (docs/numerics.md):
+  // conv_fast_winograd().
   if (winograd_applies(p) && p.g.C >= 4 && p.g.K >= 4) {
     for (int m : {2, 4}) {
+      if (m == 4 && !conv_fast_winograd()) continue;
       add(wino_choice(p, m, -1, base));
       for (int t = 0; t < winograd::kTileCount; ++t)
         if (winograd::has_tile(wino_dir(p.op), t) && t != 2 &&

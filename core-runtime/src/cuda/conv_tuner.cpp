@@ -59,7 +59,12 @@ std::string describe_problem(const Problem& p, int64_t sms) {
   return o.str();
 }
 
-std::string key(const Problem& p, int64_t sms) { return describe_problem(p, sms) + " algo " + conv_algo(); }
+// The choice depends on the forced algorithm and on the settings that narrow the candidates
+// (conv_fast_winograd, deterministic), so each is part of the key.
+std::string key(const Problem& p, int64_t sms) {
+  return describe_problem(p, sms) + " algo " + conv_algo() + (conv_fast_winograd() ? " fast-winograd" : "") +
+         (deterministic() || deterministic_algorithms() ? " deterministic" : "");
+}
 
 // Problems that would take under 0.02 us at the device's FP32 peak (128 lanes a multiprocessor
 // at about 1.5 GHz; about 1 MFLOP on 132 SMs) are not timed: launch latency is all of their
@@ -243,6 +248,8 @@ Choice choose(const Problem& p, bool tune) {
   Entry e{cands[0], describe_problem(p, sms), "heuristic (one candidate)"};
   if (cands.size() > 1) {
     if (!conv_autotune_enabled()) e.note = "heuristic (GLASSGRAD_CONV_AUTOTUNE=0)";
+    else if (deterministic() || deterministic_algorithms())
+      e.note = "heuristic (deterministic: a timed choice could differ between runs)";
     else if (!worth_timing(p, sms)) e.note = "heuristic (under 0.02 us at peak: not timed)";
     else if (capturing()) e.note = "heuristic (planned while a CUDA graph was being captured)";
     else if (!api().cuEventCreate) e.note = "heuristic (the driver has no events)";

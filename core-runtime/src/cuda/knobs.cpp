@@ -30,7 +30,10 @@ std::string& forced_tile_name() {  // "" or the product tile after ':' (guarded 
 
 namespace conv {
 bool known_tile(const std::string& algo, const std::string& name);  // conv.cpp
+std::vector<std::string> forcible_specs();                         // conv.cpp
 }  // namespace conv
+
+std::vector<std::string> conv_algo_specs() { return conv::forcible_specs(); }
 
 void set_conv_algo(const std::string& spec) {
   const size_t colon = spec.find(':');

@@ -12,6 +12,13 @@ cuDNN, so is_available() is False and version() None, as PyTorch says for a buil
     allow_tf32      glassgrad's kernels compute in FP32 without tensor cores, so TF32 is never used;
                     the value is kept for scripts that read it back.
 
+and one of glassgrad's own, for the CPU and CUDA convolutions alike (docs/numerics.md):
+
+    allow_fast_winograd  let float32 3x3 convolutions use Winograd F(4x4, 3x3), the fastest choice
+                    and the one that rounds worst (about 10-20x PyTorch's float32 error). Default
+                    off: every float32 convolution stays within 3x PyTorch's error (F(2x2, 3x3) or
+                    a GEMM instead). GLASSGRAD_CONV_FAST_WINOGRAD=1 sets the default.
+
 Assigning an attribute (`cudnn.benchmark = True`) switches the setting; `flags(...)` sets several
 for a `with` block and restores them after."""
 from __future__ import annotations
@@ -23,8 +30,8 @@ from typing import Optional
 
 from .. import _C
 
-__all__ = ["benchmark", "deterministic", "enabled", "allow_tf32", "benchmark_limit", "is_available", "version",
-           "flags", "set_flags", "is_acceptable"]
+__all__ = ["benchmark", "deterministic", "enabled", "allow_tf32", "benchmark_limit", "allow_fast_winograd",
+           "is_available", "version", "flags", "set_flags", "is_acceptable"]
 
 _kept = {"enabled": True, "allow_tf32": True, "benchmark_limit": 10}
 
@@ -49,6 +56,8 @@ def _get(name: str):
         return bool(_C.cuda_conv_autotune())
     if name == "deterministic":
         return bool(_C.cuda_deterministic())
+    if name == "allow_fast_winograd":
+        return bool(_C.conv_fast_winograd())
     return _kept[name]
 
 
@@ -57,6 +66,8 @@ def _set(name: str, value) -> None:
         _C.cuda_set_conv_autotune(bool(value))
     elif name == "deterministic":
         _C.cuda_set_deterministic(bool(value))
+    elif name == "allow_fast_winograd":
+        _C.set_conv_fast_winograd(bool(value))
     elif name == "benchmark_limit":
         _kept[name] = int(value)
     else:
@@ -64,6 +75,7 @@ def _set(name: str, value) -> None:
 
 
 _SWITCHES = ("enabled", "benchmark", "benchmark_limit", "deterministic", "allow_tf32")
+_ATTRIBUTES = _SWITCHES + ("allow_fast_winograd",)  # set_flags/flags keep PyTorch's signatures
 
 
 def set_flags(_enabled=None, _benchmark=None, _benchmark_limit=None, _deterministic=None, _allow_tf32=None):
@@ -91,12 +103,12 @@ class _CudnnModule(types.ModuleType):
     """The module's type: reading or assigning a switch goes through the setting it stands for."""
 
     def __getattr__(self, name):
-        if name in _SWITCHES:
+        if name in _ATTRIBUTES:
             return _get(name)
         raise AttributeError(f"module 'glassgrad.backends.cudnn' has no attribute '{name}'")
 
     def __setattr__(self, name, value):
-        if name in _SWITCHES:
+        if name in _ATTRIBUTES:
             _set(name, value)
         else:
             super().__setattr__(name, value)

@@ -87,6 +87,8 @@ std::pair<size_t, size_t> mem_get_info(int index = 0);  // (free, total) bytes o
 // "igemm:<tile>" etc. also force the product tile (an unknown one is refused).
 void set_conv_algo(const std::string& algo);
 std::string conv_algo();
+// Every spec set_conv_algo takes besides "auto": each algorithm alone and with each of its tiles.
+std::vector<std::string> conv_algo_specs();
 // The convolution choices made so far, one line each (shape, device, algorithm, how chosen),
 // and forgetting them (the next plan of each shape chooses again).
 std::vector<std::string> conv_choices();

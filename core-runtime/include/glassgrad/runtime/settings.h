@@ -10,6 +10,7 @@
 //   GLASSGRAD_CUDA_LAUNCH_BLOCKING=1      cuda::launch_blocking()         off (any value but 0: on)
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
 //   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
+//   GLASSGRAD_CONV_FAST_WINOGRAD=1        conv_fast_winograd()            off (float32 error bounded)
 //   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
 //   GLASSGRAD_CUDA_IMAGE=compute_50       cuda::forced_kernel_image()     none: the compute capability picks
 //   GLASSGRAD_CUDA_DRIVER_VERSION=550     cuda::forced_driver_version()   none: the driver's own version
@@ -63,6 +64,24 @@ std::string forced_kernel_image();
 // or "12040"; src/cuda/image_choice.h reads it), to test the CUDA 12 images on a newer driver.
 std::string forced_driver_version();
 }  // namespace cuda
+
+// Whether float32 convolutions may use Winograd F(4x4, 3x3), the fastest algorithm for 3x3
+// stride-1 layers and the one that rounds worst (about 10-20x PyTorch's float32 error). Off (the
+// default), every float32 convolution's error stays within the bound docs/numerics.md gives
+// (at most 3x PyTorch's on the same shape): F(2x2, 3x3) or a GEMM path instead on the CPU, and
+// the CUDA heuristics and autotuner leave F(4x4) out. float64 convolutions always may use it.
+// glassgrad.backends.cudnn.allow_fast_winograd.
+void set_conv_fast_winograd(bool on);
+bool conv_fast_winograd();
+
+namespace cpu {
+// A testing and teaching hook: force the CPU convolutions' algorithm, "auto" (the choice of
+// docs/numerics.md), "gemm" (im2col / direct paths), "winograd2" or "winograd4" (F(2x2, 3x3) or
+// F(4x4, 3x3) where Winograd applies: 3x3, stride 1; elsewhere the GEMM paths run).
+// glassgrad.kernels.set_cpu_conv_algo. Not read from the environment.
+void set_conv_algo(const std::string& algo);
+std::string conv_algo();
+}  // namespace cpu
 
 // The highest CPU instruction set the kernels may use ("generic", "avx2", "avx512"), or "" for
 // no cap (cpu_features.h: cpu_isa() takes the lower of this and what the CPU has).
