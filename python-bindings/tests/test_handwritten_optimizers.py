@@ -96,6 +96,18 @@ def test_handwritten_sgd_with_momentum_matches_the_builtin_sgd():
         np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14)
 
 
+def test_handwritten_adadelta_matches_the_builtin_adadelta():
+    builtin = _model()
+    opt = gg.optim.Adadelta(builtin.parameters(), lr=1.0, rho=0.9, eps=1e-6, weight_decay=0.01)
+    hand = _model()
+    state = {}
+    want, _, _ = _train(builtin, opt.step)
+    got, _, _ = _train(hand, lambda: adadelta_step(list(hand.parameters()), state, 1.0, 0.9, 1e-6, 0.01))
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    for a, b in zip(_params(hand), _params(builtin)):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-14)
+
+
 @pytest.mark.parametrize("rule", ["sgd", "adadelta"])
 def test_handwritten_optimizer_compiled_matches_plain_and_writes_in_place(rule):
     def make(model):
