@@ -10,7 +10,8 @@ One mechanism serves every `*_` method: `in_place(method)` turns an out-of-place
 into its in-place form, so each is one line in the class body (`add_ = in_place(add)`). The
 result must have the tensor's shape (broadcasting the other operand is fine, growing the
 tensor is not) and a dtype PyTorch would cast to the tensor's (float results are not truncated
-into an integer tensor).
+into an integer tensor). `in_place_view(method)` does the same for the view methods whose `*_`
+form changes the tensor's own shape (`unsqueeze_ = in_place_view(unsqueeze)`).
 """
 from __future__ import annotations
 
@@ -18,18 +19,22 @@ import functools
 
 import numpy as np
 
-from . import _C
+from . import _C, _dtypes
 from ._trace import user_source
-
-_KIND = {"bool": 0, "uint8": 1, "int64": 1, "float32": 2, "float64": 2}
 
 
 def _castable(src: str, dst: str) -> bool:
     """PyTorch's can_cast for an in-place result: bool < integers < floats, never downwards."""
-    return _KIND[src] <= _KIND[dst]
+    return _dtypes.can_cast(src, dst)
 
 
-_TYPE_NAMES = {"float32": "Float", "float64": "Double", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
+def _type_name(dt: str) -> str:
+    """PyTorch's legacy type name of a dtype, as its cast errors print it (Float, Long, ...)."""
+    return _TYPE_NAMES.get(str(dt), str(dt))
+
+
+_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char",
+               "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
 def write(t, result, op: str, first_seq: int, cast: bool = False):
@@ -52,7 +57,7 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
     if src != dst:
         if not cast and not _castable(src, dst):
             raise _C.TensorStateError(
-                f"result type {_TYPE_NAMES[src]} can't be cast to the desired output type {_TYPE_NAMES[dst]}\n"
+                f"result type {_type_name(src)} can't be cast to the desired output type {_type_name(dst)}\n"
                 f"  {op}: the result is {src}, the tensor is {dst}, and {op} would truncate it\n"
                 f"  fix: convert the tensor first (x = x.to({src!r})) or use the out-of-place form")
         result = result.astype(dst)
@@ -73,6 +78,35 @@ def in_place(method, name: str = ""):
 
     run.__name__ = run.__qualname__ = op
     run.__doc__ = f"In-place version of {method.__name__}(): writes the result into this tensor and returns it."
+    return run
+
+
+def in_place_view(method, name: str = ""):
+    """The in-place form (`name`, default: method's name + '_') of a view method: this tensor
+    object becomes the view (unsqueeze_, transpose_, ...) while other aliases of its storage keep
+    their shapes, as PyTorch's in-place view ops do."""
+    op = name or method.__name__ + "_"
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        view = method(self, *args, **kwargs)
+        if self.requires_grad and self.is_leaf:
+            if _C.grad_enabled():
+                what = f"'{self.name}'" if self.name else "a tensor"
+                raise _C.TensorStateError(
+                    f"a leaf Variable that requires grad is being used in an in-place operation.\n"
+                    f"  {op} changes the shape of {what} "
+                    f"{list(self.shape)}, which requires gradients\n"
+                    f"  fix: y = x.{method.__name__}(...) makes a view without changing x, or call it under "
+                    f"glassgrad.no_grad()")
+            if view is not self:
+                self.data = view.detach()  # under no_grad a leaf stays a leaf, of the new shape
+        else:
+            self._h = view._h
+        return self
+
+    run.__name__ = run.__qualname__ = op
+    run.__doc__ = f"In-place version of {method.__name__}(): this tensor becomes the view and is returned."
     return run
 
 
@@ -99,22 +133,60 @@ def copy_(t, src, non_blocking: bool = False):
     return write(t, src, "copy_", first, cast=True)
 
 
-def random_(t, op: str, draw_numbers):
-    """t := fresh random numbers draw_numbers(rng, shape) -> array, drawn again on every replay of a
-    compiled step (compile.random_input)."""
+def random_fill(t, op: str, draw_numbers, generator=None, floating: bool = True):
+    """t := fresh random numbers draw_numbers(rng, shape) -> array, from `generator`
+    (a glassgrad.Generator) or the global one, drawn again on every replay of a compiled step
+    (compile.random_input). floating: the op is a continuous distribution (PyTorch refuses
+    integer tensors there)."""
     from . import _random
     from ._tensor import _wrap
     from .compile import random_input
-    if t._h.dtype not in ("float32", "float64"):
-        raise _C.DTypeError(f"{op} expects a floating point tensor, got {t._h.dtype}\n  fix: x = x.float()")
+    if floating and t._h.dtype not in ("float16", "bfloat16", "float32", "float64"):
+        raise _C.DTypeError(f"{op}: the distribution is continuous, so the tensor must be floating point, got "
+                            f"{t._h.dtype}\n  fix: x = x.float() first")
     shape, dtype, device = tuple(t.shape), t._h.dtype, t.device
     first = _C.lazy_seq()
 
     def draw() -> "_C.Tensor":
-        return _C.Tensor.from_numpy(np.asarray(draw_numbers(_random.generator(), shape), dtype=dtype), device, op)
+        rng = generator.numpy_generator() if generator is not None else _random.generator()
+        return _C.Tensor.from_numpy(np.asarray(draw_numbers(rng, shape), dtype=dtype), device, op)
 
     values = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
     return write(t, values, op, first)
+
+
+def _integer_range(t, frm, to):
+    """random_'s [low, high): random_() draws from [0, 2**mantissa] for floats and [0, max] for
+    integers, random_(to) from [0, to), random_(from, to) from [from, to) (PyTorch's)."""
+    if to is None and frm is not None:
+        frm, to = 0, frm
+    low = 0 if frm is None else int(frm)
+    if to is None:
+        mantissa = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+        dt = t._h.dtype
+        high = 2 ** mantissa[dt] + 1 if dt in mantissa else (2 if dt == "bool" else int(np.iinfo(dt).max))
+    else:
+        high = int(to)
+    if low >= high:
+        raise _C.InvalidArgumentError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+                                      f"\n  fix: x.random_({high}, {low}) (the range is [from, to))")
+    return low, high
+
+
+def random_(t, frm=None, to=None, generator=None):
+    """Tensor.random_([from,] to): integers drawn uniformly from [from, to)."""
+    low, high = _integer_range(t, frm, to)
+    return random_fill(t, "random_", lambda rng, shape: rng.integers(low, high, shape, endpoint=False), generator,
+                       floating=False)
+
+
+def bernoulli_(t, p=0.5, generator=None):
+    """Tensor.bernoulli_(p): each element 1 with probability p (a number or a tensor broadcast to t), else 0."""
+    from ._tensor import Tensor
+    prob = p.numpy() if isinstance(p, Tensor) else float(p)
+    if np.any(np.asarray(prob) < 0) or np.any(np.asarray(prob) > 1):
+        raise _C.InvalidArgumentError(f"bernoulli_ expects p to be in [0, 1], but got p={p}\n  fix: a probability")
+    return random_fill(t, "bernoulli_", lambda rng, shape: rng.random(shape) < prob, generator, floating=False)
 
 
 def setitem(t, key, value) -> None:
@@ -145,7 +217,7 @@ def setitem(t, key, value) -> None:
     if v._h.dtype != t._h.dtype:
         if isinstance(value, Tensor) and v.ndim:
             raise _C.DTypeError(f"Index put requires the source and destination dtypes match, got "
-                                f"{_TYPE_NAMES[t._h.dtype]} for the destination and {_TYPE_NAMES[v._h.dtype]} for "
+                                f"{_type_name(t._h.dtype)} for the destination and {_type_name(v._h.dtype)} for "
                                 f"the source.\n  fix: x[idx] = values.to(x.dtype)")
         v = v.astype(t._h.dtype)
     write(view, _op("IndexPut", [view, v] + plan.indices, {"dims": plan.dims}), "__setitem__", first)

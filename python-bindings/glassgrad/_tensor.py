@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _C, _device, _dtypes
 from ._dtypes import DTYPES
-from ._inplace import in_place
+from ._inplace import in_place, in_place_view
 from ._size import Size
 from ._trace import record, user_source
 
@@ -681,6 +681,9 @@ class Tensor:
     __imul__ = in_place(__mul__, "mul_")
     __itruediv__ = in_place(__truediv__, "div_")
     __ipow__ = in_place(__pow__, "pow_")
+    unsqueeze_ = in_place_view(unsqueeze)
+    squeeze_ = in_place_view(squeeze)
+    transpose_ = in_place_view(transpose)
 
     def fill_(self, value) -> "Tensor":
         return _inplace.fill_(self, value)
@@ -693,14 +696,43 @@ class Tensor:
         return _inplace.copy_(self, src)
 
     def uniform_(self, *args, generator=None, **kwargs) -> "Tensor":
-        """Values drawn uniformly from [from, to) (PyTorch's uniform_(from=0, to=1))."""
+        """Values drawn uniformly from [from, to) (PyTorch's uniform_(from=0, to=1, *, generator=None))."""
         bounds = dict(zip(("from", "to"), args))
         bounds.update(kwargs)
         low, high = float(bounds.get("from", 0.0)), float(bounds.get("to", 1.0))
-        return _inplace.random_(self, "uniform_", lambda rng, shape: rng.uniform(low, high, shape))
+        return _inplace.random_fill(self, "uniform_", lambda rng, shape: rng.uniform(low, high, shape), generator)
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
-        return _inplace.random_(self, "normal_", lambda rng, shape: rng.normal(mean, std, shape))
+        return _inplace.random_fill(self, "normal_", lambda rng, shape: rng.normal(mean, std, shape), generator)
+
+    def log_normal_(self, mean: float = 1.0, std: float = 2.0, *, generator=None) -> "Tensor":
+        """exp of normal(mean, std) values (PyTorch's log_normal_)."""
+        return _inplace.random_fill(self, "log_normal_", lambda rng, shape: rng.lognormal(mean, std, shape), generator)
+
+    def exponential_(self, lambd: float = 1.0, *, generator=None) -> "Tensor":
+        """Values with density lambd * exp(-lambd * x) (PyTorch's exponential_)."""
+        return _inplace.random_fill(self, "exponential_", lambda rng, shape: rng.exponential(1.0 / lambd, shape),
+                                    generator)
+
+    def cauchy_(self, median: float = 0.0, sigma: float = 1.0, *, generator=None) -> "Tensor":
+        return _inplace.random_fill(self, "cauchy_", lambda rng, shape: median + sigma * rng.standard_cauchy(shape),
+                                    generator)
+
+    def geometric_(self, p: float, *, generator=None) -> "Tensor":
+        """The number of Bernoulli(p) trials up to the first success, 1, 2, ... (PyTorch's geometric_)."""
+        return _inplace.random_fill(self, "geometric_", lambda rng, shape: rng.geometric(p, shape), generator,
+                                    floating=False)
+
+    def random_(self, *args, generator=None, **kwargs) -> "Tensor":
+        """Integers drawn uniformly: random_() over [0, 2**mantissa] (floats) or the dtype's range,
+        random_(to) over [0, to), random_(from, to) over [from, to)."""
+        bounds = dict(zip(("from", "to"), args))
+        bounds.update(kwargs)
+        return _inplace.random_(self, bounds.get("from"), bounds.get("to"), generator)
+
+    def bernoulli_(self, p=0.5, *, generator=None) -> "Tensor":
+        """Each element 1 with probability p (a number or a tensor of probabilities), else 0."""
+        return _inplace.bernoulli_(self, p, generator)
 
     def __setitem__(self, key, value) -> None:
         _inplace.setitem(self, key, value)

@@ -234,3 +234,49 @@ def test_writing_a_stored_tensor_reuses_its_buffer_without_a_copy():
     plan = gg._C.last_plan()
     ops = [line.split()[1] for line in str(plan).splitlines() if line.strip().startswith("#")]
     assert "Assign" not in ops  # each update's kernel writes the parameter's buffer itself
+
+
+def test_in_place_view_ops_change_this_tensor_only():
+    x = gg.tensor(np.arange(6.0).reshape(2, 3))
+    alias = x[0]
+    assert x.unsqueeze_(0) is x and tuple(x.shape) == (1, 2, 3)
+    x.transpose_(1, 2).squeeze_(0)
+    assert tuple(x.shape) == (3, 2) and not x.is_contiguous()
+    x[0] = -1  # still a view of the storage
+    np.testing.assert_array_equal(alias.numpy(), [-1, 1, 2])
+    w = gg.tensor(np.zeros(3), requires_grad=True)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        w.unsqueeze_(0)
+    with gg.no_grad():
+        w.unsqueeze_(0)  # a leaf stays a leaf, of the new shape
+    (w * 2).sum().backward()
+    assert w.is_leaf and tuple(w.grad.shape) == (1, 3)
+
+
+def test_random_fills_draw_from_a_generator_and_check_dtypes():
+    g = gg.Generator().manual_seed(7)
+    first = gg.zeros(5).uniform_(-1, 1, generator=g).numpy()
+    g.manual_seed(7)
+    np.testing.assert_array_equal(gg.zeros(5).uniform_(-1, 1, generator=g).numpy(), first)
+    g.manual_seed(7)
+    a = gg.zeros(5).normal_(generator=g).numpy()
+    g.manual_seed(7)
+    np.testing.assert_array_equal(gg.zeros(5).normal_(generator=g).numpy(), a)
+    r = gg.zeros(400, dtype="int64").random_(3, 7).numpy()
+    assert r.dtype == np.int64 and set(r) == {3, 4, 5, 6}
+    assert set(gg.zeros(400, dtype="int64").random_(2).numpy()) == {0, 1}
+    f = gg.zeros(400).random_().numpy()
+    assert f.min() >= 0 and f.max() <= 2 ** 24 and np.all(f == np.round(f))
+    b = gg.zeros(2000).bernoulli_(0.25).numpy()
+    assert set(b) == {0.0, 1.0} and abs(b.mean() - 0.25) < 0.05
+    e = gg.zeros(4000, dtype="float64").exponential_(2.0).numpy()
+    assert e.min() >= 0 and abs(e.mean() - 0.5) < 0.05
+    assert gg.zeros(100).geometric_(0.5).numpy().min() >= 1
+    assert gg.zeros(100).log_normal_().numpy().min() > 0
+    assert gg.zeros(100).cauchy_().numpy().shape == (100,)
+    with pytest.raises(gg.DTypeError, match="exponential_.*floating point"):
+        gg.zeros(3, dtype="int64").exponential_()
+    with pytest.raises(gg.InvalidArgumentError, match="random_ expects 'from' to be less than 'to'"):
+        gg.zeros(3).random_(5, 2)
+    with pytest.raises(gg.InvalidArgumentError, match="bernoulli_ expects p to be in"):
+        gg.zeros(3).bernoulli_(1.5)

@@ -198,11 +198,23 @@ def inplace_indexing_functions(T):
     return {"x": x, "y": y}
 
 
+def inplace_view_ops(T):
+    x = _tensor(T, np.arange(6).reshape(2, 3))
+    alias = x[0]
+    x.unsqueeze_(0)
+    shape_after_unsqueeze = np.array(x.shape)
+    x.transpose_(0, 2)
+    x[1] *= 10  # x is the transposed view now: its row 1 is column 1 of the storage
+    x.squeeze_()
+    return {"x": x, "alias": alias, "unsqueezed": shape_after_unsqueeze, "shape": np.array(x.shape),
+            "leaf": _error(lambda: _tensor(T, [1.0], requires_grad=True).unsqueeze_(0))}
+
+
 ALIASING = [view_then_inplace_on_base, inplace_on_view_then_read_base, transposed_view_setitem, views_of_views,
             detach_and_data_share_storage, augmented_assignment_on_alias, setitem_through_a_view, setitem_kinds,
             view_sees_writes_in_order, saved_tensor_modified, saved_input_modified, own_inplace_gradients,
             setitem_gradients, leaf_inplace, second_backward, impossible_view_and_expanded_write,
-            grad_tensor_is_one_storage, inplace_indexing_functions]
+            grad_tensor_is_one_storage, inplace_indexing_functions, inplace_view_ops]
 
 
 def _compare(got, want, what):
