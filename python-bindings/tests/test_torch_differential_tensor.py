@@ -261,7 +261,8 @@ def test_in_place_state_in_a_compiled_step_matches_torch():
 
 # ---- indexing against torch ----
 X = np.arange(4 * 5 * 6, dtype=np.float64).reshape(4, 5, 6)
-KEYS = [0, -1, (1, 2), slice(1, 3), (slice(None), 2), (Ellipsis, 1), (None, 0), (slice(None, None, 2), slice(1, None, 3)),
+KEYS = [0, -1, (1, 2), slice(1, 3), (slice(None), 2), (Ellipsis, 1), (None, 0),
+        (slice(None, None, 2), slice(1, None, 3)),
         [0, 2, 2], ([0, 3], [1, 4]), (slice(None), [4, 0, 0]), (slice(None), [[0, 1], [2, 3]], slice(1, 3)),
         ([1, 2], slice(None), [0, 5]), (0, slice(None), [1, 1, 2]), ([1, 2], 1), (1, [0, 4], slice(None)),
         (slice(None), slice(None), [-1, -6]), (np.array([True, False, True, False]),), (X[..., 0] > 50,),
