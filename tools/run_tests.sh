@@ -18,7 +18,7 @@
 #      that extension and libasan preloaded. Any finding stops its test and fails the stage. It
 #      rebuilds everything instrumented: about 10 more minutes on a 2-core machine.
 #
-#   bash tools/run_tests.sh              stages 1-5 (about 10 minutes on a 2-core machine)
+#   bash tools/run_tests.sh              stages 1-5 (how long on a 2-core machine: README.md)
 #   bash tools/run_tests.sh --sanitize   stages 1-6 (what CI runs)
 #   bash tools/run_tests.sh --in-tree    stage 5 against the development build instead
 #                                        (bash tools/dev_build.sh; PYTHONPATH=python-bindings)
