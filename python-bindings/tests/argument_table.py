@@ -355,6 +355,29 @@ LAYERS += [
     L("GRUCell", 3, 4, bias=False, inputs=((3,), (4,))),
 ]
 
+# Embedding layers: int64 indices in; padding_idx and scale_grad_by_freq change the weight's
+# gradient on purpose (not the finite-difference derivative: grad=False), max_norm rescales the
+# named rows of the weight in place before the lookup.
+EMB_IN = Labels((3, 4), 10)
+LAYERS += [
+    L("Embedding", 10, 3, inputs=(EMB_IN,)),
+    L("Embedding", 10, 3, inputs=(Labels((5,), 10),)),
+    A("Embedding", 10, 3, padding_idx=0, inputs=(EMB_IN,), grad=False),
+    A("Embedding", 10, 3, padding_idx=-1, scale_grad_by_freq=True, inputs=(EMB_IN,), grad=False),
+    A("Embedding", 10, 3, max_norm=1.0, inputs=(EMB_IN,), grad=False),
+    A("Embedding", 10, 3, max_norm=1.5, norm_type=1.0, inputs=(EMB_IN,), grad=False),
+    Row("layer", "Embedding", (10, 3), {"sparse": True}, (EMB_IN,),
+        torch="PyTorch's weight gradient is then a sparse tensor; test_embedding.py compares it densified"),
+    L("EmbeddingBag", 10, 3, inputs=(EMB_IN,)),
+    L("EmbeddingBag", 10, 3, mode="sum", inputs=(EMB_IN,)),
+    L("EmbeddingBag", 10, 3, mode="max", inputs=(EMB_IN,)),
+    A("EmbeddingBag", 10, 3, mode="sum", padding_idx=2, inputs=(EMB_IN,), grad=False),
+    Row("layer", "EmbeddingBag", (10, 3), {"scale_grad_by_freq": True}, (EMB_IN,), grad=False,
+        torch="PyTorch 2.13's CPU embedding_bag divides some rows by another index's count (pytorch/pytorch#190063, "
+              "fixed after 2.13); test_embedding.py checks the documented rule"),
+    A("EmbeddingBag", 10, 3, max_norm=1.0, inputs=(EMB_IN,), grad=False),
+]
+
 FUNCTIONALS = [
     F("relu", IMG),
     F("leaky_relu", IMG),
@@ -371,6 +394,11 @@ FUNCTIONALS = [
     F("softmax", (4, 5), dim=-1),
     F("softmax", (4, 5), dim=0),
     F("log_softmax", (4, 5), dim=1),
+    F("embedding", Labels((3, 4), 6), (6, 5)),
+    Row("functional", "embedding", (), {"padding_idx": 1, "scale_grad_by_freq": True}, (Labels((7,), 6), (6, 5)),
+        grad=False),
+    F("embedding_bag", Labels((3, 4), 6), (6, 5)),
+    F("embedding_bag", Labels((3, 4), 6), (6, 5), mode="sum", padding_idx=0),
     F("cross_entropy", (6, 4), Labels((6,), 4)),
     F("cross_entropy", (6, 4), Labels((6,), 4), reduction="sum"),
     F("linear", (4, 5), (3, 5), (3,)),

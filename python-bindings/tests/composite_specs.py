@@ -54,6 +54,17 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+# Embedding rows: repeated indices (their gradients add up), bags of 3, 1, 0 (zeros) and 4 indices.
+_EMB_IDX = np.array([[0, 3, 3], [6, 1, 3]])
+_BAG_IDX = np.array([2, 2, 5, 1, 0, 6, 2, 4])
+_BAG_OFF = np.array([0, 3, 4, 4])
+
+
+def _bag_ref(rows, reduce):
+    ends = list(_BAG_OFF[1:]) + [len(_BAG_IDX)]
+    return np.stack([reduce(rows[s:e], axis=0) if e > s else np.zeros(rows.shape[1]) for s, e in zip(_BAG_OFF, ends)])
+
+
 def _reflect_pad_ref(x):
     return np.pad(x, ((0, 0), (0, 0), (1, 2), (2, 1)), mode="reflect")
 
@@ -162,4 +173,13 @@ COMPOSITES = [
               lambda x: x.reshape(2, 3, 2, 2, 2, 3).mean(axis=(3, 5)), _normal(2, 3, 4, 6)),
     Composite("cat", lambda a, b: gg.cat([a, b], dim=1), lambda a, b: np.concatenate([a, b], axis=1),
               lambda rng: [rng.standard_normal((2, 3)), rng.standard_normal((2, 4))]),
+    Composite("embedding", lambda w: F.embedding(gg.tensor(_EMB_IDX), w), lambda w: w[_EMB_IDX], _normal(7, 5)),
+    Composite("embedding_bag-sum-per_sample_weights",
+              lambda w, p: F.embedding_bag(gg.tensor(_BAG_IDX), w, gg.tensor(_BAG_OFF), mode="sum", per_sample_weights=p),
+              lambda w, p: _bag_ref(w[_BAG_IDX] * p[:, None], np.sum),
+              lambda rng: [rng.standard_normal((7, 5)), rng.standard_normal(len(_BAG_IDX))]),
+    Composite("embedding_bag-mean", lambda w: F.embedding_bag(gg.tensor(_BAG_IDX), w, gg.tensor(_BAG_OFF)),
+              lambda w: _bag_ref(w[_BAG_IDX], np.mean), _normal(7, 5)),
+    Composite("embedding_bag-max", lambda w: F.embedding_bag(gg.tensor(_BAG_IDX), w, gg.tensor(_BAG_OFF), mode="max"),
+              lambda w: _bag_ref(w[_BAG_IDX], np.max), _normal(7, 5)),
 ]

@@ -5,6 +5,7 @@ from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
 from .container import ModuleDict, ModuleList
 from .conv import Conv1d, ConvTranspose1d, ConvTranspose2d
 from .dropout import Dropout1d, Dropout2d, Dropout3d
+from .embedding import Embedding, EmbeddingBag
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
@@ -42,3 +43,4 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]
+__all__ += ["Embedding", "EmbeddingBag"]

@@ -11,6 +11,7 @@ from typing import Optional
 from .._attention import scaled_dot_product_attention  # noqa: F401
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                        mse_loss, nll_loss)
+from .._embedding import embedding, embedding_bag  # noqa: F401
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
 from .._padding import pad  # noqa: F401
 from .._instancenorm import instance_norm  # noqa: F401
