@@ -200,6 +200,42 @@ def test_char_gpt_example_learns_the_fortunes_and_samples(tmp_path):
     assert "sample:\n" in out and len(out.split("sample:\n")[1]) > 40, out
 
 
+# ---- LSTM language model -----------------------------------------------------------------------
+@pytest.mark.skipif(not os.path.isdir("/usr/share/games/fortunes"),
+                    reason="Debian's fortunes package is not installed (bash tools/setup.sh installs it)")
+def test_lstm_lm_example_learns_the_fortunes_words_and_samples(tmp_path):
+    """lstm_lm.py --tiny (2 x 32 LSTM, one fortune file, 2 epochs of truncated BPTT): the
+    validation perplexity falls far below the vocabulary's size, and words are sampled."""
+    out = run_example("lstm_lm.py", "--tiny", cwd=tmp_path, timeout=600)
+    m = re.search(r"validation perplexity ([\d.]+) -> ([\d.]+) \(vocabulary (\d+)\)", out)
+    assert m, out
+    first, best, vocab = float(m.group(1)), float(m.group(2)), int(m.group(3))
+    assert best < first and best < vocab / 4, out
+    assert "End of training" in out and len(out.split("sample:\n")[1].split()) >= 10, out
+
+
+def test_lstm_lm_model_is_word_language_model_s_and_loads_torch_weights(torch):
+    """The example's RNNModel has word_language_model's parameter names and shapes, and computes
+    what the same layers in PyTorch compute with the same weights."""
+    ex = load_example_module("lstm_lm.py")
+    gg.manual_seed(0)
+    ours = ex.RNNModel(50, 8, 12, 2, dropout=0.0).double()
+    enc, rnn, dec = torch.nn.Embedding(50, 8), torch.nn.LSTM(8, 12, 2), torch.nn.Linear(12, 50)
+    theirs = {"encoder": enc, "rnn": rnn, "decoder": dec}
+    for name, layer in theirs.items():
+        layer.double().load_state_dict({k.split(".", 1)[1]: torch.tensor(v) for k, v in ours.state_dict().items()
+                                        if k.startswith(name + ".")})
+    assert sorted(ours.state_dict()) == sorted(f"{n}.{k}" for n, l in theirs.items() for k in l.state_dict())
+    x = np.random.default_rng(0).integers(0, 50, (7, 3))
+    out, (h, c) = ours(gg.tensor(x), tuple(gg.zeros(2, 3, 12, dtype="float64") for _ in range(2)))
+    y, (th, tc) = rnn(enc(torch.tensor(x)))
+    want = torch.log_softmax(dec(y).reshape(-1, 50), dim=1)
+    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(c.numpy(), tc.detach().numpy(), rtol=1e-9, atol=1e-10)
+    tied = ex.RNNModel(50, 8, 8, 1, tie_weights=True)
+    assert tied.decoder.weight is tied.encoder.weight
+
+
 # ---- attention ------------------------------------------------------------------------------
 def test_attention_example_learns_digits_well_above_chance(tmp_path):
     pytest.importorskip("sklearn")
