@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _C
 from ._indexing import gather, index_add, index_select
-from ._runtime import no_grad
+from ._runtime import no_grad, realize
 from ._tensor import Tensor, tensor, zeros
 from .functional import where
 
@@ -99,6 +99,9 @@ def renorm_(weight: Tensor, flat: Tensor, max_norm: float, norm_type: float) -> 
             norms = (a ** p).sum(1, keepdim=True) ** (1.0 / p)
         scale = where(norms > float(max_norm), float(max_norm) / (norms + 1e-7), 1.0)
         weight[flat] = rows * scale
+    # The renormalized table is computed now, so the weight is a stored tensor again: the
+    # optimizers' in-place updates take stored tensors only (not a pending in-place result).
+    realize(weight)
 
 
 def _row_scale(flat: Tensor, num: int, padding_idx: Optional[int], by_freq: bool, dtype: str) -> Optional[Tensor]:

@@ -74,6 +74,22 @@ def test_max_norm_renormalizes_the_named_rows_in_place_as_torch(max_norm, norm_t
     _close(w.grad.numpy(), tw.grad)
 
 
+def test_max_norm_layer_trains_with_an_optimizer_as_torch():
+    """The renormalized weight is a parameter the optimizer updates: three SGD steps of an
+    Embedding(max_norm=1) give PyTorch's table."""
+    ours, theirs = nn.Embedding(7, 4, max_norm=1.0).double(), torch.nn.Embedding(7, 4, max_norm=1.0).double()
+    theirs.load_state_dict({"weight": torch.tensor(ours.weight.numpy())})
+    opt, topt = gg.optim.SGD(ours.parameters(), lr=0.5), torch.optim.SGD(theirs.parameters(), lr=0.5)
+    for _ in range(3):
+        (ours(gg.tensor(IDX)) ** 2).sum().backward()
+        (theirs(torch.tensor(IDX)) ** 2).sum().backward()
+        opt.step()
+        topt.step()
+        opt.zero_grad()
+        topt.zero_grad()
+    _close(ours.weight.numpy(), theirs.weight)
+
+
 def test_embedding_takes_any_index_shape():
     w = gg.tensor(W)
     assert tuple(F.embedding(gg.tensor(np.array(3)), w).shape) == (4,)
@@ -135,10 +151,10 @@ def test_state_dict_loads_both_ways_with_torch():
 
 
 def test_compiled_training_step_of_an_embedding_model_replays_the_eager_numbers():
-    """Embedding (padding_idx, scale_grad_by_freq) -> Linear, trained three steps eagerly and compiled."""
+    """Embedding (padding_idx, max_norm) -> Linear, trained three steps eagerly and compiled."""
     def build():
         gg.manual_seed(1)
-        model = nn.Sequential(nn.Embedding(11, 5, padding_idx=0, scale_grad_by_freq=True), nn.Flatten(), nn.Linear(15, 3))
+        model = nn.Sequential(nn.Embedding(11, 5, padding_idx=0, max_norm=1.5), nn.Flatten(), nn.Linear(15, 3))
         return model, gg.optim.SGD(model.parameters(), lr=0.5)
     x = gg.tensor(np.array([[0, 3, 3], [10, 2, 0]]))
 
