@@ -2,7 +2,9 @@
 # The GPU check, run on a machine with an NVIDIA GPU and the CUDA toolkit (never in CI):
 #   1. build with GLASSGRAD_CUDA=ON (dev build in build/gpu) for every architecture, explicitly
 #      (GLASSGRAD_CUDA_ARCHS=all, as wheels and CI: the SASS check reads each; the CUDA 12 images
-#      too when NVRTC 12 is installed; GLASSGRAD_CUDA_ARCHS=90 builds one, '' the GPU it sees)
+#      too when NVRTC 12 is installed; GLASSGRAD_CUDA_ARCHS=90 builds one, '' the GPU it sees;
+#      GLASSGRAD_CUDA_LEGACY and GLASSGRAD_NVRTC, e.g. a libnvrtc.so.12 carried to a machine
+#      without network, are passed on every run, so a reused build/gpu follows them)
 #      with a C++ compiler that links libstdc++ dynamically (CXX if it does, else the first of
 #      /usr/bin/g++, g++, c++, clang++ that does: a module with its own static copy crashed on
 #      the first CUDA tensor once numpy and libcuda had loaded the system's), then a smoke test
@@ -129,6 +131,7 @@ if [ "$installed" = 0 ] && { [ "$build" = 1 ] || ! usable; }; then
   if { cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGLASSGRAD_BUILD_PYTHON=ON \
          -DCMAKE_CXX_COMPILER="$cxx" \
          -DGLASSGRAD_DEV_INPLACE=ON -DGLASSGRAD_CUDA=ON "-DGLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS}" \
+         "-DGLASSGRAD_CUDA_LEGACY=${GLASSGRAD_CUDA_LEGACY:-AUTO}" "-DGLASSGRAD_NVRTC=${GLASSGRAD_NVRTC:-}" \
          -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" &&
        cmake --build build/gpu -j "$(nproc)"; } > "$out/build.log" 2>&1; then
     row "build" "ok" "$((SECONDS - start)) s, $(sed -n 's/^-- glassgrad: \(CUDA kernels.*\)/\1/p' "$out/build.log" | head -1), CXX $cxx"
