@@ -107,8 +107,10 @@ def test_import_does_not_load_the_driver_library():
 
 
 def _in_fresh_process(code, **env):
-    """Runs code in a new interpreter (the driver version is read once, when cuda:0 starts)."""
-    full = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path), **env)
+    """Runs code in a new interpreter (the driver version is read once, when cuda:0 starts), under
+    the real driver unless env forces one (a run of tools/gpu_check.sh --driver exports it)."""
+    full = {k: v for k, v in os.environ.items() if k != "GLASSGRAD_CUDA_DRIVER_VERSION"}
+    full.update(PYTHONPATH=os.pathsep.join(sys.path), **env)
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=full, timeout=300)
 
 
