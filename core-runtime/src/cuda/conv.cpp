@@ -298,6 +298,14 @@ bool direct_preferred(const Problem& p) {
 
 // The few-channel input gradient (conv.cu's bwd_input_fewc): 3x3, stride 1, at most 4 input
 // channels, float32, no groups or dilation (any padding).
+// The direct input-gradient kernels (direct, few channels) sum each input pixel's K*R*S terms in
+// one running float32 sum: 3.5-5x cuDNN's float32 error on the first layers (docs/numerics.md,
+// benchmarks/conv_precision.py), over the default's bound. By default they run only when forced;
+// conv_fast_winograd() (which lifts the bound) offers them again.
+bool direct_within_bound(const Problem& p) {
+  return p.op != Op::BackwardInput || p.dt != DType::Float32 || conv_fast_winograd();
+}
+
 bool fewc_applies(const Problem& p) {
   const GGConv& g = p.g;
   return p.op == Op::BackwardInput && p.dt == DType::Float32 && !grouped_or_dilated(p) && g.C >= 1 && g.C <= 4 &&
@@ -496,7 +504,7 @@ Choice heuristic(const Problem& p, int64_t sms) {
   }
   c.target = base_target(sms) * (p.op == Op::BackwardWeight ? 2 : 1);
   if ((f == 3 || f == 4) && winograd_applies(p)) return wino_choice(p, f == 3 ? 2 : 4, forced_tile(true), base_target(sms));
-  if (direct_fits(p) && (f == 1 || (f == 0 && direct_preferred(p)))) c.algo = Algo::Direct;
+  if (direct_fits(p) && (f == 1 || (f == 0 && direct_preferred(p) && direct_within_bound(p)))) c.algo = Algo::Direct;
   if (fewc_applies(p) && ((f == 1 && forced_direct_variant() == "fewc") || (f == 0 && c.algo == Algo::Direct)))
     c.algo = Algo::FewChannels;
   if (f == 2 && p.dt == DType::Float32) {  // "igemm:<tile>": that tile where this direction has it
@@ -528,12 +536,12 @@ std::vector<Choice> candidates(const Problem& p, int64_t sms) {
       if (same(o, c)) return;
     out.push_back(c);
   };
-  if (direct_candidate(p)) {
+  if (direct_candidate(p) && direct_within_bound(p)) {
     Choice d;
     d.algo = Algo::Direct;
     add(d);
   }
-  if (fewc_applies(p)) {
+  if (fewc_applies(p) && direct_within_bound(p)) {
     Choice d;
     d.algo = Algo::FewChannels;
     add(d);

@@ -15,9 +15,10 @@ cuDNN, so is_available() is False and version() None, as PyTorch says for a buil
 and one of glassgrad's own, for the CPU and CUDA convolutions alike (docs/numerics.md):
 
     allow_fast_winograd  let float32 3x3 convolutions use Winograd F(4x4, 3x3), the fastest choice
-                    and the one that rounds worst (about 10-20x PyTorch's float32 error). Default
+                    and the one that rounds worst (about 10-40x PyTorch's float32 error). Default
                     off: every float32 convolution stays within 3x PyTorch's error (F(2x2, 3x3) or
-                    a GEMM instead). GLASSGRAD_CONV_FAST_WINOGRAD=1 sets the default.
+                    a GEMM instead; on CUDA the direct input-gradient kernels are left out too).
+                    GLASSGRAD_CONV_FAST_WINOGRAD=1 sets the default.
 
 Assigning an attribute (`cudnn.benchmark = True`) switches the setting; `flags(...)` sets several
 for a `with` block and restores them after."""

@@ -69,7 +69,8 @@ std::string forced_driver_version();
 // stride-1 layers and the one that rounds worst (about 10-20x PyTorch's float32 error). Off (the
 // default), every float32 convolution's error stays within the bound docs/numerics.md gives
 // (at most 3x PyTorch's on the same shape): F(2x2, 3x3) or a GEMM path instead on the CPU, and
-// the CUDA heuristics and autotuner leave F(4x4) out. float64 convolutions always may use it.
+// the CUDA heuristics and autotuner leave F(4x4) out, and the direct float32 input-gradient
+// kernels too. float64 convolutions always may use them.
 // glassgrad.backends.cudnn.allow_fast_winograd.
 void set_conv_fast_winograd(bool on);
 bool conv_fast_winograd();
