@@ -62,7 +62,7 @@ SCRIPTS = {
 # What each run still waits for (non-strict xfail: a run that passes once they land shows XPASS).
 WAITS_FOR = {
     "mnist": "Tensor.eq and Tensor.view_as (issue 31)",
-    "dcgan": "Tensor.is_xpu and Tensor.fill_ (issue 31)",
+    "dcgan": "Tensor.is_xpu (issue 31)",
     "vae": "glassgrad.randn_like and Tensor.pow (issue 31)",
     "word_language_model": "import torch.onnx (issue 36); narrow, t, view, new_zeros, "
                            "LongTensor, zero_ and p.data.add_ (issue 31); torch.save(model, f) of a whole module and "
