@@ -70,6 +70,7 @@ void bind_graph(py::module_& m) {
         d["scope"] = node.meta.scope;
         d["source"] = node.meta.source;
         d["role"] = role_name(node.meta.role);
+        d["layer"] = node.meta.layer;
         return d;
       })
       .def("signature", &Graph::signature)

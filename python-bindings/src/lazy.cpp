@@ -58,6 +58,8 @@ void bind_lazy(py::module_& m) {
         h.value()->requires_grad = on;
       })
       .def("same_value", [](const Handle& a, const Handle& b) { return a.value() == b.value(); })
+      .def_property_readonly("identity", [](const Handle& h) { return reinterpret_cast<uintptr_t>(h.value().get()); },
+                             "Equal for handles that pin the same value")
       .def("reset", [](Handle& h, const Handle& other) { h.reset(other.value()); })
       .def("pin", [](const Handle& h) { return wrap(h.value()); }, "Another pin on the same value.")
       .def("backward", [](const Handle& h, Handle* seed, bool retain_graph) {
@@ -137,6 +139,17 @@ void bind_lazy(py::module_& m) {
   m.def("lazy_realize", [](const std::vector<Handle*>& hs) { lazy::realize(values_of(hs)); }, py::arg("handles"));
   m.def("grad_enabled", &lazy::grad_enabled);
   m.def("set_grad_enabled", &lazy::set_grad_enabled);
+  m.def("eager_views", &lazy::eager_views);
+  m.def("set_eager_views", &lazy::set_eager_views);
+  m.def("lazy_inspect", [](const std::vector<Handle*>& hs) {
+    lazy::InspectedGraph g = lazy::inspect_graph(values_of(hs));
+    py::list leaves;
+    for (const auto& v : g.leaves) {
+      if (v) leaves.append(py::cast(wrap(v)));
+      else leaves.append(py::none());
+    }
+    return py::make_tuple(std::move(g.graph), leaves, g.outputs);
+  }, py::arg("handles"), "(graph, the lazy value of each leaf by value id, the outputs' ids): lazy::inspect_graph");
   m.def("cache_stats", [] {
     const lazy::CacheStats s = lazy::cache_stats();
     py::dict d;

@@ -108,5 +108,17 @@ const ValuePtr& value_of(Export& ex, ValueId id) {
 
 std::string pending_graph_str(const ValuePtr& v) { return export_graph({v}, true).graph.str(); }
 
+InspectedGraph inspect_graph(const std::vector<ValuePtr>& roots) {
+  Export ex = export_graph(roots, true);
+  InspectedGraph out;
+  out.leaves.resize(static_cast<size_t>(ex.graph.num_values()));
+  for (ValueId id = 0; id < ex.graph.num_values(); ++id) {
+    if (ex.graph.value(id).producer == kNoNode) out.leaves[static_cast<size_t>(id)] = ex.by_id[static_cast<size_t>(id)];
+  }
+  out.outputs = ex.outputs;
+  out.graph = std::move(ex.graph);
+  return out;
+}
+
 }  // namespace lazy
 }  // namespace glassgrad

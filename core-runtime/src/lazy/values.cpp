@@ -16,6 +16,7 @@ uint64_t g_seq = 0;
 // Per thread, as in PyTorch: no_grad() in one thread (evaluation) never stops another thread's
 // training step from recording its gradients.
 thread_local bool t_grad_enabled = true;
+thread_local bool t_eager_views = true;
 }  // namespace
 
 uint64_t next_seq() { return ++g_seq; }
@@ -113,6 +114,8 @@ size_t revert_all(const std::vector<Handle*>& handles, const std::vector<ValuePt
 
 bool grad_enabled() { return t_grad_enabled; }
 void set_grad_enabled(bool on) { t_grad_enabled = on; }
+bool eager_views() { return t_eager_views; }
+void set_eager_views(bool on) { t_eager_views = on; }
 
 void throw_invalid(const Value& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
@@ -171,7 +174,7 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
                      std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) { return v->requires_grad; });
 
   // A view of a computed tensor that needs no gradient is taken now: no node, no copy.
-  if (s.view_of >= 0 && !track) {
+  if (s.view_of >= 0 && !track && t_eager_views) {
     const ValuePtr& base = inputs[static_cast<size_t>(s.view_of)];
     Layout l;
     if (base->realized() && s.view(attrs, base->data.layout(), outs[0].shape, l)) {

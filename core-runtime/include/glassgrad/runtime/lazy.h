@@ -215,6 +215,12 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
 bool grad_enabled();
 void set_grad_enabled(bool on);
 
+// Views of computed tensors that need no gradient are taken at once, with no node (record()).
+// While glassgrad.onnx traces a model this is off: every view is a node, so the exported graph
+// reaches the parameters, buffers and inputs the model reads (per thread, like gradient mode).
+bool eager_views();
+void set_eager_views(bool on);
+
 // Memory budget for the plans realize compiles (bytes for arena + outputs on the device):
 // an explicit one (glassgrad.compile(..., memory_limit=)), else what the device allocator's limit
 // leaves beside the memory already held; 0 = none. Over budget, plans checkpoint (remat.h).
@@ -228,6 +234,14 @@ void clear_cache();
 std::shared_ptr<const Plan> last_plan();
 // The not-yet-computed graph that computes `v` (what realize would export), as text.
 std::string pending_graph_str(const ValuePtr& v);
+// The graph computing `roots`, exported as realize exports it (computed values are its leaves),
+// with the lazy value behind each leaf: what glassgrad.onnx translates.
+struct InspectedGraph {
+  Graph graph;
+  std::vector<ValuePtr> leaves;  // by graph value id; null for the values nodes compute
+  std::vector<ValueId> outputs;  // the roots, in order
+};
+InspectedGraph inspect_graph(const std::vector<ValuePtr>& roots);
 // Exports the graph computing `roots` (stopping at computed values) and compiles it, without
 // running anything: what memory_report() shows.
 std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots);
