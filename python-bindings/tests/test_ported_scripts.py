@@ -1,8 +1,7 @@
 """Real PyTorch scripts with their imports changed (tests/ported_scripts/): each port differs from
 its original only in import lines and the lines CHANGED lists with the reason, and each runs
 briefly on local data. Runs that need what other work still brings (the tensor surface, issue
-31; layers and optimizers, issue 32; torch.onnx, issue 36) are expected to fail, each naming what
-it waits for."""
+31; layers and optimizers, issue 32) are expected to fail, each naming what it waits for."""
 import fcntl
 import os
 import pty
@@ -64,8 +63,8 @@ WAITS_FOR = {
     "mnist": "Tensor.eq and Tensor.view_as (issue 31)",
     "dcgan": "Tensor.is_xpu (issue 31)",
     "vae": "glassgrad.randn_like and Tensor.pow (issue 31)",
-    "word_language_model": "import torch.onnx (issue 36); narrow, t, view, new_zeros, "
-                           "LongTensor, zero_ and p.data.add_ (issue 31); torch.save(model, f) of a whole module and "
+    "word_language_model": "narrow, t, view, new_zeros, LongTensor, zero_ and p.data.add_ (issue 31); "
+                           "torch.save(model, f) of a whole module and "
                            "torch.load of it under torch.serialization.safe_globals with torch.nn.modules.* class "
                            "paths (no issue yet: glassgrad saves state only)",
     "pytorch_cifar": "Tensor.eq (issue 31)",
