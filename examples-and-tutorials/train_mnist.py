@@ -8,6 +8,7 @@ and the test accuracy after every epoch.
     python examples-and-tutorials/train_mnist.py                 # 5 epochs on Fashion-MNIST
     python examples-and-tutorials/train_mnist.py --data ~/mnist  # MNIST IDX files
     python examples-and-tutorials/train_mnist.py --epochs 1 --limit 6400 --device cpu
+    python examples-and-tutorials/train_mnist.py --save simple_cnn.pt  # keep the trained weights (docs/export.md)
 """
 import argparse
 import sys
@@ -34,6 +35,7 @@ def parse_args():
     p.add_argument("--device", default=None, help="cpu or cuda (default: the GPU when one is usable)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save", metavar="PATH", help="write the trained model's state_dict there (glassgrad.save)")
     p.add_argument("--distributed", action="store_true",
                    help="data-parallel over the ranks of python -m glassgrad.distributed.run --nproc-per-node N "
                         "(each rank trains on its share; --batch-size is per rank)")
@@ -150,6 +152,9 @@ def main():
               f"test accuracy {test_acc:.4f}")
     stats = mf.cache_stats()
     print(f"plan cache: {stats['compiles']} compiles, {stats['hits']} hits")
+    if args.save and (not args.distributed or dist.get_rank() == 0):
+        mf.save(model.state_dict(), args.save)
+        print(f"saved the model's weights to {args.save}")
 
 
 if __name__ == "__main__":
