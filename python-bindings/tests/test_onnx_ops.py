@@ -92,8 +92,8 @@ def test_op_exports_and_onnxruntime_matches_the_kernel(spec):
 def test_every_op_exports_or_says_why_not():
     missing = [op for op, status, _ in go.coverage() if status == "missing"]
     assert not missing, (f"forward ops with neither an ONNX converter nor a reason they cannot export: {missing}; "
-                         f"add a converter in glassgrad/onnx/ops/ (or cannot(op, reason) there) and a row of "
-                         f"docs/export.md")
+                         f"add a converter in glassgrad/onnx/ops/ (or cannot(op, reason) there), then rewrite "
+                         f"docs/export.md's op list with tools/onnx_coverage_table.py")
 
 
 def test_every_exported_op_is_tested_through_the_op_table():
@@ -112,4 +112,5 @@ def test_the_docs_list_every_op_with_its_status():
     rows = dict(re.findall(r"^\| `(\w+)` \| (exports|cannot) \|", table, re.M))
     want = {op: status for op, status, _ in go.coverage()}
     assert rows == want, (f"docs/export.md's op list differs from glassgrad.onnx.coverage(): "
-                          f"{sorted(set(rows.items()) ^ set(want.items()))}")
+                          f"{sorted(set(rows.items()) ^ set(want.items()))}; rewrite it with "
+                          f"PYTHONPATH=python-bindings python3 tools/onnx_coverage_table.py")
