@@ -25,6 +25,19 @@ def current_rows(text: str):
     return {m.group(1): (m.group(2), m.group(3)) for m in map(ROW.match, table.splitlines()) if m}
 
 
+# The page's short forms of coverage()'s reasons shared by many ops.
+SHORT = {"a gradient op": "a gradient op (backward graphs only)",
+         "an in-place update": "an in-place update of training state",
+         "a collective": "a collective of data-parallel training"}
+
+
+def _short(what: str) -> str:
+    for start, words in SHORT.items():
+        if what.startswith(start):
+            return words
+    return what.replace("|", "/")
+
+
 def table(text: str) -> str:
     from glassgrad.onnx import coverage
 
@@ -35,7 +48,7 @@ def table(text: str) -> str:
             raise SystemExit(f"{op} has neither an ONNX converter nor a reason it cannot export: add one in "
                              f"python-bindings/glassgrad/onnx/ops/ first")
         kept = old.get(op)
-        words = kept[1] if kept and kept[0] == status else what.replace("|", "/")
+        words = kept[1] if kept and kept[0] == status else _short(what)
         lines.append(f"| `{op}` | {status} | {words} |")
     lines.append(END)
     return text[:text.index(START)] + "\n".join(lines) + text[text.index(END) + len(END):]
