@@ -6,7 +6,8 @@ run faster and viewers show as the layer:
     Gemm                 Permute(W, [1, 0]) -> MatMul(x, .) [-> Add(., b)], x 2-D, b 1-D:
                          nn.Linear on a batch of vectors (Gemm with transB = 1, W as stored)
     LayerNormalization   Mean(x, D) and Var(x, D, correction 0) -> Sub(x, mean) / Sqrt(var + eps)
-                         [-> Mul(., w)] [-> Add(., b)], D the last axes: nn.LayerNorm (opset 17+)
+                         [-> Mul(., w)] [-> Add(., b)], D the last axes: nn.LayerNorm (opset 17+,
+                         not float64: its statistics are float32 at most)
     Concat               a sum (Add tree) of SliceBackward(x_k) into one shape, step 1, whose
                          slices tile the axis: torch.cat (glassgrad/_spatial.py)
 
@@ -108,6 +109,8 @@ def _layer_norm(g: _Graph, i: int) -> Optional[tuple]:
         return None
     var = g.made_by(g.node(add_eps)["inputs"][0], "Var")
     if var is None or g.node(mean)["inputs"][0] != x or g.node(var)["inputs"][0] != x:
+        return None
+    if g.c.trace.values[x]["dtype"] == "float64":  # LayerNormalization computes in float32 at most
         return None
     rank = len(g.shape(x))
     dims = g.attrs(mean).get("dims")

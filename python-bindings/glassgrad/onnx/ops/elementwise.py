@@ -53,6 +53,14 @@ def _whole(onnx_op: str) -> Formula:
     return lambda ctx, xs, s, dt: ctx.emit(onnx_op, xs[0]) if _is_float(dt) else xs[0]
 
 
+def _sign(ctx: NodeContext, xs, s, dt) -> str:
+    """Sign, with 0 for NaN as the kernel (and PyTorch) give."""
+    x = xs[0]
+    if not _is_float(dt):
+        return ctx.emit("Sign", x)
+    return ctx.emit("Where", ctx.emit("IsNaN", x), ctx.scalar(0.0, dt), ctx.emit("Sign", x))
+
+
 def _trunc(ctx: NodeContext, xs, s, dt) -> str:
     x = xs[0]
     if not _is_float(dt):
@@ -212,7 +220,7 @@ _TABLE = {
     "Greater": _simple("Greater"), "GreaterEqual": _simple("GreaterOrEqual"),
     "NotEqual": lambda ctx, xs, s, dt: ctx.emit("Not", ctx.emit("Equal", *xs)),
     # PyTorch's math functions
-    "Abs": _simple("Abs"), "Sign": _simple("Sign"), "Sin": _simple("Sin"), "Cos": _simple("Cos"),
+    "Abs": _simple("Abs"), "Sign": _sign, "Sin": _simple("Sin"), "Cos": _simple("Cos"),
     "Tan": _simple("Tan"), "Asin": _simple("Asin"), "Acos": _simple("Acos"), "Atan": _simple("Atan"),
     "Sinh": _simple("Sinh"), "Cosh": _simple("Cosh"), "Asinh": _simple("Asinh"), "Acosh": _simple("Acosh"),
     "Atanh": _simple("Atanh"), "Erf": _simple("Erf"),
@@ -235,7 +243,7 @@ _ONNX_NAMES = {
     "Softplus": "Softplus, Greater, Where", "LessEqual": "LessOrEqual", "GreaterEqual": "GreaterOrEqual",
     "NotEqual": "Equal, Not",
     "Exp2": "Pow", "Log2": "Log, Div", "Log10": "Log, Div", "Log1p": "Log, Add, Sub, Div, Mul, Where",
-    "Expm1": "Exp, Sub, Mul, Div, Log, Where", "Rsqrt": "Sqrt, Reciprocal", "Floor": "Floor (integers: none)",
+    "Expm1": "Exp, Sub, Mul, Div, Log, Where", "Rsqrt": "Sqrt, Reciprocal", "Sign": "Sign (NaN: IsNaN, Where)", "Floor": "Floor (integers: none)",
     "Ceil": "Ceil (integers: none)", "Round": "Round (integers: none)", "Trunc": "Floor, Ceil, Where (integers: none)",
     "Atan2": "Div, Atan, Add, Where", "Remainder": "Mod, Add, Where", "Fmod": "Mod",
     "FloorDivide": "Mod, Sub, Div, Floor, Where (integers: Div, Mul, Sub, Where)", "LogicalAnd": "And",
