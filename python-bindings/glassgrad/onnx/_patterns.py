@@ -96,6 +96,17 @@ def _trailing(dims, rank: int) -> Optional[int]:
     return axes[0] if axes == list(range(axes[0], rank)) else None
 
 
+def _affine_step(g: _Graph, out: int, op: str, normalized: list) -> Optional[tuple]:
+    """The sole `op` node reading `out` with an operand of the normalized shape (a layer norm's
+    weight or bias): (that node, the operand), or None."""
+    k = g.sole_reader(out, op)
+    if k is None:
+        return None
+    a, b = g.node(k)["inputs"]
+    other = b if a == out else a
+    return (k, other) if list(g.shape(other)) == normalized else None
+
+
 def _layer_norm(g: _Graph, i: int) -> Optional[tuple]:
     """Div node i as the core of a layer norm: (absorbed nodes, anchor, Unit)."""
     c, s = g.node(i)["inputs"]
@@ -122,20 +133,16 @@ def _layer_norm(g: _Graph, i: int) -> Optional[tuple]:
     normalized = list(g.shape(x)[axis:])
     nodes = [mean, var, sub, add_eps, sqrt, i]
     out, anchor, scale, bias = g.node(i)["outputs"][0], i, None, None
-    mul = g.sole_reader(out, "Mul")
-    if mul is not None:
-        a, b = g.node(mul)["inputs"]
-        w = b if a == out else a
-        if list(g.shape(w)) == normalized:
-            nodes.append(mul)
-            out, anchor, scale = g.node(mul)["outputs"][0], mul, w
-            add = g.sole_reader(out, "Add")
-            if add is not None:
-                a, b = g.node(add)["inputs"]
-                bb = b if a == out else a
-                if list(g.shape(bb)) == normalized:
-                    nodes.append(add)
-                    out, anchor, bias = g.node(add)["outputs"][0], add, bb
+    affine = _affine_step(g, out, "Mul", normalized)
+    if affine is not None:
+        anchor, scale = affine
+        nodes.append(anchor)
+        out = g.node(anchor)["outputs"][0]
+        affine = _affine_step(g, out, "Add", normalized)
+        if affine is not None:
+            anchor, bias = affine
+            nodes.append(anchor)
+            out = g.node(anchor)["outputs"][0]
     if scale is None and any(isinstance(d, Sym) for d in normalized):
         return None
     inputs = [x] + ([scale] if scale is not None else []) + ([bias] if bias is not None else [])
