@@ -365,3 +365,23 @@ def test_signature_is_torchs_legacy_exporter():
     assert names[:len(theirs) + 1] == ["model", "args", "f"] + list(theirs)[2:]
     for name, default in theirs.items():
         assert ours[name].default == default, name
+
+
+@pytest.mark.cuda
+def test_a_model_on_the_gpu_exports_the_file_it_exports_on_the_cpu():
+    """The file describes the model, not its device: a model and input on the GPU give the same ops
+    and weights, and onnxruntime (CPU) on it matches the GPU's outputs."""
+    if not gg.cuda.is_available():
+        pytest.skip(gg.cuda.why_unavailable())
+    model = gg.models.SimpleCNN()
+    x = np.random.default_rng(0).standard_normal((3, 1, 28, 28)).astype(np.float32)
+    on_cpu = go.export(model, gg.tensor(x), None, input_names=["x"])
+    model.to("cuda")
+    on_gpu = go.export(model, gg.tensor(x, device="cuda"), None, input_names=["x"])
+    assert [n.op_type for n in on_gpu.graph.node] == [n.op_type for n in on_cpu.graph.node]
+    for a, b in zip(on_gpu.graph.initializer, on_cpu.graph.initializer):
+        assert a.name == b.name and a.raw_data == b.raw_data
+    got = session(on_gpu).run(None, {"x": x})[0]
+    with gg.no_grad():
+        want = model(gg.tensor(x, device="cuda")).numpy()
+    assert relative_error(got, want) <= 1e-5
