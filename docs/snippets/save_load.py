@@ -47,3 +47,25 @@ if torch is not None:
 for name, value in optimizer.state_dict()["param_groups"][0].items():
     print(f"{name:13s} {value if name != 'params' else value[:3] + ['...']}")
 # --8<-- [end:layout]
+
+# --8<-- [start:whole_model]
+import glassgrad.nn as nn
+
+
+class Net(nn.Module):                          # a script's own model class
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(4, 8)
+        self.head = nn.Linear(8, 2)
+
+    def forward(self, x):
+        return self.head(self.body(x).relu())
+
+
+gg.save(Net(), "model.pt")                     # the whole object, as torch.save(model, f)
+with gg.serialization.safe_globals([Net, gg.nn.modules.linear.Linear]):
+    model = gg.load("model.pt")                # Parameters back, tied weights still tied
+model = gg.load("model.pt", weights_only=False)  # or: glassgrad's layers and Net, already imported
+print(type(model).__name__, model.head.weight.shape)
+# --8<-- [end:whole_model]
+assert type(model).__name__ == "Net"

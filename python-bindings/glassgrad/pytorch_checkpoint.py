@@ -9,11 +9,15 @@ every tensor as a NumPy array, so
 load a model trained in PyTorch. The file is a zip archive: <name>/data.pkl pickles the object,
 and each tensor's storage is a raw little-endian file <name>/data/<key>. The pickle is read by an
 unpickler that allows only what a checkpoint of tensors needs (OrderedDict, PyTorch's tensor and
-parameter rebuild functions, its storage types, torch.Size); any other class or function in the
-file is refused, so loading never runs code from it.
+parameter rebuild functions, its storage types, torch.Size, torch.device and the dtypes) and the
+classes _checkpoint_objects.find_global allows (the user's allowlist; glassgrad's layers with
+weights_only=False); any other class or function in the file is refused, so loading never runs
+code from it. Files of whole objects (_checkpoint_objects.MARKER) give glassgrad Tensors and
+Parameters; the others give every tensor as a NumPy array.
 """
 from __future__ import annotations
 
+import _compat_pickle
 import io
 import os
 import pickle
@@ -26,6 +30,7 @@ from typing import Any, Dict, Tuple
 import numpy as np
 
 from . import _C
+from . import _checkpoint_objects as _objects
 
 # PyTorch storage type -> NumPy dtype of its raw bytes (bfloat16 is read as uint16 and widened).
 _STORAGE_DTYPES = {
@@ -44,7 +49,7 @@ class _StorageType:
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=False, backward_hooks=None,
                        metadata=None):
     size, stride, storage_offset = tuple(int(s) for s in size), tuple(int(s) for s in stride), int(storage_offset)
-    array, name = storage
+    array, name = storage[0], storage[1]
     # as_strided reads wherever size and stride point: a tensor that does not lie inside its
     # storage (a damaged or hostile file) is refused before any element is read.
     if len(size) != len(stride) or storage_offset < 0 or min(size + stride, default=0) < 0:
@@ -78,30 +83,55 @@ def _size(*args):
     return tuple(args[0]) if len(args) == 1 else tuple(args)
 
 
+def _device(*args):
+    from ._device import device
+    return device(*args)
+
+
 _ALLOWED = {
     ("collections", "OrderedDict"): OrderedDict,
     ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
     ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
     ("torch", "Size"): _size,
+    ("torch", "device"): _device,
 }
 
 
 class _Unpickler(pickle.Unpickler):
-    def __init__(self, file, archive: zipfile.ZipFile, prefix: str, path: str, big_endian: bool):
+    """objects: the file holds whole objects (its tensors come back as glassgrad Tensors on the
+    device map_location says, Parameters as Parameters); else every tensor is a NumPy array."""
+
+    def __init__(self, file, archive: zipfile.ZipFile, prefix: str, path: str, big_endian: bool,
+                 objects: bool = False, weights_only: bool = True, map_location=None):
         super().__init__(file)
         self.archive, self.prefix, self.path, self.big_endian = archive, prefix, path, big_endian
         self.storages: Dict[str, np.ndarray] = {}
+        self.objects, self.weights_only, self.map_location = objects, weights_only, map_location
 
     def find_class(self, module: str, name: str):
+        # Protocol 2 writes Python 2's names (__builtin__.set, copy_reg._reconstructor).
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        module = _compat_pickle.IMPORT_MAPPING.get(module, module)
+        if self.objects and (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+            return self._tensor
+        if self.objects and (module, name) == ("torch._utils", "_rebuild_parameter"):
+            return _objects.parameter_of
+        if self.objects and (module, name) == ("torch", "Size"):
+            from ._size import Size
+            return lambda *args: Size(_size(*args))
         if (module, name) in _ALLOWED:
             return _ALLOWED[(module, name)]
         if module == "torch" and name in _STORAGE_DTYPES:
             return _StorageType(name)
-        raise _C.GlassgradError(
-            f"{self.path}: the checkpoint holds a {module}.{name}, which glassgrad.load_pytorch does not read "
-            f"(it reads tensors, dicts, lists and numbers only, and never runs code from a file)\n"
-            f"  fix: in PyTorch, save the state_dict alone: torch.save(model.state_dict(), path)")
+        if module == "torch" and _objects.torch_dtype(name) is not None:
+            return _objects.torch_dtype(name)
+        return _objects.find_global(module, name, self.weights_only, self.path)
+
+    def _tensor(self, storage, *args):
+        return _objects.tensor_of(_rebuild_tensor_v2(storage, *args), storage[2], self.map_location,
+                                  bool(args[3]) if len(args) > 3 else False)
 
     def persistent_load(self, pid: Tuple[Any, ...]):
         if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
@@ -113,7 +143,7 @@ class _Unpickler(pickle.Unpickler):
             raw = self.archive.read(f"{self.prefix}data/{key}")
             dtype = storage_type.dtype.newbyteorder(">") if self.big_endian else storage_type.dtype
             self.storages[key] = np.frombuffer(raw, dtype=dtype).astype(storage_type.dtype)
-        return self.storages[key], storage_type.name
+        return self.storages[key], storage_type.name, str(pid[3])
 
 
 def load_pytorch(path) -> Any:
@@ -140,12 +170,13 @@ def is_torch_zip(archive: zipfile.ZipFile) -> bool:
     return any(n.endswith("data.pkl") for n in archive.namelist())
 
 
-def load_pytorch_bytes(raw: bytes, path: str) -> Any:
-    """load_pytorch of a file's bytes (`path` names it in errors)."""
+def load_pytorch_bytes(raw: bytes, path: str, weights_only: bool = True, map_location=None) -> Any:
+    """load_pytorch of a file's bytes (`path` names it in errors; weights_only and map_location as
+    torch.load's, for files of whole objects)."""
     from .serialization import CheckpointError
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            return _load(archive, path)
+            return _load(archive, path, weights_only, map_location)
     except CheckpointError:
         raise
     except _C.GlassgradError as e:
@@ -160,15 +191,17 @@ def load_pytorch_bytes(raw: bytes, path: str) -> Any:
                               f"(zip format, PyTorch 1.6 or later)") from None
 
 
-def _load(archive: zipfile.ZipFile, path: str) -> Any:
+def _load(archive: zipfile.ZipFile, path: str, weights_only: bool = True, map_location=None) -> Any:
     pickles = [n for n in archive.namelist() if n.endswith("data.pkl")]
     if len(pickles) != 1:
         raise _C.GlassgradError(f"{path}: expected one data.pkl in the archive, found {len(pickles)}")
     prefix = pickles[0][:-len("data.pkl")]
     order = f"{prefix}byteorder"
     big = order in archive.namelist() and archive.read(order).strip() == b"big"
+    objects = f"{prefix}{_objects.MARKER}" in archive.namelist()
     data = archive.read(pickles[0])  # read whole: the zip's CRC-32 of the record is checked
-    return _Unpickler(io.BytesIO(data), archive, prefix, path, big).load()
+    obj = _Unpickler(io.BytesIO(data), archive, prefix, path, big, objects, weights_only, map_location).load()
+    return _objects.finish(obj) if objects else obj
 
 
 # ---- writing: torch.save's zip format -----------------------------------------------------------
@@ -346,6 +379,21 @@ def write_torch_zip(f, tree, archive: str = "archive", max_depth: int = 100) -> 
     """Writes `tree` (plain containers and values, NumPy arrays as its tensors) to the binary
     file f in torch.save's zip format (see above)."""
     pkl, storages = torch_pickle(tree, max_depth)
+    write_torch_records(f, pkl, storages, archive)
+
+
+def pickle_objects(obj):
+    """(data.pkl, storages) of any picklable object (a whole model): its tensors as PyTorch's
+    tensor records (_checkpoint_objects.py). write_torch_records(..., OBJECTS_RECORD) writes them."""
+    return _objects.pickle_objects(obj, _STORAGE_OF)
+
+
+OBJECTS_RECORD = {_objects.MARKER: b"1"}  # the record that marks a file of whole objects
+
+
+def write_torch_records(f, pkl: bytes, storages, archive: str, extra=None) -> None:
+    """The zip records of torch.save's format around a pickle and its storages (and `extra`
+    {name: bytes} records)."""
     with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as z:
         _aligned_member(z, f, f"{archive}/data.pkl", pkl)
         _aligned_member(z, f, f"{archive}/.format_version", b"1")
@@ -354,5 +402,7 @@ def write_torch_zip(f, tree, archive: str = "archive", max_depth: int = 100) -> 
         for key, arr in storages:
             _aligned_member(z, f, f"{archive}/data/{key}", arr.reshape(-1).view(np.uint8) if arr.size else b"")
         _aligned_member(z, f, f"{archive}/version", b"3\n")
+        for name, data in (extra or {}).items():
+            _aligned_member(z, f, f"{archive}/{name}", data)
         _aligned_member(z, f, f"{archive}/.data/serialization_id",
                         "".join(str(secrets.randbelow(10)) for _ in range(40)).encode())

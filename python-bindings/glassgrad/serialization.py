@@ -9,7 +9,10 @@
 What can be saved: a tree of dicts (str or int keys), lists and tuples whose leaves are NumPy
 arrays, glassgrad Tensors, NumPy scalars and plain Python values (int, float, str, bool, None).
 load() returns the same tree, with every array and tensor as a NumPy array (load_state_dict and
-glassgrad.tensor take those).
+glassgrad.tensor take those). Anything else, a whole model above all (torch.save(model, f)), is
+pickled as torch.save pickles it (_checkpoint_objects.py), and load() gives it back with glassgrad
+Tensors and Parameters, under PyTorch's weights_only rules: its classes must be allowlisted
+(serialization.safe_globals) or the load asked for with weights_only=False.
 
 The file (format=None chooses the first that fits): "torch", PyTorch's own zip format
 (torch.load(path, weights_only=True) reads it; pytorch_checkpoint.py writes it without torch),
@@ -54,7 +57,12 @@ from typing import Any, Callable, Dict, Optional, Tuple, Union
 import numpy as np
 
 from . import _C
-from .pytorch_checkpoint import NotTorchSavable, is_torch_zip, load_pytorch_bytes, torch_pickle, write_torch_zip
+from ._checkpoint_objects import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, is_torch_zip, load_pytorch_bytes, pickle_objects,
+                                 torch_pickle, write_torch_records, write_torch_zip)
+
+__all__ = ["save", "load", "CheckpointError", "CheckpointNotFoundError", "add_safe_globals", "clear_safe_globals",
+           "get_safe_globals", "safe_globals", "default_format"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 _META_KEY = "glassgrad"             # safetensors metadata entry
@@ -363,11 +371,19 @@ def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None: 
     if fmt == "safetensors" and not _have_safetensors():
         raise MissingDependencyError("glassgrad.save: format='safetensors' needs the safetensors package\n"
                                      "  fix: python3 -m pip install safetensors, or pass format='npz'")
-    tree = _plain(obj)
+    try:
+        tree = _plain(obj)
+    except TypeError:
+        if fmt not in (None, "torch"):
+            raise
+        tree, fmt = None, "objects"  # a whole model, a set, a tuple key: pickled, as torch.save does
     is_path = isinstance(f, (str, bytes, os.PathLike))
     archive = os.path.splitext(os.path.basename(os.fsdecode(f)))[0] if is_path else "archive"
     archive = archive if archive and archive.isascii() and "/" not in archive else "archive"
-    if fmt in (None, "torch"):
+    if fmt == "objects":
+        pkl, storages = pickle_objects(obj)  # before any byte is written: a failure leaves f untouched
+        write = lambda f: write_torch_records(f, pkl, storages, archive, OBJECTS_RECORD)  # noqa: E731
+    elif fmt in (None, "torch"):
         try:
             torch_pickle(tree, _MAX_DEPTH)  # fits the torch format?
             fmt = "torch"
@@ -376,7 +392,8 @@ def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None: 
                 raise TypeError(f"glassgrad.save: format='torch' cannot hold {e}: PyTorch has no storage for it\n"
                                 f"  fix: convert it (e.g. .astype(np.int64)), or pass format='npz'") from None
             fmt = default_format()
-    write = _writer(tree, fmt, archive)
+    if fmt != "objects":
+        write = _writer(tree, fmt, archive)
     if is_path:
         _atomic_write(os.fsdecode(f), write)
     elif callable(getattr(f, "seekable", None)) and f.seekable() and f.tell() == 0:
@@ -497,9 +514,9 @@ def _is_torch_file(raw: bytes) -> bool:
         return False
 
 
-def _tree(path: str, raw: bytes) -> Any:
+def _tree(path: str, raw: bytes, weights_only: bool = True, map_location=None) -> Any:
     if raw[:4] == b"PK\x03\x04" and _is_torch_file(raw):
-        return load_pytorch_bytes(raw, path)
+        return load_pytorch_bytes(raw, path, weights_only, map_location)
     if raw[:4] == b"PK\x03\x04":
         arrays, meta = _read_npz(path, raw)
     elif _looks_like_safetensors(raw):
@@ -543,8 +560,15 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
     earlier glassgrad, or by torch.save (its zip format), and returns its tree with every tensor
     as a NumPy array (load_state_dict and glassgrad.tensor take those; the arrays are on the host
     whatever map_location says). A safetensors or npz file from elsewhere comes back as a flat
-    {name: array} dict. Only data is ever read, never code, so weights_only changes nothing. Any
-    failure raises a CheckpointError (a GlassgradError) naming the file and what is wrong."""
+    {name: array} dict.
+
+    A file of whole objects (save(model, f)) comes back with glassgrad Tensors and Parameters,
+    placed by map_location as torch.load places them (None: where they were saved). Its classes
+    follow torch.load's rules: weights_only=True (the default, None) constructs only those
+    allowlisted with serialization.safe_globals / add_safe_globals; weights_only=False also
+    glassgrad's layers, optimizers and schedulers and subclasses of them already imported (a
+    model class of the running script). No other code is ever run from a file. Any failure raises
+    a CheckpointError (a GlassgradError) naming the file and what is wrong."""
     if isinstance(f, (str, bytes, os.PathLike)):
         path = os.fsdecode(f)
         _remove_stale_temporaries(path)
@@ -557,7 +581,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         raw = bytes(raw)
     else:
         raise TypeError(f"glassgrad.load: expected a path or a binary file object, got {type(f).__name__}")
+    if weights_only is not None and not isinstance(weights_only, bool):
+        raise TypeError(f"glassgrad.load: weights_only must be True, False or None, got {weights_only!r}")
     try:
-        return _tree(path, raw)
+        return _tree(path, raw, weights_only is not False, map_location)
     except _Damaged as e:
         raise CheckpointError(f"{path}: {e}") from None

@@ -63,10 +63,7 @@ WAITS_FOR = {
     "mnist": "Tensor.eq and Tensor.view_as (issue 31)",
     "dcgan": "Tensor.is_xpu (issue 31)",
     "vae": "glassgrad.randn_like and Tensor.pow (issue 31)",
-    "word_language_model": "narrow, t, view, new_zeros, LongTensor, zero_ and p.data.add_ (issue 31); "
-                           "torch.save(model, f) of a whole module and "
-                           "torch.load of it under torch.serialization.safe_globals with torch.nn.modules.* class "
-                           "paths (no issue yet: glassgrad saves state only)",
+    "word_language_model": "narrow, t, view, new_zeros, LongTensor, zero_ and p.data.add_ (issue 31)",
     "pytorch_cifar": "Tensor.eq (issue 31)",
 }
 

@@ -1,0 +1,347 @@
+"""Whole objects in checkpoints: torch.save(model, f) and torch.load(f) under safe_globals.
+
+glassgrad.save writes a tree of tensors in plain containers with pytorch_checkpoint's hand-written
+pickle. Anything else (a model, a tuple-keyed dict, a set, a user's class) is pickled here, into the
+same zip layout torch.save writes: glassgrad tensors become PyTorch's tensor records
+(torch._utils._rebuild_tensor_v2 of a storage record, Parameters _rebuild_parameter of that),
+glassgrad's device, dtype and Size become torch.device, torch.<dtype> and torch.Size, and a member
+`.data/glassgrad_objects` marks the file, so that glassgrad.load gives back glassgrad Tensors and
+Parameters where the tree format gives NumPy arrays. Classes are pickled by their module path
+(glassgrad.nn.layers.Linear, __main__.RNNModel), as PyTorch pickles its own.
+
+Loading never runs code the user did not allow (docs/save-and-resume.md, "Whole models"). What
+the unpickler may construct:
+- always: containers, numbers, strings, tensors, devices, dtypes, Sizes;
+- classes and functions the user allowlisted: add_safe_globals([...]) or
+  `with safe_globals([...]):`, torch.serialization's names and semantics;
+- with weights_only=False, also glassgrad's layers, optimizers and schedulers, a user's subclasses
+  of them from a module already imported (a model class of the training script), and the
+  activation functions of glassgrad.nn.functional. Nothing is imported by name from a file, and
+  no other function can be called, so a hostile file cannot reach os.system or a file writer.
+"""
+from __future__ import annotations
+
+import builtins
+import codecs
+import collections
+import copyreg
+import importlib
+import io
+import pickle
+import sys
+import threading
+from typing import Any, Dict, List
+
+import numpy as np
+
+from . import _C
+
+MARKER = ".data/glassgrad_objects"  # member name inside the archive folder
+
+# ---- the allowlist: torch.serialization's add_safe_globals / safe_globals ------------------------
+_added: Dict[str, Any] = {}
+_scoped = threading.local()  # a stack of {name: object} for the safe_globals contexts of this thread
+
+
+def _global_name(entry) -> tuple:
+    """(name, object) of an allowlist entry: an object (named module.qualname) or (object, name)."""
+    if isinstance(entry, tuple):
+        if len(entry) != 2 or not isinstance(entry[1], str):
+            raise TypeError(f"safe_globals: a tuple entry must be (object, 'module.name'), got {entry!r}")
+        return entry[1], entry[0]
+    module = getattr(entry, "__module__", None)
+    qualname = getattr(entry, "__qualname__", None) or getattr(entry, "__name__", None)
+    if module is None or qualname is None:
+        raise TypeError(f"safe_globals: expected classes or functions, got {entry!r} (a {type(entry).__name__})\n"
+                        f"  fix: pass the class itself, e.g. safe_globals([MyModel])")
+    return f"{module}.{qualname}", entry
+
+
+def add_safe_globals(safe_globals: List[Any]) -> None:
+    """Allowlists classes and functions for glassgrad.load(weights_only=True), for this process."""
+    for entry in safe_globals:
+        name, obj = _global_name(entry)
+        _added[name] = obj
+
+
+def get_safe_globals() -> List[Any]:
+    """The globals add_safe_globals allowlisted (entries given as (object, name) come back so)."""
+    return [obj if _global_name(obj)[0] == name else (obj, name) for name, obj in _added.items()
+            if not isinstance(obj, tuple)]
+
+
+def clear_safe_globals() -> None:
+    """Forgets every global add_safe_globals allowlisted."""
+    _added.clear()
+
+
+class safe_globals:  # noqa: N801  (torch.serialization.safe_globals' spelling)
+    """`with safe_globals([MyModel, ...]):` allowlists them for the loads inside the block only."""
+
+    def __init__(self, safe_globals: List[Any]):
+        self.safe_globals = dict(_global_name(e) for e in safe_globals)
+
+    def __enter__(self):
+        stack = getattr(_scoped, "stack", None)
+        if stack is None:
+            stack = _scoped.stack = []
+        stack.append(self.safe_globals)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _scoped.stack.remove(self.safe_globals)
+
+
+def _allowlisted(name: str):
+    for scope in reversed(getattr(_scoped, "stack", None) or []):
+        if name in scope:
+            return scope[name]
+    return _added.get(name, _MISSING)
+
+
+_MISSING = object()
+
+# ---- resolving a pickled global ------------------------------------------------------------------
+# Always allowed: building blocks of containers and of the objects protocol 2 writes.
+_BUILTINS = {("builtins", n): getattr(builtins, n) for n in ("set", "frozenset", "complex", "slice", "range",
+                                                             "bytearray", "bytes", "list", "dict", "tuple", "int",
+                                                             "float", "str", "bool", "object")}
+_ALWAYS = {**_BUILTINS, ("_codecs", "encode"): codecs.encode, ("collections", "OrderedDict"): collections.OrderedDict,
+           ("collections", "defaultdict"): collections.defaultdict, ("copyreg", "_reconstructor"): copyreg._reconstructor}
+
+
+def _trusted_class(obj) -> bool:
+    """A class weights_only=False constructs unasked: a glassgrad layer, optimizer or scheduler, or
+    a subclass of one (in-memory objects: their constructors touch nothing outside the process)."""
+    from .nn.module import Module
+    from .optim.lr_scheduler import LRScheduler
+    from .optim.optimizer import Optimizer
+    return isinstance(obj, type) and issubclass(obj, (Module, Optimizer, LRScheduler))
+
+
+def _trusted_function(module: str, obj) -> bool:
+    """glassgrad.nn.functional's activations (a TransformerEncoderLayer holds one)."""
+    return module in ("glassgrad.functional", "glassgrad.nn.functional") and callable(obj) and not isinstance(obj, type)
+
+
+def find_global(module: str, name: str, weights_only: bool, path: str):
+    """The object a checkpoint's GLOBAL module.name stands for, or a GlassgradError that says why
+    it is refused and how to allow it."""
+    full = f"{module}.{name}"
+    if (module, name) in _ALWAYS:
+        return _ALWAYS[(module, name)]
+    obj = _allowlisted(full)
+    if obj is not _MISSING:
+        return obj
+    if not weights_only:
+        # Only modules already imported (the training script's own, glassgrad's): a file never
+        # makes glassgrad import anything.
+        owner = sys.modules.get(module)
+        if owner is None and module.startswith("glassgrad."):
+            owner = importlib.import_module(module)
+        found = _attribute(owner, name) if owner is not None else _MISSING
+        if found is not _MISSING and (_trusted_class(found) or _trusted_function(module, found)):
+            return found
+        if owner is None and not module.startswith("torch"):
+            raise _C.GlassgradError(
+                f"{path}: the checkpoint holds a {full}, and its module '{module}' is not imported\n"
+                f"  cause: glassgrad.load never imports a module a file names (importing runs its code)\n"
+                f"  fix: import {module} before glassgrad.load, or allowlist the class: "
+                f"glassgrad.serialization.add_safe_globals([{name}])")
+    if module.startswith("torch"):
+        raise _C.GlassgradError(
+            f"{path}: the checkpoint holds a {full}, a PyTorch object glassgrad does not rebuild (a whole PyTorch "
+            f"model or optimizer object)\n  fix: in PyTorch, save the state alone: torch.save(model.state_dict(), "
+            f"path), then model.load_state_dict(glassgrad.load(path)) here")
+    if weights_only:
+        raise _C.GlassgradError(
+            f"{path}: Weights only load failed: the checkpoint holds a {full}, which is not an allowed global by "
+            f"default (glassgrad.load never runs code from a file unless told to trust it)\n"
+            f"  cause: glassgrad.load(f) reads tensors, containers and numbers (weights_only=True, PyTorch's "
+            f"default), and other classes only when you allowlist them\n"
+            f"  fix: if you wrote the file and {name} is your own class (a model), allowlist it: `with "
+            f"glassgrad.serialization.safe_globals([{name}]): obj = glassgrad.load(f)`, or load it with "
+            f"glassgrad.load(f, weights_only=False); never allowlist a function such as os.system")
+    raise _C.GlassgradError(
+        f"{path}: the checkpoint holds a {full}, which glassgrad.load never constructs unasked: it loads "
+        f"glassgrad's layers, optimizers and schedulers and subclasses of them, and never runs code from a file\n"
+        f"  fix: if you wrote the file and {name} is your own class, "
+        f"glassgrad.serialization.add_safe_globals([{name}]) before loading")
+
+
+def _attribute(owner, dotted: str):
+    obj = owner
+    for part in dotted.split("."):
+        obj = getattr(obj, part, _MISSING)
+        if obj is _MISSING:
+            return _MISSING
+    return obj
+
+
+# ---- restoring tensors -------------------------------------------------------------------------
+def restore_device(location: str, map_location) -> str:
+    """Where a tensor saved on `location` goes, by torch.load's map_location rules (None: where
+    it was saved; a device or string; a {saved: new} dict; a function of (storage, location)
+    called with the NumPy array, whose result is kept when it names a device)."""
+    from . import _device
+    target = location
+    if callable(map_location) and not isinstance(map_location, (str, dict)):
+        result = map_location(None, location)
+        target = "cpu" if result is None or not isinstance(result, str) else result
+    elif isinstance(map_location, dict):
+        target = map_location.get(location, location)
+    elif map_location is not None:
+        target = str(map_location)
+    target = _device.normalize(target)
+    if target != "cpu" and not _device.cuda_available():
+        raise _C.DeviceError(
+            f"glassgrad.load: a tensor was saved on {location} and this machine has no usable CUDA GPU\n"
+            f"  fix: glassgrad.load(f, map_location='cpu') (or map_location=glassgrad.device('cpu'))")
+    return target
+
+
+def tensor_of(array: np.ndarray, location: str, map_location, requires_grad: bool = False):
+    from ._tensor import tensor
+    return tensor(array, device=restore_device(location, map_location), requires_grad=requires_grad)
+
+
+def parameter_of(data, requires_grad: bool = True, backward_hooks=None, state=None):
+    from .nn.module import Parameter
+    return Parameter(data, bool(requires_grad))
+
+
+def finish(obj) -> Any:
+    """Every module reached from `obj`: its buffers become module state again (as
+    register_buffer makes them), so plans update them in place as before saving."""
+    from .nn.module import Module, _state_leaf
+    seen = set()
+    todo = [obj]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if isinstance(x, Module):
+            buffers = x.__dict__.get("_buffers", {})
+            for n, b in list(buffers.items()):
+                if b is not None:
+                    buffers[n] = _state_leaf(b.numpy(), b.device, b.name)
+            todo.extend(x.__dict__.values())
+        elif isinstance(x, dict):
+            todo.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset)):
+            todo.extend(x)
+    return obj
+
+
+# ---- writing -------------------------------------------------------------------------------------
+class _Global:
+    """A global written by name (PyTorch's rebuild functions and types need no torch here)."""
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):  # pickle wants a reduce function to be callable; this one is only written
+        raise TypeError(f"{self.module}.{self.name} is a name written into a checkpoint, not a function")
+
+
+_REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_TORCH_DEVICE = _Global("torch", "device")
+_TORCH_SIZE = _Global("torch", "Size")
+
+
+class _Storage:
+    def __init__(self, key: str, array: np.ndarray, location: str):
+        self.key, self.array, self.location = key, array, location
+
+
+class _Data:
+    """A Parameter's tensor, written as a plain tensor record (its .data)."""
+
+    def __init__(self, t):
+        self.t = t
+
+
+class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can write a name torch has
+    def __init__(self, file, storage_of: Dict[Any, str]):
+        super().__init__(file, protocol=2)
+        self.storage_of = storage_of
+        self.storages: List[_Storage] = []
+
+    def persistent_id(self, obj):
+        if isinstance(obj, _Storage):
+            return ("storage", _Global("torch", self.storage_of[obj.array.dtype]), obj.key, obj.location,
+                    int(obj.array.size))
+        return None
+
+    def save_global(self, obj, name=None):
+        if isinstance(obj, _Global):
+            self.write(pickle.GLOBAL + obj.module.encode() + b"\n" + obj.name.encode() + b"\n")
+            self.memoize(obj)
+            return
+        super().save_global(obj, name)
+
+    def reducer_override(self, obj):
+        from . import _device, _size
+        from ._tensor import Tensor
+        from .nn.module import Parameter
+        if isinstance(obj, _Global):
+            return obj.name  # a str: written by save_global
+        if isinstance(obj, Parameter):
+            return _REBUILD_PARAMETER, (_Data(obj), obj.requires_grad, collections.OrderedDict())
+        if isinstance(obj, (Tensor, _Data)):
+            t = obj.t if isinstance(obj, _Data) else obj
+            arr = np.array(t.numpy(), order="C")
+            arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
+            if arr.dtype.newbyteorder("=") not in self.storage_of:
+                raise pickle.PicklingError(f"a tensor of dtype {arr.dtype} (PyTorch's format has no storage for it)")
+            storage = _Storage(str(len(self.storages)), arr, str(t.device))
+            self.storages.append(storage)
+            shape = tuple(int(d) for d in arr.shape)
+            strides, acc = [], 1
+            for d in reversed(shape):
+                strides.append(acc)
+                acc *= max(d, 1)
+            requires_grad = bool(t.requires_grad) and not isinstance(obj, _Data)
+            return _REBUILD_TENSOR, (storage, 0, shape, tuple(reversed(strides)), requires_grad,
+                                     collections.OrderedDict())
+        if isinstance(obj, _device.device):
+            return _TORCH_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index)
+        if isinstance(obj, _size.Size):
+            return _TORCH_SIZE, (tuple(int(d) for d in obj),)
+        if isinstance(obj, np.ndarray) and obj.dtype.hasobject:
+            raise pickle.PicklingError("a NumPy array of Python objects")
+        return NotImplemented
+
+    def save(self, obj, save_persistent_id=True):
+        from . import _dtypes
+        if isinstance(obj, _dtypes.dtype):  # torch.float32 and its kin are globals of the torch module
+            obj = _DTYPE_GLOBALS.setdefault(str(obj), _Global("torch", str(obj)))
+        super().save(obj, save_persistent_id)
+
+
+_DTYPE_GLOBALS: Dict[str, _Global] = {}
+
+
+def pickle_objects(obj, storage_of: Dict[Any, str]):
+    """(data.pkl bytes, [(key, array)]) for any picklable `obj`; raises TypeError naming what
+    cannot be pickled."""
+    buf = io.BytesIO()
+    p = _Pickler(buf, storage_of)
+    try:
+        p.dump(obj)
+    except RecursionError:
+        raise TypeError("glassgrad.save: the object nests too deeply to be saved") from None
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise TypeError(f"glassgrad.save: cannot save this {type(obj).__name__}: {e}\n"
+                        f"  cause: it holds something Python cannot pickle (a lambda, an open file, a generator, "
+                        f"a CUDA handle)\n  fix: save its state instead, e.g. glassgrad.save(model.state_dict(), "
+                        f"path)") from None
+    return buf.getvalue(), [(s.key, s.array) for s in p.storages]
+
+
+def torch_dtype(name: str):
+    """glassgrad's dtype for a torch.<name> global, or None."""
+    from . import _dtypes
+    return _dtypes.DTYPES.get(name)
