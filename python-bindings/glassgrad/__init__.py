@@ -59,7 +59,7 @@ from .compile import compile  # noqa: E402
 from .serialization import CheckpointError, load, save  # noqa: E402
 from .pytorch_checkpoint import load_pytorch  # noqa: E402
 from . import debug  # noqa: E402
-from . import accelerator, backends, utils  # noqa: E402,F401
+from . import accelerator, backends, multiprocessing, utils  # noqa: E402,F401
 from ._generator import Generator  # noqa: E402
 from . import onnx  # noqa: E402,F401  (torch.onnx's place; imports the onnx package only when used)
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats  # noqa: E402,F401

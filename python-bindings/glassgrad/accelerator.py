@@ -10,7 +10,8 @@ from typing import Optional
 from . import _C, _device
 
 __all__ = ["is_available", "current_accelerator", "device_count", "current_device_index", "set_device_index",
-           "synchronize"]
+           "synchronize", "device_index", "current_device_idx", "set_device_idx", "empty_cache", "memory_allocated",
+           "max_memory_allocated", "memory_reserved", "memory_stats", "get_memory_info"]
 
 _current_index = 0
 
@@ -68,3 +69,68 @@ def synchronize(device=None, /) -> None:
         raise _C.DeviceError("glassgrad.accelerator.synchronize: no usable GPU\n"
                              f"  cause: {_C.cuda_why_unavailable()}")
     _C.cuda_synchronize(_index(device, "synchronize"))
+
+
+# PyTorch's earlier spellings of the two above.
+current_device_idx = current_device_index
+set_device_idx = set_device_index
+
+
+class device_index:  # noqa: N801  (torch.accelerator.device_index's spelling)
+    """`with glassgrad.accelerator.device_index(i):` makes GPU i the current one inside the block
+    and restores the previous one after it; None changes nothing."""
+
+    def __init__(self, device: Optional[int], /) -> None:
+        self.idx = device
+        self.prev_idx = -1
+
+    def __enter__(self) -> None:
+        if self.idx is not None:
+            self.prev_idx = current_device_index()
+            set_device_index(self.idx)
+
+    def __exit__(self, *exc_info) -> None:
+        if self.idx is not None:
+            set_device_index(self.prev_idx)
+
+
+# ---- memory of the current GPU (glassgrad.cuda's accounting; a DeviceError without a GPU) ----
+def _cuda(device):
+    from . import cuda
+    return cuda, _index(device, "memory")
+
+
+def empty_cache() -> None:
+    """Returns the memory the caching allocator keeps on the current GPU to the driver."""
+    cuda, index = _cuda(None)
+    cuda.empty_cache(index)
+
+
+def memory_stats(device_index=None, /) -> dict:
+    """glassgrad.cuda.memory_stats, with PyTorch's names for the byte counts beside glassgrad's."""
+    cuda, index = _cuda(device_index)
+    stats = cuda.memory_stats(index)
+    stats.update({"allocated_bytes.all.current": stats["current"], "allocated_bytes.all.peak": stats["peak"],
+                  "reserved_bytes.all.current": stats["current"] + stats["cached"]})
+    return stats
+
+
+def memory_allocated(device_index=None, /) -> int:
+    """Bytes held by tensors on the GPU now."""
+    return int(memory_stats(device_index)["allocated_bytes.all.current"])
+
+
+def max_memory_allocated(device_index=None, /) -> int:
+    """The most bytes tensors held on the GPU at once."""
+    return int(memory_stats(device_index)["allocated_bytes.all.peak"])
+
+
+def memory_reserved(device_index=None, /) -> int:
+    """Bytes glassgrad holds on the GPU: tensors' and the allocator's cache."""
+    return int(memory_stats(device_index)["reserved_bytes.all.current"])
+
+
+def get_memory_info(device_index=None, /):
+    """(free, total) bytes on the GPU as the driver sees them."""
+    cuda, index = _cuda(device_index)
+    return cuda.mem_get_info(index)

@@ -108,6 +108,31 @@ def test_accelerator_synchronize_without_gpu_says_why():
         gg.accelerator.synchronize()
 
 
+def test_accelerator_device_index_context_and_pytorch_spellings():
+    start = gg.accelerator.current_device_index()
+    with gg.accelerator.device_index(None):  # no-op, as PyTorch's
+        assert gg.accelerator.current_device_index() == start
+    with gg.accelerator.device_index(0):
+        assert gg.accelerator.current_device_idx() == 0
+    assert gg.accelerator.current_device_index() == start
+    with pytest.raises(gg.DeviceError, match="out of range"):
+        with gg.accelerator.device_index(7):
+            pass
+    assert gg.accelerator.set_device_idx is gg.accelerator.set_device_index
+    if not gg.cuda.is_available():
+        with pytest.raises(gg.DeviceError, match="cannot be used"):
+            gg.accelerator.memory_allocated()
+
+
+def test_accelerator_names_match_torch(torch):
+    import inspect
+    for name in ("device_index", "current_device_idx", "set_device_idx", "empty_cache", "memory_allocated",
+                 "max_memory_allocated", "memory_reserved", "memory_stats", "get_memory_info"):
+        ours, theirs = getattr(gg.accelerator, name), getattr(torch.accelerator, name)
+        if not isinstance(theirs, type):
+            assert list(inspect.signature(ours).parameters) == list(inspect.signature(theirs).parameters), name
+
+
 @pytest.mark.cuda
 def test_accelerator_on_a_gpu():
     assert gg.accelerator.is_available() and gg.accelerator.device_count() >= 1
