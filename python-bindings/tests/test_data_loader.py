@@ -185,3 +185,11 @@ def test_glassgrad_data_loaders_are_datasets_of_the_new_api_and_the_array_loader
     assert isinstance(xb, gg.Tensor) and xb.shape == (4, 1, 28, 28) and yb.dtype == "int64"
     arrays = ArrayLoader(splits.x_train, splits.y_train, batch_size=4)  # arrays: the NumPy convenience
     assert not isinstance(arrays, DataLoader) and isinstance(next(iter(arrays))[0], np.ndarray)
+
+
+def test_the_dataloader_module_has_torchs_names():
+    # older scripts: `from torch.utils.data.dataloader import default_collate`
+    from glassgrad.utils.data import dataloader
+    from glassgrad.utils.data import default_collate, default_convert, get_worker_info
+    assert dataloader.default_collate is default_collate and dataloader.default_convert is default_convert
+    assert dataloader.get_worker_info is get_worker_info and dataloader.DataLoader is gg.utils.data.DataLoader

@@ -168,3 +168,24 @@ def test_gzip_idx_is_read_directly(tmp_path):
     path = tmp_path / "x.gz"
     write_idx(str(path), np.arange(6, dtype=np.uint8).reshape(2, 3))
     assert gzip.decompress(path.read_bytes())[:4] == b"\x00\x00\x08\x02"
+
+
+def test_missing_data_is_the_runtime_error_torchvision_raises(tmp_path):
+    with pytest.raises(RuntimeError, match="Dataset not found"):  # scripts catch torchvision's RuntimeError
+        datasets.MNIST(str(tmp_path))
+    assert issubclass(DatasetNotFoundError, FileNotFoundError) and issubclass(DatasetNotFoundError, gg.GlassgradError)
+
+
+def test_repr_and_old_attribute_names_are_torchvisions(tmp_path):
+    write_mnist(str(tmp_path))
+    ds = datasets.MNIST(str(tmp_path), transform=T.Compose([T.ToTensor(), T.Normalize((0.1307,), (0.3081,))]))
+    # torchvision indents the transforms' first line only (the multi-line repr is one body entry)
+    assert repr(ds) == ("Dataset MNIST\n    Number of datapoints: 12\n    Root location: " + str(tmp_path) +
+                        "\n    Split: Train\n    StandardTransform\nTransform: Compose(\n"
+                        "               ToTensor()\n               Normalize(mean=(0.1307,), std=(0.3081,))\n"
+                        "           )")
+    assert (ds.training_file, ds.test_file) == ("training.pt", "test.pt")
+    with pytest.warns(UserWarning, match="train_labels has been renamed targets"):
+        assert ds.train_labels is ds.targets
+    with pytest.warns(UserWarning, match="test_data has been renamed data"):
+        assert ds.test_data is ds.data

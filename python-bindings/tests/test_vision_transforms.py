@@ -36,7 +36,8 @@ def test_to_tensor_scales_uint8_and_keeps_other_dtypes(rgb):
     for img in (Image.fromarray(rgb), rgb):
         t = T.ToTensor()(img)
         assert isinstance(t, gg.Tensor) and t.dtype == "float32" and t.shape == (3, 13, 17)
-        np.testing.assert_allclose(t.numpy(), rgb.transpose(2, 0, 1) / 255.0, rtol=1e-6)
+        # torchvision's img.float().div(255), bit for bit
+        np.testing.assert_array_equal(t.numpy(), rgb.transpose(2, 0, 1).astype(np.float32) / np.float32(255))
     gray = T.ToTensor()(Image.fromarray(rgb[:, :, 0]))
     assert gray.shape == (1, 13, 17)
     f = np.random.default_rng(1).random((4, 5)).astype(np.float64)

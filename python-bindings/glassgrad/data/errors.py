@@ -1,11 +1,13 @@
 """Errors of glassgrad.data. Both derive from glassgrad.GlassgradError and from the builtin a
-user would expect (`except FileNotFoundError` / `except ValueError` keep working)."""
+user would expect (`except FileNotFoundError` / `except ValueError` keep working; a missing data
+set is also the RuntimeError torchvision raises)."""
 from .._C import GlassgradError
 
 
-class DatasetNotFoundError(GlassgradError, FileNotFoundError):
+class DatasetNotFoundError(GlassgradError, FileNotFoundError, RuntimeError):
     """A data set's files are not where they were looked for. The message lists the paths
-    tried and says how to get the data (glassgrad never downloads anything)."""
+    tried and says how to get the data. Also a RuntimeError: torchvision raises that, and
+    scripts catch it."""
 
 
 class DataFormatError(GlassgradError, ValueError):

@@ -28,6 +28,8 @@ from ._utils import collate as _collate
 from ._utils import fetch as _fetch
 from ._utils import transport as _transport
 from ._utils import worker as _worker
+from ._utils.collate import default_collate, default_convert  # noqa: F401  (torch.utils.data.dataloader's names)
+from ._utils.worker import get_worker_info  # noqa: F401
 from ._utils.pin_memory import pin_memory as _pin_memory
 from ._utils.pin_memory import pinning
 from .dataset import IterableDataset

@@ -28,6 +28,8 @@ class MNIST(VisionDataset):
         ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
         ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
     ]
+    training_file = "training.pt"  # torchvision's names of its old processed files
+    test_file = "test.pt"
     classes = ["0 - zero", "1 - one", "2 - two", "3 - three", "4 - four", "5 - five", "6 - six", "7 - seven",
                "8 - eight", "9 - nine"]
 

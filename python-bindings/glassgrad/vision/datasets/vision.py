@@ -74,5 +74,5 @@ class VisionDataset(Dataset):
             body.append(f"Root location: {self.root}")
         body += self.extra_repr().splitlines()
         if getattr(self, "transforms", None) is not None:
-            body += repr(self.transforms).splitlines()
+            body += [repr(self.transforms)]  # torchvision indents its first line only
         return "\n".join(["Dataset " + self.__class__.__name__] + [" " * self._repr_indent + line for line in body])

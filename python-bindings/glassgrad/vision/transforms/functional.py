@@ -80,9 +80,9 @@ def _to_chw_array(pic) -> np.ndarray:
     else:
         raise TypeError(f"pic should be PIL Image or ndarray. Got {type(pic)}")
     chw = arr.transpose(2, 0, 1)
-    if chw.dtype == np.uint8:  # as ToTensor: float32 x / 255
+    if chw.dtype == np.uint8:  # as ToTensor: float32 x / 255 (a division: x * (1/255) is 1 ulp off)
         out = chw.astype(np.float32)
-        out *= np.float32(1 / 255)
+        out /= np.float32(255)
         return out
     return np.ascontiguousarray(chw)
 
