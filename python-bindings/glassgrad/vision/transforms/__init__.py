@@ -2,10 +2,16 @@
 functional.py)."""
 from . import functional  # noqa: F401
 from .functional import InterpolationMode
+from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
+                       RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
+                       RandomSolarize, TenCrop)
 from .transforms import (CenterCrop, ColorJitter, Compose, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
                          RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
                          RandomResizedCrop, RandomVerticalFlip, Resize, ToPILImage, ToTensor)
 
 __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMode", "Lambda", "Normalize", "Pad",
            "PILToTensor", "RandomApply", "RandomChoice", "RandomCrop", "RandomGrayscale", "RandomHorizontalFlip",
-           "RandomOrder", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor", "functional"]
+           "RandomOrder", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor", "functional",
+           "ConvertImageDtype", "FiveCrop", "GaussianBlur", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
+           "RandomEqualize", "RandomErasing", "RandomInvert", "RandomPosterize", "RandomRotation", "RandomSolarize",
+           "TenCrop"]
