@@ -187,3 +187,50 @@ def test_equal_to_torchvision_where_it_is_installed(img):
         np.testing.assert_array_equal(ours, getattr(tv, name)(tt, *args).numpy(), err_msg=name)
         np.testing.assert_array_equal(np.asarray(getattr(F, name)(_pil(img), *args)),
                                       np.asarray(getattr(tv, name)(_pil(img), *args)), err_msg=name)
+
+
+def test_autoaugment_policies_run_on_pil_and_tensors_and_repeat_with_the_seed(img):
+    for make in (lambda: T.AutoAugment(T.AutoAugmentPolicy.CIFAR10), lambda: T.AutoAugment(T.AutoAugmentPolicy.SVHN),
+                 lambda: T.RandAugment(), lambda: T.TrivialAugmentWide(fill=[1.0, 2.0, 3.0])):
+        aug = make()
+        for _ in range(15):
+            out = aug(gg.tensor(img))
+            assert out.shape == (3, 20, 26) and out.dtype == "uint8"
+            assert aug(_pil(img)).size == (26, 20)
+        gg.manual_seed(5)
+        first = [aug(gg.tensor(img)).numpy() for _ in range(5)]
+        gg.manual_seed(5)
+        again = [aug(gg.tensor(img)).numpy() for _ in range(5)]
+        assert all(np.array_equal(a, b) for a, b in zip(first, again))
+    policies = T.AutoAugment(T.AutoAugmentPolicy.IMAGENET).policies
+    assert len(policies) == 25 and policies[0] == (("Posterize", 0.4, 8), ("Rotate", 0.6, 9))
+    assert repr(T.AutoAugment()) == "AutoAugment(policy=AutoAugmentPolicy.IMAGENET, fill=None)"
+    assert repr(T.RandAugment()) == ("RandAugment(num_ops=2, magnitude=9, num_magnitude_bins=31, "
+                                     "interpolation=InterpolationMode.NEAREST, fill=None)")
+
+
+def test_magnitude_bins_are_torch_linspace_values():
+    from glassgrad.vision.transforms._image import linspace
+    space = T.TrivialAugmentWide()._augmentation_space(31)
+    assert space["Posterize"][0].tolist() == [8 - round(i / 5) for i in range(31)]
+    assert space["Solarize"][0][0] == 255.0 and space["Solarize"][0][-1] == 0.0
+    torch = pytest.importorskip("torch")
+    for start, end, n in [(0, 0.9, 31), (0, 0.99, 31), (0, 32.0, 31), (255.0, 0.0, 31), (-10.5, 10.5, 21)]:
+        np.testing.assert_array_equal(linspace(start, end, n), torch.linspace(start, end, n).numpy())
+
+
+def test_autoaugment_operations_equal_torchvisions_where_it_is_installed(img):
+    torch = pytest.importorskip("torch")
+    ta = pytest.importorskip("torchvision.transforms.autoaugment")
+    tvt = pytest.importorskip("torchvision.transforms")
+    from glassgrad.vision.transforms import autoaugment as ours
+    tt = torch.tensor(img)
+    for op in ["ShearX", "ShearY", "TranslateX", "TranslateY", "Rotate", "Brightness", "Color", "Contrast",
+               "Sharpness", "Posterize", "Solarize", "AutoContrast", "Equalize", "Invert"]:
+        mag = 3.0 if op == "Posterize" else -0.7 if op in ("Brightness", "Color", "Contrast", "Sharpness") else 5.0
+        got = ours._apply_op(gg.tensor(img), op, mag, T.InterpolationMode.NEAREST, [1.0, 2.0, 3.0]).numpy()
+        want = ta._apply_op(tt, op, mag, tvt.InterpolationMode.NEAREST, [1.0, 2.0, 3.0]).numpy()
+        np.testing.assert_array_equal(got, want, err_msg=op)
+        got = np.asarray(ours._apply_op(_pil(img), op, mag, T.InterpolationMode.NEAREST, None))
+        want = np.asarray(ta._apply_op(_pil(img), op, mag, tvt.InterpolationMode.NEAREST, None))
+        np.testing.assert_array_equal(got, want, err_msg=op)

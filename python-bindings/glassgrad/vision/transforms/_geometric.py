@@ -74,8 +74,8 @@ def _sample(a: np.ndarray, matrix: Sequence[float], ow: int, oh: int, mode: str,
     # of torchvision's float32 operations, so that nearest sampling rounds the same ties the same
     # way (a rotation by 90 degrees lands exactly on them).
     t = np.asarray(matrix, dt).reshape(2, 3) / np.array([[0.5 * w], [0.5 * h]], dt)
-    xs = np.linspace(-ow * 0.5 + 0.5, ow * 0.5 + 0.5 - 1, ow, dtype=dt)
-    ys = np.linspace(-oh * 0.5 + 0.5, oh * 0.5 + 0.5 - 1, oh, dtype=dt)[:, None]
+    xs = I.linspace(-ow * 0.5 + 0.5, ow * 0.5 + 0.5 - 1, ow, dt)
+    ys = I.linspace(-oh * 0.5 + 0.5, oh * 0.5 + 0.5 - 1, oh, dt)[:, None]
     gx = xs * t[0, 0] + ys * t[0, 1] + t[0, 2]
     gy = xs * t[1, 0] + ys * t[1, 1] + t[1, 2]
     px = ((gx + 1) * dt.type(w) - 1) / 2

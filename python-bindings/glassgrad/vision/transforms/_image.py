@@ -115,3 +115,16 @@ def device_of(img) -> Optional[str]:
     return img.device if isinstance(img, Chw) else (str(img.device) if isinstance(img, Tensor) else None)
 
 
+def linspace(start: float, end: float, steps: int, dtype=np.float32) -> np.ndarray:
+    """torch.linspace's values in `dtype`: start + i * step for the first half, end - (steps - 1
+    - i) * step for the second, step = (end - start) / (steps - 1) in dtype, each value rounded
+    once (PyTorch's CPU kernel fuses the multiply and the add). np.linspace differs in the last
+    bit, which moves magnitudes and sampling positions off torchvision's."""
+    dt = np.dtype(dtype)
+    start_, end_ = dt.type(start), dt.type(end)
+    if steps == 1:
+        return np.array([start_], dt)
+    step = np.float64((end_ - start_) / dt.type(steps - 1))
+    i = np.arange(steps)
+    out = np.where(i < steps // 2, np.float64(start_) + step * i, np.float64(end_) - step * (steps - i - 1))
+    return out.astype(dt)

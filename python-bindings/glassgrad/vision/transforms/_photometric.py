@@ -159,7 +159,7 @@ def adjust_gamma(img, gamma: float, gain: float = 1):
 
 def _gaussian_kernel1d(size: int, sigma: float, dt: np.dtype) -> np.ndarray:
     half = (size - 1) * 0.5
-    x = np.linspace(-half, half, size, dtype=dt)
+    x = I.linspace(-half, half, size, dt)
     pdf = np.exp(-0.5 * (x / dt.type(sigma)) ** 2)
     return pdf / pdf.sum()
 

@@ -404,8 +404,14 @@ def _check_channels(a: np.ndarray, allowed) -> None:
 
 
 def _blend(a: np.ndarray, b, ratio: float) -> np.ndarray:
+    """ratio * a + (1 - ratio) * b, clipped, in a's dtype (truncated for integers): computed as
+    torchvision's tensors compute it, in float32 for integer images (float64 would round some
+    values to the other side of an integer)."""
     bound = I.max_value(a.dtype)
-    out = np.clip(ratio * a.astype(np.float32 if a.dtype.kind != "f" else a.dtype) + (1.0 - ratio) * b, 0, bound)
+    dt = a.dtype if a.dtype.kind == "f" else np.dtype(np.float32)
+    b = np.asarray(b)
+    b = b.astype(dt) if b.dtype != dt else b
+    out = np.clip(dt.type(ratio) * a.astype(dt) + dt.type(1.0 - ratio) * b, 0, bound)
     return out.astype(a.dtype) if a.dtype.kind == "f" else np.trunc(out).astype(a.dtype)
 
 
