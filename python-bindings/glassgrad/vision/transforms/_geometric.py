@@ -187,15 +187,21 @@ def affine(img, angle: float, translate: List[int], scale: float, shear: List[fl
     return _on_tensor(img, lambda a: _sample(a, matrix, w, h, mode.value, fill))
 
 
+def _crop_size(size):
+    """(h, w) of a crop size given as an int, [int] or (h, w)."""
+    if isinstance(size, numbers.Number):
+        return (int(size), int(size))
+    if isinstance(size, (tuple, list)) and len(size) == 1:
+        return (size[0], size[0])
+    if len(size) != 2:
+        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    return tuple(size)
+
+
 def five_crop(img, size):
     """(top-left, top-right, bottom-left, bottom-right, centre) crops of size (h, w) or an int."""
     from .functional import center_crop, crop
-    if isinstance(size, numbers.Number):
-        size = (int(size), int(size))
-    elif isinstance(size, (tuple, list)) and len(size) == 1:
-        size = (size[0], size[0])
-    if len(size) != 2:
-        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    size = _crop_size(size)
     _, h, w = I.dimensions(img)
     ch, cw = size
     if cw > w or ch > h:
@@ -207,10 +213,5 @@ def five_crop(img, size):
 def ten_crop(img, size, vertical_flip: bool = False):
     """five_crop of the image, then five_crop of its mirror (left-right, or top-bottom)."""
     from .functional import hflip, vflip
-    if isinstance(size, numbers.Number):
-        size = (int(size), int(size))
-    elif isinstance(size, (tuple, list)) and len(size) == 1:
-        size = (size[0], size[0])
-    if len(size) != 2:
-        raise ValueError("Please provide only two dimensions (h, w) for size.")
+    size = _crop_size(size)
     return five_crop(img, size) + five_crop(vflip(img) if vertical_flip else hflip(img), size)
