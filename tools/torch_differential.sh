@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
-# Runs the differential tests against PyTorch (python-bindings/tests/test_torch_differential.py:
-# every layer, function, optimizer and learning-rate scheduler argument of tests/argument_table.py:
-# forward, gradients, running statistics, three optimizer steps, 30 scheduler steps;
-# test_torch_differential_tensor.py: the aliasing table of in-place ops and views, indexing and
-# its gradients, optimizers written by hand against torch.optim) in a Python environment that
-# has torch. CI's environment never installs torch, so there the test skips;
+# Runs the differential tests against PyTorch in a Python environment that has torch:
+#   test_torch_differential.py         every layer, function, optimizer and learning-rate scheduler
+#                                      argument of tests/argument_table.py: forward, gradients, running
+#                                      statistics, three optimizer steps, 30 scheduler steps
+#   test_torch_differential_tensor.py  the aliasing table of in-place ops and views, indexing and its
+#                                      gradients, optimizers written by hand against torch.optim
+#   test_torch_surface.py              the tensor surface of tests/torch_surface_table.py (values,
+#                                      dtypes, gradients), type promotion, subgradients at kinks and ties
+#   test_torch_signatures.py           every layer, F function, optimizer and scheduler signature, and
+#                                      how every layer prints
+# CI's environment never installs torch, so there the tests skip;
 # this script is how it runs.
 #
 #   TORCH_PYTHON=/path/to/venv/bin/python bash tools/torch_differential.sh [pytest args]
@@ -24,4 +29,5 @@ fi
 if ! ls python-bindings/glassgrad/_C*.so >/dev/null 2>&1; then bash tools/dev_build.sh; fi
 "$py" -c 'import torch, sys; print(f"torch {torch.__version__}, python {sys.version.split()[0]}")'
 PYTHONPATH=python-bindings "$py" -m pytest -p no:cacheprovider -q python-bindings/tests/test_torch_differential.py \
-  python-bindings/tests/test_torch_differential_tensor.py "$@"
+  python-bindings/tests/test_torch_differential_tensor.py python-bindings/tests/test_torch_surface.py \
+  python-bindings/tests/test_torch_signatures.py "$@"

@@ -112,6 +112,7 @@ OpRegistry& OpRegistry::instance() {
     register_attention_ops(*r);
     register_recurrent_ops(*r);
     register_indexing_ops(*r);
+    register_scan_ops(*r);
     return r;
   }();
   return *reg;

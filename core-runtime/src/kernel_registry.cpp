@@ -23,6 +23,7 @@ KernelRegistry& KernelRegistry::instance() {
     register_cpu_attention_kernels(*r);
     register_cpu_recurrent_kernels(*r);
     register_cpu_indexing_kernels(*r);
+    register_cpu_scan_kernels(*r);
     register_cuda_kernels(*r);  // last: it mirrors the CPU table
     return r;
   }();

@@ -148,6 +148,7 @@ def normalize(device) -> str:
 
 
 def default_device() -> str:
+    """Where new tensors and parameters go by default: 'cuda:0' when a GPU is usable, else 'cpu' (see set_default_device)."""
     global _default
     if _default is None:
         env = os.environ.get("GLASSGRAD_DEVICE")

@@ -24,7 +24,8 @@ import numpy as np
 from . import _C
 from ._indexing import gather, index_add, index_select
 from ._runtime import no_grad, realize
-from ._tensor import Tensor, tensor, zeros
+from ._factories import zeros
+from ._tensor import Tensor, tensor
 from .functional import where
 
 

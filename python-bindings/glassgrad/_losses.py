@@ -54,9 +54,15 @@ def _tensor_like(x, like: Tensor, dtype=None) -> Tensor:
 def _labels(target, logits: Tensor, op: str) -> Tensor:
     """Class-index targets as a tensor on the logits' device. The seed's 5.3: labels that are not
     int64 are refused, never converted, by the engine's one check (class_labels.h): the op's shape
-    rule for tensors, called here for a NumPy array (whose dtype glassgrad may not hold)."""
+    rule for tensors, called here for a NumPy array (whose dtype glassgrad may not hold). uint8
+    labels are the exception PyTorch makes too (it takes Long or Byte targets): they convert
+    exactly, so they become int64 here."""
     if isinstance(target, np.ndarray):
+        if target.dtype == np.uint8:  # PyTorch takes Byte targets too; they convert exactly
+            target = target.astype(np.int64)
         _C.check_class_labels(op, current_scope(), str(target.dtype), list(target.shape), logits._h)
+    if isinstance(target, Tensor) and target.dtype == "uint8":
+        return target.astype("int64")
     return target if isinstance(target, Tensor) else tensor(target, device=logits.device)
 
 

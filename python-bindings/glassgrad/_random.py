@@ -5,19 +5,11 @@ _rng = np.random.default_rng()
 
 
 def manual_seed(seed: int) -> None:
+    """Seeds glassgrad's generator, which initializes parameters and draws rand, randn, dropout masks, ... (torch.manual_seed)."""
     global _rng
     _rng = np.random.default_rng(seed)
 
 
 def generator() -> np.random.Generator:
+    """glassgrad's NumPy generator (glassgrad.manual_seed seeds it)."""
     return _rng
-
-
-def randn(*shape, dtype="float32", device=None):
-    from ._tensor import _shape_args, tensor
-    return tensor(_rng.standard_normal(_shape_args(shape)).astype(dtype), device=device)
-
-
-def rand(*shape, dtype="float32", device=None):
-    from ._tensor import _shape_args, tensor
-    return tensor(_rng.random(_shape_args(shape)).astype(dtype), device=device)

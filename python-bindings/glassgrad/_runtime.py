@@ -42,6 +42,37 @@ class enable_grad(no_grad):
     _enabled = True
 
 
+class set_grad_enabled(no_grad):
+    """Gradient tracking on or off, as `mode` says (PyTorch's torch.set_grad_enabled): as a
+    function call it sets the mode for this thread at once; as a context manager or decorator it
+    restores the previous mode afterwards.
+
+        with glassgrad.set_grad_enabled(phase == "train"):
+            loss = criterion(model(x), y)"""
+
+    def __init__(self, mode: bool):
+        super().__init__()
+        self._enabled = bool(mode)
+        self._before = _C.grad_enabled()
+        _C.set_grad_enabled(self._enabled)
+
+    def __enter__(self):
+        stack = self._saved.__dict__.setdefault("stack", [])
+        stack.append(self._before)
+        _C.set_grad_enabled(self._enabled)
+
+    def __call__(self, fn):
+        mode = self._enabled
+        _C.set_grad_enabled(self._before)  # as a decorator, the call above changed nothing yet
+
+        def wrapper(*a, **k):
+            with set_grad_enabled(mode):
+                return fn(*a, **k)
+        wrapper.__name__ = getattr(fn, "__name__", "wrapped")
+        wrapper.__doc__ = getattr(fn, "__doc__", None)
+        return wrapper
+
+
 def is_grad_enabled() -> bool:
     """Whether ops recorded now on this thread track gradients."""
     return _C.grad_enabled()
@@ -53,10 +84,12 @@ def cache_stats() -> dict:
 
 
 def reset_cache_stats() -> None:
+    """Sets the plan cache's hit and compile counts (cache_stats()) back to zero."""
     _C.reset_cache_stats()
 
 
 def clear_plan_cache() -> None:
+    """Drops every compiled plan (the next realize compiles again)."""
     _C.clear_plan_cache()
 
 
@@ -66,10 +99,12 @@ def realize(*tensors) -> None:
 
 
 def get_num_threads() -> int:
+    """The number of threads the CPU kernels use (torch.get_num_threads)."""
     return _C.get_num_threads()
 
 
 def set_num_threads(n: int) -> None:
+    """Sets the number of threads the CPU kernels use (torch.set_num_threads)."""
     _C.set_num_threads(int(n))
 
 

@@ -22,8 +22,6 @@ from ._trace import record, user_source
 float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
 _NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
 
-MaxResult = namedtuple("MaxResult", ["values", "indices"])
-
 
 def _dtype_name(dtype) -> Optional[str]:
     """The runtime's name of a dtype given in any spelling glassgrad or PyTorch uses (None: none
@@ -100,23 +98,6 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 
-def _full(shape, value, dtype="float32", device=None) -> "Tensor":
-    raw = _C.Tensor.full(list(shape), float(value), _dtype_name(dtype), _device.normalize(device), f"tensor@{user_source()}")
-    return _wrap(_C.lazy_leaf(raw, "input", False, ""))
-
-
-def zeros(*shape, dtype="float32", device=None) -> "Tensor":
-    return _full(_shape_args(shape), 0.0, dtype, device)
-
-
-def ones(*shape, dtype="float32", device=None) -> "Tensor":
-    return _full(_shape_args(shape), 1.0, dtype, device)
-
-
-def full(shape, value, dtype="float32", device=None) -> "Tensor":
-    return _full(_shape_args((shape,)), value, dtype, device)
-
-
 def _shape_args(shape) -> Tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -139,14 +120,6 @@ def _dim(dim, ndim: int, op: str, shape=None) -> int:
                                  f"count from the end)")
 
 
-def _axes(dim, ndim) -> list:
-    if dim is None:
-        return []
-    if isinstance(dim, int):
-        return [dim]
-    return list(dim)
-
-
 class Tensor:
     """A value of the static graph: shape and dtype are known at once; data when needed."""
 
@@ -160,21 +133,26 @@ class Tensor:
     # ---- metadata: never computes anything ----
     @property
     def shape(self) -> Size:
+        """The shape, a glassgrad.Size (Tensor.shape); known without computing anything."""
         return Size(self._h.shape)
 
     @property
     def dtype(self) -> _dtypes.dtype:
+        """The element type, a glassgrad.dtype such as glassgrad.float32 (Tensor.dtype)."""
         return DTYPES[self._h.dtype]
 
     @property
     def device(self) -> _device.device:
+        """Where the data lives, a glassgrad.device: 'cpu' or 'cuda:<i>' (Tensor.device)."""
         return _device.as_device(self._h.device)
 
     @property
     def ndim(self) -> int:
+        """The number of dims (Tensor.ndim)."""
         return len(self._h.shape)
 
     def dim(self) -> int:
+        """The number of dims (Tensor.dim, Tensor.ndimension)."""
         return self.ndim
 
     ndimension = dim
@@ -184,6 +162,7 @@ class Tensor:
         return self.shape if dim is None else self.shape[_dim(dim, self.ndim, "size", self.shape)]
 
     def numel(self) -> int:
+        """The number of elements (Tensor.numel, Tensor.nelement)."""
         return math.prod(self.shape)
 
     nelement = numel
@@ -193,11 +172,23 @@ class Tensor:
         return self.dtype.itemsize
 
     def is_floating_point(self) -> bool:
+        """Whether the dtype is a floating type (Tensor.is_floating_point)."""
         return self.dtype.is_floating_point
 
     @property
     def is_cuda(self) -> bool:
+        """Whether the tensor is on a GPU (Tensor.is_cuda)."""
         return self.device.startswith("cuda")
+
+    @property
+    def is_cpu(self) -> bool:
+        """Whether the tensor is on the CPU (Tensor.is_cpu)."""
+        return self.device == "cpu"
+
+    @property
+    def is_xpu(self) -> bool:
+        """False: glassgrad runs on the CPU and on CUDA GPUs (PyTorch's Tensor.is_xpu)."""
+        return False
 
     def get_device(self) -> int:
         """The CUDA device's index, or -1 on the CPU (PyTorch's Tensor.get_device)."""
@@ -226,26 +217,31 @@ class Tensor:
 
     @property
     def requires_grad(self) -> bool:
+        """Whether gradients flow to this tensor (Tensor.requires_grad); settable on leaves."""
         return self._h.requires_grad
 
     @requires_grad.setter
     def requires_grad(self, on: bool) -> None:
         self._h.set_requires_grad(bool(on))
 
-    def requires_grad_(self, on: bool = True) -> "Tensor":
-        self.requires_grad = on
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Turns gradient tracking of this leaf on (or off) and returns it (Tensor.requires_grad_)."""
+        self.requires_grad = requires_grad
         return self
 
     @property
     def is_leaf(self) -> bool:
+        """Whether the tensor was made directly (data, parameters) rather than computed by an op (Tensor.is_leaf)."""
         return self._h.is_leaf
 
     @property
     def name(self) -> str:
+        """The tensor's name in plans and the allocation log (glassgrad's own; '' when unnamed)."""
         return self._h.name
 
     @property
     def grad(self) -> Optional["Tensor"]:
+        """The gradient backward() accumulated for this leaf, or None (Tensor.grad)."""
         g = self._h.grad()
         return None if g is None else _wrap(g)
 
@@ -266,6 +262,7 @@ class Tensor:
         return a if dtype is None else a.astype(dtype)
 
     def item(self):
+        """The one element as a Python number (Tensor.item); computes pending work."""
         if self.numel() != 1:
             raise _C.InvalidArgumentError(
                 f"item() needs a tensor with one element, this one has shape {list(self.shape)}\n"
@@ -273,6 +270,7 @@ class Tensor:
         return self.numpy().reshape(()).item()
 
     def tolist(self):
+        """The elements as nested Python lists (a number for a 0-d tensor) (Tensor.tolist)."""
         return self.numpy().tolist()
 
     def __float__(self):
@@ -294,8 +292,9 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", precision=4, threshold=200)
-        extra = f", dtype={self.dtype}" if self.dtype != "float32" else ""
+        body = np.array2string(self.numpy(), separator=", ", precision=4, threshold=200, prefix="tensor(")
+        # as PyTorch prints: no dtype for its defaults (float32, int64, bool)
+        extra = f", dtype={self.dtype!r}" if self.dtype not in ("float32", "int64", "bool") else ""
         dev = f", device='{self.device}'" if self.device != "cpu" else ""
         grad = ", requires_grad=True" if self.requires_grad else ""
         return f"tensor({body}{extra}{dev}{grad})"
@@ -331,6 +330,7 @@ class Tensor:
         self._h.backward(seed, retain)
 
     def detach(self) -> "Tensor":
+        """The same values with no gradient flowing back (Tensor.detach); a view."""
         return _op("Detach", [self])
 
     def __deepcopy__(self, memo) -> "Tensor":
@@ -341,7 +341,16 @@ class Tensor:
         return memo[id(self)]
 
     # ---- conversion ----
-    def to(self, device=None, dtype=None) -> "Tensor":
+    def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False, **kwargs) -> "Tensor":
+        """PyTorch's Tensor.to: to(device), to(dtype), to(device, dtype), to(other) (other's device
+        and dtype), with device= and dtype= as keywords."""
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = device or a.device, dtype or a.dtype
+            elif _dtypes._parse(a) is not None and not (isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda", "gpu")):
+                dtype = a
+            else:
+                device = a
         out = self
         if dtype is not None:
             out = out.astype(dtype)
@@ -352,32 +361,67 @@ class Tensor:
                     out = _wrap(_C.lazy_leaf(out._raw().to(d), "input", False, out.name))
                 else:
                     out = _op("ToDevice", [out], {"device": d})
+        if copy and out is self:
+            out = out.clone()
         return out
 
     def to_device(self, index: int = 0) -> "Tensor":
+        """This tensor on GPU `index` (glassgrad's spelling of cuda(index))."""
         return self.to(f"cuda:{index}")
 
     def cpu(self) -> "Tensor":
+        """This tensor on the CPU (Tensor.cpu)."""
         return self.to("cpu")
 
-    def cuda(self, index: int = 0) -> "Tensor":
-        return self.to(f"cuda:{index}")
+    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+        """This tensor on a GPU: device an index, 'cuda:<i>' or None for GPU 0 (Tensor.cuda)."""
+        index = 0 if device is None else device
+        return self.to(f"cuda:{index}" if isinstance(index, int) else index)
 
     def astype(self, dtype) -> "Tensor":
+        """This tensor converted to dtype (a new tensor; the same object when the dtype is already this one)."""
         d = _dtype_name(dtype)
         return self if d == self.dtype else _op("Cast", [self], {"dtype": d})
 
     def float(self) -> "Tensor":
+        """This tensor as float32 (Tensor.float)."""
         return self.astype("float32")
 
     def double(self) -> "Tensor":
+        """This tensor as float64 (Tensor.double)."""
         return self.astype("float64")
 
     def long(self) -> "Tensor":
+        """This tensor as int64 (Tensor.long)."""
         return self.astype("int64")
 
     def bool(self) -> "Tensor":
+        """This tensor as bool: nonzero is True (Tensor.bool)."""
         return self.astype("bool")
+
+    def byte(self) -> "Tensor":
+        """This tensor as uint8 (Tensor.byte)."""
+        return self.astype("uint8")
+
+    def char(self) -> "Tensor":
+        """This tensor as int8 (Tensor.char; a DTypeError until glassgrad stores int8)."""
+        return self.astype("int8")
+
+    def short(self) -> "Tensor":
+        """This tensor as int16 (Tensor.short; a DTypeError until glassgrad stores int16)."""
+        return self.astype("int16")
+
+    def int(self) -> "Tensor":
+        """This tensor as int32 (Tensor.int; a DTypeError until glassgrad stores int32)."""
+        return self.astype("int32")
+
+    def half(self) -> "Tensor":
+        """This tensor as float16 (Tensor.half; a DTypeError until glassgrad stores float16)."""
+        return self.astype("float16")
+
+    def bfloat16(self) -> "Tensor":
+        """This tensor as bfloat16 (Tensor.bfloat16; a DTypeError until glassgrad stores bfloat16)."""
+        return self.astype("bfloat16")
 
     def contiguous(self) -> "Tensor":
         """self when its elements are already dense in row-major order (as in PyTorch), else a copy."""
@@ -395,10 +439,12 @@ class Tensor:
         return self._h.layout[1]
 
     def clone(self) -> "Tensor":
+        """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone)."""
         return _op("Contiguous", [self])
 
     # ---- shape ----
     def reshape(self, *shape) -> "Tensor":
+        """The same elements in a new shape, -1 inferring one size (Tensor.reshape); a view where the layout allows."""
         shape = list(_shape_args(shape)) if shape else []
         if list(shape) == list(self.shape):
             return self
@@ -421,6 +467,7 @@ class Tensor:
         return self.reshape(*shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        """Dims start_dim..end_dim merged into one (Tensor.flatten; the defaults flatten everything)."""
         n = self.ndim
         if n == 0:  # a scalar flattens to one element; its only dims are 0 and -1
             _dim(start_dim, 1, "flatten", self.shape), _dim(end_dim, 1, "flatten", self.shape)
@@ -433,32 +480,24 @@ class Tensor:
         return self.reshape(shape)
 
     def permute(self, *dims) -> "Tensor":
+        """The dims reordered (Tensor.permute); a view."""
         dims = [_dim(d, self.ndim, "permute", self.shape) for d in _shape_args(dims)]
         return _op("Permute", [self], {"dims": dims})
 
-    def transpose(self, a: int, b: int) -> "Tensor":
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        """Two dims swapped (Tensor.transpose); a view."""
         dims = list(range(self.ndim))
-        a, b = _dim(a, self.ndim, "transpose", self.shape), _dim(b, self.ndim, "transpose", self.shape)
+        a, b = _dim(dim0, self.ndim, "transpose", self.shape), _dim(dim1, self.ndim, "transpose", self.shape)
         dims[a], dims[b] = dims[b], dims[a]
         return self.permute(dims)
 
     @property
     def T(self) -> "Tensor":
+        """The dims in reverse order (Tensor.T); a view."""
         return self.permute(list(reversed(range(self.ndim))))
 
-    def unsqueeze(self, dim: int) -> "Tensor":
-        d = _dim(dim, self.ndim + 1, "unsqueeze", self.shape)
-        return self.reshape(list(self.shape[:d]) + [1] + list(self.shape[d:]))
-
-    def squeeze(self, dim: Optional[int] = None) -> "Tensor":
-        if dim is None:
-            return self.reshape([s for s in self.shape if s != 1])
-        d = _dim(dim, max(self.ndim, 1), "squeeze", self.shape)
-        if self.ndim == 0 or self.shape[d] != 1:
-            return self
-        return self.reshape(list(self.shape[:d]) + list(self.shape[d + 1:]))
-
     def expand(self, *shape) -> "Tensor":
+        """Size-1 dims stretched (and new leading dims) to `sizes`, -1 keeping a size (Tensor.expand); a view."""
         shape = list(_shape_args(shape))
         lead = len(shape) - self.ndim
         shape = [self.shape[i - lead] if s == -1 else s for i, s in enumerate(shape)]
@@ -467,141 +506,20 @@ class Tensor:
     def __getitem__(self, index) -> "Tensor":
         return _indexing._index(self, index)
 
-    # ---- arithmetic ----
-    def __add__(self, other):
-        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
-            return _op("AddScalar", [self], {"value": float(other)})
-        return _op("Add", [self, _coerce(other, self)])
+    # Arithmetic, comparisons, math, reductions, scans and most shape methods are the functions
+    # of _math.py, _reductions.py, _scans.py and _shapes.py, bound by _methods.py.
+    def softmax(self, dim: int = -1, dtype=None):
+        """softmax along dim (Tensor.softmax), after converting to dtype when given."""
+        x = self.astype(dtype) if dtype is not None else self
+        return _op("Softmax", [x], {"dim": dim})
 
-    __radd__ = __add__
-
-    def __sub__(self, other):
-        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
-            return _op("AddScalar", [self], {"value": -float(other)})
-        return _op("Sub", [self, _coerce(other, self)])
-
-    def __rsub__(self, other):
-        if isinstance(other, (numbers.Number, np.number)):
-            return _op("AddScalar", [_op("Neg", [self])], {"value": float(other)})
-        return _op("Sub", [_coerce(other, self), self])
-
-    def __mul__(self, other):
-        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
-            return _op("MulScalar", [self], {"value": float(other)})
-        return _op("Mul", [self, _coerce(other, self)])
-
-    __rmul__ = __mul__
-
-    def __truediv__(self, other):
-        if isinstance(other, (numbers.Number, np.number)) and not isinstance(other, bool):
-            return _op("MulScalar", [self], {"value": 1.0 / float(other)})
-        return _op("Div", [self, _coerce(other, self)])
-
-    def __rtruediv__(self, other):
-        if isinstance(other, (numbers.Number, np.number)):
-            return _op("RDivScalar", [self], {"value": float(other)})
-        return _op("Div", [_coerce(other, self), self])
-
-    def __pow__(self, exponent):
-        if not isinstance(exponent, (numbers.Number, np.number)):
-            raise _C.UnsupportedError("tensor ** tensor is not supported\n  fix: use a Python number as the exponent, "
-                                      "or glassgrad.exp(b * glassgrad.log(a))")
-        return _op("PowScalar", [self], {"exponent": float(exponent)})
-
-    def __neg__(self):
-        return _op("Neg", [self])
+    def log_softmax(self, dim: int = -1, dtype=None):
+        """log_softmax along dim (Tensor.log_softmax), after converting to dtype when given."""
+        x = self.astype(dtype) if dtype is not None else self
+        return _op("LogSoftmax", [x], {"dim": dim})
 
     def __pos__(self):
         return self
-
-    def __matmul__(self, other):
-        return _op("MatMul", [self, _coerce(other, self)])
-
-    def __rmatmul__(self, other):
-        return _op("MatMul", [_coerce(other, self), self])
-
-    # ---- comparisons (elementwise, bool results) ----
-    def __eq__(self, other):
-        return _op("Equal", [self, _coerce(other, self)])
-
-    def __ne__(self, other):
-        return _op("NotEqual", [self, _coerce(other, self)])
-
-    def __lt__(self, other):
-        return _op("Less", [self, _coerce(other, self)])
-
-    def __le__(self, other):
-        return _op("LessEqual", [self, _coerce(other, self)])
-
-    def __gt__(self, other):
-        return _op("Greater", [self, _coerce(other, self)])
-
-    def __ge__(self, other):
-        return _op("GreaterEqual", [self, _coerce(other, self)])
-
-    # ---- elementwise functions ----
-    def exp(self):
-        return _op("Exp", [self])
-
-    def log(self):
-        return _op("Log", [self])
-
-    def sqrt(self):
-        return _op("Sqrt", [self])
-
-    def relu(self):
-        return _op("ReLU", [self])
-
-    def sigmoid(self):
-        return _op("Sigmoid", [self])
-
-    def tanh(self):
-        return _op("Tanh", [self])
-
-    def abs(self):
-        return _op("Where", [self >= 0, self, -self])
-
-    def clamp(self, min=None, max=None):
-        out = self
-        if min is not None:
-            out = _op("Maximum", [out, _coerce(min, out)])
-        if max is not None:
-            out = _op("Minimum", [out, _coerce(max, out)])
-        return out
-
-    def softmax(self, dim: int = -1):
-        return _op("Softmax", [self], {"dim": dim})
-
-    def log_softmax(self, dim: int = -1):
-        return _op("LogSoftmax", [self], {"dim": dim})
-
-    # ---- reductions ----
-    def sum(self, dim=None, keepdim: bool = False):
-        return _op("Sum", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim})
-
-    def mean(self, dim=None, keepdim: bool = False):
-        return _op("Mean", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim})
-
-    def var(self, dim=None, keepdim: bool = False, unbiased: bool = True, correction: Optional[int] = None):
-        corr = (1 if unbiased else 0) if correction is None else int(correction)
-        return _op("Var", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim, "correction": corr})
-
-    def std(self, dim=None, keepdim: bool = False, unbiased: bool = True):
-        return self.var(dim, keepdim, unbiased).sqrt()
-
-    def amax(self, dim=None, keepdim: bool = False):
-        return _op("Max", [self], {"dims": _axes(dim, self.ndim), "keepdim": keepdim})
-
-    def max(self, dim: Optional[int] = None, keepdim: bool = False):
-        """max() -> the largest element; max(dim) -> (values, indices) like PyTorch."""
-        if dim is None:
-            return self.amax()
-        return MaxResult(self.amax(dim, keepdim), self.argmax(dim, keepdim))
-
-    def argmax(self, dim: Optional[int] = None, keepdim: bool = False):
-        if dim is None:
-            return _op("ArgMax", [self.reshape(-1)], {"dim": 0, "keepdim": False})
-        return _op("ArgMax", [self], {"dim": dim, "keepdim": keepdim})
 
     # ---- indexing (glassgrad/_indexing.py) ----
     def gather(self, dim: int, index: "Tensor", *, sparse_grad: bool = False) -> "Tensor":
@@ -634,56 +552,15 @@ class Tensor:
     def take_along_dim(self, indices: "Tensor", dim: Optional[int] = None) -> "Tensor":
         return _indexing.take_along_dim(self, indices, dim)
 
-    # ---- arithmetic by name (PyTorch's methods) ----
-    def add(self, other, *, alpha=1) -> "Tensor":
-        return self + (other * alpha if alpha != 1 else other)
-
-    def sub(self, other, *, alpha=1) -> "Tensor":
-        return self - (other * alpha if alpha != 1 else other)
-
-    def mul(self, other) -> "Tensor":
-        return self * other
-
-    def div(self, other, *, rounding_mode: Optional[str] = None) -> "Tensor":
-        if rounding_mode is not None:
-            raise _C.UnsupportedError(f"div(rounding_mode={rounding_mode!r}) is not supported\n  fix: (a / b).floor()")
-        return self / other
-
-    def pow(self, exponent) -> "Tensor":
-        return self ** exponent
-
-    def neg(self) -> "Tensor":
-        return -self
-
-    # ---- in-place ops (glassgrad/_inplace.py): each writes its out-of-place result back ----
-    add_ = in_place(add)
-    sub_ = in_place(sub)
-    mul_ = in_place(mul)
-    div_ = in_place(div)
-    pow_ = in_place(pow)
-    neg_ = in_place(neg)
-    clamp_ = in_place(clamp)
-    exp_ = in_place(exp)
-    log_ = in_place(log)
-    sqrt_ = in_place(sqrt)
-    abs_ = in_place(abs)
-    relu_ = in_place(relu)
-    sigmoid_ = in_place(sigmoid)
-    tanh_ = in_place(tanh)
+    # ---- in-place ops (glassgrad/_inplace.py): each writes its out-of-place result back; the
+    # in-place forms of the math methods (add_, sin_, +=, ...) are bound in _methods.py ----
     masked_fill_ = in_place(masked_fill)
     index_fill_ = in_place(index_fill)
     index_put_ = in_place(index_put)
     index_add_ = in_place(index_add)
     scatter_ = in_place(scatter)
     scatter_add_ = in_place(scatter_add)
-    __iadd__ = in_place(__add__, "add_")
-    __isub__ = in_place(__sub__, "sub_")
-    __imul__ = in_place(__mul__, "mul_")
-    __itruediv__ = in_place(__truediv__, "div_")
-    __ipow__ = in_place(__pow__, "pow_")
-    unsqueeze_ = in_place_view(unsqueeze)
-    squeeze_ = in_place_view(squeeze)
-    transpose_ = in_place_view(transpose)
+    transpose_ = in_place_view(transpose)  # unsqueeze_ and squeeze_: _methods.py
 
     def fill_(self, value) -> "Tensor":
         return _inplace.fill_(self, value)
@@ -759,12 +636,6 @@ class Tensor:
     def _version(self) -> int:
         """How many in-place writes this tensor's storage has had (PyTorch's version counter)."""
         return self._h.version
-
-    def all(self):
-        return (self.astype("bool").astype("int64").sum() == self.numel())
-
-    def any(self):
-        return (self.astype("bool").astype("int64").sum() > 0)
 
 
 from . import _indexing, _inplace  # noqa: E402  (they import this module's names)

@@ -9,15 +9,18 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _dtypes, _math
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                       mse_loss, nll_loss)
+from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh  # noqa: F401
 from ._padding import pad  # noqa: F401
+from ._reductions import argmax, max, mean, sum, var  # noqa: F401
+from ._shapes import matmul, nonzero  # noqa: F401
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot  # noqa: F401
 from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: F401
                         masked_select, scatter, scatter_add, take_along_dim)
-from ._tensor import Tensor, _coerce, _op, _op_multi, tensor
+from ._tensor import Tensor, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]
 
@@ -33,27 +36,8 @@ def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
 
 
 # ---- elementwise ----
-def exp(input: Tensor) -> Tensor:  # noqa: A002
-    return _op("Exp", [input])
-
-
-def log(input: Tensor) -> Tensor:  # noqa: A002
-    return _op("Log", [input])
-
-
-def sqrt(input: Tensor) -> Tensor:  # noqa: A002
-    return _op("Sqrt", [input])
-
-
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
-    return _op("Tanh", [input])
-
-
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
-    return _op("Sigmoid", [input])
-
-
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """max(x, 0), elementwise (torch.relu, F.relu); inplace=True is accepted and computes the same values out of place."""
     return _op("ReLU", [input])
 
 
@@ -135,55 +119,21 @@ def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:
     return beta, _args.real(threshold, "threshold", where, fix="threshold=20.0")
 
 
-def abs(x: Tensor) -> Tensor:  # noqa: A001
-    return x.abs()
-
-
-def pow(x: Tensor, exponent: float) -> Tensor:  # noqa: A001
-    return x ** exponent
-
-
-def maximum(a: Tensor, b) -> Tensor:
-    return _op("Maximum", [a, _coerce(b, a)])
-
-
-def minimum(a: Tensor, b) -> Tensor:
-    return _op("Minimum", [a, _coerce(b, a)])
-
-
-def clamp(x: Tensor, min=None, max=None) -> Tensor:  # noqa: A002
-    return x.clamp(min, max)
-
-
-def where(cond: Tensor, a, b) -> Tensor:
-    ref = a if isinstance(a, Tensor) else b
-    return _op("Where", [cond, _coerce(a, ref), _coerce(b, ref)])
-
-
-# ---- reductions ----
-def sum(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    return x.sum(dim, keepdim)
-
-
-def mean(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return x.mean(dim, keepdim)
-
-
-def var(x: Tensor, dim=None, keepdim: bool = False, unbiased: bool = True) -> Tensor:
-    return x.var(dim, keepdim, unbiased)
-
-
-def max(x: Tensor, dim=None, keepdim: bool = False):  # noqa: A001
-    return x.max(dim, keepdim)
-
-
-def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return x.argmax(dim, keepdim)
+def where(condition: Tensor, input=None, other=None):  # noqa: A002
+    """torch.where: input where condition holds, else other (numbers or tensors, broadcast, in
+    result_type(input, other)); where(condition) alone is nonzero(condition, as_tuple=True)."""
+    if input is None and other is None:
+        return nonzero(condition, as_tuple=True)
+    a, b, dev = _math._operands(input, other)
+    dt = _dtypes.result_type(a, b)
+    cond = condition if condition.dtype == "bool" else condition.astype("bool")
+    return _op("Where", [cond, _math.as_operand(a, dt, dev), _math.as_operand(b, dt, dev)])
 
 
 # ---- shapes ----
-def reshape(x: Tensor, *shape) -> Tensor:
-    return x.reshape(*shape)
+def reshape(input: Tensor, shape) -> Tensor:  # noqa: A002
+    """input with a new shape, the same elements in row-major order; -1 infers one size (torch.reshape)."""
+    return input.reshape(shape)
 
 
 def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
@@ -192,14 +142,10 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
     return x.flatten(start_dim, end_dim)
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
-    return _op("MatMul", [a, _coerce(b, a)])
-
-
 # ---- layers as functions ----
-def linear(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """y = x @ weight.T + bias, weight [out_features, in_features]."""
-    y = _op("MatMul", [x, weight.T])
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    """y = input @ weight.T + bias, weight [out_features, in_features]."""
+    y = _op("MatMul", [input, weight.T])
     return y if bias is None else _op("Add", [y, bias])
 
 
@@ -226,7 +172,7 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
-def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,  # noqa: A002
            padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
     """2-D convolution as PyTorch's: NCHW input [N, C, H, W], weight [K, C / groups, R, S],
     optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
@@ -235,10 +181,10 @@ def conv2d(x: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: Int
     s = _pair(stride, "stride", "conv2d", minimum=1)
     d = _pair(dilation, "dilation", "conv2d", minimum=1)
     groups = _args.integer(groups, "groups", "conv2d", minimum=1)
-    hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
+    hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
     extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
     pad = conv_padding(padding, extent, s, hw)
-    inputs = [x, weight] + ([bias] if bias is not None else [])
+    inputs = [input, weight] + ([bias] if bias is not None else [])
     attrs = {"stride": list(s), "padding": pad}
     if d != (1, 1):
         attrs["dilation"] = list(d)
@@ -287,27 +233,29 @@ def avg_pool_divisor(where: str, divisor_override) -> Optional[int]:
                          fix="divisor_override=None divides by the window's size")
 
 
-def max_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
+def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,  # noqa: A002
                dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
-    max_pool2d(x, 2) halves H and W); ceil_mode keeps the last, partial windows."""
+    max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows."""
     max_pool_extras("max_pool2d", dilation, return_indices)
-    return _op("MaxPool2D", [x], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
+    return _op("MaxPool2D", [input], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
 
 
-def avg_pool2d(x: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
+def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,  # noqa: A002
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
     """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors)."""
     attrs = _pool_attrs("avg_pool2d", kernel_size, stride, padding, ceil_mode)
     attrs["count_include_pad"] = _args.flag(count_include_pad, "count_include_pad", "avg_pool2d")
     if divisor_override is not None:
         attrs["divisor_override"] = avg_pool_divisor("avg_pool2d", divisor_override)
-    return _op("AvgPool2D", [x], attrs)
+    return _op("AvgPool2D", [input], attrs)
 
 
-def softmax(x: Tensor, dim: int = -1) -> Tensor:
-    return x.softmax(dim)
+def softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    """softmax along dim (glassgrad's default dim=-1; F.softmax has PyTorch's implicit dim)."""
+    return input.softmax(dim)
 
 
-def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
-    return x.log_softmax(dim)
+def log_softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    """log_softmax along dim (glassgrad's default dim=-1; F.log_softmax has PyTorch's implicit dim)."""
+    return input.log_softmax(dim)

@@ -12,6 +12,7 @@ def memory_stats(device=None) -> dict:
 
 
 def reset_peak_memory(device=None) -> None:
+    """Starts the device's peak-memory count afresh from what is allocated now (torch.cuda.reset_peak_memory_stats)."""
     _C.reset_peak(_device.normalize(device))
 
 

@@ -77,8 +77,8 @@ def test_dims_of_a_zero_dimensional_tensor():
     x = gg.tensor(2.0)
     assert x.flatten().shape == (1,)
     assert x.unsqueeze(0).shape == (1,) and x.unsqueeze(-1).shape == (1,)
-    assert x.squeeze(0).shape == ()
-    for bad in (lambda: x.unsqueeze(2), lambda: x.flatten(1), lambda: x.sum(0), lambda: x.squeeze(1)):
+    assert x.squeeze(0).shape == () and x.sum(0).shape == () and x.sum(-1).shape == ()  # as PyTorch
+    for bad in (lambda: x.unsqueeze(2), lambda: x.flatten(1), lambda: x.sum(1), lambda: x.squeeze(1)):
         with pytest.raises(gg.GlassgradIndexError):
             bad()
 

@@ -106,7 +106,7 @@ def test_int32_numpy_labels_are_refused_by_cross_entropy_with_the_astype_fix():
     with pytest.raises(glassgrad.DTypeError) as e:
         glassgrad.cross_entropy(logits, np.array([1, 2, 3, 4], np.int32))
     msg = str(e.value)
-    assert msg.startswith("CrossEntropy: labels must be int64 class indices, got a NumPy array of int32 [4]")
+    assert msg.startswith("CrossEntropy: labels must be int64 (or uint8) class indices, got a NumPy array of int32 [4]")
     assert "logits: [4, 10] float32 cpu" in msg and "fix: y.astype(np.int64)" in msg
 
 
@@ -128,7 +128,7 @@ def test_float_label_tensors_are_refused_inside_a_model_scope():
     with pytest.raises(glassgrad.DTypeError) as e:
         WithLoss()(_images(4, 3), glassgrad.tensor(np.arange(4, dtype=np.float32)))
     msg = str(e.value)
-    assert msg.startswith("CrossEntropy 'WithLoss': labels must be int64 class indices, got float32 [4]")
+    assert msg.startswith("CrossEntropy 'WithLoss': labels must be int64 (or uint8) class indices, got float32 [4]")
     assert "fix: y.astype(np.int64)" in msg
 
 
@@ -136,11 +136,11 @@ def test_nll_loss_refuses_labels_that_are_not_int64_with_cross_entropys_words():
     logp = _images(4, 10).log_softmax(1)
     with pytest.raises(glassgrad.DTypeError) as e:
         glassgrad.nll_loss(logp, glassgrad.tensor(np.arange(4, dtype=np.float32)))
-    assert str(e.value).startswith("nll_loss: labels must be int64 class indices, got float32 [4]")
+    assert str(e.value).startswith("nll_loss: labels must be int64 (or uint8) class indices, got float32 [4]")
     with pytest.raises(glassgrad.DTypeError) as e:
         glassgrad.nll_loss(logp, np.arange(4, dtype=np.int16))
     msg = str(e.value)
-    assert msg.startswith("nll_loss: labels must be int64 class indices, got a NumPy array of int16 [4]")
+    assert msg.startswith("nll_loss: labels must be int64 (or uint8) class indices, got a NumPy array of int16 [4]")
     assert "logits: [4, 10] float32 cpu" in msg and "fix: y.astype(np.int64)" in msg
 
 

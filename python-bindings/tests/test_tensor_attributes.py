@@ -81,3 +81,20 @@ def test_parameter_takes_torch_s_arguments():
     assert not q.requires_grad
     assert gg.nn.Parameter([1.0, 2.0]).dtype == "float32"
     assert repr(p).startswith("Parameter containing:\ntensor(")
+
+
+def test_set_grad_enabled_as_a_call_a_block_and_a_decorator():
+    x = gg.ones(2, requires_grad=True, device="cpu")
+    with gg.set_grad_enabled(False):
+        assert not gg.is_grad_enabled() and not (x * 2).requires_grad
+    assert gg.is_grad_enabled() and (x * 2).requires_grad
+    gg.set_grad_enabled(False)
+    try:
+        assert not gg.is_grad_enabled()
+    finally:
+        gg.set_grad_enabled(True)
+
+    @gg.set_grad_enabled(False)
+    def evaluate():
+        return gg.is_grad_enabled()
+    assert evaluate() is False and gg.is_grad_enabled()

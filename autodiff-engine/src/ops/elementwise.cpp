@@ -95,7 +95,6 @@ Attrs scalar_attrs(const ElementwiseInfo& e, const GradContext& c) {
 
 Attrs scalar_attr(const char* key, double v) { return Attrs{{key, v}}; }
 
-// Maximum / Minimum. Subgradient: where a and b tie, the whole gradient goes to a.
 // The gradients of a select out = cond ? input(ia) : input(ib): the incoming gradient where
 // cond holds (else 0) for ia, the reverse for ib.
 void select_gradient(GradContext& c, ValueId cond, int ia, int ib) {
@@ -105,12 +104,53 @@ void select_gradient(GradContext& c, ValueId cond, int ia, int ib) {
   if (c.needs_grad(ib)) c.set_grad(ib, c.reduce_to(c.emit("Where", {cond, zero, g}), c.shape(c.input(ib))));
 }
 
+// Maximum / Minimum (torch.maximum's subgradient): where a and b tie each gets half the
+// gradient; elsewhere the one selected gets all of it. For Maximum:
+//   da = where(a == b, g/2, g) masked to 0 where a < b,   db = the same masked where a > b.
 GradFn extremum_gradient(bool is_max) {
   return [is_max](GradContext& c) {
-    if (c.grad_output(0) == kNoValue) return;
-    select_gradient(c, c.emit(is_max ? "GreaterEqual" : "LessEqual", {c.input(0), c.input(1)}), 0, 1);
+    const ValueId g = c.grad_output(0);
+    if (g == kNoValue) return;
+    const ValueId a = c.input(0), b = c.input(1), zero = c.scalar(0.0, g);
+    const ValueId shared = c.emit("Where", {c.emit("Equal", {a, b}), c.emit("MulScalar", {g}, Attrs{{"value", 0.5}}), g});
+    const char* a_loses = is_max ? "Less" : "Greater";
+    const char* b_loses = is_max ? "Greater" : "Less";
+    if (c.needs_grad(0)) {
+      c.set_grad(0, c.reduce_to(c.emit("Where", {c.emit(a_loses, {a, b}), zero, shared}), c.shape(a)));
+    }
+    if (c.needs_grad(1)) {
+      c.set_grad(1, c.reduce_to(c.emit("Where", {c.emit(b_loses, {a, b}), zero, shared}), c.shape(b)));
+    }
   };
 }
+
+// ---- the math rows' gradients (PyTorch's derivatives, emitted as nodes) ----
+ValueId mul(GradContext& c, ValueId a, ValueId b) { return c.emit("Mul", {a, b}); }
+ValueId scaled(GradContext& c, ValueId a, double k) { return c.emit("MulScalar", {a}, scalar_attr("value", k)); }
+ValueId plus(GradContext& c, ValueId a, double k) { return c.emit("AddScalar", {a}, scalar_attr("value", k)); }
+ValueId square(GradContext& c, ValueId a) { return mul(c, a, a); }
+
+// A unary row whose gradient is grad * f(x, y) (x the input, y the output).
+GradFn chain(ValueId (*df)(GradContext&, ValueId x, ValueId y)) {
+  return [df](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    c.set_grad(0, mul(c, c.grad_output(0), df(c, c.input(0), c.output(0))));
+  };
+}
+
+// Rows that are constant almost everywhere (sign, floor, ...): no gradient flows, so the input's
+// gradient is zero, as in PyTorch.
+void zero_gradient(GradContext&) {}
+
+// A binary row out = f(a, b) with da = g * fa and db = g * fb (broadcast inputs reduced back).
+void binary_gradient(GradContext& c, ValueId fa, ValueId fb) {
+  const ValueId g = c.grad_output(0);
+  if (c.needs_grad(0) && fa != kNoValue) c.set_grad(0, c.reduce_to(mul(c, g, fa), c.shape(c.input(0))));
+  if (c.needs_grad(1) && fb != kNoValue) c.set_grad(1, c.reduce_to(mul(c, g, fb), c.shape(c.input(1))));
+}
+
+const double kLn2 = 0.69314718055994530942, kLn10 = 2.30258509299404568402;
+const double kTwoOverSqrtPi = 1.12837916709551257390;
 
 // ---- the "custom" gradient rules, by row name ----
 const std::map<std::string, GradFn>& gradient_rules() {
@@ -149,6 +189,95 @@ const std::map<std::string, GradFn>& gradient_rules() {
        }},
       {"Maximum", extremum_gradient(true)},
       {"Minimum", extremum_gradient(false)},
+      // |x|' = sign(x): 0 at 0, as PyTorch's subgradient
+      {"Abs", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Sign", {x}); })},
+      {"Sign", zero_gradient},
+      {"Floor", zero_gradient},
+      {"Ceil", zero_gradient},
+      {"Round", zero_gradient},
+      {"Trunc", zero_gradient},
+      {"Sin", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Cos", {x}); })},
+      {"Cos", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Neg", {c.emit("Sin", {x})}); })},
+      // tan' = 1 + tan^2
+      {"Tan", chain([](GradContext& c, ValueId, ValueId y) { return plus(c, square(c, y), 1.0); })},
+      // asin' = 1 / sqrt(1 - x^2), acos' = -asin'
+      {"Asin", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("Rsqrt", {plus(c, c.emit("Neg", {square(c, x)}), 1.0)});
+       })},
+      {"Acos", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("Neg", {c.emit("Rsqrt", {plus(c, c.emit("Neg", {square(c, x)}), 1.0)})});
+       })},
+      // atan' = 1 / (1 + x^2)
+      {"Atan", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("RDivScalar", {plus(c, square(c, x), 1.0)}, scalar_attr("value", 1.0));
+       })},
+      {"Sinh", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Cosh", {x}); })},
+      {"Cosh", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Sinh", {x}); })},
+      // asinh' = 1 / sqrt(x^2 + 1), acosh' = 1 / sqrt(x^2 - 1), atanh' = 1 / (1 - x^2)
+      {"Asinh", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Rsqrt", {plus(c, square(c, x), 1.0)}); })},
+      {"Acosh", chain([](GradContext& c, ValueId x, ValueId) { return c.emit("Rsqrt", {plus(c, square(c, x), -1.0)}); })},
+      {"Atanh", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("RDivScalar", {plus(c, c.emit("Neg", {square(c, x)}), 1.0)}, scalar_attr("value", 1.0));
+       })},
+      // (2^x)' = 2^x ln 2, log2' = 1 / (x ln 2), log10' = 1 / (x ln 10), log1p' = 1 / (1 + x),
+      // expm1' = exp(x) = y + 1, erf' = 2 / sqrt(pi) exp(-x^2), rsqrt' = -y^3 / 2
+      {"Exp2", chain([](GradContext& c, ValueId, ValueId y) { return scaled(c, y, kLn2); })},
+      {"Log2", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("RDivScalar", {x}, scalar_attr("value", 1.0 / kLn2));
+       })},
+      {"Log10", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("RDivScalar", {x}, scalar_attr("value", 1.0 / kLn10));
+       })},
+      {"Log1p", chain([](GradContext& c, ValueId x, ValueId) {
+         return c.emit("RDivScalar", {plus(c, x, 1.0)}, scalar_attr("value", 1.0));
+       })},
+      {"Expm1", chain([](GradContext& c, ValueId, ValueId y) { return plus(c, y, 1.0); })},
+      {"Erf", chain([](GradContext& c, ValueId x, ValueId) {
+         return scaled(c, c.emit("Exp", {c.emit("Neg", {square(c, x)})}), kTwoOverSqrtPi);
+       })},
+      {"Rsqrt", chain([](GradContext& c, ValueId, ValueId y) { return scaled(c, mul(c, y, square(c, y)), -0.5); })},
+      // d(a^b)/da = b a^(b-1), 0 where b = 0;  d(a^b)/db = a^b ln a, 0 where a = 0 and b >= 0
+      {"Pow",
+       [](GradContext& c) {
+         if (c.grad_output(0) == kNoValue) return;
+         const ValueId a = c.input(0), b = c.input(1), zero = c.scalar(0.0, c.output(0));
+         ValueId fa = kNoValue, fb = kNoValue;
+         if (c.needs_grad(0)) {
+           const ValueId d = mul(c, b, c.emit("Pow", {a, plus(c, b, -1.0)}));
+           fa = c.emit("Where", {c.emit("Equal", {b, c.scalar(0.0, b)}), zero, d});
+         }
+         if (c.needs_grad(1)) {
+           const ValueId d = mul(c, c.output(0), c.emit("Log", {a}));
+           const ValueId kept = c.emit("LogicalAnd", {c.emit("Equal", {a, c.scalar(0.0, a)}),
+                                                      c.emit("GreaterEqual", {b, c.scalar(0.0, b)})});
+           fb = c.emit("Where", {kept, zero, d});
+         }
+         binary_gradient(c, fa, fb);
+       }},
+      // atan2(a, b): da = b / (a^2 + b^2), db = -a / (a^2 + b^2)
+      {"Atan2",
+       [](GradContext& c) {
+         if (c.grad_output(0) == kNoValue) return;
+         const ValueId a = c.input(0), b = c.input(1);
+         const ValueId r2 = c.emit("Add", {square(c, a), square(c, b)});
+         binary_gradient(c, c.needs_grad(0) ? c.emit("Div", {b, r2}) : kNoValue,
+                         c.needs_grad(1) ? c.emit("Div", {c.emit("Neg", {a}), r2}) : kNoValue);
+       }},
+      // remainder: da = 1, db = -floor(a / b);  fmod: da = 1, db = -trunc(a / b)
+      {"Remainder",
+       [](GradContext& c) {
+         if (c.grad_output(0) == kNoValue) return;
+         const ValueId a = c.input(0), b = c.input(1);
+         if (c.needs_grad(0)) c.set_grad(0, c.reduce_to(c.grad_output(0), c.shape(a)));
+         if (c.needs_grad(1)) binary_gradient(c, kNoValue, c.emit("Neg", {c.emit("FloorDivide", {a, b})}));
+       }},
+      {"Fmod",
+       [](GradContext& c) {
+         if (c.grad_output(0) == kNoValue) return;
+         const ValueId a = c.input(0), b = c.input(1);
+         if (c.needs_grad(0)) c.set_grad(0, c.reduce_to(c.grad_output(0), c.shape(a)));
+         if (c.needs_grad(1)) binary_gradient(c, kNoValue, c.emit("Neg", {c.emit("Trunc", {c.emit("Div", {a, b})})}));
+       }},
       {"AddScalar",
        [](GradContext& c) {
          if (c.grad_output(0) != kNoValue) c.set_grad(0, c.grad_output(0));
@@ -162,6 +291,7 @@ const std::map<std::string, GradFn>& gradient_rules() {
        [](GradContext& c) {
          if (c.grad_output(0) == kNoValue) return;
          const double p = c.attrs().f("exponent");
+         if (p == 0.0) return;  // x^0 = 1 everywhere: zero gradient, at x = 0 too (PyTorch's)
          // d(x^p)/dx = p * x^(p-1)
          const ValueId d = c.emit("MulScalar", {c.emit("PowScalar", {c.input(0)}, scalar_attr("exponent", p - 1))},
                                   scalar_attr("value", p));

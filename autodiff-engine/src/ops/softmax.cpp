@@ -133,7 +133,7 @@ void check_class_labels(const std::string& where, const std::string& labels_dtyp
   if (labels_dtype == "int64") return;
   if (!labels_tensor) {  // a NumPy array: glassgrad may not even hold its dtype
     throw DTypeError(where + ": " +
-                     ErrorMessage("labels must be int64 class indices, got a NumPy array of " + labels_dtype + " " +
+                     ErrorMessage("labels must be int64 (or uint8) class indices, got a NumPy array of " + labels_dtype + " " +
                                   shape_str(labels_shape))
                          .detail("logits: " + logits.str())
                          .cause("labels loaded as " + labels_dtype +
@@ -141,7 +141,7 @@ void check_class_labels(const std::string& where, const std::string& labels_dtyp
                          .fix("y.astype(np.int64)")
                          .str());
   }
-  ErrorMessage m("labels must be int64 class indices, got " + labels_dtype + " " + shape_str(labels_shape));
+  ErrorMessage m("labels must be int64 (or uint8) class indices, got " + labels_dtype + " " + shape_str(labels_shape));
   m.detail("logits: " + logits.str()).detail("labels: " + labels_tensor->str());
   if (is_floating(labels_tensor->dtype)) {
     if (labels_shape == logits.shape) {
@@ -151,8 +151,8 @@ void check_class_labels(const std::string& where, const std::string& labels_dtyp
       m.cause("float labels would be rounded silently; class indices are whole numbers");
     }
   } else {
-    m.cause("labels of any other integer type are refused rather than converted: truncated labels "
-            "once kept a model's accuracy at 10%");
+    m.cause("labels of another integer type are refused rather than converted, as PyTorch refuses them "
+            "(it takes Long or Byte targets): truncated labels once kept a model's accuracy at 10%");
   }
   m.fix("y.astype(np.int64)");
   throw DTypeError(where + ": " + m.str());

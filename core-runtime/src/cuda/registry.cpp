@@ -37,6 +37,7 @@ void register_cuda_kernels(KernelRegistry& r) {
   cuda::add_collective_kernels(defs);
   cuda::add_recurrent_kernels(defs);
   cuda::add_indexing_kernels(defs);
+  cuda::add_scan_kernels(defs);
   for (const auto& d : defs) {
     if (!OpRegistry::instance().find(d.op)) continue;  // op not defined in this build (yet)
     for (DType dt : d.dtypes) {

@@ -33,6 +33,7 @@ void add_fused_kernels(std::vector<KernelDef>& k);
 void add_attention_kernels(std::vector<KernelDef>& k);
 void add_recurrent_kernels(std::vector<KernelDef>& k);
 void add_indexing_kernels(std::vector<KernelDef>& k);
+void add_scan_kernels(std::vector<KernelDef>& k);
 
 const std::vector<DType>& all_dtypes();    // float32, float64, int64, uint8, bool
 const std::vector<DType>& float_dtypes();  // float32, float64

@@ -23,9 +23,10 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from .. import _C, _args
+from .._factories import zeros
 from .._random import generator
 from .._spatial import cat, dropout
-from .._tensor import Tensor, _op_multi, zeros
+from .._tensor import Tensor, _op_multi
 from .module import Module, Parameter, assign_data, layer_name
 from .utils.rnn import PackedSequence, select_batch
 

@@ -180,3 +180,83 @@ SPECS += [
     OpSpec("Mish", _mish, lambda rng, dt, n: [_spread(rng, dt, n, 5)], grad=(0,)),
     OpSpec("MishBackward", _mish_grad, lambda rng, dt, n: [_r(rng, dt, n, 4), _spread(rng, dt, n, 4)]),
 ]
+
+
+# ---- PyTorch's math rows (torch.abs, torch.sin, ..., torch.atan2, torch.remainder) ----
+def _away(v, points, gap=0.05):
+    """v moved at least gap away from each kink in points (finite differences straddle none)."""
+    for p in points:
+        near = np.abs(v - p) < gap
+        v = np.where(near, p + np.where(v >= p, gap, -gap) * 2, v)
+    return v
+
+
+def _unary(name, ref, lo=-2.0, hi=2.0, kinks=(), grad=True, dtypes=("float32", "float64")):
+    def inputs(rng, dt, n):
+        return [_away(rng.uniform(lo, hi, (n, 4)), kinks).astype(dt)]
+    return OpSpec(name, lambda x: ref(x.astype(np.float64)).astype(x.dtype), inputs, grad=(0,) if grad else (),
+                  dtypes=dtypes)
+
+
+def _ints(rng, dt, n):
+    return [rng.integers(-9, 10, (n, 4)).astype(dt)]
+
+
+SPECS += [
+    _unary("Abs", np.abs, kinks=(0.0,)),
+    OpSpec("Abs", np.abs, _ints, dtypes=("int64",), name="Abs-int64"),
+    OpSpec("Abs", lambda x: np.abs(x), lambda rng, dt, n: [np.array([-0.0, 0.0, -1.5, np.nan] * n, dt)],
+           name="Abs-signed-zero-nan"),
+    _unary("Sign", np.sign, kinks=(0.0,), grad=False),
+    OpSpec("Sign", lambda x: np.sign(x).astype(x.dtype), _ints, dtypes=("int64",), name="Sign-int64"),
+    OpSpec("Sign", lambda x: np.nan_to_num(np.sign(x), nan=0.0).astype(x.dtype),
+           lambda rng, dt, n: [np.array([-0.0, 0.0, -1.5, np.nan] * n, dt)], name="Sign-zero-nan"),
+    _unary("Sin", np.sin, -4, 4), _unary("Cos", np.cos, -4, 4), _unary("Tan", np.tan, -1.2, 1.2),
+    _unary("Asin", np.arcsin, -0.9, 0.9), _unary("Acos", np.arccos, -0.9, 0.9), _unary("Atan", np.arctan, -4, 4),
+    _unary("Sinh", np.sinh), _unary("Cosh", np.cosh), _unary("Asinh", np.arcsinh, -4, 4),
+    _unary("Acosh", np.arccosh, 1.1, 4), _unary("Atanh", np.arctanh, -0.9, 0.9),
+    _unary("Exp2", np.exp2, -4, 4), _unary("Log2", np.log2, 0.1, 4), _unary("Log10", np.log10, 0.1, 4),
+    _unary("Log1p", np.log1p, -0.9, 4), _unary("Expm1", np.expm1, -3, 3),
+    _unary("Erf", np.vectorize(__import__("math").erf), -3, 3), _unary("Rsqrt", lambda x: 1 / np.sqrt(x), 0.1, 4),
+    # floor / ceil / round / trunc: halves included (round ties to even, as PyTorch); no gradient
+    OpSpec("Floor", np.floor, lambda rng, dt, n: [(rng.integers(-20, 20, (n, 4)) / 4).astype(dt)]),
+    OpSpec("Ceil", np.ceil, lambda rng, dt, n: [(rng.integers(-20, 20, (n, 4)) / 4).astype(dt)]),
+    OpSpec("Round", np.round, lambda rng, dt, n: [(rng.integers(-20, 20, (n, 4)) / 4).astype(dt)]),
+    OpSpec("Trunc", np.trunc, lambda rng, dt, n: [(rng.integers(-20, 20, (n, 4)) / 4).astype(dt)]),
+    OpSpec("Floor", lambda x: x, _ints, dtypes=("int64",), name="Floor-int64"),
+    OpSpec("Round", lambda x: x, _ints, dtypes=("int64",), name="Round-int64"),
+    OpSpec("Pow", lambda a, b: np.power(a, b).astype(a.dtype),
+           lambda rng, dt, n: [_pos(rng, dt, n, 1, 3), rng.uniform(-2, 2, (2, 3)).astype(dt)], grad=(0, 1)),
+    OpSpec("Pow", lambda a, b: np.power(a, b), lambda rng, dt, n: [rng.integers(-3, 4, (n, 3)).astype(dt),
+                                                                   rng.integers(0, 5, (3,)).astype(dt)],
+           dtypes=("int64",), name="Pow-int64"),
+    OpSpec("PowScalar", lambda x, exponent: np.power(x, int(exponent)), _ints, attrs={"exponent": 3.0},
+           dtypes=("int64",), name="PowScalar-int64"),
+    OpSpec("Atan2", lambda a, b: np.arctan2(a, b).astype(a.dtype), _pair, grad=(0, 1)),
+    OpSpec("Remainder", lambda a, b: np.remainder(a, b).astype(a.dtype),
+           lambda rng, dt, n: [rng.uniform(-5, 5, (n, 1, 3)).astype(dt),
+                               _away(rng.uniform(-2, 2, (2, 3)), (0.0,), 0.3).astype(dt)], grad=(0, 1)),
+    OpSpec("Remainder", np.remainder, lambda rng, dt, n: [rng.integers(-9, 10, (n, 3)).astype(dt),
+                                                          np.array([3, -4, 7], dt)],
+           dtypes=("int64",), name="Remainder-int64"),
+    OpSpec("Fmod", lambda a, b: np.fmod(a, b).astype(a.dtype),
+           lambda rng, dt, n: [rng.uniform(-5, 5, (n, 1, 3)).astype(dt),
+                               _away(rng.uniform(-2, 2, (2, 3)), (0.0,), 0.3).astype(dt)], grad=(0, 1)),
+    OpSpec("Fmod", np.fmod, lambda rng, dt, n: [rng.integers(-9, 10, (n, 3)).astype(dt), np.array([3, -4, 7], dt)],
+           dtypes=("int64",), name="Fmod-int64"),
+    OpSpec("FloorDivide", lambda a, b: np.floor_divide(a, b).astype(a.dtype),
+           lambda rng, dt, n: [rng.uniform(-5, 5, (n, 1, 3)).astype(dt),
+                               _away(rng.uniform(-2, 2, (2, 3)), (0.0,), 0.3).astype(dt)]),
+    OpSpec("FloorDivide", np.floor_divide, lambda rng, dt, n: [rng.integers(-9, 10, (n, 3)).astype(dt),
+                                                               np.array([3, -4, 7], dt)],
+           dtypes=("int64",), name="FloorDivide-int64"),
+    # an integer division by zero gives 0 instead of trapping (PyTorch refuses a zero divisor
+    # on the CPU, which glassgrad's Python functions check for a number); INT64_MIN // -1 wraps
+    OpSpec("FloorDivide", lambda a, b: np.array([0, 0, -(2**63)] * (a.size // 3), np.int64).reshape(a.shape),
+           lambda rng, dt, n: [np.array([5, -7, -(2**63)] * n, dt).reshape(n, 3), np.array([0, 0, -1], dt)],
+           dtypes=("int64",), name="FloorDivide-int64-zero", noncontiguous=False),
+]
+for _name, _fn in [("LogicalAnd", np.logical_and), ("LogicalOr", np.logical_or), ("LogicalXor", np.logical_xor)]:
+    SPECS.append(OpSpec(_name, _fn, lambda rng, dt, n: [rng.integers(-1, 2, (n, 1, 3)).astype(dt),
+                                                        rng.integers(-1, 2, (2, 3)).astype(dt)],
+                        dtypes=("float32", "float64", "int64", "uint8", "bool")))

@@ -50,6 +50,36 @@ GG_SCALAR_FN float gg_log1p(float x) { return log1pf(x); }
 GG_SCALAR_FN double gg_log1p(double x) { return log1p(x); }
 GG_SCALAR_FN float gg_expm1(float x) { return expm1f(x); }
 GG_SCALAR_FN double gg_expm1(double x) { return expm1(x); }
+// PyTorch's math functions (torch.sin, torch.floor, torch.atan2, ...)
+#define GG_DEVICE_MATH1(name, f32, f64)                       \
+  GG_SCALAR_FN float gg_##name(float x) { return f32(x); }    \
+  GG_SCALAR_FN double gg_##name(double x) { return f64(x); }
+GG_DEVICE_MATH1(sin, sinf, sin)
+GG_DEVICE_MATH1(cos, cosf, cos)
+GG_DEVICE_MATH1(tan, tanf, tan)
+GG_DEVICE_MATH1(asin, asinf, asin)
+GG_DEVICE_MATH1(acos, acosf, acos)
+GG_DEVICE_MATH1(atan, atanf, atan)
+GG_DEVICE_MATH1(sinh, sinhf, sinh)
+GG_DEVICE_MATH1(cosh, coshf, cosh)
+GG_DEVICE_MATH1(asinh, asinhf, asinh)
+GG_DEVICE_MATH1(acosh, acoshf, acosh)
+GG_DEVICE_MATH1(atanh, atanhf, atanh)
+GG_DEVICE_MATH1(exp2, exp2f, exp2)
+GG_DEVICE_MATH1(log2, log2f, log2)
+GG_DEVICE_MATH1(log10, log10f, log10)
+GG_DEVICE_MATH1(rsqrt, rsqrtf, rsqrt)
+GG_DEVICE_MATH1(floor, floorf, floor)
+GG_DEVICE_MATH1(ceil, ceilf, ceil)
+GG_DEVICE_MATH1(round_even, rintf, rint)
+GG_DEVICE_MATH1(trunc, truncf, trunc)
+#undef GG_DEVICE_MATH1
+GG_SCALAR_FN float gg_atan2(float y, float x) { return atan2f(y, x); }
+GG_SCALAR_FN double gg_atan2(double y, double x) { return atan2(y, x); }
+GG_SCALAR_FN float gg_fmod(float a, float b) { return fmodf(a, b); }
+GG_SCALAR_FN double gg_fmod(double a, double b) { return fmod(a, b); }
+GG_SCALAR_FN float gg_copysign(float a, float b) { return copysignf(a, b); }
+GG_SCALAR_FN double gg_copysign(double a, double b) { return copysign(a, b); }
 #else
 template <typename T> inline T gg_exp(T x) { return std::exp(x); }
 template <typename T> inline T gg_log(T x) { return std::log(x); }
@@ -59,6 +89,28 @@ template <typename T> inline T gg_pow(T x, T e) { return std::pow(x, e); }
 template <typename T> inline T gg_erf(T x) { return std::erf(x); }
 template <typename T> inline T gg_log1p(T x) { return std::log1p(x); }
 template <typename T> inline T gg_expm1(T x) { return std::expm1(x); }
+template <typename T> inline T gg_sin(T x) { return std::sin(x); }
+template <typename T> inline T gg_cos(T x) { return std::cos(x); }
+template <typename T> inline T gg_tan(T x) { return std::tan(x); }
+template <typename T> inline T gg_asin(T x) { return std::asin(x); }
+template <typename T> inline T gg_acos(T x) { return std::acos(x); }
+template <typename T> inline T gg_atan(T x) { return std::atan(x); }
+template <typename T> inline T gg_sinh(T x) { return std::sinh(x); }
+template <typename T> inline T gg_cosh(T x) { return std::cosh(x); }
+template <typename T> inline T gg_asinh(T x) { return std::asinh(x); }
+template <typename T> inline T gg_acosh(T x) { return std::acosh(x); }
+template <typename T> inline T gg_atanh(T x) { return std::atanh(x); }
+template <typename T> inline T gg_exp2(T x) { return std::exp2(x); }
+template <typename T> inline T gg_log2(T x) { return std::log2(x); }
+template <typename T> inline T gg_log10(T x) { return std::log10(x); }
+template <typename T> inline T gg_rsqrt(T x) { return T(1) / std::sqrt(x); }
+template <typename T> inline T gg_floor(T x) { return std::floor(x); }
+template <typename T> inline T gg_ceil(T x) { return std::ceil(x); }
+template <typename T> inline T gg_round_even(T x) { return std::nearbyint(x); }  // ties to even (default mode)
+template <typename T> inline T gg_trunc(T x) { return std::trunc(x); }
+template <typename T> inline T gg_atan2(T y, T x) { return std::atan2(y, x); }
+template <typename T> inline T gg_fmod(T a, T b) { return std::fmod(a, b); }
+template <typename T> inline T gg_copysign(T a, T b) { return std::copysign(a, b); }
 #endif
 
 // 1 / (1 + exp(-x)), taking exp of a non-positive number only: no overflow for large |x|.
@@ -149,6 +201,105 @@ struct ElementwiseAccepts {
                                 (D == ElementwiseDTypes::Numeric ? !ElementwiseIsBool<T>::value
                                                                  : ElementwiseIsFloat<T>::value);
 };
+
+// ---- rows that take integers too: the float math above for floats, exact integer rules else ----
+// x < 0, false for an unsigned type without comparing it (no "pointless comparison" warning).
+template <typename T>
+GG_SCALAR_FN bool gg_negative(T x) {
+  if constexpr (T(-1) < T(0)) return x < T(0); else return false;
+}
+// |x|, with |-0.0| = +0.0 and NaN kept (torch.abs); an unsigned x is its own magnitude.
+template <typename T>
+GG_SCALAR_FN T gg_abs(T x) {
+  return gg_negative(x) ? T(-x) : (x == T(0) ? T(0) : x);
+}
+// sign(x) in {-1, 0, 1}, 0 for NaN (torch.sign: (0 < x) - (x < 0)).
+template <typename T>
+GG_SCALAR_FN T gg_sign(T x) {
+  return T(int(T(0) < x) - int(gg_negative(x)));
+}
+// floor, ceil, round (ties to even), trunc: an integer is already whole.
+#define GG_ROUNDING(name, fn)                                                      \
+  template <typename T>                                                            \
+  GG_SCALAR_FN T name(T x) {                                                       \
+    if constexpr (ElementwiseIsFloat<T>::value) return fn(x); else return x;       \
+  }
+GG_ROUNDING(gg_floor_any, gg_floor)
+GG_ROUNDING(gg_ceil_any, gg_ceil)
+GG_ROUNDING(gg_round_any, gg_round_even)
+GG_ROUNDING(gg_trunc_any, gg_trunc)
+#undef GG_ROUNDING
+// Integer division and remainder never trap: b == 0 gives 0 (PyTorch raises on the CPU for a
+// scalar divisor, checked in Python; a zero inside a tensor divisor gives 0 here), and b == -1
+// is written as a negation modulo 2^64, so INT64_MIN / -1 wraps as PyTorch's does instead of
+// raising SIGFPE.
+template <typename T>
+GG_SCALAR_FN bool gg_int_minus_one(T b) {
+  if constexpr (T(-1) < T(0)) return b == T(-1); else return false;  // only a signed type has -1
+}
+template <typename T>
+GG_SCALAR_FN T gg_int_neg(T a) {
+  return T(0ULL - (unsigned long long)a);
+}
+// C's remainder: the sign of a (torch.fmod).
+template <typename T>
+GG_SCALAR_FN T gg_fmod_any(T a, T b) {
+  if constexpr (ElementwiseIsFloat<T>::value) {
+    return gg_fmod(a, b);
+  } else {
+    if (b == T(0) || gg_int_minus_one(b)) return T(0);
+    return T(a % b);
+  }
+}
+// Python's remainder: the sign of b (torch.remainder), from fmod as PyTorch computes it.
+template <typename T>
+GG_SCALAR_FN T gg_remainder(T a, T b) {
+  const T m = gg_fmod_any(a, b);
+  return (m != T(0) && (gg_negative(b) != gg_negative(m))) ? T(m + b) : m;
+}
+// floor(a / b) (torch.floor_divide and //), for floats as PyTorch's div_floor_floating: from the
+// exact fmod, so that 1 // 0.1 is 9 as in Python, not floor(10.000000000000002).
+template <typename T>
+GG_SCALAR_FN T gg_floor_divide(T a, T b) {
+  if constexpr (ElementwiseIsFloat<T>::value) {
+    if (b == T(0)) return a / b;
+    const T mod = gg_fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != T(0) && ((b < T(0)) != (mod < T(0)))) div -= T(1);
+    if (div == T(0)) return gg_copysign(T(0), a / b);
+    T f = gg_floor(div);
+    if (div - f > T(0.5)) f += T(1);
+    return f;
+  } else {
+    if (b == T(0)) return T(0);
+    if (gg_int_minus_one(b)) return gg_int_neg(a);
+    const T q = T(a / b);
+    return (a % b != T(0) && (gg_negative(a) != gg_negative(b))) ? T(q - T(1)) : q;
+  }
+}
+// x^p for an integer p >= 0 by squaring (torch.pow of integers; a negative exponent is refused
+// in Python as PyTorch refuses it, and gives 0 here except for x = 1 and -1).
+template <typename T>
+GG_SCALAR_FN T gg_int_pow(T x, T p) {
+  if (gg_negative(p)) return x == T(1) ? T(1) : (gg_int_minus_one(x) ? ((p % T(2)) == T(0) ? T(1) : x) : T(0));
+  T r = T(1);
+  unsigned long long e = (unsigned long long)p;
+  while (e) {
+    if (e & 1ULL) r = T(r * x);
+    x = T(x * x);
+    e >>= 1;
+  }
+  return r;
+}
+// x^p for any element type: floats through gg_pow_scalar (PowScalar) or pow (Pow), integers exactly.
+template <typename T>
+GG_SCALAR_FN T gg_pow_scalar_any(T x, T p) {
+  if constexpr (ElementwiseIsFloat<T>::value) return gg_pow_scalar(x, p); else return gg_int_pow(x, p);
+}
+template <typename T>
+GG_SCALAR_FN T gg_pow_any(T x, T p) {
+  if constexpr (ElementwiseIsFloat<T>::value) return gg_pow(x, p); else return gg_int_pow(x, p);
+}
 
 // ---- one struct per row ----
 // f(a, b, s): a = x (Unary) or the first operand or grad; b = the second operand or the saved

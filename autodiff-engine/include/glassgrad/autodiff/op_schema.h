@@ -149,5 +149,6 @@ void register_collective_ops(OpRegistry& r);   // AllReduce BucketPack (data-par
 void register_attention_ops(OpRegistry& r);    // ScaledDotProductAttention and backward
 void register_recurrent_ops(OpRegistry& r);    // RNNSequence LSTMSequence GRUSequence (+ Backward) PackSequence ...
 void register_indexing_ops(OpRegistry& r);     // Gather Scatter IndexSelect IndexAdd Index IndexPut SliceScatter
+void register_scan_ops(OpRegistry& r);         // CumSum CumProd CumProdBackward Sort TopK
 
 }  // namespace glassgrad

@@ -81,6 +81,7 @@ void register_cpu_collective_kernels(KernelRegistry& r);
 void register_cpu_attention_kernels(KernelRegistry& r);
 void register_cpu_recurrent_kernels(KernelRegistry& r);
 void register_cpu_indexing_kernels(KernelRegistry& r);
+void register_cpu_scan_kernels(KernelRegistry& r);
 // CUDA kernels (src/cuda/registry.cpp): registered after the CPU ones, for every (op, dtype)
 // that has both a CPU kernel and CUDA code; nothing in a build without CUDA kernels.
 void register_cuda_kernels(KernelRegistry& r);

@@ -18,7 +18,8 @@ import numpy as np
 
 from ... import _C, _args
 from ..._spatial import cat
-from ..._tensor import Tensor, _op, tensor, zeros
+from ..._factories import zeros
+from ..._tensor import Tensor, _op, tensor
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "pack_sequence",
            "unpad_sequence", "unpack_sequence", "invert_permutation"]

@@ -1,0 +1,158 @@
+// CPU scans and sorts along one axis (the formulas and conventions are in the engine's
+// src/ops/scan.cpp). Layout: dense row-major inputs viewed as [outer, n, inner]; each of the
+// outer * inner lines (n elements, `inner` apart) is independent, and lines are split across
+// threads. Sums and products of float32 accumulate in double; sorts are stable (equal values
+// keep their input order) with NaN as the largest value.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "glassgrad/autodiff/scan_lines.h"
+#include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
+
+namespace glassgrad {
+
+namespace {
+
+using Lines = ScanLines;
+Lines lines_of(const Shape& shape, int64_t dim) { return scan_lines(shape, dim); }
+
+template <typename T> struct Acc { using type = T; };
+template <> struct Acc<float> { using type = double; };
+
+template <typename T>
+void for_lines(const Lines& l, T fn) {
+  parallel_for(l.count(), std::max<int64_t>(1, 4096 / std::max<int64_t>(l.n, 1)), [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) fn(l.start(k));
+  });
+}
+
+template <typename T>
+void cumsum(const KernelContext& c) {
+  const Lines l = lines_of(c.inputs[0].shape(), c.attrs.i("dim"));
+  const bool reverse = c.attrs.b("reverse", false);
+  const T* x = c.inputs[0].data<const T>();
+  T* y = c.outputs[0].data<T>();
+  for_lines(l, [&](int64_t s) {
+    typename Acc<T>::type acc = 0;
+    for (int64_t j = 0; j < l.n; ++j) {
+      const int64_t at = s + (reverse ? l.n - 1 - j : j) * l.inner;
+      acc += x[at];
+      y[at] = static_cast<T>(acc);
+    }
+  });
+}
+
+template <typename T>
+void cumprod(const KernelContext& c) {
+  const Lines l = lines_of(c.inputs[0].shape(), c.attrs.i("dim"));
+  const T* x = c.inputs[0].data<const T>();
+  T* y = c.outputs[0].data<T>();
+  for_lines(l, [&](int64_t s) {
+    typename Acc<T>::type acc = 1;
+    for (int64_t j = 0; j < l.n; ++j) {
+      acc *= x[s + j * l.inner];
+      y[s + j * l.inner] = static_cast<T>(acc);
+    }
+  });
+}
+
+// dx of y = cumprod(x) for the incoming grad g, exact with zeros (z = the first zero factor).
+template <typename T>
+void cumprod_backward(const KernelContext& c) {
+  const Lines l = lines_of(c.inputs[0].shape(), c.attrs.i("dim"));
+  const T* g = c.inputs[0].data<const T>();
+  const T* x = c.inputs[1].data<const T>();
+  const T* y = c.inputs[2].data<const T>();
+  T* dx = c.outputs[0].data<T>();
+  for_lines(l, [&](int64_t s) {
+    const int64_t in = l.inner;
+    int64_t z = 0;
+    while (z < l.n && x[s + z * in] != T(0)) ++z;
+    // i < z: dx_i = (sum_{i <= j < z} g_j y_j) / x_i, a running sum from z - 1 down
+    double tail = 0;
+    for (int64_t i = z - 1; i >= 0; --i) {
+      tail += double(g[s + i * in]) * double(y[s + i * in]);
+      dx[s + i * in] = static_cast<T>(tail / double(x[s + i * in]));
+    }
+    if (z == l.n) return;
+    // i = z: sum_{j >= z} g_j * y_{z-1} * prod_{z < k <= j} x_k
+    double run = z > 0 ? double(y[s + (z - 1) * in]) : 1.0, acc = 0;
+    for (int64_t j = z; j < l.n; ++j) {
+      if (j > z) run *= double(x[s + j * in]);
+      acc += double(g[s + j * in]) * run;
+    }
+    dx[s + z * in] = static_cast<T>(acc);
+    for (int64_t i = z + 1; i < l.n; ++i) dx[s + i * in] = T(0);
+  });
+}
+
+// Whether a comes before b in an ascending (descending) sort with NaN the largest value.
+template <typename T>
+bool before(T a, T b, bool descending) {
+  const bool a_nan = a != a, b_nan = b != b;
+  if (descending) return !b_nan && (a_nan || a > b);
+  return !a_nan && (b_nan || a < b);
+}
+
+// Sort (k = n) and TopK (the first k of the sort, largest first when `descending`).
+template <typename T>
+void sort_lines(const KernelContext& c, int64_t k, bool descending) {
+  const Lines l = lines_of(c.inputs[0].shape(), c.attrs.i("dim"));
+  const T* x = c.inputs[0].data<const T>();
+  T* values = c.outputs[0].data<T>();
+  int64_t* indices = c.outputs[1].data<int64_t>();
+  parallel_for(l.count(), 1, [&](int64_t b, int64_t e) {
+    std::vector<int64_t> order(static_cast<size_t>(l.n));
+    for (int64_t line = b; line < e; ++line) {
+      const int64_t s = l.start(line);
+      const int64_t out = (line / l.inner) * k * l.inner + line % l.inner;
+      std::iota(order.begin(), order.end(), int64_t(0));
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t i, int64_t j) { return before(x[s + i * l.inner], x[s + j * l.inner], descending); });
+      for (int64_t j = 0; j < k; ++j) {
+        values[out + j * l.inner] = x[s + order[static_cast<size_t>(j)] * l.inner];
+        indices[out + j * l.inner] = order[static_cast<size_t>(j)];
+      }
+    }
+  });
+}
+
+template <typename T>
+void sort(const KernelContext& c) {
+  sort_lines<T>(c, c.inputs[0].shape()[static_cast<size_t>(normalize_axis(c.attrs.i("dim"), c.inputs[0].rank()))],
+                c.attrs.b("descending", false));
+}
+
+template <typename T>
+void topk(const KernelContext& c) {
+  sort_lines<T>(c, c.attrs.i("k"), c.attrs.b("largest", true));
+}
+
+template <template <typename> class K>
+void add_all(KernelRegistry& r, const char* op, bool ints = true) {
+  r.add(op, DeviceType::CPU, DType::Float32, K<float>::run);
+  r.add(op, DeviceType::CPU, DType::Float64, K<double>::run);
+  if (ints) r.add(op, DeviceType::CPU, DType::Int64, K<int64_t>::run);
+}
+
+template <typename T> struct CumSumK { static void run(const KernelContext& c) { cumsum<T>(c); } };
+template <typename T> struct CumProdK { static void run(const KernelContext& c) { cumprod<T>(c); } };
+template <typename T> struct CumProdBackwardK { static void run(const KernelContext& c) { cumprod_backward<T>(c); } };
+template <typename T> struct SortK { static void run(const KernelContext& c) { sort<T>(c); } };
+template <typename T> struct TopKK { static void run(const KernelContext& c) { topk<T>(c); } };
+
+}  // namespace
+
+void register_cpu_scan_kernels(KernelRegistry& r) {
+  add_all<CumSumK>(r, "CumSum");
+  add_all<CumProdK>(r, "CumProd");
+  add_all<CumProdBackwardK>(r, "CumProdBackward", false);
+  add_all<SortK>(r, "Sort");
+  add_all<TopKK>(r, "TopK");
+}
+
+}  // namespace glassgrad

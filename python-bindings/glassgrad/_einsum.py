@@ -1,0 +1,135 @@
+"""torch.einsum, composed of Sum, Permute, Reshape and MatMul.
+
+Each operand's subscripts are first made distinct (a letter repeated within one operand takes
+that diagonal) and letters that appear nowhere else are summed out. Then operands are combined
+left to right, each pair as one batched MatMul:
+
+    A [batch, left, contracted] @ B [batch, contracted, right] -> [batch, left, right]
+
+where batch letters are shared and still needed (by the output or a later operand), contracted
+letters are shared and no longer needed, and left / right letters belong to one side. '...'
+stands for the same leading dims in every operand (broadcast from the right).
+"""
+from __future__ import annotations
+
+import math
+import string
+from typing import List
+
+from . import _C
+from ._shapes import diagonal
+from ._tensor import Tensor, _op
+
+
+def _parse(equation: str, ranks: List[int]):
+    eq = equation.replace(" ", "")
+    if "->" in eq:
+        lhs, out = eq.split("->")
+        explicit = True
+    else:
+        lhs, out, explicit = eq, "", False
+    terms = lhs.split(",")
+    if len(terms) != len(ranks):
+        raise _C.InvalidArgumentError(f"einsum: the equation '{equation}' names {len(terms)} operands, "
+                                      f"{len(ranks)} were given")
+    used = set(c for c in eq if c.isalpha())
+    spare = [c for c in string.ascii_letters if c not in used]
+    ell = max((r - (len(t) - 3) for t, r in zip(terms, ranks) if "..." in t), default=0)
+    ell_letters = spare[:ell]
+    subs = []
+    for t, r in zip(terms, ranks):
+        if "..." in t:
+            head, tail = t.split("...")
+            k = r - len(head) - len(tail)
+            if k < 0:
+                raise _C.ShapeError(f"einsum: operand '{t}' has more subscripts than its {r} dims")
+            subs.append(list(head) + ell_letters[ell - k:] + list(tail))
+        else:
+            if len(t) != r:
+                raise _C.ShapeError(f"einsum: operand '{t}' has {len(t)} subscripts but {r} dims\n"
+                                    f"  fix: one letter per dim, or '...' for the leading ones")
+            subs.append(list(t))
+        bad = [c for c in subs[-1] if not c.isalpha()]
+        if bad:
+            raise _C.InvalidArgumentError(f"einsum: subscripts must be letters, got {bad[0]!r} in '{equation}'")
+    if explicit:
+        if "..." in out:
+            head, tail = out.split("...")
+            out_letters = list(head) + ell_letters + list(tail)
+        else:
+            out_letters = list(out)
+    else:
+        counts = {}
+        for s in subs:
+            for c in s:
+                counts[c] = counts.get(c, 0) + 1
+        out_letters = ell_letters + sorted(c for c, n in counts.items() if n == 1 and c not in ell_letters)
+    return subs, out_letters
+
+
+def _distinct(x: Tensor, letters: List[str]):
+    """x with each repeated letter's diagonal taken, so every letter names one dim."""
+    while len(set(letters)) != len(letters):
+        c = next(ch for ch in letters if letters.count(ch) > 1)
+        i = letters.index(c)
+        j = letters.index(c, i + 1)
+        x = diagonal(x, 0, i, j)  # removes dims i and j, appends the diagonal last
+        letters = [ch for k, ch in enumerate(letters) if k not in (i, j)] + [c]
+    return x, letters
+
+
+def _sum_out(x: Tensor, letters: List[str], keep) -> tuple:
+    gone = [i for i, c in enumerate(letters) if c not in keep]
+    if gone:
+        x = _op("Sum", [x], {"dims": gone, "keepdim": False})
+        letters = [c for c in letters if c in keep]
+    return x, letters
+
+
+def _permute(x: Tensor, letters: List[str], order: List[str]) -> Tensor:
+    perm = [letters.index(c) for c in order]
+    return x if perm == list(range(len(perm))) else x.permute(perm)
+
+
+def einsum(equation: str, *operands) -> Tensor:
+    """torch.einsum: 'ij,jk->ik', batch dims ('bij,bjk->bik'), the implicit output (the letters
+    used once, in alphabetical order), '...' for leading dims, and a letter repeated within one
+    operand for its diagonal ('ii->i'). Computed pairwise, left to right, as batched MatMuls."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    subs, out = _parse(equation, [t.ndim for t in operands])
+    items = []
+    for k, (x, letters) in enumerate(zip(operands, subs)):
+        x, letters = _distinct(x, letters)
+        others = set(out).union(*[set(s) for j, s in enumerate(subs) if j != k])
+        items.append(_sum_out(x, letters, others))
+    a, la = items[0]
+    for idx in range(1, len(items)):
+        b, lb = items[idx]
+        later = set(out).union(*[set(s) for s in subs[idx + 1:]])
+        size = {}
+        for t, ls in ((a, la), (b, lb)):
+            for c, n in zip(ls, t.shape):
+                size[c] = max(size.get(c, 1), n)
+        batch = [c for c in la if c in lb and c in later]
+        contracted = [c for c in la if c in lb and c not in later]
+        left = [c for c in la if c not in lb]
+        right = [c for c in lb if c not in la]
+        a2 = _permute(a, la, batch + left + contracted)
+        b2 = _permute(b, lb, batch + contracted + right)
+        bs_a = list(a2.shape[:len(batch)])
+        bs_b = list(b2.shape[:len(batch)])
+        ksize = math.prod(size[c] for c in contracted)
+        a2 = a2.reshape(bs_a + [math.prod(size[c] for c in left), ksize])
+        b2 = b2.reshape(bs_b + [ksize, math.prod(size[c] for c in right)])
+        prod = _op("MatMul", [a2, b2])
+        a = prod.reshape(list(prod.shape[:len(batch)]) + [size[c] for c in left] + [size[c] for c in right])
+        la = batch + left + right
+    a, la = _sum_out(a, la, set(out))
+    missing = [c for c in out if c not in la]
+    if missing:
+        raise _C.InvalidArgumentError(f"einsum: output subscript {missing[0]!r} appears in no operand of "
+                                      f"'{equation}'")
+    return _permute(a, la, out)
+
+__all__ = ["einsum"]

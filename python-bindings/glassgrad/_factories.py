@@ -1,0 +1,370 @@
+"""PyTorch's tensor factories (torch.zeros, torch.full, torch.arange, torch.linspace, torch.eye,
+the *_like functions, torch.randint, torch.randperm, torch.bernoulli, torch.multinomial, ...)
+with PyTorch's signatures and dtype inference: full((2,), 1) is int64, full((2,), True) bool,
+arange(5) int64, arange(0, 1, 0.1) float32.
+
+Each makes a leaf on the host (NumPy) and copies it to its device once. Random draws use
+glassgrad's generator (glassgrad.manual_seed) and are marked as random inputs, so a compiled step
+(glassgrad.compile) draws new numbers on every replay instead of reusing the traced ones.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+
+import numpy as np
+
+from . import _C, _args, _device, _dtypes
+from ._dtypes import DTYPES
+from ._random import generator
+from ._tensor import Tensor, _NP, _shape_args, _wrap, tensor
+from ._trace import user_source
+
+
+def _leaf(arr: np.ndarray, device, requires_grad: bool = False) -> Tensor:
+    raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), f"tensor@{user_source()}")
+    t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _random_leaf(draw_array, device, requires_grad: bool = False) -> Tensor:
+    """A leaf of random numbers that a compiled step's replays draw again (draw_array() -> array)."""
+    from .compile import random_input  # compile imports nn, whose layers import these factories
+    dev = _device.normalize(device)
+
+    def draw() -> "_C.Tensor":
+        return _C.Tensor.from_numpy(np.ascontiguousarray(draw_array()), dev, "random")
+    t = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _np_dtype(dtype, default) -> np.dtype:
+    return np.dtype(_NP[str(_dtypes.to_dtype(dtype) if dtype is not None else default)])
+
+
+def _fill_dtype(value):
+    """The dtype torch.full infers from its fill value."""
+    return _dtypes.scalar_dtype(value)
+
+
+# ---- constant fills ------------------------------------------------------------------------------
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of zeros (torch.zeros; float32 unless dtype says otherwise)."""
+    return full(_shape_args(size), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
+
+
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor of ones (torch.ones; float32 unless dtype says otherwise)."""
+    return full(_shape_args(size), 1, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
+
+
+def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory=False,
+          memory_format=None) -> Tensor:
+    """torch.empty: glassgrad's are zeros (it never hands out uninitialized memory)."""
+    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an
+    int: int64, a float: float32) unless given."""
+    shape = _shape_args((size,)) if not isinstance(size, (numbers.Integral, np.integer)) else (int(size),)
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _dtypes.to_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
+    raw = _C.Tensor.full(list(shape), float(fill_value), str(dt), _device.normalize(device), f"tensor@{user_source()}")
+    t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _like(input: Tensor, dtype, device):  # noqa: A002
+    return (_dtypes.to_dtype(dtype) if dtype is not None else input.dtype,
+            _device.normalize(device) if device is not None else input.device)
+
+
+def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+               memory_format=None) -> Tensor:
+    """Zeros of input's shape, dtype and device unless given (torch.zeros_like)."""
+    dt, dev = _like(input, dtype, device)
+    return full(input.shape, 0, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+              memory_format=None) -> Tensor:
+    """Ones of input's shape, dtype and device unless given (torch.ones_like)."""
+    dt, dev = _like(input, dtype, device)
+    return full(input.shape, 1, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+               memory_format=None) -> Tensor:
+    """torch.empty_like: zeros of input's shape, dtype and device (glassgrad never hands out uninitialized memory)."""
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+              memory_format=None) -> Tensor:
+    """fill_value in input's shape, dtype and device unless given (torch.full_like)."""
+    dt, dev = _like(input, dtype, device)
+    return full(input.shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+# ---- ranges --------------------------------------------------------------------------------------
+def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad: bool = False) -> Tensor:
+    """start, start + step, ... below end (torch.arange; arange(n) is 0..n-1): int64 when start,
+    end and step are all integers, else float32, unless dtype says otherwise."""
+    if end is None:
+        start, end = 0, start
+    for name, v in (("start", start), ("end", end), ("step", step)):
+        if isinstance(v, Tensor):
+            v = v.item()
+        if isinstance(v, builtins.bool) or not isinstance(v, (numbers.Real, np.number)) or not math.isfinite(v):
+            _args.fail("arange", name, "a finite number", v, type_error=not isinstance(v, (numbers.Real, np.number)))
+    start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
+    if step == 0:
+        raise _C.InvalidArgumentError("arange: step must be nonzero\n  fix: arange(0, 10, 1)")
+    if (end - start) * step < 0:
+        raise _C.InvalidArgumentError(f"arange: upper bound and lower bound inconsistent with step sign "
+                                      f"(start={start}, end={end}, step={step})\n  fix: a negative step counts down")
+    integral = all(isinstance(v, (numbers.Integral, np.integer)) for v in (start, end, step))
+    default = DTYPES["int64"] if integral else _dtypes.DEFAULT_FLOAT
+    n = builtins.max(0, math.ceil((end - start) / step))
+    if integral:
+        values = start + step * np.arange(n, dtype=np.int64)
+    else:
+        values = float(start) + float(step) * np.arange(n, dtype=np.float64)
+    return _leaf(values.astype(_np_dtype(dtype, default)), device, requires_grad)
+
+
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """`steps` evenly spaced values from start to end, both included (torch.linspace; float32),
+    computed as PyTorch does: from start for the first half, from end for the second."""
+    steps = _args.integer(steps, "steps", "linspace", minimum=0)
+    start, end = (v.item() if isinstance(v, Tensor) else float(v) for v in (start, end))
+    i = np.arange(steps, dtype=np.float64)
+    if steps > 1:
+        step = (end - start) / (steps - 1)
+        values = np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
+    else:
+        values = np.full(steps, start)
+    return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
+
+
+def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """base ** linspace(start, end, steps) (torch.logspace)."""
+    steps = _args.integer(steps, "steps", "logspace", minimum=0)
+    exps = np.linspace(float(start), float(end), steps)
+    return _leaf((float(base) ** exps).astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
+
+
+def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """The n x m identity (torch.eye; m defaults to n)."""
+    n = _args.integer(n, "n", "eye", minimum=0)
+    m = n if m is None else _args.integer(m, "m", "eye", minimum=0)
+    return _leaf(np.eye(n, m, dtype=_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
+
+
+# ---- random --------------------------------------------------------------------------------------
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
+    shape, dt = _shape_args(size), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
+
+
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Standard normal (torch.randn), from glassgrad's generator."""
+    shape, dt = _shape_args(size), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    return _random_leaf(lambda: _rng().standard_normal(shape).astype(dt), device, requires_grad)
+
+
+def _rng():
+    return generator()
+
+
+def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+              memory_format=None) -> Tensor:
+    """Uniform on [0, 1) in input's shape, dtype and device unless given (torch.rand_like)."""
+    dt, dev = _like(input, dtype, device)
+    return rand(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+               memory_format=None) -> Tensor:
+    """Standard normal in input's shape, dtype and device unless given (torch.randn_like)."""
+    dt, dev = _like(input, dtype, device)
+    return randn(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers uniform on [low, high) (torch.randint(high, size) or randint(low, high, size));
+    int64 unless dtype says otherwise."""
+    if size is not None:
+        args = args + (size,)
+    if len(args) == 2:
+        low, (high, size) = 0, args
+    elif len(args) == 3:
+        low, high, size = args
+    else:
+        raise _C.InvalidArgumentError("randint: call it as randint(high, size) or randint(low, high, size)\n"
+                                      "  fix: glassgrad.randint(0, 10, (32,))")
+    low = _args.integer(low, "low", "randint")
+    high = _args.integer(high, "high", "randint")
+    if high <= low:
+        raise _C.InvalidArgumentError(f"randint: high ({high}) must be larger than low ({low})")
+    shape, dt = _shape_args((size,)), _np_dtype(dtype, DTYPES["int64"])
+    return _random_leaf(lambda: _rng().integers(low, high, shape).astype(dt), device, requires_grad)
+
+
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,  # noqa: A002
+                 requires_grad: bool = False, memory_format=None) -> Tensor:
+    """Integers uniform on [low, high) in input's shape (randint_like(x, high) or randint_like(x, low, high); torch.randint_like)."""
+    if high is None:
+        low, high = 0, low
+    dt, dev = _like(input, dtype, device)
+    return randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False, pin_memory=False) -> Tensor:
+    """A random permutation of 0..n-1 (torch.randperm), int64."""
+    n = _args.integer(n, "n", "randperm", minimum=0)
+    dt = _np_dtype(dtype, DTYPES["int64"])
+    return _random_leaf(lambda: _rng().permutation(n).astype(dt), device, requires_grad)
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad: bool = False) -> Tensor:
+    """Normal draws with the given mean and std, numbers or tensors broadcast together (torch.normal);
+    with numbers, size gives the shape."""
+    if isinstance(mean, Tensor) or isinstance(std, Tensor):
+        like = mean if isinstance(mean, Tensor) else std
+        shape = np.broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
+                                    tuple(std.shape) if isinstance(std, Tensor) else ())
+        z = randn(*shape, dtype=like.dtype, device=like.device)
+        return z * std + mean
+    if size is None:
+        raise _C.InvalidArgumentError("normal: give size= when mean and std are numbers\n"
+                                      "  fix: glassgrad.normal(0.0, 1.0, size=(3, 4))")
+    return randn(*_shape_args((size,)), dtype=dtype, device=device, requires_grad=False) * float(std) + float(mean)
+
+
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:  # noqa: A002
+    """1 with probability input (or p), else 0, in input's dtype (torch.bernoulli); no gradient."""
+    probs = input if p is None else input * 0 + p
+    u = rand(*probs.shape, dtype=probs.dtype if probs.dtype.is_floating_point else None, device=probs.device)
+    return (u < probs.detach()).astype(input.dtype)
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,  # noqa: A002
+                out=None) -> Tensor:
+    """Indices drawn with probability proportional to each row of input (torch.multinomial),
+    int64, without replacement unless replacement=True. Reads the weights (a data-dependent
+    draw), so it computes pending work first."""
+    num_samples = _args.integer(num_samples, "num_samples", "multinomial", minimum=1)
+    replacement = _args.flag(replacement, "replacement", "multinomial")
+    w = np.asarray(input.numpy(), dtype=np.float64)
+    if w.ndim not in (1, 2):
+        raise _C.ShapeError(f"multinomial: input must be 1-d or 2-d, got shape {list(w.shape)}")
+    rows = w.reshape(-1, w.shape[-1])
+    if (rows < 0).any() or not np.isfinite(rows).all():
+        raise _C.InvalidArgumentError("multinomial: probabilities must be finite and >= 0")
+    if (rows.sum(1) <= 0).any():
+        raise _C.InvalidArgumentError("multinomial: every row needs a positive sum of weights")
+    if not replacement and num_samples > (rows > 0).sum(1).min():
+        raise _C.InvalidArgumentError(f"multinomial: cannot draw {num_samples} samples without replacement from "
+                                      f"{int((rows > 0).sum(1).min())} nonzero weights\n  fix: replacement=True")
+
+    def draw():
+        out = np.stack([_rng().choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows])
+        return out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)
+    return _random_leaf(draw, input.device)
+
+
+# ---- from data -----------------------------------------------------------------------------------
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor of the array's dtype and shape (torch.from_numpy). glassgrad copies the data
+    (tensors live in glassgrad's own memory, on the CPU or a GPU): later changes to the array are
+    not seen."""
+    if not isinstance(ndarray, np.ndarray):
+        raise _args.InvalidArgumentTypeError(f"from_numpy: expected a NumPy array, got {type(ndarray).__name__}")
+    return tensor(ndarray, device="cpu")
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """data as a tensor (torch.as_tensor): a glassgrad.Tensor of that dtype and device is returned
+    as it is, anything else converted as glassgrad.tensor does."""
+    if isinstance(data, Tensor):
+        out = data.astype(dtype) if dtype is not None else data
+        return out.to(device) if device is not None else out
+    return tensor(data, dtype=dtype, device=device)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding s (torch.scalar_tensor; float32 unless dtype says otherwise)."""
+    return full((), s, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
+
+
+# ---- Tensor.new_* --------------------------------------------------------------------------------
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Zeros of `size` with this tensor's dtype and device unless given (Tensor.new_zeros)."""
+    dt, dev = _like(self, dtype, device)
+    return full(_shape_args(size), 0, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Ones of `size` with this tensor's dtype and device unless given (Tensor.new_ones)."""
+    dt, dev = _like(self, dtype, device)
+    return full(_shape_args(size), 1, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Tensor.new_empty: zeros of `size` with this tensor's dtype and device."""
+    return new_zeros(self, *size, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """fill_value in `size` with this tensor's dtype and device unless given (Tensor.new_full)."""
+    dt, dev = _like(self, dtype, device)
+    return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A copy of data with this tensor's dtype and device unless given (Tensor.new_tensor)."""
+    dt, dev = _like(self, dtype, device)
+    return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
+# ---- the legacy typed constructors: torch.FloatTensor(2, 3), torch.LongTensor([1, 2]) ----------
+class _TypedTensorMeta(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype == cls._dtype and not obj.is_cuda
+
+    def __call__(cls, *args, device=None):
+        """LongTensor([1, 2]) copies data; LongTensor(2, 3) (sizes) gives zeros of that shape."""
+        if len(args) == 1 and not isinstance(args[0], (numbers.Integral, np.integer)):
+            return tensor(args[0], dtype=cls._dtype, device=device or "cpu")
+        return zeros(*args, dtype=cls._dtype, device=device or "cpu")
+
+
+def _typed(name: str, dtype: str):
+    return _TypedTensorMeta(name, (), {"_dtype": DTYPES[dtype], "__doc__": f"torch.{name}: a CPU tensor of {dtype}; "
+                                       f"{name}(data) copies data, {name}(*sizes) makes zeros."})
+
+
+FloatTensor, DoubleTensor, LongTensor = _typed("FloatTensor", "float32"), _typed("DoubleTensor", "float64"), \
+    _typed("LongTensor", "int64")
+ByteTensor, BoolTensor = _typed("ByteTensor", "uint8"), _typed("BoolTensor", "bool")
+
+__all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
+           "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "randint", "randint_like",
+           "randperm", "normal", "bernoulli", "multinomial", "from_numpy", "as_tensor", "scalar_tensor", "FloatTensor",
+           "DoubleTensor", "LongTensor", "ByteTensor", "BoolTensor"]

@@ -1,0 +1,524 @@
+"""PyTorch's elementwise arithmetic and math functions (torch.add, torch.sin, torch.clamp, ...),
+with its type promotion (glassgrad/_dtypes.py): each function is also the Tensor method of the
+same name (glassgrad/_methods.py binds them), and the operators (+, /, //, %, **, unary -) call
+them.
+
+Every function records the kernel-backed op of its row in elementwise_ops.def (Sin, Abs, Pow,
+Remainder, ...) after converting its operands to the result's dtype; a few are compositions of
+rows (clamp, lerp, frac, round with decimals), with PyTorch's gradients at ties and kinks
+(docs/porting.md, "Dtypes and gradients at kinks").
+"""
+from __future__ import annotations
+
+import builtins
+import math
+import numbers
+from typing import Optional
+
+import numpy as np
+
+from . import _C, _dtypes
+from ._dtypes import DTYPES
+from ._tensor import Tensor, _NP, _op, _wrap, tensor
+
+_Number = (numbers.Number, np.number, np.bool_)
+
+
+def is_number(x) -> bool:
+    return isinstance(x, _Number) and not isinstance(x, Tensor)
+
+
+def constant(value, dtype, device) -> Tensor:
+    """A 0-d constant (a leaf: its value is data, not structure, so a new value keeps the plan)."""
+    arr = np.asarray(value, dtype=_NP[str(dtype)])
+    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, device, "constant"), "constant", False, ""))
+
+
+def _device_of(*xs):
+    for x in xs:
+        if isinstance(x, Tensor):
+            return x.device
+    return None
+
+
+def as_operand(x, dtype, device) -> Tensor:
+    """x (a tensor, a number, an array or nested lists) as a tensor of dtype, converting a tensor."""
+    if isinstance(x, Tensor):
+        return x.astype(dtype)
+    if is_number(x):
+        return constant(x, dtype, device)
+    if isinstance(x, (np.ndarray, list, tuple)):
+        return tensor(x, device=device).astype(dtype)
+    raise TypeError(f"unsupported operand type {type(x).__name__} for a glassgrad.Tensor\n"
+                    f"  fix: pass a glassgrad.Tensor or a number")
+
+
+def _operands(a, b):
+    """Lists and arrays taking part as tensors, so result_type sees their dtype."""
+    dev = _device_of(a, b)
+    fix = [tensor(x, device=dev) if isinstance(x, (np.ndarray, list, tuple)) else x for x in (a, b)]
+    for x in fix:
+        if not isinstance(x, Tensor) and not is_number(x):
+            raise TypeError(f"unsupported operand type {type(x).__name__} for a glassgrad.Tensor\n"
+                            f"  fix: pass a glassgrad.Tensor or a number")
+    return fix[0], fix[1], dev
+
+
+def binary(op: str, a, b, dtype=None) -> Tensor:
+    """op(a, b) computed in dtype (default: result_type(a, b)), both operands converted to it."""
+    a, b, dev = _operands(a, b)
+    dt = dtype or _dtypes.result_type(a, b)
+    return _op(op, [as_operand(a, dt, dev), as_operand(b, dt, dev)])
+
+
+def _float_input(x: Tensor) -> Tensor:
+    """x converted to the default float type unless it is floating (torch.sin of an int tensor
+    is float32)."""
+    return x if x.dtype.is_floating_point else x.astype(_dtypes.DEFAULT_FLOAT)
+
+
+def _unary_float(name: str):
+    def fn(input: Tensor) -> Tensor:  # noqa: A002
+        return _op(name, [_float_input(input)])
+    return fn
+
+
+# ---- arithmetic ---------------------------------------------------------------------------------
+def add(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+    """input + alpha * other (torch.add), in result_type(input, other); bool + bool is or."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    x, y, _ = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    if dt == "bool":
+        return binary("LogicalOr", x, y, dt)
+    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
+        return _op("AddScalar", [x], {"value": float(y)})
+    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+        return _op("AddScalar", [y], {"value": float(x)})
+    return binary("Add", x, y, dt)
+
+
+def sub(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+    """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
+    if alpha != 1:
+        other = mul(other, alpha)
+    x, y, _ = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    if any(isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == "bool") for v in (x, y)):
+        raise _C.DTypeError("sub: subtracting with a bool operand is not supported (PyTorch refuses it too)\n"
+                            "  fix: a ^ b or logical_xor(a, b) for 'differs', or convert first: a.long() - b")
+    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
+        return _op("AddScalar", [x], {"value": -float(y)})
+    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+        return _op("AddScalar", [_op("Neg", [y])], {"value": float(x)})
+    return binary("Sub", x, y, dt)
+
+
+subtract = sub
+
+
+def mul(input, other) -> Tensor:  # noqa: A002
+    """input * other (torch.mul), in result_type(input, other); bool * bool is and."""
+    x, y, _ = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    if dt == "bool":
+        return binary("LogicalAnd", x, y, dt)
+    if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
+        return _op("MulScalar", [x], {"value": float(y)})
+    if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+        return _op("MulScalar", [y], {"value": float(x)})
+    return binary("Mul", x, y, dt)
+
+
+multiply = mul
+
+
+def _check_integer_divisor(where: str, other, dt) -> None:
+    """An integer division by zero raises, as PyTorch's does on the CPU: a zero number at once, a
+    tensor divisor once its values are computed (which this forces: an integer division by a
+    tensor is rare, and a silent 0 would be wrong)."""
+    if DTYPES[str(dt)].is_floating_point:
+        return
+    zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.numpy()) == 0).any())
+    if zero:
+        raise ZeroDivisionError(f"{where}: integer division by zero (PyTorch raises here too)\n"
+                                f"  fix: divide by nonzero values, or in floats: x.float() {where} y")
+
+
+def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:  # noqa: A002
+    """input / other (torch.div): true division in a floating type (int64 / 2 is float32), or
+    rounding_mode='trunc' / 'floor' in result_type(input, other)."""
+    x, y, _ = _operands(input, other)
+    if rounding_mode is None:
+        dt = _dtypes.floating(_dtypes.result_type(x, y))
+        if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and y != 0:
+            return _op("MulScalar", [x], {"value": 1.0 / float(y)}) if _exact_reciprocal(y) else \
+                binary("Div", x, y, dt)
+        if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
+            return _op("RDivScalar", [y], {"value": float(x)})
+        return binary("Div", x, y, dt)
+    if rounding_mode == "floor":
+        return floor_divide(x, y)
+    if rounding_mode == "trunc":
+        dt = _dtypes.result_type(x, y)
+        if dt.is_floating_point:
+            return trunc(binary("Div", x, y, dt))
+        _check_integer_divisor("div", y, dt)
+        q = binary("FloorDivide", x, y, dt)
+        r = binary("Fmod", x, y, dt)
+        # floor and trunc differ by one where the remainder is nonzero and the signs differ
+        fix = logical_and(ne(r, 0), ne(lt(x, 0), lt(y, 0)))
+        return add(q, fix.astype(dt))
+    raise _C.InvalidArgumentError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+
+
+def _exact_reciprocal(y) -> bool:
+    """Whether x * (1 / y) equals x / y for every x: y a power of two (0.5, 2, 0.25, ...)."""
+    m, _ = math.frexp(float(y))
+    return builtins.abs(m) == 0.5
+
+
+divide = div
+
+
+def true_divide(dividend, divisor) -> Tensor:
+    """dividend / divisor in a floating type (torch.true_divide, torch.div without rounding_mode)."""
+    return div(dividend, divisor)
+
+
+def floor_divide(input, other) -> Tensor:  # noqa: A002
+    """floor(input / other) (torch.floor_divide, the // operator), in result_type."""
+    x, y, _ = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    _check_integer_divisor("floor_divide", y, dt)
+    return binary("FloorDivide", x, y, dt)
+
+
+def remainder(input, other) -> Tensor:  # noqa: A002
+    """input - floor(input / other) * other, the sign of other (torch.remainder, the % operator)."""
+    x, y, _ = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    _check_integer_divisor("remainder", y, dt)
+    return binary("Remainder", x, y, dt)
+
+
+def fmod(input, other) -> Tensor:  # noqa: A002
+    """input - trunc(input / other) * other, the sign of input (torch.fmod)."""
+    x, y, _ = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    _check_integer_divisor("fmod", y, dt)
+    return binary("Fmod", x, y, dt)
+
+
+def neg(input: Tensor) -> Tensor:  # noqa: A002
+    """-x, elementwise (torch.neg and torch.negative); refused for bool, as in PyTorch."""
+    if input.dtype == "bool":
+        raise _C.DTypeError("neg: negation of a bool tensor is not supported (PyTorch refuses it too)\n"
+                            "  fix: ~x or logical_not(x)")
+    return _op("Neg", [input])
+
+
+negative = neg
+
+
+def positive(input: Tensor) -> Tensor:  # noqa: A002
+    """The input itself (torch.positive)."""
+    return input
+
+
+def pow(input, exponent) -> Tensor:  # noqa: A001,A002
+    """input ** exponent (torch.pow), in result_type(input, exponent); either may be a number.
+    Gradients as PyTorch's: d/dx x**0 = 0 at 0 too, d/db a**b = 0 where a = 0 and b >= 0."""
+    x, e, dev = _operands(input, exponent)
+    dt = _dtypes.result_type(x, e)
+    if not dt.is_floating_point and is_number(e) and e < 0:
+        raise _C.InvalidArgumentError("pow: integers to negative integer powers are not allowed (as in PyTorch)\n"
+                                      "  fix: x.float() ** e")
+    if dt == "bool":  # a ** b of bools, for a number b: true unless a is false and b true
+        if not is_number(e):
+            raise _C.UnsupportedError("pow: a bool tensor to the power of a bool tensor is not supported (nor in "
+                                      "PyTorch)\n  fix: convert first, e.g. a.long() ** b.long()")
+        return logical_or(x, logical_not(as_operand(e, dt, dev)))
+    if isinstance(x, Tensor) and is_number(e):
+        return _op("PowScalar", [x.astype(dt)], {"exponent": float(e)})
+    return binary("Pow", x, e, dt)
+
+
+_pow = pow  # the module's own pow, under a name that is no builtin's
+
+
+def float_power(input, exponent) -> Tensor:  # noqa: A002
+    """input ** exponent in float64 (torch.float_power)."""
+    return _pow(as_operand(input, DTYPES["float64"], _device_of(input, exponent)),
+               exponent if is_number(exponent) else as_operand(exponent, DTYPES["float64"], _device_of(input)))
+
+
+def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
+    """|x| (torch.abs); its gradient at 0 is 0, as PyTorch's."""
+    return _op("Abs", [input])
+
+
+absolute = abs
+
+
+def sign(input: Tensor) -> Tensor:  # noqa: A002
+    """-1, 0 or 1 (torch.sign; 0 for NaN; a bool tensor is its own sign); no gradient flows."""
+    return input if input.dtype == "bool" else _op("Sign", [input])
+
+
+sgn = sign
+
+
+def square(input: Tensor) -> Tensor:  # noqa: A002
+    """input ** 2 (torch.square; bool gives int64, as PyTorch's)."""
+    return _pow(input, 2)
+
+
+def reciprocal(input: Tensor) -> Tensor:  # noqa: A002
+    """1 / input in a floating type (torch.reciprocal)."""
+    return _op("RDivScalar", [_float_input(input)], {"value": 1.0})
+
+
+sin, cos, tan = _unary_float("Sin"), _unary_float("Cos"), _unary_float("Tan")
+asin, acos, atan = _unary_float("Asin"), _unary_float("Acos"), _unary_float("Atan")
+sinh, cosh, tanh = _unary_float("Sinh"), _unary_float("Cosh"), _unary_float("Tanh")
+asinh, acosh, atanh = _unary_float("Asinh"), _unary_float("Acosh"), _unary_float("Atanh")
+exp, exp2, expm1 = _unary_float("Exp"), _unary_float("Exp2"), _unary_float("Expm1")
+log, log2, log10, log1p = _unary_float("Log"), _unary_float("Log2"), _unary_float("Log10"), _unary_float("Log1p")
+sqrt, rsqrt, erf, sigmoid = _unary_float("Sqrt"), _unary_float("Rsqrt"), _unary_float("Erf"), _unary_float("Sigmoid")
+arcsin, arccos, arctan = asin, acos, atan
+arcsinh, arccosh, arctanh = asinh, acosh, atanh
+for _f, _name, _what in [(sin, "sin", "sin(x)"), (cos, "cos", "cos(x)"), (tan, "tan", "tan(x)"),
+                         (asin, "asin", "arcsine"), (acos, "acos", "arccosine"), (atan, "atan", "arctangent"),
+                         (sinh, "sinh", "sinh(x)"), (cosh, "cosh", "cosh(x)"), (tanh, "tanh", "tanh(x)"),
+                         (asinh, "asinh", "inverse sinh"), (acosh, "acosh", "inverse cosh"),
+                         (atanh, "atanh", "inverse tanh"), (exp, "exp", "e^x"), (exp2, "exp2", "2^x"),
+                         (expm1, "expm1", "e^x - 1, exact near 0"), (log, "log", "natural logarithm"),
+                         (log2, "log2", "base-2 logarithm"), (log10, "log10", "base-10 logarithm"),
+                         (log1p, "log1p", "log(1 + x), exact near 0"), (sqrt, "sqrt", "square root"),
+                         (rsqrt, "rsqrt", "1 / sqrt(x)"), (erf, "erf", "the error function"),
+                         (sigmoid, "sigmoid", "1 / (1 + e^-x)")]:
+    _f.__name__ = _f.__qualname__ = _name
+    _f.__doc__ = f"{_what}, elementwise (torch.{_name}); an integer input gives float32."
+
+
+def _rounding(name: str, doc: str):
+    def fn(input: Tensor) -> Tensor:  # noqa: A002
+        return _op(name, [input])
+    fn.__doc__ = doc
+    return fn
+
+
+floor = _rounding("Floor", "The largest whole number <= x (torch.floor); integers unchanged; no gradient flows.")
+ceil = _rounding("Ceil", "The smallest whole number >= x (torch.ceil); integers unchanged; no gradient flows.")
+trunc = _rounding("Trunc", "x rounded toward 0 (torch.trunc); integers unchanged; no gradient flows.")
+floor.__name__, ceil.__name__, trunc.__name__ = "floor", "ceil", "trunc"
+fix = trunc
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+    """x rounded to `decimals` places, halves to even (torch.round: round(x * 10^d) / 10^d, or
+    round(x / 10^-d) * 10^-d for negative d); no gradient flows."""
+    if decimals == 0 or not input.dtype.is_floating_point:
+        return _op("Round", [input])
+    scale = 10.0 ** builtins.abs(decimals)
+    if decimals > 0:
+        return _op("Round", [input * scale]) / scale
+    return _op("Round", [input / scale]) * scale
+
+
+def frac(input: Tensor) -> Tensor:  # noqa: A002
+    """x - trunc(x), the sign of x (torch.frac)."""
+    return input - trunc(input)
+
+
+def atan2(input, other) -> Tensor:  # noqa: A002
+    """The angle of (other, input) in (-pi, pi] (torch.atan2), in a floating type."""
+    x, y, _ = _operands(input, other)
+    return binary("Atan2", x, y, _dtypes.floating(_dtypes.result_type(x, y)))
+
+
+arctan2 = atan2
+
+
+def hypot(input, other) -> Tensor:  # noqa: A002
+    """sqrt(input^2 + other^2) (torch.hypot)."""
+    return sqrt(add(square(input), square(other)))
+
+
+def maximum(input, other) -> Tensor:  # noqa: A002
+    """The larger of each pair (torch.maximum; NaN wins); at a tie each side gets half the gradient."""
+    return binary("Maximum", input, other)
+
+
+def minimum(input, other) -> Tensor:  # noqa: A002
+    """The smaller of each pair (torch.minimum; NaN wins); at a tie each side gets half the gradient."""
+    return binary("Minimum", input, other)
+
+
+def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A001,A002
+    """Each element limited to [min, max] (torch.clamp); the bounds may be numbers or tensors
+    (broadcast), and min > max gives max. The gradient reaches the input where
+    min <= x <= max (bounds included, as PyTorch's), a tensor bound where it was selected."""
+    if min is None and max is None:
+        raise _C.InvalidArgumentError("clamp: at least one of min and max must be given\n  fix: x.clamp(min=0)")
+    x = input
+    out_dt = _dtypes.result_type(x, *[b for b in (min, max) if b is not None])
+    x = x.astype(out_dt)
+    if min is not None:
+        lo = as_operand(min, out_dt, x.device)
+        x = _op("Where", [lt(x, lo), lo, x])
+    if max is not None:
+        hi = as_operand(max, out_dt, x.device)
+        x = _op("Where", [gt(x, hi), hi, x])
+    return x
+
+
+clip = clamp
+
+
+def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+    """clamp(input, min=min) (torch.clamp_min)."""
+    return clamp(input, min=min)
+
+
+def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+    """clamp(input, max=max) (torch.clamp_max)."""
+    return clamp(input, max=max)
+
+
+def lerp(input, end, weight) -> Tensor:  # noqa: A002
+    """input + weight * (end - input) (torch.lerp); weight a number or a tensor."""
+    return add(input, mul(weight, sub(end, input)))
+
+
+# ---- comparisons and logic (bool results) --------------------------------------------------------
+def _compare(name: str, doc: str):
+    def fn(input, other) -> Tensor:  # noqa: A002
+        x, y, dev = _operands(input, other)
+        dt = _dtypes.result_type(x, y)
+        return _op(name, [as_operand(x, dt, dev), as_operand(y, dt, dev)])
+    fn.__doc__ = doc + " (bool; the operands promoted to a common dtype first)"
+    return fn
+
+
+eq = _compare("Equal", "input == other, elementwise (torch.eq)")
+ne = _compare("NotEqual", "input != other, elementwise (torch.ne)")
+lt = _compare("Less", "input < other, elementwise (torch.lt)")
+le = _compare("LessEqual", "input <= other, elementwise (torch.le)")
+gt = _compare("Greater", "input > other, elementwise (torch.gt)")
+ge = _compare("GreaterEqual", "input >= other, elementwise (torch.ge)")
+for _f, _name in [(eq, "eq"), (ne, "ne"), (lt, "lt"), (le, "le"), (gt, "gt"), (ge, "ge")]:
+    _f.__name__ = _f.__qualname__ = _name
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+logical_and = _compare("LogicalAnd", "input and other, elementwise, nonzero meaning true (torch.logical_and)")
+logical_or = _compare("LogicalOr", "input or other, elementwise, nonzero meaning true (torch.logical_or)")
+logical_xor = _compare("LogicalXor", "input xor other, elementwise, nonzero meaning true (torch.logical_xor)")
+logical_and.__name__, logical_or.__name__, logical_xor.__name__ = "logical_and", "logical_or", "logical_xor"
+
+
+def logical_not(input: Tensor) -> Tensor:  # noqa: A002
+    """input == 0, elementwise (torch.logical_not), bool."""
+    return eq(input, False if input.dtype == "bool" else 0)
+
+
+def _bitwise(name: str, logical):
+    def fn(input, other) -> Tensor:  # noqa: A002
+        x, y, _ = _operands(input, other)
+        dt = _dtypes.result_type(x, y)
+        if dt != "bool":
+            raise _C.UnsupportedError(f"{name}: glassgrad has bitwise operations on bool tensors only, got {dt}\n"
+                                      f"  fix: compare first, e.g. (x > 0) {'&' if 'and' in name else '|'} (y > 0)")
+        return logical(x, y)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name} of bool tensors (the same as the logical operation)."
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and", logical_and)
+bitwise_or = _bitwise("bitwise_or", logical_or)
+bitwise_xor = _bitwise("bitwise_xor", logical_xor)
+
+
+def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
+    """~x of a bool tensor (torch.bitwise_not)."""
+    if input.dtype != "bool":
+        raise _C.UnsupportedError(f"bitwise_not: glassgrad has bitwise operations on bool tensors only, got "
+                                  f"{input.dtype}\n  fix: logical_not(x) gives x == 0")
+    return logical_not(input)
+
+
+def isnan(input: Tensor) -> Tensor:  # noqa: A002
+    """Where x is NaN (torch.isnan): x != x."""
+    return ne(input, input) if input.dtype.is_floating_point else _false_like(input)
+
+
+def isinf(input: Tensor) -> Tensor:  # noqa: A002
+    """Where x is +-inf (torch.isinf)."""
+    return eq(absolute(input), math.inf) if input.dtype.is_floating_point else _false_like(input)
+
+
+def isposinf(input: Tensor) -> Tensor:  # noqa: A002
+    """Where x is +inf (torch.isposinf)."""
+    return eq(input, math.inf) if input.dtype.is_floating_point else _false_like(input)
+
+
+def isneginf(input: Tensor) -> Tensor:  # noqa: A002
+    """Where x is -inf (torch.isneginf)."""
+    return eq(input, -math.inf) if input.dtype.is_floating_point else _false_like(input)
+
+
+def isfinite(input: Tensor) -> Tensor:  # noqa: A002
+    """Where x is neither inf nor NaN (torch.isfinite): x - x == 0 holds exactly for those."""
+    if not input.dtype.is_floating_point:
+        return logical_not(_false_like(input))
+    return eq(sub(input, input), 0)
+
+
+def isreal(input: Tensor) -> Tensor:  # noqa: A002
+    """All true: glassgrad's dtypes are real (torch.isreal)."""
+    return logical_not(_false_like(input))
+
+
+def _false_like(x: Tensor) -> Tensor:
+    return ne(x, x) if x.dtype != "bool" else logical_and(x, logical_not(x))
+
+
+def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002
+    """|input - other| <= atol + rtol * |other| elementwise, equal infinities too (torch.isclose);
+    NaN is close to NaN only with equal_nan=True."""
+    x, y, dev = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    x, y = as_operand(x, dt, dev), as_operand(y, dt, dev)
+    if not dt.is_floating_point:
+        x, y = x.astype(_dtypes.DEFAULT_FLOAT), y.astype(_dtypes.DEFAULT_FLOAT)
+    diff = absolute(sub(x, y))
+    close = logical_or(eq(x, y), logical_and(isfinite(diff), le(diff, add(mul(absolute(y), float(rtol)), float(atol)))))
+    if equal_nan:
+        close = logical_or(close, logical_and(isnan(x), isnan(y)))
+    return close
+
+
+def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:  # noqa: A002
+    """Whether every element is close (torch.allclose); computes now."""
+    return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all().item())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+    """Whether both have the same shape and the same values (torch.equal); computes now."""
+    if tuple(input.shape) != tuple(other.shape):
+        return False
+    return builtins.bool(eq(input, other).all().item())
+
+
+__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
+           "fmod", "neg", "negative", "positive", "pow", "float_power", "abs", "absolute", "sign", "sgn", "square",
+           "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh",
+           "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2",
+           "log10", "log1p", "sqrt", "rsqrt", "erf", "sigmoid", "floor", "ceil", "trunc", "fix", "round", "frac",
+           "atan2", "arctan2", "hypot", "maximum", "minimum", "clamp", "clip", "clamp_min", "clamp_max", "lerp",
+           "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal",
+           "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
+           "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
+           "equal"]

@@ -1,0 +1,94 @@
+"""The Tensor methods that are also functions in PyTorch (x.sin() is torch.sin(x), x.sum(1) is
+torch.sum(x, 1), x + y is torch.add(x, y)): each function is written once, in _math.py,
+_reductions.py, _shapes.py, _scans.py or _factories.py, with the tensor as its first parameter,
+and bound here as the method of the same name, and the operators as the functions they are."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import _factories, _math, _reductions, _scans, _shapes
+from .functional import relu
+from ._inplace import in_place
+from ._tensor import Tensor
+
+# PyTorch's Tensor methods among the functions of these modules (torch names without a method,
+# such as torch.stack or torch.arange, are left out).
+_FUNCTION_METHODS = {
+    _math: [n for n in _math.__all__ if n not in ("allclose", "equal", "isreal", "positive")] + [
+        "allclose", "equal", "positive"],
+    _reductions: [n for n in _reductions.__all__ if n not in ("var_mean", "std_mean")],
+    _shapes: [n for n in _shapes.__all__ if n not in (
+        "stack", "hstack", "vstack", "row_stack", "broadcast_shapes", "broadcast_tensors", "meshgrid",
+        "atleast_1d", "atleast_2d", "atleast_3d")],
+    _scans: _scans.METHODS,
+}
+for _module, _names in _FUNCTION_METHODS.items():
+    for _name in _names:
+        setattr(Tensor, _name, getattr(_module, _name))
+
+# Methods only (no torch function of the name).
+for _name in ("repeat",):
+    setattr(Tensor, _name, getattr(_shapes, _name))
+for _name in ("view_as", "reshape_as", "expand_as", "type_as"):
+    setattr(Tensor, _name, getattr(_shapes, _name))
+for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
+    setattr(Tensor, _name, getattr(_factories, _name))
+Tensor.relu = relu
+
+
+_OPERANDS = (Tensor, numbers.Number, np.number, np.bool_, np.ndarray, list, tuple)
+
+
+def _operator(fn):
+    """fn(self, other) as a binary operator: NotImplemented for another kind of operand (None, a
+    string, ...), so that Python tries the other operand's operator and then identity (x == None
+    is False, as in PyTorch)."""
+    def method(self, other):
+        return fn(self, other) if isinstance(other, _OPERANDS) else NotImplemented
+    method.__name__ = fn.__name__
+    return method
+
+
+def _reflected(fn):
+    def method(self, other):
+        return fn(other, self) if isinstance(other, _OPERANDS) else NotImplemented
+    method.__name__ = f"r{fn.__name__}"
+    return method
+
+
+_BINARY = {"add": _math.add, "sub": _math.sub, "mul": _math.mul, "truediv": _math.div,
+           "floordiv": _math.floor_divide, "mod": _math.remainder, "pow": _math.pow, "matmul": _shapes.matmul,
+           "and": _math.bitwise_and, "or": _math.bitwise_or, "xor": _math.bitwise_xor}
+_OPERATORS = {f"__{n}__": _operator(f) for n, f in _BINARY.items()}
+_OPERATORS.update({f"__r{n}__": _reflected(f) for n, f in _BINARY.items()})
+_OPERATORS.update({f"__{n}__": _operator(getattr(_math, n)) for n in ("eq", "ne", "lt", "le", "gt", "ge")})
+_OPERATORS.update({"__invert__": _math.bitwise_not, "__neg__": _math.neg, "__abs__": _math.abs})
+for _name, _fn in _OPERATORS.items():
+    setattr(Tensor, _name, _fn)
+
+
+def _mT(self: Tensor) -> Tensor:
+    """The last two dims swapped (Tensor.mT)."""
+    return self.transpose(-2, -1)
+
+
+Tensor.mT = property(_mT)
+
+
+# In-place forms (x.add_(y), x.sin_(), x += y): each is the method above written back into x's
+# storage by _inplace.in_place, which converts the result as PyTorch does (no float result into
+# an integer tensor). The ones that change the shape (squeeze_, t_, ...) are left out.
+_IN_PLACE = """abs absolute acos acosh add addbmm addmm addmv arccos arccosh arcsin arcsinh arctan arctan2
+arctanh asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_not bitwise_or bitwise_xor ceil clamp clamp_max
+clamp_min clip cos cosh cumprod cumsum div divide eq erf exp exp2 expm1 fix floor floor_divide fmod frac ge greater
+greater_equal gt hypot le lerp less less_equal log log10 log1p log2 logical_and logical_not logical_or logical_xor lt
+mul multiply ne neg negative not_equal pow reciprocal relu remainder round rsqrt sgn sigmoid sign sin sinh sqrt square
+sub subtract tan tanh tril triu true_divide trunc""".split()
+for _name in _IN_PLACE:
+    setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
+_AUGMENTED = {"add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "floordiv": "floor_divide_",
+              "mod": "remainder_", "pow": "pow_", "and": "bitwise_and_", "or": "bitwise_or_", "xor": "bitwise_xor_"}
+for _name, _op_name in _AUGMENTED.items():
+    setattr(Tensor, f"__i{_name}__", in_place(getattr(Tensor, f"__{_name}__"), _op_name))

@@ -1,0 +1,300 @@
+"""PyTorch's reductions (torch.sum, torch.mean, torch.prod, torch.max, torch.amin, torch.norm,
+torch.logsumexp, torch.std, torch.all, ...), each also the Tensor method of the same name, with
+PyTorch's dtypes and subgradients:
+
+- a sum (and a prod) of bool or integer elements is int64; `dtype=` converts the input first;
+  the mean of integers is refused, as PyTorch refuses it;
+- max/min over a dim return (values, indices) and give the whole gradient to the returned index;
+  amax/amin and the full max/min share it evenly among ties;
+- norm's gradient at a zero vector is 0.
+
+Kernel-backed: Sum, Mean, Max, ArgMax, Var (reduction.cpp); the rest is composed from them.
+The scans and sorts (cumsum, sort, topk, median) are in _scans.py.
+"""
+from __future__ import annotations
+
+import builtins
+import math
+from collections import namedtuple
+from typing import Optional
+
+from . import _C, _dtypes
+from ._dtypes import DTYPES
+from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
+                    sub)
+from ._spatial import cat
+from ._tensor import Tensor, _dim, _op
+
+values_indices = namedtuple("values_indices", ["values", "indices"])
+std_mean_result = namedtuple("std_mean", ["std", "mean"])
+var_mean_result = namedtuple("var_mean", ["var", "mean"])
+
+
+def dims_of(dim, x: Tensor, where: str) -> list:
+    """dim (None, an int, or a tuple/list of ints) as a list of axes in [0, ndim), checked; [] for all."""
+    if dim is None:
+        return []
+    ds = [dim] if not isinstance(dim, (tuple, list)) else list(dim)
+    n = builtins.max(x.ndim, 1)
+    out = [_dim(d, n, where, x.shape) for d in ds]
+    if len(set(out)) != len(out):
+        raise _C.InvalidArgumentError(f"{where}: dim {tuple(ds)} names an axis twice\n  fix: name each axis once")
+    return [d for d in out] if x.ndim else []
+
+
+def _integral_to_int64(x: Tensor, dtype) -> Tensor:
+    if dtype is not None:
+        return x.astype(dtype)
+    return x if x.dtype.is_floating_point else x.astype(DTYPES["int64"])
+
+
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001,A002
+    """The sum over dim (all elements for None) (torch.sum); bool and integer elements sum to int64."""
+    x = _integral_to_int64(input, dtype)
+    return _op("Sum", [x], {"dims": dims_of(dim, x, "sum"), "keepdim": builtins.bool(keepdim)})
+
+
+_sum = sum  # the module's own sum, under a name that is no builtin's
+
+
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The sum with NaNs counted as zero (torch.nansum)."""
+    x = input
+    if x.dtype.is_floating_point:
+        x = _op("Where", [ne(x, x), constant(0, x.dtype, x.device), x])
+    return _sum(x, dim, keepdim, dtype=dtype)
+
+
+def _float_or_refuse(x: Tensor, dtype, where: str) -> Tensor:
+    if dtype is not None:
+        x = x.astype(dtype)
+    if not x.dtype.is_floating_point:
+        raise _C.DTypeError(f"{where}(): could not infer output dtype: the input is {x.dtype}, a {where} needs a "
+                            f"floating point tensor (as in PyTorch)\n  fix: x.float().{where}(...) or "
+                            f"x.{where}(dtype=glassgrad.float32)")
+    return x
+
+
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The mean over dim (torch.mean); a floating input (or dtype=) as in PyTorch."""
+    x = _float_or_refuse(input, dtype, "mean")
+    return _op("Mean", [x], {"dims": dims_of(dim, x, "mean"), "keepdim": builtins.bool(keepdim)})
+
+
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The mean over dim with NaNs left out (torch.nanmean)."""
+    x = _float_or_refuse(input, dtype, "nanmean")
+    kept = logical_not(ne(x, x))
+    return nansum(x, dim, keepdim) / _sum(kept, dim, keepdim).astype(x.dtype)
+
+
+def _correction(unbiased, correction, where: str):
+    if correction is not None:
+        return int(correction)
+    if unbiased is None:
+        return 1
+    if not isinstance(unbiased, builtins.bool):
+        raise _C.InvalidArgumentError(f"{where}: unbiased must be True or False, got {unbiased!r}")
+    return 1 if unbiased else 0
+
+
+def _var_args(dim, unbiased, keepdim):
+    """PyTorch's old positional form var(x, unbiased) (a bool in dim's place)."""
+    if isinstance(dim, builtins.bool):
+        return None, dim, keepdim
+    return dim, unbiased, keepdim
+
+
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:  # noqa: A002
+    """sum((x - mean)^2) / (N - correction) over dim (torch.var); correction defaults to 1
+    (unbiased=False means 0)."""
+    dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
+    x = _float_or_refuse(input, None, "var")
+    return _op("Var", [x], {"dims": dims_of(dim, x, "var"), "keepdim": builtins.bool(keepdim),
+                            "correction": _correction(unbiased, correction, "var")})
+
+
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:  # noqa: A002
+    """sqrt(var) (torch.std), with var's correction."""
+    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+
+
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):  # noqa: A002
+    """(var, mean) over dim (torch.var_mean), with var's correction."""
+    dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
+    return var_mean_result(var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+
+
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):  # noqa: A002
+    """(std, mean) over dim (torch.std_mean), with std's correction."""
+    dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
+    return std_mean_result(std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+
+
+# ---- extrema ------------------------------------------------------------------------------------
+def _orderable(x: Tensor) -> Tensor:
+    """bool and uint8 compared as int64 (the Max kernels take numbers; a negated uint8 would wrap)."""
+    return x.astype(DTYPES["int64"]) if x.dtype in ("bool", "uint8") else x
+
+
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The largest element over dim (all for ()) (torch.amax); ties share the gradient evenly."""
+    x = _orderable(input)
+    out = _op("Max", [x], {"dims": dims_of(dim if dim != () else None, x, "amax"), "keepdim": builtins.bool(keepdim)})
+    return out.astype(input.dtype)
+
+
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The smallest element over dim (torch.amin): -amax(-x), ties sharing the gradient evenly."""
+    x = _orderable(input)
+    return _op("Neg", [amax(_op("Neg", [x]), dim, keepdim)]).astype(input.dtype)
+
+
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The index of the first largest element along dim, or of the flattened input (torch.argmax)."""
+    x = _orderable(input)
+    if dim is None:
+        out = _op("ArgMax", [x.reshape(-1)], {"dim": 0, "keepdim": False})
+        return out.reshape([1] * input.ndim) if keepdim else out
+    return _op("ArgMax", [x], {"dim": _dim(dim, builtins.max(x.ndim, 1), "argmax", x.shape) if x.ndim else 0,
+                               "keepdim": builtins.bool(keepdim)})
+
+
+def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """The index of the first smallest element (torch.argmin): argmax of -x."""
+    return argmax(_op("Neg", [_orderable(input)]), dim, keepdim)
+
+
+def _at_index(x: Tensor, index: Tensor, d: int, keepdim: bool) -> Tensor:
+    """x's elements at `index` (int64, x's shape with dim d of size 1) along d: the selected
+    elements, so that a gradient reaches exactly those (max/min over a dim)."""
+    n = x.shape[d]
+    iota = as_operand(list(range(n)), DTYPES["int64"], x.device).reshape([n] + [1] * (x.ndim - 1 - d))
+    picked = _op("Where", [eq(index, iota), x, constant(0, x.dtype, x.device)])
+    return _sum(picked, d, keepdim) if x.dtype.is_floating_point else _sum(picked, d, keepdim).astype(x.dtype)
+
+
+def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: str):
+    if isinstance(dim, Tensor):  # max(x, y): the elementwise maximum
+        other, dim = dim, None
+    if other is not None:
+        return (maximum if largest else minimum)(input, other)
+    if dim is None:
+        return amax(input) if largest else amin(input)
+    d = _dim(dim, builtins.max(input.ndim, 1), name, input.shape) if input.ndim else 0
+    if input.ndim == 0:
+        return values_indices(input, constant(0, "int64", input.device))
+    index = (argmax if largest else argmin)(input, d, keepdim=True)
+    if input.requires_grad:
+        values = _at_index(input, index, d, keepdim)
+    else:
+        values = amax(input, d, keepdim) if largest else amin(input, d, keepdim)
+    return values_indices(values, index if keepdim else index.squeeze(d))
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+    """torch.max: max(x) the largest element (ties share the gradient); max(x, dim, keepdim) the
+    named tuple (values, indices), the gradient going to the returned index; max(x, y) is
+    maximum(x, y)."""
+    return _extremum(input, dim, keepdim, other, True, "max")
+
+
+def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+    """torch.min, as max."""
+    return _extremum(input, dim, keepdim, other, False, "min")
+
+
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):  # noqa: A002
+    """(min, max) over dim, or over every element (torch.aminmax)."""
+    result = namedtuple("aminmax", ["min", "max"])
+    return result(amin(input, () if dim is None else dim, keepdim), amax(input, () if dim is None else dim, keepdim))
+
+
+# ---- composed reductions ------------------------------------------------------------------------
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+    """log(sum(exp(x))) over dim, computed stably as m + log(sum(exp(x - m))), m the (detached)
+    maximum, infinite maxima replaced by 0 (torch.logsumexp); its gradient is softmax(x)."""
+    x = input if input.dtype.is_floating_point else input.astype(_dtypes.DEFAULT_FLOAT)
+    dims = dims_of(dim, x, "logsumexp")
+    m = amax(x, dims if dims else (), keepdim=True).detach()
+    m = _op("Where", [eq(absolute(m), math.inf), constant(0, x.dtype, x.device), m])
+    out = log(_sum(exp(sub(x, m)), dims, keepdim=True)) + m
+    if keepdim:
+        return out
+    return out.reshape([n for i, n in enumerate(x.shape) if dims and i not in dims])
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A002
+    """The p-norm over dim (torch.norm): 'fro' and 2 the Euclidean norm (its gradient 0 at a zero
+    vector, as PyTorch's), 1, inf, -inf, 0 (the count of nonzeros) or any other number."""
+    x = input.astype(dtype) if dtype is not None else input
+    x = x if x.dtype.is_floating_point else x.astype(_dtypes.DEFAULT_FLOAT)
+    dims = dims_of(dim, x, "norm")
+    if p in ("fro", 2, 2.0, None):
+        s = _sum(mul(x, x), dims, keepdim)
+        zero = eq(s, 0)
+        # sqrt(where(s == 0, 1, s)) keeps sqrt's infinite slope at 0 out of the gradient
+        safe = _op("Where", [zero, constant(1, s.dtype, s.device), s])
+        return _op("Where", [zero, constant(0, s.dtype, s.device), sqrt(safe)])
+    if p in (math.inf, "inf"):
+        return amax(absolute(x), dims if dims else (), keepdim)
+    if p in (-math.inf, "-inf"):
+        return amin(absolute(x), dims if dims else (), keepdim)
+    if p == 0:
+        return _sum(ne(x, 0), dims, keepdim).astype(x.dtype)
+    if p == 1:
+        return _sum(absolute(x), dims, keepdim)
+    if is_number(p):
+        return _sum(absolute(x) ** float(p), dims, keepdim) ** (1.0 / float(p))
+    raise _C.InvalidArgumentError(f"norm: p must be 'fro', a number, inf or -inf, got {p!r}")
+
+
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+    """Whether every element over dim is nonzero (torch.all), bool."""
+    nonzero = ne(input, False if input.dtype == "bool" else 0)
+    zeros = _sum(logical_not(nonzero), dim, keepdim)
+    return eq(zeros, 0)
+
+
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+    """Whether some element over dim is nonzero (torch.any), bool."""
+    nonzero = ne(input, False if input.dtype == "bool" else 0)
+    return ne(_sum(nonzero, dim, keepdim), 0)
+
+
+def count_nonzero(input: Tensor, dim=None) -> Tensor:  # noqa: A002
+    """The number of nonzero elements over dim (torch.count_nonzero), int64."""
+    return _sum(ne(input, False if input.dtype == "bool" else 0), dim)
+
+
+def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+    """The product over dim, or of every element (torch.prod); integers multiply in int64.
+    Computed as a tree of pairwise products (halving the axis each level, a 1 padding an odd
+    length), so its gradient is exact with zeros among the factors."""
+    x = _integral_to_int64(input, dtype)
+    if dim is None:
+        out = prod(x.reshape(-1), 0)
+        return out.reshape([1] * input.ndim) if keepdim else out
+    d = _dim(dim, builtins.max(x.ndim, 1), "prod", x.shape) if x.ndim else 0
+    if x.ndim == 0:
+        return x
+    while x.shape[d] > 1:
+        n = x.shape[d]
+        if n % 2:
+            pad_shape = list(x.shape)
+            pad_shape[d] = 1
+            x = cat([x, constant(1, x.dtype, x.device).expand(pad_shape)], d)
+            n += 1
+        shape = list(x.shape[:d]) + [n // 2, 2] + list(x.shape[d + 1:])
+        pairs = x.reshape(shape)
+        first = pairs[(slice(None),) * (d + 1) + (0,)]
+        second = pairs[(slice(None),) * (d + 1) + (1,)]
+        x = mul(first, second)
+    if x.shape[d] == 0:
+        ones = list(x.shape)
+        ones[d] = 1
+        x = constant(1, x.dtype, x.device).expand(ones)
+    return x if keepdim else x.squeeze(d)
+
+__all__ = ["sum", "nansum", "mean", "nanmean", "var", "std", "var_mean", "std_mean", "amax", "amin", "argmax",
+           "argmin", "max", "min", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "prod"]

@@ -1,0 +1,545 @@
+"""PyTorch's shape functions (torch.stack, torch.chunk, torch.roll, torch.tril, torch.einsum,
+torch.matmul, ...), each also the Tensor method of the same name where PyTorch has one.
+
+All are compositions of the movement ops (Reshape, Permute, Slice, Expand: views where the layout
+allows), Cat (_spatial.cat), Where and MatMul, so their gradients come from those ops'.
+"""
+from __future__ import annotations
+
+import builtins
+import numbers
+from typing import List, Sequence
+
+import numpy as np
+
+from . import _C, _args
+from ._math import add, as_operand, constant, mul
+from ._reductions import sum as _sum
+from ._size import Size
+from ._spatial import cat
+from ._tensor import Tensor, _dim, _op, _shape_args, tensor
+
+
+def _axis(dim, x: Tensor, where: str, extra: int = 0) -> int:
+    return _dim(dim, builtins.max(x.ndim + extra, 1), where, x.shape)
+
+
+def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1) -> Tensor:
+    """x[..., start:stop:step, ...] along d (a view)."""
+    if (start, stop, step) == (0, x.shape[d], 1):
+        return x
+    return _op("Slice", [x], {"dim": d, "start": start, "stop": builtins.max(stop, start), "step": step})
+
+
+# ---- joining and splitting ----------------------------------------------------------------------
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    """Joins tensors of one shape along a new dim (torch.stack)."""
+    tensors = list(tensors)
+    if not tensors:
+        raise _C.InvalidArgumentError("stack: expected a non-empty list of tensors")
+    first = tensors[0]
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != tuple(first.shape):
+            raise _C.ShapeError(f"stack: tensor {i} has shape {list(t.shape)}, tensor 0 has {list(first.shape)}; "
+                                f"stack needs one shape\n  fix: torch.cat joins along an existing dim instead")
+    d = _axis(dim, first, "stack", extra=1)
+    return cat([t.unsqueeze(d) for t in tensors], d)
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors joined along dim 1 (dim 0 for vectors) (torch.hstack)."""
+    tensors = atleast_1d(*tensors) if len(tensors) > 1 else [atleast_1d(tensors[0])]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Tensors joined along dim 0, vectors as rows (torch.vstack, torch.row_stack)."""
+    tensors = atleast_2d(*tensors) if len(tensors) > 1 else [atleast_2d(tensors[0])]
+    return cat(tensors, 0)
+
+
+row_stack = vstack
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:  # noqa: A002
+    """Splits into `chunks` pieces of ceil(n / chunks) along dim, the last smaller (torch.chunk);
+    views."""
+    chunks = _args.integer(chunks, "chunks", "chunk", minimum=1)
+    d = _axis(dim, input, "chunk")
+    n = input.shape[d] if input.ndim else 1
+    size = -(-n // chunks) if n else 0
+    return split(input, size, d) if size else [input]
+
+
+def split(tensor_: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
+    """Splits along dim into pieces of split_size (the last smaller), or of the listed sizes
+    (torch.split); views."""
+    d = _axis(dim, tensor_, "split")
+    n = tensor_.shape[d]
+    if isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
+        size = int(split_size_or_sections)
+        if size < 0 or (size == 0 and n):
+            raise _C.InvalidArgumentError(f"split: split_size must be >= 1, got {size}")
+        sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+    else:
+        sizes = [int(s) for s in split_size_or_sections]
+        if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
+            raise _C.ShapeError(f"split: the sizes {sizes} must add up to the size {n} of dim {dim} of "
+                                f"{list(tensor_.shape)}\n  fix: sizes summing to {n}")
+    out, start = [], 0
+    for s in sizes:
+        out.append(_take(tensor_, d, start, start + s))
+        start += s
+    return tuple(out)
+
+
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):  # noqa: A002
+    """torch.tensor_split: n near-equal pieces (the first n % sections one larger), or pieces cut
+    before the given indices."""
+    d = _axis(dim, input, "tensor_split")
+    n = input.shape[d]
+    if isinstance(indices_or_sections, (numbers.Integral, np.integer)):
+        k = int(indices_or_sections)
+        bounds = [0] + [i * (n // k) + builtins.min(i, n % k) for i in range(1, k)] + [n]
+    else:
+        bounds = [0] + [builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections] + [n]
+    return tuple(_take(input, d, a, builtins.max(a, b)) for a, b in zip(bounds[:-1], bounds[1:]))
+
+
+def unbind(input: Tensor, dim: int = 0):  # noqa: A002
+    """The slices along dim, each without that dim (torch.unbind)."""
+    d = _axis(dim, input, "unbind")
+    return tuple(select(input, d, i) for i in range(input.shape[d]))
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+    """input[..., index, ...] along dim, without that dim (torch.select); a view."""
+    d = _axis(dim, input, "select")
+    n = input.shape[d]
+    i = _args.integer(index, "index", "select")
+    if not -n <= i < n:
+        raise _C.GlassgradIndexError(f"select: index {i} is out of range for dim {dim} of size {n} "
+                                     f"(shape {list(input.shape)})\n  fix: an index in [{-n}, {n - 1}]")
+    i %= n
+    return _take(input, d, i, i + 1).squeeze(d)
+
+
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:  # noqa: A002
+    """input[..., start:start + length, ...] along dim (torch.narrow); a view."""
+    d = _axis(dim, input, "narrow")
+    n = input.shape[d]
+    s = int(start)
+    s = s + n if s < 0 else s
+    length = _args.integer(length, "length", "narrow", minimum=0)
+    if not 0 <= s <= n or s + length > n:
+        raise _C.GlassgradIndexError(f"narrow: start {start} and length {length} exceed dim {dim} of size {n}\n"
+                                     f"  fix: start + length <= {n}")
+    return _take(input, d, s, s + length)
+
+
+# ---- repeating ----------------------------------------------------------------------------------
+def repeat(input: Tensor, *sizes) -> Tensor:  # noqa: A002
+    """Tensor.repeat: the tensor tiled sizes[i] times along each dim (leading new dims for extra
+    sizes)."""
+    reps = list(_shape_args(sizes))
+    if len(reps) < input.ndim:
+        raise _C.InvalidArgumentError(f"repeat: {len(reps)} repeat counts for a {input.ndim}-d tensor; give at "
+                                      f"least one per dim\n  fix: x.repeat({', '.join(['1'] * input.ndim)})")
+    x = input.reshape([1] * (len(reps) - input.ndim) + list(input.shape))
+    # [s0, s1] -> [r0, s0, r1, s1] (stretched) -> [r0 * s0, r1 * s1]
+    inter = []
+    for s in x.shape:
+        inter += [1, s]
+    expanded = [v for r, s in zip(reps, x.shape) for v in (r, s)]
+    return x.reshape(inter).expand(expanded).reshape([r * s for r, s in zip(reps, x.shape)])
+
+
+def tile(input: Tensor, dims) -> Tensor:  # noqa: A002
+    """torch.tile: repeat, with ones prepended when dims is shorter than the tensor's rank."""
+    dims = list(_shape_args((dims,)))
+    return repeat(input, [1] * (input.ndim - len(dims)) + dims)
+
+
+def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:  # noqa: A002
+    """Each element repeated `repeats` times along dim (flattened for None) (torch.repeat_interleave);
+    repeats an int or a tensor of counts per element (which reads the counts)."""
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _axis(dim, input, "repeat_interleave")
+    if isinstance(repeats, Tensor) and repeats.numel() == 1:
+        repeats = int(repeats.item())
+    if isinstance(repeats, (numbers.Integral, np.integer)):
+        r = int(repeats)
+        shape = list(x.shape)
+        inter = shape[:d + 1] + [1] + shape[d + 1:]
+        stretched = shape[:d + 1] + [r] + shape[d + 1:]
+        return x.reshape(inter).expand(stretched).reshape(shape[:d] + [shape[d] * r] + shape[d + 1:])
+    counts = np.asarray(repeats.numpy() if isinstance(repeats, Tensor) else repeats, dtype=np.int64).reshape(-1)
+    if counts.shape[0] != x.shape[d] or (counts < 0).any():
+        raise _C.ShapeError(f"repeat_interleave: repeats must hold one count >= 0 per element of dim {d} "
+                            f"({x.shape[d]}), got {counts.tolist()}")
+    pieces = [_take(x, d, i, i + 1) for i in range(x.shape[d]) for _ in range(int(counts[i]))]
+    if not pieces:
+        shape = list(x.shape)
+        shape[d] = 0
+        return _take(x, d, 0, 0).reshape(shape)
+    return cat(pieces, d)
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:  # noqa: A002
+    """Elements shifted along dims, wrapping around (torch.roll); dims None rolls the flattened
+    tensor."""
+    if dims is None:
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+    shifts = [shifts] if isinstance(shifts, (numbers.Integral, np.integer)) else list(shifts)
+    dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) else list(dims)
+    if len(shifts) != len(dims):
+        raise _C.InvalidArgumentError(f"roll: {len(shifts)} shifts for {len(dims)} dims\n  fix: one shift per dim")
+    out = input
+    for s, dim in zip(shifts, dims):
+        d = _axis(dim, out, "roll")
+        n = out.shape[d]
+        k = int(s) % n if n else 0
+        if k:
+            out = cat([_take(out, d, n - k, n), _take(out, d, 0, n - k)], d)
+    return out
+
+
+# ---- triangles and diagonals --------------------------------------------------------------------
+def _triangle(input: Tensor, diagonal: int, lower: bool, where: str) -> Tensor:
+    if input.ndim < 2:
+        raise _C.ShapeError(f"{where}: needs a matrix (2 or more dims), got shape {list(input.shape)}")
+    r, c = input.shape[-2], input.shape[-1]
+    keep = np.tri(r, c, int(diagonal), dtype=bool) if lower else ~np.tri(r, c, int(diagonal) - 1, dtype=bool)
+    mask = tensor(keep, device=input.device)
+    return _op("Where", [mask, input, constant(0, input.dtype, input.device)])
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """The lower triangle of the last two dims, on and below `diagonal`; zeros above (torch.tril)."""
+    return _triangle(input, diagonal, True, "tril")
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """The upper triangle of the last two dims, on and above `diagonal` (torch.triu)."""
+    return _triangle(input, diagonal, False, "triu")
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+    """The diagonal of dims dim1 and dim2 as the last dim (torch.diagonal)."""
+    d1, d2 = _axis(dim1, input, "diagonal"), _axis(dim2, input, "diagonal")
+    if d1 == d2:
+        raise _C.InvalidArgumentError(f"diagonal: dim1 and dim2 are the same dim {d1}")
+    rest = [i for i in range(input.ndim) if i not in (d1, d2)]
+    x = input.permute(rest + [d1, d2])
+    r, c = x.shape[-2], x.shape[-1]
+    off = int(offset)
+    # elements (i, i + off) of the flattened r x c matrix sit (c + 1) apart, from off (or -off * c)
+    start = off if off >= 0 else -off * c
+    length = builtins.max(0, builtins.min(r, c - off) if off >= 0 else builtins.min(r + off, c))
+    flat = x.reshape(list(x.shape[:-2]) + [r * c])
+    return _take(flat, flat.ndim - 1, start, start + (c + 1) * (length - 1) + 1 if length else start, c + 1)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+    """torch.diag: a vector's square matrix with it on `diagonal`, or a matrix's diagonal."""
+    if input.ndim == 2:
+        return globals()["diagonal"](input, diagonal)
+    if input.ndim != 1:
+        raise _C.ShapeError(f"diag: takes a vector or a matrix, got shape {list(input.shape)}")
+    return diag_embed(input, diagonal)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
+    """Matrices with the last dim of input on their `offset` diagonal, in the last two dims
+    (torch.diag_embed with its default dims)."""
+    if (dim1, dim2) not in ((-2, -1), (input.ndim - 1, input.ndim)):
+        raise _C.UnsupportedError("diag_embed: glassgrad places the diagonal in the last two dims only\n"
+                                  "  fix: diag_embed(x) and then movedim")
+    k = int(offset)
+    m = input.shape[-1] + builtins.abs(k)
+    # out[i, i + k] = x[i] (k >= 0: the value follows the row) or x[i + k] (k < 0: the column):
+    # x, padded to m, stretched along the other axis and kept on the diagonal only
+    padded = _pad_end(input, builtins.abs(k))
+    along = padded.unsqueeze(-1) if k >= 0 else padded.unsqueeze(-2)
+    mask = tensor(np.eye(m, m, k, dtype=bool), device=input.device)
+    full = along.expand(list(input.shape[:-1]) + [m, m])
+    return _op("Where", [mask, full, constant(0, input.dtype, input.device)])
+
+
+def _pad_end(x: Tensor, amount: int) -> Tensor:
+    """x with `amount` zeros appended along its last dim."""
+    if not amount:
+        return x
+    shape = list(x.shape)
+    shape[-1] = amount
+    return cat([x, constant(0, x.dtype, x.device).expand(shape)], x.ndim - 1)
+
+
+def trace(input: Tensor) -> Tensor:  # noqa: A002
+    """The sum of a matrix's diagonal (torch.trace)."""
+    if input.ndim != 2:
+        raise _C.ShapeError(f"trace: needs a matrix, got shape {list(input.shape)}")
+    return _sum(diagonal(input))
+
+
+# ---- products -----------------------------------------------------------------------------------
+def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """torch.matmul: a 1-d operand is a vector (a row on the left, a column on the right, its dim
+    removed from the result); 2-d and batched operands broadcast their batch dims."""
+    a, b = input, other if isinstance(other, Tensor) else as_operand(other, input.dtype, input.device)
+    if a.ndim == 0 or b.ndim == 0:
+        raise _C.ShapeError(f"matmul: both arguments need at least 1 dim, got shapes {list(a.shape)} and "
+                            f"{list(b.shape)}\n  fix: multiply by a scalar with *")
+    squeeze = []
+    if a.ndim == 1:
+        a = a.unsqueeze(0)
+        squeeze.append(-2)
+    if b.ndim == 1:
+        b = b.unsqueeze(-1)
+        squeeze.append(-1)
+    out = _op("MatMul", [a, b])
+    for d in sorted(squeeze):
+        out = out.squeeze(d) if out.ndim else out
+    if squeeze == [-2, -1]:
+        out = out.reshape([])
+    return out
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """The product of two matrices (torch.mm)."""
+    for name, t in (("input", input), ("mat2", mat2)):
+        if t.ndim != 2:
+            raise _C.ShapeError(f"mm: {name} must be a matrix, got shape {list(t.shape)}\n  fix: torch.matmul "
+                                f"for vectors and batches")
+    return _op("MatMul", [input, mat2])
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+    """Batched products of [B, n, m] and [B, m, p] (torch.bmm)."""
+    for name, t in (("input", input), ("mat2", mat2)):
+        if t.ndim != 3:
+            raise _C.ShapeError(f"bmm: {name} must be a batch of matrices [B, n, m], got shape {list(t.shape)}")
+    if input.shape[0] != mat2.shape[0]:
+        raise _C.ShapeError(f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
+    return _op("MatMul", [input, mat2])
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+    """The product of a matrix and a vector (torch.mv)."""
+    if input.ndim != 2 or vec.ndim != 1:
+        raise _C.ShapeError(f"mv: needs a matrix and a vector, got {list(input.shape)} and {list(vec.shape)}")
+    return matmul(input, vec)
+
+
+def dot(input: Tensor, tensor_: Tensor) -> Tensor:  # noqa: A002
+    """The dot product of two vectors (torch.dot)."""
+    if input.ndim != 1 or tensor_.ndim != 1:
+        raise _C.ShapeError(f"dot: needs two vectors, got {list(input.shape)} and {list(tensor_.shape)}")
+    return matmul(input, tensor_)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+    """input[i] * vec2[j] (torch.outer)."""
+    return mul(input.reshape(-1, 1), vec2.reshape(1, -1))
+
+
+ger = outer
+
+
+def _scaled(x: Tensor, k) -> Tensor:
+    return x if k == 1 else mul(x, k)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * (mat1 @ mat2) (torch.addmm); beta=0 ignores input (NaN included)."""
+    prod = _scaled(mm(mat1, mat2), alpha)
+    return prod if beta == 0 else add(_scaled(input, beta), prod)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * (batch1 @ batch2) batch by batch (torch.baddbmm)."""
+    prod = _scaled(bmm(batch1, batch2), alpha)
+    return prod if beta == 0 else add(_scaled(input, beta), prod)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * (mat @ vec) (torch.addmv)."""
+    prod = _scaled(mv(mat, vec), alpha)
+    return prod if beta == 0 else add(_scaled(input, beta), prod)
+
+
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b] (torch.addbmm)."""
+    prod = _scaled(_sum(bmm(batch1, batch2), 0), alpha)
+    return prod if beta == 0 else add(_scaled(input, beta), prod)
+
+
+# ---- dims ---------------------------------------------------------------------------------------
+def movedim(input: Tensor, source, destination) -> Tensor:  # noqa: A002
+    """The dims `source` moved to positions `destination`, the others in order (torch.movedim)."""
+    src = [source] if isinstance(source, (numbers.Integral, np.integer)) else list(source)
+    dst = [destination] if isinstance(destination, (numbers.Integral, np.integer)) else list(destination)
+    if len(src) != len(dst):
+        raise _C.InvalidArgumentError(f"movedim: {len(src)} source dims but {len(dst)} destinations")
+    src = [_axis(s, input, "movedim") for s in src]
+    dst = [_axis(d, input, "movedim") for d in dst]
+    order = [None] * input.ndim
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(i for i in range(input.ndim) if i not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return input.permute(order)
+
+
+moveaxis = movedim
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:  # noqa: A002
+    """Dims axis0 and axis1 swapped (torch.swapaxes); a view."""
+    return input.transpose(axis0, axis1)
+
+
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+    """Dims dim0 and dim1 swapped (torch.swapdims); a view."""
+    return input.transpose(dim0, dim1)
+
+
+def t(input: Tensor) -> Tensor:  # noqa: A002
+    """The transpose of a matrix (torch.t); vectors and scalars unchanged."""
+    if input.ndim > 2:
+        raise _C.ShapeError(f"t: expects a tensor of at most 2 dims, got shape {list(input.shape)}\n"
+                            f"  fix: x.transpose(-2, -1) or x.mT for a batch of matrices")
+    return input if input.ndim < 2 else input.transpose(0, 1)
+
+
+def squeeze(input: Tensor, dim=None) -> Tensor:  # noqa: A002
+    """input without its size-1 dims, or without those of dim (an int or a tuple) (torch.squeeze)."""
+    if dim is None:
+        return input.reshape([s for s in input.shape if s != 1])
+    dims = [dim] if isinstance(dim, (numbers.Integral, np.integer)) else list(dim)
+    ds = {_axis(d, input, "squeeze") for d in dims}
+    return input.reshape([s for i, s in enumerate(input.shape) if not (i in ds and s == 1)])
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+    """input with a new size-1 dim at dim (torch.unsqueeze); a view."""
+    d = _axis(dim, input, "unsqueeze", extra=1)
+    return input.reshape(list(input.shape[:d]) + [1] + list(input.shape[d:]))
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:  # noqa: A002
+    """dim split into the given sizes (torch.unflatten); a view."""
+    d = _axis(dim, input, "unflatten")
+    return input.reshape(list(input.shape[:d]) + list(sizes) + list(input.shape[d + 1:]))
+
+
+def ravel(input: Tensor) -> Tensor:  # noqa: A002
+    """The elements as one dim (torch.ravel)."""
+    return input.reshape(-1)
+
+
+def broadcast_shapes(*shapes) -> Size:
+    """The shape the given shapes broadcast to (torch.broadcast_shapes)."""
+    try:
+        return Size(np.broadcast_shapes(*[tuple(s) if not isinstance(s, int) else (s,) for s in shapes]))
+    except ValueError:
+        raise _C.ShapeError(f"broadcast_shapes: shapes {[list(s) for s in shapes]} cannot be broadcast together\n"
+                            f"  fix: dims must be equal or 1, counted from the last") from None
+
+
+def broadcast_to(input: Tensor, size) -> Tensor:  # noqa: A002
+    """input stretched to `size` along its size-1 and new leading dims (torch.broadcast_to); a view."""
+    return input.expand(*_shape_args((size,)))
+
+
+def broadcast_tensors(*tensors):
+    """The tensors stretched to their common broadcast shape (torch.broadcast_tensors); views."""
+    shape = broadcast_shapes(*[t.shape for t in tensors])
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def meshgrid(*tensors, indexing: str = "ij"):
+    """Coordinate grids of 1-d tensors (torch.meshgrid; indexing 'ij' or 'xy')."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    _args.choice(indexing, "indexing", "meshgrid", ("ij", "xy"))
+    ts = list(tensors)
+    # 'xy' is 'ij' of the first two swapped, its first two grids swapped back
+    swap = indexing == "xy" and len(ts) >= 2
+    if swap:
+        ts[0], ts[1] = ts[1], ts[0]
+    shape = [t.numel() for t in ts]
+    grids = [t.reshape([-1 if j == i else 1 for j in range(len(ts))]).expand(shape) for i, t in enumerate(ts)]
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+def atleast_1d(*tensors):
+    """Each tensor with at least 1 dim (torch.atleast_1d)."""
+    out = [t.reshape(1) if t.ndim == 0 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_2d(*tensors):
+    """Each tensor with at least 2 dims, new ones in front (torch.atleast_2d)."""
+    out = [t.reshape([1] * (2 - t.ndim) + list(t.shape)) if t.ndim < 2 else t for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def atleast_3d(*tensors):
+    """Each tensor with at least 3 dims (torch.atleast_3d: a vector [n] becomes [1, n, 1], a matrix [m, n] [m, n, 1])."""
+    def up(t):
+        return t.reshape(1, 1, 1) if t.ndim == 0 else t.reshape(1, -1, 1) if t.ndim == 1 else \
+            t.unsqueeze(-1) if t.ndim == 2 else t
+    out = [up(t) for t in _flat(tensors)]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def _flat(tensors):
+    return list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else list(tensors)
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False):  # noqa: A002
+    """The indices of the nonzero elements (torch.nonzero): an int64 [count, ndim] tensor, or with
+    as_tuple=True one int64 tensor per dim. The count depends on the data, so this computes
+    pending work first (as PyTorch synchronizes with the GPU here)."""
+    where = np.nonzero(np.asarray(input.numpy()).reshape(input.shape))
+    if as_tuple:
+        return tuple(tensor(w.astype(np.int64), device=input.device) for w in where)
+    coords = np.stack(where, axis=1).astype(np.int64) if where else np.zeros((0, 0), np.int64)
+    return tensor(coords.reshape(-1, input.ndim), device=input.device)
+
+
+def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+    """The indices of the nonzero elements as an int64 [count, ndim] tensor (torch.argwhere)."""
+    return nonzero(input)
+
+
+# ---- the *_as methods ---------------------------------------------------------------------------
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor with other's shape (Tensor.view_as)."""
+    return self.view(other.shape)
+
+
+def reshape_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor in other's shape (Tensor.reshape_as)."""
+    return self.reshape(other.shape)
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor stretched to other's shape (Tensor.expand_as); a view."""
+    return self.expand(other.shape)
+
+
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor converted to other's dtype (Tensor.type_as)."""
+    return self.astype(other.dtype)
+
+
+__all__ = ["stack", "hstack", "vstack", "row_stack", "chunk", "split", "tensor_split", "unbind", "select", "narrow",
+           "tile", "repeat_interleave", "roll", "tril", "triu", "diagonal", "diag", "diag_embed", "trace", "matmul",
+           "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "addmv", "addbmm", "movedim", "moveaxis",
+           "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "unflatten", "ravel", "broadcast_shapes",
+           "broadcast_to", "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "nonzero",
+           "argwhere"]
