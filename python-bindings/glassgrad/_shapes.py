@@ -185,6 +185,29 @@ def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> 
     return cat(pieces, d)
 
 
+def flip(input: Tensor, dims) -> Tensor:  # noqa: A002
+    """The elements in reverse order along each of dims (torch.flip); a copy, one Flip a dim."""
+    dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) else list(dims)
+    axes = [_axis(d, input, "flip") for d in dims]
+    if len(set(axes)) != len(axes):
+        raise _C.InvalidArgumentError(f"flip: dims {tuple(dims)} name a dim twice\n  fix: name each dim once")
+    out = input
+    for d in axes:
+        if input.ndim and input.shape[d] > 1:
+            out = _op("Flip", [out], {"dim": d})
+    return out
+
+
+def fliplr(input: Tensor) -> Tensor:  # noqa: A002
+    """Columns in reverse order: flip(input, 1) (torch.fliplr)."""
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:  # noqa: A002
+    """Rows in reverse order: flip(input, 0) (torch.flipud)."""
+    return flip(input, 0)
+
+
 def roll(input: Tensor, shifts, dims=None) -> Tensor:  # noqa: A002
     """Elements shifted along dims, wrapping around (torch.roll); dims None rolls the flattened
     tensor."""
@@ -538,7 +561,7 @@ def type_as(self: Tensor, other: Tensor) -> Tensor:
 
 
 __all__ = ["stack", "hstack", "vstack", "row_stack", "chunk", "split", "tensor_split", "unbind", "select", "narrow",
-           "tile", "repeat_interleave", "roll", "tril", "triu", "diagonal", "diag", "diag_embed", "trace", "matmul",
+           "tile", "repeat_interleave", "flip", "fliplr", "flipud", "roll", "tril", "triu", "diagonal", "diag", "diag_embed", "trace", "matmul",
            "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "addmv", "addbmm", "movedim", "moveaxis",
            "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "unflatten", "ravel", "broadcast_shapes",
            "broadcast_to", "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "nonzero",

@@ -224,6 +224,7 @@ COMPOSITES = [
     Composite("trace", lambda x: gg.trace(x), np.trace, _normal(4, 4)),
     Composite("tril", lambda x: gg.tril(x, 1), lambda x: np.tril(x, 1), _normal(4, 5)),
     Composite("triu", lambda x: x.triu(-1), lambda x: np.triu(x, -1), _normal(4, 5)),
+    Composite("flip", lambda x: gg.flip(x, (0, 1)), lambda x: np.flip(x, (0, 1)), _normal(3, 4)),
     Composite("roll", lambda x: gg.roll(x, (1, -2), (0, 1)), lambda x: np.roll(x, (1, -2), (0, 1)), _normal(3, 5)),
     Composite("repeat", lambda x: x.repeat(2, 1, 3), lambda x: np.tile(x, (2, 1, 3)), _normal(2, 3)),
     Composite("repeat_interleave", lambda x: gg.repeat_interleave(x, 3, 1), lambda x: np.repeat(x, 3, 1),

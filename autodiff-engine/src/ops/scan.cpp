@@ -12,8 +12,10 @@
 //   Sort(x){dim, descending}: (values, indices) along dim, ascending (descending), NaN the
 //       largest value, equal values in their input order (stable); indices int64
 //   TopK(x){dim, k, largest}: the first k of Sort(x){descending = largest}
+//   Flip(x){dim}:             out_j = x_{n-1-j}: the line reversed (any dtype)
 //
-// Gradients: CumSum's is CumSum of the incoming gradient in the other direction; CumProd's is
+// Gradients: Flip's is Flip of the incoming gradient; CumSum's is CumSum of it in the other
+// direction; CumProd's is
 // CumProdBackward (no gradient of its own: a double backward raises naming it). Sort and TopK
 // pass none: the Python functions select the values from x by the indices when x needs a
 // gradient (glassgrad/_scans.py), so the gradient reaches the elements the values came from.
@@ -98,6 +100,17 @@ void register_scan_ops(OpRegistry& r) {
       ops::expect_same_shape(ctx, 0, 1, "grad", "x");
       ops::expect_same_shape(ctx, 0, 2, "grad", "y");
       return std::vector<TensorInfo>{ctx.in(0)};
+    };
+    r.add(std::move(s));
+  }
+  {
+    OpSchema s = along_dim("Flip", {"x"}, {"out"}, "out_j = x_{n-1-j} along dim (the line reversed)");
+    s.infer = [](const ShapeContext& ctx) {
+      scan_dim(ctx);
+      return std::vector<TensorInfo>{ctx.in(0)};
+    };
+    s.gradient = [](GradContext& c) {
+      if (c.grad_output(0) != kNoValue) c.set_grad(0, c.emit("Flip", {c.grad_output(0)}, dim_attrs(c)));
     };
     r.add(std::move(s));
   }

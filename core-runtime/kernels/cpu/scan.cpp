@@ -127,6 +127,17 @@ void sort(const KernelContext& c) {
                 c.attrs.b("descending", false));
 }
 
+// Flip: element j of each line from element n - 1 - j (any dtype, copied as it is).
+template <typename T>
+void flip(const KernelContext& c) {
+  const Lines l = lines_of(c.inputs[0].shape(), c.attrs.i("dim"));
+  const T* x = c.inputs[0].data<const T>();
+  T* y = c.outputs[0].data<T>();
+  for_lines(l, [&](int64_t s) {
+    for (int64_t j = 0; j < l.n; ++j) y[s + j * l.inner] = x[s + (l.n - 1 - j) * l.inner];
+  });
+}
+
 template <typename T>
 void topk(const KernelContext& c) {
   sort_lines<T>(c, c.attrs.i("k"), c.attrs.b("largest", true));
@@ -144,6 +155,7 @@ template <typename T> struct CumProdK { static void run(const KernelContext& c) 
 template <typename T> struct CumProdBackwardK { static void run(const KernelContext& c) { cumprod_backward<T>(c); } };
 template <typename T> struct SortK { static void run(const KernelContext& c) { sort<T>(c); } };
 template <typename T> struct TopKK { static void run(const KernelContext& c) { topk<T>(c); } };
+template <typename T> struct FlipK { static void run(const KernelContext& c) { flip<T>(c); } };
 
 }  // namespace
 
@@ -153,6 +165,9 @@ void register_cpu_scan_kernels(KernelRegistry& r) {
   add_all<CumProdBackwardK>(r, "CumProdBackward", false);
   add_all<SortK>(r, "Sort");
   add_all<TopKK>(r, "TopK");
+  add_all<FlipK>(r, "Flip");
+  r.add("Flip", DeviceType::CPU, DType::UInt8, FlipK<uint8_t>::run);
+  r.add("Flip", DeviceType::CPU, DType::Bool, FlipK<bool>::run);
 }
 
 }  // namespace glassgrad

@@ -5,6 +5,7 @@
 //
 //   CumSum, CumProd, CumProdBackward: one thread per line, walking it in order (float32 sums and
 //     products accumulate in double, as on the CPU).
+//   Flip: one thread per output element (copied by its width: 1, 4 or 8 bytes).
 //   Sort, TopK: one block per line (grid-stride over lines), a bitonic sorting network over the
 //     line padded to P = the next power of two, in the workspace (P keys and P indices a line,
 //     slot = blockIdx.x). The order is total and stable: padding last, then by value (NaN the
@@ -120,7 +121,27 @@ __device__ void sort_lines(int64_t lines, int64_t n, int64_t inner, int64_t P, i
   }
 }
 
+// out[o, j, i] = x[o, n - 1 - j, i] for element e = (o * n + j) * inner + i.
+template <typename T>
+__device__ void flip(int64_t total, int64_t n, int64_t inner, T* y, const T* x) {
+  GG_FOR(e, total) {
+    const int64_t i = e % inner, j = (e / inner) % n, o = e / (inner * n);
+    y[e] = x[(o * n + (n - 1 - j)) * inner + i];
+  }
+}
+
 }  // namespace gg_scan
+
+GG_KERNEL void gg_flip_w1(int64_t total, int64_t n, int64_t inner, unsigned char* y, const unsigned char* x) {
+  gg_scan::flip(total, n, inner, y, x);
+}
+GG_KERNEL void gg_flip_w4(int64_t total, int64_t n, int64_t inner, unsigned int* y, const unsigned int* x) {
+  gg_scan::flip(total, n, inner, y, x);
+}
+GG_KERNEL void gg_flip_w8(int64_t total, int64_t n, int64_t inner, unsigned long long* y,
+                          const unsigned long long* x) {
+  gg_scan::flip(total, n, inner, y, x);
+}
 
 #define GG_SCAN(suffix, T)                                                                          \
   GG_KERNEL void gg_cumsum_##suffix(int64_t lines, int64_t n, int64_t inner, int reverse, T* y, const T* x) { \

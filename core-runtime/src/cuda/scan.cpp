@@ -16,6 +16,7 @@ namespace cuda {
 const FunctionNames kScanFunctions({"gg_cumsum", "gg_cumprod", "gg_sort_lines"},
                                    {DType::Float32, DType::Float64, DType::Int64});
 const FunctionNames kScanBackwardFunctions({"gg_cumprod_bwd"}, float_dtypes());
+const FunctionNames kFlipFunctions({"gg_flip_w1", "gg_flip_w4", "gg_flip_w8"});
 
 namespace {
 
@@ -88,6 +89,19 @@ void sort_lines(const KernelContext& c, const char* name, int64_t k, bool descen
          c.outputs[1].data_ptr(), x.data_ptr(), keys, idx);
 }
 
+// Flip copies elements by their width (a float32 as 4 bytes), whatever the dtype.
+void flip(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const int64_t total = x.numel();
+  if (total == 0) return;
+  const Lines l = lines_of(x.shape(), c.attrs.i("dim"));
+  const char* k = x.itemsize() == 1 ? "gg_flip_w1" : x.itemsize() == 4 ? "gg_flip_w4" : "gg_flip_w8";
+  DeviceState& s = state_of(c);
+  LaunchSite site{"Flip", &c};
+  launch(s, stream_of(s, &c), k, Dim3{blocks_for(s, total, 256)}, Dim3{256}, site, total, l.n, l.inner,
+         c.outputs[0].data_ptr(), x.data_ptr());
+}
+
 void sort(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const int d = normalize_axis(c.attrs.i("dim"), x.rank());
@@ -105,6 +119,7 @@ void add_scan_kernels(std::vector<KernelDef>& k) {
   k.push_back({"CumProdBackward", cumprod_backward, float_dtypes()});
   k.push_back({"Sort", sort, sortable, sort_workspace});
   k.push_back({"TopK", topk, sortable, sort_workspace});
+  k.push_back({"Flip", flip, all_dtypes()});
 }
 
 }  // namespace cuda

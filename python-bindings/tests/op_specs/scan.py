@@ -1,5 +1,5 @@
-"""Scans and sorts along one axis: CumSum (both directions), CumProd and its backward (zeros
-among the factors included), Sort (stable, NaN largest) and TopK."""
+"""Scans, sorts and reversals along one axis: CumSum (both directions), CumProd and its backward
+(zeros among the factors included), Sort (stable, NaN largest), TopK and Flip."""
 import numpy as np
 
 from glassgrad.testing import OpSpec
@@ -47,6 +47,10 @@ def _with_ties_and_nans(rng, dt, n):
 
 
 SPECS = [
+    OpSpec("Flip", lambda x, dim: np.flip(x, dim), _x, attrs={"dim": 1}, grad=(0,),
+           dtypes=("float32", "float64", "int64")),
+    OpSpec("Flip", lambda x, dim: np.flip(x, dim), lambda rng, dt, n: [rng.random((n, 3)) > 0.5],
+           attrs={"dim": 0}, dtypes=("bool",), name="Flip-bool"),
     OpSpec("CumSum", lambda x, dim: np.cumsum(x, dim).astype(x.dtype), _x, attrs={"dim": 1}, grad=(0,),
            dtypes=("float32", "float64", "int64")),
     OpSpec("CumSum", lambda x, dim, reverse: np.flip(np.cumsum(np.flip(x, dim), dim), dim).astype(x.dtype), _x,
