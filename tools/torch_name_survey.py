@@ -17,8 +17,11 @@ name is an attribute of torch.Tensor read from anything but an imported module; 
 also counts the same names of other objects (str.split, list.sort), which are names a port
 needs all the same whenever a tensor reaches them.
 
-    python3 tools/torch_name_survey.py <examples checkout> --source "pytorch/examples@<commit>" \
+    python3 tools/torch_name_survey.py <examples checkout> --source "pytorch/examples@<commit> (<date>)" \
         > tools/pytorch_examples_names.txt
+
+The list in the repository was made from a checkout of github.com/pytorch/examples at commit
+77f55b912142e11fcfdf5b530231fb9c52f181e8 (2025-08-25), its 93 Python files.
 
 Needs torch (to tell functions from submodules and to list torch.Tensor's attributes). The list it
 writes is kept in the repository; tools/name_coverage.py compares glassgrad with it, without torch.
@@ -163,7 +166,8 @@ def main(argv=None) -> int:
     ap.add_argument("--source", required=True, help="where the files came from, e.g. pytorch/examples@<commit>")
     args = ap.parse_args(argv)
     found = survey(args.root)
-    print(f"# PyTorch names used by the Python files of {args.source}")
+    count = sum(1 for _, _, fs in os.walk(args.root) for f in fs if f.endswith(".py"))
+    print(f"# PyTorch names used by the {count} Python files of {args.source}")
     print(f"# made by: python3 tools/torch_name_survey.py <checkout> --source \"{args.source}\"  (torch "
           f"{torch.__version__.split('+')[0]})")
     print("# columns: kind, name, uses, files (kinds: see tools/torch_name_survey.py)")
