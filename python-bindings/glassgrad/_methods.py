@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _factories, _math, _reductions, _scans, _shapes
 from .functional import relu
-from ._inplace import in_place
+from ._inplace import in_place, in_place_view
 from ._tensor import Tensor
 
 # PyTorch's Tensor methods among the functions of these modules (torch names without a method,
@@ -79,7 +79,7 @@ Tensor.mT = property(_mT)
 
 # In-place forms (x.add_(y), x.sin_(), x += y): each is the method above written back into x's
 # storage by _inplace.in_place, which converts the result as PyTorch does (no float result into
-# an integer tensor). The ones that change the shape (squeeze_, t_, ...) are left out.
+# an integer tensor). The ones that change the shape are the view ops below.
 _IN_PLACE = """abs absolute acos acosh add addbmm addmm addmv arccos arccosh arcsin arcsinh arctan arctan2
 arctanh asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_not bitwise_or bitwise_xor ceil clamp clamp_max
 clamp_min clip cos cosh cumprod cumsum div divide eq erf exp exp2 expm1 fix floor floor_divide fmod frac ge greater
@@ -92,3 +92,6 @@ _AUGMENTED = {"add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "f
               "mod": "remainder_", "pow": "pow_", "and": "bitwise_and_", "or": "bitwise_or_", "xor": "bitwise_xor_"}
 for _name, _op_name in _AUGMENTED.items():
     setattr(Tensor, f"__i{_name}__", in_place(getattr(Tensor, f"__{_name}__"), _op_name))
+# In-place view ops of the methods bound above (transpose_ is the Tensor class's own).
+Tensor.unsqueeze_ = in_place_view(Tensor.unsqueeze)
+Tensor.squeeze_ = in_place_view(Tensor.squeeze)

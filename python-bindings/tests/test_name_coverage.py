@@ -27,11 +27,6 @@ def test_coverage_page_is_current():
             "docs/coverage.md is stale: PYTHONPATH=python-bindings python3 tools/name_coverage.py"
 
 
-# The Tensor names still missing are in-place methods and .data (fill_, add_, zero_, copy_, ...),
-# which issue 31's in-place half brings; until Tensor.add_ exists this is an expected failure,
-# from then on a plain test.
-@pytest.mark.xfail(not hasattr(gg.Tensor, "add_"), strict=True,
-                   reason="waits for the in-place methods (issue 31, in-place half)")
 def test_torch_and_tensor_names_are_at_least_95_percent_covered():
     tool = _tool("name_coverage")
     _, rows = tool.read_names()
