@@ -167,7 +167,6 @@ def test_vae_main_trains_an_epoch_and_saves_images(tmp_path):
 
 
 @pytest.mark.slow
-@_waits("word_language_model")
 def test_word_language_model_trains_on_a_tiny_corpus(tmp_path):
     run = _copy("word_language_model", tmp_path / "run")
     corpus = os.path.join(run, "data", "wikitext-2")
