@@ -373,7 +373,7 @@ def test_a_model_on_the_gpu_exports_the_file_it_exports_on_the_cpu():
     and weights, and onnxruntime (CPU) on it matches the GPU's outputs."""
     if not gg.cuda.is_available():
         pytest.skip(gg.cuda.why_unavailable())
-    model = gg.models.SimpleCNN()
+    model = gg.models.SimpleCNN().eval()  # the file holds inference: BatchNorm with its running statistics
     x = np.random.default_rng(0).standard_normal((3, 1, 28, 28)).astype(np.float32)
     on_cpu = go.export(model, gg.tensor(x), None, input_names=["x"])
     model.to("cuda")
