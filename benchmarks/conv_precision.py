@@ -36,26 +36,14 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import Results, add_common_args, apply_threads, torch_or_none  # noqa: E402
+from ordinary_gpu import CONV_SHAPES  # noqa: E402
 
 import glassgrad as gg  # noqa: E402
 import glassgrad.kernels as K  # noqa: E402
 
-# (N, C, H, W, K, kernel, stride, padding, label): the convolutions of the two models at batch 8.
-SHAPES = [
-    (8, 1, 28, 28, 16, 3, 1, 0, "SimpleCNN conv1"),
-    (8, 16, 13, 13, 32, 3, 1, 0, "SimpleCNN conv2"),
-    (8, 3, 32, 32, 64, 3, 1, 1, "ResNet-18 conv1"),
-    (8, 64, 32, 32, 64, 3, 1, 1, "ResNet-18 layer1"),
-    (8, 64, 32, 32, 128, 3, 2, 1, "ResNet-18 layer2.0.conv1"),
-    (8, 64, 32, 32, 128, 1, 2, 0, "ResNet-18 layer2.0.shortcut"),
-    (8, 128, 16, 16, 128, 3, 1, 1, "ResNet-18 layer2"),
-    (8, 128, 16, 16, 256, 3, 2, 1, "ResNet-18 layer3.0.conv1"),
-    (8, 128, 16, 16, 256, 1, 2, 0, "ResNet-18 layer3.0.shortcut"),
-    (8, 256, 8, 8, 256, 3, 1, 1, "ResNet-18 layer3"),
-    (8, 256, 8, 8, 512, 3, 2, 1, "ResNet-18 layer4.0.conv1"),
-    (8, 256, 8, 8, 512, 1, 2, 0, "ResNet-18 layer4.0.shortcut"),
-    (8, 512, 4, 4, 512, 3, 1, 1, "ResNet-18 layer4"),
-]
+# (N, C, H, W, K, kernel, stride, padding, label): ordinary_gpu.py's convolutions of the two models,
+# at batch 8 (issue 13's extra shape left out).
+SHAPES = [(8,) + s[1:] for s in CONV_SHAPES if s[8] != "issue 13"]
 TINY_SHAPES = [(2, 16, 8, 8, 16, 3, 1, 1, "tiny")]
 DIRECTIONS = ("forward", "input_grad", "weight_grad")
 CPU_ALGOS = ("gemm", "winograd2", "winograd4")

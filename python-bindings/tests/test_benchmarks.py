@@ -343,10 +343,15 @@ def test_data_loading_tiny_compares_input_pipelines_with_and_without_workers(tmp
         assert all(r["ratio_vs_torch"] for r in mine)
 
 
+def _package_env():
+    """The environment for a benchmark script: the glassgrad this test imported first on the path."""
+    return dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gg.__file__)) + os.pathsep
+                + os.environ.get("PYTHONPATH", ""))
+
+
 def test_conv_precision_tiny_measures_every_cpu_algorithm_against_float64(tmp_path):
     out_csv = tmp_path / "precision.csv"
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gg.__file__)) + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
+    env = _package_env()
     proc = subprocess.run([sys.executable, os.path.join(BENCH, "conv_precision.py"), "--tiny", "--csv", str(out_csv)],
                           capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr + proc.stdout
@@ -363,8 +368,7 @@ def test_conv_precision_tiny_measures_every_cpu_algorithm_against_float64(tmp_pa
 def test_conv_port_drift_tiny_compares_float32_drift_with_pytorchs(tmp_path):
     pytest.importorskip("torch")
     out_csv = tmp_path / "drift.csv"
-    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(gg.__file__)) + os.pathsep
-               + os.environ.get("PYTHONPATH", ""))
+    env = _package_env()
     proc = subprocess.run([sys.executable, os.path.join(BENCH, "conv_port_drift.py"), "--tiny", "--csv", str(out_csv)],
                           capture_output=True, text=True, env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr + proc.stdout

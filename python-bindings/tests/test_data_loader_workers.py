@@ -217,19 +217,15 @@ def test_mismatched_shapes_in_a_worker_name_the_index(no_leftovers):
 
 
 def test_a_killed_worker_ends_the_loop_with_a_clear_error(no_leftovers):
-    start = time.time()
     with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly: worker 0 "
                                            r"\(pid \d+, killed by signal 9\)"):
         list(DataLoader(Failing("kill"), batch_size=4, num_workers=2))
-    assert time.time() - start < 30
 
 
 def test_a_hung_worker_times_out_naming_the_worker_and_indices(no_leftovers):
-    start = time.time()
     with pytest.raises(RuntimeError, match=r"DataLoader timed out after 1.5 seconds waiting for batch 2 from worker 0 "
                                            r"\(pid \d+\)[\s\S]*\[8, 9, 10, 11\]"):
         list(DataLoader(Failing("hang"), batch_size=4, num_workers=2, timeout=1.5))
-    assert time.time() - start < 30
 
 
 def test_cuda_in_a_worker_is_refused_with_the_fix(no_leftovers):

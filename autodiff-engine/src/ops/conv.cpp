@@ -14,8 +14,8 @@
 // y is bilinear in (x, w): y = B(x, w). Writing <u, v> for the sum of elementwise products,
 //   Conv2DBackwardInput(gy, w)  = dx with <B(x, w), gy> = <x, dx> for all x   (input_shape attr)
 //   Conv2DBackwardWeight(x, gy) = dw with <B(x, w), gy> = <w, dw> for all w   (weight_shape attr)
-// The seed's section 3.2 formulas, generalized to stride, padding and dilation (ungrouped; per
-// group as above):
+// docs/architecture.md's "Convolution formulas", generalized to stride, padding and dilation
+// (ungrouped; per group as above):
 //   dx[n,c,h,v] = sum_{k,r,s : i = (h + pt - r*dh)/sh, j = (v + pl - s*dw)/sw integral and in range}
 //                 gy[n,k,i,j] * w[k,c,r,s]
 //   dw[k,c,r,s] = sum_{n,i,j} gy[n,k,i,j] * x[n, c, i*sh + r*dh - pt, j*sw + s*dw - pl]

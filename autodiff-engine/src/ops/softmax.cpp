@@ -18,8 +18,8 @@
 // The backward ops have no gradient rule (no double backward: build_backward then raises
 // UnsupportedError naming the op).
 //
-// Labels must be int64 (the seed's section 5.3: int32 labels truncated silently made accuracy
-// stick at 10%); a label outside [0, C) that is not ignore_index is a run-time IndexError naming
+// Labels must be int64 (docs/debugging.md, "Accuracy doesn't improve beyond 10%": int32 labels
+// truncated silently made accuracy stick at 10%); a label outside [0, C) that is not ignore_index is a run-time IndexError naming
 // it and its position.
 #include <algorithm>
 

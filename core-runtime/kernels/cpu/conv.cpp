@@ -2,7 +2,7 @@
 // Inputs dense NCHW (input, grad_out) and KCRS (weight); any stride, padding (implicit zeros:
 // index ranges, never a padded copy of the input), dilation, groups and channel counts.
 //
-// The seed's section 3.2 formulas, generalized to stride (sh, sw), padding (pt, pl) and
+// docs/architecture.md's "Convolution formulas", generalized to stride (sh, sw), padding (pt, pl) and
 // dilation (dh, dw), for one group (a grouped conv is G of these side by side on channel slices
 // of x, w and y: conv_geometry.h's group_slice):
 //   forward         y[n,k,i,j]  = b[k] + sum_{c,r,s} x[n, c, i*sh + r*dh - pt, j*sw + s*dw - pl] * w[k,c,r,s]

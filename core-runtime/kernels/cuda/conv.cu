@@ -1,6 +1,6 @@
 // 2-D convolution, NCHW input x [N, C, H, W], weight w [K, C, R, S], output y [N, K, OH, OW],
-// stride (sh, sw), zero padding (top pt, left pl; bottom/right only shape OH, OW). From the
-// seed's section 3.2, generalized to stride and padding:
+// stride (sh, sw), zero padding (top pt, left pl; bottom/right only shape OH, OW). From
+// docs/architecture.md's "Convolution formulas", generalized to stride and padding:
 //
 //   forward:          y[n,k,oh,ow] = b[k] + sum_{c,r,s} x[n, c, oh*sh - pt + r, ow*sw - pl + s] * w[k,c,r,s]
 //   backward-input:   dx[n,c,h,w]  = sum_{k,r,s} dy[n, k, (h + pt - r)/sh, (w + pl - s)/sw] * w[k,c,r,s]

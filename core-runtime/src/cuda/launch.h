@@ -3,9 +3,9 @@
 //
 // Grids are always computed from the work (element count, tiles) and capped at limits every
 // GPU since compute capability 3.0 accepts (x <= 2^31 - 1, y and z <= 65535, block <= 1024);
-// kernels cover what a cap leaves out with grid-stride loops. So the seed's section 5.1
-// failure ("invalid configuration argument" once a layer grew past the grid limit) cannot
-// happen; if a configuration were ever invalid, check_config() says so before launching.
+// kernels cover what a cap leaves out with grid-stride loops. So the failure docs/debugging.md's
+// section 1 describes ("invalid configuration argument" once a layer grew past the grid limit)
+// cannot happen; if a configuration were ever invalid, check_config() says so before launching.
 #pragma once
 #include <cstdint>
 #include <initializer_list>

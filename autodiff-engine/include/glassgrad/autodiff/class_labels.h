@@ -1,5 +1,5 @@
-// Class-index labels are int64 and never converted (the seed's section 5.3: int32 labels
-// truncated silently kept a model's accuracy at 10%). One check and one message for every place
+// Class-index labels are int64 and never converted (docs/debugging.md, "Accuracy doesn't improve
+// beyond 10%": int32 labels truncated silently kept a model's accuracy at 10%). One check and one message for every place
 // labels enter: the CrossEntropy shape rules, and (through glassgrad._C.check_class_labels) the
 // Python losses' labels that never reach a shape rule: a NumPy array of a dtype glassgrad does
 // not hold, and nll_loss's targets (a loss composed in Python).
