@@ -279,6 +279,64 @@ def test_cuda_conv_autotuner_caches_one_choice_per_shape(rng):
     assert "timed:" in lines[0] and "winograd" in lines[0] and "implicit GEMM" in lines[0], lines[0]
 
 
+def _choice_of(prefix):
+    """The one cached choice line whose problem starts with `prefix`, without its bracketed note."""
+    lines = [c for c in glassgrad.cuda.conv_choices() if c.startswith(prefix)]
+    assert len(lines) == 1, glassgrad.cuda.conv_choices()
+    return lines[0].rsplit(" [", 1)
+
+
+@pytest.mark.parametrize("switch", ["cudnn.deterministic", "use_deterministic_algorithms"])
+@pytest.mark.parametrize("op,extra", [
+    ("Conv2D", {}),
+    ("Conv2DBackwardInput", {"input_shape": [32, 64, 32, 32]}),
+    ("Conv2DBackwardWeight", {"weight_shape": [64, 64, 3, 3]}),
+])
+def test_cuda_deterministic_conv_choice_is_the_heuristic_and_repeats_bit_for_bit(rng, switch, op, extra):
+    """Under either deterministic switch the autotuner does not time (a timed choice could differ
+    between runs, docs/numerics.md): on a shape it would time, the choice is the heuristic's (the
+    one made with the autotuner off), its note says why, and two runs give the same bits."""
+    xs, ws = (32, 64, 32, 32), (64, 64, 3, 3)  # 2.4 GFLOP: timed when tuning is allowed
+    attrs = {"stride": [1, 1], "padding": [1, 1, 1, 1], **extra}
+    if op == "Conv2D":
+        arrays = [_rand(rng, *xs), _rand(rng, *ws)]
+    elif op == "Conv2DBackwardInput":
+        arrays = [_rand(rng, 32, 64, 32, 32), _rand(rng, *ws)]
+    else:
+        arrays = [_rand(rng, 32, 64, 32, 32), _rand(rng, *xs)]
+    prefix = f"{op} x "
+    was_tune = glassgrad.cuda.conv_autotune()
+    try:
+        glassgrad.cuda.clear_conv_choices()
+        glassgrad.cuda.set_conv_autotune(False)
+        heuristic_out = run_kernel(op, arrays, attrs, device="cuda")
+        heuristic_choice, note = _choice_of(prefix)
+        assert note.startswith("heuristic"), note
+        glassgrad.cuda.set_conv_autotune(True)
+        glassgrad.cuda.clear_conv_choices()
+        if switch == "cudnn.deterministic":
+            glassgrad.backends.cudnn.deterministic = True
+        else:
+            glassgrad.use_deterministic_algorithms(True)
+        first = run_kernel(op, arrays, attrs, device="cuda")
+        choice, note = _choice_of(prefix)
+        assert note.startswith("heuristic (deterministic"), note
+        assert choice == heuristic_choice, (choice, heuristic_choice)
+        glassgrad.cuda.clear_conv_choices()
+        second = run_kernel(op, arrays, attrs, device="cuda")
+        for a, b, h in zip(first, second, heuristic_out):
+            np.testing.assert_array_equal(a, b, err_msg=f"{op}: two deterministic runs differ")
+            np.testing.assert_array_equal(a, h, err_msg=f"{op}: deterministic != heuristic choice")
+        cpu = run_kernel(op, arrays, attrs, device="cpu")
+        assert_parity(cpu[0], first[0], "float32", f"{op} deterministic",
+                      atol=2e-4 * float(np.max(np.abs(cpu[0]))))
+    finally:
+        glassgrad.backends.cudnn.deterministic = False
+        glassgrad.use_deterministic_algorithms(False)
+        glassgrad.cuda.set_conv_autotune(was_tune)
+        glassgrad.cuda.clear_conv_choices()
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("op,attrs", [
     ("Sum", {"dims": [], "keepdim": False}),
