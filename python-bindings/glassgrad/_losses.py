@@ -52,7 +52,7 @@ def _tensor_like(x, like: Tensor, dtype=None) -> Tensor:
 
 
 def _labels(target, logits: Tensor, op: str) -> Tensor:
-    """Class-index targets as a tensor on the logits' device. The seed's 5.3: labels that are not
+    """Class-index targets as a tensor on the logits' device. docs/debugging.md section 3: labels that are not
     int64 are refused, never converted, by the engine's one check (class_labels.h): the op's shape
     rule for tensors, called here for a NumPy array (whose dtype glassgrad may not hold). uint8
     labels are the exception PyTorch makes too (it takes Long or Byte targets): they convert

@@ -1,7 +1,7 @@
 """CPU vs CUDA parity: every op-table entry (op_specs/) on random data (never zeros), odd sizes
 and non-contiguous inputs, plus larger shapes that take the kernels' other paths (multi-tile
 GEMMs, block reductions, both convolution algorithms, split-K weight gradients, grid-stride
-loops past the grid limits of the seed's section 5.1). Runs on the GPU machine: pytest -m cuda."""
+loops past the grid limits: docs/debugging.md section 1). Runs on the GPU machine: pytest -m cuda."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""print_tensor_stats and check_nan_gradients (the seed's 5.2 tools)."""
+"""print_tensor_stats and check_nan_gradients (docs/debugging.md section 2)."""
 import numpy as np
 import pytest
 

@@ -1,5 +1,5 @@
 """The documentation site (mkdocs.yml, docs/): every code block is included from a file that CI
-runs, never pasted (the seed's section 6.1); every included file and section exists; every
+runs, never pasted; every included file and section exists; every
 docs/snippets/*.py program runs; every included example is run by test_examples.py; and
 `mkdocs build --strict` passes when mkdocs-material is installed."""
 import glob

@@ -1,5 +1,5 @@
 """Errors at the user's line, naming the layer by its module path, the op, every shape, dtype
-and device, and a fix (the seed's 6.2); labels (5.3); conv configurations (5.1)."""
+and device, and a fix (docs/debugging.md); labels (its section 3); conv configurations (section 1)."""
 import numpy as np
 import pytest
 
@@ -99,7 +99,7 @@ def test_a_device_mismatch_names_the_op_layer_every_input_and_device():
     assert "fix: move everything to one device" in msg
 
 
-# ---- labels (the seed's 5.3) ----------------------------------------------------------------
+# ---- labels (docs/debugging.md section 3) ----------------------------------------------------------------
 
 def test_int32_numpy_labels_are_refused_by_cross_entropy_with_the_astype_fix():
     logits = _images(4, 10)

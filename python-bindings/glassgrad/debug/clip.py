@@ -1,4 +1,4 @@
-"""clip_grad_norm_: gradient clipping recorded as graph nodes (the seed's 5.2 remedy).
+"""clip_grad_norm_: gradient clipping recorded as graph nodes (docs/debugging.md section 2).
 
     total_norm = sqrt(sum over parameters of sum(grad ** 2))
     grad      <- grad * min(1, max_norm / (total_norm + eps))

@@ -1,5 +1,5 @@
-"""Looking at numbers: tensor statistics and the NaN/Inf check of gradients (the seed's 5.2
-tools, mf.print_tensor_stats and mf.check_nan_gradients, raising instead of aborting)."""
+"""Looking at numbers: tensor statistics and the NaN/Inf check of gradients (docs/debugging.md
+section 2: print_tensor_stats and check_nan_gradients, raising instead of aborting)."""
 from __future__ import annotations
 
 import sys
