@@ -260,8 +260,11 @@ def test_spawn_and_forkserver_contexts_work(method, no_leftovers):
 
 
 _INTERRUPTED = textwrap.dedent("""
-    import os, sys, time
+    import os, signal, sys, time
     import numpy as np
+    # Ctrl-C as a terminal delivers it: a test suite started in the background by a shell without
+    # job control (`pytest ... &`) passes SIGINT on as ignored, and Python then keeps it ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from glassgrad.utils.data import DataLoader, Dataset
 
     class Slow(Dataset):
