@@ -97,22 +97,8 @@ void ShapeContext::expect_same_dtype(int a, int b) const {
 OpRegistry& OpRegistry::instance() {
   static OpRegistry* reg = [] {
     auto* r = new OpRegistry();
-    register_elementwise_ops(*r);
-    register_reduction_ops(*r);
-    register_movement_ops(*r);
-    register_creation_ops(*r);
-    register_matmul_ops(*r);
-    register_conv_ops(*r);
-    register_pool_ops(*r);
-    register_norm_ops(*r);
-    register_softmax_ops(*r);
-    register_optimizer_ops(*r);
-    register_fused_ops(*r);
-    register_collective_ops(*r);
-    register_attention_ops(*r);
-    register_recurrent_ops(*r);
-    register_indexing_ops(*r);
-    register_scan_ops(*r);
+#define GG_FAMILY(family) register_##family##_ops(*r);
+#include "glassgrad/autodiff/families/families.def"
     return r;
   }();
   return *reg;

@@ -1,4 +1,4 @@
-// Host side of the attention kernels (kernels/cpu/attention.cpp, src/cuda/attention.cpp): where
+// Host side of the attention kernels (kernels/cpu/attention.cpp, kernels/cuda/attention.cpp): where
 // each operand's matrices are. An operand [*b_t, rows, cols] (lse: [*b_t, rows]) is read under
 // the broadcast batch axes of glassgrad/autodiff/attention_geometry.h: its batch strides over
 // those axes (0 where it broadcasts), collapsed together with every other operand's so that a

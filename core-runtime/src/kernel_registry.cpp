@@ -8,22 +8,8 @@ namespace glassgrad {
 KernelRegistry& KernelRegistry::instance() {
   static KernelRegistry* reg = [] {
     auto* r = new KernelRegistry();
-    register_cpu_elementwise_kernels(*r);
-    register_cpu_reduction_kernels(*r);
-    register_cpu_movement_kernels(*r);
-    register_cpu_creation_kernels(*r);
-    register_cpu_matmul_kernels(*r);
-    register_cpu_conv_kernels(*r);
-    register_cpu_pool_kernels(*r);
-    register_cpu_norm_kernels(*r);
-    register_cpu_softmax_kernels(*r);
-    register_cpu_optimizer_kernels(*r);
-    register_cpu_fused_kernels(*r);
-    register_cpu_collective_kernels(*r);
-    register_cpu_attention_kernels(*r);
-    register_cpu_recurrent_kernels(*r);
-    register_cpu_indexing_kernels(*r);
-    register_cpu_scan_kernels(*r);
+#define GG_FAMILY(family) register_cpu_##family##_kernels(*r);
+#include "glassgrad/autodiff/families/families.def"
     register_cuda_kernels(*r);  // last: it mirrors the CPU table
     return r;
   }();

@@ -1,6 +1,6 @@
 // The CUDA convolution kernels run on the CPU through cuda_emulation.h: the Winograd
 // convolutions (kernels/cuda/winograd.cu) driven by the launcher's own sequence
-// (src/cuda/winograd_plan.h), the register-tiled implicit GEMM (conv.cu) with and without
+// (kernels/cuda/winograd_plan.h), the register-tiled implicit GEMM (conv.cu) with and without
 // split k, and the few-channel direct input gradient, each against a float64 direct convolution
 // on random data. Grids are capped so the
 // kernels' grid-stride loops cover the rest. The GPU parity tests (pytest -m cuda) compare the
@@ -20,8 +20,8 @@
 // The kernel sources, compiled as C++ (after the emulation's definitions).
 #include "cuda/conv.cu"
 #include "cuda/winograd.cu"
-#include "../src/cuda/conv_phase.h"
-#include "../src/cuda/winograd_plan.h"
+#include "cuda/conv_phase.h"
+#include "cuda/winograd_plan.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The CUDA attention kernels (kernels/cuda/attention.cu) run on the CPU through
-// cuda_emulation.h, with the launcher's own parameter block and grids (src/cuda/attention_plan.h),
+// cuda_emulation.h, with the launcher's own parameter block and grids (kernels/cuda/attention_plan.h),
 // against the CPU kernels (kernels/cpu/attention.cpp, run through run_op): forward, dq/D and
 // dk/dv/dmask, in float32 and float64, over sizes that cross the tiles, features beyond the
 // resident chunk, strided and broadcast operands, causal and additive masks (whole rows hidden),
@@ -17,7 +17,7 @@
 #include "cuda_emulation.h"
 // The kernel source, compiled as C++ (after the emulation's definitions).
 #include "cuda/attention.cu"
-#include "../src/cuda/attention_plan.h"
+#include "cuda/attention_plan.h"
 #include "glassgrad/runtime/eager.h"
 #include "runtime_test_util.h"
 

@@ -1,5 +1,5 @@
 // The CUDA recurrent kernels (kernels/cuda/recurrent.cu) run on the CPU through
-// cuda_emulation.h, driven by the launcher's own sequence (src/cuda/recurrent_plan.h), against
+// cuda_emulation.h, driven by the launcher's own sequence (kernels/cuda/recurrent_plan.h), against
 // the CPU kernels of the same ops (run_op): every cell (RNN tanh and relu, LSTM with and without
 // a projection, GRU), both directions, padded and packed sequences (rows that start late in the
 // reverse direction), with and without biases, forward and backward, in float64 and float32;
@@ -19,7 +19,7 @@
 #include "cuda_emulation.h"
 // The kernel sources, compiled as C++ (after the emulation's definitions).
 #include "cuda/recurrent.cu"
-#include "../src/cuda/recurrent_plan.h"
+#include "cuda/recurrent_plan.h"
 #include "glassgrad/runtime/eager.h"
 
 namespace {

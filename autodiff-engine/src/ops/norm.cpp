@@ -46,16 +46,43 @@
 // channel count is not the layer's is said for the layer first (batchnorm_checks.h). Which
 // ranks a layer takes (BatchNorm1D: 2 or 3 axes, BatchNorm2D: 4) is the layer's contract, not
 // the op's, and stays with the Python layer.
+#include "glassgrad/autodiff/families/norm.h"
+
 #include "glassgrad/autodiff/batchnorm_checks.h"
+#include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
 
+NormAttrs NormAttrs::from(const Attrs& a) {
+  NormAttrs n;
+  n.eps = a.f("eps", n.eps);
+  n.momentum = a.f("momentum", n.momentum);
+  n.count = a.i("count", n.count);
+  n.counter_add = a.i("counter_add", n.counter_add);
+  return n;
+}
+
+NormGeometry NormGeometry::from(const Shape& x, const Attrs& a) {
+  NormGeometry g;
+  g.n = x.empty() ? 1 : x[0];
+  g.c = x.size() > 1 ? x[1] : 1;
+  for (size_t d = 2; d < x.size(); ++d) g.i *= x[d];
+  g.attrs = NormAttrs::from(a);
+  return g;
+}
+
+Attrs norm_backward_attrs(const Attrs& a) {
+  Attrs out;
+  if (const AttrValue* v = a.find("eps")) out.set("eps", *v);
+  return out;
+}
+
 namespace {
 
 double eps_attr(const ShapeContext& ctx) {
-  const double eps = ctx.attrs().f("eps", 1e-5);
+  const double eps = NormAttrs::from(ctx.attrs()).eps;
   if (!(eps >= 0)) ops::bad_attr(ctx, "eps", ">= 0", std::to_string(eps), "eps=1e-5");
   return eps;
 }
@@ -186,7 +213,7 @@ std::vector<TensorInfo> training_outputs(const ShapeContext& ctx) {
 }
 
 void momentum_attr(const ShapeContext& ctx) {
-  const double m = ctx.attrs().f("momentum", 0.1);
+  const double m = NormAttrs::from(ctx.attrs()).momentum;
   if (!(m >= 0 && m <= 1)) ops::bad_attr(ctx, "momentum", "in [0, 1]", std::to_string(m), "momentum=0.1");
 }
 
@@ -227,168 +254,141 @@ void check_batchnorm_running_stats(const std::string& where, const TensorInfo& r
 // attrs "activation": "none" (default) or "relu": y = relu(batchnorm(x)) in one pass. Set by
 // the fusion pass (fusion.h, fused_relu); the gradient first passes through ReLUBackward(g, y).
 
+// The rules of each row of families/norm.def.
+namespace {
+
+void batch_norm_train(OpSchema& s) {
+  s.layer_parameter = "weight";  // gamma: the layer's weight
+  s.infer = [](const ShapeContext& ctx) {
+    expect_training_inputs(ctx);
+    if (ctx.num_inputs() > 3) {
+      ctx.expect_same_dtype(0, 3);
+      if (ctx.in(3).shape != ctx.in(0).shape) {
+        ctx.fail(ErrorMessage("the residual has shape " + shape_str(ctx.in(3).shape) + ", expected x's " +
+                              shape_str(ctx.in(0).shape))
+                     .fix("add a residual of the normalized tensor's shape"));
+      }
+    }
+    return training_outputs(ctx);
+  };
+  s.gradient = [](GradContext& c) {
+    const bool residual = c.num_inputs() > 3;
+    if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2) && !(residual && c.needs_grad(3))) return;
+    const ValueId x = c.input(0);
+    const TensorInfo& xi = c.info(x);
+    auto zeros = [&](const Shape& shape) {
+      return c.emit("Full", {}, Attrs{{"shape", shape}, {"value", 0.0},
+                                      {"dtype", std::string(dtype_name(xi.dtype))}, {"device", xi.device.str()}});
+    };
+    ValueId gy = c.grad_output(0);
+    const ValueId gmean = c.grad_output(1), gvar = c.grad_output(2);
+    if (gy != kNoValue && fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
+    if (residual && c.needs_grad(3) && gy != kNoValue) c.set_grad(3, gy);  // d(y)/d(residual) = 1
+    if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2)) return;
+    if (gy == kNoValue) gy = zeros(xi.shape);
+    std::vector<ValueId> in = {gy, x, c.input(1), c.output(1), c.output(2)};
+    if (gmean != kNoValue || gvar != kNoValue) {
+      in.push_back(gmean != kNoValue ? gmean : zeros(channels(xi)));
+      in.push_back(gvar != kNoValue ? gvar : zeros(channels(xi)));
+    }
+    const auto d = c.emit_multi("BatchNorm2DBackward", in, norm_backward_attrs(c.attrs()));
+    for (int i = 0; i < 3; ++i) {
+      if (c.needs_grad(i)) c.set_grad(i, d[static_cast<size_t>(i)]);
+    }
+  };
+}
+
+void batch_norm_backward(OpSchema& s) {
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    return backward_infer(ctx, {"gamma", "mean", "var", "grad_mean", "grad_var"}, 2, true);
+  };
+}
+
+void batch_norm_inference(OpSchema& s) {
+  s.layer_parameter = "weight";  // gamma: the layer's weight
+  s.infer = [](const ShapeContext& ctx) {
+    expect_channels_first_float(ctx, 0);
+    expect_layer_channels(ctx);
+    const char* names[] = {"", "gamma", "beta", "running_mean", "running_var"};
+    for (int i = 1; i < 5; ++i) expect_channel_vector(ctx, i, 0, names[i]);
+    eps_attr(ctx);
+    ops::check_activation_attr(ctx);
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    ValueId gy = c.grad_output(0);
+    if (fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
+    const auto d = c.emit_multi("BatchNorm2DInferenceBackward",
+                                {gy, c.input(0), c.input(1), c.input(3), c.input(4)},
+                                norm_backward_attrs(c.attrs()));
+    // Outputs (dx, dgamma, dbeta, drunning_mean, drunning_var) line up with inputs 0, 1, 2, 3, 4.
+    for (int i = 0; i < 5; ++i) {
+      if (c.needs_grad(i)) c.set_grad(i, d[static_cast<size_t>(i)]);
+    }
+  };
+}
+
+void batch_norm_inference_backward(OpSchema& s) {
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    return backward_infer(ctx, {"gamma", "running_mean", "running_var"}, 4, false);
+  };
+}
+
+void batch_norm_update_stats(OpSchema& s) {
+  s.inplace = {{0, 0}, {1, 1}};
+  s.infer = [](const ShapeContext& ctx) {
+    const TensorInfo& rm = ctx.in(0);
+    ctx.expect_float(0);
+    if (rm.rank() != 1) {
+      ctx.fail(ErrorMessage("running_mean must be a vector [C], got " + shape_str(rm.shape)));
+    }
+    check_batchnorm_running_stats(ctx.where(), rm, ctx.in(1), ctx.in(2), ctx.in(3));
+    for (int i = 1; i < 4; ++i) ctx.expect_same_dtype(0, i);
+    momentum_attr(ctx);
+    const int64_t count = ctx.attrs().i("count");
+    if (count < 2) {
+      ops::bad_attr(ctx, "count", ">= 2 (the values per channel of the batch: N times the axes after C)", std::to_string(count));
+    }
+    return std::vector<TensorInfo>{rm, ctx.in(1)};
+  };
+}
+
+void batch_norm_train_update(OpSchema& s) {
+  s.layer_parameter = "weight";
+  s.inplace = {{3, 3}, {4, 4}, {5, 5}};
+  s.stops_gradient = true;
+  s.infer = [](const ShapeContext& ctx) {
+    expect_training_inputs(ctx);
+    expect_channel_vector(ctx, 3, 0, "running_mean");
+    expect_channel_vector(ctx, 4, 0, "running_var");
+    if (ctx.in(0).shape[1] == 0) {  // the fusion pass leaves such layers unfused
+      ctx.fail(ErrorMessage("x has no channels: there are no running statistics to update")
+                   .fix("use BatchNorm2DTrain and BatchNormUpdateStats"));
+    }
+    ctx.expect_dtype(5, DType::Int64);
+    if (ctx.in(5).numel() != 1) {
+      ctx.fail(ErrorMessage("counter must hold one value (num_batches_tracked), got shape " + shape_str(ctx.in(5).shape)));
+    }
+    std::vector<TensorInfo> out = training_outputs(ctx);
+    momentum_attr(ctx);
+    if (ctx.attrs().i("count") != values_per_channel(ctx.in(0).shape)) {
+      ops::bad_attr(ctx, "count", "x's values per channel (N times the axes after C)",
+                    std::to_string(ctx.attrs().i("count")));
+    }
+    (void)ctx.attrs().i("counter_add");
+    out.insert(out.end(), {ctx.in(3), ctx.in(4), ctx.in(5)});
+    return out;
+  };
+}
+
+}  // namespace
+
 void register_norm_ops(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "BatchNorm2DTrain";
-    s.layer_parameter = "weight";  // gamma: the layer's weight
-    s.inputs = {"x", "gamma", "beta", "residual"};
-    s.min_inputs = 3;
-    s.outputs = {"y", "mean", "var"};
-    s.formula = "y = gamma * (x - mean) / sqrt(var + eps) + beta [+ residual], mean/var (biased) per channel over N and the axes after C";
-    s.infer = [](const ShapeContext& ctx) {
-      expect_training_inputs(ctx);
-      if (ctx.num_inputs() > 3) {
-        ctx.expect_same_dtype(0, 3);
-        if (ctx.in(3).shape != ctx.in(0).shape) {
-          ctx.fail(ErrorMessage("the residual has shape " + shape_str(ctx.in(3).shape) + ", expected x's " +
-                                shape_str(ctx.in(0).shape))
-                       .fix("add a residual of the normalized tensor's shape"));
-        }
-      }
-      return training_outputs(ctx);
-    };
-    s.gradient = [](GradContext& c) {
-      const bool residual = c.num_inputs() > 3;
-      if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2) && !(residual && c.needs_grad(3))) return;
-      const ValueId x = c.input(0);
-      const TensorInfo& xi = c.info(x);
-      auto zeros = [&](const Shape& shape) {
-        return c.emit("Full", {}, Attrs{{"shape", shape}, {"value", 0.0},
-                                        {"dtype", std::string(dtype_name(xi.dtype))}, {"device", xi.device.str()}});
-      };
-      ValueId gy = c.grad_output(0);
-      const ValueId gmean = c.grad_output(1), gvar = c.grad_output(2);
-      if (gy != kNoValue && fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
-      if (residual && c.needs_grad(3) && gy != kNoValue) c.set_grad(3, gy);  // d(y)/d(residual) = 1
-      if (!c.needs_grad(0) && !c.needs_grad(1) && !c.needs_grad(2)) return;
-      if (gy == kNoValue) gy = zeros(xi.shape);
-      std::vector<ValueId> in = {gy, x, c.input(1), c.output(1), c.output(2)};
-      if (gmean != kNoValue || gvar != kNoValue) {
-        in.push_back(gmean != kNoValue ? gmean : zeros(channels(xi)));
-        in.push_back(gvar != kNoValue ? gvar : zeros(channels(xi)));
-      }
-      const auto d = c.emit_multi("BatchNorm2DBackward", in, Attrs{{"eps", c.attrs().f("eps", 1e-5)}});
-      for (int i = 0; i < 3; ++i) {
-        if (c.needs_grad(i)) c.set_grad(i, d[static_cast<size_t>(i)]);
-      }
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "BatchNorm2DBackward";
-    s.inputs = {"grad_y", "x", "gamma", "mean", "var", "grad_mean", "grad_var"};
-    s.min_inputs = 5;
-    s.outputs = {"dx", "dgamma", "dbeta"};
-    s.dispatch_input = 1;
-    s.formula = "dx = gamma*invstd/M * (M*g - sum(g) - xhat*sum(g*xhat)) [+ grad_mean/M + grad_var*2*(x-mean)/M]; "
-                "dgamma = sum(g*xhat); dbeta = sum(g)";
-    s.infer = [](const ShapeContext& ctx) {
-      return backward_infer(ctx, {"gamma", "mean", "var", "grad_mean", "grad_var"}, 2, true);
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "BatchNorm2DInference";
-    s.layer_parameter = "weight";  // gamma: the layer's weight
-    s.inputs = {"x", "gamma", "beta", "running_mean", "running_var"};
-    s.outputs = {"y"};
-    s.formula = "y = gamma * (x - running_mean) / sqrt(running_var + eps) + beta, per channel";
-    s.infer = [](const ShapeContext& ctx) {
-      expect_channels_first_float(ctx, 0);
-      expect_layer_channels(ctx);
-      const char* names[] = {"", "gamma", "beta", "running_mean", "running_var"};
-      for (int i = 1; i < 5; ++i) expect_channel_vector(ctx, i, 0, names[i]);
-      eps_attr(ctx);
-      ops::check_activation_attr(ctx);
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      ValueId gy = c.grad_output(0);
-      if (fused_relu(c.attrs())) gy = c.emit("ReLUBackward", {gy, c.output(0)});
-      const auto d = c.emit_multi("BatchNorm2DInferenceBackward",
-                                  {gy, c.input(0), c.input(1), c.input(3), c.input(4)},
-                                  Attrs{{"eps", c.attrs().f("eps", 1e-5)}});
-      // Outputs (dx, dgamma, dbeta, drunning_mean, drunning_var) line up with inputs 0, 1, 2, 3, 4.
-      for (int i = 0; i < 5; ++i) {
-        if (c.needs_grad(i)) c.set_grad(i, d[static_cast<size_t>(i)]);
-      }
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "BatchNorm2DInferenceBackward";
-    s.inputs = {"grad_y", "x", "gamma", "running_mean", "running_var"};
-    s.outputs = {"dx", "dgamma", "dbeta", "drunning_mean", "drunning_var"};
-    s.dispatch_input = 1;
-    s.formula = "dx = g*gamma*invstd; dgamma = sum(g*xhat); dbeta = sum(g); "
-                "drunning_mean = -gamma*invstd*sum(g); drunning_var = -gamma*invstd^2/2*sum(g*xhat)";
-    s.infer = [](const ShapeContext& ctx) {
-      return backward_infer(ctx, {"gamma", "running_mean", "running_var"}, 4, false);
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "BatchNormUpdateStats";
-    s.inputs = {"running_mean", "running_var", "mean", "var"};
-    s.outputs = {"running_mean", "running_var"};
-    s.inplace = {{0, 0}, {1, 1}};
-    s.formula = "running_mean = (1-m)*running_mean + m*mean; running_var = (1-m)*running_var + m*var*count/(count-1)";
-    s.infer = [](const ShapeContext& ctx) {
-      const TensorInfo& rm = ctx.in(0);
-      ctx.expect_float(0);
-      if (rm.rank() != 1) {
-        ctx.fail(ErrorMessage("running_mean must be a vector [C], got " + shape_str(rm.shape)));
-      }
-      check_batchnorm_running_stats(ctx.where(), rm, ctx.in(1), ctx.in(2), ctx.in(3));
-      for (int i = 1; i < 4; ++i) ctx.expect_same_dtype(0, i);
-      momentum_attr(ctx);
-      const int64_t count = ctx.attrs().i("count");
-      if (count < 2) {
-        ops::bad_attr(ctx, "count", ">= 2 (the values per channel of the batch: N times the axes after C)", std::to_string(count));
-      }
-      return std::vector<TensorInfo>{rm, ctx.in(1)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "BatchNorm2DTrainUpdate";
-    s.layer_parameter = "weight";
-    s.inputs = {"x", "gamma", "beta", "running_mean", "running_var", "counter"};
-    s.outputs = {"y", "mean", "var", "running_mean", "running_var", "counter"};
-    s.inplace = {{3, 3}, {4, 4}, {5, 5}};
-    s.stops_gradient = true;
-    s.formula = "BatchNorm2DTrain, then running_mean/var = BatchNormUpdateStats(mean, var), then counter += counter_add";
-    s.infer = [](const ShapeContext& ctx) {
-      expect_training_inputs(ctx);
-      expect_channel_vector(ctx, 3, 0, "running_mean");
-      expect_channel_vector(ctx, 4, 0, "running_var");
-      if (ctx.in(0).shape[1] == 0) {  // the fusion pass leaves such layers unfused
-        ctx.fail(ErrorMessage("x has no channels: there are no running statistics to update")
-                     .fix("use BatchNorm2DTrain and BatchNormUpdateStats"));
-      }
-      ctx.expect_dtype(5, DType::Int64);
-      if (ctx.in(5).numel() != 1) {
-        ctx.fail(ErrorMessage("counter must hold one value (num_batches_tracked), got shape " + shape_str(ctx.in(5).shape)));
-      }
-      std::vector<TensorInfo> out = training_outputs(ctx);
-      momentum_attr(ctx);
-      if (ctx.attrs().i("count") != values_per_channel(ctx.in(0).shape)) {
-        ops::bad_attr(ctx, "count", "x's values per channel (N times the axes after C)",
-                      std::to_string(ctx.attrs().i("count")));
-      }
-      (void)ctx.attrs().i("counter_add");
-      out.insert(out.end(), {ctx.in(3), ctx.in(4), ctx.in(5)});
-      return out;
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/norm.def"
 }
 
 }  // namespace glassgrad

@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/registration.h"
+#include "glassgrad/autodiff/families/norm.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -34,16 +36,9 @@ namespace glassgrad {
 
 namespace {
 
-struct Dims {
-  int64_t n, c, hw;  // hw: I, the length of one (n, c) run (H*W for NCHW input)
-  int64_t m() const { return n * hw; }
-};
-
-Dims dims_of(const Tensor& x) {
-  Dims d{x.shape()[0], x.shape()[1], 1};
-  for (int i = 2; i < x.rank(); ++i) d.hw *= x.shape()[i];
-  return d;
-}
+// x as [N, C, I] (I: the length of one (n, c) run, H*W for NCHW input) and the attributes:
+// the family's geometry (glassgrad/autodiff/families/norm.h).
+using Dims = NormGeometry;
 
 // Channels per parallel chunk: about 32k elements each.
 int64_t channel_grain(const Dims& d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.m())); }
@@ -51,7 +46,7 @@ int64_t channel_grain(const Dims& d) { return std::max<int64_t>(1, 32768 / std::
 // Calls f(run, i) for each run of channel c: run points at the channel's i-th H*W block.
 template <typename F>
 inline void for_each_run(const Dims& d, int64_t c, F&& f) {
-  for (int64_t n = 0; n < d.n; ++n) f((n * d.c + c) * d.hw);
+  for (int64_t n = 0; n < d.n; ++n) f((n * d.c + c) * d.i);
 }
 
 // y = x * scale + shift over channel c; with relu, y = max(that, 0) (attrs "activation").
@@ -65,18 +60,18 @@ void apply_affine(const T* x, T* y, const Dims& d, int64_t c, double scale, doub
     T* yr = y + off;
     if (residual) {
       const T* rr = residual + off;
-      for (int64_t i = 0; i < d.hw; ++i) {
+      for (int64_t i = 0; i < d.i; ++i) {
         const T t = xr[i] * s + b;
         const T v = t + rr[i];
         yr[i] = relu && !(v > T(0)) ? T(0) : v;
       }
     } else if (relu) {
-      for (int64_t i = 0; i < d.hw; ++i) {
+      for (int64_t i = 0; i < d.i; ++i) {
         const T v = xr[i] * s + b;
         yr[i] = v > T(0) ? v : T(0);
       }
     } else {
-      for (int64_t i = 0; i < d.hw; ++i) yr[i] = xr[i] * s + b;
+      for (int64_t i = 0; i < d.i; ++i) yr[i] = xr[i] * s + b;
     }
   });
 }
@@ -151,7 +146,7 @@ template <typename T>
 void grad_sums(const T* g, const T* x, const Dims& d, int64_t c, double center, double& sg, double& sgd) {
   sg = 0;
   sgd = 0;
-  for_each_run(d, c, [&](int64_t off) { run_grad_sums(g + off, x + off, d.hw, center, sg, sgd); });
+  for_each_run(d, c, [&](int64_t off) { run_grad_sums(g + off, x + off, d.i, center, sg, sgd); });
 }
 
 // BatchNorm2DTrain's arithmetic on inputs x, gamma, beta into outputs y, mean, var (+ residual
@@ -159,8 +154,8 @@ void grad_sums(const T* g, const T* x, const Dims& d, int64_t c, double center, 
 template <typename T>
 void train_body(const KernelContext& c, const T* residual) {
   const Tensor& xt = c.inputs[0];
-  const Dims d = dims_of(xt);
-  const double eps = c.attrs.f("eps", 1e-5);
+  const Dims d = Dims::from(xt.shape(), c.attrs);
+  const double eps = d.attrs.eps;
   const T* x = xt.data<T>();
   const T* gamma = c.inputs[1].data<T>();
   const T* beta = c.inputs[2].data<T>();
@@ -175,10 +170,10 @@ void train_body(const KernelContext& c, const T* residual) {
       // be ~0, corrects the rounding of the mean: the "corrected two-pass" algorithm of
       // Chan, Golub and LeVeque, var = (sum d^2 - (sum d)^2 / M) / M).
       double sum = 0;
-      for_each_run(d, ch, [&](int64_t off) { sum += run_sum(x + off, d.hw); });
+      for_each_run(d, ch, [&](int64_t off) { sum += run_sum(x + off, d.i); });
       const double mean = sum * inv_m;
       double dsum = 0, sq = 0;
-      for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.hw, mean, dsum, sq); });
+      for_each_run(d, ch, [&](int64_t off) { run_deviation_sums(x + off, d.i, mean, dsum, sq); });
       const double var = std::max(0.0, (sq - dsum * dsum * inv_m) * inv_m);
       const double scale = static_cast<double>(gamma[ch]) / std::sqrt(var + eps);
       apply_affine(x, y, d, ch, scale, static_cast<double>(beta[ch]) - mean * scale, relu, residual);
@@ -192,8 +187,8 @@ template <typename T>
 void batch_norm_backward(const KernelContext& c) {
   const Tensor& gt = c.inputs[0];
   const Tensor& xt = c.inputs[1];
-  const Dims d = dims_of(xt);
-  const double eps = c.attrs.f("eps", 1e-5);
+  const Dims d = Dims::from(xt.shape(), c.attrs);
+  const double eps = d.attrs.eps;
   const T* g = gt.data<T>();
   const T* x = xt.data<T>();
   const T* gamma = c.inputs[2].data<T>();
@@ -223,7 +218,7 @@ void batch_norm_backward(const KernelContext& c) {
       // dx = a*g + b*(x - mu) + k = a*g + b*x + (k - b*mu)
       const T ta = static_cast<T>(a), tb = static_cast<T>(b), tk = static_cast<T>(k - b * mu);
       for_each_run(d, ch, [&](int64_t off) {
-        for (int64_t i = 0; i < d.hw; ++i) dx[off + i] = ta * g[off + i] + tb * x[off + i] + tk;
+        for (int64_t i = 0; i < d.i; ++i) dx[off + i] = ta * g[off + i] + tb * x[off + i] + tk;
       });
     }
   });
@@ -232,8 +227,8 @@ void batch_norm_backward(const KernelContext& c) {
 template <typename T>
 void batch_norm_inference(const KernelContext& c) {
   const Tensor& xt = c.inputs[0];
-  const Dims d = dims_of(xt);
-  const double eps = c.attrs.f("eps", 1e-5);
+  const Dims d = Dims::from(xt.shape(), c.attrs);
+  const double eps = d.attrs.eps;
   const T* x = xt.data<T>();
   const T* gamma = c.inputs[1].data<T>();
   const T* beta = c.inputs[2].data<T>();
@@ -252,8 +247,8 @@ void batch_norm_inference(const KernelContext& c) {
 template <typename T>
 void batch_norm_inference_backward(const KernelContext& c) {
   const Tensor& xt = c.inputs[1];
-  const Dims d = dims_of(xt);
-  const double eps = c.attrs.f("eps", 1e-5);
+  const Dims d = Dims::from(xt.shape(), c.attrs);
+  const double eps = d.attrs.eps;
   const T* g = c.inputs[0].data<T>();
   const T* x = xt.data<T>();
   const T* gamma = c.inputs[2].data<T>();
@@ -276,7 +271,7 @@ void batch_norm_inference_backward(const KernelContext& c) {
       drv[ch] = static_cast<T>(-0.5 * a * invstd * invstd * sgd);
       const T ta = static_cast<T>(a);
       for_each_run(d, ch, [&](int64_t off) {
-        for (int64_t i = 0; i < d.hw; ++i) dx[off + i] = ta * g[off + i];
+        for (int64_t i = 0; i < d.i; ++i) dx[off + i] = ta * g[off + i];
       });
     }
   });
@@ -285,9 +280,9 @@ void batch_norm_inference_backward(const KernelContext& c) {
 // running_mean/var (written in place: each element is read before it is written) from the
 // batch's mean and var, over n channels.
 template <typename T>
-void update_running(T* rm, T* rv, const T* mean, const T* var, int64_t n, const Attrs& attrs) {
-  const double mom = attrs.f("momentum", 0.1);
-  const double count = static_cast<double>(attrs.i("count"));
+void update_running(T* rm, T* rv, const T* mean, const T* var, int64_t n, const NormAttrs& attrs) {
+  const double mom = attrs.momentum;
+  const double count = static_cast<double>(attrs.count);
   const double unbias = count / (count - 1.0);
   for (int64_t i = 0; i < n; ++i) {
     rm[i] = static_cast<T>((1.0 - mom) * static_cast<double>(rm[i]) + mom * static_cast<double>(mean[i]));
@@ -304,7 +299,7 @@ template <typename T>
 void batch_norm_update_stats(const KernelContext& c) {
   // Outputs 0 and 1 are inputs 0 and 1 (in place).
   update_running(c.outputs[0].data<T>(), c.outputs[1].data<T>(), c.inputs[2].data<T>(), c.inputs[3].data<T>(),
-                 c.outputs[0].numel(), c.attrs);
+                 c.outputs[0].numel(), NormAttrs::from(c.attrs));
 }
 
 // The fusion pass's BatchNorm2DTrain + BatchNormUpdateStats + counter increment: outputs 3, 4
@@ -314,25 +309,15 @@ template <typename T>
 void batch_norm_train_update(const KernelContext& c) {
   train_body<T>(c, nullptr);
   update_running(c.outputs[3].data<T>(), c.outputs[4].data<T>(), c.outputs[1].data<T>(), c.outputs[2].data<T>(),
-                 c.outputs[3].numel(), c.attrs);
-  c.outputs[5].data<int64_t>()[0] += c.attrs.i("counter_add");
+                 c.outputs[3].numel(), NormAttrs::from(c.attrs));
+  c.outputs[5].data<int64_t>()[0] += NormAttrs::from(c.attrs).counter_add;
 }
 
 }  // namespace
 
 void register_cpu_norm_kernels(KernelRegistry& r) {
-  r.add("BatchNorm2DTrain", DeviceType::CPU, DType::Float32, batch_norm_train<float>);
-  r.add("BatchNorm2DTrain", DeviceType::CPU, DType::Float64, batch_norm_train<double>);
-  r.add("BatchNorm2DBackward", DeviceType::CPU, DType::Float32, batch_norm_backward<float>);
-  r.add("BatchNorm2DBackward", DeviceType::CPU, DType::Float64, batch_norm_backward<double>);
-  r.add("BatchNorm2DInference", DeviceType::CPU, DType::Float32, batch_norm_inference<float>);
-  r.add("BatchNorm2DInference", DeviceType::CPU, DType::Float64, batch_norm_inference<double>);
-  r.add("BatchNorm2DInferenceBackward", DeviceType::CPU, DType::Float32, batch_norm_inference_backward<float>);
-  r.add("BatchNorm2DInferenceBackward", DeviceType::CPU, DType::Float64, batch_norm_inference_backward<double>);
-  r.add("BatchNormUpdateStats", DeviceType::CPU, DType::Float32, batch_norm_update_stats<float>);
-  r.add("BatchNormUpdateStats", DeviceType::CPU, DType::Float64, batch_norm_update_stats<double>);
-  r.add("BatchNorm2DTrainUpdate", DeviceType::CPU, DType::Float32, batch_norm_train_update<float>);
-  r.add("BatchNorm2DTrainUpdate", DeviceType::CPU, DType::Float64, batch_norm_train_update<double>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/norm.def"
 }
 
 }  // namespace glassgrad

@@ -27,6 +27,8 @@
 #include <cstring>
 #include <limits>
 
+#include "cpu/registration.h"
+#include "glassgrad/autodiff/families/pool.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -35,19 +37,9 @@ namespace glassgrad {
 
 namespace {
 
-struct Geometry {
-  int64_t planes, h, w, ho, wo, kh, kw, sh, sw, ph, pw;
-  int64_t divisor_override;  // 0: none
-};
-
-// Attributes were validated by the shape rule (autodiff-engine/src/ops/pool.cpp); the defaults
-// here are the same: stride = the window, padding = 0.
-Geometry geometry(const Attrs& a, const Shape& x, const Shape& y) {
-  const auto& k = a.ints("kernel");
-  const std::vector<int64_t> s = a.has("stride") ? a.ints("stride") : k;
-  const std::vector<int64_t> p = a.has("padding") ? a.ints("padding") : std::vector<int64_t>{0, 0};
-  return {x[0] * x[1], x[2], x[3], y[2], y[3], k[0], k[1], s[0], s[1], p[0], p[1], a.i("divisor_override", 0)};
-}
+// The family's geometry (glassgrad/autodiff/families/pool.h), read once from the attributes
+// the shape rule validated.
+using Geometry = Pool2DGeometry;
 
 // Planes per parallel chunk: about 32k window reads each.
 int64_t plane_grain(const Geometry& g) {
@@ -192,13 +184,13 @@ template <typename T>
 void max_pool2d(const KernelContext& c) {
   const Tensor& xt = c.inputs[0];
   const Tensor& yt = c.outputs[0];
-  const Geometry g = geometry(c.attrs, xt.shape(), yt.shape());
+  const Geometry g = Geometry::from(xt.shape(), c.attrs);
   const T* x = xt.data<T>();
   T* y = yt.data<T>();
   auto plane = g.kh == 2 && g.kw == 2 ? max_pool_plane<T, 2, 2>
                : g.kh == 3 && g.kw == 3 ? max_pool_plane<T, 3, 3>
                                         : max_pool_plane<T, 0, 0>;
-  parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
+  parallel_for(g.planes(), plane_grain(g), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) plane(x + p * g.h * g.w, y + p * g.ho * g.wo, g);
   });
 }
@@ -208,7 +200,7 @@ void max_pool2d_backward(const KernelContext& c) {
   const Tensor& gt = c.inputs[0];
   const Tensor& xt = c.inputs[1];
   const Tensor& dxt = c.outputs[0];
-  const Geometry g = geometry(c.attrs, xt.shape(), gt.shape());
+  const Geometry g = Geometry::from(xt.shape(), c.attrs);
   const T* gy = gt.data<T>();
   const T* x = xt.data<T>();
   T* dx = dxt.data<T>();
@@ -216,7 +208,7 @@ void max_pool2d_backward(const KernelContext& c) {
                : g.kh == 3 && g.kw == 3 ? max_pool_backward_plane<T, 3, 3>
                                         : max_pool_backward_plane<T, 0, 0>;
   const bool relu = fused_relu(c.attrs);
-  parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
+  parallel_for(g.planes(), plane_grain(g), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       T* dp = dx + p * g.h * g.w;
       const T* xp = x + p * g.h * g.w;
@@ -251,11 +243,11 @@ template <typename T>
 void avg_pool2d(const KernelContext& c) {
   const Tensor& xt = c.inputs[0];
   const Tensor& yt = c.outputs[0];
-  const Geometry g = geometry(c.attrs, xt.shape(), yt.shape());
-  const bool include_pad = c.attrs.b("count_include_pad", true);
+  const Geometry g = Geometry::from(xt.shape(), c.attrs);
+  const bool include_pad = g.count_include_pad;
   const T* x = xt.data<T>();
   T* y = yt.data<T>();
-  parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
+  parallel_for(g.planes(), plane_grain(g), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const T* xp = x + p * g.h * g.w;
       T* yp = y + p * g.ho * g.wo;
@@ -277,11 +269,11 @@ template <typename T>
 void avg_pool2d_backward(const KernelContext& c) {
   const Tensor& gt = c.inputs[0];
   const Tensor& dxt = c.outputs[0];
-  const Geometry g = geometry(c.attrs, dxt.shape(), gt.shape());
-  const bool include_pad = c.attrs.b("count_include_pad", true);
+  const Geometry g = Geometry::from(dxt.shape(), c.attrs);
+  const bool include_pad = g.count_include_pad;
   const T* gy = gt.data<T>();
   T* dx = dxt.data<T>();
-  parallel_for(g.planes, plane_grain(g), [&](int64_t p0, int64_t p1) {
+  parallel_for(g.planes(), plane_grain(g), [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) {
       const T* gp = gy + p * g.ho * g.wo;
       T* dp = dx + p * g.h * g.w;
@@ -302,14 +294,8 @@ void avg_pool2d_backward(const KernelContext& c) {
 }  // namespace
 
 void register_cpu_pool_kernels(KernelRegistry& r) {
-  r.add("MaxPool2D", DeviceType::CPU, DType::Float32, max_pool2d<float>);
-  r.add("MaxPool2D", DeviceType::CPU, DType::Float64, max_pool2d<double>);
-  r.add("MaxPool2DBackward", DeviceType::CPU, DType::Float32, max_pool2d_backward<float>);
-  r.add("MaxPool2DBackward", DeviceType::CPU, DType::Float64, max_pool2d_backward<double>);
-  r.add("AvgPool2D", DeviceType::CPU, DType::Float32, avg_pool2d<float>);
-  r.add("AvgPool2D", DeviceType::CPU, DType::Float64, avg_pool2d<double>);
-  r.add("AvgPool2DBackward", DeviceType::CPU, DType::Float32, avg_pool2d_backward<float>);
-  r.add("AvgPool2DBackward", DeviceType::CPU, DType::Float64, avg_pool2d_backward<double>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/pool.def"
 }
 
 }  // namespace glassgrad

@@ -1,5 +1,5 @@
 // The parameter block of the attention kernels (kernels/cuda/attention.cu), filled by their
-// launcher (src/cuda/attention.cpp); laid out like params.h's blocks (LP64, passed by value).
+// launcher (kernels/cuda/attention.cpp); laid out like params.h's blocks (LP64, passed by value).
 #pragma once
 #include "params.h"
 

@@ -13,7 +13,7 @@
 // Grouped and dilated convolutions (GGConv's G, dh, dw; PyTorch's semantics, conv_geometry.h)
 // run on the generic kernels at the end; the other algorithms assume G = 1 and dilation 1.
 //
-// Two algorithms, picked per shape by the launcher (src/cuda/conv.cpp):
+// Two algorithms, picked per shape by the launcher (kernels/cuda/conv.cpp):
 //  * direct: for few input channels (the first layers). Forward stages a 16 x 16 output
 //    tile's input window for one channel plus the weights of 8 output channels in shared
 //    memory; backward-input stages w[:, c] for one input plane (or, 3x3 stride 1 with at most

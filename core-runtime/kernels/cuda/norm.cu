@@ -36,6 +36,7 @@
 // count depend on the shape only, so the sums have one order on every GPU.
 // Layouts: dense; 32-bit indices.
 #include "common.cuh"
+#include "norm.h"
 
 namespace gg_bn {
 
@@ -658,71 +659,4 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
 
 }  // namespace gg_bn
 
-#define GG_BN(suffix, T)                                                                              \
-  GG_KERNEL void gg_bn_partial_stats_##suffix(GGBatchNorm p, const T* x, double* part) {              \
-    gg_bn::partial_stats<T>(p, x, part);                                                              \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_train_apply_##suffix(GGBatchNorm p, double eps, GGRunningUpdate u, int relu, const T* x, \
-                                            const T* gamma, const T* beta, T* y, T* mean, T* var,     \
-                                            const double* part) {                                    \
-    gg_bn::train_apply<T>(p, eps, u, relu, x, gamma, beta, y, mean, var, part);                       \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_backward_apply_##suffix(GGBatchNorm p, double eps, const T* g, const T* x,        \
-                                               const T* gamma, const T* center, const T* var,           \
-                                               const T* gmean, const T* gvar, T* dx, T* dgamma, T* dbeta, \
-                                               const double* part) {                                  \
-    gg_bn::backward_apply<T>(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta, part); \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_inference_coef_##suffix(int64_t C, double eps, const T* gamma, const T* beta,    \
-                                               const T* rm, const T* rv, double* coef) {              \
-    gg_bn::inference_coef<T>(C, eps, gamma, beta, rm, rv, coef);                                      \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_affine_##suffix(GGBatchNorm p, int n, int relu, T* y, const T* x, const double* coef) { \
-    gg_bn::affine<T>(p, n, relu, y, x, coef);                                                         \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_partial_sums_##suffix(GGBatchNorm p, const T* g, const T* x, const T* center,   \
-                                             double* part) {                                         \
-    gg_bn::partial_sums<T>(p, g, x, center, part);                                                    \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_backward_sums_##suffix(int mode, GGBatchNorm p, double eps, const T* gamma,      \
-                                              const T* center, const T* var, const T* gmean, const T* gvar, \
-                                              T* dgamma, T* dbeta, T* drm, T* drv, double* coef,      \
-                                              const double* part) {                                  \
-    gg_bn::backward_sums<T>(mode, p, eps, gamma, center, var, gmean, gvar, dgamma, dbeta, drm, drv, coef, part); \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_backward_dx_##suffix(GGBatchNorm p, int n, T* dx, const T* g, const T* x,        \
-                                            const double* coef) {                                    \
-    gg_bn::backward_dx<T>(p, n, dx, g, x, coef);                                                      \
-  }                                                                                                   \
-  GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_##suffix(GGBatchNorm p, double eps, GGRunningUpdate u,   \
-                                             int relu, const T* x, const T* gamma, const T* beta, T* y, T* mean, \
-                                             T* var) {                                                \
-    gg_bn::train_channel<T>(p, eps, u, relu, x, gamma, beta, y, mean, var);                           \
-  }                                                                                                   \
-  GG_KERNEL void __launch_bounds__(1024) gg_bn_backward_channel_##suffix(GGBatchNorm p, double eps, const T* g, const T* x,       \
-                                                const T* gamma, const T* center, const T* var,           \
-                                                const T* gmean, const T* gvar, T* dx, T* dgamma,         \
-                                                T* dbeta) {                                              \
-    gg_bn::backward_channel<T>(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta);     \
-  }                                                                                                   \
-  GG_KERNEL void gg_bn_update_stats_##suffix(int64_t C, double momentum, double count, T* rm_out,        \
-                                             T* rv_out, const T* rm, const T* rv, const T* mean,     \
-                                             const T* var) {                                         \
-    gg_bn::update_stats<T>(C, momentum, count, rm_out, rv_out, rm, rv, mean, var);                   \
-  }
-GG_BN(f32, float)
-GG_BN(f64, double)
-
-GG_KERNEL void __launch_bounds__(1024) gg_bn_train_channel_vec_f32(GGBatchNorm p, double eps, GGRunningUpdate u,
-                                                                   int relu, const float* x, const float* gamma,
-                                                                   const float* beta, float* y, float* mean,
-                                                                   float* var) {
-  gg_bn::train_channel_vec(p, eps, u, relu, x, gamma, beta, y, mean, var);
-}
-GG_KERNEL void __launch_bounds__(1024) gg_bn_backward_channel_vec_f32(GGBatchNorm p, double eps, const float* g,
-                                                                      const float* x, const float* gamma,
-                                                                      const float* center, const float* var,
-                                                                      const float* gmean, const float* gvar, float* dx,
-                                                                      float* dgamma, float* dbeta) {
-  gg_bn::backward_channel_vec(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta);
-}
+GG_DEFINE_KERNELS(GG_NORM_KERNELS)

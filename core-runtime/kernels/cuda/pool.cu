@@ -17,6 +17,7 @@
 // window instead (max_bwd_tiled): no element has two windows, so nothing needs gathering.
 // Layouts: dense.
 #include "common.cuh"
+#include "pool.h"
 
 namespace gg_pool {
 
@@ -155,15 +156,4 @@ __device__ void avg_bwd(const GGPool& g, T* dx, const T* dy) {
 
 }  // namespace gg_pool
 
-#define GG_POOL(suffix, T)                                                                           \
-  GG_KERNEL void gg_maxpool_fwd_##suffix(GGPool g, T* y, const T* x) { gg_pool::max_fwd<T>(g, y, x); } \
-  GG_KERNEL void gg_maxpool_bwd_##suffix(GGPool g, int relu, T* dx, const T* dy, const T* x) {      \
-    gg_pool::max_bwd<T>(g, relu, dx, dy, x);                                                         \
-  }                                                                                                  \
-  GG_KERNEL void gg_maxpool_bwd_tiled_##suffix(GGPool g, int relu, T* dx, const T* dy, const T* x) { \
-    gg_pool::max_bwd_tiled<T>(g, relu, dx, dy, x);                                                   \
-  }                                                                                                  \
-  GG_KERNEL void gg_avgpool_fwd_##suffix(GGPool g, T* y, const T* x) { gg_pool::avg_fwd<T>(g, y, x); } \
-  GG_KERNEL void gg_avgpool_bwd_##suffix(GGPool g, T* dx, const T* dy) { gg_pool::avg_bwd<T>(g, dx, dy); }
-GG_POOL(f32, float)
-GG_POOL(f64, double)
+GG_DEFINE_KERNELS(GG_POOL_KERNELS)

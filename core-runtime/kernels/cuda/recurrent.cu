@@ -1,7 +1,7 @@
 // Recurrent layers (RNNSequence, LSTMSequence, GRUSequence and their backward ops) and the
 // packing ops (PackSequence, PadPackedSequence). Layouts and processing order:
 // recurrent_geometry.h; the unit arithmetic: kernels/recurrent_cells.h (shared with the CPU
-// kernels); the launch sequence: src/cuda/recurrent_plan.h; derivations: docs/recurrent.md.
+// kernels); the launch sequence: kernels/cuda/recurrent_plan.h; derivations: docs/recurrent.md.
 //
 //   gg_rnn_gemm_{nt,nn,tn}<tile>   C (+)= A B on gemm_engine.cuh's register tiles (recurrent_params.h,
 //                                  GGRnnGemm): the whole sequence's input projection x W_ih^T + b,

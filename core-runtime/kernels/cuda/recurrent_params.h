@@ -1,6 +1,6 @@
 // Parameter blocks of the recurrent kernels (kernels/cuda/recurrent.cu), shared with their
-// launcher (src/cuda/recurrent.cpp) and its launch sequence (src/cuda/recurrent_plan.h). Plain
-// LP64 structs passed by value, as params.h's.
+// launcher (kernels/cuda/recurrent.cpp) and its launch sequence (kernels/cuda/recurrent_plan.h).
+// Plain LP64 structs passed by value, as params.h's.
 #pragma once
 #include "fixed_width.h"
 

@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 
-#include "../../kernels/cuda/params.h"
+#include "params.h"
 #include "cuda/backend.h"
 #include "glassgrad/autodiff/errors.h"
 

@@ -34,7 +34,7 @@ void require_registered(const char* name) {
   if (registry().count(name)) return;
   throw InternalError(ErrorMessage(std::string("CUDA kernel '") + name + "' is launched but not declared")
                           .cause("every CUDA function a launcher loads is declared next to it (a FunctionNames "
-                                 "object in src/cuda/<family>.cpp), so that the fatbin checks cover it")
+                                 "object in kernels/cuda/<family>.cpp), so that the fatbin checks cover it")
                           .fix("add the name to the FunctionNames of the launcher that launches it")
                           .str());
 }

@@ -42,6 +42,9 @@ CUstream stream_of(DeviceState& s, const KernelContext* c) {
   return (c && c->stream) ? static_cast<CUstream>(c->stream) : s.stream;
 }
 
+OpLaunch::OpLaunch(const KernelContext& c, const char* op, int64_t n, unsigned threads)
+    : s(state_of(c)), stream(stream_of(s, &c)), site{op, &c}, grid{blocks_for(s, n, threads)}, block{threads} {}
+
 namespace {
 
 std::string dims(Dim3 d) {

@@ -12,7 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/cuda/params.h"
+#include "kernel_interface.h"
+#include "params.h"
 #include "cuda/backend.h"
 #include "cuda/functions.h"
 #include "glassgrad/runtime/kernel.h"
@@ -55,13 +56,52 @@ CUstream stream_of(DeviceState& s, const KernelContext* c);
 void launch_raw(DeviceState& s, CUstream stream, const char* kernel, Dim3 grid, Dim3 block, void** params,
                 const LaunchSite& site);
 
-// Launches `kernel` with arguments `args` (their types must be exactly the kernel's parameter
-// types: int for int, int64_t for int64_t, pointers, parameter structs by value).
+// Launches kernel K, a handle declared by its family's table (kernels/cuda/<family>.h, e.g.
+// kernels::gg_maxpool_fwd<float>), with `args` converted to its parameter types. A wrong
+// argument count, a narrowing conversion, a pointer of another type or another struct does not
+// compile (kernel_interface.h).
+template <typename K, typename... A>
+void launch(DeviceState& s, CUstream stream, Dim3 grid, Dim3 block, const LaunchSite& site, const A&... args) {
+  if constexpr (check_launch<K, A...>()) {
+    typename KernelParams<decltype(&K::params)>::Values values(args...);
+    launch_raw(s, stream, K::name, grid, block, values.pointers, site);
+  }
+}
+
+// An op kernel's launch of n threads in blocks of `threads` under a grid-stride loop (grid from
+// blocks_for), on the op's device and stream, with the op for messages:
+//   const OpLaunch L(c, "MaxPool2D", y.numel());
+//   L.run<kernels::gg_maxpool_fwd<float>>(g, ptr<float>(y), ptr<const float>(x));
+struct OpLaunch {
+  OpLaunch(const KernelContext& c, const char* op, int64_t n, unsigned threads = 256);
+  template <typename K, typename... A>
+  void run(const A&... args) const {
+    launch<K>(s, stream, grid, block, site, args...);
+  }
+  DeviceState& s;
+  CUstream stream;
+  LaunchSite site;
+  Dim3 grid, block;
+};
+
+// Launches `kernel` by name with arguments `args` (their types must be exactly the kernel's
+// parameter types: int for int, int64_t for int64_t, pointers, parameter structs by value).
+// For the kernels not yet declared in a family table.
 template <typename... A>
 void launch(DeviceState& s, CUstream stream, const char* kernel, Dim3 grid, Dim3 block, const LaunchSite& site,
             A... args) {
   void* params[] = {static_cast<void*>(&args)...};
   launch_raw(s, stream, kernel, grid, block, params, site);
+}
+
+// Calls f(T{}) with T the element type of a float dtype: float for float32, double for float64.
+template <typename F>
+void dispatch_float(DType dt, F&& f) {
+  if (dt == DType::Float64) {
+    f(double{});
+  } else {
+    f(float{});
+  }
 }
 
 // Kernel-side views of tensors.

@@ -132,23 +132,9 @@ class OpRegistry {
   std::map<std::string, std::unique_ptr<OpSchema>> ops_;
 };
 
-// Registration functions, one per op family (src/ops/<family>.cpp). Called once by
-// OpRegistry::instance(); listed here so the families are visible in one place.
-void register_elementwise_ops(OpRegistry& r);  // Add Sub Mul Div Neg Exp Log Sqrt Pow ReLU ...
-void register_reduction_ops(OpRegistry& r);    // Sum Mean Max ArgMax Var
-void register_movement_ops(OpRegistry& r);     // Reshape Permute Slice Expand Contiguous ...
-void register_creation_ops(OpRegistry& r);     // Full Cast Copy
-void register_matmul_ops(OpRegistry& r);       // MatMul
-void register_conv_ops(OpRegistry& r);         // Conv2D Conv2DBackwardInput Conv2DBackwardWeight
-void register_pool_ops(OpRegistry& r);         // MaxPool2D AvgPool2D and backwards
-void register_norm_ops(OpRegistry& r);         // BatchNorm2D* and backward
-void register_softmax_ops(OpRegistry& r);      // Softmax LogSoftmax CrossEntropy and backwards
-void register_optimizer_ops(OpRegistry& r);    // SGDUpdate AdamUpdate
-void register_fused_ops(OpRegistry& r);        // FusedElementwise (made by the fusion pass)
-void register_collective_ops(OpRegistry& r);   // AllReduce BucketPack (data-parallel training)
-void register_attention_ops(OpRegistry& r);    // ScaledDotProductAttention and backward
-void register_recurrent_ops(OpRegistry& r);    // RNNSequence LSTMSequence GRUSequence (+ Backward) PackSequence ...
-void register_indexing_ops(OpRegistry& r);     // Gather Scatter IndexSelect IndexAdd Index IndexPut SliceScatter
-void register_scan_ops(OpRegistry& r);         // CumSum CumProd CumProdBackward Sort TopK
+// Registration functions, one per op family (src/ops/<family>.cpp), declared from the one list
+// of families (families/families.def) and called once by OpRegistry::instance().
+#define GG_FAMILY(family) void register_##family##_ops(OpRegistry& r);
+#include "glassgrad/autodiff/families/families.def"
 
 }  // namespace glassgrad

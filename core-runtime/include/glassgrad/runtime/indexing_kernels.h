@@ -1,5 +1,5 @@
 // What the CPU kernels and the CUDA launchers of the indexing ops share (kernels/cpu/indexing.cpp,
-// src/cuda/indexing.cpp): the walk of a node (indexing.h in the engine) and the bounds check's
+// kernels/cuda/indexing.cpp): the walk of a node (indexing.h in the engine) and the bounds check's
 // message.
 #pragma once
 #include <cstdint>

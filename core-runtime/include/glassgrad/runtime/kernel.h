@@ -44,12 +44,19 @@ struct KernelEntry {
   WorkspaceSizeFn workspace = nullptr;
   BatchKernelFn batch = nullptr;  // optional
 };
+// A declared op's kernel symbol (glassgrad/autodiff/family.h) names either a kernel function or
+// a KernelEntry (a kernel with a workspace or batch function); both become an entry.
+inline KernelEntry kernel_entry(KernelFn fn) { return KernelEntry{fn, nullptr, nullptr}; }
+inline const KernelEntry& kernel_entry(const KernelEntry& entry) { return entry; }
 
 class KernelRegistry {
  public:
   static KernelRegistry& instance();  // CPU kernels registered on first use
   void add(const std::string& op, DeviceType device, DType dtype, KernelFn fn,
            WorkspaceSizeFn workspace = nullptr, BatchKernelFn batch = nullptr);
+  void add(const std::string& op, DeviceType device, DType dtype, const KernelEntry& entry) {
+    add(op, device, dtype, entry.fn, entry.workspace, entry.batch);
+  }
   const KernelEntry* find(const std::string& op, DeviceType device, DType dtype) const;
   // Throws UnsupportedError naming the op, layer, device and dtype, and what to do instead.
   const KernelEntry& at(const std::string& op, DeviceType device, DType dtype,
@@ -65,24 +72,11 @@ class KernelRegistry {
 DType dispatch_dtype(const OpSchema& s, const std::vector<TensorInfo>& inputs,
                      const std::vector<TensorInfo>& outputs);
 
-// CPU kernel families (kernels/cpu/<family>.cpp), registered by KernelRegistry::instance().
-void register_cpu_elementwise_kernels(KernelRegistry& r);
-void register_cpu_reduction_kernels(KernelRegistry& r);
-void register_cpu_movement_kernels(KernelRegistry& r);
-void register_cpu_creation_kernels(KernelRegistry& r);
-void register_cpu_matmul_kernels(KernelRegistry& r);
-void register_cpu_conv_kernels(KernelRegistry& r);
-void register_cpu_pool_kernels(KernelRegistry& r);
-void register_cpu_norm_kernels(KernelRegistry& r);
-void register_cpu_softmax_kernels(KernelRegistry& r);
-void register_cpu_optimizer_kernels(KernelRegistry& r);
-void register_cpu_fused_kernels(KernelRegistry& r);
-void register_cpu_collective_kernels(KernelRegistry& r);
-void register_cpu_attention_kernels(KernelRegistry& r);
-void register_cpu_recurrent_kernels(KernelRegistry& r);
-void register_cpu_indexing_kernels(KernelRegistry& r);
-void register_cpu_scan_kernels(KernelRegistry& r);
-// CUDA kernels (src/cuda/registry.cpp): registered after the CPU ones, for every (op, dtype)
+// CPU kernel families (kernels/cpu/<family>.cpp), declared from the one list of families
+// (glassgrad/autodiff/families/families.def) and registered by KernelRegistry::instance().
+#define GG_FAMILY(family) void register_cpu_##family##_kernels(KernelRegistry& r);
+#include "glassgrad/autodiff/families/families.def"
+// CUDA kernels (kernels/cuda/registry.cpp): registered after the CPU ones, for every (op, dtype)
 // that has both a CPU kernel and CUDA code; nothing in a build without CUDA kernels.
 void register_cuda_kernels(KernelRegistry& r);
 

@@ -11,7 +11,7 @@
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
 //   GLASSGRAD_CONV_AUTOTUNE=0             cuda::conv_autotune_enabled()   on
 //   GLASSGRAD_CONV_FAST_WINOGRAD=1        conv_fast_winograd()            off (float32 error bounded)
-//   GLASSGRAD_CONV_TARGET_THREADS=N       read by src/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
+//   GLASSGRAD_CONV_TARGET_THREADS=N       read by kernels/cuda/conv.cpp       256 a multiprocessor (its tile heuristic)
 //   GLASSGRAD_CUDA_IMAGE=compute_50       cuda::forced_kernel_image()     none: the compute capability picks
 //   GLASSGRAD_CUDA_DRIVER_VERSION=550     cuda::forced_driver_version()   none: the driver's own version
 //   GLASSGRAD_PARALLEL_LIBRARY=<path>     read by src/parallel.cpp         the search beside the code, then RUNPATH
@@ -50,7 +50,7 @@ namespace cuda {
 // that caused it.
 void set_launch_blocking(bool on);
 bool launch_blocking();
-// The convolutions' plan-time autotuner (src/cuda/conv_tuner.cpp): off keeps the heuristics.
+// The convolutions' plan-time autotuner (kernels/cuda/conv_tuner.cpp): off keeps the heuristics.
 void set_conv_autotune(bool on);
 bool conv_autotune_enabled();
 // Only algorithms whose results are the same bit for bit on every run (no atomics whose order

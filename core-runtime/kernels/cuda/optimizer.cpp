@@ -11,7 +11,7 @@
 // a table cannot describe (not in place, or a gradient whose strides do not collapse to two
 // axes) run one by one; so does a batch of one (one launch either way).
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 
 namespace glassgrad {
 namespace cuda {

@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "../../kernels/cuda/params.h"
+#include "params.h"
 #include "cuda/launch.h"
-#include "cuda/winograd_plan.h"
+#include "winograd_plan.h"
 
 namespace glassgrad {
 namespace cuda {

@@ -1,11 +1,11 @@
 // The strided input gradient's phases (conv.cu's BinA/BinB), shared by the launcher
-// (src/cuda/conv.cpp) and the runtime tests that run the kernels on the CPU.
+// (kernels/cuda/conv.cpp) and the runtime tests that run the kernels on the CPU.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 
-#include "../../kernels/cuda/fast_div.h"
-#include "../../kernels/cuda/params.h"
+#include "fast_div.h"
+#include "params.h"
 
 namespace glassgrad {
 namespace cuda {

@@ -1,12 +1,12 @@
 // How the attention kernels (kernels/cuda/attention.cu) are launched: their parameter block and
-// grids, shared by the launcher (src/cuda/attention.cpp) and the emulated test that runs the
+// grids, shared by the launcher (kernels/cuda/attention.cpp) and the emulated test that runs the
 // kernels on the CPU (core-runtime/tests/test_cuda_emulated_attention.cpp), so the test runs the
 // launcher's own configuration.
 #pragma once
 #include <algorithm>
 #include <cstdint>
 
-#include "../../kernels/cuda/attention_params.h"
+#include "attention_params.h"
 #include "attention_layout.h"
 #include "attention_rules.h"
 

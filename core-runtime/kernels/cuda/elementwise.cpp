@@ -2,7 +2,7 @@
 // elementwise_ops.def, plus Where. Inputs may be strided (views, broadcasts); the output is
 // dense. One kernel per dtype and kind takes the op code (the row's ElementwiseOp) as an argument.
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/autodiff/errors.h"
 

@@ -2,7 +2,7 @@
 // Reshape / Permute / Slice / Expand / Contiguous / Detach / SliceBackward when they cannot be views.
 // Copies and fills go through the device hooks (copy.cpp), which take any strides.
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/movement_kernels.h"
 

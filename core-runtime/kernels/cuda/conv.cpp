@@ -19,14 +19,14 @@
 // (direct where its shared-memory tiles fit, Winograd for 3x3 stride-1 float32 layers);
 // otherwise the implicit GEMM runs. Grouped (depthwise included) and dilated convolutions run on
 // the generic kernels whatever is forced. Every valid shape runs on one of them.
-#include "cuda/conv.h"
-#include "cuda/conv_phase.h"
+#include "conv_algorithms.h"
+#include "conv_phase.h"
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "../../kernels/cuda/fast_div.h"
-#include "cuda/registry.h"
+#include "fast_div.h"
+#include "registry.h"
 #include "glassgrad/autodiff/conv_geometry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"

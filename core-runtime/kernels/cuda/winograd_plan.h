@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "../../kernels/cuda/fast_div.h"
-#include "../../kernels/cuda/params.h"
+#include "fast_div.h"
+#include "params.h"
 
 namespace glassgrad {
 namespace cuda {

@@ -2,7 +2,7 @@
 // (FusedProgram: ElementwiseOp codes, the rows of elementwise_ops.def) into the kernel's
 // instruction words; the kernel runs each row's scalar function, as the unfused kernels do.
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"
 

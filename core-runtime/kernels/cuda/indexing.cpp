@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/indexing_kernels.h"

@@ -5,10 +5,10 @@
 // ("rows"), many short ones a thread per output ("cols").
 #include <algorithm>
 
-#include "../../kernels/cuda/fast_div.h"
+#include "fast_div.h"
 
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 
 namespace glassgrad {

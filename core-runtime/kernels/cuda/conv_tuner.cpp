@@ -18,7 +18,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "cuda/conv.h"
+#include "conv_algorithms.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/settings.h"
 

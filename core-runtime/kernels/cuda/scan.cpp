@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/scan_lines.h"
 

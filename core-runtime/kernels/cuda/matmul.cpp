@@ -6,7 +6,7 @@
 #include <algorithm>
 
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 
 namespace glassgrad {

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../../kernels/cuda/recurrent_params.h"
+#include "recurrent_params.h"
 #include "glassgrad/autodiff/recurrent_geometry.h"
 
 namespace glassgrad {

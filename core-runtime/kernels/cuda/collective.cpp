@@ -2,7 +2,7 @@
 // device code: BucketPack is one device-to-device copy per gradient on the compute stream, and
 // the reductions are the communicator's (NCCL: on its own stream, joined by AllReduceWait).
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/runtime/communicator.h"
 
 namespace glassgrad {

@@ -1,10 +1,7 @@
-#include "cuda/registry.h"
+#include "registry.h"
 
 #include "glassgrad/autodiff/op_schema.h"
-
-#ifndef GLASSGRAD_HAVE_CUDA_KERNELS
-#define GLASSGRAD_HAVE_CUDA_KERNELS 0
-#endif
+#include "glassgrad/runtime/cuda.h"
 
 namespace glassgrad {
 
@@ -20,33 +17,16 @@ const std::vector<DType>& float_dtypes() {
 }  // namespace cuda
 
 void register_cuda_kernels(KernelRegistry& r) {
-#if GLASSGRAD_HAVE_CUDA_KERNELS
+  if (!cuda::built_with_kernels()) return;
   std::vector<cuda::KernelDef> defs;
-  cuda::add_creation_kernels(defs);
-  cuda::add_movement_kernels(defs);
-  cuda::add_elementwise_kernels(defs);
-  cuda::add_reduction_kernels(defs);
-  cuda::add_matmul_kernels(defs);
-  cuda::add_conv_kernels(defs);
-  cuda::add_pool_kernels(defs);
-  cuda::add_norm_kernels(defs);
-  cuda::add_softmax_kernels(defs);
-  cuda::add_optimizer_kernels(defs);
-  cuda::add_fused_kernels(defs);
-  cuda::add_attention_kernels(defs);
-  cuda::add_collective_kernels(defs);
-  cuda::add_recurrent_kernels(defs);
-  cuda::add_indexing_kernels(defs);
-  cuda::add_scan_kernels(defs);
+#define GG_FAMILY(family) cuda::add_##family##_kernels(defs);
+#include "glassgrad/autodiff/families/families.def"
   for (const auto& d : defs) {
     if (!OpRegistry::instance().find(d.op)) continue;  // op not defined in this build (yet)
     for (DType dt : d.dtypes) {
       if (r.find(d.op, DeviceType::CPU, dt)) r.add(d.op, DeviceType::CUDA, dt, d.fn, d.workspace, d.batch);
     }
   }
-#else
-  (void)r;
-#endif
 }
 
 }  // namespace glassgrad

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "cuda/launch.h"
-#include "cuda/recurrent_plan.h"
-#include "cuda/registry.h"
+#include "recurrent_plan.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 
 namespace glassgrad {

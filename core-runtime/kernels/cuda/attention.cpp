@@ -4,9 +4,9 @@
 // chunks of the outputs (the kernels' EC features at a time), z the batch; y and z are capped at
 // 65535 and the kernels loop over the rest. The dropout seed stays on the device (an input
 // tensor), so a captured CUDA graph draws a new mask whenever the seed changes.
-#include "cuda/attention_plan.h"
+#include "attention_plan.h"
 #include "cuda/launch.h"
-#include "cuda/registry.h"
+#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
 
