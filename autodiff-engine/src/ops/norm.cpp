@@ -37,6 +37,21 @@
 //       gradients are built: no gradient rule (the backward reads its mean and var as it read
 //       BatchNorm2DTrain's).
 //
+//
+// Group normalization (Wu and He 2018; PyTorch's group_norm) over (N, C, ...) inputs of 2 or more
+// axes: statistics per sample n and group k of the G = num_groups groups of C/G consecutive
+// channels, over that group's channels and the axes after C (S = C/G * I values, contiguous).
+//
+//   GroupNorm(x[, weight[, bias]]){num_groups, eps} -> (y, mean, rstd)
+//       mean = E[x], rstd = 1/sqrt(E[(x - mean)^2] + eps) per (n, k) ([N, G] each),
+//       y = (x - mean) * rstd * weight[c] + bias[c] (weight 1, bias 0 when absent).
+//   GroupNormBackward(grad_y, x, mean, rstd[, weight]){num_groups, eps} -> (dx, dweight, dbias)
+//       with xhat = (x - mean) * rstd, g = grad_y, w = weight[c] (1 when absent), over a group:
+//       dx = rstd * (g*w - sum(g*w)/S - xhat * sum(g*w*xhat)/S),
+//       dweight = sum(g * xhat), dbias = sum(g) over N and the axes after C.
+//       mean and rstd are saved for the backward only (the Python API returns y alone): a
+//       gradient reaching them is refused (UnsupportedError) rather than dropped.
+//
 // The two backward ops have no gradient rule (no double backward through batch norm: it
 // raises UnsupportedError naming the op); BatchNormUpdateStats has none either (buffers).
 //
@@ -61,6 +76,7 @@ NormAttrs NormAttrs::from(const Attrs& a) {
   n.momentum = a.f("momentum", n.momentum);
   n.count = a.i("count", n.count);
   n.counter_add = a.i("counter_add", n.counter_add);
+  n.num_groups = a.i("num_groups", n.num_groups);
   return n;
 }
 
@@ -75,7 +91,9 @@ NormGeometry NormGeometry::from(const Shape& x, const Attrs& a) {
 
 Attrs norm_backward_attrs(const Attrs& a) {
   Attrs out;
-  if (const AttrValue* v = a.find("eps")) out.set("eps", *v);
+  for (const char* key : {"eps", "num_groups"}) {
+    if (const AttrValue* v = a.find(key)) out.set(key, *v);
+  }
   return out;
 }
 
@@ -257,6 +275,66 @@ void check_batchnorm_running_stats(const std::string& where, const TensorInfo& r
 // The rules of each row of families/norm.def.
 namespace {
 
+// GroupNorm's input (input xi): float, (N, C, ...) of 2 or more axes, C divisible by num_groups
+// (required, >= 1); eps >= 0. Returns the family's geometry.
+NormGeometry group_norm_geometry(const ShapeContext& ctx, int xi) {
+  const TensorInfo& x = ctx.in(xi);
+  if (x.rank() < 2) {
+    ctx.fail(ErrorMessage("expected an input (N, C, ...) of 2 or more axes, got " + std::to_string(x.rank()) + "-d " +
+                          shape_str(x.shape))
+                 .cause("group norm normalizes groups of channels (axis 1) of each sample (axis 0)")
+                 .fix("give the input a batch axis: x.reshape(1, *x.shape)"));
+  }
+  ctx.expect_float(xi);
+  (void)ctx.attrs().i("num_groups");  // required: a missing one is reported by the attribute reader
+  const NormGeometry g = NormGeometry::from(x.shape, ctx.attrs());
+  if (g.groups() < 1) {
+    ops::bad_attr(ctx, "num_groups", ">= 1", std::to_string(g.groups()), "num_groups=1 (one group: all channels)");
+  }
+  if (g.c % g.groups() != 0) {
+    int64_t divisor = g.groups();  // the nearest smaller number of groups that divides C
+    while (divisor > 1 && g.c % divisor != 0) --divisor;
+    const std::string cs = std::to_string(g.c), gs = std::to_string(g.groups());
+    ctx.fail(ErrorMessage("the input's " + cs + " channels cannot be split into num_groups=" + gs + " groups")
+                 .detail("x: " + x.str())
+                 .cause("each group holds C / num_groups channels, so num_groups must divide the channels")
+                 .fix("num_groups=" + std::to_string(divisor) + " (a divisor of " + cs + "), or an input of a multiple of " +
+                      gs + " channels"));
+  }
+  eps_attr(ctx);
+  return g;
+}
+
+// weight or bias (input i, named `what`) of GroupNorm: a [C] vector of x's (input xi's) dtype.
+void expect_group_norm_vector(const ShapeContext& ctx, int i, int xi, const std::string& what, const NormGeometry& g) {
+  const TensorInfo& v = ctx.in(i);
+  if (v.shape != Shape{g.c}) {
+    const std::string cs = std::to_string(g.c);
+    ErrorMessage m(what + " has shape " + shape_str(v.shape) + ", expected [" + cs + "] (one value per channel)");
+    m.detail("x:      " + ctx.in(xi).str()).detail(what + ": " + v.str());
+    if (class_of(ctx.meta().layer) == "GroupNorm" && v.rank() == 1) {  // said for the layer
+      m.cause("the layer was built for " + std::to_string(v.shape[0]) + " channels and the input has " + cs)
+          .fix("build the layer as GroupNorm(" + std::to_string(g.groups()) + ", " + cs + ")");
+      throw ShapeError(ctx.layer_where() + ": " + m.str());
+    } else {
+      m.fix("give " + what + " shape [" + cs + "]");
+    }
+    ctx.fail(m);
+  }
+  ctx.expect_same_dtype(xi, i);
+}
+
+// GroupNorm's saved statistics (input i, named `what`): [N, num_groups] of x's dtype.
+void expect_group_statistics(const ShapeContext& ctx, int i, int xi, const std::string& what, const NormGeometry& g) {
+  const Shape want{g.n, g.groups()};
+  if (ctx.in(i).shape != want) {
+    ctx.fail(ErrorMessage(what + " has shape " + shape_str(ctx.in(i).shape) + ", expected " + shape_str(want) +
+                          " (one value per sample and group)")
+                 .cause("it does not come from GroupNorm of this input and num_groups"));
+  }
+  ctx.expect_same_dtype(xi, i);
+}
+
 void batch_norm_train(OpSchema& s) {
   s.layer_parameter = "weight";  // gamma: the layer's weight
   s.infer = [](const ShapeContext& ctx) {
@@ -384,11 +462,59 @@ void batch_norm_train_update(OpSchema& s) {
   };
 }
 
+void group_norm(OpSchema& s) {
+  s.layer_parameter = "weight";
+  s.infer = [](const ShapeContext& ctx) {
+    const NormGeometry g = group_norm_geometry(ctx, 0);
+    if (ctx.num_inputs() > 1) expect_group_norm_vector(ctx, 1, 0, "weight", g);
+    if (ctx.num_inputs() > 2) expect_group_norm_vector(ctx, 2, 0, "bias", g);
+    const TensorInfo stat = ops::with_shape(ctx.in(0), Shape{g.n, g.groups()});
+    return std::vector<TensorInfo>{ctx.in(0), stat, stat};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(1) != kNoValue || c.grad_output(2) != kNoValue) {
+      throw UnsupportedError(ErrorMessage(node_where("GroupNorm", c.node().meta.scope) +
+                                          ": a gradient reaches the saved mean or rstd, which has no rule")
+                                 .cause("they are GroupNorm's statistics for its backward, not meant to be computed with")
+                                 .fix("compute the statistics with x.mean() and x.var() where a gradient must "
+                                      "flow through them")
+                                 .str());
+    }
+    const bool affine = c.num_inputs() > 1;
+    bool any = c.needs_grad(0);
+    for (int i = 1; i < c.num_inputs(); ++i) any = any || c.needs_grad(i);
+    if (c.grad_output(0) == kNoValue || !any) return;
+    std::vector<ValueId> in = {c.grad_output(0), c.input(0), c.output(1), c.output(2)};
+    if (affine) in.push_back(c.input(1));
+    const auto d = c.emit_multi("GroupNormBackward", in, norm_backward_attrs(c.attrs()));
+    // Outputs (dx, dweight, dbias) line up with inputs (x, weight, bias).
+    for (int i = 0; i < c.num_inputs(); ++i) {
+      if (c.needs_grad(i)) c.set_grad(i, d[static_cast<size_t>(i)]);
+    }
+  };
+}
+
+void group_norm_backward(OpSchema& s) {
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    const NormGeometry g = group_norm_geometry(ctx, 1);
+    ctx.expect_same_dtype(1, 0);
+    ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
+    expect_group_statistics(ctx, 2, 1, "mean", g);
+    expect_group_statistics(ctx, 3, 1, "rstd", g);
+    if (ctx.num_inputs() > 4) expect_group_norm_vector(ctx, 4, 1, "weight", g);
+    const TensorInfo vec = ops::with_shape(ctx.in(1), Shape{g.c});
+    return std::vector<TensorInfo>{ctx.in(1), vec, vec};
+  };
+}
+
 }  // namespace
 
+// --8<-- [start:register]
 void register_norm_ops(OpRegistry& r) {
 #define GG_OP GG_ADD_OP_SCHEMA
 #include "glassgrad/autodiff/families/norm.def"
 }
+// --8<-- [end:register]
 
 }  // namespace glassgrad

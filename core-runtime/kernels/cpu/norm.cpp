@@ -1,4 +1,4 @@
-// CPU batch-norm kernels, float32 and float64. Layout: dense (N, C, ...) x (and grad_y) of 2 to
+// CPU batch-norm and group-norm kernels, float32 and float64. Layout: dense (N, C, ...) x (and grad_y) of 2 to
 // 5 axes, seen as [N, C, I] with I the product of the axes after C (H*W for NCHW, 1 for (N, C));
 // dense [C] vectors. Channel c's M = N*I values are N contiguous runs of I elements, at
 // x + (n*C + c)*I.
@@ -19,12 +19,22 @@
 //   BatchNorm2DInferenceBackward: dx = a*g; dgamma = invstd*sgd; dbeta = sg (deviations from
 //                       running_mean); drunning_mean = -a*sg; drunning_var = -gamma*invstd^3*sgd/2.
 //   BatchNormUpdateStats: rm = (1-m)*rm + m*mean; rv = (1-m)*rv + m*var*count/(count-1), in place.
+//   GroupNorm:          per sample n and group k of C/G channels, whose S = C/G * I values are
+//                       contiguous at x + (n*C + k*C/G)*I: mean and var as BatchNorm2DTrain's (two
+//                       passes); rstd = 1/sqrt(var + eps); y = (x - mean)*scale + b[c] per
+//                       channel, scale = rstd*w[c] (mean and scale rounded to T: centred first,
+//                       so a group of equal values gives exactly b[c]).
+//   GroupNormBackward:  per (n, c): sg = sum(g), sgd = sum(g*(x - mean)); per group
+//                       S1 = sum_c w[c]*sg, S2 = sum_c w[c]*sgd; dx = a*g + b*(x - mean) + k,
+//                       a = rstd*w[c], b = -rstd^3*S2/S, k = -rstd*S1/S; dbias[c] = sum_n sg,
+//                       dweight[c] = sum_n rstd*sgd (n in order, so independent of the threads).
 //
-// Per-channel sums are accumulated in double for both dtypes. Channels are independent and
-// split across threads with parallel_for (each thread owns whole channels, so results do not
-// depend on the thread count).
+// Per-channel sums are accumulated in double for both dtypes. Channels (groups for GroupNorm)
+// are independent and split across threads with parallel_for (each thread owns whole channels,
+// so results do not depend on the thread count).
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "cpu/registration.h"
 #include "glassgrad/autodiff/families/norm.h"
@@ -313,11 +323,108 @@ void batch_norm_train_update(const KernelContext& c) {
   c.outputs[5].data<int64_t>()[0] += NormAttrs::from(c.attrs).counter_add;
 }
 
+// Groups per parallel chunk: about 32k elements each.
+int64_t group_grain(const Dims& d) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, d.group_size())); }
+
+// inputs x[, weight[, bias]]; outputs y, mean, rstd ([N, G]).
+template <typename T>
+void group_norm(const KernelContext& c) {
+  const Tensor& xt = c.inputs[0];
+  const Dims d = Dims::from(xt.shape(), c.attrs);
+  const int64_t groups = d.groups(), cg = d.group_channels(), len = d.group_size();
+  const T* x = xt.data<T>();
+  const T* w = c.inputs.size() > 1 ? c.inputs[1].data<T>() : nullptr;
+  const T* b = c.inputs.size() > 2 ? c.inputs[2].data<T>() : nullptr;
+  T* y = c.outputs[0].data<T>();
+  T* mean_out = c.outputs[1].data<T>();
+  T* rstd_out = c.outputs[2].data<T>();
+  const double inv_len = 1.0 / static_cast<double>(len);  // inf for empty groups: their statistics are NaN
+  parallel_for(d.n * groups, group_grain(d), [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {  // q = n * G + k
+      const int64_t c0 = (q % groups) * cg;
+      const T* xq = x + q * len;
+      T* yq = y + q * len;
+      const double mean = run_sum(xq, len) * inv_len;
+      double dsum = 0, sq = 0;
+      run_deviation_sums(xq, len, mean, dsum, sq);
+      const double v = (sq - dsum * dsum * inv_len) * inv_len;
+      const double rstd = 1.0 / std::sqrt((v < 0 ? 0.0 : v) + d.attrs.eps);  // NaN stays NaN (no values)
+      const T m = static_cast<T>(mean);
+      for (int64_t k = 0; k < cg; ++k) {
+        const T s = static_cast<T>(rstd * (w ? static_cast<double>(w[c0 + k]) : 1.0));
+        const T t = b ? b[c0 + k] : T(0);
+        const T* xr = xq + k * d.i;
+        T* yr = yq + k * d.i;
+        for (int64_t i = 0; i < d.i; ++i) yr[i] = (xr[i] - m) * s + t;
+      }
+      mean_out[q] = static_cast<T>(mean);
+      rstd_out[q] = static_cast<T>(rstd);
+    }
+  });
+}
+
+// inputs g, x, mean, rstd[, weight]; outputs dx, dweight, dbias.
+template <typename T>
+void group_norm_backward(const KernelContext& c) {
+  const Tensor& xt = c.inputs[1];
+  const Dims d = Dims::from(xt.shape(), c.attrs);
+  const int64_t groups = d.groups(), cg = d.group_channels(), len = d.group_size();
+  const T* g = c.inputs[0].data<T>();
+  const T* x = xt.data<T>();
+  const T* mean = c.inputs[2].data<T>();
+  const T* rstd = c.inputs[3].data<T>();
+  const T* w = c.inputs.size() > 4 ? c.inputs[4].data<T>() : nullptr;
+  T* dx = c.outputs[0].data<T>();
+  T* dweight = c.outputs[1].data<T>();
+  T* dbias = c.outputs[2].data<T>();
+  // Per (n, c): sum(g) and sum(g * xhat), summed over n for the parameters' gradients.
+  std::vector<double> sg(static_cast<size_t>(d.n * d.c)), sgx(static_cast<size_t>(d.n * d.c));
+  const double s_len = static_cast<double>(len);
+  parallel_for(d.n * groups, group_grain(d), [&](int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; ++q) {  // q = n * G + k
+      const int64_t c0 = (q % groups) * cg;
+      const int64_t row = (q / groups) * d.c + c0;  // (n, c0) in the [N, C] sums
+      const double mu = static_cast<double>(mean[q]), r = static_cast<double>(rstd[q]);
+      double s1 = 0, s2 = 0;
+      for (int64_t k = 0; k < cg; ++k) {
+        const int64_t off = q * len + k * d.i;
+        double a = 0, dd = 0;
+        run_grad_sums(g + off, x + off, d.i, mu, a, dd);
+        sg[static_cast<size_t>(row + k)] = a;
+        sgx[static_cast<size_t>(row + k)] = dd == 0 ? 0.0 : dd * r;  // 0 for no values (rstd NaN)
+        const double wc = w ? static_cast<double>(w[c0 + k]) : 1.0;
+        s1 += wc * a;
+        s2 += wc * dd;
+      }
+      if (len == 0) continue;
+      const double bcoef = -r * r * r * s2 / s_len;
+      const double kcoef = -r * s1 / s_len;
+      const T tb = static_cast<T>(bcoef), tk = static_cast<T>(kcoef), m = mean[q];
+      for (int64_t k = 0; k < cg; ++k) {
+        const int64_t off = q * len + k * d.i;
+        const T ta = static_cast<T>(r * (w ? static_cast<double>(w[c0 + k]) : 1.0));
+        for (int64_t i = 0; i < d.i; ++i) dx[off + i] = ta * g[off + i] + tb * (x[off + i] - m) + tk;
+      }
+    }
+  });
+  for (int64_t ch = 0; ch < d.c; ++ch) {
+    double b = 0, wsum = 0;
+    for (int64_t n = 0; n < d.n; ++n) {
+      b += sg[static_cast<size_t>(n * d.c + ch)];
+      wsum += sgx[static_cast<size_t>(n * d.c + ch)];
+    }
+    dbias[ch] = static_cast<T>(b);
+    dweight[ch] = static_cast<T>(wsum);
+  }
+}
+
 }  // namespace
 
+// --8<-- [start:register]
 void register_cpu_norm_kernels(KernelRegistry& r) {
 #define GG_OP GG_ADD_CPU_KERNEL
 #include "glassgrad/autodiff/families/norm.def"
 }
+// --8<-- [end:register]
 
 }  // namespace glassgrad

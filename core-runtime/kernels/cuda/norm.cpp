@@ -1,7 +1,7 @@
-// Launchers of batch normalization (norm.cu, declared in norm.h) for the ops of
+// Launchers of batch and group normalization (norm.cu, declared in norm.h) for the ops of
 // families/norm.def: BatchNorm2DTrain, BatchNorm2DTrainUpdate (the same kernels, which then also
 // write the running statistics and the counter), BatchNorm2DBackward, BatchNorm2DInference,
-// BatchNorm2DInferenceBackward, BatchNormUpdateStats. x is [N, C, *]: channel axis 1, I =
+// BatchNorm2DInferenceBackward, BatchNormUpdateStats, GroupNorm, GroupNormBackward. x is [N, C, *]: channel axis 1, I =
 // product of the axes after it (the family's geometry, families/norm.h). Per-channel
 // coefficients (double) live in a small temporary device buffer.
 #include "norm.h"
@@ -255,12 +255,72 @@ void batch_norm_update_stats(const KernelContext& c) {
   });
 }
 
+GGGroupNorm gn_params(const NormGeometry& d) {
+  GGGroupNorm p{};
+  p.N = static_cast<int32_t>(d.n);
+  p.C = static_cast<int32_t>(d.c);
+  p.I = static_cast<int32_t>(d.i);
+  p.G = static_cast<int32_t>(d.groups());
+  p.cg = static_cast<int32_t>(d.group_channels());
+  p.eps = d.attrs.eps;
+  return p;
+}
+
+// A block of 256 threads per (sample, group), at most 65535 blocks (grid-stride beyond).
+Dim3 group_grid(const NormGeometry& d) {
+  return Dim3{static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>(d.n * d.groups(), 65535)))};
+}
+
+// inputs x[, weight[, bias]]; outputs y, mean, rstd ([N, G])
+void group_norm(const KernelContext& c) {
+  const Tensor& x = c.inputs[0];
+  const NormGeometry d = NormGeometry::from(x.shape(), c.attrs);
+  if (d.n * d.groups() == 0) return;
+  require_int32_sizes(c, "GroupNorm");
+  DeviceState& s = state_of(c);
+  const LaunchSite site{"GroupNorm", &c};
+  dispatch_float(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    auto opt = [&](size_t i) -> const T* { return c.inputs.size() > i ? ptr<const T>(c.inputs[i]) : nullptr; };
+    launch<kernels::gg_gn_forward<T>>(s, stream_of(s, &c), group_grid(d), Dim3{256}, site, gn_params(d),
+                                      ptr<const T>(x), opt(1), opt(2), ptr<T>(c.outputs[0]), ptr<T>(c.outputs[1]),
+                                      ptr<T>(c.outputs[2]));
+  });
+}
+
+// inputs g, x, mean, rstd[, weight]; outputs dx, dweight, dbias. The per-(sample, channel) sums
+// live in a temporary device buffer [N, C, 2] (double).
+void group_norm_backward(const KernelContext& c) {
+  const Tensor& x = c.inputs[1];
+  const NormGeometry d = NormGeometry::from(x.shape(), c.attrs);
+  if (d.c == 0) return;
+  require_int32_sizes(c, "GroupNormBackward");
+  DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
+  const LaunchSite site{"GroupNormBackward", &c};
+  const GGGroupNorm p = gn_params(d);
+  const Tensor part = Tensor::empty({std::max<int64_t>(1, 2 * d.n * d.c)}, DType::Float64, x.device(), "group norm sums");
+  dispatch_float(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (d.n > 0) {
+      const T* w = c.inputs.size() > 4 ? ptr<const T>(c.inputs[4]) : nullptr;
+      launch<kernels::gg_gn_backward<T>>(s, st, group_grid(d), Dim3{256}, site, p, ptr<const T>(c.inputs[0]),
+                                         ptr<const T>(x), ptr<const T>(c.inputs[2]), ptr<const T>(c.inputs[3]), w,
+                                         ptr<T>(c.outputs[0]), ptr<double>(part));
+    }
+    launch<kernels::gg_gn_param_grads<T>>(s, st, Dim3{blocks_for(s, d.c, 256)}, Dim3{256}, site, p,
+                                          ptr<const double>(part), ptr<T>(c.outputs[1]), ptr<T>(c.outputs[2]));
+  });
+}
+
 }  // namespace
 
+// --8<-- [start:register]
 void add_norm_kernels(std::vector<KernelDef>& k) {
 #define GG_OP GG_ADD_CUDA_KERNEL
 #include "glassgrad/autodiff/families/norm.def"
 }
+// --8<-- [end:register]
 
 }  // namespace cuda
 }  // namespace glassgrad

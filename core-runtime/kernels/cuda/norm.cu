@@ -34,6 +34,17 @@
 // Channels of few values take one block per channel instead (train_channel, backward_channel:
 // statistics, coefficients and the elementwise pass in one launch). The path and the partition
 // count depend on the shape only, so the sums have one order on every GPU.
+//
+// Group normalization (the same formulas as the CPU kernels, kernels/cpu/norm.cpp): a block per
+// (sample, group) at a time (grid-stride over them), its S = C/G * I values contiguous:
+//   forward:   mean, then the corrected two-pass variance (as train above), in double;
+//              rstd = 1/sqrt(var + eps); y = (x - mean)*scale + b[c] per channel, scale =
+//              rstd*w[c] (mean and scale rounded to T)
+//   backward:  per channel of the group, sg = sum g and sgd = sum g*(x - mean) (block sums,
+//              written to part[n, c] as sg and rstd*sgd); the group's S1 = sum w*sg and
+//              S2 = sum w*sgd; dx = a*g + b*(x - mean) + k, a = rstd*w[c], b = -rstd^3*S2/S,
+//              k = -rstd*S1/S; then param_grads: dbias[c] = sum_n sg, dweight[c] = sum_n rstd*sgd
+//              over n in order (a thread per channel), deterministic.
 // Layouts: dense; 32-bit indices.
 #include "common.cuh"
 #include "norm.h"
@@ -658,5 +669,103 @@ __device__ void update_stats(int64_t C, double momentum, double count, T* rm_out
 }
 
 }  // namespace gg_bn
+
+namespace gg_gn {
+
+template <typename T>
+__device__ void forward(const GGGroupNorm& p, const T* x, const T* w, const T* b, T* y, T* mean_out, T* rstd_out) {
+  __shared__ double scratch[32];
+  const int len = p.cg * p.I;
+  const double inv_len = 1.0 / (double)len;
+  for (int q = blockIdx.x; q < p.N * p.G; q += gridDim.x) {  // q = n * G + k
+    const int c0 = (q % p.G) * p.cg;
+    const T* xq = x + q * len;
+    T* yq = y + q * len;
+    double s = 0;
+    for (int j = threadIdx.x; j < len; j += blockDim.x) s += (double)xq[j];
+    const double mean = gg::block_sum_all(s, scratch) * inv_len;
+    double dsum = 0, sq = 0;
+    for (int j = threadIdx.x; j < len; j += blockDim.x) {
+      const double v = (double)xq[j] - mean;
+      dsum += v;
+      sq += v * v;
+    }
+    dsum = gg::block_sum_all(dsum, scratch);
+    sq = gg::block_sum_all(sq, scratch);
+    const double v = (sq - dsum * dsum * inv_len) * inv_len;
+    const double rstd = 1.0 / sqrt((v < 0 ? 0.0 : v) + p.eps);  // NaN stays NaN (no values)
+    const T m = (T)mean;
+    for (int j = threadIdx.x; j < len; j += blockDim.x) {
+      const int c = c0 + j / p.I;
+      const T sc = (T)(rstd * (w ? (double)w[c] : 1.0));
+      yq[j] = (xq[j] - m) * sc + (b ? b[c] : T(0));
+    }
+    if (threadIdx.x == 0) {
+      mean_out[q] = (T)mean;
+      rstd_out[q] = (T)rstd;
+    }
+  }
+}
+
+template <typename T>
+__device__ void backward(const GGGroupNorm& p, const T* g, const T* x, const T* mean, const T* rstd, const T* w,
+                         T* dx, double* part) {
+  __shared__ double scratch[32];
+  __shared__ double sums[2];
+  const int len = p.cg * p.I;
+  for (int q = blockIdx.x; q < p.N * p.G; q += gridDim.x) {  // q = n * G + k
+    const int c0 = (q % p.G) * p.cg;
+    const int row = (q / p.G) * p.C + c0;  // (n, c0) of part [N, C, 2]
+    const double mu = (double)mean[q], r = (double)rstd[q];
+    double s1 = 0, s2 = 0;  // thread 0's: sum_c w*sg, sum_c w*sgd
+    for (int k = 0; k < p.cg; ++k) {
+      const int off = q * len + k * p.I;
+      double a = 0, dd = 0;
+      for (int i = threadIdx.x; i < p.I; i += blockDim.x) {
+        const double gi = (double)g[off + i];
+        a += gi;
+        dd += gi * ((double)x[off + i] - mu);
+      }
+      a = gg::block_sum(a, scratch);
+      dd = gg::block_sum(dd, scratch);
+      if (threadIdx.x == 0) {
+        part[2 * (int64_t)(row + k)] = a;  // 2 * N * C may pass 2^31
+        part[2 * (int64_t)(row + k) + 1] = dd == 0 ? 0.0 : dd * r;  // 0 for no values (rstd NaN)
+        const double wc = w ? (double)w[c0 + k] : 1.0;
+        s1 += wc * a;
+        s2 += wc * dd;
+      }
+    }
+    if (threadIdx.x == 0) {
+      sums[0] = s1;
+      sums[1] = s2;
+    }
+    __syncthreads();
+    const double bcoef = -r * r * r * sums[1] / (double)len;
+    const double kcoef = -r * sums[0] / (double)len;
+    const T tb = (T)bcoef, tk = (T)kcoef, m = mean[q];
+    for (int j = threadIdx.x; j < len; j += blockDim.x) {
+      const int c = c0 + j / p.I;
+      const T ta = (T)(r * (w ? (double)w[c] : 1.0));
+      dx[q * len + j] = ta * g[q * len + j] + tb * (x[q * len + j] - m) + tk;
+    }
+    __syncthreads();  // sums is rewritten by the next group
+  }
+}
+
+template <typename T>
+__device__ void param_grads(const GGGroupNorm& p, const double* part, T* dw, T* db) {
+  GG_FOR(c, p.C) {
+    double sb = 0, sw = 0;
+    for (int n = 0; n < p.N; ++n) {
+      sb += part[2 * ((int64_t)n * p.C + c)];
+      sw += part[2 * ((int64_t)n * p.C + c) + 1];
+    }
+    db[c] = (T)sb;
+    dw[c] = (T)sw;
+  }
+}
+
+}  // namespace gg_gn
 
 GG_DEFINE_KERNELS(GG_NORM_KERNELS)

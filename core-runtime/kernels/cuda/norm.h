@@ -6,6 +6,14 @@
 #include "kernel_interface.h"
 #include "params.h"
 
+// Group normalization of x [N, C, I] in G groups of cg = C / G channels: the S = cg * I values
+// of sample n's group k are contiguous at (n*C + k*cg)*I. 32-bit indices (the launcher refuses
+// 2^31 elements or more).
+struct GGGroupNorm {
+  int32_t N, C, I, G, cg, pad_;
+  double eps;
+};
+
 #define GG_NORM_KERNELS(K)                                                                                   \
   K(gg_bn_partial_stats, Float, GG_NO_BOUNDS, (GGBatchNorm p, const T* x, double* part),                    \
     gg_bn::partial_stats<T>(p, x, part))                                                                     \
@@ -50,6 +58,14 @@
   K(gg_bn_backward_channel_vec, F32, GG_BOUNDS(1024),                                                        \
     (GGBatchNorm p, double eps, const T* g, const T* x, const T* gamma, const T* center, const T* var,       \
      const T* gmean, const T* gvar, T* dx, T* dgamma, T* dbeta),                                             \
-    gg_bn::backward_channel_vec(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta))
+    gg_bn::backward_channel_vec(p, eps, g, x, gamma, center, var, gmean, gvar, dx, dgamma, dbeta))            \
+  K(gg_gn_forward, Float, GG_BOUNDS(256),                                                                    \
+    (GGGroupNorm p, const T* x, const T* w, const T* b, T* y, T* mean, T* rstd),                             \
+    gg_gn::forward<T>(p, x, w, b, y, mean, rstd))                                                            \
+  K(gg_gn_backward, Float, GG_BOUNDS(256),                                                                   \
+    (GGGroupNorm p, const T* g, const T* x, const T* mean, const T* rstd, const T* w, T* dx, double* part),  \
+    gg_gn::backward<T>(p, g, x, mean, rstd, w, dx, part))                                                    \
+  K(gg_gn_param_grads, Float, GG_NO_BOUNDS, (GGGroupNorm p, const double* part, T* dw, T* db),               \
+    gg_gn::param_grads<T>(p, part, dw, db))
 
 GG_DECLARE_KERNELS(GG_NORM_KERNELS)

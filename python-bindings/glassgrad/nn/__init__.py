@@ -11,6 +11,7 @@ from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .groupnorm import GroupNorm
 from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D, AvgPool2d, Conv2D, Conv2d, Dropout,
                      Flatten, Identity, LayerNorm, LeakyReLU, Linear, LogSoftmax, MaxPool2D, MaxPool2d, ReLU,
                      Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
@@ -28,7 +29,7 @@ from .parallel import DataParallel
 
 __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "Conv2D", "Conv2d", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "Linear", "BatchNorm1D", "BatchNorm1d",
-           "BatchNorm2D", "BatchNorm2d", "LayerNorm",
+           "BatchNorm2D", "BatchNorm2d", "LayerNorm", "GroupNorm",
            "InstanceNorm1d", "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",

@@ -22,6 +22,7 @@ from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, leaky_relu,
                           sigmoid, silu, softplus, tanh)
 from .attention import multi_head_attention_forward  # noqa: F401
 from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6  # noqa: F401
+from .groupnorm import group_norm  # noqa: F401
 from .layers import _softmax_dim
 
 

@@ -1,7 +1,8 @@
 """Batch norm ops: BatchNorm2DTrain, BatchNorm2DBackward, BatchNorm2DInference,
 BatchNorm2DInferenceBackward, BatchNormUpdateStats and BatchNorm2DTrainUpdate (the fusion pass's
 training op that also updates the running statistics and the counter), over (N, C, ...) input
-of 2 to 5 axes.
+of 2 to 5 axes; group norm ops: GroupNorm and GroupNormBackward over (N, C, ...) input of 2 or
+more axes.
 References computed in float64."""
 import math
 
@@ -149,6 +150,62 @@ def _inference_backward_inputs(shape):
     return gen
 
 
+def gn_ref(x, weight=None, bias=None, num_groups=1, eps=1e-5):
+    """GroupNorm: y, and the [N, G] mean and rstd = 1/sqrt(biased var + eps) of each sample's groups."""
+    n = x.shape[0]
+    xg = x.astype(np.float64).reshape(n, num_groups, -1)
+    mean = xg.mean(axis=2)
+    rstd = 1.0 / np.sqrt(xg.var(axis=2) + eps)
+    y = ((xg - mean[..., None]) * rstd[..., None]).reshape(x.shape)
+    if weight is not None:
+        y = y * _c(weight.astype(np.float64), x)
+    if bias is not None:
+        y = y + _c(bias.astype(np.float64), x)
+    return y.astype(x.dtype), mean.astype(x.dtype), rstd.astype(x.dtype)
+
+
+def gn_backward_ref(g, x, mean, rstd, weight=None, num_groups=1, eps=1e-5):
+    """GroupNormBackward: dx, dweight, dbias, from the chain rule through gn_ref's y."""
+    n, c = x.shape[:2]
+    w = weight.astype(np.float64) if weight is not None else np.ones(c)
+    g64 = g.astype(np.float64)
+    xhat = ((x.astype(np.float64).reshape(n, num_groups, -1) - mean.astype(np.float64)[..., None])
+            * rstd.astype(np.float64)[..., None]).reshape(x.shape)
+    gw = (g64 * _c(w, x)).reshape(n, num_groups, -1)
+    xh = xhat.reshape(n, num_groups, -1)
+    dx = rstd.astype(np.float64)[..., None] * (gw - gw.mean(axis=2, keepdims=True)
+                                               - xh * (gw * xh).mean(axis=2, keepdims=True))
+    dweight = (g64 * xhat).sum(axis=_axes(x))
+    dbias = g64.sum(axis=_axes(x))
+    return dx.reshape(x.shape).astype(x.dtype), dweight.astype(x.dtype), dbias.astype(x.dtype)
+
+
+def _gn_inputs(shape, affine, offset=0.0):
+    """x, then weight (affine >= 1) and bias (affine == 2)."""
+    def gen(rng, dt, n):
+        s = shape(n)
+        x = (rng.standard_normal(s) * 2.0 + offset).astype(dt)
+        return [x, rng.uniform(0.5, 1.5, s[1]).astype(dt), _rand(rng, dt, s[1])][:1 + affine]
+    return gen
+
+
+def _gn_backward_inputs(shape, groups, weight):
+    def gen(rng, dt, n):
+        s = shape(n)
+        x = _rand(rng, dt, *s)
+        _, mean, rstd = gn_ref(x, num_groups=groups)
+        arrays = [_rand(rng, dt, *s), x, mean, rstd]
+        return arrays + ([rng.uniform(0.5, 1.5, s[1]).astype(dt)] if weight else [])
+    return gen
+
+
+_GN_BATCH = lambda n: (n, 6, 3, 4)        # n in the batch axis; 3 groups of 2 channels
+_GN_SPATIAL = lambda n: (2, 4, n, n + 1)  # n in the spatial axes; 2 groups
+_GN_NC = lambda n: (n + 1, 4)             # no axes after C: a group is C/G values
+_GN_NCL = lambda n: (3, 6, n)
+_GN_NCDHW = lambda n: (2, 3, n, 2, 2)
+
+
 _BATCH = lambda n: (n, 3, 4, 5)        # n in the batch axis
 _SPATIAL = lambda n: (3, 2, n, n + 2)  # n in the spatial axes
 # The other ranks the ops take as they are (BatchNorm1D's (N, C) and (N, C, L), 5-d batch_norm):
@@ -207,4 +264,24 @@ SPECS = [
            noncontiguous=False, name="BatchNorm2DTrainUpdate-relu"),
     OpSpec("BatchNorm2DTrainUpdate", bn_train_update_ref, _train_update_inputs(_NCL),
            attrs=_train_update_attrs(_NCL), noncontiguous=False, name="BatchNorm2DTrainUpdate-NCL"),
+    # GroupNorm: weight and bias optional; mean and rstd are saved for the backward only (no
+    # cotangent reaches them: grad_outputs=(0,)).
+    OpSpec("GroupNorm", gn_ref, _gn_inputs(_GN_BATCH, 2), attrs={"num_groups": 3, "eps": 1e-5}, grad=(0, 1, 2),
+           grad_outputs=(0,), name="GroupNorm-batch"),
+    OpSpec("GroupNorm", gn_ref, _gn_inputs(_GN_SPATIAL, 2), attrs={"num_groups": 2, "eps": 1e-3}, grad=(0, 1, 2),
+           grad_outputs=(0,), name="GroupNorm-spatial"),
+    OpSpec("GroupNorm", gn_ref, _gn_inputs(_GN_NC, 1), attrs={"num_groups": 2}, grad=(0, 1), grad_outputs=(0,),
+           name="GroupNorm-NC-weight-only"),
+    OpSpec("GroupNorm", gn_ref, _gn_inputs(_GN_NCL, 0), attrs={"num_groups": 6}, grad=(0,), grad_outputs=(0,),
+           name="GroupNorm-NCL-a-channel-a-group"),
+    OpSpec("GroupNorm", gn_ref, _gn_inputs(_GN_NCDHW, 2), attrs={"num_groups": 1}, grad=(0, 1, 2), grad_outputs=(0,),
+           name="GroupNorm-NCDHW-one-group"),
+    # Data far from zero: the two-pass variance keeps it.
+    OpSpec("GroupNorm", gn_ref, _gn_inputs(_GN_BATCH, 2, offset=1000.0), attrs={"num_groups": 3},
+           name="GroupNorm-offset-1000", rtol={"float32": 2e-4, "float64": 1e-9}, atol={"float32": 2e-4, "float64": 1e-9}),
+    OpSpec("GroupNormBackward", gn_backward_ref, _gn_backward_inputs(_GN_BATCH, 3, True), attrs={"num_groups": 3},
+           name="GroupNormBackward", rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
+    OpSpec("GroupNormBackward", gn_backward_ref, _gn_backward_inputs(_GN_SPATIAL, 2, False),
+           attrs={"num_groups": 2, "eps": 1e-3}, name="GroupNormBackward-no-weight",
+           rtol={"float32": 1e-4, "float64": 1e-9}, atol={"float32": 1e-4, "float64": 1e-10}),
 ]

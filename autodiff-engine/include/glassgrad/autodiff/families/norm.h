@@ -8,6 +8,7 @@
 //   momentum     running statistics: (1 - momentum) * running + momentum * batch (default 0.1)
 //   count        BatchNormUpdateStats, BatchNorm2DTrainUpdate: the batch's M (required there)
 //   counter_add  BatchNorm2DTrainUpdate: num_batches_tracked += counter_add (required there)
+//   num_groups   GroupNorm: groups of C / num_groups consecutive channels (required there)
 //
 // The shape rules validate the attributes; the kernels read geometries of validated attributes.
 #pragma once
@@ -23,6 +24,7 @@ struct NormAttrs {
   double momentum = 0.1;
   int64_t count = 0;
   int64_t counter_add = 0;
+  int64_t num_groups = 1;
 
   static NormAttrs from(const Attrs& attrs);
 };
@@ -32,11 +34,14 @@ struct NormGeometry {
   NormAttrs attrs;
 
   int64_t m() const { return n * i; }  // values per channel
+  int64_t groups() const { return attrs.num_groups; }
+  int64_t group_channels() const { return c / attrs.num_groups; }
+  int64_t group_size() const { return group_channels() * i; }  // values per (sample, group)
   // From x's shape (2 to 5 axes) and the op's attributes.
   static NormGeometry from(const Shape& x, const Attrs& attrs);
 };
 
-// The attributes a norm op's gradient passes on to its backward op (eps, when set).
+// The attributes a norm op's gradient passes on to its backward op (eps and num_groups, when set).
 Attrs norm_backward_attrs(const Attrs& attrs);
 
 }  // namespace glassgrad
