@@ -20,6 +20,10 @@ convolution_backward kernels its autograd uses). Each round times --calls calls 
 back to back, the frameworks alternate within a round, and a row holds the median over --rounds
 rounds: drift and other work on a shared machine fall on both alike. ratio_vs_torch < 1: glassgrad
 is faster. The notes give GFLOP/s at the median, the threads, the ISA and the 1-minute load.
+
+Roofline columns (roofline.py): the CPU's FP32 FMA peak and copy bandwidth are measured at the
+start on the run's thread count; every row gets its FLOPs (the direct count, and for glassgrad's
+Winograd rows the point products it computes), bytes, rates and fractions of those peaks.
 """
 from __future__ import annotations
 
@@ -31,6 +35,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import roofline as R  # noqa: E402
 from common import Results, add_common_args, apply_threads, back_to_back, torch_name, torch_or_none  # noqa: E402
 from ordinary_gpu import CONV_SHAPES, TINY_CONV_SHAPES  # noqa: E402
 
@@ -103,14 +108,17 @@ def main(argv=None) -> int:
     res = Results("bench_gemm_conv", args.csv, args.tiny, "; ".join(x for x in (args.notes, threads) if x))
     rounds, calls = (1, 1) if args.tiny else (args.rounds, args.calls)
     blas = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS") or "default"
-    note = f"isa {_C.cpu_isa()}; median of {rounds} alternating rounds of {calls} calls"
+    peak = R.cpu_peak(0)
+    note = f"isa {_C.cpu_isa()}; median of {rounds} alternating rounds of {calls} calls; {peak.note()}"
     rng = np.random.default_rng(0)
 
-    def record(workload, med, flops, reference):
+    def record(workload, med, flops, reference, nbytes, ours_flop=None, algorithm=""):
         for label, t in med.items():
             ratio = None if label == reference or reference not in med else t / med[reference]
+            mine = label == "glassgrad"
             res.add("cpu", workload, "us_per_call", t * 1e6, "us", label, ratio=ratio,
-                    notes=f"{note}; {flops / t / 1e9:.1f} GFLOP/s")
+                    notes=f"{note}; {flops / t / 1e9:.1f} GFLOP/s" + (f"; {algorithm}" if mine and algorithm else ""),
+                    roofline=R.columns(flops, t, peak, nbytes, ours_flop if mine else None))
 
     for size in ((64,) if args.tiny else (512, 1024)):
         workload = f"sgemm {size}x{size}x{size}"
@@ -120,7 +128,7 @@ def main(argv=None) -> int:
         b = rng.standard_normal((size, size)).astype(np.float32)
         med = alternate({"glassgrad": plan_runner("MatMul", [a, b], {}),
                          f"numpy {np.__version__} (BLAS threads {blas})": lambda: np.matmul(a, b)}, rounds, calls)
-        record(workload, med, 2.0 * size ** 3, None)
+        record(workload, med, 2.0 * size ** 3, None, 3 * 4 * size * size)
 
     for n, c, h, w, k, r, s, p, label in (TINY_CONV_SHAPES if args.tiny else SHAPES):
         base = f"conv {r}x{r}/{s} pad {p} [{n},{c},{h},{w}]->{k} ({label})"
@@ -129,7 +137,10 @@ def main(argv=None) -> int:
         by_direction, flops = conv_contenders(torch, n, c, h, w, k, r, s, p, rng)
         for direction, contenders in by_direction.items():
             med = alternate(contenders, rounds, calls)
-            record(f"{base} {direction}", med, flops, torch_name(torch) if torch is not None else None)
+            algo = R.cpu_conv_algorithm(R.OP_OF[direction], (n, c, h, w), (k, c, r, r), s, p)
+            ours, algo_name = R.algorithm_flop(algo, n, c, h, w, k, r, s, p, direction)
+            record(f"{base} {direction}", med, flops, torch_name(torch) if torch is not None else None,
+                   R.conv_bytes(n, c, h, w, k, r, s, p, direction), ours, algo_name)
 
     print(f"wrote {res.write()}", file=sys.stderr)
     return 0

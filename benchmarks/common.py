@@ -5,8 +5,11 @@ and CSV rows.
 Every script appends rows to benchmarks/results/<script>.csv (or --csv PATH) with the columns
   date, commit, machine, device, workload, metric, value, unit, framework, ratio_vs_torch, notes
 where ratio_vs_torch is glassgrad's value over PyTorch's on the same workload in the same process
-(time: < 1 means glassgrad is faster; memory: < 1 means glassgrad needs less). One run of a
-script shares one date and commit: that pair identifies the run in plots and reports.
+(time: < 1 means glassgrad is faster; memory: < 1 means glassgrad needs less), then the roofline
+columns (roofline.py: FLOPs, bytes, rates and fractions of the device's peaks), blank where a
+row has none. One run of a script shares one date and commit: that pair identifies the run in
+plots and reports. A CSV written before a column was added is rewritten with the whole header
+when a run appends to it (its old rows get blanks).
 
 --tiny runs (CI) write to a temporary CSV unless --csv is given, so they never enter the history.
 """
@@ -27,8 +30,10 @@ from typing import Callable, Dict, List, Optional, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 RESULTS = os.path.join(HERE, "results")
+ROOFLINE_COLUMNS = ["flop", "algorithm_flop", "bytes", "gflop_per_s", "gbyte_per_s", "peak_gflop_per_s",
+                    "peak_gbyte_per_s", "fma_peak_fraction", "bandwidth_peak_fraction"]  # roofline.COLUMNS
 COLUMNS = ["date", "commit", "machine", "device", "workload", "metric", "value", "unit", "framework",
-           "ratio_vs_torch", "notes"]
+           "ratio_vs_torch", "notes"] + ROOFLINE_COLUMNS
 
 # Make the in-tree package importable when it is not installed (development runs).
 try:
@@ -251,10 +256,12 @@ class Results:
         self.run_notes = "; ".join(parts)
 
     def add(self, device: str, workload: str, metric: str, value: float, unit: str, framework: str = "glassgrad",
-            ratio: Optional[float] = None, notes: str = "") -> None:
+            ratio: Optional[float] = None, notes: str = "", roofline: Optional[Dict[str, str]] = None) -> None:
+        """One row; `roofline` holds the roofline columns (roofline.columns), blank when None."""
         note = "; ".join(n for n in (self.run_notes, notes) if n)  # run notes first: "tiny" leads
         row = dict(self.meta, device=device, workload=workload, metric=metric, value=f"{value:.6g}", unit=unit,
                    framework=framework, ratio_vs_torch="" if ratio is None else f"{ratio:.4g}", notes=note)
+        row.update({c: (roofline or {}).get(c, "") for c in ROOFLINE_COLUMNS})
         self.rows.append(row)
         print(f"{framework:18s} {device:6s} {workload:44s} {metric:22s} {value:12.4g} {unit:6s}"
               + ("" if ratio is None else f" ratio vs torch {ratio:.4g}"), flush=True)
@@ -262,6 +269,15 @@ class Results:
     def write(self) -> str:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         new = not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        if not new:
+            with open(self.path, newline="") as f:
+                header = next(csv.reader(f), [])
+            if header != COLUMNS:  # written before a column was added: rewrite it whole, old rows blank there
+                old = read_rows([self.path])
+                with open(self.path, "w", newline="") as f:
+                    w = csv.DictWriter(f, fieldnames=COLUMNS, extrasaction="ignore")
+                    w.writeheader()
+                    w.writerows(old)
         with open(self.path, "a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             if new:
@@ -271,12 +287,17 @@ class Results:
 
 
 def read_rows(paths: List[str]) -> List[Dict[str, str]]:
-    """Rows of the given CSVs, each with a 'script' key (the file's stem)."""
+    """Rows of the given CSVs, each with a 'script' key (the file's stem) and every column of
+    COLUMNS ("" where the file has none)."""
     rows = []
     for path in paths:
         script = os.path.splitext(os.path.basename(path))[0]
         with open(path, newline="") as f:
             for row in csv.DictReader(f):
+                row.pop(None, None)  # fields past an older, shorter header
+                for c in COLUMNS:
+                    if row.get(c) is None:
+                        row[c] = ""
                 row["script"] = script
                 rows.append(row)
     return rows

@@ -32,6 +32,12 @@ large GPU's), its clocks, and its host. Its arithmetic rate per SM is the large 
     python benchmarks/ordinary_gpu.py --tiny --no-mps --device cpu     # seconds: proves it runs (CI)
     python benchmarks/ordinary_gpu.py --only gpt                        # the GPT step on an 8-SM slice
 
+The convolution and ResNet-18 rows carry the roofline columns (roofline.py): FLOPs (the direct
+count; for glassgrad's Winograd choices also the point products it computes), bytes, rates, and
+fractions of the peaks of the multiprocessors the child sees (FP32 lanes x 2 x clock from the
+device properties, so an 8-SM slice's peak is 8 SMs') and of the memory bandwidth (the whole
+GPU's: the slice shares it).
+
 Rows go to benchmarks/results/ordinary_gpu.csv (--csv to change); every workload ends with
 "on <N> SMs" and every row's notes start with "<N> SMs" (the count glassgrad's device query
 reports in the child process); benchmarks/report.py makes one table per SM count.
@@ -52,6 +58,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lstm_step  # noqa: E402
+import roofline as R  # noqa: E402
 import workloads as W  # noqa: E402
 from dcgan_step import add_dcgan_args, dcgan  # noqa: E402
 from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,  # noqa: E402
@@ -148,6 +155,7 @@ def convs(args, res, dev, torch, note, where):
     if args.shapes:
         shapes = [sh for sh in shapes if any(word in sh[-1] for word in args.shapes.split(","))]
     rounds, calls = (1, 2) if args.tiny else (args.rounds, args.calls)
+    peak = R.device_peak(dev)
     for n, c, h, w, k, r, s, p, model in shapes:
         oh, ow = (h + 2 * p - r) // s + 1, (w + 2 * p - r) // s + 1
         x = rng.standard_normal((n, c, h, w)).astype(np.float32)
@@ -191,12 +199,19 @@ def convs(args, res, dev, torch, note, where):
                 except Exception as e:  # the profiler is a diagnostic: never fail the timing for it
                     print(f"{wl}: no kernel breakdown ({type(e).__name__}: {e})", flush=True)
             tname = contenders[-1][0] if theirs else None
+            if dev.startswith("cuda"):
+                algo = R.cuda_conv_algorithm(gg.cuda.conv_choices(), R.OP_OF[name], n, c, h, w, k, r, s, p)
+            else:
+                algo = R.cpu_conv_algorithm(R.OP_OF[name], (n, c, h, w), (k, c, r, r), s, p)
+            ours, algo_name = R.algorithm_flop(algo, n, c, h, w, k, r, s, p, name)
+            nbytes = R.conv_bytes(n, c, h, w, k, r, s, p, name)
             for label, t in med.items():
                 is_torch = label == tname
                 res.add(dev, wl, "us_per_call", t * 1e6, "us", label,
                         ratio=None if is_torch or tname is None else t / med[tname],
                         notes=f"{note}; {flops / t / 1e12:.2f} TFLOP/s; median of {rounds} alternating rounds of "
-                              f"{calls} calls")
+                              f"{calls} calls" + ("" if is_torch else f"; {algo_name}") + f"; {peak.note()}",
+                        roofline=R.columns(flops, t, peak, nbytes, None if is_torch else ours))
     print_conv_choices(gg, dev, "convolution choices:")
 
 
@@ -244,6 +259,7 @@ def resnet(args, res, dev, torch, note, where):
     spec = W.resnet18(4) if args.tiny else W.RESNET18
     batches = [2] if args.tiny else [int(b) for b in args.resnet_batches.split(",")]
     rounds, steps = (1, 2) if args.tiny else (args.rounds, args.steps)
+    peak = R.device_peak(dev)
     for batch in batches:
         gg.manual_seed(0)
         model = W.gg_model(spec)
@@ -264,6 +280,7 @@ def resnet(args, res, dev, torch, note, where):
         med, times = alternating_medians(contenders, rounds, steps)  # warm-up: plans, autotuning, graphs, cuDNN's
         eager = next((k for k in contenders if k.startswith("torch") and not k.endswith("graph")), None)
         workload = f"{spec.label} train step batch {batch}{where}"
+        flop, nbytes = R.step_counts(model, (batch,) + spec.input_shape)
         for name, t in med.items():
             ratio = None if name.startswith("torch") or eager is None else t / med[eager]
             extra = ""
@@ -271,7 +288,8 @@ def resnet(args, res, dev, torch, note, where):
                 graph = [k for k in med if k.endswith("graph")][0]
                 extra = f"; {t / med[graph]:.3f}x PyTorch's CUDA graph"
             res.add(dev, workload, "synchronized_step_ms", t * 1e3, "ms", name, ratio=ratio,
-                    notes=f"{note}; median of {len(times[name])} steps in {rounds} alternating rounds{extra}")
+                    notes=f"{note}; median of {len(times[name])} steps in {rounds} alternating rounds{extra}; "
+                          f"{peak.note()}", roofline=R.columns(flop, t, peak, nbytes))
 
 
 def simplecnn(args, res, dev, torch, note, where):

@@ -50,6 +50,25 @@ def ratio(v: str) -> str:
     return f"{r:.2f}x" if r >= 0.01 else f"{r:.2g}x"
 
 
+def percent(v: str) -> str:
+    """A roofline fraction as a percentage ("" when the row has none)."""
+    if not v:
+        return ""
+    f = 100 * float(v)
+    return f"{f:.1f}%" if f < 10 else f"{f:.0f}%"
+
+
+def peak_line(rows) -> List[str]:
+    """The peaks a run's roofline columns are fractions of (its first row that has them)."""
+    for r in rows:
+        if r.get("peak_gflop_per_s"):
+            how = re.search(r"peak [^;]*\(([^)]*)\)", r.get("notes", ""))
+            return [f"Peaks: {sig(float(r['peak_gflop_per_s']))} GFLOP/s FP32 FMA, "
+                    f"{sig(float(r['peak_gbyte_per_s']))} GB/s memory" + (f" ({how.group(1)})" if how else "") + ".",
+                    ""]
+    return []
+
+
 def run_header(rows) -> str:
     r = rows[0]
     load = ""
@@ -150,10 +169,16 @@ def memory_table(rows) -> List[str]:
 def rows_table(rows) -> List[str]:
     """Every row of a run as it was written: for the scripts whose metrics differ per row
     (conv_vs_cudnn, resnet_memory_budget, checkpoint_depth_scaling, profile_kernels)."""
+    roof = any(r.get("fma_peak_fraction") for r in rows)  # the step rows: rate and share of the peak too
     body = [[r["workload"], r["framework"].replace("torch ", "PyTorch "), r["metric"],
              f"{sig(float(r['value']))} {r['unit']}".strip(), ratio(r["ratio_vs_torch"]) if r["ratio_vs_torch"] else ""]
+            + ([sig(float(r["gflop_per_s"])) if r.get("gflop_per_s") else "", percent(r.get("fma_peak_fraction", ""))]
+               if roof else [])
             for r in rows]
-    return table(["workload", "framework", "metric", "value", "vs PyTorch"], body, "lllrr")
+    if not roof:
+        return table(["workload", "framework", "metric", "value", "vs PyTorch"], body, "lllrr")
+    return peak_line(rows) + table(["workload", "framework", "metric", "value", "vs PyTorch", "GFLOP/s",
+                                    "of FMA peak"], body, "lllrrrr")
 
 
 def versus_table(rows) -> List[str]:
@@ -167,15 +192,18 @@ def versus_table(rows) -> List[str]:
         g, o = d.get("glassgrad"), d.get("other")
         if g is None:
             continue
-        rate = re.search(r"([0-9.]+ GFLOP/s)", g["notes"])
+        rate = re.search(r"; ([0-9.]+ GFLOP/s)", g["notes"])  # the row's rate, not the run's peak
         vs = f"{float(g['value']) / float(o['value']):.2f}x" if o else ""
         body.append([workload, f"{sig(float(g['value']))} {g['unit']}", rate.group(1) if rate else "",
                      o["framework"].replace("torch ", "PyTorch ") if o else "n/a",
-                     f"{sig(float(o['value']))} {o['unit']}" if o else "", vs])
+                     f"{sig(float(o['value']))} {o['unit']}" if o else "", vs,
+                     percent(g.get("fma_peak_fraction", "")), percent(o.get("fma_peak_fraction", "")) if o else "",
+                     percent(g.get("bandwidth_peak_fraction", ""))])
     threads = re.search(r"glassgrad \d+ threads(, torch \d+ threads)?", rows[0]["notes"]) if rows else None
     head = [f"Threads: {threads.group(0)}.", ""] if threads else []
-    return head + table(["workload", "glassgrad", "glassgrad rate", "against", "its time", "glassgrad / it"], body,
-                        "lrrlrr")
+    return head + peak_line(rows) + table(
+        ["workload", "glassgrad", "glassgrad rate", "against", "its time", "glassgrad / it",
+         "glassgrad of FMA peak", "it: of FMA peak", "glassgrad of bandwidth"], body, "lrrlrrrrr")
 
 
 def ordinary_gpu_table(rows) -> List[str]:
@@ -194,15 +222,22 @@ def ordinary_gpu_table(rows) -> List[str]:
             fw = r["framework"]
             kind = "graph" if fw.endswith("CUDA graph") else ("torch" if fw.startswith("torch") else "glassgrad")
             by.setdefault(re.sub(r" on \d+ SMs$", "", r["workload"]), {})[kind] = r
+        roof = any(r.get("fma_peak_fraction") for r in rs)  # roofline columns once a run has them
         body = []
         for workload, d in by.items():
             g, t, gr = d.get("glassgrad"), d.get("torch"), d.get("graph")
             fmt = lambda r: f"{sig(float(r['value']))} {r['unit']}" if r else "n/a"  # noqa: E731
             vs_graph = f"{float(g['value']) / float(gr['value']):.2f}x" if g and gr else ""
             body.append([workload, g["framework"] if g else "", fmt(g), fmt(t), ratio(g["ratio_vs_torch"]) if g else "",
-                         fmt(gr) if gr else "", vs_graph])
-        out += table(["workload", "glassgrad", "time", "PyTorch", "vs PyTorch", "PyTorch CUDA graph", "vs graph"],
-                     body, "lllrrrr")
+                         fmt(gr) if gr else "", vs_graph]
+                        + ([percent(g.get("fma_peak_fraction", "")) if g else "",
+                            percent(t.get("fma_peak_fraction", "")) if t else "",
+                            percent(g.get("bandwidth_peak_fraction", "")) if g else ""] if roof else []))
+        head = ["workload", "glassgrad", "time", "PyTorch", "vs PyTorch", "PyTorch CUDA graph", "vs graph"]
+        if roof:
+            out += peak_line(rs)
+            head += ["glassgrad of FMA peak", "PyTorch of FMA peak", "glassgrad of bandwidth"]
+        out += table(head, body, "lllrrrr" + ("rrr" if roof else ""))
         out.append("")
     return out
 

@@ -10,7 +10,10 @@ threads"), so runs with 1 and 2 threads stand side by side in the report.
 
 Two figures per framework: the median synchronized step (synchronize, step, synchronize: what one
 step costs on its own) and the pipelined step (many steps back to back, one synchronize: what
-training throughput sees). Rows go to benchmarks/results/step_time_interleaved.csv.
+training throughput sees). Rows go to benchmarks/results/step_time_interleaved.csv, with the
+roofline columns (roofline.py): the step's FLOPs and bytes by direct count over its convolutions
+and linear layers, rates, and fractions of the device's peaks (the CPU's measured at the start on
+the run's thread count).
 """
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import roofline as R  # noqa: E402
 import workloads as W  # noqa: E402
 from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
                     torch_or_none, torch_setup)
@@ -73,6 +77,8 @@ def main(argv=None):
         for name, (fn, sync) in contenders.items():
             sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
             pipe_times[name].append(back_to_back(fn, sync, steps))
+    peak = R.device_peak(dev)
+    flop, nbytes = R.step_counts(model, (batch,) + spec.input_shape)
     workload = f"{spec.label} train step batch {batch}"
     if args.threads and dev == "cpu":
         workload += f", {args.threads} thread" + ("s" if args.threads > 1 else "")
@@ -83,9 +89,11 @@ def main(argv=None):
         s_ratio = None if is_torch or tname is None else s_med / statistics.median(sync_times[tname])
         p_ratio = None if is_torch or tname is None else p_med / statistics.median(pipe_times[tname])
         res.add(dev, workload, "synchronized_step_ms", s_med * 1e3, "ms", name, ratio=s_ratio,
-                notes=f"median of {len(sync_times[name])} steps in {rounds} alternating rounds")
+                notes=f"median of {len(sync_times[name])} steps in {rounds} alternating rounds; {peak.note()}",
+                roofline=R.columns(flop, s_med, peak, nbytes))
         res.add(dev, workload, "pipelined_step_ms", p_med * 1e3, "ms", name, ratio=p_ratio,
-                notes=f"median of {rounds} rounds of {steps} back-to-back steps")
+                notes=f"median of {rounds} rounds of {steps} back-to-back steps; {peak.note()}",
+                roofline=R.columns(flop, p_med, peak, nbytes))
     res.write()
     return 0
 

@@ -5,6 +5,8 @@
 #include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/autodiff/op_schema.h"
 #include "glassgrad/runtime/cpu_features.h"
+#include "glassgrad/runtime/conv_algorithm.h"
+#include "glassgrad/runtime/cpu_peak.h"
 #include "glassgrad/runtime/eager.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -63,6 +65,24 @@ void bind_ops(py::module_& m) {
     return out;
   }, "(op, device, dtype) of every registered kernel");
   m.def("cpu_isa", [] { return std::string(cpu_isa_name(cpu_isa())); });
+  m.def("cpu_peak", [](int threads, double seconds, int repeats, int64_t copy_bytes) {
+    const CpuPeak p = measure_cpu_peak(threads, seconds, repeats, copy_bytes);
+    py::dict d;
+    d["threads"] = p.threads;
+    d["isa"] = std::string(p.isa);
+    d["fma_flops"] = p.fma_flops;
+    d["copy_bytes_per_s"] = p.copy_bytes_per_s;
+    d["fma_iterations"] = p.fma_iterations;
+    d["copy_bytes"] = p.copy_bytes;
+    return d;
+  }, py::arg("threads") = 0, py::arg("seconds") = 0.02, py::arg("repeats") = 5, py::arg("copy_bytes") = int64_t(64) << 20,
+     "The CPU's measured float32 FMA rate and copy bandwidth on `threads` threads (cpu_peak.h)");
+  m.def("cpu_conv_algorithm",
+        [](const std::string& op, const Shape& input_shape, const Shape& weight_shape, const py::dict& attrs,
+           const std::string& dtype) {
+          return cpu::conv_algorithm(op, input_shape, weight_shape, attrs_from_dict(attrs), dtype_from_name(dtype));
+        },
+        "The algorithm the CPU kernel of a Conv2D op runs on these shapes (conv_algorithm.h)");
   m.def("cpu_set_conv_algo", &cpu::set_conv_algo);
   m.def("cpu_conv_algo", &cpu::conv_algo);
   m.def("set_conv_fast_winograd", &set_conv_fast_winograd);

@@ -23,7 +23,22 @@ pytestmark = pytest.mark.slow  # end-to-end runs: `pytest -m 'not slow'` leaves 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BENCH = os.path.join(REPO, "benchmarks")
 COLUMNS = ["date", "commit", "machine", "device", "workload", "metric", "value", "unit", "framework",
-           "ratio_vs_torch", "notes"]
+           "ratio_vs_torch", "notes", "flop", "algorithm_flop", "bytes", "gflop_per_s", "gbyte_per_s",
+           "peak_gflop_per_s", "peak_gbyte_per_s", "fma_peak_fraction", "bandwidth_peak_fraction"]
+
+
+def assert_roofline(row, flop, nbytes):
+    """A row's roofline columns: its counts, rates at its time, and fractions of its peaks."""
+    seconds = float(row["value"]) * {"us": 1e-6, "ms": 1e-3, "s": 1.0}[row["unit"]]
+    assert float(row["flop"]) == pytest.approx(flop, rel=1e-5), row
+    assert float(row["bytes"]) == pytest.approx(nbytes, rel=1e-5), row
+    assert float(row["gflop_per_s"]) == pytest.approx(flop / seconds / 1e9, rel=1e-3), row
+    assert float(row["gbyte_per_s"]) == pytest.approx(nbytes / seconds / 1e9, rel=1e-3), row
+    done = float(row["algorithm_flop"] or row["flop"])
+    assert float(row["fma_peak_fraction"]) == pytest.approx(done / seconds / 1e9 / float(row["peak_gflop_per_s"]),
+                                                            rel=1e-3), row
+    assert float(row["bandwidth_peak_fraction"]) == pytest.approx(
+        nbytes / seconds / 1e9 / float(row["peak_gbyte_per_s"]), rel=1e-3), row
 
 
 def run_script(name, *args, timeout=600):
@@ -155,6 +170,12 @@ def test_dcgan_step_tiny_times_the_iteration_alone_and_under_ordinary_gpu(tmp_pa
     assert {r["workload"] for r in rows} == {"DCGAN iteration 64x64 ngf 4 ndf 4 batch 2, 1 thread"}
     assert {r["metric"] for r in rows if r["framework"] == "glassgrad.compile"} == {"synchronized_step_ms",
                                                                                      "pipelined_step_ms"}
+    # SimpleCNN at batch 2: every row carries the step's FLOPs (3 directions of each layer but the
+    # first's input gradient) and the rates at its own time
+    flop = {float(r["flop"]) for r in rows}
+    assert len(flop) == 1 and flop.pop() > 0
+    for r in rows:
+        assert_roofline(r, float(r["flop"]), float(r["bytes"]))
     if has_torch_rows(rows):
         assert all(r["ratio_vs_torch"] for r in rows if r["framework"] == "glassgrad.compile")
     out = tmp_path / "ordinary_gpu.csv"
@@ -191,6 +212,12 @@ def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(t
         assert len(mine) == 1, (direction, [r["workload"] for r in ours])
         if has_torch_rows(rows):
             assert mine[0]["ratio_vs_torch"], "with PyTorch importable every convolution gets a ratio"
+        # the tiny shape [2,3,8,8] -> 4, 3x3, padding 1: 2 x 4 x 8 x 8 x 3 x 9 multiply-adds; x, w, y once
+        for r in [r for r in rows if r["workload"].endswith(direction)]:
+            assert_roofline(r, 2 * 2 * 4 * 64 * 3 * 9, 4 * (2 * 3 * 64 + 4 * 3 * 9 + 2 * 4 * 64))
+    for r in rows:
+        if r["workload"] == "sgemm 64x64x64":
+            assert_roofline(r, 2 * 64 ** 3, 3 * 4 * 64 * 64)
 
 
 def test_step_time_interleaved_tiny_names_the_thread_count_on_the_cpu(tmp_path):
@@ -202,6 +229,12 @@ def test_step_time_interleaved_tiny_names_the_thread_count_on_the_cpu(tmp_path):
     assert {r["workload"] for r in rows} == {"SimpleCNN train step batch 2, 1 thread"}
     assert {r["metric"] for r in rows if r["framework"] == "glassgrad.compile"} == {"synchronized_step_ms",
                                                                                      "pipelined_step_ms"}
+    # SimpleCNN at batch 2: every row carries the step's FLOPs (3 directions of each layer but the
+    # first's input gradient) and the rates at its own time
+    flop = {float(r["flop"]) for r in rows}
+    assert len(flop) == 1 and flop.pop() > 0
+    for r in rows:
+        assert_roofline(r, float(r["flop"]), float(r["bytes"]))
 
 
 def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth(tiny_results):

@@ -43,6 +43,7 @@
 #include "cpu/conv_winograd.h"
 #include "cpu/gemm/gemm.h"
 #include "glassgrad/autodiff/fusion.h"
+#include "glassgrad/runtime/conv_algorithm.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/settings.h"
@@ -556,6 +557,16 @@ size_t backward_weight_workspace(const std::vector<TensorInfo>& in, const std::v
 }
 
 }  // namespace
+
+std::string cpu::conv_algorithm(const std::string& op, const Shape& input_shape, const Shape& weight_shape,
+                                const Attrs& attrs, DType dtype) {
+  const ConvGeometry whole = cpu::conv_geometry(input_shape, weight_shape, attrs);
+  if (const int m = winograd_tile(whole, dtype)) return "winograd" + std::to_string(m);
+  const ConvGeometry g = cpu::group_slice(whole);
+  if (op == "Conv2D" && forward_direct(g)) return "direct";
+  if (op == "Conv2DBackwardWeight" && weight_by_dots(g, dtype)) return "dots";
+  return "gemm";
+}
 
 void register_cpu_conv_kernels(KernelRegistry& r) {
   r.add("Conv2D", DeviceType::CPU, DType::Float32, conv2d_forward<float>, forward_workspace);
