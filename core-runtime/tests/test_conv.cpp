@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "glassgrad/runtime/eager.h"
+#include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/settings.h"
 #include "glassgrad/runtime/tensor.h"
 
@@ -201,6 +202,41 @@ TEST(Conv2DKernels, WinogradPathMatchesNaiveFormulas) {
     for (const Geom& g : shapes) {
       check_geometry<float>(g, gen, true);
       check_geometry<double>(g, gen, false);
+    }
+  }
+}
+
+// The Winograd weight gradient with several threads on layers whose per-thread dU accumulators fit
+// in the op's input size (conv_winograd.cpp, weight_kind): each thread sums a fixed share of the
+// images, so the result matches the formulas, repeats bit for bit, and every thread count gives
+// the same value up to rounding; batches not divisible by the thread count and smaller than it.
+struct ThreadCount {
+  explicit ThreadCount(int n) { set_num_threads(n); }
+  ~ThreadCount() { set_num_threads(0); }
+};
+
+TEST(Conv2DKernels, WinogradWeightGradientWithPerThreadAccumulators) {
+  for (const char* algo : {"winograd2", "winograd4"}) {
+    const ForcedCpuConvAlgo forced(algo);
+    for (int threads : {2, 3}) {
+      SCOPED_TRACE(std::string(algo) + ", threads " + std::to_string(threads));
+      const ThreadCount count(threads);
+      std::mt19937 gen(23);
+      const Geom shapes[] = {
+          {5, 8, 12, 12, 16, 3, 3, 1, 1, 1, 1, 1, 1},  {7, 9, 10, 7, 12, 3, 3, 1, 1, 0, 0, 0, 0},
+          {2, 16, 20, 20, 8, 3, 3, 1, 1, 1, 1, 1, 1},  {40, 8, 4, 4, 16, 3, 3, 1, 1, 1, 1, 1, 1},
+      };
+      for (const Geom& g : shapes) {
+        check_geometry<float>(g, gen, false);
+        check_geometry<double>(g, gen, false);
+      }
+      const Tensor x = random_tensor<float>({6, 16, 16, 16}, gen);
+      const Tensor gy = random_tensor<float>({6, 24, 16, 16}, gen);
+      Attrs bw{{"stride", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+      bw.set("weight_shape", std::vector<int64_t>{24, 16, 3, 3});
+      const Tensor a = run_op("Conv2DBackwardWeight", {x, gy}, bw)[0];
+      const Tensor b = run_op("Conv2DBackwardWeight", {x, gy}, bw)[0];
+      for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(a.data<float>()[i], b.data<float>()[i]) << "index " << i;
     }
   }
 }

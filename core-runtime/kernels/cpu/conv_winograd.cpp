@@ -67,7 +67,10 @@ DType dtype_of() {
   return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
 }
 
-enum class Kind { ForwardLike, Weight };
+// ForwardLike: the forward and the input gradient. Weight: the weight gradient on blocks shared
+// by the threads (each block's point GEMMs split over them). WeightPerSlot: the weight gradient
+// with each slot's own images and its own dU accumulator, summed at the end (weight_kind).
+enum class Kind { ForwardLike, Weight, WeightPerSlot };
 
 // A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
 // [n, cout, ho, wo], input padded by (pt, pl) at the top left (the input gradient is one too),
@@ -101,11 +104,26 @@ WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t e
     const int64_t op_bytes = input_bytes + s.n * s.cout * s.ho * s.wo * e + s.points() * s.cin * s.cout * e;
     const int64_t cap = std::max<int64_t>(1, op_bytes / (slots * tile_bytes * tpi));
     s.ipb = std::min(ceil_div(s.n, blocks), cap);
-  } else {
+  } else if (kind == Kind::Weight) {
     const int64_t budget = std::max(kBlockTiles * tile_bytes, std::min(kWeightBlockBytes, input_bytes));
     s.ipb = std::min(s.n, std::max<int64_t>(1, budget / tile_bytes / tpi));
+  } else {  // WeightPerSlot: about kBlockTiles tiles (at least one image) of the slot's own images
+    s.ipb = std::min(ceil_div(s.n, slots), ceil_div(kBlockTiles, tpi));
   }
   return s;
+}
+
+// The weight gradient's scheme for `slots` threads. Shared blocks cost two parallel phases (each
+// a fork/join) per block, and a block may hold only a few images; with per-slot accumulators a
+// call has two phases whatever N is: each slot transforms its own images and accumulates their
+// point GEMMs into its own dU [points][K][C], and the filter adjoint sums the slots' dU first.
+// The slots' accumulators must not make the workspace larger than the op's input (it sits in
+// the step's memory plan), which keeps them to layers with few channels for their image size:
+// ResNet-18's layer1 and layer2 (64 and 128 channels), not layer3 and layer4.
+Kind weight_kind(const WinoShape& s, int slots, size_t elem) {
+  const int64_t du_bytes = s.points() * s.cout * s.cin * static_cast<int64_t>(elem);
+  const int64_t input_bytes = s.n * s.cin * s.h * s.w * static_cast<int64_t>(elem);
+  return slots > 1 && s.n > 1 && slots * du_bytes <= input_bytes ? Kind::WeightPerSlot : Kind::Weight;
 }
 
 WinoShape forward_shape(const ConvGeometry& g, int m) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl, m}; }
@@ -140,6 +158,8 @@ struct Buffers {
   WinoShape shape{};
   int slots = 1;
   T* filters = nullptr;                 // forward-like: packed U; weight gradient: dU [points][K][C]
+  bool per_slot = false;                // Kind::WeightPerSlot
+  int64_t du_slot_stride = 0;           // WeightPerSlot: elements from one slot's dU to the next
   T* trans_in[kMaxSlots] = {};          // V [points][block tiles][cin rounded to L]
   T* trans_out[kMaxSlots] = {};         // M (forward-like) or Z (weight) [points][block tiles][cout rounded to L]
   T* stage_in[kMaxSlots] = {};          // one channel block of the staged input
@@ -162,11 +182,13 @@ size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T
     filters = carve.take<T>(s.points() * skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt)));
     gemm_bytes = gemm_workspace_bytes(tb, s.cout, s.cin, dt, /*serial=*/true);
   } else {
-    filters = carve.take<T>(s.points() * skewed<T>(s.cout * s.cin));  // dU [points][K][C]
+    const int64_t du_slot = round_up(s.points() * skewed<T>(s.cout * s.cin), kAlign / sizeof(T));
+    filters = carve.take<T>((kind == Kind::WeightPerSlot ? slots : 1) * du_slot);  // dU [points][K][C] (per slot)
     gemm_bytes = gemm_workspace_bytes(s.cout, s.cin, tb, dt, /*serial=*/true);
+    if (b) b->du_slot_stride = du_slot, b->per_slot = kind == Kind::WeightPerSlot;
   }
   if (b) b->shape = s, b->slots = slots, b->filters = filters, b->gemm_bytes = gemm_bytes;
-  const int pairs = kind == Kind::ForwardLike ? slots : 1;
+  const int pairs = kind == Kind::Weight ? 1 : slots;
   for (int i = 0; i < pairs; ++i) {
     T* ti = carve.take<T>(s.points() * skewed<T>(tb * cinp));
     T* to = carve.take<T>(s.points() * skewed<T>(tb * coutp));
@@ -185,6 +207,7 @@ int slots_now() { return std::max(1, std::min(kMaxSlots, in_parallel_region() ? 
 
 size_t workspace_bytes(Kind kind, const WinoShape& s, DType dt) {
   const int slots = std::max(1, std::min(kMaxSlots, get_num_threads()));
+  if (kind != Kind::ForwardLike) kind = weight_kind(s, slots, dtype_size(dt));
   return dt == DType::Float64 ? layout<double>(kind, s, dt, slots, nullptr, nullptr)
                               : layout<float>(kind, s, dt, slots, nullptr, nullptr);
 }
@@ -210,6 +233,7 @@ void for_units(int slots, int64_t units, F&& fn) {
 template <typename T>
 Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t workspace_bytes, Tensor& scratch) {
   const int slots = slots_now();
+  if (kind != Kind::ForwardLike) kind = weight_kind(s, slots, sizeof(T));
   const size_t need = layout<T>(kind, s, dt, slots, nullptr, nullptr);
   char* base = static_cast<char*>(workspace);
   if (base == nullptr || workspace_bytes < need) {
@@ -355,6 +379,70 @@ void winograd_backward_input(const ConvGeometry& g, int m, const T* gy, const T*
                        workspace_bytes);
 }
 
+namespace {
+
+// The weight gradient with per-slot accumulators (weight_kind): slot sl takes images
+// [N sl / slots, N (sl + 1) / slots), a fixed share, so that each dU element is summed in the
+// same order on every run (docs/numerics.md, "Determinism"): over its images' tiles in order,
+// then over the slots in order. Two parallel phases in all.
+template <typename T>
+void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, const T* x, const T* gy, T* dw,
+                     const Buffers<T>& b) {
+  const WinoShape& s = b.shape;
+  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
+  const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
+  const int64_t c_blocks = cp / L, k_blocks = kp / L;
+  const int64_t v_stride = skewed<T>(tb * cp), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
+  const int used = static_cast<int>(std::min<int64_t>(b.slots, g.n));
+  parallel_for(used, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t sl = s0; sl < s1; ++sl) {
+      T* du = b.filters + sl * b.du_slot_stride;
+      T* v = b.trans_in[sl];
+      T* z = b.trans_out[sl];
+      const int64_t first = g.n * sl / used, last = g.n * (sl + 1) / used;
+      for (int64_t n0 = first; n0 < last; n0 += s.ipb) {
+        const int64_t images = std::min(s.ipb, last - n0), tiles = images * tpi;
+        // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles.
+        for (int64_t i = 0; i < images; ++i) {
+          for (int64_t cb = 0; cb < c_blocks; ++cb)
+            transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(),
+                                  s.in_cols(), s, cb, b.stage_in[sl], v, cp, i * tpi, /*input=*/true);
+          for (int64_t kb = 0; kb < k_blocks; ++kb)
+            transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
+                                  s.out_cols(), s, kb, b.stage_out[sl], z, kp, i * tpi, /*input=*/false);
+        }
+        // dU_sl[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C] for each point.
+        for (int64_t xi = 0; xi < s.points(); ++xi) {
+          GemmProblem<T> p(g.k, g.c, tiles);
+          p.a = transpose_of<T>(z + xi * z_stride, kp);
+          p.b = row_major<T>(v + xi * v_stride, cp);
+          p.beta = n0 == first ? T(0) : T(1);
+          p.c = du + xi * du_stride;
+          p.ldc = g.c;
+          gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
+        }
+      }
+    }
+  });
+  // dw[k, c] = G^T (sum over slots of dU_sl[., k, c]) G, one output channel per unit: its rows of
+  // every slot's dU are added onto slot 0's, in slot order, then transformed.
+  for_units(b.slots, g.k, [&](int, int64_t k) {
+    for (int sl = 1; sl < used; ++sl) {
+      const T* from = b.filters + sl * b.du_slot_stride;
+      for (int64_t xi = 0; xi < s.points(); ++xi) {
+        T* to = b.filters + xi * du_stride + k * g.c;
+        const T* add = from + xi * du_stride + k * g.c;
+        for (int64_t c = 0; c < g.c; ++c) to[c] += add[c];
+      }
+    }
+    WinoFilterAdjoint<T> f;
+    f.du = b.filters, f.xi_stride = du_stride, f.ld = g.c, f.c = g.c, f.k0 = k, f.k1 = k + 1, f.dw = dw;
+    kern.filter_adjoint(f);
+  });
+}
+
+}  // namespace
+
 template <typename T>
 void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T* gy, T* dw, void* workspace,
                               size_t workspace_bytes) {
@@ -363,6 +451,10 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
   const Buffers<T> b = bind<T>(Kind::Weight, forward_shape(g, m), dt, workspace, workspace_bytes, scratch);
   const WinoShape& s = b.shape;
   const WinogradKernels<T>& kern = kernels<T>(m);
+  if (b.per_slot) {
+    weight_per_slot(kern, g, x, gy, dw, b);
+    return;
+  }
   const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
   const int64_t c_blocks = cp / L, k_blocks = kp / L;
