@@ -48,7 +48,11 @@ from ._shapes import *  # noqa: E402,F401,F403
 from ._einsum import einsum  # noqa: E402
 from ._factories import *  # noqa: E402,F401,F403
 from ._spatial import cat  # noqa: E402
+from ._counting import *  # noqa: E402,F401,F403
+from ._indexed_reductions import *  # noqa: E402,F401,F403
+from ._indexing import index_copy, masked_scatter, put, take  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (binds the functions above as Tensor methods)
+nan_to_num_ = Tensor.nan_to_num_
 concat = concatenate = cat
 from .functional import (adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, cross_entropy, dropout,  # noqa: E402
                          elu, flatten, gelu, interpolate, leaky_relu, linear, log_softmax, max_pool2d, mse_loss,

@@ -164,6 +164,104 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     return gather(x, d, i)
 
 
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """input with the elements of source, read in row-major order, written where the boolean
+    mask (broadcast to input) is True (PyTorch's Tensor.masked_scatter): the k-th True position
+    takes source.flatten()[k], found by a running count of the mask (no computation now)."""
+    where = "masked_scatter"
+    if not isinstance(mask, Tensor) or mask._h.dtype != "bool":
+        got = mask._h.dtype if isinstance(mask, Tensor) else type(mask).__name__
+        raise _C.DTypeError(f"masked_scatter_: expected BoolTensor for mask, got {got}\n  fix: mask.bool()")
+    if not isinstance(source, Tensor) or source._h.dtype != input._h.dtype:
+        got = source._h.dtype if isinstance(source, Tensor) else type(source).__name__
+        raise _C.DTypeError(f"masked_scatter_: expected self and source to have same dtypes but got "
+                            f"{input._h.dtype} and {got}\n  fix: source.to({input._h.dtype!r})")
+    try:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    except ValueError:
+        shape = None
+    if shape != tuple(input.shape):
+        raise _C.ShapeError(f"{where}: the mask {list(mask.shape)} does not broadcast to the input "
+                            f"{list(input.shape)}\n  fix: a mask of the input's shape (or one that broadcasts to it)")
+    from ._scans import cumsum
+    m = (mask if tuple(mask.shape) == shape else mask.expand(*shape)).reshape(-1)
+    position = cumsum(m, 0) - 1  # the k of each True element
+    position = _op("Where", [m, position, _scalar_like(0, position)])
+    flat_source = source.reshape(-1)
+    if flat_source.shape[0] == 0:
+        flat_source = _scalar_like(0, input).reshape(1)
+    taken = gather(flat_source, 0, position)
+    return _op("Where", [m, taken, input.reshape(-1)]).reshape(*input.shape)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+    """input with source[.., j, ..] copied to input[.., index[j], ..] along dim (PyTorch's
+    torch.index_copy; with a repeated index one of the copies wins)."""
+    where = "index_copy"
+    d = _dim(dim, max(input.ndim, 1), where, input.shape)
+    index = _index_tensor(index, input, where)
+    if index.ndim > 1:
+        raise _C.ShapeError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})\n"
+                            f"  fix: index.reshape(-1)")
+    if not isinstance(source, Tensor):
+        raise TypeError(f"{where}: source must be a tensor, got {type(source).__name__}")
+    if source._h.dtype != input._h.dtype:
+        raise _C.DTypeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                            f"{input._h.dtype} and (source) {source._h.dtype}\n  fix: source.to({input._h.dtype!r})")
+    if input.ndim == 0:
+        return index_copy(input.reshape(1), 0, index.reshape(-1), source.reshape(1)).reshape(())
+    want = list(input.shape)
+    want[d] = index.numel()
+    if list(source.shape) != want and not (source.ndim == 0 and index.numel() == 1 and input.ndim == 1):
+        raise _C.ShapeError(f"index_copy_(): Source/destination tensor must have same slice shapes; source "
+                            f"{list(source.shape)}, input {list(input.shape)}, {index.numel()} indices along dim "
+                            f"{dim}\n  fix: a source of shape {want}")
+    return _op("IndexPut", [input, source.reshape(want), index.reshape(-1)], {"dims": [d]})
+
+
+def _flat_index(index, input: Tensor, where: str) -> Tensor:  # noqa: A002
+    """index into input.flatten(), negative values counting from the end (take and put)."""
+    index = _index_tensor(index, input, where)
+    n = input.numel()
+    return _op("Where", [index < 0, index + n, index])
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+    """The elements of input, read as a 1-d tensor, at index, in index's shape (PyTorch's
+    torch.take; negative indices count from the end)."""
+    flat_index = _flat_index(index, input, "take")
+    return gather(input.reshape(-1), 0, flat_index.reshape(-1)).reshape(*flat_index.shape)
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+    """input, read as a 1-d tensor, with source's elements written (added, with accumulate) at
+    index (PyTorch's Tensor.put); the result has input's shape."""
+    flat_index = _flat_index(index, input, "put").reshape(-1)
+    if not isinstance(source, Tensor) or source.numel() != flat_index.numel():
+        got = list(source.shape) if isinstance(source, Tensor) else type(source).__name__
+        raise _C.ShapeError(f"put_(): Expected source and index to have the same number of elements, but got "
+                            f"source {got} and index {list(index.shape)}\n  fix: one source element per index")
+    values = _value_tensor(source, input).reshape(-1)
+    flat = input.reshape(-1)
+    return _op("IndexPut", [flat, values, flat_index], {"dims": [0], "accumulate": bool(accumulate)}).reshape(
+        *input.shape)
+
+
+def fill_diagonal(input: Tensor, fill_value, wrap: bool = False) -> Tensor:  # noqa: A002
+    """input with its main diagonal (every index equal) set to fill_value; for a tall matrix with
+    wrap=True the diagonal starts again every N + 1 rows (NumPy's fill_diagonal, which PyTorch's
+    Tensor.fill_diagonal_ follows). All dims must be equal beyond 2-d."""
+    if input.ndim < 2:
+        raise _C.ShapeError(f"fill_diagonal_: dimensions must larger than 1, got a {input.ndim}-d tensor "
+                            f"{list(input.shape)}\n  fix: a matrix, e.g. x.reshape(n, -1)")
+    if input.ndim > 2 and len(set(input.shape)) != 1:
+        raise _C.ShapeError(f"fill_diagonal_: all dimensions of input must be of equal length, got "
+                            f"{list(input.shape)}\n  fix: a square (or cubic, ...) tensor")
+    mask = np.zeros(tuple(input.shape), dtype=bool)
+    np.fill_diagonal(mask, True, wrap=bool(wrap))
+    return _op("Where", [tensor(mask, device=input.device), _value_tensor(fill_value, input), input])
+
+
 # ---- x[key] ----
 class _Plan(NamedTuple):
     """A key split into what views do (`basic`: per axis of the input, in order: None for a new

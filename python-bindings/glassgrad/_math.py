@@ -64,6 +64,13 @@ def _operands(a, b):
     return fix[0], fix[1], dev
 
 
+def result_type_operands(a, b):
+    """a and b as tensors of their result_type (numbers as 0-d constants)."""
+    a, b, dev = _operands(a, b)
+    dt = _dtypes.result_type(a, b)
+    return as_operand(a, dt, dev), as_operand(b, dt, dev)
+
+
 def binary(op: str, a, b, dtype=None) -> Tensor:
     """op(a, b) computed in dtype (default: result_type(a, b)), both operands converted to it."""
     a, b, dev = _operands(a, b)
@@ -512,6 +519,99 @@ def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
     return builtins.bool(eq(input, other).all().item())
 
 
+# ---- fused forms and special values ------------------------------------------------------------
+def _three_way_dtype(input, tensor1, tensor2):
+    a, b, _ = _operands(tensor1, tensor2)
+    return _dtypes.result_type(input, a, b)
+
+
+def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
+    """input + value * tensor1 * tensor2 (torch.addcmul), the three broadcast together in their
+    result_type; for an integer result value is taken as an integer, as PyTorch does."""
+    dt = _three_way_dtype(input, tensor1, tensor2)
+    dev = _device_of(input, tensor1, tensor2)
+    value = value if dt.is_floating_point else builtins.int(value)
+    prod = mul(as_operand(tensor1, dt, dev), as_operand(tensor2, dt, dev))
+    return add(as_operand(input, dt, dev), prod if value == 1 else mul(prod, value))
+
+
+def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
+    """input + value * tensor1 / tensor2 (torch.addcdiv), the three broadcast together; PyTorch
+    refuses two integer tensors (its historic integer division)."""
+    a, b, _ = _operands(tensor1, tensor2)
+    if not any(isinstance(t, Tensor) and t.dtype.is_floating_point for t in (a, b)):
+        raise _C.DTypeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform "
+            "a true division of tensor1 and tensor2.\n  addcdiv: tensor1 and tensor2 are "
+            f"{getattr(a, 'dtype', type(a).__name__)} and {getattr(b, 'dtype', type(b).__name__)}\n"
+            "  fix: input + value * tensor1 / tensor2 (a true division), or tensor1.float()")
+    return add(input, mul(div(a, b), value))
+
+
+def _dtype_limits(dt):
+    info = np.finfo(_NP[str(dt)])
+    return float(info.max), float(info.min)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,  # noqa: A002
+               neginf: Optional[float] = None) -> Tensor:
+    """NaN, +inf and -inf replaced by nan, posinf and neginf (torch.nan_to_num; the infinities
+    default to the dtype's largest and smallest finite values). Integer and bool tensors are
+    returned unchanged; the gradient is 1 at finite elements and 0 at replaced ones."""
+    if not input.dtype.is_floating_point:
+        return input
+    big, small = _dtype_limits(input.dtype)
+    hi = big if posinf is None else posinf
+    lo = small if neginf is None else neginf
+    x = _op("Where", [isnan(input), constant(nan, input.dtype, input.device), input])
+    x = _op("Where", [isposinf(input), constant(hi, input.dtype, input.device), x])
+    return _op("Where", [isneginf(input), constant(lo, input.dtype, input.device), x])
+
+
+def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:  # noqa: A002
+    """log(z / (1 - z)) (torch.logit), z = input clamped to [eps, 1 - eps] when eps is given (the
+    gradient is then 0 outside that range, as PyTorch's); integers give float32."""
+    z = _float_input(input)
+    if eps is not None:
+        z = clamp(z, eps, 1.0 - eps)
+    return sub(log(z), log1p(neg(z)))
+
+
+_power = pow  # this module's pow, under a name that is no builtin's
+
+
+def _shift(input, other, left: builtins.bool) -> Tensor:
+    x, y, dev = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    what = "bitwise_left_shift" if left else "bitwise_right_shift"
+    if dt.is_floating_point:
+        raise _C.DTypeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for 'Float'\n  {what}: shifts "
+                            f"are defined for integer tensors, got {dt}\n  fix: x.long() {'<<' if left else '>>'} n, "
+                            f"or multiply by 2 ** n for floats")
+    if dt == "bool":
+        dt = DTYPES["int64"]
+    x, y = as_operand(x, dt, dev), as_operand(y, dt, dev)
+    # x << n is x * 2^n and x >> n is floor(x / 2^n) in two's complement; a shift by 63 or more
+    # gives 0 (or -1 for a negative x shifted right), as PyTorch's kernels do.
+    wide = ge(y, 63)
+    n = _op("Where", [wide, constant(0, dt, dev), y])
+    scale = _power(constant(2, dt, dev), n)
+    if left:
+        return _op("Where", [wide, constant(0, dt, dev), mul(x, scale)])
+    shifted = floor_divide(x, scale)
+    return _op("Where", [wide, _op("Where", [lt(x, 0), constant(-1, dt, dev), constant(0, dt, dev)]), shifted])
+
+
+def bitwise_left_shift(input, other) -> Tensor:  # noqa: A002
+    """input << other for integers (torch.bitwise_left_shift): input * 2**other, wrapping as int64 does."""
+    return _shift(input, other, True)
+
+
+def bitwise_right_shift(input, other) -> Tensor:  # noqa: A002
+    """input >> other for integers (torch.bitwise_right_shift): an arithmetic shift, floor(input / 2**other)."""
+    return _shift(input, other, False)
+
+
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
            "fmod", "neg", "negative", "positive", "pow", "float_power", "abs", "absolute", "sign", "sgn", "square",
            "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -521,4 +621,4 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
-           "equal"]
+           "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift"]

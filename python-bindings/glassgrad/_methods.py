@@ -8,8 +8,8 @@ import numbers
 
 import numpy as np
 
-from . import _factories, _math, _reductions, _scans, _shapes
-from .functional import relu
+from . import _counting, _factories, _indexed_reductions, _indexing, _math, _reductions, _scans, _shapes
+from .functional import relu, where
 from ._inplace import in_place, in_place_view
 from ._tensor import Tensor
 
@@ -21,21 +21,34 @@ _FUNCTION_METHODS = {
     _reductions: [n for n in _reductions.__all__ if n not in ("var_mean", "std_mean")],
     _shapes: [n for n in _shapes.__all__ if n not in (
         "stack", "hstack", "vstack", "row_stack", "broadcast_shapes", "broadcast_tensors", "meshgrid",
-        "atleast_1d", "atleast_2d", "atleast_3d")],
+        "atleast_1d", "atleast_2d", "atleast_3d", "cdist")],
     _scans: _scans.METHODS,
+    _counting: _counting.__all__,
+    _indexed_reductions: _indexed_reductions.__all__,
 }
 for _module, _names in _FUNCTION_METHODS.items():
     for _name in _names:
         setattr(Tensor, _name, getattr(_module, _name))
 
 # Methods only (no torch function of the name).
-for _name in ("repeat",):
+for _name in ("repeat", "unfold", "sum_to_size"):
     setattr(Tensor, _name, getattr(_shapes, _name))
+for _name in ("masked_scatter", "index_copy", "take", "put"):
+    setattr(Tensor, _name, getattr(_indexing, _name))
 for _name in ("view_as", "reshape_as", "expand_as", "type_as"):
     setattr(Tensor, _name, getattr(_shapes, _name))
 for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
     setattr(Tensor, _name, getattr(_factories, _name))
 Tensor.relu = relu
+
+
+def _where(self: Tensor, condition: Tensor, other) -> Tensor:
+    """self where condition holds, else other (Tensor.where: torch.where(condition, self, other))."""
+    return where(condition, self, other)
+
+
+_where.__name__ = "where"
+Tensor.where = _where
 
 
 _OPERANDS = (Tensor, numbers.Number, np.number, np.bool_, np.ndarray, list, tuple)
@@ -60,7 +73,8 @@ def _reflected(fn):
 
 _BINARY = {"add": _math.add, "sub": _math.sub, "mul": _math.mul, "truediv": _math.div,
            "floordiv": _math.floor_divide, "mod": _math.remainder, "pow": _math.pow, "matmul": _shapes.matmul,
-           "and": _math.bitwise_and, "or": _math.bitwise_or, "xor": _math.bitwise_xor}
+           "and": _math.bitwise_and, "or": _math.bitwise_or, "xor": _math.bitwise_xor,
+           "lshift": _math.bitwise_left_shift, "rshift": _math.bitwise_right_shift}
 _OPERATORS = {f"__{n}__": _operator(f) for n, f in _BINARY.items()}
 _OPERATORS.update({f"__r{n}__": _reflected(f) for n, f in _BINARY.items()})
 _OPERATORS.update({f"__{n}__": _operator(getattr(_math, n)) for n in ("eq", "ne", "lt", "le", "gt", "ge")})
@@ -85,13 +99,19 @@ arctanh asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_not bitwise_or b
 clamp_min clip cos cosh cumprod cumsum div divide eq erf exp exp2 expm1 fix floor floor_divide fmod frac ge greater
 greater_equal gt hypot le lerp less less_equal log log10 log1p log2 logical_and logical_not logical_or logical_xor lt
 mul multiply ne neg negative not_equal pow reciprocal relu remainder round rsqrt sgn sigmoid sign sin sinh sqrt square
-sub subtract tan tanh tril triu true_divide trunc""".split()
+sub subtract tan tanh tril triu true_divide trunc addcmul addcdiv nan_to_num logit bitwise_left_shift bitwise_right_shift
+masked_scatter index_copy put scatter_reduce index_reduce""".split()
 for _name in _IN_PLACE:
     setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
 _AUGMENTED = {"add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "floordiv": "floor_divide_",
-              "mod": "remainder_", "pow": "pow_", "and": "bitwise_and_", "or": "bitwise_or_", "xor": "bitwise_xor_"}
+              "mod": "remainder_", "pow": "pow_", "and": "bitwise_and_", "or": "bitwise_or_", "xor": "bitwise_xor_",
+              "lshift": "bitwise_left_shift_", "rshift": "bitwise_right_shift_"}
 for _name, _op_name in _AUGMENTED.items():
     setattr(Tensor, f"__i{_name}__", in_place(getattr(Tensor, f"__{_name}__"), _op_name))
 # In-place view ops of the methods bound above (transpose_ is the Tensor class's own).
 Tensor.unsqueeze_ = in_place_view(Tensor.unsqueeze)
 Tensor.squeeze_ = in_place_view(Tensor.squeeze)
+Tensor.t_ = in_place_view(Tensor.t)
+Tensor.swapdims_ = in_place_view(Tensor.swapdims)
+Tensor.swapaxes_ = in_place_view(Tensor.swapaxes)
+Tensor.fill_diagonal_ = in_place(_indexing.fill_diagonal, "fill_diagonal_")

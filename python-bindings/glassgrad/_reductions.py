@@ -296,5 +296,10 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
         x = constant(1, x.dtype, x.device).expand(ones)
     return x if keepdim else x.squeeze(d)
 
+def dist(input: Tensor, other, p=2) -> Tensor:  # noqa: A002
+    """The p-norm of input - other, broadcast (torch.dist)."""
+    return norm(sub(input, other), p)
+
+
 __all__ = ["sum", "nansum", "mean", "nanmean", "var", "std", "var_mean", "std_mean", "amax", "amin", "argmax",
-           "argmin", "max", "min", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "prod"]
+           "argmin", "max", "min", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "prod", "dist"]

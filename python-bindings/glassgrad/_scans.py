@@ -1,6 +1,8 @@
 """PyTorch's scans and sorts: torch.cumsum, cumprod, sort, argsort, msort, topk, kthvalue and
 median, each also the Tensor method of the same name. Kernel-backed by the scan family
-(CumSum, CumProd, Sort, TopK: autodiff-engine/src/ops/scan.cpp).
+(CumSum, CumProd, Sort, TopK: autodiff-engine/src/ops/scan.cpp). Composed from those: the
+running scans logcumsumexp, cummax and cummin (log2(n) steps of a Hillis-Steele scan), and the
+order statistics nanmedian, quantile, nanquantile and mode.
 
 dtypes as PyTorch's: a cumsum or cumprod of bool or integer elements is int64; sort and topk keep
 the input's dtype and give int64 indices. NaN sorts as the largest value (last ascending, first
@@ -13,9 +15,12 @@ import builtins
 from collections import namedtuple
 from typing import Optional
 
-from . import _C, _args
+from . import _C, _args, _math, _shapes
 from ._dtypes import DTYPES
+from ._indexing import gather
 from ._math import as_operand, eq
+from ._shapes import stack
+from ._spatial import cat
 from ._tensor import Tensor, _dim, _op, _op_multi
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -142,5 +147,207 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):  # 
     return _pick(s.values, s.indices, d, (input.shape[d] - 1) // 2 if input.ndim else 0, keepdim)
 
 
-__all__ = ["cumsum", "cumprod", "sort", "argsort", "msort", "topk", "kthvalue", "median"]
-METHODS = ["cumsum", "cumprod", "sort", "argsort", "msort", "topk", "kthvalue", "median"]
+# ---- running extremes, log-sum-exp, and the order statistics built on sort ----------------------
+def _shifted(x: Tensor, d: int, k: int, fill) -> Tensor:
+    """x moved k places forward along d, the first k places holding fill (a tensor of x's shape)."""
+    n = x.shape[d]
+    head = fill[(slice(None),) * d + (slice(0, k),)]
+    body = x[(slice(None),) * d + (slice(0, n - k),)]
+    return cat([head, body], d)
+
+
+def _running(x: Tensor, d: int, combine) -> list:
+    """A Hillis-Steele scan along d: after the step of span k every position holds combine(the
+    result over its previous k places, its own), so log2(n) steps give every prefix."""
+    n = x.shape[d]
+    k = 1
+    while k < n:
+        x = combine(x, k)
+        k *= 2
+    return x
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+    """log(cumsum(exp(x))) along dim without overflow (torch.logcumsumexp): a scan of
+    logaddexp(a, b) = max(a, b) + log1p(exp(-|a - b|)), -inf where both are -inf."""
+    x = input if input.dtype.is_floating_point else input.astype(DTYPES["float32"])
+    if x.ndim == 0:
+        return x
+    d = _axis(dim, x, "logcumsumexp")
+    neg_inf = as_operand(float("-inf"), x.dtype, x.device).expand(*x.shape)
+
+    def step(y, k):
+        prev = _shifted(y, d, k, neg_inf)
+        top = _math.maximum(y, prev).detach()
+        both_empty = _math.isneginf(top)
+        safe_top = _op("Where", [both_empty, as_operand(0, x.dtype, x.device), top])
+        total = _math.exp(y - safe_top) + _math.exp(prev - safe_top)
+        return _op("Where", [both_empty, neg_inf, _math.log(total) + safe_top])
+
+    return _running(x, d, step)
+
+
+def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):  # noqa: A002
+    x = _sortable(input) if input.dtype != "bool" else input.astype(DTYPES["int64"])
+    if x.ndim == 0:
+        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+    d = _axis(dim, x, where)
+    n = x.shape[d]
+    iota = as_operand(list(range(n)), DTYPES["int64"], x.device).reshape([n] + [1] * (x.ndim - d - 1))
+    index = iota.expand(*x.shape)
+    values = x.detach()
+    low = as_operand(float("-inf") if x.dtype.is_floating_point else -(2 ** 63), x.dtype, x.device).expand(*x.shape)
+    if not largest:
+        low = as_operand(float("inf") if x.dtype.is_floating_point else 2 ** 63 - 1, x.dtype, x.device).expand(*x.shape)
+    state = [values, index]
+
+    def step(_, k):
+        v, i = state
+        pv, pi = _shifted(v, d, k, low), _shifted(i, d, k, as_operand(0, DTYPES["int64"], x.device).expand(*x.shape))
+        # the later element wins a tie, and NaN wins from where it appears (PyTorch's cummax/cummin)
+        better = _math.ge(v, pv) if largest else _math.le(v, pv)
+        later = _math.logical_or(_math.isnan(v), _math.logical_and(_math.logical_not(_math.isnan(pv)), better))
+        state[0] = _op("Where", [later, v, pv])
+        state[1] = _op("Where", [later, i, pi])
+        return state[0]
+
+    _running(values, d, step)
+    indices = state[1]
+    picked = gather(input, d, indices) if input.dtype != "bool" else state[0].astype(input.dtype)
+    return values_indices(picked, indices)
+
+
+def cummax(input: Tensor, dim: int):  # noqa: A002
+    """(values, indices) of the running maximum along dim (torch.cummax): a tie goes to the later
+    element, NaN propagates; the gradient of each value reaches the element it came from."""
+    return _cumulative_extreme(input, dim, True, "cummax")
+
+
+def cummin(input: Tensor, dim: int):  # noqa: A002
+    """(values, indices) of the running minimum along dim (torch.cummin), as cummax."""
+    return _cumulative_extreme(input, dim, False, "cummin")
+
+
+def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):  # noqa: A002
+    """median ignoring NaN (torch.nanmedian): the lower middle of the non-NaN values, NaN where
+    all are NaN; (values, indices) along dim."""
+    if not input.dtype.is_floating_point:
+        return median(input, dim, keepdim)
+    if dim is None:
+        flat = input.reshape(-1)
+        return nanmedian(flat, 0).values if flat.shape[0] else median(input)
+    d = _axis(dim, input, "nanmedian")
+    if input.ndim == 0:
+        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+    s = sort(input, d)  # NaN last
+    count = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
+    k = _math.floor_divide(_math.maximum(count - 1, 0), 2)
+    v, i = gather(s.values, d, k), gather(s.indices, d, k)
+    return values_indices(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, where: str):  # noqa: A002
+    if not input.dtype.is_floating_point:
+        raise _C.DTypeError(f"{where}() input tensor must be either float or double dtype\n  {where}: got "
+                            f"{input.dtype}\n  fix: x.float()")
+    if interpolation not in _INTERPOLATIONS:
+        raise _C.InvalidArgumentError(f"{where}() interpolation must be one of linear, lower, higher, midpoint or "
+                                      f"nearest. Got {interpolation}\n  fix: interpolation='linear'")
+    scalar_q = not isinstance(q, Tensor)
+    qs = as_operand(q, input.dtype, input.device) if scalar_q else q
+    if qs.ndim > 1:
+        raise _C.ShapeError(f"{where}() q must be a scalar or 1D tensor, got shape {list(qs.shape)}")
+    if qs.dtype != input.dtype:
+        raise _C.DTypeError(f"{where}() q tensor must be same dtype as the input tensor\n  fix: q.to(x.dtype)")
+    qv = qs.numpy().reshape(-1)
+    if ((qv < 0) | (qv > 1)).any():
+        raise _C.InvalidArgumentError(f"{where}() q must be in the range [0, 1] but got {qv.tolist() if qs.ndim else qv[0]}"
+                                      f"\n  fix: a probability, e.g. q=0.5")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else _axis(dim, input, where)
+    if x.ndim == 0:
+        x = x.reshape(1)
+    n = x.shape[d]
+    s = sort(x, d).values  # NaN last
+    nan = _math.isnan(x)
+    if ignore_nan:
+        count = _math.logical_not(nan).sum(d, keepdim=True)
+    else:
+        count = as_operand(n, DTYPES["int64"], x.device).expand(*[1 if a == d else x.shape[a] for a in range(x.ndim)])
+    last = _math.maximum(count - 1, 0).astype(x.dtype)
+    q_rows = qs.reshape(-1)
+    outs = []
+    for i in range(len(qv)):
+        rank = last * q_rows[i]
+        if not ignore_nan:  # a row holding NaN takes its last sorted value, a NaN (and its gradient)
+            rank = _op("Where", [nan.any(d, keepdim=True), as_operand(n - 1, x.dtype, x.device), rank])
+        lo, hi = _math.floor(rank.detach()), _math.ceil(rank.detach())
+        if interpolation == "nearest":
+            lo = hi = _math.round(rank.detach())
+        elif interpolation == "lower":
+            hi = lo
+        elif interpolation == "higher":
+            lo = hi
+        v_lo = gather(s, d, lo.astype(DTYPES["int64"]))
+        v_hi = gather(s, d, hi.astype(DTYPES["int64"]))
+        if interpolation == "linear":
+            v = v_lo + (v_hi - v_lo) * (rank - lo)
+        elif interpolation == "midpoint":
+            v = v_lo + (v_hi - v_lo) * 0.5
+        else:
+            v = v_lo
+        outs.append(v if keepdim and dim is not None else v.squeeze(d))
+    if dim is None and keepdim:
+        outs = [o.reshape([1] * input.ndim) for o in outs]
+    if scalar_q or qs.ndim == 0:
+        return outs[0]
+    return stack(outs, 0)
+
+
+def quantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,  # noqa: A002
+             interpolation: str = "linear") -> Tensor:
+    """The q-th quantiles along dim (of every element for None) (torch.quantile): q a number or a
+    1-d tensor in [0, 1] (its values are read now), the result with q's dim first; between two
+    sorted values by `interpolation`; NaN where the input holds a NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,  # noqa: A002
+                interpolation: str = "linear") -> Tensor:
+    """quantile ignoring NaN (torch.nanquantile): NaN only where every element is NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):  # noqa: A002
+    """(values, indices) of the most frequent value along dim (torch.mode): the smallest among
+    equally frequent ones, and the index of its last occurrence. Which value that is depends on
+    the data, so the input is computed now; the gradient reaches the returned element."""
+    import numpy as np
+    x = input.reshape(1) if input.ndim == 0 else input
+    d = _axis(dim, x, "mode")
+    a = np.moveaxis(x.numpy(), d, -1)
+    rows = a.reshape(-1, a.shape[-1])
+    best = np.zeros(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):
+        order = np.argsort(row, kind="stable")
+        srt = row[order]
+        same = np.concatenate([[False], (srt[1:] == srt[:-1]) | (np.isnan(srt[1:]) & np.isnan(srt[:-1]))])
+        starts = np.flatnonzero(~same)
+        lengths = np.diff(np.append(starts, len(srt)))
+        run = int(np.argmax(lengths))  # the first longest run: the smallest value
+        best[r] = order[starts[run]:starts[run] + lengths[run]].max()
+    index_shape = list(a.shape[:-1]) + [1]
+    idx = as_operand(best.reshape(index_shape), DTYPES["int64"], x.device)
+    idx = _shapes.movedim(idx, -1, d)
+    values = gather(x, d, idx)
+    if input.ndim == 0:
+        return values_indices(values.reshape(()), idx.reshape(()))
+    return values_indices(values if keepdim else values.squeeze(d), idx if keepdim else idx.squeeze(d))
+
+
+__all__ = ["cumsum", "cumprod", "sort", "argsort", "msort", "topk", "kthvalue", "median", "logcumsumexp", "cummax",
+           "cummin", "nanmedian", "quantile", "nanquantile", "mode"]
+METHODS = list(__all__)

@@ -539,6 +539,145 @@ def argwhere(input: Tensor) -> Tensor:  # noqa: A002
     return nonzero(input)
 
 
+# ---- differences, windows, products of vectors -------------------------------------------------
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:  # noqa: A002
+    """The n-th forward difference along dim, out[i] = x[i + 1] - x[i] applied n times, after
+    joining prepend and append to input along dim (torch.diff); bool gives logical xor."""
+    if input.ndim == 0:
+        raise _C.ShapeError("diff expects input to be at least one-dimensional\n  fix: x.reshape(-1)")
+    d = _axis(dim, input, "diff")
+    n = _args.integer(n, "n", "diff", minimum=0)
+    parts = [p for p in (prepend, input, append) if p is not None]
+    if len(parts) > 1:
+        parts = [p if isinstance(p, Tensor) else as_operand(p, input.dtype, input.device) for p in parts]
+        parts = [p.expand(*[1 if a == d else input.shape[a] for a in range(input.ndim)]) if p.ndim == 0 else p
+                 for p in parts]
+        x = cat(parts, d)
+    else:
+        x = input
+    for _ in range(n):
+        if x.shape[d] == 0:
+            break
+        later, earlier = _take(x, d, 1, x.shape[d]), _take(x, d, 0, x.shape[d] - 1)
+        if x.dtype == "bool":
+            from ._math import logical_xor
+            x = logical_xor(later, earlier)
+        else:
+            x = later - earlier
+    return x
+
+
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:  # noqa: A002
+    """The cross product of 3-vectors along dim, input and other broadcast (torch.cross); without
+    dim, the first dim of size 3, as PyTorch's (deprecated) default."""
+    if input.ndim != other.ndim:
+        raise _C.ShapeError(f"linalg.cross: inputs must have the same number of dimensions.\n  cross: "
+                            f"{list(input.shape)} and {list(other.shape)}\n  fix: other.reshape(...) or "
+                            f"other.unsqueeze(0) to give both the same number of dims")
+    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+    if dim is None:
+        sizes3 = [a for a, n in enumerate(shape) if n == 3]
+        if not sizes3:
+            raise _C.ShapeError(f"no dimension of size 3 in input: cross needs 3-vectors, got {list(input.shape)} and "
+                                f"{list(other.shape)}\n  fix: torch.cross(a, b, dim=...) along a dim of size 3")
+        d = sizes3[0]
+    else:
+        d = _dim(dim, builtins.max(len(shape), 1), "cross", shape)
+    if shape[d] != 3:
+        raise _C.ShapeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {input.shape[d]} and "
+                            f"{other.shape[d] if other.ndim > d else 1}\n  fix: dim=... naming a dim of size 3")
+    a = input if tuple(input.shape) == shape else input.expand(*shape)
+    b = other if tuple(other.shape) == shape else other.expand(*shape)
+    from ._math import result_type_operands
+    a, b = result_type_operands(a, b)
+
+    def comp(x, i):
+        return _take(x, d, i, i + 1)
+
+    a0, a1, a2 = comp(a, 0), comp(a, 1), comp(a, 2)
+    b0, b1, b2 = comp(b, 0), comp(b, 1), comp(b, 2)
+    return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+    """narrow(input, dim, start, length) as a new tensor of its own (torch.narrow_copy)."""
+    return narrow(input, dim, start, length).clone()
+
+
+def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Every window of `size` elements along dimension, `step` apart, as a new last dim
+    (Tensor.unfold): shape [..., (n - size) // step + 1, ..., size]. Windows that do not overlap
+    (step >= size) are a view of this tensor; overlapping ones are a copy built from `size`
+    strided views, so writes into them do not reach this tensor."""
+    x = self.reshape(1) if self.ndim == 0 else self
+    d = _axis(dimension, x, "unfold")
+    n = x.shape[d]
+    size = _args.integer(size, "size", "unfold", minimum=0)
+    step = _args.integer(step, "step", "unfold", minimum=1)
+    if size > n:
+        raise _C.ShapeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}\n  unfold: "
+                            f"windows of {size} along dim {dimension} of {list(self.shape)}\n  fix: size <= {n}")
+    w = (n - size) // step + 1
+    if step >= size and size > 0 and w * step <= n:
+        cut = _take(x, d, 0, w * step)
+        split_shape = list(x.shape[:d]) + [w, step] + list(x.shape[d + 1:])
+        windows = _take(cut.reshape(split_shape), d + 1, 0, size)
+        return movedim(windows, d + 1, -1)
+    pieces = [_take(x, d, j, j + (w - 1) * step + 1, step) for j in range(size)]
+    if not pieces:
+        shape = list(x.shape)
+        shape[d] = w
+        return constant(0, x.dtype, x.device).expand(*shape, 0) if shape else x
+    return stack(pieces, x.ndim)
+
+
+def sum_to_size(self: Tensor, *size) -> Tensor:
+    """This tensor summed down to `size`, which it must broadcast to (Tensor.sum_to_size): the
+    leading dims it lacks and its dims of size 1 are summed over, keeping their place."""
+    want = tuple(_shape_args(size))
+    have = tuple(self.shape)
+    try:
+        ok = tuple(np.broadcast_shapes(want, have)) == have and len(want) <= len(have)
+    except ValueError:
+        ok = False
+    if not ok:
+        raise _C.ShapeError(f"size {{{', '.join(map(str, want))}}} is not expandable to size "
+                            f"{{{', '.join(map(str, have))}}}.\n  sum_to_size: the tensor {list(have)} must be a "
+                            f"broadcast of {list(want)}\n  fix: a size this tensor's shape broadcasts from")
+    lead = len(have) - len(want)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(want) if s == 1 and have[lead + i] != 1]
+    if not dims:
+        return self
+    out = _sum(self, dims, keepdim=True)
+    return out.reshape(list(want)) if lead else out
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
+          compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
+    """The p-norm distance between each row of x1 [.., P, M] and each row of x2 [.., R, M]
+    (torch.cdist), a [.., P, R] tensor, batch dims broadcast. Computed from the differences
+    (so exact for every p, the gradient 0 where two rows are equal, as PyTorch's)."""
+    if x1.ndim < 2 or x2.ndim < 2:
+        raise _C.ShapeError(f"cdist only supports at least 2D tensors, X1 got: {x1.ndim}D, X2 got: {x2.ndim}D\n"
+                            f"  fix: x.unsqueeze(0) for a single row")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise _C.ShapeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: "
+                            f"{x2.shape[-1]}\n  cdist: {list(x1.shape)} and {list(x2.shape)}\n  fix: rows of equal "
+                            f"length")
+    if not (x1.dtype.is_floating_point and x2.dtype.is_floating_point):
+        raise _C.DTypeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}, X2 got: {x2.dtype}\n"
+                            f"  fix: x.float()")
+    if p < 0:
+        raise _C.InvalidArgumentError(f"cdist only supports non-negative p values, got {p}\n  fix: p=2.0")
+    from ._reductions import norm
+    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+
+
+def is_complex(input: Tensor) -> bool:  # noqa: A002
+    """False: glassgrad holds no complex dtypes (torch.is_complex)."""
+    return False
+
+
 # ---- the *_as methods ---------------------------------------------------------------------------
 def view_as(self: Tensor, other: Tensor) -> Tensor:
     """This tensor with other's shape (Tensor.view_as)."""
@@ -565,4 +704,4 @@ __all__ = ["stack", "hstack", "vstack", "row_stack", "chunk", "split", "tensor_s
            "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "addmv", "addbmm", "movedim", "moveaxis",
            "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "unflatten", "ravel", "broadcast_shapes",
            "broadcast_to", "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "nonzero",
-           "argwhere"]
+           "argwhere", "diff", "cross", "narrow_copy", "cdist", "is_complex"]

@@ -210,6 +210,68 @@ class Tensor:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    def __iter__(self):
+        """The slices along dim 0, in order (iterating a tensor, as in PyTorch)."""
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __reversed__(self) -> "Tensor":
+        """This tensor flipped along dim 0 (reversed(x), as PyTorch's __reversed__; a 0-d tensor itself)."""
+        return self if self.ndim == 0 else self.flip(0)
+
+    def __contains__(self, element) -> bool:
+        """Whether some element equals `element` (a number or a tensor broadcast against this
+        one), as PyTorch's `element in x`; computes now."""
+        if not isinstance(element, (Tensor, numbers.Number, np.number, np.bool_)):
+            raise _C.InvalidArgumentError(f"Tensor.__contains__ only supports Tensor or scalar, but you passed in a "
+                                          f"{type(element)}.\n  fix: test a number or a tensor, e.g. 2 in x")
+        return bool((self == element).any().item())
+
+    @property
+    def itemsize(self) -> int:
+        """Bytes per element (Tensor.itemsize)."""
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the elements take, numel() * itemsize (Tensor.nbytes)."""
+        return self.numel() * self.dtype.itemsize
+
+    def data_ptr(self) -> int:
+        """The address of this tensor's first element (Tensor.data_ptr), computing it first: equal
+        for two tensors that share memory at the same offset."""
+        return int(self._raw().data_ptr)
+
+    def is_shared(self) -> bool:
+        """False: a CPU tensor's memory is the process's own (Tensor.is_shared); glassgrad's data
+        loader workers send batches through shared memory themselves."""
+        return False
+
+    def share_memory_(self) -> "Tensor":
+        """This tensor (Tensor.share_memory_). glassgrad's worker processes are forked and its data
+        loader moves batches through shared memory itself, so a tensor needs no move."""
+        return self
+
+    @property
+    def H(self) -> "Tensor":
+        """The conjugate transpose of a matrix, for real dtypes its transpose (Tensor.H); a 0-d
+        tensor is itself."""
+        if self.ndim == 0:
+            return self
+        if self.ndim != 2:
+            raise _C.ShapeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.\n"
+                                f"  fix: x.mH for the last two dims of a batch, or x.transpose(a, b)")
+        return self.transpose(0, 1)
+
+    @property
+    def mH(self) -> "Tensor":
+        """The last two dims swapped, for real dtypes (Tensor.mH, as mT)."""
+        if self.ndim < 2:
+            raise _C.ShapeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
+                                f"{self.ndim}-D tensor.\n  fix: a tensor of 2 or more dims")
+        return self.transpose(-2, -1)
+
     @property
     def strides(self) -> Tuple[int, ...]:
         """Element strides of the computed data (computes it if needed)."""
@@ -464,6 +526,8 @@ class Tensor:
                 f"two contiguous subspaces). Use .reshape(...) instead.\n  viewing {list(self.shape)} (strides "
                 f"{list(self.stride())}) as {want}\n  fix: x.reshape({', '.join(map(str, want))}), which copies when "
                 f"it must, or x.contiguous().view(...)")
+        if resolved == list(self.shape):  # a new tensor object even for the same shape, as PyTorch's view
+            return _op("Reshape", [self], {"shape": resolved})
         return self.reshape(*shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":

@@ -235,4 +235,88 @@ COMPOSITES = [
     Composite("movedim", lambda x: gg.movedim(x, 0, -1), lambda x: np.moveaxis(x, 0, -1), _normal(2, 3, 4)),
     Composite("where-scalar", lambda x: gg.where(x > 0, x, 0.5), lambda x: np.where(x > 0, x, 0.5),
               lambda rng: [_away_from(rng.standard_normal((3, 4)), (0.0,))]),
+    # ---- issue 31, part 2: the rest of the tensor surface ----
+    Composite("addcmul", lambda i, a, b: gg.addcmul(i, a, b, value=0.5), lambda i, a, b: i + 0.5 * a * b,
+              lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal((3, 4))]),
+    Composite("addcdiv", lambda i, a, b: i.addcdiv(a, b, value=2), lambda i, a, b: i + 2 * a / b,
+              lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal((3, 4)), rng.uniform(0.5, 2, 4)]),
+    Composite("logit-eps", lambda x: gg.logit(x, eps=0.1), lambda x: np.log(np.clip(x, .1, .9) / (1 - np.clip(x, .1, .9))),
+              lambda rng: [_away_from(rng.uniform(0.02, 0.98, (3, 4)), (0.1, 0.9))]),
+    Composite("nan_to_num", lambda x: gg.nan_to_num(x * 2), lambda x: x * 2, _normal(3, 4)),
+    Composite("diff", lambda x: gg.diff(x, n=2, dim=0), lambda x: np.diff(x, n=2, axis=0), _normal(5, 3)),
+    Composite("cross", lambda a, b: gg.cross(a, b, dim=1), lambda a, b: np.cross(a, b, axis=1),
+              lambda rng: [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))]),
+    Composite("dist", lambda a, b: gg.dist(a, b), lambda a, b: np.sqrt(((a - b) ** 2).sum()),
+              lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal(4)]),
+    Composite("cdist", lambda a, b: gg.cdist(a, b), lambda a, b: np.sqrt(((a[:, None] - b[None]) ** 2).sum(-1)),
+              lambda rng: [rng.standard_normal((4, 3)), rng.standard_normal((5, 3))]),
+    Composite("unfold-overlapping", lambda x: x.unfold(1, 3, 1),
+              lambda x: np.stack([x[:, i:i + 3] for i in range(4)], 1), _normal(2, 6)),
+    Composite("unfold-strided-view", lambda x: x.unfold(0, 2, 3),
+              lambda x: np.stack([x[i:i + 2] for i in (0, 3)], 0).transpose(0, 2, 1), _normal(7, 2)),
+    Composite("sum_to_size", lambda x: x.sum_to_size(3, 1, 4), lambda x: x.sum((1,), keepdims=True), _normal(3, 2, 4)),
+    Composite("logcumsumexp", lambda x: gg.logcumsumexp(x, 1), lambda x: np.logaddexp.accumulate(x, 1), _normal(3, 7)),
+    Composite("cummax-values", lambda x: gg.cummax(x, 1).values, lambda x: np.maximum.accumulate(x, 1), _normal(3, 6)),
+    Composite("cummin-values", lambda x: x.cummin(0).values, lambda x: np.minimum.accumulate(x, 0), _normal(5, 3)),
+    Composite("nanmedian", lambda x: gg.nanmedian(x, 1).values, lambda x: np.sort(x, 1)[:, 2], _normal(3, 6)),
+    Composite("quantile", lambda x: gg.quantile(x, 0.3, dim=1), lambda x: np.quantile(x, 0.3, axis=1), _normal(3, 6)),
+    Composite("nanquantile-midpoint", lambda x: gg.nanquantile(x, 0.45, interpolation="midpoint"),
+              lambda x: np.quantile(x, 0.45, method="midpoint"), _normal(9)),
+    Composite("scatter_reduce-sum", lambda x, s: gg.scatter_reduce(x, 0, gg.tensor(_SR_IDX), s, "sum"),
+              lambda x, s: _scatter_reduce_ref(x, s, np.add, True), lambda rng: [rng.standard_normal(4),
+                                                                                 rng.standard_normal(6)]),
+    Composite("scatter_reduce-prod", lambda x, s: gg.scatter_reduce(x, 0, gg.tensor(_SR_IDX), s, "prod"),
+              lambda x, s: _scatter_reduce_ref(x, s, np.multiply, True), lambda rng: [rng.standard_normal(4),
+                                                                                      rng.standard_normal(6)]),
+    Composite("scatter_reduce-mean-exclude",
+              lambda x, s: gg.scatter_reduce(x, 0, gg.tensor(_SR_IDX), s, "mean", include_self=False),
+              lambda x, s: _scatter_reduce_ref(x, s, None, False), lambda rng: [rng.standard_normal(4),
+                                                                                rng.standard_normal(6)]),
+    Composite("scatter_reduce-amax", lambda x, s: gg.scatter_reduce(x, 0, gg.tensor(_SR_IDX), s, "amax"),
+              lambda x, s: _scatter_reduce_ref(x, s, np.maximum, True), lambda rng: [rng.standard_normal(4),
+                                                                                     rng.standard_normal(6)]),
+    Composite("scatter_reduce-amin-exclude",
+              lambda x, s: gg.scatter_reduce(x, 0, gg.tensor(_SR_IDX), s, "amin", include_self=False),
+              lambda x, s: _scatter_reduce_ref(x, s, np.minimum, False), lambda rng: [rng.standard_normal(4),
+                                                                                      rng.standard_normal(6)]),
+    Composite("index_reduce-prod", lambda x, s: x.index_reduce(0, gg.tensor([0, 2, 0]), s, "prod"),
+              lambda x, s: np.stack([x[0] * s[0] * s[2], x[1], x[2] * s[1], x[3]]),
+              lambda rng: [rng.standard_normal((4, 2)), rng.standard_normal((3, 2))]),
+    Composite("masked_scatter", lambda x, s: x.masked_scatter(gg.tensor(_MASK), s),
+              lambda x, s: _masked_scatter_ref(x, s), lambda rng: [rng.standard_normal((3, 4)),
+                                                                   rng.standard_normal(8)]),
+    Composite("index_copy", lambda x, s: gg.index_copy(x, 1, gg.tensor([3, 0]), s),
+              lambda x, s: np.concatenate([s[:, 1:2], x[:, 1:3], s[:, 0:1]], 1),
+              lambda rng: [rng.standard_normal((2, 4)), rng.standard_normal((2, 2))]),
+    Composite("take", lambda x: gg.take(x, gg.tensor([[0, -1], [5, 5]])), lambda x: x.reshape(-1)[[[0, -1], [5, 5]]],
+              _normal(3, 4)),
+    Composite("put-accumulate", lambda x, s: x.put(gg.tensor([1, 1, -2]), s, accumulate=True),
+              lambda x, s: _put_ref(x, s), lambda rng: [rng.standard_normal((2, 3)), rng.standard_normal(3)]),
 ]
+
+_SR_IDX = np.array([0, 1, 0, 1, 2, 1])
+_MASK = np.array([[True, False, True, True], [False, False, True, False], [True, True, True, False]])
+
+
+def _scatter_reduce_ref(x, s, ufunc, include_self):
+    out = x.copy()
+    for t in range(len(x)):
+        vals = list(s[_SR_IDX == t])
+        if not vals:
+            continue
+        if include_self:
+            vals = [x[t]] + vals
+        out[t] = np.mean(vals) if ufunc is None else ufunc.reduce(np.array(vals))
+    return out
+
+
+def _masked_scatter_ref(x, s):
+    out = x.copy()
+    out[_MASK] = s[:_MASK.sum()]
+    return out
+
+
+def _put_ref(x, s):
+    out = x.copy().reshape(-1)
+    np.add.at(out, [1, 1, -2], s)
+    return out.reshape(x.shape)

@@ -1,0 +1,144 @@
+"""PyTorch's counting functions: torch.unique, unique_consecutive, bincount and histc (each also
+a Tensor method). Their result's shape depends on the values (unique, bincount) or they have no
+gradient (PyTorch defines none for any of them), so the input is computed now, as PyTorch
+synchronizes with the GPU here, and the results are new tensors on the input's device.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from . import _C
+from ._tensor import Tensor, tensor
+
+
+def _on(arr: np.ndarray, like: Tensor, dtype=None) -> Tensor:
+    return tensor(np.ascontiguousarray(arr), dtype=dtype, device=like.device)
+
+
+def _int64(arr) -> np.ndarray:
+    return np.asarray(arr, dtype=np.int64)
+
+
+def _results(values, inverse, counts, like: Tensor, return_inverse: bool, return_counts: bool):
+    out = [_on(values, like)]
+    if return_inverse:
+        out.append(_on(_int64(inverse), like))
+    if return_counts:
+        out.append(_on(_int64(counts), like))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+           return_counts: bool = False, dim: Optional[int] = None):
+    """The distinct elements in ascending order (torch.unique; every NaN is distinct), or the
+    distinct slices along dim; with return_inverse, where each element (slice) went, in the
+    input's shape (its length along dim); with return_counts, how often each occurs."""
+    a = input.numpy()
+    if dim is None:
+        flat = a.reshape(-1)
+        values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+        return _results(values, inverse.reshape(a.shape), counts, input, return_inverse, return_counts)
+    from ._tensor import _dim
+    d = _dim(dim, max(input.ndim, 1), "unique", input.shape)
+    if a.ndim == 0:
+        a = a.reshape(1)
+    moved = np.moveaxis(a, d, 0)
+    rows = moved.reshape(moved.shape[0], -1)
+    # the slices in lexicographic order (the first element most significant), as PyTorch's
+    order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
+    srt = rows[order]
+    new = np.ones(len(srt), dtype=bool)
+    if len(srt) > 1:
+        new[1:] = np.any(srt[1:] != srt[:-1], axis=1)
+    group = np.cumsum(new) - 1
+    inverse = np.empty(len(srt), dtype=np.int64)
+    inverse[order] = group
+    counts = np.bincount(group, minlength=int(new.sum()))
+    values = np.moveaxis(srt[new].reshape((-1,) + moved.shape[1:]), 0, d)
+    return _results(values, inverse, counts, input, return_inverse, return_counts)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+                       dim: Optional[int] = None):
+    """Each run of equal consecutive elements (or slices along dim) collapsed to one
+    (torch.unique_consecutive), with the run each element belongs to (return_inverse) and the
+    runs' lengths (return_counts)."""
+    a = input.numpy()
+    if dim is None:
+        rows = a.reshape(-1, 1)
+        shape_back = a.shape
+        d = 0
+    else:
+        from ._tensor import _dim
+        d = _dim(dim, max(input.ndim, 1), "unique_consecutive", input.shape)
+        moved = np.moveaxis(a, d, 0)
+        rows = moved.reshape(moved.shape[0], -1)
+        shape_back = (a.shape[d],)
+    new = np.ones(len(rows), dtype=bool)
+    if len(rows) > 1:
+        new[1:] = np.any(rows[1:] != rows[:-1], axis=1)
+    group = np.cumsum(new) - 1
+    starts = np.flatnonzero(new)
+    counts = np.diff(np.append(starts, len(rows)))
+    if dim is None:
+        values = rows[starts, 0]
+    else:
+        moved = np.moveaxis(a, d, 0)
+        values = np.moveaxis(moved[starts], 0, d)
+    return _results(values, group.reshape(shape_back), counts, input, return_inverse, return_counts)
+
+
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:  # noqa: A002
+    """How often each value 0, 1, ..., max(input) occurs in the 1-d non-negative integer input
+    (torch.bincount), at least minlength bins; with weights, their sums per value instead
+    (float32 weights stay float32, others give float64, as PyTorch's)."""
+    if input.ndim != 1 or input.dtype.is_floating_point or input.dtype == "bool":
+        raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: got a "
+                                      f"{input.ndim}-d {input.dtype} tensor\n  fix: x.long().reshape(-1)")
+    a = input.numpy().astype(np.int64)
+    if a.size and a.min() < 0:
+        raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: the "
+                                      f"smallest value is {int(a.min())}\n  fix: shift the values, x - x.min()")
+    if minlength < 0:
+        raise _C.InvalidArgumentError(f"minlength should be >= 0, got {minlength}\n  fix: minlength=0")
+    if weights is None:
+        return _on(np.bincount(a, minlength=minlength).astype(np.int64), input)
+    w = weights.numpy() if isinstance(weights, Tensor) else np.asarray(weights)
+    if w.shape != a.shape:
+        raise _C.ShapeError(f"weights should be 1-d and have the same length as input\n  bincount: input "
+                            f"{list(a.shape)}, weights {list(w.shape)}\n  fix: one weight per element")
+    dtype = np.float32 if w.dtype == np.float32 else np.float64
+    return _on(np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(dtype), input)
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A001,A002
+    """A histogram of the elements in `bins` equal bins over [min, max] (torch.histc): elements
+    outside are left out, the last bin holds max itself, and min = max = 0 take the data's own
+    smallest and largest elements. Floating inputs only, the result in the input's dtype."""
+    if not input.dtype.is_floating_point:
+        raise _C.DTypeError(f"\"histogram_cpu\" not implemented for '{input.dtype}'\n  histc: the input must be "
+                            f"floating point\n  fix: x.float()")
+    if bins <= 0:
+        raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
+                                      f"  fix: bins=100")
+    a = input.numpy().reshape(-1).astype(np.float64)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        finite = a[np.isfinite(a)]
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (lo, hi)
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if lo > hi:
+        raise _C.InvalidArgumentError(f"torch.histc(): max must be larger than min, got min={min} max={max}\n"
+                                      f"  fix: min < max")
+    inside = a[(a >= lo) & (a <= hi)]
+    # bin of x: floor((x - lo) * bins / (hi - lo)), the value hi in the last bin (PyTorch's formula)
+    which = np.floor((inside - lo) * bins / (hi - lo)).astype(np.int64)
+    which = np.minimum(which, bins - 1)
+    counts = np.bincount(which, minlength=bins)[:bins]
+    return _on(counts.astype(input.numpy().dtype), input)
+
+
+__all__ = ["unique", "unique_consecutive", "bincount", "histc"]
