@@ -53,6 +53,7 @@ from ._indexed_reductions import *  # noqa: E402,F401,F403
 from ._indexing import index_copy, masked_scatter, put, take  # noqa: E402,F401
 from . import _methods  # noqa: E402,F401  (binds the functions above as Tensor methods)
 nan_to_num_ = Tensor.nan_to_num_
+from .nn.functional import relu_  # noqa: E402,F401  (torch.relu_)
 concat = concatenate = cat
 from .functional import (adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, cross_entropy, dropout,  # noqa: E402
                          elu, flatten, gelu, interpolate, leaky_relu, linear, log_softmax, max_pool2d, mse_loss,

@@ -110,6 +110,17 @@ def in_place_view(method, name: str = ""):
     return run
 
 
+def activation(input, inplace, op: str, compute):
+    """compute() (the out-of-place result of an activation or dropout of input), written into
+    input itself and returned as it when inplace (PyTorch's F.relu(x, inplace=True), nn.ReLU(True),
+    ...: the same tensor object, its aliases and views see the change)."""
+    from . import _args
+    if not _args.flag(inplace, "inplace", op[:-1]):
+        return compute()
+    first = _C.lazy_seq()
+    return write(input, compute(), op, first)
+
+
 def fill_(t, value):
     """Every element := value (a number or a 0-d tensor)."""
     from ._tensor import Tensor, _scalar_like

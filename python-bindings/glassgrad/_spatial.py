@@ -267,13 +267,19 @@ def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:
     return p, _args.flag(training, "training", where)
 
 
+def _maybe_in_place(input: Tensor, inplace: bool, op: str, compute) -> Tensor:  # noqa: A002
+    """compute(), written into input when inplace (PyTorch's dropout(x, inplace=True) returns x)."""
+    from . import _inplace
+    return _inplace.activation(input, inplace, op, compute)
+
+
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
     """torch.nn.functional.dropout: in training, zeroes each element with probability p and
     scales the others by 1 / (1 - p); the identity otherwise (the mask: _masked)."""
     p, training = _dropout_p(_args.call("dropout", p=p), p, training, inplace)
     if not training or p == 0.0:
         return input
-    return _masked(input, p, tuple(input.shape))
+    return _maybe_in_place(input, inplace, "dropout_", lambda: _masked(input, p, tuple(input.shape)))
 
 
 def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: int) -> Tensor:  # noqa: A002
@@ -305,13 +311,15 @@ def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: in
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
                       "switch to using dropout1d instead.", stacklevel=3)
     elif input.ndim == unbatched:  # (C, *spatial): each channel is one feature
-        return _feature_dropout(name, input.unsqueeze(0), p, training, False, spatial).squeeze(0)
+        return _maybe_in_place(input, inplace and training and p != 0.0, name + "_", lambda: _feature_dropout(
+            name, input.unsqueeze(0), p, training, False, spatial).squeeze(0))
     if input.ndim < 2:
         raise _C.ShapeError(f"{name}: feature dropout requires at least 2 dimensions in the input, got "
                             f"{list(input.shape)}\n  fix: F.dropout for element-wise dropout")
     if not training or p == 0.0:
         return input
-    return _masked(input, p, tuple(input.shape[:2]) + (1,) * (input.ndim - 2))
+    return _maybe_in_place(input, inplace, name + "_", lambda: _masked(
+        input, p, tuple(input.shape[:2]) + (1,) * (input.ndim - 2)))
 
 
 def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002

@@ -9,7 +9,7 @@ from typing import Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _C, _args, _dtypes, _math
+from . import _C, _args, _dtypes, _inplace, _math
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
                       mse_loss, nll_loss)
@@ -37,13 +37,15 @@ def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
 
 # ---- elementwise ----
 def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    """max(x, 0), elementwise (torch.relu, F.relu); inplace=True is accepted and computes the same values out of place."""
-    return _op("ReLU", [input])
+    """max(x, 0), elementwise (torch.relu, F.relu); inplace=True writes it into input (x.relu_())."""
+    return _inplace.activation(input, inplace, "relu_", lambda: _op("ReLU", [input]))
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
-    """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu)."""
-    return _op("LeakyReLU", [input], {"negative_slope": _args.real(negative_slope, "negative_slope", "leaky_relu")})
+    """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu; inplace=True writes into input)."""
+    slope = _args.real(negative_slope, "negative_slope", "leaky_relu")
+    return _inplace.activation(input, inplace, "leaky_relu_", lambda: _op("LeakyReLU", [input],
+                                                                          {"negative_slope": slope}))
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
@@ -53,13 +55,14 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    """x * sigmoid(x) (PyTorch's F.silu, also called swish)."""
-    return _op("SiLU", [input])
+    """x * sigmoid(x) (PyTorch's F.silu, also called swish; inplace=True writes into input)."""
+    return _inplace.activation(input, inplace, "silu_", lambda: _op("SiLU", [input]))
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
-    """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu)."""
-    return _op("ELU", [input], {"alpha": _args.real(alpha, "alpha", "elu")})
+    """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu; inplace=True writes into input)."""
+    a = _args.real(alpha, "alpha", "elu")
+    return _inplace.activation(input, inplace, "elu_", lambda: _op("ELU", [input], {"alpha": a}))
 
 
 def hardtanh_arguments(where: str, min_val, max_val) -> Tuple[float, float]:
@@ -74,10 +77,10 @@ def hardtanh_arguments(where: str, min_val, max_val) -> Tuple[float, float]:
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
     """min(max(x, min_val), max_val) (PyTorch's F.hardtanh); the gradient is zero at and beyond
-    either bound. inplace=True is accepted (the result is a new tensor either way)."""
+    either bound. inplace=True writes it into input."""
     lo, hi = hardtanh_arguments("hardtanh", min_val, max_val)
-    _args.flag(inplace, "inplace", "hardtanh")
-    return _op("HardtanhMax", [_op("HardtanhMin", [input], {"min_val": lo})], {"max_val": hi})
+    return _inplace.activation(input, inplace, "hardtanh_", lambda: _op("HardtanhMax", [
+        _op("HardtanhMin", [input], {"min_val": lo})], {"max_val": hi}))
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
@@ -86,21 +89,18 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    """x * relu6(x + 3) / 6 (PyTorch's F.hardswish)."""
-    _args.flag(inplace, "inplace", "hardswish")
-    return _op("Hardswish", [input])
+    """x * relu6(x + 3) / 6 (PyTorch's F.hardswish; inplace=True writes into input)."""
+    return _inplace.activation(input, inplace, "hardswish_", lambda: _op("Hardswish", [input]))
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    """relu6(x + 3) / 6 (PyTorch's F.hardsigmoid)."""
-    _args.flag(inplace, "inplace", "hardsigmoid")
-    return _op("Hardsigmoid", [input])
+    """relu6(x + 3) / 6 (PyTorch's F.hardsigmoid; inplace=True writes into input)."""
+    return _inplace.activation(input, inplace, "hardsigmoid_", lambda: _op("Hardsigmoid", [input]))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
-    """x * tanh(softplus(x)) (PyTorch's F.mish)."""
-    _args.flag(inplace, "inplace", "mish")
-    return _op("Mish", [input])
+    """x * tanh(softplus(x)) (PyTorch's F.mish; inplace=True writes into input)."""
+    return _inplace.activation(input, inplace, "mish_", lambda: _op("Mish", [input]))
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002

@@ -2,8 +2,7 @@
 Hardswish, Hardsigmoid, Mish. Each is one or two rows of elementwise_ops.def (F.hardtanh is
 HardtanhMax(HardtanhMin(x))), so fusion folds them into the neighbouring elementwise chains.
 
-inplace=True is accepted for ported code, as ReLU's: glassgrad computes a new tensor either way,
-with the same values."""
+inplace=True writes the result into the input and returns it, as ReLU's."""
 from __future__ import annotations
 
 import warnings
@@ -35,7 +34,7 @@ class Hardtanh(Module):
         self.inplace = _args.flag(inplace, "inplace", where)
 
     def forward(self, x):
-        return F.hardtanh(x, self.min_val, self.max_val)
+        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
@@ -52,7 +51,7 @@ class ReLU6(Hardtanh):
 
 
 class _Elementwise(Module):
-    """An activation whose only argument is inplace (accepted, see the module doc)."""
+    """An activation whose only argument is inplace (see the module doc)."""
 
     def __init__(self, inplace: bool = False):
         super().__init__()
@@ -66,7 +65,7 @@ class Hardswish(_Elementwise):
     """x * relu6(x + 3) / 6 (PyTorch's nn.Hardswish, MobileNetV3's activation)."""
 
     def forward(self, x):
-        return F.hardswish(x)
+        return F.hardswish(x, self.inplace)
 
     def extra_repr(self) -> str:
         return ""  # PyTorch prints Hardswish() whatever inplace is
@@ -76,7 +75,7 @@ class Hardsigmoid(_Elementwise):
     """relu6(x + 3) / 6 (PyTorch's nn.Hardsigmoid)."""
 
     def forward(self, x):
-        return F.hardsigmoid(x)
+        return F.hardsigmoid(x, self.inplace)
 
     def extra_repr(self) -> str:
         return ""  # as Hardswish
@@ -86,4 +85,4 @@ class Mish(_Elementwise):
     """x * tanh(softplus(x)) (PyTorch's nn.Mish)."""
 
     def forward(self, x):
-        return F.mish(x)
+        return F.mish(x, self.inplace)

@@ -25,18 +25,18 @@ class Dropout1d(_DropoutNd):
     """Channel dropout of (N, C, L) or (C, L) input."""
 
     def forward(self, x):
-        return dropout1d(x, self.p, self.training)
+        return dropout1d(x, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
     """Channel dropout of (N, C, H, W) input (3-d input is read as (N, C, L), with PyTorch's warning)."""
 
     def forward(self, x):
-        return dropout2d(x, self.p, self.training)
+        return dropout2d(x, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):
     """Channel dropout of (N, C, D, H, W) or (C, D, H, W) input."""
 
     def forward(self, x):
-        return dropout3d(x, self.p, self.training)
+        return dropout3d(x, self.p, self.training, self.inplace)

@@ -36,3 +36,24 @@ def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, 
     """log_softmax along dim (PyTorch's F.log_softmax; dim=None as softmax)."""
     x = input.astype(dtype) if dtype is not None else input
     return x.log_softmax(_softmax_dim(x, dim))
+
+
+# The in-place activations (F.relu_(x) is F.relu(x, inplace=True): x itself, changed).
+def relu_(input: Tensor) -> Tensor:  # noqa: A002
+    """max(x, 0) written into x (PyTorch's F.relu_, torch.relu_)."""
+    return relu(input, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+    """F.leaky_relu written into x (PyTorch's F.leaky_relu_)."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """F.elu written into x (PyTorch's F.elu_)."""
+    return elu(input, alpha, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+    """F.hardtanh written into x (PyTorch's F.hardtanh_)."""
+    return hardtanh(input, min_val, max_val, inplace=True)

@@ -224,22 +224,22 @@ class Dropout(Module):
         self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
 
     def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training)
+        return F.dropout(x, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
 
 
 class ReLU(Module):
-    """max(x, 0) (PyTorch's nn.ReLU). inplace=True is accepted for ported code: glassgrad computes a
-    new tensor either way (as SiLU, ELU and Dropout do), with the same values."""
+    """max(x, 0) (PyTorch's nn.ReLU). inplace=True writes the result into the input and returns it
+    (as SiLU, ELU, LeakyReLU and Dropout do; docs/inplace-and-views.md)."""
 
     def __init__(self, inplace: bool = False):
         super().__init__()
         self.inplace = _args.flag(inplace, "inplace", _args.call("ReLU", inplace))
 
     def forward(self, x):
-        return F.relu(x)
+        return F.relu(x, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -255,7 +255,7 @@ class LeakyReLU(Module):
         self.inplace = _args.flag(inplace, "inplace", where)  # as ReLU's
 
     def forward(self, x):
-        return F.leaky_relu(x, self.negative_slope)
+        return F.leaky_relu(x, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -284,7 +284,7 @@ class SiLU(Module):
         self.inplace = _args.flag(inplace, "inplace", "SiLU")
 
     def forward(self, x):
-        return F.silu(x)
+        return F.silu(x, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -299,7 +299,7 @@ class ELU(Module):
         self.alpha, self.inplace = _args.real(alpha, "alpha", where), _args.flag(inplace, "inplace", where)
 
     def forward(self, x):
-        return F.elu(x, self.alpha)
+        return F.elu(x, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
