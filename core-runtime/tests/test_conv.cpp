@@ -241,6 +241,32 @@ TEST(Conv2DKernels, WinogradWeightGradientWithPerThreadAccumulators) {
   }
 }
 
+// Layers whose per-thread dU would outgrow the input (many channels, small images) split the
+// points of the one dU over the threads instead, each thread transforming every block itself:
+// each dU[xi] is then summed by one thread in the same order whatever the thread count, so 1, 2
+// and 3 threads give the same bits, and the result matches the formulas.
+TEST(Conv2DKernels, WinogradWeightGradientSplitByPointsIsTheSameOnAnyThreadCount) {
+  for (const char* algo : {"winograd2", "winograd4"}) {
+    SCOPED_TRACE(algo);
+    const ForcedCpuConvAlgo forced(algo);
+    std::mt19937 gen(29);
+    const Tensor x = random_tensor<float>({3, 64, 5, 5}, gen);
+    const Tensor gy = random_tensor<float>({3, 40, 5, 5}, gen);
+    Attrs bw{{"stride", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+    bw.set("weight_shape", std::vector<int64_t>{40, 64, 3, 3});
+    std::vector<Tensor> got;
+    for (int threads : {1, 2, 3}) {
+      const ThreadCount count(threads);
+      got.push_back(run_op("Conv2DBackwardWeight", {x, gy}, bw)[0]);
+      check_geometry<float>({3, 64, 5, 5, 40, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
+      check_geometry<double>({2, 48, 4, 6, 24, 3, 3, 1, 1, 0, 2, 1, 1}, gen, false);
+    }
+    for (size_t t = 1; t < got.size(); ++t)
+      for (int64_t i = 0; i < got[0].numel(); ++i)
+        ASSERT_EQ(got[0].data<float>()[i], got[t].data<float>()[i]) << "threads #" << t << " index " << i;
+  }
+}
+
 TEST(Conv2DKernels, CpuConvAlgoSwitchRefusesUnknownNames) {
   EXPECT_THROW(cpu::set_conv_algo("winograd6"), std::exception);
   EXPECT_EQ(cpu::conv_algo(), "auto");

@@ -23,11 +23,12 @@ constexpr int kMaxSlots = 64;
 // enough rows for the point GEMMs to run at full speed, few enough that its transformed inputs
 // and GEMM results stay near the caches.
 constexpr int64_t kBlockTiles = 96;
-// Weight gradient: bytes of a block's transformed inputs and gradients (shared by the threads,
-// which split its point GEMMs): large, so that few blocks (each two parallel phases) are needed,
-// but never more than the input itself takes (or kBlockTiles tiles' worth, if that is more):
-// the workspace sits in the step's memory plan, and a small network under a memory budget
-// must not find it many times larger than its activations.
+// Weight gradient: bytes of the blocks of transformed inputs and gradients of all slots together
+// (each slot transforms every block into its own buffers): large, so that each point's GEMM is
+// deep and dU is read and written few times, but never more than the input itself takes (or
+// kBlockTiles tiles' worth a slot, if that is more): the workspace sits in the step's memory
+// plan, and a small network under a memory budget must not find it many times larger than its
+// activations.
 constexpr int64_t kWeightBlockBytes = int64_t(4) << 20;
 
 size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
@@ -67,9 +68,10 @@ DType dtype_of() {
   return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
 }
 
-// ForwardLike: the forward and the input gradient. Weight: the weight gradient on blocks shared
-// by the threads (each block's point GEMMs split over them). WeightPerSlot: the weight gradient
-// with each slot's own images and its own dU accumulator, summed at the end (weight_kind).
+// ForwardLike: the forward and the input gradient. Weight: the weight gradient, each slot
+// owning some of the points of the one dU and transforming every block itself
+// (winograd_backward_weight). WeightPerSlot: the weight gradient with each slot's own images and
+// its own dU accumulator, summed at the end (weight_kind).
 enum class Kind { ForwardLike, Weight, WeightPerSlot };
 
 // A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
@@ -105,7 +107,7 @@ WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t e
     const int64_t cap = std::max<int64_t>(1, op_bytes / (slots * tile_bytes * tpi));
     s.ipb = std::min(ceil_div(s.n, blocks), cap);
   } else if (kind == Kind::Weight) {
-    const int64_t budget = std::max(kBlockTiles * tile_bytes, std::min(kWeightBlockBytes, input_bytes));
+    const int64_t budget = std::max(kBlockTiles * tile_bytes, std::min(kWeightBlockBytes, input_bytes) / slots);
     s.ipb = std::min(s.n, std::max<int64_t>(1, budget / tile_bytes / tpi));
   } else {  // WeightPerSlot: about kBlockTiles tiles (at least one image) of the slot's own images
     s.ipb = std::min(ceil_div(s.n, slots), ceil_div(kBlockTiles, tpi));
@@ -113,10 +115,11 @@ WinoShape with_blocks(WinoShape s, Kind kind, int slots, int64_t lanes, size_t e
   return s;
 }
 
-// The weight gradient's scheme for `slots` threads. Shared blocks cost two parallel phases (each
-// a fork/join) per block, and a block may hold only a few images; with per-slot accumulators a
-// call has two phases whatever N is: each slot transforms its own images and accumulates their
-// point GEMMs into its own dU [points][K][C], and the filter adjoint sums the slots' dU first.
+// The weight gradient's scheme for `slots` threads. Split by points (Kind::Weight), each slot
+// repeats every tile transform and runs 1/slots of the point GEMMs; with per-slot accumulators
+// each slot transforms only its own images and accumulates all their point GEMMs into its own dU
+// [points][K][C], and the filter adjoint sums the slots' dU first: no transform is repeated,
+// and the GEMMs of a few-channel layer are not split into slivers of points.
 // The slots' accumulators must not make the workspace larger than the op's input (it sits in
 // the step's memory plan), which keeps them to layers with few channels for their image size:
 // ResNet-18's layer1 and layer2 (64 and 128 channels), not layer3 and layer4.
@@ -188,7 +191,7 @@ size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T
     if (b) b->du_slot_stride = du_slot, b->per_slot = kind == Kind::WeightPerSlot;
   }
   if (b) b->shape = s, b->slots = slots, b->filters = filters, b->gemm_bytes = gemm_bytes;
-  const int pairs = kind == Kind::Weight ? 1 : slots;
+  const int pairs = slots;  // every slot transforms into its own buffers
   for (int i = 0; i < pairs; ++i) {
     T* ti = carve.take<T>(s.points() * skewed<T>(tb * cinp));
     T* to = carve.take<T>(s.points() * skewed<T>(tb * coutp));
@@ -459,31 +462,40 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
   const int64_t c_blocks = cp / L, k_blocks = kp / L;
   const int64_t v_stride = skewed<T>(tb * cp), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
-  for (int64_t n0 = 0; n0 < g.n; n0 += s.ipb) {
-    const int64_t images = std::min(s.ipb, g.n - n0), tiles = images * tpi;
-    // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles, one (image, channel
-    // block) per unit.
-    for_units(b.slots, images * (c_blocks + k_blocks), [&](int sl, int64_t u) {
-      const int64_t i = u / (c_blocks + k_blocks), cb = u % (c_blocks + k_blocks);
-      if (cb < c_blocks) {
-        transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(), s.in_cols(), s,
-                              cb, b.stage_in[sl], b.trans_in[0], cp, i * tpi, /*input=*/true);
-      } else {
-        transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(), s.out_cols(), s,
-                              cb - c_blocks, b.stage_out[sl], b.trans_out[0], kp, i * tpi, /*input=*/false);
+  // Slot sl owns the points [P sl / slots, P (sl + 1) / slots) of dU and goes through every
+  // block on its own: it transforms the block's tiles (all points: each slot repeats the
+  // transforms, O(C + K) per tile against the products' O(C K)) into its own buffers and runs its
+  // points' GEMMs. One parallel phase for all blocks instead of two per block, no slot waits for
+  // another, and each dU[xi] is summed over the blocks in order by one slot (the same bits as
+  // with one slot).
+  const int used = static_cast<int>(std::min<int64_t>(b.slots, s.points()));
+  parallel_for(used, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t sl = s0; sl < s1; ++sl) {
+      const int64_t xi0 = s.points() * sl / used, xi1 = s.points() * (sl + 1) / used;
+      for (int64_t n0 = 0; n0 < g.n; n0 += s.ipb) {
+        const int64_t images = std::min(s.ipb, g.n - n0), tiles = images * tpi;
+        // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles.
+        for (int64_t i = 0; i < images; ++i) {
+          for (int64_t cb = 0; cb < c_blocks; ++cb)
+            transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(),
+                                  s.in_cols(), s, cb, b.stage_in[sl], b.trans_in[sl], cp, i * tpi, /*input=*/true);
+          for (int64_t kb = 0; kb < k_blocks; ++kb)
+            transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
+                                  s.out_cols(), s, kb, b.stage_out[sl], b.trans_out[sl], kp, i * tpi, /*input=*/false);
+        }
+        // dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C] for the slot's points.
+        for (int64_t xi = xi0; xi < xi1; ++xi) {
+          GemmProblem<T> p(g.k, g.c, tiles);
+          p.a = transpose_of<T>(b.trans_out[sl] + xi * z_stride, kp);
+          p.b = row_major<T>(b.trans_in[sl] + xi * v_stride, cp);
+          p.beta = n0 == 0 ? T(0) : T(1);
+          p.c = b.filters + xi * du_stride;
+          p.ldc = g.c;
+          gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
+        }
       }
-    });
-    // dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C], one point per unit.
-    for_units(b.slots, s.points(), [&](int sl, int64_t xi) {
-      GemmProblem<T> p(g.k, g.c, tiles);
-      p.a = transpose_of<T>(b.trans_out[0] + xi * z_stride, kp);
-      p.b = row_major<T>(b.trans_in[0] + xi * v_stride, cp);
-      p.beta = n0 == 0 ? T(0) : T(1);
-      p.c = b.filters + xi * du_stride;
-      p.ldc = g.c;
-      gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
-    });
-  }
+    }
+  });
   // dw[k, c] = G^T dU[., k, c] G, one output channel per unit.
   for_units(b.slots, g.k, [&](int, int64_t k) {
     WinoFilterAdjoint<T> f;
