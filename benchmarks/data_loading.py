@@ -8,13 +8,23 @@ training epoch fed by a DataLoader against the same epoch over tensors already o
              otherwise the same operations written here with PIL and torch (torchvision's own
              steps: PIL pad and crop, PIL flip, from_numpy/permute/div, sub/div per channel), and
              its rows say so.
+  loader_cpu The training process's CPU time per batch (time.process_time over whole epochs, its
+             threads included, the time a simulated step sleeps excluded) for glassgrad's DataLoader
+             and PyTorch's on the same TensorDataset of Fashion-MNIST-shaped float32 images,
+             batches of 32 and 256, num_workers=2, pin_memory off (and on, on a GPU): every
+             microsecond of it adds to a GPU step that is bound by the host. The loop sleeps
+             --step-us between batches (a training step the process spends elsewhere) so the
+             workers are ahead, as in training; the ratio is glassgrad's time over PyTorch's
+             (below 1: glassgrad's costs less).
   gpu_epoch  SimpleCNN (the seed's model), one epoch of Fashion-MNIST (random images when it is not
              installed) at --batch-sizes, plain loop and glassgrad.compile: fed by
              DataLoader(TensorDataset(x, y), shuffle=True, pin_memory=True, num_workers=2) with
-             .to(device), against the same epoch over tensors already on the device; the ratio is
+             .to(device) (and .to(device, non_blocking=True), as PyTorch's ImageNet example
+             writes it), against the same epoch over tensors already on the device; the ratio is
              loader-fed time over resident time.
 
     python benchmarks/data_loading.py                          # the pipeline, CPU
+    python benchmarks/data_loading.py --only loader_cpu           # also runs without a GPU
     python benchmarks/data_loading.py --only gpu_epoch --device cuda
     python benchmarks/data_loading.py --tiny                   # a few batches (CI)
 """
@@ -142,6 +152,65 @@ def pipeline(args, torch, res: Results) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# loader_cpu
+
+def main_process_us_per_batch(loader, epochs: int, step_s: float) -> list:
+    """This process's CPU time per batch over each epoch (all its threads: PyTorch's and
+    multiprocessing's helper threads count), less the CPU the simulated step's sleep costs."""
+    n_sleep = 200
+    start = time.process_time()
+    for _ in range(n_sleep):
+        time.sleep(step_s)
+    sleep_cpu = (time.process_time() - start) / n_sleep
+    out = []
+    for _ in range(epochs):
+        start, n = time.process_time(), 0
+        for _batch in loader:
+            time.sleep(step_s)
+            n += 1
+        out.append(((time.process_time() - start) / n - sleep_cpu) * 1e6)
+    return out
+
+
+def loader_cpu(args, torch, res: Results) -> None:
+    n = 2048 if args.tiny else args.cpu_images
+    rng = np.random.default_rng(0)
+    xn = rng.random((n, 1, 28, 28), dtype=np.float32)
+    yn = rng.integers(0, 10, n).astype(np.int64)
+    epochs = 1 if args.tiny else args.epochs
+    pins = (False, True) if args.device.startswith("cuda") else (False,)
+    for batch in [int(b) for b in args.batch_sizes.split(",")]:
+        for pin in pins:
+            workload = (f"DataLoader main process, TensorDataset {n}x1x28x28 float32, batch {batch}, 2 workers, "
+                        f"pin_memory={pin}")
+            kwargs = dict(batch_size=batch, shuffle=True, drop_last=True, num_workers=2, pin_memory=pin,
+                          persistent_workers=True)
+            ours = DataLoader(TensorDataset(xn, yn), **kwargs)
+            theirs = None
+            if torch is not None:
+                theirs = torch.utils.data.DataLoader(
+                    torch.utils.data.TensorDataset(torch.from_numpy(xn), torch.from_numpy(yn)), **kwargs)
+            mine, torchs = [], []
+            for loader, into in ((ours, mine), (theirs, torchs)):
+                if loader is not None:
+                    main_process_us_per_batch(loader, 1, 0.0)  # start the persistent workers
+            for _ in range(epochs):  # interleaved, so load on a shared machine hits both alike
+                mine += main_process_us_per_batch(ours, 1, args.step_us * 1e-6)
+                if theirs is not None:
+                    torchs += main_process_us_per_batch(theirs, 1, args.step_us * 1e-6)
+            ratio = None
+            if torchs:
+                ratio = min(mine) / min(torchs)
+                res.add(args.device, workload, "main_process_us_per_batch", min(torchs), "us", torch_name(torch),
+                        notes=f"least of {len(torchs)} epochs ({', '.join(f'{t:.0f}' for t in torchs)}); "
+                              f"step {args.step_us:.0f} us")
+            res.add(args.device, workload, "main_process_us_per_batch", min(mine), "us", "glassgrad", ratio=ratio,
+                    notes=f"least of {len(mine)} epochs ({', '.join(f'{t:.0f}' for t in mine)}); step "
+                          f"{args.step_us:.0f} us; ratio = glassgrad's CPU time / torch's (below 1: less)")
+            del ours, theirs
+
+
+# ---------------------------------------------------------------------------------------------
 # gpu_epoch
 
 def fashion_mnist(limit: int):
@@ -168,12 +237,12 @@ def epoch_resident(run, X, y, batch: int, sync) -> float:
     return time.perf_counter() - start
 
 
-def epoch_loader(run, loader, dev: str, sync) -> float:
+def epoch_loader(run, loader, dev: str, sync, non_blocking: bool = False) -> float:
     sync()
     start = time.perf_counter()
     loss = None
     for xb, yb in loader:
-        loss = run(xb.to(dev), yb.to(dev))
+        loss = run(xb.to(dev, non_blocking=non_blocking), yb.to(dev, non_blocking=non_blocking))
     loss.item()
     sync()
     return time.perf_counter() - start
@@ -195,28 +264,35 @@ def gpu_epoch(args, res: Results) -> None:
             run = gg.compile(step) if compiled else step
             epoch_resident(run, X, Y, batch, sync)  # warm: plans, autotuning, graph capture
             epoch_loader(run, loader, dev, sync)
-            resident, fed = [], []
+            resident, fed, fed_nb = [], [], []
             for _ in range(1 if args.tiny else args.repeats):  # interleaved
                 resident.append(epoch_resident(run, X, Y, batch, sync))
                 fed.append(epoch_loader(run, loader, dev, sync))
+                fed_nb.append(epoch_loader(run, loader, dev, sync, non_blocking=True))
             name = "glassgrad" + (".compile" if compiled else "")
             workload = f"SimpleCNN epoch batch {batch} ({X.shape[0]} {source})"
-            r, f = statistics.median(resident), statistics.median(fed)
+            r = statistics.median(resident)
             res.add(args.device, workload + ", tensors on the device", "epoch_seconds", r, "s", name,
                     notes=f"median of {len(resident)}: {', '.join(f'{t:.3f}' for t in resident)}")
-            res.add(args.device, workload + ", DataLoader(pin_memory, 2 workers)", "epoch_seconds", f, "s", name,
-                    notes=f"median of {len(fed)}: {', '.join(f'{t:.3f}' for t in fed)}; "
-                          f"loader-fed / resident = {f / r:.3f} (target 1.2 on a GPU)")
+            for how, times in ((".to(device)", fed), (".to(device, non_blocking=True)", fed_nb)):
+                f = statistics.median(times)
+                res.add(args.device, workload + f", DataLoader(pin_memory, 2 workers), {how}", "epoch_seconds", f,
+                        "s", name, notes=f"median of {len(times)}: {', '.join(f'{t:.3f}' for t in times)}; "
+                                         f"loader-fed / resident = {f / r:.3f} (target 1.2 on a GPU)")
         del loader
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     add_common_args(p)
-    p.add_argument("--only", choices=["pipeline", "gpu_epoch"], default=None)
+    p.add_argument("--only", choices=["pipeline", "loader_cpu", "gpu_epoch"], default=None)
     p.add_argument("--images", type=int, default=10240, help="pipeline: images per epoch")
-    p.add_argument("--epochs", type=int, default=3, help="pipeline: epochs per loader (best is reported)")
-    p.add_argument("--batch-sizes", default="256,32", help="gpu_epoch: batch sizes")
+    p.add_argument("--epochs", type=int, default=3,
+                   help="pipeline and loader_cpu: epochs per loader (best is reported)")
+    p.add_argument("--batch-sizes", default="256,32", help="loader_cpu and gpu_epoch: batch sizes")
+    p.add_argument("--cpu-images", type=int, default=10240, help="loader_cpu: images per epoch")
+    p.add_argument("--step-us", type=float, default=300.0,
+                   help="loader_cpu: microseconds the loop sleeps per batch (a step spent elsewhere)")
     p.add_argument("--limit", type=int, default=0, help="gpu_epoch: training images (default all 60000)")
     p.add_argument("--repeats", type=int, default=5, help="gpu_epoch: timed epochs of each kind")
     args = p.parse_args()
@@ -224,6 +300,8 @@ def main() -> None:
     res = Results("data_loading", args.csv, args.tiny, args.notes)
     if args.only in (None, "pipeline"):
         pipeline(args, torch, res)
+    if args.only in (None, "loader_cpu"):
+        loader_cpu(args, torch, res)
     if args.only == "gpu_epoch" or (args.only is None and args.device.startswith("cuda")):
         gpu_epoch(args, res)
     print("wrote", res.write())

@@ -364,14 +364,19 @@ def test_data_parallel_tiny_runs_two_mpi_ranks_against_one_process(tmp_path):
 
 def test_data_loading_tiny_compares_input_pipelines_with_and_without_workers(tmp_path):
     """data_loading.py: the CIFAR pipeline's images/s for glassgrad's DataLoader (and PyTorch's,
-    then with a ratio) at num_workers 0 and 2."""
+    then with a ratio) at num_workers 0 and 2, and the training process's CPU time per batch of
+    both DataLoaders at batches of 256 and 32."""
     out = tmp_path / "data_loading.csv"
     run_script("data_loading.py", "--tiny", "--csv", str(out))
     rows = read_csv(out)
     assert_well_formed(rows)
     mine = [r for r in rows if r["framework"] == "glassgrad"]
-    assert {r["metric"] for r in mine} == {"images_per_second"}
-    assert sorted(r["workload"].split(", ")[1].split(" (")[0] for r in mine) == ["num_workers 0", "num_workers 2"]
+    assert {r["metric"] for r in mine} == {"images_per_second", "main_process_us_per_batch"}
+    pipeline = [r for r in mine if r["metric"] == "images_per_second"]
+    assert sorted(r["workload"].split(", ")[1].split(" (")[0] for r in pipeline) == ["num_workers 0", "num_workers 2"]
+    cpu = [r for r in mine if r["metric"] == "main_process_us_per_batch"]
+    assert sorted(r["workload"].split(", ")[2] for r in cpu) == ["batch 256", "batch 32"]
+    assert all(float(r["value"]) > 0 and r["unit"] == "us" for r in cpu)
     if has_torch_rows(rows):
         assert all(r["ratio_vs_torch"] for r in mine)
 

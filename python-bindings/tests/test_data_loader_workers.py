@@ -203,6 +203,45 @@ def test_a_worker_exception_is_raised_naming_worker_and_index(no_leftovers):
         list(DataLoader(Failing("raise"), batch_size=4, num_workers=2))
 
 
+def test_an_exception_class_that_cannot_be_pickled_arrives_as_runtime_error(no_leftovers):
+    """A data set's own exception class defined inside a function cannot travel between
+    processes: the training process raises RuntimeError with the worker's message instead."""
+    class LocalError(Exception):
+        pass
+
+    class Raising(Dataset):
+        def __len__(self):
+            return 8
+
+        def __getitem__(self, i):
+            if i == 5:
+                raise LocalError(f"sample {i} is unreadable")
+            return np.zeros(2, np.float32)
+
+    with pytest.raises(RuntimeError, match=r"Caught LocalError in DataLoader worker process 1 while fetching "
+                                           r"index 5[\s\S]*sample 5 is unreadable"):
+        list(DataLoader(Raising(), batch_size=4, num_workers=2))
+
+
+def test_breaking_out_of_an_epoch_of_large_inline_batches_stops_the_workers(no_leftovers):
+    """Batches just under the shared-memory threshold travel inside the messages, and more of
+    them wait than the result pipe holds (40 x 60 KiB): leaving the loop still stops every worker."""
+    class Big(Dataset):
+        def __len__(self):
+            return 64
+
+        def __getitem__(self, i):
+            return np.full(15 * 1024, i, np.float32)  # 60 KiB a sample, a batch of one each
+
+    loader = DataLoader(Big(), batch_size=1, num_workers=2, prefetch_factor=20)
+    for k, batch in enumerate(loader):
+        assert batch.numpy()[0, 0] == k
+        if k == 1:
+            time.sleep(0.5)  # the workers fill their prefetch while the loop is busy
+        if k == 2:
+            break
+
+
 def test_a_worker_error_in_worker_init_fn_is_raised(no_leftovers):
     def init(worker_id):
         raise OSError("cannot open the data base")

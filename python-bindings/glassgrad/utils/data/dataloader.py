@@ -24,6 +24,7 @@ from typing import Callable, Optional
 
 from ... import _C, _device
 from . import _rng
+from ._utils import channel as _channel
 from ._utils import collate as _collate
 from ._utils import fetch as _fetch
 from ._utils import transport as _transport
@@ -310,15 +311,14 @@ class _MultiProcessIter(_BaseIter):
         context = loader.multiprocessing_context or _default_context()
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
-        self._worker_result_queue = context.Queue()
+        self._worker_result_queue = _channel.ResultPipe(context)
         self._workers_done_event = context.Event()
         self._index_queues, self._workers, self._slot_states = [], [], []
         die_with_parent = threading.current_thread() is threading.main_thread()
         slots_per_worker = (self._prefetch_factor or 1) + 1
         try:
             for i in range(self._num_workers):
-                index_queue = context.Queue()
-                index_queue.cancel_join_thread()
+                index_queue = _channel.IndexPipe(context)
                 slots = context.RawArray("b", slots_per_worker)
                 w = context.Process(
                     target=_worker.worker_loop,
@@ -327,8 +327,9 @@ class _MultiProcessIter(_BaseIter):
                           self._base_seed, self._worker_init_fn, i, self._num_workers, self._persistent_workers,
                           os.getpid(), die_with_parent, slots),
                     name=f"glassgrad DataLoader worker {i}", daemon=True)
-                w.start()
                 self._index_queues.append(index_queue)
+                w.start()
+                index_queue.started()
                 self._workers.append(w)
                 self._slot_states.append(slots)
         except BaseException:
@@ -350,8 +351,8 @@ class _MultiProcessIter(_BaseIter):
         self._workers_status = [True] * self._num_workers
         self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
         if not first_iter:
-            for q in self._index_queues:
-                q.put(_worker._ResumeIteration())
+            for i in range(self._num_workers):
+                self._put(i, _worker._ResumeIteration())
             resumed = self._num_workers
             while resumed > 0:  # batches of the abandoned epoch still on their way are dropped
                 ok, (tag, data) = self._get_data()
@@ -375,10 +376,21 @@ class _MultiProcessIter(_BaseIter):
                 break
         else:
             return  # every worker has finished (iterable data sets)
-        self._index_queues[worker_id].put((self._send_idx, index))
+        self._put(worker_id, (self._send_idx, index))
         self._task_info[self._send_idx] = (worker_id, index)
         self._tasks_outstanding += 1
         self._send_idx += 1
+
+    def _put(self, worker_id: int, message) -> None:
+        """Sends a message to worker `worker_id`; a worker that is gone ends the loop with the
+        error that names it."""
+        try:
+            self._index_queues[worker_id].put(message)
+        except (OSError, ValueError):
+            dead = self._dead_workers() or [(worker_id, self._workers[worker_id])]
+            message = self._dead_message(dead)
+            self._shutdown_workers()
+            raise RuntimeError(message) from None
 
     # ---- receiving ----
     def _dead_workers(self):
@@ -489,7 +501,10 @@ class _MultiProcessIter(_BaseIter):
 
     def _mark_worker_as_unavailable(self, worker_id: int) -> None:
         self._workers_status[worker_id] = False
-        self._index_queues[worker_id].put(None)
+        try:
+            self._index_queues[worker_id].put(None)
+        except (OSError, ValueError):
+            pass  # it has gone already
 
     # ---- shutting down ----
     def _shutdown_workers(self) -> None:
@@ -503,8 +518,13 @@ class _MultiProcessIter(_BaseIter):
                     q.put(None)
                 except (OSError, ValueError):
                     pass
-            for w in self._workers:
-                w.join(timeout=_STATUS_CHECK_INTERVAL)
+            # Workers may be blocked writing to a full result pipe: drain it while they stop.
+            for _ in range(int(_STATUS_CHECK_INTERVAL / 0.05)):
+                self._worker_result_queue.drain()
+                alive = [w for w in self._workers if w.is_alive()]
+                if not alive:
+                    break
+                alive[0].join(timeout=0.05)
             for w in self._workers:
                 if w.is_alive():
                     w.terminate()
@@ -513,9 +533,7 @@ class _MultiProcessIter(_BaseIter):
                     w.kill()
                     w.join()
             for q in self._index_queues:
-                q.cancel_join_thread()
                 q.close()
-            self._worker_result_queue.cancel_join_thread()
             self._worker_result_queue.close()
         finally:
             receiver = getattr(self, "_receiver", None)

@@ -61,14 +61,19 @@ class RandomSampler(Sampler[int]):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self) -> Iterator[int]:
+        return itertools.chain.from_iterable(self._draws())
+
+    def _draws(self) -> Iterator[List[int]]:
+        """The pass as lists of indices, each list drawn when iteration reaches it (so draws from
+        a shared generator happen when they did with one index at a time)."""
         n = len(self.data_source)
         rng = generator_of(self.generator, "RandomSampler")
         if self.replacement:
-            yield from rng.integers(0, n, size=self.num_samples, dtype=np.int64).tolist()
+            yield rng.integers(0, n, size=self.num_samples, dtype=np.int64).tolist()
             return
         for _ in range(self.num_samples // n):
-            yield from rng.permutation(n).tolist()
-        yield from rng.permutation(n).tolist()[:self.num_samples % n]
+            yield rng.permutation(n).tolist()
+        yield rng.permutation(n).tolist()[:self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples

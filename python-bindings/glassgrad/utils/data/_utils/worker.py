@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import pickle
 import queue
 import random
 import signal
@@ -87,11 +88,12 @@ class WorkerError:
 
     def __init__(self, exc: BaseException, where: str) -> None:
         self.exc_type = type(exc)
+        self.exc_name = type(exc).__name__
         self.where = where
         self.text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
     def message(self) -> str:
-        return f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.text}"
+        return f"Caught {self.exc_name} {self.where}.\nOriginal {self.text}"
 
     def reraise(self):
         msg = self.message()
@@ -170,6 +172,9 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event, au
                     orphaned = True
                     return  # the main process is gone
                 continue
+            except (EOFError, OSError):
+                orphaned = True
+                return  # the main process closed its end: it is gone
             if r is None:  # shut down
                 return
             if isinstance(r, _ResumeIteration):
@@ -201,18 +206,29 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event, au
                     which = _fetch.describe_index(fetcher, e)
                     data = WorkerError(e, f"in DataLoader worker process {worker_id}" +
                                        (f" while fetching {which}" if which else ""))
-            if isinstance(data, (WorkerError, _IterableDatasetStopIteration)):
+            if isinstance(data, WorkerError):
+                _put_error(data_queue, idx, data)
+            elif isinstance(data, _IterableDatasetStopIteration):
                 data_queue.put((idx, data))
             else:
                 sender.send(idx, data)
             del data
     except KeyboardInterrupt:
         pass  # Ctrl-C reaches the whole process group: the main process handles it
+    except (BrokenPipeError, ConnectionError):
+        orphaned = True  # the main process is gone: nobody reads the results
     finally:
         if sender is not None:
             sender.close(unlink_blocks=orphaned)
-        if done_event.is_set():
-            data_queue.cancel_join_thread()
-            data_queue.close()
+
+
+def _put_error(data_queue, idx: int, error: WorkerError) -> None:
+    """Sends a worker's error; one whose exception type cannot be pickled (a class defined in a
+    function) travels as a RuntimeError with the same message."""
+    try:
+        data_queue.put((idx, error))
+    except (pickle.PicklingError, AttributeError, TypeError):
+        error.exc_type = RuntimeError
+        data_queue.put((idx, error))
 
 

@@ -1,0 +1,136 @@
+"""The pipes between the DataLoader's main process and its workers: one from the main process to
+each worker (the batches' indices) and one from all workers to the main process (the batches'
+descriptions, errors, end-of-data marks).
+
+They are plain pipes written directly by the sending thread, where multiprocessing.Queue would
+hand each message to a feeder thread and take a lock and build a selector on every get: the main
+process feeds the GPU between steps, and every microsecond it spends per batch adds to a step
+(docs/data-loading.md, "What the main process does per batch"). The bytes of the tensors never
+travel here (they are in shared memory, see transport.py); a message is a small pickle.
+
+Invariants:
+- Each message is one send_bytes (a length header, then the pickle). The result pipe has several
+  writers, so a worker writes a whole message under the channel's lock; the index pipe of a worker
+  has one writer (the main process's iterating thread) and one reader.
+- The main process closes its copy of a worker's reading end once the worker has started, so a
+  write to a worker that died fails (BrokenPipeError) instead of blocking on a full pipe.
+- Pipes are enlarged to 1 MiB where the system allows, so a writer blocks only when that much is
+  unread; the main process drains the result pipe while it waits for its workers to stop."""
+from __future__ import annotations
+
+import pickle
+import queue
+import select
+import sys
+from typing import Any
+
+_PIPE_BYTES = 1 << 20
+
+
+def _enlarge(conn) -> None:
+    """Asks for a 1 MiB pipe buffer (Linux F_SETPIPE_SZ); the default 64 KiB stays otherwise."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import fcntl
+        fcntl.fcntl(conn.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+    except (OSError, ValueError):
+        pass
+
+
+class _Reader:
+    """The receiving end: get(timeout) raises queue.Empty when nothing came in time and EOFError
+    when every writer has gone."""
+
+    def __init__(self, conn):
+        self._conn = conn
+        self._poll = None
+
+    def _ready(self, timeout) -> bool:
+        if self._poll is None:
+            if not hasattr(select, "poll"):  # pragma: no cover - no poll(): the connection's own wait
+                return self._conn.poll(timeout)
+            self._poll = select.poll()
+            self._poll.register(self._conn.fileno(), select.POLLIN)
+        ms = None if timeout is None else max(0, int(timeout * 1000))
+        return bool(self._poll.poll(ms))
+
+    def get(self, timeout=None) -> Any:
+        if not self._ready(timeout):
+            raise queue.Empty
+        return pickle.loads(self._conn.recv_bytes())
+
+    def drain(self) -> None:
+        """Reads and drops whatever is waiting (writers blocked on a full pipe can go on)."""
+        try:
+            while self._ready(0):
+                self._conn.recv_bytes()
+        except (EOFError, OSError):
+            pass
+
+    def close(self) -> None:
+        self._poll = None
+        self._conn.close()
+
+
+class IndexPipe:
+    """Main process -> one worker. The worker calls get(); the main process put()."""
+
+    def __init__(self, context):
+        reader, self._writer = context.Pipe(duplex=False)
+        _enlarge(self._writer)
+        self._reader = _Reader(reader)
+
+    def put(self, obj) -> None:
+        self._writer.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def get(self, timeout=None):
+        return self._reader.get(timeout)
+
+    def started(self) -> None:
+        """Called in the main process once the worker holds its end: the main process's copy of
+        the reading end is closed (see the invariants above)."""
+        self._reader.close()
+
+    def close(self) -> None:
+        self._writer.close()
+        if not self._reader._conn.closed:  # the worker never started
+            self._reader.close()
+
+    def __getstate__(self):  # only the reading end travels to a spawned worker
+        return {"_reader": self._reader._conn, "_writer": None}
+
+    def __setstate__(self, state):
+        self._reader = _Reader(state["_reader"])
+        self._writer = None
+
+
+class ResultPipe:
+    """All workers -> the main process. Workers put(); the main process get()s."""
+
+    def __init__(self, context):
+        reader, self._writer = context.Pipe(duplex=False)
+        _enlarge(self._writer)
+        self._lock = context.Lock()
+        self._reader = _Reader(reader)
+
+    def put(self, obj) -> None:
+        data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        with self._lock:
+            self._writer.send_bytes(data)
+
+    def get(self, timeout=None):
+        return self._reader.get(timeout)
+
+    def drain(self) -> None:
+        self._reader.drain()
+
+    def close(self) -> None:
+        self._reader.close()
+        self._writer.close()
+
+    def __getstate__(self):  # only the writing end and the lock travel to a spawned worker
+        return {"_writer": self._writer, "_lock": self._lock}
+
+    def __setstate__(self, state):
+        self._writer, self._lock, self._reader = state["_writer"], state["_lock"], None
