@@ -79,7 +79,7 @@ void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector
 }  // namespace
 
 std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<ValueId>& wrt,
-                                    ValueId seed, const GradientReduction* reduction) {
+                                    ValueId seed, const GradientReduction* reduction, const GradientHooks* hooks) {
   if (loss < 0 || loss >= g.num_values()) throw InternalError("build_backward: bad loss value");
   const TensorInfo loss_info = g.value(loss).info;
   if (seed == kNoValue && loss_info.numel() != 1) {
@@ -150,7 +150,30 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
     }
   };
 
+  std::vector<char> hooked(static_cast<size_t>(nv), 0);
+  if (hooks) {
+    for (ValueId v : hooks->values) hooked.at(static_cast<size_t>(v)) = 1;
+  }
   for (NodeId n = last; n >= 0 && n != kNoNode; --n) {
+    if (hooks) {  // the outputs' gradients are complete: nothing after node n adds to them
+      const std::vector<ValueId> outs = g.node(n).outputs;
+      for (ValueId o : outs) {
+        std::vector<ValueId>& parts = grads[static_cast<size_t>(o)];
+        if (!hooked[static_cast<size_t>(o)] || parts.empty()) continue;
+        NodeMeta meta = g.node(n).meta;
+        meta.role = NodeRole::Backward;
+        const ValueId total = accumulate(g, parts, meta);
+        const ValueId replaced = hooks->apply(o, total);
+        const TensorInfo want = g.value(o).info;
+        const TensorInfo got = g.value(replaced).info;
+        if (want.shape != got.shape || want.dtype != got.dtype) {
+          throw ShapeError(ErrorMessage("a gradient hook returned " + got.str() + " for a value of " + want.str())
+                               .fix("return a gradient of the value's shape and dtype (or None to keep it)")
+                               .str());
+        }
+        parts.assign(1, replaced);
+      }
+    }
     backward_node(g, n, dep, grads);
     emit_ready_buckets(n);
   }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from collections import namedtuple
 from typing import Any, Iterable, Optional, Sequence, Tuple, Union
 
@@ -390,6 +391,56 @@ class Tensor:
                                     retain_graph=retain)
             return
         self._h.backward(seed, retain)
+
+    def register_hook(self, hook):
+        """Registers hook(grad) -> Tensor or None, run by backward() on this tensor's gradient
+        once it is complete (PyTorch's Tensor.register_hook): a returned tensor replaces the
+        gradient that flows on to what this tensor was computed from (for a leaf, before it is
+        added to .grad). Hooks run in registration order, under no_grad; what they compute joins
+        the backward graph (a compiled step replays it, but a hook's Python side effects, such as
+        printing, happen when the step is traced). Returns a handle whose remove() unregisters it."""
+        from .utils.hooks import RemovableHandle
+        if not self.requires_grad:
+            raise _C.TensorStateError("cannot register a hook on a tensor that doesn't require gradient\n"
+                                      f"  register_hook: this tensor {list(self.shape)} is not part of a gradient "
+                                      "computation\n  fix: x.requires_grad_() on a leaf, or register the hook on "
+                                      "a tensor computed from parameters")
+        if not callable(hook):
+            raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
+
+        def call(grad_handle):
+            out = hook(_wrap(grad_handle))
+            if out is None:
+                return None
+            if not isinstance(out, Tensor):
+                raise TypeError(f"register_hook: the hook returned {type(out).__name__}; it must return a Tensor "
+                                f"or None\n  fix: return the new gradient (a glassgrad.Tensor), or nothing")
+            return out._h
+
+        key = self._h.add_grad_hook(call)
+        owner = weakref.ref(self)  # a parameter's value changes at each update; its hooks move along
+
+        def remove():
+            t = owner()
+            if t is not None:
+                t._h.remove_grad_hook(key)
+        return RemovableHandle(remove)
+
+    def retain_grad(self) -> None:
+        """Keeps this computed tensor's gradient in .grad at the next backward() (PyTorch's
+        Tensor.retain_grad; a leaf keeps its gradient anyway). The gradient is the one after the
+        tensor's hooks, and accumulates over backward calls as a leaf's does."""
+        if not self.requires_grad:
+            raise _C.TensorStateError("can't retain_grad on Tensor that has requires_grad=False\n  fix: only "
+                                      "tensors computed from parameters (or leaves with requires_grad=True) have "
+                                      "gradients")
+        if not self.is_leaf:
+            self._h.retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        """Whether retain_grad() was called on this computed tensor (Tensor.retains_grad)."""
+        return (not self.is_leaf) and self._h.retains_grad
 
     def detach(self) -> "Tensor":
         """The same values with no gradient flowing back (Tensor.detach); a view."""

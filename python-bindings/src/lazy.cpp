@@ -57,6 +57,21 @@ void bind_lazy(py::module_& m) {
         }
         h.value()->requires_grad = on;
       })
+      .def("add_grad_hook", [](Handle& h, const py::function& fn) {
+             // The Python function outlives no interpreter state: released under the GIL.
+             std::shared_ptr<py::function> f(new py::function(fn), [](py::function* p) {
+               py::gil_scoped_acquire gil;
+               delete p;
+             });
+             return lazy::add_grad_hook(h.value(), [f](const lazy::ValuePtr& grad) -> lazy::ValuePtr {
+               py::object out = (*f)(wrap(grad));
+               return out.is_none() ? nullptr : out.cast<Handle*>()->value();
+             });
+           },
+           "Adds a gradient hook: fn(gradient handle) -> a handle replacing it, or None. Returns its key.")
+      .def("remove_grad_hook", [](Handle& h, uint64_t key) { lazy::remove_grad_hook(h.value(), key); })
+      .def_property("retains_grad", [](const Handle& h) { return h.value()->retains_grad; },
+                    [](Handle& h, bool on) { h.value()->retains_grad = on; })
       .def("same_value", [](const Handle& a, const Handle& b) { return a.value() == b.value(); })
       .def_property_readonly("identity", [](const Handle& h) { return reinterpret_cast<uintptr_t>(h.value().get()); },
                              "Equal for handles that pin the same value")

@@ -76,7 +76,98 @@ std::vector<Node*> check_saved_values(const Export& ex, NodeId first_new, ValueI
   return saving;
 }
 
+// Imports the backward nodes from `next` up to the graph's end as lazy nodes and values (their
+// inputs: forward values, earlier imports, or leaves standing for lazy values), and moves `next`
+// past them.
+void import_nodes(Export& ex, NodeId& next) {
+  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  for (; next < ex.graph.num_nodes(); ++next) {
+    const glassgrad::Node& gn = ex.graph.node(next);
+    auto node = std::make_shared<Node>();
+    node->schema = gn.schema;
+    node->attrs = gn.attrs;
+    node->meta = gn.meta;
+    for (ValueId in : gn.inputs) {
+      node->inputs.push_back(value_of(ex, in));
+    }
+    for (size_t k = 0; k < gn.outputs.size(); ++k) {
+      auto v = std::make_shared<Value>();
+      v->seq = next_seq();
+      v->info = ex.graph.value(gn.outputs[k]).info;
+      v->producer = node;
+      v->output_index = static_cast<int>(k);
+      node->outputs.push_back(v);
+      ex.by_id[static_cast<size_t>(gn.outputs[k])] = v;
+    }
+  }
+}
+
+// Records op under no_grad (gradients do not themselves record gradients).
+ValuePtr record_untracked(const std::string& op, const std::vector<ValuePtr>& inputs, const std::string& scope) {
+  NodeMeta meta;
+  meta.role = NodeRole::Backward;
+  meta.scope = scope;
+  const bool was = grad_enabled();
+  set_grad_enabled(false);
+  try {
+    ValuePtr out = record(op, inputs, {}, meta).at(0);
+    set_grad_enabled(was);
+    return out;
+  } catch (...) {
+    set_grad_enabled(was);
+    throw;
+  }
+}
+
+// v's gradient g after v's hooks (each under no_grad, seeing the previous one's result).
+ValuePtr run_hooks(const Value& v, ValuePtr g) {
+  const std::vector<std::pair<uint64_t, GradientHook>> hooks = v.grad_hooks;  // a hook may remove itself
+  for (const auto& hook : hooks) {
+    const bool was = grad_enabled();
+    set_grad_enabled(false);
+    ValuePtr out;
+    try {
+      out = hook.second(g);
+    } catch (...) {
+      set_grad_enabled(was);
+      throw;
+    }
+    set_grad_enabled(was);
+    if (!out) continue;
+    if (out->info.shape != v.info.shape || out->info.dtype != v.info.dtype || out->info.device != v.info.device) {
+      throw ShapeError(ErrorMessage("hook has changed the size or type of value: the gradient of a tensor " +
+                                    v.info.str() + " was replaced by " + out->info.str())
+                           .cause("a function given to register_hook returned a tensor of another shape, dtype "
+                                  "or device than the gradient it received")
+                           .fix("return a tensor like the gradient (e.g. grad * 2, grad.clamp(-1, 1)), or None to "
+                                "keep it")
+                           .str());
+    }
+    g = std::move(out);
+  }
+  return g;
+}
+
+// Adds g to v's accumulated gradient (retain_grad, leaves).
+void accumulate_grad(const ValuePtr& v, ValuePtr g) {
+  if (v->grad) g = record_untracked("Add", {v->grad, g}, v->name);
+  if (g->name.empty() && !v->name.empty()) g->name = v->name + ".grad";  // names its buffer
+  set_grad(v, g);
+}
+
 }  // namespace
+
+uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook) {
+  static uint64_t next_key = 0;
+  v->grad_hooks.emplace_back(++next_key, std::move(hook));
+  return next_key;
+}
+
+void remove_grad_hook(const ValuePtr& v, uint64_t key) {
+  auto& hooks = v->grad_hooks;
+  hooks.erase(std::remove_if(hooks.begin(), hooks.end(), [key](const auto& h) { return h.first == key; }),
+              hooks.end());
+}
 
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph) {
   if (!loss->invalid.empty()) throw_invalid(*loss);
@@ -121,48 +212,44 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     }
   }
   const NodeId first_new = ex.graph.num_nodes();
-  const std::vector<ValueId> grads =
-      build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr);
+  NodeId imported = first_new;  // backward nodes before this one are lazy nodes already
+  // Hooks of computed values (register_hook, retain_grad) run as build_backward completes their
+  // gradients: the backward nodes so far are imported, the hooks record on those lazy values,
+  // and the result enters the graph as a leaf that imports back as the hooks' lazy value.
+  GradientHooks hooks;
+  for (size_t id = 0; id < ex.by_id.size(); ++id) {
+    const ValuePtr& v = ex.by_id[id];
+    if (v && (!v->grad_hooks.empty() || v->retains_grad) && ex.graph.value(static_cast<ValueId>(id)).producer != kNoNode) {
+      hooks.values.push_back(static_cast<ValueId>(id));
+    }
+  }
+  hooks.apply = [&](ValueId value, ValueId grad) -> ValueId {
+    import_nodes(ex, imported);
+    const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
+    const ValuePtr g = value_of(ex, grad);
+    const ValuePtr out = run_hooks(*v, g);
+    if (v->retains_grad) accumulate_grad(v, out);
+    return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
+  };
+  const std::vector<ValueId> grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id,
+                                                    sync ? &reduction : nullptr, hooks.values.empty() ? nullptr : &hooks);
   ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
   const std::vector<Node*> saving = check_saved_values(ex, first_new, first_backward_value);
 
-  // Import the backward nodes. Gradients do not themselves require gradients (no double
-  // backward through the tracer).
-  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
-  for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
-    const glassgrad::Node& gn = ex.graph.node(n);
-    auto node = std::make_shared<Node>();
-    node->schema = gn.schema;
-    node->attrs = gn.attrs;
-    node->meta = gn.meta;
-    for (ValueId in : gn.inputs) {
-      node->inputs.push_back(value_of(ex, in));
-    }
-    for (size_t k = 0; k < gn.outputs.size(); ++k) {
-      auto v = std::make_shared<Value>();
-      v->seq = next_seq();
-      v->info = ex.graph.value(gn.outputs[k]).info;
-      v->producer = node;
-      v->output_index = static_cast<int>(k);
-      node->outputs.push_back(v);
-      ex.by_id[static_cast<size_t>(gn.outputs[k])] = v;
-    }
-  }
-  NodeMeta meta;
-  meta.role = NodeRole::Backward;
+  // Import the rest of the backward nodes. Gradients do not themselves require gradients (no
+  // double backward through the tracer).
+  import_nodes(ex, imported);
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (grads[i] == kNoValue) continue;
     const ValuePtr& leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
-    if (leaf->grad && !(sync && synced[i])) {  // a synced gradient already holds the old one
-      meta.scope = leaf->name;
-      const bool was = grad_enabled();
-      set_grad_enabled(false);
-      g = record("Add", {leaf->grad, g}, {}, meta).at(0);
-      set_grad_enabled(was);
+    if (!leaf->grad_hooks.empty()) g = run_hooks(*leaf, g);  // before accumulating, as PyTorch's leaf hooks
+    if (sync && synced[i]) {  // a synced gradient already holds the old one
+      if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";
+      set_grad(leaf, g);
+    } else {
+      accumulate_grad(leaf, g);
     }
-    if (g->name.empty() && !leaf->name.empty()) g->name = leaf->name + ".grad";  // names its buffer
-    set_grad(leaf, g);
   }
   if (!retain_graph) {
     for (Node* n : saving) n->freed = true;

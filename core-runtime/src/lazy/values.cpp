@@ -235,7 +235,12 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad) {
 }
 
 void move_grad(const ValuePtr& from, const ValuePtr& to) {
-  if (from == to || (!from->grad && !from->grad_alias)) return;
+  if (from == to) return;
+  if (!from->grad_hooks.empty()) {  // a parameter's hooks stay with it through its updates
+    to->grad_hooks = std::move(from->grad_hooks);
+    from->grad_hooks.clear();
+  }
+  if (!from->grad && !from->grad_alias) return;
   if (to->grad) unpin(to->grad);
   to->grad = std::move(from->grad);
   from->grad = nullptr;

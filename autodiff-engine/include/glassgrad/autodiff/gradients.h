@@ -8,6 +8,7 @@
 // inputs that need a gradient (needs_grad), so e.g. the image fed to the first conv never gets
 // a Conv2DBackwardInput node.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,16 @@ class GradContext {
 // AllReduce nodes placed as early as the walk allows (gradient_buckets.h); the values returned
 // for them are the reduced gradients.
 struct GradientReduction;
+// Gradient hooks (Tensor.register_hook, retain_grad): for each value of `values` computed by a
+// node, `apply(value, grad)` is called once the value's gradient is complete (every path from
+// the loss has added to it) and before it flows on to the value's producer; the gradient
+// `apply` returns (grad itself, or a new value of the same shape and dtype) is what flows on.
+struct GradientHooks {
+  std::vector<ValueId> values;
+  std::function<ValueId(ValueId value, ValueId grad)> apply;
+};
 std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<ValueId>& wrt,
-                                    ValueId seed = kNoValue, const GradientReduction* reduction = nullptr);
+                                    ValueId seed = kNoValue, const GradientReduction* reduction = nullptr,
+                                    const GradientHooks* hooks = nullptr);
 
 }  // namespace glassgrad

@@ -25,6 +25,7 @@
 // Not thread-safe: used from the Python thread, under the GIL.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,11 @@ namespace lazy {
 
 struct Node;
 struct Alias;
+struct Value;
+
+// A gradient hook (Tensor.register_hook): given the gradient, returns its replacement, or null to
+// keep it. Called with gradients disabled; what it records joins the backward graph.
+using GradientHook = std::function<std::shared_ptr<Value>(const std::shared_ptr<Value>& grad)>;
 
 // PyTorch's version counter of a storage: bumped by every in-place write (but those through
 // .data). A value made as a version of an aliased storage records the count it was made at.
@@ -67,6 +73,12 @@ struct Value {
   bool leaf = false;
   std::shared_ptr<VersionCounter> counter;  // set when this is a version (or a view) of an aliased storage
   uint64_t version = 0;                     // counter->version when it was made
+  // Tensor.register_hook: run by backward() on this value's complete gradient, in registration
+  // order, each seeing the previous one's result; one returning a value replaces the gradient
+  // (for a leaf, before it is accumulated into `grad`). retains_grad (Tensor.retain_grad): a
+  // computed value's gradient, after its hooks, accumulates into `grad` as a leaf's does.
+  std::vector<std::pair<uint64_t, GradientHook>> grad_hooks;
+  bool retains_grad = false;
   bool realized() const { return data.defined(); }
   bool is_leaf() const { return !producer || leaf; }
   // Modified in place since it was made (its storage's version moved on).
@@ -205,7 +217,10 @@ struct GradientSync {
 };
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync);
 void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
-// Moves leaf `from`'s gradient (and the storage its handles share) to leaf `to`.
+// Tensor.register_hook: adds a hook to v (Value::grad_hooks); returns its key for remove_grad_hook.
+uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook);
+void remove_grad_hook(const ValuePtr& v, uint64_t key);
+// Moves leaf `from`'s gradient (and the storage its handles share) and its gradient hooks to leaf `to`.
 void move_grad(const ValuePtr& from, const ValuePtr& to);
 // backward(..., retain_graph): without it, the nodes whose gradient rules read saved tensors are
 // freed, and a second backward through them raises PyTorch's error.
