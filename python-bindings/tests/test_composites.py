@@ -24,3 +24,31 @@ def test_composite_gradient_matches_finite_differences(c):
 
 def test_names_are_unique():
     assert len(set(IDS)) == len(IDS)
+
+
+@pytest.fixture
+def default_device():
+    """Restores the default device a test changes (composites make their constants there)."""
+    before = gg.default_device()
+    yield gg.set_default_device
+    gg.set_default_device(before)
+
+
+def _values_and_gradients(c, arrays, device: str, set_default):
+    set_default(device)
+    xs = [gg.tensor(a, dtype="float64", device=device, requires_grad=True) for a in arrays]
+    out = c.fn(*xs)
+    u = np.random.default_rng(2).standard_normal(tuple(out.shape))
+    (out * gg.tensor(u, device=device)).sum().backward()
+    return [out.numpy()] + [x.grad.numpy() if x.grad is not None else np.zeros(x.shape) for x in xs]
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("c", COMPOSITES, ids=IDS)
+def test_composite_on_cuda_matches_the_cpu(c, default_device):
+    """CPU-vs-CUDA parity of each composite on random data: values and input gradients (float64)."""
+    arrays = c.inputs(np.random.default_rng(0))
+    cpu = _values_and_gradients(c, arrays, "cpu", default_device)
+    gpu = _values_and_gradients(c, arrays, "cuda", default_device)
+    for k, (a, b) in enumerate(zip(cpu, gpu)):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-11, err_msg=f"{c.name}: result {k}")
