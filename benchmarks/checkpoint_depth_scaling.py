@@ -44,7 +44,7 @@ import re
 import statistics
 import sys
 import time
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 import numpy as np
 

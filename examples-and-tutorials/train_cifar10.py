@@ -22,7 +22,6 @@ import os
 import sys
 import time
 
-import numpy as np
 
 import glassgrad as gg
 

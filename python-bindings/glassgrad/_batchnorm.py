@@ -75,7 +75,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     else:
         if running_mean is None or running_var is None:
             raise _C.InvalidArgumentError(
-                f"batch_norm: evaluation mode (training=False) normalizes with running_mean and running_var, and "
-                f"they were not given\n  fix: pass the running statistics, or training=True to use the batch's")
+                "batch_norm: evaluation mode (training=False) normalizes with running_mean and running_var, and "
+                "they were not given\n  fix: pass the running statistics, or training=True to use the batch's")
         y = _op("BatchNorm2DInference", [input, w, b, running_mean, running_var], {"eps": float(eps)})
     return y

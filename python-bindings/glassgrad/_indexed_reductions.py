@@ -111,7 +111,6 @@ def _mean(x, d, index, src, include_self):
 
 def _extreme(x, d, index, src, include_self, largest: bool):
     """amax (largest) or amin with PyTorch's gradient: shared evenly by the tied elements."""
-    n = x.shape[d]
     sv = src.detach()
     # src's positions ordered by value (ascending for amax), then stably by target: each target's
     # run ends with its extreme.

@@ -13,7 +13,7 @@ mask is computed first (a synchronization, as in PyTorch).
 from __future__ import annotations
 
 import numbers
-from typing import List, NamedTuple, Optional, Sequence, Tuple
+from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 

@@ -61,7 +61,6 @@ def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor) -> Tensor:
     if not x.requires_grad:
         return values
     n = x.shape[d]
-    k = indices.shape[d]
     iota = as_operand(list(range(n)), DTYPES["int64"], x.device).reshape([n] + [1] * (x.ndim - d))
     # x: [.., n, 1, ..] against indices: [.., 1, k, ..] -> picked [.., n, k, ..], summed over n
     xs = x.unsqueeze(d + 1)

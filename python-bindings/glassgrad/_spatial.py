@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import warnings
 from functools import lru_cache
-from typing import Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 

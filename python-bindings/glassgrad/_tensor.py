@@ -9,8 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 import weakref
-from collections import namedtuple
-from typing import Any, Iterable, Optional, Sequence, Tuple, Union
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import builtins
 from typing import Optional, Sequence, Tuple, Union
 
-import numpy as np
 
 from . import _C, _args, _dtypes, _inplace, _math
 from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
@@ -20,7 +19,7 @@ from ._shapes import matmul, nonzero  # noqa: F401
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot  # noqa: F401
 from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: F401
                         masked_select, scatter, scatter_add, take_along_dim)
-from ._tensor import Tensor, _op, _op_multi, tensor
+from ._tensor import Tensor, _op, tensor
 
 IntPair = Union[int, Sequence[int]]
 

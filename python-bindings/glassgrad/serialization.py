@@ -525,10 +525,10 @@ def _tree(path: str, raw: bytes, weights_only: bool = True, map_location=None) -
         legacy = raw[:2] in (b"\x80\x02", b"\x80\x04", b"\x80\x05") or raw[:8] == b"\x8a\nl\xfc\x9cF\xf9 j"
         raise _Damaged(f"not a glassgrad checkpoint (first bytes {raw[:8].hex(' ') or 'none: the file is empty'})\n"
                        f"  expected: a torch.save zip file, a safetensors file or an .npz (zip) archive\n"
-                       + (f"  cause: a bare pickle (torch.save's format before PyTorch 1.6), which runs code when "
-                          f"read and is not read here\n  fix: in PyTorch, torch.save(torch.load(old_path), new_path) "
-                          f"rewrites it as a zip file" if legacy else
-                          f"  cause: an empty, truncated or foreign file"))
+                       + ("  cause: a bare pickle (torch.save's format before PyTorch 1.6), which runs code when "
+                          "read and is not read here\n  fix: in PyTorch, torch.save(torch.load(old_path), new_path) "
+                          "rewrites it as a zip file" if legacy else
+                          "  cause: an empty, truncated or foreign file"))
     if meta is None:
         return arrays
     doc = _json(meta, "checkpoint's metadata")

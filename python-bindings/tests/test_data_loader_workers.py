@@ -95,7 +95,7 @@ def no_leftovers():
             break
         time.sleep(0.1)
     assert set(_children()) <= before, "DataLoader workers outlived their loop"
-    assert not [b for b in _blocks() if b.startswith(f"gg_dl_")
+    assert not [b for b in _blocks() if b.startswith("gg_dl_")
                 and int(b.split("_")[2]) not in before and not os.path.exists(f"/proc/{b.split('_')[2]}")]
 
 

@@ -99,7 +99,7 @@ class PlanView:
                          f"{_fmt_bytes(ext)}")
         groups = self.fusion_groups()
         if groups:
-            lines.append(f"  fusion groups: " + ", ".join(f"{g}: #{v[0]}..#{v[-1]}" for g, v in sorted(groups.items())))
+            lines.append("  fusion groups: " + ", ".join(f"{g}: #{v[0]}..#{v[-1]}" for g, v in sorted(groups.items())))
         recomputed = self.recomputed_steps()
         if recomputed:
             lines.append(f"  recomputed steps (checkpointing): {len(recomputed)}")

@@ -9,7 +9,7 @@ glassgrad.nn.init re-initializes any parameter (e.g. kaiming_normal_(w, mode="fa
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional
 
 import numpy as np
 
