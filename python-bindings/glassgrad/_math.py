@@ -612,6 +612,108 @@ def bitwise_right_shift(input, other) -> Tensor:  # noqa: A002
     return _shift(input, other, False)
 
 
+# ---- more of torch's elementwise functions (composed from the rows above) -----------------------
+def logaddexp(input, other) -> Tensor:  # noqa: A002
+    """log(exp(a) + exp(b)) without overflow (torch.logaddexp): max(a, b) + log1p(exp(-|a - b|)),
+    -inf where both are -inf; at a tie each side gets half the gradient."""
+    a, b = result_type_operands(_float_operand(input), _float_operand(other))
+    top = maximum(a, b)
+    both_empty = isneginf(top.detach())
+    gap = _op("Where", [both_empty, constant(0, a.dtype, a.device), sub(a, b)])
+    out = add(top, log1p(exp(neg(absolute(gap)))))
+    return _op("Where", [both_empty, top, out])
+
+
+def logaddexp2(input, other) -> Tensor:  # noqa: A002
+    """log2(2^a + 2^b) (torch.logaddexp2)."""
+    ln2 = math.log(2.0)
+    return div(logaddexp(mul(_float_operand(input), ln2), mul(_float_operand(other), ln2)), ln2)
+
+
+def _float_operand(x):
+    """x as a float tensor (the default float for integers), numbers unchanged."""
+    return _float_input(x) if isinstance(x, Tensor) else x
+
+
+def xlogy(input, other) -> Tensor:  # noqa: A002
+    """input * log(other), 0 where input is 0 (unless other is NaN) (torch.xlogy)."""
+    x, y = result_type_operands(_float_operand(input), _float_operand(other))
+    if not x.dtype.is_floating_point:
+        x, y = x.astype(_dtypes.DEFAULT_FLOAT), y.astype(_dtypes.DEFAULT_FLOAT)
+    # x * log(y), with y := 1 where x == 0 and y <= 0 (the value 0 there, and no 0 * log(0) in
+    # the gradient): d/dx is log(y), 0 where x == 0 and y <= 0, as PyTorch's
+    undefined = logical_and(eq(x, 0), le(y, 0))
+    safe_y = _op("Where", [undefined, constant(1, y.dtype, y.device), y])
+    return _op("Where", [isnan(y), y.detach(), mul(x, log(safe_y))])
+
+
+def sinc(input: Tensor) -> Tensor:  # noqa: A002
+    """sin(pi x) / (pi x), 1 at 0 (torch.sinc; its gradient 0 there)."""
+    x = _float_input(input)
+    zero = eq(x, 0)
+    safe = _op("Where", [zero, constant(1, x.dtype, x.device), x])
+    px = mul(safe, math.pi)
+    return _op("Where", [zero, constant(1, x.dtype, x.device), div(sin(px), px)])
+
+
+def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
+    """Radians to degrees (torch.rad2deg); integers give float32."""
+    return mul(_float_input(input), 180.0 / math.pi)
+
+
+def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
+    """Degrees to radians (torch.deg2rad); integers give float32."""
+    return mul(_float_input(input), math.pi / 180.0)
+
+
+def signbit(input: Tensor) -> Tensor:  # noqa: A002
+    """Whether each element's sign bit is set (torch.signbit): x < 0, and -0.0 too."""
+    if input.dtype == "bool" or input.dtype == "uint8":
+        return _false_like(input)
+    if not input.dtype.is_floating_point:
+        return lt(input, 0)
+    return logical_or(lt(input, 0), logical_and(eq(input, 0), lt(reciprocal(input), 0)))
+
+
+def copysign(input, other) -> Tensor:  # noqa: A002
+    """|input| with the sign of other (torch.copysign; -0.0 counts as negative), a float result;
+    the gradient reaches input only (0 where input is 0, as PyTorch's)."""
+    a = _float_operand(input)
+    a, b = result_type_operands(a, other)
+    if not a.dtype.is_floating_point:
+        a, b = a.astype(_dtypes.DEFAULT_FLOAT), b.astype(_dtypes.DEFAULT_FLOAT)
+    mag = absolute(a)
+    return _op("Where", [signbit(b), neg(mag), mag])
+
+
+def fmax(input, other) -> Tensor:  # noqa: A002
+    """The larger of each pair, a NaN losing to a number (torch.fmax); at a tie the gradient goes
+    to input, as PyTorch's."""
+    a, b = result_type_operands(input, other)
+    take_a = logical_or(ge(a, b), isnan(b))
+    return _op("Where", [take_a, a, b])
+
+
+def fmin(input, other) -> Tensor:  # noqa: A002
+    """The smaller of each pair, a NaN losing to a number (torch.fmin); at a tie the gradient goes
+    to input, as PyTorch's."""
+    a, b = result_type_operands(input, other)
+    take_a = logical_or(le(a, b), isnan(b))
+    return _op("Where", [take_a, a, b])
+
+
+def heaviside(input: Tensor, values) -> Tensor:  # noqa: A002
+    """0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside; no
+    gradient). input and values must have the same dtype, as PyTorch requires."""
+    if isinstance(values, Tensor) and values.dtype != input.dtype:
+        raise _C.DTypeError(f"heaviside is not yet implemented for tensors with different dtypes\n  heaviside: input "
+                            f"is {input.dtype}, values {values.dtype}\n  fix: values.to(input.dtype)")
+    x, v = result_type_operands(input, values)
+    x, v = x.detach(), v.detach()
+    step = gt(x, 0).astype(x.dtype)
+    return _op("Where", [eq(x, 0), v, step])
+
+
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
            "fmod", "neg", "negative", "positive", "pow", "float_power", "abs", "absolute", "sign", "sgn", "square",
            "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -621,4 +723,6 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "eq", "ne", "lt", "le", "gt", "ge", "not_equal", "less", "less_equal", "greater", "greater_equal",
            "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or", "bitwise_xor",
            "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
-           "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift"]
+           "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift",
+           "logaddexp", "logaddexp2", "xlogy", "sinc", "rad2deg", "deg2rad", "signbit", "copysign", "fmax", "fmin",
+           "heaviside"]

@@ -22,6 +22,7 @@ _FUNCTION_METHODS = {
     _shapes: [n for n in _shapes.__all__ if n not in (
         "stack", "hstack", "vstack", "row_stack", "broadcast_shapes", "broadcast_tensors", "meshgrid",
         "atleast_1d", "atleast_2d", "atleast_3d", "cdist")],
+    _factories: ["bernoulli", "multinomial"],
     _scans: _scans.METHODS,
     _counting: _counting.__all__,
     _indexed_reductions: _indexed_reductions.__all__,
@@ -31,7 +32,7 @@ for _module, _names in _FUNCTION_METHODS.items():
         setattr(Tensor, _name, getattr(_module, _name))
 
 # Methods only (no torch function of the name).
-for _name in ("repeat", "unfold", "sum_to_size"):
+for _name in ("repeat", "unfold", "sum_to_size", "split_with_sizes"):
     setattr(Tensor, _name, getattr(_shapes, _name))
 for _name in ("masked_scatter", "index_copy", "take", "put"):
     setattr(Tensor, _name, getattr(_indexing, _name))
@@ -100,7 +101,7 @@ clamp_min clip cos cosh cumprod cumsum div divide eq erf exp exp2 expm1 fix floo
 greater_equal gt hypot le lerp less less_equal log log10 log1p log2 logical_and logical_not logical_or logical_xor lt
 mul multiply ne neg negative not_equal pow reciprocal relu remainder round rsqrt sgn sigmoid sign sin sinh sqrt square
 sub subtract tan tanh tril triu true_divide trunc addcmul addcdiv nan_to_num logit bitwise_left_shift bitwise_right_shift
-masked_scatter index_copy put scatter_reduce index_reduce""".split()
+masked_scatter index_copy put scatter_reduce index_reduce xlogy sinc rad2deg deg2rad copysign heaviside renorm""".split()
 for _name in _IN_PLACE:
     setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
 _AUGMENTED = {"add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "floordiv": "floor_divide_",

@@ -18,7 +18,7 @@ import math
 from collections import namedtuple
 from typing import Optional
 
-from . import _C, _dtypes
+from . import _C, _dtypes, _math
 from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
@@ -301,5 +301,26 @@ def dist(input: Tensor, other, p=2) -> Tensor:  # noqa: A002
     return norm(sub(input, other), p)
 
 
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
+    """Each slice of input along dim (input.select(dim, i)) whose p-norm exceeds maxnorm scaled
+    down to norm maxnorm (torch.renorm: by maxnorm / (norm + 1e-7)); the gradient goes through
+    the norm too, as PyTorch's."""
+    if input.ndim == 0:
+        raise _C.ShapeError("renorm: input needs at least 1 dimension, got a 0-d tensor\n  fix: x.reshape(1)")
+    if not input.dtype.is_floating_point:
+        raise _C.DTypeError(f"renorm: the input must be floating point, got {input.dtype}\n  fix: x.float()")
+    if not is_number(p) or p <= 0:
+        raise _C.InvalidArgumentError(f"renorm: non-positive-norm not supported, got p={p}\n  fix: p=2")
+    if not is_number(maxnorm) or maxnorm < 0:
+        raise _C.InvalidArgumentError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}\n  fix: maxnorm=1.0")
+    d = _dim(dim, input.ndim, "renorm", input.shape)
+    others = [a for a in range(input.ndim) if a != d]
+    norms = norm(input, p, others, keepdim=True) if others else absolute(input)
+    over = _op("Greater", [norms, constant(maxnorm, norms.dtype, norms.device)])
+    shrink = _math.div(constant(maxnorm, norms.dtype, norms.device), _math.add(norms, 1e-7))
+    scale = _op("Where", [over, shrink, constant(1, norms.dtype, norms.device)])
+    return mul(input, scale)
+
+
 __all__ = ["sum", "nansum", "mean", "nanmean", "var", "std", "var_mean", "std_mean", "amax", "amin", "argmax",
-           "argmin", "max", "min", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "prod", "dist"]
+           "argmin", "max", "min", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "prod", "dist", "renorm"]

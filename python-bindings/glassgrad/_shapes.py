@@ -678,6 +678,114 @@ def is_complex(input: Tensor) -> bool:  # noqa: A002
     return False
 
 
+# ---- products and splits of NumPy's and PyTorch's linear-algebra surface ------------------------
+def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The Kronecker product (torch.kron): out[i * m + k, ...] = input[i, ...] * other[k, ...], the
+    shorter shape padded with leading 1s."""
+    n = builtins.max(input.ndim, other.ndim)
+    a_shape = [1] * (n - input.ndim) + list(input.shape)
+    b_shape = [1] * (n - other.ndim) + list(other.shape)
+    a = input.reshape([d for s in a_shape for d in (s, 1)])
+    b = other.reshape([d for s in b_shape for d in (1, s)])
+    return mul(a, b).reshape([x * y for x, y in zip(a_shape, b_shape)])
+
+
+def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The sum over the last dims of input and other (torch.inner), shape input.shape[:-1] +
+    other.shape[:-1]; a 0-d operand multiplies."""
+    if input.ndim == 0 or other.ndim == 0:
+        return mul(input, other)
+    if input.shape[-1] != other.shape[-1]:
+        raise _C.ShapeError(f"inner() the last dimension must match on both input tensors but got shapes "
+                            f"{list(input.shape)} and {list(other.shape)}\n  fix: tensors whose last dims agree")
+    n = input.shape[-1]
+    out = matmul(input.reshape(-1, n), other.reshape(-1, n).transpose(0, 1))
+    return out.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
+
+
+def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+    """The dot product of two 1-d tensors (torch.vdot; real dtypes, so no conjugation)."""
+    if input.ndim != 1 or other.ndim != 1:
+        raise _C.ShapeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors\n  vdot: "
+                            f"{list(input.shape)} and {list(other.shape)}\n  fix: x.reshape(-1)")
+    return dot(input, other)
+
+
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
+    """input rotated by 90 degrees k times in the plane of dims, from the first toward the second
+    (torch.rot90)."""
+    dims = list(dims)
+    if len(dims) != 2:
+        raise _C.InvalidArgumentError(f"expected total rotation dims == 2, but got dims = {len(dims)}\n  fix: "
+                                      f"dims=(0, 1)")
+    if input.ndim < 2:
+        raise _C.ShapeError(f"expected total dims >= 2, but got total dims = {input.ndim}\n  fix: a matrix")
+    d0, d1 = _axis(dims[0], input, "rot90"), _axis(dims[1], input, "rot90")
+    if d0 == d1:
+        raise _C.InvalidArgumentError(f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+                                      f"\n  fix: two different dims")
+    k = _args.integer(k, "k", "rot90") % 4
+    if k == 1:
+        return flip(input, [d1]).transpose(d0, d1)
+    if k == 2:
+        return flip(input, [d0, d1])
+    if k == 3:
+        return flip(input, [d0]).transpose(d0, d1)
+    return input.clone()
+
+
+def _split_along(input: Tensor, indices_or_sections, dim: int, where: str):  # noqa: A002
+    if isinstance(indices_or_sections, (numbers.Integral, np.integer)) and not isinstance(indices_or_sections, bool):
+        n = int(indices_or_sections)
+        if n <= 0 or input.shape[dim] % n:
+            raise _C.InvalidArgumentError(f"torch.{where} attempted to split along dimension {dim}, but the size of "
+                                          f"the dimension {input.shape[dim]} is not divisible by the split_size {n}!"
+                                          f"\n  fix: a number of sections that divides {input.shape[dim]}, or a list "
+                                          f"of indices")
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections):  # noqa: A002
+    """tensor_split along dim 1 (dim 0 for a 1-d tensor) (torch.hsplit); a number of sections must
+    divide the dim."""
+    if input.ndim == 0:
+        raise _C.ShapeError("torch.hsplit requires a tensor with at least 1 dimension, but got a tensor with 0 "
+                            "dimensions!\n  fix: x.reshape(-1)")
+    return _split_along(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit")
+
+
+def vsplit(input: Tensor, indices_or_sections):  # noqa: A002
+    """tensor_split along dim 0 of a tensor of 2 or more dims (torch.vsplit)."""
+    if input.ndim < 2:
+        raise _C.ShapeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got a tensor with "
+                            f"{input.ndim} dimensions!\n  fix: x.reshape(1, -1)")
+    return _split_along(input, indices_or_sections, 0, "vsplit")
+
+
+def dsplit(input: Tensor, indices_or_sections):  # noqa: A002
+    """tensor_split along dim 2 of a tensor of 3 or more dims (torch.dsplit)."""
+    if input.ndim < 3:
+        raise _C.ShapeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got a tensor with "
+                            f"{input.ndim} dimensions!\n  fix: x.unsqueeze(-1)")
+    return _split_along(input, indices_or_sections, 2, "dsplit")
+
+
+def split_with_sizes(self: Tensor, split_sizes, dim: int = 0):
+    """The pieces of the given sizes along dim (Tensor.split_with_sizes), which must add up to it."""
+    return split(self, list(split_sizes), dim)
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+    """A matrix with input's elements (flattened) on diagonal `offset` (torch.diagflat)."""
+    return diag(input.reshape(-1), offset)
+
+
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+    """beta * input + alpha * outer(vec1, vec2) (torch.addr); beta=0 ignores input's values."""
+    prod = _scaled(outer(vec1, vec2), alpha)
+    return prod if beta == 0 else add(_scaled(input, beta), prod)
+
+
 # ---- the *_as methods ---------------------------------------------------------------------------
 def view_as(self: Tensor, other: Tensor) -> Tensor:
     """This tensor with other's shape (Tensor.view_as)."""
@@ -704,4 +812,5 @@ __all__ = ["stack", "hstack", "vstack", "row_stack", "chunk", "split", "tensor_s
            "mm", "bmm", "mv", "dot", "outer", "ger", "addmm", "baddbmm", "addmv", "addbmm", "movedim", "moveaxis",
            "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "unflatten", "ravel", "broadcast_shapes",
            "broadcast_to", "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "nonzero",
-           "argwhere", "diff", "cross", "narrow_copy", "cdist", "is_complex"]
+           "argwhere", "diff", "cross", "narrow_copy", "cdist", "is_complex", "kron", "inner", "vdot", "rot90", "hsplit",
+           "vsplit", "dsplit", "diagflat", "addr"]

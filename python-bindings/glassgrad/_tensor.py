@@ -253,6 +253,74 @@ class Tensor:
         loader moves batches through shared memory itself, so a tensor needs no move."""
         return self
 
+    def pin_memory(self, device=None) -> "Tensor":
+        """A copy of this CPU tensor in page-locked memory (this tensor when it is pinned already),
+        as PyTorch's Tensor.pin_memory: host-to-GPU copies from it can overlap compute."""
+        from .utils.data._utils.pin_memory import pinned_tensor
+        return pinned_tensor(self)
+
+    def is_pinned(self, device=None) -> bool:
+        """Whether this is a CPU tensor in page-locked memory (Tensor.is_pinned)."""
+        from .utils.data._utils.pin_memory import is_pinned
+        return is_pinned(self)
+
+    def is_signed(self) -> bool:
+        """Whether the dtype holds negative numbers (Tensor.is_signed): not bool or uint8."""
+        return self.dtype not in ("bool", "uint8")
+
+    def is_nonzero(self) -> bool:
+        """Whether the one element is nonzero (Tensor.is_nonzero); computes it."""
+        if self.numel() != 1:
+            what = "no values" if self.numel() == 0 else "more than one value"
+            raise _C.InvalidArgumentError(f"Boolean value of Tensor with {what} is ambiguous\n  is_nonzero: the "
+                                          f"tensor has shape {list(self.shape)}\n  fix: reduce it first, e.g. "
+                                          f"x.any() or x.all()")
+        return bool(self.item())
+
+    def is_same_size(self, other: "Tensor") -> bool:
+        """Whether other has this tensor's shape (Tensor.is_same_size)."""
+        return tuple(self.shape) == tuple(other.shape)
+
+    # Complex numbers, sparse layouts, quantization and inference mode are not glassgrad's: for its
+    # real dense tensors these are PyTorch's answers for real dense tensors.
+    def conj(self) -> "Tensor":
+        """This tensor: the conjugate of a real tensor is itself (Tensor.conj)."""
+        return self
+
+    resolve_conj = resolve_neg = conj
+
+    def is_conj(self) -> bool:
+        """False: a real tensor has no conjugate bit (Tensor.is_conj)."""
+        return False
+
+    def is_neg(self) -> bool:
+        """False: a real tensor has no negative bit (Tensor.is_neg)."""
+        return False
+
+    def is_inference(self) -> bool:
+        """False: glassgrad has no inference-mode tensors (Tensor.is_inference)."""
+        return False
+
+    @property
+    def real(self) -> "Tensor":
+        """This tensor: the real part of a real tensor (Tensor.real)."""
+        return self
+
+    @property
+    def is_sparse(self) -> bool:
+        """False: glassgrad's tensors are dense (Tensor.is_sparse)."""
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        """False: glassgrad has no quantized tensors (Tensor.is_quantized)."""
+        return False
+
+    @property
+    def is_meta(self) -> bool:
+        """False: every glassgrad tensor has data, on the CPU or a GPU (Tensor.is_meta)."""
+        return False
+
     @property
     def H(self) -> "Tensor":
         """The conjugate transpose of a matrix, for real dtypes its transpose (Tensor.H); a 0-d

@@ -40,6 +40,14 @@ BAD = [
     ("float << int", lambda t, a: a << 1, [np.ones(2)]),
     ("in-string", lambda t, a: "a" in a, [np.ones(2)]),
     ("iter-0d", lambda t, a: list(a), [np.array(1.0)]),
+    ("renorm-p0", lambda t, a: a.renorm(0, 0, 1.0), [np.ones((2, 2))]),
+    ("heaviside-dtypes", lambda t, a: t.heaviside(a, a.long()), [np.ones(2)]),
+    ("hsplit-not-divisible", lambda t, a: t.hsplit(a, 2), [np.ones((2, 3))]),
+    ("vsplit-1d", lambda t, a: t.vsplit(a, 1), [np.ones(3)]),
+    ("rot90-same-dims", lambda t, a: t.rot90(a, 1, (1, 1)), [np.ones((2, 2))]),
+    ("inner-mismatch", lambda t, a, b: t.inner(a, b), [np.ones((2, 3)), np.ones((2, 2))]),
+    ("vdot-2d", lambda t, a: t.vdot(a, a), [np.ones((2, 2))]),
+    ("is_nonzero-two", lambda t, a: a.is_nonzero(), [np.ones(2)]),
 ]
 
 
