@@ -33,7 +33,7 @@ model = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2)
 optimizer = gg.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
 for epoch in range(2):
     for images, labels in loader:            # glassgrad tensors on the CPU (pinned on a GPU machine)
-        images, labels = images.to(device), labels.to(device)
+        images, labels = images.to(device, non_blocking=True), labels.to(device, non_blocking=True)
         optimizer.zero_grad()
         loss = F.cross_entropy(model(images), labels)
         loss.backward()

@@ -257,6 +257,9 @@ class Tensor:
         """A copy of this CPU tensor in page-locked memory (this tensor when it is pinned already),
         as PyTorch's Tensor.pin_memory: host-to-GPU copies from it can overlap compute."""
         from .utils.data._utils.pin_memory import pinned_tensor
+        if self.requires_grad:
+            raise _C.DeviceError(f"pin_memory: this tensor of shape {tuple(self.shape)} requires grad, and its pinned "
+                                 f"copy would not carry the gradient back\n  fix: x.detach().pin_memory()")
         return pinned_tensor(self)
 
     def is_pinned(self, device=None) -> bool:
@@ -523,14 +526,30 @@ class Tensor:
     # ---- conversion ----
     def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False, **kwargs) -> "Tensor":
         """PyTorch's Tensor.to: to(device), to(dtype), to(device, dtype), to(other) (other's device
-        and dtype), with device= and dtype= as keywords."""
+        and dtype), with device= and dtype= as keywords, then non_blocking and copy (positional
+        too). From pinned memory to a GPU the copy is queued on the device's stream; with
+        non_blocking=False the call returns once it has read the source (so the source may be
+        written right after), with non_blocking=True at once (docs/data-loading.md, "Copies to
+        the GPU")."""
+        n_flags = 0
+        while n_flags < len(args) and isinstance(args[len(args) - 1 - n_flags], bool):
+            n_flags += 1
+        flags, args = args[len(args) - n_flags:], args[:len(args) - n_flags]
+        last = None
         for a in args:
             if isinstance(a, Tensor):
-                device, dtype = device or a.device, dtype or a.dtype
+                device, dtype, last = device or a.device, dtype or a.dtype, "tensor"
             elif _dtypes._parse(a) is not None and not (isinstance(a, str) and a.split(":")[0] in ("cpu", "cuda", "gpu")):
-                dtype = a
+                dtype, last = a, "dtype"
             else:
-                device = a
+                device, last = a, "device"
+        if flags:
+            if len(flags) > 2 or last not in ("tensor", "dtype"):
+                raise TypeError(f"to(): non_blocking and copy follow a dtype or a tensor when given by position, got "
+                                f"{args + flags}\n  fix: x.to(device, non_blocking=True), or x.to(device, dtype, "
+                                f"True)")
+            non_blocking = flags[0]
+            copy = flags[1] if len(flags) > 1 else copy
         out = self
         if dtype is not None:
             out = out.astype(dtype)
@@ -538,7 +557,10 @@ class Tensor:
             d = _device.normalize(device)
             if d != out.device:
                 if out._h.realized and not out.requires_grad:
-                    out = _wrap(_C.lazy_leaf(out._raw().to(d), "input", False, out.name))
+                    src = out._raw()
+                    out = _wrap(_C.lazy_leaf(src.to(d), "input", False, out.name))
+                    if not non_blocking and d != "cpu":
+                        _C.wait_pinned_reads(src)  # returns at once unless src is pinned
                 else:
                     out = _op("ToDevice", [out], {"device": d})
         if copy and out is self:
@@ -554,9 +576,10 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
-        """This tensor on a GPU: device an index, 'cuda:<i>' or None for GPU 0 (Tensor.cuda)."""
+        """This tensor on a GPU: device an index, 'cuda:<i>' or None for GPU 0 (Tensor.cuda);
+        non_blocking as in to()."""
         index = 0 if device is None else device
-        return self.to(f"cuda:{index}" if isinstance(index, int) else index)
+        return self.to(f"cuda:{index}" if isinstance(index, int) else index, non_blocking=non_blocking)
 
     def astype(self, dtype) -> "Tensor":
         """This tensor converted to dtype (a new tensor; the same object when the dtype is already this one)."""

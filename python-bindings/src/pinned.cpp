@@ -16,6 +16,14 @@ void bind_pinned(py::module_& m) {
     return d;
   });
   m.def("empty_pinned_cache", &empty_pinned_cache);
+  m.def(
+      "wait_pinned_reads",
+      [](const Tensor& t) {
+        const void* host = t.defined() && t.device().is_cpu() ? t.storage()->data() : nullptr;
+        py::gil_scoped_release release;  // the copies may wait behind the GPU's queued work
+        wait_pinned_reads(host);
+      },
+      py::arg("tensor"));
 }
 
 }  // namespace glassgrad

@@ -35,6 +35,85 @@ def test_pin_memory_walks_containers_like_torch():
     assert P.is_pinned(out["a"][0]) and out["a"][1] == "s" and out["b"][0] == 3 and calls == [1]
 
 
+def test_tensor_pin_memory_and_is_pinned_as_torch():
+    t = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu")
+    assert t.is_pinned() is False
+    with pytest.raises(gg.DeviceError, match=r"requires grad[\s\S]*fix: x.detach\(\).pin_memory\(\)"):
+        gg.tensor(np.zeros(2, np.float32), requires_grad=True).pin_memory()
+    if not gg.cuda.is_available():
+        with pytest.raises(RuntimeError, match="page-locked memory needs a usable CUDA GPU"):
+            t.pin_memory()  # PyTorch raises RuntimeError without an accelerator too
+        return
+    p = t.pin_memory()
+    assert p.is_pinned() and p.device == "cpu" and p is not t
+    np.testing.assert_array_equal(p.numpy(), t.numpy())
+    assert p.pin_memory() is p  # pinned already
+    assert t.to("cuda").is_pinned() is False
+    with pytest.raises(gg.DeviceError, match=r"only CPU tensors can be pinned[\s\S]*fix"):
+        t.to("cuda").pin_memory()
+
+
+def test_to_takes_non_blocking_and_copy_by_position_as_torch():
+    torch = pytest.importorskip("torch")
+    a = np.arange(4, dtype=np.float32)
+    for args in [("cpu",), (gg.float32, False, True), ("cpu", gg.float64, False, True), (gg.float32, True, False),
+                 ("cpu", gg.float32, True)]:
+        t, tt = gg.tensor(a), torch.from_numpy(a.copy())
+        targs = tuple(x if isinstance(x, bool) or x == "cpu" else getattr(torch, str(x).split(".")[-1]) for x in args)
+        out, tout = t.to(*args), tt.to(*targs)
+        assert (out is t) == (tout is tt), args
+        assert str(out.dtype).split(".")[-1] == str(tout.dtype).split(".")[-1], args
+        np.testing.assert_array_equal(out.numpy(), tout.numpy())
+    t = gg.tensor(a)
+    assert t.to("cpu", non_blocking=True, copy=True) is not t
+    assert t.to(t, False, True) is not t and t.to(t, True) is t
+    with pytest.raises(TypeError, match=r"non_blocking and copy follow a dtype or a tensor"):
+        t.to("cpu", True)  # PyTorch refuses a bool right after a device too
+    assert t.cpu() is t
+
+
+def _queue_gpu_work():
+    """A few big matmuls queued on the GPU's stream, so copies queued after them wait there."""
+    x = gg.tensor(np.random.default_rng(0).random((2048, 2048), dtype=np.float32) * 1e-3, device="cuda")
+    for _ in range(8):
+        x = x @ x
+    x._raw()  # launched, not waited for
+    return x
+
+
+@pytest.mark.cuda
+def test_non_blocking_copies_from_pinned_memory_read_blocks_that_are_not_reused_early():
+    """to(device, non_blocking=True) returns before the copy ran; the pinned block of a source
+    that dies at once is handed out again only after its copy has read it."""
+    a = np.arange(1 << 18, dtype=np.float32)
+    keep = _queue_gpu_work()
+    copies = []
+    for i in range(16):
+        t = gg.tensor(a + i).pin_memory()
+        assert t.is_pinned()
+        copies.append(t.to("cuda", non_blocking=True) if i % 2 else t.cuda(non_blocking=True))
+        del t
+    for i, d in enumerate(copies):
+        assert d.device == "cuda:0"
+        np.testing.assert_array_equal(d.numpy(), a + i)
+    del keep
+
+
+@pytest.mark.cuda
+def test_a_blocking_copy_from_pinned_memory_lets_the_host_write_the_source_right_after():
+    """to(device) without non_blocking: once it returns, writing the pinned source does not
+    change the copy, however much work the GPU had queued before it (PyTorch's synchronous copy)."""
+    a = np.arange(1 << 18, dtype=np.float32)
+    t = gg.tensor(a).pin_memory()
+    ptr = t._raw().data_ptr
+    keep = _queue_gpu_work()
+    d = t.to("cuda")
+    t.fill_(-1.0)
+    assert t.numpy()[0] == -1.0 and t._raw().data_ptr == ptr  # the host wrote the same pinned bytes
+    np.testing.assert_array_equal(d.numpy(), a)
+    del keep
+
+
 @pytest.mark.cuda
 def test_pinned_tensor_copies_to_the_gpu_and_blocks_are_reused():
     gg._C.empty_pinned_cache()

@@ -53,11 +53,8 @@ class PinnedPool {
 
   bool note_read(const void* host, CUstream stream) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = blocks_.upper_bound(host);  // the block starting at or before `host`
-    if (it == blocks_.begin()) return false;
-    --it;
-    Block* b = it->second.get();
-    if (static_cast<const char*>(host) >= static_cast<const char*>(b->ptr) + b->size) return false;
+    Block* b = containing(host);
+    if (b == nullptr) return false;
     if (api().cuEventCreate == nullptr || api().cuEventQuery == nullptr || api().cuEventRecord == nullptr) {
       // No events: wait for the copy here, so the block is free to reuse when its tensor dies.
       check(api().cuStreamSynchronize(stream), "waiting for a copy from pinned memory");
@@ -67,6 +64,14 @@ class PinnedPool {
     check(api().cuEventRecord(e, stream), "recording a pinned-memory copy");
     b->reads.push_back(e);
     return true;
+  }
+
+  void wait_reads(const void* host) {
+    std::lock_guard<std::mutex> lock(mu_);
+    Block* b = containing(host);
+    if (b == nullptr || b->reads.empty()) return;
+    for (CUevent e : b->reads) check(api().cuEventSynchronize(e), "waiting for a copy from pinned memory");
+    reads_done(b);
   }
 
   PinnedMemoryStats stats() {
@@ -94,6 +99,16 @@ class PinnedPool {
   }
 
  private:
+  // The block holding `host`, or nullptr. Caller holds mu_.
+  Block* containing(const void* host) {
+    auto it = blocks_.upper_bound(host);  // the block starting after `host`
+    if (it == blocks_.begin()) return nullptr;
+    --it;
+    Block* b = it->second.get();
+    if (static_cast<const char*>(host) >= static_cast<const char*>(b->ptr) + b->size) return nullptr;
+    return b;
+  }
+
   static size_t rounded(size_t n) {
     size_t s = kMinBlock;
     while (s < n) s <<= 1;
@@ -219,5 +234,9 @@ bool is_pinned(const Tensor& t) {
 PinnedMemoryStats pinned_memory_stats() { return cuda::pool().stats(); }
 
 void empty_pinned_cache() { cuda::pool().empty_cache(); }
+
+void wait_pinned_reads(const void* host) {
+  if (host != nullptr) cuda::pool().wait_reads(host);  // a block has events only where the driver has them
+}
 
 }  // namespace glassgrad

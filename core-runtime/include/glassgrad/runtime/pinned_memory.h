@@ -35,6 +35,12 @@ PinnedMemoryStats pinned_memory_stats();
 // Returns the cached blocks whose copies have finished to the driver.
 void empty_pinned_cache();
 
+// Waits until every asynchronous copy queued so far that reads the pinned block holding `host`
+// has finished; returns at once for memory that is not a pinned block or has no copy in flight.
+// Tensor.to(device) without non_blocking calls it, so the host may write the source right after,
+// as a synchronous copy allows (docs/data-loading.md, "Copies to the GPU").
+void wait_pinned_reads(const void* host);
+
 namespace cuda {
 // Called by the CUDA copy after it queued an asynchronous copy on `stream` that reads the host
 // memory at `host`: when that memory is a pinned block, the block is not reused before the copy

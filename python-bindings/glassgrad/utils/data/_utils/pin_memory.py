@@ -61,7 +61,9 @@ def is_pinned(t: Tensor) -> bool:
 def pinned_tensor(t: Tensor) -> Tensor:
     """A copy of the CPU tensor `t` in pinned memory (`t` itself when it is pinned already)."""
     if str(t.device) != "cpu":
-        raise _C.DeviceError(f"pin_memory: only CPU tensors can be pinned, this one is on {t.device}")
+        raise _C.DeviceError(f"pin_memory: only CPU tensors can be pinned, this one of shape {tuple(t.shape)} is on "
+                             f"{t.device}\n  fix: pin the CPU tensor before copying it to the GPU, or use this one "
+                             f"where it is")
     if is_pinned(t):
         return t
     return _leaf(_C.Tensor.from_numpy(t.numpy(), "cpu", "batch", True))
