@@ -316,8 +316,8 @@ _INTERRUPTED = textwrap.dedent("""
     loader = DataLoader(Slow(), batch_size=2, num_workers=2)
     it = iter(loader)
     next(it)
-    print("workers", " ".join(str(w.pid) for w in it._workers), flush=True)
-    try:
+    try:  # the line tells the test to send SIGINT: it may arrive as soon as the line is written
+        print("workers", " ".join(str(w.pid) for w in it._workers), flush=True)
         for _ in it:
             pass
     except KeyboardInterrupt:
