@@ -138,3 +138,28 @@ def test_hooks_in_a_training_step_with_an_optimizer():
             opt.step()
         return _arr(w, lib)
     np.testing.assert_allclose(run(gg), run(torch), rtol=1e-10)
+
+
+def test_parameter_hooks_replay_in_a_compiled_step():
+    """The ops a hook records are part of the traced backward: every replay of a compiled step
+    clips the gradient, and the hooks stay on the parameters through their updates."""
+    gg.manual_seed(0)
+    model = gg.nn.Linear(4, 2)
+    for p in model.parameters():
+        p.register_hook(lambda g: g.clamp(-0.01, 0.01))
+    opt = gg.optim.SGD(model.parameters(), lr=1.0)
+    x, y = gg.tensor(np.ones((8, 4), np.float32)), gg.tensor(np.zeros(8, np.int64))
+
+    @gg.compile
+    def step(x, y):
+        opt.zero_grad()
+        loss = gg.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    before = model.weight.numpy().copy()
+    for _ in range(4):
+        step(x, y)
+    moved = np.abs(model.weight.numpy() - before)
+    np.testing.assert_allclose(moved.max(), 0.04, rtol=1e-5)  # 4 steps of lr * 0.01 at most
