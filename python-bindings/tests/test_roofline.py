@@ -170,3 +170,23 @@ def test_a_csv_with_the_old_header_is_rewritten_with_every_column(tmp_path):
     assert rows[0]["value"] == "1" and rows[0]["fma_peak_fraction"] == ""
     assert float(rows[1]["fma_peak_fraction"]) == pytest.approx(2.0) and rows[1]["value"] == "2"
     assert np.isclose(float(rows[1]["gflop_per_s"]), 2.0)
+
+
+@pytest.mark.cuda
+def test_cuda_peak_and_conv_choice_on_this_gpu():
+    """On a GPU: the peaks come from this device's properties, and after a convolution runs, the
+    autotuner's cached line for it is found (the format cuda_conv_algorithm reads)."""
+    info = gg.cuda.device_info(0)
+    peak = R.device_peak("cuda:0")
+    major, minor = info["compute_capability"]
+    assert peak.flops == pytest.approx(info["multiprocessors"] * R.fp32_lanes(major, minor) * 2 * info["clock_khz"] * 1e3)
+    assert peak.flops > 0 and peak.bytes_per_s > 0
+    rng = np.random.default_rng(0)
+    x = _C.Tensor.from_numpy(rng.standard_normal((4, 16, 12, 12)).astype(np.float32), "cuda:0")
+    w = _C.Tensor.from_numpy(rng.standard_normal((24, 16, 3, 3)).astype(np.float32), "cuda:0")
+    _C.run_op("Conv2D", [x, w], {"stride": [1, 1], "padding": [1, 1, 1, 1]}, "")
+    gg.cuda.synchronize()
+    algo = R.cuda_conv_algorithm(gg.cuda.conv_choices(), "Conv2D", 4, 16, 12, 12, 24, 3, 1, 1)
+    assert algo, gg.cuda.conv_choices()
+    flop, name = R.algorithm_flop(algo, 4, 16, 12, 12, 24, 3, 1, 1, "forward")
+    assert flop > 0 and name
