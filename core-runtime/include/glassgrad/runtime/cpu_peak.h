@@ -5,11 +5,14 @@
 // FMA rate: independent chains acc = acc * m + a on vectors of cpu_isa()'s width, enough of them
 // to cover the FMA latency on every port, nothing loaded or stored in the loop; 2 FLOPs per lane
 // per FMA. The iteration count is calibrated (doubled) on the calling thread until one run lasts
-// `seconds`, then the fastest of `repeats` runs on all threads is reported: on a shared machine
-// the best run is the one the scheduler left alone, the closest to what the hardware can do.
+// `seconds`; then all threads run it `repeats` times at once, each timing itself, and the
+// threads' fastest rates are added up (each core has its own FMA units; a parked thread's wake-up
+// is not counted): on a shared machine the best run is the one the scheduler left alone, the
+// closest to what the hardware can do.
 // Copy bandwidth: memcpy of two arrays of `copy_bytes` (each thread its own slice), counted as
-// the bytes read plus the bytes written (STREAM's convention for its copy kernel), fastest of
-// `repeats` runs after one untimed run that faults the pages in.
+// the bytes read plus the bytes written (STREAM's convention for its copy kernel) over the time
+// from the first thread's start to the last one's end, fastest of `repeats` runs after one
+// untimed run that faults the pages in.
 #pragma once
 #include <cstdint>
 
