@@ -786,6 +786,51 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
+# ---- resizing (Tensor.resize, resize_, resize_as_) ---------------------------------------------
+def resize(self: Tensor, *sizes) -> Tensor:
+    """The same elements in shape `sizes`, with gradients (Tensor.resize: PyTorch's deprecated
+    out-of-place resize, which keeps the number of elements, with its warning)."""
+    import warnings
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    want = list(_shape_args(sizes))
+    n = int(np.prod(want)) if want else 1
+    if n != self.numel():
+        raise _C.ShapeError(f"requested resize to {'x'.join(map(str, want))} ({n} elements in total), but the given "
+                            f"tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                            f"autograd's resize can only change the shape of a given tensor, while preserving the "
+                            f"number of elements.\n  fix: x.reshape(...) with {self.numel()} elements, or "
+                            f"x.resize_(...) to change the number of elements")
+    return self.reshape(want)
+
+
+def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
+    """This tensor given shape `sizes` in place (Tensor.resize_): with as many elements, its
+    elements in row-major order; with fewer, the first ones; with more, the old ones followed by
+    zeros (PyTorch leaves those uninitialized). Its other aliases keep their shapes."""
+    want = list(_shape_args(sizes))
+    if self.requires_grad:
+        raise _C.TensorStateError(f"cannot resize variables that require grad\n  resize_: a tensor "
+                                  f"{list(self.shape)} that requires gradients\n  fix: x.detach().resize_(...), or "
+                                  f"x.reshape(...) for a new shape with gradients")
+    n = int(np.prod(want)) if want else 1
+    if n == self.numel():
+        if not self.is_contiguous():
+            raise _C.UnsupportedError(f"resize_: glassgrad resizes contiguous tensors, this one {list(self.shape)} "
+                                      f"has strides {list(self.stride())}\n  fix: x = x.contiguous() first")
+        self._h = self.reshape(want)._h
+        return self
+    flat = self.numpy().reshape(-1)
+    values = np.zeros(n, dtype=flat.dtype)
+    values[:min(n, flat.size)] = flat[:n]
+    self._h = tensor(values.reshape(want), device=self.device)._h
+    return self
+
+
+def resize_as_(self: Tensor, the_template: Tensor, memory_format=None) -> Tensor:
+    """resize_ to the_template's shape (Tensor.resize_as_)."""
+    return resize_(self, *the_template.shape)
+
+
 # ---- the *_as methods ---------------------------------------------------------------------------
 def view_as(self: Tensor, other: Tensor) -> Tensor:
     """This tensor with other's shape (Tensor.view_as)."""

@@ -48,6 +48,8 @@ BAD = [
     ("inner-mismatch", lambda t, a, b: t.inner(a, b), [np.ones((2, 3)), np.ones((2, 2))]),
     ("vdot-2d", lambda t, a: t.vdot(a, a), [np.ones((2, 2))]),
     ("is_nonzero-two", lambda t, a: a.is_nonzero(), [np.ones(2)]),
+    ("resize-elements", lambda t, a: a.resize(4), [np.ones(6)]),
+    ("resize_-requires-grad", lambda t, a: a.requires_grad_().resize_(3), [np.ones(2)]),
 ]
 
 
@@ -126,3 +128,26 @@ def test_nan_to_num_in_place_top_level_and_bitwise_assignment():
     y <<= 2
     y >>= 1
     assert alias.tolist() == [6, -16]
+
+
+def test_resize_and_resize_in_place_as_torch():
+    def run(lib):
+        x = lib.tensor(np.arange(6.0), requires_grad=True)
+        with pytest.warns(UserWarning, match="non-inplace resize is deprecated"):
+            y = x.resize(2, 3)
+        y.sum().backward()
+        z = lib.tensor(np.arange(6.0))
+        alias = z.view(2, 3)
+        same = z.resize_(3, 2)
+        shrunk = lib.tensor(np.arange(6.0)).resize_(2, 2)
+        w = lib.tensor(np.arange(6.0)).resize_as_(lib.ones(2, 3))
+        return [y, x.grad, same, shrunk, w, alias.shape, same is z]
+    got, want = run(gg), run(torch)
+    for g, w in zip(got, want):
+        if isinstance(g, gg.Tensor):
+            np.testing.assert_array_equal(g.numpy(), w.detach().numpy())
+            assert tuple(g.shape) == tuple(w.shape)
+        else:
+            assert tuple(g) == tuple(w) if not isinstance(g, bool) else g == w
+    grown = gg.tensor(np.arange(4.0)).resize_(2, 3)
+    assert grown.shape == (2, 3) and grown.reshape(-1)[:4].tolist() == [0.0, 1.0, 2.0, 3.0]
