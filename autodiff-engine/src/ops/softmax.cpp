@@ -21,19 +21,47 @@
 // Labels must be int64 (docs/debugging.md, "Accuracy doesn't improve beyond 10%": int32 labels
 // truncated silently made accuracy stick at 10%); a label outside [0, C) that is not ignore_index is a run-time IndexError naming
 // it and its position.
+#include "glassgrad/autodiff/families/softmax.h"
+
 #include <algorithm>
 
 #include "glassgrad/autodiff/class_labels.h"
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
 
+SoftmaxAttrs SoftmaxAttrs::from(const Attrs& a) {
+  SoftmaxAttrs s;
+  s.dim = a.i("dim", s.dim);
+  if (a.has("reduction")) {
+    const std::string& r = a.s("reduction");
+    s.reduction = r == "none" ? CEReduction::None : r == "sum" ? CEReduction::Sum : CEReduction::Mean;
+  }
+  s.ignore_index = a.i("ignore_index", s.ignore_index);
+  s.label_smoothing = a.f("label_smoothing", s.label_smoothing);
+  return s;
+}
+
+SoftmaxAxis SoftmaxAxis::from(const Shape& shape, const Attrs& a) {
+  SoftmaxAxis ax;
+  const int rank = static_cast<int>(shape.size());
+  if (rank == 0) return ax;
+  const int d = normalize_axis(SoftmaxAttrs::from(a).dim, rank);
+  for (int i = 0; i < rank; ++i) {
+    if (i < d) ax.outer *= shape[static_cast<size_t>(i)];
+    else if (i == d) ax.d = shape[static_cast<size_t>(i)];
+    else ax.inner *= shape[static_cast<size_t>(i)];
+  }
+  return ax;
+}
+
 namespace {
 
-// Normalized `dim` attribute (default -1) for input i; a 0-d input counts as rank 1.
+// Normalized `dim` attribute for input i; a 0-d input counts as rank 1.
 int softmax_dim(const ShapeContext& ctx, int i = 0) {
   const int rank = std::max(ctx.in(i).rank(), 1);
-  return ctx.axis("dim", ctx.attrs().i("dim", -1), rank, i,
+  return ctx.axis("dim", SoftmaxAttrs::from(ctx.attrs()).dim, rank, i,
                   "dim=-1 (the last axis, e.g. the classes of [N, classes] logits)");
 }
 
@@ -50,7 +78,7 @@ const std::string& reduction_attr(const ShapeContext& ctx) {
 // The cross-entropy options (label_smoothing in [0, 1]) and the optional class weights (input wi:
 // [C], the logits' dtype).
 void check_options(const ShapeContext& ctx, int li, int wi) {
-  const double e = ctx.attrs().f("label_smoothing", 0.0);
+  const double e = SoftmaxAttrs::from(ctx.attrs()).label_smoothing;
   if (!(e >= 0.0 && e <= 1.0)) {
     ops::bad_attr(ctx, "label_smoothing", "in [0, 1]", std::to_string(e), "label_smoothing=0.1");
   }
@@ -158,87 +186,70 @@ void check_class_labels(const std::string& where, const std::string& labels_dtyp
   throw DTypeError(where + ": " + m.str());
 }
 
-void register_softmax_ops(OpRegistry& r) {
-  struct Forward {
-    const char* name;
-    const char* backward;
-    const char* formula;
+// The rules of each row of families/softmax.def.
+namespace {
+
+// Softmax and LogSoftmax, whose gradient is `backward`(grad, y).
+void softmax_forward(OpSchema& s, const char* backward_op) {
+  s.infer = [](const ShapeContext& ctx) {
+    ctx.expect_float(0);
+    softmax_dim(ctx);
+    return std::vector<TensorInfo>{ctx.in(0)};
   };
-  for (const Forward& f : {Forward{"Softmax", "SoftmaxBackward", "y = exp(x - max) / sum(exp(x - max)) along dim"},
-                           Forward{"LogSoftmax", "LogSoftmaxBackward", "y = x - max - log(sum(exp(x - max))) along dim"}}) {
-    OpSchema s;
-    s.name = f.name;
-    s.inputs = {"x"};
-    s.outputs = {"y"};
-    s.formula = f.formula;
-    s.infer = [](const ShapeContext& ctx) {
-      ctx.expect_float(0);
-      softmax_dim(ctx);
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    const std::string backward = f.backward;
-    s.gradient = [backward](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      c.set_grad(0, c.emit(backward, {c.grad_output(0), c.output(0)}, Attrs{{"dim", c.attrs().i("dim", -1)}}));
-    };
-    r.add(std::move(s));
-  }
-  for (const char* name : {"SoftmaxBackward", "LogSoftmaxBackward"}) {
-    OpSchema s;
-    s.name = name;
-    s.inputs = {"grad", "y"};
-    s.outputs = {"dx"};
-    s.dispatch_input = 1;
-    s.formula = std::string(name) == "SoftmaxBackward" ? "dx = y * (g - sum(g * y)) along dim"
-                                                       : "dx = g - exp(y) * sum(g) along dim";
-    s.infer = [](const ShapeContext& ctx) {
-      ctx.expect_float(1);
-      ctx.expect_same_dtype(1, 0);
-      ops::expect_same_shape(ctx, 0, 1, "grad", "y");
-      softmax_dim(ctx, 1);
-      return std::vector<TensorInfo>{ctx.in(1)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "CrossEntropy";
-    s.inputs = {"logits", "labels", "weight"};
-    s.min_inputs = 2;
-    s.outputs = {"loss"};
-    s.formula = "loss_n = (1-e) w_y (lse_n - logits[n, y]) + e/C sum_c w_c (lse_n - logits[n, c]), 0 where "
-                "y == ignore_index; mean (over sum w_y), sum or none";
-    s.infer = [](const ShapeContext& ctx) {
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), check_cross_entropy(ctx, 0))};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      std::vector<ValueId> in{c.grad_output(0), c.input(0), c.input(1)};
-      if (c.num_inputs() > 2) in.push_back(c.input(2));
-      c.set_grad(0, c.emit("CrossEntropyBackward", in, ce_attrs(c.attrs())));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "CrossEntropyBackward";
-    s.inputs = {"grad_loss", "logits", "labels", "weight"};
-    s.min_inputs = 3;
-    s.outputs = {"dlogits"};
-    s.dispatch_input = 1;
-    s.formula = "dlogits = s_n ((1-e) w_y (softmax(logits) - onehot(labels)) + e/C (W softmax(logits) - w)), "
-                "0 on ignored rows";
-    s.infer = [](const ShapeContext& ctx) {
-      const Shape want = check_cross_entropy(ctx, 1);
-      ctx.expect_same_dtype(1, 0);
-      if (ctx.in(0).shape != want) {
-        ctx.fail(ErrorMessage("grad_loss must have the loss's shape " + shape_str(want) + ", got " +
-                              shape_str(ctx.in(0).shape)));
-      }
-      return std::vector<TensorInfo>{ctx.in(1)};
-    };
-    r.add(std::move(s));
-  }
+  const std::string backward = backward_op;
+  s.gradient = [backward](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    c.set_grad(0, c.emit(backward, {c.grad_output(0), c.output(0)},
+                         Attrs{{"dim", SoftmaxAttrs::from(c.attrs()).dim}}));
+  };
+}
+
+void softmax_backward_rule(OpSchema& s) {
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    ctx.expect_float(1);
+    ctx.expect_same_dtype(1, 0);
+    ops::expect_same_shape(ctx, 0, 1, "grad", "y");
+    softmax_dim(ctx, 1);
+    return std::vector<TensorInfo>{ctx.in(1)};
+  };
+}
+
+void softmax(OpSchema& s) { softmax_forward(s, "SoftmaxBackward"); }
+void log_softmax(OpSchema& s) { softmax_forward(s, "LogSoftmaxBackward"); }
+void softmax_backward(OpSchema& s) { softmax_backward_rule(s); }
+void log_softmax_backward(OpSchema& s) { softmax_backward_rule(s); }
+
+void cross_entropy(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), check_cross_entropy(ctx, 0))};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    std::vector<ValueId> in{c.grad_output(0), c.input(0), c.input(1)};
+    if (c.num_inputs() > 2) in.push_back(c.input(2));
+    c.set_grad(0, c.emit("CrossEntropyBackward", in, ce_attrs(c.attrs())));
+  };
+}
+
+void cross_entropy_backward(OpSchema& s) {
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    const Shape want = check_cross_entropy(ctx, 1);
+    ctx.expect_same_dtype(1, 0);
+    if (ctx.in(0).shape != want) {
+      ctx.fail(ErrorMessage("grad_loss must have the loss's shape " + shape_str(want) + ", got " +
+                            shape_str(ctx.in(0).shape)));
+    }
+    return std::vector<TensorInfo>{ctx.in(1)};
+  };
+}
+
+}  // namespace
+
+void register_softmax_ops(OpRegistry& r) {
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/softmax.def"
 }
 
 }  // namespace glassgrad

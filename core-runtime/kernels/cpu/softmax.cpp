@@ -23,7 +23,9 @@
 #include <limits>
 #include <vector>
 
+#include "cpu/registration.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/families/softmax.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -38,14 +40,10 @@ struct Columns {
   int64_t start(int64_t k) const { return (k / inner) * d * inner + k % inner; }
 };
 
-Columns columns_of(const Shape& shape, int64_t dim_attr) {
-  const int rank = static_cast<int>(shape.size());
-  if (rank == 0) return {1, 1, 1};
-  const int dim = normalize_axis(dim_attr, rank);
-  Columns c{1, shape[static_cast<size_t>(dim)], 1};
-  for (int i = 0; i < dim; ++i) c.outer *= shape[static_cast<size_t>(i)];
-  for (int i = dim + 1; i < rank; ++i) c.inner *= shape[static_cast<size_t>(i)];
-  return c;
+// The family's geometry around the axis (glassgrad/autodiff/families/softmax.h).
+Columns columns_of(const Shape& shape, const Attrs& attrs) {
+  const SoftmaxAxis a = SoftmaxAxis::from(shape, attrs);
+  return Columns{a.outer, a.d, a.inner};
 }
 
 // Calls f(offset, stride) for every column, split across threads (~32k elements per chunk).
@@ -66,7 +64,7 @@ T column_max(const T* x, int64_t d, int64_t st) {
 
 template <typename T>
 void softmax(const KernelContext& c) {
-  const Columns col = columns_of(c.inputs[0].shape(), c.attrs.i("dim", -1));
+  const Columns col = columns_of(c.inputs[0].shape(), c.attrs);
   const T* x = c.inputs[0].data<T>();
   T* y = c.outputs[0].data<T>();
   for_each_column(col, [&](int64_t off, int64_t st) {
@@ -86,7 +84,7 @@ void softmax(const KernelContext& c) {
 
 template <typename T>
 void log_softmax(const KernelContext& c) {
-  const Columns col = columns_of(c.inputs[0].shape(), c.attrs.i("dim", -1));
+  const Columns col = columns_of(c.inputs[0].shape(), c.attrs);
   const T* x = c.inputs[0].data<T>();
   T* y = c.outputs[0].data<T>();
   for_each_column(col, [&](int64_t off, int64_t st) {
@@ -102,7 +100,7 @@ void log_softmax(const KernelContext& c) {
 
 template <typename T>
 void softmax_backward(const KernelContext& c) {
-  const Columns col = columns_of(c.inputs[1].shape(), c.attrs.i("dim", -1));
+  const Columns col = columns_of(c.inputs[1].shape(), c.attrs);
   const T* g = c.inputs[0].data<T>();
   const T* y = c.inputs[1].data<T>();
   T* dx = c.outputs[0].data<T>();
@@ -116,7 +114,7 @@ void softmax_backward(const KernelContext& c) {
 
 template <typename T>
 void log_softmax_backward(const KernelContext& c) {
-  const Columns col = columns_of(c.inputs[1].shape(), c.attrs.i("dim", -1));
+  const Columns col = columns_of(c.inputs[1].shape(), c.attrs);
   const T* g = c.inputs[0].data<T>();
   const T* y = c.inputs[1].data<T>();
   T* dx = c.outputs[0].data<T>();
@@ -182,10 +180,9 @@ struct CEOptions {
 
 template <typename T>
 CEOptions<T> ce_options(const KernelContext& c, size_t wi) {
-  const std::string r = c.attrs.has("reduction") ? c.attrs.s("reduction") : "mean";
-  return CEOptions<T>{c.attrs.i("ignore_index", -100), c.attrs.f("label_smoothing", 0.0),
-                      c.inputs.size() > wi ? c.inputs[wi].data<T>() : nullptr,
-                      r == "none" ? 0 : r == "sum" ? 1 : 2};
+  const SoftmaxAttrs a = SoftmaxAttrs::from(c.attrs);
+  return CEOptions<T>{a.ignore_index, a.label_smoothing, c.inputs.size() > wi ? c.inputs[wi].data<T>() : nullptr,
+                      static_cast<int>(a.reduction)};
 }
 
 // sum_n w_{y_n} over the rows not ignored: the divisor of "mean".
@@ -275,18 +272,8 @@ void cross_entropy_backward(const KernelContext& c) {
 }  // namespace
 
 void register_cpu_softmax_kernels(KernelRegistry& r) {
-  r.add("Softmax", DeviceType::CPU, DType::Float32, softmax<float>);
-  r.add("Softmax", DeviceType::CPU, DType::Float64, softmax<double>);
-  r.add("LogSoftmax", DeviceType::CPU, DType::Float32, log_softmax<float>);
-  r.add("LogSoftmax", DeviceType::CPU, DType::Float64, log_softmax<double>);
-  r.add("SoftmaxBackward", DeviceType::CPU, DType::Float32, softmax_backward<float>);
-  r.add("SoftmaxBackward", DeviceType::CPU, DType::Float64, softmax_backward<double>);
-  r.add("LogSoftmaxBackward", DeviceType::CPU, DType::Float32, log_softmax_backward<float>);
-  r.add("LogSoftmaxBackward", DeviceType::CPU, DType::Float64, log_softmax_backward<double>);
-  r.add("CrossEntropy", DeviceType::CPU, DType::Float32, cross_entropy<float>);
-  r.add("CrossEntropy", DeviceType::CPU, DType::Float64, cross_entropy<double>);
-  r.add("CrossEntropyBackward", DeviceType::CPU, DType::Float32, cross_entropy_backward<float>);
-  r.add("CrossEntropyBackward", DeviceType::CPU, DType::Float64, cross_entropy_backward<double>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/softmax.def"
 }
 
 }  // namespace glassgrad

@@ -5,34 +5,18 @@
 #include <limits>
 
 #include "cuda/launch.h"
-#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/families/softmax.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "registry.h"
+#include "softmax.h"
 
 namespace glassgrad {
 namespace cuda {
 
-// The CUDA functions launched here (functions.h).
-const FunctionNames kSoftmaxFunctions({"gg_softmax_rows", "gg_softmax_cols", "gg_softmax_bwd_rows",
-                                       "gg_softmax_bwd_cols", "gg_ce_rows", "gg_ce_backward", "gg_sum_all",
-                                       "gg_ce_total_weight", "gg_ce_reduced"},
-                                      float_dtypes());
+GG_KERNEL_NAMES(GG_SOFTMAX_KERNELS)
 
 namespace {
-
-struct Axis {
-  int64_t outer = 1, D = 1, inner = 1;
-};
-Axis split(const Tensor& x, int64_t dim) {
-  const int d = normalize_axis(dim, x.rank());
-  Axis a;
-  for (int i = 0; i < x.rank(); ++i) {
-    if (i < d) a.outer *= x.shape()[i];
-    else if (i == d) a.D = x.shape()[i];
-    else a.inner *= x.shape()[i];
-  }
-  return a;
-}
 
 // mode 0: softmax, 1: log-softmax
 template <int MODE>
@@ -40,19 +24,21 @@ void forward(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& y = c.outputs[0];
   if (y.numel() == 0) return;
-  const Axis a = split(x, c.attrs.i("dim", -1));
+  const SoftmaxAxis a = SoftmaxAxis::from(x.shape(), c.attrs);
   DeviceState& s = state_of(c);
   LaunchSite site{MODE == 0 ? "Softmax" : "LogSoftmax", &c};
   const int mode = MODE;
-  if (a.inner == 1) {
-    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(a.outer, int64_t(s.info.multiprocessors) * 32))};
-    launch(s, stream_of(s, &c), kname("gg_softmax_rows", x.dtype()).c_str(), grid, Dim3{pow2_block(a.D, 32, 256)},
-           site, a.outer, a.D, mode, y.data_ptr(), x.data_ptr());
-  } else {
-    launch(s, stream_of(s, &c), kname("gg_softmax_cols", x.dtype()).c_str(),
-           Dim3{blocks_for(s, a.outer * a.inner, 256)}, Dim3{256}, site, a.outer, a.D, a.inner, mode, y.data_ptr(),
-           x.data_ptr());
-  }
+  dispatch_float(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (a.inner == 1) {
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(a.outer, int64_t(s.info.multiprocessors) * 32))};
+      launch<kernels::gg_softmax_rows<T>>(s, stream_of(s, &c), grid, Dim3{pow2_block(a.d, 32, 256)}, site, a.outer,
+                                          a.d, mode, ptr<T>(y), ptr<const T>(x));
+    } else {
+      launch<kernels::gg_softmax_cols<T>>(s, stream_of(s, &c), Dim3{blocks_for(s, a.outer * a.inner, 256)},
+                                          Dim3{256}, site, a.outer, a.d, a.inner, mode, ptr<T>(y), ptr<const T>(x));
+    }
+  });
 }
 
 // inputs grad, y (the forward output)
@@ -62,25 +48,25 @@ void backward(const KernelContext& c) {
   const Tensor& y = c.inputs[1];
   const Tensor& dx = c.outputs[0];
   if (dx.numel() == 0) return;
-  const Axis a = split(y, c.attrs.i("dim", -1));
+  const SoftmaxAxis a = SoftmaxAxis::from(y.shape(), c.attrs);
   DeviceState& s = state_of(c);
   LaunchSite site{MODE == 0 ? "SoftmaxBackward" : "LogSoftmaxBackward", &c};
   const int mode = MODE;
-  if (a.inner == 1) {
-    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(a.outer, int64_t(s.info.multiprocessors) * 32))};
-    launch(s, stream_of(s, &c), kname("gg_softmax_bwd_rows", y.dtype()).c_str(), grid, Dim3{pow2_block(a.D, 32, 256)},
-           site, a.outer, a.D, mode, dx.data_ptr(), g.data_ptr(), y.data_ptr());
-  } else {
-    launch(s, stream_of(s, &c), kname("gg_softmax_bwd_cols", y.dtype()).c_str(),
-           Dim3{blocks_for(s, a.outer * a.inner, 256)}, Dim3{256}, site, a.outer, a.D, a.inner, mode, dx.data_ptr(),
-           g.data_ptr(), y.data_ptr());
-  }
+  dispatch_float(y.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (a.inner == 1) {
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(a.outer, int64_t(s.info.multiprocessors) * 32))};
+      launch<kernels::gg_softmax_bwd_rows<T>>(s, stream_of(s, &c), grid, Dim3{pow2_block(a.d, 32, 256)}, site,
+                                              a.outer, a.d, mode, ptr<T>(dx), ptr<const T>(g), ptr<const T>(y));
+    } else {
+      launch<kernels::gg_softmax_bwd_cols<T>>(s, stream_of(s, &c), Dim3{blocks_for(s, a.outer * a.inner, 256)},
+                                              Dim3{256}, site, a.outer, a.d, a.inner, mode, ptr<T>(dx),
+                                              ptr<const T>(g), ptr<const T>(y));
+    }
+  });
 }
 
-int reduction_code(const KernelContext& c) {
-  const std::string r = c.attrs.has("reduction") ? c.attrs.s("reduction") : "mean";
-  return r == "none" ? 0 : r == "sum" ? 1 : 2;
-}
+int reduction_code(const KernelContext& c) { return static_cast<int>(SoftmaxAttrs::from(c.attrs).reduction); }
 
 // A one-word device flag, all bits set until a kernel records a bad row (atomicMin keeps the
 // first).
@@ -118,8 +104,8 @@ struct CEArgs {
   double smoothing;
 };
 CEArgs ce_args(const KernelContext& c, size_t wi) {
-  return CEArgs{c.inputs.size() > wi ? c.inputs[wi].data_ptr() : nullptr, c.attrs.i("ignore_index", -100),
-                c.attrs.f("label_smoothing", 0.0)};
+  const SoftmaxAttrs a = SoftmaxAttrs::from(c.attrs);
+  return CEArgs{c.inputs.size() > wi ? c.inputs[wi].data_ptr() : nullptr, a.ignore_index, a.label_smoothing};
 }
 
 // inputs logits [N, C], labels [N] int64, weight [C]?; output loss ([] or [N])
@@ -142,42 +128,30 @@ void cross_entropy(const KernelContext& c) {
   const bool deferred = capturing() && c.error_word != nullptr;
   const Tensor flag = deferred ? Tensor() : make_flag(z.device());
   void* flag_ptr = deferred ? c.error_word : flag.data_ptr();
-  const DType dt = z.dtype();
-  if (red != 0 && N <= kCEReducedRows && C <= 32) {  // one block, a warp a row: one launch, not two
-    const unsigned threads = static_cast<unsigned>(std::min<int64_t>(1024, N * 32));
-    const std::string k = kname("gg_ce_reduced", dt);
-    if (dt == DType::Float32) {
-      launch(s, st, k.c_str(), Dim3{1}, Dim3{threads}, site, N, C, 1.0f, red == 2 ? 1 : 0, out.data_ptr(), z.data_ptr(),
-             labels.data_ptr(), o.weight, o.ignore_index, static_cast<float>(o.smoothing), flag_ptr);
-    } else {
-      launch(s, st, k.c_str(), Dim3{1}, Dim3{threads}, site, N, C, 1.0, red == 2 ? 1 : 0, out.data_ptr(), z.data_ptr(),
-             labels.data_ptr(), o.weight, o.ignore_index, o.smoothing, flag_ptr);
+  unsigned long long* bad = static_cast<unsigned long long*>(flag_ptr);
+  dispatch_float(z.dtype(), [&](auto t) {
+    using T = decltype(t);
+    const T* weight = static_cast<const T*>(o.weight);
+    const T smoothing = static_cast<T>(o.smoothing);
+    if (red != 0 && N <= kCEReducedRows && C <= 32) {  // one block, a warp a row: one launch, not two
+      const unsigned threads = static_cast<unsigned>(std::min<int64_t>(1024, N * 32));
+      launch<kernels::gg_ce_reduced<T>>(s, st, Dim3{1}, Dim3{threads}, site, N, C, T(1), red == 2 ? 1 : 0, ptr<T>(out),
+                                        ptr<const T>(z), ptr<const int64_t>(labels), weight, o.ignore_index, smoothing,
+                                        bad);
+      return;
     }
-    if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C, o.ignore_index);
-    return;
-  }
-  const Tensor rows = red == 0 ? out : Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy rows");
-  const Tensor wrows = red == 2 ? Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy row weights") : Tensor();
-  void* wrow_ptr = red == 2 ? wrows.data_ptr() : nullptr;
-  const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
-  const Dim3 block{pow2_block(C, 32, 256)};
-  const std::string rows_k = kname("gg_ce_rows", dt);
-  if (dt == DType::Float32) {
-    launch(s, st, rows_k.c_str(), grid, block, site, N, C, rows.data_ptr(), wrow_ptr, z.data_ptr(), labels.data_ptr(),
-           o.weight, o.ignore_index, static_cast<float>(o.smoothing), flag_ptr);
-  } else {
-    launch(s, st, rows_k.c_str(), grid, block, site, N, C, rows.data_ptr(), wrow_ptr, z.data_ptr(), labels.data_ptr(),
-           o.weight, o.ignore_index, o.smoothing, flag_ptr);
-  }
-  if (red != 0) {  // sum, or sum / sum of the rows' weights (mean)
-    const std::string k = kname("gg_sum_all", dt);
-    const void* w = red == 2 ? wrows.data_ptr() : nullptr;
-    if (dt == DType::Float32) {
-      launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, 1.0f, out.data_ptr(), rows.data_ptr(), w);
-    } else {
-      launch(s, st, k.c_str(), Dim3{1}, Dim3{1024}, site, N, 1.0, out.data_ptr(), rows.data_ptr(), w);
+    const Tensor rows = red == 0 ? out : Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy rows");
+    const Tensor wrows = red == 2 ? Tensor::empty({N}, z.dtype(), z.device(), "cross-entropy row weights") : Tensor();
+    T* wrow_ptr = red == 2 ? ptr<T>(wrows) : nullptr;
+    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
+    const Dim3 block{pow2_block(C, 32, 256)};
+    launch<kernels::gg_ce_rows<T>>(s, st, grid, block, site, N, C, ptr<T>(rows), wrow_ptr, ptr<const T>(z),
+                                   ptr<const int64_t>(labels), weight, o.ignore_index, smoothing, bad);
+    if (red != 0) {  // sum, or sum / sum of the rows' weights (mean)
+      const T* w = red == 2 ? ptr<const T>(wrows) : nullptr;
+      launch<kernels::gg_sum_all<T>>(s, st, Dim3{1}, Dim3{1024}, site, N, T(1), ptr<T>(out), ptr<const T>(rows), w);
     }
-  }
+  });
   if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C, o.ignore_index);
 }
 
@@ -198,37 +172,37 @@ void cross_entropy_backward(const KernelContext& c) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{"CrossEntropyBackward", &c};
-  const DType dt = z.dtype();
-  void* const no_flag = nullptr;
+  unsigned long long* const no_flag = nullptr;
   // "mean" divides by sum_n w_y over the rows not ignored, computed on the device first.
   const bool separate_total = red == 2 && N > kBlockTotalRows;
-  const Tensor total = separate_total ? Tensor::empty({1}, dt, z.device(), "cross-entropy total weight") : Tensor();
-  const void* total_ptr = separate_total ? total.data_ptr() : nullptr;
-  if (separate_total) {
-    launch(s, st, kname("gg_ce_total_weight", dt).c_str(), Dim3{1}, Dim3{1024}, site, N, C, total.data_ptr(),
-           labels.data_ptr(), o.weight, o.ignore_index);
-  }
-  const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
-  const Dim3 block{pow2_block(C, 32, 256)};
-  const std::string k = kname("gg_ce_backward", dt);
-  if (dt == DType::Float32) {
-    launch(s, st, k.c_str(), grid, block, site, N, C, red, dz.data_ptr(), g.data_ptr(), z.data_ptr(),
-           labels.data_ptr(), o.weight, o.ignore_index, static_cast<float>(o.smoothing), total_ptr, no_flag);
-  } else {
-    launch(s, st, k.c_str(), grid, block, site, N, C, red, dz.data_ptr(), g.data_ptr(), z.data_ptr(),
-           labels.data_ptr(), o.weight, o.ignore_index, o.smoothing, total_ptr, no_flag);
-  }
+  const Tensor total = separate_total ? Tensor::empty({1}, z.dtype(), z.device(), "cross-entropy total weight") : Tensor();
+  dispatch_float(z.dtype(), [&](auto t) {
+    using T = decltype(t);
+    const T* weight = static_cast<const T*>(o.weight);
+    const T* total_ptr = separate_total ? ptr<const T>(total) : nullptr;
+    if (separate_total) {
+      launch<kernels::gg_ce_total_weight<T>>(s, st, Dim3{1}, Dim3{1024}, site, N, C, ptr<T>(total),
+                                             ptr<const int64_t>(labels), weight, o.ignore_index);
+    }
+    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(N, int64_t(s.info.multiprocessors) * 32))};
+    const Dim3 block{pow2_block(C, 32, 256)};
+    launch<kernels::gg_ce_backward<T>>(s, st, grid, block, site, N, C, red, ptr<T>(dz), ptr<const T>(g),
+                                       ptr<const T>(z), ptr<const int64_t>(labels), weight, o.ignore_index,
+                                       static_cast<T>(o.smoothing), total_ptr, no_flag);
+  });
 }
+
+// The row symbols of families/softmax.def.
+constexpr KernelFn softmax = forward<0>;
+constexpr KernelFn log_softmax = forward<1>;
+constexpr KernelFn softmax_backward = backward<0>;
+constexpr KernelFn log_softmax_backward = backward<1>;
 
 }  // namespace
 
 void add_softmax_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"Softmax", forward<0>, float_dtypes()});
-  k.push_back({"LogSoftmax", forward<1>, float_dtypes()});
-  k.push_back({"SoftmaxBackward", backward<0>, float_dtypes()});
-  k.push_back({"LogSoftmaxBackward", backward<1>, float_dtypes()});
-  k.push_back({"CrossEntropy", cross_entropy, float_dtypes()});
-  k.push_back({"CrossEntropyBackward", cross_entropy_backward, float_dtypes()});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/softmax.def"
 }
 
 }  // namespace cuda

@@ -18,6 +18,7 @@
 // reads it after the kernel and raises an error naming the row and the label.
 // Layouts: dense.
 #include "common.cuh"
+#include "softmax.h"
 
 namespace gg_sm {
 
@@ -312,43 +313,4 @@ __device__ void ce_backward(int64_t N, int64_t C, int reduction, T* dz, const T*
 
 }  // namespace gg_sm
 
-#define GG_SM(suffix, T)                                                                              \
-  GG_KERNEL void gg_softmax_rows_##suffix(int64_t rows, int64_t D, int mode, T* y, const T* x) {     \
-    gg_sm::forward_rows<T>(rows, D, mode, y, x);                                                      \
-  }                                                                                                   \
-  GG_KERNEL void gg_softmax_cols_##suffix(int64_t outer, int64_t D, int64_t inner, int mode, T* y, const T* x) { \
-    gg_sm::forward_cols<T>(outer, D, inner, mode, y, x);                                              \
-  }                                                                                                   \
-  GG_KERNEL void gg_softmax_bwd_rows_##suffix(int64_t rows, int64_t D, int mode, T* dx, const T* g, const T* y) { \
-    gg_sm::backward_rows<T>(rows, D, mode, dx, g, y);                                                 \
-  }                                                                                                   \
-  GG_KERNEL void gg_softmax_bwd_cols_##suffix(int64_t outer, int64_t D, int64_t inner, int mode, T* dx,  \
-                                              const T* g, const T* y) {                              \
-    gg_sm::backward_cols<T>(outer, D, inner, mode, dx, g, y);                                         \
-  }                                                                                                   \
-  GG_KERNEL void gg_ce_rows_##suffix(int64_t N, int64_t C, T* loss, T* wrow, const T* z, const int64_t* labels, \
-                                     const T* weight, int64_t ignore_index, T smoothing,               \
-                                     unsigned long long* bad) {                                       \
-    gg_sm::ce_rows<T>(N, C, loss, wrow, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, bad); \
-  }                                                                                                   \
-  GG_KERNEL void gg_ce_reduced_##suffix(int64_t N, int64_t C, T scale, int mean, T* out, const T* z,      \
-                                        const int64_t* labels, const T* weight, int64_t ignore_index,      \
-                                        T smoothing, unsigned long long* bad) {                            \
-    gg_sm::ce_reduced<T>(N, C, scale, mean, out, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, \
-                         bad);                                                                             \
-  }                                                                                                   \
-  GG_KERNEL void gg_sum_all_##suffix(int64_t n, T scale, T* out, const T* v, const T* w) {             \
-    gg_sm::sum_all<T>(n, scale, out, v, w);                                                           \
-  }                                                                                                   \
-  GG_KERNEL void gg_ce_total_weight_##suffix(int64_t N, int64_t C, T* total, const int64_t* labels,    \
-                                             const T* weight, int64_t ignore_index) {                \
-    gg_sm::ce_total_weight<T>(N, C, total, labels, gg_sm::CEOpts<T>{weight, ignore_index, T(0)});     \
-  }                                                                                                   \
-  GG_KERNEL void gg_ce_backward_##suffix(int64_t N, int64_t C, int reduction, T* dz, const T* g, const T* z, \
-                                         const int64_t* labels, const T* weight, int64_t ignore_index, \
-                                         T smoothing, const T* total, unsigned long long* bad) {     \
-    gg_sm::ce_backward<T>(N, C, reduction, dz, g, z, labels, gg_sm::CEOpts<T>{weight, ignore_index, smoothing}, \
-                          total, bad);                                                                \
-  }
-GG_SM(f32, float)
-GG_SM(f64, double)
+GG_DEFINE_KERNELS(GG_SOFTMAX_KERNELS)
