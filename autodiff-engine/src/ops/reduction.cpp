@@ -1,9 +1,41 @@
-// Reductions over chosen axes: Sum, Mean, Max, ArgMax, Var. `dims` empty or absent means all
-// axes; `keepdim` keeps reduced axes as size 1. Gradients broadcast the output gradient back
-// over the reduced axes (Reshape to the keepdim shape, then Expand).
+// Reductions over chosen axes (rows of families/reduction.def): Sum, Mean, Max, ArgMax, Var.
+// `dims` empty or absent means all axes; `keepdim` keeps reduced axes as size 1 (the family's
+// attributes: families/reduction.h). Gradients broadcast the output gradient back over the
+// reduced axes (Reshape to the keepdim shape, then Expand).
+#include "glassgrad/autodiff/families/reduction.h"
+
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
+
+ReductionAttrs ReductionAttrs::from(const Attrs& a, int rank, bool argmax) {
+  ReductionAttrs r;
+  if (argmax) {
+    const int64_t d = a.i("dim");
+    r.axes.push_back(d < 0 ? d + rank : d);
+  } else if (!a.has("dims") || a.ints("dims").empty()) {
+    for (int i = 0; i < rank; ++i) r.axes.push_back(i);
+  } else {
+    for (int64_t d : a.ints("dims")) r.axes.push_back(d < 0 ? d + rank : d);
+  }
+  r.keepdim = a.b("keepdim", r.keepdim);
+  r.correction = a.i("correction", r.correction);
+  return r;
+}
+
+bool ReductionAttrs::reduces(int d) const {
+  for (int64_t a : axes) {
+    if (a == d) return true;
+  }
+  return false;
+}
+
+int64_t ReductionAttrs::count(const Shape& in) const {
+  int64_t n = 1;
+  for (int64_t ax : axes) n *= in[static_cast<size_t>(ax)];
+  return n;
+}
 
 namespace {
 
@@ -13,17 +45,9 @@ struct Reduced {
   int64_t count = 1;  // elements reduced into each output element
 };
 
-Reduced reduced_of(const Shape& in, const Attrs& a) {
-  Reduced r;
-  const int rank = static_cast<int>(in.size());
-  if (!a.has("dims") || a.ints("dims").empty()) {
-    for (int i = 0; i < rank; ++i) r.axes.push_back(i);
-  } else {
-    for (int64_t d : a.ints("dims")) r.axes.push_back(d < 0 ? d + rank : d);
-  }
-  r.keep_shape = ops::reduced_shape(in, r.axes, true);
-  for (int64_t ax : r.axes) r.count *= in[static_cast<size_t>(ax)];
-  return r;
+Reduced reduced_of(const Shape& in, const Attrs& attrs) {
+  const ReductionAttrs a = ReductionAttrs::from(attrs, static_cast<int>(in.size()));
+  return Reduced{a.axes, ops::reduced_shape(in, a.axes, true), a.count(in)};
 }
 
 // g (the output gradient) broadcast back to the input's shape.
@@ -36,114 +60,109 @@ ValueId spread(GradContext& c, ValueId g) {
   return k;
 }
 
-OpSchema reduction(const std::string& name, bool float_only, const std::string& formula) {
-  OpSchema s;
-  s.name = name;
-  s.inputs = {"x"};
-  s.outputs = {"out"};
+// The shape rule of Sum, Mean, Max and Var (float_only: Mean and Var).
+void reduction(OpSchema& s, bool float_only) {
   s.strided_inputs = true;
-  s.formula = formula;
   s.infer = [float_only](const ShapeContext& ctx) {
     if (float_only) ctx.expect_float(0);
     if (ctx.in(0).dtype == DType::Bool) {
       ctx.fail(ErrorMessage("cannot reduce a bool tensor").fix("convert first: mask.float().sum()"), true);
     }
     const auto axes = ops::axes_attr(ctx, "dims", ctx.in(0).rank());
-    const bool keep = ctx.attrs().b("keepdim", false);
+    const bool keep = ReductionAttrs::from(ctx.attrs(), ctx.in(0).rank()).keepdim;
     return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), ops::reduced_shape(ctx.in(0).shape, axes, keep))};
   };
-  return s;
+}
+
+void sum(OpSchema& s) {
+  reduction(s, false);
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) != kNoValue) c.set_grad(0, spread(c, c.grad_output(0)));
+  };
+}
+
+void mean(OpSchema& s) {
+  reduction(s, true);
+  s.infer = [base = s.infer](const ShapeContext& ctx) {
+    auto out = base(ctx);
+    if (ctx.in(0).numel() == 0) ctx.fail(ErrorMessage("mean of an empty tensor " + shape_str(ctx.in(0).shape)));
+    return out;
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    const Reduced rd = reduced_of(c.shape(c.input(0)), c.attrs());
+    const ValueId scaled = c.emit("MulScalar", {c.grad_output(0)}, Attrs{{"value", 1.0 / static_cast<double>(rd.count)}});
+    c.set_grad(0, spread(c, scaled));
+  };
+}
+
+void max(OpSchema& s) {
+  reduction(s, false);
+  s.infer = [base = s.infer](const ShapeContext& ctx) {
+    if (ctx.in(0).numel() == 0) ctx.fail(ErrorMessage("max of an empty tensor " + shape_str(ctx.in(0).shape)));
+    return base(ctx);
+  };
+  // The gradient is shared equally by every element equal to the maximum (like torch.amax).
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    const ValueId x = c.input(0);
+    const DType dt = c.info(x).dtype;
+    const ValueId is_max = c.emit("Equal", {x, spread(c, c.output(0))});
+    const ValueId mask = c.emit("Cast", {is_max}, Attrs{{"dtype", std::string(dtype_name(dt))}});
+    Attrs keep = c.attrs();
+    keep.set("keepdim", true);
+    const ValueId count = c.emit("Sum", {mask}, keep);
+    const ValueId share = c.emit("Div", {mask, count});
+    c.set_grad(0, c.emit("Mul", {share, spread(c, c.grad_output(0))}));
+  };
+}
+
+void argmax(OpSchema& s) {
+  s.strided_inputs = true;
+  s.infer = [](const ShapeContext& ctx) {
+    const int rank = ctx.in(0).rank();
+    const int d = ctx.axis("dim", ctx.attrs().i("dim"), rank);
+    if (ctx.in(0).shape[static_cast<size_t>(d)] == 0) ctx.fail(ErrorMessage("argmax over an empty axis of " + shape_str(ctx.in(0).shape)));
+    if (ctx.in(0).dtype == DType::Bool) ctx.fail(ErrorMessage("argmax of a bool tensor").fix("x.float().argmax(dim)"), true);
+    const bool keep = ReductionAttrs::from(ctx.attrs(), rank, true).keepdim;
+    const Shape out = ops::reduced_shape(ctx.in(0).shape, {d}, keep);
+    return std::vector<TensorInfo>{ops::with_dtype(ops::with_shape(ctx.in(0), out), DType::Int64)};
+  };
+}
+
+void var(OpSchema& s) {
+  reduction(s, true);
+  s.infer = [base = s.infer](const ShapeContext& ctx) {
+    auto out = base(ctx);
+    const Reduced rd = reduced_of(ctx.in(0).shape, ctx.attrs());
+    const int64_t corr = ReductionAttrs::from(ctx.attrs(), ctx.in(0).rank()).correction;
+    if (corr < 0) ops::bad_attr(ctx, "correction", ">= 0", std::to_string(corr));
+    if (rd.count - corr <= 0) {
+      ctx.fail(ErrorMessage("variance of " + std::to_string(rd.count) + " element(s) with correction " +
+                            std::to_string(corr) + " divides by zero")
+                   .fix("reduce over more elements, or pass correction=0 for the biased variance"));
+    }
+    return out;
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    // d var / dx_i = 2 (x_i - mean) / (count - correction)
+    const Shape in = c.shape(c.input(0));
+    const Reduced rd = reduced_of(in, c.attrs());
+    const int64_t corr = ReductionAttrs::from(c.attrs(), static_cast<int>(in.size())).correction;
+    const double denom = static_cast<double>(rd.count - corr);
+    const ValueId mean = c.emit("Mean", {c.input(0)}, Attrs{{"dims", rd.axes}, {"keepdim", true}});
+    const ValueId centered = c.emit("Sub", {c.input(0), mean});
+    const ValueId scaled = c.emit("MulScalar", {centered}, Attrs{{"value", 2.0 / denom}});
+    c.set_grad(0, c.emit("Mul", {scaled, spread(c, c.grad_output(0))}));
+  };
 }
 
 }  // namespace
 
 void register_reduction_ops(OpRegistry& r) {
-  {
-    OpSchema s = reduction("Sum", false, "out = sum of x over dims");
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) != kNoValue) c.set_grad(0, spread(c, c.grad_output(0)));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = reduction("Mean", true, "out = sum of x over dims / count");
-    s.infer = [base = s.infer](const ShapeContext& ctx) {
-      auto out = base(ctx);
-      if (ctx.in(0).numel() == 0) ctx.fail(ErrorMessage("mean of an empty tensor " + shape_str(ctx.in(0).shape)));
-      return out;
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      const Reduced rd = reduced_of(c.shape(c.input(0)), c.attrs());
-      const ValueId scaled = c.emit("MulScalar", {c.grad_output(0)}, Attrs{{"value", 1.0 / static_cast<double>(rd.count)}});
-      c.set_grad(0, spread(c, scaled));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = reduction("Max", false, "out = max of x over dims");
-    s.infer = [base = s.infer](const ShapeContext& ctx) {
-      if (ctx.in(0).numel() == 0) ctx.fail(ErrorMessage("max of an empty tensor " + shape_str(ctx.in(0).shape)));
-      return base(ctx);
-    };
-    // The gradient is shared equally by every element equal to the maximum (like torch.amax).
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      const ValueId x = c.input(0);
-      const DType dt = c.info(x).dtype;
-      const ValueId is_max = c.emit("Equal", {x, spread(c, c.output(0))});
-      const ValueId mask = c.emit("Cast", {is_max}, Attrs{{"dtype", std::string(dtype_name(dt))}});
-      Attrs keep = c.attrs();
-      keep.set("keepdim", true);
-      const ValueId count = c.emit("Sum", {mask}, keep);
-      const ValueId share = c.emit("Div", {mask, count});
-      c.set_grad(0, c.emit("Mul", {share, spread(c, c.grad_output(0))}));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "ArgMax";
-    s.inputs = {"x"};
-    s.outputs = {"index"};
-    s.strided_inputs = true;
-    s.formula = "index = position of the first maximum along dim (int64)";
-    s.infer = [](const ShapeContext& ctx) {
-      const int rank = ctx.in(0).rank();
-      const int d = ctx.axis("dim", ctx.attrs().i("dim"), rank);
-      if (ctx.in(0).shape[static_cast<size_t>(d)] == 0) ctx.fail(ErrorMessage("argmax over an empty axis of " + shape_str(ctx.in(0).shape)));
-      if (ctx.in(0).dtype == DType::Bool) ctx.fail(ErrorMessage("argmax of a bool tensor").fix("x.float().argmax(dim)"), true);
-      const Shape out = ops::reduced_shape(ctx.in(0).shape, {d}, ctx.attrs().b("keepdim", false));
-      return std::vector<TensorInfo>{ops::with_dtype(ops::with_shape(ctx.in(0), out), DType::Int64)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = reduction("Var", true, "out = sum((x - mean)^2) / (count - correction)");
-    s.infer = [base = s.infer](const ShapeContext& ctx) {
-      auto out = base(ctx);
-      const Reduced rd = reduced_of(ctx.in(0).shape, ctx.attrs());
-      const int64_t corr = ctx.attrs().i("correction", 1);
-      if (corr < 0) ops::bad_attr(ctx, "correction", ">= 0", std::to_string(corr));
-      if (rd.count - corr <= 0) {
-        ctx.fail(ErrorMessage("variance of " + std::to_string(rd.count) + " element(s) with correction " +
-                              std::to_string(corr) + " divides by zero")
-                     .fix("reduce over more elements, or pass correction=0 for the biased variance"));
-      }
-      return out;
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      // d var / dx_i = 2 (x_i - mean) / (count - correction)
-      const Reduced rd = reduced_of(c.shape(c.input(0)), c.attrs());
-      const double denom = static_cast<double>(rd.count - c.attrs().i("correction", 1));
-      const ValueId mean = c.emit("Mean", {c.input(0)}, Attrs{{"dims", rd.axes}, {"keepdim", true}});
-      const ValueId centered = c.emit("Sub", {c.input(0), mean});
-      const ValueId scaled = c.emit("MulScalar", {centered}, Attrs{{"value", 2.0 / denom}});
-      c.set_grad(0, c.emit("Mul", {scaled, spread(c, c.grad_output(0))}));
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/reduction.def"
 }
 
 }  // namespace glassgrad

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu/registration.h"
+#include "glassgrad/autodiff/families/reduction.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/strided.h"
@@ -40,15 +42,8 @@ Split split_axes(const Tensor& x, const std::vector<int64_t>& axes) {
   return s;
 }
 
-std::vector<int64_t> axes_of(const Attrs& a, int rank) {
-  std::vector<int64_t> axes;
-  if (!a.has("dims") || a.ints("dims").empty()) {
-    for (int i = 0; i < rank; ++i) axes.push_back(i);
-  } else {
-    for (int64_t d : a.ints("dims")) axes.push_back(d < 0 ? d + rank : d);
-  }
-  return axes;
-}
+// The reduced axes (the family's attributes, glassgrad/autodiff/families/reduction.h).
+std::vector<int64_t> axes_of(const Attrs& a, int rank) { return ReductionAttrs::from(a, rank).axes; }
 
 int64_t kept_offset(const Split& s, int64_t o) {
   int64_t off = 0;
@@ -134,7 +129,7 @@ void max(const KernelContext& c) {
 
 template <typename T>
 void var(const KernelContext& c) {
-  const double denom_shift = static_cast<double>(c.attrs.i("correction", 1));
+  const double denom_shift = static_cast<double>(ReductionAttrs::from(c.attrs, c.inputs[0].rank()).correction);
   for_each_output<T>(c, axes_of(c.attrs, c.inputs[0].rank()), [denom_shift](const Split& s, const T* in, T* out, int64_t b, int64_t e) {
     for (int64_t o = b; o < e; ++o) {
       const T* base = in + kept_offset(s, o);
@@ -151,7 +146,7 @@ void var(const KernelContext& c) {
 template <typename T>
 void argmax(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
-  const int64_t dim = c.attrs.i("dim") < 0 ? c.attrs.i("dim") + x.rank() : c.attrs.i("dim");
+  const int64_t dim = ReductionAttrs::from(c.attrs, x.rank(), true).axes[0];
   const Split s = split_axes(x, {dim});
   const int64_t n = x.shape()[static_cast<size_t>(dim)], stride = x.strides()[static_cast<size_t>(dim)];
   int64_t* out = c.outputs[0].data<int64_t>();
@@ -174,20 +169,8 @@ void argmax(const KernelContext& c) {
 }  // namespace
 
 void register_cpu_reduction_kernels(KernelRegistry& r) {
-  const DeviceType cpu = DeviceType::CPU;
-  r.add("Sum", cpu, DType::Float32, sum<float>);
-  r.add("Sum", cpu, DType::Float64, sum<double>);
-  r.add("Sum", cpu, DType::Int64, sum<int64_t>);
-  r.add("Mean", cpu, DType::Float32, mean<float>);
-  r.add("Mean", cpu, DType::Float64, mean<double>);
-  r.add("Max", cpu, DType::Float32, max<float>);
-  r.add("Max", cpu, DType::Float64, max<double>);
-  r.add("Max", cpu, DType::Int64, max<int64_t>);
-  r.add("Var", cpu, DType::Float32, var<float>);
-  r.add("Var", cpu, DType::Float64, var<double>);
-  r.add("ArgMax", cpu, DType::Float32, argmax<float>);
-  r.add("ArgMax", cpu, DType::Float64, argmax<double>);
-  r.add("ArgMax", cpu, DType::Int64, argmax<int64_t>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/reduction.def"
 }
 
 }  // namespace glassgrad

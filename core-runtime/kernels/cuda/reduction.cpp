@@ -7,18 +7,18 @@
 
 #include "fast_div.h"
 
+#include <type_traits>
+
 #include "cuda/launch.h"
-#include "registry.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/families/reduction.h"
+#include "reduction.h"
+#include "registry.h"
 
 namespace glassgrad {
 namespace cuda {
 
-// The CUDA functions launched here (functions.h).
-const FunctionNames kReductionFunctions({"gg_reduce_partial", "gg_reduce_finish", "gg_reduce_rows", "gg_reduce_cols",
-                                         "gg_reduce_channels"},
-                                        {DType::Float32, DType::Float64, DType::Int64});
-const FunctionNames kReductionVectorFunctions({"gg_reduce_channels_vec"}, {DType::Float32});
+GG_KERNEL_NAMES(GG_REDUCTION_KERNELS)
 
 namespace {
 
@@ -69,93 +69,97 @@ void run_reduce(const KernelContext& c, const char* opname, int op, const std::v
   r.n_red = numel(rs);
   DeviceState& s = state_of(c);
   const bool is_arg = op == GG_ARGMAX;
-  void* outp = is_arg ? nullptr : out.data_ptr();
   int64_t* iout = is_arg ? out.data<int64_t>() : nullptr;
   const int opc = op;
   CUstream st = stream_of(s, &c);
   const int64_t sms = s.info.multiprocessors;
-  if (channel_sums(r, op)) {
-    const int64_t C = r.n_out, I = r.red_size[1], M = r.n_red;
-    const bool vec = float4_channels(x.dtype(), I, {x.data_ptr()});
-    const GGFastDiv div = make_fast_div(vec ? I / 4 : I);
-    launch(s, st, kname(vec ? "gg_reduce_channels_vec" : "gg_reduce_channels", x.dtype()).c_str(),
-           Dim3{static_cast<unsigned>(std::min<int64_t>(C, 65535))}, Dim3{channel_block(vec ? M / 4 : M)}, site,
-           static_cast<int>(C), static_cast<int>(I), static_cast<int>(M), div, opc, outp, x.data_ptr());
-    return;
-  }
-  if (r.n_out < sms * 4 && r.n_red >= 16384) {
-    // Split each output's elements across blocks, then combine the splits in order.
-    const int64_t splits = std::max<int64_t>(1, std::min<int64_t>((r.n_red + 2047) / 2048,
-                                                                  std::max<int64_t>(1, sms * 8 / r.n_out)));
-    const DType acc = x.dtype() == DType::Int64 ? DType::Int64 : DType::Float64;
-    const Tensor pv = Tensor::empty({r.n_out * splits}, acc, x.device(), "reduction partials");
-    const Tensor pi = Tensor::empty({r.n_out * splits}, DType::Int64, x.device(), "reduction partial indices");
-    const Dim3 pgrid{static_cast<unsigned>(std::min<int64_t>(r.n_out * splits, sms * 32))}, pblock{256};
-    const Dim3 fgrid{blocks_for(s, r.n_out, 256)}, fblock{256};
-    const std::string partial = kname("gg_reduce_partial", x.dtype()), finish = kname("gg_reduce_finish", x.dtype());
-    const double* no_mean = nullptr;
-    double* no_mean_out = nullptr;
-    if (op == GG_VAR) {  // exact mean first (two passes, as on the CPU)
-      const Tensor mean = Tensor::empty({r.n_out}, DType::Float64, x.device(), "reduction means");
-      const int sum = GG_SUM;
-      launch(s, st, partial.c_str(), pgrid, pblock, site, r, sum, splits, no_mean, pv.data_ptr(), pi.data<int64_t>(),
-             x.data_ptr());
-      launch(s, st, finish.c_str(), fgrid, fblock, site, r.n_out, r.n_red, sum, splits, correction, pv.data_ptr(),
-             pi.data<int64_t>(), outp, iout, mean.data<double>());
-      launch(s, st, partial.c_str(), pgrid, pblock, site, r, opc, splits, static_cast<const double*>(mean.data<double>()),
-             pv.data_ptr(), pi.data<int64_t>(), x.data_ptr());
-    } else {
-      launch(s, st, partial.c_str(), pgrid, pblock, site, r, opc, splits, no_mean, pv.data_ptr(), pi.data<int64_t>(),
-             x.data_ptr());
+  dispatch_float_int64(x.dtype(), [&](auto t) {
+    using T = decltype(t);
+    T* outp = is_arg ? nullptr : ptr<T>(out);
+    const T* xp = ptr<const T>(x);
+    if (channel_sums(r, op)) {
+      const int64_t C = r.n_out, I = r.red_size[1], M = r.n_red;
+      const bool vec = float4_channels(x.dtype(), I, {x.data_ptr()});
+      const GGFastDiv div = make_fast_div(vec ? I / 4 : I);
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(C, 65535))}, block{channel_block(vec ? M / 4 : M)};
+      if constexpr (std::is_same<T, float>::value) {
+        if (vec) {
+          launch<kernels::gg_reduce_channels_vec<T>>(s, st, grid, block, site, static_cast<int>(C),
+                                                     static_cast<int>(I), static_cast<int>(M), div, opc, outp, xp);
+          return;
+        }
+      }
+      launch<kernels::gg_reduce_channels<T>>(s, st, grid, block, site, static_cast<int>(C), static_cast<int>(I),
+                                             static_cast<int>(M), div, opc, outp, xp);
+      return;
     }
-    launch(s, st, finish.c_str(), fgrid, fblock, site, r.n_out, r.n_red, opc, splits, correction, pv.data_ptr(),
-           pi.data<int64_t>(), outp, iout, no_mean_out);
-    return;
-  }
-  if (r.n_red >= 128 || r.n_out < sms * 64) {
-    const unsigned threads = pow2_block(r.n_red, 32, 256);
-    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(r.n_out, int64_t(s.info.multiprocessors) * 32))};
-    launch(s, st, kname("gg_reduce_rows", x.dtype()).c_str(), grid, Dim3{threads}, site, r, opc,
-           correction, outp, iout, x.data_ptr());
-  } else {
-    launch(s, st, kname("gg_reduce_cols", x.dtype()).c_str(), Dim3{blocks_for(s, r.n_out, 256)},
-           Dim3{256}, site, r, opc, correction, outp, iout, x.data_ptr());
-  }
+    if (r.n_out < sms * 4 && r.n_red >= 16384) {
+      // Split each output's elements across blocks, then combine the splits in order.
+      const int64_t splits = std::max<int64_t>(1, std::min<int64_t>((r.n_red + 2047) / 2048,
+                                                                    std::max<int64_t>(1, sms * 8 / r.n_out)));
+      const DType acc = x.dtype() == DType::Int64 ? DType::Int64 : DType::Float64;
+      const Tensor pv = Tensor::empty({r.n_out * splits}, acc, x.device(), "reduction partials");
+      const Tensor pi = Tensor::empty({r.n_out * splits}, DType::Int64, x.device(), "reduction partial indices");
+      const Dim3 pgrid{static_cast<unsigned>(std::min<int64_t>(r.n_out * splits, sms * 32))}, pblock{256};
+      const Dim3 fgrid{blocks_for(s, r.n_out, 256)}, fblock{256};
+      using Partial = kernels::gg_reduce_partial<T>;
+      using Finish = kernels::gg_reduce_finish<T>;
+      const double* no_mean = nullptr;
+      double* no_mean_out = nullptr;
+      if (op == GG_VAR) {  // exact mean first (two passes, as on the CPU)
+        const Tensor mean = Tensor::empty({r.n_out}, DType::Float64, x.device(), "reduction means");
+        const int sum = GG_SUM;
+        launch<Partial>(s, st, pgrid, pblock, site, r, sum, splits, no_mean, pv.data_ptr(), pi.data<int64_t>(), xp);
+        launch<Finish>(s, st, fgrid, fblock, site, r.n_out, r.n_red, sum, splits, correction, pv.data_ptr(),
+                       pi.data<int64_t>(), outp, iout, mean.data<double>());
+        launch<Partial>(s, st, pgrid, pblock, site, r, opc, splits, ptr<const double>(mean), pv.data_ptr(),
+                        pi.data<int64_t>(), xp);
+      } else {
+        launch<Partial>(s, st, pgrid, pblock, site, r, opc, splits, no_mean, pv.data_ptr(), pi.data<int64_t>(), xp);
+      }
+      launch<Finish>(s, st, fgrid, fblock, site, r.n_out, r.n_red, opc, splits, correction, pv.data_ptr(),
+                     pi.data<int64_t>(), outp, iout, no_mean_out);
+      return;
+    }
+    if (r.n_red >= 128 || r.n_out < sms * 64) {
+      const unsigned threads = pow2_block(r.n_red, 32, 256);
+      const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(r.n_out, int64_t(s.info.multiprocessors) * 32))};
+      launch<kernels::gg_reduce_rows<T>>(s, st, grid, Dim3{threads}, site, r, opc, correction, outp, iout, xp);
+    } else {
+      launch<kernels::gg_reduce_cols<T>>(s, st, Dim3{blocks_for(s, r.n_out, 256)}, Dim3{256}, site, r, opc,
+                                         correction, outp, iout, xp);
+    }
+  });
 }
 
-std::vector<bool> reduced_axes(const KernelContext& c, bool single_dim) {
-  const int rank = c.inputs[0].rank();
+// The reduced axes (the family's attributes, glassgrad/autodiff/families/reduction.h) as a mask.
+std::vector<bool> reduced_axes(const ReductionAttrs& a, int rank) {
   std::vector<bool> red(static_cast<size_t>(rank), false);
-  std::vector<int64_t> dims;
-  if (single_dim && c.attrs.has("dim")) {
-    dims.push_back(c.attrs.i("dim"));
-  } else if (c.attrs.has("dims")) {
-    dims = c.attrs.ints("dims");
-  }
-  if (dims.empty()) std::fill(red.begin(), red.end(), true);
-  for (int64_t d : dims) {
-    const int a = normalize_axis(d, rank);
-    if (a >= 0) red[static_cast<size_t>(a)] = true;
-  }
+  for (int d = 0; d < rank; ++d) red[static_cast<size_t>(d)] = a.reduces(d);
   return red;
 }
 
 template <int OP>
 void reduce(const KernelContext& c) {
   static const char* names[] = {"Sum", "Mean", "Max", "Var", "ArgMax"};
-  const double correction = OP == GG_VAR ? c.attrs.f("correction", 1.0) : 0.0;
-  run_reduce(c, names[OP], OP, reduced_axes(c, OP == GG_ARGMAX), correction);
+  const int rank = c.inputs[0].rank();
+  const ReductionAttrs a = ReductionAttrs::from(c.attrs, rank, OP == GG_ARGMAX);
+  const double correction = OP == GG_VAR ? static_cast<double>(a.correction) : 0.0;
+  run_reduce(c, names[OP], OP, reduced_axes(a, rank), correction);
 }
+
+// The row symbols of families/reduction.def.
+constexpr KernelFn sum = reduce<GG_SUM>;
+constexpr KernelFn mean = reduce<GG_MEAN>;
+constexpr KernelFn max = reduce<GG_MAX>;
+constexpr KernelFn var = reduce<GG_VAR>;
+constexpr KernelFn argmax = reduce<GG_ARGMAX>;
 
 }  // namespace
 
 void add_reduction_kernels(std::vector<KernelDef>& k) {
-  const std::vector<DType> num{DType::Float32, DType::Float64, DType::Int64};
-  k.push_back({"Sum", reduce<GG_SUM>, num});
-  k.push_back({"Mean", reduce<GG_MEAN>, float_dtypes()});
-  k.push_back({"Max", reduce<GG_MAX>, num});
-  k.push_back({"Var", reduce<GG_VAR>, float_dtypes()});
-  k.push_back({"ArgMax", reduce<GG_ARGMAX>, num});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/reduction.def"
 }
 
 }  // namespace cuda

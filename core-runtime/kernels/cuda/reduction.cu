@@ -12,6 +12,7 @@
 // reductions, e.g. a sum over the batch axis, where neighbouring threads read neighbouring
 // elements).
 #include "common.cuh"
+#include "reduction.h"
 
 namespace gg_red {
 
@@ -275,32 +276,4 @@ __device__ void reduce_channels_vec(int C, int I, int M, GGFastDiv div_I4, int o
 
 }  // namespace gg_red
 
-#define GG_RED(suffix, T)                                                                        \
-  GG_KERNEL void gg_reduce_rows_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
-                                         const T* x) {                                           \
-    gg_red::reduce_rows<T>(r, op, correction, out, iout, x);                                     \
-  }                                                                                              \
-  GG_KERNEL void gg_reduce_cols_##suffix(GGReduce r, int op, double correction, T* out, int64_t* iout, \
-                                         const T* x) {                                           \
-    gg_red::reduce_cols<T>(r, op, correction, out, iout, x);                                     \
-  }                                                                                              \
-  GG_KERNEL void gg_reduce_partial_##suffix(GGReduce r, int op, int64_t splits, const double* mean, void* pv, \
-                                            int64_t* pi, const T* x) {                           \
-    gg_red::reduce_partial<T>(r, op, splits, mean, pv, pi, x);                                   \
-  }                                                                                              \
-  GG_KERNEL void gg_reduce_finish_##suffix(int64_t n_out, int64_t n_red, int op, int64_t splits,      \
-                                           double correction, const void* pv, const int64_t* pi, T* out, \
-                                           int64_t* iout, double* mean_out) {                    \
-    gg_red::reduce_finish<T>(n_out, n_red, op, splits, correction, pv, pi, out, iout, mean_out);  \
-  }                                                                                              \
-  GG_KERNEL void __launch_bounds__(1024) gg_reduce_channels_##suffix(int C, int I, int M, GGFastDiv div_I, \
-                                                                     int op, T* out, const T* x) { \
-    gg_red::reduce_channels<T>(C, I, M, div_I, op, out, x);                                      \
-  }
-GG_RED(f32, float)
-GG_RED(f64, double)
-GG_RED(i64, int64_t)
-GG_KERNEL void __launch_bounds__(1024) gg_reduce_channels_vec_f32(int C, int I, int M, GGFastDiv div_I4, int op,
-                                                                  float* out, const float* x) {
-  gg_red::reduce_channels_vec(C, I, M, div_I4, op, out, x);
-}
+GG_DEFINE_KERNELS(GG_REDUCTION_KERNELS)

@@ -104,6 +104,17 @@ void dispatch_float(DType dt, F&& f) {
   }
 }
 
+// Calls f(T{}) with T the element type of a float or int64 dtype: int64_t for int64, else as
+// dispatch_float.
+template <typename F>
+void dispatch_float_int64(DType dt, F&& f) {
+  if (dt == DType::Int64) {
+    f(int64_t{});
+  } else {
+    dispatch_float(dt, f);
+  }
+}
+
 // Kernel-side views of tensors.
 template <typename T>
 T* ptr(const Tensor& t) {
