@@ -20,14 +20,29 @@
 //   Assign(target, value) -> target'
 //       target's buffer takes value's elements (same shape and dtype; value may be strided and
 //       must not overlap target other than exactly). Optimizers without an update op of their
-//       own (RMSprop) and BatchNorm's num_batches_tracked update state through it.
+//       own (RMSprop) and BatchNorm's num_batches_tracked update state through it. Not a row of
+//       families/optimizer.def: its kernels are the movement family's copies.
 //
 // lr, momentum and beta1 (and step) are 0-d tensors rather than attributes: the schedules that
 // change them every step (StepLR, OneCycleLR with cycle_momentum) change no graph signature and
 // hit the same cached plan or the same captured CUDA graph. These ops have no gradient rule.
+#include "glassgrad/autodiff/families/optimizer.h"
+
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
+
+OptimizerAttrs OptimizerAttrs::from(const Attrs& a) {
+  OptimizerAttrs o;
+  o.weight_decay = a.f("weight_decay", o.weight_decay);
+  o.dampening = a.f("dampening", o.dampening);
+  o.nesterov = a.b("nesterov", o.nesterov);
+  o.beta2 = a.f("beta2", o.beta2);
+  o.eps = a.f("eps", o.eps);
+  o.decoupled_weight_decay = a.b("decoupled_weight_decay", o.decoupled_weight_decay);
+  return o;
+}
 
 namespace {
 
@@ -77,87 +92,72 @@ void expect_hyper(const ShapeContext& ctx, int i, const std::string& what) {
   expect_scalar(ctx, i, what, dt, what + " = np.array(0.9, dtype=np." + dtype_name(dt) + ")");
 }
 
-double unit_interval(const ShapeContext& ctx, const char* key, double dflt) {
-  const double v = ctx.attrs().f(key, dflt);
+double unit_interval(const ShapeContext& ctx, const char* key, double v) {
   if (!(v >= 0 && v < 1)) ops::bad_attr(ctx, key, "in [0, 1)", std::to_string(v), std::string(key) + "=0.9");
   return v;
 }
 
+void sgd_update(OpSchema& s) {
+  s.strided_inputs = true;  // the gradient may be a view; param and state are in-place targets (dense)
+  s.inplace = {{0, 0}};
+  s.infer = [](const ShapeContext& ctx) {
+    expect_param_lr(ctx);
+    nonnegative(ctx, "weight_decay", OptimizerAttrs::from(ctx.attrs()).weight_decay);
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+}
+
+void sgd_momentum_update(OpSchema& s) {
+  s.strided_inputs = true;
+  s.inplace = {{0, 0}, {1, 3}};
+  s.infer = [](const ShapeContext& ctx) {
+    const OptimizerAttrs a = OptimizerAttrs::from(ctx.attrs());
+    expect_param_lr(ctx);
+    expect_like_param(ctx, 3, "buf");
+    expect_hyper(ctx, 4, "momentum");
+    nonnegative(ctx, "weight_decay", a.weight_decay);
+    if (a.nesterov && a.dampening != 0) {
+      ops::bad_attr(ctx, "dampening", "0 with nesterov=True", std::to_string(a.dampening),
+                    "dampening=0, or nesterov=False");
+    }
+    return std::vector<TensorInfo>{ctx.in(0), ctx.in(3)};
+  };
+}
+
+void adam(OpSchema& s, bool amsgrad) {
+  s.strided_inputs = true;
+  const int step_in = amsgrad ? 7 : 6;
+  if (amsgrad) {
+    s.inplace = {{0, 0}, {1, 4}, {2, 5}, {3, 6}, {4, 7}};
+  } else {
+    s.inplace = {{0, 0}, {1, 4}, {2, 5}, {3, 6}};
+  }
+  s.infer = [amsgrad, step_in](const ShapeContext& ctx) {
+    const OptimizerAttrs a = OptimizerAttrs::from(ctx.attrs());
+    expect_param_lr(ctx);
+    expect_hyper(ctx, 3, "beta1");
+    expect_like_param(ctx, 4, "m");
+    expect_like_param(ctx, 5, "v");
+    if (amsgrad) expect_like_param(ctx, 6, "v_max");
+    expect_scalar(ctx, step_in, "step", DType::Int64, "step = np.array(0, dtype=np.int64)");
+    unit_interval(ctx, "beta2", a.beta2);
+    nonnegative(ctx, "eps", a.eps);
+    nonnegative(ctx, "weight_decay", a.weight_decay);
+    std::vector<TensorInfo> out{ctx.in(0), ctx.in(4), ctx.in(5)};
+    if (amsgrad) out.push_back(ctx.in(6));
+    out.push_back(ctx.in(step_in));
+    return out;
+  };
+}
+
+void adam_update(OpSchema& s) { adam(s, false); }
+void adam_amsgrad_update(OpSchema& s) { adam(s, true); }
+
 }  // namespace
 
 void register_optimizer_ops(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "SGDUpdate";
-    s.strided_inputs = true;  // the gradient may be a view; param and state are in-place targets (dense)
-    s.inputs = {"param", "grad", "lr"};
-    s.outputs = {"param"};
-    s.inplace = {{0, 0}};
-    s.formula = "param -= lr * (grad + weight_decay * param)";
-    s.infer = [](const ShapeContext& ctx) {
-      expect_param_lr(ctx);
-      nonnegative(ctx, "weight_decay", ctx.attrs().f("weight_decay", 0.0));
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "SGDMomentumUpdate";
-    s.strided_inputs = true;
-    s.inputs = {"param", "grad", "lr", "buf", "momentum"};
-    s.outputs = {"param", "buf"};
-    s.inplace = {{0, 0}, {1, 3}};
-    s.formula = "d = grad + wd*param; buf = momentum*buf + (1-dampening)*d; "
-                "param -= lr * (nesterov ? d + momentum*buf : buf)";
-    s.infer = [](const ShapeContext& ctx) {
-      expect_param_lr(ctx);
-      expect_like_param(ctx, 3, "buf");
-      expect_hyper(ctx, 4, "momentum");
-      nonnegative(ctx, "weight_decay", ctx.attrs().f("weight_decay", 0.0));
-      const double damp = ctx.attrs().f("dampening", 0.0);
-      if (ctx.attrs().b("nesterov", false) && damp != 0) {
-        ops::bad_attr(ctx, "dampening", "0 with nesterov=True", std::to_string(damp), "dampening=0, or nesterov=False");
-      }
-      return std::vector<TensorInfo>{ctx.in(0), ctx.in(3)};
-    };
-    r.add(std::move(s));
-  }
-  for (const bool amsgrad : {false, true}) {
-    OpSchema s;
-    s.name = amsgrad ? "AdamAMSGradUpdate" : "AdamUpdate";
-    s.strided_inputs = true;
-    const int step_in = amsgrad ? 7 : 6;
-    if (amsgrad) {
-      s.inputs = {"param", "grad", "lr", "beta1", "m", "v", "v_max", "step"};
-      s.outputs = {"param", "m", "v", "v_max", "step"};
-      s.inplace = {{0, 0}, {1, 4}, {2, 5}, {3, 6}, {4, 7}};
-    } else {
-      s.inputs = {"param", "grad", "lr", "beta1", "m", "v", "step"};
-      s.outputs = {"param", "m", "v", "step"};
-      s.inplace = {{0, 0}, {1, 4}, {2, 5}, {3, 6}};
-    }
-    s.formula = std::string("t = step+1; m = b1*m + (1-b1)*d; v = b2*v + (1-b2)*d^2; ") +
-                (amsgrad ? "v_max = max(v_max, v); param -= lr * m/(1-b1^t) / (sqrt(v_max/(1-b2^t)) + eps)"
-                         : "param -= lr * m/(1-b1^t) / (sqrt(v/(1-b2^t)) + eps)") +
-                ", d = grad + wd*param (AdamW: param *= 1 - lr*wd, d = grad)";
-    s.infer = [amsgrad, step_in](const ShapeContext& ctx) {
-      expect_param_lr(ctx);
-      expect_hyper(ctx, 3, "beta1");
-      expect_like_param(ctx, 4, "m");
-      expect_like_param(ctx, 5, "v");
-      if (amsgrad) expect_like_param(ctx, 6, "v_max");
-      expect_scalar(ctx, step_in, "step", DType::Int64, "step = np.array(0, dtype=np.int64)");
-      unit_interval(ctx, "beta2", 0.999);
-      nonnegative(ctx, "eps", ctx.attrs().f("eps", 1e-8));
-      nonnegative(ctx, "weight_decay", ctx.attrs().f("weight_decay", 0.0));
-      std::vector<TensorInfo> out{ctx.in(0), ctx.in(4), ctx.in(5)};
-      if (amsgrad) out.push_back(ctx.in(6));
-      out.push_back(ctx.in(step_in));
-      return out;
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/optimizer.def"
   {
     OpSchema s;
     s.name = "Assign";

@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cpu/registration.h"
+#include "glassgrad/autodiff/families/optimizer.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 #include "optimizer_rules.h"
@@ -51,8 +53,8 @@ void for_each_element(const Tensor& param, const Tensor& grad, F&& f) {
 template <typename T>
 void sgd_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
-  const auto s = optimizer_rule::sgd_scalars<T>(*c.inputs[2].data<T>(), T(0), c.attrs.f("weight_decay", 0.0), 0.0,
-                                                false);
+  const auto s = optimizer_rule::sgd_scalars<T>(*c.inputs[2].data<T>(), T(0),
+                                                OptimizerAttrs::from(c.attrs).weight_decay, 0.0, false);
   for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) { p[i] = optimizer_rule::sgd(p[i], g, s); });
 }
 
@@ -60,42 +62,41 @@ template <typename T>
 void sgd_momentum_update(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
   T* buf = c.outputs[1].data<T>();
-  const auto s = optimizer_rule::sgd_scalars<T>(*c.inputs[2].data<T>(), *c.inputs[4].data<T>(),
-                                                c.attrs.f("weight_decay", 0.0), c.attrs.f("dampening", 0.0),
-                                                c.attrs.b("nesterov", false));
+  const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
+  const auto s = optimizer_rule::sgd_scalars<T>(*c.inputs[2].data<T>(), *c.inputs[4].data<T>(), a.weight_decay,
+                                                a.dampening, a.nesterov);
   for_each_element<T>(c.outputs[0], c.inputs[1],
                       [&](int64_t i, T g) { p[i] = optimizer_rule::sgd_momentum(p[i], g, buf[i], s); });
 }
 
 template <typename T, bool AMSGRAD>
-void adam_update(const KernelContext& c) {
+void adam(const KernelContext& c) {
   T* p = c.outputs[0].data<T>();
   T* m = c.outputs[1].data<T>();
   T* v = c.outputs[2].data<T>();
   T* v_max = AMSGRAD ? c.outputs[3].data<T>() : nullptr;
   int64_t* step = c.outputs[AMSGRAD ? 4 : 3].data<int64_t>();
   const int64_t t = *step + 1;
-  const auto s = optimizer_rule::adam_scalars<T>(
-      static_cast<double>(*c.inputs[2].data<T>()), static_cast<double>(*c.inputs[3].data<T>()),
-      c.attrs.f("beta2", 0.999), c.attrs.f("eps", 1e-8), c.attrs.f("weight_decay", 0.0),
-      c.attrs.b("decoupled_weight_decay", false), static_cast<double>(t));
+  const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
+  const auto s = optimizer_rule::adam_scalars<T>(static_cast<double>(*c.inputs[2].data<T>()),
+                                                 static_cast<double>(*c.inputs[3].data<T>()), a.beta2, a.eps,
+                                                 a.weight_decay, a.decoupled_weight_decay, static_cast<double>(t));
   for_each_element<T>(c.outputs[0], c.inputs[1], [&](int64_t i, T g) {
     p[i] = optimizer_rule::adam(p[i], g, m[i], v[i], AMSGRAD ? v_max + i : nullptr, s);
   });
   *step = t;  // written after the pass: every element used the same t
 }
 
+template <typename T>
+constexpr KernelFn adam_update = adam<T, false>;
+template <typename T>
+constexpr KernelFn adam_amsgrad_update = adam<T, true>;
+
 }  // namespace
 
 void register_cpu_optimizer_kernels(KernelRegistry& r) {
-  r.add("SGDUpdate", DeviceType::CPU, DType::Float32, sgd_update<float>);
-  r.add("SGDUpdate", DeviceType::CPU, DType::Float64, sgd_update<double>);
-  r.add("SGDMomentumUpdate", DeviceType::CPU, DType::Float32, sgd_momentum_update<float>);
-  r.add("SGDMomentumUpdate", DeviceType::CPU, DType::Float64, sgd_momentum_update<double>);
-  r.add("AdamUpdate", DeviceType::CPU, DType::Float32, adam_update<float, false>);
-  r.add("AdamUpdate", DeviceType::CPU, DType::Float64, adam_update<double, false>);
-  r.add("AdamAMSGradUpdate", DeviceType::CPU, DType::Float32, adam_update<float, true>);
-  r.add("AdamAMSGradUpdate", DeviceType::CPU, DType::Float64, adam_update<double, true>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/optimizer.def"
 }
 
 }  // namespace glassgrad

@@ -11,81 +11,85 @@
 // a table cannot describe (not in place, or a gradient whose strides do not collapse to two
 // axes) run one by one; so does a batch of one (one launch either way).
 #include "cuda/launch.h"
+#include "glassgrad/autodiff/families/optimizer.h"
+#include "optimizer.h"
 #include "registry.h"
 
 namespace glassgrad {
 namespace cuda {
 
 // The CUDA functions launched here (functions.h).
-const FunctionNames kOptimizerFunctions({"gg_sgd", "gg_sgd_momentum", "gg_adam"}, float_dtypes());
-const FunctionNames kAdamStepFunction({"gg_adam_step", "gg_adam_step_multi"});
-const FunctionNames kMultiOptimizerFunctions({"gg_sgd_multi", "gg_adam_multi"}, float_dtypes());
+GG_KERNEL_NAMES(GG_OPTIMIZER_KERNELS)
 
 namespace {
 
 // Output `o`, or input `i` when the schema lists fewer outputs (state updated in place only).
-void* out_or_in(const KernelContext& c, size_t o, size_t i) {
-  return (c.outputs.size() > o ? c.outputs[o] : c.inputs[i]).data_ptr();
+// Output o, or input i when the plan gave the output the input's buffer.
+template <typename T>
+T* out_or_in(const KernelContext& c, size_t o, size_t i) {
+  return static_cast<T*>((c.outputs.size() > o ? c.outputs[o] : c.inputs[i]).data_ptr());
 }
 
-// The gradient (input 1) iterated in the parameter's row-major order, any strides.
 GGIter grad_iter(const KernelContext& c, const LaunchSite& site) {
   const Tensor& p = c.inputs[0];
   return make_iter(p.shape(), {contiguous_strides(p.shape()), c.inputs[1].strides()}, site);
 }
 
-// inputs p, g, lr; output p
 void sgd(const KernelContext& c) {
   const Tensor& p = c.outputs[0];
   const int64_t n = p.numel();
   if (n == 0) return;
-  DeviceState& s = state_of(c);
-  LaunchSite site{"SGDUpdate", &c};
-  launch(s, stream_of(s, &c), kname("gg_sgd", p.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n,
-         grad_iter(c, site), c.attrs.f("weight_decay", 0.0), p.data_ptr(), c.inputs[0].data_ptr(),
-         c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()));
+  const OpLaunch L(c, "SGDUpdate", n);
+  dispatch_float(p.dtype(), [&](auto t) {
+    using T = decltype(t);
+    L.run<kernels::gg_sgd<T>>(n, grad_iter(c, L.site), OptimizerAttrs::from(c.attrs).weight_decay, ptr<T>(p),
+                              ptr<const T>(c.inputs[0]), ptr<const T>(c.inputs[1]), c.inputs[2].data_ptr(),
+                              dtype_code(c.inputs[2].dtype()));
+  });
 }
 
-// inputs p, g, lr, buf, momentum; outputs p, buf
 void sgd_momentum(const KernelContext& c) {
   const Tensor& p = c.outputs[0];
   const int64_t n = p.numel();
   if (n == 0) return;
-  DeviceState& s = state_of(c);
-  LaunchSite site{"SGDMomentumUpdate", &c};
-  const int nesterov = c.attrs.b("nesterov", false) ? 1 : 0;
-  launch(s, stream_of(s, &c), kname("gg_sgd_momentum", p.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256},
-         site, n, grad_iter(c, site), c.attrs.f("dampening", 0.0), c.attrs.f("weight_decay", 0.0), nesterov,
-         p.data_ptr(), out_or_in(c, 1, 3), c.inputs[0].data_ptr(), c.inputs[3].data_ptr(), c.inputs[1].data_ptr(),
-         c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()), c.inputs[4].data_ptr());
+  const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
+  const OpLaunch L(c, "SGDMomentumUpdate", n);
+  const int nesterov = a.nesterov ? 1 : 0;
+  dispatch_float(p.dtype(), [&](auto t) {
+    using T = decltype(t);
+    L.run<kernels::gg_sgd_momentum<T>>(n, grad_iter(c, L.site), a.dampening, a.weight_decay, nesterov, ptr<T>(p),
+                                       out_or_in<T>(c, 1, 3), ptr<const T>(c.inputs[0]), ptr<const T>(c.inputs[3]),
+                                       ptr<const T>(c.inputs[1]), c.inputs[2].data_ptr(),
+                                       dtype_code(c.inputs[2].dtype()), ptr<const T>(c.inputs[4]));
+  });
 }
 
-// AdamUpdate: inputs p, g, lr, beta1, m, v, step; outputs p, m, v, step.
-// AdamAMSGradUpdate: inputs p, g, lr, beta1, m, v, v_max, step; outputs p, m, v, v_max, step.
 template <bool AMSGRAD>
 void adam(const KernelContext& c) {
   const Tensor& p = c.outputs[0];
   const int64_t n = p.numel();
+  const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{AMSGRAD ? "AdamAMSGradUpdate" : "AdamUpdate", &c};
   const size_t step_in = AMSGRAD ? 7 : 6, step_out = AMSGRAD ? 4 : 3;
-  void* v_max_out = AMSGRAD ? out_or_in(c, 3, 6) : nullptr;
-  const void* v_max = AMSGRAD ? c.inputs[6].data_ptr() : nullptr;
-  if (n > 0) {
-    launch(s, st, kname("gg_adam", p.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n,
-           grad_iter(c, site), c.attrs.f("beta2", 0.999), c.attrs.f("eps", 1e-8), c.attrs.f("weight_decay", 0.0),
-           c.attrs.b("decoupled_weight_decay", false) ? 1 : 0, p.data_ptr(), out_or_in(c, 1, 4),
-           out_or_in(c, 2, 5), v_max_out, c.inputs[0].data_ptr(), c.inputs[4].data_ptr(), c.inputs[5].data_ptr(),
-           v_max, c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()),
-           c.inputs[3].data_ptr(), c.inputs[step_in].data_ptr());
-  }
-  launch(s, st, "gg_adam_step", Dim3{1}, Dim3{32}, site, out_or_in(c, step_out, step_in),
-         c.inputs[step_in].data_ptr());
+  dispatch_float(p.dtype(), [&](auto t) {
+    using T = decltype(t);
+    T* v_max_out = AMSGRAD ? out_or_in<T>(c, 3, 6) : nullptr;
+    const T* v_max = AMSGRAD ? ptr<const T>(c.inputs[6]) : nullptr;
+    if (n > 0) {
+      launch<kernels::gg_adam<T>>(s, st, Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, grad_iter(c, site), a.beta2,
+                                  a.eps, a.weight_decay, a.decoupled_weight_decay ? 1 : 0, ptr<T>(p),
+                                  out_or_in<T>(c, 1, 4), out_or_in<T>(c, 2, 5), v_max_out, ptr<const T>(c.inputs[0]),
+                                  ptr<const T>(c.inputs[4]), ptr<const T>(c.inputs[5]), v_max,
+                                  ptr<const T>(c.inputs[1]), c.inputs[2].data_ptr(), dtype_code(c.inputs[2].dtype()),
+                                  ptr<const T>(c.inputs[3]), ptr<const int64_t>(c.inputs[step_in]));
+    }
+  });
+  launch<kernels::gg_adam_step>(s, st, Dim3{1}, Dim3{32}, site, out_or_in<int64_t>(c, step_out, step_in),
+                                ptr<const int64_t>(c.inputs[step_in]));
 }
 
-// The table entry of one update, or false when it runs alone: outputs not in place, or a
-// gradient whose strides (over the parameter's row-major order) do not collapse to two axes.
 bool table_entry(const KernelContext& c, GGOptTensor& e) {
   const Tensor& p = c.inputs[0];
   if (c.outputs[0].data_ptr() != p.data_ptr()) return false;
@@ -119,8 +123,9 @@ bool table_entry(const KernelContext& c, GGOptTensor& e) {
 
 // Launches `kernel` over the table entries, GG_OPT_MAX_TENSORS at a time; then, for Adam,
 // gg_adam_step_multi over the same tables.
-void launch_tables(const KernelContext& c0, const std::vector<GGOptTensor>& entries, const char* kernel,
-                   bool adam_steps) {
+// The multi-tensor kernel K over the entries, GG_OPT_MAX_TENSORS a launch (Adam's: then the steps).
+template <typename K>
+void launch_tables(const KernelContext& c0, const std::vector<GGOptTensor>& entries, bool adam_steps) {
   DeviceState& s = state_of(c0);
   CUstream st = stream_of(s, &c0);
   LaunchSite site{adam_steps ? "AdamUpdate (multi-tensor)" : "SGDUpdate (multi-tensor)", &c0};
@@ -135,8 +140,8 @@ void launch_tables(const KernelContext& c0, const std::vector<GGOptTensor>& entr
     }
     if (blocks > INT32_MAX) throw UnsupportedError("optimizer update: more than 2^31 blocks of parameters in one launch");
     tab.blocks = static_cast<int32_t>(blocks);
-    launch(s, st, kernel, Dim3{static_cast<unsigned>(blocks)}, Dim3{256}, site, tab);
-    if (adam_steps) launch(s, st, "gg_adam_step_multi", Dim3{1}, Dim3{GG_OPT_MAX_TENSORS}, site, tab);
+    launch<K>(s, st, Dim3{static_cast<unsigned>(blocks)}, Dim3{256}, site, tab);
+    if (adam_steps) launch<kernels::gg_adam_step_multi>(s, st, Dim3{1}, Dim3{GG_OPT_MAX_TENSORS}, site, tab);
   }
 }
 
@@ -167,19 +172,22 @@ void sgd_batch(const std::vector<const KernelContext*>& cs) {
   std::vector<GGOptTensor> entries;
   std::vector<const KernelContext*> alone;
   split_batch(cs, [](const KernelContext& c, GGOptTensor& e) {
-    e.a = c.attrs.f("weight_decay", 0.0);
+    const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
+    e.a = a.weight_decay;
     if (c.inputs.size() > 3) {
-      if (out_or_in(c, 1, 3) != c.inputs[3].data_ptr()) return false;
+      if (out_or_in<void>(c, 1, 3) != c.inputs[3].data_ptr()) return false;
       e.state0 = c.inputs[3].data_ptr();
       e.hyper = c.inputs[4].data_ptr();
-      e.b = c.attrs.f("dampening", 0.0);
-      e.flag = c.attrs.b("nesterov", false) ? 1 : 0;
+      e.b = a.dampening;
+      e.flag = a.nesterov ? 1 : 0;
     }
     return true;
   }, entries, alone);
   for (const KernelContext* c : alone) (c->inputs.size() > 3 ? sgd_momentum : sgd)(*c);
   if (!entries.empty()) {
-    launch_tables(*cs[0], entries, kname("gg_sgd_multi", cs[0]->outputs[0].dtype()).c_str(), false);
+    dispatch_float(cs[0]->outputs[0].dtype(), [&](auto t) {
+      launch_tables<kernels::gg_sgd_multi<decltype(t)>>(*cs[0], entries, false);
+    });
   }
 }
 
@@ -190,35 +198,42 @@ void adam_batch(const std::vector<const KernelContext*>& cs) {
   std::vector<const KernelContext*> alone;
   split_batch(cs, [](const KernelContext& c, GGOptTensor& e) {
     const size_t step_in = AMSGRAD ? 7 : 6, step_out = AMSGRAD ? 4 : 3;
-    const bool in_place = out_or_in(c, 1, 4) == c.inputs[4].data_ptr() &&
-                          out_or_in(c, 2, 5) == c.inputs[5].data_ptr() &&
-                          (!AMSGRAD || out_or_in(c, 3, 6) == c.inputs[6].data_ptr()) &&
-                          out_or_in(c, step_out, step_in) == c.inputs[step_in].data_ptr();
+    const bool in_place = out_or_in<void>(c, 1, 4) == c.inputs[4].data_ptr() &&
+                          out_or_in<void>(c, 2, 5) == c.inputs[5].data_ptr() &&
+                          (!AMSGRAD || out_or_in<void>(c, 3, 6) == c.inputs[6].data_ptr()) &&
+                          out_or_in<void>(c, step_out, step_in) == c.inputs[step_in].data_ptr();
     if (!in_place) return false;
     e.state0 = c.inputs[4].data_ptr();
     e.state1 = c.inputs[5].data_ptr();
     e.state2 = AMSGRAD ? c.inputs[6].data_ptr() : nullptr;
     e.hyper = c.inputs[3].data_ptr();
     e.step = c.inputs[step_in].data_ptr();
-    e.a = c.attrs.f("beta2", 0.999);
-    e.b = c.attrs.f("eps", 1e-8);
-    e.c = c.attrs.f("weight_decay", 0.0);
-    e.flag = c.attrs.b("decoupled_weight_decay", false) ? 1 : 0;
+    const OptimizerAttrs a = OptimizerAttrs::from(c.attrs);
+    e.a = a.beta2;
+    e.b = a.eps;
+    e.c = a.weight_decay;
+    e.flag = a.decoupled_weight_decay ? 1 : 0;
     return true;
   }, entries, alone);
   for (const KernelContext* c : alone) adam<AMSGRAD>(*c);
   if (!entries.empty()) {
-    launch_tables(*cs[0], entries, kname("gg_adam_multi", cs[0]->outputs[0].dtype()).c_str(), true);
+    dispatch_float(cs[0]->outputs[0].dtype(), [&](auto t) {
+      launch_tables<kernels::gg_adam_multi<decltype(t)>>(*cs[0], entries, true);
+    });
   }
 }
+
+// The row symbols of families/optimizer.def: each a kernel and its multi-tensor batch function.
+constexpr KernelEntry sgd_update{sgd, nullptr, sgd_batch};
+constexpr KernelEntry sgd_momentum_update{sgd_momentum, nullptr, sgd_batch};
+constexpr KernelEntry adam_update{adam<false>, nullptr, adam_batch<false>};
+constexpr KernelEntry adam_amsgrad_update{adam<true>, nullptr, adam_batch<true>};
 
 }  // namespace
 
 void add_optimizer_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"SGDUpdate", sgd, float_dtypes(), nullptr, sgd_batch});
-  k.push_back({"SGDMomentumUpdate", sgd_momentum, float_dtypes(), nullptr, sgd_batch});
-  k.push_back({"AdamUpdate", adam<false>, float_dtypes(), nullptr, adam_batch<false>});
-  k.push_back({"AdamAMSGradUpdate", adam<true>, float_dtypes(), nullptr, adam_batch<true>});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/optimizer.def"
 }
 
 }  // namespace cuda

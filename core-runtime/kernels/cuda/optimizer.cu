@@ -21,6 +21,7 @@
 // optimizer costs one or two launches whatever the parameter count. Both compute every element
 // with kernels/optimizer_rules.h, as the CPU kernels do: the same numbers, launch shape aside.
 #include "common.cuh"
+#include "optimizer.h"
 #include "../optimizer_rules.h"
 
 namespace gg_opt {
@@ -138,38 +139,17 @@ __device__ void adam_multi(const GGOptTable& tab) {
   });
 }
 
-}  // namespace gg_opt
-
-#define GG_OPT(suffix, T)                                                                             \
-  GG_KERNEL void gg_sgd_##suffix(int64_t n, GGIter it, double wd, T* p_out, const T* p, const T* g,    \
-                                 const void* lr, int lr_dtype) {                                     \
-    gg_opt::sgd<T>(n, it, wd, p_out, p, g, lr, lr_dtype);                                             \
-  }                                                                                                   \
-  GG_KERNEL void gg_sgd_momentum_##suffix(int64_t n, GGIter it, double dampening, double wd, int nesterov, \
-                                          T* p_out, T* buf_out, const T* p, const T* buf, const T* g,  \
-                                          const void* lr, int lr_dtype, const T* momentum) {           \
-    gg_opt::sgd_momentum<T>(n, it, dampening, wd, nesterov, p_out, buf_out, p, buf, g, lr, lr_dtype,   \
-                            momentum);                                                                \
-  }                                                                                                   \
-  GG_KERNEL void gg_adam_##suffix(int64_t n, GGIter it, double b2, double eps, double wd, int decoupled,      \
-                                  T* p_out, T* m_out, T* v_out, T* v_max_out, const T* p, const T* m,  \
-                                  const T* v, const T* v_max, const T* g, const void* lr, int lr_dtype, \
-                                  const T* beta1, const int64_t* step) {                              \
-    gg_opt::adam<T>(n, it, b2, eps, wd, decoupled, p_out, m_out, v_out, v_max_out, p, m, v, v_max, g, lr,   \
-                    lr_dtype, beta1, step);                                                           \
-  }                                                                                                   \
-  GG_KERNEL void gg_sgd_multi_##suffix(GGOptTable tab) { gg_opt::sgd_multi<T>(tab); }                 \
-  GG_KERNEL void gg_adam_multi_##suffix(GGOptTable tab) { gg_opt::adam_multi<T>(tab); }
-GG_OPT(f32, float)
-GG_OPT(f64, double)
-
 // step_out = step + 1, after the update kernel has read step (same stream, so ordered).
-GG_KERNEL void gg_adam_step(int64_t* step_out, const int64_t* step) {
+__device__ void adam_step(int64_t* step_out, const int64_t* step) {
   if (blockIdx.x == 0 && threadIdx.x == 0) *step_out = *step + 1;
 }
 
 // Every entry's step + 1, after gg_adam_multi has read them (one thread per entry).
-GG_KERNEL void gg_adam_step_multi(GGOptTable tab) {
+__device__ void adam_step_multi(const GGOptTable& tab) {
   const int k = (int)(blockIdx.x * blockDim.x + threadIdx.x);
   if (k < tab.count) *(int64_t*)tab.t[k].step += 1;
 }
+
+}  // namespace gg_opt
+
+GG_DEFINE_KERNELS(GG_OPTIMIZER_KERNELS)
