@@ -106,3 +106,6 @@ def test_notebook_runs_top_to_bottom(name, tmp_path, monkeypatch):
         assert snippet in text, f"{name}: expected {snippet!r} in the outputs"
     if name in PLOTS:
         assert images > 0, f"{name}: no figure was displayed"
+    # Whatever a notebook writes goes to its outputs/ folder, which .gitignore covers.
+    written = sorted(set(os.listdir(tmp_path)) - {"outputs"})
+    assert not written, f"{name} wrote {written} beside itself; write them under outputs/"
