@@ -1,4 +1,5 @@
-// glassgrad._C: pybind11 glue only. Each bind_* function exposes one area; none holds logic.
+// glassgrad._C: pybind11 glue only. Each bind_<area> function exposes one area and is defined in
+// bind_<area>.cpp (named apart from the runtime headers, e.g. lazy.h, cuda.h); none holds logic.
 #pragma once
 #include <pybind11/pybind11.h>
 
