@@ -8,20 +8,20 @@
 namespace glassgrad {
 
 namespace {
-struct Registry {
+struct Communicators {
   std::mutex mu;
   std::map<int64_t, std::shared_ptr<Communicator>> comms;
   int64_t next = 0;
 };
-Registry& registry() {
-  static Registry* r = new Registry();  // never destroyed: kernels may run during interpreter exit
+Communicators& communicators() {
+  static Communicators* r = new Communicators();  // never destroyed: kernels may run during interpreter exit
   return *r;
 }
 }  // namespace
 
 int64_t register_communicator(std::shared_ptr<Communicator> comm) {
   if (!comm) throw ValueError("register_communicator: null communicator");
-  Registry& r = registry();
+  Communicators& r = communicators();
   std::lock_guard<std::mutex> lock(r.mu);
   const int64_t id = r.next++;
   r.comms[id] = std::move(comm);
@@ -29,13 +29,13 @@ int64_t register_communicator(std::shared_ptr<Communicator> comm) {
 }
 
 void unregister_communicator(int64_t group) {
-  Registry& r = registry();
+  Communicators& r = communicators();
   std::lock_guard<std::mutex> lock(r.mu);
   r.comms.erase(group);
 }
 
 std::shared_ptr<Communicator> communicator(int64_t group, const std::string& where) {
-  Registry& r = registry();
+  Communicators& r = communicators();
   std::lock_guard<std::mutex> lock(r.mu);
   auto it = r.comms.find(group);
   if (it != r.comms.end()) return it->second;

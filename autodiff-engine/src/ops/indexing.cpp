@@ -86,12 +86,6 @@ void expect_fits(const ShapeContext& ctx, int dim, bool with_src) {
   }
 }
 
-ValueId zeros_like(GradContext& c, ValueId like) {
-  const TensorInfo t = c.info(like);
-  return c.emit("Full", {}, Attrs{{"shape", t.shape}, {"value", 0.0}, {"dtype", std::string(dtype_name(t.dtype))},
-                                  {"device", t.device.str()}});
-}
-
 Attrs dim_only(const Attrs& a) { return Attrs{{"dim", a.i("dim")}}; }
 
 // The schema of a writing op: out = x, then elements written; out may be x's buffer.
@@ -157,7 +151,7 @@ void register_gather_scatter(OpRegistry& r) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
       Attrs a = dim_only(c.attrs());
       a.set("reduce", std::string("add"));
-      c.set_grad(0, c.emit("Scatter", {zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, a));
+      c.set_grad(0, c.emit("Scatter", {ops::zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, a));
     };
     r.add(std::move(s));
   }
@@ -237,7 +231,7 @@ void register_index_select_add(OpRegistry& r) {
     };
     s.gradient = [](GradContext& c) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      c.set_grad(0, c.emit("IndexAdd", {zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, dim_only(c.attrs())));
+      c.set_grad(0, c.emit("IndexAdd", {ops::zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, dim_only(c.attrs())));
     };
     r.add(std::move(s));
   }
@@ -287,7 +281,7 @@ void register_advanced(OpRegistry& r) {
     };
     s.gradient = [](GradContext& c) {
       if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      std::vector<ValueId> ins{zeros_like(c, c.input(0)), c.grad_output(0)};
+      std::vector<ValueId> ins{ops::zeros_like(c, c.input(0)), c.grad_output(0)};
       for (int j = 1; j < c.num_inputs(); ++j) ins.push_back(c.input(j));
       c.set_grad(0, c.emit("IndexPut", ins, Attrs{{"dims", c.attrs().ints("dims")}, {"accumulate", true}}));
     };
@@ -365,7 +359,7 @@ void register_slice_scatter(OpRegistry& r) {
     if (g == kNoValue) return;
     const Attrs& a = c.attrs();
     const Attrs slice{{"dim", a.i("dim")}, {"start", a.i("start")}, {"stop", a.i("stop")}, {"step", a.i("step", 1)}};
-    if (c.needs_grad(0)) c.set_grad(0, c.emit("SliceScatter", {g, zeros_like(c, c.input(1))}, slice));
+    if (c.needs_grad(0)) c.set_grad(0, c.emit("SliceScatter", {g, ops::zeros_like(c, c.input(1))}, slice));
     if (c.needs_grad(1)) c.set_grad(1, c.emit("Slice", {g}, slice));
   };
   r.add(std::move(s));

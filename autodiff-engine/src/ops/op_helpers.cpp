@@ -61,5 +61,11 @@ DType dtype_attr(const ShapeContext& ctx, const char* key) {
   return dtype_from_name(ctx.attrs().s(key));
 }
 
+ValueId zeros_like(GradContext& c, ValueId like) {
+  const TensorInfo t = c.info(like);
+  return c.emit("Full", {}, Attrs{{"shape", t.shape}, {"value", 0.0}, {"dtype", std::string(dtype_name(t.dtype))},
+                                  {"device", t.device.str()}});
+}
+
 }  // namespace ops
 }  // namespace glassgrad

@@ -34,6 +34,8 @@ void check_activation_attr(const ShapeContext& ctx);
 void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, const char* bn);
 // Dtype from a "dtype" string attribute.
 DType dtype_attr(const ShapeContext& ctx, const char* key = "dtype");
+// A gradient rule's zeros shaped, typed and placed like value `like` (one Full node).
+ValueId zeros_like(GradContext& c, ValueId like);
 
 }  // namespace ops
 }  // namespace glassgrad

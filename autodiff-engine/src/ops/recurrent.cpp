@@ -285,12 +285,6 @@ Attrs backward_attrs(const Attrs& a, bool input_grad, bool bias) {
   return out;
 }
 
-ValueId zeros_like(GradContext& c, ValueId like) {
-  const TensorInfo t = c.info(like);
-  return c.emit("Full", {}, Attrs{{"shape", t.shape}, {"value", 0.0}, {"dtype", std::string(dtype_name(t.dtype))},
-                                  {"device", t.device.str()}});
-}
-
 void forward_gradient(GradContext& c, RecurrentCell cell) {
   const RecurrentInputs in = RecurrentInputs::forward(cell, c.num_inputs());
   const bool lstm = cell == RecurrentCell::LSTM, gru = cell == RecurrentCell::GRU;
@@ -308,7 +302,7 @@ void forward_gradient(GradContext& c, RecurrentCell cell) {
   std::vector<ValueId> grads;
   for (int k = 0; k < states; ++k) {
     const ValueId g = c.grad_output(k);
-    grads.push_back(g != kNoValue ? g : zeros_like(c, c.output(k)));
+    grads.push_back(g != kNoValue ? g : ops::zeros_like(c, c.output(k)));
   }
   std::vector<ValueId> inputs = grads;
   inputs.insert(inputs.end(), {c.input(in.x), c.input(in.w_ih), c.input(in.w_hh), c.input(in.h0)});

@@ -42,6 +42,7 @@
 #include "cpu/conv_geometry.h"
 #include "cpu/conv_winograd.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/rounding.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/conv_algorithm.h"
 #include "glassgrad/runtime/kernel.h"
@@ -54,8 +55,8 @@ namespace {
 
 using cpu::ConvGeometry;
 
-constexpr size_t kAlign = 64;
-size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+using cpu::align_up;
+using cpu::kAlign;
 
 enum class ConvOp { Forward, BackwardInput, BackwardWeight };
 

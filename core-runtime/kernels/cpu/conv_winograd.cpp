@@ -8,6 +8,7 @@
 
 #include "cpu/conv_winograd_kernels.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/rounding.h"
 #include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/tensor.h"
@@ -17,7 +18,6 @@ namespace cpu {
 
 namespace {
 
-constexpr size_t kAlign = 64;
 constexpr int kMaxSlots = 64;
 // Forward-like: tiles per block, each block a thread's own work from staging to write-back:
 // enough rows for the point GEMMs to run at full speed, few enough that its transformed inputs
@@ -31,9 +31,6 @@ constexpr int64_t kBlockTiles = 96;
 // activations.
 constexpr int64_t kWeightBlockBytes = int64_t(4) << 20;
 
-size_t align_up(size_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Elements from one of the point matrices of a kind to the next: its size plus one cache line.
 // The tile transforms read or write all of them at once; at sizes that are multiples of 4 KiB they

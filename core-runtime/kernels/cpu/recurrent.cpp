@@ -31,6 +31,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/recurrent/cell_rows.h"
 #include "cpu/recurrent/cells.h"
+#include "cpu/rounding.h"
 #include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/autodiff/recurrent_geometry.h"
 #include "glassgrad/runtime/kernel.h"
@@ -44,7 +45,8 @@ namespace {
 
 // Units (rows x hidden) a thread's share of a cell pass should have at least.
 constexpr int64_t kCellGrain = 8192;
-constexpr size_t kAlign = 64;
+using cpu::align_up;
+using cpu::kAlign;
 
 // Which schema a kernel serves; an RNN's nonlinearity comes from its attributes.
 enum class Family { RNN, LSTM, GRU };
@@ -61,13 +63,13 @@ class Carver {
  public:
   explicit Carver(void* base) {
     const uintptr_t a = reinterpret_cast<uintptr_t>(base);
-    base_ = base ? reinterpret_cast<char*>((a + kAlign - 1) / kAlign * kAlign) : nullptr;
+    base_ = base ? reinterpret_cast<char*>(align_up(a)) : nullptr;
   }
   template <typename T>
   T* take(int64_t elems) {
     char* p = base_ ? base_ + used_ : nullptr;
     const size_t bytes = static_cast<size_t>(std::max<int64_t>(elems, 0)) * sizeof(T);
-    used_ += (bytes + kAlign - 1) / kAlign * kAlign;
+    used_ += align_up(bytes);
     return reinterpret_cast<T*>(p);
   }
   size_t total() const { return used_ + kAlign; }  // + kAlign: room to align the base

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "cpu/accumulator.h"
 #include "cpu/registration.h"
 #include "glassgrad/autodiff/families/reduction.h"
 #include "glassgrad/runtime/kernel.h"
@@ -76,7 +77,7 @@ void visit_block(const Split& s, const T* base, F&& visit) {
   }
 }
 
-template <typename T> using Acc = std::conditional_t<std::is_floating_point_v<T>, double, T>;
+using cpu::Accumulator;
 
 template <typename T, typename PerOutput>
 void for_each_output(const KernelContext& c, const std::vector<int64_t>& axes, PerOutput&& f) {
@@ -94,7 +95,7 @@ template <typename T>
 void sum(const KernelContext& c) {
   for_each_output<T>(c, axes_of(c.attrs, c.inputs[0].rank()), [](const Split& s, const T* in, T* out, int64_t b, int64_t e) {
     for (int64_t o = b; o < e; ++o) {
-      Acc<T> acc = 0;
+      Accumulator<T> acc = 0;
       if (in) visit_block(s, in + kept_offset(s, o), [&acc](T v) { acc += v; });
       out[o] = static_cast<T>(acc);
     }

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "cpu/accumulator.h"
 #include "glassgrad/autodiff/scan_lines.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -20,8 +21,7 @@ namespace {
 using Lines = ScanLines;
 Lines lines_of(const Shape& shape, int64_t dim) { return scan_lines(shape, dim); }
 
-template <typename T> struct Acc { using type = T; };
-template <> struct Acc<float> { using type = double; };
+using cpu::Accumulator;
 
 template <typename T>
 void for_lines(const Lines& l, T fn) {
@@ -37,7 +37,7 @@ void cumsum(const KernelContext& c) {
   const T* x = c.inputs[0].data<const T>();
   T* y = c.outputs[0].data<T>();
   for_lines(l, [&](int64_t s) {
-    typename Acc<T>::type acc = 0;
+    Accumulator<T> acc = 0;
     for (int64_t j = 0; j < l.n; ++j) {
       const int64_t at = s + (reverse ? l.n - 1 - j : j) * l.inner;
       acc += x[at];
@@ -52,7 +52,7 @@ void cumprod(const KernelContext& c) {
   const T* x = c.inputs[0].data<const T>();
   T* y = c.outputs[0].data<T>();
   for_lines(l, [&](int64_t s) {
-    typename Acc<T>::type acc = 1;
+    Accumulator<T> acc = 1;
     for (int64_t j = 0; j < l.n; ++j) {
       acc *= x[s + j * l.inner];
       y[s + j * l.inner] = static_cast<T>(acc);

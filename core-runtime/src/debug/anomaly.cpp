@@ -35,7 +35,7 @@ std::string counts(const TensorStats& s) {
   return r;
 }
 
-std::string num(double v) {
+std::string four_digits(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
@@ -85,14 +85,14 @@ void explain_op(const PlanStep& st, double largest_input, ErrorMessage& m) {
     m.fix("add a small epsilon to the denominator: a / (b + 1e-8), or clamp it away from zero");
   } else if (op == "Exp") {
     m.cause("exp overflows above about 88.7 in float32 (709.8 in float64); the largest input is " +
-            num(largest_input));
+            four_digits(largest_input));
     m.fix("subtract the maximum first (softmax does), or work with logits: glassgrad.log_softmax / cross_entropy");
   } else if (op == "PowScalar") {
     m.cause("a negative base with a fractional exponent is NaN, and 0 to a negative power is Inf");
     m.fix("clamp the base: x.clamp(min=1e-12) ** p");
   } else {
     m.cause(std::string("the inputs are finite but the result overflowed") +
-            (largest_input > 1e6 ? " (the largest input magnitude is " + num(largest_input) + ")" : "") +
+            (largest_input > 1e6 ? " (the largest input magnitude is " + four_digits(largest_input) + ")" : "") +
             (backward ? ": the gradients are exploding" : ": the activations are exploding"));
     m.fix("lower the learning rate, clip the gradients before optimizer.step() with "
           "glassgrad.clip_grad_norm_(model.parameters(), max_norm=1.0), and check the weight initialization");

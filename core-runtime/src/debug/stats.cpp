@@ -44,7 +44,7 @@ void accumulate(const T* p, int64_t n, TensorStats& s) {
   s.max = hi;
 }
 
-std::string num(double v) {
+std::string six_digits(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
@@ -76,7 +76,7 @@ std::string TensorStats::str() const {
   if (finite == 0) {
     r = count == 0 ? "empty" : "no finite values";
   } else {
-    r = "min " + num(min) + " max " + num(max) + " mean " + num(mean) + " std " + num(std);
+    r = "min " + six_digits(min) + " max " + six_digits(max) + " mean " + six_digits(mean) + " std " + six_digits(std);
   }
   r += "  nan " + std::to_string(nan) + " inf " + std::to_string(inf());
   if (inf() > 0) r += " (+inf " + std::to_string(pos_inf) + ", -inf " + std::to_string(neg_inf) + ")";

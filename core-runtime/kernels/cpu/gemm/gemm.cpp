@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <string>
 
+#include "cpu/rounding.h"
 #include "gemm_kernel.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/parallel.h"
@@ -23,10 +24,6 @@ namespace cpu {
 
 namespace {
 
-constexpr size_t kAlign = 64;
-
-size_t round_up(size_t x, size_t a) { return (x + a - 1) / a * a; }
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 template <typename T>
 const GemmKernel<T>& kernel_for(CpuIsa isa);
@@ -73,8 +70,8 @@ void set_slot_bytes(const GemmKernel<T>& kern, int64_t m, int64_t n, int64_t k, 
   const int64_t kc = std::min(k, b.kc);
   const int64_t ap = ceil_div(std::min(m, b.mc), kern.mr) * kern.mr * kc;
   const int64_t bp = kc * ceil_div(std::min(n, b.nc), kern.nr) * kern.nr;
-  s.ap_bytes = round_up(static_cast<size_t>(ap) * sizeof(T), kAlign);
-  s.slot_bytes = s.ap_bytes + round_up(static_cast<size_t>(bp) * sizeof(T), kAlign);
+  s.ap_bytes = align_up(static_cast<size_t>(ap) * sizeof(T));
+  s.slot_bytes = s.ap_bytes + align_up(static_cast<size_t>(bp) * sizeof(T));
 }
 
 template <typename T>
@@ -136,7 +133,7 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
   char* base = static_cast<char*>(workspace);
   size_t usable = 0;
   if (base != nullptr) {
-    const size_t pad = round_up(reinterpret_cast<uintptr_t>(base), kAlign) - reinterpret_cast<uintptr_t>(base);
+    const size_t pad = align_up(reinterpret_cast<uintptr_t>(base)) - reinterpret_cast<uintptr_t>(base);
     usable = workspace_bytes > pad ? workspace_bytes - pad : 0;
     base += pad;
   }
@@ -147,7 +144,7 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     s = plan_split(kern, p.m, p.n, p.k, threads);
     const size_t bytes = static_cast<size_t>(s.slots) * s.slot_bytes + kAlign;
     scratch = Tensor::empty({static_cast<int64_t>(bytes)}, DType::UInt8, Device::cpu(), "gemm packing buffers");
-    base = reinterpret_cast<char*>(round_up(reinterpret_cast<uintptr_t>(scratch.data_ptr()), kAlign));
+    base = reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(scratch.data_ptr())));
   }
 
   auto run_slot = [&](int64_t slot) {
