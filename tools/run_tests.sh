@@ -26,8 +26,7 @@
 #
 # Python: $PYTHON, else the .venv that tools/setup.sh made, else python3. Build directories live
 # under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are incremental, and compile through
-# ccache when it is installed (the objects the README's first command compiled are served from
-# it). Every stage writes JUnit XML there (ctest --output-junit, pytest --junitxml) and is
+# ccache when it is installed (a rerun, or a new build directory, is served from it). Every stage writes JUnit XML there (ctest --output-junit, pytest --junitxml) and is
 # counted from it (tools/junit_summary.py); a stage that does not run says so in the summary.
 # Exits non-zero on any failure; the last line is "N passed, N failed, N skipped".
 set -euo pipefail
@@ -51,6 +50,11 @@ mkdir -p "$build"
 generator=()
 if command -v ninja >/dev/null 2>&1; then generator=(-G Ninja); fi
 if command -v ccache >/dev/null 2>&1; then generator+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# Unity builds of the engine and the runtime, as the package build (pyproject.toml): one unit per
+# library (autodiff-engine/cmake/GlassgradUnity.cmake). ccache keys a unit by its file name too, and
+# a unity unit is a file in the build directory, so these are compiled here once rather than
+# served from the package build's; the per-ISA files and kernel_image.cpp are.
+generator+=(-DCMAKE_UNITY_BUILD=ON)
 python=${PYTHON:-}
 if [ -z "$python" ]; then
   if [ -x "$root/.venv/bin/python" ]; then python=$root/.venv/bin/python; else python=python3; fi

@@ -98,6 +98,8 @@ __asm__(
     ".previous\n");
 ]=] @ONLY)
 target_sources(glassgrad_runtime PRIVATE ${_gg_gen}/fatbin_embed.cpp)
+# Its own unit in a unity build (CMAKE_UNITY_BUILD): it is rebuilt whenever the kernels change.
+set_source_files_properties(${_gg_gen}/fatbin_embed.cpp PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 if(_gg_archs)
   set_source_files_properties(${_gg_gen}/fatbin_embed.cpp PROPERTIES OBJECT_DEPENDS ${_gg_fatbin})
   set_source_files_properties(${_gg_fatbin} PROPERTIES HEADER_FILE_ONLY ON GENERATED ON)

@@ -103,5 +103,7 @@ const std::vector<LegacyImage>& legacy_images() {
 }  // namespace cuda
 }  // namespace glassgrad
 ]=] @ONLY)
-set_source_files_properties(${_gg_gen}/legacy_embed.cpp PROPERTIES OBJECT_DEPENDS "${_gg_legacy_outputs}")
+# Its own unit in a unity build (CMAKE_UNITY_BUILD): it is rebuilt whenever the images change.
+set_source_files_properties(${_gg_gen}/legacy_embed.cpp PROPERTIES OBJECT_DEPENDS "${_gg_legacy_outputs}"
+  SKIP_UNITY_BUILD_INCLUSION ON)
 target_sources(glassgrad_runtime PRIVATE ${_gg_gen}/legacy_embed.cpp)
