@@ -13,6 +13,7 @@
 #include "glassgrad/runtime/cuda.h"
 #include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/host_times.h"
 #include "executor_graph.h"
 
 namespace glassgrad {
@@ -126,6 +127,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
 
 std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
                                    bool with_arena) {
+  const HostTimer timer(HostPhase::Bind);
   const Plan& p = *plan_;
   std::map<Device, Tensor> arena;
   for (const auto& kv : p.arena_bytes) {

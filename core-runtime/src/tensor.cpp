@@ -5,6 +5,7 @@
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/host_times.h"
 
 namespace glassgrad {
 
@@ -277,6 +278,7 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::to(const Device& d) const {
   if (d == device()) return *this;
+  const HostTimer timer(HostPhase::Transfer);
   Tensor t = empty(shape_, dtype_, d, storage_ ? storage_->name() : "");
   copy_tensor(t, *this);
   return t;

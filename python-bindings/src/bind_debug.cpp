@@ -1,12 +1,13 @@
 // Debugging aids (glue only: logic in core-runtime/src/debug/, Python's face is glassgrad/debug/):
 // tensor statistics, the anomaly switch, step observers for Python hooks, plan buffer labels
-// and the memory check, and the NonFiniteError exception.
+// and the memory check, the NonFiniteError exception, and the per-phase host times.
 #include <pybind11/stl.h>
 
 #include <memory>
 
 #include "bindings.h"
 #include "glassgrad/runtime/debug.h"
+#include "glassgrad/runtime/host_times.h"
 
 namespace glassgrad {
 
@@ -50,6 +51,18 @@ void bind_debug(py::module_& m) {
 
   m.def("tensor_stats", [](const Tensor& t) { return stats_dict(debug::stats_of(t)); });
   m.def("set_detect_anomaly", &debug::set_detect_anomaly);
+  m.def("set_host_timing", &set_host_timing, py::arg("on"));
+  m.def("host_timing", &host_timing);
+  m.def("reset_host_times", &reset_host_times);
+  m.def("host_times", [] {  // {phase: (seconds, calls)}, plus "realizes"
+    const HostTimes t = host_times();
+    py::dict d;
+    for (int i = 0; i < kHostPhases; ++i) {
+      d[host_phase_name(static_cast<HostPhase>(i))] = py::make_tuple(t.seconds[static_cast<size_t>(i)], t.calls[static_cast<size_t>(i)]);
+    }
+    d["realizes"] = t.realizes;
+    return d;
+  });
   m.def("detect_anomaly", &debug::detect_anomaly);
   m.def("add_step_observer", [](py::function fn) {
     // Dropped without the GIL at interpreter exit: only release it while Python is alive.

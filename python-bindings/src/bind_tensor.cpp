@@ -8,6 +8,7 @@
 #include "bindings.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/host_times.h"
 #include "glassgrad/runtime/pinned_memory.h"
 #include "glassgrad/runtime/tensor.h"
 
@@ -53,6 +54,7 @@ py::dtype numpy_dtype(DType dt) {
 // (converted to the machine's: raw bytes of a big-endian array would be garbage values), any
 // rank including 0-d (a scalar stays shape ()).
 Tensor from_numpy(const py::array& arr, const std::string& device, const std::string& name, bool pinned) {
+  const HostTimer timer(HostPhase::Transfer);
   const DType dt = dtype_of(arr);
   py::array native = arr;
   if (!arr.dtype().attr("isnative").cast<bool>()) {
@@ -68,6 +70,7 @@ Tensor from_numpy(const py::array& arr, const std::string& device, const std::st
 }
 
 py::array to_numpy(const Tensor& t) {
+  const HostTimer timer(HostPhase::Transfer);
   Tensor host = t.device().is_cpu() ? t.contiguous() : t.to(Device::cpu());
   if (!host.is_contiguous()) host = host.contiguous();
   py::array out(numpy_dtype(t.dtype()), std::vector<py::ssize_t>(t.shape().begin(), t.shape().end()));

@@ -237,6 +237,22 @@ def test_step_time_interleaved_tiny_names_the_thread_count_on_the_cpu(tmp_path):
         assert_roofline(r, float(r["flop"]), float(r["bytes"]))
 
 
+def test_host_time_breakdown_tiny_times_both_loops_and_every_phase(tmp_path):
+    out = tmp_path / "host_time_breakdown.csv"
+    run_script("host_time_breakdown.py", "--tiny", "--device", "cpu", "--threads", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    assert {r["workload"] for r in rows} == {"SimpleCNN train step batch 2, 1 thread"}
+    steps = {r["framework"]: r for r in rows if r["metric"] == "step_ms"}
+    assert set(steps) == {"glassgrad (plain loop)", "glassgrad.compile"}
+    assert "plain / compile" in steps["glassgrad (plain loop)"]["notes"]
+    host = {r["metric"]: float(r["value"]) for r in rows if r["metric"].startswith("host_")}
+    phases = ("record", "backward_export", "differentiate", "backward_import", "export", "signature", "plan_lookup",
+              "compile", "bind", "launch", "settle", "transfer", "python")
+    assert set(host) == {f"host_{p}_ms" for p in phases + ("graph", "wall")}
+    assert sum(host[f"host_{p}_ms"] for p in phases) == pytest.approx(host["host_wall_ms"], rel=1e-4)
+
+
 def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth(tiny_results):
     rows = read_csv(tiny_results / "checkpoint_depth_scaling.csv")
     assert_well_formed(rows)

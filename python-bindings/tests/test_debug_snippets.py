@@ -19,7 +19,8 @@ SNIPPETS = sorted((ROOT / "docs" / "snippets").glob("debugging_*.py"))
 PAGE = ROOT / "docs" / "debugging.md"
 # Outputs whose numbers depend on the machine (GEMM workspace sizes, arena packing, the GPU):
 # compared with every number masked, so the text and structure are still checked.
-MACHINE_DEPENDENT = {"debugging_memory_limit", "debugging_explain", "debugging_allocation_log", "debugging_hooks"}
+MACHINE_DEPENDENT = {"debugging_memory_limit", "debugging_explain", "debugging_allocation_log", "debugging_hooks",
+                     "debugging_host_times"}
 
 
 def _mask_reason(text):

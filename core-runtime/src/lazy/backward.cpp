@@ -2,9 +2,11 @@
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/gradient_buckets.h"
 #include "glassgrad/autodiff/gradients.h"
+#include "glassgrad/runtime/host_times.h"
 #include "lazy_internal.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace glassgrad {
 namespace lazy {
@@ -179,6 +181,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
                          .fix("compute the loss from the model's output in training code, outside no_grad()")
                          .str());
   }
+  std::optional<HostTimer> phase(HostPhase::BackwardExport);
   Export ex = export_graph({loss}, false);
   const ValueId first_backward_value = ex.graph.num_values();  // the seed, earlier gradients and backward's own come after
   std::vector<ValueId> wrt;
@@ -231,9 +234,11 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     if (v->retains_grad) accumulate_grad(v, out);
     return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
   };
+  phase.emplace(HostPhase::Differentiate);
   const std::vector<ValueId> grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id,
                                                     sync ? &reduction : nullptr, hooks.values.empty() ? nullptr : &hooks);
   ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  phase.emplace(HostPhase::BackwardImport);
   const std::vector<Node*> saving = check_saved_values(ex, first_new, first_backward_value);
 
   // Import the rest of the backward nodes. Gradients do not themselves require gradients (no

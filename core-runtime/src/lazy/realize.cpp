@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <list>
+#include <optional>
 #include <unordered_map>
 
 #include "glassgrad/autodiff/compile.h"
@@ -10,6 +11,7 @@
 #include "glassgrad/runtime/allocator.h"
 #include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/executor.h"
+#include "glassgrad/runtime/host_times.h"
 #include "lazy_internal.h"
 
 namespace glassgrad {
@@ -42,6 +44,7 @@ struct PlanCache {
       lru.erase(it->second);
       index.erase(it);
     }
+    const HostTimer timer(HostPhase::Compile);
     const auto t0 = std::chrono::steady_clock::now();
     CompileOptions opts;
     opts.outputs = outputs;
@@ -151,6 +154,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   // computed by the Assigns that write them, not as outputs of their own.
   // Views of such a storage are not computed with it either: they are views of its buffer once
   // it is written, computed when read (a target among them, right after this plan).
+  std::optional<HostTimer> phase(HostPhase::Export);
   const std::vector<Flush> flushes = flush_writes();
   auto flushed = [&](const ValuePtr& v) {
     for (const Flush& f : flushes) {
@@ -187,6 +191,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   const InFlight in_flight(ex);
   const bool outermost = t_realize_depth == 1;
   const size_t budget = memory_budget_for(roots[0]->info.device);
+  phase.emplace(HostPhase::Signature);
   const uint64_t key = hash_combine(
       hash_combine(ex.graph.signature(), (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0)),
       planning_key(budget));
@@ -198,16 +203,19 @@ void realize(const std::vector<ValuePtr>& targets) {
   std::vector<Tensor> outs;
   auto t1 = clock::now();
   try {
+    phase.emplace(HostPhase::PlanLookup);
     const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key, budget);
     plan = cp.plan;
     executor = cp.executor;
     t1 = clock::now();
+    phase.emplace(HostPhase::Bind);
     inputs.reserve(plan->input_values.size());
     for (ValueId v : plan->input_values) {
       const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
       if (!lv->realized()) throw InternalError("realize: leaf without data");
       inputs.push_back(lv->data);
     }
+    phase.emplace(HostPhase::Launch);
     if (g_plan_only) {
       plan_only_plans().push_back(plan);
       outs = executor->dry_run(inputs);
@@ -215,6 +223,7 @@ void realize(const std::vector<ValuePtr>& targets) {
       outs = executor->run(inputs);
     }
   } catch (const OutOfMemoryError& e) {
+    phase.reset();
     abandon(ex, roots, plan);
     settle_flushes(flushes, false);
     if (plan || budget == 0) throw;
@@ -225,10 +234,13 @@ void realize(const std::vector<ValuePtr>& targets) {
     opts.fuse = fusion_enabled();
     throw OutOfMemoryError(debug::explain_over_budget(e.what(), compile(ex.graph, opts), roots[0]->info.device));
   } catch (...) {
+    phase.reset();
     abandon(ex, roots, plan);
     settle_flushes(flushes, false);
     throw;
   }
+  phase.emplace(HostPhase::Settle);
+  if (outermost) count_host_realize();
   ++pc.stats.realizes;
   pc.stats.run_seconds += std::chrono::duration<double>(clock::now() - t1).count();
   if (g_capturing && outermost) {  // a hook's own plans are not part of the captured step
@@ -247,6 +259,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   }
   settle_inplace(ex, true);
   settle_flushes(flushes, true);
+  phase.reset();
   if (!views_after.empty()) realize(views_after);
 }
 

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/runtime/host_times.h"
 #include "lazy_internal.h"
 
 namespace glassgrad {
@@ -161,6 +162,7 @@ ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const
 
 std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                              const NodeMeta& meta) {
+  const HostTimer timer(HostPhase::Record);
   const OpSchema& s = OpRegistry::instance().at(op);
   std::vector<TensorInfo> infos;
   infos.reserve(inputs.size());

@@ -9,6 +9,8 @@
     allocation_log()                    every allocation and free, with buffer names and devices
     explain(loss) / last_plan()         the compiled plan: steps, shapes, fusion, buffers; .to_dot()
     gradcheck(fn, inputs)               your layer's gradients against finite differences
+    with host_time_breakdown() as bd:   where each step's host time goes (record, backward,
+                                        signature, plan lookup, binding, launch, transfer)
 """
 from .errors import GradcheckError, NonFiniteError  # noqa: F401
 from .stats import check_nan_gradients, print_tensor_stats, tensor_stats  # noqa: F401
@@ -18,9 +20,11 @@ from .hooks import HookHandle, NodeInfo, register_hook  # noqa: F401
 from .plans import PlanView, explain, last_plan  # noqa: F401
 from .memory import allocation_log  # noqa: F401
 from .gradcheck import gradcheck  # noqa: F401
+from .host_times import HostTimeBreakdown, host_time_breakdown  # noqa: F401
 
 __all__ = [
     "GradcheckError", "NonFiniteError", "check_nan_gradients", "print_tensor_stats", "tensor_stats",
     "clip_grad_norm_", "detect_anomaly", "is_anomaly_enabled", "set_detect_anomaly", "HookHandle", "NodeInfo",
     "register_hook", "PlanView", "explain", "last_plan", "allocation_log", "gradcheck",
+    "HostTimeBreakdown", "host_time_breakdown",
 ]
