@@ -12,12 +12,14 @@ glassgrad.debug.host_time_breakdown() times the plain loop's host phases (docs/d
 
 Rows: step_ms for "glassgrad (plain loop)" and "glassgrad.compile" (the plain row's notes give
 the ratio plain / compile), and one host_<phase>_ms row per phase of the plain loop's step, with
-host_graph_ms (the model graph's share) and host_wall_ms. benchmarks/results/host_time_breakdown.csv.
+host_graph_ms (the model graph's share) and host_wall_ms: each the median over the steps of that
+figure (so on a busy machine the rows need not add up to host_wall_ms). benchmarks/results/host_time_breakdown.csv.
 """
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -65,14 +67,18 @@ def main(argv=None):
             notes=f"plain / compile {plain / compiled:.3f}")
     res.add(dev, wl, "step_ms", compiled * 1e3, "ms", "glassgrad.compile")
 
-    n = max(steps * rounds, 1)
-    with gg.debug.host_time_breakdown(steps=n) as bd:
-        for _ in range(n):
+    # One block per step, and the median of each phase over the steps: on a shared machine a step
+    # the scheduler preempts adds its whole time slice to one phase, which a mean would spread.
+    per_step = []
+    for _ in range(max(steps * rounds, 1)):
+        with gg.debug.host_time_breakdown(steps=1) as bd:
             loops["glassgrad (plain loop)"]()
-        sync()
+            sync()
+        per_step.append(bd.per_step_ms())
     print(bd)
-    for phase, ms in bd.per_step_ms().items():
-        res.add(dev, wl, f"host_{phase}_ms", ms, "ms", "glassgrad (plain loop)")
+    for phase in per_step[0]:
+        res.add(dev, wl, f"host_{phase}_ms", statistics.median(s[phase] for s in per_step), "ms",
+                "glassgrad (plain loop)", notes=f"median of {len(per_step)} steps")
     print("wrote", res.write())
 
 

@@ -251,6 +251,8 @@ SECTIONS = [
     ("checkpoint_depth_scaling", "Peak memory against depth under a budget", rows_table),
     ("profile_kernels", "Kernel time per training step", rows_table),
     ("step_time_interleaved", "One training step against PyTorch, alternating rounds", rows_table),
+    ("host_time_breakdown", "A plain loop against glassgrad.compile, and the plain step's host time per phase",
+     rows_table),
     ("ordinary_gpu", "Compute-bound: an ordinary GPU (an MPS slice) and the whole GPU", ordinary_gpu_table),
     ("bench_gemm_conv", "Convolutions and SGEMM on the CPU, alternating rounds", versus_table),
     ("data_loading", "Data loading: the CIFAR input pipeline, and a GPU epoch fed by a DataLoader", rows_table),

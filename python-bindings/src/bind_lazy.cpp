@@ -172,6 +172,9 @@ void bind_lazy(py::module_& m) {
     d["hits"] = s.hits;
     d["realizes"] = s.realizes;
     d["plans"] = s.plans;
+    d["graphs_built"] = s.graphs_built;
+    d["gradients_built"] = s.gradients_built;
+    d["gradients_reused"] = s.gradients_reused;
     d["export_seconds"] = s.export_seconds;
     d["compile_seconds"] = s.compile_seconds;
     d["run_seconds"] = s.run_seconds;
@@ -180,6 +183,7 @@ void bind_lazy(py::module_& m) {
   m.def("reset_cache_stats", &lazy::reset_cache_stats);
   m.def("clear_plan_cache", &lazy::clear_cache);
   m.def("last_plan", [] { return std::const_pointer_cast<Plan>(lazy::last_plan()); });
+  m.def("last_executor", &lazy::last_executor, "The executor of the most recent realize's plan, or None.");
   py::class_<lazy::CapturedRun>(m, "CapturedRun", "One plan run recorded by glassgrad.compile's capture.")
       .def_property_readonly("plan", [](const lazy::CapturedRun& r) { return std::const_pointer_cast<Plan>(r.plan); })
       .def_property_readonly("executor", [](const lazy::CapturedRun& r) { return r.executor; })

@@ -64,7 +64,9 @@ Tensor from_numpy(const py::array& arr, const std::string& device, const std::st
   if (!c) throw py::error_already_set();
   Shape shape(c.shape(), c.shape() + c.ndim());
   const Device dev = Device::parse(device);
-  Tensor host = pinned ? empty_pinned(shape, dt, name) : Tensor::empty(shape, dt, Device::cpu(), name);
+  // Bound for a GPU: staged in pinned memory (host_staging), so the copy is queued and the host
+  // goes on while the GPU still runs the previous step.
+  Tensor host = pinned ? empty_pinned(shape, dt, name) : host_staging(shape, dt, dev, name);
   if (host.nbytes() > 0) std::memcpy(host.data_ptr(), c.data(), host.nbytes());
   return dev.is_cpu() ? host : host.to(dev);
 }

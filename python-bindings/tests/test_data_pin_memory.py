@@ -163,3 +163,35 @@ def test_pinned_batches_of_a_custom_dataset_through_workers():
         assert P.is_pinned(batch["img"]) and P.is_pinned(batch["label"])
         on_gpu = batch["img"].to("cuda")
         np.testing.assert_array_equal(on_gpu.numpy()[:, 0, 0, 0], batch["label"].numpy().astype(np.float32))
+
+
+@pytest.mark.cuda
+def test_numpy_data_for_the_gpu_is_staged_in_pinned_memory_and_blocks_are_reused():
+    # A plain loop's batches from NumPy: each is copied into a pinned block and queued, and the
+    # blocks come back once their copies finish (docs/cuda.md, "At run time").
+    gg._C.empty_pinned_cache()
+    rng = np.random.default_rng(0)
+    first = None
+    for i in range(20):
+        a = rng.random((32, 1, 28, 28), dtype=np.float32)
+        expected = a.copy()
+        t = gg.tensor(a, device="cuda")
+        a += 1  # the caller's array is free as soon as tensor() returns
+        np.testing.assert_array_equal(t.numpy(), expected)
+        if first is None:
+            first = gg._C.pinned_memory_stats()["allocations"]
+    assert first >= 1
+    assert gg._C.pinned_memory_stats()["allocations"] <= first + 3
+    # A whole data set moved once (over 64 MiB) goes from ordinary memory: nothing pinned is kept.
+    held = gg._C.pinned_memory_stats()
+    big = np.ones((80 << 20) // 4, np.float32)
+    np.testing.assert_array_equal(gg.tensor(big, device="cuda")[:3].numpy(), [1, 1, 1])
+    after = gg._C.pinned_memory_stats()
+    assert after["allocations"] == held["allocations"]
+    assert after["bytes_in_use"] + after["bytes_cached"] == held["bytes_in_use"] + held["bytes_cached"]
+    gg._C.empty_pinned_cache()
+
+
+def test_numpy_data_for_the_cpu_stays_in_ordinary_memory():
+    t = gg._C.Tensor.from_numpy(np.arange(4, dtype=np.float32), "cpu", "x")
+    assert not t.is_pinned()

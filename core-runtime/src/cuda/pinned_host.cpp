@@ -210,6 +210,21 @@ bool note_pinned_read(const void* host, void* stream) {
 
 bool pinned_memory_available() { return cuda::is_available(); }
 
+Tensor host_staging(const Shape& shape, DType dtype, const Device& target, const std::string& name) {
+  check_shape(shape, dtype, "host staging");
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  const size_t bytes = static_cast<size_t>(n) * dtype_size(dtype);
+  if (target.is_cuda() && bytes > 0 && bytes <= kStagedBytes && pinned_memory_available()) {
+    try {
+      return empty_pinned(shape, dtype, name);
+    } catch (const Error&) {
+      // The driver cannot lock it now (or lacks the calls): the copy goes from ordinary memory.
+    }
+  }
+  return Tensor::empty(shape, dtype, Device::cpu(), name);
+}
+
 Tensor empty_pinned(const Shape& shape, DType dtype, const std::string& name) {
   check_shape(shape, dtype, "pin_memory");
   if (!cuda::is_available()) {

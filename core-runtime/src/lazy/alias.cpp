@@ -22,7 +22,7 @@
 // Version counters follow PyTorch's: every write but those through .data bumps the storage's
 // count; each value made as a version (or view) of the storage records the count it was made
 // at, and backward() refuses to read a value whose storage moved on (backward.cpp), except in the
-// gradient of the in-place op that moved it (Node::in_place_of), as PyTorch saves the old version
+// gradient of the in-place op that moved it (TraceNode::in_place_of), as PyTorch saves the old version
 // for that op's own backward.
 #include <algorithm>
 
@@ -113,9 +113,9 @@ ValuePtr scatter_back(const ViewStep& st, const ValuePtr& x, const ValuePtr& val
 
 // Marks the nodes recorded since first_seq that computed `value` as in-place op `counter`'s own.
 void mark_in_place(const ValuePtr& value, uint64_t first_seq, const VersionCounter* counter) {
-  std::vector<Value*> stack{value.get()};
+  std::vector<TraceValue*> stack{value.get()};
   while (!stack.empty()) {
-    Value* v = stack.back();
+    TraceValue* v = stack.back();
     stack.pop_back();
     if (v->seq <= first_seq || !v->producer || v->producer->in_place_of == counter) continue;
     v->producer->in_place_of = counter;
@@ -420,7 +420,7 @@ std::string pytorch_op_name(const std::string& op) {
   return op;
 }
 
-std::string saved_tensor_headline(const Value& v, bool saved_output) {
+std::string saved_tensor_headline(const TraceValue& v, bool saved_output) {
   std::string what = "[glassgrad." + tensor_type(v.info) + " " + shape_str(v.info.shape) + "]";
   // A saved output names the op that saved it; a saved input, as in PyTorch, the op that made its
   // tensor's latest version.
@@ -435,7 +435,7 @@ std::string saved_tensor_headline(const Value& v, bool saved_output) {
          " is at version " + std::to_string(now) + "; expected version " + std::to_string(v.version) + " instead.";
 }
 
-void throw_modified(const Value& v) {
+void throw_modified(const TraceValue& v) {
   const std::string name = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
   throw StateError(ErrorMessage(saved_tensor_headline(v, false))
                        .detail(name + " " + v.info.str() + ": " + v.invalid)

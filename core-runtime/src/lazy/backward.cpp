@@ -1,4 +1,11 @@
-// backward(): differentiate through the engine and import the gradient nodes as lazy values.
+// backward(): differentiate through the engine and import the gradient nodes as trace nodes.
+// The gradient nodes a trace gets are kept as a template keyed by the trace's signature and its
+// nodes' metadata, so a loop's repeated step skips the engine graph and the gradient rules
+// (docs/architecture.md, "One graph from the tracer to the planner").
+#include <list>
+#include <optional>
+#include <unordered_map>
+
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/gradient_buckets.h"
 #include "glassgrad/autodiff/gradients.h"
@@ -6,7 +13,6 @@
 #include "lazy_internal.h"
 
 #include <algorithm>
-#include <optional>
 
 namespace glassgrad {
 namespace lazy {
@@ -30,77 +36,206 @@ ValueId leaf_for(Export& ex, const ValuePtr& v, ValueKind kind, bool requires_gr
   return id;
 }
 
-// The forward nodes whose gradient rules read saved values (forward values: their inputs or
-// outputs), after checking PyTorch's two rules for them: a value modified in place since it was
-// saved cannot be read (but by the in-place op's own rule), and a node a backward without
-// retain_graph already ran cannot run again.
-std::vector<Node*> check_saved_values(const Export& ex, NodeId first_new, ValueId first_backward_value) {
-  std::vector<Node*> saving;
-  for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
-    const glassgrad::Node& gn = ex.graph.node(n);
-    if (gn.gradient_of == kNoNode || static_cast<size_t>(gn.gradient_of) >= ex.nodes.size()) continue;
-    Node* fwd = ex.nodes[static_cast<size_t>(gn.gradient_of)].get();
-    bool reads_saved = false;
-    for (ValueId in : gn.inputs) {
-      if (in >= first_backward_value) continue;
-      reads_saved = true;
-      const ValuePtr& v = ex.by_id[static_cast<size_t>(in)];
-      if (fwd->freed) {
-        throw StateError(
-            ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
-                         "after they have already been freed). Saved intermediate values of the graph are freed "
-                         "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                         "backward through the graph a second time or if you need to access saved tensors after "
-                         "calling backward.")
-                .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta.scope) +
-                        (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
-                        " reads values a previous backward() used and freed")
-                .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
-                     "again before the next backward")
-                .str());
-      }
-      if (v && v->stale() && v->counter.get() != fwd->in_place_of) {
-        const bool saved_output = v->producer.get() == fwd;
-        throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
-                             .detail("modified by " + v->counter->writer + "; saved by " +
-                                     node_where(fwd->schema->name, fwd->meta.scope) +
-                                     (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
-                                     ", whose gradient needs the value it had")
-                             .cause("an in-place op (add_, mul_, x[...] = ..., +=, an optimizer step) changed a "
-                                    "tensor after it was used, before backward()")
-                             .fix("make the in-place op out of place (x = x * 2 instead of x.mul_(2)), or clone the "
-                                  "tensor before changing it (x = x.clone())")
-                             .str());
-      }
+// The backward nodes of one trace, in the numbering of its engine graph (export.cpp): values
+// below `first` are the trace's own (and the seed), the nodes' outputs follow in order.
+struct TemplateNode {
+  const OpSchema* schema = nullptr;
+  Attrs attrs;
+  NodeMeta meta;
+  std::vector<ValueId> inputs;
+  std::vector<TensorInfo> outputs;
+  NodeId gradient_of = kNoNode;  // the forward node (index into Export::nodes) whose rule emitted it
+  uint64_t hash = 0;             // node_hash
+};
+struct BackwardTemplate {
+  ValueId first = 0;             // the first value the template's nodes make
+  std::vector<TemplateNode> nodes;
+  std::vector<ValueId> wrt;      // the leaves differentiated for
+  std::vector<ValueId> grads;    // their gradients (kNoValue: the loss does not depend on it)
+};
+
+// The templates of the traces backward() has seen, most recent first.
+struct TemplateCache {
+  static constexpr size_t kCapacity = 64;
+  std::list<std::pair<uint64_t, std::shared_ptr<const BackwardTemplate>>> lru;
+  std::unordered_map<uint64_t, decltype(lru)::iterator> index;
+  std::shared_ptr<const BackwardTemplate> find(uint64_t key) {
+    auto it = index.find(key);
+    if (it == index.end()) return nullptr;
+    lru.splice(lru.begin(), lru, it->second);
+    return it->second->second;
+  }
+  void put(uint64_t key, std::shared_ptr<const BackwardTemplate> t) {
+    lru.emplace_front(key, std::move(t));
+    index[key] = lru.begin();
+    if (lru.size() > kCapacity) {
+      index.erase(lru.back().first);
+      lru.pop_back();
     }
-    if (reads_saved && std::find(saving.begin(), saving.end(), fwd) == saving.end()) saving.push_back(fwd);
+  }
+};
+TemplateCache& templates() {
+  static auto* c = new TemplateCache();
+  return *c;
+}
+}  // namespace
+
+BackwardCounts& backward_counts() {
+  static BackwardCounts c;
+  return c;
+}
+
+void clear_backward_templates() {
+  templates().lru.clear();
+  templates().index.clear();
+}
+
+namespace {
+
+// What the gradient nodes depend on beyond the trace's signature: every forward node's metadata
+// (copied into the nodes its rule emits: layer, source line, for hooks and messages) and the seed.
+uint64_t template_key(const Export& ex, const ValuePtr& seed) {
+  uint64_t h = hash_combine(ex.signature, 0xBAC4);
+  for (const auto& n : ex.nodes) h = hash_combine(h, n->meta_hash);
+  if (seed) {
+    h = hash_combine(h, static_cast<uint64_t>(seed->info.dtype));
+    for (int64_t d : seed->info.shape) h = hash_combine(h, static_cast<uint64_t>(d));
+    h = hash_combine(h, static_cast<uint64_t>(seed->info.device.type) * 64 + static_cast<uint64_t>(seed->info.device.index));
+  }
+  return hash_combine(h, seed ? 1 : 0);
+}
+
+// The nodes build_backward appended to ex.graph from node first_new on.
+std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new, ValueId first,
+                                              std::vector<ValueId> wrt, std::vector<ValueId> grads) {
+  auto t = std::make_shared<BackwardTemplate>();
+  t->first = first;
+  t->wrt = std::move(wrt);
+  t->grads = std::move(grads);
+  ValueId next = first;  // the import appends the nodes' outputs in this order
+  for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
+    const Node& gn = ex.graph.node(n);
+    for (ValueId o : gn.outputs) {
+      if (o != next++) throw InternalError("backward: the gradient graph's values are not its nodes' outputs in order");
+    }
+    TemplateNode tn;
+    tn.schema = gn.schema;
+    tn.attrs = gn.attrs;
+    tn.meta = gn.meta;
+    tn.inputs = gn.inputs;
+    for (ValueId o : gn.outputs) tn.outputs.push_back(ex.graph.value(o).info);
+    tn.gradient_of = gn.gradient_of;
+    tn.hash = node_hash(*gn.schema, gn.attrs, tn.outputs);
+    t->nodes.push_back(std::move(tn));
+  }
+  if (next != ex.graph.num_values()) throw InternalError("backward: the gradient graph added a leaf");
+  return t;
+}
+
+// PyTorch's two rules for the saved values (forward values: inputs or outputs of forward node
+// gradient_of) a gradient node reads: a value modified in place since it was saved cannot be read
+// (but by the in-place op's own rule), and a node a backward without retain_graph already ran
+// cannot run again. Adds the forward node to `saving` when the gradient node reads saved values.
+void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId>& inputs,
+                 ValueId first_backward_value, std::vector<TraceNode*>& saving) {
+  if (gradient_of == kNoNode || static_cast<size_t>(gradient_of) >= ex.nodes.size()) return;
+  TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
+  bool reads_saved = false;
+  for (ValueId in : inputs) {
+    if (in >= first_backward_value) continue;
+    reads_saved = true;
+    const ValuePtr& v = ex.by_id[static_cast<size_t>(in)];
+    if (fwd->freed) {
+      throw StateError(
+          ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
+                       "after they have already been freed). Saved intermediate values of the graph are freed "
+                       "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                       "backward through the graph a second time or if you need to access saved tensors after "
+                       "calling backward.")
+              .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta.scope) +
+                      (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                      " reads values a previous backward() used and freed")
+              .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
+                   "again before the next backward")
+              .str());
+    }
+    if (v && v->stale() && v->counter.get() != fwd->in_place_of) {
+      const bool saved_output = v->producer.get() == fwd;
+      throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
+                           .detail("modified by " + v->counter->writer + "; saved by " +
+                                   node_where(fwd->schema->name, fwd->meta.scope) +
+                                   (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                                   ", whose gradient needs the value it had")
+                           .cause("an in-place op (add_, mul_, x[...] = ..., +=, an optimizer step) changed a "
+                                  "tensor after it was used, before backward()")
+                           .fix("make the in-place op out of place (x = x * 2 instead of x.mul_(2)), or clone the "
+                                "tensor before changing it (x = x.clone())")
+                           .str());
+    }
+  }
+  if (reads_saved && std::find(saving.begin(), saving.end(), fwd) == saving.end()) saving.push_back(fwd);
+}
+
+// The forward nodes whose gradient rules read saved values, each checked (check_saved): the
+// graph's nodes from first_new on, or a template's.
+std::vector<TraceNode*> check_saved_values(const Export& ex, NodeId first_new, ValueId first_backward_value) {
+  std::vector<TraceNode*> saving;
+  for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
+    const Node& gn = ex.graph.node(n);
+    check_saved(ex, gn.gradient_of, gn.inputs, first_backward_value, saving);
   }
   return saving;
 }
+std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTemplate& t, ValueId first_backward_value) {
+  std::vector<TraceNode*> saving;
+  for (const TemplateNode& tn : t.nodes) check_saved(ex, tn.gradient_of, tn.inputs, first_backward_value, saving);
+  return saving;
+}
 
-// Imports the backward nodes from `next` up to the graph's end as lazy nodes and values (their
-// inputs: forward values, earlier imports, or leaves standing for lazy values), and moves `next`
-// past them.
+// One backward node as a trace node: inputs by graph value (forward values, earlier imports,
+// leaves standing for lazy values), outputs given the graph values first_output, first_output + 1...
+void import_node(Export& ex, const OpSchema& schema, const Attrs& attrs, const NodeMeta& meta,
+                 const std::vector<ValueId>& inputs, const std::vector<TensorInfo>& outputs, ValueId first_output) {
+  auto node = std::make_shared<TraceNode>();
+  node->schema = &schema;
+  node->attrs = attrs;
+  node->meta = meta;
+  node->hash = node_hash(schema, attrs, outputs);
+  node->meta_hash = meta_hash(meta);
+  node->inputs.reserve(inputs.size());
+  for (ValueId in : inputs) node->inputs.push_back(value_of(ex, in));
+  const size_t end = static_cast<size_t>(first_output) + outputs.size();
+  if (ex.by_id.size() < end) ex.by_id.resize(end);
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    auto v = std::make_shared<TraceValue>();
+    v->seq = next_seq();
+    v->info = outputs[k];
+    v->producer = node;
+    v->output_index = static_cast<int>(k);
+    node->outputs.push_back(v);
+    ex.by_id[static_cast<size_t>(first_output) + k] = std::move(v);
+  }
+}
+
+// Imports the backward nodes from `next` up to the graph's end as trace nodes and values, and
+// moves `next` past them.
 void import_nodes(Export& ex, NodeId& next) {
   ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  std::vector<TensorInfo> outs;
   for (; next < ex.graph.num_nodes(); ++next) {
-    const glassgrad::Node& gn = ex.graph.node(next);
-    auto node = std::make_shared<Node>();
-    node->schema = gn.schema;
-    node->attrs = gn.attrs;
-    node->meta = gn.meta;
-    for (ValueId in : gn.inputs) {
-      node->inputs.push_back(value_of(ex, in));
-    }
-    for (size_t k = 0; k < gn.outputs.size(); ++k) {
-      auto v = std::make_shared<Value>();
-      v->seq = next_seq();
-      v->info = ex.graph.value(gn.outputs[k]).info;
-      v->producer = node;
-      v->output_index = static_cast<int>(k);
-      node->outputs.push_back(v);
-      ex.by_id[static_cast<size_t>(gn.outputs[k])] = v;
-    }
+    const Node& gn = ex.graph.node(next);
+    outs.clear();
+    for (ValueId o : gn.outputs) outs.push_back(ex.graph.value(o).info);
+    import_node(ex, *gn.schema, gn.attrs, gn.meta, gn.inputs, outs, gn.outputs.empty() ? ex.graph.num_values() : gn.outputs[0]);
+  }
+}
+
+// Imports a template's nodes: their outputs are the values from t.first on, in order.
+void import_template(Export& ex, const BackwardTemplate& t) {
+  ValueId next = t.first;
+  for (const TemplateNode& tn : t.nodes) {
+    import_node(ex, *tn.schema, tn.attrs, tn.meta, tn.inputs, tn.outputs, next);
+    next += static_cast<ValueId>(tn.outputs.size());
   }
 }
 
@@ -122,7 +257,7 @@ ValuePtr record_untracked(const std::string& op, const std::vector<ValuePtr>& in
 }
 
 // v's gradient g after v's hooks (each under no_grad, seeing the previous one's result).
-ValuePtr run_hooks(const Value& v, ValuePtr g) {
+ValuePtr run_hooks(const TraceValue& v, ValuePtr g) {
   const std::vector<std::pair<uint64_t, GradientHook>> hooks = v.grad_hooks;  // a hook may remove itself
   for (const auto& hook : hooks) {
     const bool was = grad_enabled();
@@ -182,68 +317,96 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
                          .str());
   }
   std::optional<HostTimer> phase(HostPhase::BackwardExport);
-  Export ex = export_graph({loss}, false);
-  const ValueId first_backward_value = ex.graph.num_values();  // the seed, earlier gradients and backward's own come after
-  std::vector<ValueId> wrt;
-  for (ValueId v : ex.graph.leaves()) {
-    if (ex.graph.value(v).requires_grad) wrt.push_back(v);
-  }
-  ValueId seed_id = kNoValue;
-  if (seed) {
-    if (!seed->realized()) realize({seed});
-    seed_id = ex.graph.add_leaf("grad", seed->info, ValueKind::Input);
-    ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
-    ex.by_id[static_cast<size_t>(seed_id)] = seed;
-  }
-  GradientReduction reduction;
-  std::vector<char> synced;  // per wrt entry: its gradient comes out of a bucket
-  if (sync) {
-    reduction.group = sync->group;
-    reduction.world_size = sync->world_size;
-    reduction.bucket_cap_bytes = sync->bucket_cap_bytes;
-    reduction.scope = sync->scope;
-    for (const ValuePtr& p : sync->params) {
-      if (!p->invalid.empty()) throw_invalid(*p);
-      const ValueId id = leaf_for(ex, p, p->kind, true);
-      if (std::find(wrt.begin(), wrt.end(), id) == wrt.end()) wrt.push_back(id);
-      reduction.params.push_back(id);
-      reduction.prior.push_back(p->grad ? leaf_for(ex, p->grad, ValueKind::Input, false) : kNoValue);
-    }
-    synced.assign(wrt.size(), 0);
-    for (size_t i = 0; i < wrt.size(); ++i) {
-      synced[i] = std::find(reduction.params.begin(), reduction.params.end(), wrt[i]) != reduction.params.end();
-    }
-  }
-  const NodeId first_new = ex.graph.num_nodes();
-  NodeId imported = first_new;  // backward nodes before this one are lazy nodes already
+  Export ex = collect({loss}, false);
+  const ValueId first_backward_value = static_cast<ValueId>(ex.by_id.size());  // the seed, earlier gradients and backward's own come after
+  if (seed && !seed->realized()) realize({seed});
   // Hooks of computed values (register_hook, retain_grad) run as build_backward completes their
-  // gradients: the backward nodes so far are imported, the hooks record on those lazy values,
-  // and the result enters the graph as a leaf that imports back as the hooks' lazy value.
-  GradientHooks hooks;
-  for (size_t id = 0; id < ex.by_id.size(); ++id) {
+  // gradients; they and data parallelism (whose leaves and buckets depend on which gradients
+  // exist) differentiate afresh every time. Otherwise a trace seen before reuses its gradient
+  // nodes (a template).
+  std::vector<ValueId> hooked;
+  for (size_t id = static_cast<size_t>(ex.num_leaves); id < ex.by_id.size(); ++id) {
     const ValuePtr& v = ex.by_id[id];
-    if (v && (!v->grad_hooks.empty() || v->retains_grad) && ex.graph.value(static_cast<ValueId>(id)).producer != kNoNode) {
-      hooks.values.push_back(static_cast<ValueId>(id));
+    if (v && (!v->grad_hooks.empty() || v->retains_grad)) hooked.push_back(static_cast<ValueId>(id));
+  }
+  const bool reusable = !sync && hooked.empty();
+  phase.emplace(HostPhase::Differentiate);
+  const uint64_t key = reusable ? template_key(ex, seed) : 0;
+  std::shared_ptr<const BackwardTemplate> tmpl = reusable ? templates().find(key) : nullptr;
+  std::vector<char> synced;  // per wrt entry: its gradient comes out of a bucket
+  std::vector<ValueId> wrt, grads;
+  std::vector<TraceNode*> saving;
+  if (tmpl) {
+    if (seed) ex.by_id.push_back(seed);
+    ++backward_counts().reused;
+    if (static_cast<ValueId>(ex.by_id.size()) != tmpl->first) throw InternalError("backward: the template's numbering drifted");
+    phase.emplace(HostPhase::BackwardImport);
+    saving = check_saved_values(ex, *tmpl, first_backward_value);
+    // Gradients do not themselves require gradients (no double backward through the tracer).
+    import_template(ex, *tmpl);
+    wrt = tmpl->wrt;
+    grads = tmpl->grads;
+  } else {
+    phase.emplace(HostPhase::BackwardExport);
+    build_graph(ex);
+    for (ValueId v = 0; v < ex.num_leaves; ++v) {
+      if (ex.graph.value(v).requires_grad) wrt.push_back(v);
+    }
+    ValueId seed_id = kNoValue;
+    if (seed) {
+      seed_id = ex.graph.add_leaf("grad", seed->info, ValueKind::Input);
+      ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+      ex.by_id[static_cast<size_t>(seed_id)] = seed;
+    }
+    GradientReduction reduction;
+    if (sync) {
+      reduction.group = sync->group;
+      reduction.world_size = sync->world_size;
+      reduction.bucket_cap_bytes = sync->bucket_cap_bytes;
+      reduction.scope = sync->scope;
+      for (const ValuePtr& p : sync->params) {
+        if (!p->invalid.empty()) throw_invalid(*p);
+        const ValueId id = leaf_for(ex, p, p->kind, true);
+        if (std::find(wrt.begin(), wrt.end(), id) == wrt.end()) wrt.push_back(id);
+        reduction.params.push_back(id);
+        reduction.prior.push_back(p->grad ? leaf_for(ex, p->grad, ValueKind::Input, false) : kNoValue);
+      }
+      synced.assign(wrt.size(), 0);
+      for (size_t i = 0; i < wrt.size(); ++i) {
+        synced[i] = std::find(reduction.params.begin(), reduction.params.end(), wrt[i]) != reduction.params.end();
+      }
+    }
+    const NodeId first_new = ex.graph.num_nodes();
+    const ValueId first_made = ex.graph.num_values();
+    NodeId imported = first_new;  // backward nodes before this one are trace nodes already
+    // The hooks run on the backward nodes so far, imported for them: the hooks record on those
+    // trace values, and the result enters the graph as a leaf that imports back as the hooks' value.
+    GradientHooks hooks;
+    hooks.values = hooked;
+    hooks.apply = [&](ValueId value, ValueId grad) -> ValueId {
+      import_nodes(ex, imported);
+      const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
+      const ValuePtr g = value_of(ex, grad);
+      const ValuePtr out = run_hooks(*v, g);
+      if (v->retains_grad) accumulate_grad(v, out);
+      return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
+    };
+    phase.emplace(HostPhase::Differentiate);
+    ++backward_counts().built;
+    grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr,
+                           hooks.values.empty() ? nullptr : &hooks);
+    phase.emplace(HostPhase::BackwardImport);
+    if (reusable) {
+      auto made = template_of(ex, first_new, first_made, wrt, grads);
+      templates().put(key, made);
+      saving = check_saved_values(ex, *made, first_backward_value);
+      import_template(ex, *made);
+    } else {
+      ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+      saving = check_saved_values(ex, first_new, first_backward_value);
+      import_nodes(ex, imported);  // the rest of the backward nodes
     }
   }
-  hooks.apply = [&](ValueId value, ValueId grad) -> ValueId {
-    import_nodes(ex, imported);
-    const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
-    const ValuePtr g = value_of(ex, grad);
-    const ValuePtr out = run_hooks(*v, g);
-    if (v->retains_grad) accumulate_grad(v, out);
-    return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
-  };
-  phase.emplace(HostPhase::Differentiate);
-  const std::vector<ValueId> grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id,
-                                                    sync ? &reduction : nullptr, hooks.values.empty() ? nullptr : &hooks);
-  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
-  phase.emplace(HostPhase::BackwardImport);
-  const std::vector<Node*> saving = check_saved_values(ex, first_new, first_backward_value);
-
-  // Import the rest of the backward nodes. Gradients do not themselves require gradients (no
-  // double backward through the tracer).
-  import_nodes(ex, imported);
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (grads[i] == kNoValue) continue;
     const ValuePtr& leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
@@ -257,7 +420,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     }
   }
   if (!retain_graph) {
-    for (Node* n : saving) n->freed = true;
+    for (TraceNode* n : saving) n->freed = true;
   }
 }
 

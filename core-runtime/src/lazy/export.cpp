@@ -1,5 +1,6 @@
-// Exporting a lazy graph to the engine's IR: what the roots need, in the order the program
-// created it, so the same trace always exports to the same graph and the same signature.
+// Collecting a trace and exporting it to the engine's IR: what the roots need, in the order the
+// program created it, so the same trace always collects to the same numbering and signature and
+// exports to the same graph (docs/architecture.md, "One graph from the tracer to the planner").
 #include <algorithm>
 
 #include "glassgrad/autodiff/errors.h"
@@ -8,15 +9,47 @@
 namespace glassgrad {
 namespace lazy {
 
-Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
+namespace {
+uint64_t info_hash(uint64_t h, const TensorInfo& info) {
+  h = hash_combine(h, static_cast<uint64_t>(info.dtype));
+  h = hash_combine(h, static_cast<uint64_t>(info.device.type) * 64 + static_cast<uint64_t>(info.device.index));
+  h = hash_combine(h, info.shape.size());
+  for (int64_t d : info.shape) h = hash_combine(h, static_cast<uint64_t>(d));
+  return h;
+}
+
+// The kind a leaf is exported as: a computed value stands for data bound per run.
+ValueKind leaf_kind(const TraceValue& v) { return v.producer ? ValueKind::Input : v.kind; }
+
+// Output k's info of a node whose output k nobody holds any more: its shape rule, run again.
+TensorInfo node_output_info(const TraceNode& node, int32_t k) {
+  std::vector<TensorInfo> ins;
+  ins.reserve(node.inputs.size());
+  for (const auto& in : node.inputs) ins.push_back(in->info);
+  return infer_node(*node.schema, ins, node.attrs, node.meta).at(static_cast<size_t>(k));
+}
+}  // namespace
+
+uint64_t meta_hash(const NodeMeta& meta) {
+  uint64_t h = hash_combine(hash_string(meta.scope), hash_string(meta.source));
+  return hash_combine(hash_combine(h, hash_string(meta.layer)), static_cast<uint64_t>(meta.role));
+}
+
+uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs) {
+  uint64_t h = hash_combine(hash_string(s.name), attrs.hash());
+  for (const TensorInfo& o : outputs) h = info_hash(h, o);
+  return h;
+}
+
+Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // Phase 1: collect the leaves and nodes the roots need (iterative, so long chains cannot
   // overflow the stack).
   // Realize stops at computed values; backward at leaves, new versions of leaves written in
-  // place included (Value::leaf).
-  auto is_leaf = [&](const Value* v) { return !v->producer || (stop_at_computed ? v->realized() : v->leaf); };
-  std::unordered_map<const Value*, char> seen;
-  std::unordered_map<const Node*, uint64_t> node_key;  // creation order of the node
-  std::vector<Node*> nodes;
+  // place included (TraceValue::leaf).
+  auto is_leaf = [&](const TraceValue* v) { return !v->producer || (stop_at_computed ? v->realized() : v->leaf); };
+  std::unordered_map<const TraceValue*, char> seen;
+  std::unordered_map<const TraceNode*, size_t> node_at;  // index into `nodes`
+  std::vector<std::pair<uint64_t, TraceNode*>> nodes;   // (creation order of the node, node)
   std::vector<ValuePtr> stack(roots.rbegin(), roots.rend());
   while (!stack.empty()) {
     ValuePtr v = std::move(stack.back());
@@ -29,79 +62,120 @@ Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
       }
       continue;
     }
-    Node* node = v->producer.get();
+    TraceNode* node = v->producer.get();
     if (node->in_flight) throw_in_flight(*v);
     const uint64_t key = v->seq - static_cast<uint64_t>(v->output_index);
-    auto it = node_key.find(node);
-    if (it != node_key.end()) {
-      it->second = std::min(it->second, key);
+    auto it = node_at.find(node);
+    if (it != node_at.end()) {
+      uint64_t& k = nodes[it->second].first;
+      k = std::min(k, key);
       continue;
     }
-    node_key.emplace(node, key);
-    nodes.push_back(node);
+    node_at.emplace(node, nodes.size());
+    nodes.emplace_back(key, node);
     for (const auto& in : node->inputs) stack.push_back(in);
   }
-  // Phase 2: emit in creation order, i.e. the program's own order (values are created after
+  // Phase 2: number in creation order, i.e. the program's own order (values are created after
   // their inputs, so this is topological). The scheduler follows it, so e.g. a weight
   // gradient runs right after the input gradient it was recorded with, not at the end.
-  std::sort(nodes.begin(), nodes.end(), [&](const Node* a, const Node* b) { return node_key.at(a) < node_key.at(b); });
+  std::sort(nodes.begin(), nodes.end(),
+            [](const std::pair<uint64_t, TraceNode*>& a, const std::pair<uint64_t, TraceNode*>& b) { return a.first < b.first; });
   Export ex;
+  uint64_t h = 0xC0FFEE;
   // Leaves in order of first use, which depends only on the program's structure (not on when
   // each leaf was created), so every step of a loop exports the same signature.
   auto add_leaf = [&](const ValuePtr& v) {
-    if (ex.id.count(v.get())) return;
-    const ValueKind kind = v->producer ? ValueKind::Input : v->kind;
-    const ValueId id = ex.graph.add_leaf(v->name, v->info, kind, v->requires_grad);
-    ex.id[v.get()] = id;
-    ex.by_id.resize(static_cast<size_t>(id) + 1);
-    ex.by_id[static_cast<size_t>(id)] = v;
+    if (!ex.id.emplace(v.get(), static_cast<ValueId>(ex.by_id.size())).second) return;
+    h = hash_combine(h, ex.by_id.size());
+    h = hash_combine(h, static_cast<uint64_t>(leaf_kind(*v)));
+    h = hash_combine(h, v->requires_grad ? 1 : 0);
+    h = info_hash(h, v->info);
+    ex.by_id.push_back(v);
   };
-  for (Node* node : nodes) {
-    for (const auto& in : node->inputs) {
+  for (const auto& kn : nodes) {
+    for (const auto& in : kn.second->inputs) {
       if (is_leaf(in.get())) add_leaf(in);
     }
   }
   for (const auto& r : roots) {
     if (is_leaf(r.get())) add_leaf(r);
   }
-  for (Node* node : nodes) {
-    std::vector<ValueId> ins;
-    ins.reserve(node->inputs.size());
-    for (const auto& in : node->inputs) ins.push_back(ex.id.at(in.get()));
-    const std::vector<ValueId> outs = ex.graph.add_node(node->schema->name, ins, node->attrs, node->meta);
+  ex.num_leaves = static_cast<int>(ex.by_id.size());
+  ex.nodes.reserve(nodes.size());
+  for (const auto& kn : nodes) {
+    TraceNode* node = kn.second;
+    h = hash_combine(h, node->hash);
+    for (const auto& in : node->inputs) h = hash_combine(h, static_cast<uint64_t>(ex.id.at(in.get())));
+    h = hash_combine(h, 0xFFFF);
+    const int32_t index = static_cast<int32_t>(ex.nodes.size());
     ex.nodes.push_back(node->shared_from_this());
-    ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
-    for (size_t k = 0; k < outs.size(); ++k) {
-      if (ValuePtr o = node->outputs[k].lock()) {
-        ex.id[o.get()] = outs[k];
-        ex.by_id[static_cast<size_t>(outs[k])] = o;
-        if (!o->name.empty()) ex.graph.set_name(outs[k], o->name);  // e.g. "conv1.weight.grad" in plans and logs
-      }
+    int32_t k = 0;
+    for (const auto& out : node->outputs) {
+      ex.made_by.emplace_back(index, k++);
+      ValuePtr o = out.lock();
+      if (o) ex.id[o.get()] = static_cast<ValueId>(ex.by_id.size());
+      ex.by_id.push_back(std::move(o));
     }
   }
   for (const auto& r : roots) {
     const ValueId id = ex.id.at(r.get());
     ex.outputs.push_back(id);
-    ex.graph.mark_output(id);
+    h = hash_combine(h, static_cast<uint64_t>(id));
   }
+  ex.signature = h;
+  return ex;
+}
+
+void build_graph(Export& ex) {
+  if (ex.built) return;
+  Graph& g = ex.graph;
+  for (int i = 0; i < ex.num_leaves; ++i) {
+    const TraceValue& v = *ex.by_id[static_cast<size_t>(i)];
+    g.add_leaf(v.name, v.info, leaf_kind(v), v.requires_grad);
+  }
+  // Inputs are numbered as collect() numbered them: by the values known when the node came, so a
+  // computed value that is a leaf for the nodes before its producer's turn stays one for them.
+  std::unordered_map<const TraceValue*, ValueId> current;
+  for (int i = 0; i < ex.num_leaves; ++i) current[ex.by_id[static_cast<size_t>(i)].get()] = i;
+  std::vector<ValueId> ins;
+  for (const auto& node : ex.nodes) {
+    ins.clear();
+    for (const auto& in : node->inputs) ins.push_back(current.at(in.get()));
+    const ValueId first = g.num_values();
+    const std::vector<ValueId> made = g.add_node(node->schema->name, ins, node->attrs, node->meta);
+    if (!made.empty() && made[0] != first) throw InternalError("lazy export: the graph's numbering drifted");
+    for (size_t k = 0; k < made.size(); ++k) {
+      const ValuePtr& o = ex.by_id[static_cast<size_t>(made[k])];
+      if (!o) continue;
+      current[o.get()] = made[k];
+      if (!o->name.empty()) g.set_name(made[k], o->name);  // e.g. "conv1.weight.grad" in plans and logs
+    }
+  }
+  for (ValueId id : ex.outputs) g.mark_output(id);
+  ex.built = true;
+}
+
+Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
+  Export ex = collect(roots, stop_at_computed);
+  build_graph(ex);
   return ex;
 }
 
 const ValuePtr& value_of(Export& ex, ValueId id) {
-  if (ex.by_id.size() < static_cast<size_t>(ex.graph.num_values())) ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
   ValuePtr& slot = ex.by_id.at(static_cast<size_t>(id));
   if (slot) return slot;
-  const glassgrad::Value& gv = ex.graph.value(id);
-  if (gv.producer == kNoNode || static_cast<size_t>(gv.producer) >= ex.nodes.size()) {
+  const size_t made = static_cast<size_t>(id) - static_cast<size_t>(ex.num_leaves);
+  if (id < ex.num_leaves || made >= ex.made_by.size()) {
     throw InternalError("lazy export: graph value %" + std::to_string(id) + " has no lazy counterpart");
   }
-  Node* node = ex.nodes[static_cast<size_t>(gv.producer)].get();
-  auto v = std::make_shared<Value>();
+  TraceNode* node = ex.nodes[static_cast<size_t>(ex.made_by[made].first)].get();
+  const int32_t k = ex.made_by[made].second;
+  auto v = std::make_shared<TraceValue>();
   v->seq = next_seq();
-  v->info = gv.info;
+  v->info = node_output_info(*node, k);
   v->producer = node->shared_from_this();
-  v->output_index = gv.output_index;
-  node->outputs[static_cast<size_t>(gv.output_index)] = v;
+  v->output_index = k;
+  node->outputs[static_cast<size_t>(k)] = v;
   slot = v;
   return slot;
 }

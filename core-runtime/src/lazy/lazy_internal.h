@@ -12,7 +12,7 @@ void pin(const ValuePtr& v);
 void unpin(const ValuePtr& v);
 // Pinned values that are not computed (and not invalidated), in creation order.
 std::vector<ValuePtr> pending_values();
-void forget_pending(const Value* v);
+void forget_pending(const TraceValue* v);
 uint64_t next_seq();
 
 // The storage a tensor shares with its views and aliases (alias.cpp). `base` is the storage's
@@ -25,7 +25,7 @@ struct Alias {
   uint64_t generation = 1;  // bumped by every write and re-point: handles re-derive when it moved
   std::shared_ptr<VersionCounter> counter = std::make_shared<VersionCounter>();
   bool dirty = false;
-  std::weak_ptr<Value> grad_owner;  // the leaf whose gradient this storage is (p.grad), if any
+  std::weak_ptr<TraceValue> grad_owner;  // the leaf whose gradient this storage is (p.grad), if any
 };
 
 // Records the version of `counter` on v unless v already belongs to a storage.
@@ -42,30 +42,59 @@ std::vector<Flush> flush_writes();
 void settle_flushes(const std::vector<Flush>& flushes, bool ran);
 // PyTorch's headline for a saved value modified in place since (backward.cpp).
 // saved_output: v is an output of the node whose gradient reads it (else one of its inputs).
-std::string saved_tensor_headline(const Value& v, bool saved_output);
-// backward() needs v, which an in-place update overwrote (Value::invalid): PyTorch's error.
-[[noreturn]] void throw_modified(const Value& v);
+std::string saved_tensor_headline(const TraceValue& v, bool saved_output);
+// backward() needs v, which an in-place update overwrote (TraceValue::invalid): PyTorch's error.
+[[noreturn]] void throw_modified(const TraceValue& v);
 
-// A lazy graph exported to the engine's IR.
+// The trace computing some roots, numbered as the engine's graph of it is (docs/architecture.md,
+// "One graph from the tracer to the planner"): leaves first, in order of first use, then each
+// node's outputs, nodes in creation order. `graph` is that engine graph once built (build_graph):
+// backward() and a plan-cache miss build it; a realize whose plan is cached binds from the
+// numbering alone.
 struct Export {
   Graph graph;
-  std::unordered_map<const Value*, ValueId> id;   // lazy value -> graph value
-  std::vector<ValuePtr> by_id;                    // graph value -> lazy value (null if dead)
-  std::vector<std::shared_ptr<Node>> nodes;       // graph node -> lazy node (kept alive while exported)
-  std::vector<ValueId> outputs;                   // the roots, in order
+  bool built = false;                                  // graph holds the trace
+  std::unordered_map<const TraceValue*, ValueId> id;   // lazy value -> graph value
+  std::vector<ValuePtr> by_id;                         // graph value -> lazy value (null if dead)
+  std::vector<std::shared_ptr<TraceNode>> nodes;       // graph node -> lazy node (kept alive while exported)
+  std::vector<ValueId> outputs;                        // the roots, in order
+  int num_leaves = 0;                                  // graph values 0 .. num_leaves - 1
+  // For each value a collected node makes (ids num_leaves ..): (index into nodes, output index).
+  std::vector<std::pair<int32_t, int32_t>> made_by;
+  // Graph::signature's information (leaf kinds, every value's shape, dtype and device, the ops,
+  // their attributes and wiring, the outputs), folded from the nodes' record-time hashes.
+  uint64_t signature = 0;
 };
 
-// Exports everything needed to compute `roots`. With stop_at_computed, computed values become
-// leaves (what realize runs); without, the walk goes through them to the true leaves (what
-// backward differentiates).
+// A node's record-time hash (TraceNode::hash): op, attributes, output infos.
+uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs);
+// The hash of a node's metadata (TraceNode::meta_hash): layer scope, source line, role, layer.
+uint64_t meta_hash(const NodeMeta& meta);
+// Forgets the gradient nodes backward() kept per trace (backward.cpp); clear_cache() calls it.
+void clear_backward_templates();
+// backward()'s counts for cache_stats(): gradient rules run, gradient nodes reused.
+struct BackwardCounts {
+  uint64_t built = 0, reused = 0;
+};
+BackwardCounts& backward_counts();
+
+// Collects everything needed to compute `roots`, numbered, with the signature, without building
+// the engine graph. With stop_at_computed, computed values become leaves (what realize runs);
+// without, the walk goes through them to the true leaves (what backward differentiates).
+Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed);
+// Builds ex.graph from the collected trace: what a plan-cache miss compiles and what backward()
+// differentiates when it has no template for the trace (backward.cpp).
+void build_graph(Export& ex);
+// collect + build_graph.
 Export export_graph(const std::vector<ValuePtr>& roots, bool stop_at_computed);
 
-[[noreturn]] void throw_invalid(const Value& v);
-// v's producer is in flight (Node::in_flight): the plan computing it is running right now.
-[[noreturn]] void throw_in_flight(const Value& v);
+[[noreturn]] void throw_invalid(const TraceValue& v);
+// v's producer is in flight (TraceNode::in_flight): the plan computing it is running right now.
+[[noreturn]] void throw_in_flight(const TraceValue& v);
 
-// The lazy value of graph value `id`, re-created from its producer if it had died (an unused
-// output of a multi-output node that a gradient rule now needs).
+// The lazy value of graph value `id` (a collected one, or one appended to by_id since), re-created
+// from its producer if it had died (an unused output of a multi-output node that a gradient rule
+// now needs).
 const ValuePtr& value_of(Export& ex, ValueId id);
 
 }  // namespace lazy

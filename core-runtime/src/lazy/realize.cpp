@@ -30,8 +30,10 @@ struct PlanCache {
   std::list<std::pair<uint64_t, CachedPlan>> lru;  // most recent first
   CacheStats stats;
   std::shared_ptr<const Plan> last;
+  std::shared_ptr<Executor> last_executor;  // the executor of the last plan that ran
 
-  const CachedPlan& get(const Graph& g, const std::vector<ValueId>& outputs, uint64_t key, size_t budget) {
+  // On a miss, builds the trace's engine graph and compiles it; a hit needs only the key.
+  const CachedPlan& get(Export& ex, uint64_t key, size_t budget) {
     auto it = index.find(key);
     // A key covers a range of budgets (planning_key): a cached plan made for a larger budget in
     // the range is used only if it fits this one, otherwise it is replaced.
@@ -46,12 +48,14 @@ struct PlanCache {
     }
     const HostTimer timer(HostPhase::Compile);
     const auto t0 = std::chrono::steady_clock::now();
+    build_graph(ex);
+    ++stats.graphs_built;
     CompileOptions opts;
-    opts.outputs = outputs;
+    opts.outputs = ex.outputs;
     opts.workspace = Executor::workspace_fn();
     opts.fuse = fusion_enabled();
     opts.memory_budget = budget;
-    auto plan = std::make_shared<const Plan>(compile(g, opts));
+    auto plan = std::make_shared<const Plan>(compile(ex.graph, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
     stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -88,8 +92,8 @@ PlanCache& cache() {
 // (or half done, if the failure came after it ran), but parameters and state stay usable leaves
 // instead of pending results of a failed step.
 void settle_inplace(const Export& ex, bool ran) {
-  for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
-    const Node* node = ex.nodes[static_cast<size_t>(n)].get();
+  for (const auto& n : ex.nodes) {
+    const TraceNode* node = n.get();
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
       ValuePtr fresh = node->outputs[static_cast<size_t>(io.first)].lock();
@@ -106,8 +110,8 @@ void settle_inplace(const Export& ex, bool ran) {
   }
   if (!ran) return;
   // Invalidate afterwards: a chain of updates passes the buffer along first.
-  for (NodeId n = 0; n < ex.graph.num_nodes(); ++n) {
-    const Node* node = ex.nodes[static_cast<size_t>(n)].get();
+  for (const auto& n : ex.nodes) {
+    const TraceNode* node = n.get();
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
       old->data = Tensor();
@@ -128,7 +132,7 @@ void abandon(const Export& ex, const std::vector<ValuePtr>& roots, const std::sh
   if (plan) cache().last = plan;  // last_plan() shows the plan that failed
 }
 
-// Marks the exported nodes in flight (Node::in_flight) for as long as their realize runs, and
+// Marks the exported nodes in flight (TraceNode::in_flight) for as long as their realize runs, and
 // counts how deeply realizes nest on this thread (a hook's realize inside a running plan).
 thread_local int t_realize_depth = 0;
 struct InFlight {
@@ -183,7 +187,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   const auto t0 = clock::now();
   Export ex;
   try {
-    ex = export_graph(roots, true);
+    ex = collect(roots, true);  // the engine graph is built only when the plan must be compiled
   } catch (...) {
     settle_flushes(flushes, false);
     throw;
@@ -193,7 +197,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   const size_t budget = memory_budget_for(roots[0]->info.device);
   phase.emplace(HostPhase::Signature);
   const uint64_t key = hash_combine(
-      hash_combine(ex.graph.signature(), (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0)),
+      hash_combine(ex.signature, (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0)),
       planning_key(budget));
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
@@ -204,7 +208,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   auto t1 = clock::now();
   try {
     phase.emplace(HostPhase::PlanLookup);
-    const CachedPlan& cp = pc.get(ex.graph, ex.outputs, key, budget);
+    const CachedPlan& cp = pc.get(ex, key, budget);
     plan = cp.plan;
     executor = cp.executor;
     t1 = clock::now();
@@ -228,6 +232,7 @@ void realize(const std::vector<ValuePtr>& targets) {
     settle_flushes(flushes, false);
     if (plan || budget == 0) throw;
     // No plan fits the budget: say what the plain plan would hold, layer by layer.
+    build_graph(ex);
     CompileOptions opts;
     opts.outputs = ex.outputs;
     opts.workspace = Executor::workspace_fn();
@@ -253,6 +258,7 @@ void realize(const std::vector<ValuePtr>& targets) {
     captured().push_back(std::move(run));
   }
   pc.last = plan;
+  pc.last_executor = executor;
   for (size_t i = 0; i < roots.size(); ++i) {
     roots[i]->data = outs[i];
     forget_pending(roots[i].get());
@@ -321,19 +327,27 @@ size_t arena_held_bytes(const Device& d) { return arena_bytes(d); }
 CacheStats cache_stats() {
   CacheStats s = cache().stats;
   s.plans = cache().lru.size();
+  s.gradients_built = backward_counts().built;
+  s.gradients_reused = backward_counts().reused;
   return s;
 }
 
-void reset_cache_stats() { cache().stats = CacheStats{}; }
+void reset_cache_stats() {
+  cache().stats = CacheStats{};
+  backward_counts() = BackwardCounts{};
+}
 
 void clear_cache() {
   PlanCache& pc = cache();
   pc.index.clear();
   pc.lru.clear();
   pc.last.reset();
+  pc.last_executor.reset();
+  clear_backward_templates();
 }
 
 std::shared_ptr<const Plan> last_plan() { return cache().last; }
+std::shared_ptr<Executor> last_executor() { return cache().last_executor; }
 
 std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   Export ex = export_graph(roots, true);

@@ -9,8 +9,8 @@ namespace glassgrad {
 namespace lazy {
 
 namespace {
-std::unordered_map<const Value*, std::weak_ptr<Value>>& pending() {
-  static auto* p = new std::unordered_map<const Value*, std::weak_ptr<Value>>();
+std::unordered_map<const TraceValue*, std::weak_ptr<TraceValue>>& pending() {
+  static auto* p = new std::unordered_map<const TraceValue*, std::weak_ptr<TraceValue>>();
   return *p;
 }
 uint64_t g_seq = 0;
@@ -30,7 +30,7 @@ void unpin(const ValuePtr& v) {
   if (--v->pins == 0) pending().erase(v.get());
 }
 
-void forget_pending(const Value* v) { pending().erase(v); }
+void forget_pending(const TraceValue* v) { pending().erase(v); }
 
 std::vector<ValuePtr> pending_values() {
   std::vector<ValuePtr> out;
@@ -118,7 +118,7 @@ void set_grad_enabled(bool on) { t_grad_enabled = on; }
 bool eager_views() { return t_eager_views; }
 void set_eager_views(bool on) { t_eager_views = on; }
 
-void throw_invalid(const Value& v) {
+void throw_invalid(const TraceValue& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
   throw ValueError(ErrorMessage("cannot use " + what + " " + shape_str(v.info.shape) + ": " + v.invalid)
                        .cause("this value was computed before an in-place update (e.g. optimizer.step()) "
@@ -128,9 +128,9 @@ void throw_invalid(const Value& v) {
                        .str());
 }
 
-void throw_in_flight(const Value& v) {
+void throw_in_flight(const TraceValue& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
-  const Node& n = *v.producer;
+  const TraceNode& n = *v.producer;
   throw ValueError(ErrorMessage("cannot compute " + what + " " + shape_str(v.info.shape) + " (from " +
                                 node_where(n.schema->name, n.meta.scope) +
                                 ") now: the plan that computes it is running")
@@ -144,7 +144,7 @@ void throw_in_flight(const Value& v) {
 
 ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const std::string& name) {
   if (!data.defined()) throw InternalError("make_leaf: undefined tensor");
-  auto v = std::make_shared<Value>();
+  auto v = std::make_shared<TraceValue>();
   v->seq = next_seq();
   v->info = data.info();
   v->data = data;
@@ -198,15 +198,17 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
                            .str());
     }
   }
-  auto node = std::make_shared<Node>();
+  auto node = std::make_shared<TraceNode>();
   node->schema = &s;
   node->attrs = attrs;
   node->meta = meta;
   node->inputs = inputs;
+  node->hash = node_hash(s, attrs, outs);
+  node->meta_hash = meta_hash(meta);
   std::vector<ValuePtr> values;
   values.reserve(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
-    auto v = std::make_shared<Value>();
+    auto v = std::make_shared<TraceValue>();
     v->seq = next_seq();
     v->info = outs[k];
     v->producer = node;

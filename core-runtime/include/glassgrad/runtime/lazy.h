@@ -4,12 +4,17 @@
 //   record()   appends a node: the op's shape rule runs now (errors point at the user's line),
 //              nothing is computed. Views of realized tensors that need no gradient are taken
 //              eagerly (no graph).
-//   backward() exports the graph reachable from the loss to the engine, calls build_backward,
-//              and imports the gradient nodes back; gradients accumulate (+=) into each leaf's
-//              `grad` until cleared.
+//   backward() collects the trace reachable from the loss and hands gradient nodes back as
+//              trace nodes: the template it kept for that trace, or on the first sight of it
+//              build_backward on the trace's engine graph; gradients accumulate (+=) into each leaf's `grad` until cleared.
 //   realize()  computes every pinned value that is not computed yet (what Python still holds,
-//              plus leaves' gradients): the pending graph is exported, its signature looked up in
-//              the plan cache (compile on a miss), leaves bound, the plan executed.
+//              plus leaves' gradients): the pending trace is collected, numbered as its engine
+//              graph would be, its signature (folded from the nodes' record-time hashes) looked
+//              up in the plan cache (only a miss builds the engine graph and compiles it), leaves
+//              bound, the plan executed.
+//
+// TraceNode / TraceValue are the tracer's side of the one graph; the engine's Node / Value
+// (graph.h) are the other (docs/architecture.md, "One graph from the tracer to the planner").
 //
 // In-place updates (optimizer steps, running statistics) are nodes whose output reuses an
 // input's buffer. After they run, the output becomes the new leaf (inheriting kind, name and
@@ -39,13 +44,13 @@ namespace glassgrad {
 class Executor;
 namespace lazy {
 
-struct Node;
+struct TraceNode;
 struct Alias;
-struct Value;
+struct TraceValue;
 
 // A gradient hook (Tensor.register_hook): given the gradient, returns its replacement, or null to
 // keep it. Called with gradients disabled; what it records joins the backward graph.
-using GradientHook = std::function<std::shared_ptr<Value>(const std::shared_ptr<Value>& grad)>;
+using GradientHook = std::function<std::shared_ptr<TraceValue>(const std::shared_ptr<TraceValue>& grad)>;
 
 // PyTorch's version counter of a storage: bumped by every in-place write (but those through
 // .data). A value made as a version of an aliased storage records the count it was made at.
@@ -55,17 +60,17 @@ struct VersionCounter {
   std::string latest;  // the op that made the latest version, when autograd tracks it ("" for a leaf)
 };
 
-struct Value {
+struct TraceValue {
   uint64_t seq = 0;            // creation order: makes exports deterministic
   TensorInfo info;
-  std::shared_ptr<Node> producer;  // null for leaves
+  std::shared_ptr<TraceNode> producer;  // null for leaves
   int output_index = 0;
   Tensor data;                 // defined once computed (always, for leaves)
   ValueKind kind = ValueKind::Intermediate;
   bool requires_grad = false;
   std::string name;
   int pins = 0;                // Python handles and gradient slots holding this value
-  std::shared_ptr<Value> grad; // accumulated gradient of a leaf (pinned)
+  std::shared_ptr<TraceValue> grad; // accumulated gradient of a leaf (pinned)
   std::shared_ptr<Alias> grad_alias;  // the storage the handles of `grad` share (made when first asked for)
   std::string invalid;         // non-empty: overwritten in place; says by what
   // A new version of a leaf written in place (under no_grad, or through detach()): a leaf for
@@ -84,14 +89,14 @@ struct Value {
   // Modified in place since it was made (its storage's version moved on).
   bool stale() const { return counter && counter->version != version; }
 };
-using ValuePtr = std::shared_ptr<Value>;
+using ValuePtr = std::shared_ptr<TraceValue>;
 
-struct Node : std::enable_shared_from_this<Node> {
+struct TraceNode : std::enable_shared_from_this<TraceNode> {
   const OpSchema* schema = nullptr;
   Attrs attrs;
   NodeMeta meta;
   std::vector<ValuePtr> inputs;
-  std::vector<std::weak_ptr<Value>> outputs;
+  std::vector<std::weak_ptr<TraceValue>> outputs;
   // > 0 while a realize is running the plan that computes this node. Its outputs are then not
   // pending for anyone else: a hook (or another thread) that needs them gets an error instead
   // of running the node again (an optimizer update applied twice, the step's hooks re-entered).
@@ -102,6 +107,13 @@ struct Node : std::enable_shared_from_this<Node> {
   // A backward() ran this node's gradient rule, which read saved tensors, without retain_graph:
   // another backward through it is refused as PyTorch refuses it.
   bool freed = false;
+  // The node's share of the plan cache's key (op, attributes, output shapes, dtypes and devices),
+  // computed once when the node is made (node_hash): a realize folds these in, never re-hashing
+  // attributes (docs/architecture.md, "One graph from the tracer to the planner").
+  uint64_t hash = 0;
+  // Its metadata's hash (layer, source line, role): what backward() keys its gradient nodes with
+  // beside the signature, since they copy it.
+  uint64_t meta_hash = 0;
 };
 
 // One view a handle's value is derived by from its storage's value (a view op and its attributes).
@@ -188,6 +200,9 @@ struct CacheStats {
   uint64_t hits = 0;       // realizes served by a cached plan
   uint64_t realizes = 0;   // realizes that ran a plan
   uint64_t plans = 0;      // plans in the cache now
+  uint64_t graphs_built = 0;  // engine graphs realize built from the trace (one per compile; a hit builds none)
+  uint64_t gradients_built = 0;   // backward() calls that ran the gradient rules
+  uint64_t gradients_reused = 0;  // backward() calls that reused the gradient nodes of a trace seen before
   // Where realize's time went, in seconds: exporting the lazy graph (incl. its signature),
   // compiling plans on misses, and running them.
   double export_seconds = 0, compile_seconds = 0, run_seconds = 0;
@@ -217,7 +232,7 @@ struct GradientSync {
 };
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync);
 void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
-// Tensor.register_hook: adds a hook to v (Value::grad_hooks); returns its key for remove_grad_hook.
+// Tensor.register_hook: adds a hook to v (TraceValue::grad_hooks); returns its key for remove_grad_hook.
 uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook);
 void remove_grad_hook(const ValuePtr& v, uint64_t key);
 // Moves leaf `from`'s gradient (and the storage its handles share) and its gradient hooks to leaf `to`.
@@ -247,6 +262,9 @@ void reset_cache_stats();
 void clear_cache();
 // The plan run by the most recent realize (for printing / memory reports), or null.
 std::shared_ptr<const Plan> last_plan();
+// The executor that ran the most recent realize's plan (it holds the plan's whole-step CUDA graph:
+// Executor::graph_captured / graph_replays), or null.
+std::shared_ptr<Executor> last_executor();
 // The not-yet-computed graph that computes `v` (what realize would export), as text.
 std::string pending_graph_str(const ValuePtr& v);
 // The graph computing `roots`, exported as realize exports it (computed values are its leaves),

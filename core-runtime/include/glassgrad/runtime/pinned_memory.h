@@ -21,6 +21,13 @@ bool pinned_memory_available();
 // is usable, OutOfMemoryError when the driver cannot lock that much memory.
 Tensor empty_pinned(const Shape& shape, DType dtype, const std::string& name = "");
 
+// A host tensor to fill with data bound for `target` and copy there (NumPy data for a GPU): pinned
+// when the target is a GPU and the data is batch-sized (at most kStagedBytes), so the copy is
+// queued and the host goes on; ordinary memory otherwise (a CPU target, a whole data set uploaded
+// once, whose pinned block the cache would keep, or memory that cannot be locked now).
+constexpr size_t kStagedBytes = size_t{64} << 20;
+Tensor host_staging(const Shape& shape, DType dtype, const Device& target, const std::string& name = "");
+
 // Whether t's storage is a pinned block of this allocator.
 bool is_pinned(const Tensor& t);
 
