@@ -229,3 +229,25 @@ def test_a_computed_value_whose_producer_runs_again_keeps_its_numbering(read_sta
         return x.grad.numpy()
 
     np.testing.assert_allclose(grads(read_states_first), grads(False), rtol=1e-12)
+
+
+def test_a_hooked_intermediate_differentiates_afresh_and_the_template_serves_the_rest():
+    w = gg.nn.Parameter(gg.tensor(np.arange(3, dtype=np.float32)))
+    x = gg.tensor(np.ones(3, np.float32))
+
+    def step(hook=None):
+        w.grad = None
+        h = w * x
+        if hook is not None:
+            h.register_hook(hook)
+        (h * 2).sum().backward()
+        return w.grad.numpy()
+
+    for _ in range(2):
+        np.testing.assert_array_equal(step(), [2, 2, 2])
+    before = gg.cache_stats()
+    np.testing.assert_array_equal(step(lambda g: g * 10), [20, 20, 20])  # the hook changed h's gradient
+    after = gg.cache_stats()
+    assert after["gradients_built"] == before["gradients_built"] + 1
+    np.testing.assert_array_equal(step(), [2, 2, 2])  # no hook: the template again
+    assert gg.cache_stats()["gradients_reused"] == after["gradients_reused"] + 1
