@@ -56,8 +56,8 @@ nan_to_num_ = Tensor.nan_to_num_
 from .nn.functional import relu_  # noqa: E402,F401  (torch.relu_)
 concat = concatenate = cat
 from .functional import (adaptive_avg_pool2d, avg_pool2d, batch_norm, conv2d, cross_entropy, dropout,  # noqa: E402
-                         elu, flatten, gelu, interpolate, leaky_relu, linear, log_softmax, max_pool2d, mse_loss,
-                         nll_loss, one_hot, pad, relu, reshape, silu, softmax, softplus, where)
+                         elu, flatten, gelu, interpolate, layer_norm, leaky_relu, linear, log_softmax, max_pool2d,
+                         mse_loss, nll_loss, one_hot, pad, relu, reshape, silu, softmax, softplus, where)
 from .functional import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: E402
                          masked_select, scatter, scatter_add, take_along_dim)
 from .nn import (AdaptiveAvgPool2D, AvgPool2D, BatchNorm1D, BatchNorm2D, Conv2D, Dropout, Flatten, LayerNorm,  # noqa: E402

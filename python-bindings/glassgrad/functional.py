@@ -19,7 +19,7 @@ from ._shapes import matmul, nonzero  # noqa: F401
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot  # noqa: F401
 from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: F401
                         masked_select, scatter, scatter_add, take_along_dim)
-from ._tensor import Tensor, _op, tensor
+from ._tensor import Tensor, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]
 
@@ -146,6 +146,25 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     """y = input @ weight.T + bias, weight [out_features, in_features]."""
     y = _op("MatMul", [input, weight.T])
     return y if bias is None else _op("Add", [y, bias])
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,  # noqa: A002
+               bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
+    """(x - mean) / sqrt(var + eps) * weight + bias over the trailing axes normalized_shape, with
+    the biased variance (PyTorch's F.layer_norm). One LayerNorm op with its own kernels; the
+    op's shape rule checks the input against normalized_shape, weight and bias."""
+    where = "layer_norm"
+    if not isinstance(normalized_shape, (tuple, list)):
+        _args.fail(where, "normalized_shape", "a tuple or list of ints", normalized_shape,
+                   fix=f"layer_norm(x, ({normalized_shape!r},))", type_error=True)
+    sizes = [_args.integer(d, "normalized_shape", where, minimum=0) for d in normalized_shape]
+    if not sizes:
+        _args.fail(where, "normalized_shape", "at least one size (the trailing axes to normalize)", normalized_shape,
+                   fix="layer_norm(x, x.shape[-1:])")
+    attrs = {"normalized_shape": sizes, "eps": _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-5"),
+             "weight": weight is not None, "bias": bias is not None}
+    inputs = [input] + [t for t in (weight, bias) if t is not None]
+    return _op_multi("LayerNorm", inputs, attrs)[0]
 
 
 def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: Tuple[int, int]):

@@ -36,16 +36,6 @@ def _normal(*shape):
     return lambda rng: [rng.standard_normal(shape)]
 
 
-def _layer_norm(x):
-    ln = gg.nn.LayerNorm(5).double()
-    return ln(x)
-
-
-def _layer_norm_ref(x, eps=1e-5):
-    mu = x.mean(-1, keepdims=True)
-    return (x - mu) / np.sqrt(x.var(-1, keepdims=True) + eps)
-
-
 def _softplus_ref(x, beta, threshold):
     return np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)
 
@@ -124,7 +114,6 @@ COMPOSITES = [
     Composite("abs", lambda x: x.abs(), np.abs, lambda rng: [_away_from(rng.standard_normal((3, 5)), (0.0,))]),
     Composite("std", lambda x: x.std(dim=1), lambda x: x.std(axis=1, ddof=1), _normal(4, 6)),
     Composite("var-biased", lambda x: x.var(dim=0, unbiased=False), lambda x: x.var(axis=0), _normal(5, 3)),
-    Composite("LayerNorm", _layer_norm, _layer_norm_ref, _normal(3, 5)),
     Composite("softplus-beta", lambda x: F.softplus(x, beta=2.0, threshold=3.0),
               lambda x: _softplus_ref(x, 2.0, 3.0), lambda rng: [_away_from(2 * rng.standard_normal((4, 5)), (1.5,))]),
     Composite("mse_loss", lambda x, t: F.mse_loss(x, t), lambda x, t: np.mean((x - t) ** 2),

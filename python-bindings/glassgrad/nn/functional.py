@@ -18,8 +18,8 @@ from .._instancenorm import instance_norm  # noqa: F401
 from .._spatial import (adaptive_avg_pool2d, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
                         interpolate, one_hot, pixel_shuffle, pixel_unshuffle)
 from .._tensor import Tensor
-from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, leaky_relu, linear, max_pool2d, relu,  # noqa: F401
-                          sigmoid, silu, softplus, tanh)
+from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, layer_norm, leaky_relu, linear,  # noqa: F401
+                          max_pool2d, relu, sigmoid, silu, softplus, tanh)
 from .attention import multi_head_attention_forward  # noqa: F401
 from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6  # noqa: F401
 from .groupnorm import group_norm  # noqa: F401

@@ -165,9 +165,8 @@ class LayerNorm(Module):
 
         y = (x - mean(x)) / sqrt(var(x) + eps) * weight + bias      mean, var over the last dims
 
-    with the biased variance (divide by the number of normalized elements). Composed from Mean,
-    Var, Sub, AddScalar, Sqrt, Div, Mul and Add, so its gradient comes from theirs; no kernel of
-    its own."""
+    with the biased variance (divide by the number of normalized elements). One LayerNorm op
+    (F.layer_norm) with its own CPU and CUDA kernels, forward and backward."""
 
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
                  device=None, dtype=None):
@@ -187,22 +186,7 @@ class LayerNorm(Module):
         self.bias = Parameter(zeros, device=device) if self.elementwise_affine and bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        k = len(self.normalized_shape)
-        if x.ndim < k or tuple(x.shape[x.ndim - k:]) != self.normalized_shape:
-            want = list(self.normalized_shape)
-            got = list(x.shape[-k:]) if x.ndim >= k else list(x.shape)
-            raise _C.ShapeError(
-                f"LayerNorm '{self._scope}' normalizes the last {k} dim(s) {want} but got input of shape "
-                f"{list(x.shape)}\n  fix: build the layer as LayerNorm({got[-1] if k == 1 and got else tuple(got)})")
-        dims = list(range(x.ndim - k, x.ndim))
-        mean = x.mean(dim=dims, keepdim=True)
-        var = x.var(dim=dims, keepdim=True, unbiased=False)
-        y = (x - mean) / (var + self.eps).sqrt()
-        if self.weight is not None:
-            y = y * self.weight
-        if self.bias is not None:
-            y = y + self.bias
-        return y
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
