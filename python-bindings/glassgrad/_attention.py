@@ -18,11 +18,9 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-import numpy as np
-
 from . import _C, _args
-from ._random import generator
-from ._tensor import Tensor, _op, _op_multi, _scalar_like, _wrap, tensor
+from ._random import dropout_seed
+from ._tensor import Tensor, _op, _op_multi, _scalar_like, tensor
 
 _WHERE = "scaled_dot_product_attention"
 
@@ -44,16 +42,6 @@ def additive_mask(mask: Tensor, like: Tensor) -> Tensor:
                             f"{mask.dtype} {list(mask.shape)}\n  fix: attn_mask.to(dtype=query.dtype), or a bool "
                             f"mask (True = attend)")
     return mask
-
-
-def _seed(device: str) -> Tensor:
-    """A fresh dropout seed (an int64 scalar), redrawn at every replay of a compiled step."""
-    def draw() -> "_C.Tensor":
-        value = np.asarray(generator().integers(0, 2**63 - 1), dtype=np.int64)
-        return _C.Tensor.from_numpy(value, device, "attention dropout seed")
-
-    from .compile import random_input
-    return random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
 
 
 def _group_heads(query: Tensor, key: Tensor, value: Tensor, mask: Optional[Tensor]):
@@ -132,7 +120,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         inputs.append(mask)
         attrs["masked"] = True
     if p > 0.0:
-        inputs.append(_seed(query.device))
+        inputs.append(dropout_seed(query.device, "attention dropout seed"))
         attrs["dropout_p"] = p
     out = _op_multi("ScaledDotProductAttention", inputs, attrs)[0]
     return out.reshape(out_shape) if out_shape is not None else out

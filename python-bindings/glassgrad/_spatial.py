@@ -25,8 +25,8 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args
-from ._random import generator
-from ._tensor import Tensor, _dim, _op, _wrap, tensor
+from ._random import dropout_seed
+from ._tensor import Tensor, _dim, _op, tensor
 
 
 # ---- cat ----------------------------------------------------------------------------------------
@@ -244,21 +244,18 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
 
 
 def _masked(input: Tensor, p: float, mask_shape: Tuple[int, ...]) -> Tensor:  # noqa: A002
-    """input * mask, the mask of mask_shape (broadcast against input) holding 0 with probability p
-    and 1 / (1 - p) otherwise, drawn from glassgrad's generator (glassgrad.manual_seed). It enters
-    the graph as data, so a new mask every step keeps the plan (and a compiled step's replays
-    draw a new one)."""
-    if p == 1.0:
-        return input * 0.0
-    dtype, device = input.dtype, input.device
-
-    def draw() -> "_C.Tensor":
-        keep = generator().random(mask_shape) >= p
-        return _C.Tensor.from_numpy((keep / (1.0 - p)).astype(dtype), device, "dropout mask")
-
-    from .compile import random_input
-    mask = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
-    return input * mask
+    """input with a fraction p of its elements (mask_shape is input's shape) or of its channels
+    (mask_shape [N, C, 1, ...]) zeroed and the rest scaled by 1 / (1 - p) (dropped values become
+    x * 0, as PyTorch's x * mask). One Dropout op whose kernel draws the mask from a counter-based
+    generator (Philox) under a seed that glassgrad's generator draws each call (glassgrad.manual_seed
+    makes it repeatable; a compiled step draws a new one each replay): an element's mask is never a
+    tensor, and the backward regenerates it. A channel mask is the op applied to ones of
+    mask_shape, broadcast against the input."""
+    seed = dropout_seed(input.device, "dropout seed")
+    if tuple(mask_shape) == tuple(input.shape):
+        return _op("Dropout", [input, seed], {"p": p})
+    ones = tensor(np.ones(mask_shape, dtype=input.dtype), device=input.device)
+    return input * _op("Dropout", [ones, seed], {"p": p})
 
 
 def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:

@@ -72,8 +72,10 @@ def test_channel_dropout_zeroes_whole_channels_and_scales_the_rest(fn, shape):
     for row in per_channel:  # one value a channel: 0 or 1 / (1 - p)
         np.testing.assert_allclose(row, row[0], rtol=1e-12)
         assert row[0] == 0 or abs(row[0] - 1 / 0.6) < 1e-12
-    kept = (per_channel[:, 0] != 0).mean()
-    assert 0.2 < kept < 0.95
+    # A few channels a call: the kept fraction over twenty calls (each draws a new mask).
+    kept = np.mean([(getattr(F, fn)(gg.tensor(x), p=0.4).numpy().reshape(per_channel.shape)[:, 0] != 0).mean()
+                    for _ in range(20)])
+    assert 0.45 < kept < 0.75
     np.testing.assert_array_equal(getattr(F, fn)(gg.tensor(x), p=0.4, training=False).numpy(), x)
     np.testing.assert_array_equal(getattr(F, fn)(gg.tensor(x), p=1.0).numpy(), np.zeros(shape))
 

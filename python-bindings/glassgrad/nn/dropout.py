@@ -1,7 +1,8 @@
 """Channel dropout layers (PyTorch's nn.Dropout1d, Dropout2d, Dropout3d): in training, each
 channel of each sample is zeroed whole with probability p and the others are scaled by
-1 / (1 - p); the identity in eval mode. The mask (one value per sample and channel) is drawn from
-glassgrad's generator and enters the graph as data (glassgrad/_spatial.py, _masked)."""
+1 / (1 - p); the identity in eval mode. The mask (one value per sample and channel) is the
+Dropout op's, drawn inside its kernel under a seed from glassgrad's generator
+(glassgrad/_spatial.py, _masked)."""
 from __future__ import annotations
 
 from .. import _args

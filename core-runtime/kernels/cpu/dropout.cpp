@@ -1,0 +1,46 @@
+// CPU Dropout kernel, float32 and float64 (the op: autodiff-engine/src/ops/dropout.cpp; the mask:
+// kernels/dropout_rules.h). Layout: dense x and y of n elements; the seed an int64 scalar.
+//
+//   y[i] = x[i] * (keep(i) ? 1 / (1 - p) : 0),   keep(4g + q) = word q of Philox4x32-10 at
+//   counter g under the seed >= round(p * 2^32)
+//
+// Groups of four elements are split across threads with parallel_for; every element's result
+// depends on its index alone, so the thread count never changes it.
+#include <algorithm>
+
+#include "dropout_rules.h"
+#include "glassgrad/runtime/kernel.h"
+#include "glassgrad/runtime/parallel.h"
+
+namespace glassgrad {
+
+namespace {
+
+template <typename T>
+void dropout(const KernelContext& c) {
+  const T* x = c.inputs[0].data<T>();
+  const uint64_t seed = static_cast<uint64_t>(*c.inputs[1].data<int64_t>());
+  T* y = c.outputs[0].data<T>();
+  const double p = c.attrs.f("p");
+  const uint64_t threshold = philox::keep_threshold(p);
+  const T scale = p >= 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
+  const int64_t n = c.outputs[0].numel();
+  const int64_t groups = (n + 3) / 4;
+  parallel_for(groups, 2048, [&](int64_t g0, int64_t g1) {
+    for (int64_t g = g0; g < g1; ++g) {
+      bool keep[4];
+      dropout_rule::keep4(seed, threshold, static_cast<uint64_t>(g), keep);
+      const int64_t i0 = 4 * g, m = std::min<int64_t>(4, n - i0);
+      for (int64_t q = 0; q < m; ++q) y[i0 + q] = x[i0 + q] * (keep[q] ? scale : T(0));
+    }
+  });
+}
+
+}  // namespace
+
+void register_cpu_dropout_kernels(KernelRegistry& r) {
+  r.add("Dropout", DeviceType::CPU, DType::Float32, dropout<float>);
+  r.add("Dropout", DeviceType::CPU, DType::Float64, dropout<double>);
+}
+
+}  // namespace glassgrad
