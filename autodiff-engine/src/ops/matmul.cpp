@@ -5,7 +5,14 @@
 //
 // Gradient (L = <out, g>):  da = g @ b^T,  db = a^T @ g,  each summed over the batch axes that
 // broadcasting stretched (reduce_to). The transposes are Permute views, which the kernel reads
-// through the GEMM's strides without copying (strided_inputs).
+// through the GEMM's strides without copying (strided_inputs). When b is a plain matrix and a
+// has batch axes (a Linear layer on [B, T, C] input), the batch sum of a^T @ g is one product
+// over the batch folded into the rows: db = a'^T @ g' with a' = a as [B*T, K], g' = g as
+// [B*T, N] (one GEMM with a long k instead of B products and a [B, K, N] intermediate that a
+// Sum then reduces). When b is itself the transpose of a matrix w (Linear's x @ weight.T), the
+// product is taken as db^T = g'^T @ a' and db is its Permute view: w's gradient, the Permute of
+// that view, is then a dense [N, K] tensor, which the optimizer reads in order instead of
+// through a transposed view.
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -92,6 +99,14 @@ std::vector<TensorInfo> matmul_infer(const ShapeContext& ctx) {
   return {ops::with_shape(a, out)};
 }
 
+// Whether v is a Permute that swaps the two axes of a matrix (weight.T).
+bool is_transpose(const Graph& g, ValueId v) {
+  const NodeId p = g.value(v).producer;
+  if (p == kNoNode) return false;
+  const Node& n = g.node(p);
+  return n.op() == "Permute" && n.attrs.has("dims") && n.attrs.ints("dims") == swap_last_two(2);
+}
+
 void matmul_gradient(GradContext& c) {
   const ValueId g = c.grad_output(0);
   if (g == kNoValue) return;
@@ -100,7 +115,20 @@ void matmul_gradient(GradContext& c) {
     const ValueId bt = c.emit("Permute", {b}, Attrs{{"dims", swap_last_two(c.shape(b).size())}});
     c.set_grad(0, c.reduce_to(c.emit("MatMul", {g, bt}), c.shape(a)));
   }
-  if (c.needs_grad(1)) {
+  if (c.needs_grad(1) && c.shape(b).size() == 2 && c.shape(a).size() > 2) {
+    const Shape sa = c.shape(a), sg = c.shape(g);
+    const int64_t rows = numel(Shape(sa.begin(), sa.end() - 1));  // batch axes times M
+    const ValueId a2 = c.emit("Reshape", {a}, Attrs{{"shape", Shape{rows, sa.back()}}});
+    const ValueId g2 = c.emit("Reshape", {g}, Attrs{{"shape", Shape{rows, sg.back()}}});
+    if (is_transpose(c.graph(), b)) {
+      const ValueId gt = c.emit("Permute", {g2}, Attrs{{"dims", swap_last_two(2)}});
+      const ValueId dbt = c.emit("MatMul", {gt, a2});  // [N, K]: w's gradient, dense
+      c.set_grad(1, c.emit("Permute", {dbt}, Attrs{{"dims", swap_last_two(2)}}));
+    } else {
+      const ValueId at = c.emit("Permute", {a2}, Attrs{{"dims", swap_last_two(2)}});
+      c.set_grad(1, c.emit("MatMul", {at, g2}));
+    }
+  } else if (c.needs_grad(1)) {
     const ValueId at = c.emit("Permute", {a}, Attrs{{"dims", swap_last_two(c.shape(a).size())}});
     c.set_grad(1, c.reduce_to(c.emit("MatMul", {at, g}), c.shape(b)));
   }

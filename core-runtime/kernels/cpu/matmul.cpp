@@ -7,6 +7,9 @@
 // axis that broadcasting stretched (stride 0, or a missing axis) reuses the same matrix.
 // Output: dense row-major [batch..., M, N].
 //
+// A batch of products that share b and whose a matrices follow each other at the row stride
+// (x [B, T, C] @ weight.T) is one product of B*T rows: fold_rows().
+//
 // Threads: one product big enough to split runs the GEMM's own threads; a batch of at least as
 // many products as threads, or of products too small to split, is spread over the batch
 // instead, each slot with its own share of the workspace.
@@ -24,6 +27,36 @@ namespace {
 struct MatMulDims {
   int64_t m = 0, n = 0, k = 0, batch = 1;
 };
+
+// Element offsets of each batch entry's matrix in a tensor broadcast to the output's batch axes.
+std::vector<int64_t> batch_offsets(const Shape& shape, const Strides& strides, const Shape& out_batch) {
+  Shape t_batch(shape.begin(), shape.end() - 2);
+  Strides t_strides(strides.begin(), strides.end() - 2);
+  Strides s(out_batch.size(), 0);
+  const size_t lead = out_batch.size() - t_batch.size();
+  for (size_t i = 0; i < t_batch.size(); ++i) s[lead + i] = t_batch[i] == 1 ? 0 : t_strides[i];
+  std::vector<int64_t> offs(static_cast<size_t>(numel(out_batch)), 0);
+  for (size_t bi = 0; bi < offs.size(); ++bi) {
+    int64_t rem = static_cast<int64_t>(bi), off = 0;
+    for (size_t d = out_batch.size(); d-- > 0;) {
+      off += (rem % out_batch[d]) * s[d];
+      rem /= out_batch[d];
+    }
+    offs[bi] = off;
+  }
+  return offs;
+}
+
+// Whether the batch is one product of batch * m rows: every entry reads the same b, and a's
+// matrices follow each other at its row stride (entry bi's row i is row bi * m + i of one matrix).
+bool fold_rows(const MatMulDims& d, const std::vector<int64_t>& a_off, const std::vector<int64_t>& b_off,
+               int64_t a_row_stride) {
+  if (d.batch <= 1) return false;
+  for (size_t bi = 0; bi < a_off.size(); ++bi) {
+    if (b_off[bi] != b_off[0] || a_off[bi] != a_off[0] + static_cast<int64_t>(bi) * d.m * a_row_stride) return false;
+  }
+  return true;
+}
 
 MatMulDims dims_of(const Shape& a, const Shape& out) {
   const size_t r = out.size();
@@ -44,31 +77,16 @@ int batch_slots(const MatMulDims& d, DType dt) {
   return static_cast<int>(std::min<int64_t>(threads, d.batch));
 }
 
+// The planner knows shapes, not strides: when b is a plain matrix the batch may fold into the
+// rows at run time, so the workspace covers both forms.
 size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs&) {
   const MatMulDims d = dims_of(in[0].shape, out[0].shape);
   const DType dt = in[0].dtype;
   const int slots = batch_slots(d, dt);
-  if (slots == 1) return cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt);
-  return static_cast<size_t>(slots) * cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt, /*serial=*/true);
-}
-
-// Element offsets of each batch entry's matrix in a tensor broadcast to the output's batch axes.
-std::vector<int64_t> batch_offsets(const Tensor& t, const Shape& out_batch) {
-  Shape t_batch(t.shape().begin(), t.shape().end() - 2);
-  Strides t_strides(t.strides().begin(), t.strides().end() - 2);
-  Strides s(out_batch.size(), 0);
-  const size_t lead = out_batch.size() - t_batch.size();
-  for (size_t i = 0; i < t_batch.size(); ++i) s[lead + i] = t_batch[i] == 1 ? 0 : t_strides[i];
-  std::vector<int64_t> offs(static_cast<size_t>(numel(out_batch)), 0);
-  for (size_t bi = 0; bi < offs.size(); ++bi) {
-    int64_t rem = static_cast<int64_t>(bi), off = 0;
-    for (size_t d = out_batch.size(); d-- > 0;) {
-      off += (rem % out_batch[d]) * s[d];
-      rem /= out_batch[d];
-    }
-    offs[bi] = off;
-  }
-  return offs;
+  size_t bytes = slots == 1 ? cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt)
+                            : static_cast<size_t>(slots) * cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt, /*serial=*/true);
+  if (in[1].shape.size() == 2 && d.batch > 1) bytes = std::max(bytes, cpu::gemm_workspace_bytes(d.m * d.batch, d.n, d.k, dt));
+  return bytes;
 }
 
 template <typename T>
@@ -76,11 +94,18 @@ void matmul(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& out = c.outputs[0];
-  const MatMulDims d = dims_of(a.shape(), out.shape());
   if (out.numel() == 0) return;
+  MatMulDims d = dims_of(a.shape(), out.shape());
   const Shape out_batch(out.shape().begin(), out.shape().end() - 2);
-  const std::vector<int64_t> a_off = batch_offsets(a, out_batch), b_off = batch_offsets(b, out_batch);
+  std::vector<int64_t> a_off = batch_offsets(a.shape(), a.strides(), out_batch);
+  std::vector<int64_t> b_off = batch_offsets(b.shape(), b.strides(), out_batch);
   const int64_t rsa = a.strides()[a.rank() - 2], csa = a.strides()[a.rank() - 1];
+  if (fold_rows(d, a_off, b_off, rsa)) {
+    d.m *= d.batch;
+    d.batch = 1;
+    a_off.resize(1);
+    b_off.resize(1);
+  }
   const int64_t rsb = b.strides()[b.rank() - 2], csb = b.strides()[b.rank() - 1];
   const T* ap = a.data<T>();
   const T* bp = b.data<T>();
