@@ -49,6 +49,7 @@ struct Mat {
 template <typename T>
 struct Scratch {
   std::vector<T> s, dp, acc, acc2;
+  std::vector<T> drop;  // keep / (1 - p) of a tile's scores (query r, key c at r * kCols + c)
   std::vector<char> gemm_bytes;
   cpu::GemmWorkspace ws() { return {gemm_bytes.data(), gemm_bytes.size()}; }
   Scratch(const AttentionGeometry& g) {
@@ -57,6 +58,7 @@ struct Scratch {
     dp.resize(static_cast<size_t>(kRows * kCols));
     acc.resize(static_cast<size_t>(kRows * w));
     acc2.resize(static_cast<size_t>(kRows * w));
+    if (g.dropout()) drop.resize(static_cast<size_t>(kRows * kCols));
     const DType dt = sizeof(T) == 4 ? DType::Float32 : DType::Float64;
     size_t bytes = 0;
     for (int64_t k : {g.e, g.ev, kRows, kCols}) {
@@ -114,9 +116,30 @@ struct Problem {
       }
     }
   }
-  // keep / (1 - p) for score (z, i, j).
-  T dropout_factor(int64_t z, int64_t i, int64_t j) const {
-    return attention_rule::keep(seed, threshold, static_cast<uint64_t>(z * g.l + i), g.s, j) ? keep_scale : T(0);
+  // keep / (1 - p) of the scores of rows [i0, i0 + rows) and keys [j0, j0 + cols) of batch element
+  // z into f (query r, key c at r * kCols + c). One Philox evaluation gives the four keys
+  // j, j + 8, j + 16, j + 24 of a 32-key group (attention_rules.h), so a tile takes a quarter of
+  // an evaluation a score; under is_causal a group whose four keys are all hidden is skipped
+  // (its factors are never read).
+  void dropout_tile(int64_t z, int64_t i0, int64_t rows, int64_t j0, int64_t cols, T* f) const {
+    const int64_t g_lo = j0 / 32, g_hi = (j0 + cols + 31) / 32;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t i = i0 + r;
+      const uint64_t row = static_cast<uint64_t>(z * g.l + i);
+      T* fr = f + r * kCols;  // fr[j - j0] for key j
+      for (int64_t grp = g_lo; grp < g_hi; ++grp) {
+        for (int64_t w = 0; w < 8; ++w) {
+          const int64_t j = grp * 32 + w;  // keys j, j + 8, j + 16, j + 24
+          if (g.causal && j > i) break;    // every later key of the group is hidden too
+          uint32_t words[4];
+          attention_rule::philox4(attention_rule::group_counter(row, g.s, j), seed, words);
+          for (int q = 0; q < 4; ++q) {
+            const int64_t jq = j + 8 * q;
+            if (jq >= j0 && jq < j0 + cols) fr[jq - j0] = static_cast<uint64_t>(words[q]) >= threshold ? keep_scale : T(0);
+          }
+        }
+      }
+    }
   }
   // Keys visible to some row of [i0, i0 + rows): all of them, or up to the last row under is_causal.
   int64_t key_end(int64_t i0, int64_t rows) const { return g.causal ? std::min(g.s, i0 + rows) : g.s; }
@@ -165,6 +188,7 @@ void forward(const KernelContext& c) {
         // s = Q K^T: A = Q rows [i0, i0 + rows), B[e, j] = K[j0 + j, e].
         gemm<T>(sc, rows, cols, g.e, {q.at(i0, 0), q.row, q.col}, {k.at(j0, 0), k.col, k.row}, s, kCols, T(1), T(0));
         pr.scores(z, i0, rows, j0, cols, s);
+        if (g.dropout()) pr.dropout_tile(z, i0, rows, j0, cols, sc.drop.data());
         for (int64_t r = 0; r < rows; ++r) {
           T* row = s + r * kCols;
           T mx = m[static_cast<size_t>(r)];
@@ -179,7 +203,7 @@ void forward(const KernelContext& c) {
           for (int64_t j = 0; j < cols; ++j) {
             const T p = std::exp(row[j] - mx);
             sum += p;
-            row[j] = g.dropout() ? p * pr.dropout_factor(z, i0 + r, j0 + j) : p;
+            row[j] = g.dropout() ? p * sc.drop[static_cast<size_t>(r * kCols + j)] : p;
           }
           l[static_cast<size_t>(r)] = a * l[static_cast<size_t>(r)] + sum;
           m[static_cast<size_t>(r)] = mx;
@@ -238,6 +262,7 @@ void backward_dq(const Problem<T>& pr, T* dq, T* dsum) {
         gemm<T>(sc, rows, cols, g.e, {q.at(i0, 0), q.row, q.col}, {k.at(j0, 0), k.col, k.row}, s, kCols, T(1), T(0));
         pr.scores(z, i0, rows, j0, cols, s);
         probabilities(s, rows, cols, lse.at(i0, 0), lse.row);
+        if (g.dropout()) pr.dropout_tile(z, i0, rows, j0, cols, sc.drop.data());
         // dpd = g V^T
         gemm<T>(sc, rows, cols, g.ev, {go.at(i0, 0), go.row, go.col}, {v.at(j0, 0), v.col, v.row}, dp, kCols, T(1),
                 T(0));
@@ -245,7 +270,7 @@ void backward_dq(const Problem<T>& pr, T* dq, T* dsum) {
           const T d = dsum_z[i0 + r];
           for (int64_t j = 0; j < cols; ++j) {
             T dpj = dp[r * kCols + j];
-            if (g.dropout()) dpj *= pr.dropout_factor(z, i0 + r, j0 + j);
+            if (g.dropout()) dpj *= sc.drop[static_cast<size_t>(r * kCols + j)];
             s[r * kCols + j] *= dpj - d;  // ds
           }
         }
@@ -295,9 +320,11 @@ void backward_dkv(const Problem<T>& pr, const T* dsum, T* dk, T* dv, T* dmask) {
           }
         }
         // pd^T into dpt, then dV += pd^T g
+        const T* f = sc.drop.data();  // query r, key c at r * kCols + c
+        if (g.dropout()) pr.dropout_tile(z, i0, rows, j0, keys, sc.drop.data());
         for (int64_t c = 0; c < keys; ++c)
           for (int64_t r = 0; r < rows; ++r)
-            dpt[c * kCols + r] = g.dropout() ? st[c * kCols + r] * pr.dropout_factor(z, i0 + r, j0 + c) : st[c * kCols + r];
+            dpt[c * kCols + r] = g.dropout() ? st[c * kCols + r] * f[r * kCols + c] : st[c * kCols + r];
         gemm<T>(sc, keys, g.ev, rows, {dpt, kCols, 1}, {go.at(i0, 0), go.row, go.col}, dva, g.ev, T(1), T(1));
         // dpd^T = V g^T
         gemm<T>(sc, keys, rows, g.ev, {v.at(j0, 0), v.row, v.col}, {go.at(i0, 0), go.col, go.row}, dpt, kCols, T(1),
@@ -305,7 +332,7 @@ void backward_dkv(const Problem<T>& pr, const T* dsum, T* dk, T* dv, T* dmask) {
         for (int64_t c = 0; c < keys; ++c) {
           for (int64_t r = 0; r < rows; ++r) {
             T dp = dpt[c * kCols + r];
-            if (g.dropout()) dp *= pr.dropout_factor(z, i0 + r, j0 + c);
+            if (g.dropout()) dp *= f[r * kCols + c];
             st[c * kCols + r] *= dp - dsum_z[i0 + r];  // ds^T
           }
         }
