@@ -6,8 +6,13 @@
 //   Where:           out[i] = cond[i] ? a[i] : b[i]
 // Inputs may have any strides (stride 0 on broadcast axes); outputs are dense. The inner loop
 // is a plain indexed loop over one collapsed row, which the compiler vectorizes when every
-// operand has unit stride.
+// operand has unit stride. float32 GELU and GELUBackward run such rows in loops compiled for
+// AVX2 or AVX-512 when the CPU has them (gelu_impl.h; the same bits as the baseline loop).
+#include <type_traits>
+
+#include "cpu/gelu.h"
 #include "glassgrad/autodiff/elementwise.h"
+#include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/kernel.h"
 #include "loops.h"
 
@@ -18,8 +23,11 @@ namespace {
 using cpu::broadcast_strides;
 using cpu::for_each_row;
 
-template <typename T, typename R, typename F>
-void binary_map(const KernelContext& c, F f) {
+// No dense-run function: the plain loop serves unit strides too.
+struct NoDenseRun {};
+
+template <typename T, typename R, typename F, typename D = NoDenseRun>
+void binary_map(const KernelContext& c, F f, D dense = {}) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& out = c.outputs[0];
@@ -27,11 +35,15 @@ void binary_map(const KernelContext& c, F f) {
   for_each_row<R, const T, const T>(
       shape, {out.strides(), broadcast_strides(a, shape), broadcast_strides(b, shape)},
       std::make_tuple(out.data<R>(), a.data<const T>(), b.data<const T>()),
-      [f](auto p, int64_t n, const std::array<int64_t, 3>& s) {
+      [f, dense](auto p, int64_t n, const std::array<int64_t, 3>& s) {
         R* o = std::get<0>(p);
         const T* x = std::get<1>(p);
         const T* y = std::get<2>(p);
         if (s[1] == 1 && s[2] == 1) {
+          if constexpr (!std::is_same<D, NoDenseRun>::value) {
+            dense(o, x, y, n);
+            return;
+          }
           for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
         } else if (s[1] == 1 && s[2] == 0) {
           const T yv = y[0];
@@ -45,16 +57,20 @@ void binary_map(const KernelContext& c, F f) {
       });
 }
 
-template <typename T, typename F>
-void unary_map(const KernelContext& c, F f) {
+template <typename T, typename F, typename D = NoDenseRun>
+void unary_map(const KernelContext& c, F f, D dense = {}) {
   const Tensor& x = c.inputs[0];
   const Tensor& out = c.outputs[0];
   for_each_row<T, const T>(out.shape(), {out.strides(), x.strides()},
                            std::make_tuple(out.data<T>(), x.data<const T>()),
-                           [f](auto p, int64_t n, const std::array<int64_t, 2>& s) {
+                           [f, dense](auto p, int64_t n, const std::array<int64_t, 2>& s) {
                              T* o = std::get<0>(p);
                              const T* a = std::get<1>(p);
                              if (s[1] == 1) {
+                               if constexpr (!std::is_same<D, NoDenseRun>::value) {
+                                 dense(o, a, n);
+                                 return;
+                               }
                                for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
                              } else {
                                for (int64_t i = 0; i < n; ++i) o[i] = f(a[i * s[1]]);
@@ -62,10 +78,32 @@ void unary_map(const KernelContext& c, F f) {
                            });
 }
 
+// float32 GELU / GELUBackward through the loops of the CPU's instruction set (gelu.h); false
+// when the CPU has neither AVX2 nor AVX-512 (the baseline loop runs).
+template <ElementwiseOp OP>
+bool gelu_simd(const KernelContext& c) {
+  const CpuIsa isa = cpu_isa();
+  if (isa == CpuIsa::Generic) return false;
+  const bool wide = isa == CpuIsa::Avx512;
+  if constexpr (OP == ElementwiseOp::GELU) {
+    auto run = wide ? cpu::gelu_avx512::gelu_f32 : cpu::gelu_avx2::gelu_f32;
+    unary_map<float>(c, [](float x) { return gg_gelu<float>(x); },
+                     [run](float* o, const float* x, int64_t n) { run(o, x, n); });
+  } else {
+    auto run = wide ? cpu::gelu_avx512::gelu_backward_f32 : cpu::gelu_avx2::gelu_backward_f32;
+    binary_map<float, float>(c, [](float g, float x) { return g * gg_gelu_grad<float>(x); },
+                             [run](float* o, const float* g, const float* x, int64_t n) { run(o, g, x, n); });
+  }
+  return true;
+}
+
 // The kernel of row OP for element type T.
 template <ElementwiseOp OP, typename T>
 void elementwise(const KernelContext& c) {
   using E = Elementwise<OP>;
+  if constexpr (std::is_same<T, float>::value && (OP == ElementwiseOp::GELU || OP == ElementwiseOp::GELUBackward)) {
+    if (gelu_simd<OP>(c)) return;
+  }
   const T s = E::has_scalar ? static_cast<T>(c.attrs.f(elementwise_info(OP).scalar)) : T(0);
   if constexpr (E::kind == ElementwiseKind::Unary) {
     unary_map<T>(c, [s](T x) { return E::f(x, T(0), s); });
