@@ -362,6 +362,17 @@ def test_cpu_vs_pytorch_script_runs_tiny():
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
 
 
+def test_profile_cpu_ops_tiny_times_every_op_of_the_gpt_step(tmp_path):
+    out = tmp_path / "profile_cpu_ops.csv"
+    proc = run_script("profile_cpu_ops.py", "--gpt-size", "tiny", "--steps", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    ops = " ".join(r["workload"] for r in rows)
+    for op in ("LayerNorm", "LayerNormBackward", "ScaledDotProductAttention", "MatMul", "AdamUpdate"):
+        assert f": {op} (" in ops, (op, proc.stdout[-2000:])
+    assert any(r["framework"] == "glassgrad.compile" and ":" not in r["workload"] for r in rows)
+
+
 def test_profile_kernels_says_what_it_needs_without_a_gpu():
     # The profiler reads CUDA kernels through PyTorch's CUPTI; on a CPU device it explains and exits 0.
     proc = run_script("profile_kernels.py", "--device", "cpu")
