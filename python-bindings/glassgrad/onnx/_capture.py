@@ -118,7 +118,10 @@ def _restore(saved: List[Tuple[Tensor, Any]]) -> None:
 
 
 def _dropout_p(mask: np.ndarray) -> Optional[float]:
-    """The drop probability of a dropout mask (kept entries hold 1 / (1 - p))."""
+    """The drop probability of a dropout mask (kept entries hold 1 / (1 - p)); None for a random
+    input that is no mask (the integer seed of the Dropout op, whose converter draws its own)."""
+    if mask.dtype.kind != "f":
+        return None
     kept = mask[mask != 0]
     if kept.size == 0:
         return None
