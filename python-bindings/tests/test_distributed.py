@@ -164,6 +164,15 @@ def _mlp_step(dist, wrap, cap_mb=0.001):
     return model, net, x, y
 
 
+def test_barrier_and_the_all_reduce_of_a_number_run_on_the_group(mirror_group):
+    """barrier() and the all-reduce of a Python number (metrics) are collectives of _ops.py, over
+    the group's communicator: the mirror's two ranks sum 1.5 to 3.0."""
+    from glassgrad.distributed import _ops
+    mirror_group.barrier()
+    assert _ops.all_reduce_numpy_scalar(1.5) == 3.0
+    assert _ops.all_reduce_numpy_scalar(1.5, "average") == 1.5
+
+
 def test_ddp_in_one_process_gives_the_plain_gradients_and_accumulates_under_no_sync(mirror_group):
     import glassgrad as gg
     dist = mirror_group

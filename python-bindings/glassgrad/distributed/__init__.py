@@ -9,7 +9,6 @@
 
 See docs/distributed.md ("Training on several GPUs")."""
 from ._group import (  # noqa: F401
-    barrier,
     destroy_process_group,
     device,
     get_backend,
@@ -20,7 +19,7 @@ from ._group import (  # noqa: F401
     is_available,
     is_initialized,
 )
-from ._ops import all_reduce, broadcast_  # noqa: F401
+from ._ops import all_reduce, barrier, broadcast_  # noqa: F401
 from .ddp import DistributedDataParallel  # noqa: F401
 from .helpers import is_main_process, print0, save_on_rank0  # noqa: F401
 from .sampler import DistributedSampler  # noqa: F401

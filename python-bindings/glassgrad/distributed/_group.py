@@ -156,23 +156,6 @@ def destroy_process_group() -> None:
         _group = None
 
 
-def barrier() -> None:
-    g = _require()
-    if hasattr(g.comm, "barrier"):
-        g.comm.barrier()
-    else:  # NCCL: a one-element all-reduce is a barrier
-        all_reduce_numpy_scalar(0.0)
-
-
-def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
-    """Reduces one Python number over the ranks (metrics, barriers)."""
-    import numpy as np
-    from .. import Tensor
-    from ._ops import all_reduce
-    t = Tensor(np.array([value], dtype=np.float64 if device() == "cpu" else np.float32), device=device())
-    return float(all_reduce(t, op).numpy()[0])
-
-
 def _install_failure_hook() -> None:
     """A rank that raises says so and takes the job down: under MPI by MPI_Abort (every rank
     ends at once), under the launcher by exiting non-zero (it then stops the others)."""

@@ -1,5 +1,6 @@
 """Collectives on glassgrad tensors, recorded as AllReduce nodes (so they run inside the step's
-plan, and differentiate: an all-reduce is its own adjoint)."""
+plan, and differentiate: an all-reduce is its own adjoint), and the ones built on them (a
+barrier, the all-reduce of a Python number). The process group (_group.py) knows none of them."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,3 +30,18 @@ def broadcast_(t: Tensor, src: int = 0) -> None:
     if on_gpu:
         cuda.synchronize(t.device)
     assign_data(t, raw.numpy())
+
+
+def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
+    """Reduces one Python number over the ranks (metrics, barriers)."""
+    device = _group.device()
+    t = Tensor(np.array([value], dtype=np.float64 if device == "cpu" else np.float32), device=device)
+    return float(all_reduce(t, op).numpy()[0])
+
+
+def barrier() -> None:
+    g = _group._require()
+    if hasattr(g.comm, "barrier"):
+        g.comm.barrier()
+    else:  # NCCL: a one-element all-reduce is a barrier
+        all_reduce_numpy_scalar(0.0)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import builtins
 
-from . import _group
+from . import _group, _ops
 
 
 def is_main_process() -> bool:
@@ -22,4 +22,4 @@ def save_on_rank0(obj, path, **kwargs) -> None:
     if is_main_process():
         serialization.save(obj, path, **kwargs)
     if _group.is_initialized():
-        _group.barrier()
+        _ops.barrier()
