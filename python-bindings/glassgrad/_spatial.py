@@ -25,6 +25,7 @@ from typing import Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args
+from ._pooling import avg_pool2d
 from ._random import dropout_seed
 from ._tensor import Tensor, _dim, _op, tensor
 
@@ -132,7 +133,6 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
     if (oh, ow) == (1, 1):
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
     if h % oh == 0 and w % ow == 0 and input.ndim == 4:
-        from .functional import avg_pool2d
         return avg_pool2d(input, (h // oh, w // ow))
     return _separable(input, _adaptive_matrix(h, oh), _adaptive_matrix(w, ow))
 

@@ -1,0 +1,69 @@
+"""2-D max and average pooling (PyTorch's F.max_pool2d and F.avg_pool2d) and the checks of their
+arguments that the pooling layers (nn/layers.py) share. The family's attributes and their
+defaults are read once by the engine's geometry (families/pool.h, docs/architecture.md)."""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+from . import _C, _args
+from ._tensor import Tensor, _op
+
+IntPair = Union[int, Sequence[int]]
+
+
+def pool_arguments(where: str, kernel_size, stride, padding):
+    """(kernel, stride, padding) pairs for the pooling functions and layers, checked as PyTorch
+    does: kernel and stride >= 1 (stride None or []: the kernel), padding >= 0 and at most half
+    the kernel (a window that sees only padding has no value)."""
+    k = _args.int_pair(kernel_size, "kernel_size", where, minimum=1)
+    s = _args.int_pair(stride, "stride", where, minimum=1) if stride is not None and stride != [] else k
+    p = _args.int_pair(padding, "padding", where, minimum=0)
+    if p[0] > k[0] // 2 or p[1] > k[1] // 2:
+        raise _C.InvalidArgumentError(f"{where}: padding {p} must be at most half the kernel size {k}\n"
+                                      f"  fix: padding <= {(k[0] // 2, k[1] // 2)}, or a larger kernel")
+    return k, s, p
+
+
+def _pool_attrs(where: str, kernel_size: IntPair, stride: Optional[IntPair], padding: IntPair, ceil_mode) -> dict:
+    k, s, p = pool_arguments(where, kernel_size, stride, padding)
+    attrs: dict = {"kernel": list(k), "stride": list(s), "padding": list(p)}
+    if _args.flag(ceil_mode, "ceil_mode", where):
+        attrs["ceil_mode"] = True
+    return attrs
+
+
+def max_pool_extras(where: str, dilation, return_indices) -> None:
+    """Refuses what glassgrad's max pooling lacks: dilation other than 1, return_indices=True (for
+    max_pool2d and MaxPool2d, which checks when it is built)."""
+    dilated = _args.int_pair(dilation, "dilation", where, minimum=1) != (1, 1)
+    if dilated or _args.flag(return_indices, "return_indices", where):
+        what = f"dilation={dilation}" if dilated else "return_indices=True"
+        raise _C.UnsupportedError(f"{where}: {what} is not supported: glassgrad's max pooling has dilation 1 and "
+                                  f"returns the pooled values only\n  fix: drop {what.split('=')[0]}=...")
+
+
+def avg_pool_divisor(where: str, divisor_override) -> Optional[int]:
+    """divisor_override: None (divide by the window's size) or an int >= 1 (for avg_pool2d and
+    AvgPool2d, which checks when it is built)."""
+    if divisor_override is None:
+        return None
+    return _args.integer(divisor_override, "divisor_override", where, minimum=1,
+                         fix="divisor_override=None divides by the window's size")
+
+
+def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,  # noqa: A002
+               dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
+    """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
+    max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows."""
+    max_pool_extras("max_pool2d", dilation, return_indices)
+    return _op("MaxPool2D", [input], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
+
+
+def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,  # noqa: A002
+               ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
+    """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors)."""
+    attrs = _pool_attrs("avg_pool2d", kernel_size, stride, padding, ceil_mode)
+    attrs["count_include_pad"] = _args.flag(count_include_pad, "count_include_pad", "avg_pool2d")
+    if divisor_override is not None:
+        attrs["divisor_override"] = avg_pool_divisor("avg_pool2d", divisor_override)
+    return _op("AvgPool2D", [input], attrs)
