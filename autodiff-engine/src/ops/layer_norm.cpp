@@ -101,7 +101,7 @@ void expect_inputs(const ShapeContext& ctx, int want, const char* order) {
                .detail(order));
 }
 
-Attrs backward_attrs(const Attrs& a, bool stat_grads) {
+Attrs layer_norm_backward_attrs(const Attrs& a, bool stat_grads) {
   Attrs out;
   for (const char* k : {"normalized_shape", "eps", "weight", "bias"}) {
     if (const AttrValue* v = a.find(k)) out.set(k, *v);
@@ -130,7 +130,7 @@ void layer_norm_gradient(GradContext& c) {
     in.push_back(gmean != kNoValue ? gmean : zeros(g.outer));
     in.push_back(grstd != kNoValue ? grstd : zeros(g.outer));
   }
-  const auto d = c.emit_multi("LayerNormBackward", in, backward_attrs(c.attrs(), stat_grads));
+  const auto d = c.emit_multi("LayerNormBackward", in, layer_norm_backward_attrs(c.attrs(), stat_grads));
   if (c.needs_grad(0)) c.set_grad(0, d[0]);
   if (wi >= 0 && c.needs_grad(wi)) c.set_grad(wi, d[1]);
   if (bi >= 0 && c.needs_grad(bi)) c.set_grad(bi, d[2]);

@@ -30,7 +30,7 @@ namespace {
 constexpr int64_t kPartitions = 64;
 
 // Rows per parallel chunk: about 16k elements each.
-int64_t row_grain(int64_t cols) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, cols)); }
+int64_t layer_norm_row_grain(int64_t cols) { return std::max<int64_t>(1, 16384 / std::max<int64_t>(1, cols)); }
 
 // sum(p[i]) in double, four independent partial sums.
 template <typename T>
@@ -76,7 +76,7 @@ void layer_norm(const KernelContext& c) {
   T* mean = c.outputs[1].data<T>();
   T* rstd = c.outputs[2].data<T>();
   const int64_t n = g.cols;
-  parallel_for(g.rows, row_grain(n), [&](int64_t r0, int64_t r1) {
+  parallel_for(g.rows, layer_norm_row_grain(n), [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r) {
       const T* xr = x + r * n;
       T* yr = y + r * n;
@@ -152,7 +152,7 @@ void layer_norm_backward(const KernelContext& c) {
   const LayerNormGeometry g = LayerNormGeometry::from(c.inputs[1].shape(), c.attrs);
   const int64_t n = g.cols;
   if (!g.weight && !g.bias) {
-    parallel_for(g.rows, row_grain(n), [&](int64_t r0, int64_t r1) {
+    parallel_for(g.rows, layer_norm_row_grain(n), [&](int64_t r0, int64_t r1) {
       std::vector<double> xhat(static_cast<size_t>(n));
       backward_rows<T>(c, g, r0, r1, nullptr, xhat);
     });
@@ -162,7 +162,7 @@ void layer_norm_backward(const KernelContext& c) {
   const int64_t rows_per = std::max<int64_t>(1, (g.rows + kPartitions - 1) / kPartitions);
   const int64_t blocks = g.rows ? (g.rows + rows_per - 1) / rows_per : 0;
   std::vector<double> partials(static_cast<size_t>(blocks * 2 * n), 0.0);
-  parallel_for(blocks, std::max<int64_t>(1, row_grain(n) / rows_per), [&](int64_t b0, int64_t b1) {
+  parallel_for(blocks, std::max<int64_t>(1, layer_norm_row_grain(n) / rows_per), [&](int64_t b0, int64_t b1) {
     std::vector<double> xhat(static_cast<size_t>(n));
     for (int64_t blk = b0; blk < b1; ++blk) {
       backward_rows<T>(c, g, blk * rows_per, std::min(g.rows, (blk + 1) * rows_per),

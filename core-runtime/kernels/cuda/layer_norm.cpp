@@ -20,32 +20,32 @@ namespace {
 
 using namespace layer_norm;
 
-const void* input_or_null(const KernelContext& c, int i) {
+const void* ln_input_or_null(const KernelContext& c, int i) {
   return i >= 0 ? c.inputs[static_cast<size_t>(i)].data_ptr() : nullptr;
 }
 
 // Blocks of 8 warps, a row each, for `rows` rows.
-Dim3 row_grid(DeviceState& s, int64_t rows) { return Dim3{blocks_for(s, rows * 32, 256)}; }
+Dim3 ln_row_grid(DeviceState& s, int64_t rows) { return Dim3{blocks_for(s, rows * 32, 256)}; }
 
 // inputs x[, weight][, bias]; outputs y, mean, rstd
-void forward(const KernelContext& c) {
+void ln_forward(const KernelContext& c) {
   const LayerNormGeometry g = LayerNormGeometry::from(c.inputs[0].shape(), c.attrs);
   if (g.rows == 0) return;
   const GGLayerNorm p = params_of(g);
   const DType dt = c.inputs[0].dtype();
   DeviceState& s = state_of(c);
-  launch(s, stream_of(s, &c), kname("gg_ln_fwd", dt).c_str(), row_grid(s, g.rows), Dim3{256},
+  launch(s, stream_of(s, &c), kname("gg_ln_fwd", dt).c_str(), ln_row_grid(s, g.rows), Dim3{256},
          LaunchSite{"LayerNorm", &c}, p, c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
-         static_cast<const void*>(c.inputs[0].data_ptr()), input_or_null(c, g.weight_input(false)),
-         input_or_null(c, g.bias_input()));
+         static_cast<const void*>(c.inputs[0].data_ptr()), ln_input_or_null(c, g.weight_input(false)),
+         ln_input_or_null(c, g.bias_input()));
 }
 
-size_t backward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& attrs) {
+size_t ln_backward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& attrs) {
   return workspace_bytes(params_of(LayerNormGeometry::from(in[1].shape, attrs)), dtype_size(in[1].dtype));
 }
 
 // inputs grad_y, x, mean, rstd[, weight][, grad_mean, grad_rstd]; outputs dx, dweight, dbias
-void backward(const KernelContext& c) {
+void ln_backward(const KernelContext& c) {
   const LayerNormGeometry g = LayerNormGeometry::from(c.inputs[1].shape(), c.attrs);
   const GGLayerNorm p = params_of(g);
   const DType dt = c.inputs[1].dtype();
@@ -62,8 +62,8 @@ void backward(const KernelContext& c) {
   const void* x = c.inputs[1].data_ptr();
   const void* mean = c.inputs[2].data_ptr();
   const void* rstd = c.inputs[3].data_ptr();
-  launch(s, st, kname("gg_ln_dx", dt).c_str(), row_grid(s, g.rows), Dim3{256}, site, p, c.outputs[0].data_ptr(), gy, x,
-         mean, rstd, input_or_null(c, g.weight_input(true)), input_or_null(c, gm), input_or_null(c, gm >= 0 ? gm + 1 : -1));
+  launch(s, st, kname("gg_ln_dx", dt).c_str(), ln_row_grid(s, g.rows), Dim3{256}, site, p, c.outputs[0].data_ptr(), gy, x,
+         mean, rstd, ln_input_or_null(c, g.weight_input(true)), ln_input_or_null(c, gm), ln_input_or_null(c, gm >= 0 ? gm + 1 : -1));
   if (!g.weight && !g.bias) return;
   void* dw = g.weight ? c.outputs[1].data_ptr() : nullptr;
   void* db = g.bias ? c.outputs[2].data_ptr() : nullptr;
@@ -78,8 +78,8 @@ void backward(const KernelContext& c) {
 }  // namespace
 
 void add_layer_norm_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"LayerNorm", forward, float_dtypes()});
-  k.push_back({"LayerNormBackward", backward, float_dtypes(), backward_workspace});
+  k.push_back({"LayerNorm", ln_forward, float_dtypes()});
+  k.push_back({"LayerNormBackward", ln_backward, float_dtypes(), ln_backward_workspace});
 }
 
 }  // namespace cuda
