@@ -11,7 +11,8 @@ alternating rounds.
 64x64 images, nz = 100, one input channel (Fashion-MNIST's). Two figures per framework: the
 median synchronized iteration and the pipelined one (iterations back to back, one synchronize).
 Rows go to benchmarks/results/dcgan_step.csv (ordinary_gpu.py: its own CSV), with the ratio to
-PyTorch eager.
+PyTorch eager and the roofline columns (roofline.py: dcgan_counts, the iteration's convolution
+FLOPs in every direction it runs; peaks measured at the start of the run).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
                     torch_or_none, torch_setup)
+import roofline as R  # noqa: E402
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples-and-tutorials", "dcgan.py")
 NZ, NC, IMAGE = 100, 1, 64
@@ -114,13 +116,16 @@ def dcgan(args, res, dev, torch, note, where):
             sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
             piped[name].append(back_to_back(fn, sync, steps))
     workload = f"DCGAN iteration 64x64 ngf {ngf} ndf {ndf} batch {batch}{where}"
+    peak = R.device_peak(dev)
+    flop, nbytes = R.dcgan_counts(netG, netD, noise_n.shape, real_n.shape)
     tname = next((k for k in contenders if k.startswith("torch")), None)
     for metric, times in (("synchronized_step_ms", sync_times), ("pipelined_step_ms", piped)):
         med = {k: statistics.median(v) for k, v in times.items()}
         for name, t in med.items():
             ratio = None if name == tname or tname is None else t / med[tname]
             res.add(dev, workload, metric, t * 1e3, "ms", name, ratio=ratio,
-                    notes=f"{note}; median of {len(times[name])} in {rounds} alternating rounds")
+                    notes=f"{note}; median of {len(times[name])} in {rounds} alternating rounds; {peak.note()}",
+                    roofline=R.columns(flop, t, peak, nbytes))
 
 
 def add_dcgan_args(p: argparse.ArgumentParser) -> None:

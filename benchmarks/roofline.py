@@ -158,17 +158,17 @@ def algorithm_flop(algorithm: str, n, c, h, w, k, r, s, p, direction: str) -> Tu
 OP_OF = {"forward": "Conv2D", "input grad": "Conv2DBackwardInput", "weight grad": "Conv2DBackwardWeight"}
 
 
-def step_counts(model, input_shape) -> Tuple[int, int]:
-    """(FLOPs, bytes) of one training step of a glassgrad model on a batch of `input_shape`, by
-    direct count over its Conv2d and Linear layers: each layer's forward, weight gradient and
-    input gradient (except a first layer's, whose input is the data and needs none), each direction's
-    operands read once and result written once. Shapes come from one forward pass, recorded by
-    wrapping each layer's forward."""
+def layer_counts(model, input_shape) -> List[Tuple[int, int]]:
+    """One direction's (FLOPs, bytes) of each Conv2d, ConvTranspose2d and Linear layer of a glassgrad
+    model on a batch of `input_shape`, in the order the forward pass runs them: the direct count
+    (a convolution 2 x output elements x its weight's fan-in; a transposed one 2 x input elements x
+    out_channels / groups x R x S, the convolution whose adjoint it is), its operands read once and
+    result written once. Shapes come from one forward pass, recorded by wrapping each layer's forward."""
     import glassgrad as gg
     seen: List[Tuple[object, tuple, tuple]] = []
     wrapped = []
     for mod in model.modules():
-        if isinstance(mod, (gg.nn.Conv2d, gg.nn.Linear)):
+        if isinstance(mod, (gg.nn.Conv2d, gg.nn.ConvTranspose2d, gg.nn.Linear)):
             original = mod.forward
 
             def record(x, *a, _m=mod, _f=original, **kw):
@@ -184,16 +184,43 @@ def step_counts(model, input_shape) -> Tuple[int, int]:
     finally:
         for mod in wrapped:
             del mod.forward
-    flop = nbytes = 0
-    for i, (mod, xs, ys) in enumerate(seen):
-        wt = int(mod.weight.numel())
-        if isinstance(mod, gg.nn.Conv2d):
-            kh, kw = mod.kernel_size
-            one = 2 * math.prod(ys) * (xs[1] // mod.groups) * kh * kw
+    counts = []
+    for mod, xs, ys in seen:
+        w = tuple(mod.weight.shape)
+        if isinstance(mod, gg.nn.ConvTranspose2d):  # weight (C_in, C_out / groups, R, S)
+            one = 2 * math.prod(xs) * math.prod(w[1:])
+        elif isinstance(mod, gg.nn.Conv2d):  # weight (C_out, C_in / groups, R, S)
+            one = 2 * math.prod(ys) * math.prod(w[1:])
         else:
             one = 2 * math.prod(ys) * xs[-1]
-        io = 4 * (math.prod(xs) + wt + math.prod(ys))
+        counts.append((one, 4 * (math.prod(xs) + math.prod(w) + math.prod(ys))))
+    return counts
+
+
+def step_counts(model, input_shape) -> Tuple[int, int]:
+    """(FLOPs, bytes) of one training step of a glassgrad model on a batch of `input_shape`
+    (layer_counts): each layer's forward, weight gradient and input gradient, except a first
+    layer's input gradient (its input is the data and needs none)."""
+    flop = nbytes = 0
+    for i, (one, io) in enumerate(layer_counts(model, input_shape)):
         directions = 2 if i == 0 else 3
         flop += directions * one
         nbytes += directions * io
+    return flop, nbytes
+
+
+def dcgan_counts(netG, netD, noise_shape, image_shape) -> Tuple[int, int]:
+    """(FLOPs, bytes) of one DCGAN iteration (examples-and-tutorials/dcgan.py's train_step): the
+    discriminator runs forward three times (real, detached fake, fake for the generator's loss)
+    with a weight gradient each time, and input gradients below its first layer on the first two
+    and through all of its layers on the third (they reach the generator); the generator runs
+    forward once and backward once (weight gradients, input gradients but its first layer's)."""
+    d = layer_counts(netD, image_shape)
+    g = layer_counts(netG, noise_shape)
+    d_one = sum(c[0] for c in d), sum(c[1] for c in d)
+    d_first = d[0] if d else (0, 0)
+    g_one = sum(c[0] for c in g), sum(c[1] for c in g)
+    g_first = g[0] if g else (0, 0)
+    flop = 3 * d_one[0] + 3 * d_one[0] + (3 * d_one[0] - 2 * d_first[0]) + 3 * g_one[0] - g_first[0]
+    nbytes = 3 * d_one[1] + 3 * d_one[1] + (3 * d_one[1] - 2 * d_first[1]) + 3 * g_one[1] - g_first[1]
     return flop, nbytes

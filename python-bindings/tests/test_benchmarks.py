@@ -170,8 +170,8 @@ def test_dcgan_step_tiny_times_the_iteration_alone_and_under_ordinary_gpu(tmp_pa
     assert {r["workload"] for r in rows} == {"DCGAN iteration 64x64 ngf 4 ndf 4 batch 2, 1 thread"}
     assert {r["metric"] for r in rows if r["framework"] == "glassgrad.compile"} == {"synchronized_step_ms",
                                                                                      "pipelined_step_ms"}
-    # SimpleCNN at batch 2: every row carries the step's FLOPs (3 directions of each layer but the
-    # first's input gradient) and the rates at its own time
+    # every row carries the iteration's FLOPs (roofline.dcgan_counts: D three times forward and
+    # backward, G once) and the rates at its own time
     flop = {float(r["flop"]) for r in rows}
     assert len(flop) == 1 and flop.pop() > 0
     for r in rows:
@@ -229,8 +229,8 @@ def test_step_time_interleaved_tiny_names_the_thread_count_on_the_cpu(tmp_path):
     assert {r["workload"] for r in rows} == {"SimpleCNN train step batch 2, 1 thread"}
     assert {r["metric"] for r in rows if r["framework"] == "glassgrad.compile"} == {"synchronized_step_ms",
                                                                                      "pipelined_step_ms"}
-    # SimpleCNN at batch 2: every row carries the step's FLOPs (3 directions of each layer but the
-    # first's input gradient) and the rates at its own time
+    # every row carries the iteration's FLOPs (roofline.dcgan_counts: D three times forward and
+    # backward, G once) and the rates at its own time
     flop = {float(r["flop"]) for r in rows}
     assert len(flop) == 1 and flop.pop() > 0
     for r in rows:
