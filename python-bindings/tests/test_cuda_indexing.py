@@ -93,3 +93,40 @@ def test_compiled_handwritten_update_on_cuda_writes_parameters_in_place():
     cpu_losses, _, _ = run("cpu", compiled=False)
     np.testing.assert_allclose(losses, cpu_losses, rtol=1e-5)
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("shape,dim", [((50, 7, 16), 0), ((4, 50, 32), 1), ((33, 64), 0), ((50, 3), 0), ((6, 5, 3), 1)])
+def test_cuda_index_select_of_whole_rows_matches_the_cpu_bit_for_bit(dtype, shape, dim):
+    """IndexSelect moves 16 bytes a thread when the rows it copies are a multiple of 16 bytes and
+    both tensors are aligned (gather3_rows16), element by element otherwise; both copy exactly."""
+    rng = np.random.default_rng(len(shape) * 10 + dim)
+    x = (rng.standard_normal(shape) if dtype.startswith("float") else rng.integers(0, 250, shape)).astype(dtype)
+    rows = rng.integers(0, shape[dim], 41).astype(np.int64)  # repeats and every order
+    (cpu,) = run_kernel("IndexSelect", [x, rows], {"dim": dim}, device="cpu")
+    (gpu,) = run_kernel("IndexSelect", [x, rows], {"dim": dim}, device="cuda")
+    np.testing.assert_array_equal(gpu, cpu)
+
+
+def test_cuda_index_select_of_whole_rows_reports_a_bad_row():
+    x = np.arange(5 * 32, dtype=np.float32).reshape(5, 32)  # 128-byte rows: the 16-byte kernel
+    with pytest.raises(IndexError, match=r"IndexSelect: index 7 is out of bounds for dimension 0 with size 5"):
+        run_kernel("IndexSelect", [x, np.array([0, 7, 2])], {"dim": 0}, device="cuda")
+
+
+def test_more_launches_than_deferred_check_slots_report_the_first_bad_index_then_rearm():
+    """Each indexing launch records into a slot of the device's deferred-check arena (docs/cuda.md,
+    "Deferred checks"); past its 64 slots a launch synchronizes first. The bad index of launch 70
+    of 100 is reported, by value, at the synchronization, and the slots are clean after it."""
+    x = gg.tensor(np.arange(40, dtype=np.float32).reshape(5, 8), device="cuda")
+    good = gg.tensor(np.array([0, 4]), device="cuda")
+    bad = gg.tensor(np.array([1, 6]), device="cuda")
+    with pytest.raises(IndexError, match=r"index 6 is out of bounds for dimension 0 with size 5"):
+        outs = [gg.index_select(x, 0, bad if i == 70 else good) for i in range(100)]
+        total = outs[0]
+        for o in outs[1:]:
+            total = total + o
+        total.numpy()
+    again = gg.index_select(x, 0, good).numpy()
+    np.testing.assert_array_equal(again, np.arange(40, dtype=np.float32).reshape(5, 8)[[0, 4]])
+    gg.cuda.synchronize()

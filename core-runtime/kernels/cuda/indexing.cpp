@@ -9,6 +9,7 @@
 // launch's own, whose check raises the message of indexing_kernels.h naming the value, its
 // position and the dimension; inside one the executor's error word.
 #include <algorithm>
+#include <cstdint>
 
 #include "cuda/launch.h"
 #include "registry.h"
@@ -22,7 +23,7 @@ namespace cuda {
 
 // The CUDA functions launched here (functions.h).
 const FunctionNames kIndexingFunctions({"gg_index_read", "gg_index_write", "gg_index_write_ordered", "gg_gather3",
-                                        "gg_scatter3"},
+                                        "gg_gather3_rows16", "gg_scatter3"},
                                        {DType::Float32, DType::Float64, DType::Int64, DType::UInt8});
 
 namespace {
@@ -107,31 +108,23 @@ int reduce_code(const std::string& op, const KernelContext& c) {
   return r == "add" ? 1 : r == "multiply" ? 2 : 0;
 }
 
-// Where kernels record a bad index: a flag of this launch's own (read after it), or the error
-// word of a graph being captured.
+// Where kernels record a bad index: a slot of the device's deferred-check arena (cuda.h), read at
+// the next synchronization, or the error word of a graph being captured. The message needs the
+// node's tensors and attributes, kept until then.
 struct BadIndex {
-  Tensor flag;
   void* ptr = nullptr;
   int64_t tag = 0;
-  BadIndex(const KernelContext& c, const Device& d) {
+  BadIndex(const std::string& op, const KernelContext& c, const Device& d) {
     if (capturing() && c.error_word != nullptr) {
       ptr = c.error_word;
       tag = GG_INDEX_ERROR_TAG;
       return;
     }
-    flag = Tensor::empty({1}, DType::Int64, d, "index check");
-    fill_tensor(flag, -1.0);  // all bits set: the largest record
-    ptr = flag.data_ptr();
-  }
-  // Read at the device's next synchronization (cuda.h, defer_check): the message needs the
-  // node's tensors and attributes, kept until then.
-  void check(const std::string& op, const KernelContext& c) const {
-    if (!flag.defined()) return;
     std::vector<Tensor> inputs = c.inputs;
     std::vector<Tensor> outputs = c.outputs;
     Attrs attrs = c.attrs;
     NodeMeta meta = c.meta;
-    defer_check(flag.device().index, flag, [op, inputs, outputs, attrs, meta](int64_t record) {
+    ptr = deferred_check_word(d.index, [op, inputs, outputs, attrs, meta](int64_t record) {
       const uint64_t rec = static_cast<uint64_t>(record);
       const int j = static_cast<int>((rec >> 56) & 0x3f);
       const int64_t pos = static_cast<int64_t>(rec & ((uint64_t{1} << 56) - 1));
@@ -149,18 +142,23 @@ void read_op(const std::string& op, const KernelContext& c) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{op.c_str(), &c};
-  const BadIndex bad(c, out.device());
+  const BadIndex bad(op, c, out.device());
   const DType dt = out.dtype();
   GGIndex3 g;
   if (op != "Index" && three_axis(op, c, bad.tag, g)) {
-    launch(s, st, kname("gg_gather3", dt).c_str(), Dim3{blocks_for(s, out.numel(), 256)}, Dim3{256}, site, g,
-           c.inputs[1].data_ptr(), out.data_ptr(), c.inputs[0].data_ptr(), bad.ptr);
+    // Whole rows of a multiple of 16 bytes, both ends aligned: 16 bytes a thread (indexing.cu).
+    const int64_t per16 = 16 / static_cast<int64_t>(dtype_size(dt));
+    const bool rows16 = !g.per_position && g.inner % per16 == 0 &&
+                        reinterpret_cast<uintptr_t>(out.data_ptr()) % 16 == 0 &&
+                        reinterpret_cast<uintptr_t>(c.inputs[0].data_ptr()) % 16 == 0;
+    const int64_t threads = rows16 ? out.numel() / per16 : out.numel();
+    launch(s, st, kname(rows16 ? "gg_gather3_rows16" : "gg_gather3", dt).c_str(), Dim3{blocks_for(s, threads, 256)},
+           Dim3{256}, site, g, c.inputs[1].data_ptr(), out.data_ptr(), c.inputs[0].data_ptr(), bad.ptr);
   } else {
     const GGIndexWalk w = to_params(indexing::walk_of(op, c), c, 1, bad.tag, site);
     launch(s, st, kname("gg_index_read", dt).c_str(), Dim3{blocks_for(s, out.numel(), 256)}, Dim3{256}, site,
            out.numel(), w, out.data_ptr(), c.inputs[0].data_ptr(), bad.ptr);
   }
-  bad.check(op, c);
 }
 
 void write_op(const std::string& op, const KernelContext& c) {
@@ -173,7 +171,7 @@ void write_op(const std::string& op, const KernelContext& c) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{op.c_str(), &c};
-  const BadIndex bad(c, out.device());
+  const BadIndex bad(op, c, out.device());
   const DType dt = out.dtype();
   const int reduce = reduce_code(op, c);
   const void* src = c.inputs[op == "IndexPut" ? 1 : 2].data_ptr();
@@ -191,7 +189,6 @@ void write_op(const std::string& op, const KernelContext& c) {
     launch(s, st, kname("gg_index_write", dt).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, w, reduce,
            out.data_ptr(), src, bad.ptr);
   }
-  bad.check(op, c);
 }
 
 void gather(const KernelContext& c) { read_op("Gather", c); }

@@ -8,6 +8,7 @@
 //                   axes in order: no atomics, the same sums every run (deterministic mode)
 //   gather3 / scatter3   the dense [outer, D, inner] form (GGIndex3) of Gather, IndexSelect,
 //                   Scatter and IndexAdd: two 32-bit divisions a position when sizes allow
+//   gather3_rows16  gather3 of whole rows (IndexSelect), 16 bytes a thread
 //
 // An index value outside [0, size) ([-size, size) for Index/IndexPut) is not read or written:
 // the thread records tag | (operand << 56) | (the value's position in its index tensor) in *bad
@@ -213,6 +214,18 @@ __device__ void gather3(const GGIndex3 g, const int64_t* idx, T* out, const T* x
   }
 }
 
+// gather3 for an index that names whole rows (IndexSelect; !g.per_position), 16 bytes a thread:
+// the launcher takes it when `inner` is a multiple of V = 16 / sizeof(T) and x and out are 16-byte
+// aligned, so each vector lies inside one row of `inner` elements and (x + t) is aligned too.
+template <typename T>
+__device__ void gather3_rows16(const GGIndex3 g, const int64_t* idx, T* out, const T* x, int64_t* bad) {
+  constexpr int64_t V = 16 / sizeof(T);
+  GG_FOR(q, g.outer * g.J * g.inner / V) {
+    int64_t t;
+    if (target3(g, idx, q * V, bad, t)) reinterpret_cast<uint4*>(out)[q] = *reinterpret_cast<const uint4*>(x + t);
+  }
+}
+
 template <typename T>
 __device__ void scatter3(const GGIndex3 g, int reduce, const int64_t* idx, T* out, const T* src, int64_t* bad) {
   GG_FOR(p, g.outer * g.J * g.inner) {
@@ -237,6 +250,9 @@ __device__ void scatter3(const GGIndex3 g, int reduce, const int64_t* idx, T* ou
   }                                                                                                            \
   GG_KERNEL void gg_gather3_##suffix(GGIndex3 g, const int64_t* idx, T* out, const T* x, int64_t* bad) {       \
     gg_idx::gather3<T>(g, idx, out, x, bad);                                                                   \
+  }                                                                                                            \
+  GG_KERNEL void gg_gather3_rows16_##suffix(GGIndex3 g, const int64_t* idx, T* out, const T* x, int64_t* bad) {  \
+    gg_idx::gather3_rows16<T>(g, idx, out, x, bad);                                                            \
   }                                                                                                            \
   GG_KERNEL void gg_scatter3_##suffix(GGIndex3 g, int reduce, const int64_t* idx, T* out, const T* src,       \
                                       int64_t* bad) {                                                          \

@@ -1,6 +1,7 @@
 // Device error words: errors a kernel finds on the device while a captured graph replays (a
 // cross-entropy label out of range) are written to a word registered here (-1: none) and
 // raised at the next synchronization of the device, since no launch returns to the host then.
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -40,54 +41,61 @@ void unregister_error_word(void* device_word) noexcept {
   }
 }
 
-struct DeferredCheck {
-  int index;
-  Tensor word;
-  std::function<void(int64_t)> on_error;
+// The deferred-check arena of one device: kMaxDeferredChecks int64 slots, all -1 except those
+// a kernel has set since the last read; slots [0, on_error.size()) are taken, in launch order.
+struct CheckArena {
+  Tensor words;  // on the device; allocated at the first check, kept for the process
+  std::vector<std::function<void(int64_t)>> on_error;
 };
-std::vector<DeferredCheck>& deferred_checks() {
-  static auto* d = new std::vector<DeferredCheck>();
-  return *d;
+std::map<int, CheckArena>& arenas() {
+  static auto* a = new std::map<int, CheckArena>();  // never destroyed: read until the process ends
+  return *a;
 }
 
-// Reads the pending checks of device `index` (after its stream finished) and raises the first
-// error, in launch order. The list is taken first: reading values may synchronize again.
+// Reads the taken slots of device `index` (after its stream finished), re-arms them and raises
+// the first error, in launch order. The list is taken first: reading values may synchronize again.
 void run_deferred_checks(int index) {
-  std::vector<DeferredCheck> mine;
+  std::vector<std::function<void(int64_t)>> mine;
+  Tensor words;
   {
     std::lock_guard<std::mutex> lock(words_mutex());
-    auto& all = deferred_checks();
-    for (auto it = all.begin(); it != all.end();) {
-      if (it->index == index) {
-        mine.push_back(std::move(*it));
-        it = all.erase(it);
-      } else {
-        ++it;
-      }
-    }
+    auto it = arenas().find(index);
+    if (it == arenas().end() || it->second.on_error.empty()) return;
+    mine.swap(it->second.on_error);
+    words = it->second.words;
   }
-  if (mine.empty()) return;
   DeviceState& s = state(index);
   std::vector<int64_t> values(mine.size(), -1);
-  for (size_t i = 0; i < mine.size(); ++i) {
-    check(api().cuMemcpyDtoHAsync(&values[i], reinterpret_cast<CUdeviceptr>(mine[i].word.data_ptr()), sizeof(int64_t),
-                                  s.stream),
-          "reading a deferred check");
-  }
+  const CUdeviceptr base = reinterpret_cast<CUdeviceptr>(words.data_ptr());
+  check(api().cuMemcpyDtoHAsync(values.data(), base, values.size() * sizeof(int64_t), s.stream),
+        "reading the deferred checks");
+  check(api().cuMemsetD8Async(base, 0xff, values.size() * sizeof(int64_t), s.stream), "re-arming the deferred checks");
   check(api().cuStreamSynchronize(s.stream), "reading the deferred checks");
   for (size_t i = 0; i < mine.size(); ++i) {
-    if (values[i] != -1) mine[i].on_error(values[i]);
+    if (values[i] != -1) mine[i](values[i]);
   }
 }
 
-void defer_check(int index, Tensor word, std::function<void(int64_t)> on_error) {
-  size_t pending = 0;
+void* deferred_check_word(int index, std::function<void(int64_t)> on_error) {
+  bool full = false;
   {
     std::lock_guard<std::mutex> lock(words_mutex());
-    deferred_checks().push_back(DeferredCheck{index, std::move(word), std::move(on_error)});
-    pending = deferred_checks().size();
+    full = arenas()[index].on_error.size() >= kMaxDeferredChecks;
   }
-  if (pending > kMaxDeferredChecks) synchronize(index);  // reads them all
+  if (full) synchronize(index);  // reads them all and empties the arena
+  std::lock_guard<std::mutex> lock(words_mutex());
+  CheckArena& a = arenas()[index];
+  if (!a.words.defined()) {
+    a.words = Tensor::empty({static_cast<int64_t>(kMaxDeferredChecks)}, DType::Int64, Device::cuda(index),
+                            "deferred index checks");
+    DeviceState& s = state(index);
+    check(api().cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(a.words.data_ptr()), 0xff,
+                                kMaxDeferredChecks * sizeof(int64_t), s.stream),
+          "arming the deferred checks");
+    check(api().cuStreamSynchronize(s.stream), "arming the deferred checks");
+  }
+  a.on_error.push_back(std::move(on_error));
+  return static_cast<int64_t*>(a.words.data_ptr()) + (a.on_error.size() - 1);
 }
 
 void check_error_words(int index) {

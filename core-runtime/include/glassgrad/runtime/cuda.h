@@ -111,13 +111,16 @@ bool capturing();  // a capture is open on this thread
 void register_error_word(int index, void* device_word, std::string what);
 void unregister_error_word(void* device_word) noexcept;  // before the word's memory is freed
 void check_error_words(int index);
-// A check that need not stop the stream: `word` (one int64 on the device, -1 when fine) may be set
-// by kernels launched before this call; at the next synchronization of the device (or when
-// kMaxDeferredChecks are pending) it is read, and on_error(value) raises. The indexing kernels'
-// bounds checks use it, so a launch does not wait for the device (as PyTorch's device-side
-// asserts, the error comes at the next synchronization) and still names the value and the dim.
+// A check that need not stop the stream: the returned word (one int64 on device `index`, -1
+// when fine) may be set by the kernel launched next; at the next synchronization of the device
+// (or when kMaxDeferredChecks are pending) the words are read and on_error(value) raises for the
+// first one set, in launch order. The indexing kernels' bounds checks use it, so a launch does not
+// wait for the device (as PyTorch's device-side asserts, the error comes at the next
+// synchronization) and still names the value and the dim. The words are slots of one arena per
+// device, at -1 already: taking one costs no launch, and a synchronization reads the slots in
+// use with one copy and re-arms them with one memset (docs/cuda.md, "Deferred checks").
 constexpr size_t kMaxDeferredChecks = 64;
-void defer_check(int index, Tensor word, std::function<void(int64_t)> on_error);
+void* deferred_check_word(int index, std::function<void(int64_t)> on_error);
 
 }  // namespace cuda
 }  // namespace glassgrad
