@@ -41,26 +41,28 @@ void unregister_error_word(void* device_word) noexcept {
   }
 }
 
+namespace {
 // The deferred-check arena of one device: kMaxDeferredChecks int64 slots, all -1 except those
 // a kernel has set since the last read; slots [0, on_error.size()) are taken, in launch order.
 struct CheckArena {
   Tensor words;  // on the device; allocated at the first check, kept for the process
   std::vector<std::function<void(int64_t)>> on_error;
 };
-std::map<int, CheckArena>& arenas() {
+std::map<int, CheckArena>& check_arenas() {
   static auto* a = new std::map<int, CheckArena>();  // never destroyed: read until the process ends
   return *a;
 }
+}  // namespace
 
 // Reads the taken slots of device `index` (after its stream finished), re-arms them and raises
 // the first error, in launch order. The list is taken first: reading values may synchronize again.
-void run_deferred_checks(int index) {
+static void run_deferred_checks(int index) {
   std::vector<std::function<void(int64_t)>> mine;
   Tensor words;
   {
     std::lock_guard<std::mutex> lock(words_mutex());
-    auto it = arenas().find(index);
-    if (it == arenas().end() || it->second.on_error.empty()) return;
+    auto it = check_arenas().find(index);
+    if (it == check_arenas().end() || it->second.on_error.empty()) return;
     mine.swap(it->second.on_error);
     words = it->second.words;
   }
@@ -80,11 +82,11 @@ void* deferred_check_word(int index, std::function<void(int64_t)> on_error) {
   bool full = false;
   {
     std::lock_guard<std::mutex> lock(words_mutex());
-    full = arenas()[index].on_error.size() >= kMaxDeferredChecks;
+    full = check_arenas()[index].on_error.size() >= kMaxDeferredChecks;
   }
   if (full) synchronize(index);  // reads them all and empties the arena
   std::lock_guard<std::mutex> lock(words_mutex());
-  CheckArena& a = arenas()[index];
+  CheckArena& a = check_arenas()[index];
   if (!a.words.defined()) {
     a.words = Tensor::empty({static_cast<int64_t>(kMaxDeferredChecks)}, DType::Int64, Device::cuda(index),
                             "deferred index checks");
