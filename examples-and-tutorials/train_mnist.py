@@ -1,4 +1,4 @@
-"""The seed's train_mnist.py (section 4.2), on glassgrad.
+"""The seed's train_mnist.py, on glassgrad (docs/examples.md, docs/getting-started.md).
 
 Only three things differ from the seed's script: the import line, the data loading (Fashion-MNIST
 from Debian's dataset-fashion-mnist by default, or MNIST IDX files with --data DIR) and

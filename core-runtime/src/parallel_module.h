@@ -1,7 +1,8 @@
 // The C interface between the runtime (src/parallel.cpp) and its OpenMP module
 // (openmp/parallel_openmp.cpp, built as libglassgrad_parallel.so). The runtime does not link
 // libgomp: it sets GOMP_SPINCOUNT's bound and then dlopens the module, so libgomp's constructor,
-// which reads its environment once, sees the bound (docs/architecture.md, "libgomp's spinning").
+// which reads its environment once, sees the bound (docs/architecture.md, "Design decisions, and
+// why": "OpenMP is a module the runtime loads itself").
 // Plain C types only: the module and the runtime may come from different builds of the same
 // version, and no exception or C++ object crosses the boundary.
 #pragma once

@@ -1,6 +1,6 @@
 """Reference models used by the examples, benchmarks, notebooks and tests.
 
-SimpleCNN is the seed's network (section 4.2). ResNet18 is the CIFAR variant of He et al. 2016:
+SimpleCNN is the network of examples-and-tutorials/train_mnist.py (docs/examples.md). ResNet18 is the CIFAR variant of He et al. 2016:
 a 3x3 stem of width 64 (no 7x7 conv, no max pool), BasicBlocks 2-2-2-2 with widths
 64-128-256-512, global average pooling and one Linear layer.
 """

@@ -1,6 +1,6 @@
 """A plain training loop (loss.backward(); optimizer.step(), data from NumPy every step) replays
 its step as one CUDA graph once the plan repeats, as glassgrad.compile does, and stays correct
-under the cases that make a replay stale (docs/architecture.md, "Where this differs": whole-step
+under the cases that make a replay stale (docs/architecture.md, "Design decisions, and why": whole-step
 CUDA graphs): a state_dict loaded between steps, a learning rate changed, new NumPy batches,
 hooks registered mid-training. Each case trains with graphs on and off and compares; on the CPU
 the same comparisons run without graphs (the step-by-step reference is then the same path), and

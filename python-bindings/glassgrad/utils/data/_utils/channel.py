@@ -5,7 +5,7 @@ descriptions, errors, end-of-data marks).
 They are plain pipes written directly by the sending thread, where multiprocessing.Queue would
 hand each message to a feeder thread and take a lock and build a selector on every get: the main
 process feeds the GPU between steps, and every microsecond it spends per batch adds to a step
-(docs/data-loading.md, "What the main process does per batch"). The bytes of the tensors never
+(docs/data-loading.md, "What the training process does per batch"). The bytes of the tensors never
 travel here (they are in shared memory, see transport.py); a message is a small pickle.
 
 Invariants:
