@@ -53,21 +53,40 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
   for (ValueId v : outputs) {
     if (v < 0 || v >= graph.num_values()) throw ValueError("compile: output %" + std::to_string(v) + " is not in the graph");
   }
-  uint64_t sig = hash_combine(graph.signature(), (opts.fuse ? 1u : 0u) | (opts.inplace_reuse ? 2u : 0u));
+  uint64_t sig = hash_combine(graph.signature(),
+                              (opts.fuse ? 1u : 0u) | (opts.inplace_reuse ? 2u : 0u) | (opts.recompute_cheap ? 4u : 0u));
   for (ValueId v : outputs) sig = hash_combine(sig, static_cast<uint64_t>(v));
 
-  Plan plan = lower(graph, outputs, opts);
+  // Saved activations that are cheaper to recompute than to keep are recomputed in every plan
+  // (remat.h, cheap_recomputes); checkpointing below never keeps them either.
+  const std::vector<ValueId> saved = saved_activations(graph);
+  std::set<ValueId> cheap;
+  if (opts.recompute_cheap) {
+    for (ValueId v : cheap_recomputes(graph, saved)) cheap.insert(v);
+  }
+  auto without_cheap = [&](std::vector<ValueId> checkpoints) {
+    checkpoints.erase(std::remove_if(checkpoints.begin(), checkpoints.end(), [&](ValueId v) { return cheap.count(v) > 0; }),
+                      checkpoints.end());
+    return checkpoints;
+  };
+  Plan plan;
+  if (cheap.empty()) {
+    plan = lower(graph, outputs, opts);
+  } else {
+    Graph g = graph;
+    rematerialize(g, without_cheap(saved));
+    plan = lower(std::move(g), outputs, opts);
+  }
   plan.signature = sig;
   const size_t plain_need = plan_budget_bytes(plan);
   if (opts.memory_budget == 0 || plain_need <= opts.memory_budget) return plan;
 
   // Over budget: checkpoint. Try many segments first (the fewest recomputed activations).
-  const std::vector<ValueId> saved = saved_activations(graph);
   size_t best_need = plain_need;
   int best_segments = 0;
   for (int segments : segment_counts(static_cast<int>(saved.size()))) {
     Graph g = graph;
-    const std::vector<ValueId> checkpoints = segment_checkpoints(graph, saved, segments);
+    const std::vector<ValueId> checkpoints = without_cheap(segment_checkpoints(graph, saved, segments));
     const int added = rematerialize(g, checkpoints);
     if (added == 0) continue;
     Plan p = lower(std::move(g), outputs, opts);

@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/autodiff/errors.h"
 
 namespace glassgrad {
@@ -95,6 +96,32 @@ std::vector<ValueId> segment_checkpoints(const Graph& g, const std::vector<Value
     }
   }
   return keep;
+}
+
+std::vector<ValueId> cheap_recomputes(const Graph& g, const std::vector<ValueId>& saved, size_t small_bytes) {
+  const std::unordered_set<ValueId> kept(saved.begin(), saved.end());
+  auto cheap_op = [](const std::string& op) {
+    const ElementwiseInfo* e = find_elementwise(op);
+    return e != nullptr ? e->kind == ElementwiseKind::Unary : op == "LayerNorm" || op == "Reshape";
+  };
+  // A leaf, a saved activation, or a view (no memory of its own) of one of those.
+  auto kept_anyway = [&](ValueId v) {
+    while (true) {
+      const NodeId p = g.value(v).producer;
+      if (p == kNoNode || kept.count(v)) return true;
+      const Node& n = g.node(p);
+      if (!is_forward(g, v) || n.schema->view_of < 0 || !pure(n)) return false;
+      v = n.inputs[static_cast<size_t>(n.schema->view_of)];
+    }
+  };
+  std::vector<ValueId> out;
+  for (ValueId v : saved) {
+    if (g.value(v).info.nbytes() < small_bytes) continue;
+    const Node& p = g.node(g.value(v).producer);
+    if (!cheap_op(p.op()) || !pure(p)) continue;
+    if (std::all_of(p.inputs.begin(), p.inputs.end(), kept_anyway)) out.push_back(v);
+  }
+  return out;
 }
 
 int rematerialize(Graph& g, const std::vector<ValueId>& checkpoints) {

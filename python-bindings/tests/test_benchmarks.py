@@ -271,7 +271,8 @@ def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth
             assert abs(val[(name, "measured_peak_mib")] / val[(name, "predicted_peak_mib")] - 1) < 0.05
         assert 0 < val[(small, "need_mib")] <= val[(small, "budget_mib")]  # the budget is respected
         assert val[(small, "need_mib")] < val[(plain, "need_mib")], "checkpointing must lower the need"
-        assert val[(small, "recomputed_steps")] > 0 and val[(plain, "recomputed_steps")] == 0
+        # every plan recomputes its cheap activations (remat.h, cheap_recomputes); checkpointing more
+        assert val[(small, "recomputed_steps")] > val[(plain, "recomputed_steps")]
         assert val[(small, "step_time_vs_no_budget")] > 0
         budget_row = next(r for r in rows if r["workload"] == small and r["metric"] == "budget_mib")
         assert "need - 1 B fails" in budget_row["notes"], "the smallest budget is the smallest"

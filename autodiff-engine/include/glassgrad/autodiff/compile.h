@@ -16,6 +16,7 @@ struct CompileOptions {
   size_t alignment = 64;
   bool fuse = true;               // fusion passes (fusion.h)
   bool inplace_reuse = true;      // elementwise steps may overwrite dying inputs
+  bool recompute_cheap = true;    // recompute cheap saved activations in the backward (remat.h)
   // Bytes the plan may use per device for its arena plus its outputs (0: no limit). When the
   // plain plan needs more, activations are recomputed (remat.h) with as few segments as fit;
   // when nothing fits, OutOfMemoryError names the smallest budget that would.
