@@ -57,24 +57,24 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
                               (opts.fuse ? 1u : 0u) | (opts.inplace_reuse ? 2u : 0u) | (opts.recompute_cheap ? 4u : 0u));
   for (ValueId v : outputs) sig = hash_combine(sig, static_cast<uint64_t>(v));
 
-  // Saved activations that are cheaper to recompute than to keep are recomputed in every plan
-  // (remat.h, cheap_recomputes); checkpointing below never keeps them either.
+  // Saved activations that are cheaper to recompute than to keep are recomputed in the first
+  // plan (remat.h, cheap_recomputes); when that one is over budget, checkpointing below picks
+  // its own checkpoints.
   const std::vector<ValueId> saved = saved_activations(graph);
   std::set<ValueId> cheap;
   if (opts.recompute_cheap) {
     for (ValueId v : cheap_recomputes(graph, saved)) cheap.insert(v);
   }
-  auto without_cheap = [&](std::vector<ValueId> checkpoints) {
-    checkpoints.erase(std::remove_if(checkpoints.begin(), checkpoints.end(), [&](ValueId v) { return cheap.count(v) > 0; }),
-                      checkpoints.end());
-    return checkpoints;
-  };
   Plan plan;
   if (cheap.empty()) {
     plan = lower(graph, outputs, opts);
   } else {
     Graph g = graph;
-    rematerialize(g, without_cheap(saved));
+    std::vector<ValueId> checkpoints;
+    for (ValueId v : saved) {
+      if (!cheap.count(v)) checkpoints.push_back(v);
+    }
+    rematerialize(g, checkpoints);
     plan = lower(std::move(g), outputs, opts);
   }
   plan.signature = sig;
@@ -86,7 +86,9 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
   int best_segments = 0;
   for (int segments : segment_counts(static_cast<int>(saved.size()))) {
     Graph g = graph;
-    const std::vector<ValueId> checkpoints = without_cheap(segment_checkpoints(graph, saved, segments));
+    // Checkpoints as before: a cheap value's inputs need not be checkpoints here, so recomputing
+    // it could reach further back than keeping it.
+    const std::vector<ValueId> checkpoints = segment_checkpoints(graph, saved, segments);
     const int added = rematerialize(g, checkpoints);
     if (added == 0) continue;
     Plan p = lower(std::move(g), outputs, opts);
