@@ -120,7 +120,8 @@ std::vector<ValueId> cheap_recomputes(const Graph& g, const std::vector<ValueId>
     const Node& p = g.node(g.value(v).producer);
     if (!cheap_op(p.op()) || !pure(p)) continue;
     // A ReLU after Conv2D or BatchNorm2D* is folded into that op by fuse_activations
-    // (docs/architecture.md, "Compile"): kept, it costs nothing; recomputed, it would be a pass.
+    // (docs/architecture.md, "From Python to kernels"): kept, it costs nothing; recomputed,
+    // it would be a pass of its own.
     const NodeId in0 = g.value(p.inputs[0]).producer;
     const std::string& before = in0 == kNoNode ? std::string() : g.node(in0).op();
     if (p.op() == "ReLU" && (before == "Conv2D" || before.rfind("BatchNorm2D", 0) == 0)) continue;

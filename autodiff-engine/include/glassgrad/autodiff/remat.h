@@ -14,12 +14,13 @@ namespace glassgrad {
 // Forward activations that backward nodes read, in recording order (the candidates).
 std::vector<ValueId> saved_activations(const Graph& g);
 
-// Saved activations cheaper to recompute than to keep (docs/architecture.md, "Compile"): the
-// output of a unary elementwise op, a LayerNorm or a Reshape whose inputs the backward pass
-// reads anyway (saved activations), are leaves, or are views of either. Recomputing such a value just before its
-// backward readers extends no other value's lifetime and costs one memory-bound pass; a GPT
-// block keeps its MLP's GELU output, its LayerNorms' outputs and its heads' reassembled output
-// that way (docs/gpt-step.md). Values under `small_bytes` stay saved.
+// Saved activations cheaper to recompute than to keep (docs/architecture.md, "From Python to
+// kernels"): the output of a unary elementwise op, a LayerNorm or a Reshape whose inputs the
+// backward pass reads anyway (saved activations), are leaves, or are views of either.
+// Recomputing such a value just before its backward readers extends no other value's lifetime
+// and costs one memory-bound pass; a GPT block recomputes its MLP's GELU output, its LayerNorms'
+// outputs and its heads' reassembled output instead of keeping them (docs/gpt-step.md). Values
+// under `small_bytes` stay saved, and so does a ReLU that fusion folds into its producer.
 std::vector<ValueId> cheap_recomputes(const Graph& g, const std::vector<ValueId>& saved,
                                       size_t small_bytes = 64 * 1024);
 
