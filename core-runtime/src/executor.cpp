@@ -135,6 +135,9 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
   }
   std::vector<Tensor> t(p.slots.size());
   for (size_t k = 0; k < inputs.size(); ++k) t[static_cast<size_t>(p.input_slots[k])] = inputs[k];
+  auto returned = [&](int slot) {
+    return std::find(p.output_slots.begin(), p.output_slots.end(), slot) != p.output_slots.end();
+  };
   for (const BufferSlot& s : p.slots) {
     const size_t id = static_cast<size_t>(s.id);
     switch (s.kind) {
@@ -156,8 +159,13 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
       }
       case SlotKind::View: {
         const Tensor& b = t[static_cast<size_t>(s.base)];
-        t[id] = b.defined() ? Tensor::from_storage(b.storage(), s.info.shape, s.strides, b.offset() + s.view_offset, s.info.dtype)
-                            : Tensor::empty(s.info.shape, s.info.dtype, s.info.device, slot_names_[id]);
+        if (b.defined()) {
+          t[id] = Tensor::from_storage(b.storage(), s.info.shape, s.strides, b.offset() + s.view_offset, s.info.dtype);
+        } else if (returned(s.id)) {
+          // A dry run's view of an arena slot: only a result the caller receives needs a tensor
+          // (uninitialized); the others stay unbound, so a memory report allocates nothing for them.
+          t[id] = Tensor::empty(s.info.shape, s.info.dtype, s.info.device, slot_names_[id]);
+        }
         break;
       }
     }

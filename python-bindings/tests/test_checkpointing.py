@@ -125,3 +125,50 @@ def test_a_cached_plan_over_a_smaller_limit_is_not_reused():
         return
     assert _plan_need(_C.last_plan()) < need
     assert gg.memory_stats()["peak"] <= limit
+
+
+def _full_size_gpt_step():
+    """char_gpt's full-size training step (nanoGPT's shakespeare_char: 6 layers, 6 heads, 384
+    features, context 256, batch 64, 65 characters) with AdamW, and a batch of ids."""
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials", "char_gpt.py")
+    spec = importlib.util.spec_from_file_location("char_gpt_for_memory", path)
+    G = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(G)
+    gg.manual_seed(0)
+    model = G.GPT(65, 256, 6, 6, 384, 0.2)
+    opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step(xb, yb):
+        _, loss = model(xb, yb)
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+
+    rng = np.random.default_rng(0)
+    x, y = (gg.tensor(rng.integers(0, 65, (64, 256)).astype(np.int64)) for _ in range(2))
+    gg.realize(x, y)
+    gg.memory_report(step, x, y)  # the optimizer's state now exists, as after a first real step
+    return step, x, y
+
+
+def test_the_full_size_gpt_step_fits_a_2gb_card_under_a_memory_limit():
+    # Planned on the CPU (nothing runs): the prediction is the one the limit's check makes on any
+    # device. Without a limit the plan needs about 1.7 GiB; a 2 GB card keeps some of its memory
+    # for the CUDA context and libraries, so the step must also fit 1.5 GB, by checkpointing.
+    step, x, y = _full_size_gpt_step()
+    plain = gg.memory_report(step, x, y)
+    assert 1.5e9 < plain.predicted_peak <= 2e9, plain.predicted_peak
+    for limit in ("2GB", "1.5GB", "1GB"):
+        gg.set_memory_limit(limit)
+        gg.reset_peak_memory()
+        report = gg.memory_report(step, x, y)
+        assert report.predicted_peak <= _C.parse_bytes(limit), (limit, report.predicted_peak)
+        # A dry run binds no buffer for the plan's views of its arena: planning allocates nothing
+        # beyond the step's results.
+        assert gg.memory_stats()["peak"] <= report.baseline + report.outputs + 2**20
+        if limit != "2GB":
+            assert "checkpointing" in report.plan.notes
+            assert report.plan.recomputed_steps > plain.plan.recomputed_steps
