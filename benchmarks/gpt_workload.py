@@ -89,8 +89,8 @@ def torch_gpt(torch, s, dropout, state, device):
     return model.to(device)
 
 
-def gg_train_step(gg, G, s, dropout, state):
-    """glassgrad.compile of one AdamW training step of char_gpt's GPT holding `state`."""
+def gg_step_function(gg, G, s, dropout, state):
+    """One AdamW training step of char_gpt's GPT holding `state`, as a plain function."""
     model = G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout)
     model.load_state_dict(state)
     opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
@@ -101,7 +101,12 @@ def gg_train_step(gg, G, s, dropout, state):
         opt.step()
         opt.zero_grad()
         return loss
-    return gg.compile(step)
+    return step
+
+
+def gg_train_step(gg, G, s, dropout, state):
+    """glassgrad.compile of one AdamW training step of char_gpt's GPT holding `state`."""
+    return gg.compile(gg_step_function(gg, G, s, dropout, state))
 
 
 def run(args, res, dev, torch, note, where):

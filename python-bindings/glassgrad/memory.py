@@ -170,12 +170,18 @@ def memory_report(step, *args, device=None, **kwargs) -> MemoryReport:
 
         report = glassgrad.memory_report(train_step, x_batch, y_batch)
         print(report); report.plot("memory.png")
+
+    A compiled step (glassgrad.compile) is planned as its function, under its memory_limit.
     """
     dev = _device.normalize(device)
     _C.lazy_realize([])  # settle pending work first, so it is not counted as the step's
     baseline = int(_C.memory_stats(dev)["current"])
     held = int(_C.arena_bytes(dev))
-    from .compile import _flatten
+    from .compile import CompiledFunction, _flatten
+    if isinstance(step, CompiledFunction):
+        # Its function is planned, under its memory_limit: calling it would record (and run) a
+        # replay instead, which plans nothing.
+        step = step._traced
     with plan_only() as po:
         out = step(*args, **kwargs)
         # What the function returns is planned too (a lazy loss, logits), as compile does:

@@ -128,27 +128,21 @@ def test_a_cached_plan_over_a_smaller_limit_is_not_reused():
 
 
 def _full_size_gpt_step():
-    """char_gpt's full-size training step (nanoGPT's shakespeare_char: 6 layers, 6 heads, 384
-    features, context 256, batch 64, 65 characters) with AdamW, and a batch of ids."""
-    import importlib.util
+    """The GPT benchmark's full-size training step (benchmarks/gpt_workload.py: char_gpt's GPT at
+    nanoGPT's shakespeare_char size, 6 layers, 6 heads, 384 features, context 256, batch 64, AdamW)
+    and a batch of ids."""
+    import argparse
     import os
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials", "char_gpt.py")
-    spec = importlib.util.spec_from_file_location("char_gpt_for_memory", path)
-    G = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(G)
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    import gpt_workload as W
+    import char_gpt as G
+    s = W.sizes(argparse.Namespace(tiny=False, gpt_size="full", gpt_batch=64))
     gg.manual_seed(0)
-    model = G.GPT(65, 256, 6, 6, 384, 0.2)
-    opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
-
-    def step(xb, yb):
-        _, loss = model(xb, yb)
-        loss.backward()
-        opt.step()
-        opt.zero_grad()
-        return loss
-
+    state = G.GPT(W.VOCAB, s["block"], s["layers"], s["heads"], s["dim"], 0.2).state_dict()
+    step = W.gg_step_function(gg, G, s, 0.2, state)
     rng = np.random.default_rng(0)
-    x, y = (gg.tensor(rng.integers(0, 65, (64, 256)).astype(np.int64)) for _ in range(2))
+    x, y = (gg.tensor(rng.integers(0, W.VOCAB, (s["batch"], s["block"])).astype(np.int64)) for _ in range(2))
     gg.realize(x, y)
     gg.memory_report(step, x, y)  # the optimizer's state now exists, as after a first real step
     return step, x, y

@@ -23,6 +23,22 @@ def test_report_runs_nothing_and_leaves_parameters_untouched():
     assert "predicted peak" in text and "largest buffers" in text and "Conv2D" in text
 
 
+def test_a_compiled_step_is_planned_without_running_under_its_memory_limit():
+    model, step, x, y = _setup()
+    step(x, y)
+    plain = gg.memory_report(step, x, y)
+    limit = int(0.75 * (plain.arena + plain.outputs))
+    compiled = gg.compile(step, memory_limit=limit)
+    before = {k: v.copy() for k, v in model.state_dict().items()}
+    for _ in range(3):  # the calls that would warm up, record and replay it
+        report = gg.memory_report(compiled, x, y)
+        assert report.plan.recomputed_steps > plain.plan.recomputed_steps
+        assert report.arena + report.outputs <= limit
+    for k, v in model.state_dict().items():
+        np.testing.assert_array_equal(v, before[k], err_msg=k)
+    assert compiled.traces == 0 and compiled.replays == 0
+
+
 def test_measured_peak_is_within_5_percent_of_the_prediction():
     model, step, x, y = _setup()
     step(x, y)
