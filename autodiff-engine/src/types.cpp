@@ -15,6 +15,11 @@ size_t dtype_size(DType dt) {
     case DType::Int64: return 8;
     case DType::UInt8: return 1;
     case DType::Bool: return 1;
+    case DType::Int8: return 1;
+    case DType::Int16: return 2;
+    case DType::Int32: return 4;
+    case DType::Float16: return 2;
+    case DType::BFloat16: return 2;
   }
   return 0;
 }
@@ -26,6 +31,11 @@ const char* dtype_name(DType dt) {
     case DType::Int64: return "int64";
     case DType::UInt8: return "uint8";
     case DType::Bool: return "bool";
+    case DType::Int8: return "int8";
+    case DType::Int16: return "int16";
+    case DType::Int32: return "int32";
+    case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
   }
   return "?";
 }
@@ -36,13 +46,32 @@ DType dtype_from_name(const std::string& name) {
   if (name == "int64" || name == "long") return DType::Int64;
   if (name == "uint8") return DType::UInt8;
   if (name == "bool") return DType::Bool;
+  if (name == "int8") return DType::Int8;
+  if (name == "int16" || name == "short") return DType::Int16;
+  if (name == "int32" || name == "int") return DType::Int32;
+  if (name == "float16" || name == "half") return DType::Float16;
+  if (name == "bfloat16") return DType::BFloat16;
   throw DTypeError(ErrorMessage("unsupported dtype '" + name + "'")
-                       .detail("glassgrad tensors hold float32, float64, int64, uint8 or bool")
+                       .detail("glassgrad tensors hold bool, uint8, int8, int16, int32, int64, float16, bfloat16, "
+                               "float32 or float64")
                        .fix("convert first, e.g. np.asarray(x).astype(np.float32) for data or "
                             ".astype(np.int64) for labels"));
 }
 
-bool is_floating(DType dt) { return dt == DType::Float32 || dt == DType::Float64; }
+bool is_floating(DType dt) {
+  return dt == DType::Float32 || dt == DType::Float64 || dt == DType::Float16 || dt == DType::BFloat16;
+}
+
+DType compute_dtype(DType dt) {
+  switch (dt) {
+    case DType::Int8:
+    case DType::Int16:
+    case DType::Int32: return DType::Int64;
+    case DType::Float16:
+    case DType::BFloat16: return DType::Float32;
+    default: return dt;
+  }
+}
 
 Device Device::parse(const std::string& text) {
   if (text == "cpu") return cpu();

@@ -68,8 +68,10 @@ _ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 
              "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 DTYPES: Dict[str, dtype] = {n: dtype(n) for n in _ORDER}
 
-# The types the runtime holds today (the C++ DType enum); the others are refused with the fix.
-RUNTIME = frozenset({"float32", "float64", "int64", "uint8", "bool"})
+# The types the runtime holds (the C++ DType enum): all of them. int8, int16, int32, float16 and
+# bfloat16 are storage types: ops compute them in int64 or float32 and give the result back in the
+# dtype PyTorch's promotion says (docs/dtypes.md).
+RUNTIME = frozenset(_ORDER)
 
 # PyTorch's other spellings (torch.float is float32, torch.long int64, ...), and NumPy's.
 ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",

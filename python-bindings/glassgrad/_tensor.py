@@ -20,7 +20,22 @@ from ._size import Size
 from ._trace import record, user_source
 
 float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
-_NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}
+# The NumPy type holding each dtype's values on the way in: NumPy has no bfloat16, so bfloat16 data
+# comes as float32 and is rounded by the Cast op (raw_from_numpy).
+_NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_,
+       "int8": np.int8, "int16": np.int16, "int32": np.int32, "float16": np.float16, "bfloat16": np.float32}
+
+
+def raw_from_numpy(arr: np.ndarray, device, name: str, dtype=None) -> "_C.Tensor":
+    """A runtime tensor of arr's values in dtype (default: arr's own), on device: the NumPy array
+    converted by NumPy, except into bfloat16, which the Cast op rounds (to nearest even)."""
+    if dtype is None or str(dtype) != "bfloat16":
+        if dtype is not None:
+            arr = np.asarray(arr).astype(_NP[str(dtype)], copy=False)
+        return _C.Tensor.from_numpy(arr, device, name)
+    wide = _C.lazy_leaf(_C.Tensor.from_numpy(np.asarray(arr).astype(np.float32, copy=False), device, name),
+                        "constant", False, "")
+    return record("Cast", [wide], {"dtype": "bfloat16"})[0].data()
 
 
 def _dtype_name(dtype) -> Optional[str]:
@@ -53,7 +68,7 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
 def _scalar_like(value, like: "Tensor") -> "Tensor":
     """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure)."""
     arr = np.asarray(value, dtype=_NP[like.dtype])
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, like.device, "constant"), "constant", False, ""))
+    return _wrap(_C.lazy_leaf(raw_from_numpy(arr, like.device, "constant", like.dtype), "constant", False, ""))
 
 
 def _coerce(other, like: "Tensor") -> "Tensor":
@@ -73,7 +88,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     Python ints int64). device defaults to the GPU when one is usable (see set_default_device).
     """
     if isinstance(data, Tensor):
-        data = data.numpy()
+        dtype = data.dtype if dtype is None else dtype
+        data = data._values()
     if isinstance(data, _C.Tensor):
         raw = data if dtype is None else None
         if raw is not None:
@@ -94,7 +110,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             arr = arr.astype(np.int64)
     # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
     # The allocation log names the buffer after the tensor, or the line that created it.
-    raw = _C.Tensor.from_numpy(arr, _device.normalize(device), name or f"tensor@{user_source()}")
+    raw = raw_from_numpy(arr, _device.normalize(device), name or f"tensor@{user_source()}", want)
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 
@@ -387,8 +403,13 @@ class Tensor:
         return self._h.data()
 
     def numpy(self) -> np.ndarray:
-        """A NumPy copy of the data (computes pending work first)."""
+        """A NumPy copy of the data (computes pending work first). A bfloat16 tensor is refused
+        (NumPy has no bfloat16), as PyTorch's: x.float().numpy()."""
         return self._raw().numpy()
+
+    def _values(self) -> np.ndarray:
+        """The elements as NumPy values for item/tolist/printing (bfloat16 exactly, as float32)."""
+        return (self.float() if self.dtype == "bfloat16" else self).numpy()
 
     def __array__(self, dtype=None, copy=None):
         a = self.numpy()
@@ -400,11 +421,11 @@ class Tensor:
             raise _C.InvalidArgumentError(
                 f"item() needs a tensor with one element, this one has shape {list(self.shape)}\n"
                 f"  fix: reduce it first, e.g. t.mean().item(), or use t.numpy()")
-        return self.numpy().reshape(()).item()
+        return self._values().reshape(()).item()
 
     def tolist(self):
         """The elements as nested Python lists (a number for a 0-d tensor) (Tensor.tolist)."""
-        return self.numpy().tolist()
+        return self._values().tolist()
 
     def __float__(self):
         return float(self.item())
@@ -420,12 +441,12 @@ class Tensor:
         return bool(self.item())
 
     def __index__(self):
-        if self.dtype not in ("int64", "uint8") or self.numel() != 1:
+        if self.dtype not in ("int64", "int32", "int16", "int8", "uint8") or self.numel() != 1:
             raise TypeError("only one-element integer tensors can be used as an index")
         return int(self.item())
 
     def __repr__(self) -> str:
-        body = np.array2string(self.numpy(), separator=", ", precision=4, threshold=200, prefix="tensor(")
+        body = np.array2string(self._values(), separator=", ", precision=4, threshold=200, prefix="tensor(")
         # as PyTorch prints: no dtype for its defaults (float32, int64, bool)
         extra = f", dtype={self.dtype!r}" if self.dtype not in ("float32", "int64", "bool") else ""
         dev = f", device='{self.device}'" if self.device != "cpu" else ""
@@ -607,23 +628,23 @@ class Tensor:
         return self.astype("uint8")
 
     def char(self) -> "Tensor":
-        """This tensor as int8 (Tensor.char; a DTypeError until glassgrad stores int8)."""
+        """This tensor as int8 (Tensor.char)."""
         return self.astype("int8")
 
     def short(self) -> "Tensor":
-        """This tensor as int16 (Tensor.short; a DTypeError until glassgrad stores int16)."""
+        """This tensor as int16 (Tensor.short)."""
         return self.astype("int16")
 
     def int(self) -> "Tensor":
-        """This tensor as int32 (Tensor.int; a DTypeError until glassgrad stores int32)."""
+        """This tensor as int32 (Tensor.int)."""
         return self.astype("int32")
 
     def half(self) -> "Tensor":
-        """This tensor as float16 (Tensor.half; a DTypeError until glassgrad stores float16)."""
+        """This tensor as float16 (Tensor.half)."""
         return self.astype("float16")
 
     def bfloat16(self) -> "Tensor":
-        """This tensor as bfloat16 (Tensor.bfloat16; a DTypeError until glassgrad stores bfloat16)."""
+        """This tensor as bfloat16 (Tensor.bfloat16)."""
         return self.astype("bfloat16")
 
     def contiguous(self) -> "Tensor":

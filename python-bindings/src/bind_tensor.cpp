@@ -22,12 +22,16 @@ DType dtype_of(const py::array& a) {
   const size_t size = static_cast<size_t>(dt.itemsize());
   if (kind == 'f' && size == 4) return DType::Float32;
   if (kind == 'f' && size == 8) return DType::Float64;
+  if (kind == 'f' && size == 2) return DType::Float16;
   if (kind == 'i' && size == 8) return DType::Int64;
+  if (kind == 'i' && size == 4) return DType::Int32;
+  if (kind == 'i' && size == 2) return DType::Int16;
+  if (kind == 'i' && size == 1) return DType::Int8;
   if (kind == 'u' && size == 1) return DType::UInt8;
   if (kind == 'b') return DType::Bool;
   const std::string name = py::str(dt);
   ErrorMessage m("glassgrad.tensor: NumPy dtype " + name + " is not supported");
-  m.detail("glassgrad holds float32, float64, int64, uint8 and bool");
+  m.detail("glassgrad holds bool, uint8, int8, int16, int32, int64, float16, float32 and float64 arrays");
   if (kind == 'i' || kind == 'u') {
     m.cause(name + " integers would have to be converted; labels and indices are int64 in glassgrad")
         .fix("y.astype(np.int64)");
@@ -46,8 +50,17 @@ py::dtype numpy_dtype(DType dt) {
     case DType::Int64: return py::dtype::of<int64_t>();
     case DType::UInt8: return py::dtype::of<uint8_t>();
     case DType::Bool: return py::dtype::of<bool>();
+    case DType::Int8: return py::dtype::of<int8_t>();
+    case DType::Int16: return py::dtype::of<int16_t>();
+    case DType::Int32: return py::dtype::of<int32_t>();
+    case DType::Float16: return py::dtype("float16");
+    case DType::BFloat16: break;
   }
-  return py::dtype::of<float>();
+  // As PyTorch's Tensor.numpy(): NumPy has no bfloat16.
+  throw DTypeError(ErrorMessage("Tensor.numpy(): got unsupported dtype " + std::string(dtype_name(dt)))
+                       .detail("NumPy has no bfloat16 type")
+                       .fix("convert first: x.float().numpy()")
+                       .str());
 }
 
 // The one way data enters glassgrad from NumPy: any strides (copied dense), any byte order

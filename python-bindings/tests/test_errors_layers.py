@@ -110,10 +110,18 @@ def test_int32_numpy_labels_are_refused_by_cross_entropy_with_the_astype_fix():
     assert "logits: [4, 10] float32 cpu" in msg and "fix: y.astype(np.int64)" in msg
 
 
-def test_int32_labels_are_refused_when_made_into_a_tensor():
+def test_int32_label_tensors_are_refused_by_the_losses_as_pytorch_refuses_them():
+    labels = glassgrad.tensor(np.arange(4, dtype=np.int32))  # an int32 tensor is fine in itself
+    assert labels.dtype == glassgrad.int32
+    for loss in (glassgrad.nn.functional.cross_entropy, glassgrad.nn.functional.nll_loss):
+        with pytest.raises(glassgrad.DTypeError, match=r"(?s)labels must be int64.*int32.*fix:"):
+            loss(_images(4, 10), labels)
+
+
+def test_unsigned_wide_arrays_are_refused_when_made_into_a_tensor():
     with pytest.raises(glassgrad.DTypeError,
-                       match=r"(?s)NumPy dtype int32 is not supported.*fix: y\.astype\(np\.int64\)"):
-        glassgrad.tensor(np.arange(4, dtype=np.int32))
+                       match=r"(?s)NumPy dtype uint32 is not supported.*fix: y\.astype\(np\.int64\)"):
+        glassgrad.tensor(np.arange(4, dtype=np.uint32))
 
 
 def test_float_label_tensors_are_refused_inside_a_model_scope():

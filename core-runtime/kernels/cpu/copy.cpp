@@ -3,6 +3,7 @@
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "half_rules.h"
 #include "loops.h"
 
 namespace glassgrad {
@@ -37,6 +38,7 @@ void fill_typed(const Tensor& dst, T v) {
 void strided_copy(const Tensor& dst, const Tensor& src) {
   switch (dtype_size(dst.dtype())) {
     case 1: copy_words<uint8_t>(dst, src); break;
+    case 2: copy_words<uint16_t>(dst, src); break;
     case 4: copy_words<uint32_t>(dst, src); break;
     case 8: copy_words<uint64_t>(dst, src); break;
     default: throw InternalError("strided_copy: unexpected item size");
@@ -50,6 +52,12 @@ void fill(const Tensor& dst, double value) {
     case DType::Int64: fill_typed<int64_t>(dst, static_cast<int64_t>(value)); break;
     case DType::UInt8: fill_typed<uint8_t>(dst, static_cast<uint8_t>(value)); break;
     case DType::Bool: fill_typed<uint8_t>(dst, value != 0 ? 1 : 0); break;
+    // The storage types: the value converted as the Cast op converts a float64 (creation.cpp).
+    case DType::Int8: fill_typed<int8_t>(dst, static_cast<int8_t>(static_cast<int64_t>(value))); break;
+    case DType::Int16: fill_typed<int16_t>(dst, static_cast<int16_t>(static_cast<int64_t>(value))); break;
+    case DType::Int32: fill_typed<int32_t>(dst, static_cast<int32_t>(static_cast<int64_t>(value))); break;
+    case DType::Float16: fill_typed<uint16_t>(dst, half_rules::float_to_half(static_cast<float>(value))); break;
+    case DType::BFloat16: fill_typed<uint16_t>(dst, half_rules::float_to_bfloat16(static_cast<float>(value))); break;
   }
 }
 

@@ -3,10 +3,12 @@
 //
 //   copy: dst[off_dst(i)] = src[off_src(i)]            (words of 1, 4 or 8 bytes; any strides)
 //   fill: dst[off_dst(i)] = bits                        (the value's bit pattern, host-encoded)
-//   cast: dst[i] = convert<to>(src[off_src(i)])         (dst dense; every pair of dtypes)
+//   cast: dst[i] = convert<to>(src[off_src(i)])         (dst dense; every pair of dtypes, the
+//         conversions of the CPU Cast kernel: kernels/cpu/creation.cpp, half_rules.h)
 //
 // Layouts: operand strides come in a GGIter (operand 0 = dst, 1 = src); the host collapses
 // axes that are contiguous for every operand, so dense copies run as one flat loop.
+#include "../half_rules.h"
 #include "common.cuh"
 
 namespace gg_copy {
@@ -37,7 +39,8 @@ __device__ void fill_words(int64_t n, const GGIter& it, W* dst, W bits) {
   }
 }
 
-// A loaded element: integers stay exact (int64 does not round-trip through double).
+// A loaded element: integers stay exact (int64 does not round-trip through double); the 16-bit
+// floats widen to float (every conversion out of them goes through float32, as on the CPU).
 struct Value {
   bool is_int;
   int64_t i;
@@ -45,22 +48,38 @@ struct Value {
 };
 
 __device__ __forceinline__ Value load(const void* p, int64_t k, int dt) {
+  using namespace glassgrad::half_rules;
   Value v{false, 0, 0.0};
   switch (dt) {
     case GG_F32: v.f = ((const float*)p)[k]; break;
     case GG_F64: v.f = ((const double*)p)[k]; break;
     case GG_I64: v.is_int = true; v.i = ((const int64_t*)p)[k]; break;
+    case GG_I8: v.is_int = true; v.i = ((const int8_t*)p)[k]; break;
+    case GG_I16: v.is_int = true; v.i = ((const int16_t*)p)[k]; break;
+    case GG_I32: v.is_int = true; v.i = ((const int32_t*)p)[k]; break;
+    case GG_F16: v.f = half_to_float(((const uint16_t*)p)[k]); break;
+    case GG_BF16: v.f = bfloat16_to_float(((const uint16_t*)p)[k]); break;
     default: v.is_int = true; v.i = ((const unsigned char*)p)[k]; break;  // uint8, bool
   }
   return v;
 }
 
+// Into an integer: a float truncates toward zero through int64, an integer keeps its low bits
+// (two's complement wrap-around); into the 16-bit floats: through float32, to nearest even.
 __device__ __forceinline__ void store(void* p, int64_t k, int dt, const Value& v) {
+  using namespace glassgrad::half_rules;
+  const int64_t i = v.is_int ? v.i : (int64_t)v.f;
+  const float f = v.is_int ? (float)v.i : (float)v.f;
   switch (dt) {
-    case GG_F32: ((float*)p)[k] = v.is_int ? (float)v.i : (float)v.f; break;
+    case GG_F32: ((float*)p)[k] = f; break;
     case GG_F64: ((double*)p)[k] = v.is_int ? (double)v.i : v.f; break;
-    case GG_I64: ((int64_t*)p)[k] = v.is_int ? v.i : (int64_t)v.f; break;
-    case GG_U8: ((unsigned char*)p)[k] = v.is_int ? (unsigned char)v.i : (unsigned char)(int64_t)v.f; break;
+    case GG_I64: ((int64_t*)p)[k] = i; break;
+    case GG_U8: ((unsigned char*)p)[k] = (unsigned char)i; break;
+    case GG_I8: ((int8_t*)p)[k] = (int8_t)i; break;
+    case GG_I16: ((int16_t*)p)[k] = (int16_t)i; break;
+    case GG_I32: ((int32_t*)p)[k] = (int32_t)i; break;
+    case GG_F16: ((uint16_t*)p)[k] = float_to_half(f); break;
+    case GG_BF16: ((uint16_t*)p)[k] = float_to_bfloat16(f); break;
     default: ((unsigned char*)p)[k] = v.is_int ? (v.i != 0) : (v.f != 0.0); break;  // bool
   }
 }
@@ -70,6 +89,9 @@ __device__ __forceinline__ void store(void* p, int64_t k, int dt, const Value& v
 GG_KERNEL void gg_copy_w1(int64_t n, GGIter it, unsigned char* dst, const unsigned char* src) {
   gg_copy::copy_words(n, it, dst, src);
 }
+GG_KERNEL void gg_copy_w2(int64_t n, GGIter it, uint16_t* dst, const uint16_t* src) {
+  gg_copy::copy_words(n, it, dst, src);
+}
 GG_KERNEL void gg_copy_w4(int64_t n, GGIter it, uint32_t* dst, const uint32_t* src) {
   gg_copy::copy_words(n, it, dst, src);
 }
@@ -77,6 +99,9 @@ GG_KERNEL void gg_copy_w8(int64_t n, GGIter it, unsigned long long* dst, const u
   gg_copy::copy_words(n, it, dst, src);
 }
 GG_KERNEL void gg_fill_w1(int64_t n, GGIter it, unsigned char* dst, unsigned char bits) {
+  gg_copy::fill_words(n, it, dst, bits);
+}
+GG_KERNEL void gg_fill_w2(int64_t n, GGIter it, uint16_t* dst, uint16_t bits) {
   gg_copy::fill_words(n, it, dst, bits);
 }
 GG_KERNEL void gg_fill_w4(int64_t n, GGIter it, uint32_t* dst, uint32_t bits) {

@@ -191,7 +191,10 @@ struct GGOptTable {
 
 enum GGReduceOp { GG_SUM = 0, GG_MEAN, GG_MAX, GG_VAR, GG_ARGMAX };
 // dtype codes, equal to glassgrad::DType's values.
-enum GGDType { GG_F32 = 0, GG_F64 = 1, GG_I64 = 2, GG_U8 = 3, GG_BOOL = 4 };
+enum GGDType {
+  GG_F32 = 0, GG_F64 = 1, GG_I64 = 2, GG_U8 = 3, GG_BOOL = 4,
+  GG_I8 = 5, GG_I16 = 6, GG_I32 = 7, GG_F16 = 8, GG_BF16 = 9
+};
 
 // An indexing op's walk (glassgrad/autodiff/indexing.h; kernels/cuda/indexing.cu): position p of
 // the iteration shape `size` names the target element sum_r p_r * target_stride[r] +

@@ -7,7 +7,10 @@ namespace glassgrad {
 
 namespace cuda {
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v{DType::Float32, DType::Float64, DType::Int64, DType::UInt8, DType::Bool};
+  // The storage types too: a CUDA kernel is registered only where the CPU has one (below), and
+  // the CPU has them for the ops that take them as they are (Cast, Full, ToDevice).
+  static const std::vector<DType> v{DType::Float32, DType::Float64, DType::Int64,   DType::UInt8,   DType::Bool,
+                                    DType::Int8,    DType::Int16,   DType::Int32,   DType::Float16, DType::BFloat16};
   return v;
 }
 const std::vector<DType>& float_dtypes() {

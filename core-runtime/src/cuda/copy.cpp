@@ -11,12 +11,14 @@
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/pinned_memory.h"
+#include "../../kernels/half_rules.h"
 
 namespace glassgrad {
 namespace cuda {
 
 // The CUDA functions launched here (functions.h).
-const FunctionNames kCopyFunctions({"gg_copy_w1", "gg_copy_w4", "gg_copy_w8", "gg_fill_w1", "gg_fill_w4", "gg_fill_w8"});
+const FunctionNames kCopyFunctions({"gg_copy_w1", "gg_copy_w2", "gg_copy_w4", "gg_copy_w8", "gg_fill_w1", "gg_fill_w2",
+                                     "gg_fill_w4", "gg_fill_w8"});
 
 namespace {
 
@@ -38,6 +40,7 @@ void device_strided_copy(const Tensor& dst, const Tensor& src) {
   const Dim3 grid{blocks_for(s, n, 256)}, block{256};
   switch (dst.itemsize()) {
     case 1: launch(s, s.stream, "gg_copy_w1", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
+    case 2: launch(s, s.stream, "gg_copy_w2", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
     case 4: launch(s, s.stream, "gg_copy_w4", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
     case 8: launch(s, s.stream, "gg_copy_w8", grid, block, site, n, it, dst.data_ptr(), src.data_ptr()); break;
     default: throw InternalError("CUDA copy: unexpected item size");
@@ -117,6 +120,26 @@ void fill(const Tensor& dst, double value) {
     case DType::Bool: {
       const unsigned char v = value != 0 ? 1 : 0;
       launch(s, s.stream, "gg_fill_w1", grid, block, site, n, it, dst.data_ptr(), v);
+      break;
+    }
+    // The storage types: the value converted as the Cast op converts a float64.
+    case DType::Int8: {
+      const unsigned char v = static_cast<unsigned char>(static_cast<int64_t>(value));
+      launch(s, s.stream, "gg_fill_w1", grid, block, site, n, it, dst.data_ptr(), v);
+      break;
+    }
+    case DType::Int16:
+    case DType::Float16:
+    case DType::BFloat16: {
+      const uint16_t v = dst.dtype() == DType::Int16 ? static_cast<uint16_t>(static_cast<int64_t>(value))
+                         : dst.dtype() == DType::Float16 ? half_rules::float_to_half(static_cast<float>(value))
+                                                         : half_rules::float_to_bfloat16(static_cast<float>(value));
+      launch(s, s.stream, "gg_fill_w2", grid, block, site, n, it, dst.data_ptr(), v);
+      break;
+    }
+    case DType::Int32: {
+      const uint32_t v = static_cast<uint32_t>(static_cast<int64_t>(value));
+      launch(s, s.stream, "gg_fill_w4", grid, block, site, n, it, dst.data_ptr(), v);
       break;
     }
   }

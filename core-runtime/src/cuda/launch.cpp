@@ -171,8 +171,8 @@ const char* dtype_suffix(DType d) {
     case DType::Int64: return "i64";
     case DType::UInt8: return "u8";
     case DType::Bool: return "u8";
+    default: return "f32";  // the storage types reach kernels only through Cast and copies
   }
-  return "f32";
 }
 
 std::string kname(const char* base, DType d) { return std::string(base) + "_" + dtype_suffix(d); }

@@ -67,6 +67,11 @@ TensorStats stats_of(const Tensor& t) {
     case DType::Int64: accumulate(c.data<int64_t>(), s.count, s); break;
     case DType::UInt8: accumulate(c.data<uint8_t>(), s.count, s); break;
     case DType::Bool: accumulate(c.data<bool>(), s.count, s); break;
+    case DType::Int8: accumulate(c.data<int8_t>(), s.count, s); break;
+    case DType::Int16: accumulate(c.data<int16_t>(), s.count, s); break;
+    case DType::Int32: accumulate(c.data<int32_t>(), s.count, s); break;
+    case DType::Float16:
+    case DType::BFloat16: s.min = s.max = s.mean = s.std = std::numeric_limits<double>::quiet_NaN(); break;
   }
   return s;
 }

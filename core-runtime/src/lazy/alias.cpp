@@ -130,6 +130,11 @@ std::string tensor_type(const TensorInfo& t) {
     case DType::Int64: return "LongTensor";
     case DType::UInt8: return "ByteTensor";
     case DType::Bool: return "BoolTensor";
+    case DType::Int8: return "CharTensor";
+    case DType::Int16: return "ShortTensor";
+    case DType::Int32: return "IntTensor";
+    case DType::Float16: return "HalfTensor";
+    case DType::BFloat16: return "BFloat16Tensor";
   }
   return "Tensor";
 }

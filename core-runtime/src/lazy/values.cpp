@@ -1,6 +1,7 @@
 // Lazy values: pins, the pending registry, leaves and recording.
 #include <algorithm>
 
+#include "glassgrad/autodiff/compute_dtypes.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/host_times.h"
 #include "lazy_internal.h"
@@ -160,10 +161,42 @@ ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const
   return v;
 }
 
-std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                             const NodeMeta& meta) {
-  const HostTimer timer(HostPhase::Record);
-  const OpSchema& s = OpRegistry::instance().at(op);
+namespace {
+
+std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                  const NodeMeta& meta);
+
+std::vector<ValuePtr> record_named(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                 const NodeMeta& meta) {
+  return record_node(OpRegistry::instance().at(op), inputs, attrs, meta);
+}
+
+// A node on storage-type inputs (compute_dtypes.h): its inputs cast to their compute dtype, the
+// op, its results cast back.
+std::vector<ValuePtr> record_computed(const OpSchema& s, const std::vector<ValuePtr>& inputs,
+                                      const std::vector<TensorInfo>& infos, const ComputeDTypes& c,
+                                      const NodeMeta& meta) {
+  std::vector<ValuePtr> wide = inputs;
+  for (size_t k = 0; k < wide.size(); ++k) {
+    if (c.inputs[k] != infos[k].dtype) {
+      wide[k] = record_named("Cast", {wide[k]}, {{"dtype", std::string(dtype_name(c.inputs[k]))}}, meta)[0];
+    }
+  }
+  std::vector<ValuePtr> outs = record_node(s, wide, c.attrs, meta);
+  std::vector<TensorInfo> computed;
+  for (const auto& v : outs) computed.push_back(v->info);
+  const std::vector<DType> back = result_dtypes(s, infos, c, computed, meta);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (back[k] != computed[k].dtype) {
+      outs[k] = record_named("Cast", {outs[k]}, {{"dtype", std::string(dtype_name(back[k]))}}, meta)[0];
+    }
+  }
+  return outs;
+}
+
+std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                  const NodeMeta& meta) {
+  const std::string& op = s.name;
   std::vector<TensorInfo> infos;
   infos.reserve(inputs.size());
   for (const auto& in : inputs) {
@@ -171,6 +204,9 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
     if (!in->invalid.empty()) throw_invalid(*in);
     infos.push_back(in->info);
   }
+  // Storage types: a view of stored memory is taken as it is (below); anything else computes wide.
+  const std::optional<ComputeDTypes> c = compute_dtypes(s, infos, attrs, meta);
+  if (c && (s.view_of < 0 || !t_eager_views)) return record_computed(s, inputs, infos, *c, meta);
   const std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
   const bool track = t_grad_enabled && static_cast<bool>(s.gradient) && !s.stops_gradient && s.inplace.empty() &&
                      std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) { return v->requires_grad; });
@@ -188,6 +224,7 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
       return {v};
     }
   }
+  if (c) return record_computed(s, inputs, infos, *c, meta);
   for (const auto& io : s.inplace) {
     const ValuePtr& target = inputs[static_cast<size_t>(io.second)];
     const bool chained = target->producer && !target->producer->schema->inplace.empty();
@@ -218,6 +255,14 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
     values.push_back(std::move(v));
   }
   return values;
+}
+
+}  // namespace
+
+std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                             const NodeMeta& meta) {
+  const HostTimer timer(HostPhase::Record);
+  return record_node(OpRegistry::instance().at(op), inputs, attrs, meta);
 }
 
 void set_grad(const ValuePtr& leaf, ValuePtr grad) {

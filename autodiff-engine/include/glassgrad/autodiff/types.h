@@ -9,13 +9,24 @@
 
 namespace glassgrad {
 
-enum class DType : uint8_t { Float32 = 0, Float64 = 1, Int64 = 2, UInt8 = 3, Bool = 4 };
-constexpr int kNumDTypes = 5;
+// Int8, Int16, Int32, Float16 and BFloat16 are storage types: tensors hold them and the Cast op
+// converts between every pair, and any other op computes in compute_dtype() (docs/dtypes.md):
+// the inputs are cast up and the results back where the op records (compute_dtypes.h).
+enum class DType : uint8_t {
+  Float32 = 0, Float64 = 1, Int64 = 2, UInt8 = 3, Bool = 4,
+  Int8 = 5, Int16 = 6, Int32 = 7, Float16 = 8, BFloat16 = 9
+};
+constexpr int kNumDTypes = 10;
 
 size_t dtype_size(DType dt);
-const char* dtype_name(DType dt);        // "float32", "float64", "int64", "uint8", "bool"
+// "float32", "float64", "int64", "uint8", "bool", "int8", "int16", "int32", "float16", "bfloat16"
+const char* dtype_name(DType dt);
 DType dtype_from_name(const std::string& name);  // throws DTypeError naming the valid choices
 bool is_floating(DType dt);
+// The dtype kernels compute a storage type in: int64 for int8/16/32, float32 for float16/bfloat16,
+// the dtype itself otherwise.
+DType compute_dtype(DType dt);
+inline bool is_storage_only(DType dt) { return compute_dtype(dt) != dt; }
 
 enum class DeviceType : uint8_t { CPU = 0, CUDA = 1 };
 
