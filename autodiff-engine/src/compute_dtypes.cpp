@@ -8,7 +8,12 @@
 namespace glassgrad {
 
 bool takes_storage_types(const OpSchema& s) {
-  return s.name == "Cast" || s.name == "Full" || s.name == "ToDevice";
+  static const char* const kMoves[] = {"Cast",   "Full",       "ToDevice", "Reshape", "Permute",      "Slice",
+                                       "Expand", "Contiguous", "Detach",   "Assign",  "SliceBackward"};
+  for (const char* name : kMoves) {
+    if (s.name == name) return true;
+  }
+  return false;
 }
 
 namespace {

@@ -12,8 +12,9 @@ except glassgrad.DTypeError as e:
     print(e)
 
 print()
+labels = glassgrad.tensor(y)  # an int32 tensor, as torch.tensor(y) makes
 try:
-    glassgrad.tensor(y)
+    glassgrad.nn.functional.nll_loss(logits.log_softmax(1), labels)
 except glassgrad.DTypeError as e:
     print(e)
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _C, _dtypes
 from ._dtypes import DTYPES
-from ._tensor import Tensor, _NP, _op, _wrap, tensor
+from ._tensor import Tensor, _NP, _op, _wrap, raw_from_numpy, tensor
 
 _Number = (numbers.Number, np.number, np.bool_)
 
@@ -31,7 +31,7 @@ def is_number(x) -> bool:
 def constant(value, dtype, device) -> Tensor:
     """A 0-d constant (a leaf: its value is data, not structure, so a new value keeps the plan)."""
     arr = np.asarray(value, dtype=_NP[str(dtype)])
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, device, "constant"), "constant", False, ""))
+    return _wrap(_C.lazy_leaf(raw_from_numpy(arr, device, "constant", dtype), "constant", False, ""))
 
 
 def _device_of(*xs):
@@ -147,7 +147,8 @@ def _check_integer_divisor(where: str, other, dt) -> None:
     tensor is rare, and a silent 0 would be wrong)."""
     if DTYPES[str(dt)].is_floating_point:
         return
-    zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.numpy()) == 0).any())
+    # the divisor as the division sees it: converted to dt (int32 40960 is 0 as uint8)
+    zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.astype(dt).numpy()) == 0).any())
     if zero:
         raise ZeroDivisionError(f"{where}: integer division by zero (PyTorch raises here too)\n"
                                 f"  fix: divide by nonzero values, or in floats: x.float() {where} y")

@@ -45,7 +45,8 @@ void slice_backward(const KernelContext& c) {
 
 void register_cpu_movement_kernels(KernelRegistry& r) {
   using namespace movement;
-  for (DType dt : {DType::Float32, DType::Float64, DType::Int64, DType::UInt8, DType::Bool}) {
+  for (int k = 0; k < kNumDTypes; ++k) {  // byte moves: the storage types too (compute_dtypes.h)
+    const DType dt = static_cast<DType>(k);
     r.add("Reshape", DeviceType::CPU, dt, reshape_copy);
     r.add("Permute", DeviceType::CPU, dt, permute_copy);
     r.add("Slice", DeviceType::CPU, dt, slice_copy);

@@ -9,8 +9,9 @@ from typing import Dict, Iterator, Optional, Tuple
 
 import numpy as np
 
-from .. import _C, _device
-from .._tensor import Tensor, _wrap
+from .. import _C, _device, _dtypes
+from .._args import InvalidArgumentTypeError
+from .._tensor import Tensor, _wrap, raw_from_numpy
 from .._trace import note_module_call, scope, user_source
 
 
@@ -357,8 +358,26 @@ class Module:
         rebind_all(pairs)
         return IncompatibleKeys(missing, unexpected)
 
-    def to(self, device) -> "Module":
-        """Moves every parameter and buffer to `device` (in place; returns self)."""
+    def to(self, *args, **kwargs) -> "Module":
+        """Moves every parameter and buffer to a device and/or converts the floating ones to a
+        floating dtype (in place; returns self): to(device), to(dtype), to(device, dtype),
+        to(device=, dtype=) as PyTorch's Module.to."""
+        device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+        kwargs.pop("non_blocking", None)
+        for a in args:
+            if isinstance(a, Tensor):
+                device, dtype = a.device, a.dtype
+            elif _dtypes._parse(a) is not None and not isinstance(a, bool):
+                dtype = a
+            else:
+                device = a
+        if dtype is not None:
+            if not _dtypes.to_dtype(dtype).is_floating_point:
+                raise InvalidArgumentTypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
+                                                  f"dtype={dtype}\n  fix: model.to(glassgrad.float32) or .half()")
+            self.astype(dtype)
+        if device is None:
+            return self
         d = _device.normalize(device)
         rebind_all([(t, _leaf_for(t, t._raw().to(d)))
                     for t in list(self.parameters()) + list(self.buffers()) if t.device != d])
@@ -367,9 +386,10 @@ class Module:
     def astype(self, dtype) -> "Module":
         """Converts every floating parameter and buffer to `dtype` (in place; returns self).
         model.double() is what float64 gradient checks use."""
-        rebind_all([(t, _leaf_for(t, _C.Tensor.from_numpy(t.numpy().astype(dtype), t.device, t.name)))
+        name = str(_dtypes.to_dtype(dtype))
+        rebind_all([(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name)))
                     for t in list(self.parameters()) + list(self.buffers())
-                    if t.dtype != dtype and t.dtype in ("float32", "float64")])
+                    if t.dtype != name and t.dtype.is_floating_point])
         return self
 
     def double(self) -> "Module":
@@ -377,6 +397,15 @@ class Module:
 
     def float(self) -> "Module":
         return self.astype("float32")
+
+    def half(self) -> "Module":
+        """Floating parameters and buffers as float16 (Module.half): a storage type, computed in
+        float32 (docs/dtypes.md)."""
+        return self.astype("float16")
+
+    def bfloat16(self) -> "Module":
+        """Floating parameters and buffers as bfloat16 (Module.bfloat16)."""
+        return self.astype("bfloat16")
 
     def cuda(self, index: int = 0) -> "Module":
         return self.to(f"cuda:{index}")

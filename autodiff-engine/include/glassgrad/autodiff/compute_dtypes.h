@@ -1,6 +1,7 @@
 // Storage types on ops that compute in wider types (docs/dtypes.md). int8, int16, int32, float16
 // and bfloat16 tensors are stored as they are, but kernels exist for them only where an op moves
-// or converts bytes (Cast, Full, ToDevice). Every other op on them is recorded as
+// or converts bytes (Cast, Full, ToDevice and the copies behind views: Reshape, Permute, Slice,
+// Expand, Contiguous, Detach, Assign, SliceBackward). Every other op on them is recorded as
 //   cast the storage-type inputs to their compute_dtype -> the op -> cast results back
 // by the two places nodes are made (the runtime's lazy tracer and Graph::add_node, which a
 // gradient rule's emit goes through), both asking this file, so families and kernels never see
@@ -25,7 +26,8 @@ struct ComputeDTypes {
   DType storage = DType::Float32;
 };
 
-// The ops whose kernels take every dtype as it is: byte moves and conversions.
+// The ops whose kernels take every dtype as it is: byte moves and conversions (the CPU registers
+// them for every dtype: kernels/cpu/creation.cpp, movement.cpp; CUDA follows the CPU).
 bool takes_storage_types(const OpSchema& s);
 
 // nullopt when no input (and no dtype attribute) is a storage type, or the op takes them.

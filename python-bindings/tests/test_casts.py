@@ -1,0 +1,128 @@
+"""The storage types in glassgrad's own terms (docs/dtypes.md): gradients through float16 and
+bfloat16 tensors against float64 central finite differences, ops on storage types recorded as
+casts around the op, refusals with their fixes, and (on the GPU machine) the CUDA Cast kernel
+against the CPU one bit for bit between every pair of dtypes."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"]
+HALF_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+
+
+def _values(t):
+    return (t.float() if t.dtype == "bfloat16" else t).numpy()
+
+
+def _f(x, lib):
+    """A smooth function of a vector: sum(sin(x) * x^2) + mean(exp(x / 4))."""
+    return (lib.sin(x) * x * x).sum() + lib.exp(x / 4).mean()
+
+
+def _central_differences(x, h=1e-6):
+    g = np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = h
+        g[i] = (_f(x + e, np) - _f(x - e, np)) / (2 * h)
+    return g
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_gradients_through_16_bit_storage_match_float64_finite_differences(dtype):
+    rng = np.random.default_rng(0)
+    leaf = gg.tensor(rng.uniform(-2, 2, 7), dtype=getattr(gg, dtype), requires_grad=True)
+    x = _values(leaf).astype(np.float64)  # the stored values, exactly
+    y = _f(leaf, gg)
+    assert y.dtype == dtype  # computed in float32, stored back as the leaf's type (PyTorch's result type)
+    y.backward()
+    assert leaf.grad.dtype == dtype  # a gradient has its tensor's dtype
+    want = _central_differences(x)
+    # each op rounds its result to the storage type once: a few units of its precision
+    np.testing.assert_allclose(_values(leaf.grad), want, rtol=16 * HALF_EPS[dtype], atol=16 * HALF_EPS[dtype])
+
+
+def test_a_float16_leaf_used_twice_accumulates_its_gradient_in_float16():
+    x = gg.tensor([0.5, -1.0, 2.0], dtype=gg.float16, requires_grad=True)
+    ((x * 3).sum() + (x * x).sum()).backward()
+    assert x.grad.dtype == "float16"
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([4.0, 1.0, 7.0], np.float16))
+
+
+def test_int32_arithmetic_stays_int32_and_wraps_around_as_twos_complement():
+    x = gg.tensor(np.array([2 ** 31 - 1, -5, 7], dtype=np.int32))
+    y = x + 1
+    assert y.dtype == "int32"
+    assert y.tolist() == [-(2 ** 31), -4, 8]  # computed in int64, stored back in int32
+    assert (x.sum()).dtype == "int64" and x.sum().item() == 2 ** 31 - 1 + 2
+    assert (x / 2).dtype == "float32" and (x * 2.5).dtype == "float32"
+
+
+def test_an_argmax_of_int32_data_is_int64_and_its_max_int32():
+    x = gg.tensor(np.array([[1, 9, 3], [4, 2, 8]], dtype=np.int32))
+    values, indices = x.max(1)
+    assert values.dtype == "int32" and indices.dtype == "int64"
+    assert values.tolist() == [9, 8] and indices.tolist() == [1, 2]
+    assert x.argmax().dtype == "int64" and x.argmax().item() == 1
+
+
+def test_views_of_a_storage_type_tensor_share_its_memory():
+    x = gg.tensor(np.arange(6, dtype=np.int16).reshape(2, 3))
+    row = x[1]
+    row.add_(10)
+    assert x.dtype == "int16" and x.tolist() == [[0, 1, 2], [13, 14, 15]]
+
+
+def test_an_optimizer_on_float16_parameters_is_refused_with_the_fix():
+    layer = gg.nn.Linear(3, 2).half()
+    assert layer.weight.dtype == "float16"
+    out = layer(gg.ones(4, 3, dtype=gg.float16))
+    assert out.dtype == "float16"
+    out.sum().backward()
+    assert layer.weight.grad.dtype == "float16"
+    opt = gg.optim.SGD(layer.parameters(), lr=0.1)
+    with pytest.raises(gg.DTypeError, match=r"(?s)float16 is a storage type.*fix: .*float\(\)"):
+        opt.step()
+        layer.weight.numpy()
+
+
+def test_unsupported_numpy_types_are_refused_naming_the_types_glassgrad_holds():
+    with pytest.raises(gg.DTypeError, match=r"(?s)uint16 is not supported.*int8, int16, int32"):
+        gg.tensor(np.zeros(3, np.uint16))
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("source", DTYPES)
+def test_cuda_cast_matches_the_cpu_bit_for_bit(source):
+    rng = np.random.default_rng(11)
+    if source == "bool":
+        data = rng.random((5, 67)) < 0.5
+    elif source in ("float16", "bfloat16", "float32", "float64"):
+        data = np.concatenate([rng.uniform(-300, 300, (4, 67)), rng.standard_normal((1, 67)) * 1e-6])
+    else:
+        info = np.iinfo(source)
+        data = rng.integers(info.min, info.max, (5, 67), endpoint=True, dtype=np.int64)
+    cpu = gg.tensor(data).to(getattr(gg, source))
+    gpu = cpu.to("cuda")
+    for target in DTYPES:
+        # strided sources too: every other column
+        for a, b in ((cpu, gpu), (cpu[:, ::2], gpu[:, ::2])):
+            want, got = a.to(getattr(gg, target)), b.to(getattr(gg, target)).cpu()
+            assert got.dtype == target
+            if target == "bfloat16":
+                want, got = want.float(), got.float()
+            np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{source} -> {target}")
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "float16", "bfloat16"])
+def test_cuda_ops_on_storage_types_match_the_cpu(dtype):
+    rng = np.random.default_rng(5)
+    cpu = gg.tensor(rng.uniform(-50, 50, (8, 33))).to(getattr(gg, dtype))
+    gpu = cpu.to("cuda")
+    for name, fn in {"mul-add": lambda x: x * 3 + x, "sum": lambda x: x.sum(1), "max": lambda x: x.max(0)[0],
+                     "fill": lambda x: gg.full((4,), 7, dtype=x.dtype, device=x.device)}.items():
+        want, got = fn(cpu), fn(gpu).cpu()
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(_values(got), _values(want), err_msg=name)
