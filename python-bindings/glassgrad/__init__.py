@@ -30,6 +30,7 @@ __version__ = _C.__version__
 
 from ._device import default_device, device, set_default_device  # noqa: E402
 from ._dtypes import can_cast, dtype, promote_types, result_type  # noqa: E402
+from ._type_info import finfo, iinfo  # noqa: E402
 from ._size import Size  # noqa: E402
 from ._random import manual_seed  # noqa: E402
 from ._tensor import Tensor, bool_, float32, float64, int64, tensor, uint8  # noqa: E402

@@ -550,8 +550,9 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A00
 
 
 def _dtype_limits(dt):
-    info = np.finfo(_NP[str(dt)])
-    return float(info.max), float(info.min)
+    from ._type_info import finfo  # bfloat16's too, which NumPy lacks
+    info = finfo(dt)
+    return info.max, info.min
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,  # noqa: A002

@@ -2,6 +2,9 @@
 bfloat16 tensors against float64 central finite differences, ops on storage types recorded as
 casts around the op, refusals with their fixes, and (on the GPU machine) the CUDA Cast kernel
 against the CPU one bit for bit between every pair of dtypes."""
+import pathlib
+import runpy
+
 import numpy as np
 import pytest
 
@@ -126,3 +129,12 @@ def test_cuda_ops_on_storage_types_match_the_cpu(dtype):
         want, got = fn(cpu), fn(gpu).cpu()
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(_values(got), _values(want), err_msg=name)
+
+
+def test_the_dtypes_page_snippet_prints_what_the_page_shows(capsys):
+    root = pathlib.Path(gg.__file__).resolve().parents[2]
+    snippet = root / "docs" / "snippets" / "dtypes_promotion.py"
+    if not snippet.exists():
+        pytest.skip("the docs are not next to this glassgrad (an installed package)")
+    runpy.run_path(str(snippet), run_name="__main__")
+    assert capsys.readouterr().out == snippet.with_suffix(".out").read_text()

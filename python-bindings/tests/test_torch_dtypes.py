@@ -164,3 +164,22 @@ def test_bfloat16_numpy_is_refused_as_torch_with_the_fix():
     with pytest.raises(TypeError, match=r"(?s)bfloat16.*fix: convert first: x\.float\(\)\.numpy\(\)"):
         gg.zeros(2, dtype=gg.bfloat16).numpy()
     assert gg.zeros(2, dtype=gg.bfloat16).tolist() == [0.0, 0.0]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_finfo_and_iinfo_are_torchs(dtype):
+    if dtype == "bool":
+        return
+    floating = dtype in ("float16", "bfloat16", "float32", "float64")
+    mine, theirs = (gg.finfo, torch.finfo) if floating else (gg.iinfo, torch.iinfo)
+    got, want = mine(getattr(gg, dtype)), theirs(getattr(torch, dtype))
+    names = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution") if floating else ("bits", "max", "min")
+    for name in names:
+        assert getattr(got, name) == getattr(want, name), f"{dtype}.{name}"
+    assert repr(got) == repr(want)
+    with pytest.raises(TypeError):
+        (gg.iinfo if floating else gg.finfo)(getattr(gg, dtype))
+    x = _tensor(gg, [np.inf, -np.inf, np.nan], dtype) if floating else None
+    if x is not None:  # nan_to_num's defaults are the dtype's limits
+        want_n = torch.nan_to_num(_tensor(torch, [np.inf, -np.inf, np.nan], dtype))
+        np.testing.assert_array_equal(_values(gg.nan_to_num(x)), _values(want_n))
