@@ -10,6 +10,7 @@ glassgrad's generator (glassgrad.manual_seed) and are marked as random inputs, s
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
 
@@ -41,6 +42,18 @@ def _random_leaf(draw_array, device, requires_grad: bool = False) -> Tensor:
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _bfloat16_through_float32(fn):
+    """fn (a factory whose values NumPy makes) for dtype=bfloat16 too, which NumPy lacks: the
+    values made in float32 and rounded by the Cast op into a new leaf."""
+    @functools.wraps(fn)
+    def factory(*args, dtype=None, requires_grad: bool = False, **kwargs):
+        if dtype is None or _dtypes._parse(dtype) != "bfloat16":
+            return fn(*args, dtype=dtype, requires_grad=requires_grad, **kwargs)
+        wide = fn(*args, dtype=_dtypes.DEFAULT_FLOAT, **kwargs)
+        return _wrap(_C.lazy_leaf(wide.astype("bfloat16")._raw(), "input", requires_grad, ""))
+    return factory
 
 
 def _np_dtype(dtype, default) -> np.dtype:
@@ -116,6 +129,7 @@ def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None
 
 
 # ---- ranges --------------------------------------------------------------------------------------
+@_bfloat16_through_float32
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """start, start + step, ... below end (torch.arange; arange(n) is 0..n-1): int64 when start,
@@ -143,6 +157,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return _leaf(values.astype(_np_dtype(dtype, default)), device, requires_grad)
 
 
+@_bfloat16_through_float32
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (torch.linspace; float32),
     computed as PyTorch does: from start for the first half, from end for the second."""
@@ -157,6 +172,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
+@_bfloat16_through_float32
 def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:
     """base ** linspace(start, end, steps) (torch.logspace)."""
@@ -165,6 +181,7 @@ def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, lay
     return _leaf((float(base) ** exps).astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
+@_bfloat16_through_float32
 def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """The n x m identity (torch.eye; m defaults to n)."""
     n = _args.integer(n, "n", "eye", minimum=0)
@@ -173,12 +190,14 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 
 
 # ---- random --------------------------------------------------------------------------------------
+@_bfloat16_through_float32
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
     shape, dt = _shape_args(size), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
     return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
 
 
+@_bfloat16_through_float32
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
     shape, dt = _shape_args(size), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
@@ -203,6 +222,7 @@ def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return randn(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_bfloat16_through_float32
 def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad: bool = False) -> Tensor:
     """Integers uniform on [low, high) (torch.randint(high, size) or randint(low, high, size));
@@ -233,6 +253,7 @@ def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, de
     return randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_bfloat16_through_float32
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False, pin_memory=False) -> Tensor:
     """A random permutation of 0..n-1 (torch.randperm), int64."""
@@ -241,6 +262,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     return _random_leaf(lambda: _rng().permutation(n).astype(dt), device, requires_grad)
 
 
+@_bfloat16_through_float32
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Normal draws with the given mean and std, numbers or tensors broadcast together (torch.normal);
