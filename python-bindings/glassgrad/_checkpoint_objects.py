@@ -284,7 +284,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
 
     def reducer_override(self, obj):
         from . import _device, _size
-        from ._tensor import Tensor
+        from ._tensor import Tensor, stored_array
         from .nn.module import Parameter
         if isinstance(obj, _Global):
             return obj.name  # a str: written by save_global
@@ -292,7 +292,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
             return _REBUILD_PARAMETER, (_Data(obj), obj.requires_grad, collections.OrderedDict())
         if isinstance(obj, (Tensor, _Data)):
             t = obj.t if isinstance(obj, _Data) else obj
-            arr = np.array(t.numpy(), order="C")
+            arr = np.array(stored_array(t), order="C")
             arr = arr.astype(arr.dtype.newbyteorder("<"), copy=False)
             if arr.dtype.newbyteorder("=") not in self.storage_of:
                 raise pickle.PicklingError(f"a tensor of dtype {arr.dtype} (PyTorch's format has no storage for it)")

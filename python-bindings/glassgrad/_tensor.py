@@ -26,6 +26,18 @@ _NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8":
        "int8": np.int8, "int16": np.int16, "int32": np.int32, "float16": np.float16, "bfloat16": np.float32}
 
 
+# bfloat16 elements as checkpoints store them: their 16 bits (a float32's high half), in a NumPy
+# dtype of their own so that no uint16 array is ever taken for bfloat16.
+BFLOAT16_BITS = np.dtype([("bfloat16", "<u2")])
+
+
+def stored_array(t: "Tensor") -> np.ndarray:
+    """t's elements as NumPy holds them for saving: bfloat16 as BFLOAT16_BITS, else t.numpy()."""
+    if t.dtype != "bfloat16":
+        return t.numpy()
+    return (t.float().numpy().view(np.uint32) >> 16).astype("<u2").view(BFLOAT16_BITS)
+
+
 def raw_from_numpy(arr: np.ndarray, device, name: str, dtype=None) -> "_C.Tensor":
     """A runtime tensor of arr's values in dtype (default: arr's own), on device: the NumPy array
     converted by NumPy, except into bfloat16, which the Cast op rounds (to nearest even)."""

@@ -31,6 +31,7 @@ import numpy as np
 
 from . import _C
 from . import _checkpoint_objects as _objects
+from ._tensor import BFLOAT16_BITS
 
 # PyTorch storage type -> NumPy dtype of its raw bytes (bfloat16 is read as uint16 and widened).
 _STORAGE_DTYPES = {
@@ -222,7 +223,8 @@ def _load(archive: zipfile.ZipFile, path: str, weights_only: bool = True, map_lo
 _STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "DoubleStorage",
                np.dtype(np.float16): "HalfStorage", np.dtype(np.int64): "LongStorage",
                np.dtype(np.int32): "IntStorage", np.dtype(np.int16): "ShortStorage", np.dtype(np.int8): "CharStorage",
-               np.dtype(np.uint8): "ByteStorage", np.dtype(np.bool_): "BoolStorage"}
+               np.dtype(np.uint8): "ByteStorage", np.dtype(np.bool_): "BoolStorage",
+               BFLOAT16_BITS: "BFloat16Storage"}
 _ALIGN = 64
 
 

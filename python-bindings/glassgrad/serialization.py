@@ -162,11 +162,12 @@ def _plain(obj, path: Tuple = ()):
     if len(path) > _MAX_DEPTH:
         raise TypeError(f"glassgrad.save: {where} is nested more than {_MAX_DEPTH} levels deep (a tree that "
                         f"contains itself?)\n  fix: save a flatter structure")
+    from ._tensor import BFLOAT16_BITS, stored_array
     if _is_tensor(obj):
-        obj = obj.numpy()
+        obj = stored_array(obj)
     if isinstance(obj, (np.ndarray, np.generic)):
         arr = np.array(obj, order="C")  # a C-ordered copy; keeps 0-d arrays 0-d (ascontiguousarray would not)
-        if arr.dtype.kind not in "biuf":
+        if arr.dtype.kind not in "biuf" and arr.dtype != BFLOAT16_BITS:
             raise TypeError(f"glassgrad.save: {where} is a NumPy array of dtype {arr.dtype}; checkpoints hold "
                             f"numbers and booleans\n  fix: convert it to a numeric dtype or to a str")
         return arr
@@ -190,8 +191,10 @@ def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
     """The JSON tree of a _plain tree for the safetensors and npz formats; its arrays go into
     `arrays` under their member names."""
     if isinstance(obj, np.ndarray):
+        from ._tensor import BFLOAT16_BITS
         name = _member_name(path, arrays)
-        arrays[name] = obj
+        # these formats have no bfloat16 NumPy reads: widened to float32 (exactly), as load gives it
+        arrays[name] = (obj.view("<u2").astype(np.uint32) << 16).view(np.float32) if obj.dtype == BFLOAT16_BITS else obj
         return {"t": "array", "k": name}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"t": "value", "v": obj}

@@ -183,3 +183,22 @@ def test_finfo_and_iinfo_are_torchs(dtype):
     if x is not None:  # nan_to_num's defaults are the dtype's limits
         want_n = torch.nan_to_num(_tensor(torch, [np.inf, -np.inf, np.nan], dtype))
         np.testing.assert_array_equal(_values(gg.nan_to_num(x)), _values(want_n))
+
+
+def test_checkpoints_hold_the_storage_types_as_torch_reads_them(tmp_path):
+    saved = {"i8": gg.tensor([1, -2], dtype=gg.int8), "i16": gg.tensor([300, -2], dtype=gg.int16),
+             "i32": gg.tensor(np.array([70000, -3], np.int32)), "f16": gg.tensor([1.5, 2.25], dtype=gg.half),
+             "bf16": gg.tensor([0.1, 3.0, -1e30], dtype=gg.bfloat16)}
+    gg.save(saved, tmp_path / "t.pt")
+    loaded = torch.load(tmp_path / "t.pt")
+    for k, t in saved.items():
+        assert str(loaded[k].dtype).split(".")[-1] == t.dtype, k
+        np.testing.assert_array_equal(_values(loaded[k]), _values(t), err_msg=k)
+    back = gg.load(tmp_path / "t.pt")  # bfloat16 comes back widened to float32, exactly
+    np.testing.assert_array_equal(back["bf16"], _values(saved["bf16"]))
+    assert back["i32"].dtype == np.int32
+    model = gg.nn.Linear(3, 2).bfloat16()
+    again = gg.nn.Linear(3, 2).bfloat16()
+    again.load_state_dict(model.state_dict())
+    assert again.weight.dtype == "bfloat16"
+    np.testing.assert_array_equal(_values(again.weight), _values(model.weight))

@@ -61,8 +61,7 @@ def _leaf_for(t: Tensor, raw: "_C.Tensor"):
 def _new_data(t: Tensor, arr, device: Optional[str] = None):
     """The leaf that assign_data would give t: arr converted to t's dtype, on `device` (default
     t's own). Nothing about t changes."""
-    arr = np.asarray(arr).astype(t.dtype, copy=False)  # from_numpy makes it dense (and keeps 0-d)
-    return _leaf_for(t, _C.Tensor.from_numpy(arr, device or t.device, t.name))
+    return _leaf_for(t, raw_from_numpy(np.asarray(arr), device or t.device, t.name, t.dtype))  # dense, 0-d kept
 
 
 def rebind_all(pairs) -> None:
@@ -325,10 +324,11 @@ class Module:
         """Parameters and persistent buffers as NumPy arrays under PyTorch's names and in its
         order ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
         "bn1.running_var", "bn1.num_batches_tracked", ...): a PyTorch model of the same
-        architecture loads it (after torch.from_numpy), and glassgrad loads PyTorch's."""
+        architecture loads it (after torch.from_numpy), and glassgrad loads PyTorch's. bfloat16
+        entries come as float32 (exactly: NumPy has no bfloat16)."""
         out = OrderedDict()
         for name, t in self._named_state():
-            out[prefix + name] = t.numpy()
+            out[prefix + name] = t._values()
         return out
 
     def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True):
