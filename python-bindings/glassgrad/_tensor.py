@@ -28,7 +28,7 @@ _NP = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint8":
 
 # bfloat16 elements as checkpoints store them: their 16 bits (a float32's high half), in a NumPy
 # dtype of their own so that no uint16 array is ever taken for bfloat16.
-BFLOAT16_BITS = np.dtype([("bfloat16", "<u2")])
+BFLOAT16_BITS: np.dtype = np.dtype([("bfloat16", "<u2")])
 
 
 def stored_array(t: "Tensor") -> np.ndarray:
