@@ -1,6 +1,8 @@
 // The schema skeleton of a declared op (family.h): a row's columns, completed by its rules.
 #include "glassgrad/autodiff/family.h"
 
+#include <string>
+
 #include "glassgrad/autodiff/errors.h"
 
 namespace glassgrad {
@@ -19,7 +21,18 @@ OpSchema declared_op(const char* name, const std::vector<std::string>& inputs,
                      const std::vector<std::string>& outputs, const char* formula, void (*rules)(OpSchema&)) {
   OpSchema s;
   s.name = name;
+  std::vector<std::string> names;
   for (const std::string& in : inputs) {
+    const size_t bracket = in.find('[');
+    if (bracket == std::string::npos) {
+      names.push_back(in);
+      continue;
+    }
+    const std::string base = in.substr(0, bracket);
+    const int count = std::stoi(in.substr(bracket + 1));
+    for (int i = 0; i < count; ++i) names.push_back(base + std::to_string(i) + (i > 0 ? "?" : ""));
+  }
+  for (const std::string& in : names) {
     const bool optional = !in.empty() && in.back() == '?';
     if (optional && s.min_inputs < 0) s.min_inputs = static_cast<int>(s.inputs.size());
     if (!optional && s.min_inputs >= 0) {

@@ -8,7 +8,7 @@
 namespace glassgrad {
 
 namespace {
-constexpr size_t kMaxBucketMembers = 256;  // BucketPack's input count (ops/collective.cpp)
+constexpr size_t kMaxBucketMembers = 256;  // BucketPack's input count (families/collective.def)
 }
 
 std::vector<NodeId> gradient_ready_nodes(const Graph& g, const std::vector<ValueId>& params, NodeId last) {

@@ -23,88 +23,78 @@
 // All keep has_side_effects: every rank must issue the same collectives in the same order, so
 // dead-code elimination may not drop one on some ranks (an unused all-reduce is still a
 // rendezvous the other ranks wait for).
+#include "glassgrad/autodiff/families/collective.h"
+
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
 
+CollectiveAttrs CollectiveAttrs::from(const Attrs& a) {
+  CollectiveAttrs c;
+  c.group = a.i("group", c.group);
+  c.average = a.has("op") && a.s("op") == "average";
+  c.world_size = a.i("world_size", c.world_size);
+  c.bucket = a.i("bucket", c.bucket);
+  return c;
+}
+
 namespace {
 
-constexpr int kMaxBucketInputs = 256;  // gradient_buckets.h splits buckets at this many members
+void all_reduce(OpSchema& s) {
+  s.has_side_effects = true;
+  s.infer = [](const ShapeContext& ctx) {
+    const Attrs& a = ctx.attrs();
+    const std::string& op = a.s("op");
+    if (op != "sum" && op != "average") ops::bad_attr(ctx, "op", "\"sum\" or \"average\"", op);
+    if (a.i("world_size") < 1) ops::bad_attr(ctx, "world_size", ">= 1", std::to_string(a.i("world_size")));
+    if (a.i("group") < 0) ops::bad_attr(ctx, "group", ">= 0 (a registered communicator)", std::to_string(a.i("group")));
+    if (!is_floating(ctx.in(0).dtype) && op == "average") {
+      ops::bad_attr(ctx, "op", "\"sum\" for integer tensors", op, "all-reduce with op \"sum\" and divide afterwards");
+    }
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    Attrs a = c.attrs();
+    a.set("bucket", int64_t{-1});  // synchronous: the adjoint has no wait node
+    c.set_grad(0, c.emit("AllReduce", {c.grad_output(0)}, a));
+  };
+}
 
-std::vector<std::string> bucket_input_names() {
-  std::vector<std::string> names;
-  for (int i = 0; i < kMaxBucketInputs; ++i) names.push_back("g" + std::to_string(i));
-  return names;
+void all_reduce_wait(OpSchema& s) {
+  s.has_side_effects = true;
+  s.stops_gradient = true;
+  s.infer = [](const ShapeContext& ctx) {
+    if (ctx.attrs().i("bucket") < 0) ops::bad_attr(ctx, "bucket", ">= 0", std::to_string(ctx.attrs().i("bucket")));
+    ctx.attrs().i("group");
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+}
+
+void bucket_pack(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    const TensorInfo& first = ctx.in(0);
+    int64_t n = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const TensorInfo& t = ctx.in(i);
+      if (t.dtype != first.dtype || !(t.device == first.device)) {
+        ctx.fail(ErrorMessage("input " + std::to_string(i) + " is " + t.str() + " but input 0 is " + first.str())
+                     .cause("a bucket is one message: its gradients share one dtype and one device")
+                     .fix("plan buckets with plan_gradient_buckets, which splits at dtype and device changes"),
+                 t.dtype != first.dtype);
+      }
+      n += t.numel();
+    }
+    return std::vector<TensorInfo>{ops::with_shape(first, Shape{n})};
+  };
 }
 
 }  // namespace
 
 void register_collective_ops(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "AllReduce";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.has_side_effects = true;
-    s.formula = "out = sum over ranks of x (op average: divided by world_size)";
-    s.infer = [](const ShapeContext& ctx) {
-      const Attrs& a = ctx.attrs();
-      const std::string& op = a.s("op");
-      if (op != "sum" && op != "average") ops::bad_attr(ctx, "op", "\"sum\" or \"average\"", op);
-      if (a.i("world_size") < 1) ops::bad_attr(ctx, "world_size", ">= 1", std::to_string(a.i("world_size")));
-      if (a.i("group") < 0) ops::bad_attr(ctx, "group", ">= 0 (a registered communicator)", std::to_string(a.i("group")));
-      if (!is_floating(ctx.in(0).dtype) && op == "average") {
-        ops::bad_attr(ctx, "op", "\"sum\" for integer tensors", op, "all-reduce with op \"sum\" and divide afterwards");
-      }
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      Attrs a = c.attrs();
-      a.set("bucket", int64_t{-1});  // synchronous: the adjoint has no wait node
-      c.set_grad(0, c.emit("AllReduce", {c.grad_output(0)}, a));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "AllReduceWait";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.has_side_effects = true;
-    s.stops_gradient = true;
-    s.formula = "out = x once the bucket's all-reduce has finished";
-    s.infer = [](const ShapeContext& ctx) {
-      if (ctx.attrs().i("bucket") < 0) ops::bad_attr(ctx, "bucket", ">= 0", std::to_string(ctx.attrs().i("bucket")));
-      ctx.attrs().i("group");
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "BucketPack";
-    s.inputs = bucket_input_names();
-    s.min_inputs = 1;
-    s.outputs = {"flat"};
-    s.formula = "flat = concat(flatten(g0), flatten(g1), ...)";
-    s.infer = [](const ShapeContext& ctx) {
-      const TensorInfo& first = ctx.in(0);
-      int64_t n = 0;
-      for (int i = 0; i < ctx.num_inputs(); ++i) {
-        const TensorInfo& t = ctx.in(i);
-        if (t.dtype != first.dtype || !(t.device == first.device)) {
-          ctx.fail(ErrorMessage("input " + std::to_string(i) + " is " + t.str() + " but input 0 is " + first.str())
-                       .cause("a bucket is one message: its gradients share one dtype and one device")
-                       .fix("plan buckets with plan_gradient_buckets, which splits at dtype and device changes"),
-                   t.dtype != first.dtype);
-        }
-        n += t.numel();
-      }
-      return std::vector<TensorInfo>{ops::with_shape(first, Shape{n})};
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/collective.def"
 }
 
 }  // namespace glassgrad

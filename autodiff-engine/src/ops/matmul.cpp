@@ -13,6 +13,7 @@
 // product is taken as db^T = g'^T @ a' and db is its Permute view: w's gradient, the Permute of
 // that view, is then a dense [N, K] tensor, which the optimizer reads in order instead of
 // through a transposed view.
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -134,19 +135,18 @@ void matmul_gradient(GradContext& c) {
   }
 }
 
+void matmul(OpSchema& s) {
+  s.layer_parameter = "weight.T";  // Linear records x @ weight.T
+  s.strided_inputs = true;
+  s.infer = matmul_infer;
+  s.gradient = matmul_gradient;
+}
+
 }  // namespace
 
 void register_matmul_ops(OpRegistry& r) {
-  OpSchema s;
-  s.name = "MatMul";
-  s.inputs = {"a", "b"};
-  s.outputs = {"out"};
-  s.layer_parameter = "weight.T";  // Linear records x @ weight.T
-  s.strided_inputs = true;
-  s.formula = "out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]  (batch axes broadcast)";
-  s.infer = matmul_infer;
-  s.gradient = matmul_gradient;
-  r.add(std::move(s));
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/matmul.def"
 }
 
 }  // namespace glassgrad

@@ -7,7 +7,9 @@
 // undefined even for 0 bytes (C17 7.24.1p2), so every copy goes through copy_bytes.
 #include <cstring>
 
+#include "cpu/registration.h"
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/families/collective.h"
 #include "glassgrad/runtime/communicator.h"
 #include "glassgrad/runtime/kernel.h"
 
@@ -19,7 +21,7 @@ void copy_bytes(void* dst, const void* src, size_t n) {
   if (n > 0 && dst != src) std::memcpy(dst, src, n);
 }
 
-void bucket_pack(const KernelContext& c) {
+void pack_bucket(const KernelContext& c) {
   char* dst = static_cast<char*>(c.outputs[0].data_ptr());
   for (const Tensor& g : c.inputs) {  // dense: the schema does not accept strided inputs
     copy_bytes(dst, g.data_ptr(), g.nbytes());
@@ -27,27 +29,33 @@ void bucket_pack(const KernelContext& c) {
   }
 }
 
-void all_reduce(const KernelContext& c) {
+void reduce_over_ranks(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& out = c.outputs[0];
   copy_bytes(out.data_ptr(), x.data_ptr(), x.nbytes());
   const std::string where = node_where("AllReduce", c.meta.scope);
-  const ReduceOp op = c.attrs.s("op") == "average" ? ReduceOp::Average : ReduceOp::Sum;
-  communicator(c.attrs.i("group"), where)->all_reduce(out.data_ptr(), out.numel(), out.dtype(), op, nullptr);
+  const CollectiveAttrs a = CollectiveAttrs::from(c.attrs);
+  communicator(a.group, where)->all_reduce(out.data_ptr(), out.numel(), out.dtype(),
+                                           a.average ? ReduceOp::Average : ReduceOp::Sum, nullptr);
 }
 
-void all_reduce_wait(const KernelContext& c) {
+void copy_after_wait(const KernelContext& c) {
   copy_bytes(c.outputs[0].data_ptr(), c.inputs[0].data_ptr(), c.inputs[0].nbytes());
 }
+
+// The same kernels for every dtype: they move bytes.
+template <typename>
+constexpr KernelFn bucket_pack = pack_bucket;
+template <typename>
+constexpr KernelFn all_reduce = reduce_over_ranks;
+template <typename>
+constexpr KernelFn all_reduce_wait = copy_after_wait;
 
 }  // namespace
 
 void register_cpu_collective_kernels(KernelRegistry& r) {
-  for (DType dt : {DType::Float32, DType::Float64, DType::Int64}) {
-    r.add("BucketPack", DeviceType::CPU, dt, bucket_pack);
-    r.add("AllReduce", DeviceType::CPU, dt, all_reduce);
-    r.add("AllReduceWait", DeviceType::CPU, dt, all_reduce_wait);
-  }
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/collective.def"
 }
 
 }  // namespace glassgrad

@@ -8,6 +8,7 @@
 // kernels (elementwise.cpp) do: exactly the same arithmetic, in the same order.
 #include <cstring>
 
+#include "cpu/registration.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/kernel.h"
@@ -118,8 +119,8 @@ void fused_elementwise(const KernelContext& c) {
 }  // namespace
 
 void register_cpu_fused_kernels(KernelRegistry& r) {
-  r.add("FusedElementwise", DeviceType::CPU, DType::Float32, fused_elementwise<float>);
-  r.add("FusedElementwise", DeviceType::CPU, DType::Float64, fused_elementwise<double>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/fused.def"
 }
 
 }  // namespace glassgrad

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cpu/gemm/gemm.h"
+#include "cpu/registration.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -90,7 +91,7 @@ size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<Ten
 }
 
 template <typename T>
-void matmul(const KernelContext& c) {
+void matmul_product(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& out = c.outputs[0];
@@ -132,11 +133,15 @@ void matmul(const KernelContext& c) {
   });
 }
 
+// MatMul's kernel entry: the product and its workspace.
+template <typename T>
+constexpr KernelEntry matmul{matmul_product<T>, matmul_workspace, nullptr};
+
 }  // namespace
 
 void register_cpu_matmul_kernels(KernelRegistry& r) {
-  r.add("MatMul", DeviceType::CPU, DType::Float32, matmul<float>, matmul_workspace);
-  r.add("MatMul", DeviceType::CPU, DType::Float64, matmul<double>, matmul_workspace);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/matmul.def"
 }
 
 }  // namespace glassgrad

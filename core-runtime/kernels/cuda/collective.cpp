@@ -2,8 +2,9 @@
 // device code: BucketPack is one device-to-device copy per gradient on the compute stream, and
 // the reductions are the communicator's (NCCL: on its own stream, joined by AllReduceWait).
 #include "cuda/launch.h"
-#include "registry.h"
+#include "glassgrad/autodiff/families/collective.h"
 #include "glassgrad/runtime/communicator.h"
+#include "registry.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -39,11 +40,11 @@ void all_reduce(const KernelContext& c) {
   const CUstream stream = stream_of(s, &c);
   const Tensor& out = c.outputs[0];
   if (out.data_ptr() != c.inputs[0].data_ptr()) copy_on(s, stream, out, 0, c.inputs[0]);
-  const ReduceOp op = c.attrs.s("op") == "average" ? ReduceOp::Average : ReduceOp::Sum;
-  const int64_t bucket = c.attrs.i("bucket", -1);
-  auto comm = communicator(c.attrs.i("group"), where(c, "AllReduce"));
-  if (bucket >= 0) {
-    comm->all_reduce_async(out.data_ptr(), out.numel(), out.dtype(), op, stream, bucket);
+  const CollectiveAttrs a = CollectiveAttrs::from(c.attrs);
+  const ReduceOp op = a.average ? ReduceOp::Average : ReduceOp::Sum;
+  auto comm = communicator(a.group, where(c, "AllReduce"));
+  if (a.bucket >= 0) {
+    comm->all_reduce_async(out.data_ptr(), out.numel(), out.dtype(), op, stream, a.bucket);
   } else {
     comm->all_reduce(out.data_ptr(), out.numel(), out.dtype(), op, stream);
   }
@@ -53,17 +54,16 @@ void all_reduce_wait(const KernelContext& c) {
   DeviceState& s = state_of(c);
   make_current(s);
   const CUstream stream = stream_of(s, &c);
-  communicator(c.attrs.i("group"), where(c, "AllReduceWait"))->wait(c.attrs.i("bucket"), stream);
+  const CollectiveAttrs a = CollectiveAttrs::from(c.attrs);
+  communicator(a.group, where(c, "AllReduceWait"))->wait(a.bucket, stream);
   if (c.outputs[0].data_ptr() != c.inputs[0].data_ptr()) copy_on(s, stream, c.outputs[0], 0, c.inputs[0]);
 }
 
 }  // namespace
 
 void add_collective_kernels(std::vector<KernelDef>& k) {
-  const std::vector<DType> dtypes{DType::Float32, DType::Float64, DType::Int64};
-  k.push_back({"BucketPack", bucket_pack, dtypes});
-  k.push_back({"AllReduce", all_reduce, dtypes});
-  k.push_back({"AllReduceWait", all_reduce_wait, dtypes});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/collective.def"
 }
 
 }  // namespace cuda

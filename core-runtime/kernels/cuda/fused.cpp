@@ -1,6 +1,8 @@
 // Launcher of FusedElementwise (kernels/cuda/fused.cu): packs the node's register program
 // (FusedProgram: ElementwiseOp codes, the rows of elementwise_ops.def) into the kernel's
 // instruction words; the kernel runs each row's scalar function, as the unfused kernels do.
+#include "fused.h"
+
 #include "cuda/launch.h"
 #include "registry.h"
 #include "glassgrad/autodiff/errors.h"
@@ -9,8 +11,7 @@
 namespace glassgrad {
 namespace cuda {
 
-// The CUDA functions launched here (functions.h).
-const FunctionNames kFusedFunctions({"gg_fused", "gg_fused_small"}, float_dtypes());
+GG_KERNEL_NAMES(GG_FUSED_KERNELS)
 
 namespace {
 
@@ -61,15 +62,24 @@ void fused_elementwise(const KernelContext& c) {
   }
   DeviceState& s = state_of(c);
   // Up to 4 inputs and 8 instructions: the variant whose register file stays in registers.
-  const char* kernel = (n_in <= 4 && n_code <= 8) ? "gg_fused_small" : "gg_fused";
-  launch(s, stream_of(s, &c), kname(kernel, out.dtype()).c_str(), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, f,
-         out.data_ptr());
+  const bool small_program = n_in <= 4 && n_code <= 8;
+  dispatch_float(out.dtype(), [&](auto t) {
+    using T = decltype(t);
+    if (small_program) {
+      launch<kernels::gg_fused_small<T>>(s, stream_of(s, &c), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, f,
+                                         ptr<T>(out));
+    } else {
+      launch<kernels::gg_fused<T>>(s, stream_of(s, &c), Dim3{blocks_for(s, n, 256)}, Dim3{256}, site, n, f,
+                                   ptr<T>(out));
+    }
+  });
 }
 
 }  // namespace
 
 void add_fused_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"FusedElementwise", fused_elementwise, float_dtypes()});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/fused.def"
 }
 
 }  // namespace cuda

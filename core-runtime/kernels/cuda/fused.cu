@@ -6,6 +6,7 @@
 // stores the last register: each intermediate stays in the thread instead of memory.
 // Layouts: inputs any strides; the output dense.
 #include "elementwise_ops.cuh"
+#include "fused.h"
 
 namespace gg_fused {
 
@@ -95,7 +96,4 @@ __device__ void run_small(int64_t n, const GGFused& f, T* out) {
 
 }  // namespace gg_fused
 
-GG_KERNEL void gg_fused_f32(int64_t n, GGFused f, float* out) { gg_fused::run<float>(n, f, out); }
-GG_KERNEL void gg_fused_f64(int64_t n, GGFused f, double* out) { gg_fused::run<double>(n, f, out); }
-GG_KERNEL void gg_fused_small_f32(int64_t n, GGFused f, float* out) { gg_fused::run_small<float, 4, 8>(n, f, out); }
-GG_KERNEL void gg_fused_small_f64(int64_t n, GGFused f, double* out) { gg_fused::run_small<double, 4, 8>(n, f, out); }
+GG_DEFINE_KERNELS(GG_FUSED_KERNELS)

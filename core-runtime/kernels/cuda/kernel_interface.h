@@ -12,7 +12,8 @@
 //           double), FloatI64 (+ int64_t), Numeric (+ unsigned char)
 //   Bounds  GG_NO_BOUNDS, or GG_BOUNDS(threads) / GG_BOUNDS(threads, min blocks): __launch_bounds__
 //   Params  the parameter list; T is the element type
-//   Body    the kernel's body: a call of the family's device code with the parameters
+//   Body    the kernel's body: a call of the family's device code with the parameters (the last
+//           column, so template arguments in it may hold commas)
 //
 // Device side: <family>.cu, after its device code, writes GG_DEFINE_KERNELS(GG_POOL_KERNELS),
 // which defines every row as an extern "C" __global__ function (declared at file scope too, as
@@ -33,27 +34,29 @@
 #define GG_BOUNDS(...) __launch_bounds__(__VA_ARGS__)
 
 // ---- device side: the definitions -------------------------------------------------------------
+// (The Body is the rows' last, variadic, column: template arguments in it may hold commas.)
 #define GG_DEFINE_KERNELS(TABLE) TABLE(GG_DEFINE_KERNEL_ROW)
-#define GG_DEFINE_KERNEL_ROW(Name, DTypes, Bounds, Params, Body) GG_DEFINE_##DTypes(Name, Bounds, Params, Body)
+#define GG_DEFINE_KERNEL_ROW(Name, DTypes, Bounds, Params, ...) GG_DEFINE_##DTypes(Name, Bounds, Params, __VA_ARGS__)
 // One function per element type, inside a namespace where T is that type.
-#define GG_DEFINE_TYPED(Name, Bounds, Params, Body, suffix, Type)                     \
+#define GG_DEFINE_TYPED(Name, Bounds, Params, suffix, Type, ...)                      \
   namespace gg_kernels_##suffix {                                                     \
   typedef Type T;                                                                     \
-  extern "C" __global__ void Bounds Name##_##suffix Params { Body; }                  \
+  extern "C" __global__ void Bounds Name##_##suffix Params { __VA_ARGS__; }           \
   }                                                                                   \
   using gg_kernels_##suffix::Name##_##suffix;
-#define GG_DEFINE_None(Name, Bounds, Params, Body) \
-  extern "C" __global__ void Bounds Name Params { Body; }
-#define GG_DEFINE_F32(Name, Bounds, Params, Body) GG_DEFINE_TYPED(Name, Bounds, Params, Body, f32, float)
-#define GG_DEFINE_Float(Name, Bounds, Params, Body) \
-  GG_DEFINE_F32(Name, Bounds, Params, Body) GG_DEFINE_TYPED(Name, Bounds, Params, Body, f64, double)
-#define GG_DEFINE_FloatI64(Name, Bounds, Params, Body) \
-  GG_DEFINE_Float(Name, Bounds, Params, Body) GG_DEFINE_TYPED(Name, Bounds, Params, Body, i64, int64_t)
-#define GG_DEFINE_Numeric(Name, Bounds, Params, Body) \
-  GG_DEFINE_FloatI64(Name, Bounds, Params, Body) GG_DEFINE_TYPED(Name, Bounds, Params, Body, u8, unsigned char)
+#define GG_DEFINE_None(Name, Bounds, Params, ...) \
+  extern "C" __global__ void Bounds Name Params { __VA_ARGS__; }
+#define GG_DEFINE_F32(Name, Bounds, Params, ...) GG_DEFINE_TYPED(Name, Bounds, Params, f32, float, __VA_ARGS__)
+#define GG_DEFINE_Float(Name, Bounds, Params, ...) \
+  GG_DEFINE_F32(Name, Bounds, Params, __VA_ARGS__) GG_DEFINE_TYPED(Name, Bounds, Params, f64, double, __VA_ARGS__)
+#define GG_DEFINE_FloatI64(Name, Bounds, Params, ...) \
+  GG_DEFINE_Float(Name, Bounds, Params, __VA_ARGS__) GG_DEFINE_TYPED(Name, Bounds, Params, i64, int64_t, __VA_ARGS__)
+#define GG_DEFINE_Numeric(Name, Bounds, Params, ...)      \
+  GG_DEFINE_FloatI64(Name, Bounds, Params, __VA_ARGS__) \
+  GG_DEFINE_TYPED(Name, Bounds, Params, u8, unsigned char, __VA_ARGS__)
 
 // ---- the functions' names -----------------------------------------------------------------------
-#define GG_KERNEL_NAME_ROW(Name, DTypes, Bounds, Params, Body) GG_NAMES_##DTypes(Name)
+#define GG_KERNEL_NAME_ROW(Name, DTypes, Bounds, Params, ...) GG_NAMES_##DTypes(Name)
 #define GG_NAMES_None(Name) #Name,
 #define GG_NAMES_F32(Name) #Name "_f32",
 #define GG_NAMES_Float(Name) GG_NAMES_F32(Name) #Name "_f64",
@@ -79,7 +82,7 @@
   }                                \
   }                                \
   }
-#define GG_DECLARE_KERNEL_ROW(Name, DTypes, Bounds, Params, Body) GG_DECLARE_##DTypes(Name, Params)
+#define GG_DECLARE_KERNEL_ROW(Name, DTypes, Bounds, Params, ...) GG_DECLARE_##DTypes(Name, Params)
 #define GG_DECLARE_TYPED(Name, Params, suffix, Type)      \
   template <>                                             \
   struct Name<Type> {                                     \

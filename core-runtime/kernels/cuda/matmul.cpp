@@ -5,6 +5,8 @@
 // thread per output for a short k over a few tiles' worth of outputs.
 #include <algorithm>
 
+#include "matmul.h"
+
 #include "cuda/launch.h"
 #include "registry.h"
 #include "glassgrad/autodiff/errors.h"
@@ -12,8 +14,7 @@
 namespace glassgrad {
 namespace cuda {
 
-// The CUDA functions launched here (functions.h).
-const FunctionNames kMatmulFunctions({"gg_matmul", "gg_matmul_dot", "gg_matmul_thread"}, float_dtypes());
+GG_KERNEL_NAMES(GG_MATMUL_KERNELS)
 
 namespace {
 
@@ -74,27 +75,34 @@ void matmul(const KernelContext& c) {
   g.a_k_major = g.a_sk == 1 ? 1 : 0;
   g.b_n_major = g.b_sn == 1 ? 1 : 0;
   DeviceState& s = state_of(c);
+  CUstream st = stream_of(s, &c);
   const int64_t tiles_m = (g.M + 63) / 64, tiles_n = (g.N + 63) / 64;
-  if (tiles_m * tiles_n * g.batch < kDotMaxTiles && g.K >= kDotMinK) {
-    const int64_t threads = g.batch * g.M * g.N * 32;
-    launch(s, stream_of(s, &c), kname("gg_matmul_dot", out.dtype()).c_str(), Dim3{blocks_for(s, threads, 256)},
-           Dim3{256}, site, g, out.data_ptr(), a.data_ptr(), b.data_ptr());
-    return;
-  }
-  if (tiles_m * tiles_n * g.batch < kThreadMaxTiles && g.K <= kThreadMaxK) {
-    const int64_t n = g.batch * g.M * g.N;
-    launch(s, stream_of(s, &c), kname("gg_matmul_thread", out.dtype()).c_str(), Dim3{blocks_for(s, n, 128)},
-           Dim3{128}, site, g, out.data_ptr(), a.data_ptr(), b.data_ptr());
-    return;
-  }
-  const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles_n, 1 << 30)), cap_yz(tiles_m), cap_yz(g.batch)};
-  launch(s, stream_of(s, &c), kname("gg_matmul", out.dtype()).c_str(), grid, Dim3{256}, site, g, out.data_ptr(),
-         a.data_ptr(), b.data_ptr());
+  dispatch_float(out.dtype(), [&](auto t) {
+    using T = decltype(t);
+    T* cp = ptr<T>(out);
+    const T* ap = ptr<const T>(a);
+    const T* bp = ptr<const T>(b);
+    if (tiles_m * tiles_n * g.batch < kDotMaxTiles && g.K >= kDotMinK) {
+      const int64_t threads = g.batch * g.M * g.N * 32;
+      launch<kernels::gg_matmul_dot<T>>(s, st, Dim3{blocks_for(s, threads, 256)}, Dim3{256}, site, g, cp, ap, bp);
+      return;
+    }
+    if (tiles_m * tiles_n * g.batch < kThreadMaxTiles && g.K <= kThreadMaxK) {
+      const int64_t n = g.batch * g.M * g.N;
+      launch<kernels::gg_matmul_thread<T>>(s, st, Dim3{blocks_for(s, n, 128)}, Dim3{128}, site, g, cp, ap, bp);
+      return;
+    }
+    const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(tiles_n, 1 << 30)), cap_yz(tiles_m), cap_yz(g.batch)};
+    launch<kernels::gg_matmul<T>>(s, st, grid, Dim3{256}, site, g, cp, ap, bp);
+  });
 }
 
 }  // namespace
 
-void add_matmul_kernels(std::vector<KernelDef>& k) { k.push_back({"MatMul", matmul, float_dtypes()}); }
+void add_matmul_kernels(std::vector<KernelDef>& k) {
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/matmul.def"
+}
 
 }  // namespace cuda
 }  // namespace glassgrad

@@ -7,6 +7,7 @@
 // gemm_tile.cuh; the grid is (N tiles, M tiles, batch), each axis capped by the launcher and
 // covered by grid-stride loops.
 #include "gemm_tile.cuh"
+#include "matmul.h"
 
 namespace gg_mm {
 
@@ -84,21 +85,4 @@ __device__ void matmul_thread(const GGMatmul& g, T* c, const T* a, const T* b) {
 
 }  // namespace gg_mm
 
-GG_KERNEL void __launch_bounds__(256) gg_matmul_f32(GGMatmul g, float* c, const float* a, const float* b) {
-  gg_mm::matmul<float>(g, c, a, b);
-}
-GG_KERNEL void __launch_bounds__(256) gg_matmul_f64(GGMatmul g, double* c, const double* a, const double* b) {
-  gg_mm::matmul<double>(g, c, a, b);
-}
-GG_KERNEL void gg_matmul_dot_f32(GGMatmul g, float* c, const float* a, const float* b) {
-  gg_mm::matmul_dot<float>(g, c, a, b);
-}
-GG_KERNEL void gg_matmul_dot_f64(GGMatmul g, double* c, const double* a, const double* b) {
-  gg_mm::matmul_dot<double>(g, c, a, b);
-}
-GG_KERNEL void gg_matmul_thread_f32(GGMatmul g, float* c, const float* a, const float* b) {
-  gg_mm::matmul_thread<float>(g, c, a, b);
-}
-GG_KERNEL void gg_matmul_thread_f64(GGMatmul g, double* c, const double* a, const double* b) {
-  gg_mm::matmul_thread<double>(g, c, a, b);
-}
+GG_DEFINE_KERNELS(GG_MATMUL_KERNELS)

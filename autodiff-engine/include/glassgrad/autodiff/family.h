@@ -15,7 +15,8 @@
 //     DTypes   the dtypes both backends register: Float (float32, float64), FloatInt64 (+ int64),
 //              Numeric (+ uint8), Any (+ bool)
 //     Inputs   ("x", "weight", "bias?"): input names in order; a trailing '?' marks an optional
-//              input (and every one after it)
+//              input (and every one after it); "g[256]" stands for g0 (required) and the
+//              optional g1 ... g255
 //     Outputs  ("y", "mean"): output names in order (the count is fixed)
 //     Formula  one line saying what it computes, printed by explain()
 //
