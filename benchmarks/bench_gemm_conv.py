@@ -35,11 +35,11 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import roofline as R  # noqa: E402
-from common import Results, add_common_args, apply_threads, back_to_back, torch_name, torch_or_none  # noqa: E402
-from ordinary_gpu import CONV_SHAPES, TINY_CONV_SHAPES  # noqa: E402
+import roofline as R
+from common import Results, add_common_args, apply_threads, back_to_back, torch_name, torch_or_none
+from ordinary_gpu import CONV_SHAPES, TINY_CONV_SHAPES
 
-from glassgrad import _C  # noqa: E402
+from glassgrad import _C
 
 # (N, C, H, W, K, R, stride, padding, label): the model convolutions, then padding 0 on the
 # padded shape of issue 13 (the same work without the border).

@@ -49,10 +49,10 @@ from typing import List, Optional
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Results, add_common_args, apply_threads, gg_device, gg_sync, spread_note  # noqa: E402
+from common import Results, add_common_args, apply_threads, gg_device, gg_sync, spread_note
 
-import glassgrad as gg  # noqa: E402
-from glassgrad import _C  # noqa: E402
+import glassgrad as gg
+from glassgrad import _C
 
 MiB = 2 ** 20
 TARGET_OVERHEAD = 0.35

@@ -27,10 +27,10 @@ from typing import Dict, List, Optional
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import workloads as W  # noqa: E402
-from common import Results, add_common_args, apply_threads, torch_or_none  # noqa: E402
+import workloads as W
+from common import Results, add_common_args, apply_threads, torch_or_none
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 LR, MOMENTUM, WEIGHT_DECAY = 0.01, 0.9, 5e-4
 

@@ -35,11 +35,11 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Results, add_common_args, apply_threads, torch_or_none  # noqa: E402
-from ordinary_gpu import CONV_SHAPES  # noqa: E402
+from common import Results, add_common_args, apply_threads, torch_or_none
+from ordinary_gpu import CONV_SHAPES
 
-import glassgrad as gg  # noqa: E402
-import glassgrad.kernels as K  # noqa: E402
+import glassgrad as gg
+import glassgrad.kernels as K
 
 # (N, C, H, W, K, kernel, stride, padding, label): ordinary_gpu.py's convolutions of the two models,
 # at batch 8 (issue 13's extra shape left out).

@@ -16,10 +16,10 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Results, torch_or_none  # noqa: E402
+from common import Results, torch_or_none
 
-import glassgrad as gg  # noqa: E402
-from glassgrad import _C  # noqa: E402
+import glassgrad as gg
+from glassgrad import _C
 
 SHAPES = [(32, 16, 28, 28, 32), (32, 64, 32, 32, 64), (32, 256, 8, 8, 256)]
 

@@ -39,12 +39,12 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import workloads as W  # noqa: E402
-from common import Results, add_common_args, gg_sync, torch_name, torch_or_none  # noqa: E402
+import workloads as W
+from common import Results, add_common_args, gg_sync, torch_name, torch_or_none
 
-import glassgrad as gg  # noqa: E402
-from glassgrad.utils.data import DataLoader, TensorDataset  # noqa: E402
-from glassgrad.vision import transforms as T  # noqa: E402
+import glassgrad as gg
+from glassgrad.utils.data import DataLoader, TensorDataset
+from glassgrad.vision import transforms as T
 
 MEAN, STD = (0.4914, 0.4822, 0.4465), (0.2470, 0.2435, 0.2616)
 
@@ -92,7 +92,7 @@ def torch_pipeline(torch):
         import torchvision.transforms as tvt
         return tvt.Compose([tvt.RandomCrop(32, padding=4), tvt.RandomHorizontalFlip(), tvt.ToTensor(),
                             tvt.Normalize(MEAN, STD)]), "torchvision transforms"
-    except Exception:  # noqa: BLE001 - not installed, or built for another torch
+    except Exception:  # not installed, or built for another torch
         pass
     from PIL import Image, ImageOps
     mean = torch.tensor(MEAN).view(-1, 1, 1)

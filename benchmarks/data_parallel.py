@@ -33,8 +33,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import common  # noqa: E402
-import workloads  # noqa: E402
+import common
+import workloads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

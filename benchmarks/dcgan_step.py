@@ -25,9 +25,9 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
+from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,
                     torch_or_none, torch_setup)
-import roofline as R  # noqa: E402
+import roofline as R
 
 EXAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples-and-tutorials", "dcgan.py")
 NZ, NC, IMAGE = 100, 1, 64

@@ -28,11 +28,11 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import workloads as W  # noqa: E402
-from common import (Results, add_common_args, apply_threads, gg_device, gg_sync, spread_note,  # noqa: E402
+import workloads as W
+from common import (Results, add_common_args, apply_threads, gg_device, gg_sync, spread_note,
                     time_repeats, torch_name, torch_or_none, torch_setup)
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples-and-tutorials"))
-from common import alternating_medians, gg_sync, time_repeats, torch_name, torch_setup  # noqa: E402
+from common import alternating_medians, gg_sync, time_repeats, torch_name, torch_setup
 
 VOCAB = 65
 

@@ -31,11 +31,11 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import workloads as W  # noqa: E402
-from common import (Results, add_common_args, apply_threads, gg_device, gg_sync, torch_name,  # noqa: E402
+import workloads as W
+from common import (Results, add_common_args, apply_threads, gg_device, gg_sync, torch_name,
                     torch_or_none, torch_setup)
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 
 def glassgrad_step_memory(spec: W.ModelSpec, batch: int, dev: str):

@@ -23,10 +23,10 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import workloads as W  # noqa: E402
-from common import Results, add_common_args, alternating_medians, apply_threads, gg_device, gg_sync  # noqa: E402
+import workloads as W
+from common import Results, add_common_args, alternating_medians, apply_threads, gg_device, gg_sync
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 
 def main(argv=None):

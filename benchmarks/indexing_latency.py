@@ -25,8 +25,8 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Results, back_to_back, gg_device, gg_sync, torch_name, torch_or_none, torch_setup  # noqa: E402
-import ordinary_gpu  # noqa: E402  (the MPS set-up)
+from common import Results, back_to_back, gg_device, gg_sync, torch_name, torch_or_none, torch_setup
+import ordinary_gpu  # the MPS set-up
 
 
 def _workloads(tiny: bool):

@@ -35,10 +35,10 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Results, adaptive_repeats, add_common_args, apply_threads, gg_device, gg_sync,  # noqa: E402
+from common import (Results, adaptive_repeats, add_common_args, apply_threads, gg_device, gg_sync,
                     spread_note, time_repeats, torch_name, torch_or_none, torch_setup)
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 F32 = 4
 

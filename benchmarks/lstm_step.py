@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Results, apply_threads, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,  # noqa: E402
+from common import (Results, apply_threads, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,
                     torch_setup)
 
 MEDIUM = dict(layers=2, hidden=650, steps=35, batch=20, dropout=0.5)

@@ -25,11 +25,11 @@ from typing import Callable, Dict, List, Optional
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import REPO, Results, add_common_args, apply_threads  # noqa: E402
+from common import REPO, Results, add_common_args, apply_threads
 
-import glassgrad as gg  # noqa: E402
-import glassgrad.nn as nn  # noqa: E402
-import glassgrad.nn.functional as F  # noqa: E402
+import glassgrad as gg
+import glassgrad.nn as nn
+import glassgrad.nn.functional as F
 
 EXAMPLES = os.path.join(REPO, "examples-and-tutorials")
 PORTED = os.path.join(REPO, "python-bindings", "tests", "ported_scripts", "word_language_model")

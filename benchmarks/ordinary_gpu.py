@@ -57,11 +57,11 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import lstm_step  # noqa: E402
-import roofline as R  # noqa: E402
-import workloads as W  # noqa: E402
-from dcgan_step import add_dcgan_args, dcgan  # noqa: E402
-from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,  # noqa: E402
+import lstm_step
+import roofline as R
+import workloads as W
+from dcgan_step import add_dcgan_args, dcgan
+from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,
                     torch_name, torch_or_none, torch_setup)
 
 MEMORY_CAP = 4 * 2**30

@@ -24,12 +24,12 @@ from collections import OrderedDict, defaultdict
 from typing import Dict, List, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import REPO, RESULTS, read_rows, result_files  # noqa: E402
+from common import REPO, RESULTS, read_rows, result_files
 
-import matplotlib  # noqa: E402
+import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 DEFAULT_OUT = os.path.join(REPO, "docs", "images", "performance")
 

@@ -28,11 +28,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples-and-tutorials"))
-import gpt_workload as W  # noqa: E402
-from common import Results, torch_or_none  # noqa: E402
+import gpt_workload as W
+from common import Results, torch_or_none
 
-import glassgrad as gg  # noqa: E402
-from glassgrad import _C  # noqa: E402
+import glassgrad as gg
+from glassgrad import _C
 
 
 def cpu_clock(threads: int):

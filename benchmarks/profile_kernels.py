@@ -17,10 +17,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import workloads as W  # noqa: E402
-from common import Results, torch_or_none  # noqa: E402
+import workloads as W
+from common import Results, torch_or_none
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 
 def main(argv=None):

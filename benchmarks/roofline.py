@@ -25,7 +25,7 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import ROOFLINE_COLUMNS as COLUMNS  # noqa: E402
+from common import ROOFLINE_COLUMNS as COLUMNS
 
 DIRECTIONS = ("forward", "input grad", "weight grad")
 

@@ -23,12 +23,12 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import roofline as R  # noqa: E402
-import workloads as W  # noqa: E402
-from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,  # noqa: E402
+import roofline as R
+import workloads as W
+from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,
                     torch_or_none, torch_setup)
 
-import glassgrad as gg  # noqa: E402
+import glassgrad as gg
 
 
 def main(argv=None):

@@ -28,7 +28,7 @@ import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from text_corpus import FORTUNES_DIR, CharVocab, load_fortunes  # noqa: E402
+from text_corpus import FORTUNES_DIR, CharVocab, load_fortunes
 
 
 # --8<-- [start:model]

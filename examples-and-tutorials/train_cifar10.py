@@ -83,7 +83,7 @@ def main(argv=None):
         if dist.get_rank() != 0:
             args.no_progress, args.checkpoint = True, None  # rank 0 reports and saves
             global print
-            print = dist.print0  # noqa: A001
+            print = dist.print0
     device = gg.default_device()
     try:
         ds = gg.data.load_cifar10(args.data)

@@ -99,7 +99,7 @@ def main():
         if dist.get_rank() != 0:
             args.no_progress = True
             global print
-            print = dist.print0  # noqa: A001 (one rank reports)
+            print = dist.print0  # one rank reports
     device = mf.default_device()
     where = "GPU" if device.startswith("cuda") else "CPU"
     extra = ""

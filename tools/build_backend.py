@@ -10,7 +10,7 @@ import os
 import platform
 import sys
 
-from scikit_build_core.build import *  # noqa: F401,F403  (the PEP 517/660 hooks)
+from scikit_build_core.build import *  # noqa: F403  (the PEP 517/660 hooks)
 from scikit_build_core import build as _skbuild
 
 NVRTC = "nvidia-cuda-nvrtc-cu12==12.9.*"

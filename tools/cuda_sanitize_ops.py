@@ -16,9 +16,9 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(here, "..", "python-bindings", "tests"))
 
-import glassgrad  # noqa: E402
-from glassgrad.testing import run_kernel  # noqa: E402
-from op_specs import SPECS  # noqa: E402
+import glassgrad
+from glassgrad.testing import run_kernel
+from op_specs import SPECS
 
 
 def close(a, b, tol=None):

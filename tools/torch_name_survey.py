@@ -50,7 +50,7 @@ def _resolve(path: str):
     for p in path.split(".")[1:]:
         try:
             obj = getattr(obj, p, None)
-        except Exception:  # noqa: BLE001
+        except Exception:
             return None
         if obj is None:
             return None

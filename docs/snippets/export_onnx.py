@@ -9,7 +9,7 @@ import numpy as np
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "examples-and-tutorials"))
-import train_mnist  # noqa: E402
+import train_mnist
 
 sys.argv = ["train_mnist.py", "--epochs", "1", "--limit", "3200", "--device", "cpu", "--no-progress",
             "--save", "simple_cnn.pt"]

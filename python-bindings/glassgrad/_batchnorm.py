@@ -60,7 +60,7 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
     running_var._h.reset(rv._h)
 
 
-def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],  # noqa: A002
+def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
                weight: Optional[Tensor] = None, bias: Optional[Tensor] = None, training: bool = False,
                momentum: Union[float, Tensor] = 0.1, eps: float = 1e-5) -> Tensor:
     """PyTorch's torch.nn.functional.batch_norm: same argument order, returns the normalized

@@ -75,7 +75,7 @@ def clear_safe_globals() -> None:
     _added.clear()
 
 
-class safe_globals:  # noqa: N801  (torch.serialization.safe_globals' spelling)
+class safe_globals:  # torch.serialization.safe_globals' spelling
     """`with safe_globals([MyModel, ...]):` allowlists them for the loads inside the block only."""
 
     def __init__(self, safe_globals: List[Any]):

@@ -95,7 +95,7 @@ def _geometry_padding(padding: int, stride: int, output_padding: int) -> Tuple[i
     return padding, 0, t - padding
 
 
-def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
                      padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
                      dilation: IntTuple = 1) -> Tensor:
     """torch.nn.functional.conv_transpose2d: input (N, C_in, H, W) or (C_in, H, W), weight
@@ -163,7 +163,7 @@ def _weight_2d(w: Tensor, where: str) -> Tensor:
     return w.unsqueeze(2)
 
 
-def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
+def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
            padding: Union[IntTuple, str] = 0, dilation: IntTuple = 1, groups: int = 1) -> Tensor:
     """torch.nn.functional.conv1d: input (N, C_in, L) or (C_in, L), weight [C_out, C_in / groups,
     k], padding an int, (p,), 'same' or 'valid'; the Conv2D op with a unit height."""
@@ -177,7 +177,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     return y if batched else y.squeeze(0)
 
 
-def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,  # noqa: A002
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
                      padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
                      dilation: IntTuple = 1) -> Tensor:
     """torch.nn.functional.conv_transpose1d: input (N, C_in, L) or (C_in, L), weight

@@ -30,7 +30,7 @@ def _results(values, inverse, counts, like: Tensor, return_inverse: bool, return
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # noqa: A002
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
            return_counts: bool = False, dim: Optional[int] = None):
     """The distinct elements in ascending order (torch.unique; every NaN is distinct), or the
     distinct slices along dim; with return_inverse, where each element (slice) went, in the
@@ -60,7 +60,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,  # 
     return _results(values, inverse, counts, input, return_inverse, return_counts)
 
 
-def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: Optional[int] = None):
     """Each run of equal consecutive elements (or slices along dim) collapsed to one
     (torch.unique_consecutive), with the run each element belongs to (return_inverse) and the
@@ -90,7 +90,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return _results(values, group.reshape(shape_back), counts, input, return_inverse, return_counts)
 
 
-def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:  # noqa: A002
+def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ..., max(input) occurs in the 1-d non-negative integer input
     (torch.bincount), at least minlength bins; with weights, their sums per value instead
     (float32 weights stay float32, others give float64, as PyTorch's)."""
@@ -113,7 +113,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     return _on(np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(dtype), input)
 
 
-def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:  # noqa: A001,A002
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """A histogram of the elements in `bins` equal bins over [min, max] (torch.histc): elements
     outside are left out, the last bin holds max itself, and min = max = 0 take the data's own
     smallest and largest elements. Floating inputs only, the result in the input's dtype."""

@@ -69,7 +69,7 @@ class device(str):
     __slots__ = ("_type", "_index", "_previous")
     __module__ = "glassgrad"
 
-    def __new__(cls, type=None, index=None):  # noqa: A002 - torch.device's parameter names
+    def __new__(cls, type=None, index=None):  # torch.device's parameter names
         if type is None:
             raise TypeError("glassgrad.device() missing required argument 'type' (e.g. 'cpu' or 'cuda')")
         kind, idx = _parse(type, index)
@@ -78,7 +78,7 @@ class device(str):
         return self
 
     @property
-    def type(self) -> str:  # noqa: A003
+    def type(self) -> str:
         return self._type
 
     @property

@@ -29,7 +29,7 @@ from . import _C
 from ._args import InvalidArgumentTypeError
 
 
-class dtype(str):  # noqa: N801  (torch.dtype's spelling)
+class dtype(str):  # torch.dtype's spelling
     """An element type: glassgrad.float32, glassgrad.int64, ... (PyTorch's torch.dtype)."""
 
     __slots__ = ()

@@ -130,7 +130,7 @@ def lookup(flat: Tensor, weight: Tensor, padding_idx: Optional[int], scale_grad_
     return rows
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,  # noqa: A002
+def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
               max_norm: Optional[float] = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
               sparse: bool = False) -> Tensor:
     """The rows of weight [num_embeddings, embedding_dim] named by input (any shape, int64 or
@@ -190,7 +190,7 @@ def _bags(idx: Tensor, offsets, include_last_offset: bool, where_: str):
     return idx, bag, len(starts)
 
 
-def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = None,  # noqa: A002
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = None,
                   max_norm: Optional[float] = None, norm_type: float = 2, scale_grad_by_freq: bool = False,
                   mode: str = "mean", sparse: bool = False, per_sample_weights: Optional[Tensor] = None,
                   include_last_offset: bool = False, padding_idx: Optional[int] = None) -> Tensor:

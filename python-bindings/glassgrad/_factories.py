@@ -96,32 +96,32 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     return t
 
 
-def _like(input: Tensor, dtype, device):  # noqa: A002
+def _like(input: Tensor, dtype, device):
     return (_dtypes.to_dtype(dtype) if dtype is not None else input.dtype,
             _device.normalize(device) if device is not None else input.device)
 
 
-def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     """Zeros of input's shape, dtype and device unless given (torch.zeros_like)."""
     dt, dev = _like(input, dtype, device)
     return full(input.shape, 0, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     """Ones of input's shape, dtype and device unless given (torch.ones_like)."""
     dt, dev = _like(input, dtype, device)
     return full(input.shape, 1, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     """torch.empty_like: zeros of input's shape, dtype and device (glassgrad never hands out uninitialized memory)."""
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     """fill_value in input's shape, dtype and device unless given (torch.full_like)."""
     dt, dev = _like(input, dtype, device)
@@ -208,14 +208,14 @@ def _rng():
     return generator()
 
 
-def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None) -> Tensor:
     """Uniform on [0, 1) in input's shape, dtype and device unless given (torch.rand_like)."""
     dt, dev = _like(input, dtype, device)
     return rand(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,  # noqa: A002
+def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None) -> Tensor:
     """Standard normal in input's shape, dtype and device unless given (torch.randn_like)."""
     dt, dev = _like(input, dtype, device)
@@ -244,7 +244,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     return _random_leaf(lambda: _rng().integers(low, high, shape).astype(dt), device, requires_grad)
 
 
-def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,  # noqa: A002
+def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None) -> Tensor:
     """Integers uniform on [low, high) in input's shape (randint_like(x, high) or randint_like(x, low, high); torch.randint_like)."""
     if high is None:
@@ -279,14 +279,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     return randn(*_shape_args((size,)), dtype=dtype, device=device, requires_grad=False) * float(std) + float(mean)
 
 
-def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:  # noqa: A002
+def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     """1 with probability input (or p), else 0, in input's dtype (torch.bernoulli); no gradient."""
     probs = input if p is None else input * 0 + p
     u = rand(*probs.shape, dtype=probs.dtype if probs.dtype.is_floating_point else None, device=probs.device)
     return (u < probs.detach()).astype(input.dtype)
 
 
-def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,  # noqa: A002
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
                 out=None) -> Tensor:
     """Indices drawn with probability proportional to each row of input (torch.multinomial),
     int64, without replacement unless replacement=True. Reads the weights (a data-dependent

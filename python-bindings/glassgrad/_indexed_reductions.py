@@ -35,12 +35,12 @@ def _scatter(base: Tensor, d: int, index: Tensor, src: Tensor, reduce: str = "ad
     return _op("Scatter", [base, index, src], {"dim": d, "reduce": reduce})
 
 
-def _region(input: Tensor, index: Tensor, d: int) -> Tuple:  # noqa: A002
+def _region(input: Tensor, index: Tensor, d: int) -> Tuple:
     """The part of input an index of index's shape can reach (all of dim d, index's extent elsewhere)."""
     return tuple(slice(None) if a == d else slice(0, index.shape[a]) for a in range(input.ndim))
 
 
-def _check(where: str, input: Tensor, d: int, index: Tensor, src: Tensor, reduce: str):  # noqa: A002
+def _check(where: str, input: Tensor, d: int, index: Tensor, src: Tensor, reduce: str):
     if reduce not in _REDUCTIONS:
         raise _C.InvalidArgumentError(f"{where}: reduce argument must be either sum, prod, mean, amax or amin, got "
                                       f"{reduce!r}\n  fix: reduce='sum'")
@@ -60,7 +60,7 @@ def _check(where: str, input: Tensor, d: int, index: Tensor, src: Tensor, reduce
                                 f"src.size(a) for every a, and <= input.size(a) for a != dim")
 
 
-def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,  # noqa: A002
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
     """input with every value of src reduced into position index[p] along dim ("sum", "prod",
     "mean", "amax" or "amin"; PyTorch's torch.scatter_reduce). include_self: the input's own
@@ -177,7 +177,7 @@ _REDUCE = {"sum": _sum, "mean": _mean, "prod": _prod,
            "amin": lambda x, d, i, s, inc: _extreme(x, d, i, s, inc, False)}
 
 
-def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,  # noqa: A002
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                  include_self: bool = True) -> Tensor:
     """input with source[.., j, ..] reduced into input[.., index[j], ..] along dim ("prod",
     "mean", "amax" or "amin"; PyTorch's Tensor.index_reduce): scatter_reduce with the 1-d index

@@ -164,7 +164,7 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     return gather(x, d, i)
 
 
-def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """input with the elements of source, read in row-major order, written where the boolean
     mask (broadcast to input) is True (PyTorch's Tensor.masked_scatter): the k-th True position
     takes source.flatten()[k], found by a running count of the mask (no computation now)."""
@@ -194,7 +194,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:  # no
     return _op("Where", [m, taken, input.reshape(-1)]).reshape(*input.shape)
 
 
-def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:  # noqa: A002
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """input with source[.., j, ..] copied to input[.., index[j], ..] along dim (PyTorch's
     torch.index_copy; with a repeated index one of the copies wins)."""
     where = "index_copy"
@@ -219,21 +219,21 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return _op("IndexPut", [input, source.reshape(want), index.reshape(-1)], {"dims": [d]})
 
 
-def _flat_index(index, input: Tensor, where: str) -> Tensor:  # noqa: A002
+def _flat_index(index, input: Tensor, where: str) -> Tensor:
     """index into input.flatten(), negative values counting from the end (take and put)."""
     index = _index_tensor(index, input, where)
     n = input.numel()
     return _op("Where", [index < 0, index + n, index])
 
 
-def take(input: Tensor, index: Tensor) -> Tensor:  # noqa: A002
+def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of input, read as a 1-d tensor, at index, in index's shape (PyTorch's
     torch.take; negative indices count from the end)."""
     flat_index = _flat_index(index, input, "take")
     return gather(input.reshape(-1), 0, flat_index.reshape(-1)).reshape(*flat_index.shape)
 
 
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:  # noqa: A002
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """input, read as a 1-d tensor, with source's elements written (added, with accumulate) at
     index (PyTorch's Tensor.put); the result has input's shape."""
     flat_index = _flat_index(index, input, "put").reshape(-1)
@@ -247,7 +247,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         *input.shape)
 
 
-def fill_diagonal(input: Tensor, fill_value, wrap: bool = False) -> Tensor:  # noqa: A002
+def fill_diagonal(input: Tensor, fill_value, wrap: bool = False) -> Tensor:
     """input with its main diagonal (every index equal) set to fill_value; for a tall matrix with
     wrap=True the diagonal starts again every N + 1 rows (NumPy's fill_diagonal, which PyTorch's
     Tensor.fill_diagonal_ follows). All dims must be equal beyond 2-d."""

@@ -31,7 +31,7 @@ def _repeated(t: Tensor, n: int) -> Tensor:
     return t.reshape(1, c).expand(n, c).reshape(n * c)
 
 
-def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,  # noqa: A002
+def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,
                   running_var: Optional[Tensor] = None, weight: Optional[Tensor] = None,
                   bias: Optional[Tensor] = None, use_input_stats: bool = True, momentum: float = 0.1,
                   eps: float = 1e-5) -> Tensor:

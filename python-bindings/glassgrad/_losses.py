@@ -66,7 +66,7 @@ def _labels(target, logits: Tensor, op: str) -> Tensor:
     return target if isinstance(target, Tensor) else tensor(target, device=logits.device)
 
 
-def _classes_last(input: Tensor, target: Tensor):  # noqa: A002
+def _classes_last(input: Tensor, target: Tensor):
     """(N, C, d1, ...) scores and (N, d1, ...) targets as (M, C) rows and (M,) targets, M = N*d1*...;
     an unbatched (C,) input with a 0-d target as one row. Returns them and the shape of the
     per-element losses."""
@@ -82,14 +82,14 @@ def _classes_last(input: Tensor, target: Tensor):  # noqa: A002
     return rows, target, (input.shape[0],) + tuple(input.shape[2:])
 
 
-def _probability_targets(input: Tensor, target) -> bool:  # noqa: A002
+def _probability_targets(input: Tensor, target) -> bool:
     if isinstance(target, Tensor):
         return target.dtype in ("float32", "float64") and tuple(target.shape) == tuple(input.shape)
     arr = np.asarray(target)
     return arr.dtype.kind == "f" and arr.shape == tuple(input.shape)
 
 
-def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,  # noqa: A002
+def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
     """PyTorch's F.cross_entropy: softmax over axis 1 (the classes) of (N, C), (N, C, d1, ...) or
@@ -112,7 +112,7 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
 
 
-def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, smoothing: float) -> Tensor:  # noqa: A002
+def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, smoothing: float) -> Tensor:
     """Class-probability targets: loss = -sum_c w_c p_c log softmax(x)_c, p = (1 - e) p + e / C;
     "mean" divides by the number of rows (N * d1 * ...)."""
     c = input.shape[1] if input.ndim > 1 else input.shape[0]
@@ -142,7 +142,7 @@ def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where:
             f"  fix: give the model {int(t.max()) + 1} outputs, or shift the targets to start at 0")
 
 
-def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,  # noqa: A002
+def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.nll_loss: loss_n = -w_y input[n, y] for log-probabilities input (N, C) or
     (N, C, d1, ...); rows with y == ignore_index add nothing; "mean" divides by sum_n w_y."""
@@ -165,7 +165,7 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     return loss.reshape(shape)
 
 
-def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
              weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.mse_loss: (input - target)^2, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
@@ -173,7 +173,7 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
     return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input))
 
 
-def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
             weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.l1_loss: |input - target|, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
@@ -181,7 +181,7 @@ def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: st
                    None if weight is None else _tensor_like(weight, input))
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Tensor] = None,  # noqa: A002
+def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Tensor] = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.binary_cross_entropy_with_logits, in its stable form:
@@ -200,7 +200,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
     return _reduce(loss, reduction)
 
 
-def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,  # noqa: A002
+def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.binary_cross_entropy on probabilities: -(t log(x) + (1 - t) log(1 - x)), each log
     clamped at -100 (as PyTorch does, so x = 0 or 1 gives a finite loss), times weight."""

@@ -85,13 +85,13 @@ def _float_input(x: Tensor) -> Tensor:
 
 
 def _unary_float(name: str):
-    def fn(input: Tensor) -> Tensor:  # noqa: A002
+    def fn(input: Tensor) -> Tensor:
         return _op(name, [_float_input(input)])
     return fn
 
 
 # ---- arithmetic ---------------------------------------------------------------------------------
-def add(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other (torch.add), in result_type(input, other); bool + bool is or."""
     if alpha != 1:
         other = mul(other, alpha)
@@ -106,7 +106,7 @@ def add(input, other, *, alpha=1) -> Tensor:  # noqa: A002
     return binary("Add", x, y, dt)
 
 
-def sub(input, other, *, alpha=1) -> Tensor:  # noqa: A002
+def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
     if alpha != 1:
         other = mul(other, alpha)
@@ -125,7 +125,7 @@ def sub(input, other, *, alpha=1) -> Tensor:  # noqa: A002
 subtract = sub
 
 
-def mul(input, other) -> Tensor:  # noqa: A002
+def mul(input, other) -> Tensor:
     """input * other (torch.mul), in result_type(input, other); bool * bool is and."""
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
@@ -154,7 +154,7 @@ def _check_integer_divisor(where: str, other, dt) -> None:
                                 f"  fix: divide by nonzero values, or in floats: x.float() {where} y")
 
 
-def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:  # noqa: A002
+def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
     """input / other (torch.div): true division in a floating type (int64 / 2 is float32), or
     rounding_mode='trunc' / 'floor' in result_type(input, other)."""
     x, y, _ = _operands(input, other)
@@ -195,7 +195,7 @@ def true_divide(dividend, divisor) -> Tensor:
     return div(dividend, divisor)
 
 
-def floor_divide(input, other) -> Tensor:  # noqa: A002
+def floor_divide(input, other) -> Tensor:
     """floor(input / other) (torch.floor_divide, the // operator), in result_type."""
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
@@ -203,7 +203,7 @@ def floor_divide(input, other) -> Tensor:  # noqa: A002
     return binary("FloorDivide", x, y, dt)
 
 
-def remainder(input, other) -> Tensor:  # noqa: A002
+def remainder(input, other) -> Tensor:
     """input - floor(input / other) * other, the sign of other (torch.remainder, the % operator)."""
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
@@ -211,7 +211,7 @@ def remainder(input, other) -> Tensor:  # noqa: A002
     return binary("Remainder", x, y, dt)
 
 
-def fmod(input, other) -> Tensor:  # noqa: A002
+def fmod(input, other) -> Tensor:
     """input - trunc(input / other) * other, the sign of input (torch.fmod)."""
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
@@ -219,7 +219,7 @@ def fmod(input, other) -> Tensor:  # noqa: A002
     return binary("Fmod", x, y, dt)
 
 
-def neg(input: Tensor) -> Tensor:  # noqa: A002
+def neg(input: Tensor) -> Tensor:
     """-x, elementwise (torch.neg and torch.negative); refused for bool, as in PyTorch."""
     if input.dtype == "bool":
         raise _C.DTypeError("neg: negation of a bool tensor is not supported (PyTorch refuses it too)\n"
@@ -230,12 +230,12 @@ def neg(input: Tensor) -> Tensor:  # noqa: A002
 negative = neg
 
 
-def positive(input: Tensor) -> Tensor:  # noqa: A002
+def positive(input: Tensor) -> Tensor:
     """The input itself (torch.positive)."""
     return input
 
 
-def pow(input, exponent) -> Tensor:  # noqa: A001,A002
+def pow(input, exponent) -> Tensor:
     """input ** exponent (torch.pow), in result_type(input, exponent); either may be a number.
     Gradients as PyTorch's: d/dx x**0 = 0 at 0 too, d/db a**b = 0 where a = 0 and b >= 0."""
     x, e, dev = _operands(input, exponent)
@@ -256,13 +256,13 @@ def pow(input, exponent) -> Tensor:  # noqa: A001,A002
 _pow = pow  # the module's own pow, under a name that is no builtin's
 
 
-def float_power(input, exponent) -> Tensor:  # noqa: A002
+def float_power(input, exponent) -> Tensor:
     """input ** exponent in float64 (torch.float_power)."""
     return _pow(as_operand(input, DTYPES["float64"], _device_of(input, exponent)),
                exponent if is_number(exponent) else as_operand(exponent, DTYPES["float64"], _device_of(input)))
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
+def abs(input: Tensor) -> Tensor:
     """|x| (torch.abs); its gradient at 0 is 0, as PyTorch's."""
     return _op("Abs", [input])
 
@@ -270,7 +270,7 @@ def abs(input: Tensor) -> Tensor:  # noqa: A001,A002
 absolute = abs
 
 
-def sign(input: Tensor) -> Tensor:  # noqa: A002
+def sign(input: Tensor) -> Tensor:
     """-1, 0 or 1 (torch.sign; 0 for NaN; a bool tensor is its own sign); no gradient flows."""
     return input if input.dtype == "bool" else _op("Sign", [input])
 
@@ -278,12 +278,12 @@ def sign(input: Tensor) -> Tensor:  # noqa: A002
 sgn = sign
 
 
-def square(input: Tensor) -> Tensor:  # noqa: A002
+def square(input: Tensor) -> Tensor:
     """input ** 2 (torch.square; bool gives int64, as PyTorch's)."""
     return _pow(input, 2)
 
 
-def reciprocal(input: Tensor) -> Tensor:  # noqa: A002
+def reciprocal(input: Tensor) -> Tensor:
     """1 / input in a floating type (torch.reciprocal)."""
     return _op("RDivScalar", [_float_input(input)], {"value": 1.0})
 
@@ -312,7 +312,7 @@ for _f, _name, _what in [(sin, "sin", "sin(x)"), (cos, "cos", "cos(x)"), (tan, "
 
 
 def _rounding(name: str, doc: str):
-    def fn(input: Tensor) -> Tensor:  # noqa: A002
+    def fn(input: Tensor) -> Tensor:
         return _op(name, [input])
     fn.__doc__ = doc
     return fn
@@ -325,7 +325,7 @@ floor.__name__, ceil.__name__, trunc.__name__ = "floor", "ceil", "trunc"
 fix = trunc
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """x rounded to `decimals` places, halves to even (torch.round: round(x * 10^d) / 10^d, or
     round(x / 10^-d) * 10^-d for negative d); no gradient flows."""
     if decimals == 0 or not input.dtype.is_floating_point:
@@ -336,12 +336,12 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001,A002
     return _op("Round", [input / scale]) * scale
 
 
-def frac(input: Tensor) -> Tensor:  # noqa: A002
+def frac(input: Tensor) -> Tensor:
     """x - trunc(x), the sign of x (torch.frac)."""
     return input - trunc(input)
 
 
-def atan2(input, other) -> Tensor:  # noqa: A002
+def atan2(input, other) -> Tensor:
     """The angle of (other, input) in (-pi, pi] (torch.atan2), in a floating type."""
     x, y, _ = _operands(input, other)
     return binary("Atan2", x, y, _dtypes.floating(_dtypes.result_type(x, y)))
@@ -350,22 +350,22 @@ def atan2(input, other) -> Tensor:  # noqa: A002
 arctan2 = atan2
 
 
-def hypot(input, other) -> Tensor:  # noqa: A002
+def hypot(input, other) -> Tensor:
     """sqrt(input^2 + other^2) (torch.hypot)."""
     return sqrt(add(square(input), square(other)))
 
 
-def maximum(input, other) -> Tensor:  # noqa: A002
+def maximum(input, other) -> Tensor:
     """The larger of each pair (torch.maximum; NaN wins); at a tie each side gets half the gradient."""
     return binary("Maximum", input, other)
 
 
-def minimum(input, other) -> Tensor:  # noqa: A002
+def minimum(input, other) -> Tensor:
     """The smaller of each pair (torch.minimum; NaN wins); at a tie each side gets half the gradient."""
     return binary("Minimum", input, other)
 
 
-def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A001,A002
+def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Each element limited to [min, max] (torch.clamp); the bounds may be numbers or tensors
     (broadcast), and min > max gives max. The gradient reaches the input where
     min <= x <= max (bounds included, as PyTorch's), a tensor bound where it was selected."""
@@ -386,24 +386,24 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:  # noqa: A001,A002
 clip = clamp
 
 
-def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+def clamp_min(input: Tensor, min) -> Tensor:
     """clamp(input, min=min) (torch.clamp_min)."""
     return clamp(input, min=min)
 
 
-def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+def clamp_max(input: Tensor, max) -> Tensor:
     """clamp(input, max=max) (torch.clamp_max)."""
     return clamp(input, max=max)
 
 
-def lerp(input, end, weight) -> Tensor:  # noqa: A002
+def lerp(input, end, weight) -> Tensor:
     """input + weight * (end - input) (torch.lerp); weight a number or a tensor."""
     return add(input, mul(weight, sub(end, input)))
 
 
 # ---- comparisons and logic (bool results) --------------------------------------------------------
 def _compare(name: str, doc: str):
-    def fn(input, other) -> Tensor:  # noqa: A002
+    def fn(input, other) -> Tensor:
         x, y, dev = _operands(input, other)
         dt = _dtypes.result_type(x, y)
         return _op(name, [as_operand(x, dt, dev), as_operand(y, dt, dev)])
@@ -426,13 +426,13 @@ logical_xor = _compare("LogicalXor", "input xor other, elementwise, nonzero mean
 logical_and.__name__, logical_or.__name__, logical_xor.__name__ = "logical_and", "logical_or", "logical_xor"
 
 
-def logical_not(input: Tensor) -> Tensor:  # noqa: A002
+def logical_not(input: Tensor) -> Tensor:
     """input == 0, elementwise (torch.logical_not), bool."""
     return eq(input, False if input.dtype == "bool" else 0)
 
 
 def _bitwise(name: str, logical):
-    def fn(input, other) -> Tensor:  # noqa: A002
+    def fn(input, other) -> Tensor:
         x, y, _ = _operands(input, other)
         dt = _dtypes.result_type(x, y)
         if dt != "bool":
@@ -449,7 +449,7 @@ bitwise_or = _bitwise("bitwise_or", logical_or)
 bitwise_xor = _bitwise("bitwise_xor", logical_xor)
 
 
-def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
+def bitwise_not(input: Tensor) -> Tensor:
     """~x of a bool tensor (torch.bitwise_not)."""
     if input.dtype != "bool":
         raise _C.UnsupportedError(f"bitwise_not: glassgrad has bitwise operations on bool tensors only, got "
@@ -457,34 +457,34 @@ def bitwise_not(input: Tensor) -> Tensor:  # noqa: A002
     return logical_not(input)
 
 
-def isnan(input: Tensor) -> Tensor:  # noqa: A002
+def isnan(input: Tensor) -> Tensor:
     """Where x is NaN (torch.isnan): x != x."""
     return ne(input, input) if input.dtype.is_floating_point else _false_like(input)
 
 
-def isinf(input: Tensor) -> Tensor:  # noqa: A002
+def isinf(input: Tensor) -> Tensor:
     """Where x is +-inf (torch.isinf)."""
     return eq(absolute(input), math.inf) if input.dtype.is_floating_point else _false_like(input)
 
 
-def isposinf(input: Tensor) -> Tensor:  # noqa: A002
+def isposinf(input: Tensor) -> Tensor:
     """Where x is +inf (torch.isposinf)."""
     return eq(input, math.inf) if input.dtype.is_floating_point else _false_like(input)
 
 
-def isneginf(input: Tensor) -> Tensor:  # noqa: A002
+def isneginf(input: Tensor) -> Tensor:
     """Where x is -inf (torch.isneginf)."""
     return eq(input, -math.inf) if input.dtype.is_floating_point else _false_like(input)
 
 
-def isfinite(input: Tensor) -> Tensor:  # noqa: A002
+def isfinite(input: Tensor) -> Tensor:
     """Where x is neither inf nor NaN (torch.isfinite): x - x == 0 holds exactly for those."""
     if not input.dtype.is_floating_point:
         return logical_not(_false_like(input))
     return eq(sub(input, input), 0)
 
 
-def isreal(input: Tensor) -> Tensor:  # noqa: A002
+def isreal(input: Tensor) -> Tensor:
     """All true: glassgrad's dtypes are real (torch.isreal)."""
     return logical_not(_false_like(input))
 
@@ -493,7 +493,7 @@ def _false_like(x: Tensor) -> Tensor:
     return ne(x, x) if x.dtype != "bool" else logical_and(x, logical_not(x))
 
 
-def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:  # noqa: A002
+def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other| elementwise, equal infinities too (torch.isclose);
     NaN is close to NaN only with equal_nan=True."""
     x, y, dev = _operands(input, other)
@@ -508,12 +508,12 @@ def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equa
     return close
 
 
-def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:  # noqa: A002
+def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """Whether every element is close (torch.allclose); computes now."""
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all().item())
 
 
-def equal(input: Tensor, other: Tensor) -> bool:  # noqa: A002
+def equal(input: Tensor, other: Tensor) -> bool:
     """Whether both have the same shape and the same values (torch.equal); computes now."""
     if tuple(input.shape) != tuple(other.shape):
         return False
@@ -526,7 +526,7 @@ def _three_way_dtype(input, tensor1, tensor2):
     return _dtypes.result_type(input, a, b)
 
 
-def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
+def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 * tensor2 (torch.addcmul), the three broadcast together in their
     result_type; for an integer result value is taken as an integer, as PyTorch does."""
     dt = _three_way_dtype(input, tensor1, tensor2)
@@ -536,7 +536,7 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A00
     return add(as_operand(input, dt, dev), prod if value == 1 else mul(prod, value))
 
 
-def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:  # noqa: A002
+def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 / tensor2 (torch.addcdiv), the three broadcast together; PyTorch
     refuses two integer tensors (its historic integer division)."""
     a, b, _ = _operands(tensor1, tensor2)
@@ -555,7 +555,7 @@ def _dtype_limits(dt):
     return info.max, info.min
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,  # noqa: A002
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
                neginf: Optional[float] = None) -> Tensor:
     """NaN, +inf and -inf replaced by nan, posinf and neginf (torch.nan_to_num; the infinities
     default to the dtype's largest and smallest finite values). Integer and bool tensors are
@@ -570,7 +570,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None, 
     return _op("Where", [isneginf(input), constant(lo, input.dtype, input.device), x])
 
 
-def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:  # noqa: A002
+def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     """log(z / (1 - z)) (torch.logit), z = input clamped to [eps, 1 - eps] when eps is given (the
     gradient is then 0 outside that range, as PyTorch's); integers give float32."""
     z = _float_input(input)
@@ -604,18 +604,18 @@ def _shift(input, other, left: builtins.bool) -> Tensor:
     return _op("Where", [wide, _op("Where", [lt(x, 0), constant(-1, dt, dev), constant(0, dt, dev)]), shifted])
 
 
-def bitwise_left_shift(input, other) -> Tensor:  # noqa: A002
+def bitwise_left_shift(input, other) -> Tensor:
     """input << other for integers (torch.bitwise_left_shift): input * 2**other, wrapping as int64 does."""
     return _shift(input, other, True)
 
 
-def bitwise_right_shift(input, other) -> Tensor:  # noqa: A002
+def bitwise_right_shift(input, other) -> Tensor:
     """input >> other for integers (torch.bitwise_right_shift): an arithmetic shift, floor(input / 2**other)."""
     return _shift(input, other, False)
 
 
 # ---- more of torch's elementwise functions (composed from the rows above) -----------------------
-def logaddexp(input, other) -> Tensor:  # noqa: A002
+def logaddexp(input, other) -> Tensor:
     """log(exp(a) + exp(b)) without overflow (torch.logaddexp): max(a, b) + log1p(exp(-|a - b|)),
     -inf where both are -inf; at a tie each side gets half the gradient."""
     a, b = result_type_operands(_float_operand(input), _float_operand(other))
@@ -626,7 +626,7 @@ def logaddexp(input, other) -> Tensor:  # noqa: A002
     return _op("Where", [both_empty, top, out])
 
 
-def logaddexp2(input, other) -> Tensor:  # noqa: A002
+def logaddexp2(input, other) -> Tensor:
     """log2(2^a + 2^b) (torch.logaddexp2)."""
     ln2 = math.log(2.0)
     return div(logaddexp(mul(_float_operand(input), ln2), mul(_float_operand(other), ln2)), ln2)
@@ -637,7 +637,7 @@ def _float_operand(x):
     return _float_input(x) if isinstance(x, Tensor) else x
 
 
-def xlogy(input, other) -> Tensor:  # noqa: A002
+def xlogy(input, other) -> Tensor:
     """input * log(other), 0 where input is 0 (unless other is NaN) (torch.xlogy)."""
     x, y = result_type_operands(_float_operand(input), _float_operand(other))
     if not x.dtype.is_floating_point:
@@ -649,7 +649,7 @@ def xlogy(input, other) -> Tensor:  # noqa: A002
     return _op("Where", [isnan(y), y.detach(), mul(x, log(safe_y))])
 
 
-def sinc(input: Tensor) -> Tensor:  # noqa: A002
+def sinc(input: Tensor) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0 (torch.sinc; its gradient 0 there)."""
     x = _float_input(input)
     zero = eq(x, 0)
@@ -658,17 +658,17 @@ def sinc(input: Tensor) -> Tensor:  # noqa: A002
     return _op("Where", [zero, constant(1, x.dtype, x.device), div(sin(px), px)])
 
 
-def rad2deg(input: Tensor) -> Tensor:  # noqa: A002
+def rad2deg(input: Tensor) -> Tensor:
     """Radians to degrees (torch.rad2deg); integers give float32."""
     return mul(_float_input(input), 180.0 / math.pi)
 
 
-def deg2rad(input: Tensor) -> Tensor:  # noqa: A002
+def deg2rad(input: Tensor) -> Tensor:
     """Degrees to radians (torch.deg2rad); integers give float32."""
     return mul(_float_input(input), math.pi / 180.0)
 
 
-def signbit(input: Tensor) -> Tensor:  # noqa: A002
+def signbit(input: Tensor) -> Tensor:
     """Whether each element's sign bit is set (torch.signbit): x < 0, and -0.0 too."""
     if input.dtype == "bool" or input.dtype == "uint8":
         return _false_like(input)
@@ -677,7 +677,7 @@ def signbit(input: Tensor) -> Tensor:  # noqa: A002
     return logical_or(lt(input, 0), logical_and(eq(input, 0), lt(reciprocal(input), 0)))
 
 
-def copysign(input, other) -> Tensor:  # noqa: A002
+def copysign(input, other) -> Tensor:
     """|input| with the sign of other (torch.copysign; -0.0 counts as negative), a float result;
     the gradient reaches input only (0 where input is 0, as PyTorch's)."""
     a = _float_operand(input)
@@ -688,7 +688,7 @@ def copysign(input, other) -> Tensor:  # noqa: A002
     return _op("Where", [signbit(b), neg(mag), mag])
 
 
-def fmax(input, other) -> Tensor:  # noqa: A002
+def fmax(input, other) -> Tensor:
     """The larger of each pair, a NaN losing to a number (torch.fmax); at a tie the gradient goes
     to input, as PyTorch's."""
     a, b = result_type_operands(input, other)
@@ -696,7 +696,7 @@ def fmax(input, other) -> Tensor:  # noqa: A002
     return _op("Where", [take_a, a, b])
 
 
-def fmin(input, other) -> Tensor:  # noqa: A002
+def fmin(input, other) -> Tensor:
     """The smaller of each pair, a NaN losing to a number (torch.fmin); at a tie the gradient goes
     to input, as PyTorch's."""
     a, b = result_type_operands(input, other)
@@ -704,7 +704,7 @@ def fmin(input, other) -> Tensor:  # noqa: A002
     return _op("Where", [take_a, a, b])
 
 
-def heaviside(input: Tensor, values) -> Tensor:  # noqa: A002
+def heaviside(input: Tensor, values) -> Tensor:
     """0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside; no
     gradient). input and values must have the same dtype, as PyTorch requires."""
     if isinstance(values, Tensor) and values.dtype != input.dtype:

@@ -81,7 +81,7 @@ def _pad_dim(x: Tensor, dim: int, left: int, right: int, mode: str, value: float
     return x
 
 
-def _check_sizes(input: Tensor, amounts: List[int], mode: str) -> None:  # noqa: A002
+def _check_sizes(input: Tensor, amounts: List[int], mode: str) -> None:
     """Each dim's output size >= 0; reflect amounts below the dim's size, circular ones at most
     its size (after any crop), as PyTorch requires."""
     for k in range(len(amounts) // 2):
@@ -109,7 +109,7 @@ def _check_sizes(input: Tensor, amounts: List[int], mode: str) -> None:  # noqa:
                     f"  fix: pad by at most {kept} on each side")
 
 
-def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:  # noqa: A002
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Optional[float] = None) -> Tensor:
     """torch.nn.functional.pad: `pad` lists (left, right) amounts from the last dim backwards,
     e.g. (1, 1, 2, 0) pads the last dim by 1 on each side and the one before by 2 at its start.
     mode: 'constant' (value, default 0), 'reflect', 'replicate' or 'circular'; negative amounts

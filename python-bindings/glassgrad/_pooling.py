@@ -51,7 +51,7 @@ def avg_pool_divisor(where: str, divisor_override) -> Optional[int]:
                          fix="divisor_override=None divides by the window's size")
 
 
-def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,  # noqa: A002
+def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
     max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows."""
@@ -59,7 +59,7 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
     return _op("MaxPool2D", [input], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
 
 
-def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,  # noqa: A002
+def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
     """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors)."""
     attrs = _pool_attrs("avg_pool2d", kernel_size, stride, padding, ceil_mode)

@@ -48,7 +48,7 @@ def _integral_to_int64(x: Tensor, dtype) -> Tensor:
     return x if x.dtype.is_floating_point else x.astype(DTYPES["int64"])
 
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A001,A002
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The sum over dim (all elements for None) (torch.sum); bool and integer elements sum to int64."""
     x = _integral_to_int64(input, dtype)
     return _op("Sum", [x], {"dims": dims_of(dim, x, "sum"), "keepdim": builtins.bool(keepdim)})
@@ -57,7 +57,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor
 _sum = sum  # the module's own sum, under a name that is no builtin's
 
 
-def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The sum with NaNs counted as zero (torch.nansum)."""
     x = input
     if x.dtype.is_floating_point:
@@ -75,13 +75,13 @@ def _float_or_refuse(x: Tensor, dtype, where: str) -> Tensor:
     return x
 
 
-def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean over dim (torch.mean); a floating input (or dtype=) as in PyTorch."""
     x = _float_or_refuse(input, dtype, "mean")
     return _op("Mean", [x], {"dims": dims_of(dim, x, "mean"), "keepdim": builtins.bool(keepdim)})
 
 
-def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean over dim with NaNs left out (torch.nanmean)."""
     x = _float_or_refuse(input, dtype, "nanmean")
     kept = logical_not(ne(x, x))
@@ -105,7 +105,7 @@ def _var_args(dim, unbiased, keepdim):
     return dim, unbiased, keepdim
 
 
-def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:  # noqa: A002
+def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sum((x - mean)^2) / (N - correction) over dim (torch.var); correction defaults to 1
     (unbiased=False means 0)."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
@@ -114,18 +114,18 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
                             "correction": _correction(unbiased, correction, "var")})
 
 
-def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:  # noqa: A002
+def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sqrt(var) (torch.std), with var's correction."""
     return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
 
 
-def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):  # noqa: A002
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """(var, mean) over dim (torch.var_mean), with var's correction."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     return var_mean_result(var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
 
 
-def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):  # noqa: A002
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
     """(std, mean) over dim (torch.std_mean), with std's correction."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     return std_mean_result(std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
@@ -137,20 +137,20 @@ def _orderable(x: Tensor) -> Tensor:
     return x.astype(DTYPES["int64"]) if x.dtype in ("bool", "uint8") else x
 
 
-def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The largest element over dim (all for ()) (torch.amax); ties share the gradient evenly."""
     x = _orderable(input)
     out = _op("Max", [x], {"dims": dims_of(dim if dim != () else None, x, "amax"), "keepdim": builtins.bool(keepdim)})
     return out.astype(input.dtype)
 
 
-def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:  # noqa: A002
+def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The smallest element over dim (torch.amin): -amax(-x), ties sharing the gradient evenly."""
     x = _orderable(input)
     return _op("Neg", [amax(_op("Neg", [x]), dim, keepdim)]).astype(input.dtype)
 
 
-def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first largest element along dim, or of the flattened input (torch.argmax)."""
     x = _orderable(input)
     if dim is None:
@@ -160,7 +160,7 @@ def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
                                "keepdim": builtins.bool(keepdim)})
 
 
-def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:  # noqa: A002
+def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first smallest element (torch.argmin): argmax of -x."""
     return argmax(_op("Neg", [_orderable(input)]), dim, keepdim)
 
@@ -192,26 +192,26 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
     return values_indices(values, index if keepdim else index.squeeze(d))
 
 
-def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """torch.max: max(x) the largest element (ties share the gradient); max(x, dim, keepdim) the
     named tuple (values, indices), the gradient going to the returned index; max(x, y) is
     maximum(x, y)."""
     return _extremum(input, dim, keepdim, other, True, "max")
 
 
-def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):  # noqa: A001,A002
+def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
     """torch.min, as max."""
     return _extremum(input, dim, keepdim, other, False, "min")
 
 
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):  # noqa: A002
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     """(min, max) over dim, or over every element (torch.aminmax)."""
     result = namedtuple("aminmax", ["min", "max"])
     return result(amin(input, () if dim is None else dim, keepdim), amax(input, () if dim is None else dim, keepdim))
 
 
 # ---- composed reductions ------------------------------------------------------------------------
-def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:  # noqa: A002
+def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over dim, computed stably as m + log(sum(exp(x - m))), m the (detached)
     maximum, infinite maxima replaced by 0 (torch.logsumexp); its gradient is softmax(x)."""
     x = input if input.dtype.is_floating_point else input.astype(_dtypes.DEFAULT_FLOAT)
@@ -224,7 +224,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:  # noqa: A00
     return out.reshape([n for i, n in enumerate(x.shape) if dims and i not in dims])
 
 
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:  # noqa: A002
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """The p-norm over dim (torch.norm): 'fro' and 2 the Euclidean norm (its gradient 0 at a zero
     vector, as PyTorch's), 1, inf, -inf, 0 (the count of nonzeros) or any other number."""
     x = input.astype(dtype) if dtype is not None else input
@@ -249,25 +249,25 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     raise _C.InvalidArgumentError(f"norm: p must be 'fro', a number, inf or -inf, got {p!r}")
 
 
-def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element over dim is nonzero (torch.all), bool."""
     nonzero = ne(input, False if input.dtype == "bool" else 0)
     zeros = _sum(logical_not(nonzero), dim, keepdim)
     return eq(zeros, 0)
 
 
-def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:  # noqa: A001,A002
+def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether some element over dim is nonzero (torch.any), bool."""
     nonzero = ne(input, False if input.dtype == "bool" else 0)
     return ne(_sum(nonzero, dim, keepdim), 0)
 
 
-def count_nonzero(input: Tensor, dim=None) -> Tensor:  # noqa: A002
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """The number of nonzero elements over dim (torch.count_nonzero), int64."""
     return _sum(ne(input, False if input.dtype == "bool" else 0), dim)
 
 
-def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The product over dim, or of every element (torch.prod); integers multiply in int64.
     Computed as a tree of pairwise products (halving the axis each level, a 1 padding an odd
     length), so its gradient is exact with zeros among the factors."""
@@ -296,12 +296,12 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
         x = constant(1, x.dtype, x.device).expand(ones)
     return x if keepdim else x.squeeze(d)
 
-def dist(input: Tensor, other, p=2) -> Tensor:  # noqa: A002
+def dist(input: Tensor, other, p=2) -> Tensor:
     """The p-norm of input - other, broadcast (torch.dist)."""
     return norm(sub(input, other), p)
 
 
-def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:  # noqa: A002
+def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice of input along dim (input.select(dim, i)) whose p-norm exceeds maxnorm scaled
     down to norm maxnorm (torch.renorm: by maxnorm / (norm + 1e-7)); the gradient goes through
     the norm too, as PyTorch's."""

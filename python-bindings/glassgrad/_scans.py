@@ -31,7 +31,7 @@ def _axis(dim, x: Tensor, where: str) -> int:
     return _dim(dim, builtins.max(x.ndim, 1), where, x.shape) if x.ndim else 0
 
 
-def _scan(op: str, input: Tensor, dim, dtype, where: str) -> Tensor:  # noqa: A002
+def _scan(op: str, input: Tensor, dim, dtype, where: str) -> Tensor:
     x = input.astype(dtype) if dtype is not None else input
     if not x.dtype.is_floating_point and x.dtype != "int64":
         x = x.astype(DTYPES["int64"])
@@ -40,12 +40,12 @@ def _scan(op: str, input: Tensor, dim, dtype, where: str) -> Tensor:  # noqa: A0
     return _op(op, [x], {"dim": _axis(dim, x, where)})
 
 
-def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """The running sum along dim (torch.cumsum); bool and integer elements give int64."""
     return _scan("CumSum", input, dim, dtype, "cumsum")
 
 
-def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:  # noqa: A002
+def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """The running product along dim (torch.cumprod); its gradient is exact where factors are 0."""
     return _scan("CumProd", input, dim, dtype, "cumprod")
 
@@ -69,7 +69,7 @@ def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor) -> Tensor:
     return _op("Sum", [picked], {"dims": [d], "keepdim": False})
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):  # noqa: A002
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along dim (torch.sort); NaN is the largest value. The order of ties
     is their input order (a stable sort, whatever `stable` says)."""
     _args.flag(descending, "descending", "sort")
@@ -82,17 +82,17 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     return values_indices(values.astype(input.dtype), indices)
 
 
-def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:  # noqa: A002
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort input along dim (torch.argsort)."""
     return sort(input, dim, descending, stable).indices
 
 
-def msort(input: Tensor) -> Tensor:  # noqa: A002
+def msort(input: Tensor) -> Tensor:
     """input sorted along dim 0 (torch.msort)."""
     return sort(input, 0).values
 
 
-def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):  # noqa: A002
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) elements along dim and their indices (torch.topk), in order
     (largest first) with NaN as the largest value."""
     x = _sortable(input)
@@ -109,7 +109,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     return values_indices(values.astype(input.dtype), indices)
 
 
-def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):  # noqa: A002
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest element along dim and its index (torch.kthvalue, k counted from 1)."""
     x = _sortable(input)
     d = _axis(dim, x, "kthvalue")
@@ -127,7 +127,7 @@ def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool):
     return values_indices(v if keepdim else v.squeeze(d), ix if keepdim else ix.squeeze(d))
 
 
-def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):  # noqa: A002
+def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """The lower of the two middle values (torch.median): of every element for dim=None, else
     (values, indices) along dim; the gradient goes to the median element."""
     if dim is None:
@@ -166,7 +166,7 @@ def _running(x: Tensor, d: int, combine) -> list:
     return x
 
 
-def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(x))) along dim without overflow (torch.logcumsumexp): a scan of
     logaddexp(a, b) = max(a, b) + log1p(exp(-|a - b|)), -inf where both are -inf."""
     x = input if input.dtype.is_floating_point else input.astype(DTYPES["float32"])
@@ -186,7 +186,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:  # noqa: A002
     return _running(x, d, step)
 
 
-def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):  # noqa: A002
+def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):
     x = _sortable(input) if input.dtype != "bool" else input.astype(DTYPES["int64"])
     if x.ndim == 0:
         return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
@@ -216,18 +216,18 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):  # 
     return values_indices(picked, indices)
 
 
-def cummax(input: Tensor, dim: int):  # noqa: A002
+def cummax(input: Tensor, dim: int):
     """(values, indices) of the running maximum along dim (torch.cummax): a tie goes to the later
     element, NaN propagates; the gradient of each value reaches the element it came from."""
     return _cumulative_extreme(input, dim, True, "cummax")
 
 
-def cummin(input: Tensor, dim: int):  # noqa: A002
+def cummin(input: Tensor, dim: int):
     """(values, indices) of the running minimum along dim (torch.cummin), as cummax."""
     return _cumulative_extreme(input, dim, False, "cummin")
 
 
-def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):  # noqa: A002
+def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """median ignoring NaN (torch.nanmedian): the lower middle of the non-NaN values, NaN where
     all are NaN; (values, indices) along dim."""
     if not input.dtype.is_floating_point:
@@ -248,7 +248,7 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False): 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, where: str):  # noqa: A002
+def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, where: str):
     if not input.dtype.is_floating_point:
         raise _C.DTypeError(f"{where}() input tensor must be either float or double dtype\n  {where}: got "
                             f"{input.dtype}\n  fix: x.float()")
@@ -306,7 +306,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     return stack(outs, 0)
 
 
-def quantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,  # noqa: A002
+def quantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The q-th quantiles along dim (of every element for None) (torch.quantile): q a number or a
     1-d tensor in [0, 1] (its values are read now), the result with q's dim first; between two
@@ -314,13 +314,13 @@ def quantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False,
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
-def nanquantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,  # noqa: A002
+def nanquantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """quantile ignoring NaN (torch.nanquantile): NaN only where every element is NaN."""
     return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
 
 
-def mode(input: Tensor, dim: int = -1, keepdim: bool = False):  # noqa: A002
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """(values, indices) of the most frequent value along dim (torch.mode): the smallest among
     equally frequent ones, and the index of its last occurrence. Which value that is depends on
     the data, so the input is computed now; the gradient reaches the returned element."""

@@ -61,7 +61,7 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
 row_stack = vstack
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:  # noqa: A002
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
     """Splits into `chunks` pieces of ceil(n / chunks) along dim, the last smaller (torch.chunk);
     views."""
     chunks = _args.integer(chunks, "chunks", "chunk", minimum=1)
@@ -93,7 +93,7 @@ def split(tensor_: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]
     return tuple(out)
 
 
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):  # noqa: A002
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
     """torch.tensor_split: n near-equal pieces (the first n % sections one larger), or pieces cut
     before the given indices."""
     d = _axis(dim, input, "tensor_split")
@@ -106,13 +106,13 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):  # noqa: A00
     return tuple(_take(input, d, a, builtins.max(a, b)) for a, b in zip(bounds[:-1], bounds[1:]))
 
 
-def unbind(input: Tensor, dim: int = 0):  # noqa: A002
+def unbind(input: Tensor, dim: int = 0):
     """The slices along dim, each without that dim (torch.unbind)."""
     d = _axis(dim, input, "unbind")
     return tuple(select(input, d, i) for i in range(input.shape[d]))
 
 
-def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
+def select(input: Tensor, dim: int, index: int) -> Tensor:
     """input[..., index, ...] along dim, without that dim (torch.select); a view."""
     d = _axis(dim, input, "select")
     n = input.shape[d]
@@ -124,7 +124,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:  # noqa: A002
     return _take(input, d, i, i + 1).squeeze(d)
 
 
-def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:  # noqa: A002
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """input[..., start:start + length, ...] along dim (torch.narrow); a view."""
     d = _axis(dim, input, "narrow")
     n = input.shape[d]
@@ -138,7 +138,7 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:  # noqa: A002
 
 
 # ---- repeating ----------------------------------------------------------------------------------
-def repeat(input: Tensor, *sizes) -> Tensor:  # noqa: A002
+def repeat(input: Tensor, *sizes) -> Tensor:
     """Tensor.repeat: the tensor tiled sizes[i] times along each dim (leading new dims for extra
     sizes)."""
     reps = list(_shape_args(sizes))
@@ -154,13 +154,13 @@ def repeat(input: Tensor, *sizes) -> Tensor:  # noqa: A002
     return x.reshape(inter).expand(expanded).reshape([r * s for r, s in zip(reps, x.shape)])
 
 
-def tile(input: Tensor, dims) -> Tensor:  # noqa: A002
+def tile(input: Tensor, dims) -> Tensor:
     """torch.tile: repeat, with ones prepended when dims is shorter than the tensor's rank."""
     dims = list(_shape_args((dims,)))
     return repeat(input, [1] * (input.ndim - len(dims)) + dims)
 
 
-def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:  # noqa: A002
+def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:
     """Each element repeated `repeats` times along dim (flattened for None) (torch.repeat_interleave);
     repeats an int or a tensor of counts per element (which reads the counts)."""
     x = input.reshape(-1) if dim is None else input
@@ -185,7 +185,7 @@ def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> 
     return cat(pieces, d)
 
 
-def flip(input: Tensor, dims) -> Tensor:  # noqa: A002
+def flip(input: Tensor, dims) -> Tensor:
     """The elements in reverse order along each of dims (torch.flip); a copy, one Flip a dim."""
     dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) else list(dims)
     axes = [_axis(d, input, "flip") for d in dims]
@@ -198,17 +198,17 @@ def flip(input: Tensor, dims) -> Tensor:  # noqa: A002
     return out
 
 
-def fliplr(input: Tensor) -> Tensor:  # noqa: A002
+def fliplr(input: Tensor) -> Tensor:
     """Columns in reverse order: flip(input, 1) (torch.fliplr)."""
     return flip(input, 1)
 
 
-def flipud(input: Tensor) -> Tensor:  # noqa: A002
+def flipud(input: Tensor) -> Tensor:
     """Rows in reverse order: flip(input, 0) (torch.flipud)."""
     return flip(input, 0)
 
 
-def roll(input: Tensor, shifts, dims=None) -> Tensor:  # noqa: A002
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Elements shifted along dims, wrapping around (torch.roll); dims None rolls the flattened
     tensor."""
     if dims is None:
@@ -237,17 +237,17 @@ def _triangle(input: Tensor, diagonal: int, lower: bool, where: str) -> Tensor:
     return _op("Where", [mask, input, constant(0, input.dtype, input.device)])
 
 
-def tril(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle of the last two dims, on and below `diagonal`; zeros above (torch.tril)."""
     return _triangle(input, diagonal, True, "tril")
 
 
-def triu(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle of the last two dims, on and above `diagonal` (torch.triu)."""
     return _triangle(input, diagonal, False, "triu")
 
 
-def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:  # noqa: A002
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of dims dim1 and dim2 as the last dim (torch.diagonal)."""
     d1, d2 = _axis(dim1, input, "diagonal"), _axis(dim2, input, "diagonal")
     if d1 == d2:
@@ -263,7 +263,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return _take(flat, flat.ndim - 1, start, start + (c + 1) * (length - 1) + 1 if length else start, c + 1)
 
 
-def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """torch.diag: a vector's square matrix with it on `diagonal`, or a matrix's diagonal."""
     if input.ndim == 2:
         return globals()["diagonal"](input, diagonal)
@@ -272,7 +272,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:  # noqa: A002
     return diag_embed(input, diagonal)
 
 
-def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:  # noqa: A002
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """Matrices with the last dim of input on their `offset` diagonal, in the last two dims
     (torch.diag_embed with its default dims)."""
     if (dim1, dim2) not in ((-2, -1), (input.ndim - 1, input.ndim)):
@@ -298,7 +298,7 @@ def _pad_end(x: Tensor, amount: int) -> Tensor:
     return cat([x, constant(0, x.dtype, x.device).expand(shape)], x.ndim - 1)
 
 
-def trace(input: Tensor) -> Tensor:  # noqa: A002
+def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (torch.trace)."""
     if input.ndim != 2:
         raise _C.ShapeError(f"trace: needs a matrix, got shape {list(input.shape)}")
@@ -306,7 +306,7 @@ def trace(input: Tensor) -> Tensor:  # noqa: A002
 
 
 # ---- products -----------------------------------------------------------------------------------
-def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul: a 1-d operand is a vector (a row on the left, a column on the right, its dim
     removed from the result); 2-d and batched operands broadcast their batch dims."""
     a, b = input, other if isinstance(other, Tensor) else as_operand(other, input.dtype, input.device)
@@ -328,7 +328,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return out
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (torch.mm)."""
     for name, t in (("input", input), ("mat2", mat2)):
         if t.ndim != 2:
@@ -337,7 +337,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
     return _op("MatMul", [input, mat2])
 
 
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched products of [B, n, m] and [B, m, p] (torch.bmm)."""
     for name, t in (("input", input), ("mat2", mat2)):
         if t.ndim != 3:
@@ -347,21 +347,21 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:  # noqa: A002
     return _op("MatMul", [input, mat2])
 
 
-def mv(input: Tensor, vec: Tensor) -> Tensor:  # noqa: A002
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """The product of a matrix and a vector (torch.mv)."""
     if input.ndim != 2 or vec.ndim != 1:
         raise _C.ShapeError(f"mv: needs a matrix and a vector, got {list(input.shape)} and {list(vec.shape)}")
     return matmul(input, vec)
 
 
-def dot(input: Tensor, tensor_: Tensor) -> Tensor:  # noqa: A002
+def dot(input: Tensor, tensor_: Tensor) -> Tensor:
     """The dot product of two vectors (torch.dot)."""
     if input.ndim != 1 or tensor_.ndim != 1:
         raise _C.ShapeError(f"dot: needs two vectors, got {list(input.shape)} and {list(tensor_.shape)}")
     return matmul(input, tensor_)
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:  # noqa: A002
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """input[i] * vec2[j] (torch.outer)."""
     return mul(input.reshape(-1, 1), vec2.reshape(1, -1))
 
@@ -373,32 +373,32 @@ def _scaled(x: Tensor, k) -> Tensor:
     return x if k == 1 else mul(x, k)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) (torch.addmm); beta=0 ignores input (NaN included)."""
     prod = _scaled(mm(mat1, mat2), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2) batch by batch (torch.baddbmm)."""
     prod = _scaled(bmm(batch1, batch2), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec) (torch.addmv)."""
     prod = _scaled(mv(mat, vec), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
-def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b] (torch.addbmm)."""
     prod = _scaled(_sum(bmm(batch1, batch2), 0), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
 # ---- dims ---------------------------------------------------------------------------------------
-def movedim(input: Tensor, source, destination) -> Tensor:  # noqa: A002
+def movedim(input: Tensor, source, destination) -> Tensor:
     """The dims `source` moved to positions `destination`, the others in order (torch.movedim)."""
     src = [source] if isinstance(source, (numbers.Integral, np.integer)) else list(source)
     dst = [destination] if isinstance(destination, (numbers.Integral, np.integer)) else list(destination)
@@ -417,17 +417,17 @@ def movedim(input: Tensor, source, destination) -> Tensor:  # noqa: A002
 moveaxis = movedim
 
 
-def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:  # noqa: A002
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
     """Dims axis0 and axis1 swapped (torch.swapaxes); a view."""
     return input.transpose(axis0, axis1)
 
 
-def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:  # noqa: A002
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     """Dims dim0 and dim1 swapped (torch.swapdims); a view."""
     return input.transpose(dim0, dim1)
 
 
-def t(input: Tensor) -> Tensor:  # noqa: A002
+def t(input: Tensor) -> Tensor:
     """The transpose of a matrix (torch.t); vectors and scalars unchanged."""
     if input.ndim > 2:
         raise _C.ShapeError(f"t: expects a tensor of at most 2 dims, got shape {list(input.shape)}\n"
@@ -435,7 +435,7 @@ def t(input: Tensor) -> Tensor:  # noqa: A002
     return input if input.ndim < 2 else input.transpose(0, 1)
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:  # noqa: A002
+def squeeze(input: Tensor, dim=None) -> Tensor:
     """input without its size-1 dims, or without those of dim (an int or a tuple) (torch.squeeze)."""
     if dim is None:
         return input.reshape([s for s in input.shape if s != 1])
@@ -444,19 +444,19 @@ def squeeze(input: Tensor, dim=None) -> Tensor:  # noqa: A002
     return input.reshape([s for i, s in enumerate(input.shape) if not (i in ds and s == 1)])
 
 
-def unsqueeze(input: Tensor, dim: int) -> Tensor:  # noqa: A002
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """input with a new size-1 dim at dim (torch.unsqueeze); a view."""
     d = _axis(dim, input, "unsqueeze", extra=1)
     return input.reshape(list(input.shape[:d]) + [1] + list(input.shape[d:]))
 
 
-def unflatten(input: Tensor, dim: int, sizes) -> Tensor:  # noqa: A002
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """dim split into the given sizes (torch.unflatten); a view."""
     d = _axis(dim, input, "unflatten")
     return input.reshape(list(input.shape[:d]) + list(sizes) + list(input.shape[d + 1:]))
 
 
-def ravel(input: Tensor) -> Tensor:  # noqa: A002
+def ravel(input: Tensor) -> Tensor:
     """The elements as one dim (torch.ravel)."""
     return input.reshape(-1)
 
@@ -470,7 +470,7 @@ def broadcast_shapes(*shapes) -> Size:
                             f"  fix: dims must be equal or 1, counted from the last") from None
 
 
-def broadcast_to(input: Tensor, size) -> Tensor:  # noqa: A002
+def broadcast_to(input: Tensor, size) -> Tensor:
     """input stretched to `size` along its size-1 and new leading dims (torch.broadcast_to); a view."""
     return input.expand(*_shape_args((size,)))
 
@@ -523,7 +523,7 @@ def _flat(tensors):
     return list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else list(tensors)
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False):  # noqa: A002
+def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements (torch.nonzero): an int64 [count, ndim] tensor, or with
     as_tuple=True one int64 tensor per dim. The count depends on the data, so this computes
     pending work first (as PyTorch synchronizes with the GPU here)."""
@@ -534,13 +534,13 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):  # noqa: A002
     return tensor(coords.reshape(-1, input.ndim), device=input.device)
 
 
-def argwhere(input: Tensor) -> Tensor:  # noqa: A002
+def argwhere(input: Tensor) -> Tensor:
     """The indices of the nonzero elements as an int64 [count, ndim] tensor (torch.argwhere)."""
     return nonzero(input)
 
 
 # ---- differences, windows, products of vectors -------------------------------------------------
-def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:  # noqa: A002
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) -> Tensor:
     """The n-th forward difference along dim, out[i] = x[i + 1] - x[i] applied n times, after
     joining prepend and append to input along dim (torch.diff); bool gives logical xor."""
     if input.ndim == 0:
@@ -567,7 +567,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     return x
 
 
-def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:  # noqa: A002
+def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The cross product of 3-vectors along dim, input and other broadcast (torch.cross); without
     dim, the first dim of size 3, as PyTorch's (deprecated) default."""
     if input.ndim != other.ndim:
@@ -599,7 +599,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:  # noqa: A002
     return cat([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], d)
 
 
-def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:  # noqa: A002
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """narrow(input, dim, start, length) as a new tensor of its own (torch.narrow_copy)."""
     return narrow(input, dim, start, length).clone()
 
@@ -673,13 +673,13 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
 
 
-def is_complex(input: Tensor) -> bool:  # noqa: A002
+def is_complex(input: Tensor) -> bool:
     """False: glassgrad holds no complex dtypes (torch.is_complex)."""
     return False
 
 
 # ---- products and splits of NumPy's and PyTorch's linear-algebra surface ------------------------
-def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product (torch.kron): out[i * m + k, ...] = input[i, ...] * other[k, ...], the
     shorter shape padded with leading 1s."""
     n = builtins.max(input.ndim, other.ndim)
@@ -690,7 +690,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return mul(a, b).reshape([x * y for x, y in zip(a_shape, b_shape)])
 
 
-def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def inner(input: Tensor, other: Tensor) -> Tensor:
     """The sum over the last dims of input and other (torch.inner), shape input.shape[:-1] +
     other.shape[:-1]; a 0-d operand multiplies."""
     if input.ndim == 0 or other.ndim == 0:
@@ -703,7 +703,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return out.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
 
 
-def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
+def vdot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-d tensors (torch.vdot; real dtypes, so no conjugation)."""
     if input.ndim != 1 or other.ndim != 1:
         raise _C.ShapeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors\n  vdot: "
@@ -711,7 +711,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:  # noqa: A002
     return dot(input, other)
 
 
-def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
     """input rotated by 90 degrees k times in the plane of dims, from the first toward the second
     (torch.rot90)."""
     dims = list(dims)
@@ -734,7 +734,7 @@ def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:  # noqa: A002
     return input.clone()
 
 
-def _split_along(input: Tensor, indices_or_sections, dim: int, where: str):  # noqa: A002
+def _split_along(input: Tensor, indices_or_sections, dim: int, where: str):
     if isinstance(indices_or_sections, (numbers.Integral, np.integer)) and not isinstance(indices_or_sections, bool):
         n = int(indices_or_sections)
         if n <= 0 or input.shape[dim] % n:
@@ -745,7 +745,7 @@ def _split_along(input: Tensor, indices_or_sections, dim: int, where: str):  # n
     return tensor_split(input, indices_or_sections, dim)
 
 
-def hsplit(input: Tensor, indices_or_sections):  # noqa: A002
+def hsplit(input: Tensor, indices_or_sections):
     """tensor_split along dim 1 (dim 0 for a 1-d tensor) (torch.hsplit); a number of sections must
     divide the dim."""
     if input.ndim == 0:
@@ -754,7 +754,7 @@ def hsplit(input: Tensor, indices_or_sections):  # noqa: A002
     return _split_along(input, indices_or_sections, 1 if input.ndim > 1 else 0, "hsplit")
 
 
-def vsplit(input: Tensor, indices_or_sections):  # noqa: A002
+def vsplit(input: Tensor, indices_or_sections):
     """tensor_split along dim 0 of a tensor of 2 or more dims (torch.vsplit)."""
     if input.ndim < 2:
         raise _C.ShapeError(f"torch.vsplit requires a tensor with at least 2 dimension, but got a tensor with "
@@ -762,7 +762,7 @@ def vsplit(input: Tensor, indices_or_sections):  # noqa: A002
     return _split_along(input, indices_or_sections, 0, "vsplit")
 
 
-def dsplit(input: Tensor, indices_or_sections):  # noqa: A002
+def dsplit(input: Tensor, indices_or_sections):
     """tensor_split along dim 2 of a tensor of 3 or more dims (torch.dsplit)."""
     if input.ndim < 3:
         raise _C.ShapeError(f"torch.dsplit requires a tensor with at least 3 dimension, but got a tensor with "
@@ -775,12 +775,12 @@ def split_with_sizes(self: Tensor, split_sizes, dim: int = 0):
     return split(self, list(split_sizes), dim)
 
 
-def diagflat(input: Tensor, offset: int = 0) -> Tensor:  # noqa: A002
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     """A matrix with input's elements (flattened) on diagonal `offset` (torch.diagflat)."""
     return diag(input.reshape(-1), offset)
 
 
-def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:  # noqa: A002
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2) (torch.addr); beta=0 ignores input's values."""
     prod = _scaled(outer(vec1, vec2), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)

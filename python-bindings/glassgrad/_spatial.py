@@ -121,7 +121,7 @@ def _pair_size(size, name: str, where: str, keep: bool = False) -> Tuple[Optiona
     return tuple(None if v is None else int(v) for v in pair)
 
 
-def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """torch.nn.functional.adaptive_avg_pool2d: averages over PyTorch's bins to an output of
     output_size (an int, or (H, W) where None keeps that size), for (N, C, H, W) or (C, H, W)."""
     if input.ndim not in (3, 4):
@@ -184,7 +184,7 @@ def interpolate_arguments(where: str, size=None, scale_factor=None, mode="neares
     return None, scales, bool(align_corners), bool(recompute_scale_factor)
 
 
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
                 align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
                 antialias: bool = False) -> Tensor:
     """torch.nn.functional.interpolate for (N, C, H, W) input: mode 'nearest', 'nearest-exact' or
@@ -243,7 +243,7 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
     return (t.unsqueeze(-1) == classes).astype("int64")
 
 
-def _masked(input: Tensor, p: float, mask_shape: Tuple[int, ...]) -> Tensor:  # noqa: A002
+def _masked(input: Tensor, p: float, mask_shape: Tuple[int, ...]) -> Tensor:
     """input with a fraction p of its elements (mask_shape is input's shape) or of its channels
     (mask_shape [N, C, 1, ...]) zeroed and the rest scaled by 1 / (1 - p) (dropped values become
     x * 0, as PyTorch's x * mask). One Dropout op whose kernel draws the mask from a counter-based
@@ -264,13 +264,13 @@ def _dropout_p(where: str, p, training, inplace) -> Tuple[float, bool]:
     return p, _args.flag(training, "training", where)
 
 
-def _maybe_in_place(input: Tensor, inplace: bool, op: str, compute) -> Tensor:  # noqa: A002
+def _maybe_in_place(input: Tensor, inplace: bool, op: str, compute) -> Tensor:
     """compute(), written into input when inplace (PyTorch's dropout(x, inplace=True) returns x)."""
     from . import _inplace
     return _inplace.activation(input, inplace, op, compute)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """torch.nn.functional.dropout: in training, zeroes each element with probability p and
     scales the others by 1 / (1 - p); the identity otherwise (the mask: _masked)."""
     p, training = _dropout_p(_args.call("dropout", p=p), p, training, inplace)
@@ -279,7 +279,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return _maybe_in_place(input, inplace, "dropout_", lambda: _masked(input, p, tuple(input.shape)))
 
 
-def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: int) -> Tensor:  # noqa: A002
+def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: int) -> Tensor:
     """Channel dropout (PyTorch's dropout1d/2d/3d): in training, each channel of each sample,
     input[n, c], is zeroed whole with probability p and the others are scaled by 1 / (1 - p).
     The input is (N, C, *spatial) or, unbatched, (C, *spatial) with `spatial` trailing axes;
@@ -319,18 +319,18 @@ def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: in
         input, p, tuple(input.shape[:2]) + (1,) * (input.ndim - 2)))
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """torch.nn.functional.dropout1d: channel dropout of (N, C, L) or (C, L) input."""
     return _feature_dropout("dropout1d", input, p, training, inplace, 1)
 
 
-def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """torch.nn.functional.dropout2d: channel dropout of (N, C, H, W) input (3-d input is read
     as (N, C, L), with PyTorch's warning)."""
     return _feature_dropout("dropout2d", input, p, training, inplace, 2)
 
 
-def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:  # noqa: A002
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """torch.nn.functional.dropout3d: channel dropout of (N, C, D, H, W) or (C, D, H, W) input."""
     return _feature_dropout("dropout3d", input, p, training, inplace, 3)
 
@@ -340,7 +340,7 @@ def _shuffle_factor(where: str, factor, name: str) -> int:
     return _args.integer(factor, name, where, minimum=1, fix=f"{where}(x, 2)")
 
 
-def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """torch.nn.functional.pixel_shuffle: (*, C r^2, H, W) -> (*, C, H r, W r) with
     out[..., c, h r + i, w r + j] = in[..., c r^2 + i r + j, h, w] (r = upscale_factor): a
     reshape, a permute and a reshape, so its gradient is the inverse permutation."""
@@ -360,7 +360,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
     return x.reshape(*batch, c // (r * r), h * r, w * r)
 
 
-def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     """torch.nn.functional.pixel_unshuffle, the inverse of pixel_shuffle: (*, C, H r, W r) ->
     (*, C r^2, H, W) with out[..., c r^2 + i r + j, h, w] = in[..., c, h r + i, w r + j]."""
     r = _shuffle_factor("pixel_unshuffle", downscale_factor, "downscale_factor")

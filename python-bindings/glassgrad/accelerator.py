@@ -76,7 +76,7 @@ current_device_idx = current_device_index
 set_device_idx = set_device_index
 
 
-class device_index:  # noqa: N801  (torch.accelerator.device_index's spelling)
+class device_index:  # torch.accelerator.device_index's spelling
     """`with glassgrad.accelerator.device_index(i):` makes GPU i the current one inside the block
     and restores the previous one after it; None changes nothing."""
 

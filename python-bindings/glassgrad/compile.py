@@ -275,7 +275,7 @@ class CompiledFunction:
         return out
 
 
-def compile(fn=None, *, memory_limit=None):  # noqa: A001
+def compile(fn=None, *, memory_limit=None):
     """Compiles a step function: traced on its first two calls, replayed afterwards (see above).
 
     memory_limit ("1GB", bytes): the plans must fit in it (arena + outputs); over it, activations

@@ -9,16 +9,16 @@ from typing import Optional, Sequence, Tuple, Union
 
 
 from . import _C, _args, _dtypes, _inplace, _math
-from ._batchnorm import batch_norm  # noqa: F401  (PyTorch's F.batch_norm)
-from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
+from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
+from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
-from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh  # noqa: F401
-from ._padding import pad  # noqa: F401
-from ._pooling import avg_pool2d, avg_pool_divisor, max_pool2d, max_pool_extras, pool_arguments  # noqa: F401
-from ._reductions import argmax, max, mean, sum, var  # noqa: F401
-from ._shapes import matmul, nonzero  # noqa: F401
-from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot  # noqa: F401
-from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,  # noqa: F401
+from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh
+from ._padding import pad
+from ._pooling import avg_pool2d, avg_pool_divisor, max_pool2d, max_pool_extras, pool_arguments
+from ._reductions import argmax, max, mean, sum, var
+from ._shapes import matmul, nonzero
+from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot
+from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,
                         masked_select, scatter, scatter_add, take_along_dim)
 from ._tensor import Tensor, _op, _op_multi, tensor
 
@@ -36,30 +36,30 @@ def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
 
 
 # ---- elementwise ----
-def relu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0), elementwise (torch.relu, F.relu); inplace=True writes it into input (x.relu_())."""
     return _inplace.activation(input, inplace, "relu_", lambda: _op("ReLU", [input]))
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:  # noqa: A002
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else negative_slope * x (PyTorch's F.leaky_relu; inplace=True writes into input)."""
     slope = _args.real(negative_slope, "negative_slope", "leaky_relu")
     return _inplace.activation(input, inplace, "leaky_relu_", lambda: _op("LeakyReLU", [input],
                                                                           {"negative_slope": slope}))
 
 
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (PyTorch's F.gelu); approximate='tanh' uses the tanh formula."""
     _args.choice(approximate, "approximate", "gelu", ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
     return _op("GELU" if approximate == "none" else "GELUTanh", [input])
 
 
-def silu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x) (PyTorch's F.silu, also called swish; inplace=True writes into input)."""
     return _inplace.activation(input, inplace, "silu_", lambda: _op("SiLU", [input]))
 
 
-def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x where x > 0, else alpha * (exp(x) - 1) (PyTorch's F.elu; inplace=True writes into input)."""
     a = _args.real(alpha, "alpha", "elu")
     return _inplace.activation(input, inplace, "elu_", lambda: _op("ELU", [input], {"alpha": a}))
@@ -75,7 +75,7 @@ def hardtanh_arguments(where: str, min_val, max_val) -> Tuple[float, float]:
     return lo, hi
 
 
-def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """min(max(x, min_val), max_val) (PyTorch's F.hardtanh); the gradient is zero at and beyond
     either bound. inplace=True writes it into input."""
     lo, hi = hardtanh_arguments("hardtanh", min_val, max_val)
@@ -83,27 +83,27 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
         _op("HardtanhMin", [input], {"min_val": lo})], {"max_val": hi}))
 
 
-def relu6(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
     """min(max(x, 0), 6) (PyTorch's F.relu6: hardtanh(x, 0, 6), the same gradient)."""
     return hardtanh(input, 0.0, 6.0, inplace)
 
 
-def hardswish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6 (PyTorch's F.hardswish; inplace=True writes into input)."""
     return _inplace.activation(input, inplace, "hardswish_", lambda: _op("Hardswish", [input]))
 
 
-def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6 (PyTorch's F.hardsigmoid; inplace=True writes into input)."""
     return _inplace.activation(input, inplace, "hardsigmoid_", lambda: _op("Hardsigmoid", [input]))
 
 
-def mish(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x)) (PyTorch's F.mish; inplace=True writes into input)."""
     return _inplace.activation(input, inplace, "mish_", lambda: _op("Mish", [input]))
 
 
-def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:  # noqa: A002
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
     beta, threshold = softplus_arguments("softplus", beta, threshold)
     if beta == 1.0:
@@ -119,7 +119,7 @@ def softplus_arguments(where: str, beta, threshold) -> Tuple[float, float]:
     return beta, _args.real(threshold, "threshold", where, fix="threshold=20.0")
 
 
-def where(condition: Tensor, input=None, other=None):  # noqa: A002
+def where(condition: Tensor, input=None, other=None):
     """torch.where: input where condition holds, else other (numbers or tensors, broadcast, in
     result_type(input, other)); where(condition) alone is nonzero(condition, as_tuple=True)."""
     if input is None and other is None:
@@ -131,7 +131,7 @@ def where(condition: Tensor, input=None, other=None):  # noqa: A002
 
 
 # ---- shapes ----
-def reshape(input: Tensor, shape) -> Tensor:  # noqa: A002
+def reshape(input: Tensor, shape) -> Tensor:
     """input with a new shape, the same elements in row-major order; -1 infers one size (torch.reshape)."""
     return input.reshape(shape)
 
@@ -143,13 +143,13 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 
 
 # ---- layers as functions ----
-def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]."""
     y = _op("MatMul", [input, weight.T])
     return y if bias is None else _op("Add", [y, bias])
 
 
-def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,  # noqa: A002
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing axes normalized_shape, with
     the biased variance (PyTorch's F.layer_norm). One LayerNorm op with its own kernels; the
@@ -191,7 +191,7 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
-def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,  # noqa: A002
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
            padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
     """2-D convolution as PyTorch's: NCHW input [N, C, H, W], weight [K, C / groups, R, S],
     optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
@@ -212,11 +212,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     return _op("Conv2D", inputs, attrs)
 
 
-def softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: int = -1) -> Tensor:
     """softmax along dim (glassgrad's default dim=-1; F.softmax has PyTorch's implicit dim)."""
     return input.softmax(dim)
 
 
-def log_softmax(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
     """log_softmax along dim (glassgrad's default dim=-1; F.log_softmax has PyTorch's implicit dim)."""
     return input.log_softmax(dim)

@@ -19,7 +19,7 @@ import signal
 import sys
 import traceback
 import warnings
-from multiprocessing import *  # noqa: F401,F403  (torch.multiprocessing re-exports Python's)
+from multiprocessing import *  # noqa: F403  (torch.multiprocessing re-exports Python's)
 from typing import Callable, List, Optional
 
 __all__ = list(multiprocessing.__all__) + [

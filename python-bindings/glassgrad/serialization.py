@@ -357,7 +357,7 @@ def _writer(tree, fmt: str, archive: str) -> Callable[[Any], None]:
     return lambda f: write(f, arrays, meta)
 
 
-def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None:  # noqa: A002
+def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None:
     """Saves a tree of arrays, tensors and plain values to `f` (a path: atomically, see the module
     doc; or a binary file object), as torch.save(obj, f) does.
 
@@ -435,7 +435,7 @@ def _read_safetensors(path: str, raw: bytes) -> Tuple[Dict[str, np.ndarray], Opt
                                      f"not installed\n  fix: python3 -m pip install safetensors") from None
     try:
         arrays = st_load(raw)
-    except Exception as e:  # noqa: BLE001 - safetensors raises its own error types for damaged files
+    except Exception as e:  # safetensors raises its own error types for damaged files
         raise _Damaged(f"cannot read the safetensors data ({e})\n  cause: a truncated or damaged file") from None
     return dict(arrays), meta
 

@@ -24,7 +24,7 @@ def _data(n=4, c=32, hw=12, k=24, seed=0):
     """He-initialized weights, inputs as after BatchNorm and ReLU, N(0, 1) output gradients;
     float64 arrays holding float32 values."""
     rng = np.random.default_rng(seed)
-    as32 = lambda a: a.astype(np.float32).astype(np.float64)  # noqa: E731
+    as32 = lambda a: a.astype(np.float32).astype(np.float64)
     return {"x": as32(np.maximum(rng.standard_normal((n, c, hw, hw)), 0)),
             "w": as32(rng.standard_normal((k, c, 3, 3)) * np.sqrt(2 / (c * 9))),
             "gy": as32(rng.standard_normal((n, k, hw, hw)))}

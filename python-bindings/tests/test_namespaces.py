@@ -194,7 +194,7 @@ def test_backends_module_attributes():
     assert gg.backends.cuda.matmul.allow_tf32 is False
     assert isinstance(gg.backends.openmp.is_available(), bool)
     with pytest.raises(AttributeError):
-        cudnn.no_such_switch  # noqa: B018
+        cudnn.no_such_switch
 
 
 # ---- glassgrad.nn.parallel ---------------------------------------------------------------------

@@ -127,7 +127,7 @@ def test_recurrent_layers_export_as_onnx_recurrent_ops(tmp_path, cell, kwargs):
     gg.manual_seed(0)
     layer = getattr(nn, cell)(5, 6, **kwargs)
     first = kwargs.get("batch_first", False)
-    seq = lambda b: [np.random.default_rng(b).standard_normal((b, 4, 5) if first else (4, b, 5)).astype(np.float32)]  # noqa: E731,E501
+    seq = lambda b: [np.random.default_rng(b).standard_normal((b, 4, 5) if first else (4, b, 5)).astype(np.float32)]
     axis = 0 if first else 1
     proto, _ = check_model(layer, seq, ["x"], {"x": {axis: "batch"}}, str(tmp_path / "rnn.onnx"))
     ops = {n.op_type for n in proto.graph.node}
@@ -139,7 +139,7 @@ def test_char_gpt_with_a_dynamic_sequence_length(tmp_path):
     assert gpt.name == "char-level GPT"
     gg.manual_seed(0)
     model = gpt.build()
-    by_length = lambda t: [np.random.default_rng(t).integers(0, 23, (3, t)).astype(np.int64)]  # noqa: E731
+    by_length = lambda t: [np.random.default_rng(t).integers(0, 23, (3, t)).astype(np.int64)]
     proto, _ = check_model(model, by_length, ["idx"], {"idx": {1: "time"}, "output": {1: "time"}},
                            str(tmp_path / "gpt_t.onnx"), batches=(1, 5, 16))
     assert sum(n.op_type == "Softmax" for n in proto.graph.node) == 2   # attention as MatMul/Softmax/MatMul
@@ -296,7 +296,7 @@ def test_verify_runs_onnxruntime_on_the_example():
 
 
 def test_fallthrough_keeps_ops_without_an_onnx_form_as_custom_nodes():
-    packed = lambda x: nn.utils.rnn.pack_padded_sequence(x, [3, 2]).data * 2.0  # noqa: E731
+    packed = lambda x: nn.utils.rnn.pack_padded_sequence(x, [3, 2]).data * 2.0
     x = gg.tensor(np.ones((3, 2, 4), np.float32))
     with pytest.raises(go.UnsupportedOperatorError, match="PackSequence"):
         go.export(packed, x, None)
@@ -333,7 +333,7 @@ def test_an_op_mapped_only_by_a_later_opset_says_which(monkeypatch):
 
 
 def test_size_arithmetic_the_file_cannot_express_is_refused_with_the_fix():
-    halves = lambda x: x.reshape(x.shape[0] // 2, -1)  # noqa: E731
+    halves = lambda x: x.reshape(x.shape[0] // 2, -1)
     with pytest.raises(go.OnnxExporterError, match="dynamic_axes"):
         go.export(halves, gg.tensor(np.ones((4, 3), np.float32)), None, input_names=["x"],
                   dynamic_axes={"x": {0: "batch"}})

@@ -176,8 +176,8 @@ CASES = [
 def test_loss_and_gradient_match_torch(torch, name, args, kwargs):
     gx = gg.tensor(args[0], requires_grad=True)
     tx = torch.tensor(args[0], requires_grad=True)
-    conv_g = lambda v: gg.tensor(v) if isinstance(v, np.ndarray) else v  # noqa: E731
-    conv_t = lambda v: torch.tensor(v) if isinstance(v, np.ndarray) else v  # noqa: E731
+    conv_g = lambda v: gg.tensor(v) if isinstance(v, np.ndarray) else v
+    conv_t = lambda v: torch.tensor(v) if isinstance(v, np.ndarray) else v
     gl = getattr(F, name)(gx, *map(conv_g, args[1:]), **{k: conv_g(v) for k, v in kwargs.items()})
     tl = getattr(torch.nn.functional, name)(tx, *map(conv_t, args[1:]), **{k: conv_t(v) for k, v in kwargs.items()})
     np.testing.assert_allclose(gl.numpy(), tl.detach().numpy(), rtol=1e-10, atol=1e-12)

@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 pytest.importorskip("tensorboard")
-from tensorboard.backend.event_processing.event_accumulator import EventAccumulator  # noqa: E402
+from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-import glassgrad as gg  # noqa: E402
-from glassgrad.utils.tensorboard import SummaryWriter  # noqa: E402
+import glassgrad as gg
+from glassgrad.utils.tensorboard import SummaryWriter
 
 
 def _read(path):

@@ -15,7 +15,7 @@ def _in_thread(fn):
     def run():
         try:
             out["value"] = fn()
-        except BaseException as e:  # noqa: BLE001 - handed back to the caller
+        except BaseException as e:  # handed back to the caller
             out["error"] = e
     t = threading.Thread(target=run)
     t.start()

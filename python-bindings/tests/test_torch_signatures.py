@@ -61,7 +61,7 @@ def _same_default(a, b) -> bool:
         return a == b  # 0 and 0.0 are the same default
     try:
         return type(a) is type(b) and bool(a == b)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 

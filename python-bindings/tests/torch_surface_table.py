@@ -61,7 +61,7 @@ def U(*shape, dtype="float64"):
     return In(shape, "unit", dtype)
 
 
-def I(*shape, dtype="int64"):  # noqa: E743
+def I(*shape, dtype="int64"):
     return In(shape, "int", dtype)
 
 

@@ -5,6 +5,6 @@
     glassgrad.backends.mps.is_available()   # False: glassgrad runs on CPUs and NVIDIA GPUs
 
 See docs/porting.md for what each switch does here."""
-from . import cuda, cudnn, mps, openmp  # noqa: F401
+from . import cuda, cudnn, mps, openmp
 
 __all__ = ["cuda", "cudnn", "mps", "openmp"]

@@ -12,15 +12,15 @@
     with host_time_breakdown() as bd:   where each step's host time goes (record, backward,
                                         signature, plan lookup, binding, launch, transfer)
 """
-from .errors import GradcheckError, NonFiniteError  # noqa: F401
-from .stats import check_nan_gradients, print_tensor_stats, tensor_stats  # noqa: F401
-from .clip import clip_grad_norm_  # noqa: F401
-from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly  # noqa: F401
-from .hooks import HookHandle, NodeInfo, register_hook  # noqa: F401
-from .plans import PlanView, explain, last_plan  # noqa: F401
-from .memory import allocation_log  # noqa: F401
-from .gradcheck import gradcheck  # noqa: F401
-from .host_times import HostTimeBreakdown, host_time_breakdown  # noqa: F401
+from .errors import GradcheckError, NonFiniteError
+from .stats import check_nan_gradients, print_tensor_stats, tensor_stats
+from .clip import clip_grad_norm_
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .hooks import HookHandle, NodeInfo, register_hook
+from .plans import PlanView, explain, last_plan
+from .memory import allocation_log
+from .gradcheck import gradcheck
+from .host_times import HostTimeBreakdown, host_time_breakdown
 
 __all__ = [
     "GradcheckError", "NonFiniteError", "check_nan_gradients", "print_tensor_stats", "tensor_stats",

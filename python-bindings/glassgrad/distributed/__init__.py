@@ -8,7 +8,7 @@
     sampler = dist.DistributedSampler(train_set)   # sampler.set_epoch(epoch) every epoch
 
 See docs/distributed.md ("Training on several GPUs")."""
-from ._group import (  # noqa: F401
+from ._group import (
     destroy_process_group,
     device,
     get_backend,
@@ -19,11 +19,11 @@ from ._group import (  # noqa: F401
     is_available,
     is_initialized,
 )
-from ._ops import all_reduce, barrier, broadcast_  # noqa: F401
-from .ddp import DistributedDataParallel  # noqa: F401
-from .helpers import is_main_process, print0, save_on_rank0  # noqa: F401
-from .sampler import DistributedSampler  # noqa: F401
-from .sync_batchnorm import SyncBatchNorm, convert_sync_batchnorm  # noqa: F401
+from ._ops import all_reduce, barrier, broadcast_
+from .ddp import DistributedDataParallel
+from .helpers import is_main_process, print0, save_on_rank0
+from .sampler import DistributedSampler
+from .sync_batchnorm import SyncBatchNorm, convert_sync_batchnorm
 
 __all__ = [
     "DistributedDataParallel", "DistributedSampler", "SyncBatchNorm", "all_reduce", "barrier", "broadcast_",

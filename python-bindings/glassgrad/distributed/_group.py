@@ -137,7 +137,7 @@ def _preload_nccl_wheel() -> None:
     import ctypes
     import glob
     try:
-        import nvidia.nccl as wheel  # noqa: WPS433 (optional)
+        import nvidia.nccl as wheel  # optional
     except ImportError:
         return
     for folder in getattr(wheel, "__path__", []):

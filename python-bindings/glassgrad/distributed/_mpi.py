@@ -22,7 +22,7 @@ _NUMPY = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "uint
 
 def import_mpi():
     try:
-        from mpi4py import MPI  # noqa: WPS433 (optional dependency)
+        from mpi4py import MPI  # optional dependency
     except ImportError as e:
         raise _C.UnsupportedError(
             "glassgrad.distributed: the MPI backend needs mpi4py, which is not installed "

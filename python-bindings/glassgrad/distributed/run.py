@@ -36,7 +36,7 @@ def _auto_backend() -> str:
     try:
         from .. import cuda
         return "nccl" if cuda.is_available() else "mpi"
-    except Exception:  # noqa: BLE001 (no CUDA runtime at all)
+    except Exception:  # no CUDA runtime at all
         return "mpi"
 
 

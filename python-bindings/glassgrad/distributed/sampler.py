@@ -1,4 +1,4 @@
 """DistributedSampler: the one implementation is glassgrad.utils.data.DistributedSampler."""
-from ..utils.data.distributed import DistributedSampler  # noqa: F401
+from ..utils.data.distributed import DistributedSampler
 
 __all__ = ["DistributedSampler"]

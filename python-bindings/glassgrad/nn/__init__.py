@@ -45,5 +45,5 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]
 __all__ += ["Embedding", "EmbeddingBag"]
-from . import modules  # noqa: E402  (torch.nn.modules' layout; last: it names the layers above)
+from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]

@@ -87,7 +87,7 @@ class _ConvTransposeNd(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          output_padding, device, dtype)
 
-    def forward(self, input, output_size: Optional[list] = None):  # noqa: A002
+    def forward(self, input, output_size: Optional[list] = None):
         _check_tensor(self, input)
         output_padding = self.output_padding
         if output_size is not None:
@@ -125,7 +125,7 @@ class Conv1d(_ConvNd):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          0, device, dtype)
 
-    def forward(self, input):  # noqa: A002
+    def forward(self, input):
         _check_tensor(self, input)
         if self.padding_mode == "zeros":
             return conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)

@@ -85,7 +85,7 @@ class Embedding(_Table):
         self._table("Embedding", num_embeddings, embedding_dim, padding_idx, max_norm, norm_type,
                     scale_grad_by_freq, sparse, _weight, not _freeze, device, dtype)
 
-    def forward(self, input: Tensor) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor) -> Tensor:
         _check_tensor(self, input)
         return embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
                          self.scale_grad_by_freq, self.sparse)
@@ -122,7 +122,7 @@ class EmbeddingBag(_Table):
         self.mode = mode
         self.include_last_offset = _args.flag(include_last_offset, "include_last_offset", "EmbeddingBag")
 
-    def forward(self, input: Tensor, offsets: Optional[Tensor] = None,  # noqa: A002
+    def forward(self, input: Tensor, offsets: Optional[Tensor] = None,
                 per_sample_weights: Optional[Tensor] = None) -> Tensor:
         _check_tensor(self, input)
         return embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type, self.scale_grad_by_freq,

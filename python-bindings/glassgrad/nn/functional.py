@@ -8,52 +8,52 @@ PyTorch. Where glassgrad's own top-level function differs (glassgrad.softmax's d
 """
 from typing import Optional
 
-from .._attention import scaled_dot_product_attention  # noqa: F401
-from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,  # noqa: F401
+from .._attention import scaled_dot_product_attention
+from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                        mse_loss, nll_loss)
-from .._embedding import embedding, embedding_bag  # noqa: F401
-from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d  # noqa: F401
-from .._padding import pad  # noqa: F401
-from .._instancenorm import instance_norm  # noqa: F401
-from .._spatial import (adaptive_avg_pool2d, dropout, dropout1d, dropout2d, dropout3d,  # noqa: F401
+from .._embedding import embedding, embedding_bag
+from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
+from .._padding import pad
+from .._instancenorm import instance_norm
+from .._spatial import (adaptive_avg_pool2d, dropout, dropout1d, dropout2d, dropout3d,
                         interpolate, one_hot, pixel_shuffle, pixel_unshuffle)
 from .._tensor import Tensor
-from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, layer_norm, leaky_relu, linear,  # noqa: F401
+from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, layer_norm, leaky_relu, linear,
                           max_pool2d, relu, sigmoid, silu, softplus, tanh)
-from .attention import multi_head_attention_forward  # noqa: F401
-from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6  # noqa: F401
-from .groupnorm import group_norm  # noqa: F401
+from .attention import multi_head_attention_forward
+from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6
+from .groupnorm import group_norm
 from .layers import _softmax_dim
 
 
-def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax along dim (PyTorch's F.softmax; dim=None picks 0 for 0-, 1- and 3-d input, else 1)."""
     x = input.astype(dtype) if dtype is not None else input
     return x.softmax(_softmax_dim(x, dim))
 
 
-def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log_softmax along dim (PyTorch's F.log_softmax; dim=None as softmax)."""
     x = input.astype(dtype) if dtype is not None else input
     return x.log_softmax(_softmax_dim(x, dim))
 
 
 # The in-place activations (F.relu_(x) is F.relu(x, inplace=True): x itself, changed).
-def relu_(input: Tensor) -> Tensor:  # noqa: A002
+def relu_(input: Tensor) -> Tensor:
     """max(x, 0) written into x (PyTorch's F.relu_, torch.relu_)."""
     return relu(input, inplace=True)
 
 
-def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:  # noqa: A002
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
     """F.leaky_relu written into x (PyTorch's F.leaky_relu_)."""
     return leaky_relu(input, negative_slope, inplace=True)
 
 
-def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """F.elu written into x (PyTorch's F.elu_)."""
     return elu(input, alpha, inplace=True)
 
 
-def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:  # noqa: A002
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
     """F.hardtanh written into x (PyTorch's F.hardtanh_)."""
     return hardtanh(input, min_val, max_val, inplace=True)

@@ -30,7 +30,7 @@ from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter
 
 
-def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,  # noqa: A002
+def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-05) -> Tensor:
     """PyTorch's torch.nn.functional.group_norm: the same argument order and defaults; returns
     the normalized tensor."""

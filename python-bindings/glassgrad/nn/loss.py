@@ -50,7 +50,7 @@ class CrossEntropyLoss(_WeightedLoss):
         self.label_smoothing = _args.real(label_smoothing, "label_smoothing", "CrossEntropyLoss", minimum=0.0,
                                           maximum=1.0)
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return _losses.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                      reduction=self.reduction, label_smoothing=self.label_smoothing)
 
@@ -63,7 +63,7 @@ class NLLLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = _args.integer(ignore_index, "ignore_index", "NLLLoss")
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return _losses.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                 reduction=self.reduction)
 
@@ -71,14 +71,14 @@ class NLLLoss(_WeightedLoss):
 class MSELoss(_Loss):
     """F.mse_loss(input, target, reduction): mean squared error."""
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return _losses.mse_loss(input, target, reduction=self.reduction)
 
 
 class L1Loss(_Loss):
     """F.l1_loss(input, target, reduction): mean absolute error."""
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return _losses.l1_loss(input, target, reduction=self.reduction)
 
 
@@ -94,7 +94,7 @@ class BCEWithLogitsLoss(_WeightedLoss):
         else:
             self.pos_weight = None
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return _losses.binary_cross_entropy_with_logits(input, target, self.weight, reduction=self.reduction,
                                                         pos_weight=self.pos_weight)
 
@@ -102,5 +102,5 @@ class BCEWithLogitsLoss(_WeightedLoss):
 class BCELoss(_WeightedLoss):
     """F.binary_cross_entropy(input (probabilities), target, weight, reduction)."""
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return _losses.binary_cross_entropy(input, target, self.weight, reduction=self.reduction)

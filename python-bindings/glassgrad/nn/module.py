@@ -86,7 +86,7 @@ def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
     GlassgradError naming the entry (before anything is loaded)."""
     try:
         arr = np.asarray(value)
-    except Exception as e:  # noqa: BLE001 - whatever the object is, say which entry it was
+    except Exception as e:  # whatever the object is, say which entry it was
         raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
                                       f"  fix: pass the arrays model.state_dict() returned") from None
     if tuple(arr.shape) != tuple(t.shape):

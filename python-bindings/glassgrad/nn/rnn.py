@@ -324,7 +324,7 @@ class RNN(RNNBase):
         super().__init__("RNN_TANH" if self_nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
         self.nonlinearity = self_nonlinearity
 
-    def forward(self, input, hx: Optional[Tensor] = None):  # noqa: A002
+    def forward(self, input, hx: Optional[Tensor] = None):
         return self._forward(input, hx, False)
 
 
@@ -338,7 +338,7 @@ class LSTM(RNNBase):
     def __init__(self, *args, **kwargs):
         super().__init__("LSTM", *args, **kwargs)
 
-    def forward(self, input, hx: Optional[Tuple[Tensor, Tensor]] = None):  # noqa: A002
+    def forward(self, input, hx: Optional[Tuple[Tensor, Tensor]] = None):
         return self._forward(input, hx, True)
 
 
@@ -354,7 +354,7 @@ class GRU(RNNBase):
                                           "  fix: drop proj_size, or use nn.LSTM")
         super().__init__("GRU", *args, **kwargs)
 
-    def forward(self, input, hx: Optional[Tensor] = None):  # noqa: A002
+    def forward(self, input, hx: Optional[Tensor] = None):
         return self._forward(input, hx, False)
 
 
@@ -447,7 +447,7 @@ class RNNCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 1, device, dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
         if self.nonlinearity not in ("tanh", "relu"):
             raise _C.InvalidArgumentError(f"Unknown nonlinearity: {self.nonlinearity}\n  fix: nonlinearity='tanh' "
                                           f"or 'relu'")
@@ -461,7 +461,7 @@ class LSTMCell(RNNCellBase):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
-    def forward(self, input: Tensor, hx: Optional[Tuple[Tensor, Tensor]] = None):  # noqa: A002
+    def forward(self, input: Tensor, hx: Optional[Tuple[Tensor, Tensor]] = None):
         states = [None, None] if hx is None else list(hx)
         if len(states) != 2:
             raise _C.InvalidArgumentError(f"{layer_name(self)}: hx must be a pair (h, c)\n  fix: cell(x, (h, c))")
@@ -475,5 +475,5 @@ class GRUCell(RNNCellBase):
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device=None, dtype=None):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
-    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, hx: Optional[Tensor] = None) -> Tensor:
         return self._step(input, [hx], "GRU")

@@ -192,7 +192,7 @@ def trace(model, args, kwargs, training, in_axes: List[Dict[int, str]]):
                 traces.append(_capture.trace_once(call, module, moved, devices, rebuild))
             except OnnxExporterError:
                 raise
-            except Exception as e:  # noqa: BLE001 (the model's own error at another size)
+            except Exception as e:  # the model's own error at another size
                 raise OnnxExporterError(
                     f"ONNX export: the model fails when the dynamic axes {sorted(base)} take the sizes {sizes} "
                     f"(the export traces it at several sizes to learn which sizes follow them): "

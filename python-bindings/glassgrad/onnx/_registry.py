@@ -79,7 +79,7 @@ def reason_not_exported(op: str) -> Optional[str]:
         return "a gradient op: it appears only in backward graphs, and an exported model is the forward pass"
     try:
         schema = _C.op_schema(op)
-    except Exception:  # noqa: BLE001 (an op name the engine does not know)
+    except Exception:  # an op name the engine does not know
         return None
     if schema["inplace"]:
         return ("an in-place update of stored state (an optimizer step, running statistics): training work, "

@@ -20,7 +20,7 @@ def _read(path):
             return onnx.load_model(os.fspath(path))
         except FileNotFoundError:
             raise
-        except Exception as e:  # noqa: BLE001 (protobuf's DecodeError and friends)
+        except Exception as e:  # protobuf's DecodeError and friends
             raise OnnxExporterError(f"load_weights: {os.fspath(path)} is not an ONNX model ({type(e).__name__}: "
                                     f"{e})\n  fix: pass the .onnx file written by glassgrad.onnx.export or "
                                     f"torch.onnx.export") from e

@@ -74,7 +74,7 @@ def make_grid(tensor, nrow: int = 8, padding: int = 2, normalize: bool = False,
     return new_tensor(grid)
 
 
-def save_image(tensor, fp, format: Optional[str] = None, **kwargs) -> None:  # noqa: A002 - torchvision's name
+def save_image(tensor, fp, format: Optional[str] = None, **kwargs) -> None:  # torchvision's name
     """Saves make_grid(tensor, **kwargs) as an 8-bit image (values in [0, 1] scaled by 255 and
     rounded), PNG unless the name or `format` says otherwise."""
     grid = I.chw_array(make_grid(tensor, **kwargs))

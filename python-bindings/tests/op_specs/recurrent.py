@@ -91,7 +91,7 @@ def _backward(cell, grad_y, grad_hn, grad_cn, x, w_ih, w_hh, h0, c0, y, reserve,
     """BPTT of one layer and direction, per sequence, from the forward's saved values (y and the
     reserve): (dx, dw_ih, dw_hh, dh0, [dc0], db_ih, [db_hh], [dw_hr]) as the op returns them."""
     dt = x.dtype
-    f64 = lambda a: None if a is None else np.asarray(a, np.float64)  # noqa: E731
+    f64 = lambda a: None if a is None else np.asarray(a, np.float64)
     x, w_ih, w_hh, h0, c0, y, reserve, w_hr = map(f64, (x, w_ih, w_hh, h0, c0, y, reserve, w_hr))
     grad_y, grad_hn, grad_cn = map(f64, (grad_y, grad_hn, grad_cn))
     G = w_ih.shape[0]

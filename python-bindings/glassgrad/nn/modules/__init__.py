@@ -3,7 +3,7 @@
 the package itself answers every one of those names, as torch.nn.modules does."""
 from . import (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
                instancenorm, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
-               transformer, upsampling, utils)  # noqa: F401  (utils: torch.nn.modules.utils)
+               transformer, upsampling, utils)  # utils: torch.nn.modules.utils
 
 _SUBMODULES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
                instancenorm, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,

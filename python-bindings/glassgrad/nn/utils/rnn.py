@@ -111,7 +111,7 @@ def _pack(padded: Tensor, lengths: List[int], sorted_indices: Optional[List[int]
     return _op("PackSequence", [padded], attrs)
 
 
-def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,  # noqa: A002
+def pack_padded_sequence(input: Tensor, lengths, batch_first: bool = False,
                          enforce_sorted: bool = True) -> PackedSequence:
     """Packs a padded batch [T, B, *] ([B, T, *] with batch_first) of sequences of the given
     lengths (a list or an int64 CPU tensor, each >= 1). enforce_sorted=True expects them sorted by

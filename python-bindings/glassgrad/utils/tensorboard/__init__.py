@@ -2,7 +2,7 @@
 by TensorBoard's own writer and protocol buffers (the `tensorboard` package, extra
 "tensorboard"), so `tensorboard --logdir runs` shows them."""
 try:
-    import tensorboard  # noqa: F401
+    import tensorboard
 except ImportError as e:  # pragma: no cover - the package is an extra
     raise ImportError("glassgrad.utils.tensorboard needs the tensorboard package\n"
                       "  fix: python3 -m pip install tensorboard (or pip install glassgrad[tensorboard])") from e

@@ -42,7 +42,7 @@ def make_dataset(directory, class_to_idx: Optional[Dict[str, int]] = None, exten
     if (extensions is None) == (is_valid_file is None):
         raise ValueError("Both extensions and is_valid_file cannot be None or not None at the same time")
     if extensions is not None:
-        def is_valid_file(x: str) -> bool:  # noqa: F811
+        def is_valid_file(x: str) -> bool:
             return has_file_allowed_extension(x, extensions)
     instances, found = [], set()
     for target_class in sorted(class_to_idx):

@@ -15,7 +15,7 @@ class StandardTransform:
     def __init__(self, transform: Optional[Callable] = None, target_transform: Optional[Callable] = None):
         self.transform, self.target_transform = transform, target_transform
 
-    def __call__(self, input: Any, target: Any) -> Tuple[Any, Any]:  # noqa: A002
+    def __call__(self, input: Any, target: Any) -> Tuple[Any, Any]:
         if self.transform is not None:
             input = self.transform(input)
         if self.target_transform is not None:

@@ -1,6 +1,6 @@
 """glassgrad.vision.transforms: torchvision.transforms' names (see transforms.py and
 functional.py)."""
-from . import functional  # noqa: F401
+from . import functional
 from .functional import InterpolationMode
 from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
                        RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,

@@ -19,7 +19,7 @@ from ...._tensor import Tensor
 class ArrayTensor(Tensor):
     __slots__ = ("_array", "_made")
 
-    def __init__(self, array: np.ndarray):  # noqa: D107 - the array must be the tensor's own
+    def __init__(self, array: np.ndarray):  # the array must be the tensor's own
         self._array = array
         self._made = None
 
