@@ -40,12 +40,7 @@ import glassgrad as gg
 
 def glassgrad_step_memory(spec: W.ModelSpec, batch: int, dev: str):
     sync = gg_sync(dev)
-    gg.manual_seed(0)
-    model = W.gg_model(spec)
-    state = model.state_dict()
-    xn, yn = W.random_batch(spec, batch)
-    x, y = gg.tensor(xn), gg.tensor(yn)
-    gg.realize(x, y)
+    model, x, y, data = W.gg_setup(spec, batch)
     step = W.gg_step(spec, model)
     step(x, y)  # warm-up: plan compiled, momentum buffers created
     sync()
@@ -66,15 +61,12 @@ def glassgrad_step_memory(spec: W.ModelSpec, batch: int, dev: str):
     del model, step, loss, x, y, plan
     gc.collect()
     gg._C.empty_cache(dev)
-    return out, state
+    return out, data
 
 
-def torch_step_memory(torch, spec: W.ModelSpec, batch: int, dev: str, state):
+def torch_step_memory(torch, spec: W.ModelSpec, dev: str, data: W.StepData):
     tdev, sync = torch_setup(torch, dev)
-    model = W.torch_model(torch, spec, state, tdev)
-    xn, yn = W.random_batch(spec, batch)
-    x, y = torch.from_numpy(xn).to(tdev), torch.from_numpy(yn).to(tdev)
-    step = W.torch_step(torch, spec, model)
+    model, step, x, y = W.torch_twin(torch, spec, data, tdev)
     step(x, y)  # warm-up: momentum buffers created
     peak, loss = W.torch_step_peak(torch, model, step, x, y, tdev, sync)
     out = {"measured_peak_bytes": peak, "loss": loss, "how": W.torch_peak_how(tdev)}
@@ -107,8 +99,8 @@ def main(argv=None):
     for spec in specs:
         for batch in batches:
             workload = f"{spec.label} train step batch {batch}"
-            g, state = glassgrad_step_memory(spec, batch, dev)
-            t = torch_step_memory(torch, spec, batch, dev, state) if torch is not None else None
+            g, data = glassgrad_step_memory(spec, batch, dev)
+            t = torch_step_memory(torch, spec, dev, data) if torch is not None else None
             accuracy = g["measured_peak_bytes"] / g["predicted_peak_bytes"] if g["predicted_peak_bytes"] else 0.0
             for metric in ("predicted_peak_bytes", "arena_bytes", "held_before_bytes"):
                 res.add(dev, workload, metric, g[metric], "B")

@@ -261,21 +261,15 @@ def resnet(args, res, dev, torch, note, where):
     rounds, steps = (1, 2) if args.tiny else (args.rounds, args.steps)
     peak = R.device_peak(dev)
     for batch in batches:
-        gg.manual_seed(0)
-        model = W.gg_model(spec)
-        state = model.state_dict()
-        xn, yn = W.random_batch(spec, batch)
-        x, y = gg.tensor(xn), gg.tensor(yn)
-        gg.realize(x, y)
+        model, x, y, data = W.gg_setup(spec, batch)
         run = gg.compile(W.gg_step(spec, model))
         contenders = {"glassgrad.compile": (lambda: run(x, y), gg_sync(dev))}
         if torch is not None:
             tdev, tsync = torch_setup(torch, dev)
-            tx, ty = torch.from_numpy(xn).to(tdev), torch.from_numpy(yn).to(tdev)
-            tstep = W.torch_step(torch, spec, W.torch_model(torch, spec, state, tdev))
+            _, tstep, tx, ty = W.torch_twin(torch, spec, data, tdev)
             contenders[torch_name(torch)] = (lambda: tstep(tx, ty), tsync)
             if tdev.startswith("cuda"):
-                replay = torch_graph_step(torch, spec, W.torch_model(torch, spec, state, tdev), tx, ty)
+                replay = torch_graph_step(torch, spec, W.torch_model(torch, spec, data.state, tdev), tx, ty)
                 contenders[torch_name(torch) + " CUDA graph"] = (replay, tsync)
         med, times = alternating_medians(contenders, rounds, steps)  # warm-up: plans, autotuning, graphs, cuDNN's
         eager = next((k for k in contenders if k.startswith("torch") and not k.endswith("graph")), None)

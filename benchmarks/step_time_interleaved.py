@@ -52,20 +52,13 @@ def main(argv=None):
     threads = apply_threads(args.threads, torch)
     res = Results("step_time_interleaved", args.csv, tiny=args.tiny, notes=threads)
 
-    gg.manual_seed(0)
-    model = W.gg_model(spec)
-    state = model.state_dict()
-    xn, yn = W.random_batch(spec, batch)
-    x, y = gg.tensor(xn), gg.tensor(yn)
-    gg.realize(x, y)
+    model, x, y, data = W.gg_setup(spec, batch)
     run = gg.compile(W.gg_step(spec, model))
     gsync = gg_sync(dev)
     contenders = {"glassgrad.compile": (lambda: run(x, y), gsync)}
     if torch is not None:
         tdev, tsync = torch_setup(torch, dev)
-        tmodel = W.torch_model(torch, spec, state, tdev)
-        tx, ty = torch.from_numpy(xn).to(tdev), torch.from_numpy(yn).to(tdev)
-        tstep = W.torch_step(torch, spec, tmodel)
+        _, tstep, tx, ty = W.torch_twin(torch, spec, data, tdev)
         contenders[torch_name(torch)] = (lambda: tstep(tx, ty), tsync)
     for fn, sync in contenders.values():  # warm-up: plans, CUDA graphs, cuDNN autotuning
         for _ in range(args.warmup):

@@ -71,6 +71,33 @@ def gg_step(spec: ModelSpec, model: gg.Module) -> Callable:
     return step
 
 
+@dataclass(frozen=True)
+class StepData:
+    """What both libraries' side of a training-step benchmark start from: the glassgrad model's
+    initial weights and one random batch, as NumPy arrays."""
+    state: Dict[str, np.ndarray]
+    xn: np.ndarray
+    yn: np.ndarray
+
+
+def gg_setup(spec: ModelSpec, batch: int) -> Tuple[gg.Module, gg.Tensor, gg.Tensor, StepData]:
+    """glassgrad's side: the seeded model and the batch as realized tensors, (model, x, y, data)."""
+    gg.manual_seed(0)
+    model = gg_model(spec)
+    xn, yn = random_batch(spec, batch)
+    x, y = gg.tensor(xn), gg.tensor(yn)
+    gg.realize(x, y)
+    return model, x, y, StepData(model.state_dict(), xn, yn)
+
+
+def torch_twin(torch, spec: ModelSpec, data: StepData, device: str):
+    """PyTorch's side on `device`: the model with the same weights, its training step and the
+    batch, (model, step, x, y)."""
+    model = torch_model(torch, spec, data.state, device)
+    x, y = torch.from_numpy(data.xn).to(device), torch.from_numpy(data.yn).to(device)
+    return model, torch_step(torch, spec, model), x, y
+
+
 def torch_model(torch, spec: ModelSpec, state: Dict[str, np.ndarray], device: str):
     """PyTorch's twin of the glassgrad model, loaded with the same weights."""
     nn = torch.nn
