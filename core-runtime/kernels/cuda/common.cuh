@@ -20,32 +20,44 @@ template <typename T> struct Acc { typedef T type; };
 template <> struct Acc<float> { typedef float type; };
 template <> struct Acc<unsigned char> { typedef int64_t type; };
 
+// Adds to off[k], for each operand k < n_ops (at most NOPS), its offset of dense output index
+// i: i taken apart row-major over size[0..rank) (in 32-bit arithmetic when `small`, which the
+// host sets when every index fits), each coordinate times stride[k][d]. GGIter's, GGFused's and
+// the copies' operands all lay their strides out as stride[operand][axis].
+template <int NOPS>
+__device__ __forceinline__ void add_offsets(int64_t i, int rank, int small, const int64_t* size,
+                                            const int64_t (*stride)[GG_MAX_DIMS], int n_ops, int64_t (&off)[NOPS]) {
+  if (small) {
+    uint32_t r = (uint32_t)i;
+    for (int d = rank - 1; d >= 0; --d) {
+      const uint32_t sz = (uint32_t)size[d];
+      const uint32_t q = r / sz;
+      const int64_t idx = (int64_t)(r - q * sz);
+      r = q;
+#pragma unroll
+      for (int k = 0; k < NOPS; ++k)
+        if (k < n_ops) off[k] += idx * stride[k][d];
+    }
+  } else {
+    int64_t r = i;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t sz = size[d];
+      const int64_t q = r / sz;
+      const int64_t idx = r - q * sz;
+      r = q;
+#pragma unroll
+      for (int k = 0; k < NOPS; ++k)
+        if (k < n_ops) off[k] += idx * stride[k][d];
+    }
+  }
+}
+
 // Offsets of NOPS operands for dense output index i (row-major over it.size).
 template <int NOPS>
 __device__ __forceinline__ void iter_offsets(const GGIter& it, int64_t i, int64_t (&off)[NOPS]) {
 #pragma unroll
   for (int k = 0; k < NOPS; ++k) off[k] = 0;
-  if (it.small) {
-    uint32_t r = (uint32_t)i;
-    for (int d = it.rank - 1; d >= 0; --d) {
-      const uint32_t sz = (uint32_t)it.size[d];
-      const uint32_t q = r / sz;
-      const int64_t idx = (int64_t)(r - q * sz);
-      r = q;
-#pragma unroll
-      for (int k = 0; k < NOPS; ++k) off[k] += idx * it.stride[k][d];
-    }
-  } else {
-    int64_t r = i;
-    for (int d = it.rank - 1; d >= 0; --d) {
-      const int64_t sz = it.size[d];
-      const int64_t q = r / sz;
-      const int64_t idx = r - q * sz;
-      r = q;
-#pragma unroll
-      for (int k = 0; k < NOPS; ++k) off[k] += idx * it.stride[k][d];
-    }
-  }
+  add_offsets<NOPS>(i, it.rank, it.small, it.size, it.stride, NOPS, off);
 }
 
 // Offset of a multi-index given as a linear row-major index over (rank, size, stride).

@@ -15,21 +15,9 @@ __device__ void run(int64_t n, const GGFused& f, T* out) {
   T r[GG_FUSED_MAX_IN + GG_FUSED_MAX_CODE];
   GG_FOR(i, n) {
     int64_t off[GG_FUSED_MAX_IN];
-    for (int k = 0; k < f.n_in; ++k) off[k] = 0;
-    int64_t rem = i;
-    for (int d = f.rank - 1; d >= 0; --d) {
-      int64_t idx;
-      if (f.small) {
-        const uint32_t q = (uint32_t)rem / (uint32_t)f.size[d];
-        idx = (int64_t)((uint32_t)rem - q * (uint32_t)f.size[d]);
-        rem = q;
-      } else {
-        const int64_t q = rem / f.size[d];
-        idx = rem - q * f.size[d];
-        rem = q;
-      }
-      for (int k = 0; k < f.n_in; ++k) off[k] += idx * f.stride[k][d];
-    }
+#pragma unroll
+    for (int k = 0; k < GG_FUSED_MAX_IN; ++k) off[k] = 0;
+    gg::add_offsets<GG_FUSED_MAX_IN>(i, f.rank, f.small, f.size, f.stride, f.n_in, off);
     for (int k = 0; k < f.n_in; ++k) r[k] = ((const T*)f.in[k])[off[k]];
     for (int j = 0; j < f.n_code; ++j) {
       const int c = f.code[j];
@@ -55,21 +43,7 @@ __device__ void run_small(int64_t n, const GGFused& f, T* out) {
     int64_t off[NIN];
 #pragma unroll
     for (int k = 0; k < NIN; ++k) off[k] = f.rank == 1 ? i * f.stride[k][0] : 0;  // merged dense operands
-    int64_t rem = i;
-    for (int d = f.rank == 1 ? -1 : f.rank - 1; d >= 0; --d) {
-      int64_t idx;
-      if (f.small) {
-        const uint32_t q = (uint32_t)rem / (uint32_t)f.size[d];
-        idx = (int64_t)((uint32_t)rem - q * (uint32_t)f.size[d]);
-        rem = q;
-      } else {
-        const int64_t q = rem / f.size[d];
-        idx = rem - q * f.size[d];
-        rem = q;
-      }
-#pragma unroll
-      for (int k = 0; k < NIN; ++k) off[k] += idx * f.stride[k][d];
-    }
+    if (f.rank != 1) gg::add_offsets<NIN>(i, f.rank, f.small, f.size, f.stride, NIN, off);
 #pragma unroll
     for (int k = 0; k < NIN; ++k)
       if (k < f.n_in) r[k] = ((const T*)f.in[k])[off[k]];

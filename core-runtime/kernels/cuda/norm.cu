@@ -146,6 +146,25 @@ __device__ __forceinline__ TrainingBackward training_backward(double gamma, doub
   return r;
 }
 
+// Channel c's training backward from its sums sg, sgd over m values: writes dbeta and dgamma
+// when `write` (one thread of those that call it), and returns dx's coefficients with the mean
+// folded in: dx = a*g + b*x + k. backward_apply's, backward_channel's and
+// backward_channel_vec's tail.
+template <typename T>
+__device__ __forceinline__ TrainingBackward channel_backward(double eps, double m, double sg, double sgd, int c,
+                                                             const T* gamma, const T* center, const T* var,
+                                                             const T* gmean, const T* gvar, bool write, T* dgamma,
+                                                             T* dbeta) {
+  const double invstd = 1.0 / sqrt((double)var[c] + eps);
+  if (write) {
+    dbeta[c] = (T)sg;
+    dgamma[c] = (T)(invstd * sgd);
+  }
+  TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
+  t.k -= t.b * (double)center[c];
+  return t;
+}
+
 // A channel's statistics from one partition of all its M values (sums of d = x - shift:
 // ds, sq = sum d^2) and its affine map y = x*scale + shift: partial_stats' and train_apply's
 // arithmetic for P = 1.
@@ -376,15 +395,11 @@ __device__ void backward_apply(const GGBatchNorm& p, double eps, const T* g, con
       double sg, sgd;
       channel_grad_sums(p, c, part, sg, sgd);
       if (threadIdx.x == 0) {
-        const double invstd = 1.0 / sqrt((double)var[c] + eps);
-        if (blockIdx.x == 0) {
-          dbeta[c] = (T)sg;
-          dgamma[c] = (T)(invstd * sgd);
-        }
-        const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
+        const TrainingBackward t =
+            channel_backward(eps, m, sg, sgd, c, gamma, center, var, gmean, gvar, blockIdx.x == 0, dgamma, dbeta);
         coef[0] = t.a;
         coef[1] = t.b;
-        coef[2] = t.k - t.b * (double)center[c];
+        coef[2] = t.k;
       }
     }
     __syncthreads();
@@ -515,13 +530,9 @@ __device__ void backward_channel(const GGBatchNorm& p, double eps, const T* g, c
     }
     sg = gg::block_sum_all(sg, sbuf);
     sgd = gg::block_sum_all(sgd, sbuf);
-    const double invstd = 1.0 / sqrt((double)var[c] + eps);
-    if (threadIdx.x == 0) {
-      dbeta[c] = (T)sg;
-      dgamma[c] = (T)(invstd * sgd);
-    }
-    const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
-    const T ta = (T)t.a, tb = (T)t.b, tk = (T)(t.k - t.b * mu);
+    const TrainingBackward t =
+        channel_backward(eps, m, sg, sgd, c, gamma, center, var, gmean, gvar, threadIdx.x == 0, dgamma, dbeta);
+    const T ta = (T)t.a, tb = (T)t.b, tk = (T)t.k;
     dx_range<kChannelBatch>(p, c, 0, M, ta, tb, tk, g, x, dx);
   }
 }
@@ -633,13 +644,9 @@ __device__ void backward_channel_vec(const GGBatchNorm& p, double eps, const flo
     }
     sg = gg::block_sum_all(sg, sbuf);
     sgd = gg::block_sum_all(sgd, sbuf);
-    const double invstd = 1.0 / sqrt((double)var[c] + eps);
-    if (threadIdx.x == 0) {
-      dbeta[c] = (float)sg;
-      dgamma[c] = (float)(invstd * sgd);
-    }
-    const TrainingBackward t = training_backward((double)gamma[c], invstd, sg, sgd, m, gmean, gvar, c);
-    const float ta = (float)t.a, tb = (float)t.b, tk = (float)(t.k - t.b * mu);
+    const TrainingBackward t =
+        channel_backward(eps, m, sg, sgd, c, gamma, center, var, gmean, gvar, threadIdx.x == 0, dgamma, dbeta);
+    const float ta = (float)t.a, tb = (float)t.b, tk = (float)t.k;
     for (int j0 = threadIdx.x; j0 < M4; j0 += kVecBatch * step) {
       int e[kVecBatch];
       float4 gv[kVecBatch], xv[kVecBatch];

@@ -58,6 +58,27 @@ __device__ __forceinline__ void pick(T& v, int64_t& i, T v2, int64_t i2) {
   }
 }
 
+// Combines every thread's (value, index) pair by pick(), warp by warp and then across the warps
+// through sv and si (32 entries of shared memory each): thread 0 ends with the block's pair.
+// Every thread of the block calls it; the caller reads the result on thread 0 and then
+// synchronizes before sv and si are used again.
+template <typename T, typename A>
+__device__ __forceinline__ void block_pick(T& best, int64_t& bi, A* sv, int64_t* si) {
+  for (int o2 = 16; o2 > 0; o2 >>= 1) {
+    const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
+    const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
+    pick(best, bi, v2, i2);
+  }
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) {
+    sv[warp] = best;
+    si[warp] = bi;
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(best, bi, (T)sv[w], si[w]);
+  }
+}
 
 template <typename T>
 __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out, int64_t* iout, const T* x) {
@@ -86,20 +107,8 @@ __device__ void reduce_rows(const GGReduce& r, int op, double correction, T* out
       T best = gg::lowest<T>();
       int64_t bi = 0x7fffffffffffffffll;
       for (int64_t j = threadIdx.x; j < n; j += blockDim.x) pick(best, bi, base[red_offset(r, j)], j);
-      // Warp, then block, combination of (value, index) pairs.
-      for (int o2 = 16; o2 > 0; o2 >>= 1) {
-        const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
-        const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
-        pick(best, bi, v2, i2);
-      }
-      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-      if (lane == 0) {
-        sv[warp] = best;
-        si[warp] = bi;
-      }
-      __syncthreads();
+      block_pick(best, bi, sv, si);
       if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(best, bi, (T)sv[w], si[w]);
         if (op == GG_ARGMAX) iout[o] = bi;
         else out[o] = best;
       }
@@ -167,19 +176,8 @@ __device__ void reduce_partial(const GGReduce& r, int op, int64_t splits, const 
       T best = gg::lowest<T>();
       int64_t bi = 0x7fffffffffffffffll;
       for (int64_t j = j0 + threadIdx.x; j < j1; j += blockDim.x) pick(best, bi, base[red_offset(r, j)], j);
-      for (int o2 = 16; o2 > 0; o2 >>= 1) {
-        const T v2 = __shfl_down_sync(0xffffffffu, best, o2);
-        const int64_t i2 = __shfl_down_sync(0xffffffffu, bi, o2);
-        pick(best, bi, v2, i2);
-      }
-      const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-      if (lane == 0) {
-        sv[warp] = best;
-        si[warp] = bi;
-      }
-      __syncthreads();
+      block_pick(best, bi, sv, si);
       if (threadIdx.x == 0) {
-        for (int w = 1; w < (int)((blockDim.x + 31) >> 5); ++w) pick(best, bi, (T)sv[w], si[w]);
         pv[b] = best;
         pi[b] = bi;
       }
