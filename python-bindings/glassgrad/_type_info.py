@@ -13,10 +13,10 @@ from ._args import InvalidArgumentTypeError
 _BFLOAT16 = {"bits": 16, "eps": 2.0 ** -7, "max": float.fromhex("0x1.fep127"), "tiny": 2.0 ** -126}
 
 
-class finfo:  # noqa: N801  (torch.finfo's spelling)
+class finfo:  # torch.finfo's spelling
     """Limits of a floating dtype: bits, eps, max, min, tiny (= smallest_normal), resolution, dtype."""
 
-    def __init__(self, type=None):  # noqa: A002  (PyTorch's parameter name)
+    def __init__(self, type=None):  # PyTorch's parameter name
         dt = _dtypes.DEFAULT_FLOAT if type is None else _dtypes.to_dtype(type, "finfo")
         if not dt.is_floating_point:
             raise InvalidArgumentTypeError(f"glassgrad.finfo() requires a floating point input type, got {dt}\n"
@@ -37,10 +37,10 @@ class finfo:  # noqa: N801  (torch.finfo's spelling)
                 f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
 
 
-class iinfo:  # noqa: N801  (torch.iinfo's spelling)
+class iinfo:  # torch.iinfo's spelling
     """Limits of an integer dtype: bits, min, max, dtype."""
 
-    def __init__(self, type):  # noqa: A002  (PyTorch's parameter name)
+    def __init__(self, type):  # PyTorch's parameter name
         dt = _dtypes.to_dtype(type, "iinfo")
         if _dtypes.category(dt) != 1:
             raise InvalidArgumentTypeError(f"glassgrad.iinfo() requires an integer input type, got {dt}\n"
