@@ -22,11 +22,12 @@ from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
 
 
 def _index_tensor(index, like: Tensor, where: str) -> Tensor:
-    """An int64 index on like's device from a tensor, an array, a list or an int."""
+    """An index on like's device from a tensor (int64 or int32, the types PyTorch takes for an
+    index), an array, a list or an int (as int64)."""
     if isinstance(index, Tensor):
-        if index._h.dtype in ("uint8", "bool") or index.device != like.device:
-            raise _C.DTypeError(f"{where}: index must be an int64 tensor on {like.device}, got {index._h.dtype} on "
-                                f"{index.device}\n  fix: index.long().to('{like.device}')")
+        if index._h.dtype not in ("int64", "int32") or index.device != like.device:
+            raise _C.DTypeError(f"{where}: index must be an int64 or int32 tensor on {like.device}, got "
+                                f"{index._h.dtype} on {index.device}\n  fix: index.long().to('{like.device}')")
         return index
     arr = np.asarray(index)
     if arr.dtype.kind not in "iu" and arr.size:

@@ -133,8 +133,9 @@ def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, c
 
 # ---- extrema ------------------------------------------------------------------------------------
 def _orderable(x: Tensor) -> Tensor:
-    """bool and uint8 compared as int64 (the Max kernels take numbers; a negated uint8 would wrap)."""
-    return x.astype(DTYPES["int64"]) if x.dtype in ("bool", "uint8") else x
+    """bool and the integer types narrower than int64 compared as int64 (the Max kernels take
+    numbers; a negated uint8 would wrap, and so would int8's -128 as int8)."""
+    return x.astype(DTYPES["int64"]) if x.dtype in ("bool", "uint8", "int8", "int16", "int32") else x
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:

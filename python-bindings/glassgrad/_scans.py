@@ -51,7 +51,11 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 
 
 def _sortable(x: Tensor) -> Tensor:
-    return x if str(x.dtype) in _SORTABLE else x.astype(DTYPES["int64"])
+    """x in a type the sort kernels take, exactly: float16/bfloat16 as float32, bool and the
+    narrower integer types as int64."""
+    if str(x.dtype) in _SORTABLE:
+        return x
+    return x.astype(DTYPES["float32" if x.dtype.is_floating_point else "int64"])
 
 
 def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor) -> Tensor:
