@@ -166,8 +166,8 @@ def test_vae_main_trains_an_epoch_and_saves_images(tmp_path):
     assert "Test set loss" in proc.stdout and os.path.isfile(os.path.join(run, "results", "sample_1.png"))
 
 
-@pytest.mark.slow
-def test_word_language_model_trains_on_a_tiny_corpus(tmp_path):
+def _word_language_model_run(tmp_path):
+    """The port in tmp_path/run with a tiny corpus in its default data folder (8 words, 40 lines)."""
     run = _copy("word_language_model", tmp_path / "run")
     corpus = os.path.join(run, "data", "wikitext-2")
     os.makedirs(corpus)
@@ -176,9 +176,67 @@ def test_word_language_model_trains_on_a_tiny_corpus(tmp_path):
     for split in ("train", "valid", "test"):
         with open(os.path.join(corpus, f"{split}.txt"), "w") as f:
             f.write("\n".join(" ".join(rng.choice(words, 12)) for _ in range(40)) + "\n")
+    return run
+
+
+def _test_ppl(stdout):
+    m = re.search(r"End of training \| test loss +([-\d.naif]+) \| test ppl +([-\d.naif]+)", stdout)
+    assert m, stdout[-2000:]
+    return float(m.group(2))
+
+
+@pytest.mark.slow
+def test_word_language_model_trains_on_a_tiny_corpus(tmp_path):
+    run = _word_language_model_run(tmp_path)
     proc = _run([sys.executable, "main.py", "--epochs", "1", "--dry-run", "--emsize", "16", "--nhid", "16"], run)
     _check(proc, "word_language_model")
     assert "End of training" in proc.stdout
+
+
+@pytest.mark.slow
+def test_word_language_model_trains_its_transformer(tmp_path):
+    # --model Transformer: nn.TransformerEncoder with a square subsequent mask, the script's own
+    # PositionalEncoding (arange, sin, cos, slice assignment) and its pickled model read back by
+    # torch.load under safe_globals naming glassgrad's layers as PyTorch's.
+    run = _word_language_model_run(tmp_path)
+    proc = _run([sys.executable, "main.py", "--model", "Transformer", "--nhead", "2", "--epochs", "2",
+                 "--emsize", "16", "--nhid", "16", "--lr", "1"], run)
+    _check(proc, "word_language_model")
+    assert np.isfinite(_test_ppl(proc.stdout))
+
+
+EXPORTED_LM_CHECK = """
+import numpy as np
+import onnxruntime as ort
+import torch
+from model import RNNModel
+model = torch.load("model.pt", weights_only=False)
+model.eval()
+ids = torch.zeros((35, 1), dtype=torch.int64)
+hidden = model.init_hidden(1)
+out, (h, c) = model(ids, hidden)
+got = ort.InferenceSession("model.onnx").run(None, {"input": ids.numpy(), "hidden_0": hidden[0].numpy(),
+                                                    "hidden_1": hidden[1].numpy()})
+for want, have in zip((out, h, c), got):
+    np.testing.assert_allclose(have, want.numpy(), rtol=1e-4, atol=1e-5)
+print("onnxruntime agrees", [g.shape for g in got])
+"""
+
+
+@pytest.mark.slow
+def test_word_language_model_exports_onnx_that_onnxruntime_runs_as_the_model(tmp_path):
+    pytest.importorskip("onnxruntime")
+    run = _word_language_model_run(tmp_path)
+    proc = _run([sys.executable, "main.py", "--epochs", "1", "--emsize", "16", "--nhid", "16",
+                 "--onnx-export", "model.onnx"], run)
+    _check(proc, "word_language_model")
+    assert "exported in ONNX format" in proc.stdout and np.isfinite(_test_ppl(proc.stdout))
+    # the best model the script saved, run by glassgrad and by onnxruntime from the exported file
+    with open(os.path.join(run, "check_export.py"), "w") as f:
+        f.write(EXPORTED_LM_CHECK.replace("import torch", "import glassgrad as torch"))
+    check = _run([sys.executable, "check_export.py"], run)
+    assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-3000:]
+    assert "onnxruntime agrees [(35, 9), (2, 1, 16), (2, 1, 16)]" in check.stdout
 
 
 @pytest.mark.slow
