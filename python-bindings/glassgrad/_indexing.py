@@ -291,7 +291,8 @@ def _ndim(k) -> int:
 
 
 def _is_advanced(k) -> bool:
-    return isinstance(k, (Tensor, np.ndarray, list, tuple))
+    # A range indexes as the list of its integers, as PyTorch's (x[range(n), y]).
+    return isinstance(k, (Tensor, np.ndarray, list, tuple, range))
 
 
 def _mask_indices(mask, shape, axis: int, where: str) -> List[np.ndarray]:
@@ -377,7 +378,7 @@ def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
             axis += 1
             view_axis += 1
             continue
-        raise _C.InvalidArgumentTypeError(
+        raise _C.GlassgradIndexError(
             f"{where}: an index must be an int, a slice, None, Ellipsis, a tensor, an array or a list, got "
             f"{type(k).__name__}\n  fix: x[0], x[1:3], x[idx] with idx an integer tensor, x[mask] with a bool tensor")
     while axis < t.ndim:

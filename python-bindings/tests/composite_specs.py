@@ -108,6 +108,40 @@ def _bilinear_ref(x):
     return np.einsum("ih,nchw,jw->ncij", ah, x, aw)
 
 
+
+_SIGNS = np.array([[1.0, -1.0, 1.0], [-1.0, -1.0, 1.0]])
+_CLASSES = np.array([2, 0, 3])
+_CW = np.array([0.5, 1.0, 2.0, 1.5])
+
+
+def _smooth_l1_ref(d, beta):
+    a = np.abs(d)
+    return np.where(a < beta, 0.5 * d * d / beta, a - 0.5 * beta)
+
+
+def _pair_away(rng, shape, kinks):
+    x = rng.standard_normal(shape)
+    return [x, x - _away_from(rng.standard_normal(shape), kinks)]
+
+
+def _cos_ref(a, b):
+    return np.sum(a * b, -1) / np.sqrt((np.sum(a * a, -1) + 1e-12) * (np.sum(b * b, -1) + 1e-12))
+
+
+def _pdist_ref(a, b):
+    return np.sqrt(np.sum((a - b + 1e-6) ** 2, -1))
+
+
+def _multi_margin_ref(x, p, margin):
+    n, c = x.shape
+    out = np.zeros(n)
+    for i, y in enumerate(_CLASSES):
+        for j in range(c):
+            if j != y:
+                out[i] += _CW[y] * max(0.0, margin - x[i, y] + x[i, j]) ** p
+    return np.mean(out / c)
+
+
 COMPOSITES = [
     Composite("clamp", lambda x: x.clamp(-0.5, 0.7), lambda x: np.clip(x, -0.5, 0.7),
               lambda rng: [_away_from(rng.standard_normal((4, 6)), (-0.5, 0.7))]),
@@ -300,6 +334,51 @@ COMPOSITES = [
     Composite("rot90", lambda x: gg.rot90(x, 1, (0, 2)), lambda x: np.rot90(x, 1, (0, 2)), _normal(2, 3, 4)),
     Composite("addr", lambda i, a, b: gg.addr(i, a, b, beta=0.5, alpha=2), lambda i, a, b: 0.5 * i + 2 * np.outer(a, b),
               lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal(3), rng.standard_normal(4)]),
+    # losses and distances (glassgrad/_regression_losses.py, _margin_losses.py, _distances.py)
+    Composite("smooth_l1_loss-beta", lambda x, t: F.smooth_l1_loss(x, t, beta=0.5),
+              lambda x, t: np.mean(_smooth_l1_ref(x - t, 0.5)), lambda rng: _pair_away(rng, (4, 3), (-0.5, 0.0, 0.5))),
+    Composite("huber_loss-sum", lambda x, t: F.huber_loss(x, t, reduction="sum", delta=0.7),
+              lambda x, t: np.sum(0.7 * _smooth_l1_ref(x - t, 0.7)), lambda rng: _pair_away(rng, (5,), (-0.7, 0.0, 0.7))),
+    Composite("kl_div-batchmean", lambda x, t: F.kl_div(x, t, reduction="batchmean"),
+              lambda x, t: np.sum(t * (np.log(t) - x)) / x.shape[0],
+              lambda rng: [rng.standard_normal((3, 4)), rng.uniform(0.1, 1, (3, 4))]),
+    Composite("kl_div-log_target", lambda x, t: F.kl_div(x, t, reduction="sum", log_target=True),
+              lambda x, t: np.sum(np.exp(t) * (t - x)), lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal((3, 4))]),
+    Composite("poisson_nll_loss-full", lambda x, t: F.poisson_nll_loss(x, t, full=True),
+              lambda x, t: np.mean(np.exp(x) - t * x + np.where(t > 1, t * np.log(t) - t + 0.5 * np.log(2 * np.pi * t), 0)),
+              lambda rng: [rng.standard_normal((4, 3)), rng.uniform(0.2, 3, (4, 3))]),
+    Composite("poisson_nll_loss-rate", lambda x, t: F.poisson_nll_loss(x, t, log_input=False, reduction="sum"),
+              lambda x, t: np.sum(x - t * np.log(x + 1e-8)), lambda rng: [rng.uniform(0.5, 2, (5,)), rng.uniform(0, 3, (5,))]),
+    Composite("gaussian_nll_loss-homoscedastic", lambda x, t, v: F.gaussian_nll_loss(x, t, v, full=True),
+              lambda x, t, v: np.mean(0.5 * (np.log(v[:, None]) + (x - t) ** 2 / v[:, None]) + 0.5 * np.log(2 * np.pi)),
+              lambda rng: [rng.standard_normal((4, 3)), rng.standard_normal((4, 3)), rng.uniform(0.5, 2, (4,))]),
+    Composite("soft_margin_loss", lambda x: F.soft_margin_loss(x, gg.tensor(_SIGNS, dtype="float64")),
+              lambda x: np.mean(np.log1p(np.exp(-_SIGNS * x))), _normal(2, 3)),
+    Composite("margin_ranking_loss", lambda a, b: F.margin_ranking_loss(a, b, gg.tensor(_SIGNS[0], dtype="float64"), 0.3),
+              lambda a, b: np.mean(np.maximum(0, -_SIGNS[0] * (a - b) + 0.3)),
+              lambda rng: [a := rng.standard_normal(3), a + _away_from(rng.standard_normal(3), (-0.3, 0.3))]),
+    Composite("hinge_embedding_loss", lambda x: F.hinge_embedding_loss(x, gg.tensor(_SIGNS, dtype="float64"), 0.5),
+              lambda x: np.mean(np.where(_SIGNS == 1, x, np.maximum(0, 0.5 - x))),
+              lambda rng: [_away_from(rng.standard_normal((2, 3)), (0.5,))]),
+    Composite("cosine_embedding_loss", lambda a, b: F.cosine_embedding_loss(a, b, gg.tensor(_SIGNS[0], dtype="float64"), -0.9),
+              lambda a, b: np.mean(np.where(_SIGNS[0] == 1, 1 - _cos_ref(a, b), np.maximum(0, _cos_ref(a, b) + 0.9))),
+              lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal((3, 4))]),
+    Composite("triplet_margin_loss-swap", lambda a, p, n: F.triplet_margin_loss(a, p, n, margin=3.0, swap=True),
+              lambda a, p, n: np.mean(np.maximum(0, _pdist_ref(a, p) - np.minimum(_pdist_ref(a, n), _pdist_ref(p, n)) + 3.0)),
+              lambda rng: [rng.standard_normal((3, 4)), rng.standard_normal((3, 4)), rng.standard_normal((3, 4))]),
+    Composite("multilabel_soft_margin_loss", lambda x: F.multilabel_soft_margin_loss(x, gg.tensor(_SIGNS > 0, dtype="float64")),
+              lambda x: np.mean(np.mean(-((_SIGNS > 0) * np.log(_sigmoid(x)) + (_SIGNS < 0) * np.log(_sigmoid(-x))), -1)),
+              _normal(2, 3)),
+    Composite("multi_margin_loss-p2-weight", lambda x: F.multi_margin_loss(x, gg.tensor(_CLASSES), p=2, margin=0.5,
+                                                                          weight=gg.tensor(_CW, dtype="float64")),
+              lambda x: _multi_margin_ref(x, 2, 0.5), lambda rng: [rng.standard_normal((3, 4)) * 0.1]),
+    Composite("cosine_similarity", lambda a, b: F.cosine_similarity(a, b, dim=0), lambda a, b: _cos_ref(a.T, b.T),
+              lambda rng: [rng.standard_normal((4, 3)), rng.standard_normal((4, 3))]),
+    Composite("normalize-p1", lambda x: F.normalize(x, p=1.0, dim=1),
+              lambda x: x / np.sum(np.abs(x), 1, keepdims=True), lambda rng: [_away_from(rng.standard_normal((3, 4)), (0.0,))]),
+    Composite("pairwise_distance-p3", lambda a, b: F.pairwise_distance(a, b, p=3.0, keepdim=True),
+              lambda a, b: np.sum(np.abs(a - b + 1e-6) ** 3, -1, keepdims=True) ** (1 / 3),
+              lambda rng: [a := rng.standard_normal((3, 4)), a + _away_from(rng.standard_normal((3, 4)), (0.0,))]),
 ]
 
 _SR_IDX = np.array([0, 1, 0, 1, 2, 1])

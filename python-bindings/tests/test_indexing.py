@@ -164,3 +164,15 @@ def test_masked_fill_gradient_skips_the_filled_elements():
     x = gg.tensor(np.ones(4), requires_grad=True)
     x.masked_fill(gg.tensor(np.array([True, False, False, True])), 3.0).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [0, 1, 1, 0])
+
+
+def test_a_range_indexes_as_its_list_and_a_bad_key_is_an_index_error():
+    # x_[range(n), y] = v (pytorch/examples' mnist_forward_forward): a range is a list of integers to PyTorch.
+    x = gg.tensor(X.copy())
+    np.testing.assert_array_equal(x[range(1, 3), 2].numpy(), X[[1, 2], 2])
+    x[range(4), [0, 1, 2, 3]] = 100.0
+    want = X.copy()
+    want[range(4), [0, 1, 2, 3]] = 100.0
+    np.testing.assert_array_equal(x.numpy(), want)
+    with pytest.raises(IndexError, match="an index must be an int"):
+        x[1.5]

@@ -17,6 +17,9 @@ from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D,
                      Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module, Parameter
+from .regression_losses import (CosineEmbeddingLoss, CosineSimilarity, GaussianNLLLoss, HingeEmbeddingLoss,
+                               HuberLoss, KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
+                               PairwiseDistance, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .attention import MultiheadAttention
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
                           TransformerEncoderLayer)
@@ -45,5 +48,7 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]
 __all__ += ["Embedding", "EmbeddingBag"]
+__all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",
+            "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]

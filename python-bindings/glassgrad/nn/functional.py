@@ -12,6 +12,11 @@ from .._attention import scaled_dot_product_attention
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                        mse_loss, nll_loss)
 from .._embedding import embedding, embedding_bag
+from .._distances import cosine_similarity, normalize, pairwise_distance
+from .._margin_losses import (cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
+                              multi_margin_loss, multilabel_soft_margin_loss, triplet_margin_loss)
+from .._regression_losses import (gaussian_nll_loss, huber_loss, kl_div, poisson_nll_loss,
+                                  smooth_l1_loss, soft_margin_loss)
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
 from .._padding import pad
 from .._instancenorm import instance_norm

@@ -27,7 +27,12 @@ from .._random import generator
 from .._tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "default_bound"]
+           "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "default_bound",
+           "orthogonal_", "sparse_", "dirac_"]
+
+
+def _default_generator():
+    return generator()
 
 
 def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
@@ -115,6 +120,61 @@ def eye_(tensor: Tensor) -> Tensor:
     if tensor.ndim != 2:
         raise ValueError(f"Only tensors with 2 dimensions are supported, got {list(tensor.shape)}")
     return _fill(tensor, np.eye(*tensor.shape))
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """A (semi-)orthogonal matrix times gain (Saxe et al. 2013, PyTorch's init.orthogonal_): the tensor
+    seen as [size(0), numel / size(0)]; Q of the QR decomposition of a standard normal matrix of that
+    shape (transposed when it is wide), each column's sign taken from R's diagonal so that Q is
+    uniformly distributed over the orthogonal matrices."""
+    if tensor.ndim < 2:
+        raise _C.ShapeError(f"init.orthogonal_: only tensors with 2 or more dimensions are supported, got "
+                            f"{list(tensor.shape)}\n  fix: pass a weight matrix (e.g. linear.weight)")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    flat = (generator or _default_generator()).normal(0.0, 1.0, (rows, cols))
+    if rows < cols:
+        flat = flat.T
+    q, r = np.linalg.qr(flat)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    return _fill(tensor, gain * q)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Normal(0, std) values with ceil(sparsity * rows) zeros in each column, at random rows (Martens
+    2010, PyTorch's init.sparse_); 2-D tensors only."""
+    if tensor.ndim != 2:
+        raise _C.ShapeError(f"init.sparse_: only tensors with 2 dimensions are supported, got {list(tensor.shape)}"
+                            f"\n  fix: pass a Linear weight [out_features, in_features]")
+    rng = generator or _default_generator()
+    rows, cols = tensor.shape
+    values = rng.normal(0.0, std, (rows, cols))
+    zeros = int(math.ceil(sparsity * rows))
+    for c in range(cols):
+        values[rng.permutation(rows)[:zeros], c] = 0.0
+    return _fill(tensor, values)
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a convolution (PyTorch's init.dirac_): 1 at the kernel's centre where output
+    channel d of each group meets input channel d, 0 elsewhere; 3-, 4- and 5-d weights."""
+    if tensor.ndim not in (3, 4, 5):
+        raise _C.ShapeError(f"init.dirac_: only tensors with 3, 4, or 5 dimensions are supported, got "
+                            f"{list(tensor.shape)}\n  fix: pass a Conv1d/Conv2d/Conv3d weight")
+    if tensor.shape[0] % groups != 0:
+        raise _C.InvalidArgumentError(f"init.dirac_: dim 0 ({tensor.shape[0]}) must be divisible by groups "
+                                      f"({groups})\n  fix: groups that divide the output channels")
+    per_group = tensor.shape[0] // groups
+    values = np.zeros(tensor.shape)
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    for g in range(groups):
+        for d in range(min(per_group, tensor.shape[1])):
+            values[(g * per_group + d, d) + centre] = 1.0
+    return _fill(tensor, values)
 
 
 def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:

@@ -1,0 +1,27 @@
+"""Distances and normalization with torch.nn.functional's names, arguments and defaults:
+cosine_similarity, pairwise_distance, normalize (composites of elementwise ops and norms)."""
+from __future__ import annotations
+
+from ._tensor import Tensor
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """PyTorch's F.cosine_similarity: x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim of the
+    broadcast shape; dim is removed."""
+    n1 = x1.norm(2, dim=dim, keepdim=True).clamp(min=eps)
+    n2 = x2.norm(2, dim=dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """PyTorch's F.pairwise_distance: ||x1 - x2 + eps||_p over the last dimension."""
+    return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:  # noqa: A002
+    """PyTorch's F.normalize: input / max(||input||_p, eps) along dim."""
+    y = input / input.norm(p, dim=dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is not None:
+        out.copy_(y)
+        return out
+    return y

@@ -1,0 +1,154 @@
+"""Regression and distribution losses with torch.nn.functional's names, arguments, defaults and
+formulas: smooth_l1_loss, huber_loss, kl_div, poisson_nll_loss, gaussian_nll_loss,
+soft_margin_loss. Each is composed from elementwise ops and reductions (their gradients are the
+composites' own: at |d| = beta or delta the two branches meet with slope sign(d), as PyTorch's).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Optional
+
+from . import _C, _args
+from ._losses import _reduce, _reduction, _tensor_like
+from ._math import xlogy
+from ._tensor import Tensor
+from .functional import where
+
+
+def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:  # noqa: A002
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"{where_}: using a target size ({list(target.shape)}) that is different to the input size "
+                      f"({list(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                      f"Please ensure they have the same size.", stacklevel=3)
+
+
+def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+                   beta: float = 1.0) -> Tensor:
+    """PyTorch's F.smooth_l1_loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input -
+    target, broadcast); beta = 0 is the L1 loss."""
+    where_ = "smooth_l1_loss"
+    reduction = _reduction(size_average, reduce, reduction, where_)
+    beta = _args.real(beta, "beta", where_)
+    if beta < 0:
+        raise _C.InvalidArgumentError(f"{where_}: beta must be >= 0, got {beta} (smooth_l1_loss does not support "
+                                      f"negative values for beta)\n  fix: smooth_l1_loss(x, y, beta=1.0)")
+    t = _tensor_like(target, input)
+    _broadcast_warning(input, t, where_)
+    d = input - t
+    a = d.abs()
+    if beta == 0.0:
+        return _reduce(a, reduction)
+    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+
+
+def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.0,  # noqa: A002
+               weight: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's F.huber_loss: 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with weight
+    (input's size) the elementwise losses are multiplied by it before the reduction ("mean" is the
+    mean of the weighted losses)."""
+    where_ = "huber_loss"
+    reduction = _reduction(None, None, reduction, where_)
+    delta = _args.real(delta, "delta", where_)
+    if delta <= 0:
+        raise _C.InvalidArgumentError(f"{where_}: delta must be > 0, got {delta} (huber_loss does not support "
+                                      f"non-positive values for delta)\n  fix: huber_loss(x, y, delta=1.0)")
+    t = _tensor_like(target, input)
+    _broadcast_warning(input, t, where_)
+    d = input - t
+    a = d.abs()
+    loss = where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
+    if weight is not None:
+        w = _tensor_like(weight, input)
+        if tuple(w.shape) != tuple(input.shape):
+            raise _C.ShapeError(f"{where_}: weight {list(w.shape)} and input {list(input.shape)} must have the same "
+                                f"size (Weights and input must have the same size)\n  fix: one weight per element")
+        loss = loss * w
+    return _reduce(loss, reduction)
+
+
+def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+           log_target: bool = False) -> Tensor:
+    """PyTorch's F.kl_div with input holding log-probabilities: target (log target - input), 0 where
+    target is 0 (log_target=False), or exp(target) (target - input) (log_target=True). reduction
+    "batchmean" divides the sum by input.size(0) (the KL divergence per sample); "mean" averages
+    over every element, as PyTorch's (which warns that this is not the KL divergence)."""
+    where_ = "kl_div"
+    if reduction == "batchmean" and size_average is None and reduce is None:
+        batchmean = True
+        reduction = "sum"
+    else:
+        batchmean = False
+        reduction = _reduction(size_average, reduce, reduction, where_)
+        if reduction == "mean" and size_average is None and reduce is None:
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size. "
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition. "
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+    _args.flag(log_target, "log_target", where_)
+    t = _tensor_like(target, input)
+    if log_target:
+        loss = t.exp() * (t - input)
+    else:
+        loss = xlogy(t, t) - t * input
+    out = _reduce(loss, reduction)
+    if batchmean and input.ndim != 0:
+        out = out / input.shape[0]
+    return out
+
+
+def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool = False,  # noqa: A002
+                     size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
+    """PyTorch's F.poisson_nll_loss: exp(input) - target input (log_input=True), or input - target
+    log(input + eps); full=True adds Stirling's term target log target - target + 0.5 log(2 pi target)
+    where target > 1."""
+    where_ = "poisson_nll_loss"
+    reduction = _reduction(size_average, reduce, reduction, where_)
+    t = _tensor_like(target, input)
+    loss = input.exp() - t * input if log_input else input - t * (input + eps).log()
+    if full:
+        safe = where(t > 1, t, 1.0)  # the term is 0 where target <= 1; log stays finite there
+        stirling = safe * safe.log() - safe + (safe * (2 * math.pi)).log() * 0.5
+        loss = loss + where(t > 1, stirling, 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target, var, full: bool = False, eps: float = 1e-6,  # noqa: A002
+                      reduction: str = "mean") -> Tensor:
+    """PyTorch's F.gaussian_nll_loss: 0.5 (log var + (input - target)^2 / var) (+ 0.5 log 2 pi with
+    full), var clamped to eps for the value only (its gradient passes as if unclamped, as PyTorch's
+    clamp under no_grad). var: input's size, or input's with the last dimension left out or one
+    dimension 1 (one variance shared along it), or a float."""
+    where_ = "gaussian_nll_loss"
+    t = _tensor_like(target, input)
+    if isinstance(var, (int, float)) and not isinstance(var, bool):
+        if var < 0:
+            raise _C.InvalidArgumentError(f"{where_}: var has negative entry/entries ({var})\n  fix: var >= 0")
+        var = input.detach().new_full(tuple(input.shape), float(var))
+    elif not isinstance(var, Tensor):
+        _args.fail(where_, "var", "a tensor or a float", var, type_error=True)
+    elif bool((var < 0).any().item()):
+        raise _C.InvalidArgumentError(f"{where_}: var has negative entry/entries\n  fix: var.clamp(min=0)")
+    vs, xs = tuple(var.shape), tuple(input.shape)
+    if vs != xs:
+        if xs[:-1] == vs:
+            var = var.unsqueeze(-1)
+        elif not (len(vs) == len(xs) and sum(v for x, v in zip(xs, vs) if x != v) == 1):
+            raise _C.ShapeError(f"{where_}: var of shape {list(vs)} is of incorrect size for input {list(xs)} (var is "
+                                f"of incorrect size)\n  fix: var of input's shape, or with one dimension 1, or "
+                                f"input's shape without its last dimension")
+    if reduction not in ("none", "mean", "sum"):
+        raise _C.InvalidArgumentError(f"{where_}: {reduction} is not valid\n  fix: reduction='mean', 'sum' or 'none'")
+    clamped = var + (var.clamp(min=eps) - var).detach()
+    loss = (clamped.log() + (input - t) ** 2 / clamped) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss(input: Tensor, target, size_average=None, reduce=None,  # noqa: A002
+                     reduction: str = "mean") -> Tensor:
+    """PyTorch's F.soft_margin_loss: log(1 + exp(-target input)), target in {1, -1}."""
+    reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
+    z = -_tensor_like(target, input) * input
+    return _reduce(z.clamp(min=0.0) + (-z.abs()).exp().log1p(), reduction)  # stable log(1 + exp(z))
