@@ -56,7 +56,15 @@ SCRIPTS = {
     "vae": ["main.py"],
     "word_language_model": ["main.py", "model.py", "data.py"],
     "pytorch_cifar": ["main.py", "utils.py", "models/resnet.py", "models/__init__.py"],
+    "word_language_model_generate": ["generate.py"],
+    "mnist_rnn": ["main.py"],
+    "regression": ["main.py"],
+    "super_resolution": ["main.py", "data.py", "dataset.py", "model.py", "super_resolve.py"],
+    "time_sequence_prediction": ["generate_sine_wave.py", "train.py"],
 }
+# Folders that hold more than one entry of SCRIPTS (word_language_model's generate.py is kept
+# beside its main.py).
+FOLDER = {"word_language_model_generate": "word_language_model"}
 
 # What each run still waits for (non-strict xfail: a run that passes once they land shows XPASS).
 WAITS_FOR: dict = {}  # every ported script runs
@@ -82,7 +90,7 @@ def expected_port(rel: str, original: str) -> str:
     return "\n".join(out)
 
 
-@pytest.mark.parametrize("rel", [f"{s}/{f}" for s, files in SCRIPTS.items() for f in files])
+@pytest.mark.parametrize("rel", [f"{FOLDER.get(s, s)}/{f}" for s, files in SCRIPTS.items() for f in files])
 def test_a_port_is_its_original_with_imports_changed(rel):
     script, name = rel.split("/", 1)
     with open(os.path.join(PORTED, script, "original", name), encoding="utf-8") as f:
@@ -252,3 +260,103 @@ def test_pytorch_cifar_trains_an_epoch_checkpoints_and_resumes(tmp_path):
     resumed = _run([sys.executable, "main.py", "--resume"], run, tty=True)
     _check(resumed, "pytorch_cifar")
     assert "Resuming from checkpoint" in resumed.stdout
+
+
+def _in_process_seeded(script, *args):
+    """python -c running `script` as __main__ after glassgrad.manual_seed(0): the script is unchanged,
+    its random draws repeatable (regression draws its target polynomial and stops at a loss)."""
+    code = ("import sys, runpy, glassgrad; glassgrad.manual_seed(0); "
+            f"sys.argv = {[script, *args]!r}; runpy.run_path({script!r}, run_name='__main__')")
+    return [sys.executable, "-c", code]
+
+
+@pytest.mark.slow
+def test_regression_fits_its_polynomial(tmp_path):
+    run = _copy("regression", tmp_path / "run")
+    proc = _run(_in_process_seeded("main.py"), run)
+    _check(proc, "regression")
+    assert re.search(r"Loss: 0\.000\d+ after \d+ batches", proc.stdout), proc.stdout
+    learned = re.search(r"Learned function:\s+y = (.*)", proc.stdout).group(1).split()
+    actual = re.search(r"Actual function:\s+y = (.*)", proc.stdout).group(1).split()
+    for a, b in zip(learned[::2], actual[::2]):  # the coefficients (every other token is x^i)
+        assert abs(float(a) - float(b)) < 0.5, (learned, actual)
+
+
+@pytest.mark.slow
+def test_mnist_rnn_trains_and_tests_an_epoch(tmp_path):
+    write_mnist(str(tmp_path / "data"), n_train=64, n_test=32)
+    run = _copy("mnist_rnn", tmp_path / "run")
+    proc = _run([sys.executable, "main.py", "--epochs", "1", "--dry-run", "--batch-size", "16",
+                 "--test-batch-size", "16", "--save-model"], run)
+    _check(proc, "mnist_rnn")
+    assert "Test set: Average loss" in proc.stdout and os.path.isfile(os.path.join(run, "mnist_rnn.pt"))
+
+
+def _write_bsds300(root, n=2):
+    """BSDS300's layout (dataset/BSDS300/images/{train,test}/*.jpg) with small random pictures:
+    data.py downloads only when that folder is missing."""
+    from PIL import Image
+    rng = np.random.default_rng(0)
+    for split in ("train", "test"):
+        folder = os.path.join(root, "dataset", "BSDS300", "images", split)
+        os.makedirs(folder)
+        for i in range(n):
+            Image.fromarray(rng.integers(0, 256, (72, 60, 3), dtype=np.uint8)).save(os.path.join(folder, f"{i}.jpg"))
+
+
+@pytest.mark.slow
+def test_super_resolution_trains_checkpoints_and_upscales_a_picture(tmp_path):
+    pytest.importorskip("six")  # data.py imports six.moves.urllib (the test extra installs it)
+    run = _copy("super_resolution", tmp_path / "run")
+    _write_bsds300(run)
+    proc = _run([sys.executable, "main.py", "--upscale_factor", "3", "--batchSize", "2", "--testBatchSize", "2",
+                 "--nEpochs", "1", "--threads", "2"], run)
+    _check(proc, "super_resolution")
+    assert "Avg. PSNR" in proc.stdout and os.path.isfile(os.path.join(run, "model_epoch_1.pth"))
+    image = os.path.join(run, "dataset", "BSDS300", "images", "test", "0.jpg")
+    proc = _run([sys.executable, "super_resolve.py", "--input_image", image, "--model", "model_epoch_1.pth",
+                 "--output_filename", "out.png"], run)
+    _check(proc, "super_resolution")
+    from PIL import Image
+    assert Image.open(os.path.join(run, "out.png")).size == (60 * 3, 72 * 3)
+
+
+@pytest.mark.slow
+def test_time_sequence_prediction_trains_an_lstm_with_lbfgs(tmp_path):
+    pytest.importorskip("matplotlib")
+    run = _copy("time_sequence_prediction", tmp_path / "run")
+    proc = _run([sys.executable, "generate_sine_wave.py"], run)
+    _check(proc, "time_sequence_prediction")
+    big = gg.load(os.path.join(run, "traindata.pt"))
+    assert big.shape == (100, 1000)
+    # 100 waves of 1000 steps unroll 1000 LSTM steps 20 times a step: the run takes 8 waves of 40
+    # (the first rows and columns of the same file, saved as generate_sine_wave.py saves them).
+    with open(os.path.join(run, "traindata.pt"), "wb") as f:
+        gg.save(np.ascontiguousarray(big[:8, :40]), f)
+    proc = _run([sys.executable, "train.py", "--steps", "2"], run)
+    _check(proc, "time_sequence_prediction")
+    losses = [float(v) for v in re.findall(r"^loss: (\S+)", proc.stdout, re.M)]
+    assert len(losses) >= 4 and losses[-1] < losses[0]
+    assert "test loss" in proc.stdout and os.path.isfile(os.path.join(run, "predict1.pdf"))
+
+
+@pytest.mark.slow
+def test_word_language_model_generates_from_its_lstm_and_transformer_checkpoints(tmp_path):
+    run = _copy("word_language_model", tmp_path / "run")
+    corpus = os.path.join(run, "data", "wikitext-2")
+    os.makedirs(corpus)
+    rng = np.random.default_rng(0)
+    words = ["the", "cat", "sat", "on", "a", "mat", "and", "ran"]
+    for split in ("train", "valid", "test"):
+        with open(os.path.join(corpus, f"{split}.txt"), "w") as f:
+            f.write("\n".join(" ".join(rng.choice(words, 12)) for _ in range(40)) + "\n")
+    for model, extra in (("LSTM", []), ("Transformer", ["--nhead", "2"])):
+        proc = _run([sys.executable, "main.py", "--epochs", "1", "--dry-run", "--emsize", "16", "--nhid", "16",
+                     "--model", model, "--save", f"{model}.pt", *extra], run)
+        _check(proc, "word_language_model")
+        proc = _run([sys.executable, "generate.py", "--checkpoint", f"{model}.pt", "--words", "30",
+                     "--outf", f"{model}.txt"], run)
+        _check(proc, "word_language_model_generate")
+        with open(os.path.join(run, f"{model}.txt")) as f:
+            generated = f.read().split()
+        assert len(generated) == 30 and set(generated) <= set(words) | {"<eos>"}
