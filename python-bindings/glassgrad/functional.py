@@ -125,6 +125,7 @@ def where(condition: Tensor, input=None, other=None):
     if input is None and other is None:
         return nonzero(condition, as_tuple=True)
     a, b, dev = _math._operands(input, other)
+    dev = dev or condition.device  # two numbers: the result lives where the condition does
     dt = _dtypes.result_type(a, b)
     cond = condition if condition.dtype == "bool" else condition.astype("bool")
     return _op("Where", [cond, _math.as_operand(a, dt, dev), _math.as_operand(b, dt, dev)])

@@ -61,6 +61,7 @@ SCRIPTS = {
     "regression": ["main.py"],
     "super_resolution": ["main.py", "data.py", "dataset.py", "model.py", "super_resolve.py"],
     "time_sequence_prediction": ["generate_sine_wave.py", "train.py"],
+    "siamese_network": ["main.py"],
 }
 # Folders that hold more than one entry of SCRIPTS (word_language_model's generate.py is kept
 # beside its main.py).
@@ -360,3 +361,13 @@ def test_word_language_model_generates_from_its_lstm_and_transformer_checkpoints
         with open(os.path.join(run, f"{model}.txt")) as f:
             generated = f.read().split()
         assert len(generated) == 30 and set(generated) <= set(words) | {"<eos>"}
+
+
+@pytest.mark.slow
+def test_siamese_network_trains_a_resnet18_pair_model_and_tests(tmp_path):
+    write_mnist(str(tmp_path / "data"), n_train=64, n_test=32)
+    run = _copy("siamese_network", tmp_path / "run")
+    proc = _run([sys.executable, "main.py", "--epochs", "1", "--dry-run", "--batch-size", "8", "--test-batch-size", "8",
+                 "--save-model"], run)
+    _check(proc, "siamese_network")
+    assert "Test set: Average loss" in proc.stdout and os.path.isfile(os.path.join(run, "siamese_network.pt"))

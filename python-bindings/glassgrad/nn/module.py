@@ -137,11 +137,15 @@ class Module:
         if isinstance(value, (Parameter, Module)) or name in self.__dict__.get("_buffers", {}):
             self._check_init()
         d = self.__dict__
+        # A replacement keeps its place in its table (PyTorch's order: a model's children() after
+        # `model.conv1 = nn.Conv2d(...)` still start with conv1); other tables drop the name.
+        target = ("_parameters" if isinstance(value, Parameter) else "_modules" if isinstance(value, Module)
+                  else "_buffers" if isinstance(value, Tensor) else None)
         for table in ("_parameters", "_buffers", "_modules"):
             if table in d and name in d[table]:
                 if d[table][name] is not value:
                     _bump_structure_version()  # a layer, parameter or buffer replaced: compiled steps re-trace
-                if not (table == "_buffers" and isinstance(value, Tensor)):
+                if table != target:
                     del d[table][name]
         if isinstance(value, Parameter):
             d["_parameters"][name] = value

@@ -1,5 +1,5 @@
-"""glassgrad.vision: torchvision's data sets (datasets), transforms and image utilities (utils)
+"""glassgrad.vision: torchvision's data sets (datasets), architectures (models), transforms and image utilities (utils)
 with torchvision's names. Images are PIL images, NumPy arrays or glassgrad Tensors."""
-from . import datasets, transforms, utils
+from . import datasets, models, transforms, utils
 
-__all__ = ["datasets", "transforms", "utils"]
+__all__ = ["datasets", "models", "transforms", "utils"]
