@@ -17,6 +17,8 @@ from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D,
                      Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module, Parameter
+from .extra_activation import (CELU, GLU, SELU, Hardshrink, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
+                               Softsign, Tanhshrink, Threshold)
 from .regression_losses import (CosineEmbeddingLoss, CosineSimilarity, GaussianNLLLoss, HingeEmbeddingLoss,
                                HuberLoss, KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
                                PairwiseDistance, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
@@ -48,6 +50,7 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]
 __all__ += ["Embedding", "EmbeddingBag"]
+__all__ += ["LogSigmoid", "Softsign", "SELU", "CELU", "GLU", "PReLU", "RReLU", "Softmin", "Softmax2d", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink"]
 __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above

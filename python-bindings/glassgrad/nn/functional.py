@@ -12,6 +12,8 @@ from .._attention import scaled_dot_product_attention
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                        mse_loss, nll_loss)
 from .._embedding import embedding, embedding_bag
+from .._extra_activations import (celu, celu_, glu, hardshrink, logsigmoid, prelu, rrelu, rrelu_, selu,
+                                  selu_, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
 from .._distances import cosine_similarity, normalize, pairwise_distance
 from .._margin_losses import (cosine_embedding_loss, hinge_embedding_loss, margin_ranking_loss,
                               multi_margin_loss, multilabel_soft_margin_loss, triplet_margin_loss)

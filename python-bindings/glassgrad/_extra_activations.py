@@ -1,0 +1,143 @@
+"""Activations composed from kernel-backed ops, with torch.nn.functional's names, arguments,
+defaults and gradients (at the kinks too): logsigmoid, softsign, selu, celu, glu, prelu, rrelu,
+softmin, threshold, tanhshrink, softshrink, hardshrink (and the in-place selu_, celu_,
+threshold_, rrelu_). inplace=True writes the result into the input and returns it."""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import _C, _args, _inplace
+from ._tensor import Tensor
+from .functional import elu, where
+
+# SELU's constants (Klambauer et al. 2017, the fixed point of mean 0 and variance 1).
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+    """log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|)), with min(x, 0) written (x - |x|) / 2
+    so the gradient at 0 is sigmoid(0) = 0.5, PyTorch's."""
+    return (input - input.abs()) * 0.5 - (-input.abs()).exp().log1p()
+
+
+def softsign(input: Tensor) -> Tensor:  # noqa: A002
+    """x / (1 + |x|)."""
+    return input / (input.abs() + 1.0)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+    """scale * elu(x, alpha) with SELU's alpha and scale."""
+    return _inplace.activation(input, inplace, "selu_", lambda: elu(input, _SELU_ALPHA) * _SELU_SCALE)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1)) = alpha elu(x / alpha)."""
+    a = _args.real(alpha, "alpha", "celu")
+    if a == 0:
+        raise _C.InvalidArgumentError("celu: alpha must not be 0 (celu divides by it)\n  fix: celu(x, alpha=1.0)")
+    return _inplace.activation(input, inplace, "celu_", lambda: elu(input * (1.0 / a), 1.0) * a)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+    """a * sigmoid(b), a and b the two halves of input along dim."""
+    if input.ndim == 0:
+        raise _C.ShapeError("glu does not support scalars because halving size must be even\n"
+                            "  fix: pass a tensor with an even-sized dimension")
+    d = dim % input.ndim
+    n = input.shape[d]
+    if n % 2:
+        raise _C.ShapeError(f"glu: Halving dimension must be even, but dimension {d} is size {n}\n"
+                            f"  fix: give dimension {d} an even size (the first half gates by the second)")
+    a, b = input.split(n // 2, dim=d)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+    """x where x > 0, else weight * x; weight has 1 element or one per channel (dimension 1)."""
+    k = weight.numel()
+    if k != 1:
+        channels = input.shape[1] if input.ndim >= 2 else None
+        if channels != k:
+            raise _C.ShapeError(f"prelu: mismatch of parameter numbers and input channel size: weight has {k} "
+                                f"elements, input {list(input.shape)} has {channels} channels (dimension 1)\n"
+                                f"  fix: nn.PReLU(num_parameters={channels}) or num_parameters=1")
+        w = weight.reshape([1, k] + [1] * (input.ndim - 2))
+    else:
+        w = weight.reshape([1] * input.ndim) if input.ndim else weight.reshape(())
+    return where(input > 0, input, w * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,  # noqa: A002
+          inplace: bool = False) -> Tensor:
+    """x where x > 0, else a * x: a drawn uniformly from [lower, upper] for every element in
+    training (glassgrad's generator), (lower + upper) / 2 otherwise."""
+    lo, hi = _args.real(lower, "lower", "rrelu"), _args.real(upper, "upper", "rrelu")
+
+    def compute():
+        if not training:
+            return where(input > 0, input, input * ((lo + hi) / 2))
+        slope = input.detach().new_empty(tuple(input.shape)).uniform_(lo, hi)
+        return where(input > 0, input, input * slope)
+    return _inplace.activation(input, inplace, "rrelu_", compute)
+
+
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+    """softmax(-x) along dim (dim=None picks as F.softmax does)."""
+    from .nn.functional import softmax
+    return softmax(-input, dim, _stacklevel, dtype)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+    """x where x > threshold, else value."""
+    th = _args.real(threshold, "threshold", "threshold")
+    v = _args.real(value, "value", "threshold")
+    return _inplace.activation(input, inplace, "threshold_", lambda: where(input > th, input, v))
+
+
+_threshold = threshold  # threshold_'s own argument is named threshold
+
+
+def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+    """x - tanh(x)."""
+    return input - input.tanh()
+
+
+def _lambd(lambd, where_: str) -> float:
+    value = _args.real(lambd, "lambd", where_)
+    if value < 0:
+        raise _C.InvalidArgumentError(f"{where_}: lambda must be greater or equal to 0, but found to be {value}\n"
+                                      f"  fix: {where_}(x, lambd=0.5)")
+    return value
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+    lam = _lambd(lambd, "softshrink")
+    return where(input > lam, input - lam, where(input < -lam, input + lam, 0.0))
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+    """x where |x| > lambd, else 0."""
+    lam = _args.real(lambd, "lambd", "hardshrink")
+    return where((input > lam) | (input < -lam), input, 0.0)
+
+
+def selu_(input: Tensor) -> Tensor:  # noqa: A002
+    """F.selu written into x."""
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+    """F.celu written into x."""
+    return celu(input, alpha, inplace=True)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+    """F.threshold written into x."""
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:  # noqa: A002
+    """F.rrelu written into x."""
+    return rrelu(input, lower, upper, training, inplace=True)

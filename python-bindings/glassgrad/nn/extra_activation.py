@@ -1,0 +1,180 @@
+"""Activation modules with torch.nn's names, arguments, defaults and printed form over
+glassgrad._extra_activations: LogSigmoid, Softsign, SELU, CELU, GLU, PReLU, RReLU, Softmin,
+Softmax2d, Threshold, Tanhshrink, Softshrink, Hardshrink."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import _C, _args
+from .. import _extra_activations as A
+from .._factories import full
+from .module import Module, Parameter
+
+
+class LogSigmoid(Module):
+    """F.logsigmoid."""
+
+    def forward(self, x):
+        return A.logsigmoid(x)
+
+
+class Softsign(Module):
+    """F.softsign."""
+
+    def forward(self, x):
+        return A.softsign(x)
+
+
+class Tanhshrink(Module):
+    """F.tanhshrink."""
+
+    def forward(self, x):
+        return A.tanhshrink(x)
+
+
+class SELU(Module):
+    """F.selu(x, inplace)."""
+
+    def __init__(self, inplace: bool = False):
+        super().__init__()
+        self.inplace = _args.flag(inplace, "inplace", "SELU")
+
+    def forward(self, x):
+        return A.selu(x, self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class CELU(Module):
+    """F.celu(x, alpha, inplace)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False):
+        super().__init__()
+        self.alpha, self.inplace = _args.real(alpha, "alpha", "CELU"), _args.flag(inplace, "inplace", "CELU")
+
+    def forward(self, x):
+        return A.celu(x, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class GLU(Module):
+    """F.glu(x, dim)."""
+
+    def __init__(self, dim: int = -1):
+        super().__init__()
+        self.dim = _args.integer(dim, "dim", "GLU")
+
+    def forward(self, x):
+        return A.glu(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """F.prelu(x, weight) with a learned weight of num_parameters elements (1, or one per channel),
+    each starting at init."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters = _args.integer(num_parameters, "num_parameters", "PReLU", minimum=1)
+        self.init = _args.real(init, "init", "PReLU")
+        self.weight = Parameter(full((self.num_parameters,), self.init, dtype=dtype or "float32",
+                                     device=device))
+
+    def reset_parameters(self) -> None:
+        from . import init as _init
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, x):
+        return A.prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """F.rrelu(x, lower, upper, training=self.training, inplace)."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
+        super().__init__()
+        self.lower, self.upper = _args.real(lower, "lower", "RReLU"), _args.real(upper, "upper", "RReLU")
+        self.inplace = _args.flag(inplace, "inplace", "RReLU")
+
+    def forward(self, x):
+        return A.rrelu(x, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
+
+
+class Softmin(Module):
+    """F.softmin(x, dim)."""
+
+    def __init__(self, dim: Optional[int] = None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x):
+        return A.softmin(x, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """softmax over the channels of (C, H, W) or (N, C, H, W) input (dimension -3)."""
+
+    def forward(self, x):
+        if x.ndim not in (3, 4):
+            raise _C.ShapeError(f"Softmax2d: expected a 3-d or 4-d input (C, H, W) or (N, C, H, W), got "
+                                f"{list(x.shape)}\n  fix: add the missing axes, e.g. x.reshape(n, c, h, w)")
+        return x.softmax(-3)
+
+
+class Threshold(Module):
+    """F.threshold(x, threshold, value, inplace)."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False):
+        super().__init__()
+        _args.real(threshold, "threshold", "Threshold")
+        _args.real(value, "value", "Threshold")
+        self.threshold, self.value = threshold, value  # printed as given (Threshold(threshold=0.1, value=20))
+        self.inplace = _args.flag(inplace, "inplace", "Threshold")
+
+    def forward(self, x):
+        return A.threshold(x, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
+
+
+class Softshrink(Module):
+    """F.softshrink(x, lambd)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = _args.real(lambd, "lambd", "Softshrink")
+
+    def forward(self, x):
+        return A.softshrink(x, self.lambd)
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)
+
+
+class Hardshrink(Module):
+    """F.hardshrink(x, lambd)."""
+
+    def __init__(self, lambd: float = 0.5):
+        super().__init__()
+        self.lambd = _args.real(lambd, "lambd", "Hardshrink")
+
+    def forward(self, x):
+        return A.hardshrink(x, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
