@@ -379,6 +379,26 @@ COMPOSITES = [
     Composite("pairwise_distance-p3", lambda a, b: F.pairwise_distance(a, b, p=3.0, keepdim=True),
               lambda a, b: np.sum(np.abs(a - b + 1e-6) ** 3, -1, keepdims=True) ** (1 / 3),
               lambda rng: [a := rng.standard_normal((3, 4)), a + _away_from(rng.standard_normal((3, 4)), (0.0,))]),
+    # activations (glassgrad/_extra_activations.py)
+    Composite("logsigmoid", F.logsigmoid, lambda x: -np.log1p(np.exp(-x)), _normal(3, 4)),
+    Composite("softsign", F.softsign, lambda x: x / (1 + np.abs(x)), lambda rng: [_away_from(rng.standard_normal(7), (0.0,))]),
+    Composite("selu", F.selu, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+              lambda rng: [_away_from(rng.standard_normal(7), (0.0,))]),
+    Composite("celu", lambda x: F.celu(x, 0.6), lambda x: np.where(x > 0, x, 0.6 * np.expm1(x / 0.6)),
+              lambda rng: [_away_from(rng.standard_normal(7), (0.0,))]),
+    Composite("glu", lambda x: F.glu(x, 0), lambda x: x[:2] / (1 + np.exp(-x[2:])), _normal(4, 3)),
+    Composite("prelu", lambda x, w: F.prelu(x, w), lambda x, w: np.where(x > 0, x, w[None, :, None] * x),
+              lambda rng: [_away_from(rng.standard_normal((2, 3, 4)), (0.0,)), rng.uniform(0.1, 0.5, 3)]),
+    Composite("rrelu-eval", lambda x: F.rrelu(x, 0.1, 0.3), lambda x: np.where(x > 0, x, 0.2 * x),
+              lambda rng: [_away_from(rng.standard_normal(7), (0.0,))]),
+    Composite("softmin", lambda x: F.softmin(x, 1), lambda x: np.exp(-x) / np.exp(-x).sum(1, keepdims=True), _normal(3, 4)),
+    Composite("threshold", lambda x: F.threshold(x, 0.2, -1.0), lambda x: np.where(x > 0.2, x, -1.0),
+              lambda rng: [_away_from(rng.standard_normal(7), (0.2,))]),
+    Composite("tanhshrink", F.tanhshrink, lambda x: x - np.tanh(x), _normal(7)),
+    Composite("softshrink", lambda x: F.softshrink(x, 0.3), lambda x: np.where(x > 0.3, x - 0.3, np.where(x < -0.3, x + 0.3, 0)),
+              lambda rng: [_away_from(rng.standard_normal(9), (-0.3, 0.3))]),
+    Composite("hardshrink", lambda x: F.hardshrink(x, 0.3), lambda x: np.where(np.abs(x) > 0.3, x, 0),
+              lambda rng: [_away_from(rng.standard_normal(9), (-0.3, 0.3))]),
 ]
 
 _SR_IDX = np.array([0, 1, 0, 1, 2, 1])
