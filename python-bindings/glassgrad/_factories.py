@@ -13,6 +13,7 @@ import builtins
 import functools
 import math
 import numbers
+from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
@@ -66,16 +67,35 @@ def _fill_dtype(value):
 
 
 # ---- constant fills ------------------------------------------------------------------------------
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+def _size_keyword(fn: _Fn) -> _Fn:
+    """fn(*size, ...) that also takes size= as a keyword (torch.rand(size=(1, 1, 28, 28)))."""
+    @functools.wraps(fn)
+    def call(*size, **kwargs):
+        if "size" in kwargs:
+            if size:
+                raise _args.InvalidArgumentTypeError(f"{fn.__name__}() got the size both as arguments {size} and as "
+                                                     f"size={kwargs['size']}\n  fix: pass it once")
+            size = (kwargs.pop("size"),)
+        return fn(*size, **kwargs)
+    return cast(_Fn, call)
+
+
+@_size_keyword
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros (torch.zeros; float32 unless dtype says otherwise)."""
     return full(_shape_args(size), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
+@_size_keyword
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones (torch.ones; float32 unless dtype says otherwise)."""
     return full(_shape_args(size), 1, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
+@_size_keyword
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory=False,
           memory_format=None) -> Tensor:
     """torch.empty: glassgrad's are zeros (it never hands out uninitialized memory)."""
@@ -190,6 +210,7 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 
 
 # ---- random --------------------------------------------------------------------------------------
+@_size_keyword
 @_bfloat16_through_float32
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
@@ -197,6 +218,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
 
 
+@_size_keyword
 @_bfloat16_through_float32
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
@@ -276,7 +298,10 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     if size is None:
         raise _C.InvalidArgumentError("normal: give size= when mean and std are numbers\n"
                                       "  fix: glassgrad.normal(0.0, 1.0, size=(3, 4))")
-    return randn(*_shape_args((size,)), dtype=dtype, device=device, requires_grad=False) * float(std) + float(mean)
+    # a new leaf, as every factory's result (d2l's `w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)`)
+    shape, dt = _shape_args((size,)), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    return _random_leaf(lambda: (_rng().standard_normal(shape) * float(std) + float(mean)).astype(dt), device,
+                        _args.flag(requires_grad, "requires_grad", "normal"))
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:

@@ -24,6 +24,7 @@ from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, log
                     sub)
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
+from ._numpy_names import accept_numpy_names
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
 std_mean_result = namedtuple("std_mean", ["std", "mean"])
@@ -325,3 +326,7 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
 
 __all__ = ["sum", "nansum", "mean", "nanmean", "var", "std", "var_mean", "std_mean", "amax", "amin", "argmax",
            "argmin", "max", "min", "aminmax", "logsumexp", "norm", "all", "any", "count_nonzero", "prod", "dist", "renorm"]
+
+
+# axis= and keepdims= as PyTorch accepts them (_numpy_names.py)
+accept_numpy_names(globals(), __all__)

@@ -22,6 +22,7 @@ from ._math import as_operand, eq
 from ._shapes import stack
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op, _op_multi
+from ._numpy_names import accept_numpy_names
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
 _SORTABLE = ("float32", "float64", "int64")
@@ -354,3 +355,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
 __all__ = ["cumsum", "cumprod", "sort", "argsort", "msort", "topk", "kthvalue", "median", "logcumsumexp", "cummax",
            "cummin", "nanmedian", "quantile", "nanquantile", "mode"]
 METHODS = list(__all__)
+
+
+# axis= and keepdims= as PyTorch accepts them (_numpy_names.py)
+accept_numpy_names(globals(), __all__)

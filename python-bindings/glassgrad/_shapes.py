@@ -18,6 +18,7 @@ from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op, _shape_args, tensor
+from ._numpy_names import accept_numpy_names
 
 
 def _axis(dim, x: Tensor, where: str, extra: int = 0) -> int:
@@ -859,3 +860,7 @@ __all__ = ["stack", "hstack", "vstack", "row_stack", "chunk", "split", "tensor_s
            "broadcast_to", "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "nonzero",
            "argwhere", "diff", "cross", "narrow_copy", "cdist", "is_complex", "kron", "inner", "vdot", "rot90", "hsplit",
            "vsplit", "dsplit", "diagflat", "addr"]
+
+
+# axis= and keepdims= as PyTorch accepts them (_numpy_names.py)
+accept_numpy_names(globals(), __all__)

@@ -28,6 +28,7 @@ from . import _C, _args
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
 from ._tensor import Tensor, _dim, _op, tensor
+from ._numpy_names import accept_numpy_names
 
 
 # ---- cat ----------------------------------------------------------------------------------------
@@ -377,3 +378,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     x = x.permute(*range(b), b, b + 2, b + 4, b + 1, b + 3)  # (*, C, r, r, H, W)
     return x.reshape(*batch, c * r * r, h // r, w // r)
+
+
+# axis= as PyTorch accepts it (_numpy_names.py)
+accept_numpy_names(globals(), ["cat"])

@@ -39,3 +39,64 @@ def test_where_of_two_numbers_has_torchs_dtype_and_the_conditions_device(a, b):
     assert str(got.dtype) == str(want.dtype).replace("torch.", "")
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert got.device == gg.tensor(mask).device
+
+
+@pytest.mark.parametrize("init", ["w.data.normal_(0, 0.01)", "w.data.fill_(0.01)", "w.mul_(2)", "b.data.zero_()"])
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam"])
+def test_an_optimizer_steps_parameters_written_in_place_as_torchs_does(init, optimizer):
+    # d2l's `net[0].weight.data.normal_(0, 0.01)` before training; then an in-place edit between steps.
+    torch = _torch()
+    rng = np.random.default_rng(0)
+    X, Y, W, B = rng.standard_normal((8, 3)), rng.standard_normal((8, 2)), rng.standard_normal((2, 3)), np.zeros(2)
+    results = []
+    for lib in (gg, torch):
+        layer = lib.nn.Linear(3, 2).double()
+        with lib.no_grad():
+            layer.weight.copy_(lib.tensor(W))
+            layer.bias.copy_(lib.tensor(B))
+            w, b = layer.weight, layer.bias  # noqa: F841  (read by eval(init))
+            if "normal_" in init:
+                w.data.copy_(lib.tensor(W * 0.01))  # the same values in both libraries
+            else:
+                eval(init)
+        opt = getattr(lib.optim, optimizer)(layer.parameters(), lr=0.1)
+        x, y = lib.tensor(X), lib.tensor(Y)
+        for _ in range(3):
+            loss = ((layer(x) - y) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            with lib.no_grad():
+                layer.bias.data.mul_(0.5)
+        results.append((layer.weight.detach().numpy(), layer.bias.detach().numpy()))
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)
+
+
+def test_normal_with_requires_grad_gives_a_leaf():
+    w = gg.normal(0, 0.01, size=(2, 1), requires_grad=True)
+    assert w.requires_grad and w.is_leaf and tuple(w.shape) == (2, 1) and str(w.dtype) == "float32"
+    (w * 3).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), np.full((2, 1), 3.0))
+    assert abs(float(gg.normal(5.0, 0.1, size=(4000,)).mean().item()) - 5.0) < 0.01
+
+
+def test_axis_and_keepdims_are_accepted_as_torch_accepts_them():
+    torch = _torch()
+    x = np.random.default_rng(1).standard_normal((3, 4))
+    a, t = gg.tensor(x), torch.tensor(x)
+    cases = [lambda m, v: v.sum(axis=0), lambda m, v: m.sum(v, axis=1, keepdims=True), lambda m, v: v.argmax(axis=1),
+             lambda m, v: v.max(axis=1).values, lambda m, v: v.mean(axis=0, keepdim=True),
+             lambda m, v: m.cumsum(v, axis=0), lambda m, v: m.cat([v, v], axis=1), lambda m, v: v.std(axis=0)]
+    for case in cases:
+        np.testing.assert_allclose(case(gg, a).numpy(), case(torch, t).numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="alias"):
+        a.sum(dim=0, axis=0)
+
+
+def test_factories_take_size_as_a_keyword():
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        t = getattr(gg, name)(size=(1, 2, 3), dtype=gg.float64)
+        assert tuple(t.shape) == (1, 2, 3) and t.dtype == gg.float64
+    with pytest.raises(TypeError, match="once"):
+        gg.rand((2,), size=(3,))

@@ -43,6 +43,12 @@ def _bump_static_version() -> None:
 _BOOKKEEPING = {"params", "param_names", "initial_lr", "max_lr", "min_lr", "base_momentum", "max_momentum"}
 
 
+def _written_by_update(p: Tensor) -> bool:
+    """p is the pending output of an in-place update op (an earlier optimizer step in the same
+    recorded step): the next update chains onto it."""
+    return bool(p._h.op) and bool(_C.op_schema(p._h.op)["inplace"])
+
+
 class ParamGroup(dict):
     """One entry of optimizer.param_groups: a dict, as in PyTorch. Writing a hyperparameter
     updates what the next step uses at once (see the module doc)."""
@@ -259,6 +265,12 @@ class Optimizer:
                 "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
             self._group_changed(g)
+        # A parameter written in place since it was last computed (`w.data.normal_(0, 0.01)`,
+        # `b.data.fill_(0)` at initialization, as PyTorch scripts do) is a pending result; the
+        # update ops write stored tensors only, so it is computed first (once: it is stored after).
+        pending = [p for _, p in work if not p._h.realized and not _written_by_update(p)]
+        if pending:
+            _C.lazy_realize([p._h for p in pending])
         # All or nothing: every parameter and state tensor the updates re-point is remembered,
         # and if recording or running the step fails (a hook raising, anomaly mode stopping, a
         # KeyboardInterrupt), they all point back at their values before the step (the executor
