@@ -399,6 +399,15 @@ COMPOSITES = [
               lambda rng: [_away_from(rng.standard_normal(9), (-0.3, 0.3))]),
     Composite("hardshrink", lambda x: F.hardshrink(x, 0.3), lambda x: np.where(np.abs(x) > 0.3, x, 0),
               lambda rng: [_away_from(rng.standard_normal(9), (-0.3, 0.3))]),
+    # 1-D and adaptive max pooling (glassgrad/_pooling_1d.py)
+    Composite("max_pool1d", lambda x: F.max_pool1d(x, 3, 2), lambda x: np.stack([x[..., i:i + 3].max(-1) for i in (0, 2, 4)], -1),
+              _normal(2, 3, 7)),
+    Composite("avg_pool1d", lambda x: F.avg_pool1d(x, 2), lambda x: (x[..., 0:6:2] + x[..., 1:7:2]) / 2, _normal(2, 3, 7)),
+    Composite("adaptive_max_pool1d", lambda x: F.adaptive_max_pool1d(x, 3),
+              lambda x: np.stack([x[..., 0:3].max(-1), x[..., 2:5].max(-1), x[..., 4:7].max(-1)], -1), _normal(2, 7)),
+    Composite("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (2, 1)),
+              lambda x: np.stack([x[..., 0:3, :].max((-2, -1)), x[..., 2:5, :].max((-2, -1))], -1)[..., None],
+              _normal(2, 5, 3)),
 ]
 
 _SR_IDX = np.array([0, 1, 0, 1, 2, 1])

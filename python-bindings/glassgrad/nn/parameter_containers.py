@@ -1,0 +1,137 @@
+"""ParameterList and ParameterDict: containers that register their parameters (so parameters(),
+state_dict(), optimizers and .to() see them), as torch.nn's do. Entries are named by position
+("weights.0") or by key ("scales.left"); a tensor that is not a Parameter becomes one."""
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Mapping, Optional, Tuple, Union
+
+from .._tensor import Tensor
+from .module import Module, Parameter
+
+
+def _as_parameter(value: Any) -> Any:
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+
+
+def _describe(p: Any, kind_of) -> str:
+    """PyTorch's entry line: "Parameter containing: [<type> of size 2x3]" (ParameterList names the
+    dtype, ParameterDict the tensor type, as PyTorch's do; glassgrad's own names)."""
+    if not isinstance(p, Tensor):
+        return f"Object of type: {type(p).__name__}"
+    size = "x".join(str(s) for s in p.shape)
+    kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+    device = "" if p.device == "cpu" else f" ({p.device})"
+    return f"{kind} containing: [{kind_of(p)} of size {size}{device}]"
+
+
+def _entries_repr(name: str, entries) -> str:
+    """PyTorch's layout: one entry a line, indented inside the container's name."""
+    lines = [f"  ({k}): {text}" for k, text in entries]
+    return f"{name}(" + ("\n  " + "\n  ".join(lines) + "\n)" if lines else ")")
+
+
+class ParameterList(Module):
+    """A list of parameters: index, iterate, append, extend, assign by index."""
+
+    def __init__(self, values: Optional[Iterable[Any]] = None):
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def _key(self, idx: int) -> str:
+        if not -self._size <= idx < self._size:
+            raise IndexError(f"index {idx} is out of range for a ParameterList of {self._size}")
+        return str(idx % self._size)
+
+    def __getitem__(self, idx: Union[int, slice]):
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(self._size)[idx]])
+        return getattr(self, self._key(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, self._key(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[i] for i in range(self._size))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> "ParameterList":
+        return self.extend(parameters)
+
+    def append(self, value: Any) -> "ParameterList":
+        self._size += 1
+        setattr(self, str(self._size - 1), _as_parameter(value))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> "ParameterList":
+        for v in values:
+            self.append(v)
+        return self
+
+    def __repr__(self) -> str:
+        return _entries_repr("ParameterList", [(i, _describe(p, lambda t: repr(t.dtype))) for i, p in enumerate(self)])
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters: keys, values, items, update, pop, get, `in`, assignment."""
+
+    def __init__(self, parameters: Optional[Union[Mapping[str, Any], Iterable[Tuple[str, Any]]]] = None):
+        super().__init__()
+        self._keys: dict = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str):
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        if key in self._parameters:
+            del self._parameters[key]
+        else:
+            object.__delattr__(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def keys(self):
+        return self._keys.keys()
+
+    def values(self):
+        return [self[k] for k in self._keys]
+
+    def items(self):
+        return [(k, self[k]) for k in self._keys]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def pop(self, key: str) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def clear(self) -> None:
+        for k in list(self._keys):
+            del self[k]
+
+    def update(self, parameters) -> None:
+        pairs = parameters.items() if hasattr(parameters, "items") else parameters
+        for k, v in pairs:
+            self[k] = v
+
+    def __repr__(self) -> str:
+        return _entries_repr("ParameterDict", [(k, _describe(p, lambda t: t.type())) for k, p in self.items()])
