@@ -26,6 +26,16 @@ def test_names_are_unique():
     assert len(set(IDS)) == len(IDS)
 
 
+@pytest.fixture(autouse=True)
+def constants_start_on_the_host():
+    """The composites make their constants (masks, indices) on the default device, which is the
+    GPU on a GPU machine; the CPU tests' inputs are on the CPU. The CUDA test sets its own."""
+    before = gg.default_device()
+    gg.set_default_device("cpu")
+    yield
+    gg.set_default_device(before)
+
+
 @pytest.fixture
 def default_device():
     """Restores the default device a test changes (composites make their constants there)."""

@@ -9,6 +9,16 @@ from glassgrad.utils.data import DataLoader, Dataset, TensorDataset
 from glassgrad.utils.data._utils import pin_memory as P
 
 
+@pytest.fixture(autouse=True)
+def tensors_start_on_the_host():
+    """Tensors these tests make without a device start in host memory, as a DataLoader's batches
+    do: on a GPU machine the default device is the GPU (glassgrad.default_device)."""
+    before = gg.default_device()
+    gg.set_default_device("cpu")
+    yield
+    gg.set_default_device(before)
+
+
 def test_without_a_gpu_pinned_tensors_are_refused_with_the_reason():
     if gg.cuda.is_available():
         pytest.skip("checks the machine without a GPU")
