@@ -408,6 +408,9 @@ COMPOSITES = [
     Composite("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, (2, 1)),
               lambda x: np.stack([x[..., 0:3, :].max((-2, -1)), x[..., 2:5, :].max((-2, -1))], -1)[..., None],
               _normal(2, 5, 3)),
+    Composite("rms_norm", lambda x, w: F.rms_norm(x, (4,), w, 1e-3),
+              lambda x, w: x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-3) * w,
+              lambda rng: [rng.standard_normal((2, 3, 4)), rng.standard_normal(4)]),
 ]
 
 _SR_IDX = np.array([0, 1, 0, 1, 2, 1])

@@ -100,3 +100,23 @@ def test_factories_take_size_as_a_keyword():
         assert tuple(t.shape) == (1, 2, 3) and t.dtype == gg.float64
     with pytest.raises(TypeError, match="once"):
         gg.rand((2,), size=(3,))
+
+
+def test_a_layer_or_parameter_assigned_after_none_is_the_registered_one():
+    # `self.bias = None` then `if use_bias: self.bias = nn.Parameter(...)` (pytorch/examples' gcn GraphConv)
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bias = None
+            self.bias = nn.Parameter(gg.zeros(3))
+            self.head = None
+            self.head = nn.Linear(3, 1)
+
+        def forward(self, x):
+            return self.head(x + self.bias)
+
+    layer = Layer()
+    assert isinstance(layer.bias, nn.Parameter) and isinstance(layer.head, nn.Linear)
+    assert [n for n, _ in layer.named_parameters()] == ["bias", "head.weight", "head.bias"]
+    layer(gg.ones(2, 3)).sum().backward()
+    np.testing.assert_allclose(layer.bias.grad.numpy(), np.full(3, 2.0) * layer.head.weight.numpy()[0], rtol=1e-6)

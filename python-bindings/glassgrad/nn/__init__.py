@@ -17,6 +17,7 @@ from .layers import (ELU, GELU, AdaptiveAvgPool2D, AdaptiveAvgPool2d, AvgPool2D,
                      Sequential, Sigmoid, SiLU, Softmax, Softplus, Tanh, Unflatten, Upsample)
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module, Parameter
+from .rms_norm import RMSNorm
 from .pooling_1d import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
 from .parameter_containers import ParameterDict, ParameterList
 from .extra_activation import (CELU, GLU, SELU, Hardshrink, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
@@ -52,7 +53,7 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]
 __all__ += ["Embedding", "EmbeddingBag"]
-__all__ += ["ParameterList", "ParameterDict"]
+__all__ += ["ParameterList", "ParameterDict", "RMSNorm"]
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
 __all__ += ["LogSigmoid", "Softsign", "SELU", "CELU", "GLU", "PReLU", "RReLU", "Softmin", "Softmax2d", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink"]
 __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",

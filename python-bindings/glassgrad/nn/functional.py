@@ -12,6 +12,7 @@ from .._attention import scaled_dot_product_attention
 from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                        mse_loss, nll_loss)
 from .._embedding import embedding, embedding_bag
+from .._rms_norm import rms_norm
 from .._pooling_1d import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
                            max_pool1d)
 from .._extra_activations import (celu, celu_, glu, hardshrink, logsigmoid, prelu, rrelu, rrelu_, selu,

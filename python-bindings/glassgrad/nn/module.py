@@ -147,6 +147,8 @@ class Module:
                     _bump_structure_version()  # a layer, parameter or buffer replaced: compiled steps re-trace
                 if table != target:
                     del d[table][name]
+        if isinstance(value, (Parameter, Module)) and name in d:
+            del d[name]  # a plain attribute (`self.bias = None` first) would hide the registered one
         if isinstance(value, Parameter):
             d["_parameters"][name] = value
             value._h.name = self._path_of(name)

@@ -1,0 +1,35 @@
+"""nn.RMSNorm(normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None) over
+glassgrad._rms_norm: a learned weight (ones) of normalized_shape when elementwise_affine."""
+from __future__ import annotations
+
+from typing import Optional
+
+from .. import _args
+from .._factories import ones
+from .._rms_norm import Shape, normalized_dims, rms_norm
+from .module import Module, Parameter
+
+
+class RMSNorm(Module):
+    """PyTorch's nn.RMSNorm."""
+
+    def __init__(self, normalized_shape: Shape, eps: Optional[float] = None, elementwise_affine: bool = True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = normalized_dims(normalized_shape)
+        self.eps = eps if eps is None else _args.real(eps, "eps", "RMSNorm")
+        self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", "RMSNorm")
+        self.weight: Optional[Parameter] = None
+        if self.elementwise_affine:  # replaces the None above, as PyTorch's layers write it
+            self.weight = Parameter(ones(*self.normalized_shape, dtype=dtype or "float32", device=device))
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            from . import init
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return rms_norm(x, self.normalized_shape, self.weight, self.eps)  # normalized_shape: a tuple
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
