@@ -61,7 +61,11 @@ if(_gg_archs)
   set(_gg_fatbin ${_gg_gen}/glassgrad_kernels.fatbin)
   set(GLASSGRAD_CUDA_NVCC_FLAGS "" CACHE STRING "Extra nvcc flags for the glassgrad kernels")
   separate_arguments(_gg_extra UNIX_COMMAND "${GLASSGRAD_CUDA_NVCC_FLAGS}")
+  # Every image compressed in the fatbin's "size" mode: the driver decompresses it when the module
+  # loads; a driver of nvcc's CUDA version reads it, as it must anyway to run nvcc's machine code
+  # (docs/cuda.md, "Image sizes").
   set(_gg_nvcc_args -fatbin -std=c++17 -O3 --threads 0 -Wno-deprecated-gpu-targets -Xfatbin=-compress-all
+                    --compress-mode=size
                     ${_gg_gencode} -I${_gg_kdir} -I${_gg_engine_inc} ${_gg_extra})
   string(REPLACE ";" "\n" _gg_nvcc_args_lines "${_gg_nvcc_args}")
   file(CONFIGURE OUTPUT ${_gg_gen}/nvcc_args.txt CONTENT "${_gg_nvcc_args_lines}\n")

@@ -29,7 +29,7 @@ TEST(CudaBackend, AvailabilityAndReasonAgree) {
     EXPECT_EQ(cuda::fatbin_size(), 0u);
   } else {
     size_t bytes = cuda::fatbin_size();  // 0 when the build holds CUDA 12 images only
-    for (const cuda::LegacyImage& img : cuda::legacy_images()) bytes += img.size();
+    for (const cuda::LegacyImage& img : cuda::legacy_images()) bytes += img.size;
     EXPECT_GT(bytes, 1000u);
     EXPECT_FALSE(cuda::built_archs().empty());
   }

@@ -45,13 +45,30 @@ void bind_cuda(py::module_& m) {
     return py::bytes(reinterpret_cast<const char*>(cuda::fatbin_data()), cuda::fatbin_size());
   });
   m.def("cuda_kernel_names", &cuda::kernel_names);
-  m.def("cuda_legacy_images", [] {  // [(name, arch, is_ptx, bytes)]: NVRTC 12's Maxwell-to-Volta images
+  m.def("cuda_legacy_images", [] {  // [(name, arch, is_ptx, bytes)]: NVRTC 12's images, unpacked
     py::list out;
-    for (const cuda::LegacyImage& img : cuda::legacy_images())
+    const std::vector<std::vector<unsigned char>> bytes = cuda::all_legacy_image_bytes();  // each ends with a NUL
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      const cuda::LegacyImage& img = cuda::legacy_images()[i];
       out.append(py::make_tuple(img.name, img.arch, img.ptx,
-                                py::bytes(reinterpret_cast<const char*>(img.begin), img.size())));
+                                py::bytes(reinterpret_cast<const char*>(bytes[i].data()), img.size)));
+    }
     return out;
   });
+  // [(name, group, packed bytes of the group, group size, offset, size, sha256)]: how they are packed
+  m.def("cuda_legacy_packing", [] {
+    py::list out;
+    for (const cuda::LegacyImage& img : cuda::legacy_images())
+      out.append(py::make_tuple(img.name, img.group, img.packed_size(), img.group_size, img.offset, img.size,
+                                img.sha256));
+    return out;
+  });
+  m.def("unpack_xz", [](py::bytes packed, size_t unpacked_size) {  // the packed images' decoder, for tests
+    const std::string in = packed;
+    const std::vector<unsigned char> out =
+        cuda::unpack_xz(reinterpret_cast<const unsigned char*>(in.data()), in.size(), unpacked_size, "the given bytes");
+    return py::bytes(reinterpret_cast<const char*>(out.data()), out.size());
+  }, py::arg("packed"), py::arg("unpacked_size"));
   m.def("cuda_set_conv_algo", &cuda::set_conv_algo);
   m.def("cuda_conv_algo", &cuda::conv_algo);
   m.def("cuda_conv_algo_specs", &cuda::conv_algo_specs);

@@ -10,6 +10,7 @@ pytest summary ends with the number of kernels and architectures checked and the
 register and shared-memory figures; GLASSGRAD_CUDA_RESOURCES=<file> also writes the
 per-kernel table there.
 """
+import hashlib
 import os
 import re
 
@@ -250,7 +251,7 @@ def test_no_kernel_needs_more_than_48_kb_of_shared_memory_per_block(fatbin):
                       "(the limit of Maxwell/Pascal GPUs):\n  " + "\n  ".join(over))
 
 
-needs_legacy = pytest.mark.skipif(not _C.cuda_legacy_images(),
+needs_legacy = pytest.mark.skipif(not _C.cuda_legacy_packing(),
                                   reason="this build has no NVRTC 12 images (GLASSGRAD_CUDA_LEGACY, docs/cuda.md)")
 
 
@@ -259,8 +260,30 @@ def test_a_full_build_holds_every_cuda_12_image():
     Maxwell to Volta and for Turing to Hopper under drivers 525 to 575."""
     if not _full_build():
         pytest.skip(f"not a build for every architecture: {glassgrad.cuda.build_note()}")
-    assert [name for name, _, _, _ in _C.cuda_legacy_images()] == FULL_NVRTC_IMAGES, glassgrad.cuda.built_archs()
+    assert [row[0] for row in _C.cuda_legacy_packing()] == FULL_NVRTC_IMAGES, glassgrad.cuda.built_archs()
     assert _built_sass_archs() == ["sm_75", "sm_80", "sm_86", "sm_89", "sm_90", "sm_100", "sm_120"]
+
+
+@needs_legacy
+def test_every_cuda_12_image_unpacks_to_the_bytes_nvrtc_wrote():
+    """The CUDA 12 images are embedded packed, one xz stream per architecture major
+    (core-runtime/cmake/pack_images.py, docs/cuda.md "Image sizes"): each unpacks to the size and
+    SHA-256 that the packer recorded from NVRTC's output files, the images of a group tile its
+    unpacked bytes, and the packed streams are less than a third of the images (a wheel deflates
+    them to a quarter: packing must do better than that)."""
+    packing = _C.cuda_legacy_packing()
+    images = _C.cuda_legacy_images()
+    assert [img[0] for img in images] == [row[0] for row in packing]
+    groups = {}
+    for (name, _, _, data), (_, group, packed, group_size, offset, size, sha) in zip(images, packing):
+        assert len(data) == size and hashlib.sha256(data).hexdigest() == sha, f"{name} does not unpack to NVRTC's bytes"
+        groups.setdefault(group, (packed, group_size, []))[2].append((offset, size))
+    for group, (_, group_size, spans) in groups.items():
+        ends = [0] + [o + s for o, s in spans]
+        assert [o for o, _ in spans] == ends[:-1] and ends[-1] == group_size, (group, spans, group_size)
+    packed_total = sum(p for p, _, _ in groups.values())
+    raw_total = sum(g for _, g, _ in groups.values())
+    assert packed_total * 3 < raw_total, f"{packed_total} packed bytes for {raw_total} of images"
 
 
 @needs_legacy

@@ -8,6 +8,7 @@
 
 #include "cuda/backend.h"
 #include "cuda/image_choice.h"
+#include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/settings.h"
 
 #ifndef GLASSGRAD_HAVE_CUDA_KERNELS
@@ -192,8 +193,16 @@ std::string load_kernel_image(DeviceState& s, const std::string& gpu) {
     return "the embedded CUDA kernels have no image for " + gpu + driver_note(info) + ": " + why + fix;
   }
   const void* image = fatbin_data();
+  std::vector<unsigned char> unpacked;  // a CUDA 12 image, unpacked for the driver (packed_images.cpp)
   for (const LegacyImage& img : legacy_images())
-    if (!choice->nvcc && choice->name == img.name) image = img.begin;
+    if (!choice->nvcc && choice->name == img.name) {
+      try {
+        unpacked = legacy_image_bytes(img);
+      } catch (const Error& e) {
+        return e.what();
+      }
+      image = unpacked.data();
+    }
   char log[8192] = {0};
   CUjit_option opts[2] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
   void* vals[2] = {log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof(log) - 1))};

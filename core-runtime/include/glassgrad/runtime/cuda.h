@@ -32,18 +32,36 @@ size_t fatbin_size();
 // The kernel images CUDA 12's NVRTC compiled (cmake/GlassgradLegacy.cmake): for the GPUs CUDA
 // 13's nvcc no longer targets (Maxwell, Pascal, Volta) and for Turing to Hopper under drivers
 // older than CUDA 13's (525 to 575); a cubin per architecture, and in a full build PTX
-// compute_50, embedded next to nvcc's fatbin. Empty without them. The loader picks among all
-// images by the driver's version and the compute capability (src/cuda/image_choice.h).
+// compute_50, embedded packed next to nvcc's fatbin (cmake/pack_images.py). Empty without them.
+// The loader picks among all images by the driver's version and the compute capability
+// (src/cuda/image_choice.h).
 struct LegacyImage {
-  const char* name;            // "sm_61", "compute_50"
-  int arch;                    // 61, 50
-  bool ptx;                    // PTX text (JIT-compiled by the driver), else a cubin
-  int min_driver;              // the oldest driver that loads it, as cuDriverGetVersion reports (12000)
-  const unsigned char* begin;  // the image; a NUL follows it
-  const unsigned char* end;
-  size_t size() const { return static_cast<size_t>(end - begin); }
+  const char* name;                    // "sm_61", "compute_50"
+  int arch;                            // 61, 50
+  bool ptx;                            // PTX text (JIT-compiled by the driver), else a cubin
+  int min_driver;                      // the oldest driver that loads it, as cuDriverGetVersion reports (12000)
+  // Where it is: the images are packed by architecture major (cmake/pack_images.py), each group
+  // one xz stream of its images concatenated; this one is bytes [offset, offset + size) of it.
+  const char* group;                   // "sm_8x", "ptx"
+  const unsigned char* packed_begin;   // the group's xz stream
+  const unsigned char* packed_end;
+  size_t group_size;                   // the group's bytes unpacked
+  size_t offset;
+  size_t size;                         // the image's bytes, as NVRTC wrote them
+  const char* sha256;                  // of those bytes (hex): what unpacking must give back
+  size_t packed_size() const { return static_cast<size_t>(packed_end - packed_begin); }
 };
 const std::vector<LegacyImage>& legacy_images();
+// The image as NVRTC wrote it, unpacked, followed by a NUL (so PTX text loads as it is): the
+// caller owns the bytes. Throws CudaError when the embedded stream does not unpack to it.
+std::vector<unsigned char> legacy_image_bytes(const LegacyImage& img);
+// Every image's bytes as legacy_image_bytes gives them, in legacy_images()' order (each group
+// unpacked once).
+std::vector<std::vector<unsigned char>> all_legacy_image_bytes();
+// Unpacks an xz stream (LZMA2, CRC32 or no check) that holds exactly `unpacked_size` bytes, with
+// the vendored XZ Embedded decoder (src/cuda/xz). Throws ValueError naming `what` when it does not.
+std::vector<unsigned char> unpack_xz(const unsigned char* data, size_t size, size_t unpacked_size,
+                                     const std::string& what);
 // Every CUDA function the launchers may load from the fatbin, sorted (the registry of
 // src/cuda/functions.h); tests check the fatbin against it. Empty without kernels.
 std::vector<std::string> kernel_names();
