@@ -7,8 +7,8 @@
 # picks an image by the GPU's compute capability and the driver's version. Included from
 # GlassgradCuda.cmake after GlassgradNvrtcFind.cmake (GLASSGRAD_NVRTC, _gg_nvrtc_version).
 #
-# GLASSGRAD_NVRTC_JOBS (also read from the environment): images compiled at once (default one
-# per core). NVRTC is a build dependency only: nothing of it ships.
+# GLASSGRAD_NVRTC_JOBS (also read from the environment): images compiled (and groups packed) at
+# once (default one per core). NVRTC is a build dependency only: nothing of it ships.
 set(GLASSGRAD_NVRTC_JOBS "$ENV{GLASSGRAD_NVRTC_JOBS}" CACHE STRING
     "CUDA 12 images NVRTC compiles at once (empty: one per core)")
 set(_gg_legacy_images)
@@ -64,14 +64,10 @@ endif()
 set(_gg_legacy_embed ${_gg_gen}/legacy_embed.cpp)
 if(_gg_legacy_images)
   set(_gg_pack_tool ${CMAKE_CURRENT_LIST_DIR}/pack_images.py)
-  set(_gg_pack_jobs)
-  if(GLASSGRAD_NVRTC_JOBS)
-    set(_gg_pack_jobs --jobs ${GLASSGRAD_NVRTC_JOBS})
-  endif()
   add_custom_command(
     OUTPUT ${_gg_legacy_embed}
     COMMAND ${_gg_py} ${_gg_pack_tool} --out ${_gg_legacy_embed} --pack-dir ${_gg_gen}/legacy-packed
-            --cubin-driver ${_gg_nvrtc_cubin_driver} --ptx-driver ${_gg_nvrtc_ptx_driver} ${_gg_pack_jobs}
+            --cubin-driver ${_gg_nvrtc_cubin_driver} --ptx-driver ${_gg_nvrtc_ptx_driver} ${_gg_nvrtc_jobs}
             ${_gg_legacy_outputs}
     DEPENDS ${_gg_legacy_outputs} ${_gg_pack_tool}
     COMMENT "xz: packing the CUDA 12 images ${_gg_images_text}"
