@@ -146,18 +146,10 @@ std::vector<ValueId> Graph::add_node(const std::string& op, const std::vector<Va
     infos.push_back(value(v).info);
   }
   if (const auto c = compute_dtypes(s, infos, attrs, meta)) {  // storage types: cast, compute, cast back
-    std::vector<ValueId> wide = inputs;
-    for (size_t k = 0; k < wide.size(); ++k) {
-      if (c->inputs[k] != infos[k].dtype) wide[k] = add("Cast", {wide[k]}, {{"dtype", std::string(dtype_name(c->inputs[k]))}}, meta);
-    }
-    std::vector<ValueId> outs = add_node(op, wide, c->attrs, meta);
-    std::vector<TensorInfo> computed;
-    for (ValueId v : outs) computed.push_back(value(v).info);
-    const std::vector<DType> back = result_dtypes(s, infos, *c, computed, meta);
-    for (size_t k = 0; k < outs.size(); ++k) {
-      if (back[k] != computed[k].dtype) outs[k] = add("Cast", {outs[k]}, {{"dtype", std::string(dtype_name(back[k]))}}, meta);
-    }
-    return outs;
+    return computed_node(
+        s, inputs, infos, *c, meta,
+        [&](const std::string& o, const std::vector<ValueId>& in, const Attrs& a) { return add_node(o, in, a, meta); },
+        [&](ValueId v) { return value(v).info; });
   }
   std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
   Node node;

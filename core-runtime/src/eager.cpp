@@ -14,26 +14,12 @@ std::vector<Tensor> run_node(const std::string& op, const std::vector<Tensor>& i
 
 // An op on storage-type inputs (compute_dtypes.h): inputs cast to their compute dtype, the op, its
 // results cast back, as the graph records it.
-std::vector<Tensor> run_computed(const OpSchema& s, const std::vector<Tensor>& inputs, const ComputeDTypes& c,
-                                 const NodeMeta& meta) {
-  std::vector<Tensor> wide = inputs;
-  std::vector<TensorInfo> infos;
-  for (size_t k = 0; k < wide.size(); ++k) {
-    infos.push_back(inputs[k].info());
-    if (c.inputs[k] != infos[k].dtype) {
-      wide[k] = run_node("Cast", {wide[k]}, {{"dtype", std::string(dtype_name(c.inputs[k]))}}, meta)[0];
-    }
-  }
-  std::vector<Tensor> outs = run_node(s.name, wide, c.attrs, meta);
-  std::vector<TensorInfo> computed;
-  for (const Tensor& t : outs) computed.push_back(t.info());
-  const std::vector<DType> back = result_dtypes(s, infos, c, computed, meta);
-  for (size_t k = 0; k < outs.size(); ++k) {
-    if (back[k] != computed[k].dtype) {
-      outs[k] = run_node("Cast", {outs[k]}, {{"dtype", std::string(dtype_name(back[k]))}}, meta)[0];
-    }
-  }
-  return outs;
+std::vector<Tensor> run_computed(const OpSchema& s, const std::vector<Tensor>& inputs,
+                                 const std::vector<TensorInfo>& infos, const ComputeDTypes& c, const NodeMeta& meta) {
+  return computed_node(
+      s, inputs, infos, c, meta,
+      [&](const std::string& op, const std::vector<Tensor>& in, const Attrs& a) { return run_node(op, in, a, meta); },
+      [](const Tensor& t) { return t.info(); });
 }
 
 }  // namespace
@@ -46,7 +32,7 @@ std::vector<Tensor> run_op(const std::string& op, const std::vector<Tensor>& inp
     if (!inputs[i].defined()) throw ValueError(op + ": input " + std::to_string(i) + " is undefined");
     infos.push_back(inputs[i].info());
   }
-  if (const auto c = compute_dtypes(s, infos, attrs, meta)) return run_computed(s, inputs, *c, meta);
+  if (const auto c = compute_dtypes(s, infos, attrs, meta)) return run_computed(s, inputs, infos, *c, meta);
   return run_node(op, inputs, attrs, meta);
 }
 

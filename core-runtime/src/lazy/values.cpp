@@ -176,22 +176,10 @@ std::vector<ValuePtr> record_named(const std::string& op, const std::vector<Valu
 std::vector<ValuePtr> record_computed(const OpSchema& s, const std::vector<ValuePtr>& inputs,
                                       const std::vector<TensorInfo>& infos, const ComputeDTypes& c,
                                       const NodeMeta& meta) {
-  std::vector<ValuePtr> wide = inputs;
-  for (size_t k = 0; k < wide.size(); ++k) {
-    if (c.inputs[k] != infos[k].dtype) {
-      wide[k] = record_named("Cast", {wide[k]}, {{"dtype", std::string(dtype_name(c.inputs[k]))}}, meta)[0];
-    }
-  }
-  std::vector<ValuePtr> outs = record_node(s, wide, c.attrs, meta);
-  std::vector<TensorInfo> computed;
-  for (const auto& v : outs) computed.push_back(v->info);
-  const std::vector<DType> back = result_dtypes(s, infos, c, computed, meta);
-  for (size_t k = 0; k < outs.size(); ++k) {
-    if (back[k] != computed[k].dtype) {
-      outs[k] = record_named("Cast", {outs[k]}, {{"dtype", std::string(dtype_name(back[k]))}}, meta)[0];
-    }
-  }
-  return outs;
+  return computed_node(
+      s, inputs, infos, c, meta,
+      [&](const std::string& op, const std::vector<ValuePtr>& in, const Attrs& a) { return record_named(op, in, a, meta); },
+      [](const ValuePtr& v) { return v->info; });
 }
 
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,

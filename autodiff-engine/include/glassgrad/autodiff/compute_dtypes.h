@@ -8,6 +8,7 @@
 // a storage type and the casts' own gradients carry gradients through.
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "glassgrad/autodiff/attrs.h"
@@ -41,5 +42,28 @@ std::optional<ComputeDTypes> compute_dtypes(const OpSchema& s, const std::vector
 // the data is floating, which a second run of the shape rule on float64 data tells.
 std::vector<DType> result_dtypes(const OpSchema& s, const std::vector<TensorInfo>& inputs, const ComputeDTypes& c,
                                  const std::vector<TensorInfo>& computed, const NodeMeta& meta);
+
+// The node on storage-type inputs as it is recorded or run: its inputs cast to their compute
+// dtype, the op, its results cast back (result_dtypes). One sequence for every kind of node
+// handle H (an engine ValueId, a lazy value, an eager tensor): `make(op, inputs, attrs)` makes one
+// node and returns its outputs, `info(h)` is a handle's TensorInfo.
+template <class H, class Make, class Info>
+std::vector<H> computed_node(const OpSchema& s, std::vector<H> inputs, const std::vector<TensorInfo>& infos,
+                             const ComputeDTypes& c, const NodeMeta& meta, Make make, Info info) {
+  const auto cast = [&make](const H& h, DType to) {
+    return make("Cast", std::vector<H>{h}, Attrs{{"dtype", std::string(dtype_name(to))}})[0];
+  };
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (c.inputs[k] != infos[k].dtype) inputs[k] = cast(inputs[k], c.inputs[k]);
+  }
+  std::vector<H> outs = make(s.name, inputs, c.attrs);
+  std::vector<TensorInfo> computed;
+  for (const H& h : outs) computed.push_back(info(h));
+  const std::vector<DType> back = result_dtypes(s, infos, c, computed, meta);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (back[k] != computed[k].dtype) outs[k] = cast(outs[k], back[k]);
+  }
+  return outs;
+}
 
 }  // namespace glassgrad
