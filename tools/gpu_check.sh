@@ -119,17 +119,22 @@ usable() { "$python" -c 'import glassgrad, sys; sys.exit(0 if glassgrad.cuda.bui
 if [ "$installed" = 0 ] && { [ "$build" = 1 ] || ! usable; }; then
   export GLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS-all}  # set but empty: the GPU the build sees
   cxx=$(dynamic_cxx) || { echo "gpu_check.sh: no C++ compiler here links libstdc++ dynamically (tried: ${CXX:-} /usr/bin/g++ g++ c++ clang++)" >&2; exit 1; }
-  export CXX=$cxx CUDAHOSTCXX=$cxx NVCC_CCBIN=$cxx
-  # A build directory configured with another compiler keeps it: start that one afresh.
-  if [ -f build/gpu/CMakeCache.txt ] && ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=$cxx\$" build/gpu/CMakeCache.txt; then
+  # The C compiler (XZ Embedded's sources) from the same toolchain as the C++ one: CMake's default
+  # `cc` can be another GCC whose configure checks (pthreads in libc) do not hold for this one.
+  cc=${cxx%++}; case $cc in */g | g) cc=${cc%g}gcc ;; *clang) ;; *) cc=${CC:-cc} ;; esac
+  command -v "$cc" >/dev/null 2>&1 || cc=${CC:-cc}
+  export CXX=$cxx CC=$cc CUDAHOSTCXX=$cxx NVCC_CCBIN=$cxx
+  # A build directory configured with other compilers keeps them: start that one afresh.
+  if [ -f build/gpu/CMakeCache.txt ] && { ! grep -q "^CMAKE_CXX_COMPILER:[A-Z]*=$cxx\$" build/gpu/CMakeCache.txt ||
+       ! grep -q "^CMAKE_C_COMPILER:[A-Z]*=$(command -v "$cc")\$" build/gpu/CMakeCache.txt; }; then
     rm -rf build/gpu
   fi
-  echo "== build (GLASSGRAD_CUDA=ON, archs '${GLASSGRAD_CUDA_ARCHS}', CXX $cxx)"
+  echo "== build (GLASSGRAD_CUDA=ON, archs '${GLASSGRAD_CUDA_ARCHS}', CXX $cxx, CC $cc)"
   start=$SECONDS
   generator=()
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
   if { cmake -S . -B build/gpu "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DGLASSGRAD_BUILD_PYTHON=ON \
-         -DCMAKE_CXX_COMPILER="$cxx" \
+         -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER="$(command -v "$cc")" \
          -DGLASSGRAD_DEV_INPLACE=ON -DGLASSGRAD_CUDA=ON "-DGLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS}" \
          "-DGLASSGRAD_CUDA_LEGACY=${GLASSGRAD_CUDA_LEGACY:-AUTO}" "-DGLASSGRAD_NVRTC=${GLASSGRAD_NVRTC:-}" \
          -DPython_EXECUTABLE="$(command -v "$python")" -Dpybind11_DIR="$("$python" -m pybind11 --cmakedir)" &&
