@@ -156,7 +156,8 @@ def pipeline(args, torch, res: Results) -> None:
 
 def main_process_us_per_batch(loader, epochs: int, step_s: float) -> list:
     """This process's CPU time per batch over each epoch (all its threads: PyTorch's and
-    multiprocessing's helper threads count), less the CPU the simulated step's sleep costs."""
+    multiprocessing's helper threads count), less the CPU the simulated step's sleep costs, and
+    the epoch's images per second of wall time (sleeps included): a list of (us, images/s)."""
     n_sleep = 200
     start = time.process_time()
     for _ in range(n_sleep):
@@ -164,11 +165,13 @@ def main_process_us_per_batch(loader, epochs: int, step_s: float) -> list:
     sleep_cpu = (time.process_time() - start) / n_sleep
     out = []
     for _ in range(epochs):
-        start, n = time.process_time(), 0
-        for _batch in loader:
+        start, wall, n, images = time.process_time(), time.perf_counter(), 0, 0
+        for batch in loader:
             time.sleep(step_s)
             n += 1
-        out.append(((time.process_time() - start) / n - sleep_cpu) * 1e6)
+            images += len(batch[0])
+        wall = time.perf_counter() - wall
+        out.append((((time.process_time() - start) / n - sleep_cpu) * 1e6, images / wall))
     return out
 
 
@@ -179,35 +182,38 @@ def loader_cpu(args, torch, res: Results) -> None:
     yn = rng.integers(0, 10, n).astype(np.int64)
     epochs = 1 if args.tiny else args.epochs
     pins = (False, True) if args.device.startswith("cuda") else (False,)
-    for batch in [int(b) for b in args.batch_sizes.split(",")]:
-        for pin in pins:
-            workload = (f"DataLoader main process, TensorDataset {n}x1x28x28 float32, batch {batch}, 2 workers, "
-                        f"pin_memory={pin}")
-            kwargs = dict(batch_size=batch, shuffle=True, drop_last=True, num_workers=2, pin_memory=pin,
-                          persistent_workers=True)
-            ours = DataLoader(TensorDataset(xn, yn), **kwargs)
-            theirs = None
-            if torch is not None:
-                theirs = torch.utils.data.DataLoader(
-                    torch.utils.data.TensorDataset(torch.from_numpy(xn), torch.from_numpy(yn)), **kwargs)
-            mine, torchs = [], []
-            for loader, into in ((ours, mine), (theirs, torchs)):
-                if loader is not None:
-                    main_process_us_per_batch(loader, 1, 0.0)  # start the persistent workers
-            for _ in range(epochs):  # interleaved, so load on a shared machine hits both alike
-                mine += main_process_us_per_batch(ours, 1, args.step_us * 1e-6)
-                if theirs is not None:
-                    torchs += main_process_us_per_batch(theirs, 1, args.step_us * 1e-6)
-            ratio = None
-            if torchs:
-                ratio = min(mine) / min(torchs)
-                res.add(args.device, workload, "main_process_us_per_batch", min(torchs), "us", torch_name(torch),
-                        notes=f"least of {len(torchs)} epochs ({', '.join(f'{t:.0f}' for t in torchs)}); "
-                              f"step {args.step_us:.0f} us")
-            res.add(args.device, workload, "main_process_us_per_batch", min(mine), "us", "glassgrad", ratio=ratio,
-                    notes=f"least of {len(mine)} epochs ({', '.join(f'{t:.0f}' for t in mine)}); step "
-                          f"{args.step_us:.0f} us; ratio = glassgrad's CPU time / torch's (below 1: less)")
-            del ours, theirs
+    cases = [(int(b), int(w), pin) for b in args.batch_sizes.split(",") for w in args.workers.split(",")
+             for pin in pins]
+    for batch, workers, pin in cases:
+        workload = (f"DataLoader main process, TensorDataset {n}x1x28x28 float32, batch {batch}, {workers} workers, "
+                    f"pin_memory={pin}")
+        kwargs = dict(batch_size=batch, shuffle=True, drop_last=True, num_workers=workers, pin_memory=pin,
+                      persistent_workers=workers > 0)
+        ours = DataLoader(TensorDataset(xn, yn), **kwargs)
+        theirs = None
+        if torch is not None:
+            theirs = torch.utils.data.DataLoader(
+                torch.utils.data.TensorDataset(torch.from_numpy(xn), torch.from_numpy(yn)), **kwargs)
+        mine, torchs = [], []
+        for loader, into in ((ours, mine), (theirs, torchs)):
+            if loader is not None:
+                main_process_us_per_batch(loader, 1, 0.0)  # start the persistent workers
+        for _ in range(epochs):  # interleaved, so load on a shared machine hits both alike
+            mine += main_process_us_per_batch(ours, 1, args.step_us * 1e-6)
+            if theirs is not None:
+                torchs += main_process_us_per_batch(theirs, 1, args.step_us * 1e-6)
+        step = f"step {args.step_us:.0f} us; load average {os.getloadavg()[0]:.1f}"
+        for metric, unit, pick, k, better in (("main_process_us_per_batch", "us", min, 0, "below 1: less CPU"),
+                                               ("images_per_second", "img/s", max, 1, "above 1: faster")):
+            m, t = [r[k] for r in mine], [r[k] for r in torchs]
+            ratio = pick(m) / pick(t) if t else None
+            if t:
+                res.add(args.device, workload, metric, pick(t), unit, torch_name(torch),
+                        notes=f"best of {len(t)} epochs ({', '.join(f'{v:.0f}' for v in t)}); {step}")
+            res.add(args.device, workload, metric, pick(m), unit, "glassgrad", ratio=ratio,
+                    notes=f"best of {len(m)} epochs ({', '.join(f'{v:.0f}' for v in m)}); {step}; ratio = "
+                          f"glassgrad / torch ({better})")
+        del ours, theirs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -290,6 +296,7 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=3,
                    help="pipeline and loader_cpu: epochs per loader (best is reported)")
     p.add_argument("--batch-sizes", default="256,32", help="loader_cpu and gpu_epoch: batch sizes")
+    p.add_argument("--workers", default="2", help="loader_cpu: num_workers values, e.g. 0,2")
     p.add_argument("--cpu-images", type=int, default=10240, help="loader_cpu: images per epoch")
     p.add_argument("--step-us", type=float, default=300.0,
                    help="loader_cpu: microseconds the loop sleeps per batch (a step spent elsewhere)")
