@@ -66,6 +66,10 @@ py::dtype numpy_dtype(DType dt) {
 // The one way data enters glassgrad from NumPy: any strides (copied dense), any byte order
 // (converted to the machine's: raw bytes of a big-endian array would be garbage values), any
 // rank including 0-d (a scalar stays shape ()).
+// Copies of at least this many bytes let other Python threads run meanwhile (below it, giving
+// the lock up and taking it back costs more than the copy).
+constexpr size_t kCopyWithoutGil = size_t{64} << 10;
+
 Tensor from_numpy(const py::array& arr, const std::string& device, const std::string& name, bool pinned) {
   const HostTimer timer(HostPhase::Transfer);
   const DType dt = dtype_of(arr);
@@ -80,7 +84,15 @@ Tensor from_numpy(const py::array& arr, const std::string& device, const std::st
   // Bound for a GPU: staged in pinned memory (host_staging), so the copy is queued and the host
   // goes on while the GPU still runs the previous step.
   Tensor host = pinned ? empty_pinned(shape, dt, name) : host_staging(shape, dt, dev, name);
-  if (host.nbytes() > 0) std::memcpy(host.data_ptr(), c.data(), host.nbytes());
+  if (host.nbytes() >= kCopyWithoutGil) {
+    // Nothing Python is touched while copying (`c` stays referenced), so another thread runs:
+    // the DataLoader's pin-memory thread copies a batch while the training loop goes on
+    // (docs/data-loading.md, "How a batch reaches the GPU").
+    py::gil_scoped_release release;
+    std::memcpy(host.data_ptr(), c.data(), host.nbytes());
+  } else if (host.nbytes() > 0) {
+    std::memcpy(host.data_ptr(), c.data(), host.nbytes());
+  }
   return dev.is_cpu() ? host : host.to(dev);
 }
 

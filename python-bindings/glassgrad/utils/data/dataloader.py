@@ -27,6 +27,7 @@ from . import _rng
 from ._utils import channel as _channel
 from ._utils import collate as _collate
 from ._utils import fetch as _fetch
+from ._utils import loading_thread as _loading
 from ._utils import transport as _transport
 from ._utils import worker as _worker
 from ._utils.collate import default_collate, default_convert  # noqa: F401  (torch.utils.data.dataloader's names)
@@ -336,6 +337,14 @@ class _MultiProcessIter(_BaseIter):
             self._shutdown_workers()
             raise
         self._receiver = _transport.Receiver(self._slot_states)
+        # Where batches come from: the result pipe, or with pinning the pin-memory thread that
+        # copies them into pinned memory beside the training loop (_utils/loading_thread.py).
+        self._loading_thread = None
+        self._results = self._worker_result_queue
+        if _loads_in_thread(self._pin_memory):
+            self._loading_thread = _loading.LoadingThread(self._worker_result_queue, self._receiver,
+                                                          self._pin_memory)
+            self._results = self._loading_thread
         self._task_info = {}
         self._reset(loader, first_iter=True)
 
@@ -398,7 +407,7 @@ class _MultiProcessIter(_BaseIter):
 
     def _try_get_data(self, timeout: float):
         try:
-            return True, self._worker_result_queue.get(timeout=timeout)
+            return True, self._results.get(timeout=timeout)
         except queue.Empty:
             dead = self._dead_workers()
             if dead:
@@ -495,9 +504,11 @@ class _MultiProcessIter(_BaseIter):
 
     def _process_data(self, worker_id: int, data):
         self._try_put_index()
-        if isinstance(data, _worker.WorkerError):
+        if isinstance(data, (_worker.WorkerError, _loading.LoadFailed)):
             data.reraise()
-        return self._receiver.load(data, self._pin_memory)
+        if isinstance(data, _transport.Message):
+            return self._receiver.load(data, self._pin_memory)
+        return data  # loaded by the pin-memory thread
 
     def _mark_worker_as_unavailable(self, worker_id: int) -> None:
         self._workers_status[worker_id] = False
@@ -518,6 +529,8 @@ class _MultiProcessIter(_BaseIter):
                     q.put(None)
                 except (OSError, ValueError):
                     pass
+            if getattr(self, "_loading_thread", None) is not None:
+                self._loading_thread.stop()  # from here on this thread is the pipe's only reader
             # Workers may be blocked writing to a full result pipe: drain it while they stop.
             for _ in range(int(_STATUS_CHECK_INTERVAL / 0.05)):
                 self._worker_result_queue.drain()
@@ -545,6 +558,11 @@ class _MultiProcessIter(_BaseIter):
 
     def __del__(self):
         self._shutdown_workers()
+
+
+def _loads_in_thread(pin: bool) -> bool:
+    """Whether batches are loaded by a pin-memory thread: when they are pinned, as in PyTorch."""
+    return pin
 
 
 def _describe(index) -> str:
