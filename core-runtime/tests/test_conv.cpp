@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu/conv_geometry.h"
 #include "glassgrad/runtime/eager.h"
 #include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/settings.h"
@@ -175,6 +176,33 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnTheSimpleCnnAndBenchmarkShapes) {
   check_geometry<float>({4, 16, 28, 28, 32, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
   check_geometry<double>({3, 5, 17, 19, 7, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
   check_geometry<float>({1, 20, 33, 33, 24, 3, 3, 1, 1, 1, 1, 1, 1}, gen, false);
+}
+
+// ResNet's stride-2 convs at 16x16 outputs: several images side by side in one GEMM, as many as
+// fill its NR-wide tiles (conv.cpp, images_per_gemm: 2 here), with a last batch of fewer; im2col's
+// vector gather at stride 2 on even and odd output widths.
+TEST(Conv2DKernels, MatchNaiveFormulasOnStrideTwoBatchedShapes) {
+  std::mt19937 gen(31);
+  check_geometry<float>({4, 8, 32, 32, 12, 1, 1, 2, 2, 0, 0, 0, 0}, gen, true);
+  check_geometry<float>({5, 6, 32, 32, 16, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
+  check_geometry<float>({4, 7, 31, 29, 9, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  check_geometry<double>({4, 6, 32, 32, 10, 1, 1, 2, 2, 0, 0, 0, 0}, gen, false);
+}
+
+// The strided row gather of im2col at every length up to a few vectors: the right values, and
+// (under AddressSanitizer) no read past src[(n - 1) * stride], the last element it needs.
+TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {
+  for (int64_t stride : {1, 2, 3}) {
+    for (int64_t n = 0; n <= 21; ++n) {
+      const int64_t len = n == 0 ? 0 : (n - 1) * stride + 1;
+      std::vector<float> src(static_cast<size_t>(len));
+      for (int64_t i = 0; i < len; ++i) src[static_cast<size_t>(i)] = static_cast<float>(i) + 0.5f;
+      std::vector<float> dst(static_cast<size_t>(n), -1.0f);
+      cpu::gather_strided(dst.data(), src.data(), n, stride);
+      for (int64_t j = 0; j < n; ++j)
+        ASSERT_EQ(dst[static_cast<size_t>(j)], static_cast<float>(j * stride) + 0.5f) << "stride " << stride << " n " << n;
+    }
+  }
 }
 
 // 3x3 at stride 1 with >= 8 channels each way runs Winograd (conv_winograd.h): F(2x2, 3x3) in

@@ -96,6 +96,27 @@ struct ShiftRun {
   }
 };
 
+// dst[j] = src[j * stride] for j < n. Stride 2 (ResNet's downsampling convs) moves four values
+// per step: two 4-wide loads and one shuffle of their even lanes (GCC/Clang vector extensions,
+// so the baseline build gets SSE2 shuffles and no instruction is named).
+template <typename T>
+inline void gather_strided(T* dst, const T* src, int64_t n, int64_t stride) {
+  int64_t j = 0;
+#if defined(__GNUC__)
+  if (stride == 2 && sizeof(T) == 4) {
+    typedef T V4 __attribute__((vector_size(4 * sizeof(T))));
+    for (; j + 4 < n; j += 4) {  // reads src[2j .. 2j + 7]: strictly below src[2(n - 1)], the last one
+      V4 a, b;
+      std::memcpy(&a, src + 2 * j, sizeof(V4));
+      std::memcpy(&b, src + 2 * j + 4, sizeof(V4));
+      const V4 even = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+      std::memcpy(dst + j, &even, sizeof(V4));
+    }
+  }
+#endif
+  for (; j < n; ++j) dst[j] = src[j * stride];
+}
+
 // col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W]; col rows ld >= Ho*Wo apart (several
 // images side by side in one matrix: image i at col + i*Ho*Wo, ld = images*Ho*Wo).
 template <typename T>
@@ -136,7 +157,7 @@ void im2col(const ConvGeometry& g, const T* x, T* col, int64_t ld = 0) {
           if (g.sw == 1) {
             if (j_hi > j_lo) std::memcpy(dst + j_lo, src + j_lo + off, static_cast<size_t>(j_hi - j_lo) * sizeof(T));
           } else {
-            for (int64_t j = j_lo; j < j_hi; ++j) dst[j] = src[j * g.sw + off];
+            gather_strided(dst + j_lo, src + j_lo * g.sw + off, j_hi - j_lo, g.sw);
           }
           std::fill(dst + j_hi, dst + g.wo, T(0));
         }

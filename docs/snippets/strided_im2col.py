@@ -1,0 +1,82 @@
+"""The CPU stride-2 convolution's im2col in NumPy: the row gather as two 4-wide loads and a
+shuffle of their even lanes, and the number of images one GEMM takes so that its NR-wide tiles
+are full, next to the direct formula and glassgrad's kernel. docs/cpu-threads.md walks through it."""
+import numpy as np
+
+import glassgrad.kernels as K
+
+rng = np.random.default_rng(0)
+
+
+# --8<-- [start:gather]
+def gather_stride2(src, n):
+    """dst[j] = src[2 j] for j < n, four values a step: two 4-wide loads (src[2j : 2j + 8]) and
+    their even lanes. The vector steps stop while 2j + 7 is below 2(n - 1), the last index the
+    copy needs, so nothing past it is read; the rest goes one value at a time."""
+    dst = np.empty(n, src.dtype)
+    j = 0
+    while j + 4 < n:
+        a, b = src[2 * j:2 * j + 4], src[2 * j + 4:2 * j + 8]
+        dst[j:j + 4] = np.concatenate([a, b])[[0, 2, 4, 6]]     # the shuffle: lanes 0, 2, 4, 6
+        j += 4
+    dst[j:n] = src[2 * j:2 * n - 1:2]
+    return dst
+# --8<-- [end:gather]
+
+
+# --8<-- [start:im2col]
+def im2col_stride2(x, r_size, pad):
+    """col [C*R*S, Ho*Wo] of one image x [C, H, W] at stride 2: each (c, r, s) row is, per
+    output row i, one gather of input row 2i + r - pad from column 2 j_lo + s - pad, with zeros
+    where the tap falls in the padding (the valid range [j_lo, j_hi) is computed once a row)."""
+    c_in, h, w = x.shape
+    ho, wo = (h + 2 * pad - r_size) // 2 + 1, (w + 2 * pad - r_size) // 2 + 1
+    col = np.zeros((c_in * r_size * r_size, ho * wo), x.dtype)
+    for c in range(c_in):
+        for r in range(r_size):
+            for s in range(r_size):
+                row = col[(c * r_size + r) * r_size + s].reshape(ho, wo)
+                j_lo = max(0, -(-(pad - s) // 2))                     # 2j + s - pad >= 0
+                j_hi = min(wo, (w - 1 + pad - s) // 2 + 1)            # 2j + s - pad <= w - 1
+                for i in range(ho):
+                    hi = 2 * i + r - pad
+                    if 0 <= hi < h and j_hi > j_lo:
+                        row[i, j_lo:j_hi] = gather_stride2(x[c, hi, 2 * j_lo + s - pad:], j_hi - j_lo)
+    return col
+# --8<-- [end:im2col]
+
+
+# --8<-- [start:batch]
+def images_per_gemm(hwo, n_images, nr=48):
+    """Images side by side on the forward GEMM's pixel axis: at least four NR-wide tiles of
+    columns, then up to four times that many images, the first count whose columns waste at
+    most 1/32 of the last tiles (ResNet-18's 16x16 outputs: 1 image is 5 1/3 tiles, 2 are 10 2/3)."""
+    least = max(1, min(n_images, -(-4 * nr // hwo)))
+    for nb in range(least, min(n_images, 4 * least) + 1):
+        padded = -(-nb * hwo // nr) * nr
+        if 32 * (padded - nb * hwo) <= padded:
+            return nb
+    return least
+# --8<-- [end:batch]
+
+
+# --8<-- [start:check]
+N, C, H, W, KO, R, P = 5, 3, 32, 31, 4, 3, 1
+x = rng.standard_normal((N, C, H, W))
+wt = rng.standard_normal((KO, C, R, R))
+ho, wo = (H + 2 * P - R) // 2 + 1, (W + 2 * P - R) // 2 + 1
+xp = np.pad(x, ((0, 0), (0, 0), (P, P), (P, P)))
+direct = sum(np.einsum("nchw,kc->nkhw", xp[:, :, r:r + 2 * ho:2, s:s + 2 * wo:2], wt[:, :, r, s])
+             for r in range(R) for s in range(R))                       # y = sum over taps of w x shifted
+nb = images_per_gemm(ho * wo, N)
+assert (images_per_gemm(256, 32), images_per_gemm(64, 32), images_per_gemm(16, 32)) == (2, 3, 12)
+y = np.empty_like(direct)
+for n0 in range(0, N, nb):                                              # one GEMM per batch of images
+    col = np.concatenate([im2col_stride2(x[n], R, P) for n in range(n0, min(n0 + nb, N))], axis=1)
+    out = wt.reshape(KO, -1) @ col                                      # [K, images * Ho*Wo]
+    y[n0:n0 + nb] = out.reshape(KO, -1, ho, wo).transpose(1, 0, 2, 3)
+(glassgrad_y,) = K.run_numpy("Conv2D", x, wt, stride=[2, 2], padding=[P, P, P, P])
+for got in (y, glassgrad_y):
+    assert np.allclose(got, direct, rtol=1e-12, atol=1e-12)
+print(f"stride-2 im2col + GEMM in batches of {nb} images gives the direct convolution, as glassgrad's kernel")
+# --8<-- [end:check]
