@@ -35,7 +35,8 @@ def fail(where: str, name: str, want: str, value, fix: str = "", type_error: boo
 
 
 def _is_int(value) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    # type() is int first: a plain int skips the numbers.Integral ABC check (bool is not int's type).
+    return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))
 
 
 def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "") -> int:
@@ -53,7 +54,9 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
     """An int or a pair of ints (each >= minimum), as PyTorch's 2-d layers take kernel sizes,
     strides, paddings and dilations."""
     want = "an int or a pair of ints" + (f" >= {minimum}" if minimum is not None else "")
-    if _is_int(value):
+    if type(value) is int:  # the common case, without the ABC checks below
+        pair = (value, value)
+    elif _is_int(value):
         pair = (int(value), int(value))
     elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
         pair = (int(value[0]), int(value[1]))

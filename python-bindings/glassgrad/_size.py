@@ -13,6 +13,10 @@ class Size(tuple):
 
     def __new__(cls, sizes=()):
         sizes = tuple(sizes)
+        # Plain ints (every runtime shape) need no check or conversion: the common case, taken
+        # without the numbers.Integral ABC check per dim.
+        if all(type(s) is int for s in sizes):
+            return super().__new__(cls, sizes)
         for s in sizes:
             if isinstance(s, bool) or not isinstance(s, numbers.Integral):
                 raise TypeError(f"glassgrad.Size() takes an iterable of ints, got {type(s).__name__} {s!r}")

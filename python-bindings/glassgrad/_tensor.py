@@ -162,7 +162,7 @@ class Tensor:
     @property
     def shape(self) -> Size:
         """The shape, a glassgrad.Size (Tensor.shape); known without computing anything."""
-        return Size(self._h.shape)
+        return tuple.__new__(Size, self._h.shape)  # the runtime's shape: a tuple of ints already
 
     @property
     def dtype(self) -> _dtypes.dtype:

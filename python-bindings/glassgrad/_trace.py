@@ -61,9 +61,10 @@ _where = {}  # code object -> "file.py" for user code, None for glassgrad's own
 def user_source() -> str:
     """'file.py:42' of the first caller outside the glassgrad package."""
     f = sys._getframe(2)
+    where = _where.get
     while f is not None:
         code = f.f_code
-        name = _where.get(code, False)
+        name = where(code, False)
         if name is False:
             name = None if code.co_filename.startswith(_PACKAGE_DIR) else os.path.basename(code.co_filename)
             _where[code] = name
@@ -73,11 +74,18 @@ def user_source() -> str:
     return ""
 
 
+def _meta(role: str):
+    """(scope, role, layer) of a node recorded now on this thread (role: the caller's, or the
+    innermost scope's, or "forward")."""
+    local = _local
+    scopes, roles, layers = local.scopes, local.roles, local.layers
+    return (scopes[-1] if scopes else "", role or (roles[-1] if roles else "forward"), layers[-1] if layers else "")
+
+
 def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line."""
-    roles, layers = _local.roles, _local.layers
-    role = role or (roles[-1] if roles else "forward")
-    return _C.lazy_record(op, inputs, attrs or {}, current_scope(), user_source(), role, layers[-1] if layers else "")
+    scope_, role, layer = _meta(role)
+    return _C.lazy_record(op, inputs, attrs or {}, scope_, user_source(), role, layer)
 
 
 class recording_step:
@@ -95,6 +103,20 @@ class recording_step:
 
     def __exit__(self, *exc):
         _local.recording = self._prev
+
+
+def enter_layer(name: str, layer: str) -> None:
+    """scope(name, layer=layer).__enter__() without the object (Module.__call__, once per layer
+    call); leave_layer() undoes it."""
+    local = _local
+    local.scopes.append(name)
+    local.layers.append(layer)
+
+
+def leave_layer() -> None:
+    local = _local
+    local.scopes.pop()
+    local.layers.pop()
 
 
 def note_module_call(module) -> None:

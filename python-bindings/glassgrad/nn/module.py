@@ -12,7 +12,7 @@ import numpy as np
 from .. import _C, _device, _dtypes
 from .._args import InvalidArgumentTypeError
 from .._tensor import Tensor, _wrap, raw_from_numpy
-from .._trace import note_module_call, scope, user_source
+from .._trace import enter_layer, leave_layer, note_module_call, user_source
 
 
 class Parameter(Tensor):
@@ -312,8 +312,11 @@ class Module:
         # Layers were named by their paths when assigned (_name_tree); a model called at the top
         # records its own ops under its class name.
         note_module_call(self)
-        with scope(self._scope or type(self).__name__, layer=layer_name(self)):
+        enter_layer(self._scope or type(self).__name__, layer_name(self))
+        try:
             return self.forward(*args, **kwargs)
+        finally:
+            leave_layer()
 
     # ---- state ----
     def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
