@@ -88,6 +88,14 @@ def record(op: str, inputs, attrs=None, role: str = ""):
     return _C.lazy_record(op, inputs, attrs or {}, scope_, user_source(), role, layer)
 
 
+def record_updates(op: str, rows, targets, attrs):
+    """Records one `op` node per row of input handles and points targets[i][j] at output j of row
+    i (an optimizer's in-place updates, in one call). All rows are recorded before any target
+    moves: an error leaves every target as it was."""
+    scope_, role, layer = _meta("")
+    _C.lazy_record_updates(op, rows, targets, attrs, scope_, user_source(), role, layer)
+
+
 class recording_step:
     """While glassgrad.compile records a step (this thread): the layers it calls (their training
     flags guard the replay) and its random inputs, tensors whose data must be drawn anew on every

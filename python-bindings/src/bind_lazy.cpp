@@ -117,6 +117,32 @@ void bind_lazy(py::module_& m) {
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
         py::arg("role") = "forward", py::arg("layer") = "");
+  // An optimizer's in-place updates in one call: one node of `op` per row of inputs (the same
+  // attrs and meta), then targets[i][j] points at output j of row i. Every row is recorded before
+  // any target moves, so a refused row leaves every target as it was (Optimizer._record_updates).
+  m.def("lazy_record_updates",
+        [](const std::string& op, const std::vector<std::vector<Handle*>>& rows,
+           const std::vector<std::vector<Handle*>>& targets, const py::dict& attrs, const std::string& scope,
+           const std::string& source, const std::string& role, const std::string& layer) {
+          if (rows.size() != targets.size()) throw InternalError("lazy_record_updates: rows and targets differ in length");
+          const Attrs a = attrs_from_dict(attrs);
+          const NodeMeta meta{scope, source, role_from_name(role), layer};
+          std::vector<std::vector<std::unique_ptr<Handle>>> outs;
+          outs.reserve(rows.size());
+          for (size_t i = 0; i < rows.size(); ++i) {
+            outs.push_back(lazy::record_handles(op, rows[i], a, meta));
+            if (outs.back().size() != targets[i].size()) {
+              throw InternalError("lazy_record_updates: " + op + " has " + std::to_string(outs.back().size()) +
+                                  " outputs, row " + std::to_string(i) + " names " + std::to_string(targets[i].size()) +
+                                  " targets");
+            }
+          }
+          for (size_t i = 0; i < rows.size(); ++i) {
+            for (size_t j = 0; j < targets[i].size(); ++j) targets[i][j]->reset(outs[i][j]->value());
+          }
+        },
+        py::arg("op"), py::arg("rows"), py::arg("targets"), py::arg("attrs"), py::arg("scope"), py::arg("source"),
+        py::arg("role"), py::arg("layer"));
   // The labels check of the CrossEntropy shape rule (class_labels.h) for labels that never reach
   // it: a NumPy array (dtype by NumPy's name), or a tensor feeding a loss composed in Python.
   m.def("check_class_labels",

@@ -169,6 +169,62 @@ def test_an_interrupt_while_recording_the_updates_leaves_the_step_undone(opt_nam
     assert any(not np.array_equal(before[k], v) for k, v in _snapshot(model).items())
 
 
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_an_interrupt_around_a_run_of_sgd_updates_leaves_the_step_undone(when, monkeypatch):
+    """SGD records runs of alike updates in one runtime call (SGD._update_all): an interrupt
+    before the second run's call, or landing just after it returned, undoes the whole step."""
+    model = _model()
+    params = list(model.parameters())
+    # Two groups with different weight decays: two runs of updates, the second one interrupted.
+    opt = gg.SGD([{"params": params[:3]}, {"params": params[3:], "weight_decay": 0.01}], lr=0.1, momentum=0.9)
+    x, y = _batch()
+    _step(model, opt, x, y)  # state exists: the interrupted step chains onto it
+    gg.cross_entropy(model(x), y).backward()
+    before = _snapshot(model, opt)
+    real, calls = gg._C.lazy_record_updates, []
+
+    def record_updates(*args):
+        calls.append(args[0])
+        if len(calls) == 2 and when == "before":
+            raise KeyboardInterrupt
+        real(*args)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(gg._C, "lazy_record_updates", record_updates)
+    with pytest.raises(KeyboardInterrupt):
+        opt.step()
+    monkeypatch.undo()
+    assert calls == ["SGDMomentumUpdate", "SGDMomentumUpdate"]
+    _assert_same(_snapshot(model, opt), before)
+    opt.step()  # records and runs normally afterwards
+    assert any(not np.array_equal(before[k], v) for k, v in _snapshot(model).items())
+
+
+def test_sgd_runs_of_updates_equal_the_per_parameter_updates():
+    """SGD._update_all (runs of updates in one call) computes what the per-parameter _update
+    does, bit for bit: first steps, momentum, dampening, Nesterov, weight decay, maximize, groups."""
+    class PerParameter(gg.SGD):
+        def _update(self, p, group):  # any other _update makes SGD record parameter by parameter
+            super()._update(p, group)
+
+    def groups(ps):
+        return [{"params": ps[:2], "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01},
+                {"params": ps[2:4], "momentum": 0.9, "nesterov": True},
+                {"params": ps[4:5], "maximize": True, "momentum": 0.5},
+                {"params": ps[5:], "momentum": 0.0, "weight_decay": 0.1}]
+
+    x, y = _batch()
+    results = []
+    for cls in (gg.SGD, PerParameter):
+        model = _model()
+        opt = cls(groups(list(model.parameters())), lr=0.05)
+        losses = [_step(model, opt, x, y) for _ in range(3)]
+        results.append((losses, _snapshot(model, opt)))
+    assert results[0][0] == results[1][0]
+    _assert_same(results[0][1], results[1][1])
+
+
 def test_anomaly_mode_stopping_in_the_updates_leaves_the_step_undone():
     model = _model()
     opt = gg.SGD(model.parameters(), lr=0.1, momentum=0.9)

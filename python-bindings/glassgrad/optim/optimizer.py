@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _C, _args
 from .._tensor import Tensor, _op, _op_multi, _wrap
-from .._trace import scope
+from .._trace import record_updates, scope
 
 _static_version = 0
 
@@ -280,8 +280,7 @@ class Optimizer:
         self._swaps = []
         try:
             with scope("optimizer", role="optimizer"):
-                for group, p in work:
-                    self._update(p, group)
+                self._update_all(work)
             _C.lazy_realize([])
         except BaseException:
             swaps, self._swaps = self._swaps, None
@@ -301,6 +300,32 @@ class Optimizer:
 
     def _update(self, p: Tensor, group: Dict[str, Any]) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _update_all(self, work: List[Tuple[Dict[str, Any], Tensor]]) -> None:
+        """Records the update of every (group, parameter) of `work`, in order (SGD records runs of
+        alike updates in one call: _record_updates)."""
+        for group, p in work:
+            self._update(p, group)
+
+    def _record_updates(self, op: str, rows: List[List[Any]], targets: List[List[Tensor]], attrs: Dict[str, Any]) -> None:
+        """One `op` node per row of input handles (the same attrs), each output j of row i written
+        to targets[i][j] as _swap does: the whole run in one call into the runtime."""
+        flat = [t for ts in targets for t in ts]
+        swaps = getattr(self, "_swaps", None)
+        if swaps is None:
+            record_updates(op, rows, [[t._h for t in ts] for ts in targets], attrs)
+            return
+        # As _swap: each target's old value is remembered before it can move. If the call fails
+        # (or an interrupt lands around it), only the targets that did move stay remembered, so
+        # step() sees exactly what changed (nothing, when the runtime refused a row).
+        pairs = [(t, t._h.pin()) for t in flat]
+        swaps.extend(pairs)
+        try:
+            record_updates(op, rows, [[t._h for t in ts] for ts in targets], attrs)
+        except BaseException:
+            del swaps[len(swaps) - len(pairs):]
+            swaps.extend((t, old) for t, old in pairs if not t._h.same_value(old))
+            raise
 
     @staticmethod
     def _grad(p: Tensor, group: Dict[str, Any]) -> Tensor:
