@@ -20,7 +20,7 @@ import queue
 import sys
 import threading
 import warnings
-from typing import Callable, Optional
+from typing import Callable, Optional, Union
 
 from ... import _C, _device
 from . import _rng
@@ -339,8 +339,8 @@ class _MultiProcessIter(_BaseIter):
         self._receiver = _transport.Receiver(self._slot_states)
         # Where batches come from: the result pipe, or with pinning the pin-memory thread that
         # copies them into pinned memory beside the training loop (_utils/loading_thread.py).
-        self._loading_thread = None
-        self._results = self._worker_result_queue
+        self._loading_thread: Optional[_loading.LoadingThread] = None
+        self._results: Union[_channel.ResultPipe, _loading.LoadingThread] = self._worker_result_queue
         if _loads_in_thread(self._pin_memory):
             self._loading_thread = _loading.LoadingThread(self._worker_result_queue, self._receiver,
                                                           self._pin_memory)
@@ -529,8 +529,9 @@ class _MultiProcessIter(_BaseIter):
                     q.put(None)
                 except (OSError, ValueError):
                     pass
-            if getattr(self, "_loading_thread", None) is not None:
-                self._loading_thread.stop()  # from here on this thread is the pipe's only reader
+            loading_thread = getattr(self, "_loading_thread", None)
+            if loading_thread is not None:
+                loading_thread.stop()  # from here on this thread is the pipe's only reader
             # Workers may be blocked writing to a full result pipe: drain it while they stop.
             for _ in range(int(_STATUS_CHECK_INTERVAL / 0.05)):
                 self._worker_result_queue.drain()
