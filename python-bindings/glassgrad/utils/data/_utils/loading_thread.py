@@ -17,6 +17,7 @@ import queue
 import threading
 from typing import Any
 
+from .... import _C
 from . import transport as _transport
 
 _POLL_SECONDS = 0.1  # how often the thread looks whether it should stop
@@ -54,6 +55,15 @@ class LoadingThread:
         self._thread.start()
 
     def _loop(self) -> None:
+        if self._pin:
+            # The GPU's context made current on this thread first, as PyTorch's pin-memory thread
+            # sets its device: the pinned pool queries the events of earlier copies before it hands
+            # a block out (core-runtime's pinned_memory.h). Should it fail, the copy's own call
+            # reports why.
+            try:
+                _C.cuda_mem_get_info(0)
+            except Exception:
+                pass
         while not self._stop.is_set():
             try:
                 idx, data = self._pipe.get(timeout=_POLL_SECONDS)
