@@ -1,12 +1,14 @@
 // DeviceHooks for CUDA tensors: copies in every direction (host <-> device, device <-> device,
 // between GPUs through the host), strided on either side, fills and synchronization.
 //
-// Contiguous transfers are single cuMemcpy calls on the device's stream. A strided side goes
+// Contiguous transfers are single cuMemcpy calls on the device's stream (from pinned memory: on
+// the copy stream, then one device copy on the device's stream, copy_stream.cpp). A strided side goes
 // through a dense staging tensor: on the host with the CPU strided copy, on the device with
 // the gg_copy_w* kernels (which read and write any strides), so every combination works.
 // Device -> host copies synchronize the stream (the host reads the data right after).
 #include <cstring>
 
+#include "cuda/copy_stream.h"
 #include "cuda/launch.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
@@ -51,12 +53,17 @@ void host_to_device(const Tensor& dst, const Tensor& src) {
   const Tensor host = src.is_contiguous() ? src : src.contiguous();
   const Tensor dense = dst.is_contiguous() ? dst : Tensor::empty(dst.shape(), dst.dtype(), dst.device());
   DeviceState& s = state_of(dst);
-  make_current(s);
-  // A pageable source is staged by the driver before it returns, so `host` may die right after;
-  // a pinned one is read while the copy runs, and its allocator keeps the block until then.
-  check(api().cuMemcpyHtoDAsync(dptr(dense), host.data_ptr(), dense.nbytes(), s.stream),
-        "host-to-device copy of " + dst.info().str());
-  note_pinned_read(host.data_ptr(), s.stream);
+  // A pinned source (NumPy data staged by from_numpy, a DataLoader's pinned batch) goes through
+  // the copy stream, overlapping the work already queued (copy_stream.cpp); otherwise the copy
+  // is queued on the device's stream. A pageable source is staged by the driver before it
+  // returns, so `host` may die right after; a pinned one is read while the copy runs, and its
+  // allocator keeps the block until then.
+  if (!copy_in_on_copy_stream(s, dense, host)) {
+    make_current(s);
+    check(api().cuMemcpyHtoDAsync(dptr(dense), host.data_ptr(), dense.nbytes(), s.stream),
+          "host-to-device copy of " + dst.info().str());
+    note_pinned_read(host.data_ptr(), s.stream);
+  }
   if (!dst.is_contiguous()) device_strided_copy(dst, dense);
 }
 
