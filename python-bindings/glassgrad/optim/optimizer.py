@@ -17,7 +17,7 @@ compile a new plan, and makes compiled steps trace again (static_version() chang
 from __future__ import annotations
 
 import weakref
-from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -301,7 +301,7 @@ class Optimizer:
     def _update(self, p: Tensor, group: Dict[str, Any]) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def _update_all(self, work: List[Tuple[Dict[str, Any], Tensor]]) -> None:
+    def _update_all(self, work: Sequence[Tuple[Dict[str, Any], Tensor]]) -> None:
         """Records the update of every (group, parameter) of `work`, in order (SGD records runs of
         alike updates in one call: _record_updates)."""
         for group, p in work:

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from typing import Any, List, Optional, Tuple
+
 from .. import _C, _args
+from .._tensor import Tensor
 from .optimizer import Optimizer, _op_multi, refuse_differentiable
 
 
@@ -48,10 +51,13 @@ class SGD(Optimizer):
         first) and subclasses overriding _update take the per-parameter path."""
         if type(self)._update is not _SGD_UPDATE:  # a subclass's (or a patched) _update runs per parameter
             return super()._update_all(work)
-        run_key, rows, targets = None, [], []
+        run_key: Optional[Tuple[str, Tuple[Tuple[str, Any], ...]]] = None  # (op, attrs) of the run
+        rows: List[List[Any]] = []
+        targets: List[List[Tensor]] = []
 
         def flush():
             if rows:
+                assert run_key is not None  # set with the run's first row
                 self._record_updates(run_key[0], rows, targets, dict(run_key[1]))
                 rows.clear()
                 targets.clear()
@@ -62,6 +68,7 @@ class SGD(Optimizer):
                 self._update(p, group)
                 continue
             lr = self._hyper(group, "lr", p)._h
+            key: Tuple[str, Tuple[Tuple[str, Any], ...]]
             if group["momentum"] == 0:
                 key = ("SGDUpdate", (("weight_decay", group["weight_decay"]),))
                 row, target = [p._h, p._h.grad(), lr], [p]
