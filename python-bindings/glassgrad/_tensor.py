@@ -272,14 +272,21 @@ class Tensor:
         return int(self._raw().data_ptr)
 
     def is_shared(self) -> bool:
-        """False: a CPU tensor's memory is the process's own (Tensor.is_shared); glassgrad's data
-        loader workers send batches through shared memory themselves."""
-        return False
+        """Whether this CPU tensor lives in shared memory (Tensor.is_shared; see share_memory_)."""
+        from . import _shared_memory
+        return _shared_memory.is_shared(self)
 
     def share_memory_(self) -> "Tensor":
-        """This tensor (Tensor.share_memory_). glassgrad's worker processes are forked and its data
-        loader moves batches through shared memory itself, so a tensor needs no move."""
-        return self
+        """Moves this CPU tensor into shared memory (Tensor.share_memory_): processes that get it
+        afterwards (forked, or spawned with it pickled) read and write the same values, e.g. a
+        model trained by several processes at once. A GPU tensor is left as it is."""
+        from . import _shared_memory
+        return _shared_memory.share_(self)
+
+    def __reduce__(self):
+        """Pickling (multiprocessing, copy): the values, or a shared tensor's shared memory."""
+        from . import _shared_memory
+        return _shared_memory.reduce_tensor(self)
 
     def pin_memory(self, device=None) -> "Tensor":
         """A copy of this CPU tensor in page-locked memory (this tensor when it is pinned already),

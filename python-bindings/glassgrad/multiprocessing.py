@@ -6,8 +6,10 @@ a child's error in the parent, naming the process.
     import glassgrad.multiprocessing as mp
     mp.spawn(train, args=(world_size,), nprocs=world_size)
 
-glassgrad tensors reach a child as their values (pickled); a child never shares a parent's GPU
-memory. With the "fork" start method, a child must not touch CUDA if the parent has (use
+glassgrad tensors reach a child as their values (pickled), except CPU tensors moved into shared
+memory (Tensor.share_memory_, Module.share_memory), which every process then reads and writes in
+place: a model several processes train at once (docs/data-loading.md, "Sharing a model between
+processes"). A child never shares a parent's GPU memory. With the "fork" start method, a child must not touch CUDA if the parent has (use
 "spawn", spawn()'s default, or "forkserver"); DataLoader workers are kept off CUDA for this
 reason (docs/data-loading.md).
 """

@@ -96,6 +96,29 @@ Tensor from_numpy(const py::array& arr, const std::string& device, const std::st
   return dev.is_cpu() ? host : host.to(dev);
 }
 
+// A CPU tensor over the memory of `arr` itself, not a copy (shared memory: Tensor.share_memory_,
+// docs/data-loading.md "Sharing a model between processes"). `arr` must be C-contiguous, writable
+// and of the machine's byte order; it and `owner` (e.g. the object that holds the mapping's file)
+// stay alive as long as the storage does.
+Tensor wrap_array(const py::array& arr, const py::object& owner, const std::string& name) {
+  const DType dt = dtype_of(arr);
+  if (!(arr.flags() & py::array::c_style) || !arr.writeable() || !arr.dtype().attr("isnative").cast<bool>()) {
+    throw ValueError(ErrorMessage("Tensor.wrap_array: the array must be C-contiguous, writable and of native byte order")
+                         .fix("pass np.ascontiguousarray(a) of a writable buffer")
+                         .str());
+  }
+  Shape shape(arr.shape(), arr.shape() + arr.ndim());
+  auto* kept = new py::tuple(py::make_tuple(arr, owner));
+  auto release = [kept] {
+    if (!Py_IsInitialized()) return;  // at interpreter exit the buffer goes with the process
+    py::gil_scoped_acquire gil;
+    delete kept;
+  };
+  auto storage = Storage::wrap(const_cast<void*>(arr.data()), static_cast<size_t>(arr.nbytes()), Device::cpu(),
+                               release, name);
+  return Tensor::from_storage(storage, shape, contiguous_strides(shape), 0, dt);
+}
+
 py::array to_numpy(const Tensor& t) {
   const HostTimer timer(HostPhase::Transfer);
   Tensor host = t.device().is_cpu() ? t.contiguous() : t.to(Device::cpu());
@@ -112,6 +135,8 @@ void bind_tensor(py::module_& m) {
       .def_static("from_numpy", &from_numpy, py::arg("array"), py::arg("device") = "cpu", py::arg("name") = "",
                   py::arg("pinned") = false,
                   "Copies a NumPy array into a new tensor on `device` (on the CPU: in pinned memory when `pinned`).")
+      .def_static("wrap_array", &wrap_array, py::arg("array"), py::arg("owner") = py::none(), py::arg("name") = "",
+                  "A CPU tensor over the array's own memory (no copy); the array stays alive as long as the tensor.")
       .def_static("empty", [](const py::handle& shape, const std::string& dtype, const std::string& device, const std::string& name) {
                     return Tensor::empty(shape_from(shape), dtype_from_name(dtype), Device::parse(device), name);
                   }, py::arg("shape"), py::arg("dtype") = "float32", py::arg("device") = "cpu", py::arg("name") = "")

@@ -31,6 +31,16 @@ def rng():
 
 
 @pytest.fixture
+def on_the_cpu():
+    """Tensors made without a device start on the CPU (on a GPU machine the default device is the
+    GPU: glassgrad.default_device)."""
+    before = glassgrad.default_device()
+    glassgrad.set_default_device("cpu")
+    yield
+    glassgrad.set_default_device(before)
+
+
+@pytest.fixture
 def torch():
     """PyTorch, for side-by-side checks; the test is skipped where it is not installed (CI never
     needs it)."""

@@ -117,7 +117,10 @@ def test_memory_attributes():
     x = gg.ones(2, 3, dtype=gg.float64)
     assert (x.nbytes, x.itemsize) == (48, 8)
     assert x.data_ptr() != 0 and x[1].data_ptr() - x.data_ptr() == 24
-    assert x.share_memory_() is x and x.is_shared() is False
+    assert x.is_shared() is False
+    # Into shared memory on the CPU (test_shared_memory.py); a GPU tensor stays as it is, as PyTorch's.
+    assert x.share_memory_() is x and x.is_shared() is (str(x.device) == "cpu")
+    assert x.tolist() == [[1.0] * 3] * 2
 
 
 def test_nan_to_num_in_place_top_level_and_bitwise_assignment():

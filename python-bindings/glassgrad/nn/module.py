@@ -422,6 +422,13 @@ class Module:
     def cpu(self) -> "Module":
         return self.to("cpu")
 
+    def share_memory(self) -> "Module":
+        """Moves every CPU parameter and buffer into shared memory (Module.share_memory), so
+        processes started afterwards train this very model (Tensor.share_memory_)."""
+        for t in list(self.parameters()) + list(self.buffers()):
+            t.share_memory_()
+        return self
+
     def extra_repr(self) -> str:
         return ""
 
