@@ -26,7 +26,8 @@ BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
 # The import rewrite, applied to every line of an original (other lines are left as they are).
 IMPORT_RULES = [
-    (re.compile(r"^(\s*)import torch$"), r"\1import glassgrad as torch"),
+    # glassgrad.torch: glassgrad with PyTorch's top-level defaults (torch.flatten flattens all axes).
+    (re.compile(r"^(\s*)import torch$"), r"\1import glassgrad.torch as torch"),
     (re.compile(r"^(\s*)import torchvision$"), r"\1import glassgrad.vision as torchvision"),
     (re.compile(r"^(\s*)import torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
     (re.compile(r"^(\s*)import torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
@@ -242,7 +243,7 @@ def test_word_language_model_exports_onnx_that_onnxruntime_runs_as_the_model(tmp
     assert "exported in ONNX format" in proc.stdout and np.isfinite(_test_ppl(proc.stdout))
     # the best model the script saved, run by glassgrad and by onnxruntime from the exported file
     with open(os.path.join(run, "check_export.py"), "w") as f:
-        f.write(EXPORTED_LM_CHECK.replace("import torch", "import glassgrad as torch"))
+        f.write(EXPORTED_LM_CHECK.replace("import torch", "import glassgrad.torch as torch"))
     check = _run([sys.executable, "check_export.py"], run)
     assert check.returncode == 0, check.stdout[-2000:] + check.stderr[-3000:]
     assert "onnxruntime agrees [(35, 9), (2, 1, 16), (2, 1, 16)]" in check.stdout

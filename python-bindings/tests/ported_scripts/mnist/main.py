@@ -1,5 +1,5 @@
 import argparse
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 import glassgrad.optim as optim

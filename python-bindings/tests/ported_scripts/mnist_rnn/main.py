@@ -2,7 +2,7 @@ from __future__ import print_function
 
 import argparse
 
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 import glassgrad.optim as optim

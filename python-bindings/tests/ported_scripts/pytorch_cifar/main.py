@@ -1,5 +1,5 @@
 '''Train CIFAR10 with PyTorch.'''
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.optim as optim
 import glassgrad.nn.functional as F

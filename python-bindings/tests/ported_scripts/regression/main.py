@@ -2,7 +2,7 @@
 from __future__ import print_function
 from itertools import count
 
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn.functional as F
 
 POLY_DEGREE = 4

@@ -2,7 +2,7 @@ from __future__ import print_function
 import argparse
 from math import log10
 
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.optim as optim
 from glassgrad.utils.data import DataLoader

@@ -1,4 +1,4 @@
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.nn.init as init
 

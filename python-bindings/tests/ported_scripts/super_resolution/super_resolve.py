@@ -1,6 +1,6 @@
 from __future__ import print_function
 import argparse
-import glassgrad as torch
+import glassgrad.torch as torch
 from PIL import Image
 from glassgrad.vision.transforms import ToTensor
 from model import Net

@@ -1,5 +1,5 @@
 import numpy as np
-import glassgrad as torch
+import glassgrad.torch as torch
 
 np.random.seed(2)
 

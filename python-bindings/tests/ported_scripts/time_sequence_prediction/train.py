@@ -1,6 +1,6 @@
 from __future__ import print_function
 import argparse
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.optim as optim
 import numpy as np

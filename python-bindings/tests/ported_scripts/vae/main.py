@@ -1,6 +1,6 @@
 from __future__ import print_function
 import argparse
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.utils.data
 from glassgrad import nn, optim
 from glassgrad.nn import functional as F

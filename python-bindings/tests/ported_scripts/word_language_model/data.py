@@ -1,6 +1,6 @@
 import os
 from io import open
-import glassgrad as torch
+import glassgrad.torch as torch
 
 class Dictionary(object):
     def __init__(self):

@@ -5,7 +5,7 @@
 #
 ###############################################################################
 import argparse
-import glassgrad as torch
+import glassgrad.torch as torch
 
 import data
 from model import PositionalEncoding, RNNModel, TransformerModel

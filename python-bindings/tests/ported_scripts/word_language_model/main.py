@@ -3,7 +3,7 @@ import argparse
 import time
 import math
 import os
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.onnx
 

@@ -1,5 +1,5 @@
 import math
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 

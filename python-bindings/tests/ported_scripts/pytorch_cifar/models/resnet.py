@@ -6,7 +6,7 @@ Reference:
 [1] Kaiming He, Xiangyu Zhang, Shaoqing Ren, Jian Sun
     Deep Residual Learning for Image Recognition. arXiv:1512.03385
 '''
-import glassgrad as torch
+import glassgrad.torch as torch
 import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 

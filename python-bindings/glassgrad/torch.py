@@ -1,0 +1,33 @@
+"""glassgrad under PyTorch's top-level defaults: what a PyTorch script gets from
+`import glassgrad.torch as torch`, the one import line a port changes for a plain `import torch`
+(docs/porting.md). Every name is glassgrad's (torch.nn, torch.optim, torch.tensor, ... resolve to
+glassgrad's own objects), except where glassgrad's top level deliberately differs from PyTorch's
+("Deliberate differences" in docs/porting.md):
+
+- flatten(input, start_dim=0, end_dim=-1) flattens every axis by default, as torch.flatten does;
+  glassgrad.flatten keeps the batch axis (start_dim=1), as the seed's scripts use it.
+
+gg.softmax and gg.log_softmax default to dim=-1 where torch's top-level functions need a dim, so a
+PyTorch script (which always passes one) gets the same result from either."""
+from __future__ import annotations
+
+import glassgrad as _gg
+from glassgrad import Tensor
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    """torch.flatten: axes start_dim..end_dim become one (all of them by default)."""
+    return input.flatten(start_dim, end_dim)
+
+
+def __getattr__(name: str):
+    try:
+        return getattr(_gg, name)
+    except AttributeError:
+        raise AttributeError(f"module 'glassgrad.torch' has no attribute {name!r} (glassgrad has none either)\n"
+                             f"  fix: see docs/porting.md for glassgrad's name of torch.{name}, or "
+                             f"docs/coverage.md for what is not covered") from None
+
+
+def __dir__():
+    return sorted(set(dir(_gg)) | {"flatten"})
