@@ -114,3 +114,17 @@ def test_breaking_out_of_the_loop_stops_the_thread_and_the_workers():
     it._shutdown_workers()
     assert not thread.is_alive()
     del it
+
+
+@pytest.mark.parametrize("thread", [True, False])
+def test_batches_held_across_the_epoch_keep_their_values_while_slots_are_reused(thread, monkeypatch):
+    """Each worker has prefetch_factor + 1 shared slots and reuses them for every later batch; a
+    batch is copied out of its slot before the slot is handed back, so batches the loop still
+    holds never change (with the pin-memory thread and without it)."""
+    monkeypatch.setattr(D, "_loads_in_thread", lambda pin: thread)
+    x = np.random.default_rng(1).random((160, 3, 32, 32), dtype=np.float32)  # 12 KiB a sample
+    held = list(DataLoader(TensorDataset(x, np.arange(160)), batch_size=8, num_workers=2))
+    assert len(held) == 20  # 10 batches a worker through 3 slots each
+    for k, (xb, yb) in enumerate(held):
+        np.testing.assert_array_equal(xb.numpy(), x[8 * k:8 * k + 8])
+        np.testing.assert_array_equal(yb.numpy(), np.arange(8 * k, 8 * k + 8))
