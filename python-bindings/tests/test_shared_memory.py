@@ -87,6 +87,28 @@ def test_hogwild_children_at_once_train_the_shared_model():
     assert all(not np.array_equal(a, b) for a, b in zip(start, _values(model)))
 
 
+def add_one_to_what_arrives(q, done):
+    """A running child: takes a tensor off a queue, adds 1 in place, says whether it is shared."""
+    t = q.get()
+    with gg.no_grad():
+        t.add_(1)
+    t.numpy()  # computed now
+    done.put(t.is_shared())
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_a_shared_tensor_sent_through_a_queue_to_a_running_process_is_the_same_memory(method):
+    ctx = mp.get_context(method)
+    q, done = ctx.Queue(), ctx.Queue()
+    p = ctx.Process(target=add_one_to_what_arrives, args=(q, done))
+    p.start()
+    t = gg.zeros(4).share_memory_()
+    q.put(t)
+    assert done.get(timeout=120) is True
+    p.join(timeout=120)
+    assert t.numpy().tolist() == [1.0] * 4
+
+
 def test_tensors_that_are_not_shared_pickle_as_their_values():
     p = nn.Parameter(gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))
     t = gg.tensor(np.arange(3))
