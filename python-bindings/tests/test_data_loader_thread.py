@@ -4,6 +4,10 @@ GPU (test_data_pin_memory.py has the cuda tests); here the thread runs without p
 ordering, errors and shutdown are checked on any machine: the same batches as num_workers=0, in
 order; worker errors, a killed worker, a timeout and a failed copy raised in the training thread;
 abandoned epochs and persistent workers; no thread, process or shared-memory block left."""
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -128,3 +132,24 @@ def test_batches_held_across_the_epoch_keep_their_values_while_slots_are_reused(
     for k, (xb, yb) in enumerate(held):
         np.testing.assert_array_equal(xb.numpy(), x[8 * k:8 * k + 8])
         np.testing.assert_array_equal(yb.numpy(), np.arange(8 * k, 8 * k + 8))
+
+
+def test_a_loader_still_alive_at_interpreter_exit_stops_quietly():
+    """Persistent workers and the pin-memory thread alive when the script ends: the interpreter
+    exits at once, with nothing printed about the loader's shutdown."""
+    script = textwrap.dedent("""
+        import numpy as np
+        from glassgrad.utils.data import DataLoader, TensorDataset
+        from glassgrad.utils.data import dataloader as D
+        D._loads_in_thread = lambda pin: True
+        x = np.zeros((512, 3, 32, 32), np.float32)
+        loader = DataLoader(TensorDataset(x), batch_size=64, num_workers=2, persistent_workers=True)
+        for _ in range(2):
+            for batch in loader:
+                pass
+        print("done")
+    """)
+    env = dict(os.environ, PYTHONPATH=W.BINDINGS)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0 and run.stdout.strip() == "done", run.stderr
+    assert run.stderr == "", run.stderr

@@ -67,6 +67,8 @@ class _Reader:
                 self._conn.recv_bytes()
         except (EOFError, OSError):
             pass
+        except RuntimeError:
+            pass  # a pin-memory thread that could not be stopped (interpreter exit) is still polling
 
     def close(self) -> None:
         self._poll = None

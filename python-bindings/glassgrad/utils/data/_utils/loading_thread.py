@@ -21,6 +21,7 @@ from .... import _C
 from . import transport as _transport
 
 _POLL_SECONDS = 0.1  # how often the thread looks whether it should stop
+_JOIN_SECONDS = 5.0  # how long stop() waits for it
 
 
 class _Broken:
@@ -90,7 +91,8 @@ class LoadingThread:
         return item
 
     def stop(self) -> None:
-        """Stops the thread and waits for it (at most one poll interval and one batch's copy)."""
+        """Stops the thread and waits for it (one poll interval and one batch's copy; at most
+        _JOIN_SECONDS: at interpreter exit a daemon thread may never run again)."""
         self._stop.set()
         if self._thread is not threading.current_thread():
-            self._thread.join()
+            self._thread.join(timeout=_JOIN_SECONDS)
