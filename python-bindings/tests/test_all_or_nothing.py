@@ -170,13 +170,15 @@ def test_an_interrupt_while_recording_the_updates_leaves_the_step_undone(opt_nam
 
 
 @pytest.mark.parametrize("when", ["before", "after"])
-def test_an_interrupt_around_a_run_of_sgd_updates_leaves_the_step_undone(when, monkeypatch):
-    """SGD records runs of alike updates in one runtime call (SGD._update_all): an interrupt
-    before the second run's call, or landing just after it returned, undoes the whole step."""
+@pytest.mark.parametrize("cls,op", [(gg.SGD, "SGDMomentumUpdate"), (gg.Adam, "AdamUpdate")], ids=["sgd", "adam"])
+def test_an_interrupt_around_a_run_of_updates_leaves_the_step_undone(cls, op, when, monkeypatch):
+    """SGD and Adam record runs of alike updates in one runtime call (Optimizer._update_all): an
+    interrupt before the second run's call, or landing just after it returned, undoes the whole step."""
     model = _model()
     params = list(model.parameters())
     # Two groups with different weight decays: two runs of updates, the second one interrupted.
-    opt = gg.SGD([{"params": params[:3]}, {"params": params[3:], "weight_decay": 0.01}], lr=0.1, momentum=0.9)
+    kwargs = {"momentum": 0.9} if cls is gg.SGD else {}
+    opt = cls([{"params": params[:3]}, {"params": params[3:], "weight_decay": 0.01}], lr=0.1, **kwargs)
     x, y = _batch()
     _step(model, opt, x, y)  # state exists: the interrupted step chains onto it
     gg.cross_entropy(model(x), y).backward()
@@ -195,30 +197,41 @@ def test_an_interrupt_around_a_run_of_sgd_updates_leaves_the_step_undone(when, m
     with pytest.raises(KeyboardInterrupt):
         opt.step()
     monkeypatch.undo()
-    assert calls == ["SGDMomentumUpdate", "SGDMomentumUpdate"]
+    assert calls == [op, op]
     _assert_same(_snapshot(model, opt), before)
     opt.step()  # records and runs normally afterwards
     assert any(not np.array_equal(before[k], v) for k, v in _snapshot(model).items())
 
 
-def test_sgd_runs_of_updates_equal_the_per_parameter_updates():
-    """SGD._update_all (runs of updates in one call) computes what the per-parameter _update
-    does, bit for bit: first steps, momentum, dampening, Nesterov, weight decay, maximize, groups."""
-    class PerParameter(gg.SGD):
-        def _update(self, p, group):  # any other _update makes SGD record parameter by parameter
-            super()._update(p, group)
+def _sgd_groups(ps):
+    return [{"params": ps[:2], "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01},
+            {"params": ps[2:4], "momentum": 0.9, "nesterov": True},
+            {"params": ps[4:5], "maximize": True, "momentum": 0.5},
+            {"params": ps[5:], "momentum": 0.0, "weight_decay": 0.1}]
 
-    def groups(ps):
-        return [{"params": ps[:2], "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01},
-                {"params": ps[2:4], "momentum": 0.9, "nesterov": True},
-                {"params": ps[4:5], "maximize": True, "momentum": 0.5},
-                {"params": ps[5:], "momentum": 0.0, "weight_decay": 0.1}]
+
+def _adam_groups(ps):
+    return [{"params": ps[:2], "weight_decay": 0.01},
+            {"params": ps[2:4], "amsgrad": True},
+            {"params": ps[4:5], "maximize": True, "betas": (0.8, 0.99)},
+            {"params": ps[5:], "eps": 1e-6}]
+
+
+@pytest.mark.parametrize("cls,groups", [(gg.SGD, _sgd_groups), (gg.Adam, _adam_groups), (gg.AdamW, _adam_groups)],
+                         ids=["sgd", "adam", "adamw"])
+def test_runs_of_updates_equal_the_per_parameter_updates(cls, groups):
+    """Optimizer._update_all (runs of alike updates in one call, for SGD, Adam and AdamW) computes
+    what per-parameter updates do, bit for bit: first steps, momentum, dampening, Nesterov, weight
+    decay, maximize, AMSGrad, groups."""
+    class PerParameter(cls):
+        def _update(self, p, group):  # an overridden _update makes the optimizer record per parameter
+            super()._update(p, group)
 
     x, y = _batch()
     results = []
-    for cls in (gg.SGD, PerParameter):
+    for c in (cls, PerParameter):
         model = _model()
-        opt = cls(groups(list(model.parameters())), lr=0.05)
+        opt = c(groups(list(model.parameters())), lr=0.05)
         losses = [_step(model, opt, x, y) for _ in range(3)]
         results.append((losses, _snapshot(model, opt)))
     assert results[0][0] == results[1][0]

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _C, _args
-from .optimizer import Optimizer, _op_multi, refuse_differentiable
+from .optimizer import Optimizer, UpdateRow, refuse_differentiable
 
 
 class BetasOptimizer(Optimizer):
@@ -57,23 +57,20 @@ class Adam(BetasOptimizer):
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
 
-    def _update(self, p, group) -> None:
+    def _row(self, p, group) -> UpdateRow:
         st = self._state_with(p, "exp_avg", "exp_avg_sq")
         amsgrad = group["amsgrad"]
         if amsgrad and "max_exp_avg_sq" not in st:
             st["max_exp_avg_sq"] = self._zeros_state(p, "max_exp_avg_sq")
-        attrs = {"beta2": group["betas"][1], "eps": group["eps"], "weight_decay": group["weight_decay"],
-                 "decoupled_weight_decay": group["decoupled_weight_decay"]}
+        attrs = (("beta2", group["betas"][1]), ("eps", group["eps"]), ("weight_decay", group["weight_decay"]),
+                 ("decoupled_weight_decay", group["decoupled_weight_decay"]))
         head = [p, self._grad(p, group), self._hyper(group, "lr", p), self._hyper(group, "beta1", p),
                 st["exp_avg"], st["exp_avg_sq"]]
         if amsgrad:
-            new = _op_multi("AdamAMSGradUpdate", head + [st["max_exp_avg_sq"], st["step"]], attrs)
             targets = [p, st["exp_avg"], st["exp_avg_sq"], st["max_exp_avg_sq"], st["step"]]
-        else:
-            new = _op_multi("AdamUpdate", head + [st["step"]], attrs)
-            targets = [p, st["exp_avg"], st["exp_avg_sq"], st["step"]]
-        for t, n in zip(targets, new):
-            self._swap(t, n)
+            return "AdamAMSGradUpdate", attrs, [t._h for t in head + [st["max_exp_avg_sq"], st["step"]]], targets
+        targets = [p, st["exp_avg"], st["exp_avg_sq"], st["step"]]
+        return "AdamUpdate", attrs, [t._h for t in head + [st["step"]]], targets
 
 
 class AdamW(Adam):

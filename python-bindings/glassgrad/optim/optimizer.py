@@ -84,6 +84,11 @@ class ParamGroup(dict):
         return out
 
 
+# One parameter's update node (Optimizer._row): op, attrs as (key, value) pairs, input handles,
+# the tensors its outputs are written to.
+UpdateRow = Tuple[str, Tuple[Tuple[str, Any], ...], List[Any], List[Tensor]]
+
+
 def _check_param(opt_name: str, i: int, p) -> None:
     if not isinstance(p, Tensor) or not p.requires_grad or not p.is_leaf:
         raise _C.InvalidArgumentError(
@@ -298,14 +303,40 @@ class Optimizer:
         self._swaps = None
         return loss
 
-    def _update(self, p: Tensor, group: Dict[str, Any]) -> None:  # pragma: no cover - abstract
+    def _row(self, p: Tensor, group: Dict[str, Any]) -> UpdateRow:  # pragma: no cover - abstract
+        """p's update as one in-place node: (op, attrs as (key, value) pairs in a fixed order,
+        input handles, the tensors its outputs are written to, in output order). Making the row
+        may create p's state."""
         raise NotImplementedError
 
+    def _update(self, p: Tensor, group: Dict[str, Any]) -> None:
+        """Records p's update: the node _row describes (optimizers with other updates override this)."""
+        op, attrs, row, targets = self._row(p, group)
+        self._record_updates(op, [row], [targets], dict(attrs))
+
     def _update_all(self, work: Sequence[Tuple[Dict[str, Any], Tensor]]) -> None:
-        """Records the update of every (group, parameter) of `work`, in order (SGD records runs of
-        alike updates in one call: _record_updates)."""
+        """Records the update of every (group, parameter) of `work`, in order. Where _update is
+        the one above (SGD, Adam, AdamW), runs of parameters whose rows share the op and attrs are
+        recorded in one call (_record_updates); an overridden or patched _update runs per parameter."""
+        if type(self)._update is not Optimizer._update:
+            for group, p in work:
+                self._update(p, group)
+            return
+        run_key: Optional[Tuple[str, Tuple[Tuple[str, Any], ...]]] = None  # (op, attrs) of the run
+        rows: List[List[Any]] = []
+        targets: List[List[Tensor]] = []
         for group, p in work:
-            self._update(p, group)
+            op, attrs, row, target = self._row(p, group)
+            if (op, attrs) != run_key:
+                if rows:
+                    assert run_key is not None  # set with the run's first row
+                    self._record_updates(run_key[0], rows, targets, dict(run_key[1]))
+                run_key, rows, targets = (op, attrs), [], []
+            rows.append(row)
+            targets.append(target)
+        if rows:
+            assert run_key is not None
+            self._record_updates(run_key[0], rows, targets, dict(run_key[1]))
 
     def _record_updates(self, op: str, rows: List[List[Any]], targets: List[List[Tensor]], attrs: Dict[str, Any]) -> None:
         """One `op` node per row of input handles (the same attrs), each output j of row i written

@@ -1,10 +1,7 @@
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
-
 from .. import _C, _args
-from .._tensor import Tensor
-from .optimizer import Optimizer, _op_multi, refuse_differentiable
+from .optimizer import Optimizer, UpdateRow, refuse_differentiable
 
 
 class SGD(Optimizer):
@@ -45,71 +42,17 @@ class SGD(Optimizer):
     def _structure(self, group):
         return (group["momentum"] != 0,)
 
-    def _update_all(self, work) -> None:
-        """The updates of _update, recorded in runs of the same op and attributes (one call each:
-        _record_updates) instead of one call per parameter; maximize (which negates the gradient
-        first) and subclasses overriding _update take the per-parameter path."""
-        if type(self)._update is not _SGD_UPDATE:  # a subclass's (or a patched) _update runs per parameter
-            return super()._update_all(work)
-        run_key: Optional[Tuple[str, Tuple[Tuple[str, Any], ...]]] = None  # (op, attrs) of the run
-        rows: List[List[Any]] = []
-        targets: List[List[Tensor]] = []
-
-        def flush():
-            if rows:
-                assert run_key is not None  # set with the run's first row
-                self._record_updates(run_key[0], rows, targets, dict(run_key[1]))
-                rows.clear()
-                targets.clear()
-
-        for group, p in work:
-            if group["maximize"]:
-                flush()
-                self._update(p, group)
-                continue
-            lr = self._hyper(group, "lr", p)._h
-            key: Tuple[str, Tuple[Tuple[str, Any], ...]]
-            if group["momentum"] == 0:
-                key = ("SGDUpdate", (("weight_decay", group["weight_decay"]),))
-                row, target = [p._h, p._h.grad(), lr], [p]
-            else:
-                st = self._state_for(p)
-                first = "momentum_buffer" not in st
-                if first:
-                    st["momentum_buffer"] = self._zeros_state(p, "momentum_buffer")
-                buf = st["momentum_buffer"]
-                # As _update: the first step copies d into the buffer (no dampening yet).
-                key = ("SGDMomentumUpdate", (("weight_decay", group["weight_decay"]),
-                                             ("dampening", 0.0 if first else group["dampening"]),
-                                             ("nesterov", group["nesterov"])))
-                row = [p._h, p._h.grad(), lr, buf._h, self._hyper(group, "momentum", p)._h]
-                target = [p, buf]
-            if key != run_key:
-                flush()
-                run_key = key
-            rows.append(row)
-            targets.append(target)
-        flush()
-
-    def _update(self, p, group) -> None:
-        lr = self._hyper(group, "lr", p)
-        g = self._grad(p, group)
+    def _row(self, p, group) -> UpdateRow:
+        lr = self._hyper(group, "lr", p)._h
+        g = self._grad(p, group)._h
         if group["momentum"] == 0:
-            (new_p,) = _op_multi("SGDUpdate", [p, g, lr], {"weight_decay": group["weight_decay"]})
-            self._swap(p, new_p)
-            return
+            return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [p._h, g, lr], [p]
         st = self._state_for(p)
         first = "momentum_buffer" not in st
         if first:
             st["momentum_buffer"] = self._zeros_state(p, "momentum_buffer")
         buf = st["momentum_buffer"]
         # First step: buf = momentum * 0 + d = d, PyTorch's copy, so no dampening yet.
-        new_p, new_buf = _op_multi("SGDMomentumUpdate", [p, g, lr, buf, self._hyper(group, "momentum", p)],
-                                   {"weight_decay": group["weight_decay"],
-                                    "dampening": 0.0 if first else group["dampening"],
-                                    "nesterov": group["nesterov"]})
-        self._swap(p, new_p)
-        self._swap(buf, new_buf)
-
-
-_SGD_UPDATE = SGD._update  # the rule _update_all batches (any other _update is called as written)
+        attrs = (("weight_decay", group["weight_decay"]), ("dampening", 0.0 if first else group["dampening"]),
+                 ("nesterov", group["nesterov"]))
+        return "SGDMomentumUpdate", attrs, [p._h, g, lr, buf._h, self._hyper(group, "momentum", p)._h], [p, buf]
