@@ -290,6 +290,42 @@ TEST_P(GemmIsa, ReadsAPrepackedBInPlace) {
   }
 }
 
+// A packed once (gemm_pack_a) and read in place by several calls, as a conv reads its weights
+// for every image batch: the same bits as packing on the fly, row-major and transposed A, across
+// K blocks (k > KC), M blocks (m > MC) and the threaded split along M (row ranges of the packed A).
+template <typename T>
+void check_prepacked_a(CpuIsa isa, int64_t m, int64_t n, int64_t k, Layout la) {
+  std::mt19937 gen(static_cast<unsigned>(m * 3 + n + k));
+  const DType dt = sizeof(T) == 4 ? DType::Float32 : DType::Float64;
+  const Operand<T> a = make_operand<T>(m, k, la, gen);
+  const Operand<T> b = make_operand<T>(k, n, Layout::RowMajor, gen);
+  std::vector<T> want(static_cast<size_t>(m * n)), got(want.size());
+  cpu::gemm(problem(m, n, k, a, b, want.data(), n, T(1), T(0)), {}, isa);
+  std::vector<T> packed(static_cast<size_t>(cpu::gemm_packed_a_elems(m, k, dt, isa)) + 64 / sizeof(T));
+  T* aligned = packed.data() + (64 / sizeof(T) - reinterpret_cast<uintptr_t>(packed.data()) / sizeof(T) % (64 / sizeof(T))) %
+                                   (64 / sizeof(T));
+  cpu::gemm_pack_a(problem<T>(m, n, k, a, b, nullptr, n), aligned, isa);
+  for (int call = 0; call < 2; ++call) {
+    cpu::GemmProblem<T> p = problem(m, n, k, a, b, got.data(), n, T(1), T(0));
+    p.a = cpu::MatrixView<T>();  // only the packed form is given
+    p.a_packed = aligned;
+    p.a_packed_m = m;
+    cpu::gemm(p, {}, isa);
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(got[i], want[i]) << cpu_isa_name(isa) << " m=" << m << " n=" << n << " k=" << k << " at " << i;
+  }
+}
+
+TEST_P(GemmIsa, ReadsAPrepackedAInPlace) {
+  const int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 3}, {100, 8, 257}, {257, 40, 400}, {33, 2100, 40}};
+  for (const auto& sh : shapes) {
+    for (Layout la : {Layout::RowMajor, Layout::Transposed}) {
+      check_prepacked_a<float>(GetParam(), sh[0], sh[1], sh[2], la);
+      check_prepacked_a<double>(GetParam(), sh[0], sh[1], sh[2], la);
+    }
+  }
+}
+
 // gemm_dot: C[i, j] = alpha * <A row i, B row j> + beta * C[i, j].
 template <typename T>
 void check_dot(CpuIsa isa, int64_t m, int64_t n, int64_t k, T alpha, T beta) {

@@ -154,13 +154,19 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, DType dt, i
 //   backward weight: buffer 0 = gyv [K, Nq] (flat) or col [CRS, batch*HoWo] (general);
 //                    buffer 1 = gy of the batch [K, batch*HoWo] (general)
 // (buffer 1 of the general layout only when batch > 1).
+// After the slots, shared by them: the GEMMs' A (the weights: w for the forward, w^T for the
+// input gradient) packed once a call (gemm_pack_a), which every GEMM of every image batch reads
+// in place; it used to be packed again by each GEMM, as many times as there are batches (ResNet's
+// [32,256,8,8] -> 512 stride 2: 4.7 MB of weights packed 3 times a call). Ungrouped convs only.
 struct ConvPlan {
   int slots = 1;
   int64_t batch = 1;  // images per GEMM (images_per_gemm)
   size_t buf_bytes[2] = {0, 0};
   size_t partial_bytes = 0, gemm_bytes = 0;
+  int64_t a_m = 0, a_k = 0;  // the shared packed A [a_m, a_k] (0: none)
+  size_t a_packed_bytes = 0;
   size_t slot_bytes() const { return buf_bytes[0] + buf_bytes[1] + partial_bytes + gemm_bytes; }
-  size_t total() const { return static_cast<size_t>(slots) * slot_bytes() + kAlign; }
+  size_t total() const { return static_cast<size_t>(slots) * slot_bytes() + a_packed_bytes + kAlign; }
 };
 
 ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, int64_t units, DType dt, int threads) {
@@ -200,6 +206,10 @@ ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, int64_t units, DType dt, in
       break;
   }
   if (d.m > 0) p.gemm_bytes = align_up(cpu::gemm_workspace_bytes(d.m, d.n, d.k, dt, /*serial=*/p.slots > 1));
+  if (d.m > 0 && op != ConvOp::BackwardWeight && units == g.n) {
+    p.a_m = d.m, p.a_k = d.k;
+    p.a_packed_bytes = align_up(static_cast<size_t>(cpu::gemm_packed_a_elems(d.m, d.k, dt)) * el);
+  }
   return p;
 }
 
@@ -224,14 +234,24 @@ struct Slot {
   T* buf[2] = {nullptr, nullptr};
   T* partial = nullptr;
   cpu::GemmWorkspace gemm_ws;
+  const T* a_packed = nullptr;  // the GEMM's A packed once for all slots (ConvPlan), or null
+  int64_t a_packed_m = 0;
+  // The GEMM's A: read in place from the shared packed copy when there is one, else `a`.
+  void set_a(cpu::GemmProblem<T>& gp, cpu::MatrixView<T> a) const {
+    gp.a = a;
+    gp.a_packed = a_packed;
+    gp.a_packed_m = a_packed_m;
+  }
 };
 
 // Runs fn(slot, u_begin, u_end) for each slot's range of units (u = n * groups + group), in
 // parallel when the plan has several slots. Uses the planned workspace; if it is short (the
 // thread count changed since planning), fewer slots, or a temporary buffer from the CPU
-// allocator. g is the whole conv's geometry.
+// allocator. g is the whole conv's geometry; `a` is the GEMMs' A [a_m, a_k] (the weights as the
+// op reads them), packed once before the slots start when the plan shares it.
 template <typename T, typename F>
-void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspace, size_t workspace_bytes, F&& fn) {
+void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspace, size_t workspace_bytes,
+                   cpu::MatrixView<T> a, F&& fn) {
   const ConvGeometry g = cpu::group_slice(whole);
   const int64_t units = units_of(whole);
   const int threads = in_parallel_region() ? 1 : get_num_threads();
@@ -245,6 +265,13 @@ void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspa
     base = static_cast<char*>(scratch.data_ptr());
   }
   base = reinterpret_cast<char*>(align_up(reinterpret_cast<uintptr_t>(base)));
+  T* a_packed = nullptr;
+  if (p.a_packed_bytes > 0) {
+    a_packed = reinterpret_cast<T*>(base + static_cast<size_t>(p.slots) * p.slot_bytes());
+    cpu::GemmProblem<T> pa(p.a_m, 0, p.a_k);
+    pa.a = a;
+    cpu::gemm_pack_a(pa, a_packed);
+  }
   auto run = [&](int64_t s) {
     char* sb = base + static_cast<size_t>(s) * p.slot_bytes();
     Slot<T> slot;
@@ -255,6 +282,8 @@ void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspa
     sb += p.buf_bytes[0] + p.buf_bytes[1];
     slot.partial = p.partial_bytes ? reinterpret_cast<T*>(sb) : nullptr;
     slot.gemm_ws = {sb + p.partial_bytes, p.gemm_bytes};
+    slot.a_packed = a_packed;
+    slot.a_packed_m = p.a_m;
     fn(slot, units * s / p.slots, units * (s + 1) / p.slots);
   };
   if (p.slots == 1) {
@@ -320,7 +349,7 @@ void conv2d_forward(const KernelContext& c) {
   }
   const PixelLayout layout = pixel_layout(g);
   const int64_t hwo = g.hwo(), crs = g.crs();
-  for_each_slot<T>(ConvOp::Forward, whole, x.dtype(), c.workspace, c.workspace_bytes,
+  for_each_slot<T>(ConvOp::Forward, whole, x.dtype(), c.workspace, c.workspace_bytes, cpu::row_major(wp0, crs),
                    [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
     std::vector<const T*> rows(layout == PixelLayout::Flat ? static_cast<size_t>(crs) : 0);
     const bool batches = layout == PixelLayout::General && !forward_direct(g);
@@ -345,7 +374,7 @@ void conv2d_forward(const KernelContext& c) {
         T* yv = slot.buf[0];
         for (int64_t p = 0; p < crs; ++p) rows[static_cast<size_t>(p)] = xn + cpu::flat_offset(g, p);
         cpu::GemmProblem<T> gp(g.k, nq, crs);
-        gp.a = cpu::row_major(wp, crs);
+        slot.set_a(gp, cpu::row_major(wp, crs));
         gp.b_rows = rows.data();
         gp.c = yv;
         gp.ldc = nq;
@@ -373,7 +402,7 @@ void conv2d_forward(const KernelContext& c) {
         col = slot.buf[0];
       }
       cpu::GemmProblem<T> gp(g.k, ld, crs);
-      gp.a = cpu::row_major(wp, crs);
+      slot.set_a(gp, cpu::row_major(wp, crs));
       gp.b = cpu::row_major(col, ld);
       gp.beta = bn && nb == 1 ? T(1) : T(0);
       gp.c = out;
@@ -416,7 +445,7 @@ void conv2d_backward_input(const KernelContext& c) {
   const PixelLayout layout = pixel_layout(g);
   const int64_t hwo = g.hwo(), crs = g.crs();
   for_each_slot<T>(ConvOp::BackwardInput, whole, gy.dtype(), c.workspace, c.workspace_bytes,
-                   [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
+                   cpu::transpose_of(wp0, crs), [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
     for (int64_t u = u0, nb = 1; u < u1; u += nb) {
       nb = layout == PixelLayout::General ? std::min(slot.batch, u1 - u) : 1;  // images u .. u + nb
       const UnitPtrs at(whole, u);
@@ -427,7 +456,7 @@ void conv2d_backward_input(const KernelContext& c) {
       // through its strides.
       auto backward_gemm = [&](const T* b, int64_t q, T* out) {
         cpu::GemmProblem<T> gp(crs, q, g.k);
-        gp.a = cpu::transpose_of(wp, crs);
+        slot.set_a(gp, cpu::transpose_of(wp, crs));
         gp.b = cpu::row_major(b, q);
         gp.c = out;
         gp.ldc = q;
@@ -487,7 +516,7 @@ void conv2d_backward_weight(const KernelContext& c) {
   const bool dots = weight_by_dots(g, x.dtype());
   // Accumulators of slots other than the first (a slot never outnumbers the threads).
   std::vector<const T*> partials(static_cast<size_t>(std::max(get_num_threads(), 1)), nullptr);
-  for_each_slot<T>(ConvOp::BackwardWeight, whole, x.dtype(), c.workspace, c.workspace_bytes,
+  for_each_slot<T>(ConvOp::BackwardWeight, whole, x.dtype(), c.workspace, c.workspace_bytes, cpu::MatrixView<T>{},
                    [&](const Slot<T>& slot, int64_t u0, int64_t u1) {
     // Slot 0 accumulates straight into dw (zeroed above); the others into their own zeroed
     // buffer, summed below. Every unit adds onto its group's rows of the accumulator.

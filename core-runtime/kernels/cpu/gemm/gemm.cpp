@@ -126,6 +126,10 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     return;
   }
   check_isa(isa);
+  if (p.a_packed != nullptr && (p.a_row0 < 0 || p.a_row0 + p.m > p.a_packed_m)) {
+    throw InternalError("gemm: rows " + std::to_string(p.a_row0) + ".." + std::to_string(p.a_row0 + p.m) +
+                        " of a packed A with " + std::to_string(p.a_packed_m) + " rows");
+  }
   const GemmKernel<T>& kern = kernel_for<T>(isa);
   const int threads = in_parallel_region() ? 1 : get_num_threads();
   Split s = plan_split(kern, p.m, p.n, p.k, threads);
@@ -163,6 +167,7 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     } else {
       q.m = std::min(s.chunk, p.m - begin);
       q.a.data = p.a.data + begin * p.a.row_stride;
+      q.a_row0 = p.a_row0 + begin;  // begin: whole slivers
       q.c = p.c + begin * p.ldc;
     }
     kern.run(q, kern.blocking, ap, bp);
@@ -201,6 +206,20 @@ void gemm_pack_b(const GemmProblem<T>& p, T* dst, CpuIsa isa) {
 }
 template void gemm_pack_b<float>(const GemmProblem<float>&, float*, CpuIsa);
 template void gemm_pack_b<double>(const GemmProblem<double>&, double*, CpuIsa);
+
+template <typename T>
+void gemm_pack_a(const GemmProblem<T>& p, T* dst, CpuIsa isa) {
+  if (p.m <= 0 || p.k <= 0) return;
+  check_isa(isa);
+  kernel_for<T>(isa).pack_a(p, dst);
+}
+template void gemm_pack_a<float>(const GemmProblem<float>&, float*, CpuIsa);
+template void gemm_pack_a<double>(const GemmProblem<double>&, double*, CpuIsa);
+
+int64_t gemm_packed_a_elems(int64_t m, int64_t k, DType dtype, CpuIsa isa) {
+  const int64_t mr = dtype == DType::Float64 ? kernel_for<double>(isa).mr : kernel_for<float>(isa).mr;
+  return ceil_div(m, mr) * mr * k;
+}
 
 int64_t gemm_packed_b_elems(int64_t k, int64_t n, DType dtype, CpuIsa isa) {
   const int64_t nr = dtype == DType::Float64 ? kernel_for<double>(isa).nr : kernel_for<float>(isa).nr;

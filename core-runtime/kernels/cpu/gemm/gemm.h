@@ -77,6 +77,14 @@ template <typename T>
 void gemm_pack_b(const GemmProblem<T>& p, T* dst, CpuIsa isa = cpu_isa());
 int64_t gemm_packed_b_elems(int64_t k, int64_t n, DType dtype, CpuIsa isa = cpu_isa());
 
+// A [m, k] of p (its a) in the a_packed form of `isa`'s loop nest, into dst of
+// gemm_packed_a_elems(m, k, ...) elements, 64-byte aligned: pack once, then every gemm with
+// p.a_packed = dst, p.a_packed_m = m and the same isa reads it in place (a conv's weights,
+// shared by the GEMMs of all its image batches).
+template <typename T>
+void gemm_pack_a(const GemmProblem<T>& p, T* dst, CpuIsa isa = cpu_isa());
+int64_t gemm_packed_a_elems(int64_t m, int64_t k, DType dtype, CpuIsa isa = cpu_isa());
+
 // C[i, j] = alpha * <A row i, B row j> + beta * C[i, j] (GemmDotProblem): serial, no workspace.
 template <typename T>
 void gemm_dot(const GemmDotProblem<T>& p, CpuIsa isa = cpu_isa());

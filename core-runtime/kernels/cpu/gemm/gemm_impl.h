@@ -231,9 +231,21 @@ void pack_b_all(const GemmProblem<T>& p, T* dst) {
   pack_panel<T, NR>(p, p.k, p.n, 0, 0, dst);
 }
 
+// The whole A in the a_packed form: per block of kc_step columns, every MR-row sliver (pack_a's
+// layout), block pc at dst + pc * Mp.
+template <typename T, int MR>
+void pack_a_blocks(const GemmProblem<T>& p, int64_t kc_step, T* dst) {
+  const int64_t mp = (p.m + MR - 1) / MR * MR;
+  for (int64_t pc = 0; pc < p.k; pc += kc_step) {
+    pack_a<T, MR>(p.m, min64(kc_step, p.k - pc), p.a.data + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride,
+                  dst + pc * mp);
+  }
+}
+
 template <typename T, int MR, int NV>
 void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
   constexpr int NR = NV * Vec<T>::lanes;
+  const int64_t a_mp = (p.a_packed_m + MR - 1) / MR * MR;  // a_packed: rows of one K block
   // Column blocks of whole slivers, so that a b_packed B is cut on its sliver boundaries.
   const int64_t nc_step = blk.nc / NR * NR;
   for (int64_t jc = 0; jc < p.n; jc += nc_step) {
@@ -253,13 +265,19 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
       }
       for (int64_t ic = 0; ic < p.m; ic += blk.mc) {
         const int64_t mc = min64(blk.mc, p.m - ic);
-        pack_a<T, MR>(mc, kc, p.a.data + ic * p.a.row_stride + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride, ap);
+        const T* ablk = ap;  // this step's A block, packed here or taken from a_packed
+        if (p.a_packed != nullptr) {
+          ablk = p.a_packed + pc * a_mp + (p.a_row0 + ic) * kc;
+        } else {
+          pack_a<T, MR>(mc, kc, p.a.data + ic * p.a.row_stride + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride,
+                        ap);
+        }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const T* bs = panel + jr * sliver_stride;
           T* cc = p.c + ic * p.ldc + jc + jr;
           const int64_t nr = min64(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            micro_kernel<T, MR, NV>(kc, ap + ir * kc, bs, cc + ir * p.ldc, p.ldc, min64(MR, mc - ir), nr,
+            micro_kernel<T, MR, NV>(kc, ablk + ir * kc, bs, cc + ir * p.ldc, p.ldc, min64(MR, mc - ir), nr,
                                     p.alpha, beta);
           }
         }
@@ -314,17 +332,26 @@ constexpr int kNvF64 = GG_GEMM_NR_F64 / Vec<double>::lanes;
 static_assert(kNvF32 * Vec<float>::lanes == GG_GEMM_NR_F32, "NR must be a multiple of the lanes");
 static_assert(kNvF64 * Vec<double>::lanes == GG_GEMM_NR_F64, "NR must be a multiple of the lanes");
 
+constexpr GemmBlocking kBlockF32 = GG_GEMM_BLOCK_F32;
+constexpr GemmBlocking kBlockF64 = GG_GEMM_BLOCK_F64;
+
+// The a_packed form cut on the blocking's KC, the same blocks run() steps through.
+template <typename T, int MR, int64_t KC>
+void pack_a_all(const GemmProblem<T>& p, T* dst) {
+  pack_a_blocks<T, MR>(p, KC, dst);
+}
+
 #define GG_GEMM_STR2(x) #x
 #define GG_GEMM_STR(x) GG_GEMM_STR2(x)
 
 const GemmKernel<float> kF32 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F32) "x" GG_GEMM_STR(GG_GEMM_NR_F32) " f32",
-    GG_GEMM_MR_F32, GG_GEMM_NR_F32, GG_GEMM_BLOCK_F32, &run<float, GG_GEMM_MR_F32, kNvF32>, &run_dot<float>,
-    &pack_b_all<float, GG_GEMM_NR_F32>};
+    GG_GEMM_MR_F32, GG_GEMM_NR_F32, kBlockF32, &run<float, GG_GEMM_MR_F32, kNvF32>, &run_dot<float>,
+    &pack_b_all<float, GG_GEMM_NR_F32>, &pack_a_all<float, GG_GEMM_MR_F32, kBlockF32.kc>};
 const GemmKernel<double> kF64 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F64) "x" GG_GEMM_STR(GG_GEMM_NR_F64) " f64",
-    GG_GEMM_MR_F64, GG_GEMM_NR_F64, GG_GEMM_BLOCK_F64, &run<double, GG_GEMM_MR_F64, kNvF64>, &run_dot<double>,
-    &pack_b_all<double, GG_GEMM_NR_F64>};
+    GG_GEMM_MR_F64, GG_GEMM_NR_F64, kBlockF64, &run<double, GG_GEMM_MR_F64, kNvF64>, &run_dot<double>,
+    &pack_b_all<double, GG_GEMM_NR_F64>, &pack_a_all<double, GG_GEMM_MR_F64, kBlockF64.kc>};
 
 }  // namespace
 

@@ -20,7 +20,16 @@ struct MatrixView {
 };
 
 // C[i, j] = alpha * sum_p A[i, p] * B[p, j] + beta * C[i, j]   for i < m, j < n, p < k
-// A[i, p] is a (a MatrixView). B[p, j] is, by the first of these that is set:
+// A[i, p] is, by the first of these that is set:
+//   a_packed               already in the loop nest's packed form (gemm_pack_a), for an A that
+//                          several calls share (a conv's weights, one call per image batch):
+//                          for each block of KC columns (the kernel's blocking; the last may be
+//                          narrower), the MR-row slivers of all a_packed_m rows, block pc at
+//                          a_packed + pc * Mp (Mp: a_packed_m rounded up to MR), sliver s of it at
+//                          + s * MR * (block width), zeros past row a_packed_m; this call's rows
+//                          start at row a_row0 of it (a multiple of MR: a thread's row range);
+//   a                      a MatrixView.
+// B[p, j] is, by the first of these that is set:
 //   b_packed               already in the loop nest's packed form (gemm_pack_b, or written
 //                          directly: ceil(n / NR) slivers of NR columns, sliver s holding
 //                          B[p, s*NR + j] at b_packed[s*NR*k + p*NR + j], zeros past column n),
@@ -40,6 +49,8 @@ struct GemmProblem {
   int64_t m = 0, n = 0, k = 0;
   T alpha = T(1), beta = T(0);
   MatrixView<T> a;
+  const T* a_packed = nullptr;
+  int64_t a_packed_m = 0, a_row0 = 0;
   MatrixView<T> b;
   const T* b_packed = nullptr;
   const T* const* b_rows = nullptr;
@@ -89,6 +100,8 @@ struct GemmKernel {
   void (*run_dot)(const GemmDotProblem<T>& p);
   // dst <- B [k, n] of p (rows, columns or strides) in the b_packed form.
   void (*pack_b)(const GemmProblem<T>& p, T* dst);
+  // dst <- A [m, k] of p (its MatrixView) in the a_packed form, KC = blocking.kc.
+  void (*pack_a)(const GemmProblem<T>& p, T* dst);
 };
 
 // One table per ISA; each lives in its own translation unit compiled for that ISA.
