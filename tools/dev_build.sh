@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Development build: compiles the extension into build/dev (or $GLASSGRAD_DEV_BUILD_DIR) and
-# copies it next to the Python sources, so tests can run against the working tree:
+# copies it next to the Python sources, so tests can run against the working tree (GLASSGRAD_CUDA=ON
+# with GLASSGRAD_CUDA_ARCHS=90, say, for a CUDA build of one architecture):
 #   bash tools/dev_build.sh && PYTHONPATH=python-bindings python -m pytest python-bindings/tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,7 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" \
     -DGLASSGRAD_BUILD_PYTHON=ON -DGLASSGRAD_DEV_INPLACE=ON \
     -DGLASSGRAD_CUDA="${GLASSGRAD_CUDA:-OFF}" \
+    ${GLASSGRAD_CUDA_ARCHS+"-DGLASSGRAD_CUDA_ARCHS=$GLASSGRAD_CUDA_ARCHS"} \
     -DPython_EXECUTABLE="$(command -v python3)" \
     -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)"
 fi
