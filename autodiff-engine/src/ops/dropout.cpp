@@ -1,4 +1,5 @@
-// Dropout with a counter-based mask (core-runtime/kernels/dropout_rules.h; docs/gpt-step.md):
+// Dropout with a counter-based mask (core-runtime/kernels/dropout_rules.h; docs/gpt-step.md),
+// the ops of families/dropout.def:
 //
 //   Dropout(x, seed){p} -> y = x * keep / (1 - p)   (x * 0 where dropped, as PyTorch's x * mask)
 //       keep(i) for element i of the flat row-major x: word i % 4 of Philox4x32-10 at counter
@@ -9,33 +10,50 @@
 // mask is a function of the seed and the element's position alone, so the op is linear in x
 // with a fixed mask: its gradient is the same op on the incoming gradient under the same seed
 // (the mask regenerated, never stored), and so is every higher derivative.
+#include "glassgrad/autodiff/families/dropout.h"
+
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
 
-void register_dropout_ops(OpRegistry& r) {
-  OpSchema s;
-  s.name = "Dropout";
-  s.inputs = {"x", "seed"};
-  s.outputs = {"y"};
-  s.formula = "y = x * keep / (1 - p), keep = Philox4x32-10 word of the element's index under the seed >= p * 2^32";
-  s.infer = [](const ShapeContext& ctx) {
-    ctx.expect_float(0);
-    const double p = ctx.attrs().f("p");
-    if (!(p >= 0.0 && p <= 1.0)) ops::bad_attr(ctx, "p", "in [0, 1]", std::to_string(p), "p=0.1");
-    const TensorInfo& seed = ctx.in(1);
-    if (seed.dtype != DType::Int64 || seed.rank() != 0) {
-      ctx.fail(ErrorMessage("the dropout seed must be an int64 scalar, got " + seed.str())
-                   .fix("let glassgrad.nn.functional.dropout draw it"));
-    }
-    return std::vector<TensorInfo>{ctx.in(0)};
-  };
+DropoutAttrs DropoutAttrs::from(const Attrs& a) {
+  DropoutAttrs d;
+  d.p = a.f("p");
+  return d;
+}
+
+namespace {
+
+// x floating, p in [0, 1], the seed an int64 scalar; y is x's shape and dtype.
+std::vector<TensorInfo> dropout_shape(const ShapeContext& ctx) {
+  ctx.expect_float(0);
+  const double p = DropoutAttrs::from(ctx.attrs()).p;
+  if (!(p >= 0.0 && p <= 1.0)) ops::bad_attr(ctx, "p", "in [0, 1]", std::to_string(p), "p=0.1");
+  const TensorInfo& seed = ctx.in(1);
+  if (seed.dtype != DType::Int64 || seed.rank() != 0) {
+    ctx.fail(ErrorMessage("the dropout seed must be an int64 scalar, got " + seed.str())
+                 .fix("let glassgrad.nn.functional.dropout draw it"));
+  }
+  return std::vector<TensorInfo>{ctx.in(0)};
+}
+
+}  // namespace
+
+void dropout(OpSchema& s) {
+  s.infer = dropout_shape;
   s.gradient = [](GradContext& c) {
     const ValueId g = c.grad_output(0);
     if (g == kNoValue || !c.needs_grad(0)) return;
     c.set_grad(0, c.emit("Dropout", {g, c.input(1)}, c.attrs()));
   };
-  r.add(std::move(s));
 }
+
+// --8<-- [start:register]
+void register_dropout_ops(OpRegistry& r) {
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/dropout.def"
+}
+// --8<-- [end:register]
 
 }  // namespace glassgrad

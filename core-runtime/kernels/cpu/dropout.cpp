@@ -1,5 +1,5 @@
-// CPU Dropout kernel, float32 and float64 (the op: autodiff-engine/src/ops/dropout.cpp; the mask:
-// kernels/dropout_rules.h). Layout: dense x and y of n elements; the seed an int64 scalar.
+// CPU kernels of the dropout family (families/dropout.def; the rules: autodiff-engine/src/ops/
+// dropout.cpp; the mask: kernels/dropout_rules.h). Layout: dense x and y of n elements; the seed an int64 scalar.
 //
 //   y[i] = x[i] * (keep(i) ? 1 / (1 - p) : 0),   keep(4g + q) = word q of Philox4x32-10 at
 //   counter g under the seed >= round(p * 2^32)
@@ -8,7 +8,9 @@
 // depends on its index alone, so the thread count never changes it.
 #include <algorithm>
 
+#include "cpu/registration.h"
 #include "dropout_rules.h"
+#include "glassgrad/autodiff/families/dropout.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -21,7 +23,7 @@ void dropout(const KernelContext& c) {
   const T* x = c.inputs[0].data<T>();
   const uint64_t seed = static_cast<uint64_t>(*c.inputs[1].data<int64_t>());
   T* y = c.outputs[0].data<T>();
-  const double p = c.attrs.f("p");
+  const double p = DropoutAttrs::from(c.attrs).p;
   const uint64_t threshold = philox::keep_threshold(p);
   const T scale = p >= 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
   const int64_t n = c.outputs[0].numel();
@@ -39,8 +41,8 @@ void dropout(const KernelContext& c) {
 }  // namespace
 
 void register_cpu_dropout_kernels(KernelRegistry& r) {
-  r.add("Dropout", DeviceType::CPU, DType::Float32, dropout<float>);
-  r.add("Dropout", DeviceType::CPU, DType::Float64, dropout<double>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/dropout.def"
 }
 
 }  // namespace glassgrad

@@ -1,12 +1,26 @@
-// Dropout (the op: autodiff-engine/src/ops/dropout.cpp; the mask: kernels/dropout_rules.h):
+// The dropout family on CUDA (families/dropout.def; the rules: autodiff-engine/src/ops/dropout.cpp;
+// the mask: kernels/dropout_rules.h), in one file: the kernels' rows, their device code and their
+// launchers. nvcc and NVRTC read the rows and the device part; the C++ compiler reads the rows and
+// the host part (GG_CUDA_HOST; docs/architecture.md, "One CUDA file per family").
 //
-//   y[i] = x[i] * (keep(i) ? scale : 0),   keep(4g + q) = word q of Philox4x32-10 at counter g
-//   under the seed >= threshold,   scale = 1 / (1 - p) (0 when p = 1)
+//   Dropout:  y[i] = x[i] * (keep(i) ? scale : 0),   keep(4g + q) = word q of Philox4x32-10 at
+//             counter g under the seed >= threshold,   scale = 1 / (1 - p) (0 when p = 1)
 //
 // A thread takes groups of four elements (one Philox evaluation each) in a grid-stride loop;
 // with vec4 (x and y 16-byte aligned) a whole group is one 16-byte load and store in float32. The
 // seed is read on the device, so a captured CUDA graph draws a new mask whenever the seed
 // changes.
+#include "kernel_interface.h"
+
+#define GG_DROPOUT_KERNELS(K)                                                                           \
+  K(gg_dropout, Float, GG_NO_BOUNDS,                                                                    \
+    (int64_t n, uint64_t threshold, T scale, int vec4, T* y, const T* x, const int64_t* seed),          \
+    gg_dropout::dropout<T>(n, threshold, scale, vec4, y, x, seed))
+
+GG_DECLARE_KERNELS(GG_DROPOUT_KERNELS)
+
+#ifndef GG_CUDA_HOST
+// ---- device part -------------------------------------------------------------------------------
 #include "../dropout_rules.h"
 #include "common.cuh"
 
@@ -48,11 +62,61 @@ __device__ void dropout(int64_t n, uint64_t threshold, T scale, int vec4, T* y, 
 
 }  // namespace gg_dropout
 
-GG_KERNEL void gg_dropout_f32(int64_t n, uint64_t threshold, float scale, int vec4, float* y, const float* x,
-                              const int64_t* seed) {
-  gg_dropout::dropout<float>(n, threshold, scale, vec4, y, x, seed);
+GG_DEFINE_KERNELS(GG_DROPOUT_KERNELS)
+#endif  // !GG_CUDA_HOST
+
+#ifdef GG_CUDA_HOST
+// ---- host part: the launchers ------------------------------------------------------------------
+#include <cstdint>
+
+#include "../dropout_rules.h"
+#include "cuda/launch.h"
+#include "glassgrad/autodiff/families/dropout.h"
+#include "registry.h"
+
+namespace glassgrad {
+namespace cuda {
+
+GG_KERNEL_NAMES(GG_DROPOUT_KERNELS)
+
+namespace {
+
+// inputs x, seed; output y. Blocks of 256 threads, a thread per group of four elements.
+template <typename T>
+void dropout_launch(const KernelContext& c) {
+  const Tensor& y = c.outputs[0];
+  const int64_t n = y.numel();
+  if (n == 0) return;
+  const double p = DropoutAttrs::from(c.attrs).p;
+  const uint64_t threshold = philox::keep_threshold(p);
+  const T scale = p >= 1.0 ? T(0) : static_cast<T>(1.0 / (1.0 - p));
+  const T* x = static_cast<const T*>(c.inputs[0].data_ptr());
+  T* out = static_cast<T*>(y.data_ptr());
+  const int vec4 = reinterpret_cast<uintptr_t>(x) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0 ? 1 : 0;
+  DeviceState& s = state_of(c);
+  const Dim3 grid{blocks_for(s, (n + 3) / 4, 256)};
+  const LaunchSite site{"Dropout", &c};
+  const int64_t* seed = static_cast<const int64_t*>(c.inputs[1].data_ptr());
+  launch<kernels::gg_dropout<T>>(s, stream_of(s, &c), grid, Dim3{256}, site, n, threshold, scale, vec4, out, x, seed);
 }
-GG_KERNEL void gg_dropout_f64(int64_t n, uint64_t threshold, double scale, int vec4, double* y, const double* x,
-                              const int64_t* seed) {
-  gg_dropout::dropout<double>(n, threshold, scale, vec4, y, x, seed);
+
+void dropout(const KernelContext& c) {
+  if (c.outputs[0].dtype() == DType::Float32) {
+    dropout_launch<float>(c);
+  } else {
+    dropout_launch<double>(c);
+  }
 }
+
+}  // namespace
+
+// --8<-- [start:register]
+void add_dropout_kernels(std::vector<KernelDef>& k) {
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/dropout.def"
+}
+// --8<-- [end:register]
+
+}  // namespace cuda
+}  // namespace glassgrad
+#endif  // GG_CUDA_HOST
