@@ -6,7 +6,8 @@
 #      into a temporary prefix, through find_package(glassgrad_autodiff), and run
 #   4. the runtime's C++ example (core-runtime/examples) built against the runtime installed the
 #      same way, through find_package(glassgrad_runtime), and run
-#   5. pytest over all of python-bindings/tests (the slow tests too) against the pip-installed
+#   5. pytest over all of python-bindings/tests (the slow tests too), in one process per core
+#      (pytest-xdist, --dist loadfile: a test file runs whole, in order, in one process), against the pip-installed
 #      glassgrad (what users get; the README's first command installed it). The working tree's
 #      python-bindings/ is kept off sys.path, and the installed Python files must equal the
 #      working tree's. The test extra of pyproject.toml is installed into .venv first when any
@@ -18,11 +19,16 @@
 #      that extension and libasan preloaded. Any finding stops its test and fails the stage. It
 #      rebuilds everything instrumented: about 10 more minutes on a 2-core machine.
 #
+# Stages 1-4 run one after the other in the background while stage 5 runs (their output is printed
+# when stage 5 ends): the unity builds keep one core busy for minutes at a time, and the Python
+# tests fill the other. Each stage's wall time is in the summary, with the run's total.
+#
 #   bash tools/run_tests.sh              stages 1-5 (how long on a 2-core machine: README.md)
 #   bash tools/run_tests.sh --sanitize   stages 1-6 (what CI runs)
 #   bash tools/run_tests.sh --in-tree    stage 5 against the development build instead
 #                                        (bash tools/dev_build.sh; PYTHONPATH=python-bindings)
 #   PYTEST_ARGS="-k conv -x" bash tools/run_tests.sh     extra pytest arguments
+#   PYTEST_WORKERS=1 bash tools/run_tests.sh             pytest in one process (default: one per core)
 #
 # Python: $PYTHON, else the .venv that tools/setup.sh made, else python3. Build directories live
 # under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are incremental, and compile through
@@ -91,8 +97,10 @@ stage() {  # stage <title> <function> [args...]
   total_passed=$((total_passed + p)); total_failed=$((total_failed + f)); total_skipped=$((total_skipped + s))
   rows+=("$(printf '  %-36s %5d passed %3d failed %3d skipped %5ds  %s' "$title" "$p" "$f" "$s" $((SECONDS - start)) "$note")")
 }
+cpp_pid=""
 summary() {
   local rc=$?
+  if [ -n "$cpp_pid" ]; then kill "$cpp_pid" 2>/dev/null || true; fi  # interrupted: the C++ job stops too
   printf '\n==== summary (%ds)\n' "$SECONDS"
   for r in "${rows[@]}"; do echo "$r"; done
   if [ "$rc" != 0 ] && [ "$failed_stages" = 0 ]; then total_failed=$((total_failed + 1)); fi
@@ -235,8 +243,13 @@ python_tests() {
   # `import glassgrad` finds the installed package. -p no:cacheprovider: no .pytest_cache.
   local xml=$build/pytest.junit.xml
   rm -f "$xml"
+  # One process per core (pytest-xdist, in the test extra). --dist loadfile hands out whole
+  # files, so a file's module fixtures are built once and its tests run in their written order,
+  # as in one process; the files themselves share nothing (tmp_path, their own subprocesses).
+  local workers=${PYTEST_WORKERS:-$(nproc)} parallel=()
+  if [ "$workers" -gt 1 ]; then parallel=(-n "$workers" --dist loadfile); fi
   # shellcheck disable=SC2086
-  "$python" -m pytest -p no:cacheprovider -q --junitxml="$xml" python-bindings/tests ${PYTEST_ARGS:-} 2>&1 |
+  "$python" -m pytest -p no:cacheprovider -q "${parallel[@]}" --junitxml="$xml" python-bindings/tests ${PYTEST_ARGS:-} 2>&1 |
     tee "$log" || rc=$?
   junit_counts "$xml"
   return "$rc"
@@ -313,14 +326,38 @@ sanitizer_tests() {
   return "$rc"
 }
 
-stage "autodiff-engine alone (ctest)" cpp_package autodiff-engine
-stage "core-runtime alone (ctest)" cpp_package core-runtime
-stage "engine example vs installed engine" example_against_installed autodiff-engine glassgrad_autodiff
-stage "runtime example vs installed runtime" example_against_installed core-runtime glassgrad_runtime
+# Stages 1-4, in a background job of their own: its own counts file, rows and totals, which it
+# writes to $1 ("passed failed skipped failed_stages", then one row a line) when it ends.
+cpp_stages() {
+  counts=$build/.stage-counts-cpp rows=() total_passed=0 total_failed=0 total_skipped=0 failed_stages=0
+  stage "autodiff-engine alone (ctest)" cpp_package autodiff-engine
+  stage "core-runtime alone (ctest)" cpp_package core-runtime
+  stage "engine example vs installed engine" example_against_installed autodiff-engine glassgrad_autodiff
+  stage "runtime example vs installed runtime" example_against_installed core-runtime glassgrad_runtime
+  { echo "$total_passed $total_failed $total_skipped $failed_stages"; printf '%s\n' "${rows[@]}"; } > "$1"
+}
+cpp_log=$build/cpp-stages.log cpp_result=$build/cpp-stages.result
+rm -f "$cpp_result"
+echo "==== stages 1-4 (C++) run in the background while the Python tests run; their output: $cpp_log"
+cpp_stages "$cpp_result" > "$cpp_log" 2>&1 &
+cpp_pid=$!
 if [ "$in_tree" = 1 ]; then
   stage "python (pytest, in-tree dev build)" python_tests
 else
   stage "python (pytest, installed package)" python_tests
+fi
+python_row=${rows[-1]}
+wait "$cpp_pid" || true
+cpp_pid=""
+cat "$cpp_log"
+if [ -f "$cpp_result" ]; then
+  { read -r p f s n; mapfile -t cpp_rows; } < "$cpp_result"
+  total_passed=$((total_passed + p)); total_failed=$((total_failed + f)); total_skipped=$((total_skipped + s))
+  failed_stages=$((failed_stages + n))
+  rows=("${cpp_rows[@]}" "$python_row")
+else
+  failed_stages=$((failed_stages + 1)) total_failed=$((total_failed + 1))
+  rows=("$(printf '  %-36s %s' "C++ stages 1-4" "FAILED: stopped without a result (log: $cpp_log)")" "$python_row")
 fi
 if [ "$sanitize" = 1 ]; then
   stage "sanitizers (ASan+UBSan)" sanitizer_tests
