@@ -33,7 +33,8 @@
 # Python: $PYTHON, else the .venv that tools/setup.sh made, else python3. Build directories live
 # under build/test (GLASSGRAD_TEST_BUILD_DIR), so reruns are incremental, and compile through
 # ccache when it is installed (a rerun, or a new build directory, is served from it). Every stage writes JUnit XML there (ctest --output-junit, pytest --junitxml) and is
-# counted from it (tools/junit_summary.py); a stage that does not run says so in the summary.
+# counted from it (tools/junit_summary.py); a stage that does not run says so in the summary, which
+# gives each stage's wall time and CPU seconds, and the run's (the C++ stages overlap the Python one).
 # Exits non-zero on any failure; the last line is "N passed, N failed, N skipped".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -81,8 +82,17 @@ fi
 counts=$build/.stage-counts
 rows=()
 total_passed=0 total_failed=0 total_skipped=0 failed_stages=0
+# CPU seconds (user + system) of this shell's finished children: `times`' second line. A stage's
+# share is the difference around it (the background C++ job is reaped only after the Python stage,
+# so it does not count in the Python stage's).
+# `times` runs in this shell (in a command substitution it would report the subshell's own).
+children_cpu() {  # children_cpu <variable>: sets it to the CPU seconds so far
+  times > "$build/.times"
+  printf -v "$1" '%s' "$(tail -1 "$build/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }')"
+}
 stage() {  # stage <title> <function> [args...]
-  local title=$1 start=$SECONDS rc=0 p=0 f=0 s=0 note=""
+  local title=$1 start=$SECONDS cpu0 cpu1 rc=0 p=0 f=0 s=0 note=""
+  children_cpu cpu0
   shift
   printf '\n==== %s\n' "$title"
   rm -f "$counts"
@@ -95,13 +105,17 @@ stage() {  # stage <title> <function> [args...]
     note="FAILED (exit $rc)${note:+; $note}"
   fi
   total_passed=$((total_passed + p)); total_failed=$((total_failed + f)); total_skipped=$((total_skipped + s))
-  rows+=("$(printf '  %-36s %5d passed %3d failed %3d skipped %5ds  %s' "$title" "$p" "$f" "$s" $((SECONDS - start)) "$note")")
+  children_cpu cpu1
+  rows+=("$(printf '  %-36s %5d passed %3d failed %3d skipped %5ds %6d CPU-s  %s' "$title" "$p" "$f" "$s" \
+            $((SECONDS - start)) $((cpu1 - cpu0)) "$note")")
 }
 cpp_pid=""
 summary() {
-  local rc=$?
+  local rc=$? cpu
   if [ -n "$cpp_pid" ]; then kill "$cpp_pid" 2>/dev/null || true; fi  # interrupted: the C++ job stops too
-  printf '\n==== summary (%ds)\n' "$SECONDS"
+  children_cpu cpu
+  printf '\n==== summary (%ds wall, %d CPU-s; load average %s)\n' "$SECONDS" "$cpu" \
+    "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')"
   for r in "${rows[@]}"; do echo "$r"; done
   if [ "$rc" != 0 ] && [ "$failed_stages" = 0 ]; then total_failed=$((total_failed + 1)); fi
   echo "$total_passed passed, $total_failed failed, $total_skipped skipped"
