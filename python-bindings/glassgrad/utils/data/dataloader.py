@@ -316,7 +316,9 @@ class _MultiProcessIter(_BaseIter):
         self._workers_done_event = context.Event()
         self._index_queues, self._workers, self._slot_states = [], [], []
         die_with_parent = threading.current_thread() is threading.main_thread()
-        slots_per_worker = (self._prefetch_factor or 1) + 1
+        # A worker's batches in flight, plus the ones the loop still holds (their tensors are
+        # the slots' bytes without pinning, _utils/transport.py); more fall back to the pipe.
+        slots_per_worker = (self._prefetch_factor or 1) + 3
         try:
             for i in range(self._num_workers):
                 index_queue = _channel.IndexPipe(context)

@@ -39,6 +39,9 @@ def _leaf(raw) -> Tensor:
     return _tensor._wrap(_C.lazy_leaf(raw, "input", False, ""))
 
 
+new_leaf = _leaf  # a batch tensor of a runtime tensor made elsewhere (transport.py's slot leases)
+
+
 def new_tensor(array: np.ndarray, device=None, owned: bool = False) -> Tensor:
     """A tensor holding the values of `array`: on `device` when it is a GPU, else on the CPU (in
     pinned memory inside a `pinning(True)` block). With owned=True (an array nobody else holds,

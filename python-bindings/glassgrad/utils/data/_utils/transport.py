@@ -5,12 +5,14 @@ The worker pickles the batch (protocol 5) with every glassgrad tensor reduced to
 as an out-of-band buffer; all other objects, NumPy arrays included, stay inside the pickle. The
 buffers go into one of the worker's shared-memory slots (a block per slot, grown when a batch
 outgrows it) and only the pickle and the buffers' places travel through the result queue; the
-main process unpickles against views of the slot, which makes each tensor a copy of its bytes
-(in pinned memory when the DataLoader pins), and then marks the slot free again. With no free
-slot (or a small batch) the buffers travel inside the message.
+main process unpickles against views of the slot. Without pinning, the batch's tensors are the
+slot's bytes themselves (no copy), and the slot is lent to the batch until its last tensor is
+gone; with pin_memory each tensor is a copy in pinned memory and the slot is free again at once.
+With no free slot (or a small batch) the buffers travel inside the message.
 
 Slot states live in a small shared array the main process makes for each worker: 0 free, 1 in
-use. A slot is reused only after the main process has copied everything out of it."""
+use. A slot is reused only when no tensor of the main process refers to its bytes any more (the
+lease is dropped with the last one, or everything was copied out)."""
 from __future__ import annotations
 
 import io
@@ -19,10 +21,12 @@ import os
 import pickle
 import secrets
 import sys
+import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .... import _C
 from ...._tensor import Tensor
 from . import pin_memory as _pin
 from .array_tensor import host_array
@@ -36,9 +40,30 @@ def _aligned(n: int) -> int:
     return (n + _ALIGN - 1) // _ALIGN * _ALIGN
 
 
+_loading = threading.local()  # .lease: the slot lease of the message being unpickled on this thread
+
+
+class _SlotLease:
+    """A slot lent to the batch unpickled from it: its tensors are the slot's own bytes (no copy),
+    and the slot goes back to its worker when the last of them is gone (the runtime drops the
+    lease with the tensors' storage, see _C.Tensor.wrap_array)."""
+
+    __slots__ = ("states", "slot")
+
+    def __init__(self, states, slot: int):
+        self.states, self.slot = states, slot
+
+    def __del__(self):
+        self.states[self.slot] = 0
+
+
 def _rebuild_tensor(buffer, dtype: str, shape: Tuple[int, ...]) -> Tensor:
-    """Unpickling in the main process: a tensor holding a copy of the worker's bytes."""
+    """Unpickling in the main process: a tensor over the slot's bytes while a lease is being
+    handed out, else a tensor holding a copy of the worker's bytes (pinned, or inline bytes)."""
     arr = np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)
+    lease = getattr(_loading, "lease", None)
+    if lease is not None:
+        return _pin.new_leaf(_C.Tensor.wrap_array(arr, lease, "batch"))
     return _pin.new_tensor(arr)
 
 
@@ -226,8 +251,14 @@ class Receiver:
                 seg = self.open[key] = _Segment(msg.name, size, create=False)
                 if sys.platform.startswith("linux"):
                     unlink(msg.name)
+            views = [seg.view[o:o + n] for o, n in msg.spans]
+            if not pin:  # the batch's tensors are the slot's bytes; the lease frees the slot
+                _loading.lease = _SlotLease(self.states[worker_id], msg.slot)
+                try:
+                    return pickle.loads(msg.pickle, buffers=views)
+                finally:
+                    _loading.lease = None
             try:
-                views = [seg.view[o:o + n] for o, n in msg.spans]
                 try:
                     return pickle.loads(msg.pickle, buffers=views)
                 finally:

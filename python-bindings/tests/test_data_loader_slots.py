@@ -1,0 +1,81 @@
+"""Batches that are a worker's shared-memory slot (no copy, without pin_memory): the slot is lent
+to the batch while any of its tensors lives and goes back to the worker after; batches compute and
+take in-place writes like any tensor; when the loop holds more batches than there are slots, the
+rest travel through the pipe, with the same values."""
+import collections
+import gc
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+import test_data_loader_workers as W
+from glassgrad.utils.data import DataLoader, TensorDataset
+from glassgrad.utils.data._utils import transport
+
+no_leftovers = W.no_leftovers  # no worker process or shared-memory block outlives a test
+pytestmark = pytest.mark.usefixtures("no_leftovers", "on_the_cpu")
+
+
+@pytest.fixture
+def ways(monkeypatch):
+    """How each batch arrived: 'slot' or 'inline'."""
+    seen = collections.Counter()
+    load = transport.Receiver.load
+
+    def counting(self, msg, pin):
+        seen["inline" if msg.inline is not None else "slot"] += 1
+        return load(self, msg, pin)
+    monkeypatch.setattr(transport.Receiver, "load", counting)
+    return seen
+
+
+def _data(n=96):
+    x = np.random.default_rng(3).random((n, 3, 32, 32), dtype=np.float32)  # 12 KiB a sample
+    return x, np.arange(n)
+
+
+def test_a_batch_lends_its_slot_until_its_last_tensor_is_gone(ways):
+    x, y = _data()
+    loader = DataLoader(TensorDataset(x, y), batch_size=8, num_workers=2, persistent_workers=True)
+    it = iter(loader)
+    for xb, yb in it:  # the whole epoch; the loop's names keep the last batch
+        pass
+    gc.collect()
+
+    slot_states = it._slot_states
+
+    def in_use():
+        return sum(int(v) for states in slot_states for v in states[:])
+    assert in_use() == 1  # nothing in flight any more: only the last batch's slot is lent
+    del yb
+    gc.collect()
+    assert in_use() == 1  # xb still refers to it
+    np.testing.assert_array_equal(xb.numpy(), x[-8:])
+    del xb
+    gc.collect()
+    assert in_use() == 0
+    assert ways["slot"] == 12 and ways["inline"] == 0
+    del it, loader
+
+
+def test_batches_compute_and_take_in_place_writes_without_touching_later_batches(ways):
+    x, y = _data()
+    total = 0.0
+    for k, (xb, yb) in enumerate(DataLoader(TensorDataset(x, y), batch_size=8, num_workers=2)):
+        expected = x[8 * k:8 * k + 8]
+        assert float(((xb * 2).sum() - gg.tensor(expected * 2).sum()).abs()) < 1e-2
+        xb.mul_(0)  # the batch's own memory: the worker gets the slot back only after it is gone
+        assert float(xb.abs().sum()) == 0.0
+        total += float(yb.sum())
+    assert total == float(y.sum())
+    assert ways["inline"] == 0
+
+
+def test_holding_more_batches_than_slots_sends_the_rest_through_the_pipe(ways):
+    x, y = _data(160)
+    held = list(DataLoader(TensorDataset(x, y), batch_size=8, num_workers=2))
+    assert ways["slot"] + ways["inline"] == 20 and ways["inline"] > 0
+    for k, (xb, yb) in enumerate(held):
+        np.testing.assert_array_equal(xb.numpy(), x[8 * k:8 * k + 8])
+        np.testing.assert_array_equal(yb.numpy(), y[8 * k:8 * k + 8])
