@@ -6,6 +6,8 @@
 // so the backward (Dropout of the gradient under the same seed) regenerates it, and the CPU
 // and CUDA kernels drop the same elements.
 #pragma once
+#include <cmath>
+
 #include "philox.h"
 
 namespace glassgrad {
@@ -17,6 +19,19 @@ GG_PHILOX_RULE void keep4(uint64_t seed, uint64_t threshold, uint64_t group, boo
   philox::philox4(group, seed, w);
   for (int q = 0; q < 4; ++q) keep[q] = static_cast<uint64_t>(w[q]) >= threshold;
 }
+
+// AlphaDropout's coefficients (autodiff-engine/src/ops/dropout.cpp), computed on the host by
+// both backends: y = x * (keep ? a : 0) + (keep ? kept : dropped); all 0 for p = 1 (y = x * 0).
+struct AlphaCoefficients {
+  double a = 0, kept = 0, dropped = 0;
+  explicit AlphaCoefficients(double p) {
+    if (p >= 1.0) return;
+    const double alpha = 1.7580993408473766;  // SELU's -scale * alpha
+    a = 1.0 / std::sqrt((alpha * alpha * p + 1.0) * (1.0 - p));
+    kept = alpha * a * p;
+    dropped = alpha * a * (p - 1.0);
+  }
+};
 
 }  // namespace dropout_rule
 }  // namespace glassgrad

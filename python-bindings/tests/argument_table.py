@@ -205,6 +205,8 @@ LAYERS = [
         note="random in train mode"),
     L("Dropout1d", 0.0, inputs=((3, 7),)),
     L("Dropout3d", 0.0, inputs=((2, 3, 2, 3, 4),)),
+    Row("layer", "AlphaDropout", (0.4,), {}, (IMG,), modes=("eval",), note="random in train mode"),
+    L("AlphaDropout", 0.0),
     L("ReLU"),
     # inplace=True writes into the layer's input, which both libraries refuse for the table's leaf
     # input that requires grad: the in-place layer follows an identity on these inputs, as in a

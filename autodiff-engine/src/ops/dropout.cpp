@@ -10,6 +10,13 @@
 // mask is a function of the seed and the element's position alone, so the op is linear in x
 // with a fixed mask: its gradient is the same op on the incoming gradient under the same seed
 // (the mask regenerated, never stored), and so is every higher derivative.
+//
+//   AlphaDropout(x, seed){p} -> y = x * (keep ? a : 0) + (keep ? alpha*a*p : alpha*a*(p - 1))
+//       PyTorch's alpha_dropout: dropped elements take SELU's negative saturation value
+//       -alpha, and the affine map a*(.) + alpha*a*p keeps a zero-mean, unit-variance input so;
+//       a = 1/sqrt((alpha^2 p + 1)(1 - p)), alpha = 1.7580993408473766. p = 1: y = x * 0.
+//   AlphaDropoutBackward(grad_y, seed){p} -> dx = grad_y * (keep ? a : 0) (0 for p = 1), the
+//       same mask; linear in grad_y, so its own gradient is itself.
 #include "glassgrad/autodiff/families/dropout.h"
 
 #include "glassgrad/autodiff/family.h"
@@ -38,15 +45,31 @@ std::vector<TensorInfo> dropout_shape(const ShapeContext& ctx) {
   return std::vector<TensorInfo>{ctx.in(0)};
 }
 
+// The gradient of an op whose output is its input 0 times a mask fixed by the seed (times a
+// constant, plus a constant): `op` of the incoming gradient under the same seed and attributes.
+auto masked_gradient(const char* op) {
+  return [op](GradContext& c) {
+    const ValueId g = c.grad_output(0);
+    if (g == kNoValue || !c.needs_grad(0)) return;
+    c.set_grad(0, c.emit(op, {g, c.input(1)}, c.attrs()));
+  };
+}
+
 }  // namespace
 
 void dropout(OpSchema& s) {
   s.infer = dropout_shape;
-  s.gradient = [](GradContext& c) {
-    const ValueId g = c.grad_output(0);
-    if (g == kNoValue || !c.needs_grad(0)) return;
-    c.set_grad(0, c.emit("Dropout", {g, c.input(1)}, c.attrs()));
-  };
+  s.gradient = masked_gradient("Dropout");
+}
+
+void alpha_dropout(OpSchema& s) {
+  s.infer = dropout_shape;
+  s.gradient = masked_gradient("AlphaDropoutBackward");
+}
+
+void alpha_dropout_backward(OpSchema& s) {
+  s.infer = dropout_shape;
+  s.gradient = masked_gradient("AlphaDropoutBackward");
 }
 
 // --8<-- [start:register]

@@ -4,7 +4,8 @@ from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, ReLU6
 from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
 from .container import ModuleDict, ModuleList
 from .conv import Conv1d, ConvTranspose1d, ConvTranspose2d
-from .dropout import Dropout1d, Dropout2d, Dropout3d
+from . import dropout as _dropout_layers
+from .dropout import *  # its __all__: layers and functions; the layers join __all__ below
 from .embedding import Embedding, EmbeddingBag
 from .instancenorm import InstanceNorm1d, InstanceNorm2d
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
@@ -38,7 +39,7 @@ from .parallel import DataParallel
 __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "Conv2D", "Conv2d", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "Linear", "BatchNorm1D", "BatchNorm1d",
            "BatchNorm2D", "BatchNorm2d", "LayerNorm", "GroupNorm",
-           "InstanceNorm1d", "InstanceNorm2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+           "InstanceNorm1d", "InstanceNorm2d", "Dropout",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "PixelShuffle", "PixelUnshuffle",
@@ -52,6 +53,7 @@ __all__ = ["Module", "Parameter", "Sequential", "ModuleList", "ModuleDict",
            "RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell",
            "functional", "init", "utils"]
 __all__ += ["DataParallel", "parallel"]
+__all__ += [n for n in _dropout_layers.__all__ if n[:1].isupper()]
 __all__ += ["Embedding", "EmbeddingBag"]
 __all__ += ["ParameterList", "ParameterDict", "RMSNorm"]
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]

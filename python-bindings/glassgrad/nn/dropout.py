@@ -1,13 +1,36 @@
-"""Channel dropout layers (PyTorch's nn.Dropout1d, Dropout2d, Dropout3d): in training, each
-channel of each sample is zeroed whole with probability p and the others are scaled by
-1 / (1 - p); the identity in eval mode. The mask (one value per sample and channel) is the
-Dropout op's, drawn inside its kernel under a seed from glassgrad's generator
-(glassgrad/_spatial.py, _masked)."""
+"""Dropout layers beyond nn.Dropout, and their functions (exported whole by glassgrad.nn and
+glassgrad.nn.functional through __all__):
+
+- Channel dropout (PyTorch's nn.Dropout1d, Dropout2d, Dropout3d): in training, each channel of
+  each sample is zeroed whole with probability p and the others are scaled by 1 / (1 - p); the
+  identity in eval mode. The mask (one value per sample and channel) is the Dropout op's, drawn
+  inside its kernel under a seed from glassgrad's generator (glassgrad/_spatial.py, _masked).
+- Alpha dropout (PyTorch's nn.AlphaDropout, F.alpha_dropout), for SELU networks: in training,
+  dropped elements take SELU's saturation value and an affine map keeps zero mean and unit
+  variance; the AlphaDropout op (autodiff-engine/src/ops/dropout.cpp), the mask drawn as
+  Dropout's.
+"""
 from __future__ import annotations
 
 from .. import _args
-from .._spatial import dropout1d, dropout2d, dropout3d
+from .._random import dropout_seed
+from .._spatial import _dropout_p, _maybe_in_place, dropout1d, dropout2d, dropout3d
+from .._tensor import Tensor, _op
 from .module import Module
+
+__all__ = ["Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "alpha_dropout"]
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """torch.nn.functional.alpha_dropout: in training, each element is dropped with probability p
+    to SELU's negative saturation -1.7580993408473766, then y = a * x' + alpha * a * p with
+    a = 1 / sqrt((alpha^2 p + 1)(1 - p)); the identity otherwise (training defaults to False, as
+    PyTorch's). p = 1 gives x * 0."""
+    p, training = _dropout_p(_args.call("alpha_dropout", p=p), p, training, inplace)
+    if not training or p == 0.0:
+        return input
+    seed = dropout_seed(input.device, "alpha dropout seed")
+    return _maybe_in_place(input, inplace, "alpha_dropout_", lambda: _op("AlphaDropout", [input, seed], {"p": p}))
 
 
 class _DropoutNd(Module):
@@ -41,3 +64,10 @@ class Dropout3d(_DropoutNd):
 
     def forward(self, x):
         return dropout3d(x, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Alpha dropout of input of any shape (PyTorch's nn.AlphaDropout; F.alpha_dropout in training)."""
+
+    def forward(self, x):
+        return alpha_dropout(x, self.p, self.training, self.inplace)

@@ -33,6 +33,7 @@ from ..functional import (avg_pool2d, batch_norm, conv2d, elu, gelu, layer_norm,
 from .attention import multi_head_attention_forward
 from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6
 from .groupnorm import group_norm
+from .dropout import *  # noqa: F403 (its __all__: the functions, and the layers, which nn exports)
 from .layers import _softmax_dim
 
 

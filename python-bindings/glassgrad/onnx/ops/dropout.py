@@ -10,7 +10,7 @@ import numpy as np
 
 from .._builder import NUMPY_TYPES
 from .._context import NodeContext
-from .._registry import converts
+from .._registry import cannot, converts
 
 
 @converts("Dropout", onnx="Dropout (training_mode true; p = 1: Mul by 0)")
@@ -20,3 +20,7 @@ def dropout(ctx: NodeContext):
         return ctx.emit("Mul", ctx.inputs[0], ctx.const(np.asarray(0.0, NUMPY_TYPES[dt])))
     ratio = ctx.const(np.asarray(p, NUMPY_TYPES[dt]))
     return ctx.emit("Dropout", ctx.inputs[0], ratio, ctx.const(np.bool_(True)))
+
+
+cannot("AlphaDropout", "alpha dropout is recorded only in training mode, and ONNX has no op for it (PyTorch's exporter "
+       "refuses it in training mode too)")
