@@ -18,7 +18,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:  # noqa: A002
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
     """PyTorch's F.normalize: input / max(||input||_p, eps) along dim."""
     y = input / input.norm(p, dim=dim, keepdim=True).clamp(min=eps).expand_as(input)
     if out is not None:

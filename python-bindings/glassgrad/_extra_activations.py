@@ -15,23 +15,23 @@ _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
 
-def logsigmoid(input: Tensor) -> Tensor:  # noqa: A002
+def logsigmoid(input: Tensor) -> Tensor:
     """log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|)), with min(x, 0) written (x - |x|) / 2
     so the gradient at 0 is sigmoid(0) = 0.5, PyTorch's."""
     return (input - input.abs()) * 0.5 - (-input.abs()).exp().log1p()
 
 
-def softsign(input: Tensor) -> Tensor:  # noqa: A002
+def softsign(input: Tensor) -> Tensor:
     """x / (1 + |x|)."""
     return input / (input.abs() + 1.0)
 
 
-def selu(input: Tensor, inplace: bool = False) -> Tensor:  # noqa: A002
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with SELU's alpha and scale."""
     return _inplace.activation(input, inplace, "selu_", lambda: elu(input, _SELU_ALPHA) * _SELU_SCALE)
 
 
-def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  # noqa: A002
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """max(0, x) + min(0, alpha (exp(x / alpha) - 1)) = alpha elu(x / alpha)."""
     a = _args.real(alpha, "alpha", "celu")
     if a == 0:
@@ -39,7 +39,7 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:  #
     return _inplace.activation(input, inplace, "celu_", lambda: elu(input * (1.0 / a), 1.0) * a)
 
 
-def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
+def glu(input: Tensor, dim: int = -1) -> Tensor:
     """a * sigmoid(b), a and b the two halves of input along dim."""
     if input.ndim == 0:
         raise _C.ShapeError("glu does not support scalars because halving size must be even\n"
@@ -53,7 +53,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:  # noqa: A002
     return a * b.sigmoid()
 
 
-def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x > 0, else weight * x; weight has 1 element or one per channel (dimension 1)."""
     k = weight.numel()
     if k != 1:
@@ -68,7 +68,7 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
     return where(input > 0, input, w * input)
 
 
-def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,  # noqa: A002
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
     """x where x > 0, else a * x: a drawn uniformly from [lower, upper] for every element in
     training (glassgrad's generator), (lower + upper) / 2 otherwise."""
@@ -82,13 +82,13 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     return _inplace.activation(input, inplace, "rrelu_", compute)
 
 
-def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:  # noqa: A002
+def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax(-x) along dim (dim=None picks as F.softmax does)."""
     from .nn.functional import softmax
     return softmax(-input, dim, _stacklevel, dtype)
 
 
-def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:  # noqa: A002
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else value."""
     th = _args.real(threshold, "threshold", "threshold")
     v = _args.real(value, "value", "threshold")
@@ -98,7 +98,7 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
 _threshold = threshold  # threshold_'s own argument is named threshold
 
 
-def tanhshrink(input: Tensor) -> Tensor:  # noqa: A002
+def tanhshrink(input: Tensor) -> Tensor:
     """x - tanh(x)."""
     return input - input.tanh()
 
@@ -111,33 +111,33 @@ def _lambd(lambd, where_: str) -> float:
     return value
 
 
-def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
     lam = _lambd(lambd, "softshrink")
     return where(input > lam, input - lam, where(input < -lam, input + lam, 0.0))
 
 
-def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:  # noqa: A002
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x where |x| > lambd, else 0."""
     lam = _args.real(lambd, "lambd", "hardshrink")
     return where((input > lam) | (input < -lam), input, 0.0)
 
 
-def selu_(input: Tensor) -> Tensor:  # noqa: A002
+def selu_(input: Tensor) -> Tensor:
     """F.selu written into x."""
     return selu(input, inplace=True)
 
 
-def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:  # noqa: A002
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     """F.celu written into x."""
     return celu(input, alpha, inplace=True)
 
 
-def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:  # noqa: A002
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
     """F.threshold written into x."""
     return _threshold(input, threshold, value, inplace=True)
 
 
-def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:  # noqa: A002
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
     """F.rrelu written into x."""
     return rrelu(input, lower, upper, training, inplace=True)

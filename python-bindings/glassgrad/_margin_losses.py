@@ -22,7 +22,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target, margin: float = 
     return _reduce((-t * (input1 - input2) + margin).clamp(min=0.0), reduction)
 
 
-def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0, size_average=None, reduce=None,  # noqa: A002
+def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """PyTorch's F.hinge_embedding_loss: input where target is 1, max(0, margin - input) where target
     is -1 (an element with another target value takes both terms, as PyTorch's)."""
@@ -69,7 +69,7 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     return _reduce((d_pos - d_neg + margin).clamp(min=0.0), reduction)
 
 
-def multilabel_soft_margin_loss(input: Tensor, target, weight: Optional[Tensor] = None,  # noqa: A002
+def multilabel_soft_margin_loss(input: Tensor, target, weight: Optional[Tensor] = None,
                                 size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.multilabel_soft_margin_loss: -(y log sigmoid(x) + (1 - y) log sigmoid(-x)), times
     weight, averaged over the classes (the last dimension), then reduced over the samples."""
@@ -84,7 +84,7 @@ def multilabel_soft_margin_loss(input: Tensor, target, weight: Optional[Tensor] 
     return _reduce(loss, reduction)
 
 
-def multi_margin_loss(input: Tensor, target, p: int = 1, margin: float = 1.0,  # noqa: A002
+def multi_margin_loss(input: Tensor, target, p: int = 1, margin: float = 1.0,
                       weight: Optional[Tensor] = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:
     """PyTorch's F.multi_margin_loss: for each sample, the sum over classes i != y of

@@ -24,7 +24,7 @@ def _one(value, name: str, where: str, minimum: int) -> int:
     return _args.integer(value, name, where, minimum=minimum)
 
 
-def _as_2d(input: Tensor, where: str) -> Tuple[Tensor, bool]:  # noqa: A002
+def _as_2d(input: Tensor, where: str) -> Tuple[Tensor, bool]:
     if input.ndim not in (2, 3):
         raise _C.ShapeError(f"{where}: expected a 2-d (C, L) or 3-d (N, C, L) input, got {list(input.shape)}\n"
                             f"  fix: x.reshape(n, c, l)")
@@ -38,7 +38,7 @@ def _back(y: Tensor, batched: bool) -> Tensor:
     return y if batched else y.squeeze(0)
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,  # noqa: A002
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor:
     """Max over windows of kernel_size along the last axis (PyTorch's F.max_pool1d); stride
     defaults to the kernel size."""
@@ -51,7 +51,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     return _back(max_pool2d(x, (1, k), (1, s), (0, p), 1, ceil_mode), batched)
 
 
-def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,  # noqa: A002
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of kernel_size along the last axis (PyTorch's F.avg_pool1d)."""
     where = "avg_pool1d"
@@ -62,7 +62,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return _back(avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad), batched)
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """Means over PyTorch's bins to output_size along the last axis (F.adaptive_avg_pool1d)."""
     n = _one(output_size, "output_size", "adaptive_avg_pool1d", 1)
     x, batched = _as_2d(input, "adaptive_avg_pool1d")
@@ -79,7 +79,7 @@ def _no_indices(where: str, return_indices) -> None:
                                   f"values only\n  fix: drop return_indices=True")
 
 
-def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False) -> Tensor:  # noqa: A002
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False) -> Tensor:
     """Maxima over PyTorch's bins to output_size along the last axis (F.adaptive_max_pool1d)."""
     where = "adaptive_max_pool1d"
     _no_indices(where, return_indices)
@@ -89,7 +89,7 @@ def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False
     return stack([input[..., a:b].amax(-1) for a, b in _bins(input.shape[-1], n)], -1)
 
 
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False) -> Tensor:  # noqa: A002
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False) -> Tensor:
     """Maxima over PyTorch's bins to output_size (an int or (H, W), None keeping that size) for
     (C, H, W) or (N, C, H, W) input (F.adaptive_max_pool2d)."""
     where = "adaptive_max_pool2d"

@@ -16,14 +16,14 @@ from ._tensor import Tensor
 from .functional import where
 
 
-def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:  # noqa: A002
+def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"{where_}: using a target size ({list(target.shape)}) that is different to the input size "
                       f"({list(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
                       f"Please ensure they have the same size.", stacklevel=3)
 
 
-def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """PyTorch's F.smooth_l1_loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input -
     target, broadcast); beta = 0 is the L1 loss."""
@@ -42,7 +42,7 @@ def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduct
     return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
 
 
-def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.0,  # noqa: A002
+def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.0,
                weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.huber_loss: 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with weight
     (input's size) the elementwise losses are multiplied by it before the reduction ("mean" is the
@@ -67,7 +67,7 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
     return _reduce(loss, reduction)
 
 
-def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",  # noqa: A002
+def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """PyTorch's F.kl_div with input holding log-probabilities: target (log target - input), 0 where
     target is 0 (log_target=False), or exp(target) (target - input) (log_target=True). reduction
@@ -97,7 +97,7 @@ def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str
     return out
 
 
-def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool = False,  # noqa: A002
+def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.poisson_nll_loss: exp(input) - target input (log_input=True), or input - target
     log(input + eps); full=True adds Stirling's term target log target - target + 0.5 log(2 pi target)
@@ -113,7 +113,7 @@ def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool =
     return _reduce(loss, reduction)
 
 
-def gaussian_nll_loss(input: Tensor, target, var, full: bool = False, eps: float = 1e-6,  # noqa: A002
+def gaussian_nll_loss(input: Tensor, target, var, full: bool = False, eps: float = 1e-6,
                       reduction: str = "mean") -> Tensor:
     """PyTorch's F.gaussian_nll_loss: 0.5 (log var + (input - target)^2 / var) (+ 0.5 log 2 pi with
     full), var clamped to eps for the value only (its gradient passes as if unclamped, as PyTorch's
@@ -146,7 +146,7 @@ def gaussian_nll_loss(input: Tensor, target, var, full: bool = False, eps: float
     return _reduce(loss, reduction)
 
 
-def soft_margin_loss(input: Tensor, target, size_average=None, reduce=None,  # noqa: A002
+def soft_margin_loss(input: Tensor, target, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """PyTorch's F.soft_margin_loss: log(1 + exp(-target input)), target in {1, -1}."""
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")

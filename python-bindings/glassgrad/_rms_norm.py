@@ -16,7 +16,7 @@ def normalized_dims(normalized_shape: Shape) -> Tuple[int, ...]:
     return (int(normalized_shape),) if isinstance(normalized_shape, int) else tuple(int(s) for s in normalized_shape)
 
 
-def rms_norm(input: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = None,  # noqa: A002
+def rms_norm(input: Tensor, normalized_shape: Shape, weight: Optional[Tensor] = None,
              eps: Optional[float] = None) -> Tensor:
     """F.rms_norm(input, normalized_shape, weight=None, eps=None); normalized_shape a tuple or list
     (nn.RMSNorm also takes an int), as PyTorch's."""

@@ -27,6 +27,18 @@ def test_ruff_finds_nothing():
         "fix: `ruff check --fix .` corrects the ones marked [*]; correct the others by hand")
 
 
+def test_ruff_reports_a_noqa_that_silences_nothing(tmp_path):
+    _needs("ruff")
+    # pyproject.toml selects RUF100: a noqa for a rule that is not selected, or for a finding the
+    # line no longer has, fails test_ruff_finds_nothing like any other finding.
+    probe = tmp_path / "probe.py"
+    probe.write_text("x = 1  # noqa: F401\n")
+    run = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "--output-format", "concise",
+                          "--config", os.path.join(ROOT, "pyproject.toml"), str(probe)],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode != 0 and "RUF100" in run.stdout, run.stdout + run.stderr
+
+
 def test_mypy_finds_nothing_new():
     _needs("mypy")
     run = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "type_check.py")],

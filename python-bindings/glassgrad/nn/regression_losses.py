@@ -18,7 +18,7 @@ class SmoothL1Loss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.beta = _args.real(beta, "beta", "SmoothL1Loss")
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return R.smooth_l1_loss(input, target, reduction=self.reduction, beta=self.beta)
 
 
@@ -29,7 +29,7 @@ class HuberLoss(_Loss):
         super().__init__(reduction=reduction)
         self.delta = _args.real(delta, "delta", "HuberLoss")
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return R.huber_loss(input, target, reduction=self.reduction, delta=self.delta)
 
 
@@ -44,7 +44,7 @@ class KLDivLoss(_Loss):
             super().__init__(size_average, reduce, reduction)
         self.log_target = _args.flag(log_target, "log_target", "KLDivLoss")
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return R.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
@@ -68,14 +68,14 @@ class GaussianNLLLoss(_Loss):
         super().__init__(reduction=reduction)
         self.full, self.eps = full, eps
 
-    def forward(self, input: Tensor, target, var) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target, var) -> Tensor:
         return R.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
 
 
 class SoftMarginLoss(_Loss):
     """F.soft_margin_loss(input, target, reduction)."""
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return R.soft_margin_loss(input, target, reduction=self.reduction)
 
 
@@ -97,7 +97,7 @@ class HingeEmbeddingLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.margin = _args.real(margin, "margin", "HingeEmbeddingLoss")
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return M.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
@@ -130,7 +130,7 @@ class TripletMarginLoss(_Loss):
 class MultiLabelSoftMarginLoss(_WeightedLoss):
     """F.multilabel_soft_margin_loss(input, target, weight, reduction)."""
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return M.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
@@ -142,7 +142,7 @@ class MultiMarginLoss(_WeightedLoss):
         super().__init__(weight, size_average, reduce, reduction)
         self.p, self.margin = _args.integer(p, "p", "MultiMarginLoss"), _args.real(margin, "margin", "MultiMarginLoss")
 
-    def forward(self, input: Tensor, target) -> Tensor:  # noqa: A002
+    def forward(self, input: Tensor, target) -> Tensor:
         return M.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
                                    reduction=self.reduction)
 
