@@ -189,6 +189,19 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnStrideTwoBatchedShapes) {
   check_geometry<double>({4, 6, 32, 32, 10, 1, 1, 2, 2, 0, 0, 0, 0}, gen, false);
 }
 
+// Weight gradients whose output channels fill the GEMM's tiles better than C*R*S does run the
+// transposed product dw^T = col x gy^T (conv.cpp, weight_transposed): 1x1 with C = 52 and K = 48
+// (float32 and float64 alike), general (stride 2, batched) and pointwise layouts, one slot and
+// several (partial sums).
+TEST(Conv2DKernels, TransposedWeightGradientMatchesNaiveFormulas) {
+  std::mt19937 gen(37);
+  check_geometry<float>({3, 52, 12, 12, 48, 1, 1, 2, 2, 0, 0, 0, 0}, gen, false);
+  check_geometry<double>({2, 52, 8, 7, 48, 1, 1, 1, 1, 0, 0, 0, 0}, gen, false);
+  check_geometry<float>({8, 52, 32, 32, 48, 1, 1, 2, 2, 0, 0, 0, 0}, gen, false);
+  check_geometry<double>({9, 52, 32, 32, 48, 1, 1, 2, 2, 0, 0, 0, 0}, gen, false);
+  check_geometry<float>({5, 52, 9, 9, 48, 1, 1, 1, 1, 0, 0, 0, 0}, gen, false);
+}
+
 // The strided row gather of im2col at every length up to a few vectors: the right values, and
 // (under AddressSanitizer) no read past src[(n - 1) * stride], the last element it needs.
 TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {

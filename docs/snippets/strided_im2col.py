@@ -1,6 +1,7 @@
 """The CPU stride-2 convolution's im2col in NumPy: the row gather as two 4-wide loads and a
-shuffle of their even lanes, and the number of images one GEMM takes so that its NR-wide tiles
-are full, next to the direct formula and glassgrad's kernel. docs/cpu-threads.md walks through it."""
+shuffle of their even lanes, the number of images one GEMM takes so that its NR-wide tiles
+are full, and the weight gradient's product transposed when K fills them better than C*R*S,
+next to the direct formula and glassgrad's kernel. docs/cpu-threads.md walks through it."""
 import numpy as np
 
 import glassgrad.kernels as K
@@ -60,6 +61,25 @@ def images_per_gemm(hwo, n_images, nr=48):
 # --8<-- [end:batch]
 
 
+# --8<-- [start:transposed]
+def weight_transposed(crs, k, nr=48):
+    """The weight gradient's GEMM as dw^T [CRS, K] = col x gy^T when that computes at least 1/8
+    fewer products, padding of the last NR-wide tile included, than dw [K, CRS] = gy x col^T."""
+    padded_k, padded_crs = -(-k // nr) * nr, -(-crs // nr) * nr
+    return 8 * padded_k * crs <= 7 * padded_crs * k
+
+
+def weight_gradient_1x1_stride2(x, gy):
+    """dw [K, C] of a 1x1 stride-2 conv: col is x subsampled (im2col), then one product or the
+    other; the transposed one is added to dw transposed."""
+    col = np.concatenate([x[n, :, ::2, ::2].reshape(x.shape[1], -1) for n in range(len(x))], axis=1)
+    g = np.concatenate([gy[n].reshape(gy.shape[1], -1) for n in range(len(gy))], axis=1)
+    if weight_transposed(col.shape[0], g.shape[0]):
+        return (col @ g.T).T                      # dw^T [C, K], then transposed into dw
+    return g @ col.T                              # dw [K, C]
+# --8<-- [end:transposed]
+
+
 # --8<-- [start:check]
 N, C, H, W, KO, R, P = 5, 3, 32, 31, 4, 3, 1
 x = rng.standard_normal((N, C, H, W))
@@ -78,5 +98,10 @@ for n0 in range(0, N, nb):                                              # one GE
 (glassgrad_y,) = K.run_numpy("Conv2D", x, wt, stride=[2, 2], padding=[P, P, P, P])
 for got in (y, glassgrad_y):
     assert np.allclose(got, direct, rtol=1e-12, atol=1e-12)
+assert weight_transposed(64, 128) and not weight_transposed(256, 512)   # ResNet-18's layer2.0 / layer4.0 shortcuts
+x1, gy1 = rng.standard_normal((3, 64, 16, 16)), rng.standard_normal((3, 128, 8, 8))
+(glassgrad_dw,) = K.run_numpy("Conv2DBackwardWeight", x1, gy1, stride=[2, 2], padding=[0, 0, 0, 0],
+                              weight_shape=[128, 64, 1, 1])
+assert np.allclose(weight_gradient_1x1_stride2(x1, gy1), glassgrad_dw[:, :, 0, 0], rtol=1e-12, atol=1e-12)
 print(f"stride-2 im2col + GEMM in batches of {nb} images gives the direct convolution, as glassgrad's kernel")
 # --8<-- [end:check]

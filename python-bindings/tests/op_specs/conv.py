@@ -122,6 +122,8 @@ CASES = [
     ("8ch-3x3-s1-p1-one-image", 1, 8, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False),
     ("7ch-3x3-s2-p1-threads", 4, 7, 12, (3, 3), (2, 2), (1, 1, 1, 1), lambda n: (2 * n + 1, 2 * n), False),
     # 16x16 outputs at n >= 17: images side by side in one GEMM until its tiles are full (2 and 2)
+    # the weight gradient as dw^T = col x gy^T: K = 48 fills the GEMM's tiles, C = 52 does not
+    ("52ch-1x1-s2-k48", 2, 52, 48, (1, 1), (2, 2), (0, 0, 0, 0), lambda n: (n + 1, n), False),
     ("8ch-1x1-s2-batched", 4, 8, 12, (1, 1), (2, 2), (0, 0, 0, 0), lambda n: (32, 32) if n > 16 else (n, n + 1), False),
     # grouped, depthwise and dilated (CUDA: the generic kernels, kernels/cuda/conv.cu)
     ("6ch-3x3-groups3", 2, 6, 9, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n + 1, n), True, {"groups": 3}),
