@@ -1,5 +1,5 @@
-// Layer normalization ops (glassgrad/autodiff/layer_norm_geometry.h has the shapes and the
-// attributes; docs/gpt-step.md derives the gradient):
+// Layer normalization ops, the rows of families/layer_norm.def (glassgrad/autodiff/
+// layer_norm_geometry.h has the shapes and the attributes; docs/gpt-step.md derives the gradient):
 //
 //   LayerNorm(x[, weight][, bias]){normalized_shape, eps, weight, bias} -> (y, mean, rstd)
 //       per row r of x seen as [rows, cols]: mean_r, rstd_r = 1 / sqrt(var_r + eps) (biased
@@ -16,6 +16,7 @@
 //
 // The backward op has no gradient rule (no double backward through layer norm: it raises
 // UnsupportedError naming the op).
+#include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/layer_norm_geometry.h"
 #include "op_helpers.h"
 
@@ -138,58 +139,46 @@ void layer_norm_gradient(GradContext& c) {
 
 }  // namespace
 
+void layer_norm(OpSchema& s) {
+  s.layer_parameter = "weight";
+  s.infer = [](const ShapeContext& ctx) {
+    const LayerNormGeometry g = check_x(ctx, 0);
+    expect_inputs(ctx, 1 + (g.weight ? 1 : 0) + (g.bias ? 1 : 0),
+                  "inputs: x, then weight when weight=true, then bias when bias=true");
+    if (g.weight) check_parameter(ctx, g.weight_input(false), 0, g, "weight");
+    if (g.bias) check_parameter(ctx, g.bias_input(), 0, g, "bias");
+    const TensorInfo& x = ctx.in(0);
+    const TensorInfo stat = ops::with_shape(x, g.outer);
+    return std::vector<TensorInfo>{x, stat, stat};
+  };
+  s.gradient = layer_norm_gradient;
+}
+
+void layer_norm_backward(OpSchema& s) {
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    const LayerNormGeometry g = check_x(ctx, 1);
+    expect_inputs(ctx, 4 + (g.weight ? 1 : 0) + (g.stat_grads ? 2 : 0),
+                  "inputs: grad_y, x, mean, rstd, then weight when weight=true, then grad_mean and grad_rstd when "
+                  "stat_grads=true");
+    ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
+    ctx.expect_same_dtype(1, 0);
+    check_statistic(ctx, 2, 1, g, "mean");
+    check_statistic(ctx, 3, 1, g, "rstd");
+    if (g.weight) check_parameter(ctx, g.weight_input(true), 1, g, "weight");
+    if (g.stat_grads) {
+      check_statistic(ctx, g.grad_mean_input(), 1, g, "grad_mean");
+      check_statistic(ctx, g.grad_mean_input() + 1, 1, g, "grad_rstd");
+    }
+    const TensorInfo& x = ctx.in(1);
+    return std::vector<TensorInfo>{x, ops::with_shape(x, g.weight ? g.normalized : Shape{0}),
+                                   ops::with_shape(x, g.bias ? g.normalized : Shape{0})};
+  };
+}
+
 void register_layer_norm_ops(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "LayerNorm";
-    s.layer_parameter = "weight";
-    s.inputs = {"x", "weight", "bias"};
-    s.min_inputs = 1;
-    s.outputs = {"y", "mean", "rstd"};
-    s.formula = "y = (x - mean) * rstd * weight + bias, mean and rstd = 1/sqrt(var + eps) (biased) over the "
-                "normalized_shape axes";
-    s.infer = [](const ShapeContext& ctx) {
-      const LayerNormGeometry g = check_x(ctx, 0);
-      expect_inputs(ctx, 1 + (g.weight ? 1 : 0) + (g.bias ? 1 : 0),
-                    "inputs: x, then weight when weight=true, then bias when bias=true");
-      if (g.weight) check_parameter(ctx, g.weight_input(false), 0, g, "weight");
-      if (g.bias) check_parameter(ctx, g.bias_input(), 0, g, "bias");
-      const TensorInfo& x = ctx.in(0);
-      const TensorInfo stat = ops::with_shape(x, g.outer);
-      return std::vector<TensorInfo>{x, stat, stat};
-    };
-    s.gradient = layer_norm_gradient;
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "LayerNormBackward";
-    s.inputs = {"grad_y", "x", "mean", "rstd", "weight", "grad_mean", "grad_rstd"};
-    s.min_inputs = 4;
-    s.outputs = {"dx", "dweight", "dbias"};
-    s.dispatch_input = 1;
-    s.formula = "dx = rstd * (g*w - mean(g*w) - xhat * mean(g*w*xhat)) [+ stat grads]; dweight = sum_rows(g*xhat); "
-                "dbias = sum_rows(g)";
-    s.infer = [](const ShapeContext& ctx) {
-      const LayerNormGeometry g = check_x(ctx, 1);
-      expect_inputs(ctx, 4 + (g.weight ? 1 : 0) + (g.stat_grads ? 2 : 0),
-                    "inputs: grad_y, x, mean, rstd, then weight when weight=true, then grad_mean and grad_rstd when "
-                    "stat_grads=true");
-      ops::expect_same_shape(ctx, 0, 1, "grad_y", "x");
-      ctx.expect_same_dtype(1, 0);
-      check_statistic(ctx, 2, 1, g, "mean");
-      check_statistic(ctx, 3, 1, g, "rstd");
-      if (g.weight) check_parameter(ctx, g.weight_input(true), 1, g, "weight");
-      if (g.stat_grads) {
-        check_statistic(ctx, g.grad_mean_input(), 1, g, "grad_mean");
-        check_statistic(ctx, g.grad_mean_input() + 1, 1, g, "grad_rstd");
-      }
-      const TensorInfo& x = ctx.in(1);
-      return std::vector<TensorInfo>{x, ops::with_shape(x, g.weight ? g.normalized : Shape{0}),
-                                     ops::with_shape(x, g.bias ? g.normalized : Shape{0})};
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/layer_norm.def"
 }
 
 }  // namespace glassgrad

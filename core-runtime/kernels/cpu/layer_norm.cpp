@@ -19,6 +19,7 @@
 #include <cmath>
 #include <vector>
 
+#include "cpu/registration.h"
 #include "glassgrad/autodiff/layer_norm_geometry.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -185,10 +186,8 @@ void layer_norm_backward(const KernelContext& c) {
 }  // namespace
 
 void register_cpu_layer_norm_kernels(KernelRegistry& r) {
-  r.add("LayerNorm", DeviceType::CPU, DType::Float32, layer_norm<float>);
-  r.add("LayerNorm", DeviceType::CPU, DType::Float64, layer_norm<double>);
-  r.add("LayerNormBackward", DeviceType::CPU, DType::Float32, layer_norm_backward<float>);
-  r.add("LayerNormBackward", DeviceType::CPU, DType::Float64, layer_norm_backward<double>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/layer_norm.def"
 }
 
 }  // namespace glassgrad

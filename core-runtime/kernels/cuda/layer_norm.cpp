@@ -75,11 +75,15 @@ void ln_backward(const KernelContext& c) {
   }
 }
 
+constexpr KernelEntry layer_norm_backward{ln_backward, ln_backward_workspace, nullptr};
+
 }  // namespace
 
 void add_layer_norm_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"LayerNorm", ln_forward, float_dtypes()});
-  k.push_back({"LayerNormBackward", ln_backward, float_dtypes(), ln_backward_workspace});
+  // The LayerNorm row's kernel symbol; at namespace scope the name is layer_norm_plan.h's namespace.
+  const KernelFn layer_norm = ln_forward;
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/layer_norm.def"
 }
 
 }  // namespace cuda
