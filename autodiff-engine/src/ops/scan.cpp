@@ -1,4 +1,4 @@
-// Scans and sorts along one axis `dim` (normalized by the rules below; the kernels view the input
+// Scans and sorts along one axis `dim`, the rows of families/scan.def (normalized by the rules below; the kernels view the input
 // as [outer, n, inner], n its size along dim):
 //
 //   CumSum(x){dim, reverse}:  out_j = sum_{i <= j} x_i        (reverse: sum_{i >= j} x_i)
@@ -21,6 +21,7 @@
 // gradient (glassgrad/_scans.py), so the gradient reaches the elements the values came from.
 // dtypes: float32, float64, int64 (Python converts bool and uint8 first, as PyTorch's cumsum
 // promotes them to int64).
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -43,16 +44,6 @@ void expect_sortable(const ShapeContext& ctx, int i) {
   }
 }
 
-OpSchema along_dim(const char* name, std::vector<std::string> inputs, std::vector<std::string> outputs,
-                   const char* formula) {
-  OpSchema s;
-  s.name = name;
-  s.inputs = std::move(inputs);
-  s.outputs = std::move(outputs);
-  s.formula = formula;
-  return s;
-}
-
 // The attributes with dim normalized, for the nodes a gradient emits.
 Attrs dim_attrs(const GradContext& c) {
   const int rank = static_cast<int>(c.shape(c.input(0)).size());
@@ -68,83 +59,76 @@ std::vector<TensorInfo> scan_infer(const ShapeContext& ctx) {
 
 }  // namespace
 
+void cumsum(OpSchema& s) {
+  s.infer = scan_infer;
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    Attrs a = dim_attrs(c);
+    a.set("reverse", !c.attrs().b("reverse", false));
+    c.set_grad(0, c.emit("CumSum", {c.grad_output(0)}, a));
+  };
+}
+
+void cumprod(OpSchema& s) {
+  s.infer = scan_infer;
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    c.set_grad(0, c.emit("CumProdBackward", {c.grad_output(0), c.input(0), c.output(0)}, dim_attrs(c)));
+  };
+}
+
+void cumprod_backward(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    scan_dim(ctx);
+    ctx.expect_float(0);
+    ctx.expect_same_dtype(0, 1);
+    ctx.expect_same_dtype(0, 2);
+    ops::expect_same_shape(ctx, 0, 1, "grad", "x");
+    ops::expect_same_shape(ctx, 0, 2, "grad", "y");
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+}
+
+void flip(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    scan_dim(ctx);
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) != kNoValue) c.set_grad(0, c.emit("Flip", {c.grad_output(0)}, dim_attrs(c)));
+  };
+}
+
+void sort(OpSchema& s) {
+  s.stops_gradient = true;
+  s.infer = [](const ShapeContext& ctx) {
+    scan_dim(ctx);
+    expect_sortable(ctx, 0);
+    return std::vector<TensorInfo>{ctx.in(0), ops::with_dtype(ctx.in(0), DType::Int64)};
+  };
+}
+
+void topk(OpSchema& s) {
+  s.stops_gradient = true;
+  s.infer = [](const ShapeContext& ctx) {
+    const int d = scan_dim(ctx);
+    expect_sortable(ctx, 0);
+    const int64_t n = ctx.in(0).shape[static_cast<size_t>(d)];
+    const int64_t k = ctx.attrs().i("k");
+    if (k < 0 || k > n) {
+      ops::bad_attr(ctx, "k", "in [0, " + std::to_string(n) + "] (the size of dim " + std::to_string(d) + ")",
+                    std::to_string(k));
+    }
+    Shape out = ctx.in(0).shape;
+    out[static_cast<size_t>(d)] = k;
+    const TensorInfo values = ops::with_shape(ctx.in(0), out);
+    return std::vector<TensorInfo>{values, ops::with_dtype(values, DType::Int64)};
+  };
+}
+
 void register_scan_ops(OpRegistry& r) {
-  {
-    OpSchema s = along_dim("CumSum", {"x"}, {"out"}, "out_j = sum of x_i for i <= j along dim (i >= j: reverse)");
-    s.infer = scan_infer;
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      Attrs a = dim_attrs(c);
-      a.set("reverse", !c.attrs().b("reverse", false));
-      c.set_grad(0, c.emit("CumSum", {c.grad_output(0)}, a));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = along_dim("CumProd", {"x"}, {"out"}, "out_j = product of x_i for i <= j along dim");
-    s.infer = scan_infer;
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue) return;
-      c.set_grad(0, c.emit("CumProdBackward", {c.grad_output(0), c.input(0), c.output(0)}, dim_attrs(c)));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = along_dim("CumProdBackward", {"grad", "x", "y"}, {"dx"},
-                           "dx_i = sum_{j >= i} grad_j * prod_{k <= j, k != i} x_k (exact with zeros)");
-    s.infer = [](const ShapeContext& ctx) {
-      scan_dim(ctx);
-      ctx.expect_float(0);
-      ctx.expect_same_dtype(0, 1);
-      ctx.expect_same_dtype(0, 2);
-      ops::expect_same_shape(ctx, 0, 1, "grad", "x");
-      ops::expect_same_shape(ctx, 0, 2, "grad", "y");
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = along_dim("Flip", {"x"}, {"out"}, "out_j = x_{n-1-j} along dim (the line reversed)");
-    s.infer = [](const ShapeContext& ctx) {
-      scan_dim(ctx);
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) != kNoValue) c.set_grad(0, c.emit("Flip", {c.grad_output(0)}, dim_attrs(c)));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = along_dim("Sort", {"x"}, {"values", "indices"},
-                           "values, indices = x sorted along dim (stable; NaN largest), int64 indices");
-    s.stops_gradient = true;
-    s.infer = [](const ShapeContext& ctx) {
-      scan_dim(ctx);
-      expect_sortable(ctx, 0);
-      return std::vector<TensorInfo>{ctx.in(0), ops::with_dtype(ctx.in(0), DType::Int64)};
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = along_dim("TopK", {"x"}, {"values", "indices"},
-                           "values, indices = the k largest (smallest) of x along dim, in order");
-    s.stops_gradient = true;
-    s.infer = [](const ShapeContext& ctx) {
-      const int d = scan_dim(ctx);
-      expect_sortable(ctx, 0);
-      const int64_t n = ctx.in(0).shape[static_cast<size_t>(d)];
-      const int64_t k = ctx.attrs().i("k");
-      if (k < 0 || k > n) {
-        ops::bad_attr(ctx, "k", "in [0, " + std::to_string(n) + "] (the size of dim " + std::to_string(d) + ")",
-                      std::to_string(k));
-      }
-      Shape out = ctx.in(0).shape;
-      out[static_cast<size_t>(d)] = k;
-      const TensorInfo values = ops::with_shape(ctx.in(0), out);
-      return std::vector<TensorInfo>{values, ops::with_dtype(values, DType::Int64)};
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/scan.def"
 }
 
 }  // namespace glassgrad

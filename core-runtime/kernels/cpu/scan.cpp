@@ -11,6 +11,7 @@
 
 #include "cpu/accumulator.h"
 #include "glassgrad/autodiff/scan_lines.h"
+#include "cpu/registration.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
 
@@ -143,31 +144,11 @@ void topk(const KernelContext& c) {
   sort_lines<T>(c, c.attrs.i("k"), c.attrs.b("largest", true));
 }
 
-template <template <typename> class K>
-void add_all(KernelRegistry& r, const char* op, bool ints = true) {
-  r.add(op, DeviceType::CPU, DType::Float32, K<float>::run);
-  r.add(op, DeviceType::CPU, DType::Float64, K<double>::run);
-  if (ints) r.add(op, DeviceType::CPU, DType::Int64, K<int64_t>::run);
-}
-
-template <typename T> struct CumSumK { static void run(const KernelContext& c) { cumsum<T>(c); } };
-template <typename T> struct CumProdK { static void run(const KernelContext& c) { cumprod<T>(c); } };
-template <typename T> struct CumProdBackwardK { static void run(const KernelContext& c) { cumprod_backward<T>(c); } };
-template <typename T> struct SortK { static void run(const KernelContext& c) { sort<T>(c); } };
-template <typename T> struct TopKK { static void run(const KernelContext& c) { topk<T>(c); } };
-template <typename T> struct FlipK { static void run(const KernelContext& c) { flip<T>(c); } };
-
 }  // namespace
 
 void register_cpu_scan_kernels(KernelRegistry& r) {
-  add_all<CumSumK>(r, "CumSum");
-  add_all<CumProdK>(r, "CumProd");
-  add_all<CumProdBackwardK>(r, "CumProdBackward", false);
-  add_all<SortK>(r, "Sort");
-  add_all<TopKK>(r, "TopK");
-  add_all<FlipK>(r, "Flip");
-  r.add("Flip", DeviceType::CPU, DType::UInt8, FlipK<uint8_t>::run);
-  r.add("Flip", DeviceType::CPU, DType::Bool, FlipK<bool>::run);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/scan.def"
 }
 
 }  // namespace glassgrad

@@ -102,24 +102,23 @@ void flip(const KernelContext& c) {
          c.outputs[0].data_ptr(), x.data_ptr());
 }
 
-void sort(const KernelContext& c) {
+void sort_launch(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const int d = normalize_axis(c.attrs.i("dim"), x.rank());
   sort_lines(c, "Sort", x.shape()[static_cast<size_t>(d)], c.attrs.b("descending", false));
 }
 
-void topk(const KernelContext& c) { sort_lines(c, "TopK", c.attrs.i("k"), c.attrs.b("largest", true)); }
+void topk_launch(const KernelContext& c) { sort_lines(c, "TopK", c.attrs.i("k"), c.attrs.b("largest", true)); }
+
+// The Sort and TopK rows' kernels: the launchers with their workspace (sort_workspace).
+constexpr KernelEntry sort{sort_launch, sort_workspace, nullptr};
+constexpr KernelEntry topk{topk_launch, sort_workspace, nullptr};
 
 }  // namespace
 
 void add_scan_kernels(std::vector<KernelDef>& k) {
-  const std::vector<DType> sortable{DType::Float32, DType::Float64, DType::Int64};
-  k.push_back({"CumSum", cumsum, sortable});
-  k.push_back({"CumProd", cumprod, sortable});
-  k.push_back({"CumProdBackward", cumprod_backward, float_dtypes()});
-  k.push_back({"Sort", sort, sortable, sort_workspace});
-  k.push_back({"TopK", topk, sortable, sort_workspace});
-  k.push_back({"Flip", flip, all_dtypes()});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/scan.def"
 }
 
 }  // namespace cuda
