@@ -20,6 +20,7 @@
 // plan. lse and the backward op carry no gradient (no double backward: build_backward raises
 // UnsupportedError naming the backward op).
 #include "glassgrad/autodiff/attention_geometry.h"
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -151,51 +152,40 @@ void attention_gradient(GradContext& c) {
 
 }  // namespace
 
-void register_attention_ops(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "ScaledDotProductAttention";
-    s.inputs = {"query", "key", "value", "mask", "seed"};
-    s.min_inputs = 3;
-    s.outputs = {"out", "lse"};
-    s.strided_inputs = true;
-    s.formula = "out = softmax(scale * q k^T + mask) v (dropout inside), lse = logsumexp of the scores per row";
-    s.infer = [](const ShapeContext& ctx) {
-      const AttentionGeometry g = check_attention(ctx, 0);
-      const TensorInfo& q = ctx.in(0);
-      return std::vector<TensorInfo>{ops::with_shape(q, g.out_shape()), ops::with_shape(q, g.lse_shape())};
-    };
-    s.gradient = attention_gradient;
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "ScaledDotProductAttentionBackward";
-    s.inputs = {"grad_out", "query", "key", "value", "out", "lse", "mask", "seed"};
-    s.min_inputs = 6;
-    s.outputs = {"dquery", "dkey", "dvalue", "dmask"};
-    s.strided_inputs = true;
-    s.dispatch_input = 1;
-    s.formula = "ds = p * (dp - rowsum(g * out)), dq = scale ds k, dk = scale ds^T q, dv = pd^T g (p recomputed "
-                "from lse)";
-    s.infer = [](const ShapeContext& ctx) {
-      const AttentionGeometry g = check_attention(ctx, 1);
-      const TensorInfo& q = ctx.in(1);
-      const std::vector<std::pair<int, Shape>> same{{0, g.out_shape()}, {4, g.out_shape()}, {5, g.lse_shape()}};
-      for (const auto& [i, shape] : same) {
-        const TensorInfo& t = ctx.in(i);
-        if (t.shape != shape || t.dtype != q.dtype) {
-          ctx.fail(ErrorMessage(ctx.in(i).str() + " must be " + shape_str(shape) + " " + dtype_name(q.dtype) +
-                                " (input " + std::to_string(i) + ")"));
-        }
+void scaled_dot_product_attention(OpSchema& s) {
+  s.strided_inputs = true;
+  s.infer = [](const ShapeContext& ctx) {
+    const AttentionGeometry g = check_attention(ctx, 0);
+    const TensorInfo& q = ctx.in(0);
+    return std::vector<TensorInfo>{ops::with_shape(q, g.out_shape()), ops::with_shape(q, g.lse_shape())};
+  };
+  s.gradient = attention_gradient;
+}
+
+void scaled_dot_product_attention_backward(OpSchema& s) {
+  s.strided_inputs = true;
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    const AttentionGeometry g = check_attention(ctx, 1);
+    const TensorInfo& q = ctx.in(1);
+    const std::vector<std::pair<int, Shape>> same{{0, g.out_shape()}, {4, g.out_shape()}, {5, g.lse_shape()}};
+    for (const auto& [i, shape] : same) {
+      const TensorInfo& t = ctx.in(i);
+      if (t.shape != shape || t.dtype != q.dtype) {
+        ctx.fail(ErrorMessage(ctx.in(i).str() + " must be " + shape_str(shape) + " " + dtype_name(q.dtype) +
+                              " (input " + std::to_string(i) + ")"));
       }
-      if (g.mask_grad && !g.masked) ops::bad_attr(ctx, "mask_grad", "false without a mask", "true");
-      return std::vector<TensorInfo>{ops::with_shape(q, g.with_tail({g.l, g.e})), ops::with_shape(q, g.with_tail({g.s, g.e})),
-                                     ops::with_shape(q, g.with_tail({g.s, g.ev})),
-                                     ops::with_shape(q, g.mask_grad ? g.scores_shape() : Shape{0})};
-    };
-    r.add(std::move(s));
-  }
+    }
+    if (g.mask_grad && !g.masked) ops::bad_attr(ctx, "mask_grad", "false without a mask", "true");
+    return std::vector<TensorInfo>{ops::with_shape(q, g.with_tail({g.l, g.e})), ops::with_shape(q, g.with_tail({g.s, g.e})),
+                                   ops::with_shape(q, g.with_tail({g.s, g.ev})),
+                                   ops::with_shape(q, g.mask_grad ? g.scores_shape() : Shape{0})};
+  };
+}
+
+void register_attention_ops(OpRegistry& r) {
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/attention.def"
 }
 
 }  // namespace glassgrad

@@ -26,6 +26,7 @@
 
 #include "attention_layout.h"
 #include "attention_rules.h"
+#include "cpu/registration.h"
 #include "gemm/gemm.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/parallel.h"
@@ -377,11 +378,15 @@ void backward(const KernelContext& c) {
 
 }  // namespace
 
+// The rows' kernel symbols (families/attention.def): the forward, and the backward with its workspace.
+template <typename T>
+constexpr KernelEntry scaled_dot_product_attention{forward<T>, nullptr, nullptr};
+template <typename T>
+constexpr KernelEntry scaled_dot_product_attention_backward{backward<T>, attention_backward_workspace, nullptr};
+
 void register_cpu_attention_kernels(KernelRegistry& r) {
-  r.add("ScaledDotProductAttention", DeviceType::CPU, DType::Float32, forward<float>);
-  r.add("ScaledDotProductAttention", DeviceType::CPU, DType::Float64, forward<double>);
-  r.add("ScaledDotProductAttentionBackward", DeviceType::CPU, DType::Float32, backward<float>, attention_backward_workspace);
-  r.add("ScaledDotProductAttentionBackward", DeviceType::CPU, DType::Float64, backward<double>, attention_backward_workspace);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/attention.def"
 }
 
 }  // namespace glassgrad

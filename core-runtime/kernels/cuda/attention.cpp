@@ -91,9 +91,13 @@ void backward(const KernelContext& c) {
 
 }  // namespace
 
+// The rows' kernel symbols (families/attention.def): the launchers, the backward with its workspace.
+constexpr KernelEntry scaled_dot_product_attention{forward, nullptr, nullptr};
+constexpr KernelEntry scaled_dot_product_attention_backward{backward, attention_backward_workspace, nullptr};
+
 void add_attention_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"ScaledDotProductAttention", forward, float_dtypes()});
-  k.push_back({"ScaledDotProductAttentionBackward", backward, float_dtypes(), attention_backward_workspace});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/attention.def"
 }
 
 }  // namespace cuda
