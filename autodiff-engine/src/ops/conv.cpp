@@ -40,6 +40,7 @@
 #include <string>
 
 #include "glassgrad/autodiff/conv_geometry.h"
+#include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "op_helpers.h"
 
@@ -343,43 +344,26 @@ void backward_weight_gradient(GradContext& c) {
 
 }  // namespace
 
+void conv2d(OpSchema& s) {
+  s.layer_parameter = "weight";
+  s.infer = conv2d_infer;
+  s.gradient = conv2d_gradient;
+}
+
+void conv2d_backward_input(OpSchema& s) {
+  s.layer_parameter = "weight";  // a ConvTranspose2d layer's input and weight (role forward only)
+  s.infer = backward_input_infer;
+  s.gradient = backward_input_gradient;
+}
+
+void conv2d_backward_weight(OpSchema& s) {
+  s.infer = backward_weight_infer;
+  s.gradient = backward_weight_gradient;
+}
+
 void register_conv_ops(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "Conv2D";
-    s.inputs = {"input", "weight", "bias"};
-    s.min_inputs = 2;
-    s.layer_parameter = "weight";
-    s.outputs = {"out"};
-    s.formula = "out[n,k,i,j] = bias[k] + sum_{c',r,s} input[n, g*C/G + c', i*sh + r*dh - pt, j*sw + s*dw - pl] * "
-                "weight[k,c',r,s], g = k / (K/G) (G = groups)";
-    s.infer = conv2d_infer;
-    s.gradient = conv2d_gradient;
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "Conv2DBackwardInput";
-    s.inputs = {"grad_out", "weight"};
-    s.layer_parameter = "weight";  // a ConvTranspose2d layer's input and weight (role forward only)
-    s.outputs = {"dinput"};
-    s.formula = "dinput[n,c,h,v] = sum_{k in c's group,r,s} grad_out[n, k, (h + pt - r*dh)/sh, (v + pl - s*dw)/sw] * "
-                "weight[k, c mod C/G, r, s] (terms with a fractional or out-of-range output index are zero)";
-    s.infer = backward_input_infer;
-    s.gradient = backward_input_gradient;
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "Conv2DBackwardWeight";
-    s.inputs = {"input", "grad_out"};
-    s.outputs = {"dweight"};
-    s.formula = "dweight[k,c',r,s] = sum_{n,i,j} grad_out[n,k,i,j] * input[n, g*C/G + c', i*sh + r*dh - pt, j*sw + s*dw - pl], "
-                "g = k / (K/G)";
-    s.infer = backward_weight_infer;
-    s.gradient = backward_weight_gradient;
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/conv.def"
 }
 
 }  // namespace glassgrad

@@ -42,6 +42,7 @@
 #include "cpu/conv_geometry.h"
 #include "cpu/conv_winograd.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/registration.h"
 #include "cpu/rounding.h"
 #include "glassgrad/autodiff/fusion.h"
 #include "glassgrad/runtime/conv_algorithm.h"
@@ -450,7 +451,7 @@ void conv2d_forward(const KernelContext& c) {
 }
 
 template <typename T>
-void conv2d_backward_input(const KernelContext& c) {
+void conv2d_backward_input_kernel(const KernelContext& c) {
   const Tensor& gy = c.inputs[0];
   const Tensor& w = c.inputs[1];
   const ConvGeometry whole = cpu::conv_geometry(c.attrs.ints("input_shape"), w.shape(), c.attrs);
@@ -516,7 +517,7 @@ void conv2d_backward_input(const KernelContext& c) {
 }
 
 template <typename T>
-void conv2d_backward_weight(const KernelContext& c) {
+void conv2d_backward_weight_kernel(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
   const Tensor& gy = c.inputs[1];
   const ConvGeometry whole = cpu::conv_geometry(x.shape(), c.attrs.ints("weight_shape"), c.attrs);
@@ -648,13 +649,17 @@ std::string cpu::conv_algorithm(const std::string& op, const Shape& input_shape,
   return "gemm";
 }
 
+// The rows' kernel symbols (families/conv.def): each kernel with its workspace function.
+template <typename T>
+constexpr KernelEntry conv2d{conv2d_forward<T>, forward_workspace, nullptr};
+template <typename T>
+constexpr KernelEntry conv2d_backward_input{conv2d_backward_input_kernel<T>, backward_input_workspace, nullptr};
+template <typename T>
+constexpr KernelEntry conv2d_backward_weight{conv2d_backward_weight_kernel<T>, backward_weight_workspace, nullptr};
+
 void register_cpu_conv_kernels(KernelRegistry& r) {
-  r.add("Conv2D", DeviceType::CPU, DType::Float32, conv2d_forward<float>, forward_workspace);
-  r.add("Conv2D", DeviceType::CPU, DType::Float64, conv2d_forward<double>, forward_workspace);
-  r.add("Conv2DBackwardInput", DeviceType::CPU, DType::Float32, conv2d_backward_input<float>, backward_input_workspace);
-  r.add("Conv2DBackwardInput", DeviceType::CPU, DType::Float64, conv2d_backward_input<double>, backward_input_workspace);
-  r.add("Conv2DBackwardWeight", DeviceType::CPU, DType::Float32, conv2d_backward_weight<float>, backward_weight_workspace);
-  r.add("Conv2DBackwardWeight", DeviceType::CPU, DType::Float64, conv2d_backward_weight<double>, backward_weight_workspace);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/conv.def"
 }
 
 }  // namespace glassgrad

@@ -743,10 +743,16 @@ void conv2d_backward_weight(const KernelContext& c) {
 }  // namespace
 }  // namespace conv
 
+// The rows' kernel symbols (families/conv.def): each launcher with its workspace function.
+namespace {
+constexpr KernelEntry conv2d{conv::conv2d, conv::fwd_workspace, nullptr};
+constexpr KernelEntry conv2d_backward_input{conv::conv2d_backward_input, conv::input_workspace, nullptr};
+constexpr KernelEntry conv2d_backward_weight{conv::conv2d_backward_weight, conv::weight_workspace, nullptr};
+}  // namespace
+
 void add_conv_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"Conv2D", conv::conv2d, float_dtypes(), conv::fwd_workspace});
-  k.push_back({"Conv2DBackwardInput", conv::conv2d_backward_input, float_dtypes(), conv::input_workspace});
-  k.push_back({"Conv2DBackwardWeight", conv::conv2d_backward_weight, float_dtypes(), conv::weight_workspace});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/conv.def"
 }
 
 }  // namespace cuda
