@@ -401,10 +401,15 @@ def test_data_loading_tiny_compares_input_pipelines_with_and_without_workers(tmp
     assert_well_formed(rows)
     mine = [r for r in rows if r["framework"] == "glassgrad"]
     assert {r["metric"] for r in mine} == {"images_per_second", "main_process_us_per_batch"}
-    pipeline = [r for r in mine if r["metric"] == "images_per_second"]
+    pipeline = [r for r in mine if r["workload"].startswith("CIFAR pipeline")]
+    assert {r["metric"] for r in pipeline} == {"images_per_second"}
     assert sorted(r["workload"].split(", ")[1].split(" (")[0] for r in pipeline) == ["num_workers 0", "num_workers 2"]
-    cpu = [r for r in mine if r["metric"] == "main_process_us_per_batch"]
+    # loader_cpu: per batch size, the training process's CPU time and the images/s beside it.
+    loader = [r for r in mine if r["workload"].startswith("DataLoader main process")]
+    assert len(loader) + len(pipeline) == len(mine)
+    cpu = [r for r in loader if r["metric"] == "main_process_us_per_batch"]
     assert sorted(r["workload"].split(", ")[2] for r in cpu) == ["batch 256", "batch 32"]
+    assert sorted(r["workload"].split(", ")[2] for r in loader if r["metric"] == "images_per_second") == ["batch 256", "batch 32"]
     assert all(float(r["value"]) > 0 and r["unit"] == "us" for r in cpu)
     if has_torch_rows(rows):
         assert all(r["ratio_vs_torch"] for r in mine)
