@@ -6,9 +6,10 @@
 // so the backward (Dropout of the gradient under the same seed) regenerates it, and the CPU
 // and CUDA kernels drop the same elements.
 #pragma once
-#include <cmath>
-
 #include "philox.h"
+#if !defined(__CUDACC_RTC__)  // NVRTC has no <cmath>; the coefficients are host code
+#include <cmath>
+#endif
 
 namespace glassgrad {
 namespace dropout_rule {
@@ -20,6 +21,7 @@ GG_PHILOX_RULE void keep4(uint64_t seed, uint64_t threshold, uint64_t group, boo
   for (int q = 0; q < 4; ++q) keep[q] = static_cast<uint64_t>(w[q]) >= threshold;
 }
 
+#if !defined(__CUDACC_RTC__)
 // AlphaDropout's coefficients (autodiff-engine/src/ops/dropout.cpp), computed on the host by
 // both backends: y = x * (keep ? a : 0) + (keep ? kept : dropped); all 0 for p = 1 (y = x * 0).
 struct AlphaCoefficients {
@@ -32,6 +34,7 @@ struct AlphaCoefficients {
     dropped = alpha * a * (p - 1.0);
   }
 };
+#endif
 
 }  // namespace dropout_rule
 }  // namespace glassgrad
