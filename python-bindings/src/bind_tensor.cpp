@@ -4,6 +4,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <optional>
 
 #include "bindings.h"
 #include "glassgrad/autodiff/errors.h"
@@ -84,13 +85,12 @@ Tensor from_numpy(const py::array& arr, const std::string& device, const std::st
   // Bound for a GPU: staged in pinned memory (host_staging), so the copy is queued and the host
   // goes on while the GPU still runs the previous step.
   Tensor host = pinned ? empty_pinned(shape, dt, name) : host_staging(shape, dt, dev, name);
-  if (host.nbytes() >= kCopyWithoutGil) {
+  if (host.nbytes() > 0) {
     // Nothing Python is touched while copying (`c` stays referenced), so another thread runs:
     // the DataLoader's pin-memory thread copies a batch while the training loop goes on
     // (docs/data-loading.md, "How a batch reaches the GPU").
-    py::gil_scoped_release release;
-    std::memcpy(host.data_ptr(), c.data(), host.nbytes());
-  } else if (host.nbytes() > 0) {
+    std::optional<py::gil_scoped_release> release;
+    if (host.nbytes() >= kCopyWithoutGil) release.emplace();
     std::memcpy(host.data_ptr(), c.data(), host.nbytes());
   }
   return dev.is_cpu() ? host : host.to(dev);

@@ -17,6 +17,7 @@ compile a new plan, and makes compiled steps trace again (static_version() chang
 from __future__ import annotations
 
 import weakref
+from itertools import groupby
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -322,21 +323,10 @@ class Optimizer:
             for group, p in work:
                 self._update(p, group)
             return
-        run_key: Optional[Tuple[str, Tuple[Tuple[str, Any], ...]]] = None  # (op, attrs) of the run
-        rows: List[List[Any]] = []
-        targets: List[List[Tensor]] = []
-        for group, p in work:
-            op, attrs, row, target = self._row(p, group)
-            if (op, attrs) != run_key:
-                if rows:
-                    assert run_key is not None  # set with the run's first row
-                    self._record_updates(run_key[0], rows, targets, dict(run_key[1]))
-                run_key, rows, targets = (op, attrs), [], []
-            rows.append(row)
-            targets.append(target)
-        if rows:
-            assert run_key is not None
-            self._record_updates(run_key[0], rows, targets, dict(run_key[1]))
+        rows = (self._row(p, group) for group, p in work)  # made in order: a row may create state
+        for (op, attrs), run in groupby(rows, key=lambda row: (row[0], row[1])):
+            members = list(run)
+            self._record_updates(op, [row[2] for row in members], [row[3] for row in members], dict(attrs))
 
     def _record_updates(self, op: str, rows: List[List[Any]], targets: List[List[Tensor]], attrs: Dict[str, Any]) -> None:
         """One `op` node per row of input handles (the same attrs), each output j of row i written
