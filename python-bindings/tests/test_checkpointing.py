@@ -1,5 +1,7 @@
 """Memory budgets: over budget, plans recompute activations (checkpointing) and fit; the numbers
 do not change; when nothing fits, the error names the smallest budget that would."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -152,14 +154,18 @@ def test_the_full_size_gpt_step_fits_a_2gb_card_under_a_memory_limit():
     # Planned on the CPU (nothing runs): the prediction is the one the limit's check makes on any
     # device. Without a limit the plan needs about 1.7 GiB; a 2 GB card keeps some of its memory
     # for the CUDA context and libraries, so the step must also fit 1.5 GB, by checkpointing.
+    # The card holds this step alone: what earlier tests in this process still hold (cached plans'
+    # arenas, tensors awaiting collection) is counted against the limit too, so it is added to it.
+    gc.collect()
+    others = gg.memory_stats()["current"]
     step, x, y = _full_size_gpt_step()
     plain = gg.memory_report(step, x, y)
-    assert 1.5e9 < plain.predicted_peak <= 2e9, plain.predicted_peak
+    assert 1.5e9 < plain.predicted_peak - others <= 2e9, (plain.predicted_peak, others)
     for limit in ("2GB", "1.5GB", "1GB"):
-        gg.set_memory_limit(limit)
+        gg.set_memory_limit(_C.parse_bytes(limit) + others)
         gg.reset_peak_memory()
         report = gg.memory_report(step, x, y)
-        assert report.predicted_peak <= _C.parse_bytes(limit), (limit, report.predicted_peak)
+        assert report.predicted_peak - others <= _C.parse_bytes(limit), (limit, report.predicted_peak, others)
         # A dry run binds no buffer for the plan's views of its arena: planning allocates nothing
         # beyond the step's results.
         assert gg.memory_stats()["peak"] <= report.baseline + report.outputs + 2**20
