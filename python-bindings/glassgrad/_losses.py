@@ -200,18 +200,33 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
     return _reduce(loss, reduction)
 
 
+# PyTorch's floor on x (1 - x) in binary_cross_entropy's input gradient.
+_BCE_EPSILON = 1e-12
+
+
 def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.binary_cross_entropy on probabilities: -(t log(x) + (1 - t) log(1 - x)), each log
-    clamped at -100 (as PyTorch does, so x = 0 or 1 gives a finite loss), times weight."""
+    clamped at -100 (as PyTorch does, so x = 0 or 1 gives a finite loss), times weight. The input's
+    gradient is PyTorch's, (x - t) / max(x (1 - x), 1e-12): finite where x is exactly 0 or 1. The
+    target's is log(1 - x) - log(x) with both logs clamped at -100 (PyTorch leaves them unclamped,
+    which differs only at x = 0 or 1, where PyTorch's is infinite)."""
     reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
     t = _tensor_like(target, input)
     if tuple(t.shape) != tuple(input.shape):
         raise _C.ShapeError(f"binary_cross_entropy: target size {list(t.shape)} must be the same as input size "
                             f"{list(input.shape)}\n  fix: one target per probability, e.g. y.reshape(x.shape)")
-    log_x = input.log().clamp(min=-100.0)
-    log_1mx = (1.0 - input).log().clamp(min=-100.0)
+    # The value from the detached probabilities; the input's gradient is PyTorch's
+    # (x - t) / max(x (1 - x), 1e-12), added by a term that is exactly 0 in value ((x - x) * g).
+    # Differentiating the clamped logs instead gives 0 * inf = NaN where a sigmoid saturates to
+    # exactly 0 or 1, which a GAN's discriminator does within a few hundred steps.
+    x = input.detach()
+    log_x = x.log().clamp(min=-100.0)
+    log_1mx = (-x).log1p().clamp(min=-100.0)  # log1p, as PyTorch: exact for x below float epsilon
     loss = -(t * log_x + (1.0 - t) * log_1mx)
+    if input.requires_grad:
+        grad = (x - t.detach()) / (x * (1.0 - x)).clamp(min=_BCE_EPSILON)
+        loss = loss + (input - x) * grad
     if weight is not None:
         loss = loss * _tensor_like(weight, input)
     return _reduce(loss, reduction)

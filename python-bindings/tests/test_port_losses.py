@@ -132,6 +132,27 @@ def test_regression_and_binary_losses_follow_their_formulas():
     gg.debug.gradcheck(lambda x: F.mse_loss(x, gg.tensor(T)) + F.l1_loss(x, gg.tensor(T)), [X])
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_binary_cross_entropy_gradient_is_finite_where_probabilities_saturate(dtype):
+    # A sigmoid that saturates to exactly 0 or 1 (a GAN's discriminator does within a few hundred
+    # steps): PyTorch's input gradient is (x - t) / max(x (1 - x), 1e-12), finite; differentiating
+    # the clamped logs would give 0 * inf = NaN and end the training.
+    p = np.array([0.0, 1.0, 0.0, 1.0, 0.25, 1e-30], dtype)
+    t = np.array([1.0, 0.0, 0.0, 1.0, 0.5, 0.0], dtype)
+    w = np.array([1.0, 2.0, 0.5, 1.5, 3.0, 1.0], dtype)
+    x = gg.tensor(p, requires_grad=True)
+    F.binary_cross_entropy(x, gg.tensor(t), gg.tensor(w), reduction="sum").backward()
+    want = w * (p.astype(np.float64) - t) / np.maximum(p * (1.0 - p.astype(np.float64)), 1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), want.astype(dtype), rtol=1e-6)
+    assert np.isfinite(x.grad.numpy()).all()
+    # The value is unchanged by the gradient's term; log(1 - x) is log1p(-x), exact for tiny x.
+    value = F.binary_cross_entropy(gg.tensor(p, requires_grad=True), gg.tensor(t), reduction="none").numpy()
+    np.testing.assert_allclose(value, [100.0, 100.0, 0.0, 0.0, -np.log(0.25) * 0.5 - np.log(0.75) * 0.5, 1e-30],
+                               rtol=1e-6)
+    P = RNG.uniform(0.05, 0.95, (4, 3))
+    gg.debug.gradcheck(lambda x: F.binary_cross_entropy(x, gg.tensor(TB[:4, :3]), gg.tensor(W[:3])), [P])
+    gg.debug.gradcheck(lambda tt: F.binary_cross_entropy(gg.tensor(P), tt), [TB[:4, :3]])
+
 def test_legacy_size_average_and_reduce_arguments():
     assert F.mse_loss(gg.tensor(X), gg.tensor(T), reduce=False).shape == X.shape
     np.testing.assert_allclose(F.mse_loss(gg.tensor(X), gg.tensor(T), size_average=False).numpy(),
