@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # glassgrad's test command (README's second command; CI runs it through .ci/run with --sanitize):
-#   1. autodiff-engine alone: cmake -S autodiff-engine, build, ctest
-#   2. core-runtime alone:    cmake -S core-runtime, build, ctest
-#   3. the engine's C++ example (autodiff-engine/examples) built against the engine *installed*
-#      into a temporary prefix, through find_package(glassgrad_autodiff), and run
+#   1. autodiff-engine alone: cmake -S autodiff-engine, build, install into a prefix, ctest
+#   2. core-runtime alone:    cmake -S core-runtime against the engine *installed* in stage 1
+#      (find_package(glassgrad_autodiff), as a C++ user builds it; not the engine's sources again
+#      as a subproject), build, ctest
+#   3. the engine's C++ example (autodiff-engine/examples) built against that installed engine,
+#      through find_package(glassgrad_autodiff), and run
 #   4. the runtime's C++ example (core-runtime/examples) built against the runtime installed the
-#      same way, through find_package(glassgrad_runtime), and run
+#      same way (beside the engine's prefix), through find_package(glassgrad_runtime), and run
 #   5. pytest over all of python-bindings/tests (the slow tests too), in one process per core
 #      (pytest-xdist, --dist loadfile: a test file runs whole, in order, in one process), against the pip-installed
 #      glassgrad (what users get; the README's first command installed it). The working tree's
@@ -134,27 +136,55 @@ ctest_junit() {  # ctest_junit <build dir> <name>: runs its tests, counted from 
   return "$rc"
 }
 
-cpp_package() {  # cpp_package <source dir>: configure, build, ctest
-  cmake -S "$1" -B "$build/$1" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
-  cmake --build "$build/$1" -j "$jobs"
-  ctest_junit "$build/$1" "$1"
+# install_package <package dir>: installs its build (stage 1/2) into $build/<package dir>-install,
+# which then holds exactly what this install put there: files an earlier run installed and this one
+# did not are deleted. Files that did not change keep their time stamps (cmake --install skips
+# them), so a rerun does not rebuild what was compiled against the engine's installed headers.
+install_package() {
+  local prefix=$build/$1-install
+  cmake --install "$build/$1" --prefix "$prefix" >/dev/null
+  local manifest=$build/$1/install_manifest.txt
+  if [ -f "$manifest" ]; then
+    find "$prefix" \( -type f -o -type l \) -print | { grep -vxF -f "$manifest" || true; } | xargs -r rm -f
+  fi
 }
 
-# example_against_installed <package dir> <CMake package>: installs the package's build from
-# stage 1/2 into a fresh prefix, builds <package dir>/examples with only that prefix to find
-# it in, checks find_package found the installed copy, and runs the example's tests.
+cpp_package() {  # cpp_package <source dir> [cmake arguments]: configure, build, install, ctest
+  local pkg=$1
+  shift
+  cmake -S "$pkg" -B "$build/$pkg" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release "$@"
+  cmake --build "$build/$pkg" -j "$jobs"
+  install_package "$pkg"
+  ctest_junit "$build/$pkg" "$pkg"
+}
+
+# found_installed <build dir> <CMake package> <prefix>: fails unless find_package(<CMake package>)
+# in that build found the copy installed in <prefix>.
+found_installed() {
+  local found
+  found=$(sed -n "s/^${2}_DIR:PATH=//p" "$1/CMakeCache.txt")
+  case "$found" in
+    "$3"/*) echo "find_package($2) found the installed package: $found" ;;
+    *) echo "find_package($2) found '$found', not the package installed in $3" >&2; return 1 ;;
+  esac
+}
+
+# The runtime alone, against the engine stage 1 installed (find_package, as a C++ user builds it).
+runtime_package() {
+  local engine=$build/autodiff-engine-install
+  cpp_package core-runtime -DCMAKE_PREFIX_PATH="$engine" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  found_installed "$build/core-runtime" glassgrad_autodiff "$engine"
+}
+
+# example_against_installed <package dir> <CMake package> [other prefix]: builds <package dir>/examples
+# with only the prefix stage 1/2 installed the package into (and the other prefix: the runtime's
+# engine) to find it in, checks find_package found the installed copy, and runs the example's tests.
 example_against_installed() {
   local pkg=$1 name=$2 prefix=$build/$1-install examples=$build/$1-examples
-  rm -rf "$prefix"  # wiped and refilled on every run
-  cmake --install "$build/$pkg" --prefix "$prefix" >/dev/null
+  local prefixes=$prefix${3:+;$3}
   cmake -S "$pkg/examples" -B "$examples" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-  local found
-  found=$(sed -n "s/^${name}_DIR:PATH=//p" "$examples/CMakeCache.txt")
-  case "$found" in
-    "$prefix"/*) echo "find_package($name) found the installed package: $found" ;;
-    *) echo "find_package($name) found '$found', not the package installed in $prefix" >&2; return 1 ;;
-  esac
+    -DCMAKE_PREFIX_PATH="$prefixes" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  found_installed "$examples" "$name" "$prefix"
   cmake --build "$examples" -j "$jobs"
   ctest_junit "$examples" "$pkg-examples"
 }
@@ -345,9 +375,10 @@ sanitizer_tests() {
 cpp_stages() {
   counts=$build/.stage-counts-cpp rows=() total_passed=0 total_failed=0 total_skipped=0 failed_stages=0
   stage "autodiff-engine alone (ctest)" cpp_package autodiff-engine
-  stage "core-runtime alone (ctest)" cpp_package core-runtime
+  stage "core-runtime alone (ctest)" runtime_package
   stage "engine example vs installed engine" example_against_installed autodiff-engine glassgrad_autodiff
-  stage "runtime example vs installed runtime" example_against_installed core-runtime glassgrad_runtime
+  stage "runtime example vs installed runtime" example_against_installed core-runtime glassgrad_runtime \
+    "$build/autodiff-engine-install"
   { echo "$total_passed $total_failed $total_skipped $failed_stages"; printf '%s\n' "${rows[@]}"; } > "$1"
 }
 cpp_log=$build/cpp-stages.log cpp_result=$build/cpp-stages.result
