@@ -69,13 +69,14 @@ from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_e
                        set_fusion, set_grad_enabled, reset_cache_stats, set_num_threads, realize,
                        backward_in_micro_batches)
 from ._runtime import are_deterministic_algorithms_enabled, use_deterministic_algorithms
+from ._runtime import inference_mode, is_inference_mode_enabled
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit
 from . import cuda, data, kernels, models, testing
 from .compile import compile
 from .serialization import CheckpointError, load, save
 from .pytorch_checkpoint import load_pytorch
 from . import debug
-from . import accelerator, backends, multiprocessing, utils, xpu
+from . import accelerator, autograd, backends, multiprocessing, utils, xpu
 from ._generator import Generator
 from . import onnx  # torch.onnx's place; imports the onnx package only when used
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats

@@ -200,8 +200,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
     return _reduce(loss, reduction)
 
 
-# PyTorch's floor on x (1 - x) in binary_cross_entropy's input gradient.
-_BCE_EPSILON = 1e-12
+# PyTorch's floor on x (1 - x) in binary_cross_entropy's input gradient: 1e-12 as a float32
+# constant (9.99999996e-13), also in float64.
+_BCE_EPSILON = float(np.float32(1e-12))
 
 
 def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,

@@ -6,6 +6,16 @@ import threading
 from . import _C
 
 
+def run_within(fn, make_context):
+    """fn as a decorator's result: each call runs inside a fresh make_context() block."""
+    def wrapper(*a, **k):
+        with make_context():
+            return fn(*a, **k)
+    wrapper.__name__ = getattr(fn, "__name__", "wrapped")
+    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    return wrapper
+
+
 class no_grad:
     """Within this block, recorded ops do not track gradients (evaluation, metrics).
 
@@ -13,6 +23,12 @@ class no_grad:
     leaves another thread's training step recording its gradients. Also a decorator."""
 
     _enabled = False
+
+    def __new__(cls, *args, **kwargs):
+        # @no_grad without parentheses, as PyTorch allows: the class called on the function.
+        if cls in (no_grad, enable_grad) and len(args) == 1 and callable(args[0]) and not kwargs:
+            return cls()(args[0])
+        return super().__new__(cls)
 
     def __init__(self):
         self._saved = threading.local()  # one instance may be entered by several threads at once
@@ -26,14 +42,7 @@ class no_grad:
         _C.set_grad_enabled(self._saved.stack.pop())
 
     def __call__(self, fn):
-        kind = type(self)
-
-        def wrapper(*a, **k):
-            with kind():
-                return fn(*a, **k)
-        wrapper.__name__ = getattr(fn, "__name__", "wrapped")
-        wrapper.__doc__ = getattr(fn, "__doc__", None)
-        return wrapper
+        return run_within(fn, type(self))
 
 
 class enable_grad(no_grad):
@@ -64,13 +73,46 @@ class set_grad_enabled(no_grad):
     def __call__(self, fn):
         mode = self._enabled
         _C.set_grad_enabled(self._before)  # as a decorator, the call above changed nothing yet
+        return run_within(fn, lambda: set_grad_enabled(mode))
 
-        def wrapper(*a, **k):
-            with set_grad_enabled(mode):
-                return fn(*a, **k)
-        wrapper.__name__ = getattr(fn, "__name__", "wrapped")
-        wrapper.__doc__ = getattr(fn, "__doc__", None)
-        return wrapper
+
+class inference_mode(no_grad):
+    """torch.inference_mode(mode=True): as no_grad() while mode is true (glassgrad keeps no
+    version counters or view metadata that inference mode would skip, so no_grad() is already
+    the cheaper mode); a context manager and a decorator, with or without parentheses."""
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):
+            return cls()(mode)
+        return object.__new__(cls)
+
+    def __init__(self, mode: bool = True):
+        super().__init__()
+        self._mode = bool(mode)
+        self._enabled = False if self._mode else _C.grad_enabled()
+
+    def __enter__(self):
+        stack = self._saved.__dict__.setdefault("stack", [])
+        stack.append((_C.grad_enabled(), _inference.__dict__.get("on", False)))
+        _inference.on = self._mode or _inference.__dict__.get("on", False)
+        if self._mode:
+            _C.set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        grad, _inference.on = self._saved.stack.pop()
+        _C.set_grad_enabled(grad)
+
+    def __call__(self, fn):
+        mode = self._mode
+        return run_within(fn, lambda: inference_mode(mode))
+
+
+_inference = threading.local()
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether this thread is inside inference_mode() (torch.is_inference_mode_enabled)."""
+    return bool(_inference.__dict__.get("on", False))
 
 
 def is_grad_enabled() -> bool:

@@ -63,6 +63,23 @@ def _dtype_name(dtype) -> Optional[str]:
 _pending_gradient_sync: list = []
 
 
+class _GradFn:
+    """Tensor.grad_fn of a computed tensor: which op made it (glassgrad's op name). glassgrad's
+    gradients are graph nodes built at backward() (docs/autograd.md), so there is no node object
+    to walk: next_functions and register_hook are not offered."""
+
+    __slots__ = ("_op",)
+
+    def __init__(self, op: str):
+        self._op = op
+
+    def name(self) -> str:
+        return f"{self._op}Backward0"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
 def _wrap(handle) -> "Tensor":
     t = Tensor.__new__(Tensor)
     t._h = handle
@@ -399,8 +416,17 @@ class Tensor:
 
     @property
     def is_leaf(self) -> bool:
-        """Whether the tensor was made directly (data, parameters) rather than computed by an op (Tensor.is_leaf)."""
-        return self._h.is_leaf
+        """Whether gradients stop at this tensor (Tensor.is_leaf): it was made directly (data,
+        parameters), or, as PyTorch counts it, computed from tensors that require no gradient."""
+        return self._h.is_leaf or not self._h.requires_grad
+
+    @property
+    def grad_fn(self) -> Optional["_GradFn"]:
+        """None for a leaf; else the op that computed the tensor, named as PyTorch names its
+        backward nodes (Tensor.grad_fn.name() gives 'MulBackward0' for a glassgrad Mul)."""
+        if self.is_leaf:
+            return None
+        return _GradFn(self._h.op or "Alias")
 
     @property
     def name(self) -> str:
@@ -483,14 +509,22 @@ class Tensor:
         """Adds d(self)/d(leaf) to the .grad of every leaf with requires_grad (accumulating until
         zeroed). Records the backward graph; it runs at the next realize (e.g. optimizer.step()).
         As in PyTorch, the graph's saved values are freed: a second backward through it needs
-        retain_graph=True on the first. create_graph and inputs are not supported."""
-        if create_graph or inputs is not None:
-            raise _C.UnsupportedError("backward(): create_graph and inputs are not supported: glassgrad's gradients "
-                                      "do not themselves record gradients\n  fix: drop create_graph=/inputs=")
-        retain = bool(retain_graph)
+        retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
+        with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
+        from .autograd import anomaly, gradients
+        retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None
         if gradient is not None:
             seed = _coerce(gradient, self)._h
+        if inputs is not None or create_graph:
+            if inputs is None:
+                ins = tuple(_wrap(h) for h in self._h.leaves_requiring_grad())
+            else:
+                ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+            gradients.accumulate_into(self, None if seed is None else _wrap(seed), ins, retain, bool(create_graph))
+            return
+        if anomaly.is_anomaly_enabled():
+            leaves = [_wrap(h) for h in self._h.leaves_requiring_grad()]
         if _pending_gradient_sync:  # a DistributedDataParallel forward ran: average its gradients
             wrappers = list(dict.fromkeys(_pending_gradient_sync))
             _pending_gradient_sync.clear()
@@ -501,6 +535,8 @@ class Tensor:
                                     retain_graph=retain)
             return
         self._h.backward(seed, retain)
+        if anomaly.is_anomaly_enabled():
+            anomaly.check_gradients(((t.name or f"leaf {list(t.shape)}"), t.grad) for t in leaves)
 
     def register_hook(self, hook):
         """Registers hook(grad) -> Tensor or None, run by backward() on this tensor's gradient

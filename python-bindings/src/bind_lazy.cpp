@@ -49,14 +49,7 @@ void bind_lazy(py::module_& m) {
         return py::cast(std::move(g));
       })
       .def("set_grad", [](Handle& h, Handle* g) { lazy::set_grad_from(h.value(), g); }, py::arg("grad").none(true))
-      .def("set_requires_grad", [](Handle& h, bool on) {
-        if (!h.value()->is_leaf()) throw ValueError("requires_grad can only be set on leaf tensors (inputs and parameters)");
-        if (on && !is_floating(h.value()->info.dtype)) {
-          throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
-                                        dtype_name(h.value()->info.dtype)).fix("x.float().requires_grad_()").str());
-        }
-        h.value()->requires_grad = on;
-      })
+      .def("set_requires_grad", [](Handle& h, bool on) { lazy::set_requires_grad(h.value(), on); })
       .def("add_grad_hook", [](Handle& h, const py::function& fn) {
              // The Python function outlives no interpreter state: released under the GIL.
              std::shared_ptr<py::function> f(new py::function(fn), [](py::function* p) {
@@ -81,6 +74,27 @@ void bind_lazy(py::module_& m) {
              lazy::backward(h.value(), seed ? seed->value() : nullptr, nullptr, retain_graph);
            },
            py::arg("seed").none(true) = nullptr, py::arg("retain_graph") = false)
+      .def("leaves_requiring_grad", [](const Handle& h) {
+             py::list out;
+             for (const lazy::ValuePtr& v : lazy::leaves_requiring_grad(h.value())) out.append(py::cast(wrap(v)));
+             return out;
+           },
+           "The leaves with requires_grad this value is computed from.")
+      .def("gradients", [](const Handle& h, Handle* seed, const std::vector<Handle*>& inputs, bool retain_graph,
+                           bool create_graph) {
+             std::vector<lazy::ValuePtr> in;
+             in.reserve(inputs.size());
+             for (const Handle* x : inputs) in.push_back(x->value());
+             py::list out;
+             for (const lazy::ValuePtr& g : lazy::gradients(h.value(), seed ? seed->value() : nullptr, in, retain_graph,
+                                                                      create_graph)) {
+               out.append(g ? py::cast(wrap(g)) : py::none());
+             }
+             return out;
+           },
+           py::arg("seed").none(true), py::arg("inputs"), py::arg("retain_graph") = false,
+           py::arg("create_graph") = false,
+           "autograd.grad: the gradient handle of each input (None where the loss does not read it).")
       // In-place ops, views and aliases (lazy.h, alias.cpp).
       .def("write", [](Handle& h, const Handle& value, const std::string& op, uint64_t first_seq,
                        const std::string& source) {

@@ -142,7 +142,7 @@ def test_binary_cross_entropy_gradient_is_finite_where_probabilities_saturate(dt
     w = np.array([1.0, 2.0, 0.5, 1.5, 3.0, 1.0], dtype)
     x = gg.tensor(p, requires_grad=True)
     F.binary_cross_entropy(x, gg.tensor(t), gg.tensor(w), reduction="sum").backward()
-    want = w * (p.astype(np.float64) - t) / np.maximum(p * (1.0 - p.astype(np.float64)), 1e-12)
+    want = w * (p.astype(np.float64) - t) / np.maximum(p * (1.0 - p.astype(np.float64)), np.float32(1e-12))
     np.testing.assert_allclose(x.grad.numpy(), want.astype(dtype), rtol=1e-6)
     assert np.isfinite(x.grad.numpy()).all()
     # The value is unchanged by the gradient's term; log(1 - x) is log1p(-x), exact for tiny x.

@@ -212,6 +212,12 @@ void import_node(Export& ex, const OpSchema& schema, const Attrs& attrs, const N
     v->info = outputs[k];
     v->producer = node;
     v->output_index = static_cast<int>(k);
+    // Without a gradient rule the value still requires one: differentiating it again then
+    // raises UnsupportedError naming the op, never a silently missing term.
+    v->requires_grad = ex.differentiable_imports && is_floating(v->info.dtype) && !schema.stops_gradient &&
+                       schema.inplace.empty() &&
+                       std::any_of(node->inputs.begin(), node->inputs.end(),
+                                   [](const ValuePtr& in) { return in->requires_grad; });
     node->outputs.push_back(v);
     ex.by_id[static_cast<size_t>(first_output) + k] = std::move(v);
   }
@@ -306,16 +312,128 @@ void remove_grad_hook(const ValuePtr& v, uint64_t key) {
               hooks.end());
 }
 
-void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph) {
+namespace {
+
+void check_differentiable(const ValuePtr& loss, const char* call) {
   if (!loss->invalid.empty()) throw_invalid(*loss);
   if (!loss->requires_grad) {
-    throw ValueError(ErrorMessage("backward(): this tensor " + shape_str(loss->info.shape) +
+    throw ValueError(ErrorMessage(std::string(call) + ": this tensor " + shape_str(loss->info.shape) +
                                   " does not require gradients")
                          .cause("nothing it was computed from is a parameter (requires_grad=True), or it was "
                                 "computed under glassgrad.no_grad() or in eval mode without parameters")
                          .fix("compute the loss from the model's output in training code, outside no_grad()")
                          .str());
   }
+}
+
+// The computed values of the export with gradient hooks or retain_grad: build_backward calls back
+// for them as it completes their gradients.
+std::vector<ValueId> hooked_values(const Export& ex) {
+  std::vector<ValueId> hooked;
+  for (size_t id = static_cast<size_t>(ex.num_leaves); id < ex.by_id.size(); ++id) {
+    const ValuePtr& v = ex.by_id[id];
+    if (v && (!v->grad_hooks.empty() || v->retains_grad)) hooked.push_back(static_cast<ValueId>(id));
+  }
+  return hooked;
+}
+
+// The callback build_backward makes for a hooked value: the backward nodes so far are imported
+// for the hooks, which record on those trace values; their result enters the graph as a leaf
+// that imports back as the hooks' value. `retain`: also accumulate retain_grad's gradient.
+GradientHooks hooks_for(Export& ex, std::vector<ValueId> values, NodeId& imported, bool retain) {
+  GradientHooks hooks;
+  hooks.values = std::move(values);
+  hooks.apply = [&ex, &imported, retain](ValueId value, ValueId grad) -> ValueId {
+    import_nodes(ex, imported);
+    const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
+    const ValuePtr g = value_of(ex, grad);
+    const ValuePtr out = run_hooks(*v, g);
+    if (retain && v->retains_grad) accumulate_grad(v, out);
+    return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
+  };
+  return hooks;
+}
+
+ValueId add_seed(Export& ex, const ValuePtr& seed) {
+  if (!seed) return kNoValue;
+  const ValueId id = ex.graph.add_leaf("grad", seed->info, ValueKind::Input);
+  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  ex.by_id[static_cast<size_t>(id)] = seed;
+  return id;
+}
+
+}  // namespace
+
+std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, const std::vector<ValuePtr>& inputs,
+                                bool retain_graph, bool create_graph) {
+  check_differentiable(loss, "autograd.grad()");
+  std::optional<HostTimer> phase(HostPhase::BackwardExport);
+  Export ex = collect({loss}, false);
+  const ValueId first_backward_value = static_cast<ValueId>(ex.by_id.size());
+  if (seed && !seed->realized()) realize({seed});
+  const std::vector<ValueId> hooked = hooked_values(ex);
+  const bool leaf_hooks = std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) {
+    return v->is_leaf() && !v->grad_hooks.empty();
+  });
+  if (create_graph && (!hooked.empty() || leaf_hooks)) {
+    throw UnsupportedError(ErrorMessage("autograd.grad(create_graph=True) through gradient hooks is not supported")
+                               .cause("a tensor on the path has register_hook or retain_grad (or is the output of "
+                                      "an autograd.Function, which joins the graph by hooks); what a hook returns "
+                                      "is not differentiated again")
+                               .fix("remove the hook for this call, or compute the function without "
+                                    "autograd.Function")
+                               .str());
+  }
+  ex.differentiable_imports = create_graph;
+  build_graph(ex);
+  // An input the loss does not read is not in the export: its gradient is nullptr.
+  std::vector<ValueId> wrt;
+  std::vector<int> slot(inputs.size(), -1);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!inputs[i]->invalid.empty()) throw_invalid(*inputs[i]);
+    auto it = ex.id.find(inputs[i].get());
+    if (it == ex.id.end()) continue;
+    slot[i] = static_cast<int>(wrt.size());
+    wrt.push_back(it->second);
+  }
+  const ValueId seed_id = add_seed(ex, seed);
+  const NodeId first_new = ex.graph.num_nodes();
+  NodeId imported = first_new;
+  GradientHooks hooks = hooks_for(ex, hooked, imported, false);
+  phase.emplace(HostPhase::Differentiate);
+  ++backward_counts().built;
+  const std::vector<ValueId> grads =
+      build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, nullptr, hooked.empty() ? nullptr : &hooks);
+  phase.emplace(HostPhase::BackwardImport);
+  ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
+  const std::vector<TraceNode*> saving = check_saved_values(ex, first_new, first_backward_value);
+  import_nodes(ex, imported);
+  std::vector<ValuePtr> out(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (slot[i] < 0 || grads[static_cast<size_t>(slot[i])] == kNoValue) continue;
+    ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[static_cast<size_t>(slot[i])]));
+    // A computed input's hooks ran in the walk; a leaf's run on its gradient here, as backward's.
+    if (inputs[i]->is_leaf() && !inputs[i]->grad_hooks.empty()) g = run_hooks(*inputs[i], g);
+    out[i] = std::move(g);
+  }
+  if (!retain_graph) {
+    for (TraceNode* n : saving) n->freed = true;
+  }
+  return out;
+}
+
+std::vector<ValuePtr> leaves_requiring_grad(const ValuePtr& v) {
+  const Export ex = collect({v}, false);
+  std::vector<ValuePtr> out;
+  for (size_t id = 0; id < static_cast<size_t>(ex.num_leaves); ++id) {
+    const ValuePtr& leaf = ex.by_id[id];
+    if (leaf && leaf->requires_grad) out.push_back(leaf);
+  }
+  return out;
+}
+
+void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph) {
+  check_differentiable(loss, "backward()");
   std::optional<HostTimer> phase(HostPhase::BackwardExport);
   Export ex = collect({loss}, false);
   const ValueId first_backward_value = static_cast<ValueId>(ex.by_id.size());  // the seed, earlier gradients and backward's own come after
@@ -324,11 +442,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   // gradients; they and data parallelism (whose leaves and buckets depend on which gradients
   // exist) differentiate afresh every time. Otherwise a trace seen before reuses its gradient
   // nodes (a template).
-  std::vector<ValueId> hooked;
-  for (size_t id = static_cast<size_t>(ex.num_leaves); id < ex.by_id.size(); ++id) {
-    const ValuePtr& v = ex.by_id[id];
-    if (v && (!v->grad_hooks.empty() || v->retains_grad)) hooked.push_back(static_cast<ValueId>(id));
-  }
+  const std::vector<ValueId> hooked = hooked_values(ex);
   const bool reusable = !sync && hooked.empty();
   phase.emplace(HostPhase::Differentiate);
   const uint64_t key = reusable ? template_key(ex, seed) : 0;
@@ -352,12 +466,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     for (ValueId v = 0; v < ex.num_leaves; ++v) {
       if (ex.graph.value(v).requires_grad) wrt.push_back(v);
     }
-    ValueId seed_id = kNoValue;
-    if (seed) {
-      seed_id = ex.graph.add_leaf("grad", seed->info, ValueKind::Input);
-      ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
-      ex.by_id[static_cast<size_t>(seed_id)] = seed;
-    }
+    const ValueId seed_id = add_seed(ex, seed);
     GradientReduction reduction;
     if (sync) {
       reduction.group = sync->group;
@@ -379,18 +488,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     const NodeId first_new = ex.graph.num_nodes();
     const ValueId first_made = ex.graph.num_values();
     NodeId imported = first_new;  // backward nodes before this one are trace nodes already
-    // The hooks run on the backward nodes so far, imported for them: the hooks record on those
-    // trace values, and the result enters the graph as a leaf that imports back as the hooks' value.
-    GradientHooks hooks;
-    hooks.values = hooked;
-    hooks.apply = [&](ValueId value, ValueId grad) -> ValueId {
-      import_nodes(ex, imported);
-      const ValuePtr v = ex.by_id.at(static_cast<size_t>(value));
-      const ValuePtr g = value_of(ex, grad);
-      const ValuePtr out = run_hooks(*v, g);
-      if (v->retains_grad) accumulate_grad(v, out);
-      return out == g ? grad : leaf_for(ex, out, ValueKind::Input, false);
-    };
+    GradientHooks hooks = hooks_for(ex, hooked, imported, true);
     phase.emplace(HostPhase::Differentiate);
     ++backward_counts().built;
     grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr,

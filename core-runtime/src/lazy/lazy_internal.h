@@ -64,6 +64,9 @@ struct Export {
   // Graph::signature's information (leaf kinds, every value's shape, dtype and device, the ops,
   // their attributes and wiring, the outputs), folded from the nodes' record-time hashes.
   uint64_t signature = 0;
+  // autograd.grad(create_graph=True): imported backward nodes track gradients as recorded ops
+  // do, so the gradients can be differentiated again (docs/autograd.md).
+  bool differentiable_imports = false;
 };
 
 // A node's record-time hash (TraceNode::hash): op, attributes, output infos.

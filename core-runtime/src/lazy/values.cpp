@@ -253,6 +253,29 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
   return record_node(OpRegistry::instance().at(op), inputs, attrs, meta);
 }
 
+void set_requires_grad(const ValuePtr& v, bool on) {
+  if (!v->is_leaf()) {
+    if (v->requires_grad) {
+      if (on) return;
+      throw ValueError(ErrorMessage("you can only change requires_grad flags of leaf variables")
+                           .detail("this tensor " + shape_str(v->info.shape) + " is computed from tensors that "
+                                   "require gradients")
+                           .fix("use a copy that no gradient flows through: y = y.detach()")
+                           .str());
+    }
+    // Computed from tensors that need no gradient: a leaf as PyTorch counts it (W = randn(...) * 0.1
+    // then W.requires_grad = True). Gradients stop here; its producer still computes its value.
+    v->leaf = true;
+  }
+  if (on && !is_floating(v->info.dtype)) {
+    throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
+                                  dtype_name(v->info.dtype))
+                         .fix("x.float().requires_grad_()")
+                         .str());
+  }
+  v->requires_grad = on;
+}
+
 void set_grad(const ValuePtr& leaf, ValuePtr grad) {
   if (grad) pin(grad);
   if (leaf->grad) unpin(leaf->grad);

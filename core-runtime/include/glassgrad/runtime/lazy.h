@@ -232,6 +232,11 @@ struct GradientSync {
 };
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync);
 void set_grad(const ValuePtr& leaf, ValuePtr grad);  // nullptr clears
+// Tensor.requires_grad = on: on a leaf, or on a computed value that requires no gradient (which
+// becomes a leaf, as PyTorch counts it); turning it off on a computed value that requires one
+// raises PyTorch's error.
+void set_requires_grad(const ValuePtr& v, bool on);
+
 // Tensor.register_hook: adds a hook to v (TraceValue::grad_hooks); returns its key for remove_grad_hook.
 uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook);
 void remove_grad_hook(const ValuePtr& v, uint64_t key);
@@ -240,6 +245,17 @@ void move_grad(const ValuePtr& from, const ValuePtr& to);
 // backward(..., retain_graph): without it, the nodes whose gradient rules read saved tensors are
 // freed, and a second backward through them raises PyTorch's error.
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph);
+
+// autograd.grad: d(loss)/d(inputs[i]) for each input (leaves or computed values), or nullptr
+// where loss does not depend on it. Nothing is accumulated: no leaf's or retained gradient
+// changes. Gradient hooks run as in backward(). retain_graph as in backward(). With
+// create_graph the gradients require gradients themselves (their nodes are recorded as
+// differentiable ops), so they can be differentiated again.
+std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, const std::vector<ValuePtr>& inputs,
+                                bool retain_graph, bool create_graph = false);
+
+// The leaves with requires_grad that v is computed from (what backward() gives a gradient).
+std::vector<ValuePtr> leaves_requiring_grad(const ValuePtr& v);
 
 // Gradient mode (glassgrad.no_grad), per thread: a new thread starts with gradients enabled.
 bool grad_enabled();

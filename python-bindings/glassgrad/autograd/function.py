@@ -1,0 +1,199 @@
+"""torch.autograd.Function: a custom operation whose gradient the user writes. glassgrad's graph
+is static and its gradients are graph nodes, so a Function joins it through gradient hooks
+(docs/gradient-hooks.md); docs/autograd.md draws the construction:
+
+    x ──(x*1)── p ─┐                   (p: a proxy of each input that needs a gradient)
+                   ├─ link = Σ p.sum()   (value never used: where(False, link, y) is y exactly)
+    y = forward(x) ┴─ out = where(False, link, y.detach())
+
+backward() reaches `out` first: its hook keeps d(loss)/d(out). It then reaches each proxy p
+(after every output, since p feeds them all): p's hook calls the user's backward(ctx, *grads)
+once and returns the gradient for its input, which flows on to x as the gradient of x*1.
+Forward runs under no_grad, as PyTorch's does; in a compiled step backward() runs when the
+step is traced and its ops replay with it."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from .._runtime import is_grad_enabled, no_grad
+from .._tensor import Tensor
+
+
+class FunctionCtx:
+    """The ctx of forward/backward: save_for_backward, saved_tensors, needs_input_grad,
+    mark_non_differentiable, mark_dirty, set_materialize_grads; any other attribute is yours."""
+
+    def __init__(self):
+        self.to_save: tuple = ()
+        self.needs_input_grad: tuple = ()
+        self.non_differentiable: set = set()
+        self.dirty: tuple = ()
+        self.materialize_grads = True
+
+    def save_for_backward(self, *tensors) -> None:
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                                f"{type(t).__name__}\n  fix: keep non-tensors as ctx attributes (ctx.k = k)")
+        self.to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return self.to_save
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        self.non_differentiable |= {id(t) for t in tensors}
+
+    def mark_dirty(self, *tensors) -> None:
+        self.dirty = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        cls._backward_cls = cls  # torch code reads Function._backward_cls; the class stands in
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grad_outputs) (or forward(*args)
+    plus setup_context(ctx, inputs, output)), then call Cls.apply(*args). backward returns one
+    gradient (or None) per forward argument."""
+
+    generate_vmap_rule = False
+
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use "
+                           "new-style autograd function with static forward method.\n  fix: @staticmethod "
+                           "def forward(ctx, ...), then call YourFunction.apply(...)")
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        """Override it to write forward(*args) without ctx (PyTorch 2's style)."""
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = FunctionCtx()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with no_grad():
+            if cls.setup_context is Function.setup_context:  # forward(ctx, *args): the older style
+                output = cls.forward(ctx, *args, **kwargs)
+            else:
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+        if not (is_grad_enabled() and any(ctx.needs_input_grad)):
+            return output
+        return _connect(cls, ctx, args, output)
+
+
+def once_differentiable(fn):
+    """torch.autograd.function.once_differentiable: marks a backward that is not itself
+    differentiable. glassgrad's gradients never are, so it changes nothing."""
+    return fn
+
+
+def _connect(cls, ctx: FunctionCtx, args: tuple, output):
+    from .._tensor import tensor
+    from ..functional import where
+    single = isinstance(output, Tensor)
+    outs = (output,) if single else tuple(output) if isinstance(output, (tuple, list)) else None
+    if outs is None:
+        raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of them, got {type(output).__name__}")
+    inputs = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
+    proxies = [a * 1 for _, a in inputs]
+    link: Optional[Tensor] = None
+    for p in proxies:
+        s = p.sum()
+        link = s if link is None else link + s.to(link.dtype)
+    assert link is not None  # apply() connects only when an input needs a gradient
+    state: dict = {"grads": {}, "result": None}
+    wrapped, differentiable = [], []
+    for j, y in enumerate(outs):
+        if not isinstance(y, Tensor) or id(y) in ctx.non_differentiable or not y.dtype.is_floating_point:
+            wrapped.append(y)
+            continue
+        never = tensor(False, device=y.device)
+        out = where(never, link.to(y.dtype), y.detach())
+        out.register_hook(_keep_output_grad(state, j))
+        wrapped.append(out)
+        differentiable.append(j)
+    if not differentiable:
+        return output
+    for k, ((i, x), p) in enumerate(zip(inputs, proxies)):
+        p.register_hook(_input_grad(cls, ctx, state, outs, differentiable, len(args), i, x))
+    return wrapped[0] if single else type(output)(wrapped) if isinstance(output, tuple) else wrapped
+
+
+def _keep_output_grad(state: dict, j: int):
+    def hook(g):
+        state["grads"][j] = g
+        state["result"] = None  # a new backward pass: the user's backward runs again
+        return None
+    return hook
+
+
+def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x):
+    def hook(_zero_grad):
+        if state["result"] is None:
+            grads = []
+            for j, y in enumerate(outs):
+                g = state["grads"].get(j)
+                if g is None and isinstance(y, Tensor) and (ctx.materialize_grads or j not in differentiable):
+                    from .._factories import zeros_like
+                    g = zeros_like(y) if y.dtype.is_floating_point else None
+                grads.append(g)
+            state["grads"] = {}
+            result = cls.backward(ctx, *grads)
+            if not isinstance(result, tuple):
+                result = (result,)
+            if len(result) != n_args:
+                if len(result) > n_args and all(r is None for r in result[n_args:]):
+                    result = result[:n_args]
+                else:
+                    raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
+                                       f"(expected {n_args}, got {len(result)})\n  fix: return one gradient per "
+                                       "argument of forward, None for those that need none")
+            state["result"] = result
+        g = state["result"][i]
+        if g is None:
+            return None
+        if not isinstance(g, Tensor):
+            raise TypeError(f"function {cls.__name__}Backward returned {type(g).__name__} as gradient {i}; "
+                            "expected a Tensor or None")
+        return _fit(cls, g, x, i)
+    return hook
+
+
+def _fit(cls, g: Tensor, x: Tensor, i: int) -> Tensor:
+    """The gradient summed to the input's shape where it is broadcast (PyTorch's validate_outputs)
+    and cast to its dtype."""
+    shape, want = tuple(g.shape), tuple(x.shape)
+    if shape != want:
+        lead = len(shape) - len(want)
+        ok = lead >= 0 and all(w == 1 or w == s for w, s in zip(want, shape[lead:]))
+        if not ok:
+            raise RuntimeError(f"Function {cls.__name__}Backward returned an invalid gradient at index {i} - got "
+                               f"{list(shape)} but expected shape compatible with {list(want)}")
+        if lead:
+            g = g.sum(tuple(range(lead)))
+        axes = tuple(k for k, (w, s) in enumerate(zip(want, g.shape)) if w == 1 and s != 1)
+        if axes:
+            g = g.sum(axes, keepdim=True)
+    if g.dtype != x.dtype:
+        g = g.to(x.dtype)
+    if str(g.device) != str(x.device):
+        g = g.to(x.device)
+    return g

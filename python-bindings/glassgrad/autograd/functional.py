@@ -1,0 +1,145 @@
+"""torch.autograd.functional: jacobian, vjp, jvp, hessian, hvp and vhp, built on autograd.grad
+(one gradient per output element for a Jacobian; second derivatives through
+create_graph=True, docs/autograd.md)."""
+from __future__ import annotations
+
+from .. import _C
+from .._tensor import Tensor
+from .gradients import grad
+
+
+def _tuple(x):
+    """(a tuple of tensors, whether x was a tuple)."""
+    return ((x,), False) if isinstance(x, Tensor) else (tuple(x), True)
+
+
+def _prepared(inputs):
+    ins, is_tuple = _tuple(inputs)
+    return tuple(x.detach().requires_grad_(True) for x in ins), is_tuple
+
+
+def _maybe_detach(ts, create_graph: bool):
+    return tuple(t if create_graph or t is None else t.detach() for t in ts)
+
+
+def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), v^T J): the outputs and the vector-Jacobian product (torch.autograd.functional.vjp)."""
+    ins, in_tuple = _prepared(inputs)
+    outs = func(*ins)
+    out_t, out_tuple = _tuple(outs)
+    vs = (None,) * len(out_t) if v is None else _tuple(v)[0]
+    gs = grad(out_t, ins, vs, allow_unused=True, materialize_grads=not strict, create_graph=create_graph)
+    if strict and any(g is None for g in gs):
+        raise RuntimeError("The output of the user-provided function is independent of input 0. This is not "
+                           "allowed in strict mode.")
+    detached = _maybe_detach(out_t, create_graph)
+    gs = _maybe_detach(gs, create_graph)
+    return (detached if out_tuple else detached[0]), (gs if in_tuple else gs[0])
+
+
+def _jacobian_of(outs: tuple, ins: tuple, in_tuple: bool, out_tuple: bool, create_graph: bool, strict: bool):
+    from .._factories import zeros_like
+    from .._shapes import stack
+    rows: list = []
+    for o in outs:
+        flat = o.reshape(-1)
+        per_input: list = [[] for _ in ins]
+        for k in range(flat.numel()):
+            gs = grad(flat[k], ins, retain_graph=True, allow_unused=True, create_graph=create_graph)
+            for i, (x, g) in enumerate(zip(ins, gs)):
+                if g is None and strict:
+                    raise RuntimeError(f"Output 0 of the user-provided function is independent of input {i}. This "
+                                       "is not allowed in strict mode.")
+                per_input[i].append(zeros_like(x) if g is None else g)
+        blocks = []
+        for x, gs in zip(ins, per_input):
+            j = stack(gs) if gs else zeros_like(x).reshape(0, *x.shape)
+            j = j.reshape(*o.shape, *x.shape)
+            blocks.append(j if create_graph else j.detach())
+        rows.append(tuple(blocks) if in_tuple else blocks[0])
+    return tuple(rows) if out_tuple else rows[0]
+
+
+def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+             strategy: str = "reverse-mode"):
+    """The Jacobian of func at inputs (torch.autograd.functional.jacobian), by reverse mode: one
+    autograd.grad per output element. Shapes as PyTorch's: output.shape + input.shape, nested
+    tuples when func returns or takes several tensors."""
+    if strategy != "reverse-mode":
+        raise _C.UnsupportedError(f"jacobian(): strategy={strategy!r} is not supported\n  fix: strategy='reverse-mode'")
+    ins, in_tuple = _prepared(inputs)
+    out_t, out_tuple = _tuple(func(*ins))
+    return _jacobian_of(out_t, ins, in_tuple, out_tuple, create_graph, strict)
+
+
+def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), J v): the Jacobian-vector product (torch.autograd.functional.jvp), from the
+    reverse-mode Jacobian."""
+    ins, in_tuple = _tuple(inputs)
+    if v is None:
+        if any(x.numel() != 1 for x in ins):
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                               "single Tensor with a single element.")
+        from .._factories import ones_like
+        v = tuple(ones_like(x) for x in ins)
+    vs = _tuple(v)[0]
+    outs = func(*tuple(x.detach() for x in ins))
+    out_t, out_tuple = _tuple(outs)
+    jac = jacobian(func, tuple(ins), create_graph=create_graph, strict=strict)
+    rows = jac if out_tuple else (jac,)
+    products = []
+    for o, row in zip(out_t, rows):
+        total = None
+        for x, vx, j in zip(ins, vs, row):
+            term = j.reshape(o.numel(), x.numel()) @ vx.reshape(x.numel()).to(j.dtype)
+            total = term if total is None else total + term
+        assert total is not None  # func takes at least one input
+        products.append(total.reshape(o.shape))
+    detached = _maybe_detach(out_t, create_graph)
+    return (detached if out_tuple else detached[0]), (tuple(products) if out_tuple else products[0])
+
+
+def _scalar_output(func, ins):
+    out = func(*ins)
+    if not isinstance(out, Tensor) or out.numel() != 1:
+        raise RuntimeError("The function given to hessian/hvp/vhp should return a single Tensor with a single "
+                           "element")
+    return out.reshape(())
+
+
+def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
+            outer_jacobian_strategy: str = "reverse-mode"):
+    """The Hessian of a scalar func at inputs (torch.autograd.functional.hessian): the Jacobian of
+    its gradient, which is built with create_graph=True."""
+    ins, in_tuple = _prepared(inputs)
+    out = _scalar_output(func, ins)
+    gs = grad(out, ins, create_graph=True, allow_unused=True, materialize_grads=True)
+    return _jacobian_of(gs, ins, in_tuple, in_tuple, create_graph, strict)
+
+
+def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), H v) (torch.autograd.functional.hvp): the gradient of <grad f, v>."""
+    ins, in_tuple = _prepared(inputs)
+    out = _scalar_output(func, ins)
+    vs = _tuple(v)[0] if v is not None else None
+    if vs is None:
+        if any(x.numel() != 1 for x in ins):
+            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
+                               "single Tensor with a single element.")
+        from .._factories import ones_like
+        vs = tuple(ones_like(x) for x in ins)
+    gs = grad(out, ins, create_graph=True, allow_unused=True, materialize_grads=True)
+    inner = None
+    for g, vx in zip(gs, vs):
+        term = (g * vx.detach().to(g.dtype)).sum()
+        inner = term if inner is None else inner + term
+    assert inner is not None  # func takes at least one input
+    hv = grad(inner, ins, allow_unused=True, materialize_grads=True, create_graph=create_graph)
+    hv = _maybe_detach(hv, create_graph)
+    result = out if create_graph else out.detach()
+    return result, (hv if in_tuple else hv[0])
+
+
+def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+    """(func(inputs), v^T H) (torch.autograd.functional.vhp): equal to hvp, the Hessian being symmetric."""
+    return hvp(func, inputs, v, create_graph, strict)

@@ -1,0 +1,148 @@
+"""torch.autograd.grad and torch.autograd.backward on glassgrad's lazy graph: the engine builds
+the gradient nodes of the requested inputs (core-runtime lazy::gradients) and nothing else
+changes: grad() adds to no .grad. See docs/autograd.md."""
+from __future__ import annotations
+
+from typing import Optional, Sequence, Union
+
+from .. import _C
+from .._tensor import Tensor, _wrap
+from . import anomaly
+
+_Tensors = Union[Tensor, Sequence[Tensor]]
+
+
+def _as_tuple(x, what: str) -> tuple:
+    if isinstance(x, Tensor):
+        return (x,)
+    if x is None:
+        return ()
+    try:
+        items = tuple(x)
+    except TypeError:
+        raise TypeError(f"autograd: {what} must be a Tensor or a sequence of Tensors, got {type(x).__name__}") from None
+    for i, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"autograd: {what}[{i}] is {type(t).__name__}, not a Tensor")
+    return items
+
+
+def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str):
+    """One scalar (or seeded) root standing for every output: sum_i <output_i, grad_output_i>,
+    whose gradient is exactly grad_output_i at output_i."""
+    if len(grad_outputs) != len(outputs):
+        raise ValueError(f"{call}: grad_outputs has {len(grad_outputs)} entries for {len(outputs)} outputs\n"
+                         "  fix: one gradient (or None) per output")
+    pairs = []
+    for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
+        if not out.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn\n"
+                               f"  {call}: output {i} {list(out.shape)} was not computed from a tensor with "
+                               "requires_grad=True (or was computed under no_grad())\n"
+                               "  fix: compute it from parameters, outside no_grad()")
+        if g is None:
+            if out.numel() != 1:
+                raise RuntimeError(f"grad can be implicitly created only for scalar outputs\n  {call}: output {i} "
+                                   f"has shape {list(out.shape)}\n  fix: pass grad_outputs (e.g. torch.ones_like(out))")
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"{call}: grad_outputs[{i}] must be a Tensor or None, got {type(g).__name__}")
+        elif tuple(g.shape) != tuple(out.shape):
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {list(g.shape)} and output[{i}] "
+                               f"has a shape of {list(out.shape)}.\n  fix: one gradient of each output's shape")
+        pairs.append((out, g))
+    if len(pairs) == 1:
+        out, g = pairs[0]
+        return out, (None if g is None else g.detach().to(out.dtype))
+    total = None
+    for out, g in pairs:
+        term = out.sum() if g is None else (out * g.detach().to(out.dtype)).sum()
+        total = term if total is None else total + term.to(total.dtype)
+    return total, None
+
+
+def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: Optional[bool] = None,
+         create_graph: bool = False, only_inputs: bool = True, allow_unused: Optional[bool] = None,
+         is_grads_batched: bool = False, materialize_grads: bool = False) -> tuple:
+    """torch.autograd.grad: the gradients of outputs (seeded by grad_outputs) with respect to
+    inputs, as a tuple; no tensor's .grad changes. An input the outputs do not depend on raises
+    unless allow_unused (then its entry is None, or zeros with materialize_grads). With
+    create_graph the gradients can be differentiated again (retain_graph then defaults to True)."""
+    if is_grads_batched:
+        raise _C.UnsupportedError("autograd.grad(): is_grads_batched=True is not supported\n"
+                                  "  fix: loop over the batch of grad_outputs, one grad() call each, retain_graph=True")
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
+    allow_unused = bool(allow_unused) or materialize_grads
+    outs = _as_tuple(outputs, "outputs")
+    ins = _as_tuple(inputs, "inputs")
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs, len(outs))
+    for i, x in enumerate(ins):
+        if not x.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  autograd.grad(): "
+                               f"inputs[{i}] {list(x.shape)} has requires_grad=False\n"
+                               "  fix: x.requires_grad_() before computing the outputs from it")
+    loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()")
+    retain = create_graph if retain_graph is None else bool(retain_graph)
+    handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in ins], retain, bool(create_graph))
+    result = []
+    for i, (x, h) in enumerate(zip(ins, handles)):
+        if h is None:
+            if not allow_unused:
+                raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in the graph. "
+                                   f"Set allow_unused=True if this is the desired behavior.\n  autograd.grad(): "
+                                   f"inputs[{i}] {list(x.shape)} is not read by the outputs")
+            result.append(_zeros_like(x) if materialize_grads else None)
+        else:
+            result.append(_wrap(h))
+    anomaly.check_gradients((f"inputs[{i}]", g) for i, g in enumerate(result))
+    return tuple(result)
+
+
+def _as_tuple_or_none(x, n: int) -> tuple:
+    if isinstance(x, Tensor) or x is None:
+        return (x,)
+    return tuple(x)
+
+
+def _zeros_like(x: Tensor) -> Tensor:
+    from .._factories import zeros_like
+    return zeros_like(x)
+
+
+def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] = None, create_graph: bool = False,
+             grad_variables=None, inputs=None) -> None:
+    """torch.autograd.backward: adds the gradients of tensors (seeded by grad_tensors) to the
+    .grad of the leaves they are computed from, or of `inputs` only when given (leaves or computed
+    tensors, whose .grad is then set as a retained gradient's). With create_graph the .grad
+    values can be differentiated again."""
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    outs = _as_tuple(tensors, "tensors")
+    if not outs:
+        raise RuntimeError("backward(): no tensors given\n  fix: autograd.backward(loss)")
+    grads_out = (None,) * len(outs) if grad_tensors is None else _as_tuple_or_none(grad_tensors, len(outs))
+    loss, seed = _loss_and_seed(outs, grads_out, "autograd.backward()")
+    loss.backward(seed, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+
+
+def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_graph,
+                    create_graph: bool = False) -> None:
+    """backward(inputs=...) and backward(create_graph=True): the gradients of `inputs`, added to
+    their .grad (differentiable ones with create_graph)."""
+    if not inputs:
+        raise RuntimeError("backward(): 'inputs' argument to backward() cannot be empty.")
+    for i, x in enumerate(inputs):
+        if not x.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  backward(inputs=...): "
+                               f"inputs[{i}] {list(x.shape)} has requires_grad=False")
+    retain = create_graph if retain_graph is None else bool(retain_graph)
+    handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain, create_graph)
+    got = [(x, None if h is None else _wrap(h)) for x, h in zip(inputs, handles)]
+    anomaly.check_gradients((f"inputs[{i}]", g) for i, (_, g) in enumerate(got))
+    from .._runtime import set_grad_enabled
+    with set_grad_enabled(create_graph):
+        for x, g in got:
+            if g is not None:
+                x.grad = g if x.grad is None else x.grad + g

@@ -1,0 +1,135 @@
+"""glassgrad.autograd against torch.autograd on the same float64 data: grad (leaves, computed
+inputs, grad_outputs, several outputs), backward(inputs=), a custom Function, jacobian/jvp/vjp,
+and binary_cross_entropy's gradient where probabilities saturate. Skipped when torch is not
+importable (CI never installs it; tools/torch_differential.sh runs it)."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+import glassgrad.autograd as A
+import glassgrad.nn.functional as F
+
+torch = pytest.importorskip("torch")
+
+_rng = np.random.default_rng(11)
+X = _rng.standard_normal((5, 3))
+W = _rng.standard_normal((3, 4))
+V = _rng.standard_normal((5, 4))
+
+
+def _both(a):
+    return gg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+
+
+def test_grad_matches_torch():
+    (x, tx), (w, tw) = _both(X), _both(W)
+    h, th = (x @ w).sigmoid(), (tx @ tw).sigmoid()
+    outs = [(h * h).sum(1), h.tanh()]
+    touts = [(th * th).sum(1), th.tanh()]
+    seeds = [np.arange(5.0), V]
+    got = A.grad(outs, [x, w, h], [gg.tensor(s) for s in seeds])
+    want = torch.autograd.grad(touts, [tx, tw, th], [torch.tensor(s) for s in seeds])
+    for g, t in zip(got, want):
+        np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_backward_inputs_matches_torch():
+    (x, tx), (w, tw) = _both(X), _both(W)
+    ((x @ w) ** 2).sum().backward(inputs=[x])
+    ((tx @ tw) ** 2).sum().backward(inputs=[tx])
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    assert w.grad is None and tw.grad is None
+
+
+def _clamp_grad_fn(lib):
+    class ClampedExp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, limit):
+            y = x.exp().clamp(max=limit)
+            ctx.save_for_backward(y)
+            ctx.limit = limit
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            (y,) = ctx.saved_tensors
+            return g * y * (y < ctx.limit), None
+    return ClampedExp
+
+
+def test_custom_function_matches_torch():
+    (x, tx) = _both(X)
+    ours, theirs = _clamp_grad_fn(gg), _clamp_grad_fn(torch)
+    y, ty = ours.apply(x * 2, 3.0), theirs.apply(tx * 2, 3.0)
+    (y * gg.tensor(V[:, :3])).sum().backward()
+    (ty * torch.tensor(V[:, :3])).sum().backward()
+    np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+def test_functional_matches_torch():
+    def f(lib):
+        return lambda a, b: ((a * b).sin().sum(0), a.exp())
+    args = (X, X[::-1].copy())
+    ours = A.functional.jacobian(f(gg), tuple(gg.tensor(a) for a in args))
+    theirs = torch.autograd.functional.jacobian(f(torch), tuple(torch.tensor(a) for a in args))
+    for row, trow in zip(ours, theirs):
+        for j, tj in zip(row, trow):
+            np.testing.assert_allclose(j.numpy(), tj.numpy(), rtol=1e-12, atol=1e-14)
+    v = (gg.tensor(V[:, :3]), gg.tensor(V[:, 1:]))
+    tv = tuple(torch.tensor(np.asarray(t.numpy())) for t in v)
+    g1 = A.functional.jvp(lambda a, b: (a * b).sum(1), tuple(gg.tensor(a) for a in args), v)[1]
+    t1 = torch.autograd.functional.jvp(lambda a, b: (a * b).sum(1), tuple(torch.tensor(a) for a in args), tv)[1]
+    np.testing.assert_allclose(g1.numpy(), t1.numpy(), rtol=1e-12)
+
+
+def test_binary_cross_entropy_gradient_at_saturation_matches_torch():
+    p = np.array([0.0, 1.0, 0.0, 1.0, 0.3, 1e-30, 1 - 1e-16])
+    t = np.array([1.0, 0.0, 0.0, 1.0, 0.6, 0.0, 1.0])
+    (x, tx) = _both(p)
+    for reduction in ("mean", "sum"):
+        x.grad, tx.grad = None, None
+        F.binary_cross_entropy(x, gg.tensor(t), reduction=reduction).backward()
+        torch.nn.functional.binary_cross_entropy(tx, torch.tensor(t), reduction=reduction).backward()
+        np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+
+
+def test_wgan_gp_gradient_penalty_matches_torch():
+    # WGAN-GP's penalty on a small conv critic: grad(critic(interp).sum(), interp, create_graph=True),
+    # then ((||g||_2 - 1)^2).mean() and its gradient in the critic's weights.
+    rng = np.random.default_rng(3)
+    real, fake = rng.standard_normal((4, 1, 8, 8)), rng.standard_normal((4, 1, 8, 8))
+    alpha = rng.uniform(size=(4, 1, 1, 1))
+    gg.manual_seed(0)
+    critic = gg.nn.Sequential(gg.nn.Conv2d(1, 3, 3, 2, 1), gg.nn.LeakyReLU(0.2), gg.nn.Flatten(), gg.nn.Linear(48, 1))
+    critic.double()
+    tcritic = torch.nn.Sequential(torch.nn.Conv2d(1, 3, 3, 2, 1), torch.nn.LeakyReLU(0.2), torch.nn.Flatten(),
+                                  torch.nn.Linear(48, 1)).double()
+    tcritic.load_state_dict({k: torch.tensor(np.asarray(v)) for k, v in critic.state_dict().items()})
+
+    def penalty(lib, net):
+        interp = lib.tensor(alpha * real + (1 - alpha) * fake, requires_grad=True)
+        out = net(interp)
+        (g,) = lib.autograd.grad(out, interp, lib.ones_like(out), create_graph=True)
+        return ((g.reshape(4, -1).norm(2, dim=1) - 1) ** 2).mean()
+
+    p, tp = penalty(gg, critic), penalty(torch, tcritic)
+    p.backward()
+    tp.backward()
+    np.testing.assert_allclose(p.item(), tp.item(), rtol=1e-10)
+    for (name, param), (_, tparam) in zip(critic.named_parameters(), tcritic.named_parameters()):
+        # The biases enter the penalty only through LeakyReLU's mask, whose derivative is 0: PyTorch
+        # gives the first zeros and the last None, glassgrad None (no gradient term) for both.
+        ours = np.zeros(tuple(param.shape)) if param.grad is None else param.grad.numpy()
+        theirs = np.zeros(tuple(param.shape)) if tparam.grad is None else tparam.grad.numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-9, atol=1e-12, err_msg=name)
+    assert np.abs(critic[0].weight.grad.numpy()).max() > 1e-3  # the weights' gradients are not all 0
+
+
+def test_hessian_matches_torch():
+    def f(lib):
+        return lambda a: (a.tanh() * a.sum()).sum() + (a ** 3).sum()
+    x = _rng.standard_normal(5)
+    H = A.functional.hessian(f(gg), gg.tensor(x))
+    tH = torch.autograd.functional.hessian(f(torch), torch.tensor(x))
+    np.testing.assert_allclose(H.numpy(), tH.numpy(), rtol=1e-12, atol=1e-14)
