@@ -119,7 +119,10 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output):
         s = p.sum()
         link = s if link is None else link + s.to(link.dtype)
     assert link is not None  # apply() connects only when an input needs a gradient
-    state: dict = {"grads": {}, "result": None}
+    # The hooks' shared state. It is emptied as soon as the last proxy has taken its gradient:
+    # the gradients in it lead back (through their nodes) to the outputs, whose hooks hold this
+    # state, a cycle through the runtime that Python's collector cannot see.
+    state: dict = {"grads": {}, "result": None, "left": 0}
     wrapped, differentiable = [], []
     for j, y in enumerate(outs):
         if not isinstance(y, Tensor) or id(y) in ctx.non_differentiable or not y.dtype.is_floating_point:
@@ -132,8 +135,8 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output):
         differentiable.append(j)
     if not differentiable:
         return output
-    for k, ((i, x), p) in enumerate(zip(inputs, proxies)):
-        p.register_hook(_input_grad(cls, ctx, state, outs, differentiable, len(args), i, x))
+    for (i, x), p in zip(inputs, proxies):
+        p.register_hook(_input_grad(cls, ctx, state, outs, differentiable, len(args), i, x, len(proxies)))
     return wrapped[0] if single else type(output)(wrapped) if isinstance(output, tuple) else wrapped
 
 
@@ -145,9 +148,10 @@ def _keep_output_grad(state: dict, j: int):
     return hook
 
 
-def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x):
+def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x, n_proxies):
     def hook(_zero_grad):
         if state["result"] is None:
+            state["left"] = n_proxies
             grads = []
             for j, y in enumerate(outs):
                 g = state["grads"].get(j)
@@ -168,6 +172,9 @@ def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x):
                                        "argument of forward, None for those that need none")
             state["result"] = result
         g = state["result"][i]
+        state["left"] -= 1
+        if state["left"] == 0:
+            state["result"] = None
         if g is None:
             return None
         if not isinstance(g, Tensor):
