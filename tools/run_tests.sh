@@ -84,32 +84,37 @@ fi
 counts=$build/.stage-counts
 rows=()
 total_passed=0 total_failed=0 total_skipped=0 failed_stages=0
-# CPU seconds (user + system) of this shell's finished children: `times`' second line. A stage's
-# share is the difference around it (the background C++ job is reaped only after the Python stage,
-# so it does not count in the Python stage's).
-# `times` runs in this shell (in a command substitution it would report the subshell's own).
+# CPU seconds (user + system) from the output of `times` in file $1: its first line is the shell's
+# own, its second its finished children's; $2 picks the lines (2: children, 1,2: both).
+cpu_in_times() {  # cpu_in_times <file> <line range for sed>
+  sed -n "$2p" "$1" | awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } } END { printf "%d", t }'
+}
+# The run's CPU seconds so far: this shell's finished children. `times` runs in this shell (in a
+# command substitution it would report the subshell's own).
 children_cpu() {  # children_cpu <variable>: sets it to the CPU seconds so far
   times > "$build/.times"
-  printf -v "$1" '%s' "$(tail -1 "$build/.times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }')"
+  printf -v "$1" '%s' "$(cpu_in_times "$build/.times" 2)"
 }
+# A stage's CPU seconds are its own subshell's and that subshell's children's, which the subshell
+# writes with `times` when it exits. (The difference of children_cpu around the stage would also
+# count the background C++ job whenever that job ends during the Python stage: it is reaped then.)
 stage() {  # stage <title> <function> [args...]
-  local title=$1 start=$SECONDS cpu0 cpu1 rc=0 p=0 f=0 s=0 note=""
-  children_cpu cpu0
+  local title=$1 start=$SECONDS rc=0 p=0 f=0 s=0 note="" cpu=0
   shift
   printf '\n==== %s\n' "$title"
-  rm -f "$counts"
-  ( set -euo pipefail; "$@" ) &
+  rm -f "$counts" "$counts.times"
+  ( set -euo pipefail; trap 'times > "$counts.times"' EXIT; "$@" ) &
   wait $! || rc=$?
   if [ -f "$counts" ]; then read -r p f s note < "$counts"; fi
+  if [ -f "$counts.times" ]; then cpu=$(cpu_in_times "$counts.times" 1,2); fi
   if [ "$rc" != 0 ]; then
     failed_stages=$((failed_stages + 1))
     [ "$f" -gt 0 ] || f=1
     note="FAILED (exit $rc)${note:+; $note}"
   fi
   total_passed=$((total_passed + p)); total_failed=$((total_failed + f)); total_skipped=$((total_skipped + s))
-  children_cpu cpu1
   rows+=("$(printf '  %-36s %5d passed %3d failed %3d skipped %5ds %6d CPU-s  %s' "$title" "$p" "$f" "$s" \
-            $((SECONDS - start)) $((cpu1 - cpu0)) "$note")")
+            $((SECONDS - start)) "$cpu" "$note")")
 }
 cpp_pid=""
 summary() {
