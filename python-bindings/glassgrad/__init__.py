@@ -32,7 +32,7 @@ from ._device import default_device, device, set_default_device
 from ._dtypes import can_cast, dtype, promote_types, result_type
 from ._type_info import finfo, iinfo
 from ._size import Size
-from ._random import manual_seed
+from ._random import (default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from ._tensor import Tensor, bool_, float32, float64, int64, tensor, uint8
 # PyTorch's dtype names (glassgrad.float32 is torch.float32; the short spellings are its aliases).
 from ._dtypes import DTYPES as _DTYPES
@@ -70,6 +70,10 @@ from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_e
                        backward_in_micro_batches)
 from ._runtime import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from ._runtime import inference_mode, is_inference_mode_enabled
+from ._dtypes import get_default_dtype, set_default_dtype
+from ._predicates import is_complex, is_floating_point, is_nonzero, is_storage, is_tensor, numel, typename
+from ._runtime import get_float32_matmul_precision, set_float32_matmul_precision
+from math import e, inf, nan, pi  # torch.pi, torch.e, torch.inf, torch.nan
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit
 from . import cuda, data, kernels, models, testing
 from .compile import compile

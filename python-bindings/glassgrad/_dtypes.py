@@ -81,7 +81,27 @@ TENSOR_TYPE_NAMES = {"bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharT
                      "int32": "IntTensor", "int64": "LongTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
                      "float32": "FloatTensor", "float64": "DoubleTensor"}
 
+# The default floating type (torch.get_default_dtype): what Python floats, factories without a
+# dtype and layers' parameters get. Read as _dtypes.DEFAULT_FLOAT at each use: set_default_dtype
+# rebinds it.
 DEFAULT_FLOAT = DTYPES["float32"]
+
+
+def get_default_dtype() -> "dtype":
+    """The default floating type (torch.get_default_dtype): float32 unless set_default_dtype changed it."""
+    return DEFAULT_FLOAT
+
+
+def set_default_dtype(d) -> None:
+    """torch.set_default_dtype: the floating type of Python floats, of factories without a dtype
+    (zeros, randn, arange with float bounds, ...) and of layers' parameters from now on. A
+    floating type only (float32, float64, float16, bfloat16)."""
+    global DEFAULT_FLOAT
+    dt = to_dtype(d, "set_default_dtype")
+    if not dt.is_floating_point:
+        raise InvalidArgumentTypeError(f"only floating-point types are supported as the default type, got {dt}\n"
+                                       "  fix: glassgrad.set_default_dtype(glassgrad.float64)")
+    DEFAULT_FLOAT = dt
 
 
 def _by_name(name: str) -> dtype:
@@ -94,7 +114,7 @@ def _parse(value):
     if isinstance(value, dtype):
         return str(value)
     if value is float:
-        return "float32"  # torch.tensor(..., dtype=float) means the default float type
+        return "float64"  # Python floats are doubles: torch.tensor(..., dtype=float) is float64
     if value is int:
         return "int64"
     if value is bool:

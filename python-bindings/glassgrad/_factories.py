@@ -20,6 +20,7 @@ import numpy as np
 from . import _C, _args, _device, _dtypes
 from ._dtypes import DTYPES
 from ._random import generator
+from ._size import Size
 from ._tensor import Tensor, _NP, _shape_args, _wrap, tensor
 from ._trace import user_source
 
@@ -390,28 +391,53 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bo
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+def clone(input: Tensor, *, memory_format=None) -> Tensor:
+    """A copy that gradients flow through (torch.clone, as Tensor.clone)."""
+    return input.clone()
+
+
+def new(self: Tensor, *args, device=None) -> Tensor:
+    """Tensor.new (legacy): x.new(*sizes) zeros, x.new(data) a copy, of this tensor's dtype and
+    device; x.new() an empty one."""
+    dt, dev = _like(self, None, device)
+    if len(args) == 1 and not isinstance(args[0], (numbers.Integral, np.integer)) and not isinstance(args[0], Size):
+        return tensor(args[0], dtype=dt, device=dev)
+    shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else (tuple(args) or (0,))
+    return full(_shape_args(shape), 0, dtype=dt, device=dev)
+
+
 # ---- the legacy typed constructors: torch.FloatTensor(2, 3), torch.LongTensor([1, 2]) ----------
 class _TypedTensorMeta(type):
     def __instancecheck__(cls, obj):
-        return isinstance(obj, Tensor) and obj.dtype == cls._dtype and not obj.is_cuda
+        return isinstance(obj, Tensor) and obj.dtype == cls._dtype and obj.is_cuda == cls._cuda
 
     def __call__(cls, *args, device=None):
         """LongTensor([1, 2]) copies data; LongTensor(2, 3) (sizes) gives zeros of that shape."""
+        where = device or ("cuda" if cls._cuda else "cpu")
         if len(args) == 1 and not isinstance(args[0], (numbers.Integral, np.integer)):
-            return tensor(args[0], dtype=cls._dtype, device=device or "cpu")
-        return zeros(*args, dtype=cls._dtype, device=device or "cpu")
+            if isinstance(args[0], Size):
+                return zeros(*args[0], dtype=cls._dtype, device=where)
+            return tensor(args[0], dtype=cls._dtype, device=where)
+        return zeros(*args, dtype=cls._dtype, device=where)
 
 
-def _typed(name: str, dtype: str):
-    return _TypedTensorMeta(name, (), {"_dtype": DTYPES[dtype], "__doc__": f"torch.{name}: a CPU tensor of {dtype}; "
+def _typed(name: str, dtype: str, cuda: bool = False):
+    where = "a CUDA" if cuda else "a CPU"
+    return _TypedTensorMeta(name, (), {"_dtype": DTYPES[dtype], "_cuda": cuda,
+                                       "__doc__": f"torch.{'cuda.' if cuda else ''}{name}: {where} tensor of {dtype}; "
                                        f"{name}(data) copies data, {name}(*sizes) makes zeros."})
 
 
-FloatTensor, DoubleTensor, LongTensor = _typed("FloatTensor", "float32"), _typed("DoubleTensor", "float64"), \
-    _typed("LongTensor", "int64")
-ByteTensor, BoolTensor = _typed("ByteTensor", "uint8"), _typed("BoolTensor", "bool")
+# torch.X and torch.cuda.X (glassgrad.cuda takes the CUDA ones from here).
+_TYPED_NAMES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTensor": "float16",
+                "BFloat16Tensor": "bfloat16", "LongTensor": "int64", "IntTensor": "int32", "ShortTensor": "int16",
+                "CharTensor": "int8", "ByteTensor": "uint8", "BoolTensor": "bool"}
+CUDA_TYPED = {name: _typed(name, dt, cuda=True) for name, dt in _TYPED_NAMES.items()}
+FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, \
+    BoolTensor = (_typed(name, dt) for name, dt in _TYPED_NAMES.items())
 
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
            "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "randint", "randint_like",
            "randperm", "normal", "bernoulli", "multinomial", "from_numpy", "as_tensor", "scalar_tensor", "FloatTensor",
-           "DoubleTensor", "LongTensor", "ByteTensor", "BoolTensor"]
+           "DoubleTensor", "LongTensor", "ByteTensor", "BoolTensor", "HalfTensor", "BFloat16Tensor", "IntTensor",
+           "ShortTensor", "CharTensor", "clone"]

@@ -38,7 +38,7 @@ for _name in ("masked_scatter", "index_copy", "take", "put"):
     setattr(Tensor, _name, getattr(_indexing, _name))
 for _name in ("view_as", "reshape_as", "expand_as", "type_as"):
     setattr(Tensor, _name, getattr(_shapes, _name))
-for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"):
+for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new"):
     setattr(Tensor, _name, getattr(_factories, _name))
 Tensor.relu = relu
 

@@ -211,3 +211,23 @@ def backward_in_micro_batches(loss_fn, *tensors, micro_batches: int):
         total += share.item()  # realizes: the piece's gradients are added, its activations freed
     from ._tensor import tensor
     return tensor(total, dtype=tensors[0].dtype if tensors[0].dtype in ("float32", "float64") else "float32")
+
+
+_matmul_precision = "highest"
+
+
+def set_float32_matmul_precision(precision: str) -> None:
+    """torch.set_float32_matmul_precision('highest' | 'high' | 'medium'): recorded and reported by
+    get_float32_matmul_precision. glassgrad's float32 matmuls and convolutions always run in
+    float32 FMA (it targets GPUs without tensor cores and has no TF32 path), so the results are
+    'highest' whatever is set (docs/numerics.md)."""
+    global _matmul_precision
+    if precision not in ("highest", "high", "medium"):
+        raise RuntimeError(f"set_float32_matmul_precision: invalid precision {precision!r}\n"
+                           "  fix: 'highest', 'high' or 'medium'")
+    _matmul_precision = precision
+
+
+def get_float32_matmul_precision() -> str:
+    """What set_float32_matmul_precision last set ('highest' by default)."""
+    return _matmul_precision

@@ -134,7 +134,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
         # NumPy arrays and scalars keep their dtype (np.float64 is a float subclass: test it first).
         if arr.dtype.kind == "f":
-            arr = arr.astype(np.float32)
+            arr = arr.astype(_NP[str(_dtypes.DEFAULT_FLOAT)])
+            want = None if _dtypes.DEFAULT_FLOAT != "bfloat16" else "bfloat16"
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
     # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
@@ -172,7 +173,24 @@ class Tensor:
     __hash__ = object.__hash__
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
 
-    def __init__(self, data, dtype=None, device=None, requires_grad=False):
+    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+        """Tensor(data) copies data (NumPy arrays keep their dtype; Python numbers and lists take
+        the default float type, as torch.Tensor(data) does); Tensor(*sizes) and Tensor(Size) give
+        zeros of the default float type, as PyTorch's legacy constructor (uninitialized there)."""
+        integral = (numbers.Integral, np.integer)
+        if not args or (len(args) == 1 and isinstance(args[0], Size)) or \
+                all(isinstance(a, integral) and not isinstance(a, bool) for a in args):
+            from ._factories import zeros
+            shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else (tuple(args) or (0,))
+            self._h = zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
+            return
+        if len(args) != 1:
+            raise TypeError(f"Tensor(): pass data (a list or an array) or sizes (ints), got {len(args)} arguments "
+                            f"of types {[type(a).__name__ for a in args]}\n  fix: glassgrad.tensor(data) or "
+                            "glassgrad.zeros(*sizes)")
+        data = args[0]
+        if dtype is None and not isinstance(data, (np.ndarray, np.generic, Tensor, _C.Tensor)):
+            dtype = _dtypes.DEFAULT_FLOAT
         self._h = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)._h
 
     # ---- metadata: never computes anything ----
@@ -248,6 +266,9 @@ class Tensor:
             return f"glassgrad.{where}{_dtypes.TENSOR_TYPE_NAMES[str(self.dtype)]}"
         if isinstance(dtype, str) and ".cuda." in dtype:
             return self.to(device="cuda", dtype=dtype.replace(".cuda.", "."))
+        typed = getattr(dtype, "_dtype", None)  # torch.DoubleTensor, torch.cuda.FloatTensor
+        if isinstance(typed, _dtypes.dtype):
+            return self.to(device="cuda" if dtype._cuda else "cpu", dtype=typed)
         return self.astype(dtype)
 
     def __len__(self) -> int:

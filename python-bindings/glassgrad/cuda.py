@@ -172,3 +172,13 @@ def set_launch_blocking(on: bool = True) -> None:
     """Synchronize after every kernel so a failing kernel is reported by its own launch (slow;
     for debugging). The environment variable GLASSGRAD_CUDA_LAUNCH_BLOCKING=1 does the same."""
     _C.cuda_set_launch_blocking(bool(on))
+
+
+# torch.cuda.FloatTensor and the other legacy typed constructors: CUDA tensors of that dtype
+# (older scripts pick `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`).
+from ._factories import CUDA_TYPED as _CUDA_TYPED  # noqa: E402  (after the functions above: no cycle)
+
+FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, \
+    BoolTensor = (_CUDA_TYPED[n] for n in ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
+                                           "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
+                                           "BoolTensor"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import _C, _args
+from .. import _C, _args, _dtypes
 from .. import _extra_activations as A
 from .._factories import full
 from .module import Module, Parameter
@@ -82,7 +82,7 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = _args.integer(num_parameters, "num_parameters", "PReLU", minimum=1)
         self.init = _args.real(init, "init", "PReLU")
-        self.weight = Parameter(full((self.num_parameters,), self.init, dtype=dtype or "float32",
+        self.weight = Parameter(full((self.num_parameters,), self.init, dtype=dtype or _dtypes.DEFAULT_FLOAT,
                                      device=device))
 
     def reset_parameters(self) -> None:

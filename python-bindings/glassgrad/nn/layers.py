@@ -31,10 +31,10 @@ def _default_uniform(shape, fan_in: int) -> np.ndarray:
 
 
 def parameter_dtype(dtype, where: str) -> np.dtype:
-    """The NumPy type of a layer's parameters for its dtype= argument (None: float32): a floating
-    type, as PyTorch's layers require."""
+    """The NumPy type of a layer's parameters for its dtype= argument (None: the default floating
+    type, float32 unless set_default_dtype changed it): a floating type, as PyTorch's layers require."""
     if dtype is None:
-        return np.dtype(np.float32)
+        dtype = _dtypes.DEFAULT_FLOAT
     dt = _dtypes.to_dtype(dtype, where)
     if not dt.is_floating_point:
         raise _C.DTypeError(f"{where}: dtype={dt} is not a floating type: a layer's parameters are floats\n"

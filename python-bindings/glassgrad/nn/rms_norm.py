@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import _args
+from .. import _args, _dtypes
 from .._factories import ones
 from .._rms_norm import Shape, normalized_dims, rms_norm
 from .module import Module, Parameter
@@ -21,7 +21,7 @@ class RMSNorm(Module):
         self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", "RMSNorm")
         self.weight: Optional[Parameter] = None
         if self.elementwise_affine:  # replaces the None above, as PyTorch's layers write it
-            self.weight = Parameter(ones(*self.normalized_shape, dtype=dtype or "float32", device=device))
+            self.weight = Parameter(ones(*self.normalized_shape, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device))
 
     def reset_parameters(self) -> None:
         if self.weight is not None:

@@ -22,7 +22,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .. import _C, _args
+from .. import _C, _args, _dtypes
 from .._factories import zeros
 from .._random import generator
 from .._spatial import cat, dropout
@@ -56,7 +56,7 @@ def _reset_uniform(layer: Module) -> None:
 
 def _dtype_of(dtype, where: str) -> str:
     if dtype is None:
-        return "float32"
+        dtype = _dtypes.DEFAULT_FLOAT
     name = getattr(dtype, "__name__", None) or str(dtype).replace("torch.", "")
     name = {"float": "float32", "double": "float64"}.get(name, name)
     if name not in ("float32", "float64"):

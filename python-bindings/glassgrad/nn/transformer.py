@@ -16,7 +16,7 @@ from typing import Callable, Optional, Union
 
 import numpy as np
 
-from .. import _C, _args
+from .. import _C, _args, _dtypes
 from .. import functional as F
 from .._tensor import Tensor, tensor
 from .attention import MultiheadAttention
@@ -44,7 +44,7 @@ def _activation(activation, where: str):
 
 
 def _square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
-    mask = np.triu(np.full((sz, sz), -np.inf, dtype=np.dtype(dtype or "float32")), k=1)
+    mask = np.triu(np.full((sz, sz), -np.inf, dtype=np.dtype(str(dtype or _dtypes.DEFAULT_FLOAT))), k=1)
     return tensor(mask, device=device)
 
 

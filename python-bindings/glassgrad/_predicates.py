@@ -1,0 +1,59 @@
+"""torch's module-level predicates and small queries on tensors: is_tensor, is_floating_point,
+is_nonzero, numel, typename, ..."""
+from __future__ import annotations
+
+from ._tensor import Tensor
+
+
+def is_tensor(obj) -> bool:
+    """Whether obj is a glassgrad Tensor (torch.is_tensor)."""
+    return isinstance(obj, Tensor)
+
+
+def is_storage(obj) -> bool:
+    """torch.is_storage: glassgrad has no separate storage objects, so never."""
+    return False
+
+
+def is_floating_point(input: Tensor) -> bool:
+    """Whether input's dtype is a floating type (torch.is_floating_point)."""
+    return _tensor_arg(input, "is_floating_point").dtype.is_floating_point
+
+
+def is_complex(input: Tensor) -> bool:
+    """torch.is_complex: glassgrad has no complex dtypes, so never."""
+    _tensor_arg(input, "is_complex")
+    return False
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """Whether a one-element tensor is not zero (torch.is_nonzero): raises for other sizes."""
+    t = _tensor_arg(input, "is_nonzero")
+    if t.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if t.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(t.item() != 0)
+
+
+def numel(input: Tensor) -> int:
+    """The number of elements (torch.numel)."""
+    return _tensor_arg(input, "numel").numel()
+
+
+def typename(obj) -> str:
+    """torch.typename: 'glassgrad.FloatTensor' for a float32 CPU tensor (Tensor.type()), else the
+    object's qualified type name."""
+    if isinstance(obj, Tensor):
+        return obj.type()
+    t = type(obj)
+    return t.__qualname__ if t.__module__ in ("builtins", "__builtin__") else f"{t.__module__}.{t.__qualname__}"
+
+
+def _tensor_arg(input, fn: str) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    return input
+
+
+__all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "typename"]
