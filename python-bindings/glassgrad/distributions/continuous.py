@@ -14,8 +14,8 @@ def _all(t: Tensor) -> bool:
     return bool(t.all().item())
 
 
-class Normal(Distribution):
-    """Normal(loc, scale): rsample = loc + scale * N(0, 1)."""
+class _LocScale(Distribution):
+    """A location-scale family: loc and scale broadcast together, scale > 0, mean = loc."""
 
     has_rsample = True
 
@@ -27,6 +27,10 @@ class Normal(Distribution):
     @property
     def mean(self) -> Tensor:
         return self.loc
+
+
+class Normal(_LocScale):
+    """Normal(loc, scale): rsample = loc + scale * N(0, 1)."""
 
     @property
     def mode(self) -> Tensor:
@@ -123,19 +127,8 @@ class Exponential(Distribution):
         return 1 - (-self.rate * self._value(value)).exp()
 
 
-class Laplace(Distribution):
+class Laplace(_LocScale):
     """Laplace(loc, scale): rsample by the inverse CDF of U(-1, 1)."""
-
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args=None):
-        self.loc, self.scale = broadcast_all(loc, scale)
-        super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check(_all(self.scale > 0), "scale must be positive")
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:
