@@ -80,7 +80,8 @@ from .compile import compile
 from .serialization import CheckpointError, load, save
 from .pytorch_checkpoint import load_pytorch
 from . import debug
-from . import accelerator, autograd, backends, distributions, multiprocessing, utils, xpu
+from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, xpu
+from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from ._generator import Generator
 from . import onnx  # torch.onnx's place; imports the onnx package only when used
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats

@@ -182,3 +182,12 @@ FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, Sh
     BoolTensor = (_CUDA_TYPED[n] for n in ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor",
                                            "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
                                            "BoolTensor"))
+
+# torch.cuda.amp (autocast, GradScaler with device 'cuda'): `from torch.cuda.amp import GradScaler`
+# imports it by this name, so it is registered as a module too.
+import sys as _sys  # noqa: E402
+
+from ._device_amp import make as _make_amp  # noqa: E402
+
+amp = _make_amp("cuda")
+_sys.modules[__name__ + ".amp"] = amp

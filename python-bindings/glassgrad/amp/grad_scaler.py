@@ -1,0 +1,143 @@
+"""GradScaler: multiplies the loss by a scale so small float16 gradients do not underflow,
+unscales the gradients before the step, skips the step when any gradient is inf or NaN and
+lowers the scale, and raises it again after growth_interval clean steps (PyTorch's
+torch.amp.GradScaler; same arguments, defaults and state_dict)."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Dict, Optional
+
+import numpy as np
+
+from .._runtime import no_grad
+from .._tensor import Tensor
+
+
+class GradScaler:
+    def __init__(self, device: str = "cuda", init_scale: float = 2.0 ** 16, growth_factor: float = 2.0,
+                 backoff_factor: float = 0.5, growth_interval: int = 2000, enabled: bool = True):
+        self._device = str(device).split(":")[0]
+        if enabled and self._device == "cuda":
+            from .. import cuda
+            if not cuda.is_available():
+                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available. Disabling.")
+                enabled = False
+        if growth_factor <= 1.0:
+            raise ValueError("The growth factor must be > 1.0.")
+        if not 0.0 < backoff_factor < 1.0:
+            raise ValueError("The backoff factor must be < 1.0.")
+        self._enabled = bool(enabled)
+        self._scale = float(init_scale)
+        self._growth_factor, self._backoff_factor = float(growth_factor), float(backoff_factor)
+        self._growth_interval = int(growth_interval)
+        self._growth_tracker = 0
+        self._per_optimizer: Dict[int, Dict[str, Any]] = {}
+
+    def is_enabled(self) -> bool:
+        return self._enabled
+
+    def scale(self, outputs):
+        """outputs (a tensor, or a list/tuple/dict of them) times the current scale."""
+        if not self._enabled:
+            return outputs
+        if isinstance(outputs, Tensor):
+            return outputs * self._scale
+        if isinstance(outputs, (list, tuple)):
+            return type(outputs)(self.scale(o) for o in outputs)
+        if isinstance(outputs, dict):
+            return {k: self.scale(v) for k, v in outputs.items()}
+        raise ValueError("outputs must be a Tensor or an iterable of Tensors")
+
+    def _state(self, optimizer) -> Dict[str, Any]:
+        return self._per_optimizer.setdefault(id(optimizer), {"unscaled": False, "found_inf": False})
+
+    def unscale_(self, optimizer) -> None:
+        """Divides optimizer's gradients by the scale (once per step) and records whether any is
+        inf or NaN; that check reads the gradients, so pending work is computed here."""
+        if not self._enabled:
+            return
+        st = self._state(optimizer)
+        if st["unscaled"]:
+            raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
+        inv = 1.0 / self._scale
+        found = False
+        with no_grad():
+            for group in optimizer.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    g = p.grad * inv
+                    p.grad = g
+                    found = found or not bool(g.isfinite().all().item())
+        st["unscaled"], st["found_inf"] = True, found
+
+    def step(self, optimizer, *args, **kwargs) -> Optional[float]:
+        """optimizer.step(), unless a gradient is inf or NaN (then skipped); unscales first if
+        unscale_ was not called."""
+        if not self._enabled:
+            return optimizer.step(*args, **kwargs)
+        st = self._state(optimizer)
+        if st.get("stepped"):
+            raise RuntimeError("step() has already been called since the last update().")
+        if not st["unscaled"]:
+            self.unscale_(optimizer)
+        st["stepped"] = True
+        if st["found_inf"]:
+            return None
+        return optimizer.step(*args, **kwargs)
+
+    def update(self, new_scale=None) -> None:
+        """Backs the scale off if any optimizer saw inf/NaN this step, else grows it every
+        growth_interval clean steps; or sets it to new_scale."""
+        if not self._enabled:
+            return
+        if new_scale is not None:
+            self._scale = float(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
+        elif any(st["found_inf"] for st in self._per_optimizer.values()):
+            self._scale *= self._backoff_factor
+            self._growth_tracker = 0
+        elif self._per_optimizer:
+            self._growth_tracker += 1
+            if self._growth_tracker == self._growth_interval:
+                self._scale *= self._growth_factor
+                self._growth_tracker = 0
+        self._per_optimizer = {}
+
+    def get_scale(self) -> float:
+        return self._scale if self._enabled else 1.0
+
+    def get_growth_factor(self) -> float:
+        return self._growth_factor
+
+    def set_growth_factor(self, new_factor: float) -> None:
+        self._growth_factor = float(new_factor)
+
+    def get_backoff_factor(self) -> float:
+        return self._backoff_factor
+
+    def set_backoff_factor(self, new_factor: float) -> None:
+        self._backoff_factor = float(new_factor)
+
+    def get_growth_interval(self) -> int:
+        return self._growth_interval
+
+    def set_growth_interval(self, new_interval: int) -> None:
+        self._growth_interval = int(new_interval)
+
+    def state_dict(self) -> Dict[str, Any]:
+        if not self._enabled:
+            return {}
+        return {"scale": self._scale, "growth_factor": self._growth_factor, "backoff_factor": self._backoff_factor,
+                "growth_interval": self._growth_interval, "_growth_tracker": self._growth_tracker}
+
+    def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
+        if not self._enabled:
+            return
+        if len(state_dict) == 0:
+            raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
+                               "instance of GradScaler.")
+        self._scale = float(np.asarray(state_dict["scale"]))
+        self._growth_factor = float(state_dict["growth_factor"])
+        self._backoff_factor = float(state_dict["backoff_factor"])
+        self._growth_interval = int(state_dict["growth_interval"])
+        self._growth_tracker = int(state_dict["_growth_tracker"])
