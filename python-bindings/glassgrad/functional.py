@@ -145,7 +145,12 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 
 # ---- layers as functions ----
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
-    """y = input @ weight.T + bias, weight [out_features, in_features]."""
+    """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
+    also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
+    if input.ndim == 1:
+        from ._shapes import matmul
+        y = matmul(input, weight.T)
+        return y if bias is None else _op("Add", [y, bias])
     y = _op("MatMul", [input, weight.T])
     return y if bias is None else _op("Add", [y, bias])
 

@@ -317,3 +317,20 @@ def test_flatten_matches_torch(torch, args):
     assert tuple(gg.tensor(X).flatten(*args).shape) == tuple(torch.tensor(X).flatten(*args).shape)
     assert tuple(torch.flatten(torch.tensor(X), *(args or (0,))).shape) == tuple(gg.tensor(X).flatten(*args).shape)
     assert tuple(torch.tensor(3.0).flatten().shape) == tuple(gg.tensor(3.0).flatten().shape)
+
+
+def test_linear_takes_one_unbatched_sample():
+    # pytorch/examples' actor_critic feeds a state of shape [4] to nn.Linear: the result is [out].
+    rng = np.random.default_rng(4)
+    x, w, b = rng.standard_normal(4), rng.standard_normal((3, 4)), rng.standard_normal(3)
+    lin = gg.nn.Linear(4, 3).double()
+    lin.weight.data.copy_(gg.tensor(w))
+    lin.bias.data.copy_(gg.tensor(b))
+    xt = gg.tensor(x, requires_grad=True)
+    y = lin(xt)
+    assert y.shape == (3,)
+    np.testing.assert_allclose(y.numpy(), w @ x + b, rtol=1e-12)
+    np.testing.assert_allclose(gg.nn.functional.linear(gg.tensor(x), gg.tensor(w)).numpy(), w @ x, rtol=1e-12)
+    y.sum().backward()
+    np.testing.assert_allclose(xt.grad.numpy(), w.sum(0), rtol=1e-12)
+    gg.debug.gradcheck(lambda v, m: gg.nn.functional.linear(v, m, gg.tensor(b)).sum(), [x, w])
