@@ -1,0 +1,82 @@
+"""pytorch/examples' scripts run with their imports changed only (docs/porting.md, "Scripts run
+with their imports changed only"). The scripts are not part of this repository: point
+GLASSGRAD_PYTORCH_EXAMPLES at a checkout of pytorch/examples and each one listed there is copied,
+its import lines rewritten by IMPORTS and nothing else, and run at a small size on MNIST files in
+torchvision's layout written by the test."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from data_fixtures import write_mnist
+
+EXAMPLES = os.environ.get("GLASSGRAD_PYTORCH_EXAMPLES")
+pytestmark = pytest.mark.skipif(
+    not EXAMPLES, reason="set GLASSGRAD_PYTORCH_EXAMPLES to a checkout of pytorch/examples")
+
+# The import lines a port changes, whole lines only (docs/porting.md's table).
+IMPORTS = [
+    (r"^import torch$", "import glassgrad.torch as torch"),
+    (r"^import torch\.nn as nn$", "import glassgrad.nn as nn"),
+    (r"^import torch\.nn\.functional as F$", "import glassgrad.nn.functional as F"),
+    (r"^import torch\.optim as optim$", "import glassgrad.optim as optim"),
+    (r"^import torch\.multiprocessing as mp$", "import glassgrad.multiprocessing as mp"),
+    (r"^from torch\.optim import ", "from glassgrad.optim import "),
+    (r"^from torch\.utils\.data", "from glassgrad.utils.data"),
+    (r"^from torchvision", "from glassgrad.vision"),
+]
+
+BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def port(source, target):
+    """Copies source to target with IMPORTS applied; returns the (before, after) lines changed,
+    and checks that every other line is the original's."""
+    with open(source) as f:
+        lines = f.read().split("\n")
+    changed, out = [], []
+    for line in lines:
+        new = line
+        for pattern, replacement in IMPORTS:
+            new = re.sub(pattern, replacement, new)
+        if new != line:
+            changed.append((line, new))
+        out.append(new)
+    with open(target, "w") as f:
+        f.write("\n".join(out))
+    assert len(out) == len(lines)
+    return changed
+
+
+def run(folder, script, *args):
+    env = dict(os.environ, PYTHONPATH=BINDINGS + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, script, *args], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
+    return done.stdout
+
+
+def test_mnist_forward_forward_runs_with_its_imports_changed_only(tmp_path):
+    changed = port(os.path.join(EXAMPLES, "mnist_forward_forward", "main.py"), tmp_path / "main.py")
+    assert [a for a, _ in changed] == [
+        "import torch", "import torch.nn as nn", "from torchvision.datasets import MNIST",
+        "from torchvision.transforms import Compose, ToTensor, Normalize, Lambda",
+        "from torch.utils.data import DataLoader", "from torch.optim import Adam"]
+    write_mnist(str(tmp_path / "data"), n_train=32, n_test=16)
+    out = run(tmp_path, "main.py", "--epochs", "3", "--train_size", "32", "--test_size", "16",
+              "--log-interval", "1")
+    assert "training layer:  1" in out and "test error:" in out
+
+
+def test_mnist_hogwild_runs_with_its_imports_changed_only(tmp_path):
+    folder = tmp_path / "mnist_hogwild"
+    folder.mkdir()
+    changed = port(os.path.join(EXAMPLES, "mnist_hogwild", "main.py"), folder / "main.py")
+    changed += port(os.path.join(EXAMPLES, "mnist_hogwild", "train.py"), folder / "train.py")
+    assert len(changed) == 9
+    write_mnist(str(tmp_path / "data"), n_train=64, n_test=16)  # the script reads ../data
+    out = run(folder, "main.py", "--epochs", "1", "--batch-size", "16", "--test-batch-size", "16",
+              "--num-processes", "2", "--log-interval", "1")
+    assert out.count("Train Epoch: 1 [48/64") == 2 and "Test set: Average loss:" in out
