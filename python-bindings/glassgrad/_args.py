@@ -39,32 +39,41 @@ def _is_int(value) -> bool:
     return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))
 
 
+def _at_least(want: str, minimum: Optional[int]) -> str:
+    """What an int argument must be, for the message: 'an int >= 1'."""
+    return want + (f" >= {minimum}" if minimum is not None else "")
+
+
 def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "") -> int:
     """An int (Python or NumPy; not a bool, not a float) >= minimum."""
-    want = "an int" + (f" >= {minimum}" if minimum is not None else "")
-    if not _is_int(value):
-        fail(where, name, want, value, fix, type_error=True)
-    v = int(value)
+    if type(value) is int:  # the common case, without the ABC checks of _is_int
+        v = value
+    elif _is_int(value):
+        v = int(value)
+    else:
+        fail(where, name, _at_least("an int", minimum), value, fix, type_error=True)
     if minimum is not None and v < minimum:
-        fail(where, name, want, value, fix)
+        fail(where, name, _at_least("an int", minimum), value, fix)
     return v
 
 
 def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tuple[int, int]:
     """An int or a pair of ints (each >= minimum), as PyTorch's 2-d layers take kernel sizes,
     strides, paddings and dilations."""
-    want = "an int or a pair of ints" + (f" >= {minimum}" if minimum is not None else "")
-    if type(value) is int:  # the common case, without the ABC checks below
+    want = "an int or a pair of ints"  # worded with the minimum only when a check fails
+    if type(value) is int:  # the common cases, without the ABC checks below
         pair = (value, value)
+    elif type(value) is tuple and len(value) == 2 and type(value[0]) is int and type(value[1]) is int:
+        pair = value
     elif _is_int(value):
         pair = (int(value), int(value))
     elif isinstance(value, (tuple, list)) and len(value) == 2 and all(_is_int(v) for v in value):
         pair = (int(value[0]), int(value[1]))
     else:
-        fail(where, name, want, value, type_error=not isinstance(value, (tuple, list)) or
+        fail(where, name, _at_least(want, minimum), value, type_error=not isinstance(value, (tuple, list)) or
              not all(_is_int(v) for v in value))
     if minimum is not None and min(pair) < minimum:
-        fail(where, name, want, value)
+        fail(where, name, _at_least(want, minimum), value)
     return pair
 
 
