@@ -83,5 +83,7 @@ from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, xpu
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from ._generator import Generator
+from . import sparse
+from .sparse import sparse_coo, sparse_coo_tensor, spmm, strided
 from . import onnx  # torch.onnx's place; imports the onnx package only when used
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats

@@ -307,9 +307,21 @@ def trace(input: Tensor) -> Tensor:
 
 
 # ---- products -----------------------------------------------------------------------------------
+def _sparse_product(op, input, other):
+    """sparse @ dense goes to glassgrad.sparse.mm (docs/porting.md); dense @ sparse is refused."""
+    from . import sparse
+    if getattr(other, "is_sparse", False) and not getattr(input, "is_sparse", False):
+        raise NotImplementedError(f"{op}: a strided [{', '.join(map(str, input.shape))}] times a sparse_coo "
+                                  f"{list(other.shape)} is not supported\n  fix: (sparse.t() @ dense.t()).t(), "
+                                  f"or other.to_dense()")
+    return sparse.mm(input, other)
+
+
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul: a 1-d operand is a vector (a row on the left, a column on the right, its dim
     removed from the result); 2-d and batched operands broadcast their batch dims."""
+    if getattr(input, "is_sparse", False) or getattr(other, "is_sparse", False):
+        return _sparse_product("matmul", input, other)
     a, b = input, other if isinstance(other, Tensor) else as_operand(other, input.dtype, input.device)
     if a.ndim == 0 or b.ndim == 0:
         raise _C.ShapeError(f"matmul: both arguments need at least 1 dim, got shapes {list(a.shape)} and "
@@ -331,6 +343,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (torch.mm)."""
+    if getattr(input, "is_sparse", False) or getattr(mat2, "is_sparse", False):
+        return _sparse_product("mm", input, mat2)
     for name, t in (("input", input), ("mat2", mat2)):
         if t.ndim != 2:
             raise _C.ShapeError(f"mm: {name} must be a matrix, got shape {list(t.shape)}\n  fix: torch.matmul "

@@ -468,6 +468,21 @@ class Tensor:
     def _raw(self) -> "_C.Tensor":
         return self._h.data()
 
+    is_sparse = False  # strided; glassgrad.sparse holds the COO layout (docs/porting.md)
+
+    @property
+    def layout(self):
+        from .sparse import strided
+        return strided
+
+    def to_sparse(self):
+        """The nonzero entries as a coalesced sparse_coo tensor (torch's Tensor.to_sparse)."""
+        from .sparse import to_sparse
+        return to_sparse(self)
+
+    def to_dense(self) -> "Tensor":
+        return self
+
     def numpy(self) -> np.ndarray:
         """A NumPy copy of the data (computes pending work first). A bfloat16 tensor is refused
         (NumPy has no bfloat16), as PyTorch's: x.float().numpy()."""

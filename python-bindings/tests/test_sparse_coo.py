@@ -1,0 +1,76 @@
+"""glassgrad.sparse (torch.sparse's COO layout) against a NumPy reference, float64 finite
+differences for the values and the dense operand of sparse.mm, and PyTorch when installed."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+import glassgrad.torch as torch_like
+from glassgrad._finite_differences import central_differences
+
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
+IDX = np.array([[0, 1, 1, 2, 0, 3], [2, 0, 2, 1, 2, 3]], dtype=np.int64)  # (0, 2) twice
+SIZE = (4, 4)
+
+
+def dense_of(idx, vals, size):
+    out = np.zeros(size, dtype=np.float64)
+    np.add.at(out, tuple(idx), vals)
+    return out
+
+
+def test_construction_coalesce_and_to_dense_match_numpy():
+    vals = np.arange(1.0, 7.0)
+    s = torch_like.sparse_coo_tensor(IDX, vals, SIZE, dtype=gg.float64)
+    assert s.is_sparse and s.layout is gg.sparse_coo and s._nnz() == 6 and not s.is_coalesced()
+    np.testing.assert_array_equal(s.to_dense().numpy(), dense_of(IDX, vals, SIZE))
+    with pytest.raises(RuntimeError, match="coalesce"):
+        s.values()
+    c = s.coalesce()
+    assert c.is_coalesced() and c._nnz() == 5
+    np.testing.assert_array_equal(c.indices().numpy(), [[0, 1, 1, 2, 3], [2, 0, 2, 1, 3]])
+    np.testing.assert_array_equal(c.values().numpy(), [6.0, 2, 3, 4, 6])
+    np.testing.assert_array_equal(s.t().to_dense().numpy(), dense_of(IDX, vals, SIZE).T)
+    d = gg.tensor(dense_of(IDX, vals, SIZE))
+    assert d.layout is gg.strided and not d.is_sparse
+    np.testing.assert_array_equal(d.to_sparse().to_dense().numpy(), d.numpy())
+    assert torch_like.sparse.sum(s).item() == 21.0
+    np.testing.assert_array_equal(torch_like.sparse.sum(s, 1).to_dense().numpy(), dense_of(IDX, vals, SIZE).sum(1))
+
+
+def test_mm_spmm_matmul_and_at_match_numpy():
+    rng = np.random.default_rng(0)
+    vals, x = rng.standard_normal(6), rng.standard_normal((4, 3))
+    s = gg.sparse_coo_tensor(IDX, gg.tensor(vals), SIZE)
+    want = dense_of(IDX, vals, SIZE) @ x
+    for got in (gg.sparse.mm(s, gg.tensor(x)), gg.spmm(s, gg.tensor(x)), gg.mm(s, gg.tensor(x)),
+                gg.matmul(s, gg.tensor(x)), s @ gg.tensor(x)):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+    with pytest.raises(NotImplementedError, match="to_dense"):
+        gg.mm(gg.tensor(x.T), s)
+    with pytest.raises(NotImplementedError, match="to_dense"):
+        s.exp()
+
+
+def test_mm_gradients_for_values_and_dense_are_finite_differences():
+    rng = np.random.default_rng(1)
+    vals, x, w = rng.standard_normal(6), rng.standard_normal((4, 3)), rng.standard_normal((4, 3))
+    v_t, x_t = gg.tensor(vals, requires_grad=True), gg.tensor(x, requires_grad=True)
+    (gg.sparse.mm(gg.sparse_coo_tensor(IDX, v_t, SIZE), x_t) * gg.tensor(w)).sum().backward()
+
+    def value(arrays):
+        return float(((dense_of(IDX, arrays[0], SIZE) @ arrays[1]) * w).sum())
+    np.testing.assert_allclose(v_t.grad.numpy(), central_differences(value, [vals, x], 0, 1e-6), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(x_t.grad.numpy(), central_differences(value, [vals, x], 1, 1e-6), rtol=1e-6, atol=1e-8)
+
+
+def test_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(2)
+    vals, x = rng.standard_normal(6), rng.standard_normal((4, 3))
+    ts = torch.sparse_coo_tensor(torch.from_numpy(IDX), torch.from_numpy(vals), SIZE).coalesce()
+    gs = gg.sparse_coo_tensor(IDX, gg.tensor(vals), SIZE).coalesce()
+    np.testing.assert_array_equal(gs.indices().numpy(), ts.indices().numpy())
+    np.testing.assert_allclose(gs.values().numpy(), ts.values().numpy())
+    np.testing.assert_allclose(gg.sparse.mm(gs, gg.tensor(x)).numpy(),
+                               torch.sparse.mm(ts, torch.from_numpy(x)).numpy(), rtol=1e-12)
