@@ -308,12 +308,13 @@ def trace(input: Tensor) -> Tensor:
 
 # ---- products -----------------------------------------------------------------------------------
 def _sparse_product(op, input, other):
-    """sparse @ dense goes to glassgrad.sparse.mm (docs/porting.md); dense @ sparse is refused."""
+    """sparse @ dense goes to glassgrad.sparse.mm (docs/porting.md); dense @ sparse is
+    (sparse^T @ dense^T)^T; sparse @ sparse is dense."""
     from . import sparse
-    if getattr(other, "is_sparse", False) and not getattr(input, "is_sparse", False):
-        raise NotImplementedError(f"{op}: a strided [{', '.join(map(str, input.shape))}] times a sparse_coo "
-                                  f"{list(other.shape)} is not supported\n  fix: (sparse.t() @ dense.t()).t(), "
-                                  f"or other.to_dense()")
+    if getattr(other, "is_sparse", False):
+        if getattr(input, "is_sparse", False):
+            input = input.to_dense()
+        return sparse.mm(other.t(), input.t()).t()
     return sparse.mm(input, other)
 
 

@@ -110,7 +110,20 @@ class SparseTensor:
                             self._coalesced)
 
     def __matmul__(self, other):
-        return mm(self, other)
+        return _gg.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _gg.matmul(other, self)
+
+    def __add__(self, other):
+        """sparse + dense is dense (torch's rule); sparse + sparse stays sparse."""
+        if isinstance(other, SparseTensor):
+            return SparseTensor(_gg.cat([self._indices, other._indices], 1), _gg.cat([self._values, other._values]),
+                                self.shape)
+        return self.to_dense() + other
+
+    def __radd__(self, other):
+        return other + self.to_dense()
 
     def __repr__(self):
         return (f"tensor(indices={self._indices!r},\n       values={self._values!r},\n       "

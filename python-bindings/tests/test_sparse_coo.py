@@ -46,8 +46,11 @@ def test_mm_spmm_matmul_and_at_match_numpy():
     for got in (gg.sparse.mm(s, gg.tensor(x)), gg.spmm(s, gg.tensor(x)), gg.mm(s, gg.tensor(x)),
                 gg.matmul(s, gg.tensor(x)), s @ gg.tensor(x)):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
-    with pytest.raises(NotImplementedError, match="to_dense"):
-        gg.mm(gg.tensor(x.T), s)
+    dense_s = dense_of(IDX, vals, SIZE)
+    np.testing.assert_allclose((gg.tensor(x.T) @ s).numpy(), x.T @ dense_s, rtol=1e-12)
+    np.testing.assert_allclose(gg.mm(s, s).numpy(), dense_s @ dense_s, rtol=1e-12)
+    np.testing.assert_allclose((gg.eye(4, dtype=gg.float64) + s).numpy(), np.eye(4) + dense_s)
+    np.testing.assert_allclose((s + s).to_dense().numpy(), 2 * dense_s)
     with pytest.raises(NotImplementedError, match="to_dense"):
         s.exp()
 
