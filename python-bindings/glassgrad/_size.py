@@ -23,8 +23,9 @@ class Size(tuple):
         return super().__new__(cls, (int(s) for s in sizes))
 
     def __getitem__(self, index):
-        got = super().__getitem__(index)
-        return Size(got) if isinstance(index, slice) else got
+        got = tuple.__getitem__(self, index)
+        # A slice holds this Size's ints, checked when it was made (__new__): no second check.
+        return tuple.__new__(Size, got) if type(index) is slice else got
 
     def __add__(self, other):
         if not isinstance(other, tuple):
