@@ -7,6 +7,7 @@
 #include <map>
 
 #include "glassgrad/autodiff/elementwise.h"
+#include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -374,6 +375,26 @@ GradFn gradient_of(const ElementwiseInfo& e) {
   };
 }
 
+// Where (families/elementwise.def): a select over a bool condition and two values, read with
+// any strides; the values' dtype picks the kernel.
+void where(OpSchema& s) {
+  s.elementwise = true;
+  s.strided_inputs = true;
+  s.dispatch_input = 1;
+  s.infer = [](const ShapeContext& ctx) {
+    ctx.expect_dtype(0, DType::Bool);
+    ctx.expect_same_dtype(1, 2);
+    Shape ab = ops::broadcast_or_fail(ctx, 1, 2), all;
+    if (!broadcast_shapes(ctx.in(0).shape, ab, all)) {
+      ctx.fail(ErrorMessage("condition " + shape_str(ctx.in(0).shape) + " cannot be broadcast with " + shape_str(ab)));
+    }
+    return std::vector<TensorInfo>{with_shape(ctx.in(1), all)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) != kNoValue) select_gradient(c, c.input(0), 1, 2);
+  };
+}
+
 }  // namespace
 
 const ElementwiseInfo* elementwise_table() { return kTable; }
@@ -418,22 +439,8 @@ void register_elementwise_ops(OpRegistry& r) {
     r.add(std::move(inc));
   }
 
-  // Where: a select over a bool condition and two values, outside the table.
-  OpSchema s = elementwise_schema("Where", {"cond", "a", "b"}, "out = cond ? a : b");
-  s.dispatch_input = 1;
-  s.infer = [](const ShapeContext& ctx) {
-    ctx.expect_dtype(0, DType::Bool);
-    ctx.expect_same_dtype(1, 2);
-    Shape ab = ops::broadcast_or_fail(ctx, 1, 2), all;
-    if (!broadcast_shapes(ctx.in(0).shape, ab, all)) {
-      ctx.fail(ErrorMessage("condition " + shape_str(ctx.in(0).shape) + " cannot be broadcast with " + shape_str(ab)));
-    }
-    return std::vector<TensorInfo>{with_shape(ctx.in(1), all)};
-  };
-  s.gradient = [](GradContext& c) {
-    if (c.grad_output(0) != kNoValue) select_gradient(c, c.input(0), 1, 2);
-  };
-  r.add(std::move(s));
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/elementwise.def"
 }
 
 }  // namespace glassgrad

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cpu/gelu.h"
+#include "cpu/registration.h"
 #include "glassgrad/autodiff/elementwise.h"
 #include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/kernel.h"
@@ -156,11 +157,8 @@ void register_cpu_elementwise_kernels(KernelRegistry& r) {
 #define GG_ELEMENTWISE(Name, ...) add_row<ElementwiseOp::Name>(r);
 #include "glassgrad/autodiff/elementwise_ops.def"
 #undef GG_ELEMENTWISE
-  r.add("Where", DeviceType::CPU, DType::Float32, where<float>);
-  r.add("Where", DeviceType::CPU, DType::Float64, where<double>);
-  r.add("Where", DeviceType::CPU, DType::Int64, where<int64_t>);
-  r.add("Where", DeviceType::CPU, DType::UInt8, where<uint8_t>);
-  r.add("Where", DeviceType::CPU, DType::Bool, where<bool>);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/elementwise.def"
   // AddScalar into its input's buffer (the in-place output): each element read, then written.
   add_row<ElementwiseOp::AddScalar>(r, "AddScalarInPlace");
 }

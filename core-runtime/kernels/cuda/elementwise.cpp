@@ -75,7 +75,8 @@ void add_elementwise_kernels(std::vector<KernelDef>& k) {
   k.push_back({#Name, elementwise<ElementwiseOp::Name>, dtypes_of(ElementwiseDTypes::DTypes)});
 #include "glassgrad/autodiff/elementwise_ops.def"
 #undef GG_ELEMENTWISE
-  k.push_back({"Where", where, all_dtypes()});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/elementwise.def"
   // AddScalar into its input's buffer (the in-place output): same-index reads and writes.
   k.push_back({"AddScalarInPlace", elementwise<ElementwiseOp::AddScalar>,
                dtypes_of(elementwise_info(ElementwiseOp::AddScalar).dtypes)});
