@@ -80,7 +80,7 @@ from .compile import compile
 from .serialization import CheckpointError, load, save
 from .pytorch_checkpoint import load_pytorch
 from . import debug
-from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, xpu
+from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from ._generator import Generator
 from . import sparse

@@ -23,6 +23,7 @@ __all__ = [
     "built_with_kernels", "built_archs", "build_note", "kernel_names", "set_conv_algo", "conv_algo", "conv_algo_specs",
     "conv_choices",
     "clear_conv_choices", "set_conv_autotune", "conv_autotune", "set_launch_blocking",
+    "set_device", "current_device", "is_bf16_supported", "memory_reserved",
 ]
 
 
@@ -172,6 +173,41 @@ def set_launch_blocking(on: bool = True) -> None:
     """Synchronize after every kernel so a failing kernel is reported by its own launch (slow;
     for debugging). The environment variable GLASSGRAD_CUDA_LAUNCH_BLOCKING=1 does the same."""
     _C.cuda_set_launch_blocking(bool(on))
+
+
+# ---- torch.cuda's current-device and capability names (docs/porting.md, "Devices") ----
+# The current device is glassgrad.accelerator's: one state for both spellings.
+def set_device(device) -> None:
+    """Makes `device` (an index, 'cuda:<i>' or a device) the current GPU; a negative index
+    changes nothing, as PyTorch's. A DeviceError when the index is out of range."""
+    from . import accelerator
+    if isinstance(device, int) and not isinstance(device, bool) and device < 0:
+        return
+    accelerator.set_device_index(device)
+
+
+def current_device() -> int:
+    """The index of the current GPU (0 unless set_device changed it)."""
+    from . import accelerator
+    return accelerator.current_device_index()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """False without a usable GPU. With one: True when its compute capability is 8.0 or more
+    (bfloat16 in hardware), or, with including_emulation (the default, as PyTorch's), on any
+    GPU: bfloat16 is a storage type whose ops compute in float32 and round (docs/dtypes.md)."""
+    if not is_available():
+        return False
+    if including_emulation:
+        return True
+    return tuple(device_info(current_device())["compute_capability"]) >= (8, 0)
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes held from the driver by glassgrad on the device: allocated plus cached by the
+    caching allocator (torch.cuda.memory_reserved). A DeviceError without a usable GPU."""
+    stats = memory_stats(current_device() if device is None else device)
+    return int(stats["current"]) + int(stats["cached"])
 
 
 # torch.cuda.FloatTensor and the other legacy typed constructors: CUDA tensors of that dtype
