@@ -102,7 +102,8 @@ def get(url, stream=False, **kwargs):
 
 def write_cora(folder, n=1600, features=12, edges=3000, seed=0):
     """cora.tgz holding cora/cora.content (id, binary features, class) and cora/cora.cites (id
-    pairs), Cora's layout; n > 1500 because gcn's split keeps 1000 test and 500 validation nodes."""
+    pairs), Cora's layout; n > 1500 (gcn) or 1600 (gat): their splits keep that many test and
+    validation nodes before the training ones."""
     rng = np.random.default_rng(seed)
     ids = rng.choice(10**6, n, replace=False)
     src = folder / "src" / "cora"
@@ -119,14 +120,16 @@ def write_cora(folder, n=1600, features=12, edges=3000, seed=0):
     return folder / "cora.tgz"
 
 
-def test_gcn_runs_with_its_imports_changed_only(tmp_path):
-    folder, fake = tmp_path / "gcn", tmp_path / "fake"
+@pytest.mark.parametrize("name, nodes, args", [
+    ("gcn", 1600, ()), ("gat", 1700, ("--hidden-dim", "8", "--num-heads", "2"))])
+def test_graph_network_runs_with_its_imports_changed_only(tmp_path, name, nodes, args):
+    folder, fake = tmp_path / name, tmp_path / "fake"
     folder.mkdir()
     fake.mkdir()
     (fake / "requests.py").write_text(FAKE_REQUESTS)
-    changed = port(os.path.join(EXAMPLES, "gcn", "main.py"), folder / "main.py")
+    changed = port(os.path.join(EXAMPLES, name, "main.py"), folder / "main.py")
     assert [a for a, _ in changed] == ["import torch", "from torch import nn", "import torch.nn.functional as F",
                                        "from torch.optim import Adam"]
-    archive = write_cora(tmp_path)
-    out = run(folder, "main.py", "--epochs", "2", "--val-every", "1", path=[fake], FAKE_DOWNLOAD=str(archive))
+    archive = write_cora(tmp_path, n=nodes)
+    out = run(folder, "main.py", "--epochs", "2", "--val-every", "1", *args, path=[fake], FAKE_DOWNLOAD=str(archive))
     assert out.count("loss_train:") == 2 and "nan" not in out and "Test set results:" in out
