@@ -51,12 +51,21 @@ def avg_pool_divisor(where: str, divisor_override) -> Optional[int]:
                          fix="divisor_override=None divides by the window's size")
 
 
+def on_batch_of_one(input: Tensor, run) -> Tensor:
+    """run(input) on a batch [N, C, H, W]; an unbatched [C, H, W] input runs as a batch of one and
+    comes back unbatched, as PyTorch's 2-d convolutions and poolings take it."""
+    if isinstance(input, Tensor) and input.ndim == 3:
+        return run(input.unsqueeze(0)).squeeze(0)
+    return run(input)
+
+
 def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
     max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows."""
     max_pool_extras("max_pool2d", dilation, return_indices)
-    return _op("MaxPool2D", [input], _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode))
+    attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
+    return on_batch_of_one(input, lambda x: _op("MaxPool2D", [x], attrs))
 
 
 def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
@@ -66,4 +75,4 @@ def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
     attrs["count_include_pad"] = _args.flag(count_include_pad, "count_include_pad", "avg_pool2d")
     if divisor_override is not None:
         attrs["divisor_override"] = avg_pool_divisor("avg_pool2d", divisor_override)
-    return _op("AvgPool2D", [input], attrs)
+    return on_batch_of_one(input, lambda x: _op("AvgPool2D", [x], attrs))

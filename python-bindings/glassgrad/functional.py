@@ -14,7 +14,7 @@ from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cr
                       mse_loss, nll_loss)
 from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh
 from ._padding import pad
-from ._pooling import avg_pool2d, avg_pool_divisor, max_pool2d, max_pool_extras, pool_arguments
+from ._pooling import avg_pool2d, avg_pool_divisor, max_pool2d, max_pool_extras, on_batch_of_one, pool_arguments
 from ._reductions import argmax, max, mean, sum, var
 from ._shapes import matmul, nonzero
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot
@@ -148,7 +148,6 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
     if input.ndim == 1:
-        from ._shapes import matmul
         y = matmul(input, weight.T)
         return y if bias is None else _op("Add", [y, bias])
     y = _op("MatMul", [input, weight.T])
@@ -199,7 +198,7 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
 
 def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
            padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
-    """2-D convolution as PyTorch's: NCHW input [N, C, H, W], weight [K, C / groups, R, S],
+    """2-D convolution as PyTorch's: NCHW input [N, C, H, W] (or one unbatched [C, H, W]), weight [K, C / groups, R, S],
     optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
     groups splits the channels into independent convolutions (groups = C: depthwise). The
     engine's shape rule checks every argument against the shapes."""
@@ -209,13 +208,13 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
     extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
     pad = conv_padding(padding, extent, s, hw)
-    inputs = [input, weight] + ([bias] if bias is not None else [])
     attrs = {"stride": list(s), "padding": pad}
     if d != (1, 1):
         attrs["dilation"] = list(d)
     if groups != 1:
         attrs["groups"] = groups
-    return _op("Conv2D", inputs, attrs)
+    rest = [weight] + ([bias] if bias is not None else [])
+    return on_batch_of_one(input, lambda x: _op("Conv2D", [x] + rest, attrs))
 
 
 def softmax(input: Tensor, dim: int = -1) -> Tensor:

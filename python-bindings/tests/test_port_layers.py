@@ -334,3 +334,20 @@ def test_linear_takes_one_unbatched_sample():
     y.sum().backward()
     np.testing.assert_allclose(xt.grad.numpy(), w.sum(0), rtol=1e-12)
     gg.debug.gradcheck(lambda v, m: gg.nn.functional.linear(v, m, gg.tensor(b)).sum(), [x, w])
+
+
+def test_conv2d_and_2d_poolings_take_one_unbatched_image():
+    # PyTorch's 2-d convolutions and poolings take [C, H, W] as a batch of one, unbatched back.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((3, 9, 9))
+    gg.manual_seed(0)
+    layers = [nn.Conv2d(3, 4, 3, padding=1, stride=2).double(), nn.MaxPool2d(2), nn.AvgPool2d(3, 2, 1),
+              nn.Conv2d(3, 3, 3, groups=3, bias=False).double()]
+    for layer in layers:
+        one = layer(gg.tensor(x))
+        batch = layer(gg.tensor(x[None]))
+        assert one.shape == batch.shape[1:], layer
+        np.testing.assert_array_equal(one.numpy(), batch.numpy()[0])
+    xt = gg.tensor(x, requires_grad=True)
+    F.conv2d(xt, gg.tensor(rng.standard_normal((2, 3, 3, 3)))).sum().backward()
+    assert xt.grad.shape == (3, 9, 9)
