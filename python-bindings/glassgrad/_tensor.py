@@ -384,7 +384,8 @@ class Tensor:
 
     @property
     def is_sparse(self) -> bool:
-        """False: glassgrad's tensors are dense (Tensor.is_sparse)."""
+        """False: a Tensor is strided (Tensor.is_sparse); glassgrad.sparse holds the COO layout
+        (docs/porting.md)."""
         return False
 
     @property
@@ -467,8 +468,6 @@ class Tensor:
     # ---- realizing ----
     def _raw(self) -> "_C.Tensor":
         return self._h.data()
-
-    is_sparse = False  # strided; glassgrad.sparse holds the COO layout (docs/porting.md)
 
     @property
     def layout(self):

@@ -7,6 +7,8 @@ both the values and the dense operand (PyTorch's torch.sparse.mm gradient: grad_
 and the fix `.to_dense()`."""
 from __future__ import annotations
 
+from typing import Union
+
 import numpy as np
 
 import glassgrad as _gg
@@ -182,7 +184,7 @@ def mm(sparse: SparseTensor, dense: Tensor) -> Tensor:
 spmm = mm
 
 
-def sum(input: SparseTensor, dim=None) -> Tensor:  # noqa: A001 (torch.sparse.sum's name)
+def sum(input: SparseTensor, dim=None) -> Union[Tensor, SparseTensor]:  # torch.sparse.sum's name
     """torch.sparse.sum over every dimension (a scalar tensor) or over dim (a sparse tensor, as
     PyTorch's, or a scalar tensor when dim names every dimension)."""
     if dim is None:
