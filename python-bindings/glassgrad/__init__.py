@@ -73,6 +73,7 @@ from ._runtime import inference_mode, is_inference_mode_enabled
 from ._dtypes import get_default_dtype, set_default_dtype
 from ._predicates import is_complex, is_floating_point, is_nonzero, is_storage, is_tensor, numel, typename
 from ._runtime import get_float32_matmul_precision, set_float32_matmul_precision
+from ._printing import set_printoptions
 from math import e, inf, nan, pi  # torch.pi, torch.e, torch.inf, torch.nan
 from .memory import allocation_log, memory_report, memory_stats, plan_only, reset_peak_memory, set_memory_limit
 from . import cuda, data, kernels, models, testing

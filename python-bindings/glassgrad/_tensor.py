@@ -17,6 +17,7 @@ from . import _C, _device, _dtypes
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
+from . import _printing
 from ._trace import record, user_source
 
 float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
@@ -526,7 +527,7 @@ class Tensor:
         return int(self.item())
 
     def __repr__(self) -> str:
-        body = np.array2string(self._values(), separator=", ", precision=4, threshold=200, prefix="tensor(")
+        body = _printing.array_body(self._values(), prefix="tensor(")
         # as PyTorch prints: no dtype for its defaults (float32, int64, bool)
         extra = f", dtype={self.dtype!r}" if self.dtype not in ("float32", "int64", "bool") else ""
         dev = f", device='{self.device}'" if self.device != "cpu" else ""
