@@ -138,7 +138,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return _separable(input, _adaptive_matrix(h, oh), _adaptive_matrix(w, ow))
 
 
-INTERPOLATE_MODES = ("nearest", "nearest-exact", "bilinear")
+INTERPOLATE_MODES = ("nearest", "nearest-exact", "linear", "bilinear")
 
 
 def interpolate_arguments(where: str, size=None, scale_factor=None, mode="nearest", align_corners=None,
@@ -153,16 +153,16 @@ def interpolate_arguments(where: str, size=None, scale_factor=None, mode="neares
         _args.fail(where, "mode", "one of " + ", ".join(repr(m) for m in INTERPOLATE_MODES), mode, type_error=True)
     if mode not in INTERPOLATE_MODES:
         raise _C.UnsupportedError(f"{where}: mode '{mode}' is not supported\n"
-                                  f"  fix: mode='nearest', 'nearest-exact' or 'bilinear'")
+                                  f"  fix: mode='nearest', 'nearest-exact', 'linear' (3-d input) or 'bilinear' (4-d)")
     if _args.flag(antialias, "antialias", where):
         raise _C.UnsupportedError(f"{where}: antialias=True is not supported\n  fix: antialias=False")
     if align_corners is not None:
         _args.flag(align_corners, "align_corners", where)
-        if mode != "bilinear":
+        if mode not in ("linear", "bilinear"):
             raise _C.InvalidArgumentError(
                 f"{where}: align_corners option can only be set with the interpolating modes: linear | bilinear | "
                 f"bicubic | trilinear (mode is '{mode}')\n  fix: leave align_corners=None for mode='{mode}', or "
-                f"mode='bilinear'")
+                f"mode='linear' (3-d input) / 'bilinear' (4-d)")
     if (size is None) == (scale_factor is None):
         raise _C.InvalidArgumentError(f"{where}: only one of size or scale_factor should be defined, got size={size!r} "
                                       f"and scale_factor={scale_factor!r}\n  fix: size=(64, 64) for a fixed output "
@@ -189,12 +189,19 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                 align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
                 antialias: bool = False) -> Tensor:
     """torch.nn.functional.interpolate for (N, C, H, W) input: mode 'nearest', 'nearest-exact' or
-    'bilinear' (align_corners False by default, as PyTorch), to `size` or by `scale_factor`."""
+    'bilinear' (align_corners False by default, as PyTorch), to `size` or by `scale_factor`; and
+    for (N, C, L) input: 'nearest', 'nearest-exact' or 'linear', resampled as an (N, C, 1, L)
+    image whose height stays 1 (each output row reads row 0 exactly)."""
+    if isinstance(input, Tensor) and input.ndim == 3:
+        return _interpolate_1d(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
     size, scales, ac, recompute = interpolate_arguments("interpolate", size, scale_factor, mode, align_corners,
                                                         recompute_scale_factor, antialias)
     if input.ndim != 4:
-        raise _C.UnsupportedError(f"interpolate: glassgrad resamples 4-d (N, C, H, W) input, got "
-                                  f"{list(input.shape)}\n  fix: reshape to (N, C, H, W), e.g. x.unsqueeze(-1)")
+        raise _C.UnsupportedError(f"interpolate: glassgrad resamples 3-d (N, C, L) and 4-d (N, C, H, W) input, "
+                                  f"got {list(input.shape)}\n  fix: reshape to (N, C, H, W), e.g. x.unsqueeze(-1)")
+    if mode == "linear":
+        raise _C.InvalidArgumentError(f"interpolate: got 4D input {list(input.shape)}, but linear mode needs 3D input"
+                                      f"\n  fix: mode='bilinear' for (N, C, H, W)")
     h, w = input.shape[-2:]
     if size is not None:
         (oh, ow), sh, sw = size, None, None
@@ -215,6 +222,26 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         return input.reshape(n, c, h, 1, w, 1).expand(n, c, h, kh, w, kw).reshape(n, c, oh, ow)
     kind = "linear" if mode == "bilinear" else mode
     return _separable(input, _interp_matrix(h, oh, kind, ac, sh), _interp_matrix(w, ow, kind, ac, sw))
+
+
+def _interpolate_1d(input: Tensor, size, scale_factor, mode, align_corners, recompute_scale_factor,
+                    antialias) -> Tensor:
+    """interpolate for (N, C, L): the 2-d resampling of (N, C, 1, L) with the height kept."""
+    if mode == "bilinear":
+        raise _C.InvalidArgumentError(f"interpolate: got 3D input {list(input.shape)}, but bilinear mode needs 4D "
+                                      f"input\n  fix: mode='linear' for (N, C, L)")
+    def single(value):  # L, or (L,): one value for the one resampled axis
+        if isinstance(value, (tuple, list)):
+            if len(value) != 1:
+                raise _C.InvalidArgumentError(f"interpolate: a 3-d input takes one size or scale_factor, got "
+                                              f"{value!r}\n  fix: size=L or scale_factor=s")
+            return value[0]
+        return value
+    size2 = None if size is None else (1, single(size))
+    scale2 = None if scale_factor is None else (1.0, single(scale_factor))
+    mode2 = "bilinear" if mode == "linear" else mode
+    return interpolate(input.unsqueeze(2), size2, scale2, mode2, align_corners, recompute_scale_factor,
+                       antialias).squeeze(2)
 
 
 # ---- one_hot, dropout ----------------------------------------------------------------------------

@@ -351,3 +351,21 @@ def test_conv2d_and_2d_poolings_take_one_unbatched_image():
     xt = gg.tensor(x, requires_grad=True)
     F.conv2d(xt, gg.tensor(rng.standard_normal((2, 3, 3, 3)))).sum().backward()
     assert xt.grad.shape == (3, 9, 9)
+
+
+def test_interpolate_resamples_3d_input_along_its_length():
+    # (N, C, L) input: 'nearest' repeats, 'linear' interpolates (align_corners as PyTorch defines it).
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 3, 6))
+    up = F.interpolate(gg.tensor(x), scale_factor=2).numpy()
+    np.testing.assert_array_equal(up, np.repeat(x, 2, axis=-1))
+    lin = F.interpolate(gg.tensor(x), size=11, mode="linear", align_corners=True).numpy()
+    grid = np.linspace(0, 5, 11)
+    want = np.stack([[np.interp(grid, np.arange(6), row) for row in batch] for batch in x])
+    np.testing.assert_allclose(lin, want, rtol=1e-12, atol=1e-12)
+    assert nn.Upsample(scale_factor=1.5, mode="linear")(gg.tensor(x)).shape == (2, 3, 9)
+    gg.debug.gradcheck(lambda t: F.interpolate(t, scale_factor=1.7, mode="linear").sum(), [x])
+    with pytest.raises(gg.InvalidArgumentError, match="bilinear mode needs 4D"):
+        F.interpolate(gg.tensor(x), scale_factor=2, mode="bilinear")
+    with pytest.raises(gg.InvalidArgumentError, match="linear mode needs 3D"):
+        F.interpolate(gg.tensor(x[None]), scale_factor=2, mode="linear")
