@@ -20,8 +20,7 @@ import numpy as np
 from . import _C, _args, _device, _dtypes
 from ._dtypes import DTYPES
 from ._random import generator
-from ._size import Size
-from ._tensor import Tensor, _NP, _shape_args, _wrap, tensor
+from ._tensor import Tensor, _NP, _shape_args, _wrap, legacy_sizes, tensor
 from ._trace import user_source
 
 
@@ -400,10 +399,8 @@ def new(self: Tensor, *args, device=None) -> Tensor:
     """Tensor.new (legacy): x.new(*sizes) zeros, x.new(data) a copy, of this tensor's dtype and
     device; x.new() an empty one."""
     dt, dev = _like(self, None, device)
-    if len(args) == 1 and not isinstance(args[0], (numbers.Integral, np.integer)) and not isinstance(args[0], Size):
-        return tensor(args[0], dtype=dt, device=dev)
-    shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else (tuple(args) or (0,))
-    return full(_shape_args(shape), 0, dtype=dt, device=dev)
+    shape = legacy_sizes(args, "Tensor.new")
+    return tensor(args[0], dtype=dt, device=dev) if shape is None else full(shape, 0, dtype=dt, device=dev)
 
 
 # ---- the legacy typed constructors: torch.FloatTensor(2, 3), torch.LongTensor([1, 2]) ----------
@@ -414,11 +411,10 @@ class _TypedTensorMeta(type):
     def __call__(cls, *args, device=None):
         """LongTensor([1, 2]) copies data; LongTensor(2, 3) (sizes) gives zeros of that shape."""
         where = device or ("cuda" if cls._cuda else "cpu")
-        if len(args) == 1 and not isinstance(args[0], (numbers.Integral, np.integer)):
-            if isinstance(args[0], Size):
-                return zeros(*args[0], dtype=cls._dtype, device=where)
+        shape = legacy_sizes(args, cls.__name__)
+        if shape is None:
             return tensor(args[0], dtype=cls._dtype, device=where)
-        return zeros(*args, dtype=cls._dtype, device=where)
+        return zeros(*shape, dtype=cls._dtype, device=where)
 
 
 def _typed(name: str, dtype: str, cuda: bool = False):

@@ -145,6 +145,21 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 
+def legacy_sizes(args, who: str) -> Optional[Tuple[int, ...]]:
+    """The shape that the legacy constructors' arguments name (Tensor(2, 3), Tensor(Size([4])),
+    Tensor() for an empty one, as x.new and FloatTensor take them), or None when they are one
+    piece of data; anything else raises."""
+    if len(args) == 1 and isinstance(args[0], Size):
+        return tuple(args[0])
+    if all(isinstance(a, (numbers.Integral, np.integer)) and not isinstance(a, bool) for a in args):
+        return tuple(int(a) for a in args) or (0,)
+    if len(args) != 1:
+        raise TypeError(f"{who}(): pass data (a list or an array) or sizes (ints), got {len(args)} arguments "
+                        f"of types {[type(a).__name__ for a in args]}\n  fix: glassgrad.tensor(data) or "
+                        "glassgrad.zeros(*sizes)")
+    return None
+
+
 def _shape_args(shape) -> Tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
@@ -178,17 +193,11 @@ class Tensor:
         """Tensor(data) copies data (NumPy arrays keep their dtype; Python numbers and lists take
         the default float type, as torch.Tensor(data) does); Tensor(*sizes) and Tensor(Size) give
         zeros of the default float type, as PyTorch's legacy constructor (uninitialized there)."""
-        integral = (numbers.Integral, np.integer)
-        if not args or (len(args) == 1 and isinstance(args[0], Size)) or \
-                all(isinstance(a, integral) and not isinstance(a, bool) for a in args):
+        shape = legacy_sizes(args, "Tensor")
+        if shape is not None:
             from ._factories import zeros
-            shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else (tuple(args) or (0,))
             self._h = zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
             return
-        if len(args) != 1:
-            raise TypeError(f"Tensor(): pass data (a list or an array) or sizes (ints), got {len(args)} arguments "
-                            f"of types {[type(a).__name__ for a in args]}\n  fix: glassgrad.tensor(data) or "
-                            "glassgrad.zeros(*sizes)")
         data = args[0]
         if dtype is None and not isinstance(data, (np.ndarray, np.generic, Tensor, _C.Tensor)):
             dtype = _dtypes.DEFAULT_FLOAT

@@ -147,10 +147,7 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
-    if input.ndim == 1:
-        y = matmul(input, weight.T)
-        return y if bias is None else _op("Add", [y, bias])
-    y = _op("MatMul", [input, weight.T])
+    y = matmul(input, weight.T) if input.ndim == 1 else _op("MatMul", [input, weight.T])
     return y if bias is None else _op("Add", [y, bias])
 
 

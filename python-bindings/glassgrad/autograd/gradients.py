@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Optional, Sequence, Union
 
 from .. import _C
+from .._factories import zeros_like
+from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
 from . import anomaly
 
@@ -77,38 +79,40 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
     ins = _as_tuple(inputs, "inputs")
     if not ins:
         raise RuntimeError("grad requires non-empty inputs.")
-    grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs, len(outs))
-    for i, x in enumerate(ins):
-        if not x.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  autograd.grad(): "
-                               f"inputs[{i}] {list(x.shape)} has requires_grad=False\n"
-                               "  fix: x.requires_grad_() before computing the outputs from it")
+    grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs)
     loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()")
-    retain = create_graph if retain_graph is None else bool(retain_graph)
-    handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in ins], retain, bool(create_graph))
     result = []
-    for i, (x, h) in enumerate(zip(ins, handles)):
-        if h is None:
+    for i, (x, g) in enumerate(zip(ins, _input_gradients(loss, seed, ins, retain_graph, create_graph, "autograd.grad"))):
+        if g is None:
             if not allow_unused:
                 raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in the graph. "
                                    f"Set allow_unused=True if this is the desired behavior.\n  autograd.grad(): "
                                    f"inputs[{i}] {list(x.shape)} is not read by the outputs")
-            result.append(_zeros_like(x) if materialize_grads else None)
-        else:
-            result.append(_wrap(h))
-    anomaly.check_gradients((f"inputs[{i}]", g) for i, g in enumerate(result))
+            g = zeros_like(x) if materialize_grads else None
+        result.append(g)
     return tuple(result)
 
 
-def _as_tuple_or_none(x, n: int) -> tuple:
+def _as_tuple_or_none(x) -> tuple:
     if isinstance(x, Tensor) or x is None:
         return (x,)
     return tuple(x)
 
 
-def _zeros_like(x: Tensor) -> Tensor:
-    from .._factories import zeros_like
-    return zeros_like(x)
+def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_graph, create_graph: bool,
+                     call: str) -> list:
+    """The engine's gradients of loss for each input (None where loss does not read it), checked
+    by anomaly detection; retain_graph defaults to create_graph, as PyTorch's."""
+    for i, x in enumerate(inputs):
+        if not x.requires_grad:
+            raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  {call}(): "
+                               f"inputs[{i}] {list(x.shape)} has requires_grad=False\n"
+                               "  fix: x.requires_grad_() before computing the outputs from it")
+    retain = bool(create_graph) if retain_graph is None else bool(retain_graph)
+    handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain, bool(create_graph))
+    grads = [None if h is None else _wrap(h) for h in handles]
+    anomaly.check_gradients((f"inputs[{i}]", g) for i, g in enumerate(grads))
+    return grads
 
 
 def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] = None, create_graph: bool = False,
@@ -122,7 +126,7 @@ def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] 
     outs = _as_tuple(tensors, "tensors")
     if not outs:
         raise RuntimeError("backward(): no tensors given\n  fix: autograd.backward(loss)")
-    grads_out = (None,) * len(outs) if grad_tensors is None else _as_tuple_or_none(grad_tensors, len(outs))
+    grads_out = (None,) * len(outs) if grad_tensors is None else _as_tuple_or_none(grad_tensors)
     loss, seed = _loss_and_seed(outs, grads_out, "autograd.backward()")
     loss.backward(seed, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
@@ -133,16 +137,8 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
     their .grad (differentiable ones with create_graph)."""
     if not inputs:
         raise RuntimeError("backward(): 'inputs' argument to backward() cannot be empty.")
-    for i, x in enumerate(inputs):
-        if not x.requires_grad:
-            raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  backward(inputs=...): "
-                               f"inputs[{i}] {list(x.shape)} has requires_grad=False")
-    retain = create_graph if retain_graph is None else bool(retain_graph)
-    handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain, create_graph)
-    got = [(x, None if h is None else _wrap(h)) for x, h in zip(inputs, handles)]
-    anomaly.check_gradients((f"inputs[{i}]", g) for i, (_, g) in enumerate(got))
-    from .._runtime import set_grad_enabled
+    grads = _input_gradients(loss, seed, inputs, retain_graph, create_graph, "backward")
     with set_grad_enabled(create_graph):
-        for x, g in got:
+        for x, g in zip(inputs, grads):
             if g is not None:
                 x.grad = g if x.grad is None else x.grad + g

@@ -6,6 +6,7 @@ from .._factories import multinomial, rand
 from .._runtime import no_grad
 from .._size import Size
 from .._tensor import Tensor
+from .._type_info import finfo
 from .distribution import Distribution, broadcast_all
 
 
@@ -18,11 +19,6 @@ def _one_of(probs, logits, who: str):
     if (probs is None) == (logits is None):
         raise ValueError(f"{who}: either `probs` or `logits` must be specified, but not both.\n"
                          f"  fix: {who}(probs=p) or {who}(logits=l)")
-
-
-def _finite_min(t: Tensor) -> float:
-    import numpy as np
-    return float(np.finfo(np.dtype(str(t.dtype)) if str(t.dtype) != "bfloat16" else np.float32).min)
 
 
 class Categorical(Distribution):
@@ -40,7 +36,7 @@ class Categorical(Distribution):
             self._validate_args = validate_args if validate_args is not None else _default_validate()
             self._check(bool((p >= 0).all().item()), "probs must be non-negative")
             self.probs = p / p.sum(-1, keepdim=True)
-            self.logits = self.probs.clamp(min=_finite_tiny(self.probs)).log()
+            self.logits = self.probs.clamp(min=finfo(self.probs.dtype).tiny).log()
         else:
             (lg,) = broadcast_all(logits)
             if lg.dim() < 1:
@@ -85,18 +81,13 @@ class Categorical(Distribution):
         return lp.gather(-1, v[..., :1]).squeeze(-1)
 
     def entropy(self) -> Tensor:
-        logits = self.logits.clamp(min=_finite_min(self.logits))
+        logits = self.logits.clamp(min=finfo(self.logits.dtype).min)
         return -(logits * self.probs).sum(-1)
 
     def enumerate_support(self, expand: bool = True) -> Tensor:
         from .._factories import arange
         values = arange(self._num_events, device=self.probs.device).reshape(-1, *([1] * len(self.batch_shape)))
         return values.expand(-1, *self.batch_shape) if expand else values
-
-
-def _finite_tiny(t: Tensor) -> float:
-    import numpy as np
-    return float(np.finfo(np.dtype(str(t.dtype)) if str(t.dtype) != "bfloat16" else np.float32).tiny)
 
 
 class OneHotCategorical(Distribution):
@@ -147,7 +138,7 @@ class Bernoulli(Distribution):
             (self.probs,) = broadcast_all(probs)
             self._validate_args = validate_args if validate_args is not None else _default_validate()
             self._check(bool(((self.probs >= 0) & (self.probs <= 1)).all().item()), "probs must lie in [0, 1]")
-            eps = _eps(self.probs)
+            eps = finfo(self.probs.dtype).eps
             p = self.probs.clamp(eps, 1 - eps)
             self.logits = p.log() - (-p).log1p()
         else:
@@ -188,10 +179,5 @@ class Bernoulli(Distribution):
         values = tensor([0.0, 1.0], dtype=self.probs.dtype, device=self.probs.device)
         values = values.reshape(-1, *([1] * len(self.batch_shape)))
         return values.expand(-1, *self.batch_shape) if expand else values
-
-
-def _eps(t: Tensor) -> float:
-    import numpy as np
-    return float(np.finfo(np.dtype(str(t.dtype)) if str(t.dtype) != "bfloat16" else np.float32).eps)
 
 
