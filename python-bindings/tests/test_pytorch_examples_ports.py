@@ -12,6 +12,7 @@ import tarfile
 import numpy as np
 import pytest
 
+import glassgrad as gg
 from data_fixtures import write_mnist
 
 EXAMPLES = os.environ.get("GLASSGRAD_PYTORCH_EXAMPLES") or os.path.join(
@@ -30,7 +31,9 @@ IMPORTS = [
     (r"^from torchvision", "from glassgrad.vision"),
 ]
 
-BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Where the glassgrad under test lives: the source tree in a dev build, site-packages when the
+# tests run against the installed package (tools/run_tests.sh).
+BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
 
 def port(source, target):
