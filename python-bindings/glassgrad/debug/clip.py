@@ -1,4 +1,5 @@
-"""clip_grad_norm_: gradient clipping recorded as graph nodes (docs/debugging.md section 2).
+"""clip_grad_norm_ and clip_grad_value_: gradient clipping recorded as graph nodes
+(docs/debugging.md section 2).
 
     total_norm = sqrt(sum over parameters of sum(grad ** 2))
     grad      <- grad * min(1, max_norm / (total_norm + eps))
@@ -11,6 +12,7 @@ import math
 
 from .. import _C
 from .._tensor import Tensor, _scalar_like, _wrap
+from .._runtime import no_grad
 from .._trace import record, scope
 from ._params import named_tensors
 
@@ -64,3 +66,24 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, eps: fl
             clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
             p.grad = clipped
     return norm
+
+
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    """Limits every gradient element to [-clip_value, clip_value], in place of .grad
+    (torch.nn.utils.clip_grad_value_): tensors that alias a gradient see the clipped values.
+    Parameters without a gradient are skipped; returns None. foreach is accepted for PyTorch's
+    signature and changes nothing.
+
+        loss.backward()
+        glassgrad.nn.utils.clip_grad_value_(model.parameters(), 100)
+        optimizer.step()
+    """
+    del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
+    clip_value = float(clip_value)
+    if math.isnan(clip_value):
+        raise _C.InvalidArgumentError("clip_grad_value_: clip_value is NaN\n"
+                                      "  fix: clip_grad_value_(model.parameters(), clip_value=1.0)")
+    with no_grad(), scope("clip_grad_value_"):
+        for _, p in named_tensors(parameters):
+            if p.grad is not None:
+                p.grad.clamp_(min=-clip_value, max=clip_value)
