@@ -56,7 +56,9 @@ def port(source, target):
 
 
 def run(folder, script, *args, path=(), **env_extra):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([BINDINGS, *map(str, path), os.environ.get("PYTHONPATH", "")]),
+    # path (the fake modules a test writes) comes first: BINDINGS may be site-packages, which
+    # holds the real ones.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*map(str, path), BINDINGS, os.environ.get("PYTHONPATH", "")]),
                **env_extra)
     done = subprocess.run([sys.executable, script, *args], cwd=folder, env=env, capture_output=True,
                           text=True, timeout=600)
