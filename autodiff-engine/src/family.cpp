@@ -13,6 +13,8 @@ const std::vector<DType>& dtypes_of(DTypeSet set) {
       {DType::Float32, DType::Float64, DType::Int64},
       {DType::Float32, DType::Float64, DType::Int64, DType::UInt8},
       {DType::Float32, DType::Float64, DType::Int64, DType::UInt8, DType::Bool},
+      {DType::Float32, DType::Float64, DType::Int64, DType::UInt8, DType::Bool, DType::Int8, DType::Int16,
+       DType::Int32, DType::Float16, DType::BFloat16},
   };
   return sets[static_cast<int>(set)];
 }

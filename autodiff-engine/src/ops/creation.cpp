@@ -1,4 +1,4 @@
-// Creation and conversion ops: Full, Cast, Contiguous, ToDevice.
+// Creation and conversion ops: Full, Cast, ToDevice.
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -37,19 +37,6 @@ void register_creation_ops(OpRegistry& r) {
       const TensorInfo& x = c.info(c.input(0));
       if (!is_floating(x.dtype) || c.grad_output(0) == kNoValue) return;
       c.set_grad(0, c.emit("Cast", {c.grad_output(0)}, Attrs{{"dtype", std::string(dtype_name(x.dtype))}}));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "Contiguous";
-    s.inputs = {"x"};
-    s.outputs = {"out"};
-    s.strided_inputs = true;
-    s.formula = "out = x, copied into dense row-major memory";
-    s.infer = [](const ShapeContext& ctx) { return std::vector<TensorInfo>{ctx.in(0)}; };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) != kNoValue) c.set_grad(0, c.grad_output(0));
     };
     r.add(std::move(s));
   }

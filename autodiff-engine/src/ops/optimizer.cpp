@@ -17,11 +17,10 @@
 //   AdamAMSGradUpdate(param, grad, lr [], beta1 [], m, v, v_max, step [] int64){same attrs}
 //       -> (param', m', v', v_max', step')
 //       as AdamUpdate, then v_max = max(v_max, v) and v_max replaces v in the denominator.
-//   Assign(target, value) -> target'
-//       target's buffer takes value's elements (same shape and dtype; value may be strided and
-//       must not overlap target other than exactly). Optimizers without an update op of their
-//       own (RMSprop) and BatchNorm's num_batches_tracked update state through it. Not a row of
-//       families/optimizer.def: its kernels are the movement family's copies.
+//   Optimizers without an update op of their own (RMSprop) and BatchNorm's num_batches_tracked
+//   update state through Assign(target, value) -> target', a row of families/movement.def (its
+//   kernels are the movement family's copies): target's buffer takes value's elements (same
+//   shape and dtype; value may be strided and must not overlap target other than exactly).
 //
 // lr, momentum and beta1 (and step) are 0-d tensors rather than attributes: the schedules that
 // change them every step (StepLR, OneCycleLR with cycle_momentum) change no graph signature and
@@ -158,30 +157,6 @@ void adam_amsgrad_update(OpSchema& s) { adam(s, true); }
 void register_optimizer_ops(OpRegistry& r) {
 #define GG_OP GG_ADD_OP_SCHEMA
 #include "glassgrad/autodiff/families/optimizer.def"
-  {
-    OpSchema s;
-    s.name = "Assign";
-    s.strided_inputs = true;  // value may be a view; target is the in-place output (dense)
-    s.inputs = {"target", "value"};
-    s.outputs = {"target"};
-    s.inplace = {{0, 0}};
-    s.stops_gradient = true;
-    s.formula = "target[...] = value[...]  (in place)";
-    s.infer = [](const ShapeContext& ctx) {
-      const TensorInfo& t = ctx.in(0);
-      const TensorInfo& v = ctx.in(1);
-      if (t.shape != v.shape) {
-        ctx.fail(ErrorMessage("value has shape " + shape_str(v.shape) + " but the target has shape " +
-                              shape_str(t.shape))
-                     .detail("target: " + t.str())
-                     .detail("value: " + v.str())
-                     .fix("compute the new value with the target's shape"));
-      }
-      ctx.expect_same_dtype(0, 1);
-      return std::vector<TensorInfo>{t};
-    };
-    r.add(std::move(s));
-  }
 }
 
 }  // namespace glassgrad

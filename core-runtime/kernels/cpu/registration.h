@@ -4,6 +4,9 @@
 //   #define GG_OP GG_ADD_CPU_KERNEL
 //   #include "glassgrad/autodiff/families/pool.def"
 //   }
+// A family whose kernels are one function for every dtype (they move bytes, or switch on the
+// dtype themselves: movement, creation) expands its rows with GG_ADD_CPU_UNTYPED_KERNEL instead,
+// which registers Kernel itself for each dtype of the row's set.
 #pragma once
 #include <cstdint>
 
@@ -22,6 +25,7 @@ struct Element {
 // UInt8), with the dtype.
 template <DTypeSet Set, typename F>
 void for_each_element(F&& f) {
+  static_assert(Set != DTypeSet::Every, "the storage types have no element type here: GG_ADD_CPU_UNTYPED_KERNEL");
   f(Element<float>{}, DType::Float32);
   f(Element<double>{}, DType::Float64);
   if constexpr (Set != DTypeSet::Float) {
@@ -41,3 +45,7 @@ void for_each_element(F&& f) {
     using T = typename decltype(e)::type;                                                     \
     r.add(#Name, ::glassgrad::DeviceType::CPU, dt, ::glassgrad::kernel_entry(Kernel<T>));     \
   });
+#define GG_ADD_CPU_UNTYPED_KERNEL(Name, Kernel, DTypes, Inputs, Outputs, Formula)           \
+  for (::glassgrad::DType dt : ::glassgrad::dtypes_of(::glassgrad::DTypeSet::DTypes)) {      \
+    r.add(#Name, ::glassgrad::DeviceType::CPU, dt, ::glassgrad::kernel_entry(Kernel));       \
+  }

@@ -1,10 +1,8 @@
-// CUDA creation, conversion and movement kernels: Full, Cast, ToDevice, and the copies behind
-// Reshape / Permute / Slice / Expand / Contiguous / Detach / SliceBackward when they cannot be views.
-// Copies and fills go through the device hooks (copy.cpp), which take any strides.
+// CUDA creation and conversion kernels: Full, Cast, ToDevice. Copies and fills go through the
+// device hooks (copy.cpp), which take any strides.
 #include "cuda/launch.h"
 #include "registry.h"
 #include "glassgrad/runtime/device_hooks.h"
-#include "glassgrad/runtime/movement_kernels.h"
 
 namespace glassgrad {
 namespace cuda {
@@ -38,18 +36,6 @@ void add_creation_kernels(std::vector<KernelDef>& k) {
   k.push_back({"Full", full, all_dtypes()});
   k.push_back({"ToDevice", to_device, all_dtypes()});
   k.push_back({"Cast", cast, all_dtypes()});
-}
-
-void add_movement_kernels(std::vector<KernelDef>& k) {
-  using namespace movement;  // the device-agnostic kernels of kernels/cpu/movement.cpp
-  k.push_back({"Reshape", reshape_copy, all_dtypes()});
-  k.push_back({"Permute", permute_copy, all_dtypes()});
-  k.push_back({"Slice", slice_copy, all_dtypes()});
-  k.push_back({"Expand", expand_copy, all_dtypes()});
-  k.push_back({"Contiguous", contiguous_copy, all_dtypes()});
-  k.push_back({"Detach", contiguous_copy, all_dtypes()});
-  k.push_back({"Assign", assign_copy, all_dtypes()});
-  k.push_back({"SliceBackward", slice_backward, all_dtypes()});
 }
 
 }  // namespace cuda

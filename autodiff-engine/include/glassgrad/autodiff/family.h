@@ -13,7 +13,9 @@
 //                CUDA     Kernel                                in kernels/cuda/<family>.cpp: the
 //                         launcher (a KernelFn, or a KernelEntry with a workspace or batch function)
 //     DTypes   the dtypes both backends register: Float (float32, float64), FloatInt64 (+ int64),
-//              Numeric (+ uint8), Any (+ bool)
+//              Numeric (+ uint8), Any (+ bool), Every (+ the storage types int8, int16, int32,
+//              float16, bfloat16: the ops that take them as they are, compute_dtypes.h; their CPU
+//              kernel is one function for every dtype, registered by GG_ADD_CPU_UNTYPED_KERNEL)
 //     Inputs   ("x", "weight", "bias?"): input names in order; a trailing '?' marks an optional
 //              input (and every one after it); "g[256]" stands for g0 (required) and the
 //              optional g1 ... g255
@@ -39,7 +41,7 @@ namespace glassgrad {
 
 // The dtypes an op's kernels accept, the same on every backend (kernels/cuda/registry.cpp
 // registers a CUDA kernel for a dtype only where the CPU has one).
-enum class DTypeSet { Float, FloatInt64, Numeric, Any };
+enum class DTypeSet { Float, FloatInt64, Numeric, Any, Every };
 const std::vector<DType>& dtypes_of(DTypeSet set);
 
 // A schema with a row's columns filled in (name, inputs with min_inputs from the '?' marks,
