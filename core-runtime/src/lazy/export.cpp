@@ -45,8 +45,14 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // Phase 1: collect the leaves and nodes the roots need (iterative, so long chains cannot
   // overflow the stack).
   // Realize stops at computed values; backward at leaves, new versions of leaves written in
-  // place included (TraceValue::leaf).
-  auto is_leaf = [&](const TraceValue* v) { return !v->producer || (stop_at_computed ? v->realized() : v->leaf); };
+  // place included (TraceValue::leaf), and at computed values that need no gradient and hold
+  // their data: no gradient flows through them, so what made them is not needed (an action
+  // index computed from the parameters under no_grad stays usable after optimizer.step()
+  // overwrote them, as in PyTorch).
+  auto is_leaf = [&](const TraceValue* v) {
+    if (!v->producer) return true;
+    return stop_at_computed ? v->realized() : (v->leaf || (v->realized() && !v->requires_grad));
+  };
   std::unordered_map<const TraceValue*, char> seen;
   std::unordered_map<const TraceNode*, size_t> node_at;  // index into `nodes`
   std::vector<std::pair<uint64_t, TraceNode*>> nodes;   // (creation order of the node, node)
