@@ -4,15 +4,19 @@
 #include <string>
 
 #include "glassgrad/autodiff/errors.h"
+#include "glassgrad/autodiff/family.h"
 
 namespace glassgrad {
 
+// The rows declared for every dtype (DTypeSet::Every): the byte moves and conversions.
 bool takes_storage_types(const OpSchema& s) {
-  static const char* const kMoves[] = {"Cast",   "Full",       "ToDevice", "Reshape", "Permute",      "Slice",
-                                       "Expand", "Contiguous", "Detach",   "Assign",  "SliceBackward"};
-  for (const char* name : kMoves) {
-    if (s.name == name) return true;
-  }
+#define GG_EVERY_DTYPE(Name, Kernel, DTypes, Inputs, Outputs, Formula) \
+  if (DTypeSet::DTypes == DTypeSet::Every && s.name == #Name) return true;
+#define GG_OP GG_EVERY_DTYPE
+#include "glassgrad/autodiff/families/creation.def"
+#define GG_OP GG_EVERY_DTYPE
+#include "glassgrad/autodiff/families/movement.def"
+#undef GG_EVERY_DTYPE
   return false;
 }
 

@@ -1,4 +1,5 @@
-// Creation and conversion kernels: Full, Cast, ToDevice.
+// Creation and conversion kernels (families/creation.def): Full, Cast, ToDevice.
+#include "cpu/registration.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/kernel.h"
@@ -90,14 +91,11 @@ void to_device(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]);
 
 }  // namespace
 
+// Every dtype, the storage types included (compute_dtypes.h: the ops that take them as they are):
+// one function each, for all of them.
 void register_cpu_creation_kernels(KernelRegistry& r) {
-  // Every dtype, the storage types included (compute_dtypes.h: the ops that take them as they are).
-  for (int k = 0; k < kNumDTypes; ++k) {
-    const DType dt = static_cast<DType>(k);
-    r.add("Full", DeviceType::CPU, dt, full);
-    r.add("ToDevice", DeviceType::CPU, dt, to_device);
-    r.add("Cast", DeviceType::CPU, dt, cast);
-  }
+#define GG_OP GG_ADD_CPU_UNTYPED_KERNEL
+#include "glassgrad/autodiff/families/creation.def"
 }
 
 }  // namespace glassgrad

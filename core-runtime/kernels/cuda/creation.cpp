@@ -1,4 +1,4 @@
-// CUDA creation and conversion kernels: Full, Cast, ToDevice. Copies and fills go through the
+// CUDA creation and conversion kernels (families/creation.def): Full, Cast, ToDevice. Copies and fills go through the
 // device hooks (copy.cpp), which take any strides.
 #include "cuda/launch.h"
 #include "registry.h"
@@ -33,9 +33,8 @@ void to_device(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]);
 }  // namespace
 
 void add_creation_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"Full", full, all_dtypes()});
-  k.push_back({"ToDevice", to_device, all_dtypes()});
-  k.push_back({"Cast", cast, all_dtypes()});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/creation.def"
 }
 
 }  // namespace cuda

@@ -27,8 +27,9 @@ struct ComputeDTypes {
   DType storage = DType::Float32;
 };
 
-// The ops whose kernels take every dtype as it is: byte moves and conversions (the CPU registers
-// them for every dtype: kernels/cpu/creation.cpp, movement.cpp; CUDA follows the CPU).
+// The ops whose kernels take every dtype as it is: byte moves and conversions, the rows of
+// families/creation.def and movement.def declared for DTypeSet::Every (both backends register
+// them for every dtype).
 bool takes_storage_types(const OpSchema& s);
 
 // nullopt when no input (and no dtype attribute) is a storage type, or the op takes them.
