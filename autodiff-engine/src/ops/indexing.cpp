@@ -40,14 +40,13 @@
 // the elements it writes.
 #include <algorithm>
 
+#include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/indexing.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
 
 namespace {
-
-constexpr int kMaxIndexTensors = 8;
 
 // Index input i must be an int64 tensor on x's device.
 void expect_index(const ShapeContext& ctx, int i, const char* name) {
@@ -88,20 +87,13 @@ void expect_fits(const ShapeContext& ctx, int dim, bool with_src) {
 
 Attrs dim_only(const Attrs& a) { return Attrs{{"dim", a.i("dim")}}; }
 
-// The schema of a writing op: out = x, then elements written; out may be x's buffer.
-OpSchema writing_schema(const char* name, std::vector<std::string> inputs, const char* formula) {
-  OpSchema s;
-  s.name = name;
-  s.inputs = std::move(inputs);
-  s.outputs = {"out"};
-  s.overwrites_input = 0;
-  s.formula = formula;
-  return s;
-}
-
-std::vector<std::string> index_names(std::vector<std::string> head) {
-  for (int j = 0; j < kMaxIndexTensors; ++j) head.push_back("i" + std::to_string(j));
-  return head;
+// Index input 1 of IndexSelect/IndexAdd: an int64 tensor of at most one axis.
+void expect_index_1d(const ShapeContext& ctx) {
+  expect_index(ctx, 1, "index");
+  if (ctx.in(1).rank() > 1) {
+    ctx.fail(ErrorMessage("index must be 1-d (or 0-d), got " + shape_str(ctx.in(1).shape))
+                 .fix("flatten it: index.reshape(-1)"));
+  }
 }
 
 // Index/IndexPut: `dims` ascending and distinct, one per index input (from input `first` on),
@@ -134,204 +126,169 @@ AdvancedIndex advanced_geometry(const ShapeContext& ctx, int first) {
   return advanced_index(x, dims, b);
 }
 
-void register_gather_scatter(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "Gather";
-    s.inputs = {"x", "index"};
-    s.outputs = {"out"};
-    s.formula = "out[p] = x[p with p[dim] = index[p]]";
-    s.infer = [](const ShapeContext& ctx) {
-      expect_index(ctx, 1, "index");
-      const int dim = dim_attr(ctx, ctx.in(0).rank());
-      expect_fits(ctx, dim, false);
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), ctx.in(1).shape)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      Attrs a = dim_only(c.attrs());
-      a.set("reduce", std::string("add"));
-      c.set_grad(0, c.emit("Scatter", {ops::zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, a));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = writing_schema("Scatter", {"x", "index", "src"},
-                                "out = x; out[p with p[dim] = index[p]] (=, +=, *=) src[p] for each position p of index");
-    s.infer = [](const ShapeContext& ctx) {
-      expect_index(ctx, 1, "index");
-      ctx.expect_same_dtype(0, 2);
-      const int dim = dim_attr(ctx, ctx.in(0).rank());
-      const std::string reduce = ctx.attrs().has("reduce") ? ctx.attrs().s("reduce") : "none";
-      if (reduce != "none" && reduce != "add" && reduce != "multiply") {
-        ops::bad_attr(ctx, "reduce", "'none', 'add' or 'multiply'", "'" + reduce + "'");
+void gather(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    expect_index(ctx, 1, "index");
+    const int dim = dim_attr(ctx, ctx.in(0).rank());
+    expect_fits(ctx, dim, false);
+    return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), ctx.in(1).shape)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    Attrs a = dim_only(c.attrs());
+    a.set("reduce", std::string("add"));
+    c.set_grad(0, c.emit("Scatter", {ops::zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, a));
+  };
+}
+
+void scatter(OpSchema& s) {
+  s.overwrites_input = 0;
+  s.infer = [](const ShapeContext& ctx) {
+    expect_index(ctx, 1, "index");
+    ctx.expect_same_dtype(0, 2);
+    const int dim = dim_attr(ctx, ctx.in(0).rank());
+    const std::string reduce = ctx.attrs().has("reduce") ? ctx.attrs().s("reduce") : "none";
+    if (reduce != "none" && reduce != "add" && reduce != "multiply") {
+      ops::bad_attr(ctx, "reduce", "'none', 'add' or 'multiply'", "'" + reduce + "'");
+    }
+    if (reduce != "none" && ctx.in(0).dtype == DType::Bool) {
+      ctx.fail(ErrorMessage("reduce='" + reduce + "' is not defined for bool tensors").fix("convert first: x.long()"),
+               true);
+    }
+    expect_fits(ctx, dim, true);
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+  s.gradient = [](GradContext& c) {
+    const ValueId g = c.grad_output(0);
+    if (g == kNoValue) return;
+    const std::string reduce = c.attrs().has("reduce") ? c.attrs().s("reduce") : "none";
+    if (reduce == "multiply") {
+      throw UnsupportedError(ErrorMessage(node_where("Scatter", c.node().meta.scope) +
+                                          ": scatter with reduce='multiply' has no gradient")
+                                 .fix("compute the product out of place, e.g. with exp(scatter_add(log(...)))")
+                                 .str());
+    }
+    if (c.needs_grad(0)) {
+      if (reduce == "add") {
+        c.set_grad(0, g);
+      } else {
+        const ValueId zero = c.scalar(0.0, g);
+        const ValueId zeros = c.emit("Expand", {zero}, Attrs{{"shape", c.shape(c.input(1))}});
+        Attrs a = dim_only(c.attrs());
+        c.set_grad(0, c.emit("Scatter", {g, c.input(1), zeros}, a));
       }
-      if (reduce != "none" && ctx.in(0).dtype == DType::Bool) {
-        ctx.fail(ErrorMessage("reduce='" + reduce + "' is not defined for bool tensors").fix("convert first: x.long()"),
-                 true);
-      }
-      expect_fits(ctx, dim, true);
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      const ValueId g = c.grad_output(0);
-      if (g == kNoValue) return;
-      const std::string reduce = c.attrs().has("reduce") ? c.attrs().s("reduce") : "none";
-      if (reduce == "multiply") {
+    }
+    if (c.needs_grad(2)) {
+      if (c.shape(c.input(2)) != c.shape(c.input(1))) {
         throw UnsupportedError(ErrorMessage(node_where("Scatter", c.node().meta.scope) +
-                                            ": scatter with reduce='multiply' has no gradient")
-                                   .fix("compute the product out of place, e.g. with exp(scatter_add(log(...)))")
+                                            ": the gradient of src needs src " + shape_str(c.shape(c.input(2))) +
+                                            " to have the index's shape " + shape_str(c.shape(c.input(1))))
+                                   .fix("pass src cut to the index's shape")
                                    .str());
       }
-      if (c.needs_grad(0)) {
-        if (reduce == "add") {
-          c.set_grad(0, g);
-        } else {
-          const ValueId zero = c.scalar(0.0, g);
-          const ValueId zeros = c.emit("Expand", {zero}, Attrs{{"shape", c.shape(c.input(1))}});
-          Attrs a = dim_only(c.attrs());
-          c.set_grad(0, c.emit("Scatter", {g, c.input(1), zeros}, a));
-        }
-      }
-      if (c.needs_grad(2)) {
-        if (c.shape(c.input(2)) != c.shape(c.input(1))) {
-          throw UnsupportedError(ErrorMessage(node_where("Scatter", c.node().meta.scope) +
-                                              ": the gradient of src needs src " + shape_str(c.shape(c.input(2))) +
-                                              " to have the index's shape " + shape_str(c.shape(c.input(1))))
-                                     .fix("pass src cut to the index's shape")
-                                     .str());
-        }
-        c.set_grad(2, c.emit("Gather", {g, c.input(1)}, dim_only(c.attrs())));
-      }
-    };
-    r.add(std::move(s));
-  }
-}
-
-void register_index_select_add(OpRegistry& r) {
-  auto check_index_1d = [](const ShapeContext& ctx) {
-    expect_index(ctx, 1, "index");
-    if (ctx.in(1).rank() > 1) {
-      ctx.fail(ErrorMessage("index must be 1-d (or 0-d), got " + shape_str(ctx.in(1).shape))
-                   .fix("flatten it: index.reshape(-1)"));
+      c.set_grad(2, c.emit("Gather", {g, c.input(1)}, dim_only(c.attrs())));
     }
   };
-  {
-    OpSchema s;
-    s.name = "IndexSelect";
-    s.inputs = {"x", "index"};
-    s.outputs = {"out"};
-    s.formula = "out[..., j, ...] = x[..., index[j], ...] along dim";
-    s.infer = [check_index_1d](const ShapeContext& ctx) {
-      check_index_1d(ctx);
-      const int dim = dim_attr(ctx, ctx.in(0).rank());
-      Shape out = ctx.in(0).shape;
-      if (!out.empty()) out[static_cast<size_t>(dim)] = ctx.in(1).numel();
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), out)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      c.set_grad(0, c.emit("IndexAdd", {ops::zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, dim_only(c.attrs())));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = writing_schema("IndexAdd", {"x", "index", "src"}, "out = x; out[..., index[j], ...] += src[..., j, ...]");
-    s.infer = [check_index_1d](const ShapeContext& ctx) {
-      check_index_1d(ctx);
-      ctx.expect_same_dtype(0, 2);
-      if (ctx.in(0).dtype == DType::Bool) {
-        ctx.fail(ErrorMessage("index_add is not defined for bool tensors").fix("convert first: x.long()"), true);
-      }
-      const int dim = dim_attr(ctx, ctx.in(0).rank());
-      Shape want = ctx.in(0).shape;
-      if (!want.empty()) want[static_cast<size_t>(dim)] = ctx.in(1).numel();
-      if (ctx.in(2).shape != want && !(want.empty() && ctx.in(2).numel() == 1)) {
-        ctx.fail(ErrorMessage("src has shape " + shape_str(ctx.in(2).shape) + " but adding " +
-                              std::to_string(ctx.in(1).numel()) + " slices along dim " + std::to_string(dim) +
-                              " of " + shape_str(ctx.in(0).shape) + " needs " + shape_str(want))
-                     .fix("give src the input's shape with len(index) along dim"));
-      }
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      const ValueId g = c.grad_output(0);
-      if (g == kNoValue) return;
-      if (c.needs_grad(0)) c.set_grad(0, g);
-      if (c.needs_grad(2)) {
-        ValueId d = c.emit("IndexSelect", {g, c.input(1)}, dim_only(c.attrs()));
-        if (c.shape(d) != c.shape(c.input(2))) d = c.emit("Reshape", {d}, Attrs{{"shape", c.shape(c.input(2))}});
-        c.set_grad(2, d);
-      }
-    };
-    r.add(std::move(s));
-  }
 }
 
-void register_advanced(OpRegistry& r) {
-  {
-    OpSchema s;
-    s.name = "Index";
-    s.inputs = index_names({"x"});
-    s.min_inputs = 2;
-    s.outputs = {"out"};
-    s.formula = "out = x[..., i_0, ..., i_k-1, ...] at axes dims (advanced indexing)";
-    s.infer = [](const ShapeContext& ctx) {
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), advanced_geometry(ctx, 1).result)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      std::vector<ValueId> ins{ops::zeros_like(c, c.input(0)), c.grad_output(0)};
-      for (int j = 1; j < c.num_inputs(); ++j) ins.push_back(c.input(j));
-      c.set_grad(0, c.emit("IndexPut", ins, Attrs{{"dims", c.attrs().ints("dims")}, {"accumulate", true}}));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s = writing_schema("IndexPut", index_names({"x", "values"}),
-                                "out = x; out[..., i_0, ..., i_k-1, ...] = values (+= with accumulate)");
-    s.min_inputs = 3;
-    s.infer = [](const ShapeContext& ctx) {
-      ctx.expect_same_dtype(0, 1);
-      const AdvancedIndex a = advanced_geometry(ctx, 2);
-      Shape b;
-      if (!broadcast_shapes(ctx.in(1).shape, a.result, b) || b != a.result) {
-        ctx.fail(ErrorMessage("shape mismatch: values of shape " + shape_str(ctx.in(1).shape) +
-                              " cannot be broadcast to the indexing result of shape " + shape_str(a.result))
-                     .fix("give values the shape of x[indices] (or one that broadcasts to it)"));
-      }
-      if (ctx.attrs().b("accumulate", false) && ctx.in(0).dtype == DType::Bool) {
-        ctx.fail(ErrorMessage("accumulate=True is not defined for bool tensors").fix("convert first: x.long()"), true);
-      }
-      return std::vector<TensorInfo>{ctx.in(0)};
-    };
-    s.gradient = [](GradContext& c) {
-      const ValueId g = c.grad_output(0);
-      if (g == kNoValue) return;
-      std::vector<ValueId> idx;
-      for (int j = 2; j < c.num_inputs(); ++j) idx.push_back(c.input(j));
-      const std::vector<int64_t> dims = c.attrs().ints("dims");
-      if (c.needs_grad(0)) {
-        if (c.attrs().b("accumulate", false)) {
-          c.set_grad(0, g);
-        } else {
-          std::vector<ValueId> ins{g, c.scalar(0.0, g)};
-          ins.insert(ins.end(), idx.begin(), idx.end());
-          c.set_grad(0, c.emit("IndexPut", ins, Attrs{{"dims", dims}}));
-        }
-      }
-      if (c.needs_grad(1)) {
-        std::vector<ValueId> ins{g};
+void index_select(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    expect_index_1d(ctx);
+    const int dim = dim_attr(ctx, ctx.in(0).rank());
+    Shape out = ctx.in(0).shape;
+    if (!out.empty()) out[static_cast<size_t>(dim)] = ctx.in(1).numel();
+    return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), out)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    c.set_grad(0, c.emit("IndexAdd", {ops::zeros_like(c, c.input(0)), c.input(1), c.grad_output(0)}, dim_only(c.attrs())));
+  };
+}
+
+void index_add(OpSchema& s) {
+  s.overwrites_input = 0;
+  s.infer = [](const ShapeContext& ctx) {
+    expect_index_1d(ctx);
+    ctx.expect_same_dtype(0, 2);
+    if (ctx.in(0).dtype == DType::Bool) {
+      ctx.fail(ErrorMessage("index_add is not defined for bool tensors").fix("convert first: x.long()"), true);
+    }
+    const int dim = dim_attr(ctx, ctx.in(0).rank());
+    Shape want = ctx.in(0).shape;
+    if (!want.empty()) want[static_cast<size_t>(dim)] = ctx.in(1).numel();
+    if (ctx.in(2).shape != want && !(want.empty() && ctx.in(2).numel() == 1)) {
+      ctx.fail(ErrorMessage("src has shape " + shape_str(ctx.in(2).shape) + " but adding " +
+                            std::to_string(ctx.in(1).numel()) + " slices along dim " + std::to_string(dim) +
+                            " of " + shape_str(ctx.in(0).shape) + " needs " + shape_str(want))
+                   .fix("give src the input's shape with len(index) along dim"));
+    }
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+  s.gradient = [](GradContext& c) {
+    const ValueId g = c.grad_output(0);
+    if (g == kNoValue) return;
+    if (c.needs_grad(0)) c.set_grad(0, g);
+    if (c.needs_grad(2)) {
+      ValueId d = c.emit("IndexSelect", {g, c.input(1)}, dim_only(c.attrs()));
+      if (c.shape(d) != c.shape(c.input(2))) d = c.emit("Reshape", {d}, Attrs{{"shape", c.shape(c.input(2))}});
+      c.set_grad(2, d);
+    }
+  };
+}
+
+void index(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), advanced_geometry(ctx, 1).result)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    std::vector<ValueId> ins{ops::zeros_like(c, c.input(0)), c.grad_output(0)};
+    for (int j = 1; j < c.num_inputs(); ++j) ins.push_back(c.input(j));
+    c.set_grad(0, c.emit("IndexPut", ins, Attrs{{"dims", c.attrs().ints("dims")}, {"accumulate", true}}));
+  };
+}
+
+void index_put(OpSchema& s) {
+  s.overwrites_input = 0;
+  s.infer = [](const ShapeContext& ctx) {
+    ctx.expect_same_dtype(0, 1);
+    const AdvancedIndex a = advanced_geometry(ctx, 2);
+    Shape b;
+    if (!broadcast_shapes(ctx.in(1).shape, a.result, b) || b != a.result) {
+      ctx.fail(ErrorMessage("shape mismatch: values of shape " + shape_str(ctx.in(1).shape) +
+                            " cannot be broadcast to the indexing result of shape " + shape_str(a.result))
+                   .fix("give values the shape of x[indices] (or one that broadcasts to it)"));
+    }
+    if (ctx.attrs().b("accumulate", false) && ctx.in(0).dtype == DType::Bool) {
+      ctx.fail(ErrorMessage("accumulate=True is not defined for bool tensors").fix("convert first: x.long()"), true);
+    }
+    return std::vector<TensorInfo>{ctx.in(0)};
+  };
+  s.gradient = [](GradContext& c) {
+    const ValueId g = c.grad_output(0);
+    if (g == kNoValue) return;
+    std::vector<ValueId> idx;
+    for (int j = 2; j < c.num_inputs(); ++j) idx.push_back(c.input(j));
+    const std::vector<int64_t> dims = c.attrs().ints("dims");
+    if (c.needs_grad(0)) {
+      if (c.attrs().b("accumulate", false)) {
+        c.set_grad(0, g);
+      } else {
+        std::vector<ValueId> ins{g, c.scalar(0.0, g)};
         ins.insert(ins.end(), idx.begin(), idx.end());
-        c.set_grad(1, c.reduce_to(c.emit("Index", ins, Attrs{{"dims", dims}}), c.shape(c.input(1))));
+        c.set_grad(0, c.emit("IndexPut", ins, Attrs{{"dims", dims}}));
       }
-    };
-    r.add(std::move(s));
-  }
+    }
+    if (c.needs_grad(1)) {
+      std::vector<ValueId> ins{g};
+      ins.insert(ins.end(), idx.begin(), idx.end());
+      c.set_grad(1, c.reduce_to(c.emit("Index", ins, Attrs{{"dims", dims}}), c.shape(c.input(1))));
+    }
+  };
 }
 
-void register_slice_scatter(OpRegistry& r) {
-  OpSchema s = writing_schema("SliceScatter", {"x", "src"}, "out = x; out[..., start:stop:step, ...] = src");
+void slice_scatter(OpSchema& s) {
+  s.overwrites_input = 0;
   s.strided_inputs = true;
   s.infer = [](const ShapeContext& ctx) {
     ctx.expect_same_dtype(0, 1);
@@ -362,16 +319,13 @@ void register_slice_scatter(OpRegistry& r) {
     if (c.needs_grad(0)) c.set_grad(0, c.emit("SliceScatter", {g, ops::zeros_like(c, c.input(1))}, slice));
     if (c.needs_grad(1)) c.set_grad(1, c.emit("Slice", {g}, slice));
   };
-  r.add(std::move(s));
 }
 
 }  // namespace
 
 void register_indexing_ops(OpRegistry& r) {
-  register_gather_scatter(r);
-  register_index_select_add(r);
-  register_advanced(r);
-  register_slice_scatter(r);
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/indexing.def"
 }
 
 }  // namespace glassgrad

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cpu/registration.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/indexing_kernels.h"
 #include "glassgrad/runtime/parallel.h"
@@ -145,6 +146,13 @@ template <typename T> void scatter(const KernelContext& c) { write_walk<T>("Scat
 template <typename T> void index_add(const KernelContext& c) { write_walk<T>("IndexAdd", c); }
 template <typename T> void index_put(const KernelContext& c) { write_walk<T>("IndexPut", c); }
 
+// SliceScatter: one function for every dtype (it copies bytes), the one the CUDA backend registers.
+template <typename T>
+constexpr KernelFn slice_scatter = indexing::slice_scatter;
+
+}  // namespace
+
+namespace indexing {
 // out = x (unless out is x's buffer); out[..., start:stop:step, ...] = src.
 void slice_scatter(const KernelContext& c) {
   const Tensor& out = c.outputs[0];
@@ -152,30 +160,11 @@ void slice_scatter(const KernelContext& c) {
   const Attrs& a = c.attrs;
   copy_tensor(out.slice(a.i("dim"), a.i("start"), a.i("stop"), a.i("step", 1)), c.inputs[1]);
 }
-
-template <typename T>
-void add_typed(KernelRegistry& r, DType dt) {
-  r.add("Gather", DeviceType::CPU, dt, gather<T>);
-  r.add("IndexSelect", DeviceType::CPU, dt, index_select<T>);
-  r.add("Index", DeviceType::CPU, dt, index<T>);
-  r.add("Scatter", DeviceType::CPU, dt, scatter<T>);
-  r.add("IndexPut", DeviceType::CPU, dt, index_put<T>);
-  r.add("SliceScatter", DeviceType::CPU, dt, slice_scatter);
-  if constexpr (!std::is_same_v<T, bool>) r.add("IndexAdd", DeviceType::CPU, dt, index_add<T>);
-}
-
-}  // namespace
-
-namespace indexing {
-void slice_scatter_kernel(const KernelContext& c) { slice_scatter(c); }
 }  // namespace indexing
 
 void register_cpu_indexing_kernels(KernelRegistry& r) {
-  add_typed<float>(r, DType::Float32);
-  add_typed<double>(r, DType::Float64);
-  add_typed<int64_t>(r, DType::Int64);
-  add_typed<uint8_t>(r, DType::UInt8);
-  add_typed<bool>(r, DType::Bool);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/indexing.def"
 }
 
 }  // namespace glassgrad

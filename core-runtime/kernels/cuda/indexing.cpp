@@ -201,14 +201,9 @@ void index_put(const KernelContext& c) { write_op("IndexPut", c); }
 }  // namespace
 
 void add_indexing_kernels(std::vector<KernelDef>& k) {
-  const std::vector<DType> numeric{DType::Float32, DType::Float64, DType::Int64, DType::UInt8};
-  k.push_back({"Gather", gather, all_dtypes()});
-  k.push_back({"IndexSelect", index_select, all_dtypes()});
-  k.push_back({"Index", index, all_dtypes()});
-  k.push_back({"Scatter", scatter, all_dtypes()});
-  k.push_back({"IndexPut", index_put, all_dtypes()});
-  k.push_back({"IndexAdd", index_add, numeric});
-  k.push_back({"SliceScatter", indexing::slice_scatter_kernel, all_dtypes()});
+  using indexing::slice_scatter;  // the CPU backend's, through copy_tensor (indexing_kernels.h)
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/indexing.def"
 }
 
 }  // namespace cuda

@@ -28,8 +28,8 @@ int64_t first_out_of_bounds(const int64_t* values, int64_t n, int64_t size, bool
 // The host-side check (CPU): every index operand's values against their dim.
 void check_bounds(const std::string& op, const KernelContext& c);
 
-// SliceScatter through copy_tensor (kernels/cpu/indexing.cpp): serves every device.
-void slice_scatter_kernel(const KernelContext& c);
+// SliceScatter through copy_tensor (kernels/cpu/indexing.cpp): serves every device and dtype.
+void slice_scatter(const KernelContext& c);
 
 }  // namespace indexing
 }  // namespace glassgrad
