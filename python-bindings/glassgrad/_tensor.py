@@ -75,7 +75,15 @@ class _GradFn:
         self._op = op
 
     def name(self) -> str:
-        return f"{self._op}Backward0"
+        # PyTorch's node names: a write through a view is CopySlices, an op with a scalar operand
+        # is the op's own node (MulScalar: MulBackward0), as pytorch_op_name
+        # (core-runtime/src/lazy/alias.cpp) names them in errors
+        op = self._op
+        if op == "SliceScatter":
+            return "CopySlices"
+        if op.endswith("Scalar") and len(op) > len("Scalar"):
+            op = op[:-len("Scalar")]
+        return f"{op}Backward0"
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
@@ -537,11 +545,29 @@ class Tensor:
 
     def __repr__(self) -> str:
         body = _printing.array_body(self._values(), prefix="tensor(")
-        # as PyTorch prints: no dtype for its defaults (float32, int64, bool)
-        extra = f", dtype={self.dtype!r}" if self.dtype not in ("float32", "int64", "bool") else ""
-        dev = f", device='{self.device}'" if self.device != "cpu" else ""
-        grad = ", requires_grad=True" if self.requires_grad else ""
-        return f"tensor({body}{extra}{dev}{grad})"
+        # as PyTorch prints: no dtype for the defaults (the default float dtype, int64, bool), an
+        # empty tensor's shape unless it is (0,) and its dtype unless it is the default float
+        # (and with edgeitems=0, the shape); the device comes first
+        default = str(_dtypes.get_default_dtype())
+        extra = f", device='{self.device}'" if self.device != "cpu" else ""
+        if self.numel() == 0:
+            if self.dim() != 1:
+                extra += f", size={tuple(self.shape)}"
+            if self.dtype != default:
+                extra += f", dtype={self.dtype!r}"
+        else:
+            if not _printing.get_printoptions()["edgeitems"]:
+                extra += f", size={tuple(self.shape)}"
+            if self.dtype not in (default, "int64", "bool"):
+                extra += f", dtype={self.dtype!r}"
+        # a computed tensor names the op that made it, as PyTorch's backward node (which can
+        # differ where glassgrad's op is another: Linear, not Addmm); a leaf says requires_grad
+        fn = self.grad_fn
+        if fn is not None:
+            extra += f", grad_fn=<{fn.name()}>"
+        elif self.requires_grad:
+            extra += ", requires_grad=True"
+        return f"tensor({body}{extra})"
 
     def __format__(self, spec: str) -> str:
         if self.numel() == 1 and spec:

@@ -372,4 +372,9 @@ def test_grad_fn_names_the_op_that_computed_a_tensor():
     y = x * x
     assert y.grad_fn.name() == "MulBackward0"
     assert "MulBackward0" in repr(y.grad_fn)
-    assert (x * 2).grad_fn.name() == "MulScalarBackward0"  # glassgrad's op names, PyTorch's pattern
+    # PyTorch's names: a scalar operand is no other node (MulScalar is MulBackward0), a write
+    # through a view is CopySlices
+    assert (x * 2).grad_fn.name() == "MulBackward0"
+    z = x * 1
+    z[0] = 5.0
+    assert z.grad_fn.name() == "CopySlices"
