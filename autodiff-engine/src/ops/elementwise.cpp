@@ -395,6 +395,17 @@ void where(OpSchema& s) {
   };
 }
 
+// AddScalarInPlace: AddScalar written into its input's buffer (a counter's increment, e.g.
+// BatchNorm's num_batches_tracked: one launch instead of an AddScalar and an Assign's copy).
+// The kernels are AddScalar's, whose output buffer here is the input's: each element is
+// read before it is written. Not a fusion candidate (its output is a persistent target).
+void add_scalar_in_place(OpSchema& s) {
+  s.strided_inputs = true;
+  s.inplace = {{0, 0}};
+  s.stops_gradient = true;
+  s.infer = infer_of(kTable[static_cast<int>(ElementwiseOp::AddScalar)]);
+}
+
 }  // namespace
 
 const ElementwiseInfo* elementwise_table() { return kTable; }
@@ -423,20 +434,6 @@ void register_elementwise_ops(OpRegistry& r) {
   }
   if (custom != gradient_rules().size()) {
     throw InternalError("src/ops/elementwise.cpp has a gradient rule for a row whose Gradient is not \"custom\"");
-  }
-
-  // AddScalarInPlace: AddScalar written into its input's buffer (a counter's increment, e.g.
-  // BatchNorm's num_batches_tracked: one launch instead of an AddScalar and an Assign's copy).
-  // The kernels are AddScalar's, whose output buffer here is the input's: each element is
-  // read before it is written. Not a fusion candidate (its output is a persistent target).
-  {
-    OpSchema inc = elementwise_schema("AddScalarInPlace", {"target"}, "target += value  (in place)");
-    inc.outputs = {"target"};
-    inc.elementwise = false;
-    inc.inplace = {{0, 0}};
-    inc.stops_gradient = true;
-    inc.infer = infer_of(*find_elementwise("AddScalar"));
-    r.add(std::move(inc));
   }
 
 #define GG_OP GG_ADD_OP_SCHEMA

@@ -122,10 +122,10 @@ void add_if_accepted(KernelRegistry& r, DType dt, const char* name) {
   }
 }
 
-// Row OP's kernels, registered under `name` (the row's own name, or an op that runs them).
+// Row OP's kernels, registered under its name.
 template <ElementwiseOp OP>
-void add_row(KernelRegistry& r, const char* name = nullptr) {
-  if (!name) name = elementwise_info(OP).name;
+void add_row(KernelRegistry& r) {
+  const char* name = elementwise_info(OP).name;
   add_if_accepted<OP, float>(r, DType::Float32, name);
   add_if_accepted<OP, double>(r, DType::Float64, name);
   add_if_accepted<OP, int64_t>(r, DType::Int64, name);
@@ -151,6 +151,13 @@ template <typename T> void where(const KernelContext& c) {
       });
 }
 
+// AddScalarInPlace (families/elementwise.def): AddScalar's kernels with the input's buffer as the
+// output (the in-place output), each element read, then written; the row's dtypes are AddScalar's.
+static_assert(Elementwise<ElementwiseOp::AddScalar>::dtypes == ElementwiseDTypes::Numeric,
+              "AddScalarInPlace's row in families/elementwise.def must declare AddScalar's dtypes");
+template <typename T>
+constexpr KernelFn add_scalar_in_place = elementwise<ElementwiseOp::AddScalar, T>;
+
 }  // namespace
 
 void register_cpu_elementwise_kernels(KernelRegistry& r) {
@@ -159,8 +166,6 @@ void register_cpu_elementwise_kernels(KernelRegistry& r) {
 #undef GG_ELEMENTWISE
 #define GG_OP GG_ADD_CPU_KERNEL
 #include "glassgrad/autodiff/families/elementwise.def"
-  // AddScalar into its input's buffer (the in-place output): each element read, then written.
-  add_row<ElementwiseOp::AddScalar>(r, "AddScalarInPlace");
 }
 
 }  // namespace glassgrad

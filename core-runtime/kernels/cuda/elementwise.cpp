@@ -68,6 +68,10 @@ const std::vector<DType>& dtypes_of(ElementwiseDTypes d) {
   return d == ElementwiseDTypes::Float ? float_dtypes() : d == ElementwiseDTypes::Numeric ? numeric : all_dtypes();
 }
 
+// AddScalarInPlace (families/elementwise.def): AddScalar's kernel with the input's buffer as the
+// output (the in-place output): same-index reads and writes.
+constexpr KernelFn add_scalar_in_place = elementwise<ElementwiseOp::AddScalar>;
+
 }  // namespace
 
 void add_elementwise_kernels(std::vector<KernelDef>& k) {
@@ -77,9 +81,6 @@ void add_elementwise_kernels(std::vector<KernelDef>& k) {
 #undef GG_ELEMENTWISE
 #define GG_OP GG_ADD_CUDA_KERNEL
 #include "glassgrad/autodiff/families/elementwise.def"
-  // AddScalar into its input's buffer (the in-place output): same-index reads and writes.
-  k.push_back({"AddScalarInPlace", elementwise<ElementwiseOp::AddScalar>,
-               dtypes_of(elementwise_info(ElementwiseOp::AddScalar).dtypes)});
 }
 
 }  // namespace cuda
