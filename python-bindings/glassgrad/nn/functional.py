@@ -24,6 +24,7 @@ from .._regression_losses import (gaussian_nll_loss, huber_loss, kl_div, poisson
                                   smooth_l1_loss, soft_margin_loss)
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
 from .._padding import pad
+from .._grid_sample import affine_grid, grid_sample
 from .._instancenorm import instance_norm
 from .._spatial import (adaptive_avg_pool2d, dropout, dropout1d, dropout2d, dropout3d,
                         interpolate, one_hot, pixel_shuffle, pixel_unshuffle)
