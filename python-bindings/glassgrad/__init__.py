@@ -53,6 +53,8 @@ from ._counting import *
 from ._indexed_reductions import *
 from ._indexing import index_copy, masked_scatter, put, take
 from . import _methods  # binds the functions above as Tensor methods
+from . import linalg
+from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor methods
 nan_to_num_ = Tensor.nan_to_num_
 from .nn.functional import relu_  # torch.relu_
 concat = concatenate = cat

@@ -1,0 +1,82 @@
+"""torch.linalg's norms: vector_norm, matrix_norm, norm (composites of reductions; docs/linalg.md).
+The matrix norms that need singular values ('nuc', 2, -2) are not available (no SVD)."""
+from __future__ import annotations
+
+import math
+
+from .. import _C
+from .._reductions import norm as _pnorm
+from .._tensor import Tensor
+from ._checks import check_float
+
+
+def _dims(dim):
+    return tuple(dim) if isinstance(dim, (tuple, list)) else dim
+
+
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """torch.linalg.vector_norm: the ord-norm of x over dim (all axes when None) as a vector: 2 (the
+    default; gradient 0 at a zero vector), 1, inf, -inf, 0 (the count of nonzeros) or any number."""
+    check_float(x if dtype is None else x.to(dtype), "vector_norm")
+    if isinstance(ord, str):
+        raise _C.InvalidArgumentError(f"linalg.vector_norm: ord must be a number, got {ord!r}\n"
+                                      "  fix: 'fro' and 'nuc' are matrix norms: linalg.matrix_norm")
+    x = x.to(dtype) if dtype is not None else x
+    if x.ndim == 0:
+        x = x.reshape(1)
+    y = _pnorm(x, ord, _dims(dim), keepdim)
+    if out is not None:
+        out.copy_(y)
+        return out
+    return y
+
+
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
+    """torch.linalg.matrix_norm over the two axes dim: 'fro', 1 / -1 (max / min column sum of |a|),
+    inf / -inf (max / min row sum). 'nuc', 2 and -2 need singular values: not available."""
+    A = A.to(dtype) if dtype is not None else A
+    check_float(A, "matrix_norm")
+    if A.ndim < 2:
+        raise _C.ShapeError(f"linalg.matrix_norm: The input tensor A must have at least 2 dimensions. Got shape "
+                            f"{list(A.shape)}\n  fix: linalg.vector_norm for a vector")
+    d0, d1 = (d % A.ndim for d in dim)
+    if d0 == d1:
+        raise _C.InvalidArgumentError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if ord == "fro":
+        y = _pnorm(A, 2, (d0, d1), keepdim)
+    elif ord in (1, -1, math.inf, -math.inf):
+        inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
+        s = A.abs().sum(inner, keepdim=True)
+        y = s.amax(outer, keepdim=True) if ord > 0 else s.amin(outer, keepdim=True)
+        if not keepdim:
+            y = y.squeeze(max(d0, d1)).squeeze(min(d0, d1))
+    elif ord in ("nuc", 2, -2):
+        raise _C.UnsupportedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, and glassgrad has no SVD "
+                                  "yet (docs/linalg.md)\n  fix: ord='fro' bounds it: ||A||_2 <= ||A||_F")
+    else:
+        raise _C.InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.\n  fix: one of 'fro', 1, "
+                                      "-1, inf, -inf")
+    if out is not None:
+        out.copy_(y)
+        return out
+    return y
+
+
+def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:
+    """torch.linalg.norm: a vector norm when dim is an int (or A is 1-D), a matrix norm when dim is
+    a pair (or A is 2-D and ord is given); with neither ord nor dim, the 2-norm of A flattened."""
+    if dim is not None:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if len(dims) == 1:
+            return vector_norm(A, 2 if ord is None else ord, dims[0], keepdim, dtype=dtype, out=out)
+        if len(dims) == 2:
+            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+        raise _C.InvalidArgumentError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dim}")
+    if ord is None:
+        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
+    if A.ndim == 1:
+        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
+    if A.ndim == 2:
+        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+    raise _C.ShapeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                        f"{A.ndim}D.\n  fix: pass dim")

@@ -1,0 +1,90 @@
+"""torch.linalg's products and views: matrix_power (repeated squaring; negative powers through
+inv), multi_dot, vecdot, cross, diagonal, matmul (docs/linalg.md)."""
+from __future__ import annotations
+
+from .. import _C
+from .._factories import eye
+from .._shapes import cross as _cross
+from .._tensor import Tensor
+
+
+def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
+    """torch.linalg.matrix_power: A^n for an integer n; A^0 is the identity, A^-n is inv(A)^n."""
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise _C.ShapeError(f"linalg.matrix_power: A must be batches of square matrices, got {list(A.shape)}\n"
+                            "  fix: pass [..., n, n]")
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise TypeError(f"linalg.matrix_power: n must be an int, got {type(n).__name__}")
+    if n < 0:
+        from ._lu import inv
+        A, n = inv(A), -n
+    result = None
+    base = A
+    while n:
+        if n & 1:
+            result = base if result is None else result @ base
+        n >>= 1
+        if n:
+            base = base @ base
+    if result is None:
+        result = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(*A.shape) * 1
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+def multi_dot(tensors, *, out=None) -> Tensor:
+    """torch.linalg.multi_dot: the product of 2-D matrices, the first may be 1-D (a row) and the
+    last 1-D (a column)."""
+    ts = list(tensors)
+    if len(ts) < 2:
+        raise _C.InvalidArgumentError(f"multi_dot(): expected at least 2 tensors but got {len(ts)}")
+    first, last = ts[0].ndim == 1, ts[-1].ndim == 1
+    ts[0] = ts[0].unsqueeze(0) if first else ts[0]
+    ts[-1] = ts[-1].unsqueeze(-1) if last else ts[-1]
+    for i, t in enumerate(ts):
+        if t.ndim != 2:
+            raise _C.ShapeError(f"multi_dot(): tensor {i} must be 2D but got {t.ndim}D\n  fix: only the first and "
+                                "last may be 1-D")
+    y = ts[0]
+    for t in ts[1:]:
+        y = y @ t
+    y = y.squeeze(-1) if last else y
+    y = y.squeeze(0) if first else y
+    if out is not None:
+        out.copy_(y)
+        return out
+    return y
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """torch.linalg.vecdot: sum(x * y) over dim (real inputs)."""
+    r = (x * y).sum(dim)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
+    """torch.linalg.cross: the cross product over dim (default the last, unlike torch.cross)."""
+    r = _cross(input, other, dim)
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """torch.linalg.diagonal: torch.diagonal with the last two axes as default."""
+    return A.diagonal(offset, dim1, dim2)
+
+
+def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """torch.linalg.matmul: torch.matmul."""
+    r = input @ other
+    if out is not None:
+        out.copy_(r)
+        return out
+    return r

@@ -1,0 +1,130 @@
+"""Householder QR as a loop of min(m - 1, n) batched reflections (LAPACK geqrf's convention:
+R[j, j] = -sign(A[j, j]) ||column||, so Q and R match PyTorch's), and what it solves: lstsq and
+pinv of full-rank matrices (docs/linalg.md). Autograd differentiates the reflections."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .. import _C
+from .._factories import arange, eye, zeros
+from .._tensor import Tensor
+from ..functional import where
+from ._checks import check_float, check_matrix
+
+
+class QR(NamedTuple):
+    Q: Tensor
+    R: Tensor
+
+
+def _householder(A: Tensor):
+    """(Q [..., m, m], R [..., m, n]) with A = Q R."""
+    m, n = A.shape[-2], A.shape[-1]
+    rows = arange(m, device=A.device)
+    R = A
+    Q = eye(m, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, m)
+    for j in range(min(m - 1, n)):  # a last row of one element needs no reflection (geqrf's tau = 0)
+        x = where(rows >= j, R[..., :, j], 0.0)
+        x0 = R[..., j:j + 1, j]
+        alpha = -where(x0.detach() >= 0, 1.0, -1.0) * (x * x).sum(-1, keepdim=True).sqrt()
+        v = where(rows == j, x - alpha, x)
+        vv = (v * v).sum(-1, keepdim=True)
+        beta = where(vv == 0, 0.0, 2 / where(vv == 0, 1.0, vv)).unsqueeze(-1)  # a zero column: H = I
+        R = R - beta * v.unsqueeze(-1) * (v.unsqueeze(-2) @ R)
+        Q = Q - beta * (Q @ v.unsqueeze(-1)) * v.unsqueeze(-2)
+    return Q, R.triu()
+
+
+def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QR:
+    """torch.linalg.qr: A = Q R, Q with orthonormal columns, R upper-triangular. mode 'reduced':
+    Q [..., m, k], R [..., k, n] (k = min(m, n)); 'complete': Q [..., m, m], R [..., m, n]; 'r': R
+    only (Q empty)."""
+    check_matrix(A, "qr", square=False)
+    if mode not in ("reduced", "complete", "r"):
+        raise _C.InvalidArgumentError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' "
+                                      "(default), 'r', or 'complete'")
+    m, n = A.shape[-2], A.shape[-1]
+    Q, R = _householder(A)
+    k = min(m, n)
+    if mode == "complete":
+        return QR(Q, R)
+    if mode == "r":
+        return QR(zeros(0, dtype=A.dtype, device=A.device), R[..., :k, :])
+    return QR(Q[..., :, :k], R[..., :k, :])
+
+
+def _full_rank_qr(A: Tensor, fn: str, rtol=None):
+    """Reduced QR of a tall A [..., m, n] (m >= n); raises when |R[i, i]| <= rtol max|R[j, j]|
+    somewhere (a rank-deficient A needs an SVD, which glassgrad does not have)."""
+    Q, R = qr(A)
+    d = R.diagonal(0, -2, -1).detach().abs()
+    tol = (rtol if rtol is not None else max(A.shape[-2:]) * _eps(A)) * d.amax(-1, keepdim=True)
+    if bool((d <= tol).any()):
+        raise _C.UnsupportedError(f"linalg.{fn}: A {list(A.shape)} is rank-deficient (a diagonal entry of its R "
+                                  "factor is at most rtol times the largest); glassgrad's linalg.{fn} covers "
+                                  f"full-rank matrices only (docs/linalg.md)\n  fix: regularize, e.g. "
+                                  "linalg.solve(A.mT @ A + lam * I, A.mT @ B)".replace("{fn}", fn))
+    return Q, R
+
+
+def _eps(A: Tensor) -> float:
+    return 2.220446049250313e-16 if A.dtype == "float64" else 1.1920928955078125e-07
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
+    """torch.linalg.pinv for full-rank A [..., m, n]: R^-1 Q^T from A's QR (m >= n), or its transpose
+    for the transpose (m < n). A rank-deficient A raises (it needs an SVD); atol is not supported."""
+    from ._cholesky import solve_triangular
+    check_matrix(A, "pinv", square=False)
+    if atol is not None:
+        raise _C.UnsupportedError("linalg.pinv: atol is not supported (no SVD)\n  fix: pass rtol, or neither")
+    rt = float(rtol.max()) if isinstance(rtol, Tensor) else rtol
+    wide = A.shape[-2] < A.shape[-1]
+    At = A.transpose(-1, -2) if wide else A
+    Q, R = _full_rank_qr(At, "pinv", rt)
+    P = solve_triangular(R, Q.transpose(-1, -2), upper=True)
+    P = P.transpose(-1, -2) if wide else P
+    if out is not None:
+        out.copy_(P)
+        return out
+    return P
+
+
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """torch.pinverse: linalg.pinv with rtol=rcond."""
+    return pinv(input, rtol=rcond)
+
+
+class Lstsq(NamedTuple):
+    solution: Tensor
+    residuals: Tensor
+    rank: Tensor
+    singular_values: Tensor
+
+
+def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
+    """torch.linalg.lstsq for full-rank A [..., m, n]: the least-squares solution (m >= n) or the
+    minimum-norm one (m < n), through A's QR. driver is accepted and ignored (one method); as with
+    PyTorch's default driver on the CPU ('gelsy'), residuals and singular_values are empty and
+    rank is n or m. A rank-deficient A raises (it needs an SVD)."""
+    from ._cholesky import solve_triangular
+    from ._checks import broadcast_batch
+    check_matrix(A, "lstsq", square=False)
+    check_float(B, "lstsq", "B")
+    vector = B.ndim == A.ndim - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    m, n = A.shape[-2], A.shape[-1]
+    if Bm.shape[-2] != m:
+        raise _C.ShapeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); A {list(A.shape)}, "
+                            f"B {list(B.shape)}\n  fix: B has one row per row of A")
+    A, Bm = broadcast_batch(A, Bm.to(A.dtype), "lstsq")
+    if m >= n:
+        Q, R = _full_rank_qr(A, "lstsq", rcond)
+        X = solve_triangular(R, Q.transpose(-1, -2) @ Bm, upper=True)
+    else:  # A = R^T Q^T: X = Q R^-T B
+        Q, R = _full_rank_qr(A.transpose(-1, -2), "lstsq", rcond)
+        X = Q @ solve_triangular(R.transpose(-1, -2), Bm, upper=False)
+    X = X.squeeze(-1) if vector else X
+    empty = zeros(0, dtype=A.dtype, device=A.device)
+    rank = zeros(*A.shape[:-2], dtype="int64", device=A.device) + min(m, n)
+    return Lstsq(X, empty, rank, empty)

@@ -1,0 +1,242 @@
+"""glassgrad.linalg against numpy.linalg on random well-conditioned matrices (float32 and float64,
+single and batched), float64 finite-difference gradients (gg.debug.gradcheck), and PyTorch's
+errors (docs/linalg.md)."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+import glassgrad.torch as torch_names
+
+LA = gg.linalg
+TOL = {"float64": 1e-11, "float32": 2e-4}
+
+
+def _rand(shape, seed=0):
+    rng = np.random.default_rng(seed)
+    n = shape[-1]
+    return rng.standard_normal(shape) + 2 * np.eye(n) if shape[-1] == shape[-2] else rng.standard_normal(shape)
+
+
+def _spd(shape, seed=0):
+    X = np.random.default_rng(seed).standard_normal(shape)
+    return X @ np.swapaxes(X, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _close(ours, ref, dtype):
+    ours = ours.numpy() if isinstance(ours, gg.Tensor) else np.asarray(ours)
+    assert ours.shape == np.shape(ref)
+    scale = max(1.0, float(np.abs(ref).max())) if np.size(ref) else 1.0
+    np.testing.assert_allclose(ours, ref, rtol=TOL[dtype], atol=TOL[dtype] * scale)
+
+
+SHAPES = [(1, 1), (3, 3), (5, 5), (2, 4, 4), (2, 3, 6, 6)]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_inv_det_slogdet_match_numpy(shape, dtype):
+    A = _rand(shape, seed=len(shape))
+    a = gg.tensor(A, dtype=dtype)
+    _close(LA.inv(a), np.linalg.inv(A), dtype)
+    _close(LA.det(a), np.linalg.det(A), dtype)
+    _close(gg.inverse(a), np.linalg.inv(A), dtype)
+    _close(a.det(), np.linalg.det(A), dtype)
+    sign, logabs = LA.slogdet(a)
+    rs, rl = np.linalg.slogdet(A)
+    _close(sign, rs, dtype)
+    _close(logabs, rl, dtype)
+    inverse, info = LA.inv_ex(a)
+    _close(inverse, np.linalg.inv(A), dtype)
+    assert info.dtype == gg.int32 and info.shape == shape[:-2] and not info.numpy().any()
+
+
+def test_det_needs_pivoting_and_counts_swaps():
+    A = np.array([[0.0, 1.0, 2.0], [3.0, 0.0, 1.0], [1.0, 5.0, 0.0]])  # a zero on the diagonal
+    for f, ref in ((LA.det, np.linalg.det(A)), (LA.inv, np.linalg.inv(A))):
+        _close(f(gg.tensor(A)), ref, "float64")
+
+
+def test_singular_matrices():
+    A = np.stack([np.eye(3), np.array([[1.0, 2, 3], [2, 4, 6], [1, 1, 1]])])
+    a = gg.tensor(A)
+    assert LA.det(a).numpy()[1] == 0
+    sign, logabs = LA.slogdet(a)
+    assert sign.numpy()[1] == 0 and logabs.numpy()[1] == -np.inf
+    assert gg.logdet(a).numpy()[1] == -np.inf
+    with pytest.raises(LA.LinAlgError, match=r"\(Batch element 1\): The diagonal element 3 is zero"):
+        LA.inv(a)
+    with pytest.raises(RuntimeError, match="input matrix is singular"):
+        LA.solve(a, gg.ones(2, 3, dtype=gg.float64))
+    _, info = LA.inv_ex(a)
+    assert info.numpy().tolist() == [0, 3]
+    with pytest.raises(LA.LinAlgError):
+        LA.inv_ex(a, check_errors=True)
+
+
+def test_logdet_of_a_negative_determinant_is_nan():
+    a = gg.tensor([[0.0, 1.0], [1.0, 0.0]])
+    assert np.isnan(gg.logdet(a).item()) and a.logdet().isnan().item()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_solve_shapes_follow_pytorch(dtype):
+    A = _rand((2, 4, 4), 1)
+    a = gg.tensor(A, dtype=dtype)
+    B = np.random.default_rng(2).standard_normal((2, 4, 3))
+    _close(LA.solve(a, gg.tensor(B, dtype=dtype)), np.linalg.solve(A, B), dtype)
+    v = B[..., 0]  # [2, 4] is A's shape without the last axis: a batch of vectors
+    _close(LA.solve(a, gg.tensor(v, dtype=dtype)), np.linalg.solve(A, v[..., None])[..., 0], dtype)
+    v1 = B[0, :, 0]  # 1-D: one vector for every matrix
+    _close(LA.solve(a, gg.tensor(v1, dtype=dtype)), np.linalg.solve(A, v1[None, :, None])[..., 0], dtype)
+    C = np.random.default_rng(3).standard_normal((3, 4))  # broadcast over A's batch, left=False
+    ref = np.swapaxes(np.linalg.solve(np.swapaxes(A, -1, -2), np.swapaxes(C, -1, -2)), -1, -2)
+    _close(LA.solve(a, gg.tensor(C, dtype=dtype), left=False), ref, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(1, 1), (4, 4), (3, 5, 5)])
+def test_cholesky_matches_numpy(shape, dtype):
+    S = _spd(shape, 4)
+    s = gg.tensor(S, dtype=dtype)
+    L = np.linalg.cholesky(S)
+    _close(LA.cholesky(s), L, dtype)
+    _close(LA.cholesky(s, upper=True), np.swapaxes(L, -1, -2), dtype)
+    _close(gg.cholesky(s), L, dtype)
+    _close(s.cholesky(), L, dtype)
+    Lx, info = LA.cholesky_ex(s)
+    _close(Lx, L, dtype)
+    assert not info.numpy().any()
+
+
+def test_cholesky_reads_the_lower_triangle_and_names_the_failing_minor():
+    S = _spd((4, 4), 5)
+    junk = np.triu(np.full((4, 4), 7.0), 1)
+    _close(LA.cholesky(gg.tensor(np.tril(S) + junk)), np.linalg.cholesky(S), "float64")
+    bad = np.stack([S, np.diag([1.0, 2.0, -1.0, 3.0])])
+    with pytest.raises(LA.LinAlgError, match=r"\(Batch element 1\).*leading minor of order 3"):
+        LA.cholesky(gg.tensor(bad))
+    assert LA.cholesky_ex(gg.tensor(bad)).info.numpy().tolist() == [0, 3]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_matches_numpy(upper, left, dtype):
+    A = _rand((2, 5, 5), 6)
+    T = np.triu(A) if upper else np.tril(A)
+    B = np.random.default_rng(7).standard_normal((2, 5, 3) if left else (2, 3, 5))
+    ref = np.linalg.solve(T, B) if left else np.swapaxes(np.linalg.solve(np.swapaxes(T, -1, -2),
+                                                                         np.swapaxes(B, -1, -2)), -1, -2)
+    a = gg.tensor(A, dtype=dtype)  # the other triangle holds junk: it is never read
+    _close(LA.solve_triangular(a, gg.tensor(B, dtype=dtype), upper=upper, left=left), ref, dtype)
+    U = T - np.diag(np.diag(T[0])) * 0
+    unit = U.copy()
+    unit[:, range(5), range(5)] = 1
+    ref_u = np.linalg.solve(unit, B) if left else None
+    if left:
+        _close(LA.solve_triangular(a, gg.tensor(B, dtype=dtype), upper=upper, unitriangular=True), ref_u, dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 4)])
+def test_qr_matches_numpy(shape, dtype):
+    A = _rand(shape, 8)
+    a = gg.tensor(A, dtype=dtype)
+    for mode in ("reduced", "complete"):
+        Q, R = LA.qr(a, mode=mode)
+        rq, rr = np.linalg.qr(A, mode=mode)
+        _close(Q, rq, dtype)  # LAPACK's sign convention, as numpy's and PyTorch's
+        _close(R, rr, dtype)
+    _close(LA.qr(a, mode="r").R, np.linalg.qr(A, mode="r"), dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (4, 4), (2, 6, 4)])
+def test_pinv_and_lstsq_of_full_rank_matrices(shape, dtype):
+    A = _rand(shape, 9)
+    a = gg.tensor(A, dtype=dtype)
+    _close(LA.pinv(a), np.linalg.pinv(A), dtype)
+    _close(gg.pinverse(a), np.linalg.pinv(A), dtype)
+    B = np.random.default_rng(10).standard_normal(shape[:-1] + (2,))
+    _close(LA.lstsq(a, gg.tensor(B, dtype=dtype)).solution, np.linalg.pinv(A) @ B, dtype)
+
+
+def test_rank_deficient_pinv_raises():
+    A = np.outer([1.0, 2.0, 3.0], [1.0, 1.0])
+    with pytest.raises(gg.UnsupportedError, match="rank-deficient"):
+        LA.pinv(gg.tensor(A))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_norms_match_numpy(dtype):
+    A = np.random.default_rng(11).standard_normal((3, 4, 5))
+    a = gg.tensor(A, dtype=dtype)
+    for ord in ("fro", 1, -1, np.inf, -np.inf):
+        _close(LA.matrix_norm(a, ord), np.linalg.norm(A, ord, axis=(-2, -1)), dtype)
+        _close(LA.norm(a[0], ord), np.linalg.norm(A[0], ord), dtype)
+    _close(LA.matrix_norm(a, 1, dim=(0, 2), keepdim=True), np.linalg.norm(A, 1, axis=(0, 2), keepdims=True), dtype)
+    for ord in (2, 1, 0, 3.5, np.inf, -np.inf):
+        _close(LA.vector_norm(a, ord, dim=-1), np.linalg.norm(A, ord, axis=-1), dtype)
+    _close(LA.vector_norm(a), np.linalg.norm(A.ravel()), dtype)
+    _close(LA.norm(a), np.linalg.norm(A.ravel()), dtype)
+    _close(LA.norm(a, dim=(1, 2)), np.linalg.norm(A, axis=(1, 2)), dtype)
+    with pytest.raises(gg.UnsupportedError, match="SVD"):
+        LA.matrix_norm(a, "nuc")
+
+
+def test_products():
+    A = _rand((2, 3, 3), 12)
+    a = gg.tensor(A)
+    for n in (0, 1, 2, 5, -1, -3):
+        _close(LA.matrix_power(a, n), np.linalg.matrix_power(A, n), "float64")
+        _close(a.matrix_power(n), np.linalg.matrix_power(A, n), "float64")
+    Ms = [np.random.default_rng(i).standard_normal(s) for i, s in enumerate([(4,), (4, 3), (3, 5), (5,)])]
+    _close(LA.multi_dot([gg.tensor(m) for m in Ms]), np.linalg.multi_dot(Ms), "float64")
+    x, y = np.random.default_rng(1).standard_normal((2, 4, 3))
+    _close(LA.cross(gg.tensor(x), gg.tensor(y)), np.cross(x, y), "float64")
+    _close(LA.vecdot(gg.tensor(x), gg.tensor(y)), (x * y).sum(-1), "float64")
+    _close(LA.diagonal(a), np.diagonal(A, 0, -2, -1), "float64")
+
+
+def test_errors_name_the_cause():
+    with pytest.raises(gg.ShapeError, match="square matrices, but they are 2 by 3"):
+        LA.inv(gg.ones(2, 3))
+    with pytest.raises(gg.DTypeError, match="floating point"):
+        LA.det(gg.ones(3, 3, dtype=gg.int64))
+    with pytest.raises(gg.ShapeError, match="at least 2 dimensions"):
+        LA.cholesky(gg.ones(3))
+    with pytest.raises(gg.DTypeError, match="Low precision"):
+        LA.inv(gg.ones(2, 2, dtype=gg.float16))
+
+
+def test_reachable_under_torch_names():
+    assert torch_names.linalg.inv is LA.inv
+    for name in ("det", "inverse", "logdet", "slogdet", "cholesky", "matrix_power", "pinverse"):
+        assert callable(getattr(torch_names, name)) and callable(getattr(gg.Tensor, name))
+
+
+GRADS = [
+    ("inv", lambda a: LA.inv(a), [(3, 3)]),
+    ("det", lambda a: LA.det(a), [(2, 4, 4)]),
+    ("slogdet", lambda a: LA.slogdet(a).logabsdet, [(2, 3, 3)]),
+    ("logdet", lambda a: gg.logdet(a @ a.transpose(-1, -2)), [(3, 3)]),
+    ("solve", lambda a, b: LA.solve(a, b), [(2, 3, 3), (2, 3, 2)]),
+    ("solve_vec", lambda a, b: LA.solve(a, b, left=False), [(3, 3), (2, 3)]),
+    ("cholesky", lambda x: LA.cholesky(x @ x.transpose(-1, -2) + 3 * gg.eye(3, dtype=gg.float64)), [(2, 3, 3)]),
+    ("solve_triangular", lambda a, b: LA.solve_triangular(a, b, upper=True), [(3, 3), (3, 2)]),
+    ("qr_Q", lambda a: LA.qr(a).Q, [(4, 3)]),
+    ("qr_R", lambda a: LA.qr(a).R, [(2, 4, 3)]),
+    ("qr_wide", lambda a: LA.qr(a).R, [(3, 4)]),
+    ("pinv", lambda a: LA.pinv(a), [(4, 3)]),
+    ("lstsq", lambda a, b: LA.lstsq(a, b).solution, [(4, 3), (4, 2)]),
+    ("matrix_power", lambda a: LA.matrix_power(a, -2), [(3, 3)]),
+    ("vector_norm", lambda a: LA.vector_norm(a, 3, dim=-1), [(3, 4)]),
+    ("matrix_norm", lambda a: LA.matrix_norm(a), [(3, 4)]),
+    ("multi_dot", lambda a, b: LA.multi_dot([a, b, a]), [(3, 3), (3, 3)]),
+]
+
+
+@pytest.mark.parametrize("name,fn,shapes", GRADS, ids=[g[0] for g in GRADS])
+def test_gradients_match_finite_differences(name, fn, shapes):
+    inputs = [_rand(s, seed=i + 20) for i, s in enumerate(shapes)]
+    assert gg.debug.gradcheck(fn, inputs)
