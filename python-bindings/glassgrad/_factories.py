@@ -21,6 +21,7 @@ from . import _C, _args, _device, _dtypes
 from ._dtypes import DTYPES
 from ._random import generator
 from ._tensor import Tensor, _NP, _shape_args, _wrap, legacy_sizes, tensor
+from ._out import factory_out
 from ._trace import user_source
 
 
@@ -83,18 +84,21 @@ def _size_keyword(fn: _Fn) -> _Fn:
     return cast(_Fn, call)
 
 
+@factory_out
 @_size_keyword
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros (torch.zeros; float32 unless dtype says otherwise)."""
     return full(_shape_args(size), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
+@factory_out
 @_size_keyword
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones (torch.ones; float32 unless dtype says otherwise)."""
     return full(_shape_args(size), 1, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
+@factory_out
 @_size_keyword
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory=False,
           memory_format=None) -> Tensor:
@@ -102,6 +106,7 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: 
     return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+@factory_out
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an
     int: int64, a float: float32) unless given."""
@@ -150,6 +155,7 @@ def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None
 
 # ---- ranges --------------------------------------------------------------------------------------
 @_bfloat16_through_float32
+@factory_out
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """start, start + step, ... below end (torch.arange; arange(n) is 0..n-1): int64 when start,
@@ -177,6 +183,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     return _leaf(values.astype(_np_dtype(dtype, default)), device, requires_grad)
 
 
+@factory_out
 @_bfloat16_through_float32
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (torch.linspace; float32),
@@ -192,6 +199,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
+@factory_out
 @_bfloat16_through_float32
 def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False) -> Tensor:

@@ -20,6 +20,7 @@ import numpy as np
 from . import _C, _dtypes
 from ._dtypes import DTYPES
 from ._tensor import Tensor, _NP, _op, _wrap, raw_from_numpy, tensor
+from ._out import accepts_out
 
 _Number = (numbers.Number, np.number, np.bool_)
 
@@ -91,6 +92,7 @@ def _unary_float(name: str):
 
 
 # ---- arithmetic ---------------------------------------------------------------------------------
+@accepts_out
 def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other (torch.add), in result_type(input, other); bool + bool is or."""
     if alpha != 1:
@@ -106,6 +108,7 @@ def add(input, other, *, alpha=1) -> Tensor:
     return binary("Add", x, y, dt)
 
 
+@accepts_out
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
     if alpha != 1:
@@ -125,6 +128,7 @@ def sub(input, other, *, alpha=1) -> Tensor:
 subtract = sub
 
 
+@accepts_out
 def mul(input, other) -> Tensor:
     """input * other (torch.mul), in result_type(input, other); bool * bool is and."""
     x, y, _ = _operands(input, other)
@@ -154,6 +158,7 @@ def _check_integer_divisor(where: str, other, dt) -> None:
                                 f"  fix: divide by nonzero values, or in floats: x.float() {where} y")
 
 
+@accepts_out
 def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
     """input / other (torch.div): true division in a floating type (int64 / 2 is float32), or
     rounding_mode='trunc' / 'floor' in result_type(input, other)."""

@@ -18,6 +18,7 @@ from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op, _shape_args, tensor
+from ._out import accepts_out, product_out
 from ._numpy_names import accept_numpy_names
 
 
@@ -33,6 +34,7 @@ def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1) -> Tensor:
 
 
 # ---- joining and splitting ----------------------------------------------------------------------
+@accepts_out
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Joins tensors of one shape along a new dim (torch.stack)."""
     tensors = list(tensors)
@@ -318,6 +320,7 @@ def _sparse_product(op, input, other):
     return sparse.mm(input, other)
 
 
+@product_out
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul: a 1-d operand is a vector (a row on the left, a column on the right, its dim
     removed from the result); 2-d and batched operands broadcast their batch dims."""
@@ -342,6 +345,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
+@product_out
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (torch.mm)."""
     if getattr(input, "is_sparse", False) or getattr(mat2, "is_sparse", False):
@@ -353,6 +357,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return _op("MatMul", [input, mat2])
 
 
+@product_out
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched products of [B, n, m] and [B, m, p] (torch.bmm)."""
     for name, t in (("input", input), ("mat2", mat2)):

@@ -28,10 +28,12 @@ from . import _C, _args
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
 from ._tensor import Tensor, _dim, _op, tensor
+from ._out import accepts_out
 from ._numpy_names import accept_numpy_names
 
 
 # ---- cat ----------------------------------------------------------------------------------------
+@accepts_out
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """torch.cat: joins tensors of one dtype and device along `dim` (sizes may differ along it only)."""
     tensors = list(tensors)

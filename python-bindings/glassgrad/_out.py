@@ -1,0 +1,95 @@
+"""PyTorch's out= argument: the result is written into a given tensor, which is returned
+(docs/porting.md, the out= row). The tensor is resized to the result's shape (with PyTorch's
+deprecation warning when it held elements), the result cast to its dtype when PyTorch allows the
+cast, and refused where autograd would be needed, as PyTorch refuses it."""
+from __future__ import annotations
+
+import functools
+import inspect
+import warnings
+from typing import Any, Callable, TypeVar, cast
+
+from . import _dtypes
+from ._runtime import is_grad_enabled
+from ._tensor import Tensor
+
+_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16", "int64": "Long",
+          "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+# the C names PyTorch's matrix products print when out's dtype is not the result's
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
+
+_Fn = TypeVar("_Fn", bound=Callable[..., Any])
+
+
+def write_out(out, result: Tensor, name: str, same_dtype: bool = False, warn: bool = True) -> Tensor:
+    """result written into out (torch's out=): out itself comes back. same_dtype: out must have
+    the result's dtype (PyTorch's matrix products); warn: warn when out held other elements."""
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type(out).__name__}")
+    if is_grad_enabled() and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic differentiation, but "
+                           "one of the arguments requires grad.\n  fix: y = " + name + "(...) without out=, or call "
+                           "it under torch.no_grad()")
+    if same_dtype and out.dtype != result.dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES.get(str(result.dtype), result.dtype)}, but "
+                           f"got {_C_NAMES.get(str(out.dtype), out.dtype)} instead")
+    if out.dtype != result.dtype and not _dtypes.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {_NAMES.get(str(result.dtype), result.dtype)} can't be cast to the desired "
+                           f"output type {_NAMES.get(str(out.dtype), out.dtype)}")
+    if out.device != result.device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel() != 0 and warn:
+            warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, "
+                          f"which does not match the required output shape {list(result.shape)}. This behavior is "
+                          "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
+                          "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
+                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out.resize_(*result.shape)
+    out.copy_(result)
+    return out
+
+
+def accepts_out(fn: _Fn, same_dtype: bool = False) -> _Fn:
+    """fn with a keyword-only out=None after its own parameters (PyTorch's signature)."""
+    @functools.wraps(fn)
+    def call(*args, out=None, **kwargs):
+        result = fn(*args, **kwargs)
+        return result if out is None else write_out(out, result, fn.__name__, same_dtype)
+
+    sig = inspect.signature(fn)
+    params = list(sig.parameters.values())
+    at = len(params) - (1 if params and params[-1].kind == inspect.Parameter.VAR_KEYWORD else 0)
+    params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
+    call.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    return cast(_Fn, call)
+
+
+def factory_out(fn: _Fn) -> _Fn:
+    """A factory that already names out= in its signature: with out given, the values are made in
+    out's dtype (unless dtype says otherwise) and on its device, then written into it."""
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        out = kwargs.pop("out", None)
+        if out is None:
+            return fn(*args, **kwargs)
+        if isinstance(out, Tensor):
+            if kwargs.get("dtype") is None:
+                kwargs["dtype"] = out.dtype
+            if kwargs.get("device") is None:
+                kwargs["device"] = out.device
+        result = fn(*args, **kwargs)
+        if fn.__name__ == "arange" and isinstance(out, Tensor) and out.numel() not in (0, result.numel()):
+            warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} "
+                          f"which does not match the computed number of elements {result.numel()}. Note that this "
+                          "may occur as a result of rounding error. The out tensor will be resized to a tensor of "
+                          f"shape ({result.numel()},).", UserWarning, stacklevel=2)
+        return write_out(out, result, fn.__name__, warn=False)
+    return cast(_Fn, call)
+
+
+def product_out(fn: _Fn) -> _Fn:
+    """accepts_out for the matrix products, whose out must have the result's dtype."""
+    return accepts_out(fn, same_dtype=True)
