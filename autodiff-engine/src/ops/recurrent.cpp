@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/recurrent_geometry.h"
 #include "op_helpers.h"
 
@@ -401,112 +402,75 @@ Shape packed_shape(const Shape& padded, const Attrs& attrs) {
   return out;
 }
 
+// The forward ops: the layer's weight_ih is w_ih (a device or dtype mismatch is said for it).
+void forward_op(OpSchema& s) {
+  s.layer_parameter = "weight_ih";
+  s.infer = [](const ShapeContext& ctx) { return forward_infer(ctx, recurrent_cell_of(ctx.op(), ctx.attrs())); };
+  s.gradient = [](GradContext& c) { forward_gradient(c, recurrent_cell_of(c.node().op(), c.attrs())); };
+}
+
+// The backward ops: their kernels are chosen by x's dtype (input x_input).
+void backward_op(OpSchema& s, int x_input) {
+  s.dispatch_input = x_input;
+  s.infer = [](const ShapeContext& ctx) { return backward_infer(ctx, recurrent_cell_of(ctx.op(), ctx.attrs())); };
+}
+
+void rnn_sequence(OpSchema& s) { forward_op(s); }
+void lstm_sequence(OpSchema& s) { forward_op(s); }
+void gru_sequence(OpSchema& s) { forward_op(s); }
+void rnn_sequence_backward(OpSchema& s) { backward_op(s, 2); }
+void lstm_sequence_backward(OpSchema& s) { backward_op(s, 3); }
+void gru_sequence_backward(OpSchema& s) { backward_op(s, 2); }
+
+void pack_sequence(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    check_pack_attrs(ctx, ctx.in(0).shape);
+    return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), packed_shape(ctx.in(0).shape, ctx.attrs()))};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    Attrs a = c.attrs();
+    const Shape padded = c.shape(c.input(0));
+    a.set("total_length", padded[a.b("batch_first", false) ? 1 : 0]);
+    a.set("batch", padded[a.b("batch_first", false) ? 0 : 1]);
+    c.set_grad(0, c.emit("PadPackedSequence", {c.grad_output(0)}, a));
+  };
+}
+
+void pad_packed_sequence(OpSchema& s) {
+  s.infer = [](const ShapeContext& ctx) {
+    const TensorInfo& p = ctx.in(0);
+    const std::vector<int64_t>& bs = ctx.attrs().ints("batch_sizes");
+    const int64_t steps = ctx.attrs().i("total_length");
+    const int64_t batch = ctx.attrs().i("batch", bs.empty() ? 0 : bs[0]);
+    const bool batch_first = ctx.attrs().b("batch_first", false);
+    if (p.rank() < 1) ctx.fail(ErrorMessage("the packed data must have a rows axis, got a 0-d tensor"));
+    Shape padded = batch_first ? Shape{batch, steps} : Shape{steps, batch};
+    padded.insert(padded.end(), p.shape.begin() + 1, p.shape.end());
+    check_pack_attrs(ctx, padded);
+    if (packed_shape(padded, ctx.attrs()) != p.shape) {
+      ctx.fail(ErrorMessage("the packed data has shape " + shape_str(p.shape) + " but batch_sizes make " +
+                            shape_str(packed_shape(padded, ctx.attrs())))
+                   .fix("pass the data and batch_sizes of one PackedSequence"));
+    }
+    (void)ctx.attrs().f("padding_value", 0.0);
+    return std::vector<TensorInfo>{ops::with_shape(p, padded)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
+    Attrs a;
+    for (const char* k : {"batch_sizes", "sorted_indices", "batch_first"}) {
+      if (const AttrValue* v = c.attrs().find(k)) a.set(k, *v);
+    }
+    c.set_grad(0, c.emit("PackSequence", {c.grad_output(0)}, a));
+  };
+}
+
 }  // namespace
 
 void register_recurrent_ops(OpRegistry& r) {
-  for (RecurrentCell cell : {RecurrentCell::RNNTanh, RecurrentCell::LSTM, RecurrentCell::GRU}) {
-    const bool lstm = cell == RecurrentCell::LSTM, gru = cell == RecurrentCell::GRU;
-    {
-      OpSchema s;
-      s.name = forward_name(cell);
-      s.layer_parameter = "weight_ih";
-      s.inputs = {"x", "w_ih", "w_hh", "h0"};
-      if (lstm) s.inputs.push_back("c0");
-      s.min_inputs = static_cast<int>(s.inputs.size());
-      s.inputs.insert(s.inputs.end(), {"b_ih", "b_hh"});
-      if (lstm) s.inputs.push_back("w_hr");
-      s.outputs = {"y", "h_n"};
-      if (lstm) s.outputs.push_back("c_n");
-      if (lstm || gru) s.outputs.push_back("reserve");
-      s.formula = lstm  ? "i,f,g,o = sigma,sigma,tanh,sigma(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh); "
-                          "c_t = f*c_{t-1} + i*g; h_t = o*tanh(c_t) [h_t = W_hr h_t] over the sequence"
-                  : gru ? "r,z = sigma(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh); n = tanh(W_in x_t + b_in + "
-                          "r*(W_hn h_{t-1} + b_hn)); h_t = (1-z)*n + z*h_{t-1} over the sequence"
-                        : "h_t = act(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh) over the sequence (act: tanh or relu)";
-      s.infer = [](const ShapeContext& ctx) { return forward_infer(ctx, recurrent_cell_of(ctx.op(), ctx.attrs())); };
-      s.gradient = [](GradContext& c) { forward_gradient(c, recurrent_cell_of(c.node().op(), c.attrs())); };
-      r.add(std::move(s));
-    }
-    {
-      OpSchema s;
-      s.name = std::string(forward_name(cell)) + "Backward";
-      s.inputs = {"grad_y", "grad_hn"};
-      if (lstm) s.inputs.push_back("grad_cn");
-      s.inputs.insert(s.inputs.end(), {"x", "w_ih", "w_hh", "h0"});
-      if (lstm) s.inputs.push_back("c0");
-      s.inputs.push_back("y");
-      if (lstm || gru) s.inputs.push_back("reserve");
-      s.min_inputs = static_cast<int>(s.inputs.size());
-      if (lstm) s.inputs.push_back("w_hr");
-      s.dispatch_input = lstm ? 3 : 2;
-      s.outputs = {"dx", "dw_ih", "dw_hh", "dh0"};
-      if (lstm) s.outputs.push_back("dc0");
-      if (gru) {
-        s.outputs.insert(s.outputs.end(), {"db_ih", "db_hh"});
-      } else {
-        s.outputs.push_back("db");
-      }
-      if (lstm) s.outputs.push_back("dw_hr");
-      s.formula = "reverse time loop: dP_t from dh_t, dc_t (fused cell backward), dh_{t-1} += dP^h_t W_hh; then "
-                  "dx = dP W_ih, dW_ih = dP^T x, dW_hh = dP^hT h_prev, db = sum_rows dP";
-      s.infer = [](const ShapeContext& ctx) { return backward_infer(ctx, recurrent_cell_of(ctx.op(), ctx.attrs())); };
-      r.add(std::move(s));
-    }
-  }
-  {
-    OpSchema s;
-    s.name = "PackSequence";
-    s.inputs = {"padded"};
-    s.outputs = {"packed"};
-    s.formula = "packed[offsets[t] + j] = padded[t, sorted_indices[j]] for j < batch_sizes[t]";
-    s.infer = [](const ShapeContext& ctx) {
-      check_pack_attrs(ctx, ctx.in(0).shape);
-      return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), packed_shape(ctx.in(0).shape, ctx.attrs()))};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      Attrs a = c.attrs();
-      const Shape padded = c.shape(c.input(0));
-      a.set("total_length", padded[a.b("batch_first", false) ? 1 : 0]);
-      a.set("batch", padded[a.b("batch_first", false) ? 0 : 1]);
-      c.set_grad(0, c.emit("PadPackedSequence", {c.grad_output(0)}, a));
-    };
-    r.add(std::move(s));
-  }
-  {
-    OpSchema s;
-    s.name = "PadPackedSequence";
-    s.inputs = {"packed"};
-    s.outputs = {"padded"};
-    s.formula = "padded[t, sorted_indices[j]] = packed[offsets[t] + j] for j < batch_sizes[t], else padding_value";
-    s.infer = [](const ShapeContext& ctx) {
-      const TensorInfo& p = ctx.in(0);
-      const std::vector<int64_t>& bs = ctx.attrs().ints("batch_sizes");
-      const int64_t steps = ctx.attrs().i("total_length");
-      const int64_t batch = ctx.attrs().i("batch", bs.empty() ? 0 : bs[0]);
-      const bool batch_first = ctx.attrs().b("batch_first", false);
-      if (p.rank() < 1) ctx.fail(ErrorMessage("the packed data must have a rows axis, got a 0-d tensor"));
-      Shape padded = batch_first ? Shape{batch, steps} : Shape{steps, batch};
-      padded.insert(padded.end(), p.shape.begin() + 1, p.shape.end());
-      check_pack_attrs(ctx, padded);
-      if (packed_shape(padded, ctx.attrs()) != p.shape) {
-        ctx.fail(ErrorMessage("the packed data has shape " + shape_str(p.shape) + " but batch_sizes make " +
-                              shape_str(packed_shape(padded, ctx.attrs())))
-                     .fix("pass the data and batch_sizes of one PackedSequence"));
-      }
-      (void)ctx.attrs().f("padding_value", 0.0);
-      return std::vector<TensorInfo>{ops::with_shape(p, padded)};
-    };
-    s.gradient = [](GradContext& c) {
-      if (c.grad_output(0) == kNoValue || !c.needs_grad(0)) return;
-      Attrs a;
-      for (const char* k : {"batch_sizes", "sorted_indices", "batch_first"}) {
-        if (const AttrValue* v = c.attrs().find(k)) a.set(k, *v);
-      }
-      c.set_grad(0, c.emit("PackSequence", {c.grad_output(0)}, a));
-    };
-    r.add(std::move(s));
-  }
+#define GG_OP GG_ADD_OP_SCHEMA
+#include "glassgrad/autodiff/families/recurrent.def"
 }
 
 }  // namespace glassgrad

@@ -31,6 +31,8 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/recurrent/cell_rows.h"
 #include "cpu/recurrent/cells.h"
+#include "cpu/recurrent/pack_sequence.h"
+#include "cpu/registration.h"
 #include "cpu/rounding.h"
 #include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/autodiff/recurrent_geometry.h"
@@ -38,8 +40,6 @@
 #include "glassgrad/runtime/parallel.h"
 
 namespace glassgrad {
-
-void register_cpu_pack_sequence_kernels(KernelRegistry& r);  // kernels/cpu/pack_sequence.cpp
 
 namespace {
 
@@ -423,28 +423,26 @@ void backward(const KernelContext& c) {
   if (dw_hr) gemm<T>(Ho, H, N, cpu::transpose_of(buf.dhs, Ho), cpu::row_major(reserve + 5 * H, W), dw_hr, H, T(0), gws);
 }
 
+// The rows' kernels: the drivers above with their workspaces, and the packing kernels
+// (cpu/recurrent/pack_sequence.h).
+template <typename T, Family F>
+constexpr KernelEntry forward_entry{forward<T, F>, forward_workspace<F>, nullptr};
+template <typename T, Family F>
+constexpr KernelEntry backward_entry{backward<T, F>, backward_workspace<F>, nullptr};
+template <typename T> constexpr KernelEntry rnn_sequence = forward_entry<T, Family::RNN>;
+template <typename T> constexpr KernelEntry lstm_sequence = forward_entry<T, Family::LSTM>;
+template <typename T> constexpr KernelEntry gru_sequence = forward_entry<T, Family::GRU>;
+template <typename T> constexpr KernelEntry rnn_sequence_backward = backward_entry<T, Family::RNN>;
+template <typename T> constexpr KernelEntry lstm_sequence_backward = backward_entry<T, Family::LSTM>;
+template <typename T> constexpr KernelEntry gru_sequence_backward = backward_entry<T, Family::GRU>;
+using cpu::pack_sequence;
+using cpu::pad_packed_sequence;
+
 }  // namespace
 
 void register_cpu_recurrent_kernels(KernelRegistry& r) {
-  r.add("RNNSequence", DeviceType::CPU, DType::Float32, forward<float, Family::RNN>, forward_workspace<Family::RNN>);
-  r.add("RNNSequence", DeviceType::CPU, DType::Float64, forward<double, Family::RNN>, forward_workspace<Family::RNN>);
-  r.add("LSTMSequence", DeviceType::CPU, DType::Float32, forward<float, Family::LSTM>, forward_workspace<Family::LSTM>);
-  r.add("LSTMSequence", DeviceType::CPU, DType::Float64, forward<double, Family::LSTM>, forward_workspace<Family::LSTM>);
-  r.add("GRUSequence", DeviceType::CPU, DType::Float32, forward<float, Family::GRU>, forward_workspace<Family::GRU>);
-  r.add("GRUSequence", DeviceType::CPU, DType::Float64, forward<double, Family::GRU>, forward_workspace<Family::GRU>);
-  r.add("RNNSequenceBackward", DeviceType::CPU, DType::Float32, backward<float, Family::RNN>,
-        backward_workspace<Family::RNN>);
-  r.add("RNNSequenceBackward", DeviceType::CPU, DType::Float64, backward<double, Family::RNN>,
-        backward_workspace<Family::RNN>);
-  r.add("LSTMSequenceBackward", DeviceType::CPU, DType::Float32, backward<float, Family::LSTM>,
-        backward_workspace<Family::LSTM>);
-  r.add("LSTMSequenceBackward", DeviceType::CPU, DType::Float64, backward<double, Family::LSTM>,
-        backward_workspace<Family::LSTM>);
-  r.add("GRUSequenceBackward", DeviceType::CPU, DType::Float32, backward<float, Family::GRU>,
-        backward_workspace<Family::GRU>);
-  r.add("GRUSequenceBackward", DeviceType::CPU, DType::Float64, backward<double, Family::GRU>,
-        backward_workspace<Family::GRU>);
-  register_cpu_pack_sequence_kernels(r);
+#define GG_OP GG_ADD_CPU_KERNEL
+#include "glassgrad/autodiff/families/recurrent.def"
 }
 
 }  // namespace glassgrad

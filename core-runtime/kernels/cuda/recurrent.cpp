@@ -252,17 +252,21 @@ void unpack(const KernelContext& c) {
          c.inputs[0].data_ptr(), out.data_ptr());
 }
 
+// The rows' kernels: the launchers with their workspaces.
+constexpr KernelEntry rnn_sequence{forward<Family::RNN>, forward_workspace<Family::RNN>, nullptr};
+constexpr KernelEntry lstm_sequence{forward<Family::LSTM>, forward_workspace<Family::LSTM>, nullptr};
+constexpr KernelEntry gru_sequence{forward<Family::GRU>, forward_workspace<Family::GRU>, nullptr};
+constexpr KernelEntry rnn_sequence_backward{backward<Family::RNN>, backward_workspace<Family::RNN>, nullptr};
+constexpr KernelEntry lstm_sequence_backward{backward<Family::LSTM>, backward_workspace<Family::LSTM>, nullptr};
+constexpr KernelEntry gru_sequence_backward{backward<Family::GRU>, backward_workspace<Family::GRU>, nullptr};
+constexpr KernelEntry pack_sequence{pack, pack_workspace, nullptr};
+constexpr KernelEntry pad_packed_sequence{unpack, pack_workspace, nullptr};
+
 }  // namespace
 
 void add_recurrent_kernels(std::vector<KernelDef>& k) {
-  k.push_back({"RNNSequence", forward<Family::RNN>, float_dtypes(), forward_workspace<Family::RNN>});
-  k.push_back({"LSTMSequence", forward<Family::LSTM>, float_dtypes(), forward_workspace<Family::LSTM>});
-  k.push_back({"GRUSequence", forward<Family::GRU>, float_dtypes(), forward_workspace<Family::GRU>});
-  k.push_back({"RNNSequenceBackward", backward<Family::RNN>, float_dtypes(), backward_workspace<Family::RNN>});
-  k.push_back({"LSTMSequenceBackward", backward<Family::LSTM>, float_dtypes(), backward_workspace<Family::LSTM>});
-  k.push_back({"GRUSequenceBackward", backward<Family::GRU>, float_dtypes(), backward_workspace<Family::GRU>});
-  k.push_back({"PackSequence", pack, all_dtypes(), pack_workspace});
-  k.push_back({"PadPackedSequence", unpack, all_dtypes(), pack_workspace});
+#define GG_OP GG_ADD_CUDA_KERNEL
+#include "glassgrad/autodiff/families/recurrent.def"
 }
 
 }  // namespace cuda
