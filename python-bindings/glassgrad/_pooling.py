@@ -3,9 +3,10 @@ arguments that the pooling layers (nn/layers.py) share. The family's attributes 
 defaults are read once by the engine's geometry (families/pool.h, docs/architecture.md)."""
 from __future__ import annotations
 
-from typing import Optional, Sequence, Union
+from typing import Optional, Sequence, Tuple, Union
 
 from . import _C, _args
+from ._pool_indices import max_unpool, window_max_pool2d
 from ._tensor import Tensor, _op
 
 IntPair = Union[int, Sequence[int]]
@@ -32,14 +33,10 @@ def _pool_attrs(where: str, kernel_size: IntPair, stride: Optional[IntPair], pad
     return attrs
 
 
-def max_pool_extras(where: str, dilation, return_indices) -> None:
-    """Refuses what glassgrad's max pooling lacks: dilation other than 1, return_indices=True (for
-    max_pool2d and MaxPool2d, which checks when it is built)."""
-    dilated = _args.int_pair(dilation, "dilation", where, minimum=1) != (1, 1)
-    if dilated or _args.flag(return_indices, "return_indices", where):
-        what = f"dilation={dilation}" if dilated else "return_indices=True"
-        raise _C.UnsupportedError(f"{where}: {what} is not supported: glassgrad's max pooling has dilation 1 and "
-                                  f"returns the pooled values only\n  fix: drop {what.split('=')[0]}=...")
+def max_pool_dilation(where: str, dilation) -> Tuple[int, int]:
+    """Max pooling's dilation pair, each >= 1 (for max_pool2d and MaxPool2d, which checks when it
+    is built)."""
+    return _args.int_pair(dilation, "dilation", where, minimum=1)
 
 
 def avg_pool_divisor(where: str, divisor_override) -> Optional[int]:
@@ -60,12 +57,35 @@ def on_batch_of_one(input: Tensor, run) -> Tensor:
 
 
 def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
-               dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False) -> Tensor:
+               dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False):
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
-    max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows."""
-    max_pool_extras("max_pool2d", dilation, return_indices)
+    max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows. With
+    return_indices, (values, int64 indices of each maximum in its input plane), which
+    max_unpool2d takes; dilation and indices run by window tables (docs/pooling.md)."""
+    d = max_pool_dilation("max_pool2d", dilation)
+    indexed = _args.flag(return_indices, "return_indices", "max_pool2d")
+    if indexed or d != (1, 1):
+        values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+        return (values, indices) if indexed else values
     attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
     return on_batch_of_one(input, lambda x: _op("MaxPool2D", [x], attrs))
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None,
+                            padding: IntPair = 0, dilation: IntPair = 1, ceil_mode: bool = False,
+                            return_indices: bool = False) -> Tuple[Tensor, Tensor]:
+    """F.max_pool2d_with_indices: (values, indices) whatever return_indices says, as PyTorch's."""
+    k, s, p = pool_arguments("max_pool2d", kernel_size, stride, padding)
+    d = max_pool_dilation("max_pool2d", dilation)
+    return window_max_pool2d(input, k, s, p, d, _args.flag(ceil_mode, "ceil_mode", "max_pool2d"))
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None,
+                 padding: IntPair = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
+    """F.max_unpool2d: each value of a max pooling's output back at its index, zeros elsewhere;
+    output_size (H, W) or (N, C, H, W) picks among the sizes that pool to input's."""
+    k, s, p = pool_arguments("max_unpool2d", kernel_size, stride, padding)
+    return max_unpool("max_unpool2d", input, indices, k, s, p, output_size)
 
 
 def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,

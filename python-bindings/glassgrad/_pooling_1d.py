@@ -2,15 +2,15 @@
 max_pool1d and avg_pool1d run the 2-D pooling ops on a (N, C, 1, L) view of (N, C, L) input;
 adaptive_avg_pool1d runs adaptive_avg_pool2d the same way; adaptive_max_pool1d/2d take the
 maximum of each of PyTorch's bins (bin i of n over a size L spans floor(i L / n) to
-ceil((i + 1) L / n)), one amax per bin."""
+ceil((i + 1) L / n)) by window tables (_pool_indices, docs/pooling.md), which also give the
+indices; max_unpool1d is unpooling of the (N, C, 1, L) view."""
 from __future__ import annotations
 
-import math
 from typing import List, Optional, Tuple
 
 from . import _C, _args
-from ._pooling import avg_pool2d, max_pool2d, max_pool_extras
-from ._shapes import stack
+from ._pool_indices import max_unpool, window_adaptive_max_pool2d
+from ._pooling import avg_pool2d, max_pool2d, max_pool2d_with_indices, max_pool_dilation
 from ._spatial import adaptive_avg_pool2d
 from ._tensor import Tensor
 
@@ -38,26 +38,45 @@ def _back(y: Tensor, batched: bool) -> Tensor:
     return y if batched else y.squeeze(0)
 
 
-def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
-               return_indices: bool = False) -> Tensor:
-    """Max over windows of kernel_size along the last axis (PyTorch's F.max_pool1d); stride
-    defaults to the kernel size."""
-    where = "max_pool1d"
+def _window_arguments(where: str, kernel_size, stride, padding):
     k = _one(kernel_size, "kernel_size", where, 1)
     s = k if stride is None or stride == [] else _one(stride, "stride", where, 1)
-    p = _one(padding, "padding", where, 0)
-    max_pool_extras(where, _one(dilation, "dilation", where, 1), return_indices)
+    return k, s, _one(padding, "padding", where, 0)
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False):
+    """Max over windows of kernel_size along the last axis (PyTorch's F.max_pool1d); stride
+    defaults to the kernel size. With return_indices, (values, int64 positions along L)."""
+    where = "max_pool1d"
+    k, s, p = _window_arguments(where, kernel_size, stride, padding)
+    d = max_pool_dilation(where, (1, _one(dilation, "dilation", where, 1)))
     x, batched = _as_2d(input, where)
-    return _back(max_pool2d(x, (1, k), (1, s), (0, p), 1, ceil_mode), batched)
+    if _args.flag(return_indices, "return_indices", where):
+        values, indices = max_pool2d_with_indices(x, (1, k), (1, s), (0, p), d, ceil_mode)
+        return _back(values, batched), _back(indices, batched)
+    return _back(max_pool2d(x, (1, k), (1, s), (0, p), d, ceil_mode), batched)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode: bool = False, return_indices: bool = False):
+    """F.max_pool1d_with_indices: (values, indices) whatever return_indices says, as PyTorch's."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """F.max_unpool1d: each value of max_pool1d's output back at its index along L, zeros
+    elsewhere; output_size (L,) or (N, C, L) picks among the lengths that pool to input's."""
+    where = "max_unpool1d"
+    k, s, p = _window_arguments(where, kernel_size, stride, padding)
+    return max_unpool(where, input, indices, (k,), (s,), (p,), output_size)
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of kernel_size along the last axis (PyTorch's F.avg_pool1d)."""
     where = "avg_pool1d"
-    k = _one(kernel_size, "kernel_size", where, 1)
-    s = k if stride is None or stride == [] else _one(stride, "stride", where, 1)
-    p = _one(padding, "padding", where, 0)
+    k, s, p = _window_arguments(where, kernel_size, stride, padding)
     x, batched = _as_2d(input, where)
     return _back(avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad), batched)
 
@@ -69,36 +88,38 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     return _back(adaptive_avg_pool2d(x, (1, n)), batched)
 
 
-def _bins(size: int, n: int) -> List[Tuple[int, int]]:
-    return [((i * size) // n, math.ceil((i + 1) * size / n)) for i in range(n)]
-
-
-def _no_indices(where: str, return_indices) -> None:
-    if _args.flag(return_indices, "return_indices", where):
-        raise _C.UnsupportedError(f"{where}: return_indices=True is not supported: glassgrad returns the pooled "
-                                  f"values only\n  fix: drop return_indices=True")
-
-
-def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False) -> Tensor:
-    """Maxima over PyTorch's bins to output_size along the last axis (F.adaptive_max_pool1d)."""
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):
+    """Maxima over PyTorch's bins to output_size along the last axis (F.adaptive_max_pool1d);
+    with return_indices, (values, int64 positions along L)."""
     where = "adaptive_max_pool1d"
-    _no_indices(where, return_indices)
     n = _one(output_size, "output_size", where, 1)
-    if input.ndim not in (2, 3):
-        raise _C.ShapeError(f"{where}: expected a 2-d (C, L) or 3-d (N, C, L) input, got {list(input.shape)}")
-    return stack([input[..., a:b].amax(-1) for a, b in _bins(input.shape[-1], n)], -1)
+    x, batched = _as_2d(input, where)
+    values, indices = window_adaptive_max_pool2d(x, 1, n)
+    values, indices = _back(values, batched), _back(indices, batched)
+    return (values, indices) if _args.flag(return_indices, "return_indices", where) else values
 
 
-def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False) -> Tensor:
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):
     """Maxima over PyTorch's bins to output_size (an int or (H, W), None keeping that size) for
-    (C, H, W) or (N, C, H, W) input (F.adaptive_max_pool2d)."""
+    (C, H, W) or (N, C, H, W) input (F.adaptive_max_pool2d); with return_indices, (values,
+    int64 indices into each input plane)."""
     where = "adaptive_max_pool2d"
-    _no_indices(where, return_indices)
-    if input.ndim not in (3, 4):
-        raise _C.ShapeError(f"{where}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got {list(input.shape)}")
+    if not isinstance(input, Tensor) or input.ndim not in (3, 4):
+        raise _C.ShapeError(f"{where}: expected a 3-d (C, H, W) or 4-d (N, C, H, W) input, got "
+                            f"{list(getattr(input, 'shape', [type(input).__name__]))}")
     h, w = input.shape[-2:]
     sizes: List[Optional[int]] = list(output_size) if isinstance(output_size, (tuple, list)) else [output_size] * 2
     oh = h if sizes[0] is None else _args.integer(sizes[0], "output_size", where, minimum=1)
     ow = w if sizes[1] is None else _args.integer(sizes[1], "output_size", where, minimum=1)
-    rows = [stack([input[..., a:b, c:d].amax((-2, -1)) for c, d in _bins(w, ow)], -1) for a, b in _bins(h, oh)]
-    return stack(rows, -2)
+    values, indices = window_adaptive_max_pool2d(input, oh, ow)
+    return (values, indices) if _args.flag(return_indices, "return_indices", where) else values
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """F.adaptive_max_pool1d_with_indices: (values, indices) whatever return_indices says."""
+    return adaptive_max_pool1d(input, output_size, True)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """F.adaptive_max_pool2d_with_indices: (values, indices) whatever return_indices says."""
+    return adaptive_max_pool2d(input, output_size, True)

@@ -14,7 +14,8 @@ from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cr
                       mse_loss, nll_loss)
 from ._math import abs, clamp, exp, log, maximum, minimum, pow, sigmoid, sqrt, tanh
 from ._padding import pad
-from ._pooling import avg_pool2d, avg_pool_divisor, max_pool2d, max_pool_extras, on_batch_of_one, pool_arguments
+from ._pooling import (avg_pool2d, avg_pool_divisor, max_pool2d, max_pool2d_with_indices, max_pool_dilation, max_unpool2d,
+                       on_batch_of_one, pool_arguments)
 from ._reductions import argmax, max, mean, sum, var
 from ._shapes import matmul, nonzero
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot

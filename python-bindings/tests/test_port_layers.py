@@ -92,8 +92,8 @@ def test_pooling_ceil_mode_keeps_the_last_partial_window():
     np.testing.assert_allclose(a.numpy()[0, 0, 2], [20.5, 22.5, 24.0])  # overhang not counted
     assert nn.MaxPool2d(3, 2, ceil_mode=True)(gg.tensor(x)).shape == (1, 1, 2, 2)
     assert nn.AvgPool2d(2, divisor_override=1)(gg.tensor(x)).numpy()[0, 0, 0, 0] == 0 + 1 + 5 + 6
-    with pytest.raises(gg.UnsupportedError, match="dilation"):
-        F.max_pool2d(gg.tensor(x), 2, dilation=2)
+    dilated = F.max_pool2d(gg.tensor(x), 2, dilation=2)     # windows see rows and columns {0, 2} and {2, 4}
+    np.testing.assert_array_equal(dilated.numpy()[0, 0], [[12, 14], [22, 24]])
 
 
 # ---- activations --------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module, Parameter
 from .rms_norm import RMSNorm
 from .pooling_1d import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
+from .unpooling import MaxUnpool1d, MaxUnpool2d
 from .parameter_containers import ParameterDict, ParameterList
 from .extra_activation import (CELU, GLU, SELU, Hardshrink, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
                                Softsign, Tanhshrink, Threshold)
@@ -56,7 +57,8 @@ __all__ += ["DataParallel", "parallel"]
 __all__ += [n for n in _dropout_layers.__all__ if n[:1].isupper()]
 __all__ += ["Embedding", "EmbeddingBag"]
 __all__ += ["ParameterList", "ParameterDict", "RMSNorm"]
-__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d",
+            "MaxUnpool2d"]
 __all__ += ["LogSigmoid", "Softsign", "SELU", "CELU", "GLU", "PReLU", "RReLU", "Softmin", "Softmax2d", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink"]
 __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]

@@ -13,8 +13,10 @@ from .._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, c
                        mse_loss, nll_loss)
 from .._embedding import embedding, embedding_bag
 from .._rms_norm import rms_norm
-from .._pooling_1d import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d, avg_pool1d,
-                           max_pool1d)
+from .._pooling_1d import (adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool1d_with_indices,
+                           adaptive_max_pool2d, adaptive_max_pool2d_with_indices, avg_pool1d, max_pool1d,
+                           max_pool1d_with_indices, max_unpool1d)
+from .._pooling import max_pool2d_with_indices, max_unpool2d
 from .._extra_activations import (celu, celu_, glu, hardshrink, logsigmoid, prelu, rrelu, rrelu_, selu,
                                   selu_, softmin, softshrink, softsign, tanhshrink, threshold, threshold_)
 from .._distances import cosine_similarity, normalize, pairwise_distance

@@ -414,13 +414,14 @@ class Tanh(Module):
 
 class MaxPool2d(Module):
     """PyTorch's nn.MaxPool2d(kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-    ceil_mode=False); dilation must be 1 and return_indices False."""
+    ceil_mode=False); with return_indices, forward returns (values, indices) for MaxUnpool2d."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False, ceil_mode=False):
         super().__init__()
         where = _args.call("MaxPool2d", kernel_size)
         F.pool_arguments(where, kernel_size, stride, padding)
-        F.max_pool_extras(where, dilation, return_indices)
+        F.max_pool_dilation(where, dilation)
+        _args.flag(return_indices, "return_indices", where)
         _args.flag(ceil_mode, "ceil_mode", where)
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode

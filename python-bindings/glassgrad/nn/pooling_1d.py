@@ -3,6 +3,7 @@ glassgrad._pooling_1d: MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1
 AdaptiveMaxPool2d. Arguments are checked when the layer is built, by a call on a small input."""
 from __future__ import annotations
 
+from .. import _args
 from .. import _pooling_1d as P
 from .._factories import zeros
 from .module import Module
@@ -75,10 +76,10 @@ class AdaptiveMaxPool1d(_Adaptive):
     def __init__(self, output_size, return_indices: bool = False):
         super().__init__(output_size)
         P._one(output_size, "output_size", "AdaptiveMaxPool1d", 1)
-        P._no_indices("AdaptiveMaxPool1d", return_indices)
+        self.return_indices = _args.flag(return_indices, "return_indices", "AdaptiveMaxPool1d")
 
     def forward(self, x):
-        return P.adaptive_max_pool1d(x, self.output_size)
+        return P.adaptive_max_pool1d(x, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_Adaptive):
@@ -86,7 +87,8 @@ class AdaptiveMaxPool2d(_Adaptive):
 
     def __init__(self, output_size, return_indices: bool = False):
         super().__init__(output_size)
-        P._no_indices("AdaptiveMaxPool2d", return_indices)
+        self.return_indices = _args.flag(return_indices, "return_indices", "AdaptiveMaxPool2d")
 
     def forward(self, x):
-        return P.adaptive_max_pool2d(x, self.output_size)
+        return P.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
