@@ -129,9 +129,6 @@ def _shown(kind: str, name: str) -> str:
 
 # Names glassgrad leaves out on purpose, and why (the page says so next to its table).
 _REASONS = {
-    ("torch", "sparse_coo_tensor"): "sparse tensors are outside glassgrad's dense kernels",
-    ("torch", "spmm"): "sparse tensors are outside glassgrad's dense kernels",
-    ("Tensor", "Tensor.to_sparse"): "sparse tensors are outside glassgrad's dense kernels",
     ("torch", "polar"): "complex numbers are outside glassgrad's dtypes",
     ("torch", "view_as_real"): "complex numbers are outside glassgrad's dtypes",
     ("torch", "view_as_complex"): "complex numbers are outside glassgrad's dtypes",

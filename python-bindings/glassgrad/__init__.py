@@ -52,6 +52,10 @@ from ._spatial import cat
 from ._counting import *
 from ._indexed_reductions import *
 from ._indexing import index_copy, masked_scatter, put, take
+from ._arranging import *
+from ._searching import *
+from ._statistics import *
+from ._factories import inclusive_range as range  # torch.range (inclusive of end; deprecated there)
 from . import _methods  # binds the functions above as Tensor methods
 from . import linalg
 from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor methods

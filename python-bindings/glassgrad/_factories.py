@@ -210,6 +210,25 @@ def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, lay
 
 
 @_bfloat16_through_float32
+def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+                    requires_grad: bool = False) -> Tensor:
+    """torch.range (deprecated there for arange): start, start + step, ... up to and including
+    end, floor((end - start) / step) + 1 values, in the default float dtype unless dtype says
+    otherwise."""
+    if end is None:
+        raise TypeError('range() missing 1 required positional arguments: "end"\n'
+                        "  fix: range(0, n) (end is included), or arange(n)")
+    first, last = _args.real(start, "start", "range"), _args.real(end, "end", "range")
+    step = _args.real(step, "step", "range")
+    if step == 0 or (last - first) * step < 0:
+        raise _C.InvalidArgumentError(f"range: upper bound and larger bound inconsistent with step sign "
+                                      f"(start={start}, end={end}, step={step})\n  fix: a step whose sign "
+                                      f"goes from start towards end")
+    count = int(math.floor((last - first) / step)) + 1
+    values = first + step * np.arange(count, dtype=np.float64)
+    return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
+
+
 def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """The n x m identity (torch.eye; m defaults to n)."""
     n = _args.integer(n, "n", "eye", minimum=0)

@@ -267,6 +267,13 @@ def float_power(input, exponent) -> Tensor:
                exponent if is_number(exponent) else as_operand(exponent, DTYPES["float64"], _device_of(input)))
 
 
+def ldexp(input, other) -> Tensor:
+    """input * 2 ** other (torch.ldexp): floating point even for integer inputs."""
+    scale = exp2(other.float() if isinstance(other, Tensor) and not other.is_floating_point() else other)
+    x = input.float() if isinstance(input, Tensor) and not input.is_floating_point() else input
+    return mul(x, scale)
+
+
 def abs(input: Tensor) -> Tensor:
     """|x| (torch.abs); its gradient at 0 is 0, as PyTorch's."""
     return _op("Abs", [input])
@@ -732,4 +739,4 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
            "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift",
            "logaddexp", "logaddexp2", "xlogy", "sinc", "rad2deg", "deg2rad", "signbit", "copysign", "fmax", "fmin",
-           "heaviside"]
+           "heaviside", "ldexp"]

@@ -8,7 +8,8 @@ import numbers
 
 import numpy as np
 
-from . import _counting, _factories, _indexed_reductions, _indexing, _math, _reductions, _scans, _shapes
+from . import (_arranging, _counting, _factories, _indexed_reductions, _indexing, _math, _reductions, _scans, _shapes,
+               _statistics)
 from .functional import relu, where
 from ._inplace import in_place, in_place_view
 from ._tensor import Tensor
@@ -26,6 +27,8 @@ _FUNCTION_METHODS = {
     _scans: _scans.METHODS,
     _counting: _counting.__all__,
     _indexed_reductions: _indexed_reductions.__all__,
+    _arranging: ["select_scatter", "slice_scatter"],
+    _statistics: ["cov", "corrcoef"],
 }
 for _module, _names in _FUNCTION_METHODS.items():
     for _name in _names:

@@ -125,3 +125,12 @@ def test_shapes_are_known_before_anything_runs():
 
 def test_repr_realizes_and_prints_values():
     assert "1.5" in repr(gg.tensor([1.5, 2.0]))
+
+
+def test_repr_says_requires_grad_for_a_leaf_and_grad_fn_for_a_computed_tensor():
+    leaf = gg.tensor([1.0, 2.0], requires_grad=True)
+    assert repr(leaf) == "tensor([1., 2.], requires_grad=True)"
+    assert repr(leaf * leaf) == "tensor([1., 4.], grad_fn=<MulBackward0>)"
+    assert repr((leaf * leaf).detach()) == "tensor([1., 4.])"
+    with gg.no_grad():
+        assert repr(leaf * leaf) == "tensor([1., 4.])"

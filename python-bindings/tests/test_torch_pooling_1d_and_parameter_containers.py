@@ -32,7 +32,7 @@ def test_pooling_values_and_gradients_match_torch(name, x, args, kwargs):
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-12, atol=1e-14)
 
 
-def test_pooling_modules_print_as_torchs_and_refuse_what_glassgrad_lacks():
+def test_pooling_modules_print_as_torchs_and_refuse_what_torch_refuses():
     pairs = [(nn.MaxPool1d(3), torch.nn.MaxPool1d(3)), (nn.MaxPool1d(3, 1, 1), torch.nn.MaxPool1d(3, 1, 1)),
              (nn.AvgPool1d(3), torch.nn.AvgPool1d(3)), (nn.AdaptiveAvgPool1d(4), torch.nn.AdaptiveAvgPool1d(4)),
              (nn.AdaptiveMaxPool1d(2), torch.nn.AdaptiveMaxPool1d(2)),
@@ -41,8 +41,10 @@ def test_pooling_modules_print_as_torchs_and_refuse_what_glassgrad_lacks():
         assert repr(ours) == repr(theirs)
         x = X1 if "2d" not in repr(ours) else X2
         np.testing.assert_allclose(ours(gg.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(), rtol=1e-12)
-    with pytest.raises(gg.GlassgradError, match="return_indices"):
-        nn.AdaptiveMaxPool2d(2, return_indices=True)
+    values, indices = nn.AdaptiveMaxPool2d(2, return_indices=True)(gg.tensor(X2))
+    want_values, want_indices = torch.nn.AdaptiveMaxPool2d(2, return_indices=True)(torch.tensor(X2))
+    np.testing.assert_array_equal(indices.numpy(), want_indices.numpy())
+    np.testing.assert_allclose(values.numpy(), want_values.numpy(), rtol=1e-12)
     with pytest.raises(ValueError, match="padding"):
         nn.MaxPool1d(2, padding=2)
 

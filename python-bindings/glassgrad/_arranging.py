@@ -1,0 +1,237 @@
+"""PyTorch functions that arrange tensors into new ones, composed of glassgrad's differentiable
+ops (so gradients flow wherever PyTorch's do): torch.permute, transpose, column_stack, dstack,
+block_diag, cartesian_prod, combinations, vander, tensordot, chain_matmul, select_scatter,
+slice_scatter; and the index builders tril_indices, triu_indices and unravel_index."""
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from typing import List, Sequence, Tuple
+
+import numpy as np
+
+from . import _C, _args, _dtypes
+from ._factories import ones_like, zeros
+from ._shapes import atleast_3d, hstack, meshgrid, stack
+from ._spatial import cat
+from ._tensor import Tensor, tensor
+
+
+def _tensors(tensors, where: str) -> List[Tensor]:
+    items = list(tensors[0]) if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else list(tensors)
+    for i, t in enumerate(items):
+        if not isinstance(t, Tensor):
+            _args.fail(where, f"tensors[{i}]", "a glassgrad.Tensor", t, type_error=True)
+    return items
+
+
+def permute(input: Tensor, dims) -> Tensor:
+    """torch.permute: input's axes in the order dims names (a view)."""
+    return input.permute(dims)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    """torch.transpose: axes dim0 and dim1 swapped (a view)."""
+    return input.transpose(dim0, dim1)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """torch.column_stack: 0-d and 1-d tensors become columns [n, 1], then all are joined along
+    axis 1."""
+    items = _tensors((tensors,), "column_stack")
+    return hstack([t.reshape(t.numel(), 1) if t.ndim <= 1 else t for t in items])
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """torch.dstack: each made at least 3-d (atleast_3d), then joined along axis 2."""
+    return cat([atleast_3d(t) for t in _tensors((tensors,), "dstack")], 2)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """torch.block_diag: the (at most 2-d) tensors along the diagonal of a zero matrix; a 0-d
+    tensor is a 1 x 1 block, a 1-d one a row. The dtype is their promoted type."""
+    items = _tensors(tensors, "block_diag")
+    blocks = []
+    for i, t in enumerate(items):
+        if t.ndim > 2:
+            raise _C.ShapeError(f"block_diag: tensors[{i}] has {t.ndim} dimensions {list(t.shape)}; every "
+                                f"input must have at most 2\n  fix: reshape it to 2-d first")
+        blocks.append(t.reshape(1, -1) if t.ndim == 1 else t.reshape(1, 1) if t.ndim == 0 else t)
+    if not blocks:
+        return zeros(1, 0)
+    dtype = functools.reduce(_dtypes.promote_types, [b.dtype for b in blocks])
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        h, w = b.shape
+        pieces = [zeros(h, left, dtype=dtype, device=b.device), b.to(dtype),
+                  zeros(h, width - left - w, dtype=dtype, device=b.device)]
+        rows.append(cat(pieces, 1))
+        left += w
+    return cat(rows, 0)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """torch.cartesian_prod: every combination of one element from each 1-d tensor, as rows
+    [n1 * n2 * ..., k] in itertools.product's order; one tensor comes back as it is."""
+    items = _tensors(tensors, "cartesian_prod")
+    for i, t in enumerate(items):
+        if t.ndim != 1:
+            raise _C.ShapeError(f"cartesian_prod: expected 1-d tensors, tensors[{i}] has shape {list(t.shape)}\n"
+                                f"  fix: t.flatten()")
+    if len(items) == 1:
+        return items[0]
+    return stack([g.reshape(-1) for g in meshgrid(*items, indexing="ij")], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """torch.combinations: the r-length combinations of a 1-d tensor's elements, as rows in
+    itertools.combinations' order (with_replacement: combinations_with_replacement's)."""
+    if not isinstance(input, Tensor) or input.ndim != 1:
+        raise _C.ShapeError(f"combinations: expect a 1D vector, but got shape "
+                            f"{list(getattr(input, 'shape', []))}\n  fix: input.flatten()")
+    r = _args.integer(r, "r", "combinations", minimum=0)
+    pick = itertools.combinations_with_replacement if _args.flag(with_replacement, "with_replacement",
+                                                                 "combinations") else itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if r == 0 or not rows:
+        return zeros(0, dtype=input.dtype, device=input.device) if r == 0 else \
+            zeros(0, r, dtype=input.dtype, device=input.device)
+    index = tensor(np.array(rows, dtype=np.int64), device=input.device)
+    return input.index_select(0, index.reshape(-1)).reshape(len(rows), r)
+
+
+def vander(x: Tensor, N=None, increasing: bool = False) -> Tensor:
+    """torch.vander: columns x ** (N - 1), ..., x ** 0 of a 1-d x (increasing: x ** 0 first);
+    N defaults to len(x)."""
+    if not isinstance(x, Tensor) or x.ndim != 1:
+        raise _C.ShapeError(f"vander: x must be a one-dimensional tensor, got shape {list(getattr(x, 'shape', []))}"
+                            f"\n  fix: x.flatten()")
+    n = x.shape[0] if N is None else _args.integer(N, "N", "vander", minimum=0)
+    powers = range(n) if _args.flag(increasing, "increasing", "vander") else range(n - 1, -1, -1)
+    wide = x if x.dtype not in ("bool", "int8", "int16", "int32", "uint8") else x.long()
+    if n == 0:
+        return zeros(x.shape[0], 0, dtype=wide.dtype, device=x.device)
+    return stack([wide.pow(p) if p else ones_like(wide) for p in powers], 1)
+
+
+def _dims_pair(dims, a: Tensor, b: Tensor) -> Tuple[List[int], List[int]]:
+    if isinstance(dims, (int, np.integer)) or (isinstance(dims, Tensor) and dims.ndim == 0):
+        k = _args.integer(int(dims), "dims", "tensordot", minimum=0)
+        if k > min(a.ndim, b.ndim):
+            raise _C.ShapeError(f"tensordot: dims={k} contracts more axes than a {list(a.shape)} or "
+                                f"b {list(b.shape)} has\n  fix: dims <= {min(a.ndim, b.ndim)}")
+        return list(range(a.ndim - k, a.ndim)), list(range(k))
+    first, second = dims
+    first = [first] if isinstance(first, int) else list(first)
+    second = [second] if isinstance(second, int) else list(second)
+    if len(first) != len(second):
+        raise _C.ShapeError(f"tensordot: both dimension lists should have the same length, got {first} and "
+                            f"{second}\n  fix: name one axis of b for each axis of a")
+    return [d % a.ndim for d in first], [d % b.ndim for d in second]
+
+
+def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
+    """torch.tensordot: sums a * b over dims (an int k: a's last k axes with b's first k; or two
+    lists of axes); the result's axes are a's free axes then b's."""
+    da, db = _dims_pair(dims, a, b)
+    for x, y in zip(da, db):
+        if a.shape[x] != b.shape[y]:
+            raise _C.ShapeError(f"tensordot: contracted dimensions need to match, but first has size "
+                                f"{a.shape[x]} in dim {x} and second has size {b.shape[y]} in dim {y}\n"
+                                f"  fix: pick axes of equal size")
+    free_a = [d for d in range(a.ndim) if d not in da]
+    free_b = [d for d in range(b.ndim) if d not in db]
+    k = math.prod(a.shape[d] for d in da)
+    left = a.permute(free_a + da).reshape(math.prod(a.shape[d] for d in free_a), k)
+    right = b.permute(db + free_b).reshape(k, math.prod(b.shape[d] for d in free_b))
+    return (left @ right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
+
+
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """torch.chain_matmul (deprecated there for torch.linalg.multi_dot): the product of 2-d
+    matrices, left to right."""
+    items = _tensors(matrices, "chain_matmul")
+    if not items:
+        raise _C.InvalidArgumentError("chain_matmul: expected one or more tensors\n  fix: chain_matmul(a, b)")
+    for i, m in enumerate(items):
+        if m.ndim != 2:
+            raise _C.ShapeError(f"chain_matmul: tensor {i} must be 2-d, got shape {list(m.shape)}")
+    return functools.reduce(lambda x, y: x @ y, items)
+
+
+def _scatter_into(input: Tensor, src: Tensor, key: tuple, expected: Sequence[int], where: str) -> Tensor:
+    if not isinstance(src, Tensor):
+        _args.fail(where, "src", "a glassgrad.Tensor", src, type_error=True)
+    if list(src.shape) != list(expected):
+        raise _C.ShapeError(f"{where}: expected src to have a size equal to the slice of self: src size "
+                            f"{list(src.shape)}, slice size {list(expected)}\n  fix: src of shape {list(expected)}")
+    out = input.clone()
+    out[key] = src
+    return out
+
+
+def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
+    """torch.select_scatter: a copy of input with input.select(dim, index) replaced by src."""
+    d = dim % input.ndim if input.ndim else 0
+    n = input.shape[d]
+    i = _args.integer(index, "index", "select_scatter")
+    if not -n <= i < n:
+        raise _C.GlassgradIndexError(f"select_scatter: index {i} is out of bounds for dimension {dim} with size {n}")
+    key = (slice(None),) * d + (i,)
+    expected = list(input.shape[:d]) + list(input.shape[d + 1:])
+    return _scatter_into(input, src, key, expected, "select_scatter")
+
+
+def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    """torch.slice_scatter: a copy of input with input[..., start:end:step, ...] (along dim)
+    replaced by src."""
+    d = dim % input.ndim
+    part = slice(start, end, _args.integer(step, "step", "slice_scatter", minimum=1))
+    key = (slice(None),) * d + (part,)
+    expected = list(input.shape)
+    expected[d] = len(range(*part.indices(input.shape[d])))
+    return _scatter_into(input, src, key, expected, "slice_scatter")
+
+
+def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype, device, where: str) -> Tensor:
+    row = _args.integer(row, "row", where, minimum=0)
+    col = _args.integer(col, "col", where, minimum=0)
+    offset = _args.integer(offset, "offset", where)
+    pick = np.tril_indices if lower else np.triu_indices
+    r, c = pick(row, offset, col)
+    return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or "int64", device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """torch.tril_indices: [2, N] row and column indices of the lower triangle of a row x col
+    matrix (offset > 0 includes diagonals above the main one), in row-major order."""
+    return _triangle_indices(row, col, offset, True, dtype, device, "tril_indices")
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """torch.triu_indices: [2, N] indices of the upper triangle, as tril_indices."""
+    return _triangle_indices(row, col, offset, False, dtype, device, "triu_indices")
+
+
+def unravel_index(indices, shape) -> Tuple[Tensor, ...]:
+    """torch.unravel_index: flat indices into a tensor of shape, as a tuple of coordinate tensors
+    (negative indices count from the end)."""
+    dims = [shape] if isinstance(shape, int) else list(shape)
+    flat = indices if isinstance(indices, Tensor) else tensor(indices)
+    if flat.dtype not in ("int64", "int32", "int16", "int8", "uint8"):
+        raise _C.DTypeError(f"unravel_index: expected 'indices' to be integer dtype, but got {flat.dtype}\n"
+                            f"  fix: indices.long()")
+    volume = math.prod(dims)
+    values: np.ndarray = flat.numpy().astype(np.int64)
+    if values.size and (values.min() < -volume or values.max() >= volume):
+        raise _C.GlassgradIndexError(f"unravel_index: index out of bounds for shape {tuple(dims)} "
+                                     f"(indices must lie in [{-volume}, {volume - 1}])")
+    coords = np.unravel_index(np.where(values < 0, values + volume, values), dims)
+    return tuple(tensor(np.asarray(c, dtype=np.int64), device=flat.device) for c in coords)
+
+
+__all__ = ["permute", "transpose", "column_stack", "dstack", "block_diag", "cartesian_prod", "combinations",
+           "vander", "tensordot", "chain_matmul", "select_scatter", "slice_scatter", "tril_indices",
+           "triu_indices", "unravel_index"]
