@@ -18,6 +18,7 @@ from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
 from . import _printing
+from . import _trace
 from ._trace import record, user_source
 
 float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
@@ -583,6 +584,7 @@ class Tensor:
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
         from .autograd import anomaly, gradients
+        _trace.note_differentiation()
         retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None
         if gradient is not None:

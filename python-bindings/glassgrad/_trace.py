@@ -20,9 +20,20 @@ class _Stacks(threading.local):
         self.scopes: List[str] = []
         self.roles: List[str] = []
         self.layers: List[str] = []
+        self.differentiations = 0
 
 
 _local = _Stacks()
+
+
+def note_differentiation() -> None:
+    """Counts a backward() or autograd.grad() call on this thread: compile tells a training step
+    (it differentiates inside the call) from a forward whose result is differentiated later."""
+    _local.differentiations += 1
+
+
+def differentiations() -> int:
+    return _local.differentiations
 
 
 def current_scope() -> str:

@@ -28,7 +28,9 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from . import _C, _trace
+from ._runtime import is_grad_enabled
 from ._tensor import Tensor, _wrap
+from .nn.module import Module
 from .nn.module import structure_version as module_structure_version
 from .optim.optimizer import static_version as optim_static_version
 
@@ -204,8 +206,9 @@ class CompiledFunction:
         # An optimizer hyperparameter held as an op attribute (weight_decay, eps, ...) that changed
         # changes the step's graph: trace again. lr, momentum and beta1 are tensors and never do.
         # Deterministic algorithms pick other CUDA kernels: a replay records the ones traced.
-        return (optim_static_version(), _C.deterministic_algorithms() or _C.cuda_deterministic(), one(list(args)),
-                one(dict(sorted(kwargs.items()))))
+        # Gradient mode decides whether the results carry a graph (a replayable call or not).
+        return (optim_static_version(), _C.deterministic_algorithms() or _C.cuda_deterministic(), is_grad_enabled(),
+                one(list(args)), one(dict(sorted(kwargs.items()))))
 
     @property
     def replays(self) -> int:
@@ -257,9 +260,18 @@ class CompiledFunction:
                 entry["replays"] += 1
                 return entry["replay"](arg_tensors)
             entry["replay"] = None  # new buffers or modes: record the step again (state exists)
+        if entry.get("eager"):
+            return self._traced(*args, **kwargs)
         entry["calls"] += 1
         if entry["calls"] == 1:
-            return self._traced(*args, **kwargs)  # warm-up: creates optimizer state and caches the plans
+            before = _trace.differentiations()
+            out = self._traced(*args, **kwargs)  # warm-up: creates optimizer state and caches the plans
+            # A forward whose result is differentiated after the call (torch.compile(model) in a
+            # training loop) cannot be replayed: a replay's results are new tensors with no
+            # history. A call that returns a result needing gradients without differentiating
+            # anything itself runs as the plain loop does, always (docs/performance.md).
+            entry["eager"] = _trace.differentiations() == before and any(t.requires_grad for t in _flatten(out))
+            return out
         _C.lazy_realize([t._h for t in arg_tensors])
         start = _C.lazy_seq()
         _C.capture_begin()
@@ -275,8 +287,35 @@ class CompiledFunction:
         return out
 
 
-def compile(fn=None, *, memory_limit=None):
+class OptimizedModule(Module):
+    """What compile(model) returns for an nn.Module, as torch.compile does: a module holding the
+    original as `_orig_mod` (so state_dict's keys start with "_orig_mod.", and parameters(),
+    train(), eval() and to() reach the original), whose calls go through a CompiledFunction of
+    the original module. A call whose result carries gradients (training) runs as the plain loop
+    does; a call without them (eval under no_grad) is recorded and replayed. Other attributes
+    (model.config, model.generate, ...) are the original's."""
+
+    def __init__(self, mod: Module, memory_limit=None):
+        super().__init__()
+        self._orig_mod = mod
+        object.__setattr__(self, "_compiled", CompiledFunction(mod, memory_limit))
+
+    def forward(self, *args, **kwargs):
+        return self.__dict__["_compiled"](*args, **kwargs)
+
+    def __getattr__(self, name):
+        try:
+            return super().__getattr__(name)
+        except AttributeError:
+            return getattr(self._modules["_orig_mod"], name)
+
+
+def compile(fn=None, *, memory_limit=None, **torch_options):
+
     """Compiles a step function: traced on its first two calls, replayed afterwards (see above).
+    A module (torch.compile(model)) comes back as an OptimizedModule; torch.compile's other
+    options (fullgraph, dynamic, backend, mode, options, disable) are accepted and change nothing:
+    glassgrad's compilation has no modes.
 
     memory_limit ("1GB", bytes): the plans must fit in it (arena + outputs); over it, activations
     are recomputed in the backward pass (checkpointing), as set_memory_limit does globally.
@@ -290,5 +329,7 @@ def compile(fn=None, *, memory_limit=None):
             return loss
     """
     if fn is None:
-        return lambda f: CompiledFunction(f, memory_limit)
+        return lambda f: compile(f, memory_limit=memory_limit, **torch_options)
+    if isinstance(fn, Module):
+        return OptimizedModule(fn, memory_limit)
     return CompiledFunction(fn, memory_limit)

@@ -210,6 +210,37 @@ def memory_reserved(device=None) -> int:
     return int(stats["current"]) + int(stats["cached"])
 
 
+def manual_seed(seed: int) -> None:
+    """torch.cuda.manual_seed: glassgrad has one generator for every device (CUDA kernels draw
+    from it too, docs/porting.md), so this seeds it, as glassgrad.manual_seed does. A script's
+    usual `torch.manual_seed(s); torch.cuda.manual_seed(s)` then gives the same draws as the
+    first call alone."""
+    from ._random import manual_seed as seed_all_devices
+    seed_all_devices(seed)
+
+
+def manual_seed_all(seed: int) -> None:
+    """torch.cuda.manual_seed_all: the same as manual_seed (one generator for every device)."""
+    manual_seed(seed)
+
+
+def seed() -> None:
+    """torch.cuda.seed: reseeds glassgrad's one generator from the operating system."""
+    from ._random import seed as reseed
+    reseed()
+
+
+def seed_all() -> None:
+    """torch.cuda.seed_all: the same as seed."""
+    seed()
+
+
+def initial_seed() -> int:
+    """torch.cuda.initial_seed: the seed of glassgrad's one generator."""
+    from ._random import initial_seed as first
+    return first()
+
+
 # torch.cuda.FloatTensor and the other legacy typed constructors: CUDA tensors of that dtype
 # (older scripts pick `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`).
 from ._factories import CUDA_TYPED as _CUDA_TYPED  # noqa: E402  (after the functions above: no cycle)

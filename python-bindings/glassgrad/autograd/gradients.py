@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .. import _C
+from .. import _C, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -103,6 +103,7 @@ def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain
                      call: str) -> list:
     """The engine's gradients of loss for each input (None where loss does not read it), checked
     by anomaly detection; retain_graph defaults to create_graph, as PyTorch's."""
+    _trace.note_differentiation()
     for i, x in enumerate(inputs):
         if not x.requires_grad:
             raise RuntimeError(f"One of the differentiated Tensors does not require grad\n  {call}(): "

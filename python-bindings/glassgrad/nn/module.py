@@ -170,7 +170,7 @@ class Module:
         return f"{scope_}.{name}" if scope_ else name
 
     def _name_tree(self, path: str) -> None:
-        for sub, m in self.named_modules(path):
+        for sub, m in self.named_modules(prefix=path, remove_duplicate=False):
             object.__setattr__(m, "_scope", sub)
             for table in (m._parameters, m._buffers):
                 for tname, t in table.items():
@@ -245,20 +245,35 @@ class Module:
         return m
 
     # ---- traversal ----
-    def named_modules(self, prefix: str = "") -> Iterator[Tuple[str, "Module"]]:
+    def named_modules(self, memo: Optional[set] = None, prefix: str = "",
+                      remove_duplicate: bool = True) -> Iterator[Tuple[str, "Module"]]:
+        """(dotted path, module) of self and every submodule, depth first (Module.named_modules);
+        a module reachable by two paths comes once, under the first, unless remove_duplicate is
+        False."""
+        if remove_duplicate:
+            memo = set() if memo is None else memo
+            if id(self) in memo:
+                return
+            memo.add(id(self))
         yield prefix, self
         for name, m in self._modules.items():
-            yield from m.named_modules(f"{prefix}.{name}" if prefix else name)
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self) -> Iterator["Module"]:
         for _, m in self.named_modules():
             yield m
 
-    def children(self) -> Iterator["Module"]:
-        return iter(self._modules.values())
-
     def named_children(self) -> Iterator[Tuple[str, "Module"]]:
-        return iter(self._modules.items())
+        """(name, module) of the direct submodules, each module once (Module.named_children)."""
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and id(m) not in seen:
+                seen.add(id(m))
+                yield name, m
+
+    def children(self) -> Iterator["Module"]:
+        return (m for _, m in self.named_children())
 
     def apply(self, fn) -> "Module":
         """Calls fn(m) on every submodule (children first) and on self, as PyTorch does, e.g. to
@@ -273,23 +288,33 @@ class Module:
             p.requires_grad_(requires_grad)
         return self
 
-    def _named_entries(self, prefix: str, table: str):
-        """(dotted path, entry) of every module's `table` (its _parameters or _buffers dict)."""
-        for mname, m in self.named_modules(prefix):
+    def _named_entries(self, prefix: str, table: str, recurse: bool, remove_duplicate: bool):
+        """(dotted path, entry) of the `table` (_parameters or _buffers) of self (and, with
+        recurse, of every submodule); None entries are skipped, and with remove_duplicate a
+        tensor reachable by two names (tied weights, a shared layer) comes once, under the first,
+        as in PyTorch."""
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        seen = set()
+        for mname, m in modules:
             for name, entry in getattr(m, table).items():
+                if entry is None or (remove_duplicate and id(entry) in seen):
+                    continue
+                seen.add(id(entry))
                 yield (f"{mname}.{name}" if mname else name), entry
 
-    def named_parameters(self, prefix: str = "") -> Iterator[Tuple[str, Parameter]]:
-        return self._named_entries(prefix, "_parameters")
+    def named_parameters(self, prefix: str = "", recurse: bool = True,
+                         remove_duplicate: bool = True) -> Iterator[Tuple[str, Parameter]]:
+        return self._named_entries(prefix, "_parameters", recurse, remove_duplicate)
 
-    def parameters(self) -> Iterator[Parameter]:
-        return (p for _, p in self.named_parameters())
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        return (p for _, p in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
-        return self._named_entries(prefix, "_buffers")
+    def named_buffers(self, prefix: str = "", recurse: bool = True,
+                      remove_duplicate: bool = True) -> Iterator[Tuple[str, Tensor]]:
+        return self._named_entries(prefix, "_buffers", recurse, remove_duplicate)
 
-    def buffers(self) -> Iterator[Tensor]:
-        return (b for _, b in self.named_buffers())
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        return (b for _, b in self.named_buffers(recurse=recurse))
 
     # ---- modes ----
     def train(self, mode: bool = True) -> "Module":
@@ -322,11 +347,11 @@ class Module:
     def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
         """What state_dict() holds, in PyTorch's order: module by module (depth first), each
         module's parameters, then its persistent buffers."""
-        for mname, m in self.named_modules(prefix):
+        for mname, m in self.named_modules(prefix=prefix, remove_duplicate=False):
             skip = m.__dict__.get("_non_persistent", ())
             for table in (m._parameters, m._buffers):
                 for name, t in table.items():
-                    if name not in skip:
+                    if name not in skip and t is not None:
                         yield (f"{mname}.{name}" if mname else name), t
 
     def state_dict(self, *, prefix: str = "") -> "OrderedDict[str, np.ndarray]":
