@@ -113,6 +113,17 @@ def test_batch_sampler_refuses_bad_sizes(bad):
         D.BatchSampler(range(3), bad, False)
 
 
+def test_random_sampler_with_replacement_draws_lazily_as_pytorch_does():
+    # minGPT's iteration-bounded loader: RandomSampler(ds, replacement=True, num_samples=int(1e10))
+    sampler = D.RandomSampler(range(7), replacement=True, num_samples=int(1e10), generator=np.random.default_rng(2))
+    it = iter(sampler)
+    first = [next(it) for _ in range(100)]
+    assert len(sampler) == int(1e10) and all(0 <= i < 7 for i in first) and len(set(first)) == 7
+    loader = D.DataLoader(range(7), batch_size=4, sampler=sampler)
+    assert [len(b) for b, _ in zip(loader, range(3))] == [4, 4, 4]
+    assert len(list(D.RandomSampler(range(5), replacement=True, num_samples=70))) == 70
+
+
 def test_random_sampler_permutations_and_replacement():
     gg.manual_seed(0)
     s = D.RandomSampler(range(10))

@@ -59,3 +59,13 @@ def test_cuda_seeding_names_seed_the_one_generator():
     assert (gg.rand(3).numpy() == a.numpy()).all()
     gg.cuda.manual_seed_all(5)
     assert gg.cuda.initial_seed() == gg.initial_seed() == 5
+
+
+def test_module_zero_grad_sets_none_or_writes_zeros():
+    m = Tied()
+    m.shared(gg.ones(2, 4)).sum().backward()
+    held = m.shared.weight.grad
+    m.zero_grad(set_to_none=False)
+    assert (held.numpy() == 0).all() and m.shared.weight.grad is not None
+    m.zero_grad()
+    assert m.shared.weight.grad is None

@@ -325,9 +325,14 @@ class Module:
     def eval(self) -> "Module":
         return self.train(False)
 
-    def zero_grad(self) -> None:
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Clears the parameters' gradients (Module.zero_grad): None, or zeros written in place
+        with set_to_none=False."""
         for p in self.parameters():
-            p.grad = None
+            if set_to_none:
+                p.grad = None
+            elif p.grad is not None:
+                p.grad.zero_()
 
     # ---- calling ----
     def forward(self, *args, **kwargs):

@@ -69,7 +69,11 @@ class RandomSampler(Sampler[int]):
         n = len(self.data_source)
         rng = generator_of(self.generator, "RandomSampler")
         if self.replacement:
-            yield rng.integers(0, n, size=self.num_samples, dtype=np.int64).tolist()
+            # In blocks of 32, as PyTorch draws them: num_samples may be practically endless
+            # (minGPT's num_samples=int(1e10) makes an iteration-bounded loader).
+            for _ in range(self.num_samples // 32):
+                yield rng.integers(0, n, size=32, dtype=np.int64).tolist()
+            yield rng.integers(0, n, size=self.num_samples % 32, dtype=np.int64).tolist()
             return
         for _ in range(self.num_samples // n):
             yield rng.permutation(n).tolist()
