@@ -63,6 +63,9 @@ SCRIPTS = {
     "super_resolution": ["main.py", "data.py", "dataset.py", "model.py", "super_resolve.py"],
     "time_sequence_prediction": ["generate_sine_wave.py", "train.py"],
     "siamese_network": ["main.py"],
+    "nanogpt": ["model.py", "train.py", "sample.py", "configurator.py"],
+    "minGPT": ["mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py",
+               "projects/adder/adder.py"],
 }
 # Folders that hold more than one entry of SCRIPTS (word_language_model's generate.py is kept
 # beside its main.py).
@@ -372,3 +375,56 @@ def test_siamese_network_trains_a_resnet18_pair_model_and_tests(tmp_path):
                  "--save-model"], run)
     _check(proc, "siamese_network")
     assert "Test set: Average loss" in proc.stdout and os.path.isfile(os.path.join(run, "siamese_network.pt"))
+
+
+def _write_char_corpus(folder):
+    """nanoGPT's data/<dataset>/ layout as its prepare.py scripts write it: uint16 token ids in
+    train.bin and val.bin, and meta.pkl with the vocabulary."""
+    import pickle
+    text = ("First Citizen: Before we proceed any further, hear me speak. All: Speak, speak. " * 40)
+    chars = sorted(set(text))
+    ids = np.array([chars.index(c) for c in text], dtype=np.uint16)
+    os.makedirs(folder)
+    ids[:len(ids) * 9 // 10].tofile(os.path.join(folder, "train.bin"))
+    ids[len(ids) * 9 // 10:].tofile(os.path.join(folder, "val.bin"))
+    with open(os.path.join(folder, "meta.pkl"), "wb") as f:
+        pickle.dump({"vocab_size": len(chars), "itos": dict(enumerate(chars)),
+                     "stoi": {c: i for i, c in enumerate(chars)}}, f)
+
+
+@pytest.mark.slow
+def test_nanogpt_trains_compiled_resumes_and_samples(tmp_path):
+    run = _copy("nanogpt", tmp_path / "run")
+    _write_char_corpus(os.path.join(run, "data", "tiny"))
+    small = ["--dataset=tiny", "--device=cpu", "--dtype=float32", "--eval_iters=2", "--eval_interval=4",
+             "--log_interval=1", "--block_size=32", "--batch_size=4", "--n_layer=2", "--n_head=2", "--n_embd=32",
+             "--dropout=0.1", "--out_dir=out"]
+    proc = _run([sys.executable, "train.py", *small, "--compile=True", "--max_iters=8", "--lr_decay_iters=8",
+                 "--warmup_iters=2", "--learning_rate=1e-2"], run)
+    _check(proc, "nanogpt")
+    first = [float(v) for v in re.findall(r"step \d+: train loss ([\d.]+)", proc.stdout)]
+    assert len(first) == 3 and first[-1] < first[0], proc.stdout
+    proc = _run([sys.executable, "train.py", *small, "--init_from=resume", "--compile=False", "--max_iters=12",
+                 "--lr_decay_iters=12", "--gradient_accumulation_steps=2"], run)
+    _check(proc, "nanogpt resume")
+    assert "Resuming training from out" in proc.stdout and "iter 12:" in proc.stdout, proc.stdout
+    # sample.py imports tiktoken at the top (for GPT-2 checkpoints only); a stand-in keeps it offline.
+    with open(os.path.join(run, "tiktoken.py"), "w") as f:
+        f.write("def get_encoding(name):\n    raise RuntimeError('offline')\n")
+    proc = _run([sys.executable, "sample.py", "--out_dir=out", "--device=cpu", "--dtype=float32", "--compile=False",
+                 "--num_samples=2", "--max_new_tokens=24", "--start=First"], run)
+    _check(proc, "nanogpt sample")
+    samples = [s for s in proc.stdout.split("---------------") if "First" in s]
+    assert len(samples) == 2 and all(len(s.strip()) >= len("First") + 24 for s in samples), proc.stdout
+
+
+@pytest.mark.slow
+def test_mingpt_adder_trains_with_workers_and_scores(tmp_path, monkeypatch):
+    run = _copy("minGPT", tmp_path / "run")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (run, os.environ.get("PYTHONPATH", "")) if p))
+    proc = _run([sys.executable, os.path.join("projects", "adder", "adder.py"), "--trainer.max_iters=21",
+                 "--trainer.num_workers=2", "--trainer.batch_size=16", "--trainer.device=cpu",
+                 "--system.work_dir=out"], run)
+    _check(proc, "minGPT adder")
+    assert re.search(r"train final score: \d+/9500", proc.stdout) and "iter 20: train loss" in proc.stdout, proc.stdout
+    assert os.path.exists(os.path.join(run, "out", "model.pt"))
