@@ -329,7 +329,9 @@ def compile(fn=None, *, memory_limit=None, **torch_options):
             return loss
     """
     if fn is None:
-        return lambda f: compile(f, memory_limit=memory_limit, **torch_options)
-    if isinstance(fn, Module):
-        return OptimizedModule(fn, memory_limit)
-    return CompiledFunction(fn, memory_limit)
+        return lambda f: _compiled(f, memory_limit)
+    return _compiled(fn, memory_limit)
+
+
+def _compiled(fn, memory_limit):
+    return OptimizedModule(fn, memory_limit) if isinstance(fn, Module) else CompiledFunction(fn, memory_limit)
