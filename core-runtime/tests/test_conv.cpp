@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/conv_geometry.h"
+#include "cpu/im2col_panels.h"
 #include "glassgrad/runtime/eager.h"
 #include "glassgrad/runtime/parallel.h"
 #include "glassgrad/runtime/settings.h"
@@ -187,6 +188,14 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnStrideTwoBatchedShapes) {
   check_geometry<float>({5, 6, 32, 32, 16, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
   check_geometry<float>({4, 7, 31, 29, 9, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
   check_geometry<double>({4, 6, 32, 32, 10, 1, 1, 2, 2, 0, 0, 0, 0}, gen, false);
+  // The forward's im2col gathered into the GEMM's panels (conv.cpp, im2col_panels: output rows
+  // of at most 8): layer4.0's 4x4 outputs, 12 images a GEMM and a last batch of one; stride 3;
+  // one image of 300 x 8 output pixels, more columns than one panel holds (NC = 2048 on AVX-512,
+  // 1024 in float64), so panels start inside an image.
+  check_geometry<float>({13, 9, 8, 8, 10, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  check_geometry<double>({3, 5, 20, 17, 6, 3, 3, 3, 3, 1, 1, 1, 1}, gen, true);
+  check_geometry<float>({1, 2, 600, 16, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
+  check_geometry<double>({2, 2, 600, 16, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
 }
 
 // Weight gradients whose output channels fill the GEMM's tiles better than C*R*S does run the
@@ -215,6 +224,49 @@ TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {
       for (int64_t j = 0; j < n; ++j)
         ASSERT_EQ(dst[static_cast<size_t>(j)], static_cast<float>(j * stride) + 0.5f) << "stride " << stride << " n " << n;
     }
+  }
+}
+
+// im2col gathered into the GEMM's packed panels (im2col_panels.h): every panel (any rows pc ..
+// pc+kc, columns j0 .. j0+nc, sliver width nr) equals the packed im2col matrix of the batch, to
+// the bit, on random strided geometries (strides 2-4, dilation, asymmetric padding, images not
+// contiguous, panel rows of more runs than one window). Exact-size buffers, for AddressSanitizer.
+TEST(Conv2DKernels, Im2colPanelsEqualThePackedIm2colMatrix) {
+  std::mt19937 gen(41);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
+  int checked = 0;
+  while (checked < 3000) {
+    const int64_t side = pick(0, 4) == 0 ? 40 : 13;  // sometimes more runs a panel row than one window (kRuns)
+    Geom t{1, pick(1, 3), pick(1, side), pick(1, side), 1, pick(1, 5), pick(1, 5), pick(1, 4), pick(1, 4),
+           pick(0, 4), pick(0, 4), pick(0, 4), pick(0, 4)};
+    t.dh = pick(1, 3), t.dw = pick(1, 3);
+    if (t.h + t.pt + t.pb < t.dh * (t.r - 1) + 1 || t.w + t.pl + t.pr < t.dw * (t.s - 1) + 1) continue;
+    Attrs a{{"stride", std::vector<int64_t>{t.sh, t.sw}}, {"padding", std::vector<int64_t>{t.pt, t.pb, t.pl, t.pr}},
+            {"dilation", std::vector<int64_t>{t.dh, t.dw}}};
+    const cpu::ConvGeometry g = cpu::conv_geometry({1, t.c, t.h, t.w}, {1, t.c, t.r, t.s}, a);
+    if (!cpu::im2col_by_planes(g)) continue;
+    const int64_t images = pick(1, 3), stride = g.c * g.hw() + pick(0, 5), n = images * g.hwo(), k = g.crs();
+    std::vector<float> x(static_cast<size_t>(images * stride));
+    for (auto& v : x) v = static_cast<float>(pick(1, 1000));
+    std::vector<float> col(static_cast<size_t>(k * n));
+    for (int64_t i = 0; i < images; ++i) cpu::im2col(g, x.data() + i * stride, col.data() + i * g.hwo(), n);
+    const int64_t nr = std::vector<int64_t>{1, 3, 4, 8, 16, 48}[static_cast<size_t>(pick(0, 5))];
+    const int64_t pc = pick(0, k - 1), kc = pick(1, k - pc), j0 = pick(0, n - 1), nc = pick(1, n - j0);
+    const int64_t slivers = (nc + nr - 1) / nr;
+    std::vector<float> panel(static_cast<size_t>(slivers * nr * kc), -9.0f);
+    std::vector<float> scratch(static_cast<size_t>(cpu::Im2colPanels<float>::scratch_elems(g, images)));
+    cpu::Im2colPanels<float> src;
+    src.g = &g, src.x = x.data(), src.image_stride = stride, src.images = images, src.scratch = scratch.data();
+    cpu::Im2colPanels<float>::fill(&src, pc, kc, j0, nc, nr, panel.data());
+    for (int64_t s = 0; s < slivers; ++s)
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t j = 0; j < nr; ++j) {
+          const int64_t q = s * nr + j;
+          const float want = q < nc ? col[static_cast<size_t>((pc + p) * n + j0 + q)] : 0.0f;
+          ASSERT_EQ(panel[static_cast<size_t>((s * kc + p) * nr + j)], want)
+              << t.str() << " images " << images << " nr " << nr << " rows " << pc << "+" << kc << " cols " << j0 << "+" << nc;
+        }
+    ++checked;
   }
 }
 

@@ -290,6 +290,39 @@ TEST_P(GemmIsa, ReadsAPrepackedBInPlace) {
   }
 }
 
+// B written panel by panel by the caller (GemmProblem::b_fill, as a conv gathers its im2col):
+// the same bits as packing B from its strides, across column blocks (n > 2048), K blocks and the
+// threaded split along N (each thread's panels start at its own column, j0).
+struct FillFromDense {
+  const Operand<float>* b;
+  static void fill(const void* ctx, int64_t pc, int64_t kc, int64_t j0, int64_t nc, int64_t nr, float* dst) {
+    const Operand<float>& b = *static_cast<const FillFromDense*>(ctx)->b;
+    for (int64_t s = 0; s * nr < nc; ++s)
+      for (int64_t p = 0; p < kc; ++p)
+        for (int64_t j = 0; j < nr; ++j)
+          dst[(s * kc + p) * nr + j] = s * nr + j < nc ? b.at(pc + p, j0 + s * nr + j) : 0.0f;
+  }
+};
+
+TEST_P(GemmIsa, ReadsBFromTheCallersPanelFill) {
+  const int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 3}, {8, 100, 257}, {33, 2100, 40}, {100, 257, 300}};
+  for (const auto& sh : shapes) {
+    const int64_t m = sh[0], n = sh[1], k = sh[2];
+    std::mt19937 gen(static_cast<unsigned>(m * 5 + n + k));
+    const Operand<float> a = make_operand<float>(m, k, Layout::RowMajor, gen);
+    const Operand<float> b = make_operand<float>(k, n, Layout::RowMajor, gen);
+    std::vector<float> want(static_cast<size_t>(m * n)), got(want.size());
+    cpu::gemm(problem(m, n, k, a, b, want.data(), n), {}, GetParam());
+    const FillFromDense ctx{&b};
+    cpu::GemmProblem<float> p = problem(m, n, k, a, b, got.data(), n);
+    p.b = cpu::MatrixView<float>();  // only the fill is given
+    p.b_fill = &FillFromDense::fill;
+    p.b_fill_ctx = &ctx;
+    cpu::gemm(p, {}, GetParam());
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_EQ(got[i], want[i]) << "m=" << m << " n=" << n << " k=" << k << " at " << i;
+  }
+}
+
 // A packed once (gemm_pack_a) and read in place by several calls, as a conv reads its weights
 // for every image batch: the same bits as packing on the fly, row-major and transposed A, across
 // K blocks (k > KC), M blocks (m > MC) and the threaded split along M (row ranges of the packed A).

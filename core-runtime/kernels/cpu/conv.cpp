@@ -26,7 +26,9 @@
 //              vector add per (c, r, s).
 //   general    any stride and padding: col is built in a buffer (im2col / col2im in
 //              conv_geometry.h): one shifted run per tap when Wo == W at stride 1 ("same"
-//              padding), else one segment per output row.
+//              padding), else one segment per output row; the forward of strided convs with
+//              short output rows never stores it, the GEMM's packed panels are gathered from
+//              the image (im2col_panels.h).
 // Few input channels ("direct" paths, no GEMM tiles that would be mostly padding): the forward
 // with C*R*S <= 27 and stride 1 along W runs the register-blocked loops of conv_direct.h, and
 // the weight gradient with C*R*S no wider than the GEMM's NR-column tile is computed as dot
@@ -42,6 +44,7 @@
 #include "cpu/conv_geometry.h"
 #include "cpu/conv_winograd.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/im2col_panels.h"
 #include "cpu/registration.h"
 #include "cpu/rounding.h"
 #include "glassgrad/autodiff/fusion.h"
@@ -146,6 +149,25 @@ struct GemmDims {
   int64_t m = 0, n = 0, k = 0;
 };
 
+// Whether the forward GEMM of this General-layout conv runs on one thread: inside the slots'
+// parallel region, or too small to split. Its b_fill (im2col_panels) writes one scratch.
+bool forward_gemm_serial(const GemmDims& d, DType dt, int slots) {
+  return slots > 1 || in_parallel_region() || cpu::gemm_threads(d.m, d.n, d.k, dt) == 1;
+}
+
+// The forward of a strided conv with more than one tap and short output rows (ResNet's 3x3
+// stride-2 layers of 8x8 and 4x4 outputs) gathers its im2col straight into the GEMM's packed
+// panels, from phase planes (im2col_panels.h), instead of writing the whole matrix (1.8 MB a
+// batch of 12 images for [32,256,8,8] -> 512, past the 1 MiB L2) and packing it again
+// (docs/cpu-threads.md). Rows of 16 or more outputs keep the stored matrix: im2col moves them in
+// 4-wide vector steps already, and layer2.0's 16x16 outputs measured level or 2% slower through
+// the panels (1 thread). Only where the GEMM is serial (the panels' scratch is one slot's).
+constexpr int64_t kPanelsMaxWo = 8;
+
+bool im2col_panels(const ConvGeometry& g, const GemmDims& d, DType dt, int slots) {
+  return d.m > 0 && cpu::im2col_by_planes(g) && g.wo <= kPanelsMaxWo && forward_gemm_serial(d, dt, slots);
+}
+
 GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, int64_t groups, DType dt, int64_t batch) {
   const int64_t q = pixels(g, l) * batch;
   switch (op) {
@@ -165,7 +187,8 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, int64_t gro
 // the workspace (sized for one group: g is the group slice, `units` = N * groups):
 // [buffer 0][buffer 1][dw accumulator][dw^T (weight_transposed)][GEMM packing], each 64-byte aligned.
 //   forward:         buffer 0 = staged rows (direct), y on the flat pitch [K, Nq] (flat), or
-//                    col [CRS, batch*HoWo] (general); buffer 1 = y of the batch [K, batch*HoWo]
+//                    col [CRS, batch*HoWo] (general), or the phase planes of one channel of the
+//                    batch (general, im2col_panels); buffer 1 = y of the batch [K, batch*HoWo]
 //   backward input:  buffer 0 = cols [CRS, batch*pixels];  buffer 1 = gyv [K, Nq] (flat) or gy
 //                    of the batch [K, batch*HoWo] (general)
 //   backward weight: buffer 0 = gyv [K, Nq] (flat) or col [CRS, batch*HoWo] (general);
@@ -178,6 +201,7 @@ GemmDims image_gemm(ConvOp op, const ConvGeometry& g, PixelLayout l, int64_t gro
 struct ConvPlan {
   int slots = 1;
   int64_t batch = 1;  // images per GEMM (images_per_gemm)
+  bool panels = false;  // forward: im2col gathered into the GEMM's panels (im2col_panels)
   size_t buf_bytes[2] = {0, 0};
   size_t partial_bytes = 0, gemm_bytes = 0;
   size_t dwt_bytes = 0;  // weight gradient, weight_transposed: the slot's dw^T [CRS, K]
@@ -208,7 +232,8 @@ ConvPlan plan_conv(ConvOp op, const ConvGeometry& g, int64_t units, DType dt, in
       } else if (l == PixelLayout::Flat) {
         p.buf_bytes[0] = bytes(g.k * q);
       } else if (l == PixelLayout::General) {
-        p.buf_bytes[0] = bytes(g.crs() * q);
+        p.panels = im2col_panels(g, d, dt, p.slots);
+        p.buf_bytes[0] = bytes(p.panels ? cpu::Im2colPanels<float>::scratch_elems(g, p.batch) : g.crs() * q);
         if (batched) p.buf_bytes[1] = bytes(g.k * q);
       }
       break;
@@ -250,6 +275,7 @@ template <typename T>
 struct Slot {
   int index = 0;
   int64_t batch = 1;  // images per General-layout GEMM
+  bool panels = false;  // forward: ConvPlan::panels
   T* buf[2] = {nullptr, nullptr};
   T* partial = nullptr;
   T* dwt = nullptr;
@@ -297,6 +323,7 @@ void for_each_slot(ConvOp op, const ConvGeometry& whole, DType dt, void* workspa
     Slot<T> slot;
     slot.index = static_cast<int>(s);
     slot.batch = p.batch;
+    slot.panels = p.panels;
     slot.buf[0] = p.buf_bytes[0] ? reinterpret_cast<T*>(sb) : nullptr;
     slot.buf[1] = p.buf_bytes[1] ? reinterpret_cast<T*>(sb + p.buf_bytes[0]) : nullptr;
     sb += p.buf_bytes[0] + p.buf_bytes[1];
@@ -418,14 +445,20 @@ void conv2d_forward(const KernelContext& c) {
       if (bn && nb == 1) {
         for (int64_t k = 0; k < g.k; ++k) std::fill(yn + k * hwo, yn + (k + 1) * hwo, bn[k]);
       }
-      const T* col = xn;  // pointwise: col is the image
-      if (layout == PixelLayout::General) {
-        for (int64_t i = 0; i < nb; ++i) cpu::im2col(g, xn + i * g.c * g.hw(), slot.buf[0] + i * hwo, ld);
-        col = slot.buf[0];
-      }
       cpu::GemmProblem<T> gp(g.k, ld, crs);
       slot.set_a(gp, cpu::row_major(wp, crs));
-      gp.b = cpu::row_major(col, ld);
+      cpu::Im2colPanels<T> panels;
+      if (slot.panels) {  // the GEMM packs B by gathering it from the images (plan_conv)
+        panels.g = &g, panels.x = xn, panels.image_stride = g.c * g.hw(), panels.images = nb;
+        panels.scratch = slot.buf[0];
+        gp.b_fill = &cpu::Im2colPanels<T>::fill;
+        gp.b_fill_ctx = &panels;
+      } else if (layout == PixelLayout::General) {
+        for (int64_t i = 0; i < nb; ++i) cpu::im2col(g, xn + i * g.c * g.hw(), slot.buf[0] + i * hwo, ld);
+        gp.b = cpu::row_major(slot.buf[0], ld);
+      } else {
+        gp.b = cpu::row_major(xn, ld);  // pointwise: col is the image
+      }
       gp.beta = bn && nb == 1 ? T(1) : T(0);
       gp.c = out;
       gp.ldc = ld;

@@ -117,6 +117,65 @@ inline void gather_strided(T* dst, const T* src, int64_t n, int64_t stride) {
   for (; j < n; ++j) dst[j] = src[j * stride];
 }
 
+// Strided im2col through phase planes (the stride-2 and stride-3 3x3 convs). With the padded
+// image xpad[u][v] = x[u - pt][v - pl] (0 outside), plane (ph, pw) of a channel holds the pixels
+// whose row is ph modulo sh and whose column is pw modulo sw:
+//   P[ph][pw][a][b] = xpad[a*sh + ph][b*sw + pw]        a < hq, b < wq
+// Tap (r, s) of output pixel (i, j) reads xpad[i*sh + r*dh][j*sw + s*dw]
+//   = P[(r*dh) % sh][(s*dw) % sw][i + (r*dh) / sh][j + (s*dw) / sw],
+// so each output row of an im2col row is one contiguous run of Wo values of one plane: im2col is
+// one strided pass over the channel (building its planes, padding included) and then plain copies,
+// with no per-tap bounds or zero fills (im2col_panels.h; docs/cpu-threads.md, "im2col straight
+// into the GEMM's panels").
+struct PhasePlanes {
+  int64_t hq = 0, wq = 0;  // rows and columns of one plane
+  explicit PhasePlanes(const ConvGeometry& g)
+      : hq(g.ho + (g.r - 1) * g.dh / g.sh), wq(g.wo + (g.s - 1) * g.dw / g.sw) {}
+  int64_t plane() const { return hq * wq; }
+  // Elements of scratch one channel's planes take (all sh * sw of them).
+  int64_t elems(const ConvGeometry& g) const { return g.sh * g.sw * plane(); }
+};
+
+// Where the planes pay: a stride above 1 and more than one tap (a 1x1 kernel's im2col is already
+// one gather per output row, which the planes would only copy again).
+inline bool im2col_by_planes(const ConvGeometry& g) { return (g.sh > 1 || g.sw > 1) && g.r * g.s > 1; }
+
+// dst[j] = src[j] for j < n, in 4-value moves while they fit (runs of Wo values are short, and
+// GCC would make a variable-length copy a library call).
+template <typename T>
+inline void copy_run(T* dst, const T* src, int64_t n) {
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    T v[4];
+    std::memcpy(v, src + j, sizeof(v));
+    std::memcpy(dst + j, v, sizeof(v));
+  }
+  for (; j < n; ++j) dst[j] = src[j];
+}
+
+// The planes of one channel xc [H, W] into planes (plane (ph, pw) at (ph * sw + pw) * plane()).
+template <typename T>
+void build_phase_planes(const ConvGeometry& g, const PhasePlanes& pp, const T* xc, T* planes) {
+  for (int64_t ph = 0; ph < g.sh; ++ph) {
+    int64_t a_lo, a_hi;  // plane rows a whose image row a*sh + ph - pt is inside
+    valid_range(ph, g.pt, g.sh, g.h, pp.hq, a_lo, a_hi);
+    for (int64_t pw = 0; pw < g.sw; ++pw) {
+      int64_t b_lo, b_hi;
+      valid_range(pw, g.pl, g.sw, g.w, pp.wq, b_lo, b_hi);
+      T* plane = planes + (ph * g.sw + pw) * pp.plane();
+      std::fill(plane, plane + a_lo * pp.wq, T(0));
+      for (int64_t a = a_lo; a < a_hi; ++a) {
+        T* dst = plane + a * pp.wq;
+        const T* src = xc + (a * g.sh + ph - g.pt) * g.w + pw - g.pl;  // column b at src[b * sw]
+        std::fill(dst, dst + b_lo, T(0));
+        gather_strided(dst + b_lo, src + b_lo * g.sw, b_hi - b_lo, g.sw);
+        std::fill(dst + b_hi, dst + pp.wq, T(0));
+      }
+      std::fill(plane + a_hi * pp.wq, plane + pp.plane(), T(0));
+    }
+  }
+}
+
 // col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W]; col rows ld >= Ho*Wo apart (several
 // images side by side in one matrix: image i at col + i*Ho*Wo, ld = images*Ho*Wo).
 template <typename T>

@@ -159,7 +159,7 @@ void gemm_impl(CpuIsa isa, const GemmProblem<T>& p, void* workspace, size_t work
     const int64_t begin = slot * s.chunk;
     if (s.along_n) {
       q.n = std::min(s.chunk, p.n - begin);
-      if (p.b_rows == nullptr && p.b_cols == nullptr) q.b.data = p.b.data + begin * p.b.col_stride;
+      if (p.b_rows == nullptr && p.b_cols == nullptr && p.b_fill == nullptr) q.b.data = p.b.data + begin * p.b.col_stride;
       if (p.b_packed != nullptr) q.b_packed = p.b_packed + begin * p.k;  // begin: whole slivers
       if (p.b_cols != nullptr) q.b_cols = p.b_cols + begin;
       q.b_col0 = p.b_col0 + begin;

@@ -17,7 +17,8 @@
 // One problem struct (GemmProblem, gemm_kernel.h) with named fields describes a call:
 //   cpu::GemmProblem<float> p(m, n, k);      // C [m, n] = A [m, k] x B [k, n]
 //   p.a = cpu::row_major(w, k);              // or transpose_of(...), strided(...)
-//   p.b = cpu::row_major(x, n);              // or p.b_rows / p.b_cols (row or column pointers)
+//   p.b = cpu::row_major(x, n);              // or p.b_rows / p.b_cols (row or column pointers),
+//                                            // p.b_fill (the caller writes packed panels)
 //   p.c = y;  p.ldc = n;  p.beta = 1;        // alpha 1 and beta 0 unless set
 //   cpu::gemm(p, {workspace, bytes});
 #pragma once

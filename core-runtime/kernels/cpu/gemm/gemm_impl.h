@@ -23,8 +23,8 @@
 // broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR, so the
 // micro-kernel always computes a full tile; edge tiles store only their real part.
 // B is packed from strides, from row pointers (pack_b_rows) or from column pointers
-// (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles), or
-// comes packed already (b_packed: one panel as deep as k, read in place).
+// (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles), by the
+// caller's b_fill, or comes packed already (b_packed: one panel as deep as k, read in place).
 // run_dot is the other form, for small m x n and long k: one vector accumulator per output,
 // summed along k and reduced across lanes at the end.
 //
@@ -216,7 +216,9 @@ void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* _
 // bp <- B[pc : pc + kc, jc : jc + nc] of p, from whichever form p gives B in (not b_packed).
 template <typename T, int NR>
 void pack_panel(const GemmProblem<T>& p, int64_t kc, int64_t nc, int64_t jc, int64_t pc, T* bp) {
-  if (p.b_rows != nullptr) {
+  if (p.b_fill != nullptr) {
+    p.b_fill(p.b_fill_ctx, pc, kc, p.b_col0 + jc, nc, NR, bp);
+  } else if (p.b_rows != nullptr) {
     pack_b_rows<T, NR>(kc, nc, p.b_rows + pc, p.b_col0 + jc, bp);
   } else if (p.b_cols != nullptr) {
     pack_b_cols<T, NR>(kc, nc, p.b_cols + jc, pc, bp);

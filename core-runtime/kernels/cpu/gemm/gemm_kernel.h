@@ -34,6 +34,14 @@ struct MatrixView {
 //                          directly: ceil(n / NR) slivers of NR columns, sliver s holding
 //                          B[p, s*NR + j] at b_packed[s*NR*k + p*NR + j], zeros past column n),
 //                          for a B that several calls share (e.g. transformed weights);
+//   b_fill                 written into the packed form by the caller, one panel at a time:
+//                          b_fill(b_fill_ctx, pc, kc, j0, nc, NR, dst) writes B[pc : pc + kc,
+//                          j0 : j0 + nc] as ceil(nc / NR) slivers, sliver s at dst + s * NR * kc
+//                          holding B[pc + p, j0 + s*NR + j] at p * NR + j, zeros past column nc
+//                          (j0 counts from b_col0, so a thread's column range arrives as such).
+//                          A conv gathers its im2col straight into the panels this way, never
+//                          storing the whole matrix. Called by the thread that multiplies the panel;
+//                          several threads call it at once when the call is split along N;
 //   b_rows[p][b_col0 + j]  each row a contiguous run anywhere in memory (b_col0: the first
 //                          column of this call when a thread works on a column range);
 //   b_cols[j][p]           each column a contiguous run (packing transposes blocks of them in
@@ -53,6 +61,8 @@ struct GemmProblem {
   int64_t a_packed_m = 0, a_row0 = 0;
   MatrixView<T> b;
   const T* b_packed = nullptr;
+  void (*b_fill)(const void* ctx, int64_t pc, int64_t kc, int64_t j0, int64_t nc, int64_t nr, T* dst) = nullptr;
+  const void* b_fill_ctx = nullptr;
   const T* const* b_rows = nullptr;
   int64_t b_col0 = 0;
   const T* const* b_cols = nullptr;
