@@ -9,6 +9,9 @@ glassgrad.nn.init re-initializes any parameter (e.g. kaiming_normal_(w, mode="fa
 """
 from __future__ import annotations
 
+import operator
+from collections import OrderedDict
+
 from typing import Optional
 
 import numpy as np
@@ -504,8 +507,84 @@ class Sequential(Module):
                            type_error=True)
             setattr(self, name, layer)
 
-    def __getitem__(self, i: int) -> Module:
-        return list(self._modules.values())[i]
+    # PyTorch's list behaviour: a slice is a Sequential that keeps the layers' names; deleting
+    # renumbers the layers "0", "1", ...; append, insert, extend, pop, +, +=, * and *= as PyTorch's.
+    def _key(self, idx: int) -> str:
+        keys = list(self._modules)
+        if not -len(keys) <= idx < len(keys):
+            raise IndexError(f"index {idx} is out of range")
+        return keys[idx]
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return self.__class__(OrderedDict(list(self._modules.items())[idx]))
+        return self._modules[self._key(operator.index(idx))]
+
+    def __setitem__(self, idx: int, module: Module) -> None:
+        setattr(self, self._key(operator.index(idx)), module)
+
+    def _renumber(self, layers) -> None:
+        self._modules.clear()
+        for i, layer in enumerate(layers):
+            self.add_module(str(i), layer)
+
+    def __delitem__(self, idx) -> None:
+        items = list(self._modules.items())
+        if isinstance(idx, slice):
+            del items[idx]
+        else:
+            key = self._key(operator.index(idx))
+            items = [(k, m) for k, m in items if k != key]
+        self._renumber([m for _, m in items])
+
+    def append(self, module: Module) -> "Sequential":
+        self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index: int, module: Module) -> "Sequential":
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        layers = list(self._modules.values())
+        layers.insert(index if index >= 0 else index + n, module)
+        self._renumber(layers)
+        return self
+
+    def extend(self, sequential) -> "Sequential":
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def pop(self, key):
+        v = self[key]
+        del self[key]
+        return v
+
+    def __add__(self, other) -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other) -> "Sequential":
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(list(other))
+
+    def __mul__(self, other: int) -> "Sequential":
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+        return Sequential().extend(list(self) * other)
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other: int) -> "Sequential":
+        combined = self * other
+        self._renumber(list(combined))
+        return self
 
     def __len__(self) -> int:
         return len(self._modules)
