@@ -59,6 +59,8 @@ from ._factories import inclusive_range as range  # torch.range (inclusive of en
 from . import _methods  # binds the functions above as Tensor methods
 from . import linalg
 from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor methods
+from ._special import *  # torch.lgamma, digamma, polygamma, ...: also Tensor methods
+from . import special
 nan_to_num_ = Tensor.nan_to_num_
 from .nn.functional import relu_  # torch.relu_
 concat = concatenate = cat

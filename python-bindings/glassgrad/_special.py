@@ -1,0 +1,133 @@
+"""torch.lgamma, digamma, polygamma, mvlgamma, erfinv, erfc and their Tensor methods (in-place
+forms too). The values are composites of elementwise ops in float64 (_special_values.py; the
+result takes the input's float dtype, integers give the default float); each function's
+gradient is its closed-form derivative, attached by an autograd.Function (docs/special-functions.md):
+lgamma' = digamma, digamma' = polygamma(1), polygamma(n)' = polygamma(n + 1),
+erfinv'(x) = sqrt(pi)/2 exp(erfinv(x)^2), erfc'(x) = -2/sqrt(pi) exp(-x^2)."""
+from __future__ import annotations
+
+import math
+
+from . import _C, _dtypes
+from . import _special_values as V
+from ._tensor import Tensor, tensor
+from .autograd.function import Function
+
+
+def _as_float(x) -> Tensor:
+    x = x if isinstance(x, Tensor) else tensor(x)
+    return x if x.dtype.is_floating_point else x.to(_dtypes.DEFAULT_FLOAT)
+
+
+def _in_float64(value_fn, x: Tensor) -> Tensor:
+    return value_fn(x.to("float64")).to(x.dtype)
+
+
+class _Polygamma(Function):
+    @staticmethod
+    def forward(ctx, x, n):
+        ctx.n = n
+        ctx.save_for_backward(x)
+        return _in_float64(lambda t: V.polygamma(n, t), x)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * _Polygamma.apply(x, ctx.n + 1), None
+
+
+def _unary(name: str, value_fn, derivative):
+    """An autograd.Function computing value_fn in float64, whose gradient is g * derivative(x, y)."""
+    class _Unary(Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = _in_float64(value_fn, x)
+            ctx.save_for_backward(x, y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * derivative(x, y)
+    _Unary.__name__ = name
+    return _Unary
+
+
+_Lgamma = _unary("Lgamma", V.lgamma, lambda x, y: _Polygamma.apply(x, 0))
+_Erfinv = _unary("Erfinv", V.erfinv, lambda x, y: (math.sqrt(math.pi) / 2) * (y * y).exp())
+_Erfc = _unary("Erfc", V.erfc, lambda x, y: (-2 / math.sqrt(math.pi)) * (-(x * x)).exp())
+
+
+def _into(out, y: Tensor) -> Tensor:
+    if out is None:
+        return y
+    out.copy_(y)
+    return out
+
+
+def lgamma(input: Tensor, *, out=None) -> Tensor:
+    """log|Gamma(x)| (torch.lgamma): inf at 0 and the negative integers; gradient digamma(x)."""
+    return _into(out, _Lgamma.apply(_as_float(input)))
+
+
+def digamma(input: Tensor, *, out=None) -> Tensor:
+    """psi(x) = d/dx lgamma(x) (torch.digamma): -inf at +0, +inf at -0, NaN at the negative
+    integers, as PyTorch's; gradient polygamma(1, x)."""
+    return _into(out, _Polygamma.apply(_as_float(input), 0))
+
+
+def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
+    """The n-th derivative of digamma (torch.polygamma), n >= 0 an int; gradient polygamma(n + 1, x)."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise _C.InvalidArgumentError(f"polygamma(n, x) does not support negative n.\n  fix: n is an int >= 0, "
+                                      f"got {n!r}")
+    return _into(out, _Polygamma.apply(_as_float(input), n))
+
+
+def erfinv(input: Tensor, *, out=None) -> Tensor:
+    """The inverse of erf on (-1, 1) (torch.erfinv): +-inf at +-1, NaN outside; gradient
+    sqrt(pi)/2 exp(erfinv(x)^2)."""
+    return _into(out, _Erfinv.apply(_as_float(input)))
+
+
+def erfc(input: Tensor, *, out=None) -> Tensor:
+    """1 - erf(x) without the cancellation for large x (torch.erfc)."""
+    return _into(out, _Erfc.apply(_as_float(input)))
+
+
+def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
+    """The multivariate log-gamma of dimension p (torch.mvlgamma): p(p-1)/4 log(pi) +
+    sum_{i<p} lgamma(x - i/2); every element must exceed (p - 1)/2."""
+    if not isinstance(p, int) or p < 1:
+        raise _C.InvalidArgumentError(f"p has to be greater than or equal to 1\n  fix: p is an int >= 1, got {p!r}")
+    x = _as_float(input)
+    if not bool((x > (p - 1) / 2).all()):
+        raise _C.InvalidArgumentError(f"All elements must be greater than (p-1)/2\n  fix: x > {(p - 1) / 2} for "
+                                      f"p = {p}")
+    y = lgamma(x)
+    for i in range(1, p):
+        y = y + lgamma(x - i / 2)
+    return _into(out, y + p * (p - 1) / 4 * math.log(math.pi))
+
+
+__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "erfc", "mvlgamma"]
+
+
+def _polygamma_method(self: Tensor, n: int) -> Tensor:
+    """x.polygamma(n): torch.polygamma(n, x)."""
+    return polygamma(n, self)
+
+
+_polygamma_method.__name__ = "polygamma"
+
+
+def _bind_methods():
+    from ._inplace import in_place
+    for name in ("lgamma", "digamma", "erfinv", "erfc", "mvlgamma"):
+        setattr(Tensor, name, globals()[name])
+        setattr(Tensor, name + "_", in_place(globals()[name], name + "_"))
+    Tensor.polygamma = _polygamma_method
+    Tensor.polygamma_ = in_place(_polygamma_method, "polygamma_")
+
+
+_bind_methods()

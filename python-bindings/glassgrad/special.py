@@ -1,0 +1,10 @@
+"""glassgrad.special: torch.special's names for glassgrad's special functions
+(docs/special-functions.md): each is the top-level function of the same meaning."""
+from ._math import erf, exp2, expm1, log1p, logit, round, sigmoid as expit, sinc, xlogy
+from ._reductions import logsumexp
+from ._special import digamma, erfc, erfinv, lgamma as gammaln, mvlgamma as multigammaln, polygamma
+
+psi = digamma
+
+__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammaln", "log1p", "logit", "logsumexp",
+           "multigammaln", "polygamma", "psi", "round", "sinc", "xlogy"]
