@@ -230,7 +230,8 @@ TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {
 // im2col gathered into the GEMM's packed panels (im2col_panels.h): every panel (any rows pc ..
 // pc+kc, columns j0 .. j0+nc, sliver width nr) equals the packed im2col matrix of the batch, to
 // the bit, on random strided geometries (strides 2-4, dilation, asymmetric padding, images not
-// contiguous, panel rows of more runs than one window). Exact-size buffers, for AddressSanitizer.
+// contiguous, panel rows of more runs than one window); and im2col_planes, the stored matrix from
+// the same planes, equals im2col. Exact-size buffers, for AddressSanitizer.
 TEST(Conv2DKernels, Im2colPanelsEqualThePackedIm2colMatrix) {
   std::mt19937 gen(41);
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
@@ -250,6 +251,10 @@ TEST(Conv2DKernels, Im2colPanelsEqualThePackedIm2colMatrix) {
     for (auto& v : x) v = static_cast<float>(pick(1, 1000));
     std::vector<float> col(static_cast<size_t>(k * n));
     for (int64_t i = 0; i < images; ++i) cpu::im2col(g, x.data() + i * stride, col.data() + i * g.hwo(), n);
+    // The stored matrix built from the same planes (the weight gradient's im2col_planes).
+    std::vector<float> by_planes(col.size(), -9.0f), planes(static_cast<size_t>(images * cpu::PhasePlanes(g).elems(g)));
+    cpu::im2col_planes(g, x.data(), stride, images, by_planes.data(), n, planes.data());
+    ASSERT_EQ(by_planes, col) << t.str() << " images " << images;
     const int64_t nr = std::vector<int64_t>{1, 3, 4, 8, 16, 48}[static_cast<size_t>(pick(0, 5))];
     const int64_t pc = pick(0, k - 1), kc = pick(1, k - pc), j0 = pick(0, n - 1), nc = pick(1, n - j0);
     const int64_t slivers = (nc + nr - 1) / nr;

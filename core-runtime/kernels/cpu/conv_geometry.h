@@ -176,6 +176,30 @@ void build_phase_planes(const ConvGeometry& g, const PhasePlanes& pp, const T* x
   }
 }
 
+// col [C*R*S, images*Ho*Wo] <- im2col of `images` images side by side (image n at x + n * image_stride,
+// its columns at n*Ho*Wo; rows ld apart), by phase planes: channel by channel, the planes of
+// every image first (scratch: images * PhasePlanes::elems), then each col row written once from
+// left to right in runs of Wo values. The same matrix as im2col of each image.
+template <typename T>
+void im2col_planes(const ConvGeometry& g, const T* x, int64_t image_stride, int64_t images, T* col, int64_t ld,
+                   T* scratch) {
+  const PhasePlanes pp(g);
+  const int64_t per_image = pp.elems(g), hwo = g.hwo();
+  for (int64_t c = 0; c < g.c; ++c) {
+    for (int64_t n = 0; n < images; ++n) build_phase_planes(g, pp, x + n * image_stride + c * g.hw(), scratch + n * per_image);
+    for (int64_t r = 0; r < g.r; ++r) {
+      const int64_t ph = r * g.dh % g.sh, a0 = r * g.dh / g.sh;
+      for (int64_t s = 0; s < g.s; ++s) {
+        const int64_t pw = s * g.dw % g.sw, b0 = s * g.dw / g.sw;
+        const T* src = scratch + (ph * g.sw + pw) * pp.plane() + a0 * pp.wq + b0;
+        T* row = col + ((c * g.r + r) * g.s + s) * ld;
+        for (int64_t n = 0; n < images; ++n, src += per_image, row += hwo)
+          for (int64_t i = 0; i < g.ho; ++i) copy_run(row + i * g.wo, src + i * pp.wq, g.wo);
+      }
+    }
+  }
+}
+
 // col [C*R*S, Ho*Wo] <- im2col of one image x [C, H, W]; col rows ld >= Ho*Wo apart (several
 // images side by side in one matrix: image i at col + i*Ho*Wo, ld = images*Ho*Wo).
 template <typename T>
