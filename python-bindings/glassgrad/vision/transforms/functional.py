@@ -11,6 +11,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from ..._tensor import Tensor
+from ..._tensor import tensor as as_tensor
 from . import _image as I
 from ._image import Chw
 
@@ -158,9 +159,13 @@ def _normalize_constants(mean, std, dtype):
 
 
 def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False, _constants=None):
-    """(tensor - mean[c]) / std[c] for each channel c of a float tensor image (..., C, H, W)."""
+    """(tensor - mean[c]) / std[c] for each channel c of a float tensor image (..., C, H, W). A
+    tensor that requires grad is normalized by tensor ops, so gradients flow through it, as
+    through torchvision's (an adversarial example normalized before the model)."""
     if not I.is_tensor_like(tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
+    if isinstance(tensor, Tensor) and tensor.requires_grad:
+        return _normalize_differentiable(tensor, mean, std, inplace)
     arr = I.chw_array(tensor)
     I.check_float(arr, "normalize")
     if arr.ndim < 3:
@@ -170,6 +175,21 @@ def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool
     out = arr - m
     out /= s
     return I.like(out, tensor)
+
+
+def _normalize_differentiable(tensor: Tensor, mean, std, inplace: bool) -> Tensor:
+    if not tensor.is_floating_point():
+        raise TypeError(f"Input tensor should be a float tensor. Got {tensor.dtype}.")
+    if tensor.ndim < 3:
+        raise ValueError(f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
+                         f"{list(tensor.shape)}")
+    m, s = _normalize_constants(mean, std, np.dtype(str(tensor.dtype)) if str(tensor.dtype) != "bfloat16"
+                                else np.float32)
+    m_t = as_tensor(m, dtype=tensor.dtype, device=tensor.device)
+    s_t = as_tensor(s, dtype=tensor.dtype, device=tensor.device)
+    if inplace:
+        return tensor.sub_(m_t).div_(s_t)
+    return (tensor - m_t) / s_t
 
 
 # ---- geometry --------------------------------------------------------------------------------
