@@ -1,4 +1,4 @@
-"""Normal, Uniform, Exponential and Laplace: reparameterized draws (rsample), log densities,
+"""Normal, Uniform, Exponential, Laplace and LogNormal: reparameterized draws (rsample), log densities,
 entropies, CDFs, all composed of differentiable ops."""
 from __future__ import annotations
 
@@ -145,3 +145,41 @@ class Laplace(_LocScale):
 
     def entropy(self) -> Tensor:
         return 1 + (2 * self.scale).log()
+
+
+class LogNormal(Distribution):
+    """LogNormal(loc, scale): exp of Normal(loc, scale); rsample = exp(loc + scale * N(0, 1))."""
+
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.base_dist = Normal(loc, scale, validate_args=validate_args)
+        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    @property
+    def mean(self) -> Tensor:
+        return (self.loc + self.scale ** 2 / 2).exp()
+
+    @property
+    def mode(self) -> Tensor:
+        return (self.loc - self.scale ** 2).exp()
+
+    @property
+    def variance(self) -> Tensor:
+        s2 = self.scale ** 2
+        return s2.expm1() * (2 * self.loc + s2).exp()
+
+    def rsample(self, sample_shape=Size()) -> Tensor:
+        return self.base_dist.rsample(sample_shape).exp()
+
+    def log_prob(self, value) -> Tensor:
+        v = self._value(value)
+        y = v.log()
+        return self.base_dist.log_prob(y) - y
+
+    def entropy(self) -> Tensor:
+        return self.base_dist.entropy() + self.loc
+
+    def cdf(self, value) -> Tensor:
+        return self.base_dist.cdf(self._value(value).log())

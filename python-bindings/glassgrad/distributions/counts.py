@@ -1,0 +1,95 @@
+"""Poisson(rate) and Binomial(total_count, probs= | logits=): log-probabilities through lgamma
+(docs/special-functions.md), with gradients to the parameters."""
+from __future__ import annotations
+
+from .._factories import rand
+from .._math import xlogy
+from .._runtime import no_grad
+from .._size import Size
+from .._special import lgamma
+from .._tensor import Tensor
+from .continuous import _all
+from .distribution import Distribution, broadcast_all
+
+
+class Poisson(Distribution):
+    """Poisson(rate): P(k) = rate^k e^(-rate) / k!."""
+
+    def __init__(self, rate, validate_args=None):
+        (self.rate,) = broadcast_all(rate)
+        super().__init__(self.rate.shape, validate_args=validate_args)
+        self._check(_all(self.rate >= 0), "rate must be non-negative")
+
+    @property
+    def mean(self) -> Tensor:
+        return self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate.floor()
+
+    @property
+    def variance(self) -> Tensor:
+        return self.rate
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        """Counts of unit-rate exponential arrivals before time rate (Knuth's method: cost grows
+        with the rate; meant for rates up to a few hundred)."""
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            limit = (-self.rate.detach()).exp().expand(*shape)
+            prod = limit * 0 + 1
+            k = limit * 0
+            alive = prod > limit
+            while bool(alive.any().item()):
+                prod = prod * rand(*shape, dtype=prod.dtype, device=prod.device)
+                alive = prod > limit
+                k = k + alive.to(k.dtype)
+            return k
+
+    def log_prob(self, value) -> Tensor:
+        k = self._value(value).to(self.rate.dtype)
+        return xlogy(k, self.rate) - self.rate - lgamma(k + 1)
+
+
+class Binomial(Distribution):
+    """Binomial(total_count=1, probs= | logits=): successes in total_count trials."""
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.logits = (self.probs / (1 - self.probs)).log()
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.probs = self.logits.sigmoid()
+        self.total_count = self.total_count.to(self.probs.dtype)
+        super().__init__(self.probs.shape, validate_args=validate_args)
+        self._check(_all(self.total_count >= 0), "total_count must be non-negative")
+
+    @property
+    def mean(self) -> Tensor:
+        return self.total_count * self.probs
+
+    @property
+    def variance(self) -> Tensor:
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            n_max = int(self.total_count.max().item())
+            n = self.total_count.detach().expand(*shape)
+            p = self.probs.detach().expand(*shape)
+            k = p * 0
+            for i in range(n_max):
+                k = k + ((rand(*shape, dtype=p.dtype, device=p.device) < p) & (n > i)).to(p.dtype)
+            return k
+
+    def log_prob(self, value) -> Tensor:
+        k = self._value(value).to(self.probs.dtype)
+        n, logits = self.total_count, self.logits
+        log_factorial_n = lgamma(n + 1)
+        normalize = n * logits.clamp(min=0) + n * (-logits.abs()).exp().log1p() - log_factorial_n
+        return k * logits - lgamma(k + 1) - lgamma(n - k + 1) - normalize
