@@ -66,14 +66,17 @@ _pending_gradient_sync: list = []
 
 
 class _GradFn:
-    """Tensor.grad_fn of a computed tensor: which op made it (glassgrad's op name). glassgrad's
-    gradients are graph nodes built at backward() (docs/autograd.md), so there is no node object
-    to walk: next_functions and register_hook are not offered."""
+    """Tensor.grad_fn of a computed tensor: which op made it, named as PyTorch names its backward
+    nodes. glassgrad's gradients are graph nodes built at backward() (docs/autograd.md), so this
+    is a view of the recorded forward op: next_functions walks the ops that made its inputs
+    (AccumulateGrad for a leaf that requires grad, None for an input that needs no gradient);
+    register_hook is not offered."""
 
-    __slots__ = ("_op",)
+    __slots__ = ("_op", "_h")
 
-    def __init__(self, op: str):
+    def __init__(self, op: str, handle=None):
         self._op = op
+        self._h = handle
 
     def name(self) -> str:
         # PyTorch's node names: a write through a view is CopySlices, an op with a scalar operand
@@ -86,8 +89,44 @@ class _GradFn:
             op = op[:-len("Scalar")]
         return f"{op}Backward0"
 
+    @property
+    def next_functions(self) -> tuple:
+        """((node, 0), ...) for each input of the op: the node that made it, AccumulateGrad for a
+        leaf that requires grad, None for one that needs no gradient (PyTorch's layout)."""
+        if self._h is None:
+            return ()
+        out: list = []
+        for h in self._h.producer_inputs:
+            if not h.requires_grad:
+                out.append((None, 0))
+            elif h.is_leaf:
+                out.append((_AccumulateGrad(_wrap(h)), 0))
+            else:
+                out.append((_GradFn(h.op or "Alias", h), 0))
+        return tuple(out)
+
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class _AccumulateGrad:
+    """The node that accumulates a leaf's gradient into .grad (PyTorch's AccumulateGrad):
+    .variable is the leaf."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: "Tensor"):
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    @property
+    def next_functions(self) -> tuple:
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
 
 
 def _wrap(handle) -> "Tensor":
@@ -467,7 +506,7 @@ class Tensor:
         backward nodes (Tensor.grad_fn.name() gives 'MulBackward0' for a glassgrad Mul)."""
         if self.is_leaf:
             return None
-        return _GradFn(self._h.op or "Alias")
+        return _GradFn(self._h.op or "Alias", self._h)
 
     @property
     def name(self) -> str:

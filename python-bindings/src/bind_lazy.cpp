@@ -40,6 +40,16 @@ void bind_lazy(py::module_& m) {
       .def_property_readonly("op", [](const Handle& h) {
         return h.value()->producer ? h.value()->producer->schema->name : std::string();
       })
+      .def_property_readonly("producer_inputs", [](const Handle& h) {
+             // The values the op that made this one read, in its input order (none for a leaf):
+             // Tensor.grad_fn.next_functions walks them.
+             py::list out;
+             const lazy::ValuePtr& v = h.value();
+             if (v->producer && !v->is_leaf()) {
+               for (const lazy::ValuePtr& in : v->producer->inputs) out.append(py::cast(wrap(in)));
+             }
+             return out;
+           })
       .def_property("name", [](const Handle& h) { return h.value()->name; },
                     [](Handle& h, const std::string& n) { h.value()->name = n; })
       .def("data", [](const Handle& h) { return lazy::data(h.value()); }, "Realizes and returns the runtime tensor.")

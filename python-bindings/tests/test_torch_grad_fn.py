@@ -1,0 +1,52 @@
+"""Tensor.grad_fn.next_functions as PyTorch's: the blitz neural networks tutorial walks
+loss.grad_fn.next_functions[0][0].next_functions[0][0]. Each entry is (node, 0): the node that
+made the input, AccumulateGrad (with .variable) for a leaf that requires grad, None for an input
+that needs no gradient. Compared with torch where both record the same ops. Skipped when torch
+is not importable."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+torch = pytest.importorskip("torch")
+
+
+def _walk(node, depth=0):
+    """The tree below a node as nested (name, children), None for an input without gradient."""
+    if node is None:
+        return None
+    name = type(node).__name__ if type(node).__name__ in ("AccumulateGrad", "_AccumulateGrad") else node.name()
+    name = name.lstrip("_").split("::")[-1]
+    return (name, [_walk(n) for n, _ in node.next_functions])
+
+
+def _graph(fw):
+    x = fw.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    w = fw.tensor(np.array([3.0, 4.0]), requires_grad=True)
+    c = fw.tensor(np.array([0.5, 0.5]))  # needs no gradient
+    return x, w, ((x * w + c) * x.exp()).sum()
+
+
+def test_next_functions_match_torch():
+    assert _walk(_graph(gg)[2].grad_fn) == _walk(_graph(torch)[2].grad_fn)
+
+
+def test_accumulate_grad_holds_the_leaf_and_ends_the_walk():
+    x, w, y = _graph(gg)
+    mul = y.grad_fn.next_functions[0][0]
+    add = mul.next_functions[0][0]
+    first = add.next_functions[0][0].next_functions[0][0]
+    assert repr(first).startswith("<AccumulateGrad object at ")
+    assert first.next_functions == ()
+    assert first.variable.requires_grad and first.variable.tolist() == x.tolist()
+    assert add.next_functions[1] == (None, 0)  # the constant
+
+
+def test_the_blitz_tutorial_walk():
+    net = gg.nn.Sequential(gg.nn.Linear(4, 3), gg.nn.ReLU(), gg.nn.Linear(3, 2))
+    loss = gg.nn.MSELoss()(net(gg.ones(1, 4)), gg.zeros(1, 2))
+    node = loss.grad_fn
+    for _ in range(2):
+        node = node.next_functions[0][0]
+        assert node is not None and node.name().endswith("Backward0")
+    assert gg.ones(2).grad_fn is None
