@@ -230,8 +230,9 @@ TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {
 // im2col gathered into the GEMM's packed panels (im2col_panels.h): every panel (any rows pc ..
 // pc+kc, columns j0 .. j0+nc, sliver width nr) equals the packed im2col matrix of the batch, to
 // the bit, on random strided geometries (strides 2-4, dilation, asymmetric padding, images not
-// contiguous, panel rows of more runs than one window); and im2col_planes, the stored matrix from
-// the same planes, equals im2col. Exact-size buffers, for AddressSanitizer.
+// contiguous, panel rows of more runs than one window); im2col_planes, the stored matrix from the
+// same planes, equals im2col, and col2im_planes equals col2im. Exact-size buffers, for
+// AddressSanitizer.
 TEST(Conv2DKernels, Im2colPanelsEqualThePackedIm2colMatrix) {
   std::mt19937 gen(41);
   auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen); };
@@ -255,6 +256,13 @@ TEST(Conv2DKernels, Im2colPanelsEqualThePackedIm2colMatrix) {
     std::vector<float> by_planes(col.size(), -9.0f), planes(static_cast<size_t>(images * cpu::PhasePlanes(g).elems(g)));
     cpu::im2col_planes(g, x.data(), stride, images, by_planes.data(), n, planes.data());
     ASSERT_EQ(by_planes, col) << t.str() << " images " << images;
+    // col2im through the planes (the input gradient's col2im_planes) against col2im, to the bit.
+    std::vector<float> dx(x.size(), -9.0f), dx_planes(x.size(), -9.0f), col_copy = col;
+    for (int64_t i = 0; i < images; ++i) cpu::col2im(g, col_copy.data() + i * g.hwo(), dx.data() + i * stride, n);
+    cpu::col2im_planes(g, col.data(), n, images, dx_planes.data(), stride, planes.data());
+    for (int64_t i = 0; i < images; ++i)
+      for (int64_t e = 0; e < g.c * g.hw(); ++e)
+        ASSERT_EQ(dx_planes[static_cast<size_t>(i * stride + e)], dx[static_cast<size_t>(i * stride + e)]) << t.str();
     const int64_t nr = std::vector<int64_t>{1, 3, 4, 8, 16, 48}[static_cast<size_t>(pick(0, 5))];
     const int64_t pc = pick(0, k - 1), kc = pick(1, k - pc), j0 = pick(0, n - 1), nc = pick(1, n - j0);
     const int64_t slivers = (nc + nr - 1) / nr;

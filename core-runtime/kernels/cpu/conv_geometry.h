@@ -134,6 +134,12 @@ struct PhasePlanes {
   int64_t plane() const { return hq * wq; }
   // Elements of scratch one channel's planes take (all sh * sw of them).
   int64_t elems(const ConvGeometry& g) const { return g.sh * g.sw * plane(); }
+  // Where tap (r, s) reads output pixel (0, 0) in one channel's planes; pixel (i, j) is i * wq + j
+  // further on.
+  int64_t tap(const ConvGeometry& g, int64_t r, int64_t s) const {
+    const int64_t ph = r * g.dh % g.sh, pw = s * g.dw % g.sw;
+    return (ph * g.sw + pw) * plane() + r * g.dh / g.sh * wq + s * g.dw / g.sw;
+  }
 };
 
 // Where the planes pay: a stride above 1 and more than one tap (a 1x1 kernel's im2col is already
@@ -176,6 +182,22 @@ void build_phase_planes(const ConvGeometry& g, const PhasePlanes& pp, const T* x
   }
 }
 
+// Calls fn(col_run, plane_run) for every run of Wo values of channel c's im2col rows, taps in
+// im2col's order, then images, then output rows: col_run at col + (c*R*S + tap) * ld + n*Ho*Wo +
+// i*Wo (rows ld apart, images side by side), plane_run where it lies in image n's planes
+// (planes + n * elems). ColT and PlaneT are T or const T, whichever side fn writes.
+template <typename ColT, typename PlaneT, typename F>
+void for_each_plane_run(const ConvGeometry& g, const PhasePlanes& pp, int64_t c, int64_t images, ColT* col, int64_t ld,
+                        PlaneT* planes, F&& fn) {
+  const int64_t per_image = pp.elems(g), hwo = g.hwo();
+  for (int64_t rs = 0; rs < g.r * g.s; ++rs) {
+    PlaneT* plane = planes + pp.tap(g, rs / g.s, rs % g.s);
+    ColT* row = col + (c * g.r * g.s + rs) * ld;
+    for (int64_t n = 0; n < images; ++n, plane += per_image, row += hwo)
+      for (int64_t i = 0; i < g.ho; ++i) fn(row + i * g.wo, plane + i * pp.wq);
+  }
+}
+
 // col [C*R*S, images*Ho*Wo] <- im2col of `images` images side by side (image n at x + n * image_stride,
 // its columns at n*Ho*Wo; rows ld apart), by phase planes: channel by channel, the planes of
 // every image first (scratch: images * PhasePlanes::elems), then each col row written once from
@@ -184,17 +206,56 @@ template <typename T>
 void im2col_planes(const ConvGeometry& g, const T* x, int64_t image_stride, int64_t images, T* col, int64_t ld,
                    T* scratch) {
   const PhasePlanes pp(g);
-  const int64_t per_image = pp.elems(g), hwo = g.hwo();
   for (int64_t c = 0; c < g.c; ++c) {
-    for (int64_t n = 0; n < images; ++n) build_phase_planes(g, pp, x + n * image_stride + c * g.hw(), scratch + n * per_image);
-    for (int64_t r = 0; r < g.r; ++r) {
-      const int64_t ph = r * g.dh % g.sh, a0 = r * g.dh / g.sh;
-      for (int64_t s = 0; s < g.s; ++s) {
-        const int64_t pw = s * g.dw % g.sw, b0 = s * g.dw / g.sw;
-        const T* src = scratch + (ph * g.sw + pw) * pp.plane() + a0 * pp.wq + b0;
-        T* row = col + ((c * g.r + r) * g.s + s) * ld;
-        for (int64_t n = 0; n < images; ++n, src += per_image, row += hwo)
-          for (int64_t i = 0; i < g.ho; ++i) copy_run(row + i * g.wo, src + i * pp.wq, g.wo);
+    for (int64_t n = 0; n < images; ++n) build_phase_planes(g, pp, x + n * image_stride + c * g.hw(), scratch + n * pp.elems(g));
+    for_each_plane_run(g, pp, c, images, col, ld, static_cast<const T*>(scratch),
+                       [&](T* run, const T* plane) { copy_run(run, plane, g.wo); });
+  }
+}
+
+// dst[j] += src[j] for j < n, in 4-value steps while they fit.
+template <typename T>
+inline void add_run(T* dst, const T* src, int64_t n) {
+  int64_t j = 0;
+  for (; j + 4 <= n; j += 4) {
+    T a[4], b[4];
+    std::memcpy(a, dst + j, sizeof(a));
+    std::memcpy(b, src + j, sizeof(b));
+    for (int l = 0; l < 4; ++l) a[l] += b[l];
+    std::memcpy(dst + j, a, sizeof(a));
+  }
+  for (; j < n; ++j) dst[j] += src[j];
+}
+
+// col2im of `images` images side by side (the adjoint of im2col_planes): dx of image n at
+// dx + n * image_stride, its col columns at n*Ho*Wo (rows ld apart). Channel by channel, every
+// tap's runs are added into zeroed phase planes (scratch: images * PhasePlanes::elems), which are
+// then written back to the image (pixels no window covers get 0). Each pixel sums its
+// contributions in the same tap order as col2im, so the result is the same to the bit.
+template <typename T>
+void col2im_planes(const ConvGeometry& g, const T* col, int64_t ld, int64_t images, T* dx, int64_t image_stride,
+                   T* scratch) {
+  const PhasePlanes pp(g);
+  const int64_t per_image = pp.elems(g);
+  for (int64_t c = 0; c < g.c; ++c) {
+    std::fill(scratch, scratch + images * per_image, T(0));
+    for_each_plane_run(g, pp, c, images, col, ld, scratch, [&](const T* run, T* plane) { add_run(plane, run, g.wo); });
+    for (int64_t n = 0; n < images; ++n) {
+      T* dc = dx + n * image_stride + c * g.hw();
+      std::fill(dc, dc + g.hw(), T(0));
+      const T* planes = scratch + n * per_image;
+      for (int64_t ph = 0; ph < g.sh; ++ph) {
+        int64_t a_lo, a_hi;  // plane rows whose image row a*sh + ph - pt is inside
+        valid_range(ph, g.pt, g.sh, g.h, pp.hq, a_lo, a_hi);
+        for (int64_t pw = 0; pw < g.sw; ++pw) {
+          int64_t b_lo, b_hi;
+          valid_range(pw, g.pl, g.sw, g.w, pp.wq, b_lo, b_hi);
+          const T* plane = planes + (ph * g.sw + pw) * pp.plane();
+          for (int64_t a = a_lo; a < a_hi; ++a) {
+            T* out = dc + (a * g.sh + ph - g.pt) * g.w + pw - g.pl;  // column b at out[b * sw]
+            for (int64_t b = b_lo; b < b_hi; ++b) out[b * g.sw] = plane[a * pp.wq + b];
+          }
+        }
       }
     }
   }

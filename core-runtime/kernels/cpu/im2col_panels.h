@@ -78,9 +78,7 @@ struct Im2colPanels {
           }
         }
         for (t = t_begin; t < t_end; ++t) {
-          const int64_t r = t % rs / cg.s, s = t % cg.s;
-          const int64_t ph = r * cg.dh % cg.sh, pw = s * cg.dw % cg.sw;
-          const T* plane = scratch + (ph * cg.sw + pw) * pp.plane() + r * cg.dh / cg.sh * pp.wq + s * cg.dw / cg.sw;
+          const T* plane = scratch + pp.tap(cg, t % rs / cg.s, t % cg.s);
           T* d = dst + (t - pc) * nr;  // row t of the panel in its first sliver
           for (int k = 0; k < count; ++k) copy_run(d + runs[k].dst, plane + runs[k].src, runs[k].len);
         }
