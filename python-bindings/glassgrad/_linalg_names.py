@@ -3,7 +3,9 @@ methods, over glassgrad.linalg (docs/linalg.md)."""
 from __future__ import annotations
 
 from ._tensor import Tensor
-from .linalg import _cholesky, _lu, _products, _qr
+from typing import NamedTuple
+
+from .linalg import _cholesky, _lu, _products, _qr, _spectral
 
 
 def det(input: Tensor) -> Tensor:
@@ -31,11 +33,26 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     return _products.matrix_power(input, n)
 
 
+class _SvdResult(NamedTuple):
+    U: Tensor
+    S: Tensor
+    V: Tensor
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) -> _SvdResult:
+    """torch.svd (PyTorch's older form of linalg.svd): (U, S, V) with input = U diag(S) V^T, V not
+    transposed; some=True gives the reduced factors; compute_uv=False gives zero U and V."""
+    U, S, Vh = _spectral.svd(input, full_matrices=not some)
+    if not compute_uv:
+        return _SvdResult(U.detach() * 0, S, Vh.detach().transpose(-1, -2) * 0)
+    return _SvdResult(U, S, Vh.transpose(-1, -2))
+
+
 cholesky = _cholesky.cholesky_top
 cholesky.__name__ = "cholesky"
 pinverse = _qr.pinverse
 
-__all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "cholesky", "pinverse"]
+__all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "cholesky", "pinverse", "svd"]
 
 for _name in __all__:
     setattr(Tensor, _name, globals()[_name])

@@ -180,8 +180,39 @@ def test_norms_match_numpy(dtype):
     _close(LA.vector_norm(a), np.linalg.norm(A.ravel()), dtype)
     _close(LA.norm(a), np.linalg.norm(A.ravel()), dtype)
     _close(LA.norm(a, dim=(1, 2)), np.linalg.norm(A, axis=(1, 2)), dtype)
-    with pytest.raises(gg.UnsupportedError, match="SVD"):
-        LA.matrix_norm(a, "nuc")
+    for ord in ("nuc", 2, -2):
+        _close(LA.matrix_norm(a, ord), np.linalg.norm(A, ord, axis=(-2, -1)), dtype)
+        _close(LA.matrix_norm(a, ord, dim=(0, 2), keepdim=True), np.linalg.norm(A, ord, axis=(0, 2), keepdims=True),
+               dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 5), (5, 3), (3, 5), (2, 6, 4)])
+def test_svd_and_eigh_match_numpy(shape, dtype):
+    A = _rand(shape, 13)
+    a = gg.tensor(A, dtype=dtype)
+    U, S, Vh = LA.svd(a, full_matrices=False)
+    _close(S, np.linalg.svd(A, compute_uv=False), dtype)
+    _close(U @ (S.unsqueeze(-1) * Vh), A, dtype)
+    _close(LA.svdvals(a), np.linalg.svd(A, compute_uv=False), dtype)
+    Uf, _, Vhf = LA.svd(a)
+    assert Uf.shape[-1] == shape[-2] and Vhf.shape[-2] == shape[-1]
+    assert (LA.matrix_rank(a).numpy() == np.linalg.matrix_rank(A)).all()
+    if shape[-1] == shape[-2]:
+        Sym = A + np.swapaxes(A, -1, -2)
+        L, V = LA.eigh(gg.tensor(Sym, dtype=dtype))
+        _close(L, np.linalg.eigvalsh(Sym), dtype)
+        _close(V @ (L.unsqueeze(-1) * V.transpose(-1, -2)), Sym, dtype)
+        _close(LA.eigvalsh(gg.tensor(np.triu(Sym) + np.tril(np.ones_like(Sym), -1) * 9, dtype=dtype), UPLO="U"),
+               np.linalg.eigvalsh(Sym), dtype)
+
+
+def test_matrix_rank_of_rank_deficient_matrices():
+    A = np.stack([np.outer([1.0, 2, 3], [1.0, 1, 0]), np.eye(3)])
+    assert LA.matrix_rank(gg.tensor(A)).numpy().tolist() == [1, 3]
+    assert LA.matrix_rank(gg.tensor(A), atol=1.5).numpy().tolist() == [1, 0]
+    U, S, V = gg.svd(gg.tensor(A[0]))
+    _close(U @ S.diag_embed() @ V.transpose(-1, -2), A[0], "float64")
 
 
 def test_products():
@@ -233,6 +264,14 @@ GRADS = [
     ("vector_norm", lambda a: LA.vector_norm(a, 3, dim=-1), [(3, 4)]),
     ("matrix_norm", lambda a: LA.matrix_norm(a), [(3, 4)]),
     ("multi_dot", lambda a, b: LA.multi_dot([a, b, a]), [(3, 3), (3, 3)]),
+    ("svdvals", lambda a: LA.svdvals(a), [(2, 4, 3)]),
+    ("svd_vectors", lambda a: (lambda r: r.U[..., :2] @ r.Vh[..., :2, :])(LA.svd(a, full_matrices=False)), [(4, 3)]),
+    ("svd_wide", lambda a: (lambda r: r.U[..., :1] * r.Vh[..., :1, :] + r.S.sum())(LA.svd(a, full_matrices=False)),
+     [(3, 5)]),
+    ("matrix_norm_nuc", lambda a: LA.matrix_norm(a, "nuc"), [(3, 4)]),
+    ("eigvalsh", lambda a: LA.eigvalsh(a + a.transpose(-1, -2)), [(2, 4, 4)]),
+    ("eigh_vectors", lambda a: (lambda r: r.eigenvectors * r.eigenvectors)(LA.eigh(a + a.transpose(-1, -2))),
+     [(4, 4)]),
 ]
 
 

@@ -71,6 +71,21 @@ CASES = [
     ("cross", lambda L, a, b: L.linalg.cross(a, b), [(4, 3), (4, 3)]),
     ("vecdot", lambda L, a, b: L.linalg.vecdot(a, b), [(4, 3), (4, 3)]),
     ("diagonal", lambda L, a: L.linalg.diagonal(a, offset=1), [(2, 4, 4)]),
+    # singular vectors and eigenvectors up to sign: compared through sign-free products
+    ("svdvals", lambda L, a: L.linalg.svdvals(a), [(2, 5, 3)]),
+    ("svd_products", lambda L, a: (lambda r: (r[0] * r[0], r[1], r[2] * r[2], r[0][..., :1] * r[2][..., :1, :]))(
+        L.linalg.svd(a, full_matrices=False)), [(5, 4)]),
+    ("svd_wide", lambda L, a: (lambda r: (r[1], r[0][..., :2] @ r[2][..., :2, :]))(
+        L.linalg.svd(a, full_matrices=False)), [(2, 3, 5)]),
+    ("torch.svd", lambda L, a: (lambda r: (r[1], r[0][..., :1] * r[2][..., :, :1].transpose(-1, -2)))(L.svd(a)),
+     [(4, 3)]),
+    ("eigh", lambda L, a: (lambda r: (r[0], r[1] * r[1]))(L.linalg.eigh(a + a.transpose(-1, -2))), [(2, 4, 4)]),
+    ("eigh_lower_only", lambda L, a: L.linalg.eigvalsh(a), [(4, 4)]),
+    ("eigvalsh_upper", lambda L, a: L.linalg.eigvalsh(a, UPLO="U"), [(4, 4)]),
+    ("matrix_norm_nuc", lambda L, a: L.linalg.matrix_norm(a, "nuc"), [(2, 3, 4)]),
+    ("matrix_norm_2", lambda L, a: L.linalg.matrix_norm(a, 2), [(2, 3, 4)]),
+    ("matrix_norm_-2", lambda L, a: L.linalg.matrix_norm(a, -2, dim=(0, 2)), [(3, 2, 4)]),
+    ("matrix_rank", lambda L, a: L.linalg.matrix_rank(a.detach()), [(2, 3, 4)]),
 ]
 
 

@@ -1,6 +1,7 @@
 """glassgrad.linalg: torch.linalg's functions for float32/float64 batches of matrices [..., n, n],
 as composites of glassgrad's ops (elimination, Cholesky, substitution and Householder loops of
-batched steps), so they run on every device and their gradients come from autograd. Design,
+batched steps), so they run on every device and their gradients come from autograd; eigh and svd
+are LAPACK's through NumPy with closed-form gradients. Design,
 coverage and precision: docs/linalg.md."""
 from ._checks import LinAlgError
 from ._cholesky import cholesky, cholesky_ex, solve_triangular
@@ -8,8 +9,9 @@ from ._lu import det, inv, inv_ex, logdet, slogdet, solve
 from ._norms import matrix_norm, norm, vector_norm
 from ._products import cross, diagonal, matmul, matrix_power, multi_dot, vecdot
 from ._qr import lstsq, pinv, qr
+from ._spectral import eigh, eigvalsh, matrix_rank, svd, svdvals
 
-__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "inv", "inv_ex", "lstsq",
-           "matmul", "matrix_norm", "matrix_power", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve",
-           "solve_triangular", "vecdot", "vector_norm"]
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
+           "lstsq", "matmul", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
+           "solve", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
 del logdet  # torch.logdet is top-level only

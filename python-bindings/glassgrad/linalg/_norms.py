@@ -1,5 +1,5 @@
-"""torch.linalg's norms: vector_norm, matrix_norm, norm (composites of reductions; docs/linalg.md).
-The matrix norms that need singular values ('nuc', 2, -2) are not available (no SVD)."""
+"""torch.linalg's norms: vector_norm, matrix_norm, norm (composites of reductions; docs/linalg.md);
+the matrix norms of singular values ('nuc', 2, -2) through linalg.svdvals."""
 from __future__ import annotations
 
 import math
@@ -33,7 +33,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """torch.linalg.matrix_norm over the two axes dim: 'fro', 1 / -1 (max / min column sum of |a|),
-    inf / -inf (max / min row sum). 'nuc', 2 and -2 need singular values: not available."""
+    inf / -inf (max / min row sum), 'nuc' (sum of the singular values), 2 / -2 (largest / smallest)."""
     A = A.to(dtype) if dtype is not None else A
     check_float(A, "matrix_norm")
     if A.ndim < 2:
@@ -51,11 +51,15 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         if not keepdim:
             y = y.squeeze(max(d0, d1)).squeeze(min(d0, d1))
     elif ord in ("nuc", 2, -2):
-        raise _C.UnsupportedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, and glassgrad has no SVD "
-                                  "yet (docs/linalg.md)\n  fix: ord='fro' bounds it: ||A||_2 <= ||A||_F")
+        from ._spectral import svdvals
+        moved = A.movedim((d0, d1), (-2, -1))
+        s = svdvals(moved)
+        y = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        if keepdim:
+            y = y.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
     else:
-        raise _C.InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.\n  fix: one of 'fro', 1, "
-                                      "-1, inf, -inf")
+        raise _C.InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.\n  fix: one of 'fro', "
+                                      "'nuc', 1, -1, 2, -2, inf, -inf")
     if out is not None:
         out.copy_(y)
         return out
