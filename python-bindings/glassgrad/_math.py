@@ -443,30 +443,48 @@ def logical_not(input: Tensor) -> Tensor:
     return eq(input, False if input.dtype == "bool" else 0)
 
 
-def _bitwise(name: str, logical):
+def _integer_bitwise(name: str, op, x, y, dt) -> Tensor:
+    """An integer bitwise op, computed on the host in NumPy (glassgrad has no integer bit
+    kernels): the operands are computed first, as unique's is (docs/porting.md, the bitwise row)."""
+    np_dt = np.dtype(_NP[str(dt)])
+    dev = next(v.device for v in (x, y) if isinstance(v, Tensor))
+    a, b = (v.numpy().astype(np_dt) if isinstance(v, Tensor) else np.asarray(v).astype(np_dt) for v in (x, y))
+    return tensor(op(a, b), dtype=dt, device=dev)
+
+
+def _bitwise(name: str, logical, op):
     def fn(input, other) -> Tensor:
         x, y, _ = _operands(input, other)
         dt = _dtypes.result_type(x, y)
-        if dt != "bool":
-            raise _C.UnsupportedError(f"{name}: glassgrad has bitwise operations on bool tensors only, got {dt}\n"
-                                      f"  fix: compare first, e.g. (x > 0) {'&' if 'and' in name else '|'} (y > 0)")
-        return logical(x, y)
+        if dt == "bool":
+            return logical(x, y)
+        if dt.is_floating_point:
+            raise _C.DTypeError(f'"{name}_cpu" not implemented for \'{_TORCH_NAMES.get(str(dt), dt)}\'\n'
+                                f"  cause: bitwise operations take bool or integer tensors, got {dt}\n"
+                                f"  fix: x.long() first, or compare: (x > 0) {'&' if 'and' in name else '|'} (y > 0)")
+        return _integer_bitwise(name, op, x, y, dt)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"torch.{name} of bool tensors (the same as the logical operation)."
+    fn.__doc__ = (f"torch.{name}: of bool tensors the logical operation; of integers the bits, computed on "
+                  "the host (the operands first).")
     return fn
 
 
-bitwise_and = _bitwise("bitwise_and", logical_and)
-bitwise_or = _bitwise("bitwise_or", logical_or)
-bitwise_xor = _bitwise("bitwise_xor", logical_xor)
+_TORCH_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}
+bitwise_and = _bitwise("bitwise_and", logical_and, np.bitwise_and)
+bitwise_or = _bitwise("bitwise_or", logical_or, np.bitwise_or)
+bitwise_xor = _bitwise("bitwise_xor", logical_xor, np.bitwise_xor)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    """~x of a bool tensor (torch.bitwise_not)."""
-    if input.dtype != "bool":
-        raise _C.UnsupportedError(f"bitwise_not: glassgrad has bitwise operations on bool tensors only, got "
-                                  f"{input.dtype}\n  fix: logical_not(x) gives x == 0")
-    return logical_not(input)
+    """~x (torch.bitwise_not): of a bool tensor logical_not, of integers every bit flipped
+    (computed on the host, as the other integer bitwise ops)."""
+    if input.dtype == "bool":
+        return logical_not(input)
+    if input.dtype.is_floating_point:
+        raise _C.DTypeError(f"\"bitwise_not_cpu\" not implemented for '{_TORCH_NAMES.get(str(input.dtype), input.dtype)}'"
+                            f"\n  cause: bitwise operations take bool or integer tensors, got {input.dtype}\n"
+                            "  fix: x.long() first, or logical_not(x) for x == 0")
+    return tensor(np.invert(input.numpy()), dtype=input.dtype, device=input.device)
 
 
 def isnan(input: Tensor) -> Tensor:
