@@ -79,12 +79,14 @@ class _GradFn:
         self._h = handle
 
     def name(self) -> str:
-        # PyTorch's node names: a write through a view is CopySlices, an op with a scalar operand
-        # is the op's own node (MulScalar: MulBackward0), as pytorch_op_name
+        # PyTorch's node names: a write through a view is CopySlices, a copy is Clone, an op with
+        # a scalar operand is the op's own node (MulScalar: MulBackward0), as pytorch_op_name
         # (core-runtime/src/lazy/alias.cpp) names them in errors
         op = self._op
         if op == "SliceScatter":
             return "CopySlices"
+        if op == "Contiguous":  # clone() and contiguous() of a strided view: PyTorch's clone node
+            op = "Clone"
         if op.endswith("Scalar") and len(op) > len("Scalar"):
             op = op[:-len("Scalar")]
         return f"{op}Backward0"

@@ -87,5 +87,6 @@ def _set_first(t):
 def test_a_computed_tensor_names_its_op_and_a_leaf_says_requires_grad():
     a = np.array([1.0, 2.5], np.float32)
     x, y = gg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
-    for f in (lambda t: t, lambda t: t * 2, lambda t: (t * 2).sum(), lambda t: t.exp(), lambda t: t.detach(), _set_first):
+    for f in (lambda t: t, lambda t: t * 2, lambda t: (t * 2).sum(), lambda t: t.exp(), lambda t: t.detach(), _set_first,
+              lambda t: t.clone(), lambda t: t.reshape(1, 2).expand(2, 2).t().contiguous()):
         assert repr(f(x)) == repr(f(y))
