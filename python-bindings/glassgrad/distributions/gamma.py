@@ -1,14 +1,17 @@
 """Gamma, Chi2, Beta, Dirichlet, StudentT: densities and entropies through lgamma and digamma
-(docs/special-functions.md), so log_prob and entropy carry gradients to the parameters. Draws are
-sample() only: PyTorch's rsample for these differentiates the draw implicitly through the
-derivative of the incomplete gamma function, which glassgrad does not have (docs/distributions.md)."""
+(docs/special-functions.md), so log_prob and entropy carry gradients to the parameters. rsample
+differentiates a Gamma draw implicitly, as PyTorch's does: x is held at its quantile u = P(a, x),
+so dx/da = -(dP/da)(a, x) / p(x; a), P the regularized incomplete gamma function, whose
+derivative comes from its series (docs/distributions.md); Beta, Dirichlet, Chi2 and StudentT
+draws are built from Gamma draws and inherit it."""
 from __future__ import annotations
 
 import math
 
-from .._factories import rand, randn
+from .. import _C
+from .._factories import arange, rand, randn
 from .._math import xlogy
-from .._runtime import no_grad
+from .._runtime import is_grad_enabled, no_grad
 from .._size import Size
 from .._special import digamma, lgamma
 from .._tensor import Tensor
@@ -40,8 +43,43 @@ def standard_gamma(alpha: Tensor) -> Tensor:
         return out * boost
 
 
+_MAX_SERIES = 20000
+
+
+def _dx_dalpha(x: Tensor, a: Tensor) -> Tensor:
+    """dx/da of Gamma(a, 1) draws x at fixed quantile: -(dP/da) / p(x; a), with the series
+    P(a, x) = sum_n t_n, t_n = exp((a + n) log x - x - lgamma(a + n + 1)), dP/da = sum_n t_n
+    (log x - digamma(a + n + 1)), summed in the ratio t_n / p(x; a) (no underflow); n runs to
+    x + 12 sqrt(x) + 40, past every term that counts in float64."""
+    with no_grad():
+        top = float(x.max().item()) if x.numel() else 0.0
+        terms = int(top + 12 * math.sqrt(top) + 40)
+        if terms > _MAX_SERIES:
+            raise _C.UnsupportedError(f"Gamma.rsample: a draw of {top:.4g} needs {terms} series terms for its "
+                                      f"gradient (at most {_MAX_SERIES})\n  fix: sample() (no gradient), or rescale "
+                                      "the distribution so that draws stay below ~18000")
+        xs = where(x > 0, x, 1.0)
+        logx = xs.log().unsqueeze(-1)
+        an = a.unsqueeze(-1) + arange(terms, dtype=x.dtype, device=x.device) + 1
+        log_pdf = ((a - 1) * xs.log() - xs - lgamma(a)).unsqueeze(-1)
+        log_ratio = (an - 1) * logx - xs.unsqueeze(-1) - lgamma(an) - log_pdf
+        d = -(log_ratio.exp() * (logx - digamma(an))).sum(-1)
+        return where(x > 0, d, 0.0)
+
+
+def gamma_rsample(alpha: Tensor) -> Tensor:
+    """Gamma(alpha, 1) draws of alpha's shape whose gradient to alpha is the implicit one."""
+    g = standard_gamma(alpha)
+    if alpha.requires_grad and is_grad_enabled():
+        a = alpha.detach()
+        g = g + (alpha - a) * _dx_dalpha(g, a)  # the value is g exactly; the gradient dx/da
+    return g
+
+
 class Gamma(Distribution):
     """Gamma(concentration, rate): density rate^a x^(a-1) e^(-rate x) / Gamma(a) on x > 0."""
+
+    has_rsample = True
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -61,10 +99,9 @@ class Gamma(Distribution):
     def variance(self) -> Tensor:
         return self.concentration / self.rate ** 2
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        a = self.concentration.expand(*shape)
-        return standard_gamma(a) / self.rate.detach().expand(*shape)
+        return gamma_rsample(self.concentration.expand(*shape)) / self.rate.expand(*shape)
 
     def log_prob(self, value) -> Tensor:
         v = self._value(value)
@@ -91,6 +128,8 @@ class Chi2(Gamma):
 class Dirichlet(Distribution):
     """Dirichlet(concentration [..., k]): a draw is a probability vector over the last axis."""
 
+    has_rsample = True
+
     def __init__(self, concentration, validate_args=None):
         (c,) = broadcast_all(concentration)
         if c.ndim < 1:
@@ -114,8 +153,8 @@ class Dirichlet(Distribution):
         c0 = c.sum(-1, keepdim=True)
         return c * (c0 - c) / (c0 ** 2 * (c0 + 1))
 
-    def sample(self, sample_shape=Size()) -> Tensor:
-        g = standard_gamma(self.concentration.expand(*self._extended_shape(sample_shape)))
+    def rsample(self, sample_shape=Size()) -> Tensor:
+        g = gamma_rsample(self.concentration.expand(*self._extended_shape(sample_shape)))
         return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value) -> Tensor:
@@ -132,6 +171,8 @@ class Dirichlet(Distribution):
 
 class Beta(Distribution):
     """Beta(concentration1, concentration0) on (0, 1): density x^(a-1) (1-x)^(b-1) / B(a, b)."""
+
+    has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)
@@ -153,10 +194,10 @@ class Beta(Distribution):
         t = a + b
         return a * b / (t ** 2 * (t + 1))
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        x = standard_gamma(self.concentration1.expand(*shape))
-        y = standard_gamma(self.concentration0.expand(*shape))
+        x = gamma_rsample(self.concentration1.expand(*shape))
+        y = gamma_rsample(self.concentration0.expand(*shape))
         return x / (x + y)
 
     def log_prob(self, value) -> Tensor:
@@ -173,6 +214,8 @@ class Beta(Distribution):
 
 class StudentT(Distribution):
     """StudentT(df, loc=0, scale=1): loc + scale * T_df."""
+
+    has_rsample = True
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
@@ -194,13 +237,12 @@ class StudentT(Distribution):
         v = self.scale ** 2 * df / where(df > 2, df - 2, 1.0)
         return where(df > 2, v, where(df > 1, math.inf, math.nan))
 
-    def sample(self, sample_shape=Size()) -> Tensor:
+    def rsample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)
-        with no_grad():
-            df = self.df.detach().expand(*shape)
-            z = randn(*shape, dtype=df.dtype, device=df.device)
-            chi2 = standard_gamma(0.5 * df) * 2
-            return self.loc.detach() + self.scale.detach() * z * (df / chi2).sqrt()
+        df = self.df.expand(*shape)
+        z = randn(*shape, dtype=df.dtype, device=df.device)
+        chi2 = gamma_rsample(0.5 * df) * 2
+        return self.loc + self.scale * z * (df / chi2).sqrt()
 
     def log_prob(self, value) -> Tensor:
         y = (self._value(value) - self.loc) / self.scale
