@@ -130,3 +130,19 @@ def array_body(values: np.ndarray, prefix: str) -> str:
     summarize = values.size > _options["threshold"]
     fmt = _Formatter(_summarized(values) if summarize else values)
     return _layout(values, len(prefix), summarize, fmt)
+
+
+def with_suffixes(text: str, suffixes, indent: int) -> str:
+    """text (the prefix and the values) with ", suffix" for each suffix and the closing
+    parenthesis; a suffix that would pass the line width starts a new line, indented."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    width = int(_options["linewidth"])
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > width:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"

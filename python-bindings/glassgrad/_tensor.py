@@ -105,6 +105,8 @@ class _GradFn:
                 out.append((_AccumulateGrad(_wrap(h)), 0))
             else:
                 out.append((_GradFn(h.op or "Alias", h), 0))
+        if self._op.endswith("Scalar"):  # PyTorch's node lists the number too, after the tensor
+            out.append((None, 0))
         return tuple(out)
 
     def __repr__(self) -> str:
@@ -591,25 +593,25 @@ class Tensor:
         # empty tensor's shape unless it is (0,) and its dtype unless it is the default float
         # (and with edgeitems=0, the shape); the device comes first
         default = str(_dtypes.get_default_dtype())
-        extra = f", device='{self.device}'" if self.device != "cpu" else ""
+        suffixes = [f"device='{self.device}'"] if self.device != "cpu" else []
         if self.numel() == 0:
             if self.dim() != 1:
-                extra += f", size={tuple(self.shape)}"
+                suffixes.append(f"size={tuple(self.shape)}")
             if self.dtype != default:
-                extra += f", dtype={self.dtype!r}"
+                suffixes.append(f"dtype={self.dtype!r}")
         else:
             if not _printing.get_printoptions()["edgeitems"]:
-                extra += f", size={tuple(self.shape)}"
+                suffixes.append(f"size={tuple(self.shape)}")
             if self.dtype not in (default, "int64", "bool"):
-                extra += f", dtype={self.dtype!r}"
+                suffixes.append(f"dtype={self.dtype!r}")
         # a computed tensor names the op that made it, as PyTorch's backward node (which can
         # differ where glassgrad's op is another: Linear, not Addmm); a leaf says requires_grad
         fn = self.grad_fn
         if fn is not None:
-            extra += f", grad_fn=<{fn.name()}>"
+            suffixes.append(f"grad_fn=<{fn.name()}>")
         elif self.requires_grad:
-            extra += ", requires_grad=True"
-        return f"tensor({body}{extra})"
+            suffixes.append("requires_grad=True")
+        return _printing.with_suffixes("tensor(" + body, suffixes, len("tensor("))
 
     def __format__(self, spec: str) -> str:
         if self.numel() == 1 and spec:

@@ -50,3 +50,12 @@ def test_the_blitz_tutorial_walk():
         node = node.next_functions[0][0]
         assert node is not None and node.name().endswith("Backward0")
     assert gg.ones(2).grad_fn is None
+
+
+def test_a_number_operand_is_listed_as_none_after_the_tensor():
+    """The autograd tutorial (introyt): d = 2 * sin(a) + 1, walked from d down to a."""
+    walks = []
+    for fw in (gg, torch):
+        a = fw.tensor(np.linspace(0.0, 6.0, 5), requires_grad=True)
+        walks.append(_walk((2 * fw.sin(a) + 1).grad_fn))
+    assert walks[0] == walks[1]

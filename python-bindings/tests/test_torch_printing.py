@@ -90,3 +90,14 @@ def test_a_computed_tensor_names_its_op_and_a_leaf_says_requires_grad():
     for f in (lambda t: t, lambda t: t * 2, lambda t: (t * 2).sum(), lambda t: t.exp(), lambda t: t.detach(), _set_first,
               lambda t: t.clone(), lambda t: t.reshape(1, 2).expand(2, 2).t().contiguous()):
         assert repr(f(x)) == repr(f(y))
+
+
+def test_a_suffix_past_the_line_width_starts_a_new_line():
+    for fw in (gg, torch):
+        fw.manual_seed(0)
+    a = np.linspace(0.0, 2 * np.pi, 25, dtype=np.float32)
+    x, y = gg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    assert repr(x) == repr(y)
+    assert repr(x * 2) == repr(y * 2)
+    b = np.arange(6, dtype=np.float64).reshape(2, 3) / 7
+    assert ours(b) == repr(torch.tensor(b))  # a short one keeps its suffix on the last line
