@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._tensor import Tensor
 from typing import NamedTuple
 
-from .linalg import _cholesky, _lu, _products, _qr, _spectral
+from .linalg import _cholesky, _extras, _lu, _products, _qr, _spectral
 
 
 def det(input: Tensor) -> Tensor:
@@ -48,11 +48,15 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) 
     return _SvdResult(U, S, Vh.transpose(-1, -2))
 
 
+cholesky_solve = _extras.cholesky_solve
+cholesky_inverse = _extras.cholesky_inverse
+matrix_exp = _extras.matrix_exp
 cholesky = _cholesky.cholesky_top
 cholesky.__name__ = "cholesky"
 pinverse = _qr.pinverse
 
-__all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "cholesky", "pinverse", "svd"]
+__all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "cholesky", "pinverse", "svd", "cholesky_solve", "cholesky_inverse",
+           "matrix_exp"]
 
 for _name in __all__:
     setattr(Tensor, _name, globals()[_name])

@@ -229,6 +229,38 @@ def test_products():
     _close(LA.diagonal(a), np.diagonal(A, 0, -2, -1), "float64")
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cholesky_solve_inverse_solve_ex_matrix_exp_cond(dtype):
+    sl = pytest.importorskip("scipy.linalg")
+    S = _spd((2, 4, 4), 14)
+    L = np.linalg.cholesky(S)
+    B = np.random.default_rng(15).standard_normal((2, 4, 3))
+    _close(gg.cholesky_solve(gg.tensor(B, dtype=dtype), gg.tensor(L, dtype=dtype)), np.linalg.solve(S, B), dtype)
+    U = np.swapaxes(L, -1, -2)
+    _close(gg.cholesky_solve(gg.tensor(B, dtype=dtype), gg.tensor(U, dtype=dtype), upper=True), np.linalg.solve(S, B),
+           dtype)
+    _close(gg.cholesky_inverse(gg.tensor(L, dtype=dtype)), np.linalg.inv(S), dtype)
+    A = _rand((2, 4, 4), 16)
+    result, info = LA.solve_ex(gg.tensor(A, dtype=dtype), gg.tensor(B, dtype=dtype))
+    _close(result, np.linalg.solve(A, B), dtype)
+    assert info.numpy().tolist() == [0, 0]
+    _, info = LA.solve_ex(gg.tensor(np.zeros((2, 3, 3)), dtype=dtype), gg.ones(2, 3, 1, dtype=dtype))
+    assert info.numpy().tolist() == [1, 1]
+    M = np.random.default_rng(17).standard_normal((2, 4, 4)) * 1.5
+    _close(LA.matrix_exp(gg.tensor(M, dtype=dtype)), np.stack([sl.expm(m) for m in M]), dtype)
+    _close(gg.matrix_exp(gg.tensor(M[0] * 0, dtype=dtype)), np.eye(4), dtype)
+    for p in (None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf):
+        _close(LA.cond(gg.tensor(A, dtype=dtype), p), np.linalg.cond(A, p), dtype)
+
+
+def test_solvers_refuse_a_right_hand_side_of_another_dtype():
+    for call in (lambda: LA.solve(gg.eye(3, dtype=gg.float64), gg.ones(3)),
+                 lambda: LA.lstsq(gg.eye(3, dtype=gg.float64), gg.ones(3, 1)),
+                 lambda: gg.cholesky_solve(gg.ones(3, 1), gg.eye(3, dtype=gg.float64))):
+        with pytest.raises(gg.DTypeError, match="same dtype"):
+            call()
+
+
 def test_errors_name_the_cause():
     with pytest.raises(gg.ShapeError, match="square matrices, but they are 2 by 3"):
         LA.inv(gg.ones(2, 3))
@@ -265,6 +297,12 @@ GRADS = [
     ("matrix_norm", lambda a: LA.matrix_norm(a), [(3, 4)]),
     ("multi_dot", lambda a, b: LA.multi_dot([a, b, a]), [(3, 3), (3, 3)]),
     ("svdvals", lambda a: LA.svdvals(a), [(2, 4, 3)]),
+    ("matrix_exp", lambda a: LA.matrix_exp(a), [(2, 3, 3)]),
+    ("cholesky_solve", lambda x, b: gg.cholesky_solve(b, LA.cholesky(x @ x.transpose(-1, -2) + 3 * gg.eye(
+        3, dtype=gg.float64))), [(3, 3), (3, 2)]),
+    ("cholesky_inverse", lambda x: gg.cholesky_inverse(LA.cholesky(x @ x.transpose(-1, -2) + 3 * gg.eye(
+        3, dtype=gg.float64))), [(3, 3)]),
+    ("cond", lambda a: LA.cond(a), [(3, 3)]),
     ("svd_vectors", lambda a: (lambda r: r.U[..., :2] @ r.Vh[..., :2, :])(LA.svd(a, full_matrices=False)), [(4, 3)]),
     ("svd_wide", lambda a: (lambda r: r.U[..., :1] * r.Vh[..., :1, :] + r.S.sum())(LA.svd(a, full_matrices=False)),
      [(3, 5)]),

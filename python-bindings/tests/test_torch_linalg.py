@@ -86,6 +86,15 @@ CASES = [
     ("matrix_norm_2", lambda L, a: L.linalg.matrix_norm(a, 2), [(2, 3, 4)]),
     ("matrix_norm_-2", lambda L, a: L.linalg.matrix_norm(a, -2, dim=(0, 2)), [(3, 2, 4)]),
     ("matrix_rank", lambda L, a: L.linalg.matrix_rank(a.detach()), [(2, 3, 4)]),
+    ("matrix_exp", lambda L, a: L.linalg.matrix_exp(a), [(2, 3, 3)]),
+    ("torch.matrix_exp", lambda L, a: L.matrix_exp(a * 3), [(4, 4)]),
+    ("cholesky_solve", lambda L, x, b: L.cholesky_solve(b, L.linalg.cholesky(_spd_of(L)(x))), [(2, 3, 3), (2, 3, 2)]),
+    ("cholesky_solve_upper", lambda L, x, b: L.cholesky_solve(b, L.linalg.cholesky(_spd_of(L)(x), upper=True),
+                                                               upper=True), [(3, 3), (3, 2)]),
+    ("cholesky_inverse", lambda L, x: L.cholesky_inverse(L.linalg.cholesky(_spd_of(L)(x))), [(3, 3)]),
+    ("solve_ex", lambda L, a, b: tuple(L.linalg.solve_ex(a, b)), [(2, 3, 3), (2, 3)]),
+    ("cond", lambda L, a: L.linalg.cond(a), [(2, 3, 3)]),
+    ("cond_1", lambda L, a: L.linalg.cond(a.detach(), 1), [(3, 3)]),  # PyTorch cannot differentiate it
 ]
 
 
@@ -141,6 +150,8 @@ ERRORS = [
     ("not_square", lambda L: L.linalg.inv(L.ones(2, 3))),
     ("integer", lambda L: L.linalg.inv(L.ones(3, 3, dtype=L.int64))),
     ("one_dimensional", lambda L: L.linalg.det(L.ones(3))),
+    ("solve_dtypes", lambda L: L.linalg.solve(L.eye(3, dtype=L.float64), L.ones(3))),
+    ("cholesky_solve_dtypes", lambda L: L.cholesky_solve(L.ones(3, 1), L.eye(3, dtype=L.float64))),
 ]
 
 

@@ -62,3 +62,20 @@ def first_failure(bad: Tensor):
 
 def batch_prefix(A: Tensor, b: int) -> str:
     return f"(Batch element {b}): " if A.ndim > 2 else ""
+
+
+def check_same_dtype(A: Tensor, B: Tensor, message: str) -> None:
+    """PyTorch's solvers refuse a right-hand side of another dtype; message has {a} and {b} for
+    PyTorch's names of A's and B's dtypes."""
+    if A.dtype != B.dtype:
+        a = _TORCH_NAMES.get(str(A.dtype).split(".")[-1], str(A.dtype))
+        b = _TORCH_NAMES.get(str(B.dtype).split(".")[-1], str(B.dtype))
+        raise _C.DTypeError(message.format(a=a, b=b) + "\n  fix: convert one of them, e.g. B.to(A.dtype)")
+
+
+def into(out, y: Tensor) -> Tensor:
+    """y, or y written into out (the functions' out= argument)."""
+    if out is None:
+        return y
+    out.copy_(y)
+    return out

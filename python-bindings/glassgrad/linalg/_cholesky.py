@@ -8,7 +8,7 @@ from .._factories import arange
 from .._shapes import stack
 from .._tensor import Tensor
 from ..functional import where
-from ._checks import LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, first_failure
+from ._checks import into, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, first_failure
 
 
 def _factor(A: Tensor):
@@ -54,10 +54,7 @@ def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     L, bad = _factor(A)
     _not_pd(A, bad, "cholesky")
     L = L.transpose(-1, -2) if upper else L
-    if out is not None:
-        out.copy_(L)
-        return out
-    return L
+    return into(out, L)
 
 
 class CholeskyEx(NamedTuple):
@@ -123,7 +120,4 @@ def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, un
     else:
         X = _substitute_lower(A, B, unitriangular)
     X = X if left else X.transpose(-1, -2)
-    if out is not None:
-        out.copy_(X)
-        return out
-    return X
+    return into(out, X)

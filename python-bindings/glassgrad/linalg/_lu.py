@@ -11,7 +11,8 @@ from typing import NamedTuple
 from .._factories import arange, eye
 from .._tensor import Tensor
 from ..functional import gather, where
-from ._checks import LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, first_failure
+from ._checks import (into, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
+                      first_failure)
 
 
 def _eliminate(M: Tensor, n: int, jordan: bool):
@@ -52,7 +53,7 @@ def _solve_ex(A: Tensor, B: Tensor, fn: str):
     n = A.shape[-1]
     A, B = broadcast_batch(A, B, fn)
     from .._spatial import cat
-    M, pivots, _ = _eliminate(cat([A, B.to(A.dtype)], -1), n, jordan=True)
+    M, pivots, _ = _eliminate(cat([A, B], -1), n, jordan=True)
     zero = pivots == 0
     if n == 0:
         return M[..., :, n:], zeros_info(A), zero
@@ -72,6 +73,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     broadcast. A singular A raises LinAlgError."""
     check_matrix(A, "solve")
     check_float(B, "solve", "B")
+    check_same_dtype(A, B, "linalg.solve: Expected A and B to have the same dtype, but found A of type {a} and B of "
+                           "type {b} instead")
     vector = _is_vector_rhs(A, B)
     Bm = B.unsqueeze(-1) if vector else B
     if Bm.shape[-2] != A.shape[-1] if left else Bm.shape[-1] != A.shape[-1]:
@@ -89,14 +92,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out=None) -> Tensor:
     if not left:
         X = X.transpose(-1, -2)
     X = X.squeeze(-1) if vector else X
-    return _into(out, X)
-
-
-def _into(out, y: Tensor) -> Tensor:
-    if out is None:
-        return y
-    out.copy_(y)
-    return out
+    return into(out, X)
 
 
 def _identity_like(A: Tensor) -> Tensor:
@@ -133,7 +129,7 @@ def inv(A: Tensor, *, out=None) -> Tensor:
     check_matrix(A, "inv")
     X, _, zero = _solve_ex(A, _identity_like(A), "inv")
     _raise_singular(A, zero, "inv")
-    return _into(out, X)
+    return into(out, X)
 
 
 def _lu_pivots(A: Tensor, fn: str):
@@ -152,7 +148,7 @@ def det(A: Tensor, *, out=None) -> Tensor:
     pivots, swaps = _lu_pivots(A, "det")
     sign = 1 - 2 * (swaps.remainder(2))
     d = pivots.prod(-1) * sign if pivots.ndim > swaps.ndim else pivots * sign
-    return _into(out, d)
+    return into(out, d)
 
 
 class SlogDet(NamedTuple):

@@ -7,7 +7,7 @@ import math
 from .. import _C
 from .._reductions import norm as _pnorm
 from .._tensor import Tensor
-from ._checks import check_float
+from ._checks import into, check_float
 
 
 def _dims(dim):
@@ -25,10 +25,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     if x.ndim == 0:
         x = x.reshape(1)
     y = _pnorm(x, ord, _dims(dim), keepdim)
-    if out is not None:
-        out.copy_(y)
-        return out
-    return y
+    return into(out, y)
 
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
@@ -60,10 +57,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     else:
         raise _C.InvalidArgumentError(f"linalg.matrix_norm: Order {ord} not supported.\n  fix: one of 'fro', "
                                       "'nuc', 1, -1, 2, -2, inf, -inf")
-    if out is not None:
-        out.copy_(y)
-        return out
-    return y
+    return into(out, y)
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:

@@ -6,6 +6,7 @@ from .. import _C
 from .._factories import eye
 from .._shapes import cross as _cross
 from .._tensor import Tensor
+from ._checks import into
 
 
 def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
@@ -28,10 +29,7 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
             base = base @ base
     if result is None:
         result = eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(*A.shape) * 1
-    if out is not None:
-        out.copy_(result)
-        return out
-    return result
+    return into(out, result)
 
 
 def multi_dot(tensors, *, out=None) -> Tensor:
@@ -52,28 +50,19 @@ def multi_dot(tensors, *, out=None) -> Tensor:
         y = y @ t
     y = y.squeeze(-1) if last else y
     y = y.squeeze(0) if first else y
-    if out is not None:
-        out.copy_(y)
-        return out
-    return y
+    return into(out, y)
 
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """torch.linalg.vecdot: sum(x * y) over dim (real inputs)."""
     r = (x * y).sum(dim)
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+    return into(out, r)
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """torch.linalg.cross: the cross product over dim (default the last, unlike torch.cross)."""
     r = _cross(input, other, dim)
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+    return into(out, r)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
@@ -84,7 +73,4 @@ def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> T
 def matmul(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """torch.linalg.matmul: torch.matmul."""
     r = input @ other
-    if out is not None:
-        out.copy_(r)
-        return out
-    return r
+    return into(out, r)

@@ -9,7 +9,7 @@ from .. import _C
 from .._factories import arange, eye, zeros
 from .._tensor import Tensor
 from ..functional import where
-from ._checks import check_float, check_matrix
+from ._checks import into, check_float, check_matrix
 
 
 class QR(NamedTuple):
@@ -84,10 +84,7 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     Q, R = _full_rank_qr(At, "pinv", rt)
     P = solve_triangular(R, Q.transpose(-1, -2), upper=True)
     P = P.transpose(-1, -2) if wide else P
-    if out is not None:
-        out.copy_(P)
-        return out
-    return P
+    return into(out, P)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -111,6 +108,9 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
     from ._checks import broadcast_batch
     check_matrix(A, "lstsq", square=False)
     check_float(B, "lstsq", "B")
+    from ._checks import check_same_dtype
+    check_same_dtype(A, B, "torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                           "{a} and other's dtype {b}")
     vector = B.ndim == A.ndim - 1
     Bm = B.unsqueeze(-1) if vector else B
     m, n = A.shape[-2], A.shape[-1]
