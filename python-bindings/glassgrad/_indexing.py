@@ -307,6 +307,26 @@ def _mask_indices(mask, shape, axis: int, where: str) -> List[np.ndarray]:
     return list(np.nonzero(m))
 
 
+def _check_bounds(k, t: Tensor, axis: int, where: str) -> None:
+    """Raises now, as PyTorch does on the CPU, for an index list, array or computed CPU tensor
+    holding a position outside axis; an index still pending (or on a GPU) is checked by the kernel
+    that reads it, when it runs."""
+    if isinstance(k, Tensor):
+        if k.device != "cpu" or not k._h.realized or k._h.dtype not in ("int64", "int32"):
+            return
+        values = k._h.data().numpy()
+    else:
+        values = np.asarray(k)
+        if values.dtype.kind not in "iu":
+            return
+    size = t.shape[axis]
+    if values.size and (values.min() < -size or values.max() >= size):
+        bad = int(values.min()) if values.min() < -size else int(values.max())
+        raise _C.GlassgradIndexError(f"{where}: index {bad} is out of bounds for dimension {axis} with size {size} "
+                                     f"(shape {list(t.shape)})\n  fix: keep indices in [{-size}, {size}) (negative "
+                                     f"ones count from the end)")
+
+
 def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
     items = list(key) if isinstance(key, tuple) else [key]
     if sum(1 for k in items if k is Ellipsis) > 1:
@@ -372,6 +392,7 @@ def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
                 view_axis += 1
             continue
         if _is_advanced(k):
+            _check_bounds(k, t, axis, where)
             adv.append((view_axis, k))
             basic.append(slice(None))
             view_shape.append(t.shape[axis])

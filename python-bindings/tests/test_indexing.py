@@ -176,3 +176,14 @@ def test_a_range_indexes_as_its_list_and_a_bad_key_is_an_index_error():
     np.testing.assert_array_equal(x.numpy(), want)
     with pytest.raises(IndexError, match="an index must be an int"):
         x[1.5]
+
+
+def test_an_out_of_range_index_list_or_computed_cpu_tensor_raises_when_indexing():
+    # as PyTorch on the CPU: at x[idx], not later when the result is read
+    x = gg.randn(3, 4)
+    for key in ([0, -4], gg.tensor([5]), (slice(None), gg.tensor([1, 4])), np.array([3])):
+        with pytest.raises(IndexError, match="out of bounds"):
+            x[key]
+    with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 0 with size 3"):
+        x[[0, -4]] = 1.0
+    assert x[gg.tensor([-3, 2]), [0, -1]].shape == (2,)
