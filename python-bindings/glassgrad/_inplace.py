@@ -63,8 +63,21 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
         result = result.astype(dst)
     if result.device != t.device:
         result = result.to(t.device)
+    if t.requires_grad and not result.requires_grad and _C.grad_enabled():
+        result = _keep_history(t, result)
     t._h.write(result._h, op, first_seq, user_source())
     return t
+
+
+def _keep_history(t, result):
+    """result (which needs no gradient: a fill_, zero_ or copy_ of a constant) joined to t's
+    history with a zero gradient, so t still requires gradients after the write, as in PyTorch
+    (x.zero_() on a computed x: x.requires_grad stays True, and what x was computed from gets a
+    zero gradient). where(False, t, result) has result's values exactly (a NaN or inf in t
+    cannot leak into them) and sends t a zero gradient."""
+    from ._tensor import tensor
+    from .functional import where
+    return where(tensor(False, device=t.device), t, result)
 
 
 def in_place(method, name: str = ""):

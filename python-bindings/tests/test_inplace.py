@@ -280,3 +280,20 @@ def test_random_fills_draw_from_a_generator_and_check_dtypes():
         gg.zeros(3).random_(5, 2)
     with pytest.raises(gg.InvalidArgumentError, match="bernoulli_ expects p to be in"):
         gg.zeros(3).bernoulli_(1.5)
+
+
+@pytest.mark.parametrize("write", [
+    lambda x: x.fill_(3.0), lambda x: x.zero_(), lambda x: x.t().fill_(3.0), lambda x: x.view(-1).zero_(),
+    lambda x: x.__setitem__(Ellipsis, 7.0), lambda x: x.copy_(gg.ones(3, 4)),
+])
+def test_overwriting_a_computed_tensor_keeps_it_requiring_gradients(write):
+    # PyTorch: x.zero_() on a computed x leaves x.requires_grad True; its inputs get zero gradients
+    leaf = gg.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+    x = leaf * 1.0
+    write(x)
+    assert x.requires_grad
+    (x * 2).sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), np.zeros((3, 4)))
+    x = leaf * np.nan
+    x.fill_(1.0)
+    assert np.isfinite(x.numpy()).all()          # the join sends no NaN into the values
