@@ -389,3 +389,14 @@ def test_an_unused_optimizer_is_freed_at_once_with_its_state():
         assert ref() is None and buf() is None
     finally:
         gc.enable()
+
+
+def test_a_step_without_gradients_changes_nothing_as_in_pytorch():
+    # PyTorch skips parameters whose .grad is None: a step before any backward (an LR-finder's
+    # first call, a frozen model) is a no-op, and a closure's loss still comes back.
+    w = gg.nn.Parameter(np.ones(3, np.float32))
+    opt = gg.optim.SGD([w], lr=0.1, momentum=0.9)
+    assert opt.step() is None
+    assert opt.step(lambda: 1.5) == 1.5
+    np.testing.assert_array_equal(w.numpy(), np.ones(3))
+    assert not opt.state or all(not s for s in opt.state.values())

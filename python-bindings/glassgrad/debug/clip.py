@@ -1,7 +1,7 @@
 """clip_grad_norm_ and clip_grad_value_: gradient clipping recorded as graph nodes
 (docs/debugging.md section 2).
 
-    total_norm = sqrt(sum over parameters of sum(grad ** 2))
+    total_norm = sqrt(sum over parameters of sum(grad ** 2))   (other norms: _total_norm)
     grad      <- grad * min(1, max_norm / (total_norm + eps))
 
 Nothing is computed here: the nodes join the step's graph and run in the same plan as the
@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 
 from .. import _C
+from .._factories import zeros
+from .._shapes import stack
 from .._tensor import Tensor, _scalar_like, _wrap
 from .._runtime import no_grad
 from .._trace import record, scope
@@ -21,27 +23,31 @@ def _node(op: str, inputs, attrs=None) -> Tensor:
     return _wrap(record(op, [t._h for t in inputs], attrs, role="optimizer")[0])
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, eps: float = 1e-6) -> Tensor:
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None, eps: float = 1e-6) -> Tensor:
     """Scales every gradient by min(1, max_norm / (total_norm + eps)), in place of .grad, and
-    returns the total 2-norm of the gradients before clipping (a 0-d tensor; reading it with
-    .item() computes the pending step).
+    returns the total norm of the gradients before clipping (a 0-d tensor; reading it with
+    .item() computes the pending step), as torch.nn.utils.clip_grad_norm_: norm_type is any
+    p >= 0 or inf (the largest |element|); max_norm=inf only measures the norm; with no gradient
+    at all the norm is 0; error_if_nonfinite raises on a NaN or infinite norm (which reads it
+    now). foreach is accepted and changes nothing.
 
         loss.backward()
         glassgrad.clip_grad_norm_(model.parameters(), max_norm=1.0)
         optimizer.step()
     """
-    if norm_type != 2.0:
-        raise _C.UnsupportedError(f"clip_grad_norm_: norm_type={norm_type} is not supported, only the 2-norm\n"
-                                  "  fix: clip_grad_norm_(params, max_norm) (norm_type=2.0)")
+    del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
+    norm_type = float(norm_type)
+    if math.isnan(norm_type) or norm_type < 0:
+        raise _C.InvalidArgumentError(f"clip_grad_norm_: norm_type must be >= 0 or inf, got {norm_type}\n"
+                                      "  fix: clip_grad_norm_(params, max_norm) (the 2-norm)")
     max_norm = float(max_norm)
-    if not max_norm > 0 or math.isinf(max_norm):
-        raise _C.InvalidArgumentError(f"clip_grad_norm_: max_norm must be a positive finite number, got {max_norm}\n"
+    if math.isnan(max_norm) or max_norm < 0:
+        raise _C.InvalidArgumentError(f"clip_grad_norm_: max_norm must be >= 0, got {max_norm}\n"
                                       "  fix: clip_grad_norm_(model.parameters(), max_norm=1.0)")
     with_grad = [(n, p) for n, p in named_tensors(parameters) if p.grad is not None]
     if not with_grad:
-        raise _C.GlassgradError("clip_grad_norm_: no parameter has a gradient\n"
-                                "  cause: loss.backward() was not called since the last zero_grad()\n"
-                                "  fix: call it between loss.backward() and optimizer.step()")
+        return zeros(())
     first_name, first = with_grad[0]
     for name, p in with_grad[1:]:
         if p.grad.device != first.grad.device:
@@ -50,14 +56,13 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, eps: fl
                 f"'{name}' on {p.grad.device}\n  fix: move the whole model to one device: model.to('{first.device}')")
     dtype = first.grad.dtype
     with scope("clip_grad_norm_"):
-        total = None
-        for _, p in with_grad:
-            g = p.grad
-            sq = _node("Sum", [_node("Mul", [g, g])], {"dims": [], "keepdim": False})
-            if sq.dtype != dtype:
-                sq = _node("Cast", [sq], {"dtype": dtype})
-            total = sq if total is None else _node("Add", [total, sq])
-        norm = _node("Sqrt", [total])
+        norm = _total_norm([p.grad for _, p in with_grad], norm_type, dtype)
+        if error_if_nonfinite and not math.isfinite(norm.item()):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+                               f"so it cannot be clipped. To disable this error and scale the gradients by the "
+                               f"non-finite norm anyway, set `error_if_nonfinite=False`")
+        if math.isinf(max_norm):
+            return norm
         ratio = _node("RDivScalar", [_node("AddScalar", [norm], {"value": float(eps)})], {"value": max_norm})
         coef = _node("Minimum", [ratio, _scalar_like(1.0, ratio)])
         for _, p in with_grad:
@@ -66,6 +71,27 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, eps: fl
             clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
             p.grad = clipped
     return norm
+
+
+def _total_norm(grads, norm_type: float, dtype) -> Tensor:
+    """The norm_type-norm of all gradients together, in dtype: sqrt(sum g^2) for 2 (as graph
+    nodes of the step), max |g| for inf, (sum |g|^p)^(1/p) otherwise (0: the count of nonzeros)."""
+    def widened(t: Tensor) -> Tensor:
+        return t if t.dtype == dtype else _node("Cast", [t], {"dtype": dtype})
+
+    if norm_type == 2.0:
+        total = None
+        for g in grads:
+            sq = widened(_node("Sum", [_node("Mul", [g, g])], {"dims": [], "keepdim": False}))
+            total = sq if total is None else _node("Add", [total, sq])
+        return _node("Sqrt", [total])
+    with no_grad():
+        if math.isinf(norm_type):
+            return stack([widened(g.abs().amax()) for g in grads]).amax()
+        if norm_type == 0.0:
+            return stack([widened((g != 0).sum().to(dtype)) for g in grads]).sum()
+        total = stack([widened((g.abs() ** norm_type).sum()) for g in grads]).sum()
+        return total ** (1.0 / norm_type)
 
 
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:

@@ -265,11 +265,8 @@ class Optimizer:
             with enable_grad():
                 loss = closure()
         work = [(g, p) for g in self.param_groups for p in g["params"] if p.grad is not None]
-        if not work:
-            raise _C.GlassgradError(
-                f"{type(self).__name__}.step(): no parameter has a gradient\n"
-                "  cause: loss.backward() was not called since the last zero_grad(), or the loss does not "
-                "depend on these parameters\n  fix: call loss.backward() before optimizer.step()")
+        if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
+            return loss
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
             self._group_changed(g)
         # A parameter written in place since it was last computed (`w.data.normal_(0, 0.01)`,
