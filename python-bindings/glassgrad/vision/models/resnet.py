@@ -14,6 +14,7 @@ from typing import Any, Callable, List, Optional, Type, Union
 from ... import _C
 from ... import nn
 from ..._tensor import Tensor
+from ._weights import refuse_pretrained
 
 __all__ = ["ResNet", "BasicBlock", "Bottleneck", "resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
            "resnext50_32x4d", "resnext101_32x8d", "resnext101_64x4d", "wide_resnet50_2", "wide_resnet101_2"]
@@ -162,11 +163,7 @@ class ResNet(nn.Module):
 
 
 def _resnet(name: str, block, layers: List[int], weights: Any, progress: bool, **kwargs: Any) -> ResNet:
-    if weights is not None:
-        raise _C.UnsupportedError(
-            f"{name}(weights={weights!r}): glassgrad bundles no pretrained weights and downloads nothing\n"
-            f"  fix: model = {name}(weights=None); model.load_state_dict(glassgrad.load('{name}.pth')) with a "
-            f"state_dict saved from torchvision (glassgrad.load reads PyTorch's files)")
+    refuse_pretrained(name, weights, kwargs)
     return ResNet(block, layers, **kwargs)
 
 

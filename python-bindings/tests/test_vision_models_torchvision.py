@@ -1,0 +1,50 @@
+"""glassgrad.vision.models against torchvision.models itself: the same state_dict keys in the same
+order with the same shapes, the same parameter counts, and the same eval-mode outputs (float32,
+1e-4 relative to the largest output) after loading the torchvision model's state_dict strictly,
+with its batch-norm statistics and affine parameters randomized so they count.
+
+Skipped where torchvision is not installed (CI has neither torch nor torchvision). To run it:
+`pip install torch torchvision`, then
+`PYTHONPATH=python-bindings python3 -m pytest python-bindings/tests/test_vision_models_torchvision.py`."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+tv_models = pytest.importorskip("torchvision.models")
+
+import glassgrad as gg  # noqa: E402
+from glassgrad.vision import models  # noqa: E402
+
+# name: input side (VGG's adaptive pool takes 32x32; AlexNet needs 63x63 or more).
+CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32}
+
+
+def _randomize_norms(model):
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+                m.weight.uniform_(0.5, 1.5)
+                m.bias.uniform_(-0.1, 0.1)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_keys_counts_and_outputs_match_torchvision(name):
+    torch.manual_seed(0)
+    theirs = getattr(tv_models, name)(weights=None).eval()
+    ours = getattr(models, name)(weights=None).eval()
+    their_sd, our_sd = theirs.state_dict(), ours.state_dict()
+    assert list(our_sd) == list(their_sd)
+    assert [tuple(v.shape) for v in our_sd.values()] == [tuple(v.shape) for v in their_sd.values()]
+    assert sum(p.numel() for p in ours.parameters()) == sum(p.numel() for p in theirs.parameters())
+    _randomize_norms(theirs)
+    ours.load_state_dict({k: gg.tensor(v.numpy()) for k, v in theirs.state_dict().items()}, strict=True)
+    side = CASES[name]
+    x = np.random.RandomState(0).randn(2, 3, side, side).astype(np.float32)
+    with torch.no_grad():
+        expected = theirs(torch.from_numpy(x)).numpy()
+    with gg.no_grad():
+        got = ours(gg.tensor(x)).numpy()
+    assert got.shape == expected.shape
+    assert np.abs(got - expected).max() <= 1e-4 * np.abs(expected).max()
