@@ -13,6 +13,7 @@ from .. import _C, _device, _dtypes
 from .._args import InvalidArgumentTypeError
 from .._tensor import Tensor, _wrap, raw_from_numpy
 from .._trace import enter_layer, leave_layer, note_module_call, user_source
+from . import forward_hooks as _hooks
 
 
 class Parameter(Tensor):
@@ -344,9 +345,22 @@ class Module:
         note_module_call(self)
         enter_layer(self._scope or type(self).__name__, layer_name(self))
         try:
+            if _hooks.has_hooks(self):
+                return _hooks.call_with_hooks(self, self.forward, args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
             leave_layer()
+
+    def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
+        """hook(module, args) runs before forward and may return new args (with_kwargs=True:
+        hook(module, args, kwargs) -> None or (args, kwargs)); returns a RemovableHandle."""
+        return _hooks.register(self, _hooks.PRE, hook, prepend, with_kwargs)
+
+    def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False):
+        """hook(module, args, output) runs after forward and may return a new output
+        (with_kwargs=True: hook(module, args, kwargs, output)); returns a RemovableHandle."""
+        return _hooks.register(self, _hooks.POST, hook, prepend, with_kwargs, always_call)
 
     # ---- state ----
     def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:

@@ -1,0 +1,69 @@
+"""Module.register_forward_pre_hook and register_forward_hook with PyTorch's arguments and
+calling rules (docs/porting.md, the forward hooks row): a pre-hook sees (module, args) and may
+return new args (a value or a tuple), with_kwargs=True (module, args, kwargs) and may return
+(args, kwargs); a forward hook sees (module, args, output), or (module, args, kwargs, output),
+and may return a new output. Hooks run in registration order (prepend=True puts one first);
+always_call=True runs a forward hook even when forward raised. Each registration returns a
+RemovableHandle. A module without hooks keeps its plain call."""
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any, Callable, Dict
+
+from ..utils.hooks import RemovableHandle
+
+PRE, POST = "_forward_pre_hooks", "_forward_hooks"
+
+
+def _table(module, kind: str) -> "OrderedDict[int, Any]":
+    table = module.__dict__.get(kind)
+    if table is None:
+        table = OrderedDict()
+        object.__setattr__(module, kind, table)
+    return table
+
+
+def register(module, kind: str, hook: Callable, prepend: bool, with_kwargs: bool,
+             always_call: bool = False) -> RemovableHandle:
+    table = _table(module, kind)
+    handle = RemovableHandle(lambda: table.pop(handle.id, None))
+    table[handle.id] = (hook, bool(with_kwargs), bool(always_call))
+    if prepend:
+        table.move_to_end(handle.id, last=False)
+    return handle
+
+
+def has_hooks(module) -> bool:
+    d = module.__dict__
+    return bool(d.get(PRE)) or bool(d.get(POST))
+
+
+def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, Any]):
+    for hook, with_kwargs, _ in list(module.__dict__.get(PRE, {}).values()):
+        if with_kwargs:
+            result = hook(module, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                                       f"but got {result}.")
+                args, kwargs = result
+        else:
+            result = hook(module, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+    hooks = list(module.__dict__.get(POST, {}).values())
+    try:
+        output = forward(*args, **kwargs)
+    except Exception:
+        for hook, with_kwargs, always_call in hooks:
+            if always_call:
+                try:
+                    hook(module, args, kwargs, None) if with_kwargs else hook(module, args, None)
+                except Exception:
+                    pass  # the forward's own error is the one to report
+        raise
+    for hook, with_kwargs, _ in hooks:
+        result = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
+        if result is not None:
+            output = result
+    return output
