@@ -106,8 +106,8 @@ struct GGWino {
 constexpr int kWinoFilterCo = 8, kWinoFilterCi = 32;
 
 // Cross-entropy's "sum" and "mean" of at most this many rows (of at most 32 classes) run in one
-// block, a warp a row (softmax.cu's ce_reduced, whose shared buffers hold this many rows; the
-// launcher in kernels/cuda/softmax.cpp picks it).
+// block, a warp a row (softmax.cu's ce_reduced, whose shared buffers hold this many rows; its
+// launcher, in the same file, picks it).
 constexpr int kCEReducedRows = 256;
 
 // Batch normalization of x [N, C, I] (I = product of the trailing axes): the per-channel sums
