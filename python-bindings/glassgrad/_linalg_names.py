@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._tensor import Tensor
 from typing import NamedTuple
 
-from .linalg import _cholesky, _extras, _lu, _products, _qr, _spectral
+from .linalg import _cholesky, _extras, _lu, _lu_factor, _products, _qr, _spectral
 
 
 def det(input: Tensor) -> Tensor:
@@ -51,12 +51,13 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) 
 cholesky_solve = _extras.cholesky_solve
 cholesky_inverse = _extras.cholesky_inverse
 matrix_exp = _extras.matrix_exp
+lu_unpack = _lu_factor.lu_unpack
 cholesky = _cholesky.cholesky_top
 cholesky.__name__ = "cholesky"
 pinverse = _qr.pinverse
 
 __all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "cholesky", "pinverse", "svd", "cholesky_solve", "cholesky_inverse",
-           "matrix_exp"]
+           "matrix_exp", "lu_unpack"]
 
-for _name in __all__:
+for _name in __all__[:-1]:  # lu_unpack is no Tensor method
     setattr(Tensor, _name, globals()[_name])

@@ -253,6 +253,24 @@ def test_cholesky_solve_inverse_solve_ex_matrix_exp_cond(dtype):
         _close(LA.cond(gg.tensor(A, dtype=dtype), p), np.linalg.cond(A, p), dtype)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(4, 4), (2, 5, 5), (5, 3), (3, 5)])
+def test_lu_matches_scipy(shape, dtype):
+    sl = pytest.importorskip("scipy.linalg")
+    A = np.random.default_rng(18).standard_normal(shape)
+    P, L, U = LA.lu(gg.tensor(A, dtype=dtype))
+    refs = [sl.lu(a) for a in A.reshape(-1, *shape[-2:])]
+    for got, i in ((P, 0), (L, 1), (U, 2)):
+        _close(got, np.stack([r[i] for r in refs]).reshape(got.shape), dtype)
+    LU, piv = LA.lu_factor(gg.tensor(A, dtype=dtype))
+    assert piv.dtype == gg.int32
+    if shape[-1] == shape[-2]:
+        B = np.random.default_rng(19).standard_normal(shape[:-1] + (2,))
+        _close(LA.lu_solve(LU, piv, gg.tensor(B, dtype=dtype)), np.linalg.solve(A, B), dtype)
+        _close(LA.lu_solve(LU, piv, gg.tensor(B, dtype=dtype), adjoint=True),
+               np.linalg.solve(np.swapaxes(A, -1, -2), B), dtype)
+
+
 def test_solvers_refuse_a_right_hand_side_of_another_dtype():
     for call in (lambda: LA.solve(gg.eye(3, dtype=gg.float64), gg.ones(3)),
                  lambda: LA.lstsq(gg.eye(3, dtype=gg.float64), gg.ones(3, 1)),
@@ -303,6 +321,9 @@ GRADS = [
     ("cholesky_inverse", lambda x: gg.cholesky_inverse(LA.cholesky(x @ x.transpose(-1, -2) + 3 * gg.eye(
         3, dtype=gg.float64))), [(3, 3)]),
     ("cond", lambda a: LA.cond(a), [(3, 3)]),
+    ("lu_factor", lambda a: LA.lu_factor(a).LU, [(2, 4, 4)]),
+    ("lu_wide", lambda a: LA.lu(a).L + LA.lu(a).U.sum(), [(3, 4)]),
+    ("lu_solve", lambda a, b: LA.lu_solve(*LA.lu_factor(a), b, adjoint=True), [(3, 3), (3, 2)]),
     ("svd_vectors", lambda a: (lambda r: r.U[..., :2] @ r.Vh[..., :2, :])(LA.svd(a, full_matrices=False)), [(4, 3)]),
     ("svd_wide", lambda a: (lambda r: r.U[..., :1] * r.Vh[..., :1, :] + r.S.sum())(LA.svd(a, full_matrices=False)),
      [(3, 5)]),

@@ -94,6 +94,15 @@ CASES = [
     ("cholesky_inverse", lambda L, x: L.cholesky_inverse(L.linalg.cholesky(_spd_of(L)(x))), [(3, 3)]),
     ("solve_ex", lambda L, a, b: tuple(L.linalg.solve_ex(a, b)), [(2, 3, 3), (2, 3)]),
     ("cond", lambda L, a: L.linalg.cond(a), [(2, 3, 3)]),
+    ("lu_factor", lambda L, a: tuple(L.linalg.lu_factor(a)), [(2, 4, 4)]),
+    ("lu_factor_tall", lambda L, a: tuple(L.linalg.lu_factor(a)), [(5, 3)]),
+    ("lu", lambda L, a: tuple(L.linalg.lu(a)), [(2, 4, 4)]),
+    ("lu_wide", lambda L, a: tuple(L.linalg.lu(a)), [(3, 5)]),
+    ("lu_unpack", lambda L, a: tuple(L.lu_unpack(*L.linalg.lu_factor(a))), [(4, 4)]),
+    ("lu_solve", lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b), [(2, 4, 4), (2, 4, 3)]),
+    ("lu_solve_adjoint", lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, adjoint=True),
+     [(4, 4), (4, 2)]),
+    ("lu_solve_right", lambda L, a, b: L.linalg.lu_solve(*L.linalg.lu_factor(a), b, left=False), [(4, 4), (2, 4)]),
     ("cond_1", lambda L, a: L.linalg.cond(a.detach(), 1), [(3, 3)]),  # PyTorch cannot differentiate it
 ]
 

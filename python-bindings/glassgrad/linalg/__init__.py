@@ -7,12 +7,13 @@ from ._checks import LinAlgError
 from ._cholesky import cholesky, cholesky_ex, solve_triangular
 from ._extras import cholesky_inverse, cholesky_solve, cond, matrix_exp, solve_ex
 from ._lu import det, inv, inv_ex, logdet, slogdet, solve
+from ._lu_factor import lu, lu_factor, lu_solve, lu_unpack
 from ._norms import matrix_norm, norm, vector_norm
 from ._products import cross, diagonal, matmul, matrix_power, multi_dot, vecdot
 from ._qr import lstsq, pinv, qr
 from ._spectral import eigh, eigvalsh, matrix_rank, svd, svdvals
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
-           "lstsq", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
+           "lstsq", "lu", "lu_factor", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
-del logdet, cholesky_solve, cholesky_inverse  # top-level only in PyTorch
+del logdet, cholesky_solve, cholesky_inverse, lu_unpack  # top-level only in PyTorch

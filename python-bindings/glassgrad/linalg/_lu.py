@@ -15,16 +15,20 @@ from ._checks import (into, LinAlgError, batch_prefix, broadcast_batch, check_fl
                       first_failure)
 
 
-def _eliminate(M: Tensor, n: int, jordan: bool):
-    """Eliminates column by column in M [..., n, w] (the matrix in its first n columns).
-    jordan=True: Gauss-Jordan, M becomes [I | A^-1 B]; False: M's first n columns become U of
-    P A = L U. Returns (M, pivots [..., n], number of row swaps [...] as float)."""
-    rows = arange(n, device=M.device)
+def _eliminate(M: Tensor, n: int, jordan: bool, compact: bool = False):
+    """Eliminates column by column in M [..., m, w] (n steps, the matrix in M's first columns).
+    jordan=True: Gauss-Jordan, M becomes [I | A^-1 B]; False: the matrix becomes U of P A = L U,
+    with compact=True holding L's multipliers below the diagonal, as LAPACK's getrf leaves them
+    (later swaps move them with their rows). Returns (M, pivots [..., n], number of row swaps
+    [...] as float, swapped rows [..., n] int64: getrf's ipiv, 0-based)."""
+    rows = arange(M.shape[-2], device=M.device)
+    cols = arange(M.shape[-1], device=M.device)
     swaps = None
-    pivots = []
+    pivots, chosen = [], []
     for j in range(n):
         col = M[..., :, j]
         p = where(rows >= j, col.detach().abs(), -1.0).argmax(-1, keepdim=True)  # [..., 1]
+        chosen.append(p[..., 0])
         order = where(rows == j, p, where(rows == p, j, rows))
         M = gather(M, -2, order.unsqueeze(-1).expand(*M.shape))
         swapped = (p[..., 0] != j).to(M.dtype)
@@ -37,9 +41,13 @@ def _eliminate(M: Tensor, n: int, jordan: bool):
             f = where((rows == j).unsqueeze(-1), 1 - 1 / safe, f)
         else:
             f = where((rows > j).unsqueeze(-1), f, 0.0)
-        M = M - f * M[..., j:j + 1, :]
+        if compact:  # row j's columns left of j hold its multipliers: they take no part
+            M = M - f * where(cols >= j, M[..., j:j + 1, :], 0.0)
+            M = where((rows > j).unsqueeze(-1) & (cols == j), f, M)
+        else:
+            M = M - f * M[..., j:j + 1, :]
     from .._shapes import stack
-    return M, stack(pivots, -1), swaps
+    return M, stack(pivots, -1), swaps, stack(chosen, -1)
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:
@@ -53,7 +61,7 @@ def _solve_ex(A: Tensor, B: Tensor, fn: str):
     n = A.shape[-1]
     A, B = broadcast_batch(A, B, fn)
     from .._spatial import cat
-    M, pivots, _ = _eliminate(cat([A, B], -1), n, jordan=True)
+    M, pivots, _, _ = _eliminate(cat([A, B], -1), n, jordan=True)
     zero = pivots == 0
     if n == 0:
         return M[..., :, n:], zeros_info(A), zero
@@ -139,7 +147,7 @@ def _lu_pivots(A: Tensor, fn: str):
         from .._factories import ones
         one = ones(*A.shape[:-2], dtype=A.dtype, device=A.device)
         return one, one * 0
-    _, pivots, swaps = _eliminate(A, n, jordan=False)
+    _, pivots, swaps, _ = _eliminate(A, n, jordan=False)
     return pivots, swaps
 
 

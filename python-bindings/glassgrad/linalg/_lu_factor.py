@@ -1,0 +1,95 @@
+"""lu_factor, lu, lu_solve and torch.lu_unpack: the compact LU factorization of the elimination
+in _lu.py (getrf's form: L's multipliers below U, 1-based row swaps in pivots), for batches of
+m x n matrices (docs/linalg.md)."""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._factories import eye
+from .._tensor import Tensor, tensor
+from ..functional import gather
+from ._checks import broadcast_batch, check_float, check_matrix, check_same_dtype, into
+from ._lu import _eliminate
+
+
+class LUFactor(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+
+
+class PLU(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactor:
+    """torch.linalg.lu_factor: (LU, pivots) with A = P L U; LU holds U and, below its diagonal,
+    L's multipliers (unit diagonal implied); pivots [..., min(m, n)] int32 are LAPACK's 1-based row
+    swaps. pivot=False is not supported (as on PyTorch's CPU)."""
+    check_matrix(A, "lu_factor", square=False)
+    if not pivot:
+        from .. import _C
+        raise _C.UnsupportedError("linalg.lu_factor: LU without pivoting is not implemented on CPU\n  fix: pivot=True")
+    k = min(A.shape[-2], A.shape[-1])
+    LU, _, _, swapped = _eliminate(A, k, jordan=False, compact=True)
+    return LUFactor(LU, (swapped + 1).to("int32"))
+
+
+def _order(pivots: Tensor, m: int) -> Tensor:
+    """The row order P^T applies ([..., m] int64): rows swapped in turn as pivots say."""
+    piv: np.ndarray = pivots.numpy().astype(np.int64) - 1
+    order = np.broadcast_to(np.arange(m), piv.shape[:-1] + (m,)).copy()
+    idx = np.indices(piv.shape[:-1])
+    for j in range(piv.shape[-1]):
+        pj = piv[..., j]
+        a, b = order[(*idx, np.full(piv.shape[:-1], j))].copy(), order[(*idx, pj)].copy()
+        order[(*idx, np.full(piv.shape[:-1], j))] = b
+        order[(*idx, pj)] = a
+    return tensor(order, dtype="int64", device=pivots.device)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True,
+              *, out=None) -> PLU:
+    """torch.lu_unpack: (P, L, U) of lu_factor's result, A = P L U."""
+    m, n = LU_data.shape[-2], LU_data.shape[-1]
+    k = min(m, n)
+    Im = eye(m, dtype=LU_data.dtype, device=LU_data.device)
+    L = LU_data[..., :, :k].tril(-1) + eye(m, k, dtype=LU_data.dtype, device=LU_data.device)
+    U = LU_data[..., :k, :].triu()
+    order = _order(LU_pivots, m)  # P^T A = A[order]: P^T = I[order], P = I[order]^T
+    Pt = gather(Im.expand(*order.shape, m), -2, order.unsqueeze(-1).expand(*order.shape, m))
+    return PLU(Pt.transpose(-1, -2), L, U)
+
+
+def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
+    """torch.linalg.lu: (P, L, U) with A = P L U, L [..., m, k] unit lower-triangular, U [..., k, n]."""
+    LU, piv = lu_factor(A, pivot=pivot)
+    return lu_unpack(LU, piv)
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None) -> Tensor:
+    """torch.linalg.lu_solve: X with A X = B from lu_factor(A) (adjoint: A^T X = B; left=False:
+    X A = B, or X A^T = B)."""
+    from ._cholesky import solve_triangular
+    check_matrix(LU, "lu_solve")
+    check_float(B, "lu_solve", "B")
+    check_same_dtype(LU, B, "linalg.lu_solve: Expected LU and B to have the same dtype, but found LU of type {a} and "
+                            "B of type {b} instead")
+    if not left:  # X A = B  <=>  A^T X^T = B^T;  X A^T = B  <=>  A X^T = B^T
+        return into(out, lu_solve(LU, pivots, B.transpose(-1, -2), adjoint=not adjoint).transpose(-1, -2))
+    n = LU.shape[-1]
+    LU, B = broadcast_batch(LU, B, "lu_solve")
+    order = _order(pivots, n).expand(*B.shape[:-2], n)
+    k = B.shape[-1]
+    if not adjoint:  # A = P L U: X = U^-1 L^-1 P^T B, P^T B = B[order]
+        PtB = gather(B, -2, order.unsqueeze(-1).expand(*order.shape, k))
+        Y = solve_triangular(LU, PtB, upper=False, unitriangular=True)
+        return into(out, solve_triangular(LU, Y, upper=True))
+    # A^T = U^T L^T P^T: X = P L^-T U^-T B, (P Z)[order] = Z
+    Y = solve_triangular(LU.transpose(-1, -2), B, upper=False)
+    Z = solve_triangular(LU.transpose(-1, -2), Y, upper=True, unitriangular=True)
+    inverse = order.argsort(-1)
+    return into(out, gather(Z, -2, inverse.unsqueeze(-1).expand(*inverse.shape, k)))
