@@ -14,13 +14,15 @@ from glassgrad.vision import models
 # torchvision's documented parameter counts.
 COUNTS = {"alexnet": 61100840, "vgg11": 132863336, "vgg11_bn": 132868840, "vgg13": 133047848,
           "vgg13_bn": 133053736, "vgg16": 138357544, "vgg16_bn": 138365992, "vgg19": 143667240,
-          "vgg19_bn": 143678248}
+          "vgg19_bn": 143678248, "squeezenet1_0": 1248424, "squeezenet1_1": 1235496, "mobilenet_v2": 3504872,
+          "densenet121": 7978856, "densenet161": 28681000, "densenet169": 14149480, "densenet201": 20013928}
 VGG_CFGS = {"vgg11": "A", "vgg13": "B", "vgg16": "D", "vgg19": "E"}
 # VGG's classifier: Linear(512*7*7, 4096), Linear(4096, 4096), Linear(4096, 1000), with biases.
 VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
 # Models small enough to build in every run; the VGGs (over 130M parameters each, seconds to
 # initialize on a 2-core CPU) are counted as features + classifier here, whole under -m slow.
-FAST = ["alexnet"]
+FAST = ["alexnet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121", "densenet161",
+        "densenet169", "densenet201"]
 
 
 def _count(model):
@@ -122,7 +124,7 @@ def test_alexnet_names_shapes_and_forward():
     assert model.features[0].weight.grad is not None
 
 
-@pytest.mark.parametrize("name", ["alexnet", "vgg16", "vgg11_bn"])
+@pytest.mark.parametrize("name", ["alexnet", "vgg16", "vgg11_bn", "squeezenet1_1", "mobilenet_v2", "densenet121"])
 def test_pretrained_weights_are_refused_with_the_way_to_load_them(name):
     with pytest.raises(gg.GlassgradError, match="downloads nothing"):
         getattr(models, name)(weights="IMAGENET1K_V1")
@@ -133,3 +135,122 @@ def test_pretrained_weights_are_refused_with_the_way_to_load_them(name):
 def test_weights_none_and_pretrained_false_build():
     assert isinstance(models.alexnet(weights=None, num_classes=2), models.AlexNet)
     assert isinstance(models.alexnet(pretrained=False), models.AlexNet)
+
+
+def test_squeezenet_fire_names_classifier_and_forward():
+    model = models.squeezenet1_1(num_classes=6)
+    keys = list(model.state_dict())
+    assert keys[:2] == ["features.0.weight", "features.0.bias"]
+    assert keys[2:8] == [f"features.3.{c}.{k}" for c in ("squeeze", "expand1x1", "expand3x3")
+                         for k in ("weight", "bias")]
+    assert keys[-2:] == ["classifier.1.weight", "classifier.1.bias"]
+    assert [type(m).__name__ for m in model.features] == ["Conv2d", "ReLU", "MaxPool2d", "Fire", "Fire", "MaxPool2d",
+                                                          "Fire", "Fire", "MaxPool2d", "Fire", "Fire", "Fire", "Fire"]
+    assert model.features[2].ceil_mode and tuple(model.features[0].weight.shape) == (64, 3, 3, 3)
+    assert tuple(model.classifier[1].weight.shape) == (6, 512, 1, 1)
+    assert tuple(model.features[12].expand3x3.weight.shape) == (256, 64, 3, 3)
+    assert [type(m).__name__ for m in models.squeezenet1_0().features].count("Fire") == 8
+    assert tuple(models.squeezenet1_0().features[0].weight.shape) == (96, 3, 7, 7)
+    out = model(gg.randn(2, 3, 64, 64))
+    assert tuple(out.shape) == (2, 6)
+    out.sum().backward()
+    assert model.features[3].expand3x3.weight.grad is not None
+    # The tutorials' edit: a new final convolution for n classes.
+    model.classifier[1] = nn.Conv2d(512, 2, kernel_size=(1, 1), stride=(1, 1))
+    with gg.no_grad():
+        assert tuple(model.eval()(gg.randn(1, 3, 64, 64)).shape) == (1, 2)
+    with pytest.raises(ValueError, match="1_0 or 1_1"):
+        models.SqueezeNet(version="1_2")
+
+
+def test_squeezenet_initialization():
+    gg.manual_seed(0)
+    model = models.squeezenet1_0()
+    final = model.classifier[1].weight.numpy()
+    assert abs(final.std() - 0.01) < 0.001 and np.all(model.classifier[1].bias.numpy() == 0)
+    w = model.features[3].expand3x3.weight.numpy()  # kaiming uniform, fan_in 16 * 9: bound sqrt(6 / 144)
+    assert np.abs(w).max() <= np.sqrt(6.0 / 144) and np.abs(w).max() > 0.9 * np.sqrt(6.0 / 144)
+    assert np.all(model.features[3].squeeze.bias.numpy() == 0)
+
+
+def test_mobilenet_v2_blocks_names_and_width_mult():
+    model = models.mobilenet_v2(num_classes=10)
+    assert len(model.features) == 19 and model.last_channel == 1280
+    keys = list(model.state_dict())
+    assert keys[:3] == ["features.0.0.weight", "features.0.1.weight", "features.0.1.bias"]
+    assert "features.1.conv.0.0.weight" in keys and "features.1.conv.2.running_var" in keys
+    assert "features.2.conv.3.weight" in keys and "features.1.conv.3.weight" not in keys
+    assert keys[-2:] == ["classifier.1.weight", "classifier.1.bias"]
+    assert tuple(model.features[2].conv[1][0].weight.shape) == (96, 1, 3, 3)  # depthwise over 16 * 6
+    assert tuple(model.features[18][0].weight.shape) == (1280, 320, 1, 1)
+    assert isinstance(model.features[0][2], nn.ReLU6) and model.classifier[0].p == 0.2
+    assert [b.use_res_connect for b in list(model.features)[1:5]] == [False, False, True, False]
+    thin = models.mobilenet_v2(width_mult=0.5)
+    assert tuple(thin.features[0][0].weight.shape) == (16, 3, 3, 3) and thin.last_channel == 1280
+    assert models.mobilenet_v2(width_mult=1.4).last_channel == 1792
+    with pytest.raises(ValueError, match="4-element"):
+        models.MobileNetV2(inverted_residual_setting=[[1, 16, 1]])
+
+
+def test_mobilenet_v2_trains_with_a_replaced_classifier():
+    gg.manual_seed(0)
+    model = models.mobilenet_v2(width_mult=0.35, dropout=0.1)
+    model.classifier[1] = nn.Linear(model.last_channel, 3)
+    opt = gg.optim.SGD(model.parameters(), lr=0.01)
+    x, y = gg.randn(2, 3, 32, 32), gg.tensor([0, 2])
+    before = model.features[0][0].weight.numpy().copy()
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    assert np.isfinite(loss.item()) and not np.array_equal(before, model.features[0][0].weight.numpy())
+    w = models.mobilenet_v2().features[18][0].weight.numpy()  # kaiming normal, fan_out 1280
+    assert abs(w.std() - np.sqrt(2.0 / 1280)) < 0.05 * np.sqrt(2.0 / 1280)
+
+
+def test_densenet121_names_widths_and_forward():
+    model = models.densenet121(num_classes=3)
+    assert [n for n, _ in model.features.named_children()] == [
+        "conv0", "norm0", "relu0", "pool0", "denseblock1", "transition1", "denseblock2", "transition2",
+        "denseblock3", "transition3", "denseblock4", "norm5"]
+    assert [len(getattr(model.features, f"denseblock{i}")) for i in range(1, 5)] == [6, 12, 24, 16]
+    sd = model.state_dict()
+    keys = list(sd)
+    assert keys[:6] == ["features.conv0.weight", "features.norm0.weight", "features.norm0.bias",
+                        "features.norm0.running_mean", "features.norm0.running_var", "features.norm0.num_batches_tracked"]
+    layer = "features.denseblock1.denselayer1."
+    assert keys[6:18] == [layer + k for k in ("norm1.weight", "norm1.bias", "norm1.running_mean", "norm1.running_var",
+                                             "norm1.num_batches_tracked", "conv1.weight", "norm2.weight", "norm2.bias",
+                                             "norm2.running_mean", "norm2.running_var",
+                                             "norm2.num_batches_tracked", "conv2.weight")]
+    assert keys[-2:] == ["classifier.weight", "classifier.bias"]
+    assert tuple(sd["features.denseblock1.denselayer1.conv1.weight"].shape) == (128, 64, 1, 1)
+    assert tuple(sd["features.denseblock1.denselayer6.norm1.weight"].shape) == (64 + 5 * 32,)
+    assert tuple(sd["features.transition1.conv.weight"].shape) == (128, 256, 1, 1)
+    assert tuple(sd["features.norm5.weight"].shape) == (1024,) and model.classifier.in_features == 1024
+    assert isinstance(model.features.transition2.pool, nn.AvgPool2d)
+    out = model(gg.randn(2, 3, 32, 32))
+    assert tuple(out.shape) == (2, 3)
+    out.sum().backward()
+    assert model.features.denseblock1.denselayer1.conv1.weight.grad is not None
+    assert models.densenet161().features.conv0.out_channels == 96
+
+
+def test_a_small_densenet_trains_with_dropout_and_is_deterministic_in_eval():
+    gg.manual_seed(0)
+    model = models.DenseNet(growth_rate=8, block_config=(2, 3), num_init_features=16, bn_size=2, drop_rate=0.2,
+                            num_classes=4)
+    assert model.classifier.in_features == (16 + 2 * 8) // 2 + 3 * 8
+    opt = gg.optim.SGD(model.parameters(), lr=0.1)
+    x, y = gg.randn(4, 3, 32, 32), gg.tensor([0, 1, 2, 3])
+    before = model.features.conv0.weight.numpy().copy()
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    assert np.isfinite(loss.item()) and not np.array_equal(before, model.features.conv0.weight.numpy())
+    model.eval()
+    with gg.no_grad():
+        np.testing.assert_array_equal(model(x).numpy(), model(x).numpy())
+    w = models.densenet121().features.conv0.weight.numpy()  # kaiming normal, fan_in 3 * 49
+    assert abs(w.std() - np.sqrt(2.0 / 147)) < 0.05 * np.sqrt(2.0 / 147)
