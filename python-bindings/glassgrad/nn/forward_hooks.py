@@ -13,6 +13,10 @@ from typing import Any, Callable, Dict
 from ..utils.hooks import RemovableHandle
 
 PRE, POST = "_forward_pre_hooks", "_forward_hooks"
+# PyTorch's layout: the tables map a handle's id to the hook itself; which hooks take kwargs or
+# are always called is kept beside them.
+_KWARGS = {PRE: "_forward_pre_hooks_with_kwargs", POST: "_forward_hooks_with_kwargs"}
+_ALWAYS = "_forward_hooks_always_called"
 
 
 def _table(module, kind: str) -> "OrderedDict[int, Any]":
@@ -25,9 +29,18 @@ def _table(module, kind: str) -> "OrderedDict[int, Any]":
 
 def register(module, kind: str, hook: Callable, prepend: bool, with_kwargs: bool,
              always_call: bool = False) -> RemovableHandle:
-    table = _table(module, kind)
-    handle = RemovableHandle(lambda: table.pop(handle.id, None))
-    table[handle.id] = (hook, bool(with_kwargs), bool(always_call))
+    table, kwargs, always = _table(module, kind), _table(module, _KWARGS[kind]), _table(module, _ALWAYS)
+
+    def remove() -> None:
+        for t in (table, kwargs, always):
+            t.pop(handle.id, None)
+
+    handle = RemovableHandle(remove)
+    table[handle.id] = hook
+    if with_kwargs:
+        kwargs[handle.id] = True
+    if always_call:
+        always[handle.id] = True
     if prepend:
         table.move_to_end(handle.id, last=False)
     return handle
@@ -38,8 +51,14 @@ def has_hooks(module) -> bool:
     return bool(d.get(PRE)) or bool(d.get(POST))
 
 
+def _hooks(module, kind: str):
+    d = module.__dict__
+    kwargs, always = d.get(_KWARGS[kind], {}), d.get(_ALWAYS, {})
+    return [(hook, i in kwargs, i in always) for i, hook in list(d.get(kind, {}).items())]
+
+
 def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, Any]):
-    for hook, with_kwargs, _ in list(module.__dict__.get(PRE, {}).values()):
+    for hook, with_kwargs, _ in _hooks(module, PRE):
         if with_kwargs:
             result = hook(module, args, kwargs)
             if result is not None:
@@ -51,7 +70,7 @@ def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, An
             result = hook(module, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
-    hooks = list(module.__dict__.get(POST, {}).values())
+    hooks = _hooks(module, POST)
     try:
         output = forward(*args, **kwargs)
     except Exception:
