@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from .._factories import arange
+from .._factories import arange, zeros_like
 from .._shapes import stack
 from .._tensor import Tensor
 from ..functional import where
@@ -21,20 +21,20 @@ def _factor(A: Tensor):
     sym = (A + A.transpose(-1, -2)) * 0.5
     A = lower.detach() + (sym - sym.detach())
     rows = arange(n, device=A.device)
-    cols: list = []
+    L = zeros_like(A)  # columns j.. are still zero at step j: L @ L[j] sums over the finished ones
     bad: list = []
     for j in range(n):
         v = A[..., :, j]
         if j:
-            Lp = stack(cols, -1)
-            v = v - (Lp @ Lp[..., j, :].unsqueeze(-1)).squeeze(-1)
+            v = v - (L @ L[..., j, :].unsqueeze(-1)).squeeze(-1)
         d = v[..., j:j + 1]
         ok = d > 0  # also False for NaN
         bad.append(~ok[..., 0])
-        cols.append(where(rows >= j, v / where(ok, d, 1.0).sqrt(), 0.0))
+        col = where(rows >= j, v / where(ok, d, 1.0).sqrt(), 0.0)
+        L = where(rows == j, col.unsqueeze(-1), L)
     if not n:
         return A, (A.sum(-1) != A.sum(-1))
-    return stack(cols, -1), stack(bad, -1)
+    return L, stack(bad, -1)
 
 
 def _not_pd(A: Tensor, bad: Tensor, fn: str) -> None:
@@ -85,14 +85,15 @@ def cholesky_top(input: Tensor, upper: bool = False, *, out=None) -> Tensor:
 def _substitute_lower(L: Tensor, B: Tensor, unit: bool) -> Tensor:
     """X with L X = B, L [..., n, n] lower-triangular, B [..., n, k]: row by row,
     x_i = (b_i - L[i, :i] x[:i]) / L[i, i]."""
-    from .._spatial import cat
-    rows: list = []
-    for i in range(L.shape[-1]):
+    n = L.shape[-1]
+    index = arange(n, device=L.device).unsqueeze(-1)
+    X = zeros_like(B)  # rows i.. are still zero at step i
+    for i in range(n):
         r = B[..., i:i + 1, :]
         if i:
-            r = r - L[..., i:i + 1, :i] @ cat(rows, -2)
-        rows.append(r if unit else r / L[..., i:i + 1, i:i + 1])
-    return cat(rows, -2) if rows else B
+            r = r - L[..., i:i + 1, :] @ X
+        X = where(index == i, r if unit else r / L[..., i:i + 1, i:i + 1], X)
+    return X
 
 
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
