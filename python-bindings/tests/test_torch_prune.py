@@ -97,3 +97,38 @@ def test_remove_keeps_the_parameter_object_and_errors():
         gprune.l1_unstructured(ours, "bias", amount=7)
     with pytest.raises(ValueError, match="in the range"):
         gprune.l1_unstructured(ours, "bias", amount=1.5)
+
+
+def test_pruning_twice_leaves_a_container_of_the_methods_as_torch():
+    history = []
+    for p, (m, _) in ((gprune, _pair()), (tprune, _pair()[::-1])):
+        p.l1_unstructured(m, "weight", amount=0.2)
+        p.ln_structured(m, "weight", amount=0.5, n=2, dim=0)
+        hook = next(h for h in m._forward_pre_hooks.values() if h._tensor_name == "weight")
+        history.append((type(hook).__name__, [type(x).__name__ for x in hook], len(hook)))
+    assert history[0] == history[1] == ("PruningContainer", ["L1Unstructured", "LnStructured"], 2)
+
+
+def test_a_second_structured_pruning_is_refused_with_a_fix():
+    ours, _ = _pair()
+    gprune.ln_structured(ours, "weight", amount=1, n=2, dim=0)
+    gprune.l1_unstructured(ours, "weight", amount=3)
+    with pytest.raises(gg.UnsupportedError, match="prune.remove"):
+        gprune.random_structured(ours, "weight", amount=1, dim=0)
+
+
+def test_a_method_of_ones_own_gets_tensors_as_in_torch():
+    """The tutorial's FooBarPruningMethod: every other entry, with tensor ops on the mask."""
+    masks = []
+    for fw, p in ((gg, gprune), (torch, tprune)):
+        class FooBar(p.BasePruningMethod):
+            PRUNING_TYPE = "unstructured"
+
+            def compute_mask(self, t, default_mask):
+                mask = default_mask.clone()
+                mask.view(-1)[::2] = 0
+                return mask
+        m = fw.nn.Linear(3, 10)
+        FooBar.apply(m, "bias")
+        masks.append(m.bias_mask.numpy())
+    np.testing.assert_array_equal(masks[0], masks[1])

@@ -22,7 +22,7 @@ from ..._runtime import no_grad
 from ..._tensor import Tensor, tensor
 from ..forward_hooks import PRE, register
 
-__all__ = ["BasePruningMethod", "Identity", "RandomUnstructured", "L1Unstructured", "RandomStructured",
+__all__ = ["BasePruningMethod", "PruningContainer", "Identity", "RandomUnstructured", "L1Unstructured", "RandomStructured",
            "LnStructured", "CustomFromMask", "identity", "random_unstructured", "l1_unstructured",
            "random_structured", "ln_structured", "global_unstructured", "custom_from_mask", "remove", "is_pruned"]
 
@@ -45,7 +45,8 @@ def _count(amount, n: int) -> int:
 
 
 class BasePruningMethod:
-    """A pruning method: compute_mask(scores, default_mask) gives the new mask (NumPy arrays);
+    """A pruning method: compute_mask(t, default_mask) gives the new mask (tensors, as PyTorch
+    passes them; the built-in methods compute in NumPy);
     apply(module, name, ...) prunes a parameter with it; the instance is the module's pre-hook."""
 
     PRUNING_TYPE = "unstructured"
@@ -56,7 +57,7 @@ class BasePruningMethod:
     def __call__(self, module, inputs):
         setattr(module, self._tensor_name, self.apply_mask(module))
 
-    def compute_mask(self, t: np.ndarray, default_mask: np.ndarray) -> np.ndarray:
+    def compute_mask(self, t, default_mask):
         raise NotImplementedError
 
     def apply_mask(self, module) -> Tensor:
@@ -75,7 +76,8 @@ class BasePruningMethod:
             scores = (importance_scores if importance_scores is not None else orig).detach().numpy()
             default = np.ones(scores.shape, dtype=scores.dtype)
         else:
-            if cls.PRUNING_TYPE != "unstructured" and prior[1].PRUNING_TYPE != "unstructured":
+            before = list(prior[1]) if isinstance(prior[1], PruningContainer) else [prior[1]]
+            if cls.PRUNING_TYPE != "unstructured" and any(m.PRUNING_TYPE != "unstructured" for m in before):
                 raise _C.UnsupportedError(f"prune: '{name}' is pruned already and a second structured pruning "
                                           "is not supported\n  fix: prune.remove(module, name) first")
             orig = getattr(module, name + "_orig")
@@ -87,9 +89,11 @@ class BasePruningMethod:
             module.register_parameter(name + "_orig", orig)
             module.register_buffer(name + "_mask", tensor(mask, dtype=orig.dtype, device=orig.device))
             register(module, PRE, method, prepend=False, with_kwargs=False)
-        else:  # the new method takes the old one's place among the hooks
+        else:  # a PruningContainer of the methods so far takes the old hook's place
             setattr(module, name + "_mask", tensor(mask, dtype=orig.dtype, device=orig.device))
-            module._forward_pre_hooks[prior[0]] = method
+            container = prior[1] if isinstance(prior[1], PruningContainer) else PruningContainer(prior[1])
+            container.add_pruning_method(method)
+            module._forward_pre_hooks[prior[0]] = container
         setattr(module, name, method.apply_mask(module))
         return method
 
@@ -105,20 +109,60 @@ class BasePruningMethod:
         setattr(module, self._tensor_name, orig)
 
 
+class PruningContainer(BasePruningMethod):
+    """The pruning methods applied to one parameter so far, in order (iterate, index, len): the
+    parameter's pre-hook once it was pruned twice."""
+
+    def __init__(self, *methods: BasePruningMethod):
+        super().__init__()
+        self._pruning_methods: tuple = ()
+        for m in methods:
+            self.add_pruning_method(m)
+
+    def add_pruning_method(self, method: BasePruningMethod) -> None:
+        if self._pruning_methods and method._tensor_name != self._tensor_name:
+            raise ValueError(f"Can only add pruning methods acting on the parameter named '{self._tensor_name}' "
+                             f"to PruningContainer. Found '{method._tensor_name}'")
+        self._tensor_name = method._tensor_name
+        self._pruning_methods += (method,)
+
+    def __len__(self) -> int:
+        return len(self._pruning_methods)
+
+    def __iter__(self):
+        return iter(self._pruning_methods)
+
+    def __getitem__(self, idx):
+        return self._pruning_methods[idx]
+
+
 def _combine(method: BasePruningMethod, scores: np.ndarray, default: np.ndarray) -> np.ndarray:
     """The new mask: the method applied among the entries the default mask keeps."""
     mask = default.copy()
     if method.PRUNING_TYPE == "unstructured":
         keep = default == 1
-        mask[keep] = method.compute_mask(scores[keep], default[keep])
+        mask[keep] = _compute(method, scores[keep], default[keep])
         return mask
     # structured: among the slices along dim that are not pruned away entirely
     dim = getattr(method, "dim") % scores.ndim
     alive = np.nonzero(np.moveaxis(default, dim, 0).reshape(default.shape[dim], -1).sum(axis=1) != 0)[0]
     index = [slice(None)] * scores.ndim
     index[dim] = alive
-    mask[tuple(index)] = method.compute_mask(scores[tuple(index)], default[tuple(index)])
+    mask[tuple(index)] = _compute(method, scores[tuple(index)], default[tuple(index)])
     return mask
+
+
+def _compute(method: BasePruningMethod, scores: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """method.compute_mask on tensors, as PyTorch calls it (a method of one's own may use tensor
+    ops), back as an array."""
+    out = method.compute_mask(tensor(scores), tensor(default))
+    return out.numpy() if isinstance(out, Tensor) else np.asarray(out)
+
+
+def _arrays(t, default_mask):
+    """The built-in methods compute their masks in NumPy."""
+    return (t.numpy() if isinstance(t, Tensor) else np.asarray(t),
+            default_mask.numpy() if isinstance(default_mask, Tensor) else np.asarray(default_mask))
 
 
 def _hook_of(module, name: str):
@@ -132,7 +176,7 @@ class Identity(BasePruningMethod):
     """Prunes nothing (the mask is all ones)."""
 
     def compute_mask(self, t, default_mask):
-        return default_mask.copy()
+        return _arrays(t, default_mask)[1].copy()
 
 
 class _Unstructured(BasePruningMethod):
@@ -146,6 +190,7 @@ class _Unstructured(BasePruningMethod):
         raise NotImplementedError
 
     def compute_mask(self, t, default_mask):
+        t, default_mask = _arrays(t, default_mask)
         k = _count(self.amount, t.size)
         mask = default_mask.copy().reshape(-1)
         mask[self._order(t)[:k]] = 0
@@ -173,6 +218,7 @@ class _Structured(BasePruningMethod):
         raise NotImplementedError
 
     def compute_mask(self, t, default_mask):
+        t, default_mask = _arrays(t, default_mask)
         dim = self.dim % t.ndim
         n = t.shape[dim]
         k = _count(self.amount, n)
@@ -212,6 +258,7 @@ class CustomFromMask(BasePruningMethod):
         self.mask = mask
 
     def compute_mask(self, t, default_mask):
+        t, default_mask = _arrays(t, default_mask)
         return default_mask * np.asarray(self.mask, dtype=default_mask.dtype).reshape(default_mask.shape)
 
 
@@ -264,7 +311,7 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
         m = getattr(module, name + "_mask", None) if _hook_of(module, name) else None
         masks.append(m.numpy().reshape(-1) if m is not None else np.ones(scores[-1].size, scores[-1].dtype))
     method = pruning_method(**kwargs)
-    flat = method.compute_mask(np.concatenate(scores), np.concatenate(masks))
+    flat = _compute(method, np.concatenate(scores), np.concatenate(masks))
     at = 0
     for (module, name), s in zip(parameters, scores):
         part = flat[at:at + s.size]
