@@ -6,6 +6,7 @@ _special.py attaches the derivatives). Methods and accuracy: docs/special-functi
 - digamma, polygamma(n >= 1): the asymptotic series at y >= 10 + 2n, reached by the recurrence
   psi^(n)(x) = psi^(n)(x + 1) - (-1)^n n! / x^(n+1); below 0.5 the n-times differentiated
   reflection psi(1 - x) - psi(x) = pi cot(pi x).
+- Near the zeros of lgamma (1, 2) and digamma (1.4616...), their Taylor series.
 - erfc: 1 - erf(x) below 2 (at most 2.3 digits lost), the continued fraction above.
 - erfinv: a single-precision start (M. Giles' polynomials) and Newton steps on erf, or on erfc in
   the tails (1 - x is exact there).
@@ -50,8 +51,45 @@ def lgamma(x: Tensor) -> Tensor:
     main = _lanczos(where(low, 1 - x, x))
     reflected = math.log(math.pi) - (math.pi * _reduced(x)).abs().sin().log() - main  # inf at the poles
     y = where(low, reflected, main)
-    y = where((x == 1) | (x == 2), 0.0, y)  # the positive zeros, exactly
+    for root in (1.0, 2.0):  # near the positive zeros, their Taylor series: relative precision kept
+        y = _near_zero(y, x, "lgamma", root)
     return where(M.isinf(x), math.inf, y)
+
+
+# Within _TAYLOR_RADIUS of a zero (lgamma at 1 and 2, digamma at its positive root), a fixed-precision
+# formula keeps only absolute precision; the Taylor series there keeps relative precision. Its
+# coefficients are f^(k)(root) / k!: psi^(k-1) for lgamma, psi^(k) for digamma, computed once in
+# float64 by polygamma below (far from its own zeros). 24 terms at radius 0.2 of series whose
+# radius of convergence is at least 1 leave under 0.2^25 ~ 3e-18.
+_TAYLOR_RADIUS = 0.2
+_TAYLOR_TERMS = 24
+DIGAMMA_ROOT = 1.4616321449683622  # the double nearest digamma's positive root
+DIGAMMA_AT_ROOT = -9.241265521729427e-17  # digamma of that double (40-digit arithmetic)
+_COEFFICIENTS: dict = {}
+
+
+def _near_zero(y: Tensor, x: Tensor, name: str, root: float) -> Tensor:
+    near = (x - root).abs() < _TAYLOR_RADIUS
+    if not bool(near.any().item()):
+        return y
+    return where(near, _taylor((name, root), x - root), y)
+
+
+def _taylor(key, d: Tensor) -> Tensor:
+    if key not in _COEFFICIENTS:
+        from ._tensor import tensor
+        name, root = key
+        at = tensor([root], dtype="float64", device="cpu")
+        first = 0 if name == "lgamma" else 1  # lgamma^(k) = psi^(k-1), digamma^(k) = psi^(k)
+        coefs = [float(polygamma(k - 1 + first, at, near_root=False).item()) / math.factorial(k)
+                 for k in range(1, _TAYLOR_TERMS + 1)]
+        offset = DIGAMMA_AT_ROOT if name == "digamma" else 0.0
+        _COEFFICIENTS[key] = (offset, coefs)
+    offset, coefs = _COEFFICIENTS[key]
+    acc = d * 0
+    for c in reversed(coefs):
+        acc = (acc + c) * d
+    return acc + offset
 
 
 def _asymptotic(n: int, y: Tensor) -> Tensor:
@@ -93,8 +131,8 @@ def _cot_derivative_polynomial(n: int) -> list:
     return p
 
 
-def polygamma(n: int, x: Tensor) -> Tensor:
-    """psi^(n)(x), n >= 0 (n = 0: digamma)."""
+def polygamma(n: int, x: Tensor, near_root: bool = True) -> Tensor:
+    """psi^(n)(x), n >= 0 (n = 0: digamma; near_root=False leaves out the Taylor series at its root)."""
     low = x < 0.5
     right = _polygamma_right(n, where(low, 1 - x, x))
     c = 1 / (math.pi * _reduced(x)).tan()  # cot(pi x): period 1
@@ -104,6 +142,8 @@ def polygamma(n: int, x: Tensor) -> Tensor:
     # psi^(n)(x) = (-1)^n psi^(n)(1 - x) - pi^(n+1) P_n(cot(pi x))
     reflected = (-1) ** n * right - math.pi ** (n + 1) * poly
     y = where(low, reflected, right)
+    if n == 0 and near_root:
+        y = _near_zero(y, x, "digamma", DIGAMMA_ROOT)
     pole = (x <= 0) & (x == x.floor())
     if n == 0:  # PyTorch: -inf at +0, +inf at -0, NaN at the negative integers
         at_pole = where(x == 0, M.copysign(x * 0 + math.inf, -x), math.nan)

@@ -10,9 +10,9 @@ import glassgrad as gg
 
 sp = pytest.importorskip("scipy.special")
 
-# Relative 1e-12; absolute 1e-14 where the function crosses zero (lgamma at 1 and 2 and between
-# the negative poles, digamma at its roots): no fixed-precision method keeps relative precision
-# at a zero of the function.
+# Relative 1e-12; absolute 1e-14 where the function crosses zero between the negative poles (no
+# fixed-precision method keeps relative precision at a zero of the function; the positive zeros
+# have their Taylor series: test_relative_precision_near_the_positive_zeros).
 RTOL, ATOL = 1e-12, 1e-14
 
 
@@ -106,3 +106,17 @@ GRADS = [
 @pytest.mark.parametrize("name,fn,x", GRADS, ids=[g[0] for g in GRADS])
 def test_gradients_match_finite_differences(name, fn, x):
     assert gg.debug.gradcheck(fn, [np.array(x)])
+
+
+def test_relative_precision_near_the_positive_zeros():
+    """Within 0.2 of lgamma's zeros 1 and 2 and of digamma's root, the Taylor series keep relative
+    precision (a fixed-precision formula keeps only absolute precision there); mpmath's 30 digits
+    as the reference."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 30
+    d = np.concatenate([np.geomspace(1e-15, 0.21, 60), -np.geomspace(1e-15, 0.21, 60)])
+    root = 1.4616321449683622
+    for fn, ref, points in ((gg.lgamma, mp.loggamma, np.concatenate([1 + d, 2 + d])), (gg.digamma, mp.digamma, root + d)):
+        want = np.array([float(ref(mp.mpf(float(v)))) for v in points])
+        got = fn(gg.tensor(points)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
