@@ -1,9 +1,9 @@
-"""glassgrad.vision.models beyond ResNet (VGG, AlexNet, SqueezeNet, MobileNetV2, DenseNet): the
-architectures torchvision documents, checked without torch: parameter counts (the "num_params"
-torchvision lists for each model's weights), state_dict key names, order and shapes, forward
-shapes on small inputs, the classifier edits of transfer-learning tutorials, a training step, and
-the refusal of pretrained weights. test_vision_models_torchvision.py compares with torchvision
-itself where it is installed."""
+"""glassgrad.vision.models beyond ResNet (VGG, AlexNet, SqueezeNet, MobileNetV2, DenseNet,
+MobileNetV3, EfficientNet B0-B7): the architectures torchvision documents, checked without torch:
+parameter counts (the "num_params" torchvision lists for each model's weights), state_dict key
+names, order and shapes, forward shapes on small inputs, the classifier edits of
+transfer-learning tutorials, a training step, and the refusal of pretrained weights.
+test_vision_models_torchvision.py compares with torchvision itself where it is installed."""
 import numpy as np
 import pytest
 
@@ -15,14 +15,20 @@ from glassgrad.vision import models
 COUNTS = {"alexnet": 61100840, "vgg11": 132863336, "vgg11_bn": 132868840, "vgg13": 133047848,
           "vgg13_bn": 133053736, "vgg16": 138357544, "vgg16_bn": 138365992, "vgg19": 143667240,
           "vgg19_bn": 143678248, "squeezenet1_0": 1248424, "squeezenet1_1": 1235496, "mobilenet_v2": 3504872,
-          "densenet121": 7978856, "densenet161": 28681000, "densenet169": 14149480, "densenet201": 20013928}
+          "densenet121": 7978856, "densenet161": 28681000, "densenet169": 14149480, "densenet201": 20013928,
+          "mobilenet_v3_small": 2542856, "mobilenet_v3_large": 5483032, "efficientnet_b0": 5288548,
+          "efficientnet_b1": 7794184, "efficientnet_b2": 9109994, "efficientnet_b3": 12233232,
+          "efficientnet_b4": 19341616, "efficientnet_b5": 30389784, "efficientnet_b6": 43040704,
+          "efficientnet_b7": 66347960}
 VGG_CFGS = {"vgg11": "A", "vgg13": "B", "vgg16": "D", "vgg19": "E"}
 # VGG's classifier: Linear(512*7*7, 4096), Linear(4096, 4096), Linear(4096, 1000), with biases.
 VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
-# Models small enough to build in every run; the VGGs (over 130M parameters each, seconds to
-# initialize on a 2-core CPU) are counted as features + classifier here, whole under -m slow.
+# Models small enough to build in every run. The VGGs (over 130M parameters each, seconds to
+# initialize on a 2-core CPU) are counted as features + classifier here; they and
+# EfficientNet-B4..B7 are counted whole under -m slow.
 FAST = ["alexnet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121", "densenet161",
-        "densenet169", "densenet201"]
+        "densenet169", "densenet201", "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "efficientnet_b1",
+        "efficientnet_b2", "efficientnet_b3"]
 
 
 def _count(model):
@@ -44,7 +50,8 @@ def test_vgg_feature_extractor_plus_classifier_counts_are_torchvisions(name):
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [n for n in COUNTS if n not in FAST])
 def test_whole_model_parameter_counts_are_torchvisions(name):
-    assert _count(getattr(models, name)(init_weights=False)) == COUNTS[name]
+    kwargs = {"init_weights": False} if name.startswith("vgg") else {}
+    assert _count(getattr(models, name)(**kwargs)) == COUNTS[name]
 
 
 def test_vgg16_keys_order_shapes_and_classifier_edit():
@@ -124,7 +131,8 @@ def test_alexnet_names_shapes_and_forward():
     assert model.features[0].weight.grad is not None
 
 
-@pytest.mark.parametrize("name", ["alexnet", "vgg16", "vgg11_bn", "squeezenet1_1", "mobilenet_v2", "densenet121"])
+@pytest.mark.parametrize("name", ["alexnet", "vgg16", "vgg11_bn", "squeezenet1_1", "mobilenet_v2", "densenet121",
+                                  "mobilenet_v3_small", "efficientnet_b0"])
 def test_pretrained_weights_are_refused_with_the_way_to_load_them(name):
     with pytest.raises(gg.GlassgradError, match="downloads nothing"):
         getattr(models, name)(weights="IMAGENET1K_V1")
@@ -254,3 +262,70 @@ def test_a_small_densenet_trains_with_dropout_and_is_deterministic_in_eval():
         np.testing.assert_array_equal(model(x).numpy(), model(x).numpy())
     w = models.densenet121().features.conv0.weight.numpy()  # kaiming normal, fan_in 3 * 49
     assert abs(w.std() - np.sqrt(2.0 / 147)) < 0.05 * np.sqrt(2.0 / 147)
+
+
+def test_mobilenet_v3_names_blocks_and_options():
+    model = models.mobilenet_v3_small(num_classes=5)
+    assert len(model.features) == 13 and [n for n, _ in model.named_children()] == ["features", "avgpool",
+                                                                                      "classifier"]
+    keys = list(model.state_dict())
+    assert keys[:2] == ["features.0.0.weight", "features.0.1.weight"]
+    # Block 1: depthwise 3x3 over 16, squeeze-excitation to 8, projection; no expansion.
+    assert [type(m).__name__ for m in model.features[1].block] == ["Conv2dNormActivation", "SqueezeExcitation",
+                                                                   "Conv2dNormActivation"]
+    assert tuple(model.features[1].block[1].fc1.weight.shape) == (8, 16, 1, 1)
+    assert isinstance(model.features[1].block[1].scale_activation, nn.Hardsigmoid)
+    assert isinstance(model.features[4].block[0][2], nn.Hardswish) and isinstance(model.features[2].block[0][2],
+                                                                                  nn.ReLU)
+    assert tuple(model.features[12][0].weight.shape) == (576, 96, 1, 1)
+    assert [type(m).__name__ for m in model.classifier] == ["Linear", "Hardswish", "Dropout", "Linear"]
+    assert tuple(model.classifier[0].weight.shape) == (1024, 576) and keys[-2:] == ["classifier.3.weight",
+                                                                                    "classifier.3.bias"]
+    assert abs(model.features[0][1].eps - 0.001) < 1e-12 and abs(model.features[0][1].momentum - 0.01) < 1e-12
+    large = models.mobilenet_v3_large(reduced_tail=True, dilated=True)
+    assert len(large.features) == 17 and large.classifier[0].out_features == 640
+    assert large.features[13].block[1][0].dilation == (2, 2) and large.features[13].block[1][0].stride == (1, 1)
+    assert models.mobilenet_v3_large(width_mult=0.75).features[0][0].out_channels == 16
+    out = model(gg.randn(2, 3, 32, 32))
+    assert tuple(out.shape) == (2, 5)
+    out.sum().backward()
+    assert model.features[1].block[1].fc1.weight.grad is not None
+
+
+def test_efficientnet_b0_stages_and_stochastic_depth():
+    model = models.efficientnet_b0(num_classes=4)
+    assert len(model.features) == 9
+    assert [len(model.features[i]) for i in range(1, 8)] == [1, 2, 2, 3, 3, 4, 1]
+    keys = list(model.state_dict())
+    assert keys[:2] == ["features.0.0.weight", "features.0.1.weight"]
+    assert "features.1.0.block.1.fc1.weight" in keys and "features.2.0.block.3.1.running_var" in keys
+    assert tuple(model.features[2][0].block[2].fc1.weight.shape) == (4, 96, 1, 1)  # input 16 // 4
+    assert tuple(model.features[8][0].weight.shape) == (1280, 320, 1, 1)
+    assert [type(m).__name__ for m in model.classifier] == ["Dropout", "Linear"] and model.classifier[0].p == 0.2
+    probs = [b.stochastic_depth.p for stage in list(model.features)[1:8] for b in stage]
+    assert len(probs) == 16 and probs[0] == 0.0 and abs(probs[-1] - 0.2 * 15 / 16) < 1e-12
+    assert models.efficientnet_b2().classifier[0].p == 0.3 and models.efficientnet_b1().features[2].__len__() == 3
+    out = model(gg.randn(2, 3, 32, 32))
+    assert tuple(out.shape) == (2, 4)
+    out.sum().backward()
+    assert model.features[0][0].weight.grad is not None
+    lin = model.classifier[1].weight.numpy()  # uniform(+-1/sqrt(4))
+    assert np.abs(lin).max() <= 0.5
+
+
+def test_stochastic_depth_drops_whole_samples_in_training_only():
+    from glassgrad.vision.models._layers import StochasticDepth
+    gg.manual_seed(0)
+    layer = StochasticDepth(0.5, "row")
+    x = gg.ones(64, 3, 2, 2)
+    y = layer(x).numpy()
+    per_sample = y.reshape(64, -1)
+    assert set(np.unique(per_sample)) <= {0.0, 2.0}
+    assert np.all(per_sample.min(1) == per_sample.max(1))  # one draw per sample
+    assert 0 < (per_sample[:, 0] == 0).sum() < 64
+    layer.eval()
+    np.testing.assert_array_equal(layer(x).numpy(), x.numpy())
+    batch = StochasticDepth(0.5, "batch")(x).numpy()
+    assert len(np.unique(batch)) == 1
+    with pytest.raises(ValueError, match="'batch' or 'row'"):
+        StochasticDepth(0.5, "col")

@@ -1,13 +1,15 @@
-"""Building blocks torchvision's mobile networks share (torchvision.ops.Conv2dNormActivation and
-torchvision.models._utils._make_divisible), with torchvision's names so state_dict keys match:
-a Conv2dNormActivation is a Sequential whose layers are "0" (conv), "1" (norm), "2" (activation)."""
+"""Building blocks torchvision's mobile networks share (torchvision.ops.Conv2dNormActivation,
+SqueezeExcitation, StochasticDepth and torchvision.models._utils._make_divisible), with
+torchvision's names so state_dict keys match: a Conv2dNormActivation is a Sequential whose layers
+are "0" (conv), "1" (norm), "2" (activation)."""
 from __future__ import annotations
 
-from typing import Callable, List, Optional
+from typing import Any, Callable, List, Optional
 
-from ... import nn
+from ... import _C, _factories, nn
+from ..._tensor import Tensor
 
-__all__ = ["Conv2dNormActivation", "make_divisible"]
+__all__ = ["Conv2dNormActivation", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible"]
 
 
 def make_divisible(v: float, divisor: int, min_value: Optional[int] = None) -> int:
@@ -41,3 +43,70 @@ class Conv2dNormActivation(nn.Sequential):
             layers.append(activation_layer() if inplace is None else activation_layer(inplace=inplace))
         super().__init__(*layers)
         self.out_channels = out_channels
+
+
+class SqueezeExcitation(nn.Module):
+    """torchvision.ops.SqueezeExcitation(input_channels, squeeze_channels, activation=ReLU,
+    scale_activation=Sigmoid) (Hu et al. 2017): x times scale_activation(fc2(activation(fc1(
+    avgpool(x))))), fc1 and fc2 being 1x1 convolutions with bias."""
+
+    def __init__(self, input_channels: int, squeeze_channels: int,
+                 activation: Callable[..., nn.Module] = nn.ReLU,
+                 scale_activation: Callable[..., nn.Module] = nn.Sigmoid) -> None:
+        super().__init__()
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Conv2d(input_channels, squeeze_channels, 1)
+        self.fc2 = nn.Conv2d(squeeze_channels, input_channels, 1)
+        self.activation = activation()
+        self.scale_activation = scale_activation()
+
+    def forward(self, x: Tensor) -> Tensor:
+        scale = self.scale_activation(self.fc2(self.activation(self.fc1(self.avgpool(x)))))
+        return scale * x
+
+
+class StochasticDepth(nn.Module):
+    """torchvision.ops.StochasticDepth(p, mode) (Huang et al. 2016, "Deep Networks with Stochastic
+    Depth"): in training, zeroes the input with probability p, per sample ("row") or for the whole
+    batch ("batch"), and scales survivors by 1 / (1 - p); the identity in eval or for p = 0."""
+
+    def __init__(self, p: float, mode: str) -> None:
+        super().__init__()
+        if p < 0.0 or p > 1.0:
+            raise _C.InvalidArgumentError(f"StochasticDepth: drop probability has to be between 0 and 1, but got {p}\n"
+                                          f"  fix: a p in [0, 1]")
+        if mode not in ("batch", "row"):
+            raise _C.InvalidArgumentError(f"StochasticDepth: mode has to be either 'batch' or 'row', but got {mode}\n"
+                                          f"  fix: mode='row' (per sample) or mode='batch'")
+        self.p, self.mode = p, mode
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.training or self.p == 0.0:
+            return x
+        survival = 1.0 - self.p
+        size = [x.shape[0]] + [1] * (x.dim() - 1) if self.mode == "row" else [1] * x.dim()
+        noise = _factories.empty(size, dtype=x.dtype, device=x.device).bernoulli_(survival)
+        if survival > 0.0:
+            noise = noise / survival
+        return x * noise
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, mode={self.mode}"
+
+
+def init_mobile_weights(model: nn.Module, init_linear: Callable[[Tensor], Any]) -> None:
+    """The initialization torchvision's MobileNetV2, MobileNetV3 and EfficientNet share:
+    convolutions kaiming_normal_(mode="fan_out"), norms weight 1, linears' weights by init_linear,
+    every bias 0."""
+    for m in model.modules():
+        if isinstance(m, nn.Conv2d):
+            nn.init.kaiming_normal_(m.weight, mode="fan_out")
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+        elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)) and m.weight is not None and m.bias is not None:
+            nn.init.ones_(m.weight)
+            nn.init.zeros_(m.bias)
+        elif isinstance(m, nn.Linear):
+            init_linear(m.weight)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)

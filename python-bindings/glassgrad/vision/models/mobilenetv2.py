@@ -11,7 +11,7 @@ from ... import _C
 from ... import nn
 from ...nn import functional as F
 from ..._tensor import Tensor
-from ._layers import Conv2dNormActivation, make_divisible
+from ._layers import Conv2dNormActivation, init_mobile_weights, make_divisible
 from ._weights import refuse_pretrained
 
 __all__ = ["MobileNetV2", "InvertedResidual", "mobilenet_v2"]
@@ -82,18 +82,7 @@ class MobileNetV2(nn.Module):
                                              activation_layer=nn.ReLU6))
         self.features = nn.Sequential(*features)
         self.classifier = nn.Sequential(nn.Dropout(p=dropout), nn.Linear(self.last_channel, num_classes))
-        for m in self.modules():
-            if isinstance(m, nn.Conv2d):
-                nn.init.kaiming_normal_(m.weight, mode="fan_out")
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
-            elif isinstance(m, (nn.BatchNorm2d, nn.GroupNorm)) and m.weight is not None and m.bias is not None:
-                nn.init.ones_(m.weight)
-                nn.init.zeros_(m.bias)
-            elif isinstance(m, nn.Linear):
-                nn.init.normal_(m.weight, 0, 0.01)
-                if m.bias is not None:
-                    nn.init.zeros_(m.bias)
+        init_mobile_weights(self, lambda w: nn.init.normal_(w, 0, 0.01))
 
     def forward(self, x: Tensor) -> Tensor:
         x = F.adaptive_avg_pool2d(self.features(x), (1, 1))
