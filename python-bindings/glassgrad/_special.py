@@ -110,7 +110,52 @@ def mvlgamma(input: Tensor, p: int, *, out=None) -> Tensor:
     return _into(out, y + p * (p - 1) / 4 * math.log(math.pi))
 
 
-__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "erfc", "mvlgamma"]
+class _Igamma(Function):
+    """P(a, x) (upper=False) or Q(a, x); the gradient to x is +-x^(a-1) e^-x / Gamma(a). PyTorch has
+    none to a: neither has glassgrad (an error when one is asked for)."""
+
+    @staticmethod
+    def forward(ctx, a, x, upper):
+        ctx.upper = upper
+        ctx.save_for_backward(a, x)
+        pair = V.gammainc_pair(a.to("float64"), x.to("float64"))
+        return pair[1 if upper else 0].to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, g):
+        a, x = ctx.saved_tensors
+        if ctx.needs_input_grad[0]:
+            raise _C.UnsupportedError("igamma: the derivative with respect to the first argument (a) is not "
+                                      "implemented, as in PyTorch\n  fix: input.detach() for a")
+        a64, x64 = a.to("float64"), x.to("float64")
+        density = ((a64 - 1) * x64.log() - x64 - V.lgamma(a64)).exp().to(x.dtype)
+        return None, g * (-density if ctx.upper else density), None
+
+
+def _igamma_args(input, other):
+    from ._shapes import broadcast_tensors
+    a, x = _as_float(input), _as_float(other)
+    if a.dtype != x.dtype:
+        wide = "float64" if "float64" in (str(a.dtype).split(".")[-1], str(x.dtype).split(".")[-1]) else a.dtype
+        a, x = a.to(wide), x.to(wide)
+    return broadcast_tensors(a, x)
+
+
+def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The regularized lower incomplete gamma function P(input, other) (torch.igamma,
+    torch.special.gammainc): the series where other < input + 1, 1 - Q elsewhere."""
+    a, x = _igamma_args(input, other)
+    return _into(out, _Igamma.apply(a, x, False))
+
+
+def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P (torch.igammac,
+    torch.special.gammaincc): Lentz's continued fraction where other >= input + 1."""
+    a, x = _igamma_args(input, other)
+    return _into(out, _Igamma.apply(a, x, True))
+
+
+__all__ = ["lgamma", "digamma", "polygamma", "erfinv", "erfc", "mvlgamma", "igamma", "igammac"]
 
 
 def _polygamma_method(self: Tensor, n: int) -> Tensor:
@@ -123,7 +168,7 @@ _polygamma_method.__name__ = "polygamma"
 
 def _bind_methods():
     from ._inplace import in_place
-    for name in ("lgamma", "digamma", "erfinv", "erfc", "mvlgamma"):
+    for name in ("lgamma", "digamma", "erfinv", "erfc", "mvlgamma", "igamma", "igammac"):
         setattr(Tensor, name, globals()[name])
         setattr(Tensor, name + "_", in_place(globals()[name], name + "_"))
     Tensor.polygamma = _polygamma_method

@@ -42,6 +42,7 @@ def m_linalg(m):
 
 CASES = {
     "Gamma": (lambda m, a, b: m.Gamma(a, b), 3 * U, ("mean", "variance", "mode")),
+    "Gamma_cdf": (lambda m, a, b: m.Gamma(a.detach(), b), 3 * U, ("mean",)),
     "Chi2": (lambda m, a, b: m.Chi2(a + b), 3 * U, ("mean", "variance")),
     "Beta": (lambda m, a, b: m.Beta(a, b), U, ("mean", "variance")),
     "Dirichlet": (lambda m, a, b: m.Dirichlet(a * b), U / U.sum(-1, keepdims=True), ("mean", "variance")),

@@ -24,6 +24,9 @@ CASES = [
     ("erfc", lambda L, x: L.erfc(x), np.concatenate([np.linspace(-6, 26, 801), [np.inf, -np.inf]])),
     ("mvlgamma", lambda L, x: L.mvlgamma(x, 4), np.linspace(1.6, 40, 200)),
     ("Tensor.lgamma", lambda L, x: x.lgamma(), X),
+    ("igamma", lambda L, x: L.igamma(x.detach() * 0 + 3.5, x), np.linspace(0.0, 40, 400)),
+    ("igammac", lambda L, x: L.igammac(x.detach() * 0 + 12.0, x), np.linspace(0.0, 40, 400)),
+    ("special.gammainc", lambda L, x: L.special.gammainc(x.detach() * 0 + 0.7, x), np.linspace(0.0, 40, 400)),
 ]
 
 
@@ -82,7 +85,8 @@ def test_integer_input_gives_the_default_float():
 @pytest.mark.parametrize("name", gg.special.__all__)
 def test_special_namespace_is_torchs(name):
     x = np.linspace(0.05, 0.95, 19)
-    args = {"polygamma": (2,), "multigammaln": (2,), "logsumexp": (0,), "xlogy": (x[::-1].copy(),)}.get(name, ())
+    args = {"polygamma": (2,), "multigammaln": (2,), "logsumexp": (0,), "xlogy": (x[::-1].copy(),),
+            "gammainc": (x[::-1].copy(),), "gammaincc": (x[::-1].copy(),)}.get(name, ())
     lead = name == "polygamma"
 
     def call(lib, mod):

@@ -112,6 +112,10 @@ class Gamma(Distribution):
         a = self.concentration
         return a - self.rate.log() + lgamma(a) + (1 - a) * digamma(a)
 
+    def cdf(self, value) -> Tensor:
+        from .._special import igamma
+        return igamma(self.concentration, self.rate * self._value(value))
+
 
 class Chi2(Gamma):
     """Chi2(df): Gamma(df / 2, 1 / 2)."""
