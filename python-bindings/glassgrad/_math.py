@@ -368,13 +368,23 @@ def hypot(input, other) -> Tensor:
 
 
 def maximum(input, other) -> Tensor:
-    """The larger of each pair (torch.maximum; NaN wins); at a tie each side gets half the gradient."""
+    """The larger of each pair (torch.maximum; NaN wins); at a tie each side gets half the gradient.
+    Two bool tensors give their logical or, as PyTorch's."""
+    if _both_bool(input, other):
+        return logical_or(input, other)
     return binary("Maximum", input, other)
 
 
 def minimum(input, other) -> Tensor:
-    """The smaller of each pair (torch.minimum; NaN wins); at a tie each side gets half the gradient."""
+    """The smaller of each pair (torch.minimum; NaN wins); at a tie each side gets half the gradient.
+    Two bool tensors give their logical and, as PyTorch's."""
+    if _both_bool(input, other):
+        return logical_and(input, other)
     return binary("Minimum", input, other)
+
+
+def _both_bool(input, other) -> bool:
+    return all(isinstance(t, Tensor) and t.dtype == "bool" for t in (input, other))
 
 
 def clamp(input: Tensor, min=None, max=None) -> Tensor:

@@ -138,3 +138,9 @@ def test_the_dtypes_page_snippet_prints_what_the_page_shows(capsys):
         pytest.skip("the docs are not next to this glassgrad (an installed package)")
     runpy.run_path(str(snippet), run_name="__main__")
     assert capsys.readouterr().out == snippet.with_suffix(".out").read_text()
+
+
+def test_maximum_and_minimum_of_bool_tensors_are_or_and_and():
+    a, b = gg.tensor([True, False, True]), gg.tensor([False, False, True])
+    assert gg.maximum(a, b).tolist() == [True, False, True] and gg.maximum(a, b).dtype == gg.bool_
+    assert gg.minimum(a, b).tolist() == [False, False, True] and gg.minimum(a, b).dtype == gg.bool_
