@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import warnings
 from collections import namedtuple
 from typing import Optional
 
@@ -111,8 +112,19 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     (unbiased=False means 0)."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = _float_or_refuse(input, None, "var")
-    return _op("Var", [x], {"dims": dims_of(dim, x, "var"), "keepdim": builtins.bool(keepdim),
-                            "correction": _correction(unbiased, correction, "var")})
+    dims = dims_of(dim, x, "var")
+    corr = _correction(unbiased, correction, "var")
+    count = math.prod(x.shape[d] for d in dims) if dims else x.numel()
+    if count - corr <= 0 and corr > 0:
+        # PyTorch divides by max(0, N - correction): NaN where every deviation is 0 (one element),
+        # inf otherwise, with a warning; the engine's Var refuses that divisor, so the biased
+        # variance is rescaled by N / 0.
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
+        if not count:
+            return _sum(x, dims or None, keepdim) * math.nan
+        return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": 0}) * math.inf
+    return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr})
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
@@ -252,16 +264,21 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
 
 
 def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    """Whether every element over dim is nonzero (torch.all), bool."""
+    """Whether every element over dim is nonzero (torch.all): bool, or uint8 for uint8 input as
+    PyTorch keeps it."""
     nonzero = ne(input, False if input.dtype == "bool" else 0)
     zeros = _sum(logical_not(nonzero), dim, keepdim)
-    return eq(zeros, 0)
+    return _as_input_if_uint8(eq(zeros, 0), input)
 
 
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    """Whether some element over dim is nonzero (torch.any), bool."""
+    """Whether some element over dim is nonzero (torch.any): bool, or uint8 for uint8 input."""
     nonzero = ne(input, False if input.dtype == "bool" else 0)
-    return ne(_sum(nonzero, dim, keepdim), 0)
+    return _as_input_if_uint8(ne(_sum(nonzero, dim, keepdim), 0), input)
+
+
+def _as_input_if_uint8(result: Tensor, input: Tensor) -> Tensor:
+    return result.astype(DTYPES["uint8"]) if input.dtype == "uint8" else result
 
 
 def count_nonzero(input: Tensor, dim=None) -> Tensor:

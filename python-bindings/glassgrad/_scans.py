@@ -115,7 +115,11 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
-    """The k-th smallest element along dim and its index (torch.kthvalue, k counted from 1)."""
+    """The k-th smallest element along dim and its index (torch.kthvalue, k counted from 1); a
+    0-d input is its own only element (k=1)."""
+    if input.ndim == 0:
+        values, indices = kthvalue(input.reshape(1), k, 0, keepdim=False)
+        return values_indices(values, indices)
     x = _sortable(input)
     d = _axis(dim, x, "kthvalue")
     n = x.shape[d] if x.ndim else 1

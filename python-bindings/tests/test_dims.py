@@ -86,3 +86,4 @@ def test_dims_of_a_zero_dimensional_tensor():
 def test_flatten_with_start_after_end_raises():
     with pytest.raises(gg.ShapeError, match="start_dim"):
         gg.tensor(np.zeros((2, 3, 4))).flatten(2, 1)
+
