@@ -122,8 +122,8 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
         if not count:
-            return _sum(x, dims or None, keepdim) * math.nan
-        return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": 0}) * math.inf
+            return mul(_sum(x, dims or None, keepdim), math.nan)
+        return mul(_op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": 0}), math.inf)
     return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr})
 
 
