@@ -1,5 +1,5 @@
 """glassgrad.vision.models beyond ResNet (VGG, AlexNet, SqueezeNet, MobileNetV2, DenseNet,
-MobileNetV3, EfficientNet B0-B7): the architectures torchvision documents, checked without torch:
+MobileNetV3, EfficientNet B0-B7 and V2): the architectures torchvision documents, checked without torch:
 parameter counts (the "num_params" torchvision lists for each model's weights), state_dict key
 names, order and shapes, forward shapes on small inputs, the classifier edits of
 transfer-learning tutorials, a training step, and the refusal of pretrained weights.
@@ -19,16 +19,17 @@ COUNTS = {"alexnet": 61100840, "vgg11": 132863336, "vgg11_bn": 132868840, "vgg13
           "mobilenet_v3_small": 2542856, "mobilenet_v3_large": 5483032, "efficientnet_b0": 5288548,
           "efficientnet_b1": 7794184, "efficientnet_b2": 9109994, "efficientnet_b3": 12233232,
           "efficientnet_b4": 19341616, "efficientnet_b5": 30389784, "efficientnet_b6": 43040704,
-          "efficientnet_b7": 66347960}
+          "efficientnet_b7": 66347960, "efficientnet_v2_s": 21458488, "efficientnet_v2_m": 54139356,
+          "efficientnet_v2_l": 118515272}
 VGG_CFGS = {"vgg11": "A", "vgg13": "B", "vgg16": "D", "vgg19": "E"}
 # VGG's classifier: Linear(512*7*7, 4096), Linear(4096, 4096), Linear(4096, 1000), with biases.
 VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
 # Models small enough to build in every run. The VGGs (over 130M parameters each, seconds to
 # initialize on a 2-core CPU) are counted as features + classifier here; they and
-# EfficientNet-B4..B7 are counted whole under -m slow.
+# EfficientNet-B4..B7, V2-M and V2-L are counted whole under -m slow.
 FAST = ["alexnet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121", "densenet161",
         "densenet169", "densenet201", "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "efficientnet_b1",
-        "efficientnet_b2", "efficientnet_b3"]
+        "efficientnet_b2", "efficientnet_b3", "efficientnet_v2_s"]
 
 
 def _count(model):
@@ -329,3 +330,18 @@ def test_stochastic_depth_drops_whole_samples_in_training_only():
     assert len(np.unique(batch)) == 1
     with pytest.raises(ValueError, match="'batch' or 'row'"):
         StochasticDepth(0.5, "col")
+
+
+def test_efficientnet_v2_s_fused_stages():
+    model = models.efficientnet_v2_s(num_classes=3)
+    assert len(model.features) == 8 and [len(model.features[i]) for i in range(1, 7)] == [2, 4, 4, 6, 9, 15]
+    assert [type(model.features[i][0]).__name__ for i in range(1, 7)] == ["FusedMBConv"] * 3 + ["MBConv"] * 3
+    assert len(model.features[1][0].block) == 1 and len(model.features[2][0].block) == 2
+    assert tuple(model.features[2][0].block[0][0].weight.shape) == (96, 24, 3, 3)  # fused 3x3 expand by 4
+    assert model.features[1][0].use_res_connect and not model.features[2][0].use_res_connect
+    assert abs(model.features[0][1].eps - 1e-3) < 1e-12 and model.classifier[0].p == 0.2
+    assert tuple(model.features[7][0].weight.shape) == (1280, 256, 1, 1)
+    out = model(gg.randn(2, 3, 32, 32))
+    assert tuple(out.shape) == (2, 3)
+    out.sum().backward()
+    assert model.features[1][0].block[0][0].weight.grad is not None

@@ -12,7 +12,8 @@ from .resnet import (BasicBlock, Bottleneck, ResNet, resnet18, resnet34, resnet5
                      wide_resnet101_2)
 from .mobilenetv2 import InvertedResidual, MobileNetV2, mobilenet_v2
 from .efficientnet import (EfficientNet, MBConvConfig, efficientnet_b0, efficientnet_b1, efficientnet_b2,
-                           efficientnet_b3, efficientnet_b4, efficientnet_b5, efficientnet_b6, efficientnet_b7)
+                           efficientnet_b3, efficientnet_b4, efficientnet_b5, efficientnet_b6, efficientnet_b7,
+                           FusedMBConvConfig, efficientnet_v2_s, efficientnet_v2_m, efficientnet_v2_l)
 from .mobilenetv3 import InvertedResidualConfig, MobileNetV3, mobilenet_v3_large, mobilenet_v3_small
 from .squeezenet import Fire, SqueezeNet, squeezenet1_0, squeezenet1_1
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn

@@ -1,8 +1,9 @@
 """torchvision.models' EfficientNet B0-B7 (Tan and Le 2019, "EfficientNet: Rethinking Model Scaling
-for Convolutional Neural Networks"), with torchvision's arguments (num_classes, dropout,
-stochastic_depth_prob, norm_layer, last_channel), submodule names and order (features: stem, seven
-stages of MBConv blocks with their `block` Sequential and `stochastic_depth`, 1x1 head; avgpool;
-classifier = [Dropout, Linear]) and initialization, so state_dicts load both ways."""
+for Convolutional Neural Networks") and EfficientNetV2 S/M/L (Tan and Le 2021, "EfficientNetV2:
+Smaller Models and Faster Training"), with torchvision's arguments (num_classes, dropout,
+stochastic_depth_prob, norm_layer, last_channel), submodule names and order (features: stem,
+stages of MBConv / FusedMBConv blocks with their `block` Sequential and `stochastic_depth`, 1x1
+head; avgpool; classifier = [Dropout, Linear]) and initialization, so state_dicts load both ways."""
 from __future__ import annotations
 
 import copy
@@ -17,7 +18,8 @@ from ._layers import Conv2dNormActivation, SqueezeExcitation, StochasticDepth, i
 from ._weights import refuse_pretrained
 
 __all__ = ["EfficientNet", "MBConvConfig", "efficientnet_b0", "efficientnet_b1", "efficientnet_b2", "efficientnet_b3",
-           "efficientnet_b4", "efficientnet_b5", "efficientnet_b6", "efficientnet_b7"]
+           "efficientnet_b4", "efficientnet_b5", "efficientnet_b6", "efficientnet_b7", "FusedMBConvConfig", "efficientnet_v2_s",
+           "efficientnet_v2_m", "efficientnet_v2_l"]
 
 
 class MBConvConfig:
@@ -67,6 +69,43 @@ class MBConv(nn.Module):
     def forward(self, x: Tensor) -> Tensor:
         result = self.block(x)
         return self.stochastic_depth(result) + x if self.use_res_connect else result
+
+
+class FusedMBConvConfig(MBConvConfig):
+    """One EfficientNetV2 stage of FusedMBConv blocks (channels and depth as given, unscaled)."""
+
+    def __init__(self, expand_ratio: float, kernel: int, stride: int, input_channels: int, out_channels: int,
+                 num_layers: int) -> None:
+        super().__init__(expand_ratio, kernel, stride, input_channels, out_channels, num_layers)
+        self.block = FusedMBConv
+
+
+class FusedMBConv(nn.Module):
+    """EfficientNetV2's block: a kxk convolution expanding by expand_ratio (SiLU), then a 1x1
+    projection; or one kxk convolution (SiLU) when expand_ratio is 1. Stochastic depth and the
+    shortcut as MBConv's."""
+
+    def __init__(self, cnf: MBConvConfig, stochastic_depth_prob: float, norm_layer: Callable[..., nn.Module]) -> None:
+        super().__init__()
+        if not 1 <= cnf.stride <= 2:
+            raise _C.InvalidArgumentError(f"FusedMBConv: illegal stride value {cnf.stride}\n"
+                                          f"  fix: stride 1 or 2 in the stage's FusedMBConvConfig")
+        self.use_res_connect = cnf.stride == 1 and cnf.input_channels == cnf.out_channels
+        expanded = cnf.adjust_channels(cnf.input_channels, cnf.expand_ratio)
+        if expanded != cnf.input_channels:
+            layers: List[nn.Module] = [
+                Conv2dNormActivation(cnf.input_channels, expanded, kernel_size=cnf.kernel, stride=cnf.stride,
+                                     norm_layer=norm_layer, activation_layer=nn.SiLU),
+                Conv2dNormActivation(expanded, cnf.out_channels, kernel_size=1, norm_layer=norm_layer,
+                                     activation_layer=None)]
+        else:
+            layers = [Conv2dNormActivation(cnf.input_channels, cnf.out_channels, kernel_size=cnf.kernel,
+                                           stride=cnf.stride, norm_layer=norm_layer, activation_layer=nn.SiLU)]
+        self.block = nn.Sequential(*layers)
+        self.stochastic_depth = StochasticDepth(stochastic_depth_prob, "row")
+        self.out_channels = cnf.out_channels
+
+    forward = MBConv.forward
 
 
 class EfficientNet(nn.Module):
@@ -171,3 +210,37 @@ def efficientnet_b6(*, weights: Any = None, progress: bool = True, **kwargs: Any
 def efficientnet_b7(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> EfficientNet:
     """EfficientNet-B7: width x2.0, depth x3.1, norms with eps 1e-3."""
     return _efficientnet("efficientnet_b7", weights, kwargs)
+
+
+# EfficientNetV2 stages: (fused, expand_ratio, kernel, stride, input_channels, out_channels, num_layers).
+_V2 = {
+    "efficientnet_v2_s": [(1, 1, 3, 1, 24, 24, 2), (1, 4, 3, 2, 24, 48, 4), (1, 4, 3, 2, 48, 64, 4),
+                          (0, 4, 3, 2, 64, 128, 6), (0, 6, 3, 1, 128, 160, 9), (0, 6, 3, 2, 160, 256, 15)],
+    "efficientnet_v2_m": [(1, 1, 3, 1, 24, 24, 3), (1, 4, 3, 2, 24, 48, 5), (1, 4, 3, 2, 48, 80, 5),
+                          (0, 4, 3, 2, 80, 160, 7), (0, 6, 3, 1, 160, 176, 14), (0, 6, 3, 2, 176, 304, 18),
+                          (0, 6, 3, 1, 304, 512, 5)],
+    "efficientnet_v2_l": [(1, 1, 3, 1, 32, 32, 4), (1, 4, 3, 2, 32, 64, 7), (1, 4, 3, 2, 64, 96, 7),
+                          (0, 4, 3, 2, 96, 192, 10), (0, 6, 3, 1, 192, 224, 19), (0, 6, 3, 2, 224, 384, 25),
+                          (0, 6, 3, 1, 384, 640, 7)]}
+
+
+def _efficientnet_v2(name: str, dropout: float, weights: Any, kwargs: Any) -> EfficientNet:
+    refuse_pretrained(name, weights, kwargs)
+    setting = [FusedMBConvConfig(*row[1:]) if row[0] else MBConvConfig(*row[1:]) for row in _V2[name]]
+    kwargs.setdefault("norm_layer", partial(nn.BatchNorm2d, eps=1e-03))
+    return EfficientNet(setting, kwargs.pop("dropout", dropout), last_channel=1280, **kwargs)
+
+
+def efficientnet_v2_s(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> EfficientNet:
+    """EfficientNetV2-S (21,458,488 parameters)."""
+    return _efficientnet_v2("efficientnet_v2_s", 0.2, weights, kwargs)
+
+
+def efficientnet_v2_m(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> EfficientNet:
+    """EfficientNetV2-M."""
+    return _efficientnet_v2("efficientnet_v2_m", 0.3, weights, kwargs)
+
+
+def efficientnet_v2_l(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> EfficientNet:
+    """EfficientNetV2-L."""
+    return _efficientnet_v2("efficientnet_v2_l", 0.4, weights, kwargs)
