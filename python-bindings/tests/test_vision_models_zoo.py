@@ -1,5 +1,5 @@
 """glassgrad.vision.models beyond ResNet (VGG, AlexNet, SqueezeNet, MobileNetV2, DenseNet,
-MobileNetV3, EfficientNet B0-B7 and V2): the architectures torchvision documents, checked without torch:
+MobileNetV3, EfficientNet B0-B7 and V2, ShuffleNetV2): the architectures torchvision documents, checked without torch:
 parameter counts (the "num_params" torchvision lists for each model's weights), state_dict key
 names, order and shapes, forward shapes on small inputs, the classifier edits of
 transfer-learning tutorials, a training step, and the refusal of pretrained weights.
@@ -20,7 +20,8 @@ COUNTS = {"alexnet": 61100840, "vgg11": 132863336, "vgg11_bn": 132868840, "vgg13
           "efficientnet_b1": 7794184, "efficientnet_b2": 9109994, "efficientnet_b3": 12233232,
           "efficientnet_b4": 19341616, "efficientnet_b5": 30389784, "efficientnet_b6": 43040704,
           "efficientnet_b7": 66347960, "efficientnet_v2_s": 21458488, "efficientnet_v2_m": 54139356,
-          "efficientnet_v2_l": 118515272}
+          "efficientnet_v2_l": 118515272, "shufflenet_v2_x0_5": 1366792, "shufflenet_v2_x1_0": 2278604,
+          "shufflenet_v2_x1_5": 3503624, "shufflenet_v2_x2_0": 7393996}
 VGG_CFGS = {"vgg11": "A", "vgg13": "B", "vgg16": "D", "vgg19": "E"}
 # VGG's classifier: Linear(512*7*7, 4096), Linear(4096, 4096), Linear(4096, 1000), with biases.
 VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
@@ -29,7 +30,8 @@ VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
 # EfficientNet-B4..B7, V2-M and V2-L are counted whole under -m slow.
 FAST = ["alexnet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121", "densenet161",
         "densenet169", "densenet201", "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "efficientnet_b1",
-        "efficientnet_b2", "efficientnet_b3", "efficientnet_v2_s"]
+        "efficientnet_b2", "efficientnet_b3", "efficientnet_v2_s", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
+        "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"]
 
 
 def _count(model):
@@ -345,3 +347,29 @@ def test_efficientnet_v2_s_fused_stages():
     assert tuple(out.shape) == (2, 3)
     out.sum().backward()
     assert model.features[1][0].block[0][0].weight.grad is not None
+
+
+def test_shufflenet_v2_branches_shuffle_and_training_step():
+    gg.manual_seed(0)
+    model = models.shufflenet_v2_x0_5(num_classes=3)
+    assert [n for n, _ in model.named_children()] == ["conv1", "maxpool", "stage2", "stage3", "stage4", "conv5", "fc"]
+    assert [len(model.stage2), len(model.stage3), len(model.stage4)] == [4, 8, 4]
+    keys = list(model.state_dict())
+    assert keys[:2] == ["conv1.0.weight", "conv1.1.weight"]
+    assert "stage2.0.branch1.0.weight" in keys and "stage2.1.branch1.0.weight" not in keys
+    assert tuple(model.stage2[0].branch1[0].weight.shape) == (24, 1, 3, 3)  # depthwise over the input
+    assert tuple(model.stage2[1].branch2[0].weight.shape) == (24, 24, 1, 1)  # half of 48 channels
+    assert keys[-2:] == ["fc.weight", "fc.bias"] and model.fc.in_features == 1024
+    from glassgrad.vision.models.shufflenetv2 import channel_shuffle
+    x = gg.arange(8.0).view(1, 8, 1, 1)
+    assert channel_shuffle(x, 2).flatten().tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
+    opt = gg.optim.SGD(model.parameters(), lr=0.05)
+    inp, y = gg.randn(2, 3, 32, 32), gg.tensor([0, 2])
+    before = model.conv1[0].weight.numpy().copy()
+    loss = nn.functional.cross_entropy(model(inp), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    assert np.isfinite(loss.item()) and not np.array_equal(before, model.conv1[0].weight.numpy())
+    with pytest.raises(ValueError, match="list of 3"):
+        models.ShuffleNetV2([4, 8], [24, 48, 96, 192, 1024])

@@ -1,10 +1,11 @@
 """torchvision.models' architectures with torchvision's names (resnet.py, vgg.py, alexnet.py,
 squeezenet.py, mobilenetv2.py, mobilenetv3.py, densenet.py,
-efficientnet.py).
+efficientnet.py, shufflenetv2.py).
 No pretrained weights are bundled or downloaded: build with weights=None and load a state_dict
 from a file (_weights.py)."""
 from . import alexnet as _alexnet, densenet as _densenet, mobilenetv2 as _mobilenetv2, resnet as _resnet
-from . import efficientnet as _efficientnet, mobilenetv3 as _mobilenetv3, squeezenet as _squeezenet, vgg as _vgg
+from . import efficientnet as _efficientnet, mobilenetv3 as _mobilenetv3, shufflenetv2 as _shufflenetv2
+from . import squeezenet as _squeezenet, vgg as _vgg
 from .alexnet import AlexNet, alexnet
 from .densenet import DenseNet, densenet121, densenet161, densenet169, densenet201
 from .resnet import (BasicBlock, Bottleneck, ResNet, resnet18, resnet34, resnet50, resnet101,
@@ -15,8 +16,11 @@ from .efficientnet import (EfficientNet, MBConvConfig, efficientnet_b0, efficien
                            efficientnet_b3, efficientnet_b4, efficientnet_b5, efficientnet_b6, efficientnet_b7,
                            FusedMBConvConfig, efficientnet_v2_s, efficientnet_v2_m, efficientnet_v2_l)
 from .mobilenetv3 import InvertedResidualConfig, MobileNetV3, mobilenet_v3_large, mobilenet_v3_small
+from .shufflenetv2 import (ShuffleNetV2, shufflenet_v2_x0_5, shufflenet_v2_x1_0, shufflenet_v2_x1_5,
+                           shufflenet_v2_x2_0)
 from .squeezenet import Fire, SqueezeNet, squeezenet1_0, squeezenet1_1
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
 
 __all__ = (_resnet.__all__ + _vgg.__all__ + _alexnet.__all__ + _squeezenet.__all__ + _mobilenetv2.__all__
-           + _densenet.__all__ + _mobilenetv3.__all__ + _efficientnet.__all__)
+           + _densenet.__all__ + _mobilenetv3.__all__ + _efficientnet.__all__
+           + _shufflenetv2.__all__)
