@@ -38,6 +38,19 @@ def _count(model):
     return sum(p.numel() for p in model.parameters())
 
 
+def _sgd_step_changes(model, watched, x, y, lr=0.01, momentum=0.0):
+    """One cross-entropy SGD step over the trainable parameters; asserts a finite loss and that
+    the watched parameter moved."""
+    opt = gg.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr, momentum=momentum)
+    before = watched.numpy().copy()
+    loss = nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    assert np.isfinite(loss.item())
+    assert not np.array_equal(before, watched.numpy())
+
+
 @pytest.mark.parametrize("name", FAST)
 def test_parameter_counts_are_torchvisions(name):
     assert _count(getattr(models, name)()) == COUNTS[name]
@@ -108,16 +121,8 @@ def test_vgg11_bn_trains_on_32x32_and_frozen_features_get_no_gradient():
     for p in model.features.parameters():
         p.requires_grad_(False)
     model.classifier[6] = nn.Linear(4096, 4)
-    opt = gg.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.01, momentum=0.9)
-    x, y = gg.randn(2, 3, 32, 32), gg.tensor([1, 3])
-    before = model.classifier[6].weight.numpy().copy()
-    loss = nn.functional.cross_entropy(model(x), y)
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    assert np.isfinite(loss.item())
+    _sgd_step_changes(model, model.classifier[6].weight, gg.randn(2, 3, 32, 32), gg.tensor([1, 3]), momentum=0.9)
     assert model.features[0].weight.grad is None
-    assert not np.array_equal(before, model.classifier[6].weight.numpy())
 
 
 def test_alexnet_names_shapes_and_forward():
@@ -207,14 +212,7 @@ def test_mobilenet_v2_trains_with_a_replaced_classifier():
     gg.manual_seed(0)
     model = models.mobilenet_v2(width_mult=0.35, dropout=0.1)
     model.classifier[1] = nn.Linear(model.last_channel, 3)
-    opt = gg.optim.SGD(model.parameters(), lr=0.01)
-    x, y = gg.randn(2, 3, 32, 32), gg.tensor([0, 2])
-    before = model.features[0][0].weight.numpy().copy()
-    loss = nn.functional.cross_entropy(model(x), y)
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    assert np.isfinite(loss.item()) and not np.array_equal(before, model.features[0][0].weight.numpy())
+    _sgd_step_changes(model, model.features[0][0].weight, gg.randn(2, 3, 32, 32), gg.tensor([0, 2]))
     w = models.mobilenet_v2().features[18][0].weight.numpy()  # kaiming normal, fan_out 1280
     assert abs(w.std() - np.sqrt(2.0 / 1280)) < 0.05 * np.sqrt(2.0 / 1280)
 
@@ -252,14 +250,8 @@ def test_a_small_densenet_trains_with_dropout_and_is_deterministic_in_eval():
     model = models.DenseNet(growth_rate=8, block_config=(2, 3), num_init_features=16, bn_size=2, drop_rate=0.2,
                             num_classes=4)
     assert model.classifier.in_features == (16 + 2 * 8) // 2 + 3 * 8
-    opt = gg.optim.SGD(model.parameters(), lr=0.1)
-    x, y = gg.randn(4, 3, 32, 32), gg.tensor([0, 1, 2, 3])
-    before = model.features.conv0.weight.numpy().copy()
-    loss = nn.functional.cross_entropy(model(x), y)
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    assert np.isfinite(loss.item()) and not np.array_equal(before, model.features.conv0.weight.numpy())
+    x = gg.randn(4, 3, 32, 32)
+    _sgd_step_changes(model, model.features.conv0.weight, x, gg.tensor([0, 1, 2, 3]), lr=0.1)
     model.eval()
     with gg.no_grad():
         np.testing.assert_array_equal(model(x).numpy(), model(x).numpy())
@@ -363,13 +355,6 @@ def test_shufflenet_v2_branches_shuffle_and_training_step():
     from glassgrad.vision.models.shufflenetv2 import channel_shuffle
     x = gg.arange(8.0).view(1, 8, 1, 1)
     assert channel_shuffle(x, 2).flatten().tolist() == [0, 4, 1, 5, 2, 6, 3, 7]
-    opt = gg.optim.SGD(model.parameters(), lr=0.05)
-    inp, y = gg.randn(2, 3, 32, 32), gg.tensor([0, 2])
-    before = model.conv1[0].weight.numpy().copy()
-    loss = nn.functional.cross_entropy(model(inp), y)
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    assert np.isfinite(loss.item()) and not np.array_equal(before, model.conv1[0].weight.numpy())
+    _sgd_step_changes(model, model.conv1[0].weight, gg.randn(2, 3, 32, 32), gg.tensor([0, 2]), lr=0.05)
     with pytest.raises(ValueError, match="list of 3"):
         models.ShuffleNetV2([4, 8], [24, 48, 96, 192, 1024])
