@@ -18,7 +18,7 @@ from glassgrad.vision import models  # noqa: E402
 # name: input side (VGG's adaptive pool takes 32x32; AlexNet needs 63x63 or more).
 CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32, "squeezenet1_0": 64, "squeezenet1_1": 64, "mobilenet_v2": 64,
          "densenet121": 64, "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "efficientnet_b0": 64,
-         "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64}
+         "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64}
 
 
 def _randomize_norms(model):

@@ -1,5 +1,5 @@
 """glassgrad.vision.models beyond ResNet (VGG, AlexNet, SqueezeNet, MobileNetV2, DenseNet,
-MobileNetV3, EfficientNet B0-B7 and V2, ShuffleNetV2): the architectures torchvision documents, checked without torch:
+MobileNetV3, EfficientNet B0-B7 and V2, ShuffleNetV2, MNASNet): the architectures torchvision documents, checked without torch:
 parameter counts (the "num_params" torchvision lists for each model's weights), state_dict key
 names, order and shapes, forward shapes on small inputs, the classifier edits of
 transfer-learning tutorials, a training step, and the refusal of pretrained weights.
@@ -21,7 +21,8 @@ COUNTS = {"alexnet": 61100840, "vgg11": 132863336, "vgg11_bn": 132868840, "vgg13
           "efficientnet_b4": 19341616, "efficientnet_b5": 30389784, "efficientnet_b6": 43040704,
           "efficientnet_b7": 66347960, "efficientnet_v2_s": 21458488, "efficientnet_v2_m": 54139356,
           "efficientnet_v2_l": 118515272, "shufflenet_v2_x0_5": 1366792, "shufflenet_v2_x1_0": 2278604,
-          "shufflenet_v2_x1_5": 3503624, "shufflenet_v2_x2_0": 7393996}
+          "shufflenet_v2_x1_5": 3503624, "shufflenet_v2_x2_0": 7393996, "mnasnet0_5": 2218512, "mnasnet0_75": 3170208,
+          "mnasnet1_0": 4383312, "mnasnet1_3": 6282256}
 VGG_CFGS = {"vgg11": "A", "vgg13": "B", "vgg16": "D", "vgg19": "E"}
 # VGG's classifier: Linear(512*7*7, 4096), Linear(4096, 4096), Linear(4096, 1000), with biases.
 VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
@@ -31,7 +32,7 @@ VGG_CLASSIFIER = 25088 * 4096 + 4096 + 4096 * 4096 + 4096 + 4096 * 1000 + 1000
 FAST = ["alexnet", "squeezenet1_0", "squeezenet1_1", "mobilenet_v2", "densenet121", "densenet161",
         "densenet169", "densenet201", "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "efficientnet_b1",
         "efficientnet_b2", "efficientnet_b3", "efficientnet_v2_s", "shufflenet_v2_x0_5", "shufflenet_v2_x1_0",
-        "shufflenet_v2_x1_5", "shufflenet_v2_x2_0"]
+        "shufflenet_v2_x1_5", "shufflenet_v2_x2_0", "mnasnet0_5", "mnasnet0_75", "mnasnet1_0", "mnasnet1_3"]
 
 
 def _count(model):
@@ -358,3 +359,20 @@ def test_shufflenet_v2_branches_shuffle_and_training_step():
     _sgd_step_changes(model, model.conv1[0].weight, gg.randn(2, 3, 32, 32), gg.tensor([0, 2]), lr=0.05)
     with pytest.raises(ValueError, match="list of 3"):
         models.ShuffleNetV2([4, 8], [24, 48, 96, 192, 1024])
+
+
+def test_mnasnet_layers_momentum_and_training_step():
+    gg.manual_seed(0)
+    model = models.mnasnet0_5(num_classes=3, dropout=0.1)
+    assert [n for n, _ in model.named_children()] == ["layers", "classifier"] and len(model.layers) == 17
+    keys = list(model.state_dict())
+    assert keys[:2] == ["layers.0.weight", "layers.1.weight"] and keys[-2:] == ["classifier.1.weight",
+                                                                                "classifier.1.bias"]
+    assert [len(model.layers[i]) for i in range(8, 14)] == [3, 3, 3, 2, 4, 1]
+    assert tuple(model.layers[8][0].layers[0].weight.shape) == (24, 8, 1, 1)  # 16 * 0.5 -> 8, expanded by 3
+    assert abs(model.layers[1].momentum - (1 - 0.9997)) < 1e-12
+    assert model.layers[8][1].apply_residual and not model.layers[8][0].apply_residual
+    assert tuple(model.layers[14].weight.shape) == (1280, 160, 1, 1) and model.classifier[0].p == 0.1
+    _sgd_step_changes(model, model.layers[0].weight, gg.randn(2, 3, 32, 32), gg.tensor([0, 2]))
+    with pytest.raises(ValueError, match="alpha should be greater than 0.0"):
+        models.MNASNet(0.0)
