@@ -52,7 +52,7 @@ std::vector<Param> params(std::mt19937& rng) {
   return ps;
 }
 
-// The table the launcher builds (kernels/cuda/optimizer.cpp): blocks of GG_OPT_CHUNK elements.
+// The table the launcher builds (kernels/cuda/optimizer.cu's host part): blocks of GG_OPT_CHUNK elements.
 GGOptTable table(std::vector<Param>& ps, const float* lr, const float* hyper, bool adam) {
   GGOptTable tab{};
   int32_t blocks = 0;
