@@ -38,7 +38,9 @@ def _back(y: Tensor, batched: bool) -> Tensor:
     return y if batched else y.squeeze(0)
 
 
-def _window_arguments(where: str, kernel_size, stride, padding):
+def window_arguments(where: str, kernel_size, stride, padding):
+    """(kernel, stride, padding) of a 1-d window, checked; stride None or [] is the kernel (for
+    max/avg pooling and MaxUnpool1d)."""
     k = _one(kernel_size, "kernel_size", where, 1)
     s = k if stride is None or stride == [] else _one(stride, "stride", where, 1)
     return k, s, _one(padding, "padding", where, 0)
@@ -49,7 +51,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     """Max over windows of kernel_size along the last axis (PyTorch's F.max_pool1d); stride
     defaults to the kernel size. With return_indices, (values, int64 positions along L)."""
     where = "max_pool1d"
-    k, s, p = _window_arguments(where, kernel_size, stride, padding)
+    k, s, p = window_arguments(where, kernel_size, stride, padding)
     d = max_pool_dilation(where, (1, _one(dilation, "dilation", where, 1)))
     x, batched = _as_2d(input, where)
     if _args.flag(return_indices, "return_indices", where):
@@ -68,7 +70,7 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
     """F.max_unpool1d: each value of max_pool1d's output back at its index along L, zeros
     elsewhere; output_size (L,) or (N, C, L) picks among the lengths that pool to input's."""
     where = "max_unpool1d"
-    k, s, p = _window_arguments(where, kernel_size, stride, padding)
+    k, s, p = window_arguments(where, kernel_size, stride, padding)
     return max_unpool(where, input, indices, (k,), (s,), (p,), output_size)
 
 
@@ -76,7 +78,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
                count_include_pad: bool = True) -> Tensor:
     """Mean over windows of kernel_size along the last axis (PyTorch's F.avg_pool1d)."""
     where = "avg_pool1d"
-    k, s, p = _window_arguments(where, kernel_size, stride, padding)
+    k, s, p = window_arguments(where, kernel_size, stride, padding)
     x, batched = _as_2d(input, where)
     return _back(avg_pool2d(x, (1, k), (1, s), (0, p), ceil_mode, count_include_pad), batched)
 

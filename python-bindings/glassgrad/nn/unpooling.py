@@ -12,7 +12,7 @@ class MaxUnpool1d(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
-        k, s, p = _pooling_1d._window_arguments("MaxUnpool1d", kernel_size, stride, padding)
+        k, s, p = _pooling_1d.window_arguments("MaxUnpool1d", kernel_size, stride, padding)
         self.kernel_size, self.stride, self.padding = (k,), (s,), (p,)
 
     def forward(self, input, indices, output_size=None):
