@@ -27,7 +27,8 @@
 #
 #   bash tools/gpu_check.sh [--no-build] [--quick] [--no-tests] [--no-sanitize] [--bench a,b] [--train DIR]
 #                           [--cifar DIR] [--wheel DIR | --installed] [--image NAME] [--driver VERSION]
-#   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); --bench runs only the named benchmarks;
+#   logs go to $GPU_CHECK_OUT (default /tmp/gpu_check); GPU_CHECK_PYTEST_ARGS adds pytest arguments
+#   to step 2 (e.g. '-n 8 --dist loadfile' with pytest-xdist); --bench runs only the named benchmarks;
 #   --wheel DIR: test glassgrad as built into the wheel for this Python in DIR (tools/build_wheels.sh;
 #   e.g. one with the NVRTC 12 images, which this machine cannot build) instead of building;
 #   --installed: test the glassgrad installed for $PYTHON (e.g. .venv/bin/python after
@@ -180,7 +181,7 @@ if [ "$tests" = 1 ]; then
   printf '   %s\n' "${cuda_files[@]}"
   [ "${#cuda_files[@]}" -gt 0 ] || cuda_files=(--collect-only -m "cuda or cuda_build" python-bindings/tests)  # shows why
   GLASSGRAD_CUDA_RESOURCES=$out/cuda_kernel_resources.txt \
-    "$python" -m pytest -p no:cacheprovider -q -rs --junitxml="$out/pytest_cuda.xml" "${cuda_files[@]}" \
+    "$python" -m pytest -p no:cacheprovider -q -rs ${GPU_CHECK_PYTEST_ARGS:-} --junitxml="$out/pytest_cuda.xml" "${cuda_files[@]}" \
     2>&1 | tee "$out/pytest_cuda.log" | tail -30
   status=$( [ "${PIPESTATUS[0]}" = 0 ] && [ "${#cuda_files[@]}" -gt 0 ] && echo ok || echo FAILED)
   # Counts and every skip with its reason, from the JUnit XML.
