@@ -82,6 +82,28 @@ def test_clip_grad_norm_takes_any_norm_type(norm_type, want):
     np.testing.assert_allclose(p.grad.numpy(), np.array([3.0, -4.0, 0.0]) * min(1.0, 1.0 / (want + 1e-6)), rtol=1e-6)
 
 
+@pytest.mark.parametrize("norm_type", [0.5, 1, 2, 3, float("inf"), 0])
+def test_clip_grad_norm_of_several_gradients_matches_numpy(rng, norm_type):
+    grads = [rng.standard_normal(s) for s in ((3, 4), (5,), (2, 2, 2))]
+    grads[1][2] = 0.0
+    flat = np.concatenate([g.ravel() for g in grads])
+    if np.isinf(norm_type):
+        want = np.abs(flat).max()
+    elif norm_type == 0:
+        want = float(np.count_nonzero(flat))
+    else:
+        want = (np.abs(flat) ** norm_type).sum() ** (1.0 / norm_type)
+    params = []
+    for g in grads:
+        p = glassgrad.nn.Parameter(np.zeros_like(g))
+        p.grad = glassgrad.tensor(g)
+        params.append(p)
+    norm = glassgrad.clip_grad_norm_(params, 0.5, norm_type=norm_type)
+    assert norm.item() == pytest.approx(want, rel=1e-12)
+    for p, g in zip(params, grads):
+        np.testing.assert_allclose(p.grad.numpy(), g * min(1.0, 0.5 / (want + 1e-6)), rtol=1e-12)
+
+
 def test_clip_grad_norm_with_an_infinite_max_norm_measures_only():
     p = glassgrad.nn.Parameter(np.zeros(2))
     p.grad = glassgrad.tensor([30.0, 40.0])

@@ -1,7 +1,7 @@
 """clip_grad_norm_ and clip_grad_value_: gradient clipping recorded as graph nodes
 (docs/debugging.md section 2).
 
-    total_norm = sqrt(sum over parameters of sum(grad ** 2))   (other norms: _total_norm)
+    total_norm = sqrt(sum over parameters of sum(grad ** 2))   (other p-norms: _total_norm)
     grad      <- grad * min(1, max_norm / (total_norm + eps))
 
 Nothing is computed here: the nodes join the step's graph and run in the same plan as the
@@ -12,7 +12,6 @@ import math
 
 from .. import _C
 from .._factories import zeros
-from .._shapes import stack
 from .._tensor import Tensor, _scalar_like, _wrap
 from .._runtime import no_grad
 from .._trace import record, scope
@@ -74,24 +73,35 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
 
 
 def _total_norm(grads, norm_type: float, dtype) -> Tensor:
-    """The norm_type-norm of all gradients together, in dtype: sqrt(sum g^2) for 2 (as graph
-    nodes of the step), max |g| for inf, (sum |g|^p)^(1/p) otherwise (0: the count of nonzeros)."""
+    """The norm_type-norm of all gradients together, in dtype, as graph nodes of the step:
+    sqrt(sum g^2) for 2, max |g| for inf, (sum |g|^p)^(1/p) otherwise (0: the count of nonzeros)."""
     def widened(t: Tensor) -> Tensor:
         return t if t.dtype == dtype else _node("Cast", [t], {"dtype": dtype})
 
+    def summed(t: Tensor) -> Tensor:
+        return widened(_node("Sum", [t], {"dims": [], "keepdim": False}))
+
+    if math.isinf(norm_type):
+        parts = [widened(_node("Max", [_node("Abs", [g])], {"dims": [], "keepdim": False})) for g in grads]
+        combine = "Maximum"
+    elif norm_type == 0.0:
+        parts = [summed(_node("Cast", [_node("NotEqual", [g, _scalar_like(0.0, g)])], {"dtype": g.dtype}))
+                 for g in grads]
+        combine = "Add"
+    elif norm_type == 2.0:
+        parts = [summed(_node("Mul", [g, g])) for g in grads]
+        combine = "Add"
+    else:
+        parts = [summed(_node("PowScalar", [_node("Abs", [g])], {"exponent": norm_type})) for g in grads]
+        combine = "Add"
+    total = parts[0]
+    for part in parts[1:]:
+        total = _node(combine, [total, part])
     if norm_type == 2.0:
-        total = None
-        for g in grads:
-            sq = widened(_node("Sum", [_node("Mul", [g, g])], {"dims": [], "keepdim": False}))
-            total = sq if total is None else _node("Add", [total, sq])
         return _node("Sqrt", [total])
-    with no_grad():
-        if math.isinf(norm_type):
-            return stack([widened(g.abs().amax()) for g in grads]).amax()
-        if norm_type == 0.0:
-            return stack([widened((g != 0).sum().to(dtype)) for g in grads]).sum()
-        total = stack([widened((g.abs() ** norm_type).sum()) for g in grads]).sum()
-        return total ** (1.0 / norm_type)
+    if math.isinf(norm_type) or norm_type in (0.0, 1.0):
+        return total
+    return _node("PowScalar", [total], {"exponent": 1.0 / norm_type})
 
 
 def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
