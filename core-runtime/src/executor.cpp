@@ -1,6 +1,7 @@
 #include "glassgrad/runtime/executor.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -260,8 +261,14 @@ void Executor::execute_steps(std::vector<Tensor>& t, bool poison_now, void* erro
       }
     }
     KernelContext ctx{in, out, st.attrs, st.meta, ws, ws_bytes, nullptr, error_word};
-    kernels_[i]->fn(ctx);
-    if (observer) (*observer)(i, p, st, observed_in, out);
+    if (observer) {
+      const auto start = std::chrono::steady_clock::now();
+      kernels_[i]->fn(ctx);
+      debug::set_last_step_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      (*observer)(i, p, st, observed_in, out);
+    } else {
+      kernels_[i]->fn(ctx);
+    }
     if (poison_now) {
       for (int s : dies_after[i]) poison(t[static_cast<size_t>(s)]);
     }

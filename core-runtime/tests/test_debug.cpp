@@ -74,6 +74,24 @@ TEST(Debug, ObserversSeeEveryStepInOrderAndCanBeRemoved) {
   EXPECT_EQ(b.size(), 4u);
 }
 
+TEST(Debug, ObserversReadTheKernelCallTimeOfTheirStep) {
+  LogPlan lp;
+  const auto plan = plan_of(lp.g, {lp.y});
+  std::vector<double> seen;
+  const int id = debug::add_step_observer([&](size_t, const Plan&, const PlanStep&, const std::vector<Tensor>&,
+                                              const std::vector<Tensor>&) {
+    seen.push_back(debug::last_step_seconds());
+    debug::set_last_step_seconds(-1.0);  // the executor sets it again before the next step's observers
+  });
+  Executor(plan).run({values({3.0f, 2.0f, 5.0f})});
+  debug::remove_step_observer(id);
+  ASSERT_EQ(seen.size(), 2u);
+  for (double s : seen) {
+    EXPECT_GE(s, 0.0);
+    EXPECT_LT(s, 60.0);
+  }
+}
+
 TEST(Debug, AnomalyModeStopsAtTheStepThatProducedNaNAndSaysWhere) {
   LogPlan lp;
   const auto plan = plan_of(lp.g, {lp.y});

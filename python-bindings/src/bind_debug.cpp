@@ -82,6 +82,8 @@ void bind_debug(py::module_& m) {
     });
   }, py::arg("fn"), "fn(index, op, scope, role, source, inputs, outputs) after each executed step.");
   m.def("remove_step_observer", &debug::remove_step_observer);
+  m.def("last_step_seconds", &debug::last_step_seconds,
+        "Inside a step observer: the host wall time of that step's kernel call, in seconds.");
   m.def("buffer_labels", [](const std::shared_ptr<Plan>& p) { return debug::buffer_labels(*p); });
   m.def("largest_buffers", [](const std::shared_ptr<Plan>& p, const std::string& device, size_t k) {
     py::list out;

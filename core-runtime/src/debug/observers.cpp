@@ -21,6 +21,7 @@ std::shared_ptr<const ObserverList>& observers() {
 }
 
 int g_next_id = 0;
+double g_last_step_seconds = 0.0;
 int g_anomaly_id = -1;
 
 void install(std::shared_ptr<const ObserverList> list) {
@@ -64,6 +65,10 @@ void set_detect_anomaly(bool on) {
 }
 
 bool detect_anomaly() { return g_anomaly_id >= 0; }
+
+double last_step_seconds() { return g_last_step_seconds; }
+
+void set_last_step_seconds(double seconds) { g_last_step_seconds = seconds; }
 
 }  // namespace debug
 }  // namespace glassgrad

@@ -1,6 +1,6 @@
 """torch.autograd's names: grad, backward, Function (custom gradients), Variable (the legacy
-wrapper), the gradient-mode switches and autograd.functional. What they compute is described in
-docs/autograd.md."""
+wrapper), the gradient-mode switches, autograd.functional and autograd.profiler. What they
+compute is described in docs/autograd.md."""
 from __future__ import annotations
 
 from .._runtime import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -8,8 +8,8 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
 from .variable import Variable
-from . import function, functional
+from . import function, functional, profiler
 
 __all__ = ["Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad", "function",
            "functional", "grad", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
-           "once_differentiable", "set_detect_anomaly", "set_grad_enabled"]
+           "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled"]
