@@ -15,10 +15,11 @@ tv_models = pytest.importorskip("torchvision.models")
 import glassgrad as gg  # noqa: E402
 from glassgrad.vision import models  # noqa: E402
 
-# name: input side (VGG's adaptive pool takes 32x32; AlexNet needs 63x63 or more).
+# name: input side (VGG's adaptive pool takes 32x32; AlexNet needs 63x63 or more, Inception v3 75x75).
 CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32, "squeezenet1_0": 64, "squeezenet1_1": 64, "mobilenet_v2": 64,
          "densenet121": 64, "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "efficientnet_b0": 64,
-         "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64}
+         "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64, "googlenet": 64,
+         "inception_v3": 80}
 
 
 def _randomize_norms(model):
