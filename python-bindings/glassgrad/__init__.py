@@ -91,7 +91,7 @@ from .serialization import CheckpointError, load, save
 from .pytorch_checkpoint import load_pytorch
 from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu
-from . import profiler
+from . import func, profiler
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from ._generator import Generator
 from . import sparse
