@@ -82,6 +82,7 @@ def sections(gg, torch):
     """[(title, intro, rows)]."""
     import glassgrad.nn.functional as GF
     import glassgrad.optim.lr_scheduler as GS
+    import glassgrad.optim.swa_utils as GW
     from glassgrad import _einsum, _factories, _math, _reductions, _scans, _shapes
 
     out = []
@@ -133,7 +134,8 @@ def sections(gg, torch):
     rows += [_entry(getattr(GS, n), f"optim.lr_scheduler.{n}", torch, f"optim.lr_scheduler.{n}")
              for n in _public(dir(GS)) if inspect.isclass(getattr(GS, n)) and getattr(GS, n).__module__.startswith(
                  "glassgrad")]
-    out.append(("glassgrad.optim", "Optimizers and learning-rate schedulers.", rows))
+    rows += [_entry(getattr(GW, n), f"optim.swa_utils.{n}", torch, f"optim.swa_utils.{n}") for n in GW.__all__]
+    out.append(("glassgrad.optim", "Optimizers, learning-rate schedulers and weight averaging (swa_utils).", rows))
     return out
 
 

@@ -198,7 +198,8 @@ def test_sgd_state_dict_holds_momentum_buffers_by_parameter_position():
         assert set(sd["state"][i]) == {"momentum_buffer"}
         assert sd["state"][i]["momentum_buffer"].shape == tuple(p.shape)
     assert sd["param_groups"] == [{"lr": 0.05, "momentum": 0.9, "dampening": 0.0, "weight_decay": 1e-3,
-                                   "nesterov": True, "maximize": False, "params": list(range(len(params)))}]
+                                   "nesterov": True, "maximize": False, "foreach": None, "differentiable": False,
+                                   "fused": None, "params": list(range(len(params)))}]
 
 
 def test_adam_state_dict_holds_moments_and_step_counts():

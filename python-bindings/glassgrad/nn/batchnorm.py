@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _C, _args, _device
 from .._batchnorm import _constant, batch_norm
+from .._runtime import no_grad
 from .._tensor import Tensor, _op
 from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter, layer_name
@@ -98,6 +99,26 @@ class _BatchNorm(Module):
         if counted is not None:
             self.num_batches_tracked._h.reset(counted._h)
         return y
+
+    def reset_running_stats(self) -> None:
+        """running_mean to zeros, running_var to ones, num_batches_tracked to 0, in place (PyTorch's;
+        nothing without track_running_stats)."""
+        if self.track_running_stats:
+            with no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1.0)
+                self.num_batches_tracked.zero_()
+            # Stored again (the next training forward updates them in place).
+            _C.lazy_realize([self.running_mean._h, self.running_var._h, self.num_batches_tracked._h])
+
+    def reset_parameters(self) -> None:
+        """reset_running_stats(), and with affine weight to ones and bias to zeros (PyTorch's)."""
+        self.reset_running_stats()
+        with no_grad():
+            if self.weight is not None:
+                self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.zero_()
 
     def _load_missing(self, prefix: str, missing: list) -> list:
         """Checkpoints saved before num_batches_tracked existed load with it at 0 (as PyTorch does

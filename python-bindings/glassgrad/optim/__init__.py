@@ -1,5 +1,6 @@
-"""Optimizers (SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad, Adamax, NAdam, RAdam; LBFGS) with PyTorch's update rules, run as in-place nodes of
-the step's plan, and learning-rate schedules (glassgrad.optim.lr_scheduler)."""
+"""Optimizers (SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad, Adamax, NAdam, RAdam, Rprop, ASGD;
+LBFGS) with PyTorch's update rules, run as in-place nodes of the step's plan, learning-rate
+schedules (glassgrad.optim.lr_scheduler) and weight averaging (glassgrad.optim.swa_utils)."""
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -9,8 +10,10 @@ from .nadam import NAdam
 from .radam import RAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
+from .rprop import Rprop
+from .asgd import ASGD
 from .sgd import SGD
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "LBFGS",
-           "lr_scheduler"]
+           "Rprop", "ASGD", "lr_scheduler", "swa_utils"]

@@ -22,7 +22,8 @@ class Adadelta(Optimizer):
     def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
                  foreach=None, *, capturable: bool = False, maximize: bool = False, differentiable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
-        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize))
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      capturable=capturable, foreach=foreach, differentiable=differentiable))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from .. import _args
 from ._composed import advance_step, descend, like, with_weight_decay
-from .optimizer import Optimizer, refuse_differentiable
+from .optimizer import Optimizer, refuse_differentiable, refuse_fused_with_foreach
 
 
 class Adagrad(Optimizer):
@@ -23,8 +23,10 @@ class Adagrad(Optimizer):
                  initial_accumulator_value: float = 0, eps: float = 1e-10, foreach=None, *, maximize: bool = False,
                  differentiable: bool = False, fused=None):
         refuse_differentiable(type(self).__name__, differentiable)
+        refuse_fused_with_foreach(type(self).__name__, fused, foreach)
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize,
+                                      foreach=foreach, differentiable=differentiable, fused=fused))
         for group in self.param_groups:
             for p in group["params"]:
                 self._initial_state(p, group)

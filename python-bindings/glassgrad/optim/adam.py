@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _C, _args
-from .optimizer import Optimizer, UpdateRow, refuse_differentiable
+from .optimizer import Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
 
 
 class BetasOptimizer(Optimizer):
@@ -53,9 +53,12 @@ class Adam(BetasOptimizer):
                  amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
+        refuse_fused_with_foreach(type(self).__name__, fused, foreach)
         # Checked (and made plain floats and bools) by _check_group.
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay))
+                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay,
+                                      foreach=foreach, capturable=capturable, differentiable=differentiable,
+                                      fused=fused))
 
     def _row(self, p, group) -> UpdateRow:
         st = self._state_with(p, "exp_avg", "exp_avg_sq")

@@ -22,7 +22,8 @@ class Adamax(BetasOptimizer):
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  foreach=None, *, maximize: bool = False, differentiable: bool = False, capturable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize))
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
+                                      foreach=foreach, differentiable=differentiable, capturable=capturable))
 
     def _update(self, p, group) -> None:
         st = self._state_with(p, "exp_avg", "exp_inf")

@@ -1,6 +1,6 @@
 """Learning-rate schedules with torch.optim.lr_scheduler's names, arguments and formulas:
 LambdaLR, MultiplicativeLR, StepLR, MultiStepLR, ConstantLR, LinearLR, ExponentialLR,
-PolynomialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts, OneCycleLR, SequentialLR,
+PolynomialLR, CosineAnnealingLR, CosineAnnealingWarmRestarts, OneCycleLR, CyclicLR, SequentialLR,
 ChainedScheduler, and ReduceLROnPlateau (stepped with the metric it watches:
 scheduler.step(val_loss)).
 
@@ -40,7 +40,7 @@ from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
-           "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau"]
+           "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR"]
 
 
 def _check_optimizer(optimizer, where: str) -> None:
@@ -58,6 +58,37 @@ def _per_group(name: str, optimizer: Optimizer, value, where: str, check: Callab
             _args.fail(where, name, f"one value or {len(optimizer.param_groups)} (one per parameter group)", value)
         return [check(v, f"{name}[{i}]") for i, v in enumerate(value)]
     return [check(value, name)] * len(optimizer.param_groups)
+
+
+def _set_momentum(group, use_beta1: bool, value: float) -> None:
+    """Writes a cycled momentum into a group: beta1 of its betas (Adam-like) or its momentum."""
+    if use_beta1:
+        group["betas"] = (value, *group["betas"][1:])
+    else:
+        group["momentum"] = value
+
+
+def _cycled_momenta(where: str, optimizer: Optimizer, base_momentum, max_momentum, last_epoch: int):
+    """OneCycleLR's and CyclicLR's cycle_momentum: checks that the optimizer has a momentum or betas
+    and the bounds (one value, or one per group, in [0, 1]); a new schedule (last_epoch -1) starts
+    each group at max_momentum and records both bounds in it. Returns (use_beta1, bases, tops)."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise _C.InvalidArgumentError(
+            f"{where}: cycle_momentum=True, but the optimizer must support momentum or beta1 with "
+            f"`cycle_momentum` option enabled ({type(optimizer).__name__} has neither)\n"
+            f"  fix: cycle_momentum=False, or an optimizer with momentum (SGD, RMSprop) or betas (Adam, AdamW)")
+    use_beta1 = "betas" in optimizer.defaults
+
+    def momentum(v, name):
+        return _args.real(v, name, where, minimum=0.0, maximum=1.0)
+    tops = _per_group("max_momentum", optimizer, max_momentum, where, momentum)
+    bases = _per_group("base_momentum", optimizer, base_momentum, where, momentum)
+    if last_epoch == -1:
+        for top, base, group in zip(tops, bases, optimizer.param_groups):
+            _set_momentum(group, use_beta1, top)
+            group["max_momentum"] = top
+            group["base_momentum"] = base
+    return use_beta1, bases, tops
 
 
 def _milestones(value, where: str) -> List[int]:
@@ -152,12 +183,17 @@ class LRScheduler:
         self._update_lr(epoch)
 
     def _update_lr(self, epoch: Optional[int] = None) -> None:
-        if epoch is None:
-            self.last_epoch += 1
-            values = self.get_lr()
-        else:
-            self.last_epoch = epoch
-            values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        # PyTorch's flag (in its state_dict too): True while step() computes the rates.
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                values = self._get_closed_form_lr() if hasattr(self, "_get_closed_form_lr") else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._group_lrs()
@@ -464,9 +500,6 @@ class OneCycleLR(LRScheduler):
 
         def rate(v, name):
             return _args.real(v, name, where, minimum=0.0, fix="max_lr=0.1 (or one per parameter group)")
-
-        def momentum(v, name):
-            return _args.real(v, name, where, minimum=0.0, maximum=1.0)
         up = float(pct_start * self.total_steps) - 1
         if three_phase:
             self._schedule_phases = [
@@ -491,22 +524,7 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise _C.InvalidArgumentError(
-                    f"{where}: cycle_momentum=True, but the optimizer must support momentum or beta1 with "
-                    f"`cycle_momentum` option enabled ({type(optimizer).__name__} has neither)\n"
-                    f"  fix: cycle_momentum=False, or an optimizer with momentum (SGD, RMSprop) or betas (Adam, AdamW)")
-            self.use_beta1 = "betas" in optimizer.defaults
-            tops = _per_group("max_momentum", optimizer, max_momentum, where, momentum)
-            bases = _per_group("base_momentum", optimizer, base_momentum, where, momentum)
-            if last_epoch == -1:
-                for top, base, group in zip(tops, bases, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (top, *group["betas"][1:])
-                    else:
-                        group["momentum"] = top
-                    group["max_momentum"] = top
-                    group["base_momentum"] = base
+            self.use_beta1, _, _ = _cycled_momenta(where, optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
 
     def _anneal(self, start: float, end: float, pct: float) -> float:
@@ -534,10 +552,7 @@ class OneCycleLR(LRScheduler):
                 start = phase["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, self.use_beta1, momentum)
         return lrs
 
 
@@ -737,3 +752,6 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
         self._init_is_better(self.mode, self.threshold, self.threshold_mode)
+
+
+from .cyclic_lr import CyclicLR  # noqa: E402  (it subclasses LRScheduler, defined above)

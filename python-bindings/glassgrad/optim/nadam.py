@@ -31,7 +31,8 @@ class NAdam(BetasOptimizer):
         refuse_differentiable(type(self).__name__, differentiable)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
                                       momentum_decay=momentum_decay, decoupled_weight_decay=decoupled_weight_decay,
-                                      maximize=maximize))
+                                      maximize=maximize,
+                                      foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)

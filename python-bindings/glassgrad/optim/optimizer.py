@@ -41,7 +41,11 @@ def _bump_static_version() -> None:
 
 
 # Keys that lr_scheduler and users add to groups for their own bookkeeping: never read by step().
-_BOOKKEEPING = {"params", "param_names", "initial_lr", "max_lr", "min_lr", "base_momentum", "max_momentum"}
+# PyTorch's implementation switches (foreach, fused, capturable, differentiable) are kept in each
+# group under its keys, so state_dicts have PyTorch's layout; glassgrad has one implementation, so
+# step() never reads them either (differentiable=True is refused when the optimizer is built).
+_BOOKKEEPING = {"params", "param_names", "initial_lr", "max_lr", "min_lr", "base_momentum", "max_momentum",
+                "swa_lr", "foreach", "fused", "capturable", "differentiable"}
 
 
 def _written_by_update(p: Tensor) -> bool:
@@ -103,6 +107,14 @@ def refuse_differentiable(name: str, differentiable) -> None:
     if differentiable:
         raise _C.UnsupportedError(f"{name}(differentiable=True): glassgrad's optimizer steps are not "
                                   f"differentiated\n  fix: drop differentiable=True")
+
+
+def refuse_fused_with_foreach(name: str, fused, foreach) -> None:
+    """PyTorch refuses fused=True with foreach=True (a RuntimeError; UnsupportedError is one) in the
+    optimizers that take both (SGD, Adam, AdamW, Adagrad)."""
+    if fused and foreach:
+        raise _C.UnsupportedError(f"{name}: `fused` and `foreach` cannot be `True` together\n"
+                                  f"  fix: pass one of them (glassgrad runs the same step either way)")
 
 
 class Optimizer:
@@ -508,4 +520,5 @@ class Optimizer:
         return "\n".join(lines) + "\n)"
 
 
-__all__ = ["Optimizer", "ParamGroup", "static_version", "refuse_differentiable", "_op_multi"]
+__all__ = ["Optimizer", "ParamGroup", "static_version", "refuse_differentiable", "refuse_fused_with_foreach",
+           "_op_multi"]

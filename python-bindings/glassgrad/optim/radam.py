@@ -28,7 +28,8 @@ class RAdam(BetasOptimizer):
                  capturable: bool = False, differentiable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      decoupled_weight_decay=decoupled_weight_decay, maximize=maximize))
+                                      decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
+                                      foreach=foreach, capturable=capturable, differentiable=differentiable))
 
     def _update(self, p, group) -> None:
         st = self._state_with(p, "exp_avg", "exp_avg_sq")

@@ -27,7 +27,8 @@ class RMSprop(Optimizer):
         refuse_differentiable("RMSprop", differentiable)
         # Checked (and made plain floats and bools) by _check_group.
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, maximize=maximize))
+                                      centered=centered, maximize=maximize,
+                                      capturable=capturable, foreach=foreach, differentiable=differentiable))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _C, _args
-from .optimizer import Optimizer, UpdateRow, refuse_differentiable
+from .optimizer import Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
 
 
 class SGD(Optimizer):
@@ -24,9 +24,11 @@ class SGD(Optimizer):
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
                  differentiable: bool = False, fused=None):
         refuse_differentiable("SGD", differentiable)
+        refuse_fused_with_foreach("SGD", fused, foreach)
         # Checked (and made plain floats and bools) by _check_group: bool("no") would be True.
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                                      nesterov=nesterov, maximize=maximize))
+                                      nesterov=nesterov, maximize=maximize,
+                                      foreach=foreach, differentiable=differentiable, fused=fused))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
