@@ -19,7 +19,7 @@ from glassgrad.vision import models  # noqa: E402
 CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32, "squeezenet1_0": 64, "squeezenet1_1": 64, "mobilenet_v2": 64,
          "densenet121": 64, "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "efficientnet_b0": 64,
          "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64, "googlenet": 64,
-         "inception_v3": 80}
+         "inception_v3": 80, "regnet_y_400mf": 64, "regnet_x_400mf": 64, "regnet_y_800mf": 64, "regnet_x_8gf": 64}
 
 
 def _randomize_norms(model):
