@@ -8,8 +8,8 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
 from .variable import Variable
-from . import function, functional, profiler
+from . import forward_ad, function, functional, profiler
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad", "function",
+__all__ = ["Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
            "functional", "grad", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled"]

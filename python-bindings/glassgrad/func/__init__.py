@@ -1,5 +1,5 @@
 """torch.func's names (docs/autograd.md, "torch.func"): functional_call and stack_module_state,
-the transforms grad, grad_and_value, vjp, jacrev, jacfwd, hessian, and vmap.
+the transforms grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, and vmap.
 
 The transforms are built on glassgrad's reverse mode (autograd.grad, with create_graph=True
 when they nest); jacfwd computes the same Jacobian by reverse mode. vmap runs the function once
@@ -12,8 +12,8 @@ cost. The per-sample-gradients pattern runs as PyTorch writes it:
     per_sample = vmap(grad(loss_of), in_dims=(None, 0, 0))(params, data, targets)
 """
 from ._functional_call import functional_call, stack_module_state
-from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, vjp
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
 from ._vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "stack_module_state", "vjp",
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state", "vjp",
            "vmap"]

@@ -1,6 +1,6 @@
 """torch.func's differentiation transforms on glassgrad's reverse mode (docs/autograd.md,
-"torch.func"): grad, grad_and_value, vjp, jacrev, jacfwd (the same Jacobian, computed by
-reverse mode) and hessian.
+"torch.func"): grad, grad_and_value, vjp, jvp (by the double-vjp trick), jacrev, jacfwd (the
+same Jacobian, computed by reverse mode) and hessian.
 
 Each call differentiates with autograd.grad with respect to an alias of each input (a fresh
 leaf, or a view of an input that already requires grad), so a transform sees only the paths
@@ -14,6 +14,7 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 from .._runtime import enable_grad, is_grad_enabled
 from .._shapes import view_as
 from .._tensor import Tensor
+from ..autograd._double_vjp import jvp_of
 from ..autograd.gradients import grad as _autograd_grad
 from ._tree import flatten, tree_map, unflatten
 
@@ -207,3 +208,33 @@ def hessian(func: Callable, argnums: ArgNums = 0) -> Callable:
     """torch.func.hessian: jacfwd(jacrev(func, argnums), argnums), the Jacobian of the gradient."""
     return jacfwd(jacrev(func, argnums), argnums)
 
+
+
+def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False):
+    """torch.func.jvp: (func(*primals), J tangents[, aux]), primals and tangents tuples of the
+    same structure. Computed by two reverse passes (autograd/_double_vjp.py), so the ops on the
+    path need second derivatives; an output that does not depend on the primals gets zeros."""
+    if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to be tuples\n"
+                           "  fix: jvp(f, (x,), (t,))")
+    t_leaves, t_spec = flatten(tangents)
+    if t_spec != flatten(primals)[1]:
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals and tangents to have the same python "
+                           "structure")
+    with enable_grad():
+        ins = _Inputs(primals, tuple(range(len(primals))), "jvp")
+        for x, t in zip(ins.leaves, t_leaves):
+            if not isinstance(t, Tensor) or list(t.shape) != list(x.shape):
+                raise RuntimeError(f"jvp(f, primals, tangents): Expected primals and tangents to have the same "
+                                   f"shape, got {list(x.shape)} and "
+                                   f"{list(t.shape) if isinstance(t, Tensor) else type(t).__name__}")
+        out, aux = _split_aux(func(*ins.args), has_aux, "jvp")
+        out_leaves, out_spec = flatten(out)
+        if not all(isinstance(o, Tensor) for o in out_leaves):
+            raise RuntimeError("jvp(f, primals, tangents): Expected f to be a function that has only Tensors (or "
+                               "containers of Tensors) as outputs")
+        create_graph = ins.create_graph or any(t.requires_grad for t in t_leaves)
+        jts = jvp_of(out_leaves, ins.leaves, t_leaves, create_graph, "jvp")
+    jts = [_zeros_like(o) if j is None else j for o, j in zip(out_leaves, jts)]
+    result = (ins.result(out), unflatten(jts, out_spec))
+    return result + (ins.result(aux),) if has_aux else result
