@@ -1,4 +1,4 @@
-"""clip_grad_norm_ and clip_grad_value_: gradient clipping recorded as graph nodes
+"""clip_grad_norm_ (get_total_norm, then clip_grads_with_norm_) and clip_grad_value_: gradient clipping recorded as graph nodes
 (docs/debugging.md section 2).
 
     total_norm = sqrt(sum over parameters of sum(grad ** 2))   (other p-norms: _total_norm)
@@ -22,6 +22,76 @@ def _node(op: str, inputs, attrs=None) -> Tensor:
     return _wrap(record(op, [t._h for t in inputs], attrs, role="optimizer")[0])
 
 
+def _at_least_zero(value, name: str, where: str, fix: str) -> float:
+    """norm_type and max_norm: a number >= 0 (inf allowed), else InvalidArgumentError."""
+    value = float(value)
+    if math.isnan(value) or value < 0:
+        raise _C.InvalidArgumentError(f"{where}: {name} must be >= 0" + (" or inf" if name == "norm_type" else "") +
+                                      f", got {value}\n  fix: {where}({fix})")
+    return value
+
+
+def _norm_type(norm_type, where: str) -> float:
+    return _at_least_zero(norm_type, "norm_type", where, "..., norm_type=2.0) (the 2-norm")
+
+
+def _max_norm(max_norm, where: str) -> float:
+    return _at_least_zero(max_norm, "max_norm", where, "model.parameters(), max_norm=1.0, ...")
+
+
+def _one_device(named, where: str) -> None:
+    first_name, first = named[0]
+    for name, t in named[1:]:
+        if t.device != first.device:
+            raise _C.DeviceError(
+                f"{where}: gradients are on different devices: '{first_name}' on {first.device}, "
+                f"'{name}' on {t.device}\n  fix: move the whole model to one device: model.to('{first.device}')")
+
+
+def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """The norm_type-norm of all the tensors together (of the gradients themselves: pass
+    [p.grad for p in params]), a 0-d tensor, as torch.nn.utils.get_total_norm: any p >= 0 or inf;
+    0 for no tensors; error_if_nonfinite raises on a NaN or infinite norm (which reads it now).
+    foreach is accepted and changes nothing."""
+    del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
+    norm_type = _norm_type(norm_type, "get_total_norm")
+    named = [(n, t) for n, t in named_tensors(tensors) if t is not None]
+    if not named:
+        return zeros(())
+    return _measured(named, norm_type, error_if_nonfinite, "get_total_norm")
+
+
+def _measured(named, norm_type: float, error_if_nonfinite: bool, where: str) -> Tensor:
+    """The total norm of the (name, tensor) pairs, recorded under the scope `where`."""
+    _one_device(named, where)
+    with scope(where):
+        norm = _total_norm([t for _, t in named], norm_type, named[0][1].dtype)
+    if error_if_nonfinite and not math.isfinite(norm.item()):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
+                           f"so it cannot be clipped. To disable this error and scale the gradients by the "
+                           f"non-finite norm anyway, set `error_if_nonfinite=False`")
+    return norm
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None, eps: float = 1e-6) -> None:
+    """Scales every gradient by min(1, max_norm / (total_norm + eps)), in place of .grad
+    (torch.nn.utils.clip_grads_with_norm_, with a total_norm from get_total_norm). foreach is
+    accepted and changes nothing."""
+    del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
+    max_norm = _max_norm(max_norm, "clip_grads_with_norm_")
+    with_grad = [p for _, p in named_tensors(parameters) if p.grad is not None]
+    if not with_grad or math.isinf(max_norm):
+        return
+    with scope("clip_grad_norm_"):
+        ratio = _node("RDivScalar", [_node("AddScalar", [total_norm], {"value": float(eps)})], {"value": max_norm})
+        coef = _node("Minimum", [ratio, _scalar_like(1.0, ratio)])
+        for p in with_grad:
+            c = coef if p.grad.dtype == coef.dtype else _node("Cast", [coef], {"dtype": p.grad.dtype})
+            clipped = _node("Mul", [p.grad, c])
+            clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
+            p.grad = clipped
+
+
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                     foreach=None, eps: float = 1e-6) -> Tensor:
     """Scales every gradient by min(1, max_norm / (total_norm + eps)), in place of .grad, and
@@ -29,46 +99,20 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
     .item() computes the pending step), as torch.nn.utils.clip_grad_norm_: norm_type is any
     p >= 0 or inf (the largest |element|); max_norm=inf only measures the norm; with no gradient
     at all the norm is 0; error_if_nonfinite raises on a NaN or infinite norm (which reads it
-    now). foreach is accepted and changes nothing.
+    now). foreach is accepted and changes nothing. It is get_total_norm of the gradients, then
+    clip_grads_with_norm_, as PyTorch's.
 
         loss.backward()
         glassgrad.clip_grad_norm_(model.parameters(), max_norm=1.0)
         optimizer.step()
     """
-    del foreach  # PyTorch's choice of kernel; glassgrad records the same nodes either way
-    norm_type = float(norm_type)
-    if math.isnan(norm_type) or norm_type < 0:
-        raise _C.InvalidArgumentError(f"clip_grad_norm_: norm_type must be >= 0 or inf, got {norm_type}\n"
-                                      "  fix: clip_grad_norm_(params, max_norm) (the 2-norm)")
-    max_norm = float(max_norm)
-    if math.isnan(max_norm) or max_norm < 0:
-        raise _C.InvalidArgumentError(f"clip_grad_norm_: max_norm must be >= 0, got {max_norm}\n"
-                                      "  fix: clip_grad_norm_(model.parameters(), max_norm=1.0)")
-    with_grad = [(n, p) for n, p in named_tensors(parameters) if p.grad is not None]
-    if not with_grad:
+    _norm_type(norm_type, "clip_grad_norm_")
+    max_norm = _max_norm(max_norm, "clip_grad_norm_")
+    named = [(n, p) for n, p in named_tensors(parameters) if p.grad is not None]
+    if not named:
         return zeros(())
-    first_name, first = with_grad[0]
-    for name, p in with_grad[1:]:
-        if p.grad.device != first.grad.device:
-            raise _C.DeviceError(
-                f"clip_grad_norm_: gradients are on different devices: '{first_name}' on {first.grad.device}, "
-                f"'{name}' on {p.grad.device}\n  fix: move the whole model to one device: model.to('{first.device}')")
-    dtype = first.grad.dtype
-    with scope("clip_grad_norm_"):
-        norm = _total_norm([p.grad for _, p in with_grad], norm_type, dtype)
-        if error_if_nonfinite and not math.isfinite(norm.item()):
-            raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
-                               f"so it cannot be clipped. To disable this error and scale the gradients by the "
-                               f"non-finite norm anyway, set `error_if_nonfinite=False`")
-        if math.isinf(max_norm):
-            return norm
-        ratio = _node("RDivScalar", [_node("AddScalar", [norm], {"value": float(eps)})], {"value": max_norm})
-        coef = _node("Minimum", [ratio, _scalar_like(1.0, ratio)])
-        for _, p in with_grad:
-            c = coef if p.grad.dtype == dtype else _node("Cast", [coef], {"dtype": p.grad.dtype})
-            clipped = _node("Mul", [p.grad, c])
-            clipped._h.name = p.grad.name  # keeps naming the buffer "<param>.grad"
-            p.grad = clipped
+    norm = _measured([(n, p.grad) for n, p in named], float(norm_type), error_if_nonfinite, "clip_grad_norm_")
+    clip_grads_with_norm_([p for _, p in named], max_norm, norm, eps=eps)
     return norm
 
 

@@ -18,7 +18,8 @@ gain = sqrt(2 / (1 + 5)) and bound = gain * sqrt(3 / fan_in); the bias is U(-1/s
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+import warnings
+from typing import Callable, Optional, Tuple
 
 import numpy as np
 
@@ -28,11 +29,22 @@ from .._tensor import Tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "default_bound",
-           "orthogonal_", "sparse_", "dirac_"]
+           "orthogonal_", "sparse_", "dirac_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform",
+           "xavier_normal", "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 
-def _default_generator():
-    return generator()
+def _rng(gen=None) -> np.random.Generator:
+    """The NumPy generator to draw from: `gen` (a glassgrad.Generator, as PyTorch's generator=, or a
+    NumPy Generator), else glassgrad's global one (glassgrad.manual_seed seeds it)."""
+    if gen is None:
+        return generator()
+    if isinstance(gen, np.random.Generator):
+        return gen
+    numpy_rng = getattr(gen, "_numpy", None)
+    if numpy_rng is None:
+        raise _C.InvalidArgumentError(f"glassgrad.nn.init: generator must be a glassgrad.Generator, got "
+                                      f"{type(gen).__name__}\n  fix: generator=glassgrad.Generator().manual_seed(0)")
+    return numpy_rng
 
 
 def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
@@ -85,17 +97,20 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
-def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator_=None) -> Tensor:
-    return _fill(tensor, (generator_ or generator()).uniform(a, b, tensor.shape))
+def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    """U(a, b)."""
+    return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
 
 
-def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator_=None) -> Tensor:
-    return _fill(tensor, (generator_ or generator()).normal(mean, std, tensor.shape))
+def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    """N(mean, std^2)."""
+    return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
 
 
-def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0) -> Tensor:
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None) -> Tensor:
     """Normal(mean, std) restricted to [a, b] (rejection sampling: redraws what falls outside)."""
-    rng = generator()
+    rng = _rng(generator)
     out = rng.normal(mean, std, tensor.numel())
     bad = (out < a) | (out > b)
     while bad.any():
@@ -134,7 +149,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = (generator or _default_generator()).normal(0.0, 1.0, (rows, cols))
+    flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)
@@ -150,7 +165,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     if tensor.ndim != 2:
         raise _C.ShapeError(f"init.sparse_: only tensors with 2 dimensions are supported, got {list(tensor.shape)}"
                             f"\n  fix: pass a Linear weight [out_features, in_features]")
-    rng = generator or _default_generator()
+    rng = _rng(generator)
     rows, cols = tensor.shape
     values = rng.normal(0.0, std, (rows, cols))
     zeros = int(math.ceil(sparsity * rows))
@@ -177,34 +192,67 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     return _fill(tensor, values)
 
 
-def xavier_uniform_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_uniform_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """U(-bound, bound) with bound = gain * sqrt(6 / (fan_in + fan_out)) (Glorot & Bengio 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     bound = gain * math.sqrt(6.0 / float(fan_in + fan_out))
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def xavier_normal_(tensor: Tensor, gain: float = 1.0) -> Tensor:
+def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    """N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)) (Glorot & Bengio 2010)."""
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)))
+    return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
-def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator=None) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al. 2015)."""
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
-    return uniform_(tensor, -bound, bound)
+    return uniform_(tensor, -bound, bound, generator)
 
 
-def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu") -> Tensor:
+def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator=None) -> Tensor:
     """N(0, std^2) with std = gain / sqrt(fan) (He et al. 2015)."""
     fan = _fan(tensor, mode)
     if fan == 0:
         return tensor
-    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan))
+    return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
 def default_bound(fan_in: int) -> float:
     """1/sqrt(fan_in): the bound of PyTorch's default Conv and Linear weights and biases."""
     return 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+
+
+def _deprecated(fill: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """PyTorch's old spelling without the underscore (nn.init.uniform, ...): the same fill, with its
+    FutureWarning."""
+    new_name = fill.__name__
+    old_name = new_name[:-1]
+
+    def deprecated_init(*args, **kwargs) -> Tensor:
+        warnings.warn(f"`nn.init.{old_name}` is now deprecated in favor of `nn.init.{new_name}`.", FutureWarning,
+                      stacklevel=2)
+        return fill(*args, **kwargs)
+
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old_name
+    deprecated_init.__doc__ = f"{old_name}(...): deprecated (PyTorch's too), calls {new_name}."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
