@@ -92,3 +92,29 @@ def test_parameters_match_torch_forward_ad(name):
         return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
     assert params(getattr(gfw, name)) == params(getattr(tfw, name))
     assert params(gf.jvp) == params(tf.jvp)
+
+
+@pytest.mark.parametrize("outputs", [1, 2])
+def test_double_vjp_written_with_grad_outputs_matches_torch(outputs):
+    # The trick as PyTorch users write it: grad_outputs u requiring grad, create_graph=True, then
+    # the gradient in u. The gradients must be differentiable in grad_outputs, as PyTorch's are.
+    (gx, tx), (gt, tt) = _both(RNG.standard_normal(4)), _both(RNG.standard_normal(4))
+
+    def run(lib, x, t):
+        x = x.clone().requires_grad_(True)
+        ys = [x.sin() * x.exp(), (x ** 2).cumsum(0)][:outputs]
+        us = [lib.zeros_like(y).requires_grad_(True) for y in ys]
+        (g,) = lib.autograd.grad(ys, [x], us, create_graph=True)
+        return lib.autograd.grad([(g * t).sum()], us)
+    _close(run(gg, gx, gt), run(torch, tx, tt))
+
+
+def test_backward_with_a_gradient_in_the_graph_matches_torch():
+    (gx, tx), (gv, tv) = _both(RNG.standard_normal(3)), _both(RNG.standard_normal(3))
+
+    def run(lib, x, v):
+        x = x.clone().requires_grad_(True)
+        v = v.clone().requires_grad_(True)
+        (x.exp() * x).backward(v, create_graph=True)
+        return lib.autograd.grad([x.grad.sum()], [v])
+    _close(run(gg, gx, gv), run(torch, tx, tv))

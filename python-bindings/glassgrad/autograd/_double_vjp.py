@@ -23,10 +23,10 @@ def jvp_of(outputs: Sequence[Any], inputs: Sequence[Tensor], tangents: Sequence[
             if not isinstance(o, Tensor) or not o.requires_grad:
                 results.append(None)
                 continue
-            # u enters as a factor of the root, not as grad_outputs: the gradients must be functions of u.
-            u: Any = zeros_like(o).requires_grad_(True)
+            # u requires grad, so with create_graph the gradients J^T u are functions of u.
+            u = zeros_like(o).requires_grad_(True)
             try:
-                gs = grad([(o * u).sum()], list(inputs), retain_graph=True, create_graph=True, allow_unused=True)
+                gs = grad([o], list(inputs), [u], retain_graph=True, create_graph=True, allow_unused=True)
                 inner = None
                 for g, t in zip(gs, tangents):
                     if g is not None:

@@ -29,7 +29,13 @@ def _as_tuple(x, what: str) -> tuple:
     return items
 
 
-def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str):
+def _seed_value(g: Tensor, out: Tensor, create_graph: bool) -> Tensor:
+    """grad_outputs enter the gradients as values, unless create_graph: then one that requires
+    grad stays in the graph, so the gradients are differentiable in it too (PyTorch's rule)."""
+    return g.to(out.dtype) if create_graph and g.requires_grad else g.detach().to(out.dtype)
+
+
+def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str, create_graph: bool = False):
     """One scalar (or seeded) root standing for every output: sum_i <output_i, grad_output_i>,
     whose gradient is exactly grad_output_i at output_i."""
     if len(grad_outputs) != len(outputs):
@@ -54,10 +60,10 @@ def _loss_and_seed(outputs: tuple, grad_outputs: tuple, call: str):
         pairs.append((out, g))
     if len(pairs) == 1:
         out, g = pairs[0]
-        return out, (None if g is None else g.detach().to(out.dtype))
+        return out, (None if g is None else _seed_value(g, out, create_graph))
     total = None
     for out, g in pairs:
-        term = out.sum() if g is None else (out * g.detach().to(out.dtype)).sum()
+        term = out.sum() if g is None else (out * _seed_value(g, out, create_graph)).sum()
         total = term if total is None else total + term.to(total.dtype)
     return total, None
 
@@ -80,7 +86,7 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
     if not ins:
         raise RuntimeError("grad requires non-empty inputs.")
     grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs)
-    loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()")
+    loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()", create_graph)
     result = []
     for i, (x, g) in enumerate(zip(ins, _input_gradients(loss, seed, ins, retain_graph, create_graph, "autograd.grad"))):
         if g is None:
@@ -128,7 +134,7 @@ def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] 
     if not outs:
         raise RuntimeError("backward(): no tensors given\n  fix: autograd.backward(loss)")
     grads_out = (None,) * len(outs) if grad_tensors is None else _as_tuple_or_none(grad_tensors)
-    loss, seed = _loss_and_seed(outs, grads_out, "autograd.backward()")
+    loss, seed = _loss_and_seed(outs, grads_out, "autograd.backward()", create_graph)
     loss.backward(seed, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
 
 
