@@ -1,7 +1,7 @@
 """glassgrad.vision.models against torchvision.models itself: the same state_dict keys in the same
 order with the same shapes, the same parameter counts, and the same eval-mode outputs (float32,
 1e-4 relative to the largest output) after loading the torchvision model's state_dict strictly,
-with its batch-norm statistics and affine parameters randomized so they count.
+with its norms' statistics and affine parameters and its layer scales randomized so they count.
 
 Skipped where torchvision is not installed (CI has neither torch nor torchvision). To run it:
 `pip install torch torchvision`, then
@@ -19,17 +19,24 @@ from glassgrad.vision import models  # noqa: E402
 CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32, "squeezenet1_0": 64, "squeezenet1_1": 64, "mobilenet_v2": 64,
          "densenet121": 64, "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "efficientnet_b0": 64,
          "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64, "googlenet": 64,
-         "inception_v3": 80, "regnet_y_400mf": 64, "regnet_x_400mf": 64, "regnet_y_800mf": 64, "regnet_x_8gf": 64}
+         "inception_v3": 80, "regnet_y_400mf": 64, "regnet_x_400mf": 64, "regnet_y_800mf": 64, "regnet_x_8gf": 64,
+         "convnext_tiny": 64}
 
 
 def _randomize_norms(model):
+    """Batch-norm statistics, norms' affine parameters and layer scales drawn away from their
+    starting values (1e-6 layer scales would hide the blocks they scale)."""
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
                 m.running_mean.uniform_(-0.1, 0.1)
                 m.running_var.uniform_(0.5, 1.5)
+            if isinstance(m, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm)):
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.1, 0.1)
+        for name, p in model.named_parameters():
+            if name.endswith("layer_scale"):
+                p.uniform_(0.5, 1.5)
 
 
 @pytest.mark.parametrize("name", list(CASES))

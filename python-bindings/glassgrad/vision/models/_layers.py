@@ -1,5 +1,5 @@
 """Building blocks torchvision's mobile networks share (torchvision.ops.Conv2dNormActivation,
-SqueezeExcitation, StochasticDepth and torchvision.models._utils._make_divisible), with
+Permute, SqueezeExcitation, StochasticDepth and torchvision.models._utils._make_divisible), with
 torchvision's names so state_dict keys match: a Conv2dNormActivation is a Sequential whose layers
 are "0" (conv), "1" (norm), "2" (activation)."""
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any, Callable, List, Optional
 from ... import _C, _factories, nn
 from ..._tensor import Tensor
 
-__all__ = ["Conv2dNormActivation", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible"]
+__all__ = ["Conv2dNormActivation", "Permute", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible"]
 
 
 def make_divisible(v: float, divisor: int, min_value: Optional[int] = None) -> int:
@@ -43,6 +43,17 @@ class Conv2dNormActivation(nn.Sequential):
             layers.append(activation_layer() if inplace is None else activation_layer(inplace=inplace))
         super().__init__(*layers)
         self.out_channels = out_channels
+
+
+class Permute(nn.Module):
+    """torchvision.ops.Permute(dims): the input with its dimensions permuted (a view)."""
+
+    def __init__(self, dims: List[int]) -> None:
+        super().__init__()
+        self.dims = list(dims)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x.permute(*self.dims)
 
 
 class SqueezeExcitation(nn.Module):
