@@ -159,7 +159,11 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
         picked = picked * _tensor_like(weight, input)
     loss = -(picked * rows).sum(1)
     if reduction == "mean":
-        return loss.sum() / picked.sum()
+        # every target ignored: PyTorch's value is 0 / 0 = nan and its gradient 0, so the divisor
+        # of the differentiated part is 1 there and the nan is added as a constant
+        total = picked.sum()
+        empty = (total == 0).astype(input.dtype)
+        return loss.sum() / (total + empty) + (total * 0) / total
     if reduction == "sum":
         return loss.sum()
     return loss.reshape(shape)

@@ -258,6 +258,17 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         return _sum(ne(x, 0), dims, keepdim).astype(x.dtype)
     if p == 1:
         return _sum(absolute(x), dims, keepdim)
+    if is_number(p) and float(p) > 0:
+        # PyTorch's gradient is 0 at a zero element and at a zero vector: where(a == 0, 1, a) and
+        # where(s == 0, 1, s) keep the powers' infinite slopes at 0 out of it (0 * inf = nan)
+        a = absolute(x)
+        one = constant(1, x.dtype, x.device)
+        zero_a = eq(a, 0)
+        powers = _op("Where", [zero_a, constant(0, x.dtype, x.device), _op("Where", [zero_a, one, a]) ** float(p)])
+        s = _sum(powers, dims, keepdim)
+        zero = eq(s, 0)
+        root = _op("Where", [zero, one, s]) ** (1.0 / float(p))
+        return _op("Where", [zero, constant(0, s.dtype, s.device), root])
     if is_number(p):
         return _sum(absolute(x) ** float(p), dims, keepdim) ** (1.0 / float(p))
     raise _C.InvalidArgumentError(f"norm: p must be 'fro', a number, inf or -inf, got {p!r}")

@@ -9,22 +9,17 @@ All are composed from existing ops, so their gradients come from those ops' rule
 - adaptive_avg_pool2d is a mean (output 1x1), an AvgPool2D (sizes that divide), or in general
   PyTorch's bins [floor(i H / out), ceil((i + 1) H / out)) written as an averaging matrix A,
   y = A_h x A_w^T (two MatMuls).
-- interpolate's nearest mode by an integer factor repeats elements (Expand); otherwise nearest and
-  bilinear resampling are separable linear maps, y = A_h x A_w^T, with PyTorch's source-index
-  rules (align_corners, scale_factor). A matrix row has one (nearest) or two (bilinear) nonzero
-  weights, so the result equals PyTorch's up to rounding -- except that an inf or NaN in the input
-  reaches its whole output row and column (0 * inf = NaN) instead of its neighbourhood only.
+- interpolate: _interpolate.py (separable resampling matrices, one per spatial axis).
 """
 from __future__ import annotations
 
-import math
 import warnings
-from functools import lru_cache
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import _C, _args
+from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
 from ._tensor import Tensor, _dim, _op, tensor
@@ -64,52 +59,7 @@ def _slice(x: Tensor, dim: int, start: int, stop: int) -> Tensor:
     return _op("Slice", [x], {"dim": dim, "start": start, "stop": stop, "step": 1})
 
 
-# ---- resampling matrices ------------------------------------------------------------------------
-@lru_cache(maxsize=256)
-def _adaptive_matrix(n: int, out: int) -> np.ndarray:
-    """Row i averages input positions [floor(i n / out), ceil((i + 1) n / out))."""
-    a = np.zeros((out, n))
-    for i in range(out):
-        s, e = (i * n) // out, -((-(i + 1) * n) // out)
-        a[i, s:e] = 1.0 / (e - s)
-    return a
-
-
-def _source_scale(n: int, out: int, align_corners: bool, scale_factor: Optional[float]) -> float:
-    """PyTorch's area_pixel_compute_scale: the input step per output step."""
-    if align_corners:
-        return (n - 1) / (out - 1) if out > 1 else 0.0
-    return 1.0 / scale_factor if scale_factor else n / out
-
-
-@lru_cache(maxsize=256)
-def _interp_matrix(n: int, out: int, mode: str, align_corners: bool, scale_factor: Optional[float]) -> np.ndarray:
-    scale = _source_scale(n, out, align_corners, scale_factor)
-    a = np.zeros((out, n))
-    for i in range(out):
-        if mode == "nearest":
-            a[i, min(int(math.floor(i * scale)), n - 1)] = 1.0
-        elif mode == "nearest-exact":
-            a[i, min(int(math.floor((i + 0.5) * scale)), n - 1)] = 1.0
-        else:  # linear
-            src = i * scale if align_corners else max(scale * (i + 0.5) - 0.5, 0.0)
-            i0 = min(int(math.floor(src)), n - 1)
-            i1 = min(i0 + 1, n - 1)
-            lam = src - i0
-            a[i, i0] += 1.0 - lam
-            a[i, i1] += lam
-    return a
-
-
-def _separable(x: Tensor, a_h: np.ndarray, a_w: np.ndarray) -> Tensor:
-    """y = A_h x A_w^T over the last two dims (the identity is skipped)."""
-    if a_w.shape[0] != a_w.shape[1] or not np.array_equal(a_w, np.eye(a_w.shape[0])):
-        x = x @ tensor(np.ascontiguousarray(a_w.T), dtype=x.dtype, device=x.device)
-    if a_h.shape[0] != a_h.shape[1] or not np.array_equal(a_h, np.eye(a_h.shape[0])):
-        x = tensor(a_h, dtype=x.dtype, device=x.device) @ x
-    return x
-
-
+# ---- adaptive average pooling ------------------------------------------------------------------
 def _pair_size(size, name: str, where: str, keep: bool = False) -> Tuple[Optional[int], Optional[int]]:
     """An output size as PyTorch takes it: an int >= 1 (square) or a pair (H, W) of them; with
     keep=True (adaptive pooling) None in the pair keeps that input size. Anything else (None
@@ -137,113 +87,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
     if h % oh == 0 and w % ow == 0 and input.ndim == 4:
         return avg_pool2d(input, (h // oh, w // ow))
-    return _separable(input, _adaptive_matrix(h, oh), _adaptive_matrix(w, ow))
-
-
-INTERPOLATE_MODES = ("nearest", "nearest-exact", "linear", "bilinear")
-
-
-def interpolate_arguments(where: str, size=None, scale_factor=None, mode="nearest", align_corners=None,
-                          recompute_scale_factor=None, antialias=False
-                          ) -> Tuple[Optional[Tuple[int, int]], Optional[Tuple[float, float]], bool, bool]:
-    """Checks interpolate's (and nn.Upsample's) arguments, everything that does not depend on the
-    input, as PyTorch documents them: exactly one of size (an int >= 1 or a pair) and scale_factor
-    (a finite number > 0 or a pair); mode one of INTERPOLATE_MODES; align_corners None, or a bool
-    with 'bilinear' only; recompute_scale_factor None or a bool, not with size; antialias False.
-    Returns (size pair or None, scale pair or None, align_corners, recompute_scale_factor)."""
-    if not isinstance(mode, str):
-        _args.fail(where, "mode", "one of " + ", ".join(repr(m) for m in INTERPOLATE_MODES), mode, type_error=True)
-    if mode not in INTERPOLATE_MODES:
-        raise _C.UnsupportedError(f"{where}: mode '{mode}' is not supported\n"
-                                  f"  fix: mode='nearest', 'nearest-exact', 'linear' (3-d input) or 'bilinear' (4-d)")
-    if _args.flag(antialias, "antialias", where):
-        raise _C.UnsupportedError(f"{where}: antialias=True is not supported\n  fix: antialias=False")
-    if align_corners is not None:
-        _args.flag(align_corners, "align_corners", where)
-        if mode not in ("linear", "bilinear"):
-            raise _C.InvalidArgumentError(
-                f"{where}: align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                f"bicubic | trilinear (mode is '{mode}')\n  fix: leave align_corners=None for mode='{mode}', or "
-                f"mode='linear' (3-d input) / 'bilinear' (4-d)")
-    if (size is None) == (scale_factor is None):
-        raise _C.InvalidArgumentError(f"{where}: only one of size or scale_factor should be defined, got size={size!r} "
-                                      f"and scale_factor={scale_factor!r}\n  fix: size=(64, 64) for a fixed output "
-                                      f"size, or scale_factor=2")
-    if recompute_scale_factor is not None:
-        _args.flag(recompute_scale_factor, "recompute_scale_factor", where)
-        if recompute_scale_factor and size is not None:
-            _args.fail(where, "recompute_scale_factor", "None or False with an explicit size (it is not "
-                       "meaningful with one)", recompute_scale_factor, fix="drop recompute_scale_factor")
-    if size is not None:
-        return _pair_size(size, "size", where), None, bool(align_corners), bool(recompute_scale_factor)
-    fix = "scale_factor=2, or scale_factor=(2, 1.5) for (H, W)"
-    if isinstance(scale_factor, (tuple, list)):
-        if len(scale_factor) != 2:
-            _args.fail(where, "scale_factor", "a number or a pair (H, W) of them", scale_factor, fix=fix)
-        pair = tuple(scale_factor)
-    else:
-        pair = (scale_factor, scale_factor)
-    scales = tuple(_args.real(v, "scale_factor", where, minimum=0.0, above=True, fix=fix) for v in pair)
-    return None, scales, bool(align_corners), bool(recompute_scale_factor)
-
-
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",
-                align_corners: Optional[bool] = None, recompute_scale_factor: Optional[bool] = None,
-                antialias: bool = False) -> Tensor:
-    """torch.nn.functional.interpolate for (N, C, H, W) input: mode 'nearest', 'nearest-exact' or
-    'bilinear' (align_corners False by default, as PyTorch), to `size` or by `scale_factor`; and
-    for (N, C, L) input: 'nearest', 'nearest-exact' or 'linear', resampled as an (N, C, 1, L)
-    image whose height stays 1 (each output row reads row 0 exactly)."""
-    if isinstance(input, Tensor) and input.ndim == 3:
-        return _interpolate_1d(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
-    size, scales, ac, recompute = interpolate_arguments("interpolate", size, scale_factor, mode, align_corners,
-                                                        recompute_scale_factor, antialias)
-    if input.ndim != 4:
-        raise _C.UnsupportedError(f"interpolate: glassgrad resamples 3-d (N, C, L) and 4-d (N, C, H, W) input, "
-                                  f"got {list(input.shape)}\n  fix: reshape to (N, C, H, W), e.g. x.unsqueeze(-1)")
-    if mode == "linear":
-        raise _C.InvalidArgumentError(f"interpolate: got 4D input {list(input.shape)}, but linear mode needs 3D input"
-                                      f"\n  fix: mode='bilinear' for (N, C, H, W)")
-    h, w = input.shape[-2:]
-    if size is not None:
-        (oh, ow), sh, sw = size, None, None
-    else:
-        sh, sw = scales
-        oh, ow = int(math.floor(h * sh)), int(math.floor(w * sw))
-        if recompute:
-            sh = sw = None
-    if min(h, w, oh, ow) <= 0:
-        raise _C.InvalidArgumentError(f"interpolate: input and output sizes should be greater than 0, got input "
-                                      f"{list(input.shape)} and output (H, W) = {(oh, ow)}"
-                                      + (f" (scale_factor={scale_factor})" if size is None else "")
-                                      + "\n  fix: a larger scale_factor, or size=(H, W)")
-    if mode == "nearest" and oh % h == 0 and ow % w == 0 and (sh is None or sh == oh // h) \
-            and (sw is None or sw == ow // w):
-        kh, kw = oh // h, ow // w   # an integer factor: repeat each element (Expand), exact
-        n, c = input.shape[:2]
-        return input.reshape(n, c, h, 1, w, 1).expand(n, c, h, kh, w, kw).reshape(n, c, oh, ow)
-    kind = "linear" if mode == "bilinear" else mode
-    return _separable(input, _interp_matrix(h, oh, kind, ac, sh), _interp_matrix(w, ow, kind, ac, sw))
-
-
-def _interpolate_1d(input: Tensor, size, scale_factor, mode, align_corners, recompute_scale_factor,
-                    antialias) -> Tensor:
-    """interpolate for (N, C, L): the 2-d resampling of (N, C, 1, L) with the height kept."""
-    if mode == "bilinear":
-        raise _C.InvalidArgumentError(f"interpolate: got 3D input {list(input.shape)}, but bilinear mode needs 4D "
-                                      f"input\n  fix: mode='linear' for (N, C, L)")
-    def single(value):  # L, or (L,): one value for the one resampled axis
-        if isinstance(value, (tuple, list)):
-            if len(value) != 1:
-                raise _C.InvalidArgumentError(f"interpolate: a 3-d input takes one size or scale_factor, got "
-                                              f"{value!r}\n  fix: size=L or scale_factor=s")
-            return value[0]
-        return value
-    size2 = None if size is None else (1, single(size))
-    scale2 = None if scale_factor is None else (1.0, single(scale_factor))
-    mode2 = "bilinear" if mode == "linear" else mode
-    return interpolate(input.unsqueeze(2), size2, scale2, mode2, align_corners, recompute_scale_factor,
-                       antialias).squeeze(2)
+    return resample_axes(input, [adaptive_matrix(h, oh), adaptive_matrix(w, ow)])
 
 
 # ---- one_hot, dropout ----------------------------------------------------------------------------

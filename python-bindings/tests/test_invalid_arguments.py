@@ -110,12 +110,12 @@ BAD = [
     (lambda: nn.Upsample(scale_factor=0), "scale_factor"),
     (lambda: nn.Upsample(scale_factor=-2.0), "scale_factor"),
     (lambda: nn.Upsample(scale_factor=float("inf")), "scale_factor"),
-    (lambda: nn.Upsample(scale_factor=(2, 2, 2)), "scale_factor"),
+    (lambda: nn.Upsample(scale_factor=(2, 2, 2, 2)), "scale_factor"),
     (lambda: nn.Upsample(scale_factor="2"), "scale_factor"),
     (lambda: nn.Upsample(size=0), "size"),
     (lambda: nn.Upsample(size=(4, -1)), "size"),
     (lambda: nn.Upsample(size=2.5), "size"),
-    (lambda: nn.Upsample(scale_factor=2, mode="bicubic"), "mode 'bicubic'"),
+    (lambda: nn.Upsample(scale_factor=2, mode="cubic"), "mode 'cubic'"),
     (lambda: nn.Upsample(scale_factor=2, mode=None), "mode"),
     (lambda: nn.Upsample(scale_factor=2, align_corners=True), "align_corners"),
     (lambda: nn.Upsample(scale_factor=2, mode="nearest-exact", align_corners=False), "align_corners"),
@@ -302,8 +302,8 @@ def test_an_argument_of_the_right_type_but_a_wrong_value_is_a_value_error_only(c
     assert not isinstance(e.value, TypeError)
 
 
-UPSAMPLE_BAD = [dict(), dict(size=4, scale_factor=2), dict(scale_factor=0), dict(scale_factor=(2, 2, 2)),
-                dict(scale_factor="2"), dict(size=(4, 0)), dict(scale_factor=2, mode="area"),
+UPSAMPLE_BAD = [dict(), dict(size=4, scale_factor=2), dict(scale_factor=0), dict(scale_factor=(2, 2, 2, 2)),
+                dict(scale_factor="2"), dict(size=(4, 0)), dict(scale_factor=2, mode="box"),
                 dict(scale_factor=2, align_corners=True), dict(size=4, recompute_scale_factor=True),
                 dict(scale_factor=2, mode="bilinear", align_corners=1)]
 

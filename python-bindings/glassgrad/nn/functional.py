@@ -26,6 +26,10 @@ from .._regression_losses import (gaussian_nll_loss, huber_loss, kl_div, poisson
                                   smooth_l1_loss, soft_margin_loss)
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
 from .._padding import pad
+from .._fold import fold, unfold
+from .._interpolate import upsample, upsample_bilinear, upsample_nearest
+from .._local_response_norm import local_response_norm
+from .._ranking_losses import multilabel_margin_loss, triplet_margin_with_distance_loss
 from .._grid_sample import affine_grid, grid_sample
 from .._instancenorm import instance_norm
 from .._spatial import (adaptive_avg_pool2d, dropout, dropout1d, dropout2d, dropout3d,

@@ -353,7 +353,7 @@ class AdaptiveAvgPool2d(Module):
 
 class Upsample(Module):
     """F.interpolate as a layer (PyTorch's nn.Upsample): size or scale_factor, mode 'nearest'
-    (default), 'nearest-exact' or 'bilinear'. The arguments are checked when the layer is built,
+    (default), 'nearest-exact', 'linear', 'bilinear', 'bicubic', 'trilinear' or 'area'. The arguments are checked when the layer is built,
     by interpolate's own check."""
 
     def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
@@ -379,6 +379,21 @@ class Upsample(Module):
     def extra_repr(self) -> str:
         what = f"size={self.size}" if self.size is not None else f"scale_factor={self.scale_factor}"
         return f"{what}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    """PyTorch's nn.UpsamplingNearest2d: Upsample(size, scale_factor, mode='nearest')."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """PyTorch's nn.UpsamplingBilinear2d: Upsample(size, scale_factor, mode='bilinear',
+    align_corners=True)."""
+
+    def __init__(self, size=None, scale_factor=None):
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
 
 
 class Unflatten(Module):
