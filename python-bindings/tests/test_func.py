@@ -7,8 +7,8 @@ import pytest
 
 import glassgrad as gg
 from glassgrad._finite_differences import central_differences
-from glassgrad.func import (functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, stack_module_state, vjp,
-                            vmap)
+from glassgrad.func import (functional_call, grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize,
+                            stack_module_state, vjp, vmap)
 
 RNG = np.random.default_rng(0)
 
@@ -209,3 +209,14 @@ def test_stack_module_state_for_an_ensemble():
     out = vmap(lambda p, xx: functional_call(models[0], p, (xx,)), in_dims=(0, None))(params, x)
     for i, m in enumerate(models):
         np.testing.assert_allclose(out[i].numpy(), m(x).numpy(), rtol=1e-6)
+
+
+def test_linearize_gives_jvp_s_products_again_and_again():
+    x = _t(RNG.standard_normal(4))
+    out, fn = linearize(lambda a: a.tanh() * a, x)
+    np.testing.assert_allclose(out.numpy(), np.tanh(x.numpy()) * x.numpy())
+    for _ in range(2):
+        t = _t(RNG.standard_normal(4))
+        np.testing.assert_allclose(fn(t).numpy(), jvp(lambda a: a.tanh() * a, (x,), (t,))[1].numpy(), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="structure and shapes"):
+        fn(_t(np.ones(3)))

@@ -171,8 +171,39 @@ def test_ensembling_with_stack_module_state_matches_torch():
 
 
 @pytest.mark.parametrize("name", ["functional_call", "grad", "grad_and_value", "vjp", "jacrev", "jacfwd", "hessian",
-                                  "vmap", "stack_module_state"])
+                                  "vmap", "stack_module_state", "linearize", "replace_all_batch_norm_modules_"])
 def test_parameters_match_torch_func(name):
     def params(fn):
         return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
     assert params(getattr(gf, name)) == params(getattr(tf, name))
+
+
+def test_linearize_matches_torch():
+    (gx, tx), (gt, tt) = _both(RNG.standard_normal(5)), _both(RNG.standard_normal(5))
+    fn = lambda x: (x.sin() * x.exp(), x.cumsum(0) ** 2)
+    (gout, gfn), (tout, tfn) = gf.linearize(fn, gx), tf.linearize(fn, tx)
+    _close(gout, tout)
+    _close(gfn(gt), tfn(tt))
+    _close(gfn(gt * 3), tfn(tt * 3))
+
+
+def test_per_sample_gradients_through_batch_norm_without_running_stats_match_torch():
+    def make(lib):
+        nn = lib.nn
+        return nn.Sequential(nn.Conv2d(1, 3, 3), nn.BatchNorm2d(3), nn.ReLU(), nn.Flatten(), nn.Linear(3 * 4 * 4, 2))
+    torch.manual_seed(0)
+    tmodel = make(torch).double()
+    model = make(gg).double()
+    model.load_state_dict({k: gg.tensor(v.numpy()) for k, v in tmodel.state_dict().items()})
+    for lib_func, m in ((gf, model), (tf, tmodel)):
+        lib_func.replace_all_batch_norm_modules_(m)
+    assert model[1].running_mean is None and not model[1].track_running_stats
+    assert [k for k, _ in model.named_buffers()] == [k for k, _ in tmodel.named_buffers()] == []
+    data, targets = RNG.standard_normal((4, 1, 6, 6)), RNG.integers(0, 2, 4)
+    ours = _per_sample(gg, gf, model, gg.tensor(data), gg.tensor(targets))
+    theirs = _per_sample(torch, tf, tmodel, torch.tensor(data), torch.tensor(targets))
+    _close(ours, theirs, rtol=1e-9, atol=1e-12)
+
+
+def test_vmap_is_at_the_top_level_as_torch_vmap():
+    assert gg.vmap is gf.vmap and torch.vmap is tf.vmap

@@ -1,5 +1,6 @@
-"""torch.func's names (docs/autograd.md, "torch.func"): functional_call and stack_module_state,
-the transforms grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, and vmap.
+"""torch.func's names (docs/autograd.md, "torch.func"): functional_call, stack_module_state and
+replace_all_batch_norm_modules_, the transforms grad, grad_and_value, vjp, jvp, linearize,
+jacrev, jacfwd, hessian, and vmap (also glassgrad.vmap, as torch.vmap).
 
 The transforms are built on glassgrad's reverse mode (autograd.grad, with create_graph=True
 when they nest); jacfwd computes the same Jacobian by reverse mode. vmap runs the function once
@@ -11,9 +12,9 @@ cost. The per-sample-gradients pattern runs as PyTorch writes it:
         return F.cross_entropy(functional_call(model, params, (x.unsqueeze(0),)), y.unsqueeze(0))
     per_sample = vmap(grad(loss_of), in_dims=(None, 0, 0))(params, data, targets)
 """
-from ._functional_call import functional_call, stack_module_state
-from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from ._functional_call import functional_call, replace_all_batch_norm_modules_, stack_module_state
+from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._vmap import vmap
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "stack_module_state", "vjp",
-           "vmap"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]

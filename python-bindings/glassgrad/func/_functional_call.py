@@ -1,6 +1,6 @@
-"""torch.func.functional_call and stack_module_state: a module called with other tensors in the
-places of its parameters and buffers (docs/autograd.md, "torch.func"). The module's own tensors
-come back when the call returns or raises."""
+"""torch.func.functional_call, stack_module_state and replace_all_batch_norm_modules_: a module
+called with other tensors in the places of its parameters and buffers (docs/autograd.md,
+"torch.func"). The module's own tensors come back when the call returns or raises."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
@@ -131,3 +131,18 @@ def stack_module_state(models) -> Tuple[Dict[str, Tensor], Dict[str, Tensor]]:
     params = {n: t.requires_grad_(dict(models[0].named_parameters())[n].requires_grad) for n, t in params.items()}
     buffers = {n: stack([dict(m.named_buffers())[n] for m in models]) for n, _ in models[0].named_buffers()}
     return params, buffers
+
+
+def replace_all_batch_norm_modules_(root):
+    """torch.func.replace_all_batch_norm_modules_: every BatchNorm layer in root stops tracking
+    running statistics (running_mean, running_var, num_batches_tracked become None), so it
+    normalizes with each call's own batch statistics, as vmap over samples wants. In place;
+    returns root."""
+    from ..nn.batchnorm import _BatchNorm
+    for m in root.modules():
+        if isinstance(m, _BatchNorm) and m.track_running_stats:
+            m.running_mean = None
+            m.running_var = None
+            m.num_batches_tracked = None
+            m.track_running_stats = False
+    return root

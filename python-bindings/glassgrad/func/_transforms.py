@@ -1,5 +1,5 @@
 """torch.func's differentiation transforms on glassgrad's reverse mode (docs/autograd.md,
-"torch.func"): grad, grad_and_value, vjp, jvp (by the double-vjp trick), jacrev, jacfwd (the
+"torch.func"): grad, grad_and_value, vjp, jvp and linearize (by the double-vjp trick), jacrev, jacfwd (the
 same Jacobian, computed by reverse mode) and hessian.
 
 Each call differentiates with autograd.grad with respect to an alias of each input (a fresh
@@ -102,12 +102,12 @@ def grad_and_value(func: Callable, argnums: ArgNums = 0, has_aux: bool = False) 
         with enable_grad():
             ins = _Inputs(args, nums, "grad_and_value")
             out, aux = _split_aux(func(*ins.args, **kwargs), has_aux, "grad_and_value")
-            if not isinstance(out, Tensor) or out.numel() != 1:
+            if not isinstance(out, Tensor) or out.dim() != 0:
                 what = f"tensor of shape {list(out.shape)}" if isinstance(out, Tensor) else type(out).__name__
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
-                                   f"{what}\n  fix: reduce the output (.sum(), .mean()); for a non-scalar output "
-                                   "use vjp or jacrev")
-            g = ins.rebuild(ins.grads_of(out.reshape(())), isinstance(argnums, int))
+                                   f"{what}\n  fix: reduce the output (.sum(), .mean(), a [1] tensor: .squeeze()); "
+                                   "for a non-scalar output use vjp or jacrev")
+            g = ins.rebuild(ins.grads_of(out), isinstance(argnums, int))
         value = ins.result(out)
         return (g, (value, ins.result(aux))) if has_aux else (g, value)
     return wrapper
@@ -238,3 +238,26 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
     jts = [_zeros_like(o) if j is None else j for o, j in zip(out_leaves, jts)]
     result = (ins.result(out), unflatten(jts, out_spec))
     return result + (ins.result(aux),) if has_aux else result
+
+
+def linearize(func: Callable, *primals):
+    """torch.func.linearize: (func(*primals), jvp_fn); jvp_fn(*tangents) gives J tangents at the
+    primals, as jvp does, reusing the recorded graph (two reverse passes per call)."""
+    with enable_grad():
+        ins = _Inputs(primals, tuple(range(len(primals))), "linearize")
+        out = func(*ins.args)
+    out_leaves, out_spec = flatten(out)
+    if not all(isinstance(o, Tensor) for o in out_leaves):
+        raise RuntimeError("linearize(f, *primals): Expected f to be a function that has only Tensors (or "
+                           "containers of Tensors) as outputs")
+
+    def jvp_fn(*tangents):
+        t_leaves, t_spec = flatten(tangents)
+        if t_spec != flatten(tuple(primals))[1] or any(
+                not isinstance(t, Tensor) or list(t.shape) != list(x.shape) for t, x in zip(t_leaves, ins.leaves)):
+            raise RuntimeError("linearize: jvp_fn: Expected the tangents to have the structure and shapes of the "
+                               "primals\n  fix: jvp_fn(*tangents) with one tangent per primal, of its shape")
+        jts = jvp_of(out_leaves, ins.leaves, t_leaves, ins.create_graph, "linearize")
+        return unflatten([_zeros_like(o) if j is None else j for o, j in zip(out_leaves, jts)], out_spec)
+
+    return ins.result(out), jvp_fn

@@ -32,7 +32,7 @@ def _same_state(a: Tensor, b: Tensor) -> bool:
 def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None) -> Callable:
     """torch.func.vmap: func mapped over dimension in_dims of its inputs (an int or None for all,
     or a tuple with one entry per positional argument, nested like the argument), its outputs
-    stacked at out_dims. Keyword arguments are passed unmapped. randomness: 'error' (a random op
+    stacked at out_dims; run as a loop, one call of func per index (docs/autograd.md). Keyword arguments are passed unmapped. randomness: 'error' (a random op
     inside raises), 'different' (each sample draws its own numbers), 'same' (each sample draws
     the same numbers). chunk_size is accepted and changes nothing."""
     if randomness not in _RANDOMNESS:
