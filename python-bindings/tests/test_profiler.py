@@ -185,3 +185,17 @@ def test_legacy_profiler_table_lists_events_and_nvtx_is_a_no_op():
     assert len(off.function_events) == 0
     with legacy.emit_nvtx():
         assert gg.ones(2).sum().item() == 2.0
+
+
+def test_a_hook_computing_with_glassgrad_leaves_the_op_rows_intact():
+    # The hook's own plan runs between two steps: its steps are rows of their own, never children
+    # of the step before, and every op row's self time is its whole time.
+    from glassgrad.debug import register_hook
+    seen = []
+    with register_hook("MatMul", lambda node, ins, outs: seen.append(gg.tensor(outs[0]).abs().sum().item()),
+                       when="any"):
+        with profile() as prof:
+            (gg.ones(3, 3) @ gg.ones(3, 3)).exp().sum().item()
+    assert seen
+    for e in prof.events():
+        assert not e.cpu_children and e.self_cpu_time_total == e.cpu_time_total >= 0

@@ -33,7 +33,13 @@ void install(std::shared_ptr<const ObserverList> list) {
   set_step_observer([](size_t index, const Plan& plan, const PlanStep& step, const std::vector<Tensor>& inputs,
                        const std::vector<Tensor>& outputs) {
     const std::shared_ptr<const ObserverList> snapshot = observers();
-    for (const auto& o : *snapshot) o.second(index, plan, step, inputs, outputs);
+    // An observer may run a plan of its own (a Python hook computing with glassgrad), which sets
+    // the step time again: each observer reads the time of the step it is called for.
+    const double seconds = g_last_step_seconds;
+    for (const auto& o : *snapshot) {
+      g_last_step_seconds = seconds;
+      o.second(index, plan, step, inputs, outputs);
+    }
   });
 }
 

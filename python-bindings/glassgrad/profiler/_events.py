@@ -133,7 +133,9 @@ def format_time(us: float) -> str:
 
 
 def link_children(events: List[FunctionEvent]) -> None:
-    """Each event's parent is the innermost event of its thread whose time range holds it."""
+    """Each event's parent is the innermost record_function block of its thread whose time range
+    holds it. Op steps are never parents: kernel calls do not nest (a plan that a hook runs
+    between two steps is its own steps, not part of the step before)."""
     by_thread: Dict[int, List[FunctionEvent]] = {}
     for e in events:
         e.cpu_children, e.cpu_parent = [], None
@@ -147,7 +149,8 @@ def link_children(events: List[FunctionEvent]) -> None:
             if stack and e.time_range.end <= stack[-1].time_range.end:
                 e.cpu_parent = stack[-1]
                 stack[-1].cpu_children.append(e)
-            stack.append(e)
+            if e.is_user_annotation:
+                stack.append(e)
 
 
 class EventList(list):
