@@ -39,3 +39,13 @@ for _ in range(40):
 print(sorted(opt.state_dict()["state"][0]))   # PyTorch's entries: prev, step, step_size
 # --8<-- [end:rprop]
 assert np.abs(w.detach().numpy()).max() < 0.1
+
+# --8<-- [start:parametrize]
+layer = torch.nn.utils.parametrizations.weight_norm(torch.nn.Linear(4, 3))
+print(list(layer.state_dict()))               # bias, then g and v: parametrizations.weight.original0/1
+layer.weight = torch.ones(3, 4)               # stored through right_inverse: g = 2 (each row's norm), v = ones
+print(layer.parametrizations.weight.original0.flatten().tolist())
+torch.nn.utils.parametrize.remove_parametrizations(layer, "weight")   # a plain Linear again
+print(type(layer).__name__, list(layer.state_dict()))
+# --8<-- [end:parametrize]
+assert type(layer).__name__ == "Linear"
