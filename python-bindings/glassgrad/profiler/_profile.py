@@ -114,12 +114,9 @@ class _Profile:
 
     def key_averages(self, group_by_input_shape: bool = False, group_by_stack_n: int = 0,
                      group_by_overload_name: bool = False) -> EventList:
-        if group_by_input_shape and not self.record_shapes:
-            raise RuntimeError("key_averages(group_by_input_shape=True): the profile has no input shapes\n"
-                               "  fix: profile(..., record_shapes=True)")
-        if group_by_stack_n > 0 and not self.with_stack:
-            raise RuntimeError("key_averages(group_by_stack_n=...): the profile has no source lines\n"
-                               "  fix: profile(..., with_stack=True)")
+        """The events summed by name (and by input shapes, and by the first group_by_stack_n source
+        lines, when asked; without record_shapes / with_stack those are empty and the rows are the
+        by-name rows, as PyTorch's)."""
         return self._events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
     def export_chrome_trace(self, path: str) -> None:
