@@ -344,20 +344,22 @@ def child(args) -> int:
     res = Results("ordinary_gpu", args.csv, tiny=args.tiny)
     only = set(args.only.split(","))
     where = f" on {sms} SMs" if sms else ""  # the report groups rows by it
-    if "convs" in only:
-        convs(args, res, dev, torch, note, where)
-    if "resnet" in only:
-        resnet(args, res, dev, torch, note, where)
-    if "simplecnn" in only:
-        simplecnn(args, res, dev, torch, note, where)
-    if "gpt" in only:
-        import gpt_workload
-        gpt_workload.run(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
-    if "lstm" in only:
-        lstm_step.workload(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
-    if "dcgan" in only:
-        dcgan(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
-    print("wrote", res.write())
+    try:  # the rows of the workloads that ran are written even when a later one fails
+        if "convs" in only:
+            convs(args, res, dev, torch, note, where)
+        if "resnet" in only:
+            resnet(args, res, dev, torch, note, where)
+        if "simplecnn" in only:
+            simplecnn(args, res, dev, torch, note, where)
+        if "gpt" in only:
+            import gpt_workload
+            gpt_workload.run(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
+        if "lstm" in only:
+            lstm_step.workload(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
+        if "dcgan" in only:
+            dcgan(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
+    finally:
+        print("wrote", res.write())
     return 0
 
 
