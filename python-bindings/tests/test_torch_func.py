@@ -207,3 +207,25 @@ def test_per_sample_gradients_through_batch_norm_without_running_stats_match_tor
 
 def test_vmap_is_at_the_top_level_as_torch_vmap():
     assert gg.vmap is gf.vmap and torch.vmap is tf.vmap
+
+
+def test_grad_of_a_closure_over_parameters_is_differentiable_in_them_as_torch_s():
+    # A gradient penalty written with func.grad: the critic's parameters are closed over, and the
+    # penalty's gradient reaches them through the input gradient.
+    torch.manual_seed(0)
+    tcritic = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1)).double()
+    critic = gg.nn.Sequential(gg.nn.Linear(3, 4), gg.nn.Tanh(), gg.nn.Linear(4, 1)).double()
+    critic.load_state_dict({k: gg.tensor(v.numpy()) for k, v in tcritic.state_dict().items()})
+    x = RNG.standard_normal((5, 3))
+
+    def penalty(lib, func, net, xs):
+        g = func.vmap(func.grad(lambda xi: net(xi.unsqueeze(0)).sum()))(xs)
+        return ((g.pow(2).sum(1).sqrt() - 1) ** 2).mean()
+    p, tp = penalty(gg, gf, critic, gg.tensor(x)), penalty(torch, tf, tcritic, torch.tensor(x))
+    _close(p, tp)
+    assert p.requires_grad
+    p.backward()
+    tp.backward()
+    ours, theirs = [q.grad for q in critic.parameters()], [q.grad for q in tcritic.parameters()]
+    assert [g is None for g in ours] == [g is None for g in theirs] == [False, False, False, True]
+    _close(ours[:3], theirs[:3])  # the last bias does not change the input gradient

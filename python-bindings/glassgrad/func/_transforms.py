@@ -6,7 +6,8 @@ Each call differentiates with autograd.grad with respect to an alias of each inp
 leaf, or a view of an input that already requires grad), so a transform sees only the paths
 through its own inputs. The graph of the result is kept (create_graph=True) when an input
 already requires grad: that is how grad(grad(f)), jacrev(jacrev(f)) and a grad inside a
-training step compose. A tensor the function closes over is a constant to the transform."""
+training step compose, and when an output depends on a tensor requiring grad that the function
+closes over (a model's parameters): the result is then differentiable in it, as torch.func's."""
 from __future__ import annotations
 
 from typing import Any, Callable, List, Sequence, Tuple, Union
@@ -67,6 +68,18 @@ class _Inputs:
             self.leaves += aliases
         self.create_graph = self.create_graph and is_grad_enabled()
 
+    def see_outputs(self, outputs) -> None:
+        """Keeps the graph also when an output depends on a tensor requiring grad that func closes
+        over (a model's parameters): the result is then differentiable in it, as torch.func's."""
+        if self.create_graph or not is_grad_enabled():
+            return
+        own = {x._h.identity for x in self.leaves}
+        for o in flatten(outputs)[0]:
+            if isinstance(o, Tensor) and o.requires_grad and any(
+                    h.identity not in own for h in o._h.leaves_requiring_grad()):
+                self.create_graph = True
+                return
+
     def grads_of(self, output: Tensor, grad_output=None) -> List[Tensor]:
         gs = _autograd_grad([output], self.leaves, None if grad_output is None else [grad_output],
                             retain_graph=True, create_graph=self.create_graph, allow_unused=True,
@@ -102,6 +115,7 @@ def grad_and_value(func: Callable, argnums: ArgNums = 0, has_aux: bool = False) 
         with enable_grad():
             ins = _Inputs(args, nums, "grad_and_value")
             out, aux = _split_aux(func(*ins.args, **kwargs), has_aux, "grad_and_value")
+            ins.see_outputs(out)
             if not isinstance(out, Tensor) or out.dim() != 0:
                 what = f"tensor of shape {list(out.shape)}" if isinstance(out, Tensor) else type(out).__name__
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
@@ -130,6 +144,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     with enable_grad():
         ins = _Inputs(primals, tuple(range(len(primals))), "vjp")
         out, aux = _split_aux(func(*ins.args), has_aux, "vjp")
+        ins.see_outputs(out)
     out_leaves, out_spec = flatten(out)
     if not all(isinstance(o, Tensor) for o in out_leaves):
         raise RuntimeError("vjp(f, *primals): Expected f to be a function that has only Tensors (or containers of "
@@ -170,6 +185,7 @@ def jacrev(func: Callable, argnums: ArgNums = 0, *, has_aux: bool = False, chunk
         with enable_grad():
             ins = _Inputs(args, nums, "jacrev")
             out, aux = _split_aux(func(*ins.args, **kwargs), has_aux, "jacrev")
+            ins.see_outputs(out)
             out_leaves, out_spec = flatten(out)
             if not all(isinstance(o, Tensor) for o in out_leaves):
                 raise RuntimeError("jacrev(f, ...)(*args): Expected f to be a function that has only Tensors (or "
@@ -229,6 +245,7 @@ def jvp(func: Callable, primals: Any, tangents: Any, *, strict: bool = False, ha
                                    f"shape, got {list(x.shape)} and "
                                    f"{list(t.shape) if isinstance(t, Tensor) else type(t).__name__}")
         out, aux = _split_aux(func(*ins.args), has_aux, "jvp")
+        ins.see_outputs(out)
         out_leaves, out_spec = flatten(out)
         if not all(isinstance(o, Tensor) for o in out_leaves):
             raise RuntimeError("jvp(f, primals, tangents): Expected f to be a function that has only Tensors (or "
@@ -246,6 +263,7 @@ def linearize(func: Callable, *primals):
     with enable_grad():
         ins = _Inputs(primals, tuple(range(len(primals))), "linearize")
         out = func(*ins.args)
+        ins.see_outputs(out)
     out_leaves, out_spec = flatten(out)
     if not all(isinstance(o, Tensor) for o in out_leaves):
         raise RuntimeError("linearize(f, *primals): Expected f to be a function that has only Tensors (or "
