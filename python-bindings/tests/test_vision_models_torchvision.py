@@ -1,7 +1,8 @@
 """glassgrad.vision.models against torchvision.models itself: the same state_dict keys in the same
 order with the same shapes, the same parameter counts, and the same eval-mode outputs (float32,
 1e-4 relative to the largest output) after loading the torchvision model's state_dict strictly,
-with its norms' statistics and affine parameters and its layer scales randomized so they count.
+with its norms' statistics and affine parameters, its layer scales and its constant-initialized
+parameters (zero heads, class tokens) randomized so they count.
 
 Skipped where torchvision is not installed (CI has neither torch nor torchvision). To run it:
 `pip install torch torchvision`, then
@@ -20,12 +21,15 @@ CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32, "squeezenet1_0": 64, "squee
          "densenet121": 64, "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "efficientnet_b0": 64,
          "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64, "googlenet": 64,
          "inception_v3": 80, "regnet_y_400mf": 64, "regnet_x_400mf": 64, "regnet_y_800mf": 64, "regnet_x_8gf": 64,
-         "convnext_tiny": 64}
+         "convnext_tiny": 64, "vit_b_32": 64, "vit_b_16": 32}
+# Constructor arguments beyond weights=None (a ViT is built for one image size).
+KWARGS = {"vit_b_32": {"image_size": 64}, "vit_b_16": {"image_size": 32, "representation_size": 20}}
 
 
 def _randomize_norms(model):
-    """Batch-norm statistics, norms' affine parameters and layer scales drawn away from their
-    starting values (1e-6 layer scales would hide the blocks they scale)."""
+    """Batch-norm statistics, norms' affine parameters, layer scales and every other parameter
+    that starts constant drawn away from their starting values (1e-6 layer scales would hide the
+    blocks they scale, a zero head every output)."""
     with torch.no_grad():
         for m in model.modules():
             if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
@@ -37,13 +41,15 @@ def _randomize_norms(model):
         for name, p in model.named_parameters():
             if name.endswith("layer_scale"):
                 p.uniform_(0.5, 1.5)
+            elif bool((p == p.flatten()[0]).all()):  # zero heads, class tokens, constant biases
+                p.normal_(std=0.02)
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_keys_counts_and_outputs_match_torchvision(name):
     torch.manual_seed(0)
-    theirs = getattr(tv_models, name)(weights=None).eval()
-    ours = getattr(models, name)(weights=None).eval()
+    theirs = getattr(tv_models, name)(weights=None, **KWARGS.get(name, {})).eval()
+    ours = getattr(models, name)(weights=None, **KWARGS.get(name, {})).eval()
     their_sd, our_sd = theirs.state_dict(), ours.state_dict()
     assert list(our_sd) == list(their_sd)
     assert [tuple(v.shape) for v in our_sd.values()] == [tuple(v.shape) for v in their_sd.values()]

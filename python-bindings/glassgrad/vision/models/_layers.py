@@ -1,4 +1,4 @@
-"""Building blocks torchvision's mobile networks share (torchvision.ops.Conv2dNormActivation,
+"""Building blocks torchvision's mobile networks share (torchvision.ops.Conv2dNormActivation, MLP,
 Permute, SqueezeExcitation, StochasticDepth and torchvision.models._utils._make_divisible), with
 torchvision's names so state_dict keys match: a Conv2dNormActivation is a Sequential whose layers
 are "0" (conv), "1" (norm), "2" (activation)."""
@@ -9,7 +9,7 @@ from typing import Any, Callable, List, Optional
 from ... import _C, _factories, nn
 from ..._tensor import Tensor
 
-__all__ = ["Conv2dNormActivation", "Permute", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible"]
+__all__ = ["Conv2dNormActivation", "MLP", "Permute", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible"]
 
 
 def make_divisible(v: float, divisor: int, min_value: Optional[int] = None) -> int:
@@ -43,6 +43,31 @@ class Conv2dNormActivation(nn.Sequential):
             layers.append(activation_layer() if inplace is None else activation_layer(inplace=inplace))
         super().__init__(*layers)
         self.out_channels = out_channels
+
+
+class MLP(nn.Sequential):
+    """torchvision.ops.MLP(in_channels, hidden_channels, norm_layer=None, activation_layer=ReLU,
+    inplace=None, bias=True, dropout=0.0): for each hidden width but the last, Linear, the norm
+    (where given), the activation and Dropout; then Linear to the last width and Dropout.
+    inplace=None keeps the activation's and Dropout's own default."""
+
+    def __init__(self, in_channels: int, hidden_channels: List[int],
+                 norm_layer: Optional[Callable[..., nn.Module]] = None,
+                 activation_layer: Optional[Callable[..., nn.Module]] = nn.ReLU, inplace: Optional[bool] = None,
+                 bias: bool = True, dropout: float = 0.0) -> None:
+        params = {} if inplace is None else {"inplace": inplace}
+        layers: List[nn.Module] = []
+        in_dim = in_channels
+        for hidden in hidden_channels[:-1]:
+            layers.append(nn.Linear(in_dim, hidden, bias=bias))
+            if norm_layer is not None:
+                layers.append(norm_layer(hidden))
+            if activation_layer is not None:
+                layers.append(activation_layer(**params))
+            layers.append(nn.Dropout(dropout, **params))
+            in_dim = hidden
+        layers += [nn.Linear(in_dim, hidden_channels[-1], bias=bias), nn.Dropout(dropout, **params)]
+        super().__init__(*layers)
 
 
 class Permute(nn.Module):
