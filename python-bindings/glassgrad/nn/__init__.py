@@ -1,13 +1,13 @@
 """Layers, containers, losses and the Module base class, with torch.nn's names (glassgrad's own
 spellings Conv2D, BatchNorm2D, ... are the same classes as Conv2d, BatchNorm2d, ...)."""
 from .activation import Hardsigmoid, Hardswish, Hardtanh, Mish, ReLU6
-from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d
+from .batchnorm import BatchNorm1D, BatchNorm1d, BatchNorm2D, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList
 from .conv import Conv1d, ConvTranspose1d, ConvTranspose2d
 from . import dropout as _dropout_layers
 from .dropout import *  # its __all__: layers and functions; the layers join __all__ below
 from .embedding import Embedding, EmbeddingBag
-from .instancenorm import InstanceNorm1d, InstanceNorm2d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
                       ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
                       ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
@@ -29,6 +29,8 @@ from .regression_losses import (CosineEmbeddingLoss, CosineSimilarity, GaussianN
                                PairwiseDistance, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .ranking_losses import MultiLabelMarginLoss, TripletMarginWithDistanceLoss
 from .fold import Fold, LocalResponseNorm, Unfold
+from .conv import Conv3d
+from .loss import NLLLoss2d
 from .layers import UpsamplingBilinear2d, UpsamplingNearest2d
 from .attention import MultiheadAttention
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
@@ -66,6 +68,6 @@ __all__ += ["LogSigmoid", "Softsign", "SELU", "CELU", "GLU", "PReLU", "RReLU", "
 __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
-            "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]

@@ -71,7 +71,8 @@ class _BatchNorm(Module):
         if x.ndim not in self._RANKS:
             got = f"{x.ndim}D input {list(x.shape)}"
             fix = ("use BatchNorm1d for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
-                   else "use BatchNorm2d for (N, C, H, W) input" if x.ndim == 4 else "reshape the input")
+                   else "use BatchNorm2d for (N, C, H, W) input" if x.ndim == 4
+                   else "use BatchNorm3d for (N, C, D, H, W) input" if x.ndim == 5 else "reshape the input")
             raise _C.ShapeError(f"{layer_name(self)}: expected {self._INPUT} input, got {got}\n  fix: {fix}")
 
     def _affine(self, x: Tensor):
@@ -141,6 +142,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalization over (N, C, H, W) input (statistics over N, H and W)."""
     _RANKS = (4,)
     _INPUT = "(N, C, H, W)"
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over (N, C, D, H, W) input (statistics over N, D, H and W)."""
+    _RANKS = (5,)
+    _INPUT = "(N, C, D, H, W)"
 
 
 # The seed's spellings of PyTorch's classes (the same classes).

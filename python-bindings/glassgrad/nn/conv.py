@@ -1,4 +1,4 @@
-"""ConvTranspose2d, Conv1d and ConvTranspose1d, with PyTorch's arguments, positional order,
+"""ConvTranspose2d, Conv1d, Conv3d and ConvTranspose1d, with PyTorch's arguments, positional order,
 weight layouts, initialization and printing (Conv2d is in layers.py).
 
 - ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
@@ -8,6 +8,7 @@ weight layouts, initialization and printing (Conv2d is in layers.py).
   the convolution's input gradient.
 - Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
   bias=True, padding_mode='zeros', ...): weight [out_channels, in_channels / groups, k].
+- Conv3d: as Conv1d over (N, C, D, H, W); weight [out_channels, in_channels / groups, kd, kh, kw].
 - ConvTranspose1d: as ConvTranspose2d over (N, C, L).
 
 Initialization is PyTorch's reset_parameters: weight and bias U(-1/sqrt(fan_in), 1/sqrt(fan_in))
@@ -19,6 +20,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import _C, _args
+from .._conv3d import conv3d, same_padding
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d, int_tuple, output_padding_for
 from .._padding import pad
 from .layers import _check_tensor, _default_uniform, _parameter, conv_extra_repr, parameter_dtype
@@ -113,26 +115,43 @@ class ConvTranspose1d(_ConvTransposeNd):
     _DIMS = 1
 
 
-class Conv1d(_ConvNd):
-    """1-d convolution over (N, C_in, L) or (C_in, L) input (PyTorch's nn.Conv1d): weight
-    [out_channels, in_channels / groups, k]; padding an int, (p,), 'same' or 'valid';
-    padding_mode 'reflect', 'replicate' or 'circular' pads with F.pad first."""
-
-    _DIMS = 1
+class _PlainConvNd(_ConvNd):
+    """Conv1d / Conv3d: PyTorch's arguments, and a forward that runs the class's function, after
+    F.pad with padding_mode when it is not 'zeros' (padding='same' splits dilation (k - 1) with
+    the extra one on the right, as PyTorch)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
                          0, device, dtype)
 
+    def _conv(self, input, padding):
+        fn = conv1d if self._DIMS == 1 else conv3d
+        return fn(input, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
+
     def forward(self, input):
         _check_tensor(self, input)
         if self.padding_mode == "zeros":
-            return conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            return self._conv(input, self.padding)
         if isinstance(self.padding, str):  # 'same' at stride 1 ('valid' pads nothing)
-            total = self.dilation[0] * (self.kernel_size[0] - 1) if self.padding == "same" else 0
-            amounts = (total // 2, total - total // 2)
+            amounts = same_padding(self.kernel_size, self.dilation) if self.padding == "same" else (0,) * 2 * self._DIMS
         else:
-            amounts = (self.padding[0], self.padding[0])
-        return conv1d(pad(input, amounts, self.padding_mode), self.weight, self.bias, self.stride, 0, self.dilation,
-                      self.groups)
+            amounts = tuple(v for p in reversed(self.padding) for v in (p, p))
+        return self._conv(pad(input, amounts, self.padding_mode), 0)
+
+
+class Conv1d(_PlainConvNd):
+    """1-d convolution over (N, C_in, L) or (C_in, L) input (PyTorch's nn.Conv1d): weight
+    [out_channels, in_channels / groups, k]; padding an int, (p,), 'same' or 'valid';
+    padding_mode 'reflect', 'replicate' or 'circular' pads with F.pad first."""
+
+    _DIMS = 1
+
+
+class Conv3d(_PlainConvNd):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input (PyTorch's nn.Conv3d):
+    weight [out_channels, in_channels / groups, kd, kh, kw]; padding an int, a triple, 'same' or
+    'valid'; padding_mode 'reflect', 'replicate' or 'circular' pads with F.pad first. Runs as
+    F.conv3d (glassgrad/_conv3d.py: 2-d convolutions summed over the kernel's depth)."""
+
+    _DIMS = 3

@@ -83,3 +83,9 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalization of (N, C, H, W) or (C, H, W) input: each sample's channel over H, W."""
     _SPATIAL = 2
     _INPUT = "(N, C, H, W) or (C, H, W)"
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of (N, C, D, H, W) or (C, D, H, W) input: each sample's channel over D, H, W."""
+    _SPATIAL = 3
+    _INPUT = "(N, C, D, H, W) or (C, D, H, W)"

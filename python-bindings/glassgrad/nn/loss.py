@@ -5,6 +5,7 @@ Arguments are checked when the module is built, with the messages the functions 
 value fails where it was written rather than at the first batch."""
 from __future__ import annotations
 
+import warnings
 from typing import Optional
 
 import numpy as np
@@ -66,6 +67,16 @@ class NLLLoss(_WeightedLoss):
     def forward(self, input: Tensor, target) -> Tensor:
         return _losses.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                 reduction=self.reduction)
+
+
+class NLLLoss2d(NLLLoss):
+    """PyTorch's deprecated nn.NLLLoss2d: NLLLoss (which takes (N, C, H, W) input), with its warning."""
+
+    def __init__(self, weight: Optional[Tensor] = None, size_average=None, ignore_index: int = -100, reduce=None,
+                 reduction: str = "mean"):
+        warnings.warn("NLLLoss2d has been deprecated. Please use NLLLoss instead as a drop-in replacement and see "
+                      "https://pytorch.org/docs/main/nn.html#torch.nn.NLLLoss for more details.", stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
 
 
 class MSELoss(_Loss):

@@ -1,0 +1,78 @@
+"""torch.nn.functional.conv3d, composed of 2-d convolutions: for kernel depth offset k, the input
+planes k * dilation_d, + stride_d, ... (one per output depth) are folded into the batch and
+convolved with the kernel's slice k by the Conv2D op (stride, dilation and groups in H and W);
+the output is the sum over k, plus the bias. So it runs wherever Conv2D does, and its gradients
+are Conv2D's, Slice's and Add's. Padding (ints, 'same', 'valid') is a zero pad first."""
+from __future__ import annotations
+
+from typing import Optional, Tuple, Union
+
+from . import _C
+from ._conv_transpose import int_tuple
+from ._padding import pad
+from ._tensor import Tensor
+
+IntTuple = Union[int, Tuple[int, ...]]
+
+
+def same_padding(kernel, dilation) -> Tuple[int, ...]:
+    """F.pad amounts (last axis first) for padding='same': dilation (k - 1) in all, the extra one
+    on the right (PyTorch's split)."""
+    amounts: Tuple[int, ...] = ()
+    for k, d in zip(reversed(kernel), reversed(dilation)):
+        total = d * (k - 1)
+        amounts += (total // 2, total - total // 2)
+    return amounts
+
+
+def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
+           padding: Union[IntTuple, str] = 0, dilation: IntTuple = 1, groups: int = 1) -> Tensor:
+    """PyTorch's F.conv3d: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+    [C_out, C_in / groups, kd, kh, kw]; padding an int, a triple, 'same' (stride 1) or 'valid'."""
+    from .functional import conv2d
+    where = "conv3d"
+    if input.ndim not in (4, 5):
+        raise _C.ShapeError(f"{where}: Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
+                            f"{list(input.shape)}\n  fix: (N, C_in, D, H, W)")
+    if weight.ndim != 5:
+        raise _C.ShapeError(f"{where}: weight must be 5-d [C_out, C_in / groups, kd, kh, kw], got "
+                            f"{list(weight.shape)}\n  fix: weight.reshape(C_out, C_in // groups, kd, kh, kw)")
+    x = input if input.ndim == 5 else input.reshape(1, *input.shape)
+    s = int_tuple(stride, 3, "stride", where, minimum=1)
+    d = int_tuple(dilation, 3, "dilation", where, minimum=1)
+    k = tuple(weight.shape[2:])
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise _C.InvalidArgumentError(f"{where}: Invalid padding string '{padding}'\n  fix: 'same' or 'valid'")
+        if padding == "same" and s != (1, 1, 1):
+            raise _C.InvalidArgumentError(f"{where}: padding='same' is not supported for strided convolutions "
+                                          f"(stride {s})\n  fix: stride=1, or an explicit padding")
+        amounts = same_padding(k, d) if padding == "same" else (0,) * 6
+    else:
+        p = int_tuple(padding, 3, "padding", where, minimum=0)
+        amounts = (p[2], p[2], p[1], p[1], p[0], p[0])
+    if any(amounts):
+        x = pad(x, amounts)
+    n, c, depth, h, w = x.shape
+    if c != weight.shape[1] * groups:
+        raise _C.ShapeError(f"{where}: Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                            f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got {c} channels "
+                            f"instead\n  fix: in_channels = weight.shape[1] * groups")
+    out_d = (depth - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    if out_d < 1:
+        raise _C.ShapeError(f"{where}: the kernel depth {k[0]} (dilation {d[0]}) is larger than the padded input "
+                            f"depth {depth}\n  fix: more padding, or a smaller kernel")
+    parts = []
+    for i in range(k[0]):
+        start = i * d[0]
+        planes = x[:, :, start:start + s[0] * (out_d - 1) + 1:s[0]]            # (N, C, out_d, H, W)
+        folded = planes.transpose(1, 2).reshape(n * out_d, c, h, w)
+        parts.append(conv2d(folded, weight[:, :, i], None, s[1:], 0, d[1:], groups))   # (N out_d, C_out, OH, OW)
+    total = parts[0]
+    for part in parts[1:]:
+        total = total + part
+    oh, ow = total.shape[-2:]
+    y = total.reshape(n, out_d, weight.shape[0], oh, ow).transpose(1, 2)
+    if bias is not None:
+        y = y + bias.reshape(1, -1, 1, 1, 1)
+    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
