@@ -111,12 +111,13 @@ _ALWAYS = {**_BUILTINS, ("_codecs", "encode"): codecs.encode, ("collections", "O
 
 
 def _trusted_class(obj) -> bool:
-    """A class weights_only=False constructs unasked: a glassgrad layer, optimizer or scheduler, or
-    a subclass of one (in-memory objects: their constructors touch nothing outside the process)."""
+    """A class weights_only=False constructs unasked: a glassgrad layer, optimizer (with its
+    parameter groups) or scheduler, or a subclass of one (in-memory objects: their constructors
+    touch nothing outside the process)."""
     from .nn.module import Module
     from .optim.lr_scheduler import LRScheduler
-    from .optim.optimizer import Optimizer
-    return isinstance(obj, type) and issubclass(obj, (Module, Optimizer, LRScheduler))
+    from .optim.optimizer import Optimizer, ParamGroup
+    return isinstance(obj, type) and issubclass(obj, (Module, Optimizer, LRScheduler, ParamGroup))
 
 
 def _trusted_function(module: str, obj) -> bool:

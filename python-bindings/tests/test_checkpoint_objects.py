@@ -206,3 +206,27 @@ def test_a_model_saved_on_the_gpu_loads_there_or_where_map_location_says(tmp_pat
     cpu = gg.load(tmp_path / "m.pt", weights_only=False, map_location="cpu")
     assert cpu[0].weight.device == "cpu"
     np.testing.assert_allclose(cpu(x.to("cpu")).numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("cls,kwargs", [("Adam", dict(lr=0.1, amsgrad=True)), ("SGD", dict(lr=0.1, momentum=0.9)),
+                                        ("Rprop", {}), ("ASGD", dict(t0=1))])
+def test_a_whole_optimizer_saved_with_its_model_resumes_the_same_steps(tmp_path, cls, kwargs):
+    model = gg.nn.Linear(3, 2)
+    opt = getattr(gg.optim, cls)(model.parameters(), **kwargs)
+    x = gg.tensor(np.linspace(-1, 1, 6).reshape(2, 3).astype(np.float32))
+
+    def steps(m, o, n):
+        for _ in range(n):
+            o.zero_grad()
+            (m(x) ** 2).sum().backward()
+            o.step()
+            o.param_groups[0]["lr"] *= 0.5  # a schedule's write reaches the resumed group's tensors too
+    steps(model, opt, 2)
+    path = os.path.join(tmp_path, "whole.pt")
+    gg.save({"model": model, "optimizer": opt}, path)
+    back = gg.load(path, weights_only=False)
+    assert back["optimizer"].param_groups[0]["params"][0] is back["model"].weight
+    steps(model, opt, 3)
+    steps(back["model"], back["optimizer"], 3)
+    for a, b in zip(model.parameters(), back["model"].parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())

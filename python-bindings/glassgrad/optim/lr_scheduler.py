@@ -199,6 +199,10 @@ class LRScheduler:
         self._last_lr = self._group_lrs()
 
 
+class _LRScheduler(LRScheduler):
+    """PyTorch's older name of the base class (still what many custom schedulers subclass)."""
+
+
 class LambdaLR(LRScheduler):
     """lr = base_lr * lr_lambda(epoch), one function or one per group."""
 

@@ -25,6 +25,7 @@ import numpy as np
 from .. import _C, _args
 from .._tensor import Tensor, _op, _op_multi, _wrap
 from .._trace import record_updates, scope
+from ._hooks import OptimizerHooks, wrap_hooked_methods
 
 _static_version = 0
 
@@ -81,6 +82,12 @@ class ParamGroup(dict):
         super().update(*args, **kwargs)
         self._changed()
 
+    def __reduce__(self):
+        # Pickled (glassgrad.save of a whole optimizer) as its entries alone: the link to the
+        # optimizer (a weak reference) and the 0-d hyperparameter tensors are remade on load
+        # (Optimizer.__setstate__).
+        return (ParamGroup, (dict(self),))
+
     def setdefault(self, key, default=None):
         had = key in self
         out = super().setdefault(key, default)
@@ -117,10 +124,14 @@ def refuse_fused_with_foreach(name: str, fused, foreach) -> None:
                                   f"  fix: pass one of them (glassgrad runs the same step either way)")
 
 
-class Optimizer:
+class Optimizer(OptimizerHooks):
     """Base class: Optimizer(params, defaults). params is an iterable of tensors, of dicts
     (parameter groups: {'params': [...], 'lr': ...}, missing keys taken from defaults), or of
-    (name, tensor) pairs (model.named_parameters())."""
+    (name, tensor) pairs (model.named_parameters()). Step and state_dict hooks: optim/_hooks.py."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        wrap_hooked_methods(cls)
 
     # Group keys held as 0-d tensors (read by the update ops), per optimizer class.
     _TENSOR_HYPERPARAMETERS: Tuple[str, ...] = ("lr",)
@@ -146,6 +157,12 @@ class Optimizer:
         groups = items if isinstance(items[0], dict) else [{"params": items}]
         for g in groups:
             self.add_param_group(g)
+
+    def __setstate__(self, state: Dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        for group in self.param_groups:
+            group._opt = weakref.ref(self)
+            group._static = self._static_signature(group)
 
     # ---- groups ----
     def add_param_group(self, param_group: Dict[str, Any]) -> None:
@@ -522,3 +539,6 @@ class Optimizer:
 
 __all__ = ["Optimizer", "ParamGroup", "static_version", "refuse_differentiable", "refuse_fused_with_foreach",
            "_op_multi"]
+
+
+wrap_hooked_methods(Optimizer)
