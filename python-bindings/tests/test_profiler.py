@@ -200,3 +200,12 @@ def test_a_hook_computing_with_glassgrad_leaves_the_op_rows_intact():
     assert seen
     for e in prof.events():
         assert not e.cpu_children and e.self_cpu_time_total == e.cpu_time_total >= 0
+
+
+def test_trace_metadata_is_json_escaped(tmp_path):
+    with profile() as prof:
+        prof.add_metadata("run", 'a "quoted" name')
+    prof.export_chrome_trace(str(tmp_path / "t.json"))
+    assert json.loads((tmp_path / "t.json").read_text())["run"] == 'a "quoted" name'
+    with pytest.raises(ValueError):
+        prof.add_metadata_json("bad", "{not json")

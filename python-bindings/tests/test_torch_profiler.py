@@ -100,3 +100,27 @@ def test_chrome_trace_blocks_as_torch_writes_them(tmp_path):
     (t,) = [e for e in theirs["traceEvents"] if e.get("name") == "outer"]
     assert {k: o[k] for k in ("ph", "cat")} == {k: t[k] for k in ("ph", "cat")}
     assert set(t) >= {"ts", "dur", "pid", "tid"} and set(o) >= {"ts", "dur", "pid", "tid"}
+
+
+def test_export_stacks_and_trace_metadata_as_torch_writes_them(tmp_path):
+    def run(lib, name):
+        def inner():
+            return float((lib.ones(64, 64) @ lib.ones(64, 64)).exp().sum())
+        with lib.profiler.profile(with_stack=True) as prof:
+            inner()
+            prof.add_metadata("run", "run 7")
+            prof.add_metadata_json("config", '{"lr": 0.1}')
+        prof.export_stacks(str(tmp_path / f"{name}.stacks"), "self_cpu_time_total")
+        prof.export_chrome_trace(str(tmp_path / f"{name}.json"))
+        lines = (tmp_path / f"{name}.stacks").read_text().splitlines()
+        return lines, json.loads((tmp_path / f"{name}.json").read_text())
+    (ours, otrace), (theirs, ttrace) = run(gg, "gg"), run(torch, "torch")
+    assert ours  # torch 2.x's CPU profile writes no stacks without its verbose experimental config
+    for line in ours + theirs:
+        frames, value = line.rsplit(" ", 1)
+        assert int(value) > 0 and frames
+    assert any(__file__.split("/")[-1] in line for line in ours)
+    assert otrace["run"] == ttrace["run"] == "run 7"
+    assert otrace["config"] == ttrace["config"] == {"lr": 0.1}
+    with pytest.raises(ValueError, match="not measured"):
+        gp.profile().export_stacks(str(tmp_path / "x"), "self_cuda_time_total")

@@ -196,6 +196,21 @@ class EventList(list):
     def export_chrome_trace(self, path: str) -> None:
         write_chrome_trace([e for e in self if isinstance(e, FunctionEvent)], path)
 
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        """torch's flame-graph input: per event with a stack (with_stack=True: the source line that
+        recorded the op), its frames joined by ';' and the metric in whole microseconds."""
+        if metric != "self_cpu_time_total":
+            why = UNMEASURED.get(metric.replace("self_", "").replace("xpu", "cuda").replace("privateuse1", "cuda"),
+                                 "not a metric")
+            raise ValueError(f"export_stacks: metric={metric!r} is not measured ({why})\n"
+                             "  fix: metric='self_cpu_time_total'")
+        table = str.maketrans(" ;\t\n", "____")
+        with open(path, "w", encoding="utf-8") as f:
+            for e in self:
+                value = int(e.self_cpu_time_total)
+                if e.stack and value > 0:
+                    f.write(";".join(frame.translate(table) for frame in reversed(e.stack)) + f" {value}\n")
+
     def __str__(self) -> str:
         return self.table()
 
@@ -269,9 +284,10 @@ def build_table(events, sort_by, row_limit, max_src_column_width, max_name_colum
     return "\n".join(out)
 
 
-def write_chrome_trace(events: List[FunctionEvent], path: str) -> None:
+def write_chrome_trace(events: List[FunctionEvent], path: str, metadata: Optional[Dict[str, str]] = None) -> None:
     """Chrome's trace format (chrome://tracing, Perfetto, TensorBoard's trace viewer): one complete
-    ('X') event per op step or record_function block, times in microseconds."""
+    ('X') event per op step or record_function block, times in microseconds; metadata: JSON
+    texts added as top-level keys (profile.add_metadata)."""
     pid = os.getpid()
     trace = []
     for e in sorted(events, key=lambda e: e.time_range.start):
@@ -291,4 +307,7 @@ def write_chrome_trace(events: List[FunctionEvent], path: str) -> None:
         import gzip
         opener = gzip.open  # type: ignore[assignment]
     with opener(path, "wt", encoding="utf-8") as f:
-        json.dump({"schemaVersion": 1, "displayTimeUnit": "ms", "traceEvents": trace}, f)
+        doc: dict = {"schemaVersion": 1, "displayTimeUnit": "ms"}
+        doc.update({k: json.loads(v) for k, v in (metadata or {}).items()})
+        doc["traceEvents"] = trace
+        json.dump(doc, f)

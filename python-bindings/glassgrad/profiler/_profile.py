@@ -4,11 +4,12 @@ when a schedule is given); what is recorded is _recorder's (docs/debugging.md)."
 from __future__ import annotations
 
 import enum
+import json
 import os
 import warnings
-from typing import Callable, Iterable, Optional
+from typing import Callable, Dict, Iterable, Optional
 
-from ._events import EventList
+from ._events import EventList, FunctionEvent, write_chrome_trace
 from ._recorder import Recorder, record_function
 
 
@@ -98,6 +99,7 @@ class _Profile:
         self.record_shapes, self.with_stack = record_shapes, with_stack
         self._recorder: Optional[Recorder] = None
         self._events = EventList()
+        self._metadata: Dict[str, str] = {}
 
     def _start_trace(self) -> None:
         self._recorder = Recorder(self.record_shapes, self.with_stack)
@@ -120,7 +122,11 @@ class _Profile:
         return self._events.key_averages(group_by_input_shape, group_by_stack_n, group_by_overload_name)
 
     def export_chrome_trace(self, path: str) -> None:
-        self._events.export_chrome_trace(path)
+        write_chrome_trace([e for e in self._events if isinstance(e, FunctionEvent)], path, self._metadata)
+
+    def export_stacks(self, path: str, metric: str = "self_cpu_time_total") -> None:
+        """Stacks for a flame graph (flamegraph.pl, speedscope): see EventList.export_stacks."""
+        self._events.export_stacks(path, metric)
 
 
 class profile(_Profile):
@@ -187,6 +193,15 @@ class profile(_Profile):
         if self.step_rec_fn is not None:
             self.step_rec_fn.__exit__(None, None, None)
             self.step_rec_fn = None
+
+    def add_metadata(self, key: str, value: str) -> None:
+        """A string value under `key` in the exported Chrome traces."""
+        self._metadata[key] = json.dumps(value)
+
+    def add_metadata_json(self, key: str, value: str) -> None:
+        """A JSON value (given as text) under `key` in the exported Chrome traces."""
+        json.loads(value)  # a ValueError here names the bad text
+        self._metadata[key] = value
 
     def _trace_ready(self) -> None:
         if self.on_trace_ready is not None:
