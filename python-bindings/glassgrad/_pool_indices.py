@@ -28,13 +28,9 @@ Windows = Tuple[Tuple[int, ...], ...]
 
 
 def pooled_size(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
-    """PyTorch's pooling output size along one axis: the last window must start inside the input
-    or its left padding when ceil_mode keeps partial windows."""
-    span = n + 2 * p - d * (k - 1) - 1
-    out = (span + (s - 1 if ceil_mode else 0)) // s + 1
-    if ceil_mode and (out - 1) * s >= n + p:
-        out -= 1
-    return out
+    """PyTorch's pooling output size along one axis: the engine's pool geometry rule
+    (families/pool.h) for the dilated window's extent d * (k - 1) + 1."""
+    return _C.pooled_size(n, d * (k - 1) + 1, s, p, ceil_mode)
 
 
 def _grid_windows(n: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> Windows:

@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "glassgrad/autodiff/elementwise.h"
+#include "glassgrad/autodiff/families/pool.h"
 #include "glassgrad/autodiff/op_schema.h"
 #include "glassgrad/runtime/cpu_features.h"
 #include "glassgrad/runtime/conv_algorithm.h"
@@ -39,6 +40,8 @@ void bind_ops(py::module_& m) {
     d["formula"] = s.formula;
     return d;
   });
+  m.def("pooled_size", &pooled_size, py::arg("n"), py::arg("kernel"), py::arg("stride"), py::arg("padding"),
+        py::arg("ceil_mode"), "The pool family's output size along one axis (families/pool.h).");
   m.def("elementwise_ops", [] {
     static const char* kinds[] = {"unary", "binary", "compare", "backward_x", "backward_y"};
     static const char* dtypes[] = {"float", "numeric", "any"};

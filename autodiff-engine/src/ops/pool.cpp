@@ -26,6 +26,7 @@ namespace glassgrad {
 
 int64_t pooled_size(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil_mode) {
   const int64_t span = n + 2 * p - k;
+  if (span < 0) return 0;  // a window wider than the padded input fits nowhere
   int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
   if (ceil_mode && (out - 1) * s >= n + p) --out;
   return out;

@@ -37,7 +37,8 @@ struct Pool2DGeometry {
   static Pool2DGeometry from(const Shape& input, const Attrs& attrs);
 };
 
-// Output size along one axis of n values (window k, stride s >= 1, padding p): floor or ceil mode.
+// Output size along one axis of n values (window k, stride s >= 1, padding p): floor or ceil mode;
+// 0 when the window is wider than the padded input.
 int64_t pooled_size(int64_t n, int64_t k, int64_t s, int64_t p, bool ceil_mode);
 
 }  // namespace glassgrad
