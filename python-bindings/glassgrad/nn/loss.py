@@ -19,9 +19,7 @@ class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
         self.reduction = _losses._reduction(size_average, reduce, reduction, type(self).__name__)
-
-    def extra_repr(self) -> str:
-        return f"reduction={self.reduction!r}"
+        # no extra_repr: PyTorch prints a loss module as its name alone, MSELoss()
 
 
 class _WeightedLoss(_Loss):

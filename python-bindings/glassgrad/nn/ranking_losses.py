@@ -7,6 +7,7 @@ from typing import Callable, Optional
 from .. import _args, _ranking_losses as K
 from .._tensor import Tensor
 from .loss import _Loss
+from .regression_losses import PairwiseDistance
 
 
 class MultiLabelMarginLoss(_Loss):
@@ -18,7 +19,8 @@ class MultiLabelMarginLoss(_Loss):
 
 class TripletMarginWithDistanceLoss(_Loss):
     """F.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function, margin,
-    swap, reduction); the arguments are keyword-only, as PyTorch's."""
+    swap, reduction); the arguments are keyword-only, as PyTorch's, and distance_function=None
+    is a PairwiseDistance() (a child module, printed as PyTorch prints it)."""
 
     def __init__(self, *, distance_function: Optional[Callable] = None, margin: float = 1.0, swap: bool = False,
                  reduction: str = "mean"):
@@ -30,7 +32,8 @@ class TripletMarginWithDistanceLoss(_Loss):
         if distance_function is not None and not callable(distance_function):
             _args.fail(where, "distance_function", "a callable (x1, x2) -> distances, or None", distance_function,
                        fix="distance_function=nn.PairwiseDistance()", type_error=True)
-        self.distance_function = distance_function
+        # None is PyTorch's PairwiseDistance() child module
+        self.distance_function = PairwiseDistance() if distance_function is None else distance_function
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return K.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
