@@ -209,3 +209,44 @@ def test_trace_metadata_is_json_escaped(tmp_path):
     assert json.loads((tmp_path / "t.json").read_text())["run"] == 'a "quoted" name'
     with pytest.raises(ValueError):
         prof.add_metadata_json("bad", "{not json")
+
+
+def test_the_profiler_recipe_runs_as_written(tmp_path):
+    # PyTorch's profiler recipe, step by step, on glassgrad's resnet18 (a smaller input).
+    import warnings
+    from glassgrad.vision import models
+    model = models.resnet18()
+    inputs = gg.randn(2, 3, 32, 32)
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+        with record_function("model_inference"):
+            model(inputs).sum().item()
+    assert "model_inference" in prof.key_averages().table(sort_by="cpu_time_total", row_limit=10)
+    assert "Input Shapes" in prof.key_averages(group_by_input_shape=True).table(sort_by="cpu_time_total",
+                                                                               row_limit=10)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True, record_shapes=True) as prof:
+        model(inputs).sum().item()
+    with pytest.warns(UserWarning, match="per-op memory"):
+        prof.key_averages().table(sort_by="self_cpu_memory_usage", row_limit=10)
+    prof.export_chrome_trace(str(tmp_path / "trace.json"))
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], with_stack=True) as prof:
+        model(inputs).sum().item()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert "Source Location" in prof.key_averages(group_by_stack_n=5).table(sort_by="self_cuda_time_total",
+                                                                                 row_limit=2)
+    traces = []
+
+    def trace_handler(p):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            p.key_averages().table(sort_by="self_cuda_time_total", row_limit=10)
+        p.export_chrome_trace(str(tmp_path / f"test_trace_{p.step_num}.json"))
+        traces.append(p.step_num)
+
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA],
+                 schedule=schedule(wait=1, warmup=1, active=2), on_trace_ready=trace_handler) as p:
+        for _ in range(10):
+            model(inputs).sum().item()
+            p.step()
+    # as torch: the third cycle is still recording when the profile stops, and is handed over too
+    assert traces == [4, 8, 10] and all((tmp_path / f"test_trace_{n}.json").exists() for n in traces)
