@@ -80,6 +80,8 @@ def test_table_columns_totals_and_sorting():
     assert lines[3].split()[0] == sorted(prof.key_averages(), key=lambda a: -a.self_cpu_time_total)[0].key
     assert sum(selfs) == pytest.approx(prof.key_averages().self_cpu_time_total)
     assert "Input Shapes" in prof.key_averages(group_by_input_shape=True).table()
+    wide = prof.key_averages().table(max_name_column_width=None, row_limit=-1)  # torch's "no limit" values
+    assert len(wide.splitlines()) == 3 + len(prof.key_averages()) + 2
     with pytest.raises(ValueError, match="fix: sort_by one of"):
         prof.key_averages().table(sort_by="nonsense")
     with pytest.warns(UserWarning, match="no device"):

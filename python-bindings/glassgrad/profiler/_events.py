@@ -235,6 +235,11 @@ def _fmt_time(us: float, time_unit: Optional[str]) -> str:
     return f"{us / scale[time_unit]:.3f}{time_unit}"
 
 
+def _width(wanted: int, limit: Optional[int], least: int) -> int:
+    """A column's width: what its cells want, at most `limit` (None: no limit), at least its heading's."""
+    return max(wanted if limit is None else min(wanted, limit), least)
+
+
 def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
@@ -252,15 +257,15 @@ def build_table(events, sort_by, row_limit, max_src_column_width, max_name_colum
     total_self = sum(e.self_cpu_time_total for e in events)
     has_shapes = any(e.input_shapes for e in events)
     has_stack = any(e.stack for e in events)
-    name_w = min(max(len(e.key) for e in events) + 4, max_name_column_width)
+    name_w = _width(max(len(e.key) for e in events) + 4, max_name_column_width, 4)
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg", "# of Calls"]
     widths = [name_w] + [12] * 6
     if has_shapes:
         headers.append("Input Shapes")
-        widths.append(max(min(max(len(str(e.input_shapes)) for e in rows) + 4, max_shapes_column_width), 12))
+        widths.append(_width(max(len(str(e.input_shapes)) for e in rows) + 4, max_shapes_column_width, 12))
     if has_stack:
         headers.append("Source Location")
-        widths.append(max(min(max(len(s) for e in rows for s in (e.stack or [""])) + 4, max_src_column_width), 15))
+        widths.append(_width(max(len(s) for e in rows for s in (e.stack or [""])) + 4, max_src_column_width, 15))
 
     def line(cells):
         return "".join(f"{_clip(c, w):>{w}}  " for c, w in zip(cells, widths))
