@@ -21,7 +21,7 @@ CASES = {"alexnet": 64, "vgg11_bn": 32, "vgg16": 32, "squeezenet1_0": 64, "squee
          "densenet121": 64, "mobilenet_v3_small": 64, "mobilenet_v3_large": 64, "efficientnet_b0": 64,
          "efficientnet_v2_s": 64, "shufflenet_v2_x1_0": 64, "mnasnet1_0": 64, "googlenet": 64,
          "inception_v3": 80, "regnet_y_400mf": 64, "regnet_x_400mf": 64, "regnet_y_800mf": 64, "regnet_x_8gf": 64,
-         "convnext_tiny": 64, "vit_b_32": 64, "vit_b_16": 32}
+         "convnext_tiny": 64, "vit_b_32": 64, "vit_b_16": 32, "swin_t": 72, "swin_v2_t": 64}
 # Constructor arguments beyond weights=None (a ViT is built for one image size).
 KWARGS = {"vit_b_32": {"image_size": 64}, "vit_b_16": {"image_size": 32, "representation_size": 20}}
 
