@@ -140,3 +140,33 @@ def test_state_dicts_load_both_ways(cls):
         for name in a["state"][k]:
             np.testing.assert_allclose(np.asarray(b["state"][k][name], np.float64), a["state"][k][name].double().numpy(),
                                        rtol=1e-6, atol=1e-12, err_msg=f"{cls} {name}")
+
+
+@pytest.mark.parametrize("cls", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "ASGD"])
+def test_a_tensor_lr_under_a_schedule_matches_torch(cls):
+    results = []
+    for lib in (torch, gg):
+        rng = np.random.default_rng(9)
+        p = lib.tensor(rng.standard_normal(6), dtype=lib.float64, requires_grad=True)
+        opt = getattr(lib.optim, cls)([p], lr=lib.tensor(0.05, dtype=lib.float64))
+        sched = lib.optim.lr_scheduler.ExponentialLR(opt, gamma=0.7)
+        lrs = []
+        for _ in range(5):
+            opt.zero_grad()
+            (p.sin() * p).sum().backward()
+            opt.step()
+            sched.step()
+            assert isinstance(opt.param_groups[0]["lr"], lib.Tensor)  # still a tensor, filled in place
+            lrs.append(float(opt.param_groups[0]["lr"]))
+        results.append((p.detach().numpy(), lrs))
+    np.testing.assert_allclose(results[1][0], results[0][0], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(results[1][1], results[0][1], rtol=1e-15)
+
+
+def test_tensor_lr_errors_follow_torch():
+    for lib in (torch, gg):
+        with pytest.raises(ValueError, match="Tensor lr must be 1-element"):
+            lib.optim.SGD([lib.zeros(2, requires_grad=True)], lr=lib.tensor([0.1, 0.2]))
+        with pytest.raises(ValueError, match="lr as a Tensor is not supported for capturable=False and foreach=True"):
+            lib.optim.Adam([lib.zeros(2, requires_grad=True)], lr=lib.tensor(0.1), foreach=True)
+        lib.optim.Adam([lib.zeros(2, requires_grad=True)], lr=lib.tensor(0.1), foreach=True, capturable=True)

@@ -121,13 +121,9 @@ def test_old_weight_norm_hooks_match_torch(kind, dim):
         gg.nn.utils.remove_weight_norm(ours)
 
 
-@pytest.mark.parametrize("kind", ["linear", "conv", "convT"])
-def test_spectral_norm_parametrization_matches_torch(kind):
-    theirs, ours, x = _pair(kind)
-    torch.nn.utils.parametrizations.spectral_norm(theirs, n_power_iterations=2)
-    gg.nn.utils.parametrizations.spectral_norm(ours, n_power_iterations=2)
-    assert list(ours.state_dict()) == list(theirs.state_dict())
-    # the power iteration starts from random vectors: start both from PyTorch's
+def _power_iterations_match(theirs, ours, x):
+    """Spectral norm from PyTorch's starting vectors: forwards and vectors after two training
+    steps and one in eval, then gradients."""
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     for training in (True, True, False):
         theirs.train(training)
@@ -135,6 +131,16 @@ def test_spectral_norm_parametrization_matches_torch(kind):
         _same(theirs(torch.tensor(x)), ours(gg.tensor(x)), 1e-10)
         _same_state(theirs, ours, 1e-10)
     _check_forward_backward(theirs, ours, x, 1e-9)
+
+
+@pytest.mark.parametrize("kind", ["linear", "conv", "convT"])
+def test_spectral_norm_parametrization_matches_torch(kind):
+    theirs, ours, x = _pair(kind)
+    torch.nn.utils.parametrizations.spectral_norm(theirs, n_power_iterations=2)
+    gg.nn.utils.parametrizations.spectral_norm(ours, n_power_iterations=2)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    # the power iteration starts from random vectors: start both from PyTorch's
+    _power_iterations_match(theirs, ours, x)
     # sigma estimates the largest singular value: the normalized weight's is about 1
     dim = 1 if kind == "convT" else 0
     w = np.moveaxis(ours.weight.detach().numpy(), dim, 0)
@@ -222,3 +228,20 @@ def test_sequence_originals_and_the_errors_torch_raises():
         parametrize.register_parametrization(layer, "weight", Flatten())
     with pytest.raises(ValueError, match="n_power_iterations"):
         gg.nn.utils.parametrizations.spectral_norm(gg.nn.Linear(2, 2), n_power_iterations=0)
+
+
+@pytest.mark.parametrize("kind", ["linear", "conv", "convT"])
+def test_old_spectral_norm_hooks_match_torch(kind):
+    theirs, ours, x = _pair(kind, seed=6)
+    torch.nn.utils.spectral_norm(theirs, n_power_iterations=3)
+    gg.nn.utils.spectral_norm(ours, n_power_iterations=3)
+    assert list(ours.state_dict()) == list(theirs.state_dict())  # bias, weight_orig, weight_u, weight_v
+    assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+    _power_iterations_match(theirs, ours, x)
+    with pytest.raises(RuntimeError, match="Cannot register two spectral_norm hooks"):
+        gg.nn.utils.spectral_norm(ours)
+    torch.nn.utils.remove_spectral_norm(theirs)
+    gg.nn.utils.remove_spectral_norm(ours)
+    _same_state(theirs, ours, 1e-10)
+    with pytest.raises(ValueError, match="spectral_norm of 'weight' not found"):
+        gg.nn.utils.remove_spectral_norm(ours)

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from .. import _C, _args
+from .._tensor import Tensor
 from .optimizer import Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
 
 
@@ -54,6 +55,10 @@ class Adam(BetasOptimizer):
                  differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
         refuse_fused_with_foreach(type(self).__name__, fused, foreach)
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            raise _C.InvalidArgumentError(f"{type(self).__name__}: lr as a Tensor is not supported for "
+                                          f"capturable=False and foreach=True (PyTorch's rule)\n"
+                                          f"  fix: foreach=None, or capturable=True")
         # Checked (and made plain floats and bools) by _check_group.
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, decoupled_weight_decay=decoupled_weight_decay,

@@ -203,6 +203,9 @@ class Optimizer(OptimizerHooks):
         their own checks through glassgrad._args)."""
         if not isinstance(group["lr"], Tensor):  # a tensor learning rate is read as data
             dict.__setitem__(group, "lr", _args.real(group["lr"], "lr", type(self).__name__, minimum=0.0))
+        elif group["lr"].numel() != 1:
+            raise _C.InvalidArgumentError(f"{type(self).__name__}: Tensor lr must be 1-element, got shape "
+                                          f"{list(group['lr'].shape)}\n  fix: lr=glassgrad.tensor(0.01) (a 0-d tensor)")
 
     def _static_signature(self, group: Dict[str, Any]) -> Tuple:
         """The hyperparameters that shape the step's graph (attributes of the update ops, or which

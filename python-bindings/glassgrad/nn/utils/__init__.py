@@ -1,12 +1,13 @@
 """glassgrad.nn.utils: torch.nn.utils's names for what glassgrad has (rnn: packed sequences;
 clip_grad_norm_, clip_grad_value_, get_total_norm, clip_grads_with_norm_; parameters_to_vector,
 vector_to_parameters; parametrize, parametrizations (weight_norm, spectral_norm) and the older
-weight_norm / remove_weight_norm hooks; prune: pruning parameters with masks)."""
+weight_norm / spectral_norm hooks (and their remove_*); prune: pruning parameters with masks)."""
 from ...debug.clip import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from . import parametrizations, parametrize, prune, rnn
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["prune", "rnn", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
            "parameters_to_vector", "vector_to_parameters", "parametrize", "parametrizations", "weight_norm",
-           "remove_weight_norm"]
+           "remove_weight_norm", "spectral_norm", "remove_spectral_norm"]

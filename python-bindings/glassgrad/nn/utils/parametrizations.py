@@ -28,6 +28,13 @@ def norm_except_dim(v: Tensor, dim: int) -> Tensor:
     return (v * v).sum(others, keepdim=True).sqrt() if others else (v * v).sqrt()
 
 
+def weight_matrix(weight: Tensor, dim: int) -> Tensor:
+    """The weight as the matrix whose largest singular value spectral norm divides by: [size(dim), -1]."""
+    if dim != 0:
+        weight = weight.permute(dim, *(d for d in range(weight.ndim) if d != dim))
+    return weight.flatten(1)
+
+
 class _WeightNorm(Module):
     def __init__(self, dim: Optional[int] = 0) -> None:
         super().__init__()
@@ -74,9 +81,7 @@ class _SpectralNorm(Module):
             self._power_method(weight_mat, 15)
 
     def _reshape_weight_to_matrix(self, weight: Tensor) -> Tensor:
-        if self.dim != 0:
-            weight = weight.permute(self.dim, *(d for d in range(weight.ndim) if d != self.dim))
-        return weight.flatten(1)
+        return weight_matrix(weight, self.dim)
 
     def _power_method(self, weight_mat: Tensor, n_power_iterations: int) -> None:
         """u <- normalize(W v), v <- normalize(W^T u), n times; the buffers hold the results."""

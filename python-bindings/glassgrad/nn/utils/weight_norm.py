@@ -62,12 +62,17 @@ def weight_norm(module: Module, name: str = "weight", dim: Optional[int] = 0) ->
     return module
 
 
-def remove_weight_norm(module: Module, name: str = "weight") -> Module:
-    """Undoes weight_norm: module.<name> is a Parameter again, holding the current weight."""
-    hooks = module.__dict__.get("_weight_norm_hooks", {})
+def remove_hook(module: Module, table: str, name: str, what: str) -> Module:
+    """Takes the `what` hook of `name` (kept in module.__dict__[table]) off the module and undoes it."""
+    hooks = module.__dict__.get(table, {})
     if name not in hooks:
-        raise ValueError(f"weight_norm of '{name}' not found in {module}")
+        raise ValueError(f"{what} of '{name}' not found in {module}")
     fn, handle = hooks.pop(name)
     handle.remove()
     fn.remove(module)
     return module
+
+
+def remove_weight_norm(module: Module, name: str = "weight") -> Module:
+    """Undoes weight_norm: module.<name> is a Parameter again, holding the current weight."""
+    return remove_hook(module, "_weight_norm_hooks", name, "weight_norm")
