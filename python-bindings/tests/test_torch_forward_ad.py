@@ -118,3 +118,25 @@ def test_backward_with_a_gradient_in_the_graph_matches_torch():
         (x.exp() * x).backward(v, create_graph=True)
         return lib.autograd.grad([x.grad.sum()], [v])
     _close(run(gg, gx, gv), run(torch, tx, tv))
+
+
+@pytest.mark.parametrize("name", ["jacobian", "hessian", "vjp", "jvp", "hvp", "vhp"])
+def test_autograd_functional_create_graph_stays_differentiable_in_the_inputs_as_torch_s(name):
+    a = RNG.standard_normal(3)
+
+    def run(lib, F):
+        x = lib.tensor(a).requires_grad_(True)
+        v = lib.ones(3, dtype=x.dtype)
+        scalar = lambda t: (t.sin() * t.exp()).sum()
+        vector = lambda t: t.sin() * t
+        if name == "jacobian":
+            out = F.jacobian(vector, x, create_graph=True)
+        elif name == "hessian":
+            out = F.hessian(scalar, x, create_graph=True)
+        elif name in ("vjp", "jvp"):
+            out = getattr(F, name)(vector, x, v, create_graph=True)[1]
+        else:
+            out = getattr(F, name)(scalar, x, v, create_graph=True)[1]
+        (out * lib.arange(out.numel(), dtype=x.dtype).reshape(out.shape)).sum().backward()
+        return x.grad
+    _close(run(gg, GA), run(torch, TA))

@@ -4,6 +4,7 @@ create_graph=True, docs/autograd.md)."""
 from __future__ import annotations
 
 from .. import _C
+from .._shapes import view_as
 from .._tensor import Tensor
 from .gradients import grad
 
@@ -13,9 +14,13 @@ def _tuple(x):
     return ((x,), False) if isinstance(x, Tensor) else (tuple(x), True)
 
 
-def _prepared(inputs):
+def _prepared(inputs, create_graph: bool = False):
+    """Inputs to differentiate with respect to: with create_graph, an input that requires grad
+    enters as a view of itself, so the results stay differentiable in it (PyTorch's rule);
+    otherwise a detached leaf."""
     ins, is_tuple = _tuple(inputs)
-    return tuple(x.detach().requires_grad_(True) for x in ins), is_tuple
+    return tuple(view_as(x, x) if create_graph and x.requires_grad else x.detach().requires_grad_(True)
+                 for x in ins), is_tuple
 
 
 def _maybe_detach(ts, create_graph: bool):
@@ -24,7 +29,7 @@ def _maybe_detach(ts, create_graph: bool):
 
 def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """(func(inputs), v^T J): the outputs and the vector-Jacobian product (torch.autograd.functional.vjp)."""
-    ins, in_tuple = _prepared(inputs)
+    ins, in_tuple = _prepared(inputs, create_graph)
     outs = func(*ins)
     out_t, out_tuple = _tuple(outs)
     vs = (None,) * len(out_t) if v is None else _tuple(v)[0]
@@ -67,7 +72,7 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     tuples when func returns or takes several tensors."""
     if strategy != "reverse-mode":
         raise _C.UnsupportedError(f"jacobian(): strategy={strategy!r} is not supported\n  fix: strategy='reverse-mode'")
-    ins, in_tuple = _prepared(inputs)
+    ins, in_tuple = _prepared(inputs, create_graph)
     out_t, out_tuple = _tuple(func(*ins))
     return _jacobian_of(out_t, ins, in_tuple, out_tuple, create_graph, strict)
 
@@ -83,7 +88,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         from .._factories import ones_like
         v = tuple(ones_like(x) for x in ins)
     vs = _tuple(v)[0]
-    outs = func(*tuple(x.detach() for x in ins))
+    outs = func(*(_prepared(tuple(ins), create_graph)[0] if create_graph else tuple(x.detach() for x in ins)))
     out_t, out_tuple = _tuple(outs)
     jac = jacobian(func, tuple(ins), create_graph=create_graph, strict=strict)
     rows = jac if out_tuple else (jac,)
@@ -111,7 +116,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
             outer_jacobian_strategy: str = "reverse-mode"):
     """The Hessian of a scalar func at inputs (torch.autograd.functional.hessian): the Jacobian of
     its gradient, which is built with create_graph=True."""
-    ins, in_tuple = _prepared(inputs)
+    ins, in_tuple = _prepared(inputs, create_graph)
     out = _scalar_output(func, ins)
     gs = grad(out, ins, create_graph=True, allow_unused=True, materialize_grads=True)
     return _jacobian_of(gs, ins, in_tuple, in_tuple, create_graph, strict)
@@ -119,7 +124,7 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
 
 def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """(func(inputs), H v) (torch.autograd.functional.hvp): the gradient of <grad f, v>."""
-    ins, in_tuple = _prepared(inputs)
+    ins, in_tuple = _prepared(inputs, create_graph)
     out = _scalar_output(func, ins)
     vs = _tuple(v)[0] if v is not None else None
     if vs is None:
