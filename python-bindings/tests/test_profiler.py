@@ -252,3 +252,15 @@ def test_the_profiler_recipe_runs_as_written(tmp_path):
             p.step()
     # as torch: the third cycle is still recording when the profile stops, and is handed over too
     assert traces == [4, 8, 10] and all((tmp_path / f"test_trace_{n}.json").exists() for n in traces)
+
+
+def test_cuda_nvtx_ranges_are_no_ops_that_return_what_nvtx_returns():
+    import glassgrad.cuda.nvtx as nvtx
+    assert gg.cuda.nvtx is nvtx
+    assert nvtx.range_push("outer") == 0 and nvtx.range_push("inner") == 1
+    assert nvtx.range_pop() == 1 and nvtx.range_pop() == 0 and nvtx.range_pop() == -1
+    rid = nvtx.range_start("async")
+    assert isinstance(rid, int) and nvtx.range_end(rid) is None and nvtx.mark("here") is None
+    with nvtx.range("step {}", 3):
+        assert gg.ones(2).sum().item() == 2.0
+    assert nvtx.range_pop() == -1  # the with block closed its range

@@ -124,3 +124,10 @@ def test_export_stacks_and_trace_metadata_as_torch_writes_them(tmp_path):
     assert otrace["config"] == ttrace["config"] == {"lr": 0.1}
     with pytest.raises(ValueError, match="not measured"):
         gp.profile().export_stacks(str(tmp_path / "x"), "self_cuda_time_total")
+
+
+@pytest.mark.parametrize("name", ["range_push", "range_pop", "range_start", "range_end", "mark", "range"])
+def test_parameters_match_torch_cuda_nvtx(name):
+    import glassgrad.cuda.nvtx as gn
+    import torch.cuda.nvtx as tn
+    assert _params(getattr(gn, name)) == _params(getattr(tn, name))
