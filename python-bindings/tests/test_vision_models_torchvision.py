@@ -64,3 +64,24 @@ def test_keys_counts_and_outputs_match_torchvision(name):
         got = ours(gg.tensor(x)).numpy()
     assert got.shape == expected.shape
     assert np.abs(got - expected).max() <= 1e-4 * np.abs(expected).max()
+
+
+def test_a_small_maxvit_matches_torchvision():
+    """MaxViT is built for one input size (every block's grid a multiple of the partition size):
+    a two-block configuration on 32x32 inputs exercises the same layers as maxvit_t at 224."""
+    from torchvision.models import maxvit as tv_maxvit
+    kwargs = dict(input_size=(32, 32), stem_channels=8, partition_size=2, block_channels=[8, 16], block_layers=[1, 2],
+                  head_dim=4, stochastic_depth_prob=0.2, num_classes=5)
+    torch.manual_seed(0)
+    theirs = tv_maxvit.MaxVit(**kwargs).eval()
+    ours = models.MaxVit(**kwargs).eval()
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert list(models.maxvit_t().state_dict()) == list(tv_models.maxvit_t().state_dict())
+    _randomize_norms(theirs)
+    ours.load_state_dict({k: gg.tensor(v.numpy()) for k, v in theirs.state_dict().items()}, strict=True)
+    x = np.random.RandomState(0).randn(2, 3, 32, 32).astype(np.float32)
+    with torch.no_grad():
+        expected = theirs(torch.from_numpy(x)).numpy()
+    with gg.no_grad():
+        got = ours(gg.tensor(x)).numpy()
+    assert np.abs(got - expected).max() <= 1e-4 * np.abs(expected).max()

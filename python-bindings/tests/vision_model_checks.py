@@ -1,4 +1,5 @@
 """Checks the glassgrad.vision.models test files share."""
+import numpy as np
 import pytest
 
 import glassgrad as gg
@@ -16,3 +17,13 @@ def assert_pretrained_refused(name):
         getattr(models, name)(weights="IMAGENET1K_V1")
     with pytest.raises(gg.GlassgradError, match=f"(?s){name}\\(pretrained=True\\).*weights=None"):
         getattr(models, name)(pretrained=True)
+
+
+def assert_sgd_step_moves(model, watched, x, labels, lr=0.1):
+    """One cross-entropy SGD step: the loss is finite and the watched parameter changes."""
+    opt = gg.optim.SGD(model.parameters(), lr=lr)
+    before = watched.numpy().copy()
+    loss = gg.nn.functional.cross_entropy(model(x), gg.tensor(labels))
+    loss.backward()
+    opt.step()
+    assert np.isfinite(loss.item()) and not np.array_equal(before, watched.numpy())

@@ -1,7 +1,7 @@
 """torchvision.models' architectures with torchvision's names (resnet.py, vgg.py, alexnet.py,
 squeezenet.py, mobilenetv2.py, mobilenetv3.py, densenet.py,
 efficientnet.py, shufflenetv2.py, mnasnet.py, googlenet.py, inception.py, regnet.py, convnext.py,
-vision_transformer.py, swin_transformer.py).
+vision_transformer.py, swin_transformer.py, maxvit.py).
 No pretrained weights are bundled or downloaded: build with weights=None and load a state_dict
 from a file (_weights.py)."""
 from . import alexnet as _alexnet, densenet as _densenet, mobilenetv2 as _mobilenetv2, resnet as _resnet
@@ -9,6 +9,7 @@ from . import efficientnet as _efficientnet, mobilenetv3 as _mobilenetv3, shuffl
 from . import mnasnet as _mnasnet, squeezenet as _squeezenet, vgg as _vgg
 from . import googlenet as _googlenet, inception as _inception, regnet as _regnet, convnext as _convnext
 from . import vision_transformer as _vision_transformer, swin_transformer as _swin_transformer
+from . import maxvit as _maxvit
 from .alexnet import AlexNet, alexnet
 from .googlenet import GoogLeNet, GoogLeNetOutputs, googlenet
 from .inception import Inception3, InceptionOutputs, inception_v3
@@ -18,6 +19,7 @@ from .regnet import (BlockParams, RegNet, regnet_x_1_6gf, regnet_x_3_2gf, regnet
 from .convnext import CNBlockConfig, ConvNeXt, LayerNorm2d, convnext_base, convnext_large, convnext_small, convnext_tiny
 from .vision_transformer import ConvStemConfig, VisionTransformer, vit_b_16, vit_b_32, vit_h_14, vit_l_16, vit_l_32
 from .swin_transformer import SwinTransformer, swin_b, swin_s, swin_t, swin_v2_b, swin_v2_s, swin_v2_t
+from .maxvit import MaxVit, maxvit_t
 from .densenet import DenseNet, densenet121, densenet161, densenet169, densenet201
 from .resnet import (BasicBlock, Bottleneck, ResNet, resnet18, resnet34, resnet50, resnet101,
                      resnet152, resnext50_32x4d, resnext101_32x8d, resnext101_64x4d, wide_resnet50_2,
@@ -37,4 +39,4 @@ __all__ = (_resnet.__all__ + _vgg.__all__ + _alexnet.__all__ + _squeezenet.__all
            + _densenet.__all__ + _mobilenetv3.__all__ + _efficientnet.__all__
            + _shufflenetv2.__all__ + _mnasnet.__all__ + _googlenet.__all__ + _inception.__all__
            + _regnet.__all__ + _convnext.__all__ + _vision_transformer.__all__
-           + _swin_transformer.__all__)
+           + _swin_transformer.__all__ + _maxvit.__all__)
