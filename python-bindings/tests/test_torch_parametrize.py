@@ -23,6 +23,8 @@ def _pair(kind, seed=0):
     """The same layer in both libraries (float64, PyTorch's random values copied over) and an input."""
     make, shape = LAYERS[kind]
     rng = np.random.default_rng(seed)
+    torch.manual_seed(seed)  # spectral norm's starting vectors: repeatable
+    gg.manual_seed(seed)
     theirs = make(torch).double()
     with torch.no_grad():
         for p in theirs.parameters():
@@ -141,10 +143,12 @@ def test_spectral_norm_parametrization_matches_torch(kind):
     assert list(ours.state_dict()) == list(theirs.state_dict())
     # the power iteration starts from random vectors: start both from PyTorch's
     _power_iterations_match(theirs, ours, x)
-    # sigma estimates the largest singular value: the normalized weight's is about 1
+    # sigma = u . W v <= the largest singular value (u, v unit vectors), and the power iteration
+    # brings it close: the normalized weight's largest singular value is 1 or a little above
     dim = 1 if kind == "convT" else 0
     w = np.moveaxis(ours.weight.detach().numpy(), dim, 0)
-    assert np.linalg.norm(w.reshape(w.shape[0], -1), 2) == pytest.approx(1.0, abs=1e-3)
+    top = np.linalg.norm(w.reshape(w.shape[0], -1), 2)
+    assert 1.0 - 1e-12 <= top <= 1.05
 
 
 class _Symmetric(gg.nn.Module):
