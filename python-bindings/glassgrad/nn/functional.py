@@ -27,6 +27,7 @@ from .._regression_losses import (gaussian_nll_loss, huber_loss, kl_div, poisson
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
 from .._padding import pad
 from .._conv3d import conv3d
+from .._ctc_loss import ctc_loss
 from .._fold import fold, unfold
 from .._interpolate import upsample, upsample_bilinear, upsample_nearest
 from .._local_response_norm import local_response_norm

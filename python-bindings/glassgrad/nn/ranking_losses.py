@@ -1,10 +1,11 @@
-"""MultiLabelMarginLoss and TripletMarginWithDistanceLoss: torch.nn's loss modules over
-glassgrad/_ranking_losses.py's functions, with PyTorch's constructor arguments."""
+"""MultiLabelMarginLoss, TripletMarginWithDistanceLoss and CTCLoss: torch.nn's loss modules over
+glassgrad/_ranking_losses.py's and _ctc_loss.py's functions, with PyTorch's constructor arguments."""
 from __future__ import annotations
 
 from typing import Callable, Optional
 
 from .. import _args, _ranking_losses as K
+from .._ctc_loss import ctc_loss
 from .._tensor import Tensor
 from .loss import _Loss
 from .regression_losses import PairwiseDistance
@@ -38,3 +39,16 @@ class TripletMarginWithDistanceLoss(_Loss):
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return K.triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(None, None, reduction)
+        self.blank = _args.integer(blank, "blank", "CTCLoss", minimum=0)
+        self.zero_infinity = _args.flag(zero_infinity, "zero_infinity", "CTCLoss")
+
+    def forward(self, log_probs: Tensor, targets, input_lengths, target_lengths) -> Tensor:
+        return ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank, self.reduction,
+                        self.zero_infinity)
