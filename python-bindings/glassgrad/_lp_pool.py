@@ -1,0 +1,51 @@
+"""torch.nn.functional.lp_pool1d / lp_pool2d (power-average pooling) and adaptive_avg_pool3d,
+composed: lp pooling is PyTorch's own formula over average pooling,
+    (sign(s) relu(|s|) * kernel elements) ** (1 / p),  s = avg_pool(x ** p),
+and adaptive average pooling over 3 axes is one averaging matrix per axis (PyTorch's bins; the
+resampling of glassgrad/_interpolate.py)."""
+from __future__ import annotations
+
+from . import _C, _args
+from ._interpolate import adaptive_matrix, resample_axes
+from ._pooling import avg_pool2d
+from ._pooling_1d import avg_pool1d
+from ._tensor import Tensor
+
+
+def _finish(pooled: Tensor, elements: int, norm_type: float) -> Tensor:
+    return ((pooled.sign() * pooled.abs().relu()) * float(elements)) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride=None, ceil_mode: bool = False) -> Tensor:
+    """PyTorch's F.lp_pool1d: the p-norm over windows of kernel_size along the last axis."""
+    p = _args.real(norm_type, "norm_type", "lp_pool1d")
+    k = _args.integer(kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size, "kernel_size",
+                      "lp_pool1d", minimum=1)
+    pooled = avg_pool1d(input ** p, k, stride, 0, ceil_mode)
+    return _finish(pooled, k, p)
+
+
+def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """PyTorch's F.lp_pool2d: the p-norm over kernel_size windows of (N, C, H, W) or (C, H, W)."""
+    p = _args.real(norm_type, "norm_type", "lp_pool2d")
+    kh, kw = _args.int_pair(kernel_size, "kernel_size", "lp_pool2d", 1)
+    pooled = avg_pool2d(input ** p, (kh, kw), stride, 0, ceil_mode)
+    return _finish(pooled, kh * kw, p)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    """PyTorch's F.adaptive_avg_pool3d: means over PyTorch's bins to output_size (an int, or (D, H, W)
+    where None keeps that size), for (N, C, D, H, W) or (C, D, H, W) input."""
+    where = "adaptive_avg_pool3d"
+    if input.ndim not in (4, 5):
+        raise _C.ShapeError(f"{where}: expected a 4-d (C, D, H, W) or 5-d (N, C, D, H, W) input, got "
+                            f"{list(input.shape)}\n  fix: add the batch axis, e.g. x.unsqueeze(0)")
+    sizes = tuple(output_size) if isinstance(output_size, (tuple, list)) else (output_size,) * 3
+    if len(sizes) != 3:
+        _args.fail(where, "output_size", "an int or a triple (D, H, W) (None keeps that size)", output_size,
+                   fix="output_size=(1, 7, 7)")
+    spatial = list(input.shape[-3:])
+    out = [n if o is None else _args.integer(o, "output_size", where, minimum=0) for n, o in zip(spatial, sizes)]
+    x = input if input.ndim == 5 else input.reshape(1, *input.shape)
+    y = resample_axes(x, [adaptive_matrix(n, o) for n, o in zip(spatial, out)])
+    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
