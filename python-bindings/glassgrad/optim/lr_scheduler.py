@@ -28,6 +28,7 @@ CUDA graph.
 """
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -41,6 +42,25 @@ from .optimizer import Optimizer
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
            "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR"]
+
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated where possible. Please "
+    "use `scheduler.step()` to step the scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available.")
+
+
+def _warn_outside_step(get_lr: Callable) -> Callable:
+    """get_lr as PyTorch's: called by the user (not by step()) it warns that get_last_lr() is
+    the way to read the rates."""
+    @functools.wraps(get_lr)
+    def wrapper(self, *args, **kwargs):
+        if not self.__dict__.get("_get_lr_called_within_step", False):
+            warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
+                          UserWarning, stacklevel=2)
+        return get_lr(self, *args, **kwargs)
+    wrapper._warns = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 def _check_optimizer(optimizer, where: str) -> None:
@@ -129,6 +149,15 @@ class LRScheduler:
     """Base class: subclasses define get_lr() (the rates at self.last_epoch, usually from the
     groups' current rates) and optionally _get_closed_form_lr() (from base_lrs alone)."""
 
+    # step(epoch) warns as PyTorch's (CosineAnnealingWarmRestarts' fractional epochs do not).
+    _EPOCH_DEPRECATED = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        get_lr = cls.__dict__.get("get_lr")
+        if get_lr is not None and not getattr(get_lr, "_warns", False):
+            cls.get_lr = _warn_outside_step(get_lr)  # type: ignore[method-assign]
+
     def __init__(self, optimizer: Optimizer, last_epoch: int = -1):
         where = type(self).__name__
         _check_optimizer(optimizer, where)
@@ -179,6 +208,8 @@ class LRScheduler:
             warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`: call them in the "
                           "opposite order (optimizer.step() first), or the first value of the schedule is skipped",
                           UserWarning, stacklevel=2)
+        if epoch is not None and self._EPOCH_DEPRECATED:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self._step_count += 1
         self._update_lr(epoch)
 
@@ -416,6 +447,8 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     restarts (T_0=1, T_mult=3, epoch=121: log_3(243) = 4.999...) and then gives eta_min where the
     documented rate, and this one, is base_lr."""
 
+    _EPOCH_DEPRECATED = False
+
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0, last_epoch: int = -1):
         where = "CosineAnnealingWarmRestarts"
         self.T_0 = _args.integer(T_0, "T_0", where, minimum=1, fix="T_0=10 (the epochs until the first restart)")
@@ -467,7 +500,12 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 self.T_i = self.T_0
                 self.T_cur = epoch
         self.last_epoch = math.floor(epoch)
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        self._get_lr_called_within_step = True
+        try:
+            values = self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = self._group_lrs()
 
@@ -719,9 +757,7 @@ class ReduceLROnPlateau(LRScheduler):
             epoch = self.last_epoch + 1
         else:
             epoch = _args.integer(epoch, "epoch", where, minimum=0, fix="step(val_loss), without an epoch")
-            warnings.warn("The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
-                          "where possible. Please use `scheduler.step()` to step the scheduler.", UserWarning,
-                          stacklevel=2)
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
         self.last_epoch = epoch
 
         if self._is_better(current, self.best):
