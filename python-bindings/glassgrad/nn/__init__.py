@@ -32,6 +32,7 @@ from .fold import Fold, LocalResponseNorm, Unfold
 from .conv import Conv3d
 from .loss import NLLLoss2d
 from .lp_pool import AdaptiveAvgPool3d, LPPool1d, LPPool2d
+from .pool3d import AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .layers import UpsamplingBilinear2d, UpsamplingNearest2d
 from .attention import MultiheadAttention
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
@@ -70,6 +71,6 @@ __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "Gaussia
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d",
-            "AdaptiveAvgPool3d"]
+            "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]
