@@ -85,3 +85,10 @@ def test_a_small_maxvit_matches_torchvision():
     with gg.no_grad():
         got = ours(gg.tensor(x)).numpy()
     assert np.abs(got - expected).max() <= 1e-4 * np.abs(expected).max()
+
+
+def test_the_registry_lists_torchvisions_classification_models():
+    assert models.list_models(models) == tv_models.list_models(module=tv_models)
+    for include, exclude in [("vit*", None), (["swin*", "regnet_y*"], "*_v2_*"), ("*net*", ["*resnet*", "mnas*"])]:
+        assert models.list_models(include=include, exclude=exclude) == tv_models.list_models(
+            module=tv_models, include=include, exclude=exclude)

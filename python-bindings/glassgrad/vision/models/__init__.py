@@ -35,8 +35,15 @@ from .shufflenetv2 import (ShuffleNetV2, shufflenet_v2_x0_5, shufflenet_v2_x1_0,
 from .squeezenet import Fire, SqueezeNet, squeezenet1_0, squeezenet1_1
 from .vgg import VGG, vgg11, vgg11_bn, vgg13, vgg13_bn, vgg16, vgg16_bn, vgg19, vgg19_bn
 
+# The files whose builders list_models / get_model know (_registry.py).
+_MODEL_FILES = (_resnet, _vgg, _alexnet, _squeezenet, _mobilenetv2, _densenet, _mobilenetv3, _efficientnet,
+                _shufflenetv2, _mnasnet, _googlenet, _inception, _regnet, _convnext, _vision_transformer,
+                _swin_transformer, _maxvit)
+from ._registry import get_model, get_model_builder, get_model_weights, get_weight, list_models
+
 __all__ = (_resnet.__all__ + _vgg.__all__ + _alexnet.__all__ + _squeezenet.__all__ + _mobilenetv2.__all__
            + _densenet.__all__ + _mobilenetv3.__all__ + _efficientnet.__all__
            + _shufflenetv2.__all__ + _mnasnet.__all__ + _googlenet.__all__ + _inception.__all__
            + _regnet.__all__ + _convnext.__all__ + _vision_transformer.__all__
-           + _swin_transformer.__all__ + _maxvit.__all__)
+           + _swin_transformer.__all__ + _maxvit.__all__
+           + ["list_models", "get_model", "get_model_builder", "get_model_weights", "get_weight"])

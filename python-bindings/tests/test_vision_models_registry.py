@@ -1,0 +1,45 @@
+"""glassgrad.vision.models' registry functions (list_models, get_model, get_model_builder,
+get_model_weights, get_weight), checked without torch; test_vision_models_torchvision.py compares
+the lists with torchvision's."""
+import pytest
+
+import glassgrad as gg
+from glassgrad.vision import models
+
+# torchvision 0.29's classification models (torchvision.models.list_models(module=torchvision.models)).
+FAMILIES = {"alexnet": 1, "convnext_*": 4, "densenet*": 4, "efficientnet_b*": 8, "efficientnet_v2_*": 3,
+            "googlenet": 1, "inception_v3": 1, "maxvit_t": 1, "mnasnet*": 4, "mobilenet_v2": 1, "mobilenet_v3_*": 2,
+            "regnet_x_*": 7, "regnet_y_*": 8, "resnet*": 5, "resnext*": 3, "shufflenet_v2_*": 4, "squeezenet*": 2,
+            "swin_[tsb]": 3, "swin_v2_*": 3, "vgg*": 8, "vit_*": 5, "wide_resnet*": 2}
+
+
+def test_list_models_names_every_builder_with_filters():
+    names = models.list_models()
+    assert len(names) == 80 == sum(FAMILIES.values()) and names == sorted(names)
+    for pattern, n in FAMILIES.items():
+        assert len(models.list_models(include=pattern)) == n, pattern
+    assert models.list_models(models) == names
+    assert models.list_models(include=["vit*", "swin_v2*"], exclude="*_l_*") == [
+        "swin_v2_b", "swin_v2_s", "swin_v2_t", "vit_b_16", "vit_b_32", "vit_h_14"]
+    assert models.list_models(module=gg.nn) == []
+    # The ImageNet example's list of architectures: the lowercase callables of the package.
+    archs = sorted(n for n in models.__dict__ if n.islower() and not n.startswith("__") and callable(models.__dict__[n]))
+    assert set(archs) == set(names) | {"list_models", "get_model", "get_model_builder", "get_model_weights",
+                                       "get_weight"}
+
+
+def test_get_model_and_builder():
+    model = models.get_model("RegNet_X_400MF", weights=None, num_classes=7)
+    assert isinstance(model, models.RegNet) and model.fc.out_features == 7
+    assert models.get_model_builder("swin_v2_t") is models.swin_v2_t
+    with pytest.raises(ValueError, match="(?s)Unknown model resnet19.*resnet18"):
+        models.get_model("resnet19")
+
+
+def test_weight_lookups_say_how_to_load_a_file():
+    with pytest.raises(gg.GlassgradError, match="(?s)get_model_weights\\('vit_b_16'\\).*no weights enum.*weights=None"):
+        models.get_model_weights("vit_b_16")
+    with pytest.raises(gg.GlassgradError, match="get_model_weights\\('resnet50'\\)"):
+        models.get_model_weights(models.resnet50)
+    with pytest.raises(gg.GlassgradError, match="downloads nothing"):
+        models.get_weight("ResNet50_Weights.IMAGENET1K_V2")
