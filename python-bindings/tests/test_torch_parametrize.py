@@ -249,3 +249,52 @@ def test_old_spectral_norm_hooks_match_torch(kind):
     _same_state(theirs, ours, 1e-10)
     with pytest.raises(ValueError, match="spectral_norm of 'weight' not found"):
         gg.nn.utils.remove_spectral_norm(ours)
+
+
+@pytest.mark.parametrize("shape,orthogonal_map", [((4, 4), None), ((4, 4), "cayley"), ((4, 4), "householder"),
+                                                  ((3, 5), None), ((5, 3), None), ((5, 3), "matrix_exp"),
+                                                  ((3, 5), "cayley")])
+def test_orthogonal_matches_torch(shape, orthogonal_map):
+    out_f, in_f = shape
+    rng = np.random.default_rng(8)
+    theirs, ours = torch.nn.Linear(in_f, out_f).double(), gg.nn.Linear(in_f, out_f).double()
+    with torch.no_grad():
+        for p in theirs.parameters():
+            p.copy_(torch.tensor(rng.standard_normal(tuple(p.shape))))
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    torch.nn.utils.parametrizations.orthogonal(theirs, orthogonal_map=orthogonal_map)
+    gg.nn.utils.parametrizations.orthogonal(ours, orthogonal_map=orthogonal_map)
+    assert list(ours.state_dict()) == list(theirs.state_dict())  # bias, ...original, ...0.base
+    if out_f == in_f:  # the orthogonalized weight is unique: the same as PyTorch's
+        _same_state(theirs, ours, 1e-12)
+    else:  # a tall matrix is completed with random columns: take PyTorch's completion
+        ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    x = rng.standard_normal((2, in_f))
+    t_opt, g_opt = torch.optim.SGD(theirs.parameters(), lr=0.1), gg.optim.SGD(ours.parameters(), lr=0.1)
+    for _ in range(3):
+        for lib, model, opt in ((torch, theirs, t_opt), (gg, ours, g_opt)):
+            opt.zero_grad()
+            (model(lib.tensor(x)) ** 2).sum().backward()
+            opt.step()
+    _same(theirs.weight, ours.weight, 1e-12)
+    w = ours.weight.detach().numpy()
+    gram = w @ w.T if out_f <= in_f else w.T @ w
+    np.testing.assert_allclose(gram, np.eye(min(shape)), atol=1e-13)
+
+
+def test_orthogonal_arguments_and_householder_gradient():
+    with pytest.raises(ValueError, match="Expected a matrix or batch of matrices"):
+        gg.nn.utils.parametrizations.orthogonal(gg.nn.Linear(3, 3), "bias")
+    with pytest.raises(ValueError, match='orthogonal_map has to be one of "matrix_exp", "cayley", "householder"'):
+        gg.nn.utils.parametrizations.orthogonal(gg.nn.Linear(3, 3), orthogonal_map="qr")
+    from glassgrad.nn.utils.orthogonal import _householder_product
+    rng = np.random.default_rng(2)
+    a, tau = rng.standard_normal((5, 3)), rng.random(3) + 0.5
+    want = torch.linalg.householder_product(torch.tensor(a), torch.tensor(tau)).numpy()
+    np.testing.assert_allclose(_householder_product(gg.tensor(a), gg.tensor(tau)).numpy(), want, rtol=1e-13, atol=1e-14)
+    v = np.tril(a, -1) + np.eye(5, 3)  # NumPy: the product of the reflectors, first 3 columns
+    h = np.eye(5)
+    for i in range(3):
+        h = h @ (np.eye(5) - tau[i] * np.outer(v[:, i], v[:, i]))
+    np.testing.assert_allclose(want, h[:, :3], rtol=1e-13, atol=1e-14)
+    assert gradcheck(lambda a, tau: _householder_product(a, tau), [rng.standard_normal((4, 3)), rng.random(3) + 0.5])

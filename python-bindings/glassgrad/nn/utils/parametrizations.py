@@ -16,7 +16,7 @@ from .. import functional as F
 from ..module import Module
 from . import parametrize
 
-__all__ = ["weight_norm", "spectral_norm"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal"]
 
 
 def norm_except_dim(v: Tensor, dim: int) -> Tensor:
@@ -119,3 +119,6 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         dim = 1 if type(module).__name__.startswith("ConvTranspose") else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
+
+
+from .orthogonal import orthogonal  # noqa: E402  (it registers through parametrize, as the two above)
