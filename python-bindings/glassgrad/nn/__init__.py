@@ -33,6 +33,7 @@ from .conv import Conv3d
 from .loss import NLLLoss2d
 from .lp_pool import AdaptiveAvgPool3d, LPPool1d, LPPool2d
 from .pool3d import AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
+from .bilinear import Bilinear, ChannelShuffle
 from .layers import UpsamplingBilinear2d, UpsamplingNearest2d
 from .attention import MultiheadAttention
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
@@ -71,6 +72,7 @@ __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "Gaussia
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d",
-            "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d"]
+            "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d",
+            "Bilinear", "ChannelShuffle"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]

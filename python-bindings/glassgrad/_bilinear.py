@@ -1,0 +1,40 @@
+"""torch.nn.functional.bilinear and channel_shuffle, composed:
+
+- bilinear: y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o], as one MatMul of x1 with
+  W laid out [in1, out * in2], then a product with x2 summed over in2;
+- channel_shuffle: (N, C, *) viewed as (N, g, C / g, *), the two channel axes swapped (ShuffleNet)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from . import _C, _args
+from ._tensor import Tensor
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's F.bilinear: input1 (..., in1), input2 (..., in2), weight (out, in1, in2), bias (out)."""
+    if weight.ndim != 3:
+        raise _C.ShapeError(f"bilinear: weight must be 3-d (out, in1, in2), got {list(weight.shape)}\n"
+                            f"  fix: weight.reshape(out_features, in1_features, in2_features)")
+    out, in1, in2 = weight.shape
+    if input1.shape[-1] != in1 or input2.shape[-1] != in2 or tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
+        raise _C.ShapeError(f"bilinear: input1 {list(input1.shape)} and input2 {list(input2.shape)} must agree but in "
+                            f"the last dim, which must be {in1} and {in2} (weight {list(weight.shape)})\n  fix: "
+                            f"inputs (..., {in1}) and (..., {in2}) with the same leading dims")
+    t = input1 @ weight.permute(1, 0, 2).reshape(in1, out * in2)               # (..., out * in2)
+    y = (t.reshape(*input1.shape[:-1], out, in2) * input2.unsqueeze(-2)).sum(-1)
+    return y if bias is None else y + bias
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """PyTorch's F.channel_shuffle (nn.ChannelShuffle): channels (g, C / g) reordered as (C / g, g)."""
+    groups = _args.integer(groups, "groups", "channel_shuffle", minimum=1, fix="channel_shuffle(x, 2)")
+    if input.ndim < 3:
+        raise _C.ShapeError(f"channel_shuffle: Expected input to have at least 3 dimensions, got "
+                            f"{list(input.shape)}\n  fix: (N, C, ...) input")
+    n, c = input.shape[:2]
+    if c % groups:
+        raise _C.ShapeError(f"channel_shuffle: Number of channels must be divisible by groups. Got {c} channels and "
+                            f"{groups} groups.\n  fix: groups dividing {c}")
+    rest = tuple(input.shape[2:])
+    return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)

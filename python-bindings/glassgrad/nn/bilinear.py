@@ -1,0 +1,50 @@
+"""nn.Bilinear and nn.ChannelShuffle: glassgrad/_bilinear.py's functions as layers, with
+PyTorch's arguments, initialization (U(-1/sqrt(in1), 1/sqrt(in1)) for weight and bias) and repr."""
+from __future__ import annotations
+
+import math
+
+from .. import _args
+from .._bilinear import bilinear, channel_shuffle
+from .._random import generator
+from .layers import _parameter, parameter_dtype
+from .module import Module
+
+
+class Bilinear(Module):
+    """y = x1^T A x2 + b: weight [out_features, in1_features, in2_features], bias [out_features]."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
+                 dtype=None):
+        super().__init__()
+        where = _args.call("Bilinear", in1_features, in2_features, out_features)
+        self.in1_features = _args.integer(in1_features, "in1_features", where, minimum=1)
+        self.in2_features = _args.integer(in2_features, "in2_features", where, minimum=1)
+        self.out_features = _args.integer(out_features, "out_features", where, minimum=1)
+        bound = 1.0 / math.sqrt(self.in1_features)
+        dt = parameter_dtype(dtype, where)
+        shape = (self.out_features, self.in1_features, self.in2_features)
+        self.weight = _parameter(generator().uniform(-bound, bound, shape), device, dt)
+        self.bias = _parameter(generator().uniform(-bound, bound, self.out_features), device, dt) if \
+            _args.flag(bias, "bias", where) else None
+
+    def forward(self, input1, input2):
+        return bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class ChannelShuffle(Module):
+    """F.channel_shuffle(input, groups) as a layer."""
+
+    def __init__(self, groups: int):
+        super().__init__()
+        self.groups = _args.integer(groups, "groups", "ChannelShuffle", minimum=1, fix="ChannelShuffle(2)")
+
+    def forward(self, input):
+        return channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
