@@ -1,4 +1,4 @@
-"""torch.nn.functional.bilinear and channel_shuffle, composed:
+"""torch.nn.functional.bilinear, channel_shuffle and gumbel_softmax, composed:
 
 - bilinear: y[..., o] = sum_ij x1[..., i] W[o, i, j] x2[..., j] + b[o], as one MatMul of x1 with
   W laid out [in1, out * in2], then a product with x2 summed over in2;
@@ -38,3 +38,18 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
                             f"{groups} groups.\n  fix: groups dividing {c}")
     rest = tuple(input.shape[2:])
     return input.reshape(n, groups, c // groups, *rest).transpose(1, 2).reshape(n, c, *rest)
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1.0, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """PyTorch's F.gumbel_softmax: softmax((logits + g) / tau) along dim with g = -log(E), E ~ Exp(1)
+    drawn from glassgrad's generator; hard=True returns the one-hot of its argmax with the soft
+    sample's gradient (y_hard - y_soft.detach() + y_soft)."""
+    from ._factories import empty_like
+    tau = _args.real(tau, "tau", "gumbel_softmax")
+    gumbels = -empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not _args.flag(hard, "hard", "gumbel_softmax"):
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = (y_soft.detach() * 0.0).scatter(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

@@ -52,3 +52,31 @@ def test_bilinear_and_channel_shuffle_match_numpy_and_finite_differences():
     assert gg.debug.gradcheck(lambda *t: (F.bilinear(*t) ** 2).sum(), [a, b, w, bias])
     x = np.arange(6.0).reshape(1, 6, 1)
     assert F.channel_shuffle(gg.tensor(x), 2).numpy().ravel().tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+
+
+def test_gumbel_softmax_samples_the_softmax_and_its_hard_sample_has_the_soft_gradient():
+    import inspect
+    params = lambda f: [(p.name, p.default) for p in inspect.signature(f).parameters.values()]
+    assert params(F.gumbel_softmax) == params(TF.gumbel_softmax)
+    probs = np.array([0.1, 0.2, 0.3, 0.4])
+    logits = np.tile(np.log(probs), (20000, 1))
+    gg.manual_seed(1)
+    draws = gg.empty_like(gg.tensor(logits)).exponential_().numpy()   # the draws gumbel_softmax makes next
+    gg.manual_seed(1)
+    soft = F.gumbel_softmax(gg.tensor(logits), tau=0.5).numpy()
+    z = (logits - np.log(draws)) / 0.5
+    np.testing.assert_allclose(soft, np.exp(z - z.max(1, keepdims=True)) / np.exp(z - z.max(1, keepdims=True)).sum(
+        1, keepdims=True), rtol=1e-10)
+    w = np.random.default_rng(6).standard_normal(logits.shape)
+    grads = []
+    for hard in (True, False):
+        gg.manual_seed(2)
+        x = gg.tensor(logits, requires_grad=True)
+        y = F.gumbel_softmax(x, hard=hard)
+        (y * gg.tensor(w)).sum().backward()
+        grads.append(x.grad.numpy())
+        if hard:
+            assert set(np.unique(y.numpy())) == {0.0, 1.0} and (y.numpy().sum(1) == 1).all()
+            freq = np.bincount(y.numpy().argmax(1), minlength=4) / len(y)
+            assert (np.abs(freq - probs) < 4 * np.sqrt(probs * (1 - probs) / len(y))).all()   # four sigmas
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)
