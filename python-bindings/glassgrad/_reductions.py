@@ -108,7 +108,7 @@ def _var_args(dim, unbiased, keepdim):
 
 
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
-    """sum((x - mean)^2) / (N - correction) over dim (torch.var); correction defaults to 1
+    """sum((x - mean)^2) / max(0, N - correction) over dim (torch.var); correction defaults to 1
     (unbiased=False means 0)."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = _float_or_refuse(input, None, "var")
@@ -116,14 +116,10 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
     corr = _correction(unbiased, correction, "var")
     count = math.prod(x.shape[d] for d in dims) if dims else x.numel()
     if count - corr <= 0 and corr > 0:
-        # PyTorch divides by max(0, N - correction): NaN where every deviation is 0 (one element),
-        # inf otherwise, with a warning; the engine's Var refuses that divisor, so the biased
-        # variance is rescaled by N / 0.
+        # No degrees of freedom: the engine's Var divides by max(0, N - correction) as PyTorch
+        # (NaN where every deviation is 0, inf elsewhere); PyTorch's warning says why.
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
-        if not count:
-            return mul(_sum(x, dims or None, keepdim), math.nan)
-        return mul(_op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": 0}), math.inf)
     return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr})
 
 

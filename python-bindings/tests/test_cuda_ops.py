@@ -354,6 +354,17 @@ def test_cuda_reductions_match_cpu_on_long_and_short_axes(rng, dtype, op, attrs,
         assert_parity(cpu[0], gpu[0], dtype, f"{op} {attrs} {shape} contiguous={contiguous}")
 
 
+@pytest.mark.parametrize("shape,dims,correction", [((4, 1, 3), [1], 1), ((5, 2, 3), [1], 2), ((3, 2, 7), [1], 9),
+                                                    ((2, 1, 40000), [1], 1), ((3, 2, 1), [1, 2], 5)])
+def test_cuda_variance_without_degrees_of_freedom_matches_cpu(rng, shape, dims, correction):
+    # max(0, N - correction) = 0: NaN where N = 1 (every deviation 0), inf elsewhere, on both backends.
+    x = _rand(rng, *shape, dtype="float64")
+    cpu, gpu = run_both("Var", [x], {"dims": dims, "keepdim": False, "correction": correction})
+    want = np.nan if np.prod([shape[d] for d in dims]) == 1 else np.inf
+    np.testing.assert_array_equal(cpu[0], np.full(cpu[0].shape, want))
+    np.testing.assert_array_equal(gpu[0], cpu[0])
+
+
 @pytest.mark.parametrize("op", ["Softmax", "LogSoftmax"])
 @pytest.mark.parametrize("shape,dim", [((3, 5000), 1), ((4, 7, 5), 1), ((6, 3), 0), ((2, 1, 9), -1)])
 def test_cuda_softmax_family_matches_cpu_on_rows_and_columns(rng, op, shape, dim):

@@ -26,3 +26,14 @@ def test_any_and_all_of_uint8_stay_uint8_and_kthvalue_of_a_scalar():
     assert x.any().dtype == gg.uint8 and x.all(1).tolist() == [0, 1]
     values, indices = gg.tensor(4.5).kthvalue(1)
     assert values.item() == 4.5 and indices.item() == 0 and values.ndim == 0
+
+
+def test_the_engine_variance_divides_by_max_of_zero_and_the_degrees_of_freedom():
+    # The Var op itself (no Python special case): NaN for one element, inf where the
+    # deviations are not all 0, and the gradient 2 (x - mean) / 0 (NaN at 0 deviation, inf else).
+    x = gg.tensor(np.array([[1.0, 3.0], [2.0, 2.0]]), requires_grad=True)
+    with pytest.warns(UserWarning):
+        v = x.var(1, correction=2)
+    np.testing.assert_array_equal(v.numpy(), [np.inf, np.nan])
+    v.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[-np.inf, np.inf], [np.nan, np.nan]])

@@ -134,23 +134,19 @@ void var(OpSchema& s) {
   reduction(s, true);
   s.infer = [base = s.infer](const ShapeContext& ctx) {
     auto out = base(ctx);
-    const Reduced rd = reduced_of(ctx.in(0).shape, ctx.attrs());
+    // No degrees of freedom left (count <= correction) is accepted: Var divides by 0 there,
+    // NaN or inf, as PyTorch (ReductionAttrs::var_divisor).
     const int64_t corr = ReductionAttrs::from(ctx.attrs(), ctx.in(0).rank()).correction;
     if (corr < 0) ops::bad_attr(ctx, "correction", ">= 0", std::to_string(corr));
-    if (rd.count - corr <= 0) {
-      ctx.fail(ErrorMessage("variance of " + std::to_string(rd.count) + " element(s) with correction " +
-                            std::to_string(corr) + " divides by zero")
-                   .fix("reduce over more elements, or pass correction=0 for the biased variance"));
-    }
     return out;
   };
   s.gradient = [](GradContext& c) {
     if (c.grad_output(0) == kNoValue) return;
-    // d var / dx_i = 2 (x_i - mean) / (count - correction)
+    // d var / dx_i = 2 (x_i - mean) / max(0, count - correction)   (inf or NaN with no degrees of freedom)
     const Shape in = c.shape(c.input(0));
     const Reduced rd = reduced_of(in, c.attrs());
-    const int64_t corr = ReductionAttrs::from(c.attrs(), static_cast<int>(in.size())).correction;
-    const double denom = static_cast<double>(rd.count - corr);
+    const double denom =
+        static_cast<double>(ReductionAttrs::from(c.attrs(), static_cast<int>(in.size())).var_divisor(rd.count));
     const ValueId mean = c.emit("Mean", {c.input(0)}, Attrs{{"dims", rd.axes}, {"keepdim", true}});
     const ValueId centered = c.emit("Sub", {c.input(0), mean});
     const ValueId scaled = c.emit("MulScalar", {centered}, Attrs{{"value", 2.0 / denom}});

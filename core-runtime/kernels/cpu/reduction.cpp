@@ -3,7 +3,7 @@
 //   Mean:   out[o] = sum_r x[o, r] / R
 //   Max:    out[o] = max_r x[o, r]              (NaN propagates)
 //   ArgMax: out[o] = first r with x[o, r] maximal (along one axis; NaN counts as maximal)
-//   Var:    out[o] = sum_r (x[o, r] - mean_o)^2 / (R - correction)   (two passes)
+//   Var:    out[o] = sum_r (x[o, r] - mean_o)^2 / max(0, R - correction)   (two passes)
 // where o runs over the kept axes (row-major, = the dense output) and r over the reduced axes.
 // float32 inputs accumulate in double. Inputs may have any strides.
 #include <cmath>
@@ -130,8 +130,9 @@ void max(const KernelContext& c) {
 
 template <typename T>
 void var(const KernelContext& c) {
-  const double denom_shift = static_cast<double>(ReductionAttrs::from(c.attrs, c.inputs[0].rank()).correction);
-  for_each_output<T>(c, axes_of(c.attrs, c.inputs[0].rank()), [denom_shift](const Split& s, const T* in, T* out, int64_t b, int64_t e) {
+  const ReductionAttrs a = ReductionAttrs::from(c.attrs, c.inputs[0].rank());
+  for_each_output<T>(c, axes_of(c.attrs, c.inputs[0].rank()), [&a](const Split& s, const T* in, T* out, int64_t b, int64_t e) {
+    const double divisor = static_cast<double>(a.var_divisor(s.count));
     for (int64_t o = b; o < e; ++o) {
       const T* base = in + kept_offset(s, o);
       double m = 0;
@@ -139,7 +140,7 @@ void var(const KernelContext& c) {
       m /= static_cast<double>(s.count);
       double ss = 0;
       visit_block(s, base, [&](T v) { ss += (v - m) * (v - m); });
-      out[o] = static_cast<T>(ss / (static_cast<double>(s.count) - denom_shift));
+      out[o] = static_cast<T>(ss / divisor);
     }
   });
 }

@@ -9,7 +9,8 @@
 // Reductions over any set of axes of a strided input: Sum, Mean, Max, Var, ArgMax.
 //
 //   sum[o]    = sum_j x[o, j]                    mean[o] = sum[o] / n
-//   var[o]    = sum_j (x[o, j] - mean[o])^2 / (n - correction)      (two passes: exact mean first)
+//   var[o]    = sum_j (x[o, j] - mean[o])^2 / (n - correction)      (two passes: exact mean first;
+//               the launcher passes a correction clamped at n: PyTorch's max(0, n - correction))
 //   max[o]    = max_j x[o, j]                    argmax[o] = first j with x[o, j] = max[o]
 //
 // o runs over the kept axes (outputs dense, row-major), j over the reduced axes, n = #j. The
@@ -458,7 +459,8 @@ void reduce(const KernelContext& c) {
   static const char* names[] = {"Sum", "Mean", "Max", "Var", "ArgMax"};
   const int rank = c.inputs[0].rank();
   const ReductionAttrs a = ReductionAttrs::from(c.attrs, rank, OP == GG_ARGMAX);
-  const double correction = OP == GG_VAR ? static_cast<double>(a.correction) : 0.0;
+  const int64_t count = a.count(c.inputs[0].shape());
+  const double correction = OP == GG_VAR ? static_cast<double>(count - a.var_divisor(count)) : 0.0;
   run_reduce(c, names[OP], OP, reduced_axes(a, rank), correction);
 }
 

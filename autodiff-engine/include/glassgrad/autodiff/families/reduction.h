@@ -5,7 +5,9 @@
 //               axis (Sum, Mean, Max, Var)
 //   dim         ArgMax's one axis (required)
 //   keepdim     reduced axes kept as size 1 (default false)
-//   correction  Var divides by count - correction (default 1: the unbiased variance)
+//   correction  Var divides by max(0, count - correction) (default 1: the unbiased variance), as
+//               PyTorch: with no degrees of freedom left it divides by 0 (NaN where every
+//               deviation is 0, inf elsewhere)
 // The shape rules validate them; the kernels read attributes the rules accepted.
 #pragma once
 #include <cstdint>
@@ -27,6 +29,8 @@ struct ReductionAttrs {
   bool reduces(int d) const;
   // Elements reduced into each output element of an input of shape `in`.
   int64_t count(const Shape& in) const;
+  // Var's divisor for `count` reduced elements: max(0, count - correction).
+  int64_t var_divisor(int64_t count) const { return count > correction ? count - correction : 0; }
 };
 
 }  // namespace glassgrad
