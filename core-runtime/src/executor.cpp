@@ -312,7 +312,7 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
   // A plan started while another runs (from a hook, or another thread meanwhile) gets an arena of
   // its own level, never the running plan's (arena.h).
   const ArenaLease lease;
-  debug::check_memory_limit(p);  // an over-limit plan fails here, before anything runs
+  debug::check_memory_limit(p, graph_captured());  // an over-limit plan fails here, before anything runs
   // An observer (anomaly mode, hooks) must see every step: no graph replay while one is set.
   const bool observed = static_cast<bool>(observer_slot());
   if (graph_ && !(opts_.poison_freed || poison_freed()) && cuda_graphs_enabled() && !observed) {

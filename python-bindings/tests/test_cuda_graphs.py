@@ -104,3 +104,33 @@ def test_a_learning_rate_changed_between_replays_is_read_without_a_recapture():
     run = _train(True, seed=4, n=320, before_step=raise_lr)
     _assert_same_training(run, _train(False, seed=4, n=320, before_step=raise_lr))
     assert run[2].cuda_graphs["captures"] == 1, run[2].cuda_graphs
+
+
+def test_a_replay_under_a_tight_memory_limit_counts_the_graph_outputs_once():
+    # A captured graph already holds its output buffers (in the memory in use): a replay adds
+    # only the copy it hands out. A limit with room for one more output (and half) lets the
+    # capture and every replay run; counting the graph's outputs twice refused the replays.
+    x = gg.tensor(np.random.default_rng(3).random((16, 1 << 18), dtype=np.float32), device="cuda")
+    out_bytes = (1 << 18) * 4
+
+    def run(steps):
+        step = gg.compile(lambda a: (a * 2.0).sum(0))
+        for _ in range(steps):
+            got = step(x)
+        gg.cuda.synchronize()
+        replay = step._entries[next(iter(step._entries))]["replay"]
+        assert any(r[0].graph_captured for r in replay.runs)
+        return step, got
+
+    step, got = run(6)  # unlimited: what a captured step holds beside its inputs
+    del got
+    held = gg.memory_stats("cuda")["current"]
+    del step
+    gg.clear_plan_cache()
+    before = gg.memory_stats("cuda")["limit"] or None
+    gg.set_memory_limit(held + out_bytes + out_bytes // 2, "cuda")
+    try:
+        _, got = run(6)  # warm-up, capture, then replays under the limit
+        np.testing.assert_allclose(got.numpy(), (x.numpy() * 2.0).sum(0), rtol=1e-5)
+    finally:
+        gg.set_memory_limit(before, "cuda")

@@ -180,11 +180,13 @@ std::string explain_over_budget(const std::string& message, const Plan& plain, c
   return out;
 }
 
-void check_memory_limit(const Plan& p) {
+void check_memory_limit(const Plan& p, bool graph_outputs_held) {
   for (const Device& d : devices_of(p)) {
     const size_t limit = allocator_for(d).limit();
     if (limit == 0) continue;
-    const size_t need = predicted_need(p, d);
+    MemoryNeed parts = memory_need(p, d, allocator_for(d).stats().current);
+    if (graph_outputs_held) parts.graph_outputs = 0;
+    const size_t need = parts.total();
     if (need <= limit) continue;
     const size_t current = allocator_for(d).stats().current;
     const size_t arena = p.arena_bytes.count(d) ? p.arena_bytes.at(d) : 0;

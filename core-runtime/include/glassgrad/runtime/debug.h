@@ -98,7 +98,9 @@ MemoryNeed memory_need(const Plan& plan, const Device& d, size_t held);
 // memory_need(plan, d, bytes in use now).total()
 size_t predicted_need(const Plan& plan, const Device& d);
 // Throws OutOfMemoryError before anything runs when predicted_need() exceeds a device's limit.
-void check_memory_limit(const Plan& plan);
+// graph_outputs_held: the plan's captured CUDA graph already holds its output buffers (they are
+// in the memory in use), so a replay adds only the outputs it copies out.
+void check_memory_limit(const Plan& plan, bool graph_outputs_held = false);
 // The compiler's "does not fit in its memory budget" message, completed with what the plain
 // (unbudgeted) plan would hold: its largest buffers and their layers, and the memory held
 // outside the step, which a limit must also cover.
