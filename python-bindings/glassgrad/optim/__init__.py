@@ -1,5 +1,5 @@
-"""Optimizers (SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad, Adamax, NAdam, RAdam, Rprop, ASGD;
-LBFGS) with PyTorch's update rules, run as in-place nodes of the step's plan, learning-rate
+"""Optimizers (SGD, Adam, AdamW, RMSprop, Adadelta, Adagrad, Adamax, NAdam, RAdam, Rprop, ASGD,
+SparseAdam; LBFGS) with PyTorch's update rules, run as in-place nodes of the step's plan, learning-rate
 schedules (glassgrad.optim.lr_scheduler) and weight averaging (glassgrad.optim.swa_utils)."""
 from .adadelta import Adadelta
 from .adagrad import Adagrad
@@ -13,7 +13,8 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .asgd import ASGD
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 from . import lr_scheduler, swa_utils
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adadelta", "Adagrad", "Adamax", "NAdam", "RAdam", "LBFGS",
-           "Rprop", "ASGD", "lr_scheduler", "swa_utils"]
+           "Rprop", "ASGD", "SparseAdam", "lr_scheduler", "swa_utils"]

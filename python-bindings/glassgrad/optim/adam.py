@@ -23,7 +23,8 @@ class BetasOptimizer(Optimizer):
             _args.real(b, "betas", name, minimum=0.0, maximum=1.0, below=True, fix="betas=(0.9, 0.999)")
             for i, b in enumerate(betas)))
         for key in ("eps", "weight_decay"):
-            dict.__setitem__(group, key, _args.real(group[key], key, name, minimum=0.0))
+            if key in group:  # SparseAdam has no weight_decay
+                dict.__setitem__(group, key, _args.real(group[key], key, name, minimum=0.0))
         for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
             if key in group:
                 dict.__setitem__(group, key, _args.flag(group[key], key, name))
