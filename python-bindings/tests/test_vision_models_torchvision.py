@@ -92,3 +92,15 @@ def test_the_registry_lists_torchvisions_classification_models():
     for include, exclude in [("vit*", None), (["swin*", "regnet_y*"], "*_v2_*"), ("*net*", ["*resnet*", "mnas*"])]:
         assert models.list_models(include=include, exclude=exclude) == tv_models.list_models(
             module=tv_models, include=include, exclude=exclude)
+
+
+def test_interpolate_embeddings_matches_torchvision():
+    from torchvision.models.vision_transformer import interpolate_embeddings as theirs
+    from glassgrad.vision.models.vision_transformer import interpolate_embeddings as ours
+    torch.manual_seed(0)
+    state = tv_models.vit_b_32(weights=None, image_size=64).state_dict()  # a 2 x 2 grid
+    with torch.no_grad():
+        state["encoder.pos_embedding"].normal_()
+    expected = theirs(96, 32, dict(state))["encoder.pos_embedding"].numpy()  # to 3 x 3
+    got = ours(96, 32, dict(state))["encoder.pos_embedding"]
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

@@ -107,3 +107,30 @@ def test_representation_size_and_convolutional_stem():
 @pytest.mark.parametrize("name", ["vit_b_16", "vit_h_14"])
 def test_pretrained_weights_are_refused(name):
     assert_pretrained_refused(name)
+
+
+def test_interpolate_embeddings_resizes_the_patch_grid_for_a_new_image_size():
+    from glassgrad.vision.models.vision_transformer import interpolate_embeddings
+    gg.manual_seed(0)
+    small = _tiny(num_classes=3)  # 32 / 8: a 4 x 4 grid of patches
+    state = small.state_dict()
+    pos = state["encoder.pos_embedding"].copy()
+    assert interpolate_embeddings(32, 8, state)["encoder.pos_embedding"] is state["encoder.pos_embedding"]
+    new = interpolate_embeddings(56, 8, dict(state), reset_heads=True)  # a 7 x 7 grid
+    resized = new["encoder.pos_embedding"]
+    assert resized.shape == (1, 50, 16) and not any(k.startswith("heads") for k in new)
+    np.testing.assert_array_equal(resized[:, 0], pos[:, 0])  # the class token's row is kept
+    grid, old = resized[0, 1:].reshape(7, 7, 16), pos[0, 1:].reshape(4, 4, 16)
+    for (i, j), (k, m) in [((0, 0), (0, 0)), ((0, 6), (0, 3)), ((6, 0), (3, 0)), ((6, 6), (3, 3))]:
+        np.testing.assert_allclose(grid[i, j], old[k, m], rtol=1e-5, atol=1e-6)  # align_corners: corners kept
+    # Bilinear interpolation reproduces a linear ramp between grid points.
+    ramp = np.tile(np.arange(4, dtype=np.float32)[None, :, None], (4, 1, 16)).reshape(1, 16, 16)
+    state["encoder.pos_embedding"] = np.concatenate([pos[:, :1], ramp], 1)
+    out = interpolate_embeddings(56, 8, state, interpolation_mode="bilinear")["encoder.pos_embedding"]
+    np.testing.assert_allclose(out[0, 1:8, 0], np.linspace(0, 3, 7), rtol=1e-5, atol=1e-6)
+    big = models.VisionTransformer(image_size=56, patch_size=8, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=32,
+                                   num_classes=3)
+    big.load_state_dict(new, strict=False)
+    assert np.array_equal(big.encoder.pos_embedding.numpy(), resized)
+    with pytest.raises(ValueError, match="not a perfect square"):
+        interpolate_embeddings(56, 8, {"encoder.pos_embedding": np.zeros((1, 6, 4), np.float32)})

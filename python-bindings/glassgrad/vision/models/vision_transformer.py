@@ -7,15 +7,21 @@ ways (torchvision's current layout: MLP blocks' linears are mlp.0 and mlp.3)."""
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from functools import partial
-from typing import Any, Callable, List, NamedTuple, Optional
+from typing import Any, Callable, List, MutableMapping, NamedTuple, Optional
+
+import numpy as np
 
 from ... import _C, _factories, nn
 from ..._spatial import cat
-from ..._tensor import Tensor
+from ..._runtime import no_grad
+from ..._tensor import Tensor, tensor
+from ...nn import functional as F
 from ._layers import MLP, Conv2dNormActivation
 from ._weights import refuse_pretrained
 
+# interpolate_embeddings is used from this module, as torchvision's (not exported by the package).
 __all__ = ["VisionTransformer", "ConvStemConfig", "vit_b_16", "vit_b_32", "vit_l_16", "vit_l_32", "vit_h_14"]
 
 _LayerNorm = partial(nn.LayerNorm, eps=1e-6)
@@ -216,3 +222,34 @@ def vit_l_32(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> Vi
 def vit_h_14(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> VisionTransformer:
     """ViT-H/14 (image_size=224 by default; torchvision's weights use 518)."""
     return _vit("vit_h_14", weights, kwargs)
+
+
+def interpolate_embeddings(image_size: int, patch_size: int, model_state: MutableMapping[str, Any],
+                           interpolation_mode: str = "bicubic", reset_heads: bool = False) -> MutableMapping[str, Any]:
+    """torchvision.models.vision_transformer.interpolate_embeddings: a state_dict (glassgrad's
+    NumPy arrays, tensors, or torch's CPU tensors) whose encoder.pos_embedding is resized for
+    image_size: the class token's row kept, the patch rows as a square grid interpolated
+    (align_corners=True) to image_size // patch_size a side. The new embedding is stored in
+    model_state (a float32 NumPy array); reset_heads=True returns an OrderedDict without the heads."""
+    value = model_state["encoder.pos_embedding"]
+    pos = np.asarray(value.detach().cpu().numpy() if hasattr(value, "detach") else value)
+    n, seq_length, hidden_dim = pos.shape
+    if n != 1:
+        raise _C.ShapeError(f"interpolate_embeddings: Unexpected position embedding shape: {tuple(pos.shape)}\n"
+                            f"  fix: pass a ViT state_dict, whose encoder.pos_embedding is (1, seq_length, hidden_dim)")
+    new_seq_length = (image_size // patch_size) ** 2 + 1
+    if new_seq_length != seq_length:
+        side = int(math.sqrt(seq_length - 1))
+        if side * side != seq_length - 1:
+            raise _C.ShapeError(f"interpolate_embeddings: seq_length is not a perfect square! Instead got "
+                                f"seq_length_1d * seq_length_1d = {side * side} and seq_length = {seq_length - 1}\n"
+                                f"  fix: a state_dict of a model built for square images")
+        grid = pos[:, 1:, :].transpose(0, 2, 1).reshape(1, hidden_dim, side, side)
+        with no_grad():
+            resized = F.interpolate(tensor(grid), size=image_size // patch_size, mode=interpolation_mode,
+                                    align_corners=True).numpy()
+        resized = resized.reshape(1, hidden_dim, new_seq_length - 1).transpose(0, 2, 1)
+        model_state["encoder.pos_embedding"] = np.concatenate([pos[:, :1, :], resized], 1).astype(np.float32)
+        if reset_heads:
+            model_state = OrderedDict((k, v) for k, v in model_state.items() if not k.startswith("heads"))
+    return model_state
