@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import Optional, Tuple, Union
 
+import numpy as np
+
 from . import _C
 from ._conv_transpose import int_tuple
 from ._padding import pad
-from ._tensor import Tensor
+from ._tensor import Tensor, tensor
 
 IntTuple = Union[int, Tuple[int, ...]]
 
@@ -73,6 +75,47 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         total = total + part
     oh, ow = total.shape[-2:]
     y = total.reshape(n, out_d, weight.shape[0], oh, ow).transpose(1, 2)
+    if bias is not None:
+        y = y + bias.reshape(1, -1, 1, 1, 1)
+    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
+                     padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
+                     dilation: IntTuple = 1) -> Tensor:
+    """PyTorch's F.conv_transpose3d: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
+    [C_in, C_out / groups, kd, kh, kw]. For each kernel depth offset, the input's depth planes
+    (folded into the batch) go through conv_transpose2d with the kernel's slice, and land at output
+    depths i * stride + offset * dilation (index_add); the padding is cropped after."""
+    from ._conv_transpose import check_output_padding, conv_transpose2d
+    from ._factories import zeros
+    from ._indexing import index_add
+    where = "conv_transpose3d"
+    if input.ndim not in (4, 5) or weight.ndim != 5:
+        raise _C.ShapeError(f"{where}: expected a 4-d or 5-d input and a 5-d weight [C_in, C_out / groups, kd, kh, kw],"
+                            f" got input {list(input.shape)} and weight {list(weight.shape)}\n  fix: (N, C_in, D, H, W)")
+    x = input if input.ndim == 5 else input.reshape(1, *input.shape)
+    s = int_tuple(stride, 3, "stride", where, minimum=1)
+    p = int_tuple(padding, 3, "padding", where, minimum=0)
+    op = int_tuple(output_padding, 3, "output_padding", where, minimum=0)
+    d = int_tuple(dilation, 3, "dilation", where, minimum=1)
+    check_output_padding(where, op, s, d)
+    n, c, depth, h, w = x.shape
+    if c != weight.shape[0]:
+        raise _C.ShapeError(f"{where}: input has {c} channels, weight {list(weight.shape)} expects {weight.shape[0]}\n"
+                            f"  fix: in_channels = weight.shape[0]")
+    kd = weight.shape[2]
+    out_d = (depth - 1) * s[0] - 2 * p[0] + d[0] * (kd - 1) + op[0] + 1
+    full = (depth - 1) * s[0] + d[0] * (kd - 1) + 1 + op[0]        # before the padding is cropped
+    folded = x.transpose(1, 2).reshape(n * depth, c, h, w)
+    planes = [conv_transpose2d(folded, weight[:, :, i], None, s[1:], p[1:], op[1:], groups, d[1:]) for i in range(kd)]
+    oc, oh, ow = planes[0].shape[1:]
+    total = zeros(n, oc, full, oh, ow, dtype=x.dtype, device=x.device)
+    for i, plane in enumerate(planes):
+        moved = plane.reshape(n, depth, oc, oh, ow).transpose(1, 2)   # (N, C_out, D, OH, OW)
+        where_to = tensor(np.arange(depth, dtype=np.int64) * s[0] + i * d[0], device=x.device)
+        total = index_add(total, 2, where_to, moved)
+    y = total[:, :, p[0]:p[0] + out_d]
     if bias is not None:
         y = y + bias.reshape(1, -1, 1, 1, 1)
     return y if input.ndim == 5 else y.reshape(*y.shape[1:])

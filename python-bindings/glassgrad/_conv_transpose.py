@@ -51,7 +51,7 @@ def transposed_output_size(size: int, kernel: int, stride: int, padding: int, di
 def check_output_padding(where: str, output_padding, stride, dilation) -> None:
     """PyTorch's rule: each output_padding smaller than its stride or its dilation."""
     if any(op >= max(s, d) for op, s, d in zip(output_padding, stride, dilation)):
-        names = ("height", "width") if len(stride) == 2 else ("width",)
+        names = ("depth", "height", "width")[3 - len(stride):]
         got = ", ".join(f"output_padding_{n}: {op} stride_{n}: {s} dilation_{n}: {d}"
                         for n, op, s, d in zip(names, output_padding, stride, dilation))
         raise _C.InvalidArgumentError(f"{where}: output padding must be smaller than either stride or dilation, but "

@@ -29,7 +29,7 @@ from .regression_losses import (CosineEmbeddingLoss, CosineSimilarity, GaussianN
                                PairwiseDistance, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .ranking_losses import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
 from .fold import Fold, LocalResponseNorm, Unfold
-from .conv import Conv3d
+from .conv import Conv3d, ConvTranspose3d
 from .loss import NLLLoss2d
 from .lp_pool import AdaptiveAvgPool3d, LPPool1d, LPPool2d
 from .pool3d import AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
@@ -73,6 +73,6 @@ __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "Gaussia
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d",
             "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d",
-            "Bilinear", "ChannelShuffle"]
+            "Bilinear", "ChannelShuffle", "ConvTranspose3d"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]

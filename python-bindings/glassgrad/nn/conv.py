@@ -1,4 +1,4 @@
-"""ConvTranspose2d, Conv1d, Conv3d and ConvTranspose1d, with PyTorch's arguments, positional order,
+"""ConvTranspose2d, Conv1d, Conv3d, ConvTranspose1d and ConvTranspose3d, with PyTorch's arguments, positional order,
 weight layouts, initialization and printing (Conv2d is in layers.py).
 
 - ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Optional
 
 from .. import _C, _args
-from .._conv3d import conv3d, same_padding
+from .._conv3d import conv3d, conv_transpose3d, same_padding
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d, int_tuple, output_padding_for
 from .._padding import pad
 from .layers import _check_tensor, _default_uniform, _parameter, conv_extra_repr, parameter_dtype
@@ -96,7 +96,7 @@ class _ConvTransposeNd(_ConvNd):
             output_padding = output_padding_for(f"{type(self).__name__}.forward", output_size,
                                                 tuple(input.shape[-self._DIMS:]), self.stride, self.padding,
                                                 self.kernel_size, self.dilation, input.ndim == self._DIMS + 2)
-        fn = conv_transpose2d if self._DIMS == 2 else conv_transpose1d
+        fn = {1: conv_transpose1d, 2: conv_transpose2d, 3: conv_transpose3d}[self._DIMS]
         return fn(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation)
 
 
@@ -113,6 +113,14 @@ class ConvTranspose1d(_ConvTransposeNd):
     """Transposed 1-d convolution (PyTorch's nn.ConvTranspose1d) over (N, C_in, L) or (C_in, L)."""
 
     _DIMS = 1
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-d convolution (PyTorch's nn.ConvTranspose3d) over (N, C_in, D, H, W) or
+    (C_in, D, H, W): F.conv_transpose3d (glassgrad/_conv3d.py: 2-d transposed convolutions placed
+    at their output depths)."""
+
+    _DIMS = 3
 
 
 class _PlainConvNd(_ConvNd):

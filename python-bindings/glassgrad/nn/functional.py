@@ -26,7 +26,7 @@ from .._regression_losses import (gaussian_nll_loss, huber_loss, kl_div, poisson
                                   smooth_l1_loss, soft_margin_loss)
 from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
 from .._padding import pad
-from .._conv3d import conv3d
+from .._conv3d import conv3d, conv_transpose3d
 from .._ctc_loss import ctc_loss
 from .._fold import fold, unfold
 from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d
