@@ -170,3 +170,35 @@ def test_tensor_lr_errors_follow_torch():
         with pytest.raises(ValueError, match="lr as a Tensor is not supported for capturable=False and foreach=True"):
             lib.optim.Adam([lib.zeros(2, requires_grad=True)], lr=lib.tensor(0.1), foreach=True)
         lib.optim.Adam([lib.zeros(2, requires_grad=True)], lr=lib.tensor(0.1), foreach=True, capturable=True)
+
+
+@pytest.mark.parametrize("cls", ["SGD", "Adam", "RMSprop", "Rprop"])
+def test_frozen_parameters_are_accepted_and_train_once_unfrozen_as_torch(cls):
+    results = []
+    for lib in (torch, gg):
+        model = lib.nn.Linear(2, 2).double()
+        with lib.no_grad():
+            model.weight.fill_(0.5)
+            model.bias.fill_(0.1)
+        model.weight.requires_grad_(False)  # a frozen layer, given to the optimizer anyway
+        opt = getattr(lib.optim, cls)(model.parameters(), lr=0.1)
+        for i in range(4):
+            opt.zero_grad()
+            model(lib.ones(1, 2, dtype=lib.float64)).sum().backward()
+            opt.step()
+            if i == 1:
+                model.weight.requires_grad_(True)
+        results.append([p.detach().numpy().copy() for p in model.parameters()] + [sorted(opt.state_dict()["state"])])
+    for a, b in zip(results[0][:2], results[1][:2]):
+        np.testing.assert_allclose(b, a, rtol=1e-13)
+    assert results[0][2] == results[1][2]
+
+
+def test_parameter_errors_are_torchs():
+    for lib in (torch, gg):
+        with pytest.raises(TypeError, match="optimizer can only optimize Tensors"):
+            lib.optim.SGD([1.0], lr=0.1)
+        with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
+            lib.optim.SGD([lib.ones(2, requires_grad=True) * 2], lr=0.1)
+        with pytest.raises(ValueError, match="empty parameter list"):
+            lib.optim.Adam([], lr=0.1)

@@ -102,10 +102,17 @@ UpdateRow = Tuple[str, Tuple[Tuple[str, Any], ...], List[Any], List[Tensor]]
 
 
 def _check_param(opt_name: str, i: int, p) -> None:
-    if not isinstance(p, Tensor) or not p.requires_grad or not p.is_leaf:
+    """PyTorch's checks: a tensor (else a TypeError), a leaf (else a ValueError). A frozen parameter
+    (requires_grad=False) is accepted, as PyTorch accepts it: it never has a gradient, so step()
+    skips it until it is unfrozen."""
+    if not isinstance(p, Tensor):
+        raise _args.InvalidArgumentTypeError(
+            f"{opt_name}: optimizer can only optimize Tensors, but one of the params (parameter {i}) is "
+            f"{type(p).__name__}\n  fix: pass model.parameters() or a list of tensors")
+    if not p.is_leaf:
         raise _C.InvalidArgumentError(
-            f"{opt_name}: parameter {i} is not a trainable leaf tensor\n"
-            "  fix: pass model.parameters() (Parameters require gradients)")
+            f"{opt_name}: can't optimize a non-leaf Tensor (parameter {i}, {list(p.shape)}, computed from other "
+            f"tensors)\n  fix: optimize the leaf it was computed from, or w = w.detach().requires_grad_()")
 
 
 def refuse_differentiable(name: str, differentiable) -> None:
