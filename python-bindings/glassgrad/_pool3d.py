@@ -158,3 +158,18 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     outs = [n if o is None else int(o) for n, o in zip(shape, sizes)]
     table, _ = _table([_adaptive_axis(n, o) for n, o in zip(shape, outs)], shape)
     return _max_over(x, table, outs, input.ndim, return_indices)
+
+
+def unpool3d_arguments(where: str, kernel_size, stride, padding):
+    """(kernel, stride, padding) triples; stride None is the kernel size."""
+    k = int_tuple(kernel_size, 3, "kernel_size", where, minimum=1)
+    s = k if stride is None else int_tuple(stride, 3, "stride", where, minimum=1)
+    return k, s, int_tuple(padding, 3, "padding", where, minimum=0)
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """PyTorch's F.max_unpool3d: each value of a 3-d max pooling's output back at its flat index
+    d * H * W + h * W + w, zeros elsewhere (the unpooling of glassgrad/_pool_indices.py)."""
+    from ._pool_indices import max_unpool
+    k, s, p = unpool3d_arguments("max_unpool3d", kernel_size, stride, padding)
+    return max_unpool("max_unpool3d", input, indices, k, s, p, output_size)

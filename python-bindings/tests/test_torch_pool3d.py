@@ -62,3 +62,21 @@ def test_pool3d_matches_numpy_and_finite_differences():
     for bad in (dict(kernel_size=2, padding=2), dict(kernel_size=(5, 2, 2))):
         assert compare(F.avg_pool3d, TF.avg_pool3d, [x], (), bad) is not None
         assert compare(F.max_pool3d, TF.max_pool3d, [x], (), bad) is not None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_max_unpool3d_matches_torch(seed):
+    rng = np.random.default_rng(50 + seed)
+    x = rng.standard_normal((2, 2) + tuple(int(v) for v in rng.integers(4, 8, 3)))
+    k = tuple(int(v) for v in rng.integers(1, 4, 3))
+    stride = [None, 2, (1, 2, 2), 1][seed % 4]
+    padding = tuple(int(rng.integers(0, kk // 2 + 1)) for kk in k)
+    values, indices = TF.max_pool3d(torch.tensor(x), k, stride, padding, return_indices=True)
+    kw = dict(kernel_size=k, stride=stride, padding=padding)
+    compare(lambda v, i: F.max_unpool3d(v, i, **kw), lambda v, i: TF.max_unpool3d(v, i, **kw),
+            [values.numpy(), indices.numpy()], (0,))
+    compare(lambda v, i: F.max_unpool3d(v, i, output_size=x.shape[2:], **kw),
+            lambda v, i: TF.max_unpool3d(v, i, output_size=x.shape[2:], **kw), [values.numpy(), indices.numpy()], (0,))
+    ours, theirs = nn.MaxUnpool3d(**kw), torch.nn.MaxUnpool3d(**kw)
+    assert repr(ours) == repr(theirs)
+    compare(lambda v, i: ours(v[0], i[0]), lambda v, i: theirs(v[0], i[0]), [values.numpy(), indices.numpy()], (0,))

@@ -20,7 +20,7 @@ from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss,
 from .module import Module, Parameter
 from .rms_norm import RMSNorm
 from .pooling_1d import AdaptiveAvgPool1d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, MaxPool1d
-from .unpooling import MaxUnpool1d, MaxUnpool2d
+from .unpooling import MaxUnpool1d, MaxUnpool2d, MaxUnpool3d
 from .parameter_containers import ParameterDict, ParameterList
 from .extra_activation import (CELU, GLU, SELU, Hardshrink, LogSigmoid, PReLU, RReLU, Softmax2d, Softmin, Softshrink,
                                Softsign, Tanhshrink, Threshold)
@@ -73,6 +73,7 @@ __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "Gaussia
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d",
             "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d",
-            "Bilinear", "ChannelShuffle", "ConvTranspose3d"]
+            "Bilinear", "ChannelShuffle", "ConvTranspose3d",
+            "MaxUnpool3d"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]

@@ -30,7 +30,7 @@ from .._conv3d import conv3d, conv_transpose3d
 from .._ctc_loss import ctc_loss
 from .._fold import fold, unfold
 from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d
-from .._pool3d import adaptive_max_pool3d, avg_pool3d, max_pool3d
+from .._pool3d import adaptive_max_pool3d, avg_pool3d, max_pool3d, max_unpool3d
 from .._bilinear import bilinear, channel_shuffle, gumbel_softmax
 from .._statistics import pdist
 from .._interpolate import upsample, upsample_bilinear, upsample_nearest
