@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict, namedtuple
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, Optional, Tuple, Union
 
 import numpy as np
 
@@ -373,7 +373,7 @@ class Module:
                     if name not in skip and t is not None:
                         yield (f"{mname}.{name}" if mname else name), t
 
-    def state_dict(self, *, prefix: str = "") -> "OrderedDict[str, np.ndarray]":
+    def state_dict(self, *, prefix: str = "") -> "OrderedDict[str, Union[np.ndarray, Tensor]]":
         """Parameters and persistent buffers as NumPy arrays under PyTorch's names and in its
         order ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
         "bn1.running_var", "bn1.num_batches_tracked", ...): a PyTorch model of the same
@@ -381,7 +381,9 @@ class Module:
         entries come as float32 (exactly: NumPy has no bfloat16)."""
         out = OrderedDict()
         for name, t in self._named_state():
-            out[prefix + name] = t._values()
+            # A lazy layer's tensors before its first forward are listed as themselves, as in
+            # PyTorch (docs/lazy.md): they have no values yet.
+            out[prefix + name] = t if getattr(t, "cls_to_become", None) else t._values()
         return out
 
     def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True):
@@ -389,6 +391,10 @@ class Module:
         the parameters and buffers of the same names; shapes must match, dtypes are converted to
         the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
         when either is not empty."""
+        for mname, m in self.named_modules():
+            lazy = getattr(m, "_lazy_load", None)
+            if lazy is not None:  # an uninitialized lazy layer takes its sizes from the entries
+                lazy(f"{mname}." if mname else "", state)
         own = OrderedDict(self._named_state())
         missing = [k for k in own if k not in state]
         unexpected = [k for k in state if k not in own]

@@ -1,0 +1,251 @@
+"""Lazy layers (PyTorch's nn.LazyLinear, LazyConv*d, LazyConvTranspose*d, LazyBatchNorm*d,
+LazyInstanceNorm*d): the input size (in_features / in_channels / num_features) is read from the
+first input. Until then the shape-dependent parameters and buffers are UninitializedParameter /
+UninitializedBuffer objects; the first forward (or load_state_dict) builds the plain layer's
+values with its own initialization, fills those same objects (a reference kept by the caller stays
+valid) and turns the module into the plain class (cls_to_become: LazyLinear -> Linear).
+
+Invariant: a materialized module is indistinguishable from the plain class built with the inferred
+size, except that its parameter objects are the ones created by the lazy constructor; device and
+dtype are those of the uninitialized tensors, so model.to() / model.double() before the first
+forward are kept (docs/lazy.md)."""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import numpy as np
+
+from .. import _C, _device, _dtypes
+from .._tensor import Tensor, raw_from_numpy
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
+from .conv import Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
+from .layers import Conv2d, Linear
+from .module import Module, Parameter, _leaf_for, _new_data, _state_leaf, rebind_all
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (PyTorch's nn.UninitializedParameter): empty until
+    materialize(shape) gives it values; it then becomes a plain Parameter."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None):
+        super().__init__(np.zeros((0,), np.float32), requires_grad, device=device)
+        _empty_of(self, dtype)
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        """Gives the tensor zeros of `shape` (on `device`, default its own) and makes it a plain
+        Parameter, as PyTorch's UninitializedParameter.materialize."""
+        _materialize(self, np.zeros(tuple(shape), np.float64), device)
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+
+class UninitializedBuffer(Tensor):
+    """A buffer whose shape is not known yet (PyTorch's nn.UninitializedBuffer)."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __init__(self, requires_grad: bool = False, device=None, dtype=None, persistent: bool = True):
+        # persistent: PyTorch reads it when the buffer is set as a module attribute (nn.Buffer);
+        # a lazy layer's buffers are persistent.
+        self._h = _state_leaf(np.zeros((0,), np.float32), _device.normalize(device), "")._h
+        _empty_of(self, dtype)
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        _materialize(self, np.zeros(tuple(shape), np.float64), device)
+
+    def __repr__(self) -> str:
+        return "<UninitializedBuffer>"
+
+
+def _empty_of(t, dtype) -> None:
+    if dtype is not None and str(_dtypes.to_dtype(dtype)) != str(t.dtype):
+        rebind_all([(t, _leaf_for(t, raw_from_numpy(np.zeros((0,), np.float32), t.device, t.name,
+                                                    str(_dtypes.to_dtype(dtype)))))])
+
+
+def is_lazy(t) -> bool:
+    """nn.parameter.is_lazy: whether t is an UninitializedParameter or UninitializedBuffer."""
+    return isinstance(t, (UninitializedParameter, UninitializedBuffer))
+
+
+def _materialize(t, values: np.ndarray, device: Optional[str] = None) -> None:
+    rebind_all([(t, _new_data(t, values, device))])
+    t.__class__ = type(t).cls_to_become
+
+
+class LazyModuleMixin(Module):
+    """What every lazy layer shares (PyTorch's nn.modules.lazy.LazyModuleMixin)."""
+
+    cls_to_become: type[Module] = Module
+    _in_name = "in_features"
+    _unbatched_dim = -1  # the rank of an unbatched input, whose size is dim 0 (-1: none)
+
+    def _lazy_setup(self, args, kwargs) -> None:
+        object.__setattr__(self, "_lazy_args", (args, kwargs))
+        template = self._plain(self._template_in(kwargs))
+        # Parameters and floating buffers depend on the input size; integer buffers
+        # (num_batches_tracked) do not and are kept as the plain layer makes them.
+        for name, p in template._parameters.items():
+            self._parameters[name] = None if p is None else UninitializedParameter(p.requires_grad, p.device, p.dtype)
+        for name, b in template._buffers.items():
+            self._buffers[name] = (None if b is None else UninitializedBuffer(device=b.device, dtype=b.dtype)
+                                   if b.dtype.is_floating_point else b)
+        for key, value in template.__dict__.items():
+            if key not in ("_parameters", "_buffers", "_modules", "_scope", "training"):
+                object.__setattr__(self, key, value)
+        object.__setattr__(self, self._in_name, 0)
+        self._name_tree(self._scope)
+
+    def _template_in(self, kwargs) -> int:
+        return int(kwargs.get("groups", 1))
+
+    def _plain(self, size: int):
+        args, kwargs = self._lazy_args
+        build: Callable[..., Module] = self.cls_to_become  # each plain class takes its size first
+        return build(size, *args, **kwargs)
+
+    def has_uninitialized_params(self) -> bool:
+        """Whether a parameter or buffer of this layer is still uninitialized."""
+        return any(is_lazy(t) for t in list(self._parameters.values()) + list(self._buffers.values()))
+
+    def initialize_parameters(self, size: int) -> None:
+        """Builds the plain layer for input size `size` (its own initialization), gives its values
+        to the uninitialized tensors and turns this module into the plain class."""
+        if size < 1:
+            raise _C.ShapeError(f"{type(self).__name__}: cannot infer {self._in_name} from an input whose "
+                                f"size along dim 1 is {size}\n  fix: call it with a non-empty input")
+        plain = self._plain(size)
+        pairs, become = [], []
+        for table in ("_parameters", "_buffers"):
+            mine = self.__dict__[table]
+            for name, t in plain.__dict__[table].items():
+                own = mine.get(name)
+                if is_lazy(own):
+                    pairs.append((own, _new_data(own, t._values(), own.device)))
+                    become.append(own)
+                else:
+                    mine[name] = t if own is None else own
+        rebind_all(pairs)
+        for t in become:
+            t.__class__ = type(t).cls_to_become
+        for key, value in plain.__dict__.items():
+            if key not in ("_parameters", "_buffers", "_modules", "_scope", "training", "_lazy_args"):
+                object.__setattr__(self, key, value)
+        self.__dict__.pop("_lazy_args", None)
+        object.__setattr__(self, "__class__", self.cls_to_become)
+        self._name_tree(self._scope)
+
+    def _infer_size(self, x: Tensor) -> int:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{type(self).__name__}: expected a Tensor input, got {type(x).__name__}")
+        if x.dim() < 1:
+            raise _C.ShapeError(f"{type(self).__name__}: a 0-d input has no feature dim\n  fix: pass [N, C, ...]")
+        return int(x.shape[-1] if self._in_name == "in_features" else
+                   (x.shape[0] if x.dim() == self._unbatched_dim else x.shape[1]))
+
+    def forward(self, x, *args, **kwargs):
+        if self.has_uninitialized_params():
+            self.initialize_parameters(self._infer_size(x))
+        return self.forward(x, *args, **kwargs)
+
+    def _size_from_state(self, shape, name: str = "weight") -> int:
+        return int(shape[0])
+
+    def _lazy_load(self, prefix: str, state) -> None:
+        """load_state_dict into an uninitialized layer: the sizes come from the entries."""
+        if not self.has_uninitialized_params():
+            return
+        for name, t in list(self._parameters.items()) + list(self._buffers.items()):
+            if is_lazy(t) and prefix + name in state and not is_lazy(state[prefix + name]):
+                self.initialize_parameters(self._size_from_state(np.shape(state[prefix + name]), name))
+                return
+
+    def extra_repr(self) -> str:
+        return self.cls_to_become.extra_repr(self)
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """nn.LazyLinear(out_features, bias=True, device=None, dtype=None): a Linear whose
+    in_features is the last dim of the first input."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None):
+        Module.__init__(self)
+        self._lazy_setup((out_features, bias, device, dtype), {})
+
+    def _template_in(self, kwargs) -> int:
+        return 1
+
+    def _size_from_state(self, shape, name="weight") -> int:
+        return int(shape[1]) if name == "weight" else 1
+
+
+def _conv_init(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+               padding_mode="zeros", device=None, dtype=None):
+    Module.__init__(self)
+    self._lazy_setup((out_channels, kernel_size, stride, padding), dict(
+        dilation=dilation, groups=groups, bias=bias, padding_mode=padding_mode, device=device, dtype=dtype))
+
+
+def _conv_transpose_init(self, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                         bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+    Module.__init__(self)
+    self._lazy_setup((out_channels, kernel_size, stride, padding), dict(
+        output_padding=output_padding, groups=groups, bias=bias, dilation=dilation, padding_mode=padding_mode,
+        device=device, dtype=dtype))
+
+
+def _lazy_conv(plain: type, dims: int, transpose: bool) -> type:
+    def _size_from_state(self, shape, name="weight") -> int:
+        groups = int(self._lazy_args[1].get("groups", 1))
+        if name != "weight":
+            return groups
+        return int(shape[0]) if transpose else int(shape[1]) * groups
+
+    prefix = "LazyConvTranspose" if transpose else "LazyConv"
+    return type(f"{prefix}{dims}d", (LazyModuleMixin, plain), {
+        "__init__": _conv_transpose_init if transpose else _conv_init, "_size_from_state": _size_from_state,
+        "cls_to_become": plain,
+        "_in_name": "in_channels", "_unbatched_dim": dims + 1,
+        "__doc__": f"nn.{prefix}{dims}d: a {plain.__name__} whose in_channels is dim 1 of the first input "
+                   f"(dim 0 of an unbatched one).", "__module__": __name__})
+
+
+def _lazy_norm(plain: type, dims: int, batch: bool) -> type:
+    # PyTorch's lazy norms all default to affine=True, track_running_stats=True (InstanceNorm's
+    # plain class defaults to False for both).
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
+        Module.__init__(self)
+        self._lazy_setup((eps, momentum, affine, track_running_stats, device, dtype), {"bias": bias})
+
+    def _template_in(self, kwargs) -> int:
+        return 1
+
+    name = ("LazyBatchNorm" if batch else "LazyInstanceNorm") + f"{dims}d"
+    return type(name, (LazyModuleMixin, plain), {
+        "__init__": __init__, "_template_in": _template_in, "cls_to_become": plain,
+        "_in_name": "num_features", "_unbatched_dim": -1 if batch else dims + 1,
+        "__doc__": f"nn.{name}: a {plain.__name__} whose num_features is dim 1 of the first input.",
+        "__module__": __name__})
+
+
+LazyConv1d = _lazy_conv(Conv1d, 1, False)
+LazyConv2d = _lazy_conv(Conv2d, 2, False)
+LazyConv3d = _lazy_conv(Conv3d, 3, False)
+LazyConvTranspose1d = _lazy_conv(ConvTranspose1d, 1, True)
+LazyConvTranspose2d = _lazy_conv(ConvTranspose2d, 2, True)
+LazyConvTranspose3d = _lazy_conv(ConvTranspose3d, 3, True)
+LazyBatchNorm1d = _lazy_norm(BatchNorm1d, 1, True)
+LazyBatchNorm2d = _lazy_norm(BatchNorm2d, 2, True)
+LazyBatchNorm3d = _lazy_norm(BatchNorm3d, 3, True)
+LazyInstanceNorm1d = _lazy_norm(InstanceNorm1d, 1, False)
+LazyInstanceNorm2d = _lazy_norm(InstanceNorm2d, 2, False)
+LazyInstanceNorm3d = _lazy_norm(InstanceNorm3d, 3, False)

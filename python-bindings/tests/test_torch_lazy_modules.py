@@ -1,0 +1,129 @@
+"""nn.Lazy* layers against PyTorch: the class after the first forward, parameter shapes, state_dict
+keys, outputs after loading PyTorch's state_dict (initial values are random in both and are not
+compared), load_state_dict into an uninitialized layer, and device/dtype kept from before the
+first forward."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import glassgrad as gg  # noqa: E402
+import glassgrad.nn as nn  # noqa: E402
+
+CASES = [
+    ("LazyLinear", (3,), {}, (2, 5)),
+    ("LazyLinear", (4,), {"bias": False}, (2, 3, 6)),
+    ("LazyConv1d", (4, 3), {}, (2, 3, 9)),
+    ("LazyConv1d", (4, 3), {}, (3, 9)),
+    ("LazyConv2d", (4, 3), {"padding": 1}, (2, 3, 6, 6)),
+    ("LazyConv2d", (4, 3), {"groups": 2}, (2, 6, 6, 6)),
+    ("LazyConv3d", (2, 2), {}, (1, 3, 4, 4, 4)),
+    ("LazyConvTranspose1d", (4, 3), {}, (2, 3, 5)),
+    ("LazyConvTranspose2d", (4, 3), {"stride": 2}, (2, 3, 4, 4)),
+    ("LazyConvTranspose3d", (2, 2), {}, (1, 3, 3, 3, 3)),
+    ("LazyBatchNorm1d", (), {}, (4, 3)),
+    ("LazyBatchNorm2d", (), {}, (2, 3, 4, 4)),
+    ("LazyBatchNorm3d", (), {"affine": False}, (2, 3, 2, 2, 2)),
+    ("LazyInstanceNorm1d", (), {}, (2, 3, 8)),
+    ("LazyInstanceNorm2d", (), {"affine": True, "track_running_stats": True}, (2, 3, 4, 4)),
+    ("LazyInstanceNorm3d", (), {}, (1, 3, 2, 2, 2)),
+]
+
+
+def _pair(name, args, kwargs):
+    return getattr(nn, name)(*args, **kwargs), getattr(torch.nn, name)(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", CASES)
+def test_first_forward_matches_torch(name, args, kwargs, shape):
+    ours, theirs = _pair(name, args, kwargs)
+    assert repr(ours) == repr(theirs)
+    assert ours.has_uninitialized_params() and theirs.has_uninitialized_params()
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    ours.train(), theirs.train()
+    y = ours(gg.tensor(x))
+    expected = theirs(torch.from_numpy(x))
+    assert type(ours).__name__ == type(theirs).__name__ and type(ours) is getattr(nn, type(theirs).__name__)
+    assert not hasattr(ours, "has_uninitialized_params") and not hasattr(theirs, "has_uninitialized_params")
+    assert repr(ours) == repr(theirs)
+    assert tuple(y.shape) == tuple(expected.shape)
+    assert {k: tuple(np.shape(v)) for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    # Same values: PyTorch's state_dict loaded, both in eval mode, same output.
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    ours.eval(), theirs.eval()
+    np.testing.assert_allclose(ours(gg.tensor(x)).numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name,args,kwargs,shape", CASES)
+def test_load_state_dict_materializes(name, args, kwargs, shape):
+    ours, theirs = _pair(name, args, kwargs)
+    x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
+    theirs(torch.from_numpy(x))
+    ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
+    assert type(ours).__name__ == type(theirs).__name__
+    ours.eval(), theirs.eval()
+    np.testing.assert_allclose(ours(gg.tensor(x)).numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
+                               rtol=1e-4, atol=1e-5)
+
+
+def test_parameters_keep_identity_and_train():
+    m = nn.Sequential(nn.LazyLinear(4), nn.ReLU(), nn.LazyLinear(1))
+    held = list(m.parameters())
+    assert all(isinstance(p, nn.UninitializedParameter) for p in held)
+    m(gg.tensor(np.ones((2, 3), np.float32)))
+    assert [p is q for p, q in zip(held, m.parameters())] == [True] * 4
+    assert all(type(p) is nn.Parameter for p in held)
+    assert [tuple(p.shape) for p in held] == [(4, 3), (4,), (1, 4), (1,)]
+    assert list(m.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
+    assert m[0].weight.name == "0.weight"
+    opt = gg.optim.SGD(m.parameters(), lr=0.1)
+    before = held[0].numpy().copy()
+    m(gg.tensor(np.ones((2, 3), np.float32))).sum().backward()
+    opt.step()
+    assert not np.array_equal(before, held[0].numpy())
+
+
+def test_initialization_is_the_plain_class():
+    gg.manual_seed(3)
+    lazy = nn.LazyLinear(50)
+    lazy(gg.tensor(np.ones((1, 20), np.float32)))
+    bound = 1 / np.sqrt(20)  # Linear.reset_parameters: U(-1/sqrt(in), 1/sqrt(in))
+    w = lazy.weight.numpy()
+    assert w.shape == (50, 20) and np.abs(w).max() <= bound and np.abs(w).max() > bound / 2
+    bn = nn.LazyBatchNorm2d().eval()
+    bn(gg.tensor(np.ones((2, 3, 2, 2), np.float32)))
+    np.testing.assert_array_equal(bn.weight.numpy(), np.ones(3, np.float32))
+    np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(3, np.float32))
+
+
+def test_dtype_before_first_forward_is_kept():
+    m = nn.LazyLinear(2).double()
+    y = m(gg.tensor(np.ones((3, 4), np.float64)))
+    assert str(m.weight.dtype).endswith("float64") and tuple(y.shape) == (3, 2)
+    m = nn.LazyConv2d(2, 1, dtype=gg.float64)
+    m(gg.tensor(np.ones((1, 3, 2, 2), np.float64)))
+    assert str(m.weight.dtype).endswith("float64")
+
+
+def test_gradients_after_materializing_float64():
+    m = nn.LazyLinear(2).double()
+    xs = np.random.default_rng(2).standard_normal((3, 4))
+    x = gg.tensor(xs, requires_grad=True)
+    (m(x) ** 2).sum().backward()
+    w, b = m.weight.numpy(), m.bias.numpy()
+    g = 2 * (xs @ w.T + b)  # NumPy reference of d(sum(y^2))/dy
+    np.testing.assert_allclose(m.weight.grad.numpy(), g.T @ xs, rtol=1e-10)
+    np.testing.assert_allclose(x.grad.numpy(), g @ w, rtol=1e-10)
+    np.testing.assert_allclose(m.bias.grad.numpy(), g.sum(0), rtol=1e-10)
+
+
+def test_errors():
+    m = nn.LazyConv2d(2, 3)
+    with pytest.raises(gg.ShapeError, match="LazyConv2d"):
+        m.initialize_parameters(0)
+    with pytest.raises(TypeError, match="LazyConv2d"):
+        m([1, 2])
+    assert m.has_uninitialized_params()
