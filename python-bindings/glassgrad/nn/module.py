@@ -49,6 +49,22 @@ class Parameter(Tensor):
         return memo[id(self)]
 
 
+class Buffer(Tensor):
+    """PyTorch's nn.Buffer(data=None, *, persistent=True): a tensor that becomes a buffer of the
+    module it is assigned to (`self.mask = nn.Buffer(t)` as register_buffer("mask", t, persistent)).
+    persistent=False keeps it out of state_dict(). The module holds a plain Tensor copy of it."""
+
+    __slots__ = ("persistent",)
+
+    def __init__(self, data=None, *, persistent: bool = True):
+        if data is None:
+            data = np.zeros((0,), np.float32)
+        arr = data.numpy() if isinstance(data, Tensor) else np.asarray(data)
+        device = data.device if isinstance(data, Tensor) else _device.default_device()
+        self._h = _state_leaf(arr, device, "")._h
+        self.persistent = bool(persistent)
+
+
 def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
     return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, device, name), "state", False, name))
 
@@ -135,6 +151,9 @@ class Module:
                                     f"layers or parameters\n  fix: add super().__init__() as the first line")
 
     def __setattr__(self, name, value):
+        if isinstance(value, Buffer):
+            self._set_buffer(name, value)
+            return
         if isinstance(value, (Parameter, Module)) or name in self.__dict__.get("_buffers", {}):
             self._check_init()
         d = self.__dict__
@@ -220,6 +239,22 @@ class Module:
         self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
         if not persistent:
             self.__dict__.setdefault("_non_persistent", set()).add(name)
+
+    def _set_buffer(self, name: str, value: Buffer) -> None:
+        """`module.name = nn.Buffer(t, persistent=...)`: name becomes a buffer, whatever it was."""
+        self._check_init()
+        d = self.__dict__
+        for table, what in (("_parameters", "as parameter '{}' (glassgrad.nn.Parameter or None expected)"),
+                            ("_modules", "as child module '{}' (glassgrad.nn.Module or None expected)")):
+            if name in d[table]:  # PyTorch's rule: a buffer never silently replaces these
+                raise TypeError(f"cannot assign '{type(value).__name__}' " + what.format(name) +
+                                f"\n  fix: del module.{name} first, then assign the Buffer")
+        d.pop(name, None)
+        if name in d["_buffers"]:
+            _bump_structure_version()
+        self.register_buffer(name, value, value.persistent)
+        if value.persistent:
+            d.get("_non_persistent", set()).discard(name)
 
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
         """Adds a parameter (or None: the name is declared, with no tensor)."""
