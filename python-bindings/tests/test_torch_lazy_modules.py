@@ -127,3 +127,28 @@ def test_errors():
     with pytest.raises(TypeError, match="LazyConv2d"):
         m([1, 2])
     assert m.has_uninitialized_params()
+
+
+def test_optimizer_built_before_the_first_forward_trains():
+    for make in (lambda ps: gg.optim.SGD(ps, lr=0.1, momentum=0.9), lambda ps: gg.optim.Adam(ps, lr=0.1)):
+        m = nn.LazyLinear(2)
+        opt = make(m.parameters())  # PyTorch accepts uninitialized parameters here too
+        x = gg.tensor(np.ones((3, 4), np.float32))
+        for _ in range(2):
+            opt.zero_grad()
+            m(x).sum().backward()
+            opt.step()
+        assert tuple(m.weight.shape) == (2, 4) and np.isfinite(m.weight.numpy()).all()
+
+
+def test_device_set_before_the_first_forward_is_kept():
+    m = nn.LazyConv1d(2, 1).to("cpu")
+    m(gg.tensor(np.ones((1, 3, 4), np.float32)))
+    assert m.weight.device == "cpu" and m.bias.device == "cpu"
+
+
+def test_loading_an_uninitialized_state_into_a_plain_layer_fails_clearly():
+    with pytest.raises(RuntimeError, match="uninitialized"):
+        torch.nn.Linear(4, 2).load_state_dict(torch.nn.LazyLinear(2).state_dict())
+    with pytest.raises(gg.ShapeError, match="(?s)'weight' is an uninitialized parameter.*run one forward pass"):
+        nn.Linear(4, 2).load_state_dict(nn.LazyLinear(2).state_dict())

@@ -101,6 +101,10 @@ IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_k
 def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
     """A state_dict entry as an array of t's shape whose values t's dtype can hold, or a
     GlassgradError naming the entry (before anything is loaded)."""
+    if getattr(value, "cls_to_become", None) is not None:  # an uninitialized lazy tensor (docs/lazy.md)
+        raise _C.ShapeError(f"load_state_dict: '{name}' is an uninitialized parameter or buffer (from a lazy layer "
+                            f"saved before its first forward); the model's is {list(t.shape)}\n"
+                            f"  fix: run one forward pass of the lazy model before calling state_dict()")
     try:
         arr = np.asarray(value)
     except Exception as e:  # whatever the object is, say which entry it was
