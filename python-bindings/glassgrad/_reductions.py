@@ -120,6 +120,8 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
         # (NaN where every deviation is 0, inf elsewhere); PyTorch's warning says why.
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
+    if x.numel() == 0:  # the engine's Var, as its Mean, refuses an empty input: PyTorch's NaN (or empty)
+        return mul(_sum(x, dims or None, keepdim), math.nan)
     return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr})
 
 

@@ -135,9 +135,10 @@ void var(OpSchema& s) {
   s.infer = [base = s.infer](const ShapeContext& ctx) {
     auto out = base(ctx);
     // No degrees of freedom left (count <= correction) is accepted: Var divides by 0 there,
-    // NaN or inf, as PyTorch (ReductionAttrs::var_divisor).
+    // NaN or inf, as PyTorch (ReductionAttrs::var_divisor). An empty input is refused, as by Mean.
     const int64_t corr = ReductionAttrs::from(ctx.attrs(), ctx.in(0).rank()).correction;
     if (corr < 0) ops::bad_attr(ctx, "correction", ">= 0", std::to_string(corr));
+    if (ctx.in(0).numel() == 0) ctx.fail(ErrorMessage("variance of an empty tensor " + shape_str(ctx.in(0).shape)));
     return out;
   };
   s.gradient = [](GradContext& c) {
