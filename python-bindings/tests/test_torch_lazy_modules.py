@@ -152,3 +152,16 @@ def test_loading_an_uninitialized_state_into_a_plain_layer_fails_clearly():
         torch.nn.Linear(4, 2).load_state_dict(torch.nn.LazyLinear(2).state_dict())
     with pytest.raises(gg.ShapeError, match="(?s)'weight' is an uninitialized parameter.*run one forward pass"):
         nn.Linear(4, 2).load_state_dict(nn.LazyLinear(2).state_dict())
+
+
+def test_module_paths_are_torchs():
+    from glassgrad.nn.modules.lazy import LazyModuleMixin
+    from glassgrad.nn.parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter, is_lazy
+    assert isinstance(nn.LazyLinear(2), LazyModuleMixin) and isinstance(torch.nn.LazyLinear(2),
+                                                                        torch.nn.modules.lazy.LazyModuleMixin)
+    assert Parameter is nn.Parameter and Buffer is nn.Buffer and UninitializedBuffer is nn.UninitializedBuffer
+    m = nn.LazyLinear(2)
+    assert isinstance(m.weight, UninitializedParameter) and is_lazy(m.weight)
+    assert torch.nn.parameter.is_lazy(torch.nn.LazyLinear(2).weight)
+    m(gg.tensor(np.ones((1, 3), np.float32)))
+    assert not is_lazy(m.weight)

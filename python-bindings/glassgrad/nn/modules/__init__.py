@@ -2,11 +2,11 @@
 ...), each submodule naming glassgrad.nn's layers where PyTorch defines them (see _names.py);
 the package itself answers every one of those names, as torch.nn.modules does."""
 from . import (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
-               instancenorm, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
+               instancenorm, lazy, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
                transformer, upsampling, utils)  # utils: torch.nn.modules.utils
 
 _SUBMODULES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
-               instancenorm, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
+               instancenorm, lazy, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
                transformer, upsampling)
 __all__ = sorted({name for m in _SUBMODULES for name in m.__all__})
 

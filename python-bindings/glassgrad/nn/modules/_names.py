@@ -12,7 +12,7 @@ import importlib
 from typing import Callable, List, Tuple
 
 # Names glassgrad.nn does not export itself, and the module that defines them.
-_ELSEWHERE = {"NonDynamicallyQuantizableLinear": "glassgrad.nn.attention"}
+_ELSEWHERE = {"NonDynamicallyQuantizableLinear": "glassgrad.nn.attention", "LazyModuleMixin": "glassgrad.nn.lazy"}
 
 
 def _lookup(name: str):
