@@ -165,3 +165,26 @@ def test_module_paths_are_torchs():
     assert torch.nn.parameter.is_lazy(torch.nn.LazyLinear(2).weight)
     m(gg.tensor(np.ones((1, 3), np.float32)))
     assert not is_lazy(m.weight)
+
+
+def test_uninitialized_shape_is_an_error_as_in_torch():
+    with pytest.raises(RuntimeError, match="shape of an uninitialized"):
+        torch.nn.LazyLinear(2).weight.shape
+    for t in (nn.LazyLinear(2).weight, nn.LazyBatchNorm1d().running_mean):
+        with pytest.raises(RuntimeError, match="(?s)shape of an uninitialized.*fix: call the model once"):
+            t.shape
+
+
+def test_deepcopy_before_the_first_forward_stays_lazy():
+    import copy
+    ours, theirs = (copy.deepcopy(m) for m in _pair("LazyLinear", (3,), {}))
+    assert ours.has_uninitialized_params() and theirs.has_uninitialized_params()
+    ours(gg.tensor(np.ones((2, 4), np.float32)))
+    theirs(torch.ones(2, 4))
+    assert {k: tuple(np.shape(v)) for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    # PyTorch cannot deepcopy an UninitializedBuffer (a ValueError); glassgrad copies it lazy.
+    bn = copy.deepcopy(nn.LazyBatchNorm2d())
+    assert bn.has_uninitialized_params()
+    bn(gg.tensor(np.ones((2, 4, 3, 3), np.float32)))
+    assert tuple(bn.running_mean.shape) == (4,) and type(bn) is nn.BatchNorm2d

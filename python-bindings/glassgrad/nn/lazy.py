@@ -24,6 +24,12 @@ from .layers import Conv2d, Linear
 from .module import Module, Parameter, _leaf_for, _new_data, _state_leaf, rebind_all
 
 
+def _no_shape(t):
+    raise RuntimeError(f"Can't access the shape of an uninitialized parameter or buffer ({t.name or 'unnamed'}): "
+                       f"a lazy layer learns its sizes at its first forward\n"
+                       f"  fix: call the model once on a batch of the real shape before reading shapes")
+
+
 class UninitializedParameter(Parameter):
     """A parameter whose shape is not known yet (PyTorch's nn.UninitializedParameter): empty until
     materialize(shape) gives it values; it then becomes a plain Parameter."""
@@ -43,6 +49,13 @@ class UninitializedParameter(Parameter):
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
 
+    def __deepcopy__(self, memo) -> "UninitializedParameter":
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedParameter(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+    shape = property(_no_shape, doc="No shape yet: a RuntimeError, as PyTorch's.")
+
 
 class UninitializedBuffer(Tensor):
     """A buffer whose shape is not known yet (PyTorch's nn.UninitializedBuffer)."""
@@ -61,6 +74,13 @@ class UninitializedBuffer(Tensor):
 
     def __repr__(self) -> str:
         return "<UninitializedBuffer>"
+
+    def __deepcopy__(self, memo) -> "UninitializedBuffer":
+        if id(self) not in memo:
+            memo[id(self)] = UninitializedBuffer(device=self.device, dtype=self.dtype)
+        return memo[id(self)]
+
+    shape = property(_no_shape, doc="No shape yet: a RuntimeError, as PyTorch's.")
 
 
 def _empty_of(t, dtype) -> None:

@@ -223,7 +223,9 @@ class Module:
         memo[id(self)] = new
         for key, value in self.__dict__.items():
             if key == "_buffers":
-                value = OrderedDict((n, None if b is None else _state_leaf(b.numpy(), b.device, b.name))
+                value = OrderedDict((n, None if b is None else copy.deepcopy(b, memo)
+                                     if getattr(b, "cls_to_become", None) is not None  # a lazy layer's
+                                     else _state_leaf(b.numpy(), b.device, b.name))
                                     for n, b in value.items())
             else:
                 value = copy.deepcopy(value, memo)
