@@ -21,7 +21,7 @@ std::shared_ptr<const ObserverList>& observers() {
 }
 
 int g_next_id = 0;
-double g_last_step_seconds = 0.0;
+thread_local double g_last_step_seconds = 0.0;  // each thread's executor times its own steps
 int g_anomaly_id = -1;
 
 void install(std::shared_ptr<const ObserverList> list) {

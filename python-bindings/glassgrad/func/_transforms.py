@@ -107,15 +107,21 @@ def _split_aux(out, has_aux: bool, name: str):
     return out
 
 
+def _called(func: Callable, args, kwargs, argnums: ArgNums, has_aux: bool, name: str):
+    """func on differentiable stand-ins of its argnums arguments (call under enable_grad()):
+    (the inputs, func's output, its aux)."""
+    ins = _Inputs(args, _argnums(argnums, len(args), name), name)
+    out, aux = _split_aux(func(*ins.args, **kwargs), has_aux, name)
+    ins.see_outputs(out)
+    return ins, out, aux
+
+
 def grad_and_value(func: Callable, argnums: ArgNums = 0, has_aux: bool = False) -> Callable:
     """torch.func.grad_and_value: a function returning (gradient of func's scalar output with
     respect to the argnums arguments, the output); with has_aux, (gradient, (output, aux))."""
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "grad_and_value")
         with enable_grad():
-            ins = _Inputs(args, nums, "grad_and_value")
-            out, aux = _split_aux(func(*ins.args, **kwargs), has_aux, "grad_and_value")
-            ins.see_outputs(out)
+            ins, out, aux = _called(func, args, kwargs, argnums, has_aux, "grad_and_value")
             if not isinstance(out, Tensor) or out.dim() != 0:
                 what = f"tensor of shape {list(out.shape)}" if isinstance(out, Tensor) else type(out).__name__
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
@@ -181,11 +187,8 @@ def jacrev(func: Callable, argnums: ArgNums = 0, *, has_aux: bool = False, chunk
     changes nothing). Each block has shape output.shape + input.shape; several outputs or
     inputs give nested containers as PyTorch's."""
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "jacrev")
         with enable_grad():
-            ins = _Inputs(args, nums, "jacrev")
-            out, aux = _split_aux(func(*ins.args, **kwargs), has_aux, "jacrev")
-            ins.see_outputs(out)
+            ins, out, aux = _called(func, args, kwargs, argnums, has_aux, "jacrev")
             out_leaves, out_spec = flatten(out)
             if not all(isinstance(o, Tensor) for o in out_leaves):
                 raise RuntimeError("jacrev(f, ...)(*args): Expected f to be a function that has only Tensors (or "

@@ -56,7 +56,7 @@ int add_step_observer(StepObserver observer);  // returns an id for remove_step_
 void remove_step_observer(int id);
 // The host wall time, in seconds, of the kernel call of the step an observer is being called for
 // (the executor times it only while an observer is installed, and excludes the observer's own
-// copies). On a GPU the call launches the kernel, so this is launch time, not kernel time.
+// copies; per thread). On a GPU the call launches the kernel, so this is launch time, not kernel time.
 double last_step_seconds();
 void set_last_step_seconds(double seconds);  // the executor, before it calls the observers
 
