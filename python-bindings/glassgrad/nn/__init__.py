@@ -75,6 +75,8 @@ __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Un
             "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d",
             "Bilinear", "ChannelShuffle", "ConvTranspose3d",
             "MaxUnpool3d"]
+from .sync_batchnorm import SyncBatchNorm
+__all__ += ["SyncBatchNorm"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
