@@ -49,3 +49,19 @@ torch.nn.utils.parametrize.remove_parametrizations(layer, "weight")   # a plain 
 print(type(layer).__name__, list(layer.state_dict()))
 # --8<-- [end:parametrize]
 assert type(layer).__name__ == "Linear"
+
+# --8<-- [start:muon]
+net = torch.nn.Sequential(torch.nn.Linear(4, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+matrices = [p for p in net.parameters() if p.ndim == 2]   # Muon takes 2-d weights only
+others = [p for p in net.parameters() if p.ndim != 2]
+muon = torch.optim.Muon(matrices, lr=0.02)            # momentum, Newton-Schulz in bfloat16
+adafactor = torch.optim.Adafactor(others)             # factored second moments, relative steps
+for x, y in batches:
+    muon.zero_grad()
+    adafactor.zero_grad()
+    torch.nn.functional.mse_loss(net(x), y).backward()
+    muon.step()
+    adafactor.step()
+print(list(muon.state_dict()["state"][0]), list(adafactor.state_dict()["state"][0]))
+# --8<-- [end:muon]
+assert list(adafactor.state_dict()["state"][0]) == ["step", "variance"]

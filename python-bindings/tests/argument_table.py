@@ -510,6 +510,8 @@ OPTIMIZERS = [
     O("RAdam", lr=0.01),
     O("RAdam", lr=0.01, betas=(0.5, 0.9), weight_decay=0.01),
     O("RAdam", lr=0.01, betas=(0.8, 0.95), weight_decay=0.05, decoupled_weight_decay=True, maximize=True),
+    O("Adafactor"),
+    O("Adafactor", lr=0.1, beta2_decay=-0.5, eps=(1e-20, 1e-2), d=2.0, weight_decay=0.01, maximize=True),
 ]
 
 SCHEDULERS = [

@@ -419,6 +419,10 @@ class Optimizer(OptimizerHooks):
                 st[name] = self._zeros_state(p, name)
         return st
 
+    def _state_shape(self, p: Tensor, name: str) -> Tuple[int, ...]:
+        """The shape of p's state entry `name` (p's; Adafactor's factored entries differ)."""
+        return tuple(p.shape)
+
     # ---- checkpoints ----
     def state_dict(self) -> Dict[str, Any]:
         """The optimizer's state as NumPy arrays, in PyTorch's layout: parameters are numbered
@@ -497,11 +501,13 @@ class Optimizer(OptimizerHooks):
                     arr = np.asarray(arr, dtype=np.float64).round().astype(np.int64)  # PyTorch keeps float steps
                 elif sname in self._SCALAR_STATE and arr.size == 1:
                     arr = arr.reshape(()).astype(self._SCALAR_STATE[sname])
-                elif tuple(arr.shape) != tuple(p.shape):
+                elif tuple(arr.shape) != self._state_shape(p, sname):
+                    want = self._state_shape(p, sname)
                     raise _C.ShapeError(
                         f"{name}.load_state_dict: '{sname}' of parameter {params.index(p)} ('{p.name}') has shape "
-                        f"{list(arr.shape)} in the state but the parameter has shape {list(p.shape)}\n"
-                        f"  fix: load the state saved together with this model's weights")
+                        f"{list(arr.shape)} in the state but the parameter has shape {list(p.shape)}"
+                        + (f" (so '{sname}' must have shape {list(want)})" if want != tuple(p.shape) else "") +
+                        "\n  fix: load the state saved together with this model's weights")
                 else:
                     arr = arr.astype(p.dtype)
                 arrays[sname] = arr
