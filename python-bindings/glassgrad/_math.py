@@ -19,10 +19,24 @@ import numpy as np
 
 from . import _C, _dtypes
 from ._dtypes import DTYPES
-from ._tensor import Tensor, _NP, _op, _wrap, raw_from_numpy, tensor
+from ._tensor import Tensor, _NP, _op, _wrap, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
 
 _Number = (numbers.Number, np.number, np.bool_)
+
+
+class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
+    """An argument's value that PyTorch refuses with a RuntimeError (a ValueError here too): a
+    number an integer dtype cannot hold as a bound of clamp or an exponent, a negative integer power."""
+
+
+def check_fits(value, dtype, where: str) -> None:
+    """Raises unless the number value fits the integer dtype (any number fits a floating one)."""
+    np_dtype = np.dtype(_NP[str(dtype)])
+    if is_number(value) and np_dtype.kind in "iu" and not np.iinfo(np_dtype).min <= value <= np.iinfo(np_dtype).max:
+        raise RefusedValueError(f"{where}: value cannot be converted to type {dtype} without overflow: {value} is "
+                                f"outside {dtype}'s range [{np.iinfo(np_dtype).min}, {np.iinfo(np_dtype).max}]\n"
+                                f"  fix: a value inside the range, or compute in int64: x.long()")
 
 
 def is_number(x) -> bool:
@@ -31,7 +45,7 @@ def is_number(x) -> bool:
 
 def constant(value, dtype, device) -> Tensor:
     """A 0-d constant (a leaf: its value is data, not structure, so a new value keeps the plan)."""
-    arr = np.asarray(value, dtype=_NP[str(dtype)])
+    arr = scalar_array(value, _NP[str(dtype)])
     return _wrap(_C.lazy_leaf(raw_from_numpy(arr, device, "constant", dtype), "constant", False, ""))
 
 
@@ -246,7 +260,7 @@ def pow(input, exponent) -> Tensor:
     x, e, dev = _operands(input, exponent)
     dt = _dtypes.result_type(x, e)
     if not dt.is_floating_point and is_number(e) and e < 0:
-        raise _C.InvalidArgumentError("pow: integers to negative integer powers are not allowed (as in PyTorch)\n"
+        raise RefusedValueError("pow: integers to negative integer powers are not allowed (as in PyTorch)\n"
                                       "  fix: x.float() ** e")
     if dt == "bool":  # a ** b of bools, for a number b: true unless a is false and b true
         if not is_number(e):
@@ -254,6 +268,7 @@ def pow(input, exponent) -> Tensor:
                                       "PyTorch)\n  fix: convert first, e.g. a.long() ** b.long()")
         return logical_or(x, logical_not(as_operand(e, dt, dev)))
     if isinstance(x, Tensor) and is_number(e):
+        check_fits(e, dt, "pow")
         return _op("PowScalar", [x.astype(dt)], {"exponent": float(e)})
     return binary("Pow", x, e, dt)
 
@@ -340,7 +355,10 @@ fix = trunc
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:
     """x rounded to `decimals` places, halves to even (torch.round: round(x * 10^d) / 10^d, or
     round(x / 10^-d) * 10^-d for negative d); no gradient flows."""
-    if decimals == 0 or not input.dtype.is_floating_point:
+    if decimals != 0 and not input.dtype.is_floating_point:
+        raise _C.UnsupportedError(f"round(decimals={decimals}): not implemented for {input.dtype} (shape "
+                                  f"{list(input.shape)}), as in PyTorch\n  fix: x.float().round(decimals={decimals})")
+    if decimals == 0:
         return _op("Round", [input])
     scale = 10.0 ** builtins.abs(decimals)
     if decimals > 0:
@@ -349,7 +367,10 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
 
 
 def frac(input: Tensor) -> Tensor:
-    """x - trunc(x), the sign of x (torch.frac)."""
+    """x - trunc(x), the sign of x (torch.frac); refused for integers and bool, as in PyTorch."""
+    if not input.dtype.is_floating_point:
+        raise _C.UnsupportedError(f"frac: not implemented for {input.dtype} (shape {list(input.shape)}): an "
+                                  f"integer has no fractional part (as in PyTorch)\n  fix: x.float().frac()")
     return input - trunc(input)
 
 
@@ -396,6 +417,8 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     x = input
     out_dt = _dtypes.result_type(x, *[b for b in (min, max) if b is not None])
     x = x.astype(out_dt)
+    for bound in (min, max):
+        check_fits(bound, out_dt, "clamp")
     if min is not None:
         lo = as_operand(min, out_dt, x.device)
         x = _op("Where", [lt(x, lo), lo, x])

@@ -80,6 +80,8 @@ def _float_or_refuse(x: Tensor, dtype, where: str) -> Tensor:
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean over dim (torch.mean); a floating input (or dtype=) as in PyTorch."""
     x = _float_or_refuse(input, dtype, "mean")
+    if x.numel() == 0:  # the engine's Mean refuses an empty input: PyTorch's NaN (or an empty result)
+        return _math.add(_sum(x, dims_of(dim, x, "mean") or None, keepdim), math.nan)
     return _op("Mean", [x], {"dims": dims_of(dim, x, "mean"), "keepdim": builtins.bool(keepdim)})
 
 
@@ -149,32 +151,75 @@ def _orderable(x: Tensor) -> Tensor:
     return x.astype(DTYPES["int64"]) if x.dtype in ("bool", "uint8", "int8", "int16", "int32") else x
 
 
+class EmptyReductionError(_C.GlassgradIndexError, RuntimeError):
+    """A max/min/argmax/median over a dim of size 0, or over every element of an empty tensor:
+    there is no identity to give (PyTorch raises an IndexError or a RuntimeError for these)."""
+
+
+def check_reduced_sizes(x: Tensor, dims: list, name: str) -> None:
+    """Raises unless every reduced dim of x has elements (every dim for dims == [])."""
+    if x.numel() and x.ndim:
+        return
+    if not dims and x.numel() == 0:
+        raise EmptyReductionError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0 "
+                                  f"(shape {list(x.shape)}): the operation has no identity\n"
+                                  f"  fix: pass dim= over non-empty dims, or check x.numel() first")
+    for d in dims:
+        if x.shape[d] == 0:
+            raise EmptyReductionError(f"{name}(): Expected reduction dim {d} to have non-zero size (shape "
+                                      f"{list(x.shape)}): the operation has no identity\n"
+                                      f"  fix: reduce over a non-empty dim, or check x.shape[{d}] first")
+
+
+def _amax(input: Tensor, dim, keepdim, name: str) -> Tensor:
+    x = _orderable(input)
+    dims = dims_of(dim if dim != () else None, x, name)
+    check_reduced_sizes(x, dims, name)
+    if x.numel() == 0:  # every reduced dim has elements, so the result is empty too
+        return _sum(x, dims, keepdim).astype(input.dtype)
+    return _op("Max", [x], {"dims": dims, "keepdim": builtins.bool(keepdim)}).astype(input.dtype)
+
+
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The largest element over dim (all for ()) (torch.amax); ties share the gradient evenly."""
-    x = _orderable(input)
-    out = _op("Max", [x], {"dims": dims_of(dim if dim != () else None, x, "amax"), "keepdim": builtins.bool(keepdim)})
-    return out.astype(input.dtype)
+    return _amax(input, dim, keepdim, "amax")
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The smallest element over dim (torch.amin): -amax(-x), ties sharing the gradient evenly."""
     x = _orderable(input)
-    return _op("Neg", [amax(_op("Neg", [x]), dim, keepdim)]).astype(input.dtype)
+    return _op("Neg", [_amax(_op("Neg", [x]), dim, keepdim, "amin")]).astype(input.dtype)
+
+
+def _argmax(input: Tensor, dim, keepdim, name: str) -> Tensor:
+    x = _orderable(input)
+    if dim is None:
+        check_reduced_sizes(x, [], name)
+        out = _op("ArgMax", [x.reshape(-1)], {"dim": 0, "keepdim": False})
+        return out.reshape([1] * input.ndim) if keepdim else out
+    d = _dim(dim, builtins.max(x.ndim, 1), name, x.shape)
+    if x.ndim == 0:  # a 0-d input is its own only element (dim 0 or -1)
+        return constant(0, DTYPES["int64"], x.device)
+    check_reduced_sizes(x, [d], name)
+    return _op("ArgMax", [x], {"dim": d, "keepdim": builtins.bool(keepdim)})
+
+
+def _refuse_bool(input: Tensor, name: str) -> None:
+    if input.dtype == "bool":
+        raise _C.UnsupportedError(f"{name}(): does not support bool input (as in PyTorch)\n"
+                            f"  fix: x.long().{name}(...), or x.nonzero() for the positions of True")
 
 
 def argmax(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first largest element along dim, or of the flattened input (torch.argmax)."""
-    x = _orderable(input)
-    if dim is None:
-        out = _op("ArgMax", [x.reshape(-1)], {"dim": 0, "keepdim": False})
-        return out.reshape([1] * input.ndim) if keepdim else out
-    return _op("ArgMax", [x], {"dim": _dim(dim, builtins.max(x.ndim, 1), "argmax", x.shape) if x.ndim else 0,
-                               "keepdim": builtins.bool(keepdim)})
+    _refuse_bool(input, "argmax")
+    return _argmax(input, dim, keepdim, "argmax")
 
 
 def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> Tensor:
     """The index of the first smallest element (torch.argmin): argmax of -x."""
-    return argmax(_op("Neg", [_orderable(input)]), dim, keepdim)
+    _refuse_bool(input, "argmin")
+    return _argmax(_op("Neg", [_orderable(input)]), dim, keepdim, "argmin")
 
 
 def _at_index(x: Tensor, index: Tensor, d: int, keepdim: bool) -> Tensor:
@@ -193,10 +238,12 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
         return (maximum if largest else minimum)(input, other)
     if dim is None:
         return amax(input) if largest else amin(input)
-    d = _dim(dim, builtins.max(input.ndim, 1), name, input.shape) if input.ndim else 0
+    d = _dim(dim, builtins.max(input.ndim, 1), name, input.shape)
     if input.ndim == 0:
         return values_indices(input, constant(0, "int64", input.device))
-    index = (argmax if largest else argmin)(input, d, keepdim=True)
+    check_reduced_sizes(input, [d], name)
+    x = _orderable(input)
+    index = _argmax(x if largest else _op("Neg", [x]), d, True, name)
     if input.requires_grad:
         values = _at_index(input, index, d, keepdim)
     else:
@@ -228,6 +275,8 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     maximum, infinite maxima replaced by 0 (torch.logsumexp); its gradient is softmax(x)."""
     x = input if input.dtype.is_floating_point else input.astype(_dtypes.DEFAULT_FLOAT)
     dims = dims_of(dim, x, "logsumexp")
+    if x.numel() == 0:  # log(0) over empty dims, an empty result otherwise
+        return _math.add(_sum(x, dims or None, keepdim), -math.inf)
     m = amax(x, dims if dims else (), keepdim=True).detach()
     m = _op("Where", [eq(absolute(m), math.inf), constant(0, x.dtype, x.device), m])
     out = log(_sum(exp(sub(x, m)), dims, keepdim=True)) + m
@@ -240,7 +289,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     """The p-norm over dim (torch.norm): 'fro' and 2 the Euclidean norm (its gradient 0 at a zero
     vector, as PyTorch's), 1, inf, -inf, 0 (the count of nonzeros) or any other number."""
     x = input.astype(dtype) if dtype is not None else input
-    x = x if x.dtype.is_floating_point else x.astype(_dtypes.DEFAULT_FLOAT)
+    if not x.dtype.is_floating_point:
+        raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {x.dtype} (shape "
+                                  f"{list(x.shape)}), as in PyTorch\n  fix: x.float().norm(...) or norm(x, dtype=torch.float32)")
     dims = dims_of(dim, x, "norm")
     if p in ("fro", 2, 2.0, None):
         s = _sum(mul(x, x), dims, keepdim)

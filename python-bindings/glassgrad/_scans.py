@@ -12,8 +12,11 @@ values reaches the elements they came from; cumprod's is exact with zeros among 
 from __future__ import annotations
 
 import builtins
+import math
 from collections import namedtuple
 from typing import Optional
+
+import numpy as np
 
 from . import _C, _args, _math, _shapes
 from ._dtypes import DTYPES
@@ -21,7 +24,8 @@ from ._indexing import gather
 from ._math import as_operand, eq
 from ._shapes import stack
 from ._spatial import cat
-from ._tensor import Tensor, _dim, _op, _op_multi
+from ._reductions import _refuse_bool, check_reduced_sizes
+from ._tensor import Tensor, _NP, _dim, _op, _op_multi
 from ._numpy_names import accept_numpy_names
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
@@ -29,16 +33,19 @@ _SORTABLE = ("float32", "float64", "int64")
 
 
 def _axis(dim, x: Tensor, where: str) -> int:
-    return _dim(dim, builtins.max(x.ndim, 1), where, x.shape) if x.ndim else 0
+    """dim checked against x (a 0-d input takes 0 and -1, as PyTorch's), as an axis in [0, ndim)."""
+    d = _dim(dim, builtins.max(x.ndim, 1), where, x.shape)
+    return d if x.ndim else 0
 
 
 def _scan(op: str, input: Tensor, dim, dtype, where: str) -> Tensor:
     x = input.astype(dtype) if dtype is not None else input
     if not x.dtype.is_floating_point and x.dtype != "int64":
         x = x.astype(DTYPES["int64"])
+    d = _axis(dim, x, where)
     if x.ndim == 0:
         return _op(op, [x.reshape(1)], {"dim": 0}).reshape([])
-    return _op(op, [x], {"dim": _axis(dim, x, where)})
+    return _op(op, [x], {"dim": d})
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
@@ -100,6 +107,7 @@ def msort(input: Tensor) -> Tensor:
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """The k largest (or smallest) elements along dim and their indices (torch.topk), in order
     (largest first) with NaN as the largest value."""
+    _refuse_bool(input, "topk")
     x = _sortable(input)
     d = _axis(dim, x, "topk")
     n = x.shape[d] if x.ndim else 1
@@ -117,6 +125,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     """The k-th smallest element along dim and its index (torch.kthvalue, k counted from 1); a
     0-d input is its own only element (k=1)."""
+    _refuse_bool(input, "kthvalue")
     if input.ndim == 0:
         values, indices = kthvalue(input.reshape(1), k, 0, keepdim=False)
         return values_indices(values, indices)
@@ -138,21 +147,40 @@ def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool):
 
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """The lower of the two middle values (torch.median): of every element for dim=None, else
-    (values, indices) along dim; the gradient goes to the median element."""
+    (values, indices) along dim; the gradient goes to the median element. Refused for bool (as in
+    PyTorch); NaN for an empty floating input with dim=None; a dim of size 0 raises."""
+    _refuse_bool(input, "median")
     if dim is None:
         flat = input.reshape(-1)
+        if flat.shape[0] == 0:  # PyTorch's NaN (its integer result there is the dtype's lowest)
+            low = math.nan if input.dtype.is_floating_point else int(np.iinfo(_NP[input.dtype]).min)
+            return _math.add(flat.sum(), low).astype(input.dtype) if input.dtype.is_floating_point \
+                else as_operand(low, input.dtype, input.device)
         value = sort(flat.detach(), 0).values[(flat.shape[0] - 1) // 2]
-        if not input.requires_grad:
-            return value
-        # the gradient shared evenly by the elements equal to the median (PyTorch's), the value
-        # exactly the median: v + (s - s) / count, s the sum of those elements
-        tied = eq(flat, value)
-        s = _op("Sum", [_op("Where", [tied, flat, as_operand(0, flat.dtype, flat.device)])], {"dims": [], "keepdim": False})
-        count = _op("Sum", [tied.astype(flat.dtype)], {"dims": [], "keepdim": False})
-        return value + (s - s.detach()) / count
+        if input.requires_grad:
+            # the gradient shared evenly by the elements equal to the median (PyTorch's), the value
+            # exactly the median: v + (s - s) / count, s the sum of those elements
+            tied = eq(flat, value)
+            s = _op("Sum", [_op("Where", [tied, flat, as_operand(0, flat.dtype, flat.device)])],
+                    {"dims": [], "keepdim": False})
+            count = _op("Sum", [tied.astype(flat.dtype)], {"dims": [], "keepdim": False})
+            value = value + (s - s.detach()) / count
+        if input.dtype.is_floating_point:  # a NaN anywhere makes the median NaN (nanmedian skips them)
+            value = _op("Where", [_math.isnan(flat).any(), as_operand(math.nan, flat.dtype, flat.device), value])
+        return value
     d = _axis(dim, input, "median")
-    s = sort(input, d)
-    return _pick(s.values, s.indices, d, (input.shape[d] - 1) // 2 if input.ndim else 0, keepdim)
+    if input.ndim == 0:
+        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+    check_reduced_sizes(input, [d], "median")
+    s = sort(input, d)  # NaN last, in their order
+    n = input.shape[d]
+    if not input.dtype.is_floating_point:
+        return _pick(s.values, s.indices, d, (n - 1) // 2, keepdim)
+    # a row with a NaN gives NaN and the index of its first NaN (sorted position: the count of numbers)
+    numbers = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
+    k = _op("Where", [_math.lt(numbers, n), numbers, as_operand((n - 1) // 2, DTYPES["int64"], input.device)])
+    v, i = gather(s.values, d, k), gather(s.indices, d, k)
+    return values_indices(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
 
 
 # ---- running extremes, log-sum-exp, and the order statistics built on sort ----------------------
@@ -239,6 +267,7 @@ def cummin(input: Tensor, dim: int):
 def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """median ignoring NaN (torch.nanmedian): the lower middle of the non-NaN values, NaN where
     all are NaN; (values, indices) along dim."""
+    _refuse_bool(input, "nanmedian")
     if not input.dtype.is_floating_point:
         return median(input, dim, keepdim)
     if dim is None:
@@ -247,6 +276,7 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     d = _axis(dim, input, "nanmedian")
     if input.ndim == 0:
         return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+    check_reduced_sizes(input, [d], "nanmedian")
     s = sort(input, d)  # NaN last
     count = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
     k = _math.floor_divide(_math.maximum(count - 1, 0), 2)

@@ -147,9 +147,19 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     return [_wrap(h) for h in record(name, [t._h for t in inputs], attrs)]
 
 
+def scalar_array(value, np_dtype) -> np.ndarray:
+    """A Python number as a 0-d array of np_dtype. An integer outside an integer dtype's range
+    wraps, as PyTorch converts scalars (uint8 - 1 is uint8 + 255, fill_(-1) of uint8 writes 255);
+    one outside int64 raises Python's OverflowError."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) \
+            and np.dtype(np_dtype).kind in "iu":
+        return np.asarray(value, dtype=np.int64).astype(np_dtype)
+    return np.asarray(value, dtype=np_dtype)
+
+
 def _scalar_like(value, like: "Tensor") -> "Tensor":
     """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure)."""
-    arr = np.asarray(value, dtype=_NP[like.dtype])
+    arr = scalar_array(value, _NP[like.dtype])
     return _wrap(_C.lazy_leaf(raw_from_numpy(arr, like.device, "constant", like.dtype), "constant", False, ""))
 
 
