@@ -12,6 +12,7 @@ the other losses, the loss is composed from elementwise ops and reductions.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Optional
 
 import numpy as np
@@ -30,7 +31,11 @@ def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: 
     if size_average is not None or reduce is not None:  # PyTorch's legacy arguments
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
-        return "none" if not reduce else ("mean" if size_average else "sum")
+        resolved = "none" if not reduce else ("mean" if size_average else "sum")
+        # PyTorch's deprecation warning, word for word (docs/porting.md, the loss rows).
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{resolved}' instead.",
+                      stacklevel=3)
+        return resolved
     if reduction not in _REDUCTIONS:
         raise _C.InvalidArgumentError(f"{where}: reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
     return reduction

@@ -249,6 +249,7 @@ def test_adaptive_pooling_keeps_the_input_size_where_output_size_says_none():
     np.testing.assert_allclose(F.adaptive_avg_pool2d(x, (None, None)).numpy(), x.numpy())
 
 
+@pytest.mark.filterwarnings("ignore:size_average and reduce args")
 def test_loss_modules_accept_what_their_functions_accept():
     w = gg.tensor(np.array([1.0, 2.0, 0.5], np.float32))
     assert nn.CrossEntropyLoss(weight=w, ignore_index=np.int64(1), label_smoothing=np.float32(0.1)).ignore_index == 1

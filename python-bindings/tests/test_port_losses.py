@@ -154,9 +154,11 @@ def test_binary_cross_entropy_gradient_is_finite_where_probabilities_saturate(dt
     gg.debug.gradcheck(lambda tt: F.binary_cross_entropy(gg.tensor(P), tt), [TB[:4, :3]])
 
 def test_legacy_size_average_and_reduce_arguments():
-    assert F.mse_loss(gg.tensor(X), gg.tensor(T), reduce=False).shape == X.shape
-    np.testing.assert_allclose(F.mse_loss(gg.tensor(X), gg.tensor(T), size_average=False).numpy(),
-                               ((X - T) ** 2).sum(), rtol=1e-12)
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated, please use reduction='none'"):
+        assert F.mse_loss(gg.tensor(X), gg.tensor(T), reduce=False).shape == X.shape
+    with pytest.warns(UserWarning, match="please use reduction='sum' instead"):
+        np.testing.assert_allclose(F.mse_loss(gg.tensor(X), gg.tensor(T), size_average=False).numpy(),
+                                   ((X - T) ** 2).sum(), rtol=1e-12)
 
 
 def test_loss_modules_hold_their_options_and_weights_as_buffers():

@@ -27,7 +27,8 @@ BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 # The import rewrite, applied to every line of an original (other lines are left as they are).
 IMPORT_RULES = [
     # glassgrad.torch: glassgrad with PyTorch's top-level defaults (torch.flatten flattens all axes).
-    (re.compile(r"^(\s*)import torch$"), r"\1import glassgrad.torch as torch"),
+    # (a trailing space after `import torch`, as some originals have, is dropped with the rewrite)
+    (re.compile(r"^(\s*)import torch\s*$"), r"\1import glassgrad.torch as torch"),
     (re.compile(r"^(\s*)import torchvision$"), r"\1import glassgrad.vision as torchvision"),
     (re.compile(r"^(\s*)import torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
     (re.compile(r"^(\s*)import torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
@@ -66,6 +67,15 @@ SCRIPTS = {
     "nanogpt": ["model.py", "train.py", "sample.py", "configurator.py"],
     "minGPT": ["mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py",
                "projects/adder/adder.py"],
+    # yunjey/pytorch-tutorial, in the repository's layout (test_pytorch_tutorial_ports.py runs them)
+    "pytorch_tutorial": [f"tutorials/{script}" for script in (
+        "01-basics/pytorch_basics/main.py", "01-basics/logistic_regression/main.py",
+        "01-basics/feedforward_neural_network/main.py", "01-basics/linear_regression/main.py",
+        "02-intermediate/convolutional_neural_network/main.py", "02-intermediate/deep_residual_network/main.py",
+        "02-intermediate/recurrent_neural_network/main.py",
+        "02-intermediate/bidirectional_recurrent_neural_network/main.py",
+        "02-intermediate/language_model/main.py", "02-intermediate/language_model/data_utils.py",
+        "03-advanced/generative_adversarial_network/main.py", "03-advanced/variational_autoencoder/main.py")],
 }
 # Folders that hold more than one entry of SCRIPTS (word_language_model's generate.py is kept
 # beside its main.py).

@@ -51,3 +51,22 @@ def test_loss_module_matches_torchs(name, variant):
     assert ours.reduction == theirs.reduction
     assert repr(ours) == repr(theirs)
     compare(ours, theirs, arrays, (0,))
+
+
+def _warned(build):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build()
+    return [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=str)
+def test_legacy_arguments_warn_as_torchs(variant):
+    # PyTorch's deprecation warning for size_average/reduce, word for word (none for reduction=),
+    # from the modules and from the functions (course scripts call F.binary_cross_entropy(...,
+    # size_average=False)).
+    assert _warned(lambda: nn.MSELoss(**variant)) == _warned(lambda: torch.nn.MSELoss(**variant))
+    p, t = P[:2], T01[:2]
+    assert _warned(lambda: nn.functional.binary_cross_entropy(gg.tensor(p), gg.tensor(t), **variant)) == \
+        _warned(lambda: torch.nn.functional.binary_cross_entropy(torch.tensor(p), torch.tensor(t), **variant))

@@ -272,6 +272,10 @@ class _BaseIter:
             warnings.warn(msg, stacklevel=2)
         return data
 
+    # PyTorch's loader iterators had `.next()` (its Python 2 spelling of __next__) until 1.13;
+    # scripts of that time call `iter(loader).next()` (docs/porting.md).
+    next = __next__
+
     def __len__(self) -> int:
         return len(self._index_sampler)
 
