@@ -56,3 +56,19 @@ def test_buffer_replaces_and_flips_persistence():
 def test_buffer_default_and_persistent_attribute():
     assert nn.Buffer().numel() == 0 and nn.Buffer().persistent
     assert not nn.Buffer([1.0], persistent=False).persistent
+
+
+@pytest.mark.parametrize("given", ["all", "weight only", "extra"])
+def test_load_state_dict_result_prints_as_torchs(given):
+    # Course scripts print what load_state_dict returns (`<All keys matched successfully>`).
+    def load(lib, to):
+        m = lib.nn.Linear(2, 2)
+        sd = {k: to(np.ones(tuple(v.shape), np.float32)) for k, v in m.state_dict().items()}
+        if given == "weight only":
+            del sd["bias"]
+        if given == "extra":
+            sd["extra"] = to(np.zeros(1, np.float32))
+        return m.load_state_dict(sd, strict=False)
+    ours, theirs = load(gg, gg.tensor), load(torch, torch.tensor)
+    assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
+    assert tuple(ours) == tuple(theirs) and ours.missing_keys == theirs.missing_keys

@@ -95,7 +95,20 @@ def assign_data(t: Tensor, arr: np.ndarray, device: Optional[str] = None) -> Non
     rebind_all([(t, _new_data(t, arr, device))])
 
 
-IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """load_state_dict's result, printed as PyTorch prints it: `<All keys matched successfully>`
+    when nothing is missing or unexpected, else `_IncompatibleKeys(missing_keys=[...], ...)`."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+
+    __str__ = __repr__
+
+
+IncompatibleKeys = _IncompatibleKeys
 
 
 def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
