@@ -65,6 +65,7 @@ SCRIPTS = {
     "time_sequence_prediction": ["generate_sine_wave.py", "train.py"],
     "siamese_network": ["main.py"],
     "nanogpt": ["model.py", "train.py", "sample.py", "configurator.py"],
+    "imagenet": ["main.py"],
     "minGPT": ["mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py",
                "projects/adder/adder.py"],
     # yunjey/pytorch-tutorial, in the repository's layout (test_pytorch_tutorial_ports.py runs them)
@@ -130,9 +131,14 @@ def test_every_changed_line_names_why_and_exists():
 
 
 # ---- running them --------------------------------------------------------------------------
+def _env(**extra):
+    """A child interpreter's environment: the glassgrad under test first on its path, the CPU."""
+    return dict(os.environ, GLASSGRAD_DEVICE="cpu",
+                PYTHONPATH=os.pathsep.join(p for p in (BINDINGS, os.environ.get("PYTHONPATH", "")) if p), **extra)
+
+
 def _run(cmd, cwd, timeout=900, tty=False):
-    env = dict(os.environ, GLASSGRAD_DEVICE="cpu",
-               PYTHONPATH=os.pathsep.join(p for p in (BINDINGS, os.environ.get("PYTHONPATH", "")) if p))
+    env = _env()
     if not tty:
         return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     # pytorch-cifar's utils.py reads the terminal's size (`stty size`) when imported.
