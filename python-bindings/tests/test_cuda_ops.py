@@ -94,6 +94,54 @@ def test_cuda_matmul_reads_transposed_views_without_copying(rng):
                   "float64", "MatMul of transposed views", rtol=1e-4, atol=1e-3)
 
 
+
+def _operand(arr, transposed, offset):
+    """A CUDA view of `arr` (rows x cols): stored transposed (its rows contiguous along the
+    other axis) and/or starting `offset` elements into a larger buffer (not 16-byte aligned)."""
+    stored = np.ascontiguousarray(arr.T) if transposed else arr
+    if offset:
+        flat = np.concatenate([np.full(offset, 7.0, arr.dtype), stored.ravel()])
+        t = _C.Tensor.from_numpy(flat, "cuda").slice(0, offset, offset + stored.size).reshape(list(stored.shape))
+    else:
+        t = _C.Tensor.from_numpy(np.ascontiguousarray(stored), "cuda")
+    return t.transpose(0, 1) if transposed else t
+
+
+# (M, K, N): the register tiles' choices on a large GPU: 128 x 128 (many outputs), 64 x 128 with
+# k split in two, 64 x 128 rows <= 64 with k split in four, 32 x 64 without a split; odd and
+# multiple-of-4 extents (the 16-byte loads and stores and their fallbacks).
+# float64 has the 32 x 64 tile only: the largest size is float32's alone.
+TILED_SIZES = [(2048, 64, 1152), (200, 130, 150), (33, 300, 70), (20, 100, 45), (129, 37, 67)]
+TILED_CASES = [(d, mkn) for mkn in TILED_SIZES for d in ("float32", "float64") if d == "float32" or mkn[0] < 2048]
+
+
+@pytest.mark.parametrize("layout", ["nn", "nt", "tn", "tt"])
+@pytest.mark.parametrize("dtype,mkn", TILED_CASES, ids=[f"{d}-{m}x{k}x{n}" for d, (m, k, n) in TILED_CASES])
+def test_cuda_matmul_register_tiles_match_numpy_in_every_layout(rng, dtype, layout, mkn):
+    m, k, n = mkn
+    a, b = _rand(rng, m, k, dtype=dtype), _rand(rng, k, n, dtype=dtype)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    for offset in (0, 1):
+        ta = _operand(a, layout[0] == "t", offset)
+        tb = _operand(b, layout[1] == "t", offset)
+        (out,) = _C.run_op("MatMul", [ta, tb], {}, "")
+        got = out.numpy()
+        assert got.shape == (m, n) and got.dtype == np.dtype(dtype)
+        tol = (2e-5 if dtype == "float32" else 1e-12) * np.sqrt(k) * max(1.0, float(np.abs(want).max()))
+        np.testing.assert_allclose(got, want, rtol=0, atol=tol, err_msg=f"MatMul {layout} {mkn} offset {offset}")
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((3, 1, 70, 37), (1, 2, 37, 90)), ((4, 130, 64), (64, 96))])
+def test_cuda_matmul_register_tiles_broadcast_batches_of_transposed_views(rng, a_shape, b_shape):
+    a, b = _rand(rng, *a_shape), _rand(rng, *b_shape)
+    # B stored with its last two axes swapped: each product reads it k-contiguous ('t').
+    bt = np.ascontiguousarray(np.swapaxes(b, -1, -2))
+    tb = _C.Tensor.from_numpy(bt, "cuda").transpose(len(b_shape) - 2, len(b_shape) - 1)
+    (out,) = _C.run_op("MatMul", [_C.Tensor.from_numpy(a, "cuda"), tb], {}, "")
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(out.numpy(), want, rtol=0, atol=2e-5 * np.sqrt(a_shape[-1]) * np.abs(want).max())
+
+
 CONV_SHAPES = [
     # (N, C, H, W), (K, C, R, S), stride, padding [t, b, l, r]
     ((2, 1, 28, 28), (8, 1, 3, 3), [1, 1], [1, 1, 1, 1]),     # first layer: direct

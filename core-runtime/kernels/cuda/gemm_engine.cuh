@@ -321,6 +321,37 @@ __device__ __forceinline__ void tile_product(const OpA& opa, const OpB& opb, int
   }
 }
 
+// Operands in memory with one unit stride (MatMul's strided views, the recurrent layers'
+// weights and activations), 32-bit offsets (their launchers refuse larger matrices):
+// DenseKFast: element (i, k) at p[i * ld + k], consecutive k adjacent (quads, 16-byte loads
+// when vector_ok()); DenseRowFast: element (i, k) at p[k * ld + i], consecutive i adjacent.
+template <typename T>
+struct DenseKFast {
+  static constexpr bool kKFast = true;
+  static constexpr bool kDenseK = true;
+  typedef int Index;
+  typedef int KIndex;
+  const T* p;
+  int ld, K;
+  __device__ __forceinline__ int index(int i) const { return i * ld; }
+  __device__ __forceinline__ int kindex(int k) const { return k; }
+  __device__ __forceinline__ bool valid(int, int) const { return true; }
+  __device__ __forceinline__ const T* address(int i, int k) const { return p + (i + k); }
+  __device__ __forceinline__ bool vector_ok() const { return ld % 4 == 0 && K % 4 == 0 && ((uintptr_t)p & 15) == 0; }
+};
+template <typename T>
+struct DenseRowFast {
+  static constexpr bool kKFast = false;
+  typedef int Index;
+  typedef int KIndex;
+  const T* p;
+  int ld;
+  __device__ __forceinline__ int index(int i) const { return i; }
+  __device__ __forceinline__ int kindex(int k) const { return k * ld; }
+  __device__ __forceinline__ bool valid(int, int) const { return true; }
+  __device__ __forceinline__ const T* address(int i, int k) const { return p + (i + k); }
+};
+
 // Stores of a dense row-major destination (kRowMajor; ptr(m, n) the element, columns n..n+3
 // consecutive for n a multiple of 4; `add` to accumulate) take a thread's 4 consecutive columns
 // as one 16-byte store when aligned4(): a quarter of the store instructions, whole sectors.

@@ -15,9 +15,18 @@
 //
 // The launcher: NumPy matmul semantics. a [..., M, K] (or [K]), b [..., K, N] (or [K]), batch
 // axes broadcast; any strides (transposed views run without a copy). The output is dense
-// [batch..., M, N] with the 1-D cases' axes dropped. Three kernels: 64 x 64 shared-memory tiles,
-// one warp per output for few outputs over a long k, and one thread per output for a short k
-// over a few tiles' worth of outputs.
+// [batch..., M, N] with the 1-D cases' axes dropped. The kernels:
+//   gg_matmul_<ab><tile>  gemm_engine.cuh's register tiles (the convolutions' and recurrent
+//                         layers' engine: 8 x 8 micro-tiles, two shared stages, 16-byte loads),
+//                         for operands with a unit stride: a = 'n' when A's k is contiguous
+//                         (row-major A), 't' when its m is; b = 'n' when B's n is contiguous
+//                         (row-major B), 't' when its k is (a Linear layer's W^T). Tiles 32 x 64
+//                         (float and double), 64 x 128 and 128 x 128 (float). A single product
+//                         that would leave the GPU idle splits k; gg_matmul_reduce adds the
+//                         partitions in order (docs/cuda.md, "Kernels").
+//   gg_matmul             64 x 64 shared-memory tiles over any strides (the rest)
+//   gg_matmul_dot         one warp per output for few outputs over a long k
+//   gg_matmul_thread      one thread per output for a short k over a few tiles' worth of outputs
 #include "kernel_interface.h"
 #include "params.h"
 
@@ -25,16 +34,133 @@
   K(gg_matmul, Float, GG_BOUNDS(256), (GGMatmul g, T* c, const T* a, const T* b), gg_mm::matmul<T>(g, c, a, b)) \
   K(gg_matmul_dot, Float, GG_NO_BOUNDS, (GGMatmul g, T* c, const T* a, const T* b),                          \
     gg_mm::matmul_dot<T>(g, c, a, b))                                                                        \
-  K(gg_matmul_thread, Float, GG_NO_BOUNDS, (GGMatmul g, T* c, const T* a, const T* b),                       \
-    gg_mm::matmul_thread<T>(g, c, a, b))
+  K(gg_matmul_thread, Float, GG_NO_BOUNDS, (GGMatmul g, T* c, const T* a, const T* b),                        \
+    gg_mm::matmul_thread<T>(g, c, a, b))                                                                      \
+  K(gg_matmul_reduce, Float, GG_NO_BOUNDS, (GGMatmul g, T* c, const T* ws), gg_mm::reduce<T>(g, c, ws))       \
+  K(gg_matmul_nn32x64, Float, GG_BOUNDS(128, 4), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile32x64, gg_mm::Layout_nn>(g, c, a, b, ws))                                      \
+  K(gg_matmul_nn64x128, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
+    gg_mm::tiled<T, gg_mm::Tile64x128, gg_mm::Layout_nn>(g, c, a, b, ws))                                     \
+  K(gg_matmul_nn128x128, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_nn>(g, c, a, b, ws))                                    \
+  K(gg_matmul_nt32x64, Float, GG_BOUNDS(128, 4), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile32x64, gg_mm::Layout_nt>(g, c, a, b, ws))                                      \
+  K(gg_matmul_nt64x128, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
+    gg_mm::tiled<T, gg_mm::Tile64x128, gg_mm::Layout_nt>(g, c, a, b, ws))                                     \
+  K(gg_matmul_nt128x128, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_nt>(g, c, a, b, ws))                                    \
+  K(gg_matmul_tn32x64, Float, GG_BOUNDS(128, 4), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile32x64, gg_mm::Layout_tn>(g, c, a, b, ws))                                      \
+  K(gg_matmul_tn64x128, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
+    gg_mm::tiled<T, gg_mm::Tile64x128, gg_mm::Layout_tn>(g, c, a, b, ws))                                     \
+  K(gg_matmul_tn128x128, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_tn>(g, c, a, b, ws))                                    \
+  K(gg_matmul_tt32x64, Float, GG_BOUNDS(128, 4), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile32x64, gg_mm::Layout_tt>(g, c, a, b, ws))                                      \
+  K(gg_matmul_tt64x128, F32, GG_BOUNDS(128, 2), (GGMatmul g, T* c, const T* a, const T* b, T* ws),            \
+    gg_mm::tiled<T, gg_mm::Tile64x128, gg_mm::Layout_tt>(g, c, a, b, ws))                                     \
+  K(gg_matmul_tt128x128, F32, GG_BOUNDS(256, 1), (GGMatmul g, T* c, const T* a, const T* b, T* ws),           \
+    gg_mm::tiled<T, gg_mm::Tile128x128, gg_mm::Layout_tt>(g, c, a, b, ws))
 
 GG_DECLARE_KERNELS(GG_MATMUL_KERNELS)
 
 #ifndef GG_CUDA_HOST
 // ---- device part -------------------------------------------------------------------------------
+#include "gemm_engine.cuh"
 #include "gemm_tile.cuh"
 
 namespace gg_mm {
+
+// ---- register-tiled products (gemm_engine.cuh) -----------------------------------------------
+// The launcher takes this path only when each operand has a unit stride along one of its axes
+// and every offset inside one matrix fits 32 bits; the batch offsets are 64-bit.
+typedef gg::TileConfig<32, 64, 4, 4> Tile32x64;                     // 128 threads
+typedef gg::TileConfig<64, 128, 8, 8> Tile64x128;                   // 128 threads
+typedef gg::TileConfig<128, 128, 8, 8, 16, true, true> Tile128x128;  // 256 threads, 8 x 4 warps, k steps of 16
+
+// The two operands of a layout as gemm_engine.cuh views: A's rows are m, B's rows are n.
+template <typename T, bool AKFast>
+struct OperandA;
+template <typename T>
+struct OperandA<T, true> {
+  static __device__ __forceinline__ gg::DenseKFast<T> make(const T* p, const GGMatmul& g) {
+    return gg::DenseKFast<T>{p, (int)g.a_sm, (int)g.K};
+  }
+};
+template <typename T>
+struct OperandA<T, false> {
+  static __device__ __forceinline__ gg::DenseRowFast<T> make(const T* p, const GGMatmul& g) {
+    return gg::DenseRowFast<T>{p, (int)g.a_sk};
+  }
+};
+template <typename T, bool BKFast>
+struct OperandB;
+template <typename T>
+struct OperandB<T, true> {
+  static __device__ __forceinline__ gg::DenseKFast<T> make(const T* p, const GGMatmul& g) {
+    return gg::DenseKFast<T>{p, (int)g.b_sn, (int)g.K};
+  }
+};
+template <typename T>
+struct OperandB<T, false> {
+  static __device__ __forceinline__ gg::DenseRowFast<T> make(const T* p, const GGMatmul& g) {
+    return gg::DenseRowFast<T>{p, (int)g.b_sk};
+  }
+};
+// Layout names as BLAS writes them: A 'n' (k contiguous) or 't' (m contiguous); B 'n' (n
+// contiguous) or 't' (k contiguous).
+struct Layout_nn { static constexpr bool a_kfast = true, b_kfast = false; };
+struct Layout_nt { static constexpr bool a_kfast = true, b_kfast = true; };
+struct Layout_tn { static constexpr bool a_kfast = false, b_kfast = false; };
+struct Layout_tt { static constexpr bool a_kfast = false, b_kfast = true; };
+
+// C[z] dense row-major [M, N] (16-byte stores where aligned).
+template <typename T>
+struct DenseC {
+  typedef T* Col;
+  static constexpr bool kRowMajor = true;
+  static constexpr bool add = false;
+  T* c;
+  int ld;
+  __device__ __forceinline__ T* col(int n) const { return c + n; }
+  __device__ __forceinline__ void operator()(int m, T* p, T v) const { p[(int64_t)m * ld] = v; }
+  __device__ __forceinline__ bool aligned4() const { return ld % 4 == 0 && ((uintptr_t)c & (4 * sizeof(T) - 1)) == 0; }
+  __device__ __forceinline__ T* ptr(int m, int n) const { return c + (int64_t)m * ld + n; }
+};
+
+// Every product of the batch, each tile a block (grid z over the batch); a single product
+// (g.batch == 1) may split k into g.splits partitions, written densely to ws[z][M][N]. The batch
+// offsets are read from g in place (a copy of g indexed by the batch axis would live in local
+// memory).
+template <typename T, typename Cfg, typename L>
+__device__ void tiled(const GGMatmul& g, T* c, const T* a, const T* b, T* ws) {
+  typedef OperandA<T, L::a_kfast> OA;
+  typedef OperandB<T, L::b_kfast> OB;
+  const int M = (int)g.M, N = (int)g.N, K = (int)g.K;
+  if (g.splits > 1) {
+    gg::gemm_tiled<T, Cfg>(OA::make(a, g), OB::make(b, g), DenseC<T>{c, N}, M, N, K, g.splits, ws);
+    return;
+  }
+  const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const auto oa = OA::make(a + gg::strided_offset(z, g.batch_rank, g.batch_size, g.a_bstride), g);
+    const auto ob = OB::make(b + gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride), g);
+    const DenseC<T> oc{c + z * g.M * g.N, N};
+    for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
+      for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
+        T acc[Cfg::TM][Cfg::TN];
+        gg::zero<T, Cfg>(acc);
+        gg::tile_product<T, Cfg>(oa, ob, M, N, tm * Cfg::BM, tn * Cfg::BN, 0, K, acc);
+        gg::tile_store<T, Cfg>(oc, M, N, tm * Cfg::BM, tn * Cfg::BN, acc);
+      }
+  }
+}
+
+// The k partitions of a split product added in partition order (results do not depend on timing).
+template <typename T>
+__device__ void reduce(const GGMatmul& g, T* c, const T* ws) {
+  gg::split_reduce<T>(DenseC<T>{c, (int)g.N}, (int)g.M, (int)g.N, g.splits, ws);
+}
 
 template <typename T>
 struct LoadA {
@@ -116,6 +242,7 @@ GG_DEFINE_KERNELS(GG_MATMUL_KERNELS)
 #ifdef GG_CUDA_HOST
 // ---- host part: the launcher -------------------------------------------------------------------
 #include <algorithm>
+#include <type_traits>
 
 #include "cuda/launch.h"
 #include "registry.h"
@@ -128,6 +255,44 @@ GG_KERNEL_NAMES(GG_MATMUL_KERNELS)
 
 namespace {
 
+// ---- the register-tiled path ----
+// Tiles (matmul.cu's rows): kernel infix, rows, columns, threads. Double has the first only.
+struct Tile {
+  const char* name;
+  int64_t bm, bn, threads;
+};
+constexpr Tile kTiles[3] = {{"32x64", 32, 64, 128}, {"64x128", 64, 128, 128}, {"128x128", 128, 128, 256}};
+constexpr int64_t kMinSplitLength = 64;                 // k per partition, at least
+constexpr int64_t kMaxSplits = 16;
+constexpr int64_t kMaxPartialElems = int64_t(8) << 20;  // split partial sums, at most
+
+struct TiledChoice {
+  int tile = 0;
+  int64_t splits = 1;
+};
+
+// Threads a product aims at: 256 a multiprocessor (the convolutions' base target).
+int64_t target_of(const DeviceState& s) { return std::max<int64_t>(1, s.info.multiprocessors) * 256; }
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The tile by rows (few rows take the narrow tiles), 128 x 128 only when its tiles fill the
+// target; then, for a single product, k split (partitions of at least kMinSplitLength) until
+// the blocks fill it.
+TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is_float, int64_t target) {
+  TiledChoice c;
+  const auto blocks = [&](int t) { return ceil_div(M, kTiles[t].bm) * ceil_div(N, kTiles[t].bn) * batch; };
+  if (is_float) {
+    c.tile = M <= 32 ? 0 : M <= 64 ? 1 : 2;
+    if (c.tile == 2 && blocks(2) * kTiles[2].threads < target) c.tile = 1;
+  }
+  const int64_t threads = kTiles[c.tile].threads;
+  while (batch == 1 && blocks(c.tile) * c.splits * threads < target && K / (2 * c.splits) >= kMinSplitLength &&
+         2 * c.splits <= kMaxSplits && 2 * c.splits * M * N <= kMaxPartialElems)
+    c.splits *= 2;
+  return c;
+}
+
 // Products whose 64 x 64 tiles would occupy fewer than kDotMaxTiles blocks while k is long run
 // as one warp per output (gg_matmul_dot): the tiles would leave the GPU idle.
 constexpr int64_t kDotMaxTiles = 16, kDotMinK = 256;
@@ -135,7 +300,83 @@ constexpr int64_t kDotMaxTiles = 16, kDotMinK = 256;
 // kThreadMaxTiles tile blocks run as one thread per output (gg_matmul_thread).
 constexpr int64_t kThreadMaxK = 32, kThreadMaxTiles = 64;
 
-void matmul(const KernelContext& c) {
+// M, N, K and the broadcast batch count of a product, from the shapes alone (the workspace is
+// planned before strides are known).
+struct Dims {
+  int64_t M = 1, N = 1, K = 1, batch = 1;
+};
+Dims dims_of(const Shape& a, const Shape& b) {
+  Dims d;
+  const size_t ra = a.size(), rb = b.size();
+  d.K = a[ra - 1];
+  if (ra >= 2) d.M = a[ra - 2];
+  if (rb >= 2) d.N = b[rb - 1];
+  Shape ab(a.begin(), a.end() - std::min<size_t>(ra, 2)), bb(b.begin(), b.end() - std::min<size_t>(rb, 2)), batch;
+  if (broadcast_shapes(ab, bb, batch))
+    for (int64_t n : batch) d.batch *= n;
+  return d;
+}
+
+bool dot_applies(const Dims& d) { return ceil_div(d.M, 64) * ceil_div(d.N, 64) * d.batch < kDotMaxTiles && d.K >= kDotMinK; }
+bool thread_applies(const Dims& d) {
+  return ceil_div(d.M, 64) * ceil_div(d.N, 64) * d.batch < kThreadMaxTiles && d.K <= kThreadMaxK;
+}
+
+// Split-k partial sums of the register-tiled path (0 unless it splits).
+size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>& out, const Attrs&) {
+  if (out.at(0).numel() == 0 || in.at(0).rank() == 0 || in.at(1).rank() == 0) return 0;
+  const Dims d = dims_of(in[0].shape, in[1].shape);
+  if (dot_applies(d) || thread_applies(d)) return 0;
+  const bool is_float = out[0].dtype == DType::Float32;
+  const TiledChoice ch = choose_tiled(d.M, d.N, d.K, d.batch, is_float, target_of(state(out[0].device.index)));
+  return ch.splits > 1 ? static_cast<size_t>(ch.splits * d.M * d.N) * dtype_size(out[0].dtype) : 0;
+}
+
+// Whether an operand viewed as rows x k (strides sr, sk) suits the register tiles: a unit
+// stride along one axis (kfast: along k), non-negative strides, and 32-bit offsets inside it.
+bool tiles_take(int64_t rows, int64_t k, int64_t sr, int64_t sk, bool& kfast) {
+  if (sr < 0 || sk < 0) return false;
+  if ((rows - 1) * sr + (k - 1) * sk + 1 >= (int64_t(1) << 31) || rows * k >= (int64_t(1) << 31)) return false;
+  if (sk == 1 || k == 1) {
+    kfast = true;
+    return rows == 1 || sr < (int64_t(1) << 31);
+  }
+  if (sr == 1 || rows == 1) {
+    kfast = false;
+    return true;
+  }
+  return false;
+}
+
+template <template <typename> class K, typename T>
+void launch_tiled(DeviceState& s, CUstream st, const LaunchSite& site, const TiledChoice& ch, const GGMatmul& g, T* c,
+                  const T* a, const T* b, T* ws) {
+  const Tile& t = kTiles[ch.tile];
+  const Dim3 grid{static_cast<unsigned>(std::min<int64_t>(ceil_div(g.N, t.bn), 1 << 30)), cap_yz(ceil_div(g.M, t.bm)),
+                  cap_yz(ch.splits > 1 ? ch.splits : g.batch)};
+  launch<K<T>>(s, st, grid, Dim3{static_cast<unsigned>(t.threads)}, site, g, c, a, b, ws);
+}
+
+// The tiled kernel of layout (a_kfast, b_kfast) and tile: the rows of matmul.cu's table.
+template <typename T>
+void launch_layout(DeviceState& s, CUstream st, const LaunchSite& site, const TiledChoice& ch, const GGMatmul& g, T* c,
+                   const T* a, const T* b, T* ws, bool a_kfast, bool b_kfast) {
+#define GG_MM_TILES(ab)                                                                                      \
+  do {                                                                                                      \
+    if constexpr (std::is_same<T, float>::value) {                                                          \
+      if (ch.tile == 2) return launch_tiled<kernels::gg_matmul_##ab##128x128, T>(s, st, site, ch, g, c, a, b, ws); \
+      if (ch.tile == 1) return launch_tiled<kernels::gg_matmul_##ab##64x128, T>(s, st, site, ch, g, c, a, b, ws);  \
+    }                                                                                                       \
+    return launch_tiled<kernels::gg_matmul_##ab##32x64, T>(s, st, site, ch, g, c, a, b, ws);                  \
+  } while (0)
+  if (a_kfast && !b_kfast) GG_MM_TILES(nn);
+  if (a_kfast && b_kfast) GG_MM_TILES(nt);
+  if (!a_kfast && !b_kfast) GG_MM_TILES(tn);
+  GG_MM_TILES(tt);
+#undef GG_MM_TILES
+}
+
+void run_matmul(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& out = c.outputs[0];
@@ -187,11 +428,29 @@ void matmul(const KernelContext& c) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   const int64_t tiles_m = (g.M + 63) / 64, tiles_n = (g.N + 63) / 64;
+  const Dims d{g.M, g.N, g.K, g.batch};
+  bool a_kfast = false, b_kfast = false;
+  const bool tiled = !dot_applies(d) && !thread_applies(d) && g.K > 0 &&
+                     tiles_take(g.M, g.K, g.a_sm, g.a_sk, a_kfast) && tiles_take(g.N, g.K, g.b_sn, g.b_sk, b_kfast) &&
+                     g.M * g.N < (int64_t(1) << 31);
   dispatch_float(out.dtype(), [&](auto t) {
     using T = decltype(t);
     T* cp = ptr<T>(out);
     const T* ap = ptr<const T>(a);
     const T* bp = ptr<const T>(b);
+    if (tiled) {
+      TiledChoice ch = choose_tiled(g.M, g.N, g.K, g.batch, sizeof(T) == 4, target_of(s));
+      const size_t ws_bytes = static_cast<size_t>(ch.splits * g.M * g.N) * sizeof(T);
+      if (ch.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < ws_bytes)) ch.splits = 1;
+      GGMatmul gt = g;
+      gt.splits = static_cast<int32_t>(ch.splits);
+      T* ws = ch.splits > 1 ? static_cast<T*>(c.workspace) : nullptr;
+      launch_layout<T>(s, st, site, ch, gt, cp, ap, bp, ws, a_kfast, b_kfast);
+      if (ch.splits > 1)
+        launch<kernels::gg_matmul_reduce<T>>(s, st, Dim3{blocks_for(s, g.M * g.N * (ch.splits >= 8 ? 8 : 1), 256)},
+                                             Dim3{256}, site, gt, cp, static_cast<const T*>(ws));
+      return;
+    }
     if (tiles_m * tiles_n * g.batch < kDotMaxTiles && g.K >= kDotMinK) {
       const int64_t threads = g.batch * g.M * g.N * 32;
       launch<kernels::gg_matmul_dot<T>>(s, st, Dim3{blocks_for(s, threads, 256)}, Dim3{256}, site, g, cp, ap, bp);
@@ -206,6 +465,9 @@ void matmul(const KernelContext& c) {
     launch<kernels::gg_matmul<T>>(s, st, grid, Dim3{256}, site, g, cp, ap, bp);
   });
 }
+
+// The op's kernel symbol (families/matmul.def): the launcher and its split-k workspace.
+constexpr KernelEntry matmul{run_matmul, matmul_workspace, nullptr};
 
 }  // namespace
 

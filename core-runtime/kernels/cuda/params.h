@@ -39,7 +39,7 @@ struct GGMatmul {
   int32_t batch_rank;
   int32_t a_k_major;                 // 1 when A's unit stride runs along k (row-major A)
   int32_t b_n_major;                 // 1 when B's unit stride runs along n (row-major B)
-  int32_t pad_;
+  int32_t splits;                    // register-tiled products: k partitions (1 unless batch == 1)
   int64_t batch_size[GG_MAX_DIMS];
   int64_t a_bstride[GG_MAX_DIMS];
   int64_t b_bstride[GG_MAX_DIMS];

@@ -36,34 +36,7 @@ namespace gg_rnn {
 namespace cell = glassgrad::recurrent_cell;
 
 // ---- products ---------------------------------------------------------------------------------
-// Element (i, k) at p[i * ld + k]: rows of the operand contiguous along k.
-template <typename T>
-struct KFast {
-  static constexpr bool kKFast = true;
-  static constexpr bool kDenseK = true;  // gemm_engine.cuh's quads
-  typedef int Index;
-  typedef int KIndex;
-  const T* p;
-  int ld, K;
-  __device__ __forceinline__ int index(int i) const { return i * ld; }
-  __device__ __forceinline__ int kindex(int k) const { return k; }
-  __device__ __forceinline__ bool valid(int, int) const { return true; }
-  __device__ __forceinline__ const T* address(int i, int k) const { return p + (i + k); }
-  __device__ __forceinline__ bool vector_ok() const { return ld % 4 == 0 && K % 4 == 0 && ((uintptr_t)p & 15) == 0; }
-};
-// Element (i, k) at p[k * ld + i]: consecutive i adjacent (consecutive threads read them).
-template <typename T>
-struct RowFast {
-  static constexpr bool kKFast = false;
-  typedef int Index;
-  typedef int KIndex;
-  const T* p;
-  int ld;
-  __device__ __forceinline__ int index(int i) const { return i; }
-  __device__ __forceinline__ int kindex(int k) const { return k * ld; }
-  __device__ __forceinline__ bool valid(int, int) const { return true; }
-  __device__ __forceinline__ const T* address(int i, int k) const { return p + (i + k); }
-};
+// Operands: gemm_engine.cuh's DenseKFast (rows contiguous along k) and DenseRowFast.
 
 template <typename T>
 struct Store {
@@ -285,11 +258,11 @@ __device__ void colsum(int rows, int cols, int ld, const T* m, T* out) {
     gg_rnn::gemm<T, gg_rnn::Tile##tile>(g, OpA, OpB, c, c2, bias, bias2, ws);                                \
   }
 #define GG_RNN_GEMMS(tile, T, suffix, threads, min_blocks)                                                    \
-  GG_RNN_GEMM(nt, (gg_rnn::KFast<T>{a, g.lda, g.K}), (gg_rnn::KFast<T>{b, g.ldb, g.K}), tile, T, suffix, threads, \
+  GG_RNN_GEMM(nt, (gg::DenseKFast<T>{a, g.lda, g.K}), (gg::DenseKFast<T>{b, g.ldb, g.K}), tile, T, suffix, threads, \
               min_blocks)                                                                                     \
-  GG_RNN_GEMM(nn, (gg_rnn::KFast<T>{a, g.lda, g.K}), (gg_rnn::RowFast<T>{b, g.ldb}), tile, T, suffix, threads,   \
+  GG_RNN_GEMM(nn, (gg::DenseKFast<T>{a, g.lda, g.K}), (gg::DenseRowFast<T>{b, g.ldb}), tile, T, suffix, threads,   \
               min_blocks)                                                                                     \
-  GG_RNN_GEMM(tn, (gg_rnn::RowFast<T>{a, g.lda}), (gg_rnn::RowFast<T>{b, g.ldb}), tile, T, suffix, threads,     \
+  GG_RNN_GEMM(tn, (gg::DenseRowFast<T>{a, g.lda}), (gg::DenseRowFast<T>{b, g.ldb}), tile, T, suffix, threads,     \
               min_blocks)
 
 // Float: a tile for a step's few rows and two for the whole-sequence products (the launcher
