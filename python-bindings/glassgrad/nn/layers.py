@@ -157,6 +157,14 @@ class Linear(Module):
         _check_tensor(self, x)
         return F.linear(x, self.weight, self.bias)
 
+    def reset_parameters(self) -> None:
+        """weight and bias drawn again, U(-1/sqrt(in_features), 1/sqrt(in_features)), in place
+        (PyTorch's reset_parameters: the same Parameter objects)."""
+        from .init import _fill
+        _fill(self.weight, _default_uniform(tuple(self.weight.shape), self.in_features))
+        if self.bias is not None:
+            _fill(self.bias, _default_uniform(self.out_features, self.in_features))
+
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
