@@ -175,6 +175,9 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
                                       f"(start={start}, end={end}, step={step})\n  fix: a negative step counts down")
     integral = all(isinstance(v, (numbers.Integral, np.integer)) for v in (start, end, step))
     default = DTYPES["int64"] if integral else _dtypes.DEFAULT_FLOAT
+    if dtype is not None and str(dtype).split(".")[-1] == "bool":
+        raise _C.UnsupportedError("arange: not implemented for bool (as in PyTorch)\n"
+                                  "  fix: torch.arange(n) % 2 == 1, or another dtype")
     n = builtins.max(0, math.ceil((end - start) / step))
     if integral:
         values = start + step * np.arange(n, dtype=np.int64)
@@ -241,7 +244,7 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 @_bfloat16_through_float32
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
-    shape, dt = _shape_args(size), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    shape, dt = _shape_args(size), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
     return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
 
 
@@ -249,12 +252,21 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 @_bfloat16_through_float32
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
-    shape, dt = _shape_args(size), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    shape, dt = _shape_args(size), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
     return _random_leaf(lambda: _rng().standard_normal(shape).astype(dt), device, requires_grad)
 
 
 def _rng():
     return generator()
+
+
+def _floating_only(dt, where: str):
+    """dt, refused unless floating: PyTorch has no uniform or normal integers (randint draws those)."""
+    if np.dtype(dt).kind != "f":
+        raise _C.UnsupportedError(f"{where}: not implemented for {np.dtype(dt).name}: the values are real numbers "
+                                  f"(as in PyTorch)\n  fix: dtype=torch.float32, or torch.randint(low, high, size) "
+                                  f"for integers")
+    return dt
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,

@@ -69,6 +69,10 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
     _check(where, input, d, index, src, reduce)
+    if input.dtype == "bool" and reduce != "mean":  # or (sum, amax) and and (prod, amin) of 0/1 values
+        int64 = _dtypes.DTYPES["int64"]
+        return scatter_reduce(input.astype(int64), d, index, src.astype(int64), reduce,
+                              include_self=include_self).astype(input.dtype)
     if input.ndim == 0:
         return scatter_reduce(input.reshape(1), 0, index.reshape(1), src.reshape(1), reduce,
                               include_self=include_self).reshape(())
@@ -126,6 +130,8 @@ def _extreme(x, d, index, src, include_self, largest: bool):
     if include_self:
         extreme = (maximum if largest else minimum)(extreme, xv)
     result = _op("Where", [touched, extreme, xv])
+    if not x.dtype.is_floating_point:  # no gradient to share
+        return result
     # value: the result; gradient: the tied elements' sum divided by their count.
     tie_src = eq(src, gather(result, d, index))
     zero = constant(0, x.dtype, x.device)

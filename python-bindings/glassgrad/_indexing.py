@@ -18,6 +18,7 @@ from typing import List, NamedTuple, Optional, Sequence
 import numpy as np
 
 from . import _C
+from ._dtypes import DTYPES
 from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
 
 
@@ -42,6 +43,11 @@ def _value_tensor(value, like: Tensor) -> Tensor:
     return _scalar_like(value, like)
 
 
+def _long(t: Tensor) -> Tensor:
+    """A bool tensor as int64, where an accumulation of bools (an or, an and) runs on 0/1 values."""
+    return t.astype(DTYPES["int64"])
+
+
 # ---- the functions (PyTorch's signatures; each also a Tensor method) ----
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0; likewise along any dim). index has
@@ -58,6 +64,8 @@ def _scatter(input: Tensor, dim: int, index, src, reduce: str, where: str) -> Te
     elif src._h.dtype != input._h.dtype:
         raise _C.DTypeError(f"{where}: src is {src._h.dtype} but the input is {input._h.dtype}; scatter needs the "
                             f"same dtype\n  fix: src.to({input._h.dtype!r})")
+    if reduce != "none" and input._h.dtype == "bool":  # add: or, multiply: and, of 0/1 values
+        return _scatter(_long(input), d, index, _long(src), reduce, where).astype(input._h.dtype)
     return _op("Scatter", [input, index, src], {"dim": d, "reduce": reduce})
 
 
@@ -95,6 +103,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     d = _dim(dim, max(input.ndim, 1), "index_add", input.shape)
     if alpha != 1:
         source = source * alpha
+    if input._h.dtype == "bool":  # an or of 0/1 values
+        return index_add(_long(input), d, index, _long(source)).astype(input._h.dtype)
     return _op("IndexAdd", [input, _index_tensor(index, input, "index_add"), source], {"dim": d})
 
 
@@ -119,6 +129,8 @@ def index_put(input: Tensor, indices: Sequence, values, accumulate: bool = False
         raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices).__name__}\n"
                         f"  fix: x.index_put((idx,), values)")
     plan = _advanced_plan(input, list(indices), "index_put")
+    if accumulate and input._h.dtype == "bool":  # an or of 0/1 values
+        return _put(_long(input), plan, _long(_value_tensor(values, input)), True).astype(input._h.dtype)
     return _put(input, plan, _value_tensor(values, input), bool(accumulate))
 
 

@@ -31,12 +31,18 @@ class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
 
 
 def check_fits(value, dtype, where: str) -> None:
-    """Raises unless the number value fits the integer dtype (any number fits a floating one)."""
+    """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
+    allows: within [min, max] of a signed type, within [-max, max] of an unsigned one (a negative
+    value wraps, uint8's -3 being 253); any number converts to a floating type."""
     np_dtype = np.dtype(_NP[str(dtype)])
-    if is_number(value) and np_dtype.kind in "iu" and not np.iinfo(np_dtype).min <= value <= np.iinfo(np_dtype).max:
+    if not is_number(value) or np_dtype.kind not in "iu":
+        return
+    info = np.iinfo(np_dtype)
+    low = info.min if np_dtype.kind == "i" else -int(info.max)
+    if not low <= value <= info.max:
         raise RefusedValueError(f"{where}: value cannot be converted to type {dtype} without overflow: {value} is "
-                                f"outside {dtype}'s range [{np.iinfo(np_dtype).min}, {np.iinfo(np_dtype).max}]\n"
-                                f"  fix: a value inside the range, or compute in int64: x.long()")
+                                f"outside [{low}, {info.max}]\n  fix: a value inside the range, or compute in "
+                                f"int64: x.long()")
 
 
 def is_number(x) -> bool:
@@ -384,8 +390,18 @@ arctan2 = atan2
 
 
 def hypot(input, other) -> Tensor:
-    """sqrt(input^2 + other^2) (torch.hypot)."""
+    """sqrt(input^2 + other^2) (torch.hypot); refused for integers, as in PyTorch."""
+    _refuse_integral("hypot", input, other)
     return sqrt(add(square(input), square(other)))
+
+
+def _refuse_integral(where: str, *operands) -> None:
+    """Raises where the operands' result_type is no floating type (PyTorch has no integer kernel)."""
+    x, y = (list(operands) + [operands[0]])[:2]
+    dt = _dtypes.result_type(*_operands(x, y)[:2])
+    if not dt.is_floating_point:
+        raise _C.UnsupportedError(f"{where}: not implemented for {dt} (as in PyTorch)\n  fix: convert first: "
+                                  f"torch.{where}(x.float(), ...)")
 
 
 def maximum(input, other) -> Tensor:
@@ -681,10 +697,12 @@ def bitwise_right_shift(input, other) -> Tensor:
 def logaddexp(input, other) -> Tensor:
     """log(exp(a) + exp(b)) without overflow (torch.logaddexp): max(a, b) + log1p(exp(-|a - b|)),
     -inf where both are -inf; at a tie each side gets half the gradient."""
+    _refuse_integral("logaddexp", input, other)
     a, b = result_type_operands(_float_operand(input), _float_operand(other))
     top = maximum(a, b)
     both_empty = isneginf(top.detach())
-    gap = _op("Where", [both_empty, constant(0, a.dtype, a.device), sub(a, b)])
+    # an infinite maximum is the result (inf - inf would be NaN): the gap there is taken as 0
+    gap = _op("Where", [isinf(top.detach()), constant(0, a.dtype, a.device), sub(a, b)])
     out = add(top, log1p(exp(neg(absolute(gap)))))
     return _op("Where", [both_empty, top, out])
 

@@ -46,6 +46,18 @@ for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "n
 Tensor.relu = relu
 
 
+def _flip(self: Tensor, *dims, **kwargs) -> Tensor:
+    """The elements in reverse order along dims (Tensor.flip): x.flip(0, 2), x.flip((0, 2)) or
+    x.flip(dims=(0, 2)), where torch.flip(x, dims) takes one sequence."""
+    if "dims" in kwargs:
+        return _shapes.flip(self, kwargs.pop("dims"), **kwargs)
+    return _shapes.flip(self, dims[0] if len(dims) == 1 else dims)
+
+
+_flip.__name__ = "flip"
+Tensor.flip = _flip
+
+
 def _where(self: Tensor, condition: Tensor, other) -> Tensor:
     """self where condition holds, else other (Tensor.where: torch.where(condition, self, other))."""
     return where(condition, self, other)

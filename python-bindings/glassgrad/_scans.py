@@ -216,7 +216,8 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         prev = _shifted(y, d, k, neg_inf)
         top = _math.maximum(y, prev).detach()
         both_empty = _math.isneginf(top)
-        safe_top = _op("Where", [both_empty, as_operand(0, x.dtype, x.device), top])
+        # an infinite maximum is the result: shifting by it would make inf - inf = NaN
+        safe_top = _op("Where", [_math.isinf(top), as_operand(0, x.dtype, x.device), top])
         total = _math.exp(y - safe_top) + _math.exp(prev - safe_top)
         return _op("Where", [both_empty, neg_inf, _math.log(total) + safe_top])
 

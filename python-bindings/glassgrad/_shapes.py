@@ -71,7 +71,8 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
     d = _axis(dim, input, "chunk")
     n = input.shape[d] if input.ndim else 1
     size = -(-n // chunks) if n else 0
-    return split(input, size, d) if size else [input]
+    # an empty dim gives `chunks` empty pieces (PyTorch's split with split_size 0)
+    return split(input, size, d) if size else [input] * (chunks if input.ndim else 1)
 
 
 def split(tensor_: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
@@ -427,6 +428,8 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         raise _C.InvalidArgumentError(f"movedim: {len(src)} source dims but {len(dst)} destinations")
     src = [_axis(s, input, "movedim") for s in src]
     dst = [_axis(d, input, "movedim") for d in dst]
+    if input.ndim == 0:  # dims 0 and -1 name the scalar itself
+        return input
     order = [None] * input.ndim
     for s, d in zip(src, dst):
         order[d] = s
@@ -630,7 +633,9 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
     (Tensor.unfold): shape [..., (n - size) // step + 1, ..., size]. Windows that do not overlap
     (step >= size) are a view of this tensor; overlapping ones are a copy built from `size`
     strided views, so writes into them do not reach this tensor."""
-    x = self.reshape(1) if self.ndim == 0 else self
+    if self.ndim == 0:  # a scalar's one window (size 1) or none (size 0), as PyTorch's
+        return unfold(self.reshape(1), dimension, size, step).reshape(-1)
+    x = self
     d = _axis(dimension, x, "unfold")
     n = x.shape[d]
     size = _args.integer(size, "size", "unfold", minimum=0)

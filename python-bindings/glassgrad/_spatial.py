@@ -18,7 +18,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _dtypes
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
@@ -34,6 +34,14 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise _C.InvalidArgumentError("cat: expected a non-empty list of tensors")
+    kept = [t for t in tensors if tuple(t.shape) != (0,)]
+    if kept and len(kept) < len(tensors):
+        # PyTorch's documented exception: a 1-d empty tensor (shape (0,)) joins any other shape, as
+        # nothing; its dtype still takes part in the result's
+        joined = cat(kept, dim)
+        for t in tensors:
+            joined = joined.astype(_dtypes.result_type(joined, t))
+        return joined
     first = tensors[0]
     d = _dim(dim, first.ndim, "cat", first.shape)
     for i, t in enumerate(tensors):

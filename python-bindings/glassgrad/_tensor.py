@@ -853,6 +853,9 @@ class Tensor:
         shape = list(_shape_args(shape)) if shape else []
         if list(shape) == list(self.shape):
             return self
+        if -1 in shape and 0 in shape and self.numel() == 0:
+            raise _C.ShapeError(f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+                                f"dimension size -1 can be any value and is ambiguous\n  fix: give every size")
         return _op("Reshape", [self], {"shape": shape})
 
     def view(self, *shape) -> "Tensor":
@@ -894,7 +897,10 @@ class Tensor:
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         """Two dims swapped (Tensor.transpose); a view."""
         dims = list(range(self.ndim))
-        a, b = _dim(dim0, self.ndim, "transpose", self.shape), _dim(dim1, self.ndim, "transpose", self.shape)
+        n = max(self.ndim, 1)  # a scalar's dims are 0 and -1, as in PyTorch
+        a, b = _dim(dim0, n, "transpose", self.shape), _dim(dim1, n, "transpose", self.shape)
+        if self.ndim == 0:
+            return self.permute([])
         dims[a], dims[b] = dims[b], dims[a]
         return self.permute(dims)
 
@@ -907,6 +913,10 @@ class Tensor:
         """Size-1 dims stretched (and new leading dims) to `sizes`, -1 keeping a size (Tensor.expand); a view."""
         shape = list(_shape_args(shape))
         lead = len(shape) - self.ndim
+        if -1 in shape[:lead]:
+            raise _C.ShapeError(f"expand: The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                                f"dimension {shape.index(-1)}\n  expanding {list(self.shape)} to {shape}\n"
+                                f"  fix: give the size of each new leading dim")
         shape = [self.shape[i - lead] if s == -1 else s for i, s in enumerate(shape)]
         return _op("Expand", [self], {"shape": shape})
 

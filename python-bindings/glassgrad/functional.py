@@ -5,6 +5,7 @@ Each records one or a few nodes; shapes are checked at once, with the layer's na
 from __future__ import annotations
 
 import builtins
+import warnings
 from typing import Optional, Sequence, Tuple, Union
 
 
@@ -128,6 +129,13 @@ def where(condition: Tensor, input=None, other=None):
     a, b, dev = _math._operands(input, other)
     dev = dev or condition.device  # two numbers: the result lives where the condition does
     dt = _dtypes.result_type(a, b)
+    if condition.dtype == "uint8":
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
+                      "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
+    elif condition.dtype != "bool":
+        raise _C.UnsupportedError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                                  f"{condition.dtype} (shape {list(condition.shape)}), as in PyTorch\n"
+                                  f"  fix: torch.where(condition != 0, input, other)")
     cond = condition if condition.dtype == "bool" else condition.astype("bool")
     return _op("Where", [cond, _math.as_operand(a, dt, dev), _math.as_operand(b, dt, dev)])
 
