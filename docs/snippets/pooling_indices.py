@@ -16,3 +16,11 @@ print(unpool(values, indices).squeeze().tolist()[1])    # the maxima back in pla
 assert values.flatten().tolist() == [7.0, 9.0, 6.0, 8.0]
 assert indices.flatten().tolist() == [1, 6, 12, 15]      # 6 and 6 tie in the third window: the first wins
 assert unpool(values, indices).squeeze().tolist()[1] == [0.0, 0.0, 9.0, 0.0]
+
+# --8<-- [start:fractional]
+samples = gg.tensor([[[0.3, 0.8]]])              # (N, C, 2): each plane's offsets, (w, h) as PyTorch's
+frac = nn.FractionalMaxPool2d(2, output_size=(2, 3), return_indices=True, _random_samples=samples)
+values, indices = frac(x)
+print(values.squeeze().tolist(), indices.squeeze().tolist())
+# --8<-- [end:fractional]
+assert values.squeeze().tolist() == [[7.0, 9.0, 9.0], [6.0, 6.0, 8.0]]

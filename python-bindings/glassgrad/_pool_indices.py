@@ -16,7 +16,7 @@ return_indices=True, dilation, adaptive max pooling, F.max_unpool1d/2d). docs/po
 from __future__ import annotations
 
 import functools
-from typing import List, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -60,6 +60,17 @@ def _table(rows: Windows, cols: Windows, width: int) -> Tuple[np.ndarray, np.nda
     return np.where(inside, flat, first[:, None]), inside
 
 
+def winning_slot(seen: Tensor, valid: Optional[Tensor] = None) -> Tensor:
+    """PyTorch's max-pooling winner along the last axis of `seen` (the window's slots in scan
+    order): the first maximum, or the last NaN where the window holds one (its kernels replace
+    the running maximum at each NaN). `valid` (bool, broadcast to seen) masks padding slots out
+    of the NaN test."""
+    slot = seen.argmax(-1)
+    nan = seen.isnan() if valid is None else seen.isnan() & valid
+    last_nan = seen.shape[-1] - 1 - nan.flip(-1).int().argmax(-1)
+    return slot + nan.any(-1).long() * (last_nan - slot)
+
+
 def _window_max(x: Tensor, rows: Windows, cols: Windows) -> Tuple[Tensor, Tensor]:
     """(values, indices), each [N, C, len(rows), len(cols)], of the windows over x [N, C, H, W]."""
     n, c, _, w = x.shape
@@ -67,10 +78,7 @@ def _window_max(x: Tensor, rows: Windows, cols: Windows) -> Tuple[Tensor, Tensor
     positions = tensor(flat_table, device=x.device)
     planes = x.reshape(n, c, -1)
     seen = planes.detach().index_select(2, positions.reshape(-1)).reshape(n, c, *flat_table.shape)
-    slot = seen.argmax(-1)
-    nan = seen.isnan() & tensor(inside, device=x.device)
-    last_nan = flat_table.shape[1] - 1 - nan.flip(-1).int().argmax(-1)
-    slot = slot + nan.any(-1).long() * (last_nan - slot)
+    slot = winning_slot(seen, tensor(inside, device=x.device))
     indices = positions.expand(n, c, *flat_table.shape).gather(3, slot.unsqueeze(-1)).squeeze(-1)
     values = planes.gather(2, indices)
     shape = (n, c, len(rows), len(cols))

@@ -79,6 +79,8 @@ from .sync_batchnorm import SyncBatchNorm
 __all__ += ["SyncBatchNorm"]
 from .adaptive_softmax import AdaptiveLogSoftmaxWithLoss
 __all__ += ["AdaptiveLogSoftmaxWithLoss"]
+from .fractional_pool import FractionalMaxPool2d, FractionalMaxPool3d
+__all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,

@@ -31,6 +31,8 @@ from .._ctc_loss import ctc_loss
 from .._fold import fold, unfold
 from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d
 from .._pool3d import adaptive_max_pool3d, avg_pool3d, max_pool3d, max_unpool3d
+from .._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
+                                fractional_max_pool3d_with_indices)
 from .._bilinear import bilinear, channel_shuffle, gumbel_softmax
 from .._statistics import pdist
 from .._interpolate import upsample, upsample_bilinear, upsample_nearest

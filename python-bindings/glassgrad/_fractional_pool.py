@@ -1,0 +1,164 @@
+"""F.fractional_max_pool2d / fractional_max_pool3d (Graham 2014, "Fractional Max-Pooling"),
+PyTorch's semantics: each (sample, channel) plane has its own random offsets u in [0, 1), one
+per spatial axis (_random_samples of shape (N, C, 2) or (N, C, 3), drawn from glassgrad's
+generator when not given); along an axis of input size L, output size O and window k the
+windows start at
+
+    start[i] = int((i + u) * alpha) - int(u * alpha),  alpha = (L - k) / (O - 1),  i < O - 1
+    start[O - 1] = L - k
+
+computed in the input's floating dtype, as PyTorch's kernels compute it, so that the same
+_random_samples give PyTorch's windows exactly. Each output is the maximum of its k-window
+(first maximum on a tie, the last NaN where there is one, PyTorch's rule); indices are flat
+positions in the input plane (h * W + w, or (t * H + h) * W + w), PyTorch's, ready for
+max_unpool2d/3d. The samples' order is PyTorch's: (w, h) in 2-D, (t, h, w) in 3-D.
+
+A composite: the windows' flat positions are built on the host from the samples (a few numbers
+per plane), the winners found with argmax over the gathered windows and the values gathered
+at the winners, so the gradient goes to each winner alone and the function runs on any device."""
+from __future__ import annotations
+
+import math
+from typing import List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _C, _args
+from ._pool_indices import winning_slot
+from ._random import generator
+from ._tensor import Tensor
+
+_AXES = {2: ("height", "width"), 3: ("time", "height", "width")}
+
+
+def _intervals(sample: np.ndarray, size: int, out: int, k: int, dt) -> np.ndarray:
+    """Window starts along one axis for each plane's sample (shape (P,) -> (P, out)), in dtype dt."""
+    starts = np.empty((sample.shape[0], out), np.int64)
+    if out > 1:
+        alpha = dt(size - k) / dt(out - 1)
+        i = np.arange(out - 1, dtype=dt)
+        u = sample.astype(dt)[:, None]
+        starts[:, :-1] = ((i[None, :] + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
+    if out > 0:
+        starts[:, -1] = size - k
+    return starts
+
+
+def _tuple(value, n: int, name: str, where: str) -> Tuple:
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"{where} requires {name} to either be a single Int or tuple of Ints.")
+        return tuple(value)
+    return (value,) * n
+
+
+def _output_size(input: Tensor, n: int, output_size, output_ratio, where: str) -> List[int]:
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{where} requires specifying either an output_size or an output_ratio\n  fix: "
+                         f"{where}(x, kernel_size, output_size=...) or output_ratio=0.5")
+    if output_size is not None:
+        return [_args.integer(v, "output_size", where, minimum=0) for v in _tuple(output_size, n, "output_size", where)]
+    ratio = _tuple(output_ratio, n, "output_ratio", where)
+    return [int(input.shape[-n + i] * r) for i, r in enumerate(ratio)]
+
+
+def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output_ratio, return_indices: bool,
+                         _random_samples: Optional[Tensor]):
+    where = f"fractional_max_pool{n}d"
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{where}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (n + 1, n + 2):
+        raise _C.ShapeError(f"{where}(): expected {n + 1}D or {n + 2}D input (the unbatched (C, *) or batched "
+                            f"(N, C, *) planes), got {input.ndim}D input {list(input.shape)}\n  fix: "
+                            f"x.reshape(N, C, {', '.join('L' + str(i) for i in range(n))})")
+    kernel = [_args.integer(v, "kernel_size", where, minimum=1) for v in _tuple(kernel_size, n, "kernel_size", where)]
+    out = _output_size(input, n, output_size, output_ratio, where)
+    batched = input.ndim == n + 2
+    x = input if batched else input.unsqueeze(0)
+    shape = tuple(x.shape)
+    batch, channels, spatial = shape[0], shape[1], shape[2:]
+    for d, size in enumerate(spatial):
+        if size == 0:
+            raise _C.ShapeError(f"{where}(): Expected input to have non-zero size for non-batch dimensions, but "
+                                f"got{list(input.shape)} with dimension {d + 2 - (not batched)} being empty.\n  "
+                                "fix: feed planes of at least the kernel's size")
+    # PyTorch's bounds: output + kernel - 1 <= input in 2-D, < input in 3-D (its 3-D kernel's check).
+    for axis, size, k, o in zip(_AXES[n], spatial, kernel, out):
+        if o + k - 1 > size or (n == 3 and o + k - 1 == size):
+            caller = "fractional_max_pool2d()" if n == 2 else "fractional_max_pool3d_out()"
+            raise _C.ShapeError(f"{caller}: pool {axis} {k} too large relative to input {axis} {size}\n  cause: "
+                                f"output {axis} {o} + kernel {k} - 1 {'>' if n == 2 else '>='} {size}; fix: a "
+                                "smaller kernel_size or output_size (output_ratio)")
+    if x.dtype not in ("float32", "float64", "float16", "bfloat16"):
+        raise TypeError(f"{where}(): expected a floating input, got {x.dtype} {list(input.shape)}\n  fix: "
+                        "x.float()")
+    dt = np.float64 if x.dtype == "float64" else np.float32
+    if _random_samples is None:
+        samples = generator().random((batch, channels, n)).astype(dt)
+    else:
+        samples = np.asarray(_random_samples.numpy() if isinstance(_random_samples, Tensor) else _random_samples)
+        if samples.ndim != 3 or samples.shape[2] != n:
+            raise _C.ShapeError(f"Expect _random_samples.size(2) equals to {n}; got "
+                                f"{samples.shape[2] if samples.ndim == 3 else list(samples.shape)}.\n  "
+                                f"{where}(): fix: _random_samples of shape (N, C, {n}), values in [0, 1)")
+        if samples.shape[0] < batch:
+            raise _C.ShapeError(f"Expect _random_samples.size(0) no less then input batch size.\n  {where}(): "
+                                f"_random_samples {list(samples.shape)}, input {list(input.shape)}")
+        if samples.shape[1] != channels:
+            raise _C.ShapeError(f"Expect _random_samples.size(1) equals to input channel size.\n  {where}(): "
+                                f"_random_samples {list(samples.shape)}, input {list(input.shape)}")
+        samples = samples[:batch].astype(dt)
+    planes = batch * channels
+    flat_samples = samples.reshape(planes, n)
+    # PyTorch's sample order: 2-D (w, h), 3-D (t, h, w).
+    order = (1, 0) if n == 2 else (0, 1, 2)
+    starts = [_intervals(flat_samples[:, order[a]], spatial[a], out[a], kernel[a], dt) for a in range(n)]
+    strides = [int(math.prod(spatial[a + 1:])) for a in range(n)]
+    # positions[p, o_0, ..., o_{n-1}, k_0 ... k_{n-1}] = the flat plane position of each window element
+    positions = np.zeros((planes,) + tuple(out) + tuple(kernel), np.int64)
+    for a in range(n):
+        start = starts[a].reshape((planes,) + tuple(out[a] if b == a else 1 for b in range(n)) + (1,) * n)
+        offset = np.arange(kernel[a]).reshape((1,) + (1,) * n + tuple(kernel[a] if b == a else 1 for b in range(n)))
+        positions = positions + (start + offset) * strides[a]
+    window = int(math.prod(kernel))
+    count = int(math.prod(out))
+    values_flat = x.reshape(batch, channels, int(math.prod(spatial)))
+    pos = Tensor(positions.reshape(batch, channels, count * window), device=x.device)
+    gathered = values_flat.detach().gather(2, pos).reshape(batch, channels, count, window)
+    winner = winning_slot(gathered)
+    index = pos.reshape(batch, channels, count, window).gather(3, winner.unsqueeze(3)).reshape(batch, channels, count)
+    result = values_flat.gather(2, index).reshape((batch, channels) + tuple(out))
+    indices = index.reshape((batch, channels) + tuple(out))
+    if not batched:
+        result, indices = result.squeeze(0), indices.squeeze(0)
+    return (result, indices) if return_indices else result
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                          return_indices: bool = False, _random_samples=None):
+    """2-D fractional max pooling (torch.nn.functional.fractional_max_pool2d): input (N, C, H, W)
+    or (C, H, W); exactly one of output_size and output_ratio; _random_samples (N, C, 2)."""
+    return _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                          return_indices: bool = False, _random_samples=None):
+    """3-D fractional max pooling (torch.nn.functional.fractional_max_pool3d): input (N, C, T, H, W)
+    or (C, T, H, W); exactly one of output_size and output_ratio; _random_samples (N, C, 3)."""
+    return _fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, return_indices, _random_samples)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):
+    """fractional_max_pool2d's (output, indices), whatever return_indices says (PyTorch's)."""
+    return _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):
+    """fractional_max_pool3d's (output, indices), whatever return_indices says (PyTorch's)."""
+    return _fractional_max_pool(input, 3, kernel_size, output_size, output_ratio, True, _random_samples)
+
+
+__all__: Sequence[str] = ["fractional_max_pool2d", "fractional_max_pool3d", "fractional_max_pool2d_with_indices",
+                          "fractional_max_pool3d_with_indices"]
