@@ -1042,7 +1042,12 @@ class Tensor:
         if not isinstance(value, Tensor):
             raise TypeError(f"x.data must be set to a Tensor, got {type(value).__name__}")
         kind = "parameter" if self.requires_grad else "input"
+        # PyTorch's x.data = y keeps x's .grad: `w.data -= lr * w.grad.data` (Python sets w.data
+        # to the written alias) and then `w.grad.data.zero_()` is how scripts before optim wrote SGD.
+        grad = self.grad if self.requires_grad else None
         self._h.reset(_C.lazy_leaf(value._raw(), kind, self.requires_grad, self.name))
+        if grad is not None:
+            self.grad = grad
 
     def detach_(self) -> "Tensor":
         """Stops this tensor requiring gradients and makes it a leaf (views refuse: detach() them)."""

@@ -235,10 +235,16 @@ def test_functions_in_a_loop_keep_nothing_alive():
     assert held[1] == held[2] == held[3], held
 
 
-def test_variable_is_the_tensor():
+def test_variable_is_a_new_leaf_on_the_tensors_data():
     t = gg.tensor(XN)
-    v = A.Variable(t, requires_grad=True)
-    assert v is t and v.requires_grad
+    v = A.Variable(t, requires_grad=True)   # PyTorch's: t.detach() that requires grad, t untouched
+    assert v is not t and v.requires_grad and v.is_leaf and not t.requires_grad
+    np.testing.assert_array_equal(v.detach().numpy(), XN)
+    (v * v).sum().backward()
+    np.testing.assert_allclose(v.grad.numpy(), 2 * XN)
+    assert t.grad is None
+    y = v * 3
+    assert not A.Variable(y).requires_grad and A.Variable(y).grad_fn is None  # detached, as PyTorch's
     assert isinstance(t, A.Variable) and not isinstance(3.0, A.Variable)
     with pytest.raises(TypeError, match="has to be a tensor"):
         A.Variable([1.0])

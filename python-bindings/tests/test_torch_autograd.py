@@ -133,3 +133,62 @@ def test_hessian_matches_torch():
     H = A.functional.hessian(f(gg), gg.tensor(x))
     tH = torch.autograd.functional.hessian(f(torch), torch.tensor(x))
     np.testing.assert_allclose(H.numpy(), tH.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def _variable_facts(lib, V):
+    """What a script of PyTorch 0.3's time sees from Variable(t, ...) (MorvanZhou's 202_variable.py)."""
+    t = lib.tensor(np.array([[1.0, 2.0], [3.0, 4.0]]))
+    v = V(t, requires_grad=True)
+    out = lib.mean(v * v)
+    out.backward()
+    a = lib.tensor(np.ones(2), requires_grad=True)
+    b = a * 2
+    plain, kept, shared = V(b), V(a), V(t)
+    with lib.no_grad():
+        t[0, 0] = 9.0  # a Variable that needs no gradient shares t's values
+    return (v is t, t.requires_grad, v.requires_grad, v.is_leaf, v.grad.tolist(), t.grad is None,
+            repr(out).replace("glassgrad.", "torch."),
+            plain.requires_grad, plain.grad_fn is None, kept is a, kept.requires_grad, kept.is_leaf,
+            float(shared[0, 0]), repr(t).replace("glassgrad.", "torch."))
+
+
+def test_variable_is_a_new_leaf_on_the_data_as_torchs():
+    assert _variable_facts(gg, A.Variable) == _variable_facts(torch, torch.autograd.Variable)
+
+
+def _sgd_by_hand(lib, V, steps=5):
+    """PyTorch's old "Learning PyTorch with Examples" loop: Variables, w.data -= lr * w.grad.data,
+    w.grad.data.zero_()."""
+    rng = np.random.default_rng(3)
+    x = V(lib.tensor(rng.standard_normal((16, 4))), requires_grad=False)
+    y = V(lib.tensor(rng.standard_normal((16, 2))), requires_grad=False)
+    w1 = V(lib.tensor(rng.standard_normal((4, 8))), requires_grad=True)
+    w2 = V(lib.tensor(rng.standard_normal((8, 2))), requires_grad=True)
+    losses = []
+    for _ in range(steps):
+        loss = (x.mm(w1).clamp(min=0).mm(w2) - y).pow(2).sum()
+        losses.append(loss.item())
+        loss.backward()
+        w1.data -= 1e-3 * w1.grad.data
+        w2.data -= 1e-3 * w2.grad.data
+        w1.grad.data.zero_()
+        w2.grad.data.zero_()
+    return losses, w1.detach().numpy(), w1.requires_grad and w1.is_leaf
+
+
+def test_sgd_written_by_hand_through_data_matches_torchs():
+    ours, theirs = _sgd_by_hand(gg, A.Variable), _sgd_by_hand(torch, torch.autograd.Variable)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-10)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10)
+    assert ours[2] and theirs[2]
+
+
+def test_variable_volatile_warns_as_torchs():
+    import warnings
+
+    def warned(lib, V):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            V(lib.tensor(np.ones(2)), volatile=True)
+        return [(w.category, str(w.message)) for w in caught]
+    assert warned(gg, A.Variable) == warned(torch, torch.autograd.Variable)
