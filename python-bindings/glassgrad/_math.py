@@ -112,11 +112,31 @@ def _unary_float(name: str):
 
 
 # ---- arithmetic ---------------------------------------------------------------------------------
+def _scaled(input, other, alpha, where: str):
+    """alpha * other for add/sub, computed in result_type(input, other) (as PyTorch's, so a float32
+    other added to float64 keeps float64's digits). alpha as PyTorch takes it: refused as a float
+    for integer operands, a bool for bool ones (bool + 2 * bool is an or)."""
+    x, y, dev = _operands(input, other)
+    dt = _dtypes.result_type(x, y)
+    if not dt.is_floating_point and isinstance(alpha, (float, np.floating)):
+        raise RefusedValueError(f"{where}: For integral input tensors, argument alpha must not be a floating point "
+                                f"number (alpha={alpha}, the result is {dt})\n  fix: an integer alpha, or convert "
+                                f"first: x.float()")
+    if dt == "bool":
+        alpha = builtins.bool(alpha)
+    elif isinstance(alpha, (bool, np.bool_)):
+        raise RefusedValueError(f"{where}: Boolean alpha only supported for Boolean results (the result is {dt})\n"
+                                f"  fix: alpha=1 or another number")
+    if is_number(y):
+        return builtins.bool(y and alpha) if dt == "bool" else y * alpha
+    return mul(as_operand(y, dt, dev), alpha)
+
+
 @accepts_out
 def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other (torch.add), in result_type(input, other); bool + bool is or."""
-    if alpha != 1:
-        other = mul(other, alpha)
+    if not (type(alpha) is int and alpha == 1):
+        other = _scaled(input, other, alpha, "add")
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     if dt == "bool":
@@ -131,13 +151,13 @@ def add(input, other, *, alpha=1) -> Tensor:
 @accepts_out
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
-    if alpha != 1:
-        other = mul(other, alpha)
     x, y, _ = _operands(input, other)
-    dt = _dtypes.result_type(x, y)
     if any(isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == "bool") for v in (x, y)):
         raise _C.DTypeError("sub: subtracting with a bool operand is not supported (PyTorch refuses it too)\n"
                             "  fix: a ^ b or logical_xor(a, b) for 'differs', or convert first: a.long() - b")
+    if not (type(alpha) is int and alpha == 1):
+        x, y, _ = _operands(x, _scaled(x, y, alpha, "sub"))
+    dt = _dtypes.result_type(x, y)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
         return _op("AddScalar", [x], {"value": -float(y)})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
@@ -392,7 +412,8 @@ arctan2 = atan2
 def hypot(input, other) -> Tensor:
     """sqrt(input^2 + other^2) (torch.hypot); refused for integers, as in PyTorch."""
     _refuse_integral("hypot", input, other)
-    return sqrt(add(square(input), square(other)))
+    x, y = result_type_operands(input, other)  # squared in the result's dtype, not each operand's
+    return sqrt(add(square(x), square(y)))
 
 
 def _refuse_integral(where: str, *operands) -> None:
@@ -458,7 +479,15 @@ def clamp_max(input: Tensor, max) -> Tensor:
 
 
 def lerp(input, end, weight) -> Tensor:
-    """input + weight * (end - input) (torch.lerp); weight a number or a tensor."""
+    """input + weight * (end - input) (torch.lerp); weight a number or a tensor. As PyTorch: input
+    and end of one floating dtype, a weight tensor of it too unless 0-d."""
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and (t.ndim or name == "end") and t.dtype != input.dtype:
+            raise _C.DTypeError(f"lerp: expected dtype {input.dtype} for `{name}` but got dtype {t.dtype} (input "
+                                f"{list(input.shape)}, {name} {list(t.shape)})\n  fix: {name}.to(input.dtype)")
+    if not input.dtype.is_floating_point:
+        raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
+                                  f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")
     return add(input, mul(weight, sub(end, input)))
 
 

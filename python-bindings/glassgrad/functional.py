@@ -39,7 +39,13 @@ def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
 
 # ---- elementwise ----
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    """max(x, 0), elementwise (torch.relu, F.relu); inplace=True writes it into input (x.relu_())."""
+    """max(x, 0), elementwise (torch.relu, F.relu); inplace=True writes it into input (x.relu_()).
+    An integer tensor stays integer (PyTorch's); a bool one is refused, as there."""
+    if not input.dtype.is_floating_point:
+        if input.dtype == "bool":
+            raise _C.UnsupportedError(f"relu: Boolean inputs not supported for relu (shape {list(input.shape)})\n"
+                                      f"  fix: x.relu() of x.long(), or x itself: a bool is never negative")
+        return _inplace.activation(input, inplace, "relu_", lambda: _math.clamp(input, min=0))
     return _inplace.activation(input, inplace, "relu_", lambda: _op("ReLU", [input]))
 
 
