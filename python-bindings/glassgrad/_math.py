@@ -425,6 +425,7 @@ def _refuse_integral(where: str, *operands) -> None:
                                   f"torch.{where}(x.float(), ...)")
 
 
+@accepts_out
 def maximum(input, other) -> Tensor:
     """The larger of each pair (torch.maximum; NaN wins); at a tie each side gets half the gradient.
     Two bool tensors give their logical or, as PyTorch's."""
@@ -433,6 +434,7 @@ def maximum(input, other) -> Tensor:
     return binary("Maximum", input, other)
 
 
+@accepts_out
 def minimum(input, other) -> Tensor:
     """The smaller of each pair (torch.minimum; NaN wins); at a tie each side gets half the gradient.
     Two bool tensors give their logical and, as PyTorch's."""
@@ -456,12 +458,14 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     x = x.astype(out_dt)
     for bound in (min, max):
         check_fits(bound, out_dt, "clamp")
+    floating = DTYPES[str(out_dt)].is_floating_point
     if min is not None:
         lo = as_operand(min, out_dt, x.device)
-        x = _op("Where", [lt(x, lo), lo, x])
+        # A NaN bound gives NaN, as PyTorch's clamp (a NaN input stays NaN: no comparison holds).
+        x = _op("Where", [logical_or(lt(x, lo), isnan(lo)) if floating else lt(x, lo), lo, x])
     if max is not None:
         hi = as_operand(max, out_dt, x.device)
-        x = _op("Where", [gt(x, hi), hi, x])
+        x = _op("Where", [logical_or(gt(x, hi), isnan(hi)) if floating else gt(x, hi), hi, x])
     return x
 
 
@@ -798,6 +802,7 @@ def copysign(input, other) -> Tensor:
     return _op("Where", [signbit(b), neg(mag), mag])
 
 
+@accepts_out
 def fmax(input, other) -> Tensor:
     """The larger of each pair, a NaN losing to a number (torch.fmax); at a tie the gradient goes
     to input, as PyTorch's."""
@@ -806,6 +811,7 @@ def fmax(input, other) -> Tensor:
     return _op("Where", [take_a, a, b])
 
 
+@accepts_out
 def fmin(input, other) -> Tensor:
     """The smaller of each pair, a NaN losing to a number (torch.fmin); at a tie the gradient goes
     to input, as PyTorch's."""

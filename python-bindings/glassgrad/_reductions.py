@@ -26,6 +26,7 @@ from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, log
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
 from ._numpy_names import accept_numpy_names
+from ._out import write_out
 
 values_indices = namedtuple("values_indices", ["values", "indices"])
 std_mean_result = namedtuple("std_mean", ["std", "mean"])
@@ -251,16 +252,31 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
     return values_indices(values, index if keepdim else index.squeeze(d))
 
 
-def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
+def _extremum_out(result, out, name: str):
+    """out= of max/min (PyTorch's): a tensor for max(x) and max(x, y), a pair (values, indices)
+    for max(x, dim), written in place and returned."""
+    if out is None:
+        return result
+    if isinstance(result, Tensor):
+        return write_out(out, result, name)
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"{name}(): with dim, out must be a pair (values, indices) of tensors, got "
+                        f"{type(out).__name__}\n  fix: {name}(x, dim, out=(values, indices)) with indices int64")
+    # PyTorch's: with dim, values and indices must have the result's dtypes
+    return values_indices(write_out(out[0], result[0], name, same_dtype=True),
+                          write_out(out[1], result[1], name, same_dtype=True))
+
+
+def max(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None):
     """torch.max: max(x) the largest element (ties share the gradient); max(x, dim, keepdim) the
     named tuple (values, indices), the gradient going to the returned index; max(x, y) is
-    maximum(x, y)."""
-    return _extremum(input, dim, keepdim, other, True, "max")
+    maximum(x, y). out=: a tensor, or (values, indices) with dim."""
+    return _extremum_out(_extremum(input, dim, keepdim, other, True, "max"), out, "max")
 
 
-def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None):
+def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None):
     """torch.min, as max."""
-    return _extremum(input, dim, keepdim, other, False, "min")
+    return _extremum_out(_extremum(input, dim, keepdim, other, False, "min"), out, "min")
 
 
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
