@@ -14,7 +14,8 @@ from ._tensor import Tensor, tensor
 
 
 def _on(arr: np.ndarray, like: Tensor, dtype=None) -> Tensor:
-    return tensor(np.ascontiguousarray(arr), dtype=dtype, device=like.device)
+    # np.array, not np.ascontiguousarray: that one makes a 0-d array 1-d
+    return tensor(np.array(arr, order="C"), dtype=dtype, device=like.device)
 
 
 def _int64(arr) -> np.ndarray:
@@ -41,11 +42,12 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
         return _results(values, inverse.reshape(a.shape), counts, input, return_inverse, return_counts)
     from ._tensor import _dim
-    d = _dim(dim, max(input.ndim, 1), "unique", input.shape)
     if a.ndim == 0:
-        a = a.reshape(1)
+        raise _C.GlassgradIndexError(f"unique: Dimension specified as {dim} but tensor has no dimensions (a 0-d "
+                                     f"input), as in PyTorch\n  fix: unique(x) without dim, or x.reshape(1)")
+    d = _dim(dim, input.ndim, "unique", input.shape)
     moved = np.moveaxis(a, d, 0)
-    rows = moved.reshape(moved.shape[0], -1)
+    rows = moved.reshape(moved.shape[0], int(np.prod(moved.shape[1:])))
     # the slices in lexicographic order (the first element most significant), as PyTorch's
     order = np.lexsort(rows.T[::-1]) if rows.shape[1] else np.arange(rows.shape[0])
     srt = rows[order]

@@ -205,11 +205,15 @@ def _running(x: Tensor, d: int, combine) -> list:
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(x))) along dim without overflow (torch.logcumsumexp): a scan of
-    logaddexp(a, b) = max(a, b) + log1p(exp(-|a - b|)), -inf where both are -inf."""
-    x = input if input.dtype.is_floating_point else input.astype(DTYPES["float32"])
+    logaddexp(a, b) = max(a, b) + log1p(exp(-|a - b|)), -inf where both are -inf. Refused for
+    integers and bool, as in PyTorch."""
+    if not input.dtype.is_floating_point:
+        raise _C.UnsupportedError(f"logcumsumexp: not implemented for {input.dtype} (shape {list(input.shape)}), as "
+                                  f"in PyTorch\n  fix: x.float().logcumsumexp({dim})")
+    x = input
+    d = _axis(dim, x, "logcumsumexp")
     if x.ndim == 0:
         return x
-    d = _axis(dim, x, "logcumsumexp")
     neg_inf = as_operand(float("-inf"), x.dtype, x.device).expand(*x.shape)
 
     def step(y, k):

@@ -60,6 +60,9 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
     where = "searchsorted"
     seq = _values(sorted_sequence, where, "sorted_sequence")
     vals = _values(input, where, "input")
+    if (seq.dtype == np.bool_ or vals.dtype == np.bool_) and seq.size and vals.size:
+        raise _C.UnsupportedError(f"{where}: not implemented for bool (as in PyTorch)\n"
+                                  f"  fix: convert first: sorted_sequence.long(), input.long()")
     how = _side(right, side, where)
     if seq.ndim == 0:
         raise _C.ShapeError(f"{where}: sorted_sequence must have at least one axis, got a 0-d tensor\n"
@@ -71,7 +74,7 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
                                 f"{list(order.shape)}\n  fix: sorter=sorted_sequence.argsort()")
         seq = np.take_along_axis(seq, order.astype(np.int64), -1)
     if seq.ndim == 1:
-        flat = vals.reshape(1, -1)
+        flat = vals.reshape(1, vals.size)
         found = _binary_search(np.broadcast_to(seq, (1, seq.shape[0])), flat, how == "right").reshape(vals.shape)
     else:
         if vals.ndim != seq.ndim or vals.shape[:-1] != seq.shape[:-1]:
@@ -79,7 +82,8 @@ def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, rig
                 f"{where}: a {seq.ndim}-d sorted_sequence {list(seq.shape)} needs input with the same leading "
                 f"axes {list(seq.shape[:-1])} + [any], got {list(vals.shape)}\n  fix: a 1-d sorted_sequence "
                 f"searches for every value, or reshape input to {list(seq.shape[:-1]) + [-1]}")
-        rows, cols = seq.reshape(-1, seq.shape[-1]), vals.reshape(-1, vals.shape[-1])
+        lead = int(np.prod(seq.shape[:-1]))
+        rows, cols = seq.reshape(lead, seq.shape[-1]), vals.reshape(lead, vals.shape[-1])
         found = _binary_search(rows, cols, how == "right").reshape(vals.shape)
     device = sorted_sequence.device if isinstance(sorted_sequence, Tensor) else None
     return tensor(np.asarray(found, dtype=np.int64), dtype=_index_dtype(out_int32, where), device=device)
@@ -94,7 +98,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
                             f"\n  fix: boundaries.flatten(), or torch.searchsorted for one sequence per row")
     values = _values(input, "bucketize", "input")
     edges = boundaries.numpy()
-    found = _binary_search(edges.reshape(1, -1), values.reshape(1, -1),
+    found = _binary_search(edges.reshape(1, edges.size), values.reshape(1, values.size),
                            _args.flag(right, "right", "bucketize")).reshape(values.shape)
     device = input.device if isinstance(input, Tensor) else boundaries.device
     return tensor(np.asarray(found, dtype=np.int64), dtype=_index_dtype(out_int32, "bucketize"), device=device)
