@@ -13,9 +13,10 @@ _random_samples give PyTorch's windows exactly. Each output is the maximum of it
 positions in the input plane (h * W + w, or (t * H + h) * W + w), PyTorch's, ready for
 max_unpool2d/3d. The samples' order is PyTorch's: (w, h) in 2-D, (t, h, w) in 3-D.
 
-A composite: the windows' flat positions are built on the host from the samples (a few numbers
-per plane), the winners found with argmax over the gathered windows and the values gathered
-at the winners, so the gradient goes to each winner alone and the function runs on any device."""
+A composite: the windows' flat positions are computed from the samples with elementwise ops (no
+read of the samples on the host, so a compiled step draws new offsets at each replay), the
+winners found with argmax over the gathered windows and the values gathered at the winners, so
+the gradient goes to each winner alone and the function runs on any device."""
 from __future__ import annotations
 
 import math
@@ -25,23 +26,30 @@ import numpy as np
 
 from . import _C, _args
 from ._pool_indices import winning_slot
-from ._random import generator
 from ._tensor import Tensor
 
 _AXES = {2: ("height", "width"), 3: ("time", "height", "width")}
 
 
-def _intervals(sample: np.ndarray, size: int, out: int, k: int, dt) -> np.ndarray:
-    """Window starts along one axis for each plane's sample (shape (P,) -> (P, out)), in dtype dt."""
-    starts = np.empty((sample.shape[0], out), np.int64)
-    if out > 1:
-        alpha = dt(size - k) / dt(out - 1)
-        i = np.arange(out - 1, dtype=dt)
-        u = sample.astype(dt)[:, None]
-        starts[:, :-1] = ((i[None, :] + u) * alpha).astype(np.int64) - (u * alpha).astype(np.int64)
-    if out > 0:
-        starts[:, -1] = size - k
-    return starts
+def _starts(u: Tensor, size: int, out: int, k: int, dt: str) -> Tensor:
+    """Window starts along one axis, (P, out) int64, from each plane's offset u (P,), with
+    PyTorch's formula and rounding: (i + u) * alpha in dtype dt, truncated (u >= 0, so the
+    truncation is the floor; docs/pooling.md)."""
+    from ._factories import arange, full
+    from ._shapes import cat
+    planes = u.shape[0]
+    if out == 0:
+        return full((planes, 0), 0, dtype="int64", device=u.device)
+    last = full((planes, 1), size - k, dtype="int64", device=u.device)
+    if out == 1:
+        return last
+    # alpha rounded to dt once, as PyTorch's static_cast<scalar_t> of both sides then divides
+    np_dt = np.float64 if dt == "float64" else np.float32
+    alpha = float(np_dt(size - k) / np_dt(out - 1))
+    i = arange(out - 1, dtype=dt, device=u.device).reshape(1, out - 1)
+    u = u.reshape(planes, 1)
+    starts = ((i + u) * alpha).astype("int64") - (u * alpha).astype("int64")
+    return cat([starts, last], 1)
 
 
 def _tuple(value, n: int, name: str, where: str) -> Tuple:
@@ -92,11 +100,13 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output
     if x.dtype not in ("float32", "float64", "float16", "bfloat16"):
         raise TypeError(f"{where}(): expected a floating input, got {x.dtype} {list(input.shape)}\n  fix: "
                         "x.float()")
-    dt = np.float64 if x.dtype == "float64" else np.float32
-    if _random_samples is None:
-        samples = generator().random((batch, channels, n)).astype(dt)
+    # The formula's dtype: the input's (PyTorch's scalar_t); float32 for the 16-bit floats.
+    dt = "float64" if x.dtype == "float64" else "float32"
+    if _random_samples is None:  # a random leaf: a compiled step draws new offsets at every replay
+        from ._factories import rand
+        samples = rand(batch, channels, n, dtype=dt, device=x.device)
     else:
-        samples = np.asarray(_random_samples.numpy() if isinstance(_random_samples, Tensor) else _random_samples)
+        samples = _random_samples if isinstance(_random_samples, Tensor) else Tensor(np.asarray(_random_samples))
         if samples.ndim != 3 or samples.shape[2] != n:
             raise _C.ShapeError(f"Expect _random_samples.size(2) equals to {n}; got "
                                 f"{samples.shape[2] if samples.ndim == 3 else list(samples.shape)}.\n  "
@@ -107,23 +117,27 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output
         if samples.shape[1] != channels:
             raise _C.ShapeError(f"Expect _random_samples.size(1) equals to input channel size.\n  {where}(): "
                                 f"_random_samples {list(samples.shape)}, input {list(input.shape)}")
-        samples = samples[:batch].astype(dt)
+        samples = samples.detach()[:batch]
+        samples = samples.astype(dt) if samples.dtype != dt else samples
     planes = batch * channels
     flat_samples = samples.reshape(planes, n)
     # PyTorch's sample order: 2-D (w, h), 3-D (t, h, w).
     order = (1, 0) if n == 2 else (0, 1, 2)
-    starts = [_intervals(flat_samples[:, order[a]], spatial[a], out[a], kernel[a], dt) for a in range(n)]
     strides = [int(math.prod(spatial[a + 1:])) for a in range(n)]
     # positions[p, o_0, ..., o_{n-1}, k_0 ... k_{n-1}] = the flat plane position of each window element
-    positions = np.zeros((planes,) + tuple(out) + tuple(kernel), np.int64)
+    terms = []
     for a in range(n):
-        start = starts[a].reshape((planes,) + tuple(out[a] if b == a else 1 for b in range(n)) + (1,) * n)
+        start = _starts(flat_samples[:, order[a]], spatial[a], out[a], kernel[a], dt)
+        start = start.reshape((planes,) + tuple(out[a] if b == a else 1 for b in range(n)) + (1,) * n)
         offset = np.arange(kernel[a]).reshape((1,) + (1,) * n + tuple(kernel[a] if b == a else 1 for b in range(n)))
-        positions = positions + (start + offset) * strides[a]
+        terms.append((start + Tensor(offset, device=x.device)) * strides[a])
+    positions = terms[0]
+    for term in terms[1:]:
+        positions = positions + term
     window = int(math.prod(kernel))
     count = int(math.prod(out))
     values_flat = x.reshape(batch, channels, int(math.prod(spatial)))
-    pos = Tensor(positions.reshape(batch, channels, count * window), device=x.device)
+    pos = positions.expand((planes,) + tuple(out) + tuple(kernel)).reshape(batch, channels, count * window)
     gathered = values_flat.detach().gather(2, pos).reshape(batch, channels, count, window)
     winner = winning_slot(gathered)
     index = pos.reshape(batch, channels, count, window).gather(3, winner.unsqueeze(3)).reshape(batch, channels, count)

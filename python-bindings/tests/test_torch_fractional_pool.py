@@ -152,3 +152,16 @@ def test_layer_arguments_are_checked_as_torch(kwargs):
         with pytest.raises(ValueError) as got:
             ours(2, **kwargs)
         assert str(got.value).split("\n")[0] == str(want.value)
+
+
+def test_a_compiled_step_draws_new_windows_at_each_replay_and_keeps_given_samples():
+    x = gg.tensor(np.random.default_rng(12).standard_normal((2, 2, 16, 16)))
+    drawn = nn.FractionalMaxPool2d(3, output_size=(7, 6), return_indices=True)
+    step = gg.compile(lambda t: drawn(t)[1])
+    runs = [step(x).numpy().copy() for _ in range(5)]  # two traces, then replays
+    assert all((r != runs[0]).any() for r in runs[1:])
+    samples = np.random.default_rng(13).random((2, 2, 2))
+    fixed = gg.compile(lambda t: F.fractional_max_pool2d(t, 3, (7, 6), _random_samples=gg.tensor(samples)))
+    want = TF.fractional_max_pool2d(torch.tensor(x.numpy()), 3, (7, 6), _random_samples=torch.tensor(samples))
+    for _ in range(4):
+        np.testing.assert_array_equal(fixed(x).numpy(), want.numpy())
