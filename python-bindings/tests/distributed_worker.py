@@ -4,7 +4,7 @@ grad:  DDP's averaged gradient over the ranks vs one process's gradient of the c
        batch, after a no_sync accumulation step too; then 3 SGD steps' losses vs a single-process
        run with the global batch. Prints "max_grad_diff <x>" and "max_loss_diff <x>" on rank 0.
 syncbn: a conv + SyncBatchNorm model's gradients and running statistics vs BatchNorm's on the
-       concatenated batch. Prints "max_grad_diff <x>" and "max_stat_diff <x>" on rank 0.
+       concatenated batch (2-d images, and 3-d volumes through nn.SyncBatchNorm). Prints "max_grad_diff <x>" and "max_stat_diff <x>" on rank 0.
 raise: rank 1 raises at its second step; the others must not hang.
 hang:  rank 1 stops answering (sleeps) at its second step; the watchdog must end the job.
 nccl:  on GPUs (backend nccl, cuda:<local rank>): the grad checks above, then 6 SGD steps (so the
@@ -55,6 +55,21 @@ if mode == "syncbn":
                for a, b in zip(sync_model.parameters(), plain.parameters()))
     stats = max(float(np.abs(a - b).max()) for (k, a), (_, b) in zip(sync_model.state_dict().items(),
                                                                      plain.state_dict().items()) if "running" in k)
+
+    def bn3d_model():  # 5-D input, converted through nn.SyncBatchNorm's classmethod
+        gg.manual_seed(6)
+        return gg.nn.Sequential(gg.nn.Conv3d(2, 3, 2), gg.nn.BatchNorm3d(3), gg.nn.Flatten(),
+                                gg.nn.Linear(3 * 2 * 2 * 2, 3))
+    vols = rng.standard_normal((per_rank * world, 2, 3, 3, 3)).astype(np.float32)
+    sync3d = gg.nn.SyncBatchNorm.convert_sync_batchnorm(bn3d_model())
+    loss_of(dist.DistributedDataParallel(sync3d), vols[mine], Y[mine]).backward()
+    plain3d = bn3d_model()
+    loss_of(plain3d, vols, Y).backward()
+    diff = max([diff] + [float(np.abs(a.grad.numpy() - b.grad.numpy()).max())
+                         for a, b in zip(sync3d.parameters(), plain3d.parameters())])
+    stats = max([stats] + [float(np.abs(a - b).max()) for (k, a), (_, b) in zip(sync3d.state_dict().items(),
+                                                                                plain3d.state_dict().items())
+                           if "running" in k])
     if rank == 0:
         print("max_grad_diff", diff)
         print("max_stat_diff", stats)
