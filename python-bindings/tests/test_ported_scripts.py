@@ -66,6 +66,12 @@ SCRIPTS = {
     "siamese_network": ["main.py"],
     "nanogpt": ["model.py", "train.py", "sample.py", "configurator.py"],
     "imagenet": ["main.py"],
+    # MorvanZhou/PyTorch-Tutorial (test_morvanzhou_tutorial_ports.py runs them)
+    "morvanzhou_tutorial": [f"tutorial-contents/{script}.py" for script in (
+        "201_torch_numpy", "202_variable", "203_activation", "301_regression", "302_classification",
+        "303_build_nn_quickly", "304_save_reload", "305_batch_train", "306_optimizer", "401_CNN",
+        "402_RNN_classifier", "403_RNN_regressor", "404_autoencoder", "406_GAN", "406_conditional_GAN",
+        "501_why_torch_dynamic_graph", "503_dropout", "504_batch_normalization")],
     "minGPT": ["mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py",
                "projects/adder/adder.py"],
     # yunjey/pytorch-tutorial, in the repository's layout (test_pytorch_tutorial_ports.py runs them)
