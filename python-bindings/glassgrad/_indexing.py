@@ -129,6 +129,10 @@ def index_put(input: Tensor, indices: Sequence, values, accumulate: bool = False
         raise TypeError(f"index_put: indices must be a tuple of tensors, got {type(indices).__name__}\n"
                         f"  fix: x.index_put((idx,), values)")
     plan = _advanced_plan(input, list(indices), "index_put")
+    if isinstance(values, Tensor) and values._h.dtype != input._h.dtype:
+        raise _C.DTypeError(f"Index put requires the source and destination dtypes match, got {input._h.dtype} for "
+                            f"the destination and {values._h.dtype} for the source (index_put, input "
+                            f"{list(input.shape)}, values {list(values.shape)})\n  fix: values.to(x.dtype)")
     if accumulate and input._h.dtype == "bool":  # an or of 0/1 values
         return _put(_long(input), plan, _long(_value_tensor(values, input)), True).astype(input._h.dtype)
     return _put(input, plan, _value_tensor(values, input), bool(accumulate))

@@ -239,7 +239,7 @@ def setitem(t, key, value) -> None:
         write(view, _broadcast(v, tuple(view.shape), where), "__setitem__", first, cast=True)
         return
     if v._h.dtype != t._h.dtype:
-        if isinstance(value, Tensor) and v.ndim:
+        if isinstance(value, Tensor):  # 0-d too, as PyTorch's index put
             raise _C.DTypeError(f"Index put requires the source and destination dtypes match, got "
                                 f"{_type_name(t._h.dtype)} for the destination and {_type_name(v._h.dtype)} for "
                                 f"the source.\n  fix: x[idx] = values.to(x.dtype)")
@@ -250,6 +250,8 @@ def setitem(t, key, value) -> None:
 def _broadcast(v, shape, where: str):
     if tuple(v.shape) == tuple(shape):
         return v
+    if v.ndim > len(shape) and all(n == 1 for n in v.shape[:v.ndim - len(shape)]):
+        v = v.reshape(*v.shape[v.ndim - len(shape):])  # PyTorch drops a value's extra leading 1-sized dims
     try:
         ok = np.broadcast_shapes(tuple(v.shape), tuple(shape)) == tuple(shape)
     except ValueError:

@@ -276,7 +276,10 @@ negative = neg
 
 
 def positive(input: Tensor) -> Tensor:
-    """The input itself (torch.positive)."""
+    """The input itself (torch.positive); refused for bool, as PyTorch's unary +."""
+    if input.dtype == "bool":
+        raise _C.UnsupportedError(f"positive: The `+` operator, on a bool tensor is not supported (shape "
+                                  f"{list(input.shape)}), as in PyTorch\n  fix: the tensor itself, or x.long()")
     return input
 
 

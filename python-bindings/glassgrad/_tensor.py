@@ -936,6 +936,9 @@ class Tensor:
         return _op("LogSoftmax", [x], {"dim": dim})
 
     def __pos__(self):
+        if self.dtype == "bool":  # PyTorch's unary + refuses bool too
+            raise _C.UnsupportedError(f"The `+` operator, on a bool tensor is not supported (shape "
+                                      f"{list(self.shape)})\n  fix: the tensor itself, or x.long()")
         return self
 
     # ---- indexing (glassgrad/_indexing.py) ----

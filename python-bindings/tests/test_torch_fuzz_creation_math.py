@@ -96,3 +96,24 @@ def test_math_signs_and_edges_as_torch(operands):
     x, y = OPERANDS[operands]
     for where, fn in MATH.items():
         same(fn, x, y, where=f"{where} of {operands}")
+
+
+UNARY = ["abs", "neg", "sign", "sgn", "sqrt", "rsqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin",
+         "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf",
+         "erfc", "erfinv", "lgamma", "digamma", "floor", "ceil", "trunc", "round", "frac", "reciprocal", "square",
+         "bitwise_not", "logical_not", "isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit", "positive",
+         "nan_to_num", "deg2rad", "rad2deg", "sinc", "logit", "fix", "negative", "absolute"]
+UNARY_VALUES = {"float32": np.array([-2.5, -1, -0.0, 0, 0.5, 1, 3.7, np.inf, -np.inf, np.nan], np.float32),
+                "float64": np.array([-2.5, -1, -0.0, 0, 0.5, 1, 3.7, np.inf, -np.inf, np.nan]),
+                "int64": np.array([-5, -1, 0, 1, 7, 2 ** 40]), "int32": np.array([-5, -1, 0, 1, 7, 2 ** 31 - 1], np.int32),
+                "uint8": np.array([0, 1, 5, 200, 255], np.uint8), "bool": np.array([True, False])}
+
+
+@pytest.mark.parametrize("dtype", list(UNARY_VALUES))
+def test_unary_math_dtypes_and_special_values_as_torch(dtype):
+    for name in UNARY:
+        same(lambda lib, t: getattr(lib, name)(t), UNARY_VALUES[dtype], where=f"{name} of {dtype}")
+        same(lambda lib, t: +t if name == "positive" else -t if name == "neg" else abs(t), UNARY_VALUES[dtype],
+             where=f"operator for {name} of {dtype}")
+    if not dtype.startswith("float"):  # relu of NaN and -0.0: the engine's ReLU gives 0 (porting.md)
+        same(lambda lib, t: lib.relu(t), UNARY_VALUES[dtype], where=f"relu of {dtype}")

@@ -92,3 +92,35 @@ def test_indexed_reads_and_writes_as_torch(dtype):
                                                                          include_self=s))
     for where, fn in calls.items():
         same(fn, x, where=f"{where} of {dtype}")
+
+
+@pytest.mark.parametrize("dtype", ["float64", "int64", "bool"])
+def test_setitem_values_and_index_put_dtypes_as_torch(dtype):
+    rng = np.random.default_rng(40 + DTYPES.index(dtype))
+    x, mask = array(rng, dtype, (3, 4, 5)), array(rng, "bool", (3, 4, 5))
+
+    def put(key, value):
+        def fn(lib, t):
+            t = t.clone()
+            t[key(lib)] = value(lib)
+            return t
+        return fn
+    calls = {
+        "t[0] = ones(1, 5)": put(lambda lib: 0, lambda lib: lib.ones(1, 5)),
+        "t[0] = ones(1, 1, 5)": put(lambda lib: 0, lambda lib: lib.ones(1, 1, 5)),
+        "t[0] = ones(2, 5)": put(lambda lib: 0, lambda lib: lib.ones(2, 5)),
+        "t[:, 0] = full(2.7)": put(lambda lib: (slice(None), 0), lambda lib: lib.full((5,), 2.7)),
+        "t[mask] = arange": put(lambda lib: lib.tensor(mask), lambda lib: lib.arange(int(mask.sum())).to(lib.tensor(x).dtype)),
+        "t[mask] = arange(3)": put(lambda lib: lib.tensor(mask), lambda lib: lib.arange(3.0)),
+        "t[mask[:, :, 0]] = zeros(5)": put(lambda lib: lib.tensor(mask[:, :, 0]), lambda lib: lib.zeros(5).to(lib.tensor(x).dtype)),
+        "t[[0, 2], :, [1, 3]] = zeros(4)": put(lambda lib: (lib.tensor([0, 2]), slice(None), lib.tensor([1, 3])),
+                                              lambda lib: lib.zeros(4).to(lib.tensor(x).dtype)),
+        "t[[0, 2]] = 0-d float64": put(lambda lib: lib.tensor([0, 2]), lambda lib: lib.tensor(1.5, dtype=lib.float64)),
+        "t[..., None, 0] = 9": put(lambda lib: (Ellipsis, None, 0), lambda lib: 9),
+        "t[None] = zeros(1, 3, 4, 5)": put(lambda lib: None, lambda lib: lib.zeros(1, 3, 4, 5).to(lib.tensor(x).dtype)),
+        "index_put_ 0-d float64": lambda lib, t: t.clone().index_put_((lib.tensor([0]),), lib.tensor(5.5, dtype=lib.float64)),
+        "index_put_ bool mask": lambda lib, t: t.clone().index_put_((lib.tensor(mask[:, :, 0]),), lib.tensor(0).to(t.dtype)),
+        "+t": lambda lib, t: +t,
+    }
+    for where, fn in calls.items():
+        same(fn, x, where=f"{where} of {dtype}")
