@@ -293,9 +293,12 @@ TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is
   return c;
 }
 
-// Products whose 64 x 64 tiles would occupy fewer than kDotMaxTiles blocks while k is long run
-// as one warp per output (gg_matmul_dot): the tiles would leave the GPU idle.
-constexpr int64_t kDotMaxTiles = 16, kDotMinK = 256;
+// Products of at most kDotMaxOutputs outputs whose 64 x 64 tiles would occupy fewer than
+// kDotMaxTiles blocks while k is long run as one warp per output (gg_matmul_dot): the tiles
+// would leave the GPU idle. More outputs split k on the register tiles instead: a GPT's
+// [65, 384] = [65, 16384] x [16384, 384] weight gradient took 2.7 ms as a warp per output on an
+// H200.
+constexpr int64_t kDotMaxTiles = 16, kDotMinK = 256, kDotMaxOutputs = 4096;
 // Products of at most kThreadMaxK terms per output that would occupy fewer than
 // kThreadMaxTiles tile blocks run as one thread per output (gg_matmul_thread).
 constexpr int64_t kThreadMaxK = 32, kThreadMaxTiles = 64;
@@ -317,7 +320,10 @@ Dims dims_of(const Shape& a, const Shape& b) {
   return d;
 }
 
-bool dot_applies(const Dims& d) { return ceil_div(d.M, 64) * ceil_div(d.N, 64) * d.batch < kDotMaxTiles && d.K >= kDotMinK; }
+bool dot_applies(const Dims& d) {
+  return ceil_div(d.M, 64) * ceil_div(d.N, 64) * d.batch < kDotMaxTiles && d.K >= kDotMinK &&
+         d.M * d.N * d.batch <= kDotMaxOutputs;
+}
 bool thread_applies(const Dims& d) {
   return ceil_div(d.M, 64) * ceil_div(d.N, 64) * d.batch < kThreadMaxTiles && d.K <= kThreadMaxK;
 }
