@@ -43,9 +43,8 @@ def _starts(u: Tensor, size: int, out: int, k: int, dt: str) -> Tensor:
     last = full((planes, 1), size - k, dtype="int64", device=u.device)
     if out == 1:
         return last
-    # alpha rounded to dt once, as PyTorch's static_cast<scalar_t> of both sides then divides
-    np_dt = np.float64 if dt == "float64" else np.float32
-    alpha = float(np_dt(size - k) / np_dt(out - 1))
+    # alpha = scalar_t(L - k) / scalar_t(O - 1), a quotient rounded to dt, as PyTorch's
+    alpha = full((), size - k, dtype=dt, device=u.device) / full((), out - 1, dtype=dt, device=u.device)
     i = arange(out - 1, dtype=dt, device=u.device).reshape(1, out - 1)
     u = u.reshape(planes, 1)
     starts = ((i + u) * alpha).astype("int64") - (u * alpha).astype("int64")
@@ -100,8 +99,9 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output
     if x.dtype not in ("float32", "float64", "float16", "bfloat16"):
         raise TypeError(f"{where}(): expected a floating input, got {x.dtype} {list(input.shape)}\n  fix: "
                         "x.float()")
-    # The formula's dtype: the input's (PyTorch's scalar_t); float32 for the 16-bit floats.
-    dt = "float64" if x.dtype == "float64" else "float32"
+    # The formula's dtype: the input's (PyTorch's scalar_t; each step of it rounded to a 16-bit
+    # float as PyTorch's Half and BFloat16 arithmetic rounds).
+    dt = str(x.dtype)
     if _random_samples is None:  # a random leaf: a compiled step draws new offsets at every replay
         from ._factories import rand
         samples = rand(batch, channels, n, dtype=dt, device=x.device)

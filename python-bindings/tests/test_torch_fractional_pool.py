@@ -165,3 +165,24 @@ def test_a_compiled_step_draws_new_windows_at_each_replay_and_keeps_given_sample
     want = TF.fractional_max_pool2d(torch.tensor(x.numpy()), 3, (7, 6), _random_samples=torch.tensor(samples))
     for _ in range(4):
         np.testing.assert_array_equal(fixed(x).numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("n", [2, 3])
+def test_sixteen_bit_inputs_round_the_formula_as_torch(dtype, n):
+    """PyTorch computes the window formula in Half/BFloat16 (each step rounded): the same windows."""
+    rng = np.random.default_rng(14)
+    ours_f = F.fractional_max_pool2d if n == 2 else F.fractional_max_pool3d
+    theirs_f = TF.fractional_max_pool2d if n == 2 else TF.fractional_max_pool3d
+    for _ in range(8):
+        spatial = tuple(int(v) for v in rng.integers(8, 40 if n == 2 else 14, n))
+        k = int(rng.integers(1, 4))
+        out = tuple(int(rng.integers(1, s - k)) for s in spatial)
+        x = rng.standard_normal((2, 3) + spatial).astype(np.float32)
+        samples = rng.random((2, 3, n)).astype(np.float32)
+        a, ia = ours_f(gg.tensor(x).astype(dtype), k, out, return_indices=True,
+                       _random_samples=gg.tensor(samples).astype(dtype))
+        b, ib = theirs_f(torch.tensor(x).to(getattr(torch, dtype)), k, out, return_indices=True,
+                         _random_samples=torch.tensor(samples).to(getattr(torch, dtype)))
+        np.testing.assert_array_equal(ia.numpy(), ib.numpy())
+        np.testing.assert_array_equal(a.astype("float32").numpy(), b.float().numpy())
