@@ -416,7 +416,9 @@ def hypot(input, other) -> Tensor:
     """sqrt(input^2 + other^2) (torch.hypot); refused for integers, as in PyTorch."""
     _refuse_integral("hypot", input, other)
     x, y = result_type_operands(input, other)  # squared in the result's dtype, not each operand's
-    return sqrt(add(square(x), square(y)))
+    # an infinite side makes it inf even against NaN (C's hypot, PyTorch's)
+    either_inf = logical_or(isinf(x.detach()), isinf(y.detach()))
+    return _op("Where", [either_inf, constant(math.inf, x.dtype, x.device), sqrt(add(square(x), square(y)))])
 
 
 def _refuse_integral(where: str, *operands) -> None:
@@ -759,9 +761,9 @@ def xlogy(input, other) -> Tensor:
     x, y = result_type_operands(_float_operand(input), _float_operand(other))
     if not x.dtype.is_floating_point:
         x, y = x.astype(_dtypes.DEFAULT_FLOAT), y.astype(_dtypes.DEFAULT_FLOAT)
-    # x * log(y), with y := 1 where x == 0 and y <= 0 (the value 0 there, and no 0 * log(0) in
-    # the gradient): d/dx is log(y), 0 where x == 0 and y <= 0, as PyTorch's
-    undefined = logical_and(eq(x, 0), le(y, 0))
+    # x * log(y), with y := 1 where x == 0 and y <= 0 or y = inf (the value 0 there, and no
+    # 0 * log(0) in the gradient): d/dx is log(y), 0 where x == 0 and y <= 0, as PyTorch's
+    undefined = logical_and(eq(x, 0), logical_or(le(y, 0), isposinf(y)))
     safe_y = _op("Where", [undefined, constant(1, y.dtype, y.device), y])
     return _op("Where", [isnan(y), y.detach(), mul(x, log(safe_y))])
 

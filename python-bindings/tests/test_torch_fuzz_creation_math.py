@@ -117,3 +117,27 @@ def test_unary_math_dtypes_and_special_values_as_torch(dtype):
              where=f"operator for {name} of {dtype}")
     if not dtype.startswith("float"):  # relu of NaN and -0.0: the engine's ReLU gives 0 (porting.md)
         same(lambda lib, t: lib.relu(t), UNARY_VALUES[dtype], where=f"relu of {dtype}")
+
+
+_SPECIAL = np.array([-np.inf, -3.5, -1, -0.0, 0.0, 0.5, 2, np.inf, np.nan])
+SPECIAL_BINARY = {
+    "//": lambda lib, x, y: x // y, "%": lambda lib, x, y: x % y, "fmod": lambda lib, x, y: lib.fmod(x, y),
+    "div trunc": lambda lib, x, y: lib.div(x, y, rounding_mode="trunc"), "div floor": lambda lib, x, y: lib.div(x, y, rounding_mode="floor"),
+    "**": lambda lib, x, y: x ** y, "atan2": lambda lib, x, y: lib.atan2(x, y), "maximum": lambda lib, x, y: lib.maximum(x, y),
+    "fmax": lambda lib, x, y: lib.fmax(x, y), "minimum": lambda lib, x, y: lib.minimum(x, y), "fmin": lambda lib, x, y: lib.fmin(x, y),
+    "copysign": lambda lib, x, y: lib.copysign(x, y), "hypot": lambda lib, x, y: lib.hypot(x, y),
+    "logaddexp": lambda lib, x, y: lib.logaddexp(x, y), "logaddexp2": lambda lib, x, y: lib.logaddexp2(x, y),
+    "xlogy": lambda lib, x, y: lib.xlogy(x, y), "ldexp": lambda lib, x, y: lib.ldexp(x, y),
+    "heaviside": lambda lib, x, y: lib.heaviside(x, y), "float_power": lambda lib, x, y: lib.float_power(x, y),
+    "<": lambda lib, x, y: x < y, "==": lambda lib, x, y: x == y, "isclose": lambda lib, x, y: lib.isclose(x, y),
+    "-": lambda lib, x, y: x - y, "*": lambda lib, x, y: x * y, "/": lambda lib, x, y: x / y,
+    "clamp(min=y)": lambda lib, x, y: lib.clamp(x, min=y), "clamp(max=y)": lambda lib, x, y: lib.clamp(x, max=y),
+    "lerp": lambda lib, x, y: lib.lerp(x, y, 0.25), "remainder(x, 2.5)": lambda lib, x, y: lib.remainder(x, 2.5),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_binary_math_on_every_pair_of_special_values_as_torch(dtype):
+    x, y = np.repeat(_SPECIAL, len(_SPECIAL)).astype(dtype), np.tile(_SPECIAL, len(_SPECIAL)).astype(dtype)
+    for where, fn in SPECIAL_BINARY.items():
+        same(fn, x, y, where=f"{where} of {dtype} special values")
