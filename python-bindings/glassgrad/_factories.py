@@ -20,7 +20,7 @@ import numpy as np
 from . import _C, _args, _device, _dtypes
 from ._dtypes import DTYPES
 from ._random import generator
-from ._tensor import Tensor, _NP, _shape_args, _wrap, legacy_sizes, tensor
+from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_sizes, tensor
 from ._out import factory_out
 from ._trace import user_source
 
@@ -114,6 +114,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
+    check_fits(fill_value, dt, "full")
     raw = _C.Tensor.full(list(shape), float(fill_value), str(dt), _device.normalize(device), f"tensor@{user_source()}")
     t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
     if requires_grad:
@@ -191,7 +192,12 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (torch.linspace; float32),
     computed as PyTorch does: from start for the first half, from end for the second."""
+    if isinstance(steps, Tensor) and steps.ndim == 0 and not steps.dtype.is_floating_point:
+        steps = int(steps.item())  # PyTorch takes a 0-d integer tensor as the count
     steps = _args.integer(steps, "steps", "linspace", minimum=0)
+    if dtype is not None and str(dtype).split(".")[-1] == "bool":
+        raise _C.UnsupportedError("linspace: not implemented for bool (as in PyTorch)\n  fix: another dtype, "
+                                  "then compare: torch.linspace(0, 1, n) > 0.5")
     start, end = (v.item() if isinstance(v, Tensor) else float(v) for v in (start, end))
     i = np.arange(steps, dtype=np.float64)
     if steps > 1:

@@ -19,30 +19,10 @@ import numpy as np
 
 from . import _C, _dtypes
 from ._dtypes import DTYPES
-from ._tensor import Tensor, _NP, _op, _wrap, raw_from_numpy, scalar_array, tensor
+from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
 
 _Number = (numbers.Number, np.number, np.bool_)
-
-
-class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
-    """An argument's value that PyTorch refuses with a RuntimeError (a ValueError here too): a
-    number an integer dtype cannot hold as a bound of clamp or an exponent, a negative integer power."""
-
-
-def check_fits(value, dtype, where: str) -> None:
-    """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
-    allows: within [min, max] of a signed type, within [-max, max] of an unsigned one (a negative
-    value wraps, uint8's -3 being 253); any number converts to a floating type."""
-    np_dtype = np.dtype(_NP[str(dtype)])
-    if not is_number(value) or np_dtype.kind not in "iu":
-        return
-    info = np.iinfo(np_dtype)
-    low = info.min if np_dtype.kind == "i" else -int(info.max)
-    if not low <= value <= info.max:
-        raise RefusedValueError(f"{where}: value cannot be converted to type {dtype} without overflow: {value} is "
-                                f"outside [{low}, {info.max}]\n  fix: a value inside the range, or compute in "
-                                f"int64: x.long()")
 
 
 def is_number(x) -> bool:

@@ -221,6 +221,8 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) else list(dims)
     if len(shifts) != len(dims):
         raise _C.InvalidArgumentError(f"roll: {len(shifts)} shifts for {len(dims)} dims\n  fix: one shift per dim")
+    if not shifts:
+        raise _C.InvalidArgumentError("roll: `shifts` required (got an empty sequence)\n  fix: roll(x, 1, 0)")
     out = input
     for s, dim in zip(shifts, dims):
         d = _axis(dim, out, "roll")
@@ -464,7 +466,11 @@ def squeeze(input: Tensor, dim=None) -> Tensor:
     if dim is None:
         return input.reshape([s for s in input.shape if s != 1])
     dims = [dim] if isinstance(dim, (numbers.Integral, np.integer)) else list(dim)
-    ds = {_axis(d, input, "squeeze") for d in dims}
+    axes = [_axis(d, input, "squeeze") for d in dims]
+    if len(set(axes)) != len(axes):
+        raise _C.InvalidArgumentError(f"squeeze: dim {axes[0] if len(set(axes)) == 1 else tuple(dims)} appears "
+                                      f"multiple times in the list of dims\n  fix: name each dim once")
+    ds = set(axes)
     return input.reshape([s for i, s in enumerate(input.shape) if not (i in ds and s == 1)])
 
 

@@ -147,6 +147,30 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     return [_wrap(h) for h in record(name, [t._h for t in inputs], attrs)]
 
 
+class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
+    """An argument's value that PyTorch refuses with a RuntimeError (a ValueError here too): a
+    number an integer dtype cannot hold as a fill value, a bound of clamp or an exponent, a
+    negative integer power."""
+
+
+def check_fits(value, dtype, where: str) -> None:
+    """Raises unless the number value converts to the integer dtype as PyTorch's checked conversion
+    (fill_, full, masked_fill, x[key] = v, clamp's bounds) allows: an integer within [min, max]
+    of a signed type or [-max, max] of an unsigned one (a negative one wraps, uint8's -3 being
+    253), a float within [min, max] (no NaN); any number converts to bool or a floating type."""
+    np_dtype = np.dtype(_NP[str(dtype)])
+    if not isinstance(value, (numbers.Real, np.number, np.bool_)) or np_dtype.kind not in "iu":
+        return
+    info = np.iinfo(np_dtype)
+    integral = isinstance(value, (numbers.Integral, np.integer, np.bool_))
+    low = -int(info.max) if np_dtype.kind == "u" and integral else info.min
+    number = int(value) if integral else float(value)  # type: ignore[arg-type]  # a Real is int()-able
+    if not low <= number <= info.max:
+        raise RefusedValueError(f"{where}: value cannot be converted to type {dtype} without overflow: {value} is "
+                                f"outside [{low}, {info.max}]\n  fix: a value inside the range, or compute in "
+                                f"int64: x.long()")
+
+
 def scalar_array(value, np_dtype) -> np.ndarray:
     """A Python number as a 0-d array of np_dtype. An integer outside an integer dtype's range
     wraps, as PyTorch converts scalars (uint8 - 1 is uint8 + 255, fill_(-1) of uint8 writes 255);
@@ -158,7 +182,9 @@ def scalar_array(value, np_dtype) -> np.ndarray:
 
 
 def _scalar_like(value, like: "Tensor") -> "Tensor":
-    """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure)."""
+    """A 0-d constant with `like`'s dtype and device (a leaf: its value is data, not structure);
+    a number like's dtype cannot hold raises, as PyTorch's fill values do."""
+    check_fits(value, like.dtype, "fill value")
     arr = scalar_array(value, _NP[like.dtype])
     return _wrap(_C.lazy_leaf(raw_from_numpy(arr, like.device, "constant", like.dtype), "constant", False, ""))
 

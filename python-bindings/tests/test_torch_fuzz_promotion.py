@@ -75,3 +75,22 @@ def test_integers_outside_a_dtype_wrap_where_torch_converts_and_raise_where_it_c
         "clamp(0, 100)": lambda lib, t: t.clamp(0, 100),
     }.items():
         same(fn, x, where=where)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64", "bool", "float32"])
+def test_fill_values_convert_with_torch_checks(dtype):
+    # fills (full, fill_, masked_fill, index_fill, scatter's value, x[i] = v) convert with PyTorch's
+    # check: an unsigned type takes integers in [-max, max] (wrapping the negative ones) and floats
+    # in [0, max]; binary operators wrap without a check
+    fills = {
+        "full": lambda lib, v, dt: lib.full((2,), v, dtype=dt),
+        "fill_": lambda lib, v, dt: lib.zeros(2, dtype=dt).fill_(v),
+        "masked_fill": lambda lib, v, dt: lib.zeros(2, dtype=dt).masked_fill(lib.tensor([True, False]), v),
+        "index_fill": lambda lib, v, dt: lib.zeros(2, dtype=dt).index_fill(0, lib.tensor([0]), v),
+        "scatter value": lambda lib, v, dt: lib.zeros(2, dtype=dt).scatter(0, lib.tensor([0]), v),
+        "x[0] = v": lambda lib, v, dt: (lambda t: (t.__setitem__(0, v), t)[1])(lib.zeros(2, dtype=dt)),
+        "x + v": lambda lib, v, dt: lib.zeros(2, dtype=dt) + v,
+    }
+    for value in (-3, 300, 256, -256, -255, -3.5, 255.5, 2.5, 1e10, True, float("nan")):
+        for where, fn in fills.items():
+            same(lambda lib: fn(lib, value, getattr(lib, dtype)), where=f"{where} {value!r} into {dtype}")

@@ -85,3 +85,46 @@ def test_stack_and_cat_promote_as_torch():
         same(lambda lib, x, y: lib.stack([x, y], -1), a, b, where=f"stack {d1} {d2}")
         same(lambda lib, x, y: lib.cat([x, y[:0, :0].reshape(0)]), a, b, where=f"cat with a legacy empty {d2}")
         same(lambda lib, x, y: lib.hstack([x, y]), a, b, where=f"hstack {d1} {d2}")
+
+
+ARGUMENTS = {
+    "roll(7, 2)": lambda lib, t: t.roll(7, 2), "roll(-9, -1)": lambda lib, t: t.roll(-9, -1),
+    "roll((1, -1), (-1, -3))": lambda lib, t: t.roll((1, -1), (-1, -3)), "roll((), ())": lambda lib, t: t.roll((), ()),
+    "narrow(2, 4, 0)": lambda lib, t: t.narrow(2, 4, 0), "narrow(2, 5, 0)": lambda lib, t: t.narrow(2, 5, 0),
+    "narrow(2, 0, -1)": lambda lib, t: t.narrow(2, 0, -1), "narrow(2, -4, 4)": lambda lib, t: t.narrow(2, -4, 4),
+    "narrow(2, -5, 1)": lambda lib, t: t.narrow(2, -5, 1), "chunk(-1)": lambda lib, t: t.chunk(-1),
+    "split(0, 2)": lambda lib, t: t.split(0, 2), "split(-1, 2)": lambda lib, t: t.split(-1, 2),
+    "split((1, 1, 2), -1)": lambda lib, t: t.split((1, 1, 2), -1), "movedim((0, 1), (2, 2))": lambda lib, t: t.movedim((0, 1), (2, 2)),
+    "movedim((0, 1), (2,))": lambda lib, t: t.movedim((0, 1), (2,)), "movedim(3, 0)": lambda lib, t: t.movedim(3, 0),
+    "unfold(2, 2, 0)": lambda lib, t: t.unfold(2, 2, 0), "unfold(2, 0, 1)": lambda lib, t: t.unfold(2, 0, 1),
+    "unfold(2, -1, 1)": lambda lib, t: t.unfold(2, -1, 1), "repeat(1, -1, 1)": lambda lib, t: t.repeat(1, -1, 1),
+    "expand(2, 0, 4)": lambda lib, t: t[:, :1].expand(2, 0, 4), "expand(-1, -1, 4)": lambda lib, t: t[:, :1].expand(-1, -1, 4),
+    "expand(2, 3, -2)": lambda lib, t: t.expand(2, 3, -2), "squeeze((0, 5))": lambda lib, t: t.squeeze((0, 5)),
+    "squeeze(1)": lambda lib, t: t.squeeze(1), "squeeze([0, 0])": lambda lib, t: t[:1].squeeze([0, 0]),
+    "unbind of 0-d": lambda lib, t: t.sum().unbind(0), "flip([])": lambda lib, t: t.flip([]),
+    "view(-1, 5)": lambda lib, t: t.view(-1, 5), "reshape(-3, 8)": lambda lib, t: t.reshape(-3, 8),
+    "permute(0, 1, 3)": lambda lib, t: t.permute(0, 1, 3), "transpose(1, 1)": lambda lib, t: t.transpose(1, 1),
+    "tile((-1,))": lambda lib, t: t.tile((-1,)), "tril of 0-d": lambda lib, t: t.sum().tril(),
+    "diagonal(5)": lambda lib, t: t.diagonal(5), "diagonal(0, 1, 1)": lambda lib, t: t.diagonal(0, 1, 1),
+    "gather with fewer dims": lambda lib, t: t.gather(0, lib.tensor([[0]])),
+    "index_select 2-d index": lambda lib, t: t.index_select(0, lib.tensor([[0]])),
+    "index_select float index": lambda lib, t: t.index_select(0, lib.tensor([0.0])),
+    "scatter src too small": lambda lib, t: t.scatter(0, lib.zeros(1, 3, 4, dtype=lib.int64), lib.ones(1, 2, 4)),
+    "scatter src of another dtype": lambda lib, t: t.scatter(0, lib.zeros(1, 3, 4, dtype=lib.int64), lib.ones(1, 3, 4)),
+    "masked_fill larger mask": lambda lib, t: t.masked_fill(lib.ones(3, 3, 4, dtype=lib.bool), 0),
+    "masked_fill 1-d value": lambda lib, t: t.masked_fill(lib.tensor(True), lib.tensor([2.5])),
+    "cat dim 3": lambda lib, t: lib.cat([t, t], 3), "cat mismatch": lambda lib, t: lib.cat([t, t[:, :2]], 0),
+    "cat of 0-d": lambda lib, t: lib.cat([t.sum(), t.sum()]), "stack mismatch": lambda lib, t: lib.stack([t, t[:1]]),
+    "stack(-4)": lambda lib, t: lib.stack([t, t], -4), "stack(4)": lambda lib, t: lib.stack([t, t], 4),
+    "cat([])": lambda lib, t: lib.cat([]), "stack([])": lambda lib, t: lib.stack([]),
+    "linspace(0, 1, tensor(3))": lambda lib, t: lib.linspace(0, 1, lib.tensor(3)),
+    "linspace(dtype=bool)": lambda lib, t: lib.linspace(0, 1, 3, dtype=lib.bool),
+    "eye(2, -1)": lambda lib, t: lib.eye(2, -1), "tril_indices(3, 3, 5)": lambda lib, t: lib.tril_indices(3, 3, 5),
+    "triu_indices(3, 3, -5)": lambda lib, t: lib.triu_indices(3, 3, -5),
+}
+
+
+def test_argument_edges_and_errors_as_torch():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    for where, fn in ARGUMENTS.items():
+        same(fn, x, where=where)
