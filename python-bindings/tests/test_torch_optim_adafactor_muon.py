@@ -73,6 +73,23 @@ def test_adafactor_matches_numpy_and_torch(kwargs):
                 np.testing.assert_allclose(ours[i][key], theirs[i][key].numpy(), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("lr,weight_decay", [(0.05, 0.0), (0.5, 0.1), (0.002, 0.01)])
+def test_adafactor_with_a_float32_tensor_lr_rounds_as_torch(lr, weight_decay):
+    """PyTorch's min(lr, 1/sqrt(step)) is then the float32 tensor, and the step size and the
+    decay computed from it are float32 (1e-8 away from the float64 ones)."""
+    init, grads = _data(SHAPES, 8, seed=6)
+    mine, _ = _run_glassgrad(lambda ps: gg.optim.Adafactor(ps, lr=gg.tensor(lr), weight_decay=weight_decay),
+                             init, grads)
+    params = [torch.tensor(a, requires_grad=True) for a in init]
+    opt = torch.optim.Adafactor(params, lr=torch.tensor(lr), weight_decay=weight_decay)
+    for gs in grads:
+        for p, g in zip(params, gs):
+            p.grad = torch.tensor(g)
+        opt.step()
+    for a, b in zip(mine, params):
+        np.testing.assert_allclose(a, b.detach().numpy(), rtol=1e-13, atol=1e-15)
+
+
 def _muon_in_float64(monkeypatch):
     """Both libraries' Newton-Schulz iteration run in float64 instead of bfloat16 (PyTorch's
     restated with .double()), so the rest of the rule is compared to the last bit."""
@@ -206,3 +223,31 @@ def test_state_dicts_load_both_ways(cls, shapes):
     for a, b, c in zip(mine, topt.param_groups[0]["params"], back):
         np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=tol, atol=tol)
         np.testing.assert_allclose(c.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+
+
+def test_a_compiled_step_with_muon_and_adafactor_equals_the_eager_steps():
+    """Muon for the weights and Adafactor for the biases, the usual split, inside gg.compile:
+    the replayed steps compute what the eager ones do (the step counter and norms are data)."""
+    def run(compiled):
+        gg.manual_seed(0)
+        net = gg.nn.Sequential(gg.nn.Linear(4, 8), gg.nn.Tanh(), gg.nn.Linear(8, 1))
+        muon = gg.optim.Muon([p for p in net.parameters() if p.ndim == 2], lr=0.02)
+        adafactor = gg.optim.Adafactor([p for p in net.parameters() if p.ndim != 2])
+
+        def step(x, y):
+            muon.zero_grad()
+            adafactor.zero_grad()
+            loss = ((net(x) - y) ** 2).mean()
+            loss.backward()
+            muon.step()
+            adafactor.step()
+            return loss
+        f = gg.compile(step) if compiled else step
+        rng = np.random.default_rng(1)
+        losses = [f(gg.tensor(rng.standard_normal((16, 4)).astype(np.float32)),
+                    gg.tensor(rng.standard_normal((16, 1)).astype(np.float32))).item() for _ in range(6)]
+        return losses, [p.numpy().copy() for p in net.parameters()]
+    (eager, p_eager), (compiled, p_compiled) = run(False), run(True)
+    assert eager == compiled
+    for a, b in zip(p_eager, p_compiled):
+        np.testing.assert_array_equal(a, b)

@@ -3,8 +3,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _args
-from .._tensor import _op
-from ..functional import maximum, minimum
+from .._tensor import Tensor, _op
+from ..functional import maximum, minimum, where
 from ._composed import advance_step, lerp, like
 from .optimizer import Optimizer
 
@@ -73,10 +73,12 @@ class Adafactor(Optimizer):
             eps1 = float(np.finfo(np.dtype(str(p.dtype))).eps)
         g = self._grad(p, group)
         step = advance_step(self, st)
-        beta2_t = like((step.log() * group["beta2_decay"]).exp(), p)
+        # PyTorch's Python floats, in the same operations: step ** beta2_decay, 1 / step ** 0.5,
+        # norm / numel ** 0.5 (float64 0-d tensors here).
+        beta2_t = like(step ** group["beta2_decay"], p)
         lr = self._hyper(group, "lr", p, "float64")
-        rho = minimum(lr, step.rsqrt())
-        alpha = maximum(p.norm().astype("float64") * (1.0 / np.sqrt(p.numel())), eps2) * rho
+        inv_sqrt = 1.0 / step.sqrt()
+        scale = maximum(p.norm().astype("float64") / p.numel() ** 0.5, eps2)
         if factored:
             self._assign(st, "row_var", lerp(st["row_var"], (g * g).mean(-1, keepdim=True), beta2_t))
             self._assign(st, "col_var", lerp(st["col_var"], (g * g).mean(-2, keepdim=True), beta2_t))
@@ -85,9 +87,19 @@ class Adafactor(Optimizer):
             self._assign(st, "variance", lerp(st["variance"], g * g, beta2_t))
             v = st["variance"]
         u = v.clamp(min=eps1 * eps1).rsqrt() * g
-        denom = maximum(u.norm().astype("float64") * (1.0 / (np.sqrt(u.numel()) * group["d"])), 1.0)
+        denom = maximum(u.norm().astype("float64") / (u.numel() ** 0.5 * group["d"]), 1.0)
+        step_size = scale * minimum(lr, inv_sqrt) / denom
+        decay = 1 - lr * group["weight_decay"]
+        if isinstance(group["lr"], Tensor) and group["lr"].dtype != "float64":
+            # A tensor lr: PyTorch's min(lr, 1 / sqrt(step)) is then that tensor where it is the
+            # smaller, and what is computed from it is in its dtype (float32).
+            ldt = str(group["lr"].dtype)
+            lr_t = self._hyper(group, "lr", p, ldt)
+            from_tensor = (scale.astype(ldt) * lr_t / denom.astype(ldt)).astype("float64")
+            step_size = where(inv_sqrt < lr, step_size, from_tensor)
+            decay = (1 - lr_t * group["weight_decay"]).astype("float64")
         new_p = p
         if group["weight_decay"] != 0:
-            new_p = p * like(1 - lr * group["weight_decay"], p)
-        new_p = new_p - u * like(alpha / denom, p)
+            new_p = p * like(decay, p)
+        new_p = new_p - u * like(step_size, p)
         self._swap(p, _op("Assign", [p, new_p]))
