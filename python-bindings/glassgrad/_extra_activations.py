@@ -85,7 +85,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax(-x) along dim (dim=None picks as F.softmax does)."""
     from .nn.functional import softmax
-    return softmax(-input, dim, _stacklevel, dtype)
+    from .nn.layers import _softmax_dim
+    return softmax(-input, _softmax_dim(input, dim, "softmin", _stacklevel), _stacklevel, dtype)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:

@@ -13,6 +13,7 @@ import builtins
 import functools
 import math
 import numbers
+import warnings
 from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
@@ -450,6 +451,9 @@ def new(self: Tensor, *args, device=None) -> Tensor:
 
 # ---- the legacy typed constructors: torch.FloatTensor(2, 3), torch.LongTensor([1, 2]) ----------
 class _TypedTensorMeta(type):
+    _dtype: "_dtypes.dtype"
+    _cuda: bool
+
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj.dtype == cls._dtype and obj.is_cuda == cls._cuda
 
@@ -477,8 +481,35 @@ CUDA_TYPED = {name: _typed(name, dt, cuda=True) for name, dt in _TYPED_NAMES.ite
 FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, ShortTensor, CharTensor, ByteTensor, \
     BoolTensor = (_typed(name, dt) for name, dt in _TYPED_NAMES.items())
 
+
+def set_default_tensor_type(t) -> None:
+    """torch.set_default_tensor_type (deprecated since PyTorch 2.1, with its warning): a floating
+    typed constructor or its name ('torch.FloatTensor', 'torch.cuda.DoubleTensor') sets the
+    default dtype, and its device (CPU or CUDA) the default device."""
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        *where, name = t.split(".")
+        if not where or where[0] not in ("torch", "glassgrad") or where[1:] not in ([], ["cuda"]) \
+                or name not in _TYPED_NAMES:
+            raise TypeError(f"set_default_tensor_type: invalid type {t!r}\n"
+                            "  fix: set_default_tensor_type('torch.FloatTensor'), or set_default_dtype(torch.float32)")
+        cuda = where[1:] == ["cuda"]
+    elif isinstance(t, _TypedTensorMeta):
+        name, cuda = t.__name__, t._cuda
+    else:
+        raise TypeError("invalid type object: only floating-point types are supported as the default type\n"
+                        f"  set_default_tensor_type: got {type(t).__name__}\n"
+                        "  fix: set_default_tensor_type(torch.FloatTensor), or set_default_dtype(torch.float32)")
+    dt = DTYPES[_TYPED_NAMES[name]]
+    if not dt.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type\n  set_default_tensor_type: "
+                        f"{name} holds {dt}\n  fix: set_default_tensor_type(torch.FloatTensor)")
+    _device.set_default_device("cuda" if cuda else "cpu")
+    _dtypes.set_default_dtype(dt)
+
 __all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
            "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "randint", "randint_like",
            "randperm", "normal", "bernoulli", "multinomial", "from_numpy", "as_tensor", "scalar_tensor", "FloatTensor",
            "DoubleTensor", "LongTensor", "ByteTensor", "BoolTensor", "HalfTensor", "BFloat16Tensor", "IntTensor",
-           "ShortTensor", "CharTensor", "clone"]
+           "ShortTensor", "CharTensor", "clone", "set_default_tensor_type"]

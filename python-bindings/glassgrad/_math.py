@@ -11,8 +11,13 @@ rows (clamp, lerp, frac, round with decimals), with PyTorch's gradients at ties 
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 import numbers
+import os
+import sys
+import types
+import warnings
 from typing import Optional
 
 import numpy as np
@@ -27,6 +32,38 @@ _Number = (numbers.Number, np.number, np.bool_)
 
 def is_number(x) -> bool:
     return isinstance(x, _Number) and not isinstance(x, Tensor)
+
+
+def _user_stacklevel() -> int:
+    """The stacklevel, for a warnings.warn in the caller, of the first frame outside glassgrad (the
+    user's line, whichever of glassgrad's wrappers the call went through)."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame: Optional[types.FrameType] = sys._getframe(2)
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: str):
+    """Accepts PyTorch's deprecated overload that passes `keyword` (alpha, value) first and
+    positionally, as scripts of PyTorch 0.4's time write it (optimizers copied from its source:
+    p.data.add_(-lr, d_p), exp_avg_sq.addcmul_(1 - beta2, grad, grad)), with PyTorch's warning;
+    the documented signature is unchanged (docs/porting.md)."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(input, *args, **kwargs):
+            if (len(args) == n_tensors + 1 and is_number(args[0]) and keyword not in kwargs
+                    and all(isinstance(a, Tensor) for a in args[1:])):
+                name = fn.__name__
+                warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({spelled})\nConsider using one "
+                              f"of the following signatures instead:\n\t{name}({instead})", UserWarning,
+                              stacklevel=_user_stacklevel())
+                kwargs[keyword] = args[0]
+                args = args[1:]
+            return fn(input, *args, **kwargs)
+        return call
+    return wrap
 
 
 def constant(value, dtype, device) -> Tensor:
@@ -113,6 +150,7 @@ def _scaled(input, other, alpha, where: str):
 
 
 @accepts_out
+@_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1")
 def add(input, other, *, alpha=1) -> Tensor:
     """input + alpha * other (torch.add), in result_type(input, other); bool + bool is or."""
     if not (type(alpha) is int and alpha == 1):
@@ -129,6 +167,7 @@ def add(input, other, *, alpha=1) -> Tensor:
 
 
 @accepts_out
+@_scalar_first_overload("alpha", 1, "Number alpha, Tensor other", "Tensor other, *, Number alpha = 1")
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
     x, y, _ = _operands(input, other)
@@ -623,6 +662,8 @@ def _three_way_dtype(input, tensor1, tensor2):
     return _dtypes.result_type(input, a, b)
 
 
+@_scalar_first_overload("value", 2, "Number value, Tensor tensor1, Tensor tensor2",
+                        "Tensor tensor1, Tensor tensor2, *, Number value = 1")
 def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 * tensor2 (torch.addcmul), the three broadcast together in their
     result_type; for an integer result value is taken as an integer, as PyTorch does."""
@@ -633,6 +674,8 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     return add(as_operand(input, dt, dev), prod if value == 1 else mul(prod, value))
 
 
+@_scalar_first_overload("value", 2, "Number value, Tensor tensor1, Tensor tensor2",
+                        "Tensor tensor1, Tensor tensor2, *, Number value = 1")
 def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 / tensor2 (torch.addcdiv), the three broadcast together; PyTorch
     refuses two integer tensors (its historic integer division)."""

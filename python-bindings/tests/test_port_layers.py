@@ -121,7 +121,9 @@ def test_activation_layers_and_softmax_s_implicit_dim():
         np.testing.assert_array_equal(layer(x).numpy(), fn(x).numpy())
     assert "approximate='tanh'" in repr(nn.GELU("tanh"))
     e = np.exp(X - X.max(axis=1, keepdims=True))
-    np.testing.assert_allclose(nn.Softmax()(x).numpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-12)  # dim 1 of 4-d
+    with pytest.warns(UserWarning, match="Implicit dimension choice for softmax has been deprecated"):
+        implicit = nn.Softmax()(x)  # dim 1 of 4-d, with PyTorch's warning
+    np.testing.assert_allclose(implicit.numpy(), e / e.sum(axis=1, keepdims=True), rtol=1e-12)
     np.testing.assert_allclose(F.log_softmax(x, dim=-1).numpy(),
                                X - X.max(-1, keepdims=True) - np.log(np.exp(X - X.max(-1, keepdims=True)).sum(-1, keepdims=True)),
                                rtol=1e-12)

@@ -55,13 +55,13 @@ from .layers import _softmax_dim
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax along dim (PyTorch's F.softmax; dim=None picks 0 for 0-, 1- and 3-d input, else 1)."""
     x = input.astype(dtype) if dtype is not None else input
-    return x.softmax(_softmax_dim(x, dim))
+    return x.softmax(_softmax_dim(x, dim, "softmax", _stacklevel))
 
 
 def log_softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """log_softmax along dim (PyTorch's F.log_softmax; dim=None as softmax)."""
     x = input.astype(dtype) if dtype is not None else input
-    return x.log_softmax(_softmax_dim(x, dim))
+    return x.log_softmax(_softmax_dim(x, dim, "log_softmax", _stacklevel))
 
 
 # The in-place activations (F.relu_(x) is F.relu(x, inplace=True): x itself, changed).

@@ -10,6 +10,7 @@ glassgrad.nn.init re-initializes any parameter (e.g. kaiming_normal_(w, mode="fa
 from __future__ import annotations
 
 import operator
+import warnings
 from collections import OrderedDict
 
 from typing import Optional
@@ -333,13 +334,16 @@ class LogSoftmax(Softmax):
     """log_softmax along dim (PyTorch's nn.LogSoftmax)."""
 
     def forward(self, x):
-        return x.log_softmax(_softmax_dim(x, self.dim))
+        return x.log_softmax(_softmax_dim(x, self.dim, "log_softmax"))
 
 
-def _softmax_dim(x, dim):
-    """PyTorch's choice when dim is None: 0 for 0-, 1- and 3-d input, else 1."""
+def _softmax_dim(x, dim, name: str = "softmax", stacklevel: int = 3):
+    """PyTorch's choice when dim is None: 0 for 0-, 1- and 3-d input, else 1, with its
+    deprecation warning (stacklevel 3: the caller of the function that asks)."""
     if dim is not None:
         return dim
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  f"as an argument.", stacklevel=stacklevel)
     return 0 if x.ndim in (0, 1, 3) else 1
 
 
