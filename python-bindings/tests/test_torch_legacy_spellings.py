@@ -87,6 +87,7 @@ def test_clip_grad_norm_old_spelling_clips_and_warns_as_torchs():
     assert ours[2] == theirs[2]
 
 
+@pytest.mark.filterwarnings("ignore:torch.set_default_tensor_type")
 def test_set_default_tensor_type_sets_the_default_dtype_as_torchs():
     before_dtype, before_device = gg.get_default_dtype(), gg.default_device()
     try:
@@ -108,3 +109,12 @@ def test_set_default_tensor_type_sets_the_default_dtype_as_torchs():
         gg.set_default_dtype(before_dtype)
         gg.set_default_device(before_device)
         torch.set_default_dtype(torch.float32)
+
+
+@pytest.mark.parametrize("name", ["upsample", "upsample_nearest", "upsample_bilinear"])
+def test_upsample_functions_warn_as_torchs(name):
+    x = _rng.standard_normal((1, 1, 2, 3))
+    ours, our_warnings = _caught(lambda: getattr(F, name)(gg.tensor(x), scale_factor=2))
+    theirs, their_warnings = _caught(lambda: getattr(torch.nn.functional, name)(torch.tensor(x), scale_factor=2))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    assert our_warnings == their_warnings
