@@ -13,6 +13,7 @@ from typing import List, Sequence
 import numpy as np
 
 from . import _C, _args
+from ._dtypes import DTYPES
 from ._math import add, as_operand, constant, mul
 from ._reductions import sum as _sum
 from ._size import Size
@@ -333,6 +334,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if a.ndim == 0 or b.ndim == 0:
         raise _C.ShapeError(f"matmul: both arguments need at least 1 dim, got shapes {list(a.shape)} and "
                             f"{list(b.shape)}\n  fix: multiply by a scalar with *")
+    if _integral_pair(a, b):
+        return _integer_product(matmul, a, b)
     squeeze = []
     if a.ndim == 1:
         a = a.unsqueeze(0)
@@ -348,6 +351,18 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return out
 
 
+def _integral_pair(a: Tensor, b: Tensor) -> bool:
+    return a.dtype == b.dtype and a.dtype in ("int64", "int32", "uint8", "int8", "int16")
+
+
+def _integer_product(product, a: Tensor, b: Tensor) -> Tensor:
+    """product(a, b) of two integer tensors in their dtype, as PyTorch multiplies them: the MatMul
+    kernels take floats, float64 sums integer products exactly up to 2**53, and the way back
+    goes through int64 so that a narrower type wraps as PyTorch's does."""
+    float64, int64 = DTYPES["float64"], DTYPES["int64"]
+    return product(a.astype(float64), b.astype(float64)).astype(int64).astype(a.dtype)
+
+
 @product_out
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (torch.mm)."""
@@ -357,6 +372,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         if t.ndim != 2:
             raise _C.ShapeError(f"mm: {name} must be a matrix, got shape {list(t.shape)}\n  fix: torch.matmul "
                                 f"for vectors and batches")
+    if _integral_pair(input, mat2):
+        return _integer_product(mm, input, mat2)
     return _op("MatMul", [input, mat2])
 
 
@@ -368,6 +385,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             raise _C.ShapeError(f"bmm: {name} must be a batch of matrices [B, n, m], got shape {list(t.shape)}")
     if input.shape[0] != mat2.shape[0]:
         raise _C.ShapeError(f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
+    if _integral_pair(input, mat2):
+        return _integer_product(bmm, input, mat2)
     return _op("MatMul", [input, mat2])
 
 

@@ -116,7 +116,10 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
             raise _C.InvalidArgumentError(f"one_hot: class values must be non-negative, got {int(values.min())}\n"
                                           f"  fix: shift the labels to start at 0")
         if num_classes == -1:
-            num_classes = int(values.max()) + 1 if values.size else 0
+            if not values.size:
+                raise _C.InvalidArgumentError(f"one_hot: Can not infer total number of classes from empty tensor "
+                                              f"(shape {list(t.shape)})\n  fix: one_hot(y, num_classes=10)")
+            num_classes = int(values.max()) + 1
         elif values.size and values.max() >= num_classes:
             raise _C.InvalidArgumentError(
                 f"one_hot: class values must be smaller than num_classes ({num_classes}), got {int(values.max())}\n"

@@ -87,6 +87,11 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """min(max(x, min_val), max_val) (PyTorch's F.hardtanh); the gradient is zero at and beyond
     either bound. inplace=True writes it into input."""
     lo, hi = hardtanh_arguments("hardtanh", min_val, max_val)
+    if not input.dtype.is_floating_point and input.dtype != "bool":  # integers stay integers, as PyTorch's
+        if input.dtype == "uint8" and (lo < 0 or hi < 0):
+            raise _C.InvalidArgumentError(f"hardtanh: cannot do hardtanh on an unsigned type with negative limits "
+                                          f"(min_val={lo}, max_val={hi}), as in PyTorch\n  fix: x.long(), or limits >= 0")
+        return _inplace.activation(input, inplace, "hardtanh_", lambda: _math.clamp(input, int(lo), int(hi)))
     return _inplace.activation(input, inplace, "hardtanh_", lambda: _op("HardtanhMax", [
         _op("HardtanhMin", [input], {"min_val": lo})], {"max_val": hi}))
 
@@ -162,7 +167,8 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
-    y = matmul(input, weight.T) if input.ndim == 1 else _op("MatMul", [input, weight.T])
+    integral = not input.dtype.is_floating_point  # matmul multiplies integer matrices
+    y = matmul(input, weight.T) if input.ndim == 1 or integral else _op("MatMul", [input, weight.T])
     return y if bias is None else _op("Add", [y, bias])
 
 
@@ -229,11 +235,13 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     return on_batch_of_one(input, lambda x: _op("Conv2D", [x] + rest, attrs))
 
 
-def softmax(input: Tensor, dim: int = -1) -> Tensor:
-    """softmax along dim (glassgrad's default dim=-1; F.softmax has PyTorch's implicit dim)."""
-    return input.softmax(dim)
+def softmax(input: Tensor, dim: int = -1, dtype=None) -> Tensor:
+    """softmax along dim (glassgrad's default dim=-1; F.softmax has PyTorch's implicit dim), after
+    converting to dtype when given (torch.softmax(x, dim, dtype=...))."""
+    return input.softmax(dim, dtype=dtype)
 
 
-def log_softmax(input: Tensor, dim: int = -1) -> Tensor:
-    """log_softmax along dim (glassgrad's default dim=-1; F.log_softmax has PyTorch's implicit dim)."""
-    return input.log_softmax(dim)
+def log_softmax(input: Tensor, dim: int = -1, dtype=None) -> Tensor:
+    """log_softmax along dim (glassgrad's default dim=-1; F.log_softmax has PyTorch's implicit dim),
+    after converting to dtype when given."""
+    return input.log_softmax(dim, dtype=dtype)

@@ -141,3 +141,23 @@ def test_binary_math_on_every_pair_of_special_values_as_torch(dtype):
     x, y = np.repeat(_SPECIAL, len(_SPECIAL)).astype(dtype), np.tile(_SPECIAL, len(_SPECIAL)).astype(dtype)
     for where, fn in SPECIAL_BINARY.items():
         same(fn, x, y, where=f"{where} of {dtype} special values")
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8", "bool", "float64"])
+def test_integer_products_and_activations_as_torch(dtype):
+    rng = np.random.default_rng(50)
+    a, b = rng.integers(0, 9, (2, 3, 4)).astype(dtype), rng.integers(0, 9, (4, 2)).astype(dtype)
+    calls = {
+        "a @ b": lambda lib, x, y: x @ y, "matrix @ vector": lambda lib, x, y: x @ y[:, 0],
+        "vector @ vector": lambda lib, x, y: y[:, 0] @ y[:, 1], "bmm": lambda lib, x, y: lib.bmm(x, x.transpose(1, 2)),
+        "mm": lambda lib, x, y: lib.mm(x[0], y), "mv": lambda lib, x, y: lib.mv(x[0], y[:, 0]),
+        "linear": lambda lib, x, y: lib.nn.functional.linear(x, y.T),
+        "linear of one sample": lambda lib, x, y: lib.nn.functional.linear(x[0, 0], y.T),
+        "int @ float": lambda lib, x, y: x @ y.double(), "hardtanh": lambda lib, x, y: lib.nn.functional.hardtanh(x - 4),
+        "relu6": lambda lib, x, y: lib.nn.functional.relu6(x * 2 - 4),
+        "softmax(dtype=float64)": lambda lib, x, y: lib.softmax(x.float(), 1, dtype=lib.float64),
+        "log_softmax(dtype=float64)": lambda lib, x, y: lib.log_softmax(x.float(), -1, dtype=lib.float64),
+        "one_hot of an empty tensor": lambda lib, x, y: lib.nn.functional.one_hot(lib.tensor([], dtype=lib.int64)),
+    }
+    for where, fn in calls.items():
+        same(fn, a, b, where=f"{where} of {dtype}")
