@@ -1,0 +1,125 @@
+"""glassgrad.vision.transforms.v2: torchvision.transforms.v2's names for image classification
+(docs/data-loading.md). ToImage (a uint8 tensor image, channels first), ToDtype (scale=True: uint8
+to float in [0, 1], as ConvertImageDtype), ToPureTensor and Identity are v2's own; the others are
+the v1 transforms, which take PIL images and tensor images alike. Compose and the four classes
+above take one input or several, as v2's do: `transform(image, label)` transforms the image (a PIL image,
+or a tensor of two or more dims) and passes everything else (labels, numbers) through.
+Boxes, masks and videos (tv_tensors) are not there."""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ... import _C
+from ..._tensor import Tensor
+from . import _image
+from . import functional as F
+from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
+                       RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
+                       RandomSolarize, TenCrop)
+from .autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
+from .functional import InterpolationMode
+from .transforms import Compose as _Compose
+from .transforms import (CenterCrop, ColorJitter, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
+                         RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
+                         RandomResizedCrop, RandomVerticalFlip, Resize, ToPILImage, ToTensor)
+
+__all__ = ["AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype",
+           "FiveCrop", "GaussianBlur", "Grayscale", "Identity", "InterpolationMode", "Lambda", "Normalize", "Pad",
+           "PILToTensor", "RandAugment", "RandomAdjustSharpness", "RandomAffine", "RandomApply", "RandomAutocontrast",
+           "RandomChoice", "RandomCrop", "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
+           "RandomInvert", "RandomOrder", "RandomPosterize", "RandomResizedCrop", "RandomRotation", "RandomSolarize",
+           "RandomVerticalFlip", "Resize", "TenCrop", "ToDtype", "ToImage", "ToPILImage", "ToPureTensor", "ToTensor",
+           "TrivialAugmentWide"]
+
+
+def _is_image(x) -> bool:
+    pil = _image.require_pil()
+    return isinstance(x, pil.Image) or (isinstance(x, Tensor) and x.ndim >= 2) or \
+        (isinstance(x, np.ndarray) and x.ndim >= 2)
+
+
+def _apply(fn: Callable, inputs: tuple):
+    """v2's calling convention: one input is transformed and returned; several (or a tuple, list or
+    dict) keep their structure, the images in them transformed and the rest passed through."""
+    sample: Any = inputs[0] if len(inputs) == 1 else inputs
+
+    def walk(x):
+        if _is_image(x):
+            return fn(x)
+        if isinstance(x, (tuple, list)):
+            return type(x)(walk(v) for v in x)
+        if isinstance(x, dict):
+            return {k: walk(v) for k, v in x.items()}
+        return x
+    return walk(sample)
+
+
+class Compose(_Compose):
+    """Applies the transforms in order to the image(s) of the input(s), as v2.Compose."""
+
+    def __init__(self, transforms: Sequence[Callable]):
+        if not isinstance(transforms, Sequence) or not transforms:
+            raise TypeError("v2.Compose: transforms must be a non-empty sequence of callables\n"
+                            "  fix: v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])")
+        super().__init__(transforms)
+
+    def __call__(self, *inputs):
+        return _apply(super().__call__, inputs)
+
+
+class _V2:
+    def __call__(self, *inputs):
+        return _apply(self.forward, inputs)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+class ToImage(_V2):
+    """A PIL image, a NumPy array (H, W[, C]) or a tensor as a tensor image (C, H, W) of its own
+    dtype, unscaled (v2.ToImage: uint8 for the usual pictures)."""
+
+    def forward(self, pic):
+        if isinstance(pic, Tensor):
+            return pic if pic.ndim >= 3 else pic.reshape(1, *pic.shape)
+        if isinstance(pic, np.ndarray):
+            a = pic if pic.ndim == 3 else pic[:, :, None]
+            from ..._tensor import tensor
+            return tensor(np.ascontiguousarray(a.transpose(2, 0, 1)))
+        return F.pil_to_tensor(pic)
+
+
+class ToDtype(_V2):
+    """A tensor image converted to dtype (v2.ToDtype); scale=True also rescales values between
+    integer and float ranges (uint8 255 is float 1.0), as ConvertImageDtype. PIL images pass."""
+
+    def __init__(self, dtype, scale: bool = False):
+        if isinstance(dtype, dict):
+            raise _C.UnsupportedError("v2.ToDtype: a dict of dtypes per tv_tensor type is not supported (glassgrad "
+                                      "has no tv_tensors)\n  fix: v2.ToDtype(torch.float32, scale=True)")
+        self.dtype, self.scale = dtype, scale
+        self._convert = ConvertImageDtype(dtype)
+
+    def forward(self, x):
+        if not isinstance(x, Tensor):
+            return x
+        return self._convert(x) if self.scale else x.to(self.dtype)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(scale={self.scale})"
+
+
+class ToPureTensor(_V2):
+    """v2.ToPureTensor: glassgrad's tensor images are plain tensors already."""
+
+    def forward(self, x):
+        return x
+
+
+class Identity(_V2):
+    """v2.Identity: returns its input(s)."""
+
+    def __call__(self, *inputs):
+        return inputs[0] if len(inputs) == 1 else inputs
