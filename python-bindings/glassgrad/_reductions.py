@@ -54,6 +54,9 @@ def _integral_to_int64(x: Tensor, dtype) -> Tensor:
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The sum over dim (all elements for None) (torch.sum); bool and integer elements sum to int64."""
     x = _integral_to_int64(input, dtype)
+    if x.dtype == "bool":  # dtype=torch.bool: a sum in bool is an or (PyTorch's)
+        return ne(_op("Sum", [x.astype(DTYPES["int64"])], {"dims": dims_of(dim, x, "sum"),
+                                                              "keepdim": builtins.bool(keepdim)}), 0)
     return _op("Sum", [x], {"dims": dims_of(dim, x, "sum"), "keepdim": builtins.bool(keepdim)})
 
 
@@ -87,7 +90,9 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tenso
 
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
-    """The mean over dim with NaNs left out (torch.nanmean)."""
+    """The mean over dim with NaNs left out (torch.nanmean); the input itself must be floating,
+    dtype= or not (PyTorch checks it first)."""
+    _float_or_refuse(input, None, "nanmean")
     x = _float_or_refuse(input, dtype, "nanmean")
     kept = logical_not(ne(x, x))
     return nansum(x, dim, keepdim) / _sum(kept, dim, keepdim).astype(x.dtype)
@@ -368,7 +373,7 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
     length), so its gradient is exact with zeros among the factors."""
     x = _integral_to_int64(input, dtype)
     if dim is None:
-        out = prod(x.reshape(-1), 0)
+        out = prod(x.reshape(-1), 0, dtype=x.dtype)  # x is in its final dtype already
         return out.reshape([1] * input.ndim) if keepdim else out
     d = _dim(dim, builtins.max(x.ndim, 1), "prod", x.shape) if x.ndim else 0
     if x.ndim == 0:

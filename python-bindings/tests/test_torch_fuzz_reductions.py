@@ -108,3 +108,43 @@ def test_scalar_inputs_take_dim_zero_and_minus_one():
                  "cumsum", "std"]:
         for dim in (0, -1, 1):
             same(lambda lib, t: getattr(t, name)(dim), np.array(2.5), where=f"{name}(0-d, {dim})")
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom")
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_reductions_with_random_dims_dtype_and_views_as_torch(dtype):
+    # random shapes (0-3 dims of sizes 0-3), dim None / an int / a tuple / a list (negative too),
+    # keepdim, dtype= (bool and integer ones included), on contiguous, transposed or flipped input
+    rng = np.random.default_rng(200 + DTYPES.index(dtype))
+    names = ["sum", "prod", "mean", "nansum", "nanmean", "amax", "amin", "std", "var", "logsumexp",
+             "count_nonzero", "all", "any"]
+    for _ in range(40):
+        nd = int(rng.integers(0, 4))
+        shape = tuple(int(rng.integers(0, 4)) for _ in range(nd))
+        x = array(rng, dtype, shape, low=-3, high=4)
+        kind = int(rng.integers(0, 4)) if nd else 0
+        picked = [int(d) for d in rng.choice(np.arange(-nd, nd), size=int(rng.integers(1, nd + 1)), replace=False)] if nd else []
+        dim = [None, picked[0] if picked else None, tuple(picked), sorted({d % nd for d in picked}) if nd else None][kind]
+        keepdim = bool(rng.integers(0, 2))
+        out_dtype = [None, "float64", "int64", "float32", "int32", "bool"][int(rng.integers(0, 6))]
+        view = int(rng.integers(0, 3))
+
+        def call(lib, t, name):
+            if view == 1 and t.ndim >= 2:
+                t = t.transpose(0, -1)
+            elif view == 2 and t.ndim:
+                t = t.flip(0)
+            fn = getattr(lib, name)
+            kwargs = {"dtype": getattr(lib, out_dtype)} if out_dtype and name in ("sum", "prod", "mean", "nansum", "nanmean") else {}
+            if name == "prod" and isinstance(dim, (tuple, list)):
+                return fn(t, **kwargs)
+            if name == "count_nonzero":
+                return fn(t, dim=dim)
+            if name in ("all", "any") and isinstance(dim, list):
+                return fn(t, tuple(dim), keepdim=keepdim)
+            if name == "logsumexp" and dim is None:
+                return fn(t, tuple(range(t.ndim)), keepdim=keepdim)
+            return fn(t, **kwargs) if dim is None else fn(t, dim, keepdim=keepdim, **kwargs)
+        for name in names:
+            same(lambda lib, t: call(lib, t, name), x,
+                 where=f"{name}({dtype}{shape}, dim={dim}, keepdim={keepdim}, dtype={out_dtype}, view={view})")
