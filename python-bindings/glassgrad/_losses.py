@@ -174,11 +174,23 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     return loss.reshape(shape)
 
 
+def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:
+    """PyTorch's warning when a regression loss broadcasts a target of another shape (a [N] target
+    against [N, 1] outputs makes an [N, N] loss: the classic shape bug of a regression script)."""
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"{where_}: using a target size ({list(target.shape)}) that is different to the input size "
+                      f"({list(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
+                      f"Please ensure they have the same size.", stacklevel=3)
+
+
 def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
              weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.mse_loss: (input - target)^2, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
-    d = input - _tensor_like(target, input)
+    t = _tensor_like(target, input)
+    if isinstance(target, Tensor):
+        _broadcast_warning(input, t, "mse_loss")
+    d = input - t
     return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input))
 
 
@@ -186,7 +198,10 @@ def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: st
             weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.l1_loss: |input - target|, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
     reduction = _reduction(size_average, reduce, reduction, "l1_loss")
-    return _reduce((input - _tensor_like(target, input)).abs(), reduction,
+    t = _tensor_like(target, input)
+    if isinstance(target, Tensor):
+        _broadcast_warning(input, t, "l1_loss")
+    return _reduce((input - t).abs(), reduction,
                    None if weight is None else _tensor_like(weight, input))
 
 

@@ -10,17 +10,10 @@ import warnings
 from typing import Optional
 
 from . import _C, _args
-from ._losses import _reduce, _reduction, _tensor_like
+from ._losses import _broadcast_warning, _reduce, _reduction, _tensor_like
 from ._math import xlogy
 from ._tensor import Tensor
 from .functional import where
-
-
-def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:
-    if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"{where_}: using a target size ({list(target.shape)}) that is different to the input size "
-                      f"({list(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
-                      f"Please ensure they have the same size.", stacklevel=3)
 
 
 def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",

@@ -70,3 +70,24 @@ def test_legacy_arguments_warn_as_torchs(variant):
     p, t = P[:2], T01[:2]
     assert _warned(lambda: nn.functional.binary_cross_entropy(gg.tensor(p), gg.tensor(t), **variant)) == \
         _warned(lambda: torch.nn.functional.binary_cross_entropy(torch.tensor(p), torch.tensor(t), **variant))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("shapes", [((3, 1), (3,)), ((3,), (3,)), ((2, 3), (3,))])
+def test_a_broadcast_target_warns_as_torchs(name, shapes):
+    # F.mse_loss(out [N, 1], y [N]) computes an [N, N] loss: PyTorch warns, and so does glassgrad.
+    a, b = _rng.standard_normal(shapes[0]), _rng.standard_normal(shapes[1])
+    ours, our_warned = _value_and_warnings(lambda: getattr(nn.functional, name)(gg.tensor(a), gg.tensor(b)))
+    theirs, their_warned = _value_and_warnings(lambda: getattr(torch.nn.functional, name)(torch.tensor(a),
+                                                                                          torch.tensor(b)))
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
+    assert [c for c, _ in our_warned] == [c for c, _ in their_warned]
+    assert all("target size" in text and "broadcasting" in text for _, text in our_warned)
+
+
+def _value_and_warnings(fn):
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = fn()
+    return value, [(w.category, str(w.message)) for w in caught]
