@@ -631,7 +631,15 @@ def _false_like(x: Tensor) -> Tensor:
 
 def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     """|input - other| <= atol + rtol * |other| elementwise, equal infinities too (torch.isclose);
-    NaN is close to NaN only with equal_nan=True."""
+    NaN is close to NaN only with equal_nan=True. As PyTorch: a tensor other of input's dtype, and
+    tolerances >= 0 (a number other is taken, promoted)."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor) and input.dtype != other.dtype:
+        raise _C.DTypeError(f"isclose: {input.dtype} did not match {other.dtype} (shapes {list(input.shape)} and "
+                            f"{list(other.shape)}): PyTorch compares tensors of one dtype\n  fix: other.to(input.dtype)")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if tol < 0:
+            raise _C.InvalidArgumentError(f"isclose: {name} must be greater than or equal to zero, but got {tol}\n"
+                                          f"  fix: {name}={-tol}")
     x, y, dev = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     x, y = as_operand(x, dt, dev), as_operand(y, dt, dev)

@@ -405,8 +405,9 @@ def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice of input along dim (input.select(dim, i)) whose p-norm exceeds maxnorm scaled
     down to norm maxnorm (torch.renorm: by maxnorm / (norm + 1e-7)); the gradient goes through
     the norm too, as PyTorch's."""
-    if input.ndim == 0:
-        raise _C.ShapeError("renorm: input needs at least 1 dimension, got a 0-d tensor\n  fix: x.reshape(1)")
+    if input.ndim < 2:
+        raise _C.ShapeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions (shape "
+                            f"{list(input.shape)}), as in PyTorch\n  fix: x.reshape(1, -1) (the whole vector one slice)")
     if not input.dtype.is_floating_point:
         raise _C.DTypeError(f"renorm: the input must be floating point, got {input.dtype}\n  fix: x.float()")
     if not is_number(p) or p <= 0:

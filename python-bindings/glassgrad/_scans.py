@@ -40,12 +40,20 @@ def _axis(dim, x: Tensor, where: str) -> int:
 
 def _scan(op: str, input: Tensor, dim, dtype, where: str) -> Tensor:
     x = input.astype(dtype) if dtype is not None else input
+    d = _axis(dim, x, where)
+    if x.dtype == "bool" and dtype is not None:
+        if x.ndim and x.numel():  # a 0-d or empty one is only converted, as PyTorch's
+            raise _C.UnsupportedError(f"{where}: not implemented for dtype=bool (as in PyTorch)\n"
+                                      f"  fix: dtype=torch.int64, then compare: x.{where}(0) > 0")
+        return x
+    out_dtype = x.dtype if dtype is not None else None  # an integer dtype= is the result's, wrapping
     if not x.dtype.is_floating_point and x.dtype != "int64":
         x = x.astype(DTYPES["int64"])
-    d = _axis(dim, x, where)
     if x.ndim == 0:
-        return _op(op, [x.reshape(1)], {"dim": 0}).reshape([])
-    return _op(op, [x], {"dim": d})
+        out = _op(op, [x.reshape(1)], {"dim": 0}).reshape([])
+    else:
+        out = _op(op, [x], {"dim": d})
+    return out.astype(out_dtype) if out_dtype is not None and out_dtype != out.dtype else out
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:

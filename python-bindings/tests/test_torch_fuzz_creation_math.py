@@ -161,3 +161,20 @@ def test_integer_products_and_activations_as_torch(dtype):
     }
     for where, fn in calls.items():
         same(fn, a, b, where=f"{where} of {dtype}")
+
+
+def test_closeness_checks_as_torch():
+    a, b, c = np.array([1.0, 2, 3]), np.array([1, 2, 3]), np.array([1.0, 2])
+    calls = {
+        "allclose(float64, int64)": lambda lib, x, y, z: lib.allclose(x, y),
+        "allclose(float64, float32)": lambda lib, x, y, z: lib.allclose(x, x.float()),
+        "allclose of other shapes": lambda lib, x, y, z: lib.allclose(x, z),
+        "allclose broadcast": lambda lib, x, y, z: lib.allclose(x, x[:1]),
+        "equal(float64, int64)": lambda lib, x, y, z: lib.equal(x, y), "equal of other shapes": lambda lib, x, y, z: lib.equal(x, z),
+        "isclose of ints": lambda lib, x, y, z: lib.isclose(y, y), "isclose(float64, int64)": lambda lib, x, y, z: lib.isclose(x, y),
+        "isclose of bools": lambda lib, x, y, z: lib.isclose(y > 1, y > 1), "isclose(rtol=-1)": lambda lib, x, y, z: lib.isclose(x, x, rtol=-1),
+        "isclose(atol=-1)": lambda lib, x, y, z: lib.isclose(x, x, atol=-1.0), "x == other shape": lambda lib, x, y, z: x == z,
+        "isin": lambda lib, x, y, z: lib.isin(y, lib.tensor([1, 3])),
+    }
+    for where, fn in calls.items():
+        same(fn, a, b, c, where=where)

@@ -57,3 +57,18 @@ def test_kthvalue_of_distinct_values_as_torch():
         for k in (1, 2, 3, 4, 5):
             for dim in (0, 1, -1):
                 same(lambda lib, t: t.kthvalue(k, dim, keepdim=True), x, where=f"kthvalue({k}, {dim}) of {dtype}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scans_with_dtype_and_renorm_as_torch(dtype):
+    rng = np.random.default_rng(300 + DTYPES.index(dtype))
+    for _ in range(12):
+        nd = int(rng.integers(0, 4))
+        shape = tuple(int(rng.integers(1, 4)) for _ in range(nd))
+        x = array(rng, dtype, shape, low=-3, high=4)
+        d = int(rng.integers(-max(nd, 1), max(nd, 1)))
+        for out in (None, "float64", "int64", "float32", "int32", "bool", "uint8"):
+            for name in ("cumsum", "cumprod"):
+                same(lambda lib, t: getattr(t, name)(d, dtype=getattr(lib, out)) if out else getattr(t, name)(d), x,
+                     where=f"{name}({d}, dtype={out}) of {dtype}{shape}")
+        same(lambda lib, t: t.double().renorm(2, d, 1.0), x, where=f"renorm(2, {d}, 1.0) of {dtype}{shape}")
