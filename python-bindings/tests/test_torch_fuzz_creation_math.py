@@ -158,6 +158,10 @@ def test_integer_products_and_activations_as_torch(dtype):
         "softmax(dtype=float64)": lambda lib, x, y: lib.softmax(x.float(), 1, dtype=lib.float64),
         "log_softmax(dtype=float64)": lambda lib, x, y: lib.log_softmax(x.float(), -1, dtype=lib.float64),
         "one_hot of an empty tensor": lambda lib, x, y: lib.nn.functional.one_hot(lib.tensor([], dtype=lib.int64)),
+        "einsum ij,jk->ik": lambda lib, x, y: lib.einsum("ij,jk->ik", x[0], y),
+        "einsum of three": lambda lib, x, y: lib.einsum("bij,jk,kl", x, y, y.T),
+        "meshgrid of two dtypes": lambda lib, x, y: lib.meshgrid(x[0, 0], y[:, 0].double(), indexing="ij"),
+        "meshgrid xy": lambda lib, x, y: lib.meshgrid(x[0, 0], y[:, 0], indexing="xy"),
     }
     for where, fn in calls.items():
         same(fn, a, b, where=f"{where} of {dtype}")
