@@ -166,6 +166,8 @@ def test_deep_residual_network_trains_its_80_epochs_on_cifar(tmp_path):
         assert int(saved["bn.num_batches_tracked"]) == 80
 
 
+# slow: its 1,000 sampled words are 1,000 one-token steps of a 1,024-wide LSTM (12-16 s on a 2-core CPU)
+@pytest.mark.slow
 def test_language_model_trains_and_samples_1000_words(tmp_path):
     tutorials = _tutorial(tmp_path)
     folder = os.path.join(tutorials, "02-intermediate", "language_model")
