@@ -256,6 +256,7 @@ SECTIONS = [
     ("ordinary_gpu", "Compute-bound: an ordinary GPU (an MPS slice) and the whole GPU", ordinary_gpu_table),
     ("bench_gemm_conv", "Convolutions and SGEMM on the CPU, alternating rounds", versus_table),
     ("data_loading", "Data loading: the CIFAR input pipeline, and a GPU epoch fed by a DataLoader", rows_table),
+    ("linear_inference", "A Linear layer at inference: the product with a transposed weight", rows_table),
 ]
 # Scripts whose runs usually cover one workload each (end_to_end --only ...): their tables take
 # each workload from its latest run. The others show their latest run whole.

@@ -196,6 +196,16 @@ def test_indexing_latency_tiny_times_gather_scatter_add_and_index_select(tmp_pat
             assert any(w.startswith(f"{op} {size}") for w in workloads), (op, size, workloads)
 
 
+def test_linear_inference_tiny_times_both_forms_of_the_transposed_weight_product(tmp_path):
+    out = tmp_path / "linear.csv"
+    run_script("linear_inference.py", "--tiny", "--threads", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    ours = [r for r in rows if r["framework"] == "glassgrad"]
+    assert {r["workload"].split("row, ")[-1].split("rows, ")[-1] for r in ours} == {"F.linear(x, W)", "x @ W.T"}
+    assert len(ours) == 4 and all(r["metric"] == "ms_per_call" and float(r["value"]) > 0 for r in ours)
+
+
 def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(tmp_path):
     """bench_gemm_conv.py: SGEMM next to NumPy and a convolution forward, input gradient and
     weight gradient, each next to PyTorch when it is importable (then with a ratio)."""

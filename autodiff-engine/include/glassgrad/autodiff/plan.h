@@ -16,7 +16,9 @@
 
 namespace glassgrad {
 
-// Input:     a graph leaf; the caller binds memory to it on each run (contiguous).
+// Input:     a graph leaf; the caller binds memory to it on each run (contiguous; a strided view
+//            only where every step reading it takes strided inputs and no view slot or write
+//            relies on its layout, as the runtime's executor does on the CPU).
 // Output:    a result the caller keeps; memory provided per run, outside the arena.
 // Arena:     an intermediate living in the device's arena at `offset`, for its lifetime only.
 // Workspace: scratch memory of one step (e.g. im2col), in the arena.

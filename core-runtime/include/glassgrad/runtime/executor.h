@@ -85,6 +85,12 @@ class Executor {
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step
+  // Per plan input: whether a strided view may be bound as it is (a CPU input that only steps
+  // whose schemas take strided inputs read, that no step updates in place and that is not
+  // returned); other views are copied into contiguous tensors first.
+  std::vector<char> strided_input_ok_;
+  std::vector<size_t> updated_inputs_;  // plan inputs some step writes in place
+  bool updated_elsewhere(const std::vector<Tensor>& raw_inputs, const Tensor& x) const;
   // Step i starts a run of steps [i, batch_end_[i]) that one KernelEntry::batch call executes
   // (more than one step: see batch_runs in executor.cpp); batch_end_[i] = i + 1 otherwise.
   std::vector<size_t> batch_end_;
