@@ -7,6 +7,7 @@ decay, StepLR, top-1/top-5 accuracy through topk, loader workers with pin_memory
 images: 160,146 steps of 8) and no argument changes them. So the port runs as it is until it has
 printed its first steps, and the whole epoch (validation, checkpoint, --resume, --evaluate) runs
 from a copy in which the test writes 16 and 8 for those two numbers, every other line the port's."""
+import contextlib
 import os
 import re
 import shutil
@@ -29,12 +30,41 @@ ARGS = ["--dummy", "-a", "resnet18", "--epochs", "1", "-b", "8"]
 STEP = re.compile(r"^Epoch: \[0\]\[\s*(\d+)/(\d+)\]\tTime .*\tLoss (\S+) \(\S+\)\tAcc@1 .*\tAcc@5 ")
 
 
+def _group(pgid):
+    """The ids of the live processes in process group pgid."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid:
+                out.append(int(entry))
+    return out
+
+
+def _kill_group(pgid):
+    """SIGKILLs the group, then removes the shared-memory batches its loader workers had made and
+    no one had mapped yet (docs/data-loading.md: a batch's block is removed once it is mapped, which
+    a killed process never does), so no later test finds them in /dev/shm."""
+    pids = _group(pgid) if os.path.isdir("/proc") else []
+    os.killpg(pgid, signal.SIGKILL)
+    if os.path.isdir("/dev/shm"):
+        for name in os.listdir("/dev/shm"):
+            parts = name.split("_")
+            if name.startswith("gg_dl_") and len(parts) > 2 and parts[2].isdigit() and int(parts[2]) in pids:
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join("/dev/shm", name))
+
+
 def _first_lines(cmd, cwd, pattern, n, timeout=600):
     """Runs cmd until it has printed n lines matching pattern, then kills it and its loader
     workers (one process group); returns (every line read, the matches)."""
     proc = subprocess.Popen(cmd, cwd=cwd, env=_env(PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    timer = threading.Timer(timeout, os.killpg, (proc.pid, signal.SIGKILL))
+    timer = threading.Timer(timeout, _kill_group, (proc.pid,))
     timer.start()
     lines, matches = [], []
     try:
@@ -47,7 +77,7 @@ def _first_lines(cmd, cwd, pattern, n, timeout=600):
                 break
     finally:
         timer.cancel()
-        os.killpg(proc.pid, signal.SIGKILL)
+        _kill_group(proc.pid)
         proc.wait()
         proc.stdout.close()
     return lines, matches
