@@ -2,9 +2,9 @@
 from .cifar import CIFAR10, CIFAR100
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
-from .mnist import KMNIST, MNIST, FashionMNIST
+from .mnist import EMNIST, KMNIST, MNIST, FashionMNIST
 from .svhn import SVHN
 from .vision import VisionDataset
 
-__all__ = ["CIFAR10", "CIFAR100", "DatasetFolder", "FakeData", "FashionMNIST", "ImageFolder", "KMNIST", "MNIST",
+__all__ = ["CIFAR10", "CIFAR100", "DatasetFolder", "EMNIST", "FakeData", "FashionMNIST", "ImageFolder", "KMNIST", "MNIST",
            "SVHN", "VisionDataset"]

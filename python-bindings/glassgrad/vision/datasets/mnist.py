@@ -1,11 +1,14 @@
-"""MNIST and Fashion-MNIST with torchvision's layout: root/MNIST/raw (root/FashionMNIST/raw)
-holds the four IDX files, plain or gzip-compressed (glassgrad.data.idx reads both). A sample is
+"""MNIST, Fashion-MNIST, KMNIST and EMNIST with torchvision's layout: root/MNIST/raw
+(root/FashionMNIST/raw, ...) holds the four IDX files (EMNIST's named emnist-<split>-...), plain or
+gzip-compressed (glassgrad.data.idx reads both). A sample is
 (PIL image 'L' 28x28, int label); .data is a uint8 tensor [N, 28, 28], .targets an int64
 tensor [N]."""
 from __future__ import annotations
 
 import os
+import string
 import warnings
+import zipfile
 from typing import Callable, Dict, List, Optional
 
 import numpy as np
@@ -17,7 +20,7 @@ from ..transforms import _image
 from . import _download
 from .vision import VisionDataset
 
-__all__ = ["MNIST", "FashionMNIST", "KMNIST"]
+__all__ = ["MNIST", "FashionMNIST", "KMNIST", "EMNIST"]
 
 
 class MNIST(VisionDataset):
@@ -57,8 +60,7 @@ class MNIST(VisionDataset):
     def processed_folder(self) -> str:
         return os.path.join(self.root, self.__class__.__name__, "processed")
 
-    @staticmethod
-    def _files() -> List[str]:
+    def _files(self) -> List[str]:
         return ["train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte",
                 "t10k-labels-idx1-ubyte"]
 
@@ -78,10 +80,14 @@ class MNIST(VisionDataset):
             return
         _download.download_all(type(self).__name__, self.resources, self.mirrors, self.raw_folder, _download.gunzip)
 
-    def _load_data(self):
+    def _split_files(self):
+        """The (images, labels) files this split reads."""
         split = "train" if self.train else "t10k"
-        images_path = self._find(f"{split}-images-idx3-ubyte")
-        labels_path = self._find(f"{split}-labels-idx1-ubyte")
+        return f"{split}-images-idx3-ubyte", f"{split}-labels-idx1-ubyte"
+
+    def _load_data(self):
+        images_name, labels_name = self._split_files()
+        images_path, labels_path = self._find(images_name), self._find(labels_name)
         images, labels = read_idx(images_path), read_idx(labels_path)
         if images.ndim != 3 or images.dtype != np.uint8:
             raise DataFormatError(f"{images_path}: expected uint8 images [N, H, W], got {images.dtype} "
@@ -166,3 +172,58 @@ class KMNIST(MNIST):
         ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134"),
     ]
     classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
+
+
+class EMNIST(MNIST):
+    """EMNIST (torchvision.datasets.EMNIST): split byclass, bymerge, balanced, letters, digits or
+    mnist; root/EMNIST/raw/emnist-<split>-{train,test}-{images-idx3,labels-idx1}-ubyte[.gz], the
+    files of the dataset's gzip.zip. Images are stored as the files hold them (transposed, as
+    torchvision leaves them)."""
+    url = "https://biometrics.nist.gov/cs_links/EMNIST/gzip.zip"
+    md5 = "58c8d27c78d21e728a6bc7b3cc06412e"
+    splits = ("byclass", "bymerge", "balanced", "letters", "digits", "mnist")
+    _merged_classes = {"c", "i", "j", "k", "l", "m", "o", "p", "s", "u", "v", "w", "x", "y", "z"}
+    _all_classes = set(string.digits + string.ascii_letters)
+    classes_split_dict = {
+        "byclass": sorted(_all_classes),
+        "bymerge": sorted(_all_classes - _merged_classes),
+        "balanced": sorted(_all_classes - _merged_classes),
+        "letters": ["N/A"] + list(string.ascii_lowercase),
+        "digits": list(string.digits),
+        "mnist": list(string.digits),
+    }
+
+    def __init__(self, root, split: str, **kwargs) -> None:
+        if split not in self.splits:
+            valid = "{" + ", ".join(repr(s) for s in self.splits) + "}"
+            raise ValueError(f"Unknown value '{split}' for argument split. Valid values are {valid}.\n"
+                             f"  fix: EMNIST(root, split='balanced')")
+        self.split = split
+        self.training_file = f"training_{split}.pt"
+        self.test_file = f"test_{split}.pt"
+        super().__init__(root, **kwargs)
+        self.classes = self.classes_split_dict[split]
+
+    def _files(self) -> List[str]:
+        return [f"emnist-{self.split}-{part}-{kind}" for part in ("train", "test")
+                for kind in ("images-idx3-ubyte", "labels-idx1-ubyte")]
+
+    def _split_files(self):
+        prefix = f"emnist-{self.split}-{'train' if self.train else 'test'}"
+        return f"{prefix}-images-idx3-ubyte", f"{prefix}-labels-idx1-ubyte"
+
+    def download(self) -> None:
+        """Fetches gzip.zip (every split's files) into raw_folder and extracts the .gz files of
+        its gzip/ folder there, unless this split's files are there already."""
+        if self._check_exists():
+            return
+
+        def extract(path: str) -> None:
+            with zipfile.ZipFile(path) as z:
+                for member in z.namelist():
+                    name = os.path.basename(member)
+                    if member.startswith("gzip/") and name.endswith(".gz") and ".." not in member.split("/"):
+                        with z.open(member) as src, open(os.path.join(self.raw_folder, name), "wb") as dst:
+                            dst.write(src.read())
+        _download.download_all("EMNIST", [("gzip.zip", self.md5)], [self.url[:-len("gzip.zip")]], self.raw_folder,
+                               extract)

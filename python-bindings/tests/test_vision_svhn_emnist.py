@@ -1,7 +1,8 @@
-"""datasets.SVHN: torchvision's layout (root/<split>_32x32.mat, read with scipy.io.loadmat), its
-data [N, 3, 32, 32] and labels with the files' 10 read as 0, its split check and errors, offline
+"""datasets.SVHN and datasets.EMNIST. SVHN: torchvision's layout (root/<split>_32x32.mat, read
+with scipy.io.loadmat), its data [N, 3, 32, 32] and labels with the files' 10 read as 0, its split check and errors, offline
 download=True naming the file, and a DataLoader over it. The .mat files are written here with
-scipy.io.savemat in the layout the dataset's site serves (X [32, 32, 3, N] uint8, y [N, 1] 1..10)."""
+scipy.io.savemat in the layout the dataset's site serves (X [32, 32, 3, N] uint8, y [N, 1] 1..10).
+EMNIST: its split files under root/EMNIST/raw, torchvision's classes per split, its errors."""
 import urllib.error
 import urllib.request
 
@@ -14,10 +15,10 @@ from glassgrad.data import DatasetNotFoundError
 from glassgrad.utils.data import DataLoader
 from glassgrad.vision import datasets, transforms as T
 
-sio = pytest.importorskip("scipy.io")
 
 
 def _write_svhn(root, split="train", n=6, seed=0):
+    sio = pytest.importorskip("scipy.io")  # SVHN's own reader needs it too
     rng = np.random.default_rng(seed)
     x = rng.integers(0, 256, (32, 32, 3, n), dtype=np.uint8)
     y = rng.integers(1, 11, (n, 1)).astype(np.uint8)
@@ -64,3 +65,40 @@ def test_svhn_download_offline_names_the_file(tmp_path, monkeypatch):
     _write_svhn(tmp_path, "extra", n=2)
     monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: pytest.fail("nothing should be downloaded"))
     assert len(datasets.SVHN(str(tmp_path), split="extra", download=True)) == 2
+
+
+def _write_emnist(root, split, n_train=5, n_test=3, seed=1):
+    from glassgrad.data import write_idx
+    raw = root / "EMNIST" / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    out = {}
+    for part, n in (("train", n_train), ("test", n_test)):
+        images = rng.integers(0, 256, (n, 28, 28), dtype=np.uint8)
+        labels = rng.integers(1, 27, n).astype(np.uint8)
+        write_idx(str(raw / f"emnist-{split}-{part}-images-idx3-ubyte.gz"), images)
+        write_idx(str(raw / f"emnist-{split}-{part}-labels-idx1-ubyte.gz"), labels)
+        out[part] = (images, labels)
+    return out
+
+
+def test_emnist_reads_its_split_files_with_torchvisions_classes(tmp_path):
+    arrays = _write_emnist(tmp_path, "letters")
+    train = datasets.EMNIST(str(tmp_path), split="letters")
+    test = datasets.EMNIST(str(tmp_path), split="letters", train=False, transform=T.ToTensor())
+    assert len(train) == 5 and len(test) == 3 and train.classes[:3] == ["N/A", "a", "b"] and len(train.classes) == 27
+    img, label = train[2]
+    np.testing.assert_array_equal(np.asarray(img), arrays["train"][0][2])
+    assert label == int(arrays["train"][1][2]) and train.targets.dtype == gg.int64
+    assert test[0][0].shape == (1, 28, 28)
+    balanced = datasets.EMNIST.classes_split_dict["balanced"]
+    assert len(balanced) == 47 and balanced[9:12] == ["9", "A", "B"] and "c" not in balanced
+    assert len(datasets.EMNIST.classes_split_dict["byclass"]) == 62
+
+
+def test_emnist_split_and_missing_files_raise_with_the_fix(tmp_path):
+    with pytest.raises(ValueError, match=r"Unknown value 'letter' for argument split"):
+        datasets.EMNIST(str(tmp_path), split="letter")
+    _write_emnist(tmp_path, "letters")
+    with pytest.raises(DatasetNotFoundError, match=r"emnist-digits-train-images-idx3-ubyte[\s\S]*download=True"):
+        datasets.EMNIST(str(tmp_path), split="digits")
