@@ -12,6 +12,8 @@ small = gg.tensor([100, -7], dtype=gg.int8)
 print("int8 + 300:   ", (small + 300).dtype, (small + 300).tolist())  # wraps around, as PyTorch's
 print("uint8 + int8: ", gg.promote_types(gg.uint8, gg.int8))
 print("int8 > 0:     ", (small > 0).dtype)
+print("int32 @ int32:", (counts.reshape(1, 3) @ counts.reshape(3, 1)).dtype)  # integer products stay integer
+print("gcd, lcm:     ", gg.gcd(counts, gg.tensor([21, 100, 0])).tolist(), gg.lcm(counts, gg.tensor([21, 100, 0])).tolist())
 
 weights = gg.tensor([0.1, 1000.0, 3.14159], dtype=gg.float16, requires_grad=True)
 print("float16:      ", weights.tolist())  # rounded to nearest even when stored

@@ -868,6 +868,39 @@ def heaviside(input: Tensor, values) -> Tensor:
     return _op("Where", [eq(x, 0), v, step])
 
 
+def _integer_operands(where: str, input, other):
+    x, y = result_type_operands(input, other)
+    if x.dtype.is_floating_point or x.dtype == "bool":
+        raise _C.UnsupportedError(f"{where}: not implemented for {x.dtype} (integers only, as in PyTorch)\n"
+                                  f"  fix: convert first: torch.{where}(a.long(), b.long())")
+    return x, y
+
+
+def gcd(input, other) -> Tensor:
+    """The greatest common divisor of each pair of integers (torch.gcd), >= 0, gcd(0, 0) = 0:
+    Euclid's steps on |a| and |b| until every pair has a zero, read as the loop goes (it syncs,
+    as PyTorch's CUDA gcd does not need to; no gradient, as integers have none)."""
+    x, y = _integer_operands("gcd", input, other)
+    a, b = absolute(x), absolute(y)
+    zero, one = constant(0, a.dtype, a.device), constant(1, a.dtype, a.device)
+    for _ in range(2 * 8 * np.dtype(_NP[str(a.dtype)]).itemsize):  # > Euclid's worst case (Fibonacci)
+        live = ne(b, 0)
+        if not builtins.bool(live.any().item()):
+            break
+        rest = _op("Where", [live, remainder(a, _op("Where", [live, b, one])), zero])
+        a, b = _op("Where", [live, b, a]), rest
+    return a
+
+
+def lcm(input, other) -> Tensor:
+    """The least common multiple of each pair of integers (torch.lcm): |a / gcd(a, b) * b|, 0
+    where either is 0."""
+    x, y = _integer_operands("lcm", input, other)
+    g = gcd(x, y)
+    zero, one = constant(0, x.dtype, x.device), constant(1, x.dtype, x.device)
+    return _op("Where", [eq(g, 0), zero, absolute(mul(floor_divide(x, _op("Where", [eq(g, 0), one, g])), y))])
+
+
 __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
            "fmod", "neg", "negative", "positive", "pow", "float_power", "abs", "absolute", "sign", "sgn", "square",
            "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -879,4 +912,4 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
            "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift",
            "logaddexp", "logaddexp2", "xlogy", "sinc", "rad2deg", "deg2rad", "signbit", "copysign", "fmax", "fmin",
-           "heaviside", "ldexp"]
+           "heaviside", "ldexp", "gcd", "lcm"]
