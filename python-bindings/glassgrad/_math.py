@@ -868,6 +868,38 @@ def heaviside(input: Tensor, values) -> Tensor:
     return _op("Where", [eq(x, 0), v, step])
 
 
+def xlog1py(input, other) -> Tensor:
+    """input * log1p(other), 0 where input is 0 (unless other is NaN) (torch.special.xlog1py), as
+    xlogy with log1p: d/dx is log1p(y), 0 where x == 0 and the log is undefined or infinite."""
+    x, y = result_type_operands(_float_operand(input), _float_operand(other))
+    if not x.dtype.is_floating_point:
+        x, y = x.astype(_dtypes.DEFAULT_FLOAT), y.astype(_dtypes.DEFAULT_FLOAT)
+    undefined = logical_and(eq(x, 0), logical_or(le(y, -1), isposinf(y)))
+    safe_y = _op("Where", [undefined, constant(0, y.dtype, y.device), y])
+    return _op("Where", [isnan(y), y.detach(), mul(x, log1p(safe_y))])
+
+
+def angle(input: Tensor) -> Tensor:
+    """The argument of each element (torch.angle): for real numbers pi where x < 0, else 0, NaN
+    for NaN, in a floating type (integers give float32); its gradient is 0, as PyTorch's."""
+    x = _float_input(input)
+    xd = x.detach()
+    pi, zero = constant(math.pi, x.dtype, x.device), constant(0, x.dtype, x.device)
+    value = _op("Where", [isnan(xd), xd, _op("Where", [lt(xd, 0), pi, zero])])
+    # every element takes value; x stands in the branch never taken, so its gradient is 0, not None
+    return _op("Where", [logical_or(eq(xd, xd), isnan(xd)), value, x])
+
+
+def real(input: Tensor) -> Tensor:
+    """The real part (torch.real): a real tensor itself."""
+    return input
+
+
+def conj(input: Tensor) -> Tensor:
+    """The complex conjugate (torch.conj): a real tensor itself."""
+    return input
+
+
 def _integer_operands(where: str, input, other):
     x, y = result_type_operands(input, other)
     if x.dtype.is_floating_point or x.dtype == "bool":
@@ -912,4 +944,4 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
            "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift",
            "logaddexp", "logaddexp2", "xlogy", "sinc", "rad2deg", "deg2rad", "signbit", "copysign", "fmax", "fmin",
-           "heaviside", "ldexp", "gcd", "lcm"]
+           "heaviside", "ldexp", "gcd", "lcm", "angle"]

@@ -85,7 +85,7 @@ def test_integer_input_gives_the_default_float():
 @pytest.mark.parametrize("name", gg.special.__all__)
 def test_special_namespace_is_torchs(name):
     x = np.linspace(0.05, 0.95, 19)
-    args = {"polygamma": (2,), "multigammaln": (2,), "logsumexp": (0,), "xlogy": (x[::-1].copy(),),
+    args = {"polygamma": (2,), "multigammaln": (2,), "logsumexp": (0,), "xlogy": (x[::-1].copy(),), "xlog1py": (x[::-1].copy(),),
             "gammainc": (x[::-1].copy(),), "gammaincc": (x[::-1].copy(),)}.get(name, ())
     lead = name == "polygamma"
 
