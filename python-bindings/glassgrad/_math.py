@@ -890,6 +890,18 @@ def angle(input: Tensor) -> Tensor:
     return _op("Where", [logical_or(eq(xd, xd), isnan(xd)), value, x])
 
 
+def nextafter(input, other) -> Tensor:
+    """The next floating-point value after input towards other, elementwise (torch.nextafter), in
+    result_type(input, other), floating types only. Computed now from both values (C's nextafter
+    through NumPy), as a new tensor on input's device: a bit-level step has no gradient."""
+    x, y = result_type_operands(input, other)
+    if not x.dtype.is_floating_point or str(x.dtype) not in ("float32", "float64"):
+        raise _C.UnsupportedError(f"nextafter: not implemented for {x.dtype} (float32 and float64, as PyTorch's CPU "
+                                  f"kernel)\n  fix: convert first: torch.nextafter(a.double(), b.double())")
+    a, b = np.broadcast_arrays(x.numpy(), y.numpy())
+    return tensor(np.nextafter(a, b), device=x.device)
+
+
 def real(input: Tensor) -> Tensor:
     """The real part (torch.real): a real tensor itself."""
     return input
@@ -944,4 +956,4 @@ __all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_d
            "bitwise_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite", "isreal", "isclose", "allclose",
            "equal", "addcmul", "addcdiv", "nan_to_num", "logit", "bitwise_left_shift", "bitwise_right_shift",
            "logaddexp", "logaddexp2", "xlogy", "sinc", "rad2deg", "deg2rad", "signbit", "copysign", "fmax", "fmin",
-           "heaviside", "ldexp", "gcd", "lcm", "angle"]
+           "heaviside", "ldexp", "gcd", "lcm", "angle", "nextafter"]

@@ -116,7 +116,7 @@ clamp_min clip cos cosh cumprod cumsum div divide eq erf exp exp2 expm1 fix floo
 greater_equal gt hypot le lerp less less_equal log log10 log1p log2 logical_and logical_not logical_or logical_xor lt
 mul multiply ne neg negative not_equal pow reciprocal relu remainder round rsqrt sgn sigmoid sign sin sinh sqrt square
 sub subtract tan tanh tril triu true_divide trunc addcmul addcdiv nan_to_num logit bitwise_left_shift bitwise_right_shift
-masked_scatter index_copy put scatter_reduce index_reduce xlogy sinc rad2deg deg2rad copysign heaviside renorm gcd lcm""".split()
+masked_scatter index_copy put scatter_reduce index_reduce xlogy sinc rad2deg deg2rad copysign heaviside renorm gcd lcm nextafter""".split()
 for _name in _IN_PLACE:
     setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
 _AUGMENTED = {"add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "floordiv": "floor_divide_",

@@ -1,5 +1,6 @@
-"""torch.angle, torch.real, torch.conj and torch.special.xlog1py: NumPy references, float64
-finite-difference gradients, and PyTorch's values, dtypes and gradients (tests/torch_fuzz.py)."""
+"""torch.angle, torch.real, torch.conj, torch.nextafter and torch.special.xlog1py: NumPy
+references, float64 finite-difference gradients, and PyTorch's values, dtypes and gradients
+(tests/torch_fuzz.py)."""
 import numpy as np
 import pytest
 
@@ -49,3 +50,13 @@ def test_gradients_match_torch():
         fn(gg, ga, gb).sum().backward()
         np.testing.assert_allclose(ga.grad.numpy(), ta.grad.numpy(), rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(gb.grad.numpy(), tb.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_nextafter_matches_numpy_and_torch():
+    x, y = np.repeat(_SPECIAL, len(_SPECIAL)), np.tile(_SPECIAL, len(_SPECIAL))
+    np.testing.assert_array_equal(gg.nextafter(gg.tensor(x), gg.tensor(y)).numpy(), np.nextafter(x, y))
+    for a, b in [(x, y), (x.astype(np.float32), y.astype(np.float32)), (x.astype(np.float32), y),
+                 (np.array([1.0, 2.0], np.float32), np.array(3.0)), (np.array([1, 2]), np.array([2, 0]))]:
+        for where, fn in {"nextafter": lambda lib, p, q: lib.nextafter(p, q), "x.nextafter(y)": lambda lib, p, q: p.nextafter(q),
+                          "x.nextafter_(y)": lambda lib, p, q: p.clone().nextafter_(q)}.items():
+            same(fn, a, b, where=f"{where} of {a.dtype} and {b.dtype}")
