@@ -52,3 +52,27 @@ def test_a_view_of_a_tensor_updated_in_the_same_plan_reads_the_old_values():
     gg.realize(y, wt)
     np.testing.assert_allclose(y.numpy(), a @ w.T, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(wt.numpy(), w + 10.0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("m,k,n", [(1, 1152, 4096), (1, 17, 5), (3, 301, 1), (700, 64, 4), (2, 3, 1), (1, 16, 3),
+                                   (4, 200, 2)])
+def test_products_with_one_row_or_few_columns_match_numpy(threads, dtype, m, k, n):
+    """The CPU MatMul's dot form (one row, or at most 4 columns, both operands contiguous along
+    k) and its thread split, against NumPy in float64, for row-major and transposed operands and
+    a broadcast batch."""
+    before = gg.get_num_threads()
+    gg.set_num_threads(threads)
+    try:
+        a = RNG.standard_normal((m, k)).astype(dtype)
+        b = RNG.standard_normal((k, n)).astype(dtype)
+        want = a.astype(np.float64) @ b.astype(np.float64)
+        tol = (1e-5 if dtype == np.float32 else 1e-12) * np.sqrt(k) * max(1.0, np.abs(want).max())
+        bt = gg.tensor(np.ascontiguousarray(b.T)).T  # columns contiguous along k, as weight.T
+        for bb in (gg.tensor(b), bt):
+            np.testing.assert_allclose((gg.tensor(a) @ bb).numpy(), want, rtol=0, atol=tol)
+        batched = gg.tensor(np.stack([a, 2 * a])) @ bt  # [2, m, k] @ [k, n]
+        np.testing.assert_allclose(batched.numpy(), np.stack([want, 2 * want]), rtol=0, atol=2 * tol)
+    finally:
+        gg.set_num_threads(before)
