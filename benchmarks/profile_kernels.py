@@ -3,7 +3,10 @@ torch.profiler (which records every kernel of the process, ours included), next 
 of the step. When the kernels' sum is close to the wall time the step is bound by kernels;
 when it is far below, by launches or the host.
 
-    python benchmarks/profile_kernels.py --device cuda [--model simplecnn|resnet18] [--batch 32]
+    python benchmarks/profile_kernels.py --device cuda [--model simplecnn|resnet18|gpt] [--batch 32]
+
+--model gpt profiles benchmarks/gpt_workload.py's GPT step (6 layers, 6 heads, 384 features, block
+256, batch --batch, AdamW, dropout 0), where the matrix products decide the time.
 
 Needs PyTorch with CUDA (for the profiler) and a CUDA build of glassgrad; prints a table and
 appends rows (kernel, microseconds per step, share) to benchmarks/results/profile_kernels.csv.
@@ -26,7 +29,7 @@ import glassgrad as gg
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--device", default="cuda")
-    p.add_argument("--model", choices=["simplecnn", "resnet18"], default="simplecnn")
+    p.add_argument("--model", choices=["simplecnn", "resnet18", "gpt"], default="simplecnn")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--steps", type=int, default=20, help="profiled steps")
     p.add_argument("--top", type=int, default=15)
@@ -39,13 +42,16 @@ def main(argv=None):
     if torch is None or not torch.cuda.is_available() or not args.device.startswith("cuda"):
         print("profile_kernels.py: needs PyTorch with CUDA (its profiler) and --device cuda; nothing to do")
         return 0
-    spec = W.SIMPLE_CNN if args.model == "simplecnn" else W.RESNET18
     gg.set_default_device(args.device)
-    model = W.gg_model(spec)
-    xn, yn = W.random_batch(spec, args.batch)
-    x, y = gg.tensor(xn), gg.tensor(yn)
+    if args.model == "gpt":
+        step, x, y, label = gpt_step(args.batch)
+    else:
+        spec = W.SIMPLE_CNN if args.model == "simplecnn" else W.RESNET18
+        model = W.gg_model(spec)
+        xn, yn = W.random_batch(spec, args.batch)
+        x, y = gg.tensor(xn), gg.tensor(yn)
+        step, label = W.gg_step(spec, model), spec.label
     gg.realize(x, y)
-    step = W.gg_step(spec, model)
     run = step if args.no_compile else gg.compile(step)
     for _ in range(5):  # plan, warm runs, CUDA-graph capture
         run(x, y)
@@ -74,7 +80,7 @@ def main(argv=None):
     total = sum(per_kernel.values()) / args.steps
     mode = "plain" if args.no_compile else "compile"
     res = Results("profile_kernels", args.csv)
-    wl = f"{spec.label} batch {args.batch} {mode} step"
+    wl = f"{label} batch {args.batch} {mode} step"
     print(f"{wl}: wall {wall_us:.1f} us/step, kernels {total:.1f} us/step "
           f"({100 * total / wall_us:.0f} % of wall), {sum(counts.values()) / args.steps:.0f} launches/step")
     res.add(args.device, wl, "wall_us_per_step", wall_us, "us")
@@ -90,6 +96,23 @@ def main(argv=None):
         print_sequence(prof, args.steps)
     res.write()
     return 0
+
+
+def gpt_step(batch: int):
+    """gpt_workload.py's GPT training step as a plain function, its batch and its label."""
+    import numpy as np
+
+    import gpt_workload as G
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "examples-and-tutorials"))
+    import char_gpt
+    s = dict(layers=6, heads=6, dim=384, block=256, batch=batch)
+    gg.manual_seed(0)
+    state = char_gpt.GPT(G.VOCAB, s["block"], s["layers"], s["heads"], s["dim"], 0.0).state_dict()
+    rng = np.random.default_rng(0)
+    xn, yn = (rng.integers(0, G.VOCAB, (batch, s["block"])).astype(np.int64) for _ in range(2))
+    step = G.gg_step_function(gg, char_gpt, s, 0.0, state)
+    return step, gg.tensor(xn), gg.tensor(yn), f"GPT 6x384 block {s['block']}"
 
 
 def print_sequence(prof, steps: int) -> None:
