@@ -69,6 +69,8 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
     _check(where, input, d, index, src, reduce)
+    if index.numel() == 0:  # nothing lands anywhere: the input, as PyTorch's
+        return input.clone()
     if input.dtype == "bool" and reduce != "mean":  # or (sum, amax) and and (prod, amin) of 0/1 values
         int64 = _dtypes.DTYPES["int64"]
         return scatter_reduce(input.astype(int64), d, index, src.astype(int64), reduce,

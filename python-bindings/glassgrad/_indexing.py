@@ -259,6 +259,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         raise _C.ShapeError(f"put_(): Expected source and index to have the same number of elements, but got "
                             f"source {got} and index {list(index.shape)}\n  fix: one source element per index")
     values = _value_tensor(source, input).reshape(-1)
+    if accumulate and input._h.dtype == "bool":  # an or of 0/1 values
+        return put(_long(input), index, _long(values), True).astype(input._h.dtype)
     flat = input.reshape(-1)
     return _op("IndexPut", [flat, values, flat_index], {"dims": [0], "accumulate": bool(accumulate)}).reshape(
         *input.shape)

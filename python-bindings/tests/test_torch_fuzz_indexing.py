@@ -124,3 +124,39 @@ def test_setitem_values_and_index_put_dtypes_as_torch(dtype):
     }
     for where, fn in calls.items():
         same(fn, x, where=f"{where} of {dtype}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_indexed_ops_over_random_shapes_dims_and_indices_as_torch(dtype):
+    # random shapes of 1-3 dims, a random (negative too) dim, index tensors of random extents with
+    # negative entries, empty index lists, and sources one larger than the index where allowed
+    rng = np.random.default_rng(500 + DTYPES.index(dtype))
+    for trial in range(30):
+        nd = int(rng.integers(1, 4))
+        shape = tuple(int(rng.integers(1, 4)) for _ in range(nd))
+        x = array(rng, dtype, shape, 0, 5)
+        d = int(rng.integers(-nd, nd))
+        n = shape[d % nd]
+        ishape = tuple(int(rng.integers(1, 4)) if a == d % nd else int(rng.integers(1, s + 1)) for a, s in enumerate(shape))
+        idx = rng.integers(-n if trial % 3 == 0 else 0, n, ishape)
+        src = array(rng, dtype, tuple(s + int(rng.integers(0, 2)) for s in ishape), 0, 5)
+        idx1 = rng.integers(0, n, (int(rng.integers(0, 4)),))
+        src1 = array(rng, dtype, tuple(len(idx1) if a == d % nd else s for a, s in enumerate(shape)), 0, 5)
+        calls = {
+            "gather": lambda lib, t: t.gather(d, lib.tensor(idx)),
+            "scatter": lambda lib, t: t.scatter(d, lib.tensor(idx), lib.tensor(src)),
+            "scatter_add": lambda lib, t: t.scatter_add(d, lib.tensor(idx), lib.tensor(src)),
+            "scatter value": lambda lib, t: t.scatter(d, lib.tensor(idx), 1),
+            "take_along_dim": lambda lib, t: lib.take_along_dim(t, lib.tensor(np.abs(idx) % n), d),
+            "index_select": lambda lib, t: t.index_select(d, lib.tensor(idx1)),
+            "index_add": lambda lib, t: t.index_add(d, lib.tensor(idx1), lib.tensor(src1)),
+            "index_fill": lambda lib, t: t.index_fill(d, lib.tensor(idx1), 1),
+            "put": lambda lib, t: t.put(lib.tensor(idx1), lib.tensor(src1).flatten()[:len(idx1)]),
+            "put accumulate": lambda lib, t: t.put(lib.tensor(idx1), lib.tensor(src1).flatten()[:len(idx1)], accumulate=True),
+            "take": lambda lib, t: t.take(lib.tensor(idx1)),
+            "masked_scatter": lambda lib, t: t.masked_scatter(t != 0, t.flatten().flip(0)),
+        }
+        if dtype != "bool":  # PyTorch's 1-d index_reduce has no bool kernel, its n-d one has
+            calls["index_reduce amax"] = lambda lib, t: t.index_reduce(d, lib.tensor(idx1), lib.tensor(src1), "amax")
+        for where, fn in calls.items():
+            same(fn, x, where=f"{where} of {dtype}{shape}, dim {d}, index {ishape}")
