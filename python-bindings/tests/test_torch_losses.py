@@ -108,8 +108,10 @@ def test_kl_div_batchmean_and_its_mean_warning_match_torch():
     _compare(F.kl_div, TF.kl_div, (X, PROBS), (0, 1), {"reduction": "batchmean"})
     with pytest.warns(UserWarning, match="batchmean"):
         F.kl_div(gg.tensor(X), gg.tensor(PROBS))
-    assert gg.isclose(nn.KLDivLoss(reduction="batchmean")(gg.tensor(X), gg.tensor(PROBS)),
-                      gg.tensor(TF.kl_div(torch.tensor(X), torch.tensor(PROBS), reduction="batchmean").item())).item()
+    ours = nn.KLDivLoss(reduction="batchmean")(gg.tensor(X), gg.tensor(PROBS))
+    theirs = TF.kl_div(torch.tensor(X), torch.tensor(PROBS), reduction="batchmean")
+    assert ours.dtype == gg.float64 and theirs.dtype == torch.float64
+    assert gg.isclose(ours, gg.tensor(theirs.item(), dtype=gg.float64)).item()  # isclose wants one dtype, as torch's
 
 
 def test_gaussian_nll_loss_takes_a_float_variance():
