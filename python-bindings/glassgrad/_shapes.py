@@ -405,7 +405,11 @@ def dot(input: Tensor, tensor_: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """input[i] * vec2[j] (torch.outer)."""
+    """input[i] * vec2[j] (torch.outer), of two 1-d tensors."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t.ndim != 1:
+            raise _C.ShapeError(f"outer: Expected 1-D argument {name}, but got {t.ndim}-D (shape {list(t.shape)}), as "
+                                f"PyTorch\n  fix: x.reshape(-1)")
     return mul(input.reshape(-1, 1), vec2.reshape(1, -1))
 
 
@@ -579,7 +583,13 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements (torch.nonzero): an int64 [count, ndim] tensor, or with
     as_tuple=True one int64 tensor per dim. The count depends on the data, so this computes
     pending work first (as PyTorch synchronizes with the GPU here)."""
-    where = np.nonzero(np.asarray(input.numpy()).reshape(input.shape))
+    values = np.asarray(input.numpy()).reshape(input.shape)
+    if values.ndim == 0:  # a scalar: as_tuple reads it as 1-d, the matrix form has no columns (PyTorch's)
+        hit = int(values != 0)
+        if as_tuple:
+            return (tensor(np.zeros(hit, np.int64), device=input.device),)
+        return tensor(np.zeros((hit, 0), np.int64), device=input.device)
+    where = np.nonzero(values)
     if as_tuple:
         return tuple(tensor(w.astype(np.int64), device=input.device) for w in where)
     coords = np.stack(where, axis=1).astype(np.int64) if where else np.zeros((0, 0), np.int64)

@@ -128,3 +128,23 @@ def test_argument_edges_and_errors_as_torch():
     x = np.arange(24.0).reshape(2, 3, 4)
     for where, fn in ARGUMENTS.items():
         same(fn, x, where=where)
+
+
+SCALAR_OPS = {
+    "nonzero": lambda lib, t: t.nonzero(), "nonzero(as_tuple=True)": lambda lib, t: t.nonzero(as_tuple=True),
+    "where(t != 0)": lambda lib, t: lib.where(t != 0), "argwhere": lambda lib, t: lib.argwhere(t),
+    "masked_select": lambda lib, t: t.masked_select(t != 0), "t[t > 0]": lambda lib, t: t[t > 0], "t[()]": lambda lib, t: t[()],
+    "t[True]": lambda lib, t: t[True], "t[False]": lambda lib, t: t[False], "sort": lambda lib, t: t.sort(),
+    "topk(0)": lambda lib, t: t.topk(0), "unique": lambda lib, t: t.unique(), "expand(2, 2)": lambda lib, t: t.expand(2, 2),
+    "gather": lambda lib, t: t.gather(0, lib.tensor(0)), "scatter": lambda lib, t: t.scatter(0, lib.tensor(0), t),
+    "take": lambda lib, t: t.take(lib.tensor([0, 0])), "outer": lambda lib, t: lib.outer(t, t), "t @ t": lambda lib, t: t @ t,
+    "max(0)": lambda lib, t: t.max(0), "median(0)": lambda lib, t: t.median(0), "prod(0)": lambda lib, t: t.prod(0),
+    "chunk(2)": lambda lib, t: t.chunk(2), "split(1)": lambda lib, t: t.split(1), "len": lambda lib, t: len(t),
+    "bincount": lambda lib, t: lib.bincount(t), "searchsorted": lambda lib, t: lib.searchsorted(t[None], t),
+}
+
+
+@pytest.mark.parametrize("value", [2.5, 0.0, 3, True, np.uint8(0)], ids=repr)
+def test_zero_dim_inputs_as_torch(value):
+    for where, fn in SCALAR_OPS.items():
+        same(fn, np.array(value), where=f"{where} of 0-d {value!r}")
