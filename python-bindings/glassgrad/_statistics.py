@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C, _args
+from . import _C, _args, _dtypes
 from ._arranging import triu_indices
 from ._tensor import Tensor
 
@@ -87,12 +87,19 @@ def _halves(y: Tensor, d: int):
     return y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
 
 
+def _refuse_bool(where: str, y: Tensor, x) -> None:
+    if y.dtype == "bool" or (isinstance(x, Tensor) and x.dtype == "bool"):
+        raise _C.DTypeError(f"{where}: received a bool input for `x` or `y`, but bool is not supported (as in "
+                            f"PyTorch)\n  fix: convert first: y.float()")
+
+
 def trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """torch.trapezoid: the trapezoid rule's integral of y along dim, with sample points x (a
     tensor) or a constant spacing (x or dx as a number, default 1)."""
+    _refuse_bool("trapezoid", y, x)
     spacing, d = _spacing(y, x, dx, dim, "trapezoid")
-    if y.shape[d] == 0:
-        return y.sum(d)
+    if y.shape[d] == 0:  # zeros in y's own dtype, as PyTorch's
+        return y.sum(d).astype(y.dtype)
     left, right = _halves(y, d)
     return ((left + right) * spacing).sum(d) / 2
 
@@ -105,7 +112,10 @@ def trapz(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
 def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor:
     """torch.cumulative_trapezoid: the running trapezoid-rule integral along dim (one fewer
     element than y there)."""
+    _refuse_bool("cumulative_trapezoid", y, x)
     spacing, d = _spacing(y, x, dx, dim, "cumulative_trapezoid")
+    if y.shape[d] == 0:  # no intervals: an empty result, floating as the integral would be
+        return y if y.dtype.is_floating_point else y.astype(_dtypes.DEFAULT_FLOAT)
     left, right = _halves(y, d)
     return ((left + right) * spacing / 2).cumsum(d)
 

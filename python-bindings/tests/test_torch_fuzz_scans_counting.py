@@ -72,3 +72,15 @@ def test_scans_with_dtype_and_renorm_as_torch(dtype):
                 same(lambda lib, t: getattr(t, name)(d, dtype=getattr(lib, out)) if out else getattr(t, name)(d), x,
                      where=f"{name}({d}, dtype={out}) of {dtype}{shape}")
         same(lambda lib, t: t.double().renorm(2, d, 1.0), x, where=f"renorm(2, {d}, 1.0) of {dtype}{shape}")
+
+
+def test_trapezoid_edges_as_torch():
+    for y in [np.array([1, 2, 3]), np.array([1, 2, 3], np.int32), np.zeros((3, 0), np.int32), np.zeros((3, 0), np.float32),
+              np.array([True, False]), np.zeros((0, 3)), np.array(2.5)]:
+        for where, fn in {"trapezoid": lambda lib, t: lib.trapezoid(t),
+                          "cumulative_trapezoid": lambda lib, t: lib.cumulative_trapezoid(t),
+                          "trapezoid(dx=2)": lambda lib, t: lib.trapezoid(t, dx=2),
+                          "trapezoid(x=arange)": lambda lib, t: lib.trapezoid(t, x=lib.arange(t.shape[-1]) if t.ndim else t),
+                          "trapezoid(dim=0)": lambda lib, t: lib.trapezoid(t, dim=0),
+                          "cumulative_trapezoid(dim=0)": lambda lib, t: lib.cumulative_trapezoid(t, dim=0)}.items():
+            same(fn, y, where=f"{where} of {y.dtype}{y.shape}")
