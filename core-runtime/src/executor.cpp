@@ -115,9 +115,14 @@ WorkspaceFn Executor::workspace_fn() {
 
 namespace {
 
-// Executor::strided_input_ok_: a view bound as it is saves a copy per run (a Linear layer's
-// weight.T read by MatMul: copying a [4096, 1152] transposed weight took 35 ms on a 2-core CPU,
-// the product 3 ms). CPU only: a CUDA plan's inputs may be staged for a captured graph.
+// The slot at the root of a chain of view slots (the slot itself when it is no view).
+int root_slot(const Plan& p, int slot) {
+  while (slot >= 0 && p.slots[static_cast<size_t>(slot)].kind == SlotKind::View) slot = p.slots[static_cast<size_t>(slot)].base;
+  return slot;
+}
+
+// Executor::strided_input_ok_ (docs/architecture.md, "From Python to kernels": binding). CPU
+// only: a CUDA plan's inputs may be staged in dense buffers for a captured graph.
 std::vector<char> strided_inputs_ok(const Plan& p) {
   std::vector<char> ok(p.input_slots.size(), 0);
   std::map<int, size_t> input_of;
@@ -127,30 +132,42 @@ std::vector<char> strided_inputs_ok(const Plan& p) {
       input_of[p.input_slots[k]] = k;
     }
   }
-  for (int slot : p.output_slots) {
+  const auto refuse = [&](int slot) {
     auto it = input_of.find(slot);
     if (it != input_of.end()) ok[it->second] = 0;
-  }
-  // A view slot's strides were planned over a dense base.
-  for (const BufferSlot& s : p.slots) {
-    if (s.kind != SlotKind::View) continue;
-    int root = s.base;  // a view of a view: the slot at the root of the chain
-    while (root >= 0 && p.slots[static_cast<size_t>(root)].kind == SlotKind::View) root = p.slots[static_cast<size_t>(root)].base;
-    auto it = input_of.find(root);
-    if (it != input_of.end()) ok[it->second] = 0;
-  }
+  };
+  for (int slot : p.output_slots) refuse(slot);
+  for (const BufferSlot& s : p.slots)  // a view slot's strides were planned over a dense base
+    if (s.kind == SlotKind::View) refuse(root_slot(p, s.base));
   for (const PlanStep& st : p.steps) {
+    const OpSchema& sc = *st.schema;
+    // A view op's layout and an output given the input's buffer were planned for dense inputs.
+    const bool dense = !sc.strided_inputs || sc.view_of >= 0 || sc.overwrites_input >= 0;
     for (size_t i = 0; i < st.inputs.size(); ++i) {
-      auto it = input_of.find(st.inputs[i]);
-      if (it == input_of.end()) continue;
       bool updated = false;
-      for (const auto& io : st.schema->inplace) updated = updated || io.second == static_cast<int>(i);
-      // A view op's layout and an output given the input's buffer were planned for dense inputs.
-      const OpSchema& sc = *st.schema;
-      if (!sc.strided_inputs || updated || sc.view_of >= 0 || sc.overwrites_input >= 0) ok[it->second] = 0;
+      for (const auto& io : sc.inplace) updated = updated || io.second == static_cast<int>(i);
+      if (dense || updated) refuse(st.inputs[i]);
     }
   }
   return ok;
+}
+
+// The plan inputs some step writes: a step output placed over an input's buffer (a view slot
+// rooted there: an in-place update, or the planner reusing the buffer of an input that dies).
+std::vector<size_t> written_inputs(const Plan& p) {
+  std::map<int, size_t> input_of;
+  for (size_t k = 0; k < p.input_slots.size(); ++k) input_of[p.input_slots[k]] = k;
+  std::vector<char> written(p.input_slots.size(), 0);
+  for (const PlanStep& st : p.steps)
+    for (int out : st.outputs) {
+      if (p.slots[static_cast<size_t>(out)].kind != SlotKind::View) continue;
+      auto it = input_of.find(root_slot(p, out));
+      if (it != input_of.end()) written[it->second] = 1;
+    }
+  std::vector<size_t> ks;
+  for (size_t k = 0; k < written.size(); ++k)
+    if (written[k]) ks.push_back(k);
+  return ks;
 }
 
 }  // namespace
@@ -175,19 +192,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
   batch_end_ = batch_runs(*plan_, kernels_);
   slot_names_ = debug::buffer_labels(*plan_);
   strided_input_ok_ = strided_inputs_ok(*plan_);
-  // Inputs a step writes: an output placed over an input's buffer (a view slot rooted there: an
-  // in-place update, or the planner reusing the buffer of an input that dies at that step).
-  const auto root_of = [&](int slot) {
-    while (slot >= 0 && plan_->slots[static_cast<size_t>(slot)].kind == SlotKind::View)
-      slot = plan_->slots[static_cast<size_t>(slot)].base;
-    return slot;
-  };
-  for (size_t k = 0; k < plan_->input_slots.size(); ++k) {
-    bool written = false;
-    for (const PlanStep& st : plan_->steps)
-      for (int out : st.outputs) written = written || (out != plan_->input_slots[k] && root_of(out) == plan_->input_slots[k]);
-    if (written) updated_inputs_.push_back(k);
-  }
+  updated_inputs_ = written_inputs(*plan_);
 }
 
 std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
