@@ -203,7 +203,7 @@ def test_linear_inference_tiny_times_both_forms_of_the_transposed_weight_product
     assert_well_formed(rows)
     ours = [r for r in rows if r["framework"] == "glassgrad"]
     assert {r["workload"].split("row, ")[-1].split("rows, ")[-1] for r in ours} == {"F.linear(x, W)", "x @ W.T"}
-    assert len(ours) == 4 and all(r["metric"] == "ms_per_call" and float(r["value"]) > 0 for r in ours)
+    assert len(ours) == 4 and all(r["metric"] == "ms_per_call" and math.isfinite(float(r["value"])) for r in ours)
 
 
 def test_bench_gemm_conv_tiny_times_sgemm_and_convolutions_in_three_directions(tmp_path):
