@@ -14,9 +14,6 @@ import builtins
 import functools
 import math
 import numbers
-import os
-import sys
-import types
 import warnings
 from typing import Optional
 
@@ -26,23 +23,13 @@ from . import _C, _dtypes
 from ._dtypes import DTYPES
 from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
+from ._trace import user_stacklevel
 
 _Number = (numbers.Number, np.number, np.bool_)
 
 
 def is_number(x) -> bool:
     return isinstance(x, _Number) and not isinstance(x, Tensor)
-
-
-def _user_stacklevel() -> int:
-    """The stacklevel, for a warnings.warn in the caller, of the first frame outside glassgrad (the
-    user's line, whichever of glassgrad's wrappers the call went through)."""
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame: Optional[types.FrameType] = sys._getframe(2)
-    level = 2
-    while frame is not None and frame.f_code.co_filename.startswith(package):
-        frame, level = frame.f_back, level + 1
-    return level
 
 
 def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: str):
@@ -58,7 +45,7 @@ def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: 
                 name = fn.__name__
                 warnings.warn(f"This overload of {name} is deprecated:\n\t{name}({spelled})\nConsider using one "
                               f"of the following signatures instead:\n\t{name}({instead})", UserWarning,
-                              stacklevel=_user_stacklevel())
+                              stacklevel=user_stacklevel())
                 kwargs[keyword] = args[0]
                 args = args[1:]
             return fn(input, *args, **kwargs)

@@ -8,7 +8,8 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import List
+import types
+from typing import List, Optional
 
 from . import _C
 
@@ -83,6 +84,17 @@ def user_source() -> str:
             return f"{name}:{f.f_lineno}"
         f = f.f_back
     return ""
+
+
+def user_stacklevel() -> int:
+    """The stacklevel, for a warnings.warn in the caller, of the first frame outside the glassgrad
+    package (the user's line, whichever of glassgrad's wrappers the call went through): the walk
+    of user_source, counted in frames."""
+    f: Optional[types.FrameType] = sys._getframe(2)
+    level = 2
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f, level = f.f_back, level + 1
+    return level
 
 
 def _meta(role: str):
