@@ -470,6 +470,9 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     for bound in (min, max):
         check_fits(bound, out_dt, "clamp")
     floating = DTYPES[str(out_dt)].is_floating_point
+    if floating and x.requires_grad:
+        # A NaN input stays NaN and gets no gradient, as PyTorch's (its mask min <= x <= max is false).
+        x = _op("Where", [isnan(x), x.detach(), x])
     if min is not None:
         lo = as_operand(min, out_dt, x.device)
         # A NaN bound gives NaN, as PyTorch's clamp (a NaN input stays NaN: no comparison holds).

@@ -79,7 +79,10 @@ class set_grad_enabled(no_grad):
 class inference_mode(no_grad):
     """torch.inference_mode(mode=True): as no_grad() while mode is true (glassgrad keeps no
     version counters or view metadata that inference mode would skip, so no_grad() is already
-    the cheaper mode); a context manager and a decorator, with or without parentheses."""
+    the cheaper mode); a context manager and a decorator, with or without parentheses. As in
+    PyTorch, inference_mode(False) turns gradient tracking on and inference mode off inside it
+    (nested in an inference_mode() block too), and tensors made in inference mode are inference
+    tensors (Tensor.is_inference())."""
 
     def __new__(cls, mode=True):
         if callable(mode) and not isinstance(mode, bool):
@@ -89,17 +92,20 @@ class inference_mode(no_grad):
     def __init__(self, mode: bool = True):
         super().__init__()
         self._mode = bool(mode)
-        self._enabled = False if self._mode else _C.grad_enabled()
+        self._enabled = not self._mode
 
     def __enter__(self):
+        global _inference_blocks
         stack = self._saved.__dict__.setdefault("stack", [])
         stack.append((_C.grad_enabled(), _inference.__dict__.get("on", False)))
-        _inference.on = self._mode or _inference.__dict__.get("on", False)
-        if self._mode:
-            _C.set_grad_enabled(False)
+        _inference.on = self._mode
+        _inference_blocks += 1
+        _C.set_grad_enabled(self._enabled)
 
     def __exit__(self, *exc):
+        global _inference_blocks
         grad, _inference.on = self._saved.stack.pop()
+        _inference_blocks -= 1
         _C.set_grad_enabled(grad)
 
     def __call__(self, fn):
@@ -108,6 +114,9 @@ class inference_mode(no_grad):
 
 
 _inference = threading.local()
+# inference_mode blocks entered and not left, over all threads: while 0, no tensor being made is an
+# inference tensor and making one costs no thread-local look-up (_tensor._wrap).
+_inference_blocks = 0
 
 
 def is_inference_mode_enabled() -> bool:

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 import weakref
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _device, _dtypes
+from . import _C, _device, _dtypes, _runtime
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
@@ -136,7 +137,21 @@ class _AccumulateGrad:
 def _wrap(handle) -> "Tensor":
     t = Tensor.__new__(Tensor)
     t._h = handle
+    if _runtime._inference_blocks and _runtime.is_inference_mode_enabled():
+        _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
     return t
+
+
+def _forget_inference_tensor(key: int):
+    """The callback that drops key's entry from _INFERENCE_TENSORS when its tensor is collected."""
+    def forget(_ref) -> None:
+        _INFERENCE_TENSORS.pop(key, None)
+    return forget
+
+
+# The tensors made inside inference_mode() (Tensor.is_inference), by id, held weakly: an entry leaves
+# when its tensor is collected. (Not a WeakSet: that compares tensors with ==, elementwise here.)
+_INFERENCE_TENSORS: dict = {}
 
 
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
@@ -472,8 +487,9 @@ class Tensor:
         return False
 
     def is_inference(self) -> bool:
-        """False: glassgrad has no inference-mode tensors (Tensor.is_inference)."""
-        return False
+        """Whether this tensor was made inside inference_mode() (Tensor.is_inference)."""
+        ref = _INFERENCE_TENSORS.get(id(self))
+        return ref is not None and ref() is self
 
     @property
     def real(self) -> "Tensor":
@@ -527,6 +543,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, on: bool) -> None:
+        if on and self.is_inference() and not _runtime.is_inference_mode_enabled():
+            raise _C.TensorStateError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.\n"
+                f"  this tensor {list(self.shape)} {self.dtype} was made inside inference_mode()\n"
+                "  fix: x = x.clone() outside inference_mode() gives a normal tensor to train with")
         self._h.set_requires_grad(bool(on))
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
@@ -557,10 +578,21 @@ class Tensor:
     def grad(self) -> Optional["Tensor"]:
         """The gradient backward() accumulated for this leaf, or None (Tensor.grad)."""
         g = self._h.grad()
+        if g is None and not self.is_leaf and not self._h.retains_grad:
+            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                          "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+                          "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+                          "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+                          "instead.", UserWarning, stacklevel=_trace.user_stacklevel())
         return None if g is None else _wrap(g)
 
     @grad.setter
     def grad(self, value: Optional["Tensor"]) -> None:
+        if value is not None and tuple(value.shape) != tuple(self.shape):
+            raise _C.ShapeError(
+                f"attempting to assign a gradient of size {list(value.shape)} to a tensor of size "
+                f"{list(self.shape)}: a gradient must have its tensor's shape (Tensor.grad)\n"
+                f"  fix: x.grad = g.reshape(x.shape), or x.grad = None to drop it")
         self._h.set_grad(None if value is None else value._h)
 
     # ---- realizing ----

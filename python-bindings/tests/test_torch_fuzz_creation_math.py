@@ -115,8 +115,7 @@ def test_unary_math_dtypes_and_special_values_as_torch(dtype):
         same(lambda lib, t: getattr(lib, name)(t), UNARY_VALUES[dtype], where=f"{name} of {dtype}")
         same(lambda lib, t: +t if name == "positive" else -t if name == "neg" else abs(t), UNARY_VALUES[dtype],
              where=f"operator for {name} of {dtype}")
-    if not dtype.startswith("float"):  # relu of NaN and -0.0: the engine's ReLU gives 0 (porting.md)
-        same(lambda lib, t: lib.relu(t), UNARY_VALUES[dtype], where=f"relu of {dtype}")
+    same(lambda lib, t: lib.relu(t), UNARY_VALUES[dtype], where=f"relu of {dtype}")
 
 
 _SPECIAL = np.array([-np.inf, -3.5, -1, -0.0, 0.0, 0.5, 2, np.inf, np.nan])

@@ -139,9 +139,12 @@ GradFn chain(ValueId (*df)(GradContext&, ValueId x, ValueId y)) {
   };
 }
 
-// Rows that are constant almost everywhere (sign, floor, ...): no gradient flows, so the input's
-// gradient is zero, as in PyTorch.
-void zero_gradient(GradContext&) {}
+// Rows that are constant almost everywhere (sign, floor, ...): the input's gradient is zeros of its
+// shape and dtype, as in PyTorch (x.grad is zeros after backward, not None), whatever the incoming
+// gradient holds (an inf or NaN there gives 0 too).
+void zero_gradient(GradContext& c) {
+  if (c.grad_output(0) != kNoValue && c.needs_grad(0)) c.set_grad(0, ops::zeros_like(c, c.input(0)));
+}
 
 // A binary row out = f(a, b) with da = g * fa and db = g * fb (broadcast inputs reduced back).
 void binary_gradient(GradContext& c, ValueId fa, ValueId fb) {
@@ -292,7 +295,7 @@ const std::map<std::string, GradFn>& gradient_rules() {
        [](GradContext& c) {
          if (c.grad_output(0) == kNoValue) return;
          const double p = c.attrs().f("exponent");
-         if (p == 0.0) return;  // x^0 = 1 everywhere: zero gradient, at x = 0 too (PyTorch's)
+         if (p == 0.0) return zero_gradient(c);  // x^0 = 1 everywhere: zero gradient, at x = 0 too (PyTorch's)
          // d(x^p)/dx = p * x^(p-1)
          const ValueId d = c.emit("MulScalar", {c.emit("PowScalar", {c.input(0)}, scalar_attr("exponent", p - 1))},
                                   scalar_attr("value", p));
