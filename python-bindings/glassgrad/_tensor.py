@@ -682,8 +682,16 @@ class Tensor:
         return _printing.with_suffixes("tensor(" + body, suffixes, len("tensor("))
 
     def __format__(self, spec: str) -> str:
-        if self.numel() == 1 and spec:
-            return format(self.item(), spec)
+        """f"{t}" and f"{t:.4f}": a 0-d tensor formats its number, as PyTorch's (f"Label: {y[0]}"
+        prints "Label: 9"); a Parameter and a tensor of more dims print their repr. A spec on a
+        one-element tensor of more dims formats its number too (PyTorch refuses it), on others
+        PyTorch's TypeError."""
+        if spec or (self.ndim == 0 and type(self) is Tensor):
+            if self.numel() == 1:
+                return format(self.item(), spec)
+            raise TypeError(f"unsupported format string passed to Tensor.__format__ (a tensor of shape "
+                            f"{list(self.shape)} with the spec {spec!r})\n  fix: format its numbers, "
+                            f"e.g. [format(v, {spec!r}) for v in t.tolist()], or print it with f\"{{t}}\"")
         return repr(self)
 
     # ---- autodiff ----

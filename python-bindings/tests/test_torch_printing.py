@@ -101,3 +101,25 @@ def test_a_suffix_past_the_line_width_starts_a_new_line():
     assert repr(x * 2) == repr(y * 2)
     b = np.arange(6, dtype=np.float64).reshape(2, 3) / 7
     assert ours(b) == repr(torch.tensor(b))  # a short one keeps its suffix on the last line
+
+
+@pytest.mark.parametrize("value", [9, 2.5, True, -0.125])
+@pytest.mark.parametrize("spec", ["", ">4", ".3f", "^9"])
+def test_a_0d_tensor_formats_its_number_as_torch(value, spec):
+    # f"Label: {labels[0]}" (the data tutorial) prints "Label: 9"; a 0-d tensor formats its item.
+    if spec == ".3f" and isinstance(value, bool):
+        spec = ""
+    assert format(gg.tensor(value), spec) == format(torch.tensor(value), spec)
+    assert f"{gg.tensor(value) * 1}" == f"{torch.tensor(value) * 1}"
+
+
+def test_format_of_other_tensors_is_their_repr_or_torchs_refusal():
+    for a in (np.array([1.0, 2.0], np.float32), np.zeros((2, 2), np.float64), np.array(1.5, np.float32)):
+        p, q = gg.nn.Parameter(gg.tensor(a)), torch.nn.Parameter(torch.tensor(a))
+        assert f"{p}" == f"{q}".replace("torch.", "glassgrad.")
+        if a.ndim:
+            assert f"{gg.tensor(a)}" == repr(gg.tensor(a))
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        format(torch.tensor([1.0, 2.0]), ".2f")
+    with pytest.raises(TypeError, match=r"unsupported format string passed to Tensor.__format__ .*\[2\].*\n  fix"):
+        format(gg.tensor([1.0, 2.0]), ".2f")
