@@ -36,10 +36,36 @@ def test_get_model_and_builder():
         models.get_model("resnet19")
 
 
-def test_weight_lookups_say_how_to_load_a_file():
-    with pytest.raises(gg.GlassgradError, match="(?s)get_model_weights\\('vit_b_16'\\).*no weights enum.*weights=None"):
-        models.get_model_weights("vit_b_16")
-    with pytest.raises(gg.GlassgradError, match="get_model_weights\\('resnet50'\\)"):
-        models.get_model_weights(models.resnet50)
-    with pytest.raises(gg.GlassgradError, match="downloads nothing"):
-        models.get_weight("ResNet50_Weights.IMAGENET1K_V2")
+def test_weight_lookups_give_torchvisions_enums_whose_use_says_how_to_load_a_file():
+    assert models.get_model_weights("vit_b_16") is models.ViT_B_16_Weights
+    assert models.get_model_weights(models.resnet50) is models.ResNet50_Weights
+    weight = models.get_weight("ResNet50_Weights.IMAGENET1K_V2")
+    assert weight is models.ResNet50_Weights.DEFAULT and repr(weight) == "ResNet50_Weights.IMAGENET1K_V2"
+    with pytest.raises(gg.GlassgradError, match="(?s)get_state_dict.*downloads nothing.*weights=None"):
+        weight.get_state_dict(progress=True)
+    with pytest.raises(gg.GlassgradError, match="(?s)IMAGENET1K_V2.transforms.*downloads nothing"):
+        weight.transforms()
+    with pytest.raises(ValueError, match="Unknown model resnet19"):
+        models.get_model_weights("resnet19")
+    with pytest.raises(ValueError, match="Unknown weight enum name 'ResNet50_Weights.IMAGENET1K_V9'"):
+        models.get_weight("ResNet50_Weights.IMAGENET1K_V9")
+
+
+def test_every_builder_has_torchvisions_weight_enum_and_refuses_its_members():
+    # `from torchvision.models import resnet18, ResNet18_Weights` (the autograd tutorial) imports;
+    # resnet18(weights=ResNet18_Weights.DEFAULT) raises the offline refusal at that line.
+    from glassgrad.vision.models.resnet import ResNet18_Weights
+    assert ResNet18_Weights is models.ResNet18_Weights and list(ResNet18_Weights) == [ResNet18_Weights.IMAGENET1K_V1]
+    assert [w.name for w in models.ResNet50_Weights] == ["IMAGENET1K_V1", "IMAGENET1K_V2"]
+    assert models.ViT_H_14_Weights.DEFAULT.name == "IMAGENET1K_SWAG_E2E_V1"
+    assert models.VGG16_Weights.DEFAULT.name == "IMAGENET1K_V1" and "IMAGENET1K_FEATURES" in models.VGG16_Weights.__members__
+    assert models.ResNet50_Weights.verify("IMAGENET1K_V1") is models.ResNet50_Weights.IMAGENET1K_V1
+    assert models.ResNet50_Weights.verify(None) is None
+    with pytest.raises(TypeError, match="expected ResNet50_Weights"):
+        models.ResNet50_Weights.verify(models.ResNet18_Weights.DEFAULT)
+    enums = {name: models.get_model_weights(name) for name in models.list_models()}
+    assert len(set(enums.values())) == 80 and all(e.__name__.endswith("_Weights") for e in enums.values())
+    for name in ("resnet18", "mobilenet_v3_small", "squeezenet1_1"):
+        with pytest.raises(gg.GlassgradError, match=f"(?s){name}\\(weights={enums[name].__name__}.IMAGENET1K_V1\\).*"
+                                                     "downloads nothing"):
+            models.get_model(name, weights=enums[name].DEFAULT)

@@ -40,10 +40,22 @@ _MODEL_FILES = (_resnet, _vgg, _alexnet, _squeezenet, _mobilenetv2, _densenet, _
                 _shufflenetv2, _mnasnet, _googlenet, _inception, _regnet, _convnext, _vision_transformer,
                 _swin_transformer, _maxvit)
 from ._registry import get_model, get_model_builder, get_model_weights, get_weight, list_models
+from . import _weight_enums
+from ._weight_enums import WeightsEnum
+
+# torchvision's weight enums (ResNet18_Weights, ...): here and in their model's file, as torchvision
+# has them; using one raises (_weight_enums.py).
+_ENUMS = _weight_enums.build()
+for _builder, _enum in _ENUMS.items():
+    globals()[_enum.__name__] = _enum
+    _module = next(m for m in _MODEL_FILES if _builder in m.__all__)
+    setattr(_module, _enum.__name__, _enum)
+del _builder, _enum, _module
 
 __all__ = (_resnet.__all__ + _vgg.__all__ + _alexnet.__all__ + _squeezenet.__all__ + _mobilenetv2.__all__
            + _densenet.__all__ + _mobilenetv3.__all__ + _efficientnet.__all__
            + _shufflenetv2.__all__ + _mnasnet.__all__ + _googlenet.__all__ + _inception.__all__
            + _regnet.__all__ + _convnext.__all__ + _vision_transformer.__all__
            + _swin_transformer.__all__ + _maxvit.__all__
-           + ["list_models", "get_model", "get_model_builder", "get_model_weights", "get_weight"])
+           + ["list_models", "get_model", "get_model_builder", "get_model_weights", "get_weight", "WeightsEnum"]
+           + sorted(e.__name__ for e in _ENUMS.values()))

@@ -1,8 +1,8 @@
 """torchvision.models' registry functions (list_models, get_model, get_model_builder,
 get_model_weights, get_weight) over glassgrad.vision.models' builders: every function of the
-model files whose keyword-only arguments include `weights` (resnet18, vit_b_16, ...). Weight
-enums do not exist here (nothing is bundled or downloaded), so the weight look-ups raise and say
-how to load a file."""
+model files whose keyword-only arguments include `weights` (resnet18, vit_b_16, ...). The weight
+look-ups give torchvision's enums (_weight_enums.py), whose use raises: nothing is bundled or
+downloaded."""
 from __future__ import annotations
 
 import fnmatch
@@ -59,18 +59,21 @@ def get_model(name: str, **config: Any) -> nn.Module:
     return get_model_builder(name)(**config)
 
 
-def _no_weights(call: str, name: str) -> _C.UnsupportedError:
-    return _C.UnsupportedError(
-        f"{call}({name!r}): glassgrad bundles no pretrained weights and downloads nothing, so there is no weights "
-        f"enum\n  fix: build with weights=None and load a state_dict saved from torchvision: "
-        f"model.load_state_dict(glassgrad.load('model.pth'))")
-
-
 def get_model_weights(name: Union[Callable, str]) -> Any:
-    """Raises: there are no weight enums (see the module's doc)."""
-    raise _no_weights("get_model_weights", name if isinstance(name, str) else getattr(name, "__name__", str(name)))
+    """The weights enum of a builder or its name (get_model_weights("resnet50") is ResNet50_Weights)."""
+    from . import _ENUMS
+    key = name.lower() if isinstance(name, str) else getattr(name, "__name__", "")
+    if key not in _ENUMS:
+        get_model_builder(key or str(name))  # an unknown name raises there, naming the known ones
+    return _ENUMS[key]
 
 
 def get_weight(name: str) -> Any:
-    """Raises: there are no weight enums (see the module's doc)."""
-    raise _no_weights("get_weight", name)
+    """The member that "ResNet50_Weights.IMAGENET1K_V2" names."""
+    from . import _ENUMS
+    enum_name, _, member = name.partition(".")
+    for enum in _ENUMS.values():
+        if enum.__name__ == enum_name and member in enum.__members__:
+            return enum.__members__[member]
+    raise _C.InvalidArgumentError(f"Unknown weight enum name {name!r}\n  fix: an enum and a member, e.g. "
+                                  f"'ResNet50_Weights.IMAGENET1K_V2', or get_model_weights('resnet50')")
