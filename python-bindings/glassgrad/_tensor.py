@@ -588,11 +588,19 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Optional["Tensor"]) -> None:
-        if value is not None and tuple(value.shape) != tuple(self.shape):
-            raise _C.ShapeError(
-                f"attempting to assign a gradient of size {list(value.shape)} to a tensor of size "
-                f"{list(self.shape)}: a gradient must have its tensor's shape (Tensor.grad)\n"
-                f"  fix: x.grad = g.reshape(x.shape), or x.grad = None to drop it")
+        """Sets .grad to None or a tensor of this tensor's shape, as PyTorch's setter checks (`a.grad = 0.`
+        raises its TypeError; zero a gradient with a.grad = None). A gradient of another dtype is
+        kept (PyTorch refuses it; glassgrad's clipping and optimizers cast where they combine)."""
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}\n  fix: x.grad = None (or x.grad.zero_()) to clear it, "
+                                f"or a tensor: x.grad = glassgrad.zeros_like(x)")
+            if value.shape != self.shape:
+                raise _C.TensorStateError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size\n"
+                    f"  fix: a gradient of the tensor's shape, e.g. x.grad = g.reshape(x.shape)")
         self._h.set_grad(None if value is None else value._h)
 
     # ---- realizing ----
@@ -1116,7 +1124,7 @@ class Tensor:
         grad = self.grad if self.requires_grad else None
         self._h.reset(_C.lazy_leaf(value._raw(), kind, self.requires_grad, self.name))
         if grad is not None:
-            self.grad = grad
+            self._h.set_grad(grad._h)  # kept as it was, whatever value's shape (PyTorch keeps it too)
 
     def detach_(self) -> "Tensor":
         """Stops this tensor requiring gradients and makes it a leaf (views refuse: detach() them)."""

@@ -98,3 +98,20 @@ def test_set_grad_enabled_as_a_call_a_block_and_a_decorator():
     def evaluate():
         return gg.is_grad_enabled()
     assert evaluate() is False and gg.is_grad_enabled()
+
+
+def test_grad_assignment_checks_type_and_shape_as_torch():
+    # The polynomial tutorial's `a.grad, b.grad = 0., 0.` raises PyTorch's TypeError.
+    a = gg.zeros(3, requires_grad=True)
+    with pytest.raises(TypeError, match="(?s)assigned grad expected to be a Tensor or None but got grad of type "
+                                        "float.*fix: x.grad = None"):
+        a.grad = 0.0
+    with pytest.raises(RuntimeError, match="(?s)gradient of size '\\[2\\]' to a tensor of size '\\[3\\]'.*fix"):
+        a.grad = gg.zeros(2)
+    assert a.grad is None
+    a.grad = gg.ones(3)
+    assert a.grad.tolist() == [1.0, 1.0, 1.0]
+    a.data = gg.zeros(2)  # .data of another shape keeps .grad as it was, as PyTorch's
+    assert a.grad.tolist() == [1.0, 1.0, 1.0]
+    a.grad = None
+    assert a.grad is None
