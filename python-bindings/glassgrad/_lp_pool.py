@@ -1,4 +1,4 @@
-"""torch.nn.functional.lp_pool1d / lp_pool2d (power-average pooling) and adaptive_avg_pool3d,
+"""torch.nn.functional.lp_pool1d / lp_pool2d / lp_pool3d (power-average pooling) and adaptive_avg_pool3d,
 composed: lp pooling is PyTorch's own formula over average pooling,
     (sign(s) relu(|s|) * kernel elements) ** (1 / p),  s = avg_pool(x ** p),
 and adaptive average pooling over 3 axes is one averaging matrix per axis (PyTorch's bins; the
@@ -6,7 +6,9 @@ resampling of glassgrad/_interpolate.py)."""
 from __future__ import annotations
 
 from . import _C, _args
+from ._conv_transpose import int_tuple
 from ._interpolate import adaptive_matrix, resample_axes
+from ._pool3d import avg_pool3d
 from ._pooling import avg_pool2d
 from ._pooling_1d import avg_pool1d
 from ._tensor import Tensor
@@ -31,6 +33,14 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mo
     kh, kw = _args.int_pair(kernel_size, "kernel_size", "lp_pool2d", 1)
     pooled = avg_pool2d(input ** p, (kh, kw), stride, 0, ceil_mode)
     return _finish(pooled, kh * kw, p)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """PyTorch's F.lp_pool3d: the p-norm over kernel_size windows of (N, C, D, H, W) or (C, D, H, W)."""
+    p = _args.real(norm_type, "norm_type", "lp_pool3d")
+    kd, kh, kw = int_tuple(kernel_size, 3, "kernel_size", "lp_pool3d", minimum=1)
+    pooled = avg_pool3d(input ** p, (kd, kh, kw), stride, 0, ceil_mode)
+    return _finish(pooled, kd * kh * kw, p)
 
 
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:

@@ -51,3 +51,28 @@ def test_lp_pool_and_adaptive_avg_pool3d_match_numpy_and_finite_differences():
     np.testing.assert_allclose(F.adaptive_avg_pool3d(gg.tensor(v), (2, 3, 1)).numpy(),
                                v.reshape(1, 2, 2, 2, 3, 2, 1, 2).mean(axis=(3, 5, 7)), rtol=1e-12, atol=1e-14)
     assert gg.debug.gradcheck(lambda t: (F.adaptive_avg_pool3d(t, (3, 4, 2)) ** 2).sum(), [v])
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lp_pool3d_matches_torch(seed):
+    rng = np.random.default_rng(40 + seed)
+    x = rng.uniform(0.1, 2.0, (2, 2, *(int(v) for v in rng.integers(3, 6, 3))))
+    k = tuple(int(v) for v in rng.integers(1, 3, 3))
+    stride, ceil_mode = [None, 1, 2, (1, 2, 1)][seed % 4], bool(seed % 2)
+    for p in (1.0, 2, 3.0):
+        kw = dict(norm_type=p, kernel_size=k, stride=stride, ceil_mode=ceil_mode)
+        compare(F.lp_pool3d, TF.lp_pool3d, [x], (0,), kw)
+        compare(F.lp_pool3d, TF.lp_pool3d, [x[0]], (0,), kw)
+        compare(nn.LPPool3d(**kw), torch.nn.LPPool3d(**kw), [x], (0,))
+        assert repr(nn.LPPool3d(**kw)) == repr(torch.nn.LPPool3d(**kw))
+    assert repr(nn.LPPool3d(2, 3)) == repr(torch.nn.LPPool3d(2, 3))
+
+
+def test_lp_pool3d_matches_numpy_and_finite_differences():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0.1, 2.0, (1, 2, 4, 2, 6))
+    ref = ((x.reshape(1, 2, 2, 2, 1, 2, 3, 2) ** 3).sum(axis=(3, 5, 7))) ** (1 / 3)
+    np.testing.assert_allclose(F.lp_pool3d(gg.tensor(x), 3, 2).numpy(), ref, rtol=1e-12)
+    assert gg.debug.gradcheck(lambda t: F.lp_pool3d(t, 3, (2, 1, 3), 1).sum(), [x])
+    with pytest.raises(ValueError, match="lp_pool3d"):
+        F.lp_pool3d(gg.tensor(x), 2, 0)

@@ -31,7 +31,7 @@ from .ranking_losses import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDist
 from .fold import Fold, LocalResponseNorm, Unfold
 from .conv import Conv3d, ConvTranspose3d
 from .loss import NLLLoss2d
-from .lp_pool import AdaptiveAvgPool3d, LPPool1d, LPPool2d
+from .lp_pool import AdaptiveAvgPool3d, LPPool1d, LPPool2d, LPPool3d
 from .pool3d import AdaptiveMaxPool3d, AvgPool3d, MaxPool3d
 from .bilinear import Bilinear, ChannelShuffle
 from .layers import UpsamplingBilinear2d, UpsamplingNearest2d
@@ -71,7 +71,7 @@ __all__ += ["LogSigmoid", "Softsign", "SELU", "CELU", "GLU", "PReLU", "RReLU", "
 __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
 __all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
-            "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d",
+            "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d", "LPPool3d",
             "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d",
             "Bilinear", "ChannelShuffle", "ConvTranspose3d",
             "MaxUnpool3d"]

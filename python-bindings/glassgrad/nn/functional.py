@@ -29,7 +29,7 @@ from .._padding import pad
 from .._conv3d import conv3d, conv_transpose3d
 from .._ctc_loss import ctc_loss
 from .._fold import fold, unfold
-from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d
+from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d
 from .._pool3d import adaptive_max_pool3d, avg_pool3d, max_pool3d, max_unpool3d
 from .._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
                                 fractional_max_pool3d_with_indices)

@@ -1,8 +1,8 @@
-"""nn.LPPool1d, nn.LPPool2d and nn.AdaptiveAvgPool3d: glassgrad/_lp_pool.py's functions as layers,
+"""nn.LPPool1d, nn.LPPool2d, nn.LPPool3d and nn.AdaptiveAvgPool3d: glassgrad/_lp_pool.py's functions as layers,
 with PyTorch's arguments and printed form."""
 from __future__ import annotations
 
-from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d
+from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d
 from .module import Module
 
 
@@ -28,6 +28,13 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return lp_pool2d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """F.lp_pool3d(input, norm_type, kernel_size, stride, ceil_mode) as a layer."""
+
+    def forward(self, input):
+        return lp_pool3d(input, self.norm_type, self.kernel_size, self.stride, self.ceil_mode)
 
 
 class AdaptiveAvgPool3d(Module):
