@@ -102,6 +102,13 @@ def real(value, name: str, where: str, minimum: Optional[float] = None, maximum:
     return v
 
 
+def shown(value, checked):
+    """A checked number as the caller wrote it: an int stays an int (PyTorch's layers keep their
+    arguments as given, so print(model) shows `Dropout(p=0, ...)`, `eps=1`), anything else is the
+    checked float."""
+    return value if type(value) is int else checked
+
+
 def flag(value, name: str, where: str) -> bool:
     """A bool (True/False; NumPy bools too)."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":

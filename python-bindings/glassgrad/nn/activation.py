@@ -30,7 +30,8 @@ class Hardtanh(Module):
         min_val = min_val if min_value is None else min_value
         max_val = max_val if max_value is None else max_value
         where = _args.call(type(self).__name__, min_val, max_val)
-        self.min_val, self.max_val = F.hardtanh_arguments(where, min_val, max_val)
+        lo, hi = F.hardtanh_arguments(where, min_val, max_val)
+        self.min_val, self.max_val = _args.shown(min_val, lo), _args.shown(max_val, hi)
         self.inplace = _args.flag(inplace, "inplace", where)
 
     def forward(self, x):

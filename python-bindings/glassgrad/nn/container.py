@@ -84,6 +84,12 @@ class ModuleList(Module):
         items.insert(index, module)
         self._reindex(items)
 
+    def pop(self, key: Union[int, slice]) -> Module:
+        """Removes and returns the module at `key` (ModuleList.pop); the rest are renumbered."""
+        v = self[key]
+        del self[key]
+        return v
+
     def forward(self, *args, **kwargs):
         raise NotImplementedError("ModuleList is not callable: iterate over it in your forward "
                                   "(for layer in self.layers: x = layer(x)), or use Sequential")

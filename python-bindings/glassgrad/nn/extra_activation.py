@@ -51,7 +51,7 @@ class CELU(Module):
 
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
-        self.alpha, self.inplace = _args.real(alpha, "alpha", "CELU"), _args.flag(inplace, "inplace", "CELU")
+        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", "CELU")), _args.flag(inplace, "inplace", "CELU")
 
     def forward(self, x):
         return A.celu(x, self.alpha, self.inplace)
@@ -101,7 +101,8 @@ class RReLU(Module):
 
     def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False):
         super().__init__()
-        self.lower, self.upper = _args.real(lower, "lower", "RReLU"), _args.real(upper, "upper", "RReLU")
+        self.lower = _args.shown(lower, _args.real(lower, "lower", "RReLU"))
+        self.upper = _args.shown(upper, _args.real(upper, "upper", "RReLU"))
         self.inplace = _args.flag(inplace, "inplace", "RReLU")
 
     def forward(self, x):
@@ -157,7 +158,7 @@ class Softshrink(Module):
 
     def __init__(self, lambd: float = 0.5):
         super().__init__()
-        self.lambd = _args.real(lambd, "lambd", "Softshrink")
+        self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Softshrink"))
 
     def forward(self, x):
         return A.softshrink(x, self.lambd)
@@ -171,7 +172,7 @@ class Hardshrink(Module):
 
     def __init__(self, lambd: float = 0.5):
         super().__init__()
-        self.lambd = _args.real(lambd, "lambd", "Hardshrink")
+        self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Hardshrink"))
 
     def forward(self, x):
         return A.hardshrink(x, self.lambd)

@@ -46,7 +46,7 @@ class LocalResponseNorm(Module):
         super().__init__()
         where = "LocalResponseNorm"
         self.size = _args.integer(size, "size", where, minimum=1, fix="LocalResponseNorm(5)")
-        self.alpha, self.beta, self.k = (_args.real(v, n, where) for v, n in ((alpha, "alpha"), (beta, "beta"),
+        self.alpha, self.beta, self.k = (_args.shown(v, _args.real(v, n, where)) for v, n in ((alpha, "alpha"), (beta, "beta"),
                                                                              (k, "k")))
 
     def forward(self, input: Tensor) -> Tensor:

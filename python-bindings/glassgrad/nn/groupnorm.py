@@ -60,7 +60,7 @@ class GroupNorm(Module):
             divisor = max(g for g in range(1, self.num_groups + 1) if self.num_channels % g == 0)
             _args.fail(where, "num_channels", f"divisible by num_groups ({self.num_groups})", num_channels,
                        f"GroupNorm({divisor}, {self.num_channels}): num_groups must divide num_channels")
-        self.eps = _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-05")
+        self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0, fix="eps=1e-05"))
         self.affine = _args.flag(affine, "affine", where)
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)

@@ -33,9 +33,10 @@ class _InstanceNorm(Module):
         name = _args.call(type(self).__name__, num_features)
         c = _args.integer(num_features, "num_features", name, minimum=1)
         if momentum is not None:
-            momentum = _args.real(momentum, "momentum", name, minimum=0.0, maximum=1.0, fix="momentum=0.1")
+            momentum = _args.shown(momentum, _args.real(momentum, "momentum", name, minimum=0.0, maximum=1.0,
+                                                        fix="momentum=0.1"))
         self.num_features, self.momentum = c, momentum
-        self.eps = _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5")
+        self.eps = _args.shown(eps, _args.real(eps, "eps", name, minimum=0.0, fix="eps=1e-5"))
         self.affine = _args.flag(affine, "affine", name)
         self.track_running_stats = _args.flag(track_running_stats, "track_running_stats", name)
         with_bias = _args.flag(bias, "bias", name)

@@ -189,7 +189,7 @@ class LayerNorm(Module):
             _args.fail(where, "normalized_shape", "an int or a non-empty tuple of ints >= 1", normalized_shape,
                        fix="LayerNorm(512): the size of the last dim")
         self.normalized_shape = tuple(_args.integer(d, "normalized_shape", where, minimum=1) for d in sizes)
-        self.eps = _args.real(eps, "eps", where, minimum=0.0)
+        self.eps = _args.shown(eps, _args.real(eps, "eps", where, minimum=0.0))
         self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", where)
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)
@@ -215,8 +215,8 @@ class Dropout(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
-        self.p = _args.real(p, "p", _args.call("Dropout", p), minimum=0.0, maximum=1.0,
-                            fix="Dropout(0.1) drops 10% of the activations")
+        self.p = _args.shown(p, _args.real(p, "p", _args.call("Dropout", p), minimum=0.0, maximum=1.0,
+                                           fix="Dropout(0.1) drops 10% of the activations"))
         self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
 
     def forward(self, x: Tensor) -> Tensor:
@@ -247,7 +247,7 @@ class LeakyReLU(Module):
     def __init__(self, negative_slope: float = 0.01, inplace: bool = False):
         super().__init__()
         where = _args.call("LeakyReLU", negative_slope)
-        self.negative_slope = _args.real(negative_slope, "negative_slope", where)
+        self.negative_slope = _args.shown(negative_slope, _args.real(negative_slope, "negative_slope", where))
         self.inplace = _args.flag(inplace, "inplace", where)  # as ReLU's
 
     def forward(self, x):
@@ -292,7 +292,7 @@ class ELU(Module):
     def __init__(self, alpha: float = 1.0, inplace: bool = False):
         super().__init__()
         where = _args.call("ELU", alpha)
-        self.alpha, self.inplace = _args.real(alpha, "alpha", where), _args.flag(inplace, "inplace", where)
+        self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", where)), _args.flag(inplace, "inplace", where)
 
     def forward(self, x):
         return F.elu(x, self.alpha, self.inplace)
@@ -306,7 +306,8 @@ class Softplus(Module):
 
     def __init__(self, beta: float = 1.0, threshold: float = 20.0):
         super().__init__()
-        self.beta, self.threshold = F.softplus_arguments(_args.call("Softplus", beta, threshold), beta, threshold)
+        F.softplus_arguments(_args.call("Softplus", beta, threshold), beta, threshold)
+        self.beta, self.threshold = beta, threshold  # as given: print(model) shows `beta=2` as PyTorch
 
     def forward(self, x):
         return F.softplus(x, self.beta, self.threshold)
@@ -422,7 +423,8 @@ class Unflatten(Module):
                       for i, v in enumerate(unflattened_size))
         if not sizes or 0 in sizes or sizes.count(-1) > 1:
             _args.fail(where, "unflattened_size", want, unflattened_size, fix=fix)
-        self.unflattened_size = sizes
+        # kept as given (a list prints as a list, as PyTorch's); the checked sizes are the same values
+        self.unflattened_size = unflattened_size if isinstance(unflattened_size, (list, tuple)) else sizes
 
     def forward(self, x):
         d = _dim(self.dim, x.ndim, "Unflatten", x.shape)

@@ -124,12 +124,50 @@ def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
         raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
                                       f"  fix: pass the arrays model.state_dict() returned") from None
     if tuple(arr.shape) != tuple(t.shape):
-        raise _C.ShapeError(f"load_state_dict: '{name}' has shape {list(arr.shape)} in the file but "
-                            f"{list(t.shape)} in the model\n  fix: build the model with the same layer sizes")
+        raise StateDictShapeError(f"load_state_dict: size mismatch for {name}: copying a param with shape "
+                                  f"{list(arr.shape)} from checkpoint, the shape in current model is "
+                                  f"{list(t.shape)}\n  fix: build the model with the same layer sizes")
     if arr.dtype.kind not in "biuf":
         raise _C.DTypeError(f"load_state_dict: '{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}\n"
                             f"  fix: pass numeric arrays, as model.state_dict() returns")
     return arr
+
+
+class StateDictError(_C.InvalidArgumentError, RuntimeError):
+    """load_state_dict(strict=True) with missing or unexpected keys, or an entry of another shape:
+    PyTorch raises a RuntimeError there, glassgrad's argument errors are ValueErrors; this is both."""
+
+
+class StateDictShapeError(_C.ShapeError, RuntimeError):
+    """A state_dict entry whose shape is not the model's (PyTorch's RuntimeError "size mismatch")."""
+
+
+def _check_new_name(module, kind: str, name, table: str) -> None:
+    """PyTorch's register_buffer/register_parameter name rules (KeyError, TypeError)."""
+    where = f"{type(module).__name__}.register_{kind}"
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}\n  fix: {where}('name', ...)")
+    if "." in name:
+        raise KeyError(f"{kind} name can't contain \".\" (got '{name}'; dots separate submodules in state_dict "
+                       f"keys)\n  fix: register it on the submodule, or use '{name.replace('.', '_')}'")
+    if name == "":
+        raise KeyError(f"{kind} name can't be empty string \"\"\n  fix: {where}('name', ...)")
+    if name not in module.__dict__.get(table, {}) and (hasattr(module, name) or name in module.__dict__):
+        raise KeyError(f"attribute '{name}' already exists on {type(module).__name__}\n  fix: pick another "
+                       f"name, or `del module.{name}` first")
+
+
+def _assign_entries(module, pairs) -> None:
+    """load_state_dict(assign=True): each entry's values become a new Parameter (keeping the old
+    one's requires_grad) or buffer of the owning submodule, in the entry's dtype."""
+    for t, (name, arr) in pairs:
+        path, _, attr = name.rpartition(".")
+        owner = module.get_submodule(path)
+        if isinstance(t, Parameter):
+            owner._parameters[attr] = Parameter(arr, t.requires_grad, device=t.device, name=t.name)
+        else:
+            owner._buffers[attr] = _state_leaf(np.asarray(arr), t.device, t.name)
+    _bump_structure_version()
 
 
 _structure_version = 0
@@ -174,6 +212,14 @@ class Module:
         if isinstance(value, (Parameter, Module)) or name in self.__dict__.get("_buffers", {}):
             self._check_init()
         d = self.__dict__
+        if name in d.get("_parameters", {}) and value is not None and not isinstance(value, Parameter):
+            raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (glassgrad.nn.Parameter "
+                            f"or None expected)\n  fix: {type(self).__name__}.{name} = nn.Parameter(value), or "
+                            f"copy values in with `with torch.no_grad(): module.{name}.copy_(value)`")
+        if value is None and name in d.get("_parameters", {}):
+            d["_parameters"][name] = None  # PyTorch keeps the name declared, with no tensor
+            _bump_structure_version()
+            return
         # A replacement keeps its place in its table (PyTorch's order: a model's children() after
         # `model.conv1 = nn.Conv2d(...)` still start with conv1); other tables drop the name.
         target = ("_parameters" if isinstance(value, Parameter) else "_modules" if isinstance(value, Module)
@@ -250,6 +296,10 @@ class Module:
         the plans that write it. persistent=False keeps it out of state_dict(). value=None
         declares the name without a tensor (as PyTorch allows)."""
         self._check_init()
+        _check_new_name(self, "buffer", name, "_buffers")
+        if value is not None and not isinstance(value, (Tensor, np.ndarray, np.generic)):  # NumPy: glassgrad's own
+            raise TypeError(f"cannot assign '{type(value).__name__}' object to buffer '{name}' (torch Tensor or None "
+                            f"required)\n  fix: {type(self).__name__}.register_buffer('{name}', torch.tensor(value))")
         if value is None:
             object.__setattr__(self, name, None)
             return
@@ -278,14 +328,21 @@ class Module:
     def register_parameter(self, name: str, param: Optional[Parameter]) -> None:
         """Adds a parameter (or None: the name is declared, with no tensor)."""
         self._check_init()
+        _check_new_name(self, "parameter", name, "_parameters")
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{type(param).__name__}' as parameter '{name}' "
-                            f"(glassgrad.nn.Parameter or None required)")
+                            f"(glassgrad.nn.Parameter or None required)\n  fix: {type(self).__name__}."
+                            f"register_parameter('{name}', nn.Parameter(value))")
+        if param is None:
+            self.__dict__.pop(name, None)
+            self._parameters[name] = None
+            return
         setattr(self, name, param)
 
     def add_module(self, name: str, module: Optional["Module"]) -> None:
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+            raise TypeError(f"{type(module).__name__} is not a Module subclass (add_module '{name}' of "
+                            f"{type(self).__name__})\n  fix: pass an nn.Module, e.g. nn.Identity(), or None")
         setattr(self, name, module)
 
     register_module = add_module
@@ -298,6 +355,25 @@ class Module:
                 raise AttributeError(f"{type(m).__name__} has no submodule '{part}' (looking up '{target}')")
             m = m._modules[part]
         return m
+
+    def _get_entry(self, target: str, table: str, what: str):
+        path, _, name = target.rpartition(".")
+        owner = self.get_submodule(path)
+        if name not in getattr(owner, table) or getattr(owner, table)[name] is None:
+            kind = "parameter" if table == "_parameters" else "buffer"
+            if not hasattr(owner, name):
+                raise AttributeError(f"{type(owner).__name__} has no attribute `{name}` (looking up {kind} "
+                                     f"'{target}')\n  fix: one of {[k for k, _ in self._named_entries('', table, True, True)]}")
+            raise AttributeError(f"`{name}` is not an {what} (looking up '{target}' in {type(owner).__name__})")
+        return getattr(owner, table)[name]
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path ("layer1.0.conv1.weight"), as Module.get_parameter."""
+        return self._get_entry(target, "_parameters", "nn.Parameter")
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path ("bn1.running_mean"), as Module.get_buffer."""
+        return self._get_entry(target, "_buffers", "buffer")
 
     # ---- traversal ----
     def named_modules(self, memo: Optional[set] = None, prefix: str = "",
@@ -333,7 +409,7 @@ class Module:
     def apply(self, fn) -> "Module":
         """Calls fn(m) on every submodule (children first) and on self, as PyTorch does, e.g. to
         initialize weights: model.apply(init_weights)."""
-        for m in self._modules.values():
+        for m in self.children():
             m.apply(fn)
         fn(self)
         return self
@@ -373,6 +449,9 @@ class Module:
 
     # ---- modes ----
     def train(self, mode: bool = True) -> "Module":
+        if not isinstance(mode, bool):
+            raise ValueError(f"training mode is expected to be boolean, got {mode!r}\n  fix: "
+                             f"{type(self).__name__}.train(True) or .train(False) (or .eval())")
         for m in self.modules():
             object.__setattr__(m, "training", bool(mode))
         return self
@@ -427,24 +506,27 @@ class Module:
                     if name not in skip and t is not None:
                         yield (f"{mname}.{name}" if mname else name), t
 
-    def state_dict(self, *, prefix: str = "") -> "OrderedDict[str, Union[np.ndarray, Tensor]]":
+    def state_dict(self, *, destination=None, prefix: str = "",
+                   keep_vars: bool = False) -> "OrderedDict[str, Union[np.ndarray, Tensor]]":
         """Parameters and persistent buffers as NumPy arrays under PyTorch's names and in its
         order ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
         "bn1.running_var", "bn1.num_batches_tracked", ...): a PyTorch model of the same
         architecture loads it (after torch.from_numpy), and glassgrad loads PyTorch's. bfloat16
-        entries come as float32 (exactly: NumPy has no bfloat16)."""
-        out = OrderedDict()
+        entries come as float32 (exactly: NumPy has no bfloat16). keep_vars=True gives the
+        Parameters and buffers themselves; `destination` (a dict) is filled and returned."""
+        out = OrderedDict() if destination is None else destination
         for name, t in self._named_state():
             # A lazy layer's tensors before its first forward are listed as themselves, as in
             # PyTorch (docs/lazy.md): they have no values yet.
-            out[prefix + name] = t if getattr(t, "cls_to_become", None) else t._values()
+            out[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t._values()
         return out
 
-    def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True):
+    def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True, assign: bool = False):
         """Copies arrays (NumPy arrays, or anything np.asarray reads: CPU torch tensors too) into
         the parameters and buffers of the same names; shapes must match, dtypes are converted to
         the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
-        when either is not empty."""
+        when either is not empty. assign=True makes the entries' values (dtype included) the
+        module's new Parameters and buffers instead of copying into the existing ones."""
         for mname, m in self.named_modules():
             lazy = getattr(m, "_lazy_load", None)
             if lazy is not None:  # an uninitialized lazy layer takes its sizes from the entries
@@ -457,18 +539,24 @@ class Module:
             if hook is not None:
                 missing = hook(f"{mname}." if mname else "", missing)
         if strict and (missing or unexpected):
-            raise _C.InvalidArgumentError(
-                "load_state_dict: the names do not match this model\n"
-                f"  missing:    {missing}\n  unexpected: {unexpected}\n"
-                "  fix: load a state_dict saved from the same model class, or pass strict=False")
+            raise StateDictError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:" +
+                ("\n\tUnexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
+                 if unexpected else "") +
+                ("\n\tMissing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
+                 if missing else "") +
+                "\n  fix: load a state_dict saved from the same model class, or pass strict=False")
         # All or nothing: every entry is checked and converted before any tensor is re-pointed.
         pairs = []
         for name, t in own.items():
             if name not in state:
                 continue
             arr = _checked_entry(name, state[name], t)
-            pairs.append((t, _new_data(t, arr)))
-        rebind_all(pairs)
+            pairs.append((t, _new_data(t, arr) if not assign else (name, arr)))
+        if assign:
+            _assign_entries(self, pairs)
+        else:
+            rebind_all(pairs)
         return IncompatibleKeys(missing, unexpected)
 
     def to(self, *args, **kwargs) -> "Module":
@@ -505,6 +593,10 @@ class Module:
                     if t.dtype != name and t.dtype.is_floating_point])
         return self
 
+    def type(self, dst_type) -> "Module":
+        """Module.type: every parameter and buffer cast to dst_type (a floating dtype here)."""
+        return self.astype(dst_type)
+
     def double(self) -> "Module":
         return self.astype("float64")
 
@@ -536,9 +628,16 @@ class Module:
     def extra_repr(self) -> str:
         return ""
 
+    def _get_name(self) -> str:
+        return type(self).__name__
+
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__}({self.extra_repr()}"]
-        for name, m in self._modules.items():
-            sub = repr(m).replace("\n", "\n  ")
-            lines.append(f"  ({name}): {sub}")
-        return lines[0] + (")" if len(lines) == 1 else "\n" + "\n".join(lines[1:]) + "\n)")
+        # PyTorch's layout: a one-line extra_repr without children stays on the first line;
+        # otherwise the extra_repr lines, then one "(name): child" per child, indented by two.
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + repr(m).replace("\n", "\n  ") for name, m in self._modules.items()]
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{self._get_name()}({extra_lines[0]})"
+        lines = extra_lines + child_lines
+        return f"{self._get_name()}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"

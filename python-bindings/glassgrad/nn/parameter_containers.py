@@ -3,6 +3,7 @@ state_dict(), optimizers and .to() see them), as torch.nn's do. Entries are name
 ("weights.0") or by key ("scales.left"); a tensor that is not a Parameter becomes one."""
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping, Optional, Tuple, Union
 
 from .._tensor import Tensor
@@ -24,10 +25,10 @@ def _describe(p: Any, kind_of) -> str:
     return f"{kind} containing: [{kind_of(p)} of size {size}{device}]"
 
 
-def _entries_repr(name: str, entries) -> str:
-    """PyTorch's layout: one entry a line, indented inside the container's name."""
-    lines = [f"  ({k}): {text}" for k, text in entries]
-    return f"{name}(" + ("\n  " + "\n  ".join(lines) + "\n)" if lines else ")")
+def _entries_repr(entries) -> str:
+    """PyTorch's extra_repr of the two containers: "  (key): entry" a line; Module.__repr__ puts
+    a single line after the name, several indented below it."""
+    return "\n".join(f"  ({k}): {text}" for k, text in entries)
 
 
 class ParameterList(Module):
@@ -71,8 +72,8 @@ class ParameterList(Module):
             self.append(v)
         return self
 
-    def __repr__(self) -> str:
-        return _entries_repr("ParameterList", [(i, _describe(p, lambda t: repr(t.dtype))) for i, p in enumerate(self)])
+    def extra_repr(self) -> str:
+        return _entries_repr([(i, _describe(p, lambda t: repr(t.dtype))) for i, p in enumerate(self)])
 
 
 class ParameterDict(Module):
@@ -129,9 +130,55 @@ class ParameterDict(Module):
             del self[k]
 
     def update(self, parameters) -> None:
-        pairs = parameters.items() if hasattr(parameters, "items") else parameters
-        for k, v in pairs:
-            self[k] = v
+        """PyTorch's order: an OrderedDict, a ParameterDict or (key, value) pairs keep theirs, a
+        plain dict is added in sorted key order."""
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs: Iterable = parameters.items()
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = parameters
+        for j, pair in enumerate(pairs):
+            if len(pair) != 2:
+                raise ValueError(f"ParameterDict update sequence element #{j} has length {len(pair)}; 2 is required"
+                                 f"\n  fix: pass (key, parameter) pairs or a dict")
+            self[pair[0]] = pair[1]
 
-    def __repr__(self) -> str:
-        return _entries_repr("ParameterDict", [(k, _describe(p, lambda t: t.type())) for k, p in self.items()])
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def popitem(self) -> Tuple[str, Any]:
+        """The last key inserted and its value, removed."""
+        if not self._keys:
+            raise KeyError("popitem(): ParameterDict is empty")
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def copy(self) -> "ParameterDict":
+        """A new ParameterDict holding the same parameters (not copies of them)."""
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> "ParameterDict":
+        return ParameterDict((k, default) for k in keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._keys))
+
+    def __or__(self, other: "ParameterDict") -> "ParameterDict":
+        out = self.copy()
+        out.update(other)
+        return out
+
+    def __ror__(self, other: "ParameterDict") -> "ParameterDict":
+        out = other.copy()
+        out.update(self)
+        return out
+
+    def __ior__(self, other: "ParameterDict") -> "ParameterDict":
+        self.update(other)
+        return self
+
+    def extra_repr(self) -> str:
+        return _entries_repr([(k, _describe(p, lambda t: t.type())) for k, p in self.items()])

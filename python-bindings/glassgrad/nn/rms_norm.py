@@ -17,7 +17,7 @@ class RMSNorm(Module):
                  device=None, dtype=None):
         super().__init__()
         self.normalized_shape = normalized_dims(normalized_shape)
-        self.eps = eps if eps is None else _args.real(eps, "eps", "RMSNorm")
+        self.eps = eps if eps is None else _args.shown(eps, _args.real(eps, "eps", "RMSNorm"))
         self.elementwise_affine = _args.flag(elementwise_affine, "elementwise_affine", "RMSNorm")
         self.weight: Optional[Parameter] = None
         if self.elementwise_affine:  # replaces the None above, as PyTorch's layers write it
