@@ -27,9 +27,13 @@ def _table(module, kind: str) -> "OrderedDict[int, Any]":
     return table
 
 
-def register(module, kind: str, hook: Callable, prepend: bool, with_kwargs: bool,
+def register(module, kind: str, hook: Callable, prepend: bool, with_kwargs: bool = False,
              always_call: bool = False) -> RemovableHandle:
-    table, kwargs, always = _table(module, kind), _table(module, _KWARGS[kind]), _table(module, _ALWAYS)
+    """Adds hook to the module's `kind` table (the backward hooks' tables too: those take no
+    kwargs flags)."""
+    table = _table(module, kind)
+    kwargs = _table(module, _KWARGS[kind]) if kind in _KWARGS else OrderedDict()
+    always = _table(module, _ALWAYS) if kind in _KWARGS else OrderedDict()
 
     def remove() -> None:
         for t in (table, kwargs, always):
@@ -48,7 +52,8 @@ def register(module, kind: str, hook: Callable, prepend: bool, with_kwargs: bool
 
 def has_hooks(module) -> bool:
     d = module.__dict__
-    return bool(d.get(PRE)) or bool(d.get(POST))
+    return bool(d.get(PRE)) or bool(d.get(POST)) or bool(d.get("_backward_hooks")) or \
+        bool(d.get("_backward_pre_hooks"))
 
 
 def _hooks(module, kind: str):
@@ -70,6 +75,10 @@ def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, An
             result = hook(module, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+    from . import backward_hooks as _bw  # (imports autograd, which imports nn)
+    state = None
+    if _bw.has_hooks(module):
+        args, state = _bw.wrap_inputs(module, args)
     hooks = _hooks(module, POST)
     try:
         output = forward(*args, **kwargs)
@@ -85,4 +94,4 @@ def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, An
         result = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
         if result is not None:
             output = result
-    return output
+    return output if state is None else _bw.wrap_outputs(state, output)

@@ -495,6 +495,19 @@ class Module:
         (with_kwargs=True: hook(module, args, kwargs, output)); returns a RemovableHandle."""
         return _hooks.register(self, _hooks.POST, hook, prepend, with_kwargs, always_call)
 
+    def register_full_backward_hook(self, hook, prepend: bool = False):
+        """hook(module, grad_input, grad_output) runs once the gradients of the module's positional
+        tensor inputs are known and may return a new grad_input; returns a RemovableHandle
+        (glassgrad/nn/backward_hooks.py)."""
+        from . import backward_hooks as _bw
+        return _bw.register(self, _bw.FULL, hook, prepend)
+
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
+        """hook(module, grad_output) runs once the gradients of the module's outputs are known and
+        may return a new grad_output; returns a RemovableHandle."""
+        from . import backward_hooks as _bw
+        return _bw.register(self, _bw.PRE, hook, prepend)
+
     # ---- state ----
     def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
         """What state_dict() holds, in PyTorch's order: module by module (depth first), each
