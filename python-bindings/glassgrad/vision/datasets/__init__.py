@@ -3,8 +3,9 @@ from .cifar import CIFAR10, CIFAR100
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
 from .mnist import EMNIST, KMNIST, MNIST, FashionMNIST
+from .stl10 import STL10
 from .svhn import SVHN
 from .vision import VisionDataset
 
 __all__ = ["CIFAR10", "CIFAR100", "DatasetFolder", "EMNIST", "FakeData", "FashionMNIST", "ImageFolder", "KMNIST", "MNIST",
-           "SVHN", "VisionDataset"]
+           "STL10", "SVHN", "VisionDataset"]

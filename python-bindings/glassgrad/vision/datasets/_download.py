@@ -89,3 +89,9 @@ def download_all(name: str, files: Sequence[Tuple[str, str]], mirrors: Sequence[
             f"{name}: download=True could not fetch these files into {into}:\n{listing}\n"
             f"  cause: no network connection (or the servers refused)\n"
             f"  fix: copy the files named above into {into} (from a machine with a connection), then run again")
+
+
+def fetch_archive(name: str, url: str, md5: str, root: str) -> None:
+    """Fetches the tar archive at url (checked against md5) into root and extracts it there."""
+    filename = url.rsplit("/", 1)[1]
+    download_all(name, [(filename, md5)], [url[:-len(filename)]], root, lambda path: untar(path, root))

@@ -76,9 +76,7 @@ class CIFAR10(VisionDataset):
         """Fetches and extracts the archive into root, unless the batches are there already."""
         if not self._missing():
             return
-        _download.download_all(type(self).__name__, [(self.filename, self.tgz_md5)],
-                               [self.url[:-len(self.filename)]], self.root,
-                               lambda path: _download.untar(path, self.root))
+        _download.fetch_archive(type(self).__name__, self.url, self.tgz_md5, self.root)
 
     def __getitem__(self, index: int):
         img = _image.require_pil().fromarray(self.data[index])

@@ -5,6 +5,7 @@ from .functional import InterpolationMode
 from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
                        RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
                        RandomSolarize, TenCrop)
+from ._perspective import RandomPerspective
 from .autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from .transforms import (CenterCrop, ColorJitter, Compose, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
                          RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
@@ -15,4 +16,4 @@ __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMo
            "RandomOrder", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor", "functional",
            "ConvertImageDtype", "FiveCrop", "GaussianBlur", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
            "RandomEqualize", "RandomErasing", "RandomInvert", "RandomPosterize", "RandomRotation", "RandomSolarize",
-           "TenCrop", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
+           "TenCrop", "RandomPerspective", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]

@@ -59,6 +59,21 @@ def _pil_fill(fill, img):
 
 def _sample(a: np.ndarray, matrix: Sequence[float], ow: int, oh: int, mode: str, fill) -> np.ndarray:
     """torchvision's tensor affine on a (..., C, H, W) array: the output (..., C, oh, ow)."""
+    def grid(dt, w: int, h: int):
+        # The matrix scaled to grid_sample's normalised coordinates first, then applied to the
+        # output pixel centres: the order of torchvision's float32 operations, so that nearest
+        # sampling rounds the same ties the same way (a rotation by 90 degrees lands exactly on them).
+        t = np.asarray(matrix, dt).reshape(2, 3) / np.array([[0.5 * w], [0.5 * h]], dt)
+        xs = I.linspace(-ow * 0.5 + 0.5, ow * 0.5 + 0.5 - 1, ow, dt)
+        ys = I.linspace(-oh * 0.5 + 0.5, oh * 0.5 + 0.5 - 1, oh, dt)[:, None]
+        return xs * t[0, 0] + ys * t[0, 1] + t[0, 2], xs * t[1, 0] + ys * t[1, 1] + t[1, 2]
+    return sample_grid(a, grid, ow, oh, mode, fill)
+
+
+def sample_grid(a: np.ndarray, grid, ow: int, oh: int, mode: str, fill) -> np.ndarray:
+    """torchvision's _apply_grid_transform on a (..., C, H, W) array: every output pixel reads the
+    input at grid(dtype, W, H) -> (gx, gy), grid_sample's normalised coordinates of shape (oh, ow)
+    (align_corners=False, zeros outside, the fill blended in through a sampled mask)."""
     if mode not in ("nearest", "bilinear"):
         raise ValueError(f"Interpolation mode '{mode}' is unsupported with Tensor input")
     c, h, w = a.shape[-3:]
@@ -69,15 +84,7 @@ def _sample(a: np.ndarray, matrix: Sequence[float], ow: int, oh: int, mode: str,
     work = a.astype(dt).reshape(-1, c, h, w)
     if fill is not None:
         work = np.concatenate([work, np.ones((work.shape[0], 1, h, w), dt)], axis=1)
-    # The matrix scaled to grid_sample's normalised coordinates first, then applied to the output
-    # pixel centres, then turned into input pixel coordinates (align_corners=False): the order
-    # of torchvision's float32 operations, so that nearest sampling rounds the same ties the same
-    # way (a rotation by 90 degrees lands exactly on them).
-    t = np.asarray(matrix, dt).reshape(2, 3) / np.array([[0.5 * w], [0.5 * h]], dt)
-    xs = I.linspace(-ow * 0.5 + 0.5, ow * 0.5 + 0.5 - 1, ow, dt)
-    ys = I.linspace(-oh * 0.5 + 0.5, oh * 0.5 + 0.5 - 1, oh, dt)[:, None]
-    gx = xs * t[0, 0] + ys * t[0, 1] + t[0, 2]
-    gy = xs * t[1, 0] + ys * t[1, 1] + t[1, 2]
+    gx, gy = grid(dt, w, h)
     px = ((gx + 1) * dt.type(w) - 1) / 2
     py = ((gy + 1) * dt.type(h) - 1) / 2
 

@@ -20,7 +20,7 @@ __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_n
            "hflip", "vflip", "adjust_brightness", "adjust_contrast", "adjust_saturation", "adjust_hue",
            "rgb_to_grayscale", "to_grayscale", "rotate", "affine", "five_crop", "ten_crop", "invert", "posterize",
            "solarize", "adjust_sharpness", "autocontrast", "equalize", "adjust_gamma", "gaussian_blur", "erase",
-           "convert_image_dtype"]
+           "convert_image_dtype", "perspective"]
 
 
 class InterpolationMode(Enum):
@@ -565,5 +565,6 @@ def to_grayscale(img, num_output_channels: int = 1):
 # The geometric and photometric operations beyond these live in their own files; this module
 # names them all, as torchvision.transforms.functional does.
 from ._geometric import affine, five_crop, rotate, ten_crop  # noqa: E402
+from ._perspective import perspective  # noqa: E402
 from ._photometric import (adjust_gamma, adjust_sharpness, autocontrast, convert_image_dtype, equalize,  # noqa: E402
                            erase, gaussian_blur, invert, posterize, solarize)
