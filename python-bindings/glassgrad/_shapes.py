@@ -47,7 +47,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             raise _C.ShapeError(f"stack: tensor {i} has shape {list(t.shape)}, tensor 0 has {list(first.shape)}; "
                                 f"stack needs one shape\n  fix: torch.cat joins along an existing dim instead")
     d = _axis(dim, first, "stack", extra=1)
-    return cat([t.unsqueeze(d) for t in tensors], d)
+    shape = list(first.shape[:d]) + [1] + list(first.shape[d:])  # each piece with the new dim (unsqueeze's node)
+    return cat([_op("Reshape", [t], {"shape": shape}) for t in tensors], d)
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:

@@ -54,11 +54,16 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     total = sum(t.shape[d] for t in tensors)
     shape = list(first.shape)
     shape[d] = total
+    # One dtype and device (the common case): the placed pieces are summed by Add nodes directly,
+    # without `+`'s promotion and dispatch per piece (torch.stack of many small tensors, as a
+    # batch built in Python, records 2-3 nodes per piece; `+` cost several times a node's
+    # recording). Otherwise `+` promotes as torch.cat does (bool is an or).
+    plain = first.dtype != "bool" and all(t.dtype == first.dtype and t.device == first.device for t in tensors)
     out, start = None, 0
     for t in tensors:
         n = t.shape[d]
         placed = _op("SliceBackward", [t], {"dim": d, "start": start, "stop": start + n, "step": 1, "shape": shape})
-        out = placed if out is None else out + placed
+        out = placed if out is None else _op("Add", [out, placed]) if plain else out + placed
         start += n
     return out
 
