@@ -115,7 +115,12 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
 def unbind(input: Tensor, dim: int = 0):
     """The slices along dim, each without that dim (torch.unbind)."""
     d = _axis(dim, input, "unbind")
-    return tuple(select(input, d, i) for i in range(input.shape[d]))
+    # select(input, d, i) for each i, its Slice and Reshape nodes recorded directly (the indices
+    # are valid by construction): `for i in ix` over a tensor iterates through here.
+    shape = list(input.shape)
+    n = shape.pop(d)
+    return tuple(_op("Reshape", [_op("Slice", [input], {"dim": d, "start": i, "stop": i + 1, "step": 1})],
+                     {"shape": shape}) for i in range(n))
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
