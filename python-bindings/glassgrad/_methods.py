@@ -12,7 +12,7 @@ from . import (_arranging, _counting, _factories, _indexed_reductions, _indexing
                _statistics)
 from .functional import relu, where
 from ._inplace import in_place, in_place_view
-from ._tensor import Tensor
+from ._tensor import Tensor, _op
 
 # PyTorch's Tensor methods among the functions of these modules (torch names without a method,
 # such as torch.stack or torch.arange, are left out).
@@ -94,6 +94,30 @@ _BINARY = {"add": _math.add, "sub": _math.sub, "mul": _math.mul, "truediv": _mat
 _OPERATORS = {f"__{n}__": _operator(f) for n, f in _BINARY.items()}
 _OPERATORS.update({f"__r{n}__": _reflected(f) for n, f in _BINARY.items()})
 _OPERATORS.update({f"__{n}__": _operator(getattr(_math, n)) for n in ("eq", "ne", "lt", "le", "gt", "ge")})
+
+
+def _with_number(name: str, node: str, sign: float):
+    """x + 3, 3 + x, x - 3, x * 0.5: a tensor with a Python int (any dtype but bool) or float (a
+    floating tensor) keeps the tensor's dtype (result_type's rule for a number), so the scalar
+    node is recorded directly, without the general path's promotion and dispatch (`i + 1` of an
+    index in a Python loop). Other operands take `general`, the operator above."""
+    general = _OPERATORS[name]
+
+    def method(self, other):
+        kind = type(other)
+        if kind is int or kind is float:
+            dt = self.dtype
+            if dt.is_floating_point or (kind is int and dt != "bool"):
+                return _op(node, [self], {"value": sign * other})
+        return general(self, other)
+    method.__name__ = name
+    return method
+
+
+for _name, _node, _sign in (("__add__", "AddScalar", 1.0), ("__radd__", "AddScalar", 1.0),
+                            ("__sub__", "AddScalar", -1.0), ("__mul__", "MulScalar", 1.0),
+                            ("__rmul__", "MulScalar", 1.0)):
+    _OPERATORS[_name] = _with_number(_name, _node, _sign)
 _OPERATORS.update({"__invert__": _math.bitwise_not, "__neg__": _math.neg, "__abs__": _math.abs})
 for _name, _fn in _OPERATORS.items():
     setattr(Tensor, _name, _fn)
