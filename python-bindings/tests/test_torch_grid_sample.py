@@ -1,6 +1,7 @@
 """F.affine_grid and F.grid_sample against PyTorch (values, gradients of the input, the grid and
-theta for every mode, padding mode and align_corners; the default's warning; errors), a NumPy
-reference of bilinear sampling, and float64 finite-difference gradient checks. Skipped when
+theta for every mode, padding mode and align_corners, 4-D and 5-D, 2-D and 3-D affine grids; the
+default's warning; errors), NumPy references of bilinear and bicubic sampling, and float64
+finite-difference gradient checks. Skipped when
 torch is not importable."""
 import warnings
 
@@ -24,21 +25,70 @@ def _data(seed, n=2, c=3, h=5, w=4, ho=3, wo=6, spread=1.3):
     return x, grid
 
 
-@pytest.mark.parametrize("align_corners", [False, True])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
-def test_grid_sample_matches_torch(mode, padding_mode, align_corners):
-    x, grid = _data(0)
+def _compare_sampling(x, grid, **kw):
     a, ga = gg.tensor(x, requires_grad=True), gg.tensor(grid, requires_grad=True)
     b, gb = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
-    ya = F.grid_sample(a, ga, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
-    yb = TF.grid_sample(b, gb, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    ya, yb = F.grid_sample(a, ga, **kw), TF.grid_sample(b, gb, **kw)
     np.testing.assert_allclose(ya.numpy(), yb.detach().numpy(), rtol=1e-10, atol=1e-12)
     w = np.random.default_rng(1).standard_normal(yb.shape)
     (ya * gg.tensor(w)).sum().backward()
     (yb * torch.tensor(w)).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ga.grad.numpy(), gb.grad.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_grid_sample_matches_torch(mode, padding_mode, align_corners):
+    x, grid = _data(0)
+    _compare_sampling(x, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_bicubic_grid_sample_matches_torch(padding_mode, align_corners):
+    x, grid = _data(7)
+    _compare_sampling(x, grid, mode="bicubic", padding_mode=padding_mode, align_corners=align_corners)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+def test_volumetric_grid_sample_matches_torch(mode, padding_mode, align_corners):
+    rng = np.random.default_rng(8)
+    x, grid = rng.standard_normal((2, 2, 3, 4, 5)), rng.uniform(-1.3, 1.3, (2, 2, 3, 4, 3))
+    _compare_sampling(x, grid, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+
+
+def _cubic_weights(t):
+    a = -0.75
+    return [a * (t + 1) ** 3 - 5 * a * (t + 1) ** 2 + 8 * a * (t + 1) - 4 * a,
+            (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1,
+            (a + 2) * (1 - t) ** 3 - (a + 3) * (1 - t) ** 2 + 1,
+            a * (2 - t) ** 3 - 5 * a * (2 - t) ** 2 + 8 * a * (2 - t) - 4 * a]
+
+
+def test_bicubic_and_volumetric_sampling_match_numpy_and_finite_differences():
+    x, grid = _data(9, n=1, c=2, h=5, w=4, ho=2, wo=3, spread=0.8)
+    got = F.grid_sample(gg.tensor(x), gg.tensor(grid), mode="bicubic", align_corners=False).numpy()
+    ref = np.zeros_like(got)
+    for i in range(2):
+        for j in range(3):
+            px, py = ((grid[0, i, j, 0] + 1) * 4 - 1) / 2, ((grid[0, i, j, 1] + 1) * 5 - 1) / 2
+            x0, y0 = int(np.floor(px)), int(np.floor(py))
+            wx, wy = _cubic_weights(px - x0), _cubic_weights(py - y0)
+            for a in range(4):
+                for b in range(4):
+                    xx, yy = x0 - 1 + a, y0 - 1 + b
+                    if 0 <= xx < 4 and 0 <= yy < 5:
+                        ref[0, :, i, j] += x[0, :, yy, xx] * wx[a] * wy[b]
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+    assert gradcheck(lambda a, g: F.grid_sample(a, g, mode="bicubic", padding_mode="border", align_corners=True),
+                     [x, grid])
+    rng = np.random.default_rng(10)
+    v, vgrid = rng.standard_normal((1, 2, 3, 3, 2)), rng.uniform(-0.9, 0.9, (1, 2, 1, 2, 3))
+    assert gradcheck(lambda a, g: F.grid_sample(a, g, padding_mode="reflection", align_corners=False), [v, vgrid])
 
 
 def _bilinear_zeros_reference(x, grid):
@@ -72,9 +122,10 @@ def test_grid_sample_gradients_pass_a_float64_finite_difference_check(padding_mo
 
 
 @pytest.mark.parametrize("align_corners", [False, True])
-@pytest.mark.parametrize("size", [(2, 3, 5, 4), (2, 1, 1, 6)])
+@pytest.mark.parametrize("size", [(2, 3, 5, 4), (2, 1, 1, 6), (2, 3, 4, 5, 6), (2, 1, 1, 3, 2)])
 def test_affine_grid_matches_torch_and_passes_a_gradient_check(size, align_corners):
-    theta = np.random.default_rng(4).standard_normal((2, 2, 3))
+    k = len(size) - 2  # 2-D maps (N, 2, 3) or 3-D maps (N, 3, 4)
+    theta = np.random.default_rng(4).standard_normal((2, k, k + 1))
     ta, tb = gg.tensor(theta, requires_grad=True), torch.tensor(theta, requires_grad=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unit-size grids with align_corners=True warn in both
@@ -112,8 +163,12 @@ def test_errors_name_the_argument_and_a_fix():
         F.grid_sample(x, grid, mode="linear", align_corners=False)
     with pytest.raises(ValueError, match="expected padding_mode"):
         F.grid_sample(x, grid, padding_mode="wrap", align_corners=False)
-    with pytest.raises(gg.UnsupportedError, match="bicubic"):
-        F.grid_sample(x, grid, mode="bicubic", align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(gg.zeros(1, 1, 2, 2, 2), gg.zeros(1, 1, 1, 1, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(gg.ShapeError, match="5-D input"):
+        F.grid_sample(gg.zeros(1, 1, 2, 2, 2), grid, align_corners=False)
+    with pytest.raises(ValueError, match="Nx3x4"):
+        F.affine_grid(gg.zeros(1, 2, 3), (1, 1, 2, 2, 2), align_corners=False)
     with pytest.raises(gg.ShapeError, match="same batch size"):
         F.grid_sample(gg.zeros(2, 1, 2, 2), grid, align_corners=False)
     with pytest.raises(ValueError, match="Nx2x3"):
