@@ -21,6 +21,11 @@ from ._padding import pad
 from ._tensor import Tensor, tensor
 
 
+class FoldShapeError(_C.ShapeError, RuntimeError):
+    """fold/unfold's shape checks: PyTorch raises RuntimeErrors there, glassgrad's shape errors are
+    ValueErrors; this is both."""
+
+
 def _arguments(kernel_size, dilation, padding, stride, where: str):
     return (_args.int_pair(kernel_size, "kernel_size", where, 1), _args.int_pair(dilation, "dilation", where, 1),
             _args.int_pair(padding, "padding", where, 0), _args.int_pair(stride, "stride", where, 1))
@@ -29,7 +34,7 @@ def _arguments(kernel_size, dilation, padding, stride, where: str):
 def _grid(size: Tuple[int, int], k, d, p, s, where: str) -> Tuple[int, int]:
     blocks = tuple((n + 2 * pp - dd * (kk - 1) - 1) // ss + 1 for n, kk, dd, pp, ss in zip(size, k, d, p, s))
     if min(blocks) < 1:
-        raise _C.ShapeError(f"{where}: the kernel {k} (dilation {d}) does not fit in the padded input {list(size)} "
+        raise FoldShapeError(f"{where}: the kernel {k} (dilation {d}) does not fit in the padded input {list(size)} "
                             f"(padding {p}): the grid of blocks would be {blocks}\n  fix: more padding, or a smaller "
                             f"kernel_size or dilation")
     return blocks
@@ -51,7 +56,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     where = "unfold"
     k, d, p, s = _arguments(kernel_size, dilation, padding, stride, where)
     if input.ndim not in (3, 4):
-        raise _C.ShapeError(f"{where}: Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D, "
+        raise FoldShapeError(f"{where}: Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D, "
                             f"shape {list(input.shape)})\n  fix: (N, C, H, W) or (C, H, W)")
     x = input.reshape(1, *input.shape) if input.ndim == 3 else input
     n, c, h, w = x.shape
@@ -70,17 +75,17 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     k, d, p, s = _arguments(kernel_size, dilation, padding, stride, where)
     size = _args.int_pair(output_size, "output_size", where, 1)
     if input.ndim not in (2, 3):
-        raise _C.ShapeError(f"{where}: Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+        raise FoldShapeError(f"{where}: Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                             f"(got {input.ndim}D, shape {list(input.shape)})\n  fix: (N, C * k_h * k_w, L)")
     x = input.reshape(1, *input.shape) if input.ndim == 2 else input
     n, ck, blocks = x.shape
     bh, bw = _grid(size, k, d, p, s, where)
     if ck % (k[0] * k[1]) != 0:
-        raise _C.ShapeError(f"{where}: Expected size of input's dimension 1 to be divisible by the product of "
+        raise FoldShapeError(f"{where}: Expected size of input's dimension 1 to be divisible by the product of "
                             f"kernel_size, but got input.size(1)={ck} and kernel_size={k}\n  fix: C * {k[0] * k[1]} "
                             f"rows, one per channel and kernel offset")
     if blocks != bh * bw:
-        raise _C.ShapeError(f"{where}: Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, "
+        raise FoldShapeError(f"{where}: Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, "
                             f"stride={s}, expected size of input's dimension 2 to match the calculated number of "
                             f"sliding blocks {bh} * {bw} = {bh * bw}, but got input.size(2)={blocks}\n  fix: the "
                             f"output_size the columns were unfolded from")

@@ -28,7 +28,7 @@ import numpy as np
 
 from . import _C, _args
 from ._spatial import _slice, cat
-from ._tensor import Tensor, _op, tensor
+from ._tensor import RefusedValueError, Tensor, _op, tensor
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
@@ -132,8 +132,8 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
                                   f"'replicate' or 'circular'")
     if mode != "constant":
         if value:
-            raise _C.InvalidArgumentError(f"pad: padding mode \"{mode}\" doesn't take in value argument (got "
-                                          f"value={value})\n  fix: drop value=..., or mode='constant'")
+            raise RefusedValueError(f"pad: padding mode \"{mode}\" doesn't take in value argument (got "
+                                    f"value={value})\n  fix: drop value=..., or mode='constant'")
         dims = len(amounts) // 2
         if dims not in (1, 2, 3) or input.ndim not in (dims + 1, dims + 2):
             ranks = " or ".join(f"{r}D" for r in (dims + 1, dims + 2)) if dims in (1, 2, 3) else "no"

@@ -22,7 +22,7 @@ from . import _C, _args, _dtypes
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
-from ._tensor import Tensor, _dim, _op, tensor
+from ._tensor import RefusedValueError, Tensor, _dim, _op, tensor
 from ._out import accepts_out
 from ._numpy_names import accept_numpy_names
 
@@ -118,15 +118,15 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
     if num_classes == -1 or t._h.realized:   # computed indices are checked at once, as PyTorch does
         values = t.numpy()
         if values.size and values.min() < 0:
-            raise _C.InvalidArgumentError(f"one_hot: class values must be non-negative, got {int(values.min())}\n"
-                                          f"  fix: shift the labels to start at 0")
+            raise RefusedValueError(f"one_hot: class values must be non-negative, got {int(values.min())}\n"
+                                    f"  fix: shift the labels to start at 0")
         if num_classes == -1:
             if not values.size:
-                raise _C.InvalidArgumentError(f"one_hot: Can not infer total number of classes from empty tensor "
-                                              f"(shape {list(t.shape)})\n  fix: one_hot(y, num_classes=10)")
+                raise RefusedValueError(f"one_hot: Can not infer total number of classes from empty tensor "
+                                        f"(shape {list(t.shape)})\n  fix: one_hot(y, num_classes=10)")
             num_classes = int(values.max()) + 1
         elif values.size and values.max() >= num_classes:
-            raise _C.InvalidArgumentError(
+            raise RefusedValueError(
                 f"one_hot: class values must be smaller than num_classes ({num_classes}), got {int(values.max())}\n"
                 f"  fix: one_hot(y, num_classes={int(values.max()) + 1}), or num_classes=-1")
     classes = tensor(np.arange(num_classes, dtype=np.int64), device=t.device)
