@@ -62,6 +62,7 @@ from . import _methods  # binds the functions above as Tensor methods
 from . import linalg
 from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor methods
 from ._special import *  # torch.lgamma, digamma, polygamma, ...: also Tensor methods
+from ._special_more import *  # torch.i0 (and Tensor.i0)
 from . import special
 nan_to_num_ = Tensor.nan_to_num_
 from .nn.functional import relu_  # torch.relu_

@@ -94,6 +94,19 @@ def in_place(method, name: str = ""):
     return run
 
 
+def in_place_saving_input(method, name: str = ""):
+    """in_place for a method whose autograd.Function saves its input for backward (the special
+    functions, logit): a copy of the input goes in where it requires a gradient, so the write into
+    this tensor leaves the saved value as it was (PyTorch saves the original self of such in-place
+    ops too)."""
+    op = name or method.__name__ + "_"
+
+    def method_of_copy(self, *args, **kwargs):
+        return method(self.clone() if self.requires_grad and _C.grad_enabled() else self, *args, **kwargs)
+    method_of_copy.__name__ = method.__name__
+    return in_place(method_of_copy, op)
+
+
 def in_place_view(method, name: str = ""):
     """The in-place form (`name`, default: method's name + '_') of a view method: this tensor
     object becomes the view (unsqueeze_, transpose_, ...) while other aliases of its storage keep

@@ -714,7 +714,9 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     z = _float_input(input)
     if eps is not None:
         z = clamp(z, eps, 1.0 - eps)
-    return sub(log(z), log1p(neg(z)))
+        return sub(log(z), log1p(neg(z)))
+    from ._special_more import logit_without_eps  # that module imports this one
+    return logit_without_eps(z)
 
 
 _power = pow  # this module's pow, under a name that is no builtin's

@@ -11,7 +11,7 @@ import numpy as np
 from . import (_arranging, _counting, _factories, _indexed_reductions, _indexing, _math, _reductions, _scans, _shapes,
                _statistics)
 from .functional import relu, where
-from ._inplace import in_place, in_place_view
+from ._inplace import in_place, in_place_saving_input, in_place_view
 from ._tensor import Tensor, _op
 
 # PyTorch's Tensor methods among the functions of these modules (torch names without a method,
@@ -139,10 +139,11 @@ arctanh asin asinh atan atan2 atanh baddbmm bitwise_and bitwise_not bitwise_or b
 clamp_min clip cos cosh cumprod cumsum div divide eq erf exp exp2 expm1 fix floor floor_divide fmod frac ge greater
 greater_equal gt hypot le lerp less less_equal log log10 log1p log2 logical_and logical_not logical_or logical_xor lt
 mul multiply ne neg negative not_equal pow reciprocal relu remainder round rsqrt sgn sigmoid sign sin sinh sqrt square
-sub subtract tan tanh tril triu true_divide trunc addcmul addcdiv nan_to_num logit bitwise_left_shift bitwise_right_shift
+sub subtract tan tanh tril triu true_divide trunc addcmul addcdiv nan_to_num bitwise_left_shift bitwise_right_shift
 masked_scatter index_copy put scatter_reduce index_reduce xlogy sinc rad2deg deg2rad copysign heaviside renorm gcd lcm nextafter""".split()
 for _name in _IN_PLACE:
     setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
+setattr(Tensor, "logit_", in_place_saving_input(getattr(Tensor, "logit"), "logit_"))  # its Function saves the input
 _AUGMENTED = {"add": "add_", "sub": "sub_", "mul": "mul_", "truediv": "div_", "floordiv": "floor_divide_",
               "mod": "remainder_", "pow": "pow_", "and": "bitwise_and_", "or": "bitwise_or_", "xor": "bitwise_xor_",
               "lshift": "bitwise_left_shift_", "rshift": "bitwise_right_shift_"}

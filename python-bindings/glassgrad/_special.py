@@ -118,8 +118,8 @@ class _Igamma(Function):
     def forward(ctx, a, x, upper):
         ctx.upper = upper
         ctx.save_for_backward(a, x)
-        pair = V.gammainc_pair(a.to("float64"), x.to("float64"))
-        return pair[1 if upper else 0].to(x.dtype)
+        a64, x64 = a.to("float64"), x.to("float64")
+        return _igamma_edges(a64, x64, V.gammainc_pair(a64, x64)[1 if upper else 0], upper).to(x.dtype)
 
     @staticmethod
     def backward(ctx, g):
@@ -130,6 +130,32 @@ class _Igamma(Function):
         a64, x64 = a.to("float64"), x.to("float64")
         density = ((a64 - 1) * x64.log() - x64 - V.lgamma(a64)).exp().to(x.dtype)
         return None, g * (-density if ctx.upper else density), None
+
+
+def _igamma_edges(a: Tensor, x: Tensor, p: Tensor, upper: bool) -> Tensor:
+    """PyTorch's special cases of P (Q = 1 - P in each), in its order: NaN for a negative a or x;
+    at a = 0, P = 1 for x > 0 (else NaN); at x = 0, P = 0; for an infinite a, P = 0 (NaN where x is
+    infinite too); for an infinite x, P = 1 (a NaN a included)."""
+    from .functional import where
+    def v(lower: float) -> float:
+        return 1 - lower if upper else lower
+    p = where(x.isinf(), v(1.0), p)
+    p = where(a.isinf(), where(x.isinf(), math.nan, v(0.0)), p)
+    p = where(x == 0, v(0.0), p)
+    p = where(a == 0, where(x > 0, v(1.0), math.nan), p)
+    return where((x < 0) | (a < 0), math.nan, p)
+
+
+def _tensors_only(name: str, input, other) -> None:
+    """PyTorch's igamma and igammac take two floating tensors (a number is a TypeError there, an
+    integer tensor an error)."""
+    for what, value in (("input", input), ("other", other)):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{what}' must be Tensor, not {type(value).__name__}\n"
+                            f"  fix: glassgrad.tensor({value!r}) for a number")
+        if not value.dtype.is_floating_point:
+            raise _C.DTypeError(f"\"{name}_cpu\" not implemented for '{value.dtype}'\n  {name}: {what} must be a "
+                                f"floating tensor, as PyTorch's\n  fix: {what}.double() (or .float())")
 
 
 def _igamma_args(input, other):
@@ -144,6 +170,7 @@ def _igamma_args(input, other):
 def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The regularized lower incomplete gamma function P(input, other) (torch.igamma,
     torch.special.gammainc): the series where other < input + 1, 1 - Q elsewhere."""
+    _tensors_only("igamma", input, other)
     a, x = _igamma_args(input, other)
     return _into(out, _Igamma.apply(a, x, False))
 
@@ -151,6 +178,7 @@ def igamma(input: Tensor, other: Tensor, *, out=None) -> Tensor:
 def igammac(input: Tensor, other: Tensor, *, out=None) -> Tensor:
     """The regularized upper incomplete gamma function Q(input, other) = 1 - P (torch.igammac,
     torch.special.gammaincc): Lentz's continued fraction where other >= input + 1."""
+    _tensors_only("igammac", input, other)
     a, x = _igamma_args(input, other)
     return _into(out, _Igamma.apply(a, x, True))
 
@@ -167,12 +195,12 @@ _polygamma_method.__name__ = "polygamma"
 
 
 def _bind_methods():
-    from ._inplace import in_place
+    from ._inplace import in_place_saving_input
     for name in ("lgamma", "digamma", "erfinv", "erfc", "mvlgamma", "igamma", "igammac"):
         setattr(Tensor, name, globals()[name])
-        setattr(Tensor, name + "_", in_place(globals()[name], name + "_"))
+        setattr(Tensor, name + "_", in_place_saving_input(globals()[name], name + "_"))
     Tensor.polygamma = _polygamma_method
-    Tensor.polygamma_ = in_place(_polygamma_method, "polygamma_")
+    Tensor.polygamma_ = in_place_saving_input(_polygamma_method, "polygamma_")
 
 
 _bind_methods()

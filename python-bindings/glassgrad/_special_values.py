@@ -157,13 +157,18 @@ def polygamma(n: int, x: Tensor, near_root: bool = True) -> Tensor:
     return y
 
 
-def erfc(x: Tensor) -> Tensor:
-    far = x >= 2
-    t = where(far, x, 2.0)
+def erfc_fraction(t: Tensor) -> Tensor:
+    """Laplace's continued fraction at t >= 2: erfc(t) = e^(-t^2) / (sqrt(pi) times it)."""
     cf = t * 1
     for k in range(60, 0, -1):
         cf = t + (k / 2) / cf
-    tail = (-(t * t)).exp() / (math.sqrt(math.pi) * cf)
+    return cf
+
+
+def erfc(x: Tensor) -> Tensor:
+    far = x >= 2
+    t = where(far, x, 2.0)
+    tail = (-(t * t)).exp() / (math.sqrt(math.pi) * erfc_fraction(t))
     return where(far, tail, 1 - M.erf(x))
 
 

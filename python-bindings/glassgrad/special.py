@@ -4,8 +4,24 @@ from ._math import erf, exp2, expm1, log1p, logit, round, sigmoid as expit, sinc
 from ._reductions import logsumexp
 from ._special import digamma, erfc, erfinv, igamma as gammainc, igammac as gammaincc, lgamma as gammaln
 from ._special import mvlgamma as multigammaln, polygamma
+from ._special_more import entr, erfcx, i0, i0e, i1, i1e, log_ndtr, modified_bessel_i0, modified_bessel_i1, ndtr, ndtri
+from ._special_more import bessel_j0, bessel_j1, spherical_bessel_j0, zeta
+from . import functional as _functional
 
 psi = digamma
 
-__all__ = ["digamma", "erf", "erfc", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln", "log1p", "logit", "logsumexp",
-           "multigammaln", "polygamma", "psi", "round", "sinc", "xlog1py", "xlogy"]
+
+def softmax(input, dim: int, *, dtype=None):
+    """torch.special.softmax: softmax over dim (needed, as in PyTorch), in dtype when given."""
+    return _functional.softmax(input, dim, dtype=dtype)
+
+
+def log_softmax(input, dim: int, *, dtype=None):
+    """torch.special.log_softmax: log_softmax over dim (needed, as in PyTorch), in dtype when given."""
+    return _functional.log_softmax(input, dim, dtype=dtype)
+
+
+__all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
+           "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",
+           "modified_bessel_i1", "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "round", "sinc", "softmax",
+           "spherical_bessel_j0", "xlog1py", "xlogy", "zeta"]
