@@ -28,7 +28,7 @@ from ._args import InvalidArgumentTypeError  # InvalidArgumentError and TypeErro
 
 __version__ = _C.__version__
 
-from ._device import default_device, device, set_default_device
+from ._device import default_device, device, get_default_device, set_default_device
 from ._dtypes import can_cast, dtype, promote_types, result_type
 from ._type_info import finfo, iinfo
 from ._size import Size

@@ -159,9 +159,19 @@ def default_device() -> str:
     return _default
 
 
+def get_default_device() -> "device":
+    """The default device as a device object (torch.get_default_device): device('cpu'), or
+    device('cuda:0') where a GPU is the default (default_device())."""
+    return device(default_device())
+
+
 def set_default_device(device) -> None:
-    """Where new tensors and parameters go: 'cpu' or 'cuda'."""
+    """Where new tensors and parameters go: 'cpu' or 'cuda'; None goes back to the default
+    (GLASSGRAD_DEVICE, else the GPU when one is usable: default_device())."""
     global _default
+    if device is None:
+        _default = None
+        return
     d = normalize(device)
     if d.startswith("cuda") and not cuda_available():
         raise _C.DeviceError("set_default_device('cuda'): no usable GPU\n"

@@ -77,6 +77,22 @@ def test_device_as_context_manager_sets_and_restores_the_default():
     assert gg.default_device() == before
 
 
+def test_get_default_device_gives_a_device_and_set_default_device_none_resets(monkeypatch):
+    # The names tutorial prints f"Using device = {torch.get_default_device()}" after set_default_device.
+    before = gg.default_device()
+    try:
+        gg.set_default_device("cpu")
+        d = gg.get_default_device()
+        assert isinstance(d, gg.device) and d == gg.device("cpu") and repr(d) == "device(type='cpu')"
+        import glassgrad.torch as torch_namespace
+        assert f"{d}" == "cpu" and torch_namespace.get_default_device() == "cpu"
+        monkeypatch.setenv("GLASSGRAD_DEVICE", "cpu")
+        gg.set_default_device(None)  # back to the default: GLASSGRAD_DEVICE here
+        assert gg.get_default_device() == "cpu" and gg.tensor([1.0]).device == "cpu"
+    finally:
+        gg.set_default_device(before)
+
+
 def test_unsupported_device_type_says_glassgrad_has_cpu_and_cuda():
     with pytest.raises(gg.DeviceError, match="'cpu' and 'cuda'"):
         gg.tensor([1.0], device=gg.device("mps"))
