@@ -6,9 +6,9 @@ and ResNet-18's export in a fresh process, importing included.
     python benchmarks/onnx_export.py --tiny     # seconds (CI)
 
 The models: SimpleCNN, ResNet-18 (CIFAR, [N, 3, 32, 32]), an MLP with LayerNorm and GELU, the
-DCGAN generator (examples-and-tutorials/dcgan.py), an LSTM language model (word_language_model's
-layout) and the character-level GPT (examples-and-tutorials/char_gpt.py), each exported with a
-dynamic batch axis. The error is max |onnxruntime - glassgrad| / max |glassgrad| over all outputs.
+DCGAN generator (examples-and-tutorials/dcgan.py), an LSTM language model
+(examples-and-tutorials/lstm_lm.py) and the character-level GPT (examples-and-tutorials/char_gpt.py),
+each exported with a dynamic batch axis. The error is max |onnxruntime - glassgrad| / max |glassgrad| over all outputs.
 """
 from __future__ import annotations
 
@@ -32,7 +32,6 @@ import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 
 EXAMPLES = os.path.join(REPO, "examples-and-tutorials")
-PORTED = os.path.join(REPO, "python-bindings", "tests", "ported_scripts", "word_language_model")
 
 
 @dataclass
@@ -101,7 +100,7 @@ def cases(tiny: bool = False) -> List[Case]:
     ntoken, ninp, nhid, nlayers, seq = (50, 16, 16, 2, 5) if tiny else (1000, 200, 200, 2, 35)
     if hasattr(nn, "Embedding"):
         def build_lm():
-            return _import_from(PORTED, "model").RNNModel("LSTM", ntoken, ninp, nhid, nlayers)
+            return _import_from(EXAMPLES, "lstm_lm").RNNModel(ntoken, ninp, nhid, nlayers, dropout=0.2)
     else:
         def build_lm():
             return OneHotLanguageModel(ntoken, ninp, nhid, nlayers)

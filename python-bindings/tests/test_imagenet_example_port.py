@@ -1,5 +1,5 @@
-"""pytorch/examples' imagenet/main.py (77f55b9, BSD 3-Clause) with its imports changed only
-(ported_scripts/imagenet/; test_ported_scripts checks the port), run as
+"""pytorch/examples' imagenet/main.py with its imports changed only (ported by tools/port_script.py
+from $GLASSGRAD_SCRIPT_SOURCES/pytorch-examples, script_sources.py; without it these tests skip), run as
 `--dummy -a resnet18 --epochs 1 -b 8`: ResNet-18 on FakeData, SGD with momentum and weight
 decay, StepLR, top-1/top-5 accuracy through topk, loader workers with pin_memory, a checkpoint.
 
@@ -10,7 +10,6 @@ from a copy in which the test writes 16 and 8 for those two numbers, every other
 import contextlib
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +17,9 @@ import threading
 
 import pytest
 
-from test_ported_scripts import PORTED, _check, _env, _run
+from test_ported_scripts import _check, _copy, _env, _run, needs_sources
+
+pytestmark = needs_sources("imagenet")
 
 SMALLER = {  # the copy's two lines (original: replacement)
     "        train_dataset = datasets.FakeData(1281167, (3, 224, 224), 1000, transforms.ToTensor())":
@@ -84,7 +85,7 @@ def _first_lines(cmd, cwd, pattern, n, timeout=600):
 
 
 def test_imagenet_port_as_it_is_trains_resnet18_on_fakedata_with_workers(tmp_path):
-    run = shutil.copytree(os.path.join(PORTED, "imagenet"), tmp_path / "run", ignore=shutil.ignore_patterns("original"))
+    run = _copy("imagenet", tmp_path / "run")
     # -p 1 prints every step (the default prints steps 1, 11, 21, ...); -j 2: two loader workers
     lines, steps = _first_lines([sys.executable, "main.py", *ARGS, "-p", "1", "-j", "2"], run, STEP, 2)
     out = "".join(lines)
@@ -97,8 +98,7 @@ def test_imagenet_port_as_it_is_trains_resnet18_on_fakedata_with_workers(tmp_pat
 @pytest.mark.slow
 def test_imagenet_port_runs_an_epoch_checkpoints_resumes_and_evaluates(tmp_path):
     run = tmp_path / "run"
-    run.mkdir()
-    with open(os.path.join(PORTED, "imagenet", "main.py"), encoding="utf-8") as f:
+    with open(os.path.join(_copy("imagenet", run), "main.py"), encoding="utf-8") as f:
         lines = f.read().split("\n")
     assert all(old in lines for old in SMALLER)
     (run / "main.py").write_text("\n".join(SMALLER.get(line, line) for line in lines), encoding="utf-8")

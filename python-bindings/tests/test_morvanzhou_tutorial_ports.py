@@ -1,8 +1,8 @@
-"""MorvanZhou/PyTorch-Tutorial's scripts (MIT, ported_scripts/LICENSE.morvanzhou-pytorch-tutorial),
-written for PyTorch 0.1-0.4 (Variable, torch.FloatTensor, F.softmax without dim, dataset.train_data,
-TensorDataset), run with their imports changed only. The ports sit in
-ported_scripts/morvanzhou_tutorial/tutorial-contents/, the originals in its original/
-(test_ported_scripts checks that only import lines differ). Each runs from its folder, as the
+"""MorvanZhou/PyTorch-Tutorial's scripts, written for PyTorch 0.1-0.4 (Variable, torch.FloatTensor,
+F.softmax without dim, dataset.train_data, TensorDataset), run with their imports changed only:
+tools/port_script.py ports them from a checkout at
+$GLASSGRAD_SCRIPT_SOURCES/morvanzhou-pytorch-tutorial (script_sources.py; without it every test
+here skips, saying how to run them) into tmp_path. Each runs from its folder, as the
 repository's README says, with matplotlib drawing off screen; the MNIST scripts read a small
 folder the test writes at ./mnist. Where PyTorch itself stops a script (torch.dot of matrices,
 torch.load of a whole model under weights_only, an in-place update before backward), the port
@@ -16,9 +16,10 @@ import sys
 import pytest
 
 from data_fixtures import write_mnist
-from test_ported_scripts import PORTED, _env
+from script_sources import source
+from test_ported_scripts import SCRIPTS, _copy, _env, needs_sources
 
-FOLDER = os.path.join(PORTED, "morvanzhou_tutorial")
+pytestmark = needs_sources("morvanzhou_tutorial")
 
 
 def _run_script(folder, name, timeout=600):
@@ -27,7 +28,7 @@ def _run_script(folder, name, timeout=600):
 
 
 def _port(tmp_path, mnist=None):
-    run = shutil.copytree(os.path.join(FOLDER, "tutorial-contents"), tmp_path / "run")
+    run = os.path.join(_copy("morvanzhou_tutorial", tmp_path / "run"), "tutorial-contents")
     if mnist:
         write_mnist(os.path.join(run, "mnist"), n_train=mnist[0], n_test=mnist[1])
     return run
@@ -36,7 +37,11 @@ def _port(tmp_path, mnist=None):
 def _torch_run(tmp_path, name):
     """The original run by PyTorch (skipped without torch)."""
     pytest.importorskip("torch")
-    folder = shutil.copytree(os.path.join(FOLDER, "original", "tutorial-contents"), tmp_path / "original")
+    repo, _, files = SCRIPTS["morvanzhou_tutorial"]
+    folder = tmp_path / "original"
+    folder.mkdir()
+    for rel in files:
+        shutil.copy(source(repo, rel), folder)
     return subprocess.run([sys.executable, name], cwd=folder, env=dict(os.environ, MPLBACKEND="Agg"),
                           capture_output=True, text=True, timeout=600)
 

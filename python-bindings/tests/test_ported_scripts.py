@@ -1,12 +1,12 @@
-"""Real PyTorch scripts with their imports changed (tests/ported_scripts/): each port differs from
-its original only in import lines and the lines CHANGED lists with the reason, and each runs
-briefly on local data. Runs that need what other work still brings (the tensor surface, issue
-31; layers and optimizers, issue 32) are expected to fail, each naming what it waits for."""
+"""Real PyTorch scripts run with their imports changed: each test ports the scripts it runs from a
+checkout outside the repository (script_sources.py: GLASSGRAD_SCRIPT_SOURCES, one folder per
+repository; without it the tests skip, saying how to run them) with tools/port_script.py, changes
+only the lines CHANGED lists with the reason, and runs them briefly on local data.
+tests/own_scripts/ cover the same library paths with the project's own scripts in every run."""
 import fcntl
 import os
 import pty
 import re
-import shutil
 import struct
 import subprocess
 import sys
@@ -17,119 +17,78 @@ import pytest
 
 import glassgrad as gg
 from data_fixtures import write_cifar, write_mnist
+from script_sources import needs, port_script, source
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PORTED = os.path.join(HERE, "ported_scripts")
 # The glassgrad this test imported (the installed package in CI, the working tree with
 # PYTHONPATH in development): child interpreters must import the same one.
 BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
-# The import rewrite, applied to every line of an original (other lines are left as they are).
-IMPORT_RULES = [
-    # glassgrad.torch: glassgrad with PyTorch's top-level defaults (torch.flatten flattens all axes).
-    # (a trailing space after `import torch`, as some originals have, is dropped with the rewrite)
-    (re.compile(r"^(\s*)import torch\s*$"), r"\1import glassgrad.torch as torch"),
-    (re.compile(r"^(\s*)import torchvision$"), r"\1import glassgrad.vision as torchvision"),
-    (re.compile(r"^(\s*)import torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
-    (re.compile(r"^(\s*)import torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
-    (re.compile(r"^(\s*)from torchvision(\.\S+)? import (.*)$"), r"\1from glassgrad.vision\2 import \3"),
-    (re.compile(r"^(\s*)from torch(\.\S+)? import (.*)$"), r"\1from glassgrad\2 import \3"),
-]
-
-# Lines changed beyond the imports: file -> {original line: ported line (None: dropped)}, and why.
+# Lines changed beyond the imports: file -> {original line: (ported line or None: dropped, why)}.
 CHANGED = {
     "pytorch_cifar/main.py": {
-        "net = SimpleDLA()": ("net = ResNet18()", "the port carries models/resnet.py only; ResNet18 is the "
+        "net = SimpleDLA()": ("net = ResNet18()", "the run ports models/resnet.py only; ResNet18 is the "
                                                   "repository's own commented alternative"),
         "for epoch in range(start_epoch, start_epoch+200):": ("for epoch in range(start_epoch, start_epoch+1):",
                                                                "epochs cut (200 are written into the loop)"),
     },
     "pytorch_cifar/models/__init__.py": {
-        f"from .{m} import *": (None, "imports of the model files the port does not carry")
+        f"from .{m} import *": (None, "imports of the model files the run does not port")
         for m in ("vgg", "dpn", "lenet", "senet", "pnasnet", "densenet", "googlenet", "shufflenet", "shufflenetv2",
                   "resnext", "preact_resnet", "mobilenet", "mobilenetv2", "efficientnet", "regnet", "dla_simple",
                   "dla")
     },
 }
 
+# What each run ports: name -> (checkout, folder in it, files under that folder).
 SCRIPTS = {
-    "mnist": ["main.py"],
-    "dcgan": ["main.py"],
-    "vae": ["main.py"],
-    "word_language_model": ["main.py", "model.py", "data.py"],
-    "pytorch_cifar": ["main.py", "utils.py", "models/resnet.py", "models/__init__.py"],
-    "word_language_model_generate": ["generate.py"],
-    "mnist_rnn": ["main.py"],
-    "regression": ["main.py"],
-    "super_resolution": ["main.py", "data.py", "dataset.py", "model.py", "super_resolve.py"],
-    "time_sequence_prediction": ["generate_sine_wave.py", "train.py"],
-    "siamese_network": ["main.py"],
-    "nanogpt": ["model.py", "train.py", "sample.py", "configurator.py"],
-    "imagenet": ["main.py"],
+    "mnist": ("pytorch-examples", "mnist", ["main.py"]),
+    "dcgan": ("pytorch-examples", "dcgan", ["main.py"]),
+    "vae": ("pytorch-examples", "vae", ["main.py"]),
+    "word_language_model": ("pytorch-examples", "word_language_model",
+                            ["main.py", "model.py", "data.py", "generate.py"]),
+    "pytorch_cifar": ("pytorch-cifar", "", ["main.py", "utils.py", "models/resnet.py", "models/__init__.py"]),
+    "mnist_rnn": ("pytorch-examples", "mnist_rnn", ["main.py"]),
+    "regression": ("pytorch-examples", "regression", ["main.py"]),
+    "super_resolution": ("pytorch-examples", "super_resolution",
+                         ["main.py", "data.py", "dataset.py", "model.py", "super_resolve.py"]),
+    "time_sequence_prediction": ("pytorch-examples", "time_sequence_prediction", ["generate_sine_wave.py", "train.py"]),
+    "siamese_network": ("pytorch-examples", "siamese_network", ["main.py"]),
+    "nanogpt": ("nanoGPT", "", ["model.py", "train.py", "sample.py", "configurator.py"]),
+    "imagenet": ("pytorch-examples", "imagenet", ["main.py"]),
     # MorvanZhou/PyTorch-Tutorial (test_morvanzhou_tutorial_ports.py runs them)
-    "morvanzhou_tutorial": [f"tutorial-contents/{script}.py" for script in (
+    "morvanzhou_tutorial": ("morvanzhou-pytorch-tutorial", "", [f"tutorial-contents/{script}.py" for script in (
         "201_torch_numpy", "202_variable", "203_activation", "301_regression", "302_classification",
         "303_build_nn_quickly", "304_save_reload", "305_batch_train", "306_optimizer", "401_CNN",
         "402_RNN_classifier", "403_RNN_regressor", "404_autoencoder", "406_GAN", "406_conditional_GAN",
-        "501_why_torch_dynamic_graph", "503_dropout", "504_batch_normalization")],
-    "minGPT": ["mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py",
-               "projects/adder/adder.py"],
+        "501_why_torch_dynamic_graph", "503_dropout", "504_batch_normalization")]),
+    "minGPT": ("minGPT", "", ["mingpt/__init__.py", "mingpt/model.py", "mingpt/trainer.py", "mingpt/utils.py",
+                              "projects/adder/adder.py"]),
     # yunjey/pytorch-tutorial, in the repository's layout (test_pytorch_tutorial_ports.py runs them)
-    "pytorch_tutorial": [f"tutorials/{script}" for script in (
+    "pytorch_tutorial": ("yunjey-pytorch-tutorial", "", [f"tutorials/{script}" for script in (
         "01-basics/pytorch_basics/main.py", "01-basics/logistic_regression/main.py",
         "01-basics/feedforward_neural_network/main.py", "01-basics/linear_regression/main.py",
         "02-intermediate/convolutional_neural_network/main.py", "02-intermediate/deep_residual_network/main.py",
         "02-intermediate/recurrent_neural_network/main.py",
         "02-intermediate/bidirectional_recurrent_neural_network/main.py",
         "02-intermediate/language_model/main.py", "02-intermediate/language_model/data_utils.py",
-        "03-advanced/generative_adversarial_network/main.py", "03-advanced/variational_autoencoder/main.py")],
+        "03-advanced/generative_adversarial_network/main.py", "03-advanced/variational_autoencoder/main.py")]),
 }
-# Folders that hold more than one entry of SCRIPTS (word_language_model's generate.py is kept
-# beside its main.py).
-FOLDER = {"word_language_model_generate": "word_language_model"}
 
 # What each run still waits for (non-strict xfail: a run that passes once they land shows XPASS).
 WAITS_FOR: dict = {}  # every ported script runs
 
 
-def port_line(line: str) -> str:
-    for pattern, replacement in IMPORT_RULES:
-        if pattern.match(line):
-            return pattern.sub(replacement, line)
-    return line
+def needs_sources(script):
+    """The skip mark of the checkout a SCRIPTS entry comes from."""
+    return needs(SCRIPTS[script][0])
 
 
-def expected_port(rel: str, original: str) -> str:
-    changes = CHANGED.get(rel, {})
-    out = []
-    for line in original.split("\n"):
-        if line in changes:
-            new = changes[line][0]
-            if new is not None:
-                out.append(new)
-        else:
-            out.append(port_line(line))
-    return "\n".join(out)
-
-
-@pytest.mark.parametrize("rel", [f"{FOLDER.get(s, s)}/{f}" for s, files in SCRIPTS.items() for f in files])
-def test_a_port_is_its_original_with_imports_changed(rel):
-    script, name = rel.split("/", 1)
-    with open(os.path.join(PORTED, script, "original", name), encoding="utf-8") as f:
-        original = f.read()
-    with open(os.path.join(PORTED, rel), encoding="utf-8") as f:
-        ported = f.read()
-    want = expected_port(rel, original)
-    if ported != want:
-        for n, (a, b) in enumerate(zip(ported.split("\n"), want.split("\n")), 1):
-            assert a == b, f"{rel}:{n}: {a!r}, expected {b!r} (the original's line with its imports changed)"
-        assert ported == want, f"{rel}: {len(ported.split())} lines, expected {len(want.split())}"
-
-
+@needs_sources("pytorch_cifar")
 def test_every_changed_line_names_why_and_exists():
     for rel, changes in CHANGED.items():
         script, name = rel.split("/", 1)
-        with open(os.path.join(PORTED, script, "original", name), encoding="utf-8") as f:
+        repo, folder, _ = SCRIPTS[script]
+        with open(source(repo, os.path.join(folder, name)), encoding="utf-8") as f:
             lines = f.read().split("\n")
         for old, (_, why) in changes.items():
             assert old in lines, f"{rel}: CHANGED names {old!r}, which the original does not have"
@@ -158,7 +117,12 @@ def _run(cmd, cwd, timeout=900, tty=False):
 
 
 def _copy(script, dest):
-    shutil.copytree(os.path.join(PORTED, script), dest, ignore=shutil.ignore_patterns("original", "__pycache__"))
+    """The SCRIPTS entry's files ported into dest (at their paths under the entry's folder), with
+    CHANGED's lines."""
+    repo, folder, files = SCRIPTS[script]
+    for f in files:
+        changes = {old: new for old, (new, _) in CHANGED.get(f"{script}/{f}", {}).items()}
+        port_script.port_file(source(repo, os.path.join(folder, f)), os.path.join(str(dest), f), changes)
     return str(dest)
 
 
@@ -172,6 +136,7 @@ def _waits(script):
 
 
 @pytest.mark.slow
+@needs_sources("mnist")
 def test_mnist_main_trains_and_tests_an_epoch(tmp_path):
     write_mnist(str(tmp_path / "data"), n_train=64, n_test=32)  # '../data' from the run folder
     run = _copy("mnist", tmp_path / "run")
@@ -182,6 +147,7 @@ def test_mnist_main_trains_and_tests_an_epoch(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("dcgan")
 def test_dcgan_main_runs_a_step_on_fake_data_with_workers(tmp_path):
     run = _copy("dcgan", tmp_path / "run")
     proc = _run([sys.executable, "main.py", "--dataset", "fake", "--dry-run", "--batchSize", "8", "--ngf", "8",
@@ -192,6 +158,7 @@ def test_dcgan_main_runs_a_step_on_fake_data_with_workers(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("vae")
 def test_vae_main_trains_an_epoch_and_saves_images(tmp_path):
     write_mnist(str(tmp_path / "data"), n_train=64, n_test=32)
     run = _copy("vae", tmp_path / "run")
@@ -221,6 +188,7 @@ def _test_ppl(stdout):
 
 
 @pytest.mark.slow
+@needs_sources("word_language_model")
 def test_word_language_model_trains_on_a_tiny_corpus(tmp_path):
     run = _word_language_model_run(tmp_path)
     proc = _run([sys.executable, "main.py", "--epochs", "1", "--dry-run", "--emsize", "16", "--nhid", "16"], run)
@@ -229,6 +197,7 @@ def test_word_language_model_trains_on_a_tiny_corpus(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("word_language_model")
 def test_word_language_model_trains_its_transformer(tmp_path):
     # --model Transformer: nn.TransformerEncoder with a square subsequent mask, the script's own
     # PositionalEncoding (arange, sin, cos, slice assignment) and its pickled model read back by
@@ -259,6 +228,7 @@ print("onnxruntime agrees", [g.shape for g in got])
 
 
 @pytest.mark.slow
+@needs_sources("word_language_model")
 def test_word_language_model_exports_onnx_that_onnxruntime_runs_as_the_model(tmp_path):
     pytest.importorskip("onnxruntime")
     run = _word_language_model_run(tmp_path)
@@ -275,6 +245,7 @@ def test_word_language_model_exports_onnx_that_onnxruntime_runs_as_the_model(tmp
 
 
 @pytest.mark.slow
+@needs_sources("pytorch_cifar")
 def test_pytorch_cifar_trains_an_epoch_checkpoints_and_resumes(tmp_path):
     run = _copy("pytorch_cifar", tmp_path / "run")
     write_cifar(os.path.join(run, "data"), n_per_batch=26, n_test=20)
@@ -298,6 +269,7 @@ def _in_process_seeded(script, *args):
 
 
 @pytest.mark.slow
+@needs_sources("regression")
 def test_regression_fits_its_polynomial(tmp_path):
     run = _copy("regression", tmp_path / "run")
     proc = _run(_in_process_seeded("main.py"), run)
@@ -310,6 +282,7 @@ def test_regression_fits_its_polynomial(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("mnist_rnn")
 def test_mnist_rnn_trains_and_tests_an_epoch(tmp_path):
     write_mnist(str(tmp_path / "data"), n_train=64, n_test=32)
     run = _copy("mnist_rnn", tmp_path / "run")
@@ -332,6 +305,7 @@ def _write_bsds300(root, n=2):
 
 
 @pytest.mark.slow
+@needs_sources("super_resolution")
 def test_super_resolution_trains_checkpoints_and_upscales_a_picture(tmp_path):
     pytest.importorskip("six")  # data.py imports six.moves.urllib (the test extra installs it)
     run = _copy("super_resolution", tmp_path / "run")
@@ -349,6 +323,7 @@ def test_super_resolution_trains_checkpoints_and_upscales_a_picture(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("time_sequence_prediction")
 def test_time_sequence_prediction_trains_an_lstm_with_lbfgs(tmp_path):
     pytest.importorskip("matplotlib")
     run = _copy("time_sequence_prediction", tmp_path / "run")
@@ -368,6 +343,7 @@ def test_time_sequence_prediction_trains_an_lstm_with_lbfgs(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("word_language_model")
 def test_word_language_model_generates_from_its_lstm_and_transformer_checkpoints(tmp_path):
     run = _copy("word_language_model", tmp_path / "run")
     corpus = os.path.join(run, "data", "wikitext-2")
@@ -390,6 +366,7 @@ def test_word_language_model_generates_from_its_lstm_and_transformer_checkpoints
 
 
 @pytest.mark.slow
+@needs_sources("siamese_network")
 def test_siamese_network_trains_a_resnet18_pair_model_and_tests(tmp_path):
     write_mnist(str(tmp_path / "data"), n_train=64, n_test=32)
     run = _copy("siamese_network", tmp_path / "run")
@@ -415,6 +392,7 @@ def _write_char_corpus(folder):
 
 
 @pytest.mark.slow
+@needs_sources("nanogpt")
 def test_nanogpt_trains_compiled_resumes_and_samples(tmp_path):
     run = _copy("nanogpt", tmp_path / "run")
     _write_char_corpus(os.path.join(run, "data", "tiny"))
@@ -441,6 +419,7 @@ def test_nanogpt_trains_compiled_resumes_and_samples(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("minGPT")
 def test_mingpt_adder_trains_with_workers_and_scores(tmp_path, monkeypatch):
     run = _copy("minGPT", tmp_path / "run")
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (run, os.environ.get("PYTHONPATH", "")) if p))

@@ -1,10 +1,8 @@
 """pytorch/examples' scripts run with their imports changed only (docs/porting.md, "Scripts run
-with their imports changed only"). The originals, as pytorch/examples published them at 77f55b9
-(BSD 3-Clause, ported_scripts/LICENSE.pytorch-examples), are in ported_scripts/pytorch_examples/;
-GLASSGRAD_PYTORCH_EXAMPLES may point at another checkout instead. Each is copied, its import
-lines rewritten by IMPORTS and nothing else, and run at a small size on data the test writes."""
+with their imports changed only"), ported by tools/port_script.py from a checkout at
+$GLASSGRAD_SCRIPT_SOURCES/pytorch-examples (script_sources.py; without it these tests skip,
+saying how to run them) and run at a small size on data the test writes."""
 import os
-import re
 import subprocess
 import sys
 import tarfile
@@ -14,22 +12,10 @@ import pytest
 
 import glassgrad as gg
 from data_fixtures import write_mnist
+from script_sources import checkout, needs, port_script
 
-EXAMPLES = os.environ.get("GLASSGRAD_PYTORCH_EXAMPLES") or os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "ported_scripts", "pytorch_examples")
-
-# The import lines a port changes, whole lines only (docs/porting.md's table).
-IMPORTS = [
-    (r"^import torch$", "import glassgrad.torch as torch"),
-    (r"^import torch\.nn as nn$", "import glassgrad.nn as nn"),
-    (r"^from torch import nn$", "from glassgrad import nn"),
-    (r"^import torch\.nn\.functional as F$", "import glassgrad.nn.functional as F"),
-    (r"^import torch\.optim as optim$", "import glassgrad.optim as optim"),
-    (r"^import torch\.multiprocessing as mp$", "import glassgrad.multiprocessing as mp"),
-    (r"^from torch\.optim import ", "from glassgrad.optim import "),
-    (r"^from torch\.utils\.data", "from glassgrad.utils.data"),
-    (r"^from torchvision", "from glassgrad.vision"),
-]
+pytestmark = needs("pytorch-examples")
+EXAMPLES = checkout("pytorch-examples") or ""
 
 # Where the glassgrad under test lives: the source tree in a dev build, site-packages when the
 # tests run against the installed package (tools/run_tests.sh).
@@ -37,22 +23,8 @@ BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
 
 def port(source, target):
-    """Copies source to target with IMPORTS applied; returns the (before, after) lines changed,
-    and checks that every other line is the original's."""
-    with open(source) as f:
-        lines = f.read().split("\n")
-    changed, out = [], []
-    for line in lines:
-        new = line
-        for pattern, replacement in IMPORTS:
-            new = re.sub(pattern, replacement, new)
-        if new != line:
-            changed.append((line, new))
-        out.append(new)
-    with open(target, "w") as f:
-        f.write("\n".join(out))
-    assert len(out) == len(lines)
-    return changed
+    """Ports source to target with tools/port_script.py; returns the (before, after) lines changed."""
+    return [(old, new) for _, old, new in port_script.port_file(source, target)]
 
 
 def run(folder, script, *args, path=(), **env_extra):

@@ -1,7 +1,7 @@
-"""yunjey/pytorch-tutorial's scripts (MIT, ported_scripts/LICENSE.pytorch-tutorial) run with their
-imports changed only. The ports sit in ported_scripts/pytorch_tutorial/ in the repository's own
-layout, the originals in its original/ (test_ported_scripts checks that only import lines differ).
-Each test copies that tree and writes a small data set where the scripts read it ('../../data'
+"""yunjey/pytorch-tutorial's scripts run with their imports changed only, ported by
+tools/port_script.py from a checkout at $GLASSGRAD_SCRIPT_SOURCES/yunjey-pytorch-tutorial
+(script_sources.py; the tests that run them skip without it) into tmp_path in the repository's
+own layout. Each test writes a small data set where the scripts read it ('../../data'
 from a script's folder: tutorials/data). The scripts hard-code their hyper-parameters, epochs
 included, so the data's size alone sets how many steps they take."""
 import os
@@ -13,7 +13,7 @@ import pytest
 
 import glassgrad as gg
 from data_fixtures import write_cifar, write_mnist
-from test_ported_scripts import _check, _copy, _run
+from test_ported_scripts import _check, _copy, _run, needs_sources
 
 
 def _tutorial(tmp_path, mnist=None, cifar=None):
@@ -54,6 +54,7 @@ def _state_dict_read_by_torch(path):
     return torch.load(path, weights_only=True)
 
 
+@needs_sources("pytorch_tutorial")
 def test_pytorch_basics_runs_until_its_empty_shuffled_loader_which_pytorch_refuses_too(tmp_path):
     tutorials = _tutorial(tmp_path, cifar=(16, 8))
     proc, _ = _main(tutorials, "01-basics/pytorch_basics")
@@ -106,6 +107,7 @@ def test_loader_iterators_keep_the_old_next_method():
     ("01-basics/feedforward_neural_network", {"fc1.weight": (500, 784), "fc1.bias": (500,),
                                               "fc2.weight": (10, 500), "fc2.bias": (10,)}),
 ])
+@needs_sources("pytorch_tutorial")
 def test_mnist_linear_models_train_test_and_save(tmp_path, folder, keys):
     # 200 training images: 2 steps an epoch, the scripts' 5 epochs; 100 test images.
     tutorials = _tutorial(tmp_path, mnist=(200, 100))
@@ -118,6 +120,7 @@ def test_mnist_linear_models_train_test_and_save(tmp_path, folder, keys):
         assert {k: tuple(v.shape) for k, v in saved.items()} == keys
 
 
+@needs_sources("pytorch_tutorial")
 def test_linear_regression_fits_and_plots(tmp_path):
     pytest.importorskip("matplotlib")
     tutorials = _tutorial(tmp_path)
@@ -134,6 +137,7 @@ def test_linear_regression_fits_and_plots(tmp_path):
     assert abs(np.mean((w * x + b - y) ** 2) - losses[-1]) < 5e-3
 
 
+@needs_sources("pytorch_tutorial")
 def test_convolutional_neural_network_trains_with_batchnorm_and_saves(tmp_path):
     tutorials = _tutorial(tmp_path, mnist=(200, 100))
     run = _trains(tutorials, "02-intermediate/convolutional_neural_network", ACCURACY)
@@ -145,6 +149,7 @@ def test_convolutional_neural_network_trains_with_batchnorm_and_saves(tmp_path):
 
 @pytest.mark.parametrize("folder, hidden", [("02-intermediate/recurrent_neural_network", 128),
                                             ("02-intermediate/bidirectional_recurrent_neural_network", 256)])
+@needs_sources("pytorch_tutorial")
 def test_lstm_classifiers_read_rows_as_sequences(tmp_path, folder, hidden):
     tutorials = _tutorial(tmp_path, mnist=(100, 100))
     run = _trains(tutorials, folder, ACCURACY)
@@ -155,6 +160,7 @@ def test_lstm_classifiers_read_rows_as_sequences(tmp_path, folder, hidden):
 
 
 @pytest.mark.slow
+@needs_sources("pytorch_tutorial")
 def test_deep_residual_network_trains_its_80_epochs_on_cifar(tmp_path):
     # 5 training batches of 2 images: one step an epoch, 80 epochs with the learning rate cut
     # every 20 (its `param_group['lr'] = lr`), transforms Pad, RandomHorizontalFlip, RandomCrop.
@@ -168,6 +174,7 @@ def test_deep_residual_network_trains_its_80_epochs_on_cifar(tmp_path):
 
 # slow: its 1,000 sampled words are 1,000 one-token steps of a 1,024-wide LSTM (12-16 s on a 2-core CPU)
 @pytest.mark.slow
+@needs_sources("pytorch_tutorial")
 def test_language_model_trains_and_samples_1000_words(tmp_path):
     tutorials = _tutorial(tmp_path)
     folder = os.path.join(tutorials, "02-intermediate", "language_model")
@@ -188,6 +195,7 @@ def test_language_model_trains_and_samples_1000_words(tmp_path):
 
 
 @pytest.mark.slow
+@needs_sources("pytorch_tutorial")
 def test_generative_adversarial_network_trains_200_epochs_and_saves_grids(tmp_path):
     # 100 images: one step of the script's batch of 100 an epoch (it reshapes to batch_size).
     tutorials = _tutorial(tmp_path, mnist=(100, 1))
@@ -201,6 +209,7 @@ def test_generative_adversarial_network_trains_200_epochs_and_saves_grids(tmp_pa
     assert set(_state_dict_read_by_torch(os.path.join(run, "G.ckpt")) or ["0.weight"]) >= {"0.weight"}
 
 
+@needs_sources("pytorch_tutorial")
 def test_variational_autoencoder_trains_and_saves_samples_and_reconstructions(tmp_path):
     # 128 images: one step of its batch of 128 an epoch, 15 epochs; F.binary_cross_entropy with
     # the legacy size_average=False (a sum, with PyTorch's deprecation warning).

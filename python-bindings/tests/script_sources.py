@@ -1,0 +1,52 @@
+"""Real PyTorch scripts from checkouts outside this repository, ported on the fly.
+
+GLASSGRAD_SCRIPT_SOURCES names a folder with one checkout per repository under the names in
+REPOSITORIES (docs/porting.md, "Running real scripts", gives the commits the tests were written
+against). A test asks for its repository with `needs(...)`, which skips it, saying how to run it,
+when the variable or the checkout is missing; the tests port what they run into tmp_path with
+tools/port_script.py (`port_script` here), the rewrite users run."""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Optional
+
+import pytest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import port_script  # noqa: E402, F401  (tools/port_script.py, used by the tests that import this module)
+
+VARIABLE = "GLASSGRAD_SCRIPT_SOURCES"
+# folder under GLASSGRAD_SCRIPT_SOURCES -> the repository cloned there
+REPOSITORIES = {
+    "pytorch-examples": "github.com/pytorch/examples",
+    "pytorch-cifar": "github.com/kuangliu/pytorch-cifar",
+    "nanoGPT": "github.com/karpathy/nanoGPT",
+    "minGPT": "github.com/karpathy/minGPT",
+    "yunjey-pytorch-tutorial": "github.com/yunjey/pytorch-tutorial",
+    "morvanzhou-pytorch-tutorial": "github.com/MorvanZhou/PyTorch-Tutorial",
+}
+
+
+def checkout(repo: str) -> Optional[str]:
+    """The checkout's folder, or None when GLASSGRAD_SCRIPT_SOURCES or the folder is missing."""
+    root = os.environ.get(VARIABLE)
+    folder = os.path.join(root, repo) if root else None
+    return folder if folder and os.path.isdir(folder) else None
+
+
+def needs(repo: str):
+    """A skip mark for tests that run scripts from the checkout `repo`."""
+    return pytest.mark.skipif(
+        checkout(repo) is None,
+        reason=f"runs scripts of {REPOSITORIES[repo]}, which the repository does not carry: clone it as "
+               f"$GLASSGRAD_SCRIPT_SOURCES/{repo} (docs/porting.md, 'Running real scripts') and set {VARIABLE}")
+
+
+def source(repo: str, rel: str) -> str:
+    """The path of an original file in the checkout."""
+    folder = checkout(repo)
+    assert folder is not None, f"{VARIABLE}/{repo} is missing (mark the test with needs({repo!r}))"
+    return os.path.join(folder, rel)
+

@@ -1,0 +1,109 @@
+"""Ports a PyTorch script (or a tree of them) to glassgrad by rewriting its import lines only, the
+mapping of docs/porting.md ("Scripts run with their imports changed only"):
+
+    python3 tools/port_script.py SRC DST     # SRC a .py file or a folder; DST the same kind
+
+`import torch` becomes `import glassgrad.torch as torch` (glassgrad with PyTorch's top-level
+defaults), any other `torch.X` module path `glassgrad.X`, and `torchvision` `glassgrad.vision`.
+Every other line is copied as it is. In a folder, .py files are ported and other files copied.
+Prints each changed line as `file:line: old -> new`.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from typing import Dict, List, Optional, Tuple
+
+# (pattern, replacement), the first that matches a line rewrites it. A trailing space after
+# `import torch` (some scripts have one) goes with the rewrite; other lines keep theirs.
+IMPORT_RULES = [
+    (re.compile(r"^(\s*)import torch\s*$"), r"\1import glassgrad.torch as torch"),
+    (re.compile(r"^(\s*)import torchvision$"), r"\1import glassgrad.vision as torchvision"),
+    (re.compile(r"^(\s*)import torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
+    (re.compile(r"^(\s*)import torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
+    (re.compile(r"^(\s*)from torchvision(\.\S+)? import (.*)$"), r"\1from glassgrad.vision\2 import \3"),
+    (re.compile(r"^(\s*)from torch(\.\S+)? import (.*)$"), r"\1from glassgrad\2 import \3"),
+]
+
+# A line to change beyond the imports: original line -> replacement (None drops the line).
+Changes = Dict[str, Optional[str]]
+
+
+def port_line(line: str) -> str:
+    """The line with its import rewritten, or the line itself when it imports no torch module."""
+    for pattern, replacement in IMPORT_RULES:
+        if pattern.match(line):
+            return pattern.sub(replacement, line)
+    return line
+
+
+def port_text(text: str, changes: Optional[Changes] = None) -> Tuple[str, List[Tuple[int, str, Optional[str]]]]:
+    """The ported text and its changed lines as (line number, old, new or None when dropped).
+    A line named in changes is replaced by its entry instead of the import rewrite; a name in
+    changes that no line has is an error (the script is not the one the changes were made for)."""
+    changes = changes or {}
+    missing = [line for line in changes if line not in text.split("\n")]
+    if missing:
+        raise ValueError(f"port_text: the script has no line {missing[0]!r} to change; "
+                         "fix: name the line exactly as the script writes it (indentation included)")
+    out, changed = [], []
+    for n, line in enumerate(text.split("\n"), 1):
+        new = changes[line] if line in changes else port_line(line)
+        if new != line:
+            changed.append((n, line, new))
+        if new is not None:
+            out.append(new)
+    return "\n".join(out), changed
+
+
+def port_file(src: str, dst: str, changes: Optional[Changes] = None) -> List[Tuple[int, str, Optional[str]]]:
+    """Writes src ported to dst (its folder made as needed); returns the changed lines."""
+    with open(src, encoding="utf-8") as f:
+        text, changed = port_text(f.read(), changes)
+    os.makedirs(os.path.dirname(os.path.abspath(dst)), exist_ok=True)
+    with open(dst, "w", encoding="utf-8") as f:
+        f.write(text)
+    return changed
+
+
+def port_tree(src: str, dst: str) -> Dict[str, List[Tuple[int, str, Optional[str]]]]:
+    """Copies the folder src to dst with every .py file ported (.git and __pycache__ left out);
+    returns each ported file's changed lines by its path relative to src."""
+    report = {}
+    for folder, dirs, files in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if d not in (".git", "__pycache__"))
+        rel_folder = os.path.relpath(folder, src)
+        os.makedirs(os.path.join(dst, rel_folder), exist_ok=True)
+        for name in sorted(files):
+            rel = os.path.normpath(os.path.join(rel_folder, name))
+            if name.endswith(".py"):
+                report[rel] = port_file(os.path.join(src, rel), os.path.join(dst, rel))
+            else:
+                shutil.copy2(os.path.join(src, rel), os.path.join(dst, rel))
+    return report
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2 or args[0] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    src, dst = args
+    if os.path.isdir(src):
+        report = port_tree(src, dst)
+    elif os.path.isfile(src):
+        report = {os.path.basename(src): port_file(src, dst)}
+    else:
+        print(f"port_script: {src} is neither a file nor a folder; fix: give the script or its checkout's folder",
+              file=sys.stderr)
+        return 2
+    for rel, changed in report.items():
+        for n, old, new in changed:
+            print(f"{rel}:{n}: {old.strip()} -> {new.strip() if new is not None else '(dropped)'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
