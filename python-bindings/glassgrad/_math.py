@@ -208,7 +208,7 @@ def _check_integer_divisor(where: str, other, dt) -> None:
 def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
     """input / other (torch.div): true division in a floating type (int64 / 2 is float32), or
     rounding_mode='trunc' / 'floor' in result_type(input, other)."""
-    x, y, _ = _operands(input, other)
+    x, y, dev = _operands(input, other)
     if rounding_mode is None:
         dt = _dtypes.floating(_dtypes.result_type(x, y))
         if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and y != 0:
@@ -224,6 +224,7 @@ def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
         if dt.is_floating_point:
             return trunc(binary("Div", x, y, dt))
         _check_integer_divisor("div", y, dt)
+        x, y = as_operand(x, dt, dev), as_operand(y, dt, dev)  # a number too (lt below takes tensors)
         q = binary("FloorDivide", x, y, dt)
         r = binary("Fmod", x, y, dt)
         # floor and trunc differ by one where the remainder is nonzero and the signs differ
@@ -263,7 +264,10 @@ def remainder(input, other) -> Tensor:
 
 
 def fmod(input, other) -> Tensor:
-    """input - trunc(input / other) * other, the sign of input (torch.fmod)."""
+    """input - trunc(input / other) * other, the sign of input (torch.fmod; input a tensor, as PyTorch's)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"fmod(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}\n"
+                        f"  fix: glassgrad.fmod(glassgrad.tensor({input!r}), other)")
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     _check_integer_divisor("fmod", y, dt)
@@ -731,17 +735,27 @@ def _shift(input, other, left: builtins.bool) -> Tensor:
                             f"are defined for integer tensors, got {dt}\n  fix: x.long() {'<<' if left else '>>'} n, "
                             f"or multiply by 2 ** n for floats")
     if dt == "bool":
-        dt = DTYPES["int64"]
-    x, y = as_operand(x, dt, dev), as_operand(y, dt, dev)
-    # x << n is x * 2^n and x >> n is floor(x / 2^n) in two's complement; a shift by 63 or more
-    # gives 0 (or -1 for a negative x shifted right), as PyTorch's kernels do.
-    wide = ge(y, 63)
-    n = _op("Where", [wide, constant(0, dt, dev), y])
-    scale = _power(constant(2, dt, dev), n)
+        raise _C.DTypeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for 'Bool'\n  {what}: two bool "
+                            f"tensors have no shift, as in PyTorch\n  fix: x.long() {'<<' if left else '>>'} n")
+    # Computed in int64 and cast back (wrapping, as PyTorch's narrower types do): x << n is x * 2^n
+    # and x >> n is floor(x / 2^n) in two's complement. A shift by the type's width or more, or by a
+    # negative count, gives 0 (or -1 for a negative x shifted right), as PyTorch's kernels do; an
+    # int64 shifted left by 63 keeps its lowest bit as the sign (2^63 is no int64).
+    wide_dt = DTYPES["int64"]
+    x, y = as_operand(x, wide_dt, dev), as_operand(y, wide_dt, dev)
+    width = 8 * np.dtype(_NP[str(dt)]).itemsize
+    wide = logical_or(ge(y, min(width, 63)), lt(y, 0))
+    n = _op("Where", [wide, constant(0, wide_dt, dev), y])
+    scale = _power(constant(2, wide_dt, dev), n)
+    zero = constant(0, wide_dt, dev)
     if left:
-        return _op("Where", [wide, constant(0, dt, dev), mul(x, scale)])
+        out = _op("Where", [wide, zero, mul(x, scale)])
+        if width == 64:  # x << 63: the lowest bit becomes the sign bit
+            top = _op("Where", [ne(fmod(x, 2), 0), constant(np.iinfo(np.int64).min, wide_dt, dev), zero])
+            out = _op("Where", [eq(y, 63), top, out])
+        return out.astype(dt)
     shifted = floor_divide(x, scale)
-    return _op("Where", [wide, _op("Where", [lt(x, 0), constant(-1, dt, dev), constant(0, dt, dev)]), shifted])
+    return _op("Where", [wide, _op("Where", [lt(x, 0), constant(-1, wide_dt, dev), zero]), shifted]).astype(dt)
 
 
 def bitwise_left_shift(input, other) -> Tensor:
