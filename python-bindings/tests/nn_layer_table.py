@@ -195,6 +195,8 @@ def _cases() -> List[Case]:
     add("MultiMarginLoss-weight", lambda nn: nn.MultiMarginLoss(p=2, margin=0.5, weight=_ones(nn, 3)))
     add("MultiLabelSoftMarginLoss-weight", lambda nn: nn.MultiLabelSoftMarginLoss(weight=_ones(nn, 3)))
     add("AdaptiveLogSoftmaxWithLoss", lambda nn: nn.AdaptiveLogSoftmaxWithLoss(16, 10, [4, 8]))
+    add("AdaptiveLogSoftmaxWithLoss-empty-projection", lambda nn: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 8]))
+    add("Linear-zero", lambda nn: nn.Linear(3, 0))
     add("AdaptiveLogSoftmaxWithLoss-bias", lambda nn: nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4], div_value=2.0,
                                                                                     head_bias=True))
     # numbers written as ints print as ints (PyTorch keeps the arguments as given)

@@ -28,7 +28,7 @@ BAD = [
     (lambda: nn.Conv2d(3, 4, 3, groups=2), "groups"),
     (lambda: nn.Conv2d(3, 4, 3, bias="yes"), "bias"),
     (lambda: nn.Linear(3.7, 2), "in_features"),
-    (lambda: nn.Linear(3, 0), "out_features"),
+    (lambda: nn.Linear(3, -1), "out_features"),  # 0 is allowed, as PyTorch allows it
     (lambda: nn.Linear(3, 2, bias=None), "bias"),
     (lambda: nn.LayerNorm(0), "normalized_shape"),
     (lambda: nn.LayerNorm(4, eps=-1.0), "eps"),
@@ -281,7 +281,7 @@ WRONG_TYPE = [  # PyTorch raises TypeError for these; glassgrad's error is one t
     lambda: S.ChainedScheduler([object()]),
 ]
 WRONG_VALUE = [  # PyTorch raises ValueError (or accepts); glassgrad's error is a ValueError, not a TypeError
-    lambda: nn.Linear(3, 0),
+    lambda: nn.Linear(3, -1),
     lambda: nn.Dropout(1.5),
     lambda: F.one_hot(gg.tensor(np.array([0, 2])), -2),
     lambda: S.ConstantLR(_opt(), factor=2),

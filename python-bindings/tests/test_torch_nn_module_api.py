@@ -120,7 +120,49 @@ PROBES = {
     "parameters-count": lambda lib, net: sum(p.numel() for p in net.parameters()),
     "buffers-count": lambda lib, net: len(list(net.buffers())),
     "_get_name": lambda lib, net: net._get_name(),
+    "set_submodule": lambda lib, net: (net.set_submodule("b.0", lib.nn.Tanh()), repr(net.b)),
+    "set_submodule-new": lambda lib, net: (net.set_submodule("b.z", lib.nn.Tanh()), _keys(net.b.named_children())),
+    "set_submodule-strict": lambda lib, net: net.set_submodule("b.z", lib.nn.Tanh(), strict=True),
+    "set_submodule-not-module": lambda lib, net: net.set_submodule("b.0", 3),
+    "set_submodule-parameter": lambda lib, net: net.set_submodule("p", lib.nn.Tanh()),
+    "compile": lambda lib, net: (net.compile(), tuple(net(lib.ones(4, 2)).shape)),
+    "to_empty": lambda lib, net: (net.to_empty(device="cpu") is net, tuple(net.a.weight.shape)),
+    "dir": lambda lib, net: [n for n in ("a", "b", "m", "p", "forward", "weight") if n in dir(net)],
+    "forward-missing": lambda lib, net: lib.nn.Module()(1),
+    "get_extra_state-default": lambda lib, net: net.get_extra_state(),
+    "linear-zero-out": lambda lib, net: tuple(lib.nn.Linear(3, 0)(lib.ones(2, 3)).shape),
+    "linear-zero-in": lambda lib, net: lib.nn.Linear(0, 2)(lib.ones(2, 0)).detach().numpy().tolist(),
 }
+
+
+def test_extra_state_is_saved_after_the_buffers_and_loaded_back():
+    for lib in (gt, torch):
+        nn = lib.nn
+
+        class Counter(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+                self.register_buffer("b", lib.zeros(1))
+                self.steps = 0
+
+            def get_extra_state(self):
+                return {"steps": self.steps}
+
+            def set_extra_state(self, state):
+                self.steps = state["steps"]
+
+        model = nn.Sequential(Counter(), nn.ReLU(), Counter())
+        model[0].steps = 7
+        sd = model.state_dict()
+        assert list(sd) == ["0.b", "0._extra_state", "0.fc.weight", "0.fc.bias", "2.b", "2._extra_state",
+                            "2.fc.weight", "2.fc.bias"]
+        assert sd["0._extra_state"] == {"steps": 7}
+        fresh = nn.Sequential(Counter(), nn.ReLU(), Counter())
+        assert repr(fresh.load_state_dict(sd)) == "<All keys matched successfully>"
+        assert fresh[0].steps == 7 and fresh[2].steps == 0
+        del sd["2._extra_state"]
+        assert fresh.load_state_dict(sd, strict=False).missing_keys == ["2._extra_state"]
 
 
 def _run(probe, lib):

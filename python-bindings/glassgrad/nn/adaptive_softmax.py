@@ -56,11 +56,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         for i in range(self.n_clusters):
             hsz = int(self.in_features // (self.div_value ** (i + 1)))
             osz = self.cutoffs[i + 1] - self.cutoffs[i]
-            if hsz < 1:  # PyTorch builds a Linear of 0 features, which scores the cluster's classes uniformly
-                raise ValueError(f"{name}: cluster {i}'s projection would have in_features // div_value ** {i + 1} = "
-                                 f"{self.in_features} // {self.div_value ** (i + 1):g} = 0 features (glassgrad's "
-                                 "layers have at least one)\n  fix: a smaller div_value, fewer cutoffs or more "
-                                 "in_features")
+            # hsz may be 0, as in PyTorch: a projection of 0 features scores the cluster's classes uniformly
             self.tail.append(Sequential(Linear(self.in_features, hsz, bias=False, device=device, dtype=dtype),
                                         Linear(hsz, osz, bias=False, device=device, dtype=dtype)))
 

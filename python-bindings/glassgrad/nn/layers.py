@@ -147,8 +147,9 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         where = _args.call("Linear", in_features, out_features)
-        self.in_features = _args.integer(in_features, "in_features", where, minimum=1)
-        self.out_features = _args.integer(out_features, "out_features", where, minimum=1)
+        # 0 is allowed, as PyTorch allows it (an empty weight; a Linear(0, n) gives its bias)
+        self.in_features = _args.integer(in_features, "in_features", where, minimum=0)
+        self.out_features = _args.integer(out_features, "out_features", where, minimum=0)
         bias = _args.flag(bias, "bias", where)
         dt = parameter_dtype(dtype, where)
         self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)

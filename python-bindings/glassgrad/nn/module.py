@@ -138,6 +138,13 @@ class StateDictError(_C.InvalidArgumentError, RuntimeError):
     PyTorch raises a RuntimeError there, glassgrad's argument errors are ValueErrors; this is both."""
 
 
+class _ExtraState:
+    """A state_dict entry that is not a tensor: what module.get_extra_state() returns."""
+
+    def __init__(self, module):
+        self.module = module
+
+
 class StateDictShapeError(_C.ShapeError, RuntimeError):
     """A state_dict entry whose shape is not the model's (PyTorch's RuntimeError "size mismatch")."""
 
@@ -356,6 +363,23 @@ class Module:
             m = m._modules[part]
         return m
 
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Puts `module` at a dotted path ("layer1.0.conv1"), as Module.set_submodule; with
+        strict=True the path's last name must already be a submodule."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!\n  fix: set_submodule('name', m)")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}\n  fix: pass an nn.Module")
+        path, _, name = target.rpartition(".")
+        owner = self.get_submodule(path)
+        if strict and name not in owner._modules:
+            raise AttributeError(f"{type(owner).__name__} has no attribute `{name}` (set_submodule('{target}', "
+                                 f"strict=True))\n  fix: strict=False adds it")
+        if name in owner._modules or not hasattr(owner, name):
+            setattr(owner, name, module)
+        else:
+            raise AttributeError(f"`{name}` is not an nn.Module (set_submodule('{target}'))\n  fix: another name")
+
     def _get_entry(self, target: str, table: str, what: str):
         path, _, name = target.rpartition(".")
         owner = self.get_submodule(path)
@@ -470,7 +494,18 @@ class Module:
 
     # ---- calling ----
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} must define forward()")
+        raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function\n"
+                                  f"  fix: define forward(self, ...) in {type(self).__name__}")
+
+    def compile(self, *args, **kwargs) -> None:
+        """Module.compile (torch.compile in place): accepted, and the module keeps running as it
+        is: its calls already reuse compiled plans from the plan cache (docs/porting.md, on
+        torch.compile); glassgrad.compile(model) records and replays whole calls."""
+
+    def __dir__(self):
+        d = self.__dict__
+        return sorted(set(super().__dir__()) | set(d.get("_parameters", ())) | set(d.get("_buffers", ()))
+                      | set(d.get("_modules", ())))
 
     def __call__(self, *args, **kwargs):
         # Layers were named by their paths when assigned (_name_tree); a model called at the top
@@ -509,7 +544,7 @@ class Module:
         return _bw.register(self, _bw.PRE, hook, prepend)
 
     # ---- state ----
-    def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Tensor]]:
+    def _named_state(self, prefix: str = "") -> Iterator[Tuple[str, Union[Tensor, "_ExtraState"]]]:
         """What state_dict() holds, in PyTorch's order: module by module (depth first), each
         module's parameters, then its persistent buffers."""
         for mname, m in self.named_modules(prefix=prefix, remove_duplicate=False):
@@ -518,6 +553,19 @@ class Module:
                 for name, t in table.items():
                     if name not in skip and t is not None:
                         yield (f"{mname}.{name}" if mname else name), t
+            if type(m).get_extra_state is not Module.get_extra_state:  # after the buffers, as PyTorch's
+                yield (f"{mname}._extra_state" if mname else "_extra_state"), _ExtraState(m)
+
+    def get_extra_state(self):
+        """Override it (with set_extra_state) to keep any picklable object in state_dict() under
+        "<path>._extra_state", as PyTorch's Module.get_extra_state."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called.\n  fix: "
+                           "override get_extra_state() and set_extra_state() together in your Module subclass")
+
+    def set_extra_state(self, state) -> None:
+        """Receives what get_extra_state() returned, from load_state_dict()."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.\n  fix: "
+                           "override set_extra_state() when you override get_extra_state()")
 
     def state_dict(self, *, destination=None, prefix: str = "",
                    keep_vars: bool = False) -> "OrderedDict[str, Union[np.ndarray, Tensor]]":
@@ -531,6 +579,9 @@ class Module:
         for name, t in self._named_state():
             # A lazy layer's tensors before its first forward are listed as themselves, as in
             # PyTorch (docs/lazy.md): they have no values yet.
+            if isinstance(t, _ExtraState):
+                out[prefix + name] = t.module.get_extra_state()
+                continue
             out[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t._values()
         return out
 
@@ -560,9 +611,12 @@ class Module:
                  if missing else "") +
                 "\n  fix: load a state_dict saved from the same model class, or pass strict=False")
         # All or nothing: every entry is checked and converted before any tensor is re-pointed.
-        pairs = []
+        pairs, extras = [], []
         for name, t in own.items():
             if name not in state:
+                continue
+            if isinstance(t, _ExtraState):
+                extras.append((t.module, state[name]))
                 continue
             arr = _checked_entry(name, state[name], t)
             pairs.append((t, _new_data(t, arr) if not assign else (name, arr)))
@@ -570,6 +624,8 @@ class Module:
             _assign_entries(self, pairs)
         else:
             rebind_all(pairs)
+        for m, value in extras:
+            m.set_extra_state(value)
         return IncompatibleKeys(missing, unexpected)
 
     def to(self, *args, **kwargs) -> "Module":
@@ -627,6 +683,11 @@ class Module:
 
     def cuda(self, index: int = 0) -> "Module":
         return self.to(f"cuda:{index}")
+
+    def to_empty(self, *, device=None, recurse: bool = True) -> "Module":
+        """Module.to_empty: parameters and buffers on `device` with unspecified values (here: their
+        values, moved)."""
+        return self.to(device) if device is not None else self
 
     def cpu(self) -> "Module":
         return self.to("cpu")
