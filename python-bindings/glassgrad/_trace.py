@@ -67,23 +67,10 @@ class scope:
             _local.roles.pop()
 
 
-_where = {}  # code object -> "file.py" for user code, None for glassgrad's own
-
-
 def user_source() -> str:
-    """'file.py:42' of the first caller outside the glassgrad package."""
-    f = sys._getframe(2)
-    where = _where.get
-    while f is not None:
-        code = f.f_code
-        name = where(code, False)
-        if name is False:
-            name = None if code.co_filename.startswith(_PACKAGE_DIR) else os.path.basename(code.co_filename)
-            _where[code] = name
-        if name is not None:
-            return f"{name}:{f.f_lineno}"
-        f = f.f_back
-    return ""
+    """'file.py:42' of the first caller outside the glassgrad package (the frame walk runs in C++,
+    python-bindings/src/bind_frames.cpp: it runs once per recorded op)."""
+    return _C.user_source(_PACKAGE_DIR)
 
 
 def user_stacklevel() -> int:
@@ -108,7 +95,7 @@ def _meta(role: str):
 def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line."""
     scope_, role, layer = _meta(role)
-    return _C.lazy_record(op, inputs, attrs or {}, scope_, user_source(), role, layer)
+    return _C.lazy_record(op, inputs, attrs or {}, scope_, _C.user_source(_PACKAGE_DIR), role, layer)
 
 
 def record_updates(op: str, rows, targets, attrs):
@@ -116,7 +103,7 @@ def record_updates(op: str, rows, targets, attrs):
     i (an optimizer's in-place updates, in one call). All rows are recorded before any target
     moves: an error leaves every target as it was."""
     scope_, role, layer = _meta("")
-    _C.lazy_record_updates(op, rows, targets, attrs, scope_, user_source(), role, layer)
+    _C.lazy_record_updates(op, rows, targets, attrs, scope_, _C.user_source(_PACKAGE_DIR), role, layer)
 
 
 class recording_step:

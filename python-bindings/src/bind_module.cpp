@@ -15,4 +15,5 @@ PYBIND11_MODULE(_C, m) {
   glassgrad::bind_debug(m);
   glassgrad::bind_distributed(m);
   glassgrad::bind_pinned(m);
+  glassgrad::bind_frames(m);
 }

@@ -53,14 +53,18 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     if (!v->producer) return true;
     return stop_at_computed ? v->realized() : (v->leaf || (v->realized() && !v->requires_grad));
   };
-  std::unordered_map<const TraceValue*, char> seen;
-  std::unordered_map<const TraceNode*, size_t> node_at;  // index into `nodes`
+  // Each walk has its own number; a value or node carrying it was seen by this walk.
+  static uint64_t walks = 0;
+  const uint64_t walk = ++walks;
+  size_t values_seen = 0;
   std::vector<std::pair<uint64_t, TraceNode*>> nodes;   // (creation order of the node, node)
   std::vector<ValuePtr> stack(roots.rbegin(), roots.rend());
   while (!stack.empty()) {
     ValuePtr v = std::move(stack.back());
     stack.pop_back();
-    if (!seen.emplace(v.get(), 1).second) continue;
+    if (v->visited_by == walk) continue;
+    v->visited_by = walk;
+    ++values_seen;
     if (is_leaf(v.get())) {
       if (!v->invalid.empty()) {
         if (stop_at_computed) throw_invalid(*v);
@@ -71,13 +75,13 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     TraceNode* node = v->producer.get();
     if (node->in_flight) throw_in_flight(*v);
     const uint64_t key = v->seq - static_cast<uint64_t>(v->output_index);
-    auto it = node_at.find(node);
-    if (it != node_at.end()) {
-      uint64_t& k = nodes[it->second].first;
+    if (node->visited_by == walk) {
+      uint64_t& k = nodes[node->visit_index].first;
       k = std::min(k, key);
       continue;
     }
-    node_at.emplace(node, nodes.size());
+    node->visited_by = walk;
+    node->visit_index = nodes.size();
     nodes.emplace_back(key, node);
     for (const auto& in : node->inputs) stack.push_back(in);
   }
@@ -87,6 +91,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   std::sort(nodes.begin(), nodes.end(),
             [](const std::pair<uint64_t, TraceNode*>& a, const std::pair<uint64_t, TraceNode*>& b) { return a.first < b.first; });
   Export ex;
+  ex.id.reserve(values_seen);
   uint64_t h = 0xC0FFEE;
   // Leaves in order of first use, which depends only on the program's structure (not on when
   // each leaf was created), so every step of a loop exports the same signature.

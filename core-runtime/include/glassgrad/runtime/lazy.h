@@ -84,6 +84,9 @@ struct TraceValue {
   // computed value's gradient, after its hooks, accumulates into `grad` as a leaf's does.
   std::vector<std::pair<uint64_t, GradientHook>> grad_hooks;
   bool retains_grad = false;
+  // Scratch of collect() (export.cpp): the number of the last walk that reached this value, so a
+  // walk marks what it saw without a hash set. Meaningful only inside one collect() call.
+  uint64_t visited_by = 0;
   bool realized() const { return data.defined(); }
   bool is_leaf() const { return !producer || leaf; }
   // Modified in place since it was made (its storage's version moved on).
@@ -114,6 +117,10 @@ struct TraceNode : std::enable_shared_from_this<TraceNode> {
   // Its metadata's hash (layer, source line, role): what backward() keys its gradient nodes with
   // beside the signature, since they copy it.
   uint64_t meta_hash = 0;
+  // Scratch of collect() (export.cpp), as TraceValue::visited_by: the last walk that reached this
+  // node and the node's index in that walk's list.
+  uint64_t visited_by = 0;
+  size_t visit_index = 0;
 };
 
 // One view a handle's value is derived by from its storage's value (a view op and its attributes).

@@ -1,0 +1,100 @@
+// The user's source line ("file.py:42") that every recorded node carries (glassgrad/_trace.py,
+// user_source): the first frame on the Python stack whose code lies outside the glassgrad
+// package. Glue only: it reads the interpreter's frames, which is this layer's business; the walk
+// is here rather than in Python because it runs once per recorded op, and a Python walk over the
+// package's frames was the largest single cost of recording a plain loop's step
+// (docs/architecture.md, "One graph from the tracer to the planner").
+#include <Python.h>
+#include <frameobject.h>
+
+#include <unordered_map>
+
+#include "bindings.h"
+
+namespace glassgrad {
+
+namespace {
+
+// Per code object: its file's base name for user code, or Py_None for the package's own code.
+// Each key holds a reference to its code object, so an address is never reused for another
+// code object while it is cached. Touched only with the GIL held.
+std::unordered_map<PyCodeObject*, PyObject*>& where_cache() {
+  static auto* cache = new std::unordered_map<PyCodeObject*, PyObject*>();  // never freed: outlives interpreter exit
+  return *cache;
+}
+
+// The cached entry for `code`, computed on the first sight of it. Takes over the reference to
+// code (from PyFrame_GetCode). String operations stay on Python str objects, so file names that
+// do not encode (surrogate escapes) work too.
+PyObject* where_of(PyCodeObject* code, PyObject* package_dir) {
+  auto& cache = where_cache();
+  auto it = cache.find(code);
+  if (it != cache.end()) {
+    Py_DECREF(code);
+    return it->second;
+  }
+  PyObject* filename = PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename");
+  if (filename == nullptr || !PyUnicode_Check(filename)) {
+    if (filename != nullptr) PyErr_SetString(PyExc_TypeError, "user_source: a code object's co_filename is not a str");
+    Py_XDECREF(filename);
+    Py_DECREF(code);
+    throw py::error_already_set();
+  }
+  PyObject* name = Py_None;
+  const Py_ssize_t in_package = PyUnicode_Tailmatch(filename, package_dir, 0, PY_SSIZE_T_MAX, -1);
+  if (in_package < 0) {
+    Py_DECREF(filename);
+    Py_DECREF(code);
+    throw py::error_already_set();
+  }
+  if (in_package == 1) {
+    Py_INCREF(name);
+  } else {
+    const Py_ssize_t length = PyUnicode_GetLength(filename);
+    const Py_ssize_t slash = PyUnicode_FindChar(filename, '/', 0, length, -1);
+    const Py_ssize_t backslash = PyUnicode_FindChar(filename, '\\', 0, length, -1);
+    const Py_ssize_t cut = slash > backslash ? slash : backslash;  // -1: neither occurs
+    name = slash < -1 || backslash < -1 ? nullptr : PyUnicode_Substring(filename, cut + 1, length);
+    if (name == nullptr) {
+      Py_DECREF(filename);
+      Py_DECREF(code);
+      throw py::error_already_set();
+    }
+  }
+  Py_DECREF(filename);
+  cache.emplace(code, name);  // keeps both references
+  return name;
+}
+
+}  // namespace
+
+void bind_frames(py::module_& m) {
+  m.def("user_source",
+        [](const py::str& package_dir) -> py::object {
+          PyFrameObject* frame = PyEval_GetFrame();  // borrowed: the calling Python frame
+          Py_XINCREF(frame);
+          while (frame != nullptr) {
+            PyObject* name = nullptr;
+            try {
+              name = where_of(PyFrame_GetCode(frame), package_dir.ptr());
+            } catch (...) {
+              Py_DECREF(frame);
+              throw;
+            }
+            if (name != Py_None) {
+              const int line = PyFrame_GetLineNumber(frame);
+              Py_DECREF(frame);
+              return py::reinterpret_steal<py::object>(PyUnicode_FromFormat("%U:%d", name, line));
+            }
+            PyFrameObject* back = PyFrame_GetBack(frame);  // new reference (or null at the bottom)
+            Py_DECREF(frame);
+            frame = back;
+          }
+          return py::str("");
+        },
+        py::arg("package_dir"),
+        "'file.py:42' of the innermost Python frame whose file does not start with package_dir "
+        "('' when every frame does).");
+}
+
+}  // namespace glassgrad
