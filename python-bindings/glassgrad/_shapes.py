@@ -273,6 +273,8 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     start = off if off >= 0 else -off * c
     length = builtins.max(0, builtins.min(r, c - off) if off >= 0 else builtins.min(r + off, c))
     flat = x.reshape(list(x.shape[:-2]) + [r * c])
+    if not length:  # an offset past the matrix: an empty diagonal (the start may lie past the end)
+        start = 0
     return _take(flat, flat.ndim - 1, start, start + (c + 1) * (length - 1) + 1 if length else start, c + 1)
 
 

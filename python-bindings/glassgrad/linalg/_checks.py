@@ -52,6 +52,8 @@ def broadcast_batch(A: Tensor, B: Tensor, fn: str):
 def first_failure(bad: Tensor):
     """(flat batch index, matrix index) of the first batch element whose flag row `bad` [..., n]
     holds True, or None."""
+    if bad.numel() == 0:  # empty matrices, or an empty batch: nothing failed
+        return None
     flags = bad.numpy().reshape(-1, bad.shape[-1])
     rows = np.nonzero(flags.any(axis=1))[0]
     if rows.size == 0:

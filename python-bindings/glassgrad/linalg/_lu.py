@@ -21,6 +21,11 @@ def _eliminate(M: Tensor, n: int, jordan: bool, compact: bool = False):
     with compact=True holding L's multipliers below the diagonal, as LAPACK's getrf leaves them
     (later swaps move them with their rows). Returns (M, pivots [..., n], number of row swaps
     [...] as float, swapped rows [..., n] int64: getrf's ipiv, 0-based)."""
+    if n == 0:  # an empty matrix: nothing to eliminate (PyTorch's inv and solve of 0 x 0 are empty)
+        from .._factories import zeros
+        batch = tuple(M.shape[:-2])
+        return (M, zeros(*batch, 0, dtype=M.dtype, device=M.device), zeros(*batch, dtype=M.dtype, device=M.device),
+                zeros(*batch, 0, dtype="int64", device=M.device))
     rows = arange(M.shape[-2], device=M.device)
     cols = arange(M.shape[-1], device=M.device)
     swaps = None

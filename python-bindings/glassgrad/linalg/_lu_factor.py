@@ -10,7 +10,8 @@ import numpy as np
 from .._factories import eye
 from .._tensor import Tensor, tensor
 from ..functional import gather
-from ._checks import broadcast_batch, check_float, check_matrix, check_same_dtype, into
+from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
+                      first_failure, into)
 from ._lu import _eliminate
 
 
@@ -33,9 +34,22 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactor:
     if not pivot:
         from .. import _C
         raise _C.UnsupportedError("linalg.lu_factor: LU without pivoting is not implemented on CPU\n  fix: pivot=True")
+    LU, piv, zero = _factor(A)
+    bad = first_failure(zero)
+    if bad is not None:  # PyTorch's lu_factor refuses a zero on U's diagonal (lu does not)
+        b, i = bad
+        raise LinAlgError(f"torch.linalg.lu_factor: {batch_prefix(A, b)}U[{i + 1},{i + 1}] is zero and using it on "
+                          "lu_solve would result in a division by zero. If you still want to perform the "
+                          "factorization, consider calling linalg.lu(A, pivot)\n  fix: linalg.lu(A) factors a singular "
+                          "A; linalg.lstsq solves with it")
+    return LUFactor(LU, piv)
+
+
+def _factor(A: Tensor):
+    """(LU, pivots int32 1-based, zero [..., k] bool: where U's diagonal is exactly zero)."""
     k = min(A.shape[-2], A.shape[-1])
-    LU, _, _, swapped = _eliminate(A, k, jordan=False, compact=True)
-    return LUFactor(LU, (swapped + 1).to("int32"))
+    LU, diag, _, swapped = _eliminate(A, k, jordan=False, compact=True)
+    return LU, (swapped + 1).to("int32"), diag == 0
 
 
 def _order(pivots: Tensor, m: int) -> Tensor:
@@ -66,7 +80,11 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
     """torch.linalg.lu: (P, L, U) with A = P L U, L [..., m, k] unit lower-triangular, U [..., k, n]."""
-    LU, piv = lu_factor(A, pivot=pivot)
+    check_matrix(A, "lu", square=False)
+    if not pivot:
+        from .. import _C
+        raise _C.UnsupportedError("linalg.lu: LU without pivoting is not implemented on CPU\n  fix: pivot=True")
+    LU, piv, _ = _factor(A)
     return lu_unpack(LU, piv)
 
 

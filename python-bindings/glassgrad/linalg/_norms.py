@@ -24,7 +24,15 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     x = x.to(dtype) if dtype is not None else x
     if x.ndim == 0:
         x = x.reshape(1)
-    y = _pnorm(x, ord, _dims(dim), keepdim)
+    dims = _dims(dim)
+    reduced = range(x.ndim) if dims is None else [dims] if isinstance(dims, int) else dims
+    if ord < 0 and any(x.shape[d] == 0 for d in reduced):  # (inf: amax refuses it the same way)
+        from .._reductions import EmptyReductionError
+        raise EmptyReductionError(
+            f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation does not have "
+            f"an identity\n  x: {list(x.shape)}, reduced over {list(reduced)}\n  fix: a negative ord needs at least "
+            "one element in each reduced axis")
+    y = _pnorm(x, ord, dims, keepdim)
     return into(out, y)
 
 

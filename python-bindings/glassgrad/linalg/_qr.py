@@ -79,6 +79,8 @@ def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) 
     if atol is not None:
         raise _C.UnsupportedError("linalg.pinv: atol is not supported (no SVD)\n  fix: pass rtol, or neither")
     rt = float(rtol.max()) if isinstance(rtol, Tensor) else rtol
+    if min(A.shape[-2], A.shape[-1]) == 0:  # no singular values: the pseudo-inverse is zeros [..., n, m]
+        return into(out, zeros(*A.shape[:-2], A.shape[-1], A.shape[-2], dtype=A.dtype, device=A.device))
     wide = A.shape[-2] < A.shape[-1]
     At = A.transpose(-1, -2) if wide else A
     Q, R = _full_rank_qr(At, "pinv", rt)
@@ -118,6 +120,10 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
         raise _C.ShapeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); A {list(A.shape)}, "
                             f"B {list(B.shape)}\n  fix: B has one row per row of A")
     A, Bm = broadcast_batch(A, Bm.to(A.dtype), "lstsq")
+    empty = zeros(0, dtype=A.dtype, device=A.device)
+    if min(m, n) == 0:  # rank 0: the minimum-norm solution is zeros [..., n, k], as PyTorch's
+        X = zeros(*A.shape[:-2], n, Bm.shape[-1], dtype=A.dtype, device=A.device)
+        return Lstsq(X.squeeze(-1) if vector else X, empty, zeros(*A.shape[:-2], dtype="int64", device=A.device), empty)
     if m >= n:
         Q, R = _full_rank_qr(A, "lstsq", rcond)
         X = solve_triangular(R, Q.transpose(-1, -2) @ Bm, upper=True)
@@ -125,6 +131,5 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
         Q, R = _full_rank_qr(A.transpose(-1, -2), "lstsq", rcond)
         X = Q @ solve_triangular(R.transpose(-1, -2), Bm, upper=False)
     X = X.squeeze(-1) if vector else X
-    empty = zeros(0, dtype=A.dtype, device=A.device)
     rank = zeros(*A.shape[:-2], dtype="int64", device=A.device) + min(m, n)
     return Lstsq(X, empty, rank, empty)
