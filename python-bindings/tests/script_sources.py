@@ -26,6 +26,8 @@ REPOSITORIES = {
     "minGPT": "github.com/karpathy/minGPT",
     "yunjey-pytorch-tutorial": "github.com/yunjey/pytorch-tutorial",
     "morvanzhou-pytorch-tutorial": "github.com/MorvanZhou/PyTorch-Tutorial",
+    "ng-video-lecture": "github.com/karpathy/ng-video-lecture",
+    "makemore": "github.com/karpathy/makemore",
 }
 
 
