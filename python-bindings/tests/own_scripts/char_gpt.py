@@ -2,13 +2,29 @@
 masked_fill with -inf, softmax), pre-norm blocks, the output layer sharing the embedding's weight,
 cross entropy over the flattened logits, AdamW with weight decay for matrices only, a learning rate
 warmed up and decayed by hand, gradient clipping, a checkpoint, and sampling under no_grad from the
-top k characters."""
+top k characters. With --workers N the batches come from loader workers drawing chunks without
+end (RandomSampler with replacement and 10^10 samples)."""
 import argparse
 import math
 
 import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 import glassgrad.torch as torch
+from glassgrad.utils.data import DataLoader, Dataset, RandomSampler
+
+
+class Chunks(Dataset):
+    """Chunk i: the block of characters from i and the same block one character later."""
+
+    def __init__(self, data, block):
+        self.data, self.block = data, block
+
+    def __len__(self):
+        return len(self.data) - self.block - 1
+
+    def __getitem__(self, i):
+        chunk = self.data[i:i + self.block + 1]
+        return chunk[:-1], chunk[1:]
 
 
 class Attention(nn.Module):
@@ -95,6 +111,7 @@ def main():
     p.add_argument("--batch", type=int, default=8)
     p.add_argument("--lr", type=float, default=1e-2)
     p.add_argument("--compile", action="store_true")
+    p.add_argument("--workers", type=int, default=0)
     p.add_argument("--out", default="gpt.pt")
     args = p.parse_args()
     torch.manual_seed(0)
@@ -105,13 +122,21 @@ def main():
     model = GPT(len(chars), args.block)
     opt = model.optimizer(args.lr, 0.1)
     step = torch.compile(model) if args.compile else model
+    batches = None
+    if args.workers:
+        chunks = Chunks(data, args.block)
+        batches = iter(DataLoader(chunks, sampler=RandomSampler(chunks, replacement=True, num_samples=int(1e10)),
+                                  batch_size=args.batch, num_workers=args.workers, pin_memory=True))
     for it in range(args.iters):
         lr = args.lr * min(1.0, (it + 1) / 4) * 0.5 * (1 + math.cos(math.pi * it / args.iters))
         for group in opt.param_groups:
             group["lr"] = lr
-        ix = torch.randint(len(data) - args.block - 1, (args.batch,))
-        x = torch.stack([data[i:i + args.block] for i in ix])
-        y = torch.stack([data[i + 1:i + 1 + args.block] for i in ix])
+        if batches is not None:
+            x, y = next(batches)
+        else:
+            ix = torch.randint(len(data) - args.block - 1, (args.batch,))
+            x = torch.stack([data[i:i + args.block] for i in ix])
+            y = torch.stack([data[i + 1:i + 1 + args.block] for i in ix])
         _, loss = step(x, y)
         opt.zero_grad(set_to_none=True)
         loss.backward()

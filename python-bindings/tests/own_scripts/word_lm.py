@@ -1,7 +1,9 @@
-"""A word-level LSTM language model: a vocabulary read from text files, the token stream cut
-into batch columns, truncated backpropagation through time (the hidden state detached between
-chunks), gradients clipped by norm, a plain SGD update of p.data, the best model saved by
-validation loss, then text generated one word at a time by torch.multinomial."""
+"""A word-level language model: a vocabulary read from text files, the token stream cut into
+batch columns, truncated backpropagation through time, gradients clipped by norm, a plain SGD
+update of p.data, the best model saved by validation loss, then text generated one word at a time
+by torch.multinomial. --model LSTM (the hidden state detached between chunks) or Transformer (an
+encoder under a square subsequent mask with sinusoidal positions written into a buffer); the
+Transformer is saved whole (torch.save of the module, read back with weights_only=False)."""
 import argparse
 import math
 import os
@@ -49,7 +51,41 @@ class LanguageModel(nn.Module):
         return (w.new_zeros(self.layers, bsz, self.hidden), w.new_zeros(self.layers, bsz, self.hidden))
 
 
+class Positions(nn.Module):
+    def __init__(self, dim, longest=256):
+        super().__init__()
+        pos = torch.arange(0, longest, dtype=torch.float).unsqueeze(1)
+        rate = torch.exp(torch.arange(0, dim, 2).float() * (-math.log(10000.0) / dim))
+        table = torch.zeros(longest, 1, dim)
+        table[:, 0, 0::2] = torch.sin(pos * rate)
+        table[:, 0, 1::2] = torch.cos(pos * rate)
+        self.register_buffer("table", table)
+
+    def forward(self, x):
+        return x + self.table[:x.size(0)]
+
+
+class TransformerModel(nn.Module):
+    def __init__(self, ntoken, dim, heads, hidden, layers, dropout):
+        super().__init__()
+        self.embed = nn.Embedding(ntoken, dim)
+        self.pos = Positions(dim)
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(dim, heads, hidden, dropout), layers)
+        self.out = nn.Linear(dim, ntoken)
+        self.dim = dim
+
+    def forward(self, x, state=None):
+        mask = nn.Transformer.generate_square_subsequent_mask(x.size(0))
+        h = self.encoder(self.pos(self.embed(x) * math.sqrt(self.dim)), mask=mask)
+        return self.out(h), None
+
+    def init_state(self, bsz):
+        return None
+
+
 def detach(state):
+    if state is None:
+        return None
     return tuple(s.detach() for s in state)
 
 
@@ -68,6 +104,7 @@ def evaluate(model, data, bptt, criterion):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--data", default="corpus")
+    p.add_argument("--model", default="LSTM", choices=["LSTM", "Transformer"])
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--bptt", type=int, default=8)
     p.add_argument("--lr", type=float, default=5.0)
@@ -78,7 +115,10 @@ def main():
     torch.manual_seed(0)
     vocab = Vocabulary()
     train, valid = (columns(vocab.ids(os.path.join(args.data, f"{s}.txt")), 4) for s in ("train", "valid"))
-    model = LanguageModel(len(vocab.words), 16, 16, 2, 0.2)
+    if args.model == "LSTM":
+        model = LanguageModel(len(vocab.words), 16, 16, 2, 0.2)
+    else:
+        model = TransformerModel(len(vocab.words), 16, 2, 32, 2, 0.1)
     criterion = nn.CrossEntropyLoss()
     best = None
     for epoch in range(1, args.epochs + 1):
@@ -100,18 +140,24 @@ def main():
         if best is None or val < best:
             best = val
             with open(args.save, "wb") as f:
-                torch.save(model.state_dict(), f)
-    model.load_state_dict(torch.load(args.save))
+                torch.save(model.state_dict() if args.model == "LSTM" else model, f)
+    if args.model == "LSTM":
+        model.load_state_dict(torch.load(args.save))
+    else:
+        model = torch.load(args.save, weights_only=False)
     model.eval()
     state = model.init_state(1)
-    word = torch.randint(len(vocab.words), (1, 1), dtype=torch.int64)
+    words = torch.randint(len(vocab.words), (1, 1), dtype=torch.int64)
     out = []
     with torch.no_grad():
         for _ in range(args.words):
-            logits, state = model(word, state)
-            weights = logits.squeeze().div(0.8).exp()
-            idx = torch.multinomial(weights, 1)[0]
-            word.fill_(idx)
+            if state is None:  # the Transformer reads the whole text so far
+                logits, _ = model(words)
+            else:
+                logits, state = model(words[-1:], state)
+            weights = logits[-1].squeeze().div(0.8).exp()
+            idx = torch.multinomial(weights, 1)
+            words = torch.cat([words, idx.view(1, 1)], 0)
             out.append(vocab.words[int(idx)])
     print("generated:", " ".join(out))
 
