@@ -153,3 +153,19 @@ def test_products_and_batches_as_torch():
     same(lambda lib, t: lib.linalg.solve(t[:1], lib.ones(4, 3, 2, dtype=t.dtype)), b, where="solve broadcast",
          tol=TOL)
     same(lambda lib, t: lib.trace(t), a, where="trace", tol=TOL)
+
+
+def test_vander_tensorinv_and_tensorsolve_as_torch():
+    for x in (RNG.standard_normal(4), RNG.standard_normal((2, 3)), np.array([2, -3, 4]), np.array([1, 2], np.int32),
+              np.array([True, False]), np.array(2.0), np.zeros(0), np.array([1.5])):
+        for n in (None, 1, 2, 5):
+            same(lambda lib, t: lib.linalg.vander(t, N=n), x, where=f"vander N={n}", tol=TOL)
+    a = RNG.standard_normal((4, 6, 8, 3))
+    for ind in (0, 1, 2, 3):
+        same(lambda lib, t: lib.linalg.tensorinv(t, ind=ind), a, where=f"tensorinv ind={ind}", tol=1e-8)
+    same(lambda lib, t: lib.linalg.tensorinv(t), np.zeros((2, 2, 2, 2)), where="tensorinv of a singular")
+    a2, b = RNG.standard_normal((2, 3, 6)), RNG.standard_normal((2, 3))
+    same(lambda lib, t, u: lib.linalg.tensorsolve(t, u), a2, b, where="tensorsolve", tol=1e-8)
+    same(lambda lib, t, u: lib.linalg.tensorsolve(t.movedim(-1, 0), u, dims=(0,)), a2, b, where="dims", tol=1e-8)
+    same(lambda lib, t, u: lib.linalg.tensorsolve(t, u), a2, RNG.standard_normal((3, 2)), where="mismatched B")
+    same(lambda lib, t, u: lib.linalg.tensorsolve(t, u), a2, b.astype(np.float32), where="mixed dtypes")

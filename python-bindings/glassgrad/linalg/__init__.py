@@ -12,8 +12,10 @@ from ._norms import matrix_norm, norm, vector_norm
 from ._products import cross, diagonal, matmul, matrix_power, multi_dot, vecdot
 from ._qr import lstsq, pinv, qr
 from ._spectral import eigh, eigvalsh, matrix_rank, svd, svdvals
+from ._tensor_ops import tensorinv, tensorsolve, vander
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
            "lstsq", "lu", "lu_factor", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "vecdot", "vector_norm"]
+           "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+           "vector_norm"]
 del logdet, cholesky_solve, cholesky_inverse, lu_unpack  # top-level only in PyTorch
