@@ -120,7 +120,7 @@ usable() { "$python" -c 'import glassgrad, sys; sys.exit(0 if glassgrad.cuda.bui
 if [ "$installed" = 0 ] && { [ "$build" = 1 ] || ! usable; }; then
   export GLASSGRAD_CUDA_ARCHS=${GLASSGRAD_CUDA_ARCHS-all}  # set but empty: the GPU the build sees
   cxx=$(dynamic_cxx) || { echo "gpu_check.sh: no C++ compiler here links libstdc++ dynamically (tried: ${CXX:-} /usr/bin/g++ g++ c++ clang++)" >&2; exit 1; }
-  # The C compiler (XZ Embedded's sources) from the same toolchain as the C++ one: CMake's default
+  # The C compiler (CMake's configure checks) from the same toolchain as the C++ one: CMake's default
   # `cc` can be another GCC whose configure checks (pthreads in libc) do not hold for this one.
   cc=${cxx%++}; case $cc in */g | g) cc=${cc%g}gcc ;; *clang) ;; *) cc=${CC:-cc} ;; esac
   command -v "$cc" >/dev/null 2>&1 || cc=${CC:-cc}

@@ -1,8 +1,8 @@
 """Packs the CUDA 12 kernel images (nvrtc_legacy.py's cubins and PTX) for embedding, and writes
 the C++ file that embeds them: the images of one architecture major (sm_50 and sm_52; sm_60 and
 sm_61; sm_70 and sm_75; sm_80, sm_86 and sm_89; sm_90; the PTX) are concatenated and compressed
-into one xz stream (LZMA2), which the runtime unpacks with the vendored XZ Embedded decoder
-(src/cuda/xz, src/cuda/packed_images.cpp) when a GPU loads one of them. Run by
+into one xz stream (LZMA2), which the runtime unpacks with the system's liblzma
+(src/cuda/packed_images.cpp) when a GPU loads one of them. Run by
 GlassgradLegacy.cmake:
 
     python pack_images.py --out legacy_embed.cpp --pack-dir DIR --cubin-driver 12000 \
@@ -16,7 +16,7 @@ better than the defaults: 7.8 MB in all. A cubin's driver must read no new fatbi
 CUDA 12 driver from 525 loads what the runtime unpacks exactly as NVRTC wrote it; the table
 records each image's SHA-256 so a test can prove that (test_cuda_sass.py).
 
-The streams use CRC32 checks (XZ Embedded's default; it has no CRC64 here). Compression is
+The streams use CRC32 checks. Compression is
 deterministic: the same images give the same bytes.
 """
 import argparse

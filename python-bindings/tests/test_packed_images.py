@@ -1,5 +1,5 @@
 """The CUDA 12 kernel images are embedded packed (core-runtime/cmake/pack_images.py: one xz stream
-per architecture major) and unpacked by the runtime's vendored XZ Embedded decoder
+per architecture major) and unpacked by the runtime's decoder, the system's liblzma
 (core-runtime/src/cuda/packed_images.cpp, glassgrad._C.unpack_xz): whatever the packer writes,
 the decoder gives back byte for byte, and a damaged or mis-sized stream is refused with an error
 that says so. Needs no GPU and no CUDA build: the decoder is in every build. That the images of a

@@ -1,27 +1,28 @@
 // The CUDA 12 kernel images are embedded packed (cmake/pack_images.py: one xz stream per
 // architecture major, docs/cuda.md "Image sizes"); the loader unpacks the one a GPU runs. The
-// decoder is XZ Embedded (src/cuda/xz, vendored unchanged): single-call mode, so the output
-// buffer is its dictionary and it allocates only its small state; the stream's CRC32 of every
-// block is checked, and the image's bytes must then equal what the build recorded (size, and
-// the SHA-256 that tests compare).
-#include <mutex>
+// decoder is the system's liblzma (XZ Utils), in its single-call form: the stream's CRC32 of
+// every block is checked, and the image's bytes must then equal what the build recorded (size,
+// and the SHA-256 that tests compare).
+#include <lzma.h>
+
+#include <cstdint>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/cuda.h"
-#include "xz/xz.h"
 
 namespace glassgrad {
 namespace cuda {
 
 namespace {
 
-const char* xz_words(enum xz_ret r) {
+const char* xz_words(lzma_ret r) {
   switch (r) {
-    case XZ_MEM_ERROR: return "out of memory";
-    case XZ_FORMAT_ERROR: return "not an xz stream";
-    case XZ_OPTIONS_ERROR: return "xz options this decoder does not read (a filter other than LZMA2, or a CRC64/SHA-256 check)";
-    case XZ_DATA_ERROR: return "corrupt or truncated data (a CRC32 mismatch, or a bad or cut LZMA2 stream)";
-    case XZ_BUF_ERROR: return "a stream holding more bytes than expected, or cut short";
+    case LZMA_MEM_ERROR: return "out of memory";
+    case LZMA_MEMLIMIT_ERROR: return "out of memory (the decoder's memory limit)";
+    case LZMA_FORMAT_ERROR: return "not an xz stream";
+    case LZMA_OPTIONS_ERROR: return "xz options this decoder does not read";
+    case LZMA_DATA_ERROR: return "corrupt or truncated data (a CRC32 mismatch, or a bad or cut LZMA2 stream)";
+    case LZMA_BUF_ERROR: return "a stream holding more bytes than expected, or cut short (truncated)";
     default: return "unexpected decoder state";
   }
 }
@@ -30,22 +31,20 @@ const char* xz_words(enum xz_ret r) {
 
 std::vector<unsigned char> unpack_xz(const unsigned char* data, size_t size, size_t unpacked_size,
                                      const std::string& what) {
-  static std::once_flag crc_table;
-  std::call_once(crc_table, [] { xz_crc32_init(); });
   // One byte more than expected: a stream holding more than `unpacked_size` bytes then fills it
   // instead of stopping at the end of the buffer unnoticed.
   std::vector<unsigned char> out(unpacked_size + 1);
-  struct xz_dec* dec = xz_dec_init(XZ_SINGLE, 0);
-  if (!dec) throw OutOfMemoryError("unpacking " + what + ": no memory for the xz decoder's state");
-  struct xz_buf buf{data, 0, size, out.data(), 0, out.size()};
-  const enum xz_ret r = xz_dec_run(dec, &buf);
-  xz_dec_end(dec);
-  if (r != XZ_STREAM_END || buf.out_pos != unpacked_size) {
-    const std::string got = r == XZ_STREAM_END ? std::to_string(buf.out_pos) + " bytes" : xz_words(r);
+  uint64_t memory_limit = UINT64_MAX;  // the dictionary the packer chose (at most the group's size)
+  size_t in_pos = 0, out_pos = 0;
+  const lzma_ret r = lzma_stream_buffer_decode(&memory_limit, 0, nullptr, data, &in_pos, size, out.data(), &out_pos,
+                                               out.size());
+  if (r == LZMA_MEM_ERROR) throw OutOfMemoryError("unpacking " + what + ": no memory for the xz decoder");
+  if (r != LZMA_OK || out_pos != unpacked_size) {
+    const std::string got = r == LZMA_OK ? std::to_string(out_pos) + " bytes" : xz_words(r);
     throw ValueError(ErrorMessage("unpacking " + what + " failed: expected an xz stream of " +
                                   std::to_string(unpacked_size) + " bytes, got " + got)
                          .detail("packed: " + std::to_string(size) + " bytes; unpacked before it stopped: " +
-                                 std::to_string(buf.out_pos) + " bytes")
+                                 std::to_string(out_pos) + " bytes")
                          .cause("the embedded data is damaged (a broken download or file), or it was not packed by "
                                 "core-runtime/cmake/pack_images.py")
                          .fix("reinstall glassgrad (pip install --force-reinstall glassgrad), or rebuild it: "
