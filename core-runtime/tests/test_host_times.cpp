@@ -56,9 +56,11 @@ TEST(HostTimes, ANestedPhasePausesTheOuterOne) {
   EXPECT_EQ(calls(HostPhase::Launch), 1u);
   EXPECT_GE(secs(HostPhase::Launch), 2000e-6);
   EXPECT_GE(secs(HostPhase::BackwardExport), 600e-6);
-  // Exclusive: the inner phase is not also counted in the outer one, so together they fit the wall.
+  // Exclusive: the inner phase is not also counted in the outer one, so together they fit the wall
+  // (counted twice, the inner phase's 2000 us would put the sum past it). Both lower bounds hold
+  // by construction (each spin waits until the clock has moved on that far), however the threads
+  // are scheduled; nothing compares one measured duration with another.
   EXPECT_LE(secs(HostPhase::BackwardExport) + secs(HostPhase::Launch), wall);
-  EXPECT_LT(secs(HostPhase::BackwardExport), secs(HostPhase::Launch));
 }
 
 TEST(HostTimes, RealizesAreCountedAndResetClearsEverything) {
