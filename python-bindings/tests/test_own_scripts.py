@@ -19,7 +19,7 @@ BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
 
 
 def run(folder, script, *args):
-    """Runs own_scripts/<script> in folder with the glassgrad under test on the CPU; returns stdout."""
+    """Runs own_scripts/<script> (or the script at an absolute path) in folder with the glassgrad under test on the CPU; returns stdout."""
     env = dict(os.environ, GLASSGRAD_DEVICE="cpu", MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join(p for p in (BINDINGS, os.environ.get("PYTHONPATH", "")) if p))
     done = subprocess.run([sys.executable, os.path.join(SCRIPTS, script), *map(str, args)], cwd=folder, env=env,
@@ -245,3 +245,20 @@ def test_hogwild_processes_train_one_shared_model(mnist):
     assert "process 0 loss" in out and "process 1 loss" in out, out
     assert "shared weights changed by the processes: True" in out
     assert re.search(r"^Test set: Average loss: \S+, Accuracy: \d+/32$", out, re.M), out
+
+
+def test_legacy_api_script_ported_by_the_tool_prints_what_pytorch_prints(mnist):
+    # written with PyTorch's imports: ported here by tools/port_script.py, as users port theirs
+    from script_sources import port_script
+    changed = port_script.port_file(os.path.join(SCRIPTS, "legacy_api.py"), str(mnist / "legacy_api.py"))
+    assert [old for _, old, _ in changed] == ["import torch", "import torch.nn.functional as F",
+                                              "import torch.utils.data as Data", "from torch.autograd import Variable",
+                                              "    import torchvision"]
+    out = run(mnist, str(mnist / "legacy_api.py"), "--mnist", "data")  # an absolute path: the port
+    assert "train_data (64, 28, 28) train_labels (64,)\ntest_x (5, 1, 28, 28) test_labels True\n" in out, out
+    assert "fitted w [[2.999]]\nfitted b [0.5]\n" in out and "softmax without dim [[0.09, 0.2447, 0.6652]" in out
+    torch = pytest.importorskip("torch")
+    theirs = subprocess.run([sys.executable, os.path.join(SCRIPTS, "legacy_api.py")], cwd=mnist, capture_output=True,
+                            text=True, timeout=600)
+    assert theirs.returncode == 0, theirs.stderr[-3000:]
+    assert out.startswith(theirs.stdout) and "Implicit dimension choice for softmax" in theirs.stderr, torch.__version__
