@@ -1,0 +1,66 @@
+"""The user's source line every recorded node carries (glassgrad._trace.user_source, walked in C by
+python-bindings/src/bind_frames.cpp): the innermost frame outside the glassgrad package, named by
+its file's base name, whatever that file name holds."""
+import inspect
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad import _trace
+
+
+def _source_from(filename: str, lines_before: int = 0) -> str:
+    """user_source() called from code whose file name is `filename`, on line lines_before + 1."""
+    ns = {"_trace": _trace}
+    exec(compile("\n" * lines_before + "result = _trace.user_source()", filename, "exec"), ns)
+    return ns["result"]
+
+
+def test_the_line_of_the_caller_outside_the_package():
+    line = inspect.currentframe().f_lineno + 1
+    got = _trace.user_source()
+    assert got == f"test_trace_user_source.py:{line}"
+
+
+@pytest.mark.parametrize("filename, name", [
+    ("/some/dir/train.py", "train.py"),
+    ("train.py", "train.py"),
+    ("C:\\Users\\me\\train.py", "train.py"),        # a Windows path
+    ("<string>", "<string>"),                      # exec'd text
+    ("/data/\udcff\udcfe.py", "\udcff\udcfe.py"),  # bytes that are not UTF-8 (surrogate escapes)
+    ("/tmp/r\u00e9seau/mod\u00e8le.py", "mod\u00e8le.py"),
+])
+def test_any_file_name_gives_its_base_name(filename, name):
+    assert _source_from(filename, lines_before=6) == f"{name}:7"
+
+
+def test_a_file_inside_the_package_is_skipped_for_its_caller():
+    # Code compiled under the package's own directory counts as glassgrad's: the walk goes on to
+    # the frame that called it (this test's).
+    inner = compile("def f():\n    return _trace.user_source()\n", _trace._PACKAGE_DIR + "/fake_module.py", "exec")
+    ns = {"_trace": _trace}
+    exec(inner, ns)
+    line = inspect.currentframe().f_lineno + 1
+    got = ns["f"]()
+    assert got == f"test_trace_user_source.py:{line}"
+
+
+def test_recorded_nodes_carry_the_line_that_recorded_them():
+    # A layer defined here, in user code: its op's node names this file's forward line, through
+    # Module.__call__ and the functional wrappers of the package.
+    class Net(gg.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = gg.nn.Conv2D(1, 2, 3)
+
+        def forward(self, x):
+            return self.conv(x) * 2.0  # the line the conv's node names
+
+    net = Net()
+    x = gg.tensor(np.random.default_rng(0).standard_normal((1, 1, 5, 5)).astype(np.float32))
+    seen = []
+    with gg.debug.register_hook(net.conv, lambda n, i, o: seen.append(n)):
+        net(x).sum().item()
+    lines = [i + 1 for i, text in enumerate(open(__file__).read().splitlines()) if "the line the conv's node names" in text]
+    assert [n.source for n in seen] == [f"test_trace_user_source.py:{lines[0]}"]
