@@ -715,7 +715,10 @@ class Tensor:
         retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None
         if gradient is not None:
-            seed = _coerce(gradient, self)._h
+            g = _coerce(gradient, self)
+            if g.dtype != self.dtype:  # PyTorch converts the gradient to the tensor's dtype
+                g = g.to(self.dtype)
+            seed = g._h
         if inputs is not None or create_graph:
             if inputs is None:
                 ins = tuple(_wrap(h) for h in self._h.leaves_requiring_grad())

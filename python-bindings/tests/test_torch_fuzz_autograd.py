@@ -284,3 +284,85 @@ def test_grad_of_a_non_leaf_warns_as_torch():
             warnings.simplefilter("error")
             assert x.grad is not None and z.grad is not None
             assert lib.ones(2).grad is None  # a leaf with no gradient: no warning
+
+
+def _leaf(x):
+    return x.clone().requires_grad_()
+
+
+def _then(first, result):
+    """Runs first() for its effect, then gives result()."""
+    first()
+    return result()
+
+
+def _triple(lib, x):
+    leaf = _leaf(x)
+    g1, = lib.autograd.grad(leaf.exp().sum(), leaf, create_graph=True)
+    g2, = lib.autograd.grad(g1.sum(), leaf, create_graph=True)
+    g3, = lib.autograd.grad(g2.sum(), leaf)
+    return g1, g2, g3, g1.requires_grad
+
+
+def _hook_scaling(lib, x):
+    leaf = _leaf(x)
+    y = leaf * 2
+    y.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    return leaf.grad
+
+
+def _hook_returning(value):
+    def run(lib, x):
+        leaf = _leaf(x)
+        leaf.register_hook(lambda g: value(g))
+        (leaf * 2).sum().backward()
+        return leaf.grad
+    return run
+
+
+def _no_grad_result(lib, x):
+    leaf = _leaf(x)
+    with lib.no_grad():
+        y = leaf * 2
+    return y.requires_grad, y.is_leaf, y.grad_fn is None
+
+
+MORE = {
+    "autograd.backward of a list": lambda lib, x: (lambda l: _then(
+        lambda: lib.autograd.backward([(l * l).sum(), (l * 3).sum()]), lambda: l.grad))(_leaf(x)),
+    "autograd.backward grad_tensors": lambda lib, x: (lambda l: _then(
+        lambda: lib.autograd.backward([l * l, l * 3], grad_tensors=[lib.ones_like(l), lib.ones_like(l) * 2]),
+        lambda: l.grad))(_leaf(x)),
+    "autograd.backward inputs": lambda lib, x: (lambda l: _then(
+        lambda: lib.autograd.backward((l * l).sum(), inputs=[l]), lambda: l.grad))(_leaf(x)),
+    "third derivative": _triple, "hook on a computed tensor": _hook_scaling,
+    "hook returning a number": _hook_returning(lambda g: 5),
+    "hook returning another shape": _hook_returning(lambda g: g[:1]),
+    "grad of two outputs": lambda lib, x: (lambda l: lib.autograd.grad([(l * 2).sum(), (l * 3).sum()], l))(_leaf(x)),
+    "grad to one input twice": lambda lib, x: (lambda l: lib.autograd.grad((l * 2).sum(), [l, l]))(_leaf(x)),
+    "grad to a computed tensor": lambda lib, x: (lambda y: lib.autograd.grad(y.sum(), y))(_leaf(x) * 2),
+    "grad without create_graph": lambda lib, x: (lambda l: lib.autograd.grad((l * l).sum(), l)[0].requires_grad)(
+        _leaf(x)),
+    "grad through a detach, allow_unused": lambda lib, x: (lambda l: lib.autograd.grad(
+        (l.detach() * 2).sum(), l, allow_unused=True))(_leaf(x)),
+    "grad twice without retain_graph": lambda lib, x: (lambda l, y: _then(
+        lambda: lib.autograd.grad(y, l), lambda: lib.autograd.grad(y, l)))(*(lambda l: (l, (l * l).sum()))(_leaf(x))),
+    "backward twice through x + 1": lambda lib, x: (lambda l, y: _then(
+        lambda: (y.backward(), y.backward()), lambda: l.grad))(*(lambda l: (l, (l + 1).sum()))(_leaf(x))),
+    "no_grad result": _no_grad_result, "item and tolist": lambda lib, x: (_leaf(x).sum().item(), _leaf(x).tolist()),
+    "hook on a tensor without grad": lambda lib, x: lib.tensor([1, 2]).register_hook(lambda g: g),
+    "grad_outputs of shape [1] for a scalar": lambda lib, x: (lambda l: lib.autograd.grad(
+        (l * 2).sum(), l, grad_outputs=lib.ones(1)))(_leaf(x)),
+    "grad_outputs of another dtype": lambda lib, x: (lambda l: lib.autograd.grad(
+        l * 2, l, grad_outputs=lib.ones(3, dtype=lib.float64)))(_leaf(x)),
+    "backward gradient of another dtype": lambda lib, x: (lambda l: _then(
+        lambda: (l * 2).sum().backward(lib.tensor(2.0, dtype=lib.float64)), lambda: l.grad))(_leaf(x)),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE))
+def test_more_autograd_calls_as_torch(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PyTorch's item() of a tensor that requires grad
+        same(MORE[name], np.array([1.0, -2.0, 3.0], np.float32), where=name)
