@@ -34,6 +34,21 @@ def fail(where: str, name: str, want: str, value, fix: str = "", type_error: boo
     raise error(f"{where}: {name} must be {want}, got {got}" + (f"\n  fix: {fix}" if fix else ""))
 
 
+def no_strided_same(where: str, padding, stride) -> None:
+    """padding='same' with a stride other than 1 is refused at construction, as PyTorch's
+    ValueError (the output could not keep the input's size)."""
+    strides = tuple(stride) if isinstance(stride, (tuple, list)) else (stride,)
+    if padding == "same" and any(s != 1 for s in strides):
+        raise _C.InvalidArgumentError(f"{where}: padding='same' is not supported for strided convolutions (stride="
+                                      f"{stride})\n  fix: padding=kernel_size // 2 with that stride, or stride=1")
+
+
+class AssertedArgumentError(_C.InvalidArgumentError, AssertionError):
+    """A constructor argument PyTorch checks with an assert (MultiheadAttention's embed_dim,
+    Hardtanh's bounds): an AssertionError there, glassgrad's argument errors are ValueErrors; this
+    is both."""
+
+
 def _is_int(value) -> bool:
     # type() is int first: a plain int skips the numbers.Integral ABC check (bool is not int's type).
     return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))

@@ -293,7 +293,7 @@ class MultiheadAttention(Module):
         add_bias_kv = _args.flag(add_bias_kv, "add_bias_kv", where)
         self.head_dim = self.embed_dim // self.num_heads
         if self.head_dim * self.num_heads != self.embed_dim:
-            raise _C.InvalidArgumentError(
+            raise _args.AssertedArgumentError(
                 f"{where}: embed_dim must be divisible by num_heads (each head gets embed_dim / num_heads features)"
                 f"\n  fix: MultiheadAttention({self.embed_dim - self.embed_dim % self.num_heads or self.num_heads}, "
                 f"{self.num_heads})")

@@ -53,6 +53,7 @@ class _ConvNd(Module):
         if isinstance(padding, str) and not self._TRANSPOSED:
             self.padding = _args.choice(padding, "padding", where, ("same", "valid"),
                                         fix="padding='same' keeps the length (stride 1)")
+            _args.no_strided_same(where, self.padding, self.stride)
         else:
             self.padding = int_tuple(padding, n, "padding", where, minimum=0)
         self.transposed = self._TRANSPOSED

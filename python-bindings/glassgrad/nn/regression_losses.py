@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from .. import _args, _distances, _margin_losses as M, _regression_losses as R
+from .. import _C, _args, _distances, _margin_losses as M, _regression_losses as R
 from .._tensor import Tensor
 from .loss import _Loss, _WeightedLoss
 from .module import Module
@@ -121,6 +121,9 @@ class TripletMarginLoss(_Loss):
         where = "TripletMarginLoss"
         self.margin, self.p = _args.real(margin, "margin", where), _args.real(p, "p", where)
         self.eps, self.swap = _args.real(eps, "eps", where), _args.flag(swap, "swap", where)
+        if self.margin <= 0:
+            raise _C.InvalidArgumentError(f"TripletMarginLoss: expected margin to be greater than 0, got {margin} "
+                                          f"instead\n  fix: TripletMarginLoss(margin=1.0)")
 
     def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
         return M.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
@@ -141,6 +144,9 @@ class MultiMarginLoss(_WeightedLoss):
                  reduce=None, reduction: str = "mean"):
         super().__init__(weight, size_average, reduce, reduction)
         self.p, self.margin = _args.integer(p, "p", "MultiMarginLoss"), _args.real(margin, "margin", "MultiMarginLoss")
+        if self.p not in (1, 2):
+            raise _C.InvalidArgumentError(f"MultiMarginLoss: only p == 1 and p == 2 supported, got p={p}\n  fix: "
+                                          f"MultiMarginLoss(p=1)")
 
     def forward(self, input: Tensor, target) -> Tensor:
         return M.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _C, _args, _dtypes
 from .. import functional as F
-from .._tensor import Tensor, tensor
+from .._tensor import RefusedValueError, Tensor, tensor
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .init import xavier_uniform_
@@ -36,8 +36,8 @@ def _activation(activation, where: str):
             return F.relu
         if activation == "gelu":
             return F.gelu
-        raise _C.InvalidArgumentError(f"{where}: activation should be relu/gelu, not {activation}\n"
-                                      f"  fix: activation='gelu', or pass a function such as glassgrad.nn.functional.silu")
+        raise RefusedValueError(f"{where}: activation should be relu/gelu, not {activation}\n"
+                                f"  fix: activation='gelu', or pass a function such as glassgrad.nn.functional.silu")
     if not callable(activation):
         _args.fail(where, "activation", "'relu', 'gelu' or a callable", activation, type_error=True)
     return activation
