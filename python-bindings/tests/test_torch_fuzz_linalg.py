@@ -2,8 +2,9 @@
 keepdim; det, slogdet, inv, solve, cholesky, lu_factor with their errors on singular, non-square,
 non-positive-definite, integer and empty input; qr (its sign convention: LAPACK's Householder
 R), svd and eigh (values, shapes, and the factors up to the signs PyTorch leaves open), pinv,
-lstsq, matrix_rank, cross, diagonal, matrix_power and batches. Values within 1e-9 in float64 and
-1e-5 in float32 (the factorizations round differently from LAPACK's)."""
+lstsq, matrix_rank, cross, diagonal, matrix_power, batches, and their float64 gradients. Values
+within 1e-9 in float64 and 1e-5 in float32 (the factorizations round differently from LAPACK's),
+gradients within 1e-7."""
 import numpy as np
 import pytest
 
@@ -169,3 +170,51 @@ def test_vander_tensorinv_and_tensorsolve_as_torch():
     same(lambda lib, t, u: lib.linalg.tensorsolve(t.movedim(-1, 0), u, dims=(0,)), a2, b, where="dims", tol=1e-8)
     same(lambda lib, t, u: lib.linalg.tensorsolve(t, u), a2, RNG.standard_normal((3, 2)), where="mismatched B")
     same(lambda lib, t, u: lib.linalg.tensorsolve(t, u), a2, b.astype(np.float32), where="mixed dtypes")
+
+
+def _weighted_grad(fn):
+    """lib, A -> dA of sum(out * (1, 2, 3, ...)) over fn's floating outputs (each entry weighted apart)."""
+    def run(lib, t):
+        leaf = t.clone().requires_grad_()
+        out = fn(lib, leaf)
+        outs = out if isinstance(out, (tuple, list)) else (out,)
+        total = sum((o * (1 + lib.arange(o.numel(), dtype=o.dtype).reshape(o.shape))).sum()
+                    for o in outs if o.dtype.is_floating_point)
+        return lib.autograd.grad(total, leaf)
+    return run
+
+
+SPD_OF = lambda lib, t: t @ t.mT + 3 * lib.eye(t.shape[-1], dtype=t.dtype)
+GRADIENTS = {
+    "det": (lambda lib, t: lib.linalg.det(t), ["square", "batch"]),
+    "slogdet": (lambda lib, t: lib.linalg.slogdet(t).logabsdet, ["square", "batch"]),
+    "inv": (lambda lib, t: lib.linalg.inv(t), ["square", "batch"]),
+    "solve": (lambda lib, t: lib.linalg.solve(t, t[..., 0]), ["square", "batch"]),
+    "cholesky": (lambda lib, t: lib.linalg.cholesky(SPD_OF(lib, t)), ["square", "batch"]),
+    "qr": (lambda lib, t: lib.linalg.qr(t), ["tall", "square"]),
+    "eigvalsh": (lambda lib, t: lib.linalg.eigvalsh(SPD_OF(lib, t)), ["square", "batch"]),
+    "|eigenvectors|": (lambda lib, t: lib.linalg.eigh(SPD_OF(lib, t)).eigenvectors.abs(), ["square"]),
+    "svdvals": (lambda lib, t: lib.linalg.svdvals(t), ["tall", "square"]),
+    "|svd factors|": (lambda lib, t: [f.abs() for f in lib.linalg.svd(t, full_matrices=False)], ["tall"]),
+    "norms": (lambda lib, t: [lib.linalg.norm(t), lib.linalg.matrix_norm(t, "nuc"), lib.linalg.matrix_norm(t, 2),
+                              lib.linalg.vector_norm(t, float("inf")), lib.linalg.vector_norm(t, 0.5)], ["tall"]),
+    "pinv": (lambda lib, t: lib.linalg.pinv(t), ["tall"]),
+    "lstsq": (lambda lib, t: lib.linalg.lstsq(t, t[:, :2]).solution, ["tall"]),
+    "matrix_exp": (lambda lib, t: lib.linalg.matrix_exp(t), ["square"]),
+    "cross": (lambda lib, t: lib.linalg.cross(t, t.flip(0)), ["tall"]),
+    "matrix_power -1": (lambda lib, t: lib.linalg.matrix_power(t, -1), ["square"]),
+    "lu_factor": (lambda lib, t: lib.linalg.lu_factor(t).LU, ["square"]),
+    "cond": (lambda lib, t: lib.linalg.cond(SPD_OF(lib, t)), ["square"]),
+    "multi_dot": (lambda lib, t: lib.linalg.multi_dot([t, t.mT, t]), ["tall"]),
+    "logdet": (lambda lib, t: lib.logdet(SPD_OF(lib, t)), ["square"]),
+    "tensorinv and vander": (lambda lib, t: [lib.linalg.tensorinv(t, ind=1), lib.linalg.vander(t[0])], ["square"]),
+    "solve_triangular": (lambda lib, t: lib.linalg.solve_triangular(t.triu() + 3 * lib.eye(3, dtype=t.dtype), t,
+                                                                    upper=True), ["square"]),
+}
+
+
+@pytest.mark.parametrize("name", list(GRADIENTS))
+def test_gradients_as_torch(name):
+    fn, inputs = GRADIENTS[name]
+    for which in inputs:
+        same(_weighted_grad(fn), MATRICES[which], where=f"gradient of {name} ({which})", tol=1e-7)
