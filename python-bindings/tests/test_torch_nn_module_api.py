@@ -344,3 +344,50 @@ def test_container_api_matches_torch(name):
     else:
         assert not isinstance(ours, Exception), (name, ours)
         assert ours == theirs
+
+
+def _state_dict_hook_script(lib):
+    nn = lib.nn
+    log = []
+    m = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
+    m.register_state_dict_pre_hook(lambda mod, prefix, keep_vars: log.append(("pre", type(mod).__name__, prefix, keep_vars)))
+    m[1].register_state_dict_pre_hook(lambda mod, prefix, keep_vars: log.append(("pre1", prefix)))
+    def post(mod, sd, prefix, meta):
+        log.append(("post", prefix, sorted(sd)))
+        sd["extra." + prefix] = sd[prefix + "0.weight"]
+    m[1].register_state_dict_post_hook(post)
+    sd = m.state_dict()
+    log.append(sorted(sd))
+    def rename(mod, state, prefix, meta, strict, missing, unexpected, errors):
+        log.append(("lpre", type(mod).__name__, prefix, strict))
+        if prefix + "old_bias" in state:
+            state[prefix + "0.bias"] = state.pop(prefix + "old_bias")
+    m2 = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1)))
+    m2[1].register_load_state_dict_pre_hook(rename)
+    given = {k: (v.clone() if hasattr(v, "clone") else np.array(v)) for k, v in m.state_dict().items() if not k.startswith("extra")}
+    given["1.old_bias"] = given.pop("1.0.bias")
+    r = m2.load_state_dict(given)
+    log.append(("lres", repr(r), "1.old_bias" in given))
+    m3 = nn.Linear(2, 2)
+    m3.register_load_state_dict_post_hook(lambda mod, inc: (log.append(("lpost", list(inc.missing_keys), list(inc.unexpected_keys))), inc.unexpected_keys.clear(), None)[-1])
+    sd3 = {k: (v.clone() if hasattr(v, "clone") else np.array(v)) for k, v in m3.state_dict().items()}
+    sd3["junk"] = sd3["bias"]
+    log.append(("post-strict", repr(m3.load_state_dict(sd3))))
+    del sd3["bias"]
+    try:
+        m3.load_state_dict(sd3)
+    except RuntimeError as e:
+        log.append(("raised", "Missing key(s)" in str(e)))
+    return log
+
+
+def test_state_dict_and_load_state_dict_hooks_match_torch():
+    """pre/post hooks of state_dict and load_state_dict: what they see (module, prefix, keys,
+    strict, incompatible keys), a post-hook adding an entry, a load pre-hook renaming an old key, a
+    load post-hook clearing unexpected keys before the strict check, and refusing a return value."""
+    assert _state_dict_hook_script(gt) == _state_dict_hook_script(torch)
+    for lib in (gt, torch):
+        m = lib.nn.Linear(2, 2)
+        m.register_load_state_dict_post_hook(lambda mod, inc: inc)
+        with pytest.raises(AssertionError, match="not expected to return new values"):
+            m.load_state_dict({k: (v.clone() if hasattr(v, "clone") else np.array(v)) for k, v in m.state_dict().items()})

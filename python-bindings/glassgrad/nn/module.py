@@ -149,6 +149,15 @@ class StateDictShapeError(_C.ShapeError, RuntimeError):
     """A state_dict entry whose shape is not the model's (PyTorch's RuntimeError "size mismatch")."""
 
 
+def _refuse_names(module, missing, unexpected) -> None:
+    raise StateDictError(
+        f"Error(s) in loading state_dict for {type(module).__name__}:" +
+        ("\n\tUnexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
+         if unexpected else "") +
+        ("\n\tMissing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". " if missing else "") +
+        "\n  fix: load a state_dict saved from the same model class, or pass strict=False")
+
+
 def _check_new_name(module, kind: str, name, table: str) -> None:
     """PyTorch's register_buffer/register_parameter name rules (KeyError, TypeError)."""
     where = f"{type(module).__name__}.register_{kind}"
@@ -575,6 +584,8 @@ class Module:
         architecture loads it (after torch.from_numpy), and glassgrad loads PyTorch's. bfloat16
         entries come as float32 (exactly: NumPy has no bfloat16). keep_vars=True gives the
         Parameters and buffers themselves; `destination` (a dict) is filled and returned."""
+        from . import state_dict_hooks as _sd
+        _sd.before_save(self, prefix, keep_vars)
         out = OrderedDict() if destination is None else destination
         for name, t in self._named_state():
             # A lazy layer's tensors before its first forward are listed as themselves, as in
@@ -583,6 +594,7 @@ class Module:
                 out[prefix + name] = t.module.get_extra_state()
                 continue
             out[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t._values()
+        _sd.after_save(self, out, prefix)
         return out
 
     def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True, assign: bool = False):
@@ -590,7 +602,14 @@ class Module:
         the parameters and buffers of the same names; shapes must match, dtypes are converted to
         the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
         when either is not empty. assign=True makes the entries' values (dtype included) the
-        module's new Parameters and buffers instead of copying into the existing ones."""
+        module's new Parameters and buffers instead of copying into the existing ones. Load hooks
+        (register_load_state_dict_pre_hook / _post_hook) run as PyTorch runs them
+        (glassgrad/nn/state_dict_hooks.py)."""
+        from . import state_dict_hooks as _sd
+        if _sd.has(self, _sd.LOAD_PRE):
+            state = OrderedDict(state)  # the hooks edit a copy, as PyTorch's
+            _sd.before_load(self, state, strict, [], [], [])
+        post = _sd.has(self, _sd.LOAD_POST)
         for mname, m in self.named_modules():
             lazy = getattr(m, "_lazy_load", None)
             if lazy is not None:  # an uninitialized lazy layer takes its sizes from the entries
@@ -602,14 +621,8 @@ class Module:
             hook = getattr(m, "_load_missing", None)
             if hook is not None:
                 missing = hook(f"{mname}." if mname else "", missing)
-        if strict and (missing or unexpected):
-            raise StateDictError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:" +
-                ("\n\tUnexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". "
-                 if unexpected else "") +
-                ("\n\tMissing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". "
-                 if missing else "") +
-                "\n  fix: load a state_dict saved from the same model class, or pass strict=False")
+        if strict and (missing or unexpected) and not post:  # nothing loaded (post-hooks may clear the lists)
+            _refuse_names(self, missing, unexpected)
         # All or nothing: every entry is checked and converted before any tensor is re-pointed.
         pairs, extras = [], []
         for name, t in own.items():
@@ -626,7 +639,33 @@ class Module:
             rebind_all(pairs)
         for m, value in extras:
             m.set_extra_state(value)
-        return IncompatibleKeys(missing, unexpected)
+        result = IncompatibleKeys(missing, unexpected)
+        if post:
+            _sd.after_load(self, result)
+            if strict and (result.missing_keys or result.unexpected_keys):
+                _refuse_names(self, result.missing_keys, result.unexpected_keys)
+        return result
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) before state_dict() gathers the entries."""
+        from . import state_dict_hooks as _sd
+        return _sd.register(self, _sd.SAVE_PRE, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) after; it may edit the dict in place."""
+        from . import state_dict_hooks as _sd
+        return _sd.register(self, _sd.SAVE_POST, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) before load_state_dict matches the names; it may edit the (copied) dict."""
+        from . import state_dict_hooks as _sd
+        return _sd.register(self, _sd.LOAD_PRE, hook)
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) after loading; it may clear entries of its lists."""
+        from . import state_dict_hooks as _sd
+        return _sd.register(self, _sd.LOAD_POST, hook)
 
     def to(self, *args, **kwargs) -> "Module":
         """Moves every parameter and buffer to a device and/or converts the floating ones to a
