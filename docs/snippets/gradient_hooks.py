@@ -18,3 +18,18 @@ handle.remove()
 assert seen == [[3.0, 3.0, 3.0]]
 assert h.grad.tolist() == [3.0, 3.0, 3.0]
 assert w.grad.tolist() == [4.0, -4.0, 4.0]   # 6w clipped to [-4, 4]
+
+# --8<-- [start:post_accumulate]
+p = gg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+
+
+def sgd_in_backward(param):                    # an optimizer step inside backward()
+    param.data -= 0.1 * param.grad
+    param.grad = None
+
+
+p.register_post_accumulate_grad_hook(sgd_in_backward)
+(p * p).sum().backward()
+print(p.tolist(), p.grad)
+# --8<-- [end:post_accumulate]
+assert np.allclose(p.detach().numpy(), [0.8, 1.6]) and p.grad is None

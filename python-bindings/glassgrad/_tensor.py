@@ -710,6 +710,20 @@ class Tensor:
         As in PyTorch, the graph's saved values are freed: a second backward through it needs
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
+        from . import _post_accumulate_hooks
+        hooked = _post_accumulate_hooks.hooked_leaves(self, inputs)
+        self._backward(gradient, retain_graph, create_graph, inputs)
+        if hooked:
+            _post_accumulate_hooks.run(hooked)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Registers hook(tensor), run after backward() has added this leaf's gradient to .grad
+        (PyTorch's Tensor.register_post_accumulate_grad_hook; autograd.grad runs none). Returns a
+        handle whose remove() unregisters it."""
+        from . import _post_accumulate_hooks
+        return _post_accumulate_hooks.register(self, hook)
+
+    def _backward(self, gradient, retain_graph, create_graph, inputs) -> None:
         from .autograd import anomaly, gradients
         _trace.note_differentiation()
         retain = bool(create_graph if retain_graph is None else retain_graph)

@@ -366,3 +366,24 @@ def test_more_autograd_calls_as_torch(name):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PyTorch's item() of a tensor that requires grad
         same(MORE[name], np.array([1.0, -2.0, 3.0], np.float32), where=name)
+
+
+def _post_accumulate(lib, x):
+    leaf, other = _leaf(x), _leaf(x)
+    seen = []
+    handle = leaf.register_post_accumulate_grad_hook(lambda p: seen.append((p is leaf, p.grad.clone())))
+    (leaf * leaf * other).sum().backward()
+    lib.autograd.grad((leaf * 2).sum(), leaf)  # fills no .grad: no hook
+    (leaf * 3 + other).sum().backward(inputs=[other])  # leaf's .grad untouched: no hook
+    (leaf * 3).sum().backward(inputs=[leaf])
+    handle.remove()
+    (leaf * 5).sum().backward()
+    return [s[0] for s in seen], [s[1] for s in seen], leaf.grad
+
+
+@pytest.mark.parametrize("name", ["hooks", "on a computed tensor", "on a tensor without grad"])
+def test_post_accumulate_grad_hooks_as_torch(name):
+    run = {"hooks": _post_accumulate,
+           "on a computed tensor": lambda lib, x: (_leaf(x) * 2).register_post_accumulate_grad_hook(lambda p: None),
+           "on a tensor without grad": lambda lib, x: x.register_post_accumulate_grad_hook(lambda p: None)}[name]
+    same(run, np.array([1.0, -2.0, 3.0], np.float32), where=name)
