@@ -163,6 +163,20 @@ def _weight_2d(w: Tensor, where: str) -> Tensor:
     return w.unsqueeze(2)
 
 
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """torch.nn.functional.conv_tbc: a 1-d convolution in (time, batch, channels) layout: input
+    (T, B, C_in), weight (k, C_in, C_out), bias (C_out), `pad` steps of zeros at both ends; the
+    output (T + 2 pad - k + 1, B, C_out). It is conv1d on the permuted tensors."""
+    where = "conv_tbc"
+    if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1:
+        raise _C.ShapeError(f"{where}: expected input (T, B, C_in), weight (k, C_in, C_out) and bias (C_out), got "
+                            f"{list(input.shape)}, {list(weight.shape)} and {list(bias.shape)}\n  fix: "
+                            f"conv_tbc(x, w, b, pad) with x.shape[2] == w.shape[1] and b.shape[0] == w.shape[2]")
+    pad = int_tuple(pad, 1, "pad", where, minimum=0)[0]
+    y = conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return y.permute(2, 0, 1)
+
+
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
            padding: Union[IntTuple, str] = 0, dilation: IntTuple = 1, groups: int = 1) -> Tensor:
     """torch.nn.functional.conv1d: input (N, C_in, L) or (C_in, L), weight [C_out, C_in / groups,

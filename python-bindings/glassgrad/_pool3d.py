@@ -136,6 +136,12 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
 
 
 @lru_cache(maxsize=64)
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = False):
+    """F.max_pool3d_with_indices: (values, indices) whatever return_indices says, as PyTorch's."""
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
 def _adaptive_axis(n: int, out: int):
     """PyTorch's adaptive bins [floor(i n / out), ceil((i + 1) n / out)) as slot positions."""
     starts = np.array([(i * n) // out for i in range(out)])
@@ -158,6 +164,11 @@ def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False
     outs = [n if o is None else int(o) for n, o in zip(shape, sizes)]
     table, _ = _table([_adaptive_axis(n, o) for n, o in zip(shape, outs)], shape)
     return _max_over(x, table, outs, input.ndim, return_indices)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = False):
+    """F.adaptive_max_pool3d_with_indices: (values, indices) whatever return_indices says."""
+    return adaptive_max_pool3d(input, output_size, True)
 
 
 def unpool3d_arguments(where: str, kernel_size, stride, padding):

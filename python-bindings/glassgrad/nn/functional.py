@@ -24,16 +24,18 @@ from .._margin_losses import (cosine_embedding_loss, hinge_embedding_loss, margi
                               multi_margin_loss, multilabel_soft_margin_loss, triplet_margin_loss)
 from .._regression_losses import (gaussian_nll_loss, huber_loss, kl_div, poisson_nll_loss,
                                   smooth_l1_loss, soft_margin_loss)
-from .._conv_transpose import conv1d, conv_transpose1d, conv_transpose2d
+from .._conv_transpose import conv1d, conv_tbc, conv_transpose1d, conv_transpose2d
 from .._padding import pad
 from .._conv3d import conv3d, conv_transpose3d
 from .._ctc_loss import ctc_loss
 from .._fold import fold, unfold
 from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d
-from .._pool3d import adaptive_max_pool3d, avg_pool3d, max_pool3d, max_unpool3d
+from .._pool3d import (adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool3d, max_pool3d,
+                       max_pool3d_with_indices, max_unpool3d)
 from .._fractional_pool import (fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d,
                                 fractional_max_pool3d_with_indices)
 from .._bilinear import bilinear, channel_shuffle, gumbel_softmax
+from .._bilinear import channel_shuffle as native_channel_shuffle  # PyTorch's name of the same kernel
 from .._statistics import pdist
 from .._interpolate import upsample, upsample_bilinear, upsample_nearest
 from .._local_response_norm import local_response_norm
