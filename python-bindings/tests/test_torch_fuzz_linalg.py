@@ -150,6 +150,9 @@ def test_products_and_batches_as_torch():
     same(lambda lib, t: lib.linalg.vecdot(t, t), a, where="vecdot", tol=TOL)
     same(lambda lib, t: lib.linalg.matmul(t, t.mT), b, where="matmul", tol=TOL)
     same(lambda lib, t: lib.linalg.cond(t), MATRICES["spd"], where="cond", tol=TOL)
+    for p in (None, "fro", "nuc", 1, -1, 2, -2, float("inf"), "bad"):
+        for empty in ("empty", "batch of empty"):
+            same(lambda lib, t: lib.linalg.cond(t, p), MATRICES[empty], where=f"cond {p} of {empty}")
     same(lambda lib, t: lib.linalg.solve(t, lib.ones(3, 1, dtype=t.dtype)), b, where="solve batch by one B", tol=TOL)
     same(lambda lib, t: lib.linalg.solve(t[:1], lib.ones(4, 3, 2, dtype=t.dtype)), b, where="solve broadcast",
          tol=TOL)
