@@ -189,3 +189,31 @@ def test_full_backward_hook_gradients_pass_finite_differences():
         d[i] = eps
         fd[i] = ((((xv + d) @ w.T + b) ** 3).sum() - (((xv - d) @ w.T + b) ** 3).sum()) / (2 * eps)
     np.testing.assert_allclose(plain, fd, rtol=1e-6, atol=1e-8)
+
+
+def _global_hooks_script(lib):
+    nn = lib.nn
+    mm = nn.modules.module
+    log = []
+    m = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+    m[0].register_forward_hook(lambda mod, a, o: log.append(("own-post", type(mod).__name__)))
+    handles = [mm.register_module_forward_pre_hook(lambda mod, a: log.append(("g-pre", type(mod).__name__))),
+               mm.register_module_forward_hook(lambda mod, a, o: log.append(("g-post", type(mod).__name__,
+                                                                               tuple(o.shape)))),
+               mm.register_module_full_backward_hook(lambda mod, gi, go: log.append(("g-bw", type(mod).__name__,
+                                                                                      len(gi)))),
+               mm.register_module_full_backward_pre_hook(lambda mod, go: log.append(("g-bwpre", type(mod).__name__)))]
+    try:
+        x = lib.ones(1, 2, requires_grad=True)
+        m(x).sum().backward()
+    finally:
+        for h in handles:
+            h.remove()
+    m(x)  # removed: only the module's own hook runs
+    return log
+
+
+def test_global_module_hooks_run_before_each_modules_own_as_torch():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _global_hooks_script(gt) == _global_hooks_script(torch)

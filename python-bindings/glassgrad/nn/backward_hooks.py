@@ -30,8 +30,7 @@ def register(module, kind: str, hook: Callable, prepend: bool) -> RemovableHandl
 
 
 def has_hooks(module) -> bool:
-    d = module.__dict__
-    return bool(d.get(FULL)) or bool(d.get(PRE))
+    return bool(_fh.table_hooks(module, FULL)) or bool(_fh.table_hooks(module, PRE))
 
 
 def _needs_grad(a: Any) -> bool:
@@ -63,7 +62,7 @@ class _State:
         self.grad_output: Optional[tuple] = None
 
     def run_full_hooks(self, grad_input: tuple) -> tuple:
-        for hook in list(self.module.__dict__.get(FULL, {}).values()):
+        for hook in _fh.table_hooks(self.module, FULL):
             result = hook(self.module, grad_input, self.grad_output)
             if result is not None:
                 grad_input = _checked(result, len(grad_input), "grad_input")
@@ -80,12 +79,12 @@ class _OutputHook(Function):
     def backward(ctx, *grads):
         state = ctx.state
         grad_output = _spread(ctx.n_items, ctx.slots, grads)
-        for hook in list(state.module.__dict__.get(PRE, {}).values()):
+        for hook in _fh.table_hooks(state.module, PRE):
             result = hook(state.module, grad_output)
             if result is not None:
                 grad_output = _checked(result, len(grad_output), "grad_output")
         state.grad_output = grad_output
-        if not state.inputs_need_grad and state.module.__dict__.get(FULL):
+        if not state.inputs_need_grad and _fh.table_hooks(state.module, FULL):
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
                           "since no inputs require gradients.", stacklevel=2)
             state.run_full_hooks((None,) * state.n_inputs)
@@ -112,7 +111,7 @@ def wrap_inputs(module, args: tuple):
     one entry per positional argument (None for those that are not tensors), as PyTorch's."""
     needs = any(_needs_grad(a) for a in args)
     state = _State(module, len(args), needs)
-    if not needs or not module.__dict__.get(FULL):
+    if not needs or not _fh.table_hooks(module, FULL):
         return args, state
     # every floating tensor goes through, as in PyTorch: one that needs no gradient of its own
     # then gets one in grad_input too (its copy is part of a graph that needs gradients)

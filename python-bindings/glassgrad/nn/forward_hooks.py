@@ -50,16 +50,31 @@ def register(module, kind: str, hook: Callable, prepend: bool, with_kwargs: bool
     return handle
 
 
+class _Global:
+    """The tables of the hooks every module runs (torch.nn.modules.module.register_module_*_hook):
+    they run before each module's own, as PyTorch's."""
+
+
+GLOBAL = _Global()
+_KINDS = (PRE, POST, "_backward_hooks", "_backward_pre_hooks")
+
+
 def has_hooks(module) -> bool:
-    d = module.__dict__
-    return bool(d.get(PRE)) or bool(d.get(POST)) or bool(d.get("_backward_hooks")) or \
-        bool(d.get("_backward_pre_hooks"))
+    d, g = module.__dict__, GLOBAL.__dict__
+    return any(d.get(k) or g.get(k) for k in _KINDS)
+
+
+def table_hooks(module, kind: str) -> list:
+    """The hooks of `kind` for module: the global ones first, then its own."""
+    return list(GLOBAL.__dict__.get(kind, {}).values()) + list(module.__dict__.get(kind, {}).values())
 
 
 def _hooks(module, kind: str):
-    d = module.__dict__
-    kwargs, always = d.get(_KWARGS[kind], {}), d.get(_ALWAYS, {})
-    return [(hook, i in kwargs, i in always) for i, hook in list(d.get(kind, {}).items())]
+    out = []
+    for d in (GLOBAL.__dict__, module.__dict__):
+        kwargs, always = d.get(_KWARGS[kind], {}), d.get(_ALWAYS, {})
+        out += [(hook, i in kwargs, i in always) for i, hook in list(d.get(kind, {}).items())]
+    return out
 
 
 def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, Any]):

@@ -1,5 +1,36 @@
-"""torch.nn.modules.module's names, resolved from glassgrad.nn (see _names.py)."""
+"""torch.nn.modules.module's names, resolved from glassgrad.nn (see _names.py), and its global
+module hooks: register_module_forward_pre_hook, register_module_forward_hook,
+register_module_full_backward_pre_hook and register_module_full_backward_hook run for every
+module, before the module's own hooks of that kind (glassgrad/nn/forward_hooks.py)."""
+from .. import backward_hooks as _bw
+from .. import forward_hooks as _fh
 from ._names import forward_names
 
-__all__, __getattr__, __dir__ = forward_names(__name__, [
-    "Module"])
+_all, __getattr__, _dir = forward_names(__name__, ["Module"])
+_HOOKS = ["register_module_forward_pre_hook", "register_module_forward_hook", "register_module_full_backward_pre_hook",
+          "register_module_full_backward_hook"]
+__all__ = _all + _HOOKS
+
+
+def __dir__():
+    return sorted(set(_dir()) | set(_HOOKS))
+
+
+def register_module_forward_pre_hook(hook):
+    """hook(module, args) before every module's forward (may return new args); a RemovableHandle."""
+    return _fh.register(_fh.GLOBAL, _fh.PRE, hook, False)
+
+
+def register_module_forward_hook(hook, *, with_kwargs: bool = False, always_call: bool = False):
+    """hook(module, args, output) after every module's forward (may return a new output)."""
+    return _fh.register(_fh.GLOBAL, _fh.POST, hook, False, with_kwargs, always_call)
+
+
+def register_module_full_backward_pre_hook(hook):
+    """hook(module, grad_output) for every module, as Module.register_full_backward_pre_hook."""
+    return _fh.register(_fh.GLOBAL, _bw.PRE, hook, False)
+
+
+def register_module_full_backward_hook(hook):
+    """hook(module, grad_input, grad_output) for every module, as Module.register_full_backward_hook."""
+    return _fh.register(_fh.GLOBAL, _bw.FULL, hook, False)
