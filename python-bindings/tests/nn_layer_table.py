@@ -106,6 +106,7 @@ def _cases() -> List[Case]:
     add("RMSNorm-args", lambda nn: nn.RMSNorm([2, 3], eps=1e-5, elementwise_affine=False))
     add("LocalResponseNorm", lambda nn: nn.LocalResponseNorm(2))
     add("LocalResponseNorm-args", lambda nn: nn.LocalResponseNorm(3, alpha=0.001, beta=0.5, k=2.0))
+    add("CrossMapLRN2d", lambda nn: nn.CrossMapLRN2d(5, alpha=0.001, beta=0.5, k=2))
     # pooling
     for n, k in (("MaxPool1d", 3), ("MaxPool2d", 3), ("MaxPool3d", 2)):
         add(n, lambda nn, n=n, k=k: getattr(nn, n)(k))

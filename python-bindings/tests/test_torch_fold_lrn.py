@@ -87,3 +87,34 @@ def test_local_response_norm_matches_numpy_and_finite_differences():
     np.testing.assert_allclose(F.local_response_norm(gg.tensor(x), size, alpha, beta, k).numpy(),
                                x / (k + alpha / size * window) ** beta, rtol=1e-12)
     assert gg.debug.gradcheck(lambda t: (F.local_response_norm(t, size, alpha, beta, k) ** 2).sum(), [x])
+
+
+@pytest.mark.parametrize("channels", [1, 2, 5, 8])
+@pytest.mark.parametrize("size", [1, 2, 3, 4, 7])
+def test_cross_map_lrn2d_matches_torch_and_numpy(channels, size):
+    x = np.random.default_rng(channels * 10 + size).standard_normal((2, channels, 3, 2))
+    ours = nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=2)
+    theirs = torch.nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=2)
+    assert repr(ours) == repr(theirs)
+    got = ours(gg.tensor(x)).numpy()
+    np.testing.assert_allclose(got, theirs(torch.tensor(x)).numpy(), rtol=1e-12, atol=1e-14)
+    # the legacy window: the first (size - 1) // 2 + 1 channels, then a running window that adds
+    # channel c + pre_pad - 1 and drops c - pre_pad from c = pre_pad + 1 on (channel 0 is never dropped)
+    pre = int((size - 1) / 2 + 1)
+    ref = np.empty_like(x)
+    for c in range(channels):
+        members = set(range(min(pre, channels)))
+        for cc in range(1, c + 1):
+            if cc < channels - pre + 1:
+                members.add(cc + pre - 1)
+            if cc > pre:
+                members.discard(cc - pre)
+        sums = sum(x[:, j] ** 2 for j in members)
+        ref[:, c] = x[:, c] * (2 + 0.5 / size * sums) ** -0.75
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    assert gg.debug.gradcheck(lambda t: nn.CrossMapLRN2d(size, alpha=0.5, beta=0.75, k=2)(t), [x])
+
+
+def test_cross_map_lrn2d_refuses_other_ranks():
+    with pytest.raises(gg.ShapeError, match="Expected input to be 4D, got 3D"):
+        nn.CrossMapLRN2d(3)(gg.ones(2, 3, 4))

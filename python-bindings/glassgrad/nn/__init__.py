@@ -28,7 +28,7 @@ from .regression_losses import (CosineEmbeddingLoss, CosineSimilarity, GaussianN
                                HuberLoss, KLDivLoss, MarginRankingLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
                                PairwiseDistance, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
 from .ranking_losses import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
-from .fold import Fold, LocalResponseNorm, Unfold
+from .fold import CrossMapLRN2d, Fold, LocalResponseNorm, Unfold
 from .conv import Conv3d, ConvTranspose3d
 from .loss import NLLLoss2d
 from .lp_pool import AdaptiveAvgPool3d, LPPool1d, LPPool2d, LPPool3d
@@ -70,7 +70,7 @@ __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d", "AdaptiveMaxPool1d", 
 __all__ += ["LogSigmoid", "Softsign", "SELU", "CELU", "GLU", "PReLU", "RReLU", "Softmin", "Softmax2d", "Threshold", "Tanhshrink", "Softshrink", "Hardshrink"]
 __all__ += ["SmoothL1Loss", "HuberLoss", "KLDivLoss", "PoissonNLLLoss", "GaussianNLLLoss", "SoftMarginLoss", "MarginRankingLoss",
             "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineSimilarity", "PairwiseDistance"]
-__all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm",
+__all__ += ["MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "Fold", "Unfold", "LocalResponseNorm", "CrossMapLRN2d",
             "UpsamplingNearest2d", "UpsamplingBilinear2d", "BatchNorm3d", "InstanceNorm3d", "Conv3d", "NLLLoss2d", "CTCLoss", "LPPool1d", "LPPool2d", "LPPool3d",
             "AdaptiveAvgPool3d", "MaxPool3d", "AvgPool3d", "AdaptiveMaxPool3d",
             "Bilinear", "ChannelShuffle", "ConvTranspose3d",
