@@ -221,3 +221,14 @@ def test_gradients_as_torch(name):
     fn, inputs = GRADIENTS[name]
     for which in inputs:
         same(_weighted_grad(fn), MATRICES[which], where=f"gradient of {name} ({which})", tol=1e-7)
+
+
+@pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss", "other"])
+def test_lstsq_drivers_fields_as_torch(driver):
+    for name in ("tall", "wide", "square", "batch"):
+        a = MATRICES[name]
+        for rhs in (lambda lib, t: lib.ones(*t.shape[:-1], 2, dtype=t.dtype), lambda lib, t: t[..., 0] * 2 + 1):
+            same(lambda lib, t: tuple(lib.linalg.lstsq(t, rhs(lib, t), driver=driver)), a, where=f"lstsq {name}",
+                 tol=1e-8)
+    same(lambda lib, t: tuple(lib.linalg.lstsq(t, lib.ones(3, 2, dtype=t.dtype), driver=driver)), np.zeros((3, 0)),
+         where="lstsq of 3 x 0")

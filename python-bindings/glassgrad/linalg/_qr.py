@@ -103,11 +103,16 @@ class Lstsq(NamedTuple):
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
     """torch.linalg.lstsq for full-rank A [..., m, n]: the least-squares solution (m >= n) or the
-    minimum-norm one (m < n), through A's QR. driver is accepted and ignored (one method); as with
-    PyTorch's default driver on the CPU ('gelsy'), residuals and singular_values are empty and
-    rank is n or m. A rank-deficient A raises (it needs an SVD)."""
+    minimum-norm one (m < n), through A's QR (one method for every driver). The other fields are
+    those PyTorch's CPU drivers give: residuals (the squared residual of each column of B, for
+    m > n) with 'gels', 'gelsd' and 'gelss'; rank (n or m) except with 'gels'; singular_values with
+    'gelsd' and 'gelss'; the default 'gelsy' gives none of residuals and singular_values. A
+    rank-deficient A raises (it needs an SVD)."""
     from ._cholesky import solve_triangular
     from ._checks import broadcast_batch
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise _C.InvalidArgumentError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, "
+                                      f"gelss), got {driver!r}\n  fix: leave it out (gelsy)")
     check_matrix(A, "lstsq", square=False)
     check_float(B, "lstsq", "B")
     from ._checks import check_same_dtype
@@ -120,16 +125,25 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
         raise _C.ShapeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); A {list(A.shape)}, "
                             f"B {list(B.shape)}\n  fix: B has one row per row of A")
     A, Bm = broadcast_batch(A, Bm.to(A.dtype), "lstsq")
-    empty = zeros(0, dtype=A.dtype, device=A.device)
     if min(m, n) == 0:  # rank 0: the minimum-norm solution is zeros [..., n, k], as PyTorch's
         X = zeros(*A.shape[:-2], n, Bm.shape[-1], dtype=A.dtype, device=A.device)
-        return Lstsq(X.squeeze(-1) if vector else X, empty, zeros(*A.shape[:-2], dtype="int64", device=A.device), empty)
-    if m >= n:
+    elif m >= n:
         Q, R = _full_rank_qr(A, "lstsq", rcond)
         X = solve_triangular(R, Q.transpose(-1, -2) @ Bm, upper=True)
     else:  # A = R^T Q^T: X = Q R^-T B
         Q, R = _full_rank_qr(A.transpose(-1, -2), "lstsq", rcond)
         X = Q @ solve_triangular(R.transpose(-1, -2), Bm, upper=False)
-    X = X.squeeze(-1) if vector else X
-    rank = zeros(*A.shape[:-2], dtype="int64", device=A.device) + min(m, n)
-    return Lstsq(X, empty, rank, empty)
+    empty = zeros(0, dtype=A.dtype, device=A.device)
+    residuals = ((A @ X - Bm) ** 2).sum(-2) if driver in ("gels", "gelsd", "gelss") and m > n else empty
+    if driver == "gels" and m > n == 0:  # PyTorch's gels leaves them at 0 for an empty A
+        residuals = residuals * 0
+    if driver == "gels":
+        rank = zeros(0, dtype="int64", device=A.device)
+    else:
+        rank = zeros(*A.shape[:-2], dtype="int64", device=A.device) + min(m, n)
+    if driver in ("gelsd", "gelss"):
+        from ._spectral import svdvals
+        singular_values = svdvals(A) if min(m, n) else zeros(*A.shape[:-2], 0, dtype=A.dtype, device=A.device)
+    else:
+        singular_values = empty
+    return Lstsq(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
