@@ -176,8 +176,9 @@ def test_nn_modules_paths_name_the_layers():
     from glassgrad.nn.modules.utils import _pair
     assert _pair(3) == (3, 3) and _pair((1, 2)) == (1, 2)
     assert "Linear" in gg.nn.modules.linear.__all__
-    with pytest.raises(AttributeError, match="PyTorch defines it in torch.nn.modules.pooling"):
-        _ = gg.nn.modules.pooling.LPPool3d  # not in glassgrad yet
+    assert gg.nn.modules.pooling.LPPool3d is gg.nn.LPPool3d
+    with pytest.raises(AttributeError, match="PyTorch defines it in torch.nn.modules.loss"):
+        _ = gg.nn.modules.loss.LinearCrossEntropyLoss  # not in glassgrad yet
     with pytest.raises(AttributeError):
         _ = gg.nn.modules.linear.Conv2d  # PyTorch's layout: Conv2d lives in .conv
 
