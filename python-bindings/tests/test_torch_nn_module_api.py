@@ -131,6 +131,7 @@ PROBES = {
     "forward-missing": lambda lib, net: lib.nn.Module()(1),
     "get_extra_state-default": lambda lib, net: net.get_extra_state(),
     "linear-zero-out": lambda lib, net: tuple(lib.nn.Linear(3, 0)(lib.ones(2, 3)).shape),
+    "parameter-of-integers": lambda lib, net: lib.nn.Parameter(lib.ones(2, dtype=lib.int64)),
     "linear-zero-in": lambda lib, net: lib.nn.Linear(0, 2)(lib.ones(2, 0)).detach().numpy().tolist(),
 }
 

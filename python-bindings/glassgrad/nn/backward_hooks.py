@@ -18,6 +18,7 @@ from typing import Any, Callable, List, Optional
 
 from .._factories import zeros_like
 from .._tensor import Tensor
+from .._trace import user_stacklevel
 from ..autograd.function import Function
 from ..utils.hooks import RemovableHandle
 from . import forward_hooks as _fh
@@ -86,7 +87,7 @@ class _OutputHook(Function):
         state.grad_output = grad_output
         if not state.inputs_need_grad and _fh.table_hooks(state.module, FULL):
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
-                          "since no inputs require gradients.", stacklevel=2)
+                          "since no inputs require gradients.", stacklevel=user_stacklevel())
             state.run_full_hooks((None,) * state.n_inputs)
         return (None, None, None) + tuple(grad_output[s] for s in ctx.slots)
 

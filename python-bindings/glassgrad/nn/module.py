@@ -16,6 +16,11 @@ from .._trace import enter_layer, leave_layer, note_module_call, user_source
 from . import forward_hooks as _hooks
 
 
+class ParameterDTypeError(_C.DTypeError, RuntimeError):
+    """nn.Parameter of integers: PyTorch raises a RuntimeError there, glassgrad's dtype errors are
+    TypeErrors; this is both."""
+
+
 class Parameter(Tensor):
     """A trainable tensor: a leaf that requires gradients and that optimizers update in place."""
 
@@ -34,7 +39,9 @@ class Parameter(Tensor):
             if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
                 arr = arr.astype(np.float32)  # Python floats: the default float type, as torch.tensor
         if arr.dtype.kind != "f":
-            raise _C.DTypeError(f"a Parameter must hold floats, got {arr.dtype}\n  fix: np.asarray(x, dtype=np.float32)")
+            raise ParameterDTypeError(f"a Parameter must hold floats, got {arr.dtype} (Only Tensors of floating point "
+                                      f"and complex dtype can require gradients)\n  fix: "
+                                      f"nn.Parameter(x.float()), or np.asarray(x, dtype=np.float32)")
         # Until a model call names it by its path, the allocation log knows it by where it was made.
         raw = _C.Tensor.from_numpy(arr, _device.normalize(device), name or f"parameter@{user_source()}")
         self._h = _C.lazy_leaf(raw, "parameter", bool(requires_grad), name)
