@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from . import _C, _dtypes
+from . import _C, _dtypes, _shared_memory
 from ._trace import user_source
 
 
@@ -65,7 +65,10 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
         result = result.to(t.device)
     if t.requires_grad and not result.requires_grad and _C.grad_enabled():
         result = _keep_history(t, result)
+    shared = _shared_memory.holds_shared_values(t)
     t._h.write(result._h, op, first_seq, user_source())
+    if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
+        _C.lazy_realize([t._h])
     return t
 
 

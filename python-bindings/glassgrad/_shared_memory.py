@@ -8,7 +8,10 @@ A CPU tensor's share_memory_() moves its values into a shared-memory file (a mem
 points the tensor at it; from then on every process that holds the tensor (a forked child
 inherits the mapping, a spawned one receives the file descriptor when the tensor is pickled)
 reads and writes the same bytes, so an optimizer step in one process is seen by the others
-(Hogwild training). Optimizers update parameters in place, into their storage, so the sharing
+(Hogwild training). In-place ops on a shared tensor, and clone() of one, are computed when they
+are called rather than at the next realize (holds_shared_values): a write is visible to the other
+processes at once (a child that exits right after it does not take it along), and a copy holds
+the values of the moment it was taken. Optimizers update parameters in place, into their storage, so the sharing
 lasts across steps. GPU tensors are left as they are (as PyTorch's share_memory_ on CUDA).
 
 Pickling a tensor that is not shared sends its values: the copy is the receiver's own. Shared
@@ -73,6 +76,14 @@ def _segment_of(t) -> "_Segment | None":
 def is_shared(t) -> bool:
     """Whether the CPU tensor t lives in shared memory (Tensor.is_shared)."""
     return _segment_of(t) is not None
+
+
+def holds_shared_values(t) -> bool:
+    """Whether t is a stored tensor (not a pending result) in shared memory: what in-place ops and
+    clone() compute at once, so other processes see a write when it is made and a copy holds the
+    values of when it was taken, as in PyTorch (docs/data-loading.md, "Sharing a model between
+    processes"). Costs one dict check while no tensor of this process is shared."""
+    return bool(_segments) and t._h.realized and _segment_of(t) is not None
 
 
 def share_(t):

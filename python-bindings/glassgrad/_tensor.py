@@ -936,7 +936,11 @@ class Tensor:
 
     def clone(self) -> "Tensor":
         """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone)."""
-        return _op("Contiguous", [self])
+        out = _op("Contiguous", [self])
+        from . import _shared_memory
+        if _shared_memory.holds_shared_values(self):  # a snapshot of memory other processes write
+            _C.lazy_realize([out._h])
+        return out
 
     # ---- shape ----
     def reshape(self, *shape) -> "Tensor":

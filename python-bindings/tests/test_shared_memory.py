@@ -109,6 +109,45 @@ def test_a_shared_tensor_sent_through_a_queue_to_a_running_process_is_the_same_m
     assert t.numpy().tolist() == [1.0] * 4
 
 
+def write_in_place_and_exit(t, view):
+    """A child that writes a shared tensor in place, through a view or not, and exits without
+    reading it (multiprocessing ends a child without running its exit handlers)."""
+    with gg.no_grad():
+        if view:
+            t[1:3].mul_(0).add_(7)
+        else:
+            t.add_(1)
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+@pytest.mark.parametrize("view", [False, True])
+def test_an_in_place_write_in_a_child_is_seen_even_when_nothing_reads_it(method, view):
+    t = gg.zeros(4).share_memory_()
+    p = mp.get_context(method).Process(target=write_in_place_and_exit, args=(t, view))
+    p.start()
+    p.join(timeout=120)
+    assert p.exitcode == 0
+    assert t.numpy().tolist() == ([0.0, 7.0, 7.0, 0.0] if view else [1.0] * 4)
+
+
+def test_a_clone_of_a_shared_tensor_holds_the_values_of_when_it_was_taken():
+    # As PyTorch's copy: what another process writes afterwards does not reach the clone.
+    w = gg.zeros(4).share_memory_()
+    before, detached_before = w.clone(), w.detach().clone()
+    p = mp.get_context("fork").Process(target=write_in_place_and_exit, args=(w, False))
+    p.start()
+    p.join(timeout=120)
+    assert w.numpy().tolist() == [1.0] * 4
+    assert before.numpy().tolist() == detached_before.numpy().tolist() == [0.0] * 4
+
+
+def test_a_clone_of_a_shared_parameter_still_carries_gradients():
+    w = nn.Parameter(np.arange(3, dtype=np.float32))
+    w.share_memory_()
+    (w.clone() * 2).sum().backward()
+    assert w.grad.numpy().tolist() == [2.0, 2.0, 2.0]
+
+
 def test_tensors_that_are_not_shared_pickle_as_their_values():
     p = nn.Parameter(gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3)))
     t = gg.tensor(np.arange(3))
