@@ -37,13 +37,12 @@ done
 log() { printf '\n== %s\n' "$*"; }
 
 # --- system packages --------------------------------------------------------------------
-# build-essential, cmake, ninja-build: the C++ build.  liblzma-dev: the decoder of the packed CUDA 12
-# kernel images (in every build).  libgtest-dev: the C++ unit tests.
+# build-essential, cmake, ninja-build: the C++ build.  libgtest-dev: the C++ unit tests.
 # dataset-fashion-mnist: the data the training example and its tests read (no downloads).
 # graphviz: renders the plans and graphs glassgrad prints as .dot.
 # fortunes: public-domain text (fortune cookies) the language-model examples train on.
 # python3-venv (ensurepip) and python3-dev (Python.h) when the system Python lacks them.
-packages=(build-essential cmake ninja-build liblzma-dev libgtest-dev dataset-fashion-mnist graphviz fortunes)
+packages=(build-essential cmake ninja-build libgtest-dev dataset-fashion-mnist graphviz fortunes)
 base=${PYTHON:-python3}
 if ! command -v "$base" >/dev/null 2>&1; then
   packages+=(python3 python3-dev python3-venv)

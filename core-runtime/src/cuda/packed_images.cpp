@@ -1,11 +1,14 @@
 // The CUDA 12 kernel images are embedded packed (cmake/pack_images.py: one xz stream per
 // architecture major, docs/cuda.md "Image sizes"); the loader unpacks the one a GPU runs. The
-// decoder is the system's liblzma (XZ Utils), in its single-call form: the stream's CRC32 of
-// every block is checked, and the image's bytes must then equal what the build recorded (size,
-// and the SHA-256 that tests compare).
-#include <lzma.h>
+// decoder is the system's liblzma (XZ Utils: the library Python's lzma module and most of a Linux
+// system already load), opened when first needed rather than linked, so building glassgrad needs
+// no liblzma headers and a machine without the library still runs everything but the CUDA 12
+// images. Its single-call form checks the stream's CRC32 of every block; the image's bytes must
+// then equal what the build recorded (size, and the SHA-256 that tests compare).
+#include <dlfcn.h>
 
 #include <cstdint>
+#include <mutex>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/cuda.h"
@@ -15,16 +18,50 @@ namespace cuda {
 
 namespace {
 
-const char* xz_words(lzma_ret r) {
+// liblzma's stable C ABI (lzma/base.h, lzma/container.h of XZ Utils 5.x): lzma_ret values and
+// lzma_stream_buffer_decode's signature.
+enum LzmaRet : int {
+  kLzmaOk = 0,
+  kLzmaMemError = 5,
+  kLzmaMemlimitError = 6,
+  kLzmaFormatError = 7,
+  kLzmaOptionsError = 8,
+  kLzmaDataError = 9,
+  kLzmaBufError = 10,
+};
+using BufferDecode = int (*)(uint64_t* memlimit, uint32_t flags, const void* allocator, const uint8_t* in,
+                             size_t* in_pos, size_t in_size, uint8_t* out, size_t* out_pos, size_t out_size);
+
+const char* xz_words(int r) {
   switch (r) {
-    case LZMA_MEM_ERROR: return "out of memory";
-    case LZMA_MEMLIMIT_ERROR: return "out of memory (the decoder's memory limit)";
-    case LZMA_FORMAT_ERROR: return "not an xz stream";
-    case LZMA_OPTIONS_ERROR: return "xz options this decoder does not read";
-    case LZMA_DATA_ERROR: return "corrupt or truncated data (a CRC32 mismatch, or a bad or cut LZMA2 stream)";
-    case LZMA_BUF_ERROR: return "a stream holding more bytes than expected, or cut short (truncated)";
+    case kLzmaMemError: return "out of memory";
+    case kLzmaMemlimitError: return "out of memory (the decoder's memory limit)";
+    case kLzmaFormatError: return "not an xz stream";
+    case kLzmaOptionsError: return "xz options this decoder does not read";
+    case kLzmaDataError: return "corrupt or truncated data (a CRC32 mismatch, or a bad or cut LZMA2 stream)";
+    case kLzmaBufError: return "a stream holding more bytes than expected, or cut short (truncated)";
     default: return "unexpected decoder state";
   }
+}
+
+// lzma_stream_buffer_decode from the system's liblzma, or null (then `why` says what was missing).
+BufferDecode buffer_decode(std::string& why) {
+  static std::once_flag once;
+  static BufferDecode fn = nullptr;
+  static std::string missing;
+  std::call_once(once, [] {
+    for (const char* name : {"liblzma.so.5", "liblzma.5.dylib", "liblzma.so"}) {
+      if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) {  // kept open for the process's life
+        fn = reinterpret_cast<BufferDecode>(dlsym(lib, "lzma_stream_buffer_decode"));
+        if (fn) return;
+        missing = std::string(name) + " has no lzma_stream_buffer_decode";
+        return;
+      }
+    }
+    missing = "liblzma.so.5 (XZ Utils' library) is not installed";
+  });
+  why = missing;
+  return fn;
 }
 
 }  // namespace
@@ -33,14 +70,20 @@ std::vector<unsigned char> unpack_xz(const unsigned char* data, size_t size, siz
                                      const std::string& what) {
   // One byte more than expected: a stream holding more than `unpacked_size` bytes then fills it
   // instead of stopping at the end of the buffer unnoticed.
+  std::string why;
+  const BufferDecode decode = buffer_decode(why);
+  if (!decode) {
+    throw ValueError(ErrorMessage("unpacking " + what + " needs liblzma, and " + why)
+                         .fix("install it: apt-get install liblzma5 (Debian, Ubuntu), dnf install xz-libs (Fedora)")
+                         .str());
+  }
   std::vector<unsigned char> out(unpacked_size + 1);
   uint64_t memory_limit = UINT64_MAX;  // the dictionary the packer chose (at most the group's size)
   size_t in_pos = 0, out_pos = 0;
-  const lzma_ret r = lzma_stream_buffer_decode(&memory_limit, 0, nullptr, data, &in_pos, size, out.data(), &out_pos,
-                                               out.size());
-  if (r == LZMA_MEM_ERROR) throw OutOfMemoryError("unpacking " + what + ": no memory for the xz decoder");
-  if (r != LZMA_OK || out_pos != unpacked_size) {
-    const std::string got = r == LZMA_OK ? std::to_string(out_pos) + " bytes" : xz_words(r);
+  const int r = decode(&memory_limit, 0, nullptr, data, &in_pos, size, out.data(), &out_pos, out.size());
+  if (r == kLzmaMemError) throw OutOfMemoryError("unpacking " + what + ": no memory for the xz decoder");
+  if (r != kLzmaOk || out_pos != unpacked_size) {
+    const std::string got = r == kLzmaOk ? std::to_string(out_pos) + " bytes" : xz_words(r);
     throw ValueError(ErrorMessage("unpacking " + what + " failed: expected an xz stream of " +
                                   std::to_string(unpacked_size) + " bytes, got " + got)
                          .detail("packed: " + std::to_string(size) + " bytes; unpacked before it stopped: " +

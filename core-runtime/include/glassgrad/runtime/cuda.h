@@ -59,7 +59,7 @@ std::vector<unsigned char> legacy_image_bytes(const LegacyImage& img);
 // unpacked once).
 std::vector<std::vector<unsigned char>> all_legacy_image_bytes();
 // Unpacks an xz stream (LZMA2, CRC32 or no check) that holds exactly `unpacked_size` bytes, with
-// liblzma's single-call decoder. Throws ValueError naming `what` when it does not.
+// the system's liblzma (opened when first needed). Throws ValueError naming `what` when it does not.
 std::vector<unsigned char> unpack_xz(const unsigned char* data, size_t size, size_t unpacked_size,
                                      const std::string& what);
 // Every CUDA function the launchers may load from the fatbin, sorted (the registry of
