@@ -61,7 +61,10 @@ def _reflect_pad_ref(x):
 
 def _reflect_conv(x, w):
     conv = gg.nn.Conv2d(2, 3, 3, padding=(1, 2), padding_mode="reflect", bias=False).double()
-    conv.weight = w  # the composite's second input, so its gradient is checked too
+    # The composite's second input as the weight, so its gradient is checked too. A plain tensor
+    # cannot replace a registered parameter (TypeError, as in PyTorch): the parameter goes first.
+    del conv.weight
+    conv.weight = w
     return conv(x)
 
 
