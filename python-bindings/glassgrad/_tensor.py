@@ -820,10 +820,10 @@ class Tensor:
     def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False, **kwargs) -> "Tensor":
         """PyTorch's Tensor.to: to(device), to(dtype), to(device, dtype), to(other) (other's device
         and dtype), with device= and dtype= as keywords, then non_blocking and copy (positional
-        too). From pinned memory to a GPU the copy is queued on the device's stream; with
-        non_blocking=False the call returns once it has read the source (so the source may be
-        written right after), with non_blocking=True at once (docs/data-loading.md, "Copies to
-        the GPU")."""
+        too). From pinned memory to a GPU the copy is queued on the device's copy stream and
+        the call returns at once; the source may still be written right after (as PyTorch's
+        synchronous copy allows, and with non_blocking=True too): glassgrad's next write of it
+        waits for the copy to have read it (docs/data-loading.md, "Copies to the GPU")."""
         n_flags = 0
         while n_flags < len(args) and isinstance(args[len(args) - 1 - n_flags], bool):
             n_flags += 1
@@ -841,8 +841,7 @@ class Tensor:
                 raise TypeError(f"to(): non_blocking and copy follow a dtype or a tensor when given by position, got "
                                 f"{args + flags}\n  fix: x.to(device, non_blocking=True), or x.to(device, dtype, "
                                 f"True)")
-            non_blocking = flags[0]
-            copy = flags[1] if len(flags) > 1 else copy
+            copy = flags[1] if len(flags) > 1 else copy  # flags[0] is non_blocking: see the docstring
         out = self
         if dtype is not None:
             out = out.astype(dtype)
@@ -850,10 +849,9 @@ class Tensor:
             d = _device.normalize(device)
             if d != out.device:
                 if out._h.realized and not out.requires_grad:
-                    src = out._raw()
-                    out = _wrap(_C.lazy_leaf(src.to(d), "input", False, out.name))
-                    if not non_blocking and d != "cpu":
-                        _C.wait_pinned_reads(src)  # returns at once unless src is pinned
+                    # From pinned memory the copy is queued either way: a later write of the
+                    # source waits for it (docs/data-loading.md, "Copies to the GPU").
+                    out = _wrap(_C.lazy_leaf(out._raw().to(d), "input", False, out.name))
                 else:
                     out = _op("ToDevice", [out], {"device": d})
         if copy and out is self:

@@ -24,6 +24,27 @@ void bind_pinned(py::module_& m) {
         wait_pinned_reads(host);
       },
       py::arg("tensor"));
+  m.def(
+      "wait_pinned_reads_at",
+      [](uintptr_t address) {
+        py::gil_scoped_release release;
+        wait_pinned_reads(reinterpret_cast<const void*>(address));
+      },
+      py::arg("address"));
+  m.def(
+      "register_pinned_range",
+      [](uintptr_t address, size_t nbytes) {
+        py::gil_scoped_release release;  // locking pages takes the driver a while
+        return register_pinned_range(reinterpret_cast<void*>(address), nbytes);
+      },
+      py::arg("address"), py::arg("nbytes"));
+  m.def(
+      "unregister_pinned_range",
+      [](uintptr_t address) {
+        py::gil_scoped_release release;
+        unregister_pinned_range(reinterpret_cast<void*>(address));
+      },
+      py::arg("address"));
 }
 
 }  // namespace glassgrad

@@ -26,7 +26,7 @@ pytestmark = pytest.mark.usefixtures("no_leftovers")
 
 @pytest.fixture(autouse=True)
 def in_thread(monkeypatch):
-    monkeypatch.setattr(D, "_loads_in_thread", lambda pin: True)
+    monkeypatch.setattr(D, "_loads_in_thread", lambda pin, lock_pages=False: True)
     yield
     for t in threading.enumerate():
         if t.name == THREAD:
@@ -125,7 +125,7 @@ def test_batches_held_across_the_epoch_keep_their_values_while_slots_are_reused(
     """Each worker has prefetch_factor + 1 shared slots and reuses them for every later batch; a
     batch is copied out of its slot before the slot is handed back, so batches the loop still
     holds never change (with the pin-memory thread and without it)."""
-    monkeypatch.setattr(D, "_loads_in_thread", lambda pin: thread)
+    monkeypatch.setattr(D, "_loads_in_thread", lambda pin, lock_pages=False: thread)
     x = np.random.default_rng(1).random((160, 3, 32, 32), dtype=np.float32)  # 12 KiB a sample
     held = list(DataLoader(TensorDataset(x, np.arange(160)), batch_size=8, num_workers=2))
     assert len(held) == 20  # 10 batches a worker through 3 slots each
@@ -141,7 +141,7 @@ def test_a_loader_still_alive_at_interpreter_exit_stops_quietly():
         import numpy as np
         from glassgrad.utils.data import DataLoader, TensorDataset
         from glassgrad.utils.data import dataloader as D
-        D._loads_in_thread = lambda pin: True
+        D._loads_in_thread = lambda pin, lock_pages=False: True
         x = np.zeros((512, 3, 32, 32), np.float32)
         loader = DataLoader(TensorDataset(x), batch_size=64, num_workers=2, persistent_workers=True)
         for _ in range(2):

@@ -205,3 +205,44 @@ def test_numpy_data_for_the_gpu_is_staged_in_pinned_memory_and_blocks_are_reused
 def test_numpy_data_for_the_cpu_stays_in_ordinary_memory():
     t = gg._C.Tensor.from_numpy(np.arange(4, dtype=np.float32), "cpu", "x")
     assert not t.is_pinned()
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("lock_slots", ["1", "0"])
+def test_worker_batches_feed_the_gpu_intact_while_copies_queue_behind_gpu_work(monkeypatch, lock_slots):
+    """With locked slots the loop takes batches over the workers' page-locked slots (no
+    pin-memory thread) and a slot goes back to its worker only after the copy that reads it; with
+    GLASSGRAD_DATALOADER_LOCK_SLOTS=0 a pin-memory thread copies them out. Either way every batch
+    arrives intact, though each copy waits behind queued GPU work and the CPU batch dies at once."""
+    monkeypatch.setenv("GLASSGRAD_DATALOADER_LOCK_SLOTS", lock_slots)
+    rng = np.random.default_rng(3)
+    x = rng.random((384, 3, 16, 16)).astype(np.float32)
+    y = np.arange(384)
+    loader = DataLoader(TensorDataset(x, y), batch_size=32, num_workers=2, pin_memory=True, persistent_workers=True)
+    for _ in range(2):  # the second epoch reuses every slot
+        keep = _queue_gpu_work()
+        it = iter(loader)
+        assert (it._loading_thread is None) == (lock_slots == "1")
+        copies = []
+        for xb, yb in it:
+            assert P.is_pinned(xb) and P.is_pinned(yb)
+            copies.append((xb.to("cuda", non_blocking=True), yb.to("cuda")))
+            del xb, yb
+        np.testing.assert_array_equal(np.concatenate([a.numpy() for a, _ in copies]), x)
+        np.testing.assert_array_equal(np.concatenate([b.numpy() for _, b in copies]), y)
+        del keep
+
+
+@pytest.mark.cuda
+def test_an_in_place_write_of_a_copied_source_waits_for_the_copy():
+    """to(device) returns before its copy from pinned memory ran; an in-place op on the source
+    right after (realized at once) must not change what the copy reads."""
+    a = np.arange(1 << 18, dtype=np.float32)
+    t = gg.tensor(a).pin_memory()
+    keep = _queue_gpu_work()
+    d = t.cuda(non_blocking=True)
+    t.mul_(-2.0)
+    gg.realize(t)
+    np.testing.assert_array_equal(d.numpy(), a)
+    np.testing.assert_array_equal(t.numpy(), -2.0 * a)
+    del keep

@@ -92,6 +92,11 @@ Loaded load() {
     if (!resolve(lib, "cuStreamWaitEvent", a.cuStreamWaitEvent, ignored)) a.cuStreamWaitEvent = nullptr;
     if (!resolve(lib, "cuMemHostAlloc", a.cuMemHostAlloc, ignored)) a.cuMemHostAlloc = nullptr;
     if (!resolve(lib, "cuMemFreeHost", a.cuMemFreeHost, ignored)) a.cuMemFreeHost = nullptr;
+    if (!resolve(lib, "cuMemHostRegister_v2", a.cuMemHostRegister, ignored) ||
+        !resolve(lib, "cuMemHostUnregister", a.cuMemHostUnregister, ignored)) {
+      a.cuMemHostRegister = nullptr;
+      a.cuMemHostUnregister = nullptr;
+    }
     if (!resolve(lib, "cuEventQuery", a.cuEventQuery, ignored)) a.cuEventQuery = nullptr;
   }
   const CUresult r = a.cuInit(0);

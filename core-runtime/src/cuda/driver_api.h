@@ -101,6 +101,8 @@ struct DriverApi {
   // and copies from pinned memory wait for themselves instead of recording an event).
   CUresult (*cuMemHostAlloc)(void**, size_t, unsigned int) = nullptr;
   CUresult (*cuMemFreeHost)(void*) = nullptr;
+  CUresult (*cuMemHostRegister)(void*, size_t, unsigned int) = nullptr;  // the _v2 entry point
+  CUresult (*cuMemHostUnregister)(void*) = nullptr;
   CUresult (*cuEventQuery)(CUevent) = nullptr;
   // Cross-stream ordering (optional: null when missing; NCCL communicators then refuse).
   CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned int) = nullptr;

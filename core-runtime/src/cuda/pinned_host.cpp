@@ -3,6 +3,8 @@
 //
 // Invariant: a block is in `free_` only when no tensor holds it; it leaves `free_` only when
 // every event in its `reads` has completed (cuEventQuery), so no queued copy still reads it.
+// Registered ranges (register_pinned_range) are blocks too, never in `free_`: their memory
+// belongs to the caller, who unregisters them.
 // Sizes are rounded up to a power of two (at least 4 KiB) so batches of one shape reuse blocks.
 #include <algorithm>
 #include <map>
@@ -19,7 +21,8 @@ namespace glassgrad {
 namespace cuda {
 namespace {
 
-constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;  // usable from every context
+constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;     // usable from every context
+constexpr unsigned int CU_MEMHOSTREGISTER_PORTABLE = 0x01;  // likewise, for a registered range
 constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr size_t kMinBlock = size_t(1) << 12;
 
@@ -27,6 +30,7 @@ struct Block {
   void* ptr = nullptr;
   size_t size = 0;
   std::vector<CUevent> reads;  // events after copies queued from this block, not yet known done
+  bool registered = false;     // a caller's range locked in place (not from cuMemHostAlloc)
 };
 
 class PinnedPool {
@@ -48,7 +52,31 @@ class PinnedPool {
 
   bool holds(const void* p) {
     std::lock_guard<std::mutex> lock(mu_);
-    return blocks_.count(p) != 0;
+    return containing(p) != nullptr;
+  }
+
+  bool register_range(void* p, size_t n) {
+    if (api().cuMemHostRegister == nullptr || api().cuMemHostUnregister == nullptr || n == 0) return false;
+    make_current(state(0));  // portable: every context sees the range as pinned
+    if (api().cuMemHostRegister(p, n, CU_MEMHOSTREGISTER_PORTABLE) != CUDA_SUCCESS) return false;
+    auto block = std::make_unique<Block>();
+    block->ptr = p;
+    block->size = n;
+    block->registered = true;
+    std::lock_guard<std::mutex> lock(mu_);
+    blocks_[p] = std::move(block);
+    return true;
+  }
+
+  void unregister_range(void* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = blocks_.find(p);
+    if (it == blocks_.end() || !it->second->registered) return;
+    Block* b = it->second.get();
+    for (CUevent e : b->reads) check(api().cuEventSynchronize(e), "waiting for a copy from registered memory");
+    reads_done(b);
+    api().cuMemHostUnregister(p);
+    blocks_.erase(it);
   }
 
   bool note_read(const void* host, CUstream stream) {
@@ -60,6 +88,7 @@ class PinnedPool {
       check(api().cuStreamSynchronize(stream), "waiting for a copy from pinned memory");
       return true;
     }
+    reads_done(b);  // a long-lived block copied every step keeps only the copies in flight
     CUevent e = take_event();
     check(api().cuEventRecord(e, stream), "recording a pinned-memory copy");
     b->reads.push_back(e);
@@ -240,6 +269,15 @@ Tensor empty_pinned(const Shape& shape, DType dtype, const std::string& name) {
   }
   auto storage = cuda::pool().allocate(nbytes(shape, dtype), name);
   return Tensor::from_storage(std::move(storage), shape, contiguous_strides(shape), 0, dtype);
+}
+
+bool register_pinned_range(void* host, size_t bytes) {
+  if (host == nullptr || !cuda::is_available()) return false;
+  return cuda::pool().register_range(host, bytes);
+}
+
+void unregister_pinned_range(void* host) {
+  if (host != nullptr && cuda::is_available()) cuda::pool().unregister_range(host);
 }
 
 bool is_pinned(const Tensor& t) {

@@ -12,6 +12,7 @@
 #include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/executor.h"
 #include "glassgrad/runtime/host_times.h"
+#include "glassgrad/runtime/pinned_memory.h"
 #include "lazy_internal.h"
 
 namespace glassgrad {
@@ -122,6 +123,17 @@ void settle_inplace(const Export& ex, bool ran) {
   }
 }
 
+// An in-place update of a CPU tensor writes its buffer: a copy to a GPU queued from that buffer
+// (pinned memory, to(device) returned at once) reads it first (docs/data-loading.md, "Copies to
+// the GPU").
+void wait_for_copies_of_updated_buffers(const Export& ex) {
+  for (const auto& n : ex.nodes)
+    for (const auto& io : n->schema->inplace) {
+      const Tensor& d = n->inputs[static_cast<size_t>(io.second)]->data;
+      if (d.defined() && d.device().is_cpu() && d.storage()) wait_pinned_reads(d.storage()->data());
+    }
+}
+
 // A failed plan (a kernel error, an anomaly-mode stop, over the memory limit) stays failed: its
 // values are no longer pending, so later realizes compute only what they need and do not fail
 // again on them (reading one recomputes it and reports the error again), and its in-place
@@ -219,6 +231,7 @@ void realize(const std::vector<ValuePtr>& targets) {
       if (!lv->realized()) throw InternalError("realize: leaf without data");
       inputs.push_back(lv->data);
     }
+    wait_for_copies_of_updated_buffers(ex);
     phase.emplace(HostPhase::Launch);
     if (g_plan_only) {
       plan_only_plans().push_back(plan);

@@ -28,8 +28,18 @@ Tensor empty_pinned(const Shape& shape, DType dtype, const std::string& name = "
 constexpr size_t kStagedBytes = size_t{64} << 20;
 Tensor host_staging(const Shape& shape, DType dtype, const Device& target, const std::string& name = "");
 
-// Whether t's storage is a pinned block of this allocator.
+// Whether t's storage lies in a pinned block of this allocator or in a registered range.
 bool is_pinned(const Tensor& t);
+
+// Page-locks [host, host + bytes) in place (cuMemHostRegister; host page-aligned, such as a
+// shared-memory mapping a DataLoader worker writes its batches into), so tensors over it are
+// pinned: copies from it are asynchronous and tracked as a pinned block's (a later write must
+// first wait_pinned_reads). Returns false, locking nothing, when the driver cannot (no usable GPU,
+// no cuMemHostRegister, or the system refuses to lock the pages).
+bool register_pinned_range(void* host, size_t bytes);
+// Waits for the copies that read the range registered at `host`, then unlocks it. Does nothing for
+// an address that starts no registered range.
+void unregister_pinned_range(void* host);
 
 struct PinnedMemoryStats {
   int64_t blocks = 0;          // blocks held (in use and cached)
@@ -42,10 +52,11 @@ PinnedMemoryStats pinned_memory_stats();
 // Returns the cached blocks whose copies have finished to the driver.
 void empty_pinned_cache();
 
-// Waits until every asynchronous copy queued so far that reads the pinned block holding `host`
-// has finished; returns at once for memory that is not a pinned block or has no copy in flight.
-// Tensor.to(device) without non_blocking calls it, so the host may write the source right after,
-// as a synchronous copy allows (docs/data-loading.md, "Copies to the GPU").
+// Waits until every asynchronous copy queued so far that reads the pinned block (or registered
+// range) holding `host` has finished; returns at once for memory that is not pinned or has no
+// copy in flight. Every write glassgrad makes into host memory that a copy may still read calls it
+// first: a realize that updates a CPU tensor in place, a NumPy view of a CPU tensor, a DataLoader
+// slot handed back to its worker (docs/data-loading.md, "Copies to the GPU").
 void wait_pinned_reads(const void* host);
 
 namespace cuda {

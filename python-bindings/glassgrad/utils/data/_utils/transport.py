@@ -5,10 +5,13 @@ The worker pickles the batch (protocol 5) with every glassgrad tensor reduced to
 as an out-of-band buffer; all other objects, NumPy arrays included, stay inside the pickle. The
 buffers go into one of the worker's shared-memory slots (a block per slot, grown when a batch
 outgrows it) and only the pickle and the buffers' places travel through the result queue; the
-main process unpickles against views of the slot. Without pinning, the batch's tensors are the
-slot's bytes themselves (no copy), and the slot is lent to the batch until its last tensor is
-gone; with pin_memory each tensor is a copy in pinned memory and the slot is free again at once.
-With no free slot (or a small batch) the buffers travel inside the message.
+main process unpickles against views of the slot. The batch's tensors are the slot's bytes
+themselves (no copy), and the slot is lent to the batch until its last tensor is gone. With
+pin_memory the main process page-locks each slot once, in place (register_pinned_range), so those
+tensors are pinned too and go to the GPU by asynchronous copies without a pin-memory thread; a
+slot goes back to its worker only after the copies that read it have finished. Where locking is
+refused, each tensor is a copy in pinned memory and the slot is free again at once. With no free
+slot (or a small batch) the buffers travel inside the message.
 
 Slot states live in a small shared array the main process makes for each worker: 0 free, 1 in
 use. A slot is reused only when no tensor of the main process refers to its bytes any more (the
@@ -46,20 +49,26 @@ _loading = threading.local()  # .lease: the slot lease of the message being unpi
 class _SlotLease:
     """A slot lent to the batch unpickled from it: its tensors are the slot's own bytes (no copy),
     and the slot goes back to its worker when the last of them is gone (the runtime drops the
-    lease with the tensors' storage, see _C.Tensor.wrap_array)."""
+    lease with the tensors' storage, see _C.Tensor.wrap_array). A page-locked slot (address set)
+    goes back once the GPU copies that read it have finished: the worker writes it next."""
 
-    __slots__ = ("states", "slot")
+    __slots__ = ("states", "slot", "address")
 
-    def __init__(self, states, slot: int):
-        self.states, self.slot = states, slot
+    def __init__(self, states, slot: int, address: int = 0):
+        self.states, self.slot, self.address = states, slot, address
 
     def __del__(self):
-        self.states[self.slot] = 0
+        try:
+            if self.address:
+                _C.wait_pinned_reads_at(self.address)
+        finally:
+            self.states[self.slot] = 0
 
 
 def _rebuild_tensor(buffer, dtype: str, shape: Tuple[int, ...]) -> Tensor:
     """Unpickling in the main process: a tensor over the slot's bytes while a lease is being
-    handed out, else a tensor holding a copy of the worker's bytes (pinned, or inline bytes)."""
+    handed out (pinned when the slot is page-locked), else a tensor holding a copy of the
+    worker's bytes (pinned, or inline bytes)."""
     arr = np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)
     lease = getattr(_loading, "lease", None)
     if lease is not None:
@@ -134,8 +143,19 @@ class _Segment:
             self._shm = shared_memory.SharedMemory(name=name, create=create, size=size if create else 0)
             self.map = self._shm.buf
         self.view = memoryview(self.map)
+        self.address = 0  # where the main process page-locked the mapping (Receiver), else 0
+
+    def lock_pages(self) -> bool:
+        """Page-locks the mapping for the GPU's copies (the main process's side)."""
+        addr = np.frombuffer(self.map, dtype=np.uint8).ctypes.data
+        if _C.register_pinned_range(addr, self.size):
+            self.address = addr
+        return self.address != 0
 
     def close(self) -> None:
+        if self.address:
+            _C.unregister_pinned_range(self.address)  # waits for the copies still reading it
+            self.address = 0
         try:
             self.view.release()
             if self._shm is None:
@@ -147,6 +167,15 @@ class _Segment:
 
     def unlink(self) -> None:
         unlink(self.name)
+
+
+def can_lock_pages() -> bool:
+    """Whether the main process may page-lock its workers' slots in place (a usable GPU whose
+    driver locks memory in place). GLASSGRAD_DATALOADER_LOCK_SLOTS=0 turns it off: batches are
+    then copied into pinned memory by a pin-memory thread, as PyTorch's DataLoader does."""
+    if os.environ.get("GLASSGRAD_DATALOADER_LOCK_SLOTS", "1") == "0":
+        return False
+    return sys.platform.startswith("linux") and _C.pinned_memory_available()
 
 
 def unlink(name: str) -> None:
@@ -228,9 +257,10 @@ class Receiver:
     block's name as soon as it has mapped the block, so nothing is left in the shared-memory
     file system whatever happens to the processes later."""
 
-    def __init__(self, slot_states: List[Any]):
+    def __init__(self, slot_states: List[Any], lock_pages: bool = False):
         self.states = slot_states  # per worker: its shared array of slot states
         self.open: Dict[Tuple[int, int], _Segment] = {}
+        self.lock_pages = lock_pages  # page-lock each slot when it is first mapped (pin_memory)
 
     def release(self, msg: Message) -> None:
         """A message that will not be loaded (a batch of an abandoned epoch): frees its slot."""
@@ -251,9 +281,11 @@ class Receiver:
                 seg = self.open[key] = _Segment(msg.name, size, create=False)
                 if sys.platform.startswith("linux"):
                     unlink(msg.name)
+                if pin and self.lock_pages:
+                    seg.lock_pages()
             views = [seg.view[o:o + n] for o, n in msg.spans]
-            if not pin:  # the batch's tensors are the slot's bytes; the lease frees the slot
-                _loading.lease = _SlotLease(self.states[worker_id], msg.slot)
+            if not pin or seg.address:  # the batch's tensors are the slot's bytes; the lease frees the slot
+                _loading.lease = _SlotLease(self.states[worker_id], msg.slot, seg.address)
                 try:
                     return pickle.loads(msg.pickle, buffers=views)
                 finally:
