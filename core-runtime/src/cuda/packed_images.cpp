@@ -18,8 +18,8 @@ namespace cuda {
 
 namespace {
 
-// liblzma's stable C ABI (lzma/base.h, lzma/container.h of XZ Utils 5.x): lzma_ret values and
-// lzma_stream_buffer_decode's signature.
+// liblzma's stable C ABI (XZ Utils 5.x): the lzma_ret values this file tells apart and
+// lzma_stream_buffer_decode's signature, declared here so that no liblzma header is needed.
 enum LzmaRet : int {
   kLzmaOk = 0,
   kLzmaMemError = 5,
