@@ -14,7 +14,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _device, _dtypes, _runtime
+from . import _C, _device, _dtypes, _runtime, _shared_memory
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
@@ -424,19 +424,16 @@ class Tensor:
 
     def is_shared(self) -> bool:
         """Whether this CPU tensor lives in shared memory (Tensor.is_shared; see share_memory_)."""
-        from . import _shared_memory
         return _shared_memory.is_shared(self)
 
     def share_memory_(self) -> "Tensor":
         """Moves this CPU tensor into shared memory (Tensor.share_memory_): processes that get it
         afterwards (forked, or spawned with it pickled) read and write the same values, e.g. a
         model trained by several processes at once. A GPU tensor is left as it is."""
-        from . import _shared_memory
         return _shared_memory.share_(self)
 
     def __reduce__(self):
         """Pickling (multiprocessing, copy): the values, or a shared tensor's shared memory."""
-        from . import _shared_memory
         return _shared_memory.reduce_tensor(self)
 
     def pin_memory(self, device=None) -> "Tensor":
@@ -935,7 +932,6 @@ class Tensor:
     def clone(self) -> "Tensor":
         """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone)."""
         out = _op("Contiguous", [self])
-        from . import _shared_memory
         if _shared_memory.holds_shared_values(self):  # a snapshot of memory other processes write
             _C.lazy_realize([out._h])
         return out
