@@ -10,11 +10,11 @@
 
 namespace glassgrad {
 
-size_t plan_budget_bytes(const Plan& p) {
+size_t plan_budget_bytes(const Plan& p, int output_copies) {
   std::map<Device, size_t> need;
   for (const auto& kv : p.arena_bytes) need[kv.first] += kv.second;
   for (const auto& s : p.slots) {
-    if (s.kind == SlotKind::Output) need[s.info.device] += s.bytes;
+    if (s.kind == SlotKind::Output) need[s.info.device] += s.bytes * static_cast<size_t>(std::max(1, output_copies));
   }
   size_t most = 0;
   for (const auto& kv : need) most = std::max(most, kv.second);
@@ -78,7 +78,7 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
     plan = lower(std::move(g), outputs, opts);
   }
   plan.signature = sig;
-  const size_t plain_need = plan_budget_bytes(plan);
+  const size_t plain_need = plan_budget_bytes(plan, opts.output_copies);
   if (opts.memory_budget == 0 || plain_need <= opts.memory_budget) return plan;
 
   // Over budget: checkpoint. Try many segments first (the fewest recomputed activations).
@@ -92,7 +92,7 @@ Plan compile(const Graph& graph, const CompileOptions& opts) {
     const int added = rematerialize(g, checkpoints);
     if (added == 0) continue;
     Plan p = lower(std::move(g), outputs, opts);
-    const size_t need = plan_budget_bytes(p);
+    const size_t need = plan_budget_bytes(p, opts.output_copies);
     if (need < best_need) best_need = need, best_segments = segments;  // the smallest seen
     if (need <= opts.memory_budget) {
       p.signature = sig;

@@ -115,3 +115,36 @@ TEST(CheapRecompute, ThePlanRecomputesInTheBackwardAndNeedsLessMemory) {
   EXPECT_GE(live_after_forward(kept) - live_after_forward(recomputed), size_t{320} * 1024);
   EXPECT_LT(plan_budget_bytes(recomputed), plan_budget_bytes(kept));
 }
+
+// A budget counts the outputs output_copies times (compile.h): a plan replayed as a CUDA graph
+// holds its captured outputs beside the copies it hands out. A budget that the plain plan fits
+// with its outputs counted once, but not twice, must give a checkpointed plan that fits twice.
+// The model: six layers h = GELU(h @ w) on [1024, 32] activations (128 KiB each, so checkpointing
+// has something to drop) with small [32, 32] weights, whose gradients are the outputs.
+TEST(MemoryBudget, OutputsCountedTwiceCheckpointAPlanThatFitsThemOnce) {
+  Graph g;
+  ValueId h = g.add_leaf("x", f32({1024, 32}), ValueKind::Input);
+  std::vector<ValueId> weights;
+  for (int l = 0; l < 6; ++l) {
+    weights.push_back(g.add_leaf("w" + std::to_string(l), f32({32, 32}), ValueKind::Parameter));
+    h = g.add("GELU", {g.add("MatMul", {h, weights.back()})});
+  }
+  const std::vector<ValueId> grads = build_backward(g, g.add("Sum", {h}), weights);
+  CompileOptions opts;
+  opts.outputs = grads;
+  opts.fuse = false;
+  opts.recompute_cheap = false;
+  const Plan plain = compile(g, opts);
+  const size_t once = plan_budget_bytes(plain);
+  size_t outputs = 0;
+  for (const auto& s : plain.slots) outputs += s.kind == SlotKind::Output ? s.bytes : 0;
+  ASSERT_GT(outputs, 0u);
+  EXPECT_EQ(plan_budget_bytes(plain, 2), once + outputs);
+
+  opts.memory_budget = once;
+  EXPECT_EQ(compile(g, opts).recomputed_steps, 0);  // fits with the outputs once
+  opts.output_copies = 2;
+  const Plan fitted = compile(g, opts);
+  EXPECT_GT(fitted.recomputed_steps, 0);
+  EXPECT_LE(plan_budget_bytes(fitted, 2), once);
+}

@@ -137,7 +137,7 @@ void bind_graph(py::module_& m) {
         return d;
       })
       .def("predicted_peak_bytes", [](const Plan& p) { return p.predicted_peak_bytes(); })
-      .def("budget_bytes", &plan_budget_bytes,
+      .def("budget_bytes", &plan_budget_bytes, py::arg("output_copies") = 1,
            "What a memory budget bounds: the largest arena + outputs of any device (compile.h)");
 
   m.def("compile",

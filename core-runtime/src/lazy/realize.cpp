@@ -13,6 +13,7 @@
 #include "glassgrad/runtime/executor.h"
 #include "glassgrad/runtime/host_times.h"
 #include "glassgrad/runtime/pinned_memory.h"
+#include "glassgrad/runtime/settings.h"
 #include "lazy_internal.h"
 
 namespace glassgrad {
@@ -25,6 +26,12 @@ struct CachedPlan {
   std::shared_ptr<Executor> executor;
 };
 
+// A CUDA graph's captured outputs stay allocated beside the copies a replay hands out, so a
+// budget derived from the memory limit counts outputs twice on a device that replays graphs
+// (docs/architecture.md "Memory limits and CUDA graphs"): the limit check before a run
+// (debug::check_memory_limit) counts them so, and a plan chosen to fit must too.
+int output_copies_for(const Device& d) { return d.is_cuda() && cuda_graphs_enabled() ? 2 : 1; }
+
 struct PlanCache {
   static constexpr size_t kCapacity = 256;
   std::unordered_map<uint64_t, std::list<std::pair<uint64_t, CachedPlan>>::iterator> index;
@@ -34,11 +41,11 @@ struct PlanCache {
   std::shared_ptr<Executor> last_executor;  // the executor of the last plan that ran
 
   // On a miss, builds the trace's engine graph and compiles it; a hit needs only the key.
-  const CachedPlan& get(Export& ex, uint64_t key, size_t budget) {
+  const CachedPlan& get(Export& ex, uint64_t key, size_t budget, int output_copies) {
     auto it = index.find(key);
     // A key covers a range of budgets (planning_key): a cached plan made for a larger budget in
     // the range is used only if it fits this one, otherwise it is replaced.
-    if (it != index.end() && (budget == 0 || plan_budget_bytes(*it->second->second.plan) <= budget)) {
+    if (it != index.end() && (budget == 0 || plan_budget_bytes(*it->second->second.plan, output_copies) <= budget)) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
@@ -56,6 +63,7 @@ struct PlanCache {
     opts.workspace = Executor::workspace_fn();
     opts.fuse = fusion_enabled();
     opts.memory_budget = budget;
+    opts.output_copies = output_copies;
     auto plan = std::make_shared<const Plan>(compile(ex.graph, opts));
     CachedPlan entry{plan, std::make_shared<Executor>(plan)};
     ++stats.compiles;
@@ -220,7 +228,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   auto t1 = clock::now();
   try {
     phase.emplace(HostPhase::PlanLookup);
-    const CachedPlan& cp = pc.get(ex, key, budget);
+    const CachedPlan& cp = pc.get(ex, key, budget, output_copies_for(roots[0]->info.device));
     plan = cp.plan;
     executor = cp.executor;
     t1 = clock::now();
@@ -369,6 +377,7 @@ std::shared_ptr<const Plan> plan_for(const std::vector<ValuePtr>& roots) {
   opts.workspace = Executor::workspace_fn();
   opts.fuse = fusion_enabled();
   opts.memory_budget = memory_budget_for(roots.at(0)->info.device);
+  opts.output_copies = output_copies_for(roots.at(0)->info.device);
   return std::make_shared<const Plan>(compile(ex.graph, opts));
 }
 

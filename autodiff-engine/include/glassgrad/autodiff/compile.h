@@ -21,11 +21,16 @@ struct CompileOptions {
   // plain plan needs more, activations are recomputed (remat.h) with as few segments as fit;
   // when nothing fits, OutOfMemoryError names the smallest budget that would.
   size_t memory_budget = 0;
+  // How many times the plan's output buffers count against memory_budget: 2 where the runtime
+  // replays the plan as a CUDA graph, whose captured outputs stay allocated beside the copies it
+  // hands out (docs/architecture.md "Memory limits and CUDA graphs").
+  int output_copies = 1;
 };
 
 Plan compile(const Graph& g, const CompileOptions& opts = {});
 
-// Arena + output bytes of a plan on its most demanding device: what memory_budget bounds.
-size_t plan_budget_bytes(const Plan& p);
+// Arena + output_copies x output bytes of a plan on its most demanding device: what
+// memory_budget bounds.
+size_t plan_budget_bytes(const Plan& p, int output_copies = 1);
 
 }  // namespace glassgrad
