@@ -87,7 +87,7 @@ def int_pair(value, name: str, where: str, minimum: Optional[int] = None) -> Tup
     else:
         fail(where, name, _at_least(want, minimum), value, type_error=not isinstance(value, (tuple, list)) or
              not all(_is_int(v) for v in value))
-    if minimum is not None and min(pair) < minimum:
+    if minimum is not None and (pair[0] < minimum or pair[1] < minimum):
         fail(where, name, _at_least(want, minimum), value)
     return pair
 

@@ -36,7 +36,7 @@ class dtype(str):  # torch.dtype's spelling
 
     @property
     def is_floating_point(self) -> bool:
-        return _CATEGORY[str(self)] == 2
+        return _CATEGORY[self] == 2  # a str subclass: it finds its own name's entry
 
     @property
     def is_complex(self) -> bool:

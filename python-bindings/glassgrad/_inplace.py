@@ -19,7 +19,7 @@ import functools
 
 import numpy as np
 
-from . import _C, _dtypes, _shared_memory
+from . import _C, _args, _dtypes, _shared_memory
 from ._trace import user_source
 
 
@@ -143,7 +143,6 @@ def activation(input, inplace, op: str, compute):
     """compute() (the out-of-place result of an activation or dropout of input), written into
     input itself and returned as it when inplace (PyTorch's F.relu(x, inplace=True), nn.ReLU(True),
     ...: the same tensor object, its aliases and views see the change)."""
-    from . import _args
     if not _args.flag(inplace, "inplace", op[:-1]):
         return compute()
     first = _C.lazy_seq()

@@ -14,7 +14,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _device, _dtypes, _runtime, _shared_memory
+from . import _C, _device, _dtypes, _post_accumulate_hooks, _runtime, _shared_memory
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
@@ -154,6 +154,20 @@ def _forget_inference_tensor(key: int):
 _INFERENCE_TENSORS: dict = {}
 
 
+_AUTOGRAD_MODULES: tuple = ()
+
+
+def _autograd_modules():
+    """(autograd.anomaly, autograd.gradients), imported at the first backward (autograd imports nn,
+    which imports this module) and kept: an import statement inside backward() costs a lookup
+    in the import system on every step."""
+    global _AUTOGRAD_MODULES
+    if not _AUTOGRAD_MODULES:
+        from .autograd import anomaly, gradients
+        _AUTOGRAD_MODULES = (anomaly, gradients)
+    return _AUTOGRAD_MODULES
+
+
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
     return _wrap(record(name, [t._h for t in inputs], attrs)[0])
 
@@ -273,6 +287,8 @@ def _dim(dim, ndim: int, op: str, shape=None) -> int:
     """`dim` as an axis of an ndim-d tensor (negative counts from the end), or an IndexError
     naming the op and the valid range: never wrapped modulo ndim (the engine's ShapeContext::axis
     says the same for the ops it checks)."""
+    if type(dim) is int and -ndim <= dim < ndim:  # the common case, without the ABC checks below
+        return dim % ndim
     if isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, np.integer)):
         raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
     d = int(dim)
@@ -707,7 +723,6 @@ class Tensor:
         As in PyTorch, the graph's saved values are freed: a second backward through it needs
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
-        from . import _post_accumulate_hooks
         hooked = _post_accumulate_hooks.hooked_leaves(self, inputs)
         self._backward(gradient, retain_graph, create_graph, inputs)
         if hooked:
@@ -717,11 +732,10 @@ class Tensor:
         """Registers hook(tensor), run after backward() has added this leaf's gradient to .grad
         (PyTorch's Tensor.register_post_accumulate_grad_hook; autograd.grad runs none). Returns a
         handle whose remove() unregisters it."""
-        from . import _post_accumulate_hooks
         return _post_accumulate_hooks.register(self, hook)
 
     def _backward(self, gradient, retain_graph, create_graph, inputs) -> None:
-        from .autograd import anomaly, gradients
+        anomaly, gradients = _autograd_modules()
         _trace.note_differentiation()
         retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None

@@ -22,6 +22,7 @@ class _Stacks(threading.local):
         self.roles: List[str] = []
         self.layers: List[str] = []
         self.differentiations = 0
+        self.recording: Optional["recording_step"] = None  # glassgrad.compile's trace, while one runs
 
 
 _local = _Stacks()
@@ -93,9 +94,15 @@ def _meta(role: str):
 
 
 def record(op: str, inputs, attrs=None, role: str = ""):
-    """Records one node; returns the output handles. Errors surface here, at the user's line."""
-    scope_, role, layer = _meta(role)
-    return _C.lazy_record(op, inputs, attrs or {}, scope_, _C.user_source(_PACKAGE_DIR), role, layer)
+    """Records one node; returns the output handles. Errors surface here, at the user's line.
+    (Every recorded op runs this: _meta is written out.)"""
+    local = _local
+    scopes, layers = local.scopes, local.layers
+    if not role:
+        roles = local.roles
+        role = roles[-1] if roles else "forward"
+    return _C.lazy_record(op, inputs, attrs or {}, scopes[-1] if scopes else "", _C.user_source(_PACKAGE_DIR), role,
+                          layers[-1] if layers else "")
 
 
 def record_updates(op: str, rows, targets, attrs):
@@ -123,22 +130,8 @@ class recording_step:
         _local.recording = self._prev
 
 
-def enter_layer(name: str, layer: str) -> None:
-    """scope(name, layer=layer).__enter__() without the object (Module.__call__, once per layer
-    call); leave_layer() undoes it."""
-    local = _local
-    local.scopes.append(name)
-    local.layers.append(layer)
-
-
-def leave_layer() -> None:
-    local = _local
-    local.scopes.pop()
-    local.layers.pop()
-
-
 def note_module_call(module) -> None:
-    rec = getattr(_local, "recording", None)
+    rec = _local.recording
     if rec is not None and id(module) not in rec._seen:
         rec._seen.add(id(module))
         rec.modules.append(module)

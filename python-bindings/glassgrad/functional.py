@@ -220,12 +220,16 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
     groups splits the channels into independent convolutions (groups = C: depthwise). The
     engine's shape rule checks every argument against the shapes."""
-    s = _pair(stride, "stride", "conv2d", minimum=1)
-    d = _pair(dilation, "dilation", "conv2d", minimum=1)
+    s = _args.int_pair(stride, "stride", "conv2d", minimum=1)
+    d = _args.int_pair(dilation, "dilation", "conv2d", minimum=1)
     groups = _args.integer(groups, "groups", "conv2d", minimum=1)
-    hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
-    extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
-    pad = conv_padding(padding, extent, s, hw)
+    if isinstance(padding, str):  # only 'same' reads the input's H and W and the kernel's extent
+        hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
+        extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
+        pad = conv_padding(padding, extent, s, hw)
+    else:
+        ph, pw = _args.int_pair(padding, "padding", "conv2d", minimum=0)
+        pad = [ph, ph, pw, pw]
     attrs = {"stride": list(s), "padding": pad}
     if d != (1, 1):
         attrs["dilation"] = list(d)

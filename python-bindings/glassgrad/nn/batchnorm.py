@@ -79,27 +79,34 @@ class _BatchNorm(Module):
     def _affine(self, x: Tensor):
         """weight and bias, or without affine ones and zeros of the layer's num_features (not the
         input's channels), so the shape rule still compares the input with the layer."""
-        weight = self.weight if self.weight is not None else _constant(1.0, self.num_features, x)
-        bias = self.bias if self.bias is not None else _constant(0.0, self.num_features, x)
+        weight, bias = self.weight, self.bias  # (each read once: Module.__getattr__ finds them)
+        if weight is None:
+            weight = _constant(1.0, self.num_features, x)
+        if bias is None:
+            bias = _constant(0.0, self.num_features, x)
         return weight, bias
 
     def forward(self, x: Tensor) -> Tensor:
         self._check(x)
         factor = 0.0 if self.momentum is None else self.momentum
         counted = None
-        if self.training and self.track_running_stats:
+        training = self.training
+        # (each buffer read once: Module.__getattr__ finds them)
+        running_mean, running_var = self.running_mean, self.running_var
+        if training and self.track_running_stats:
             # num_batches_tracked += 1 (one launch, in place), taken on only once the forward is
             # recorded: a forward the shape rules refuse leaves the count as it was.
-            counted = _op("AddScalarInPlace", [self.num_batches_tracked], {"value": 1.0})
+            tracked_count = self.num_batches_tracked
+            counted = _op("AddScalarInPlace", [tracked_count], {"value": 1.0})
             if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
                 factor = 1.0 / counted.astype(x.dtype)
-        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
-        tracked = not self.training or self.track_running_stats
+        use_batch_stats = training or (running_mean is None and running_var is None)
+        tracked = not training or self.track_running_stats
         weight, bias = self._affine(x)
-        y = batch_norm(x, self.running_mean if tracked else None, self.running_var if tracked else None,
+        y = batch_norm(x, running_mean if tracked else None, running_var if tracked else None,
                        weight, bias, use_batch_stats, factor, self.eps)
         if counted is not None:
-            self.num_batches_tracked._h.reset(counted._h)
+            tracked_count._h.reset(counted._h)
         return y
 
     def reset_running_stats(self) -> None:

@@ -59,9 +59,18 @@ GLOBAL = _Global()
 _KINDS = (PRE, POST, "_backward_hooks", "_backward_pre_hooks")
 
 
+# The global tables, read by Module.__call__ on every call (the object's dict never changes).
+GLOBAL_TABLES = GLOBAL.__dict__
+_BW_FULL, _BW_PRE = _KINDS[2], _KINDS[3]
+
+
 def has_hooks(module) -> bool:
-    d, g = module.__dict__, GLOBAL.__dict__
-    return any(d.get(k) or g.get(k) for k in _KINDS)
+    """Whether a call of module runs any hook (its own tables or the global ones: a table whose
+    hooks were all removed is empty, so it counts as none). Module.__call__ asks this of every
+    call, so it is written out: dict lookups only, no Python frames below it."""
+    d, g = module.__dict__, GLOBAL_TABLES
+    return bool(d.get(PRE) or d.get(POST) or d.get(_BW_FULL) or d.get(_BW_PRE)
+                or g.get(PRE) or g.get(POST) or g.get(_BW_FULL) or g.get(_BW_PRE))
 
 
 def table_hooks(module, kind: str) -> list:

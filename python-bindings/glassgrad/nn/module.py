@@ -12,7 +12,8 @@ import numpy as np
 from .. import _C, _device, _dtypes
 from .._args import InvalidArgumentTypeError
 from .._tensor import Tensor, _wrap, raw_from_numpy
-from .._trace import enter_layer, leave_layer, note_module_call, user_source
+from .._trace import _local as _trace_local
+from .._trace import note_module_call, user_source
 from . import forward_hooks as _hooks
 
 
@@ -284,10 +285,22 @@ class Module:
                         t._h.name = f"{sub}.{tname}" if sub else tname
 
     def __getattr__(self, name):
+        # Every self.weight and self.conv1 of every forward comes here: the three tables are
+        # read without a loop. (Before __init__ made them, none is there.)
         d = self.__dict__
-        for table in ("_parameters", "_buffers", "_modules"):
-            if table in d and name in d[table]:
-                return d[table][name]
+        params = d.get("_parameters")
+        if params is not None:
+            if name in params:
+                return params[name]
+            buffers, modules = d.get("_buffers", {}), d.get("_modules", {})
+            if name in buffers:
+                return buffers[name]
+            if name in modules:
+                return modules[name]
+        else:
+            for table in ("_buffers", "_modules"):
+                if table in d and name in d[table]:
+                    return d[table][name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
@@ -525,15 +538,23 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         # Layers were named by their paths when assigned (_name_tree); a model called at the top
-        # records its own ops under its class name.
-        note_module_call(self)
-        enter_layer(self._scope or type(self).__name__, layer_name(self))
+        # records its own ops under its class name. Every layer call of every step runs this, so
+        # the scope push and pop (_trace.scope's, with layer_name) are written out here.
+        local = _trace_local
+        if local.recording is not None:
+            note_module_call(self)
+        scope_ = self._scope
+        kind = type(self).__name__
+        scopes, layers = local.scopes, local.layers
+        scopes.append(scope_ or kind)
+        layers.append(f"{kind} '{scope_}'" if scope_ else kind)
         try:
             if _hooks.has_hooks(self):
                 return _hooks.call_with_hooks(self, self.forward, args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
-            leave_layer()
+            scopes.pop()
+            layers.pop()
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False):
         """hook(module, args) runs before forward and may return new args (with_kwargs=True:

@@ -16,8 +16,8 @@ compile a new plan, and makes compiled steps trace again (static_version() chang
 """
 from __future__ import annotations
 
+import operator
 import weakref
-from itertools import groupby
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -28,6 +28,7 @@ from .._trace import record_updates, scope
 from ._hooks import OptimizerHooks, wrap_hooked_methods
 
 _static_version = 0
+_HANDLE = operator.attrgetter("_h")  # a tensor's runtime handle
 
 
 def static_version() -> int:
@@ -53,6 +54,16 @@ def _written_by_update(p: Tensor) -> bool:
     """p is the pending output of an in-place update op (an earlier optimizer step in the same
     recorded step): the next update chains onto it."""
     return bool(p._h.op) and bool(_C.op_schema(p._h.op)["inplace"])
+
+
+def _skipped_keys(cls) -> frozenset:
+    """The group keys _static_signature leaves out for an optimizer class (made once per class:
+    step() computes the signature on every call)."""
+    skip = cls.__dict__.get("_SKIPPED_KEYS")
+    if skip is None or skip[0] != cls._TENSOR_HYPERPARAMETERS:
+        skip = (cls._TENSOR_HYPERPARAMETERS, frozenset(_BOOKKEEPING | set(cls._TENSOR_HYPERPARAMETERS)))
+        cls._SKIPPED_KEYS = skip
+    return skip[1]
 
 
 class ParamGroup(dict):
@@ -218,7 +229,7 @@ class Optimizer(OptimizerHooks):
         """The hyperparameters that shape the step's graph (attributes of the update ops, or which
         op runs): every group key but the tensor ones and the bookkeeping ones, plus
         _structure(group)."""
-        skip = _BOOKKEEPING | set(self._TENSOR_HYPERPARAMETERS)
+        skip = _skipped_keys(type(self))
         items = tuple(sorted((k, repr(v)) for k, v in group.items() if k not in skip))
         return items + (self._structure(group),)
 
@@ -246,11 +257,14 @@ class Optimizer(OptimizerHooks):
     def _hyper(self, group: ParamGroup, key: str, p: Tensor, dtype: Optional[str] = None) -> Tensor:
         """The group's 0-d tensor for `key` ('lr', 'momentum', 'beta1') on p's device, of p's dtype
         (or `dtype`: float64 for step-dependent factors computed as PyTorch does, in double)."""
-        dtype = dtype or p.dtype
-        k = (key, p.device, dtype)
+        # Keyed by the runtime's device and dtype names: glassgrad.device and glassgrad.dtype are
+        # str subclasses, equal and hashing alike, so either spelling finds the same entry.
+        h = p._h
+        dtype = dtype or h.dtype
+        k = (key, h.device, dtype)
         t = group._tensors.get(k)
         if t is None:
-            raw = _C.Tensor.full([], self._tensor_value(group, key), dtype, p.device, key)
+            raw = _C.Tensor.full([], self._tensor_value(group, key), dtype, h.device, key)
             t = _wrap(_C.lazy_leaf(raw, "state", False, key))
             group._tensors[k] = t
             group._filled[k] = self._tensor_value(group, key)
@@ -303,7 +317,8 @@ class Optimizer(OptimizerHooks):
             from .._runtime import enable_grad
             with enable_grad():
                 loss = closure()
-        work = [(g, p) for g in self.param_groups for p in g["params"] if p.grad is not None]
+        # (p._h.grad(): p.grad without the property's wrapper; parameters are leaves, so it never warns)
+        work = [(g, p) for g in self.param_groups for p in g["params"] if p._h.grad() is not None]
         if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
             return loss
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
@@ -359,26 +374,37 @@ class Optimizer(OptimizerHooks):
             for group, p in work:
                 self._update(p, group)
             return
-        rows = (self._row(p, group) for group, p in work)  # made in order: a row may create state
-        for (op, attrs), run in groupby(rows, key=lambda row: (row[0], row[1])):
-            members = list(run)
-            self._record_updates(op, [row[2] for row in members], [row[3] for row in members], dict(attrs))
+        # Rows are made in order (a row may create state); a run is recorded once the next row
+        # shows it has ended.
+        run: Optional[Tuple[str, Tuple]] = None
+        rows: List[List[Any]] = []
+        targets: List[List[Tensor]] = []
+        for group, p in work:
+            op, attrs, row, tgt = self._row(p, group)
+            if run is None or op != run[0] or attrs != run[1]:
+                if run is not None:
+                    self._record_updates(run[0], rows, targets, dict(run[1]))
+                run, rows, targets = (op, attrs), [], []
+            rows.append(row)
+            targets.append(tgt)
+        if run is not None:
+            self._record_updates(run[0], rows, targets, dict(run[1]))
 
     def _record_updates(self, op: str, rows: List[List[Any]], targets: List[List[Tensor]], attrs: Dict[str, Any]) -> None:
         """One `op` node per row of input handles (the same attrs), each output j of row i written
         to targets[i][j] as _swap does: the whole run in one call into the runtime."""
-        flat = [t for ts in targets for t in ts]
+        handles = [list(map(_HANDLE, ts)) for ts in targets]  # (map: no comprehension frame per row)
         swaps = getattr(self, "_swaps", None)
         if swaps is None:
-            record_updates(op, rows, [[t._h for t in ts] for ts in targets], attrs)
+            record_updates(op, rows, handles, attrs)
             return
         # As _swap: each target's old value is remembered before it can move. If the call fails
         # (or an interrupt lands around it), only the targets that did move stay remembered, so
         # step() sees exactly what changed (nothing, when the runtime refused a row).
-        pairs = [(t, t._h.pin()) for t in flat]
+        pairs = [(t, t._h.pin()) for ts in targets for t in ts]
         swaps.extend(pairs)
         try:
-            record_updates(op, rows, [[t._h for t in ts] for ts in targets], attrs)
+            record_updates(op, rows, handles, attrs)
         except BaseException:
             del swaps[len(swaps) - len(pairs):]
             swaps.extend((t, old) for t, old in pairs if not t._h.same_value(old))

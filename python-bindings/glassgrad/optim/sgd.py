@@ -46,7 +46,7 @@ class SGD(Optimizer):
 
     def _row(self, p, group) -> UpdateRow:
         lr = self._hyper(group, "lr", p)._h
-        g = self._grad(p, group)._h
+        g = self._grad(p, group)._h if group["maximize"] else p._h.grad()  # p.grad's handle, unwrapped
         if group["momentum"] == 0:
             return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [p._h, g, lr], [p]
         st = self._state_for(p)
