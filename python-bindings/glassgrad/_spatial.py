@@ -4,8 +4,8 @@ dropouts (pad: _padding.py).
 
 All are composed from existing ops, so their gradients come from those ops' rules:
 
-- cat places each piece into zeros of the output's shape (SliceBackward, the adjoint of Slice)
-  and adds the placements.
+- cat is one Concat node for up to 256 pieces (its gradient: a Slice of the output's gradient
+  per piece).
 - adaptive_avg_pool2d is a mean (output 1x1), an AvgPool2D (sizes that divide), or in general
   PyTorch's bins [floor(i H / out), ceil((i + 1) H / out)) written as an averaging matrix A,
   y = A_h x A_w^T (two MatMuls).
@@ -48,24 +48,22 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if k != d):
             raise _C.ShapeError(f"cat: tensor {i} has shape {list(t.shape)}, tensor 0 has {list(first.shape)}; they "
                                 f"may differ along dim {dim} only\n  fix: make the other sizes equal (reshape/pad)")
+    dtype = _dtypes.result_type(*tensors)
     tensors = [t for t in tensors if t.shape[d] > 0] or tensors[:1]
-    if len(tensors) == 1:
-        return tensors[0]
-    total = sum(t.shape[d] for t in tensors)
-    shape = list(first.shape)
-    shape[d] = total
-    # One dtype and device (the common case): the placed pieces are summed by Add nodes directly,
-    # without `+`'s promotion and dispatch per piece (torch.stack of many small tensors, as a
-    # batch built in Python, records 2-3 nodes per piece; `+` cost several times a node's
-    # recording). Otherwise `+` promotes as torch.cat does (bool is an or).
-    plain = first.dtype != "bool" and all(t.dtype == first.dtype and t.device == first.device for t in tensors)
-    out, start = None, 0
-    for t in tensors:
-        n = t.shape[d]
-        placed = _op("SliceBackward", [t], {"dim": d, "start": start, "stop": start + n, "step": 1, "shape": shape})
-        out = placed if out is None else _op("Add", [out, placed]) if plain else out + placed
-        start += n
-    return out
+    devices = sorted({str(t.device) for t in tensors})
+    if len(devices) > 1:
+        raise _C.DeviceError(f"cat: expected all tensors on one device, found {' and '.join(devices)} "
+                             f"(shapes {[list(t.shape) for t in tensors]})\n"
+                             f"  fix: move the pieces to one device first: [t.to('{devices[0]}') for t in tensors]")
+    # The pieces take the result's dtype (torch.cat promotes as a binary op does: float over int
+    # over bool), then one Concat node (families/movement.def) joins up to 256 of them, each copied
+    # once into its range; a longer list is joined in groups. One piece is copied too: cat always
+    # returns a new tensor.
+    pieces = [t if t.dtype == dtype else t.astype(dtype) for t in tensors]
+    while True:
+        pieces = [_op("Concat", pieces[k:k + 256], {"dim": d}) for k in range(0, len(pieces), 256)]
+        if len(pieces) == 1:
+            return pieces[0]
 
 
 def _slice(x: Tensor, dim: int, start: int, stop: int) -> Tensor:

@@ -1,5 +1,5 @@
 // Movement ops (the rows of families/movement.def): Detach, Reshape, Permute, Slice (+
-// SliceBackward), Expand, Contiguous, Assign. Detach, Reshape, Permute, Slice and Expand are views
+// SliceBackward), Expand, Contiguous, Concat, Assign. Detach, Reshape, Permute, Slice and Expand are views
 // of their input (no copy) whenever the layout allows; see views.h.
 #include <algorithm>
 
@@ -170,6 +170,60 @@ void contiguous(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) { return std::vector<TensorInfo>{ctx.in(0)}; };
   s.gradient = [](GradContext& c) {
     if (c.grad_output(0) != kNoValue) c.set_grad(0, c.grad_output(0));
+  };
+}
+
+// Concat(x0, x1, ...): the inputs joined along `dim` (0 <= dim < rank, the Python side resolves
+// negative dims), each written once into its own range of the output; its gradient is a Slice of
+// the output's gradient per input (a view: nothing is copied). torch.cat and torch.stack record one
+// node for any number of pieces up to the row's 256 (a longer list is joined in groups), where a
+// sum of placed pieces was O(pieces x output) work.
+void concat(OpSchema& s) {
+  s.strided_inputs = true;
+  s.infer = [](const ShapeContext& ctx) {
+    const TensorInfo& first = ctx.in(0);
+    const int64_t dim = ctx.attrs().i("dim");
+    const int rank = first.rank();
+    if (rank == 0) {
+      ctx.fail(ErrorMessage("zero-dimensional tensor 0 cannot be concatenated")
+                   .fix("join 0-d tensors with stack, or reshape them to [1] first"));
+    }
+    if (dim < 0 || dim >= rank) ops::bad_attr(ctx, "dim", "in [0, " + std::to_string(rank) + ")", std::to_string(dim));
+    Shape out = first.shape;
+    out[static_cast<size_t>(dim)] = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const TensorInfo& t = ctx.in(i);
+      if (t.dtype != first.dtype || !(t.device == first.device)) {
+        ctx.fail(ErrorMessage("input " + std::to_string(i) + " is " + t.str() + " but input 0 is " + first.str())
+                     .cause("the pieces of one Concat share one dtype and one device")
+                     .fix("convert the pieces first (x.to(dtype) / x.to(device)); glassgrad.cat promotes dtypes itself"),
+                 t.dtype != first.dtype);
+      }
+      bool same = t.rank() == rank;
+      for (int k = 0; same && k < rank; ++k) {
+        same = k == dim || t.shape[static_cast<size_t>(k)] == first.shape[static_cast<size_t>(k)];
+      }
+      if (!same) {
+        ctx.fail(ErrorMessage("input " + std::to_string(i) + " has shape " + shape_str(t.shape) + ", input 0 has " +
+                              shape_str(first.shape) + "; they may differ along dim " + std::to_string(dim) + " only")
+                     .fix("make the other sizes equal (reshape or pad the pieces)"));
+      }
+      out[static_cast<size_t>(dim)] += t.shape[static_cast<size_t>(dim)];
+    }
+    return std::vector<TensorInfo>{ops::with_shape(first, out)};
+  };
+  s.gradient = [](GradContext& c) {
+    if (c.grad_output(0) == kNoValue) return;
+    const int64_t dim = c.attrs().i("dim");
+    int64_t start = 0;
+    for (int i = 0; i < c.num_inputs(); ++i) {
+      const int64_t n = c.shape(c.input(i))[static_cast<size_t>(dim)];
+      if (c.needs_grad(i)) {
+        c.set_grad(i, c.emit("Slice", {c.grad_output(0)},
+                             Attrs{{"dim", dim}, {"start", start}, {"stop", start + n}, {"step", int64_t{1}}}));
+      }
+      start += n;
+    }
   };
 }
 

@@ -1,8 +1,8 @@
 // Movement kernels (families/movement.def). Reshape/Permute/Slice/Expand/Detach normally run as
 // views (no kernel); these kernels materialize the view into a dense output when a copy is needed
 // (a Reshape of a non-contiguous tensor, or an explicit Contiguous). SliceBackward scatters into
-// zeros. Assign copies its value into its target's buffer (the in-place state updates of
-// optimizers). The kernels are device- and dtype-agnostic (copy_tensor/fill_tensor move bytes):
+// zeros; Concat copies each input into its range. Assign copies its value into its target's
+// buffer (the in-place state updates of optimizers). The kernels are device- and dtype-agnostic (copy_tensor/fill_tensor move bytes):
 // one function per row serves every dtype, and the CUDA backend registers them too.
 #include "glassgrad/runtime/movement_kernels.h"
 
@@ -39,6 +39,17 @@ void slice_backward(const KernelContext& c) {
 void expand(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0].expand(c.outputs[0].shape())); }
 
 void contiguous(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[0]); }
+
+// Concat: each input copied into its range of the output along dim (the inputs may be strided).
+void concat(const KernelContext& c) {
+  const int64_t dim = c.attrs.i("dim");
+  int64_t start = 0;
+  for (const Tensor& x : c.inputs) {
+    const int64_t n = x.shape()[static_cast<size_t>(dim)];
+    if (n > 0) copy_tensor(c.outputs[0].slice(dim, start, start + n, 1), x);
+    start += n;
+  }
+}
 
 // Assign(target, value): the output is the target's buffer (in place); value has its shape.
 void assign(const KernelContext& c) { copy_tensor(c.outputs[0], c.inputs[1]); }

@@ -8,8 +8,6 @@ run faster and viewers show as the layer:
     LayerNormalization   Mean(x, D) and Var(x, D, correction 0) -> Sub(x, mean) / Sqrt(var + eps)
                          [-> Mul(., w)] [-> Add(., b)], D the last axes: nn.LayerNorm (opset 17+,
                          not float64: its statistics are float32 at most)
-    Concat               a sum (Add tree) of SliceBackward(x_k) into one shape, step 1, whose
-                         slices tile the axis: torch.cat (glassgrad/_spatial.py)
 
 A group is taken only when nothing else reads its inner values. Its unit is emitted where its
 last node was recorded (every input of the group is computed before that).
@@ -151,43 +149,6 @@ def _layer_norm(g: _Graph, i: int) -> Optional[tuple]:
     return nodes, anchor, Unit("@LayerNormalization", g.node(anchor), inputs, [out], attrs)
 
 
-def _concat(g: _Graph, i: int) -> Optional[tuple]:
-    """Add node i as the root of a torch.cat: (absorbed nodes, anchor, Unit)."""
-    adds, pieces, stack = [], [], [i]
-    while stack:
-        j = stack.pop()
-        adds.append(j)
-        for v in g.node(j)["inputs"]:
-            inner = g.made_by(v, "Add")
-            if inner is not None:
-                stack.append(inner)
-                continue
-            piece = g.made_by(v, "SliceBackward")
-            if piece is None:
-                return None
-            pieces.append(piece)
-    a0 = g.attrs(pieces[0])
-    dim, shape = a0.get("dim"), list(a0.get("shape"))
-    spans = []
-    for p in pieces:
-        a = g.attrs(p)
-        if a.get("dim") != dim or list(a.get("shape")) != shape or int(a.get("step", 1)) != 1:
-            return None
-        spans.append((a.get("start"), a.get("stop"), g.node(p)["inputs"][0]))
-    if any(isinstance(s, Sym) or isinstance(e, Sym) for s, e, _ in spans):
-        return None
-    spans.sort(key=lambda s: s[0])
-    edge = 0
-    for start, stop, _ in spans:
-        if start != edge:
-            return None
-        edge = stop
-    if edge != shape[dim]:
-        return None
-    return adds + pieces, i, Unit("@Concat", g.node(i), [x for _, _, x in spans], list(g.node(i)["outputs"]),
-                                  {"dim": dim})
-
-
 _PATTERNS = {"MatMul": (_gemm, 13), "Div": (_layer_norm, 17)}
 
 
@@ -195,12 +156,6 @@ def units(captured: Captured, opset: int, used: Dict[int, int]) -> Iterator[Unit
     g = _Graph(captured, used)
     absorbed: Set[int] = set()
     at: Dict[int, Unit] = {}
-    for i in range(len(captured.nodes) - 1, -1, -1):  # a cat's root Add comes after its inner ones
-        if captured.nodes[i]["op"] == "Add" and i not in absorbed:
-            match = _concat(g, i)
-            if match is not None:
-                absorbed.update(match[0])
-                at[match[1]] = match[2]
     for i, node in enumerate(captured.nodes):
         found = _PATTERNS.get(node["op"])
         if found is None or opset < found[1] or i in absorbed:

@@ -1,4 +1,4 @@
-"""Movement and creation ops: Reshape, Permute, Slice, SliceBackward, Expand, Contiguous, Cast."""
+"""Movement and creation ops: Reshape, Permute, Slice, SliceBackward, Expand, Contiguous, Concat, Cast."""
 import numpy as np
 
 from glassgrad.testing import OpSpec
@@ -29,6 +29,12 @@ SPECS = [
            attrs=lambda n: {"dim": 1, "start": 1, "stop": n + 3, "step": 2, "shape": [4, n + 4]}, grad=(0,)),
     OpSpec("Expand", lambda x, shape: np.broadcast_to(x, shape).copy(),
            lambda rng, dt, n: [_rand(rng, dt, n, 1)], attrs=lambda n: {"shape": [2, n, 5]}, grad=(0,)),
+    OpSpec("Concat", lambda *xs, dim: np.concatenate(xs, axis=dim),
+           lambda rng, dt, n: [_rand(rng, dt, 2, n, 3), _rand(rng, dt, 2, 1, 3), _rand(rng, dt, 2, n + 2, 3)],
+           attrs={"dim": 1}, grad=(0, 1, 2)),
+    OpSpec("Concat", lambda *xs, dim: np.concatenate(xs, axis=dim),
+           lambda rng, dt, n: [_rand(rng, dt, n, 3), _rand(rng, dt, n, 5)], attrs={"dim": 1}, grad=(0, 1),
+           name="Concat-last-dim"),
     OpSpec("Detach", lambda x: x.copy(), lambda rng, dt, n: [_rand(rng, dt, n, 3)]),
     OpSpec("Contiguous", lambda x: x.copy(), lambda rng, dt, n: [_rand(rng, dt, n, 3)], grad=(0,)),
     OpSpec("Cast", lambda x, dtype: x.astype(dtype), lambda rng, dt, n: [_rand(rng, dt, n, 3)],

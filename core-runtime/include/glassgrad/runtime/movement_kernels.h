@@ -15,6 +15,7 @@ void slice(const KernelContext& c);
 void slice_backward(const KernelContext& c);
 void expand(const KernelContext& c);
 void contiguous(const KernelContext& c);
+void concat(const KernelContext& c);  // each input into its range along dim
 void assign(const KernelContext& c);  // Assign(target, value): value into target's buffer
 
 }  // namespace movement

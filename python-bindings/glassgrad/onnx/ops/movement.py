@@ -1,5 +1,5 @@
 """Views, copies and casts (autodiff-engine/src/ops/movement.cpp, creation.cpp): Reshape, Permute,
-Slice, Expand as ONNX Reshape, Transpose, Slice, Expand; Contiguous, Detach and ToDevice are the
+Slice, Expand, Concat as ONNX Reshape, Transpose, Slice, Expand, Concat; Contiguous, Detach and ToDevice are the
 identity in an ONNX graph (it has no memory layout, gradient or device); Cast; Full as
 ConstantOfShape; Where.
 
@@ -72,11 +72,10 @@ def where(ctx: NodeContext):
     return ctx.emit("Where", *ctx.inputs)
 
 
-@converts("SliceBackward", onnx="Pad (step 1) or Unsqueeze, Pad, Reshape, Slice; a torch.cat's pieces: Concat",
+@converts("SliceBackward", onnx="Pad (step 1) or Unsqueeze, Pad, Reshape, Slice",
           dynamic_attrs=("shape", "start", "stop"))
 def slice_backward(ctx: NodeContext):
-    """x placed into zeros of the recorded shape at start:stop:step along dim (what cat and pad
-    record; a cat's sum of them exports as one Concat, _patterns.py)."""
+    """x placed into zeros of the recorded shape at start:stop:step along dim (what pad records)."""
     dim, step = int(ctx.static_attr("dim")), int(ctx.static_attr("step", 1))
     start = ctx.attr("start")
     full = list(ctx.out_shapes[0])
@@ -117,7 +116,7 @@ def _minus(a, b):
     return out if out.symbols else out.constant
 
 
-@converts("@Concat", onnx="Concat")
+@converts("Concat", onnx="Concat")
 def concat(ctx: NodeContext):
-    """torch.cat's sum of pieces placed into zeros (_patterns.py), as one Concat."""
-    return ctx.emit("Concat", *ctx.inputs, axis=int(ctx.attr("dim")))
+    """torch.cat and torch.stack's node: the pieces joined along dim."""
+    return ctx.emit("Concat", *ctx.inputs, axis=int(ctx.static_attr("dim")))

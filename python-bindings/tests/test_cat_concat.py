@@ -1,0 +1,87 @@
+"""torch.cat and torch.stack as one Concat node (families/movement.def): values, gradients,
+promotion, many pieces, and a new tensor every time (PyTorch's documented behaviour)."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+
+def test_cat_of_pieces_of_different_lengths_matches_numpy_and_each_piece_gets_its_gradient():
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal((2, n, 3)) for n in (4, 1, 3)]
+    xs = [gg.tensor(a, requires_grad=True) for a in arrays]
+    y = gg.cat(xs, dim=1)
+    np.testing.assert_array_equal(y.numpy(), np.concatenate(arrays, axis=1))
+    w = rng.standard_normal(y.shape)
+    (y * gg.tensor(w)).sum().backward()
+    start = 0
+    for a, x in zip(arrays, xs):
+        np.testing.assert_array_equal(x.grad.numpy(), w[:, start:start + a.shape[1]])
+        start += a.shape[1]
+
+
+def test_cat_records_one_node_for_many_pieces():
+    xs = [gg.full((2, 3), float(i)) for i in range(64)]
+    gg.realize(*xs)
+    y = gg.cat(xs, 0)
+    ops = [step["op"] for step in gg.debug.explain(y).steps]
+    assert ops == ["Concat"], ops
+    np.testing.assert_array_equal(y.numpy(), np.repeat(np.arange(64.0), 2)[:, None].repeat(3, 1).astype(np.float32))
+
+
+def test_more_pieces_than_one_node_takes_join_in_groups_with_gradients():
+    arrays = [np.full((1, 2), float(i)) for i in range(600)]
+    xs = [gg.tensor(a, requires_grad=True) for a in arrays]
+    y = gg.cat(xs)
+    np.testing.assert_array_equal(y.numpy(), np.concatenate(arrays))
+    (y * gg.arange(600.0, dtype=gg.float64).reshape(600, 1)).sum().backward()
+    for i in (0, 255, 256, 599):
+        np.testing.assert_array_equal(xs[i].grad.numpy(), [[float(i), float(i)]])
+
+
+def test_stack_of_many_rows_matches_numpy_along_each_dim():
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal((3, 4)).astype(np.float32) for _ in range(40)]
+    for dim in (0, 1, 2, -1):
+        np.testing.assert_array_equal(gg.stack([gg.tensor(a) for a in arrays], dim).numpy(),
+                                      np.stack(arrays, axis=dim))
+
+
+@pytest.mark.parametrize("dtypes, want", [
+    (("int64", "float32"), "float32"),
+    (("bool", "int64"), "int64"),
+    (("bool", "bool"), "bool"),
+    (("float32", "float64"), "float64"),
+    (("uint8", "int64"), "int64"),
+])
+def test_cat_promotes_as_torch_cat(dtypes, want):
+    xs = [gg.ones(2, dtype=getattr(gg, d)) for d in dtypes]
+    y = gg.cat(xs)
+    assert str(y.dtype).endswith(want)
+    np.testing.assert_array_equal(y.numpy(), np.ones(4, dtype=want))
+
+
+def test_cat_of_one_piece_is_a_new_tensor():
+    x = gg.zeros(3)
+    y = gg.cat([x])
+    y.add_(1.0)
+    np.testing.assert_array_equal(x.numpy(), np.zeros(3, dtype=np.float32))
+    np.testing.assert_array_equal(y.numpy(), np.ones(3, dtype=np.float32))
+
+
+def test_cat_with_empty_pieces_keeps_their_dtype_in_the_result():
+    y = gg.cat([gg.ones(2, 0, dtype=gg.float64), gg.ones(2, 3)], dim=1)
+    assert y.dtype == gg.float64 and tuple(y.shape) == (2, 3)
+    y = gg.cat([gg.ones(2, 2), gg.zeros(0)])  # a 1-d empty tensor joins any shape, as nothing
+    assert tuple(y.shape) == (2, 2)
+
+
+def test_cat_refuses_shapes_that_differ_outside_dim_naming_both():
+    with pytest.raises(gg.ShapeError, match=r"tensor 1 has shape \[2, 4\].*\[2, 3\]"):
+        gg.cat([gg.ones(2, 3), gg.ones(2, 4)], 0)
+
+
+def test_cat_writes_into_out():
+    out = gg.empty(4)
+    gg.cat([gg.ones(2), gg.zeros(2)], out=out)
+    np.testing.assert_array_equal(out.numpy(), [1, 1, 0, 0])
