@@ -85,3 +85,26 @@ def test_cat_writes_into_out():
     out = gg.empty(4)
     gg.cat([gg.ones(2), gg.zeros(2)], out=out)
     np.testing.assert_array_equal(out.numpy(), [1, 1, 0, 0])
+
+
+@pytest.mark.cuda
+def test_cat_and_stack_on_cuda_match_the_cpu_with_gradients():
+    rng = np.random.default_rng(2)
+    arrays = [rng.standard_normal((3, n, 5)).astype(np.float32) for n in (7, 1, 300)]
+    for device in ("cpu", "cuda"):
+        xs = [gg.tensor(a, device=device, requires_grad=True) for a in arrays]
+        y = gg.cat([x[:, :, 1:4] for x in xs], dim=1)  # strided pieces
+        s = gg.stack([x[:, :1] for x in xs], dim=-1)
+        (y.sum() + (s * 2).sum()).backward()
+        if device == "cpu":
+            want = (y.numpy(), s.numpy(), [x.grad.numpy() for x in xs])
+    np.testing.assert_array_equal(y.numpy(), want[0])
+    np.testing.assert_array_equal(s.numpy(), want[1])
+    for g, w in zip([x.grad.numpy() for x in xs], want[2]):
+        np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.cuda
+def test_cat_refuses_pieces_on_two_devices():
+    with pytest.raises(gg.DeviceError, match="one device"):
+        gg.cat([gg.ones(2), gg.ones(2, device="cuda")])
