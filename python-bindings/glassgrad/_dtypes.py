@@ -120,6 +120,8 @@ def _parse(value):
     if value is bool:
         return "bool"
     if isinstance(value, str):
+        if value in DTYPES:  # a runtime name ("float32"): what the lookups below give it
+            return value
         name = value.split(".")[-1] if value.startswith(("torch.", "glassgrad.")) else value
         for tensor_type, stored in ((v, k) for k, v in TENSOR_TYPE_NAMES.items()):
             if name == tensor_type:

@@ -280,7 +280,10 @@ def legacy_sizes(args, who: str) -> Optional[Tuple[int, ...]]:
 def _shape_args(shape) -> Tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+    for s in shape:
+        if type(s) is not int:
+            return tuple(int(s) for s in shape)
+    return tuple(shape)  # the common case: ints already (checked without a generator's frame)
 
 
 def _dim(dim, ndim: int, op: str, shape=None) -> int:

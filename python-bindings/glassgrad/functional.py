@@ -46,6 +46,8 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
             raise _C.UnsupportedError(f"relu: Boolean inputs not supported for relu (shape {list(input.shape)})\n"
                                       f"  fix: x.relu() of x.long(), or x itself: a bool is never negative")
         return _inplace.activation(input, inplace, "relu_", lambda: _math.clamp(input, min=0))
+    if inplace is False:  # the default, as activation() would find it: the op alone
+        return _op("ReLU", [input])
     return _inplace.activation(input, inplace, "relu_", lambda: _op("ReLU", [input]))
 
 
@@ -235,8 +237,10 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         attrs["dilation"] = list(d)
     if groups != 1:
         attrs["groups"] = groups
-    rest = [weight] + ([bias] if bias is not None else [])
-    return on_batch_of_one(input, lambda x: _op("Conv2D", [x] + rest, attrs))
+    rest = [weight] if bias is None else [weight, bias]
+    if isinstance(input, Tensor) and input.ndim == 3:  # on_batch_of_one, written out (every conv of every step)
+        return _op("Conv2D", [input.unsqueeze(0)] + rest, attrs).squeeze(0)
+    return _op("Conv2D", [input] + rest, attrs)
 
 
 def softmax(input: Tensor, dim: int = -1, dtype=None) -> Tensor:

@@ -68,7 +68,8 @@ class _BatchNorm(Module):
         BatchNorm1d/2d refuse the others too). The input's channels against the layer's, its
         dtype and device are checked by the BatchNorm2D* shape rules, worded for the layer
         (NodeMeta.layer; batchnorm_checks.h)."""
-        _check_tensor(self, x)
+        if not isinstance(x, Tensor):
+            _check_tensor(self, x)
         if x.ndim not in self._RANKS:
             got = f"{x.ndim}D input {list(x.shape)}"
             fix = ("use BatchNorm1d for (N, C) or (N, C, L) input" if x.ndim in (2, 3)

@@ -105,7 +105,8 @@ class Conv2d(Module):
         self.bias = _parameter(_default_uniform(self.out_channels, fan_in), device, dt) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        _check_tensor(self, x)
+        if not isinstance(x, Tensor):
+            _check_tensor(self, x)
         if self.padding_mode == "zeros":
             return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
         # PyTorch pads the input with the mode, then convolves without padding.
@@ -156,7 +157,8 @@ class Linear(Module):
         self.bias = _parameter(_default_uniform(self.out_features, self.in_features), device, dt) if bias else None
 
     def forward(self, x: Tensor) -> Tensor:
-        _check_tensor(self, x)
+        if not isinstance(x, Tensor):
+            _check_tensor(self, x)
         return F.linear(x, self.weight, self.bias)
 
     def reset_parameters(self) -> None:
