@@ -10,7 +10,7 @@ import bisect
 import itertools
 import math
 import warnings
-from typing import Generic, Iterable, List, Sequence, TypeVar
+from typing import Callable, Generic, Iterable, List, Optional, Sequence, TypeVar
 
 import numpy as np
 
@@ -90,15 +90,32 @@ class TensorDataset(Dataset):
                                      f"  or keep the data set on the CPU and use num_workers=0 for data already "
                                      f"on the GPU")
 
-    def _fetch_batch(self, indices: List[int]):
+    def _fetch_batch(self, indices: List[int], make_arrays: Optional[Callable] = None):
         """The batch default_collate makes of [self[i] for i in indices], by one gather per
-        tensor: a tuple of NumPy arrays and the devices of the tensors they come from."""
+        tensor: a tuple of NumPy arrays and the devices of the tensors they come from.
+        make_arrays(specs), given, returns arrays of the (shape, dtype) specs to gather into
+        (a DataLoader worker's shared-memory slot), or None for ordinary ones."""
         self._check_worker_devices()
         if self._host_arrays is None:
             self._host_arrays = [(t if isinstance(t, np.ndarray) else t.numpy(), getattr(t, "device", None))
                                  for t in self.tensors]
         idx = np.asarray(indices, dtype=np.int64)
-        return tuple((a[idx], d) for a, d in self._host_arrays)
+        n = len(self)
+        lo, hi = (int(idx.min()), int(idx.max())) if idx.ndim == 1 and idx.size else (0, 0)
+        if idx.ndim != 1 or lo < -n or hi >= n:
+            return tuple((a[idx], d) for a, d in self._host_arrays)  # NumPy's own IndexError, or its shapes
+        if lo < 0:
+            idx = np.where(idx < 0, idx + n, idx)
+        outs = None
+        if make_arrays is not None:
+            outs = make_arrays([((idx.size,) + a.shape[1:], a.dtype) for a, _ in self._host_arrays])
+        if outs is None:
+            outs = [np.empty((idx.size,) + a.shape[1:], a.dtype) for a, _ in self._host_arrays]
+        # The indices are in range, so "clip" changes none; it lets take() write into `out`
+        # directly ("raise" fills a temporary first, as NumPy's take documents).
+        for (a, _), out in zip(self._host_arrays, outs):
+            np.take(a, idx, axis=0, out=out, mode="clip")
+        return tuple((out, d) for out, (_, d) in zip(outs, self._host_arrays))
 
     def __getstate__(self):
         state = dict(self.__dict__)

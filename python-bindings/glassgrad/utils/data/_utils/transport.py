@@ -19,6 +19,7 @@ lease is dropped with the last one, or everything was copied out)."""
 from __future__ import annotations
 
 import io
+import math
 import mmap
 import os
 import pickle
@@ -144,6 +145,13 @@ class _Segment:
             self.map = self._shm.buf
         self.view = memoryview(self.map)
         self.address = 0  # where the main process page-locked the mapping (Receiver), else 0
+        self._bytes: Optional[np.ndarray] = None
+
+    def bytes(self) -> np.ndarray:
+        """The mapping as a uint8 array (made once; dropped by close())."""
+        if self._bytes is None:
+            self._bytes = np.frombuffer(self.map, dtype=np.uint8)
+        return self._bytes
 
     def lock_pages(self) -> bool:
         """Page-locks the mapping for the GPU's copies (the main process's side)."""
@@ -156,6 +164,7 @@ class _Segment:
         if self.address:
             _C.unregister_pinned_range(self.address)  # waits for the copies still reading it
             self.address = 0
+        self._bytes = None
         try:
             self.view.release()
             if self._shm is None:
@@ -193,11 +202,65 @@ def unlink(name: str) -> None:
 
 
 class Sender:
-    """A worker's side: pickles each batch and puts it on the result queue."""
+    """A worker's side: pickles each batch and puts it on the result queue.
+
+    A fetcher that knows the batch's arrays before filling them (a TensorDataset's gather) asks
+    for them with arrays(): they are laid out in a free slot, the batch is written there once,
+    and send() leaves the bytes where they are. Invariant: at most one slot is claimed that way,
+    from arrays() until the next send() or discard(), and its arrays are dropped before the
+    worker fetches again (the main process may hand the slot back only after send())."""
 
     def __init__(self, data_queue, slots, worker_id: int):
         self.queue, self.states, self.worker_id = data_queue, slots, worker_id
         self.segments: List[Optional[_Segment]] = [None] * (len(slots) if slots is not None else 0)
+        # The claimed slot: its index, segment, bytes used, and id(array) -> offset of its arrays
+        # (alive as long as the claim, so their ids are theirs).
+        self._claim: Optional[Tuple[int, _Segment, int, Dict[int, int], List[np.ndarray]]] = None
+
+    def arrays(self, specs: List[Tuple[Tuple[int, ...], np.dtype]]) -> Optional[List[np.ndarray]]:
+        """Uninitialised C-contiguous arrays of the given shapes and dtypes in one free slot, for
+        the next batch sent; None when the batch is small enough to travel in the message or no
+        slot is free (the caller then makes ordinary arrays)."""
+        self.discard()
+        sizes = [math.prod(shape) * np.dtype(dtype).itemsize for shape, dtype in specs]
+        slot = self._slot_for(sum(_aligned(n) for n in sizes))
+        if slot is None:
+            return None
+        i, seg = slot
+        base = seg.bytes()
+        out, offsets, offset = [], {}, 0
+        for (shape, dtype), n in zip(specs, sizes):
+            a = base[offset:offset + n].view(dtype).reshape(shape)
+            out.append(a)
+            offsets[id(a)] = offset
+            offset += _aligned(n)
+        self._claim = (i, seg, offset, offsets, out)
+        return out
+
+    def discard(self) -> None:
+        """Gives back the slot arrays() claimed when its batch will not be sent (the fetch failed)."""
+        if self._claim is not None:
+            self.states[self._claim[0]] = 0
+            self._claim = None
+
+    def _send_claimed(self, idx: int, pickled: bytes, raws: List[memoryview]) -> bool:
+        """Sends a batch whose buffers lie in the claimed slot, or fit after what is there: the
+        ones outside are copied in. False (nothing sent) when they do not fit."""
+        i, seg, used, offsets, _ = self._claim  # type: ignore[misc]
+        spans = []
+        for r in raws:
+            start = offsets.get(id(r.obj))  # the buffer of a whole claimed array (see _Pickler)
+            if start is not None and r.nbytes == r.obj.nbytes:
+                spans.append((start, r.nbytes))
+                continue
+            if used + r.nbytes > seg.size:
+                return False
+            seg.view[used:used + r.nbytes] = r
+            spans.append((used, r.nbytes))
+            used += _aligned(r.nbytes)
+        self._claim = None
+        self.queue.put((idx, Message(pickled, None, self.worker_id, i, seg.name, tuple(spans))))
+        return True
 
     def _slot_for(self, nbytes: int) -> Optional[Tuple[int, _Segment]]:
         if nbytes < _INLINE_LIMIT or not self.segments:
@@ -225,10 +288,22 @@ class Sender:
         f = io.BytesIO()
         _Pickler(f, buffers).dump(data)
         raws = [b.raw() for b in buffers]
+        try:
+            if self._claim is not None and self._send_claimed(idx, f.getvalue(), raws):
+                return
+            # No claim, or buffers that do not fit beside the claimed ones: the claimed slot stays
+            # taken until they are copied elsewhere (its arrays may be among them).
+            self._send_copied(idx, f.getvalue(), raws)
+        finally:
+            self.discard()
+            for r in raws:
+                r.release()
+
+    def _send_copied(self, idx: int, pickled: bytes, raws: List[memoryview]) -> None:
         total = sum(_aligned(r.nbytes) for r in raws)
         slot = self._slot_for(total)
         if slot is None:
-            msg = Message(f.getvalue(), [bytes(r) for r in raws], self.worker_id)
+            msg = Message(pickled, [bytes(r) for r in raws], self.worker_id)
         else:
             i, seg = slot
             spans, offset = [], 0
@@ -236,9 +311,7 @@ class Sender:
                 seg.view[offset:offset + r.nbytes] = r
                 spans.append((offset, r.nbytes))
                 offset += _aligned(r.nbytes)
-            msg = Message(f.getvalue(), None, self.worker_id, i, seg.name, tuple(spans))
-        for r in raws:
-            r.release()
+            msg = Message(pickled, None, self.worker_id, i, seg.name, tuple(spans))
         self.queue.put((idx, msg))
 
     def close(self, unlink_blocks: bool) -> None:

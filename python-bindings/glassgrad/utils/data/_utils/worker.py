@@ -157,7 +157,8 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event, au
         try:
             if init_fn is not None:
                 init_fn(worker_id)
-            fetcher = _fetch.create_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
+            fetcher = _fetch.create_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last,
+                                             sender.arrays)
         except Exception as e:  # reported with the first batch asked for
             init_error = WorkerError(e, f"in DataLoader worker process {worker_id} while starting it "
                                         f"(worker_init_fn or the data set's __iter__)")
@@ -182,7 +183,8 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event, au
                 exhausted = False
                 if init_error is None:
                     try:
-                        fetcher = _fetch.create_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last)
+                        fetcher = _fetch.create_fetcher(iterable, dataset, auto_collation, collate_fn, drop_last,
+                                                         sender.arrays)
                     except Exception as e:
                         init_error = WorkerError(e, f"in DataLoader worker process {worker_id} while starting an "
                                                     f"epoch (the data set's __iter__)")
@@ -207,6 +209,7 @@ def worker_loop(iterable: bool, dataset, index_queue, data_queue, done_event, au
                     data = WorkerError(e, f"in DataLoader worker process {worker_id}" +
                                        (f" while fetching {which}" if which else ""))
             if isinstance(data, WorkerError):
+                sender.discard()  # a slot the failed fetch had claimed
                 _put_error(data_queue, idx, data)
             elif isinstance(data, _IterableDatasetStopIteration):
                 data_queue.put((idx, data))
