@@ -6,25 +6,45 @@ They are plain pipes written directly by the sending thread, where multiprocessi
 hand each message to a feeder thread and take a lock and build a selector on every get: the main
 process feeds the GPU between steps, and every microsecond it spends per batch adds to a step
 (docs/data-loading.md, "What the training process does per batch"). The bytes of the tensors never
-travel here (they are in shared memory, see transport.py); a message is a small pickle.
+travel here (they are in shared memory, see transport.py); a message is a small pickle. The reader
+takes whatever the pipe holds in one read and keeps what it did not use yet, so messages that
+arrived while the training step ran cost no system call each.
 
 Invariants:
-- Each message is one send_bytes (a length header, then the pickle). The result pipe has several
-  writers, so a worker writes a whole message under the channel's lock; the index pipe of a worker
-  has one writer (the main process's iterating thread) and one reader.
+- Each message is a frame: its length (8 bytes, little-endian), then the pickle; a small frame is
+  one write. The result pipe has several writers, so a worker writes a whole frame under the
+  channel's lock; the index pipe of a worker has one writer (the main process's iterating thread)
+  and one reader.
 - The main process closes its copy of a worker's reading end once the worker has started, so a
   write to a worker that died fails (BrokenPipeError) instead of blocking on a full pipe.
 - Pipes are enlarged to 1 MiB where the system allows, so a writer blocks only when that much is
   unread; the main process drains the result pipe while it waits for its workers to stop."""
 from __future__ import annotations
 
+import os
 import pickle
 import queue
 import select
+import struct
 import sys
-from typing import Any
+from typing import Any, Optional
 
 _PIPE_BYTES = 1 << 20
+_READ_BYTES = 1 << 16  # what one read asks for: many messages, or a part of a large one
+_HEADER = struct.Struct("<Q")
+_ONE_WRITE = 1 << 16  # frames up to this size are written by one call (header and pickle joined)
+
+
+def _write_frame(conn, data: bytes) -> None:
+    """Writes one frame on the connection's pipe; OSError (BrokenPipeError) when the reading end
+    is gone, as the connection's own send_bytes."""
+    fd = conn.fileno()
+    header = _HEADER.pack(len(data))
+    view = memoryview(header + data) if len(data) <= _ONE_WRITE else None
+    parts = [view] if view is not None else [memoryview(header), memoryview(data)]
+    for part in parts:
+        while part:
+            part = part[os.write(fd, part):]
 
 
 def _enlarge(conn) -> None:
@@ -45,6 +65,27 @@ class _Reader:
     def __init__(self, conn):
         self._conn = conn
         self._poll = None
+        self._buf = b""  # bytes read but not yet returned: whole frames, then part of one
+        self._pos = 0
+
+    def _frame(self) -> Optional[bytes]:
+        """The next whole frame's pickle from what was read, or None."""
+        start = self._pos + _HEADER.size
+        if len(self._buf) < start:
+            return None
+        (n,) = _HEADER.unpack_from(self._buf, self._pos)
+        if len(self._buf) < start + n:
+            return None
+        self._pos = start + n
+        return self._buf[start:start + n]
+
+    def _fill(self) -> None:
+        """Appends what the pipe holds now (it is readable); EOFError when every writer has gone."""
+        data = os.read(self._conn.fileno(), _READ_BYTES)
+        if not data:
+            raise EOFError
+        self._buf = self._buf[self._pos:] + data if self._pos < len(self._buf) else data
+        self._pos = 0
 
     def _ready(self, timeout) -> bool:
         if self._poll is None:
@@ -56,15 +97,22 @@ class _Reader:
         return bool(self._poll.poll(ms))
 
     def get(self, timeout=None) -> Any:
-        if not self._ready(timeout):
-            raise queue.Empty
-        return pickle.loads(self._conn.recv_bytes())
+        frame = self._frame()
+        while frame is None:
+            # Nothing whole yet. A frame already begun is finished at once by its writer.
+            if not self._ready(timeout):
+                raise queue.Empty
+            self._fill()
+            frame = self._frame()
+        return pickle.loads(frame)
 
     def drain(self) -> None:
         """Reads and drops whatever is waiting (writers blocked on a full pipe can go on)."""
+        self._buf, self._pos = b"", 0
         try:
             while self._ready(0):
-                self._conn.recv_bytes()
+                if not os.read(self._conn.fileno(), _PIPE_BYTES):
+                    break
         except (EOFError, OSError):
             pass
         except RuntimeError:
@@ -72,6 +120,7 @@ class _Reader:
 
     def close(self) -> None:
         self._poll = None
+        self._buf, self._pos = b"", 0
         self._conn.close()
 
 
@@ -84,7 +133,7 @@ class IndexPipe:
         self._reader = _Reader(reader)
 
     def put(self, obj) -> None:
-        self._writer.send_bytes(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+        _write_frame(self._writer, pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
 
     def get(self, timeout=None):
         return self._reader.get(timeout)
@@ -119,7 +168,7 @@ class ResultPipe:
     def put(self, obj) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
         with self._lock:
-            self._writer.send_bytes(data)
+            _write_frame(self._writer, data)
 
     def get(self, timeout=None):
         return self._reader.get(timeout)

@@ -9,10 +9,9 @@ pinned_memory.h)."""
 from __future__ import annotations
 
 import collections.abc
-import contextlib
 import copy
 import threading
-from typing import Iterator, Optional
+from typing import Optional
 
 import numpy as np
 
@@ -24,15 +23,21 @@ __all__ = ["pin_memory", "new_tensor", "pinned_tensor", "is_pinned", "pinning"]
 _state = threading.local()
 
 
-@contextlib.contextmanager
-def pinning(on: bool) -> Iterator[None]:
-    """Tensors that new_tensor makes on this thread inside the block are pinned when `on`."""
-    old = getattr(_state, "pin", False)
-    _state.pin = bool(on)
-    try:
-        yield
-    finally:
-        _state.pin = old
+class pinning:
+    """`with pinning(on):` tensors that new_tensor makes on this thread inside the block are
+    pinned when `on`. (A class rather than a generator: the DataLoader enters it once a batch.)"""
+
+    __slots__ = ("_on", "_old")
+
+    def __init__(self, on: bool) -> None:
+        self._on = bool(on)
+
+    def __enter__(self) -> None:
+        self._old = getattr(_state, "pin", False)
+        _state.pin = self._on
+
+    def __exit__(self, *exc) -> None:
+        _state.pin = self._old
 
 
 def _leaf(raw) -> Tensor:

@@ -110,11 +110,8 @@ class Message:
         self.pickle, self.inline, self.worker_id = data, inline, worker_id
         self.slot, self.name, self.spans = slot, name, spans
 
-    def __getstate__(self):
-        return self.pickle, self.inline, self.worker_id, self.slot, self.name, self.spans
-
-    def __setstate__(self, state):
-        self.pickle, self.inline, self.worker_id, self.slot, self.name, self.spans = state
+    def __reduce__(self):  # rebuilt by one call (the main process unpickles one a batch)
+        return Message, (self.pickle, self.inline, self.worker_id, self.slot, self.name, self.spans)
 
 
 def _shm_name(worker_id: int, slot: int) -> str:
