@@ -79,3 +79,52 @@ def test_holding_more_batches_than_slots_sends_the_rest_through_the_pipe(ways):
     for k, (xb, yb) in enumerate(held):
         np.testing.assert_array_equal(xb.numpy(), x[8 * k:8 * k + 8])
         np.testing.assert_array_equal(yb.numpy(), y[8 * k:8 * k + 8])
+
+
+class _Queue:
+    def __init__(self):
+        self.items = []
+
+    def put(self, item):
+        self.items.append(item)
+
+
+@pytest.mark.parametrize("rows", [2, 400])  # inline bytes, a slot
+def test_a_list_of_tensors_travels_without_a_pickle_and_other_batches_with_one(rows):
+    import multiprocessing
+    slots = multiprocessing.get_context("fork").RawArray("b", 2)
+    sender, receiver = transport.Sender(_Queue(), slots, 0), transport.Receiver([slots])
+    x = np.arange(rows * 60, dtype=np.float32).reshape(rows, 3, 20)
+    y = np.arange(rows, dtype=np.int16)
+    try:
+        sender.send(0, [gg.tensor(x), gg.tensor(y), gg.tensor(np.float64(2.5))])
+        sender.send(1, {"x": gg.tensor(x), "name": "b"})
+        (_, listed), (_, mapped) = sender.queue.items
+        assert listed.pickle == (("<f4", x.shape), ("<i2", y.shape), ("<f8", ()))
+        assert isinstance(mapped.pickle, bytes)
+        assert (listed.inline is None) == (rows == 400)
+        a, b, c = receiver.load(listed, False)
+        np.testing.assert_array_equal(a.numpy(), x)
+        np.testing.assert_array_equal(b.numpy(), y)
+        assert b.dtype == "int16" and c.dtype == "float64" and float(c) == 2.5 and tuple(c.shape) == ()
+        d = receiver.load(mapped, False)
+        assert d["name"] == "b"
+        np.testing.assert_array_equal(d["x"].numpy(), x)
+        del a, b, c, d
+    finally:
+        receiver.close()
+        sender.close(unlink_blocks=True)
+
+
+class _Scalars:
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return gg.tensor(np.float32(i)), np.int64(i)
+
+
+def test_zero_dimensional_tensors_keep_their_shape_through_workers():
+    for x, y in DataLoader(_Scalars(), batch_size=None, num_workers=1):
+        assert tuple(x.shape) == () and tuple(y.shape) == ()
+

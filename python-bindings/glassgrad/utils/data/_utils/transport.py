@@ -26,7 +26,7 @@ import pickle
 import secrets
 import sys
 import threading
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -70,11 +70,24 @@ def _rebuild_tensor(buffer, dtype: str, shape: Tuple[int, ...]) -> Tensor:
     """Unpickling in the main process: a tensor over the slot's bytes while a lease is being
     handed out (pinned when the slot is page-locked), else a tensor holding a copy of the
     worker's bytes (pinned, or inline bytes)."""
-    arr = np.frombuffer(buffer, dtype=np.dtype(dtype)).reshape(shape)
+    arr = np.frombuffer(buffer, dtype=dtype).reshape(shape)
     lease = getattr(_loading, "lease", None)
     if lease is not None:
         return _pin.new_leaf(_C.Tensor.wrap_array(arr, lease, "batch"))
     return _pin.new_tensor(arr)
+
+
+def _rebuild(data: Union[bytes, tuple], buffers) -> Any:
+    """The batch of a message's pickle (or tensor layout, see Message) and its buffers."""
+    if type(data) is tuple:
+        return [_rebuild_tensor(b, dtype, shape) for b, (dtype, shape) in zip(buffers, data)]
+    return pickle.loads(data, buffers=buffers)
+
+
+def _contiguous(a: np.ndarray) -> np.ndarray:
+    """`a` itself when C-contiguous, else a contiguous copy; a 0-d array stays 0-d (which
+    np.ascontiguousarray would make 1-d)."""
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
 
 
 class _Pickler(pickle.Pickler):
@@ -93,7 +106,7 @@ class _Pickler(pickle.Pickler):
 
     def reducer_override(self, obj):
         if isinstance(obj, Tensor):
-            arr = np.ascontiguousarray(host_array(obj))
+            arr = _contiguous(host_array(obj))
             buf = pickle.PickleBuffer(arr)
             self._ours[id(buf)] = buf  # kept alive: ids stay unique while pickling
             return _rebuild_tensor, (buf, arr.dtype.str, arr.shape)
@@ -101,11 +114,14 @@ class _Pickler(pickle.Pickler):
 
 
 class Message:
-    """One batch on its way: the pickle, and the tensors' bytes inline or in a slot."""
+    """One batch on its way: the pickle, and the tensors' bytes inline or in a slot. A batch that
+    is a list of tensors (default_collate of tuple samples: the common case) travels without a
+    pickle: `pickle` is then a tuple of each tensor's (dtype, shape), in the buffers' order."""
 
     __slots__ = ("pickle", "inline", "worker_id", "slot", "name", "spans")
 
-    def __init__(self, data: bytes, inline: Optional[List[bytes]], worker_id: int, slot: int = -1, name: str = "",
+    def __init__(self, data: Union[bytes, tuple], inline: Optional[List[bytes]], worker_id: int, slot: int = -1,
+                 name: str = "",
                  spans: Tuple[Tuple[int, int], ...] = ()):
         self.pickle, self.inline, self.worker_id = data, inline, worker_id
         self.slot, self.name, self.spans = slot, name, spans
@@ -240,7 +256,7 @@ class Sender:
             self.states[self._claim[0]] = 0
             self._claim = None
 
-    def _send_claimed(self, idx: int, pickled: bytes, raws: List[memoryview]) -> bool:
+    def _send_claimed(self, idx: int, pickled: Union[bytes, tuple], raws: List[memoryview]) -> bool:
         """Sends a batch whose buffers lie in the claimed slot, or fit after what is there: the
         ones outside are copied in. False (nothing sent) when they do not fit."""
         i, seg, used, offsets, _ = self._claim  # type: ignore[misc]
@@ -282,21 +298,28 @@ class Sender:
 
     def send(self, idx: int, data: Any) -> None:
         buffers: List[pickle.PickleBuffer] = []
-        f = io.BytesIO()
-        _Pickler(f, buffers).dump(data)
+        described: Union[bytes, tuple]
+        if type(data) is list and data and all(isinstance(t, Tensor) for t in data):
+            arrays = [_contiguous(host_array(t)) for t in data]
+            buffers = [pickle.PickleBuffer(a) for a in arrays]
+            described = tuple((a.dtype.str, a.shape) for a in arrays)
+        else:
+            f = io.BytesIO()
+            _Pickler(f, buffers).dump(data)
+            described = f.getvalue()
         raws = [b.raw() for b in buffers]
         try:
-            if self._claim is not None and self._send_claimed(idx, f.getvalue(), raws):
+            if self._claim is not None and self._send_claimed(idx, described, raws):
                 return
             # No claim, or buffers that do not fit beside the claimed ones: the claimed slot stays
             # taken until they are copied elsewhere (its arrays may be among them).
-            self._send_copied(idx, f.getvalue(), raws)
+            self._send_copied(idx, described, raws)
         finally:
             self.discard()
             for r in raws:
                 r.release()
 
-    def _send_copied(self, idx: int, pickled: bytes, raws: List[memoryview]) -> None:
+    def _send_copied(self, idx: int, pickled: Union[bytes, tuple], raws: List[memoryview]) -> None:
         total = sum(_aligned(r.nbytes) for r in raws)
         slot = self._slot_for(total)
         if slot is None:
@@ -340,7 +363,7 @@ class Receiver:
     def load(self, msg: Message, pin: bool) -> Any:
         with _pin.pinning(pin):
             if msg.inline is not None:
-                return pickle.loads(msg.pickle, buffers=msg.inline)
+                return _rebuild(msg.pickle, msg.inline)
             worker_id = msg.worker_id
             key = (worker_id, msg.slot)
             seg = self.open.get(key)
@@ -357,12 +380,12 @@ class Receiver:
             if not pin or seg.address:  # the batch's tensors are the slot's bytes; the lease frees the slot
                 _loading.lease = _SlotLease(self.states[worker_id], msg.slot, seg.address)
                 try:
-                    return pickle.loads(msg.pickle, buffers=views)
+                    return _rebuild(msg.pickle, views)
                 finally:
                     _loading.lease = None
             try:
                 try:
-                    return pickle.loads(msg.pickle, buffers=views)
+                    return _rebuild(msg.pickle, views)
                 finally:
                     for v in views:
                         v.release()
