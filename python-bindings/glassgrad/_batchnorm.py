@@ -71,7 +71,7 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     if training:
         y, mean, var = _op_multi("BatchNorm2DTrain", [input, w, b], {"eps": float(eps)})
         if running_mean is not None and running_var is not None:
-            update_running_stats(running_mean, running_var, mean, var, values_per_channel(input.shape), momentum)
+            update_running_stats(running_mean, running_var, mean, var, values_per_channel(input._h.shape), momentum)
     else:
         if running_mean is None or running_var is None:
             raise _C.InvalidArgumentError(

@@ -68,7 +68,7 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
         values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
         return (values, indices) if indexed else values
     attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
-    if isinstance(input, Tensor) and input.ndim == 3:  # on_batch_of_one, written out (every step's pools)
+    if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every step's pools)
         return _op("MaxPool2D", [input.unsqueeze(0)], attrs).squeeze(0)
     return _op("MaxPool2D", [input], attrs)
 

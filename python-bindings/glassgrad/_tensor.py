@@ -20,7 +20,7 @@ from ._inplace import in_place, in_place_view
 from ._size import Size
 from . import _printing
 from . import _trace
-from ._trace import record, user_source
+from ._trace import _PACKAGE_DIR, record, user_source
 
 float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
 # The NumPy type holding each dtype's values on the way in: NumPy has no bfloat16, so bfloat16 data
@@ -168,12 +168,31 @@ def _autograd_modules():
     return _AUTOGRAD_MODULES
 
 
+def _record_op(name: str, inputs: Sequence["Tensor"], attrs) -> list:
+    """_trace.record(name, the inputs' handles, attrs) without its role argument (for _op_multi;
+    _op writes the same call out)."""
+    local = _trace._local
+    scopes, roles, layers = local.scopes, local.roles, local.layers
+    return _C.lazy_record(name, [t._h for t in inputs], attrs or {}, scopes[-1] if scopes else "",
+                          _C.user_source(_PACKAGE_DIR), roles[-1] if roles else "forward", layers[-1] if layers else "")
+
+
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
-    return _wrap(record(name, [t._h for t in inputs], attrs)[0])
+    """One node with one output, wrapped: nearly every op of every step comes here, so
+    _record_op and _wrap are written out (the same calls and effects, without their frames)."""
+    local = _trace._local
+    scopes, roles, layers = local.scopes, local.roles, local.layers
+    h = _C.lazy_record(name, [x._h for x in inputs], attrs or {}, scopes[-1] if scopes else "",
+                       _C.user_source(_PACKAGE_DIR), roles[-1] if roles else "forward", layers[-1] if layers else "")[0]
+    t = Tensor.__new__(Tensor)
+    t._h = h
+    if _runtime._inference_blocks and _runtime.is_inference_mode_enabled():
+        _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
+    return t
 
 
 def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
-    return [_wrap(h) for h in record(name, [t._h for t in inputs], attrs)]
+    return [_wrap(h) for h in _record_op(name, inputs, attrs)]
 
 
 class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
@@ -957,7 +976,7 @@ class Tensor:
     def reshape(self, *shape) -> "Tensor":
         """The same elements in a new shape, -1 inferring one size (Tensor.reshape); a view where the layout allows."""
         shape = list(_shape_args(shape)) if shape else []
-        if list(shape) == list(self.shape):
+        if shape == list(self._h.shape):
             return self
         if -1 in shape and 0 in shape and self.numel() == 0:
             raise _C.ShapeError(f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
@@ -984,20 +1003,21 @@ class Tensor:
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
         """Dims start_dim..end_dim merged into one (Tensor.flatten; the defaults flatten everything)."""
-        n = self.ndim
+        shape_ = self._h.shape  # the runtime's shape, a tuple (self.shape without its frames)
+        n = len(shape_)
         if n == 0:  # a scalar flattens to one element; its only dims are 0 and -1
-            _dim(start_dim, 1, "flatten", self.shape), _dim(end_dim, 1, "flatten", self.shape)
+            _dim(start_dim, 1, "flatten", shape_), _dim(end_dim, 1, "flatten", shape_)
             return self.reshape(1)
-        s, e = _dim(start_dim, n, "flatten", self.shape), _dim(end_dim, n, "flatten", self.shape)
+        s, e = _dim(start_dim, n, "flatten", shape_), _dim(end_dim, n, "flatten", shape_)
         if s > e:
             raise _C.ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {n}-d input "
                                 f"{list(self.shape)}\n  fix: flatten(x, start_dim, end_dim) with start_dim <= end_dim")
-        shape = list(self.shape[:s]) + [math.prod(self.shape[s:e + 1])] + list(self.shape[e + 1:])
-        return self.reshape(shape)
+        return self.reshape(list(shape_[:s]) + [math.prod(shape_[s:e + 1])] + list(shape_[e + 1:]))
 
     def permute(self, *dims) -> "Tensor":
         """The dims reordered (Tensor.permute); a view."""
-        dims = [_dim(d, self.ndim, "permute", self.shape) for d in _shape_args(dims)]
+        shape = self._h.shape
+        dims = [_dim(d, len(shape), "permute", shape) for d in _shape_args(dims)]
         return _op("Permute", [self], {"dims": dims})
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":

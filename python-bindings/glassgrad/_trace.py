@@ -95,7 +95,8 @@ def _meta(role: str):
 
 def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line.
-    (Every recorded op runs this: _meta is written out.)"""
+    (_meta is written out here, and this whole call in _tensor._op and _tensor._record_op,
+    which nearly every op of a step goes through: a change here goes there too.)"""
     local = _local
     scopes, layers = local.scopes, local.layers
     if not role:

@@ -238,7 +238,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     if groups != 1:
         attrs["groups"] = groups
     rest = [weight] if bias is None else [weight, bias]
-    if isinstance(input, Tensor) and input.ndim == 3:  # on_batch_of_one, written out (every conv of every step)
+    if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every conv of every step)
         return _op("Conv2D", [input.unsqueeze(0)] + rest, attrs).squeeze(0)
     return _op("Conv2D", [input] + rest, attrs)
 

@@ -70,7 +70,7 @@ class _BatchNorm(Module):
         (NodeMeta.layer; batchnorm_checks.h)."""
         if not isinstance(x, Tensor):
             _check_tensor(self, x)
-        if x.ndim not in self._RANKS:
+        if len(x._h.shape) not in self._RANKS:  # x.ndim, without the property's frame
             got = f"{x.ndim}D input {list(x.shape)}"
             fix = ("use BatchNorm1d for (N, C) or (N, C, L) input" if x.ndim in (2, 3)
                    else "use BatchNorm2d for (N, C, H, W) input" if x.ndim == 4
