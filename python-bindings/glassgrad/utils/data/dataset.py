@@ -100,17 +100,23 @@ class TensorDataset(Dataset):
             self._host_arrays = [(t if isinstance(t, np.ndarray) else t.numpy(), getattr(t, "device", None))
                                  for t in self.tensors]
         idx = np.asarray(indices, dtype=np.int64)
-        n = len(self)
-        lo, hi = (int(idx.min()), int(idx.max())) if idx.ndim == 1 and idx.size else (0, 0)
-        if idx.ndim != 1 or lo < -n or hi >= n:
-            return tuple((a[idx], d) for a, d in self._host_arrays)  # NumPy's own IndexError, or its shapes
+        if make_arrays is not None and idx.ndim == 1 and idx.size:
+            outs = self._gather_into(idx, make_arrays)
+            if outs is not None:
+                return outs
+        return tuple((a[idx], d) for a, d in self._host_arrays)  # out-of-range: NumPy's own IndexError
+
+    def _gather_into(self, idx: np.ndarray, make_arrays: Callable):
+        """_fetch_batch's result in the arrays make_arrays gives; None when it gives none or an
+        index is out of range (the caller's plain gather then raises as dataset[i] would)."""
+        n, lo, hi = len(self), int(idx.min()), int(idx.max())
+        if lo < -n or hi >= n:
+            return None
         if lo < 0:
             idx = np.where(idx < 0, idx + n, idx)
-        outs = None
-        if make_arrays is not None:
-            outs = make_arrays([((idx.size,) + a.shape[1:], a.dtype) for a, _ in self._host_arrays])
+        outs = make_arrays([((idx.size,) + a.shape[1:], a.dtype) for a, _ in self._host_arrays])
         if outs is None:
-            outs = [np.empty((idx.size,) + a.shape[1:], a.dtype) for a, _ in self._host_arrays]
+            return None
         # The indices are in range, so "clip" changes none; it lets take() write into `out`
         # directly ("raise" fills a temporary first, as NumPy's take documents).
         for (a, _), out in zip(self._host_arrays, outs):
