@@ -361,36 +361,49 @@ class Receiver:
             self.states[msg.worker_id][msg.slot] = 0
 
     def load(self, msg: Message, pin: bool) -> Any:
-        with _pin.pinning(pin):
-            if msg.inline is not None:
+        if msg.inline is not None:
+            with _pin.pinning(pin):
                 return _rebuild(msg.pickle, msg.inline)
-            worker_id = msg.worker_id
-            key = (worker_id, msg.slot)
-            seg = self.open.get(key)
-            if seg is None or seg.name != msg.name:
-                if seg is not None:
-                    seg.close()
-                size = os.stat(os.path.join(_SHM_DIR, msg.name)).st_size if sys.platform.startswith("linux") else 0
-                seg = self.open[key] = _Segment(msg.name, size, create=False)
-                if sys.platform.startswith("linux"):
-                    unlink(msg.name)
-                if pin and self.lock_pages:
-                    seg.lock_pages()
-            views = [seg.view[o:o + n] for o, n in msg.spans]
-            if not pin or seg.address:  # the batch's tensors are the slot's bytes; the lease frees the slot
-                _loading.lease = _SlotLease(self.states[worker_id], msg.slot, seg.address)
-                try:
-                    return _rebuild(msg.pickle, views)
-                finally:
-                    _loading.lease = None
+        worker_id = msg.worker_id
+        seg = self._segment(msg, pin)
+        if not pin or seg.address:  # the batch's tensors are the slot's bytes; the lease frees the slot
+            lease = _SlotLease(self.states[worker_id], msg.slot, seg.address)
+            if type(msg.pickle) is tuple:  # a list of tensors (see Message)
+                base = seg.bytes()
+                return [_pin.new_leaf(_C.Tensor.wrap_array(base[o:o + n].view(dtype).reshape(shape), lease, "batch"))
+                        for (o, n), (dtype, shape) in zip(msg.spans, msg.pickle)]
+            _loading.lease = lease
             try:
-                try:
-                    return _rebuild(msg.pickle, views)
-                finally:
-                    for v in views:
-                        v.release()
+                with _pin.pinning(pin):
+                    return _rebuild(msg.pickle, [seg.view[o:o + n] for o, n in msg.spans])
             finally:
-                self.states[worker_id][msg.slot] = 0  # everything is copied out: the worker may reuse it
+                _loading.lease = None
+        views = [seg.view[o:o + n] for o, n in msg.spans]
+        try:
+            try:
+                with _pin.pinning(pin):
+                    return _rebuild(msg.pickle, views)
+            finally:
+                for v in views:
+                    v.release()
+        finally:
+            self.states[worker_id][msg.slot] = 0  # everything is copied out: the worker may reuse it
+
+    def _segment(self, msg: Message, pin: bool) -> _Segment:
+        """The main process's mapping of the message's slot (mapped, and its name removed, when
+        the worker made a new block for it)."""
+        key = (msg.worker_id, msg.slot)
+        seg = self.open.get(key)
+        if seg is None or seg.name != msg.name:
+            if seg is not None:
+                seg.close()
+            size = os.stat(os.path.join(_SHM_DIR, msg.name)).st_size if sys.platform.startswith("linux") else 0
+            seg = self.open[key] = _Segment(msg.name, size, create=False)
+            if sys.platform.startswith("linux"):
+                unlink(msg.name)
+            if pin and self.lock_pages:
+                seg.lock_pages()
+        return seg
 
     def close(self) -> None:
         """Unmaps every slot."""
