@@ -97,24 +97,34 @@ def real(value, name: str, where: str, minimum: Optional[float] = None, maximum:
     """A finite real number (Python or NumPy; a one-element tensor or array; not a bool or a
     string) in [minimum, maximum], open at the ends marked `above` (> minimum) and `below`
     (< maximum)."""
-    if minimum is not None and maximum is not None:
-        bounds = f"in {'(' if above else '['}{minimum:g}, {maximum:g}{')' if below else ']'}"
-    else:
-        bounds = " and ".join(b for b in (
-            "" if minimum is None else (f"> {minimum:g}" if above else f">= {minimum:g}"),
-            "" if maximum is None else (f"< {maximum:g}" if below else f"<= {maximum:g}")) if b)
-    if isinstance(value, (bool, str, bytes)) or not (isinstance(value, numbers.Real) or hasattr(value, "__float__")):
-        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
-    try:
+    if type(value) is float or type(value) is int:  # the common case, without the ABC checks below
         v = float(value)
-    except (TypeError, ValueError):
-        fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
+    else:
+        if isinstance(value, (bool, str, bytes)) or \
+                not (isinstance(value, numbers.Real) or hasattr(value, "__float__")):
+            bounds = _bounds(minimum, maximum, above, below)
+            fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            bounds = _bounds(minimum, maximum, above, below)
+            fail(where, name, "a number" + (f" {bounds}" if bounds else ""), value, fix, type_error=True)
     if not math.isfinite(v):
+        bounds = _bounds(minimum, maximum, above, below)
         fail(where, name, "finite" + (f" and {bounds}" if bounds else ""), value, fix)
     if (minimum is not None and (v <= minimum if above else v < minimum)) or \
             (maximum is not None and (v >= maximum if below else v > maximum)):
-        fail(where, name, bounds, value, fix)
+        fail(where, name, _bounds(minimum, maximum, above, below), value, fix)
     return v
+
+
+def _bounds(minimum: Optional[float], maximum: Optional[float], above: bool, below: bool) -> str:
+    """How real() words its range ("in [0, 1)", ">= 0", ""), made only when a check fails."""
+    if minimum is not None and maximum is not None:
+        return f"in {'(' if above else '['}{minimum:g}, {maximum:g}{')' if below else ']'}"
+    return " and ".join(b for b in (
+        "" if minimum is None else (f"> {minimum:g}" if above else f">= {minimum:g}"),
+        "" if maximum is None else (f"< {maximum:g}" if below else f"<= {maximum:g}")) if b)
 
 
 def shown(value, checked):

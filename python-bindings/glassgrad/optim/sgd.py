@@ -45,10 +45,15 @@ class SGD(Optimizer):
         return (group["momentum"] != 0,)
 
     def _row(self, p, group) -> UpdateRow:
-        lr = self._hyper(group, "lr", p)._h
-        g = self._grad(p, group)._h if group["maximize"] else p._h.grad()  # p.grad's handle, unwrapped
+        h = p._h
+        # The group's 0-d tensors as _hyper keys them (looked up here: this runs per parameter
+        # and step); _hyper makes one the first time.
+        lr = group._tensors.get(("lr", h.device, h.dtype))  # (never `or`: a tensor's truth is its value)
+        if lr is None:
+            lr = self._hyper(group, "lr", p)
+        g = self._grad(p, group)._h if group["maximize"] else h.grad()  # p.grad's handle, unwrapped
         if group["momentum"] == 0:
-            return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [p._h, g, lr], [p]
+            return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [h, g, lr._h], [p]
         st = self._state_for(p)
         first = "momentum_buffer" not in st
         if first:
@@ -57,4 +62,7 @@ class SGD(Optimizer):
         # First step: buf = momentum * 0 + d = d, PyTorch's copy, so no dampening yet.
         attrs = (("weight_decay", group["weight_decay"]), ("dampening", 0.0 if first else group["dampening"]),
                  ("nesterov", group["nesterov"]))
-        return "SGDMomentumUpdate", attrs, [p._h, g, lr, buf._h, self._hyper(group, "momentum", p)._h], [p, buf]
+        momentum = group._tensors.get(("momentum", h.device, h.dtype))
+        if momentum is None:
+            momentum = self._hyper(group, "momentum", p)
+        return "SGDMomentumUpdate", attrs, [h, g, lr._h, buf._h, momentum._h], [p, buf]
