@@ -161,10 +161,61 @@ def test_pinv_and_lstsq_of_full_rank_matrices(shape, dtype):
     _close(LA.lstsq(a, gg.tensor(B, dtype=dtype)).solution, np.linalg.pinv(A) @ B, dtype)
 
 
-def test_rank_deficient_pinv_raises():
-    A = np.outer([1.0, 2.0, 3.0], [1.0, 1.0])
+def _pinv_ref(A, tol_rel):
+    """The pseudo-inverse with singular values at most tol_rel * the largest counted as zero."""
+    u, s, vh = np.linalg.svd(A, full_matrices=False)
+    keep = s > tol_rel * s.max(-1, keepdims=True)
+    inv = np.divide(1.0, s, out=np.zeros_like(s), where=keep)
+    return (np.swapaxes(vh, -1, -2) * inv[..., None, :]) @ np.swapaxes(u, -1, -2)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("shape", [(3, 2), (2, 5), (4, 4), (3, 4, 6)])
+def test_pinv_of_rank_deficient_matrices_drops_the_small_singular_values(shape, dtype):
+    rng = np.random.default_rng(3)
+    A = rng.standard_normal(shape[:-1] + (1,)) @ rng.standard_normal(shape[:-2] + (1, shape[-1]))  # rank 1
+    eps = np.finfo(dtype).eps * max(shape[-2:])
+    _close(LA.pinv(gg.tensor(A, dtype=dtype)), _pinv_ref(A, eps), dtype)
+    # The hermitian path: eigenvalues by magnitude.
+    S = A[..., :1, :].swapaxes(-1, -2) @ A[..., :1, :] - 2 * np.eye(shape[-1])
+    S[..., 0, :] = S[..., :, 0] = 0  # one zero eigenvalue
+    _close(LA.pinv(gg.tensor(S, dtype=dtype), hermitian=True), _pinv_ref(S, eps), dtype)
+
+
+def test_pinv_tolerances_are_pytorchs():
+    A = np.diag([4.0, 1.0, 1e-3])
+
+    def want(keep):
+        return np.diag([1 / v if k else 0.0 for v, k in zip([4.0, 1.0, 1e-3], keep)])
+    np.testing.assert_allclose(LA.pinv(gg.tensor(A)).numpy(), want([1, 1, 1]))
+    np.testing.assert_allclose(LA.pinv(gg.tensor(A), atol=0.5).numpy(), want([1, 1, 0]))  # rtol becomes 0
+    np.testing.assert_allclose(LA.pinv(gg.tensor(A), rtol=0.3).numpy(), want([1, 0, 0]))  # 0.3 * 4
+    np.testing.assert_allclose(LA.pinv(gg.tensor(A), atol=2.0, rtol=0.1).numpy(), want([1, 0, 0]))
+    np.testing.assert_allclose(gg.pinverse(gg.tensor(A), rcond=0.01).numpy(), want([1, 1, 0]))
+    # a tensor atol, one per matrix of the batch
+    AA = np.stack([A, A])
+    got = LA.pinv(gg.tensor(AA), atol=gg.tensor([0.0, 2.0], dtype=gg.float64)).numpy()
+    np.testing.assert_allclose(got, np.stack([want([1, 1, 1]), want([1, 0, 0])]))
+
+
+def test_lstsq_of_a_rank_deficient_matrix_gives_the_minimum_norm_solution_and_its_rank():
+    rng = np.random.default_rng(5)
+    A = rng.standard_normal((2, 6, 1)) @ rng.standard_normal((2, 1, 4))  # rank 1, m > n
+    B = rng.standard_normal((2, 6, 3))
+    for driver in (None, "gelsy", "gelsd", "gelss"):
+        r = LA.lstsq(gg.tensor(A), gg.tensor(B), driver=driver)
+        _close(r.solution, _pinv_ref(A, np.finfo(np.float64).eps * 6) @ B, "float64")
+        assert r.rank.numpy().tolist() == [1, 1]
+        assert tuple(r.residuals.shape) == (0,)  # only when every matrix has full rank
+    assert LA.lstsq(gg.tensor(A), gg.tensor(B), driver="gelsd").singular_values.shape == (2, 4)
     with pytest.raises(gg.UnsupportedError, match="rank-deficient"):
-        LA.pinv(gg.tensor(A))
+        LA.lstsq(gg.tensor(A), gg.tensor(B), driver="gels")
+    # rcond decides the rank: singular values 3, 1 and 1e-6
+    D = np.diag([3.0, 1.0, 1e-6])
+    assert LA.lstsq(gg.tensor(D), gg.tensor(np.eye(3))).rank.item() == 3
+    r = LA.lstsq(gg.tensor(D), gg.tensor(np.eye(3)), rcond=1e-3)
+    assert r.rank.item() == 2
+    np.testing.assert_allclose(r.solution.numpy(), np.diag([1 / 3, 1.0, 0.0]))
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -310,6 +361,11 @@ GRADS = [
     ("qr_wide", lambda a: LA.qr(a).R, [(3, 4)]),
     ("pinv", lambda a: LA.pinv(a), [(4, 3)]),
     ("lstsq", lambda a, b: LA.lstsq(a, b).solution, [(4, 3), (4, 2)]),
+    # rank 2 for every perturbation (a product through 2 dims): the pseudo-inverse's own gradient
+    ("pinv_rank_deficient", lambda a, b: LA.pinv(a @ b), [(4, 2), (2, 3)]),
+    ("pinv_rank_deficient_wide", lambda a, b: LA.pinv(a @ b), [(2, 2, 1), (2, 1, 5)]),
+    ("pinv_hermitian_rank_deficient", lambda a: LA.pinv(a @ a.transpose(-1, -2), hermitian=True), [(4, 2)]),
+    ("lstsq_rank_deficient", lambda a, b, c: LA.lstsq(a @ b, c).solution, [(5, 2), (2, 3), (5, 2)]),
     ("matrix_power", lambda a: LA.matrix_power(a, -2), [(3, 3)]),
     ("vector_norm", lambda a: LA.vector_norm(a, 3, dim=-1), [(3, 4)]),
     ("matrix_norm", lambda a: LA.matrix_norm(a), [(3, 4)]),

@@ -25,6 +25,19 @@ def _spd_of(lib):
     return f
 
 
+def _cholesky(L, a):
+    """torch.cholesky(a), which PyTorch 2.14 removed after its deprecation: there the documented
+    equivalent, linalg.cholesky(a), is the reference (glassgrad keeps the old name)."""
+    if L is gg:
+        return L.cholesky(a)
+    try:
+        return L.cholesky(a)
+    except RuntimeError as e:
+        if "removed" not in str(e):
+            raise
+        return L.linalg.cholesky(a)
+
+
 CASES = [
     ("inv", lambda L, a: L.linalg.inv(a), [(2, 4, 4)]),
     ("inverse", lambda L, a: L.inverse(a), [(3, 3)]),
@@ -40,7 +53,7 @@ CASES = [
     ("cholesky", lambda L, x: L.linalg.cholesky(_spd_of(L)(x)), [(2, 4, 4)]),
     ("cholesky_upper", lambda L, x: L.linalg.cholesky(_spd_of(L)(x), upper=True), [(3, 3)]),
     ("cholesky_direct", lambda L, a: L.linalg.cholesky(a), ["spd"]),  # gradient of the symmetric matrix
-    ("torch.cholesky", lambda L, x: L.cholesky(_spd_of(L)(x)), [(3, 3)]),
+    ("torch.cholesky", lambda L, x: _cholesky(L, _spd_of(L)(x)), [(3, 3)]),
     ("cholesky_ex", lambda L, x: tuple(L.linalg.cholesky_ex(_spd_of(L)(x))), [(3, 3)]),
     ("inv_ex", lambda L, a: tuple(L.linalg.inv_ex(a)), [(2, 3, 3)]),
     ("solve_triangular", lambda L, a, b: L.linalg.solve_triangular(a, b, upper=False), [(2, 4, 4), (2, 4, 3)]),
@@ -52,6 +65,12 @@ CASES = [
     ("qr_complete_values", lambda L, a: tuple(L.linalg.qr(a.detach(), mode="complete")), [(5, 3)]),
     ("pinv", lambda L, a: L.linalg.pinv(a), [(5, 3)]),
     ("pinv_wide", lambda L, a: L.linalg.pinv(a), [(3, 5)]),
+    ("pinv_rank_2", lambda L, a, b: L.linalg.pinv(a @ b), [(4, 2), (2, 3)]),
+    ("pinv_rank_1_hermitian", lambda L, a: L.linalg.pinv(a @ a.mT, hermitian=True), [(2, 4, 1)]),
+    ("pinv_atol", lambda L, a: L.linalg.pinv(a, atol=0.5), [(4, 3)]),
+    ("lstsq_rank_2", lambda L, a, b, c: L.linalg.lstsq(a @ b, c).solution, [(5, 2), (2, 3), (5, 2)]),
+    ("lstsq_rank_2_gelsd", lambda L, a, b, c: (lambda r: (r.solution, r.rank, r.singular_values))(
+        L.linalg.lstsq(a @ b, c, driver="gelsd")), [(5, 2), (2, 3), (5, 2)]),
     ("pinverse", lambda L, a: L.pinverse(a), [(4, 4)]),
     ("lstsq", lambda L, a, b: L.linalg.lstsq(a, b).solution, [(5, 3), (5, 2)]),
     ("matrix_power", lambda L, a: L.linalg.matrix_power(a, 3), [(2, 3, 3)]),

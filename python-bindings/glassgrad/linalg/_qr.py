@@ -1,13 +1,16 @@
 """Householder QR as a loop of min(m - 1, n) batched reflections (LAPACK geqrf's convention:
 R[j, j] = -sign(A[j, j]) ||column||, so Q and R match PyTorch's), and what it solves: lstsq and
-pinv of full-rank matrices (docs/linalg.md). Autograd differentiates the reflections."""
+pinv (docs/linalg.md). Autograd differentiates the reflections. A matrix whose rank is below
+min(m, n) by the tolerance of its singular values goes through the SVD instead (_pinv_svd.py)."""
 from __future__ import annotations
 
 from typing import NamedTuple
 
+import numpy as np
+
 from .. import _C
 from .._factories import arange, eye, zeros
-from .._tensor import Tensor
+from .._tensor import Tensor, tensor
 from ..functional import where
 from ._checks import into, check_float, check_matrix
 
@@ -67,23 +70,38 @@ def _full_rank_qr(A: Tensor, fn: str, rtol=None):
     return Q, R
 
 
+def _qr_solve(A: Tensor, Bm: Tensor, rcond) -> Tensor:
+    """The least-squares (m >= n) or minimum-norm (m < n) solution of a full-rank A by its QR."""
+    from ._cholesky import solve_triangular
+    m, n = A.shape[-2], A.shape[-1]
+    if m >= n:
+        Q, R = _full_rank_qr(A, "lstsq", rcond)
+        return solve_triangular(R, Q.transpose(-1, -2) @ Bm, upper=True)
+    Q, R = _full_rank_qr(A.transpose(-1, -2), "lstsq", rcond)  # A = R^T Q^T: X = Q R^-T B
+    return Q @ solve_triangular(R.transpose(-1, -2), Bm, upper=False)
+
+
 def _eps(A: Tensor) -> float:
     return 2.220446049250313e-16 if A.dtype == "float64" else 1.1920928955078125e-07
 
 
 def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
-    """torch.linalg.pinv for full-rank A [..., m, n]: R^-1 Q^T from A's QR (m >= n), or its transpose
-    for the transpose (m < n). A rank-deficient A raises (it needs an SVD); atol is not supported."""
+    """torch.linalg.pinv: the pseudo-inverse [..., n, m]. Singular values (eigenvalues' magnitudes
+    when hermitian) at most max(atol, rtol * the largest) count as zero; rtol defaults to
+    eps * max(m, n), or to 0 when only atol > 0 is given, as PyTorch's. A matrix of full rank by
+    that tolerance: R^-1 Q^T from A's QR (m >= n), or its transpose for the transpose (m < n); one
+    of lower rank: through the SVD (or eigh), with the pseudo-inverse's own gradient (_pinv_svd.py)."""
     from ._cholesky import solve_triangular
+    from ._pinv_svd import full_rank, pinv_low_rank, tolerances
     check_matrix(A, "pinv", square=False)
-    if atol is not None:
-        raise _C.UnsupportedError("linalg.pinv: atol is not supported (no SVD)\n  fix: pass rtol, or neither")
-    rt = float(rtol.max()) if isinstance(rtol, Tensor) else rtol
     if min(A.shape[-2], A.shape[-1]) == 0:  # no singular values: the pseudo-inverse is zeros [..., n, m]
         return into(out, zeros(*A.shape[:-2], A.shape[-1], A.shape[-2], dtype=A.dtype, device=A.device))
+    atol_, rtol_ = tolerances(A, atol, rtol, "pinv")
+    if not full_rank(A, atol_, rtol_, hermitian):
+        return into(out, pinv_low_rank(A, atol_, rtol_, hermitian))
     wide = A.shape[-2] < A.shape[-1]
     At = A.transpose(-1, -2) if wide else A
-    Q, R = _full_rank_qr(At, "pinv", rt)
+    Q, R = qr(At)
     P = solve_triangular(R, Q.transpose(-1, -2), upper=True)
     P = P.transpose(-1, -2) if wide else P
     return into(out, P)
@@ -102,13 +120,14 @@ class Lstsq(NamedTuple):
 
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
-    """torch.linalg.lstsq for full-rank A [..., m, n]: the least-squares solution (m >= n) or the
+    """torch.linalg.lstsq; for A [..., m, n] of full rank: the least-squares solution (m >= n) or the
     minimum-norm one (m < n), through A's QR (one method for every driver). The other fields are
     those PyTorch's CPU drivers give: residuals (the squared residual of each column of B, for
     m > n) with 'gels', 'gelsd' and 'gelss'; rank (n or m) except with 'gels'; singular_values with
-    'gelsd' and 'gelss'; the default 'gelsy' gives none of residuals and singular_values. A
-    rank-deficient A raises (it needs an SVD)."""
-    from ._cholesky import solve_triangular
+    'gelsd' and 'gelss'; the default 'gelsy' gives none of residuals and singular_values. A matrix
+    of lower rank (singular values at most rcond times the largest; rcond defaults to
+    eps * max(m, n)) gets the minimum-norm solution through its pseudo-inverse, as gelsy, gelsd and
+    gelss give it, the rank it has, and no residuals; 'gels' (QR, full rank assumed) refuses it."""
     from ._checks import broadcast_batch
     if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
         raise _C.InvalidArgumentError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, "
@@ -125,25 +144,32 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None) -> Lstsq:
         raise _C.ShapeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2); A {list(A.shape)}, "
                             f"B {list(B.shape)}\n  fix: B has one row per row of A")
     A, Bm = broadcast_batch(A, Bm.to(A.dtype), "lstsq")
+    full = True
     if min(m, n) == 0:  # rank 0: the minimum-norm solution is zeros [..., n, k], as PyTorch's
         X = zeros(*A.shape[:-2], n, Bm.shape[-1], dtype=A.dtype, device=A.device)
-    elif m >= n:
-        Q, R = _full_rank_qr(A, "lstsq", rcond)
-        X = solve_triangular(R, Q.transpose(-1, -2) @ Bm, upper=True)
-    else:  # A = R^T Q^T: X = Q R^-T B
-        Q, R = _full_rank_qr(A.transpose(-1, -2), "lstsq", rcond)
-        X = Q @ solve_triangular(R.transpose(-1, -2), Bm, upper=False)
+        rank_values = np.zeros(tuple(A.shape[:-2]), dtype=np.int64)
+    else:
+        from ._pinv_svd import pinv_low_rank, ranks, tolerances
+        atol_, rtol_ = tolerances(A, 0.0, rcond, "lstsq")
+        rank_values = ranks(A, atol_, rtol_)
+        full = bool((rank_values == min(m, n)).all())
+        if full or driver == "gels":  # gels, QR without pivoting, assumes full rank (and says so)
+            X = _qr_solve(A, Bm, rcond)
+        else:  # the minimum-norm solution, as gelsy, gelsd and gelss give it
+            X = pinv_low_rank(A, atol_, rtol_, False) @ Bm
     empty = zeros(0, dtype=A.dtype, device=A.device)
-    residuals = ((A @ X - Bm) ** 2).sum(-2) if driver in ("gels", "gelsd", "gelss") and m > n else empty
+    # residuals only where every matrix has full rank n < m (PyTorch's documented rule)
+    residuals = ((A @ X - Bm) ** 2).sum(-2) if driver in ("gels", "gelsd", "gelss") and m > n and full else empty
     if driver == "gels" and m > n == 0:  # PyTorch's gels leaves them at 0 for an empty A
         residuals = residuals * 0
     if driver == "gels":
         rank = zeros(0, dtype="int64", device=A.device)
     else:
-        rank = zeros(*A.shape[:-2], dtype="int64", device=A.device) + min(m, n)
+        rank = tensor(rank_values.astype(np.int64), device=A.device)
     if driver in ("gelsd", "gelss"):
         from ._spectral import svdvals
-        singular_values = svdvals(A) if min(m, n) else zeros(*A.shape[:-2], 0, dtype=A.dtype, device=A.device)
+        # not differentiable, as PyTorch's lstsq declares its rank and singular values
+        singular_values = svdvals(A.detach()) if min(m, n) else zeros(*A.shape[:-2], 0, dtype=A.dtype, device=A.device)
     else:
         singular_values = empty
     return Lstsq(X.squeeze(-1) if vector else X, residuals, rank, singular_values)
