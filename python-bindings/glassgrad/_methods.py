@@ -102,6 +102,7 @@ def _with_number(name: str, node: str, sign: float):
     node is recorded directly, without the general path's promotion and dispatch (`i + 1` of an
     index in a Python loop). Other operands take `general`, the operator above."""
     general = _OPERATORS[name]
+    tensor_sum = name == "__add__"  # x + y of two tensors of one dtype: torch.add's Add, recorded directly
 
     def method(self, other):
         kind = type(other)
@@ -109,6 +110,12 @@ def _with_number(name: str, node: str, sign: float):
             dt = self.dtype
             if dt.is_floating_point or (kind is int and dt != "bool"):
                 return _op(node, [self], {"value": sign * other})
+        elif tensor_sum and isinstance(other, Tensor):
+            # The residual adds of every step: one dtype (not bool, which add makes an or) is its
+            # own result_type, so _math.add would convert nothing and record Add of the two.
+            dt = self._h.dtype
+            if dt == other._h.dtype and dt != "bool":
+                return _op("Add", [self, other])
         return general(self, other)
     method.__name__ = name
     return method

@@ -192,7 +192,17 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
 
 
 def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
-    return [_wrap(h) for h in _record_op(name, inputs, attrs)]
+    """One node with several outputs, each wrapped (_wrap written out, as in _op)."""
+    handles = _record_op(name, inputs, attrs)
+    inference = _runtime._inference_blocks and _runtime.is_inference_mode_enabled()
+    outs = []
+    for h in handles:
+        t = Tensor.__new__(Tensor)
+        t._h = h
+        if inference:
+            _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
+        outs.append(t)
+    return outs
 
 
 class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
