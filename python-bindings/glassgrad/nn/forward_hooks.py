@@ -61,16 +61,16 @@ _KINDS = (PRE, POST, "_backward_hooks", "_backward_pre_hooks")
 
 # The global tables, read by Module.__call__ on every call (the object's dict never changes).
 GLOBAL_TABLES = GLOBAL.__dict__
-_BW_FULL, _BW_PRE = _KINDS[2], _KINDS[3]
+BACKWARD, BACKWARD_PRE = _KINDS[2], _KINDS[3]  # backward_hooks.FULL and .PRE
 
 
 def has_hooks(module) -> bool:
     """Whether a call of module runs any hook (its own tables or the global ones: a table whose
     hooks were all removed is empty, so it counts as none). Module.__call__ asks this of every
-    call, so it is written out: dict lookups only, no Python frames below it."""
+    call and writes the same lookups out: a change here goes there too."""
     d, g = module.__dict__, GLOBAL_TABLES
-    return bool(d.get(PRE) or d.get(POST) or d.get(_BW_FULL) or d.get(_BW_PRE)
-                or g.get(PRE) or g.get(POST) or g.get(_BW_FULL) or g.get(_BW_PRE))
+    return bool(d.get(PRE) or d.get(POST) or d.get(BACKWARD) or d.get(BACKWARD_PRE)
+                or g.get(PRE) or g.get(POST) or g.get(BACKWARD) or g.get(BACKWARD_PRE))
 
 
 def table_hooks(module, kind: str) -> list:

@@ -16,6 +16,9 @@ from .._trace import _local as _trace_local
 from .._trace import note_module_call, user_source
 from . import forward_hooks as _hooks
 
+_HOOK_GLOBALS = _hooks.GLOBAL_TABLES
+_PRE, _POST, _BW_FULL, _BW_PRE = _hooks.PRE, _hooks.POST, _hooks.BACKWARD, _hooks.BACKWARD_PRE
+
 
 class ParameterDTypeError(_C.DTypeError, RuntimeError):
     """nn.Parameter of integers: PyTorch raises a RuntimeError there, glassgrad's dtype errors are
@@ -549,7 +552,10 @@ class Module:
         scopes.append(scope_ or kind)
         layers.append(f"{kind} '{scope_}'" if scope_ else kind)
         try:
-            if _hooks.has_hooks(self):
+            # forward_hooks.has_hooks(self), written out: the module's own tables, then the global ones
+            d, g = self.__dict__, _HOOK_GLOBALS
+            if (d.get(_PRE) or d.get(_POST) or d.get(_BW_FULL) or d.get(_BW_PRE)
+                    or g.get(_PRE) or g.get(_POST) or g.get(_BW_FULL) or g.get(_BW_PRE)):
                 return _hooks.call_with_hooks(self, self.forward, args, kwargs)
             return self.forward(*args, **kwargs)
         finally:
