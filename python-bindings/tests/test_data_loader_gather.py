@@ -1,7 +1,9 @@
-"""A TensorDataset's batches fetched by one gather per tensor (default_collate): the same batches,
-dtypes included, as collating the samples one by one, in the training process and in workers,
-where the gather writes straight into the shared-memory slot the batch travels in (no copy when
-it is sent); negative and out-of-range indices behave as dataset[i] does."""
+"""Batched fetches. A TensorDataset's batches fetched by one gather per tensor (default_collate):
+the same batches, dtypes included, as collating the samples one by one, in the training process
+and in workers, where the gather writes straight into the shared-memory slot the batch travels in
+(no copy when it is sent); negative and out-of-range indices behave as dataset[i] does. A data
+set's own __getitems__ (PyTorch's contract: the list of a batch's samples) is asked for each whole
+batch, and its errors name the batch."""
 import multiprocessing
 
 import numpy as np
@@ -9,7 +11,7 @@ import pytest
 
 import glassgrad as gg
 import test_data_loader_workers as W
-from glassgrad.utils.data import DataLoader, Subset, TensorDataset, default_collate
+from glassgrad.utils.data import DataLoader, Dataset, Subset, TensorDataset, default_collate
 from glassgrad.utils.data._utils import collate, fetch, transport
 
 no_leftovers = W.no_leftovers
@@ -125,3 +127,53 @@ def test_an_out_of_range_index_raises_as_dataset_indexing_does(no_leftovers):
         next(iter(DataLoader(ds, sampler=[0, 8], batch_size=2)))
     with pytest.raises(IndexError, match="(?s)worker process 0.*out of bounds"):
         next(iter(DataLoader(ds, sampler=[0, 1, 2, 3, -9, 2, 3, 4], batch_size=8, num_workers=1)))
+
+
+class _Batched(Dataset):
+    """PyTorch's __getitems__ contract: the list of samples of a batch of indices, asked for once
+    a batch; every sample says which way it was made."""
+
+    def __init__(self, n=40):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return np.full((2, 3), i, np.float32), i, "one"
+
+    def __getitems__(self, indices):
+        if 13 in indices:
+            raise ValueError("sample 13 is damaged")
+        return [(np.full((2, 3), i, np.float32), i, f"batch of {len(indices)}") for i in indices]
+
+
+class _BatchedTensors(TensorDataset):
+    def __getitems__(self, indices):
+        return [(self.tensors[0][i], -1) for i in indices]
+
+
+@pytest.mark.parametrize("workers", [0, 2])
+def test_a_dataset_s_getitems_is_asked_for_each_whole_batch(workers, no_leftovers):
+    ds = _Batched()
+    order = np.random.default_rng(1).permutation(40)
+    order = order[order != 13].tolist()
+    loader = DataLoader(ds, batch_size=6, sampler=order, num_workers=workers)
+    seen = []
+    for x, y, how in loader:
+        assert list(how) == [f"batch of {len(y)}"] * len(y)
+        assert x.dtype == "float32" and y.dtype == "int64"
+        expected = default_collate([ds[i] for i in y.numpy().tolist()])
+        np.testing.assert_array_equal(x.numpy(), expected[0].numpy())
+        seen += y.numpy().tolist()
+    assert seen == order
+    where = r"worker process 0 while fetching the batch of indices \[12, 13\].*" if workers else ""
+    with pytest.raises(ValueError, match="(?s)" + where + "sample 13 is damaged"):
+        list(DataLoader(ds, sampler=[12, 13], batch_size=2, num_workers=workers))
+
+
+def test_a_tensor_dataset_with_its_own_getitems_is_not_gathered():
+    ds = _BatchedTensors(np.arange(12, dtype=np.float32).reshape(6, 2))
+    (x, y), = DataLoader(ds, batch_size=6)
+    np.testing.assert_array_equal(x.numpy(), np.arange(12, dtype=np.float32).reshape(6, 2))
+    assert y.numpy().tolist() == [-1] * 6
