@@ -36,7 +36,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     """The distinct elements in ascending order (torch.unique; every NaN is distinct), or the
     distinct slices along dim; with return_inverse, where each element (slice) went, in the
     input's shape (its length along dim); with return_counts, how often each occurs."""
-    a = input.numpy()
+    a = input.detach().numpy()
     if dim is None:
         flat = a.reshape(-1)
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
@@ -67,7 +67,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Each run of equal consecutive elements (or slices along dim) collapsed to one
     (torch.unique_consecutive), with the run each element belongs to (return_inverse) and the
     runs' lengths (return_counts)."""
-    a = input.numpy()
+    a = input.detach().numpy()
     if dim is None:
         rows = a.reshape(-1, 1)
         shape_back = a.shape
@@ -99,7 +99,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     if input.ndim != 1 or input.dtype.is_floating_point or input.dtype == "bool":
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: got a "
                                       f"{input.ndim}-d {input.dtype} tensor\n  fix: x.long().reshape(-1)")
-    a = input.numpy().astype(np.int64)
+    a = input.detach().numpy().astype(np.int64)
     if a.size and a.min() < 0:
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: the "
                                       f"smallest value is {int(a.min())}\n  fix: shift the values, x - x.min()")
@@ -107,7 +107,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
         raise _C.InvalidArgumentError(f"minlength should be >= 0, got {minlength}\n  fix: minlength=0")
     if weights is None:
         return _on(np.bincount(a, minlength=minlength).astype(np.int64), input)
-    w = weights.numpy() if isinstance(weights, Tensor) else np.asarray(weights)
+    w = weights.detach().numpy() if isinstance(weights, Tensor) else np.asarray(weights)
     if w.shape != a.shape:
         raise _C.ShapeError(f"weights should be 1-d and have the same length as input\n  bincount: input "
                             f"{list(a.shape)}, weights {list(w.shape)}\n  fix: one weight per element")
@@ -125,7 +125,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     if bins <= 0:
         raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
                                       f"  fix: bins=100")
-    a = input.numpy().reshape(-1).astype(np.float64)
+    a = input.detach().numpy().reshape(-1).astype(np.float64)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         finite = a[np.isfinite(a)]
@@ -140,7 +140,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     which = np.floor((inside - lo) * bins / (hi - lo)).astype(np.int64)
     which = np.minimum(which, bins - 1)
     counts = np.bincount(which, minlength=bins)[:bins]
-    return _on(counts.astype(input.numpy().dtype), input)
+    return _on(counts.astype(input.detach().numpy().dtype), input)
 
 
 __all__ = ["unique", "unique_consecutive", "bincount", "histc"]

@@ -37,8 +37,8 @@ BFLOAT16_BITS: np.dtype = np.dtype([("bfloat16", "<u2")])
 def stored_array(t: "Tensor") -> np.ndarray:
     """t's elements as NumPy holds them for saving: bfloat16 as BFLOAT16_BITS, else t.numpy()."""
     if t.dtype != "bfloat16":
-        return t.numpy()
-    return (t.float().numpy().view(np.uint32) >> 16).astype("<u2").view(BFLOAT16_BITS)
+        return t.detach().numpy()
+    return (t.float().detach().numpy().view(np.uint32) >> 16).astype("<u2").view(BFLOAT16_BITS)
 
 
 def raw_from_numpy(arr: np.ndarray, device, name: str, dtype=None) -> "_C.Tensor":
@@ -665,16 +665,26 @@ class Tensor:
     def to_dense(self) -> "Tensor":
         return self
 
-    def numpy(self) -> np.ndarray:
-        """A NumPy copy of the data (computes pending work first). A bfloat16 tensor is refused
-        (NumPy has no bfloat16), as PyTorch's: x.float().numpy()."""
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy copy of the data (computes pending work first) (Tensor.numpy). As PyTorch's, a
+        tensor that requires grad is refused unless force=True (force detaches first, as
+        x.detach().numpy() does), and so is a bfloat16 tensor (NumPy has no bfloat16):
+        x.float().numpy()."""
+        if self._h.requires_grad and not force:
+            raise _C.TensorStateError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
+                f"  this tensor {list(self.shape)} {self.dtype} requires grad (a parameter, or computed from one)\n"
+                "  fix: x.detach().numpy() (or x.numpy(force=True)); inside glassgrad.no_grad() results "
+                "need no detach")
         return self._raw().numpy()
 
     def _values(self) -> np.ndarray:
-        """The elements as NumPy values for item/tolist/printing (bfloat16 exactly, as float32)."""
-        return (self.float() if self.dtype == "bfloat16" else self).numpy()
+        """The elements as NumPy values for item/tolist/printing (bfloat16 exactly, as float32),
+        with or without requires_grad (PyTorch's item, tolist and print read through it)."""
+        return (self.float() if self.dtype == "bfloat16" else self)._raw().numpy()
 
     def __array__(self, dtype=None, copy=None):
+        """np.asarray(t): t.numpy(), so a tensor that requires grad is refused as PyTorch's is."""
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
@@ -855,7 +865,7 @@ class Tensor:
     def __deepcopy__(self, memo) -> "Tensor":
         """copy.deepcopy: a new leaf holding a copy of the values (and requires_grad)."""
         if id(self) not in memo:
-            raw = _C.Tensor.from_numpy(self.numpy(), self.device, self.name)
+            raw = _C.Tensor.from_numpy(self.detach().numpy(), self.device, self.name)
             memo[id(self)] = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
         return memo[id(self)]
 

@@ -80,7 +80,7 @@ class SparseTensor:
 
     def _flat(self):
         """Row-major linear position of every entry, as an int64 NumPy array."""
-        idx = self._indices.numpy().astype(np.int64)
+        idx = self._indices.detach().numpy().astype(np.int64)
         return np.ravel_multi_index(tuple(idx), self.shape) if idx.shape[1] else np.zeros(0, np.int64)
 
     def coalesce(self):
@@ -104,7 +104,7 @@ class SparseTensor:
     def t(self):
         if len(self.shape) != 2:
             raise RuntimeError(f"t() expects a 2-D sparse tensor, got size {list(self.shape)}")
-        idx = self._indices.numpy()[::-1].copy()
+        idx = self._indices.detach().numpy()[::-1].copy()
         return SparseTensor(_gg.tensor(idx, device=self._values.device), self._values, self.shape[::-1])
 
     def to(self, *args, **kwargs):
@@ -140,7 +140,7 @@ class SparseTensor:
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False):
     """torch.sparse_coo_tensor: indices [ndim, nnz], values [nnz]; size defaults to the smallest
     that holds every index."""
-    idx = np.asarray(indices.numpy() if isinstance(indices, Tensor) else indices, dtype=np.int64)
+    idx = np.asarray(indices.detach().numpy() if isinstance(indices, Tensor) else indices, dtype=np.int64)
     if idx.ndim != 2:
         raise ValueError(f"sparse_coo_tensor: indices must be [ndim, nnz], got shape {list(idx.shape)}")
     vals = values if isinstance(values, Tensor) else _gg.tensor(np.asarray(values), dtype=dtype)

@@ -111,7 +111,7 @@ def run_gg(row: Row, arrays, mode: str = "train", state=None, seed: int = 1, gra
     else:
         layer = None
         out = gg_callable(row)(*xs, *row.args, **row.kwargs, **kwargs)
-    return _results(row, arrays, xs, out, layer, lambda t: t.numpy(), gg.tensor, seed, grads)
+    return _results(row, arrays, xs, out, layer, lambda t: t.detach().numpy(), gg.tensor, seed, grads)
 
 
 def flat_outputs(out) -> list:
@@ -185,7 +185,7 @@ def run_gg_optimizer(row: Row, steps: int = 3) -> List[Dict[str, np.ndarray]]:
     w0, b0, x, t = _problem()
     w, b = gg.nn.Parameter(w0), gg.nn.Parameter(b0)
     opt = gg_callable(row)([w, b], **row.kwargs)
-    return _steps(w, b, opt, gg.tensor(x), gg.tensor(t), x.shape[0], steps, lambda p: p.numpy())
+    return _steps(w, b, opt, gg.tensor(x), gg.tensor(t), x.shape[0], steps, lambda p: p.detach().numpy())
 
 
 # ---- torch --------------------------------------------------------------------------------------

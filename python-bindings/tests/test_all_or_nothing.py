@@ -20,7 +20,7 @@ def _batch():
 
 
 def _snapshot(model, opt=None):
-    snap = {name: p.numpy().copy() for name, p in model.named_parameters()}
+    snap = {name: p.detach().numpy().copy() for name, p in model.named_parameters()}
     if opt is not None:
         for i, (p, st) in enumerate(opt.state.items()):
             for k, t in st.items():

@@ -50,7 +50,7 @@ def _train(steps, scaler=None):
             scaler.scale(loss).backward()
             scaler.step(opt)
             scaler.update()
-    return [p.numpy().copy() for p in model.parameters()]
+    return [p.detach().numpy().copy() for p in model.parameters()]
 
 
 def test_a_power_of_two_scale_leaves_the_training_unchanged():
@@ -64,13 +64,13 @@ def test_inf_gradients_skip_the_step_and_back_off_then_growth():
     model, x, y = _model_and_data()
     opt = gg.optim.SGD(model.parameters(), lr=0.1)
     scaler = GradScaler("cpu", init_scale=8.0, growth_interval=2)
-    before = [p.numpy().copy() for p in model.parameters()]
+    before = [p.detach().numpy().copy() for p in model.parameters()]
     loss = gg.nn.functional.cross_entropy(model(x), y) * float("inf")
     scaler.scale(loss).backward()
     assert scaler.step(opt) is None
     scaler.update()
     for p, b in zip(model.parameters(), before):
-        np.testing.assert_array_equal(p.numpy(), b)  # skipped
+        np.testing.assert_array_equal(p.detach().numpy(), b)  # skipped
     assert scaler.get_scale() == 4.0
     for _ in range(2):
         opt.zero_grad()
@@ -96,11 +96,11 @@ def test_a_disabled_scaler_passes_through_and_cuda_without_a_gpu_disables():
     off = GradScaler("cpu", enabled=False)
     loss = gg.nn.functional.cross_entropy(model(x), y)
     assert off.scale(loss) is loss and off.get_scale() == 1.0 and off.state_dict() == {}
-    before = model[0].weight.numpy().copy()
+    before = model[0].weight.detach().numpy().copy()
     off.scale(loss).backward()
     off.step(opt)  # optimizer.step() itself
     off.update()
-    assert not np.array_equal(model[0].weight.numpy(), before)
+    assert not np.array_equal(model[0].weight.detach().numpy(), before)
     if not gg.cuda.is_available():
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")

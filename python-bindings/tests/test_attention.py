@@ -34,10 +34,10 @@ def test_dropout_is_repeatable_under_manual_seed_and_differs_without_it():
     rng = np.random.default_rng(1)
     q, k, v = _qkv(rng)
     gg.manual_seed(7)
-    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
+    a = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).detach().numpy()
     gg.manual_seed(7)
-    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
-    c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).numpy()
+    b = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).detach().numpy()
+    c = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5).detach().numpy()
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -50,7 +50,7 @@ def test_the_backward_regenerates_the_forwards_dropout_mask():
     out = F.scaled_dot_product_attention(q, k, v, dropout_p=0.4)
     w = rng.standard_normal(out.shape)
     (out * gg.tensor(w)).sum().backward()
-    vn = v.numpy()
+    vn = v.detach().numpy()
     eps = 1e-6
     for idx in [(0, 0, 1, 2), (1, 1, 4, 7)]:
         def loss(delta):

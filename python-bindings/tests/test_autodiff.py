@@ -65,7 +65,7 @@ def test_detach_stops_the_gradient(rng):
     w = _param(rng.standard_normal(3))
     loss = (w * w.detach()).sum()
     loss.backward()
-    np.testing.assert_allclose(w.grad.numpy(), w.numpy())
+    np.testing.assert_allclose(w.grad.detach().numpy(), w.detach().numpy())
 
 
 def test_backward_with_explicit_gradient(rng):
@@ -93,7 +93,7 @@ def test_backward_after_loss_was_read_still_works(rng):
     loss = (w * w).sum()
     loss.item()  # realizes the forward first; backward recomputes what it needs
     loss.backward()
-    np.testing.assert_allclose(w.grad.numpy(), 2 * w.numpy())
+    np.testing.assert_allclose(w.grad.detach().numpy(), 2 * w.detach().numpy())
 
 
 def test_no_grad_records_no_gradient_path(rng):

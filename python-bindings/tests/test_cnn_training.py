@@ -45,7 +45,7 @@ def test_whole_model_gradients_match_finite_differences():
     eps = 1e-6
     for name, p in model.named_parameters():
         analytic = p.grad.numpy()
-        base = p.numpy().copy()
+        base = p.detach().numpy().copy()
         numeric = np.zeros_like(base)
         for idx in np.ndindex(base.shape):
             for sign in (1, -1):

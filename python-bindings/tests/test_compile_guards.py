@@ -20,7 +20,7 @@ def test_numpy_arguments_key_the_trace_by_value_not_by_id():
     # under no_grad: a result that needs gradients and is not differentiated in the call is
     # never replayed (test_compile_module.py)
     step = gg.compile(gg.no_grad()(lambda a: lin(gg.tensor(a)).sum()))
-    w, b = lin.weight.numpy(), lin.bias.numpy()
+    w, b = lin.weight.detach().numpy(), lin.bias.detach().numpy()
     for i in range(6):
         a = np.full((2, 3), float(i), np.float32)  # arrays freed each turn: ids come back
         assert step(a).item() == pytest.approx(float((a @ w.T + b).sum()), rel=1e-6)
@@ -79,7 +79,7 @@ def test_a_compiled_step_after_a_change_of_weights_trains_the_new_ones(change):
     plain, plain_model = _run(8, CHANGES[change], compiled=False)
     compiled, model = _run(8, CHANGES[change], compiled=True)
     np.testing.assert_allclose(compiled, plain, rtol=1e-5)
-    np.testing.assert_allclose(model.weight.numpy(), plain_model.weight.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model.weight.detach().numpy(), plain_model.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_replacing_a_layer_traces_again():
@@ -97,7 +97,7 @@ def test_replacing_a_layer_traces_again():
     for _ in range(3):
         step(x)
     net.fc = _linear(5)
-    want = float((np.ones((1, 3)) @ net.fc.weight.numpy().T + net.fc.bias.numpy()).sum())
+    want = float((np.ones((1, 3)) @ net.fc.weight.detach().numpy().T + net.fc.bias.detach().numpy()).sum())
     assert step(x).item() == pytest.approx(want, rel=1e-6)
 
 
@@ -109,7 +109,7 @@ def test_eval_mode_after_compiling_in_train_mode_traces_again():
     for _ in range(3):
         step(x)
     model.eval()
-    got = step(x).numpy()
+    got = step(x).detach().numpy()
     with gg.no_grad():
         want = model(x).numpy()
     np.testing.assert_allclose(got, want, rtol=1e-6)

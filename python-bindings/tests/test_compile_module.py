@@ -33,7 +33,7 @@ def test_a_compiled_model_trains_exactly_as_the_original():
     assert isinstance(compiled, nn.Module) and compiled._orig_mod is original
     np.testing.assert_allclose(_train(compiled), _train(eager), rtol=1e-6)
     for a, b in zip(original.parameters(), eager.parameters()):
-        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-6)
 
 
 def test_a_compiled_model_is_the_original_behind_orig_mod():

@@ -100,7 +100,7 @@ def test_the_layer_is_pytorch_s_with_its_weight_layout_init_and_repr(torch):
     layer = gg.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
     assert tuple(layer.weight.shape) == (4, 3, 3, 3) and tuple(layer.bias.shape) == (6,)
     bound = 1 / np.sqrt(3 * 3 * 3)  # fan_in = out_channels / groups * kh * kw, as PyTorch's
-    assert np.abs(layer.weight.numpy()).max() <= bound and np.abs(layer.weight.numpy()).max() > 0.8 * bound
+    assert np.abs(layer.weight.detach().numpy()).max() <= bound and np.abs(layer.weight.detach().numpy()).max() > 0.8 * bound
     assert repr(layer) == repr(torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2))
     assert repr(gg.nn.ConvTranspose1d(2, 3, 5, bias=False, dilation=2)) == \
         repr(torch.nn.ConvTranspose1d(2, 3, 5, bias=False, dilation=2))

@@ -46,8 +46,8 @@ def test_a_forward_hook_on_a_layer_sees_its_inputs_and_outputs(setup):
     assert (node.op, node.scope, node.role) == ("Conv2D", "layer1.1.conv1", "forward")
     assert node.source.startswith("test_debug_hooks.py:")
     assert [a.shape for a in ins] == [(2, 3, 4, 4), (3, 3, 3, 3), (3,)]
-    np.testing.assert_array_equal(ins[0], out1.numpy())  # the input is block 0's output
-    np.testing.assert_array_equal(ins[1], net.layer1[1].conv1.weight.numpy())
+    np.testing.assert_array_equal(ins[0], out1.detach().numpy())  # the input is block 0's output
+    np.testing.assert_array_equal(ins[1], net.layer1[1].conv1.weight.detach().numpy())
     ref = glassgrad.conv2d(glassgrad.tensor(ins[0]), glassgrad.tensor(ins[1]), glassgrad.tensor(ins[2]), padding=1)
     np.testing.assert_allclose(outs[0], ref.numpy(), rtol=1e-6)
 

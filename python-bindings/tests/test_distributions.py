@@ -137,5 +137,5 @@ def test_reinforce_update_as_pytorch_examples_writes_it():
         opt.zero_grad()
         loss.backward()
         opt.step()
-    final = F.softmax(policy(gg.tensor(state).unsqueeze(0)), dim=1).numpy()[0, 1]
+    final = F.softmax(policy(gg.tensor(state).unsqueeze(0)), dim=1).detach().numpy()[0, 1]
     assert final > 0.9, final

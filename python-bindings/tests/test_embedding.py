@@ -78,7 +78,7 @@ def test_max_norm_layer_trains_with_an_optimizer_as_torch():
     """The renormalized weight is a parameter the optimizer updates: three SGD steps of an
     Embedding(max_norm=1) give PyTorch's table."""
     ours, theirs = nn.Embedding(7, 4, max_norm=1.0).double(), torch.nn.Embedding(7, 4, max_norm=1.0).double()
-    theirs.load_state_dict({"weight": torch.tensor(ours.weight.numpy())})
+    theirs.load_state_dict({"weight": torch.tensor(ours.weight.detach().numpy())})
     opt, topt = gg.optim.SGD(ours.parameters(), lr=0.5), torch.optim.SGD(theirs.parameters(), lr=0.5)
     for _ in range(3):
         (ours(gg.tensor(IDX)) ** 2).sum().backward()
@@ -87,7 +87,7 @@ def test_max_norm_layer_trains_with_an_optimizer_as_torch():
         topt.step()
         opt.zero_grad()
         topt.zero_grad()
-    _close(ours.weight.numpy(), theirs.weight)
+    _close(ours.weight.detach().numpy(), theirs.weight)
 
 
 def test_embedding_takes_any_index_shape():
@@ -117,7 +117,7 @@ def test_embedding_layer_init_repr_and_padding_row():
     gg.manual_seed(0)
     e = nn.Embedding(1000, 16, padding_idx=-3)
     assert e.padding_idx == 997 and tuple(e.weight.shape) == (1000, 16) and e.weight.requires_grad
-    w = e.weight.numpy()
+    w = e.weight.detach().numpy()
     np.testing.assert_array_equal(w[997], np.zeros(16))
     assert abs(w.mean()) < 0.05 and abs(w.std() - 1) < 0.05  # N(0, 1)
     for kwargs in [{}, {"padding_idx": 1}, {"max_norm": 2}, {"max_norm": 1.5, "norm_type": 1.0},
@@ -173,7 +173,7 @@ def test_compiled_training_step_of_an_embedding_model_replays_the_eager_numbers(
         assert eager(x).item() == pytest.approx(compiled(x).item(), rel=1e-6)
     for (k, v), (_, u) in zip(eager_model.state_dict().items(), compiled_model.state_dict().items()):
         np.testing.assert_allclose(v, u, rtol=1e-6, atol=1e-7, err_msg=k)
-    np.testing.assert_array_equal(eager_model[0].weight.numpy()[0], np.zeros(5))  # never trained
+    np.testing.assert_array_equal(eager_model[0].weight.detach().numpy()[0], np.zeros(5))  # never trained
 
 
 # ---- embedding_bag ------------------------------------------------------------------------------

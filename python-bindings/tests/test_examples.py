@@ -252,8 +252,8 @@ def test_multi_head_attention_rows_are_softmax_weights_over_the_tokens():
     layer = att.MultiHeadSelfAttention(dim=8, heads=2)
     x = np.random.default_rng(0).standard_normal((3, 5, 8)).astype(np.float32)
     got = layer(gg.tensor(x)).numpy()
-    wqkv, bqkv = layer.qkv.weight.numpy(), layer.qkv.bias.numpy()
-    wo, bo = layer.out.weight.numpy(), layer.out.bias.numpy()
+    wqkv, bqkv = layer.qkv.weight.detach().numpy(), layer.qkv.bias.detach().numpy()
+    wo, bo = layer.out.weight.detach().numpy(), layer.out.bias.detach().numpy()
     qkv = x @ wqkv.T + bqkv
     q, k, v = (qkv[..., i * 8:(i + 1) * 8].reshape(3, 5, 2, 4).transpose(0, 2, 1, 3) for i in range(3))
     s = q @ k.transpose(0, 1, 3, 2) / 2.0

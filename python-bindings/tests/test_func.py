@@ -166,7 +166,7 @@ def test_functional_call_swaps_and_restores():
     own_w = m[0].weight
     w = gg.zeros(2, 3)
     out = functional_call(m, ({"0.weight": w}, {"1.running_mean": gg.ones(2)}), gg.ones(4, 3))
-    np.testing.assert_allclose(out.numpy(), np.tile((m[0].bias.numpy() - 1) / np.sqrt(1 + 1e-5), (4, 1)),
+    np.testing.assert_allclose(out.detach().numpy(), np.tile((m[0].bias.detach().numpy() - 1) / np.sqrt(1 + 1e-5), (4, 1)),
                                rtol=1e-5)
     assert m[0].weight is own_w
 
@@ -193,8 +193,8 @@ def test_functional_call_strict_and_tied_weights():
 
     m, x, w = Tied(), gg.ones(1, 2), gg.eye(2) * 2
     np.testing.assert_allclose(functional_call(m, {"a.weight": w}, (x,)).numpy(), [[4.0, 4.0]])
-    untied = functional_call(m, {"a.weight": w}, (x,), tie_weights=False).numpy()
-    np.testing.assert_allclose(untied, (x.numpy() @ w.numpy().T) @ m.a.weight.numpy().T, rtol=1e-6)
+    untied = functional_call(m, {"a.weight": w}, (x,), tie_weights=False).detach().numpy()
+    np.testing.assert_allclose(untied, (x.detach().numpy() @ w.detach().numpy().T) @ m.a.weight.detach().numpy().T, rtol=1e-6)
     with pytest.raises(ValueError, match="which are tied"):
         functional_call(m, {"a.weight": w, "b.weight": w * 1}, (x,))
     with pytest.raises(RuntimeError, match="Unexpected key\\(s\\): 'c'"):
@@ -208,7 +208,7 @@ def test_stack_module_state_for_an_ensemble():
     x = gg.randn(5, 3)
     out = vmap(lambda p, xx: functional_call(models[0], p, (xx,)), in_dims=(0, None))(params, x)
     for i, m in enumerate(models):
-        np.testing.assert_allclose(out[i].numpy(), m(x).numpy(), rtol=1e-6)
+        np.testing.assert_allclose(out[i].detach().numpy(), m(x).detach().numpy(), rtol=1e-6)
 
 
 def test_linearize_gives_jvp_s_products_again_and_again():

@@ -25,7 +25,7 @@ def _mlp_step(fuse, seed=0):
     h = (fc1(x) * 0.5 + 0.1).tanh().sigmoid()   # an elementwise chain
     loss = (fc2(h) ** 2).mean()
     loss.backward()
-    return [loss.numpy()] + [p.grad.numpy() for p in (fc1.weight, fc1.bias, fc2.weight, fc2.bias)]
+    return [loss.detach().numpy()] + [p.grad.detach().numpy() for p in (fc1.weight, fc1.bias, fc2.weight, fc2.bias)]
 
 
 def test_fused_plan_matches_unfused_plan(fusion_state):
@@ -76,7 +76,7 @@ def _train_step(model_class, fuse, seed, size):
     y = gg.tensor(rng.integers(0, 2, 4))
     loss = gg.cross_entropy(model(x), y)
     loss.backward()
-    out = [loss.numpy()] + [p.grad.numpy() for p in model.parameters()]
+    out = [loss.detach().numpy()] + [p.grad.detach().numpy() for p in model.parameters()]
     return out, _C.last_plan()
 
 
@@ -156,7 +156,7 @@ def test_conv_bias_relu_fusion_matches_unfused(fusion_state):
         rng = np.random.default_rng(7)
         loss = gg.cross_entropy(model(gg.tensor(rng.standard_normal((3, 2, 5, 5)))), gg.tensor(rng.integers(0, 3, 3)))
         loss.backward()
-        results.append(([loss.numpy()] + [p.grad.numpy() for p in model.parameters()], _C.last_plan()))
+        results.append(([loss.detach().numpy()] + [p.grad.detach().numpy() for p in model.parameters()], _C.last_plan()))
     (fused, plan), (plain, _) = results
     for a, b in zip(fused, plain):
         np.testing.assert_array_equal(a, b)
@@ -191,7 +191,7 @@ def _residual_run(fuse, dtype):
     y = gg.tensor(rng.integers(0, 3, 3))
     loss = gg.cross_entropy(model(x), y)
     loss.backward()
-    return [loss.numpy()] + [p.grad.numpy() for p in model.parameters()], _C.last_plan()
+    return [loss.detach().numpy()] + [p.grad.detach().numpy() for p in model.parameters()], _C.last_plan()
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
@@ -226,7 +226,7 @@ def _batchnorm_state_step(fuse, momentum, steps=2, dtype="float64", make=None):
         loss = run(x, y)
     state = [t.numpy() for layer in (bn, bn1d)
              for t in (layer.running_mean, layer.running_var, layer.num_batches_tracked)]
-    return [loss.numpy()] + state + [p.numpy() for p in model.parameters()], _C.last_plan()
+    return [loss.detach().numpy()] + state + [p.detach().numpy() for p in model.parameters()], _C.last_plan()
 
 
 @pytest.mark.parametrize("momentum", [0.1, 0.0, 1.0])

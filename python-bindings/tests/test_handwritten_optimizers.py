@@ -81,7 +81,7 @@ def _train(model, update, steps=4, compiled=False):
 
 
 def _params(model):
-    return [p.numpy().copy() for p in model.parameters()]
+    return [p.detach().numpy().copy() for p in model.parameters()]
 
 
 def test_handwritten_sgd_with_momentum_matches_the_builtin_sgd():

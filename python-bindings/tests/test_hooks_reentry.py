@@ -42,7 +42,7 @@ def test_a_hook_that_runs_glassgrad_ops_sees_each_node_once_and_leaves_the_step_
         losses = [_train_step(model, opt, x, y) for _ in range(2)]
     assert losses == ref_losses  # bit for bit: the hook's plans never touched the step's buffers
     for name, p in model.named_parameters():
-        np.testing.assert_array_equal(p.numpy(), dict(ref_model.named_parameters())[name].numpy())
+        np.testing.assert_array_equal(p.detach().numpy(), dict(ref_model.named_parameters())[name].detach().numpy())
     assert seen, "the hook never ran"
     for _, got, want in seen:
         assert got == pytest.approx(want, rel=1e-5)
@@ -83,9 +83,9 @@ def test_asking_a_hook_for_the_running_steps_loss_raises_and_the_model_still_tra
         with pytest.raises(gg.GlassgradError, match="the plan that computes it is running"):
             loss.item()
     # The failed step left the model usable: a plain step afterwards trains normally.
-    before = [p.numpy().copy() for p in model.parameters()]
+    before = [p.detach().numpy().copy() for p in model.parameters()]
     assert np.isfinite(_train_step(model, opt, x, y))
-    assert any(not np.array_equal(b, p.numpy()) for b, p in zip(before, model.parameters()))
+    assert any(not np.array_equal(b, p.detach().numpy()) for b, p in zip(before, model.parameters()))
 
 
 def test_reading_a_parameter_being_updated_from_an_optimizer_hook_raises_without_a_second_update():
@@ -93,7 +93,7 @@ def test_reading_a_parameter_being_updated_from_an_optimizer_hook_raises_without
     opt = gg.SGD(model.parameters(), lr=0.5)
     x, y = _batch()
     w = model[0].weight
-    w0 = w.numpy().copy()
+    w0 = w.detach().numpy().copy()
     errors = []
 
     def hook(node, inputs, outputs):
@@ -108,4 +108,4 @@ def test_reading_a_parameter_being_updated_from_an_optimizer_hook_raises_without
     with gg.debug.register_hook("SGDUpdate", hook, when="optimizer"):
         opt.step()
     assert errors and all("running" in e for e in errors)
-    np.testing.assert_allclose(w.numpy(), w0 - 0.5 * g, rtol=1e-6, atol=1e-7)  # one update, not two
+    np.testing.assert_allclose(w.detach().numpy(), w0 - 0.5 * g, rtol=1e-6, atol=1e-7)  # one update, not two

@@ -109,9 +109,9 @@ def test_in_place_on_a_leaf_that_requires_grad_is_refused_outside_no_grad():
         w.add_(1)
         w[0] = 5
     assert w.is_leaf and w.requires_grad
-    np.testing.assert_array_equal(w.numpy(), [5, 2, 2])
+    np.testing.assert_array_equal(w.detach().numpy(), [5, 2, 2])
     w.detach().mul_(2)  # detach() is no view for autograd: allowed
-    np.testing.assert_array_equal(w.numpy(), [10, 4, 4])
+    np.testing.assert_array_equal(w.detach().numpy(), [10, 4, 4])
 
 
 def test_gradient_survives_an_update_under_no_grad():
@@ -120,7 +120,7 @@ def test_gradient_survives_an_update_under_no_grad():
     with gg.no_grad():
         w.sub_(w.grad, alpha=0.5)
     np.testing.assert_array_equal(w.grad.numpy(), [3, 3])
-    np.testing.assert_array_equal(w.numpy(), [-0.5, -0.5])
+    np.testing.assert_array_equal(w.detach().numpy(), [-0.5, -0.5])
 
 
 def test_a_saved_tensor_modified_in_place_fails_backward_naming_the_ops():
@@ -229,7 +229,7 @@ def test_writing_a_stored_tensor_reuses_its_buffer_without_a_copy():
             for p in lin.parameters():
                 p -= 0.1 * p.grad
                 p.grad = None
-    lin.weight.numpy()
+    lin.weight.detach().numpy()
     assert lin.weight._raw().storage_ptr == before
     plan = gg._C.last_plan()
     ops = [line.split()[1] for line in str(plan).splitlines() if line.strip().startswith("#")]
@@ -296,4 +296,4 @@ def test_overwriting_a_computed_tensor_keeps_it_requiring_gradients(write):
     np.testing.assert_array_equal(leaf.grad.numpy(), np.zeros((3, 4)))
     x = leaf * np.nan
     x.fill_(1.0)
-    assert np.isfinite(x.numpy()).all()          # the join sends no NaN into the values
+    assert np.isfinite(x.detach().numpy()).all()          # the join sends no NaN into the values

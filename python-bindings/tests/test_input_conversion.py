@@ -64,7 +64,7 @@ def test_big_endian_parameters_and_state_dicts_load_their_values():
     for k, v in lin.state_dict().items():
         np.testing.assert_array_equal(v, state[k].astype(v.dtype))
     p = gg.Parameter(np.array([1.0, -2.0], dtype=">f4"))
-    np.testing.assert_array_equal(p.numpy(), [1.0, -2.0])
+    np.testing.assert_array_equal(p.detach().numpy(), [1.0, -2.0])
 
 
 def test_big_endian_operands_of_arithmetic_are_converted():

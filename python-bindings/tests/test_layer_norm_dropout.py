@@ -18,8 +18,8 @@ def test_layer_norm_matches_numpy_over_the_last_axis(rng):
     ln.weight = gg.Parameter(rng.standard_normal(5).astype(np.float32))
     ln.bias = gg.Parameter(rng.standard_normal(5).astype(np.float32))
     x = rng.standard_normal((2, 3, 5)).astype(np.float32) * 4 + 1
-    got = ln(gg.tensor(x)).numpy()
-    want = layer_norm_ref(x, ln.weight.numpy(), ln.bias.numpy(), 1e-3)
+    got = ln(gg.tensor(x)).detach().numpy()
+    want = layer_norm_ref(x, ln.weight.detach().numpy(), ln.bias.detach().numpy(), 1e-3)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     plain = gg.LayerNorm(5, elementwise_affine=False)
     assert list(plain.parameters()) == []
@@ -73,7 +73,7 @@ def test_layer_norm_on_the_wrong_feature_size_names_the_layer_and_the_fix():
 
 def test_layer_norm_over_several_trailing_dims_normalizes_them_together():
     x = np.random.default_rng(0).standard_normal((2, 3, 4, 5))
-    y = gg.LayerNorm((4, 5), dtype=gg.float64)(gg.tensor(x)).numpy()
+    y = gg.LayerNorm((4, 5), dtype=gg.float64)(gg.tensor(x)).detach().numpy()
     flat = x.reshape(2, 3, 20)
     want = (flat - flat.mean(-1, keepdims=True)) / np.sqrt(flat.var(-1, keepdims=True) + 1e-5)
     np.testing.assert_allclose(y, want.reshape(x.shape), rtol=1e-12, atol=1e-12)
@@ -106,7 +106,7 @@ def test_dropout_gradient_is_the_mask(rng):
     x = gg.tensor(rng.standard_normal((8, 8)).astype(np.float32), requires_grad=True)
     y = gg.Dropout(0.5)(x)
     y.sum().backward()
-    kept = y.numpy() != 0
+    kept = y.detach().numpy() != 0
     np.testing.assert_allclose(x.grad.numpy(), np.where(kept, 2.0, 0.0))
 
 

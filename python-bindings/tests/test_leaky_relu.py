@@ -9,7 +9,7 @@ def _forward_backward(layer, x, g):
     t = gg.tensor(x, requires_grad=True)
     y = layer(t)
     (y * gg.tensor(g)).sum().backward()
-    return y.numpy(), t.grad.numpy()
+    return y.detach().numpy(), t.grad.detach().numpy()
 
 
 def test_leaky_relu_layer_has_the_default_slope_and_its_gradient_at_zero():

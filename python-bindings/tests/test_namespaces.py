@@ -218,7 +218,7 @@ def test_data_parallel_is_a_pass_through_with_module_prefixed_state_dict():
     gg.manual_seed(0)
     inner = nn.Linear(3, 2).to("cpu")
     x = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu")
-    expected = inner(x).numpy()
+    expected = inner(x).detach().numpy()
     dp = nn.DataParallel(inner)
     assert dp.module is inner
     # With a GPU, PyTorch's DataParallel moves the module to device_ids[0] and the inputs with it.
@@ -226,7 +226,7 @@ def test_data_parallel_is_a_pass_through_with_module_prefixed_state_dict():
     assert str(inner.weight.device) == want
     out = dp(x)
     assert str(out.device) == want
-    np.testing.assert_allclose(out.to("cpu").numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(out.to("cpu").detach().numpy(), expected, rtol=1e-6)
     assert list(dp.state_dict()) == ["module.weight", "module.bias"]
     assert [id(p) for p in dp.parameters()] == [id(p) for p in inner.parameters()]
 
@@ -238,8 +238,8 @@ def test_data_parallel_function_and_import_paths():
     assert nn.parallel.DataParallel is nn.DataParallel
     layer = nn.Linear(2, 2).to("cpu")
     x = gg.tensor(np.ones((1, 2), np.float32), device="cpu")
-    np.testing.assert_array_equal(parallel.data_parallel(layer, x, range(1)).numpy(), layer(x).numpy())
-    np.testing.assert_array_equal(parallel.data_parallel(layer, (x,)).numpy(), layer(x).numpy())
+    np.testing.assert_array_equal(parallel.data_parallel(layer, x, range(1)).detach().numpy(), layer(x).detach().numpy())
+    np.testing.assert_array_equal(parallel.data_parallel(layer, (x,)).detach().numpy(), layer(x).detach().numpy())
 
 
 @pytest.mark.cuda

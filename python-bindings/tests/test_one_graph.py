@@ -222,7 +222,7 @@ def test_a_computed_value_whose_producer_runs_again_keeps_its_numbering(read_sta
         for t in range(4):
             state = cell(x[t], state)
             if read:
-                state.numpy()
+                state.detach().numpy()
             term = (state * gg.tensor(weights[t])).sum()
             loss = term if loss is None else loss + term
         loss.backward()

@@ -88,7 +88,7 @@ def test_step_without_backward_changes_nothing_as_in_pytorch():
     # PyTorch skips parameters whose .grad is None, so scripts call step() without a backward
     # (plotting a learning-rate schedule: optimizer.step(); scheduler.step()); no plan runs.
     model = TinyMLP()
-    before = [p.numpy().copy() for p in model.parameters()]
+    before = [p.detach().numpy().copy() for p in model.parameters()]
     opt = gg.SGD(model.parameters(), lr=0.1, momentum=0.9)
     sched = gg.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
     for _ in range(3):
@@ -96,7 +96,7 @@ def test_step_without_backward_changes_nothing_as_in_pytorch():
         sched.step()
     assert opt.param_groups[0]["lr"] == pytest.approx(0.1 / 8)
     for p, b in zip(model.parameters(), before):
-        np.testing.assert_array_equal(p.numpy(), b)
+        np.testing.assert_array_equal(p.detach().numpy(), b)
 
 
 def test_old_values_are_invalidated_after_an_in_place_update():

@@ -27,7 +27,7 @@ def test_training_normalizes_with_batch_statistics_and_tracks_running_ones(cls, 
     rm, rv = np.zeros(3), np.ones(3)
     for step in range(3):
         x = _x(shape, step, offset=step)
-        y = bn(gg.tensor(x)).numpy()
+        y = bn(gg.tensor(x)).detach().numpy()
         ax = AXES[len(shape)]
         mean, var = x.astype(np.float64).mean(ax), x.astype(np.float64).var(ax)
         np.testing.assert_allclose(y, _normalize(x, mean, var), rtol=1e-4, atol=1e-5)
@@ -39,7 +39,7 @@ def test_training_normalizes_with_batch_statistics_and_tracks_running_ones(cls, 
     assert bn.num_batches_tracked.dtype == "int64" and int(bn.num_batches_tracked.numpy()) == 3
     bn.eval()
     x = _x(shape, 9)
-    np.testing.assert_allclose(bn(gg.tensor(x)).numpy(), _normalize(x, rm, rv), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn(gg.tensor(x)).detach().numpy(), _normalize(x, rm, rv), rtol=1e-4, atol=1e-5)
     assert int(bn.num_batches_tracked.numpy()) == 3  # eval steps do not count
 
 
@@ -50,7 +50,7 @@ def test_momentum_none_is_the_cumulative_average_of_the_batch_statistics():
     gg.reset_cache_stats()
     for step in range(5):
         x = _x((3, 2, 4, 4), step, offset=3 * step)
-        bn(gg.tensor(x)).numpy()
+        bn(gg.tensor(x)).detach().numpy()
         means.append(x.astype(np.float64).mean((0, 2, 3)))
         vars_.append(x.astype(np.float64).var((0, 2, 3), ddof=1))
     np.testing.assert_allclose(bn.running_mean.numpy(), np.mean(means, 0), rtol=1e-5)
@@ -66,7 +66,7 @@ def test_affine_false_has_no_parameters_and_track_running_stats_false_no_buffers
     assert bn.running_mean is None and list(bn.state_dict()) == ["weight", "bias"]
     bn.eval()  # without running statistics, eval mode uses the batch's
     x = _x((2, 4, 3, 3))
-    np.testing.assert_allclose(bn(gg.tensor(x)).numpy(),
+    np.testing.assert_allclose(bn(gg.tensor(x)).detach().numpy(),
                                _normalize(x, x.astype(np.float64).mean((0, 2, 3)), x.astype(np.float64).var((0, 2, 3))),
                                rtol=1e-4, atol=1e-5)
 
@@ -150,7 +150,7 @@ def test_load_state_dict_non_strict_reports_missing_and_unexpected_keys():
     fc = gg.Linear(2, 2)
     res = fc.load_state_dict({"weight": np.zeros((2, 2)), "extra": np.zeros(1)}, strict=False)
     assert res.missing_keys == ["bias"] and res.unexpected_keys == ["extra"]
-    np.testing.assert_array_equal(fc.weight.numpy(), np.zeros((2, 2)))
+    np.testing.assert_array_equal(fc.weight.detach().numpy(), np.zeros((2, 2)))
 
 
 @pytest.mark.parametrize("kw", [{}, {"momentum": None}, {"affine": False}, {"track_running_stats": False},

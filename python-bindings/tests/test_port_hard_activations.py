@@ -17,7 +17,7 @@ def _gg(name, args, x):
     t = gg.tensor(x, requires_grad=True)
     y = getattr(F, name)(t, *args)
     y.sum().backward()
-    return y.numpy(), t.grad.numpy()
+    return y.detach().numpy(), t.grad.detach().numpy()
 
 
 @pytest.mark.parametrize("name,args", FUNCTIONS)

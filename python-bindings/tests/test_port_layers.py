@@ -58,7 +58,7 @@ def test_module_apply_and_named_children():
     assert seen == ["Linear", "ReLU", "Linear", "Sequential"]
     assert [n for n, _ in net.named_children()] == ["0", "1", "2"]
     net.apply(lambda m: gg.nn.init.zeros_(m.weight) if isinstance(m, gg.Linear) else None)
-    assert not net[0].weight.numpy().any()
+    assert not net[0].weight.detach().numpy().any()
 
 
 # ---- pooling ------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ def test_linear_takes_one_unbatched_sample():
     xt = gg.tensor(x, requires_grad=True)
     y = lin(xt)
     assert y.shape == (3,)
-    np.testing.assert_allclose(y.numpy(), w @ x + b, rtol=1e-12)
+    np.testing.assert_allclose(y.detach().numpy(), w @ x + b, rtol=1e-12)
     np.testing.assert_allclose(gg.nn.functional.linear(gg.tensor(x), gg.tensor(w)).numpy(), w @ x, rtol=1e-12)
     y.sum().backward()
     np.testing.assert_allclose(xt.grad.numpy(), w.sum(0), rtol=1e-12)
@@ -349,7 +349,7 @@ def test_conv2d_and_2d_poolings_take_one_unbatched_image():
         one = layer(gg.tensor(x))
         batch = layer(gg.tensor(x[None]))
         assert one.shape == batch.shape[1:], layer
-        np.testing.assert_array_equal(one.numpy(), batch.numpy()[0])
+        np.testing.assert_array_equal(one.detach().numpy(), batch.detach().numpy()[0])
     xt = gg.tensor(x, requires_grad=True)
     F.conv2d(xt, gg.tensor(rng.standard_normal((2, 3, 3, 3)))).sum().backward()
     assert xt.grad.shape == (3, 9, 9)

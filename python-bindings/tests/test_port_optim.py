@@ -31,7 +31,7 @@ def _run_glassgrad(make_opt, init, grads, dtype="float64", groups=None, between=
         opt.zero_grad()
         if between:
             between(opt, k)
-    return [p.numpy() for p in params], opt
+    return [p.detach().numpy() for p in params], opt
 
 
 # ---- NumPy restatements of the documented rules (torch.optim's algorithm boxes) -----------------
@@ -251,7 +251,7 @@ def test_step_calls_the_closure_and_returns_its_loss():
 
     loss = opt.step(closure)
     assert loss.item() == 5.0
-    np.testing.assert_allclose(p.numpy(), [0.0, 0.0])
+    np.testing.assert_allclose(p.detach().numpy(), [0.0, 0.0])
 
 
 def test_state_dict_with_two_groups_numbers_parameters_across_groups_and_reloads():
@@ -263,7 +263,7 @@ def test_state_dict_with_two_groups_numbers_parameters_across_groups_and_reloads
     assert [g["lr"] for g in sd["param_groups"]] == [0.2, 0.05] and sd["param_groups"][1]["momentum"] == 0.5
     assert sorted(sd["state"]) == [0, 1]
     # Same groups, fresh optimizer: identical continuation.
-    params = [gg.Parameter(p.numpy()) for p in opt.params]
+    params = [gg.Parameter(p.detach().numpy()) for p in opt.params]
     other = gg.SGD([dict(params=[params[0]]), dict(params=[params[1]])], lr=1.0)
     other.load_state_dict(sd)
     assert [g["lr"] for g in other.param_groups] == [0.2, 0.05]
@@ -273,7 +273,7 @@ def test_state_dict_with_two_groups_numbers_parameters_across_groups_and_reloads
         o.step()
         o.zero_grad()
     for a, b in zip(opt.params, other.params):
-        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     with pytest.raises(gg.InvalidArgumentError, match=r"2 parameters in 2 group\(s\) \[1, 1\].*1 group\(s\) \[2\]"):
         gg.SGD(params, lr=0.1).load_state_dict(sd)
 
@@ -303,7 +303,7 @@ def test_pytorch_optimizer_state_loads_and_continues_identically(torch):
         opt.step()
         opt.zero_grad()
     for a, b in zip(params, tp):
-        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
 
 
 # ---- schedules never recompile ------------------------------------------------------------------
@@ -370,7 +370,7 @@ def test_changing_a_static_hyperparameter_traces_a_compiled_step_again():
     a, _, model_a = run(False)
     b, step, model_b = run(True)
     np.testing.assert_allclose(b, a, rtol=1e-6)
-    np.testing.assert_allclose(model_b.fc1.weight.numpy(), model_a.fc1.weight.numpy(), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(model_b.fc1.weight.detach().numpy(), model_a.fc1.weight.detach().numpy(), rtol=1e-5, atol=1e-7)
     assert step.replays == 4  # 2 traced + 2 replayed before the change, 2 traced + 2 replayed after
 
 
@@ -398,5 +398,5 @@ def test_a_step_without_gradients_changes_nothing_as_in_pytorch():
     opt = gg.optim.SGD([w], lr=0.1, momentum=0.9)
     assert opt.step() is None
     assert opt.step(lambda: 1.5) == 1.5
-    np.testing.assert_array_equal(w.numpy(), np.ones(3))
+    np.testing.assert_array_equal(w.detach().numpy(), np.ones(3))
     assert not opt.state or all(not s for s in opt.state.values())

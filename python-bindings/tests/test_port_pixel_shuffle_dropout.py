@@ -87,10 +87,10 @@ def test_channel_dropout_layers_train_and_eval():
     x = gg.tensor(np.ones((8, 16, 2, 2)), requires_grad=True)
     y = layer(x)
     y.sum().backward()
-    np.testing.assert_array_equal(x.grad.numpy(), y.numpy())  # the gradient is the same mask
-    assert set(np.unique(y.numpy())) <= {0.0, 2.0}
+    np.testing.assert_array_equal(x.grad.detach().numpy(), y.detach().numpy())  # the gradient is the same mask
+    assert set(np.unique(y.detach().numpy())) <= {0.0, 2.0}
     layer.eval()
-    np.testing.assert_array_equal(layer(x).numpy(), x.numpy())
+    np.testing.assert_array_equal(layer(x).detach().numpy(), x.detach().numpy())
 
 
 def test_channel_dropout_follows_pytorch_s_rank_rules():

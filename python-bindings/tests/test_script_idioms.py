@@ -119,4 +119,4 @@ def test_a_layer_or_parameter_assigned_after_none_is_the_registered_one():
     assert isinstance(layer.bias, nn.Parameter) and isinstance(layer.head, nn.Linear)
     assert [n for n, _ in layer.named_parameters()] == ["bias", "head.weight", "head.bias"]
     layer(gg.ones(2, 3)).sum().backward()
-    np.testing.assert_allclose(layer.bias.grad.numpy(), np.full(3, 2.0) * layer.head.weight.numpy()[0], rtol=1e-6)
+    np.testing.assert_allclose(layer.bias.grad.detach().numpy(), np.full(3, 2.0) * layer.head.weight.detach().numpy()[0], rtol=1e-6)

@@ -96,7 +96,7 @@ def test_safetensors_files_are_readable_by_the_safetensors_package(tmp_path):
     model = Net()
     gg.save({"model": model.state_dict()}, tmp_path / "m.safetensors", format="safetensors")
     arrays = load_file(str(tmp_path / "m.safetensors"))
-    np.testing.assert_array_equal(arrays["model/conv.weight"], model.conv.weight.numpy())
+    np.testing.assert_array_equal(arrays["model/conv.weight"], model.conv.weight.detach().numpy())
     # ... and a plain safetensors file from elsewhere loads as a flat dict
     save_file({"w": np.ones(3, np.float32)}, str(tmp_path / "other.safetensors"))
     np.testing.assert_array_equal(gg.load(tmp_path / "other.safetensors")["w"], np.ones(3, np.float32))

@@ -79,11 +79,11 @@ def test_a_model_saved_by_glassgrad_loads_into_torch_and_back(torch, tmp_path):
     gg.save(layer.state_dict(), tmp_path / "layer.pt")
     tl = torch.nn.Linear(4, 3)
     tl.load_state_dict(torch.load(tmp_path / "layer.pt", weights_only=True))
-    np.testing.assert_array_equal(tl.weight.detach().numpy(), layer.weight.numpy())
+    np.testing.assert_array_equal(tl.weight.detach().numpy(), layer.weight.detach().numpy())
     torch.save(tl.state_dict(), tmp_path / "back.pt")
     layer2 = gg.nn.Linear(4, 3)
     layer2.load_state_dict(gg.load(tmp_path / "back.pt"))
-    np.testing.assert_array_equal(layer2.bias.numpy(), layer.bias.numpy())
+    np.testing.assert_array_equal(layer2.bias.detach().numpy(), layer.bias.detach().numpy())
 
 
 def test_load_reads_torch_save_files(torch, tmp_path):

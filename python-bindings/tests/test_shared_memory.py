@@ -49,7 +49,7 @@ def test_share_memory_keeps_values_and_the_storage_across_steps():
     assert model.share_memory() is model
     assert all(p.is_shared() and p.requires_grad and isinstance(p, nn.Parameter) for p in model.parameters())
     for a, p in zip(before, model.parameters()):
-        np.testing.assert_array_equal(p.numpy(), a)
+        np.testing.assert_array_equal(p.detach().numpy(), a)
     where = [p.data_ptr() for p in model.parameters()]
     train_steps(model, 0, 2)
     assert [p.data_ptr() for p in model.parameters()] == where  # updated in place, in shared memory
@@ -154,10 +154,10 @@ def test_tensors_that_are_not_shared_pickle_as_their_values():
     p2, t2 = pickle.loads(pickle.dumps((p, t)))
     assert type(p2) is nn.Parameter and p2.requires_grad and not p2.is_shared()
     assert type(t2) is gg.Tensor and not t2.requires_grad and t2.dtype == "int64"
-    np.testing.assert_array_equal(p2.numpy(), p.numpy())
+    np.testing.assert_array_equal(p2.detach().numpy(), p.detach().numpy())
     with gg.no_grad():
         p2.mul_(2)
-    np.testing.assert_array_equal(p.numpy(), np.arange(6).reshape(2, 3))  # a copy of its own
+    np.testing.assert_array_equal(p.detach().numpy(), np.arange(6).reshape(2, 3))  # a copy of its own
     model = _model()
     clone = pickle.loads(pickle.dumps(model))
     for a, b in zip(_values(model), _values(clone)):

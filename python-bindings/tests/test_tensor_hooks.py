@@ -158,8 +158,8 @@ def test_parameter_hooks_replay_in_a_compiled_step():
         opt.step()
         return loss
 
-    before = model.weight.numpy().copy()
+    before = model.weight.detach().numpy().copy()
     for _ in range(4):
         step(x, y)
-    moved = np.abs(model.weight.numpy() - before)
+    moved = np.abs(model.weight.detach().numpy() - before)
     np.testing.assert_allclose(moved.max(), 0.04, rtol=1e-5)  # 4 steps of lr * 0.01 at most

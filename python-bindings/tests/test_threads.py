@@ -127,7 +127,7 @@ def test_training_in_a_thread_while_another_evaluates_matches_a_sequential_run()
             loss.backward()
             opt.step()
             opt.zero_grad()
-        return model.weight.numpy()
+        return model.weight.detach().numpy()
 
     expected = train(0)
     stop = threading.Event()

@@ -36,8 +36,8 @@ def test_adaptive_log_softmax_matches_torch(kw, seed):
     xa, xb = gg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
     a, b = ours(xa, gg.tensor(t)), theirs(xb, torch.tensor(t))
     assert type(a).__name__ == type(b).__name__ == "_ASMoutput" and a._fields == b._fields
-    np.testing.assert_allclose(a.output.numpy(), b.output.detach().numpy(), rtol=1e-12, atol=1e-13)
-    np.testing.assert_allclose(a.loss.numpy(), b.loss.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(a.output.detach().numpy(), b.output.detach().numpy(), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(a.loss.detach().numpy(), b.loss.detach().numpy(), rtol=1e-12)
     w = rng.standard_normal(n)
     ((a.output * gg.tensor(w)).sum() + a.loss).backward()
     ((b.output * torch.tensor(w)).sum() + b.loss).backward()
@@ -48,12 +48,12 @@ def test_adaptive_log_softmax_matches_torch(kw, seed):
         got = p.grad.numpy() if p.grad is not None else np.zeros(tuple(want.shape) if want is not None else ())
         np.testing.assert_allclose(got, want.numpy() if want is not None else np.zeros_like(got), rtol=1e-10,
                                    atol=1e-12, err_msg=name)
-    np.testing.assert_allclose(ours.log_prob(gg.tensor(x)).numpy(), theirs.log_prob(torch.tensor(x)).detach().numpy(),
+    np.testing.assert_allclose(ours.log_prob(gg.tensor(x)).detach().numpy(), theirs.log_prob(torch.tensor(x)).detach().numpy(),
                                rtol=1e-12, atol=1e-13)
     np.testing.assert_array_equal(ours.predict(gg.tensor(x)).numpy(), theirs.predict(torch.tensor(x)).numpy())
     one_a, one_b = ours(gg.tensor(x[0]), gg.tensor(t[0])), theirs(torch.tensor(x[0]), torch.tensor(t[0]))
     assert tuple(one_a.output.shape) == tuple(one_b.output.shape) == ()
-    np.testing.assert_allclose(one_a.output.numpy(), one_b.output.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(one_a.output.detach().numpy(), one_b.output.detach().numpy(), rtol=1e-12)
 
 
 def test_predict_takes_cluster_classes_where_the_head_picks_a_cluster():
@@ -67,15 +67,15 @@ def test_predict_takes_cluster_classes_where_the_head_picks_a_cluster():
     got, want = ours.predict(gg.tensor(x)).numpy(), theirs.predict(torch.tensor(x)).numpy()
     np.testing.assert_array_equal(got, want)
     assert (want >= 2).any()
-    np.testing.assert_array_equal(got, ours.log_prob(gg.tensor(x)).numpy().argmax(1))
+    np.testing.assert_array_equal(got, ours.log_prob(gg.tensor(x)).detach().numpy().argmax(1))
 
 
 def test_adaptive_log_softmax_matches_numpy_and_finite_differences():
     ours = nn.AdaptiveLogSoftmaxWithLoss(6, 7, [2, 4], div_value=2.0, dtype=gg.float64)
     rng = np.random.default_rng(3)
     x, t = rng.standard_normal((5, 6)), np.array([0, 3, 6, 1, 4])
-    head = ours.head.weight.numpy()
-    tails = [(seq[0].weight.numpy(), seq[1].weight.numpy()) for seq in ours.tail]
+    head = ours.head.weight.detach().numpy()
+    tails = [(seq[0].weight.detach().numpy(), seq[1].weight.detach().numpy()) for seq in ours.tail]
 
     def log_softmax(z):
         z = z - z.max(1, keepdims=True)
@@ -84,8 +84,8 @@ def test_adaptive_log_softmax_matches_numpy_and_finite_differences():
     full = np.concatenate([h[:, :2]] + [log_softmax(x @ a.T @ b.T) + h[:, 2 + i:3 + i]
                                         for i, (a, b) in enumerate(tails)], axis=1)
     out = ours(gg.tensor(x), gg.tensor(t))
-    np.testing.assert_allclose(out.output.numpy(), full[np.arange(5), t], rtol=1e-12)
-    np.testing.assert_allclose(ours.log_prob(gg.tensor(x)).numpy(), full, rtol=1e-12)
+    np.testing.assert_allclose(out.output.detach().numpy(), full[np.arange(5), t], rtol=1e-12)
+    np.testing.assert_allclose(ours.log_prob(gg.tensor(x)).detach().numpy(), full, rtol=1e-12)
     np.testing.assert_allclose(np.exp(full).sum(1), 1.0, rtol=1e-12)
     assert gg.debug.gradcheck(lambda v: ours(v, gg.tensor(t)).loss, [x])
     assert gg.debug.gradcheck(lambda v: (ours.log_prob(v) * gg.tensor(full)).sum(), [x])
@@ -116,9 +116,9 @@ def test_bad_inputs_and_targets_raise_torch_s_runtime_error(x_shape, t):
 def test_reset_parameters_draws_every_weight_again_in_place():
     layer = nn.AdaptiveLogSoftmaxWithLoss(16, 20, [4, 10], head_bias=True)
     params = dict(layer.named_parameters())
-    before = {k: p.numpy().copy() for k, p in params.items()}
+    before = {k: p.detach().numpy().copy() for k, p in params.items()}
     layer.reset_parameters()
     for name, p in layer.named_parameters():
-        assert p is params[name] and not np.array_equal(p.numpy(), before[name]), name
+        assert p is params[name] and not np.array_equal(p.detach().numpy(), before[name]), name
         bound = 1 / np.sqrt(p.shape[-1] if p.ndim == 2 else 16)
-        assert np.abs(p.numpy()).max() <= bound, name
+        assert np.abs(p.detach().numpy()).max() <= bound, name

@@ -34,5 +34,5 @@ def test_grad_scaler_matches_torch():
         tscaler.update()
         tscales.append(tscaler.get_scale())
     assert scales == tscales
-    np.testing.assert_allclose(model.weight.numpy(), tmodel.weight.detach().numpy(), rtol=1e-5)
-    np.testing.assert_allclose(model.bias.numpy(), tmodel.bias.detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(model.weight.detach().numpy(), tmodel.weight.detach().numpy(), rtol=1e-5)
+    np.testing.assert_allclose(model.bias.detach().numpy(), tmodel.bias.detach().numpy(), rtol=1e-5)

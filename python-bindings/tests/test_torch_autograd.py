@@ -63,7 +63,7 @@ def test_custom_function_matches_torch():
     y, ty = ours.apply(x * 2, 3.0), theirs.apply(tx * 2, 3.0)
     (y * gg.tensor(V[:, :3])).sum().backward()
     (ty * torch.tensor(V[:, :3])).sum().backward()
-    np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
 
 

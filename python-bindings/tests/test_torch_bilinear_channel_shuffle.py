@@ -76,7 +76,7 @@ def test_gumbel_softmax_samples_the_softmax_and_its_hard_sample_has_the_soft_gra
         (y * gg.tensor(w)).sum().backward()
         grads.append(x.grad.numpy())
         if hard:
-            assert set(np.unique(y.numpy())) == {0.0, 1.0} and (y.numpy().sum(1) == 1).all()
-            freq = np.bincount(y.numpy().argmax(1), minlength=4) / len(y)
+            assert set(np.unique(y.detach().numpy())) == {0.0, 1.0} and (y.detach().numpy().sum(1) == 1).all()
+            freq = np.bincount(y.detach().numpy().argmax(1), minlength=4) / len(y)
             assert (np.abs(freq - probs) < 4 * np.sqrt(probs * (1 - probs) / len(y))).all()   # four sigmas
     np.testing.assert_allclose(grads[0], grads[1], rtol=1e-12)

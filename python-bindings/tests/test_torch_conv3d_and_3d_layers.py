@@ -110,8 +110,8 @@ def test_feature_alpha_dropout_matches_torch_in_eval_and_its_formula_in_training
     gg.manual_seed(0)
     t = gg.tensor(x, requires_grad=True)
     y = nn.FeatureAlphaDropout(p)(t)
-    kept = np.isclose(y.numpy(), a * x + alpha * a * p, rtol=1e-12).all(-1)
-    dropped = np.isclose(y.numpy(), -alpha * a + alpha * a * p, rtol=1e-12).all(-1)
+    kept = np.isclose(y.detach().numpy(), a * x + alpha * a * p, rtol=1e-12).all(-1)
+    dropped = np.isclose(y.detach().numpy(), -alpha * a + alpha * a * p, rtol=1e-12).all(-1)
     assert (kept ^ dropped).all()                    # whole channels, one of the two
     assert abs(dropped.mean() - p) < 4 * np.sqrt(p * (1 - p) / dropped.size)   # 12000 channels, four sigmas
     y.sum().backward()

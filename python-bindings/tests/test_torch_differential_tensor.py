@@ -373,4 +373,4 @@ def test_handwritten_optimizer_matches_torch_optim(rule, compiled):
         want.append(float(loss))
     np.testing.assert_allclose(got, want, rtol=1e-10)
     for p, q in zip(params, tparams):
-        np.testing.assert_allclose(p.numpy(), q.detach().numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-10, atol=1e-12)

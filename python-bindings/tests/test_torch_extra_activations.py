@@ -56,7 +56,7 @@ def test_prelu_per_channel_and_shared_match_torch():
         np.testing.assert_allclose(wa.grad.numpy(), wb.grad.numpy(), rtol=1e-12)
     layer = nn.PReLU(3)
     assert repr(layer) == repr(torch.nn.PReLU(3)) and list(layer.state_dict()) == ["weight"]
-    np.testing.assert_array_equal(layer.weight.numpy(), np.full(3, 0.25, np.float32))
+    np.testing.assert_array_equal(layer.weight.detach().numpy(), np.full(3, 0.25, np.float32))
     with pytest.raises(ValueError, match="channel"):
         nn.PReLU(4)(gg.randn(2, 3))
 

@@ -32,7 +32,7 @@ def _close(ours, theirs, rtol=1e-10, atol=1e-12):
         for k in theirs:
             _close(ours[k], theirs[k], rtol, atol)
     else:
-        np.testing.assert_allclose(ours.numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol)
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=rtol, atol=atol)
 
 
 def f(lib):

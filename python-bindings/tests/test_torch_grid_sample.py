@@ -29,7 +29,7 @@ def _compare_sampling(x, grid, **kw):
     a, ga = gg.tensor(x, requires_grad=True), gg.tensor(grid, requires_grad=True)
     b, gb = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
     ya, yb = F.grid_sample(a, ga, **kw), TF.grid_sample(b, gb, **kw)
-    np.testing.assert_allclose(ya.numpy(), yb.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=1e-10, atol=1e-12)
     w = np.random.default_rng(1).standard_normal(yb.shape)
     (ya * gg.tensor(w)).sum().backward()
     (yb * torch.tensor(w)).sum().backward()
@@ -130,7 +130,7 @@ def test_affine_grid_matches_torch_and_passes_a_gradient_check(size, align_corne
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # unit-size grids with align_corners=True warn in both
         ga, gb = F.affine_grid(ta, size, align_corners=align_corners), TF.affine_grid(tb, size, align_corners=align_corners)
-    np.testing.assert_allclose(ga.numpy(), gb.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ga.detach().numpy(), gb.detach().numpy(), rtol=1e-12, atol=1e-12)
     w = np.random.default_rng(5).standard_normal(gb.shape)
     (ga * gg.tensor(w)).sum().backward()
     (gb * torch.tensor(w)).sum().backward()
@@ -151,7 +151,7 @@ def test_the_spatial_transformer_step_matches_torch():
         ya = F.grid_sample(gg.tensor(x), F.affine_grid(ta, gg.tensor(x).size()))
     with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
         yb = TF.grid_sample(torch.tensor(x), TF.affine_grid(tb, torch.tensor(x).size()))
-    np.testing.assert_allclose(ya.numpy(), yb.detach().numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=1e-4, atol=1e-5)
     ya.square().sum().backward()
     yb.square().sum().backward()
     np.testing.assert_allclose(ta.grad.numpy(), tb.grad.numpy(), rtol=1e-3, atol=1e-3)

@@ -53,7 +53,7 @@ def test_first_forward_matches_torch(name, args, kwargs, shape):
     # Same values: PyTorch's state_dict loaded, both in eval mode, same output.
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     ours.eval(), theirs.eval()
-    np.testing.assert_allclose(ours(gg.tensor(x)).numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
+    np.testing.assert_allclose(ours(gg.tensor(x)).detach().numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
                                rtol=1e-4, atol=1e-5)
 
 
@@ -65,7 +65,7 @@ def test_load_state_dict_materializes(name, args, kwargs, shape):
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     assert type(ours).__name__ == type(theirs).__name__
     ours.eval(), theirs.eval()
-    np.testing.assert_allclose(ours(gg.tensor(x)).numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
+    np.testing.assert_allclose(ours(gg.tensor(x)).detach().numpy(), theirs(torch.from_numpy(x)).detach().numpy(),
                                rtol=1e-4, atol=1e-5)
 
 
@@ -80,10 +80,10 @@ def test_parameters_keep_identity_and_train():
     assert list(m.state_dict()) == ["0.weight", "0.bias", "2.weight", "2.bias"]
     assert m[0].weight.name == "0.weight"
     opt = gg.optim.SGD(m.parameters(), lr=0.1)
-    before = held[0].numpy().copy()
+    before = held[0].detach().numpy().copy()
     m(gg.tensor(np.ones((2, 3), np.float32))).sum().backward()
     opt.step()
-    assert not np.array_equal(before, held[0].numpy())
+    assert not np.array_equal(before, held[0].detach().numpy())
 
 
 def test_initialization_is_the_plain_class():
@@ -91,11 +91,11 @@ def test_initialization_is_the_plain_class():
     lazy = nn.LazyLinear(50)
     lazy(gg.tensor(np.ones((1, 20), np.float32)))
     bound = 1 / np.sqrt(20)  # Linear.reset_parameters: U(-1/sqrt(in), 1/sqrt(in))
-    w = lazy.weight.numpy()
+    w = lazy.weight.detach().numpy()
     assert w.shape == (50, 20) and np.abs(w).max() <= bound and np.abs(w).max() > bound / 2
     bn = nn.LazyBatchNorm2d().eval()
     bn(gg.tensor(np.ones((2, 3, 2, 2), np.float32)))
-    np.testing.assert_array_equal(bn.weight.numpy(), np.ones(3, np.float32))
+    np.testing.assert_array_equal(bn.weight.detach().numpy(), np.ones(3, np.float32))
     np.testing.assert_array_equal(bn.running_var.numpy(), np.ones(3, np.float32))
 
 
@@ -113,7 +113,7 @@ def test_gradients_after_materializing_float64():
     xs = np.random.default_rng(2).standard_normal((3, 4))
     x = gg.tensor(xs, requires_grad=True)
     (m(x) ** 2).sum().backward()
-    w, b = m.weight.numpy(), m.bias.numpy()
+    w, b = m.weight.detach().numpy(), m.bias.detach().numpy()
     g = 2 * (xs @ w.T + b)  # NumPy reference of d(sum(y^2))/dy
     np.testing.assert_allclose(m.weight.grad.numpy(), g.T @ xs, rtol=1e-10)
     np.testing.assert_allclose(x.grad.numpy(), g @ w, rtol=1e-10)
@@ -138,7 +138,7 @@ def test_optimizer_built_before_the_first_forward_trains():
             opt.zero_grad()
             m(x).sum().backward()
             opt.step()
-        assert tuple(m.weight.shape) == (2, 4) and np.isfinite(m.weight.numpy()).all()
+        assert tuple(m.weight.shape) == (2, 4) and np.isfinite(m.weight.detach().numpy()).all()
 
 
 def test_device_set_before_the_first_forward_is_kept():

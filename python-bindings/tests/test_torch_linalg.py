@@ -143,7 +143,7 @@ def _run(lib, fn, arrays):
     if not isinstance(loss, int):
         loss.backward()
         grads = [x.grad for x in xs]
-    return [o.detach().numpy() for o in outs], [None if g is None else g.numpy() for g in grads]
+    return [o.detach().numpy() for o in outs], [None if g is None else g.detach().numpy() for g in grads]
 
 
 @pytest.mark.parametrize("name,fn,shapes", CASES, ids=[c[0] for c in CASES])

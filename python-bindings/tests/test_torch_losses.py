@@ -85,7 +85,7 @@ def _compare(ours, theirs, arrays, grads, kwargs):
     a = [_as_gg(x, i in grads) for i, x in enumerate(arrays)]
     b = [_as_torch(x, i in grads) for i, x in enumerate(arrays)]
     got, want = ours(*a, **_kw(kwargs, _as_gg)), theirs(*b, **_kw(kwargs, _as_torch))
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
     seed = np.random.default_rng(3).standard_normal(tuple(want.shape))
     (got * gg.tensor(seed)).sum().backward()
     (want * torch.tensor(seed)).sum().backward()

@@ -203,7 +203,7 @@ def test_state_dicts_load_both_ways(cls, shapes):
     mine = [gg.Parameter(p.detach().numpy().copy()) for p in topt.param_groups[0]["params"]]
     opt = getattr(gg.optim, cls)(mine, lr=0.05)
     opt.load_state_dict(topt.state_dict())
-    back = [torch.tensor(p.numpy().copy(), requires_grad=True) for p in gopt.params]
+    back = [torch.tensor(p.detach().numpy().copy(), requires_grad=True) for p in gopt.params]
     topt2 = getattr(torch.optim, cls)(back, lr=0.05)
     saved = gopt.state_dict()
     topt2.load_state_dict({"state": {i: {k: torch.tensor(np.asarray(v)) for k, v in st.items()}
@@ -221,7 +221,7 @@ def test_state_dicts_load_both_ways(cls, shapes):
         topt2.step()
     tol = 1e-13 if cls == "Adafactor" else 1e-6  # Muon: the bfloat16 iteration
     for a, b, c in zip(mine, topt.param_groups[0]["params"], back):
-        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=tol, atol=tol)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
         np.testing.assert_allclose(c.detach().numpy(), b.detach().numpy(), rtol=tol, atol=tol)
 
 
@@ -246,7 +246,7 @@ def test_a_compiled_step_with_muon_and_adafactor_equals_the_eager_steps():
         rng = np.random.default_rng(1)
         losses = [f(gg.tensor(rng.standard_normal((16, 4)).astype(np.float32)),
                     gg.tensor(rng.standard_normal((16, 1)).astype(np.float32))).item() for _ in range(6)]
-        return losses, [p.numpy().copy() for p in net.parameters()]
+        return losses, [p.detach().numpy().copy() for p in net.parameters()]
     (eager, p_eager), (compiled, p_compiled) = run(False), run(True)
     assert eager == compiled
     for a, b in zip(p_eager, p_compiled):

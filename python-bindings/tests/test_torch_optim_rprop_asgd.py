@@ -128,4 +128,4 @@ def test_state_dicts_load_both_ways(cls):
             p.grad = torch.tensor(g)
         topt.step()
     for a, b in zip(mine, topt.param_groups[0]["params"]):
-        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-13, atol=1e-15)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-13, atol=1e-15)

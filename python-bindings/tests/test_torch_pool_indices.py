@@ -22,7 +22,7 @@ def _input(shape):
 def _same_forward_and_backward(got, want, gx, tx):
     for g, t in zip(got, want):
         assert tuple(g.shape) == tuple(t.shape)
-        np.testing.assert_array_equal(g.numpy(), t.detach().numpy())
+        np.testing.assert_array_equal(g.detach().numpy(), t.detach().numpy())
     w = RNG.standard_normal(tuple(want[0].shape)).astype(np.float32)
     (got[0] * gg.tensor(w)).sum().backward()
     (want[0] * torch.tensor(w)).sum().backward()

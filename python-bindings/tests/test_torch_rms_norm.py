@@ -21,7 +21,7 @@ def test_rms_norm_matches_torch(shape, eps, dtype):
     b, wb = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
     ya, yb = F.rms_norm(a, shape, wa, eps), torch.nn.functional.rms_norm(b, shape, wb, eps)
     tol = 1e-12 if dtype == "float64" else 1e-5
-    np.testing.assert_allclose(ya.numpy(), yb.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(ya.detach().numpy(), yb.detach().numpy(), rtol=tol, atol=tol)
     ya.pow(3).sum().backward()
     yb.pow(3).sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=tol * 10, atol=tol * 10)
@@ -34,7 +34,7 @@ def test_rms_norm_module_prints_and_holds_torchs_state():
         assert repr(ours) == repr(theirs)
         assert list(ours.state_dict()) == list(theirs.state_dict())
     x = np.random.default_rng(2).standard_normal((5, 4)).astype(np.float32)
-    np.testing.assert_allclose(nn.RMSNorm(4)(gg.tensor(x)).numpy(), torch.nn.RMSNorm(4)(torch.tensor(x)).detach().numpy(),
+    np.testing.assert_allclose(nn.RMSNorm(4)(gg.tensor(x)).detach().numpy(), torch.nn.RMSNorm(4)(torch.tensor(x)).detach().numpy(),
                                rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match=r"expected input with shape \[\*4\]"):
         nn.RMSNorm(4)(gg.randn(2, 3))

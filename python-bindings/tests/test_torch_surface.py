@@ -46,7 +46,7 @@ def _run(case, module, arrays, seed=1):
     for kind, v in leaves:
         if kind == "tensor":
             results.append(("tensor", _dtype_name(v), tuple(v.shape), np.asarray(v.detach().numpy()
-                                                                               if module is torch else v.numpy())))
+                                                                               if module is torch else v.detach().numpy())))
         else:
             results.append((kind, v))
     grads = []
@@ -246,7 +246,7 @@ def test_subgradients_at_kinks_are_torchs(name, fn, spec):
     x = gg.tensor(a, requires_grad=True)
     tx = torch.tensor(a, requires_grad=True)
     y, ty = fn(gg, x), fn(torch, tx)
-    np.testing.assert_allclose(y.numpy(), ty.detach().numpy(), rtol=1e-12, err_msg=name)
+    np.testing.assert_allclose(y.detach().numpy(), ty.detach().numpy(), rtol=1e-12, err_msg=name)
     u = np.random.default_rng(1).standard_normal(tuple(ty.shape)) + 2.0
     (y * gg.tensor(u)).sum().backward()
     (ty * torch.tensor(u)).sum().backward()
@@ -283,7 +283,7 @@ def test_clamp_with_tensor_bounds_sends_the_gradient_to_the_bound_selected():
     gg.clamp(*xs).sum().backward()
     torch.clamp(*ts).sum().backward()
     for g, t in zip(xs, ts):
-        np.testing.assert_array_equal(g.grad.numpy(), t.grad.numpy())
+        np.testing.assert_array_equal(g.grad.detach().numpy(), t.grad.detach().numpy())
 
 
 @pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])

@@ -38,12 +38,12 @@ def test_resnet18_names_order_and_output():
 def test_initialization_is_kaiming_fan_out_and_zero_init_residual_zeroes_last_norms():
     gg.manual_seed(0)
     model = models.resnet50(zero_init_residual=True)
-    w = model.layer3[0].conv2.weight.numpy()  # [256, 256, 3, 3]: fan_out 256 * 9
+    w = model.layer3[0].conv2.weight.detach().numpy()  # [256, 256, 3, 3]: fan_out 256 * 9
     assert abs(w.std() - np.sqrt(2.0 / (256 * 9))) < 0.05 * np.sqrt(2.0 / (256 * 9))
-    assert np.all(model.layer1[0].bn3.weight.numpy() == 0) and np.all(model.layer1[0].bn2.weight.numpy() == 1)
-    assert np.all(model.bn1.bias.numpy() == 0)
+    assert np.all(model.layer1[0].bn3.weight.detach().numpy() == 0) and np.all(model.layer1[0].bn2.weight.detach().numpy() == 1)
+    assert np.all(model.bn1.bias.detach().numpy() == 0)
     small = models.resnet18(zero_init_residual=True)
-    assert np.all(small.layer4[1].bn2.weight.numpy() == 0)
+    assert np.all(small.layer4[1].bn2.weight.detach().numpy() == 0)
 
 
 def test_dilation_keeps_the_resolution_and_basic_blocks_refuse_what_torchvision_refuses():

@@ -52,11 +52,11 @@ def test_tiny_built_names_order_and_initialization():
     assert isinstance(model.classifier[0], models.LayerNorm2d) and isinstance(model.features[1][0].block[2],
                                                                               nn.LayerNorm)
     assert tuple(model.features[1][0].layer_scale.shape) == (96, 1, 1)
-    assert np.all(model.features[1][0].layer_scale.numpy() == np.float32(1e-6))
+    assert np.all(model.features[1][0].layer_scale.detach().numpy() == np.float32(1e-6))
     probs = [b.stochastic_depth.p for i in (1, 3, 5, 7) for b in model.features[i]]
     assert probs[0] == 0.0 and abs(probs[-1] - 0.1) < 1e-12 and abs(probs[9] - 0.1 * 9 / 17) < 1e-12
-    w = model.features[5][0].block[3].weight.numpy()  # trunc_normal_(std=0.02)
-    assert abs(w.std() - 0.02) < 0.001 and np.all(model.features[5][0].block[3].bias.numpy() == 0)
+    w = model.features[5][0].block[3].weight.detach().numpy()  # trunc_normal_(std=0.02)
+    assert abs(w.std() - 0.02) < 0.001 and np.all(model.features[5][0].block[3].bias.detach().numpy() == 0)
     assert models.convnext_base(stochastic_depth_prob=0.0).features[7][2].stochastic_depth.p == 0.0
 
 
@@ -67,8 +67,8 @@ def test_layer_norm_2d_normalizes_channels_at_each_position():
         layer.bias.copy_(gg.tensor([0.0, 0.1, -0.2, 0.3]))
     x = np.random.RandomState(0).randn(2, 4, 3, 5)
     mean, var = x.mean(1, keepdims=True), x.var(1, keepdims=True)
-    expected = (x - mean) / np.sqrt(var + 1e-6) * layer.weight.numpy()[None, :, None, None] \
-        + layer.bias.numpy()[None, :, None, None]
+    expected = (x - mean) / np.sqrt(var + 1e-6) * layer.weight.detach().numpy()[None, :, None, None] \
+        + layer.bias.detach().numpy()[None, :, None, None]
     np.testing.assert_allclose(layer(gg.tensor(x.astype(np.float32))).detach().numpy(), expected, rtol=1e-4,
                                atol=1e-5)
     layer64 = models.LayerNorm2d(4).double()
@@ -81,11 +81,11 @@ def test_a_small_convnext_trains_and_drops_blocks_only_in_training():
     model = models.ConvNeXt(setting, stochastic_depth_prob=0.5, layer_scale=0.5, num_classes=3)
     assert model.features[3][1].stochastic_depth.p == 0.5 and model.classifier[2].in_features == 32
     opt = gg.optim.SGD(model.parameters(), lr=0.1)
-    before = model.features[1][0].layer_scale.numpy().copy()
+    before = model.features[1][0].layer_scale.detach().numpy().copy()
     loss = nn.functional.cross_entropy(model(gg.randn(4, 3, 32, 32)), gg.tensor([0, 1, 2, 0]))
     loss.backward()
     opt.step()
-    assert np.isfinite(loss.item()) and not np.array_equal(before, model.features[1][0].layer_scale.numpy())
+    assert np.isfinite(loss.item()) and not np.array_equal(before, model.features[1][0].layer_scale.detach().numpy())
     model.eval()
     x = gg.randn(2, 3, 32, 32)
     with gg.no_grad():

@@ -49,10 +49,10 @@ def test_googlenet_outputs_in_training_and_eval_and_a_training_step():
     opt = gg.optim.SGD(model.parameters(), lr=0.01)
     loss = nn.functional.cross_entropy(out.logits, y) + 0.3 * (nn.functional.cross_entropy(out.aux_logits1, y)
                                                                + nn.functional.cross_entropy(out.aux_logits2, y))
-    before = model.aux1.fc1.weight.numpy().copy()
+    before = model.aux1.fc1.weight.detach().numpy().copy()
     loss.backward()
     opt.step()
-    assert not np.array_equal(before, model.aux1.fc1.weight.numpy())
+    assert not np.array_equal(before, model.aux1.fc1.weight.detach().numpy())
     model.eval()
     with gg.no_grad():
         assert tuple(model(x).shape) == (2, 5)
@@ -81,10 +81,10 @@ def test_init_weights_none_warns_and_truncated_normal_init():
     gg.manual_seed(0)
     with pytest.warns(FutureWarning, match="init_weights=True"):
         model = models.googlenet(aux_logits=False)
-    w = model.inception4e.branch2[1].conv.weight.numpy()
+    w = model.inception4e.branch2[1].conv.weight.detach().numpy()
     # trunc_normal_(std=0.01, a=-2, b=2): the bounds are absolute, 200 standard deviations out.
     assert abs(w.std() - 0.01) < 0.001 and 0.04 < np.abs(w).max() <= 2
-    assert np.all(model.conv1.bn.weight.numpy() == 1) and np.all(model.conv1.bn.bias.numpy() == 0)
+    assert np.all(model.conv1.bn.weight.detach().numpy() == 1) and np.all(model.conv1.bn.bias.detach().numpy() == 0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         models.googlenet(init_weights=False, aux_logits=False)
@@ -109,7 +109,7 @@ def test_inception_v3_counts_names_and_aux_logits():
     assert model.AuxLogits.conv1.stddev == 0.01
     for layer, std in [(model.Mixed_6b.branch1x1.conv, 0.1), (model.AuxLogits.conv1.conv, 0.1),
                        (model.AuxLogits.fc, 0.001)]:
-        w = layer.weight.numpy()
+        w = layer.weight.detach().numpy()
         assert abs(w.std() - std) < 0.05 * std
     small = models.inception_v3(aux_logits=False, init_weights=False, num_classes=3)
     assert small.AuxLogits is None and count(small) == 27161264 - count(model.AuxLogits) - 2048 * 997 - 997

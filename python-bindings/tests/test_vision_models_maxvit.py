@@ -43,7 +43,7 @@ def test_maxvit_t_count_names_and_order():
     assert abs(model.blocks[3].layers[1].layers.MBconv.stochastic_depth.p - 0.2) < 1e-12
     bn = model.stem[0][1]
     assert abs(bn.eps - 1e-3) < 1e-12 and abs(bn.momentum - 0.01) < 1e-12
-    w = model.blocks[2].layers[0].layers.grid_attention.mlp_layer[1].weight.numpy()  # normal(std=0.02)
+    w = model.blocks[2].layers[0].layers.grid_attention.mlp_layer[1].weight.detach().numpy()  # normal(std=0.02)
     assert abs(w.std() - 0.02) < 0.001
 
 
@@ -64,16 +64,16 @@ def test_relative_attention_against_numpy():
     mha = maxvit.RelativePositionalMultiHeadAttention(8, 4, 4)
     x = np.random.RandomState(1).randn(2, 3, 4, 8).astype(np.float32)
     got = mha(gg.tensor(x)).detach().numpy()
-    w, b = mha.to_qkv.weight.numpy(), mha.to_qkv.bias.numpy()
+    w, b = mha.to_qkv.weight.detach().numpy(), mha.to_qkv.bias.detach().numpy()
     q, k, v = np.split(x @ w.T + b, 3, axis=-1)
-    table, index = mha.relative_position_bias_table.numpy(), mha.relative_position_index.numpy()
+    table, index = mha.relative_position_bias_table.detach().numpy(), mha.relative_position_index.detach().numpy()
     out = np.zeros_like(x)
     for h in range(2):
         sl = slice(4 * h, 4 * h + 4)
         logits = q[..., sl] @ (k[..., sl] * 8 ** -0.5).swapaxes(-1, -2) + table[index, h]
         p = np.exp(logits - logits.max(-1, keepdims=True))
         out[..., sl] = (p / p.sum(-1, keepdims=True)) @ v[..., sl]
-    expected = out @ mha.merge.weight.numpy().T + mha.merge.bias.numpy()
+    expected = out @ mha.merge.weight.detach().numpy().T + mha.merge.bias.detach().numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-5)
 
 

@@ -62,14 +62,14 @@ def test_built_tiny_models_names_and_order(name):
                               attn + "qkv.weight", attn + "qkv.bias"]
         assert keys[13:16] == [attn + "cpb_mlp.0.weight", attn + "cpb_mlp.0.bias", attn + "cpb_mlp.2.weight"]
         assert isinstance(model.features[2], swin.PatchMergingV2) and model.features[2].norm.normalized_shape == (192,)
-        np.testing.assert_allclose(model.features[1][0].attn.logit_scale.numpy(), np.log(10.0), rtol=1e-6)
+        np.testing.assert_allclose(model.features[1][0].attn.logit_scale.detach().numpy(), np.log(10.0), rtol=1e-6)
     shifts = [b.attn.shift_size for b in model.features[5]]
     side = 7 if name == "swin_t" else 8
     assert shifts == [[0, 0], [side // 2] * 2] * 3
     probs = [b.stochastic_depth.p for i in (1, 3, 5, 7) for b in model.features[i]]
     assert probs[0] == 0.0 and abs(probs[-1] - 0.2) < 1e-12
-    w = model.features[5][0].mlp[0].weight.numpy()  # every Linear: trunc_normal_(std=0.02)
-    assert abs(w.std() - 0.02) < 0.001 and np.all(model.head.bias.numpy() == 0)
+    w = model.features[5][0].mlp[0].weight.detach().numpy()  # every Linear: trunc_normal_(std=0.02)
+    assert abs(w.std() - 0.02) < 0.001 and np.all(model.head.bias.detach().numpy() == 0)
 
 
 def test_relative_position_index_and_v2_coordinates():

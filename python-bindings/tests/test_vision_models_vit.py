@@ -56,12 +56,12 @@ def test_vit_b_32_built_names_order_and_initialization():
     assert [type(m).__name__ for m in model.encoder.layers.encoder_layer_11.mlp] == ["Linear", "GELU", "Dropout",
                                                                                      "Linear", "Dropout"]
     assert tuple(model.encoder.pos_embedding.shape) == (1, 50, 768) and model.encoder.ln.eps == 1e-6
-    assert abs(model.encoder.pos_embedding.numpy().std() - 0.02) < 0.002
-    assert np.all(model.class_token.numpy() == 0) and np.all(model.heads.head.weight.numpy() == 0)
-    w = model.conv_proj.weight.numpy()  # trunc_normal_(std=sqrt(1 / (3 * 32 * 32)))
+    assert abs(model.encoder.pos_embedding.detach().numpy().std() - 0.02) < 0.002
+    assert np.all(model.class_token.detach().numpy() == 0) and np.all(model.heads.head.weight.detach().numpy() == 0)
+    w = model.conv_proj.weight.detach().numpy()  # trunc_normal_(std=sqrt(1 / (3 * 32 * 32)))
     assert abs(w.std() - np.sqrt(1 / 3072)) < 0.05 * np.sqrt(1 / 3072)
     fc = model.encoder.layers.encoder_layer_0.mlp[0]  # xavier uniform: bound sqrt(6 / (768 + 3072))
-    assert np.abs(fc.weight.numpy()).max() <= np.sqrt(6 / 3840) and np.abs(fc.bias.numpy()).max() < 1e-4
+    assert np.abs(fc.weight.detach().numpy()).max() <= np.sqrt(6 / 3840) and np.abs(fc.bias.detach().numpy()).max() < 1e-4
 
 
 def _tiny(**kwargs):
@@ -76,11 +76,11 @@ def test_image_size_class_token_and_a_training_step():
     with gg.no_grad():
         model.heads.head.weight.normal_(std=0.1)
     opt = gg.optim.SGD(model.parameters(), lr=0.1)
-    before = model.class_token.numpy().copy()
+    before = model.class_token.detach().numpy().copy()
     loss = nn.functional.cross_entropy(model(gg.randn(2, 3, 32, 32)), gg.tensor([0, 2]))
     loss.backward()
     opt.step()
-    assert np.isfinite(loss.item()) and not np.array_equal(before, model.class_token.numpy())
+    assert np.isfinite(loss.item()) and not np.array_equal(before, model.class_token.detach().numpy())
     assert model.encoder.pos_embedding.grad is not None
     with pytest.raises(ValueError, match="(?s)Wrong image height! Expected 32 but got 64.*image_size=64"):
         model(gg.randn(1, 3, 64, 64))
@@ -99,7 +99,7 @@ def test_representation_size_and_convolutional_stem():
                                     models.ConvStemConfig(out_channels=8, kernel_size=3, stride=4)])
     assert [n for n, _ in stem.conv_proj.named_children()] == ["conv_bn_relu_0", "conv_bn_relu_1", "conv_last"]
     assert tuple(stem.conv_proj.conv_last.weight.shape) == (16, 8, 1, 1)
-    assert abs(stem.conv_proj.conv_last.weight.numpy().std() - np.sqrt(2 / 16)) < 0.1 * np.sqrt(2 / 16)
+    assert abs(stem.conv_proj.conv_last.weight.detach().numpy().std() - np.sqrt(2 / 16)) < 0.1 * np.sqrt(2 / 16)
     with gg.no_grad():
         assert tuple(stem.eval()(gg.randn(2, 3, 32, 32)).shape) == (2, 1000)
 
@@ -131,6 +131,6 @@ def test_interpolate_embeddings_resizes_the_patch_grid_for_a_new_image_size():
     big = models.VisionTransformer(image_size=56, patch_size=8, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=32,
                                    num_classes=3)
     big.load_state_dict(new, strict=False)
-    assert np.array_equal(big.encoder.pos_embedding.numpy(), resized)
+    assert np.array_equal(big.encoder.pos_embedding.detach().numpy(), resized)
     with pytest.raises(ValueError, match="not a perfect square"):
         interpolate_embeddings(56, 8, {"encoder.pos_embedding": np.zeros((1, 6, 4), np.float32)})

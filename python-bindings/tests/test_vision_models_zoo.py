@@ -43,13 +43,13 @@ def _sgd_step_changes(model, watched, x, y, lr=0.01, momentum=0.0):
     """One cross-entropy SGD step over the trainable parameters; asserts a finite loss and that
     the watched parameter moved."""
     opt = gg.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr, momentum=momentum)
-    before = watched.numpy().copy()
+    before = watched.detach().numpy().copy()
     loss = nn.functional.cross_entropy(model(x), y)
     opt.zero_grad()
     loss.backward()
     opt.step()
     assert np.isfinite(loss.item())
-    assert not np.array_equal(before, watched.numpy())
+    assert not np.array_equal(before, watched.detach().numpy())
 
 
 @pytest.mark.parametrize("name", FAST)
@@ -107,13 +107,13 @@ def test_vgg_bn_layers_and_initialization():
     keys = list(model.state_dict())
     assert keys[:7] == ["features.0.weight", "features.0.bias", "features.1.weight", "features.1.bias",
                         "features.1.running_mean", "features.1.running_var", "features.1.num_batches_tracked"]
-    w = model.features[4].weight.numpy()  # [128, 64, 3, 3]: kaiming normal, fan_out 128 * 9
+    w = model.features[4].weight.detach().numpy()  # [128, 64, 3, 3]: kaiming normal, fan_out 128 * 9
     assert abs(w.std() - np.sqrt(2.0 / (128 * 9))) < 0.05 * np.sqrt(2.0 / (128 * 9))
-    assert np.all(model.features[4].bias.numpy() == 0) and np.all(model.features[1].weight.numpy() == 1)
-    lin = model.classifier[3].weight.numpy()
-    assert abs(lin.std() - 0.01) < 0.001 and np.all(model.classifier[3].bias.numpy() == 0)
+    assert np.all(model.features[4].bias.detach().numpy() == 0) and np.all(model.features[1].weight.detach().numpy() == 1)
+    lin = model.classifier[3].weight.detach().numpy()
+    assert abs(lin.std() - 0.01) < 0.001 and np.all(model.classifier[3].bias.detach().numpy() == 0)
     untouched = models.VGG(models.vgg.make_layers([8, "M"]), init_weights=False)
-    assert not np.all(untouched.features[0].bias.numpy() == 0)
+    assert not np.all(untouched.features[0].bias.detach().numpy() == 0)
 
 
 def test_vgg11_bn_trains_on_32x32_and_frozen_features_get_no_gradient():
@@ -183,11 +183,11 @@ def test_squeezenet_fire_names_classifier_and_forward():
 def test_squeezenet_initialization():
     gg.manual_seed(0)
     model = models.squeezenet1_0()
-    final = model.classifier[1].weight.numpy()
-    assert abs(final.std() - 0.01) < 0.001 and np.all(model.classifier[1].bias.numpy() == 0)
-    w = model.features[3].expand3x3.weight.numpy()  # kaiming uniform, fan_in 16 * 9: bound sqrt(6 / 144)
+    final = model.classifier[1].weight.detach().numpy()
+    assert abs(final.std() - 0.01) < 0.001 and np.all(model.classifier[1].bias.detach().numpy() == 0)
+    w = model.features[3].expand3x3.weight.detach().numpy()  # kaiming uniform, fan_in 16 * 9: bound sqrt(6 / 144)
     assert np.abs(w).max() <= np.sqrt(6.0 / 144) and np.abs(w).max() > 0.9 * np.sqrt(6.0 / 144)
-    assert np.all(model.features[3].squeeze.bias.numpy() == 0)
+    assert np.all(model.features[3].squeeze.bias.detach().numpy() == 0)
 
 
 def test_mobilenet_v2_blocks_names_and_width_mult():
@@ -214,7 +214,7 @@ def test_mobilenet_v2_trains_with_a_replaced_classifier():
     model = models.mobilenet_v2(width_mult=0.35, dropout=0.1)
     model.classifier[1] = nn.Linear(model.last_channel, 3)
     _sgd_step_changes(model, model.features[0][0].weight, gg.randn(2, 3, 32, 32), gg.tensor([0, 2]))
-    w = models.mobilenet_v2().features[18][0].weight.numpy()  # kaiming normal, fan_out 1280
+    w = models.mobilenet_v2().features[18][0].weight.detach().numpy()  # kaiming normal, fan_out 1280
     assert abs(w.std() - np.sqrt(2.0 / 1280)) < 0.05 * np.sqrt(2.0 / 1280)
 
 
@@ -256,7 +256,7 @@ def test_a_small_densenet_trains_with_dropout_and_is_deterministic_in_eval():
     model.eval()
     with gg.no_grad():
         np.testing.assert_array_equal(model(x).numpy(), model(x).numpy())
-    w = models.densenet121().features.conv0.weight.numpy()  # kaiming normal, fan_in 3 * 49
+    w = models.densenet121().features.conv0.weight.detach().numpy()  # kaiming normal, fan_in 3 * 49
     assert abs(w.std() - np.sqrt(2.0 / 147)) < 0.05 * np.sqrt(2.0 / 147)
 
 
@@ -305,7 +305,7 @@ def test_efficientnet_b0_stages_and_stochastic_depth():
     assert tuple(out.shape) == (2, 4)
     out.sum().backward()
     assert model.features[0][0].weight.grad is not None
-    lin = model.classifier[1].weight.numpy()  # uniform(+-1/sqrt(4))
+    lin = model.classifier[1].weight.detach().numpy()  # uniform(+-1/sqrt(4))
     assert np.abs(lin).max() <= 0.5
 
 

@@ -31,12 +31,12 @@ def compare(ours, theirs, arrays, grads=(), kwargs=None, rtol=1e-10, atol=1e-12)
         return str(e)
     got = ours(*a, **{k: _convert(v, gg.tensor, False) for k, v in kwargs.items()})
     assert tuple(got.shape) == tuple(want.shape), f"shape {tuple(got.shape)}, torch {tuple(want.shape)}"
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=rtol, atol=atol)
     if grads and want.numel():  # torch's backward refuses some empty outputs (area mode)
         seed = np.random.default_rng(3).standard_normal(tuple(want.shape))
         (got * gg.tensor(seed)).sum().backward()
         (want * torch.tensor(seed)).sum().backward()
         for i in grads:
-            np.testing.assert_allclose(a[i].grad.numpy(), b[i].grad.numpy(), rtol=rtol * 10, atol=atol * 10,
+            np.testing.assert_allclose(a[i].grad.detach().numpy(), b[i].grad.detach().numpy(), rtol=rtol * 10, atol=atol * 10,
                                        err_msg=f"gradient of argument {i}")
     return None

@@ -35,7 +35,7 @@ def _convert(value, lib):
 def _plain(result):
     """A result as nested lists of (dtype name, shape, array) and plain Python values."""
     if isinstance(result, (torch.Tensor, gt.Tensor)):
-        array_ = result.detach().numpy() if isinstance(result, torch.Tensor) else result.numpy()
+        array_ = result.detach().numpy() if isinstance(result, torch.Tensor) else result.detach().numpy()
         return ("tensor", str(result.dtype).split(".")[-1], tuple(result.shape), array_)
     if isinstance(result, (tuple, list)):
         return [_plain(r) for r in result]

@@ -22,8 +22,8 @@ def assert_pretrained_refused(name):
 def assert_sgd_step_moves(model, watched, x, labels, lr=0.1):
     """One cross-entropy SGD step: the loss is finite and the watched parameter changes."""
     opt = gg.optim.SGD(model.parameters(), lr=lr)
-    before = watched.numpy().copy()
+    before = watched.detach().numpy().copy()
     loss = gg.nn.functional.cross_entropy(model(x), gg.tensor(labels))
     loss.backward()
     opt.step()
-    assert np.isfinite(loss.item()) and not np.array_equal(before, watched.numpy())
+    assert np.isfinite(loss.item()) and not np.array_equal(before, watched.detach().numpy())

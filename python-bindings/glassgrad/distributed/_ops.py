@@ -36,7 +36,7 @@ def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
     """Reduces one Python number over the ranks (metrics, barriers)."""
     device = _group.device()
     t = Tensor(np.array([value], dtype=np.float64 if device == "cpu" else np.float32), device=device)
-    return float(all_reduce(t, op).numpy()[0])
+    return float(all_reduce(t, op).detach().numpy()[0])
 
 
 def barrier() -> None:

@@ -192,7 +192,7 @@ class LBFGS(Optimizer):
         return np.dtype(self._params[0].dtype if self._params[0].dtype in ("float32", "float64") else "float32")
 
     def _flat_grad(self) -> np.ndarray:
-        parts = [np.zeros(p.numel(), self._dtype()) if p.grad is None else p.grad.numpy().reshape(-1)
+        parts = [np.zeros(p.numel(), self._dtype()) if p.grad is None else p.grad.detach().numpy().reshape(-1)
                  for p in self._params]
         return np.concatenate(parts).astype(self._dtype(), copy=False)
 

@@ -92,7 +92,7 @@ class _Orthogonal(Module):
             arr = np.swapaxes(arr, -1, -2)
             n, k = k, n
         if n == k:
-            eps = 10.0 * n * np.finfo(q.numpy().dtype).eps
+            eps = 10.0 * n * np.finfo(q.detach().numpy().dtype).eps
             gram = np.swapaxes(arr, -1, -2) @ arr
             if not np.allclose(gram, np.eye(k), atol=eps):
                 arr = _make_orthogonal(arr)
@@ -101,8 +101,8 @@ class _Orthogonal(Module):
             extra = generator().standard_normal(arr.shape[:-2] + (n, n - k))
             arr = _make_orthogonal(np.concatenate([arr, extra], axis=-1))
         self.__dict__.pop("base", None)
-        self.register_buffer("base", Tensor(arr.astype(q.numpy().dtype), device=q.device))
-        neg_id = np.zeros(self.shape, dtype=q.numpy().dtype)
+        self.register_buffer("base", Tensor(arr.astype(q.detach().numpy().dtype), device=q.device))
+        neg_id = np.zeros(self.shape, dtype=q.detach().numpy().dtype)
         idx = np.arange(min(self.shape[-2:]))
         neg_id[..., idx, idx] = -1.0
         return Tensor(neg_id, device=q.device)

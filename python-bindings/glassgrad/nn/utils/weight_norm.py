@@ -35,7 +35,7 @@ class WeightNorm:
             raise ValueError(f"weight_norm: module has no parameter '{name}' (got {type(weight).__name__})\n"
                              f"  fix: weight_norm(module, name=...) with one of {list(module._parameters)}")
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight.detach(), fn.dim).numpy(),
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight.detach(), fn.dim).detach().numpy(),
                                                          device=weight.device))
         module.register_parameter(name + "_v", Parameter(weight.detach().numpy(), device=weight.device))
         setattr(module, name, fn.compute_weight(module))
@@ -47,7 +47,7 @@ class WeightNorm:
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]
         del module._parameters[self.name + "_v"]
-        setattr(module, self.name, Parameter(weight.numpy(), device=weight.device))
+        setattr(module, self.name, Parameter(weight.detach().numpy(), device=weight.device))
 
     def __call__(self, module: Module, inputs) -> None:
         setattr(module, self.name, self.compute_weight(module))

@@ -1,0 +1,67 @@
+"""Tensor.numpy() as PyTorch documents it: a tensor that requires grad is refused with its
+RuntimeError ("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy()
+instead."), unless numpy(force=True); np.asarray(t) goes through numpy() and is refused too.
+item(), tolist() and printing read such a tensor as PyTorch's do."""
+import copy
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+_REFUSED = "(?s)Can't call numpy\\(\\) on Tensor that requires grad. Use tensor.detach\\(\\).numpy\\(\\) instead.*fix"
+
+
+def test_numpy_of_a_leaf_that_requires_grad_raises_runtime_error():
+    w = gg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=_REFUSED):
+        w.numpy()
+    with pytest.raises(RuntimeError, match=_REFUSED):
+        np.asarray(w)
+    np.testing.assert_array_equal(w.detach().numpy(), np.ones(3, np.float32))
+    np.testing.assert_array_equal(w.numpy(force=True), np.ones(3, np.float32))
+
+
+def test_numpy_of_a_computed_tensor_follows_requires_grad():
+    w = gg.ones(2, requires_grad=True)
+    y = w * 3
+    with pytest.raises(RuntimeError, match=_REFUSED):
+        y.numpy()
+    with gg.no_grad():
+        z = w * 3
+    np.testing.assert_array_equal(z.numpy(), [3.0, 3.0])  # made without a graph: no grad required
+    np.testing.assert_array_equal(y.detach().numpy(), [3.0, 3.0])
+    assert w.grad is None  # detach().numpy() records nothing for backward
+
+
+def test_parameters_are_refused_and_read_through_detach():
+    lin = gg.nn.Linear(2, 3)
+    with pytest.raises(RuntimeError, match=_REFUSED):
+        lin.weight.numpy()
+    assert lin.weight.detach().numpy().shape == (3, 2)
+    lin.weight.requires_grad_(False)
+    assert lin.weight.numpy().shape == (3, 2)
+
+
+def test_item_tolist_repr_and_copies_of_a_tensor_that_requires_grad_still_work():
+    w = gg.tensor([1.5, -2.0], requires_grad=True)
+    assert w.tolist() == [1.5, -2.0] and w.sum().item() == -0.5 and float(w[0]) == 1.5
+    assert repr(w) == "tensor([ 1.5000, -2.0000], requires_grad=True)"
+    c = copy.deepcopy(w)
+    assert c.requires_grad and c.tolist() == [1.5, -2.0]
+    m = copy.deepcopy(gg.nn.Linear(2, 2))
+    assert m.weight.requires_grad and m.weight.shape == (2, 2)
+    assert gg.unique(gg.tensor([2.0, 1.0, 2.0], requires_grad=True)).tolist() == [1.0, 2.0]
+
+
+def test_state_dict_of_parameters_saves_and_loads(tmp_path):
+    lin = gg.nn.Linear(2, 2)
+    gg.save(lin.state_dict(), tmp_path / "m.pt")
+    back = gg.nn.Linear(2, 2)
+    back.load_state_dict(gg.load(tmp_path / "m.pt"))
+    np.testing.assert_array_equal(back.weight.detach().numpy(), lin.weight.detach().numpy())
+
+
+def test_force_must_be_given_by_keyword():
+    with pytest.raises(TypeError):
+        gg.ones(2).numpy(True)
