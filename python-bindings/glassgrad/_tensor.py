@@ -633,14 +633,28 @@ class Tensor:
 
     @grad.setter
     def grad(self, value: Optional["Tensor"]) -> None:
-        """Sets .grad to None or a tensor of this tensor's shape, as PyTorch's setter checks (`a.grad = 0.`
-        raises its TypeError; zero a gradient with a.grad = None). A gradient of another dtype is
-        kept (PyTorch refuses it; glassgrad's clipping and optimizers cast where they combine)."""
+        """Sets .grad to None or a tensor of this tensor's dtype, device and shape, as PyTorch's
+        setter checks them in that order (`a.grad = 0.` raises its TypeError, `a.grad = a` and a
+        gradient of another dtype, device or shape its RuntimeError; zero a gradient with
+        a.grad = None)."""
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}\n  fix: x.grad = None (or x.grad.zero_()) to clear it, "
                                 f"or a tensor: x.grad = glassgrad.zeros_like(x)")
+            if value is self:
+                raise _C.TensorStateError("can't assign Variable as its own grad\n"
+                                          "  fix: x.grad = x.detach().clone() for a gradient equal to its values")
+            if value.dtype != self.dtype:
+                raise _C.TensorStateError(
+                    f"attempting to assign a gradient with dtype '{value.dtype}' to a tensor with dtype "
+                    f"'{self.dtype}'. Please ensure that the gradient and the tensor have the same dtype\n"
+                    f"  fix: x.grad = g.to(x.dtype)")
+            if value.device != self.device:
+                raise _C.TensorStateError(
+                    f"attempting to assign a gradient on device '{value.device}' to a tensor on device "
+                    f"'{self.device}'. Please ensure that the gradient and the tensor are on the same device\n"
+                    f"  fix: x.grad = g.to(x.device)")
             if value.shape != self.shape:
                 raise _C.TensorStateError(
                     f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "

@@ -75,7 +75,7 @@ def test_clip_grad_norm_without_gradients_is_a_zero_norm_as_in_pytorch():
 
 @pytest.mark.parametrize("norm_type, want", [(1, 7.0), (float("inf"), 4.0), (3, 91.0 ** (1 / 3)), (0, 2.0)])
 def test_clip_grad_norm_takes_any_norm_type(norm_type, want):
-    p = glassgrad.nn.Parameter(np.zeros(3))
+    p = glassgrad.nn.Parameter(np.zeros(3, np.float32))
     p.grad = glassgrad.tensor([3.0, -4.0, 0.0])
     norm = glassgrad.clip_grad_norm_([p], 1.0, norm_type=norm_type)
     assert norm.item() == pytest.approx(want)
@@ -105,7 +105,7 @@ def test_clip_grad_norm_of_several_gradients_matches_numpy(rng, norm_type):
 
 
 def test_clip_grad_norm_with_an_infinite_max_norm_measures_only():
-    p = glassgrad.nn.Parameter(np.zeros(2))
+    p = glassgrad.nn.Parameter(np.zeros(2, np.float32))
     p.grad = glassgrad.tensor([30.0, 40.0])
     assert glassgrad.clip_grad_norm_([p], float("inf")).item() == pytest.approx(50.0)
     np.testing.assert_array_equal(p.grad.numpy(), [30.0, 40.0])

@@ -1,6 +1,5 @@
 """Assigning Tensor.grad as PyTorch: None or a tensor like the tensor; other values raise
-PyTorch's exception types (TypeError for a number, RuntimeError for another size). A gradient of
-another dtype is kept, where PyTorch raises (porting.md)."""
+PyTorch's exception types (TypeError for a number, RuntimeError for another size or dtype)."""
 import numpy as np
 import pytest
 
@@ -10,11 +9,12 @@ torch = pytest.importorskip("torch")
 
 
 @pytest.mark.parametrize("value", [0.0, 1, "g", np.zeros(3, np.float32), ("t", (2,)), ("t", (3, 1)),
-                                   ("t", (3,)), None])
+                                   ("t", (3,)), ("f64", (3,)), ("i64", (3,)), None])
 def test_grad_assignment_raises_or_sets_as_torch(value):
     def make(fw):
         if isinstance(value, tuple):
-            return fw.ones(*value[1])
+            dtype = {"t": None, "f64": fw.float64, "i64": fw.int64}[value[0]]
+            return fw.ones(*value[1], dtype=dtype)
         return value
 
     outcome = []
