@@ -9,7 +9,8 @@ training epoch fed by a DataLoader against the same epoch over tensors already o
              steps: PIL pad and crop, PIL flip, from_numpy/permute/div, sub/div per channel), and
              its rows say so.
   loader_cpu The training process's CPU time per batch (time.process_time over whole epochs, its
-             threads included, the time a simulated step sleeps excluded) for glassgrad's DataLoader
+             threads included, the time a simulated step sleeps excluded), and with workers the
+             workers' CPU time per batch, all workers together (Linux), for glassgrad's DataLoader
              and PyTorch's on the same TensorDataset of Fashion-MNIST-shaped float32 images,
              batches of 32 and 256, num_workers=2, pin_memory off (and on, on a GPU): every
              microsecond of it adds to a GPU step that is bound by the host. The loop sleeps
@@ -154,10 +155,30 @@ def pipeline(args, torch, res: Results) -> None:
 # ---------------------------------------------------------------------------------------------
 # loader_cpu
 
+def workers_cpu_seconds(loader):
+    """CPU seconds the loader's persistent worker processes have run, all their threads (Linux's
+    scheduler accounting in nanoseconds, /proc/<pid>/task/<tid>/schedstat), or None (no workers,
+    or no such files). Both DataLoaders keep their persistent iterator in `_iterator` and its
+    processes in `_workers`."""
+    workers = getattr(getattr(loader, "_iterator", None), "_workers", None)
+    if not workers:
+        return None
+    total = 0.0
+    for w in workers:
+        try:
+            for tid in os.listdir(f"/proc/{w.pid}/task"):
+                with open(f"/proc/{w.pid}/task/{tid}/schedstat") as f:
+                    total += int(f.read().split()[0]) * 1e-9
+        except (OSError, ValueError, IndexError):
+            return None
+    return total
+
+
 def main_process_us_per_batch(loader, epochs: int, step_s: float) -> list:
     """This process's CPU time per batch over each epoch (all its threads: PyTorch's and
-    multiprocessing's helper threads count), less the CPU the simulated step's sleep costs, and
-    the epoch's images per second of wall time (sleeps included): a list of (us, images/s)."""
+    multiprocessing's helper threads count), less the CPU the simulated step's sleep costs, the
+    epoch's images per second of wall time (sleeps included), and the CPU time of all workers
+    together per batch (None without workers): a list of (us, images/s, worker us)."""
     n_sleep = 200
     start = time.process_time()
     for _ in range(n_sleep):
@@ -165,13 +186,18 @@ def main_process_us_per_batch(loader, epochs: int, step_s: float) -> list:
     sleep_cpu = (time.process_time() - start) / n_sleep
     out = []
     for _ in range(epochs):
+        workers_before = workers_cpu_seconds(loader)
         start, wall, n, images = time.process_time(), time.perf_counter(), 0, 0
         for batch in loader:
             time.sleep(step_s)
             n += 1
             images += len(batch[0])
         wall = time.perf_counter() - wall
-        out.append((((time.process_time() - start) / n - sleep_cpu) * 1e6, images / wall))
+        cpu = time.process_time() - start
+        workers_after = workers_cpu_seconds(loader)
+        worker_us = None if workers_before is None or workers_after is None \
+            else (workers_after - workers_before) / n * 1e6
+        out.append(((cpu / n - sleep_cpu) * 1e6, images / wall, worker_us))
     return out
 
 
@@ -204,8 +230,11 @@ def loader_cpu(args, torch, res: Results) -> None:
                 torchs += main_process_us_per_batch(theirs, 1, args.step_us * 1e-6)
         step = f"step {args.step_us:.0f} us; load average {os.getloadavg()[0]:.1f}"
         for metric, unit, pick, k, better in (("main_process_us_per_batch", "us", min, 0, "below 1: less CPU"),
-                                               ("images_per_second", "img/s", max, 1, "above 1: faster")):
-            m, t = [r[k] for r in mine], [r[k] for r in torchs]
+                                               ("images_per_second", "img/s", max, 1, "above 1: faster"),
+                                               ("worker_us_per_batch", "us", min, 2, "below 1: less CPU")):
+            m, t = [r[k] for r in mine if r[k] is not None], [r[k] for r in torchs if r[k] is not None]
+            if not m:
+                continue  # no workers (or no per-process accounting): no worker row
             ratio = pick(m) / pick(t) if t else None
             if t:
                 res.add(args.device, workload, metric, pick(t), unit, torch_name(torch),
