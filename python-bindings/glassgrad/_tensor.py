@@ -387,7 +387,7 @@ class Tensor:
 
     def numel(self) -> int:
         """The number of elements (Tensor.numel, Tensor.nelement)."""
-        return math.prod(self.shape)
+        return math.prod(self._h.shape)
 
     nelement = numel
 
@@ -695,7 +695,7 @@ class Tensor:
     def _values(self) -> np.ndarray:
         """The elements as NumPy values for item/tolist/printing (bfloat16 exactly, as float32),
         with or without requires_grad (PyTorch's item, tolist and print read through it)."""
-        return (self.float() if self.dtype == "bfloat16" else self)._raw().numpy()
+        return (self.float() if self._h.dtype == "bfloat16" else self)._raw().numpy()
 
     def __array__(self, dtype=None, copy=None):
         """np.asarray(t): t.numpy(), so a tensor that requires grad is refused as PyTorch's is."""
