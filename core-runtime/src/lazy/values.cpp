@@ -23,6 +23,28 @@ thread_local bool t_eager_views = true;
 
 uint64_t next_seq() { return ++g_seq; }
 
+TraceNode::~TraceNode() {
+  // Invariant: a node reached here is released by its last owner, so an input value held by
+  // nothing else, and that value's producer held by nothing else, die with it. They are moved
+  // to a local stack and emptied one at a time: each node destroyed from the stack has no
+  // inputs left, so its own destructor finds nothing to release and the depth stays constant.
+  std::vector<std::shared_ptr<TraceNode>> stack;
+  auto release_inputs = [&stack](std::vector<ValuePtr>& ins) {
+    for (ValuePtr& v : ins) {
+      if (v && v.use_count() == 1 && v->producer && v->producer.use_count() == 1) {
+        stack.push_back(std::move(v->producer));
+      }
+    }
+    ins.clear();
+  };
+  release_inputs(inputs);
+  while (!stack.empty()) {
+    std::shared_ptr<TraceNode> n = std::move(stack.back());
+    stack.pop_back();
+    release_inputs(n->inputs);
+  }
+}
+
 void pin(const ValuePtr& v) {
   if (v->pins++ == 0 && !v->realized()) pending()[v.get()] = v;
 }

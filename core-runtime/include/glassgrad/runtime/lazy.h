@@ -121,6 +121,10 @@ struct TraceNode : std::enable_shared_from_this<TraceNode> {
   // node and the node's index in that walk's list.
   uint64_t visited_by = 0;
   size_t visit_index = 0;
+  // Releases the producers this node alone keeps alive without recursing once per link: a
+  // chain of thousands of unrealized ops (a Python loop of `N[i, j] += 1`) would otherwise
+  // overflow the stack when its last handle goes (values.cpp).
+  ~TraceNode();
 };
 
 // One view a handle's value is derived by from its storage's value (a view op and its attributes).
