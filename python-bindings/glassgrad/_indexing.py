@@ -426,7 +426,22 @@ def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
         axis += 1
     indices = [_index_tensor(i, t, where) for _, i in adv]
     dims = [a for a, _ in adv]
+    _check_broadcast(indices, where)
     return _Plan(basic, dims, indices, _result_axes(view_shape, dims, indices, flips_at))
+
+
+def _check_broadcast(indices, where: str) -> None:
+    """Index tensors broadcast together, or indexing raises IndexError as PyTorch's does."""
+    shapes = [tuple(i.shape) for i in indices]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        listed = ", ".join(str(list(sh)) for sh in shapes)
+        raise _C.GlassgradIndexError(
+            f"{where}: shape mismatch: indexing tensors could not be broadcast together with shapes {listed}\n"
+            "  cause: x[a, b] picks the elements (a[k], b[k]), so the index tensors must have one shape "
+            "(or broadcast to one)\n"
+            "  fix: index with tensors of the same length, e.g. x[torch.arange(len(b)), b]") from None
 
 
 def _result_axes(view_shape, dims, indices, view_axes) -> List[int]:

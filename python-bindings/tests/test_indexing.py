@@ -187,3 +187,19 @@ def test_an_out_of_range_index_list_or_computed_cpu_tensor_raises_when_indexing(
     with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 0 with size 3"):
         x[[0, -4]] = 1.0
     assert x[gg.tensor([-3, 2]), [0, -1]].shape == (2,)
+
+
+def test_index_tensors_that_do_not_broadcast_raise_index_error_naming_their_shapes():
+    # PyTorch: IndexError "shape mismatch: indexing tensors could not be broadcast together with
+    # shapes [32], [19930]" (a notebook's probs[torch.arange(32), Y] with Y of the whole data set),
+    # for reads and writes alike; shapes that broadcast index as NumPy does.
+    x = gg.tensor(X.copy())
+    msg = r"shape mismatch: indexing tensors could not be broadcast together with shapes \[3\], \[2\]"
+    with pytest.raises(IndexError, match=msg):
+        x[gg.arange(3), gg.tensor([1, 2])]
+    with pytest.raises(IndexError, match=msg):
+        x[gg.arange(3), gg.tensor([1, 2])] = 1.0
+    with pytest.raises(IndexError, match=r"shapes \[2\], \[3\], \[4\]"):
+        x[[0, 1], [0, 1, 2], [0, 1, 2, 3]]
+    rows, cols = np.array([[0], [3]]), np.array([1, 2, 4])
+    np.testing.assert_array_equal(x[gg.tensor(rows), gg.tensor(cols)].numpy(), X[rows, cols])
