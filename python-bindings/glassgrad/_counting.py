@@ -1,15 +1,17 @@
-"""PyTorch's counting functions: torch.unique, unique_consecutive, bincount and histc (each also
-a Tensor method). Their result's shape depends on the values (unique, bincount) or they have no
+"""PyTorch's counting functions: torch.unique, unique_consecutive, bincount, histc and histogram
+(each also a Tensor method). Their result's shape depends on the values (unique, bincount) or they have no
 gradient (PyTorch defines none for any of them), so the input is computed now, as PyTorch
 synchronizes with the GPU here, and the results are new tensors on the input's device.
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Optional
 
 import numpy as np
 
 from . import _C
+from ._factories import linspace
 from ._tensor import Tensor, tensor
 
 
@@ -143,4 +145,73 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     return _on(counts.astype(input.detach().numpy().dtype), input)
 
 
-__all__ = ["unique", "unique_consecutive", "bincount", "histc"]
+# torch.return_types.histogram: a tuple that also names its two tensors
+histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+
+
+def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
+    """The bin edges torch.histogram counts with: the given 1-d tensor of increasing edges, or
+    `bins` equal bins from linspace over `range` (default: the data's smallest and largest
+    element; an empty span widened by 0.5 each way, as NumPy and PyTorch widen it)."""
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1 or bins.numel() < 1:
+            raise _C.ShapeError(f"torch.histogram(): bins must be a 1-d tensor of edges, got shape {list(bins.shape)}\n"
+                                "  fix: torch.linspace(0, 1, 11) for 10 bins over [0, 1], or an int bins=10")
+        if bins.dtype != like.dtype:
+            raise _C.DTypeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
+                                f"input {like.dtype} and bins {bins.dtype}\n  fix: bins.to(input.dtype)")
+        edges = bins.detach().numpy().astype(np.float64)
+        if np.any(np.diff(edges) < 0):
+            raise _C.InvalidArgumentError("torch.histogram(): bin edges must be increasing\n  fix: sort them")
+        return edges
+    n = int(bins)
+    if n <= 0:
+        raise _C.InvalidArgumentError(f"torch.histogram(): bins must be > 0, but got {n}\n  fix: bins=100")
+    if range is not None:
+        lo, hi = (float(v) for v in range)
+    elif a.size:
+        lo, hi = float(a.min()), float(a.max())
+    else:
+        lo, hi = 0.0, 0.0
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise _C.InvalidArgumentError(f"torch.histogram(): range [{lo}, {hi}] is not finite\n"
+                                      "  fix: pass range=(lo, hi), or drop infinite elements first")
+    if lo > hi:
+        raise _C.InvalidArgumentError(f"torch.histogram(): min should not exceed max, but got min {lo} max {hi}\n"
+                                      "  fix: range=(smaller, larger)")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return linspace(lo, hi, n + 1, dtype=like.dtype).numpy().astype(np.float64)
+
+
+def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] = None, density: bool = False,
+              out=None):
+    """(hist, bin_edges) of the elements of `input` (torch.histogram): `bins` an int of equal bins
+    over `range` (or the data's span) or a 1-d tensor of increasing edges; each bin holds
+    [left, right) but the last, which holds its right edge too; elements outside are left out.
+    `weight` (input's shape) counts each element by its weight; `density` divides by the total
+    and the bin's width. Floating inputs only; both results in the input's dtype, no gradient."""
+    if out is not None:
+        raise _C.UnsupportedError("torch.histogram(..., out=...) is not supported\n  fix: hist, edges = torch.histogram(x, bins)")
+    if not input.dtype.is_floating_point:
+        raise _C.DTypeError(f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
+    a = input.detach().numpy().astype(np.float64).reshape(-1)
+    edges = _histogram_edges(a, bins, range, input)
+    w = None
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape):
+            raise _C.ShapeError(f"torch.histogram(): weight should have the same shape as input, got input "
+                                f"{list(input.shape)} and weight {list(weight.shape)}\n  fix: one weight per element")
+        w = weight.detach().numpy().astype(np.float64).reshape(-1)
+    dtype = input.detach().numpy().dtype
+    if edges.size < 2:
+        hist = np.zeros(0)
+    else:
+        hist, _ = np.histogram(a, bins=edges, weights=w)
+        hist = hist.astype(np.float64)
+        if density:
+            hist = hist / (hist.sum() * np.diff(edges))
+    return histogram_result(_on(hist.astype(dtype), input), _on(edges.astype(dtype), input))
+
+
+__all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram"]
