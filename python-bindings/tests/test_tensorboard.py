@@ -100,3 +100,41 @@ def test_text_flush_close_and_default_log_dir(tmp_path, monkeypatch):
     w.close()  # twice is fine
     with pytest.raises(ValueError, match="one number"):
         SummaryWriter(str(tmp_path / "x")).add_scalar("v", np.ones(3), 0)
+
+
+def test_pr_curves_count_each_threshold_as_a_loop_over_thresholds_does(tmp_path):
+    # PyTorch's add_pr_curve: at threshold t = i / (n - 1), a prediction p is positive when its
+    # bucket floor(p * (n - 1)) is at least i; rows tp, fp, tn, fn, precision, recall as float32,
+    # at most 127 thresholds, in TensorBoard's "pr_curves" plugin.
+    rng = np.random.default_rng(1)
+    labels = rng.integers(0, 2, 60)
+    predictions = rng.random(60).astype(np.float32)
+    predictions[:3] = [0.0, 1.0, 0.5]
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_pr_curve("class0", gg.tensor(labels), gg.tensor(predictions), 2, num_thresholds=11)
+        w.add_pr_curve("capped", labels, predictions, num_thresholds=500)
+        w.add_pr_curve("weighted", labels == 1, predictions, num_thresholds=5, weights=np.arange(60.0))
+    ea = _read(tmp_path)
+    event = ea.Tensors("class0")[0]
+    data = np.array(event.tensor_proto.float_val, np.float32).reshape(6, 11)
+    assert event.step == 2 and ea.summary_metadata["class0"].plugin_data.plugin_name == "pr_curves"
+
+    def expected(n, weight):
+        bucket = np.floor(predictions.astype(np.float64) * (n - 1))
+        rows = []
+        for i in range(n):
+            pred_pos = bucket >= i
+            tp = (weight * (pred_pos & (labels == 1))).sum()
+            fp = (weight * (pred_pos & (labels == 0))).sum()
+            fn = (weight * (~pred_pos & (labels == 1))).sum()
+            tn = (weight * (~pred_pos & (labels == 0))).sum()
+            rows.append([tp, fp, tn, fn, tp / max(1e-7, tp + fp), tp / max(1e-7, tp + fn)])
+        return np.array(rows).T
+
+    np.testing.assert_allclose(data, expected(11, np.ones(60)), rtol=1e-6)
+    capped = ea.Tensors("capped")[0].tensor_proto
+    assert [d.size for d in capped.tensor_shape.dim] == [6, 127]
+    weighted = np.array(ea.Tensors("weighted")[0].tensor_proto.float_val).reshape(6, 5)
+    np.testing.assert_allclose(weighted, expected(5, np.arange(60.0)), rtol=1e-6)
+    with pytest.raises(ValueError, match="must have one shape"):
+        SummaryWriter(str(tmp_path)).add_pr_curve("bad", labels[:5], predictions)

@@ -1,5 +1,6 @@
 """The protocol-buffer summaries SummaryWriter writes, from NumPy values: scalars, images (PNG),
-histograms (TensorFlow's bucket edges, as PyTorch's bins="tensorflow") and text, and a GraphDef
+histograms (TensorFlow's bucket edges, as PyTorch's bins="tensorflow"), text, precision-recall
+curves, and a GraphDef
 of a compiled glassgrad plan (add_graph)."""
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Dict, List, Optional, Sequence
 import numpy as np
 from tensorboard.compat.proto import (attr_value_pb2, graph_pb2, node_def_pb2, summary_pb2, tensor_pb2,
                                       tensor_shape_pb2, types_pb2, versions_pb2)
+from tensorboard.plugins.pr_curve import plugin_data_pb2 as pr_curve_plugin
 from tensorboard.plugins.text import plugin_data_pb2 as text_plugin
 
 
@@ -103,6 +105,45 @@ def text(tag: str, text_string: str) -> summary_pb2.Summary:
                                         dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=1)]))
     return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag + "/text_summary", metadata=meta,
                                                                 tensor=tensor)])
+
+
+def pr_curve_data(labels: np.ndarray, predictions: np.ndarray, num_thresholds: int,
+                  weights: Optional[np.ndarray] = None) -> np.ndarray:
+    """The [6, num_thresholds] rows TensorBoard's PR-curve plugin reads: true positives, false
+    positives, true negatives, false negatives, precision and recall at the thresholds
+    i / (num_thresholds - 1). A prediction p falls in bucket floor(p * (num_thresholds - 1)) and
+    counts as positive at every threshold up to its bucket's (PyTorch's add_pr_curve and
+    TensorBoard's own summary count this way; a bucket outside [0, num_thresholds - 1] counts
+    nowhere); precision and recall divide by at least 1e-7."""
+    w = np.ones_like(labels, dtype=np.float64) if weights is None else np.broadcast_to(weights, labels.shape)
+    positive = labels.astype(np.float64).reshape(-1)
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    bucket = np.floor(predictions.astype(np.float64).reshape(-1) * (num_thresholds - 1)).astype(np.int64)
+    inside = (bucket >= 0) & (bucket <= num_thresholds - 1)  # PyTorch's histogram drops the rest
+    bucket, positive, w = bucket[inside], positive[inside], w[inside]
+    tp_at = np.bincount(bucket, weights=positive * w, minlength=num_thresholds)
+    fp_at = np.bincount(bucket, weights=(1.0 - positive) * w, minlength=num_thresholds)
+    tp = np.cumsum(tp_at[::-1])[::-1]  # predicted positive at threshold i: bucket >= i
+    fp = np.cumsum(fp_at[::-1])[::-1]
+    tn = fp[0] - fp
+    fn = tp[0] - tp
+    precision = tp / np.maximum(1e-7, tp + fp)
+    recall = tp / np.maximum(1e-7, tp + fn)
+    return np.stack([tp, fp, tn, fn, precision, recall])
+
+
+def pr_curve(tag: str, labels: np.ndarray, predictions: np.ndarray, num_thresholds: int = 127,
+             weights: Optional[np.ndarray] = None) -> summary_pb2.Summary:
+    # PyTorch caps the thresholds at 127, as TensorBoard's plugin expects at most that many.
+    n = min(int(num_thresholds), 127)
+    data = pr_curve_data(labels, predictions, n, weights).astype(np.float32)
+    content = pr_curve_plugin.PrCurvePluginData(version=0, num_thresholds=n).SerializeToString()
+    meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(
+        plugin_name="pr_curves", content=content))
+    dims = [tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in data.shape]
+    tensor = tensor_pb2.TensorProto(dtype=types_pb2.DT_FLOAT, float_val=data.reshape(-1).tolist(),
+                                    tensor_shape=tensor_shape_pb2.TensorShapeProto(dim=dims))
+    return summary_pb2.Summary(value=[summary_pb2.Summary.Value(tag=tag, metadata=meta, tensor=tensor)])
 
 
 def _shape_attr(shapes: Sequence[Sequence[int]]) -> attr_value_pb2.AttrValue:

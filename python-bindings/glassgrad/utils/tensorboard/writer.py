@@ -142,6 +142,25 @@ class SummaryWriter:
         self._get_file_writer().add_summary(
             summaries.histogram(tag, _array(values, f"add_histogram('{tag}')"), bins, max_bins), global_step, walltime)
 
+    def add_pr_curve(self, tag: str, labels, predictions, global_step: Optional[int] = None,
+                     num_thresholds: int = 127, weights=None, walltime: Optional[float] = None) -> None:
+        """A precision-recall curve of a binary classifier: labels (true/false, 1/0) against
+        predictions, probabilities in [0, 1] of labels' shape, at num_thresholds (at most 127)
+        thresholds evenly spaced over [0, 1]; predictions outside [0, 1] count nowhere, as in PyTorch."""
+        where = f"add_pr_curve('{tag}')"
+        labels_np = _array(labels, where)
+        predictions_np = _array(predictions, where)
+        if labels_np.shape != predictions_np.shape:
+            raise ValueError(f"{where}: labels {list(labels_np.shape)} and predictions {list(predictions_np.shape)} "
+                             "must have one shape (a label per prediction)\n  fix: labels == class_index, "
+                             "predictions = probs[:, class_index]")
+        if int(num_thresholds) < 2:
+            raise ValueError(f"{where}: num_thresholds must be at least 2, got {num_thresholds}\n"
+                             "  fix: leave the default, 127")
+        w = None if weights is None else _array(weights, where)
+        self._get_file_writer().add_summary(
+            summaries.pr_curve(tag, labels_np, predictions_np, num_thresholds, w), global_step, walltime)
+
     def add_text(self, tag: str, text_string: str, global_step: Optional[int] = None,
                  walltime: Optional[float] = None) -> None:
         self._get_file_writer().add_summary(summaries.text(tag, text_string), global_step, walltime)
