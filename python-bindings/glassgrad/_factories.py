@@ -200,13 +200,21 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise _C.UnsupportedError("linspace: not implemented for bool (as in PyTorch)\n  fix: another dtype, "
                                   "then compare: torch.linspace(0, 1, n) > 0.5")
     start, end = (v.item() if isinstance(v, Tensor) else float(v) for v in (start, end))
+    np_dtype = np.dtype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT))
     i = np.arange(steps, dtype=np.float64)
-    if steps > 1:
+    if steps > 1 and np_dtype == np.float32:
+        # PyTorch rounds start, end and the step to float32 and computes each value as one fused
+        # multiply-add (start + i * step, end - (steps - 1 - i) * step): a float32 product is exact
+        # in float64, so float64 arithmetic rounded once to float32 gives its last bits.
+        start_f, end_f = np.float32(start), np.float32(end)
+        step_f = np.float64((end_f - start_f) / np.float32(steps - 1))
+        values = np.where(i < steps // 2, np.float64(start_f) + i * step_f, np.float64(end_f) - (steps - 1 - i) * step_f)
+    elif steps > 1:
         step = (end - start) / (steps - 1)
         values = np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
     else:
         values = np.full(steps, start)
-    return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
+    return _leaf(values.astype(np_dtype), device, requires_grad)
 
 
 @factory_out

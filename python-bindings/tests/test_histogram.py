@@ -60,3 +60,15 @@ def test_errors_name_the_argument_and_the_fix():
         gg.histogram(gg.tensor(A), gg.tensor([0.0, 1.0], dtype=gg.float64))
     with pytest.raises(gg.ShapeError, match="weight should have the same shape"):
         gg.histogram(gg.tensor(A), 2, weight=gg.ones(3))
+
+
+def test_float32_bin_edges_have_pytorchs_last_bits():
+    # What PyTorch 2.x prints for torch.linspace(-1.0, 7.5, 8) and torch.linspace(0.1, 0.7, 6)
+    # (float32, each value one fused multiply-add from start or end); histogram's edges are that
+    # linspace over the data's span.
+    want = [-1.0, 0.2142857313156128, 1.4285714626312256, 2.642857074737549, 3.857142925262451,
+            5.071428298950195, 6.285714149475098, 7.5]
+    assert gg.linspace(-1.0, 7.5, 8).tolist() == want
+    assert gg.histogram(gg.tensor([-1.0, 7.5, 0.3]), 7).bin_edges.tolist() == want
+    assert gg.linspace(0.1, 0.7, 6).tolist() == [0.10000000149011612, 0.2199999988079071, 0.3399999737739563,
+                                                  0.46000000834465027, 0.5799999833106995, 0.699999988079071]
