@@ -177,3 +177,26 @@ def test_a_tensor_dataset_with_its_own_getitems_is_not_gathered():
     (x, y), = DataLoader(ds, batch_size=6)
     np.testing.assert_array_equal(x.numpy(), np.arange(12, dtype=np.float32).reshape(6, 2))
     assert y.numpy().tolist() == [-1] * 6
+
+
+class _Images(Dataset):
+    """Per-sample arrays, as a vision data set's transform returns them; sample 5 is float64."""
+
+    def __len__(self):
+        return 48
+
+    def __getitem__(self, i):
+        image = np.full((3, 32, 32), i, np.float64 if i == 5 else np.float32)
+        return image, {"label": i, "weight": np.float32(i / 2)}
+
+
+@pytest.mark.parametrize("collate_fn", [None, lambda b: default_collate(b)])
+def test_per_sample_batches_from_workers_equal_the_training_process_s(collate_fn, no_leftovers):
+    kwargs = dict(batch_size=8, shuffle=True, collate_fn=collate_fn)
+    here = list(DataLoader(_Images(), generator=np.random.default_rng(3), **kwargs))
+    there = list(DataLoader(_Images(), generator=np.random.default_rng(3), num_workers=2, **kwargs))
+    for (x, d), (xw, dw) in zip(here, there):
+        assert x.dtype == xw.dtype and d["weight"].dtype == dw["weight"].dtype
+        np.testing.assert_array_equal(xw.numpy(), x.numpy())
+        np.testing.assert_array_equal(dw["label"].numpy(), d["label"].numpy())
+
