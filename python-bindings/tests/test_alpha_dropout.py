@@ -42,7 +42,7 @@ def test_gradient_is_a_where_kept_and_zero_where_dropped():
     y = F.alpha_dropout(x, p, training=True)
     y.sum().backward()
     a = 1.0 / np.sqrt((ALPHA**2 * p + 1.0) * (1.0 - p))
-    kept = np.isclose(y.numpy(), a * x.numpy() + ALPHA * a * p, rtol=0, atol=1e-12)
+    kept = np.isclose(y.detach().numpy(), a * x.detach().numpy() + ALPHA * a * p, rtol=0, atol=1e-12)
     np.testing.assert_array_equal(x.grad.numpy(), np.where(kept, a, 0.0))
 
 

@@ -40,7 +40,7 @@ def test_embedding_values_and_weight_gradient_match_torch(kwargs):
     out = F.embedding(gg.tensor(IDX), w, **kwargs)
     theirs = torch.nn.functional.embedding(torch.tensor(IDX), tw, **kwargs)
     assert tuple(out.shape) == (3, 4, 4)
-    _close(out.numpy(), theirs)
+    _close(out.detach().numpy(), theirs)
     _backward(out, theirs)
     _close(w.grad.numpy(), tw.grad.to_dense())
 
@@ -48,7 +48,7 @@ def test_embedding_values_and_weight_gradient_match_torch(kwargs):
 def test_padding_row_is_looked_up_but_gets_no_gradient_and_repeats_add_up():
     w = gg.nn.Parameter(W.copy())
     out = F.embedding(gg.tensor(np.array([1, 1, 1, 3])), w, padding_idx=3)
-    np.testing.assert_array_equal(out.numpy()[3], W[3])  # the padding row's values, not zeros
+    np.testing.assert_array_equal(out.detach().numpy()[3], W[3])  # the padding row's values, not zeros
     out.sum().backward()
     grad = w.grad.numpy()
     np.testing.assert_array_equal(grad[1], np.full(4, 3.0))
@@ -67,9 +67,9 @@ def test_max_norm_renormalizes_the_named_rows_in_place_as_torch(max_norm, norm_t
     w, tw = _pair(W * 2)
     out = F.embedding(gg.tensor(IDX[:2]), w, max_norm=max_norm, norm_type=norm_type)
     theirs = torch.nn.functional.embedding(torch.tensor(IDX[:2]), tw, max_norm=max_norm, norm_type=norm_type)
-    _close(out.numpy(), theirs)
-    _close(w.numpy(), tw)  # rows 3 and 4 (not named) keep their values
-    np.testing.assert_array_equal(w.numpy()[[3, 4]], W[[3, 4]] * 2)
+    _close(out.detach().numpy(), theirs)
+    _close(w.detach().numpy(), tw)  # rows 3 and 4 (not named) keep their values
+    np.testing.assert_array_equal(w.detach().numpy()[[3, 4]], W[[3, 4]] * 2)
     _backward(out, theirs)
     _close(w.grad.numpy(), tw.grad)
 
@@ -145,7 +145,7 @@ def test_state_dict_loads_both_ways_with_torch():
     theirs = torch.nn.Embedding(7, 4, padding_idx=0)
     theirs.load_state_dict({k: torch.tensor(v) for k, v in ours.state_dict().items()})
     x = np.array([[0, 3], [6, 6]])
-    _close(ours(gg.tensor(x)).numpy(), theirs(torch.tensor(x)), 1e-6)
+    _close(ours(gg.tensor(x)).detach().numpy(), theirs(torch.tensor(x)), 1e-6)
     ours.load_state_dict({k: v.numpy() for k, v in torch.nn.Embedding(7, 4).state_dict().items()})
     assert list(ours.state_dict()) == ["weight"]
 
@@ -201,8 +201,8 @@ def test_embedding_bag_matches_torch(case, mode):
     theirs = torch.nn.functional.embedding_bag(torch.tensor(idx), tw, None if off is None else torch.tensor(off),
                                                mode=mode, **kwargs)
     assert tuple(out.shape) == tuple(theirs.shape)
-    _close(out.numpy(), theirs)
-    _close(w.numpy(), tw)
+    _close(out.detach().numpy(), theirs)
+    _close(w.detach().numpy(), tw)
     _backward(out, theirs)
     _close(w.grad.numpy(), tw.grad)
 
@@ -224,7 +224,7 @@ def test_embedding_bag_per_sample_weights_scale_the_rows_and_get_their_gradient(
                           per_sample_weights=ours_psw)
     theirs = torch.nn.functional.embedding_bag(torch.tensor(BAG_IDX), tw, torch.tensor([0, 5]), mode="sum",
                                                per_sample_weights=their_psw)
-    _close(out.numpy(), theirs)
+    _close(out.detach().numpy(), theirs)
     _backward(out, theirs)
     _close(w.grad.numpy(), tw.grad)
     _close(ours_psw.grad.numpy(), their_psw.grad)

@@ -32,7 +32,7 @@ MODULES = [
 
 
 def _np(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy()
 
 
 @pytest.mark.parametrize("name, make", MODULES, ids=[m[0] for m in MODULES])

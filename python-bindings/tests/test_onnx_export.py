@@ -171,7 +171,7 @@ def test_load_weights_reads_an_exported_file_into_a_fresh_model(tmp_path):
     assert missing == [] and unexpected == []   # num_batches_tracked may be absent, as in load_state_dict
     x = gg.tensor(images(1, 28, 28)(3)[0])
     trained.eval(), fresh.eval()
-    np.testing.assert_array_equal(fresh(x).numpy(), trained(x).numpy())
+    np.testing.assert_array_equal(fresh(x).detach().numpy(), trained(x).detach().numpy())
     with open(path, "rb") as f:  # a file object and a ModelProto read the same
         go.load_weights(fresh, f)
     go.load_weights(fresh, onnx.load(path))
@@ -200,7 +200,7 @@ def test_load_weights_reads_a_file_torch_exported():
     x = np.random.default_rng(0).standard_normal((3, 6)).astype(np.float32)
     with torch.no_grad():
         want = tmodel(torch.from_numpy(x)).numpy()
-    np.testing.assert_allclose(model(gg.tensor(x)).numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model(gg.tensor(x)).detach().numpy(), want, rtol=1e-5, atol=1e-6)
 
 
 # ---- the arguments of torch.onnx.export ----

@@ -35,7 +35,7 @@ def _flat(out):
 
 
 def _np(t):
-    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.numpy()
+    return t.detach().numpy() if isinstance(t, torch.Tensor) else t.detach().numpy()
 
 
 def _compare(mine, theirs, make_inputs, run=None, rtol=1e-9, atol=1e-10):
@@ -202,7 +202,7 @@ def test_parameters_are_uniform_within_one_over_sqrt_hidden():
     lstm = nn.LSTM(10, 16, num_layers=2, proj_size=4)
     bound = 1 / 4.0
     for name, p in lstm.named_parameters():
-        a = p.numpy()
+        a = p.detach().numpy()
         assert a.dtype == np.float32 and np.abs(a).max() <= bound and np.abs(a).max() > 0.8 * bound, name
     assert [n for n, _ in lstm.named_parameters()] == [n for n, _ in torch.nn.LSTM(10, 16, 2, proj_size=4).named_parameters()]
 
@@ -212,10 +212,10 @@ def test_dropout_between_layers_applies_in_training_only():
     lstm = nn.LSTM(3, 4, num_layers=2, dropout=0.5)
     x = gg.tensor(np.random.default_rng(0).standard_normal((5, 2, 3)).astype(np.float32))
     lstm.eval()
-    a, b = lstm(x)[0].numpy(), lstm(x)[0].numpy()
+    a, b = lstm(x)[0].detach().numpy(), lstm(x)[0].detach().numpy()
     np.testing.assert_array_equal(a, b)
     lstm.train()
-    c, d = lstm(x)[0].numpy(), lstm(x)[0].numpy()
+    c, d = lstm(x)[0].detach().numpy(), lstm(x)[0].detach().numpy()
     assert not np.array_equal(c, d) and not np.array_equal(a, c)
     with pytest.warns(UserWarning, match="dropout option adds dropout after all but last"):
         nn.GRU(3, 4, dropout=0.2)
