@@ -1,6 +1,7 @@
 #include "glassgrad/autodiff/gradients.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/gradient_buckets.h"
@@ -65,9 +66,80 @@ void GradContext::set_grad(int i, ValueId gv) {
 
 namespace {
 
-// Sums the gradient contributions of one value with Add nodes.
+// A contribution that is SliceBackward(piece) -- piece placed into zeros at [start, stop) along dim,
+// step 1 -- as (start, stop, piece); nullopt for any other.
+struct Placed {
+  int64_t start, stop;
+  ValueId piece;
+};
+std::optional<Placed> placed(const Graph& g, ValueId v) {
+  const NodeId n = g.value(v).producer;
+  if (n == kNoNode) return std::nullopt;
+  const Node& node = g.node(n);
+  if (node.op() != "SliceBackward" || node.attrs.i("step", 1) != 1) return std::nullopt;
+  return Placed{node.attrs.i("start"), node.attrs.i("stop"), node.inputs[0]};
+}
+
+// Contributions that place pieces into disjoint ranges of one axis (the gradient of a value split
+// with split/chunk/unbind, e.g. q, k and v cut from one projection, or an LSTM's four gates)
+// become one Concat of the pieces, with zeros for the gaps: each element is written once, where
+// placing and adding cost a pass over the whole value per piece (docs/architecture.md, "From
+// Python to kernels", step 2). The others are added.
+void join_placed(Graph& g, std::vector<ValueId>& parts, const NodeMeta& meta) {
+  if (parts.size() < 2) return;
+  std::vector<Placed> pieces;
+  std::vector<ValueId> rest;
+  const Node* first = nullptr;
+  for (ValueId v : parts) {
+    const std::optional<Placed> p = placed(g, v);
+    const Node* n = p ? &g.node(g.value(v).producer) : nullptr;
+    if (p && (!first || (n->attrs.i("dim") == first->attrs.i("dim") &&
+                         n->attrs.ints("shape") == first->attrs.ints("shape")))) {
+      if (!first) first = n;
+      pieces.push_back(*p);
+    } else {
+      rest.push_back(v);
+    }
+  }
+  if (pieces.size() < 2) return;
+  std::sort(pieces.begin(), pieces.end(), [](const Placed& a, const Placed& b) { return a.start < b.start; });
+  for (size_t i = 1; i < pieces.size(); ++i) {
+    if (pieces[i].start < pieces[i - 1].stop) return;  // overlapping ranges: they add
+  }
+  const int64_t dim = first->attrs.i("dim");
+  const Shape full = first->attrs.ints("shape");
+  const TensorInfo like = g.value(pieces[0].piece).info;
+  std::vector<ValueId> joined;
+  int64_t at = 0;
+  auto zeros_until = [&](int64_t stop) {
+    if (stop <= at) return;
+    Shape gap = full;
+    gap[static_cast<size_t>(dim)] = stop - at;
+    joined.push_back(g.add("Full", {}, Attrs{{"shape", gap}, {"value", 0.0}, {"dtype", std::string(dtype_name(like.dtype))},
+                                            {"device", like.device.str()}}, meta));
+  };
+  for (const Placed& p : pieces) {
+    zeros_until(p.start);
+    joined.push_back(p.piece);
+    at = p.stop;
+  }
+  zeros_until(full[static_cast<size_t>(dim)]);
+  ValueId out = joined[0];
+  for (size_t k = 0; k < joined.size(); k += 256) {  // the Concat row takes 256 inputs
+    std::vector<ValueId> group(joined.begin() + static_cast<std::ptrdiff_t>(k),
+                               joined.begin() + static_cast<std::ptrdiff_t>(std::min(joined.size(), k + 256)));
+    if (k > 0) group.insert(group.begin(), out);
+    out = g.add("Concat", group, Attrs{{"dim", dim}}, meta);
+  }
+  rest.insert(rest.begin(), out);
+  parts = rest;
+}
+
+// Sums the gradient contributions of one value: pieces placed side by side are joined
+// (join_placed), the rest added with Add nodes.
 ValueId accumulate(Graph& g, std::vector<ValueId>& parts, const NodeMeta& meta) {
   if (parts.empty()) return kNoValue;
+  join_placed(g, parts, meta);
   ValueId acc = parts[0];
   for (size_t i = 1; i < parts.size(); ++i) acc = g.add("Add", {acc, parts[i]}, {}, meta);
   parts.assign(1, acc);

@@ -108,3 +108,39 @@ def test_cat_and_stack_on_cuda_match_the_cpu_with_gradients():
 def test_cat_refuses_pieces_on_two_devices():
     with pytest.raises(gg.DeviceError, match="one device"):
         gg.cat([gg.ones(2), gg.ones(2, device="cuda")])
+
+
+# ---- the gradient of a value cut into pieces: one Concat (gradients.cpp, join_placed) ----------
+def _backward_ops(t):
+    return [step["op"] for step in gg.debug.explain(t).steps]
+
+
+def test_the_gradient_of_split_pieces_is_one_concat_of_their_gradients():
+    rng = np.random.default_rng(4)
+    X, A, B, C = (rng.standard_normal((3, 6)) for _ in range(4))
+    x = gg.tensor(X, requires_grad=True)
+    q, k, v = x.split(2, dim=1)
+    ((q * gg.tensor(A[:, :2])).sum() + (k * gg.tensor(B[:, 2:4])).sum() + (v * gg.tensor(C[:, 4:])).sum()).backward()
+    ops = _backward_ops(x.grad)
+    assert "Concat" in ops and "SliceBackward" not in ops, ops
+    np.testing.assert_array_equal(x.grad.numpy(), np.concatenate([A[:, :2], B[:, 2:4], C[:, 4:]], axis=1))
+
+
+def test_pieces_with_gaps_between_them_get_zeros_there():
+    x = gg.tensor(np.ones((2, 7)), requires_grad=True)
+    (x[:, 0:2].sum() * 2 + x[:, 5:6].sum() * 3).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[2, 2, 0, 0, 0, 3, 0]] * 2)
+
+
+def test_overlapping_and_strided_pieces_still_add():
+    x = gg.tensor(np.ones((2, 6)), requires_grad=True)
+    (x[:, 0:4].sum() + x[:, 2:6].sum() * 10 + x[:, ::2].sum() * 100).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[101, 1, 111, 11, 110, 10]] * 2)
+
+
+def test_chunk_and_unbind_gradients_match_finite_differences():
+    def f(x):
+        a, b, c, d = x.chunk(4, dim=-1)  # an LSTM's gates
+        rows = x.unbind(0)
+        return (a.sigmoid() * c.tanh() + b * d).sum() + (rows[0] * rows[2]).sum()
+    assert gg.debug.gradcheck(f, [np.random.default_rng(6).standard_normal((3, 8))])

@@ -62,7 +62,15 @@ def test_activations_of_nan_infinities_and_signed_zeros_and_their_gradients(name
     values = SPECIAL[SPECIAL != NO_VALUE_AT.get(name, np.nan)]  # x != NaN holds for every x
     same(fn, values.astype(dtype), where=f"{name} value")
     at = np.isfinite(values) | (np.isnan(values) & (name not in NO_GRADIENT_AT_NAN))
+    if name == "clamp_min(0)" and _version(torch) >= (2, 14):
+        # PyTorch 2.14 gives clamp_min's gradient at the bound as 0; up to 2.13 (the GPU machine's
+        # reference is 2.11) it was 1, as glassgrad gives it: the two versions disagree there only
+        at &= values != 0
     same(grad_of(fn), values[at].astype(dtype), where=f"{name} gradient")
+
+
+def _version(lib):
+    return tuple(int(p) for p in lib.__version__.split("+")[0].split(".")[:2])
 
 
 def test_relu_of_negative_zero_keeps_its_sign_as_torch():
