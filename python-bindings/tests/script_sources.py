@@ -28,6 +28,8 @@ REPOSITORIES = {
     "morvanzhou-pytorch-tutorial": "github.com/MorvanZhou/PyTorch-Tutorial",
     "ng-video-lecture": "github.com/karpathy/ng-video-lecture",
     "makemore": "github.com/karpathy/makemore",
+    "jcjohnson-pytorch-examples": "github.com/jcjohnson/pytorch-examples",
+    "patrickloeber-pytorchTutorial": "github.com/patrickloeber/pytorchTutorial",
 }
 
 
