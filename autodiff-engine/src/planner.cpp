@@ -65,6 +65,12 @@ void pack_arena(std::vector<BufferSlot>& slots, const Device& dev, size_t& arena
 // A step whose schema sets overwrites_input (a write through indices) may likewise take that
 // input's buffer for its output: its kernel copies the input only when the buffers differ.
 void reuse_inputs_in_place(Plan& plan) {
+  // The views of each slot, kept current as outputs become views below, so re-pointing a
+  // reused output's views costs their number, not a pass over every slot.
+  std::vector<std::vector<int>> views_of(plan.slots.size());
+  for (const auto& v : plan.slots) {
+    if (v.kind == SlotKind::View && v.base >= 0 && v.base != v.id) views_of[static_cast<size_t>(v.base)].push_back(v.id);
+  }
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& st = plan.steps[i];
     const int overwritten = st.schema->overwrites_input;
@@ -93,9 +99,12 @@ void reuse_inputs_in_place(Plan& plan) {
         o.strides = contiguous_strides(o.info.shape);
         o.view_offset = 0;
         o.bytes = 0;
-        for (auto& v : plan.slots) {
-          if (v.kind == SlotKind::View && v.base == o.id && v.id != o.id) v.base = r.id;
-        }
+        std::vector<int>& moved = views_of[static_cast<size_t>(o.id)];
+        std::vector<int>& into = views_of[static_cast<size_t>(r.id)];
+        for (int v : moved) plan.slots[static_cast<size_t>(v)].base = r.id;
+        into.insert(into.end(), moved.begin(), moved.end());
+        into.push_back(o.id);
+        moved.clear();
         break;
       }
     }
@@ -334,16 +343,24 @@ Plan build_plan(const Graph& g, const std::vector<NodeId>& order, const std::vec
     size_t arena = 0;
     pack_arena(plan.slots, d, arena);
     plan.arena_bytes[d] = arena;
+    // Peak of the bytes live at each step, by one sweep over the lifetimes' ends (a buffer
+    // counts from first_step to last_step, both included, at steps 0 .. n - 1), linear in the
+    // steps and slots: a plan of thousands of recorded in-place writes has as many of each.
+    const int n = std::max(nsteps, 1);
+    std::vector<int64_t> change(static_cast<size_t>(n) + 1, 0);
+    for (const auto& s : plan.slots) {
+      if ((s.kind != SlotKind::Arena && s.kind != SlotKind::Workspace) || !(s.info.device == d)) continue;
+      const int lo = std::max(s.first_step, 0);
+      const int hi = std::min(s.last_step, n - 1);
+      if (lo > hi) continue;
+      change[static_cast<size_t>(lo)] += static_cast<int64_t>(s.bytes);
+      change[static_cast<size_t>(hi) + 1] -= static_cast<int64_t>(s.bytes);
+    }
     size_t peak = 0;
-    for (int i = 0; i < std::max(nsteps, 1); ++i) {
-      size_t live = 0;
-      for (const auto& s : plan.slots) {
-        if ((s.kind == SlotKind::Arena || s.kind == SlotKind::Workspace) && s.info.device == d &&
-            s.first_step <= i && i <= s.last_step) {
-          live += s.bytes;
-        }
-      }
-      peak = std::max(peak, live);
+    int64_t live = 0;
+    for (int i = 0; i < n; ++i) {
+      live += change[static_cast<size_t>(i)];
+      peak = std::max(peak, static_cast<size_t>(live));
     }
     plan.peak_live_bytes[d] = peak;
     size_t ext = 0;
