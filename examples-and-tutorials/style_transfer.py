@@ -172,7 +172,7 @@ def main(argv=None):
             print(f"step {step:4d}  loss {history[-1][0]:.5f}  style {history[-1][1]:.6f}  "
                   f"content {history[-1][2]:.6f}")
     result = os.path.join(args.out, "result.png")
-    write_png(result, image.numpy()[0].transpose(1, 2, 0))
+    write_png(result, image.detach().numpy()[0].transpose(1, 2, 0))
     print(f"wrote {result} (and content.png, style.png); style loss {history[0][1]:.6f} -> {history[-1][1]:.6f}")
     return history
 

@@ -21,4 +21,4 @@ fresh = nn.LazyLinear(3)
 fresh.load_state_dict(trained)  # the sizes come from the entries
 print(fresh)  # Linear(in_features=5, out_features=3, bias=True)
 # --8<-- [end:load]
-assert type(fresh) is nn.Linear and np.array_equal(fresh.weight.numpy(), trained["weight"])
+assert type(fresh) is nn.Linear and np.array_equal(fresh.weight.detach().numpy(), trained["weight"])

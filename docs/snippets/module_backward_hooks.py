@@ -19,4 +19,4 @@ handle.remove()
 assert seen == [[[3.0]]]
 assert x.grad.tolist() == [[60.0, -30.0]]         # 3 * weight, scaled by the hook
 assert lin.weight.grad.tolist() == [[3.0, 3.0]]   # the weight's gradient is not grad_input
-np.testing.assert_array_equal(lin.weight.numpy(), [[2.0, -1.0]])
+np.testing.assert_array_equal(lin.weight.detach().numpy(), [[2.0, -1.0]])

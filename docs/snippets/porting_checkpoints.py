@@ -30,7 +30,7 @@ if torch is not None:
     model.eval()
     with torch.no_grad():
         expected = torch_model(torch.tensor(x)).numpy()
-    np.testing.assert_allclose(model(gg.tensor(x)).numpy(), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(model(gg.tensor(x)).detach().numpy(), expected, rtol=1e-4, atol=1e-5)
     # --8<-- [end:from_pytorch]
 
     # --8<-- [start:to_pytorch]

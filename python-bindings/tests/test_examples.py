@@ -166,7 +166,7 @@ def test_adam_optimizes_a_plain_leaf_tensor_like_the_style_transfer_image():
         g = 2 * (p - target[0])
         m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
         p = p - 0.1 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
-        np.testing.assert_allclose(image.numpy()[0], p, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(image.detach().numpy()[0], p, rtol=1e-5, atol=1e-6)
     assert image.is_leaf and image.requires_grad
 
 
@@ -230,8 +230,8 @@ def test_lstm_lm_model_is_word_language_model_s_and_loads_torch_weights(torch):
     out, (h, c) = ours(gg.tensor(x), tuple(gg.zeros(2, 3, 12, dtype="float64") for _ in range(2)))
     y, (th, tc) = rnn(enc(torch.tensor(x)))
     want = torch.log_softmax(dec(y).reshape(-1, 50), dim=1)
-    np.testing.assert_allclose(out.numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-10)
-    np.testing.assert_allclose(c.numpy(), tc.detach().numpy(), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(out.detach().numpy(), want.detach().numpy(), rtol=1e-9, atol=1e-10)
+    np.testing.assert_allclose(c.detach().numpy(), tc.detach().numpy(), rtol=1e-9, atol=1e-10)
     tied = ex.RNNModel(50, 8, 8, 1, tie_weights=True)
     assert tied.decoder.weight is tied.encoder.weight
 
@@ -251,7 +251,7 @@ def test_multi_head_attention_rows_are_softmax_weights_over_the_tokens():
     gg.manual_seed(0)
     layer = att.MultiHeadSelfAttention(dim=8, heads=2)
     x = np.random.default_rng(0).standard_normal((3, 5, 8)).astype(np.float32)
-    got = layer(gg.tensor(x)).numpy()
+    got = layer(gg.tensor(x)).detach().numpy()
     wqkv, bqkv = layer.qkv.weight.detach().numpy(), layer.qkv.bias.detach().numpy()
     wo, bo = layer.out.weight.detach().numpy(), layer.out.bias.detach().numpy()
     qkv = x @ wqkv.T + bqkv
@@ -311,7 +311,7 @@ def test_dcgan_models_are_pytorch_s_and_load_torch_weights(torch):
     assert [k.split("main.", 1)[1] for k in net.state_dict()] == list(theirs.state_dict())
     theirs.load_state_dict({k.split("main.", 1)[1]: torch.tensor(v) for k, v in net.state_dict().items()})
     z = np.random.default_rng(0).standard_normal((4, 100, 1, 1))
-    np.testing.assert_allclose(net(gg.tensor(z)).numpy(), theirs(torch.tensor(z)).detach().numpy(), rtol=1e-9,
+    np.testing.assert_allclose(net(gg.tensor(z)).detach().numpy(), theirs(torch.tensor(z)).detach().numpy(), rtol=1e-9,
                                atol=1e-10)
 
 
