@@ -262,3 +262,31 @@ def test_legacy_api_script_ported_by_the_tool_prints_what_pytorch_prints(mnist):
                             text=True, timeout=600)
     assert theirs.returncode == 0, theirs.stderr[-3000:]
     assert out.startswith(theirs.stdout) and "Implicit dimension choice for softmax" in theirs.stderr, torch.__version__
+
+
+BIGRAM_NAMES = ("emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily elizabeth mila "
+                "ella avery sofia camila aria scarlett victoria madison luna grace chloe penelope layla riley zoey "
+                "nora lily eleanor hannah lillian addison aubrey ellie stella natalie zoe leah hazel violet aurora "
+                "savannah audrey brooklyn bella claire skylar lucy paisley everly anna caroline nova quinn jax").split()
+
+
+def test_bigram_counts_in_a_python_loop_match_numpy_and_the_learned_model(tmp_path):
+    (tmp_path / "names.txt").write_text("\n".join(BIGRAM_NAMES) + "\n", encoding="utf-8")
+    out = run(tmp_path, "bigram_counts.py")
+    chars = sorted(set("".join(BIGRAM_NAMES)))
+    stoi = {c: i + 1 for i, c in enumerate(chars)}
+    stoi["."] = 0
+    pairs = [(stoi[a], stoi[b]) for w in BIGRAM_NAMES for a, b in zip("." + w, w + ".")]
+    counts = np.zeros((len(stoi), len(stoi)))
+    for a, b in pairs:
+        counts[a, b] += 1
+    probs = (counts + 1) / (counts + 1).sum(1, keepdims=True)
+    nll = -np.mean([np.log(probs[a, b]) for a, b in pairs])
+    assert f"pairs {len(pairs)} of {len(pairs)}" in out, out
+    assert floats(r"counts nll (\S+)", out) == [round(nll, 4)], out
+    samples = re.findall(r"^sample (\S*)\.$", out, re.M)
+    assert len(samples) == 3 and set("".join(samples)) <= set(chars), out
+    assert floats(r"learned nll (\S+)", out)[0] < np.log(len(stoi)), out  # better than uniform
+    hist = [int(h) for h in re.search(r"logit histogram \[([\d, ]+)\]", out).group(1).split(",")]
+    assert sum(hist) == len(stoi) ** 2, out
+    assert f"shapes [5], [{len(pairs)}]" in out, out
