@@ -130,6 +130,11 @@ void bind_lazy(py::module_& m) {
       })
       .def("pending_graph", [](const Handle& h) { return lazy::pending_graph_str(h.value()); });
 
+  m.def("clear_grads",
+        [](const std::vector<Handle*>& leaves) {
+          for (Handle* h : leaves) lazy::set_grad_from(h->value(), nullptr);
+        },
+        "set_grad(None) on each handle in one call (optimizer.zero_grad(); Module.zero_grad())");
   m.def("lazy_leaf", [](const Tensor& t, const std::string& kind, bool requires_grad, const std::string& name) {
     return wrap(lazy::make_leaf(t, leaf_kind(kind), requires_grad, name));
   }, py::arg("tensor"), py::arg("kind") = "input", py::arg("requires_grad") = false, py::arg("name") = "");
