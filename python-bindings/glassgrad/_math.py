@@ -133,7 +133,17 @@ def _scaled(input, other, alpha, where: str):
                                 f"  fix: alpha=1 or another number")
     if is_number(y):
         return builtins.bool(y and alpha) if dt == "bool" else y * alpha
-    return mul(as_operand(y, dt, dev), alpha)
+    return scaled_by_argument(as_operand(y, dt, dev), alpha)
+
+
+def scaled_by_argument(t: Tensor, k) -> Tensor:
+    """t * k where k is a number PyTorch's op takes as a Scalar argument (add's and sub's alpha,
+    lerp's weight): unlike x * 2, whose number PyTorch wraps as a tensor and saves, it saves nothing
+    for the gradient, so a second backward through it is allowed (attribute scalar_arg: see
+    check_saved in core-runtime/src/lazy/backward.cpp)."""
+    if t.dtype == "bool" or not is_number(k) or isinstance(k, (bool, np.bool_)):
+        return mul(t, k)
+    return _op("MulScalar", [t], {"value": float(k), "scalar_arg": 1.0})
 
 
 @accepts_out
@@ -510,7 +520,8 @@ def lerp(input, end, weight) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
                                   f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")
-    return add(input, mul(weight, sub(end, input)))
+    step = sub(end, input)
+    return add(input, scaled_by_argument(step, weight) if is_number(weight) else mul(weight, step))
 
 
 # ---- comparisons and logic (bool results) --------------------------------------------------------

@@ -140,25 +140,29 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
                  ValueId first_backward_value, std::vector<TraceNode*>& saving) {
   if (gradient_of == kNoNode || static_cast<size_t>(gradient_of) >= ex.nodes.size()) return;
   TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
-  bool reads_saved = false;
+  // PyTorch records x * 2 (and x / 2, a MulScalar here) as mul/div of a wrapped 0-d tensor and
+  // saves that tensor for the gradient: a second backward through it raises as through x * y. A
+  // MulScalar with attribute scalar_arg stands for a Scalar argument (add's alpha, lerp's weight),
+  // which PyTorch does not save.
+  bool reads_saved = fwd->schema->name == "MulScalar" && !fwd->attrs.has("scalar_arg");
+  for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
+  if (reads_saved && fwd->freed) {
+    throw StateError(
+        ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
+                     "after they have already been freed). Saved intermediate values of the graph are freed "
+                     "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+                     "backward through the graph a second time or if you need to access saved tensors after "
+                     "calling backward.")
+            .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta.scope) +
+                    (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                    " reads values a previous backward() used and freed")
+            .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
+                 "again before the next backward")
+            .str());
+  }
   for (ValueId in : inputs) {
     if (in >= first_backward_value) continue;
-    reads_saved = true;
     const ValuePtr& v = ex.by_id[static_cast<size_t>(in)];
-    if (fwd->freed) {
-      throw StateError(
-          ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
-                       "after they have already been freed). Saved intermediate values of the graph are freed "
-                       "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-                       "backward through the graph a second time or if you need to access saved tensors after "
-                       "calling backward.")
-              .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta.scope) +
-                      (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
-                      " reads values a previous backward() used and freed")
-              .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
-                   "again before the next backward")
-              .str());
-    }
     if (v && v->stale() && v->counter.get() != fwd->in_place_of) {
       const bool saved_output = v->producer.get() == fwd;
       throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
