@@ -37,10 +37,23 @@ _TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "f
                "int16": "Short", "int32": "Int", "int64": "Long", "uint8": "Byte", "bool": "Bool"}
 
 
+def check_not_inference(t, op: str) -> None:
+    """PyTorch refuses an in-place update of a tensor made inside inference_mode() once outside it,
+    with or without grad mode."""
+    from . import _runtime
+    if t.is_inference() and not _runtime.is_inference_mode_enabled():
+        raise _C.TensorStateError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+            "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more "
+            f"details.\n  {op}: this tensor {list(t.shape)} {t.dtype} was made inside inference_mode()\n"
+            "  fix: x = x.clone() outside inference_mode(), then update the clone")
+
+
 def write(t, result, op: str, first_seq: int, cast: bool = False):
     """Makes `result` (computed from t since sequence number first_seq) the new value of t's
     storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's
     in-place ops allow."""
+    check_not_inference(t, op)
     want, got = tuple(t.shape), tuple(result.shape)
     if got != want:
         try:
@@ -232,6 +245,7 @@ def setitem(t, key, value) -> None:
     """t[key] = value (PyTorch's semantics; glassgrad/_indexing.py reads keys the same way)."""
     from . import _indexing
     from ._tensor import Tensor, _op, _scalar_like, tensor
+    check_not_inference(t, "__setitem__")
     first = _C.lazy_seq()
     where = "x[...] = value"
     if isinstance(value, Tensor):

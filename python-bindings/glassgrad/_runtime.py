@@ -82,7 +82,8 @@ class inference_mode(no_grad):
     the cheaper mode); a context manager and a decorator, with or without parentheses. As in
     PyTorch, inference_mode(False) turns gradient tracking on and inference mode off inside it
     (nested in an inference_mode() block too), and tensors made in inference mode are inference
-    tensors (Tensor.is_inference())."""
+    tensors (Tensor.is_inference()), with PyTorch's rules outside it: an op autograd records may
+    not save one for its gradient, an in-place update of one raises, a view of one is one."""
 
     def __new__(cls, mode=True):
         if callable(mode) and not isinstance(mode, bool):

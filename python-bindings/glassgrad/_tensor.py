@@ -153,6 +153,37 @@ def _forget_inference_tensor(key: int):
 # when its tensor is collected. (Not a WeakSet: that compares tensors with ==, elementwise here.)
 _INFERENCE_TENSORS: dict = {}
 
+# The ops with several inputs whose gradient reads none of them (PyTorch's add, sub and cat save no
+# tensor): an inference tensor may enter them beside one that requires grad.
+_SAVES_NO_INPUT = frozenset({"Add", "Sub", "Concat"})
+# The ops whose output views their first input (the op schemas' view_of): as PyTorch's, a view of
+# an inference tensor is one too, inside inference_mode() or not.
+_VIEW_OPS = frozenset({"Detach", "Expand", "Permute", "Reshape", "Slice"})
+
+
+def _check_inference_inputs(name: str, inputs: Sequence["Tensor"]) -> bool:
+    """PyTorch's rule for inference tensors outside inference_mode(): an op autograd records (grad
+    mode on, an input that requires grad) may not save one for its gradient. Returns whether the
+    op's output views an inference tensor (and so is one)."""
+    if _runtime.is_inference_mode_enabled():
+        return False
+    if name in _VIEW_OPS:
+        return bool(inputs) and inputs[0].is_inference()
+    if name in _SAVES_NO_INPUT or not _C.grad_enabled() or not any(x._h.requires_grad for x in inputs):
+        return False
+    for x in inputs:
+        if not x._h.requires_grad and x.is_inference():
+            raise _C.TensorStateError(
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference "
+                "mode in computation tracked by autograd. To work around this, you can make a clone to get a "
+                "normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+                "`torch.inference_mode()`.\n"
+                f"  {name}: an input {list(x.shape)} {x.dtype} was made inside inference_mode(), and another "
+                "requires grad\n"
+                "  fix: x = x.clone() outside inference_mode() before using it with parameters, or make it "
+                "under glassgrad.no_grad() instead")
+    return False
+
 
 _AUTOGRAD_MODULES: tuple = ()
 
@@ -180,19 +211,22 @@ def _record_op(name: str, inputs: Sequence["Tensor"], attrs) -> list:
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
     """One node with one output, wrapped: nearly every op of every step comes here, so
     _record_op and _wrap are written out (the same calls and effects, without their frames)."""
+    inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
     local = _trace._local
     scopes, roles, layers = local.scopes, local.roles, local.layers
     h = _C.lazy_record(name, [x._h for x in inputs], attrs or {}, scopes[-1] if scopes else "",
                        _C.user_source(_PACKAGE_DIR), roles[-1] if roles else "forward", layers[-1] if layers else "")[0]
     t = Tensor.__new__(Tensor)
     t._h = h
-    if _runtime._inference_blocks and _runtime.is_inference_mode_enabled():
+    if inference_view or (_runtime._inference_blocks and _runtime.is_inference_mode_enabled()):
         _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
     return t
 
 
 def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     """One node with several outputs, each wrapped (_wrap written out, as in _op)."""
+    if _INFERENCE_TENSORS:
+        _check_inference_inputs(name, inputs)  # no view op has several outputs
     handles = _record_op(name, inputs, attrs)
     inference = _runtime._inference_blocks and _runtime.is_inference_mode_enabled()
     outs = []
