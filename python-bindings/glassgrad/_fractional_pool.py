@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _C, _args
 from ._pool_indices import winning_slot
-from ._tensor import Tensor
+from ._tensor import Tensor, tensor
 
 _AXES = {2: ("height", "width"), 3: ("time", "height", "width")}
 
@@ -130,7 +130,7 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output
         start = _starts(flat_samples[:, order[a]], spatial[a], out[a], kernel[a], dt)
         start = start.reshape((planes,) + tuple(out[a] if b == a else 1 for b in range(n)) + (1,) * n)
         offset = np.arange(kernel[a]).reshape((1,) + (1,) * n + tuple(kernel[a] if b == a else 1 for b in range(n)))
-        terms.append((start + Tensor(offset, device=x.device)) * strides[a])
+        terms.append((start + tensor(offset, device=x.device)) * strides[a])
     positions = terms[0]
     for term in terms[1:]:
         positions = positions + term

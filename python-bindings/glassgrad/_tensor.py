@@ -375,16 +375,18 @@ class Tensor:
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
-        """Tensor(data) copies data (NumPy arrays keep their dtype; Python numbers and lists take
-        the default float type, as torch.Tensor(data) does); Tensor(*sizes) and Tensor(Size) give
-        zeros of the default float type, as PyTorch's legacy constructor (uninitialized there)."""
+        """Tensor(data) copies data into the default float type, as torch.Tensor(data) does
+        (torch.Tensor is torch.FloatTensor's alias: an int64 or float64 NumPy array becomes float32;
+        glassgrad.tensor(array) keeps the array's dtype); a tensor keeps its own. Tensor(*sizes)
+        and Tensor(Size) give zeros of the default float type, as PyTorch's legacy constructor
+        (uninitialized there)."""
         shape = legacy_sizes(args, "Tensor")
         if shape is not None:
             from ._factories import zeros
             self._h = zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
             return
         data = args[0]
-        if dtype is None and not isinstance(data, (np.ndarray, np.generic, Tensor, _C.Tensor)):
+        if dtype is None and not isinstance(data, (np.generic, Tensor, _C.Tensor)):
             dtype = _dtypes.DEFAULT_FLOAT
         self._h = tensor(data, dtype=dtype, device=device, requires_grad=requires_grad)._h
 

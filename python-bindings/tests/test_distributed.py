@@ -160,7 +160,7 @@ def _mlp_step(dist, wrap, cap_mb=0.001):
                              gg.nn.Linear(32, 4))
     net = dist.DistributedDataParallel(model, bucket_cap_mb=cap_mb) if wrap else model
     x = gg.Tensor(np.random.default_rng(0).standard_normal((8, 6)).astype(np.float32))
-    y = gg.Tensor(np.arange(8) % 4)
+    y = gg.tensor(np.arange(8) % 4)
     return model, net, x, y
 
 

@@ -22,7 +22,13 @@ def test_legacy_tensor_constructor():
     assert torch.Tensor().shape == (0,)
     t = torch.Tensor([1, 2])  # Python data takes the default float type, as torch.Tensor(data)
     assert t.dtype == gg.float32 and t.tolist() == [1.0, 2.0]
-    assert torch.Tensor(np.arange(3)).dtype == gg.int64  # glassgrad's rule: an array keeps its dtype
+    # torch.Tensor is FloatTensor's alias: arrays become the default float type (a float64 array
+    # fed to a float32 RNN, as a course's time-series notebook does); gg.tensor keeps their dtype.
+    assert torch.Tensor(np.arange(3)).dtype == gg.float32 and torch.Tensor(np.arange(3)).tolist() == [0.0, 1.0, 2.0]
+    assert torch.Tensor(np.ones((2, 1), np.float64)).dtype == gg.float32
+    assert torch.Tensor(np.array([True, False])).tolist() == [1.0, 0.0]
+    assert torch.Tensor(torch.ones(2, dtype=torch.float64)).dtype == gg.float64  # a tensor keeps its own
+    assert gg.tensor(np.arange(3)).dtype == gg.int64
     np.testing.assert_array_equal(torch.Tensor(2, 2).numpy(), np.zeros((2, 2)))
     with pytest.raises(TypeError, match="data .* or sizes"):
         torch.Tensor([1.0], [2.0])

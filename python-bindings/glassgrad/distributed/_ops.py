@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._tensor import Tensor, _op
+from .._tensor import Tensor, _op, tensor
 from . import _group
 
 
@@ -35,7 +35,7 @@ def broadcast_(t: Tensor, src: int = 0) -> None:
 def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
     """Reduces one Python number over the ranks (metrics, barriers)."""
     device = _group.device()
-    t = Tensor(np.array([value], dtype=np.float64 if device == "cpu" else np.float32), device=device)
+    t = tensor(np.array([value], dtype=np.float64 if device == "cpu" else np.float32), device=device)
     return float(all_reduce(t, op).detach().numpy()[0])
 
 

@@ -19,7 +19,7 @@ from typing import List, Sequence
 import numpy as np
 
 from .. import _args
-from .._tensor import Tensor
+from .._tensor import Tensor, tensor
 from ..functional import cat, log_softmax
 from .container import ModuleList
 from .layers import Linear, Sequential
@@ -102,13 +102,13 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         cluster = np.searchsorted(np.asarray(self.cutoffs), t, side="right")  # 0: the shortlist
         head_column = np.where(cluster == 0, t, self.shortlist_size + cluster - 1)
         head_logprob = log_softmax(self.head(input), dim=1)
-        output = head_logprob.gather(1, Tensor(head_column.reshape(-1, 1), device=input.device)).squeeze(1)
+        output = head_logprob.gather(1, tensor(head_column.reshape(-1, 1), device=input.device)).squeeze(1)
         for i in range(1, len(self.cutoffs)):
             rows = np.nonzero(cluster == i)[0]
             if rows.size == 0:
                 continue
-            index = Tensor(rows, device=input.device)
-            relative = Tensor((t[rows] - self.cutoffs[i - 1]).reshape(-1, 1), device=input.device)
+            index = tensor(rows, device=input.device)
+            relative = tensor((t[rows] - self.cutoffs[i - 1]).reshape(-1, 1), device=input.device)
             local = log_softmax(self.tail[i - 1](input.index_select(0, index)), dim=1).gather(1, relative).squeeze(1)
             output = output.index_add(0, index, local)
         loss = (-output).mean()
@@ -133,7 +133,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         output = np.asarray(head_output.argmax(1).detach().numpy()).astype(np.int64)
         outside = np.nonzero(output >= self.shortlist_size)[0]
         if outside.size:
-            index = Tensor(outside, device=input.device)
+            index = tensor(outside, device=input.device)
             full = self._full_log_prob(input.index_select(0, index), head_output.index_select(0, index))
             output[outside] = np.asarray(full.argmax(1).detach().numpy())
-        return Tensor(output, device=input.device)
+        return tensor(output, device=input.device)

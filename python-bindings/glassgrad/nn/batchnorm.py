@@ -23,7 +23,7 @@ import numpy as np
 from .. import _C, _args, _device
 from .._batchnorm import _constant, batch_norm
 from .._runtime import no_grad
-from .._tensor import Tensor, _op
+from .._tensor import Tensor, _op, tensor
 from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter, layer_name
 
@@ -33,9 +33,9 @@ def register_running_stats(layer: Module, c: int, dt: np.dtype, device) -> None:
     running_mean (zeros), running_var (ones) and num_batches_tracked (int64 0); else all None."""
     dev = _device.normalize(device)
     if layer.track_running_stats:
-        layer.register_buffer("running_mean", Tensor(np.zeros(c, dt), device=dev))
-        layer.register_buffer("running_var", Tensor(np.ones(c, dt), device=dev))
-        layer.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64), device=dev))
+        layer.register_buffer("running_mean", tensor(np.zeros(c, dt), device=dev))
+        layer.register_buffer("running_var", tensor(np.ones(c, dt), device=dev))
+        layer.register_buffer("num_batches_tracked", tensor(np.array(0, np.int64), device=dev))
     else:
         layer.running_mean = layer.running_var = layer.num_batches_tracked = None
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _C, _args
 from .._runtime import no_grad
-from .._tensor import Tensor
+from .._tensor import Tensor, tensor
 from ..nn.module import Module
 from .lr_scheduler import LRScheduler, _check_optimizer, _per_group
 from .optimizer import Optimizer
@@ -106,7 +106,7 @@ class AveragedModel(Module):
         self.module = copy.deepcopy(model)
         if device is not None:
             self.module = self.module.to(device)
-        self.register_buffer("n_averaged", Tensor(np.array(0, np.int64), device=device))
+        self.register_buffer("n_averaged", tensor(np.array(0, np.int64), device=device))
         self.avg_fn = avg_fn
         self.multi_avg_fn = multi_avg_fn
         self.use_buffers = _args.flag(use_buffers, "use_buffers", "AveragedModel")

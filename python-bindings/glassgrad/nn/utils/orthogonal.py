@@ -19,7 +19,7 @@ import numpy as np
 from ... import _C
 from ..._factories import eye, zeros
 from ..._spatial import cat
-from ..._tensor import Tensor
+from ..._tensor import Tensor, tensor
 from ... import linalg
 from ..module import Module
 from . import parametrize
@@ -101,11 +101,11 @@ class _Orthogonal(Module):
             extra = generator().standard_normal(arr.shape[:-2] + (n, n - k))
             arr = _make_orthogonal(np.concatenate([arr, extra], axis=-1))
         self.__dict__.pop("base", None)
-        self.register_buffer("base", Tensor(arr.astype(q.detach().numpy().dtype), device=q.device))
+        self.register_buffer("base", tensor(arr.astype(q.detach().numpy().dtype), device=q.device))
         neg_id = np.zeros(self.shape, dtype=q.detach().numpy().dtype)
         idx = np.arange(min(self.shape[-2:]))
         neg_id[..., idx, idx] = -1.0
-        return Tensor(neg_id, device=q.device)
+        return tensor(neg_id, device=q.device)
 
 
 def orthogonal(module: Module, name: str = "weight", orthogonal_map: Optional[str] = None, *,
