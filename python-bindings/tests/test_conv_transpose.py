@@ -90,7 +90,7 @@ def test_conv_transpose2d_matches_torch(torch, xs, ws, kwargs):
     u = rng.standard_normal(tuple(ty.shape))
     (ty * torch.tensor(u)).sum().backward()
     (gy * gg.tensor(u)).sum().backward()
-    np.testing.assert_allclose(gy.numpy(), ty.detach().numpy(), rtol=1e-11, atol=1e-11)
+    np.testing.assert_allclose(gy.detach().numpy(), ty.detach().numpy(), rtol=1e-11, atol=1e-11)
     for g, t in ((gx, tx), (gw, tw), (gb, tb)):
         np.testing.assert_allclose(g.grad.numpy(), t.grad.numpy(), rtol=1e-11, atol=1e-11)
 
@@ -118,7 +118,7 @@ def test_forward_output_size_picks_the_output_padding(torch, size):
     got = mine(gg.tensor(x), output_size=size)
     want = theirs(torch.tensor(x), output_size=size)
     assert tuple(got.shape) == tuple(want.shape)
-    np.testing.assert_allclose(got.numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-12, atol=1e-12)
 
 
 def test_unbatched_input_and_one_dimensional_forms_match_torch(torch):
@@ -146,7 +146,7 @@ def test_conv1d_layer_with_padding_modes_matches_torch(torch, mode):
     mine = gg.nn.Conv1d(3, 4, 3, padding=2, dilation=2, padding_mode=mode).double()
     theirs = torch.nn.Conv1d(3, 4, 3, padding=2, dilation=2, padding_mode=mode).double()
     theirs.load_state_dict({k: torch.tensor(v) for k, v in mine.state_dict().items()})
-    np.testing.assert_allclose(mine(gg.tensor(x)).numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-12,
+    np.testing.assert_allclose(mine(gg.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-12,
                                atol=1e-12)
 
 

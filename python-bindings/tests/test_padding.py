@@ -62,7 +62,7 @@ def test_pad_matches_torch_with_its_gradient(torch, shape, pad, mode):
     gx = gg.tensor(x, requires_grad=True)
     gy = F.pad(gx, pad, mode, value=value)
     (gy * gg.tensor(u)).sum().backward()
-    np.testing.assert_array_equal(gy.numpy(), ty.detach().numpy())
+    np.testing.assert_array_equal(gy.detach().numpy(), ty.detach().numpy())
     np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
 
 
@@ -130,7 +130,7 @@ def test_conv2d_padding_mode_matches_torch(torch, mode, kwargs):
     u = rng.standard_normal(tuple(ty.shape))
     (ty * torch.tensor(u)).sum().backward()
     (gy * gg.tensor(u)).sum().backward()
-    np.testing.assert_allclose(gy.numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gy.detach().numpy(), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(mine.weight.grad.numpy(), theirs.weight.grad.numpy(), rtol=1e-10, atol=1e-12)
     assert (f"padding_mode={mode}" in repr(mine)) == (mode != "zeros")

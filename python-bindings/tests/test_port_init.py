@@ -43,7 +43,7 @@ def test_default_init_matches_pytorch_s_distribution(torch):
         bound = 1 / math.sqrt(fan_in)
         for name in ("weight", "bias"):
             tw = getattr(t, name).detach().numpy()
-            gw = getattr(g, name).numpy()
+            gw = getattr(g, name).detach().numpy()
             assert gw.shape == tw.shape and gw.dtype == tw.dtype
             assert np.abs(tw).max() <= bound and np.abs(gw).max() <= bound
         tw, gw = t.weight.detach().numpy(), g.weight.detach().numpy()

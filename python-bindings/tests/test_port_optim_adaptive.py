@@ -223,10 +223,10 @@ def test_pytorch_state_dict_loads_and_continues_identically_and_back(torch, name
         opt.zero_grad()
     torch_steps(grads[3:5])
     for a, b in zip(params, tp):
-        np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-12)
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-12)
     # ... and back: glassgrad's state into a fresh torch optimizer.
     mine = opt.state_dict()
-    fresh = [torch.nn.Parameter(torch.tensor(p.numpy())) for p in params]
+    fresh = [torch.nn.Parameter(torch.tensor(p.detach().numpy())) for p in params]
     other = getattr(torch.optim, name)(fresh, lr=1.0)
     other.load_state_dict({"state": {k: {n: torch.tensor(np.asarray(v)) for n, v in st.items()}
                                      for k, st in mine["state"].items()},
