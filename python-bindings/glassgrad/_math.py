@@ -201,6 +201,11 @@ def mul(input, other) -> Tensor:
 multiply = mul
 
 
+class IntegerDivisionByZeroError(ZeroDivisionError, RuntimeError):
+    """An integer tensor divided by zero: PyTorch raises RuntimeError('ZeroDivisionError'), Python's
+    ints ZeroDivisionError; this is both."""
+
+
 def _check_integer_divisor(where: str, other, dt) -> None:
     """An integer division by zero raises, as PyTorch's does on the CPU: a zero number at once, a
     tensor divisor once its values are computed (which this forces: an integer division by a
@@ -210,7 +215,7 @@ def _check_integer_divisor(where: str, other, dt) -> None:
     # the divisor as the division sees it: converted to dt (int32 40960 is 0 as uint8)
     zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.astype(dt).detach().numpy()) == 0).any())
     if zero:
-        raise ZeroDivisionError(f"{where}: integer division by zero (PyTorch raises here too)\n"
+        raise IntegerDivisionByZeroError(f"{where}: integer division by zero (PyTorch raises here too)\n"
                                 f"  fix: divide by nonzero values, or in floats: x.float() {where} y")
 
 
