@@ -738,6 +738,15 @@ class Tensor:
         a = self.numpy()
         return a if dtype is None else a.astype(dtype)
 
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """What NumPy hands back from a function it ran on this tensor's array: a CPU tensor, as
+        PyTorch's __array_wrap__ gives (np.clip(t, 0, 1) and np.exp(t) return tensors there;
+        bool results become uint8, as PyTorch makes them)."""
+        arr = np.asarray(array)
+        if arr.dtype == np.bool_:
+            arr = arr.astype(np.uint8)
+        return tensor(np.array(arr, order="C"))  # np.ascontiguousarray would make a 0-d array 1-d
+
     def item(self):
         """The one element as a Python number (Tensor.item); computes pending work."""
         if self.numel() != 1:
