@@ -30,6 +30,8 @@ REPOSITORIES = {
     "makemore": "github.com/karpathy/makemore",
     "jcjohnson-pytorch-examples": "github.com/jcjohnson/pytorch-examples",
     "patrickloeber-pytorchTutorial": "github.com/patrickloeber/pytorchTutorial",
+    "nyu-dlsp20": "github.com/Atcold/NYU-DLSP20",
+    "udacity-deep-learning-v2-pytorch": "github.com/udacity/deep-learning-v2-pytorch",
 }
 
 
