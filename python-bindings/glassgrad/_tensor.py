@@ -66,6 +66,11 @@ def _dtype_name(dtype) -> Optional[str]:
 _pending_gradient_sync: list = []
 
 
+# PyTorch's node for a matmul of two matrices is Mm; of batches (computed through bmm or a
+# reshaped mm) the view it returns, UnsafeView.
+_MATMUL_NODES = {(2, 2): "Mm"}
+
+
 class _GradFn:
     """Tensor.grad_fn of a computed tensor: which op made it, named as PyTorch names its backward
     nodes. glassgrad's gradients are graph nodes built at backward() (docs/autograd.md), so this
@@ -90,6 +95,10 @@ class _GradFn:
             op = "Clone"
         if op.endswith("Scalar") and len(op) > len("Scalar"):
             op = op[:-len("Scalar")]
+        elif op == "Reshape":  # view, reshape and flatten of a contiguous tensor: PyTorch's view node
+            op = "View"
+        elif op == "MatMul" and self._h is not None:
+            op = _MATMUL_NODES.get(tuple(len(h.shape) for h in self._h.producer_inputs), "UnsafeView")
         return f"{op}Backward0"
 
     @property
