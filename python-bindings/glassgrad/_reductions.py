@@ -27,8 +27,8 @@ from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
 from ._numpy_names import accept_numpy_names
 from ._out import write_out
+from ._return_types import return_type
 
-values_indices = namedtuple("values_indices", ["values", "indices"])
 std_mean_result = namedtuple("std_mean", ["std", "mean"])
 var_mean_result = namedtuple("var_mean", ["var", "mean"])
 
@@ -246,7 +246,7 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
         return amax(input) if largest else amin(input)
     d = _dim(dim, builtins.max(input.ndim, 1), name, input.shape)
     if input.ndim == 0:
-        return values_indices(input, constant(0, "int64", input.device))
+        return return_type(name)(input, constant(0, "int64", input.device))
     check_reduced_sizes(input, [d], name)
     x = _orderable(input)
     index = _argmax(x if largest else _op("Neg", [x]), d, True, name)
@@ -254,7 +254,7 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
         values = _at_index(input, index, d, keepdim)
     else:
         values = amax(input, d, keepdim) if largest else amin(input, d, keepdim)
-    return values_indices(values, index if keepdim else index.squeeze(d))
+    return return_type(name)(values, index if keepdim else index.squeeze(d))
 
 
 def _extremum_out(result, out, name: str):
@@ -268,7 +268,7 @@ def _extremum_out(result, out, name: str):
         raise TypeError(f"{name}(): with dim, out must be a pair (values, indices) of tensors, got "
                         f"{type(out).__name__}\n  fix: {name}(x, dim, out=(values, indices)) with indices int64")
     # PyTorch's: with dim, values and indices must have the result's dtypes
-    return values_indices(write_out(out[0], result[0], name, same_dtype=True),
+    return return_type(name)(write_out(out[0], result[0], name, same_dtype=True),
                           write_out(out[1], result[1], name, same_dtype=True))
 
 
@@ -286,8 +286,8 @@ def min(input: Tensor, dim=None, keepdim: bool = False, *, other=None, out=None)
 
 def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
     """(min, max) over dim, or over every element (torch.aminmax)."""
-    result = namedtuple("aminmax", ["min", "max"])
-    return result(amin(input, () if dim is None else dim, keepdim), amax(input, () if dim is None else dim, keepdim))
+    dims = () if dim is None else dim
+    return return_type("aminmax", ("min", "max"))(amin(input, dims, keepdim), amax(input, dims, keepdim))
 
 
 # ---- composed reductions ------------------------------------------------------------------------

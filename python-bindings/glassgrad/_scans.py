@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import builtins
 import math
-from collections import namedtuple
 from typing import Optional
 
 import numpy as np
@@ -27,8 +26,8 @@ from ._spatial import cat
 from ._reductions import _refuse_bool, check_reduced_sizes
 from ._tensor import Tensor, _NP, _dim, _op, _op_multi
 from ._numpy_names import accept_numpy_names
+from ._return_types import return_type
 
-values_indices = namedtuple("values_indices", ["values", "indices"])
 _SORTABLE = ("float32", "float64", "int64")
 
 
@@ -95,11 +94,11 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     _args.flag(descending, "descending", "sort")
     x = _sortable(input)
     if x.ndim == 0:
-        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+        return return_type("sort")(input, as_operand(0, DTYPES["int64"], input.device))
     d = _axis(dim, x, "sort")
     values, indices = _op_multi("Sort", [x], {"dim": d, "descending": builtins.bool(descending)})
     values = _gathered(x, indices, d, values)
-    return values_indices(values.astype(input.dtype), indices)
+    return return_type("sort")(values.astype(input.dtype), indices)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
@@ -124,10 +123,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise _C.GlassgradIndexError(f"topk: k={k} is larger than dim {dim} of size {n} (shape {list(x.shape)})\n"
                                      f"  fix: k <= {n}")
     if x.ndim == 0:
-        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+        return return_type("topk")(input, as_operand(0, DTYPES["int64"], input.device))
     values, indices = _op_multi("TopK", [x], {"dim": d, "k": k, "largest": _args.flag(largest, "largest", "topk")})
     values = _gathered(x, indices, d, values)
-    return values_indices(values.astype(input.dtype), indices)
+    return return_type("topk")(values.astype(input.dtype), indices)
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
@@ -136,7 +135,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     _refuse_bool(input, "kthvalue")
     if input.ndim == 0:
         values, indices = kthvalue(input.reshape(1), k, 0, keepdim=False)
-        return values_indices(values, indices)
+        return return_type("kthvalue")(values, indices)
     x = _sortable(input)
     d = _axis(dim, x, "kthvalue")
     n = x.shape[d] if x.ndim else 1
@@ -144,13 +143,13 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     if k > n:
         raise _C.GlassgradIndexError(f"kthvalue: k={k} is out of range for dim {dim} of size {n}")
     values, indices = topk(input, k, d, largest=False)
-    return _pick(values, indices, d, k - 1, keepdim)
+    return _pick(values, indices, d, k - 1, keepdim, "kthvalue")
 
 
-def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool):
+def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool, name: str):
     pick = (slice(None),) * d + (slice(i, i + 1),)
     v, ix = values[pick], indices[pick]
-    return values_indices(v if keepdim else v.squeeze(d), ix if keepdim else ix.squeeze(d))
+    return return_type(name)(v if keepdim else v.squeeze(d), ix if keepdim else ix.squeeze(d))
 
 
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
@@ -178,17 +177,17 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
         return value
     d = _axis(dim, input, "median")
     if input.ndim == 0:
-        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+        return return_type("median")(input, as_operand(0, DTYPES["int64"], input.device))
     check_reduced_sizes(input, [d], "median")
     s = sort(input, d)  # NaN last, in their order
     n = input.shape[d]
     if not input.dtype.is_floating_point:
-        return _pick(s.values, s.indices, d, (n - 1) // 2, keepdim)
+        return _pick(s.values, s.indices, d, (n - 1) // 2, keepdim, "median")
     # a row with a NaN gives NaN and the index of its first NaN (sorted position: the count of numbers)
     numbers = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
     k = _op("Where", [_math.lt(numbers, n), numbers, as_operand((n - 1) // 2, DTYPES["int64"], input.device)])
     v, i = gather(s.values, d, k), gather(s.indices, d, k)
-    return values_indices(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
+    return return_type("median")(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
 
 
 # ---- running extremes, log-sum-exp, and the order statistics built on sort ----------------------
@@ -239,7 +238,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):
     x = _sortable(input) if input.dtype != "bool" else input.astype(DTYPES["int64"])
     if x.ndim == 0:
-        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+        return return_type(where)(input, as_operand(0, DTYPES["int64"], input.device))
     d = _axis(dim, x, where)
     n = x.shape[d]
     iota = as_operand(list(range(n)), DTYPES["int64"], x.device).reshape([n] + [1] * (x.ndim - d - 1))
@@ -263,7 +262,7 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):
     _running(values, d, step)
     indices = state[1]
     picked = gather(input, d, indices) if input.dtype != "bool" else state[0].astype(input.dtype)
-    return values_indices(picked, indices)
+    return return_type(where)(picked, indices)
 
 
 def cummax(input: Tensor, dim: int):
@@ -288,13 +287,13 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
         return nanmedian(flat, 0).values if flat.shape[0] else median(input)
     d = _axis(dim, input, "nanmedian")
     if input.ndim == 0:
-        return values_indices(input, as_operand(0, DTYPES["int64"], input.device))
+        return return_type("nanmedian")(input, as_operand(0, DTYPES["int64"], input.device))
     check_reduced_sizes(input, [d], "nanmedian")
     s = sort(input, d)  # NaN last
     count = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
     k = _math.floor_divide(_math.maximum(count - 1, 0), 2)
     v, i = gather(s.values, d, k), gather(s.indices, d, k)
-    return values_indices(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
+    return return_type("nanmedian")(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -395,8 +394,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     idx = _shapes.movedim(idx, -1, d)
     values = gather(x, d, idx)
     if input.ndim == 0:
-        return values_indices(values.reshape(()), idx.reshape(()))
-    return values_indices(values if keepdim else values.squeeze(d), idx if keepdim else idx.squeeze(d))
+        return return_type("mode")(values.reshape(()), idx.reshape(()))
+    return return_type("mode")(values if keepdim else values.squeeze(d), idx if keepdim else idx.squeeze(d))
 
 
 __all__ = ["cumsum", "cumprod", "sort", "argsort", "msort", "topk", "kthvalue", "median", "logcumsumexp", "cummax",

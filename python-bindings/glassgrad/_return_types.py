@@ -1,0 +1,25 @@
+"""PyTorch's torch.return_types: the named tuples max(x, dim), sort, topk, kthvalue, median, mode,
+cummax, aminmax, ... return, one type per function, printed as PyTorch prints them
+(glassgrad.return_types.max(\\nvalues=tensor(...),\\nindices=tensor(...)))."""
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Dict, Sequence
+
+_TYPES: Dict[str, type] = {}
+
+
+def return_type(name: str, fields: Sequence[str] = ("values", "indices")) -> type:
+    """The named tuple type of function `name`'s result, made once; it pickles by name (it is an
+    attribute of this module)."""
+    made = _TYPES.get(name)
+    if made is None:
+        def __repr__(self) -> str:
+            body = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+            return f"glassgrad.return_types.{name}(\n{body})"
+
+        made = type(name, (namedtuple(name, list(fields)),),
+                    {"__slots__": (), "__repr__": __repr__, "__module__": __name__, "__qualname__": name})
+        _TYPES[name] = made
+        globals()[name] = made
+    return made
