@@ -16,6 +16,7 @@ import glassgrad as gg
 from torch_surface_table import CASES, V, draw
 
 torch = pytest.importorskip("torch")
+from torch_versions import skip_if_changed_in_2_14  # noqa: E402
 
 
 def _flat(out):
@@ -70,6 +71,8 @@ def _run(case, module, arrays, seed=1):
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_surface_matches_torch(case):
+    if case.name in ("quantile-nan", "fmax/fmin"):
+        skip_if_changed_in_2_14(torch, "the gradient at ties (fmax/fmin split it) and quantile's NaN order")
     rng = np.random.default_rng(0)
     arrays = [draw(spec, rng) for spec in case.inputs]
     gg.manual_seed(0)
@@ -242,6 +245,8 @@ KINKS = [
 
 @pytest.mark.parametrize("name,fn,spec", KINKS, ids=[k[0] for k in KINKS])
 def test_subgradients_at_kinks_are_torchs(name, fn, spec):
+    if name == "clamp at the bounds":
+        skip_if_changed_in_2_14(torch, "clamp's gradient at its bounds (0 there)")
     a = draw(spec, np.random.default_rng(0))
     x = gg.tensor(a, requires_grad=True)
     tx = torch.tensor(a, requires_grad=True)
@@ -277,6 +282,7 @@ def test_pow_with_a_tensor_exponent_masks_as_torch():
 
 
 def test_clamp_with_tensor_bounds_sends_the_gradient_to_the_bound_selected():
+    skip_if_changed_in_2_14(torch, "clamp's gradient at its bounds (0 there)")
     a, lo, hi = np.array([0.0, 1.0, 2.0, 5.0]), np.array([0.0, 1.5, 2.0, 0.0]), np.array([1.0, 3.0, 3.0, 4.0])
     xs = [gg.tensor(v, requires_grad=True) for v in (a, lo, hi)]
     ts = [torch.tensor(v, requires_grad=True) for v in (a, lo, hi)]
