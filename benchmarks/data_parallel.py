@@ -65,7 +65,7 @@ def gg_worker(a) -> dict:
     losses, times = [], []
     for i in range(a.warmup + a.steps):
         x, y = _global_batch(spec, world, a.batch, i if a.same_data else 0)
-        xt, yt = gg.Tensor(x[mine], device=device), gg.Tensor(y[mine], device=device)
+        xt, yt = gg.tensor(x[mine], device=device), gg.tensor(y[mine], device=device)
         sync()
         t0 = time.perf_counter()
         loss = step(xt, yt)

@@ -101,7 +101,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     if input.ndim != 1 or input.dtype.is_floating_point or input.dtype == "bool":
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: got a "
                                       f"{input.ndim}-d {input.dtype} tensor\n  fix: x.long().reshape(-1)")
-    a = input.detach().numpy().astype(np.int64)
+    a: np.ndarray = input.detach().numpy().astype(np.int64)
     if a.size and a.min() < 0:
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: the "
                                       f"smallest value is {int(a.min())}\n  fix: shift the values, x - x.min()")
@@ -127,7 +127,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     if bins <= 0:
         raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
                                       f"  fix: bins=100")
-    a = input.detach().numpy().reshape(-1).astype(np.float64)
+    a: np.ndarray = input.detach().numpy().reshape(-1).astype(np.float64)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         finite = a[np.isfinite(a)]
@@ -146,7 +146,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
 
 
 # torch.return_types.histogram: a tuple that also names its two tensors
-histogram_result = namedtuple("histogram", ["hist", "bin_edges"])
+histogram_result = namedtuple("histogram", ["hist", "bin_edges"])  # type: ignore[name-match]  # PyTorch's type name
 
 
 def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
@@ -160,7 +160,7 @@ def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
         if bins.dtype != like.dtype:
             raise _C.DTypeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
                                 f"input {like.dtype} and bins {bins.dtype}\n  fix: bins.to(input.dtype)")
-        edges = bins.detach().numpy().astype(np.float64)
+        edges: np.ndarray = bins.detach().numpy().astype(np.float64)
         if np.any(np.diff(edges) < 0):
             raise _C.InvalidArgumentError("torch.histogram(): bin edges must be increasing\n  fix: sort them")
         return edges
@@ -195,9 +195,9 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
         raise _C.UnsupportedError("torch.histogram(..., out=...) is not supported\n  fix: hist, edges = torch.histogram(x, bins)")
     if not input.dtype.is_floating_point:
         raise _C.DTypeError(f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
-    a = input.detach().numpy().astype(np.float64).reshape(-1)
+    a: np.ndarray = input.detach().numpy().astype(np.float64).reshape(-1)
     edges = _histogram_edges(a, bins, range, input)
-    w = None
+    w: Optional[np.ndarray] = None
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
             raise _C.ShapeError(f"torch.histogram(): weight should have the same shape as input, got input "

@@ -3,7 +3,7 @@ arguments that the pooling layers (nn/layers.py) share. The family's attributes 
 defaults are read once by the engine's geometry (families/pool.h, docs/architecture.md)."""
 from __future__ import annotations
 
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 from . import _C, _args
 from ._pool_indices import max_unpool, window_max_pool2d
@@ -52,7 +52,7 @@ def on_batch_of_one(input: Tensor, run) -> Tensor:
     """run(input) on a batch [N, C, H, W]; an unbatched [C, H, W] input runs as a batch of one and
     comes back unbatched, as PyTorch's 2-d convolutions and poolings take it."""
     if isinstance(input, Tensor) and input.ndim == 3:
-        return run(input.unsqueeze(0)).squeeze(0)
+        return run(cast(Any, input).unsqueeze(0)).squeeze(0)  # (Tensor's methods are attached at import)
     return run(input)
 
 
@@ -69,7 +69,7 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
         return (values, indices) if indexed else values
     attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
     if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every step's pools)
-        return _op("MaxPool2D", [input.unsqueeze(0)], attrs).squeeze(0)
+        return cast(Any, _op("MaxPool2D", [cast(Any, input).unsqueeze(0)], attrs)).squeeze(0)
     return _op("MaxPool2D", [input], attrs)
 
 

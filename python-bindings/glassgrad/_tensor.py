@@ -10,7 +10,7 @@ import math
 import numbers
 import warnings
 import weakref
-from typing import Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -68,7 +68,7 @@ _pending_gradient_sync: list = []
 
 # PyTorch's node for a matmul of two matrices is Mm; of batches (computed through bmm or a
 # reshaped mm) the view it returns, UnsafeView.
-_MATMUL_NODES = {(2, 2): "Mm"}
+_MATMUL_NODES: Dict[Tuple[int, ...], str] = {(2, 2): "Mm"}
 
 
 class _GradFn:

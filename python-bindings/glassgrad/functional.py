@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import builtins
 import warnings
-from typing import Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 
 from . import _C, _args, _dtypes, _inplace, _math
@@ -239,7 +239,7 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         attrs["groups"] = groups
     rest = [weight] if bias is None else [weight, bias]
     if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every conv of every step)
-        return _op("Conv2D", [input.unsqueeze(0)] + rest, attrs).squeeze(0)
+        return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)
     return _op("Conv2D", [input] + rest, attrs)
 
 

@@ -31,7 +31,7 @@ def model():
 
 
 def loss_of(m, x, y):
-    return gg.nn.functional.cross_entropy(m(gg.Tensor(x, device=dist.device())), gg.Tensor(y, device=dist.device()))
+    return gg.nn.functional.cross_entropy(m(gg.tensor(x, device=dist.device())), gg.tensor(y, device=dist.device()))
 
 
 m = model()

@@ -80,7 +80,8 @@ class _BatchNorm(Module):
     def _affine(self, x: Tensor):
         """weight and bias, or without affine ones and zeros of the layer's num_features (not the
         input's channels), so the shape rule still compares the input with the layer."""
-        weight, bias = self.weight, self.bias  # (each read once: Module.__getattr__ finds them)
+        weight: Optional[Tensor] = self.weight  # (each read once: Module.__getattr__ finds them)
+        bias: Optional[Tensor] = self.bias
         if weight is None:
             weight = _constant(1.0, self.num_features, x)
         if bias is None:

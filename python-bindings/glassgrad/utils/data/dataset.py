@@ -70,7 +70,7 @@ class TensorDataset(Dataset):
                                 f"  shapes: {shapes}\n  cause: images and labels of different splits or lengths\n"
                                 f"  fix: pass tensors with one row per sample, e.g. TensorDataset(x[:n], y[:n])")
         self.tensors = tuple(tensors)
-        self._host_arrays = None  # NumPy copies for batched fetches (_fetch_batch), made once
+        self._host_arrays: Optional[List[tuple]] = None  # NumPy copies for batched fetches (_fetch_batch), made once
 
     def __getitem__(self, index):
         self._check_worker_devices()
@@ -99,14 +99,15 @@ class TensorDataset(Dataset):
         if self._host_arrays is None:
             self._host_arrays = [(t if isinstance(t, np.ndarray) else t.numpy(), getattr(t, "device", None))
                                  for t in self.tensors]
+        arrays = self._host_arrays
         idx = np.asarray(indices, dtype=np.int64)
         if make_arrays is not None and idx.ndim == 1 and idx.size:
-            outs = self._gather_into(idx, make_arrays)
+            outs = self._gather_into(idx, make_arrays, arrays)
             if outs is not None:
                 return outs
-        return tuple((a[idx], d) for a, d in self._host_arrays)  # out-of-range: NumPy's own IndexError
+        return tuple((a[idx], d) for a, d in arrays)  # out-of-range: NumPy's own IndexError
 
-    def _gather_into(self, idx: np.ndarray, make_arrays: Callable):
+    def _gather_into(self, idx: np.ndarray, make_arrays: Callable, arrays: List[tuple]):
         """_fetch_batch's result in the arrays make_arrays gives; None when it gives none or an
         index is out of range (the caller's plain gather then raises as dataset[i] would)."""
         n, lo, hi = len(self), int(idx.min()), int(idx.max())
@@ -114,14 +115,14 @@ class TensorDataset(Dataset):
             return None
         if lo < 0:
             idx = np.where(idx < 0, idx + n, idx)
-        outs = make_arrays([((idx.size,) + a.shape[1:], a.dtype) for a, _ in self._host_arrays])
+        outs = make_arrays([((idx.size,) + a.shape[1:], a.dtype) for a, _ in arrays])
         if outs is None:
             return None
         # The indices are in range, so "clip" changes none; it lets take() write into `out`
         # directly ("raise" fills a temporary first, as NumPy's take documents).
-        for (a, _), out in zip(self._host_arrays, outs):
+        for (a, _), out in zip(arrays, outs):
             np.take(a, idx, axis=0, out=out, mode="clip")
-        return tuple((out, d) for out, (_, d) in zip(outs, self._host_arrays))
+        return tuple((out, d) for out, (_, d) in zip(outs, arrays))
 
     def __getstate__(self):
         state = dict(self.__dict__)

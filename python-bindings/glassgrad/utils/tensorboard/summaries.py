@@ -116,7 +116,7 @@ def pr_curve_data(labels: np.ndarray, predictions: np.ndarray, num_thresholds: i
     TensorBoard's own summary count this way; a bucket outside [0, num_thresholds - 1] counts
     nowhere); precision and recall divide by at least 1e-7."""
     w = np.ones_like(labels, dtype=np.float64) if weights is None else np.broadcast_to(weights, labels.shape)
-    positive = labels.astype(np.float64).reshape(-1)
+    positive: np.ndarray = labels.astype(np.float64).reshape(-1)
     w = np.asarray(w, dtype=np.float64).reshape(-1)
     bucket = np.floor(predictions.astype(np.float64).reshape(-1) * (num_thresholds - 1)).astype(np.int64)
     inside = (bucket >= 0) & (bucket <= num_thresholds - 1)  # PyTorch's histogram drops the rest
@@ -136,7 +136,7 @@ def pr_curve(tag: str, labels: np.ndarray, predictions: np.ndarray, num_threshol
              weights: Optional[np.ndarray] = None) -> summary_pb2.Summary:
     # PyTorch caps the thresholds at 127, as TensorBoard's plugin expects at most that many.
     n = min(int(num_thresholds), 127)
-    data = pr_curve_data(labels, predictions, n, weights).astype(np.float32)
+    data: np.ndarray = pr_curve_data(labels, predictions, n, weights).astype(np.float32)
     content = pr_curve_plugin.PrCurvePluginData(version=0, num_thresholds=n).SerializeToString()
     meta = summary_pb2.SummaryMetadata(plugin_data=summary_pb2.SummaryMetadata.PluginData(
         plugin_name="pr_curves", content=content))

@@ -26,7 +26,7 @@ import pickle
 import secrets
 import sys
 import threading
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union, cast
 
 import numpy as np
 
@@ -81,7 +81,7 @@ def _rebuild(data: Union[bytes, tuple], buffers) -> Any:
     """The batch of a message's pickle (or tensor layout, see Message) and its buffers."""
     if type(data) is tuple:
         return [_rebuild_tensor(b, dtype, shape) for b, (dtype, shape) in zip(buffers, data)]
-    return pickle.loads(data, buffers=buffers)
+    return pickle.loads(cast(bytes, data), buffers=buffers)
 
 
 def _contiguous(a: np.ndarray) -> np.ndarray:
@@ -263,7 +263,7 @@ class Sender:
         spans = []
         for r in raws:
             start = offsets.get(id(r.obj))  # the buffer of a whole claimed array (see _Pickler)
-            if start is not None and r.nbytes == r.obj.nbytes:
+            if start is not None and r.nbytes == cast(Any, r.obj).nbytes:
                 spans.append((start, r.nbytes))
                 continue
             if used + r.nbytes > seg.size:
@@ -301,7 +301,7 @@ class Sender:
         described: Union[bytes, tuple]
         if type(data) is list and data and all(isinstance(t, Tensor) for t in data):
             arrays = [_contiguous(host_array(t)) for t in data]
-            buffers = [pickle.PickleBuffer(a) for a in arrays]
+            buffers = [pickle.PickleBuffer(cast(Any, a)) for a in arrays]  # (an ndarray is a buffer)
             described = tuple((a.dtype.str, a.shape) for a in arrays)
         else:
             f = io.BytesIO()
