@@ -11,6 +11,7 @@ finding is fixed in the code, or, where mypy is wrong, silenced on its line with
 `# type: ignore[code]` and a comment that says why.
 """
 import collections
+import importlib.util
 import os
 import re
 import subprocess
@@ -24,11 +25,17 @@ FINDING = re.compile(r"^(?P<path>[^:]+):\d+: error: (?P<message>.*?)\s+\[(?P<cod
 
 def findings():
     """Today's findings as a Counter of 'path: [code] message' lines, and mypy's full output."""
+    if importlib.util.find_spec("mypy") is None:  # `python -m mypy` would exit 1 as if it had found something
+        raise SystemExit(f"mypy is not installed for {sys.executable}, so nothing was checked\n"
+                         "  fix: pip install the test extra's pinned mypy (pyproject.toml, "
+                         "[project.optional-dependencies] test)")
     run = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary", "--no-pretty",
                           "--show-error-codes", "--no-color-output"],
                          cwd=ROOT, capture_output=True, text=True)
     if run.returncode not in (0, 1):  # 2: mypy itself failed (configuration, crash)
         raise SystemExit(f"mypy did not run (exit {run.returncode}):\n{run.stdout}{run.stderr}")
+    if run.returncode == 1 and not any(FINDING.match(line) for line in run.stdout.splitlines()):
+        raise SystemExit(f"mypy exited 1 without a finding it could read:\n{run.stdout}{run.stderr}")
     found = collections.Counter()
     for line in run.stdout.splitlines():
         m = FINDING.match(line)
