@@ -20,11 +20,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.function import Function
+from ._qr import _eps
 from ._spectral import _back, _host
-
-
-def _eps(A: Tensor) -> float:
-    return float(np.finfo(np.float64 if A.dtype == "float64" else np.float32).eps)
 
 
 def _array(x) -> np.ndarray:
