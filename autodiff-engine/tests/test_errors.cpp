@@ -231,3 +231,18 @@ TEST(Errors, BackwardThroughAnOpWithoutGradientNamesTheOpAndLayer) {
   expect_has(msg, "TestDense 'mystery': this op has no gradient rule");
   expect_has(msg, "fix:");
 }
+
+TEST(Errors, ConcatRefusesPiecesOfAnotherDtypeOrDevice) {
+  Graph g;
+  const ValueId a = g.add_leaf("a", f32({2, 3}), ValueKind::Input);
+  const ValueId b = g.add_leaf("b", {{4, 3}, DType::Float64, Device::cpu()}, ValueKind::Input);
+  const ValueId c = g.add_leaf("c", {{1, 3}, DType::Float32, Device::cuda(0)}, ValueKind::Input);
+  const Attrs dim0{{"dim", int64_t{0}}};
+  std::string msg = message_of<DTypeError>([&] { g.add("Concat", {a, a, b}, dim0); });
+  expect_has(msg, "input 2 is [4, 3] float64 cpu but input 0 is [2, 3] float32 cpu");
+  expect_has(msg, "glassgrad.cat promotes dtypes itself");
+  // Devices are compared for every op before its own rule runs (graph.cpp): the same refusal.
+  msg = message_of<DeviceError>([&] { g.add("Concat", {a, c}, dim0); });
+  expect_has(msg, "Concat: inputs are on different devices");
+  EXPECT_EQ(g.value(g.add("Concat", {a, a}, dim0)).info.shape, (Shape{4, 3}));
+}

@@ -74,19 +74,11 @@ void all_reduce_wait(OpSchema& s) {
 
 void bucket_pack(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) {
-    const TensorInfo& first = ctx.in(0);
+    ops::expect_one_dtype_and_device(ctx, "a bucket is one message: its gradients share one dtype and one device",
+                                     "plan buckets with plan_gradient_buckets, which splits at dtype and device changes");
     int64_t n = 0;
-    for (int i = 0; i < ctx.num_inputs(); ++i) {
-      const TensorInfo& t = ctx.in(i);
-      if (t.dtype != first.dtype || !(t.device == first.device)) {
-        ctx.fail(ErrorMessage("input " + std::to_string(i) + " is " + t.str() + " but input 0 is " + first.str())
-                     .cause("a bucket is one message: its gradients share one dtype and one device")
-                     .fix("plan buckets with plan_gradient_buckets, which splits at dtype and device changes"),
-                 t.dtype != first.dtype);
-      }
-      n += t.numel();
-    }
-    return std::vector<TensorInfo>{ops::with_shape(first, Shape{n})};
+    for (int i = 0; i < ctx.num_inputs(); ++i) n += ctx.in(i).numel();
+    return std::vector<TensorInfo>{ops::with_shape(ctx.in(0), Shape{n})};
   };
 }
 

@@ -189,16 +189,13 @@ void concat(OpSchema& s) {
                    .fix("join 0-d tensors with stack, or reshape them to [1] first"));
     }
     if (dim < 0 || dim >= rank) ops::bad_attr(ctx, "dim", "in [0, " + std::to_string(rank) + ")", std::to_string(dim));
+    ops::expect_one_dtype_and_device(
+        ctx, "the pieces of one Concat share one dtype and one device",
+        "convert the pieces first (x.to(dtype) / x.to(device)); glassgrad.cat promotes dtypes itself");
     Shape out = first.shape;
     out[static_cast<size_t>(dim)] = 0;
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const TensorInfo& t = ctx.in(i);
-      if (t.dtype != first.dtype || !(t.device == first.device)) {
-        ctx.fail(ErrorMessage("input " + std::to_string(i) + " is " + t.str() + " but input 0 is " + first.str())
-                     .cause("the pieces of one Concat share one dtype and one device")
-                     .fix("convert the pieces first (x.to(dtype) / x.to(device)); glassgrad.cat promotes dtypes itself"),
-                 t.dtype != first.dtype);
-      }
       bool same = t.rank() == rank;
       for (int k = 0; same && k < rank; ++k) {
         same = k == dim || t.shape[static_cast<size_t>(k)] == first.shape[static_cast<size_t>(k)];

@@ -18,6 +18,18 @@ void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, co
                .cause("they must have the same shape"));
 }
 
+void expect_one_dtype_and_device(const ShapeContext& ctx, const char* cause, const char* fix) {
+  const TensorInfo& first = ctx.in(0);
+  for (int i = 1; i < ctx.num_inputs(); ++i) {
+    const TensorInfo& t = ctx.in(i);
+    if (t.dtype == first.dtype && t.device == first.device) continue;
+    ctx.fail(ErrorMessage("input " + std::to_string(i) + " is " + t.str() + " but input 0 is " + first.str())
+                 .cause(cause)
+                 .fix(fix),
+             t.dtype != first.dtype);
+  }
+}
+
 Shape broadcast_or_fail(const ShapeContext& ctx, int a, int b) {
   Shape out;
   if (broadcast_shapes(ctx.in(a).shape, ctx.in(b).shape, out)) return out;

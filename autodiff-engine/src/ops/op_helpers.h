@@ -32,6 +32,10 @@ Shape reduced_shape(const Shape& in, const std::vector<int64_t>& axes, bool keep
 void check_activation_attr(const ShapeContext& ctx);
 // Inputs a and b (named an, bn in the message) must have the same shape.
 void expect_same_shape(const ShapeContext& ctx, int a, int b, const char* an, const char* bn);
+// Every input has input 0's dtype and device (ops that lay their inputs out as one buffer: Concat,
+// BucketPack); `cause` says why the op needs it, `fix` how to get there. A dtype mismatch fails as
+// a type error, a device mismatch as a value error.
+void expect_one_dtype_and_device(const ShapeContext& ctx, const char* cause, const char* fix);
 // Dtype from a "dtype" string attribute.
 DType dtype_attr(const ShapeContext& ctx, const char* key = "dtype");
 // A gradient rule's zeros shaped, typed and placed like value `like` (one Full node).
