@@ -15,18 +15,23 @@ namespace glassgrad {
 
 namespace {
 
-// Per code object: its file's base name for user code, or Py_None for the package's own code.
-// Each key holds a reference to its code object, so an address is never reused for another
-// code object while it is cached. Touched only with the GIL held.
-std::unordered_map<PyCodeObject*, PyObject*>& where_cache() {
-  static auto* cache = new std::unordered_map<PyCodeObject*, PyObject*>();  // never freed: outlives interpreter exit
+// Per code object: its file's base name for user code, or Py_None for the package's own code,
+// and (user code) the "file.py:42" string of each instruction offset asked for so far. Each key
+// holds a reference to its code object, so an address is never reused for another code object
+// while it is cached. Touched only with the GIL held.
+struct CodeWhere {
+  PyObject* name = nullptr;
+  std::unordered_map<int, PyObject*> at;  // instruction offset -> "file.py:42" (a reference each)
+};
+std::unordered_map<PyCodeObject*, CodeWhere>& where_cache() {
+  static auto* cache = new std::unordered_map<PyCodeObject*, CodeWhere>();  // never freed: outlives interpreter exit
   return *cache;
 }
 
 // The cached entry for `code`, computed on the first sight of it. Takes over the reference to
 // code (from PyFrame_GetCode). String operations stay on Python str objects, so file names that
 // do not encode (surrogate escapes) work too.
-PyObject* where_of(PyCodeObject* code, PyObject* package_dir) {
+CodeWhere& where_of(PyCodeObject* code, PyObject* package_dir) {
   auto& cache = where_cache();
   auto it = cache.find(code);
   if (it != cache.end()) {
@@ -62,8 +67,31 @@ PyObject* where_of(PyCodeObject* code, PyObject* package_dir) {
     }
   }
   Py_DECREF(filename);
-  cache.emplace(code, name);  // keeps both references
-  return name;
+  CodeWhere& w = cache[code];  // keeps both references
+  w.name = name;
+  return w;
+}
+
+// "file.py:42" of a user frame (a new reference): the line of the frame's current instruction,
+// cached per instruction offset where the interpreter tells it (3.11+), a code object's line
+// table being fixed. Formatting the string and decoding the line table were most of the walk's
+// cost, and a training loop asks for the same few call sites every step.
+PyObject* user_line(CodeWhere& w, PyFrameObject* frame) {
+#if PY_VERSION_HEX >= 0x030B0000
+  const int lasti = PyFrame_GetLasti(frame);
+  auto hit = w.at.find(lasti);
+  if (hit != w.at.end()) {
+    Py_INCREF(hit->second);
+    return hit->second;
+  }
+  PyObject* s = PyUnicode_FromFormat("%U:%d", w.name, PyFrame_GetLineNumber(frame));
+  if (s == nullptr) return nullptr;
+  Py_INCREF(s);
+  w.at.emplace(lasti, s);
+  return s;
+#else
+  return PyUnicode_FromFormat("%U:%d", w.name, PyFrame_GetLineNumber(frame));
+#endif
 }
 
 }  // namespace
@@ -74,17 +102,18 @@ void bind_frames(py::module_& m) {
           PyFrameObject* frame = PyEval_GetFrame();  // borrowed: the calling Python frame
           Py_XINCREF(frame);
           while (frame != nullptr) {
-            PyObject* name = nullptr;
+            CodeWhere* w = nullptr;
             try {
-              name = where_of(PyFrame_GetCode(frame), package_dir.ptr());
+              w = &where_of(PyFrame_GetCode(frame), package_dir.ptr());
             } catch (...) {
               Py_DECREF(frame);
               throw;
             }
-            if (name != Py_None) {
-              const int line = PyFrame_GetLineNumber(frame);
+            if (w->name != Py_None) {
+              PyObject* line = user_line(*w, frame);
               Py_DECREF(frame);
-              return py::reinterpret_steal<py::object>(PyUnicode_FromFormat("%U:%d", name, line));
+              if (line == nullptr) throw py::error_already_set();
+              return py::reinterpret_steal<py::object>(line);
             }
             PyFrameObject* back = PyFrame_GetBack(frame);  // new reference (or null at the bottom)
             Py_DECREF(frame);

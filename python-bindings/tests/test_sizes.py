@@ -69,3 +69,14 @@ def test_sizes_within_the_limit_and_empty_tensors_still_work():
     assert gg.zeros(0, BIG).shape == (0, BIG)
     assert gg.zeros(3, 0).sum().item() == 0.0
     assert gg.tensor(np.ones((2, 3), np.float32)).reshape(3, -1).shape == (3, 2)
+
+
+def test_integer_attributes_that_overflow_are_refused_naming_the_attribute():
+    x = gg.tensor(np.ones((2, 3), np.float32))
+    with pytest.raises(gg.GlassgradError, match="attribute 'dims' = .* does not fit in 64 bits"):
+        gg._trace.record("Sum", [x._h], {"dims": [1, 2 ** 70], "keepdim": False})
+    with pytest.raises(gg.GlassgradError, match="attribute 'dims' has unsupported type object"):
+        gg._trace.record("Sum", [x._h], {"dims": object(), "keepdim": False})
+    # A tuple of ints is a list of ints (the reduced dimension tells).
+    (h,) = gg._trace.record("Sum", [x._h], {"dims": (1,), "keepdim": True})
+    assert h.shape == (2, 1)

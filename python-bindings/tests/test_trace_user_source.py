@@ -64,3 +64,14 @@ def test_recorded_nodes_carry_the_line_that_recorded_them():
         net(x).sum().item()
     lines = [i + 1 for i, text in enumerate(open(__file__).read().splitlines()) if "the line the conv's node names" in text]
     assert [n.source for n in seen] == [f"test_trace_user_source.py:{lines[0]}"]
+
+
+def test_each_call_site_of_one_function_keeps_its_own_line_on_every_call():
+    # The walk remembers lines per code object and instruction: two call sites of one function,
+    # asked for again and again (a training loop's steps), each give their own line every time.
+    code = compile("def f():\n    a = _trace.user_source()\n\n    b = _trace.user_source()\n    return a, b\n",
+                   "/somewhere/loop.py", "exec")
+    ns = {"_trace": _trace}
+    exec(code, ns)
+    for _ in range(3):
+        assert ns["f"]() == ("loop.py:2", "loop.py:4")
