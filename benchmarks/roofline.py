@@ -127,7 +127,7 @@ def columns(flop: float, seconds: float, peak: Optional[Peak], nbytes: float,
 
 def cpu_conv_algorithm(op: str, x_shape, w_shape, stride: int, padding: int) -> str:
     """The algorithm glassgrad's CPU kernel runs for this float32 convolution ("winograd2",
-    "winograd4", "direct", "dots" or "gemm")."""
+    "winograd4", "direct", "dots", "dense" or "gemm")."""
     from glassgrad import _C
     attrs = {"stride": [stride, stride], "padding": [padding] * 4}
     return _C.cpu_conv_algorithm(op, list(x_shape), list(w_shape), attrs, "float32")

@@ -29,6 +29,8 @@
 //              padding), else one segment per output row; the forward of strided convs with
 //              short output rows never stores it, the GEMM's packed panels are gathered from
 //              the image (im2col_panels.h).
+// A window that covers the whole unpadded input (one output pixel per image) is a fully
+// connected layer over the batch: one GEMM a call with the batch on one of its axes (conv_dense.h).
 // Few input channels ("direct" paths, no GEMM tiles that would be mostly padding): the forward
 // with C*R*S <= 27 and stride 1 along W runs the register-blocked loops of conv_direct.h, and
 // the weight gradient with C*R*S no wider than the GEMM's NR-column tile is computed as dot
@@ -40,6 +42,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu/conv_dense.h"
 #include "cpu/conv_direct.h"
 #include "cpu/conv_geometry.h"
 #include "cpu/conv_winograd.h"
@@ -76,6 +79,7 @@ int winograd_tile(const ConvGeometry& g, DType dt) {
   if (forced == "gemm") return 0;
   if (forced == "winograd2") return 2;
   if (forced == "winograd4") return 4;
+  if (cpu::conv_dense(g)) return 0;  // a 3x3 image: one output pixel, a tile of 2x2 or 4x4 would pad
   return dt == DType::Float64 || conv_fast_winograd() ? 4 : 2;
 }
 
@@ -399,6 +403,15 @@ void gather_batch(const T* src, int64_t k, int64_t hwo, int64_t image_stride, in
       std::copy(src + i * image_stride + kk * hwo, src + i * image_stride + (kk + 1) * hwo, dst + (kk * batch + i) * hwo);
 }
 
+// Fused activation (attrs "activation" = "relu", set by the fusion pass): applied to the
+// finished output in place, so no separate ReLU buffer or step exists.
+template <typename T>
+void relu_in_place(T* y, int64_t total) {
+  parallel_for(total, 65536, [y](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) y[i] = y[i] > T(0) ? y[i] : T(0);
+  });
+}
+
 template <typename T>
 void conv2d_forward(const KernelContext& c) {
   const Tensor& x = c.inputs[0];
@@ -413,6 +426,11 @@ void conv2d_forward(const KernelContext& c) {
   const bool relu = fused_relu(c.attrs);
   if (const int m = winograd_tile(whole, x.dtype())) {
     cpu::winograd_forward<T>(whole, m, xp, wp0, bias, relu, yp, c.workspace, c.workspace_bytes);
+    return;
+  }
+  if (cpu::conv_dense(whole)) {
+    cpu::dense_forward<T>(whole, xp, wp0, bias, yp, c.workspace, c.workspace_bytes);
+    if (relu) relu_in_place(yp, c.outputs[0].numel());
     return;
   }
   const PixelLayout layout = pixel_layout(g);
@@ -492,14 +510,7 @@ void conv2d_forward(const KernelContext& c) {
       }
     }
   });
-  // Fused activation (attrs "activation" = "relu", set by the fusion pass): applied to the
-  // finished output in place, so no separate ReLU buffer or step exists.
-  if (relu) {
-    const int64_t total = c.outputs[0].numel();
-    parallel_for(total, 65536, [yp](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) yp[i] = yp[i] > T(0) ? yp[i] : T(0);
-    });
-  }
+  if (relu) relu_in_place(yp, c.outputs[0].numel());
 }
 
 template <typename T>
@@ -514,6 +525,10 @@ void conv2d_backward_input_kernel(const KernelContext& c) {
   if (g.n == 0 || g.c == 0) return;
   if (const int m = winograd_tile(whole, gy.dtype())) {
     cpu::winograd_backward_input<T>(whole, m, gyp, wp0, dxp, c.workspace, c.workspace_bytes);
+    return;
+  }
+  if (cpu::conv_dense(whole)) {
+    cpu::dense_backward_input<T>(whole, gyp, wp0, dxp, c.workspace, c.workspace_bytes);
     return;
   }
   const PixelLayout layout = pixel_layout(g);
@@ -585,6 +600,10 @@ void conv2d_backward_weight_kernel(const KernelContext& c) {
   if (g.n > 0) {
     if (const int m = winograd_tile(whole, x.dtype())) {
       cpu::winograd_backward_weight<T>(whole, m, xp, gyp, dwp, c.workspace, c.workspace_bytes);
+      return;
+    }
+    if (cpu::conv_dense(whole)) {
+      cpu::dense_backward_weight<T>(whole, xp, gyp, dwp, c.workspace, c.workspace_bytes);
       return;
     }
   }
@@ -682,18 +701,21 @@ void conv2d_backward_weight_kernel(const KernelContext& c) {
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(in[0].shape, in[1].shape, a);
   if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_forward_workspace(g, m, in[0].dtype);
+  if (cpu::conv_dense(g)) return cpu::dense_forward_workspace(g, in[0].dtype);
   return workspace_for(ConvOp::Forward, g, in[0].dtype);
 }
 
 size_t backward_input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(a.ints("input_shape"), in[1].shape, a);
   if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_backward_input_workspace(g, m, in[0].dtype);
+  if (cpu::conv_dense(g)) return cpu::dense_backward_input_workspace(g, in[0].dtype);
   return workspace_for(ConvOp::BackwardInput, g, in[0].dtype);
 }
 
 size_t backward_weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(in[0].shape, a.ints("weight_shape"), a);
   if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_backward_weight_workspace(g, m, in[0].dtype);
+  if (cpu::conv_dense(g)) return cpu::dense_backward_weight_workspace(g, in[0].dtype);
   return workspace_for(ConvOp::BackwardWeight, g, in[0].dtype);
 }
 
@@ -703,6 +725,7 @@ std::string cpu::conv_algorithm(const std::string& op, const Shape& input_shape,
                                 const Attrs& attrs, DType dtype) {
   const ConvGeometry whole = cpu::conv_geometry(input_shape, weight_shape, attrs);
   if (const int m = winograd_tile(whole, dtype)) return "winograd" + std::to_string(m);
+  if (cpu::conv_dense(whole)) return "dense";
   const ConvGeometry g = cpu::group_slice(whole);
   if (op == "Conv2D" && forward_direct(g)) return "direct";
   if (op == "Conv2DBackwardWeight" && weight_by_dots(g, dtype)) return "dots";

@@ -135,6 +135,13 @@ CASES = [
     ("8ch-3x3-groups2-dilation2", 2, 8, 6, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 4, n + 5), True,
      {"dilation": [2, 2], "groups": 2}),
     ("32ch-3x3-depthwise-threads", 4, 32, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False, {"groups": 32}),
+    # a window covering the whole unpadded input: one GEMM over the batch (cpu/conv_dense.h), the
+    # forward by row dots below the GEMM's tile width of output channels, else a GEMM with K on N;
+    # DCGAN's discriminator head ([4, 4] -> 1) and first generator layer's adjoint (K = 100)
+    ("dense-4x4-k1", 3, 9, 1, (4, 4), (1, 1), (0, 0, 0, 0), lambda n: (4, 4), True),
+    ("dense-3x2-s2-k5", 5, 3, 5, (3, 2), (2, 2), (0, 0, 0, 0), lambda n: (3, 2), True),
+    ("dense-3x3-k9", 2, 9, 9, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (3, 3), True),
+    ("dense-4x4-k100-threads", 17, 67, 100, (4, 4), (1, 1), (0, 0, 0, 0), lambda n: (4, 4), False),
 ]
 
 # float32: 3x3 stride-1 convs with >= 8 channels each way run Winograd F(4x4, 3x3), whose sums in
