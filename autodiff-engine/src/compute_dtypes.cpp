@@ -16,6 +16,8 @@ bool takes_storage_types(const OpSchema& s) {
 #include "glassgrad/autodiff/families/creation.def"
 #define GG_OP GG_EVERY_DTYPE
 #include "glassgrad/autodiff/families/movement.def"
+#define GG_OP GG_EVERY_DTYPE
+#include "glassgrad/autodiff/families/indexing.def"
 #undef GG_EVERY_DTYPE
   return false;
 }

@@ -77,6 +77,38 @@ def test_views_of_a_storage_type_tensor_share_its_memory():
     assert x.dtype == "int16" and x.tolist() == [[0, 1, 2], [13, 14, 15]]
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_a_write_into_elements_of_a_storage_type_tensor_moves_bytes_without_casting_the_tensor(dtype):
+    """x[i, j] += 1 and x[i] = row (makemore's counting loop): SliceScatter takes every dtype as it is,
+    so only the element read and the value written are cast, never the whole tensor."""
+    from glassgrad import debug
+    rng = np.random.default_rng(3)
+    start = rng.integers(0, 5, (5, 7))
+    row = rng.integers(0, 5, 7)
+    x = gg.tensor(start).to(getattr(gg, dtype))
+    x.tolist()  # realized: the plan below holds the writes only
+    if dtype == "bool":  # bool += int is refused, as PyTorch refuses it
+        x[1, 2] = True
+    else:
+        x[1, 2] += 1
+    x[3] = gg.tensor(row).to(getattr(gg, dtype))
+    x[4, 1:6:2] = 2
+    want = start.copy()
+    want[1, 2] = 1 if dtype == "bool" else want[1, 2] + 1
+    want[3] = row
+    want[4, 1:6:2] = 2
+    if dtype == "bool":
+        want = want.astype(bool)
+    x._raw()  # realizes the writes, in x's own dtype
+    plan = debug.last_plan()
+    got = _values(x)
+    np.testing.assert_array_equal(got, want.astype(got.dtype))
+    assert x.dtype == dtype
+    assert any(s["op"] == "SliceScatter" for s in plan.steps), plan
+    whole = [s for s in plan.steps if s["op"] == "Cast" and tuple(plan.buffers[s["outputs"][0]]["shape"]) == (5, 7)]
+    assert not whole, plan
+
+
 def test_an_optimizer_on_float16_parameters_is_refused_with_the_fix():
     layer = gg.nn.Linear(3, 2).half()
     assert layer.weight.dtype == "float16"
@@ -124,8 +156,15 @@ def test_cuda_ops_on_storage_types_match_the_cpu(dtype):
     rng = np.random.default_rng(5)
     cpu = gg.tensor(rng.uniform(-50, 50, (8, 33))).to(getattr(gg, dtype))
     gpu = cpu.to("cuda")
+    def slice_write(x):
+        y = x.clone()
+        y[2, 3:9] = y[1, 3:9]
+        y[5, 4] += 1
+        return y
+
     for name, fn in {"mul-add": lambda x: x * 3 + x, "sum": lambda x: x.sum(1), "max": lambda x: x.max(0)[0],
-                     "fill": lambda x: gg.full((4,), 7, dtype=x.dtype, device=x.device)}.items():
+                     "fill": lambda x: gg.full((4,), 7, dtype=x.dtype, device=x.device),
+                     "slice write": slice_write}.items():
         want, got = fn(cpu), fn(gpu).cpu()
         assert got.dtype == want.dtype
         np.testing.assert_array_equal(_values(got), _values(want), err_msg=name)

@@ -146,10 +146,6 @@ template <typename T> void scatter(const KernelContext& c) { write_walk<T>("Scat
 template <typename T> void index_add(const KernelContext& c) { write_walk<T>("IndexAdd", c); }
 template <typename T> void index_put(const KernelContext& c) { write_walk<T>("IndexPut", c); }
 
-// SliceScatter: one function for every dtype (it copies bytes), the one the CUDA backend registers.
-template <typename T>
-constexpr KernelFn slice_scatter = indexing::slice_scatter;
-
 }  // namespace
 
 namespace indexing {
@@ -163,8 +159,20 @@ void slice_scatter(const KernelContext& c) {
 }  // namespace indexing
 
 void register_cpu_indexing_kernels(KernelRegistry& r) {
-#define GG_OP GG_ADD_CPU_KERNEL
+// The typed kernels per element type; SliceScatter (DTypeSet::Every: it copies bytes, storage
+// types included) as one untyped function, the one the CUDA backend registers too.
+#define GG_ADD_CPU_INDEXING_KERNEL(Name, Kernel, DTypes, Inputs, Outputs, Formula) \
+  GG_CPU_INDEXING_##DTypes(Name, Kernel, DTypes, Inputs, Outputs, Formula)
+#define GG_CPU_INDEXING_Any GG_ADD_CPU_KERNEL
+#define GG_CPU_INDEXING_Numeric GG_ADD_CPU_KERNEL
+#define GG_CPU_INDEXING_Every(Name, Kernel, DTypes, Inputs, Outputs, Formula) \
+  GG_ADD_CPU_UNTYPED_KERNEL(Name, indexing::Kernel, DTypes, Inputs, Outputs, Formula)
+#define GG_OP GG_ADD_CPU_INDEXING_KERNEL
 #include "glassgrad/autodiff/families/indexing.def"
+#undef GG_CPU_INDEXING_Every
+#undef GG_CPU_INDEXING_Numeric
+#undef GG_CPU_INDEXING_Any
+#undef GG_ADD_CPU_INDEXING_KERNEL
 }
 
 }  // namespace glassgrad

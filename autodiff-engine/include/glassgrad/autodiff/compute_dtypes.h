@@ -1,7 +1,8 @@
 // Storage types on ops that compute in wider types (docs/dtypes.md). int8, int16, int32, float16
 // and bfloat16 tensors are stored as they are, but kernels exist for them only where an op moves
 // or converts bytes (Cast, Full, ToDevice and the copies behind views: Reshape, Permute, Slice,
-// Expand, Contiguous, Detach, Assign, SliceBackward). Every other op on them is recorded as
+// Expand, Contiguous, Detach, Assign, SliceBackward, and SliceScatter, which writes through a
+// view). Every other op on them is recorded as
 //   cast the storage-type inputs to their compute_dtype -> the op -> cast results back
 // by the two places nodes are made (the runtime's lazy tracer and Graph::add_node, which a
 // gradient rule's emit goes through), both asking this file, so families and kernels never see
@@ -28,8 +29,8 @@ struct ComputeDTypes {
 };
 
 // The ops whose kernels take every dtype as it is: byte moves and conversions, the rows of
-// families/creation.def and movement.def declared for DTypeSet::Every (both backends register
-// them for every dtype).
+// families/creation.def, movement.def and indexing.def declared for DTypeSet::Every (both
+// backends register them for every dtype).
 bool takes_storage_types(const OpSchema& s);
 
 // nullopt when no input (and no dtype attribute) is a storage type, or the op takes them.
