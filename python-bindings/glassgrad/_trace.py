@@ -106,12 +106,13 @@ def record(op: str, inputs, attrs=None, role: str = ""):
                           layers[-1] if layers else "")
 
 
-def record_updates(op: str, rows, targets, attrs):
+def record_updates(op: str, rows, targets, attrs, journal=None):
     """Records one `op` node per row of input handles and points targets[i][j] at output j of row
     i (an optimizer's in-place updates, in one call). All rows are recorded before any target
-    moves: an error leaves every target as it was."""
+    moves: an error leaves every target as it was. journal (a _C.UpdateJournal): each target's
+    value before it moved is appended to it, in target order."""
     scope_, role, layer = _meta("")
-    _C.lazy_record_updates(op, rows, targets, attrs, scope_, _C.user_source(_PACKAGE_DIR), role, layer)
+    _C.lazy_record_updates(op, rows, targets, attrs, scope_, _C.user_source(_PACKAGE_DIR), role, layer, journal)
 
 
 class recording_step:

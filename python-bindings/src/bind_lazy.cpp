@@ -8,6 +8,7 @@
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/executor.h"
 #include "glassgrad/runtime/lazy.h"
+#include "glassgrad/runtime/lazy_updates.h"
 
 namespace glassgrad {
 
@@ -58,6 +59,12 @@ void bind_lazy(py::module_& m) {
         if (!g) return py::none();
         return py::cast(std::move(g));
       })
+      .def("grad_value", [](const Handle& h) -> py::object {
+             // The gradient as an op's input (an optimizer's update reads it): a plain handle on its
+             // value, without the storage link grad() makes for writes through p.grad.
+             const lazy::ValuePtr& g = h.value()->grad;
+             return g ? py::cast(wrap(g)) : py::none();
+           })
       .def("set_grad", [](Handle& h, Handle* g) { lazy::set_grad_from(h.value(), g); }, py::arg("grad").none(true))
       .def("set_requires_grad", [](Handle& h, bool on) { lazy::set_requires_grad(h.value(), on); })
       .def("add_grad_hook", [](Handle& h, const py::function& fn) {
@@ -146,32 +153,26 @@ void bind_lazy(py::module_& m) {
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
         py::arg("role") = "forward", py::arg("layer") = "");
-  // An optimizer's in-place updates in one call: one node of `op` per row of inputs (the same
-  // attrs and meta), then targets[i][j] points at output j of row i. Every row is recorded before
-  // any target moves, so a refused row leaves every target as it was (Optimizer._record_updates).
+  // An optimizer's in-place updates in one call, logged in a step's journal (lazy_updates.h).
+  py::class_<lazy::UpdateJournal>(m, "UpdateJournal",
+                                  "The values an optimizer step's updates moved its tensors from, in order.")
+      .def(py::init<>())
+      .def("__len__", [](const lazy::UpdateJournal& j) { return j.old.size(); });
   m.def("lazy_record_updates",
         [](const std::string& op, const std::vector<std::vector<Handle*>>& rows,
            const std::vector<std::vector<Handle*>>& targets, const py::dict& attrs, const std::string& scope,
-           const std::string& source, const std::string& role, const std::string& layer) {
-          if (rows.size() != targets.size()) throw InternalError("lazy_record_updates: rows and targets differ in length");
-          const Attrs a = attrs_from_dict(attrs);
-          const NodeMeta meta{scope, source, role_from_name(role), layer};
-          std::vector<std::vector<std::unique_ptr<Handle>>> outs;
-          outs.reserve(rows.size());
-          for (size_t i = 0; i < rows.size(); ++i) {
-            outs.push_back(lazy::record_handles(op, rows[i], a, meta));
-            if (outs.back().size() != targets[i].size()) {
-              throw InternalError("lazy_record_updates: " + op + " has " + std::to_string(outs.back().size()) +
-                                  " outputs, row " + std::to_string(i) + " names " + std::to_string(targets[i].size()) +
-                                  " targets");
-            }
-          }
-          for (size_t i = 0; i < rows.size(); ++i) {
-            for (size_t j = 0; j < targets[i].size(); ++j) targets[i][j]->reset(outs[i][j]->value());
-          }
+           const std::string& source, const std::string& role, const std::string& layer,
+           lazy::UpdateJournal* journal) {
+          lazy::record_updates(op, rows, targets, attrs_from_dict(attrs),
+                               NodeMeta{scope, source, role_from_name(role), layer}, journal);
         },
         py::arg("op"), py::arg("rows"), py::arg("targets"), py::arg("attrs"), py::arg("scope"), py::arg("source"),
-        py::arg("role"), py::arg("layer"));
+        py::arg("role"), py::arg("layer"), py::arg("journal").none(true) = nullptr);
+  m.def("lazy_reset_logged",
+        [](lazy::UpdateJournal& journal, Handle& h, const Handle& v) { lazy::reset_logged(h, v.value(), journal); },
+        py::arg("journal"), py::arg("handle"), py::arg("value"));
+  m.def("lazy_revert_logged", &lazy::revert_logged, py::arg("handles"), py::arg("journal"));
+  m.def("lazy_have_grads", &lazy::have_grads, py::arg("handles"));
   // The labels check of the CrossEntropy shape rule (class_labels.h) for labels that never reach
   // it: a NumPy array (dtype by NumPy's name), or a tensor feeding a loss composed in Python.
   m.def("check_class_labels",

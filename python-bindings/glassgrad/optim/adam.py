@@ -73,13 +73,13 @@ class Adam(BetasOptimizer):
             st["max_exp_avg_sq"] = self._zeros_state(p, "max_exp_avg_sq")
         attrs = (("beta2", group["betas"][1]), ("eps", group["eps"]), ("weight_decay", group["weight_decay"]),
                  ("decoupled_weight_decay", group["decoupled_weight_decay"]))
-        head = [p, self._grad(p, group), self._hyper(group, "lr", p), self._hyper(group, "beta1", p),
-                st["exp_avg"], st["exp_avg_sq"]]
+        head = [p._h, self._grad_input(p, group), self._hyper(group, "lr", p)._h, self._hyper(group, "beta1", p)._h,
+                st["exp_avg"]._h, st["exp_avg_sq"]._h]
         if amsgrad:
             targets = [p, st["exp_avg"], st["exp_avg_sq"], st["max_exp_avg_sq"], st["step"]]
-            return "AdamAMSGradUpdate", attrs, [t._h for t in head + [st["max_exp_avg_sq"], st["step"]]], targets
+            return "AdamAMSGradUpdate", attrs, head + [st["max_exp_avg_sq"]._h, st["step"]._h], targets
         targets = [p, st["exp_avg"], st["exp_avg_sq"], st["step"]]
-        return "AdamUpdate", attrs, [t._h for t in head + [st["step"]]], targets
+        return "AdamUpdate", attrs, head + [st["step"]._h], targets
 
 
 class AdamW(Adam):

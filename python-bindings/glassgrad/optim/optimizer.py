@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import operator
 import weakref
+from itertools import compress
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -159,7 +160,9 @@ class Optimizer(OptimizerHooks):
     def __init__(self, params: Iterable, defaults: Dict[str, Any]):
         self.defaults = dict(defaults)
         self.state: Dict[Tensor, Dict[str, Any]] = {}
-        self._swaps = None  # during step(): (tensor, its value before the step) for each update
+        # During step(): (the tensors its updates moved, in order; a _C.UpdateJournal of their values
+        # before the step, in the same order).
+        self._swaps: Optional[Tuple[List[Tensor], Any]] = None
         self.param_groups: List[ParamGroup] = []
         self._step_calls = 0  # lr_scheduler warns when it steps before the optimizer ever did
         name = type(self).__name__
@@ -318,8 +321,9 @@ class Optimizer(OptimizerHooks):
             from .._runtime import enable_grad
             with enable_grad():
                 loss = closure()
-        # (p._h.grad(): p.grad without the property's wrapper; parameters are leaves, so it never warns)
-        work = [(g, p) for g in self.param_groups for p in g["params"] if p._h.grad() is not None]
+        # Which parameters have a gradient, in one call into the runtime (no handle on any gradient).
+        every = [(g, p) for g in self.param_groups for p in g["params"]]
+        work = list(compress(every, _C.lazy_have_grads([p._h for _, p in every])))
         if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
             return loss
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
@@ -335,17 +339,19 @@ class Optimizer(OptimizerHooks):
         # KeyboardInterrupt), they all point back at their values before the step (the executor
         # restores any buffer the plan had already written) and new state entries are dropped.
         state_before = {p: dict(st) for p, st in self.state.items()}
-        self._swaps = []
+        swaps = self._swaps = ([], _C.UpdateJournal())
         try:
             with scope("optimizer", role="optimizer"):
                 self._update_all(work)
             _C.lazy_realize([])
         except BaseException:
-            swaps, self._swaps = self._swaps, None
+            self._swaps = None
+            tensors, journal = swaps
             # One call: moves back exactly the handles whose old value is still valid (none when
-            # the step ran to its end and only the interrupt came after).
-            moved = _C.lazy_revert_all([t._h for t, _ in swaps], [old for _, old in swaps])
-            if moved or not swaps:
+            # the step ran to its end and only the interrupt came after). The journal holds the
+            # old value of each tensor that moved: tensors[i] is the one of its entry i.
+            moved = _C.lazy_revert_logged([t._h for t in tensors[:len(journal)]], journal)
+            if moved or not len(journal):
                 for p in list(self.state):
                     if p in state_before:
                         self.state[p].clear()
@@ -399,16 +405,16 @@ class Optimizer(OptimizerHooks):
         if swaps is None:
             record_updates(op, rows, handles, attrs)
             return
-        # As _swap: each target's old value is remembered before it can move. If the call fails
-        # (or an interrupt lands around it), only the targets that did move stay remembered, so
-        # step() sees exactly what changed (nothing, when the runtime refused a row).
-        pairs = [(t, t._h.pin()) for ts in targets for t in ts]
-        swaps.extend(pairs)
+        # As _swap: the runtime appends each target's old value to the journal as the target
+        # moves, in this order. If the call fails (or an interrupt lands around it), the tensors
+        # that did not move are dropped again, so step() sees exactly what changed (nothing, when
+        # the runtime refused a row).
+        tensors, journal = swaps
+        tensors.extend([t for ts in targets for t in ts])
         try:
-            record_updates(op, rows, handles, attrs)
+            record_updates(op, rows, handles, attrs, journal)
         except BaseException:
-            del swaps[len(swaps) - len(pairs):]
-            swaps.extend((t, old) for t, old in pairs if not t._h.same_value(old))
+            del tensors[len(journal):]
             raise
 
     @staticmethod
@@ -416,12 +422,28 @@ class Optimizer(OptimizerHooks):
         """p.grad, negated when the group maximizes (PyTorch's maximize=True)."""
         return -p.grad if group.get("maximize") else p.grad
 
+    @staticmethod
+    def _grad_input(p: Tensor, group: Dict[str, Any]):
+        """_grad(p, group)'s handle, as an update node's input: without maximize a handle on p's
+        gradient value alone (p.grad's tensor also links writes through it to the gradient, which
+        an update that only reads it never needs)."""
+        g = p._h.grad_value()
+        return _op("Neg", [_wrap(g)])._h if group.get("maximize") else g
+
     def _swap(self, t: Tensor, new: Tensor) -> None:
         """Points t (a parameter or a state tensor) at its updated value; step() remembers the
         old one to undo a step that fails."""
-        if getattr(self, "_swaps", None) is not None:
-            self._swaps.append((t, t._h.pin()))
-        t._h.reset(new._h)
+        swaps = getattr(self, "_swaps", None)
+        if swaps is None:
+            t._h.reset(new._h)
+            return
+        tensors, journal = swaps
+        tensors.append(t)
+        try:
+            _C.lazy_reset_logged(journal, t._h, new._h)
+        except BaseException:
+            del tensors[len(journal):]
+            raise
 
     def _assign(self, st: Dict[str, Any], key: str, value: Tensor) -> None:
         """st[key] = value, written in place into the state tensor's buffer (an Assign node)."""

@@ -51,7 +51,7 @@ class SGD(Optimizer):
         lr = group._tensors.get(("lr", h.device, h.dtype))  # (never `or`: a tensor's truth is its value)
         if lr is None:
             lr = self._hyper(group, "lr", p)
-        g = self._grad(p, group)._h if group["maximize"] else h.grad()  # p.grad's handle, unwrapped
+        g = self._grad_input(p, group)
         if group["momentum"] == 0:
             return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [h, g, lr._h], [p]
         st = self._state_for(p)

@@ -1,0 +1,39 @@
+// An optimizer step's in-place updates, recorded in one call, and the journal of the values they
+// moved the step's tensors from: what Optimizer.step (python-bindings/glassgrad/optim/optimizer.py)
+// points back to when recording or running the step fails, so a step happens all or not at all.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "glassgrad/runtime/lazy.h"
+
+namespace glassgrad {
+namespace lazy {
+
+// The values a step's updates moved its tensors (parameters, state) from, in the order they
+// moved. An entry keeps its value alive without pinning it: a realize never computes an old
+// value for the journal's sake (the old values of a step are stored tensors anyway).
+struct UpdateJournal {
+  std::vector<ValuePtr> old;
+};
+
+// One node of `op` per row of inputs (the same attrs and meta), then targets[i][j] points at
+// output j of row i. Every row is recorded before any target moves, so a refused row leaves every
+// target as it was. With a journal, each target's value before it moved is appended to it, in
+// target order, as it moves.
+void record_updates(const std::string& op, const std::vector<std::vector<Handle*>>& rows,
+                    const std::vector<std::vector<Handle*>>& targets, const Attrs& attrs, const NodeMeta& meta,
+                    UpdateJournal* journal);
+
+// h.reset(v), its value before appended to the journal.
+void reset_logged(Handle& h, const ValuePtr& v, UpdateJournal& journal);
+
+// revert_all(handles, journal.old): handles[i] is the tensor whose old value is journal.old[i].
+size_t revert_logged(const std::vector<Handle*>& handles, const UpdateJournal& journal);
+
+// Whether each tensor has a gradient (the parameters an optimizer step updates), without making
+// a handle on any gradient.
+std::vector<bool> have_grads(const std::vector<Handle*>& handles);
+
+}  // namespace lazy
+}  // namespace glassgrad
