@@ -165,18 +165,23 @@ bool forward_gemm_serial(const GemmDims& d, DType dt, int slots) {
 // batch of 12 images for [32,256,8,8] -> 512, past the 1 MiB L2) and packing it again
 // (docs/cpu-threads.md). Rows of 16 or more outputs keep the stored matrix: im2col moves them in
 // 4-wide vector steps already, and layer2.0's 16x16 outputs measured level or 2% slower through
-// the panels (1 thread). Only where the GEMM is serial (the panels' scratch is one slot's).
-constexpr int64_t kPanelsMaxWo = 8;
+// the panels (1 thread). Kernels of 16 or more taps at stride 2 (DCGAN's 4x4 ones) store R*S/4
+// copies of the image in that matrix, against 9/4 for 3x3: they take the panels (and the weight
+// gradient the planes, below) up to rows of 32 outputs: [16,16,32,32] -> 32 forward 1.29-1.76 ->
+// 0.96-0.98 ms, weight gradient 1.34-1.45 -> 1.18-1.23 ms; [16,1,64,64] -> 16 forward 0.20 ->
+// 0.16-0.17 ms (1 thread, CPU time). Only where the GEMM is serial (the panels' scratch is one
+// slot's).
+int64_t panels_max_wo(const ConvGeometry& g) { return g.r * g.s >= 16 ? 32 : 8; }
 
 bool im2col_panels(const ConvGeometry& g, const GemmDims& d, DType dt, int slots) {
-  return d.m > 0 && cpu::im2col_by_planes(g) && g.wo <= kPanelsMaxWo && forward_gemm_serial(d, dt, slots);
+  return d.m > 0 && cpu::im2col_by_planes(g) && g.wo <= panels_max_wo(g) && forward_gemm_serial(d, dt, slots);
 }
 
 // The weight gradient of the same convs stores its im2col matrix (its GEMM reads the rows as the
 // columns of B), but builds it from the phase planes too (cpu::im2col_planes), each row written
 // left to right across the batch: layer3.0's and layer4.0's im2col of 32 images measured 1.6 ->
 // 1.25 ms (1 thread); layer2.0's 16x16 outputs 1.9 -> 2.0 ms, so the same bound on Wo.
-bool weight_planes(const ConvGeometry& g) { return cpu::im2col_by_planes(g) && g.wo <= kPanelsMaxWo; }
+bool weight_planes(const ConvGeometry& g) { return cpu::im2col_by_planes(g) && g.wo <= panels_max_wo(g); }
 
 // The input gradient of strided convs with more than one tap runs col2im through the planes
 // (cpu::col2im_planes: contiguous adds into zeroed planes, then one strided write-back), for any

@@ -135,6 +135,11 @@ CASES = [
     ("8ch-3x3-groups2-dilation2", 2, 8, 6, (3, 3), (1, 1), (0, 0, 0, 0), lambda n: (n + 4, n + 5), True,
      {"dilation": [2, 2], "groups": 2}),
     ("32ch-3x3-depthwise-threads", 4, 32, 32, (3, 3), (1, 1), (1, 1, 1, 1), lambda n: (n, n), False, {"groups": 32}),
+    # DCGAN's 4x4 stride-2 convs: im2col gathered into the GEMM's panels (forward) and built from
+    # phase planes (weight gradient) up to 32 outputs a row, the stored matrix past that
+    ("3ch-4x4-s2-p1", 2, 3, 5, (4, 4), (2, 2), (1, 1, 1, 1), lambda n: (n + 1, 2 * n + 1), True),
+    ("9ch-4x4-s2-p1-wide", 3, 9, 10, (4, 4), (2, 2), (1, 1, 1, 1), lambda n: (n + 3, 2 * n + 1 if n > 16 else 64),
+     False),
     # a window covering the whole unpadded input: one GEMM over the batch (cpu/conv_dense.h), the
     # forward by row dots below the GEMM's tile width of output channels, else a GEMM with K on N;
     # DCGAN's discriminator head ([4, 4] -> 1) and first generator layer's adjoint (K = 100)
