@@ -218,13 +218,11 @@ def _record_op(name: str, inputs: Sequence["Tensor"], attrs) -> list:
 
 
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
-    """One node with one output, wrapped: nearly every op of every step comes here, so
-    _record_op and _wrap are written out (the same calls and effects, without their frames)."""
+    """One node with one output, wrapped: nearly every op of every step comes here, so the
+    recording is one runtime call (_C.lazy_record_op: _record_op's node, the inputs' handles, the
+    thread's scope, role and layer and the user's line read by the runtime) and _wrap is written out."""
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
-    local = _trace._local
-    scopes, roles, layers = local.scopes, local.roles, local.layers
-    h = _C.lazy_record(name, [x._h for x in inputs], attrs or {}, scopes[-1] if scopes else "",
-                       _C.user_source(_PACKAGE_DIR), roles[-1] if roles else "forward", layers[-1] if layers else "")[0]
+    h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     t = Tensor.__new__(Tensor)
     t._h = h
     if inference_view or (_runtime._inference_blocks and _runtime.is_inference_mode_enabled()):

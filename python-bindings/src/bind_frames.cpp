@@ -96,32 +96,32 @@ PyObject* user_line(CodeWhere& w, PyFrameObject* frame) {
 
 }  // namespace
 
+py::str user_source(const py::str& package_dir) {
+  PyFrameObject* frame = PyEval_GetFrame();  // borrowed: the calling Python frame
+  Py_XINCREF(frame);
+  while (frame != nullptr) {
+    CodeWhere* w = nullptr;
+    try {
+      w = &where_of(PyFrame_GetCode(frame), package_dir.ptr());
+    } catch (...) {
+      Py_DECREF(frame);
+      throw;
+    }
+    if (w->name != Py_None) {
+      PyObject* line = user_line(*w, frame);
+      Py_DECREF(frame);
+      if (line == nullptr) throw py::error_already_set();
+      return py::reinterpret_steal<py::str>(line);
+    }
+    PyFrameObject* back = PyFrame_GetBack(frame);  // new reference (or null at the bottom)
+    Py_DECREF(frame);
+    frame = back;
+  }
+  return py::str("");
+}
+
 void bind_frames(py::module_& m) {
-  m.def("user_source",
-        [](const py::str& package_dir) -> py::object {
-          PyFrameObject* frame = PyEval_GetFrame();  // borrowed: the calling Python frame
-          Py_XINCREF(frame);
-          while (frame != nullptr) {
-            CodeWhere* w = nullptr;
-            try {
-              w = &where_of(PyFrame_GetCode(frame), package_dir.ptr());
-            } catch (...) {
-              Py_DECREF(frame);
-              throw;
-            }
-            if (w->name != Py_None) {
-              PyObject* line = user_line(*w, frame);
-              Py_DECREF(frame);
-              if (line == nullptr) throw py::error_already_set();
-              return py::reinterpret_steal<py::object>(line);
-            }
-            PyFrameObject* back = PyFrame_GetBack(frame);  // new reference (or null at the bottom)
-            Py_DECREF(frame);
-            frame = back;
-          }
-          return py::str("");
-        },
-        py::arg("package_dir"),
+  m.def("user_source", &user_source, py::arg("package_dir"),
         "'file.py:42' of the innermost Python frame whose file does not start with package_dir "
         "('' when every frame does).");
 }

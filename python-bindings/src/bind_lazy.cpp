@@ -27,6 +27,30 @@ std::vector<lazy::ValuePtr> values_of(const std::vector<lazy::Handle*>& hs) {
   return v;
 }
 std::unique_ptr<lazy::Handle> wrap(lazy::ValuePtr v) { return std::make_unique<lazy::Handle>(std::move(v)); }
+
+// An interned attribute name, made once and kept for the interpreter's life (a lookup by a C
+// string would make and hash a new str on every call).
+PyObject* interned(const char* name) {
+  PyObject* s = PyUnicode_InternFromString(name);
+  if (s == nullptr) throw py::error_already_set();
+  return s;
+}
+
+// obj.<name> (name interned), or the lookup's error.
+py::object attr_of(PyObject* obj, PyObject* name) {
+  PyObject* v = PyObject_GetAttr(obj, name);
+  if (v == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(v);
+}
+
+// The innermost entry of one of a thread's recording stacks (glassgrad._trace._Stacks: scopes,
+// roles, layers, lists of str), or `empty` when the stack is.
+std::string top_of(const py::handle& stacks, PyObject* stack, const char* empty) {
+  const py::object list = attr_of(stacks.ptr(), stack);
+  if (!PyList_Check(list.ptr())) throw InternalError("lazy_record_op: a recording stack is not a list");
+  const Py_ssize_t n = PyList_GET_SIZE(list.ptr());
+  return n == 0 ? std::string(empty) : py::cast<std::string>(PyList_GET_ITEM(list.ptr(), n - 1));
+}
 }  // namespace
 
 void bind_lazy(py::module_& m) {
@@ -153,6 +177,40 @@ void bind_lazy(py::module_& m) {
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs") = py::dict(), py::arg("scope") = "", py::arg("source") = "",
         py::arg("role") = "forward", py::arg("layer") = "");
+  // glassgrad._tensor._op's call: tensors in (each one's handle is its `_h`), the first output's
+  // handle out, the node's scope, role and layer the innermost of the thread's stacks and its
+  // source the user's line. The same node as lazy_record with those arguments; one crossing into
+  // the runtime where the Python wrapper made two and built the argument lists itself (every
+  // op of a plain loop's forward comes here: docs/architecture.md, "One graph from the tracer to
+  // the planner").
+  m.def("lazy_record_op",
+        [](const std::string& op, const py::object& tensors, const py::object& attrs, const py::object& stacks,
+           const py::str& package_dir) {
+          static PyObject* const h_name = interned("_h");
+          static PyObject* const scopes = interned("scopes");
+          static PyObject* const roles = interned("roles");
+          static PyObject* const layers = interned("layers");
+          const py::object seq = py::reinterpret_steal<py::object>(
+              PySequence_Fast(tensors.ptr(), "lazy_record_op: inputs must be a list or tuple of tensors"));
+          if (!seq) throw py::error_already_set();
+          const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+          PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+          std::vector<py::object> held;  // the handles, alive for the call whatever their tensors do
+          std::vector<Handle*> inputs;
+          held.reserve(static_cast<size_t>(n));
+          inputs.reserve(static_cast<size_t>(n));
+          for (Py_ssize_t i = 0; i < n; ++i) {
+            held.push_back(attr_of(items[i], h_name));
+            inputs.push_back(held.back().cast<Handle*>());
+          }
+          const Attrs a = attrs.is_none() ? Attrs() : attrs_from_dict(py::dict(attrs));
+          const NodeMeta meta{top_of(stacks, scopes, ""), py::cast<std::string>(user_source(package_dir)),
+                              role_from_name(top_of(stacks, roles, "forward")), top_of(stacks, layers, "")};
+          auto outs = lazy::record_handles(op, inputs, a, meta);
+          if (outs.empty()) throw InternalError("lazy_record_op: " + op + " has no outputs");
+          return std::move(outs[0]);
+        },
+        py::arg("op"), py::arg("inputs"), py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"));
   // An optimizer's in-place updates in one call, logged in a step's journal (lazy_updates.h).
   py::class_<lazy::UpdateJournal>(m, "UpdateJournal",
                                   "The values an optimizer step's updates moved its tensors from, in order.")

@@ -26,4 +26,8 @@ Attrs attrs_from_dict(const py::dict& d);
 py::dict attrs_to_dict(const Attrs& a);
 Shape shape_from(const py::handle& h);
 
+// "file.py:42" of the innermost Python frame whose file does not start with package_dir ("" when
+// every frame does): the source line every recorded node carries (bind_frames.cpp).
+py::str user_source(const py::str& package_dir);
+
 }  // namespace glassgrad

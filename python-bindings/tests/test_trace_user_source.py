@@ -75,3 +75,21 @@ def test_each_call_site_of_one_function_keeps_its_own_line_on_every_call():
     exec(code, ns)
     for _ in range(3):
         assert ns["f"]() == ("loop.py:2", "loop.py:4")
+
+
+def test_an_op_records_the_innermost_scope_role_and_the_callers_line():
+    # _tensor._op's one runtime call reads the thread's stacks and the user's line itself.
+    from glassgrad import _tensor
+    rng = np.random.default_rng(1)
+    a = gg.tensor(rng.standard_normal((3, 5)).astype(np.float32))
+    b = gg.tensor(rng.standard_normal((3, 5)).astype(np.float32))
+    with _trace.scope("outer"):
+        with _trace.scope("block.fc", role="optimizer", layer="Linear 'block.fc'"):
+            line = inspect.currentframe().f_lineno + 1
+            out = _tensor._op("Mul", [a, b], None)
+    np.testing.assert_allclose(out.numpy(), a.numpy() * b.numpy(), rtol=1e-6)
+    (step,) = [s for s in gg._C.last_plan().steps if s["op"] == "Mul"]
+    assert (step["scope"], step["role"], step["source"]) == ("block.fc", "optimizer",
+                                                             f"test_trace_user_source.py:{line}")
+    with pytest.raises(AttributeError):
+        _tensor._op("Mul", [a, np.ones((3, 5), np.float32)], None)
