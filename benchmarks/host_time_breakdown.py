@@ -9,11 +9,18 @@ glassgrad.debug.host_time_breakdown() times the plain loop's host phases (docs/d
     python benchmarks/host_time_breakdown.py --device cpu --threads 1           # SimpleCNN, batch 32
     python benchmarks/host_time_breakdown.py --device cuda --model resnet18     # the whole GPU
     python benchmarks/host_time_breakdown.py --tiny                             # seconds (CI)
+    python benchmarks/host_time_breakdown.py --device cpu --threads 1 --batch 1 --phases   # the step's parts
 
 Rows: step_ms for "glassgrad (plain loop)" and "glassgrad.compile" (the plain row's notes give
 the ratio plain / compile), and one host_<phase>_ms row per phase of the plain loop's step, with
 host_graph_ms (the model graph's share) and host_wall_ms: each the median over the steps of that
 figure (so on a busy machine the rows need not add up to host_wall_ms). benchmarks/results/host_time_breakdown.csv.
+
+--phases adds one phase_<part>_us row per part of the plain step as a script sees it: input (the
+batch made from NumPy), forward, loss, backward, step_host (optimizer.step less its kernels' time,
+the launch phase), zero_grad, item, and host (the whole step less its kernels): the 20th
+percentile over the steps, the figure least disturbed by other processes on a shared machine.
+At batch 1 the kernels are short and these are the host costs a GPU's plain loop is bound by.
 """
 from __future__ import annotations
 
@@ -21,6 +28,7 @@ import argparse
 import os
 import statistics
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W
@@ -37,6 +45,7 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--steps", type=int, default=20, help="steps per round and loop")
     p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--phases", action="store_true", help="also time the parts of the plain step (phase_* rows)")
     args = p.parse_args(argv)
     dev = gg_device(args.device)
     gg.set_default_device(dev)
@@ -79,7 +88,55 @@ def main(argv=None):
     for phase in per_step[0]:
         res.add(dev, wl, f"host_{phase}_ms", statistics.median(s[phase] for s in per_step), "ms",
                 "glassgrad (plain loop)", notes=f"median of {len(per_step)} steps")
+    if args.phases:
+        for part, us in step_parts(spec, xn, yn, steps * rounds, warmup, sync).items():
+            res.add(dev, wl, f"phase_{part}_us", us, "us", "glassgrad (plain loop)",
+                    notes=f"20th percentile of {max(steps * rounds, 1)} steps")
     print("wrote", res.write())
+
+
+PARTS = ("input", "forward", "loss", "backward", "step_host", "zero_grad", "item", "host")
+
+
+def step_parts(spec, xn, yn, steps: int, warmup: int, sync) -> dict:
+    """{part: microseconds} of the plain step (PARTS, the module doc): the step of workloads.gg_step
+    written out, timed part by part, the kernels' time (the launch phase) taken out of the
+    optimizer's step and the whole step."""
+    gg.manual_seed(0)
+    model = W.gg_model(spec)
+    opt = W.gg_step(spec, model).optimizer
+    clock = time.perf_counter
+    times = {part: [] for part in PARTS}
+    was_on = gg._C.host_timing()
+    gg._C.set_host_timing(True)
+    try:
+        for i in range(warmup + max(steps, 1)):
+            launch0 = gg._C.host_times()["launch"][0]
+            t0 = clock()
+            x, y = gg.tensor(xn), gg.tensor(yn)
+            t1 = clock()
+            out = model(x)
+            t2 = clock()
+            loss = gg.cross_entropy(out, y)
+            t3 = clock()
+            loss.backward()
+            t4 = clock()
+            opt.step()
+            t5 = clock()
+            opt.zero_grad()
+            t6 = clock()
+            loss.item()
+            sync()
+            t7 = clock()
+            launch = gg._C.host_times()["launch"][0] - launch0
+            if i < warmup:
+                continue
+            for part, sec in zip(PARTS, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4 - launch, t6 - t5, t7 - t6,
+                                         t7 - t0 - launch)):
+                times[part].append(sec * 1e6)
+    finally:
+        gg._C.set_host_timing(was_on)
+    return {part: sorted(v)[len(v) // 5] for part, v in times.items()}
 
 
 if __name__ == "__main__":

@@ -264,6 +264,17 @@ def test_host_time_breakdown_tiny_times_both_loops_and_every_phase(tmp_path):
     assert host["host_launch_ms"] > 0 and host["host_wall_ms"] >= host["host_launch_ms"]
 
 
+def test_host_time_breakdown_phases_times_each_part_of_the_plain_step(tmp_path):
+    out = tmp_path / "host_time_breakdown.csv"
+    run_script("host_time_breakdown.py", "--tiny", "--phases", "--device", "cpu", "--threads", "1", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    parts = {r["metric"]: float(r["value"]) for r in rows if r["metric"].startswith("phase_")}
+    assert set(parts) == {f"phase_{p}_us" for p in ("input", "forward", "loss", "backward", "step_host", "zero_grad",
+                                                     "item", "host")}
+    assert all(v >= 0 for v in parts.values()) and parts["phase_forward_us"] > 0
+
+
 def test_checkpoint_depth_scaling_tiny_finds_the_smallest_budget_and_fits_growth(tiny_results):
     rows = read_csv(tiny_results / "checkpoint_depth_scaling.csv")
     assert_well_formed(rows)
