@@ -369,3 +369,33 @@ def test_compiled_lstm_step_replays_the_eager_numbers():
         assert a == pytest.approx(b, rel=1e-6)
     for (k, v), (_, w) in zip(eager_model.state_dict().items(), compiled_model.state_dict().items()):
         np.testing.assert_allclose(v, w, rtol=1e-6, atol=1e-7, err_msg=k)
+
+
+# ---- thread counts -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def restore_threads():
+    before = gg.get_num_threads()
+    yield
+    gg.set_num_threads(before)
+
+
+def test_lstm_planned_with_one_thread_runs_with_more(restore_threads):
+    """A plan's workspace is sized with the thread count of its time; a later call with more
+    threads gets the same plan and must not use more packing space than it has (it once did:
+    the GEMM split over the new thread count wrote past the workspace)."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((7, 9, 13))
+    results = []
+    for threads in (1, 2, 3):
+        gg.set_num_threads(threads)
+        gg.manual_seed(5)
+        model = nn.LSTM(13, 67, num_layers=2, bidirectional=True).double()
+        xt = gg.tensor(x, requires_grad=True)
+        y, (h, c) = model(xt)
+        ((y * y).sum() + (c * c).sum()).backward()
+        results.append([y.detach().numpy(), xt.grad.numpy(), model.weight_hh_l0.grad.numpy()])
+    for threads, got in zip((2, 3), results[1:]):
+        for a, b in zip(results[0], got):
+            np.testing.assert_array_equal(a, b, err_msg=f"{threads} threads")

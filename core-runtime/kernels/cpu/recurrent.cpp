@@ -117,6 +117,14 @@ void for_rows(int64_t r, int64_t units_per_row, const Fn& fn) {
   });
 }
 
+// The GEMM packing space at `at` (the last of a kernel's buffers): `want` bytes (sized with this
+// call's thread count), at most what the plan's workspace has left (sized with the thread count
+// when the step was planned; the GEMM uses fewer threads when it gets less).
+cpu::GemmWorkspace gemm_space(char* at, size_t want, const KernelContext& c) {
+  const size_t offset = static_cast<size_t>(at - static_cast<char*>(c.workspace));
+  return {at, std::min(want, c.workspace_bytes > offset ? c.workspace_bytes - offset : size_t(0))};
+}
+
 // C[m, n] (+)= A B through the packed GEMM with the kernel's shared packing space.
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, cpu::MatrixView<T> a, cpu::MatrixView<T> b, T* c, int64_t ldc, T beta,
@@ -213,7 +221,7 @@ void forward(const KernelContext& c) {
   T* reserve = F == Family::RNN ? nullptr : c.outputs[F == Family::LSTM ? 3 : 2].data<T>();
   const DType dt = c.inputs[0].dtype();
   const ForwardBuffers<T> buf = forward_buffers<T>(g, dt, c.workspace);
-  const cpu::GemmWorkspace gws{buf.gemm, buf.gemm_bytes};
+  const cpu::GemmWorkspace gws = gemm_space(buf.gemm, buf.gemm_bytes, c);
 
   // States: the outputs hold the running h (and c).
   copy_n(hn, c.inputs[3].data<T>(), g.batch * Ho);
@@ -359,7 +367,7 @@ void backward(const KernelContext& c) {
   T* dw_hr = g.projected ? c.outputs[db_at + 1].data<T>() : nullptr;
   const DType dt = c.inputs[static_cast<size_t>(in.x)].dtype();
   const BackwardBuffers<T> buf = backward_buffers<T>(g, dt, c.workspace);
-  const cpu::GemmWorkspace gws{buf.gemm, buf.gemm_bytes};
+  const cpu::GemmWorkspace gws = gemm_space(buf.gemm, buf.gemm_bytes, c);
   const auto& cells = Cells<T>::rows();
 
   copy_n(dh0, input(1), g.batch * Ho);
