@@ -57,7 +57,7 @@ TEST(RecurrentCells, SigmoidAndTanhAreWithinAFewUlpsOverTheWholeRange) {
     std::vector<float> g(5 * H), rec(4 * H, 0.f), c(H, 0.f), h(H);
     std::copy(xs.begin(), xs.end(), g.begin());
     std::copy(xs.begin(), xs.end(), g.begin() + 2 * H);
-    rows->lstm(g.data(), rec.data(), c.data(), h.data(), H);
+    rows->lstm(g.data(), H, rec.data(), H, c.data(), h.data(), H);
     for (int64_t j = 0; j < H; ++j) {
       const double x = xs[static_cast<size_t>(j)];
       const double s = 1 / (1 + std::exp(-x)), t = std::tanh(x);
@@ -75,13 +75,13 @@ TEST(RecurrentCells, EveryPassMatchesTheFormulasInDouble) {
     // The double reference: the same templates with libm.
     std::vector<double> g_d(5 * H), c_d = widen(c0), h_d(H);
     std::copy(pre4.begin(), pre4.end(), g_d.begin());
-    cpu::lstm_row<double, Exact>(g_d.data(), widen(rec4).data(), c_d.data(), h_d.data(), H);
+    cpu::lstm_row<double, Exact>(g_d.data(), H, widen(rec4).data(), H, c_d.data(), h_d.data(), H);
     // The backward passes read the forward's saved values as float: their references read the
     // same values, widened (1 - y^2 of a rounded y near 1 differs from the unrounded one's).
     const std::vector<float> g_f(g_d.begin(), g_d.end());
     std::vector<double> dc_d = widen(dc), dp_d(4 * H);
-    cpu::lstm_backward_row<double, Exact>(widen(g_f).data(), widen(c0).data(), widen(dh).data(), dc_d.data(),
-                                          dp_d.data(), H);
+    cpu::lstm_backward_row<double, Exact>(widen(g_f).data(), H, widen(c0).data(), widen(dh).data(), dc_d.data(),
+                                          dp_d.data(), H, H);
     std::vector<double> gg_d(4 * H), hg_d = widen(hp), yg_d(H);
     std::copy(pre4.begin(), pre4.begin() + 3 * H, gg_d.begin());
     cpu::gru_row<double, Exact>(gg_d.data(), widen(rec4).data(), widen(bhn).data(), hg_d.data(), yg_d.data(), H);
@@ -93,12 +93,12 @@ TEST(RecurrentCells, EveryPassMatchesTheFormulasInDouble) {
       const std::string what = std::string(name) + " H=" + std::to_string(H);
       std::vector<float> g(5 * H), c = c0, h(H);
       std::copy(pre4.begin(), pre4.end(), g.begin());
-      rows->lstm(g.data(), rec4.data(), c.data(), h.data(), H);
+      rows->lstm(g.data(), H, rec4.data(), H, c.data(), h.data(), H);
       expect_close(g, g_d, 1e-6, 1e-7, what + " lstm gates and cell");
       expect_close(h, h_d, 1e-6, 1e-7, what + " lstm h");
       std::vector<float> dcf = dc, dp(4 * H);
           std::vector<float> gf = g_f;
-      rows->lstm_backward(gf.data(), c0.data(), dh.data(), dcf.data(), dp.data(), H);
+      rows->lstm_backward(gf.data(), H, c0.data(), dh.data(), dcf.data(), dp.data(), H, H);
       expect_close(dp, dp_d, 1e-5, 1e-6, what + " lstm backward");
       expect_close(dcf, dc_d, 1e-5, 1e-6, what + " lstm dc");
       std::vector<float> gg(4 * H), hg = hp, yg(H);

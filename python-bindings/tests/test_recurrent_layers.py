@@ -342,6 +342,17 @@ def test_packed_sequence_is_a_namedtuple_with_pytorchs_fields_and_methods():
 # ---- compiled steps ---------------------------------------------------------------------------------
 
 
+def _training_step(model, opt):
+    def step(x):
+        y, (h, c) = model(x)
+        loss = (y * y).mean() + (c * c).mean()
+        loss.backward()
+        opt.step()
+        opt.zero_grad()
+        return loss
+    return step
+
+
 def test_compiled_lstm_step_replays_the_eager_numbers():
     """glassgrad.compile traces a training step with a 2-layer LSTM once and replays its plan (the
     time loops included): the same parameters after three steps as the plain loop."""
@@ -350,20 +361,10 @@ def test_compiled_lstm_step_replays_the_eager_numbers():
         model = nn.LSTM(4, 6, num_layers=2)
         return model, gg.optim.SGD(model.parameters(), lr=0.1)
     x = gg.tensor(np.random.default_rng(0).standard_normal((7, 3, 4)).astype(np.float32))
-
-    def step_of(model, opt):
-        def step(x):
-            y, (h, c) = model(x)
-            loss = (y * y).mean() + (c * c).mean()
-            loss.backward()
-            opt.step()
-            opt.zero_grad()
-            return loss
-        return step
     eager_model, eager_opt = build()
-    eager = step_of(eager_model, eager_opt)
+    eager = _training_step(eager_model, eager_opt)
     compiled_model, compiled_opt = build()
-    compiled = gg.compile(step_of(compiled_model, compiled_opt))
+    compiled = gg.compile(_training_step(compiled_model, compiled_opt))
     for _ in range(3):
         a, b = eager(x).item(), compiled(x).item()
         assert a == pytest.approx(b, rel=1e-6)
@@ -399,3 +400,73 @@ def test_lstm_planned_with_one_thread_runs_with_more(restore_threads):
     for threads, got in zip((2, 3), results[1:]):
         for a, b in zip(results[0], got):
             np.testing.assert_array_equal(a, b, err_msg=f"{threads} threads")
+
+
+# With several threads, an LSTM whose steps are big enough (batch * 4H * H multiply-adds from
+# 65536) runs its time loops cut into slices of hidden units, one slice per thread
+# (core-runtime/kernels/cpu/recurrent/lstm_units.h); the arithmetic is that of the one-thread
+# loops, so the results are the same bits for any thread count.
+
+
+def _lstm_run(threads, dtype, packed, seed=5):
+    """Outputs and every gradient of a 2-layer bidirectional LSTM (13 inputs, 67 units, batch 9,
+    7 steps: slices of 33 and 34 units with 2 threads) on random data."""
+    gg.set_num_threads(threads)
+    gg.manual_seed(seed)
+    model = nn.LSTM(13, 67, num_layers=2, bidirectional=True)
+    model = model.double() if dtype == np.float64 else model
+    rng = np.random.default_rng(seed)
+    x = gg.tensor(rng.standard_normal((7, 9, 13)).astype(dtype), requires_grad=True)
+    h0 = gg.tensor(rng.standard_normal((4, 9, 67)).astype(dtype), requires_grad=True)
+    c0 = gg.tensor(rng.standard_normal((4, 9, 67)).astype(dtype), requires_grad=True)
+    lengths = [7, 7, 6, 5, 5, 3, 2, 2, 1]
+    inp = rnn_utils.pack_padded_sequence(x, lengths) if packed else x
+    y, (h, c) = model(inp, (h0, c0))
+    y = rnn_utils.pad_packed_sequence(y)[0] if packed else y
+    u = rng.standard_normal(tuple(y.shape)).astype(dtype)
+    ((y * gg.tensor(u)).sum() + (h * h).sum() + (c * c).sum()).backward()
+    out = {"y": y, "h": h, "c": c, "dx": x.grad, "dh0": h0.grad, "dc0": c0.grad}
+    out.update({name: p.grad for name, p in model.named_parameters()})
+    return {k: v.detach().numpy() for k, v in out.items()}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("packed", [False, True])
+def test_lstm_results_do_not_depend_on_the_thread_count(dtype, packed, restore_threads):
+    one = _lstm_run(1, dtype, packed)
+    for threads in (2, 3):
+        many = _lstm_run(threads, dtype, packed)
+        for k in one:
+            np.testing.assert_array_equal(one[k], many[k], err_msg=f"{k} with {threads} threads")
+
+
+def test_lstm_cut_into_unit_slices_matches_torch(restore_threads):
+    gg.set_num_threads(2)
+    mine, theirs = _pair("LSTM", 13, 67, num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(4)
+    x, h0, c0 = rng.standard_normal((7, 9, 13)), rng.standard_normal((4, 9, 67)), rng.standard_normal((4, 9, 67))
+
+    def inputs(fw):
+        leaves = [_leaf(fw, a) for a in (x, h0, c0)]
+        return (leaves[0], (leaves[1], leaves[2])), leaves
+    _compare(mine, theirs, inputs)
+
+
+def test_compiled_lstm_step_runs_with_more_threads_than_it_was_planned_for(restore_threads):
+    """A plan made with one thread has no room for the unit slices: with three threads the
+    step still runs (in as many slices as its workspace holds) and gives the eager numbers."""
+    def build():
+        gg.manual_seed(3)
+        model = nn.LSTM(16, 64, num_layers=2)
+        return model, gg.optim.SGD(model.parameters(), lr=0.1)
+    x = gg.tensor(np.random.default_rng(0).standard_normal((5, 17, 16)).astype(np.float32))
+    gg.set_num_threads(1)
+    eager_model, eager_opt = build()
+    compiled_model, compiled_opt = build()
+    eager, compiled = _training_step(eager_model, eager_opt), gg.compile(_training_step(compiled_model, compiled_opt))
+    assert eager(x).item() == compiled(x).item()
+    gg.set_num_threads(3)
+    for _ in range(2):
+        assert eager(x).item() == compiled(x).item()
+    for (k, v), (_, w) in zip(eager_model.state_dict().items(), compiled_model.state_dict().items()):
+        np.testing.assert_array_equal(v, w, err_msg=k)

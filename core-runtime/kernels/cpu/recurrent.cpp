@@ -13,15 +13,18 @@
 //     (projected LSTM: y[o:o+r] = h'[o:o+r] W_hr^T, then h_n[:r] = y[o:o+r])
 // Backward, the steps in reverse:
 //   dh0 = grad_hn, dc0 = grad_cn        the running gradients of the states live in the outputs
+//   h_prev rows gathered from y (or h0) for dW_hh (and the GRU's cell)
 //   for each step s, last first:
-//     h_prev rows gathered from y (or h0) for dW_hh
 //     dh = grad_y[o:o+r] + dh0[:r]      (projected: dhs = that, dh' = dhs W_hr)
 //     cell backward pass                dP rows, dc0[:r] (the part reaching c_prev)
 //     dh0[:r] = direct part + dP^h[o:o+r] W_hh        the GEMM accumulates (beta = 1)
 //   dx = dP W_ih, dW_ih = dP^T x, dW_hh = dP^{hT} h_prev, db = column sums, dW_hr = dhs^T h'
 //
 // Threads: the GEMMs split themselves; a step's cell pass is split over its rows when it has
-// enough units (kCellGrain). Inputs are dense (the schemas do not set strided_inputs).
+// enough units (kCellGrain). An LSTM (not projected) with several threads and big enough steps
+// runs its time loops cut into slices of hidden units instead, one parallel region for all
+// steps (cpu/recurrent/lstm_units.h: the same arithmetic, so the same results). Inputs are
+// dense (the schemas do not set strided_inputs).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -29,8 +32,9 @@
 #include <vector>
 
 #include "cpu/gemm/gemm.h"
-#include "cpu/recurrent/cell_rows.h"
-#include "cpu/recurrent/cells.h"
+#include "cpu/recurrent/carver.h"
+#include "cpu/recurrent/cell_table.h"
+#include "cpu/recurrent/lstm_units.h"
 #include "cpu/recurrent/pack_sequence.h"
 #include "cpu/registration.h"
 #include "cpu/rounding.h"
@@ -57,27 +61,7 @@ RecurrentCell cell_of(Family f, const Attrs& a) {
   return a.has("nonlinearity") && a.s("nonlinearity") == "relu" ? RecurrentCell::RNNReLU : RecurrentCell::RNNTanh;
 }
 
-// Carves 64-byte aligned buffers out of the kernel's workspace, in a fixed order, so that the
-// size function (base null: only counts) and the kernel agree on the layout.
-class Carver {
- public:
-  explicit Carver(void* base) {
-    const uintptr_t a = reinterpret_cast<uintptr_t>(base);
-    base_ = base ? reinterpret_cast<char*>(align_up(a)) : nullptr;
-  }
-  template <typename T>
-  T* take(int64_t elems) {
-    char* p = base_ ? base_ + used_ : nullptr;
-    const size_t bytes = static_cast<size_t>(std::max<int64_t>(elems, 0)) * sizeof(T);
-    used_ += align_up(bytes);
-    return reinterpret_cast<T*>(p);
-  }
-  size_t total() const { return used_ + kAlign; }  // + kAlign: room to align the base
-
- private:
-  char* base_ = nullptr;
-  size_t used_ = 0;
-};
+using cpu::Carver;
 
 // dst[0, n) = src[0, n); nothing for n == 0 (empty tensors may have no data pointer at all).
 template <typename T>
@@ -125,6 +109,19 @@ cpu::GemmWorkspace gemm_space(char* at, size_t want, const KernelContext& c) {
   return {at, std::min(want, c.workspace_bytes > offset ? c.workspace_bytes - offset : size_t(0))};
 }
 
+// How many parts the LSTM's steps are cut into (cpu/recurrent/lstm_units.h): lstm_unit_parts
+// for this thread count, fewer when the workspace past the step-by-step buffers (`used` of its
+// `have` bytes) does not hold them (it was sized with the thread count when the step was
+// planned). 1: the step-by-step loops.
+int64_t unit_parts(const RecurrentGeometry& g, DType dt, size_t used, size_t have, bool backward) {
+  int64_t parts = cpu::lstm_unit_parts(g, in_parallel_region() ? 1 : get_num_threads());
+  const auto bytes = [&](int64_t p) {
+    return backward ? cpu::lstm_units_backward_bytes(g, dt, p) : cpu::lstm_units_forward_bytes(g, dt, p);
+  };
+  while (parts > 1 && used + bytes(parts) > have) --parts;
+  return parts;
+}
+
 // C[m, n] (+)= A B through the packed GEMM with the kernel's shared packing space.
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, cpu::MatrixView<T> a, cpu::MatrixView<T> b, T* c, int64_t ldc, T beta,
@@ -138,35 +135,7 @@ void gemm(int64_t m, int64_t n, int64_t k, cpu::MatrixView<T> a, cpu::MatrixView
   cpu::gemm(p, ws);
 }
 
-// The cell passes of T: float through this CPU's table (cell_rows.h), double with libm here.
-template <typename T>
-struct Cells;
-template <>
-struct Cells<float> {
-  static const cpu::CellRowsF32& rows() {
-    switch (cpu_isa()) {
-      case CpuIsa::Avx512: return cpu::recurrent_avx512::cell_rows();
-      case CpuIsa::Avx2: return cpu::recurrent_avx2::cell_rows();
-      default: return cpu::recurrent_generic::cell_rows();
-    }
-  }
-};
-template <>
-struct Cells<double> {
-  typedef recurrent_cell::ExactMath<double> M;
-  static const Cells& rows() {
-    static const Cells c;
-    return c;
-  }
-  void (*lstm)(double*, const double*, double*, double*, int64_t) = cpu::lstm_row<double, M>;
-  void (*lstm_backward)(const double*, const double*, const double*, double*, double*, int64_t) =
-      cpu::lstm_backward_row<double, M>;
-  void (*gru)(double*, const double*, const double*, double*, double*, int64_t) = cpu::gru_row<double, M>;
-  void (*gru_backward)(const double*, const double*, double*, double*, double*, int64_t) =
-      cpu::gru_backward_row<double, M>;
-  void (*rnn)(double*, const double*, double*, int64_t, bool) = cpu::rnn_row<double, M>;
-  void (*rnn_backward)(const double*, const double*, double*, int64_t, bool) = cpu::rnn_backward_row<double, M>;
-};
+using cpu::Cells;
 
 // ---- forward -----------------------------------------------------------------------------
 
@@ -200,7 +169,10 @@ template <Family F>
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const RecurrentGeometry g = geometry(F, in, 0, 1, RecurrentInputs::forward(cell_of(F, a), static_cast<int>(in.size())).w_hr, a);
   const DType dt = in[0].dtype;
-  return dt == DType::Float64 ? forward_buffers<double>(g, dt, nullptr).total : forward_buffers<float>(g, dt, nullptr).total;
+  const size_t steps =
+      dt == DType::Float64 ? forward_buffers<double>(g, dt, nullptr).total : forward_buffers<float>(g, dt, nullptr).total;
+  const int64_t parts = cpu::lstm_unit_parts(g, get_num_threads());
+  return steps + (parts > 1 ? cpu::lstm_units_forward_bytes(g, dt, parts) : 0);
 }
 
 template <typename T, Family F>
@@ -237,10 +209,21 @@ void forward(const KernelContext& c) {
   }
   const bool biased = b_ih != nullptr;
   if (biased) {
-    for (int64_t n = 0; n < g.rows; ++n) copy_n(proj + n * ld, buf.bias, G);
+    parallel_for(g.rows, std::max<int64_t>(1, 65536 / std::max<int64_t>(G, 1)), [&](int64_t n0, int64_t n1) {
+      for (int64_t n = n0; n < n1; ++n) copy_n(proj + n * ld, buf.bias, G);
+    });
   }
   gemm<T>(g.rows, G, g.input_size, cpu::row_major(x, g.input_size), cpu::transpose_of(w_ih, g.input_size), proj, ld,
           biased ? T(1) : T(0), gws);
+
+  if (F == Family::LSTM) {
+    const int64_t parts = unit_parts(g, dt, buf.total, c.workspace_bytes, /*backward=*/false);
+    if (parts > 1) {
+      const cpu::LstmForwardSteps<T> steps{w_hh, c.inputs[3].data<T>(), y, hn, cn, reserve};
+      cpu::lstm_forward_by_units(g, steps, parts, static_cast<char*>(c.workspace) + buf.total);
+      return;
+    }
+  }
 
   // W_hh^T [H_out, G] packed once for every step.
   {
@@ -265,7 +248,7 @@ void forward(const KernelContext& c) {
       if (F == Family::LSTM) {
         T* row = reserve + (o + b) * W;
         T* h = g.projected ? row + 5 * H : y + (o + b) * Ho;
-        cells.lstm(row, rec, cn + b * H, h, H);
+        cells.lstm(row, H, rec, H, cn + b * H, h, H);
         if (!g.projected) copy_n(hn + b * Ho, h, Ho);
       } else if (F == Family::GRU) {
         cells.gru(reserve + (o + b) * W, rec, buf.b_hn, hn + b * H, y + (o + b) * H, H);
@@ -323,8 +306,10 @@ size_t backward_workspace(const std::vector<TensorInfo>& in, const std::vector<T
   const RecurrentInputs bi = RecurrentInputs::backward(cell_of(F, a), static_cast<int>(in.size()));
   const RecurrentGeometry g = geometry(F, in, bi.x, bi.w_ih, bi.w_hr, a);
   const DType dt = in[static_cast<size_t>(bi.x)].dtype;
-  return dt == DType::Float64 ? backward_buffers<double>(g, dt, nullptr).total
-                              : backward_buffers<float>(g, dt, nullptr).total;
+  const size_t steps = dt == DType::Float64 ? backward_buffers<double>(g, dt, nullptr).total
+                                            : backward_buffers<float>(g, dt, nullptr).total;
+  const int64_t parts = cpu::lstm_unit_parts(g, get_num_threads());
+  return steps + (parts > 1 ? cpu::lstm_units_backward_bytes(g, dt, parts) : 0);
 }
 
 // out[j] = sum over rows n of m[n * ld + j], j < cols (a bias gradient), columns split over threads.
@@ -372,54 +357,64 @@ void backward(const KernelContext& c) {
 
   copy_n(dh0, input(1), g.batch * Ho);
   if (F == Family::LSTM) copy_n(dc0, input(in.grad_cn), g.batch * H);
-  {  // W_hh [G, H_out] packed once for every step's dh_prev += dP^h W_hh.
-    cpu::GemmProblem<T> p(g.batch, Ho, G);
-    p.b = cpu::row_major(w_hh, Ho);
-    cpu::gemm_pack_b(p, buf.packed);
-  }
-  for (int64_t s = g.steps - 1; s >= 0; --s) {
-    const int64_t r = g.rows_at(s), o = g.offset_at(s), carried = g.carried_rows(s);
-    const int64_t po = s > 0 ? g.offset_at(s - 1) : 0;
-    for (int64_t b = 0; b < r; ++b) {
-      const T* src = b < carried ? y + (po + b) * Ho : h0 + b * Ho;
-      copy_n(buf.hprev + (o + b) * Ho, src, Ho);
+  // Each row's previous hidden state (for dW_hh, and the GRU's cell), from y or h0.
+  parallel_for(g.steps, std::max<int64_t>(1, 65536 / std::max<int64_t>(g.batch * Ho, 1)), [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t r = g.rows_at(s), o = g.offset_at(s), carried = g.carried_rows(s);
+      const int64_t po = s > 0 ? g.offset_at(s - 1) : 0;
+      for (int64_t b = 0; b < r; ++b) copy_n(buf.hprev + (o + b) * Ho, b < carried ? y + (po + b) * Ho : h0 + b * Ho, Ho);
     }
-    if (g.projected) {  // dhs = grad_y + dh0 (both P wide), dh' = dhs W_hr
-      T* dhs = buf.dhs + o * Ho;
-      for (int64_t i = 0; i < r * Ho; ++i) dhs[i] = grad_y[o * Ho + i] + dh0[i];
-      std::fill(dh0, dh0 + r * Ho, T(0));
-      gemm<T>(r, H, Ho, cpu::row_major(dhs, Ho), cpu::row_major(w_hr, H), buf.dhp, H, T(0), gws);
+  });
+  const int64_t parts = F == Family::LSTM ? unit_parts(g, dt, buf.total, c.workspace_bytes, /*backward=*/true) : 1;
+  if (parts > 1) {
+    const cpu::LstmBackwardSteps<T> steps{w_hh, grad_y, c0, reserve, dh0, dc0, buf.dp};
+    cpu::lstm_backward_by_units(g, steps, parts, static_cast<char*>(c.workspace) + buf.total);
+  } else {
+    {  // W_hh [G, H_out] packed once for every step's dh_prev += dP^h W_hh.
+      cpu::GemmProblem<T> p(g.batch, Ho, G);
+      p.b = cpu::row_major(w_hh, Ho);
+      cpu::gemm_pack_b(p, buf.packed);
     }
-    for_rows(r, G, [&](int64_t b) {
-      T* dh = dh0 + b * Ho;
-      const T* gy = grad_y + (o + b) * Ho;
-      if (F == Family::LSTM) {
-        const T* row = reserve + (o + b) * W;
-        const T* c_prev = b < carried ? reserve + (po + b) * W + 4 * H : c0 + b * H;
-        if (g.projected) {
-          cells.lstm_backward(row, c_prev, buf.dhp + b * H, dc0 + b * H, buf.dp + (o + b) * G, H);
+    for (int64_t s = g.steps - 1; s >= 0; --s) {
+      const int64_t r = g.rows_at(s), o = g.offset_at(s), carried = g.carried_rows(s);
+      const int64_t po = s > 0 ? g.offset_at(s - 1) : 0;
+      if (g.projected) {  // dhs = grad_y + dh0 (both P wide), dh' = dhs W_hr
+        T* dhs = buf.dhs + o * Ho;
+        for (int64_t i = 0; i < r * Ho; ++i) dhs[i] = grad_y[o * Ho + i] + dh0[i];
+        std::fill(dh0, dh0 + r * Ho, T(0));
+        gemm<T>(r, H, Ho, cpu::row_major(dhs, Ho), cpu::row_major(w_hr, H), buf.dhp, H, T(0), gws);
+      }
+      for_rows(r, G, [&](int64_t b) {
+        T* dh = dh0 + b * Ho;
+        const T* gy = grad_y + (o + b) * Ho;
+        if (F == Family::LSTM) {
+          const T* row = reserve + (o + b) * W;
+          const T* c_prev = b < carried ? reserve + (po + b) * W + 4 * H : c0 + b * H;
+          if (g.projected) {
+            cells.lstm_backward(row, H, c_prev, buf.dhp + b * H, dc0 + b * H, buf.dp + (o + b) * G, H, H);
+          } else {
+            for (int64_t j = 0; j < H; ++j) dh[j] += gy[j];
+            cells.lstm_backward(row, H, c_prev, dh, dc0 + b * H, buf.dp + (o + b) * G, H, H);
+            std::fill(dh, dh + H, T(0));
+          }
+        } else if (F == Family::GRU) {
+          for (int64_t j = 0; j < H; ++j) dh[j] += gy[j];
+          cells.gru_backward(reserve + (o + b) * W, buf.hprev + (o + b) * H, dh, buf.dp + (o + b) * G,
+                                   buf.dph + (o + b) * G, H);
         } else {
           for (int64_t j = 0; j < H; ++j) dh[j] += gy[j];
-          cells.lstm_backward(row, c_prev, dh, dc0 + b * H, buf.dp + (o + b) * G, H);
+          cells.rnn_backward(y + (o + b) * H, dh, buf.dp + (o + b) * G, H, relu);
           std::fill(dh, dh + H, T(0));
         }
-      } else if (F == Family::GRU) {
-        for (int64_t j = 0; j < H; ++j) dh[j] += gy[j];
-        cells.gru_backward(reserve + (o + b) * W, buf.hprev + (o + b) * H, dh, buf.dp + (o + b) * G,
-                                 buf.dph + (o + b) * G, H);
-      } else {
-        for (int64_t j = 0; j < H; ++j) dh[j] += gy[j];
-        cells.rnn_backward(y + (o + b) * H, dh, buf.dp + (o + b) * G, H, relu);
-        std::fill(dh, dh + H, T(0));
-      }
-    });
-    cpu::GemmProblem<T> p(r, Ho, G);  // dh_prev += dP^h W_hh
-    p.a = cpu::row_major(buf.dph + o * G, G);
-    p.b_packed = buf.packed;
-    p.c = dh0;
-    p.ldc = Ho;
-    p.beta = T(1);
-    cpu::gemm(p, gws);
+      });
+      cpu::GemmProblem<T> p(r, Ho, G);  // dh_prev += dP^h W_hh
+      p.a = cpu::row_major(buf.dph + o * G, G);
+      p.b_packed = buf.packed;
+      p.c = dh0;
+      p.ldc = Ho;
+      p.beta = T(1);
+      cpu::gemm(p, gws);
+    }
   }
   // The products over the whole sequence.
   gemm<T>(G, g.input_size, N, cpu::transpose_of(buf.dp, G), cpu::row_major(x, g.input_size), dw_ih, g.input_size, T(0),

@@ -9,8 +9,9 @@ namespace glassgrad {
 namespace cpu {
 
 struct CellRowsF32 {
-  void (*lstm)(float* g, const float* rec, float* c, float* h, int64_t H);
-  void (*lstm_backward)(const float* g, const float* c_prev, const float* dh, float* dc, float* dp, int64_t H);
+  void (*lstm)(float* g, int64_t gs, const float* rec, int64_t rs, float* c, float* h, int64_t n);
+  void (*lstm_backward)(const float* g, int64_t gs, const float* c_prev, const float* dh, float* dc, float* dp,
+                        int64_t ps, int64_t n);
   void (*gru)(float* g, const float* rec, const float* b_hn, float* h, float* y, int64_t H);
   void (*gru_backward)(const float* g, const float* h_prev, float* dh, float* dpx, float* dph, int64_t H);
   void (*rnn)(float* y, const float* rec, float* h, int64_t H, bool relu);

@@ -15,18 +15,21 @@
 namespace glassgrad {
 namespace cpu {
 
-// LSTM forward: row (its pre-activations at g[0, 4H), overwritten by i f g o; c_t at g[4H, 5H)),
-// rec [4H], c (the running cell state, updated), h (where o * tanh(c_t) goes).
+// LSTM forward: g the reserve row (its pre-activations at gate stride gs, g[q * gs + j] for gate
+// q, overwritten by i f g o; c_t at g[4 * gs + j]), rec (the recurrent product, gate stride rs),
+// c (the running cell state, updated), h (where o * tanh(c_t) goes); units j < n. The strides
+// let a caller hand over a slice of the units (gs = H, rs: its own product's width).
 template <typename T, typename M>
-void lstm_row(T* __restrict g, const T* __restrict rec, T* __restrict c, T* __restrict h, int64_t H) {
+void lstm_row(T* __restrict g, int64_t gs, const T* __restrict rec, int64_t rs, T* __restrict c, T* __restrict h,
+              int64_t n) {
   T* __restrict gi = g;
-  T* __restrict gf = g + H;
-  T* __restrict gg = g + 2 * H;
-  T* __restrict go = g + 3 * H;
-  T* __restrict gc = g + 4 * H;
-  for (int64_t j = 0; j < H; ++j) {
+  T* __restrict gf = g + gs;
+  T* __restrict gg = g + 2 * gs;
+  T* __restrict go = g + 3 * gs;
+  T* __restrict gc = g + 4 * gs;
+  for (int64_t j = 0; j < n; ++j) {
     T i, f, gv, o, cv, hv;
-    recurrent_cell::lstm<T, M>(gi[j] + rec[j], gf[j] + rec[H + j], gg[j] + rec[2 * H + j], go[j] + rec[3 * H + j],
+    recurrent_cell::lstm<T, M>(gi[j] + rec[j], gf[j] + rec[rs + j], gg[j] + rec[2 * rs + j], go[j] + rec[3 * rs + j],
                                c[j], i, f, gv, o, cv, hv);
     gi[j] = i;
     gf[j] = f;
@@ -38,20 +41,21 @@ void lstm_row(T* __restrict g, const T* __restrict rec, T* __restrict c, T* __re
   }
 }
 
-// LSTM backward of one row: g the reserve row (i f g o c), c_prev, dh (reaching o * tanh(c)),
-// dc (in: from the next step; out: reaching c_prev), dp the row's 4H pre-activation gradients.
+// LSTM backward of one row: g the reserve row (i f g o c at gate stride gs), c_prev, dh (reaching
+// o * tanh(c)), dc (in: from the next step; out: reaching c_prev), dp the row's pre-activation
+// gradients (gate stride ps); units j < n.
 template <typename T, typename M>
-void lstm_backward_row(const T* __restrict g, const T* __restrict c_prev, const T* __restrict dh, T* __restrict dc,
-                       T* __restrict dp, int64_t H) {
-  for (int64_t j = 0; j < H; ++j) {
+void lstm_backward_row(const T* __restrict g, int64_t gs, const T* __restrict c_prev, const T* __restrict dh,
+                       T* __restrict dc, T* __restrict dp, int64_t ps, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
     T dcj = dc[j], di, df, dgv, dov;
-    recurrent_cell::lstm_backward<T, M>(g[j], g[H + j], g[2 * H + j], g[3 * H + j], g[4 * H + j], c_prev[j], dh[j],
+    recurrent_cell::lstm_backward<T, M>(g[j], g[gs + j], g[2 * gs + j], g[3 * gs + j], g[4 * gs + j], c_prev[j], dh[j],
                                         dcj, di, df, dgv, dov);
     dc[j] = dcj;
     dp[j] = di;
-    dp[H + j] = df;
-    dp[2 * H + j] = dgv;
-    dp[3 * H + j] = dov;
+    dp[ps + j] = df;
+    dp[2 * ps + j] = dgv;
+    dp[3 * ps + j] = dov;
   }
 }
 

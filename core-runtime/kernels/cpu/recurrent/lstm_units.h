@@ -1,0 +1,63 @@
+// The time loop of an LSTM layer (not projected) with each step cut into slices of hidden units,
+// one slice a part of run_step_parts (step_parts.h): the multi-threaded form of the loops in
+// kernels/cpu/recurrent.cpp, which call these when lstm_unit_parts says so. The input
+// projection before the loop and the whole-sequence products after it stay there.
+//
+// Part p owns units [j0, j0 + n) and, for them, every gate's column (q * H + j0 ...):
+//   forward step s    R_p[:r] = h_{s-1}[:r] W_hh[gate rows of p]^T    (h_{s-1}: y's rows of step
+//                     s - 1, h0's rows for the rows starting at s), then the cell pass over
+//                     p's units: reserve, c_n, y and h_n of those units;
+//   backward step s   dh_n[:r', p's units] += dP_{s+1}[:r'] W_hh[:, p's units]   (step s + 1's
+//                     products, every part's, hence one step later), then the cell backward
+//                     pass over p's units; one more step after s = 0 adds dP_0's product.
+// Every element is computed by the same products and cell arithmetic as the step-by-step
+// loops (a GEMM cut along N gives the same bits), so results equal theirs for any part count.
+// Each part's slice of W_hh is packed once, by the part's first step, into its own workspace.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "glassgrad/autodiff/recurrent_geometry.h"
+#include "glassgrad/autodiff/types.h"
+
+namespace glassgrad {
+namespace cpu {
+
+// How many parts to cut a step into with `threads` threads: 1 (the step-by-step loops) when
+// the layer is projected, not an LSTM, or a step's recurrent product is too small to share.
+int64_t lstm_unit_parts(const RecurrentGeometry& g, int threads);
+
+// Workspace of the parts' buffers for `parts` parts (64-byte aligned inside).
+size_t lstm_units_forward_bytes(const RecurrentGeometry& g, DType dt, int64_t parts);
+size_t lstm_units_backward_bytes(const RecurrentGeometry& g, DType dt, int64_t parts);
+
+template <typename T>
+struct LstmForwardSteps {
+  const T* w_hh;  // [G, H]
+  const T* h0;    // [B, H]
+  T* y;           // [N, H]
+  T* hn;          // [B, H]: written for each row's last step
+  T* cn;          // [B, H]: the running cell state (c0 on entry)
+  T* reserve;     // [N, 5H]: the input projection on entry (gates i f g o), then i f g o c
+};
+
+template <typename T>
+struct LstmBackwardSteps {
+  const T* w_hh;     // [G, H]
+  const T* grad_y;   // [N, H]
+  const T* c0;       // [B, H]
+  const T* reserve;  // [N, 5H]
+  T* dh;             // [B, H]: grad_hn on entry, the gradient reaching h0 on exit
+  T* dc;             // [B, H]: grad_cn on entry, the gradient reaching c0 on exit
+  T* dp;             // [N, G]: the pre-activation gradients
+};
+
+// Run the loops with `parts` parts (>= 1) in `workspace` of the sizes above.
+template <typename T>
+void lstm_forward_by_units(const RecurrentGeometry& g, const LstmForwardSteps<T>& a, int64_t parts, void* workspace);
+template <typename T>
+void lstm_backward_by_units(const RecurrentGeometry& g, const LstmBackwardSteps<T>& a, int64_t parts,
+                            void* workspace);
+
+}  // namespace cpu
+}  // namespace glassgrad
