@@ -374,6 +374,38 @@ def test_changing_a_static_hyperparameter_traces_a_compiled_step_again():
     assert step.replays == 4  # 2 traced + 2 replayed before the change, 2 traced + 2 replayed after
 
 
+@pytest.mark.parametrize("edit", ["hook", "dict.__setitem__", "pop", "tensor lr"])
+def test_group_edits_between_steps_take_effect_however_made(edit):
+    """step() re-checks a group only when it may differ from its last check (Optimizer._unchecked):
+    an lr written through the dict hooks or past them, an entry removed and put back, a tensor lr
+    filled in place all reach the next step, as in PyTorch, which reads the groups every step."""
+    rng = np.random.default_rng(3)
+    init = rng.standard_normal((3, 4)).astype(np.float32)
+
+    def run(change):
+        w = gg.tensor(init.copy(), requires_grad=True)
+        lr = gg.tensor(0.1) if edit == "tensor lr" else 0.1
+        opt = gg.Adam([w], lr=lr)
+        for k in range(4):
+            ((w * w).sum() + w.sum()).backward()
+            opt.step()
+            opt.zero_grad()
+            if k == 1 and change:
+                g = opt.param_groups[0]
+                if edit == "hook":
+                    g["lr"] = 0.5
+                elif edit == "dict.__setitem__":
+                    dict.__setitem__(g, "lr", 0.5)
+                elif edit == "pop":
+                    dict.__setitem__(g, "eps", g.pop("eps") * 1e7)
+                else:
+                    g["lr"].fill_(0.5)
+        return w.detach().numpy()
+
+    unchanged, changed = run(False), run(True)
+    assert not np.allclose(changed, unchanged)
+
+
 def test_an_unused_optimizer_is_freed_at_once_with_its_state():
     """Param groups refer back to their optimizer weakly: no reference cycle keeps an optimizer's
     momentum buffers alive until the cyclic garbage collector happens to run."""

@@ -67,11 +67,21 @@ def _skipped_keys(cls) -> frozenset:
     return skip[1]
 
 
+_UNCHANGING = frozenset((int, float, bool, str, type(None)))
+
+
+def _unchanging(v) -> bool:
+    """v cannot change but by a write into the group: a number, bool, string or None, or a tuple of
+    those (a list, a tensor learning rate or a NumPy scalar may change in place)."""
+    t = type(v)
+    return t in _UNCHANGING or (t is tuple and all(type(e) in _UNCHANGING for e in v))
+
+
 class ParamGroup(dict):
     """One entry of optimizer.param_groups: a dict, as in PyTorch. Writing a hyperparameter
     updates what the next step uses at once (see the module doc)."""
 
-    __slots__ = ("_opt", "_tensors", "_filled", "_static")
+    __slots__ = ("_opt", "_tensors", "_filled", "_static", "_checked")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -79,6 +89,7 @@ class ParamGroup(dict):
         self._tensors: Dict[Tuple[str, str, str], Tensor] = {}  # (key, device, dtype) -> 0-d tensor
         self._filled: Dict[Tuple[str, str, str], float] = {}    # the value each tensor holds
         self._static = None
+        self._checked: Optional[Tuple[list, list, list]] = None  # Optimizer._group_changed's snapshot
 
     def _changed(self) -> None:
         opt = self._opt() if self._opt is not None else None
@@ -250,6 +261,20 @@ class Optimizer(OptimizerHooks):
         if sig != group._static:
             group._static = sig
             _bump_static_version()
+        # What the group held when checked, by identity (the values are kept, so no other object can
+        # take one's id): step() checks again only when a key or a value is another object, or when
+        # a value could change in place (a list, a tensor, a NumPy scalar).
+        values = list(group.values())
+        unchanging = all(_unchanging(v) for k, v in group.items() if k not in _BOOKKEEPING)
+        group._checked = (list(group), values, list(map(id, values))) if unchanging else None
+
+    @staticmethod
+    def _unchecked(group: ParamGroup) -> bool:
+        """The group may hold other values than at its last check (_group_changed): written through
+        dict methods the hooks do not see (dict.__setitem__(group, ...)), or holding a value that
+        changes in place."""
+        checked = getattr(group, "_checked", None)
+        return checked is None or list(map(id, group.values())) != checked[2] or list(group) != checked[0]
 
     # ---- hyperparameters as tensors ----
     def _tensor_value(self, group: Dict[str, Any], key: str) -> float:
@@ -327,7 +352,8 @@ class Optimizer(OptimizerHooks):
         if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
             return loss
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
-            self._group_changed(g)
+            if self._unchecked(g):
+                self._group_changed(g)
         # A parameter written in place since it was last computed (`w.data.normal_(0, 0.01)`,
         # `b.data.fill_(0)` at initialization, as PyTorch scripts do) is a pending result; the
         # update ops write stored tensors only, so it is computed first (once: it is stored after).
