@@ -211,6 +211,19 @@ TEST(Conv2DKernels, TransposedWeightGradientMatchesNaiveFormulas) {
   check_geometry<float>({5, 52, 9, 9, 48, 1, 1, 1, 1, 0, 0, 0, 0}, gen, false);
 }
 
+// A window covering the whole unpadded input is one GEMM over the batch (conv_dense.h): DCGAN's
+// discriminator head (K = 1: the forward by row dots) and its first generator layer's adjoint
+// (K = 100, threaded sizes), a 3x3 image that would otherwise take Winograd, a non-square window
+// at a stride that has no effect, and float64.
+TEST(Conv2DKernels, DenseWindowMatchesNaiveFormulas) {
+  std::mt19937 gen(41);
+  check_geometry<float>({16, 128, 4, 4, 1, 4, 4, 1, 1, 0, 0, 0, 0}, gen, true);
+  check_geometry<float>({17, 67, 4, 4, 100, 4, 4, 1, 1, 0, 0, 0, 0}, gen, true);
+  check_geometry<float>({5, 9, 3, 3, 9, 3, 3, 1, 1, 0, 0, 0, 0}, gen, false);
+  check_geometry<float>({3, 5, 3, 2, 7, 3, 2, 2, 3, 0, 0, 0, 0}, gen, true);
+  check_geometry<double>({9, 13, 4, 4, 30, 4, 4, 1, 1, 0, 0, 0, 0}, gen, true);
+}
+
 // The strided row gather of im2col at every length up to a few vectors: the right values, and
 // (under AddressSanitizer) no read past src[(n - 1) * stride], the last element it needs.
 TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {
