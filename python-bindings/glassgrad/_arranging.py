@@ -224,7 +224,7 @@ def unravel_index(indices, shape) -> Tuple[Tensor, ...]:
         raise _C.DTypeError(f"unravel_index: expected 'indices' to be integer dtype, but got {flat.dtype}\n"
                             f"  fix: indices.long()")
     volume = math.prod(dims)
-    values: np.ndarray = flat.detach().numpy().astype(np.int64)
+    values: np.ndarray = flat.numpy(force=True).astype(np.int64)
     if values.size and (values.min() < -volume or values.max() >= volume):
         raise _C.GlassgradIndexError(f"unravel_index: index out of bounds for shape {tuple(dims)} "
                                      f"(indices must lie in [{-volume}, {volume - 1}])")

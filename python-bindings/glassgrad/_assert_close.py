@@ -23,7 +23,7 @@ def _as_array(x: Any) -> Tuple[np.ndarray, str, str]:
     if isinstance(x, Tensor):
         dtype = str(x.dtype)
         t = x.detach().cpu()
-        values = (t.float() if dtype in ("float16", "bfloat16") else t).detach().numpy()
+        values = (t.float() if dtype in ("float16", "bfloat16") else t).numpy(force=True)
         return np.asarray(values), dtype, str(x.device)
     if isinstance(x, bool):
         return np.asarray(x), "bool", "cpu"

@@ -226,7 +226,7 @@ def finish(obj) -> Any:
             buffers = x.__dict__.get("_buffers", {})
             for n, b in list(buffers.items()):
                 if b is not None:
-                    buffers[n] = _state_leaf(b.detach().numpy(), b.device, b.name)
+                    buffers[n] = _state_leaf(b.numpy(force=True), b.device, b.name)
             todo.extend(x.__dict__.values())
         elif isinstance(x, dict):
             todo.extend(x.values())

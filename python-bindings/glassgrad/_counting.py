@@ -38,7 +38,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     """The distinct elements in ascending order (torch.unique; every NaN is distinct), or the
     distinct slices along dim; with return_inverse, where each element (slice) went, in the
     input's shape (its length along dim); with return_counts, how often each occurs."""
-    a = input.detach().numpy()
+    a = input.numpy(force=True)
     if dim is None:
         flat = a.reshape(-1)
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
@@ -69,7 +69,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Each run of equal consecutive elements (or slices along dim) collapsed to one
     (torch.unique_consecutive), with the run each element belongs to (return_inverse) and the
     runs' lengths (return_counts)."""
-    a = input.detach().numpy()
+    a = input.numpy(force=True)
     if dim is None:
         rows = a.reshape(-1, 1)
         shape_back = a.shape
@@ -101,7 +101,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     if input.ndim != 1 or input.dtype.is_floating_point or input.dtype == "bool":
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: got a "
                                       f"{input.ndim}-d {input.dtype} tensor\n  fix: x.long().reshape(-1)")
-    a: np.ndarray = input.detach().numpy().astype(np.int64)
+    a: np.ndarray = input.numpy(force=True).astype(np.int64)
     if a.size and a.min() < 0:
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: the "
                                       f"smallest value is {int(a.min())}\n  fix: shift the values, x - x.min()")
@@ -109,7 +109,7 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
         raise _C.InvalidArgumentError(f"minlength should be >= 0, got {minlength}\n  fix: minlength=0")
     if weights is None:
         return _on(np.bincount(a, minlength=minlength).astype(np.int64), input)
-    w = weights.detach().numpy() if isinstance(weights, Tensor) else np.asarray(weights)
+    w = weights.numpy(force=True) if isinstance(weights, Tensor) else np.asarray(weights)
     if w.shape != a.shape:
         raise _C.ShapeError(f"weights should be 1-d and have the same length as input\n  bincount: input "
                             f"{list(a.shape)}, weights {list(w.shape)}\n  fix: one weight per element")
@@ -127,7 +127,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     if bins <= 0:
         raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
                                       f"  fix: bins=100")
-    a: np.ndarray = input.detach().numpy().reshape(-1).astype(np.float64)
+    a: np.ndarray = input.numpy(force=True).reshape(-1).astype(np.float64)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         finite = a[np.isfinite(a)]
@@ -142,7 +142,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     which = np.floor((inside - lo) * bins / (hi - lo)).astype(np.int64)
     which = np.minimum(which, bins - 1)
     counts = np.bincount(which, minlength=bins)[:bins]
-    return _on(counts.astype(input.detach().numpy().dtype), input)
+    return _on(counts.astype(input.numpy(force=True).dtype), input)
 
 
 # torch.return_types.histogram: a tuple that also names its two tensors
@@ -160,7 +160,7 @@ def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
         if bins.dtype != like.dtype:
             raise _C.DTypeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but got "
                                 f"input {like.dtype} and bins {bins.dtype}\n  fix: bins.to(input.dtype)")
-        edges: np.ndarray = bins.detach().numpy().astype(np.float64)
+        edges: np.ndarray = bins.numpy(force=True).astype(np.float64)
         if np.any(np.diff(edges) < 0):
             raise _C.InvalidArgumentError("torch.histogram(): bin edges must be increasing\n  fix: sort them")
         return edges
@@ -181,7 +181,7 @@ def _histogram_edges(a: np.ndarray, bins, range, like: Tensor) -> np.ndarray:
                                       "  fix: range=(smaller, larger)")
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
-    return linspace(lo, hi, n + 1, dtype=like.dtype).numpy().astype(np.float64)
+    return linspace(lo, hi, n + 1, dtype=like.dtype).numpy(force=True).astype(np.float64)
 
 
 def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] = None, density: bool = False,
@@ -195,15 +195,15 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
         raise _C.UnsupportedError("torch.histogram(..., out=...) is not supported\n  fix: hist, edges = torch.histogram(x, bins)")
     if not input.dtype.is_floating_point:
         raise _C.DTypeError(f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
-    a: np.ndarray = input.detach().numpy().astype(np.float64).reshape(-1)
+    a: np.ndarray = input.numpy(force=True).astype(np.float64).reshape(-1)
     edges = _histogram_edges(a, bins, range, input)
     w: Optional[np.ndarray] = None
     if weight is not None:
         if tuple(weight.shape) != tuple(input.shape):
             raise _C.ShapeError(f"torch.histogram(): weight should have the same shape as input, got input "
                                 f"{list(input.shape)} and weight {list(weight.shape)}\n  fix: one weight per element")
-        w = weight.detach().numpy().astype(np.float64).reshape(-1)
-    dtype = input.detach().numpy().dtype
+        w = weight.numpy(force=True).astype(np.float64).reshape(-1)
+    dtype = input.numpy(force=True).dtype
     if edges.size < 2:
         hist = np.zeros(0)
     else:

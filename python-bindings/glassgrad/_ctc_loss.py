@@ -31,7 +31,7 @@ _UNREACHABLE = -1e30
 
 
 def _lengths(value, n: int, name: str) -> np.ndarray:
-    v = np.asarray(value.detach().numpy() if isinstance(value, Tensor) else value, dtype=np.int64).reshape(-1)
+    v = np.asarray(value.numpy(force=True) if isinstance(value, Tensor) else value, dtype=np.int64).reshape(-1)
     if v.shape[0] != n:
         raise _C.ShapeError(f"ctc_loss: {name} must have one length per sample ({n}), got {v.shape[0]}\n"
                             f"  fix: {name}=glassgrad.tensor([...]) with {n} values")
@@ -41,7 +41,7 @@ def _lengths(value, n: int, name: str) -> np.ndarray:
 def _label_rows(targets, target_lengths: np.ndarray) -> list:
     """Each sample's labels: the first target_lengths[b] of row b of a padded (N, S) targets, or
     consecutive slices of a concatenated 1-d targets."""
-    t = np.asarray(targets.detach().numpy() if isinstance(targets, Tensor) else targets, dtype=np.int64)
+    t = np.asarray(targets.numpy(force=True) if isinstance(targets, Tensor) else targets, dtype=np.int64)
     if t.ndim == 2:
         if (target_lengths > t.shape[1]).any():
             raise _C.ShapeError(f"ctc_loss: Expected tensor to have size at least {int(target_lengths.max())} at "

@@ -166,7 +166,7 @@ def _bags(idx: Tensor, offsets, include_last_offset: bool, where_: str):
         raise _C.InvalidArgumentError(f"offsets has to be a 1D Tensor but got None\n  {where_}: a 1-D input is "
                                       f"bags one after another; offsets say where each starts\n"
                                       f"  fix: offsets=glassgrad.tensor([0, 4]) (two bags, from positions 0 and 4)")
-    off = np.asarray(offsets.detach().numpy() if isinstance(offsets, Tensor) else offsets)
+    off = np.asarray(offsets.numpy(force=True) if isinstance(offsets, Tensor) else offsets)
     if off.ndim != 1:
         raise _C.InvalidArgumentError(f"offsets has to be a 1D Tensor\n  {where_}: offsets has shape "
                                       f"{list(off.shape)}\n  fix: offsets.reshape(-1)")
@@ -223,7 +223,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Optional[Tensor] = Non
     in_bag = bag >= 0  # positions past the last bag (include_last_offset) belong to none
     rows = lookup(flat, weight, None, bool(scale_grad_by_freq))
     if mode == "max":
-        keep = in_bag & (flat.detach().numpy() != pad) if pad is not None else in_bag  # the layout needs the values
+        keep = in_bag & (flat.numpy(force=True) != pad) if pad is not None else in_bag  # the layout needs the values
         return _bag_max(rows, bag, keep, nbags, d)
     if per_sample_weights is not None:
         rows = rows * per_sample_weights.reshape(n, 1).astype(dt)

@@ -372,7 +372,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     draw), so it computes pending work first."""
     num_samples = _args.integer(num_samples, "num_samples", "multinomial", minimum=1)
     replacement = _args.flag(replacement, "replacement", "multinomial")
-    w = np.asarray(input.detach().numpy(), dtype=np.float64)
+    w = np.asarray(input.numpy(force=True), dtype=np.float64)
     if w.ndim not in (1, 2):
         raise _C.ShapeError(f"multinomial: input must be 1-d or 2-d, got shape {list(w.shape)}")
     rows = w.reshape(-1, w.shape[-1])

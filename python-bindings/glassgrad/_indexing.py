@@ -315,7 +315,7 @@ def _is_advanced(k) -> bool:
 
 def _mask_indices(mask, shape, axis: int, where: str) -> List[np.ndarray]:
     """The integer indices of the True elements of a mask covering `shape` from `axis` on."""
-    m = mask.detach().numpy() if isinstance(mask, Tensor) else np.asarray(mask)
+    m = mask.numpy(force=True) if isinstance(mask, Tensor) else np.asarray(mask)
     m = m.astype(bool)
     covered = list(shape[axis:axis + m.ndim])
     if list(m.shape) != covered:

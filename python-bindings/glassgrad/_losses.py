@@ -138,7 +138,7 @@ def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where:
     """Targets already computed (data, not a pending graph) are checked at once, naming the bad one."""
     if not target._h.realized:
         return
-    t = target.detach().numpy().reshape(-1)
+    t = target.numpy(force=True).reshape(-1)
     bad = np.nonzero(((t < 0) | (t >= classes)) & (t != ignore_index))[0]
     if bad.size:
         raise _C.GlassgradIndexError(

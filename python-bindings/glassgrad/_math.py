@@ -213,7 +213,7 @@ def _check_integer_divisor(where: str, other, dt) -> None:
     if DTYPES[str(dt)].is_floating_point:
         return
     # the divisor as the division sees it: converted to dt (int32 40960 is 0 as uint8)
-    zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.astype(dt).detach().numpy()) == 0).any())
+    zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.astype(dt).numpy(force=True)) == 0).any())
     if zero:
         raise IntegerDivisionByZeroError(f"{where}: integer division by zero (PyTorch raises here too)\n"
                                 f"  fix: divide by nonzero values, or in floats: x.float() {where} y")
@@ -564,7 +564,7 @@ def _integer_bitwise(name: str, op, x, y, dt) -> Tensor:
     kernels): the operands are computed first, as unique's is (docs/porting.md, the bitwise row)."""
     np_dt = np.dtype(_NP[str(dt)])
     dev = next(v.device for v in (x, y) if isinstance(v, Tensor))
-    a, b = (v.detach().numpy().astype(np_dt) if isinstance(v, Tensor) else np.asarray(v).astype(np_dt) for v in (x, y))
+    a, b = (v.numpy(force=True).astype(np_dt) if isinstance(v, Tensor) else np.asarray(v).astype(np_dt) for v in (x, y))
     return tensor(op(a, b), dtype=dt, device=dev)
 
 
@@ -600,7 +600,7 @@ def bitwise_not(input: Tensor) -> Tensor:
         raise _C.DTypeError(f"\"bitwise_not_cpu\" not implemented for '{_TORCH_NAMES.get(str(input.dtype), input.dtype)}'"
                             f"\n  cause: bitwise operations take bool or integer tensors, got {input.dtype}\n"
                             "  fix: x.long() first, or logical_not(x) for x == 0")
-    return tensor(np.invert(input.detach().numpy()), dtype=input.dtype, device=input.device)
+    return tensor(np.invert(input.numpy(force=True)), dtype=input.dtype, device=input.device)
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -920,7 +920,7 @@ def nextafter(input, other) -> Tensor:
     if not x.dtype.is_floating_point or str(x.dtype) not in ("float32", "float64"):
         raise _C.UnsupportedError(f"nextafter: not implemented for {x.dtype} (float32 and float64, as PyTorch's CPU "
                                   f"kernel)\n  fix: convert first: torch.nextafter(a.double(), b.double())")
-    a, b = np.broadcast_arrays(x.detach().numpy(), y.detach().numpy())
+    a, b = np.broadcast_arrays(x.numpy(force=True), y.numpy(force=True))
     return tensor(np.nextafter(a, b), device=x.device)
 
 

@@ -17,7 +17,7 @@ from ._tensor import Tensor, tensor
 def _label_counts(target, classes: int, rows: int, where_: str) -> np.ndarray:
     """(rows, classes) counts of each class among a row's targets: the entries before the row's
     first -1 (PyTorch's multilabel target layout). Targets are data, read here."""
-    t = np.asarray(target.detach().numpy() if isinstance(target, Tensor) else target).reshape(rows, -1)
+    t = np.asarray(target.numpy(force=True) if isinstance(target, Tensor) else target).reshape(rows, -1)
     if t.dtype.kind not in "iu":
         raise _C.DTypeError(f"{where_}: target must hold int64 class indices, got {t.dtype}\n  fix: target.long()")
     counts = np.zeros((rows, classes))
@@ -43,7 +43,7 @@ def multilabel_margin_loss(input: Tensor, target, size_average=None, reduce=None
     if input.ndim not in (1, 2):
         raise _C.ShapeError(f"{where_}: expected a 1-d (C) or 2-d (N, C) input, got {list(input.shape)}\n"
                             f"  fix: input.reshape(N, C)")
-    tshape = tuple(np.shape(target.detach().numpy() if isinstance(target, Tensor) else target))
+    tshape = tuple(np.shape(target.numpy(force=True) if isinstance(target, Tensor) else target))
     if tshape != tuple(input.shape):
         raise _C.ShapeError(f"{where_}: inconsistent target size: {list(tshape)} for input of size "
                             f"{list(input.shape)}\n  fix: a target of the input's shape, each row's classes then -1")

@@ -312,7 +312,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         raise _C.ShapeError(f"{where}() q must be a scalar or 1D tensor, got shape {list(qs.shape)}")
     if qs.dtype != input.dtype:
         raise _C.DTypeError(f"{where}() q tensor must be same dtype as the input tensor\n  fix: q.to(x.dtype)")
-    qv = qs.detach().numpy().reshape(-1)
+    qv = qs.numpy(force=True).reshape(-1)
     if ((qv < 0) | (qv > 1)).any():
         raise _C.InvalidArgumentError(f"{where}() q must be in the range [0, 1] but got {qv.tolist() if qs.ndim else qv[0]}"
                                       f"\n  fix: a probability, e.g. q=0.5")
@@ -378,7 +378,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     import numpy as np
     x = input.reshape(1) if input.ndim == 0 else input
     d = _axis(dim, x, "mode")
-    a = np.moveaxis(x.detach().numpy(), d, -1)
+    a = np.moveaxis(x.numpy(force=True), d, -1)
     rows = a.reshape(-1, a.shape[-1])
     best = np.zeros(rows.shape[0], dtype=np.int64)
     for r, row in enumerate(rows):

@@ -184,7 +184,7 @@ def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> 
         inter = shape[:d + 1] + [1] + shape[d + 1:]
         stretched = shape[:d + 1] + [r] + shape[d + 1:]
         return x.reshape(inter).expand(stretched).reshape(shape[:d] + [shape[d] * r] + shape[d + 1:])
-    counts = np.asarray(repeats.detach().numpy() if isinstance(repeats, Tensor) else repeats, dtype=np.int64).reshape(-1)
+    counts = np.asarray(repeats.numpy(force=True) if isinstance(repeats, Tensor) else repeats, dtype=np.int64).reshape(-1)
     if counts.shape[0] != x.shape[d] or (counts < 0).any():
         raise _C.ShapeError(f"repeat_interleave: repeats must hold one count >= 0 per element of dim {d} "
                             f"({x.shape[d]}), got {counts.tolist()}")
@@ -591,7 +591,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements (torch.nonzero): an int64 [count, ndim] tensor, or with
     as_tuple=True one int64 tensor per dim. The count depends on the data, so this computes
     pending work first (as PyTorch synchronizes with the GPU here)."""
-    values = np.asarray(input.detach().numpy()).reshape(input.shape)
+    values = np.asarray(input.numpy(force=True)).reshape(input.shape)
     if values.ndim == 0:  # a scalar: as_tuple reads it as 1-d, the matrix form has no columns (PyTorch's)
         hit = int(values != 0)
         if as_tuple:
@@ -891,7 +891,7 @@ def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
                                       f"has strides {list(self.stride())}\n  fix: x = x.contiguous() first")
         self._h = self.reshape(want)._h
         return self
-    flat = self.detach().numpy().reshape(-1)
+    flat = self.numpy(force=True).reshape(-1)
     values = np.zeros(n, dtype=flat.dtype)
     values[:min(n, flat.size)] = flat[:n]
     self._h = tensor(values.reshape(want), device=self.device)._h

@@ -94,7 +94,7 @@ def share_(t):
         raise _C.TensorStateError(f"share_memory_: this tensor of shape {tuple(t.shape)} is computed by an op, and only a "
                             f"leaf (data, a parameter, a buffer) can move into shared memory\n"
                             f"  fix: share the tensor it is computed from, or x.detach().share_memory_()")
-    values = t.detach().numpy()
+    values = t.numpy(force=True)
     seg = _Segment(values.nbytes)
     arr = seg.array(values.dtype.str, values.shape)
     arr[...] = values
@@ -129,4 +129,4 @@ def reduce_tensor(t):
         values_dtype, shape = t._raw().dtype, tuple(t.shape)
         dtype = np.dtype(values_dtype).str
         return _rebuild_shared, (type(t), reduction.DupFd(seg.fd), seg.size, dtype, shape, t.requires_grad, t.name)
-    return _rebuild_values, (type(t), t.detach().numpy(), str(t.device), t.requires_grad, t.name)
+    return _rebuild_values, (type(t), t.numpy(force=True), str(t.device), t.requires_grad, t.name)

@@ -114,7 +114,7 @@ def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
     if num_classes < -1:
         _args.fail("one_hot", "num_classes", want, num_classes, fix)
     if num_classes == -1 or t._h.realized:   # computed indices are checked at once, as PyTorch does
-        values = t.detach().numpy()
+        values = t.numpy(force=True)
         if values.size and values.min() < 0:
             raise RefusedValueError(f"one_hot: class values must be non-negative, got {int(values.min())}\n"
                                     f"  fix: shift the labels to start at 0")

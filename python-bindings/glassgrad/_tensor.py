@@ -37,8 +37,8 @@ BFLOAT16_BITS: np.dtype = np.dtype([("bfloat16", "<u2")])
 def stored_array(t: "Tensor") -> np.ndarray:
     """t's elements as NumPy holds them for saving: bfloat16 as BFLOAT16_BITS, else t.numpy()."""
     if t.dtype != "bfloat16":
-        return t.detach().numpy()
-    return (t.float().detach().numpy().view(np.uint32) >> 16).astype("<u2").view(BFLOAT16_BITS)
+        return t.numpy(force=True)
+    return (t.float().numpy(force=True).view(np.uint32) >> 16).astype("<u2").view(BFLOAT16_BITS)
 
 
 def raw_from_numpy(arr: np.ndarray, device, name: str, dtype=None) -> "_C.Tensor":
@@ -723,16 +723,24 @@ class Tensor:
         return self
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        """A NumPy copy of the data (computes pending work first) (Tensor.numpy). As PyTorch's, a
-        tensor that requires grad is refused unless force=True (force detaches first, as
-        x.detach().numpy() does), and so is a bfloat16 tensor (NumPy has no bfloat16):
-        x.float().numpy()."""
-        if self._h.requires_grad and not force:
-            raise _C.TensorStateError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
-                f"  this tensor {list(self.shape)} {self.dtype} requires grad (a parameter, or computed from one)\n"
-                "  fix: x.detach().numpy() (or x.numpy(force=True)); inside glassgrad.no_grad() results "
-                "need no detach")
+        """A NumPy copy of the data (computes pending work first) (Tensor.numpy). As PyTorch's,
+        unless force=True: a tensor on a GPU is refused with TypeError (x.cpu().numpy() copies
+        it), and so is a tensor that requires grad while gradients are recorded (outside
+        no_grad()); force=True detaches and copies to the host, as x.detach().cpu().numpy().
+        A bfloat16 tensor is refused (NumPy has no bfloat16): x.float().numpy(). Library code
+        reads values with numpy(force=True), so it works on any device."""
+        if not force:
+            device = self.device
+            if device.type != "cpu":
+                raise TypeError(
+                    f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                    f"to host memory first.\n  this tensor {list(self.shape)} {self.dtype} is on {device}\n"
+                    "  fix: x.cpu().numpy() (x.detach().cpu().numpy() when it requires grad)")
+            if self._h.requires_grad and _runtime.is_grad_enabled():
+                raise _C.TensorStateError(
+                    "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.\n"
+                    f"  this tensor {list(self.shape)} {self.dtype} requires grad (a parameter, or computed from one)\n"
+                    "  fix: x.detach().numpy() (or x.numpy(force=True), or read it inside glassgrad.no_grad())")
         return self._raw().numpy()
 
     def _values(self) -> np.ndarray:
@@ -931,7 +939,7 @@ class Tensor:
     def __deepcopy__(self, memo) -> "Tensor":
         """copy.deepcopy: a new leaf holding a copy of the values (and requires_grad)."""
         if id(self) not in memo:
-            raw = _C.Tensor.from_numpy(self.detach().numpy(), self.device, self.name)
+            raw = _C.Tensor.from_numpy(self.numpy(force=True), self.device, self.name)
             memo[id(self)] = _wrap(_C.lazy_leaf(raw, "input", self.requires_grad, self.name))
         return memo[id(self)]
 

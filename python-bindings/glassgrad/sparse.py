@@ -80,7 +80,7 @@ class SparseTensor:
 
     def _flat(self):
         """Row-major linear position of every entry, as an int64 NumPy array."""
-        idx = self._indices.detach().numpy().astype(np.int64)
+        idx = self._indices.numpy(force=True).astype(np.int64)
         return np.ravel_multi_index(tuple(idx), self.shape) if idx.shape[1] else np.zeros(0, np.int64)
 
     def coalesce(self):
@@ -104,7 +104,7 @@ class SparseTensor:
     def t(self):
         if len(self.shape) != 2:
             raise RuntimeError(f"t() expects a 2-D sparse tensor, got size {list(self.shape)}")
-        idx = self._indices.detach().numpy()[::-1].copy()
+        idx = self._indices.numpy(force=True)[::-1].copy()
         return SparseTensor(_gg.tensor(idx, device=self._values.device), self._values, self.shape[::-1])
 
     def to(self, *args, **kwargs):
@@ -140,7 +140,7 @@ class SparseTensor:
 def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False):
     """torch.sparse_coo_tensor: indices [ndim, nnz], values [nnz]; size defaults to the smallest
     that holds every index."""
-    idx = np.asarray(indices.detach().numpy() if isinstance(indices, Tensor) else indices, dtype=np.int64)
+    idx = np.asarray(indices.numpy(force=True) if isinstance(indices, Tensor) else indices, dtype=np.int64)
     if idx.ndim != 2:
         raise ValueError(f"sparse_coo_tensor: indices must be [ndim, nnz], got shape {list(idx.shape)}")
     vals = values if isinstance(values, Tensor) else _gg.tensor(np.asarray(values), dtype=dtype)
@@ -162,7 +162,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
 
 def to_sparse(dense: Tensor) -> SparseTensor:
     """Tensor.to_sparse(): the nonzero entries, coalesced; differentiable in the entries kept."""
-    nz = np.stack(np.nonzero(dense.detach().numpy())).astype(np.int64)
+    nz = np.stack(np.nonzero(dense.numpy(force=True))).astype(np.int64)
     flat = np.ravel_multi_index(tuple(nz), tuple(dense.shape)) if nz.shape[1] else np.zeros(0, np.int64)
     vals = dense.reshape(-1).index_select(0, _gg.tensor(flat, device=dense.device))
     return SparseTensor(_gg.tensor(nz, device=dense.device), vals, tuple(dense.shape), coalesced=True)

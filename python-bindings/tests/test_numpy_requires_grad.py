@@ -65,3 +65,59 @@ def test_state_dict_of_parameters_saves_and_loads(tmp_path):
 def test_force_must_be_given_by_keyword():
     with pytest.raises(TypeError):
         gg.ones(2).numpy(True)
+
+
+def test_inside_no_grad_a_tensor_that_requires_grad_converts_as_in_torch():
+    # PyTorch refuses only while gradients are recorded (GradMode enabled).
+    w = gg.tensor([1.5, -2.0], requires_grad=True)
+    with gg.no_grad():
+        np.testing.assert_array_equal(w.numpy(), [1.5, -2.0])
+        np.testing.assert_array_equal(np.asarray(w), [1.5, -2.0])
+    with gg.inference_mode():
+        np.testing.assert_array_equal(w.numpy(), [1.5, -2.0])
+    with pytest.raises(RuntimeError, match=_REFUSED):
+        w.numpy()
+
+
+def test_inside_no_grad_matches_torch():
+    torch = pytest.importorskip("torch")
+    theirs = torch.tensor([0.5, 4.0], requires_grad=True)
+    ours = gg.tensor([0.5, 4.0], requires_grad=True)
+    with torch.no_grad(), gg.no_grad():
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        theirs.numpy()
+    with pytest.raises(RuntimeError, match="Can't call numpy"):
+        ours.numpy()
+
+
+class _OnTheGpu(gg.Tensor):
+    """A CPU tensor that reports a GPU device: what numpy() checks (no GPU is needed to test it)."""
+
+    __slots__ = ()
+
+    @property
+    def device(self):
+        return gg.device("cuda:0")
+
+
+def _on_the_gpu(t):
+    t.__class__ = _OnTheGpu
+    return t
+
+
+def test_numpy_of_a_gpu_tensor_raises_torchs_type_error_and_force_copies():
+    t = _on_the_gpu(gg.tensor([1.0, 2.0]))
+    want = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
+            "first.")
+    with pytest.raises(TypeError) as caught:
+        t.numpy()
+    assert str(caught.value).startswith(want) and "fix: x.cpu().numpy()" in str(caught.value)
+    with pytest.raises(TypeError, match="can't convert cuda:0"):
+        np.asarray(t)
+    np.testing.assert_array_equal(t.numpy(force=True), [1.0, 2.0])
+    # the device is checked before requires_grad, as in PyTorch
+    w = _on_the_gpu(gg.tensor([3.0], requires_grad=True))
+    with pytest.raises(TypeError, match="can't convert cuda:0"):
+        w.numpy()
+    np.testing.assert_array_equal(w.numpy(force=True), [3.0])

@@ -23,7 +23,7 @@ from .errors import GradcheckError
 
 
 def _as_float64(x) -> np.ndarray:
-    arr = x.detach().numpy() if isinstance(x, Tensor) else np.asarray(x)
+    arr = x.numpy(force=True) if isinstance(x, Tensor) else np.asarray(x)
     if arr.dtype.kind != "f":
         raise _C.DTypeError(f"gradcheck: input of dtype {arr.dtype} {list(arr.shape)} cannot be differentiated\n"
                             "  fix: pass float arrays (integer inputs such as labels belong inside fn)")
@@ -70,7 +70,7 @@ def gradcheck(fn, inputs: Sequence, eps: float = 1e-6, atol: float = 1e-5, rtol:
         raise GradcheckError("gradcheck: fn's result does not depend on any input through differentiable ops\n"
                              "  fix: compute the result from the tensors fn receives")
     loss.backward()
-    analytic = [np.zeros_like(a) if xs[i].grad is None else xs[i].grad.detach().numpy() for i, a in enumerate(arrays)]
+    analytic = [np.zeros_like(a) if xs[i].grad is None else xs[i].grad.numpy(force=True) for i, a in enumerate(arrays)]
 
     def value(arrs) -> float:
         with no_grad():

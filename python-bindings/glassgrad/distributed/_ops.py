@@ -22,7 +22,7 @@ def broadcast_(t: Tensor, src: int = 0) -> None:
     from .. import _C, cuda
     from ..nn.module import assign_data
     g = _group._require()
-    raw = _C.Tensor.from_numpy(np.ascontiguousarray(t.detach().numpy()), t.device)
+    raw = _C.Tensor.from_numpy(np.ascontiguousarray(t.numpy(force=True)), t.device)
     on_gpu = t.device.startswith("cuda")
     if on_gpu:
         cuda.synchronize(t.device)
@@ -36,7 +36,7 @@ def all_reduce_numpy_scalar(value: float, op: str = "sum") -> float:
     """Reduces one Python number over the ranks (metrics, barriers)."""
     device = _group.device()
     t = tensor(np.array([value], dtype=np.float64 if device == "cpu" else np.float32), device=device)
-    return float(all_reduce(t, op).detach().numpy()[0])
+    return float(all_reduce(t, op).numpy(force=True)[0])
 
 
 def barrier() -> None:

@@ -26,7 +26,7 @@ def _check_dim(x, d, what: str) -> int:
 
 
 def _same_state(a: Tensor, b: Tensor) -> bool:
-    return bool(np.array_equal(a.detach().numpy(), b.detach().numpy()))
+    return bool(np.array_equal(a.numpy(force=True), b.numpy(force=True)))
 
 
 def vmap(func: Callable, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size=None) -> Callable:

@@ -54,7 +54,7 @@ def first_failure(bad: Tensor):
     holds True, or None."""
     if bad.numel() == 0:  # empty matrices, or an empty batch: nothing failed
         return None
-    flags = bad.detach().numpy().reshape(-1, bad.shape[-1])
+    flags = bad.numpy(force=True).reshape(-1, bad.shape[-1])
     rows = np.nonzero(flags.any(axis=1))[0]
     if rows.size == 0:
         return None

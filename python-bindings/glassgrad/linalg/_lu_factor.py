@@ -54,7 +54,7 @@ def _factor(A: Tensor):
 
 def _order(pivots: Tensor, m: int) -> Tensor:
     """The row order P^T applies ([..., m] int64): rows swapped in turn as pivots say."""
-    piv: np.ndarray = pivots.detach().numpy().astype(np.int64) - 1
+    piv: np.ndarray = pivots.numpy(force=True).astype(np.int64) - 1
     order = np.broadcast_to(np.arange(m), piv.shape[:-1] + (m,)).copy()
     idx = np.indices(piv.shape[:-1])
     for j in range(piv.shape[-1]):

@@ -25,7 +25,7 @@ from ._spectral import _back, _host
 
 
 def _array(x) -> np.ndarray:
-    return np.asarray(x.detach().numpy() if isinstance(x, Tensor) else x, dtype=np.float64)
+    return np.asarray(x.numpy(force=True) if isinstance(x, Tensor) else x, dtype=np.float64)
 
 
 def tolerances(A: Tensor, atol, rtol, fn: str) -> Tuple[np.ndarray, np.ndarray]:

@@ -22,7 +22,7 @@ from ._checks import check_matrix
 
 
 def _host(A: Tensor) -> np.ndarray:
-    return A.detach().numpy()
+    return A.numpy(force=True)
 
 
 def _back(a: np.ndarray, like: Tensor) -> Tensor:

@@ -93,7 +93,7 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     def forward(self, input: Tensor, target: Tensor) -> _ASMoutput:
         batched = target.ndim > 0
         input, target = self._targets(input, target)
-        t = np.asarray(target.detach().numpy()).astype(np.int64)
+        t = np.asarray(target.numpy(force=True)).astype(np.int64)
         if t.size and (t.min() < 0 or t.max() > self.n_classes - 1):
             raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but values in range "
                                f"[{t.min()}, {t.max()}] were found.\n  {layer_name(self)}: fix: class indices "
@@ -130,10 +130,10 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         """The most probable class of each row (int64, (N,)): log_prob(input).argmax(1), with the
         full distribution computed only for the rows whose head picks a cluster (PyTorch's)."""
         head_output = self.head(input)
-        output = np.asarray(head_output.argmax(1).detach().numpy()).astype(np.int64)
+        output = np.asarray(head_output.argmax(1).numpy(force=True)).astype(np.int64)
         outside = np.nonzero(output >= self.shortlist_size)[0]
         if outside.size:
             index = tensor(outside, device=input.device)
             full = self._full_log_prob(input.index_select(0, index), head_output.index_select(0, index))
-            output[outside] = np.asarray(full.argmax(1).detach().numpy())
+            output[outside] = np.asarray(full.argmax(1).numpy(force=True))
         return tensor(output, device=input.device)

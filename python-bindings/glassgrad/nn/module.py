@@ -37,7 +37,7 @@ class Parameter(Tensor):
             data = np.zeros((0,), np.float32)
         if isinstance(data, Tensor):
             device = data.device if device is None else device
-            arr = data.detach().numpy()
+            arr = data.numpy(force=True)
         else:
             arr = np.asarray(data)
             if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
@@ -56,7 +56,7 @@ class Parameter(Tensor):
     def __deepcopy__(self, memo) -> "Parameter":
         """copy.deepcopy: a new Parameter holding a copy of the values, on the same device."""
         if id(self) not in memo:
-            memo[id(self)] = Parameter(self.detach().numpy(), self.requires_grad, device=self.device, name=self.name)
+            memo[id(self)] = Parameter(self.numpy(force=True), self.requires_grad, device=self.device, name=self.name)
         return memo[id(self)]
 
 
@@ -70,7 +70,7 @@ class Buffer(Tensor):
     def __init__(self, data=None, *, persistent: bool = True):
         if data is None:
             data = np.zeros((0,), np.float32)
-        arr = data.detach().numpy() if isinstance(data, Tensor) else np.asarray(data)
+        arr = data.numpy(force=True) if isinstance(data, Tensor) else np.asarray(data)
         device = data.device if isinstance(data, Tensor) else _device.default_device()
         self._h = _state_leaf(arr, device, "")._h
         self.persistent = bool(persistent)
@@ -323,7 +323,7 @@ class Module:
             if key == "_buffers":
                 value = OrderedDict((n, None if b is None else copy.deepcopy(b, memo)
                                      if getattr(b, "cls_to_become", None) is not None  # a lazy layer's
-                                     else _state_leaf(b.detach().numpy(), b.device, b.name))
+                                     else _state_leaf(b.numpy(force=True), b.device, b.name))
                                     for n, b in value.items())
             else:
                 value = copy.deepcopy(value, memo)
@@ -342,7 +342,7 @@ class Module:
         if value is None:
             object.__setattr__(self, name, None)
             return
-        arr = value.detach().numpy() if isinstance(value, Tensor) else np.asarray(value)
+        arr = value.numpy(force=True) if isinstance(value, Tensor) else np.asarray(value)
         device = value.device if isinstance(value, Tensor) else _device.default_device()
         self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
         if not persistent:

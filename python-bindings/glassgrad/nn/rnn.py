@@ -243,7 +243,7 @@ class RNNBase(Module):
         packed = isinstance(input, PackedSequence)
         if packed:
             x, batch_sizes_t, sorted_indices, unsorted_indices = input
-            batch_sizes = [int(v) for v in batch_sizes_t.detach().numpy().tolist()]
+            batch_sizes = [int(v) for v in batch_sizes_t.numpy(force=True).tolist()]
             is_batched, time_major = True, x
         else:
             x, batch_sizes, sorted_indices, unsorted_indices = input, None, None, None

@@ -67,7 +67,7 @@ def _detect_is_causal(mask: Optional[Tensor], is_causal: Optional[bool], size: O
     ref = _causal_seen["ref"]
     if ref is not None and ref() is mask:
         return _causal_seen["answer"]
-    values = mask.detach().numpy()
+    values = mask.numpy(force=True)
     upper = np.triu(np.ones((sz, sz), bool), k=1)
     if values.dtype == np.bool_:
         answer = bool(np.array_equal(values, upper))

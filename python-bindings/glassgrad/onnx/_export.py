@@ -161,7 +161,7 @@ def trace(model, args, kwargs, training, in_axes: List[Dict[int, str]]):
     """The captured forward pass: one trace, or the corner traces of the dynamic axes (_symbolic)."""
     from . import TrainingMode, select_model_mode_for_export
     flat, rebuild_all = flatten((args, kwargs), "input")
-    arrays = [t.detach().numpy() for t in flat]
+    arrays = [t.numpy(force=True) for t in flat]
     devices = [str(t.device) for t in flat]
 
     def rebuild(inputs):

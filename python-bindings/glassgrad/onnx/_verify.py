@@ -22,10 +22,10 @@ def verify(proto, model, args, kwargs, input_names, rtol: float = 1e-4, atol: fl
     from . import TrainingMode, select_model_mode_for_export
     from .._runtime import no_grad
     flat, _ = flatten((args, kwargs), "input")
-    feeds = {n: t.detach().numpy() for n, t in zip(input_names, flat)}
+    feeds = {n: t.numpy(force=True) for n, t in zip(input_names, flat)}
     got = run_onnxruntime(proto, {i.name: feeds[i.name] for i in proto.graph.input if i.name in feeds})
     with select_model_mode_for_export(model, TrainingMode.EVAL), no_grad():
-        want = [t.detach().numpy() for t in flatten(model(*args, **kwargs), "output")[0]]
+        want = [t.numpy(force=True) for t in flatten(model(*args, **kwargs), "output")[0]]
     for k, (g, w) in enumerate(zip(got, want)):
         if g.shape != w.shape or not np.allclose(g, w, rtol=rtol, atol=atol, equal_nan=True):
             err = float(np.max(np.abs(g.astype(np.float64) - w))) if g.shape == w.shape else float("nan")

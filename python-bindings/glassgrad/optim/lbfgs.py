@@ -192,7 +192,7 @@ class LBFGS(Optimizer):
         return np.dtype(self._params[0].dtype if self._params[0].dtype in ("float32", "float64") else "float32")
 
     def _flat_grad(self) -> np.ndarray:
-        parts = [np.zeros(p.numel(), self._dtype()) if p.grad is None else p.grad.detach().numpy().reshape(-1)
+        parts = [np.zeros(p.numel(), self._dtype()) if p.grad is None else p.grad.numpy(force=True).reshape(-1)
                  for p in self._params]
         return np.concatenate(parts).astype(self._dtype(), copy=False)
 
@@ -207,7 +207,7 @@ class LBFGS(Optimizer):
                 offset += n
 
     def _values(self) -> List[np.ndarray]:
-        return [p.detach().numpy().copy() for p in self._params]
+        return [p.numpy(force=True).copy() for p in self._params]
 
     def _restore(self, values: List[np.ndarray]) -> None:
         with no_grad():

@@ -517,7 +517,7 @@ class Optimizer(OptimizerHooks):
             for p in g["params"]:
                 st = self.state.get(p)
                 if st:
-                    state[index] = {name: (t.detach().numpy() if isinstance(t, Tensor) else t) for name, t in st.items()}
+                    state[index] = {name: (t.numpy(force=True) if isinstance(t, Tensor) else t) for name, t in st.items()}
                 numbers.append(index)
                 index += 1
             saved = {k: v for k, v in g.items() if k != "params"}

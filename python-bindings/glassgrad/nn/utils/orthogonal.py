@@ -86,13 +86,13 @@ class _Orthogonal(Module):
         if not self.use_trivialization:
             raise _C.UnsupportedError("orthogonal(use_trivialization=False): assigning the weight is not supported "
                                       "here\n  fix: use_trivialization=True (the default)")
-        arr: np.ndarray = q.detach().numpy().astype(np.float64)
+        arr: np.ndarray = q.numpy(force=True).astype(np.float64)
         n, k = arr.shape[-2], arr.shape[-1]
         if n < k:
             arr = np.swapaxes(arr, -1, -2)
             n, k = k, n
         if n == k:
-            eps = 10.0 * n * np.finfo(q.detach().numpy().dtype).eps
+            eps = 10.0 * n * np.finfo(q.numpy(force=True).dtype).eps
             gram = np.swapaxes(arr, -1, -2) @ arr
             if not np.allclose(gram, np.eye(k), atol=eps):
                 arr = _make_orthogonal(arr)
@@ -101,8 +101,8 @@ class _Orthogonal(Module):
             extra = generator().standard_normal(arr.shape[:-2] + (n, n - k))
             arr = _make_orthogonal(np.concatenate([arr, extra], axis=-1))
         self.__dict__.pop("base", None)
-        self.register_buffer("base", tensor(arr.astype(q.detach().numpy().dtype), device=q.device))
-        neg_id = np.zeros(self.shape, dtype=q.detach().numpy().dtype)
+        self.register_buffer("base", tensor(arr.astype(q.numpy(force=True).dtype), device=q.device))
+        neg_id = np.zeros(self.shape, dtype=q.numpy(force=True).dtype)
         idx = np.arange(min(self.shape[-2:]))
         neg_id[..., idx, idx] = -1.0
         return tensor(neg_id, device=q.device)

@@ -46,7 +46,7 @@ def cached():
 
 def _set_values(t: Tensor, value: Tensor) -> None:
     """t takes value's values (and shape), keeping the Python object (PyTorch's set_)."""
-    assign_data(t, np.asarray(value.detach().numpy()))
+    assign_data(t, np.asarray(value.numpy(force=True)))
 
 
 class ParametrizationList(ModuleList):
@@ -75,7 +75,7 @@ class ParametrizationList(ModuleList):
                                  f"Got {type(new).__name__}")
             self.is_tensor, self.ntensors = False, len(new)
             for i, t in enumerate(new):
-                stored = Parameter(t.detach().numpy(), requires_grad=original.requires_grad, device=t.device) \
+                stored = Parameter(t.numpy(force=True), requires_grad=original.requires_grad, device=t.device) \
                     if isinstance(original, Parameter) else t.detach()
                 self._register_original(f"original{i}", stored)
         if not self.unsafe:
@@ -220,7 +220,7 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
                              "in terms of a sequence of tensors.")
         with no_grad():
             t = getattr(module, tensor_name)
-        original = Parameter(t.detach().numpy(), requires_grad=plist.original0.requires_grad, device=t.device) \
+        original = Parameter(t.numpy(force=True), requires_grad=plist.original0.requires_grad, device=t.device) \
             if isinstance(plist.original0, Parameter) else t.detach()
     delattr(module.__class__, tensor_name)
     del module.parametrizations[tensor_name]

@@ -73,7 +73,7 @@ class BasePruningMethod:
             if name not in module._parameters:
                 raise _C.InvalidArgumentError(f"prune: '{name}' is not a parameter of {type(module).__name__}\n"
                                               f"  fix: one of {list(module._parameters)}")
-            scores = (importance_scores if importance_scores is not None else orig).detach().numpy()
+            scores = (importance_scores if importance_scores is not None else orig).numpy(force=True)
             default = np.ones(scores.shape, dtype=scores.dtype)
         else:
             before = list(prior[1]) if isinstance(prior[1], PruningContainer) else [prior[1]]
@@ -81,8 +81,8 @@ class BasePruningMethod:
                 raise _C.UnsupportedError(f"prune: '{name}' is pruned already and a second structured pruning "
                                           "is not supported\n  fix: prune.remove(module, name) first")
             orig = getattr(module, name + "_orig")
-            scores = (importance_scores if importance_scores is not None else orig).detach().numpy()
-            default = getattr(module, name + "_mask").detach().numpy()
+            scores = (importance_scores if importance_scores is not None else orig).numpy(force=True)
+            default = getattr(module, name + "_mask").numpy(force=True)
         mask = _combine(method, scores, default)
         if prior is None:
             del module._parameters[name]
@@ -156,13 +156,13 @@ def _compute(method: BasePruningMethod, scores: np.ndarray, default: np.ndarray)
     """method.compute_mask on tensors, as PyTorch calls it (a method of one's own may use tensor
     ops), back as an array."""
     out = method.compute_mask(tensor(scores), tensor(default))
-    return out.detach().numpy() if isinstance(out, Tensor) else np.asarray(out)
+    return out.numpy(force=True) if isinstance(out, Tensor) else np.asarray(out)
 
 
 def _arrays(t, default_mask):
     """The built-in methods compute their masks in NumPy."""
-    return (t.detach().numpy() if isinstance(t, Tensor) else np.asarray(t),
-            default_mask.detach().numpy() if isinstance(default_mask, Tensor) else np.asarray(default_mask))
+    return (t.numpy(force=True) if isinstance(t, Tensor) else np.asarray(t),
+            default_mask.numpy(force=True) if isinstance(default_mask, Tensor) else np.asarray(default_mask))
 
 
 def _hook_of(module, name: str):
@@ -288,13 +288,13 @@ def ln_structured(module, name, amount, n, dim, importance_scores=None):
 
 
 def custom_from_mask(module, name, mask):
-    mask = mask.detach().numpy() if isinstance(mask, Tensor) else np.asarray(mask)
+    mask = mask.numpy(force=True) if isinstance(mask, Tensor) else np.asarray(mask)
     hook = _hook_of(module, name)
     if hook is None:
         CustomFromMask.apply(module, name, mask=mask)
         return module
     prior = getattr(module, name + "_mask")  # pruned already: both masks apply
-    setattr(module, name + "_mask", tensor(prior.detach().numpy() * mask.astype(prior.detach().numpy().dtype).reshape(prior.shape),
+    setattr(module, name + "_mask", tensor(prior.numpy(force=True) * mask.astype(prior.numpy(force=True).dtype).reshape(prior.shape),
                                            dtype=prior.dtype, device=prior.device))
     setattr(module, name, hook[1].apply_mask(module))
     return module
@@ -307,9 +307,9 @@ def global_unstructured(parameters, pruning_method, importance_scores=None, **kw
     scores, masks = [], []
     for module, name in parameters:
         s = importance_scores.get((module, name), getattr(module, name))
-        scores.append(s.detach().numpy().reshape(-1))
+        scores.append(s.numpy(force=True).reshape(-1))
         m = getattr(module, name + "_mask", None) if _hook_of(module, name) else None
-        masks.append(m.detach().numpy().reshape(-1) if m is not None else np.ones(scores[-1].size, scores[-1].dtype))
+        masks.append(m.numpy(force=True).reshape(-1) if m is not None else np.ones(scores[-1].size, scores[-1].dtype))
     method = pruning_method(**kwargs)
     flat = _compute(method, np.concatenate(scores), np.concatenate(masks))
     at = 0

@@ -29,7 +29,7 @@ def _int_list(v) -> Optional[List[int]]:
     if v is None:
         return None
     if isinstance(v, Tensor):
-        return [int(a) for a in v.detach().numpy().reshape(-1).tolist()]
+        return [int(a) for a in v.numpy(force=True).reshape(-1).tolist()]
     return [int(a) for a in np.asarray(v).reshape(-1).tolist()]
 
 

@@ -69,7 +69,7 @@ class SpectralNorm:
             weight = self.compute_weight(module, do_power_iteration=False).detach()
         for suffix in ("", "_u", "_v", "_orig"):
             delattr(module, self.name + suffix)
-        module.register_parameter(self.name, Parameter(weight.detach().numpy(), device=weight.device))
+        module.register_parameter(self.name, Parameter(weight.numpy(force=True), device=weight.device))
 
     def __call__(self, module: Module, inputs) -> None:
         setattr(module, self.name, self.compute_weight(module, do_power_iteration=module.training))

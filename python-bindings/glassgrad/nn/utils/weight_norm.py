@@ -35,9 +35,9 @@ class WeightNorm:
             raise ValueError(f"weight_norm: module has no parameter '{name}' (got {type(weight).__name__})\n"
                              f"  fix: weight_norm(module, name=...) with one of {list(module._parameters)}")
         del module._parameters[name]
-        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight.detach(), fn.dim).detach().numpy(),
+        module.register_parameter(name + "_g", Parameter(norm_except_dim(weight.detach(), fn.dim).numpy(force=True),
                                                          device=weight.device))
-        module.register_parameter(name + "_v", Parameter(weight.detach().numpy(), device=weight.device))
+        module.register_parameter(name + "_v", Parameter(weight.numpy(force=True), device=weight.device))
         setattr(module, name, fn.compute_weight(module))
         hooks[name] = (fn, module.register_forward_pre_hook(fn))
         return fn
@@ -47,7 +47,7 @@ class WeightNorm:
         delattr(module, self.name)
         del module._parameters[self.name + "_g"]
         del module._parameters[self.name + "_v"]
-        setattr(module, self.name, Parameter(weight.detach().numpy(), device=weight.device))
+        setattr(module, self.name, Parameter(weight.numpy(force=True), device=weight.device))
 
     def __call__(self, module: Module, inputs) -> None:
         setattr(module, self.name, self.compute_weight(module))

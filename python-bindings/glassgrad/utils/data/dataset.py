@@ -97,7 +97,7 @@ class TensorDataset(Dataset):
         (a DataLoader worker's shared-memory slot), or None for ordinary ones."""
         self._check_worker_devices()
         if self._host_arrays is None:
-            self._host_arrays = [(t if isinstance(t, np.ndarray) else t.numpy(), getattr(t, "device", None))
+            self._host_arrays = [(t if isinstance(t, np.ndarray) else t.numpy(force=True), getattr(t, "device", None))
                                  for t in self.tensors]
         arrays = self._host_arrays
         idx = np.asarray(indices, dtype=np.int64)

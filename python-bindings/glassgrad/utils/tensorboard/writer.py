@@ -20,7 +20,7 @@ __all__ = ["SummaryWriter", "FileWriter"]
 
 def _array(value, what: str) -> np.ndarray:
     if isinstance(value, Tensor):
-        return value.detach().numpy() if value.requires_grad else value.numpy()
+        return value.numpy(force=True)
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], Tensor):
         return np.stack([_array(v, what) for v in value])
     try:

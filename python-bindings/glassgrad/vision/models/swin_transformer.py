@@ -218,7 +218,7 @@ class ShiftedWindowAttentionV2(ShiftedWindowAttention):
         self.cpb_mlp = nn.Sequential(nn.Linear(2, 512, bias=True), nn.ReLU(inplace=True),
                                      nn.Linear(512, num_heads, bias=False))
         if self.qkv.bias is not None:
-            values = self.qkv.bias.detach().numpy().copy()
+            values = self.qkv.bias.numpy(force=True).copy()
             values[dim:2 * dim] = 0.0
             with no_grad():
                 self.qkv.bias.copy_(tensor(values))

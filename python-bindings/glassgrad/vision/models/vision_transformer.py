@@ -247,7 +247,7 @@ def interpolate_embeddings(image_size: int, patch_size: int, model_state: Mutabl
         grid = pos[:, 1:, :].transpose(0, 2, 1).reshape(1, hidden_dim, side, side)
         with no_grad():
             resized = F.interpolate(tensor(grid), size=image_size // patch_size, mode=interpolation_mode,
-                                    align_corners=True).detach().numpy()
+                                    align_corners=True).numpy(force=True)
         resized = resized.reshape(1, hidden_dim, new_seq_length - 1).transpose(0, 2, 1)
         model_state["encoder.pos_embedding"] = np.concatenate([pos[:, :1, :], resized], 1).astype(np.float32)
         if reset_heads:

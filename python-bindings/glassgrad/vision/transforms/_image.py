@@ -52,7 +52,7 @@ def is_tensor_like(img) -> bool:
 
 def chw_array(img) -> np.ndarray:
     """The values of a tensor image (Tensor or Chw) as a NumPy array (..., C, H, W)."""
-    return img.array if isinstance(img, Chw) else img.detach().numpy()
+    return img.array if isinstance(img, Chw) else img.numpy(force=True)
 
 
 def like(array: np.ndarray, img):

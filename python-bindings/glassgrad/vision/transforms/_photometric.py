@@ -217,7 +217,7 @@ def erase(img, i: int, j: int, h: int, w: int, v, inplace: bool = False):
         raise TypeError(f"img should be Tensor Image. Got {type(img)}")
     a = I.chw_array(img)
     out = a if inplace and isinstance(img, I.Chw) else a.copy()
-    out[..., i:i + h, j:j + w] = v.detach().numpy() if isinstance(v, Tensor) else v
+    out[..., i:i + h, j:j + w] = v.numpy(force=True) if isinstance(v, Tensor) else v
     new = I.like(out, img)
     if inplace and isinstance(img, Tensor) and hasattr(img, "copy_"):  # a tensor that can be written in place
         img.copy_(new)

@@ -62,4 +62,4 @@ def host_array(t: Tensor) -> np.ndarray:
         a = t.untouched_array()
         if a is not None:
             return a
-    return t.numpy()
+    return t.numpy(force=True)

@@ -74,7 +74,7 @@ def pinned_tensor(t: Tensor) -> Tensor:
                              f"where it is")
     if is_pinned(t):
         return t
-    return _leaf(_C.Tensor.from_numpy(t.numpy(), "cpu", "batch", True))
+    return _leaf(_C.Tensor.from_numpy(t.numpy(force=True), "cpu", "batch", True))
 
 
 def pin_memory(data, device: Optional[str] = None):
