@@ -12,6 +12,8 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from ._dtypes import plain
+
 # (rtol, atol) PyTorch uses when neither is given.
 _DEFAULT_TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
                        "float64": (1e-7, 1e-7), "complex64": (1.3e-6, 1e-5), "complex128": (1e-7, 1e-7)}
@@ -21,7 +23,7 @@ def _as_array(x: Any) -> Tuple[np.ndarray, str, str]:
     """(values as NumPy, dtype name, device) of one tensor-like."""
     from ._tensor import Tensor
     if isinstance(x, Tensor):
-        dtype = str(x.dtype)
+        dtype = plain(x.dtype)
         t = x.detach().cpu()
         values = (t.float() if dtype in ("float16", "bfloat16") else t).numpy(force=True)
         return np.asarray(values), dtype, str(x.device)
@@ -34,7 +36,7 @@ def _as_array(x: Any) -> Tuple[np.ndarray, str, str]:
     if isinstance(x, complex):
         return np.asarray(x, dtype=np.complex128), "complex128", "cpu"
     a = np.asarray(x)
-    return a, str(a.dtype), "cpu"
+    return a, plain(a.dtype), "cpu"
 
 
 def _is_leaf(x: Any) -> bool:
@@ -168,5 +170,5 @@ def assert_allclose(actual: Any, expected: Any, rtol: Optional[float] = None, at
     if not isinstance(expected, Tensor):
         expected = tensor(expected, dtype=actual.dtype)
     if rtol is None and atol is None:
-        rtol, atol = _tolerances((str(actual.dtype), str(expected.dtype)), None, None, _ALLCLOSE_TOLERANCES)
+        rtol, atol = _tolerances((plain(actual.dtype), plain(expected.dtype)), None, None, _ALLCLOSE_TOLERANCES)
     _compare(actual, expected, rtol, atol, equal_nan, True, False, msg or None, "")

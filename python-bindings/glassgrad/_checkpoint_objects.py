@@ -35,6 +35,7 @@ from typing import Any, Dict, List
 import numpy as np
 
 from . import _C
+from ._dtypes import plain
 
 MARKER = ".data/glassgrad_objects"  # member name inside the archive folder
 
@@ -318,7 +319,7 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
     def save(self, obj, save_persistent_id=True):
         from . import _dtypes
         if isinstance(obj, _dtypes.dtype):  # torch.float32 and its kin are globals of the torch module
-            obj = _DTYPE_GLOBALS.setdefault(str(obj), _Global("torch", str(obj)))
+            obj = _DTYPE_GLOBALS.setdefault(plain(obj), _Global("torch", plain(obj)))
         super().save(obj, save_persistent_id)
 
 

@@ -1,8 +1,11 @@
 """Element types and PyTorch's type promotion.
 
 A dtype is a `str` subclass ("float32" == glassgrad.float32), so the names the C++ runtime takes
-pass through unchanged, and it has torch.dtype's attributes (is_floating_point, is_signed,
-itemsize). Its repr is "glassgrad.float32"; its str the bare name, as error messages print it.
+pass through unchanged (the runtime, NumPy, dict keys and comparisons read the str value), and it
+has torch.dtype's attributes (is_floating_point, is_signed, itemsize). It prints as torch.dtype
+prints, with glassgrad's module name: str, repr and f-strings give "glassgrad.float32" (PyTorch's
+"torch.float32"). Library code that needs the bare name passes the dtype itself or plain(dt);
+str(dt) is the printed name.
 
 Promotion follows PyTorch's documented rules (torch.result_type, "Type promotion" in PyTorch's
 tensor attributes page):
@@ -21,7 +24,7 @@ tensor attributes page):
 from __future__ import annotations
 
 import numbers
-from typing import Dict
+from typing import Dict, List, Optional
 
 import numpy as np
 
@@ -44,20 +47,31 @@ class dtype(str):  # torch.dtype's spelling
 
     @property
     def is_signed(self) -> bool:
-        return str(self) not in ("bool", "uint8")
+        return self not in ("bool", "uint8")
 
     @property
     def itemsize(self) -> int:
-        return _ITEMSIZE[str(self)]
+        return _ITEMSIZE[self]
 
     def to_real(self) -> "dtype":
         return self
 
     def __repr__(self) -> str:
-        return f"glassgrad.{str(self)}"
+        return "glassgrad." + str.__str__(self)
+
+    __str__ = __repr__  # torch.dtype's str is its repr
+
+    def __format__(self, spec: str) -> str:
+        return format(self.__repr__(), spec)
 
     def __reduce__(self):
-        return (_by_name, (str(self),))
+        return (_by_name, (str.__str__(self),))
+
+
+def plain(dt) -> str:
+    """The bare name of a dtype ("float32"), a plain str: what the runtime and NumPy take.
+    Anything else as str() gives it."""
+    return str.__str__(dt) if isinstance(dt, str) else str(dt)
 
 
 # Every type PyTorch scripts name, in promotion order within each category.
@@ -112,7 +126,7 @@ def _parse(value):
     """The canonical name of a dtype given as a glassgrad/torch-style name, a NumPy dtype or type,
     a Python type (float, int, bool), or a torch.dtype; None when it names none."""
     if isinstance(value, dtype):
-        return str(value)
+        return str.__str__(value)
     if value is float:
         return "float64"  # Python floats are doubles: torch.tensor(..., dtype=float) is float64
     if value is int:
@@ -150,12 +164,12 @@ def to_dtype(value, where: str = "") -> dtype:
 
 def category(dt) -> int:
     """0 bool, 1 integral, 2 floating."""
-    return _CATEGORY[str(dt)]
+    return _CATEGORY[dt if isinstance(dt, str) else _parse(dt)]
 
 
 def promote_types(type1, type2) -> dtype:
     """The smallest dtype of the higher category that holds both (torch.promote_types)."""
-    a, b = str(_checked(type1, "promote_types")), str(_checked(type2, "promote_types"))
+    a, b = plain(_checked(type1, "promote_types")), plain(_checked(type2, "promote_types"))
     if a == b:
         return DTYPES[a]
     ca, cb = _CATEGORY[a], _CATEGORY[b]
@@ -176,7 +190,7 @@ def promote_types(type1, type2) -> dtype:
 def can_cast(from_, to) -> bool:
     """Whether a cast keeps the category or goes up (torch.can_cast): float -> int and int ->
     bool are refused, anything -> its own or a higher category allowed."""
-    return _CATEGORY[str(_checked(from_, "can_cast"))] <= _CATEGORY[str(_checked(to, "can_cast"))]
+    return _CATEGORY[_checked(from_, "can_cast")] <= _CATEGORY[_checked(to, "can_cast")]
 
 
 def _checked(value, where: str) -> dtype:
@@ -207,7 +221,7 @@ def _combine(higher, lower):
     if _CATEGORY[higher] == 2:
         return higher
     if higher == "bool" or _CATEGORY[lower] == 2:
-        return str(promote_types(higher, lower))
+        return promote_types(higher, lower)
     return higher
 
 
@@ -215,19 +229,20 @@ def result_type(*operands) -> dtype:
     """The dtype of an operation on these operands (tensors and Python numbers), by PyTorch's
     priority of dimensioned tensors over zero-dimensional ones over numbers
     (torch.result_type(tensor, other))."""
-    groups = [None, None, None]  # dimensioned tensors, 0-d tensors, numbers
+    groups: List[Optional[str]] = [None, None, None]  # dimensioned tensors, 0-d tensors, numbers
     for x in operands:
         if hasattr(x, "_h") and hasattr(x, "ndim"):
-            g, dt = (0 if x.ndim else 1), str(x.dtype)
+            g, dt = (0 if x.ndim else 1), x.dtype
         else:
-            g, dt = 2, str(scalar_dtype(x))
-        groups[g] = dt if groups[g] is None else str(promote_types(groups[g], dt))
+            g, dt = 2, scalar_dtype(x)
+        groups[g] = dt if groups[g] is None else promote_types(groups[g], dt)
     return DTYPES[_combine(groups[0], _combine(groups[1], groups[2]))]
 
 
 def floating(dt) -> dtype:
     """dt if it is a floating type, else the default float type (true division, sin, exp, ...)."""
-    return DTYPES[str(dt)] if _CATEGORY[str(dt)] == 2 else DEFAULT_FLOAT
+    name = dt if isinstance(dt, str) else _parse(dt)
+    return DTYPES[name] if _CATEGORY[name] == 2 else DEFAULT_FLOAT
 
 
-__all__ = ["dtype", "DTYPES", "promote_types", "can_cast", "result_type", "to_dtype", "floating"]
+__all__ = ["dtype", "DTYPES", "plain", "promote_types", "can_cast", "result_type", "to_dtype", "floating"]

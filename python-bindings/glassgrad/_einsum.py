@@ -17,7 +17,7 @@ import string
 from typing import List
 
 from . import _C
-from ._dtypes import DTYPES
+from ._dtypes import DTYPES, plain
 from ._shapes import diagonal
 from ._tensor import Tensor, _op
 
@@ -98,7 +98,7 @@ def einsum(equation: str, *operands) -> Tensor:
     operand for its diagonal ('ii->i'). Computed pairwise, left to right, as batched MatMuls."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    kinds = {str(t.dtype) for t in operands}
+    kinds = {plain(t.dtype) for t in operands}
     if len(kinds) == 1 and kinds <= {"int64", "int32", "uint8", "int8", "int16"}:
         # integers in their dtype, as PyTorch's: through float64 (exact up to 2**53), back through int64
         float64, int64 = DTYPES["float64"], DTYPES["int64"]

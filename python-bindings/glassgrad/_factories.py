@@ -60,7 +60,7 @@ def _bfloat16_through_float32(fn):
 
 
 def _np_dtype(dtype, default) -> np.dtype:
-    return np.dtype(_NP[str(_dtypes.to_dtype(dtype) if dtype is not None else default)])
+    return np.dtype(_NP[_dtypes.plain(_dtypes.to_dtype(dtype) if dtype is not None else default)])
 
 
 def _fill_dtype(value):
@@ -116,7 +116,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
         fill_value = fill_value.item()
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
     check_fits(fill_value, dt, "full")
-    raw = _C.Tensor.full(list(shape), float(fill_value), str(dt), _device.normalize(device), f"tensor@{user_source()}")
+    raw = _C.Tensor.full(list(shape), float(fill_value), _dtypes.plain(dt), _device.normalize(device), f"tensor@{user_source()}")
     t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
     if requires_grad:
         t.requires_grad_(True)
@@ -177,7 +177,7 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
                                       f"(start={start}, end={end}, step={step})\n  fix: a negative step counts down")
     integral = all(isinstance(v, (numbers.Integral, np.integer)) for v in (start, end, step))
     default = DTYPES["int64"] if integral else _dtypes.DEFAULT_FLOAT
-    if dtype is not None and str(dtype).split(".")[-1] == "bool":
+    if dtype is not None and _dtypes.plain(dtype).split(".")[-1] == "bool":
         raise _C.UnsupportedError("arange: not implemented for bool (as in PyTorch)\n"
                                   "  fix: torch.arange(n) % 2 == 1, or another dtype")
     n = builtins.max(0, math.ceil((end - start) / step))
@@ -196,7 +196,7 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
     if isinstance(steps, Tensor) and steps.ndim == 0 and not steps.dtype.is_floating_point:
         steps = int(steps.item())  # PyTorch takes a 0-d integer tensor as the count
     steps = _args.integer(steps, "steps", "linspace", minimum=0)
-    if dtype is not None and str(dtype).split(".")[-1] == "bool":
+    if dtype is not None and _dtypes.plain(dtype).split(".")[-1] == "bool":
         raise _C.UnsupportedError("linspace: not implemented for bool (as in PyTorch)\n  fix: another dtype, "
                                   "then compare: torch.linspace(0, 1, n) > 0.5")
     start, end = (v.item() if isinstance(v, Tensor) else float(v) for v in (start, end))

@@ -25,6 +25,7 @@ from typing import List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args
+from ._dtypes import plain
 from ._pool_indices import winning_slot
 from ._tensor import Tensor, tensor
 
@@ -101,7 +102,7 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output
                         "x.float()")
     # The formula's dtype: the input's (PyTorch's scalar_t; each step of it rounded to a 16-bit
     # float as PyTorch's Half and BFloat16 arithmetic rounds).
-    dt = str(x.dtype)
+    dt = plain(x.dtype)
     if _random_samples is None:  # a random leaf: a compiled step draws new offsets at every replay
         from ._factories import rand
         samples = rand(batch, channels, n, dtype=dt, device=x.device)

@@ -30,7 +30,7 @@ def _castable(src: str, dst: str) -> bool:
 
 def _type_name(dt: str) -> str:
     """PyTorch's legacy type name of a dtype, as its cast errors print it (Float, Long, ...)."""
-    return _TYPE_NAMES.get(str(dt), str(dt))
+    return _TYPE_NAMES.get(_dtypes.plain(dt), _dtypes.plain(dt))
 
 
 _TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double", "int8": "Char",

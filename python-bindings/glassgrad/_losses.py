@@ -18,6 +18,7 @@ from typing import Optional
 import numpy as np
 
 from . import _C, _args
+from ._dtypes import plain
 from ._tensor import Tensor, _op, tensor
 from ._trace import current_scope
 
@@ -65,7 +66,7 @@ def _labels(target, logits: Tensor, op: str) -> Tensor:
     if isinstance(target, np.ndarray):
         if target.dtype == np.uint8:  # PyTorch takes Byte targets too; they convert exactly
             target = target.astype(np.int64)
-        _C.check_class_labels(op, current_scope(), str(target.dtype), list(target.shape), logits._h)
+        _C.check_class_labels(op, current_scope(), plain(target.dtype), list(target.shape), logits._h)
     if isinstance(target, Tensor) and target.dtype == "uint8":
         return target.astype("int64")
     return target if isinstance(target, Tensor) else tensor(target, device=logits.device)

@@ -55,7 +55,7 @@ def _scalar_first_overload(keyword: str, n_tensors: int, spelled: str, instead: 
 
 def constant(value, dtype, device) -> Tensor:
     """A 0-d constant (a leaf: its value is data, not structure, so a new value keeps the plan)."""
-    arr = scalar_array(value, _NP[str(dtype)])
+    arr = scalar_array(value, _NP[_dtypes.plain(dtype)])
     return _wrap(_C.lazy_leaf(raw_from_numpy(arr, device, "constant", dtype), "constant", False, ""))
 
 
@@ -210,7 +210,7 @@ def _check_integer_divisor(where: str, other, dt) -> None:
     """An integer division by zero raises, as PyTorch's does on the CPU: a zero number at once, a
     tensor divisor once its values are computed (which this forces: an integer division by a
     tensor is rare, and a silent 0 would be wrong)."""
-    if DTYPES[str(dt)].is_floating_point:
+    if DTYPES[_dtypes.plain(dt)].is_floating_point:
         return
     # the divisor as the division sees it: converted to dt (int32 40960 is 0 as uint8)
     zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.astype(dt).numpy(force=True)) == 0).any())
@@ -488,7 +488,7 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     x = x.astype(out_dt)
     for bound in (min, max):
         check_fits(bound, out_dt, "clamp")
-    floating = DTYPES[str(out_dt)].is_floating_point
+    floating = DTYPES[_dtypes.plain(out_dt)].is_floating_point
     if floating and x.requires_grad:
         # A NaN input stays NaN and gets no gradient, as PyTorch's (its mask min <= x <= max is false).
         x = _op("Where", [isnan(x), x.detach(), x])
@@ -562,7 +562,7 @@ def logical_not(input: Tensor) -> Tensor:
 def _integer_bitwise(name: str, op, x, y, dt) -> Tensor:
     """An integer bitwise op, computed on the host in NumPy (glassgrad has no integer bit
     kernels): the operands are computed first, as unique's is (docs/porting.md, the bitwise row)."""
-    np_dt = np.dtype(_NP[str(dt)])
+    np_dt = np.dtype(_NP[_dtypes.plain(dt)])
     dev = next(v.device for v in (x, y) if isinstance(v, Tensor))
     a, b = (v.numpy(force=True).astype(np_dt) if isinstance(v, Tensor) else np.asarray(v).astype(np_dt) for v in (x, y))
     return tensor(op(a, b), dtype=dt, device=dev)
@@ -575,7 +575,7 @@ def _bitwise(name: str, logical, op):
         if dt == "bool":
             return logical(x, y)
         if dt.is_floating_point:
-            raise _C.DTypeError(f'"{name}_cpu" not implemented for \'{_TORCH_NAMES.get(str(dt), dt)}\'\n'
+            raise _C.DTypeError(f'"{name}_cpu" not implemented for \'{_TORCH_NAMES.get(_dtypes.plain(dt), dt)}\'\n'
                                 f"  cause: bitwise operations take bool or integer tensors, got {dt}\n"
                                 f"  fix: x.long() first, or compare: (x > 0) {'&' if 'and' in name else '|'} (y > 0)")
         return _integer_bitwise(name, op, x, y, dt)
@@ -597,7 +597,7 @@ def bitwise_not(input: Tensor) -> Tensor:
     if input.dtype == "bool":
         return logical_not(input)
     if input.dtype.is_floating_point:
-        raise _C.DTypeError(f"\"bitwise_not_cpu\" not implemented for '{_TORCH_NAMES.get(str(input.dtype), input.dtype)}'"
+        raise _C.DTypeError(f"\"bitwise_not_cpu\" not implemented for '{_TORCH_NAMES.get(_dtypes.plain(input.dtype), input.dtype)}'"
                             f"\n  cause: bitwise operations take bool or integer tensors, got {input.dtype}\n"
                             "  fix: x.long() first, or logical_not(x) for x == 0")
     return tensor(np.invert(input.numpy(force=True)), dtype=input.dtype, device=input.device)
@@ -759,7 +759,7 @@ def _shift(input, other, left: builtins.bool) -> Tensor:
     # int64 shifted left by 63 keeps its lowest bit as the sign (2^63 is no int64).
     wide_dt = DTYPES["int64"]
     x, y = as_operand(x, wide_dt, dev), as_operand(y, wide_dt, dev)
-    width = 8 * np.dtype(_NP[str(dt)]).itemsize
+    width = 8 * np.dtype(_NP[_dtypes.plain(dt)]).itemsize
     wide = logical_or(ge(y, min(width, 63)), lt(y, 0))
     n = _op("Where", [wide, constant(0, wide_dt, dev), y])
     scale = _power(constant(2, wide_dt, dev), n)
@@ -917,7 +917,7 @@ def nextafter(input, other) -> Tensor:
     result_type(input, other), floating types only. Computed now from both values (C's nextafter
     through NumPy), as a new tensor on input's device: a bit-level step has no gradient."""
     x, y = result_type_operands(input, other)
-    if not x.dtype.is_floating_point or str(x.dtype) not in ("float32", "float64"):
+    if not x.dtype.is_floating_point or _dtypes.plain(x.dtype) not in ("float32", "float64"):
         raise _C.UnsupportedError(f"nextafter: not implemented for {x.dtype} (float32 and float64, as PyTorch's CPU "
                                   f"kernel)\n  fix: convert first: torch.nextafter(a.double(), b.double())")
     a, b = np.broadcast_arrays(x.numpy(force=True), y.numpy(force=True))
@@ -949,7 +949,7 @@ def gcd(input, other) -> Tensor:
     x, y = _integer_operands("gcd", input, other)
     a, b = absolute(x), absolute(y)
     zero, one = constant(0, a.dtype, a.device), constant(1, a.dtype, a.device)
-    for _ in range(2 * 8 * np.dtype(_NP[str(a.dtype)]).itemsize):  # > Euclid's worst case (Fibonacci)
+    for _ in range(2 * 8 * np.dtype(_NP[_dtypes.plain(a.dtype)]).itemsize):  # > Euclid's worst case (Fibonacci)
         live = ne(b, 0)
         if not builtins.bool(live.any().item()):
             break

@@ -33,11 +33,11 @@ def write_out(out, result: Tensor, name: str, same_dtype: bool = False, warn: bo
                            "one of the arguments requires grad.\n  fix: y = " + name + "(...) without out=, or call "
                            "it under torch.no_grad()")
     if same_dtype and out.dtype != result.dtype:
-        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES.get(str(result.dtype), result.dtype)}, but "
-                           f"got {_C_NAMES.get(str(out.dtype), out.dtype)} instead")
+        raise RuntimeError(f"Expected out tensor to have dtype {_C_NAMES.get(_dtypes.plain(result.dtype), result.dtype)}, but "
+                           f"got {_C_NAMES.get(_dtypes.plain(out.dtype), out.dtype)} instead")
     if out.dtype != result.dtype and not _dtypes.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {_NAMES.get(str(result.dtype), result.dtype)} can't be cast to the desired "
-                           f"output type {_NAMES.get(str(out.dtype), out.dtype)}")
+        raise RuntimeError(f"result type {_NAMES.get(_dtypes.plain(result.dtype), result.dtype)} can't be cast to the desired "
+                           f"output type {_NAMES.get(_dtypes.plain(out.dtype), out.dtype)}")
     if out.device != result.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
     if tuple(out.shape) != tuple(result.shape):

@@ -18,7 +18,7 @@ from typing import Optional
 import numpy as np
 
 from . import _C, _args, _math, _shapes
-from ._dtypes import DTYPES
+from ._dtypes import DTYPES, plain
 from ._indexing import gather
 from ._math import as_operand, eq
 from ._shapes import stack
@@ -68,7 +68,7 @@ def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
 def _sortable(x: Tensor) -> Tensor:
     """x in a type the sort kernels take, exactly: float16/bfloat16 as float32, bool and the
     narrower integer types as int64."""
-    if str(x.dtype) in _SORTABLE:
+    if plain(x.dtype) in _SORTABLE:
         return x
     return x.astype(DTYPES["float32" if x.dtype.is_floating_point else "int64"])
 

@@ -13,7 +13,7 @@ from typing import List, Sequence
 import numpy as np
 
 from . import _C, _args
-from ._dtypes import DTYPES
+from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul
 from ._reductions import sum as _sum
 from ._size import Size
@@ -548,9 +548,9 @@ def meshgrid(*tensors, indexing: str = "ij"):
         tensors = tuple(tensors[0])
     _args.choice(indexing, "indexing", "meshgrid", ("ij", "xy"))
     ts = list(tensors)
-    if len({str(t.dtype) for t in ts}) > 1:
+    if len({plain(t.dtype) for t in ts}) > 1:
         raise _C.DTypeError(f"meshgrid expects all tensors to have the same dtype, got "
-                            f"{', '.join(str(t.dtype) for t in ts)} (as PyTorch)\n  fix: convert them first: b.to(a.dtype)")
+                            f"{', '.join(plain(t.dtype) for t in ts)} (as PyTorch)\n  fix: convert them first: b.to(a.dtype)")
     # 'xy' is 'ij' of the first two swapped, its first two grids swapped back
     swap = indexing == "xy" and len(ts) >= 2
     if swap:

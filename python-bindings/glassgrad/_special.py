@@ -162,7 +162,7 @@ def _igamma_args(input, other):
     from ._shapes import broadcast_tensors
     a, x = _as_float(input), _as_float(other)
     if a.dtype != x.dtype:
-        wide = "float64" if "float64" in (str(a.dtype).split(".")[-1], str(x.dtype).split(".")[-1]) else a.dtype
+        wide = "float64" if "float64" in (_dtypes.plain(a.dtype).split(".")[-1], _dtypes.plain(x.dtype).split(".")[-1]) else a.dtype
         a, x = a.to(wide), x.to(wide)
     return broadcast_tensors(a, x)
 

@@ -44,9 +44,9 @@ def stored_array(t: "Tensor") -> np.ndarray:
 def raw_from_numpy(arr: np.ndarray, device, name: str, dtype=None) -> "_C.Tensor":
     """A runtime tensor of arr's values in dtype (default: arr's own), on device: the NumPy array
     converted by NumPy, except into bfloat16, which the Cast op rounds (to nearest even)."""
-    if dtype is None or str(dtype) != "bfloat16":
+    if dtype is None or _dtypes.plain(dtype) != "bfloat16":
         if dtype is not None:
-            arr = np.asarray(arr).astype(_NP[str(dtype)], copy=False)
+            arr = np.asarray(arr).astype(_NP[_dtypes.plain(dtype)], copy=False)
         return _C.Tensor.from_numpy(arr, device, name)
     wide = _C.lazy_leaf(_C.Tensor.from_numpy(np.asarray(arr).astype(np.float32, copy=False), device, name),
                         "constant", False, "")
@@ -58,7 +58,7 @@ def _dtype_name(dtype) -> Optional[str]:
     given); DTypeError for a type glassgrad does not hold."""
     if dtype is None:
         return None
-    return str(_dtypes.to_dtype(dtype))
+    return _dtypes.plain(_dtypes.to_dtype(dtype))
 
 
 # DistributedDataParallel wrappers whose forward ran since the last backward (distributed/ddp.py):
@@ -257,7 +257,7 @@ def check_fits(value, dtype, where: str) -> None:
     (fill_, full, masked_fill, x[key] = v, clamp's bounds) allows: an integer within [min, max]
     of a signed type or [-max, max] of an unsigned one (a negative one wraps, uint8's -3 being
     253), a float within [min, max] (no NaN); any number converts to bool or a floating type."""
-    np_dtype = np.dtype(_NP[str(dtype)])
+    np_dtype = np.dtype(_NP[_dtypes.plain(dtype)])
     if not isinstance(value, (numbers.Real, np.number, np.bool_)) or np_dtype.kind not in "iu":
         return
     info = np.iinfo(np_dtype)
@@ -322,7 +322,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
         # NumPy arrays and scalars keep their dtype (np.float64 is a float subclass: test it first).
         if arr.dtype.kind == "f":
-            arr = arr.astype(_NP[str(_dtypes.DEFAULT_FLOAT)])
+            arr = arr.astype(_NP[_dtypes.plain(_dtypes.DEFAULT_FLOAT)])
             want = None if _dtypes.DEFAULT_FLOAT != "bfloat16" else "bfloat16"
         elif arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
@@ -467,7 +467,7 @@ class Tensor:
         converted to it, as x.to(dtype)."""
         if dtype is None:
             where = "cuda." if self.is_cuda else ""
-            return f"glassgrad.{where}{_dtypes.TENSOR_TYPE_NAMES[str(self.dtype)]}"
+            return f"glassgrad.{where}{_dtypes.TENSOR_TYPE_NAMES[_dtypes.plain(self.dtype)]}"
         if isinstance(dtype, str) and ".cuda." in dtype:
             return self.to(device="cuda", dtype=dtype.replace(".cuda.", "."))
         typed = getattr(dtype, "_dtype", None)  # torch.DoubleTensor, torch.cuda.FloatTensor
@@ -797,7 +797,7 @@ class Tensor:
         # as PyTorch prints: no dtype for the defaults (the default float dtype, int64, bool), an
         # empty tensor's shape unless it is (0,) and its dtype unless it is the default float
         # (and with edgeitems=0, the shape); the device comes first
-        default = str(_dtypes.get_default_dtype())
+        default = _dtypes.plain(_dtypes.get_default_dtype())
         suffixes = [f"device='{self.device}'"] if self.device != "cpu" else []
         if self.numel() == 0:
             if self.dim() != 1:

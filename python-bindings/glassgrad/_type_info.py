@@ -24,9 +24,9 @@ class finfo:  # torch.finfo's spelling
         if dt == "bfloat16":
             v = _BFLOAT16
         else:
-            f = np.finfo(str(dt))
+            f = np.finfo(_dtypes.plain(dt))
             v = {"bits": int(f.bits), "eps": float(f.eps), "max": float(f.max), "tiny": float(f.tiny)}
-        self.dtype = str(dt)
+        self.dtype = _dtypes.plain(dt)
         self.bits, self.eps, self.max, self.tiny = v["bits"], v["eps"], v["max"], v["tiny"]
         # 10^-(decimal digits eps resolves), as a Python float: 0.001 for float16, 0.01 for bfloat16
         self.min, self.smallest_normal = -self.max, self.tiny
@@ -45,8 +45,8 @@ class iinfo:  # torch.iinfo's spelling
         if _dtypes.category(dt) != 1:
             raise InvalidArgumentTypeError(f"glassgrad.iinfo() requires an integer input type, got {dt}\n"
                                            f"  fix: glassgrad.finfo({dt!r}) for a floating type")
-        i = np.iinfo(str(dt))
-        self.dtype, self.bits, self.min, self.max = str(dt), int(i.bits), int(i.min), int(i.max)
+        i = np.iinfo(_dtypes.plain(dt))
+        self.dtype, self.bits, self.min, self.max = _dtypes.plain(dt), int(i.bits), int(i.min), int(i.max)
 
     def __repr__(self) -> str:
         return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"  # printed as PyTorch prints it

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _C
+from ._dtypes import plain
 from ._finite_differences import central_differences
 
 SIZES = (1, 3, 17, 33)
@@ -129,12 +130,12 @@ def graph_gradient(op: str, arrays: Sequence[np.ndarray], attrs: Dict[str, Any],
     leaves = []
     for i, a in enumerate(arrays):
         a = np.asarray(a)
-        leaves.append(g.add_leaf(f"x{i}", list(a.shape), str(a.dtype), "cpu", "input",
+        leaves.append(g.add_leaf(f"x{i}", list(a.shape), plain(a.dtype), "cpu", "input",
                                  requires_grad=i in wrt))
     outs = g.add(op, leaves, attrs)
     cot_leaves = {}
     for k, c in cotangents.items():
-        cot_leaves[k] = g.add_leaf(f"cot{k}", list(c.shape), str(c.dtype), "cpu", "input")
+        cot_leaves[k] = g.add_leaf(f"cot{k}", list(c.shape), plain(c.dtype), "cpu", "input")
     loss = None
     for k in sorted(cotangents):
         prod = g.add("Mul", [outs[k], cot_leaves[k]])[0]

@@ -46,7 +46,12 @@ def test_type_with_a_dtype_converts():
 def test_dtype_objects_compare_with_names_and_print_as_glassgrad():
     x = gg.zeros(2, device="cpu")
     assert x.dtype == gg.float32 == "float32" and x.dtype is gg.float32
-    assert repr(gg.float32) == "glassgrad.float32" and str(gg.int64) == "int64"
+    assert repr(gg.float32) == "glassgrad.float32" and str(gg.int64) == "glassgrad.int64"
+    assert f"{x.dtype}" == "glassgrad.float32" and "%s" % gg.bool == "glassgrad.bool"
+    assert f"{gg.int8:>16}|" == "  glassgrad.int8|"
+    assert gg.float32 in ("float64", "float32") and {"float32": 1}[gg.float32] == 1 and {gg.int64: 2}["int64"] == 2
+    assert np.dtype(gg.float16) == np.float16 and np.zeros(1, dtype=gg.int16).dtype == np.int16
+    assert gg.finfo(gg.float64).dtype == "float64" and type(gg.finfo(gg.float64).dtype) is str
     assert gg.float is gg.float32 and gg.double is gg.float64 and gg.long is gg.int64 and gg.int is gg.int32
     assert gg.bool == "bool" and gg.half is gg.float16
     assert gg.int64.is_signed and not gg.uint8.is_signed and not gg.bool.is_floating_point

@@ -26,7 +26,7 @@ def _same(got, want, grads=None):
             _same(g, w)
         return
     assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
-    assert str(got.dtype) == str(want.dtype).replace("torch.", ""), (got.dtype, want.dtype)
+    assert str(got.dtype) == str(want.dtype).replace("torch.", "glassgrad."), (got.dtype, want.dtype)
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10, atol=1e-12)
     if grads is not None:
         gs, ts = grads

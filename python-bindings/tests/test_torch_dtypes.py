@@ -105,7 +105,7 @@ def test_casts_between_every_pair_give_torchs_values(source):
         if source in ("float16", "bfloat16", "float32", "float64") and target in ("uint8",):
             continue  # a negative float into uint8 is undefined in C; PyTorch's result varies by platform
         want, got = t.to(getattr(torch, target)), g.to(getattr(gg, target))
-        assert str(got.dtype) == target
+        assert got.dtype == target
         np.testing.assert_array_equal(_bits(got), _bits(want), err_msg=f"{source} -> {target}")
 
 
@@ -123,7 +123,7 @@ def test_rounding_into_float16_and_bfloat16_is_to_nearest_even_as_torchs():
                                       "float64"])
 def test_tensor_keeps_a_numpy_arrays_dtype_as_torch(np_dtype):
     a = np.arange(6).reshape(2, 3).astype(np_dtype)
-    assert str(gg.tensor(a).dtype) == str(torch.tensor(a).dtype).split(".")[-1]
+    assert gg.tensor(a).dtype == str(torch.tensor(a).dtype).split(".")[-1]
     assert gg.tensor(a).numpy().dtype == a.dtype
 
 
@@ -156,7 +156,7 @@ def test_int32_and_int64_index_tensors_work_as_in_torch(index_dtype):
                                           ("bfloat16", "bfloat16"), ("byte", "uint8"), ("long", "int64")])
 def test_conversion_methods_names_and_sizes_are_torchs(method, dtype):
     g, t = getattr(gg.tensor([1.5, -2.0]), method)(), getattr(torch.tensor([1.5, -2.0]), method)()
-    assert str(g.dtype) == dtype == str(t.dtype).split(".")[-1]
+    assert g.dtype == dtype == str(t.dtype).split(".")[-1]
     assert g.element_size() == t.element_size()
     assert g.is_floating_point() == t.is_floating_point()
     assert g.type() == t.type().replace("torch.", "glassgrad.")
@@ -166,7 +166,18 @@ def test_conversion_methods_names_and_sizes_are_torchs(method, dtype):
 
 def test_the_short_names_are_torchs():
     for name in ("int", "short", "half", "long", "float", "double", "int8", "int16", "int32", "float16", "bfloat16"):
-        assert str(getattr(gg, name)) == str(getattr(torch, name)).split(".")[-1], name
+        assert str(getattr(gg, name)) == str(getattr(torch, name)).replace("torch.", "glassgrad."), name
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_dtypes_print_as_torchs_with_glassgrads_module_name(dtype):
+    ours, theirs = getattr(gg, dtype), getattr(torch, dtype)
+    for show in (str, repr, "{}".format, lambda d: "%s" % d):
+        assert show(ours) == show(theirs).replace("torch.", "glassgrad.")
+    t = _tensor(torch, [1, 0, 1], dtype)
+    g = _tensor(gg, [1, 0, 1], dtype)
+    assert f"{g.dtype}" == f"{t.dtype}".replace("torch.", "glassgrad.")
+    assert repr(g) == repr(t).replace("torch.", "glassgrad.")
 
 
 def test_integer_tensors_refuse_requires_grad_as_torch():

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import threading
 
+from .._dtypes import plain
+
 _state = threading.local()
 
 
@@ -58,7 +60,7 @@ def check_gradients(named_grads) -> None:
     for name, g in named_grads:
         if g is None or not g.dtype.is_floating_point:
             continue
-        values = g.detach().float().numpy() if str(g.dtype) == "bfloat16" else g.detach().numpy()
+        values = g.float().numpy(force=True) if plain(g.dtype) == "bfloat16" else g.numpy(force=True)
         if np.isnan(values).any():
             raise RuntimeError(f"Function backward returned nan values in its output (anomaly detection): the "
                                f"gradient of {name} {list(g.shape)} holds {int(np.isnan(values).sum())} NaN\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _C
+from .._dtypes import plain
 from .._tensor import Tensor
 
 
@@ -19,7 +20,7 @@ _TORCH_NAMES = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char
 
 
 def check_float(A: Tensor, fn: str, what: str = "input") -> None:
-    name = _TORCH_NAMES.get(str(A.dtype).split(".")[-1], str(A.dtype))
+    name = _TORCH_NAMES.get(plain(A.dtype).split(".")[-1], plain(A.dtype))
     if not A.dtype.is_floating_point:
         raise _C.DTypeError(f"linalg.{fn}: Expected a floating point or complex tensor as {what}. Got {name}\n"
                             f"  fix: convert first, A.double() or A.float()")
@@ -70,8 +71,8 @@ def check_same_dtype(A: Tensor, B: Tensor, message: str) -> None:
     """PyTorch's solvers refuse a right-hand side of another dtype; message has {a} and {b} for
     PyTorch's names of A's and B's dtypes."""
     if A.dtype != B.dtype:
-        a = _TORCH_NAMES.get(str(A.dtype).split(".")[-1], str(A.dtype))
-        b = _TORCH_NAMES.get(str(B.dtype).split(".")[-1], str(B.dtype))
+        a = _TORCH_NAMES.get(plain(A.dtype).split(".")[-1], plain(A.dtype))
+        b = _TORCH_NAMES.get(plain(B.dtype).split(".")[-1], plain(B.dtype))
         raise _C.DTypeError(message.format(a=a, b=b) + "\n  fix: convert one of them, e.g. B.to(A.dtype)")
 
 

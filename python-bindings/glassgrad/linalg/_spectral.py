@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .. import _C
+from .._dtypes import plain
 from .._factories import eye
 from .._tensor import Tensor, tensor
 from ..autograd.function import Function
@@ -26,7 +27,7 @@ def _host(A: Tensor) -> np.ndarray:
 
 
 def _back(a: np.ndarray, like: Tensor) -> Tensor:
-    return tensor(np.ascontiguousarray(a).astype(str(like.dtype).split(".")[-1]), device=like.device)
+    return tensor(np.ascontiguousarray(a).astype(plain(like.dtype).split(".")[-1]), device=like.device)
 
 
 def _gap(d: Tensor) -> Tensor:

@@ -43,7 +43,7 @@ def parameter_dtype(dtype, where: str) -> np.dtype:
     if not dt.is_floating_point:
         raise _C.DTypeError(f"{where}: dtype={dt} is not a floating type: a layer's parameters are floats\n"
                             f"  fix: dtype=glassgrad.float32 or dtype=glassgrad.float64")
-    return np.dtype(str(dt))
+    return np.dtype(_dtypes.plain(dt))
 
 
 def _parameter(values: np.ndarray, device, dtype: np.dtype) -> Parameter:

@@ -84,9 +84,9 @@ class UninitializedBuffer(Tensor):
 
 
 def _empty_of(t, dtype) -> None:
-    if dtype is not None and str(_dtypes.to_dtype(dtype)) != str(t.dtype):
+    if dtype is not None and _dtypes.plain(_dtypes.to_dtype(dtype)) != _dtypes.plain(t.dtype):
         rebind_all([(t, _leaf_for(t, raw_from_numpy(np.zeros((0,), np.float32), t.device, t.name,
-                                                    str(_dtypes.to_dtype(dtype)))))])
+                                                    _dtypes.plain(_dtypes.to_dtype(dtype)))))])
 
 
 def is_lazy(t) -> bool:

@@ -730,7 +730,7 @@ class Module:
     def astype(self, dtype) -> "Module":
         """Converts every floating parameter and buffer to `dtype` (in place; returns self).
         model.double() is what float64 gradient checks use."""
-        name = str(_dtypes.to_dtype(dtype))
+        name = _dtypes.plain(_dtypes.to_dtype(dtype))
         rebind_all([(t, _leaf_for(t, raw_from_numpy(t._values(), t.device, t.name, name)))
                     for t in list(self.parameters()) + list(self.buffers())
                     if t.dtype != name and t.dtype.is_floating_point])

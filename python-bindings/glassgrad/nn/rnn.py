@@ -57,7 +57,7 @@ def _reset_uniform(layer: Module) -> None:
 def _dtype_of(dtype, where: str) -> str:
     if dtype is None:
         dtype = _dtypes.DEFAULT_FLOAT
-    name = getattr(dtype, "__name__", None) or str(dtype).replace("torch.", "")
+    name = getattr(dtype, "__name__", None) or _dtypes.plain(dtype).replace("torch.", "")
     name = {"float": "float32", "double": "float64"}.get(name, name)
     if name not in ("float32", "float64"):
         _args.fail(where, "dtype", "float32 or float64", dtype)

@@ -44,7 +44,7 @@ def _activation(activation, where: str):
 
 
 def _square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor:
-    mask = np.triu(np.full((sz, sz), -np.inf, dtype=np.dtype(str(dtype or _dtypes.DEFAULT_FLOAT))), k=1)
+    mask = np.triu(np.full((sz, sz), -np.inf, dtype=np.dtype(_dtypes.plain(dtype or _dtypes.DEFAULT_FLOAT))), k=1)
     return tensor(mask, device=device)
 
 

@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import _C
+from .._dtypes import plain
 from .._tensor import Tensor
 from . import _capture
 from ._capture import flatten
@@ -237,7 +238,7 @@ def export(model, args, f, *, export_params, verbose, training, input_names, out
     inputs = []
     for name, arr, t, ax in zip(in_names, arrays, flat, in_axes):
         shape = tuple(Sym.of(ax[a]) if a in ax else int(s) for a, s in enumerate(arr.shape))
-        inputs.append(InputSpec(name, shape, str(t.dtype), ax))
+        inputs.append(InputSpec(name, shape, plain(t.dtype), ax))
     outputs = [OutputSpec(n, axes.get(n, {})) for n in out_names]
     graph_name = type(model).__name__ if hasattr(model, "named_parameters") else getattr(model, "__name__", "graph")
     from . import OperatorExportTypes

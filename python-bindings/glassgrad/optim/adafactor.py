@@ -3,6 +3,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _args
+from .._dtypes import plain
 from .._tensor import Tensor, _op
 from ..functional import maximum, minimum, where
 from ._composed import advance_step, lerp, like
@@ -70,7 +71,7 @@ class Adafactor(Optimizer):
                 st["variance"] = self._zeros_state(p, "variance")
         eps1, eps2 = group["eps"]
         if eps1 is None:
-            eps1 = float(np.finfo(np.dtype(str(p.dtype))).eps)
+            eps1 = float(np.finfo(np.dtype(plain(p.dtype))).eps)
         g = self._grad(p, group)
         step = advance_step(self, st)
         # PyTorch's Python floats, in the same operations: step ** beta2_decay, 1 / step ** 0.5,
@@ -93,7 +94,7 @@ class Adafactor(Optimizer):
         if isinstance(group["lr"], Tensor) and group["lr"].dtype != "float64":
             # A tensor lr: PyTorch's min(lr, 1 / sqrt(step)) is then that tensor where it is the
             # smaller, and what is computed from it is in its dtype (float32).
-            ldt = str(group["lr"].dtype)
+            ldt = plain(group["lr"].dtype)
             lr_t = self._hyper(group, "lr", p, ldt)
             from_tensor = (scale.astype(ldt) * lr_t / denom.astype(ldt)).astype("float64")
             step_size = where(inv_sqrt < lr, step_size, from_tensor)

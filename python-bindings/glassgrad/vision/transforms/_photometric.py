@@ -8,6 +8,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from ..._dtypes import plain
 from . import _image as I
 
 __all__ = ["invert", "posterize", "solarize", "adjust_sharpness", "autocontrast", "equalize", "adjust_gamma",
@@ -251,7 +252,7 @@ def convert_image_dtype(image, dtype="float32"):
     if not I.is_tensor_like(image):
         raise TypeError("Input img should be Tensor Image")
     from ..._dtypes import to_dtype
-    want = np.dtype(str(to_dtype(dtype)))
+    want = np.dtype(plain(to_dtype(dtype)))
     a = I.chw_array(image)
     return image if a.dtype == want else I.like(_convert(a, want), image)
 

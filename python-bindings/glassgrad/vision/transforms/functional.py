@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ..._dtypes import plain
 from ..._tensor import Tensor
 from ..._tensor import tensor as as_tensor
 from . import _image as I
@@ -183,7 +184,7 @@ def _normalize_differentiable(tensor: Tensor, mean, std, inplace: bool) -> Tenso
     if tensor.ndim < 3:
         raise ValueError(f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
                          f"{list(tensor.shape)}")
-    m, s = _normalize_constants(mean, std, np.dtype(str(tensor.dtype)) if str(tensor.dtype) != "bfloat16"
+    m, s = _normalize_constants(mean, std, np.dtype(plain(tensor.dtype)) if plain(tensor.dtype) != "bfloat16"
                                 else np.float32)
     m_t = as_tensor(m, dtype=tensor.dtype, device=tensor.device)
     s_t = as_tensor(s, dtype=tensor.dtype, device=tensor.device)
