@@ -82,7 +82,7 @@ def test_errors_name_the_problem_and_a_fix():
         F.scaled_dot_product_attention(q, gg.tensor(rng.standard_normal((2, 2, 33, 5))), v)
     with pytest.raises(gg.InvalidArgumentError, match="is_causal=True"):
         F.scaled_dot_product_attention(q, k, v, attn_mask=gg.tensor(np.ones((33, 33), bool)), is_causal=True)
-    with pytest.raises(gg.DTypeError, match="bool or have the query's dtype float64"):
+    with pytest.raises(gg.DTypeError, match="bool or have the query's dtype glassgrad.float64"):
         F.scaled_dot_product_attention(q, k, v, attn_mask=gg.tensor(np.ones((33, 33), np.int64)))
     with pytest.raises(gg.ShapeError, match=r"attn_mask of shape \[3, 33\] does not broadcast"):
         F.scaled_dot_product_attention(q, k, v, attn_mask=gg.tensor(np.zeros((3, 33))))
