@@ -21,10 +21,10 @@
 //   dx = dP W_ih, dW_ih = dP^T x, dW_hh = dP^{hT} h_prev, db = column sums, dW_hr = dhs^T h'
 //
 // Threads: the GEMMs split themselves; a step's cell pass is split over its rows when it has
-// enough units (kCellGrain). An LSTM (not projected) with several threads and big enough steps
-// runs its time loops cut into slices of hidden units instead, one parallel region for all
-// steps (cpu/recurrent/lstm_units.h: the same arithmetic, so the same results). Inputs are
-// dense (the schemas do not set strided_inputs).
+// enough units (kCellGrain). An LSTM (not projected) runs its time loops in
+// cpu/recurrent/lstm_units.h instead: slices of hidden units, one per thread when the steps are
+// big enough, one parallel region for all steps. Inputs are dense (the schemas do not set
+// strided_inputs).
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -109,16 +109,15 @@ cpu::GemmWorkspace gemm_space(char* at, size_t want, const KernelContext& c) {
   return {at, std::min(want, c.workspace_bytes > offset ? c.workspace_bytes - offset : size_t(0))};
 }
 
-// How many parts the LSTM's steps are cut into (cpu/recurrent/lstm_units.h): lstm_unit_parts
-// for this thread count, fewer when the workspace past the step-by-step buffers (`used` of its
-// `have` bytes) does not hold them (it was sized with the thread count when the step was
-// planned). 1: the step-by-step loops.
-int64_t unit_parts(const RecurrentGeometry& g, DType dt, size_t used, size_t have, bool backward) {
+// How many parts an LSTM's steps are cut into (cpu/recurrent/lstm_units.h; 0: not such a layer,
+// the step-by-step loops): lstm_unit_parts for this thread count, fewer while the buffers
+// before the GEMM packing space (before_gemm(parts) bytes) do not fit the workspace (sized with
+// the thread count when the step was planned). One part always fits: the size function counted
+// at least one.
+template <typename BeforeGemm>
+int64_t unit_parts(const RecurrentGeometry& g, size_t have, const BeforeGemm& before_gemm) {
   int64_t parts = cpu::lstm_unit_parts(g, in_parallel_region() ? 1 : get_num_threads());
-  const auto bytes = [&](int64_t p) {
-    return backward ? cpu::lstm_units_backward_bytes(g, dt, p) : cpu::lstm_units_forward_bytes(g, dt, p);
-  };
-  while (parts > 1 && used + bytes(parts) > have) --parts;
+  while (parts > 1 && before_gemm(parts) + kAlign > have) --parts;
   return parts;
 }
 
@@ -145,19 +144,24 @@ struct ForwardBuffers {
   T* rec;         // [B, G]: one step's recurrent product
   T* bias;        // [G]: the biases the input projection adds
   T* b_hn;        // [H]: the GRU's b_hn, or zeros
-  char* gemm;     // packing space
+  char* units;    // the unit slices' buffers (lstm_units.h), when the steps are cut into parts
+  char* gemm;     // packing space (last: its size depends on the thread count)
   size_t gemm_bytes;
+  size_t before_gemm;
   size_t total;
 };
 
+// parts: the unit slices' count (0: none).
 template <typename T>
-ForwardBuffers<T> forward_buffers(const RecurrentGeometry& g, DType dt, void* ws) {
+ForwardBuffers<T> forward_buffers(const RecurrentGeometry& g, DType dt, void* ws, int64_t parts) {
   Carver c(ws);
   ForwardBuffers<T> b;
   b.packed = c.take<T>(cpu::gemm_packed_b_elems(g.out, g.gates(), dt));
   b.rec = c.take<T>(g.batch * g.gates());
   b.bias = c.take<T>(g.gates());
   b.b_hn = c.take<T>(g.hidden);
+  b.units = c.take<char>(parts > 0 ? static_cast<int64_t>(cpu::lstm_units_forward_bytes(g, dt, parts)) : 0);
+  b.before_gemm = c.used();
   b.gemm_bytes = gemm_bytes(dt, {{g.rows, g.gates(), g.input_size}, {g.batch, g.gates(), g.out},
                                   {g.batch, g.out, g.projected ? g.hidden : 0}});
   b.gemm = c.take<char>(static_cast<int64_t>(b.gemm_bytes));
@@ -169,10 +173,9 @@ template <Family F>
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const RecurrentGeometry g = geometry(F, in, 0, 1, RecurrentInputs::forward(cell_of(F, a), static_cast<int>(in.size())).w_hr, a);
   const DType dt = in[0].dtype;
-  const size_t steps =
-      dt == DType::Float64 ? forward_buffers<double>(g, dt, nullptr).total : forward_buffers<float>(g, dt, nullptr).total;
   const int64_t parts = cpu::lstm_unit_parts(g, get_num_threads());
-  return steps + (parts > 1 ? cpu::lstm_units_forward_bytes(g, dt, parts) : 0);
+  return dt == DType::Float64 ? forward_buffers<double>(g, dt, nullptr, parts).total
+                              : forward_buffers<float>(g, dt, nullptr, parts).total;
 }
 
 template <typename T, Family F>
@@ -192,7 +195,9 @@ void forward(const KernelContext& c) {
   T* cn = F == Family::LSTM ? c.outputs[2].data<T>() : nullptr;
   T* reserve = F == Family::RNN ? nullptr : c.outputs[F == Family::LSTM ? 3 : 2].data<T>();
   const DType dt = c.inputs[0].dtype();
-  const ForwardBuffers<T> buf = forward_buffers<T>(g, dt, c.workspace);
+  const int64_t parts =
+      unit_parts(g, c.workspace_bytes, [&](int64_t p) { return forward_buffers<T>(g, dt, nullptr, p).before_gemm; });
+  const ForwardBuffers<T> buf = forward_buffers<T>(g, dt, c.workspace, parts);
   const cpu::GemmWorkspace gws = gemm_space(buf.gemm, buf.gemm_bytes, c);
 
   // States: the outputs hold the running h (and c).
@@ -216,13 +221,10 @@ void forward(const KernelContext& c) {
   gemm<T>(g.rows, G, g.input_size, cpu::row_major(x, g.input_size), cpu::transpose_of(w_ih, g.input_size), proj, ld,
           biased ? T(1) : T(0), gws);
 
-  if (F == Family::LSTM) {
-    const int64_t parts = unit_parts(g, dt, buf.total, c.workspace_bytes, /*backward=*/false);
-    if (parts > 1) {
-      const cpu::LstmForwardSteps<T> steps{w_hh, c.inputs[3].data<T>(), y, hn, cn, reserve};
-      cpu::lstm_forward_by_units(g, steps, parts, static_cast<char*>(c.workspace) + buf.total);
-      return;
-    }
+  if (parts > 0) {
+    const cpu::LstmForwardSteps<T> steps{w_hh, c.inputs[3].data<T>(), y, hn, cn, reserve};
+    cpu::lstm_forward_by_units(g, steps, parts, buf.units);
+    return;
   }
 
   // W_hh^T [H_out, G] packed once for every step.
@@ -274,13 +276,16 @@ struct BackwardBuffers {
   T* dhs;      // [N, P]: a projected LSTM's gradients reaching h_t (else unused)
   T* dhp;      // [B, H]: a projected LSTM's step gradients reaching o * tanh(c) (else unused)
   T* packed;   // W_hh [G, H_out] in the GEMM's packed form
-  char* gemm;
+  char* units;  // the unit slices' buffers (lstm_units.h), when the steps are cut into parts
+  char* gemm;   // packing space (last: its size depends on the thread count)
   size_t gemm_bytes;
+  size_t before_gemm;
   size_t total;
 };
 
+// parts: the unit slices' count (0: none).
 template <typename T>
-BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* ws) {
+BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* ws, int64_t parts) {
   Carver c(ws);
   BackwardBuffers<T> b;
   const int64_t G = g.gates();
@@ -290,6 +295,8 @@ BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* 
   b.dhs = c.take<T>(g.projected ? g.rows * g.out : 0);
   b.dhp = c.take<T>(g.projected ? g.batch * g.hidden : 0);
   b.packed = c.take<T>(cpu::gemm_packed_b_elems(G, g.out, dt));
+  b.units = c.take<char>(parts > 0 ? static_cast<int64_t>(cpu::lstm_units_backward_bytes(g, dt, parts)) : 0);
+  b.before_gemm = c.used();
   b.gemm_bytes = gemm_bytes(dt, {{g.batch, g.out, G},
                                   {g.batch, g.hidden, g.projected ? g.out : 0},
                                   {G, g.input_size, g.rows},
@@ -306,10 +313,9 @@ size_t backward_workspace(const std::vector<TensorInfo>& in, const std::vector<T
   const RecurrentInputs bi = RecurrentInputs::backward(cell_of(F, a), static_cast<int>(in.size()));
   const RecurrentGeometry g = geometry(F, in, bi.x, bi.w_ih, bi.w_hr, a);
   const DType dt = in[static_cast<size_t>(bi.x)].dtype;
-  const size_t steps = dt == DType::Float64 ? backward_buffers<double>(g, dt, nullptr).total
-                                            : backward_buffers<float>(g, dt, nullptr).total;
   const int64_t parts = cpu::lstm_unit_parts(g, get_num_threads());
-  return steps + (parts > 1 ? cpu::lstm_units_backward_bytes(g, dt, parts) : 0);
+  return dt == DType::Float64 ? backward_buffers<double>(g, dt, nullptr, parts).total
+                              : backward_buffers<float>(g, dt, nullptr, parts).total;
 }
 
 // out[j] = sum over rows n of m[n * ld + j], j < cols (a bias gradient), columns split over threads.
@@ -351,7 +357,9 @@ void backward(const KernelContext& c) {
   T* db_hh = F == Family::GRU && db_ih ? c.outputs[db_at + 1].data<T>() : nullptr;
   T* dw_hr = g.projected ? c.outputs[db_at + 1].data<T>() : nullptr;
   const DType dt = c.inputs[static_cast<size_t>(in.x)].dtype();
-  const BackwardBuffers<T> buf = backward_buffers<T>(g, dt, c.workspace);
+  const int64_t parts =
+      unit_parts(g, c.workspace_bytes, [&](int64_t p) { return backward_buffers<T>(g, dt, nullptr, p).before_gemm; });
+  const BackwardBuffers<T> buf = backward_buffers<T>(g, dt, c.workspace, parts);
   const cpu::GemmWorkspace gws = gemm_space(buf.gemm, buf.gemm_bytes, c);
   const auto& cells = Cells<T>::rows();
 
@@ -365,10 +373,9 @@ void backward(const KernelContext& c) {
       for (int64_t b = 0; b < r; ++b) copy_n(buf.hprev + (o + b) * Ho, b < carried ? y + (po + b) * Ho : h0 + b * Ho, Ho);
     }
   });
-  const int64_t parts = F == Family::LSTM ? unit_parts(g, dt, buf.total, c.workspace_bytes, /*backward=*/true) : 1;
-  if (parts > 1) {
+  if (parts > 0) {
     const cpu::LstmBackwardSteps<T> steps{w_hh, grad_y, c0, reserve, dh0, dc0, buf.dp};
-    cpu::lstm_backward_by_units(g, steps, parts, static_cast<char*>(c.workspace) + buf.total);
+    cpu::lstm_backward_by_units(g, steps, parts, buf.units);
   } else {
     {  // W_hh [G, H_out] packed once for every step's dh_prev += dP^h W_hh.
       cpu::GemmProblem<T> p(g.batch, Ho, G);

@@ -24,6 +24,7 @@ class Carver {
     used_ += align_up(bytes);
     return reinterpret_cast<T*>(p);
   }
+  size_t used() const { return used_; }             // bytes carved so far, from the aligned base
   size_t total() const { return used_ + kAlign; }  // + kAlign: room to align the base
 
  private:

@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "carver.h"
 #include "cell_table.h"
 #include "cpu/gemm/gemm.h"
+#include "rows_product.h"
 #include "step_parts.h"
 
 namespace glassgrad {
@@ -35,6 +37,34 @@ void copy_n(T* dst, const T* src, int64_t n) {
   if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(T));
 }
 
+// The parts' per-step products: float32 through rows_product.h (B packed in its slivers; no
+// packing space), float64 through the GEMM (B in its b_packed form, A packed per call).
+template <typename T>
+constexpr bool kRows = std::is_same<T, float>::value;
+
+template <typename T>
+int64_t packed_elems(int64_t K, int64_t n, DType dt) {
+  return kRows<T> ? rows_product_packed_elems(K, n, rows_product_f32().lanes) : gemm_packed_b_elems(K, n, dt);
+}
+
+// C [m, n] (+)= A [m, K] (rows lda apart) B (packed).
+template <typename T>
+void step_product(int64_t m, int64_t n, int64_t K, const T* a, int64_t lda, const T* packed, T* c, int64_t ldc,
+                  bool accumulate, char* space, size_t space_bytes) {
+  if (m <= 0) return;
+  if constexpr (kRows<T>) {
+    rows_product_f32().run(m, n, K, a, lda, packed, c, ldc, accumulate);
+  } else {
+    GemmProblem<T> pr(m, n, K);
+    pr.a = row_major(a, lda);
+    pr.b_packed = packed;
+    pr.c = c;
+    pr.ldc = ldc;
+    pr.beta = accumulate ? T(1) : T(0);
+    gemm(pr, GemmWorkspace{space, space_bytes});
+  }
+}
+
 // ---- forward: per part, W_hh's gate rows of its units packed as B [H, 4n], its product R_p
 // [B, 4n] (gate q of unit j0 + i at column q * n + i), the GEMM's packing space for one thread.
 template <typename T>
@@ -46,7 +76,7 @@ struct ForwardPart {
 };
 
 size_t forward_gemm_bytes(const RecurrentGeometry& g, DType dt, int64_t n) {
-  return gemm_workspace_bytes(g.batch, 4 * n, g.out, dt, /*serial=*/true);
+  return dt == DType::Float32 ? 0 : gemm_workspace_bytes(g.batch, 4 * n, g.out, dt, /*serial=*/true);
 }
 
 template <typename T>
@@ -56,7 +86,7 @@ std::vector<ForwardPart<T>> forward_parts(const RecurrentGeometry& g, DType dt, 
   const size_t gemm = forward_gemm_bytes(g, dt, n);
   std::vector<ForwardPart<T>> out(static_cast<size_t>(parts));
   for (ForwardPart<T>& part : out) {
-    part.packed = c.take<T>(gemm_packed_b_elems(g.out, 4 * n, dt));
+    part.packed = c.take<T>(packed_elems<T>(g.out, 4 * n, dt));
     part.rec = c.take<T>(g.batch * 4 * n);
     part.rows = c.take<const T*>(4 * n);
     part.gemm = c.take<char>(static_cast<int64_t>(gemm));
@@ -73,7 +103,7 @@ struct BackwardPart {
 };
 
 size_t backward_gemm_bytes(const RecurrentGeometry& g, DType dt, int64_t n) {
-  return gemm_workspace_bytes(g.batch, n, g.gates(), dt, /*serial=*/true);
+  return dt == DType::Float32 ? 0 : gemm_workspace_bytes(g.batch, n, g.gates(), dt, /*serial=*/true);
 }
 
 template <typename T>
@@ -84,7 +114,7 @@ std::vector<BackwardPart<T>> backward_parts(const RecurrentGeometry& g, DType dt
   const size_t gemm = backward_gemm_bytes(g, dt, n);
   std::vector<BackwardPart<T>> out(static_cast<size_t>(parts));
   for (BackwardPart<T>& part : out) {
-    part.packed = c.take<T>(gemm_packed_b_elems(g.gates(), n, dt));
+    part.packed = c.take<T>(packed_elems<T>(g.gates(), n, dt));
     part.gemm = c.take<char>(static_cast<int64_t>(gemm));
   }
   if (total) *total = c.total();
@@ -99,8 +129,8 @@ DType dtype_of() {
 }  // namespace
 
 int64_t lstm_unit_parts(const RecurrentGeometry& g, int threads) {
-  if (g.cell != RecurrentCell::LSTM || g.projected || threads < 2 || g.rows == 0) return 1;
-  if (g.batch * g.gates() * g.out < kMinStepWork) return 1;
+  if (g.cell != RecurrentCell::LSTM || g.projected || g.rows == 0) return 0;
+  if (threads < 2 || g.batch * g.gates() * g.out < kMinStepWork) return 1;
   return std::max<int64_t>(1, std::min<int64_t>(threads, g.hidden / kMinPartUnits));
 }
 
@@ -132,23 +162,22 @@ void lstm_forward_by_units(const RecurrentGeometry& g, const LstmForwardSteps<T>
     if (s == 0) {  // B [H, 4n]: column q * n + i is W_hh's row q * H + j0 + i
       for (int64_t q = 0; q < 4; ++q)
         for (int64_t i = 0; i < u.n; ++i) part.rows[q * u.n + i] = a.w_hh + (q * H + u.j0 + i) * H;
-      GemmProblem<T> pb(g.batch, n4, H);
-      pb.b_cols = part.rows;
-      gemm_pack_b(pb, part.packed);
+      if constexpr (kRows<T>) {
+        rows_product_pack(H, n4, rows_product_f32().lanes, 1, [&](int64_t j) { return part.rows[j]; }, part.packed);
+      } else {
+        GemmProblem<T> pb(g.batch, n4, H);
+        pb.b_cols = part.rows;
+        gemm_pack_b(pb, part.packed);
+      }
     }
     const int64_t r = g.rows_at(s), o = g.offset_at(s), carried = g.carried_rows(s);
     // R_p = h_{s-1} B: the carried rows' h is step s - 1's y, the others start from h0.
-    auto product = [&](const T* h, int64_t row0, int64_t m) {
-      if (m <= 0) return;
-      GemmProblem<T> pr(m, n4, H);
-      pr.a = row_major(h, H);
-      pr.b_packed = part.packed;
-      pr.c = part.rec + row0 * n4;
-      pr.ldc = n4;
-      gemm(pr, GemmWorkspace{part.gemm, gemm_size});
-    };
-    if (carried > 0) product(a.y + g.offset_at(s - 1) * H, 0, carried);
-    product(a.h0 + carried * H, carried, r - carried);
+    if (carried > 0) {
+      step_product<T>(carried, n4, H, a.y + g.offset_at(s - 1) * H, H, part.packed, part.rec, n4, false, part.gemm,
+                      gemm_size);
+    }
+    step_product<T>(r - carried, n4, H, a.h0 + carried * H, H, part.packed, part.rec + carried * n4, n4, false,
+                    part.gemm, gemm_size);
     for (int64_t b = 0; b < r; ++b) {
       T* h = a.y + (o + b) * H + u.j0;
       cells.lstm(a.reserve + (o + b) * W + u.j0, H, part.rec + b * n4, u.n, a.cn + b * H + u.j0, h, u.n);
@@ -171,19 +200,18 @@ void lstm_backward_by_units(const RecurrentGeometry& g, const LstmBackwardSteps<
     const UnitRange u = unit_range(H, parts, p);
     const int64_t s = g.steps - 1 - k;
     if (k == 0) {  // B = W_hh[:, j0 : j0 + n]
-      GemmProblem<T> pb(g.batch, u.n, G);
-      pb.b = row_major(a.w_hh + u.j0, H);
-      gemm_pack_b(pb, part.packed);
+      if constexpr (kRows<T>) {
+        rows_product_pack(G, u.n, rows_product_f32().lanes, H, [&](int64_t j) { return a.w_hh + u.j0 + j; },
+                          part.packed);
+      } else {
+        GemmProblem<T> pb(g.batch, u.n, G);
+        pb.b = row_major(a.w_hh + u.j0, H);
+        gemm_pack_b(pb, part.packed);
+      }
     }
     if (k > 0) {  // dh[:r', units] += dP_{s+1}[:r'] W_hh[:, units]
       const int64_t r1 = g.rows_at(s + 1), o1 = g.offset_at(s + 1);
-      GemmProblem<T> pr(r1, u.n, G);
-      pr.a = row_major(a.dp + o1 * G, G);
-      pr.b_packed = part.packed;
-      pr.c = a.dh + u.j0;
-      pr.ldc = H;
-      pr.beta = T(1);
-      gemm(pr, GemmWorkspace{part.gemm, gemm_size});
+      step_product<T>(r1, u.n, G, a.dp + o1 * G, G, part.packed, a.dh + u.j0, H, true, part.gemm, gemm_size);
     }
     if (s < 0) return;
     const int64_t r = g.rows_at(s), o = g.offset_at(s), carried = g.carried_rows(s);

@@ -1,7 +1,7 @@
-// The time loop of an LSTM layer (not projected) with each step cut into slices of hidden units,
-// one slice a part of run_step_parts (step_parts.h): the multi-threaded form of the loops in
-// kernels/cpu/recurrent.cpp, which call these when lstm_unit_parts says so. The input
-// projection before the loop and the whole-sequence products after it stay there.
+// The time loops of an LSTM layer (not projected) with each step cut into slices of hidden units,
+// one slice a part of run_step_parts (step_parts.h); kernels/cpu/recurrent.cpp calls these for
+// such a layer (one part with one thread). The input projection before the loop and the
+// whole-sequence products after it stay there.
 //
 // Part p owns units [j0, j0 + n) and, for them, every gate's column (q * H + j0 ...):
 //   forward step s    R_p[:r] = h_{s-1}[:r] W_hh[gate rows of p]^T    (h_{s-1}: y's rows of step
@@ -10,8 +10,9 @@
 //   backward step s   dh_n[:r', p's units] += dP_{s+1}[:r'] W_hh[:, p's units]   (step s + 1's
 //                     products, every part's, hence one step later), then the cell backward
 //                     pass over p's units; one more step after s = 0 adds dP_0's product.
-// Every element is computed by the same products and cell arithmetic as the step-by-step
-// loops (a GEMM cut along N gives the same bits), so results equal theirs for any part count.
+// The per-step products: float32 through rows_product.h (one accumulator per element over the
+// whole depth), float64 through the GEMM cut along N; either way an element's arithmetic does
+// not depend on the part count, so results do not depend on the thread count.
 // Each part's slice of W_hh is packed once, by the part's first step, into its own workspace.
 #pragma once
 #include <cstddef>
@@ -23,8 +24,9 @@
 namespace glassgrad {
 namespace cpu {
 
-// How many parts to cut a step into with `threads` threads: 1 (the step-by-step loops) when
-// the layer is projected, not an LSTM, or a step's recurrent product is too small to share.
+// How many parts to cut a step into with `threads` threads: 0 when the layer is projected or not
+// an LSTM (the step-by-step loops of recurrent.cpp), 1 with one thread or when a step's
+// recurrent product is too small to share.
 int64_t lstm_unit_parts(const RecurrentGeometry& g, int threads);
 
 // Workspace of the parts' buffers for `parts` parts (64-byte aligned inside).
