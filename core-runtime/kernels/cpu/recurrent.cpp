@@ -134,6 +134,53 @@ void gemm(int64_t m, int64_t n, int64_t k, cpu::MatrixView<T> a, cpu::MatrixView
   cpu::gemm(p, ws);
 }
 
+// Whether C [m, n] = A B costs less computed as C^T = B^T A^T and transposed back: the packed
+// GEMM computes whole MR x NR tiles (8 x 48 floats with AVX-512), so a C 200 wide spends a sixth
+// of its work on padding that the 800 rows of C^T's width would not; the transpose costs about
+// 16 multiply-adds an element (a memory-bound pass). The same products in the same order either
+// way, so the same bits.
+bool transpose_is_cheaper(int64_t m, int64_t n, int64_t k, DType dt) {
+  if (m <= 0 || n <= 0 || k <= 0) return false;
+  const int64_t mr = cpu::gemm_packed_a_elems(1, 1, dt), nr = cpu::gemm_nr(dt);
+  const auto padded = [](int64_t x, int64_t t) { return (x + t - 1) / t * t; };
+  return padded(n, mr) * padded(m, nr) * k + 16 * m * n < padded(m, mr) * padded(n, nr) * k;
+}
+
+// C [m, n] = A B (C row-major, ldc), through C^T in `scratch` (m * n elements) when
+// transpose_is_cheaper says so.
+template <typename T>
+void product(int64_t m, int64_t n, int64_t k, cpu::MatrixView<T> a, cpu::MatrixView<T> b, T* c, int64_t ldc,
+             T* scratch, cpu::GemmWorkspace ws) {
+  if (!transpose_is_cheaper(m, n, k, sizeof(T) == 8 ? DType::Float64 : DType::Float32)) {
+    gemm<T>(m, n, k, a, b, c, ldc, T(0), ws);
+    return;
+  }
+  gemm<T>(n, m, k, cpu::strided(b.data, b.col_stride, b.row_stride), cpu::strided(a.data, a.col_stride, a.row_stride),
+          scratch, m, T(0), ws);
+  // c[i, j] = scratch[j, i], in 32 x 32 blocks, row blocks of c split over threads.
+  constexpr int64_t kBlock = 32;
+  parallel_for((m + kBlock - 1) / kBlock, std::max<int64_t>(1, 16384 / (kBlock * std::max<int64_t>(n, 1))),
+               [&](int64_t b0, int64_t b1) {
+                 for (int64_t i0 = b0 * kBlock; i0 < std::min(m, b1 * kBlock); i0 += kBlock) {
+                   const int64_t i1 = std::min(m, i0 + kBlock);
+                   for (int64_t j0 = 0; j0 < n; j0 += kBlock) {
+                     const int64_t j1 = std::min(n, j0 + kBlock);
+                     for (int64_t i = i0; i < i1; ++i)
+                       for (int64_t j = j0; j < j1; ++j) c[i * ldc + j] = scratch[j * m + i];
+                   }
+                 }
+               });
+}
+
+// Elements of the scratch `product` needs for these products (each {m, n, k}).
+int64_t product_scratch(DType dt, std::initializer_list<std::array<int64_t, 3>> mnk) {
+  int64_t e = 0;
+  for (const auto& p : mnk) {
+    if (transpose_is_cheaper(p[0], p[1], p[2], dt)) e = std::max(e, p[0] * p[1]);
+  }
+  return e;
+}
+
 using cpu::Cells;
 
 // ---- forward -----------------------------------------------------------------------------
@@ -276,6 +323,7 @@ struct BackwardBuffers {
   T* dhs;      // [N, P]: a projected LSTM's gradients reaching h_t (else unused)
   T* dhp;      // [B, H]: a projected LSTM's step gradients reaching o * tanh(c) (else unused)
   T* packed;   // W_hh [G, H_out] in the GEMM's packed form
+  T* tr;       // the whole-sequence products' transposed results (product())
   char* units;  // the unit slices' buffers (lstm_units.h), when the steps are cut into parts
   char* gemm;   // packing space (last: its size depends on the thread count)
   size_t gemm_bytes;
@@ -295,6 +343,7 @@ BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* 
   b.dhs = c.take<T>(g.projected ? g.rows * g.out : 0);
   b.dhp = c.take<T>(g.projected ? g.batch * g.hidden : 0);
   b.packed = c.take<T>(cpu::gemm_packed_b_elems(G, g.out, dt));
+  b.tr = c.take<T>(product_scratch(dt, {{G, g.input_size, g.rows}, {G, g.out, g.rows}, {g.rows, g.input_size, G}}));
   b.units = c.take<char>(parts > 0 ? static_cast<int64_t>(cpu::lstm_units_backward_bytes(g, dt, parts)) : 0);
   b.before_gemm = c.used();
   b.gemm_bytes = gemm_bytes(dt, {{g.batch, g.out, G},
@@ -302,6 +351,9 @@ BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* 
                                   {G, g.input_size, g.rows},
                                   {G, g.out, g.rows},
                                   {g.rows, g.input_size, G},
+                                  {g.input_size, G, g.rows},
+                                  {g.out, G, g.rows},
+                                  {g.input_size, g.rows, G},
                                   {g.out, g.hidden, g.projected ? g.rows : 0}});
   b.gemm = c.take<char>(static_cast<int64_t>(b.gemm_bytes));
   b.total = c.total();
@@ -424,10 +476,13 @@ void backward(const KernelContext& c) {
     }
   }
   // The products over the whole sequence.
-  gemm<T>(G, g.input_size, N, cpu::transpose_of(buf.dp, G), cpu::row_major(x, g.input_size), dw_ih, g.input_size, T(0),
-          gws);
-  gemm<T>(G, Ho, N, cpu::transpose_of(buf.dph, G), cpu::row_major(buf.hprev, Ho), dw_hh, Ho, T(0), gws);
-  if (dx) gemm<T>(N, g.input_size, G, cpu::row_major(buf.dp, G), cpu::row_major(w_ih, g.input_size), dx, g.input_size, T(0), gws);
+  product<T>(G, g.input_size, N, cpu::transpose_of(buf.dp, G), cpu::row_major(x, g.input_size), dw_ih, g.input_size,
+             buf.tr, gws);
+  product<T>(G, Ho, N, cpu::transpose_of(buf.dph, G), cpu::row_major(buf.hprev, Ho), dw_hh, Ho, buf.tr, gws);
+  if (dx) {
+    product<T>(N, g.input_size, G, cpu::row_major(buf.dp, G), cpu::row_major(w_ih, g.input_size), dx, g.input_size,
+               buf.tr, gws);
+  }
   if (db_ih) column_sums(buf.dp, N, G, G, db_ih);
   if (db_hh) column_sums(buf.dph, N, G, G, db_hh);
   if (dw_hr) gemm<T>(Ho, H, N, cpu::transpose_of(buf.dhs, Ho), cpu::row_major(reserve + 5 * H, W), dw_hr, H, T(0), gws);
