@@ -4,13 +4,15 @@
 //   Dropout               y[i] = x[i] * (keep(i) ? 1 / (1 - p) : 0)
 //   AlphaDropout          y[i] = x[i] * (keep(i) ? a : 0) + (keep(i) ? alpha*a*p : alpha*a*(p - 1))
 //   AlphaDropoutBackward  dx[i] = grad_y[i] * (keep(i) ? a : 0)
-//   keep(4g + q) = word q of Philox4x32-10 at counter g under the seed >= round(p * 2^32);
+//   keep(4g + q) = word q of Philox4x32-10 at counter g under the seed >= round(p * 2^32)
+//                  (computed for blocks of groups by dropout_mask.h);
 //   a = 1/sqrt((alpha^2 p + 1)(1 - p)), alpha = 1.7580993408473766 (0 and no shift for p = 1)
 //
 // Groups of four elements are split across threads with parallel_for; every element's result
 // depends on its index alone, so the thread count never changes it.
 #include <algorithm>
 
+#include "cpu/dropout_mask.h"
 #include "cpu/registration.h"
 #include "dropout_rules.h"
 #include "glassgrad/autodiff/families/dropout.h"
@@ -21,7 +23,8 @@ namespace glassgrad {
 
 namespace {
 
-// y[i] = f(x[i], keep(i)) over the flat x, groups of four elements a step.
+// y[i] = f(x[i], keep(i)) over the flat x: the mask of a block of groups first (dropout_mask.h,
+// vectorized per instruction set), then f over the block's elements.
 template <typename T, typename F>
 void map_masked(const KernelContext& c, double p, F f) {
   const T* x = c.inputs[0].data<T>();
@@ -30,12 +33,15 @@ void map_masked(const KernelContext& c, double p, F f) {
   const uint64_t threshold = philox::keep_threshold(p);
   const int64_t n = c.outputs[0].numel();
   const int64_t groups = (n + 3) / 4;
+  const cpu::DropoutKeepFn keep_groups = cpu::dropout_keep_groups();
+  constexpr int64_t kBlock = 256;  // groups a mask block holds
   parallel_for(groups, 2048, [&](int64_t g0, int64_t g1) {
-    for (int64_t g = g0; g < g1; ++g) {
-      bool keep[4];
-      dropout_rule::keep4(seed, threshold, static_cast<uint64_t>(g), keep);
-      const int64_t i0 = 4 * g, m = std::min<int64_t>(4, n - i0);
-      for (int64_t q = 0; q < m; ++q) y[i0 + q] = f(x[i0 + q], keep[q]);
+    uint8_t keep[4 * kBlock];
+    for (int64_t b0 = g0; b0 < g1; b0 += kBlock) {
+      const int64_t count = std::min(kBlock, g1 - b0);
+      keep_groups(seed, threshold, static_cast<uint64_t>(b0), count, keep);
+      const int64_t i0 = 4 * b0, m = std::min(4 * count, n - i0);
+      for (int64_t i = 0; i < m; ++i) y[i0 + i] = f(x[i0 + i], keep[i] != 0);
     }
   });
 }
