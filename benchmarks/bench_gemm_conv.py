@@ -10,7 +10,8 @@ BLAS is left at its default: its threads are named in the notes).
 
 Shapes: every convolution of SimpleCNN and ResNet-18 (CIFAR) at batch 32 (the list
 ordinary_gpu.py times on a GPU), plus [32,16,28,28] x 32 3x3 at padding 1 and at padding 0 (the
-"same" padding against none on one shape); each in all three directions: forward (Conv2D),
+"same" padding against none on one shape), and the DCGAN step's convolutions at batch 16
+(`--only DCGAN`); each in all three directions: forward (Conv2D),
 input gradient (Conv2DBackwardInput) and weight gradient (Conv2DBackwardWeight). SGEMM 512^3
 and 1024^3 through MatMul against NumPy's matmul.
 
@@ -42,8 +43,19 @@ from ordinary_gpu import CONV_SHAPES, TINY_CONV_SHAPES
 from glassgrad import _C
 
 # (N, C, H, W, K, R, stride, padding, label): the model convolutions, then padding 0 on the
-# padded shape of issue 13 (the same work without the border).
-SHAPES = CONV_SHAPES + [(32, 16, 28, 28, 32, 3, 1, 0, "issue 13, no padding")]
+# padded shape of issue 13 (the same work without the border), then the DCGAN step's convolutions
+# at its CPU size (dcgan_step.py: ngf = ndf = 16, batch 16): the discriminator's, each also a
+# generator layer's adjoint (its ConvTranspose2d forward is the input gradient of the row with the
+# same shapes, its input gradient the forward), and the generator's first layer (100 -> [128, 4, 4]).
+DCGAN_SHAPES = [
+    (16, 1, 64, 64, 16, 4, 2, 1, "DCGAN D conv1 / G convT5"),
+    (16, 16, 32, 32, 32, 4, 2, 1, "DCGAN D conv2 / G convT4"),
+    (16, 32, 16, 16, 64, 4, 2, 1, "DCGAN D conv3 / G convT3"),
+    (16, 64, 8, 8, 128, 4, 2, 1, "DCGAN D conv4 / G convT2"),
+    (16, 128, 4, 4, 1, 4, 1, 0, "DCGAN D conv5"),
+    (16, 128, 4, 4, 100, 4, 1, 0, "DCGAN G convT1"),
+]
+SHAPES = CONV_SHAPES + [(32, 16, 28, 28, 32, 3, 1, 0, "issue 13, no padding")] + DCGAN_SHAPES
 
 
 def plan_runner(op: str, arrays, attrs):
