@@ -46,19 +46,22 @@ bool judged_as_given(const OpSchema& s, size_t input) {
 
 std::optional<ComputeDTypes> compute_dtypes(const OpSchema& s, const std::vector<TensorInfo>& inputs,
                                             const Attrs& attrs, const NodeMeta& meta) {
-  if (takes_storage_types(s)) return std::nullopt;
-  ComputeDTypes c;
-  c.attrs = attrs;
+  // Nearly every recorded op meets no storage type: that is decided first, before the op's name
+  // is looked up among the ops that take storage types and before anything is copied.
   bool needed = false;
-  c.inputs.reserve(inputs.size());
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    const DType d = inputs[k].dtype;
-    const bool widen = is_storage_only(d) && !judged_as_given(s, k);
-    c.inputs.push_back(widen ? compute_dtype(d) : d);
-    needed = needed || widen;
+  for (size_t k = 0; k < inputs.size() && !needed; ++k) {
+    needed = is_storage_only(inputs[k].dtype) && !judged_as_given(s, k);
   }
   const std::optional<DType> attr = storage_attr(attrs);
   if (!needed && !attr) return std::nullopt;
+  if (takes_storage_types(s)) return std::nullopt;
+  ComputeDTypes c;
+  c.attrs = attrs;
+  c.inputs.reserve(inputs.size());
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const DType d = inputs[k].dtype;
+    c.inputs.push_back(is_storage_only(d) && !judged_as_given(s, k) ? compute_dtype(d) : d);
+  }
   for (const auto& io : s.inplace) {
     const TensorInfo& target = inputs[static_cast<size_t>(io.second)];
     if (!is_storage_only(target.dtype)) continue;

@@ -161,9 +161,11 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
   std::vector<ValuePtr> values;
   values.reserve(inputs.size());
   for (Handle* h : inputs) values.push_back(h->value());
-  std::vector<std::unique_ptr<Handle>> out;
-  for (auto& v : record(op, values, attrs, meta)) out.push_back(std::make_unique<Handle>(std::move(v)));
   const OpSchema& s = OpRegistry::instance().at(op);
+  std::vector<ValuePtr> made = record_schema(s, values, attrs, meta);
+  std::vector<std::unique_ptr<Handle>> out;
+  out.reserve(made.size());
+  for (auto& v : made) out.push_back(std::make_unique<Handle>(std::move(v)));
   if (s.view_of < 0) return out;
   Handle& base = *inputs[static_cast<size_t>(s.view_of)];
   Layout l;

@@ -69,6 +69,10 @@ struct Export {
   bool differentiable_imports = false;
 };
 
+// record() for a schema already looked up (record_handles, which needs it too: the registry
+// is searched by name once per recorded op).
+std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                    const NodeMeta& meta);
 // A node's record-time hash (TraceNode::hash): op, attributes, output infos.
 uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs);
 // The hash of a node's metadata (TraceNode::meta_hash): layer scope, source line, role, layer.

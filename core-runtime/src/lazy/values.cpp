@@ -275,6 +275,12 @@ std::vector<ValuePtr> record(const std::string& op, const std::vector<ValuePtr>&
   return record_node(OpRegistry::instance().at(op), inputs, attrs, meta);
 }
 
+std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                    const NodeMeta& meta) {
+  const HostTimer timer(HostPhase::Record);
+  return record_node(s, inputs, attrs, meta);
+}
+
 void set_requires_grad(const ValuePtr& v, bool on) {
   if (!v->is_leaf()) {
     if (v->requires_grad) {
