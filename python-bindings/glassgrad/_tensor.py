@@ -208,18 +208,9 @@ def _autograd_modules():
     return _AUTOGRAD_MODULES
 
 
-def _record_op(name: str, inputs: Sequence["Tensor"], attrs) -> list:
-    """_trace.record(name, the inputs' handles, attrs) without its role argument (for _op_multi;
-    _op writes the same call out)."""
-    local = _trace._local
-    scopes, roles, layers = local.scopes, local.roles, local.layers
-    return _C.lazy_record(name, [t._h for t in inputs], attrs or {}, scopes[-1] if scopes else "",
-                          _C.user_source(_PACKAGE_DIR), roles[-1] if roles else "forward", layers[-1] if layers else "")
-
-
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
     """One node with one output, wrapped: nearly every op of every step comes here, so the
-    recording is one runtime call (_C.lazy_record_op: _record_op's node, the inputs' handles, the
+    recording is one runtime call (_C.lazy_record_op: _trace.record's node, the inputs' handles, the
     thread's scope, role and layer and the user's line read by the runtime) and _wrap is written out."""
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
     h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
@@ -231,10 +222,10 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
 
 
 def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
-    """One node with several outputs, each wrapped (_wrap written out, as in _op)."""
+    """One node with several outputs, each wrapped (recorded and _wrap written out as in _op)."""
     if _INFERENCE_TENSORS:
         _check_inference_inputs(name, inputs)  # no view op has several outputs
-    handles = _record_op(name, inputs, attrs)
+    handles = _C.lazy_record_op_outputs(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     inference = _runtime._inference_blocks and _runtime.is_inference_mode_enabled()
     outs = []
     for h in handles:

@@ -95,9 +95,9 @@ def _meta(role: str):
 
 def record(op: str, inputs, attrs=None, role: str = ""):
     """Records one node; returns the output handles. Errors surface here, at the user's line.
-    (_meta is written out here, and this whole call in _tensor._record_op; _tensor._op's
-    _C.lazy_record_op reads the same stacks in the runtime. Nearly every op of a step goes
-    through those: a change here goes there too.)"""
+    (_meta is written out here; _tensor._op's and _op_multi's _C.lazy_record_op[_outputs] read
+    the same stacks in the runtime. Nearly every op of a step goes through those: a change here
+    goes there too.)"""
     local = _local
     scopes, layers = local.scopes, local.layers
     if not role:

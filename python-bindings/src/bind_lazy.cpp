@@ -51,6 +51,36 @@ std::string top_of(const py::handle& stacks, PyObject* stack, const char* empty)
   const Py_ssize_t n = PyList_GET_SIZE(list.ptr());
   return n == 0 ? std::string(empty) : py::cast<std::string>(PyList_GET_ITEM(list.ptr(), n - 1));
 }
+
+// glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
+// `_h`), the node's scope, role and layer the innermost of the thread's stacks and its source the
+// user's line; the node is the one lazy_record makes with those arguments.
+std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string& op, const py::object& tensors,
+                                                              const py::object& attrs, const py::object& stacks,
+                                                              const py::str& package_dir) {
+  using lazy::Handle;
+  static PyObject* const h_name = interned("_h");
+  static PyObject* const scopes = interned("scopes");
+  static PyObject* const roles = interned("roles");
+  static PyObject* const layers = interned("layers");
+  const py::object seq = py::reinterpret_steal<py::object>(
+      PySequence_Fast(tensors.ptr(), "lazy_record_op: inputs must be a list or tuple of tensors"));
+  if (!seq) throw py::error_already_set();
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
+  PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
+  std::vector<py::object> held;  // the handles, alive for the call whatever their tensors do
+  std::vector<Handle*> inputs;
+  held.reserve(static_cast<size_t>(n));
+  inputs.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    held.push_back(attr_of(items[i], h_name));
+    inputs.push_back(held.back().cast<Handle*>());
+  }
+  const Attrs a = attrs.is_none() ? Attrs() : attrs_from_dict(py::dict(attrs));
+  const NodeMeta meta{top_of(stacks, scopes, ""), py::cast<std::string>(user_source(package_dir)),
+                      role_from_name(top_of(stacks, roles, "forward")), top_of(stacks, layers, "")};
+  return lazy::record_handles(op, inputs, a, meta);
+}
 }  // namespace
 
 void bind_lazy(py::module_& m) {
@@ -183,34 +213,21 @@ void bind_lazy(py::module_& m) {
   // the runtime where the Python wrapper made two and built the argument lists itself (every
   // op of a plain loop's forward comes here: docs/architecture.md, "One graph from the tracer to
   // the planner").
+  // glassgrad._tensor._op's call (record_from_python): the first output's handle out. One crossing
+  // into the runtime where the Python wrapper made two and built the argument lists itself (every
+  // op of a plain loop's forward comes here: docs/architecture.md, "One graph from the tracer to
+  // the planner").
   m.def("lazy_record_op",
         [](const std::string& op, const py::object& tensors, const py::object& attrs, const py::object& stacks,
            const py::str& package_dir) {
-          static PyObject* const h_name = interned("_h");
-          static PyObject* const scopes = interned("scopes");
-          static PyObject* const roles = interned("roles");
-          static PyObject* const layers = interned("layers");
-          const py::object seq = py::reinterpret_steal<py::object>(
-              PySequence_Fast(tensors.ptr(), "lazy_record_op: inputs must be a list or tuple of tensors"));
-          if (!seq) throw py::error_already_set();
-          const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq.ptr());
-          PyObject** items = PySequence_Fast_ITEMS(seq.ptr());
-          std::vector<py::object> held;  // the handles, alive for the call whatever their tensors do
-          std::vector<Handle*> inputs;
-          held.reserve(static_cast<size_t>(n));
-          inputs.reserve(static_cast<size_t>(n));
-          for (Py_ssize_t i = 0; i < n; ++i) {
-            held.push_back(attr_of(items[i], h_name));
-            inputs.push_back(held.back().cast<Handle*>());
-          }
-          const Attrs a = attrs.is_none() ? Attrs() : attrs_from_dict(py::dict(attrs));
-          const NodeMeta meta{top_of(stacks, scopes, ""), py::cast<std::string>(user_source(package_dir)),
-                              role_from_name(top_of(stacks, roles, "forward")), top_of(stacks, layers, "")};
-          auto outs = lazy::record_handles(op, inputs, a, meta);
+          auto outs = record_from_python(op, tensors, attrs, stacks, package_dir);
           if (outs.empty()) throw InternalError("lazy_record_op: " + op + " has no outputs");
           return std::move(outs[0]);
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"));
+  // The same for an op of several outputs (glassgrad._tensor._op_multi): every output's handle.
+  m.def("lazy_record_op_outputs", &record_from_python, py::arg("op"), py::arg("inputs"), py::arg("attrs"),
+        py::arg("stacks"), py::arg("package_dir"));
   // An optimizer's in-place updates in one call, logged in a step's journal (lazy_updates.h).
   py::class_<lazy::UpdateJournal>(m, "UpdateJournal",
                                   "The values an optimizer step's updates moved its tensors from, in order.")
