@@ -126,10 +126,16 @@ std::vector<TensorInfo> infer_node(const OpSchema& s, const std::vector<TensorIn
                         " outputs, schema declares " + std::to_string(s.num_outputs()));
   }
   // The one size check of every recorded value (types.h: kMaxSize), views included: an Expand
-  // to [2^31, 2^31] is refused here rather than wrapping to a small count in a kernel.
+  // to [2^31, 2^31] is refused here rather than wrapping to a small count in a kernel. It runs for
+  // every output of every recorded op, so the message's context (node and output) is spelled out
+  // only once the check has failed: the second call throws the same error, worded for the node.
   for (size_t i = 0; i < outs.size(); ++i) {
-    check_shape(outs[i].shape, outs[i].dtype,
-                ctx.where() + ": output '" + s.outputs[i] + "'");
+    try {
+      check_shape(outs[i].shape, outs[i].dtype, std::string());
+    } catch (const ShapeError&) {
+      check_shape(outs[i].shape, outs[i].dtype, ctx.where() + ": output '" + s.outputs[i] + "'");
+      throw;
+    }
   }
   return outs;
 }

@@ -32,13 +32,14 @@ def test_expand_to_an_overflowing_shape_raises_where_it_is_recorded(reduce):
 def test_elementwise_op_whose_broadcast_output_overflows_raises():
     a = gg.ones(1, 1).expand(2 ** 30, 1)
     b = gg.ones(1, 1).expand(1, 2 ** 30)
-    with pytest.raises(gg.ShapeError, match=r"Add: .*\[1073741824, 1073741824\]"):
+    with pytest.raises(gg.ShapeError, match=r"Add: output 'out': a tensor of shape \[1073741824, 1073741824\]"):
         a + b
 
 
 def test_reshape_to_an_overflowing_request_raises():
     x = gg.ones(2, 3)
-    with pytest.raises(gg.ShapeError):
+    with pytest.raises(gg.ShapeError, match=r"Reshape: the requested shape \[1099511627776, 1099511627776, -1\]: "
+                                            r"a tensor of shape \[1099511627776, 1099511627776\] float32 is too large"):
         x.reshape(2 ** 40, 2 ** 40, -1)
     with pytest.raises(gg.ShapeError):
         x.reshape(2 ** 40, 2 ** 40, 0)

@@ -23,7 +23,12 @@ Shape resolve_shape(const ShapeContext& ctx, const Shape& req, int64_t n) {
       known_sizes.push_back(out[i]);
     }
   }
-  check_shape(known_sizes, ctx.in(0).dtype, ctx.where() + ": the requested shape " + shape_str(req));
+  try {  // the message's context is spelled out only once the check has failed (graph.cpp, infer_node)
+    check_shape(known_sizes, ctx.in(0).dtype, std::string());
+  } catch (const ShapeError&) {
+    check_shape(known_sizes, ctx.in(0).dtype, ctx.where() + ": the requested shape " + shape_str(req));
+    throw;
+  }
   const int64_t known = numel(known_sizes);
   if (infer >= 0 && known > 0 && n % known == 0) out[static_cast<size_t>(infer)] = n / known;
   if (infer >= 0 && out[static_cast<size_t>(infer)] < 0) out[static_cast<size_t>(infer)] = 0;
