@@ -10,6 +10,7 @@ glassgrad.debug.host_time_breakdown() times the plain loop's host phases (docs/d
     python benchmarks/host_time_breakdown.py --device cuda --model resnet18     # the whole GPU
     python benchmarks/host_time_breakdown.py --tiny                             # seconds (CI)
     python benchmarks/host_time_breakdown.py --device cpu --threads 1 --batch 1 --phases   # the step's parts
+    python benchmarks/host_time_breakdown.py --device cpu --threads 1 --batch 1 --phases --model resnet18 --width 8
 
 Rows: step_ms for "glassgrad (plain loop)" and "glassgrad.compile" (the plain row's notes give
 the ratio plain / compile), and one host_<phase>_ms row per phase of the plain loop's step, with
@@ -41,6 +42,8 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_args(p)
     p.add_argument("--model", choices=["simplecnn", "resnet18"], default="simplecnn")
+    p.add_argument("--width", type=int, default=64,
+                   help="ResNet-18's first-stage width (64: the real model; 8: its graph at a fraction of the kernels)")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--rounds", type=int, default=7)
     p.add_argument("--steps", type=int, default=20, help="steps per round and loop")
@@ -49,7 +52,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     dev = gg_device(args.device)
     gg.set_default_device(dev)
-    spec = W.SIMPLE_CNN if args.model == "simplecnn" else (W.resnet18(4) if args.tiny else W.RESNET18)
+    spec = W.SIMPLE_CNN if args.model == "simplecnn" else W.resnet18(4 if args.tiny else args.width)
     batch = 2 if args.tiny else args.batch
     rounds, steps, warmup = (1, 2, 1) if args.tiny else (args.rounds, args.steps, args.warmup)
     threads = apply_threads(args.threads)
