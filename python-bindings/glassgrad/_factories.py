@@ -89,14 +89,14 @@ def _size_keyword(fn: _Fn) -> _Fn:
 @_size_keyword
 def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of zeros (torch.zeros; float32 unless dtype says otherwise)."""
-    return full(_shape_args(size), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
+    return full(_shape_args(size, "zeros"), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
 @factory_out
 @_size_keyword
 def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor of ones (torch.ones; float32 unless dtype says otherwise)."""
-    return full(_shape_args(size), 1, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
+    return full(_shape_args(size, "ones"), 1, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
 @factory_out
@@ -104,14 +104,15 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: b
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory=False,
           memory_format=None) -> Tensor:
     """torch.empty: glassgrad's are zeros (it never hands out uninitialized memory)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return full(_shape_args(size, "empty"), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device,
+                requires_grad=requires_grad)
 
 
 @factory_out
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an
     int: int64, a float: float32) unless given."""
-    shape = _shape_args((size,)) if not isinstance(size, (numbers.Integral, np.integer)) else (int(size),)
+    shape = _shape_args((size,), "full") if not isinstance(size, (numbers.Integral, np.integer)) else (int(size),)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
@@ -259,7 +260,7 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 @_bfloat16_through_float32
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
-    shape, dt = _shape_args(size), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
+    shape, dt = _shape_args(size, "rand"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
     return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
 
 
@@ -267,7 +268,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 @_bfloat16_through_float32
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
-    shape, dt = _shape_args(size), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
+    shape, dt = _shape_args(size, "randn"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
     return _random_leaf(lambda: _rng().standard_normal(shape).astype(dt), device, requires_grad)
 
 
@@ -316,7 +317,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     high = _args.integer(high, "high", "randint")
     if high <= low:
         raise _C.InvalidArgumentError(f"randint: high ({high}) must be larger than low ({low})")
-    shape, dt = _shape_args((size,)), _np_dtype(dtype, DTYPES["int64"])
+    shape, dt = _shape_args((size,), "randint"), _np_dtype(dtype, DTYPES["int64"])
     return _random_leaf(lambda: _rng().integers(low, high, shape).astype(dt), device, requires_grad)
 
 
@@ -353,7 +354,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise _C.InvalidArgumentError("normal: give size= when mean and std are numbers\n"
                                       "  fix: glassgrad.normal(0.0, 1.0, size=(3, 4))")
     # a new leaf, as every factory's result (d2l's `w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)`)
-    shape, dt = _shape_args((size,)), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    shape, dt = _shape_args((size,), "normal"), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
     return _random_leaf(lambda: (_rng().standard_normal(shape) * float(std) + float(mean)).astype(dt), device,
                         _args.flag(requires_grad, "requires_grad", "normal"))
 
@@ -418,13 +419,13 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
 def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Zeros of `size` with this tensor's dtype and device unless given (Tensor.new_zeros)."""
     dt, dev = _like(self, dtype, device)
-    return full(_shape_args(size), 0, dtype=dt, device=dev, requires_grad=requires_grad)
+    return full(_shape_args(size, "new_zeros"), 0, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Ones of `size` with this tensor's dtype and device unless given (Tensor.new_ones)."""
     dt, dev = _like(self, dtype, device)
-    return full(_shape_args(size), 1, dtype=dt, device=dev, requires_grad=requires_grad)
+    return full(_shape_args(size, "new_ones"), 1, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

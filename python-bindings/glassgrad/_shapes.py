@@ -152,7 +152,7 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
 def repeat(input: Tensor, *sizes) -> Tensor:
     """Tensor.repeat: the tensor tiled sizes[i] times along each dim (leading new dims for extra
     sizes)."""
-    reps = list(_shape_args(sizes))
+    reps = list(_shape_args(sizes, "repeat"))
     if len(reps) < input.ndim:
         raise _C.InvalidArgumentError(f"repeat: {len(reps)} repeat counts for a {input.ndim}-d tensor; give at "
                                       f"least one per dim\n  fix: x.repeat({', '.join(['1'] * input.ndim)})")
@@ -167,7 +167,7 @@ def repeat(input: Tensor, *sizes) -> Tensor:
 
 def tile(input: Tensor, dims) -> Tensor:
     """torch.tile: repeat, with ones prepended when dims is shorter than the tensor's rank."""
-    dims = list(_shape_args((dims,)))
+    dims = list(_shape_args((dims,), "tile"))
     return repeat(input, [1] * (input.ndim - len(dims)) + dims)
 
 
@@ -533,7 +533,7 @@ def broadcast_shapes(*shapes) -> Size:
 
 def broadcast_to(input: Tensor, size) -> Tensor:
     """input stretched to `size` along its size-1 and new leading dims (torch.broadcast_to); a view."""
-    return input.expand(*_shape_args((size,)))
+    return input.expand(*_shape_args((size,), "broadcast_to"))
 
 
 def broadcast_tensors(*tensors):
@@ -706,7 +706,7 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
 def sum_to_size(self: Tensor, *size) -> Tensor:
     """This tensor summed down to `size`, which it must broadcast to (Tensor.sum_to_size): the
     leading dims it lacks and its dims of size 1 are summed over, keeping their place."""
-    want = tuple(_shape_args(size))
+    want = tuple(_shape_args(size, "sum_to_size"))
     have = tuple(self.shape)
     try:
         ok = tuple(np.broadcast_shapes(want, have)) == have and len(want) <= len(have)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 import warnings
 import weakref
 from typing import Dict, Optional, Sequence, Tuple
@@ -338,13 +339,26 @@ def legacy_sizes(args, who: str) -> Optional[Tuple[int, ...]]:
     return None
 
 
-def _shape_args(shape) -> Tuple[int, ...]:
+def _shape_args(shape, op: str = "shape") -> Tuple[int, ...]:
+    """The sizes given as f(2, 3) or f((2, 3)) as a tuple of ints. As PyTorch's, a size is an int or
+    something with __index__ (a NumPy integer, a one-element integer tensor): a float or a bool is
+    a TypeError naming `op`."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     for s in shape:
         if type(s) is not int:
-            return tuple(int(s) for s in shape)
+            return tuple(_size(s, i, op) for i, s in enumerate(shape))
     return tuple(shape)  # the common case: ints already (checked without a generator's frame)
+
+
+def _size(s, pos: int, op: str) -> int:
+    if not isinstance(s, (bool, float, np.floating, np.bool_)):
+        try:
+            return operator.index(s)
+        except TypeError:
+            pass
+    raise TypeError(f"{op}(): argument 'size' must be tuple of ints, but found element of type {type(s).__name__} "
+                    f"at pos {pos}\n  fix: sizes are whole numbers: int(n), or n // 2 instead of n / 2")
 
 
 def _dim(dim, ndim: int, op: str, shape=None) -> int:
@@ -1060,7 +1074,7 @@ class Tensor:
     # ---- shape ----
     def reshape(self, *shape) -> "Tensor":
         """The same elements in a new shape, -1 inferring one size (Tensor.reshape); a view where the layout allows."""
-        shape = list(_shape_args(shape)) if shape else []
+        shape = list(_shape_args(shape, "reshape")) if shape else []
         if shape == list(self._h.shape):
             return self
         if -1 in shape and 0 in shape and self.numel() == 0:
@@ -1073,7 +1087,7 @@ class Tensor:
         error when the strides make that impossible (reshape() copies then)."""
         if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
             raise _C.UnsupportedError("view(dtype) is not supported\n  fix: x.to(dtype) converts the values")
-        want = list(_shape_args(shape)) if shape else []
+        want = list(_shape_args(shape, "view")) if shape else []
         n, known = self.numel(), math.prod(s for s in want if s != -1)
         resolved = [n // known if s == -1 and known else s for s in want]
         if math.prod(resolved) == n and not self._h.reshape_is_view(resolved):
@@ -1102,7 +1116,7 @@ class Tensor:
     def permute(self, *dims) -> "Tensor":
         """The dims reordered (Tensor.permute); a view."""
         shape = self._h.shape
-        dims = [_dim(d, len(shape), "permute", shape) for d in _shape_args(dims)]
+        dims = [_dim(d, len(shape), "permute", shape) for d in _shape_args(dims, "permute")]
         return _op("Permute", [self], {"dims": dims})
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
@@ -1122,7 +1136,7 @@ class Tensor:
 
     def expand(self, *shape) -> "Tensor":
         """Size-1 dims stretched (and new leading dims) to `sizes`, -1 keeping a size (Tensor.expand); a view."""
-        shape = list(_shape_args(shape))
+        shape = list(_shape_args(shape, "expand"))
         lead = len(shape) - self.ndim
         if -1 in shape[:lead]:
             raise _C.ShapeError(f"expand: The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
