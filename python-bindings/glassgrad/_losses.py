@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _C, _args
 from ._dtypes import plain
-from ._tensor import Tensor, _op, tensor
+from ._tensor import Tensor, _check_inference_inputs, _op, tensor
 from ._trace import current_scope
 
 _REDUCTIONS = ("mean", "sum", "none")
@@ -153,6 +153,7 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     """PyTorch's F.nll_loss: loss_n = -w_y input[n, y] for log-probabilities input (N, C) or
     (N, C, d1, ...); rows with y == ignore_index add nothing; "mean" divides by sum_n w_y."""
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
+    _saves_for_backward("nll_loss", input, target, weight)
     rows, labels, shape = _classes_last(input, _labels(target, input, "nll_loss"))
     _C.check_class_labels("nll_loss", current_scope(), labels._h, input._h)  # composed here: no shape rule sees them
     c = rows.shape[1]
@@ -175,6 +176,14 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     return loss.reshape(shape)
 
 
+def _saves_for_backward(where_: str, input: Tensor, *others) -> None:
+    """PyTorch's node for this loss (MseLossBackward0, NllLossBackward0, ...) saves the input, the
+    target and the weights: an inference tensor among them is refused while autograd records the
+    loss, as for any op that saves it (_check_inference_inputs). glassgrad composes the loss from
+    ops of which some save neither (input - target), so the loss checks them itself."""
+    _check_inference_inputs(where_, [input] + [t for t in others if isinstance(t, Tensor)])
+
+
 def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:
     """PyTorch's warning when a regression loss broadcasts a target of another shape (a [N] target
     against [N, 1] outputs makes an [N, N] loss: the classic shape bug of a regression script)."""
@@ -189,6 +198,7 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
     """PyTorch's F.mse_loss: (input - target)^2, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
     reduction = _reduction(size_average, reduce, reduction, "mse_loss")
     t = _tensor_like(target, input)
+    _saves_for_backward("mse_loss", input, t)
     if isinstance(target, Tensor):
         _broadcast_warning(input, t, "mse_loss")
     d = input - t
@@ -217,6 +227,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
     if tuple(t.shape) != tuple(input.shape):
         raise _C.ShapeError(f"binary_cross_entropy_with_logits: target size {list(t.shape)} must be the same as "
                             f"input size {list(input.shape)}\n  fix: one target per logit, e.g. y.reshape(x.shape)")
+    _saves_for_backward("binary_cross_entropy_with_logits", input, t, weight, pos_weight)
     softplus_neg = ((-input.abs()).exp() + 1.0).log() + (-input).clamp(min=0.0)  # log(1 + exp(-x))
     log_weight = 1.0 if pos_weight is None else (_tensor_like(pos_weight, input) - 1.0) * t + 1.0
     loss = (1.0 - t) * input + log_weight * softplus_neg
@@ -242,6 +253,7 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
     if tuple(t.shape) != tuple(input.shape):
         raise _C.ShapeError(f"binary_cross_entropy: target size {list(t.shape)} must be the same as input size "
                             f"{list(input.shape)}\n  fix: one target per probability, e.g. y.reshape(x.shape)")
+    _saves_for_backward("binary_cross_entropy", input, t, weight)
     # The value from the detached probabilities; the input's gradient is PyTorch's
     # (x - t) / max(x (1 - x), 1e-12), added by a term that is exactly 0 in value ((x - x) * g).
     # Differentiating the clamped logs instead gives 0 * inf = NaN where a sigmoid saturates to

@@ -10,7 +10,7 @@ import warnings
 from typing import Optional
 
 from . import _C, _args
-from ._losses import _broadcast_warning, _reduce, _reduction, _tensor_like
+from ._losses import _broadcast_warning, _reduce, _reduction, _saves_for_backward, _tensor_like
 from ._math import xlogy
 from ._tensor import Tensor
 from .functional import where
@@ -28,6 +28,7 @@ def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduct
                                       f"negative values for beta)\n  fix: smooth_l1_loss(x, y, beta=1.0)")
     t = _tensor_like(target, input)
     _broadcast_warning(input, t, where_)
+    _saves_for_backward(where_, input, t)
     d = input - t
     a = d.abs()
     if beta == 0.0:
@@ -48,6 +49,7 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
                                       f"non-positive values for delta)\n  fix: huber_loss(x, y, delta=1.0)")
     t = _tensor_like(target, input)
     _broadcast_warning(input, t, where_)
+    _saves_for_backward(where_, input, t)
     d = input - t
     a = d.abs()
     loss = where(a < delta, d * d * 0.5, (a - 0.5 * delta) * delta)
@@ -143,5 +145,7 @@ def soft_margin_loss(input: Tensor, target, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """PyTorch's F.soft_margin_loss: log(1 + exp(-target input)), target in {1, -1}."""
     reduction = _reduction(size_average, reduce, reduction, "soft_margin_loss")
-    z = -_tensor_like(target, input) * input
+    t = _tensor_like(target, input)
+    _saves_for_backward("soft_margin_loss", input, t)
+    z = -t * input
     return _reduce(z.clamp(min=0.0) + (-z.abs()).exp().log1p(), reduction)  # stable log(1 + exp(z))
