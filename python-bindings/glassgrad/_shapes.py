@@ -352,10 +352,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         b = b.unsqueeze(-1)
         squeeze.append(-1)
     out = _op("MatMul", [a, b])
+    if squeeze == [-2, -1]:  # one reshape after the MatMul: Tensor.grad_fn names it DotBackward0
+        return out.reshape([])
     for d in sorted(squeeze):
-        out = out.squeeze(d) if out.ndim else out
-    if squeeze == [-2, -1]:
-        out = out.reshape([])
+        out = out.squeeze(d)
     return out
 
 

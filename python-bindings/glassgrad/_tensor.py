@@ -71,6 +71,37 @@ _pending_gradient_sync: list = []
 # reshaped mm) the view it returns, UnsafeView.
 _MATMUL_NODES: Dict[Tuple[int, ...], str] = {(2, 2): "Mm"}
 
+# glassgrad ops that are one PyTorch op under another name: the name of PyTorch's backward node.
+_TORCH_NODES: Dict[str, str] = {
+    "ReLU": "Relu", "GELU": "Gelu", "SiLU": "Silu", "LeakyReLU": "LeakyRelu", "ELU": "Elu",
+    "HardtanhMax": "Hardtanh", "Cast": "ToCopy", "CumSum": "Cumsum", "Conv2D": "Convolution",
+    "MaxPool2D": "MaxPool2DWithIndices", "LayerNorm": "NativeLayerNorm", "BatchNorm2DTrain": "NativeBatchNorm",
+    "Dropout": "Mul",  # F.dropout's mask multiplies the input (MulBackward0)
+}
+
+
+def _vector_product_node(h) -> Optional[str]:
+    """PyTorch's node for torch.dot / torch.mv (and matmul of a vector with a vector or a matrix
+    with a vector): Dot or Mv. glassgrad computes them as a MatMul of [1, n] x [n, 1] or
+    [m, n] x [n, 1] whose result matmul reshapes to [] or [m] (_shapes.matmul)."""
+    (p,) = h.producer_inputs
+    if p.op != "MatMul" or len(p.shape) != 2 or p.shape[1] != 1:
+        return None
+    a, b = p.producer_inputs
+    if not _from_vector(b):
+        return None
+    if not h.shape:
+        return "Dot" if p.shape[0] == 1 and _from_vector(a) else None
+    return "Mv" if len(h.shape) == 1 and len(a.shape) == 2 else None
+
+
+def _from_vector(h) -> bool:
+    """Whether the MatMul operand h can be a 1-d tensor matmul made a row or a column of: a reshape
+    of a 1-d value, or a value with no recorded producer (a view of a tensor that needs no grad)."""
+    if h.op == "":
+        return True
+    return h.op == "Reshape" and len(h.producer_inputs[0].shape) == 1
+
 
 class _GradFn:
     """Tensor.grad_fn of a computed tensor: which op made it, named as PyTorch names its backward
@@ -97,10 +128,10 @@ class _GradFn:
         if op.endswith("Scalar") and len(op) > len("Scalar"):
             op = op[:-len("Scalar")]
         elif op == "Reshape":  # view, reshape and flatten of a contiguous tensor: PyTorch's view node
-            op = "View"
+            op = (_vector_product_node(self._h) if self._h is not None else None) or "View"
         elif op == "MatMul" and self._h is not None:
             op = _MATMUL_NODES.get(tuple(len(h.shape) for h in self._h.producer_inputs), "UnsafeView")
-        return f"{op}Backward0"
+        return f"{_TORCH_NODES.get(op, op)}Backward0"
 
     @property
     def next_functions(self) -> tuple:

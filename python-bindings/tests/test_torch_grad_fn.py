@@ -59,3 +59,39 @@ def test_a_number_operand_is_listed_as_none_after_the_tensor():
         a = fw.tensor(np.linspace(0.0, 6.0, 5), requires_grad=True)
         walks.append(_walk((2 * fw.sin(a) + 1).grad_fn))
     assert walks[0] == walks[1]
+
+
+NODE_CASES = {
+    "dot": lambda L, F, a, b, M: L.dot(a, b), "Tensor.dot": lambda L, F, a, b, M: a.dot(b),
+    "vector @ vector": lambda L, F, a, b, M: a @ b, "mv": lambda L, F, a, b, M: L.mv(M, b),
+    "matrix @ vector": lambda L, F, a, b, M: M @ b, "mm": lambda L, F, a, b, M: M @ M.t(),
+    "relu": lambda L, F, a, b, M: F.relu(a), "gelu": lambda L, F, a, b, M: F.gelu(a),
+    "silu": lambda L, F, a, b, M: F.silu(a), "leaky_relu": lambda L, F, a, b, M: F.leaky_relu(a),
+    "elu": lambda L, F, a, b, M: F.elu(a), "hardtanh": lambda L, F, a, b, M: F.hardtanh(a),
+    "relu6": lambda L, F, a, b, M: F.relu6(a), "double()": lambda L, F, a, b, M: a.float().double(),
+    "cumsum": lambda L, F, a, b, M: a.cumsum(0), "dropout": lambda L, F, a, b, M: F.dropout(a, 0.5),
+    "conv2d": lambda L, F, a, b, M: F.conv2d(M.reshape(1, 1, 3, 3), L.ones(1, 1, 2, 2, dtype=M.dtype)),
+    "max_pool2d": lambda L, F, a, b, M: F.max_pool2d(M.reshape(1, 1, 3, 3), 2),
+    "layer_norm": lambda L, F, a, b, M: F.layer_norm(M, (3,)),
+    "batch_norm": lambda L, F, a, b, M: F.batch_norm(M, None, None, training=True),
+    "x / 3": lambda L, F, a, b, M: a / 3, "x * 2": lambda L, F, a, b, M: a * 2,
+}
+
+
+@pytest.mark.parametrize("case", list(NODE_CASES))
+def test_node_names_are_torchs(case):
+    names = []
+    for L in (gg, torch):
+        a = L.tensor(np.array([1.0, -2.0, 0.5]), requires_grad=True)
+        M = L.tensor(np.arange(9.0).reshape(3, 3) / 7, requires_grad=True)
+        b = L.tensor(np.array([0.25, 1.5, -1.0]))
+        names.append(NODE_CASES[case](L, L.nn.functional, a, b, M).grad_fn.name())
+    assert names[0] == names[1]
+
+
+def test_a_matrix_product_reshaped_by_the_user_is_a_view_not_a_dot_or_mv():
+    for L in (gg, torch):
+        a = L.tensor(np.array([[1.0, 2.0]]), requires_grad=True)
+        assert (a @ a.t()).reshape(1).grad_fn.name() == "ViewBackward0"
+        assert (a @ a.t()).reshape([]).grad_fn.name() == "ViewBackward0"
+        assert (a.t() @ a).reshape(4).grad_fn.name() == "ViewBackward0"
