@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _C, _args, _device, _dtypes
 from ._dtypes import DTYPES
+from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
 from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_sizes, tensor
 from ._out import factory_out
@@ -190,7 +191,6 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 
 @factory_out
-@_bfloat16_through_float32
 def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (torch.linspace; float32),
     computed as PyTorch does: from start for the first half, from end for the second."""
@@ -201,7 +201,14 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         raise _C.UnsupportedError("linspace: not implemented for bool (as in PyTorch)\n  fix: another dtype, "
                                   "then compare: torch.linspace(0, 1, n) > 0.5")
     start, end = (v.item() if isinstance(v, Tensor) else float(v) for v in (start, end))
-    np_dtype = np.dtype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT))
+    name = _dtypes.plain(_dtypes.to_dtype(dtype) if dtype is not None else _dtypes.DEFAULT_FLOAT)
+    if name in ("float16", "bfloat16"):
+        values16 = _linspace_16_bit(start, end, steps, name)
+        if name == "float16":
+            return _leaf(values16, device, requires_grad)
+        wide = _leaf(values16, device, False)  # bfloat16 values held in float32: the Cast is exact
+        return _wrap(_C.lazy_leaf(wide.astype("bfloat16")._raw(), "input", requires_grad, ""))
+    np_dtype = np.dtype(_NP[name])
     i = np.arange(steps, dtype=np.float64)
     if steps > 1 and np_dtype == np.float32:
         # PyTorch rounds start, end and the step to float32 and computes each value as one fused
@@ -211,11 +218,45 @@ def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=Non
         step_f = np.float64((end_f - start_f) / np.float32(steps - 1))
         values = np.where(i < steps // 2, np.float64(start_f) + i * step_f, np.float64(end_f) - (steps - 1 - i) * step_f)
     elif steps > 1:
+        # float64 (and the integer types, through it): each value one fused multiply-add in
+        # float64, start + i * step for the first half and end - (steps - 1 - i) * step for the
+        # second, as PyTorch's CPU kernel computes them (its compiler fuses the two). An integer
+        # type takes start and end as integers first (truncated) and truncates each value.
+        if np_dtype.kind in "iu":
+            start, end = float(math.trunc(start)), float(math.trunc(end))
         step = (end - start) / (steps - 1)
-        values = np.where(i < steps // 2, start + i * step, end - (steps - 1 - i) * step)
+        values = np.where(i < steps // 2, fused_multiply_add(i, step, start),
+                          fused_multiply_add(steps - 1 - i, -step, end))
     else:
         values = np.full(steps, start)
     return _leaf(values.astype(np_dtype), device, requires_grad)
+
+
+def _round_to_bfloat16(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to the nearest bfloat16 (ties to even), held in float32."""
+    bits = np.asarray(x, np.float32).view(np.uint32)
+    bits = (bits + np.uint32(0x7FFF) + ((bits >> np.uint32(16)) & np.uint32(1))) & np.uint32(0xFFFF0000)
+    return bits.view(np.float32)
+
+
+def _linspace_16_bit(start: float, end: float, steps: int, name: str) -> np.ndarray:
+    """linspace in float16 or bfloat16 arithmetic, as PyTorch's kernel computes it there: start,
+    end, the step and every product and sum rounded to the 16-bit type (float16 values as
+    float16, bfloat16 ones as float32)."""
+    if name == "float16":
+        def r(v):
+            return np.asarray(v, np.float32).astype(np.float16)
+    else:
+        def r(v):
+            return _round_to_bfloat16(np.asarray(v, np.float32))
+    s, e = r(start), r(end)
+    if steps <= 1:
+        return np.full(steps, s)
+    step = r(np.float32(r(np.float32(e) - np.float32(s))) / np.float32(r(steps - 1)))
+    i = np.arange(steps)
+    first = r(np.float32(s) + np.float32(r(np.float32(step) * np.float32(r(i)))))
+    second = r(np.float32(e) - np.float32(r(np.float32(step) * np.float32(r(steps - 1 - i)))))
+    return np.where(i < steps // 2, first, second)
 
 
 @factory_out

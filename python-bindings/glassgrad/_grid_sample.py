@@ -18,7 +18,7 @@ weights (zero for nearest, and where a coordinate was clipped)."""
 from __future__ import annotations
 
 import warnings
-from typing import Optional
+from typing import Any, Optional
 
 from . import _C
 from ._factories import linspace, ones
@@ -42,7 +42,7 @@ def _base(n: int, align_corners: bool, like: Tensor) -> Tensor:
     """The n pixel centres along one axis in [-1, 1], as affine_grid places them."""
     if n == 1:
         return linspace(0.0, 0.0, 1, dtype=like.dtype, device=like.device)
-    line = linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)
+    line: Any = linspace(-1.0, 1.0, n, dtype=like.dtype, device=like.device)  # Tensor's operators are attached at import
     return line if align_corners else line * ((n - 1) / n)
 
 
