@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._tensor import Tensor
 from typing import NamedTuple
 
-from .linalg import _cholesky, _extras, _lu, _lu_factor, _products, _qr, _spectral
+from .linalg import _cholesky, _extras, _householder_product, _lu, _lu_factor, _products, _qr, _spectral
 
 
 def det(input: Tensor) -> Tensor:
@@ -48,6 +48,11 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) 
     return _SvdResult(U, S, Vh.transpose(-1, -2))
 
 
+def orgqr(input: Tensor, tau: Tensor) -> Tensor:
+    """torch.orgqr: linalg.householder_product(input, tau)."""
+    return _householder_product.householder_product(input, tau)
+
+
 cholesky_solve = _extras.cholesky_solve
 cholesky_inverse = _extras.cholesky_inverse
 matrix_exp = _extras.matrix_exp
@@ -57,7 +62,7 @@ cholesky.__name__ = "cholesky"
 pinverse = _qr.pinverse
 
 __all__ = ["det", "inverse", "logdet", "slogdet", "matrix_power", "cholesky", "pinverse", "svd", "cholesky_solve", "cholesky_inverse",
-           "matrix_exp", "lu_unpack"]
+           "matrix_exp", "orgqr", "lu_unpack"]
 
 for _name in __all__[:-1]:  # lu_unpack is no Tensor method
     setattr(Tensor, _name, globals()[_name])
