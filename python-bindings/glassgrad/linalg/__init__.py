@@ -8,6 +8,7 @@ from ._cholesky import cholesky, cholesky_ex, solve_triangular
 from ._eig import eig, eigvals
 from ._extras import cholesky_inverse, cholesky_solve, cond, matrix_exp, solve_ex
 from ._householder_product import householder_product
+from ._ldl import ldl_factor, ldl_factor_ex, ldl_solve
 from ._lu import det, inv, inv_ex, logdet, slogdet, solve
 from ._lu_factor import lu, lu_factor, lu_solve, lu_unpack
 from ._norms import matrix_norm, norm, vector_norm
@@ -17,7 +18,7 @@ from ._spectral import eigh, eigvalsh, matrix_rank, svd, svdvals
 from ._tensor_ops import tensorinv, tensorsolve, vander
 
 __all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
-           "householder_product", "inv", "inv_ex",
+           "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve",
            "lstsq", "lu", "lu_factor", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
            "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
            "vector_norm"]

@@ -46,7 +46,7 @@ def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
     rows = arange(m, device=A.device)
     Q = eye(m, n, dtype=A.dtype, device=A.device).expand(*A.shape[:-2], m, n)
     for i in reversed(range(k)):
-        v = where(rows == i, 1.0, where(rows > i, A[..., :, i], 0.0)).unsqueeze(-1)  # [..., m, 1]
-        t = tau[..., i:i + 1].unsqueeze(-1)                                              # [..., 1, 1]
+        v = where(rows == i, 1.0, where(rows > i, A[..., :, i], 0.0))[..., None]     # [..., m, 1]
+        t = tau[..., i:i + 1, None]                                                      # [..., 1, 1]
         Q = Q - (t * v) @ (v.transpose(-1, -2) @ Q)
     return into(out, Q)
