@@ -116,7 +116,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     spec = W.resnet18(8) if args.tiny else W.RESNET18
     steps = 2 if args.tiny else args.steps
     gg.manual_seed(0)
-    state = {k: np.array(v.numpy() if hasattr(v, "numpy") else v) for k, v in W.gg_model(spec).state_dict().items()}
+    state = {k: np.array(v.cpu().numpy() if hasattr(v, "cpu") else v) for k, v in W.gg_model(spec).state_dict().items()}
     data = batches(spec, 4 if args.tiny else args.batch, steps)
     runs = {("glassgrad", dt): glassgrad_run(spec, state, data, dt, device, steps) for dt in ("float64", "float32")}
     runs.update({("torch", dt): torch_run(torch, spec, state, data, dt, device, steps) for dt in ("float64", "float32")})

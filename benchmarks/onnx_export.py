@@ -124,7 +124,7 @@ def cases(tiny: bool = False) -> List[Case]:
 
 def flat_outputs(result) -> List[np.ndarray]:
     from glassgrad.onnx._capture import flatten
-    return [t.numpy() for t in flatten(result, "output")[0]]
+    return [t.cpu().numpy() for t in flatten(result, "output")[0]]
 
 
 def export_and_compare(case: Case, batches=(1, 7)):

@@ -80,7 +80,7 @@ class DigitTransformer(gg.Module):
     def __init__(self, tokens=8, features=8, dim=32, heads=4, layers=2, dropout=0.1, classes=10):
         super().__init__()
         self.embed = gg.Linear(features, dim)
-        self.pos = gg.Parameter(gg.randn(tokens, dim).numpy() * 0.1)  # learned position embedding
+        self.pos = gg.Parameter(gg.randn(tokens, dim).cpu().numpy() * 0.1)  # learned position embedding
         self.blocks = gg.Sequential(*[TransformerBlock(dim, heads, 2 * dim, dropout) for _ in range(layers)])
         self.ln = gg.LayerNorm(dim)
         self.head = gg.Linear(dim, classes)
@@ -123,7 +123,7 @@ def load_digits_as_sequences(seed):
 def accuracy(model, x, y):
     model.eval()
     with gg.no_grad():
-        pred = model(gg.tensor(x)).argmax(dim=1).numpy()
+        pred = model(gg.tensor(x)).argmax(dim=1).cpu().numpy()
     model.train()
     return float((pred == y).mean())
 

@@ -114,7 +114,7 @@ def generate(model, idx: np.ndarray, new_tokens: int, temperature: float = 1.0, 
         for _ in range(new_tokens):
             context = idx[:, -model.block:]
             logits, _ = model(gg.tensor(context))
-            last = logits[:, -1, :].numpy().astype(np.float64) / temperature
+            last = logits[:, -1, :].cpu().numpy().astype(np.float64) / temperature
             if top_k is not None:
                 kth = np.sort(last, axis=1)[:, -min(top_k, last.shape[1])][:, None]
                 last = np.where(last < kth, -np.inf, last)

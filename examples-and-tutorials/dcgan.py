@@ -115,7 +115,7 @@ def load_images(args):
     with gg.no_grad():
         for i in range(0, len(x), 1024):  # resized in chunks on the CPU, like torchvision's Resize
             chunk = gg.tensor(x[i:i + 1024], device="cpu")
-            out.append(F.interpolate(chunk, size=(args.image_size, args.image_size), mode="bilinear").numpy())
+            out.append(F.interpolate(chunk, size=(args.image_size, args.image_size), mode="bilinear").cpu().numpy())
     return np.concatenate(out)
 
 

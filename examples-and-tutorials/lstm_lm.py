@@ -132,7 +132,7 @@ def generate(model, corpus: Corpus, words: int, temperature: float = 1.0, seed: 
     with gg.no_grad():
         for _ in range(words):
             output, hidden = model(gg.tensor(word), hidden)
-            logits = output.numpy()[0].astype(np.float64) / temperature
+            logits = output.cpu().numpy()[0].astype(np.float64) / temperature
             p = np.exp(logits - logits.max())
             word[0, 0] = rng.choice(len(p), p=p / p.sum())
             out.append(corpus.idx2word[word[0, 0]])

@@ -151,8 +151,8 @@ def main(argv=None):
     for p in net.parameters():
         p.requires_grad = False               # the net is fixed; only the image learns
     with gg.no_grad():                        # the targets are constants
-        style_grams = [gg.tensor(gram(f).numpy()) for f in net(gg.tensor(style))]
-        content_features = gg.tensor(net(gg.tensor(content))[2].numpy())
+        style_grams = [gg.tensor(gram(f).cpu().numpy()) for f in net(gg.tensor(style))]
+        content_features = gg.tensor(net(gg.tensor(content))[2].cpu().numpy())
 
     image = gg.tensor(content.copy(), requires_grad=True)  # start from the content picture
     optimizer = gg.Adam([image], lr=args.lr)
@@ -172,7 +172,7 @@ def main(argv=None):
             print(f"step {step:4d}  loss {history[-1][0]:.5f}  style {history[-1][1]:.6f}  "
                   f"content {history[-1][2]:.6f}")
     result = os.path.join(args.out, "result.png")
-    write_png(result, image.detach().numpy()[0].transpose(1, 2, 0))
+    write_png(result, image.detach().cpu().numpy()[0].transpose(1, 2, 0))
     print(f"wrote {result} (and content.png, style.png); style loss {history[0][1]:.6f} -> {history[-1][1]:.6f}")
     return history
 

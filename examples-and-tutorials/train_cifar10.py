@@ -67,7 +67,7 @@ def evaluate(model, x, y, batch):
     with gg.no_grad():
         for i in range(0, len(x), batch):
             logits = model(gg.tensor(normalize(x[i:i + batch])))
-            correct += int((logits.argmax(dim=1).numpy() == y[i:i + batch]).sum())
+            correct += int((logits.argmax(dim=1).cpu().numpy() == y[i:i + batch]).sum())
     model.train()
     return correct / max(1, len(x))
 
@@ -146,7 +146,7 @@ def main(argv=None):
             optimizer.lr = args.lr * 0.5 * (1.0 + math.cos(math.pi * step / total_steps))
             loss, pred = step_fn(gg.tensor(normalize(xb)), gg.tensor(yb))
             loss_sum += loss.item() * len(yb)
-            correct += int((pred.numpy() == yb).sum())
+            correct += int((pred.cpu().numpy() == yb).sum())
             seen += len(yb)
         # --8<-- [end:step]
         seconds = time.perf_counter() - start

@@ -96,11 +96,11 @@ def test_a_disabled_scaler_passes_through_and_cuda_without_a_gpu_disables():
     off = GradScaler("cpu", enabled=False)
     loss = gg.nn.functional.cross_entropy(model(x), y)
     assert off.scale(loss) is loss and off.get_scale() == 1.0 and off.state_dict() == {}
-    before = model[0].weight.detach().numpy().copy()
+    before = model[0].weight.detach().cpu().numpy().copy()
     off.scale(loss).backward()
     off.step(opt)  # optimizer.step() itself
     off.update()
-    assert not np.array_equal(model[0].weight.detach().numpy(), before)
+    assert not np.array_equal(model[0].weight.detach().cpu().numpy(), before)
     if not gg.cuda.is_available():
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")

@@ -147,7 +147,7 @@ def test_cuda_cast_matches_the_cpu_bit_for_bit(source):
             assert got.dtype == target
             if target == "bfloat16":
                 want, got = want.float(), got.float()
-            np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=f"{source} -> {target}")
+            np.testing.assert_array_equal(got.cpu().numpy(), want.cpu().numpy(), err_msg=f"{source} -> {target}")
 
 
 @pytest.mark.cuda

@@ -97,10 +97,10 @@ def test_cat_and_stack_on_cuda_match_the_cpu_with_gradients():
         s = gg.stack([x[:, :1] for x in xs], dim=-1)
         (y.sum() + (s * 2).sum()).backward()
         if device == "cpu":
-            want = (y.numpy(), s.numpy(), [x.grad.numpy() for x in xs])
-    np.testing.assert_array_equal(y.numpy(), want[0])
-    np.testing.assert_array_equal(s.numpy(), want[1])
-    for g, w in zip([x.grad.numpy() for x in xs], want[2]):
+            want = (y.cpu().numpy(), s.cpu().numpy(), [x.grad.cpu().numpy() for x in xs])
+    np.testing.assert_array_equal(y.cpu().numpy(), want[0])
+    np.testing.assert_array_equal(s.cpu().numpy(), want[1])
+    for g, w in zip([x.grad.cpu().numpy() for x in xs], want[2]):
         np.testing.assert_array_equal(g, w)
 
 

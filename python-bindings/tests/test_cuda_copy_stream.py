@@ -27,9 +27,9 @@ def test_many_copies_in_flight_each_keep_their_values():
     tensors = [gg.tensor(a, device="cuda") for a in arrays]  # more copies than landing buffers
     sums = [(t * 2.0).sum() for t in tensors]  # queued work reading each copy
     for a, t, s in zip(arrays, tensors, sums):
-        np.testing.assert_array_equal(t.numpy(), a)
+        np.testing.assert_array_equal(t.cpu().numpy(), a)
         assert s.item() == pytest.approx(float((a.astype(np.float64) * 2).sum()), rel=1e-4, abs=1e-2)
-    busy.numpy()
+    busy.cpu().numpy()
 
 
 def test_copies_of_growing_and_shrinking_sizes():
@@ -38,8 +38,8 @@ def test_copies_of_growing_and_shrinking_sizes():
     arrays = [rng.integers(0, 1000, size=n).astype(np.int64) for n in (10, 100_000, 3, 1_000_000, 7, 250_000)]
     tensors = [gg.tensor(a, device="cuda") for a in arrays]
     for a, t in zip(arrays, tensors):
-        np.testing.assert_array_equal(t.numpy(), a)
-    busy.numpy()
+        np.testing.assert_array_equal(t.cpu().numpy(), a)
+    busy.cpu().numpy()
 
 
 def test_the_source_array_may_change_right_after_the_copy():
@@ -47,8 +47,8 @@ def test_the_source_array_may_change_right_after_the_copy():
     a = np.arange(4096, dtype=np.float32)
     t = gg.tensor(a, device="cuda")
     a[:] = -1.0  # the data was staged when the tensor was made
-    np.testing.assert_array_equal(t.numpy(), np.arange(4096, dtype=np.float32))
-    busy.numpy()
+    np.testing.assert_array_equal(t.cpu().numpy(), np.arange(4096, dtype=np.float32))
+    busy.cpu().numpy()
 
 
 def test_a_plain_loop_with_new_numpy_batches_each_step_matches_the_cpu():

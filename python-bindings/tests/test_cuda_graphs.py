@@ -130,6 +130,6 @@ def test_a_replay_under_a_tight_memory_limit_counts_the_graph_outputs_once():
     gg.set_memory_limit(held + out_bytes + out_bytes // 2, "cuda")
     try:
         step = run(6)  # warm-up, capture, then replays under the limit
-        np.testing.assert_allclose(step(x).numpy(), (x.numpy() * 2.0).sum(0), rtol=1e-5)
+        np.testing.assert_allclose(step(x).cpu().numpy(), (x.cpu().numpy() * 2.0).sum(0), rtol=1e-5)
     finally:
         gg.set_memory_limit(before, "cuda")

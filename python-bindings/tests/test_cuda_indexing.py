@@ -126,7 +126,7 @@ def test_more_launches_than_deferred_check_slots_report_the_first_bad_index_then
         total = outs[0]
         for o in outs[1:]:
             total = total + o
-        total.numpy()
-    again = gg.index_select(x, 0, good).numpy()
+        total.cpu().numpy()
+    again = gg.index_select(x, 0, good).cpu().numpy()
     np.testing.assert_array_equal(again, np.arange(40, dtype=np.float32).reshape(5, 8)[[0, 4]])
     gg.cuda.synchronize()

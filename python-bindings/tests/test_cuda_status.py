@@ -134,7 +134,7 @@ def test_a_driver_older_than_580_runs_the_cuda_12_image_of_the_gpu():
                     "GLASSGRAD_CUDA_ARCHS=all with GLASSGRAD_CUDA_LEGACY=ON builds them")
     code = ("import numpy as np, glassgrad as gg\n"
             "x = np.random.default_rng(0).standard_normal((64, 48)).astype(np.float32)\n"
-            "y = (gg.tensor(x, device='cuda') @ gg.tensor(x.T.copy(), device='cuda')).relu().numpy()\n"
+            "y = (gg.tensor(x, device='cuda') @ gg.tensor(x.T.copy(), device='cuda')).relu().cpu().numpy()\n"
             "np.testing.assert_allclose(y, np.maximum(x @ x.T, 0), rtol=1e-4, atol=1e-4)\n"
             "print(gg.cuda.device_info()['kernel_image'])\n")
     for forced in ("550", "12.4", "12040"):

@@ -367,4 +367,4 @@ def test_a_tensor_dataset_on_the_gpu_is_refused_in_workers_and_loads_without(no_
     with pytest.raises(gg.DeviceError, match=r"TensorDataset holds a tensor on cuda:0[\s\S]*num_workers=0"):
         list(DataLoader(ds, batch_size=2, num_workers=2))
     batches = list(DataLoader(ds, batch_size=4))
-    assert batches[0][0].device == "cuda:0" and batches[1][0].numpy().tolist() == [[8.0, 9.0], [10.0, 11.0]]
+    assert batches[0][0].device == "cuda:0" and batches[1][0].cpu().numpy().tolist() == [[8.0, 9.0], [10.0, 11.0]]

@@ -56,7 +56,7 @@ def test_tensor_pin_memory_and_is_pinned_as_torch():
         return
     p = t.pin_memory()
     assert p.is_pinned() and p.device == "cpu" and p is not t
-    np.testing.assert_array_equal(p.numpy(), t.numpy())
+    np.testing.assert_array_equal(p.cpu().numpy(), t.cpu().numpy())
     assert p.pin_memory() is p  # pinned already
     assert t.to("cuda").is_pinned() is False
     with pytest.raises(gg.DeviceError, match=r"only CPU tensors can be pinned[\s\S]*fix"):
@@ -105,7 +105,7 @@ def test_non_blocking_copies_from_pinned_memory_read_blocks_that_are_not_reused_
         del t
     for i, d in enumerate(copies):
         assert d.device == "cuda:0"
-        np.testing.assert_array_equal(d.numpy(), a + i)
+        np.testing.assert_array_equal(d.cpu().numpy(), a + i)
     del keep
 
 
@@ -119,8 +119,8 @@ def test_a_blocking_copy_from_pinned_memory_lets_the_host_write_the_source_right
     keep = _queue_gpu_work()
     d = t.to("cuda")
     t.fill_(-1.0)
-    assert t.numpy()[0] == -1.0 and t._raw().data_ptr == ptr  # the host wrote the same pinned bytes
-    np.testing.assert_array_equal(d.numpy(), a)
+    assert t.cpu().numpy()[0] == -1.0 and t._raw().data_ptr == ptr  # the host wrote the same pinned bytes
+    np.testing.assert_array_equal(d.cpu().numpy(), a)
     del keep
 
 
@@ -138,7 +138,7 @@ def test_pinned_tensor_copies_to_the_gpu_and_blocks_are_reused():
         assert P.is_pinned(t)
         d = t.to("cuda")
         del t
-        np.testing.assert_array_equal(d.numpy(), a + i)
+        np.testing.assert_array_equal(d.cpu().numpy(), a + i)
     assert gg._C.pinned_memory_stats()["allocations"] <= stats["allocations"] + 3
     del raw
     gg._C.empty_pinned_cache()
@@ -155,8 +155,8 @@ def test_data_loader_pins_batches_and_they_reach_the_gpu_intact(workers):
         assert P.is_pinned(xb) and P.is_pinned(yb)
         xd, yd = xb.to("cuda"), yb.to("cuda")
         seen.append((xd, yd))
-    got_x = np.concatenate([a.numpy() for a, _ in seen])
-    got_y = np.concatenate([b.numpy() for _, b in seen])
+    got_x = np.concatenate([a.cpu().numpy() for a, _ in seen])
+    got_y = np.concatenate([b.cpu().numpy() for _, b in seen])
     np.testing.assert_array_equal(got_x, x)
     np.testing.assert_array_equal(got_y, y)
 
@@ -172,7 +172,7 @@ def test_pinned_batches_of_a_custom_dataset_through_workers():
     for batch in DataLoader(Images(), batch_size=8, num_workers=2, pin_memory=True):
         assert P.is_pinned(batch["img"]) and P.is_pinned(batch["label"])
         on_gpu = batch["img"].to("cuda")
-        np.testing.assert_array_equal(on_gpu.numpy()[:, 0, 0, 0], batch["label"].numpy().astype(np.float32))
+        np.testing.assert_array_equal(on_gpu.cpu().numpy()[:, 0, 0, 0], batch["label"].cpu().numpy().astype(np.float32))
 
 
 @pytest.mark.cuda
@@ -187,7 +187,7 @@ def test_numpy_data_for_the_gpu_is_staged_in_pinned_memory_and_blocks_are_reused
         expected = a.copy()
         t = gg.tensor(a, device="cuda")
         a += 1  # the caller's array is free as soon as tensor() returns
-        np.testing.assert_array_equal(t.numpy(), expected)
+        np.testing.assert_array_equal(t.cpu().numpy(), expected)
         if first is None:
             first = gg._C.pinned_memory_stats()["allocations"]
     assert first >= 1
@@ -195,7 +195,7 @@ def test_numpy_data_for_the_gpu_is_staged_in_pinned_memory_and_blocks_are_reused
     # A whole data set moved once (over 64 MiB) goes from ordinary memory: nothing pinned is kept.
     held = gg._C.pinned_memory_stats()
     big = np.ones((80 << 20) // 4, np.float32)
-    np.testing.assert_array_equal(gg.tensor(big, device="cuda")[:3].numpy(), [1, 1, 1])
+    np.testing.assert_array_equal(gg.tensor(big, device="cuda")[:3].cpu().numpy(), [1, 1, 1])
     after = gg._C.pinned_memory_stats()
     assert after["allocations"] == held["allocations"]
     assert after["bytes_in_use"] + after["bytes_cached"] == held["bytes_in_use"] + held["bytes_cached"]
@@ -228,8 +228,8 @@ def test_worker_batches_feed_the_gpu_intact_while_copies_queue_behind_gpu_work(m
             assert P.is_pinned(xb) and P.is_pinned(yb)
             copies.append((xb.to("cuda", non_blocking=True), yb.to("cuda")))
             del xb, yb
-        np.testing.assert_array_equal(np.concatenate([a.numpy() for a, _ in copies]), x)
-        np.testing.assert_array_equal(np.concatenate([b.numpy() for _, b in copies]), y)
+        np.testing.assert_array_equal(np.concatenate([a.cpu().numpy() for a, _ in copies]), x)
+        np.testing.assert_array_equal(np.concatenate([b.cpu().numpy() for _, b in copies]), y)
         del keep
 
 
@@ -243,6 +243,6 @@ def test_an_in_place_write_of_a_copied_source_waits_for_the_copy():
     d = t.cuda(non_blocking=True)
     t.mul_(-2.0)
     gg.realize(t)
-    np.testing.assert_array_equal(d.numpy(), a)
-    np.testing.assert_array_equal(t.numpy(), -2.0 * a)
+    np.testing.assert_array_equal(d.cpu().numpy(), a)
+    np.testing.assert_array_equal(t.cpu().numpy(), -2.0 * a)
     del keep

@@ -34,7 +34,7 @@ def test_anomaly_mode_stops_at_a_cuda_op_with_its_input_statistics():
     x = glassgrad.tensor(np.array([1.0, 0.0, -1.0], np.float32), device="cuda")
     with debug.detect_anomaly():
         with pytest.raises(debug.NonFiniteError) as e:
-            glassgrad.log(x * 1.0).numpy()
+            glassgrad.log(x * 1.0).cpu().numpy()
     msg = str(e.value)
     assert msg.startswith("NaN/Inf detected: Log (forward) produced 1 NaN and 1 Inf in its output 'out' "
                           "[3] float32 cuda:0")
@@ -46,7 +46,7 @@ def test_anomaly_mode_stops_at_a_cuda_backward_node():
     with debug.detect_anomaly():
         glassgrad.sqrt(x).sum().backward()
         with pytest.raises(debug.NonFiniteError, match=r"\(backward\) produced 1 Inf .* cuda:0"):
-            x.grad.numpy()
+            x.grad.cpu().numpy()
 
 
 def test_hooks_receive_numpy_copies_of_cuda_tensors(data):
@@ -54,11 +54,11 @@ def test_hooks_receive_numpy_copies_of_cuda_tensors(data):
     seen = []
     with debug.register_hook(model.conv1, lambda n, i, o: seen.append((i, o))):
         out = model.conv1(x)
-        ref = out.numpy()
+        ref = out.cpu().numpy()
     ins, outs = seen[0]
     assert all(isinstance(a, np.ndarray) for a in ins + outs)
     np.testing.assert_array_equal(outs[0], ref)
-    np.testing.assert_array_equal(ins[0], x.numpy())
+    np.testing.assert_array_equal(ins[0], x.cpu().numpy())
 
 
 def test_stats_and_nan_gradients_of_cuda_tensors(data, capsys):
@@ -74,12 +74,12 @@ def test_stats_and_nan_gradients_of_cuda_tensors(data, capsys):
 def test_clip_grad_norm_on_cuda_matches_numpy(data):
     model, x, y = data
     glassgrad.cross_entropy(model(x), y).backward()
-    grads = [p.grad.numpy().astype(np.float64) for p in model.parameters()]
+    grads = [p.grad.cpu().numpy().astype(np.float64) for p in model.parameters()]
     norm = glassgrad.clip_grad_norm_(model.parameters(), 1e-2)
     ref = np.sqrt(sum((g ** 2).sum() for g in grads))
     np.testing.assert_allclose(norm.item(), ref, rtol=1e-4)
     for g, p in zip(grads, model.parameters()):
-        np.testing.assert_allclose(p.grad.numpy(), g * min(1.0, 1e-2 / (ref + 1e-6)), rtol=1e-4, atol=1e-9)
+        np.testing.assert_allclose(p.grad.cpu().numpy(), g * min(1.0, 1e-2 / (ref + 1e-6)), rtol=1e-4, atol=1e-9)
 
 
 def test_a_cuda_step_over_the_limit_is_refused_before_running(data):

@@ -218,7 +218,7 @@ def test_data_parallel_is_a_pass_through_with_module_prefixed_state_dict():
     gg.manual_seed(0)
     inner = nn.Linear(3, 2).to("cpu")
     x = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device="cpu")
-    expected = inner(x).detach().numpy()
+    expected = inner(x).detach().cpu().numpy()
     dp = nn.DataParallel(inner)
     assert dp.module is inner
     # With a GPU, PyTorch's DataParallel moves the module to device_ids[0] and the inputs with it.
@@ -226,7 +226,7 @@ def test_data_parallel_is_a_pass_through_with_module_prefixed_state_dict():
     assert str(inner.weight.device) == want
     out = dp(x)
     assert str(out.device) == want
-    np.testing.assert_allclose(out.to("cpu").detach().numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(out.to("cpu").detach().cpu().numpy(), expected, rtol=1e-6)
     assert list(dp.state_dict()) == ["module.weight", "module.bias"]
     assert [id(p) for p in dp.parameters()] == [id(p) for p in inner.parameters()]
 

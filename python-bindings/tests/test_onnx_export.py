@@ -386,5 +386,5 @@ def test_a_model_on_the_gpu_exports_the_file_it_exports_on_the_cpu():
         assert a.name == b.name and a.raw_data == b.raw_data
     got = session(on_gpu).run(None, {"x": x})[0]
     with gg.no_grad():
-        want = model(gg.tensor(x, device="cuda")).numpy()
+        want = model(gg.tensor(x, device="cuda")).cpu().numpy()
     assert relative_error(got, want) <= 1e-5
