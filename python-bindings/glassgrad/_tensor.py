@@ -760,14 +760,18 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """A NumPy copy of the data (computes pending work first) (Tensor.numpy). As PyTorch's,
-        unless force=True: a tensor on a GPU is refused with TypeError (x.cpu().numpy() copies
-        it), and so is a tensor that requires grad while gradients are recorded (outside
-        no_grad()); force=True detaches and copies to the host, as x.detach().cpu().numpy().
+        unless force=True: a tensor on a GPU other than the default device is refused with
+        TypeError (x.cpu().numpy() copies it; one on the default device converts, as PyTorch's
+        CPU tensors do), and so is a tensor that requires grad while gradients are recorded
+        (outside no_grad()); force=True detaches and copies to the host, as x.detach().cpu().numpy().
         A bfloat16 tensor is refused (NumPy has no bfloat16): x.float().numpy(). Library code
         reads values with numpy(force=True), so it works on any device."""
         if not force:
             device = self.device
-            if device.type != "cpu":
+            # glassgrad's default device is the GPU where PyTorch's is the CPU (docs/porting.md,
+            # deliberate differences): a tensor on the default device converts, as a PyTorch
+            # script's CPU tensors do; one moved to a GPU off the default raises as PyTorch's
+            if device.type != "cpu" and str(device) != _device.default_device():
                 raise TypeError(
                     f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
                     f"to host memory first.\n  this tensor {list(self.shape)} {self.dtype} is on {device}\n"
@@ -785,8 +789,11 @@ class Tensor:
         return (self.float() if self._h.dtype == "bfloat16" else self)._raw().numpy()
 
     def __array__(self, dtype=None, copy=None):
-        """np.asarray(t): t.numpy(), so a tensor that requires grad is refused as PyTorch's is."""
-        a = self.numpy()
+        """np.asarray(t): as t.numpy(), so a tensor that requires grad is refused (while gradients
+        are recorded) as PyTorch's is; one on a GPU is copied to the host, where PyTorch raises as
+        its numpy() does: the library's own np.asarray of state_dict entries, indices and targets
+        works on any device (docs/porting.md, deliberate differences)."""
+        a = self.numpy() if self.device.type == "cpu" else self.cpu().numpy()
         return a if dtype is None else a.astype(dtype)
 
     def __array_wrap__(self, array, context=None, return_scalar=False):

@@ -113,11 +113,23 @@ def test_numpy_of_a_gpu_tensor_raises_torchs_type_error_and_force_copies():
     with pytest.raises(TypeError) as caught:
         t.numpy()
     assert str(caught.value).startswith(want) and "fix: x.cpu().numpy()" in str(caught.value)
-    with pytest.raises(TypeError, match="can't convert cuda:0"):
-        np.asarray(t)
     np.testing.assert_array_equal(t.numpy(force=True), [1.0, 2.0])
     # the device is checked before requires_grad, as in PyTorch
     w = _on_the_gpu(gg.tensor([3.0], requires_grad=True))
     with pytest.raises(TypeError, match="can't convert cuda:0"):
         w.numpy()
     np.testing.assert_array_equal(w.numpy(force=True), [3.0])
+    np.testing.assert_array_equal(np.asarray(t), [1.0, 2.0])  # np.asarray copies from any device
+
+
+def test_a_tensor_on_the_default_gpu_converts(monkeypatch):
+    # glassgrad's default device is the GPU when one is usable: tensors a script never moved
+    # convert, as a PyTorch script's CPU tensors do
+    from glassgrad import _device
+    t = _on_the_gpu(gg.tensor([1.0, 2.0]))
+    t.numpy(force=True)  # computed before the default changes
+    monkeypatch.setattr(_device, "default_device", lambda: "cuda:0")
+    np.testing.assert_array_equal(t.numpy(), [1.0, 2.0])
+    monkeypatch.setattr(_device, "default_device", lambda: "cuda:1")
+    with pytest.raises(TypeError, match="can't convert cuda:0"):
+        t.numpy()

@@ -130,7 +130,7 @@ def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
                             f"saved before its first forward); the model's is {list(t.shape)}\n"
                             f"  fix: run one forward pass of the lazy model before calling state_dict()")
     try:
-        arr = np.asarray(value)
+        arr = value.numpy(force=True) if isinstance(value, Tensor) else np.asarray(value)
     except Exception as e:  # whatever the object is, say which entry it was
         raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
                                       f"  fix: pass the arrays model.state_dict() returned") from None
