@@ -261,6 +261,9 @@ def setitem(t, key, value) -> None:
         return
     plan = _indexing._plan(t, key, where)
     view = _indexing._basic_view(t, plan.basic)
+    if not plan.indices and not plan.flips and _same_elements(view, v):
+        view._h.count_identity_write("__setitem__")  # x[k] += 1 ends with x[k] = x[k]: nothing to copy
+        return
     if plan.flips:  # negative steps: the ascending elements take the values reversed
         shape = tuple(_indexing._index(t, key).shape)
         v = _indexing._flip(_broadcast(v, shape, where), plan.flips)
@@ -274,6 +277,14 @@ def setitem(t, key, value) -> None:
                                 f"the source.\n  fix: x[idx] = values.to(x.dtype)")
         v = v.astype(t._h.dtype)
     write(view, _op("IndexPut", [view, v] + plan.indices, {"dims": plan.dims}), "__setitem__", first)
+
+
+def _same_elements(view, v) -> bool:
+    """Whether v is the very elements `view` names (the same storage, layout, shape and dtype),
+    with no gradient tracked through either: then writing v into view changes nothing."""
+    if v.requires_grad or view.requires_grad or not v._h.shares_storage(view._h):
+        return False
+    return v._h.dtype == view._h.dtype and tuple(v.shape) == tuple(view.shape) and v._h.layout == view._h.layout
 
 
 def _broadcast(v, shape, where: str):

@@ -174,6 +174,7 @@ void bind_lazy(py::module_& m) {
              lazy::write(h, value.value(), op, first_seq, meta);
            },
            py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("source") = "")
+      .def("count_identity_write", [](Handle& h, const std::string& op) { lazy::count_identity_write(h, op); })
       .def("data_alias", [](const Handle& h) { return lazy::data_alias(h); })
       .def("detach_", [](Handle& h) { lazy::detach_inplace(h); })
       .def_property_readonly("version", [](const Handle& h) { return lazy::version_of(h); })

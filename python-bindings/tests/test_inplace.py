@@ -153,6 +153,40 @@ def test_setitem_routes_gradients_to_the_value_and_around_the_overwritten_elemen
     np.testing.assert_array_equal(w.grad.numpy(), [10])
 
 
+def test_writing_a_tensors_own_elements_back_records_nothing_but_counts_as_a_write():
+    """x[a, b] += 1 ends with x[a, b] = x[a, b] (Python's augmented assignment on an item): with
+    no gradient tracked the second write changes nothing, so it adds no steps, while _version
+    counts it as PyTorch's does (2 for x[a, b] += 1)."""
+    from glassgrad import debug
+    x = gg.zeros((4, 5), dtype=gg.int32)
+    x.tolist()
+    x[1, 2] += 1
+    assert x._version == 2
+    x[3] = x[3]
+    x[:, 4] = x[:, 4]
+    assert x._version == 4
+    x._raw()
+    ops = [s["op"] for s in debug.last_plan().steps]
+    assert ops.count("SliceScatter") == 2, ops  # the row into the matrix, the element into the row
+    want = np.zeros((4, 5), np.int32)
+    want[1, 2] = 1
+    np.testing.assert_array_equal(x.numpy(), want)
+    # Another view of the same elements (not the one read) is the same elements too; a copy is not.
+    y = gg.tensor(np.arange(6.0))
+    y[2:4] = y[2:4].clone() * 0 + 7
+    y[0:2] = y.view(2, 3)[0, :2]
+    np.testing.assert_array_equal(y.numpy(), [0, 1, 7, 7, 4, 5])
+
+
+def test_writing_a_tensors_own_elements_back_with_gradients_still_records_the_copy():
+    x = gg.tensor(np.arange(1.0, 5.0), requires_grad=True)
+    y = x * 2
+    y[1:3] = y[1:3]
+    assert y.grad_fn.name() == "CopySlices"
+    (y * y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), 8 * np.arange(1.0, 5.0))
+
+
 def test_second_backward_needs_retain_graph_when_values_were_saved():
     a = gg.tensor(np.array([1.0, 2.0]), requires_grad=True)
     c = a * a

@@ -298,6 +298,12 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   }
 }
 
+void count_identity_write(Handle& h, const std::string& op) {
+  Alias& a = alias_of(h);
+  if (!h.untracked()) ++a.counter->version;
+  a.counter->writer = op;
+}
+
 std::unique_ptr<Handle> data_alias(const Handle& h) {
   Handle& src = const_cast<Handle&>(h);
   Alias& a = alias_of(src);

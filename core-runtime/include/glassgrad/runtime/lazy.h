@@ -180,6 +180,10 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
 // ("add_"); nodes recorded since `first_seq` computing `value` are the op's own. Throws
 // PyTorch's errors for a leaf that requires grad (outside no_grad) and for an expanded view.
 void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta);
+// A write of the tensor's own elements back into it (x[k] = x[k], which x[k] += 1 ends with),
+// where no gradient is tracked: nothing to compute, but it counts as a write (the storage's
+// version, the last writer named in errors), as PyTorch's copy onto the same memory does.
+void count_identity_write(Handle& h, const std::string& op);
 // A handle on the same storage: .data (untracked: no version bump, no gradient) or detach()'s
 // alias semantics are views; this is .data.
 std::unique_ptr<Handle> data_alias(const Handle& h);
