@@ -154,7 +154,13 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     (N, C, d1, ...); rows with y == ignore_index add nothing; "mean" divides by sum_n w_y."""
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
     _saves_for_backward("nll_loss", input, target, weight)
-    rows, labels, shape = _classes_last(input, _labels(target, input, "nll_loss"))
+    labels = _labels(target, input, "nll_loss")
+    if input.ndim >= 2 and (labels.ndim == 0 or labels.shape[0] != input.shape[0]):
+        raise _C.ShapeError(f"nll_loss: Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                            f"({labels.shape[0] if labels.ndim else 1}).\n  input: {list(input.shape)}, target: "
+                            f"{list(labels.shape)}\n  fix: one target per row of the input: slice both with the same "
+                            "indices, x[i:i+B], y[i:i+B]")
+    rows, labels, shape = _classes_last(input, labels)
     _C.check_class_labels("nll_loss", current_scope(), labels._h, input._h)  # composed here: no shape rule sees them
     c = rows.shape[1]
     ignore_index = _args.integer(ignore_index, "ignore_index", "nll_loss")

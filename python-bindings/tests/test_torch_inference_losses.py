@@ -78,3 +78,12 @@ def test_an_ordinary_target_gives_torchs_value_and_gradient(name):
     b.backward()
     np.testing.assert_allclose(a.item(), b.item(), rtol=1e-12)
     np.testing.assert_allclose(ours[0].grad.numpy(), theirs[0].grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("input_shape,target_shape", [((3, 4), (2,)), ((3, 4, 5), (2, 5)), ((2, 4), ())])
+def test_nll_loss_of_another_batch_size_raises_torchs_value_error(input_shape, target_shape):
+    target = np.zeros(target_shape, np.int64)
+    with pytest.raises(ValueError, match="Expected input batch_size"):
+        tF.nll_loss(torch.zeros(input_shape), torch.tensor(target))
+    with pytest.raises(ValueError, match=r"Expected input batch_size \(\d\) to match target batch_size(?s:.*)fix: "):
+        gF.nll_loss(gg.zeros(input_shape), gg.tensor(target))
