@@ -293,6 +293,28 @@ def check_fits(value, dtype, where: str) -> None:
                                 f"int64: x.long()")
 
 
+_INTEGER_NAMES = frozenset({"uint8", "int8", "int16", "int32", "int64"})
+
+
+def _check_all_fit(arr: np.ndarray, dtype: str) -> None:
+    """check_fits for every number of a nested list (as an array, before its conversion): what
+    torch.tensor(data, dtype=<integer type>) checks. An integer beyond int64 is an object array."""
+    if arr.size == 0 or arr.dtype.kind not in "iufO":
+        return
+    if arr.dtype.kind == "O":
+        for v in arr.ravel():
+            check_fits(v, dtype, "tensor")
+        return
+    info = np.iinfo(np.dtype(_NP[dtype]))
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr < info.min) | (arr > info.max)
+    else:
+        low = -int(info.max) if info.min == 0 else int(info.min)
+        bad = (arr < low) | (arr > info.max)
+    if bad.any():
+        check_fits(arr.ravel()[int(np.argmax(bad.ravel()))].item(), dtype, "tensor")
+
+
 def scalar_array(value, np_dtype) -> np.ndarray:
     """A Python number as a 0-d array of np_dtype. An integer outside an integer dtype's range
     wraps, as PyTorch converts scalars (uint8 - 1 is uint8 + 255, fill_(-1) of uint8 writes 255);
@@ -340,6 +362,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     want = _dtype_name(dtype)
     arr = np.asarray(data)
     if want is not None:
+        if not isinstance(data, (np.ndarray, np.generic)) and want in _INTEGER_NAMES:
+            _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor
         arr = arr.astype(_NP[want], copy=False)  # an explicit dtype is the user's conversion
     elif not isinstance(data, (np.ndarray, np.generic)):
         # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
