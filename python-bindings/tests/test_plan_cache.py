@@ -1,5 +1,7 @@
 """The plan cache: a training loop compiles once; cached steps give the same numbers as
 freshly compiled ones; changing the learning rate is data, not structure."""
+import re
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,20 @@ def test_old_values_are_invalidated_after_an_in_place_update():
     with pytest.raises(gg.GlassgradError) as e:
         loss.backward()  # the forward graph read weights that step() overwrote
     assert "overwritten in place" in str(e.value)
+
+
+def test_each_overwritten_value_names_the_update_that_overwrote_it():
+    # One step's plan holds several in-place ops (the optimizer's updates, the batch norm's running
+    # statistics and batch count, in the layer's scope): each old value names its own op and scope.
+    rng = np.random.default_rng(5)
+    model = gg.nn.Sequential(gg.nn.Linear(4, 3), gg.nn.BatchNorm1d(3))
+    opt = gg.SGD(model.parameters(), lr=0.1)
+    x = gg.tensor(rng.standard_normal((6, 4)).astype(np.float32))
+    bn = model[1]
+    old_weight, old_mean, old_count = model[0].weight._h.pin(), bn.running_mean._h.pin(), bn.num_batches_tracked._h.pin()
+    model(x).sum().backward()
+    opt.step()
+    for handle, update in ((old_weight, "SGDUpdate ('optimizer')"), (old_mean, "BatchNormUpdateStats ('1')"),
+                           (old_count, "AddScalarInPlace ('1')")):
+        with pytest.raises(gg.GlassgradError, match=re.escape(f"overwritten in place by {update}")):
+            handle.data()

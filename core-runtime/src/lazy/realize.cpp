@@ -118,15 +118,25 @@ void settle_inplace(const Export& ex, bool ran) {
     }
   }
   if (!ran) return;
-  // Invalidate afterwards: a chain of updates passes the buffer along first.
+  // Invalidate afterwards: a chain of updates passes the buffer along first. The reason is the
+  // same for runs of nodes of one op and scope (an optimizer's updates): it is composed once a run.
+  const OpSchema* reason_op = nullptr;
+  const std::string* reason_scope = nullptr;
+  std::string reason;
   for (const auto& n : ex.nodes) {
     const TraceNode* node = n.get();
+    if (node->schema->inplace.empty()) continue;
+    if (node->schema != reason_op || !reason_scope || node->meta.scope != *reason_scope) {
+      reason_op = node->schema;
+      reason_scope = &node->meta.scope;
+      reason = "it was overwritten in place by " + node->schema->name +
+               (node->meta.scope.empty() ? "" : " ('" + node->meta.scope + "')");
+    }
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
       old->data = Tensor();
       old->producer.reset();
-      old->invalid = "it was overwritten in place by " + node->schema->name +
-                     (node->meta.scope.empty() ? "" : " ('" + node->meta.scope + "')");
+      old->invalid = reason;
     }
   }
 }
