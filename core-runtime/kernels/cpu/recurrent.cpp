@@ -201,7 +201,7 @@ struct ForwardBuffers {
 // parts: the unit slices' count (0: none).
 template <typename T>
 ForwardBuffers<T> forward_buffers(const RecurrentGeometry& g, DType dt, void* ws, int64_t parts) {
-  Carver c(ws);
+  cpu::Carver c(ws);
   ForwardBuffers<T> b;
   b.packed = c.take<T>(cpu::gemm_packed_b_elems(g.out, g.gates(), dt));
   b.rec = c.take<T>(g.batch * g.gates());
@@ -334,7 +334,7 @@ struct BackwardBuffers {
 // parts: the unit slices' count (0: none).
 template <typename T>
 BackwardBuffers<T> backward_buffers(const RecurrentGeometry& g, DType dt, void* ws, int64_t parts) {
-  Carver c(ws);
+  cpu::Carver c(ws);
   BackwardBuffers<T> b;
   const int64_t G = g.gates();
   b.dp = c.take<T>(g.rows * G);

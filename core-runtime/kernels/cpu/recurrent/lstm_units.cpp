@@ -81,7 +81,7 @@ size_t forward_gemm_bytes(const RecurrentGeometry& g, DType dt, int64_t n) {
 
 template <typename T>
 std::vector<ForwardPart<T>> forward_parts(const RecurrentGeometry& g, DType dt, int64_t parts, void* ws, size_t* total) {
-  Carver c(ws);
+  cpu::Carver c(ws);  // carver.h's (a unity build may hold another file's local Carver)
   const int64_t n = widest_part(g.hidden, parts);
   const size_t gemm = forward_gemm_bytes(g, dt, n);
   std::vector<ForwardPart<T>> out(static_cast<size_t>(parts));
@@ -109,7 +109,7 @@ size_t backward_gemm_bytes(const RecurrentGeometry& g, DType dt, int64_t n) {
 template <typename T>
 std::vector<BackwardPart<T>> backward_parts(const RecurrentGeometry& g, DType dt, int64_t parts, void* ws,
                                             size_t* total) {
-  Carver c(ws);
+  cpu::Carver c(ws);  // carver.h's (a unity build may hold another file's local Carver)
   const int64_t n = widest_part(g.hidden, parts);
   const size_t gemm = backward_gemm_bytes(g, dt, n);
   std::vector<BackwardPart<T>> out(static_cast<size_t>(parts));
@@ -122,7 +122,7 @@ std::vector<BackwardPart<T>> backward_parts(const RecurrentGeometry& g, DType dt
 }
 
 template <typename T>
-DType dtype_of() {
+DType float_dtype() {
   return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
 }
 
@@ -150,7 +150,7 @@ size_t lstm_units_backward_bytes(const RecurrentGeometry& g, DType dt, int64_t p
 
 template <typename T>
 void lstm_forward_by_units(const RecurrentGeometry& g, const LstmForwardSteps<T>& a, int64_t parts, void* workspace) {
-  const DType dt = dtype_of<T>();
+  const DType dt = float_dtype<T>();
   const int64_t H = g.hidden, W = g.reserve_width();
   const size_t gemm_size = forward_gemm_bytes(g, dt, widest_part(H, parts));
   const std::vector<ForwardPart<T>> bufs = forward_parts<T>(g, dt, parts, workspace, nullptr);
@@ -189,7 +189,7 @@ void lstm_forward_by_units(const RecurrentGeometry& g, const LstmForwardSteps<T>
 template <typename T>
 void lstm_backward_by_units(const RecurrentGeometry& g, const LstmBackwardSteps<T>& a, int64_t parts,
                             void* workspace) {
-  const DType dt = dtype_of<T>();
+  const DType dt = float_dtype<T>();
   const int64_t H = g.hidden, G = g.gates(), W = g.reserve_width();
   const size_t gemm_size = backward_gemm_bytes(g, dt, widest_part(H, parts));
   const std::vector<BackwardPart<T>> bufs = backward_parts<T>(g, dt, parts, workspace, nullptr);
