@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 
+#include "cpu/carver.h"
 #include "cpu/conv_winograd_kernels.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/rounding.h"
@@ -132,23 +133,6 @@ WinoShape backward_input_shape(const ConvGeometry& g, int m) {
   return {g.n, g.k, g.ho, g.wo, g.c, g.h, g.w, 2 - g.pt, 2 - g.pl, m};
 }
 
-// Carves 64-byte aligned regions out of one buffer (sizes first, then pointers).
-class Carver {
- public:
-  explicit Carver(char* base = nullptr) : base_(base) {}
-  template <typename T>
-  T* take(int64_t elements) {
-    T* p = base_ ? reinterpret_cast<T*>(base_ + used_) : nullptr;
-    used_ += align_up(static_cast<size_t>(elements) * sizeof(T));
-    return p;
-  }
-  size_t used() const { return used_ + kAlign; }
-
- private:
-  char* base_;
-  size_t used_ = 0;
-};
-
 // The workspace of one call: the packed filter matrices of every point (forward-like) or the
 // dU matrices (weight gradient); the transformed operands of a block (forward-like: one pair per
 // slot, the weight gradient: one shared pair); per slot, two staging images of one channel
@@ -175,7 +159,7 @@ size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T
   const int64_t L = lanes_of(dt, static_cast<int>(s.m));
   s = with_blocks(s, kind, slots, L, sizeof(T));
   const int64_t tb = s.block_tiles(), cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
-  Carver carve(base);
+  cpu::Carver carve(base);  // cpu/carver.h
   T* filters;
   size_t gemm_bytes;
   if (kind == Kind::ForwardLike) {
@@ -200,7 +184,7 @@ size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T
     T* gw = carve.take<T>(static_cast<int64_t>(gemm_bytes / sizeof(T)) + 1);
     if (b) b->stage_in[i] = si, b->stage_out[i] = so, b->gemm_ws[i] = gw;
   }
-  return carve.used();
+  return carve.total();
 }
 
 int slots_now() { return std::max(1, std::min(kMaxSlots, in_parallel_region() ? 1 : get_num_threads())); }

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "cpu/gemm/gemm.h"
-#include "cpu/recurrent/carver.h"
+#include "cpu/carver.h"
 #include "cpu/recurrent/cell_table.h"
 #include "cpu/recurrent/lstm_units.h"
 #include "cpu/recurrent/pack_sequence.h"

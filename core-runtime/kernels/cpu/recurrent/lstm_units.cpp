@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "carver.h"
+#include "cpu/carver.h"
 #include "cell_table.h"
 #include "cpu/gemm/gemm.h"
 #include "rows_product.h"

@@ -1,6 +1,6 @@
 // Carves 64-byte aligned buffers out of a kernel's workspace, in a fixed order, so that a size
 // function (base null: only counts) and the kernel agree on the layout (the recurrent drivers:
-// kernels/cpu/recurrent.cpp, lstm_units.cpp).
+// kernels/cpu/recurrent.cpp, lstm_units.cpp; the Winograd convolution, conv_winograd.cpp).
 #pragma once
 #include <algorithm>
 #include <cstddef>
