@@ -6,6 +6,7 @@ Bayesian notebooks (its res/ helpers ported beside them, a stand-in for its logo
 udacity's time-series RNN, which feeds torch.Tensor(float64 array) to a float32 RNN."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -15,6 +16,8 @@ from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
 
 NYU = "nyu-dlsp20"
+# IPython's help line (`name?`, `obj.attr??`); a code or comment line that ends in "?" is kept
+HELP = re.compile(r"[\w.]+\?{1,2}")
 UDACITY = "udacity-deep-learning-v2-pytorch"
 
 
@@ -28,7 +31,7 @@ def notebook_script(path):
             continue
         for line in "".join(cell["source"]).split("\n"):
             bare = line.strip()
-            if bare.startswith(("%", "!")) or bare.endswith("?"):
+            if bare.startswith(("%", "!")) or HELP.fullmatch(bare):
                 line = line[:len(line) - len(line.lstrip())] + "pass  # " + bare
             lines.append(line)
         lines.append("")
