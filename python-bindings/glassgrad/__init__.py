@@ -64,6 +64,7 @@ from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor metho
 from ._special import *  # torch.lgamma, digamma, polygamma, ...: also Tensor methods
 from ._special_more import *  # torch.i0 (and Tensor.i0)
 from . import special
+from . import random  # torch.random (manual_seed, fork_rng)
 nan_to_num_ = Tensor.nan_to_num_
 from .nn.functional import relu_  # torch.relu_
 concat = concatenate = cat
