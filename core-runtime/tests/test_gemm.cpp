@@ -139,6 +139,17 @@ TEST_P(GemmIsa, MatchesNaiveLoopOnSizesCrossingCacheBlocks) {
   }
 }
 
+// Every column count up to past two 48-wide AVX-512 slivers: the last sliver of each runs on the
+// narrowest micro-kernel covering its columns (one to NR / lanes vectors, whole or partial), and
+// C's columns past n must stay untouched.
+TEST_P(GemmIsa, MatchesNaiveLoopOnEveryEdgeSliverWidth) {
+  for (int64_t n = 1; n <= 100; ++n) {
+    check_gemm<float>(GetParam(), 9, n, 7, Layout::RowMajor, Layout::RowMajor, 1.0f, 0.0f, 5);
+    check_gemm<float>(GetParam(), 17, n, 13, Layout::Transposed, Layout::RowMajor, -0.5f, 1.0f, 3);
+    check_gemm<double>(GetParam(), 9, n, 7, Layout::RowMajor, Layout::Transposed, 1.0, 0.0, 5);
+  }
+}
+
 TEST_P(GemmIsa, AppliesAlphaAndBetaAndKeepsColumnsPastNUntouched) {
   for (float alpha : {1.0f, -2.0f, 0.25f})
     for (float beta : {0.0f, 1.0f, -0.5f}) {

@@ -20,8 +20,9 @@
 //           for ir in MC step MR:              A sliver MR x KC  -> streamed from L2
 //             C[ic+ir : +MR, jc+jr : +NR] (+)= alpha * Asliver * Bsliver   (registers)
 // Vectors run along N (C rows are contiguous); each k step loads NR/lanes vectors of B and
-// broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR, so the
-// micro-kernel always computes a full tile; edge tiles store only their real part.
+// broadcasts MR scalars of A. Packed slivers are zero-padded to full MR / NR; a tile computes
+// all MR rows but only the vectors of B its columns reach (micro_tile), and edge tiles store
+// only their real part.
 // B is packed from strides, from row pointers (pack_b_rows) or from column pointers
 // (pack_b_cols: lanes x lanes blocks transposed in registers with two-source shuffles), by the
 // caller's b_fill, or comes packed already (b_packed: one panel as deep as k, read in place).
@@ -171,19 +172,22 @@ void pack_b_cols(int64_t kc, int64_t nc, const T* const* cols, int64_t k0, T* bp
 }
 
 // C[0:mr, 0:nr] = alpha * (a_sliver x b_sliver) + beta * C, where a holds kc steps of MR
-// values and b kc steps of NR = NV * lanes values. beta == 0: C is not read.
-template <typename T, int MR, int NV>
+// values and b kc steps of NB * lanes values (the packed sliver's width), of which the first
+// NV vectors are multiplied (NV < NB: an edge sliver whose columns end within NV vectors).
+// beta == 0: C is not read.
+template <typename T, int MR, int NV, int NB>
 void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c,
                   int64_t ldc, int64_t mr, int64_t nr, T alpha, T beta) {
   typedef typename Vec<T>::type V;
   constexpr int L = Vec<T>::lanes;
   constexpr int NR = NV * L;
+  constexpr int BS = NB * L;  // elements from one k step of the sliver to the next
   V acc[MR][NV];
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NV; ++j) acc[i][j] = V{};
   for (int64_t p = 0; p < kc; ++p) {
     V bv[NV];
-    for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], b + p * NR + j * L, sizeof(V));
+    for (int j = 0; j < NV; ++j) std::memcpy(&bv[j], b + p * BS + j * L, sizeof(V));
     for (int i = 0; i < MR; ++i) {
       const T ai = a[p * MR + i];
       for (int j = 0; j < NV; ++j) acc[i][j] += ai * bv[j];
@@ -223,6 +227,23 @@ void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* _
       }
     }
   }
+}
+
+// One MR x nr tile through the narrowest micro-kernel that covers its nr columns: an edge
+// sliver (nr <= (NB - 1) lanes, e.g. 64 = 48 + 16 columns) multiplies only its real vectors,
+// where the full-width kernel spent as many FMAs on its zero padding as on the full slivers
+// (64 output channels: a third of the products). Each C value is still the same sum over k in
+// the same order, so the result does not depend on which kernel ran.
+template <typename T, int MR, int NV, int NB>
+void micro_tile(int64_t kc, const T* __restrict a, const T* __restrict b, T* __restrict c, int64_t ldc, int64_t mr,
+                int64_t nr, T alpha, T beta) {
+  if constexpr (NV > 1) {
+    if (nr <= (NV - 1) * Vec<T>::lanes) {
+      micro_tile<T, MR, NV - 1, NB>(kc, a, b, c, ldc, mr, nr, alpha, beta);
+      return;
+    }
+  }
+  micro_kernel<T, MR, NV, NB>(kc, a, b, c, ldc, mr, nr, alpha, beta);
 }
 
 // bp <- B[pc : pc + kc, jc : jc + nc] of p, from whichever form p gives B in (not b_packed).
@@ -291,8 +312,8 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
           T* cc = p.c + ic * p.ldc + jc + jr;
           const int64_t nr = min64(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
-            micro_kernel<T, MR, NV>(kc, ablk + ir * kc, bs, cc + ir * p.ldc, p.ldc, min64(MR, mc - ir), nr,
-                                    p.alpha, beta);
+            micro_tile<T, MR, NV, NV>(kc, ablk + ir * kc, bs, cc + ir * p.ldc, p.ldc, min64(MR, mc - ir), nr,
+                                      p.alpha, beta);
           }
         }
       }
