@@ -132,6 +132,17 @@ std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new
   return t;
 }
 
+// Whether PyTorch's node for forward op `fwd` saves a tensor its gradient here does not read, so a
+// second backward through it raises as through any node that saved values. PyTorch records x * 2
+// (and x / 2, a MulScalar here) as mul/div of a wrapped 0-d tensor and saves that tensor; a
+// MulScalar with attribute scalar_arg stands for a Scalar argument (add's alpha, lerp's weight),
+// which PyTorch does not save. avg_pool1d/2d (AvgPool2D) save their input for the input's shape.
+bool saves_unread_value(const TraceNode& fwd) {
+  const std::string& op = fwd.schema->name;
+  if (op == "MulScalar") return !fwd.attrs.has("scalar_arg");
+  return op == "AvgPool2D";
+}
+
 // PyTorch's two rules for the saved values (forward values: inputs or outputs of forward node
 // gradient_of) a gradient node reads: a value modified in place since it was saved cannot be read
 // (but by the in-place op's own rule), and a node a backward without retain_graph already ran
@@ -140,11 +151,7 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
                  ValueId first_backward_value, std::vector<TraceNode*>& saving) {
   if (gradient_of == kNoNode || static_cast<size_t>(gradient_of) >= ex.nodes.size()) return;
   TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
-  // PyTorch records x * 2 (and x / 2, a MulScalar here) as mul/div of a wrapped 0-d tensor and
-  // saves that tensor for the gradient: a second backward through it raises as through x * y. A
-  // MulScalar with attribute scalar_arg stands for a Scalar argument (add's alpha, lerp's weight),
-  // which PyTorch does not save.
-  bool reads_saved = fwd->schema->name == "MulScalar" && !fwd->attrs.has("scalar_arg");
+  bool reads_saved = saves_unread_value(*fwd);
   for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
   if (reads_saved && fwd->freed) {
     throw StateError(
