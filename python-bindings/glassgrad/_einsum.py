@@ -129,7 +129,11 @@ def einsum(equation: str, *operands) -> Tensor:
         a2 = a2.reshape(bs_a + [math.prod(size[c] for c in left), ksize])
         b2 = b2.reshape(bs_b + [ksize, math.prod(size[c] for c in right)])
         prod = _op("MatMul", [a2, b2])
-        a = prod.reshape(list(prod.shape[:len(batch)]) + [size[c] for c in left] + [size[c] for c in right])
+        # PyTorch's einsum multiplies a pair without contracted letters and views a bmm's result
+        # otherwise: its node, for Tensor.grad_fn
+        node = "ViewBackward0" if contracted else "MulBackward0"
+        shape = list(prod.shape[:len(batch)]) + [size[c] for c in left] + [size[c] for c in right]
+        a = _op("Reshape", [prod], {"shape": shape, "torch_node": node})
         la = batch + left + right
     a, la = _sum_out(a, la, set(out))
     missing = [c for c in out if c not in la]

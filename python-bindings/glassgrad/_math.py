@@ -175,9 +175,9 @@ def sub(input, other, *, alpha=1) -> Tensor:
         x, y, _ = _operands(x, _scaled(x, y, alpha, "sub"))
     dt = _dtypes.result_type(x, y)
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
-        return _op("AddScalar", [x], {"value": -float(y)})
+        return _op("AddScalar", [x], {"value": -float(y), "torch_node": "SubBackward0"})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
-        return _op("AddScalar", [_op("Neg", [y])], {"value": float(x)})
+        return _op("AddScalar", [_op("Neg", [y])], {"value": float(x), "torch_node": "RsubBackward1"})
     return binary("Sub", x, y, dt)
 
 
@@ -227,7 +227,8 @@ def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
     if rounding_mode is None:
         dt = _dtypes.floating(_dtypes.result_type(x, y))
         if isinstance(x, Tensor) and is_number(y) and x.dtype == dt and y != 0:
-            return _op("MulScalar", [x], {"value": 1.0 / float(y)}) if _exact_reciprocal(y) else \
+            return _op("MulScalar", [x], {"value": 1.0 / float(y), "torch_node": "DivBackward0"}) \
+                if _exact_reciprocal(y) else \
                 binary("Div", x, y, dt)
         if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
             return _op("RDivScalar", [y], {"value": float(x)})
@@ -366,7 +367,7 @@ def square(input: Tensor) -> Tensor:
 
 def reciprocal(input: Tensor) -> Tensor:
     """1 / input in a floating type (torch.reciprocal)."""
-    return _op("RDivScalar", [_float_input(input)], {"value": 1.0})
+    return _op("RDivScalar", [_float_input(input)], {"value": 1.0, "torch_node": "ReciprocalBackward0"})
 
 
 sin, cos, tan = _unary_float("Sin"), _unary_float("Cos"), _unary_float("Tan")

@@ -103,13 +103,15 @@ def _with_number(name: str, node: str, sign: float):
     index in a Python loop). Other operands take `general`, the operator above."""
     general = _OPERATORS[name]
     tensor_sum = name == "__add__"  # x + y of two tensors of one dtype: torch.add's Add, recorded directly
+    subtract = name == "__sub__"  # x - 3: PyTorch's SubBackward0 (Tensor.grad_fn), an AddScalar here
 
     def method(self, other):
         kind = type(other)
         if kind is int or kind is float:
             dt = self.dtype
             if dt.is_floating_point or (kind is int and dt != "bool"):
-                return _op(node, [self], {"value": sign * other})
+                return _op(node, [self], {"value": sign * other, "torch_node": "SubBackward0"} if subtract
+                           else {"value": sign * other})
         elif tensor_sum and isinstance(other, Tensor):
             # The residual adds of every step: one dtype (not bool, which add makes an or) is its
             # own result_type, so _math.add would convert nothing and record Add of the two.

@@ -17,7 +17,7 @@ from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul
 from ._reductions import sum as _sum
 from ._size import Size
-from ._spatial import cat
+from ._spatial import cat, join
 from ._tensor import Tensor, _dim, _op, _shape_args, tensor
 from ._out import accepts_out, product_out
 from ._numpy_names import accept_numpy_names
@@ -48,7 +48,7 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
                                 f"stack needs one shape\n  fix: torch.cat joins along an existing dim instead")
     d = _axis(dim, first, "stack", extra=1)
     shape = list(first.shape[:d]) + [1] + list(first.shape[d:])  # each piece with the new dim (unsqueeze's node)
-    return cat([_op("Reshape", [t], {"shape": shape}) for t in tensors], d)
+    return join([_op("Reshape", [t], {"shape": shape}) for t in tensors], d, "StackBackward0")
 
 
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
@@ -132,7 +132,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
         raise _C.GlassgradIndexError(f"select: index {i} is out of range for dim {dim} of size {n} "
                                      f"(shape {list(input.shape)})\n  fix: an index in [{-n}, {n - 1}]")
     i %= n
-    return _take(input, d, i, i + 1).squeeze(d)
+    return _reshape_as(_take(input, d, i, i + 1), [s for k, s in enumerate(input.shape) if k != d], "SelectBackward0")
 
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
@@ -354,8 +354,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     out = _op("MatMul", [a, b])
     if squeeze == [-2, -1]:  # one reshape after the MatMul: Tensor.grad_fn names it DotBackward0
         return out.reshape([])
-    for d in sorted(squeeze):
-        out = out.squeeze(d)
+    for d in sorted(squeeze):  # plain reshapes (squeeze's would name SqueezeBackward1): Mv's view
+        shape = list(out.shape)
+        del shape[d]
+        out = out.reshape(shape)
     return out
 
 
@@ -489,26 +491,35 @@ def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise _C.ShapeError(f"t: expects a tensor of at most 2 dims, got shape {list(input.shape)}\n"
                             f"  fix: x.transpose(-2, -1) or x.mT for a batch of matrices")
-    return input if input.ndim < 2 else input.transpose(0, 1)
+    return input if input.ndim < 2 else _op("Permute", [input], {"dims": [1, 0], "torch_node": "TBackward0"})
 
 
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """input without its size-1 dims, or without those of dim (an int or a tuple) (torch.squeeze)."""
     if dim is None:
-        return input.reshape([s for s in input.shape if s != 1])
+        return _reshape_as(input, [s for s in input.shape if s != 1], "SqueezeBackward0")
     dims = [dim] if isinstance(dim, (numbers.Integral, np.integer)) else list(dim)
     axes = [_axis(d, input, "squeeze") for d in dims]
     if len(set(axes)) != len(axes):
         raise _C.InvalidArgumentError(f"squeeze: dim {axes[0] if len(set(axes)) == 1 else tuple(dims)} appears "
                                       f"multiple times in the list of dims\n  fix: name each dim once")
     ds = set(axes)
-    return input.reshape([s for i, s in enumerate(input.shape) if not (i in ds and s == 1)])
+    return _reshape_as(input, [s for i, s in enumerate(input.shape) if not (i in ds and s == 1)],
+                       "SqueezeBackward1" if isinstance(dim, (numbers.Integral, np.integer)) else "SqueezeBackward2")
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """input with a new size-1 dim at dim (torch.unsqueeze); a view."""
     d = _axis(dim, input, "unsqueeze", extra=1)
-    return input.reshape(list(input.shape[:d]) + [1] + list(input.shape[d:]))
+    return _reshape_as(input, list(input.shape[:d]) + [1] + list(input.shape[d:]), "UnsqueezeBackward0")
+
+
+def _reshape_as(input: Tensor, shape: list, node: str) -> Tensor:
+    """input.reshape(shape) (of as many elements), recorded as PyTorch's node `node` for
+    Tensor.grad_fn."""
+    if shape == list(input.shape):
+        return input
+    return _op("Reshape", [input], {"shape": shape, "torch_node": node})
 
 
 def unflatten(input: Tensor, dim: int, sizes) -> Tensor:

@@ -31,6 +31,12 @@ from ._numpy_names import accept_numpy_names
 @accepts_out
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """torch.cat: joins tensors of one dtype and device along `dim` (sizes may differ along it only)."""
+    return join(tensors, dim)
+
+
+def join(tensors: Sequence[Tensor], dim: int = 0, node: Optional[str] = None) -> Tensor:
+    """cat(tensors, dim), its last Concat named as PyTorch's node `node` (Tensor.grad_fn) when
+    given: stack's is StackBackward0."""
     tensors = list(tensors)
     if not tensors:
         raise _C.InvalidArgumentError("cat: expected a non-empty list of tensors")
@@ -38,7 +44,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     if kept and len(kept) < len(tensors):
         # PyTorch's documented exception: a 1-d empty tensor (shape (0,)) joins any other shape, as
         # nothing; its dtype still takes part in the result's
-        joined = cat(kept, dim)
+        joined = join(kept, dim, node)
         for t in tensors:
             joined = joined.astype(_dtypes.result_type(joined, t))
         return joined
@@ -61,7 +67,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     # returns a new tensor.
     pieces = [t if t.dtype == dtype else t.astype(dtype) for t in tensors]
     while True:
-        pieces = [_op("Concat", pieces[k:k + 256], {"dim": d}) for k in range(0, len(pieces), 256)]
+        last = len(pieces) <= 256
+        pieces = [_op("Concat", pieces[k:k + 256], {"dim": d, "torch_node": node} if node and last else {"dim": d})
+                  for k in range(0, len(pieces), 256)]
         if len(pieces) == 1:
             return pieces[0]
 

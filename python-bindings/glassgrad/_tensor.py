@@ -77,6 +77,8 @@ _TORCH_NODES: Dict[str, str] = {
     "HardtanhMax": "Hardtanh", "Cast": "ToCopy", "CumSum": "Cumsum", "Conv2D": "Convolution",
     "MaxPool2D": "MaxPool2DWithIndices", "LayerNorm": "NativeLayerNorm", "BatchNorm2DTrain": "NativeBatchNorm",
     "Dropout": "Mul",  # F.dropout's mask multiplies the input (MulBackward0)
+    "Concat": "Cat", "CumProd": "Cumprod", "Log1p": "Log1P",
+    "RDiv": "Mul",  # 2 / x (RDivScalar): PyTorch multiplies x's reciprocal by 2
 }
 
 
@@ -117,6 +119,11 @@ class _GradFn:
         self._h = handle
 
     def name(self) -> str:
+        # A function that records PyTorch's op as a glassgrad op of another meaning (x / 2 as a
+        # MulScalar, t() as a Permute) names PyTorch's node in the op's attribute torch_node.
+        node = self._h.producer_attr("torch_node") if self._h is not None else None
+        if node:
+            return node
         # PyTorch's node names: a write through a view is CopySlices, a copy is Clone, an op with
         # a scalar operand is the op's own node (MulScalar: MulBackward0), as pytorch_op_name
         # (core-runtime/src/lazy/alias.cpp) names them in errors
@@ -131,6 +138,8 @@ class _GradFn:
             op = (_vector_product_node(self._h) if self._h is not None else None) or "View"
         elif op == "MatMul" and self._h is not None:
             op = _MATMUL_NODES.get(tuple(len(h.shape) for h in self._h.producer_inputs), "UnsafeView")
+        elif op in ("Sum", "Mean") and self._h is not None and self._h.producer_attr("dims"):
+            return f"{op}Backward1"  # PyTorch's overload with dim
         return f"{_TORCH_NODES.get(op, op)}Backward0"
 
     @property
@@ -146,13 +155,28 @@ class _GradFn:
             elif h.is_leaf:
                 out.append((_AccumulateGrad(_wrap(h)), 0))
             else:
-                out.append((_GradFn(h.op or "Alias", h), 0))
+                out.append((_grad_fn(h.op or "Alias", h), 0))
         if self._op.endswith("Scalar"):  # PyTorch's node lists the number too, after the tensor
             out.append((None, 0))
         return tuple(out)
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
+
+
+_NODE_CLASSES: Dict[str, type] = {}
+
+
+def _grad_fn(op: str, handle) -> _GradFn:
+    """A _GradFn whose class has the node's name, as type(t.grad_fn).__name__ is in PyTorch
+    ('AddBackward0'): one subclass of _GradFn per name, made on first use."""
+    node = _GradFn(op, handle)
+    name = node.name()
+    cls = _NODE_CLASSES.get(name)
+    if cls is None:
+        cls = _NODE_CLASSES[name] = type(name, (_GradFn,), {"__slots__": (), "__module__": __name__})
+    node.__class__ = cls
+    return node
 
 
 class _AccumulateGrad:
@@ -715,7 +739,7 @@ class Tensor:
         backward nodes (Tensor.grad_fn.name() gives 'MulBackward0' for a glassgrad Mul)."""
         if self.is_leaf:
             return None
-        return _GradFn(self._h.op or "Alias", self._h)
+        return _grad_fn(self._h.op or "Alias", self._h)
 
     @property
     def name(self) -> str:
@@ -1189,7 +1213,7 @@ class Tensor:
         if self.ndim == 0:
             return self.permute([])
         dims[a], dims[b] = dims[b], dims[a]
-        return self.permute(dims)
+        return _op("Permute", [self], {"dims": dims, "torch_node": "TransposeBackward0"})
 
     @property
     def T(self) -> "Tensor":

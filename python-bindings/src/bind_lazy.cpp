@@ -105,6 +105,13 @@ void bind_lazy(py::module_& m) {
              }
              return out;
            })
+      .def("producer_attr", [](const Handle& h, const std::string& key) -> py::object {
+             // An attribute of the op that made this value (None for a leaf or a missing key):
+             // Tensor.grad_fn names PyTorch's node from it.
+             const lazy::ValuePtr& v = h.value();
+             const AttrValue* a = v->producer && !v->is_leaf() ? v->producer->attrs.find(key) : nullptr;
+             return a ? py::cast(*a) : py::none();
+           }, py::arg("key"))
       .def_property("name", [](const Handle& h) { return h.value()->name; },
                     [](Handle& h, const std::string& n) { h.value()->name = n; })
       .def("data", [](const Handle& h) { return lazy::data(h.value()); }, "Realizes and returns the runtime tensor.")

@@ -1,0 +1,65 @@
+"""Tensor.grad_fn named as PyTorch's node: type(y.grad_fn).__name__ and y.grad_fn.name() give
+the class name PyTorch's autograd gives ('AddBackward0', 'DivBackward0', 'SumBackward1'), for
+the same expression in both libraries. glassgrad records some ops under other names (x / 2 as a
+multiplication, t() as a permutation); the recording function names PyTorch's node then.
+Skipped when torch is not importable."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+import glassgrad.nn.functional as F
+
+torch = pytest.importorskip("torch")
+
+_W = np.random.default_rng(3).standard_normal((4, 4))
+
+# name: f(lib, x, w) with x a (4, 4) float64 leaf that requires grad, w a constant
+_EXPRESSIONS = {
+    "x + 1": lambda L, x, w: x + 1, "1 + x": lambda L, x, w: 1 + x, "x - 1": lambda L, x, w: x - 1,
+    "1 - x": lambda L, x, w: 1 - x, "sub(x, 1, alpha=2)": lambda L, x, w: L.sub(x, 1, alpha=2),
+    "x * 2": lambda L, x, w: x * 2, "x / 2": lambda L, x, w: x / 2, "x / 3": lambda L, x, w: x / 3,
+    "div(x, 0.25)": lambda L, x, w: L.div(x, 0.25), "true_divide(x, 2)": lambda L, x, w: L.true_divide(x, 2),
+    "2 / x": lambda L, x, w: 2 / x, "1 / x": lambda L, x, w: 1 / x, "reciprocal": lambda L, x, w: x.reciprocal(),
+    "x / w": lambda L, x, w: x / w, "x - w": lambda L, x, w: x - w, "-x": lambda L, x, w: -x,
+    "x ** 2": lambda L, x, w: x ** 2,
+    "sum": lambda L, x, w: x.sum(), "sum(1)": lambda L, x, w: x.sum(1), "sum((0, 1))": lambda L, x, w: x.sum((0, 1)),
+    "mean": lambda L, x, w: x.mean(), "mean(-1, keepdim)": lambda L, x, w: x.mean(-1, keepdim=True),
+    "t": lambda L, x, w: x.t(), "transpose": lambda L, x, w: x.transpose(0, 1), "T": lambda L, x, w: x.T,
+    "mT": lambda L, x, w: x.mT, "permute": lambda L, x, w: x.permute(1, 0), "swapaxes": lambda L, x, w: x.swapaxes(0, 1),
+    "unsqueeze": lambda L, x, w: x.unsqueeze(1), "squeeze()": lambda L, x, w: x.unsqueeze(0).squeeze(),
+    "squeeze(0)": lambda L, x, w: x.unsqueeze(0).squeeze(0), "squeeze((0,))": lambda L, x, w: x.unsqueeze(0).squeeze((0,)),
+    "select": lambda L, x, w: x.select(1, 2), "view": lambda L, x, w: x.view(16), "reshape": lambda L, x, w: x.reshape(2, 8),
+    "flatten": lambda L, x, w: x.flatten(),
+    "cat": lambda L, x, w: L.cat([x, x]), "stack": lambda L, x, w: L.stack([x, x], 1), "hstack": lambda L, x, w: L.hstack([x, x]),
+    "cumprod": lambda L, x, w: x.cumprod(0), "log1p": lambda L, x, w: x.abs().log1p(),
+    "mm": lambda L, x, w: x.mm(w), "x @ v": lambda L, x, w: x @ w[0], "dot": lambda L, x, w: x[0] @ w[0],
+    "einsum i,i->": lambda L, x, w: L.einsum("i,i->", x[0], w[0]),
+    "einsum ij,jk->ik": lambda L, x, w: L.einsum("ij,jk->ik", x, w),
+    "einsum ij,j->i": lambda L, x, w: L.einsum("ij,j->i", x, w[0]),
+    "einsum bij,bjk->bik": lambda L, x, w: L.einsum("bij,bjk->bik", x.reshape(2, 2, 4), w.reshape(2, 4, 2)),
+    "einsum i,j->ij": lambda L, x, w: L.einsum("i,j->ij", x[0], w[0]),
+    "einsum ij,ij->ij": lambda L, x, w: L.einsum("ij,ij->ij", x, w),
+    "einsum ij->": lambda L, x, w: L.einsum("ij->", x), "einsum ii->": lambda L, x, w: L.einsum("ii->", x),
+    "exp": lambda L, x, w: x.exp(), "relu": lambda L, x, w: F.relu(x) if L is gg else torch.nn.functional.relu(x),
+}
+
+
+def _node_names(lib, f):
+    x = lib.tensor(np.random.default_rng(4).standard_normal((4, 4)), requires_grad=True)
+    y = f(lib, x, lib.tensor(_W))
+    return type(y.grad_fn).__name__, y.grad_fn.name()
+
+
+@pytest.mark.parametrize("name", list(_EXPRESSIONS))
+def test_grad_fn_is_named_as_torch(name):
+    want, _ = _node_names(torch, _EXPRESSIONS[name])
+    assert _node_names(gg, _EXPRESSIONS[name]) == (want, want)
+
+
+def test_grad_fn_classes_stay_grad_fn_nodes():
+    x = gg.ones(2, requires_grad=True)
+    a, b = (x + 1).grad_fn, (x + 2).grad_fn
+    assert type(a) is type(b) and type(a).__name__ == "AddBackward0"
+    assert type((x * 2).grad_fn) is not type(a)
+    assert repr(a).startswith("<AddBackward0 object at ")
+    assert isinstance(a.next_functions, tuple)
