@@ -26,6 +26,15 @@ class InvalidArgumentTypeError(_C.InvalidArgumentError, TypeError):
 InvalidArgumentTypeError.__module__ = "glassgrad"
 
 
+class OutOfRangeError(_C.GlassgradIndexError, RuntimeError):
+    """A count or extent out of range where PyTorch raises RuntimeError (topk's k larger than the
+    dim, narrow's start + length past its end): a GlassgradIndexError (an IndexError, as
+    glassgrad's own docs name it) and the RuntimeError code written for PyTorch catches."""
+
+
+OutOfRangeError.__module__ = "glassgrad"
+
+
 def fail(where: str, name: str, want: str, value, fix: str = "", type_error: bool = False) -> None:
     """Raises InvalidArgumentError (InvalidArgumentTypeError with type_error=True):
     '<where>: <name> must be <want>, got <value>' and the fix."""

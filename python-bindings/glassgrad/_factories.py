@@ -401,8 +401,19 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
 
 
 def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
-    """1 with probability input (or p), else 0, in input's dtype (torch.bernoulli); no gradient."""
+    """1 with probability input (or p), else 0, in input's dtype (torch.bernoulli); no gradient.
+    A probability outside [0, 1] (or NaN) raises, as PyTorch's: a number p always, a tensor's
+    values on the CPU (which reads them; PyTorch's CUDA kernel does not check either)."""
+    if p is not None and not 0 <= float(p) <= 1:
+        raise _C.InvalidArgumentError(f"bernoulli: p must be in [0, 1], got p={p}\n  fix: a probability")
     probs = input if p is None else input * 0 + p
+    if p is None and probs.device.type == "cpu":
+        values = np.asarray(probs.detach().numpy(force=True), dtype=np.float64)
+        if not ((values >= 0) & (values <= 1)).all():
+            bad = values[~((values >= 0) & (values <= 1))].ravel()[0]
+            raise _C.InvalidArgumentError(f"bernoulli: every probability of input must be in [0, 1], found {bad} "
+                                          f"(shape {list(probs.shape)})\n  fix: clamp or normalize the "
+                                          f"probabilities, e.g. input.clamp(0, 1) or input.sigmoid()")
     u = rand(*probs.shape, dtype=probs.dtype if probs.dtype.is_floating_point else None, device=probs.device)
     return (u < probs.detach()).astype(input.dtype)
 

@@ -236,7 +236,7 @@ def bernoulli_(t, p=0.5, generator=None):
     """Tensor.bernoulli_(p): each element 1 with probability p (a number or a tensor broadcast to t), else 0."""
     from ._tensor import Tensor
     prob = p.numpy(force=True) if isinstance(p, Tensor) else float(p)
-    if np.any(np.asarray(prob) < 0) or np.any(np.asarray(prob) > 1):
+    if not ((np.asarray(prob) >= 0) & (np.asarray(prob) <= 1)).all():  # NaN too, as PyTorch
         raise _C.InvalidArgumentError(f"bernoulli_ expects p to be in [0, 1], but got p={p}\n  fix: a probability")
     return random_fill(t, "bernoulli_", lambda rng, shape: rng.random(shape) < prob, generator, floating=False)
 

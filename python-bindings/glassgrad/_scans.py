@@ -120,7 +120,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     n = x.shape[d] if x.ndim else 1
     k = _args.integer(k, "k", "topk", minimum=0)
     if k > n:
-        raise _C.GlassgradIndexError(f"topk: k={k} is larger than dim {dim} of size {n} (shape {list(x.shape)})\n"
+        raise _args.OutOfRangeError(f"topk: k={k} is larger than dim {dim} of size {n} (shape {list(x.shape)})\n"
                                      f"  fix: k <= {n}")
     if x.ndim == 0:
         return return_type("topk")(input, as_operand(0, DTYPES["int64"], input.device))
@@ -141,7 +141,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     n = x.shape[d] if x.ndim else 1
     k = _args.integer(k, "k", "kthvalue", minimum=1)
     if k > n:
-        raise _C.GlassgradIndexError(f"kthvalue: k={k} is out of range for dim {dim} of size {n}")
+        raise _args.OutOfRangeError(f"kthvalue: k={k} is out of range for dim {dim} of size {n} (shape "
+                                    f"{list(x.shape)})\n  fix: k in [1, {n}]")
     values, indices = topk(input, k, d, largest=False)
     return _pick(values, indices, d, k - 1, keepdim, "kthvalue")
 

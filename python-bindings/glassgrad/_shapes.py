@@ -142,9 +142,12 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     s = int(start)
     s = s + n if s < 0 else s
     length = _args.integer(length, "length", "narrow", minimum=0)
-    if not 0 <= s <= n or s + length > n:
-        raise _C.GlassgradIndexError(f"narrow: start {start} and length {length} exceed dim {dim} of size {n}\n"
-                                     f"  fix: start + length <= {n}")
+    if not 0 <= s <= n:  # PyTorch: IndexError for the start, RuntimeError for the extent
+        raise _C.GlassgradIndexError(f"narrow: start {start} is out of range for dim {dim} of size {n} (shape "
+                                     f"{list(input.shape)})\n  fix: a start in [{-n}, {n}]")
+    if s + length > n:
+        raise _args.OutOfRangeError(f"narrow: start {start} and length {length} exceed dim {dim} of size {n}\n"
+                                    f"  fix: start + length <= {n}")
     return _take(input, d, s, s + length)
 
 

@@ -1236,13 +1236,15 @@ class Tensor:
 
     # Arithmetic, comparisons, math, reductions, scans and most shape methods are the functions
     # of _math.py, _reductions.py, _scans.py and _shapes.py, bound by _methods.py.
-    def softmax(self, dim: int = -1, dtype=None):
-        """softmax along dim (Tensor.softmax), after converting to dtype when given."""
+    def softmax(self, dim: int, dtype=None):
+        """softmax along dim (Tensor.softmax: dim is required, as PyTorch's), after converting to
+        dtype when given."""
         x = self.astype(dtype) if dtype is not None else self
         return _op("Softmax", [x], {"dim": dim})
 
-    def log_softmax(self, dim: int = -1, dtype=None):
-        """log_softmax along dim (Tensor.log_softmax), after converting to dtype when given."""
+    def log_softmax(self, dim: int, dtype=None):
+        """log_softmax along dim (Tensor.log_softmax: dim is required, as PyTorch's), after
+        converting to dtype when given."""
         x = self.astype(dtype) if dtype is not None else self
         return _op("LogSoftmax", [x], {"dim": dim})
 

@@ -7,8 +7,8 @@ glassgrad's own objects), except where glassgrad's top level deliberately differ
 - flatten(input, start_dim=0, end_dim=-1) flattens every axis by default, as torch.flatten does;
   glassgrad.flatten keeps the batch axis (start_dim=1), as the seed's scripts use it.
 
-gg.softmax and gg.log_softmax default to dim=-1 where torch's top-level functions need a dim, so a
-PyTorch script (which always passes one) gets the same result from either."""
+- softmax(input, dim) and log_softmax(input, dim) need a dim, as torch's top-level functions do;
+  gg.softmax and gg.log_softmax default to dim=-1."""
 from __future__ import annotations
 
 import glassgrad as _gg
@@ -18,6 +18,16 @@ from glassgrad import Tensor
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """torch.flatten: axes start_dim..end_dim become one (all of them by default)."""
     return input.flatten(start_dim, end_dim)
+
+
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """torch.softmax: softmax along dim (required), after converting to dtype when given."""
+    return input.softmax(dim, dtype=dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+    """torch.log_softmax: log_softmax along dim (required), after converting to dtype when given."""
+    return input.log_softmax(dim, dtype=dtype)
 
 
 def __getattr__(name: str):
@@ -30,4 +40,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(dir(_gg)) | {"flatten"})
+    return sorted(set(dir(_gg)) | {"flatten", "softmax", "log_softmax"})

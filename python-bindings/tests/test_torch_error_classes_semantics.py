@@ -1,0 +1,69 @@
+"""The exception classes PyTorch raises, for the same mistakes in both libraries: an index or
+extent PyTorch reports as RuntimeError (topk's k past the dim, narrow past the end) is a
+RuntimeError here too (and stays an IndexError, glassgrad's documented class); Tensor.softmax()
+without dim is a TypeError; bernoulli refuses probabilities outside [0, 1]. Skipped without torch."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+import glassgrad.nn.functional as F
+
+torch = pytest.importorskip("torch")
+
+_X = np.random.default_rng(8).standard_normal((3, 5))
+
+# name: f(lib, x), x a (3, 5) float64 tensor
+_MISTAKES = {
+    "topk k > n": lambda L, x: x.topk(6),
+    "topk k > n along 0": lambda L, x: L.topk(x, 4, dim=0),
+    "kthvalue k > n": lambda L, x: x.kthvalue(6),
+    "kthvalue k = 0": lambda L, x: x.kthvalue(0),
+    "narrow past the end": lambda L, x: x.narrow(1, 3, 3),
+    "narrow start past the end": lambda L, x: x.narrow(1, 6, 0),
+    "narrow negative start past the end": lambda L, x: x.narrow(0, -4, 1),
+    "narrow dim out of range": lambda L, x: x.narrow(2, 0, 1),
+    "select out of range": lambda L, x: x.select(0, 3),
+    "softmax without dim": lambda L, x: x.softmax(),
+    "log_softmax without dim": lambda L, x: x.log_softmax(),
+    "bernoulli of p > 1": lambda L, x: L.bernoulli(L.tensor([0.2, 1.5])),
+    "bernoulli of p < 0": lambda L, x: L.bernoulli(L.tensor([[-0.1, 0.5]])),
+    "bernoulli of NaN": lambda L, x: L.bernoulli(L.tensor([float("nan")])),
+    "bernoulli with p = 2": lambda L, x: L.tensor([0.5]).bernoulli(2.0),
+    "bernoulli_ of NaN": lambda L, x: L.zeros(2).bernoulli_(float("nan")),
+}
+
+_CLASSES = (IndexError, RuntimeError, TypeError, ValueError)
+
+
+def _raised(lib, f):
+    try:
+        f(lib, lib.tensor(_X))
+    except Exception as e:
+        return e
+    return None
+
+
+@pytest.mark.parametrize("name", list(_MISTAKES))
+def test_the_exception_is_of_torchs_classes(name):
+    want = _raised(torch, _MISTAKES[name])
+    assert want is not None
+    got = _raised(gg, _MISTAKES[name])
+    assert got is not None, f"{name}: glassgrad raised nothing, PyTorch {type(want).__name__}"
+    for cls in _CLASSES:
+        if isinstance(want, cls):
+            assert isinstance(got, cls), f"{name}: PyTorch's {type(want).__name__} is a {cls.__name__}, {got!r} is not"
+
+
+def test_out_of_range_errors_stay_index_errors_with_a_fix():
+    with pytest.raises(IndexError, match="fix: k <= 5"):
+        gg.tensor(_X).topk(6)
+    with pytest.raises(IndexError, match="fix: start \\+ length <= 5"):
+        gg.tensor(_X).narrow(1, 3, 3)
+
+
+def test_bernoulli_in_range_draws_and_the_implicit_softmax_dim_stays():
+    p = gg.tensor([0.0, 1.0, 1.0, 0.0])
+    assert gg.bernoulli(p).tolist() == [0.0, 1.0, 1.0, 0.0]
+    assert gg.softmax(gg.tensor(_X)).shape == (3, 5)  # glassgrad's documented default dim=-1
+    with pytest.warns(UserWarning):
+        assert F.softmax(gg.tensor(_X)).shape == (3, 5)  # PyTorch's implicit dim, with its warning
