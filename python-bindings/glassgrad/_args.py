@@ -35,6 +35,15 @@ class OutOfRangeError(_C.GlassgradIndexError, RuntimeError):
 OutOfRangeError.__module__ = "glassgrad"
 
 
+class UnsupportedDTypeError(_C.DTypeError, _C.UnsupportedError):
+    """A dtype an op has no kernel for where PyTorch raises NotImplementedError ('"bitwise_and_cpu"
+    not implemented for 'Float'', negating or subtracting bools): a DTypeError (a TypeError, as
+    glassgrad's own docs name it) and the NotImplementedError code written for PyTorch catches."""
+
+
+UnsupportedDTypeError.__module__ = "glassgrad"
+
+
 def fail(where: str, name: str, want: str, value, fix: str = "", type_error: bool = False) -> None:
     """Raises InvalidArgumentError (InvalidArgumentTypeError with type_error=True):
     '<where>: <name> must be <want>, got <value>' and the fix."""

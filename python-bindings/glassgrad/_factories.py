@@ -116,6 +116,8 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     shape = _shape_args((size,), "full") if not isinstance(size, (numbers.Integral, np.integer)) else (int(size),)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
+    if not isinstance(fill_value, (numbers.Number, np.number, np.bool_)):  # PyTorch's TypeError
+        _args.fail("full", "fill_value", "a number", fill_value, "glassgrad.full((2, 3), 0.5)", type_error=True)
     dt = _dtypes.to_dtype(dtype) if dtype is not None else _fill_dtype(fill_value)
     check_fits(fill_value, dt, "full")
     raw = _C.Tensor.full(list(shape), float(fill_value), _dtypes.plain(dt), _device.normalize(device), f"tensor@{user_source()}")
@@ -301,7 +303,7 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 @_bfloat16_through_float32
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
-    shape, dt = _shape_args(size, "rand"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
+    shape, dt = _drawn_shape(size, "rand"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
     return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
 
 
@@ -309,8 +311,18 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 @_bfloat16_through_float32
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
-    shape, dt = _shape_args(size, "randn"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
+    shape, dt = _drawn_shape(size, "randn"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
     return _random_leaf(lambda: _rng().standard_normal(shape).astype(dt), device, requires_grad)
+
+
+def _drawn_shape(size, where: str) -> tuple:
+    """The shape of a random factory's draw, a negative size refused as full() refuses it (the
+    ShapeError PyTorch's RuntimeError matches; NumPy's draw would raise a bare ValueError)."""
+    shape = tuple(_shape_args(size, where))
+    if any(s < 0 for s in shape):
+        raise _C.ShapeError(f"{where}: cannot create a tensor: a tensor of shape {list(shape)} has a negative size\n"
+                            f"  fix: sizes must be >= 0")
+    return shape
 
 
 def _rng():
@@ -358,7 +370,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
     high = _args.integer(high, "high", "randint")
     if high <= low:
         raise _C.InvalidArgumentError(f"randint: high ({high}) must be larger than low ({low})")
-    shape, dt = _shape_args((size,), "randint"), _np_dtype(dtype, DTYPES["int64"])
+    shape, dt = _drawn_shape((size,), "randint"), _np_dtype(dtype, DTYPES["int64"])
     return _random_leaf(lambda: _rng().integers(low, high, shape).astype(dt), device, requires_grad)
 
 
@@ -384,7 +396,10 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
     """Normal draws with the given mean and std, numbers or tensors broadcast together (torch.normal);
-    with numbers, size gives the shape."""
+    with numbers, size gives the shape. A negative number std raises, as PyTorch's."""
+    if not isinstance(std, Tensor) and not float(std) >= 0:
+        raise _C.InvalidArgumentError(f"normal expects std >= 0.0, but found std {std}\n"
+                                      f"  fix: a standard deviation >= 0 (the variance's square root)")
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
         like = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
@@ -395,7 +410,7 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         raise _C.InvalidArgumentError("normal: give size= when mean and std are numbers\n"
                                       "  fix: glassgrad.normal(0.0, 1.0, size=(3, 4))")
     # a new leaf, as every factory's result (d2l's `w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)`)
-    shape, dt = _shape_args((size,), "normal"), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
+    shape, dt = _drawn_shape((size,), "normal"), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
     return _random_leaf(lambda: (_rng().standard_normal(shape) * float(std) + float(mean)).astype(dt), device,
                         _args.flag(requires_grad, "requires_grad", "normal"))
 

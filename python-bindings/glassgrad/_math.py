@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C, _dtypes
+from . import _C, _args, _dtypes
 from ._dtypes import DTYPES
 from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
@@ -169,7 +169,7 @@ def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
     x, y, _ = _operands(input, other)
     if any(isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == "bool") for v in (x, y)):
-        raise _C.DTypeError("sub: subtracting with a bool operand is not supported (PyTorch refuses it too)\n"
+        raise _args.UnsupportedDTypeError("sub: subtracting with a bool operand is not supported (PyTorch refuses it too)\n"
                             "  fix: a ^ b or logical_xor(a, b) for 'differs', or convert first: a.long() - b")
     if not (type(alpha) is int and alpha == 1):
         x, y, _ = _operands(x, _scaled(x, y, alpha, "sub"))
@@ -293,7 +293,7 @@ def fmod(input, other) -> Tensor:
 def neg(input: Tensor) -> Tensor:
     """-x, elementwise (torch.neg and torch.negative); refused for bool, as in PyTorch."""
     if input.dtype == "bool":
-        raise _C.DTypeError("neg: negation of a bool tensor is not supported (PyTorch refuses it too)\n"
+        raise _args.UnsupportedDTypeError("neg: negation of a bool tensor is not supported (PyTorch refuses it too)\n"
                             "  fix: ~x or logical_not(x)")
     return _op("Neg", [input])
 
@@ -576,7 +576,7 @@ def _bitwise(name: str, logical, op):
         if dt == "bool":
             return logical(x, y)
         if dt.is_floating_point:
-            raise _C.DTypeError(f'"{name}_cpu" not implemented for \'{_TORCH_NAMES.get(_dtypes.plain(dt), dt)}\'\n'
+            raise _args.UnsupportedDTypeError(f'"{name}_cpu" not implemented for \'{_TORCH_NAMES.get(_dtypes.plain(dt), dt)}\'\n'
                                 f"  cause: bitwise operations take bool or integer tensors, got {dt}\n"
                                 f"  fix: x.long() first, or compare: (x > 0) {'&' if 'and' in name else '|'} (y > 0)")
         return _integer_bitwise(name, op, x, y, dt)
@@ -598,7 +598,7 @@ def bitwise_not(input: Tensor) -> Tensor:
     if input.dtype == "bool":
         return logical_not(input)
     if input.dtype.is_floating_point:
-        raise _C.DTypeError(f"\"bitwise_not_cpu\" not implemented for '{_TORCH_NAMES.get(_dtypes.plain(input.dtype), input.dtype)}'"
+        raise _args.UnsupportedDTypeError(f"\"bitwise_not_cpu\" not implemented for '{_TORCH_NAMES.get(_dtypes.plain(input.dtype), input.dtype)}'"
                             f"\n  cause: bitwise operations take bool or integer tensors, got {input.dtype}\n"
                             "  fix: x.long() first, or logical_not(x) for x == 0")
     return tensor(np.invert(input.numpy(force=True)), dtype=input.dtype, device=input.device)
@@ -748,11 +748,11 @@ def _shift(input, other, left: builtins.bool) -> Tensor:
     dt = _dtypes.result_type(x, y)
     what = "bitwise_left_shift" if left else "bitwise_right_shift"
     if dt.is_floating_point:
-        raise _C.DTypeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for 'Float'\n  {what}: shifts "
+        raise _args.UnsupportedDTypeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for 'Float'\n  {what}: shifts "
                             f"are defined for integer tensors, got {dt}\n  fix: x.long() {'<<' if left else '>>'} n, "
                             f"or multiply by 2 ** n for floats")
     if dt == "bool":
-        raise _C.DTypeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for 'Bool'\n  {what}: two bool "
+        raise _args.UnsupportedDTypeError(f"\"{'lshift' if left else 'rshift'}_cpu\" not implemented for 'Bool'\n  {what}: two bool "
                             f"tensors have no shift, as in PyTorch\n  fix: x.long() {'<<' if left else '>>'} n")
     # Computed in int64 and cast back (wrapping, as PyTorch's narrower types do): x << n is x * 2^n
     # and x >> n is floor(x / 2^n) in two's complement. A shift by the type's width or more, or by a

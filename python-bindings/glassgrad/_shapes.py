@@ -104,8 +104,16 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
     before the given indices."""
     d = _axis(dim, input, "tensor_split")
     n = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):  # a 0-d count of sections or a 1-d list of indices
+        indices_or_sections = indices_or_sections.tolist()
+    if not isinstance(indices_or_sections, (numbers.Integral, np.integer, list, tuple)):
+        _args.fail("tensor_split", "indices_or_sections", "an int (sections) or a sequence of ints (indices)",
+                   indices_or_sections, "x.tensor_split(3) or x.tensor_split([1, 4])", type_error=True)
     if isinstance(indices_or_sections, (numbers.Integral, np.integer)):
         k = int(indices_or_sections)
+        if k <= 0:  # PyTorch's RuntimeError
+            raise _C.InvalidArgumentError(f"tensor_split: number of sections must be larger than 0, got {k}\n"
+                                          f"  fix: sections >= 1, or a list of indices to cut before")
         bounds = [0] + [i * (n // k) + builtins.min(i, n % k) for i in range(1, k)] + [n]
     else:
         bounds = [0] + [builtins.min(builtins.max(int(i), 0), n) for i in indices_or_sections] + [n]
@@ -466,6 +474,10 @@ def movedim(input: Tensor, source, destination) -> Tensor:
         raise _C.InvalidArgumentError(f"movedim: {len(src)} source dims but {len(dst)} destinations")
     src = [_axis(s, input, "movedim") for s in src]
     dst = [_axis(d, input, "movedim") for d in dst]
+    for name, dims, given in (("source", src, source), ("destination", dst, destination)):
+        if len(set(dims)) != len(dims):  # PyTorch's RuntimeError
+            raise _C.InvalidArgumentError(f"movedim: repeated dim in `{name}` ({list(given)}; dims {dims} of a "
+                                          f"{input.ndim}-d input)\n  fix: name each dim once")
     if input.ndim == 0:  # dims 0 and -1 name the scalar itself
         return input
     order = [None] * input.ndim

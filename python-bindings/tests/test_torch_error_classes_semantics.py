@@ -30,9 +30,27 @@ _MISTAKES = {
     "bernoulli of NaN": lambda L, x: L.bernoulli(L.tensor([float("nan")])),
     "bernoulli with p = 2": lambda L, x: L.tensor([0.5]).bernoulli(2.0),
     "bernoulli_ of NaN": lambda L, x: L.zeros(2).bernoulli_(float("nan")),
+    "movedim with a repeated destination": lambda L, x: x.movedim((0, 1), (0, 0)),
+    "movedim with a repeated source": lambda L, x: x.movedim((0, -2), (0, 1)),
+    "negating bools": lambda L, x: -(x > 0),
+    "subtracting bools": lambda L, x: (x > 0) - (x < 0),
+    "bitwise and of floats": lambda L, x: x & x,
+    "bitwise xor of floats": lambda L, x: L.bitwise_xor(x, x),
+    "bitwise_not of floats": lambda L, x: L.bitwise_not(x),
+    "shifting floats": lambda L, x: x << 1,
+    "randn of a negative size": lambda L, x: L.randn(2, -1),
+    "rand of a negative size": lambda L, x: L.rand(-3),
+    "randint of a negative size": lambda L, x: L.randint(0, 3, (-1,)),
+    "normal of a negative size": lambda L, x: L.normal(0.0, 1.0, (-1,)),
+    "normal with std < 0": lambda L, x: L.normal(0.0, -1.0, (2,)),
+    "normal of a tensor mean with std < 0": lambda L, x: L.normal(x, -0.5),
+    "tensor_split into 0 sections": lambda L, x: x.tensor_split(0),
+    "tensor_split by a float": lambda L, x: x.tensor_split(1.5),
+    "full_like of a string": lambda L, x: L.full_like(x, "a"),
+    "full of a string": lambda L, x: L.full((2,), "zero"),
 }
 
-_CLASSES = (IndexError, RuntimeError, TypeError, ValueError)
+_CLASSES = (IndexError, RuntimeError, TypeError, ValueError, NotImplementedError)
 
 
 def _raised(lib, f):
@@ -67,3 +85,9 @@ def test_bernoulli_in_range_draws_and_the_implicit_softmax_dim_stays():
     assert gg.softmax(gg.tensor(_X)).shape == (3, 5)  # glassgrad's documented default dim=-1
     with pytest.warns(UserWarning):
         assert F.softmax(gg.tensor(_X)).shape == (3, 5)  # PyTorch's implicit dim, with its warning
+
+
+def test_tensor_split_takes_a_tensor_of_sections_or_indices():
+    x = gg.arange(7)
+    assert [t.tolist() for t in x.tensor_split(gg.tensor(3))] == [[0, 1, 2], [3, 4], [5, 6]]
+    assert [t.tolist() for t in x.tensor_split(gg.tensor([2, 5]))] == [[0, 1], [2, 3, 4], [5, 6]]
