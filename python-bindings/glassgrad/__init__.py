@@ -102,3 +102,6 @@ from . import sparse
 from .sparse import sparse_coo, sparse_coo_tensor, spmm, strided
 from . import onnx  # torch.onnx's place; imports the onnx package only when used
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats
+from ._namespace_out import add_out as _add_out
+_add_out(globals())  # torch.*'s out= on the functions above (their Tensor methods stay unwrapped)
+del _add_out

@@ -53,11 +53,17 @@ def write_out(out, result: Tensor, name: str, same_dtype: bool = False, warn: bo
 
 
 def accepts_out(fn: _Fn, same_dtype: bool = False) -> _Fn:
-    """fn with a keyword-only out=None after its own parameters (PyTorch's signature)."""
+    """fn with a keyword-only out=None after its own parameters (PyTorch's signature). A function
+    returning a tuple (max with dim, sort, topk: PyTorch's out=(values, indices)) writes each
+    result into the tensor of out at its place and returns them in the result's tuple type."""
     @functools.wraps(fn)
     def call(*args, out=None, **kwargs):
         result = fn(*args, **kwargs)
-        return result if out is None else write_out(out, result, fn.__name__, same_dtype)
+        if out is None:
+            return result
+        if isinstance(result, tuple):
+            return _write_outs(out, result, fn.__name__)
+        return write_out(out, result, fn.__name__, same_dtype)
 
     sig = inspect.signature(fn)
     params = list(sig.parameters.values())
@@ -65,6 +71,15 @@ def accepts_out(fn: _Fn, same_dtype: bool = False) -> _Fn:
     params.insert(at, inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None))
     call.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     return cast(_Fn, call)
+
+
+def _write_outs(out, results: tuple, name: str) -> tuple:
+    if not isinstance(out, (tuple, list)) or len(out) != len(results):
+        raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors here (one per result), "
+                        f"got {type(out).__name__}\n  fix: out=(values, indices) of empty tensors, e.g. "
+                        f"(torch.empty(0), torch.empty(0, dtype=torch.long))")
+    written = [write_out(o, r, name) for o, r in zip(out, results)]
+    return type(results)(*written) if hasattr(results, "_fields") else tuple(written)
 
 
 def factory_out(fn: _Fn) -> _Fn:

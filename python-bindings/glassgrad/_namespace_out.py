@@ -1,0 +1,35 @@
+"""PyTorch's out= on the torch.* functions whose glassgrad function does not take it itself
+(docs/porting.md, the out= row): the top-level names are wrapped by accepts_out once the package
+has imported them. The Tensor methods bound from the same functions (_methods.py) stay as they
+are: PyTorch's methods take no out=, and a method call keeps its one Python frame."""
+from __future__ import annotations
+
+import inspect
+
+from ._out import accepts_out
+
+# torch.* functions with out= (tensor, or a tuple for the functions returning values and indices)
+_NAMES = """abs acos acosh addbmm addcdiv addcmul addmm addmv addr all amax amin angle any argmax argmin asin
+asinh atan atan2 atanh baddbmm bitwise_and bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift
+bitwise_xor bucketize ceil chain_matmul clamp clip column_stack copysign cos cosh cross cummax cummin cumprod
+cumsum deg2rad diag diff dot dstack eq erf erfc erfinv exp exp2 expm1 fix float_power floor floor_divide fmod
+frac gather gcd ge gt heaviside histc hstack hypot index_select inner isneginf isposinf kron kthvalue lcm ldexp
+le lerp log log10 log1p log2 logaddexp logaddexp2 logcumsumexp logical_and logical_not logical_or logical_xor
+logit logsumexp lt masked_select max mean median min mode msort mv nan_to_num nanmean nanmedian nanquantile
+nansum narrow_copy ne neg negative nextafter norm outer pow prod quantile rad2deg reciprocal remainder renorm
+round rsqrt searchsorted sgn sigmoid sign signbit sin sinc sinh sort sqrt square std std_mean sum take_along_dim
+tan tanh topk tril triu trunc var var_mean vdot vstack where xlogy""".split()
+
+
+def add_out(namespace: dict) -> None:
+    """Wraps each function of _NAMES in namespace whose signature has no out= yet."""
+    for name in _NAMES:
+        fn = namespace.get(name)
+        if fn is None or not callable(fn):
+            continue
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            continue
+        if "out" not in params:
+            namespace[name] = accepts_out(fn)
