@@ -11,6 +11,7 @@ glassgrad.debug.host_time_breakdown() times the plain loop's host phases (docs/d
     python benchmarks/host_time_breakdown.py --tiny                             # seconds (CI)
     python benchmarks/host_time_breakdown.py --device cpu --threads 1 --batch 1 --phases   # the step's parts
     python benchmarks/host_time_breakdown.py --device cpu --threads 1 --batch 1 --phases --model resnet18 --width 8
+    python benchmarks/host_time_breakdown.py --device cpu --threads 1 --item-before-backward   # loss.item() first
 
 Rows: step_ms for "glassgrad (plain loop)" and "glassgrad.compile" (the plain row's notes give
 the ratio plain / compile), and one host_<phase>_ms row per phase of the plain loop's step, with
@@ -22,6 +23,10 @@ batch made from NumPy), forward, loss, backward, step_host (optimizer.step less 
 the launch phase), zero_grad, item, and host (the whole step less its kernels): the 20th
 percentile over the steps, the figure least disturbed by other processes on a shared machine.
 At batch 1 the kernels are short and these are the host costs a GPU's plain loop is bound by.
+
+--item-before-backward reads the loss with .item() before backward() (a script printing its loss
+before stepping): the forward's plan runs first and the backward plan after it, in both loops
+(docs/architecture.md, "Values realized before backward"). The workload label says so.
 """
 from __future__ import annotations
 
@@ -49,6 +54,8 @@ def main(argv=None):
     p.add_argument("--steps", type=int, default=20, help="steps per round and loop")
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--phases", action="store_true", help="also time the parts of the plain step (phase_* rows)")
+    p.add_argument("--item-before-backward", action="store_true",
+                   help="read the loss with .item() before backward() in every step")
     args = p.parse_args(argv)
     dev = gg_device(args.device)
     gg.set_default_device(dev)
@@ -62,7 +69,7 @@ def main(argv=None):
     loops = {}
     for name, compiled in (("glassgrad (plain loop)", False), ("glassgrad.compile", True)):
         gg.manual_seed(0)
-        step = W.gg_step(spec, W.gg_model(spec))
+        step = W.gg_step(spec, W.gg_model(spec), item_before_backward=args.item_before_backward)
         run = gg.compile(step) if compiled else step
 
         def one(run=run):
@@ -71,7 +78,7 @@ def main(argv=None):
         loops[name] = one
     sync = gg_sync(dev)
     med, _ = alternating_medians({k: (fn, sync) for k, fn in loops.items()}, rounds, steps, warmup)
-    wl = f"{spec.label} train step batch {batch}" + (f", {gg.get_num_threads()} thread"
+    wl = f"{spec.label} train step batch {batch}" + (", item before backward" * args.item_before_backward) + (f", {gg.get_num_threads()} thread"
                                                      f"{'s' if gg.get_num_threads() != 1 else ''}"
                                                      if dev == "cpu" else "")
     plain, compiled = med["glassgrad (plain loop)"], med["glassgrad.compile"]

@@ -55,13 +55,16 @@ def random_batch(spec: ModelSpec, batch: int, seed: int = 0) -> Tuple[np.ndarray
     return x, y
 
 
-def gg_step(spec: ModelSpec, model: gg.Module) -> Callable:
+def gg_step(spec: ModelSpec, model: gg.Module, item_before_backward: bool = False) -> Callable:
     """The training step as a function of (x, y) tensors; returns the loss tensor. The optimizer
-    is step.optimizer."""
+    is step.optimizer. item_before_backward: the loss is read with .item() before backward(), as
+    a script printing its loss before stepping does."""
     opt = gg.SGD(model.parameters(), lr=0.01, momentum=spec.momentum)
 
     def step(x, y):
         loss = gg.cross_entropy(model(x), y)
+        if item_before_backward:
+            loss.item()
         loss.backward()
         opt.step()
         opt.zero_grad()

@@ -186,6 +186,11 @@ const ValuePtr& value_of(Export& ex, ValueId id) {
   v->info = node_output_info(*node, k);
   v->producer = node->shared_from_this();
   v->output_index = k;
+  if (static_cast<size_t>(k) < node->kept.size() && node->kept[static_cast<size_t>(k)].defined()) {
+    v->data = std::move(node->kept[static_cast<size_t>(k)]);
+    node->kept[static_cast<size_t>(k)] = Tensor();
+    v->kept = true;
+  }
   node->outputs[static_cast<size_t>(k)] = v;
   slot = v;
   return slot;

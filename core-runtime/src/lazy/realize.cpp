@@ -21,10 +21,33 @@ namespace lazy {
 
 namespace {
 
+// A value a later realize read from this plan's trace: (node index in the trace, output index).
+using KeptSlot = std::pair<uint32_t, int32_t>;
+
 struct CachedPlan {
   std::shared_ptr<const Plan> plan;
   std::shared_ptr<Executor> executor;
+  // Kept values (docs/architecture.md, "Values realized before backward"): the slots later
+  // realizes computed again, and their graph values, which the plan outputs after the roots.
+  std::vector<KeptSlot> keep;
+  std::vector<ValueId> kept_ids;
+  bool keep_changed = false;  // keep grew since the plan was compiled
 };
+
+// The graph values of `keep` in ex's numbering (the same for every trace of one signature),
+// leaving out the roots, which the plan outputs anyway.
+std::vector<ValueId> kept_ids_of(const Export& ex, const std::vector<KeptSlot>& keep) {
+  std::vector<ValueId> ids;
+  for (const KeptSlot& slot : keep) {
+    for (size_t i = 0; i < ex.made_by.size(); ++i) {
+      if (ex.made_by[i].first != static_cast<int32_t>(slot.first) || ex.made_by[i].second != slot.second) continue;
+      const ValueId id = static_cast<ValueId>(static_cast<size_t>(ex.num_leaves) + i);
+      if (std::find(ex.outputs.begin(), ex.outputs.end(), id) == ex.outputs.end()) ids.push_back(id);
+      break;
+    }
+  }
+  return ids;
+}
 
 // A CUDA graph's captured outputs stay allocated beside the copies a replay hands out, so a
 // budget derived from the memory limit counts outputs twice on a device that replays graphs
@@ -45,12 +68,15 @@ struct PlanCache {
     auto it = index.find(key);
     // A key covers a range of budgets (planning_key): a cached plan made for a larger budget in
     // the range is used only if it fits this one, otherwise it is replaced.
-    if (it != index.end() && (budget == 0 || plan_budget_bytes(*it->second->second.plan, output_copies) <= budget)) {
+    if (it != index.end() && !it->second->second.keep_changed &&
+        (budget == 0 || plan_budget_bytes(*it->second->second.plan, output_copies) <= budget)) {
       ++stats.hits;
       lru.splice(lru.begin(), lru, it->second);
       return it->second->second;
     }
+    std::vector<KeptSlot> keep;
     if (it != index.end()) {
+      keep = std::move(it->second->second.keep);
       lru.erase(it->second);
       index.erase(it);
     }
@@ -59,13 +85,15 @@ struct PlanCache {
     build_graph(ex);
     ++stats.graphs_built;
     CompileOptions opts;
+    std::vector<ValueId> kept_ids = kept_ids_of(ex, keep);
     opts.outputs = ex.outputs;
+    opts.outputs.insert(opts.outputs.end(), kept_ids.begin(), kept_ids.end());
     opts.workspace = Executor::workspace_fn();
     opts.fuse = fusion_enabled();
     opts.memory_budget = budget;
     opts.output_copies = output_copies;
     auto plan = std::make_shared<const Plan>(compile(ex.graph, opts));
-    CachedPlan entry{plan, std::make_shared<Executor>(plan)};
+    CachedPlan entry{plan, std::make_shared<Executor>(plan), std::move(keep), std::move(kept_ids), false};
     ++stats.compiles;
     stats.compile_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lru.emplace_front(key, std::move(entry));
@@ -93,6 +121,62 @@ std::vector<CapturedRun>& captured() {
 PlanCache& cache() {
   static auto* c = new PlanCache();
   return *c;
+}
+
+// A realize computing nodes an earlier plan computed already (their outputs were not kept: a
+// loss read with .item() before backward(), whose gradient nodes read the forward's values)
+// asks that plan to output the values its new nodes read, so the next time the trace repeats
+// they are kept and bound instead of computed twice (docs/architecture.md, "Values realized
+// before backward"). `again`: how many of ex's nodes ran before.
+void ask_to_keep(const Export& ex, size_t again) {
+  if (again == 0) return;
+  PlanCache& pc = cache();
+  for (const auto& n : ex.nodes) {
+    if (n->ran_key) continue;  // a node computed again is not one whose reads are asked for
+    for (const ValuePtr& in : n->inputs) {
+      const TraceNode* p = in->producer.get();
+      if (!p || !p->ran_key || in->realized()) continue;
+      auto it = pc.index.find(p->ran_key);
+      if (it == pc.index.end()) continue;
+      CachedPlan& cp = it->second->second;
+      const KeptSlot slot{p->ran_index, in->output_index};
+      if (std::find(cp.keep.begin(), cp.keep.end(), slot) != cp.keep.end()) continue;
+      cp.keep.push_back(slot);
+      cp.keep_changed = true;
+    }
+  }
+}
+
+// After a plan ran: the values it kept for a later plan (CachedPlan::kept_ids, from `first` on in
+// outs) hold their data. Their nodes hold it too (TraceNode::kept): a value alive now may die
+// before it is read (a BatchNorm's statistics, held by the running-statistics update that settles
+// after this plan) and be made again by value_of(), which takes the data from there.
+void hold_kept(const Export& ex, const std::vector<ValueId>& ids, std::vector<Tensor>& outs, size_t first) {
+  for (size_t j = 0; j < ids.size() && first + j < outs.size(); ++j) {
+    const size_t made = static_cast<size_t>(ids[j]) - static_cast<size_t>(ex.num_leaves);
+    TraceNode* node = ex.nodes.at(static_cast<size_t>(ex.made_by.at(made).first)).get();
+    const size_t k = static_cast<size_t>(ex.made_by[made].second);
+    if (ValuePtr v = node->outputs[k].lock()) {
+      if (v->realized()) continue;
+      v->data = outs[first + j];
+      v->kept = true;
+    }
+    if (node->kept.size() <= k) node->kept.resize(node->outputs.size());
+    node->kept[k] = std::move(outs[first + j]);
+  }
+}
+
+// A kept value a plan has bound is dropped (with its node's copy) unless a handle holds it.
+void drop_kept(const std::vector<TraceValue*>& bound) {
+  for (TraceValue* v : bound) {
+    if (v->pins > 0) continue;  // an ordinary computed value now
+    v->data = Tensor();
+    v->kept = false;
+    TraceNode* node = v->producer.get();
+    if (node && static_cast<size_t>(v->output_index) < node->kept.size()) {
+      node->kept[static_cast<size_t>(v->output_index)] = Tensor();
+    }
+  }
 }
 
 // After a plan ran: each in-place output becomes the new leaf holding the (updated) buffer,
@@ -167,8 +251,12 @@ void abandon(const Export& ex, const std::vector<ValuePtr>& roots, const std::sh
 thread_local int t_realize_depth = 0;
 struct InFlight {
   const Export& ex;
+  size_t again = 0;  // nodes an earlier plan computed (TraceNode::ran_key)
   explicit InFlight(const Export& e) : ex(e) {
-    for (const auto& n : ex.nodes) ++n->in_flight;
+    for (const auto& n : ex.nodes) {
+      ++n->in_flight;
+      again += n->ran_key != 0;
+    }
     ++t_realize_depth;
   }
   ~InFlight() {
@@ -229,18 +317,22 @@ void realize(const std::vector<ValuePtr>& targets) {
   const uint64_t key = hash_combine(
       hash_combine(ex.signature, (fusion_enabled() ? 1 : 0) | (deterministic_algorithms() || cuda::deterministic() ? 2 : 0)),
       planning_key(budget));
+  ask_to_keep(ex, in_flight.again);
   PlanCache& pc = cache();
   pc.stats.export_seconds += std::chrono::duration<double>(clock::now() - t0).count();
   std::shared_ptr<const Plan> plan;
   std::shared_ptr<Executor> executor;
   std::vector<Tensor> inputs;
   std::vector<Tensor> outs;
+  std::vector<ValueId> kept_ids;
+  std::vector<TraceValue*> kept_inputs;  // kept values this plan binds: dropped after it ran
   auto t1 = clock::now();
   try {
     phase.emplace(HostPhase::PlanLookup);
     const CachedPlan& cp = pc.get(ex, key, budget, output_copies_for(roots[0]->info.device));
     plan = cp.plan;
     executor = cp.executor;
+    kept_ids = cp.kept_ids;
     t1 = clock::now();
     phase.emplace(HostPhase::Bind);
     inputs.reserve(plan->input_values.size());
@@ -248,6 +340,7 @@ void realize(const std::vector<ValuePtr>& targets) {
       const ValuePtr& lv = ex.by_id.at(static_cast<size_t>(v));
       if (!lv->realized()) throw InternalError("realize: leaf without data");
       inputs.push_back(lv->data);
+      if (lv->kept) kept_inputs.push_back(lv.get());
     }
     wait_for_copies_of_updated_buffers(ex);
     phase.emplace(HostPhase::Launch);
@@ -293,6 +386,12 @@ void realize(const std::vector<ValuePtr>& targets) {
   for (size_t i = 0; i < roots.size(); ++i) {
     roots[i]->data = outs[i];
     forget_pending(roots[i].get());
+  }
+  if (!kept_ids.empty()) hold_kept(ex, kept_ids, outs, roots.size());
+  drop_kept(kept_inputs);
+  for (size_t i = 0; i < ex.nodes.size(); ++i) {
+    ex.nodes[i]->ran_key = key;
+    ex.nodes[i]->ran_index = static_cast<uint32_t>(i);
   }
   settle_inplace(ex, true);
   settle_flushes(flushes, true);

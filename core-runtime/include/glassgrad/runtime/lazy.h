@@ -87,6 +87,9 @@ struct TraceValue {
   // Scratch of collect() (export.cpp): the number of the last walk that reached this value, so a
   // walk marks what it saw without a hash set. Meaningful only inside one collect() call.
   uint64_t visited_by = 0;
+  // `data` was computed by an earlier plan for a later one that reads it (a value kept for a
+  // gradient, realize.cpp): it is dropped once a plan has bound it, unless a handle holds it.
+  bool kept = false;
   bool realized() const { return data.defined(); }
   bool is_leaf() const { return !producer || leaf; }
   // Modified in place since it was made (its storage's version moved on).
@@ -121,6 +124,14 @@ struct TraceNode : std::enable_shared_from_this<TraceNode> {
   // node and the node's index in that walk's list.
   uint64_t visited_by = 0;
   size_t visit_index = 0;
+  // The plan that last computed this node: its plan-cache key (0: none yet) and the node's index
+  // in that plan's trace. A later realize that must compute the node again asks that plan to
+  // keep the values it reads (docs/architecture.md, "Values realized before backward").
+  uint64_t ran_key = 0;
+  uint32_t ran_index = 0;
+  // Outputs that plan kept while no value held them (a BatchNorm's saved statistics, read only
+  // by its gradient): value_of() hands them to the value it makes again.
+  std::vector<Tensor> kept;
   // Releases the producers this node alone keeps alive without recursing once per link: a
   // chain of thousands of unrealized ops (a Python loop of `N[i, j] += 1`) would otherwise
   // overflow the stack when its last handle goes (values.cpp).
