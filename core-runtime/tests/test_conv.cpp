@@ -225,17 +225,25 @@ TEST(Conv2DKernels, DenseWindowMatchesNaiveFormulas) {
 }
 
 // The strided row gather of im2col at every length up to a few vectors: the right values, and
-// (under AddressSanitizer) no read past src[(n - 1) * stride], the last element it needs.
+// (under AddressSanitizer) no read past src[(n - 1) * stride], the last element it needs, or past
+// the `readable` values the caller allows beyond it (the rest of an image row).
 TEST(Conv2DKernels, StridedGatherReadsOnlyWhatItCopies) {
   for (int64_t stride : {1, 2, 3}) {
     for (int64_t n = 0; n <= 21; ++n) {
-      const int64_t len = n == 0 ? 0 : (n - 1) * stride + 1;
-      std::vector<float> src(static_cast<size_t>(len));
-      for (int64_t i = 0; i < len; ++i) src[static_cast<size_t>(i)] = static_cast<float>(i) + 0.5f;
-      std::vector<float> dst(static_cast<size_t>(n), -1.0f);
-      cpu::gather_strided(dst.data(), src.data(), n, stride);
-      for (int64_t j = 0; j < n; ++j)
-        ASSERT_EQ(dst[static_cast<size_t>(j)], static_cast<float>(j * stride) + 0.5f) << "stride " << stride << " n " << n;
+      for (int64_t extra : {-1, 0, 1, 7}) {  // -1: readable left at its default
+        const int64_t len = n == 0 ? 0 : (n - 1) * stride + 1;
+        std::vector<float> src(static_cast<size_t>(len + std::max<int64_t>(extra, 0)));
+        for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) + 0.5f;
+        std::vector<float> dst(static_cast<size_t>(n), -1.0f);
+        if (extra < 0) {
+          cpu::gather_strided(dst.data(), src.data(), n, stride);
+        } else {
+          cpu::gather_strided(dst.data(), src.data(), n, stride, len + extra);
+        }
+        for (int64_t j = 0; j < n; ++j)
+          ASSERT_EQ(dst[static_cast<size_t>(j)], static_cast<float>(j * stride) + 0.5f)
+              << "stride " << stride << " n " << n << " readable past the last " << extra;
+      }
     }
   }
 }

@@ -10,13 +10,16 @@ rng = np.random.default_rng(0)
 
 
 # --8<-- [start:gather]
-def gather_stride2(src, n):
+def gather_stride2(src, n, readable=0):
     """dst[j] = src[2 j] for j < n, four values a step: two 4-wide loads (src[2j : 2j + 8]) and
-    their even lanes. The vector steps stop while 2j + 7 is below 2(n - 1), the last index the
-    copy needs, so nothing past it is read; the rest goes one value at a time."""
+    their even lanes. `readable` values from src on may be read (im2col passes the rest of the
+    image row); at least the 2(n - 1) + 1 the copy needs. A step reads one value past its last
+    even lane, so the steps stop where src[2j + 7] would not be readable; the rest goes one value
+    at a time."""
+    avail = max(readable, 2 * n - 1)
     dst = np.empty(n, src.dtype)
     j = 0
-    while j + 4 < n:
+    while j + 4 <= n and 2 * j + 8 <= avail:
         a, b = src[2 * j:2 * j + 4], src[2 * j + 4:2 * j + 8]
         dst[j:j + 4] = np.concatenate([a, b])[[0, 2, 4, 6]]     # the shuffle: lanes 0, 2, 4, 6
         j += 4
@@ -42,7 +45,8 @@ def im2col_stride2(x, r_size, pad):
                 for i in range(ho):
                     hi = 2 * i + r - pad
                     if 0 <= hi < h and j_hi > j_lo:
-                        row[i, j_lo:j_hi] = gather_stride2(x[c, hi, 2 * j_lo + s - pad:], j_hi - j_lo)
+                        start = 2 * j_lo + s - pad                       # readable: the rest of the row
+                        row[i, j_lo:j_hi] = gather_stride2(x[c, hi, start:], j_hi - j_lo, w - start)
     return col
 # --8<-- [end:im2col]
 

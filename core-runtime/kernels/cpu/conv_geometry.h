@@ -98,14 +98,19 @@ struct ShiftRun {
 
 // dst[j] = src[j * stride] for j < n. Stride 2 (ResNet's downsampling convs) moves four values
 // per step: two 4-wide loads and one shuffle of their even lanes (GCC/Clang vector extensions,
-// so the baseline build gets SSE2 shuffles and no instruction is named).
+// so the baseline build gets SSE2 shuffles and no instruction is named). `readable`: how many
+// values from src on may be read (the rest of the image row; at least the (n - 1) * stride + 1
+// the gather copies from, which is also the default). A step reads src[2j .. 2j + 7], one past
+// its last even lane: with only the values it needs readable, a row's last four outputs went
+// one at a time, every output of ResNet-18's 4-wide rows and half of its 8-wide ones.
 template <typename T>
-inline void gather_strided(T* dst, const T* src, int64_t n, int64_t stride) {
+inline void gather_strided(T* dst, const T* src, int64_t n, int64_t stride, int64_t readable = 0) {
   int64_t j = 0;
 #if defined(__GNUC__)
   if (stride == 2 && sizeof(T) == 4) {
     typedef T V4 __attribute__((vector_size(4 * sizeof(T))));
-    for (; j + 4 < n; j += 4) {  // reads src[2j .. 2j + 7]: strictly below src[2(n - 1)], the last one
+    const int64_t avail = std::max(readable, 2 * n - 1);
+    for (; j + 4 <= n && 2 * j + 8 <= avail; j += 4) {  // reads src[2j .. 2j + 7]
       V4 a, b;
       std::memcpy(&a, src + 2 * j, sizeof(V4));
       std::memcpy(&b, src + 2 * j + 4, sizeof(V4));
@@ -174,7 +179,7 @@ void build_phase_planes(const ConvGeometry& g, const PhasePlanes& pp, const T* x
         T* dst = plane + a * pp.wq;
         const T* src = xc + (a * g.sh + ph - g.pt) * g.w + pw - g.pl;  // column b at src[b * sw]
         std::fill(dst, dst + b_lo, T(0));
-        gather_strided(dst + b_lo, src + b_lo * g.sw, b_hi - b_lo, g.sw);
+        gather_strided(dst + b_lo, src + b_lo * g.sw, b_hi - b_lo, g.sw, g.w - (b_lo * g.sw + pw - g.pl));
         std::fill(dst + b_hi, dst + pp.wq, T(0));
       }
       std::fill(plane + a_hi * pp.wq, plane + pp.plane(), T(0));
@@ -301,7 +306,7 @@ void im2col(const ConvGeometry& g, const T* x, T* col, int64_t ld = 0) {
           if (g.sw == 1) {
             if (j_hi > j_lo) std::memcpy(dst + j_lo, src + j_lo + off, static_cast<size_t>(j_hi - j_lo) * sizeof(T));
           } else {
-            gather_strided(dst + j_lo, src + j_lo * g.sw + off, j_hi - j_lo, g.sw);
+            gather_strided(dst + j_lo, src + j_lo * g.sw + off, j_hi - j_lo, g.sw, g.w - (j_lo * g.sw + off));
           }
           std::fill(dst + j_hi, dst + g.wo, T(0));
         }
