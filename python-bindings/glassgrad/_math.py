@@ -209,9 +209,14 @@ class IntegerDivisionByZeroError(ZeroDivisionError, RuntimeError):
 def _check_integer_divisor(where: str, other, dt) -> None:
     """An integer division by zero raises, as PyTorch's does on the CPU: a zero number at once, a
     tensor divisor once its values are computed (which this forces: an integer division by a
-    tensor is rare, and a silent 0 would be wrong)."""
+    tensor is rare, and a silent 0 would be wrong). Two bools have no such division (PyTorch's
+    NotImplementedError)."""
     if DTYPES[_dtypes.plain(dt)].is_floating_point:
         return
+    if dt == "bool":
+        kernel = {"floor_divide": "div_floor", "div": "div_trunc"}.get(where, where)
+        raise _args.UnsupportedDTypeError(f'"{kernel}_cpu" not implemented for \'Bool\'\n  {where}: bool operands '
+                                          f"have no integer division\n  fix: convert first, e.g. a.long() // b.long()")
     # the divisor as the division sees it: converted to dt (int32 40960 is 0 as uint8)
     zero = other == 0 if is_number(other) else builtins.bool((np.asarray(other.astype(dt).numpy(force=True)) == 0).any())
     if zero:

@@ -182,9 +182,16 @@ def tile(input: Tensor, dims) -> Tensor:
     return repeat(input, [1] * (input.ndim - len(dims)) + dims)
 
 
-def repeat_interleave(input: Tensor, repeats, dim=None, *, output_size=None) -> Tensor:
+def repeat_interleave(input: Tensor, repeats=None, dim=None, *, output_size=None) -> Tensor:
     """Each element repeated `repeats` times along dim (flattened for None) (torch.repeat_interleave);
-    repeats an int or a tensor of counts per element (which reads the counts)."""
+    repeats an int or a tensor of counts per element (which reads the counts). With input alone,
+    a 1-d tensor of counts: i repeated input[i] times (int64)."""
+    if repeats is None:
+        if not isinstance(input, Tensor) or input.ndim != 1 or input.dtype.is_floating_point:
+            _args.fail("repeat_interleave", "repeats", "a 1-d integer tensor of counts", input,
+                       "torch.repeat_interleave(torch.tensor([2, 1]))", type_error=True)
+        counts = input.reshape(-1)
+        return repeat_interleave(tensor(np.arange(counts.shape[0]), device=counts.device), counts)
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _axis(dim, input, "repeat_interleave")
     if isinstance(repeats, Tensor) and repeats.numel() == 1:

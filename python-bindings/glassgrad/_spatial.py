@@ -49,6 +49,10 @@ def join(tensors: Sequence[Tensor], dim: int = 0, node: Optional[str] = None) ->
             joined = joined.astype(_dtypes.result_type(joined, t))
         return joined
     first = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.ndim == 0:  # PyTorch's RuntimeError
+            raise _C.ShapeError(f"cat: zero-dimensional tensor (at position {i}) cannot be concatenated\n"
+                                f"  fix: stack() joins 0-d tensors along a new dim, or give each one a dim: t.reshape(1)")
     d = _dim(dim, first.ndim, "cat", first.shape)
     for i, t in enumerate(tensors):
         if t.ndim != first.ndim or any(a != b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if k != d):

@@ -48,6 +48,12 @@ _MISTAKES = {
     "tensor_split by a float": lambda L, x: x.tensor_split(1.5),
     "full_like of a string": lambda L, x: L.full_like(x, "a"),
     "full of a string": lambda L, x: L.full((2,), "zero"),
+    "floor division of bools": lambda L, x: (x > 0) // (x < 1),
+    "remainder of bools": lambda L, x: L.remainder(x > 0, True),
+    "fmod of bools": lambda L, x: L.fmod(x > 0, x < 1),
+    "trunc division of bools": lambda L, x: L.div(x > 0, x < 1, rounding_mode="trunc"),
+    "cat of 0-d tensors": lambda L, x: L.cat([x[0, 0], x[1, 1]]),
+    "repeat_interleave of a 0-d count": lambda L, x: L.repeat_interleave(L.tensor(2)),
 }
 
 _CLASSES = (IndexError, RuntimeError, TypeError, ValueError, NotImplementedError)
@@ -91,3 +97,8 @@ def test_tensor_split_takes_a_tensor_of_sections_or_indices():
     x = gg.arange(7)
     assert [t.tolist() for t in x.tensor_split(gg.tensor(3))] == [[0, 1, 2], [3, 4], [5, 6]]
     assert [t.tolist() for t in x.tensor_split(gg.tensor([2, 5]))] == [[0, 1], [2, 3, 4], [5, 6]]
+
+
+def test_repeat_interleave_of_counts_alone_matches_torch():
+    counts = [2, 0, 3, 1]
+    assert gg.repeat_interleave(gg.tensor(counts)).tolist() == torch.repeat_interleave(torch.tensor(counts)).tolist()
