@@ -290,3 +290,19 @@ def test_bigram_counts_in_a_python_loop_match_numpy_and_the_learned_model(tmp_pa
     hist = [int(h) for h in re.search(r"logit histogram \[([\d, ]+)\]", out).group(1).split(",")]
     assert sum(hist) == len(stoi) ** 2, out
     assert f"shapes [5], [{len(pairs)}]" in out, out
+
+
+def test_gpt_pretrain_trains_resumes_samples_and_reassigns_weights(tmp_path):
+    words = "the cat sat on the mat . a dog ran to the park and the cat saw the dog .".split()
+    (tmp_path / "story.txt").write_text(" ".join(words * 30), encoding="utf-8")
+    out = run(tmp_path, "gpt_pretrain.py", "--epochs", "3")
+    losses = floats(r"train loss (\S+)", out)
+    assert len(losses) == 4 and losses[2] < losses[0] and losses[3] < 2 * losses[2], out  # the 4th resumed
+    for kind in ("greedy", "sampled"):
+        line = re.search(rf"^{kind}: (.*)$", out, re.M).group(1).split()
+        assert line[0] == "the" and 1 < len(line) <= 7 and set(line) <= set(words), out
+    assert "assigned weights reproduce the model: True" in out
+    saved = read_by_torch(tmp_path / "gpt.pth")
+    if saved is not None:
+        assert saved["model_state_dict"]["tok_emb.weight"].shape == (len(set(words)) + 1, 32)
+        assert saved["optimizer_state_dict"]["param_groups"][0]["weight_decay"] == 0.1
