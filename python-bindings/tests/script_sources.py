@@ -32,6 +32,8 @@ REPOSITORIES = {
     "patrickloeber-pytorchTutorial": "github.com/patrickloeber/pytorchTutorial",
     "nyu-dlsp20": "github.com/Atcold/NYU-DLSP20",
     "udacity-deep-learning-v2-pytorch": "github.com/udacity/deep-learning-v2-pytorch",
+    "mrdbourke-pytorch-deep-learning": "github.com/mrdbourke/pytorch-deep-learning",
+    "LLMs-from-scratch": "github.com/rasbt/LLMs-from-scratch",
 }
 
 

@@ -4,38 +4,23 @@ $GLASSGRAD_SCRIPT_SOURCES/nyu-dlsp20 and .../udacity-deep-learning-v2-pytorch (s
 without them these tests skip). Atcold/NYU-DLSP20's classification, regression, sequence and
 Bayesian notebooks (its res/ helpers ported beside them, a stand-in for its logo picture) and
 udacity's time-series RNN, which feeds torch.Tensor(float64 array) to a float32 RNN."""
-import json
 import os
-import re
 import subprocess
 import sys
 
 import pytest
 
+from notebook_cells import code_cells
 from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
 
 NYU = "nyu-dlsp20"
-# IPython's help line (`name?`, `obj.attr??`); a code or comment line that ends in "?" is kept
-HELP = re.compile(r"[\w.]+\?{1,2}")
 UDACITY = "udacity-deep-learning-v2-pytorch"
 
 
 def notebook_script(path):
     """The notebook's code cells as one script, magics commented out, imports ported."""
-    with open(path, encoding="utf-8") as f:
-        cells = json.load(f)["cells"]
-    lines = []
-    for cell in cells:
-        if cell["cell_type"] != "code":
-            continue
-        for line in "".join(cell["source"]).split("\n"):
-            bare = line.strip()
-            if bare.startswith(("%", "!")) or HELP.fullmatch(bare):
-                line = line[:len(line) - len(line.lstrip())] + "pass  # " + bare
-            lines.append(line)
-        lines.append("")
-    text, _ = port_script.port_text("\n".join(lines))
+    text, _ = port_script.port_text("\n\n".join(code_cells(path)) + "\n")
     return text
 
 

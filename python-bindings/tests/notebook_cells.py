@@ -1,0 +1,84 @@
+"""Course notebooks run cell by cell, as Jupyter's "run all" with errors recorded rather than
+stopping: each code cell (IPython's magics and help lines left out) is executed in order in one
+namespace by a fresh interpreter, which prints `[cell i raised Type: message]` for each cell that
+raises and ends with `RAISED [i, ...]`. Notebooks raise on purpose (a matmul of mismatched shapes
+to show the error) and cells need packages a test leaves out; a test compares the cells that
+raised with the ones PyTorch's run raises (docs/porting.md, "Running real scripts")."""
+import json
+import os
+import re
+import subprocess
+import sys
+
+from script_sources import port_script
+from test_ported_scripts import _env
+
+# IPython's help line (`name?`, `obj.attr??`); a code or comment line that ends in "?" is kept
+HELP = re.compile(r"[\w.]+\?{1,2}")
+IMPORT = re.compile(r"\s*(import|from)\s")
+
+# Runs cells.json's cells; a cell's last expression is shown (`Out[i]: repr`), as Jupyter's
+# display shows it. The modules named on the command line cannot be imported (as when they are
+# not installed), so the cells that need them raise alike on every machine.
+RUNNER = '''import ast, json, sys, traceback
+for name in sys.argv[2:]:
+    sys.modules[name] = None
+raised = []
+scope = {"__name__": "__main__"}
+for i, cell in enumerate(json.load(open(sys.argv[1], encoding="utf-8"))):
+    try:
+        tree = ast.parse(cell)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        exec(compile(tree, f"<cell {i}>", "exec"), scope)
+        if last is not None:
+            shown = eval(compile(ast.Expression(last.value), f"<cell {i}>", "eval"), scope)
+            if shown is not None:
+                print(f"Out[{i}]:", repr(shown), flush=True)
+    except Exception as e:
+        raised.append(i)
+        print(f"[cell {i} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}]", flush=True)
+        traceback.print_exc()
+print("RAISED", json.dumps(raised))
+'''
+
+
+def code_cells(path):
+    """The notebook's code cells as source texts, magics and help lines turned into `pass`."""
+    with open(path, encoding="utf-8") as f:
+        cells = json.load(f)["cells"]
+    out = []
+    for cell in cells:
+        if cell["cell_type"] != "code":
+            continue
+        lines = []
+        for line in "".join(cell["source"]).split("\n"):
+            bare = line.strip()
+            if bare.startswith(("%", "!")) or HELP.fullmatch(bare):
+                line = line[:len(line) - len(line.lstrip())] + "pass  # " + bare
+            lines.append(line)
+        out.append("\n".join(lines))
+    return out
+
+
+def ported_cells(path):
+    """The code cells with their imports ported; asserts that only import lines changed."""
+    cells = []
+    for cell in code_cells(path):
+        text, _ = port_script.port_text(cell)
+        changed = [old for old, new in zip(cell.split("\n"), text.split("\n")) if old != new]
+        assert all(IMPORT.match(line) for line in changed), changed
+        cells.append(text)
+    return cells
+
+
+def run_cells(folder, path, hide=(), timeout=900):
+    """Runs the notebook at path, ported, in folder; returns ({cell: 'Type: message'}, stdout, stderr)."""
+    with open(os.path.join(folder, "cells.json"), "w", encoding="utf-8") as f:
+        json.dump(ported_cells(path), f)
+    with open(os.path.join(folder, "run_cells.py"), "w", encoding="utf-8") as f:
+        f.write(RUNNER)
+    proc = subprocess.run([sys.executable, "run_cells.py", "cells.json", *hide], cwd=folder,
+                          env=_env(MPLBACKEND="Agg"), capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0 and "RAISED" in proc.stdout, f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    raised = dict(re.findall(r"^\[cell (\d+) raised (.*)\]$", proc.stdout, re.M))
+    return {int(k): v for k, v in raised.items()}, proc.stdout, proc.stderr
