@@ -194,8 +194,10 @@ def random_fill(t, op: str, draw_numbers, generator=None, floating: bool = True)
     from ._tensor import _wrap
     from .compile import random_input
     if floating and t._h.dtype not in ("float16", "bfloat16", "float32", "float64"):
-        raise _C.DTypeError(f"{op}: the distribution is continuous, so the tensor must be floating point, got "
-                            f"{t._h.dtype}\n  fix: x = x.float() first")
+        # PyTorch: a RuntimeError for exponential_ and cauchy_, its kernels' NotImplementedError
+        # for uniform_, normal_ and log_normal_ (UnsupportedDTypeError is both, and a TypeError)
+        raise _args.UnsupportedDTypeError(f"{op}: the distribution is continuous, so the tensor must be floating "
+                                          f"point, got {t._h.dtype}\n  fix: x = x.float() first")
     shape, dtype, device = tuple(t.shape), t._h.dtype, t.device
     first = _C.lazy_seq()
 

@@ -54,6 +54,10 @@ _MISTAKES = {
     "trunc division of bools": lambda L, x: L.div(x > 0, x < 1, rounding_mode="trunc"),
     "cat of 0-d tensors": lambda L, x: L.cat([x[0, 0], x[1, 1]]),
     "repeat_interleave of a 0-d count": lambda L, x: L.repeat_interleave(L.tensor(2)),
+    "uniform_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int64).uniform_(),
+    "normal_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int64).normal_(),
+    "log_normal_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int32).log_normal_(),
+    "exponential_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int64).exponential_(),
 }
 
 _CLASSES = (IndexError, RuntimeError, TypeError, ValueError, NotImplementedError)
