@@ -42,15 +42,19 @@ def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: 
     return reduction
 
 
-def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None) -> Tensor:
-    """Mean / sum / none of elementwise losses; with elementwise weights, mean = sum(w l) / sum(w)."""
+def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node: Optional[str] = None) -> Tensor:
+    """Mean / sum / none of elementwise losses; with elementwise weights, mean = sum(w l) / sum(w).
+    node: PyTorch's node for the loss (MseLossBackward0), the name Tensor.grad_fn gives a mean or
+    sum of floating losses."""
     if weight is not None:
         loss = loss * weight
         if reduction == "mean":
             return loss.sum() / weight.expand(*loss.shape).sum()
-    if reduction == "mean":
-        return loss.mean()
-    return loss.sum() if reduction == "sum" else loss
+    if reduction == "none":
+        return loss
+    if node and loss.dtype.is_floating_point:
+        return _op("Mean" if reduction == "mean" else "Sum", [loss], {"dims": [], "keepdim": False, "torch_node": node})
+    return loss.mean() if reduction == "mean" else loss.sum()
 
 
 def _tensor_like(x, like: Tensor, dtype=None) -> Tensor:
@@ -176,9 +180,10 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
         # of the differentiated part is 1 there and the nan is added as a constant
         total = picked.sum()
         empty = (total == 0).astype(input.dtype)
-        return loss.sum() / (total + empty) + (total * 0) / total
+        mean = loss.sum() / (total + empty)
+        return _op("Add", [mean, (total * 0) / total], {"torch_node": "NllLossBackward0"})
     if reduction == "sum":
-        return loss.sum()
+        return _op("Sum", [loss], {"dims": [], "keepdim": False, "torch_node": "NllLossBackward0"})
     return loss.reshape(shape)
 
 
@@ -208,7 +213,7 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
     if isinstance(target, Tensor):
         _broadcast_warning(input, t, "mse_loss")
     d = input - t
-    return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input))
+    return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input), "MseLossBackward0")
 
 
 def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
@@ -239,7 +244,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
     loss = (1.0 - t) * input + log_weight * softplus_neg
     if weight is not None:
         loss = loss * _tensor_like(weight, input)
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, node="BinaryCrossEntropyWithLogitsBackward0")
 
 
 # PyTorch's floor on x (1 - x) in binary_cross_entropy's input gradient: 1e-12 as a float32
@@ -273,4 +278,4 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
         loss = loss + (input - x) * grad
     if weight is not None:
         loss = loss * _tensor_like(weight, input)
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, node="BinaryCrossEntropyBackward0")

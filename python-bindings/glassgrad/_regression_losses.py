@@ -32,8 +32,8 @@ def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduct
     d = input - t
     a = d.abs()
     if beta == 0.0:
-        return _reduce(a, reduction)
-    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction)
+        return _reduce(a, reduction, node="SmoothL1LossBackward0")
+    return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction, node="SmoothL1LossBackward0")
 
 
 def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.0,
@@ -59,7 +59,7 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
             raise _C.ShapeError(f"{where_}: weight {list(w.shape)} and input {list(input.shape)} must have the same "
                                 f"size (Weights and input must have the same size)\n  fix: one weight per element")
         loss = loss * w
-    return _reduce(loss, reduction)
+    return _reduce(loss, reduction, node="HuberLossBackward0")
 
 
 def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",

@@ -77,7 +77,7 @@ _TORCH_NODES: Dict[str, str] = {
     "HardtanhMax": "Hardtanh", "Cast": "ToCopy", "CumSum": "Cumsum", "Conv2D": "Convolution",
     "MaxPool2D": "MaxPool2DWithIndices", "LayerNorm": "NativeLayerNorm", "BatchNorm2DTrain": "NativeBatchNorm",
     "Dropout": "Mul",  # F.dropout's mask multiplies the input (MulBackward0)
-    "Concat": "Cat", "CumProd": "Cumprod", "Log1p": "Log1P",
+    "Concat": "Cat", "CumProd": "Cumprod", "Log1p": "Log1P", "CrossEntropy": "NllLoss",
     "RDiv": "Mul",  # 2 / x (RDivScalar): PyTorch multiplies x's reciprocal by 2
 }
 

@@ -171,7 +171,10 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
     integral = not input.dtype.is_floating_point  # matmul multiplies integer matrices
     y = matmul(input, weight.T) if input.ndim == 1 or integral else _op("MatMul", [input, weight.T])
-    return y if bias is None else _op("Add", [y, bias])
+    if bias is None:
+        return y
+    # PyTorch's node (Tensor.grad_fn): addmm's for a matrix input, else the view of addmm's result
+    return _op("Add", [y, bias], {"torch_node": "AddmmBackward0" if input.ndim == 2 else "ViewBackward0"})
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,

@@ -41,6 +41,20 @@ _EXPRESSIONS = {
     "einsum ij,ij->ij": lambda L, x, w: L.einsum("ij,ij->ij", x, w),
     "einsum ij->": lambda L, x, w: L.einsum("ij->", x), "einsum ii->": lambda L, x, w: L.einsum("ii->", x),
     "exp": lambda L, x, w: x.exp(), "relu": lambda L, x, w: F.relu(x) if L is gg else torch.nn.functional.relu(x),
+    "linear": lambda L, x, w: L.nn.functional.linear(x, w, w[0]),
+    "Linear of a batch of matrices": lambda L, x, w: L.nn.Linear(4, 2).double()(x.reshape(2, 2, 4)),
+    "mse_loss": lambda L, x, w: L.nn.functional.mse_loss(x, w),
+    "MSELoss(reduction='sum')": lambda L, x, w: L.nn.MSELoss(reduction="sum")(x, w),
+    "cross_entropy": lambda L, x, w: L.nn.functional.cross_entropy(x, L.tensor([0, 3, 1, 1])),
+    "cross_entropy none": lambda L, x, w: L.nn.functional.cross_entropy(x, L.tensor([0, 3, 1, 1]), reduction="none"),
+    "nll_loss": lambda L, x, w: L.nn.functional.nll_loss(x.log_softmax(1), L.tensor([0, 3, 1, 1])),
+    "nll_loss sum": lambda L, x, w: L.nn.functional.nll_loss(x, L.tensor([0, 3, 1, 1]), reduction="sum"),
+    "binary_cross_entropy": lambda L, x, w: L.nn.functional.binary_cross_entropy(x.sigmoid(), w.sigmoid()),
+    "binary_cross_entropy_with_logits": lambda L, x, w: L.nn.functional.binary_cross_entropy_with_logits(
+        x, w.sigmoid(), reduction="sum"),
+    "smooth_l1_loss": lambda L, x, w: L.nn.functional.smooth_l1_loss(x, w),
+    "huber_loss": lambda L, x, w: L.nn.functional.huber_loss(x, w, delta=0.5),
+    "l1_loss": lambda L, x, w: L.nn.functional.l1_loss(x, w),
 }
 
 
@@ -54,6 +68,16 @@ def _node_names(lib, f):
 def test_grad_fn_is_named_as_torch(name):
     want, _ = _node_names(torch, _EXPRESSIONS[name])
     assert _node_names(gg, _EXPRESSIONS[name]) == (want, want)
+
+
+def test_the_blitz_tutorial_prints_pytorchs_nodes():
+    walks = []
+    for lib in (gg, torch):
+        lib.manual_seed(0)
+        net = lib.nn.Linear(4, 2)
+        loss = lib.nn.MSELoss()(net(lib.ones(3, 4)), lib.zeros(3, 2))
+        walks.append((loss.grad_fn.name(), type(loss.grad_fn).__name__))
+    assert walks[0] == walks[1] == ("MseLossBackward0", "MseLossBackward0")
 
 
 def test_grad_fn_classes_stay_grad_fn_nodes():
