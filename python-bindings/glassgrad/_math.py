@@ -23,6 +23,7 @@ from . import _C, _args, _dtypes
 from ._dtypes import DTYPES
 from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
+from ._runtime import is_grad_enabled
 from ._trace import user_stacklevel
 
 _Number = (numbers.Number, np.number, np.bool_)
@@ -239,7 +240,7 @@ def div(input, other, *, rounding_mode: Optional[str] = None) -> Tensor:
             return _op("RDivScalar", [y], {"value": float(x)})
         return binary("Div", x, y, dt)
     if rounding_mode == "floor":
-        return floor_divide(x, y)
+        return _floor_divide(x, y, "DivBackward2")
     if rounding_mode == "trunc":
         dt = _dtypes.result_type(x, y)
         if dt.is_floating_point:
@@ -270,10 +271,26 @@ def true_divide(dividend, divisor) -> Tensor:
 
 def floor_divide(input, other) -> Tensor:
     """floor(input / other) (torch.floor_divide, the // operator), in result_type."""
+    return _floor_divide(input, other, "NotImplemented")
+
+
+def _floor_divide(input, other, node: str) -> Tensor:
+    """floor_divide, its result requiring grad when an operand does (as PyTorch's: a zero gradient
+    here, where PyTorch's // has none to give and div(rounding_mode='floor') gives zeros), named
+    as PyTorch's node `node`."""
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     _check_integer_divisor("floor_divide", y, dt)
-    return binary("FloorDivide", x, y, dt)
+    joined = [t for t in (x, y) if isinstance(t, Tensor) and t.requires_grad] if is_grad_enabled() else []
+    if not joined:
+        return binary("FloorDivide", x, y, dt)
+    q = binary("FloorDivide", *[t.detach() if isinstance(t, Tensor) else t for t in (x, y)], dt)
+    # FloorDivide has no gradient: each operand that requires grad joins the result through a
+    # Where that always picks the quotient (the operand's gradient is 0, a constant condition)
+    keep = constant(True, DTYPES["bool"], q.device)
+    for t in joined:
+        q = _op("Where", [keep, q, t.astype(dt)], {"torch_node": node})
+    return q
 
 
 def remainder(input, other) -> Tensor:
