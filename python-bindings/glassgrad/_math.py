@@ -284,7 +284,8 @@ def _floor_divide(input, other, node: str) -> Tensor:
     joined = [t for t in (x, y) if isinstance(t, Tensor) and t.requires_grad] if is_grad_enabled() else []
     if not joined:
         return binary("FloorDivide", x, y, dt)
-    q = binary("FloorDivide", *[t.detach() if isinstance(t, Tensor) else t for t in (x, y)], dt)
+    a, b = (t.detach() if isinstance(t, Tensor) else t for t in (x, y))
+    q = binary("FloorDivide", a, b, dt)
     # FloorDivide has no gradient: each operand that requires grad joins the result through a
     # Where that always picks the quotient (the operand's gradient is 0, a constant condition)
     keep = constant(True, DTYPES["bool"], q.device)
