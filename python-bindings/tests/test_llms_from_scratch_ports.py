@@ -45,6 +45,7 @@ def _setup(folder, n):
 
 
 def _run(folder, n, notebook, raises=None, timeout=900):
+    pytest.importorskip("matplotlib")  # the chapters plot (GELU, temperatures, losses)
     _setup(folder, n)
     raised, out, err = run_cells(str(folder), os.path.join(_chapter(n), notebook), hide=LEFT_OUT, timeout=timeout)
     raised = {k: v for k, v in raised.items() if not v.startswith("PackageNotFoundError")}
@@ -112,6 +113,8 @@ torch.save(model.state_dict(), "model.pth")
 
 @needs(REPO)
 def test_ch05_gpt_train_main(tmp_path):
+    pytest.importorskip("requests")  # gpt_train.py imports it to download the story (here already)
+    pytest.importorskip("matplotlib")
     _setup(tmp_path, 5)
     (tmp_path / "train.py").write_text(TRAIN, encoding="utf-8")
     out = _ok(tmp_path, "train.py")

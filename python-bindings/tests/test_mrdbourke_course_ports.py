@@ -65,6 +65,7 @@ def _food_pictures(data, seed=0):
 def _run(folder, name, raises):
     """Runs the notebook; the cells that raised and a fragment of each one's error are `raises`."""
     pytest.importorskip("matplotlib")
+    pytest.importorskip("requests")  # imported by the cells that download (the files are here already)
     raised, out, err = run_cells(str(folder), _notebook(name), hide=LEFT_OUT)
     assert sorted(raised) == sorted(raises), f"{raised}\n{out[-2000:]}\n{err[-4000:]}"
     for cell, fragment in raises.items():
