@@ -369,7 +369,16 @@ def ldexp(input, other) -> Tensor:
 
 def abs(input: Tensor) -> Tensor:
     """|x| (torch.abs); its gradient at 0 is 0, as PyTorch's."""
+    _refuse_bool_operand(input, "abs")
     return _op("Abs", [input])
+
+
+def _refuse_bool_operand(input, name: str) -> None:
+    """PyTorch has no kernel of these unary ops for bool: its NotImplementedError
+    ('"abs_cpu" not implemented for 'Bool''), an UnsupportedDTypeError here."""
+    if isinstance(input, Tensor) and input._h.dtype == "bool":
+        raise _args.UnsupportedDTypeError(f'"{name}_cpu" not implemented for \'Bool\'\n  {name}: a bool tensor '
+                                          f"{list(input.shape)} has no {name}\n  fix: convert first, e.g. x.long()")
 
 
 absolute = abs
@@ -418,6 +427,7 @@ for _f, _name, _what in [(sin, "sin", "sin(x)"), (cos, "cos", "cos(x)"), (tan, "
 
 def _rounding(name: str, doc: str):
     def fn(input: Tensor) -> Tensor:
+        _refuse_bool_operand(input, name.lower())
         return _op(name, [input])
     fn.__doc__ = doc
     return fn
@@ -437,6 +447,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:
         raise _C.UnsupportedError(f"round(decimals={decimals}): not implemented for {input.dtype} (shape "
                                   f"{list(input.shape)}), as in PyTorch\n  fix: x.float().round(decimals={decimals})")
     if decimals == 0:
+        _refuse_bool_operand(input, "round")
         return _op("Round", [input])
     scale = 10.0 ** builtins.abs(decimals)
     if decimals > 0:

@@ -58,6 +58,11 @@ _MISTAKES = {
     "normal_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int64).normal_(),
     "log_normal_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int32).log_normal_(),
     "exponential_ of an integer tensor": lambda L, x: L.zeros(3, dtype=L.int64).exponential_(),
+    "abs of bools": lambda L, x: (x > 0).abs(),
+    "floor of bools": lambda L, x: L.floor(x > 0),
+    "ceil of bools": lambda L, x: (x > 0).ceil(),
+    "round of bools": lambda L, x: (x > 0).round(),
+    "trunc of bools": lambda L, x: L.trunc(x > 0),
 }
 
 _CLASSES = (IndexError, RuntimeError, TypeError, ValueError, NotImplementedError)
