@@ -193,6 +193,13 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
   slot_names_ = debug::buffer_labels(*plan_);
   strided_input_ok_ = strided_inputs_ok(*plan_);
   updated_inputs_ = written_inputs(*plan_);
+  arena_strides_.resize(plan_->slots.size());
+  arena_offsets_.assign(plan_->slots.size(), 0);
+  for (const BufferSlot& s : plan_->slots) {
+    if (s.kind != SlotKind::Arena && s.kind != SlotKind::Workspace) continue;
+    arena_strides_[static_cast<size_t>(s.id)] = contiguous_strides(s.info.shape);
+    arena_offsets_[static_cast<size_t>(s.id)] = static_cast<int64_t>(s.offset) / static_cast<int64_t>(dtype_size(s.info.dtype));
+  }
 }
 
 std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
@@ -222,9 +229,7 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
       case SlotKind::Workspace: {
         if (!with_arena) break;
         const Tensor& a = arena.at(s.info.device);
-        const int64_t item = static_cast<int64_t>(dtype_size(s.info.dtype));
-        t[id] = Tensor::from_storage(a.storage(), s.info.shape, contiguous_strides(s.info.shape),
-                                     static_cast<int64_t>(s.offset) / item, s.info.dtype);
+        t[id] = Tensor::from_storage(a.storage(), s.info.shape, arena_strides_[id], arena_offsets_[id], s.info.dtype);
         break;
       }
       case SlotKind::View: {
@@ -300,10 +305,12 @@ void Executor::execute_steps(std::vector<Tensor>& t, bool poison_now, void* erro
       i = end - 1;
       continue;
     }
-    in.clear();
-    out.clear();
-    for (int s : st.inputs) in.push_back(t[static_cast<size_t>(s)]);
-    for (int s : st.outputs) out.push_back(t[static_cast<size_t>(s)]);
+    // Assigned in place: a Tensor's copy assignment reuses the shape and strides vectors of the
+    // tensor it replaces, where clear() and push_back() allocated both for every tensor of every step.
+    in.resize(st.inputs.size());
+    out.resize(st.outputs.size());
+    for (size_t j = 0; j < st.inputs.size(); ++j) in[j] = t[static_cast<size_t>(st.inputs[j])];
+    for (size_t j = 0; j < st.outputs.size(); ++j) out[j] = t[static_cast<size_t>(st.outputs[j])];
     void* ws = nullptr;
     size_t ws_bytes = 0;
     if (st.workspace >= 0) {

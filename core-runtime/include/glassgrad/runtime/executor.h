@@ -95,6 +95,10 @@ class Executor {
   // (more than one step: see batch_runs in executor.cpp); batch_end_[i] = i + 1 otherwise.
   std::vector<size_t> batch_end_;
   std::vector<std::string> slot_names_;       // what each buffer holds, for the allocation log
+  // Per arena or workspace slot: its strides and element offset in the arena, which depend on
+  // the plan only (bind() made them again every run); empty strides for other slots.
+  std::vector<Strides> arena_strides_;
+  std::vector<int64_t> arena_offsets_;
   std::unique_ptr<GraphState> graph_;
 };
 
