@@ -12,7 +12,7 @@ void pin(const ValuePtr& v);
 void unpin(const ValuePtr& v);
 // Pinned values that are not computed (and not invalidated), in creation order.
 std::vector<ValuePtr> pending_values();
-void forget_pending(const TraceValue* v);
+void forget_pending(TraceValue* v);
 uint64_t next_seq();
 
 // The storage a tensor shares with its views and aliases (alias.cpp). `base` is the storage's

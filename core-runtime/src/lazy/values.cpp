@@ -10,9 +10,21 @@ namespace glassgrad {
 namespace lazy {
 
 namespace {
-std::unordered_map<const TraceValue*, std::weak_ptr<TraceValue>>& pending() {
-  static auto* p = new std::unordered_map<const TraceValue*, std::weak_ptr<TraceValue>>();
+// The pinned values not computed yet, in no order (pending_values sorts): each entry's value
+// knows its index (TraceValue::pending_at), so leaving is a swap with the last entry. A value in
+// it is alive (it leaves when it dies, ~TraceValue), so `raw` is safe to follow.
+struct PendingEntry {
+  TraceValue* raw;
+  std::weak_ptr<TraceValue> value;
+};
+std::vector<PendingEntry>& pending() {
+  static auto* p = new std::vector<PendingEntry>();
   return *p;
+}
+void add_pending(const ValuePtr& v) {
+  if (v->pending_at >= 0) return;
+  v->pending_at = static_cast<int64_t>(pending().size());
+  pending().push_back(PendingEntry{v.get(), v});
 }
 uint64_t g_seq = 0;
 // Per thread, as in PyTorch: no_grad() in one thread (evaluation) never stops another thread's
@@ -45,28 +57,43 @@ TraceNode::~TraceNode() {
   }
 }
 
+TraceValue::~TraceValue() {
+  if (pending_at >= 0) forget_pending(this);
+}
+
 void pin(const ValuePtr& v) {
-  if (v->pins++ == 0 && !v->realized()) pending()[v.get()] = v;
+  if (v->pins++ == 0 && !v->realized()) add_pending(v);
 }
 
 void unpin(const ValuePtr& v) {
-  if (--v->pins == 0) pending().erase(v.get());
+  if (--v->pins == 0) forget_pending(v.get());
 }
 
-void forget_pending(const TraceValue* v) { pending().erase(v); }
+void forget_pending(TraceValue* v) {
+  if (v->pending_at < 0) return;
+  std::vector<PendingEntry>& p = pending();
+  const size_t at = static_cast<size_t>(v->pending_at);
+  v->pending_at = -1;
+  if (at + 1 != p.size()) {
+    p[at] = std::move(p.back());
+    p[at].raw->pending_at = static_cast<int64_t>(at);
+  }
+  p.pop_back();
+}
 
 std::vector<ValuePtr> pending_values() {
   std::vector<ValuePtr> out;
-  for (auto it = pending().begin(); it != pending().end();) {
-    ValuePtr v = it->second.lock();
+  std::vector<PendingEntry>& p = pending();
+  for (size_t i = 0; i < p.size();) {
+    ValuePtr v = p[i].value.lock();
     // A stale value (its storage was written since) is read by no handle any more: handles of
     // the storage re-derive their values from its new version.
     if (!v || v->realized() || !v->invalid.empty() || v->stale() || (v->producer && v->producer->in_flight)) {
-      it = pending().erase(it);
+      forget_pending(p[i].raw);  // entry i is now the one that was last: look at it next
       continue;
     }
     out.push_back(std::move(v));
-    ++it;
+    ++i;
   }
   std::sort(out.begin(), out.end(), [](const ValuePtr& a, const ValuePtr& b) { return a->seq < b->seq; });
   return out;

@@ -90,6 +90,13 @@ struct TraceValue {
   // `data` was computed by an earlier plan for a later one that reads it (a value kept for a
   // gradient, realize.cpp): it is dropped once a plan has bound it, unless a handle holds it.
   bool kept = false;
+  // Its place in the registry of pinned values not computed yet (values.cpp), -1 when not there:
+  // entering and leaving it is a vector append and a swap, where a hash map allocated per entry.
+  int64_t pending_at = -1;
+  TraceValue() = default;
+  TraceValue(const TraceValue&) = delete;
+  TraceValue& operator=(const TraceValue&) = delete;
+  ~TraceValue();  // leaves the registry
   bool realized() const { return data.defined(); }
   bool is_leaf() const { return !producer || leaf; }
   // Modified in place since it was made (its storage's version moved on).
