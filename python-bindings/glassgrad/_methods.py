@@ -110,8 +110,9 @@ def _with_number(name: str, node: str, sign: float):
         if kind is int or kind is float:
             dt = self.dtype
             if dt.is_floating_point or (kind is int and dt != "bool"):
-                return _op(node, [self], {"value": sign * other, "torch_node": "SubBackward0"} if subtract
-                           else {"value": sign * other})
+                # the node's name only where a grad_fn can show it: an index's `i - 1` stays cheap
+                return _op(node, [self], {"value": sign * other, "torch_node": "SubBackward0"}
+                           if subtract and self._h.requires_grad else {"value": sign * other})
         elif tensor_sum and isinstance(other, Tensor):
             # The residual adds of every step: one dtype (not bool, which add makes an or) is its
             # own result_type, so _math.add would convert nothing and record Add of the two.
