@@ -306,11 +306,14 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    """Matrices with the last dim of input on their `offset` diagonal, in the last two dims
-    (torch.diag_embed with its default dims)."""
-    if (dim1, dim2) not in ((-2, -1), (input.ndim - 1, input.ndim)):
-        raise _C.UnsupportedError("diag_embed: glassgrad places the diagonal in the last two dims only\n"
-                                  "  fix: diag_embed(x) and then movedim")
+    """Matrices with the last dim of input on their `offset` diagonal (torch.diag_embed): rows
+    along dim1 and columns along dim2 of the result (which has one dim more than input)."""
+    d1, d2 = (_dim(d, input.ndim + 1, "diag_embed", input.shape) for d in (dim1, dim2))
+    if d1 == d2:  # PyTorch's RuntimeError
+        raise _C.InvalidArgumentError(f"diag_embed: diagonal dimensions cannot be identical {dim1}, {dim2}\n"
+                                      f"  fix: two different dims of the result, e.g. dim1=-2, dim2=-1")
+    if (d1, d2) != (input.ndim - 1, input.ndim):
+        return movedim(diag_embed(input, offset), (-2, -1), (d1, d2))
     k = int(offset)
     m = input.shape[-1] + builtins.abs(k)
     # out[i, i + k] = x[i] (k >= 0: the value follows the row) or x[i + k] (k < 0: the column):
