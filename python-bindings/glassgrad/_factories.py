@@ -77,13 +77,26 @@ def _size_keyword(fn: _Fn) -> _Fn:
     """fn(*size, ...) that also takes size= as a keyword (torch.rand(size=(1, 1, 28, 28)))."""
     @functools.wraps(fn)
     def call(*size, **kwargs):
-        if "size" in kwargs:
-            if size:
-                raise _args.InvalidArgumentTypeError(f"{fn.__name__}() got the size both as arguments {size} and as "
-                                                     f"size={kwargs['size']}\n  fix: pass it once")
-            size = (kwargs.pop("size"),)
-        return fn(*size, **kwargs)
+        return fn(*_sizes(fn.__name__, size, kwargs), **kwargs)
     return cast(_Fn, call)
+
+
+def _method_size_keyword(fn: _Fn) -> _Fn:
+    """_size_keyword for a Tensor method fn(self, *size, ...) (x.new_zeros(size=(2, 3)))."""
+    @functools.wraps(fn)
+    def call(self, *size, **kwargs):
+        return fn(self, *_sizes(fn.__name__, size, kwargs), **kwargs)
+    return cast(_Fn, call)
+
+
+def _sizes(name: str, size: tuple, kwargs: dict) -> tuple:
+    """The size arguments, or (size=,) popped from kwargs when given as a keyword."""
+    if "size" in kwargs:
+        if size:
+            raise _args.InvalidArgumentTypeError(f"{name}() got the size both as arguments {size} and as "
+                                                 f"size={kwargs['size']}\n  fix: pass it once")
+        return (kwargs.pop("size"),)
+    return size
 
 
 @factory_out
@@ -483,18 +496,21 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
 
 
 # ---- Tensor.new_* --------------------------------------------------------------------------------
+@_method_size_keyword
 def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Zeros of `size` with this tensor's dtype and device unless given (Tensor.new_zeros)."""
     dt, dev = _like(self, dtype, device)
     return full(_shape_args(size, "new_zeros"), 0, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_method_size_keyword
 def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Ones of `size` with this tensor's dtype and device unless given (Tensor.new_ones)."""
     dt, dev = _like(self, dtype, device)
     return full(_shape_args(size, "new_ones"), 1, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+@_method_size_keyword
 def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """Tensor.new_empty: zeros of `size` with this tensor's dtype and device."""
     return new_zeros(self, *size, dtype=dtype, device=device, requires_grad=requires_grad)

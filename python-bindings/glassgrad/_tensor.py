@@ -1220,9 +1220,10 @@ class Tensor:
         """The dims in reverse order (Tensor.T); a view."""
         return self.permute(list(reversed(range(self.ndim))))
 
-    def expand(self, *shape) -> "Tensor":
-        """Size-1 dims stretched (and new leading dims) to `sizes`, -1 keeping a size (Tensor.expand); a view."""
-        shape = list(_shape_args(shape, "expand"))
+    def expand(self, *shape, size=None) -> "Tensor":
+        """Size-1 dims stretched (and new leading dims) to `sizes` (or size=), -1 keeping a size
+        (Tensor.expand); a view."""
+        shape = list(_shape_args(shape if size is None else (size,), "expand"))
         lead = len(shape) - self.ndim
         if -1 in shape[:lead]:
             raise _C.ShapeError(f"expand: The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "

@@ -52,3 +52,10 @@ def test_one_float_size_is_refused_naming_the_function(name):
         getattr(torch, name)(2.0)
     with pytest.raises(TypeError, match=f"^{name}\\(\\): argument 'size' must be tuple of ints(?s:.*)fix: "):
         getattr(gg, name)(2.0)
+
+
+@pytest.mark.parametrize("call", [lambda L, x: x.new_zeros(size=(2, 3)), lambda L, x: x.new_ones(size=[4]),
+                                  lambda L, x: x.new_empty(size=(1, 2)), lambda L, x: x[:1].expand(size=(3, 2))])
+def test_size_keyword_of_tensor_methods_as_torch(call):
+    got, want = call(gg, gg.ones(2, 2)), call(torch, torch.ones(2, 2))
+    assert tuple(got.shape) == tuple(want.shape) and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
