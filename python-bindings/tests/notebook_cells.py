@@ -16,6 +16,10 @@ from test_ported_scripts import _env
 # IPython's help line (`name?`, `obj.attr??`); a code or comment line that ends in "?" is kept
 HELP = re.compile(r"[\w.]+\?{1,2}")
 IMPORT = re.compile(r"\s*(import|from)\s")
+# A cell that downloads (requests, urllib) fails to connect, on any machine: the tests write
+# what the notebooks would download, and a run never fetches anything.
+OFFLINE = {"HTTP_PROXY": "http://127.0.0.1:9", "HTTPS_PROXY": "http://127.0.0.1:9", "NO_PROXY": "",
+           "http_proxy": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9", "no_proxy": ""}
 
 # Runs cells.json's cells; a cell's last expression is shown (`Out[i]: repr`), as Jupyter's
 # display shows it. The modules named on the command line cannot be imported (as when they are
@@ -78,7 +82,7 @@ def run_cells(folder, path, hide=(), timeout=900):
     with open(os.path.join(folder, "run_cells.py"), "w", encoding="utf-8") as f:
         f.write(RUNNER)
     proc = subprocess.run([sys.executable, "run_cells.py", "cells.json", *hide], cwd=folder,
-                          env=_env(MPLBACKEND="Agg"), capture_output=True, text=True, timeout=timeout)
+                          env=_env(MPLBACKEND="Agg", **OFFLINE), capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0 and "RAISED" in proc.stdout, f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     raised = dict(re.findall(r"^\[cell (\d+) raised (.*)\]$", proc.stdout, re.M))
     return {int(k): v for k, v in raised.items()}, proc.stdout, proc.stderr

@@ -126,6 +126,17 @@ def test_04_custom_datasets_on_an_image_folder(tmp_path):
     assert "Custom image shape: glassgrad.Size([3, 90, 110])" in out
 
 
+@needs(REPO)
+def test_05_going_modular_cell_mode_notebook(tmp_path):
+    pytest.importorskip("tqdm")
+    _food_pictures(str(tmp_path / "data"))
+    # cell 0 downloads the pictures whether or not they are there (its download is not under its
+    # `if`), which fails at the closed proxy of notebook_cells.OFFLINE, after setting the folders' paths
+    out = _run(tmp_path, "going_modular/05_pytorch_going_modular_cell_mode.ipynb", {0: "ProxyError"})
+    assert len(re.findall(r"Epoch: \d+ \| train_loss: [\d.]+", out)) == 5, out[-2000:]
+    assert (tmp_path / "models" / "05_going_modular_cell_mode_tinyvgg_model.pth").is_file()
+
+
 # the model train.py saved, loaded into the script's TinyVGG and scored by predictions.py
 PREDICT = """import glassgrad.torch as torch
 import model_builder, predictions
