@@ -467,21 +467,26 @@ def _basic_view(t: Tensor, basic) -> Tensor:
     out = t
     axis = 0
     shape = []
+    last = ""  # PyTorch's last view op of the key (Select, Slice, Unsqueeze): Tensor.grad_fn's name
     for k in basic:
         if k is None:
             shape.append(1)
+            last = "Unsqueeze"
             continue
         size = out.shape[axis]
         if isinstance(k, int):
             out = _op("Slice", [out], {"dim": axis, "start": k, "stop": k + 1, "step": 1})
+            last = "Select"
         else:
             start, stop, step = k.indices(size)
             if (start, stop, step) != (0, size, 1):
                 out = _op("Slice", [out], {"dim": axis, "start": start, "stop": max(stop, start), "step": step})
+                last = "Slice"
             shape.append(out.shape[axis])
         axis += 1
-    if list(out.shape) != shape:
-        out = out.reshape(shape)
+    named = bool(last) and t._h.requires_grad  # only a tensor with a grad_fn shows the name
+    if list(out.shape) != shape or (named and last != "Slice"):
+        out = _op("Reshape", [out], {"shape": shape, "torch_node": f"{last}Backward0"} if named else {"shape": shape})
     return out
 
 

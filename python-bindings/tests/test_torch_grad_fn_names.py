@@ -55,6 +55,12 @@ _EXPRESSIONS = {
     "smooth_l1_loss": lambda L, x, w: L.nn.functional.smooth_l1_loss(x, w),
     "huber_loss": lambda L, x, w: L.nn.functional.huber_loss(x, w, delta=0.5),
     "l1_loss": lambda L, x, w: L.nn.functional.l1_loss(x, w),
+    "x[0]": lambda L, x, w: x[0], "x[:, 1]": lambda L, x, w: x[:, 1], "x[1:]": lambda L, x, w: x[1:],
+    "x[0, 1:]": lambda L, x, w: x[0, 1:], "x[1:, 0]": lambda L, x, w: x[1:, 0], "x[None]": lambda L, x, w: x[None],
+    "x[0, None]": lambda L, x, w: x[0, None], "x[None, 0]": lambda L, x, w: x[None, 0],
+    "x[..., 2]": lambda L, x, w: x[..., 2], "x[-1, -1]": lambda L, x, w: x[-1, -1],
+    "x[None, 1:]": lambda L, x, w: x[None, 1:], "x[:, ::2]": lambda L, x, w: x[:, ::2],
+    "x[index]": lambda L, x, w: x[L.tensor([2, 0])], "x[mask]": lambda L, x, w: x[x > 0],
 }
 
 
