@@ -24,9 +24,13 @@ Attrs& Attrs::set(const std::string& key, AttrValue value) {
 }
 
 const AttrValue* Attrs::find(const std::string& key) const {
-  auto it = std::lower_bound(items_.begin(), items_.end(), key,
-                             [](const auto& kv, const std::string& k) { return kv.first < k; });
-  return (it != items_.end() && it->first == key) ? &it->second : nullptr;
+  // A scan: an op has a handful of attributes, and a string's == compares lengths before any
+  // character, where lower_bound compared keys character by character at each halving and then
+  // once more for equality. Kernels and shape rules look attributes up every call.
+  for (const auto& kv : items_) {
+    if (kv.first == key) return &kv.second;
+  }
+  return nullptr;
 }
 
 bool Attrs::has(const std::string& key) const { return find(key) != nullptr; }
