@@ -147,7 +147,9 @@ def masked_fill(input: Tensor, mask: Tensor, value) -> Tensor:
     if isinstance(value, Tensor) and value.ndim != 0:
         raise _C.ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got shape {list(value.shape)}\n"
                             f"  fix: value.item(), or torch.where(mask, value, input) for a tensor of values")
-    return _op("Where", [mask, _value_tensor(value, input), input])
+    # PyTorch's node (Tensor.grad_fn): MaskedFillBackward0 for a number value, 1 for a tensor
+    named = {"torch_node": f"MaskedFillBackward{int(isinstance(value, Tensor))}"} if input._h.requires_grad else {}
+    return _op("Where", [mask, _value_tensor(value, input), input], named)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:

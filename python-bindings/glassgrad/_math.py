@@ -527,13 +527,17 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     if floating and x.requires_grad:
         # A NaN input stays NaN and gets no gradient, as PyTorch's (its mask min <= x <= max is false).
         x = _op("Where", [isnan(x), x.detach(), x])
+    # PyTorch's node (Tensor.grad_fn): ClampBackward1 for number bounds, ClampBackward0 for tensors
+    named = {"torch_node": "ClampBackward0" if isinstance(min, Tensor) or isinstance(max, Tensor)
+             else "ClampBackward1"} if x._h.requires_grad else {}
     if min is not None:
         lo = as_operand(min, out_dt, x.device)
         # A NaN bound gives NaN, as PyTorch's clamp (a NaN input stays NaN: no comparison holds).
-        x = _op("Where", [logical_or(lt(x, lo), isnan(lo)) if floating else lt(x, lo), lo, x])
+        x = _op("Where", [logical_or(lt(x, lo), isnan(lo)) if floating else lt(x, lo), lo, x],
+                named if max is None else {})
     if max is not None:
         hi = as_operand(max, out_dt, x.device)
-        x = _op("Where", [logical_or(gt(x, hi), isnan(hi)) if floating else gt(x, hi), hi, x])
+        x = _op("Where", [logical_or(gt(x, hi), isnan(hi)) if floating else gt(x, hi), hi, x], named)
     return x
 
 

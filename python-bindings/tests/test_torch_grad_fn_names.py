@@ -61,6 +61,11 @@ _EXPRESSIONS = {
     "x[..., 2]": lambda L, x, w: x[..., 2], "x[-1, -1]": lambda L, x, w: x[-1, -1],
     "x[None, 1:]": lambda L, x, w: x[None, 1:], "x[:, ::2]": lambda L, x, w: x[:, ::2],
     "x[index]": lambda L, x, w: x[L.tensor([2, 0])], "x[mask]": lambda L, x, w: x[x > 0],
+    "clamp(min=0)": lambda L, x, w: x.clamp(min=0), "clamp(-1, 1)": lambda L, x, w: x.clamp(-1, 1),
+    "clamp(max=tensor)": lambda L, x, w: x.clamp(max=w), "clip": lambda L, x, w: x.clip(max=0.5),
+    "masked_fill number": lambda L, x, w: x.masked_fill(w > 0, 0.5),
+    "masked_fill 0-d tensor": lambda L, x, w: x.masked_fill(w > 0, L.tensor(0.5, dtype=L.float64)),
+    "max()": lambda L, x, w: x.max(), "amax(1)": lambda L, x, w: x.amax(1), "amax()": lambda L, x, w: x.amax((0, 1)),
 }
 
 
