@@ -46,6 +46,7 @@ struct TemplateNode {
   std::vector<TensorInfo> outputs;
   NodeId gradient_of = kNoNode;  // the forward node (index into Export::nodes) whose rule emitted it
   uint64_t hash = 0;             // node_hash
+  uint64_t meta_hash = 0;        // meta_hash: with hash, what every import of the node reuses
 };
 struct BackwardTemplate {
   ValueId first = 0;             // the first value the template's nodes make
@@ -126,6 +127,7 @@ std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new
     for (ValueId o : gn.outputs) tn.outputs.push_back(ex.graph.value(o).info);
     tn.gradient_of = gn.gradient_of;
     tn.hash = node_hash(*gn.schema, gn.attrs, tn.outputs);
+    tn.meta_hash = meta_hash(gn.meta);
     t->nodes.push_back(std::move(tn));
   }
   if (next != ex.graph.num_values()) throw InternalError("backward: the gradient graph added a leaf");
@@ -205,14 +207,16 @@ std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTempl
 
 // One backward node as a trace node: inputs by graph value (forward values, earlier imports,
 // leaves standing for lazy values), outputs given the graph values first_output, first_output + 1...
+// `hashes`: the node's (node_hash, meta_hash) when known (a template's), else computed here.
 void import_node(Export& ex, const OpSchema& schema, const Attrs& attrs, const NodeMeta& meta,
-                 const std::vector<ValueId>& inputs, const std::vector<TensorInfo>& outputs, ValueId first_output) {
+                 const std::vector<ValueId>& inputs, const std::vector<TensorInfo>& outputs, ValueId first_output,
+                 const std::pair<uint64_t, uint64_t>* hashes = nullptr) {
   auto node = std::make_shared<TraceNode>();
   node->schema = &schema;
   node->attrs = attrs;
   node->meta = meta;
-  node->hash = node_hash(schema, attrs, outputs);
-  node->meta_hash = meta_hash(meta);
+  node->hash = hashes ? hashes->first : node_hash(schema, attrs, outputs);
+  node->meta_hash = hashes ? hashes->second : meta_hash(meta);
   node->inputs.reserve(inputs.size());
   for (ValueId in : inputs) node->inputs.push_back(value_of(ex, in));
   const size_t end = static_cast<size_t>(first_output) + outputs.size();
@@ -251,7 +255,8 @@ void import_nodes(Export& ex, NodeId& next) {
 void import_template(Export& ex, const BackwardTemplate& t) {
   ValueId next = t.first;
   for (const TemplateNode& tn : t.nodes) {
-    import_node(ex, *tn.schema, tn.attrs, tn.meta, tn.inputs, tn.outputs, next);
+    const std::pair<uint64_t, uint64_t> hashes{tn.hash, tn.meta_hash};
+    import_node(ex, *tn.schema, tn.attrs, tn.meta, tn.inputs, tn.outputs, next, &hashes);
     next += static_cast<ValueId>(tn.outputs.size());
   }
 }
