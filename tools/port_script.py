@@ -17,10 +17,11 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 # (pattern, replacement), the first that matches a line rewrites it. A trailing space after
-# `import torch` (some scripts have one) goes with the rewrite; other lines keep theirs.
+# `import torch` (some scripts have one) goes with the rewrite; other lines keep theirs. A
+# trailing comment (`import torch # <1>`, as books number their lines) is kept after the rewrite.
 IMPORT_RULES = [
-    (re.compile(r"^(\s*)import torch\s*$"), r"\1import glassgrad.torch as torch"),
-    (re.compile(r"^(\s*)import torchvision$"), r"\1import glassgrad.vision as torchvision"),
+    (re.compile(r"^(\s*)import torch(\s*#.*)?\s*$"), r"\1import glassgrad.torch as torch\2"),
+    (re.compile(r"^(\s*)import torchvision(\s*#.*)?$"), r"\1import glassgrad.vision as torchvision\2"),
     (re.compile(r"^(\s*)import torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
     (re.compile(r"^(\s*)import torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
     (re.compile(r"^(\s*)from torchvision(\.\S+)? import (.*)$"), r"\1from glassgrad.vision\2 import \3"),

@@ -15,6 +15,9 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("import torch", "import glassgrad.torch as torch"),
     ("import torch  ", "import glassgrad.torch as torch"),  # a trailing space goes with the rewrite
     ("import torchvision", "import glassgrad.vision as torchvision"),
+    ("import torch # <1>", "import glassgrad.torch as torch # <1>"),  # a book's numbered line
+    ("import torch  # tensors", "import glassgrad.torch as torch  # tensors"),
+    ("import torchvision  # images", "import glassgrad.vision as torchvision  # images"),
     ("import torchvision.transforms as T", "import glassgrad.vision.transforms as T"),
     ("import torchvision.utils as vutils", "import glassgrad.vision.utils as vutils"),
     ("import torch.nn as nn", "import glassgrad.nn as nn"),
@@ -44,6 +47,7 @@ def test_each_rule_rewrites_its_import(line, want):
     "import torchaudio",
     "import torchtext.data as data",
     "from torchaudio import transforms",
+    "import torchx  # not torch",
     "import torch as T",  # an alias the mapping does not name: left for the reader
     "print('import torch')",
     "s = 'from torch import nn'",
