@@ -135,7 +135,8 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sqrt(var) (torch.std), with var's correction."""
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    return _op("Sqrt", [v], {"torch_node": "StdBackward0"}) if v.requires_grad else v.sqrt()
 
 
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
@@ -177,24 +178,33 @@ def check_reduced_sizes(x: Tensor, dims: list, name: str) -> None:
                                       f"  fix: reduce over a non-empty dim, or check x.shape[{d}] first")
 
 
-def _amax(input: Tensor, dim, keepdim, name: str) -> Tensor:
+def _amax(input: Tensor, dim, keepdim, name: str, node: str = "") -> Tensor:
+    """amax; node: PyTorch's node for Tensor.grad_fn (AmaxBackward0, MaxBackward1 for max())."""
     x = _orderable(input)
     dims = dims_of(dim if dim != () else None, x, name)
     check_reduced_sizes(x, dims, name)
     if x.numel() == 0:  # every reduced dim has elements, so the result is empty too
         return _sum(x, dims, keepdim).astype(input.dtype)
-    return _op("Max", [x], {"dims": dims, "keepdim": builtins.bool(keepdim)}).astype(input.dtype)
+    attrs = {"dims": dims, "keepdim": builtins.bool(keepdim)}
+    if node and x._h.requires_grad:
+        attrs["torch_node"] = node
+    return _op("Max", [x], attrs).astype(input.dtype)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The largest element over dim (all for ()) (torch.amax); ties share the gradient evenly."""
-    return _amax(input, dim, keepdim, "amax")
+    return _amax(input, dim, keepdim, "amax", "AmaxBackward0")
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False) -> Tensor:
     """The smallest element over dim (torch.amin): -amax(-x), ties sharing the gradient evenly."""
+    return _amin(input, dim, keepdim, "AminBackward0")
+
+
+def _amin(input: Tensor, dim, keepdim, node: str) -> Tensor:
     x = _orderable(input)
-    return _op("Neg", [_amax(_op("Neg", [x]), dim, keepdim, "amin")]).astype(input.dtype)
+    smallest = _amax(_op("Neg", [x]), dim, keepdim, "amin")
+    return _op("Neg", [smallest], {"torch_node": node} if x._h.requires_grad else {}).astype(input.dtype)
 
 
 def _argmax(input: Tensor, dim, keepdim, name: str) -> Tensor:
@@ -228,13 +238,16 @@ def argmin(input: Tensor, dim: Optional[int] = None, keepdim: bool = False) -> T
     return _argmax(_op("Neg", [_orderable(input)]), dim, keepdim, "argmin")
 
 
-def _at_index(x: Tensor, index: Tensor, d: int, keepdim: bool) -> Tensor:
+def _at_index(x: Tensor, index: Tensor, d: int, keepdim: bool, node: str) -> Tensor:
     """x's elements at `index` (int64, x's shape with dim d of size 1) along d: the selected
-    elements, so that a gradient reaches exactly those (max/min over a dim)."""
+    elements, so that a gradient reaches exactly those (max/min over a dim), named as PyTorch's
+    node `node` for Tensor.grad_fn."""
     n = x.shape[d]
     iota = as_operand(list(range(n)), DTYPES["int64"], x.device).reshape([n] + [1] * (x.ndim - 1 - d))
     picked = _op("Where", [eq(index, iota), x, constant(0, x.dtype, x.device)])
-    return _sum(picked, d, keepdim) if x.dtype.is_floating_point else _sum(picked, d, keepdim).astype(x.dtype)
+    if x.dtype.is_floating_point:
+        return _op("Sum", [picked], {"dims": [d], "keepdim": builtins.bool(keepdim), "torch_node": node})
+    return _sum(picked, d, keepdim).astype(x.dtype)
 
 
 def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: str):
@@ -243,7 +256,7 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
     if other is not None:
         return (maximum if largest else minimum)(input, other)
     if dim is None:
-        return amax(input) if largest else amin(input)
+        return _amax(input, (), False, "max", "MaxBackward1") if largest else _amin(input, (), False, "MinBackward1")
     d = _dim(dim, builtins.max(input.ndim, 1), name, input.shape)
     if input.ndim == 0:
         return return_type(name)(input, constant(0, "int64", input.device))
@@ -251,7 +264,7 @@ def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: 
     x = _orderable(input)
     index = _argmax(x if largest else _op("Neg", [x]), d, True, name)
     if input.requires_grad:
-        values = _at_index(input, index, d, keepdim)
+        values = _at_index(input, index, d, keepdim, "MaxBackward0" if largest else "MinBackward0")
     else:
         values = amax(input, d, keepdim) if largest else amin(input, d, keepdim)
     return return_type(name)(values, index if keepdim else index.squeeze(d))

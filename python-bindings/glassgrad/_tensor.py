@@ -140,8 +140,6 @@ class _GradFn:
             op = _MATMUL_NODES.get(tuple(len(h.shape) for h in self._h.producer_inputs), "UnsafeView")
         elif op in ("Sum", "Mean") and self._h is not None and self._h.producer_attr("dims"):
             return f"{op}Backward1"  # PyTorch's overload with dim
-        elif op == "Max" and self._h is not None:  # max() of every element, or amax over dims
-            return "AmaxBackward0" if self._h.producer_attr("dims") else "MaxBackward1"
         return f"{_TORCH_NODES.get(op, op)}Backward0"
 
     @property

@@ -65,7 +65,11 @@ _EXPRESSIONS = {
     "clamp(max=tensor)": lambda L, x, w: x.clamp(max=w), "clip": lambda L, x, w: x.clip(max=0.5),
     "masked_fill number": lambda L, x, w: x.masked_fill(w > 0, 0.5),
     "masked_fill 0-d tensor": lambda L, x, w: x.masked_fill(w > 0, L.tensor(0.5, dtype=L.float64)),
-    "max()": lambda L, x, w: x.max(), "amax(1)": lambda L, x, w: x.amax(1), "amax()": lambda L, x, w: x.amax((0, 1)),
+    "max()": lambda L, x, w: x.max(), "amax(1)": lambda L, x, w: x.amax(1), "amax((0, 1))": lambda L, x, w: x.amax((0, 1)),
+    "amax()": lambda L, x, w: x.amax(), "min()": lambda L, x, w: x.min(), "amin()": lambda L, x, w: x.amin(),
+    "amin(0)": lambda L, x, w: x.amin(0), "max(1).values": lambda L, x, w: x.max(1).values,
+    "min(0, keepdim).values": lambda L, x, w: x.min(0, keepdim=True).values,
+    "std": lambda L, x, w: x.std(), "std(1)": lambda L, x, w: x.std(1), "var": lambda L, x, w: x.var(0),
 }
 
 
