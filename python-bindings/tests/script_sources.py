@@ -34,6 +34,7 @@ REPOSITORIES = {
     "udacity-deep-learning-v2-pytorch": "github.com/udacity/deep-learning-v2-pytorch",
     "mrdbourke-pytorch-deep-learning": "github.com/mrdbourke/pytorch-deep-learning",
     "LLMs-from-scratch": "github.com/rasbt/LLMs-from-scratch",
+    "dlwpt-code": "github.com/deep-learning-with-pytorch/dlwpt-code",
 }
 
 
