@@ -64,6 +64,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     stack.pop_back();
     if (v->visited_by == walk) continue;
     v->visited_by = walk;
+    v->export_id = -1;
     ++values_seen;
     if (is_leaf(v.get())) {
       if (!v->invalid.empty()) {
@@ -91,12 +92,18 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   std::sort(nodes.begin(), nodes.end(),
             [](const std::pair<uint64_t, TraceNode*>& a, const std::pair<uint64_t, TraceNode*>& b) { return a.first < b.first; });
   Export ex;
-  ex.id.reserve(values_seen);
+  // Numbers are kept on the values (TraceValue::export_id, written as ex.id was): realize reads
+  // no map, and only backward's callers, which look values up later, get ex.id (a hash insert
+  // per value).
+  const bool fill_map = !stop_at_computed;
+  if (fill_map) ex.id.reserve(values_seen);
   uint64_t h = 0xC0FFEE;
   // Leaves in order of first use, which depends only on the program's structure (not on when
   // each leaf was created), so every step of a loop exports the same signature.
   auto add_leaf = [&](const ValuePtr& v) {
-    if (!ex.id.emplace(v.get(), static_cast<ValueId>(ex.by_id.size())).second) return;
+    if (v->export_id >= 0) return;
+    v->export_id = static_cast<int32_t>(ex.by_id.size());
+    if (fill_map) ex.id.emplace(v.get(), static_cast<ValueId>(ex.by_id.size()));
     h = hash_combine(h, ex.by_id.size());
     h = hash_combine(h, static_cast<uint64_t>(leaf_kind(*v)));
     h = hash_combine(h, v->requires_grad ? 1 : 0);
@@ -116,7 +123,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   for (const auto& kn : nodes) {
     TraceNode* node = kn.second;
     h = hash_combine(h, node->hash);
-    for (const auto& in : node->inputs) h = hash_combine(h, static_cast<uint64_t>(ex.id.at(in.get())));
+    for (const auto& in : node->inputs) h = hash_combine(h, static_cast<uint64_t>(in->export_id));
     h = hash_combine(h, 0xFFFF);
     const int32_t index = static_cast<int32_t>(ex.nodes.size());
     ex.nodes.push_back(node->shared_from_this());
@@ -124,12 +131,16 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     for (const auto& out : node->outputs) {
       ex.made_by.emplace_back(index, k++);
       ValuePtr o = out.lock();
-      if (o) ex.id[o.get()] = static_cast<ValueId>(ex.by_id.size());
+      if (o) {
+        o->export_id = static_cast<int32_t>(ex.by_id.size());
+        if (fill_map) ex.id[o.get()] = static_cast<ValueId>(ex.by_id.size());
+      }
       ex.by_id.push_back(std::move(o));
     }
   }
   for (const auto& r : roots) {
-    const ValueId id = ex.id.at(r.get());
+    const ValueId id = r->export_id;
+    if (id < 0) throw InternalError("lazy export: a root was not numbered");
     ex.outputs.push_back(id);
     h = hash_combine(h, static_cast<uint64_t>(id));
   }

@@ -87,6 +87,7 @@ struct TraceValue {
   // Scratch of collect() (export.cpp): the number of the last walk that reached this value, so a
   // walk marks what it saw without a hash set. Meaningful only inside one collect() call.
   uint64_t visited_by = 0;
+  int32_t export_id = -1;  // collect()'s number for it, meaningful as visited_by is
   // `data` was computed by an earlier plan for a later one that reads it (a value kept for a
   // gradient, realize.cpp): it is dropped once a plan has bound it, unless a handle holds it.
   bool kept = false;
