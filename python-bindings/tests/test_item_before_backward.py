@@ -216,3 +216,32 @@ def test_a_saved_output_written_in_place_after_the_read_is_refused_as_by_pytorch
 def test_gradients_after_an_early_read_match_pytorch():
     torch = pytest.importorskip("torch")
     _assert_grads_close(_grads(gg, True), _grads(torch, True), rtol=1e-4, atol=1e-5)
+
+
+def test_a_buffer_written_in_place_each_step_is_not_kept_apart():
+    """A hand-written momentum buffer (`buf = grad.clone().detach()`, then `buf.mul_(m).add_(grad)`
+    under no_grad each step) is read at a version its own in-place write has replaced: it is not a
+    value to keep for a later plan. Kept apart, it made the plans differ from step to step (a
+    compile each time) and copied every buffer (an Assign node) instead of writing it in place."""
+    model = _model(gg)
+    params = list(model.parameters())
+    state = {}
+    gg.clear_plan_cache()
+    gg.reset_cache_stats()
+    plans = []
+    for x, y in _batches(8):
+        loss = gg.cross_entropy(model(gg.tensor(x)), gg.tensor(y))
+        loss.backward()
+        with gg.no_grad():
+            for p in params:
+                if p not in state:
+                    state[p] = p.grad.clone().detach()
+                else:
+                    state[p].mul_(0.9).add_(p.grad)
+                p.add_(state[p], alpha=-0.1)
+                p.grad = None
+        float(loss)
+        plans.append(str(gg._C.last_plan()))
+    stats = gg.cache_stats()
+    assert stats["hits"] >= 4, stats
+    assert all(" Assign " not in plan for plan in plans[3:]), plans[-1]

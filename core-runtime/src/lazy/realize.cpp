@@ -135,7 +135,9 @@ void ask_to_keep(const Export& ex, size_t again) {
     if (n->ran_key) continue;  // a node computed again is not one whose reads are asked for
     for (const ValuePtr& in : n->inputs) {
       const TraceNode* p = in->producer.get();
-      if (!p || !p->ran_key || in->realized()) continue;
+      // A version of a storage written in place since (stale) is read where the write's plan
+      // put it: kept apart, it would be one more output and a copy (Assign) every step.
+      if (!p || !p->ran_key || in->realized() || in->stale()) continue;
       auto it = pc.index.find(p->ran_key);
       if (it == pc.index.end()) continue;
       CachedPlan& cp = it->second->second;
