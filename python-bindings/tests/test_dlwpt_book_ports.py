@@ -147,3 +147,17 @@ def test_p1ch7_birds_vs_airplanes(tmp_path):
     accuracy = [float(v) for v in re.findall(r"Accuracy: ([\d.]+)", out)]
     assert len(accuracy) == 6 and min(accuracy) > 0.9, out[-3000:]
     assert "Out[43]: 3737474" in out, out[-3000:]  # the parameter count the book prints
+
+
+@needs(REPO)
+@pytest.mark.slow  # 1 minute on a quiet 2-core CPU, 10 when it is shared (ten models, 100 epochs each)
+def test_p1ch8_convolutions_width_regularization_depth(tmp_path):
+    _cifar10(str(tmp_path / "data-unversioned" / "p1ch6"))
+    # 24: the conv stack without its flattening, fed to Linear (the chapter's demonstration)
+    out = _run(tmp_path, "p1ch8/1_convolution.ipynb", {24: "Linear"})
+    accuracy = [float(v) for v in re.findall(r"Accuracy train: ([\d.]+)", out)]
+    # ten trainings (baseline on the CPU, width, L2, dropout, batch norm, depth, residual ones);
+    # the baseline learns the bands. The 100-block ResNet's outcome hangs on its initial weights.
+    assert len(accuracy) == 10 and accuracy[0] > 0.9, out[-3000:]
+    assert "Out[33]: <All keys matched successfully>" in out, out[-3000:]
+    assert (tmp_path / "data-unversioned" / "p1ch6" / "birds_vs_airplanes.pt").is_file()
