@@ -523,7 +523,13 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   }
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (grads[i] == kNoValue) continue;
-    const ValuePtr& leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
+    ValuePtr leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
+    // Written in place since the graph was recorded: the gradient goes to the newest version.
+    for (size_t hops = 0; hops < (size_t{1} << 20); ++hops) {
+      ValuePtr next = leaf->newer.lock();
+      if (!next) break;
+      leaf = std::move(next);
+    }
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
     if (!leaf->grad_hooks.empty()) g = run_hooks(*leaf, g);  // before accumulating, as PyTorch's leaf hooks
     if (sync && synced[i]) {  // a synced gradient already holds the old one

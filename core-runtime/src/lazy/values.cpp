@@ -351,6 +351,8 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad) {
 
 void move_grad(const ValuePtr& from, const ValuePtr& to) {
   if (from == to) return;
+  from->newer = to;
+  to->newer.reset();
   if (!from->grad_hooks.empty()) {  // a parameter's hooks stay with it through its updates
     to->grad_hooks = std::move(from->grad_hooks);
     from->grad_hooks.clear();

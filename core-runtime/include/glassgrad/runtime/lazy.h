@@ -84,6 +84,10 @@ struct TraceValue {
   // computed value's gradient, after its hooks, accumulates into `grad` as a leaf's does.
   std::vector<std::pair<uint64_t, GradientHook>> grad_hooks;
   bool retains_grad = false;
+  // The leaf's next version (set by move_grad, which passes its gradient on): a graph recorded
+  // before an in-place write under no_grad reaches this version, and backward() accumulates into
+  // the newest one, which the tensor's handle shows, as PyTorch accumulates into the tensor.
+  std::weak_ptr<TraceValue> newer;
   // Scratch of collect() (export.cpp): the number of the last walk that reached this value, so a
   // walk marks what it saw without a hash set. Meaningful only inside one collect() call.
   uint64_t visited_by = 0;
