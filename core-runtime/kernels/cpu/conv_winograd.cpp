@@ -152,14 +152,6 @@ struct Buffers {
   size_t gemm_bytes = 0;
 };
 
-// The weight gradient's GEMMs dU[xi] += Z[xi]^T V[xi] take V [tiles, C] as B. The transforms
-// write it in the GEMM's packed form (gemm_kernel.h, b_packed: slivers of NR channels, each
-// [tiles][NR]) instead of row-major, so the GEMM reads it in place rather than copying every
-// panel: for a 64-channel layer that copy was 6% of the weight gradient's samples. Channels past
-// C up to the vector width are transformed zeros; the sliver's columns past them are never read
-// (the GEMM's edge tiles multiply only the vectors their columns reach).
-int64_t weight_v_width(int64_t c, DType dt) { return round_up(c, gemm_nr(dt)); }
-
 int64_t lanes_of(DType dt, int m) { return dt == DType::Float64 ? kernels<double>(m).lanes : kernels<float>(m).lanes; }
 
 template <typename T>
@@ -180,11 +172,9 @@ size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T
     if (b) b->du_slot_stride = du_slot, b->per_slot = kind == Kind::WeightPerSlot;
   }
   if (b) b->shape = s, b->slots = slots, b->filters = filters, b->gemm_bytes = gemm_bytes;
-  // The weight gradient's V is its GEMMs' B, written straight in the packed form (weight_v_width).
-  const int64_t v_width = kind == Kind::ForwardLike ? cinp : weight_v_width(s.cin, dt);
   const int pairs = slots;  // every slot transforms into its own buffers
   for (int i = 0; i < pairs; ++i) {
-    T* ti = carve.take<T>(s.points() * skewed<T>(tb * v_width));
+    T* ti = carve.take<T>(s.points() * skewed<T>(tb * cinp));
     T* to = carve.take<T>(s.points() * skewed<T>(tb * coutp));
     if (b) b->trans_in[i] = ti, b->trans_out[i] = to;
   }
@@ -242,14 +232,10 @@ Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t
 
 // Stages channel block cb of one image ([channels][h][w]) and transforms its tiles into
 // `trans` (tiles first_tile ..): (m+2)x(m+2) input windows (input = true) or m x m gradient tiles.
-// Each point's matrix is [block tiles][tile_stride] row-major, or with sliver > 0 the GEMM's
-// packed B of a `tiles`-deep product: slivers of `sliver` channels, each [tiles][sliver]
-// (weight_v_width; tile_stride is then the padded width).
 template <typename T>
 void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64_t channels, int64_t h, int64_t w,
                            int64_t top, int64_t left, int64_t rows, int64_t cols, const WinoShape& s, int64_t cb,
-                           T* stage_buf, T* trans, int64_t tile_stride, int64_t first_tile, bool input,
-                           int64_t sliver = 0, int64_t tiles = 0) {
+                           T* stage_buf, T* trans, int64_t tile_stride, int64_t first_tile, bool input) {
   const int64_t L = kern.lanes;
   WinoStage<T> st;
   st.x = image + cb * L * h * w;
@@ -261,7 +247,6 @@ void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64
   t.image = stage_buf, t.rows = rows, t.cols = cols, t.blocks = 1;
   t.tiles_h = s.th(), t.tiles_w = s.tw();
   t.trans = trans + cb * L, t.xi_stride = skewed<T>(s.block_tiles() * tile_stride), t.tile_stride = tile_stride;
-  if (sliver > 0) t.trans = trans + cb * L / sliver * sliver * tiles + cb * L % sliver, t.tile_stride = sliver;
   t.first_tile = first_tile;
   (input ? kern.input_tiles : kern.grad_tiles)(t);
 }
@@ -391,8 +376,7 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
   const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
   const int64_t c_blocks = cp / L, k_blocks = kp / L;
-  const int64_t nr = gemm_nr(dtype_of<T>()), v_width = weight_v_width(g.c, dtype_of<T>());
-  const int64_t v_stride = skewed<T>(tb * v_width), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
+  const int64_t v_stride = skewed<T>(tb * cp), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
   const int used = static_cast<int>(std::min<int64_t>(b.slots, g.n));
   parallel_for(used, 1, [&](int64_t s0, int64_t s1) {
     for (int64_t sl = s0; sl < s1; ++sl) {
@@ -406,7 +390,7 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
         for (int64_t i = 0; i < images; ++i) {
           for (int64_t cb = 0; cb < c_blocks; ++cb)
             transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(),
-                                  s.in_cols(), s, cb, b.stage_in[sl], v, v_width, i * tpi, /*input=*/true, nr, tiles);
+                                  s.in_cols(), s, cb, b.stage_in[sl], v, cp, i * tpi, /*input=*/true);
           for (int64_t kb = 0; kb < k_blocks; ++kb)
             transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
                                   s.out_cols(), s, kb, b.stage_out[sl], z, kp, i * tpi, /*input=*/false);
@@ -415,7 +399,7 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
         for (int64_t xi = 0; xi < s.points(); ++xi) {
           GemmProblem<T> p(g.k, g.c, tiles);
           p.a = transpose_of<T>(z + xi * z_stride, kp);
-          p.b_packed = v + xi * v_stride;
+          p.b = row_major<T>(v + xi * v_stride, cp);
           p.beta = n0 == first ? T(0) : T(1);
           p.c = du + xi * du_stride;
           p.ldc = g.c;
@@ -458,8 +442,7 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
   const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
   const int64_t c_blocks = cp / L, k_blocks = kp / L;
-  const int64_t nr = gemm_nr(dt), v_width = weight_v_width(g.c, dt);
-  const int64_t v_stride = skewed<T>(tb * v_width), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
+  const int64_t v_stride = skewed<T>(tb * cp), z_stride = skewed<T>(tb * kp), du_stride = skewed<T>(g.k * g.c);
   // Slot sl owns the points [P sl / slots, P (sl + 1) / slots) of dU and goes through every
   // block on its own: it transforms the block's tiles (all points: each slot repeats the
   // transforms, O(C + K) per tile against the products' O(C K)) into its own buffers and runs its
@@ -476,8 +459,7 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
         for (int64_t i = 0; i < images; ++i) {
           for (int64_t cb = 0; cb < c_blocks; ++cb)
             transform_image_block(kern, x + (n0 + i) * g.c * g.hw(), g.c, g.h, g.w, g.pt, g.pl, s.in_rows(),
-                                  s.in_cols(), s, cb, b.stage_in[sl], b.trans_in[sl], v_width, i * tpi,
-                                  /*input=*/true, nr, tiles);
+                                  s.in_cols(), s, cb, b.stage_in[sl], b.trans_in[sl], cp, i * tpi, /*input=*/true);
           for (int64_t kb = 0; kb < k_blocks; ++kb)
             transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
                                   s.out_cols(), s, kb, b.stage_out[sl], b.trans_out[sl], kp, i * tpi, /*input=*/false);
@@ -486,7 +468,7 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
         for (int64_t xi = xi0; xi < xi1; ++xi) {
           GemmProblem<T> p(g.k, g.c, tiles);
           p.a = transpose_of<T>(b.trans_out[sl] + xi * z_stride, kp);
-          p.b_packed = b.trans_in[sl] + xi * v_stride;
+          p.b = row_major<T>(b.trans_in[sl] + xi * v_stride, cp);
           p.beta = n0 == 0 ? T(0) : T(1);
           p.c = b.filters + xi * du_stride;
           p.ldc = g.c;
