@@ -37,7 +37,7 @@ def main() -> int:
         loss = gg.cross_entropy(m(gg.tensor(x, device=device)), gg.tensor(y, device=device))
         loss.backward()
         opt.step()
-        results[device] = (float(loss.item()), next(iter(m.parameters())).numpy())
+        results[device] = (float(loss.item()), next(iter(m.parameters())).detach().cpu().numpy())
     (lc, wc), (lg, wg) = results["cpu"], results["cuda"]
     if not (np.isfinite(lg) and abs(lg - lc) <= 1e-4 * max(1.0, abs(lc)) and np.allclose(wg, wc, rtol=1e-4, atol=1e-5)):
         print(f"smoke test FAILED: the Conv2D step differs on the GPU: loss {lg} (CPU {lc}), "

@@ -46,7 +46,8 @@ def test_parameters_are_refused_and_read_through_detach():
 def test_item_tolist_repr_and_copies_of_a_tensor_that_requires_grad_still_work():
     w = gg.tensor([1.5, -2.0], requires_grad=True)
     assert w.tolist() == [1.5, -2.0] and w.sum().item() == -0.5 and float(w[0]) == 1.5
-    assert repr(w) == "tensor([ 1.5000, -2.0000], requires_grad=True)"
+    # on a machine whose default device is a GPU, repr names it (device='cuda:0') as PyTorch's does
+    assert repr(w).startswith("tensor([ 1.5000, -2.0000]") and repr(w).endswith("requires_grad=True)")
     c = copy.deepcopy(w)
     assert c.requires_grad and c.tolist() == [1.5, -2.0]
     m = copy.deepcopy(gg.nn.Linear(2, 2))
@@ -106,8 +107,13 @@ def _on_the_gpu(t):
     return t
 
 
-def test_numpy_of_a_gpu_tensor_raises_torchs_type_error_and_force_copies():
+def test_numpy_of_a_gpu_tensor_raises_torchs_type_error_and_force_copies(monkeypatch):
+    from glassgrad import _device
     t = _on_the_gpu(gg.tensor([1.0, 2.0]))
+    t.numpy(force=True)  # computed before the default changes
+    # cuda:0 off the default device (where a GPU is usable it is the default, and converts:
+    # test_a_tensor_on_the_default_gpu_converts)
+    monkeypatch.setattr(_device, "default_device", lambda: "cpu")
     want = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory "
             "first.")
     with pytest.raises(TypeError) as caught:
