@@ -86,3 +86,10 @@ def run_cells(folder, path, hide=(), timeout=900):
     assert proc.returncode == 0 and "RAISED" in proc.stdout, f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     raised = dict(re.findall(r"^\[cell (\d+) raised (.*)\]$", proc.stdout, re.M))
     return {int(k): v for k, v in raised.items()}, proc.stdout, proc.stderr
+
+
+def assert_raised(raised, raises, out, err):
+    """The cells that raised are exactly `raises` ({cell: a fragment of its error})."""
+    assert sorted(raised) == sorted(raises), f"{raised}\n{out[-2000:]}\n{err[-4000:]}"
+    for cell, fragment in raises.items():
+        assert fragment in raised[cell], (cell, raised[cell])

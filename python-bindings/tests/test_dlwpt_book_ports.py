@@ -14,7 +14,7 @@ import re
 import numpy as np
 import pytest
 
-from notebook_cells import run_cells
+from notebook_cells import assert_raised, run_cells
 from script_sources import checkout, needs
 
 REPO = "dlwpt-code"
@@ -57,9 +57,7 @@ def _run(tmp_path, name, raises, hide=()):
     chapter, _ = name.split("/")
     folder = _layout(tmp_path, chapter)
     raised, out, err = run_cells(str(folder), os.path.join(checkout(REPO) or "", name), hide=hide)
-    assert sorted(raised) == sorted(raises), f"{raised}\n{out[-2000:]}\n{err[-4000:]}"
-    for cell, fragment in raises.items():
-        assert fragment in raised[cell], (cell, raised[cell])
+    assert_raised(raised, raises, out, err)
     return out
 
 
