@@ -1,5 +1,7 @@
 """Breakpoint hooks: callbacks on a layer or an op name, forward or backward, receiving the
 node's inputs and outputs as NumPy arrays."""
+import gc
+
 import numpy as np
 import pytest
 
@@ -29,6 +31,11 @@ class Net(glassgrad.Module):
 
 @pytest.fixture
 def setup(rng):
+    # A hook sees every node of the plans it runs in, and a realize computes everything pending:
+    # values another test of this worker left pending (alive in a reference cycle not yet
+    # collected) are collected or computed first, so that the hooks see this test's nodes only.
+    gc.collect()
+    glassgrad.realize()
     glassgrad.manual_seed(1)
     net = Net()
     x = glassgrad.tensor(rng.standard_normal((2, 2, 4, 4)).astype(np.float32))

@@ -1,6 +1,7 @@
 """glassgrad.debug.host_time_breakdown: the phases of a plain loop's step, counted and timed by
 the runtime (docs/debugging.md, "Where a step's host time goes"). Only counts and sums are
 checked: how long a phase takes is a measurement, not a test."""
+import gc
 import threading
 
 import numpy as np
@@ -8,6 +9,15 @@ import pytest
 
 import glassgrad as gg
 from glassgrad.debug.host_times import GRAPH_PHASES, PHASES
+
+
+@pytest.fixture(autouse=True)
+def nothing_pending():
+    """Counts are per realize: values another test of this worker left pending (alive in a
+    reference cycle not yet collected) would join the first counted plan. Collect them, then
+    compute what is still pending, before each test."""
+    gc.collect()
+    gg.realize()
 
 
 def make_loop(seed=0):
