@@ -201,14 +201,53 @@ def _checked(value, where: str) -> dtype:
 
 
 def scalar_dtype(value) -> dtype:
-    """The dtype a Python number takes part in promotion as."""
-    if isinstance(value, (bool, np.bool_)):
+    """The dtype a Python number takes part in promotion as. A NumPy scalar counts as the Python
+    number of its kind (np.float64 as a float, np.int32 as an int), and np.bool_ as a float:
+    PyTorch 2.14 reads it through float() (int64_tensor + np.bool_(True) is float32, as is
+    torch.full((2,), np.bool_(True)))."""
+    if isinstance(value, bool):
         return DTYPES["bool"]
+    if isinstance(value, np.bool_):
+        return DEFAULT_FLOAT
     if isinstance(value, (numbers.Integral, np.integer)):
         return DTYPES["int64"]
     if isinstance(value, (numbers.Real, np.floating)):
         return DEFAULT_FLOAT
     raise InvalidArgumentTypeError(f"expected a tensor or a number, got {type(value).__name__}")
+
+
+def data_dtype(data) -> Optional[dtype]:
+    """The dtype torch.tensor infers from a list or tuple: its elements' types promoted together
+    (promote_types), where a Python float is the default float type, an int int64, a bool bool,
+    and a NumPy scalar, a NumPy array or a tensor its own dtype ([np.float64(1.5), 2] is
+    float64, [np.int32(1), 2] int64, [np.float16(1), 2.5] float32). None when the data holds
+    no element (the caller's default float) or one glassgrad holds no dtype for (complex: the
+    caller's conversion says so)."""
+    found: Optional[str] = None
+    for kind in set(map(type, data)):  # one pass in C; the nested sequences are walked per kind
+        here: List[Optional[str]]
+        if kind in (list, tuple):
+            parts = [data_dtype(x) for x in data if type(x) is kind]
+            here = [plain(p) for p in parts if p is not None]
+        elif kind is float or kind is int or kind is bool:
+            here = [plain(DEFAULT_FLOAT) if kind is float else "int64" if kind is int else "bool"]
+        elif issubclass(kind, np.generic):
+            here = [_NUMPY_NAMES.get(np.dtype(kind).name)]
+        elif issubclass(kind, np.ndarray):
+            here = list({_NUMPY_NAMES.get(x.dtype.name) for x in data if type(x) is kind})
+        elif hasattr(kind, "_h") and hasattr(kind, "ndim"):  # a glassgrad.Tensor
+            here = list({plain(getattr(x, "dtype")) for x in data if type(x) is kind})
+        else:
+            return None
+        for name in here:
+            if name is None:
+                return None
+            found = name if found is None else plain(promote_types(found, name))
+    return DTYPES[found] if found is not None else None
+
+
+_NUMPY_NAMES = {"bool": "bool", "uint8": "uint8", "int8": "int8", "int16": "int16", "int32": "int32",
+                "int64": "int64", "float16": "float16", "float32": "float32", "float64": "float64"}
 
 
 def _combine(higher, lower):

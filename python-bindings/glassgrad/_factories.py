@@ -181,10 +181,13 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
     end and step are all integers, else float32, unless dtype says otherwise."""
     if end is None:
         start, end = 0, start
+    # a bool counts as the int it is (arange(True) is [0]); np.bool_ as a float, as PyTorch 2.14
+    # reads NumPy's bool through float() (arange(np.bool_(True)) is float32 [0.])
+    start, end, step = (float(v) if isinstance(v, np.bool_) else v for v in (start, end, step))
     for name, v in (("start", start), ("end", end), ("step", step)):
         if isinstance(v, Tensor):
             v = v.item()
-        if isinstance(v, builtins.bool) or not isinstance(v, (numbers.Real, np.number)) or not math.isfinite(v):
+        if not isinstance(v, (numbers.Real, np.number)) or not math.isfinite(v):
             _args.fail("arange", name, "a finite number", v, type_error=not isinstance(v, (numbers.Real, np.number)))
     start, end, step = (v.item() if isinstance(v, Tensor) else v for v in (start, end, step))
     if step == 0:

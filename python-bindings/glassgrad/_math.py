@@ -169,7 +169,8 @@ def add(input, other, *, alpha=1) -> Tensor:
 def sub(input, other, *, alpha=1) -> Tensor:
     """input - alpha * other (torch.sub); refused for two bools, as PyTorch refuses it."""
     x, y, _ = _operands(input, other)
-    if any(isinstance(v, (bool, np.bool_)) or (isinstance(v, Tensor) and v.dtype == "bool") for v in (x, y)):
+    # np.bool_ is not refused: it takes part as a float (scalar_dtype), as in PyTorch 2.14
+    if any(isinstance(v, bool) or (isinstance(v, Tensor) and v.dtype == "bool") for v in (x, y)):
         raise _args.UnsupportedDTypeError("sub: subtracting with a bool operand is not supported (PyTorch refuses it too)\n"
                             "  fix: a ^ b or logical_xor(a, b) for 'differs', or convert first: a.long() - b")
     if not (type(alpha) is int and alpha == 1):

@@ -389,6 +389,12 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         if not isinstance(data, (np.ndarray, np.generic)) and want in _INTEGER_NAMES:
             _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor
         arr = arr.astype(_NP[want], copy=False)  # an explicit dtype is the user's conversion
+    elif isinstance(data, (list, tuple)) and arr.dtype.kind in "biuf" \
+            and (inferred := _dtypes.data_dtype(data)) is not None:
+        # a list's elements promote together, NumPy scalars with their own dtype (torch.tensor)
+        want = _dtypes.plain(inferred)
+        arr = arr.astype(_NP[want], copy=False)
+        want = None if want != "bfloat16" else want
     elif not isinstance(data, (np.ndarray, np.generic)):
         # Python numbers and lists: floats become float32 and ints int64, like torch.tensor.
         # NumPy arrays and scalars keep their dtype (np.float64 is a float subclass: test it first).
