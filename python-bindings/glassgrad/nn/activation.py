@@ -39,8 +39,8 @@ class Hardtanh(Module):
         self.min_val, self.max_val = _args.shown(min_val, lo), _args.shown(max_val, hi)
         self.inplace = _args.flag(inplace, "inplace", where)
 
-    def forward(self, x):
-        return F.hardtanh(x, self.min_val, self.max_val, self.inplace)
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
 
     def extra_repr(self) -> str:
         return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
@@ -70,8 +70,8 @@ class _Elementwise(Module):
 class Hardswish(_Elementwise):
     """x * relu6(x + 3) / 6 (PyTorch's nn.Hardswish, MobileNetV3's activation)."""
 
-    def forward(self, x):
-        return F.hardswish(x, self.inplace)
+    def forward(self, input):
+        return F.hardswish(input, self.inplace)
 
     def extra_repr(self) -> str:
         return ""  # PyTorch prints Hardswish() whatever inplace is
@@ -80,8 +80,8 @@ class Hardswish(_Elementwise):
 class Hardsigmoid(_Elementwise):
     """relu6(x + 3) / 6 (PyTorch's nn.Hardsigmoid)."""
 
-    def forward(self, x):
-        return F.hardsigmoid(x, self.inplace)
+    def forward(self, input):
+        return F.hardsigmoid(input, self.inplace)
 
     def extra_repr(self) -> str:
         return ""  # as Hardswish
@@ -90,5 +90,5 @@ class Hardsigmoid(_Elementwise):
 class Mish(_Elementwise):
     """x * tanh(softplus(x)) (PyTorch's nn.Mish)."""
 
-    def forward(self, x):
-        return F.mish(x, self.inplace)
+    def forward(self, input):
+        return F.mish(input, self.inplace)

@@ -90,10 +90,10 @@ class AdaptiveLogSoftmaxWithLoss(Module):
             return input.unsqueeze(0), target.unsqueeze(0)
         return input, target
 
-    def forward(self, input: Tensor, target: Tensor) -> _ASMoutput:
-        batched = target.ndim > 0
-        input, target = self._targets(input, target)
-        t = np.asarray(target.numpy(force=True)).astype(np.int64)
+    def forward(self, input_: Tensor, target_: Tensor) -> _ASMoutput:
+        batched = target_.ndim > 0
+        input_, target_ = self._targets(input_, target_)
+        t = np.asarray(target_.numpy(force=True)).astype(np.int64)
         if t.size and (t.min() < 0 or t.max() > self.n_classes - 1):
             raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but values in range "
                                f"[{t.min()}, {t.max()}] were found.\n  {layer_name(self)}: fix: class indices "
@@ -101,15 +101,15 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         # The head's column for each row: its class in the shortlist, else its cluster's logit.
         cluster = np.searchsorted(np.asarray(self.cutoffs), t, side="right")  # 0: the shortlist
         head_column = np.where(cluster == 0, t, self.shortlist_size + cluster - 1)
-        head_logprob = log_softmax(self.head(input), dim=1)
-        output = head_logprob.gather(1, tensor(head_column.reshape(-1, 1), device=input.device)).squeeze(1)
+        head_logprob = log_softmax(self.head(input_), dim=1)
+        output = head_logprob.gather(1, tensor(head_column.reshape(-1, 1), device=input_.device)).squeeze(1)
         for i in range(1, len(self.cutoffs)):
             rows = np.nonzero(cluster == i)[0]
             if rows.size == 0:
                 continue
-            index = tensor(rows, device=input.device)
-            relative = tensor((t[rows] - self.cutoffs[i - 1]).reshape(-1, 1), device=input.device)
-            local = log_softmax(self.tail[i - 1](input.index_select(0, index)), dim=1).gather(1, relative).squeeze(1)
+            index = tensor(rows, device=input_.device)
+            relative = tensor((t[rows] - self.cutoffs[i - 1]).reshape(-1, 1), device=input_.device)
+            local = log_softmax(self.tail[i - 1](input_.index_select(0, index)), dim=1).gather(1, relative).squeeze(1)
             output = output.index_add(0, index, local)
         loss = (-output).mean()
         return _ASMoutput(output if batched else output.squeeze(0), loss)

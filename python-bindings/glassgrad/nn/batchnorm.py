@@ -88,8 +88,8 @@ class _BatchNorm(Module):
             bias = _constant(0.0, self.num_features, x)
         return weight, bias
 
-    def forward(self, x: Tensor) -> Tensor:
-        self._check(x)
+    def forward(self, input: Tensor) -> Tensor:
+        self._check(input)
         factor = 0.0 if self.momentum is None else self.momentum
         counted = None
         training = self.training
@@ -101,11 +101,11 @@ class _BatchNorm(Module):
             tracked_count = self.num_batches_tracked
             counted = _op("AddScalarInPlace", [tracked_count], {"value": 1.0})
             if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
-                factor = 1.0 / counted.astype(x.dtype)
+                factor = 1.0 / counted.astype(input.dtype)
         use_batch_stats = training or (running_mean is None and running_var is None)
         tracked = not training or self.track_running_stats
-        weight, bias = self._affine(x)
-        y = batch_norm(x, running_mean if tracked else None, running_var if tracked else None,
+        weight, bias = self._affine(input)
+        y = batch_norm(input, running_mean if tracked else None, running_var if tracked else None,
                        weight, bias, use_batch_stats, factor, self.eps)
         if counted is not None:
             tracked_count._h.reset(counted._h)

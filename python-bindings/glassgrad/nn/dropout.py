@@ -82,34 +82,34 @@ class _DropoutNd(Module):
 class Dropout1d(_DropoutNd):
     """Channel dropout of (N, C, L) or (C, L) input."""
 
-    def forward(self, x):
-        return dropout1d(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(_DropoutNd):
     """Channel dropout of (N, C, H, W) input (3-d input is read as (N, C, L), with PyTorch's warning)."""
 
-    def forward(self, x):
-        return dropout2d(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return dropout2d(input, self.p, self.training, self.inplace)
 
 
 class Dropout3d(_DropoutNd):
     """Channel dropout of (N, C, D, H, W) or (C, D, H, W) input."""
 
-    def forward(self, x):
-        return dropout3d(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return dropout3d(input, self.p, self.training, self.inplace)
 
 
 class AlphaDropout(_DropoutNd):
     """Alpha dropout of input of any shape (PyTorch's nn.AlphaDropout; F.alpha_dropout in training)."""
 
-    def forward(self, x):
-        return alpha_dropout(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return alpha_dropout(input, self.p, self.training, self.inplace)
 
 
 class FeatureAlphaDropout(_DropoutNd):
     """Alpha dropout of whole channels (PyTorch's nn.FeatureAlphaDropout; F.feature_alpha_dropout in
     training)."""
 
-    def forward(self, x):
-        return feature_alpha_dropout(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return feature_alpha_dropout(input, self.p, self.training, self.inplace)

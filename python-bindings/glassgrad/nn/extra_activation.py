@@ -14,22 +14,22 @@ from .module import Module, Parameter
 class LogSigmoid(Module):
     """F.logsigmoid."""
 
-    def forward(self, x):
-        return A.logsigmoid(x)
+    def forward(self, input):
+        return A.logsigmoid(input)
 
 
 class Softsign(Module):
     """F.softsign."""
 
-    def forward(self, x):
-        return A.softsign(x)
+    def forward(self, input):
+        return A.softsign(input)
 
 
 class Tanhshrink(Module):
     """F.tanhshrink."""
 
-    def forward(self, x):
-        return A.tanhshrink(x)
+    def forward(self, input):
+        return A.tanhshrink(input)
 
 
 class SELU(Module):
@@ -39,8 +39,8 @@ class SELU(Module):
         super().__init__()
         self.inplace = _args.flag(inplace, "inplace", "SELU")
 
-    def forward(self, x):
-        return A.selu(x, self.inplace)
+    def forward(self, input):
+        return A.selu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -53,8 +53,8 @@ class CELU(Module):
         super().__init__()
         self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", "CELU")), _args.flag(inplace, "inplace", "CELU")
 
-    def forward(self, x):
-        return A.celu(x, self.alpha, self.inplace)
+    def forward(self, input):
+        return A.celu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
@@ -67,8 +67,8 @@ class GLU(Module):
         super().__init__()
         self.dim = _args.integer(dim, "dim", "GLU")
 
-    def forward(self, x):
-        return A.glu(x, self.dim)
+    def forward(self, input):
+        return A.glu(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -89,8 +89,8 @@ class PReLU(Module):
         from . import init as _init
         _init.constant_(self.weight, self.init)
 
-    def forward(self, x):
-        return A.prelu(x, self.weight)
+    def forward(self, input):
+        return A.prelu(input, self.weight)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self.num_parameters}"
@@ -105,8 +105,8 @@ class RReLU(Module):
         self.upper = _args.shown(upper, _args.real(upper, "upper", "RReLU"))
         self.inplace = _args.flag(inplace, "inplace", "RReLU")
 
-    def forward(self, x):
-        return A.rrelu(x, self.lower, self.upper, self.training, self.inplace)
+    def forward(self, input):
+        return A.rrelu(input, self.lower, self.upper, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")
@@ -119,8 +119,8 @@ class Softmin(Module):
         super().__init__()
         self.dim = dim
 
-    def forward(self, x):
-        return A.softmin(x, self.dim)
+    def forward(self, input):
+        return A.softmin(input, self.dim)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -129,11 +129,11 @@ class Softmin(Module):
 class Softmax2d(Module):
     """softmax over the channels of (C, H, W) or (N, C, H, W) input (dimension -3)."""
 
-    def forward(self, x):
-        if x.ndim not in (3, 4):
+    def forward(self, input):
+        if input.ndim not in (3, 4):
             raise _C.ShapeError(f"Softmax2d: expected a 3-d or 4-d input (C, H, W) or (N, C, H, W), got "
-                                f"{list(x.shape)}\n  fix: add the missing axes, e.g. x.reshape(n, c, h, w)")
-        return x.softmax(-3)
+                                f"{list(input.shape)}\n  fix: add the missing axes, e.g. x.reshape(n, c, h, w)")
+        return input.softmax(-3)
 
 
 class Threshold(Module):
@@ -146,8 +146,8 @@ class Threshold(Module):
         self.threshold, self.value = threshold, value  # printed as given (Threshold(threshold=0.1, value=20))
         self.inplace = _args.flag(inplace, "inplace", "Threshold")
 
-    def forward(self, x):
-        return A.threshold(x, self.threshold, self.value, self.inplace)
+    def forward(self, input):
+        return A.threshold(input, self.threshold, self.value, self.inplace)
 
     def extra_repr(self) -> str:
         return f"threshold={self.threshold}, value={self.value}" + (", inplace=True" if self.inplace else "")
@@ -160,8 +160,8 @@ class Softshrink(Module):
         super().__init__()
         self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Softshrink"))
 
-    def forward(self, x):
-        return A.softshrink(x, self.lambd)
+    def forward(self, input):
+        return A.softshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return str(self.lambd)
@@ -174,8 +174,8 @@ class Hardshrink(Module):
         super().__init__()
         self.lambd = _args.shown(lambd, _args.real(lambd, "lambd", "Hardshrink"))
 
-    def forward(self, x):
-        return A.hardshrink(x, self.lambd)
+    def forward(self, input):
+        return A.hardshrink(input, self.lambd)
 
     def extra_repr(self) -> str:
         return f"{self.lambd}"

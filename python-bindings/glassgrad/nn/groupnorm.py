@@ -75,9 +75,9 @@ class GroupNorm(Module):
         if self.bias is not None:
             init.zeros_(self.bias)
 
-    def forward(self, x: Tensor) -> Tensor:
-        _check_tensor(self, x)
-        return group_norm(x, self.num_groups, self.weight, self.bias, self.eps)
+    def forward(self, input: Tensor) -> Tensor:
+        _check_tensor(self, input)
+        return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "

@@ -45,26 +45,26 @@ class _InstanceNorm(Module):
         self.bias = Parameter(np.zeros(c, dt), device=device) if self.affine and with_bias else None
         register_running_stats(self, c, dt, device)
 
-    def forward(self, x: Tensor) -> Tensor:
-        _check_tensor(self, x)
+    def forward(self, input: Tensor) -> Tensor:
+        _check_tensor(self, input)
         s = self._SPATIAL
-        if x.ndim not in (s + 1, s + 2):
-            raise _C.ShapeError(f"{layer_name(self)}: expected {s + 1}D or {s + 2}D input (got {x.ndim}D input "
-                                f"{list(x.shape)})\n  fix: {self._INPUT} input")
-        feature_dim = x.ndim - (s + 1)
-        if x.shape[feature_dim] != self.num_features:
+        if input.ndim not in (s + 1, s + 2):
+            raise _C.ShapeError(f"{layer_name(self)}: expected {s + 1}D or {s + 2}D input (got {input.ndim}D input "
+                                f"{list(input.shape)})\n  fix: {self._INPUT} input")
+        feature_dim = input.ndim - (s + 1)
+        if input.shape[feature_dim] != self.num_features:
             if self.affine:
                 raise _C.ShapeError(f"{layer_name(self)}: expected input's size at dim={feature_dim} to match "
-                                    f"num_features ({self.num_features}), but got: {x.shape[feature_dim]} (input "
-                                    f"{list(x.shape)})\n  fix: build the layer as {type(self).__name__}("
-                                    f"{x.shape[feature_dim]}, affine=True)")
+                                    f"num_features ({self.num_features}), but got: {input.shape[feature_dim]} (input "
+                                    f"{list(input.shape)})\n  fix: build the layer as {type(self).__name__}("
+                                    f"{input.shape[feature_dim]}, affine=True)")
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                           f"warning by not passing in num_features, which is not used because affine=False",
                           stacklevel=2)
-        unbatched = x.ndim == s + 1
+        unbatched = input.ndim == s + 1
         if unbatched:
-            x = x.unsqueeze(0)
-        y = instance_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+            input = input.unsqueeze(0)
+        y = instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
                           self.training or not self.track_running_stats,
                           self.momentum if self.momentum is not None else 0.0, self.eps)
         return y.squeeze(0) if unbatched else y

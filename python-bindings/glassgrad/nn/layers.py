@@ -104,18 +104,18 @@ class Conv2d(Module):
                                  device, dt)
         self.bias = _parameter(_default_uniform(self.out_channels, fan_in), device, dt) if bias else None
 
-    def forward(self, x: Tensor) -> Tensor:
-        if not isinstance(x, Tensor):
-            _check_tensor(self, x)
+    def forward(self, input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            _check_tensor(self, input)
         if self.padding_mode == "zeros":
-            return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
         # PyTorch pads the input with the mode, then convolves without padding.
-        hw = tuple(x.shape[-2:]) if x.ndim >= 2 else (0, 0)
+        hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
         extent = tuple(d * (kk - 1) + 1 for d, kk in zip(self.dilation, self.kernel_size))
         top, bottom, left, right = F.conv_padding(self.padding, extent, self.stride, hw)
         mode = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}[self.padding_mode]
-        x = pad(x, (left, right, top, bottom), mode=mode)
-        return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        input = pad(input, (left, right, top, bottom), mode=mode)
+        return F.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         return conv_extra_repr(self)
@@ -156,10 +156,10 @@ class Linear(Module):
         self.weight = _parameter(_default_uniform((self.out_features, self.in_features), self.in_features), device, dt)
         self.bias = _parameter(_default_uniform(self.out_features, self.in_features), device, dt) if bias else None
 
-    def forward(self, x: Tensor) -> Tensor:
-        if not isinstance(x, Tensor):
-            _check_tensor(self, x)
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            _check_tensor(self, input)
+        return F.linear(input, self.weight, self.bias)
 
     def reset_parameters(self) -> None:
         """weight and bias drawn again, U(-1/sqrt(in_features), 1/sqrt(in_features)), in place
@@ -200,8 +200,8 @@ class LayerNorm(Module):
         self.weight = Parameter(ones, device=device) if self.elementwise_affine else None
         self.bias = Parameter(zeros, device=device) if self.elementwise_affine and bias else None
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
@@ -222,8 +222,8 @@ class Dropout(Module):
                                            fix="Dropout(0.1) drops 10% of the activations"))
         self.inplace = _args.flag(inplace, "inplace", _args.call("Dropout", p))
 
-    def forward(self, x: Tensor) -> Tensor:
-        return F.dropout(x, self.p, self.training, self.inplace)
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
@@ -237,8 +237,8 @@ class ReLU(Module):
         super().__init__()
         self.inplace = _args.flag(inplace, "inplace", _args.call("ReLU", inplace))
 
-    def forward(self, x):
-        return F.relu(x, self.inplace)
+    def forward(self, input):
+        return F.relu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -253,8 +253,8 @@ class LeakyReLU(Module):
         self.negative_slope = _args.shown(negative_slope, _args.real(negative_slope, "negative_slope", where))
         self.inplace = _args.flag(inplace, "inplace", where)  # as ReLU's
 
-    def forward(self, x):
-        return F.leaky_relu(x, self.negative_slope, self.inplace)
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
@@ -268,8 +268,8 @@ class GELU(Module):
         self.approximate = _args.choice(approximate, "approximate", _args.call("GELU", approximate=approximate),
                                         ("none", "tanh"), fix="approximate='tanh' for the tanh formula")
 
-    def forward(self, x):
-        return F.gelu(x, self.approximate)
+    def forward(self, input):
+        return F.gelu(input, self.approximate)
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"
@@ -282,8 +282,8 @@ class SiLU(Module):
         super().__init__()
         self.inplace = _args.flag(inplace, "inplace", "SiLU")
 
-    def forward(self, x):
-        return F.silu(x, self.inplace)
+    def forward(self, input):
+        return F.silu(input, self.inplace)
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
@@ -297,8 +297,8 @@ class ELU(Module):
         where = _args.call("ELU", alpha)
         self.alpha, self.inplace = _args.shown(alpha, _args.real(alpha, "alpha", where)), _args.flag(inplace, "inplace", where)
 
-    def forward(self, x):
-        return F.elu(x, self.alpha, self.inplace)
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
@@ -312,8 +312,8 @@ class Softplus(Module):
         F.softplus_arguments(_args.call("Softplus", beta, threshold), beta, threshold)
         self.beta, self.threshold = beta, threshold  # as given: print(model) shows `beta=2` as PyTorch
 
-    def forward(self, x):
-        return F.softplus(x, self.beta, self.threshold)
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
 
     def extra_repr(self) -> str:
         return f"beta={self.beta}, threshold={self.threshold}"
@@ -327,8 +327,8 @@ class Softmax(Module):
         self.dim = None if dim is None else _args.integer(
             dim, "dim", _args.call(type(self).__name__, dim), fix=f"{type(self).__name__}(dim=1) for (N, classes)")
 
-    def forward(self, x):
-        return x.softmax(_softmax_dim(x, self.dim))
+    def forward(self, input):
+        return input.softmax(_softmax_dim(input, self.dim))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -337,8 +337,8 @@ class Softmax(Module):
 class LogSoftmax(Softmax):
     """log_softmax along dim (PyTorch's nn.LogSoftmax)."""
 
-    def forward(self, x):
-        return x.log_softmax(_softmax_dim(x, self.dim, "log_softmax"))
+    def forward(self, input):
+        return input.log_softmax(_softmax_dim(input, self.dim, "log_softmax"))
 
 
 def _softmax_dim(x, dim, name: str = "softmax", stacklevel: int = 3):
@@ -360,8 +360,8 @@ class AdaptiveAvgPool2d(Module):
         _pair_size(output_size, "output_size", "AdaptiveAvgPool2d", keep=True)  # refused here, not at the first call
         self.output_size = output_size
 
-    def forward(self, x):
-        return F.adaptive_avg_pool2d(x, self.output_size)
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
 
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
@@ -388,8 +388,8 @@ class Upsample(Module):
         self.size, self.scale_factor, self.mode = size, scale_factor, mode
         self.align_corners, self.recompute_scale_factor = align_corners, recompute_scale_factor
 
-    def forward(self, x):
-        return F.interpolate(x, self.size, self.scale_factor, self.mode, self.align_corners,
+    def forward(self, input):
+        return F.interpolate(input, self.size, self.scale_factor, self.mode, self.align_corners,
                              self.recompute_scale_factor)
 
     def extra_repr(self) -> str:
@@ -429,22 +429,22 @@ class Unflatten(Module):
         # kept as given (a list prints as a list, as PyTorch's); the checked sizes are the same values
         self.unflattened_size = unflattened_size if isinstance(unflattened_size, (list, tuple)) else sizes
 
-    def forward(self, x):
-        d = _dim(self.dim, x.ndim, "Unflatten", x.shape)
-        return x.reshape(list(x.shape[:d]) + list(self.unflattened_size) + list(x.shape[d + 1:]))
+    def forward(self, input):
+        d = _dim(self.dim, input.ndim, "Unflatten", input.shape)
+        return input.reshape(list(input.shape[:d]) + list(self.unflattened_size) + list(input.shape[d + 1:]))
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"
 
 
 class Sigmoid(Module):
-    def forward(self, x):
-        return F.sigmoid(x)
+    def forward(self, input):
+        return F.sigmoid(input)
 
 
 class Tanh(Module):
-    def forward(self, x):
-        return F.tanh(x)
+    def forward(self, input):
+        return F.tanh(input)
 
 
 class MaxPool2d(Module):
@@ -461,8 +461,8 @@ class MaxPool2d(Module):
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.dilation, self.return_indices, self.ceil_mode = dilation, return_indices, ceil_mode
 
-    def forward(self, x):
-        return F.max_pool2d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
 
     def extra_repr(self) -> str:
@@ -485,8 +485,8 @@ class AvgPool2d(Module):
         self.kernel_size, self.stride, self.padding = kernel_size, stride if stride is not None else kernel_size, padding
         self.ceil_mode, self.count_include_pad, self.divisor_override = ceil_mode, count_include_pad, divisor_override
 
-    def forward(self, x):
-        return F.avg_pool2d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
                             self.divisor_override)
 
     def extra_repr(self) -> str:
@@ -500,8 +500,8 @@ class Flatten(Module):
         self.start_dim = _args.integer(start_dim, "start_dim", where)
         self.end_dim = _args.integer(end_dim, "end_dim", where)
 
-    def forward(self, x):
-        return F.flatten(x, self.start_dim, self.end_dim)
+    def forward(self, input):
+        return F.flatten(input, self.start_dim, self.end_dim)
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
@@ -514,8 +514,8 @@ class Identity(Module):
     def __init__(self, *args, **kwargs):
         super().__init__()
 
-    def forward(self, x):
-        return x
+    def forward(self, input):
+        return input
 
 
 class Sequential(Module):
@@ -624,10 +624,10 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
-    def forward(self, x):
+    def forward(self, input):
         for layer in self._modules.values():
-            x = layer(x)
-        return x
+            input = layer(input)
+        return input
 
 
 # The seed's spellings of PyTorch's classes (the same classes).

@@ -169,10 +169,10 @@ class LazyModuleMixin(Module):
         return int(x.shape[-1] if self._in_name == "in_features" else
                    (x.shape[0] if x.dim() == self._unbatched_dim else x.shape[1]))
 
-    def forward(self, x, *args, **kwargs):
+    def forward(self, input, *args, **kwargs):
         if self.has_uninitialized_params():
-            self.initialize_parameters(self._infer_size(x))
-        return self.forward(x, *args, **kwargs)
+            self.initialize_parameters(self._infer_size(input))
+        return self.forward(input, *args, **kwargs)
 
     def _size_from_state(self, shape, name: str = "weight") -> int:
         return int(shape[0])

@@ -30,8 +30,8 @@ class _Pad(Module):
             self.padding = (_args.integer(padding, "padding", where, fix=fix),) * n
         self.value = _args.shown(value, _args.real(value, "value", where)) if self._MODE == "constant" else None
 
-    def forward(self, x):
-        return pad(x, self.padding, self._MODE, self.value)
+    def forward(self, input):
+        return pad(input, self.padding, self._MODE, self.value)
 
     def extra_repr(self) -> str:
         return f"{self.padding}"

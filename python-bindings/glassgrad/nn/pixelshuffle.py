@@ -16,8 +16,8 @@ class PixelShuffle(Module):
                                             _args.call("PixelShuffle", upscale_factor), minimum=1,
                                             fix="PixelShuffle(2)")
 
-    def forward(self, x):
-        return pixel_shuffle(x, self.upscale_factor)
+    def forward(self, input):
+        return pixel_shuffle(input, self.upscale_factor)
 
     def extra_repr(self) -> str:
         return f"upscale_factor={self.upscale_factor}"
@@ -32,8 +32,8 @@ class PixelUnshuffle(Module):
                                               _args.call("PixelUnshuffle", downscale_factor), minimum=1,
                                               fix="PixelUnshuffle(2)")
 
-    def forward(self, x):
-        return pixel_unshuffle(x, self.downscale_factor)
+    def forward(self, input):
+        return pixel_unshuffle(input, self.downscale_factor)
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"

@@ -23,8 +23,8 @@ class MaxPool1d(Module):
         P.max_pool1d(zeros(1, 1, 2 * _single(kernel_size)[0] + 1), kernel_size, stride, padding, dilation, ceil_mode,
                      return_indices)
 
-    def forward(self, x):
-        return P.max_pool1d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+    def forward(self, input):
+        return P.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
                             self.return_indices)
 
     def extra_repr(self) -> str:
@@ -43,8 +43,8 @@ class AvgPool1d(Module):
         P.avg_pool1d(zeros(1, 1, 2 * self.kernel_size[0] + 1), kernel_size, stride, padding, ceil_mode,
                      count_include_pad)
 
-    def forward(self, x):
-        return P.avg_pool1d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+    def forward(self, input):
+        return P.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -66,8 +66,8 @@ class AdaptiveAvgPool1d(_Adaptive):
         super().__init__(output_size)
         P._one(output_size, "output_size", "AdaptiveAvgPool1d", 1)
 
-    def forward(self, x):
-        return P.adaptive_avg_pool1d(x, self.output_size)
+    def forward(self, input):
+        return P.adaptive_avg_pool1d(input, self.output_size)
 
 
 class AdaptiveMaxPool1d(_Adaptive):
@@ -78,8 +78,8 @@ class AdaptiveMaxPool1d(_Adaptive):
         P._one(output_size, "output_size", "AdaptiveMaxPool1d", 1)
         self.return_indices = _args.flag(return_indices, "return_indices", "AdaptiveMaxPool1d")
 
-    def forward(self, x):
-        return P.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+    def forward(self, input):
+        return P.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool2d(_Adaptive):
@@ -89,6 +89,6 @@ class AdaptiveMaxPool2d(_Adaptive):
         super().__init__(output_size)
         self.return_indices = _args.flag(return_indices, "return_indices", "AdaptiveMaxPool2d")
 
-    def forward(self, x):
-        return P.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+    def forward(self, input):
+        return P.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 

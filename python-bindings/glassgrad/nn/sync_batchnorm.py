@@ -47,15 +47,15 @@ class SyncBatchNorm(_BatchNorm):
             raise ValueError(f"SyncBatchNorm number of input channels should be non-zero\n  {layer_name(self)}: "
                              f"input {list(x.shape)}; fix: feed (N, {self.num_features}, *) input")
 
-    def forward(self, x: Tensor) -> Tensor:
+    def forward(self, input: Tensor) -> Tensor:
         from ..distributed import _group  # here: glassgrad.distributed imports glassgrad.nn
 
         if not (self.training and _group.is_initialized() and _group.get_world_size() > 1):
-            self._check(x)
-            if x.ndim > 5:  # the BatchNorm op takes 2 to 5 axes; (N, C, L) is the same statistics
-                return super().forward(x.reshape(x.shape[0], x.shape[1], -1)).reshape(tuple(x.shape))
-            return super().forward(x)
-        return self._synchronized(x)
+            self._check(input)
+            if input.ndim > 5:  # the BatchNorm op takes 2 to 5 axes; (N, C, L) is the same statistics
+                return super().forward(input.reshape(input.shape[0], input.shape[1], -1)).reshape(tuple(input.shape))
+            return super().forward(input)
+        return self._synchronized(input)
 
     def _synchronized(self, x: Tensor) -> Tensor:
         from ..distributed import _group
