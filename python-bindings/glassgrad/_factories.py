@@ -122,6 +122,29 @@ def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: 
                 requires_grad=requires_grad)
 
 
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                  pin_memory=False) -> Tensor:
+    """torch.empty_strided: zeros of `size` (glassgrad never hands out uninitialized memory) laid
+    out with `stride` where the strides are a dense order of the dims (row-major, a transpose,
+    channels-last), as a view of a dense tensor in that order; other strides (gaps, overlaps),
+    and requires_grad=True (a leaf), give the row-major layout."""
+    shape = _shape_args((size,), "empty_strided")
+    strides = _shape_args((stride,), "empty_strided")
+    if len(strides) != len(shape):
+        raise _C.InvalidArgumentError(f"empty_strided: mismatch in length of strides and shape (size {list(shape)}, "
+                                      f"stride {list(strides)})\n  fix: one stride per dim")
+    base = full(shape, 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])  # outermost dim first
+    dense, step = [0] * len(shape), 1
+    for d in reversed(order):
+        dense[d], step = step, step * shape[d]
+    if requires_grad or list(order) == list(range(len(shape))) \
+            or any(shape[d] > 1 and strides[d] != dense[d] for d in range(len(shape))):
+        return base
+    held = base.permute(*order).contiguous()  # dense in `order`; permuted back, it has `stride`
+    return held.permute(*[order.index(d) for d in range(len(shape))])
+
+
 @factory_out
 def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
     """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an
@@ -603,7 +626,7 @@ def set_default_tensor_type(t) -> None:
     _device.set_default_device("cuda" if cuda else "cpu")
     _dtypes.set_default_dtype(dt)
 
-__all__ = ["zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
+__all__ = ["zeros", "ones", "empty", "empty_strided", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
            "linspace", "logspace", "eye", "rand", "randn", "rand_like", "randn_like", "randint", "randint_like",
            "randperm", "normal", "bernoulli", "multinomial", "from_numpy", "as_tensor", "scalar_tensor", "FloatTensor",
            "DoubleTensor", "LongTensor", "ByteTensor", "BoolTensor", "HalfTensor", "BFloat16Tensor", "IntTensor",

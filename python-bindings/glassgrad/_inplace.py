@@ -185,6 +185,45 @@ def copy_(t, src, non_blocking: bool = False):
     return write(t, src, "copy_", first, cast=True)
 
 
+def apply_elementwise(t, fn, op: str, *others):
+    """t[i] := fn(t[i], other[i], ...) for each element, on the host, with Python numbers of each
+    tensor's dtype (Tensor.apply_, Tensor.map_; others are broadcast to t's shape). As PyTorch's,
+    refused for a tensor that requires grad (the function is no op of the graph); a result that
+    is no real number is a TypeError; a float result written into an integer tensor truncates."""
+    import numbers
+
+    from ._tensor import Tensor, tensor
+    if t.requires_grad:
+        raise _C.TensorStateError(f"{op}: can't call {op}() on a tensor that requires grad (the function is "
+                                  f"not differentiable)\n  fix: x.detach().{op}(...), or compute with tensor ops")
+    if not callable(fn):
+        raise _args.InvalidArgumentTypeError(f"{op}: expected a callable, got {type(fn).__name__}\n"
+                                             f"  fix: x.{op}(lambda v: v * 2)")
+    columns = []
+    for o in others:
+        if not isinstance(o, Tensor):
+            raise _args.InvalidArgumentTypeError(f"{op}: expected a tensor, got {type(o).__name__}\n"
+                                                 f"  fix: x.{op}(glassgrad.tensor(values), fn)")
+        try:
+            columns.append(np.broadcast_to(o.detach().numpy(), tuple(t.shape)).ravel().tolist())
+        except ValueError:
+            raise _C.ShapeError(f"{op}: the tensor {list(o.shape)} does not broadcast to this tensor's shape "
+                                f"{list(t.shape)}\n  fix: a tensor of shape {list(t.shape)} or one that broadcasts "
+                                f"to it") from None
+    mine = t.detach().numpy()
+    values = [fn(*args) for args in zip(mine.ravel().tolist(), *columns)]
+    for v in values:
+        if not isinstance(v, (numbers.Real, np.number, np.bool_)):
+            raise _args.InvalidArgumentTypeError(f"{op}: the function must return a real number, got "
+                                                 f"{type(v).__name__}\n  fix: return int(...) or float(...)")
+    if mine.dtype.kind in "iu":
+        values = [int(v) for v in values]  # truncated toward zero, exact beyond 2**53
+    elif mine.dtype.kind == "b":
+        values = [bool(v) for v in values]
+    new = np.asarray(values, dtype=mine.dtype if mine.dtype.kind != "f" else np.float64).reshape(mine.shape)
+    return copy_(t, tensor(new.astype(mine.dtype), device=t.device))
+
+
 def random_fill(t, op: str, draw_numbers, generator=None, floating: bool = True):
     """t := fresh random numbers draw_numbers(rng, shape) -> array, from `generator`
     (a glassgrad.Generator) or the global one, drawn again on every replay of a compiled step

@@ -1312,6 +1312,15 @@ class Tensor:
         """This tensor's elements := src's (broadcast, converted to this dtype and device)."""
         return _inplace.copy_(self, src)
 
+    def apply_(self, callable) -> "Tensor":
+        """Every element := callable(element), a Python function run on the host (Tensor.apply_)."""
+        return _inplace.apply_elementwise(self, callable, "apply_")
+
+    def map_(self, tensor, callable) -> "Tensor":
+        """Every element := callable(element, tensor's element), tensor broadcast to this shape
+        (Tensor.map_)."""
+        return _inplace.apply_elementwise(self, callable, "map_", tensor)
+
     def uniform_(self, *args, generator=None, **kwargs) -> "Tensor":
         """Values drawn uniformly from [from, to) (PyTorch's uniform_(from=0, to=1, *, generator=None))."""
         bounds = dict(zip(("from", "to"), args))

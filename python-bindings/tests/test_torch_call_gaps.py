@@ -1,0 +1,133 @@
+"""Calls PyTorch's documentation makes that glassgrad used to refuse, against PyTorch: a layer
+called with its forward's keyword (nn.Linear(4, 2)(input=x)), torch.empty_strided,
+Tensor.apply_ and Tensor.map_. Skipped without torch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(7)
+
+
+def _copy_state(ours, theirs):
+    """theirs' parameters and buffers written into ours (the same layer in both libraries)."""
+    state = {k: v.detach().numpy() for k, v in theirs.state_dict().items()}
+    ours.load_state_dict({k: gg.tensor(v) for k, v in state.items()})
+
+
+# (layer name, constructor arguments, input shape); every one called as layer(input=x)
+LAYERS = [
+    ("Linear", (4, 2), (3, 4)), ("Conv2d", (2, 3, 3), (1, 2, 5, 5)), ("BatchNorm1d", (3,), (4, 3)),
+    ("LayerNorm", (5,), (2, 5)), ("ReLU", (), (2, 3)), ("GELU", (), (2, 3)), ("Softmax", (1,), (2, 3)),
+    ("MaxPool2d", (2,), (1, 1, 4, 4)), ("Flatten", (), (2, 3, 4)), ("Identity", (), (2, 3)),
+    ("Dropout", (0.5,), (2, 3)), ("ZeroPad2d", (1,), (1, 1, 2, 2)), ("PixelShuffle", (2,), (1, 4, 2, 2)),
+    ("AvgPool1d", (2,), (1, 2, 6)), ("GroupNorm", (2, 4), (2, 4, 3)), ("PReLU", (), (2, 3)),
+]
+
+
+@pytest.mark.parametrize("name,args,shape", LAYERS, ids=[r[0] for r in LAYERS])
+def test_layer_takes_its_input_by_torchs_keyword(name, args, shape):
+    ours, theirs = getattr(gg.nn, name)(*args), getattr(torch.nn, name)(*args)
+    _copy_state(ours, theirs)
+    ours.eval()
+    theirs.eval()
+    x = RNG.standard_normal(shape)
+    got = ours(input=gg.tensor(x, dtype=gg.float32))
+    want = theirs(input=torch.tensor(x, dtype=torch.float32))
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_the_reported_linear_call():
+    layer = gg.nn.Linear(4, 2)
+    x = gg.tensor(RNG.standard_normal((3, 4)), dtype=gg.float32)
+    np.testing.assert_allclose(layer(input=x).detach().numpy(), layer(x).detach().numpy())
+
+
+def test_sequential_takes_input_by_keyword():
+    ours = gg.nn.Sequential(gg.nn.Linear(3, 2), gg.nn.Tanh())
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.Tanh())
+    _copy_state(ours, theirs)
+    x = RNG.standard_normal((2, 3))
+    np.testing.assert_allclose(ours(input=gg.tensor(x, dtype=gg.float32)).detach().numpy(),
+                               theirs(input=torch.tensor(x, dtype=torch.float32)).detach().numpy(), rtol=1e-6)
+
+
+# ---- torch.empty_strided ----
+
+STRIDED = [((2, 3), (3, 1)), ((2, 3), (1, 2)), ((2, 3, 4, 5), (60, 1, 15, 3)), ((2, 1, 3), (3, 3, 1)),
+           ((0, 3), (3, 1)), ((5,), (1,)), ((3, 4, 2), (1, 6, 3))]
+
+
+@pytest.mark.parametrize("size,stride", STRIDED, ids=repr)
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_empty_strided_has_torchs_shape_strides_and_dtype(size, stride, dtype):
+    ours = gg.empty_strided(size, stride, dtype=getattr(gg, dtype))
+    theirs = torch.empty_strided(size, stride, dtype=getattr(torch, dtype))
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    assert ours.stride() == theirs.stride()
+    assert ours.is_contiguous() == theirs.is_contiguous()
+    assert str(ours.dtype).split(".")[-1] == dtype
+    values = RNG.integers(-9, 9, size)  # written in, read back in the logical order
+    ours.copy_(gg.tensor(values, dtype=getattr(gg, dtype)))
+    np.testing.assert_array_equal(ours.numpy(), values)
+
+
+def test_empty_strided_defaults_and_leaf():
+    t = gg.empty_strided((2, 3), (1, 2), requires_grad=True)
+    assert t.dtype == gg.float32 and t.is_leaf and t.requires_grad and tuple(t.shape) == (2, 3)
+    with pytest.raises(gg.InvalidArgumentError, match="one stride per dim"):
+        gg.empty_strided((2, 3), (1,))
+
+
+# ---- Tensor.apply_ and Tensor.map_ ----
+
+def _both(data, dtype):
+    return gg.tensor(data, dtype=getattr(gg, dtype)), torch.tensor(data, dtype=getattr(torch, dtype))
+
+
+@pytest.mark.parametrize("dtype,fn", [("float32", lambda v: v * 2 - 1), ("float64", lambda v: v ** 2 + 0.5),
+                                      ("int64", lambda v: v * 1.7), ("int32", lambda v: -v // 2),
+                                      ("bool", lambda v: not v)])
+def test_apply_is_torchs(dtype, fn):
+    data = RNG.integers(-5, 6, (3, 4)) if dtype != "bool" else RNG.integers(0, 2, (3, 4)).astype(bool)
+    ours, theirs = _both(data, dtype)
+    out = ours.apply_(fn)
+    theirs.apply_(fn)
+    assert out is ours
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert str(ours.dtype).split(".")[-1] == dtype
+
+
+def test_apply_writes_through_a_view():
+    base = gg.zeros(3, 4)
+    base.t()[1].apply_(lambda v: v + 7)  # column 1
+    want = torch.zeros(3, 4)
+    want.t()[1].apply_(lambda v: v + 7)
+    np.testing.assert_array_equal(base.numpy(), want.numpy())
+
+
+@pytest.mark.parametrize("other_shape", [(3, 4), (4,), (1, 4), (3, 1)])
+def test_map_is_torchs(other_shape):
+    data, other = RNG.standard_normal((3, 4)), RNG.standard_normal(other_shape)
+    ours, theirs = _both(data, "float64")
+    ours.map_(gg.tensor(other), lambda a, b: a * b + 1)
+    theirs.map_(torch.tensor(other), lambda a, b: a * b + 1)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())
+
+
+def test_apply_and_map_refuse_as_torch():
+    w = gg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        w.apply_(lambda v: v)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        (w * 2).map_(gg.ones(3), lambda a, b: a)
+    with pytest.raises(TypeError, match="real number"):
+        gg.ones(3).apply_(lambda v: "a")
+    with pytest.raises(gg.ShapeError, match="does not broadcast"):
+        gg.ones(3).map_(gg.ones(2), lambda a, b: a)
+    w.detach().apply_(lambda v: v + 1)  # the fix the message gives works (and writes w's values)
+    assert w.detach().numpy().tolist() == [2.0, 2.0, 2.0]
