@@ -106,11 +106,11 @@ def test_old_values_are_invalidated_after_an_in_place_update():
     opt = gg.SGD(model.parameters(), lr=0.1)
     X, y = _data()
     loss = gg.cross_entropy(model(gg.tensor(X[:8])), gg.tensor(y[:8]))
-    loss.backward()
+    loss.backward(retain_graph=True)
     opt.step()
     opt.zero_grad()
     with pytest.raises(gg.GlassgradError) as e:
-        loss.backward()  # the forward graph read weights that step() overwrote
+        loss.backward()  # the backward reads a weight that step() overwrote (the second layer's)
     assert "overwritten in place" in str(e.value)
 
 

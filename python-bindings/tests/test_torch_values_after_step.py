@@ -67,11 +67,28 @@ def test_a_float_value_computed_without_gradient_before_a_step_keeps_its_value()
         np.testing.assert_allclose(a, b, rtol=1e-5)
 
 
-def test_backward_through_a_value_that_needs_gradient_after_the_step_still_raises():
+def test_backward_through_a_value_whose_gradient_reads_no_overwritten_weight_runs_after_the_step():
+    # out = net(x) with x needing no gradient: Linear saves x for the weight's gradient, not the
+    # weight, so backward after the step runs and accumulates into the updated parameters.
+    got = []
+    for fw, net in zip((gg, torch), _nets()):
+        opt = fw.optim.SGD(net.parameters(), lr=0.5)
+        out = net(fw.ones(1, 4))
+        out.tolist()
+        net(fw.ones(1, 4)).sum().backward()
+        opt.step()
+        out.sum().backward()
+        got.append([net.weight.grad.numpy().copy(), net.bias.grad.numpy().copy()])
+    for a, b in zip(*got):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+def test_backward_through_a_value_that_reads_an_overwritten_weight_after_the_step_still_raises():
     ours, _ = _nets()
     opt = gg.optim.SGD(ours.parameters(), lr=0.5)
-    out = ours(gg.ones(1, 4))
-    out.tolist()  # computed, but it needs a gradient through the overwritten weight
+    x = gg.ones(1, 4, requires_grad=True)   # x's gradient reads the weight
+    out = ours(x)
+    out.tolist()
     ours(gg.ones(1, 4)).sum().backward()
     opt.step()
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):

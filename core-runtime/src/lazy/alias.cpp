@@ -443,7 +443,8 @@ std::string saved_tensor_headline(const TraceValue& v, bool saved_output) {
                            pytorch_op_name(op) + ",";
   // A value overwritten by an update outside any storage's count (an optimizer step) is one
   // version behind.
-  const uint64_t now = v.counter ? v.counter->version : v.version + 1;
+  const uint64_t now = v.counter && (v.counter->version != v.version || v.invalid.empty()) ? v.counter->version
+                                                                                           : v.version + 1;
   return "one of the variables needed for gradient computation has been modified by an inplace operation: " + what +
          " is at version " + std::to_string(now) + "; expected version " + std::to_string(v.version) + " instead.";
 }

@@ -5,6 +5,7 @@
 #include <list>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/gradient_buckets.h"
@@ -145,6 +146,64 @@ bool saves_unread_value(const TraceNode& fwd) {
   return op == "AvgPool2D";
 }
 
+// The inputs 0 .. n-1 of forward op `fwd` PyTorch's node saves whatever its gradient here reads:
+// the input and the weight of a convolution (ConvolutionBackward0 saves both, also when one of
+// them needs no gradient), and a / b's dividend when b requires grad (DivBackward0 saves it for
+// b's gradient, which reads the quotient here), so an in-place change of one raises at backward as
+// in PyTorch. Ops not listed save what their gradient rules read (docs/inplace-and-views.md,
+// "Version counters and freed graphs").
+size_t inputs_saved_unread(const TraceNode& fwd) {
+  const std::string& op = fwd.schema->name;
+  if (op == "Conv2D" || op == "Conv2DBackwardInput") return std::min<size_t>(2, fwd.inputs.size());
+  if (op == "Div" && fwd.inputs.size() == 2 && fwd.inputs[1]->requires_grad) return 2;
+  return 0;
+}
+
+// The leaf overwritten by an update outside its storage's count (an optimizer step) that value v
+// still needs: v itself, a leaf v is a view of (its memory), or, v still pending, one it is
+// computed from. nullptr when none.
+const TraceValue* overwritten_source(const TraceValue* v) {
+  std::vector<const TraceValue*> stack{v};
+  std::unordered_set<const TraceValue*> seen;
+  while (!stack.empty()) {
+    const TraceValue* u = stack.back();
+    stack.pop_back();
+    if (!seen.insert(u).second) continue;
+    if (!u->invalid.empty()) return u;
+    if (!u->producer) continue;
+    const TraceNode& p = *u->producer;
+    if (!u->realized()) {
+      for (const auto& in : p.inputs) stack.push_back(in.get());
+    } else if (p.schema->view_of >= 0) {
+      stack.push_back(p.inputs[static_cast<size_t>(p.schema->view_of)].get());
+    }
+  }
+  return nullptr;
+}
+
+// A forward value a gradient rule reads (or PyTorch's node saves), checked: modified in place since
+// it was saved (a new version of its storage, or an optimizer's update of its buffer), it raises
+// PyTorch's error, but in the gradient of the in-place op that made the new version.
+void check_saved_value(const Export& ex, const ValuePtr& v, const TraceNode* fwd) {
+  if (!v) return;
+  if (ex.overwritten_leaves) {
+    if (const TraceValue* leaf = overwritten_source(v.get())) throw_modified(*leaf);
+  }
+  if (v->stale() && v->counter.get() != fwd->in_place_of) {
+    const bool saved_output = v->producer.get() == fwd;
+    throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
+                         .detail("modified by " + v->counter->writer + "; saved by " +
+                                 node_where(fwd->schema->name, fwd->meta.scope) +
+                                 (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                                 ", whose gradient needs the value it had")
+                         .cause("an in-place op (add_, mul_, x[...] = ..., +=, an optimizer step) changed a "
+                                "tensor after it was used, before backward()")
+                         .fix("make the in-place op out of place (x = x * 2 instead of x.mul_(2)), or clone the "
+                              "tensor before changing it (x = x.clone())")
+                         .str());
+  }
+}
+
 // PyTorch's two rules for the saved values (forward values: inputs or outputs of forward node
 // gradient_of) a gradient node reads: a value modified in place since it was saved cannot be read
 // (but by the in-place op's own rule), and a node a backward without retain_graph already ran
@@ -153,7 +212,8 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
                  ValueId first_backward_value, std::vector<TraceNode*>& saving) {
   if (gradient_of == kNoNode || static_cast<size_t>(gradient_of) >= ex.nodes.size()) return;
   TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
-  bool reads_saved = saves_unread_value(*fwd);
+  const size_t unread = inputs_saved_unread(*fwd);
+  bool reads_saved = saves_unread_value(*fwd) || unread > 0;
   for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
   if (reads_saved && fwd->freed) {
     throw StateError(
@@ -170,22 +230,9 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
             .str());
   }
   for (ValueId in : inputs) {
-    if (in >= first_backward_value) continue;
-    const ValuePtr& v = ex.by_id[static_cast<size_t>(in)];
-    if (v && v->stale() && v->counter.get() != fwd->in_place_of) {
-      const bool saved_output = v->producer.get() == fwd;
-      throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
-                           .detail("modified by " + v->counter->writer + "; saved by " +
-                                   node_where(fwd->schema->name, fwd->meta.scope) +
-                                   (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
-                                   ", whose gradient needs the value it had")
-                           .cause("an in-place op (add_, mul_, x[...] = ..., +=, an optimizer step) changed a "
-                                  "tensor after it was used, before backward()")
-                           .fix("make the in-place op out of place (x = x * 2 instead of x.mul_(2)), or clone the "
-                                "tensor before changing it (x = x.clone())")
-                           .str());
-    }
+    if (in < first_backward_value) check_saved_value(ex, ex.by_id[static_cast<size_t>(in)], fwd);
   }
+  for (size_t i = 0; i < unread; ++i) check_saved_value(ex, fwd->inputs[i], fwd);
   if (reads_saved && std::find(saving.begin(), saving.end(), fwd) == saving.end()) saving.push_back(fwd);
 }
 

@@ -57,6 +57,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   static uint64_t walks = 0;
   const uint64_t walk = ++walks;
   size_t values_seen = 0;
+  bool overwritten = false;
   std::vector<std::pair<uint64_t, TraceNode*>> nodes;   // (creation order of the node, node)
   std::vector<ValuePtr> stack(roots.rbegin(), roots.rend());
   while (!stack.empty()) {
@@ -67,9 +68,12 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     v->export_id = -1;
     ++values_seen;
     if (is_leaf(v.get())) {
+      // Backward checks an overwritten leaf only where a gradient rule reads it (check_saved,
+      // backward.cpp): a parameter an optimizer step updated is still differentiated for, as
+      // PyTorch accumulates into it without reading it (docs/inplace-and-views.md).
       if (!v->invalid.empty()) {
         if (stop_at_computed) throw_invalid(*v);
-        throw_modified(*v);  // backward: a saved value overwritten in place since
+        overwritten = true;
       }
       continue;
     }
@@ -92,6 +96,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   std::sort(nodes.begin(), nodes.end(),
             [](const std::pair<uint64_t, TraceNode*>& a, const std::pair<uint64_t, TraceNode*>& b) { return a.first < b.first; });
   Export ex;
+  ex.overwritten_leaves = overwritten;
   // Numbers are kept on the values (TraceValue::export_id, written as ex.id was): realize reads
   // no map, and only backward's callers, which look values up later, get ex.id (a hash insert
   // per value).

@@ -67,6 +67,9 @@ struct Export {
   // autograd.grad(create_graph=True): imported backward nodes track gradients as recorded ops
   // do, so the gradients can be differentiated again (docs/autograd.md).
   bool differentiable_imports = false;
+  // backward: whether a leaf of the trace was overwritten in place by an update outside its
+  // storage's count (an optimizer step); check_saved then looks behind the values rules read.
+  bool overwritten_leaves = false;
 };
 
 // record() for a schema already looked up (record_handles, which needs it too: the registry
