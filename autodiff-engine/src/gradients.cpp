@@ -282,6 +282,17 @@ void backward_node(Graph& g, NodeId n, const std::vector<char>& dep, std::vector
   }
   if (!any_needed) return;
   const OpSchema& s = *node.schema;
+  // An op PyTorch defines no derivative for (floor division, heaviside) is recorded so that its
+  // result requires grad as PyTorch's does; a gradient through it raises PyTorch's error.
+  if (node.attrs.has("no_derivative")) {
+    throw UnsupportedError(ErrorMessage("derivative for " + node.attrs.s("no_derivative") + " is not implemented")
+                               .detail(node_where(s.name, node.meta.scope) + " recorded at " +
+                                       (node.meta.source.empty() ? std::string("(unknown)") : node.meta.source))
+                               .cause("the op is piecewise constant: PyTorch defines no gradient for it")
+                               .fix("detach its operands where no gradient should flow (x.detach() // y); "
+                                    "torch.div(x, y, rounding_mode='floor') is floor division with a zero gradient")
+                               .str());
+  }
   if (!s.gradient) {
     throw UnsupportedError(
         ErrorMessage(node_where(s.name, node.meta.scope) +

@@ -271,28 +271,36 @@ def true_divide(dividend, divisor) -> Tensor:
 
 
 def floor_divide(input, other) -> Tensor:
-    """floor(input / other) (torch.floor_divide, the // operator), in result_type."""
+    """floor(input / other) (torch.floor_divide, the // operator), in result_type; a backward
+    through it raises, as PyTorch's."""
     return _floor_divide(input, other, "NotImplemented")
 
 
 def _floor_divide(input, other, node: str) -> Tensor:
-    """floor_divide, its result requiring grad when an operand does (as PyTorch's: a zero gradient
-    here, where PyTorch's // has none to give and div(rounding_mode='floor') gives zeros), named
-    as PyTorch's node `node`."""
+    """floor_divide, its result requiring grad when an operand does, named as PyTorch's node
+    `node`: div(rounding_mode='floor') (DivBackward2) gives a zero gradient, and a backward
+    through // raises as PyTorch's, which defines no derivative for it."""
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     _check_integer_divisor("floor_divide", y, dt)
-    joined = [t for t in (x, y) if isinstance(t, Tensor) and t.requires_grad] if is_grad_enabled() else []
-    if not joined:
+    tensors = [t for t in (x, y) if isinstance(t, Tensor)]
+    if not is_grad_enabled() or not any(t.requires_grad for t in tensors):
         return binary("FloorDivide", x, y, dt)
-    a, b = (t.detach() if isinstance(t, Tensor) else t for t in (x, y))
-    q = binary("FloorDivide", a, b, dt)
-    # FloorDivide has no gradient: each operand that requires grad joins the result through a
-    # Where that always picks the quotient (the operand's gradient is 0, a constant condition)
-    keep = constant(True, DTYPES["bool"], q.device)
-    for t in joined:
-        q = _op("Where", [keep, q, t.astype(dt)], {"torch_node": node})
-    return q
+    q = binary("FloorDivide", x.detach() if isinstance(x, Tensor) else x, y.detach() if isinstance(y, Tensor) else y, dt)
+    return _join_history(q, tensors, node, None if node == "DivBackward2" else "aten::floor_divide")
+
+
+def _join_history(result: Tensor, operands, node: str, no_derivative: Optional[str]) -> Tensor:
+    """`result` (computed from detached operands) joined to each operand that requires grad
+    through a Where that always picks the result: the operand's gradient is 0, or, with
+    `no_derivative` (PyTorch's op name, "aten::floor_divide"), a backward through it raises
+    PyTorch's "derivative for ... is not implemented". Named as PyTorch's node `node`."""
+    keep = constant(True, DTYPES["bool"], result.device)
+    attrs = {"torch_node": node} if no_derivative is None else {"torch_node": node, "no_derivative": no_derivative}
+    for t in operands:
+        if t.requires_grad:
+            result = _op("Where", [keep, result, t.astype(result.dtype)], attrs)
+    return result
 
 
 def remainder(input, other) -> Tensor:
@@ -919,15 +927,19 @@ def fmin(input, other) -> Tensor:
 
 
 def heaviside(input: Tensor, values) -> Tensor:
-    """0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside; no
-    gradient). input and values must have the same dtype, as PyTorch requires."""
+    """0 where input < 0, values where input == 0, 1 where input > 0 (torch.heaviside; a backward
+    through it raises, as PyTorch's). input and values must have the same dtype, as PyTorch requires."""
     if isinstance(values, Tensor) and values.dtype != input.dtype:
         raise _C.DTypeError(f"heaviside is not yet implemented for tensors with different dtypes\n  heaviside: input "
                             f"is {input.dtype}, values {values.dtype}\n  fix: values.to(input.dtype)")
     x, v = result_type_operands(input, values)
+    tensors = [t for t in (x, v) if isinstance(t, Tensor)]
     x, v = x.detach(), v.detach()
     step = gt(x, 0).astype(x.dtype)
-    return _op("Where", [eq(x, 0), v, step])
+    out = _op("Where", [eq(x, 0), v, step])
+    if is_grad_enabled() and any(t.requires_grad for t in tensors):  # PyTorch's backward raises
+        out = _join_history(out, tensors, "NotImplemented", "aten::heaviside")
+    return out
 
 
 def xlog1py(input, other) -> Tensor:

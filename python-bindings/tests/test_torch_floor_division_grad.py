@@ -1,8 +1,9 @@
 """Floor division of tensors that require grad, as PyTorch's: x // y and floor_divide give a
 result that requires grad, div(rounding_mode='floor') too, with a zero gradient for each operand
-that requires it (PyTorch's DivBackward2; its // node has no derivative, and backward through it
-raises there, where glassgrad gives zeros). Values as PyTorch's, broadcasting included. Skipped
-when torch is not importable."""
+that requires it (PyTorch's DivBackward2); a backward through // (which PyTorch defines no
+derivative for) raises PyTorch's "derivative for aten::floor_divide is not implemented", and so
+does heaviside's. The other piecewise-constant ops give PyTorch's gradients (a table decided by
+torch). Values as PyTorch's, broadcasting included. Skipped when torch is not importable."""
 import numpy as np
 import pytest
 
@@ -40,3 +41,61 @@ def test_div_floor_is_named_as_torchs_node_and_no_grad_leaves_it_plain():
     assert gg.div(x, 2.0, rounding_mode="floor").grad_fn.name() == "DivBackward2"
     with gg.no_grad():
         assert not (x // 2).requires_grad
+
+
+# name: f(lib, x, y) of two tensors that require grad
+_PIECEWISE = {
+    "//": lambda L, x, y: x // y,
+    "floor_divide": lambda L, x, y: L.floor_divide(x, y),
+    "// number": lambda L, x, y: x // 2,
+    "number //": lambda L, x, y: 2 // x,
+    "div floor": lambda L, x, y: L.div(x, y, rounding_mode="floor"),
+    "div trunc": lambda L, x, y: L.div(x, y, rounding_mode="trunc"),
+    "remainder": lambda L, x, y: x % y,
+    "remainder number": lambda L, x, y: x % 2,
+    "fmod": lambda L, x, y: L.fmod(x, y),
+    "heaviside": lambda L, x, y: L.heaviside(x, y),
+    "heaviside of a constant": lambda L, x, y: L.heaviside(x, L.tensor([0.5], dtype=L.float64)),
+    "sign": lambda L, x, y: L.sign(x),
+    "round": lambda L, x, y: L.round(x),
+    "round decimals": lambda L, x, y: L.round(x, decimals=1),
+    "floor": lambda L, x, y: L.floor(x),
+    "ceil": lambda L, x, y: L.ceil(x),
+    "trunc": lambda L, x, y: L.trunc(x),
+    "frac": lambda L, x, y: L.frac(x),
+}
+
+
+def _backward(L, name):
+    x = L.tensor(_X, requires_grad=True)
+    y = L.tensor(_Y, requires_grad=True)
+    z = _PIECEWISE[name](L, x, y)
+    if not z.requires_grad:
+        return "no grad"
+    try:
+        z.sum().backward()
+    except RuntimeError as e:
+        return e
+    return [None if t.grad is None else t.grad.numpy() for t in (x, y)]
+
+
+@pytest.mark.parametrize("name", sorted(_PIECEWISE))
+def test_backward_through_a_piecewise_constant_op_as_torch(name):
+    want, got = _backward(torch, name), _backward(gg, name)
+    if isinstance(want, Exception):
+        assert isinstance(got, RuntimeError), f"PyTorch raised {want}; glassgrad gave {got}"
+        assert str(want).splitlines()[0] in str(got).splitlines()[0]
+        return
+    assert not isinstance(got, Exception), f"PyTorch ran; glassgrad raised {got}"
+    assert isinstance(got, list) == isinstance(want, list), (got, want)
+    if isinstance(want, list):
+        for g, w in zip(got, want):
+            assert (g is None) == (w is None)
+            if g is not None:
+                np.testing.assert_array_equal(g, w)
+
+
+def test_floor_division_of_a_detached_operand_still_differentiates_the_other():
+    x = gg.tensor(_X, requires_grad=True)
+    (x * 2 + x.detach() // 2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full_like(_X, 2.0))
