@@ -22,7 +22,7 @@ from typing import Optional
 import numpy as np
 
 from . import _C
-from ._indexing import gather, index_add, index_select
+from ._indexing import gather, index_add, index_select, known_index_values
 from ._runtime import no_grad, realize
 from ._factories import zeros
 from ._tensor import Tensor, tensor
@@ -68,6 +68,13 @@ def _indices(input, weight: Tensor, where_: str, op: str) -> Tensor:
     if input.device != weight.device:
         raise _C.DeviceError(f"{where_}: the indices are on {input.device} but the weight is on {weight.device}\n"
                              f"  fix: input.to('{weight.device}')")
+    values = known_index_values(input)
+    n = weight.shape[0]
+    if values is not None and values.size and (values.min() < 0 or values.max() >= n):
+        bad = int(values.min()) if values.min() < 0 else int(values.max())
+        raise _C.GlassgradIndexError(f"index out of range in self\n  {where_}: index {bad} of a weight with {n} rows "
+                                     f"{list(weight.shape)}; indices must be in [0, {n})\n  fix: num_embeddings "
+                                     f"larger than the largest index ({bad} + 1), or check the vocabulary")
     return input if dt == "int64" else input.astype("int64")
 
 

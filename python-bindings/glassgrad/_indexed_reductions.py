@@ -22,7 +22,7 @@ from . import _C, _dtypes
 from ._math import constant, eq, floor_divide, maximum, minimum, mul, ne
 from ._scans import argsort, cumsum
 from ._tensor import Tensor, _dim, _op
-from ._indexing import _index_tensor, gather
+from ._indexing import _index_tensor, check_index_range, gather
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
 
@@ -69,6 +69,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
     _check(where, input, d, index, src, reduce)
+    check_index_range(index, input.shape[d] if input.ndim else 1, d, f"{where} (input {list(input.shape)})")
     if index.numel() == 0:  # nothing lands anywhere: the input, as PyTorch's
         return input.clone()
     if input.dtype == "bool" and reduce != "mean":  # or (sum, amax) and and (prod, amin) of 0/1 values

@@ -17,7 +17,7 @@ from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import _C
+from . import _C, _args
 from ._dtypes import DTYPES
 from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
 
@@ -43,6 +43,11 @@ def _value_tensor(value, like: Tensor) -> Tensor:
     return _scalar_like(value, like)
 
 
+def _size(input: Tensor, d: int) -> int:
+    """The size of dim d (1 for a 0-d input, which the gather family reads as one element)."""
+    return input.shape[d] if input.ndim else 1
+
+
 def _long(t: Tensor) -> Tensor:
     """A bool tensor as int64, where an accumulation of bools (an or, an and) runs on 0/1 values."""
     return t.astype(DTYPES["int64"])
@@ -53,12 +58,15 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     """out[i][j][k] = input[index[i][j][k]][j][k] (for dim 0; likewise along any dim). index has
     input's number of dimensions and is no larger along the others (PyTorch's torch.gather)."""
     d = _dim(dim, max(input.ndim, 1), "gather", input.shape)
-    return _op("Gather", [input, _index_tensor(index, input, "gather")], {"dim": d})
+    index = _index_tensor(index, input, "gather")
+    check_index_range(index, _size(input, d), d, f"gather (input {list(input.shape)})")
+    return _op("Gather", [input, index], {"dim": d})
 
 
 def _scatter(input: Tensor, dim: int, index, src, reduce: str, where: str) -> Tensor:
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
+    check_index_range(index, _size(input, d), d, f"{where} (input {list(input.shape)})")
     if not isinstance(src, Tensor):
         src = _scalar_like(src, input).expand(*index.shape) if index.ndim else _scalar_like(src, input)
     elif src._h.dtype != input._h.dtype:
@@ -94,7 +102,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     """The slices of input along dim named by the 1-d index, in its order (PyTorch's
     torch.index_select)."""
     d = _dim(dim, max(input.ndim, 1), "index_select", input.shape)
-    return _op("IndexSelect", [input, _index_tensor(index, input, "index_select")], {"dim": d})
+    index = _index_tensor(index, input, "index_select")
+    check_index_range(index, _size(input, d), d, f"index_select (input {list(input.shape)})")
+    return _op("IndexSelect", [input, index], {"dim": d})
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
@@ -105,7 +115,9 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
         source = source * alpha
     if input._h.dtype == "bool":  # an or of 0/1 values
         return index_add(_long(input), d, index, _long(source)).astype(input._h.dtype)
-    return _op("IndexAdd", [input, _index_tensor(index, input, "index_add"), source], {"dim": d})
+    index = _index_tensor(index, input, "index_add")
+    check_index_range(index, _size(input, d), d, f"index_add (input {list(input.shape)})")
+    return _op("IndexAdd", [input, index, source], {"dim": d})
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
@@ -113,6 +125,8 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     Tensor.index_fill); negative indices count from the end."""
     d = _dim(dim, max(input.ndim, 1), "index_fill", input.shape)
     index = _index_tensor(index, input, "index_fill")
+    check_index_range(index, _size(input, d), d, f"index_fill (input {list(input.shape)})", negative=True,
+                      error=_C.GlassgradIndexError)
     if index.ndim > 1:
         raise _C.ShapeError(f"index_fill: index must be 1-d, got {list(index.shape)}\n  fix: index.reshape(-1)")
     if input.ndim == 0:
@@ -219,6 +233,8 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     where = "index_copy"
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
+    check_index_range(index, _size(input, d), d, f"{where} (input {list(input.shape)})",
+                      error=_C.GlassgradIndexError, prefix="index_copy_(): ")
     if index.ndim > 1:
         raise _C.ShapeError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})\n"
                             f"  fix: index.reshape(-1)")
@@ -242,6 +258,12 @@ def _flat_index(index, input: Tensor, where: str) -> Tensor:
     """index into input.flatten(), negative values counting from the end (take and put)."""
     index = _index_tensor(index, input, where)
     n = input.numel()
+    values = known_index_values(index)
+    if values is not None and values.size and (values.min() < -n or values.max() >= n):
+        bad = int(values.min()) if values.min() < -n else int(values.max())
+        raise _C.GlassgradIndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.\n"
+                                     f"  {where}: input {list(input.shape)} read as 1-d\n  fix: keep indices in "
+                                     f"[{-n}, {n}) (negative ones count from the end)")
     return _op("Where", [index < 0, index + n, index])
 
 
@@ -327,20 +349,43 @@ def _mask_indices(mask, shape, axis: int, where: str) -> List[np.ndarray]:
     return list(np.nonzero(m))
 
 
+def known_index_values(k) -> Optional[np.ndarray]:
+    """The values of an index when they are known without computing anything: a list, an array,
+    or a computed CPU int64/int32 tensor. None for an index still pending or on a GPU (its kernel
+    checks it when it runs): a bounds check never adds a synchronization."""
+    if isinstance(k, Tensor):
+        if k.device != "cpu" or not k._h.realized or k._h.dtype not in ("int64", "int32"):
+            return None
+        return k._h.data().numpy()
+    values = np.asarray(k)
+    return values if values.dtype.kind in "iu" else None
+
+
+def check_index_range(index, size: int, dim: int, where: str, *, negative: bool = False,
+                      error=_args.OutOfRangeError, prefix: str = "") -> None:
+    """Raises `error` now, as PyTorch's CPU kernels do at the call, when the known values of
+    `index` (known_index_values) leave [0, size) ([-size, size) with `negative`) along dim;
+    `prefix` starts the headline as PyTorch's does ("index_copy_(): ")."""
+    values = known_index_values(index)
+    if values is None or not values.size:
+        return
+    lo = -size if negative else 0
+    low, high = int(values.min()), int(values.max())
+    if low < lo or high >= size:
+        bad = low if low < lo else high
+        raise error(f"{prefix}index {bad} is out of bounds for dimension {dim} with size {size}\n"
+                    f"  {where}: an index along dim {dim} must be in [{lo}, {size})"
+                    + (" (negative ones count from the end)" if negative else "") +
+                    f"\n  fix: index.clamp({lo}, {size - 1}), or find where the index was computed")
+
+
 def _check_bounds(k, t: Tensor, axis: int, where: str) -> None:
     """Raises now, as PyTorch does on the CPU, for an index list, array or computed CPU tensor
     holding a position outside axis; an index still pending (or on a GPU) is checked by the kernel
     that reads it, when it runs."""
-    if isinstance(k, Tensor):
-        if k.device != "cpu" or not k._h.realized or k._h.dtype not in ("int64", "int32"):
-            return
-        values = k._h.data().numpy()
-    else:
-        values = np.asarray(k)
-        if values.dtype.kind not in "iu":
-            return
+    values = known_index_values(k)
     size = t.shape[axis]
-    if values.size and (values.min() < -size or values.max() >= size):
+    if values is not None and values.size and (values.min() < -size or values.max() >= size):
         bad = int(values.min()) if values.min() < -size else int(values.max())
         raise _C.GlassgradIndexError(f"{where}: index {bad} is out of bounds for dimension {axis} with size {size} "
                                      f"(shape {list(t.shape)})\n  fix: keep indices in [{-size}, {size}) (negative "
