@@ -199,14 +199,14 @@ def test_a_model_saved_on_the_gpu_loads_there_or_where_map_location_says(tmp_pat
     model = gg.nn.Sequential(gg.nn.Linear(3, 4), gg.nn.BatchNorm1d(4)).to("cuda")
     x = gg.tensor(np.random.default_rng(0).random((5, 3), dtype=np.float32), device="cuda")
     model.eval()
-    want = model(x).cpu().numpy()
+    want = model(x).detach().cpu().numpy()
     gg.save(model, tmp_path / "m.pt")
     back = gg.load(tmp_path / "m.pt", weights_only=False)
     assert back[0].weight.device == "cuda:0" and back[1].running_mean.device == "cuda:0"
-    np.testing.assert_allclose(back(x).cpu().numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(back(x).detach().cpu().numpy(), want, rtol=1e-5, atol=1e-6)
     cpu = gg.load(tmp_path / "m.pt", weights_only=False, map_location="cpu")
     assert cpu[0].weight.device == "cpu"
-    np.testing.assert_allclose(cpu(x.to("cpu")).cpu().numpy(), want, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cpu(x.to("cpu")).detach().cpu().numpy(), want, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("cls,kwargs", [("Adam", dict(lr=0.1, amsgrad=True)), ("SGD", dict(lr=0.1, momentum=0.9)),

@@ -193,6 +193,6 @@ def test_conv_transpose2d_cuda_matches_cpu(xs, ws, kwargs):
         tx, tw, tb = (gg.tensor(a, device=device, requires_grad=True) for a in (x, w, b))
         y = F.conv_transpose2d(tx, tw, tb, **kwargs)
         (y * gg.tensor(u, device=device)).sum().backward()
-        results.append([y.cpu().numpy(), tx.grad.cpu().numpy(), tw.grad.cpu().numpy(), tb.grad.cpu().numpy()])
+        results.append([y.detach().cpu().numpy(), tx.grad.cpu().numpy(), tw.grad.cpu().numpy(), tb.grad.cpu().numpy()])
     for a, c in zip(*results):
         np.testing.assert_allclose(c, a, rtol=2e-4, atol=2e-4)

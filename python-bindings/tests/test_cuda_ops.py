@@ -502,7 +502,7 @@ def test_cuda_training_step_matches_cpu():
             opt.step()
             opt.zero_grad()
             losses.append(loss.item())
-        return np.array(losses), [p.cpu().numpy() for p in model.parameters()]
+        return np.array(losses), [p.detach().cpu().numpy() for p in model.parameters()]
 
     cpu_l, cpu_p = step("cpu")
     gpu_l, gpu_p = step("cuda")

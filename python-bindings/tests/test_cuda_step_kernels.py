@@ -49,9 +49,9 @@ def _train(device, dtype, opt_name, kwargs, per_parameter=False, steps=3):
         for opt in opts:
             opt.step()
             opt.zero_grad()
-    state = [{k: (v.numpy() if hasattr(v, "numpy") else v) for k, v in opt.state[p].items()}
+    state = [{k: (v.detach().numpy() if hasattr(v, "numpy") else v) for k, v in opt.state[p].items()}
              for opt in opts for p in opt.state]
-    return [p.numpy() for p in params], state
+    return [p.detach().numpy() for p in params], state
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -54,7 +54,7 @@ def test_hooks_receive_numpy_copies_of_cuda_tensors(data):
     seen = []
     with debug.register_hook(model.conv1, lambda n, i, o: seen.append((i, o))):
         out = model.conv1(x)
-        ref = out.cpu().numpy()
+        ref = out.detach().cpu().numpy()
     ins, outs = seen[0]
     assert all(isinstance(a, np.ndarray) for a in ins + outs)
     np.testing.assert_array_equal(outs[0], ref)

@@ -281,7 +281,7 @@ def test_cuda_embedding_matches_the_cpu_with_duplicate_indices(kwargs):
         w = gg.nn.Parameter(table.copy(), device=device)
         out = F.embedding(gg.tensor(idx, device=device), w, **kwargs)
         (out * gg.tensor(g, device=device)).sum().backward()
-        results.append((out.cpu().numpy(), w.cpu().numpy(), w.grad.cpu().numpy()))
+        results.append((out.detach().cpu().numpy(), w.detach().cpu().numpy(), w.grad.cpu().numpy()))
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-4)
 
@@ -298,6 +298,6 @@ def test_cuda_embedding_bag_matches_the_cpu(mode):
         out = F.embedding_bag(gg.tensor(idx, device=device), w, gg.tensor(offsets, device=device), mode=mode,
                               padding_idx=4)
         out.sum().backward()
-        results.append((out.cpu().numpy(), w.grad.cpu().numpy()))
+        results.append((out.detach().cpu().numpy(), w.grad.cpu().numpy()))
     for a, b in zip(*results):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
