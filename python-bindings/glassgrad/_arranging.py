@@ -204,13 +204,15 @@ def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype, devic
     return tensor(np.stack([r, c]).astype(np.int64), dtype=dtype or "int64", device=device)
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None,
+                 pin_memory=False) -> Tensor:
     """torch.tril_indices: [2, N] row and column indices of the lower triangle of a row x col
     matrix (offset > 0 includes diagonals above the main one), in row-major order."""
     return _triangle_indices(row, col, offset, True, dtype, device, "tril_indices")
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None,
+                 pin_memory=False) -> Tensor:
     """torch.triu_indices: [2, N] indices of the upper triangle, as tril_indices."""
     return _triangle_indices(row, col, offset, False, dtype, device, "triu_indices")
 

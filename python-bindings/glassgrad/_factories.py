@@ -101,14 +101,16 @@ def _sizes(name: str, size: tuple, kwargs: dict) -> tuple:
 
 @factory_out
 @_size_keyword
-def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+          pin_memory=False) -> Tensor:
     """A tensor of zeros (torch.zeros; float32 unless dtype says otherwise)."""
     return full(_shape_args(size, "zeros"), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
 @factory_out
 @_size_keyword
-def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+         pin_memory=False) -> Tensor:
     """A tensor of ones (torch.ones; float32 unless dtype says otherwise)."""
     return full(_shape_args(size, "ones"), 1, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
@@ -146,7 +148,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, require
 
 
 @factory_out
-def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+         pin_memory=False) -> Tensor:
     """A tensor filled with fill_value (torch.full); the dtype follows the value (a bool: bool, an
     int: int64, a float: float32) unless given."""
     shape = _shape_args((size,), "full") if not isinstance(size, (numbers.Integral, np.integer)) else (int(size),)
@@ -169,27 +172,27 @@ def _like(input: Tensor, dtype, device):
 
 
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
-               memory_format=None) -> Tensor:
+               memory_format=None, pin_memory=False) -> Tensor:
     """Zeros of input's shape, dtype and device unless given (torch.zeros_like)."""
     dt, dev = _like(input, dtype, device)
     return full(input.shape, 0, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
-              memory_format=None) -> Tensor:
+              memory_format=None, pin_memory=False) -> Tensor:
     """Ones of input's shape, dtype and device unless given (torch.ones_like)."""
     dt, dev = _like(input, dtype, device)
     return full(input.shape, 1, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
-               memory_format=None) -> Tensor:
+               memory_format=None, pin_memory=False) -> Tensor:
     """torch.empty_like: zeros of input's shape, dtype and device (glassgrad never hands out uninitialized memory)."""
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
-              memory_format=None) -> Tensor:
+              memory_format=None, pin_memory=False) -> Tensor:
     """fill_value in input's shape, dtype and device unless given (torch.full_like)."""
     dt, dev = _like(input, dtype, device)
     return full(input.shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
@@ -199,7 +202,8 @@ def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None
 @_bfloat16_through_float32
 @factory_out
 def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-           requires_grad: bool = False) -> Tensor:
+           requires_grad: bool = False,
+           pin_memory=False) -> Tensor:
     """start, start + step, ... below end (torch.arange; arange(n) is 0..n-1): int64 when start,
     end and step are all integers, else float32, unless dtype says otherwise."""
     if end is None:
@@ -232,7 +236,8 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
 
 
 @factory_out
-def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def linspace(start, end, steps, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+             pin_memory=False) -> Tensor:
     """`steps` evenly spaced values from start to end, both included (torch.linspace; float32),
     computed as PyTorch does: from start for the first half, from end for the second."""
     if isinstance(steps, Tensor) and steps.ndim == 0 and not steps.dtype.is_floating_point:
@@ -303,7 +308,8 @@ def _linspace_16_bit(start: float, end: float, steps: int, name: str) -> np.ndar
 @factory_out
 @_bfloat16_through_float32
 def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, layout=None, device=None,
-             requires_grad: bool = False) -> Tensor:
+             requires_grad: bool = False,
+             pin_memory=False) -> Tensor:
     """base ** linspace(start, end, steps) (torch.logspace)."""
     steps = _args.integer(steps, "steps", "logspace", minimum=0)
     exps = np.linspace(float(start), float(end), steps)
@@ -312,7 +318,8 @@ def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, lay
 
 @_bfloat16_through_float32
 def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
-                    requires_grad: bool = False) -> Tensor:
+                    requires_grad: bool = False,
+                    pin_memory=False) -> Tensor:
     """torch.range (deprecated there for arange): start, start + step, ... up to and including
     end, floor((end - start) / step) + 1 values, in the default float dtype unless dtype says
     otherwise."""
@@ -330,7 +337,8 @@ def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=N
     return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
-def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+        pin_memory=False) -> Tensor:
     """The n x m identity (torch.eye; m defaults to n)."""
     n = _args.integer(n, "n", "eye", minimum=0)
     m = n if m is None else _args.integer(m, "m", "eye", minimum=0)
@@ -340,7 +348,8 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 # ---- random --------------------------------------------------------------------------------------
 @_size_keyword
 @_bfloat16_through_float32
-def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+         pin_memory=False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
     shape, dt = _drawn_shape(size, "rand"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
     return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
@@ -348,7 +357,8 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
 
 @_size_keyword
 @_bfloat16_through_float32
-def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False) -> Tensor:
+def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
+          pin_memory=False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
     shape, dt = _drawn_shape(size, "randn"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
     return _random_leaf(lambda: _rng().standard_normal(shape).astype(dt), device, requires_grad)
@@ -378,26 +388,30 @@ def _floating_only(dt, where: str):
 
 
 def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
-              memory_format=None) -> Tensor:
+              memory_format=None, pin_memory=False) -> Tensor:
     """Uniform on [0, 1) in input's shape, dtype and device unless given (torch.rand_like)."""
     dt, dev = _like(input, dtype, device)
     return rand(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
-               memory_format=None) -> Tensor:
+               memory_format=None, pin_memory=False) -> Tensor:
     """Standard normal in input's shape, dtype and device unless given (torch.randn_like)."""
     dt, dev = _like(input, dtype, device)
     return randn(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @_bfloat16_through_float32
-def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
-            requires_grad: bool = False) -> Tensor:
-    """Integers uniform on [low, high) (torch.randint(high, size) or randint(low, high, size));
-    int64 unless dtype says otherwise."""
-    if size is not None:
-        args = args + (size,)
+def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad: bool = False, pin_memory=False) -> Tensor:
+    """Integers uniform on [low, high) (torch.randint(high, size) or randint(low, high, size),
+    each also by keyword); int64 unless dtype says otherwise."""
+    named = {k: v for k, v in (("low", low), ("high", high), ("size", size)) if v is not None}
+    if named:  # the positional arguments fill the places the keywords leave, in low-high-size order
+        slots = [k for k in (("low", "high", "size") if low is not None or len(args) + len(named) == 3
+                             else ("high", "size")) if k not in named]
+        named.update(zip(slots, args))
+        args = tuple(named[k] for k in ("low", "high", "size") if k in named)
     if len(args) == 2:
         low, (high, size) = 0, args
     elif len(args) == 3:
@@ -414,7 +428,7 @@ def randint(*args, size=None, generator=None, out=None, dtype=None, layout=None,
 
 
 def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
-                 requires_grad: bool = False, memory_format=None) -> Tensor:
+                 requires_grad: bool = False, memory_format=None, pin_memory=False) -> Tensor:
     """Integers uniform on [low, high) in input's shape (randint_like(x, high) or randint_like(x, low, high); torch.randint_like)."""
     if high is None:
         low, high = 0, low
@@ -516,39 +530,45 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
+                  pin_memory=False) -> Tensor:
     """A 0-d tensor holding s (torch.scalar_tensor; float32 unless dtype says otherwise)."""
     return full((), s, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device, requires_grad=requires_grad)
 
 
 # ---- Tensor.new_* --------------------------------------------------------------------------------
 @_method_size_keyword
-def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False, layout=None,
+              pin_memory=False) -> Tensor:
     """Zeros of `size` with this tensor's dtype and device unless given (Tensor.new_zeros)."""
     dt, dev = _like(self, dtype, device)
     return full(_shape_args(size, "new_zeros"), 0, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @_method_size_keyword
-def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False, layout=None,
+             pin_memory=False) -> Tensor:
     """Ones of `size` with this tensor's dtype and device unless given (Tensor.new_ones)."""
     dt, dev = _like(self, dtype, device)
     return full(_shape_args(size, "new_ones"), 1, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @_method_size_keyword
-def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False, layout=None,
+              pin_memory=False) -> Tensor:
     """Tensor.new_empty: zeros of `size` with this tensor's dtype and device."""
     return new_zeros(self, *size, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
+             pin_memory=False) -> Tensor:
     """fill_value in `size` with this tensor's dtype and device unless given (Tensor.new_full)."""
     dt, dev = _like(self, dtype, device)
     return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
+               pin_memory=False) -> Tensor:
     """A copy of data with this tensor's dtype and device unless given (Tensor.new_tensor)."""
     dt, dev = _like(self, dtype, device)
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)

@@ -265,9 +265,9 @@ def _exact_reciprocal(y) -> bool:
 divide = div
 
 
-def true_divide(dividend, divisor) -> Tensor:
-    """dividend / divisor in a floating type (torch.true_divide, torch.div without rounding_mode)."""
-    return div(dividend, divisor)
+def true_divide(input, other) -> Tensor:
+    """input / other in a floating type (torch.true_divide, torch.div without rounding_mode)."""
+    return div(input, other)
 
 
 def floor_divide(input, other) -> Tensor:
@@ -761,17 +761,17 @@ def _dtype_limits(dt):
     return info.max, info.min
 
 
-def nan_to_num(input: Tensor, nan: float = 0.0, posinf: Optional[float] = None,
+def nan_to_num(input: Tensor, nan: Optional[float] = None, posinf: Optional[float] = None,
                neginf: Optional[float] = None) -> Tensor:
-    """NaN, +inf and -inf replaced by nan, posinf and neginf (torch.nan_to_num; the infinities
-    default to the dtype's largest and smallest finite values). Integer and bool tensors are
+    """NaN, +inf and -inf replaced by nan, posinf and neginf (torch.nan_to_num; NaN by 0 and the
+    infinities by the dtype's largest and smallest finite values when None). Integer and bool tensors are
     returned unchanged; the gradient is 1 at finite elements and 0 at replaced ones."""
     if not input.dtype.is_floating_point:
         return input
     big, small = _dtype_limits(input.dtype)
     hi = big if posinf is None else posinf
     lo = small if neginf is None else neginf
-    x = _op("Where", [isnan(input), constant(nan, input.dtype, input.device), input])
+    x = _op("Where", [isnan(input), constant(0.0 if nan is None else nan, input.dtype, input.device), input])
     x = _op("Where", [isposinf(input), constant(hi, input.dtype, input.device), x])
     return _op("Where", [isneginf(input), constant(lo, input.dtype, input.device), x])
 

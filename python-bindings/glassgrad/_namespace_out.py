@@ -18,12 +18,18 @@ le lerp log log10 log1p log2 logaddexp logaddexp2 logcumsumexp logical_and logic
 logit logsumexp lt masked_select max mean median min mode msort mv nan_to_num nanmean nanmedian nanquantile
 nansum narrow_copy ne neg negative nextafter norm outer pow prod quantile rad2deg reciprocal remainder renorm
 round rsqrt searchsorted sgn sigmoid sign signbit sin sinc sinh sort sqrt square std std_mean sum take_along_dim
-tan tanh topk tril triu trunc var var_mean vdot vstack where xlogy""".split()
+tan tanh topk tril triu trunc var var_mean vdot vstack where xlogy
+absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh aminmax ger greater greater_equal index_add index_copy
+index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot""".split()
 
 
-def add_out(namespace: dict) -> None:
-    """Wraps each function of _NAMES in namespace whose signature has no out= yet."""
-    for name in _NAMES:
+# torch.special.* functions with out= whose glassgrad function (the top-level one) has none
+SPECIAL_NAMES = "erf exp2 expit expm1 log1p logit logsumexp round sinc xlog1py xlogy".split()
+
+
+def add_out(namespace: dict, names=_NAMES) -> None:
+    """Wraps each function of `names` in namespace whose signature has no out= yet."""
+    for name in names:
         fn = namespace.get(name)
         if fn is None or not callable(fn):
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins
 import numbers
-from typing import List, Sequence
+from typing import List, Optional, Sequence
 
 import numpy as np
 
@@ -77,11 +77,11 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
     return split(input, size, d) if size else [input] * (chunks if input.ndim else 1)
 
 
-def split(tensor_: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
     """Splits along dim into pieces of split_size (the last smaller), or of the listed sizes
     (torch.split); views."""
-    d = _axis(dim, tensor_, "split")
-    n = tensor_.shape[d]
+    d = _axis(dim, tensor, "split")
+    n = tensor.shape[d]
     if isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
         size = int(split_size_or_sections)
         if size < 0 or (size == 0 and n):
@@ -91,10 +91,10 @@ def split(tensor_: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
             raise _C.ShapeError(f"split: the sizes {sizes} must add up to the size {n} of dim {dim} of "
-                                f"{list(tensor_.shape)}\n  fix: sizes summing to {n}")
+                                f"{list(tensor.shape)}\n  fix: sizes summing to {n}")
     out, start = [], 0
     for s in sizes:
-        out.append(_take(tensor_, d, start, start + s))
+        out.append(_take(tensor, d, start, start + s))
         start += s
     return tuple(out)
 
@@ -428,11 +428,11 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
-def dot(input: Tensor, tensor_: Tensor) -> Tensor:
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two vectors (torch.dot)."""
-    if input.ndim != 1 or tensor_.ndim != 1:
-        raise _C.ShapeError(f"dot: needs two vectors, got {list(input.shape)} and {list(tensor_.shape)}")
-    return matmul(input, tensor_)
+    if input.ndim != 1 or tensor.ndim != 1:
+        raise _C.ShapeError(f"dot: needs two vectors, got {list(input.shape)} and {list(tensor.shape)}")
+    return matmul(input, tensor)
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
@@ -578,10 +578,11 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 
-def meshgrid(*tensors, indexing: str = "ij"):
-    """Coordinate grids of 1-d tensors (torch.meshgrid; indexing 'ij' or 'xy')."""
+def meshgrid(*tensors, indexing: Optional[str] = None):
+    """Coordinate grids of 1-d tensors (torch.meshgrid; indexing 'ij' or 'xy', None is 'ij')."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    indexing = "ij" if indexing is None else indexing
     _args.choice(indexing, "indexing", "meshgrid", ("ij", "xy"))
     ts = list(tensors)
     if len({plain(t.dtype) for t in ts}) > 1:

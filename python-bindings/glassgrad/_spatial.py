@@ -114,10 +114,10 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
 
 
 # ---- one_hot, dropout ----------------------------------------------------------------------------
-def one_hot(tensor_: Tensor, num_classes: int = -1) -> Tensor:
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
     """torch.nn.functional.one_hot: int64 class indices (...) -> int64 (..., num_classes);
     num_classes=-1 takes max + 1 (which reads the data)."""
-    t = tensor_ if isinstance(tensor_, Tensor) else tensor(np.asarray(tensor_))
+    t = input if isinstance(input, Tensor) else tensor(np.asarray(input))
     if t.dtype != "int64":
         raise _C.DTypeError(f"one_hot is only applicable to index tensors (int64), got {t.dtype}\n"
                             f"  fix: x.long()")

@@ -165,12 +165,12 @@ def bessel_j1(input: Tensor, *, out=None) -> Tensor:
     return _into(out, _without_gradient(W.bessel_j1, input))
 
 
-def spherical_bessel_j0(input: Tensor, *, out=None) -> Tensor:
+def spherical_bessel_j0(x: Tensor, *, out=None) -> Tensor:
     """sin(x)/x, 1 at 0, without a gradient (torch.special.spherical_bessel_j0, which has none)."""
     def value(x: Tensor) -> Tensor:
         safe = where(x == 0, 1.0, x)
         return where(x == 0, 1.0, where(x.abs() == math.inf, 0.0, safe.sin() / safe))
-    return _into(out, _without_gradient(value, input))
+    return _into(out, _without_gradient(value, x))
 
 
 __all__ = ["i0"]

@@ -367,7 +367,8 @@ def _coerce(other, like: "Tensor") -> "Tensor":
     raise TypeError(f"unsupported operand type {type(other).__name__} for a glassgrad.Tensor")
 
 
-def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str = "") -> "Tensor":
+def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str = "", *,
+           pin_memory: bool = False) -> "Tensor":
     """Creates a tensor from an array, a nested list or a scalar (a copy, like torch.tensor).
 
     dtype defaults to the data's own (float64 arrays stay float64; Python floats become float32,
@@ -1086,11 +1087,12 @@ class Tensor:
         """This tensor on GPU `index` (glassgrad's spelling of cuda(index))."""
         return self.to(f"cuda:{index}")
 
-    def cpu(self) -> "Tensor":
-        """This tensor on the CPU (Tensor.cpu)."""
+    def cpu(self, memory_format=None) -> "Tensor":
+        """This tensor on the CPU (Tensor.cpu). memory_format, as in the conversions below: glassgrad
+        has one layout (row-major), so every format keeps it."""
         return self.to("cpu")
 
-    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+    def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
         """This tensor on a GPU: device an index, 'cuda:<i>' or None for GPU 0 (Tensor.cuda);
         non_blocking as in to()."""
         index = 0 if device is None else device
@@ -1101,51 +1103,51 @@ class Tensor:
         d = _dtype_name(dtype)
         return self if d == self.dtype else _op("Cast", [self], {"dtype": d})
 
-    def float(self) -> "Tensor":
+    def float(self, memory_format=None) -> "Tensor":
         """This tensor as float32 (Tensor.float)."""
         return self.astype("float32")
 
-    def double(self) -> "Tensor":
+    def double(self, memory_format=None) -> "Tensor":
         """This tensor as float64 (Tensor.double)."""
         return self.astype("float64")
 
-    def long(self) -> "Tensor":
+    def long(self, memory_format=None) -> "Tensor":
         """This tensor as int64 (Tensor.long)."""
         return self.astype("int64")
 
-    def bool(self) -> "Tensor":
+    def bool(self, memory_format=None) -> "Tensor":
         """This tensor as bool: nonzero is True (Tensor.bool)."""
         return self.astype("bool")
 
-    def byte(self) -> "Tensor":
+    def byte(self, memory_format=None) -> "Tensor":
         """This tensor as uint8 (Tensor.byte)."""
         return self.astype("uint8")
 
-    def char(self) -> "Tensor":
+    def char(self, memory_format=None) -> "Tensor":
         """This tensor as int8 (Tensor.char)."""
         return self.astype("int8")
 
-    def short(self) -> "Tensor":
+    def short(self, memory_format=None) -> "Tensor":
         """This tensor as int16 (Tensor.short)."""
         return self.astype("int16")
 
-    def int(self) -> "Tensor":
+    def int(self, memory_format=None) -> "Tensor":
         """This tensor as int32 (Tensor.int)."""
         return self.astype("int32")
 
-    def half(self) -> "Tensor":
+    def half(self, memory_format=None) -> "Tensor":
         """This tensor as float16 (Tensor.half)."""
         return self.astype("float16")
 
-    def bfloat16(self) -> "Tensor":
+    def bfloat16(self, memory_format=None) -> "Tensor":
         """This tensor as bfloat16 (Tensor.bfloat16)."""
         return self.astype("bfloat16")
 
-    def contiguous(self) -> "Tensor":
+    def contiguous(self, memory_format=None) -> "Tensor":
         """self when its elements are already dense in row-major order (as in PyTorch), else a copy."""
         return self if self._h.layout[2] else _op("Contiguous", [self])
 
-    def is_contiguous(self) -> bool:
+    def is_contiguous(self, memory_format=None) -> bool:
         return self._h.layout[2]
 
     def stride(self, dim: Optional[int] = None):
@@ -1156,7 +1158,7 @@ class Tensor:
     def storage_offset(self) -> int:
         return self._h.layout[1]
 
-    def clone(self) -> "Tensor":
+    def clone(self, *, memory_format=None) -> "Tensor":
         """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone)."""
         out = _op("Contiguous", [self])
         if _shared_memory.holds_shared_values(self):  # a snapshot of memory other processes write

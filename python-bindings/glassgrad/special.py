@@ -7,11 +7,12 @@ from ._special import mvlgamma as multigammaln, polygamma
 from ._special_more import entr, erfcx, i0, i0e, i1, i1e, log_ndtr, modified_bessel_i0, modified_bessel_i1, ndtr, ndtri
 from ._special_more import bessel_j0, bessel_j1, spherical_bessel_j0, zeta
 from . import functional as _functional
+from ._namespace_out import SPECIAL_NAMES as _SPECIAL_NAMES, add_out as _add_out
 
 psi = digamma
 
 
-def softmax(input, dim: int, *, dtype=None):
+def softmax(input, dim: int, dtype=None):
     """torch.special.softmax: softmax over dim (needed, as in PyTorch), in dtype when given."""
     return _functional.softmax(input, dim, dtype=dtype)
 
@@ -20,6 +21,9 @@ def log_softmax(input, dim: int, *, dtype=None):
     """torch.special.log_softmax: log_softmax over dim (needed, as in PyTorch), in dtype when given."""
     return _functional.log_softmax(input, dim, dtype=dtype)
 
+
+_add_out(globals(), _SPECIAL_NAMES)  # torch.special's out= (the top-level functions keep their own)
+del _add_out, _SPECIAL_NAMES
 
 __all__ = ["bessel_j0", "bessel_j1", "digamma", "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc", "gammaincc", "gammaln",
            "i0", "i0e", "i1", "i1e", "log1p", "log_ndtr", "log_softmax", "logit", "logsumexp", "modified_bessel_i0",

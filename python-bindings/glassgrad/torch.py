@@ -8,7 +8,11 @@ glassgrad's own objects), except where glassgrad's top level deliberately differ
   glassgrad.flatten keeps the batch axis (start_dim=1), as the seed's scripts use it.
 
 - softmax(input, dim) and log_softmax(input, dim) need a dim, as torch's top-level functions do;
-  gg.softmax and gg.log_softmax default to dim=-1."""
+  gg.softmax and gg.log_softmax default to dim=-1.
+
+- batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
+  cudnn_enabled) takes torch.batch_norm's order; gg.batch_norm is F.batch_norm's (running_mean
+  and running_var before weight and bias)."""
 from __future__ import annotations
 
 import glassgrad as _gg
@@ -30,6 +34,13 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     return input.log_softmax(dim, dtype=dtype)
 
 
+def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training: bool, momentum: float, eps: float,
+               cudnn_enabled: bool = True) -> Tensor:
+    """torch.batch_norm: F.batch_norm with torch's top-level argument order (cudnn_enabled is
+    torch's backend switch: glassgrad has no cuDNN)."""
+    return _gg.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
 def __getattr__(name: str):
     try:
         return getattr(_gg, name)
@@ -40,4 +51,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return sorted(set(dir(_gg)) | {"flatten", "softmax", "log_softmax"})
+    return sorted(set(dir(_gg)) | {"flatten", "softmax", "log_softmax", "batch_norm"})

@@ -68,21 +68,21 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return into(out, y)
 
 
-def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:
-    """torch.linalg.norm: a vector norm when dim is an int (or A is 1-D), a matrix norm when dim is
-    a pair (or A is 2-D and ord is given); with neither ord nor dim, the 2-norm of A flattened."""
+def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, dtype=None) -> Tensor:
+    """torch.linalg.norm: a vector norm when dim is an int (or input is 1-D), a matrix norm when dim is
+    a pair (or input is 2-D and ord is given); with neither ord nor dim, the 2-norm of input flattened."""
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 1:
-            return vector_norm(A, 2 if ord is None else ord, dims[0], keepdim, dtype=dtype, out=out)
+            return vector_norm(input, 2 if ord is None else ord, dims[0], keepdim, dtype=dtype, out=out)
         if len(dims) == 2:
-            return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
+            return matrix_norm(input, "fro" if ord is None else ord, dims, keepdim, dtype=dtype, out=out)
         raise _C.InvalidArgumentError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dim}")
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype, out=out)
-    if A.ndim == 1:
-        return vector_norm(A, ord, None, keepdim, dtype=dtype, out=out)
-    if A.ndim == 2:
-        return matrix_norm(A, ord, (-2, -1), keepdim, dtype=dtype, out=out)
+        return vector_norm(input, 2, None, keepdim, dtype=dtype, out=out)
+    if input.ndim == 1:
+        return vector_norm(input, ord, None, keepdim, dtype=dtype, out=out)
+    if input.ndim == 2:
+        return matrix_norm(input, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     raise _C.ShapeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
-                        f"{A.ndim}D.\n  fix: pass dim")
+                        f"{input.ndim}D.\n  fix: pass dim")
