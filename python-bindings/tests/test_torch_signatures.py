@@ -13,14 +13,8 @@ import glassgrad as gg
 from argument_table import LAYERS
 
 torch = pytest.importorskip("torch")
+import signature_survey  # noqa: E402
 from torch_versions import skip_if_changed_in_2_14  # noqa: E402
-
-# torch parameters glassgrad leaves out on purpose, with the reason.
-IGNORED = {
-    # F.softmax and friends: a deprecated private argument of torch's own call sites
-    "_stacklevel": "private to torch",
-}
-_EMPTY = inspect.Parameter.empty
 
 
 def _pairs(gg_module, torch_module, want):
@@ -42,54 +36,8 @@ def _is_function(x):
     return inspect.isfunction(x)
 
 
-def _signature(obj):
-    try:
-        return inspect.signature(obj)
-    except (TypeError, ValueError):
-        return None
-
-
-def _same_default(a, b) -> bool:
-    if a is _EMPTY or b is _EMPTY:
-        return a is b
-    if isinstance(b, (torch.dtype, torch.device)) or type(b).__module__.startswith("torch"):
-        return str(a).split(".")[-1] == str(b).split(".")[-1]
-    if isinstance(a, bool) or isinstance(b, bool):
-        return a is b
-    if inspect.isfunction(a) and inspect.isfunction(b):  # F.relu: each library's own function of that name
-        return a.__name__ == b.__name__
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return a == b  # 0 and 0.0 are the same default
-    try:
-        return type(a) is type(b) and bool(a == b)
-    except Exception:
-        return False
-
-
-def differences(ours, theirs):
-    """What glassgrad's signature lacks or gets wrong against torch's, as readable lines."""
-    mine, torchs = _signature(ours), _signature(theirs)
-    if torchs is None or mine is None:
-        return []
-    theirs_params = [p for p in torchs.parameters.values() if p.name not in IGNORED and p.name != "self"]
-    mine_params = [p for p in mine.parameters.values() if p.name not in IGNORED and p.name != "self"]
-    problems = []
-    if any(p.kind == p.VAR_POSITIONAL for p in theirs_params) and any(p.kind == p.VAR_KEYWORD for p in theirs_params):
-        if len(theirs_params) == 2:  # (*args, **kwargs): anything goes in torch
-            return []
-    for i, t in enumerate(theirs_params):
-        m = mine_params[i] if i < len(mine_params) else None
-        if m is None or m.name != t.name:
-            problems.append(f"parameter {i} is {m.name if m else 'missing'}, torch's is {t.name}")
-            break
-        if m.kind != t.kind:
-            problems.append(f"{t.name} is {m.kind.description}, torch's is {t.kind.description}")
-        if not _same_default(m.default, t.default):
-            problems.append(f"{t.name} defaults to {m.default!r}, torch's to {t.default!r}")
-    for m in mine_params[len(theirs_params):]:
-        if m.kind not in (m.KEYWORD_ONLY, m.VAR_KEYWORD):
-            problems.append(f"extra parameter {m.name} must be keyword-only")
-    return problems
+_signature = signature_survey.signature
+differences = signature_survey.differences  # the strict comparison of two Python signatures
 
 
 def _cases():
