@@ -25,7 +25,7 @@ from . import _C
 from ._indexing import gather, index_add, index_select, known_index_values
 from ._runtime import no_grad, realize
 from ._factories import zeros
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, _op, tensor
 from .functional import where
 
 
@@ -149,7 +149,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     flat = idx.reshape(-1)
     if max_norm is not None:
         renorm_(weight, flat, max_norm, norm_type)
-    return lookup(flat, weight, pad, bool(scale_grad_by_freq)).reshape(*idx.shape, weight.shape[1])
+    rows = lookup(flat, weight, pad, bool(scale_grad_by_freq))
+    shape = [*idx.shape, weight.shape[1]]
+    if not rows.requires_grad:
+        return rows.reshape(*shape)
+    return _op("Reshape", [rows], {"shape": shape, "torch_node": "EmbeddingBackward0"})  # PyTorch's node
 
 
 # ---- embedding_bag ------------------------------------------------------------------------------

@@ -135,8 +135,16 @@ def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, s
         wshape = [1] * input.ndim
         wshape[dim] = c
         prod = prod * _tensor_like(weight, input).reshape(wshape)
-    loss = -prod.sum(dim)
-    return _reduce(loss, reduction)
+    if reduction == "none" or not input.requires_grad:
+        return _reduce(-prod.sum(dim), reduction)
+    # PyTorch's nodes (Tensor.grad_fn): the negated sum (NegBackward0), its mean a division by the
+    # number of rows (DivBackward1, a Scalar divisor, which saves nothing)
+    if reduction == "sum":
+        return _op("Neg", [prod.sum()], {"torch_node": "NegBackward0"})
+    rows = prod.numel() // c if c else 0
+    if rows == 0:
+        return _reduce(-prod.sum(dim), reduction)
+    return _op("MulScalar", [-prod.sum()], {"value": 1.0 / rows, "scalar_arg": 1.0, "torch_node": "DivBackward1"})
 
 
 def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where: str) -> None:

@@ -118,6 +118,11 @@ def _var_args(dim, unbiased, keepdim):
 def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sum((x - mean)^2) / max(0, N - correction) over dim (torch.var); correction defaults to 1
     (unbiased=False means 0)."""
+    return _var(input, dim, unbiased, keepdim, correction, None)
+
+
+def _var(input: Tensor, dim, unbiased, keepdim: bool, correction, node: Optional[str]) -> Tensor:
+    """var, its result named as PyTorch's node `node` when given (var_mean's)."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
     x = _float_or_refuse(input, None, "var")
     dims = dims_of(dim, x, "var")
@@ -130,25 +135,43 @@ def var(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
     if x.numel() == 0:  # the engine's Var, as its Mean, refuses an empty input: PyTorch's NaN (or empty)
         return mul(_sum(x, dims or None, keepdim), math.nan)
-    return _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr})
+    attrs = {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr}
+    return _op("Var", [x], {**attrs, **_named(x, node)} if node else attrs)
 
 
 def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> Tensor:
     """sqrt(var) (torch.std), with var's correction."""
+    return _std(input, dim, unbiased, keepdim, correction, "StdBackward0")
+
+
+def _std(input: Tensor, dim, unbiased, keepdim: bool, correction, node: str) -> Tensor:
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return _op("Sqrt", [v], {"torch_node": "StdBackward0"}) if v.requires_grad else v.sqrt()
+    return _op("Sqrt", [v], {"torch_node": node}) if v.requires_grad else v.sqrt()
+
+
+def _mean_named(input: Tensor, dim, keepdim: bool, node: str) -> Tensor:
+    """mean over dim, named as PyTorch's node `node` (std_mean's and var_mean's second result)."""
+    x = _float_or_refuse(input, None, "mean")
+    if x.numel() == 0 or not x._h.requires_grad:
+        return mean(input, dim, keepdim)
+    return _op("Mean", [x], {"dims": dims_of(dim, x, "mean"), "keepdim": builtins.bool(keepdim), "torch_node": node})
 
 
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    """(var, mean) over dim (torch.var_mean), with var's correction."""
+    """(var, mean) over dim (torch.var_mean), with var's correction; both named as PyTorch's one
+    node VarMeanBackward0."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
-    return var_mean_result(var(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+    node = "VarMeanBackward0"
+    return var_mean_result(_var(input, dim, unbiased, keepdim, correction, node),
+                           _mean_named(input, dim, keepdim, node))
 
 
 def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
-    """(std, mean) over dim (torch.std_mean), with std's correction."""
+    """(std, mean) over dim (torch.std_mean), with std's correction; both named as PyTorch's one
+    node StdMeanBackward0."""
     dim, unbiased, keepdim = _var_args(dim, unbiased, keepdim)
-    return std_mean_result(std(input, dim, unbiased, keepdim, correction=correction), mean(input, dim, keepdim))
+    node = "StdMeanBackward0"
+    return std_mean_result(_std(input, dim, unbiased, keepdim, correction, node), _mean_named(input, dim, keepdim, node))
 
 
 # ---- extrema ------------------------------------------------------------------------------------
@@ -313,15 +336,28 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
         return _math.add(_sum(x, dims or None, keepdim), -math.inf)
     m = amax(x, dims if dims else (), keepdim=True).detach()
     m = _op("Where", [eq(absolute(m), math.inf), constant(0, x.dtype, x.device), m])
-    out = log(_sum(exp(sub(x, m)), dims, keepdim=True)) + m
+    named = _named(x, "LogsumexpBackward0")
+    total = log(_sum(exp(sub(x, m)), dims, keepdim=True))
     if keepdim:
-        return out
-    return out.reshape([n for i, n in enumerate(x.shape) if dims and i not in dims])
+        return _op("Add", [total, m], named)
+    shape = [n for i, n in enumerate(x.shape) if dims and i not in dims]
+    return _op("Reshape", [total + m], {"shape": shape, **named})
+
+
+def _named(x: Tensor, node: str) -> dict:
+    """The attributes naming PyTorch's node (Tensor.grad_fn) on a composite's last op: only for a
+    result that requires grad, so the plain path records no extra attribute."""
+    return {"torch_node": node} if x._h.requires_grad else {}
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """The p-norm over dim (torch.norm): 'fro' and 2 the Euclidean norm (its gradient 0 at a zero
     vector, as PyTorch's), 1, inf, -inf, 0 (the count of nonzeros) or any other number."""
+    return _norm(input, p, dim, keepdim, dtype, "LinalgVectorNormBackward0")
+
+
+def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
+    """norm, its result named as PyTorch's node `node` (the norm's, or dist's)."""
     x = input.astype(dtype) if dtype is not None else input
     if not x.dtype.is_floating_point:
         raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {x.dtype} (shape "
@@ -332,7 +368,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         zero = eq(s, 0)
         # sqrt(where(s == 0, 1, s)) keeps sqrt's infinite slope at 0 out of the gradient
         safe = _op("Where", [zero, constant(1, s.dtype, s.device), s])
-        return _op("Where", [zero, constant(0, s.dtype, s.device), sqrt(safe)])
+        return _op("Where", [zero, constant(0, s.dtype, s.device), sqrt(safe)], _named(x, node))
     if p in (math.inf, "inf"):
         return amax(absolute(x), dims if dims else (), keepdim)
     if p in (-math.inf, "-inf"):
@@ -340,7 +376,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     if p == 0:
         return _sum(ne(x, 0), dims, keepdim).astype(x.dtype)
     if p == 1:
-        return _sum(absolute(x), dims, keepdim)
+        return _op("Sum", [absolute(x)], {"dims": dims, "keepdim": builtins.bool(keepdim), **_named(x, node)})
     if is_number(p) and float(p) > 0:
         # PyTorch's gradient is 0 at a zero element and at a zero vector: where(a == 0, 1, a) and
         # where(s == 0, 1, s) keep the powers' infinite slopes at 0 out of it (0 * inf = nan)
@@ -351,7 +387,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
         s = _sum(powers, dims, keepdim)
         zero = eq(s, 0)
         root = _op("Where", [zero, one, s]) ** (1.0 / float(p))
-        return _op("Where", [zero, constant(0, s.dtype, s.device), root])
+        return _op("Where", [zero, constant(0, s.dtype, s.device), root], _named(x, node))
     if is_number(p):
         return _sum(absolute(x) ** float(p), dims, keepdim) ** (1.0 / float(p))
     raise _C.InvalidArgumentError(f"norm: p must be 'fro', a number, inf or -inf, got {p!r}")
@@ -386,11 +422,23 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
     length), so its gradient is exact with zeros among the factors."""
     x = _integral_to_int64(input, dtype)
     if dim is None:
-        out = prod(x.reshape(-1), 0, dtype=x.dtype)  # x is in its final dtype already
-        return out.reshape([1] * input.ndim) if keepdim else out
+        if x.ndim == 0:
+            return x
+        out = _prod(x.reshape(-1), 0)  # x is in its final dtype already
+        return _op("Reshape", [out], {"shape": [1] * input.ndim if keepdim else [], **_named(out, "ProdBackward0")})
     d = _dim(dim, builtins.max(x.ndim, 1), "prod", x.shape) if x.ndim else 0
     if x.ndim == 0:
         return x
+    out = _prod(x, d)
+    if keepdim:
+        return out if not out._h.requires_grad else _op("Reshape", [out], {"shape": list(out.shape),
+                                                                            "torch_node": "ProdBackward1"})
+    shape = [n for i, n in enumerate(out.shape) if i != d]
+    return _op("Reshape", [out], {"shape": shape, **_named(out, "ProdBackward1")})
+
+
+def _prod(x: Tensor, d: int) -> Tensor:
+    """The product over axis d of x (ndim >= 1) by the pairwise tree, d kept with size 1."""
     while x.shape[d] > 1:
         n = x.shape[d]
         if n % 2:
@@ -407,11 +455,12 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
         ones = list(x.shape)
         ones[d] = 1
         x = constant(1, x.dtype, x.device).expand(ones)
-    return x if keepdim else x.squeeze(d)
+    return x
+
 
 def dist(input: Tensor, other, p=2) -> Tensor:
     """The p-norm of input - other, broadcast (torch.dist)."""
-    return norm(sub(input, other), p)
+    return _norm(sub(input, other), p, None, False, None, "DistBackward0")
 
 
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
