@@ -386,6 +386,12 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         data = data.numpy()
     want = _dtype_name(dtype)
     arr = np.asarray(data)
+    if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
+        values = arr.ravel().tolist()
+        shown = next((v for v in values if v.imag), values[0] if values else None)
+        raise _C.DTypeError(f"glassgrad.tensor: complex numbers are not supported (the data holds {shown!r}); "
+                            f"PyTorch makes a complex tensor here, glassgrad has no complex dtype\n  fix: keep the "
+                            f"real part (z.real) or hold the real and imaginary parts as two tensors")
     if want is not None:
         if not isinstance(data, (np.ndarray, np.generic)) and want in _INTEGER_NAMES:
             _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor

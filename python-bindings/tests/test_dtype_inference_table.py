@@ -121,3 +121,11 @@ def test_numpy_float64_in_a_list_is_float64():
     # the reported case: NumPy scalars keep their dtype in inference
     t = gg.tensor([np.float64(1.5), 2])
     assert t.dtype == gg.float64 and t.tolist() == [1.5, 2.0]
+
+
+@pytest.mark.parametrize("data", [[1, 2 + 1j], 1 + 2j, [[1.5], [2j]], np.complex64(1)], ids=repr)
+def test_complex_data_is_refused_with_the_reason(data):
+    # PyTorch makes a complex tensor; glassgrad has no complex dtype and says so
+    assert torch.tensor(data).dtype.is_complex
+    with pytest.raises(gg.DTypeError, match="complex numbers are not supported"):
+        gg.tensor(data)
