@@ -9,7 +9,7 @@ import os
 import sys
 import threading
 import types
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import _C
 
@@ -21,6 +21,10 @@ class _Stacks(threading.local):
         self.scopes: List[str] = []
         self.roles: List[str] = []
         self.layers: List[str] = []
+        # The three in one attribute, for the readers on every op and layer call (the runtime's
+        # lazy_record_op, Module.__call__): each read of a thread-local attribute looks up the
+        # thread's dict. The lists are only appended to and popped, never replaced.
+        self.stacks: Tuple[List[str], List[str], List[str]] = (self.scopes, self.roles, self.layers)
         self.differentiations = 0
         self.recording: Optional["recording_step"] = None  # glassgrad.compile's trace, while one runs
 

@@ -45,11 +45,10 @@ py::object attr_of(PyObject* obj, PyObject* name) {
 
 // The innermost entry of one of a thread's recording stacks (glassgrad._trace._Stacks: scopes,
 // roles, layers, lists of str), or `empty` when the stack is.
-std::string top_of(const py::handle& stacks, PyObject* stack, const char* empty) {
-  const py::object list = attr_of(stacks.ptr(), stack);
-  if (!PyList_Check(list.ptr())) throw InternalError("lazy_record_op: a recording stack is not a list");
-  const Py_ssize_t n = PyList_GET_SIZE(list.ptr());
-  return n == 0 ? std::string(empty) : py::cast<std::string>(PyList_GET_ITEM(list.ptr(), n - 1));
+std::string top_of(PyObject* list, const char* empty) {
+  if (!PyList_Check(list)) throw InternalError("lazy_record_op: a recording stack is not a list");
+  const Py_ssize_t n = PyList_GET_SIZE(list);
+  return n == 0 ? std::string(empty) : py::cast<std::string>(PyList_GET_ITEM(list, n - 1));
 }
 
 // glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
@@ -60,9 +59,9 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string&
                                                               const py::str& package_dir) {
   using lazy::Handle;
   static PyObject* const h_name = interned("_h");
-  static PyObject* const scopes = interned("scopes");
-  static PyObject* const roles = interned("roles");
-  static PyObject* const layers = interned("layers");
+  // (scopes, roles, layers) in one read: each read of an attribute of a threading.local looks up
+  // the thread's dict, and every recorded op comes here.
+  static PyObject* const stacks_name = interned("stacks");
   const py::object seq = py::reinterpret_steal<py::object>(
       PySequence_Fast(tensors.ptr(), "lazy_record_op: inputs must be a list or tuple of tensors"));
   if (!seq) throw py::error_already_set();
@@ -77,8 +76,13 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string&
     inputs.push_back(held.back().cast<Handle*>());
   }
   const Attrs a = attrs.is_none() ? Attrs() : attrs_from_dict(py::dict(attrs));
-  const NodeMeta meta{top_of(stacks, scopes, ""), py::cast<std::string>(user_source(package_dir)),
-                      role_from_name(top_of(stacks, roles, "forward")), top_of(stacks, layers, "")};
+  const py::object all = attr_of(stacks.ptr(), stacks_name);
+  if (!PyTuple_Check(all.ptr()) || PyTuple_GET_SIZE(all.ptr()) != 3) {
+    throw InternalError("lazy_record_op: the recording stacks are not a (scopes, roles, layers) tuple");
+  }
+  const NodeMeta meta{top_of(PyTuple_GET_ITEM(all.ptr(), 0), ""), py::cast<std::string>(user_source(package_dir)),
+                      role_from_name(top_of(PyTuple_GET_ITEM(all.ptr(), 1), "forward")),
+                      top_of(PyTuple_GET_ITEM(all.ptr(), 2), "")};
   return lazy::record_handles(op, inputs, a, meta);
 }
 }  // namespace

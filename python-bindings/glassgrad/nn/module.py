@@ -549,7 +549,7 @@ class Module:
             note_module_call(self)
         scope_ = self._scope
         kind = type(self).__name__
-        scopes, layers = local.scopes, local.layers
+        scopes, _, layers = local.stacks
         scopes.append(scope_ or kind)
         layers.append(f"{kind} '{scope_}'" if scope_ else kind)
         try:

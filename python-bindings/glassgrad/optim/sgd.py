@@ -47,8 +47,10 @@ class SGD(Optimizer):
     def _row(self, p, group) -> UpdateRow:
         h = p._h
         # The group's 0-d tensors as _hyper keys them (looked up here: this runs per parameter
-        # and step); _hyper makes one the first time.
-        lr = group._tensors.get(("lr", h.device, h.dtype))  # (never `or`: a tensor's truth is its value)
+        # and step); _hyper makes one the first time. device and dtype are each a call into the
+        # runtime: read once for both keys.
+        device, dtype = h.device, h.dtype
+        lr = group._tensors.get(("lr", device, dtype))  # (never `or`: a tensor's truth is its value)
         if lr is None:
             lr = self._hyper(group, "lr", p)
         g = self._grad_input(p, group)
@@ -62,7 +64,7 @@ class SGD(Optimizer):
         # First step: buf = momentum * 0 + d = d, PyTorch's copy, so no dampening yet.
         attrs = (("weight_decay", group["weight_decay"]), ("dampening", 0.0 if first else group["dampening"]),
                  ("nesterov", group["nesterov"]))
-        momentum = group._tensors.get(("momentum", h.device, h.dtype))
+        momentum = group._tensors.get(("momentum", device, dtype))
         if momentum is None:
             momentum = self._hyper(group, "momentum", p)
         return "SGDMomentumUpdate", attrs, [h, g, lr._h, buf._h, momentum._h], [p, buf]
