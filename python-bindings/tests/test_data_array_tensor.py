@@ -18,6 +18,26 @@ def test_metadata_needs_no_runtime_value():
     assert t.untouched_array() is a and host_array(t) is a
 
 
+def test_dtype_from_the_array_is_the_tensors_dtype():
+    # The dtype is read from the array (through a per-NumPy-dtype table) until the tensor is used:
+    # each array dtype, byte orders included, gives the dtype the made tensor then reports, and
+    # the samples' dtypes default_collate compares are told apart.
+    for np_dtype in (np.float32, np.float64, np.int64, np.int32, np.uint8, np.bool_, np.dtype(">f4"), np.dtype("<f8")):
+        a = (np.arange(4) % 2).astype(np_dtype)
+        t = ArrayTensor(a.copy())
+        made = ArrayTensor(a.copy())
+        _ = made._h  # makes the runtime value: dtype is the tensor's from here on
+        assert made.untouched_array() is None
+        assert t.dtype == made.dtype == gg.tensor(a).dtype, np_dtype
+    mixed = [ArrayTensor(np.zeros(2, np.float32)), ArrayTensor(np.zeros(2, np.float64))]
+    try:
+        default_collate(mixed)
+    except gg.DTypeError as e:
+        assert "different dtypes" in str(e)
+    else:
+        raise AssertionError("default_collate stacked samples of two dtypes")
+
+
 def test_any_tensor_use_makes_an_ordinary_tensor():
     t = ArrayTensor(np.arange(3, dtype=np.float32))
     assert isinstance(t, gg.Tensor)

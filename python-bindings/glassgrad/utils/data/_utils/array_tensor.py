@@ -8,12 +8,26 @@ makes the handle first: from then on it is an ordinary tensor, and the array is 
 Invariant: `_array` is private to the tensor (copied in, never handed out) while `_made` is None."""
 from __future__ import annotations
 
+from typing import Dict
+
 import numpy as np
 
 from .... import _C, _device
-from ...._dtypes import DTYPES
+from ...._dtypes import DTYPES, dtype
 from ...._size import Size
 from ...._tensor import Tensor
+
+
+# NumPy dtype -> glassgrad dtype, filled as dtypes are seen: np.dtype.name is computed in Python on
+# every read, and default_collate reads each sample's dtype (64 reads a batch of 64).
+_DTYPE_OF: Dict[np.dtype, dtype] = {}
+
+
+def _dtype_of(np_dtype: np.dtype) -> dtype:
+    found = _DTYPE_OF.get(np_dtype)
+    if found is None:
+        found = _DTYPE_OF[np_dtype] = DTYPES[np_dtype.name]  # an unknown name raises KeyError, as before
+    return found
 
 
 class ArrayTensor(Tensor):
@@ -42,7 +56,7 @@ class ArrayTensor(Tensor):
 
     @property
     def dtype(self):
-        return DTYPES[self._array.dtype.name] if self._made is None else Tensor.dtype.fget(self)
+        return _dtype_of(self._array.dtype) if self._made is None else Tensor.dtype.fget(self)
 
     @property
     def device(self):
