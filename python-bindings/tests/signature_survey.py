@@ -1,7 +1,7 @@
 """The signature survey: every public name glassgrad shares with torch (torch.*, Tensor methods,
 torch.nn layers' __init__ and forward, torch.nn.functional, torch.linalg/fft/special, torch.optim,
-torch.optim.lr_scheduler, torch.utils.data), compared with torch's parameters: names, order,
-kinds and defaults. Used by test_signature_parity.py and test_torch_signatures.py.
+torch.optim.lr_scheduler, torch.utils.data, and the Python methods of those classes: Module's,
+the optimizers', ...), compared with torch's parameters: names, order, kinds and defaults. Used by test_signature_parity.py and test_torch_signatures.py.
 
 Where torch's object is Python, its inspect.signature is the reference (`differences`, strict:
 same names, order, kinds and defaults; glassgrad may add keyword-only parameters). torch's C
@@ -81,7 +81,9 @@ def differences(ours, theirs, method: bool = False):
             break
         if m.kind != t.kind:
             problems.append(f"{t.name} is {m.kind.description}, torch's is {t.kind.description}")
-        if not same_default(m.default, t.default):
+        if t.default is _EMPTY and m.default is not _EMPTY:
+            problems.append(f"{t.name} defaults to {m.default!r}, torch's is required")
+        elif not same_default(m.default, t.default):
             problems.append(f"{t.name} defaults to {m.default!r}, torch's to {t.default!r}")
     for m in mine_params[len(theirs_params):]:
         if m.kind not in (m.KEYWORD_ONLY, m.VAR_KEYWORD):
@@ -357,6 +359,34 @@ def cases():
             o, t = getattr(gm, n), getattr(tm, n, None)
             if inspect.isclass(o) and inspect.isclass(t) or plain(o) and inspect.isfunction(t):
                 out.append((f"{prefix}.{n}", prefix, n, o, t, False))
+    return out + _class_methods(torch, [("nn", gg.nn, torch.nn), ("optim", gg.optim, torch.optim),
+                                        ("lr_scheduler", GS, TS), ("utils.data", GD, TD)])
+
+
+def _class_methods(torch, spaces):
+    """The Python methods (other than forward) of the classes both libraries have: Module's
+    (cuda, register_buffer, load_state_dict, ...), the containers', the optimizers' and
+    schedulers' (step, zero_grad, state_dict), the data classes'. Each method once, labelled by
+    the glassgrad class that defines it (nn.Module.cuda)."""
+    out, seen = [], set()
+    for prefix, gm, tm in spaces:
+        for n in _public(gm):
+            ours_cls, theirs_cls = getattr(gm, n), getattr(tm, n, None)
+            if not (inspect.isclass(ours_cls) and inspect.isclass(theirs_cls)) or issubclass(theirs_cls, torch.Tensor):
+                continue  # Parameter's methods are Tensor's
+            for m in _public(ours_cls):
+                if m == "forward" or not hasattr(theirs_cls, m) or any(
+                        isinstance(inspect.getattr_static(c, m), property) for c in (ours_cls, theirs_cls)):
+                    continue
+                ours, theirs = getattr(ours_cls, m), getattr(theirs_cls, m)
+                if not (inspect.isfunction(ours) and inspect.isfunction(theirs)) or (ours, theirs) in seen:
+                    continue
+                seen.add((ours, theirs))
+                label = f"{prefix}.{ours.__qualname__}"
+                if any(c[0] == label for c in out):
+                    label += f" ({n})"
+                static = isinstance(inspect.getattr_static(ours_cls, m), staticmethod)
+                out.append((label, prefix, m, ours, theirs, not static))
     return out
 
 

@@ -1,7 +1,8 @@
 """Every public name glassgrad shares with PyTorch takes PyTorch's parameters: torch.* (as
 glassgrad.torch gives them to a port), Tensor methods, the torch.nn layers' __init__ and forward,
 torch.nn.functional, torch.linalg/special (torch.fft: glassgrad has none yet), torch.optim,
-torch.optim.lr_scheduler and torch.utils.data, each compared with torch 2.14's parameter names,
+torch.optim.lr_scheduler and torch.utils.data, and the methods of those classes (Module.cuda,
+register_buffer, Optimizer.zero_grad, ...), each compared with torch 2.14's parameter names,
 order, kinds and defaults by signature_survey.py (torch's Python signatures; for its C functions
 the operator schemas its binding is made from, or the documented text where there is none).
 
@@ -131,6 +132,19 @@ ALLOWED = {
     'torch.cumulative_trapezoid': "dx defaults to None, torch's to 1",
     'utils.data.Sampler': 'extra parameter data_source must be keyword-only',
     'utils.data.random_split': "generator defaults to None, torch's to <torch._C.Generator object>",
+    # Module.state_dict/load_state_dict's parameters belong to the serialization work (state_dict
+    # takes destination/prefix/keep_vars by keyword and position as glassgrad's own; load_state_dict
+    # names its first parameter state where torch's is state_dict): left to it, listed here.
+    'nn.Module.load_state_dict': "parameter 0 is state, torch's is state_dict",
+    'nn.Module.state_dict': "parameter 0 is destination, torch's is args",
+    # glassgrad gives a default where torch requires the argument (a call torch takes works).
+    'nn.Module.to_empty': "device defaults to None, torch's is required",
+    'optim.LBFGS.step': "closure defaults to None, torch's is required",
+    # A lazy layer's initialize_parameters takes the size glassgrad read from the input (torch's
+    # takes the input); the layer calls it itself at its first forward.
+    'nn.LazyModuleMixin.initialize_parameters': "parameter 0 is size, torch's is input",
+    'nn.LazyModuleMixin.initialize_parameters (LazyConv1d)': "parameter 0 is size, torch's is input",
+    'nn.LazyModuleMixin.initialize_parameters (LazyLinear)': "parameter 0 is size, torch's is input",
     # The lazy layers' forward dispatches (input, *args, **kwargs) to the layer they become, whose
     # forward has torch's parameters.
     'nn.LazyBatchNorm1d.forward': 'extra parameter args must be keyword-only',
@@ -163,6 +177,7 @@ def test_the_survey_covers_every_part_of_the_api():
     spaces = {label.split(".")[0] for label in HOWS}
     assert {"torch", "Tensor", "nn", "F", "linalg", "special", "optim", "lr_scheduler", "utils"} <= spaces
     assert sum(1 for label in HOWS if label.endswith(".forward")) > 100  # the layers' forward methods
+    assert {"nn.Module.cuda", "nn.Module.register_buffer", "optim.Optimizer.zero_grad"} <= set(HOWS)
     assert len(HOWS) > 1400
     # the C functions are compared through their schemas (else their documented text), not skipped
     assert sum(1 for how in HOWS.values() if how == "schema") > 800

@@ -131,3 +131,19 @@ def test_apply_and_map_refuse_as_torch():
         gg.ones(3).map_(gg.ones(2), lambda a, b: a)
     w.detach().apply_(lambda v: v + 1)  # the fix the message gives works (and writes w's values)
     assert w.detach().numpy().tolist() == [2.0, 2.0, 2.0]
+
+
+# ---- Module methods by torch's keywords ----
+
+def test_register_buffer_and_modules_take_torchs_keywords():
+    def build(nn, lib):
+        shared = nn.Linear(2, 2)
+        m = nn.Sequential(shared, nn.ReLU(), shared)
+        m.register_buffer(name="scale", tensor=lib.tensor([2.0]), persistent=False)
+        return m
+    ours, theirs = build(gg.nn, gg), build(torch.nn, torch)
+    assert ours.scale.tolist() == theirs.scale.tolist() == [2.0]
+    assert "scale" not in ours.state_dict() and "scale" not in theirs.state_dict()
+    for flag in (True, False):
+        assert [type(m).__name__ for m in ours.modules(remove_duplicate=flag)] == \
+            [type(m).__name__ for m in theirs.modules(remove_duplicate=flag)]

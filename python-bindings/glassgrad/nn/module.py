@@ -330,20 +330,20 @@ class Module:
             object.__setattr__(new, key, value)
         return new
 
-    def register_buffer(self, name: str, value, persistent: bool = True) -> None:
+    def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
         """A tensor that is not trained (e.g. BatchNorm's running statistics), updated in place by
-        the plans that write it. persistent=False keeps it out of state_dict(). value=None
+        the plans that write it. persistent=False keeps it out of state_dict(). tensor=None
         declares the name without a tensor (as PyTorch allows)."""
         self._check_init()
         _check_new_name(self, "buffer", name, "_buffers")
-        if value is not None and not isinstance(value, (Tensor, np.ndarray, np.generic)):  # NumPy: glassgrad's own
-            raise TypeError(f"cannot assign '{type(value).__name__}' object to buffer '{name}' (torch Tensor or None "
+        if tensor is not None and not isinstance(tensor, (Tensor, np.ndarray, np.generic)):  # NumPy: glassgrad's own
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None "
                             f"required)\n  fix: {type(self).__name__}.register_buffer('{name}', torch.tensor(value))")
-        if value is None:
+        if tensor is None:
             object.__setattr__(self, name, None)
             return
-        arr = value.numpy(force=True) if isinstance(value, Tensor) else np.asarray(value)
-        device = value.device if isinstance(value, Tensor) else _device.default_device()
+        arr = tensor.numpy(force=True) if isinstance(tensor, Tensor) else np.asarray(tensor)
+        device = tensor.device if isinstance(tensor, Tensor) else _device.default_device()
         self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
         if not persistent:
             self.__dict__.setdefault("_non_persistent", set()).add(name)
@@ -447,8 +447,8 @@ class Module:
             if m is not None:
                 yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
-    def modules(self) -> Iterator["Module"]:
-        for _, m in self.named_modules():
+    def modules(self, remove_duplicate: bool = True) -> Iterator["Module"]:
+        for _, m in self.named_modules(remove_duplicate=remove_duplicate):
             yield m
 
     def named_children(self) -> Iterator[Tuple[str, "Module"]]:
@@ -755,8 +755,11 @@ class Module:
         """Floating parameters and buffers as bfloat16 (Module.bfloat16)."""
         return self.astype("bfloat16")
 
-    def cuda(self, index: int = 0) -> "Module":
-        return self.to(f"cuda:{index}")
+    def cuda(self, device=None) -> "Module":
+        """Every parameter and buffer on a GPU: device an index, 'cuda:<i>' or None for GPU 0
+        (Module.cuda)."""
+        index = 0 if device is None else device
+        return self.to(f"cuda:{index}" if isinstance(index, int) else index)
 
     def to_empty(self, *, device=None, recurse: bool = True) -> "Module":
         """Module.to_empty: parameters and buffers on `device` with unspecified values (here: their
