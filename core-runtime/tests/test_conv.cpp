@@ -194,8 +194,28 @@ TEST(Conv2DKernels, MatchNaiveFormulasOnStrideTwoBatchedShapes) {
   // 1024 in float64), so panels start inside an image.
   check_geometry<float>({13, 9, 8, 8, 10, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
   check_geometry<double>({3, 5, 20, 17, 6, 3, 3, 3, 3, 1, 1, 1, 1}, gen, true);
-  check_geometry<float>({1, 2, 600, 16, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
-  check_geometry<double>({2, 2, 600, 16, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  // (Odd widths: even ones run by tap groups, below.)
+  check_geometry<float>({1, 2, 600, 15, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
+  check_geometry<double>({2, 2, 600, 15, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+}
+
+// The 3x3 stride-2 convs whose padding taps are all at the top and left (even H and W) run
+// forward and weight gradient as one GEMM per tap group over only the pixels it reaches
+// (conv_pad_classes.h): several images a GEMM and a last batch of fewer, 2x2 outputs (classes
+// of one pixel each), non-square images, no bottom/right padding, enough images for several
+// slots (partial dw sums); a grouped conv of the same shape keeps the im2col GEMM.
+TEST(Conv2DKernels, PadClassesMatchNaiveFormulas) {
+  std::mt19937 gen(41);
+  check_geometry<float>({5, 7, 10, 12, 9, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  check_geometry<double>({3, 6, 4, 4, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
+  check_geometry<double>({4, 11, 16, 6, 7, 3, 3, 2, 2, 1, 0, 1, 0}, gen, true);
+  check_geometry<float>({13, 9, 8, 8, 10, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
+  check_geometry<float>({2, 3, 600, 16, 5, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  check_geometry<float>({37, 16, 16, 16, 24, 3, 3, 2, 2, 1, 1, 1, 1}, gen, true);
+  check_geometry<double>({9, 64, 8, 8, 52, 3, 3, 2, 2, 1, 1, 1, 1}, gen, false);
+  Geom grouped{4, 8, 8, 8, 8, 3, 3, 2, 2, 1, 1, 1, 1};
+  grouped.groups = 2;
+  check_geometry<float>(grouped, gen, true);
 }
 
 // Weight gradients whose output channels fill the GEMM's tiles better than C*R*S does run the

@@ -1,0 +1,160 @@
+// The 3x3 stride-2 convs with padding 1 whose windows leave the image only at the top and the
+// left (ResNet's downsampling convs: even H and W, so the last window ends on the last row):
+// im2col holds a zero wherever a tap falls in the padding -- 16% of the taps of 4x4 outputs, 8%
+// of 8x8, 4% of 16x16 -- and a GEMM over it multiplies them all. The output pixels fall in four
+// classes by the taps (r, s) they read inside the image:
+//   corner    i = 0,  j = 0    r >= 1, s >= 1   (4 taps)
+//   left      i >= 1, j = 0    s >= 1           (6)
+//   interior  i >= 1, j >= 1   all              (9)
+//   top       i = 0,  j >= 1   r >= 1           (6)
+// With the taps in the order of four tap groups
+//   G0 = (0,0) | G1 = (0,1) (0,2) | G2 = (1,1) (1,2) (2,1) (2,2) | G3 = (1,0) (2,0)
+// and the pixels of a batch of images in the class order corner | left | interior | top, the
+// pixels that read a tap group inside the image are one contiguous range:
+//   G0: interior    G1: left, interior    G2: all    G3: interior, top
+// So the conv is four GEMMs, one per tap group, each over only the pixels that group reaches
+// (docs/performance.md, "Padding taps of the stride-2 convs"; NumPy twin
+// docs/snippets/pad_classes.py):
+//   forward          y' [K, pixels of G]  += w'_G [K, |G|*C] x col [rows of G, pixels of G]
+//   weight gradient  dw'_G [K, |G|*C]     += gy' [K, pixels of G] x col [rows of G, pixels of G]^T
+// with col's rows tap-major (row t*C + c: tap t of the order above, channel c), w' the weights
+// in that order, and y', gy' in the class order. The multiply-adds are exactly the taps inside
+// the image. Every other geometry keeps the plain im2col GEMM (conv.cpp).
+#pragma once
+#include <cstdint>
+
+#include "conv_geometry.h"
+
+namespace glassgrad {
+namespace cpu {
+
+inline bool pad_classes_suit(const ConvGeometry& g) {
+  return g.groups == 1 && g.r == 3 && g.s == 3 && g.sh == 2 && g.sw == 2 && g.pt == 1 && g.pl == 1 &&
+         g.dh == 1 && g.dw == 1 && g.ho >= 2 && g.wo >= 2 && 2 * g.ho <= g.h && 2 * g.wo <= g.w;
+}
+
+struct PadClasses {
+  static constexpr int kGroups = 4;
+  // rs = r * 3 + s of the tap at position t of the group order.
+  static constexpr int kTapRs[9] = {0, 1, 2, 4, 5, 7, 8, 3, 6};
+  // Tap group G holds the taps [kGroupTap[G], kGroupTap[G + 1]).
+  static constexpr int kGroupTap[kGroups + 1] = {0, 1, 3, 7, 9};
+
+  int64_t nb = 1, ho = 0, wo = 0;
+  PadClasses(const ConvGeometry& g, int64_t images) : nb(images), ho(g.ho), wo(g.wo) {}
+
+  // Where each class starts on the batch's pixel axis (corner at 0).
+  int64_t left() const { return nb; }
+  int64_t interior() const { return nb * ho; }
+  int64_t top() const { return nb * (ho + (ho - 1) * (wo - 1)); }
+  int64_t end() const { return nb * ho * wo; }
+  // The pixels [lo, hi) whose windows read tap group grp inside the image.
+  void group_pixels(int grp, int64_t& lo, int64_t& hi) const {
+    lo = grp == 2 ? 0 : grp == 1 ? left() : interior();
+    hi = grp == 0 || grp == 1 ? top() : end();
+  }
+  static int64_t group_taps(int grp) { return kGroupTap[grp + 1] - kGroupTap[grp]; }
+
+  // Calls fn(class_pos, i, j, run) for every run of output pixels of image b that lie next to
+  // each other in both orders: class_pos on the batch's class axis, (i, j) the run's first
+  // pixel, `run` pixels along the output row (the left column's pixels one at a time).
+  template <typename F>
+  void for_each_run(int64_t b, F&& fn) const {
+    fn(b, 0, 0, 1);
+    for (int64_t i = 1; i < ho; ++i) fn(left() + b * (ho - 1) + i - 1, i, 0, 1);
+    for (int64_t i = 1; i < ho; ++i) fn(interior() + (b * (ho - 1) + i - 1) * (wo - 1), i, 1, wo - 1);
+    fn(top() + b * (wo - 1), 0, 1, wo - 1);
+  }
+};
+
+// col's entries are never stored: the GEMMs gather them straight into their packed B panels
+// (GemmProblem::b_fill) from the image, as x[row_offset + pixel_offset], where
+//   row_offset (tap-major row t*C + c, tap (r, s)) = c*H*W + (r - 1)*W + (s - 1)
+//   pixel_offset (pixel (i, j) of image b)        = b*image_stride + 2i*W + 2j
+// Each tap group's GEMM reads only the pixels whose windows hold its taps inside the image, so
+// no bounds are checked and the padding is never read. rows: 9C entries; pixels: nb*Ho*Wo, in
+// the class order.
+inline void pad_classes_offsets(const ConvGeometry& g, int64_t nb, int64_t image_stride, int64_t* rows,
+                                int64_t* pixels) {
+  for (int t = 0; t < 9; ++t)
+    for (int64_t c = 0; c < g.c; ++c)
+      rows[t * g.c + c] = c * g.hw() + (PadClasses::kTapRs[t] / 3 - 1) * g.w + PadClasses::kTapRs[t] % 3 - 1;
+  const PadClasses pc(g, nb);
+  for (int64_t b = 0; b < nb; ++b)
+    pc.for_each_run(b, [&](int64_t at, int64_t i, int64_t j, int64_t n) {
+      for (int64_t l = 0; l < n; ++l) pixels[at + l] = b * image_stride + 2 * i * g.w + 2 * (j + l);
+    });
+}
+
+// GemmProblem::b_fill for B[p, j] = x[row_offset[p] + col_offset[j]] (p counted from the
+// GEMM's first row, j from its b_col0): the forward's B (col, rows of one tap group by its
+// pixels) and the weight gradient's (col^T, the same entries transposed). No scratch: any
+// thread may fill any panel.
+template <typename T>
+struct GatherPanels {
+  const T* x = nullptr;
+  const int64_t* row_offset = nullptr;
+  const int64_t* col_offset = nullptr;
+
+  static void fill(const void* ctx, int64_t pc, int64_t kc, int64_t j0, int64_t nc, int64_t nr, T* dst) {
+    const GatherPanels& f = *static_cast<const GatherPanels*>(ctx);
+    for (int64_t s0 = 0; s0 < nc; s0 += nr, dst += nr * kc) {  // one NR-wide sliver
+      const int64_t width = nc - s0 < nr ? nc - s0 : nr;
+      const int64_t* cols = f.col_offset + j0 + s0;
+      for (int64_t p = 0; p < kc; ++p) {
+        const T* src = f.x + f.row_offset[pc + p];
+        T* d = dst + p * nr;
+        for (int64_t l = 0; l < width; ++l) d[l] = src[cols[l]];
+        for (int64_t l = width; l < nr; ++l) d[l] = T(0);
+      }
+    }
+  }
+};
+
+// wt [K, 9C] <- w [K, C, 3, 3] with each row's taps in the group order (wt[k, t*C + c]).
+template <typename T>
+void pad_classes_weights(const ConvGeometry& g, const T* w, T* wt) {
+  for (int64_t k = 0; k < g.k; ++k)
+    for (int64_t c = 0; c < g.c; ++c)
+      for (int t = 0; t < 9; ++t) wt[(k * 9 + t) * g.c + c] = w[(k * g.c + c) * 9 + PadClasses::kTapRs[t]];
+}
+
+// dw [K, C, 3, 3] += dwt [K, 9C] (the weight gradient in the group order).
+template <typename T>
+void pad_classes_add_weight_grad(const ConvGeometry& g, const T* dwt, T* dw) {
+  for (int64_t k = 0; k < g.k; ++k)
+    for (int t = 0; t < 9; ++t)
+      for (int64_t c = 0; c < g.c; ++c) dw[(k * g.c + c) * 9 + PadClasses::kTapRs[t]] += dwt[(k * 9 + t) * g.c + c];
+}
+
+// y of nb images (image b at y + b * image_stride, [K, Ho, Wo]) <- yc [K, nb*Ho*Wo] (rows ld
+// apart, class order) + bias (or none).
+template <typename T>
+void pad_classes_scatter(const ConvGeometry& g, const T* yc, int64_t ld, int64_t nb, const T* bias, T* y,
+                         int64_t image_stride) {
+  const PadClasses pc(g, nb);
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t k = 0; k < g.k; ++k) {
+      const T bk = bias ? bias[k] : T(0);
+      const T* src = yc + k * ld;
+      T* dst = y + b * image_stride + k * g.hwo();
+      pc.for_each_run(b, [&](int64_t at, int64_t i, int64_t j, int64_t n) {
+        for (int64_t l = 0; l < n; ++l) dst[i * g.wo + j + l] = src[at + l] + bk;
+      });
+    }
+}
+
+// gyc [K, nb*Ho*Wo] (rows ld apart, class order) <- gy of nb images (image b at gy + b * image_stride).
+template <typename T>
+void pad_classes_gather(const ConvGeometry& g, const T* gy, int64_t image_stride, int64_t nb, T* gyc, int64_t ld) {
+  const PadClasses pc(g, nb);
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t k = 0; k < g.k; ++k) {
+      const T* src = gy + b * image_stride + k * g.hwo();
+      T* dst = gyc + k * ld;
+      pc.for_each_run(b, [&](int64_t at, int64_t i, int64_t j, int64_t n) { copy_run(dst + at, src + i * g.wo + j, n); });
+    }
+}
+
+}  // namespace cpu
+}  // namespace glassgrad
