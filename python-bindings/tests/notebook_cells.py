@@ -64,21 +64,29 @@ def code_cells(path):
     return out
 
 
-def ported_cells(path):
-    """The code cells with their imports ported; asserts that only import lines changed."""
+def ported_cells(path, changes=None):
+    """The code cells with their imports ported; asserts that only import lines changed. `changes`
+    ({line: replacement}) then rewrites whole lines a test names (a size written into a notebook);
+    each must occur."""
     cells = []
     for cell in code_cells(path):
         text, _ = port_script.port_text(cell)
         changed = [old for old, new in zip(cell.split("\n"), text.split("\n")) if old != new]
         assert all(IMPORT.match(line) for line in changed), changed
         cells.append(text)
+    for old, new in (changes or {}).items():
+        hits = [i for i, cell in enumerate(cells) if old in cell.split("\n")]
+        assert hits, f"no line {old!r} in {path}"
+        for i in hits:
+            cells[i] = "\n".join(new if line == old else line for line in cells[i].split("\n"))
     return cells
 
 
-def run_cells(folder, path, hide=(), timeout=900):
-    """Runs the notebook at path, ported, in folder; returns ({cell: 'Type: message'}, stdout, stderr)."""
+def run_cells(folder, path, hide=(), timeout=900, changes=None):
+    """Runs the notebook at path, ported (and `changes` made, as ported_cells), in folder; returns
+    ({cell: 'Type: message'}, stdout, stderr)."""
     with open(os.path.join(folder, "cells.json"), "w", encoding="utf-8") as f:
-        json.dump(ported_cells(path), f)
+        json.dump(ported_cells(path, changes), f)
     with open(os.path.join(folder, "run_cells.py"), "w", encoding="utf-8") as f:
         f.write(RUNNER)
     proc = subprocess.run([sys.executable, "run_cells.py", "cells.json", *hide], cwd=folder,

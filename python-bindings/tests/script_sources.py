@@ -35,6 +35,8 @@ REPOSITORIES = {
     "mrdbourke-pytorch-deep-learning": "github.com/mrdbourke/pytorch-deep-learning",
     "LLMs-from-scratch": "github.com/rasbt/LLMs-from-scratch",
     "dlwpt-code": "github.com/deep-learning-with-pytorch/dlwpt-code",
+    "nn-zero-to-hero": "github.com/karpathy/nn-zero-to-hero",
+    "PyTorchZeroToAll": "github.com/hunkim/PyTorchZeroToAll",
 }
 
 

@@ -264,6 +264,40 @@ def test_legacy_api_script_ported_by_the_tool_prints_what_pytorch_prints(mnist):
     assert out.startswith(theirs.stdout) and "Implicit dimension choice for softmax" in theirs.stderr, torch.__version__
 
 
+def _ported_prints_what_pytorch_prints(folder, script, imports):
+    """Ports own_scripts/<script> (written with PyTorch's imports) with tools/port_script.py, runs
+    it, and compares its printout with PyTorch's run of the original where torch is installed."""
+    from script_sources import port_script
+    changed = port_script.port_file(os.path.join(SCRIPTS, script), str(folder / script))
+    assert [old for _, old, _ in changed] == imports
+    out = run(folder, str(folder / script))  # an absolute path: the port
+    torch = pytest.importorskip("torch")
+    theirs = subprocess.run([sys.executable, os.path.join(SCRIPTS, script)], cwd=folder, capture_output=True,
+                            text=True, timeout=600)
+    assert theirs.returncode == 0, theirs.stderr[-3000:]
+    assert out == theirs.stdout, (torch.__version__, out, theirs.stdout)
+    return out
+
+
+def test_manual_backprop_matches_autograd_step_by_step(tmp_path):
+    out = _ported_prints_what_pytorch_prints(tmp_path, "manual_backprop.py",
+                                            ["import torch", "import torch.nn.functional as F"])
+    assert out.count("| approximate: True") == 28 and "all agree: True" in out, out
+    assert "exact where autograd's steps are the same: True" in out, out
+    losses = floats(r"step +\d+ loss (\S+)", out)
+    assert len(losses) == 4 and losses[-1] < losses[0] / 2, out
+
+
+def test_legacy_rnn_scripts_step_pack_and_stop_where_pytorch_stops(tmp_path):
+    out = _ported_prints_what_pytorch_prints(tmp_path, "legacy_rnn.py", [
+        "import torch", "import torch.nn as nn", "import torch.nn.functional as F", "from torch import max, tensor",
+        "from torch.autograd import Variable", "from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence",
+        "from torch.utils.data import DataLoader, Dataset"])
+    assert "predicted string: ihello, epoch: 40" in out and "sequence agrees with steps: True" in out, out
+    assert "loss.data[0]: IndexError" in out and "0-d target for one row: ValueError" in out, out
+    assert "lengths [8, 7, 5, 2] padded [8, 4, 16]" in out, out
+
+
 BIGRAM_NAMES = ("emma olivia ava isabella sophia charlotte mia amelia harper evelyn abigail emily elizabeth mila "
                 "ella avery sofia camila aria scarlett victoria madison luna grace chloe penelope layla riley zoey "
                 "nora lily eleanor hannah lillian addison aubrey ellie stella natalie zoe leah hazel violet aurora "
