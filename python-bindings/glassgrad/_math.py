@@ -123,6 +123,8 @@ def _scaled(input, other, alpha, where: str):
     for integer operands, a bool for bool ones (bool + 2 * bool is an or)."""
     x, y, dev = _operands(input, other)
     dt = _dtypes.result_type(x, y)
+    if isinstance(alpha, np.bool_):
+        alpha = float(alpha)  # PyTorch reads NumPy's bool as a float (scalar_dtype)
     if not dt.is_floating_point and isinstance(alpha, (float, np.floating)):
         raise RefusedValueError(f"{where}: For integral input tensors, argument alpha must not be a floating point "
                                 f"number (alpha={alpha}, the result is {dt})\n  fix: an integer alpha, or convert "
