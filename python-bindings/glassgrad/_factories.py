@@ -567,6 +567,13 @@ def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, require
     return full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
+def new_empty_strided(self: Tensor, size, stride, dtype=None, device=None, requires_grad: bool = False, layout=None,
+                      pin_memory=False) -> Tensor:
+    """empty_strided with this tensor's dtype and device unless given (Tensor.new_empty_strided)."""
+    dt, dev = _like(self, dtype, device)
+    return empty_strided(size, stride, dtype=dt, device=dev, requires_grad=requires_grad)
+
+
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
                pin_memory=False) -> Tensor:
     """A copy of data with this tensor's dtype and device unless given (Tensor.new_tensor)."""

@@ -8,8 +8,8 @@ import numbers
 
 import numpy as np
 
-from . import (_arranging, _counting, _factories, _indexed_reductions, _indexing, _math, _reductions, _scans, _shapes,
-               _statistics)
+from . import (_arranging, _counting, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
+               _reductions, _scans, _shapes, _statistics)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
 from ._tensor import Tensor, _op
@@ -41,7 +41,7 @@ for _name in ("masked_scatter", "index_copy", "take", "put"):
     setattr(Tensor, _name, getattr(_indexing, _name))
 for _name in ("view_as", "reshape_as", "expand_as", "type_as"):
     setattr(Tensor, _name, getattr(_shapes, _name))
-for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new"):
+for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"):
     setattr(Tensor, _name, getattr(_factories, _name))
 Tensor.relu = relu
 
@@ -166,3 +166,10 @@ Tensor.t_ = in_place_view(Tensor.t)
 Tensor.swapdims_ = in_place_view(Tensor.swapdims)
 Tensor.swapaxes_ = in_place_view(Tensor.swapaxes)
 Tensor.fill_diagonal_ = in_place(_indexing.fill_diagonal, "fill_diagonal_")
+for _name in ("addr", "ldexp"):
+    setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
+for _name in ("hardshrink", "prelu"):
+    setattr(Tensor, _name, getattr(_extra_activations, _name))
+# PyTorch's unsafe_ spellings skip its autograd's view checks: here they are the plain methods
+for _name in ("chunk", "split"):
+    setattr(Tensor, "unsafe_" + _name, getattr(_shapes, _name))

@@ -519,6 +519,15 @@ def t(input: Tensor) -> Tensor:
     return input if input.ndim < 2 else _op("Permute", [input], {"dims": [1, 0], "torch_node": "TBackward0"})
 
 
+def adjoint(input: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (torch.adjoint): the transpose, glassgrad's
+    dtypes being real; a view."""
+    if input.ndim < 2:
+        raise _C.ShapeError(f"adjoint() is only supported on matrices or batches of matrices. Got {input.ndim}-D "
+                            f"tensor.\n  fix: x.unsqueeze(0) for a 1-row matrix")
+    return input.transpose(-2, -1)
+
+
 def squeeze(input: Tensor, dim=None) -> Tensor:
     """input without its size-1 dims, or without those of dim (an int or a tuple) (torch.squeeze)."""
     if dim is None:
@@ -967,7 +976,7 @@ __all__ = ["stack", "hstack", "vstack", "row_stack", "chunk", "split", "tensor_s
            "swapaxes", "swapdims", "t", "squeeze", "unsqueeze", "unflatten", "ravel", "broadcast_shapes",
            "broadcast_to", "broadcast_tensors", "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d", "nonzero",
            "argwhere", "diff", "cross", "narrow_copy", "cdist", "is_complex", "kron", "inner", "vdot", "rot90", "hsplit",
-           "vsplit", "dsplit", "diagflat", "addr"]
+           "vsplit", "dsplit", "diagflat", "addr", "adjoint"]
 
 
 # axis= and keepdims= as PyTorch accepts them (_numpy_names.py)

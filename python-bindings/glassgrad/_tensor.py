@@ -1329,6 +1329,11 @@ class Tensor:
         (Tensor.map_)."""
         return _inplace.apply_elementwise(self, callable, "map_", tensor)
 
+    def map2_(self, x, y, callable) -> "Tensor":
+        """Every element := callable(element, x's element, y's element), x and y broadcast to this
+        shape (Tensor.map2_)."""
+        return _inplace.apply_elementwise(self, callable, "map2_", x, y)
+
     def uniform_(self, *args, generator=None, **kwargs) -> "Tensor":
         """Values drawn uniformly from [from, to) (PyTorch's uniform_(from=0, to=1, *, generator=None))."""
         bounds = dict(zip(("from", "to"), args))

@@ -78,7 +78,7 @@ ALLOWED = {
     # Overloads one Python signature cannot spell: isin's Scalar forms (element=, test_element=),
     # result_type's (glassgrad takes *operands), bernoulli's p (None: the input's values are the
     # probabilities, torch's first overload), normal's functional form, view/repeat/resize_ taking
-    # the sizes as *args (no size=/repeats= keyword), and split's method name split_size (the
+    # the sizes as *args (no size=/repeats= keyword), and split and unsafe_split's method name split_size (the
     # function's is split_size_or_sections).
     'torch.isin': 'no parameter element; no parameter test_element',
     'torch.result_type': 'no parameter other; no parameter scalar; no parameter tensor',
@@ -88,6 +88,7 @@ ALLOWED = {
     'Tensor.repeat': 'no parameter repeats',
     'Tensor.resize_': 'no parameter size',
     'Tensor.split': "parameter 0 is split_size_or_sections, torch's is split_size",
+    'Tensor.unsafe_split': "no parameter split_size; positional 0 is split_size_or_sections, torch's is split_size",
     # Not supported: mm/bmm/addmm/baddbmm's out_dtype (torch runs it on CUDA only), the *_like
     # functions' generator=, and sparse layouts beyond COO (to_dense's masked_grad, to_sparse's
     # layouts, sparse_coo_tensor's is_coalesced).
@@ -185,7 +186,7 @@ def test_the_survey_covers_every_part_of_the_api():
 
 
 # torch C functions with neither an operator schema nor a documented signature: not compared
-SKIPPED = ["Tensor.new", "torch.get_autocast_dtype", "torch.is_autocast_enabled", "torch.spmm"]
+SKIPPED = ["Tensor.map2_", "Tensor.new", "torch.get_autocast_dtype", "torch.is_autocast_enabled", "torch.spmm"]
 
 
 def test_no_new_difference():

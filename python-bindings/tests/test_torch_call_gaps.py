@@ -147,3 +147,31 @@ def test_register_buffer_and_modules_take_torchs_keywords():
     for flag in (True, False):
         assert [type(m).__name__ for m in ours.modules(remove_duplicate=flag)] == \
             [type(m).__name__ for m in theirs.modules(remove_duplicate=flag)]
+
+
+# ---- small Tensor methods PyTorch has: map2_, adjoint, unsafe_chunk/split, new_empty_strided, addr_,
+# ldexp_, hardshrink, prelu ----
+
+METHOD_CALLS = [
+    ("map2_", lambda t, lib: t.clone().map2_(t * 0 + 2, t[0].clone(), lambda a, b, c: a * b - c)),
+    ("adjoint", lambda t, lib: t.adjoint()), ("torch.adjoint", lambda t, lib: lib.adjoint(t.reshape(2, 2, 3))),
+    ("unsafe_chunk", lambda t, lib: lib.stack(t.unsafe_chunk(3, 1)[:2])),
+    ("unsafe_split", lambda t, lib: t.unsafe_split(2, 0)[1]),
+    ("addr_", lambda t, lib: t.clone().addr_(t[:, 0].clone(), t[0].clone(), beta=0.5, alpha=2)),
+    ("ldexp_", lambda t, lib: t.clone().ldexp_(lib.tensor([1, 0, -1, 2]))),
+    ("hardshrink", lambda t, lib: t.hardshrink(0.7)), ("prelu", lambda t, lib: t.prelu(lib.tensor([0.25], dtype=t.dtype))),
+]
+
+
+@pytest.mark.parametrize("name,call", METHOD_CALLS, ids=[c[0] for c in METHOD_CALLS])
+def test_small_methods_are_torchs(name, call):
+    data = RNG.standard_normal((3, 4))
+    ours, theirs = call(gg.tensor(data), gg), call(torch.tensor(data), torch)
+    assert tuple(ours.shape) == tuple(theirs.shape)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_new_empty_strided_takes_the_tensors_dtype():
+    ours = gg.zeros(2, dtype=gg.float64).new_empty_strided((2, 3), (1, 2))
+    theirs = torch.zeros(2, dtype=torch.float64).new_empty_strided((2, 3), (1, 2))
+    assert ours.stride() == theirs.stride() and ours.dtype == gg.float64 and tuple(ours.shape) == (2, 3)
