@@ -471,6 +471,20 @@ def _dim(dim, ndim: int, op: str, shape=None) -> int:
                                  f"count from the end)")
 
 
+
+_FLOAT_OF_GRAD_WARNED = [False]
+
+
+def _warn_float_of_grad() -> None:
+    """PyTorch 2's warning for float() of a tensor that requires grad ('%1.3f' % loss), given once
+    per process as PyTorch gives it (TORCH_WARN_ONCE); its text, so that filters written for
+    PyTorch's match. item() and int() do not warn, as in PyTorch."""
+    if not _FLOAT_OF_GRAD_WARNED[0]:
+        _FLOAT_OF_GRAD_WARNED[0] = True
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                      "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
+
+
 class Tensor:
     """A value of the static graph: shape and dtype are known at once; data when needed."""
 
@@ -879,6 +893,8 @@ class Tensor:
         return self._values().tolist()
 
     def __float__(self):
+        if self.requires_grad:
+            _warn_float_of_grad()
         return float(self.item())
 
     def __int__(self):

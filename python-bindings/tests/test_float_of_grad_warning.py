@@ -1,0 +1,45 @@
+"""float() of a tensor that requires grad warns once per process, as PyTorch 2's does (scripts
+print `'%1.3f' % loss` that way): the value is a number cut off from the graph. Each case runs in a
+fresh interpreter, since the warning is given once per process, and under PyTorch too where it is
+installed (a differential check)."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+import glassgrad as gg
+
+BINDINGS = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
+MESSAGE = "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior."
+
+CASES = {
+    "a computed loss, twice": "t = (torch.ones(3, requires_grad=True) * 2).sum(); float(t); '%1.3f' % t",
+    "a leaf": "float(torch.ones((), requires_grad=True))",
+    "a one-element tensor": "float(torch.ones(1, requires_grad=True) * 2)",
+    "no grad": "float(torch.ones(()) * 2)",
+    "detached": "float((torch.ones((), requires_grad=True) * 2).detach())",
+    "item, int, format": "t = torch.ones((), requires_grad=True) * 2; t.item(); int(t); f'{t:.3f}'",
+}
+WARNS = {"a computed loss, twice": 1, "a leaf": 1, "a one-element tensor": 1, "no grad": 0, "detached": 0,
+         "item, int, format": 0}
+
+
+def _warnings(module, code):
+    program = (f"import warnings\nwarnings.simplefilter('always')\nimport {module} as torch\n{code}\n")
+    env = dict(os.environ, GLASSGRAD_DEVICE="cpu",
+               PYTHONPATH=os.pathsep.join(p for p in (BINDINGS, os.environ.get("PYTHONPATH", "")) if p))
+    done = subprocess.run([sys.executable, "-c", program], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stderr.count(MESSAGE)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_float_of_a_tensor_that_requires_grad_warns_once(case):
+    assert _warnings("glassgrad.torch", CASES[case]) == WARNS[case]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_pytorch_warns_in_the_same_cases(case):
+    pytest.importorskip("torch")
+    assert _warnings("torch", CASES[case]) == WARNS[case]
