@@ -18,7 +18,7 @@ from . import _C, _args
 from ._factories import zeros
 from ._indexing import index_add, index_select
 from ._padding import pad
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, _op, tensor
 
 
 class FoldShapeError(_C.ShapeError, RuntimeError):
@@ -64,7 +64,11 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     table = _table((h, w), k, d, p, s)
     padded = pad(x, (p[1], p[1], p[0], p[0])) if any(p) else x
     flat = padded.reshape(n, c, -1)
-    cols = index_select(flat, 2, tensor(table, device=x.device)).reshape(n, c * k[0] * k[1], -1)
+    index = tensor(table, device=x.device)
+    if flat.requires_grad:  # PyTorch's node saves no tensor (Im2ColBackward0): the table is a constant
+        cols = _op("IndexSelect", [flat, index], {"dim": 2, "torch_saves": 0.0}).reshape(n, c * k[0] * k[1], -1)
+    else:
+        cols = index_select(flat, 2, index).reshape(n, c * k[0] * k[1], -1)
     return cols.reshape(*cols.shape[1:]) if input.ndim == 3 else cols
 
 
@@ -92,7 +96,11 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
     c = ck // (k[0] * k[1])
     hp, wp = size[0] + 2 * p[0], size[1] + 2 * p[1]
     table = tensor(_table(size, k, d, p, s), device=x.device)
-    plane = index_add(zeros(n, c, hp * wp, dtype=x.dtype, device=x.device), 2, table, x.reshape(n, c, -1))
+    base = zeros(n, c, hp * wp, dtype=x.dtype, device=x.device)
+    if x.requires_grad:  # PyTorch's node saves no tensor (Col2ImBackward0): the table is a constant
+        plane = _op("IndexAdd", [base, table, x.reshape(n, c, -1)], {"dim": 2, "torch_saves": 0.0})
+    else:
+        plane = index_add(base, 2, table, x.reshape(n, c, -1))
     out = plane.reshape(n, c, hp, wp)
     if any(p):
         out = out[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]

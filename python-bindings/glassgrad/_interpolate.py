@@ -29,7 +29,7 @@ from typing import Optional, Tuple
 import numpy as np
 
 from . import _C, _args
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, _op, tensor
 
 INTERPOLATE_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
 # the modes that interpolate between neighbours, and the input rank each needs
@@ -111,18 +111,23 @@ def resampling_matrix(n: int, out: int, mode: str, align_corners: bool, scale_fa
     return a
 
 
-def resample_axes(x: Tensor, matrices) -> Tensor:
-    """Applies matrices[j] along spatial axis j of x (axes 2, 3, ...); identities are skipped."""
+def resample_axes(x: Tensor, matrices, saves_input: bool = True) -> Tensor:
+    """Applies matrices[j] along spatial axis j of x (axes 2, 3, ...); identities are skipped.
+    saves_input: whether PyTorch's node saves a tensor (adaptive pooling's input), so a second
+    backward without retain_graph raises; upsampling's saves none."""
     spatial = list(x.shape[2:])
     for j, a in enumerate(matrices):
         if a.shape[0] == a.shape[1] and np.array_equal(a, np.eye(a.shape[0])):
             continue
+        # the matrices are constants: what PyTorch's node saves decides (attribute torch_saves)
+        named = {"torch_saves": 1.0 if saves_input else 0.0} if x.requires_grad else {}
         if j == len(spatial) - 1:
-            x = x @ tensor(np.ascontiguousarray(a.T), dtype=x.dtype, device=x.device)
+            x = _op("MatMul", [x, tensor(np.ascontiguousarray(a.T), dtype=x.dtype, device=x.device)], named)
         else:
             lead, after = list(x.shape[:2 + j]), int(np.prod(spatial[j + 1:]))
             m = tensor(a, dtype=x.dtype, device=x.device)
-            x = (m @ x.reshape(*lead, spatial[j], after)).reshape(*lead, a.shape[0], *spatial[j + 1:])
+            x = _op("MatMul", [m, x.reshape(*lead, spatial[j], after)], named)
+            x = x.reshape(*lead, a.shape[0], *spatial[j + 1:])
         spatial[j] = a.shape[0]
     return x
 
@@ -228,7 +233,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if antialias:
         kind = mode
     return resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias)
-                                 for n, o, f in zip(spatial, out, factors)])
+                                 for n, o, f in zip(spatial, out, factors)], saves_input=mode == "area")
 
 
 def _repeat(x: Tensor, factors) -> Tensor:

@@ -62,7 +62,11 @@ def _extend(x: Tensor, dim: int, left: int, right: int, mode: str) -> Tensor:
     else:  # reflect
         pieces = [_slice(x, dim, i, i + 1) for i in range(left, 0, -1)] + [x]
         pieces += [_slice(x, dim, i, i + 1) for i in range(n - 2, n - 2 - right, -1)]
-    return cat(pieces, dim)
+    if not x.requires_grad or len(pieces) > 256:
+        return cat(pieces, dim)
+    # PyTorch's padding node saves its input (a second backward without retain_graph raises, as
+    # there); the slices here save nothing (attribute torch_saves: core-runtime/src/lazy/backward.cpp)
+    return _op("Concat", pieces, {"dim": dim % x.ndim, "torch_saves": 1.0})
 
 
 def _pad_dim(x: Tensor, dim: int, left: int, right: int, mode: str, value: float) -> Tensor:

@@ -265,7 +265,9 @@ def _triangle(input: Tensor, diagonal: int, lower: bool, where: str) -> Tensor:
     r, c = input.shape[-2], input.shape[-1]
     keep = np.tri(r, c, int(diagonal), dtype=bool) if lower else ~np.tri(r, c, int(diagonal) - 1, dtype=bool)
     mask = tensor(keep, device=input.device)
-    return _op("Where", [mask, input, constant(0, input.dtype, input.device)])
+    # PyTorch's node saves no tensor (TrilBackward0): the mask, a constant, does not count as saved
+    named = {"torch_node": f"{where.capitalize()}Backward0", "torch_saves": 0.0} if input.requires_grad else {}
+    return _op("Where", [mask, input, constant(0, input.dtype, input.device)], named)
 
 
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
@@ -322,7 +324,9 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     along = padded.unsqueeze(-1) if k >= 0 else padded.unsqueeze(-2)
     mask = tensor(np.eye(m, m, k, dtype=bool), device=input.device)
     full = along.expand(list(input.shape[:-1]) + [m, m])
-    return _op("Where", [mask, full, constant(0, input.dtype, input.device)])
+    # PyTorch's node saves no tensor (DiagEmbedBackward0): the mask, a constant, does not count as saved
+    named = {"torch_node": "DiagEmbedBackward0", "torch_saves": 0.0} if input.requires_grad else {}
+    return _op("Where", [mask, full, constant(0, input.dtype, input.device)], named)
 
 
 def _pad_end(x: Tensor, amount: int) -> Tensor:

@@ -135,12 +135,23 @@ std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new
   return t;
 }
 
+// What a composite's op says PyTorch's node saves (attribute torch_saves, recorded by the Python
+// function composing it): 0 where the op's gradient reads only constants of the composition, which
+// PyTorch's node does not save (tril's mask: TrilBackward0 saves nothing, so a second backward runs),
+// 1 where PyTorch's node saves a tensor (reflection padding's slices: ReflectionPad2DBackward0 saves
+// its input); -1 without the attribute.
+int saves_per_attribute(const TraceNode& fwd) {
+  if (!fwd.attrs.has("torch_saves")) return -1;
+  return fwd.attrs.f("torch_saves") != 0 ? 1 : 0;
+}
+
 // Whether PyTorch's node for forward op `fwd` saves a tensor its gradient here does not read, so a
 // second backward through it raises as through any node that saved values. PyTorch records x * 2
 // (and x / 2, a MulScalar here) as mul/div of a wrapped 0-d tensor and saves that tensor; a
 // MulScalar with attribute scalar_arg stands for a Scalar argument (add's alpha, lerp's weight),
 // which PyTorch does not save. avg_pool1d/2d (AvgPool2D) save their input for the input's shape.
 bool saves_unread_value(const TraceNode& fwd) {
+  if (saves_per_attribute(fwd) == 1) return true;
   const std::string& op = fwd.schema->name;
   if (op == "MulScalar") return !fwd.attrs.has("scalar_arg");
   return op == "AvgPool2D";
@@ -214,7 +225,9 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
   TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
   const size_t unread = inputs_saved_unread(*fwd);
   bool reads_saved = saves_unread_value(*fwd) || unread > 0;
-  for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
+  if (saves_per_attribute(*fwd) != 0) {
+    for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
+  }
   if (reads_saved && fwd->freed) {
     throw StateError(
         ErrorMessage("Trying to backward through the graph a second time (or directly access saved tensors "
