@@ -30,6 +30,12 @@ namespace {
 
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// Fully unrolls the loops over the KB x NV accumulators, so that they are indexed by constants
+// only and stay in registers (as the GEMM's micro-tile, gemm_impl.h's GG_GEMM_UNROLL): with the
+// store's runtime bounds indexing them, GCC kept them in a stack array, written at every run's
+// start and end (about a fifth of the first layer's forward samples, AVX-512).
+#define GG_CONV_UNROLL _Pragma("GCC unroll 64")
+
 template <typename T>
 struct Vec {
   typedef T type __attribute__((vector_size(GG_CONV_VEC_BYTES)));
@@ -65,32 +71,44 @@ void forward(const ConvDirectProblem<T>& p) {
       }
       for (int64_t j0 = 0; j0 < runs * RUN; j0 += RUN) {
         V acc[KB][NV];
+        GG_CONV_UNROLL
         for (int kb = 0; kb < KB; ++kb)
+          GG_CONV_UNROLL
           for (int v = 0; v < NV; ++v) acc[kb][v] = V{} + bk[kb];
         for (int64_t cr = 0; cr < rows; ++cr) {
           const T* src = p.scratch + cr * line + j0;
           for (int64_t s = 0; s < p.s; ++s) {
             V xv[NV];
+            GG_CONV_UNROLL
             for (int v = 0; v < NV; ++v) std::memcpy(&xv[v], src + s * p.dw + v * L, sizeof(V));
             const int64_t tap = cr * p.s + s;
+            GG_CONV_UNROLL
             for (int kb = 0; kb < KB; ++kb) {
               const T wv = wk[kb][tap];
+              GG_CONV_UNROLL
               for (int v = 0; v < NV; ++v) acc[kb][v] += wv * xv[v];
             }
           }
         }
         // Whole vectors may run past the row end into row i + 1 of the same channel, which is
-        // computed (and overwritten) later; the last row is stored lane by lane past Wo.
+        // computed (and overwritten) later; the last row is stored lane by lane past Wo, from
+        // a copy (the accumulators are read at constant indices only).
         const int64_t len = min64(RUN, p.wo - j0);
         const bool spill_ok = i + 1 < p.ho;
-        for (int64_t kb = 0; kb < kn; ++kb) {
+        GG_CONV_UNROLL
+        for (int kb = 0; kb < KB; ++kb) {
+          if (kb >= kn) break;
           T* out = p.y + (k0 + kb) * hwo + i * p.wo + j0;
-          for (int v = 0; v < NV && v * L < len; ++v) {
+          GG_CONV_UNROLL
+          for (int v = 0; v < NV; ++v) {
             const int64_t base = v * L;
+            if (base >= len) break;
             if (base + L <= len || (spill_ok && base + L <= len + p.wo)) {
               std::memcpy(out + base, &acc[kb][v], sizeof(V));
             } else {
-              for (int64_t l = 0; base + l < len; ++l) out[base + l] = acc[kb][v][l];
+              T lanes[L];
+              std::memcpy(lanes, &acc[kb][v], sizeof(V));
+              for (int64_t l = 0; base + l < len; ++l) out[base + l] = lanes[l];
             }
           }
         }
