@@ -105,3 +105,13 @@ from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats
 from ._namespace_out import add_out as _add_out
 _add_out(globals())  # torch.*'s out= on the functions above (their Tensor methods stay unwrapped)
 del _add_out
+# torch.<name> spellings of F functions whose torch.* signature is F's (tests/test_signature_parity.py)
+from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu, celu_, channel_shuffle, conv1d, conv3d,
+                            conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, group_norm,
+                            hardshrink, max_pool1d, max_pool3d, pairwise_distance, pixel_shuffle, pixel_unshuffle,
+                            prelu, rms_norm, selu, selu_, threshold, threshold_)
+# torch.<name> spellings of Tensor methods (the tensor is their first, positional argument)
+for _name in ("detach", "is_same_size", "is_signed", "split_with_sizes", "unsafe_chunk", "unsafe_split", "is_conj",
+              "is_neg", "resolve_conj", "resolve_neg", "gcd_", "lcm_", "ldexp_", "i0_"):
+    globals()[_name] = getattr(Tensor, _name)
+del _name

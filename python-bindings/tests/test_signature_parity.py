@@ -146,6 +146,18 @@ ALLOWED = {
     'nn.LazyModuleMixin.initialize_parameters': "parameter 0 is size, torch's is input",
     'nn.LazyModuleMixin.initialize_parameters (LazyConv1d)': "parameter 0 is size, torch's is input",
     'nn.LazyModuleMixin.initialize_parameters (LazyLinear)': "parameter 0 is size, torch's is input",
+    # Tensor methods given as torch.* functions (torch.detach(x), torch.is_signed(x)): the tensor
+    # is their self, so torch's input= keyword is not taken (positional calls agree; unsafe_split
+    # is split, whose names are torch.split's).
+    'torch.detach': "no parameter input; takes 0 positional arguments, torch's (input) 1",
+    'torch.is_conj': "no parameter input; takes 0 positional arguments, torch's (input) 1",
+    'torch.is_neg': "no parameter input; takes 0 positional arguments, torch's (input) 1",
+    'torch.is_same_size': "no parameter input; positional 0 is other, torch's is input; takes 1 positional arguments, torch's (input, other) 2",
+    'torch.is_signed': "no parameter input; takes 0 positional arguments, torch's (input) 1",
+    'torch.resolve_conj': "no parameter input; takes 0 positional arguments, torch's (input) 1",
+    'torch.resolve_neg': "no parameter input; takes 0 positional arguments, torch's (input) 1",
+    'torch.split_with_sizes': "no parameter input; positional 0 is split_sizes, torch's is input; positional 1 is dim, torch's is split_sizes; takes 2 positional arguments, torch's (input, split_sizes, dim) 3",
+    'torch.unsafe_split': "no parameter input; no parameter split_size; positional 0 is tensor, torch's is input; positional 1 is split_size_or_sections, torch's is split_size",
     # The lazy layers' forward dispatches (input, *args, **kwargs) to the layer they become, whose
     # forward has torch's parameters.
     'nn.LazyBatchNorm1d.forward': 'extra parameter args must be keyword-only',

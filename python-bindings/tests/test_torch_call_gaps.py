@@ -175,3 +175,37 @@ def test_new_empty_strided_takes_the_tensors_dtype():
     ours = gg.zeros(2, dtype=gg.float64).new_empty_strided((2, 3), (1, 2))
     theirs = torch.zeros(2, dtype=torch.float64).new_empty_strided((2, 3), (1, 2))
     assert ours.stride() == theirs.stride() and ours.dtype == gg.float64 and tuple(ours.shape) == (2, 3)
+
+
+# ---- torch.<name> spellings of F functions and Tensor methods, called positionally as torch's ----
+
+def _a(*shape):
+    return RNG.standard_normal(shape)
+
+
+TOP_LEVEL = [  # (name, arrays, other arguments after them)
+    ("conv1d", lambda: [_a(2, 3, 7), _a(4, 3, 3)], (None, 2, 1)), ("conv3d", lambda: [_a(1, 2, 4, 4, 4), _a(3, 2, 2, 2, 2)], ()),
+    ("conv_transpose1d", lambda: [_a(1, 2, 5), _a(2, 3, 3)], ()), ("conv_transpose2d", lambda: [_a(1, 2, 3, 3), _a(2, 3, 2, 2)], ()),
+    ("celu", lambda: [_a(3, 4)], (0.5,)), ("selu", lambda: [_a(3, 4)], ()), ("threshold", lambda: [_a(3, 4)], (0.1, -2.0)),
+    ("hardshrink", lambda: [_a(3, 4)], (0.6,)), ("prelu", lambda: [_a(2, 3, 4), np.array([0.1, 0.2, 0.3])], ()),
+    ("pixel_shuffle", lambda: [_a(1, 8, 2, 3)], (2,)), ("pixel_unshuffle", lambda: [_a(1, 2, 4, 6)], (2,)),
+    ("channel_shuffle", lambda: [_a(1, 6, 2, 2)], (3,)), ("cosine_similarity", lambda: [_a(3, 5), _a(3, 5)], (1,)),
+    ("pairwise_distance", lambda: [_a(3, 5), _a(3, 5)], (3.0,)), ("group_norm", lambda: [_a(2, 6, 5)], (3,)),
+    ("rms_norm", lambda: [_a(2, 5)], ((5,),)), ("avg_pool1d", lambda: [_a(2, 3, 8)], (3, 2)),
+    ("max_pool1d", lambda: [_a(2, 3, 8)], (2,)), ("max_pool3d", lambda: [_a(1, 2, 4, 4, 4)], (2,)),
+    ("adaptive_avg_pool1d", lambda: [_a(2, 3, 9)], (4,)), ("bilinear", lambda: [_a(3, 2), _a(3, 4), _a(5, 2, 4)], ()),
+    ("unsafe_chunk", lambda: [_a(6, 2)], (3,)), ("is_same_size", lambda: [_a(2, 3), _a(2, 3)], ()),
+    ("split_with_sizes", lambda: [_a(6, 2)], ([2, 4],)), ("detach", lambda: [_a(2, 3)], ()),
+]
+
+
+@pytest.mark.parametrize("name,arrays,rest", TOP_LEVEL, ids=[r[0] for r in TOP_LEVEL])
+def test_torch_level_spelling_is_torchs(name, arrays, rest):
+    data = arrays()
+    ours = getattr(gg, name)(*[gg.tensor(a) for a in data], *rest)
+    theirs = getattr(torch, name)(*[torch.tensor(a) for a in data], *rest)
+    for o, t in zip(*(r if isinstance(r, (tuple, list)) else [r] for r in (ours, theirs))):
+        if isinstance(t, bool):
+            assert o is t
+        else:
+            np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
