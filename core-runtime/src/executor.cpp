@@ -373,8 +373,10 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
     throw InternalError("Executor::run: got " + std::to_string(raw_inputs.size()) + " inputs, the plan has " +
                         std::to_string(p.input_slots.size()));
   }
-  std::vector<Tensor> inputs;
-  inputs.reserve(raw_inputs.size());
+  // The inputs as given, unless one must be copied into a dense buffer first: only then is the
+  // list copied (each Tensor copy allocates its shape and strides, and a training step binds
+  // hundreds of inputs on every run).
+  std::vector<Tensor> converted;
   for (size_t k = 0; k < raw_inputs.size(); ++k) {
     const BufferSlot& s = p.slots[static_cast<size_t>(p.input_slots[k])];
     const Tensor& x = raw_inputs[k];
@@ -383,9 +385,11 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
                                     " was planned as " + s.info.str() + " but got " + x.info().str())
                            .str());
     }
-    inputs.push_back(x.is_contiguous() || (strided_input_ok_[k] && !updated_elsewhere(raw_inputs, x)) ? x
-                                                                                              : x.contiguous());
+    if (x.is_contiguous() || (strided_input_ok_[k] && !updated_elsewhere(raw_inputs, x))) continue;
+    if (converted.empty()) converted = raw_inputs;
+    converted[k] = x.contiguous();
   }
+  const std::vector<Tensor>& inputs = converted.empty() ? raw_inputs : converted;
   // A plan started while another runs (from a hook, or another thread meanwhile) gets an arena of
   // its own level, never the running plan's (arena.h).
   const ArenaLease lease;
