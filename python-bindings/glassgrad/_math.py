@@ -97,11 +97,17 @@ def result_type_operands(a, b):
     return as_operand(a, dt, dev), as_operand(b, dt, dev)
 
 
-def binary(op: str, a, b, dtype=None) -> Tensor:
+def binary(op: str, a, b, dtype=None, attrs: Optional[dict] = None) -> Tensor:
     """op(a, b) computed in dtype (default: result_type(a, b)), both operands converted to it."""
     a, b, dev = _operands(a, b)
     dt = dtype or _dtypes.result_type(a, b)
-    return _op(op, [as_operand(a, dt, dev), as_operand(b, dt, dev)])
+    return _op(op, [as_operand(a, dt, dev), as_operand(b, dt, dev)], attrs)
+
+
+def torch_node(node: str, *operands) -> dict:
+    """The attribute naming PyTorch's node (Tensor.grad_fn) on a composite's last op, when an
+    operand requires grad (the plain path records none)."""
+    return {"torch_node": node} if any(isinstance(t, Tensor) and t.requires_grad for t in operands) else {}
 
 
 def _float_input(x: Tensor) -> Tensor:
@@ -310,7 +316,9 @@ def remainder(input, other) -> Tensor:
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     _check_integer_divisor("remainder", y, dt)
-    return binary("Remainder", x, y, dt)
+    # PyTorch's node: RemainderBackward1 for two tensors, RemainderBackward0 with a number
+    both = isinstance(x, Tensor) and isinstance(y, Tensor)
+    return binary("Remainder", x, y, dt, torch_node("RemainderBackward1", x, y) if both else None)
 
 
 def fmod(input, other) -> Tensor:
@@ -321,7 +329,8 @@ def fmod(input, other) -> Tensor:
     x, y, _ = _operands(input, other)
     dt = _dtypes.result_type(x, y)
     _check_integer_divisor("fmod", y, dt)
-    return binary("Fmod", x, y, dt)
+    both = isinstance(x, Tensor) and isinstance(y, Tensor)
+    return binary("Fmod", x, y, dt, torch_node("FmodBackward1", x, y) if both else None)
 
 
 def neg(input: Tensor) -> Tensor:
@@ -471,7 +480,7 @@ def frac(input: Tensor) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"frac: not implemented for {input.dtype} (shape {list(input.shape)}): an "
                                   f"integer has no fractional part (as in PyTorch)\n  fix: x.float().frac()")
-    return input - trunc(input)
+    return _op("Sub", [input, trunc(input)], torch_node("FracBackward0", input))
 
 
 def atan2(input, other) -> Tensor:
@@ -489,7 +498,8 @@ def hypot(input, other) -> Tensor:
     x, y = result_type_operands(input, other)  # squared in the result's dtype, not each operand's
     # an infinite side makes it inf even against NaN (C's hypot, PyTorch's)
     either_inf = logical_or(isinf(x.detach()), isinf(y.detach()))
-    return _op("Where", [either_inf, constant(math.inf, x.dtype, x.device), sqrt(add(square(x), square(y)))])
+    return _op("Where", [either_inf, constant(math.inf, x.dtype, x.device), sqrt(add(square(x), square(y)))],
+               torch_node("HypotBackward0", x, y))
 
 
 def _refuse_integral(where: str, *operands) -> None:
@@ -845,7 +855,7 @@ def logaddexp(input, other) -> Tensor:
     # an infinite maximum is the result (inf - inf would be NaN): the gap there is taken as 0
     gap = _op("Where", [isinf(top.detach()), constant(0, a.dtype, a.device), sub(a, b)])
     out = add(top, log1p(exp(neg(absolute(gap)))))
-    return _op("Where", [both_empty, top, out])
+    return _op("Where", [both_empty, top, out], torch_node("LogaddexpBackward0", a, b))
 
 
 def logaddexp2(input, other) -> Tensor:
@@ -868,7 +878,7 @@ def xlogy(input, other) -> Tensor:
     # 0 * log(0) in the gradient): d/dx is log(y), 0 where x == 0 and y <= 0, as PyTorch's
     undefined = logical_and(eq(x, 0), logical_or(le(y, 0), isposinf(y)))
     safe_y = _op("Where", [undefined, constant(1, y.dtype, y.device), y])
-    return _op("Where", [isnan(y), y.detach(), mul(x, log(safe_y))])
+    return _op("Where", [isnan(y), y.detach(), mul(x, log(safe_y))], torch_node("XlogyBackward0", x, y))
 
 
 def sinc(input: Tensor) -> Tensor:
@@ -877,7 +887,7 @@ def sinc(input: Tensor) -> Tensor:
     zero = eq(x, 0)
     safe = _op("Where", [zero, constant(1, x.dtype, x.device), x])
     px = mul(safe, math.pi)
-    return _op("Where", [zero, constant(1, x.dtype, x.device), div(sin(px), px)])
+    return _op("Where", [zero, constant(1, x.dtype, x.device), div(sin(px), px)], torch_node("SincBackward0", x))
 
 
 def rad2deg(input: Tensor) -> Tensor:
@@ -907,7 +917,7 @@ def copysign(input, other) -> Tensor:
     if not a.dtype.is_floating_point:
         a, b = a.astype(_dtypes.DEFAULT_FLOAT), b.astype(_dtypes.DEFAULT_FLOAT)
     mag = absolute(a)
-    return _op("Where", [signbit(b), neg(mag), mag])
+    return _op("Where", [signbit(b), neg(mag), mag], torch_node("CopysignBackward0", a, b))
 
 
 @accepts_out
@@ -916,7 +926,7 @@ def fmax(input, other) -> Tensor:
     to input, as PyTorch's."""
     a, b = result_type_operands(input, other)
     take_a = logical_or(ge(a, b), isnan(b))
-    return _op("Where", [take_a, a, b])
+    return _op("Where", [take_a, a, b], torch_node("FmaxBackward0", a, b))
 
 
 @accepts_out
@@ -925,7 +935,7 @@ def fmin(input, other) -> Tensor:
     to input, as PyTorch's."""
     a, b = result_type_operands(input, other)
     take_a = logical_or(le(a, b), isnan(b))
-    return _op("Where", [take_a, a, b])
+    return _op("Where", [take_a, a, b], torch_node("FminBackward0", a, b))
 
 
 def heaviside(input: Tensor, values) -> Tensor:

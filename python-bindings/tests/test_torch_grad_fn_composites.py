@@ -1,7 +1,7 @@
 """Tensor.grad_fn of glassgrad's composed functions named as PyTorch 2.14's node (norm's
 LinalgVectorNormBackward0, prod's ProdBackward0/1, logsumexp's LogsumexpBackward0, std_mean's and
 var_mean's one node for both results, soft-target cross_entropy's DivBackward1, embedding's
-EmbeddingBackward0, ...), one table decided by torch; and each one's value and float64 gradient
+EmbeddingBackward0, hypot's, fmax's, remainder's of two tensors RemainderBackward1, tril's...), one table decided by torch; and each one's value and float64 gradient
 as PyTorch's (the naming changed which op a composite ends with). Skipped without torch."""
 import numpy as np
 import pytest
@@ -45,6 +45,20 @@ _CASES = {
     "embedding 1-d": lambda L, x, x3: L.nn.functional.embedding(L.tensor([2, 0, 2]), x),
     "masked_fill": lambda L, x, x3: x.masked_fill(L.tensor(_X > 0), 0.5),
     "x[0]": lambda L, x, x3: x[0],
+    "x % y": lambda L, x, x3: x % (x3[0].abs() + 0.5),
+    "x % 2": lambda L, x, x3: x % 2,
+    "fmod(x, y)": lambda L, x, x3: L.fmod(x, x3[0].abs() + 0.5),
+    "frac": lambda L, x, x3: (x * 3).frac(),
+    "hypot": lambda L, x, x3: L.hypot(x, x3[0]),
+    "logaddexp": lambda L, x, x3: L.logaddexp(x, x3[0]),
+    "xlogy": lambda L, x, x3: L.xlogy(x, x3[0].abs() + 0.1),
+    "sinc": lambda L, x, x3: L.sinc(x),
+    "copysign": lambda L, x, x3: L.copysign(x, x3[0]),
+    "fmax": lambda L, x, x3: L.fmax(x, x3[0]),
+    "fmin": lambda L, x, x3: L.fmin(x, x3[0]),
+    "tril": lambda L, x, x3: x.tril(),
+    "triu(1)": lambda L, x, x3: x3.triu(1),
+    "diag_embed": lambda L, x, x3: L.diag_embed(x),
     "Linear weight on 3-D input": lambda L, x, x3: L.nn.functional.linear(x3, x, x[0, :3]),
 }
 
