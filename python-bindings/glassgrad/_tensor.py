@@ -575,10 +575,13 @@ class Tensor:
     def type(self, dtype=None, non_blocking: bool = False, **kwargs):
         """Without dtype: the tensor type's name as PyTorch prints it ('glassgrad.FloatTensor',
         'glassgrad.cuda.LongTensor' on a GPU). With one (a dtype or such a name): this tensor
-        converted to it, as x.to(dtype)."""
+        converted to it, as x.to(dtype). torch.Tensor (the class, or its name) is the default
+        tensor type, a CPU one: the default float type (get_default_dtype) on the CPU."""
         if dtype is None:
             where = "cuda." if self.is_cuda else ""
             return f"glassgrad.{where}{_dtypes.TENSOR_TYPE_NAMES[_dtypes.plain(self.dtype)]}"
+        if dtype is Tensor or dtype in ("torch.Tensor", "glassgrad.Tensor"):
+            return self.to(device="cpu", dtype=_dtypes.get_default_dtype())
         if isinstance(dtype, str) and ".cuda." in dtype:
             return self.to(device="cuda", dtype=dtype.replace(".cuda.", "."))
         typed = getattr(dtype, "_dtype", None)  # torch.DoubleTensor, torch.cuda.FloatTensor

@@ -48,6 +48,24 @@ def test_typed_constructors_and_type_conversion():
     assert gg.clone(x).tolist() == x.tolist()
 
 
+
+def test_type_of_the_tensor_class_converts_to_the_default_type():
+    # `Tensor = torch.cuda.FloatTensor if cuda else torch.Tensor`, then `imgs.type(Tensor)`
+    # (eriklindernoren/PyTorch-GAN's cyclegan): torch.Tensor names the default tensor type.
+    torch_ = pytest.importorskip("torch")
+    for make, ours in ((torch_.arange, torch.arange), (torch_.ones, torch.ones)):
+        for dtype in ("int64", "float64", "float32"):
+            theirs = make(3, dtype=getattr(torch_, dtype)).type(torch_.Tensor)
+            mine = ours(3, dtype=getattr(torch, dtype)).type(torch.Tensor)
+            assert mine.dtype == str(theirs.dtype).split(".")[1] and mine.tolist() == theirs.tolist()
+    x = torch.ones(2)
+    assert x.type(torch.Tensor) is x and x.type("torch.Tensor") is x  # already of that type, as PyTorch's
+    assert torch.arange(2).type("glassgrad.Tensor").dtype == gg.float32
+
+
+def test_type_of_the_tensor_class_follows_set_default_dtype(float64_default):
+    assert torch.arange(2).type(torch.Tensor).dtype == gg.float64
+
 def test_set_default_dtype_reaches_factories_data_and_layers(float64_default):
     assert gg.get_default_dtype() == gg.float64
     assert gg.tensor([1.0]).dtype == gg.float64 and gg.tensor([1]).dtype == gg.int64
