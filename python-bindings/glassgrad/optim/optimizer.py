@@ -17,6 +17,7 @@ compile a new plan, and makes compiled steps trace again (static_version() chang
 from __future__ import annotations
 
 import operator
+import warnings
 import weakref
 from itertools import compress
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
@@ -49,6 +50,20 @@ def _bump_static_version() -> None:
 # step() never reads them either (differentiable=True is refused when the optimizer is built).
 _BOOKKEEPING = {"params", "param_names", "initial_lr", "max_lr", "min_lr", "base_momentum", "max_momentum",
                 "swa_lr", "foreach", "fused", "capturable", "differentiable"}
+
+
+def _rounds(work):
+    """work split so that no parameter appears twice in one part: a parameter listed twice in a
+    group (PyTorch warns and keeps it) is updated once per appearance, the second update reading
+    the first's result and state, as PyTorch's loop over the group's list does."""
+    parts: List[List[Any]] = []
+    count: Dict[int, int] = {}
+    for item in work:
+        k = count[id(item[1])] = count.get(id(item[1]), -1) + 1
+        if k == len(parts):
+            parts.append([])
+        parts[k].append(item)
+    return parts
 
 
 def _written_by_update(p: Tensor) -> bool:
@@ -215,8 +230,15 @@ class Optimizer(OptimizerHooks):
         start = sum(len(g["params"]) for g in self.param_groups)
         for i, p in enumerate(params):
             _check_param(name, start + i, p)
+        if len({id(p) for p in params}) != len(params):
+            # PyTorch keeps a repeated parameter and updates it once per appearance, warning
+            # (pytorch/pytorch#40967); models with shared layers chain their parts' parameters.
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+            self._repeats = True
         seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if len({id(p) for p in params}) != len(params) or any(id(p) in seen for p in params):
+        if any(id(p) in seen for p in params):
             raise ValueError(f"{name}: some parameters appear in more than one parameter group\n"
                              "  fix: give each parameter to one group only")
         group = ParamGroup({k: v for k, v in param_group.items() if k != "params"})
@@ -368,7 +390,11 @@ class Optimizer(OptimizerHooks):
         swaps = self._swaps = ([], _C.UpdateJournal())
         try:
             with scope("optimizer", role="optimizer"):
-                self._update_all(work)
+                self._made_this_step: set = set()  # ids of parameters whose state this step made
+                for k, part in enumerate(_rounds(work) if getattr(self, "_repeats", False) else [work]):
+                    if k:  # the earlier round's writes land before this one reads them
+                        _C.lazy_realize([])
+                    self._update_all(part)
             _C.lazy_realize([])
         except BaseException:
             self._swaps = None

@@ -57,9 +57,13 @@ class SGD(Optimizer):
         if group["momentum"] == 0:
             return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [h, g, lr._h], [p]
         st = self._state_for(p)
-        first = "momentum_buffer" not in st
+        # A parameter listed twice in the group: PyTorch reads every buffer before the loop, so
+        # each appearance in the step that makes the buffer starts it afresh (the last one is kept).
+        made: set = getattr(self, "_made_this_step", set())
+        first = "momentum_buffer" not in st or id(p) in made
         if first:
             st["momentum_buffer"] = self._zeros_state(p, "momentum_buffer")
+            made.add(id(p))
         buf = st["momentum_buffer"]
         # First step: buf = momentum * 0 + d = d, PyTorch's copy, so no dampening yet.
         attrs = (("weight_decay", group["weight_decay"]), ("dampening", 0.0 if first else group["dampening"]),
