@@ -173,7 +173,11 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     for s in x.shape:
         inter += [1, s]
     expanded = [v for r, s in zip(reps, x.shape) for v in (r, s)]
-    return x.reshape(inter).expand(expanded).reshape([r * s for r, s in zip(reps, x.shape)])
+    tiled, shape = x.reshape(inter).expand(expanded), [r * s for r, s in zip(reps, x.shape)]
+    # PyTorch's repeat makes a new tensor: where the reshape is a view (of the input, or with the
+    # stride-0 dims of the expand), copy, so writes into the result neither reach the input nor
+    # land on one element through several positions.
+    return tiled.reshape(shape).clone() if tiled._h.reshape_is_view(shape) else tiled.reshape(shape)
 
 
 def tile(input: Tensor, dims) -> Tensor:
