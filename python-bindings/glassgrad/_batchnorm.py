@@ -22,6 +22,7 @@ given at all.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Optional, Union
 
@@ -42,10 +43,31 @@ def values_per_channel(shape) -> int:
     return math.prod([shape[0]] + list(shape[2:]))
 
 
+@functools.lru_cache(maxsize=None)
+def _writes_in_place(op: str) -> bool:
+    return bool(_C.op_schema(op)["inplace"])
+
+
+def _stored(t: Tensor) -> bool:
+    """Whether an in-place op may take t as its target: a stored value, or the pending output of
+    another in-place op (the runtime's rule for in-place inputs, core-runtime/src/lazy/values.cpp)."""
+    h = t._h
+    return h.realized or (bool(h.op) and _writes_in_place(h.op))
+
+
 def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor, var: Tensor, count: int,
                          factor: Union[float, Tensor]) -> None:
     """The in-place update of running statistics (see the module doc); the tensors keep their
-    identity (their handles move to the updated values)."""
+    identity (their handles move to the updated values). Computed statistics (an AdaIN layer's
+    `self.running_mean.repeat(b)`) are written as any in-place op writes a computed tensor, as
+    PyTorch updates them too."""
+    if not (_stored(running_mean) and _stored(running_var)):
+        from ._runtime import no_grad
+        with no_grad():  # statistics carry no gradient, as PyTorch's update in the kernel
+            unbiased = var * (count / (count - 1)) if count > 1 else var * float("nan")
+            running_mean.mul_(1 - factor).add_(mean * factor)
+            running_var.mul_(1 - factor).add_(unbiased * factor)
+        return
     if isinstance(factor, Tensor):  # composed from elementwise ops: no BatchNorm rule sees the shapes
         _C.check_batchnorm_running_stats("batch_norm", current_scope(), running_mean._h, running_var._h, mean._h,
                                          var._h)
