@@ -63,10 +63,11 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
     PyTorch updates them too."""
     if not (_stored(running_mean) and _stored(running_var)):
         from ._runtime import no_grad
+        # (mypy does not see Tensor's operators and in-place methods, attached to the class at import)
         with no_grad():  # statistics carry no gradient, as PyTorch's update in the kernel
-            unbiased = var * (count / (count - 1)) if count > 1 else var * float("nan")
-            running_mean.mul_(1 - factor).add_(mean * factor)
-            running_var.mul_(1 - factor).add_(unbiased * factor)
+            unbiased = var * (count / (count - 1)) if count > 1 else var * float("nan")  # type: ignore[operator]
+            running_mean.mul_(1 - factor).add_(mean * factor)  # type: ignore[attr-defined, operator]
+            running_var.mul_(1 - factor).add_(unbiased * factor)  # type: ignore[attr-defined, operator]
         return
     if isinstance(factor, Tensor):  # composed from elementwise ops: no BatchNorm rule sees the shapes
         _C.check_batchnorm_running_stats("batch_norm", current_scope(), running_mean._h, running_var._h, mean._h,
