@@ -37,6 +37,7 @@ REPOSITORIES = {
     "dlwpt-code": "github.com/deep-learning-with-pytorch/dlwpt-code",
     "nn-zero-to-hero": "github.com/karpathy/nn-zero-to-hero",
     "PyTorchZeroToAll": "github.com/hunkim/PyTorchZeroToAll",
+    "PyTorch-GAN": "github.com/eriklindernoren/PyTorch-GAN",
 }
 
 

@@ -70,6 +70,22 @@ def test_gan_step_trains_both_networks_and_saves_grids_and_weights(mnist):
         assert tuple(saved["0.weight"].shape) == (16, 16, 7, 7) and tuple(saved["6.weight"].shape) == (8, 1, 4, 4)
 
 
+
+@pytest.mark.parametrize("args", [["--loss", "gan", "--shared-encoders"], ["--loss", "lsgan", "--adain"],
+                                  ["--loss", "wgan"], ["--loss", "acgan"]])
+def test_gan_variants_train_and_save_a_class_grid(mnist, args):
+    out = run(mnist, "gan_variants.py", *args)
+    steps = re.findall(r"^\[Batch (\d)/4\] \[D loss: (\S+)\] \[G loss: (\S+)\]$", out, re.M)
+    assert [s[0] for s in steps] == ["0", "1", "2", "3"] and all(np.isfinite(float(v)) for s in steps for v in s[1:])
+    assert "row tensor unchanged: True" in out  # the repeated labels were edited, the row they came from not
+    from PIL import Image
+    assert Image.open(mnist / "images" / "grid.png").size == (10 * 30 + 2, 10 * 30 + 2)
+    if "wgan" in args:  # weights clipped to [-0.01, 0.01] after every critic step
+        assert float(re.search(r"largest critic weight: (\S+)", out).group(1)) <= 0.01 + 1e-7
+    if "--shared-encoders" in args:  # 2 x 4 entries; Adam's first step moves by lr per entry: twice
+        n, moved = re.search(r"shared encoders: (\d+) entries, shared weight moved (\S+)", out).groups()
+        assert int(n) == 8 and abs(float(moved) - 2e-3) < 1e-5
+
 def test_vae_trains_with_bce_plus_kl_and_saves_samples(mnist):
     out = run(mnist, "vae.py", "--epochs", "2")
     train, test = floats(r"train loss: (\S+)", out), floats(r"test loss: (\S+)", out)
