@@ -205,6 +205,16 @@ def _pairs(root, n, width, height, modes=("train", "val")):
         _pictures(root / mode, n, 2 * width, height)
 
 
+def _celeba(root, n, size):
+    """n pictures and CelebA's attribute list (list_attr_celeba.txt: a count, the attribute names,
+    then a file name and +-1 per attribute a line), as stargan's dataset reads them."""
+    _pictures(root, n, size, size)
+    names = "5_o_Clock_Shadow Arched_Eyebrows Black_Hair Blond_Hair Brown_Hair Male Young".split()
+    rng = np.random.default_rng(7)
+    rows = [f"{i}.jpg " + " ".join(str(v) for v in rng.choice([-1, 1], len(names))) for i in range(n)]
+    (root / "list_attr_celeba.txt").write_text("\n".join([str(n), " ".join(names)] + rows) + "\n")
+
+
 # name -> (the data it reads, as a function of tmp_path/data; arguments beyond --n_epochs and
 # --sample_interval, each size change named; the sample grid its first batch saves)
 PICTURE_RUNS = {
@@ -218,11 +228,21 @@ PICTURE_RUNS = {
              ["--n_cpu", "0", "--decay_epoch", "0", "--img_height", "32", "--img_width", "32"], "apple2orange/0.png"),
     # as published (64 x 64, batch 64: four pairs make one batch)
     "discogan": (lambda d: _pairs(d / "edges2shoes", 4, 64, 64), ["--n_cpu", "0"], "edges2shoes/0.png"),
+    # as published (128 x 128, batch 1); its AdaIN layers normalize with F.batch_norm over their
+    # buffers repeated per sample; --decay_epoch 0 as cyclegan
+    "munit": (lambda d: _pairs(d / "edges2shoes", 1, 128, 128, ("train", "test", "val")),
+              ["--n_cpu", "0", "--decay_epoch", "0"], "edges2shoes/0.png"),
+    # --img_height/--img_width 64 (128 published), batch 4: the dataset keeps its last 2,000
+    # files for validation, so 2,008 pictures make two batches; sampling edits repeated labels
+    "stargan": (lambda d: _celeba(d / "img_align_celeba", 2008, 16),
+                ["--n_cpu", "0", "--decay_epoch", "0", "--batch_size", "4", "--img_height", "64", "--img_width", "64"],
+                "0.png"),
 }
+SLOW = ("munit", "stargan")  # a minute or more each on a 2-core CPU
 
 
 @needs(REPO)
-@pytest.mark.parametrize("name", sorted(PICTURE_RUNS))
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else []) for n in sorted(PICTURE_RUNS)])
 def test_picture_gan_trains_an_epoch_and_saves_its_first_samples(tmp_path, name):
     write, args, grid = PICTURE_RUNS[name]
     run = _port(tmp_path, name)
