@@ -45,8 +45,14 @@ def _run(run, script, *args, timeout=900):
                           cwd=run, env=_env(MPLBACKEND="Agg"), capture_output=True, text=True, timeout=timeout)
 
 
-def _mnist(tmp_path):
+def _mnist_run(tmp_path, name, write=None):
+    """The script ported and run on MNIST (write(tmp_path, run) adds other data first); returns
+    its folder and the finished process."""
+    run = _port(tmp_path, name)
     write_mnist(str(tmp_path / "data" / "mnist"), n_train=N_TRAIN, n_test=16)
+    if write is not None:
+        write(tmp_path, run)
+    return run, _run(run, f"{name}.py")
 
 
 def _ok(proc, name):
@@ -83,9 +89,7 @@ MNIST_RUNS = {
 @pytest.mark.parametrize("name", sorted(MNIST_RUNS))
 def test_mnist_gan_trains_an_epoch_and_saves_its_first_samples(tmp_path, name):
     from PIL import Image
-    run = _port(tmp_path, name)
-    _mnist(tmp_path)
-    proc = _run(run, f"{name}.py")
+    run, proc = _mnist_run(tmp_path, name)
     _ok(proc, name)
     assert "[Epoch 0/1] [Batch 0/2]" in proc.stdout, proc.stdout
     grids, size = MNIST_RUNS[name]
@@ -101,11 +105,11 @@ STOPS = {
     # the loop reads `mnist_loader`, which the script never defines (it names it `dataloader`)
     "bgan": ('bgan.py", line 126', "NameError: name 'mnist_loader' is not defined"),
     "dragan": ('dragan.py", line 175', "NameError: name 'mnist_loader' is not defined"),
-    # g_loss.backward() after optimizer_D.step() changed the discriminator's weights the
-    # generator's graph saved (d_loss.backward(retain_graph=True) kept that graph)
     # pictures in their folders: names the scripts use before defining them
     "bicyclegan": ('bicyclegan.py", line 58', "NameError: name 'in_channels' is not defined"),
     "ccgan": ('ccgan.py", line 56', "NameError: name 'weights_init_normal' is not defined"),
+    # g_loss.backward() after optimizer_D.step() changed the discriminator's weights the
+    # generator's graph saved (d_loss.backward(retain_graph=True) kept that graph)
     "softmax_gan": ('softmax_gan.py", line 158', "one of the variables needed for gradient computation has been "
                                                  "modified by an inplace operation"),
 }
@@ -114,9 +118,7 @@ STOPS = {
 @needs(REPO)
 @pytest.mark.parametrize("name", sorted(STOPS))
 def test_gan_stops_where_pytorch_stops(tmp_path, name):
-    run = _port(tmp_path, name)
-    _mnist(tmp_path)
-    proc = _run(run, f"{name}.py")
+    _, proc = _mnist_run(tmp_path, name)
     line, error = STOPS[name]
     assert proc.returncode == 1 and f"{line}, in <module>" in proc.stderr, proc.stderr[-3000:]
     assert any(error in text for text in proc.stderr.strip().splitlines()[-8:]), proc.stderr[-3000:]
@@ -161,11 +163,7 @@ def _mnistm(tmp_path, run):
 @pytest.mark.parametrize("name", sorted(WAITS))
 def test_gan_that_waits_for_a_glassgrad_change(tmp_path, name, request):
     request.node.add_marker(pytest.mark.xfail(reason=f"waits for {WAITS[name]}", strict=False))
-    run = _port(tmp_path, name)
-    _mnist(tmp_path)
-    if name in ("cogan", "pixelda"):
-        _mnistm(tmp_path, run)
-    proc = _run(run, f"{name}.py")
+    run, proc = _mnist_run(tmp_path, name, _mnistm if name in ("cogan", "pixelda") else None)
     _ok(proc, name)
     assert os.path.exists(run / "images" / "0.png")
 
