@@ -304,6 +304,14 @@ def test_manual_backprop_matches_autograd_step_by_step(tmp_path):
     assert len(losses) == 4 and losses[-1] < losses[0] / 2, out
 
 
+def test_hand_written_layers_train_and_report_their_statistics(tmp_path):
+    out = _ported_prints_what_pytorch_prints(tmp_path, "hand_layers.py",
+                                            ["import torch", "import torch.nn.functional as F"])
+    means = [float(v) for v in re.search(r"mean losses \[([^\]]+)\]", out).group(1).split(",")]
+    assert len(means) == 4 and means[-1] < means[0] / 10, out
+    assert out.count("grad mean near 0: True") == 3 and "rows agree with the batch: True [4, 9]" in out, out
+
+
 def test_legacy_rnn_scripts_step_pack_and_stop_where_pytorch_stops(tmp_path):
     out = _ported_prints_what_pytorch_prints(tmp_path, "legacy_rnn.py", [
         "import torch", "import torch.nn as nn", "import torch.nn.functional as F", "from torch import max, tensor",
