@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _C, _args
 from ._dtypes import DTYPES, plain
-from ._math import add, as_operand, constant, mul
+from ._math import add, as_operand, constant, mul, torch_node
 from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat, join
@@ -346,7 +346,9 @@ def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (torch.trace)."""
     if input.ndim != 2:
         raise _C.ShapeError(f"trace: needs a matrix, got shape {list(input.shape)}")
-    return _sum(diagonal(input))
+    if not input.requires_grad:
+        return _sum(diagonal(input))
+    return _op("Sum", [diagonal(input)], {"dims": [], "keepdim": False, "torch_node": "TraceBackward0"})
 
 
 # ---- products -----------------------------------------------------------------------------------
@@ -426,7 +428,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
         raise _C.ShapeError(f"bmm: batch sizes differ: {list(input.shape)} and {list(mat2.shape)}")
     if _integral_pair(input, mat2):
         return _integer_product(bmm, input, mat2)
-    return _op("MatMul", [input, mat2])
+    return _op("MatMul", [input, mat2], torch_node("BmmBackward0", input, mat2))
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
@@ -461,14 +463,23 @@ def _scaled(x: Tensor, k) -> Tensor:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) (torch.addmm); beta=0 ignores input (NaN included)."""
-    prod = _scaled(mm(mat1, mat2), alpha)
-    return prod if beta == 0 else add(_scaled(input, beta), prod)
+    return _add_product(input, _scaled(mm(mat1, mat2), alpha), beta, "AddmmBackward0", mat1, mat2)
+
+
+def _add_product(input: Tensor, prod: Tensor, beta, node: str, *operands) -> Tensor:
+    """beta * input + prod (prod alone for beta=0), its result named as PyTorch's node `node`."""
+    named = torch_node(node, input, *operands)
+    if beta == 0:
+        return prod if not named else _op("Reshape", [prod], {"shape": list(prod.shape), **named})
+    scaled = _scaled(input, beta)
+    if not named or scaled.dtype != prod.dtype:
+        return add(scaled, prod)
+    return _op("Add", [scaled, prod], named)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2) batch by batch (torch.baddbmm)."""
-    prod = _scaled(bmm(batch1, batch2), alpha)
-    return prod if beta == 0 else add(_scaled(input, beta), prod)
+    return _add_product(input, _scaled(bmm(batch1, batch2), alpha), beta, "BaddbmmBackward0", batch1, batch2)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:

@@ -59,6 +59,12 @@ _CASES = {
     "tril": lambda L, x, x3: x.tril(),
     "triu(1)": lambda L, x, x3: x3.triu(1),
     "diag_embed": lambda L, x, x3: L.diag_embed(x),
+    "trace": lambda L, x, x3: x[:, :3].trace(),
+    "bmm": lambda L, x, x3: L.bmm(x3, x3.transpose(1, 2)),
+    "addmm": lambda L, x, x3: L.addmm(x[:, :3], x, x3[0].T),
+    "addmm broadcast alpha beta": lambda L, x, x3: L.addmm(x[0, :3], x, x3[1].T, beta=0.5, alpha=2),
+    "addmm beta 0": lambda L, x, x3: L.addmm(x[:, :3], x, x3[0].T, beta=0),
+    "baddbmm": lambda L, x, x3: L.baddbmm(x3[:, :, :3], x3, x3.transpose(1, 2)),
     "Linear weight on 3-D input": lambda L, x, x3: L.nn.functional.linear(x3, x, x[0, :3]),
 }
 
