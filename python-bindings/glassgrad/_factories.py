@@ -352,7 +352,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
          pin_memory=False) -> Tensor:
     """Uniform on [0, 1) (torch.rand), from glassgrad's generator."""
     shape, dt = _drawn_shape(size, "rand"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "rand")
-    return _random_leaf(lambda: _rng().random(shape).astype(dt), device, requires_grad)
+    return _random_leaf(lambda: _rng(generator).random(shape).astype(dt), device, requires_grad)
 
 
 @_size_keyword
@@ -361,7 +361,7 @@ def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None,
           pin_memory=False) -> Tensor:
     """Standard normal (torch.randn), from glassgrad's generator."""
     shape, dt = _drawn_shape(size, "randn"), _floating_only(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT), "randn")
-    return _random_leaf(lambda: _rng().standard_normal(shape).astype(dt), device, requires_grad)
+    return _random_leaf(lambda: _rng(generator).standard_normal(shape).astype(dt), device, requires_grad)
 
 
 def _drawn_shape(size, where: str) -> tuple:
@@ -374,8 +374,10 @@ def _drawn_shape(size, where: str) -> tuple:
     return shape
 
 
-def _rng():
-    return generator()
+def _rng(gen=None) -> np.random.Generator:
+    """The NumPy generator a draw uses: the glassgrad.Generator passed as generator=, else the
+    global one (glassgrad.manual_seed), as PyTorch's factories draw from theirs."""
+    return gen.numpy_generator() if gen is not None else generator()
 
 
 def _floating_only(dt, where: str):
@@ -387,18 +389,18 @@ def _floating_only(dt, where: str):
     return dt
 
 
-def rand_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+def rand_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, pin_memory=False) -> Tensor:
     """Uniform on [0, 1) in input's shape, dtype and device unless given (torch.rand_like)."""
     dt, dev = _like(input, dtype, device)
-    return rand(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return rand(*input.shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+def randn_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, pin_memory=False) -> Tensor:
     """Standard normal in input's shape, dtype and device unless given (torch.randn_like)."""
     dt, dev = _like(input, dtype, device)
-    return randn(*input.shape, dtype=dt, device=dev, requires_grad=requires_grad)
+    return randn(*input.shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @_bfloat16_through_float32
@@ -424,16 +426,16 @@ def randint(*args, low=None, high=None, size=None, generator=None, out=None, dty
     if high <= low:
         raise _C.InvalidArgumentError(f"randint: high ({high}) must be larger than low ({low})")
     shape, dt = _drawn_shape((size,), "randint"), _np_dtype(dtype, DTYPES["int64"])
-    return _random_leaf(lambda: _rng().integers(low, high, shape).astype(dt), device, requires_grad)
+    return _random_leaf(lambda: _rng(generator).integers(low, high, shape).astype(dt), device, requires_grad)
 
 
-def randint_like(input: Tensor, low=0, high=None, *, dtype=None, layout=None, device=None,
+def randint_like(input: Tensor, low=0, high=None, *, generator=None, dtype=None, layout=None, device=None,
                  requires_grad: bool = False, memory_format=None, pin_memory=False) -> Tensor:
     """Integers uniform on [low, high) in input's shape (randint_like(x, high) or randint_like(x, low, high); torch.randint_like)."""
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
-    return randint(low, high, tuple(input.shape), dtype=dt, device=dev, requires_grad=requires_grad)
+    return randint(low, high, tuple(input.shape), generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
 
 
 @_bfloat16_through_float32
@@ -442,7 +444,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     """A random permutation of 0..n-1 (torch.randperm), int64."""
     n = _args.integer(n, "n", "randperm", minimum=0)
     dt = _np_dtype(dtype, DTYPES["int64"])
-    return _random_leaf(lambda: _rng().permutation(n).astype(dt), device, requires_grad)
+    return _random_leaf(lambda: _rng(generator).permutation(n).astype(dt), device, requires_grad)
 
 
 @_bfloat16_through_float32
@@ -457,14 +459,14 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
         like = mean if isinstance(mean, Tensor) else std
         shape = np.broadcast_shapes(tuple(mean.shape) if isinstance(mean, Tensor) else (),
                                     tuple(std.shape) if isinstance(std, Tensor) else ())
-        z = randn(*shape, dtype=like.dtype, device=like.device)
+        z = randn(*shape, generator=generator, dtype=like.dtype, device=like.device)
         return z * std + mean
     if size is None:
         raise _C.InvalidArgumentError("normal: give size= when mean and std are numbers\n"
                                       "  fix: glassgrad.normal(0.0, 1.0, size=(3, 4))")
     # a new leaf, as every factory's result (d2l's `w = torch.normal(0, 0.01, size=(2, 1), requires_grad=True)`)
     shape, dt = _drawn_shape((size,), "normal"), _np_dtype(dtype, _dtypes.DEFAULT_FLOAT)
-    return _random_leaf(lambda: (_rng().standard_normal(shape) * float(std) + float(mean)).astype(dt), device,
+    return _random_leaf(lambda: (_rng(generator).standard_normal(shape) * float(std) + float(mean)).astype(dt), device,
                         _args.flag(requires_grad, "requires_grad", "normal"))
 
 
@@ -482,7 +484,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
             raise _C.InvalidArgumentError(f"bernoulli: every probability of input must be in [0, 1], found {bad} "
                                           f"(shape {list(probs.shape)})\n  fix: clamp or normalize the "
                                           f"probabilities, e.g. input.clamp(0, 1) or input.sigmoid()")
-    u = rand(*probs.shape, dtype=probs.dtype if probs.dtype.is_floating_point else None, device=probs.device)
+    u = rand(*probs.shape, generator=generator, dtype=probs.dtype if probs.dtype.is_floating_point else None,
+             device=probs.device)
     return (u < probs.detach()).astype(input.dtype)
 
 
@@ -506,7 +509,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
                                       f"{int((rows > 0).sum(1).min())} nonzero weights\n  fix: replacement=True")
 
     def draw():
-        out = np.stack([_rng().choice(len(r), size=num_samples, replace=replacement, p=r / r.sum()) for r in rows])
+        out = np.stack([_rng(generator).choice(len(r), size=num_samples, replace=replacement, p=r / r.sum())
+                        for r in rows])
         return out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)
     return _random_leaf(draw, input.device)
 

@@ -89,8 +89,8 @@ ALLOWED = {
     'Tensor.resize_': 'no parameter size',
     'Tensor.split': "parameter 0 is split_size_or_sections, torch's is split_size",
     'Tensor.unsafe_split': "no parameter split_size; positional 0 is split_size_or_sections, torch's is split_size",
-    # Not supported: mm/bmm/addmm/baddbmm's out_dtype (torch runs it on CUDA only), the *_like
-    # functions' generator=, and sparse layouts beyond COO (to_dense's masked_grad, to_sparse's
+    # Not supported: mm/bmm/addmm/baddbmm's out_dtype (torch runs it on CUDA only), and sparse
+    # layouts beyond COO (to_dense's masked_grad, to_sparse's
     # layouts, sparse_coo_tensor's is_coalesced).
     'torch.mm': "no parameter out_dtype; takes 2 positional arguments, torch's (input, mat2, out_dtype) 3; takes 2 positional arguments, torch's (input, mat2, out_dtype, out) 3",
     'torch.bmm': "no parameter out_dtype; takes 2 positional arguments, torch's (input, mat2, out_dtype) 3; takes 2 positional arguments, torch's (input, mat2, out_dtype, out) 3",
@@ -100,9 +100,6 @@ ALLOWED = {
     'Tensor.bmm': "no parameter out_dtype; takes 1 positional arguments, torch's (mat2, out_dtype) 2",
     'Tensor.addmm': "no parameter out_dtype; takes 2 positional arguments, torch's (mat1, mat2, out_dtype, beta, alpha) 3",
     'Tensor.baddbmm': "no parameter out_dtype; takes 2 positional arguments, torch's (batch1, batch2, out_dtype, beta, alpha) 3",
-    'torch.rand_like': 'no parameter generator',
-    'torch.randn_like': 'no parameter generator',
-    'torch.randint_like': 'no parameter generator',
     'Tensor.to_dense': "no parameter dtype; no parameter masked_grad; takes 0 positional arguments, torch's (dtype, masked_grad) 1",
     'Tensor.to_sparse': "no parameter blocksize; no parameter dense_dim; no parameter layout; no parameter sparse_dim; takes 0 positional arguments, torch's (sparse_dim) 1",
     'torch.sparse_coo_tensor': 'no parameter is_coalesced; no parameter layout; no parameter pin_memory',

@@ -209,3 +209,32 @@ def test_torch_level_spelling_is_torchs(name, arrays, rest):
             assert o is t
         else:
             np.testing.assert_allclose(o.detach().numpy(), t.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+# ---- generator= on the random factories draws from that generator, as PyTorch's ----
+
+DRAWS = {
+    "rand": lambda lib, g: lib.rand(3, generator=g), "randn": lambda lib, g: lib.randn(3, generator=g),
+    "randint": lambda lib, g: lib.randint(0, 100, (3,), generator=g), "randperm": lambda lib, g: lib.randperm(5, generator=g),
+    "normal": lambda lib, g: lib.normal(0.0, 1.0, size=(3,), generator=g),
+    "normal tensor": lambda lib, g: lib.normal(lib.zeros(3), 1.0, generator=g),
+    "bernoulli": lambda lib, g: lib.bernoulli(lib.full((4,), 0.5), generator=g),
+    "multinomial": lambda lib, g: lib.multinomial(lib.ones(5), 3, generator=g),
+    "rand_like": lambda lib, g: lib.rand_like(lib.ones(3), generator=g),
+    "randn_like": lambda lib, g: lib.randn_like(lib.ones(3), generator=g),
+    "randint_like": lambda lib, g: lib.randint_like(lib.ones(3), 10, generator=g),
+}
+
+
+@pytest.mark.parametrize("name", list(DRAWS))
+@pytest.mark.parametrize("lib", [gg, torch], ids=["glassgrad", "torch"])
+def test_generator_keyword_draws_from_that_generator(name, lib):
+    # the same seed gives the same numbers, and the global stream does not move (both libraries)
+    def run():
+        lib.manual_seed(5)
+        drawn = DRAWS[name](lib, lib.Generator().manual_seed(7)).tolist()
+        return drawn, lib.rand(2).tolist()
+    assert run() == run()
+    lib.manual_seed(5)
+    untouched = lib.rand(2).tolist()
+    assert run()[1] == untouched
