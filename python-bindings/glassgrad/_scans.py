@@ -73,10 +73,11 @@ def _sortable(x: Tensor) -> Tensor:
     return x.astype(DTYPES["float32" if x.dtype.is_floating_point else "int64"])
 
 
-def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor) -> Tensor:
+def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor, node: str) -> Tensor:
     """The values at `indices` along d, as a function of x when x needs a gradient, so that the
     gradient of each value reaches the element it came from: a one-hot selection
-    (x [.., n, ..] against the k indices along a new axis), summed."""
+    (x [.., n, ..] against the k indices along a new axis), summed; named as PyTorch's node `node`
+    (Tensor.grad_fn)."""
     if not x.requires_grad:
         return values
     n = x.shape[d]
@@ -85,7 +86,7 @@ def _gathered(x: Tensor, indices: Tensor, d: int, values: Tensor) -> Tensor:
     xs = x.unsqueeze(d + 1)
     hit = eq(indices.unsqueeze(d), iota)
     picked = _op("Where", [hit, xs, as_operand(0, x.dtype, x.device)])
-    return _op("Sum", [picked], {"dims": [d], "keepdim": False})
+    return _op("Sum", [picked], {"dims": [d], "keepdim": False, "torch_node": node})
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
@@ -97,7 +98,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
         return return_type("sort")(input, as_operand(0, DTYPES["int64"], input.device))
     d = _axis(dim, x, "sort")
     values, indices = _op_multi("Sort", [x], {"dim": d, "descending": builtins.bool(descending)})
-    values = _gathered(x, indices, d, values)
+    values = _gathered(x, indices, d, values, "SortBackward0")
     return return_type("sort")(values.astype(input.dtype), indices)
 
 
@@ -125,7 +126,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     if x.ndim == 0:
         return return_type("topk")(input, as_operand(0, DTYPES["int64"], input.device))
     values, indices = _op_multi("TopK", [x], {"dim": d, "k": k, "largest": _args.flag(largest, "largest", "topk")})
-    values = _gathered(x, indices, d, values)
+    values = _gathered(x, indices, d, values, "TopkBackward0")
     return return_type("topk")(values.astype(input.dtype), indices)
 
 

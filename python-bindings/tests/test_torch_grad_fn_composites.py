@@ -65,6 +65,11 @@ _CASES = {
     "addmm broadcast alpha beta": lambda L, x, x3: L.addmm(x[0, :3], x, x3[1].T, beta=0.5, alpha=2),
     "addmm beta 0": lambda L, x, x3: L.addmm(x[:, :3], x, x3[0].T, beta=0),
     "baddbmm": lambda L, x, x3: L.baddbmm(x3[:, :, :3], x3, x3.transpose(1, 2)),
+    "sort": lambda L, x, x3: x.sort(1)[0],
+    "sort descending along 0": lambda L, x, x3: x3.sort(0, descending=True).values,
+    "msort": lambda L, x, x3: x.msort(),
+    "topk": lambda L, x, x3: x.topk(2)[0],
+    "topk smallest along 1": lambda L, x, x3: x3.topk(2, dim=1, largest=False).values,
     "Linear weight on 3-D input": lambda L, x, x3: L.nn.functional.linear(x3, x, x[0, :3]),
 }
 
