@@ -170,6 +170,16 @@ for _name in ("addr", "ldexp"):
     setattr(Tensor, _name + "_", in_place(getattr(Tensor, _name), _name + "_"))
 for _name in ("hardshrink", "prelu"):
     setattr(Tensor, _name, getattr(_extra_activations, _name))
+
+
+def _split(self: Tensor, split_size, dim: int = 0):
+    """Pieces of split_size along dim, or of the listed sizes (Tensor.split: the method's
+    parameter is split_size, torch.split's split_size_or_sections)."""
+    return _shapes.split(self, split_size, dim)
+
+
+_split.__name__ = "split"
+setattr(Tensor, "split", _split)
 # PyTorch's unsafe_ spellings skip its autograd's view checks: here they are the plain methods
-for _name in ("chunk", "split"):
-    setattr(Tensor, "unsafe_" + _name, getattr(_shapes, _name))
+setattr(Tensor, "unsafe_chunk", _shapes.chunk)
+setattr(Tensor, "unsafe_split", _split)

@@ -78,8 +78,7 @@ ALLOWED = {
     # Overloads one Python signature cannot spell: isin's Scalar forms (element=, test_element=),
     # result_type's (glassgrad takes *operands), bernoulli's p (None: the input's values are the
     # probabilities, torch's first overload), normal's functional form, view/repeat/resize_ taking
-    # the sizes as *args (no size=/repeats= keyword), and split and unsafe_split's method name split_size (the
-    # function's is split_size_or_sections).
+    # the sizes as *args (no size=/repeats= keyword).
     'torch.isin': 'no parameter element; no parameter test_element',
     'torch.result_type': 'no parameter other; no parameter scalar; no parameter tensor',
     'torch.bernoulli': "p defaults to None, torch's to 0.5",
@@ -87,8 +86,6 @@ ALLOWED = {
     'Tensor.view': 'no parameter dtype; no parameter size',
     'Tensor.repeat': 'no parameter repeats',
     'Tensor.resize_': 'no parameter size',
-    'Tensor.split': "parameter 0 is split_size_or_sections, torch's is split_size",
-    'Tensor.unsafe_split': "no parameter split_size; positional 0 is split_size_or_sections, torch's is split_size",
     # Not supported: mm/bmm/addmm/baddbmm's out_dtype (torch runs it on CUDA only), and sparse
     # layouts beyond COO (to_dense's masked_grad, to_sparse's
     # layouts, sparse_coo_tensor's is_coalesced).
@@ -144,8 +141,7 @@ ALLOWED = {
     'nn.LazyModuleMixin.initialize_parameters (LazyConv1d)': "parameter 0 is size, torch's is input",
     'nn.LazyModuleMixin.initialize_parameters (LazyLinear)': "parameter 0 is size, torch's is input",
     # Tensor methods given as torch.* functions (torch.detach(x), torch.is_signed(x)): the tensor
-    # is their self, so torch's input= keyword is not taken (positional calls agree; unsafe_split
-    # is split, whose names are torch.split's).
+    # is their self, so torch's input= keyword is not taken (positional calls agree).
     'torch.detach': "no parameter input; takes 0 positional arguments, torch's (input) 1",
     'torch.is_conj': "no parameter input; takes 0 positional arguments, torch's (input) 1",
     'torch.is_neg': "no parameter input; takes 0 positional arguments, torch's (input) 1",
@@ -154,7 +150,7 @@ ALLOWED = {
     'torch.resolve_conj': "no parameter input; takes 0 positional arguments, torch's (input) 1",
     'torch.resolve_neg': "no parameter input; takes 0 positional arguments, torch's (input) 1",
     'torch.split_with_sizes': "no parameter input; positional 0 is split_sizes, torch's is input; positional 1 is dim, torch's is split_sizes; takes 2 positional arguments, torch's (input, split_sizes, dim) 3",
-    'torch.unsafe_split': "no parameter input; no parameter split_size; positional 0 is tensor, torch's is input; positional 1 is split_size_or_sections, torch's is split_size",
+    'torch.unsafe_split': "no parameter input; positional 0 is split_size, torch's is input; positional 1 is dim, torch's is split_size; takes 2 positional arguments, torch's (input, split_size, dim) 3",
     # The lazy layers' forward dispatches (input, *args, **kwargs) to the layer they become, whose
     # forward has torch's parameters.
     'nn.LazyBatchNorm1d.forward': 'extra parameter args must be keyword-only',

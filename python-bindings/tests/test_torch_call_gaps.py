@@ -156,7 +156,7 @@ METHOD_CALLS = [
     ("map2_", lambda t, lib: t.clone().map2_(t * 0 + 2, t[0].clone(), lambda a, b, c: a * b - c)),
     ("adjoint", lambda t, lib: t.adjoint()), ("torch.adjoint", lambda t, lib: lib.adjoint(t.reshape(2, 2, 3))),
     ("unsafe_chunk", lambda t, lib: lib.stack(t.unsafe_chunk(3, 1)[:2])),
-    ("unsafe_split", lambda t, lib: t.unsafe_split(2, 0)[1]),
+    ("unsafe_split", lambda t, lib: t.unsafe_split(2, 0)[1]), ("split keyword", lambda t, lib: t.split(split_size=2)[1]),
     ("addr_", lambda t, lib: t.clone().addr_(t[:, 0].clone(), t[0].clone(), beta=0.5, alpha=2)),
     ("ldexp_", lambda t, lib: t.clone().ldexp_(lib.tensor([1, 0, -1, 2]))),
     ("hardshrink", lambda t, lib: t.hardshrink(0.7)), ("prelu", lambda t, lib: t.prelu(lib.tensor([0.25], dtype=t.dtype))),
