@@ -40,7 +40,7 @@ if torch is not None:
 
     # --8<-- [start:load_pytorch]
     torch.save({"model": torch_model.state_dict(), "epoch": 3}, "checkpoint.pt")  # in PyTorch
-    ckpt = gg.load_pytorch("checkpoint.pt")  # no torch needed: NumPy arrays, plain values
+    ckpt = gg.load_pytorch("checkpoint.pt")  # no torch needed: tensors, plain values
     model.load_state_dict(ckpt["model"])
     # --8<-- [end:load_pytorch]
     print("logits match; epoch", ckpt["epoch"])

@@ -21,7 +21,7 @@ gg.save({"model": model.state_dict(),          # parameters and BatchNorm statis
 # --8<-- [end:save]
 
 # --8<-- [start:load]
-ckpt = gg.load("checkpoint.gg")                # NumPy arrays and plain values, same nesting
+ckpt = gg.load("checkpoint.gg")                # the same tree: tensors, plain values
 model = gg.models.SimpleCNN()
 optimizer = gg.Adam(model.parameters(), lr=1e-3)
 model.load_state_dict(ckpt["model"])

@@ -91,6 +91,7 @@ from .memory import allocation_log, memory_report, memory_stats, plan_only, rese
 from . import cuda, data, kernels, models, testing
 from .compile import compile
 from .serialization import CheckpointError, load, save
+from .storage import TypedStorage, UntypedStorage
 from .pytorch_checkpoint import load_pytorch
 from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu

@@ -181,17 +181,19 @@ def _attribute(owner, dotted: str):
 
 
 # ---- restoring tensors -------------------------------------------------------------------------
-def restore_device(location: str, map_location) -> str:
+def restore_device(location: str, map_location, storage=None) -> str:
     """Where a tensor saved on `location` goes, by torch.load's map_location rules (None: where
     it was saved; a device or string; a {saved: new} dict; a function of (storage, location)
-    called with the NumPy array, whose result is kept when it names a device)."""
+    called with the CPU storage of the loaded values, whose result names the device: a storage
+    or tensor (its device), a device or string, or None (where it was saved))."""
     from . import _device
     target = location
     if callable(map_location) and not isinstance(map_location, (str, dict)):
-        result = map_location(None, location)
-        target = "cpu" if result is None or not isinstance(result, str) else result
+        result = map_location(storage, location)
+        if result is not None:
+            target = str(result) if isinstance(result, (str, _device.device)) else str(getattr(result, "device", "cpu"))
     elif isinstance(map_location, dict):
-        target = map_location.get(location, location)
+        target = str(map_location.get(location, location))
     elif map_location is not None:
         target = str(map_location)
     target = _device.normalize(target)
@@ -202,13 +204,21 @@ def restore_device(location: str, map_location) -> str:
     return target
 
 
-def tensor_of(array: np.ndarray, location: str, map_location, requires_grad: bool = False):
+def tensor_of(array: np.ndarray, location: str, map_location, requires_grad: bool = False, dtype=None):
+    """A loaded tensor: `array`'s values in `dtype` (default the array's), placed by map_location."""
     from ._tensor import tensor
-    return tensor(array, device=restore_device(location, map_location), requires_grad=requires_grad)
+    if callable(map_location) and not isinstance(map_location, (str, dict)):
+        host = tensor(array, dtype=dtype, device="cpu")
+        target = restore_device(location, map_location, host.untyped_storage())
+        return host.to(target).requires_grad_(requires_grad) if requires_grad else host.to(target)
+    return tensor(array, dtype=dtype, device=restore_device(location, map_location), requires_grad=requires_grad)
 
 
 def parameter_of(data, requires_grad: bool = True, backward_hooks=None, state=None):
+    """A saved Parameter (a tensor of integers, which nn.Parameter refuses, stays a tensor)."""
     from .nn.module import Parameter
+    if not data.dtype.is_floating_point:
+        return data
     return Parameter(data, bool(requires_grad))
 
 

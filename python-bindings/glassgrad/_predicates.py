@@ -11,8 +11,9 @@ def is_tensor(obj) -> bool:
 
 
 def is_storage(obj) -> bool:
-    """torch.is_storage: glassgrad has no separate storage objects, so never."""
-    return False
+    """torch.is_storage: whether obj is what Tensor.storage() or untyped_storage() returns."""
+    from .storage import TypedStorage, UntypedStorage
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def is_floating_point(input: Tensor) -> bool:

@@ -1183,6 +1183,17 @@ class Tensor:
     def storage_offset(self) -> int:
         return self._h.layout[1]
 
+    def storage(self):
+        """The buffer this tensor and its views share, as elements of its dtype (Tensor.storage;
+        glassgrad/storage.py): size(), len, s[i], s[i] = v (writes the tensor), tolist(), data_ptr()."""
+        from .storage import storage_of
+        return storage_of(self)
+
+    def untyped_storage(self):
+        """The buffer this tensor and its views share, as bytes (Tensor.untyped_storage)."""
+        from .storage import UntypedStorage
+        return UntypedStorage(self)
+
     def clone(self, *, memory_format=None) -> "Tensor":
         """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone)."""
         out = _op("Contiguous", [self])

@@ -1,7 +1,7 @@
 """Reading and writing PyTorch's checkpoint format (torch.save's zip format, PyTorch 1.6 and
 later) without importing torch. glassgrad.save writes it (write_torch_zip, below) and
 glassgrad.load reads it. Reading: glassgrad.load_pytorch(path) returns the saved object with
-every tensor as a NumPy array, so
+every tensor as a glassgrad Tensor of its saved dtype, as torch.load does, so
 
     model.load_state_dict(glassgrad.load_pytorch("resnet.pt"))
     model.load_state_dict(glassgrad.load_pytorch("checkpoint.pt")["model"])
@@ -12,8 +12,9 @@ unpickler that allows only what a checkpoint of tensors needs (OrderedDict, PyTo
 parameter rebuild functions, its storage types, torch.Size, torch.device and the dtypes) and the
 classes _checkpoint_objects.find_global allows (the user's allowlist; glassgrad's layers with
 weights_only=False); any other class or function in the file is refused, so loading never runs
-code from it. Files of whole objects (_checkpoint_objects.MARKER) give glassgrad Tensors and
-Parameters; the others give every tensor as a NumPy array.
+code from it. Tensors are placed by map_location (_checkpoint_objects.restore_device). NumPy
+arrays glassgrad.save wrote are tensor records too (torch.load reads them as tensors); the record
+NUMPY_RECORD lists their storages, and glassgrad.load gives them back as NumPy arrays.
 """
 from __future__ import annotations
 
@@ -72,10 +73,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad=Fals
     return out
 
 
-def _rebuild_parameter(data, requires_grad=False, backward_hooks=None):
-    return data
-
-
 def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state=None):
     return data
 
@@ -91,35 +88,32 @@ def _device(*args):
 
 _ALLOWED = {
     ("collections", "OrderedDict"): OrderedDict,
-    ("torch._utils", "_rebuild_tensor_v2"): _rebuild_tensor_v2,
-    ("torch._utils", "_rebuild_parameter"): _rebuild_parameter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
-    ("torch", "Size"): _size,
     ("torch", "device"): _device,
 }
 
 
 class _Unpickler(pickle.Unpickler):
-    """objects: the file holds whole objects (its tensors come back as glassgrad Tensors on the
-    device map_location says, Parameters as Parameters); else every tensor is a NumPy array."""
+    """Tensors come back as glassgrad Tensors on the device map_location says (Parameters as
+    Parameters), except the storages `numpy_keys` names: NumPy arrays glassgrad.save wrote."""
 
     def __init__(self, file, archive: zipfile.ZipFile, prefix: str, path: str, big_endian: bool,
-                 objects: bool = False, weights_only: bool = True, map_location=None):
+                 numpy_keys: frozenset = frozenset(), weights_only: bool = True, map_location=None):
         super().__init__(file)
         self.archive, self.prefix, self.path, self.big_endian = archive, prefix, path, big_endian
         self.storages: Dict[str, np.ndarray] = {}
-        self.objects, self.weights_only, self.map_location = objects, weights_only, map_location
+        self.numpy_keys, self.weights_only, self.map_location = numpy_keys, weights_only, map_location
 
     def find_class(self, module: str, name: str):
         # Protocol 2 writes Python 2's names (__builtin__.set, copy_reg._reconstructor).
         if (module, name) in _compat_pickle.NAME_MAPPING:
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
         module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-        if self.objects and (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
+        if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
             return self._tensor
-        if self.objects and (module, name) == ("torch._utils", "_rebuild_parameter"):
+        if (module, name) == ("torch._utils", "_rebuild_parameter"):
             return _objects.parameter_of
-        if self.objects and (module, name) == ("torch", "Size"):
+        if (module, name) == ("torch", "Size"):
             from ._size import Size
             return lambda *args: Size(_size(*args))
         if (module, name) in _ALLOWED:
@@ -131,8 +125,11 @@ class _Unpickler(pickle.Unpickler):
         return _objects.find_global(module, name, self.weights_only, self.path)
 
     def _tensor(self, storage, *args):
-        return _objects.tensor_of(_rebuild_tensor_v2(storage, *args), storage[2], self.map_location,
-                                  bool(args[3]) if len(args) > 3 else False)
+        values = _rebuild_tensor_v2(storage, *args)
+        if storage[3] in self.numpy_keys:
+            return values
+        return _objects.tensor_of(values, storage[2], self.map_location, bool(args[3]) if len(args) > 3 else False,
+                                  dtype="bfloat16" if storage[1] == "BFloat16Storage" else None)
 
     def persistent_load(self, pid: Tuple[Any, ...]):
         if not isinstance(pid, tuple) or not pid or pid[0] != "storage":
@@ -144,12 +141,13 @@ class _Unpickler(pickle.Unpickler):
             raw = self.archive.read(f"{self.prefix}data/{key}")
             dtype = storage_type.dtype.newbyteorder(">") if self.big_endian else storage_type.dtype
             self.storages[key] = np.frombuffer(raw, dtype=dtype).astype(storage_type.dtype)
-        return self.storages[key], storage_type.name, str(pid[3])
+        return self.storages[key], storage_type.name, str(pid[3]), key
 
 
 def load_pytorch(path) -> Any:
-    """Reads a torch.save file (zip format) and returns the saved object, tensors as NumPy arrays
-    (float32, float64, float16, int64, ... as saved; bfloat16 widened to float32). Every failure
+    """Reads a torch.save file (zip format) and returns the saved object, tensors as glassgrad
+    Tensors of their saved dtypes (float32, float64, float16, bfloat16, int64, ...) on the devices
+    they were saved on, as torch.load(path) does. Every failure
     (missing, not a zip, damaged or truncated archive or pickle, a storage too short for its
     tensor, hostile nesting) is a glassgrad.CheckpointError naming the file."""
     path = os.fspath(path)
@@ -199,9 +197,12 @@ def _load(archive: zipfile.ZipFile, path: str, weights_only: bool = True, map_lo
     prefix = pickles[0][:-len("data.pkl")]
     order = f"{prefix}byteorder"
     big = order in archive.namelist() and archive.read(order).strip() == b"big"
-    objects = f"{prefix}{_objects.MARKER}" in archive.namelist()
+    names = archive.namelist()
+    objects = f"{prefix}{_objects.MARKER}" in names
+    numpy_keys = frozenset(archive.read(f"{prefix}{NUMPY_RECORD}").decode().split()
+                           if f"{prefix}{NUMPY_RECORD}" in names else ())
     data = archive.read(pickles[0])  # read whole: the zip's CRC-32 of the record is checked
-    obj = _Unpickler(io.BytesIO(data), archive, prefix, path, big, objects, weights_only, map_location).load()
+    obj = _Unpickler(io.BytesIO(data), archive, prefix, path, big, numpy_keys, weights_only, map_location).load()
     return _objects.finish(obj) if objects else obj
 
 
@@ -228,6 +229,19 @@ _STORAGE_OF = {np.dtype(np.float32): "FloatStorage", np.dtype(np.float64): "Doub
 _ALIGN = 64
 
 
+NUMPY_RECORD = ".data/glassgrad_numpy"  # the storage keys of NumPy arrays, one a line
+
+
+class SavedTensor:
+    """A tensor of a tree being saved: its elements as stored_array gives them, and its device
+    (written as the storage's location, which torch.load's map_location reads)."""
+
+    __slots__ = ("array", "location")
+
+    def __init__(self, array: np.ndarray, location: str):
+        self.array, self.location = array, location
+
+
 class NotTorchSavable(Exception):
     """The object holds something torch's zip format cannot (a dtype PyTorch has no storage for)."""
 
@@ -239,6 +253,7 @@ class _TorchPickler:
     def __init__(self, max_depth: int):
         self.out = bytearray(b"\x80\x02")  # PROTO 2
         self.storages: list = []  # (key, contiguous little-endian array)
+        self.numpy_keys: list = []  # the keys of the storages of NumPy arrays (NUMPY_RECORD)
         self.max_depth = max_depth
 
     def _global(self, module: str, name: str) -> None:
@@ -271,7 +286,7 @@ class _TorchPickler:
             self.save(v, depth + 1)
         self.out += b"t"
 
-    def _tensor(self, arr: np.ndarray) -> None:
+    def _tensor(self, arr: np.ndarray, location: str) -> None:
         storage = _STORAGE_OF.get(arr.dtype.newbyteorder("="))
         if storage is None:
             raise NotTorchSavable(f"an array of dtype {arr.dtype}")
@@ -286,7 +301,7 @@ class _TorchPickler:
         self._str("storage")
         self._global("torch", storage)
         self._str(key)
-        self._str("cpu")
+        self._str(location)
         self._int(int(data.size))
         self.out += b"tQ"  # TUPLE, BINPERSID
         self._int(0)
@@ -312,8 +327,11 @@ class _TorchPickler:
             self.out += b"G" + struct.pack(">d", obj)
         elif isinstance(obj, str):
             self._str(obj)
+        elif isinstance(obj, SavedTensor):
+            self._tensor(obj.array, obj.location)
         elif isinstance(obj, np.ndarray):
-            self._tensor(obj)
+            self.numpy_keys.append(str(len(self.storages)))
+            self._tensor(obj, "cpu")
         elif isinstance(obj, OrderedDict):
             self._global("collections", "OrderedDict")
             self.out += b")R"
@@ -352,12 +370,13 @@ def _contiguous_strides(shape):
 
 
 def torch_pickle(tree, max_depth: int = 100):
-    """(data.pkl bytes, [(key, array)]) of a tree whose arrays are NumPy arrays. Raises
-    NotTorchSavable naming what the format cannot hold."""
+    """(data.pkl bytes, [(key, array)], [keys of NumPy arrays]) of a tree whose leaves are plain
+    values, SavedTensors and NumPy arrays. Raises NotTorchSavable naming what the format cannot
+    hold."""
     p = _TorchPickler(max_depth)
     p.save(tree)
     p.out += b"."  # STOP
-    return bytes(p.out), p.storages
+    return bytes(p.out), p.storages, p.numpy_keys
 
 
 def _aligned_member(z: zipfile.ZipFile, f, name: str, data) -> None:
@@ -378,10 +397,10 @@ def _aligned_member(z: zipfile.ZipFile, f, name: str, data) -> None:
 
 
 def write_torch_zip(f, tree, archive: str = "archive", max_depth: int = 100) -> None:
-    """Writes `tree` (plain containers and values, NumPy arrays as its tensors) to the binary
+    """Writes `tree` (plain containers and values, SavedTensors and NumPy arrays) to the binary
     file f in torch.save's zip format (see above)."""
-    pkl, storages = torch_pickle(tree, max_depth)
-    write_torch_records(f, pkl, storages, archive)
+    pkl, storages, numpy_keys = torch_pickle(tree, max_depth)
+    write_torch_records(f, pkl, storages, archive, {NUMPY_RECORD: "\n".join(numpy_keys).encode()} if numpy_keys else None)
 
 
 def pickle_objects(obj):

@@ -6,10 +6,11 @@
     model.load_state_dict(ckpt["model"])
     optimizer.load_state_dict(ckpt["optimizer"])
 
-What can be saved: a tree of dicts (str or int keys), lists and tuples whose leaves are NumPy
-arrays, glassgrad Tensors, NumPy scalars and plain Python values (int, float, str, bool, None).
-load() returns the same tree, with every array and tensor as a NumPy array (load_state_dict and
-glassgrad.tensor take those). Anything else, a whole model above all (torch.save(model, f)), is
+What can be saved: a tree of dicts (str or int keys), lists and tuples whose leaves are glassgrad
+Tensors, NumPy arrays, NumPy scalars and plain Python values (int, float, str, bool, None).
+load() returns the same tree, as torch.load does: every tensor a Tensor of its saved dtype
+(bfloat16 included) on the device it was saved on, or where map_location puts it; every NumPy
+array (and NumPy scalar) a NumPy array. Anything else, a whole model above all (torch.save(model, f)), is
 pickled as torch.save pickles it (_checkpoint_objects.py), and load() gives it back with glassgrad
 Tensors and Parameters, under PyTorch's weights_only rules: its classes must be allowlisted
 (serialization.safe_globals) or the load asked for with weights_only=False.
@@ -58,8 +59,8 @@ import numpy as np
 
 from . import _C
 from ._checkpoint_objects import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
-from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, is_torch_zip, load_pytorch_bytes, pickle_objects,
-                                 torch_pickle, write_torch_records, write_torch_zip)
+from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, SavedTensor, is_torch_zip, load_pytorch_bytes,
+                                 pickle_objects, torch_pickle, write_torch_records, write_torch_zip)
 
 __all__ = ["save", "load", "CheckpointError", "CheckpointNotFoundError", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals", "default_format"]
@@ -155,16 +156,16 @@ def _member_name(path: Tuple, arrays: Dict[str, np.ndarray]) -> str:
 
 
 def _plain(obj, path: Tuple = ()):
-    """`obj` with every tensor and NumPy scalar as a NumPy array, every dict a dict (OrderedDicts
-    stay OrderedDicts) and every list and tuple a list and tuple, after checking that it holds
-    only what a checkpoint can: TypeError naming the entry otherwise."""
+    """`obj` with every tensor a SavedTensor, every NumPy scalar a NumPy array, every dict a dict
+    (OrderedDicts stay OrderedDicts) and every list and tuple a list and tuple, after checking
+    that it holds only what a checkpoint can: TypeError naming the entry otherwise."""
     where = "the object" if not path else "entry " + "/".join(str(p) for p in path)
     if len(path) > _MAX_DEPTH:
         raise TypeError(f"glassgrad.save: {where} is nested more than {_MAX_DEPTH} levels deep (a tree that "
                         f"contains itself?)\n  fix: save a flatter structure")
     from ._tensor import BFLOAT16_BITS, stored_array
     if _is_tensor(obj):
-        obj = stored_array(obj)
+        return SavedTensor(np.array(stored_array(obj), order="C"), str(obj.device))
     if isinstance(obj, (np.ndarray, np.generic)):
         arr = np.array(obj, order="C")  # a C-ordered copy; keeps 0-d arrays 0-d (ascontiguousarray would not)
         if arr.dtype.kind not in "biuf" and arr.dtype != BFLOAT16_BITS:
@@ -189,13 +190,18 @@ def _plain(obj, path: Tuple = ()):
 
 def _encode(obj, path: Tuple, arrays: Dict[str, np.ndarray]):
     """The JSON tree of a _plain tree for the safetensors and npz formats; its arrays go into
-    `arrays` under their member names."""
-    if isinstance(obj, np.ndarray):
+    `arrays` under their member names. A tensor's node records its device, and "bfloat16" for a
+    bfloat16 tensor, whose values are stored widened to float32 (exactly: these formats have no
+    bfloat16 that NumPy reads)."""
+    if isinstance(obj, (np.ndarray, SavedTensor)):
         from ._tensor import BFLOAT16_BITS
+        arr = obj.array if isinstance(obj, SavedTensor) else obj
         name = _member_name(path, arrays)
-        # these formats have no bfloat16 NumPy reads: widened to float32 (exactly), as load gives it
-        arrays[name] = (obj.view("<u2").astype(np.uint32) << 16).view(np.float32) if obj.dtype == BFLOAT16_BITS else obj
-        return {"t": "array", "k": name}
+        bf16 = arr.dtype == BFLOAT16_BITS
+        arrays[name] = (arr.view("<u2").astype(np.uint32) << 16).view(np.float32) if bf16 else arr
+        if isinstance(obj, np.ndarray):
+            return {"t": "array", "k": name}
+        return {"t": "tensor", "k": name, "device": obj.location, **({"dtype": "bfloat16"} if bf16 else {})}
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return {"t": "value", "v": obj}
     if isinstance(obj, dict):
@@ -208,22 +214,29 @@ class _Damaged(Exception):
     """Internal: what is wrong with a file's metadata, turned into a CheckpointError by load()."""
 
 
-def _decode(node, arrays: Dict[str, np.ndarray], where: str = "", depth: int = 0):
+def _decode(node, arrays: Dict[str, np.ndarray], where: str = "", depth: int = 0, map_location=None):
     """The tree _encode made, checked node by node: a damaged or hostile file raises _Damaged
-    naming the entry, never an AttributeError, KeyError, TypeError or RecursionError."""
+    naming the entry, never an AttributeError, KeyError, TypeError or RecursionError. Tensors
+    are placed by map_location (as torch.load's)."""
     at = f" at {where}" if where else " at the top"
     if depth > _MAX_DEPTH:
         raise _Damaged(f"the tree is nested more than {_MAX_DEPTH} levels deep{at}")
     if not isinstance(node, dict):
         raise _Damaged(f"an entry{at} is a {type(node).__name__}, not an object")
     t = node.get("t")
-    if t == "array":
+    if t in ("array", "tensor"):
         k = node.get("k")
         if not isinstance(k, str):
-            raise _Damaged(f"the array entry{at} has no name")
+            raise _Damaged(f"the {t} entry{at} has no name")
         if k not in arrays:
             raise _Damaged(f"the checkpoint names an array '{k}'{at} that the file does not hold")
-        return arrays[k]
+        if t == "array":
+            return arrays[k]
+        device, dtype = node.get("device", "cpu"), node.get("dtype")
+        if not isinstance(device, str) or dtype not in (None, "bfloat16"):
+            raise _Damaged(f"the tensor entry{at} has a device {device!r} or dtype {dtype!r} glassgrad does not know")
+        from ._checkpoint_objects import tensor_of
+        return tensor_of(arrays[k], device, map_location, dtype=dtype)
     if t == "value":
         v = node.get("v")
         if v is not None and not isinstance(v, (bool, int, float, str)):
@@ -242,9 +255,10 @@ def _decode(node, arrays: Dict[str, np.ndarray], where: str = "", depth: int = 0
             k, v = item
             if isinstance(k, bool) or not isinstance(k, (str, int)):
                 raise _Damaged(f"a dict key{at} is a {type(k).__name__}, not a str or int")
-            out[k] = _decode(v, arrays, f"{where}/{k}" if where else str(k), depth + 1)
+            out[k] = _decode(v, arrays, f"{where}/{k}" if where else str(k), depth + 1, map_location)
         return out
-    values = [_decode(v, arrays, f"{where}/{i}" if where else str(i), depth + 1) for i, v in enumerate(items)]
+    values = [_decode(v, arrays, f"{where}/{i}" if where else str(i), depth + 1, map_location)
+              for i, v in enumerate(items)]
     return values if t == "list" else tuple(values)
 
 
@@ -555,18 +569,19 @@ def _tree(path: str, raw: bytes, weights_only: bool = True, map_location=None) -
             raise _Damaged(f"the array '{name}' {list(arrays[name].shape)} {arrays[name].dtype} does not match its "
                            f"checksum: its bytes were changed after saving\n  cause: a damaged disk or copy, or a "
                            f"file edited by another program")
-    return _decode(doc["tree"], arrays)
+    return _decode(doc["tree"], arrays, map_location=map_location)
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args) -> Any:
     """Reads a checkpoint (a path or a binary file object) written by save() in any format, by an
-    earlier glassgrad, or by torch.save (its zip format), and returns its tree with every tensor
-    as a NumPy array (load_state_dict and glassgrad.tensor take those; the arrays are on the host
-    whatever map_location says). A safetensors or npz file from elsewhere comes back as a flat
-    {name: array} dict.
+    earlier glassgrad, or by torch.save (its zip format), and returns its tree as torch.load
+    does: tensors as glassgrad Tensors of their saved dtypes, placed by map_location (None: where
+    they were saved; a device or string; a {saved: new} dict; a function of (storage, location)),
+    Parameters as Parameters, and the NumPy arrays save() was given as NumPy arrays. A
+    safetensors or npz file from elsewhere comes back as a flat {name: array} dict.
 
-    A file of whole objects (save(model, f)) comes back with glassgrad Tensors and Parameters,
-    placed by map_location as torch.load places them (None: where they were saved). Its classes
+    A file of whole objects (save(model, f)) comes back with glassgrad Tensors and Parameters
+    placed the same way. Its classes
     follow torch.load's rules: weights_only=True (the default, None) constructs only those
     allowlisted with serialization.safe_globals / add_safe_globals; weights_only=False also
     glassgrad's layers, optimizers and schedulers and subclasses of them already imported (a

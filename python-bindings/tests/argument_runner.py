@@ -154,6 +154,7 @@ def gg_state(row: Row) -> Dict[str, np.ndarray]:
     rng = np.random.default_rng(5)
     state = {}
     for k, v in layer.state_dict().items():
+        v = v.numpy()
         if v.dtype.kind == "f" and "running_var" not in k:
             v = v + 0.1 * rng.standard_normal(v.shape)
         elif "running_var" in k:

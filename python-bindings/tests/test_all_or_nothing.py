@@ -45,7 +45,7 @@ def test_load_state_dict_with_a_bad_last_entry_changes_nothing():
     with pytest.raises(gg.ShapeError, match=last.replace(".", r"\.")):
         model.load_state_dict(state)
     _assert_same(_snapshot(model), before)
-    state[last] = np.array(["a"] * model.state_dict()[last].size).reshape(model.state_dict()[last].shape)
+    state[last] = np.array(["a"] * model.state_dict()[last].numel()).reshape(model.state_dict()[last].shape)
     with pytest.raises(gg.DTypeError, match=last.replace(".", r"\.")):
         model.load_state_dict(state)
     _assert_same(_snapshot(model), before)

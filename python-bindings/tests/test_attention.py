@@ -99,7 +99,7 @@ def test_multihead_attention_state_dict_loads_both_ways_with_torchs():
     ours.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     assert list(ours.state_dict()) == list(theirs.state_dict())
     back = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=True)
-    back.load_state_dict({k: torch.from_numpy(v) for k, v in ours.state_dict().items()})
+    back.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in ours.state_dict().items()})
     x = np.random.default_rng(5).standard_normal((3, 4, 8)).astype(np.float32)
     ours.eval(), back.eval()
     with torch.no_grad():

@@ -114,7 +114,7 @@ def test_forward_output_size_picks_the_output_padding(torch, size):
     x = np.random.default_rng(3).standard_normal((2, 4, 5, 5))
     mine = gg.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1).double()
     theirs = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1).double()
-    theirs.load_state_dict({k: torch.tensor(v) for k, v in mine.state_dict().items()})
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in mine.state_dict().items()})
     got = mine(gg.tensor(x), output_size=size)
     want = theirs(torch.tensor(x), output_size=size)
     assert tuple(got.shape) == tuple(want.shape)
@@ -145,7 +145,7 @@ def test_conv1d_layer_with_padding_modes_matches_torch(torch, mode):
     x = np.random.default_rng(5).standard_normal((2, 3, 11))
     mine = gg.nn.Conv1d(3, 4, 3, padding=2, dilation=2, padding_mode=mode).double()
     theirs = torch.nn.Conv1d(3, 4, 3, padding=2, dilation=2, padding_mode=mode).double()
-    theirs.load_state_dict({k: torch.tensor(v) for k, v in mine.state_dict().items()})
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in mine.state_dict().items()})
     np.testing.assert_allclose(mine(gg.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(), rtol=1e-12,
                                atol=1e-12)
 

@@ -143,7 +143,7 @@ def test_from_pretrained_copies_the_table_and_freezes_by_default():
 def test_state_dict_loads_both_ways_with_torch():
     ours = nn.Embedding(7, 4, padding_idx=0)
     theirs = torch.nn.Embedding(7, 4, padding_idx=0)
-    theirs.load_state_dict({k: torch.tensor(v) for k, v in ours.state_dict().items()})
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
     x = np.array([[0, 3], [6, 6]])
     _close(ours(gg.tensor(x)).detach().numpy(), theirs(torch.tensor(x)), 1e-6)
     ours.load_state_dict({k: v.numpy() for k, v in torch.nn.Embedding(7, 4).state_dict().items()})

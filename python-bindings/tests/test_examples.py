@@ -223,7 +223,7 @@ def test_lstm_lm_model_is_word_language_model_s_and_loads_torch_weights(torch):
     enc, rnn, dec = torch.nn.Embedding(50, 8), torch.nn.LSTM(8, 12, 2), torch.nn.Linear(12, 50)
     theirs = {"encoder": enc, "rnn": rnn, "decoder": dec}
     for name, layer in theirs.items():
-        layer.double().load_state_dict({k.split(".", 1)[1]: torch.tensor(v) for k, v in ours.state_dict().items()
+        layer.double().load_state_dict({k.split(".", 1)[1]: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()
                                         if k.startswith(name + ".")})
     assert sorted(ours.state_dict()) == sorted(f"{n}.{k}" for n, l in theirs.items() for k in l.state_dict())
     x = np.random.default_rng(0).integers(0, 50, (7, 3))
@@ -309,7 +309,7 @@ def test_dcgan_models_are_pytorch_s_and_load_torch_weights(torch):
     net = ex.Generator(100, 8, 1).double()
     theirs = torch.nn.Sequential(*ex.generator_layers(torch.nn, 100, 8, 1)).double()
     assert [k.split("main.", 1)[1] for k in net.state_dict()] == list(theirs.state_dict())
-    theirs.load_state_dict({k.split("main.", 1)[1]: torch.tensor(v) for k, v in net.state_dict().items()})
+    theirs.load_state_dict({k.split("main.", 1)[1]: torch.tensor(v.numpy()) for k, v in net.state_dict().items()})
     z = np.random.default_rng(0).standard_normal((4, 100, 1, 1))
     np.testing.assert_allclose(net(gg.tensor(z)).detach().numpy(), theirs(torch.tensor(z)).detach().numpy(), rtol=1e-9,
                                atol=1e-10)

@@ -70,7 +70,7 @@ def test_lbfgs_takes_torchs_steps(line_search_fn):
     Y = np.sin(X.sum(1, keepdims=True))
     gm = nn.Sequential(nn.Linear(3, 8), nn.Tanh(), nn.Linear(8, 1)).double()
     tm = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).double()
-    tm.load_state_dict({k: torch.tensor(v) for k, v in gm.state_dict().items()})
+    tm.load_state_dict({k: torch.tensor(v.numpy()) for k, v in gm.state_dict().items()})
     kw = dict(lr=0.8, history_size=3, max_iter=6, line_search_fn=line_search_fn)
     go, to = gg.optim.LBFGS(gm.parameters(), **kw), torch.optim.LBFGS(tm.parameters(), **kw)
     x, y, xt, yt = gg.tensor(X), gg.tensor(Y), torch.tensor(X), torch.tensor(Y)
@@ -108,7 +108,7 @@ def test_lbfgs_state_dict_round_trip_continues_the_same_iteration(tmp_path):
     opt = gg.optim.LBFGS(layer.parameters(), max_iter=3, history_size=4)
     opt.step(closure_for(opt))
     gg.save(opt.state_dict(), str(tmp_path / "opt.pt"))
-    weights = {k: v.copy() for k, v in layer.state_dict().items()}
+    weights = {k: v.clone() for k, v in layer.state_dict().items()}
     opt.step(closure_for(opt))
     want = layer.weight.detach().numpy().copy()
     layer.load_state_dict(weights)

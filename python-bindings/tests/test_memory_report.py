@@ -14,7 +14,7 @@ def _setup(width=8, batch=8):
 def test_report_runs_nothing_and_leaves_parameters_untouched():
     model, step, x, y = _setup()
     step(x, y)  # creates the optimizer state
-    before = {k: v.copy() for k, v in model.state_dict().items()}
+    before = {k: v.clone() for k, v in model.state_dict().items()}
     report = gg.memory_report(step, x, y)
     for k, v in model.state_dict().items():
         np.testing.assert_array_equal(v, before[k], err_msg=k)
@@ -29,7 +29,7 @@ def test_a_compiled_step_is_planned_without_running_under_its_memory_limit():
     plain = gg.memory_report(step, x, y)
     limit = int(0.75 * (plain.arena + plain.outputs))
     compiled = gg.compile(step, memory_limit=limit)
-    before = {k: v.copy() for k, v in model.state_dict().items()}
+    before = {k: v.clone() for k, v in model.state_dict().items()}
     for _ in range(3):  # the calls that would warm up, record and replay it
         report = gg.memory_report(compiled, x, y)
         assert report.plan.recomputed_steps > plain.plan.recomputed_steps

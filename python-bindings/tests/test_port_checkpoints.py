@@ -109,10 +109,11 @@ def test_load_pytorch_reads_a_torch_save_file(torch, tmp_path):
                 "bf16": torch.tensor([1.5, -2.25], dtype=torch.bfloat16)}, path)
     ckpt = gg.load_pytorch(path)
     assert ckpt["epoch"] == 3
-    np.testing.assert_array_equal(ckpt["half"], half.numpy())
-    np.testing.assert_array_equal(ckpt["bf16"], np.array([1.5, -2.25], np.float32))
+    assert ckpt["half"].dtype == gg.float16 and ckpt["bf16"].dtype == gg.bfloat16  # tensors, as torch.load's
+    np.testing.assert_array_equal(ckpt["half"].numpy(), half.numpy())
+    np.testing.assert_array_equal(ckpt["bf16"].float().numpy(), np.array([1.5, -2.25], np.float32))
     for k, v in t.state_dict().items():
-        np.testing.assert_array_equal(ckpt["model"][k], v.numpy(), err_msg=k)
+        np.testing.assert_array_equal(ckpt["model"][k].numpy(), v.numpy(), err_msg=k)
     g = _glassgrad_net()
     g.load_state_dict(ckpt["model"])
     gopt = gg.SGD(g.parameters(), lr=1.0, momentum=0.5)

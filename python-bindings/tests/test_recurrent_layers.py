@@ -22,7 +22,7 @@ def _pair(mode, *args, seed=0, dtype="float64", **kwargs):
         mine = mine.double()
     theirs = getattr(torch.nn, mode)(*args, **kwargs)
     theirs = theirs.double() if dtype == "float64" else theirs
-    theirs.load_state_dict({k: torch.from_numpy(v) for k, v in mine.state_dict().items()})
+    theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in mine.state_dict().items()})
     return mine, theirs
 
 
@@ -190,7 +190,7 @@ def test_state_dicts_load_both_ways(mode, kwargs):
     assert list(mine.state_dict()) == list(theirs.state_dict())
     for (k, a), (_, b) in zip(mine.state_dict().items(), theirs.state_dict().items()):
         assert a.shape == tuple(b.shape), k
-    theirs.load_state_dict({k: torch.from_numpy(v) for k, v in mine.state_dict().items()})
+    theirs.load_state_dict({k: torch.from_numpy(v.numpy()) for k, v in mine.state_dict().items()})
     mine2 = getattr(nn, mode)(3, 5, **kwargs)
     mine2.load_state_dict({k: v.numpy() for k, v in theirs.state_dict().items()})
     for k, v in mine.state_dict().items():

@@ -90,8 +90,9 @@ def test_load_reads_torch_save_files(torch, tmp_path):
     torch.save({"w": torch.arange(6.0).view(2, 3).t(), "h": torch.ones(2, dtype=torch.bfloat16), "n": 3},
                tmp_path / "t.pt")
     back = gg.load(tmp_path / "t.pt")
-    np.testing.assert_array_equal(back["w"], np.arange(6.0, dtype=np.float32).reshape(2, 3).T)
-    assert back["h"].dtype == np.float32 and back["n"] == 3
+    assert isinstance(back["w"], gg.Tensor) and isinstance(back["h"], gg.Tensor)
+    np.testing.assert_array_equal(back["w"].numpy(), np.arange(6.0, dtype=np.float32).reshape(2, 3).T)
+    assert back["h"].dtype == gg.bfloat16 and back["n"] == 3
 
 
 def test_file_objects_and_torch_signature(tmp_path):
@@ -192,7 +193,7 @@ def test_records_are_aligned_like_torch_save(tmp_path):
 
 
 def test_hand_written_pickle_is_what_pickle_reads():
-    data, storages = pytorch_checkpoint.torch_pickle({"x": [1, (2.5, None)], 7: "s"})
-    assert storages == []
+    data, storages, numpy_keys = pytorch_checkpoint.torch_pickle({"x": [1, (2.5, None)], 7: "s"})
+    assert storages == [] and numpy_keys == []
     import pickle
     assert pickle.loads(data) == {"x": [1, (2.5, None)], 7: "s"}

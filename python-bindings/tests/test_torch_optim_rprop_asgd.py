@@ -94,7 +94,7 @@ def test_asgd_matches_numpy_and_torch(kwargs):
         ours = gopt.state_dict()["state"][1]
         assert list(ours) == list(theirs) == ["step", "eta", "mu", "ax"]
         for key in ("eta", "mu"):  # float32 scalars, as PyTorch's
-            assert ours[key].dtype == np.float32
+            assert ours[key].dtype == gg.float32
             assert float(ours[key]) == float(theirs[key])
         np.testing.assert_allclose(ours["ax"], theirs["ax"].numpy(), rtol=tol, atol=tol)
 

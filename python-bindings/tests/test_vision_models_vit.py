@@ -114,10 +114,11 @@ def test_interpolate_embeddings_resizes_the_patch_grid_for_a_new_image_size():
     gg.manual_seed(0)
     small = _tiny(num_classes=3)  # 32 / 8: a 4 x 4 grid of patches
     state = small.state_dict()
-    pos = state["encoder.pos_embedding"].copy()
+    pos = state["encoder.pos_embedding"].numpy()  # a copy
     assert interpolate_embeddings(32, 8, state)["encoder.pos_embedding"] is state["encoder.pos_embedding"]
     new = interpolate_embeddings(56, 8, dict(state), reset_heads=True)  # a 7 x 7 grid
-    resized = new["encoder.pos_embedding"]
+    assert type(new["encoder.pos_embedding"]) is gg.Tensor  # a tensor, as torchvision's
+    resized = new["encoder.pos_embedding"].numpy()
     assert resized.shape == (1, 50, 16) and not any(k.startswith("heads") for k in new)
     np.testing.assert_array_equal(resized[:, 0], pos[:, 0])  # the class token's row is kept
     grid, old = resized[0, 1:].reshape(7, 7, 16), pos[0, 1:].reshape(4, 4, 16)
@@ -126,7 +127,7 @@ def test_interpolate_embeddings_resizes_the_patch_grid_for_a_new_image_size():
     # Bilinear interpolation reproduces a linear ramp between grid points.
     ramp = np.tile(np.arange(4, dtype=np.float32)[None, :, None], (4, 1, 16)).reshape(1, 16, 16)
     state["encoder.pos_embedding"] = np.concatenate([pos[:, :1], ramp], 1)
-    out = interpolate_embeddings(56, 8, state, interpolation_mode="bilinear")["encoder.pos_embedding"]
+    out = interpolate_embeddings(56, 8, state, interpolation_mode="bilinear")["encoder.pos_embedding"]  # an array in
     np.testing.assert_allclose(out[0, 1:8, 0], np.linspace(0, 3, 7), rtol=1e-5, atol=1e-6)
     big = models.VisionTransformer(image_size=56, patch_size=8, num_layers=2, num_heads=2, hidden_dim=16, mlp_dim=32,
                                    num_classes=3)

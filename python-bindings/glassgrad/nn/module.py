@@ -130,17 +130,17 @@ def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
                             f"saved before its first forward); the model's is {list(t.shape)}\n"
                             f"  fix: run one forward pass of the lazy model before calling state_dict()")
     try:
-        arr = value.numpy(force=True) if isinstance(value, Tensor) else np.asarray(value)
+        arr = value._values() if isinstance(value, Tensor) else np.asarray(value)
     except Exception as e:  # whatever the object is, say which entry it was
         raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
-                                      f"  fix: pass the arrays model.state_dict() returned") from None
+                                      f"  fix: pass the tensors model.state_dict() returned") from None
     if tuple(arr.shape) != tuple(t.shape):
         raise StateDictShapeError(f"load_state_dict: size mismatch for {name}: copying a param with shape "
                                   f"{list(arr.shape)} from checkpoint, the shape in current model is "
                                   f"{list(t.shape)}\n  fix: build the model with the same layer sizes")
     if arr.dtype.kind not in "biuf":
         raise _C.DTypeError(f"load_state_dict: '{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}\n"
-                            f"  fix: pass numeric arrays, as model.state_dict() returns")
+                            f"  fix: pass numeric tensors or arrays, as model.state_dict() returns")
     return arr
 
 
@@ -612,13 +612,14 @@ class Module:
                            "override set_extra_state() when you override get_extra_state()")
 
     def state_dict(self, *, destination=None, prefix: str = "",
-                   keep_vars: bool = False) -> "OrderedDict[str, Union[np.ndarray, Tensor]]":
-        """Parameters and persistent buffers as NumPy arrays under PyTorch's names and in its
-        order ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
-        "bn1.running_var", "bn1.num_batches_tracked", ...): a PyTorch model of the same
-        architecture loads it (after torch.from_numpy), and glassgrad loads PyTorch's. bfloat16
-        entries come as float32 (exactly: NumPy has no bfloat16). keep_vars=True gives the
-        Parameters and buffers themselves; `destination` (a dict) is filled and returned."""
+                   keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
+        """Parameters and persistent buffers under PyTorch's names and in its order
+        ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
+        "bn1.running_var", "bn1.num_batches_tracked", ...), as PyTorch's: each entry a detached
+        tensor sharing memory with its parameter or buffer (sd["w"].copy_(x) writes the model, and
+        the entries change as training updates the model: copy.deepcopy(model.state_dict()) keeps
+        a snapshot), in its dtype and on its device. keep_vars=True gives the Parameters and
+        buffers themselves; `destination` (a dict) is filled and returned."""
         from . import state_dict_hooks as _sd
         _sd.before_save(self, prefix, keep_vars)
         out = OrderedDict() if destination is None else destination
@@ -628,13 +629,13 @@ class Module:
             if isinstance(t, _ExtraState):
                 out[prefix + name] = t.module.get_extra_state()
                 continue
-            out[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t._values()
+            out[prefix + name] = t if keep_vars or getattr(t, "cls_to_become", None) else t.detach()
         _sd.after_save(self, out, prefix)
         return out
 
-    def load_state_dict(self, state: Dict[str, np.ndarray], strict: bool = True, assign: bool = False):
-        """Copies arrays (NumPy arrays, or anything np.asarray reads: CPU torch tensors too) into
-        the parameters and buffers of the same names; shapes must match, dtypes are converted to
+    def load_state_dict(self, state: Dict[str, Union[Tensor, np.ndarray]], strict: bool = True, assign: bool = False):
+        """Copies the entries (tensors, NumPy arrays, or anything np.asarray reads: CPU torch
+        tensors too) into the parameters and buffers of the same names; shapes must match, dtypes are converted to
         the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
         when either is not empty. assign=True makes the entries' values (dtype included) the
         module's new Parameters and buffers instead of copying into the existing ones. Load hooks

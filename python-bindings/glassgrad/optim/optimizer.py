@@ -526,12 +526,13 @@ class Optimizer(OptimizerHooks):
 
     # ---- checkpoints ----
     def state_dict(self) -> Dict[str, Any]:
-        """The optimizer's state as NumPy arrays, in PyTorch's layout: parameters are numbered
-        across the groups in order, state is keyed by that number, and each group lists its
-        numbers under 'params' next to its hyperparameters:
+        """The optimizer's state in PyTorch's layout: parameters are numbered across the groups in
+        order, state is keyed by that number, and each group lists its numbers under 'params'
+        next to its hyperparameters; the state entries are the optimizer's own tensors, as
+        PyTorch's (copy.deepcopy(optimizer.state_dict()) keeps a snapshot):
 
             {"optimizer": "Adam",
-             "state": {0: {"step": array(int64), "exp_avg": array, "exp_avg_sq": array}, 1: ...},
+             "state": {0: {"step": tensor(int64), "exp_avg": tensor, "exp_avg_sq": tensor}, 1: ...},
              "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), ..., "params": [0, 1, ...]}]}
 
         SGD keeps "momentum_buffer" per parameter (none without momentum); Adam keeps both moments
@@ -543,7 +544,7 @@ class Optimizer(OptimizerHooks):
             for p in g["params"]:
                 st = self.state.get(p)
                 if st:
-                    state[index] = {name: (t.numpy(force=True) if isinstance(t, Tensor) else t) for name, t in st.items()}
+                    state[index] = dict(st)
                 numbers.append(index)
                 index += 1
             saved = {k: v for k, v in g.items() if k != "params"}
@@ -553,7 +554,7 @@ class Optimizer(OptimizerHooks):
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         """Restores what state_dict() returned (e.g. from glassgrad.load, or a PyTorch optimizer's
-        state_dict converted to NumPy): hyperparameters group by group, and the state of each
+        state_dict, tensors or NumPy arrays): hyperparameters group by group, and the state of each
         parameter by position. The optimizer must be of the same class and built over parameters
         of the same shapes, in the same groups and order."""
         name = type(self).__name__
@@ -597,7 +598,7 @@ class Optimizer(OptimizerHooks):
             for sname, arr in st.items():
                 if arr is None:
                     continue
-                arr = np.asarray(arr)
+                arr = arr._values() if isinstance(arr, Tensor) else np.asarray(arr)
                 if sname == "step" or (arr.ndim == 0 and arr.dtype.kind in "iu"):
                     arr = np.asarray(arr, dtype=np.float64).round().astype(np.int64)  # PyTorch keeps float steps
                 elif sname in self._SCALAR_STATE and arr.size == 1:

@@ -227,10 +227,11 @@ def vit_h_14(*, weights: Any = None, progress: bool = True, **kwargs: Any) -> Vi
 def interpolate_embeddings(image_size: int, patch_size: int, model_state: MutableMapping[str, Any],
                            interpolation_mode: str = "bicubic", reset_heads: bool = False) -> MutableMapping[str, Any]:
     """torchvision.models.vision_transformer.interpolate_embeddings: a state_dict (glassgrad's
-    NumPy arrays, tensors, or torch's CPU tensors) whose encoder.pos_embedding is resized for
+    tensors, NumPy arrays, or torch's CPU tensors) whose encoder.pos_embedding is resized for
     image_size: the class token's row kept, the patch rows as a square grid interpolated
     (align_corners=True) to image_size // patch_size a side. The new embedding is stored in
-    model_state (a float32 NumPy array); reset_heads=True returns an OrderedDict without the heads."""
+    model_state (a float32 glassgrad tensor on the entry's device, or a NumPy array where the
+    entry was not a glassgrad tensor); reset_heads=True returns an OrderedDict without the heads."""
     value = model_state["encoder.pos_embedding"]
     pos = np.asarray(value.detach().cpu().numpy() if hasattr(value, "detach") else value)
     n, seq_length, hidden_dim = pos.shape
@@ -249,7 +250,8 @@ def interpolate_embeddings(image_size: int, patch_size: int, model_state: Mutabl
             resized = F.interpolate(tensor(grid), size=image_size // patch_size, mode=interpolation_mode,
                                     align_corners=True).numpy(force=True)
         resized = resized.reshape(1, hidden_dim, new_seq_length - 1).transpose(0, 2, 1)
-        model_state["encoder.pos_embedding"] = np.concatenate([pos[:, :1, :], resized], 1).astype(np.float32)
+        new = np.concatenate([pos[:, :1, :], resized], 1).astype(np.float32)
+        model_state["encoder.pos_embedding"] = tensor(new, device=value.device) if isinstance(value, Tensor) else new
         if reset_heads:
             model_state = OrderedDict((k, v) for k, v in model_state.items() if not k.startswith("heads"))
     return model_state

@@ -1,0 +1,59 @@
+"""Tensor.storage() and untyped_storage() as PyTorch's present them to scripts (what dlwpt-code's
+chapter 3 shows): sizes, elements, printing, data_ptr, and writes that reach the tensor and its
+views; checked against the installed torch."""
+import warnings
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+POINTS = [[4.0, 1.0], [5.0, 3.0], [2.0, 1.0]]
+
+
+def _storage(t):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # TypedStorage is deprecated (both warn)
+        return t.storage()
+
+
+def test_storage_of_a_tensor_and_its_views_matches_torch(torch):
+    for make in (lambda lib: lib.tensor(POINTS), lambda lib: lib.tensor(POINTS)[1], lambda lib: lib.tensor(POINTS).t(),
+                 lambda lib: lib.arange(24, dtype=lib.int16).reshape(2, 3, 4)[:, 1:, ::2]):
+        ours, theirs = _storage(make(gg)), _storage(make(torch))
+        assert (ours.size(), len(ours), ours.tolist(), list(ours)) == (theirs.size(), len(theirs), theirs.tolist(),
+                                                                        list(theirs))
+        assert (ours.element_size(), ours.nbytes()) == (theirs.element_size(), theirs.nbytes())
+        assert [ours[i] for i in (0, 1, -1)] == [theirs[i] for i in (0, 1, -1)]
+        assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1] and str(ours.device) == "cpu"
+        assert repr(ours).split("[")[0] == repr(theirs).split("[")[0]  # the elements, one a line
+        assert repr(ours).endswith(f"(dtype={ours.dtype}, device=cpu) of size {ours.size()}]")
+        u, tu = make(gg).untyped_storage(), make(torch).untyped_storage()
+        assert (u.size(), u.nbytes(), u.tolist()) == (tu.size(), tu.nbytes(), tu.tolist())
+
+
+def test_storage_writes_reach_the_tensor_and_every_view(torch):
+    ours, theirs = gg.tensor(POINTS), torch.tensor(POINTS)
+    for t in (ours, theirs):
+        _storage(t)[0] = 2.0
+        _storage(t.t())[3] = -1.0  # element 3 of the shared storage is t[1, 1]
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    row = ours[2]
+    _storage(row)[5] = 9.0
+    assert ours[2, 1].item() == 9.0 and _storage(row).data_ptr() == ours.data_ptr()
+    with pytest.raises(gg.GlassgradError, match="lies outside this tensor"):
+        _storage(row)[0] = 1.0  # not reachable through the row: refused, nothing changes
+    assert ours[0, 0].item() == 2.0
+    w = gg.nn.Linear(2, 2).weight  # a parameter: written without recording gradients
+    _storage(w)[0] = 0.5
+    assert w[0, 0].item() == 0.5 and w.requires_grad and w.is_leaf
+
+
+def test_storage_errors_and_predicates():
+    s = _storage(gg.tensor(POINTS))
+    with pytest.raises(IndexError, match="out of range"):
+        s[6]
+    with pytest.raises(TypeError, match="slices are only supported in UntypedStorage"):
+        s[1:3]
+    assert gg.is_storage(s) and gg.is_storage(gg.ones(2).untyped_storage()) and not gg.is_storage(gg.ones(2))
+    assert _storage(gg.tensor([1.5], dtype=gg.bfloat16)).tolist() == [1.5]
