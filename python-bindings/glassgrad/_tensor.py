@@ -11,7 +11,7 @@ import numbers
 import operator
 import warnings
 import weakref
-from typing import Dict, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -197,6 +197,19 @@ class _AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+def _make_handle(t: "Tensor"):
+    """The runtime leaf of a tensor that held a NumPy array (host_tensor): made once, after which
+    the array is dropped and never read again."""
+    try:
+        array = _ARRAY_SLOT.__get__(t, Tensor)
+    except AttributeError:
+        raise AttributeError(f"'{type(t).__name__}' object has no attribute '_h'", name="_h", obj=t) from None
+    handle = _C.lazy_leaf(_C.Tensor.from_numpy(array, "cpu", "sample"), "input", False, "")
+    _HANDLE_SLOT.__set__(t, handle)
+    _ARRAY_SLOT.__delete__(t)
+    return handle
 
 
 def _wrap(handle) -> "Tensor":
@@ -488,9 +501,20 @@ def _warn_float_of_grad() -> None:
 class Tensor:
     """A value of the static graph: shape and dtype are known at once; data when needed."""
 
-    __slots__ = ("_h", "__weakref__")
+    # _array: a CPU tensor made by host_tensor() holds its NumPy array instead of a handle until
+    # first used as a tensor (utils/data/_utils/array_tensor.py); ordinary tensors never set it.
+    __slots__ = ("_h", "_array", "__weakref__")
     __hash__ = object.__hash__
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
+
+    if not TYPE_CHECKING:  # hidden from mypy: it would make every attribute of a Tensor look defined
+        def __getattr__(self, name):
+            """Reached only when normal lookup fails: makes the handle of a tensor that still
+            holds its array (any use of `_h` is a use as a tensor); every other missing name is
+            an AttributeError as usual."""
+            if name == "_h":
+                return _make_handle(self)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'", name=name, obj=self)
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         """Tensor(data) copies data into the default float type, as torch.Tensor(data) does
@@ -1103,6 +1127,10 @@ class Tensor:
                     # source waits for it (docs/data-loading.md, "Copies to the GPU").
                     out = _wrap(_C.lazy_leaf(out._raw().to(d), "input", False, out.name))
                 else:
+                    if d != "cpu" and not _device.cuda_available():
+                        # as the realized path's copy does (and PyTorch's .to): refused at the
+                        # call, not later when the lazy copy runs
+                        _C.cuda_device_info(int(d.partition(":")[2]))
                     out = _op("ToDevice", [out], {"device": d})
         if copy and out is self:
             out = out.clone()
@@ -1434,5 +1462,7 @@ class Tensor:
         """How many in-place writes this tensor's storage has had (PyTorch's version counter)."""
         return self._h.version
 
+
+_HANDLE_SLOT, _ARRAY_SLOT = Tensor.__dict__["_h"], Tensor.__dict__["_array"]  # the slots' descriptors
 
 from . import _indexing, _inplace  # noqa: E402  (they import this module's names)

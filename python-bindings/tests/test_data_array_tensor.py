@@ -1,21 +1,24 @@
-"""ArrayTensor (glassgrad/utils/data/_utils/array_tensor.py): a CPU tensor holding its array that
-makes its runtime value on first use; default_collate stacks untouched ones without copies, and
-every other use sees an ordinary tensor."""
+"""Data pipeline tensors that hold their array until first used (glassgrad/utils/data/_utils/
+array_tensor.py): plain Tensors (type(ToTensor()(img)) is Tensor, as in PyTorch) whose runtime
+value is made on first use; default_collate stacks untouched ones without copies, and every
+other use sees an ordinary tensor."""
 import pickle
 
 import numpy as np
+import pytest
 
 import glassgrad as gg
-from glassgrad.utils.data import default_collate
-from glassgrad.utils.data._utils.array_tensor import ArrayTensor, host_array
+from glassgrad.utils.data import DataLoader, default_collate
+from glassgrad.utils.data._utils.array_tensor import host_array, host_tensor, sample_device_and_dtype, untouched_array
 from glassgrad.vision import transforms as T
 
 
-def test_metadata_needs_no_runtime_value():
+def test_collate_reads_the_array_without_making_a_runtime_value():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
-    t = ArrayTensor(a)
-    assert t.shape == (2, 3) and t.dtype == "float32" and t.device == "cpu"
-    assert t.untouched_array() is a and host_array(t) is a
+    t = host_tensor(a)
+    assert type(t) is gg.Tensor and untouched_array(t) is a and host_array(t) is a
+    batch = default_collate([t, host_tensor(a.copy())])
+    assert untouched_array(t) is a and tuple(batch.shape) == (2, 2, 3)
 
 
 def test_dtype_from_the_array_is_the_tensors_dtype():
@@ -24,12 +27,13 @@ def test_dtype_from_the_array_is_the_tensors_dtype():
     # the samples' dtypes default_collate compares are told apart.
     for np_dtype in (np.float32, np.float64, np.int64, np.int32, np.uint8, np.bool_, np.dtype(">f4"), np.dtype("<f8")):
         a = (np.arange(4) % 2).astype(np_dtype)
-        t = ArrayTensor(a.copy())
-        made = ArrayTensor(a.copy())
+        t = host_tensor(a.copy())
+        made = host_tensor(a.copy())
         _ = made._h  # makes the runtime value: dtype is the tensor's from here on
-        assert made.untouched_array() is None
-        assert t.dtype == made.dtype == gg.tensor(a).dtype, np_dtype
-    mixed = [ArrayTensor(np.zeros(2, np.float32)), ArrayTensor(np.zeros(2, np.float64))]
+        assert untouched_array(made) is None
+        assert sample_device_and_dtype(t) == ("cpu", made.dtype) and made.dtype == gg.tensor(a).dtype, np_dtype
+        assert untouched_array(t) is not None  # reading the dtype for collate made no handle
+    mixed = [host_tensor(np.zeros(2, np.float32)), host_tensor(np.zeros(2, np.float64))]
     try:
         default_collate(mixed)
     except gg.DTypeError as e:
@@ -39,30 +43,38 @@ def test_dtype_from_the_array_is_the_tensors_dtype():
 
 
 def test_any_tensor_use_makes_an_ordinary_tensor():
-    t = ArrayTensor(np.arange(3, dtype=np.float32))
-    assert isinstance(t, gg.Tensor)
+    t = host_tensor(np.arange(3, dtype=np.float32))
+    assert t.shape == (3,) and t.dtype == "float32" and str(t.device) == "cpu"
+    assert untouched_array(t) is None  # metadata is a use: the array is no longer read
     np.testing.assert_array_equal((t * 2 + 1).numpy(), [1, 3, 5])
-    assert t.untouched_array() is None  # the array is no longer read
     np.testing.assert_array_equal(host_array(t), [0, 1, 2])
-    assert t.shape == (3,) and t.dtype == "float32"
 
 
 def test_rebinding_the_handle_drops_the_array():
-    t = ArrayTensor(np.zeros(2, np.float32))
+    t = host_tensor(np.zeros(2, np.float32))
     other = gg.tensor(np.ones(2, np.float32), device="cpu")
     t._h = other._h
-    assert t.untouched_array() is None and t.numpy().tolist() == [1.0, 1.0]
+    assert untouched_array(t) is None and t.numpy().tolist() == [1.0, 1.0]
 
 
-def test_pickles_as_its_values():
-    t = pickle.loads(pickle.dumps(ArrayTensor(np.full(2, 7, np.int64))))
-    assert isinstance(t, gg.Tensor) and t.numpy().tolist() == [7, 7]
+def test_pickles_as_its_values_and_missing_attributes_raise_as_usual():
+    t = pickle.loads(pickle.dumps(host_tensor(np.full(2, 7, np.int64))))
+    assert type(t) is gg.Tensor and t.numpy().tolist() == [7, 7]
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_name'"):
+        gg.ones(1).no_such_name
+    with pytest.raises(AttributeError, match="has no attribute '_h'"):
+        gg.Tensor.__new__(gg.Tensor)._h
 
 
-def test_transforms_hand_collate_their_arrays():
+def test_transforms_hand_collate_their_arrays_and_give_plain_tensors(torch):
     samples = [T.ToTensor()(np.full((4, 4, 3), i, np.uint8)) for i in range(3)]
-    assert all(isinstance(s, ArrayTensor) and s.untouched_array() is not None for s in samples)
+    assert all(type(s) is gg.Tensor and untouched_array(s) is not None for s in samples)
+    assert type(torch.from_numpy(np.zeros((4, 4, 3), np.uint8))) is torch.Tensor  # what PyTorch's ToTensor gives
     batch = default_collate(samples)
-    assert batch.shape == (3, 3, 4, 4)
+    assert type(batch) is gg.Tensor and batch.shape == (3, 3, 4, 4)
     np.testing.assert_allclose(batch.numpy()[:, 0, 0, 0], np.arange(3) / 255, rtol=1e-6)
-    assert all(s.untouched_array() is not None for s in samples)  # stacking did not make handles
+    assert all(untouched_array(s) is not None for s in samples)  # stacking did not make handles
+    images = [np.full((2, 2, 3), i, np.uint8) for i in range(4)]
+    loader = DataLoader([(T.ToTensor()(im), i) for i, im in enumerate(images)], batch_size=2)
+    x, y = next(iter(loader))
+    assert type(x) is gg.Tensor and type(y) is gg.Tensor and x.shape == (2, 3, 2, 2) and y.tolist() == [0, 1]

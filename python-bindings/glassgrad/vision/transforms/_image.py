@@ -31,13 +31,13 @@ class Chw:
         self.array, self.device = array, device
 
     def tensor(self) -> Tensor:
-        """The tensor: on the CPU an ArrayTensor, which makes its runtime value only when used as
-        a tensor (a DataLoader's default_collate stacks the arrays directly)."""
+        """The tensor: on the CPU one that makes its runtime value only when used as a tensor
+        (a DataLoader's default_collate stacks the arrays directly; utils/data/_utils/array_tensor.py)."""
         a = self.array
         if self.device == "cpu":
-            from ...utils.data._utils.array_tensor import ArrayTensor
+            from ...utils.data._utils.array_tensor import host_tensor
             own = a.base is None and a.flags.c_contiguous and a.flags.writeable
-            return ArrayTensor(a if own else np.array(a, order="C"))
+            return host_tensor(a if own else np.array(a, order="C"))
         from ...utils.data._utils.pin_memory import new_tensor
         return new_tensor(np.ascontiguousarray(a), self.device)
 

@@ -1,22 +1,21 @@
-"""ArrayTensor: a CPU glassgrad Tensor that holds a NumPy array and makes its runtime value on
-first use. A data pipeline makes one tensor per sample (ToTensor, Normalize) and the collate
-function then only wants the samples' arrays back to stack them; an ArrayTensor that nothing else
-touched hands default_collate its array directly, so a sample costs no runtime allocation, copy
-or graph leaf. Any other use (an op, .numpy(), .shape through the handle, an in-place update)
-makes the handle first: from then on it is an ordinary tensor, and the array is never read again.
+"""Tensors of a data pipeline that hold their NumPy array until first used as a tensor. A pipeline
+makes one tensor per sample (ToTensor, Normalize) and the collate function then only wants the
+samples' arrays back to stack them; such a tensor that nothing else touched hands default_collate
+its array directly, so a sample costs no runtime allocation, copy or graph leaf. Any other use (an
+op, .numpy(), .shape, an in-place update, printing) makes its runtime value first (Tensor's
+__getattr__ for `_h`, _tensor.py): from then on it is an ordinary tensor, and the array is never
+read again. It is a plain glassgrad Tensor (type(ToTensor()(img)) is Tensor, as in PyTorch).
 
-Invariant: `_array` is private to the tensor (copied in, never handed out) while `_made` is None."""
+Invariant: the array is private to the tensor (copied in, never handed out but to collate, which
+only reads it) while the tensor has no handle."""
 from __future__ import annotations
 
-from typing import Dict
+from typing import Dict, Optional
 
 import numpy as np
 
-from .... import _C, _device
 from ...._dtypes import DTYPES, dtype
-from ...._size import Size
-from ...._tensor import Tensor
-
+from ...._tensor import _ARRAY_SLOT, _HANDLE_SLOT, Tensor
 
 # NumPy dtype -> glassgrad dtype, filled as dtypes are seen: np.dtype.name is computed in Python on
 # every read, and default_collate reads each sample's dtype (64 reads a batch of 64).
@@ -26,54 +25,41 @@ _DTYPE_OF: Dict[np.dtype, dtype] = {}
 def _dtype_of(np_dtype: np.dtype) -> dtype:
     found = _DTYPE_OF.get(np_dtype)
     if found is None:
-        found = _DTYPE_OF[np_dtype] = DTYPES[np_dtype.name]  # an unknown name raises KeyError, as before
+        found = _DTYPE_OF[np_dtype] = DTYPES[np_dtype.name]  # an unknown name raises KeyError
     return found
 
 
-class ArrayTensor(Tensor):
-    __slots__ = ("_array", "_made")
+def host_tensor(array: np.ndarray) -> Tensor:
+    """A CPU tensor of `array`'s values that keeps the array until used (the array must be the
+    tensor's own: C-contiguous, native byte order, held by nobody else)."""
+    t = Tensor.__new__(Tensor)
+    _ARRAY_SLOT.__set__(t, array)
+    return t
 
-    def __init__(self, array: np.ndarray):  # the array must be the tensor's own
-        self._array = array
-        self._made = None
 
-    @property
-    def _h(self):
-        if self._made is None:
-            self._made = _C.lazy_leaf(_C.Tensor.from_numpy(self._array, "cpu", "sample"), "input", False, "")
-            self._array = None
-        return self._made
-
-    @_h.setter
-    def _h(self, handle) -> None:
-        self._made = handle
-        self._array = None
-
-    # Metadata answers from the array while there is no handle (a tensor's metadata never computes).
-    @property
-    def shape(self):
-        return Size(self._array.shape) if self._made is None else Tensor.shape.fget(self)
-
-    @property
-    def dtype(self):
-        return _dtype_of(self._array.dtype) if self._made is None else Tensor.dtype.fget(self)
-
-    @property
-    def device(self):
-        return _device.as_device("cpu") if self._made is None else Tensor.device.fget(self)
-
-    def untouched_array(self):
-        """The array, when the tensor was never used as a tensor; else None."""
-        return self._array if self._made is None else None
-
-    def __reduce__(self):
-        return (ArrayTensor, (self.numpy(),))
+def untouched_array(t: Tensor) -> Optional[np.ndarray]:
+    """The array of a host_tensor never used as a tensor; else None."""
+    try:
+        _HANDLE_SLOT.__get__(t, Tensor)
+        return None
+    except AttributeError:
+        pass
+    try:
+        return _ARRAY_SLOT.__get__(t, Tensor)
+    except AttributeError:
+        return None
 
 
 def host_array(t: Tensor) -> np.ndarray:
-    """The values of tensor t as a NumPy array, without a copy for an untouched ArrayTensor."""
-    if type(t) is ArrayTensor:
-        a = t.untouched_array()
-        if a is not None:
-            return a
-    return t.numpy(force=True)
+    """The values of tensor t as a NumPy array, without a copy for an untouched host_tensor."""
+    a = untouched_array(t)
+    return t.numpy(force=True) if a is None else a
+
+
+def sample_device_and_dtype(t: Tensor):
+    """(device string, dtype) of t, read from an untouched host_tensor's array without making
+    its runtime value."""
+    a = untouched_array(t)
+    if a is None:
+        return str(t.device), t.dtype
+    return "cpu", _dtype_of(a.dtype)

@@ -26,7 +26,7 @@ import numpy as np
 from .... import _C
 from ...._tensor import Tensor
 from . import pin_memory as _pin
-from .array_tensor import host_array
+from .array_tensor import host_array, sample_device_and_dtype
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "default_collate_err_msg_format",
            "collate_tensor_fn", "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn",
@@ -61,11 +61,12 @@ def _stack(arrays: Sequence[np.ndarray], what: str) -> np.ndarray:
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
-    devices = {str(t.device) for t in batch}
+    meta = [sample_device_and_dtype(t) for t in batch]  # read without making the samples' runtime values
+    devices = {device for device, _ in meta}
     if len(devices) > 1:
         raise _C.DeviceError(f"default_collate: the samples' tensors are on different devices ({sorted(devices)})\n"
                              f"  fix: return every sample's tensors on one device (the CPU) from the data set")
-    dtypes = {t.dtype for t in batch}
+    dtypes = {dtype for _, dtype in meta}
     if len(dtypes) > 1:
         raise _C.DTypeError(f"default_collate: the samples' tensors have different dtypes ({sorted(map(str, dtypes))})"
                             f"\n  fix: convert them to one dtype in the data set (e.g. .float())")

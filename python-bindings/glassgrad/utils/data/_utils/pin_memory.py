@@ -50,14 +50,14 @@ new_leaf = _leaf  # a batch tensor of a runtime tensor made elsewhere (transport
 def new_tensor(array: np.ndarray, device=None, owned: bool = False) -> Tensor:
     """A tensor holding the values of `array`: on `device` when it is a GPU, else on the CPU (in
     pinned memory inside a `pinning(True)` block). With owned=True (an array nobody else holds,
-    e.g. a fresh np.stack) an ordinary CPU result keeps the array itself as an ArrayTensor instead
-    of copying it, until it is used as a tensor."""
+    e.g. a fresh np.stack) an ordinary CPU result keeps the array itself instead of copying it,
+    until it is used as a tensor (array_tensor.host_tensor)."""
     if device is not None and str(device) != "cpu":
         return _leaf(_C.Tensor.from_numpy(array, str(device), "batch"))
     pin = bool(getattr(_state, "pin", False))
     if owned and not pin and array.flags.c_contiguous and array.dtype.isnative:
-        from .array_tensor import ArrayTensor
-        return ArrayTensor(array)
+        from .array_tensor import host_tensor
+        return host_tensor(array)
     return _leaf(_C.Tensor.from_numpy(array, "cpu", "batch", pin))
 
 
