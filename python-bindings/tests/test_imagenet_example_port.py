@@ -109,7 +109,7 @@ def test_imagenet_port_runs_an_epoch_checkpoints_resumes_and_evaluates(tmp_path)
                                                                             proc.stdout, re.M), proc.stdout
     assert os.path.isfile(run / "checkpoint.pth.tar")
     torch = pytest.importorskip("torch")
-    saved = torch.load(run / "checkpoint.pth.tar", weights_only=True)  # PyTorch reads the checkpoint
+    saved = torch.load(run / "checkpoint.pth.tar", weights_only=True, map_location="cpu")  # PyTorch reads the checkpoint
     assert saved["epoch"] == 1 and saved["arch"] == "resnet18" and saved["scheduler"]["last_epoch"] == 1
     assert saved["state_dict"]["fc.weight"].shape == (1000, 512)
     assert saved["optimizer"]["param_groups"][0]["momentum"] == 0.9 and len(saved["optimizer"]["state"]) == 62

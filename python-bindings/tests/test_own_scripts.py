@@ -38,7 +38,7 @@ def read_by_torch(path):
         import torch
     except ImportError:
         return None
-    return torch.load(path, weights_only=True)
+    return torch.load(path, weights_only=True, map_location="cpu")  # saved on the default device
 
 
 @pytest.fixture

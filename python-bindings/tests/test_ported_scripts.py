@@ -253,7 +253,7 @@ def test_pytorch_cifar_trains_an_epoch_checkpoints_and_resumes(tmp_path):
     _check(proc, "pytorch_cifar")
     assert "Saving.." in proc.stdout
     torch = pytest.importorskip("torch")
-    ckpt = torch.load(os.path.join(run, "checkpoint", "ckpt.pth"), weights_only=True)  # PyTorch reads it
+    ckpt = torch.load(os.path.join(run, "checkpoint", "ckpt.pth"), weights_only=True, map_location="cpu")  # PyTorch reads it
     assert set(ckpt) == {"net", "acc", "epoch"} and "conv1.weight" in ckpt["net"]
     resumed = _run([sys.executable, "main.py", "--resume"], run, tty=True)
     _check(resumed, "pytorch_cifar")

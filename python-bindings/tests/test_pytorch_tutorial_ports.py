@@ -51,7 +51,7 @@ def _state_dict_read_by_torch(path):
         import torch
     except ImportError:
         return None
-    return torch.load(path, weights_only=True)
+    return torch.load(path, weights_only=True, map_location="cpu")  # saved on the default device
 
 
 @needs_sources("pytorch_tutorial")

@@ -69,7 +69,7 @@ def test_bfloat16_state_dict_stays_bfloat16_through_save_and_load(torch, tmp_pat
     sd = m.state_dict()
     assert sd["weight"].dtype == gg.bfloat16
     gg.save(sd, tmp_path / "bf.pt")
-    theirs = torch.load(tmp_path / "bf.pt")
+    theirs = torch.load(tmp_path / "bf.pt", map_location="cpu")  # saved where the model is
     assert theirs["weight"].dtype == torch.bfloat16
     np.testing.assert_array_equal(theirs["weight"].float().numpy(), sd["weight"].float().numpy())
     back = gg.load(tmp_path / "bf.pt")
@@ -96,7 +96,7 @@ def test_torch_save_to_glassgrad_and_back_to_torch_keeps_the_tree(torch, tmp_pat
                                       b.float().numpy() if b.dtype == torch.bfloat16 else b.numpy(), err_msg=path)
     assert ours["nested"][0][1] == 3.5 and isinstance(ours["nested"][0], tuple)
     gg.save(ours, tmp_path / "b.pt")
-    again = torch.load(tmp_path / "b.pt")
+    again = torch.load(tmp_path / "b.pt", map_location="cpu")
     assert list(again) == list(tree) and isinstance(again["model"], collections.OrderedDict)
     for k in ("h", "b", "flags", "scalar"):
         assert again[k].dtype == tree[k].dtype and torch.equal(again[k], tree[k]), k
@@ -108,7 +108,7 @@ def test_a_bare_tensor_round_trips_both_ways(torch, tmp_path):
     gg.save(x, tmp_path / "x.pt")
     back = gg.load(tmp_path / "x.pt")
     assert type(back) is gg.Tensor and back.dtype == gg.float64 and gg.equal(back, x)
-    assert torch.equal(torch.load(tmp_path / "x.pt"), torch.from_numpy(x.numpy()))
+    assert torch.equal(torch.load(tmp_path / "x.pt", map_location="cpu"), torch.from_numpy(x.numpy()))
     torch.save(torch.arange(4), tmp_path / "y.pt")
     y = gg.load(tmp_path / "y.pt")
     assert type(y) is gg.Tensor and y.dtype == gg.int64 and y.tolist() == [0, 1, 2, 3]
@@ -126,14 +126,14 @@ def test_numpy_arrays_saved_stay_arrays_and_tensors_stay_tensors(fmt):
 
 
 def test_glassgrad_numpy_arrays_are_tensors_to_torch(torch):
-    back = torch.load(_buffer({"arr": np.arange(3.0), "t": gg.ones(2)}), weights_only=True)
+    back = torch.load(_buffer({"arr": np.arange(3.0), "t": gg.ones(2)}), weights_only=True, map_location="cpu")
     assert torch.equal(back["arr"], torch.arange(3.0, dtype=torch.float64)) and torch.equal(back["t"], torch.ones(2))
 
 
 @pytest.mark.parametrize("map_location", ["cpu", gg.device("cpu"), {"cpu": "cpu"}, lambda storage, loc: storage,
                                           lambda storage, loc: None])
 def test_map_location_forms_as_torch_load(map_location):
-    sd = _model().state_dict()
+    sd = {k: v.cpu() for k, v in _model().state_dict().items()}  # saved on the CPU
     for fmt in ("torch", "npz"):
         back = gg.load(_buffer(sd, format=fmt), map_location=map_location)
         assert all(str(v.device) == "cpu" for v in back.values())
@@ -172,7 +172,7 @@ def test_optimizer_state_holds_tensors_as_torch(torch):
     opt2.load_state_dict(back)
     assert opt2.param_groups[0]["lr"] == 0.1
     assert gg.equal(opt2.state_dict()["state"][0]["momentum_buffer"], state[0]["momentum_buffer"])
-    theirs = torch.load(_buffer(opt.state_dict()), weights_only=True)
+    theirs = torch.load(_buffer(opt.state_dict()), weights_only=True, map_location="cpu")
     np.testing.assert_array_equal(theirs["state"][0]["momentum_buffer"].numpy(),
                                   state[0]["momentum_buffer"].numpy())
     adam = gg.optim.Adam(m.parameters())

@@ -78,7 +78,7 @@ def test_a_model_saved_by_glassgrad_loads_into_torch_and_back(torch, tmp_path):
     layer = gg.nn.Linear(4, 3)
     gg.save(layer.state_dict(), tmp_path / "layer.pt")
     tl = torch.nn.Linear(4, 3)
-    tl.load_state_dict(torch.load(tmp_path / "layer.pt", weights_only=True))
+    tl.load_state_dict(torch.load(tmp_path / "layer.pt", weights_only=True, map_location="cpu"))
     np.testing.assert_array_equal(tl.weight.detach().numpy(), layer.weight.detach().numpy())
     torch.save(tl.state_dict(), tmp_path / "back.pt")
     layer2 = gg.nn.Linear(4, 3)

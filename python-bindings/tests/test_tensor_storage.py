@@ -18,8 +18,9 @@ def _storage(t):
 
 
 def test_storage_of_a_tensor_and_its_views_matches_torch(torch):
-    for make in (lambda lib: lib.tensor(POINTS), lambda lib: lib.tensor(POINTS)[1], lambda lib: lib.tensor(POINTS).t(),
-                 lambda lib: lib.arange(24, dtype=lib.int16).reshape(2, 3, 4)[:, 1:, ::2]):
+    for make in (lambda lib: lib.tensor(POINTS, device="cpu"), lambda lib: lib.tensor(POINTS, device="cpu")[1],
+                 lambda lib: lib.tensor(POINTS, device="cpu").t(),
+                 lambda lib: lib.arange(24, dtype=lib.int16, device="cpu").reshape(2, 3, 4)[:, 1:, ::2]):
         ours, theirs = _storage(make(gg)), _storage(make(torch))
         assert (ours.size(), len(ours), ours.tolist(), list(ours)) == (theirs.size(), len(theirs), theirs.tolist(),
                                                                         list(theirs))
@@ -33,7 +34,7 @@ def test_storage_of_a_tensor_and_its_views_matches_torch(torch):
 
 
 def test_storage_writes_reach_the_tensor_and_every_view(torch):
-    ours, theirs = gg.tensor(POINTS), torch.tensor(POINTS)
+    ours, theirs = gg.tensor(POINTS, device="cpu"), torch.tensor(POINTS)
     for t in (ours, theirs):
         _storage(t)[0] = 2.0
         _storage(t.t())[3] = -1.0  # element 3 of the shared storage is t[1, 1]
