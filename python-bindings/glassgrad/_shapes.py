@@ -18,7 +18,7 @@ from ._math import add, as_operand, constant, mul, torch_node
 from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat, join
-from ._tensor import Tensor, _dim, _op, _shape_args, tensor
+from ._tensor import Tensor, _dim, _op, _shape_args, sizes_or_keyword, tensor
 from ._out import accepts_out, product_out
 from ._numpy_names import accept_numpy_names
 
@@ -160,9 +160,10 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
 
 
 # ---- repeating ----------------------------------------------------------------------------------
-def repeat(input: Tensor, *sizes) -> Tensor:
+def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
     """Tensor.repeat: the tensor tiled sizes[i] times along each dim (leading new dims for extra
-    sizes)."""
+    sizes); the counts as arguments or as repeats=."""
+    sizes = sizes_or_keyword(sizes, repeats, "repeat", "repeats")
     reps = list(_shape_args(sizes, "repeat"))
     if len(reps) < input.ndim:
         raise _C.InvalidArgumentError(f"repeat: {len(reps)} repeat counts for a {input.ndim}-d tensor; give at "
@@ -940,10 +941,11 @@ def resize(self: Tensor, *sizes) -> Tensor:
     return self.reshape(want)
 
 
-def resize_(self: Tensor, *sizes, memory_format=None) -> Tensor:
-    """This tensor given shape `sizes` in place (Tensor.resize_): with as many elements, its
+def resize_(self: Tensor, *sizes, size=None, memory_format=None) -> Tensor:
+    """This tensor given shape `sizes` (or size=) in place (Tensor.resize_): with as many elements, its
     elements in row-major order; with fewer, the first ones; with more, the old ones followed by
     zeros (PyTorch leaves those uninitialized). Its other aliases keep their shapes."""
+    sizes = sizes_or_keyword(sizes, size, "resize_", "size")
     want = list(_shape_args(sizes))
     if self.requires_grad:
         raise _C.TensorStateError(f"cannot resize variables that require grad\n  resize_: a tensor "

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _device, _dtypes, _post_accumulate_hooks, _runtime, _shared_memory
+from . import _C, _args, _device, _dtypes, _post_accumulate_hooks, _runtime, _shared_memory
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
@@ -454,6 +454,17 @@ def _shape_args(shape, op: str = "shape") -> Tuple[int, ...]:
         if type(s) is not int:
             return tuple(_size(s, i, op) for i, s in enumerate(shape))
     return tuple(shape)  # the common case: ints already (checked without a generator's frame)
+
+
+def sizes_or_keyword(args: tuple, value, op: str, keyword: str) -> tuple:
+    """The sizes of a method taking them as *args or as one keyword (PyTorch's x.view(size=...),
+    x.repeat(repeats=...)): (value,) when the keyword was given, refused when both were."""
+    if value is None:
+        return args
+    if args:
+        raise _args.InvalidArgumentTypeError(f"{op}() got the sizes both as arguments {args} and as {keyword}="
+                                             f"{value}\n  fix: pass them once")
+    return (value,)
 
 
 def _size(s, pos: int, op: str) -> int:
@@ -1240,9 +1251,10 @@ class Tensor:
                                 f"dimension size -1 can be any value and is ambiguous\n  fix: give every size")
         return _op("Reshape", [self], {"shape": shape})
 
-    def view(self, *shape) -> "Tensor":
+    def view(self, *shape, size=None) -> "Tensor":
         """The same elements with another shape, always a view of this tensor's storage: PyTorch's
         error when the strides make that impossible (reshape() copies then)."""
+        shape = sizes_or_keyword(shape, size, "view", "size")
         if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
             raise _C.UnsupportedError("view(dtype) is not supported\n  fix: x.to(dtype) converts the values")
         want = list(_shape_args(shape, "view")) if shape else []

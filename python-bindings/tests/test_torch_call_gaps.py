@@ -157,6 +157,8 @@ METHOD_CALLS = [
     ("adjoint", lambda t, lib: t.adjoint()), ("torch.adjoint", lambda t, lib: lib.adjoint(t.reshape(2, 2, 3))),
     ("unsafe_chunk", lambda t, lib: lib.stack(t.unsafe_chunk(3, 1)[:2])),
     ("unsafe_split", lambda t, lib: t.unsafe_split(2, 0)[1]), ("split keyword", lambda t, lib: t.split(split_size=2)[1]),
+    ("view size=", lambda t, lib: t.view(size=(4, 3))), ("repeat repeats=", lambda t, lib: t.repeat(repeats=(2, 1, 1))),
+    ("resize_ size=", lambda t, lib: t.clone().resize_(size=(2, 6))),
     ("addr_", lambda t, lib: t.clone().addr_(t[:, 0].clone(), t[0].clone(), beta=0.5, alpha=2)),
     ("ldexp_", lambda t, lib: t.clone().ldexp_(lib.tensor([1, 0, -1, 2]))),
     ("hardshrink", lambda t, lib: t.hardshrink(0.7)), ("prelu", lambda t, lib: t.prelu(lib.tensor([0.25], dtype=t.dtype))),
