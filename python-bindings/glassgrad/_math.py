@@ -911,13 +911,15 @@ def signbit(input: Tensor) -> Tensor:
 
 def copysign(input, other) -> Tensor:
     """|input| with the sign of other (torch.copysign; -0.0 counts as negative), a float result;
-    the gradient reaches input only (0 where input is 0, as PyTorch's)."""
+    the gradient reaches input (0 where input is 0, as PyTorch's), other's is zero."""
     a = _float_operand(input)
     a, b = result_type_operands(a, other)
     if not a.dtype.is_floating_point:
         a, b = a.astype(_dtypes.DEFAULT_FLOAT), b.astype(_dtypes.DEFAULT_FLOAT)
     mag = absolute(a)
-    return _op("Where", [signbit(b), neg(mag), mag], torch_node("CopysignBackward0", a, b))
+    out = _op("Where", [signbit(b), neg(mag), mag], torch_node("CopysignBackward0", a, b))
+    # other's gradient is a zero tensor in PyTorch (not None): b joins the result through a Where
+    return _join_history(out, [b], "CopysignBackward0", None) if isinstance(b, Tensor) and b.requires_grad else out
 
 
 @accepts_out

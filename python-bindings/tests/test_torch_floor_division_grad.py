@@ -63,6 +63,8 @@ _PIECEWISE = {
     "ceil": lambda L, x, y: L.ceil(x),
     "trunc": lambda L, x, y: L.trunc(x),
     "frac": lambda L, x, y: L.frac(x),
+    "copysign": lambda L, x, y: L.copysign(x, y),
+    "copysign of a number": lambda L, x, y: L.copysign(x, -1.0),
 }
 
 
