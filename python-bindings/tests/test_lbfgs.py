@@ -107,6 +107,8 @@ def test_lbfgs_state_dict_round_trip_continues_the_same_iteration(tmp_path):
         return closure
     opt = gg.optim.LBFGS(layer.parameters(), max_iter=3, history_size=4)
     opt.step(closure_for(opt))
+    entry = opt.state_dict()["state"][0]
+    assert type(entry["d"]) is gg.Tensor and all(type(v) is gg.Tensor for v in entry["old_dirs"])  # as PyTorch's
     gg.save(opt.state_dict(), str(tmp_path / "opt.pt"))
     weights = {k: v.clone() for k, v in layer.state_dict().items()}
     opt.step(closure_for(opt))

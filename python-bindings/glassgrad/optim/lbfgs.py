@@ -154,6 +154,19 @@ class LBFGS(Optimizer):
     def _update(self, p, group) -> None:  # step() below does the work
         raise NotImplementedError
 
+    def state_dict(self) -> Dict[str, Any]:
+        """Optimizer.state_dict(), its vectors (d, prev_flat_grad, H_diag, old_dirs, old_stps;
+        NumPy arrays here while iterating) as tensors on the parameters' device, as PyTorch's."""
+        out = super().state_dict()
+        device = self._params[0].device if self._params else None
+        for entry in out["state"].values():
+            for key, value in list(entry.items()):
+                if isinstance(value, (np.ndarray, np.generic)):
+                    entry[key] = tensor(value, device=device)
+                elif isinstance(value, list) and any(isinstance(v, np.ndarray) for v in value):
+                    entry[key] = [tensor(v, device=device) if isinstance(v, np.ndarray) else v for v in value]
+        return out
+
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         """Restores what state_dict() returned: the group's hyperparameters and the iteration's
         state (held under the first parameter, as PyTorch's; its vectors span every parameter)."""
