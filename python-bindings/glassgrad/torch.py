@@ -15,8 +15,46 @@ glassgrad's own objects), except where glassgrad's top level deliberately differ
   and running_var before weight and bias)."""
 from __future__ import annotations
 
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from typing import Dict
+
 import glassgrad as _gg
 from glassgrad import Tensor
+
+
+class _SameModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """`import glassgrad.torch.nn.functional as F`, `from glassgrad.torch.autograd import
+    Variable`: a module imported under glassgrad.torch is glassgrad's own module, the very object
+    glassgrad.nn.functional is (as `torch.nn` by attribute is glassgrad.nn). Loading the file again
+    under the longer name would make a second Tensor class, whose tensors the first refuses."""
+
+    def __init__(self) -> None:
+        self._specs: Dict[str, importlib.machinery.ModuleSpec] = {}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if not fullname.startswith(__name__ + "."):
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec):
+        module = importlib.import_module("glassgrad." + spec.name[len(__name__) + 1:])
+        self._specs[module.__name__] = module.__spec__
+        return module
+
+    def exec_module(self, module) -> None:
+        # the import system gave the module the alias's spec: its own comes back (relative
+        # imports inside it resolve against glassgrad's package, not glassgrad.torch's)
+        module.__spec__ = self._specs.pop(module.__name__, module.__spec__)
+
+
+# A package without a folder of its own: submodule imports are answered by _SameModules. (Without
+# this, __getattr__ below would hand the import system glassgrad's __path__.)
+__path__: list = []
+if not any(isinstance(f, _SameModules) for f in sys.meta_path):
+    sys.meta_path.insert(0, _SameModules())
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
@@ -42,6 +80,8 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
 
 
 def __getattr__(name: str):
+    if name.startswith("__") and name.endswith("__"):  # module protocol names are this module's own
+        raise AttributeError(f"module 'glassgrad.torch' has no attribute {name!r}")
     try:
         return getattr(_gg, name)
     except AttributeError:

@@ -61,3 +61,32 @@ def test_a_flattening_transform_gives_rows_of_pixels_as_in_pytorch():
     np.testing.assert_allclose(x.numpy()[1], ((images[1] / 255.0 - 0.1307) / 0.3081).reshape(-1), rtol=1e-5)
     ds = TensorDataset(x)
     assert tuple(ds[0][0].shape) == (784,)
+
+
+def test_modules_imported_under_glassgrad_torch_are_glassgrads_own():
+    """`import glassgrad.torch.nn.functional as F`, `from glassgrad.torch.autograd import Variable`:
+    the same module objects as glassgrad's (one Tensor class), not a second copy of the files."""
+    import subprocess
+    import sys
+    code = (
+        "import sys\n"
+        "import glassgrad, glassgrad.torch as torch\n"
+        "from glassgrad.torch.autograd import Variable\n"
+        "import glassgrad.torch.nn.functional as F\n"
+        "from glassgrad.torch.utils.data import DataLoader, TensorDataset\n"
+        "import glassgrad.torch.nn as nn\n"
+        "assert F is glassgrad.nn.functional and nn is torch.nn is glassgrad.nn\n"
+        "assert DataLoader is glassgrad.utils.data.DataLoader\n"
+        "v = Variable(torch.zeros(3))\n"
+        "assert type(v) is glassgrad.Tensor and F.relu(v).shape == (3,)\n"
+        "assert [m for m in sys.modules if m.endswith('._tensor')] == ['glassgrad._tensor']\n"
+        "assert F.__spec__.name == 'glassgrad.nn.functional'\n"
+        "try:\n"
+        "    import glassgrad.torch.no_such_module\n"
+        "except ModuleNotFoundError:\n"
+        "    pass\n"
+        "else:\n"
+        "    raise AssertionError('imported a module that does not exist')\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr

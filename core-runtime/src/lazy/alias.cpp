@@ -85,9 +85,23 @@ Alias& alias_of(Handle& h) {
 }
 
 // The value h's chain of views makes from storage value x (each view recorded as it was made).
-ValuePtr derive(const std::vector<ViewStep>& chain, ValuePtr x) {
-  for (const ViewStep& st : chain) x = record_one(st.schema->name, x, st.attrs, st.meta, st.grad);
+ValuePtr derive(const std::vector<ViewStep>& chain, ValuePtr x, size_t from = 0) {
+  for (size_t i = from; i < chain.size(); ++i) {
+    const ViewStep& st = chain[i];
+    x = record_one(st.schema->name, x, st.attrs, st.meta, st.grad);
+  }
   return x;
+}
+
+// The chain starts with detach() or .data: a detached alias of the whole storage.
+bool first_step_detaches(const std::vector<ViewStep>& chain) {
+  return !chain.empty() && chain.front().schema->name == "Detach";
+}
+
+// The storage's gradient-carrying version a write through a detached alias made, while no
+// other write came after it; else null.
+ValuePtr graded_version(const Alias& a) {
+  return a.graded && a.graded_generation == a.generation ? a.graded : nullptr;
 }
 
 // scatter_i of the file comment: `value` put where view `st` of x reads from x.
@@ -151,8 +165,21 @@ uint64_t Handle::alias_generation() const { return alias_->generation; }
 
 void Handle::sync() const {
   Handle& self = const_cast<Handle&>(*this);
-  ValuePtr x = chain_.empty() ? alias_->base : derive(chain_, alias_->base);
-  tag(x, alias_->counter);
+  const ValuePtr graded = first_step_detaches(chain_) ? graded_version(*alias_) : nullptr;
+  ValuePtr x = graded ? derive(chain_, graded, 1) : chain_.empty() ? alias_->base : derive(chain_, alias_->base);
+  if (!chain_.empty() && v_ && v_->is_leaf() && v_->requires_grad) {
+    // A view made a leaf (requires_grad set on a view of a tensor that needs no gradient:
+    // randn(54).view(9, 6)) stays that leaf, with its gradient, across writes of its storage
+    // (docs/inplace-and-views.md, "Leaves that are views").
+    if (x->requires_grad) x = record_one("Detach", x, {}, v_->producer ? v_->producer->meta : NodeMeta{}, false);
+    x->leaf = true;
+    x->requires_grad = true;
+    x->name = v_->name;
+    x->kind = v_->kind;
+    move_grad(v_, x);
+  }
+  // Not a view of the storage's buffer when it carries the write's gradient: computed as itself.
+  if (!graded) tag(x, alias_->counter);
   AliasAccess::point(self, x);
 }
 
@@ -213,7 +240,9 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   Alias& a = alias_of(h);
   const ValuePtr old_base = a.base;
   const std::string where = op + (meta.source.empty() ? "" : " (" + meta.source + ")");
-  if (grad_enabled() && !h.detached() && old_base->is_leaf() && old_base->requires_grad) {
+  // A view made a leaf (see Handle::sync) refuses in-place writes as a leaf does.
+  const bool leaf_view = !h.chain().empty() && cur->is_leaf() && cur->requires_grad;
+  if (grad_enabled() && !h.detached() && ((old_base->is_leaf() && old_base->requires_grad) || leaf_view)) {
     const bool view = !h.chain().empty();
     throw StateError(ErrorMessage(std::string(view ? "a view of a leaf Variable" : "a leaf Variable") +
                                   " that requires grad is being used in an in-place operation.")
@@ -240,15 +269,28 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   // The new version: a value of this write's own (never a tensor somebody else holds).
   ValuePtr nb = value;
   if (value->seq <= first_seq || value->realized() || !value->producer) nb = record("Contiguous", {value}, {}, meta).at(0);
+  const bool via_detach = first_step_detaches(h.chain());
+  const ValuePtr graded_base = via_detach ? graded_version(a) : nullptr;
   if (!h.chain().empty()) {
-    std::vector<ValuePtr> xs{old_base};
+    std::vector<ValuePtr> xs{graded_base ? graded_base : old_base};
     for (size_t i = 0; i + 1 < h.chain().size(); ++i) {
       const ViewStep& st = h.chain()[i];
-      xs.push_back(record_one(st.schema->name, xs.back(), st.attrs, st.meta, st.grad));
+      // Through a detached alias that carries a gradient, its Detach step is the identity.
+      xs.push_back(i == 0 && graded_base ? graded_base
+                                         : record_one(st.schema->name, xs.back(), st.attrs, st.meta, st.grad));
     }
     for (size_t k = h.chain().size(); k-- > 0;) nb = scatter_back(h.chain()[k], xs[k], nb, meta);
   }
   mark_in_place(nb, first_seq, a.counter.get());
+  // A detached alias (x.detach(), x.data, Variable(x), and views of them) written with a value
+  // that needs gradients joins the graph itself, as PyTorch's: it and its views see the storage's
+  // gradient-carrying version (Alias::graded), the storage's other tensors the new elements
+  // without the gradient (docs/inplace-and-views.md, "Writing into a detached alias").
+  ValuePtr graded;
+  if (via_detach && nb->requires_grad && !old_base->requires_grad) {
+    graded = nb;
+    nb = record_one("Detach", nb, {}, meta, false);
+  }
   // A leaf stays a leaf: a new version of a parameter written under no_grad (or through
   // detach()) keeps its name, kind, requires_grad and gradient.
   if (old_base->is_leaf() && (old_base->requires_grad || !nb->requires_grad)) {
@@ -269,7 +311,8 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
     // view: the view's buffer is the storage's, element for element.
     const bool detach_only = std::all_of(h.chain().begin(), h.chain().end(),
                                          [](const ViewStep& st) { return st.schema->name == "Detach"; });
-    const ValuePtr& stored = !old_base->realized() && detach_only && cur->realized() ? cur : old_base;
+    const ValuePtr& stored =
+        !old_base->realized() && detach_only && cur->realized() && !cur->requires_grad ? cur : old_base;
     if (stored->realized() && stored->invalid.empty() && stored->data.is_contiguous()) {
       a.physical = stored;
       // A computed tensor that becomes a stored one: nothing differentiates through it (it needs no
@@ -286,6 +329,8 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   }
   a.base = nb;
   ++a.generation;
+  a.graded = std::move(graded);
+  a.graded_generation = a.generation;
   if (!h.untracked()) ++a.counter->version;
   a.counter->writer = where;
   a.counter->latest = nb->requires_grad && !nb->leaf && nb->producer ? nb->producer->schema->name : "";

@@ -26,6 +26,10 @@ struct Alias {
   std::shared_ptr<VersionCounter> counter = std::make_shared<VersionCounter>();
   bool dirty = false;
   std::weak_ptr<TraceValue> grad_owner;  // the leaf whose gradient this storage is (p.grad), if any
+  // The version with the gradient of a value written through a detached alias (alias.cpp, write):
+  // what that alias and its views read while graded_generation == generation.
+  ValuePtr graded;
+  uint64_t graded_generation = 0;
 };
 
 // Records the version of `counter` on v unless v already belongs to a storage.
