@@ -73,6 +73,13 @@ def load_average() -> Optional[float]:
         return None
 
 
+def numpy_state(model) -> Dict[str, "object"]:
+    """The model's state_dict as NumPy copies taken now: state_dict() values are tensors sharing the
+    parameters' memory (as PyTorch's), and a benchmark that hands initial weights to its PyTorch
+    twin after training one side must not see them move."""
+    return {k: (v.detach().cpu().numpy().copy() if hasattr(v, "detach") else v) for k, v in model.state_dict().items()}
+
+
 def torch_or_none():
     try:
         import torch

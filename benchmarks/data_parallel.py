@@ -92,7 +92,7 @@ def torch_worker(a) -> dict:
     import glassgrad as gg
     gg.manual_seed(0)
     spec = _spec(a)
-    state = workloads.gg_model(spec).state_dict()
+    state = common.numpy_state(workloads.gg_model(spec))
     model = workloads.torch_model(torch, spec, state, device)
     net = torch.nn.parallel.DistributedDataParallel(model, device_ids=[local] if a.device == "cuda" else None) \
         if world > 1 else model

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,
+from common import (numpy_state, Results, apply_threads, back_to_back, gg_device, gg_sync, time_repeats, torch_name,
                     torch_or_none, torch_setup)
 import roofline as R
 
@@ -88,7 +88,7 @@ def dcgan(args, res, dev, torch, note, where):
     netG, netD = ex.Generator(NZ, ngf, NC), ex.Discriminator(ndf, NC)
     netG.apply(ex.weights_init)
     netD.apply(ex.weights_init)
-    g_state, d_state = netG.state_dict(), netD.state_dict()
+    g_state, d_state = numpy_state(netG), numpy_state(netD)
     optD = gg.optim.Adam(netD.parameters(), lr=0.0002, betas=(0.5, 0.999))
     optG = gg.optim.Adam(netG.parameters(), lr=0.0002, betas=(0.5, 0.999))
     criterion = gg.nn.BCELoss()

@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W
-from common import (Results, add_common_args, apply_threads, gg_device, gg_sync, spread_note,
+from common import (numpy_state, Results, add_common_args, apply_threads, gg_device, gg_sync, spread_note,
                     time_repeats, torch_name, torch_or_none, torch_setup)
 
 import glassgrad as gg
@@ -120,7 +120,7 @@ def simple_cnn_epochs(args, dev, torch, res):
     for batch in [int(b) for b in args.batch_sizes.split(",")]:
         workload = f"SimpleCNN epoch batch {batch} ({Xn.shape[0]} images)"
         gg.manual_seed(0)
-        init = gg.models.SimpleCNN().state_dict()
+        init = numpy_state(gg.models.SimpleCNN())
         rows = []
         for compiled in (False, True):
             model = gg.models.SimpleCNN()
@@ -209,7 +209,7 @@ def resnet_steps(args, dev, torch, res):
     for batch in batches:
         workload = f"{spec.label} train step batch {batch}"
         gg.manual_seed(0)
-        state = W.gg_model(spec).state_dict()
+        state = numpy_state(W.gg_model(spec))
         rows = []
         for compiled in (False, True):
             times, last, peak = glassgrad_steps(spec, state, batch, compiled, dev, steps, warmup)

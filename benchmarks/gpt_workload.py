@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples-and-tutorials"))
-from common import alternating_medians, gg_sync, time_repeats, torch_name, torch_setup
+from common import numpy_state, alternating_medians, gg_sync, time_repeats, torch_name, torch_setup
 
 VOCAB = 65
 
@@ -120,7 +120,7 @@ def run(args, res, dev, torch, note, where):
     xn = rng.integers(0, VOCAB, (s["batch"], s["block"])).astype(np.int64)
     yn = rng.integers(0, VOCAB, (s["batch"], s["block"])).astype(np.int64)
     gg.manual_seed(0)
-    state = G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout).state_dict()
+    state = numpy_state(G.GPT(VOCAB, s["block"], s["layers"], s["heads"], s["dim"], dropout))
     step = gg_train_step(gg, G, s, dropout, state)
     x, y = gg.tensor(xn), gg.tensor(yn)
     gg.realize(x, y)

@@ -21,7 +21,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (Results, apply_threads, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,
+from common import (numpy_state, Results, apply_threads, gg_device, gg_sync, time_repeats, torch_name, torch_or_none,
                     torch_setup)
 
 MEDIUM = dict(layers=2, hidden=650, steps=35, batch=20, dropout=0.5)
@@ -39,7 +39,7 @@ def workload(args, res, dev, torch, note, where):
         T, B, L, p = shape["steps"], shape["batch"], shape["layers"], shape["dropout"]
         gg.manual_seed(0)
         model = gg.nn.LSTM(hidden, hidden, L, dropout=p).to(dev)
-        state = model.state_dict()
+        state = numpy_state(model)
         opt = gg.optim.SGD(model.parameters(), lr=0.1)
         xn = np.random.default_rng(0).standard_normal((T, B, hidden)).astype(np.float32)
         x = gg.tensor(xn, device=dev)

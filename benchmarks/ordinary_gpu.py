@@ -61,7 +61,7 @@ import lstm_step
 import roofline as R
 import workloads as W
 from dcgan_step import add_dcgan_args, dcgan
-from common import (Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,
+from common import (numpy_state, Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,
                     torch_name, torch_or_none, torch_setup)
 
 MEMORY_CAP = 4 * 2**30
@@ -294,7 +294,7 @@ def simplecnn(args, res, dev, torch, note, where):
     X, y = gg.tensor(Xn), gg.tensor(yn)
     batch = 32
     gg.manual_seed(0)
-    init = gg.models.SimpleCNN().state_dict()
+    init = numpy_state(gg.models.SimpleCNN())
     workload = f"SimpleCNN epoch batch {batch} ({Xn.shape[0]} images){where}"
     model = gg.models.SimpleCNN()
     model.load_state_dict(init)

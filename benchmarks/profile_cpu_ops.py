@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples-and-tutorials"))
 import gpt_workload as W
-from common import Results, torch_or_none
+from common import numpy_state, Results, torch_or_none
 
 import glassgrad as gg
 from glassgrad import _C
@@ -65,7 +65,7 @@ def main(argv=None):
     xn = rng.integers(0, W.VOCAB, (s["batch"], s["block"])).astype(np.int64)
     yn = rng.integers(0, W.VOCAB, (s["batch"], s["block"])).astype(np.int64)
     gg.manual_seed(0)
-    state = G.GPT(W.VOCAB, s["block"], s["layers"], s["heads"], s["dim"], args.gpt_dropout).state_dict()
+    state = numpy_state(G.GPT(W.VOCAB, s["block"], s["layers"], s["heads"], s["dim"], args.gpt_dropout))
     step = W.gg_train_step(gg, G, s, args.gpt_dropout, state)
     x, y = gg.tensor(xn), gg.tensor(yn)
     gg.realize(x, y)

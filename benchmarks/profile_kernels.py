@@ -21,7 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W
-from common import Results, torch_or_none
+from common import numpy_state, Results, torch_or_none
 
 import glassgrad as gg
 
@@ -108,7 +108,7 @@ def gpt_step(batch: int):
     import char_gpt
     s = dict(layers=6, heads=6, dim=384, block=256, batch=batch)
     gg.manual_seed(0)
-    state = char_gpt.GPT(G.VOCAB, s["block"], s["layers"], s["heads"], s["dim"], 0.0).state_dict()
+    state = numpy_state(char_gpt.GPT(G.VOCAB, s["block"], s["layers"], s["heads"], s["dim"], 0.0))
     rng = np.random.default_rng(0)
     xn, yn = (rng.integers(0, G.VOCAB, (batch, s["block"])).astype(np.int64) for _ in range(2))
     step = G.gg_step_function(gg, char_gpt, s, 0.0, state)

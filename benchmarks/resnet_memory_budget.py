@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Results, torch_or_none
+from common import numpy_state, Results, torch_or_none
 
 import glassgrad as gg
 from glassgrad import _C
@@ -75,7 +75,7 @@ def torch_reference(torch, dev, batch, width, steps, res):
     import workloads as W
     spec = W.resnet18(width)
     gg.manual_seed(0)
-    state = W.gg_model(spec).state_dict()
+    state = numpy_state(W.gg_model(spec))
     model = W.torch_model(torch, spec, state, tdev)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     rng = np.random.default_rng(0)

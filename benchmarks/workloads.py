@@ -15,6 +15,7 @@ from typing import Callable, Dict, Tuple
 import numpy as np
 
 import glassgrad as gg
+from common import numpy_state
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def gg_setup(spec: ModelSpec, batch: int) -> Tuple[gg.Module, gg.Tensor, gg.Tens
     xn, yn = random_batch(spec, batch)
     x, y = gg.tensor(xn), gg.tensor(yn)
     gg.realize(x, y)
-    return model, x, y, StepData(model.state_dict(), xn, yn)
+    return model, x, y, StepData(numpy_state(model), xn, yn)
 
 
 def torch_twin(torch, spec: ModelSpec, data: StepData, device: str):
