@@ -60,6 +60,20 @@ class _Storage:
     def is_shared(self) -> bool:
         return self._tensor.is_shared()
 
+    @staticmethod
+    def _of(tensor) -> "_Storage":
+        """The same kind of storage of another tensor (each subclass names its accessor)."""
+        raise NotImplementedError
+
+    def cpu(self):
+        return self if self.device.type == "cpu" else self._of(self._tensor.cpu())
+
+    def cuda(self, device=None):
+        return self._of(self._tensor.cuda(device))
+
+    def to(self, *, device=None, non_blocking: bool = False):
+        return self._of(self._tensor.to(device))
+
     def _values(self) -> np.ndarray:  # pragma: no cover - each kind has its own
         raise NotImplementedError
 
@@ -134,14 +148,9 @@ class TypedStorage(_Storage):
             self._tensor.fill_(value)
         return self
 
-    def cpu(self) -> "TypedStorage":
-        return self if self.device.type == "cpu" else self._tensor.cpu().storage()
-
-    def cuda(self, device=None) -> "TypedStorage":
-        return self._tensor.cuda(device).storage()
-
-    def to(self, *, device=None, non_blocking: bool = False) -> "TypedStorage":
-        return self._tensor.to(device).storage()
+    @staticmethod
+    def _of(tensor) -> "TypedStorage":
+        return tensor.storage()
 
     def untyped(self) -> "UntypedStorage":
         return UntypedStorage(self._tensor)
@@ -168,14 +177,9 @@ class UntypedStorage(_Storage):
             return values[i].tolist()
         return int(values[int(i)])
 
-    def cpu(self) -> "UntypedStorage":
-        return self if self.device.type == "cpu" else self._tensor.cpu().untyped_storage()
-
-    def cuda(self, device=None) -> "UntypedStorage":
-        return self._tensor.cuda(device).untyped_storage()
-
-    def to(self, *, device=None, non_blocking: bool = False) -> "UntypedStorage":
-        return self._tensor.to(device).untyped_storage()
+    @staticmethod
+    def _of(tensor) -> "UntypedStorage":
+        return tensor.untyped_storage()
 
 
 def _elements(t) -> np.ndarray:
