@@ -234,6 +234,12 @@ _INFERENCE_TENSORS: dict = {}
 # The ops with several inputs whose gradient reads none of them (PyTorch's add, sub and cat save no
 # tensor): an inference tensor may enter them beside one that requires grad.
 _SAVES_NO_INPUT = frozenset({"Add", "Sub", "Concat"})
+
+# Tensor.to's one-argument calls: the device strings (and glassgrad.device objects, equal to
+# their strings) seen, -> the canonical device (_device.normalize's answer, which depends on the
+# string alone outside a DataLoader worker). A training loop calls x.to(device) for every tensor
+# of every batch, and telling a device from a dtype by name costs more than the copy's call.
+_TO_DEVICE: Dict[str, str] = {}
 # The ops whose output views their first input (the op schemas' view_of): as PyTorch's, a view of
 # an inference tensor is one too, inside inference_mode() or not.
 _VIEW_OPS = frozenset({"Detach", "Expand", "Permute", "Reshape", "Slice"})
@@ -1109,6 +1115,15 @@ class Tensor:
         the call returns at once; the source may still be written right after (as PyTorch's
         synchronous copy allows, and with non_blocking=True too): glassgrad's next write of it
         waits for the copy to have read it (docs/data-loading.md, "Copies to the GPU")."""
+        if len(args) == 1 and dtype is None and device is None and not copy and not kwargs \
+                and _device._cuda_forbidden is None:
+            d = _TO_DEVICE.get(args[0]) if type(args[0]) in (str, _device.device) else None
+            if d is not None:  # x.to(device): the slow path's answer without its parsing
+                h = self._h
+                if d == h.device:
+                    return self
+                if h.realized and not h.requires_grad:
+                    return _wrap(_C.lazy_leaf(h.data().to(d), "input", False, self.name))
         n_flags = 0
         while n_flags < len(args) and isinstance(args[len(args) - 1 - n_flags], bool):
             n_flags += 1
@@ -1132,6 +1147,9 @@ class Tensor:
             out = out.astype(dtype)
         if device is not None:
             d = _device.normalize(device)
+            if last == "device" and len(args) == 1 and type(device) in (str, _device.device) \
+                    and _device._cuda_forbidden is None and len(_TO_DEVICE) < 64:
+                _TO_DEVICE[device] = d
             if d != out.device:
                 if out._h.realized and not out.requires_grad:
                     # From pinned memory the copy is queued either way: a later write of the

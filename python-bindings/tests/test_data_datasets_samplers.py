@@ -107,6 +107,39 @@ def test_sequential_and_batch_samplers_match_torch(torch):
         assert list(ours) == list(theirs) and len(ours) == len(theirs)
 
 
+@pytest.mark.parametrize("size", [1, 7, 32, 50, 64])
+@pytest.mark.parametrize("drop_last", [False, True])
+@pytest.mark.parametrize("sampler", ["sequential", "random", "random 130", "random with replacement 77",
+                                     "subclass"])
+def test_batch_sampler_batches_are_its_samplers_indices_grouped(sampler, size, drop_last):
+    """BatchSampler cuts a RandomSampler's or SequentialSampler's batches out of whole draws: the
+    same lists, in the same order and from the same draws, as grouping the sampler's own
+    iteration (and a subclass that changes __iter__ is iterated as it says)."""
+    class Reversed(D.SequentialSampler):
+        def __iter__(self):
+            return iter(range(len(self.data_source) - 1, -1, -1))
+
+    def make():
+        data = range(50)
+        if sampler == "sequential":
+            return D.SequentialSampler(data)
+        if sampler == "subclass":
+            return Reversed(data)
+        words = sampler.split()
+        return D.RandomSampler(data, replacement="replacement" in words,
+                               num_samples=int(words[-1]) if words[-1].isdigit() else None)
+
+    gg.manual_seed(5)
+    got = list(D.BatchSampler(make(), size, drop_last))
+    gg.manual_seed(5)
+    flat = list(make())
+    want = [flat[i:i + size] for i in range(0, len(flat), size)]
+    if drop_last and want and len(want[-1]) < size:
+        want.pop()
+    assert got == want and all(type(b) is list and all(type(i) is int for i in b) for b in got)
+    assert len(got) == len(D.BatchSampler(make(), size, drop_last))
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.0, True])
 def test_batch_sampler_refuses_bad_sizes(bad):
     with pytest.raises(ValueError, match="batch_size should be a positive integer"):

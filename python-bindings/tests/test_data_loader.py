@@ -172,6 +172,22 @@ def test_a_training_loop_moves_batches_to_the_device():
     assert np.isfinite(loss.item())
 
 
+def test_to_one_device_argument_answers_as_the_general_path(monkeypatch):
+    """x.to(device) remembers what a device string means (a training loop calls it for every
+    tensor of every batch); dtype names, tensors that require grad and a DataLoader worker's
+    refusal of CUDA still take the general path."""
+    x = gg.tensor(np.arange(6, dtype=np.float32).reshape(2, 3))
+    for _ in range(2):  # the second time from what the first remembered
+        assert x.to("cpu") is x and x.to(gg.device("cpu"), non_blocking=True) is x and x.to("CPU") is x
+    assert x.to("float64").dtype == "float64" and x.to("float64", copy=True) is not x
+    w = gg.tensor([1.0, 2.0], requires_grad=True)
+    assert w.to("cpu") is w
+    monkeypatch.setitem(gg._tensor._TO_DEVICE, "cuda:0", "cuda:0")
+    monkeypatch.setattr(gg._device, "_cuda_forbidden", "a DataLoader worker may not use CUDA")
+    with pytest.raises(gg.DeviceError, match="may not use CUDA"):
+        x.to("cuda:0")
+
+
 def test_glassgrad_data_loaders_are_datasets_of_the_new_api_and_the_array_loader_stays(tmp_path):
     from glassgrad.data import DataLoader as ArrayLoader, load_mnist
     from data_fixtures import write_mnist

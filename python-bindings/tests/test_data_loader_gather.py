@@ -65,6 +65,7 @@ def test_gathering_into_a_worker_slot_sends_the_slot_without_copying(monkeypatch
             sender.send(k, batch)
             del batch
             idx, msg = sender.queue.items.pop()
+            msg = transport.Message(*msg)
             assert idx == k and msg.inline is None and not copied
             got = receiver.load(msg, False)
             _check_equal(got, _per_sample(ds, indices))
@@ -101,6 +102,7 @@ def test_buffers_beside_the_claimed_arrays_are_copied_into_the_same_slot(monkeyp
         sender.send(0, [collate._pin.new_tensor(claimed, owned=True), gg.tensor(extra)])
         del claimed
         _, msg = sender.queue.items.pop()
+        msg = transport.Message(*msg)
         assert msg.inline is None and len({msg.slot}) == 1 and len(msg.spans) == 2
         a, b = receiver.load(msg, False)
         assert float(a.numpy().min()) == 1.5 == float(a.numpy().max())

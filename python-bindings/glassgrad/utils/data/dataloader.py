@@ -360,7 +360,7 @@ class _MultiProcessIter(_BaseIter):
         super()._reset(loader)
         for info in self._task_info.values():  # batches of an abandoned epoch that arrived early
             if len(info) == 3:
-                self._receiver.release(info[2])
+                self._release(info[2])
         self._send_idx = 0
         self._rcvd_idx = 0
         self._task_info = {}  # idx -> (worker_id, index) in flight, or (worker_id, index, data) arrived early
@@ -376,7 +376,7 @@ class _MultiProcessIter(_BaseIter):
                 if isinstance(tag, _worker._ResumeIteration):
                     resumed -= 1
                 else:
-                    self._receiver.release(data)
+                    self._release(data)
         for _ in range(self._prefetch_factor * self._num_workers):
             self._try_put_index()
 
@@ -512,11 +512,17 @@ class _MultiProcessIter(_BaseIter):
 
     def _process_data(self, worker_id: int, data):
         self._try_put_index()
+        if self._loading_thread is None and _transport.is_message(data):
+            return self._receiver.load(data, self._pin_memory)
         if isinstance(data, (_worker.WorkerError, _loading.LoadFailed)):
             data.reraise()
-        if isinstance(data, _transport.Message):
-            return self._receiver.load(data, self._pin_memory)
         return data  # loaded by the pin-memory thread
+
+    def _release(self, data) -> None:
+        """Frees the slot of a batch that will not be returned (the pin-memory thread frees its
+        batches' slots itself: what it hands over is a loaded batch, never a message)."""
+        if self._loading_thread is None:
+            self._receiver.release(data)
 
     def _mark_worker_as_unavailable(self, worker_id: int) -> None:
         self._workers_status[worker_id] = False

@@ -40,8 +40,14 @@ def _write_frame(conn, data: bytes) -> None:
     is gone, as the connection's own send_bytes."""
     fd = conn.fileno()
     header = _HEADER.pack(len(data))
-    view = memoryview(header + data) if len(data) <= _ONE_WRITE else None
-    parts = [view] if view is not None else [memoryview(header), memoryview(data)]
+    if len(data) <= _ONE_WRITE:
+        frame = header + data
+        written = os.write(fd, frame)
+        if written == len(frame):  # the usual case: the pipe had room for it
+            return
+        parts = [memoryview(frame)[written:]]
+    else:
+        parts = [memoryview(header), memoryview(data)]
     for part in parts:
         while part:
             part = part[os.write(fd, part):]
@@ -62,11 +68,17 @@ class _Reader:
     """The receiving end: get(timeout) raises queue.Empty when nothing came in time and EOFError
     when every writer has gone."""
 
-    def __init__(self, conn):
+    def __init__(self, conn, nonblocking: bool = False):
         self._conn = conn
-        self._poll = None
+        self._poll: Any = None  # a select.poll, made at the first wait
         self._buf = b""  # bytes read but not yet returned: whole frames, then part of one
         self._pos = 0
+        # A non-blocking reading end is read first and polled only when it is empty: when a
+        # message is already waiting (the workers are ahead of the training loop), one system
+        # call instead of two.
+        self._nonblocking = nonblocking and hasattr(os, "set_blocking")
+        if self._nonblocking:
+            os.set_blocking(conn.fileno(), False)
 
     def _frame(self) -> Optional[bytes]:
         """The next whole frame's pickle from what was read, or None."""
@@ -100,6 +112,13 @@ class _Reader:
         frame = self._frame()
         while frame is None:
             # Nothing whole yet. A frame already begun is finished at once by its writer.
+            if self._nonblocking:
+                try:
+                    self._fill()
+                    frame = self._frame()
+                    continue
+                except BlockingIOError:
+                    pass  # empty: wait below
             if not self._ready(timeout):
                 raise queue.Empty
             self._fill()
@@ -163,7 +182,7 @@ class ResultPipe:
         reader, self._writer = context.Pipe(duplex=False)
         _enlarge(self._writer)
         self._lock = context.Lock()
-        self._reader = _Reader(reader)
+        self._reader = _Reader(reader, nonblocking=True)  # only the main process reads it
 
     def put(self, obj) -> None:
         data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)

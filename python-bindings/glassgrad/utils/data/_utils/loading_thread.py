@@ -73,7 +73,7 @@ class LoadingThread:
             except (EOFError, OSError, ConnectionError) as e:
                 self._queue.put(_Broken(e))
                 return
-            if isinstance(data, _transport.Message):
+            if _transport.is_message(data):
                 try:
                     data = self._receiver.load(data, self._pin)
                 except Exception as e:  # raised again in the training thread

@@ -26,15 +26,16 @@ import pickle
 import secrets
 import sys
 import threading
-from typing import Any, Dict, List, Optional, Tuple, Union, cast
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, Union, cast
 
 import numpy as np
 
 from .... import _C
-from ...._tensor import Tensor
+from ...._tensor import Tensor, _wrap
 from . import pin_memory as _pin
 from .array_tensor import host_array
 
+_wrap_array, _lazy_leaf = _C.Tensor.wrap_array, _C.lazy_leaf  # per batch tensor (Receiver.load)
 _INLINE_LIMIT = 64 << 10   # batches whose tensors hold fewer bytes travel inside the message
 _ALIGN = 64
 _SHM_DIR = "/dev/shm"
@@ -113,21 +114,36 @@ class _Pickler(pickle.Pickler):
         return NotImplemented
 
 
-class Message:
-    """One batch on its way: the pickle, and the tensors' bytes inline or in a slot. A batch that
-    is a list of tensors (default_collate of tuple samples: the common case) travels without a
-    pickle: `pickle` is then a tuple of each tensor's (dtype, shape), in the buffers' order."""
+class Message(NamedTuple):
+    """One batch on its way: the pickle, and the tensors' bytes inline or in a slot. `pickle` is
+    the batch's pickle, or for a batch that is a list of tensors (default_collate of tuple
+    samples: the common case) a tuple of each tensor's (dtype, shape) in the buffers' order, which
+    needs no pickle; `inline` the buffers' bytes when they travel in the message (slot -1), else
+    None and the buffers lie in slot `slot` (the block named `name`) at `spans` (offset, length).
 
-    __slots__ = ("pickle", "inline", "worker_id", "slot", "name", "spans")
+    On the result pipe a message is a plain tuple of these fields (message() makes it; readers
+    unpack it by position, or Message(*msg) to read it by name): the training process unpickles
+    one per batch, and a class would cost it a lookup and a constructor call each time (a plain
+    tuple is rebuilt by the unpickler alone, about 0.7 against 3.7 us). Nothing else on the pipe
+    is a tuple (errors and end marks are objects of their own classes)."""
 
-    def __init__(self, data: Union[bytes, tuple], inline: Optional[List[bytes]], worker_id: int, slot: int = -1,
-                 name: str = "",
-                 spans: Tuple[Tuple[int, int], ...] = ()):
-        self.pickle, self.inline, self.worker_id = data, inline, worker_id
-        self.slot, self.name, self.spans = slot, name, spans
+    pickle: Union[bytes, tuple]
+    inline: Optional[List[bytes]]
+    worker_id: int
+    slot: int = -1
+    name: str = ""
+    spans: Tuple[Tuple[int, int], ...] = ()
 
-    def __reduce__(self):  # rebuilt by one call (the main process unpickles one a batch)
-        return Message, (self.pickle, self.inline, self.worker_id, self.slot, self.name, self.spans)
+
+def message(data: Union[bytes, tuple], inline: Optional[List[bytes]], worker_id: int, slot: int = -1, name: str = "",
+            spans: Tuple[Tuple[int, int], ...] = ()) -> tuple:
+    """A Message as the plain tuple that travels."""
+    return (data, inline, worker_id, slot, name, spans)
+
+
+def is_message(obj: Any) -> bool:
+    """Whether `obj`, taken off the result pipe, is a batch's message."""
+    return isinstance(obj, tuple)
 
 
 def _shm_name(worker_id: int, slot: int) -> str:
@@ -159,12 +175,30 @@ class _Segment:
         self.view = memoryview(self.map)
         self.address = 0  # where the main process page-locked the mapping (Receiver), else 0
         self._bytes: Optional[np.ndarray] = None
+        # (spans, layout) -> the arrays of a list-of-tensors batch at those places (Receiver):
+        # a worker sends its batches in the same layout every time, so they are made once.
+        self._arrays: Dict[tuple, List[np.ndarray]] = {}
 
     def bytes(self) -> np.ndarray:
         """The mapping as a uint8 array (made once; dropped by close())."""
         if self._bytes is None:
             self._bytes = np.frombuffer(self.map, dtype=np.uint8)
         return self._bytes
+
+    def arrays(self, spans: Tuple[Tuple[int, int], ...], layout: tuple) -> List[np.ndarray]:
+        """The arrays of a batch of tensors of `layout` ((dtype, shape) each) at `spans` of the
+        mapping, made the first time (the same ndarray objects serve every batch of that
+        layout: each batch's tensors hold them with the batch's lease, and the slot is written
+        again only after the lease is gone)."""
+        key = (spans, layout)
+        found = self._arrays.get(key)
+        if found is None:
+            if len(self._arrays) >= 64:  # layouts that vary (an iterable data set's last batch, ...)
+                self._arrays.clear()
+            base = self.bytes()
+            found = self._arrays[key] = [base[o:o + n].view(dtype).reshape(shape)
+                                         for (o, n), (dtype, shape) in zip(spans, layout)]
+        return found
 
     def lock_pages(self) -> bool:
         """Page-locks the mapping for the GPU's copies (the main process's side)."""
@@ -178,6 +212,7 @@ class _Segment:
             _C.unregister_pinned_range(self.address)  # waits for the copies still reading it
             self.address = 0
         self._bytes = None
+        self._arrays = {}
         try:
             self.view.release()
             if self._shm is None:
@@ -272,7 +307,7 @@ class Sender:
             spans.append((used, r.nbytes))
             used += _aligned(r.nbytes)
         self._claim = None
-        self.queue.put((idx, Message(pickled, None, self.worker_id, i, seg.name, tuple(spans))))
+        self.queue.put((idx, message(pickled, None, self.worker_id, i, seg.name, tuple(spans))))
         return True
 
     def _slot_for(self, nbytes: int) -> Optional[Tuple[int, _Segment]]:
@@ -323,7 +358,7 @@ class Sender:
         total = sum(_aligned(r.nbytes) for r in raws)
         slot = self._slot_for(total)
         if slot is None:
-            msg = Message(pickled, [bytes(r) for r in raws], self.worker_id)
+            msg = message(pickled, [bytes(r) for r in raws], self.worker_id)
         else:
             i, seg = slot
             spans, offset = [], 0
@@ -331,7 +366,7 @@ class Sender:
                 seg.view[offset:offset + r.nbytes] = r
                 spans.append((offset, r.nbytes))
                 offset += _aligned(r.nbytes)
-            msg = Message(pickled, None, self.worker_id, i, seg.name, tuple(spans))
+            msg = message(pickled, None, self.worker_id, i, seg.name, tuple(spans))
         self.queue.put((idx, msg))
 
     def close(self, unlink_blocks: bool) -> None:
@@ -355,54 +390,54 @@ class Receiver:
         self.open: Dict[Tuple[int, int], _Segment] = {}
         self.lock_pages = lock_pages  # page-lock each slot when it is first mapped (pin_memory)
 
-    def release(self, msg: Message) -> None:
+    def release(self, msg: tuple) -> None:
         """A message that will not be loaded (a batch of an abandoned epoch): frees its slot."""
-        if isinstance(msg, Message) and msg.inline is None:
-            self.states[msg.worker_id][msg.slot] = 0
+        if is_message(msg) and msg[1] is None:
+            self.states[msg[2]][msg[3]] = 0
 
-    def load(self, msg: Message, pin: bool) -> Any:
-        if msg.inline is not None:
+    def load(self, msg: tuple, pin: bool) -> Any:
+        data, inline, worker_id, slot, name, spans = msg
+        if inline is not None:
             with _pin.pinning(pin):
-                return _rebuild(msg.pickle, msg.inline)
-        worker_id = msg.worker_id
-        seg = self._segment(msg, pin)
+                return _rebuild(data, inline)
+        seg = self.open.get((worker_id, slot))
+        if seg is None or seg.name != name:
+            seg = self._segment(worker_id, slot, name, pin)
         if not pin or seg.address:  # the batch's tensors are the slot's bytes; the lease frees the slot
-            lease = _SlotLease(self.states[worker_id], msg.slot, seg.address)
-            if type(msg.pickle) is tuple:  # a list of tensors (see Message)
-                base = seg.bytes()
-                return [_pin.new_leaf(_C.Tensor.wrap_array(base[o:o + n].view(dtype).reshape(shape), lease, "batch"))
-                        for (o, n), (dtype, shape) in zip(msg.spans, msg.pickle)]
+            lease = _SlotLease(self.states[worker_id], slot, seg.address)
+            if type(data) is tuple:  # a list of tensors (see Message)
+                return [_wrap(_lazy_leaf(_wrap_array(a, lease, "batch"), "input", False, ""))
+                        for a in seg.arrays(spans, data)]
             _loading.lease = lease
             try:
                 with _pin.pinning(pin):
-                    return _rebuild(msg.pickle, [seg.view[o:o + n] for o, n in msg.spans])
+                    return _rebuild(data, [seg.view[o:o + n] for o, n in spans])
             finally:
                 _loading.lease = None
-        views = [seg.view[o:o + n] for o, n in msg.spans]
+        views = [seg.view[o:o + n] for o, n in spans]
         try:
             try:
                 with _pin.pinning(pin):
-                    return _rebuild(msg.pickle, views)
+                    return _rebuild(data, views)
             finally:
                 for v in views:
                     v.release()
         finally:
-            self.states[worker_id][msg.slot] = 0  # everything is copied out: the worker may reuse it
+            self.states[worker_id][slot] = 0  # everything is copied out: the worker may reuse it
 
-    def _segment(self, msg: Message, pin: bool) -> _Segment:
-        """The main process's mapping of the message's slot (mapped, and its name removed, when
-        the worker made a new block for it)."""
-        key = (msg.worker_id, msg.slot)
+    def _segment(self, worker_id: int, slot: int, name: str, pin: bool) -> _Segment:
+        """The main process's mapping of the block `name` that is now slot `slot` of the worker
+        (mapped, and its name removed, when the worker made a new block for the slot)."""
+        key = (worker_id, slot)
         seg = self.open.get(key)
-        if seg is None or seg.name != msg.name:
-            if seg is not None:
-                seg.close()
-            size = os.stat(os.path.join(_SHM_DIR, msg.name)).st_size if sys.platform.startswith("linux") else 0
-            seg = self.open[key] = _Segment(msg.name, size, create=False)
-            if sys.platform.startswith("linux"):
-                unlink(msg.name)
-            if pin and self.lock_pages:
-                seg.lock_pages()
+        if seg is not None:
+            seg.close()
+        size = os.stat(os.path.join(_SHM_DIR, name)).st_size if sys.platform.startswith("linux") else 0
+        seg = self.open[key] = _Segment(name, size, create=False)
+        if sys.platform.startswith("linux"):
+            unlink(name)
+        if pin and self.lock_pages:
+            seg.lock_pages()
         return seg
 
     def close(self) -> None:
