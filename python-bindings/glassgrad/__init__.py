@@ -95,7 +95,7 @@ from .storage import TypedStorage, UntypedStorage
 from .pytorch_checkpoint import load_pytorch
 from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu
-from . import func, profiler
+from . import func, hub, profiler
 from .func import vmap  # torch.vmap
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from ._generator import Generator
