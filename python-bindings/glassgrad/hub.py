@@ -38,8 +38,8 @@ _hub_dir: Optional[str] = None
 
 
 def _get_torch_home() -> str:
-    return os.path.expanduser(os.getenv(ENV_TORCH_HOME, os.path.join(os.getenv(ENV_XDG_CACHE_HOME, DEFAULT_CACHE_DIR),
-                                                                       "torch")))
+    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(os.getenv("XDG_CACHE_HOME", DEFAULT_CACHE_DIR),
+                                                                     "torch")))
 
 
 def get_dir() -> str:
