@@ -526,31 +526,37 @@ class Optimizer(OptimizerHooks):
 
     # ---- checkpoints ----
     def state_dict(self) -> Dict[str, Any]:
-        """The optimizer's state in PyTorch's layout: parameters are numbered across the groups in
-        order, state is keyed by that number, and each group lists its numbers under 'params'
-        next to its hyperparameters; the state entries are the optimizer's own tensors, as
-        PyTorch's (copy.deepcopy(optimizer.state_dict()) keeps a snapshot):
+        """The optimizer's state as PyTorch's, key for key: parameters are numbered across the
+        groups in order, state is keyed by that number, and each group lists its numbers under
+        'params' next to its hyperparameters; the state entries are the optimizer's own tensors,
+        as PyTorch's (copy.deepcopy(optimizer.state_dict()) keeps a snapshot):
 
-            {"optimizer": "Adam",
-             "state": {0: {"step": tensor(int64), "exp_avg": tensor, "exp_avg_sq": tensor}, 1: ...},
+            {"state": {0: {"step": tensor(3.), "exp_avg": tensor, "exp_avg_sq": tensor}, 1: ...},
              "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), ..., "params": [0, 1, ...]}]}
 
-        SGD keeps "momentum_buffer" per parameter (none without momentum); Adam keeps both moments
-        (and "max_exp_avg_sq" with amsgrad) and its step count; RMSprop "square_avg" (and
-        "momentum_buffer", "grad_avg"). Parameters that never had an update have no entry."""
+        "step" is a float32 0-d tensor, as torch 2.14 stores it (the optimizer counts in int64
+        and this is a float32 copy of its count); SGD keeps "momentum_buffer" per parameter (none
+        without momentum); Adam keeps both moments (and "max_exp_avg_sq" with amsgrad); RMSprop
+        "square_avg" (and "momentum_buffer", "grad_avg"). Parameters that never had an update
+        have no entry. torch.optim's load_state_dict reads it, and load_state_dict reads
+        PyTorch's."""
         state, groups, index = {}, [], 0
         for g in self.param_groups:
             numbers = []
             for p in g["params"]:
                 st = self.state.get(p)
                 if st:
-                    state[index] = dict(st)
+                    entry = dict(st)
+                    step = entry.get("step")
+                    if isinstance(step, Tensor) and step.dtype == "int64":
+                        entry["step"] = step.detach().float()
+                    state[index] = entry
                 numbers.append(index)
                 index += 1
             saved = {k: v for k, v in g.items() if k != "params"}
             saved["params"] = numbers
             groups.append(saved)
-        return {"optimizer": type(self).__name__, "state": state, "param_groups": groups}
+        return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
         """Restores what state_dict() returned (e.g. from glassgrad.load, or a PyTorch optimizer's
@@ -558,13 +564,14 @@ class Optimizer(OptimizerHooks):
         parameter by position. The optimizer must be of the same class and built over parameters
         of the same shapes, in the same groups and order."""
         name = type(self).__name__
-        saved = state_dict.get("optimizer", name)
+        saved = state_dict.get("optimizer", name)  # files of earlier glassgrad versions name the class
         if saved != name:
             raise _C.InvalidArgumentError(
                 f"{name}.load_state_dict: the state was saved from a {saved} optimizer\n"
                 f"  fix: build the optimizer as {saved}(model.parameters(), ...) before loading, or start "
                 f"this {name} from scratch")
         groups = list(state_dict.get("param_groups") or [])
+        self._check_saved_hyperparameters(groups)
         saved_sizes = [len(g.get("params", [])) for g in groups]
         own_sizes = [len(g["params"]) for g in self.param_groups]
         if saved_sizes != own_sizes:
@@ -644,6 +651,25 @@ class Optimizer(OptimizerHooks):
         for g_own, values in group_values:
             dict.update(g_own, values)
             self._group_changed(g_own)
+
+    def _check_saved_hyperparameters(self, groups: List[Dict[str, Any]]) -> None:
+        """Refuses groups of another optimizer class: PyTorch's state names no class, so a group
+        that lacks hyperparameters this optimizer's groups have and has others they do not (SGD's
+        momentum where Adam's betas are) was saved from another optimizer. (A group of another
+        PyTorch version lacks some or adds some, not both.)"""
+        if not groups or not self.param_groups:
+            return
+        ignored = {"params", "param_names", "initial_lr"}
+        own = set(self.param_groups[0]) - ignored
+        theirs = set(groups[0]) - ignored
+        lacking, extra = sorted(own - theirs), sorted(theirs - own)
+        if lacking and extra:
+            name = type(self).__name__
+            raise _C.InvalidArgumentError(
+                f"{name}.load_state_dict: the state was saved from another optimizer: its parameter groups have "
+                f"{', '.join(extra)} where {name}'s have {', '.join(lacking)}\n"
+                f"  fix: build the optimizer of the same class the state was saved from before loading, or start "
+                f"this {name} from scratch")
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
