@@ -16,4 +16,5 @@ PYBIND11_MODULE(_C, m) {
   glassgrad::bind_distributed(m);
   glassgrad::bind_pinned(m);
   glassgrad::bind_frames(m);
+  glassgrad::bind_attributes(m);
 }

@@ -20,6 +20,7 @@ void bind_debug(py::module_& m);
 void bind_distributed(py::module_& m);
 void bind_pinned(py::module_& m);
 void bind_frames(py::module_& m);
+void bind_attributes(py::module_& m);
 
 // Conversions between Python values and the C++ value types.
 Attrs attrs_from_dict(const py::dict& d);

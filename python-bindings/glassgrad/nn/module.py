@@ -227,6 +227,10 @@ class Module:
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_scope", "")
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _attribute_reads(cls)
+
     def _check_init(self):
         if "_parameters" not in self.__dict__:
             raise _C.GlassgradError(f"{type(self).__name__}.__init__ must call super().__init__() before assigning "
@@ -289,7 +293,9 @@ class Module:
 
     def __getattr__(self, name):
         # Every self.weight and self.conv1 of every forward comes here: the three tables are
-        # read without a loop. (Before __init__ made them, none is there.)
+        # read without a loop. (Before __init__ made them, none is there.) While a class's
+        # __getattr__ is this one, the extension's attribute slot does the same lookups first
+        # (_attribute_reads): a change here is a change there.
         d = self.__dict__
         params = d.get("_parameters")
         if params is not None:
@@ -793,3 +799,16 @@ class Module:
             return f"{self._get_name()}({extra_lines[0]})"
         lines = extra_lines + child_lines
         return f"{self._get_name()}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
+
+
+def _attribute_reads(cls) -> None:
+    """Every Module class finds its layers, parameters and buffers without first building and
+    dropping an AttributeError (python-bindings/src/bind_attributes.cpp); the semantics of
+    __getattr__, __getattribute__, properties and __dict__ are CPython's. An extension built
+    before this existed leaves the classes as they are."""
+    install = getattr(_C, "module_attribute_reads", None)
+    if install is not None:
+        install(cls, Module.__dict__["__getattr__"])
+
+
+_attribute_reads(Module)
