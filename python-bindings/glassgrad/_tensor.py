@@ -404,6 +404,15 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
         data = data.numpy()
     want = _dtype_name(dtype)
+    if isinstance(data, np.ndarray) and data.dtype.kind == "O":
+        # PyTorch refuses an array of Python objects whatever dtype is asked for (its TypeError):
+        # converting each object would hide mixed columns (strings, NaN) until a loss is nan
+        raise _C.DTypeError(f"glassgrad.tensor: can't convert a NumPy array of dtype object (Python objects, "
+                            f"e.g. {data.flat[0]!r} of type {type(data.flat[0]).__name__}) of shape {data.shape}, "
+                            f"as PyTorch can't\n  fix: make the values numbers first: arr.astype(np.float32) "
+                            f"(pandas: df.astype(float) or pd.get_dummies(..., dtype=float) before .values)"
+                            if data.size else f"glassgrad.tensor: can't convert a NumPy array of dtype object of "
+                            f"shape {data.shape}, as PyTorch can't\n  fix: arr.astype(np.float32)")
     arr = np.asarray(data)
     if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
         values = arr.ravel().tolist()

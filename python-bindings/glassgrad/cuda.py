@@ -23,7 +23,8 @@ __all__ = [
     "built_with_kernels", "built_archs", "build_note", "kernel_names", "set_conv_algo", "conv_algo", "conv_algo_specs",
     "conv_choices",
     "clear_conv_choices", "set_conv_autotune", "conv_autotune", "set_launch_blocking",
-    "set_device", "current_device", "is_bf16_supported", "memory_reserved",
+    "set_device", "current_device", "get_device_name", "get_device_capability", "is_bf16_supported",
+    "memory_reserved",
 ]
 
 
@@ -190,6 +191,19 @@ def current_device() -> int:
     """The index of the current GPU (0 unless set_device changed it)."""
     from . import accelerator
     return accelerator.current_device_index()
+
+
+def get_device_name(device=None) -> str:
+    """The GPU's name, as deviceQuery prints it (the current device when None). Raises
+    DeviceError (a RuntimeError, as PyTorch raises without a GPU) when it cannot be used."""
+    return str(device_info(current_device() if device is None else device)["name"])
+
+
+def get_device_capability(device=None) -> Tuple[int, int]:
+    """The GPU's compute capability (major, minor), the current device's when None; DeviceError
+    as get_device_name."""
+    major, minor = device_info(current_device() if device is None else device)["compute_capability"]
+    return int(major), int(minor)
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:

@@ -57,6 +57,11 @@ if not any(isinstance(f, _SameModules) for f in sys.meta_path):
     sys.meta_path.insert(0, _SameModules())
 
 
+# torch.__version__, which courses print first: glassgrad's own version (the module protocol names
+# below are this module's own, so it is set here rather than found by __getattr__)
+__version__: str = _gg.__version__
+
+
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     """torch.flatten: axes start_dim..end_dim become one (all of them by default)."""
     return input.flatten(start_dim, end_dim)

@@ -70,3 +70,19 @@ def test_big_endian_parameters_and_state_dicts_load_their_values():
 def test_big_endian_operands_of_arithmetic_are_converted():
     x = gg.tensor(np.ones(3, np.float32))
     np.testing.assert_array_equal((x + np.array([1, 2, 3], dtype=">f4")).numpy(), [2, 3, 4])
+
+
+def test_object_arrays_are_refused_whatever_dtype_is_asked_as_pytorch():
+    # a pandas frame of mixed columns gives .values of dtype object: PyTorch raises TypeError
+    # even with dtype=torch.float, rather than converting each Python object
+    import glassgrad.torch as gtorch
+    mixed = np.array([[1, 2.5, True], [np.nan, 0.0, False]], dtype=object)
+    for make in (lambda a: gtorch.tensor(a, dtype=gtorch.float), gtorch.tensor, gtorch.as_tensor, gtorch.from_numpy,
+                 gtorch.Tensor, gtorch.FloatTensor):
+        with pytest.raises(TypeError, match="dtype object"):
+            make(mixed)
+    torch = pytest.importorskip("torch")
+    for make in (lambda a: torch.tensor(a, dtype=torch.float), torch.tensor, torch.Tensor):
+        with pytest.raises(TypeError):
+            make(mixed)
+    np.testing.assert_array_equal(gtorch.tensor(mixed.astype(np.float32)).numpy()[0], [1, 2.5, 1])

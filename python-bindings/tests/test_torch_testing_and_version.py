@@ -93,6 +93,8 @@ def test_version_module():
     assert version.cuda == (gg._C.cuda_built_version() or None)
     assert isinstance(version.git_version, str) and version.git_version
     assert version.hip is None
+    import glassgrad.torch as gtorch  # `print(torch.__version__)`, the first cell of many courses
+    assert gtorch.__version__ == gg.__version__ and isinstance(gtorch.__version__, str)
 
 
 def test_cuda_current_device_names_without_a_gpu():
@@ -107,3 +109,9 @@ def test_cuda_current_device_names_without_a_gpu():
         gg.cuda.set_device(3)
     with pytest.raises(gg._C.DeviceError):
         gg.cuda.memory_reserved()
+    # get_device_name / get_device_capability raise a RuntimeError without a GPU, as PyTorch's
+    for name in ("get_device_name", "get_device_capability"):
+        with pytest.raises(gg._C.DeviceError, match="cannot be used"):
+            getattr(gg.cuda, name)(0)
+        with pytest.raises(RuntimeError):
+            getattr(gg.cuda, name)()
