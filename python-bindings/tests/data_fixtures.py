@@ -1,5 +1,5 @@
-"""Small data sets in the layouts real ones have on disk (torchvision's MNIST and CIFAR-10
-folders), for tests that read them through glassgrad.vision.datasets."""
+"""Small data sets in the layouts real ones have on disk (torchvision's MNIST, FashionMNIST and
+CIFAR-10 folders), for tests that read them through glassgrad.vision.datasets."""
 import os
 import pickle
 
@@ -24,6 +24,21 @@ def write_mnist(root, name="MNIST", n_train=12, n_test=5, gz=False, seed=0):
         write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte{suffix}"), arrays[split][0])
         write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte{suffix}"), arrays[split][1])
     return arrays
+
+
+def write_fashion_mnist(root, n_train=320, n_test=96, seed=0):
+    """root/FashionMNIST/raw: IDX files of 28x28 images whose class shows as a bright band (so a
+    network learns them) over noise."""
+    raw = os.path.join(root, "FashionMNIST", "raw")
+    os.makedirs(raw, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for split, n in (("train", n_train), ("t10k", n_test)):
+        labels = rng.integers(0, 10, n).astype(np.uint8)
+        images = rng.integers(0, 90, (n, 28, 28), dtype=np.uint8)
+        for image, label in zip(images, labels):
+            image[2 + 2 * label:5 + 2 * label] += 160
+        write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte"), images)
+        write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte"), labels)
 
 
 def write_cifar(root, n_per_batch=4, n_test=None, seed=1):

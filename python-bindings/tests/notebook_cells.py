@@ -4,11 +4,13 @@ namespace by a fresh interpreter, which prints `[cell i raised Type: message]` f
 raises and ends with `RAISED [i, ...]`. Notebooks raise on purpose (a matmul of mismatched shapes
 to show the error) and cells need packages a test leaves out; a test compares the cells that
 raised with the ones PyTorch's run raises (docs/porting.md, "Running real scripts")."""
+import io
 import json
 import os
 import re
 import subprocess
 import sys
+import tokenize
 
 from script_sources import port_script
 from test_ported_scripts import _env
@@ -46,18 +48,38 @@ print("RAISED", json.dumps(raised))
 '''
 
 
+def _statement_lines(text):
+    """The 0-based numbers of the lines where a statement starts (not inside brackets, a string or
+    after a backslash), or None when the text does not tokenize (then every line counts)."""
+    starts, last = set(), tokenize.NEWLINE
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type in (tokenize.COMMENT, tokenize.NL):
+                continue
+            if last in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                starts.add(tok.start[0] - 1)
+            last = tok.type
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return starts
+
+
 def code_cells(path):
-    """The notebook's code cells as source texts, magics and help lines turned into `pass`."""
+    """The notebook's code cells as source texts, magics and help lines turned into `pass`. As
+    IPython's, a line is a magic only where a statement starts: `% (epoch, loss))` continuing a
+    print's format across lines stays code."""
     with open(path, encoding="utf-8") as f:
         cells = json.load(f)["cells"]
     out = []
     for cell in cells:
         if cell["cell_type"] != "code":
             continue
+        text = "".join(cell["source"])
+        starts = _statement_lines(text)
         lines = []
-        for line in "".join(cell["source"]).split("\n"):
+        for n, line in enumerate(text.split("\n")):
             bare = line.strip()
-            if bare.startswith(("%", "!")) or HELP.fullmatch(bare):
+            if (bare.startswith(("%", "!")) or HELP.fullmatch(bare)) and (starts is None or n in starts):
                 line = line[:len(line) - len(line.lstrip())] + "pass  # " + bare
             lines.append(line)
         out.append("\n".join(lines))
@@ -82,15 +104,15 @@ def ported_cells(path, changes=None):
     return cells
 
 
-def run_cells(folder, path, hide=(), timeout=900, changes=None):
-    """Runs the notebook at path, ported (and `changes` made, as ported_cells), in folder; returns
-    ({cell: 'Type: message'}, stdout, stderr)."""
+def run_cells(folder, path, hide=(), timeout=900, changes=None, env=None):
+    """Runs the notebook at path, ported (and `changes` made, as ported_cells), in folder, with
+    `env` ({name: value}) added to the environment; returns ({cell: 'Type: message'}, stdout, stderr)."""
     with open(os.path.join(folder, "cells.json"), "w", encoding="utf-8") as f:
         json.dump(ported_cells(path, changes), f)
     with open(os.path.join(folder, "run_cells.py"), "w", encoding="utf-8") as f:
         f.write(RUNNER)
     proc = subprocess.run([sys.executable, "run_cells.py", "cells.json", *hide], cwd=folder,
-                          env=_env(MPLBACKEND="Agg", **OFFLINE), capture_output=True, text=True, timeout=timeout)
+                          env=_env(MPLBACKEND="Agg", **OFFLINE, **(env or {})), capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0 and "RAISED" in proc.stdout, f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     raised = dict(re.findall(r"^\[cell (\d+) raised (.*)\]$", proc.stdout, re.M))
     return {int(k): v for k, v in raised.items()}, proc.stdout, proc.stderr

@@ -38,6 +38,7 @@ REPOSITORIES = {
     "nn-zero-to-hero": "github.com/karpathy/nn-zero-to-hero",
     "PyTorchZeroToAll": "github.com/hunkim/PyTorchZeroToAll",
     "PyTorch-GAN": "github.com/eriklindernoren/PyTorch-GAN",
+    "Dive-into-DL-PyTorch": "github.com/ShusenTang/Dive-into-DL-PyTorch",
 }
 
 

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from glassgrad.data import write_idx
+from data_fixtures import write_fashion_mnist
 from notebook_cells import IMPORT, assert_raised, run_cells
 from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
@@ -31,21 +31,6 @@ def _notebook(name):
 
 def _helper_functions(folder):
     port_script.port_file(_notebook("helper_functions.py"), str(folder / "helper_functions.py"))
-
-
-def _fashion_mnist(root, n_train=320, n_test=96, seed=0):
-    """root/FashionMNIST/raw: IDX files of 28x28 images whose class shows as a bright band (so a
-    network learns them) over noise."""
-    raw = os.path.join(root, "FashionMNIST", "raw")
-    os.makedirs(raw, exist_ok=True)
-    rng = np.random.default_rng(seed)
-    for split, n in (("train", n_train), ("t10k", n_test)):
-        labels = rng.integers(0, 10, n).astype(np.uint8)
-        images = rng.integers(0, 90, (n, 28, 28), dtype=np.uint8)
-        for image, label in zip(images, labels):
-            image[2 + 2 * label:5 + 2 * label] += 160
-        write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte"), images)
-        write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte"), labels)
 
 
 def _food_pictures(data, seed=0):
@@ -103,7 +88,7 @@ def test_02_classification_on_make_circles(tmp_path):
 def test_03_computer_vision_on_fashion_mnist_files(tmp_path):
     pytest.importorskip("tqdm")
     _helper_functions(tmp_path)
-    _fashion_mnist(str(tmp_path / "data"))
+    write_fashion_mnist(str(tmp_path / "data"))
     out = _run(tmp_path, "03_pytorch_computer_vision.ipynb",
                {53: "torchmetrics", 54: "mlxtend", 55: "torchmetrics"})  # the confusion matrix cells
     # model_0 (linear) learns the bands in 3 epochs as under PyTorch (100% on this data); the
