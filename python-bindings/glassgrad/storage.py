@@ -10,8 +10,9 @@ A storage object is a window on the tensor it came from: reading computes the te
 work and reads the whole buffer; writing element i goes through that tensor (tensor[idx] = v for
 the idx whose element lives at i, without recording gradients, as PyTorch's storage writes), so
 every view of the buffer sees it and glassgrad's in-place tracking stays whole. An element the
-tensor does not reach (storage()[0] of a row view at offset 2) cannot be written: write it
-through a tensor that covers it. Sizes count elements of the storage's dtype (TypedStorage) or
+tensor does not reach (storage()[0] of a row view at offset 2) is written into the buffer
+itself, as PyTorch writes storages: the base and every view read it there, and no tensor's
+in-place version changes. Sizes count elements of the storage's dtype (TypedStorage) or
 bytes (UntypedStorage), as PyTorch's.
 """
 from __future__ import annotations
@@ -133,11 +134,8 @@ class TypedStorage(_Storage):
         t = self._tensor
         where = _position(t, i)
         if where is None:
-            raise _C.InvalidArgumentError(
-                f"storage()[{i}] = ...: element {i} of the storage lies outside this tensor {list(t.shape)} (offset "
-                f"{t.storage_offset()}, strides {list(t.stride())}), so glassgrad cannot write it through the tensor\n"
-                f"  fix: write it through the tensor that covers the whole storage (the one this view was taken "
-                f"from), e.g. base.view(-1)[{i}] = value")
+            _write_outside(t, i, value)
+            return
         with no_grad():
             t[where] = value
 
@@ -190,6 +188,25 @@ def _elements(t) -> np.ndarray:
         return full.numpy()
     from ._tensor import _wrap
     return _wrap(_C.lazy_leaf(full, "constant", False, "")).float()._raw().numpy()
+
+
+def _write_outside(t, i: int, value) -> None:
+    """Writes storage element i, which tensor t does not reach (storage()[0] of a row view at
+    offset 2), into the buffer itself, as PyTorch's storage writes go: not through autograd and
+    not counted as an in-place version of any tensor. Every tensor over the buffer (the base, its
+    other views) reads it from there; t's pending work is computed first, so the buffer is the
+    storage's current one."""
+    from ._tensor import raw_from_numpy
+    raw = t._raw()
+    try:
+        src = raw_from_numpy(np.asarray([value]), t.device, "", t.dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"storage()[{i}] = {value!r}: the value must be a number of the storage's dtype {t.dtype} "
+                        f"({type(e).__name__}: {e})\n  fix: s[{i}] = 1.5") from None
+    element = raw.as_strided([1], [1], i)  # (the offset counts from the buffer's start)
+    if t.device.type == "cpu":
+        _C.wait_pinned_reads_at(int(raw.storage_ptr))  # a queued GPU copy may still read the buffer
+    element.copy_from(src)
 
 
 def _position(t, i: int):

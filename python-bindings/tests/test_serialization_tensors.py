@@ -79,6 +79,44 @@ def test_bfloat16_state_dict_stays_bfloat16_through_save_and_load(torch, tmp_pat
     assert gg.equal(m2.weight.detach(), m.weight.detach())
 
 
+@pytest.mark.parametrize("source", ["glassgrad", "torch", "file"])
+def test_load_state_dict_assign_keeps_bfloat16_as_torch(torch, tmp_path, source):
+    """load_state_dict(sd, assign=True) with bfloat16 entries (a float32 model): the new
+    parameters and buffers are bfloat16, as PyTorch's, with the entries' values; without assign
+    the model's float32 keeps them exactly. The entries: glassgrad tensors, CPU PyTorch tensors,
+    or a torch.save file read by glassgrad.load."""
+    def bn(lib):
+        lib.manual_seed(0)
+        m = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+        m.train()
+        m(lib.randn(5, 3))  # running statistics that are not the initial ones
+        return m
+
+    t = bn(torch)
+    theirs = {k: (v.bfloat16() if v.is_floating_point() else v) for k, v in t.state_dict().items()}
+    if source == "glassgrad":
+        entries = {k: gg.tensor(v.float().numpy()).bfloat16() if v.is_floating_point() else gg.tensor(v.numpy())
+                   for k, v in theirs.items()}
+    elif source == "torch":
+        entries = theirs
+    else:
+        torch.save(theirs, tmp_path / "bf.pt")
+        entries = gg.load(tmp_path / "bf.pt")
+    t.load_state_dict(theirs, assign=True)
+    ours = bn(gg)
+    ours.load_state_dict(entries, assign=True)
+    for (name, a), (_, b) in zip(ours.state_dict().items(), t.state_dict().items()):
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1], name
+        np.testing.assert_array_equal(a.float().numpy() if a.dtype == gg.bfloat16 else a.numpy(),
+                                      b.float().numpy() if b.dtype == torch.bfloat16 else b.numpy(), err_msg=name)
+    assert type(ours[0].weight).__name__ == "Parameter" and ours[0].weight.requires_grad
+    assert type(gg.nn.Parameter(entries["0.weight"])).__name__ == "Parameter"  # nn.Parameter of bfloat16
+    kept = bn(gg)
+    kept.load_state_dict(entries)  # copied into the model's float32: the bfloat16 values exactly
+    assert kept[0].weight.dtype == gg.float32
+    np.testing.assert_array_equal(kept[0].weight.detach().numpy(), theirs["0.weight"].float().numpy())
+
+
 def test_torch_save_to_glassgrad_and_back_to_torch_keeps_the_tree(torch, tmp_path):
     tree = {"model": collections.OrderedDict([("w", torch.randn(3, 4)), ("n", torch.tensor(5))]),
             "h": torch.arange(6, dtype=torch.float16).reshape(2, 3).t(), "b": torch.tensor([1.5], dtype=torch.bfloat16),

@@ -42,9 +42,8 @@ def test_storage_writes_reach_the_tensor_and_every_view(torch):
     row = ours[2]
     _storage(row)[5] = 9.0
     assert ours[2, 1].item() == 9.0 and _storage(row).data_ptr() == ours.data_ptr()
-    with pytest.raises(gg.GlassgradError, match="lies outside this tensor"):
-        _storage(row)[0] = 1.0  # not reachable through the row: refused, nothing changes
-    assert ours[0, 0].item() == 2.0
+    _storage(row)[0] = 1.0  # not reachable through the row: written into the buffer, as PyTorch's
+    assert ours[0, 0].item() == 1.0 and row.tolist() == [2.0, 9.0]
     w = gg.nn.Linear(2, 2).weight  # a parameter: written without recording gradients
     _storage(w)[0] = 0.5
     assert w[0, 0].item() == 0.5 and w.requires_grad and w.is_leaf
@@ -58,3 +57,37 @@ def test_storage_errors_and_predicates():
         s[1:3]
     assert gg.is_storage(s) and gg.is_storage(gg.ones(2).untyped_storage()) and not gg.is_storage(gg.ones(2))
     assert _storage(gg.tensor([1.5], dtype=gg.bfloat16)).tolist() == [1.5]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16", "int64", "int16", "bool"])
+def test_a_storage_write_no_view_reaches_reaches_the_base_and_its_other_views_as_torch(torch, dtype):
+    """points[1].storage()[0] = v (dlwpt-code's chapter 3): the element lies outside the row, in
+    the base's first row. PyTorch writes the buffer: the base, a column view and a later
+    computation see it, and no tensor's in-place version changes. The base here is computed
+    (pending work, then written) as well as made from data."""
+    results = []
+    for lib in (torch, gg):
+        dt = getattr(lib, dtype)
+        values = [[True, False], [True, True], [False, True]] if dtype == "bool" else \
+            [[4, 1], [5, 3], [2, 1]] if dtype.startswith("int") else POINTS
+        points = lib.tensor(values, dtype=dt, device="cpu")
+        computed = lib.tensor(values, dtype=dt, device="cpu").clone()
+        if dtype != "bool":
+            computed = computed * 2
+        column = points[:, 1]
+        row = points[1]
+        version = points._version
+        new = True if dtype == "bool" else 7
+        _storage(row)[0] = new
+        _storage(computed[2])[1] = new
+        seen = [points.tolist(), column.tolist(), row.tolist(), computed.tolist(), points._version == version]
+        if dtype != "bool":
+            seen.append((points.double() * 3).sum().item())
+        results.append(seen)
+    assert results[1] == results[0]
+
+
+def test_a_storage_write_outside_the_view_refuses_a_non_number():
+    row = gg.tensor(POINTS)[1]
+    with pytest.raises(TypeError, match="must be a number"):
+        _storage(row)[0] = "seven"

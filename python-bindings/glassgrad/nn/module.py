@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict, namedtuple
-from typing import Dict, Iterator, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import numpy as np
 
@@ -35,9 +35,12 @@ class Parameter(Tensor):
         nested lists of floats; None: an empty tensor) on its own device, or on `device`."""
         if data is None:
             data = np.zeros((0,), np.float32)
+        dtype = None  # arr's own
         if isinstance(data, Tensor):
             device = data.device if device is None else device
-            arr = data.numpy(force=True)
+            arr, dtype = _array_and_dtype(data)
+        elif str(getattr(data, "dtype", "")) == "torch.bfloat16":
+            arr, dtype = _array_and_dtype(data)
         else:
             arr = np.asarray(data)
             if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
@@ -47,7 +50,7 @@ class Parameter(Tensor):
                                       f"and complex dtype can require gradients)\n  fix: "
                                       f"nn.Parameter(x.float()), or np.asarray(x, dtype=np.float32)")
         # Until a model call names it by its path, the allocation log knows it by where it was made.
-        raw = _C.Tensor.from_numpy(arr, _device.normalize(device), name or f"parameter@{user_source()}")
+        raw = raw_from_numpy(arr, _device.normalize(device), name or f"parameter@{user_source()}", dtype)
         self._h = _C.lazy_leaf(raw, "parameter", bool(requires_grad), name)
 
     def __repr__(self) -> str:
@@ -70,14 +73,26 @@ class Buffer(Tensor):
     def __init__(self, data=None, *, persistent: bool = True):
         if data is None:
             data = np.zeros((0,), np.float32)
-        arr = data.numpy(force=True) if isinstance(data, Tensor) else np.asarray(data)
+        arr, dtype = _array_and_dtype(data) if isinstance(data, Tensor) else (np.asarray(data), None)
         device = data.device if isinstance(data, Tensor) else _device.default_device()
-        self._h = _state_leaf(arr, device, "")._h
+        self._h = _state_leaf(arr, device, "", dtype)._h
         self.persistent = bool(persistent)
 
 
-def _state_leaf(arr: np.ndarray, device: str, name: str) -> Tensor:
-    return _wrap(_C.lazy_leaf(_C.Tensor.from_numpy(arr, device, name), "state", False, name))
+def _state_leaf(arr: np.ndarray, device: str, name: str, dtype: Optional[str] = None) -> Tensor:
+    """A buffer's leaf holding arr's values in dtype (default arr's own)."""
+    return _wrap(_C.lazy_leaf(raw_from_numpy(arr, device, name, dtype), "state", False, name))
+
+
+def _array_and_dtype(t) -> Tuple[np.ndarray, Optional[str]]:
+    """The values of tensor t (glassgrad's, or a CPU PyTorch tensor) as an array, and the dtype
+    to make of it: None (the array's own) except for bfloat16, which NumPy lacks (its values are
+    then float32, exactly)."""
+    if isinstance(t, Tensor):
+        return (t._values(), "bfloat16") if t.dtype == "bfloat16" else (t.numpy(force=True), None)
+    if str(getattr(t, "dtype", "")) == "torch.bfloat16":  # a PyTorch tensor
+        return t.detach().float().cpu().numpy(), "bfloat16"
+    return np.asarray(t), None
 
 
 def _leaf_for(t: Tensor, raw: "_C.Tensor"):
@@ -130,7 +145,7 @@ def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
                             f"saved before its first forward); the model's is {list(t.shape)}\n"
                             f"  fix: run one forward pass of the lazy model before calling state_dict()")
     try:
-        arr = value._values() if isinstance(value, Tensor) else np.asarray(value)
+        arr = value._values() if isinstance(value, Tensor) else _array_and_dtype(value)[0]
     except Exception as e:  # whatever the object is, say which entry it was
         raise _C.InvalidArgumentError(f"load_state_dict: '{name}' is not an array ({type(value).__name__}: {e})\n"
                                       f"  fix: pass the tensors model.state_dict() returned") from None
@@ -142,6 +157,14 @@ def _checked_entry(name: str, value, t: Tensor) -> np.ndarray:
         raise _C.DTypeError(f"load_state_dict: '{name}' holds {arr.dtype} values, the model's tensor is {t.dtype}\n"
                             f"  fix: pass numeric tensors or arrays, as model.state_dict() returns")
     return arr
+
+
+def _entry_dtype(value) -> Optional[str]:
+    """The dtype load_state_dict(assign=True) gives an entry's new tensor when its array (from
+    _checked_entry) does not say it: bfloat16, held as float32 values; else None."""
+    if isinstance(value, Tensor):
+        return "bfloat16" if value.dtype == "bfloat16" else None
+    return "bfloat16" if str(getattr(value, "dtype", "")) == "torch.bfloat16" else None
 
 
 class StateDictError(_C.InvalidArgumentError, RuntimeError):
@@ -186,14 +209,20 @@ def _check_new_name(module, kind: str, name, table: str) -> None:
 
 def _assign_entries(module, pairs) -> None:
     """load_state_dict(assign=True): each entry's values become a new Parameter (keeping the old
-    one's requires_grad) or buffer of the owning submodule, in the entry's dtype."""
-    for t, (name, arr) in pairs:
+    one's requires_grad) or buffer of the owning submodule, in the entry's dtype (bfloat16 too,
+    as PyTorch's assign keeps it). Every new tensor is made before any is put in place."""
+    made: List[Tuple[Dict[str, Any], str, Tensor]] = []
+    for t, (name, arr, dtype) in pairs:
         path, _, attr = name.rpartition(".")
         owner = module.get_submodule(path)
         if isinstance(t, Parameter):
-            owner._parameters[attr] = Parameter(arr, t.requires_grad, device=t.device, name=t.name)
+            values = _wrap(_C.lazy_leaf(raw_from_numpy(arr, t.device, t.name, dtype), "constant", False, "")) \
+                if dtype is not None else arr
+            made.append((owner._parameters, attr, Parameter(values, t.requires_grad, device=t.device, name=t.name)))
         else:
-            owner._buffers[attr] = _state_leaf(np.asarray(arr), t.device, t.name)
+            made.append((owner._buffers, attr, _state_leaf(np.asarray(arr), t.device, t.name, dtype)))
+    for table, attr, new in made:
+        table[attr] = new
     _bump_structure_version()
 
 
@@ -674,7 +703,7 @@ class Module:
                 extras.append((t.module, state[name]))
                 continue
             arr = _checked_entry(name, state[name], t)
-            pairs.append((t, _new_data(t, arr) if not assign else (name, arr)))
+            pairs.append((t, _new_data(t, arr) if not assign else (name, arr, _entry_dtype(state[name]))))
         if assign:
             _assign_entries(self, pairs)
         else:
