@@ -2,9 +2,11 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <new>
+#include <unordered_map>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/plan.h"
@@ -93,6 +95,11 @@ void Allocator::reset_peak() {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.peak = stats_.current;
 }
+size_t Allocator::room_under_limit() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stats_.limit == 0) return SIZE_MAX;
+  return stats_.limit > stats_.current ? stats_.limit - stats_.current : 0;
+}
 void Allocator::set_limit(size_t bytes, const std::string& as_given) {
   std::lock_guard<std::mutex> lock(mu_);
   stats_.limit = bytes;
@@ -132,17 +139,93 @@ void Allocator::set_log_callback(std::function<void(const AllocationRecord&)> cb
 
 namespace {
 
-// Host memory, 64-byte aligned (a cache line; also what AVX-512 loads like).
+// Host memory, 64-byte aligned (a cache line; also what AVX-512 loads like), with freed blocks
+// kept for reuse. A training step frees and allocates the same sizes every step (the gradients
+// zero_grad drops and the step's plan makes again, the input batch, the loss): served from the
+// free lists, they skip the C library's allocator (docs/performance.md, "The plain loop's host
+// work (issue 34)").
+//
+// Requests are rounded up to a size class: multiples of 64 B up to 4 KiB, then 8 classes per
+// power of two (at most 12.5% lost to rounding). Blocks up to kMaxBlock are kept, at most
+// kMaxCached bytes in all, and under a memory limit in use plus kept stays within it (a block
+// is kept only where it fits; a new block empties the cache where it would not).
+// The cache is reported as MemoryStats::cached; empty_cache() (glassgrad's empty_cache, a new
+// memory limit, an allocation that fails) gives it back to the C library. Host memory has no
+// stream: a block is free for reuse as soon as its storage is dropped.
+size_t cpu_size_class(size_t bytes) {
+  if (bytes <= 4096) return (bytes + 63) / 64 * 64;
+  size_t top = 4096;
+  while (top < bytes) top <<= 1;  // bytes in (top/2, top]
+  const size_t step = top / 16;   // 8 classes between top/2 and top
+  return (bytes + step - 1) / step * step;
+}
+
 class CpuAllocator final : public Allocator {
  public:
   CpuAllocator() : Allocator(Device::cpu()) {}
 
+  void empty_cache() override {
+    std::unordered_map<size_t, std::vector<void*>> blocks;
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      blocks.swap(free_);
+      cached_ = 0;
+    }
+    for (auto& kv : blocks)
+      for (void* p : kv.second) std::free(p);
+  }
+
  protected:
   void* raw_allocate(size_t bytes) override {
-    const size_t rounded = (bytes + 63) / 64 * 64;
-    return std::aligned_alloc(64, rounded);
+    const size_t cls = cpu_size_class(bytes);
+    if (cls > kMaxBlock) return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
+    {
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      auto it = free_.find(cls);
+      if (it != free_.end() && !it->second.empty()) {
+        void* p = it->second.back();
+        it->second.pop_back();
+        cached_ -= cls;
+        return p;
+      }
+    }
+    // A new block: under a limit, the kept ones go back first when in use plus cached would
+    // pass it (the base class has checked that the request itself fits).
+    const size_t room = room_under_limit();
+    if (room != SIZE_MAX && cached_bytes() + cls > room) empty_cache();
+    return std::aligned_alloc(64, cls);
   }
-  void raw_free(void* ptr, size_t) noexcept override { std::free(ptr); }
+
+  void raw_free(void* ptr, size_t bytes) noexcept override {
+    const size_t cls = cpu_size_class(bytes);
+    if (cls <= kMaxBlock) {
+      // Called before the base class counts the free: `bytes` is still in use.
+      const size_t room = room_under_limit();
+      std::lock_guard<std::mutex> lock(cache_mu_);
+      if (cached_ + cls <= kMaxCached && (room == SIZE_MAX || cached_ + cls <= room + bytes)) {
+        try {
+          free_[cls].push_back(ptr);
+          cached_ += cls;
+          return;
+        } catch (...) {
+          // No room for the list entry: the block goes back to the C library below.
+        }
+      }
+    }
+    std::free(ptr);
+  }
+
+  size_t cached_bytes() const override {
+    std::lock_guard<std::mutex> lock(cache_mu_);
+    return cached_;
+  }
+
+ private:
+  static constexpr size_t kMaxBlock = size_t(64) << 20;
+  static constexpr size_t kMaxCached = size_t(256) << 20;
+  mutable std::mutex cache_mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> kept blocks
+  size_t cached_ = 0;
 };
 
 std::mutex& registry_mutex() {

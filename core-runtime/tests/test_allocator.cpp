@@ -163,3 +163,47 @@ TEST(FormatBytes, PicksAReadableUnit) {
   EXPECT_EQ(format_bytes(3u << 20), "3.00 MiB");
   EXPECT_EQ(format_bytes(size_t{5} << 30), "5.00 GiB");
 }
+
+// The CPU allocator keeps freed blocks by size class and serves requests of the same class from
+// them; the kept bytes are stats().cached (not current), empty_cache() gives them back, and
+// under a memory limit in use plus cached never exceeds it.
+TEST(CpuBlockCache, AFreedBlockIsKeptReportedAndReused) {
+  Allocator& a = cpu();
+  a.empty_cache();
+  ASSERT_EQ(a.stats().cached, 0u);
+  void* first = nullptr;
+  {
+    Tensor x = Tensor::empty({1250}, DType::Float32);  // 5000 B: the 5120 B class
+    first = x.data_ptr();
+  }
+  EXPECT_EQ(a.stats().cached, 5120u);
+  {
+    Tensor y = Tensor::empty({1260}, DType::Float32);  // 5040 B: the same class
+    EXPECT_EQ(y.data_ptr(), first);
+    EXPECT_EQ(a.stats().cached, 0u);
+  }
+  a.empty_cache();
+  EXPECT_EQ(a.stats().cached, 0u);
+}
+
+TEST(CpuBlockCache, InUsePlusKeptStaysUnderTheMemoryLimit) {
+  Allocator& a = cpu();
+  a.empty_cache();
+  const size_t base = a.stats().current;
+  a.set_limit(base + 10000);
+  { Tensor x = Tensor::empty({2048}, DType::Float32); }  // 8192 B, kept
+  EXPECT_EQ(a.stats().cached, 8192u);
+  {
+    Tensor y = Tensor::empty({1024}, DType::Float32);  // 4096 B: another class, and 12288 B held would pass the limit
+    EXPECT_EQ(a.stats().cached, 0u);
+    EXPECT_LE(a.stats().current + a.stats().cached, base + 10000);
+  }
+  EXPECT_EQ(a.stats().cached, 4096u);  // y's block fits beside nothing in use
+  {
+    Tensor z = Tensor::empty({2000}, DType::Float32);  // 8000 B: in use 8000 + kept 4096 would pass it
+    EXPECT_LE(a.stats().current + a.stats().cached, base + 10000);
+  }
+  EXPECT_LE(a.stats().current + a.stats().cached, base + 10000);
+  a.set_limit(0);
+  a.empty_cache();
+}

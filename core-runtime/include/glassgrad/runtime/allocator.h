@@ -64,6 +64,9 @@ class Allocator {
   virtual void* raw_allocate(size_t bytes) = 0;  // nullptr when the device is out of memory
   virtual void raw_free(void* ptr, size_t bytes) noexcept = 0;
   virtual size_t cached_bytes() const { return 0; }
+  // Bytes the memory limit leaves beside the buffers in use (SIZE_MAX without a limit). A
+  // caching allocator keeps no more than this, so in use plus cached stays under the limit.
+  size_t room_under_limit() const;
 
  private:
   void record(bool is_alloc, size_t bytes, const std::string& name);
