@@ -1483,6 +1483,11 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"x.data must be set to a Tensor, got {type(value).__name__}")
+        if (value._h.shares_storage(self._h) and value.shape == self.shape and value.dtype == self.dtype
+                and value._h.layout == self._h.layout):
+            # x.data *= 2 (Python's `x.data = x.data.__imul__(2)`): the write went through x's own
+            # storage already. x stays the leaf that graphs recorded before it accumulate into.
+            return
         kind = "parameter" if self.requires_grad else "input"
         # PyTorch's x.data = y keeps x's .grad: `w.data -= lr * w.grad.data` (Python sets w.data
         # to the written alias) and then `w.grad.data.zero_()` is how scripts before optim wrote SGD.

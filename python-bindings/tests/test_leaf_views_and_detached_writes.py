@@ -95,3 +95,39 @@ def test_a_detached_alias_of_a_parameter_written_under_no_grad_changes_it_withou
     d.copy_(gt.tensor([1.0, 2.0, 3.0]))  # a value without gradient: the alias stays a plain tensor
     assert not d.requires_grad
     np.testing.assert_array_equal(p.detach().numpy(), [1, 2, 3])
+
+
+def _write_then_backward(lib, how, realize):
+    """A graph recorded before a write through x.data (Dive-into-DL-PyTorch's autograd lesson):
+    the leaf keeps receiving that graph's gradient, whatever was computed in between. (A graph
+    that saved x itself differs: PyTorch's backward reads the written values through the saved
+    alias, glassgrad's the values x had when recorded; docs/inplace-and-views.md.)"""
+    x = lib.ones(2, requires_grad=True)
+    hooked = []
+    x.register_hook(lambda g: hooked.append(g.detach().numpy().copy()))
+    y = (2 * x).sum() + (x * lib.tensor([5.0, -1.0])).sum()  # saves no value of x (see below)
+    if how == "mul_":
+        x.data.mul_(100)
+    elif how == "imul":
+        x.data *= 100
+    else:
+        x.data.copy_(lib.tensor([3.0, 4.0]))
+    if realize == "x":
+        str(x)
+    elif realize == "y":
+        y.item()
+    elif realize == "data":
+        x.data.sum().item()
+    y.backward()
+    first = x.grad.numpy().copy()
+    (x * x).sum().backward()  # a graph after the write: its value, accumulated
+    return first, x.grad.numpy().copy(), x.detach().numpy().copy(), x.is_leaf, [h.tolist() for h in hooked]
+
+
+@pytest.mark.parametrize("realize", ["none", "x", "y", "data"])
+@pytest.mark.parametrize("how", ["mul_", "imul", "copy_"])
+def test_a_graph_recorded_before_a_data_write_still_reaches_the_leaf(how, realize):
+    ours = _write_then_backward(gt, how, realize)
+    theirs = _write_then_backward(torch, how, realize)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
