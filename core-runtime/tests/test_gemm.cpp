@@ -334,6 +334,27 @@ TEST_P(GemmIsa, ReadsBFromTheCallersPanelFill) {
   }
 }
 
+// The first 64-byte aligned element of v (room left for it by the caller).
+template <typename T>
+T* aligned64(std::vector<T>& v) {
+  constexpr size_t per = 64 / sizeof(T);
+  return v.data() + (per - reinterpret_cast<uintptr_t>(v.data()) / sizeof(T) % per) % per;
+}
+
+// A x B from A's packed form alone (a_packed, m rows) has exactly the values of want.
+template <typename T>
+void check_packed_product(CpuIsa isa, int64_t m, int64_t n, int64_t k, const Operand<T>& a, const Operand<T>& b,
+                          const T* packed, const std::vector<T>& want, const char* what) {
+  std::vector<T> got(want.size(), std::numeric_limits<T>::quiet_NaN());
+  cpu::GemmProblem<T> p = problem(m, n, k, a, b, got.data(), n, T(1), T(0));
+  p.a = cpu::MatrixView<T>();  // only the packed form is given
+  p.a_packed = packed;
+  p.a_packed_m = m;
+  cpu::gemm(p, {}, isa);
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << cpu_isa_name(isa) << " " << what << " m=" << m << " n=" << n << " k=" << k << " at " << i;
+}
+
 // A packed once (gemm_pack_a) and read in place by several calls, as a conv reads its weights
 // for every image batch: the same bits as packing on the fly, row-major and transposed A, across
 // K blocks (k > KC), M blocks (m > MC) and the threaded split along M (row ranges of the packed A).
@@ -343,21 +364,12 @@ void check_prepacked_a(CpuIsa isa, int64_t m, int64_t n, int64_t k, Layout la) {
   const DType dt = sizeof(T) == 4 ? DType::Float32 : DType::Float64;
   const Operand<T> a = make_operand<T>(m, k, la, gen);
   const Operand<T> b = make_operand<T>(k, n, Layout::RowMajor, gen);
-  std::vector<T> want(static_cast<size_t>(m * n)), got(want.size());
+  std::vector<T> want(static_cast<size_t>(m * n));
   cpu::gemm(problem(m, n, k, a, b, want.data(), n, T(1), T(0)), {}, isa);
   std::vector<T> packed(static_cast<size_t>(cpu::gemm_packed_a_elems(m, k, dt, isa)) + 64 / sizeof(T));
-  T* aligned = packed.data() + (64 / sizeof(T) - reinterpret_cast<uintptr_t>(packed.data()) / sizeof(T) % (64 / sizeof(T))) %
-                                   (64 / sizeof(T));
+  T* aligned = aligned64(packed);
   cpu::gemm_pack_a(problem<T>(m, n, k, a, b, nullptr, n), aligned, isa);
-  for (int call = 0; call < 2; ++call) {
-    cpu::GemmProblem<T> p = problem(m, n, k, a, b, got.data(), n, T(1), T(0));
-    p.a = cpu::MatrixView<T>();  // only the packed form is given
-    p.a_packed = aligned;
-    p.a_packed_m = m;
-    cpu::gemm(p, {}, isa);
-    for (size_t i = 0; i < want.size(); ++i)
-      ASSERT_EQ(got[i], want[i]) << cpu_isa_name(isa) << " m=" << m << " n=" << n << " k=" << k << " at " << i;
-  }
+  for (int call = 0; call < 2; ++call) check_packed_product(isa, m, n, k, a, b, aligned, want, "prepacked");
 }
 
 TEST_P(GemmIsa, ReadsAPrepackedAInPlace) {
@@ -367,6 +379,57 @@ TEST_P(GemmIsa, ReadsAPrepackedAInPlace) {
       check_prepacked_a<float>(GetParam(), sh[0], sh[1], sh[2], la);
       check_prepacked_a<double>(GetParam(), sh[0], sh[1], sh[2], la);
     }
+  }
+}
+
+// A given as column offsets (a_col_at: a conv's weights read with their taps regrouped), packed
+// on the fly and packed a few rows at a time (gemm_pack_a_rows, the row ranges in a scrambled
+// order, as a conv packs several such A's from one tensor): the same bits as the A copied out in
+// that column order. Columns in a random order of a wider matrix, so a lost offset shows.
+template <typename T>
+void check_column_offsets(CpuIsa isa, int64_t m, int64_t n, int64_t k) {
+  std::mt19937 gen(static_cast<unsigned>(m * 11 + n * 3 + k));
+  const DType dt = sizeof(T) == 4 ? DType::Float32 : DType::Float64;
+  const int64_t wide = k + 7;  // columns of the source, k of them used
+  const Operand<T> src = make_operand<T>(m, wide, Layout::RowMajor, gen);
+  const Operand<T> b = make_operand<T>(k, n, Layout::RowMajor, gen);
+  std::vector<int64_t> order(static_cast<size_t>(wide));
+  for (int64_t p = 0; p < wide; ++p) order[static_cast<size_t>(p)] = p;
+  std::shuffle(order.begin(), order.end(), gen);
+  order.resize(static_cast<size_t>(k));
+  Operand<T> a;  // the same A, copied out row-major
+  a.rs = k, a.cs = 1;
+  a.data.resize(static_cast<size_t>(m * k));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t p = 0; p < k; ++p) a.data[static_cast<size_t>(i * k + p)] = src.at(i, order[static_cast<size_t>(p)]);
+  std::vector<T> want(static_cast<size_t>(m * n)), got(want.size());
+  cpu::gemm(problem(m, n, k, a, b, want.data(), n), {}, isa);
+  auto by_offsets = [&](T* c) {
+    cpu::GemmProblem<T> p = problem(m, n, k, src, b, c, n);
+    p.a = cpu::row_major(src.data.data(), wide);
+    p.a_col_at = order.data();
+    return p;
+  };
+  cpu::gemm(by_offsets(got.data()), {}, isa);
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_EQ(got[i], want[i]) << cpu_isa_name(isa) << " on the fly m=" << m << " n=" << n << " k=" << k << " at " << i;
+  std::vector<T> packed(static_cast<size_t>(cpu::gemm_packed_a_elems(m, k, dt, isa)) + 64 / sizeof(T),
+                        std::numeric_limits<T>::quiet_NaN());
+  T* aligned = aligned64(packed);
+  const int64_t mr = cpu::gemm_mr(dt, isa), step = 2 * mr;
+  std::vector<int64_t> starts;
+  for (int64_t r0 = 0; r0 < m; r0 += step) starts.push_back(r0);
+  std::shuffle(starts.begin(), starts.end(), gen);
+  for (int64_t r0 : starts) cpu::gemm_pack_a_rows(by_offsets(nullptr), r0, std::min(step, m - r0), aligned, isa);
+  check_packed_product(isa, m, n, k, a, b, aligned, want, "packed by rows");
+  EXPECT_THROW(cpu::gemm_pack_a_rows(by_offsets(nullptr), 1, 1, aligned, isa), InternalError);
+}
+
+TEST_P(GemmIsa, ReadsAByColumnOffsets) {
+  const int64_t shapes[][3] = {{1, 1, 1}, {17, 33, 3}, {100, 8, 257}, {257, 40, 400}, {33, 2100, 40}};
+  for (const auto& sh : shapes) {
+    check_column_offsets<float>(GetParam(), sh[0], sh[1], sh[2]);
+    check_column_offsets<double>(GetParam(), sh[0], sh[1], sh[2]);
   }
 }
 

@@ -17,9 +17,10 @@
 // docs/snippets/pad_classes.py):
 //   forward          y' [K, pixels of G]  += w'_G [K, |G|*C] x col [rows of G, pixels of G]
 //   weight gradient  dw'_G [K, |G|*C]     += gy' [K, pixels of G] x col [rows of G, pixels of G]^T
-// with col's rows tap-major (row t*C + c: tap t of the order above, channel c), w' the weights
-// in that order, and y', gy' in the class order. The multiply-adds are exactly the taps inside
-// the image. Every other geometry keeps the plain im2col GEMM (conv.cpp).
+// with col's rows in the group order (tap t of the order above and channel c at row
+// PadClasses::row: tap-major or, in the forward, channel-major within each group), w' the
+// weights in that order, and y', gy' in the class order. The multiply-adds are exactly the taps
+// inside the image. Every other geometry keeps the plain im2col GEMM (conv.cpp).
 #pragma once
 #include <cstdint>
 
@@ -54,6 +55,19 @@ struct PadClasses {
     hi = grp == 0 || grp == 1 ? top() : end();
   }
   static int64_t group_taps(int grp) { return kGroupTap[grp + 1] - kGroupTap[grp]; }
+  // The row of col (column of w') of tap t of the group order and channel c of C, the groups one
+  // after another: tap-major within a group (t*C + c), or channel-major (the forward's order:
+  // kGroupTap[G]*C + c*|G| + t - kGroupTap[G]), where the rows a panel of B gathers one after
+  // another are one channel's taps and read the same lines of the image; tap-major, they read
+  // each line once per tap, channels a plane apart (layer3.0.conv1's forward 12.3-12.7 ->
+  // 12.0-12.2 ms, layer4.0's level, 1 thread). The weight gradient, whose panels gather these
+  // rows across for each pixel, measured slower channel-major (layer4.0.conv1 14.6-15.4 ->
+  // 15.9-17.0 ms) and stays tap-major.
+  static int64_t row(int t, int64_t c, int64_t channels, bool channel_major) {
+    const int grp = t == 0 ? 0 : t < 3 ? 1 : t < 7 ? 2 : 3;
+    if (!channel_major) return t * channels + c;
+    return kGroupTap[grp] * channels + c * group_taps(grp) + t - kGroupTap[grp];
+  }
 
   // Calls fn(class_pos, i, j, run) for every run of output pixels of image b that lie next to
   // each other in both orders: class_pos on the batch's class axis, (i, j) the run's first
@@ -69,16 +83,17 @@ struct PadClasses {
 
 // col's entries are never stored: the GEMMs gather them straight into their packed B panels
 // (GemmProblem::b_fill) from the image, as x[row_offset + pixel_offset], where
-//   row_offset (tap-major row t*C + c, tap (r, s)) = c*H*W + (r - 1)*W + (s - 1)
+//   row_offset (row(t, c, ...), tap t = (r, s))   = c*H*W + (r - 1)*W + (s - 1)
 //   pixel_offset (pixel (i, j) of image b)        = b*image_stride + 2i*W + 2j
 // Each tap group's GEMM reads only the pixels whose windows hold its taps inside the image, so
 // no bounds are checked and the padding is never read. rows: 9C entries; pixels: nb*Ho*Wo, in
 // the class order.
-inline void pad_classes_offsets(const ConvGeometry& g, int64_t nb, int64_t image_stride, int64_t* rows,
-                                int64_t* pixels) {
+inline void pad_classes_offsets(const ConvGeometry& g, int64_t nb, int64_t image_stride, bool channel_major,
+                                int64_t* rows, int64_t* pixels) {
   for (int t = 0; t < 9; ++t)
     for (int64_t c = 0; c < g.c; ++c)
-      rows[t * g.c + c] = c * g.hw() + (PadClasses::kTapRs[t] / 3 - 1) * g.w + PadClasses::kTapRs[t] % 3 - 1;
+      rows[PadClasses::row(t, c, g.c, channel_major)] =
+          c * g.hw() + (PadClasses::kTapRs[t] / 3 - 1) * g.w + PadClasses::kTapRs[t] % 3 - 1;
   const PadClasses pc(g, nb);
   for (int64_t b = 0; b < nb; ++b)
     pc.for_each_run(b, [&](int64_t at, int64_t i, int64_t j, int64_t n) {
@@ -111,15 +126,16 @@ struct GatherPanels {
   }
 };
 
-// wt [K, 9C] <- w [K, C, 3, 3] with each row's taps in the group order (wt[k, t*C + c]).
-template <typename T>
-void pad_classes_weights(const ConvGeometry& g, const T* w, T* wt) {
-  for (int64_t k = 0; k < g.k; ++k)
-    for (int64_t c = 0; c < g.c; ++c)
-      for (int t = 0; t < 9; ++t) wt[(k * 9 + t) * g.c + c] = w[(k * g.c + c) * 9 + PadClasses::kTapRs[t]];
+// The forward's A, w' [K, 9C] with its columns in col's channel-major row order (w'[k, row(t, c,
+// C, true)] = w[k, c, tap t]), is read straight from w [K, C, 3, 3] by the GEMM's packing
+// (GemmProblem::a_col_at): column row(t, c, C, true) of w' starts at w + col_at[row(t, c, C,
+// true)], its rows 9C apart. No reordered copy of w is made.
+inline void pad_classes_weight_cols(const ConvGeometry& g, int64_t* col_at) {
+  for (int t = 0; t < 9; ++t)
+    for (int64_t c = 0; c < g.c; ++c) col_at[PadClasses::row(t, c, g.c, true)] = c * 9 + PadClasses::kTapRs[t];
 }
 
-// dw [K, C, 3, 3] += dwt [K, 9C] (the weight gradient in the group order).
+// dw [K, C, 3, 3] += dwt [K, 9C] (the weight gradient, its columns in col's tap-major row order).
 template <typename T>
 void pad_classes_add_weight_grad(const ConvGeometry& g, const T* dwt, T* dw) {
   for (int64_t k = 0; k < g.k; ++k)

@@ -209,12 +209,25 @@ template void gemm_pack_b<double>(const GemmProblem<double>&, double*, CpuIsa);
 
 template <typename T>
 void gemm_pack_a(const GemmProblem<T>& p, T* dst, CpuIsa isa) {
-  if (p.m <= 0 || p.k <= 0) return;
-  check_isa(isa);
-  kernel_for<T>(isa).pack_a(p, dst);
+  gemm_pack_a_rows(p, 0, p.m, dst, isa);
 }
 template void gemm_pack_a<float>(const GemmProblem<float>&, float*, CpuIsa);
 template void gemm_pack_a<double>(const GemmProblem<double>&, double*, CpuIsa);
+
+template <typename T>
+void gemm_pack_a_rows(const GemmProblem<T>& p, int64_t row0, int64_t rows, T* dst, CpuIsa isa) {
+  if (p.m <= 0 || p.k <= 0 || rows <= 0) return;
+  check_isa(isa);
+  const GemmKernel<T>& kern = kernel_for<T>(isa);
+  if (row0 < 0 || row0 % kern.mr != 0 || row0 + rows > p.m || (rows % kern.mr != 0 && row0 + rows != p.m)) {
+    throw InternalError("gemm_pack_a_rows: rows " + std::to_string(row0) + ".." + std::to_string(row0 + rows) +
+                        " of an A with " + std::to_string(p.m) + " rows (both ends multiples of " +
+                        std::to_string(kern.mr) + ", or the last row)");
+  }
+  kern.pack_a(p, row0, rows, dst);
+}
+template void gemm_pack_a_rows<float>(const GemmProblem<float>&, int64_t, int64_t, float*, CpuIsa);
+template void gemm_pack_a_rows<double>(const GemmProblem<double>&, int64_t, int64_t, double*, CpuIsa);
 
 int64_t gemm_packed_a_elems(int64_t m, int64_t k, DType dtype, CpuIsa isa) {
   const int64_t mr = dtype == DType::Float64 ? kernel_for<double>(isa).mr : kernel_for<float>(isa).mr;
@@ -245,6 +258,10 @@ int gemm_threads(int64_t m, int64_t n, int64_t k, DType dtype) {
   const CpuIsa isa = cpu_isa();
   return dtype == DType::Float64 ? plan_split(kernel_for<double>(isa), m, n, k, get_num_threads()).slots
                                  : plan_split(kernel_for<float>(isa), m, n, k, get_num_threads()).slots;
+}
+
+int gemm_mr(DType dtype, CpuIsa isa) {
+  return dtype == DType::Float64 ? kernel_for<double>(isa).mr : kernel_for<float>(isa).mr;
 }
 
 int gemm_nr(DType dtype, CpuIsa isa) {

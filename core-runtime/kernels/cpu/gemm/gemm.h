@@ -85,6 +85,14 @@ int64_t gemm_packed_b_elems(int64_t k, int64_t n, DType dtype, CpuIsa isa = cpu_
 template <typename T>
 void gemm_pack_a(const GemmProblem<T>& p, T* dst, CpuIsa isa = cpu_isa());
 int64_t gemm_packed_a_elems(int64_t m, int64_t k, DType dtype, CpuIsa isa = cpu_isa());
+// Only rows [row0, row0 + rows) of A, into their places of the whole A's a_packed form at dst
+// (row0 a multiple of gemm_mr; the row ranges of several calls together make the whole form).
+// A caller packing several A's that read the same source rows (a conv's tap groups, all from one
+// weight tensor: a_col_at) walks a few rows at a time for all of them, while they are in cache.
+template <typename T>
+void gemm_pack_a_rows(const GemmProblem<T>& p, int64_t row0, int64_t rows, T* dst, CpuIsa isa = cpu_isa());
+// Rows of the micro-tile (MR) of `isa`'s loop nest: gemm_pack_a_rows's row0 is a multiple of it.
+int gemm_mr(DType dtype, CpuIsa isa = cpu_isa());
 
 // C[i, j] = alpha * <A row i, B row j> + beta * C[i, j] (GemmDotProblem): serial, no workspace.
 template <typename T>

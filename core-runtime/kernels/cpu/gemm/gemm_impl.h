@@ -58,14 +58,26 @@ inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 #include "../simd_impl.h"
 
 // ap <- A[0:mc, 0:kc] as ceil(mc / MR) slivers; sliver s holds, for each k, the MR values
-// A[s*MR + 0 .. s*MR + MR-1, k] (zeros past row mc).
+// A[s*MR + 0 .. s*MR + MR-1, k] (zeros past row mc). Column k at a + k * csa, or at
+// a + col_at[k] when col_at is given (GemmProblem::a_col_at).
 template <typename T, int MR>
-void pack_a(int64_t mc, int64_t kc, const T* a, int64_t rsa, int64_t csa, T* ap) {
+void pack_a(int64_t mc, int64_t kc, const T* a, int64_t rsa, int64_t csa, const int64_t* col_at, T* ap) {
   for (int64_t i0 = 0; i0 < mc; i0 += MR) {
     const int64_t rows = min64(MR, mc - i0);
     const T* src = a + i0 * rsa;
     T* dst = ap + i0 * kc;
-    if (rows == MR && rsa == 1) {  // column-major A: each k is MR contiguous values
+    if (col_at != nullptr) {
+      for (int64_t p = 0; p < kc; ++p) {
+        const T* s = src + col_at[p];
+        if (rows == MR) {
+          GG_GEMM_UNROLL
+          for (int i = 0; i < MR; ++i) dst[p * MR + i] = s[i * rsa];
+        } else {
+          for (int64_t i = 0; i < rows; ++i) dst[p * MR + i] = s[i * rsa];
+          for (int64_t i = rows; i < MR; ++i) dst[p * MR + i] = T(0);
+        }
+      }
+    } else if (rows == MR && rsa == 1) {  // column-major A: each k is MR contiguous values
       for (int64_t p = 0; p < kc; ++p) {
         const T* s = src + p * csa;
         for (int i = 0; i < MR; ++i) dst[p * MR + i] = s[i];
@@ -286,14 +298,17 @@ void pack_b_all(const GemmProblem<T>& p, T* dst) {
   pack_panel<T, NR>(p, p.k, p.n, 0, 0, dst);
 }
 
-// The whole A in the a_packed form: per block of kc_step columns, every MR-row sliver (pack_a's
-// layout), block pc at dst + pc * Mp.
+// Rows [row0, row0 + rows) of A in the a_packed form of the whole A: per block of kc_step
+// columns, every MR-row sliver (pack_a's layout), block pc at dst + pc * Mp, sliver s of it at
+// + s * MR * (block width); row0 is a multiple of MR.
 template <typename T, int MR>
-void pack_a_blocks(const GemmProblem<T>& p, int64_t kc_step, T* dst) {
+void pack_a_blocks(const GemmProblem<T>& p, int64_t kc_step, int64_t row0, int64_t rows, T* dst) {
   const int64_t mp = (p.m + MR - 1) / MR * MR;
+  const T* a = p.a.data + row0 * p.a.row_stride;
   for (int64_t pc = 0; pc < p.k; pc += kc_step) {
-    pack_a<T, MR>(p.m, min64(kc_step, p.k - pc), p.a.data + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride,
-                  dst + pc * mp);
+    const int64_t kc = min64(kc_step, p.k - pc);
+    pack_a<T, MR>(rows, kc, p.a_col_at != nullptr ? a : a + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride,
+                  p.a_col_at != nullptr ? p.a_col_at + pc : nullptr, dst + pc * mp + row0 * kc);
   }
 }
 
@@ -324,8 +339,9 @@ void run(const GemmProblem<T>& p, const GemmBlocking& blk, T* ap, T* bp) {
         if (p.a_packed != nullptr) {
           ablk = p.a_packed + pc * a_mp + (p.a_row0 + ic) * kc;
         } else {
-          pack_a<T, MR>(mc, kc, p.a.data + ic * p.a.row_stride + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride,
-                        ap);
+          const T* a = p.a.data + ic * p.a.row_stride;
+          pack_a<T, MR>(mc, kc, p.a_col_at != nullptr ? a : a + pc * p.a.col_stride, p.a.row_stride, p.a.col_stride,
+                        p.a_col_at != nullptr ? p.a_col_at + pc : nullptr, ap);
         }
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const T* bs = panel + jr * sliver_stride;
@@ -392,8 +408,8 @@ constexpr GemmBlocking kBlockF64 = GG_GEMM_BLOCK_F64;
 
 // The a_packed form cut on the blocking's KC, the same blocks run() steps through.
 template <typename T, int MR, int64_t KC>
-void pack_a_all(const GemmProblem<T>& p, T* dst) {
-  pack_a_blocks<T, MR>(p, KC, dst);
+void pack_a_rows(const GemmProblem<T>& p, int64_t row0, int64_t rows, T* dst) {
+  pack_a_blocks<T, MR>(p, KC, row0, rows, dst);
 }
 
 #define GG_GEMM_STR2(x) #x
@@ -402,11 +418,11 @@ void pack_a_all(const GemmProblem<T>& p, T* dst) {
 const GemmKernel<float> kF32 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F32) "x" GG_GEMM_STR(GG_GEMM_NR_F32) " f32",
     GG_GEMM_MR_F32, GG_GEMM_NR_F32, kBlockF32, &run<float, GG_GEMM_MR_F32, kNvF32>, &run_dot<float>,
-    &pack_b_all<float, GG_GEMM_NR_F32>, &pack_a_all<float, GG_GEMM_MR_F32, kBlockF32.kc>};
+    &pack_b_all<float, GG_GEMM_NR_F32>, &pack_a_rows<float, GG_GEMM_MR_F32, kBlockF32.kc>};
 const GemmKernel<double> kF64 = {
     GG_GEMM_NAME " " GG_GEMM_STR(GG_GEMM_MR_F64) "x" GG_GEMM_STR(GG_GEMM_NR_F64) " f64",
     GG_GEMM_MR_F64, GG_GEMM_NR_F64, kBlockF64, &run<double, GG_GEMM_MR_F64, kNvF64>, &run_dot<double>,
-    &pack_b_all<double, GG_GEMM_NR_F64>, &pack_a_all<double, GG_GEMM_MR_F64, kBlockF64.kc>};
+    &pack_b_all<double, GG_GEMM_NR_F64>, &pack_a_rows<double, GG_GEMM_MR_F64, kBlockF64.kc>};
 
 }  // namespace
 

@@ -28,6 +28,9 @@ struct MatrixView {
 //                          a_packed + pc * Mp (Mp: a_packed_m rounded up to MR), sliver s of it at
 //                          + s * MR * (block width), zeros past row a_packed_m; this call's rows
 //                          start at row a_row0 of it (a multiple of MR: a thread's row range);
+//   a_col_at               column p at a.data + a_col_at[p], its rows a.row_stride apart
+//                          (a.col_stride unused): columns in any order, e.g. a conv's weights
+//                          [K, C, R, S] read with their taps regrouped, never copied;
 //   a                      a MatrixView.
 // B[p, j] is, by the first of these that is set:
 //   b_packed               already in the loop nest's packed form (gemm_pack_b, or written
@@ -59,6 +62,7 @@ struct GemmProblem {
   MatrixView<T> a;
   const T* a_packed = nullptr;
   int64_t a_packed_m = 0, a_row0 = 0;
+  const int64_t* a_col_at = nullptr;
   MatrixView<T> b;
   const T* b_packed = nullptr;
   void (*b_fill)(const void* ctx, int64_t pc, int64_t kc, int64_t j0, int64_t nc, int64_t nr, T* dst) = nullptr;
@@ -110,8 +114,9 @@ struct GemmKernel {
   void (*run_dot)(const GemmDotProblem<T>& p);
   // dst <- B [k, n] of p (rows, columns or strides) in the b_packed form.
   void (*pack_b)(const GemmProblem<T>& p, T* dst);
-  // dst <- A [m, k] of p (its MatrixView) in the a_packed form, KC = blocking.kc.
-  void (*pack_a)(const GemmProblem<T>& p, T* dst);
+  // Rows [row0, row0 + rows) of A [m, k] of p (its MatrixView, or a_col_at) into their places
+  // of the a_packed form of the whole A at dst, KC = blocking.kc (row0 a multiple of mr).
+  void (*pack_a)(const GemmProblem<T>& p, int64_t row0, int64_t rows, T* dst);
 };
 
 // One table per ISA; each lives in its own translation unit compiled for that ISA.
