@@ -95,3 +95,31 @@ im2col_macs = 24 * 9 * 16 * 3 * 16
 assert macs == im2col_macs - 24 * 16 * 3 * (3 * 4 + 3 * 4 - 1)  # 23 of a 4x4 output's 144 taps skipped
 print(f"{macs} multiply-adds against {im2col_macs} through im2col ({1 - macs / im2col_macs:.0%} fewer)")
 # --8<-- [end:check]
+
+
+# --8<-- [start:columns]
+def channel_major_rows(c):
+    """(tap t of TAP_RS, channel) of each row of col in the forward's order: the groups one after
+    another, each channel by channel, so consecutive rows read the same lines of the image."""
+    return [(t, ci) for t0, t1 in GROUP_TAPS for ci in range(c) for t in range(t0, t1)]
+
+
+def weight_columns(c):
+    """Where each column of w' (the weights in that row order) starts in a row of w [K, C*9]:
+    the GEMM packs w' straight from w through these offsets, never storing w'."""
+    return np.array([ci * 9 + 3 * TAP_RS[t][0] + TAP_RS[t][1] for t, ci in channel_major_rows(c)])
+# --8<-- [end:columns]
+
+
+# The GEMMs in that order give the same convolution: each group's rows are a permutation of its
+# tap-major rows, and w' is permuted the same way.
+col, order, reach = im2col_classes(x)
+perm = np.array([t * 16 + ci for t, ci in channel_major_rows(16)])
+w_cols = wt.reshape(24, -1)[:, weight_columns(16)]
+yc = np.zeros((24, len(order)))
+for (t0, t1), (lo, hi) in zip(GROUP_TAPS, reach):
+    rows = perm[t0 * 16:t1 * 16]
+    assert sorted(rows) == list(range(t0 * 16, t1 * 16))  # the group's own rows, reordered
+    yc[:, lo:hi] += w_cols[:, t0 * 16:t1 * 16] @ col[rows, lo:hi]
+for p, (b, i, j) in enumerate(order):
+    assert np.allclose(yc[:, p], want_y[b, :, i, j], rtol=1e-12, atol=1e-12)
