@@ -36,6 +36,7 @@ import os
 import statistics
 import sys
 import time
+from typing import Optional
 
 import numpy as np
 
@@ -272,15 +273,32 @@ def epoch_resident(run, X, y, batch: int, sync) -> float:
     return time.perf_counter() - start
 
 
-def epoch_loader(run, loader, dev: str, sync, non_blocking: bool = False) -> float:
+def epoch_loader(run, loader, dev: str, sync, non_blocking: bool = False, parts: Optional[list] = None) -> float:
+    """The epoch's seconds; `parts` (a list) gets the host's microseconds per batch waiting in
+    next(loader) and in the two .to() calls (where the loop's time beside the step goes)."""
     sync()
     start = time.perf_counter()
     loss = None
-    for xb, yb in loader:
-        loss = run(xb.to(dev, non_blocking=non_blocking), yb.to(dev, non_blocking=non_blocking))
+    waiting = moving = 0.0
+    n = 0
+    it = iter(loader)
+    while True:
+        t0 = time.perf_counter()
+        try:
+            xb, yb = next(it)
+        except StopIteration:
+            break
+        t1 = time.perf_counter()
+        xd, yd = xb.to(dev, non_blocking=non_blocking), yb.to(dev, non_blocking=non_blocking)
+        t2 = time.perf_counter()
+        waiting, moving, n = waiting + (t1 - t0), moving + (t2 - t1), n + 1
+        loss = run(xd, yd)
     loss.item()
     sync()
-    return time.perf_counter() - start
+    seconds = time.perf_counter() - start
+    if parts is not None and n:
+        parts.append((waiting / n * 1e6, moving / n * 1e6))
+    return seconds
 
 
 def gpu_epoch(args, res: Results) -> None:
@@ -300,10 +318,12 @@ def gpu_epoch(args, res: Results) -> None:
             epoch_resident(run, X, Y, batch, sync)  # warm: plans, autotuning, graph capture
             epoch_loader(run, loader, dev, sync)
             resident, fed, fed_nb = [], [], []
+            parts: dict = {".to(device)": [], ".to(device, non_blocking=True)": []}
             for _ in range(1 if args.tiny else args.repeats):  # interleaved
                 resident.append(epoch_resident(run, X, Y, batch, sync))
-                fed.append(epoch_loader(run, loader, dev, sync))
-                fed_nb.append(epoch_loader(run, loader, dev, sync, non_blocking=True))
+                fed.append(epoch_loader(run, loader, dev, sync, parts=parts[".to(device)"]))
+                fed_nb.append(epoch_loader(run, loader, dev, sync, non_blocking=True,
+                                           parts=parts[".to(device, non_blocking=True)"]))
             name = "glassgrad" + (".compile" if compiled else "")
             workload = f"SimpleCNN epoch batch {batch} ({X.shape[0]} {source})"
             r = statistics.median(resident)
@@ -311,9 +331,11 @@ def gpu_epoch(args, res: Results) -> None:
                     notes=f"median of {len(resident)}: {', '.join(f'{t:.3f}' for t in resident)}")
             for how, times in ((".to(device)", fed), (".to(device, non_blocking=True)", fed_nb)):
                 f = statistics.median(times)
+                per_batch = "; ".join(f"next() {w:.1f} us, .to() x2 {m:.1f} us a batch" for w, m in parts[how])
                 res.add(args.device, workload + f", DataLoader(pin_memory, 2 workers), {how}", "epoch_seconds", f,
                         "s", name, notes=f"median of {len(times)}: {', '.join(f'{t:.3f}' for t in times)}; "
-                                         f"loader-fed / resident = {f / r:.3f} (target 1.2 on a GPU)")
+                                         f"loader-fed / resident = {f / r:.3f} (target 1.2 on a GPU); "
+                                         f"host per epoch: {per_batch}")
         del loader
 
 
