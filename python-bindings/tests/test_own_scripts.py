@@ -364,3 +364,12 @@ def test_gpt_pretrain_trains_resumes_samples_and_reassigns_weights(tmp_path):
     if saved is not None:
         assert saved["model_state_dict"]["tok_emb.weight"].shape == (len(set(words)) + 1, 32)
         assert saved["optimizer_state_dict"]["param_groups"][0]["weight_decay"] == 0.1
+
+
+def test_d2l_chapters_print_what_pytorch_prints(tmp_path):
+    out = _ported_prints_what_pytorch_prints(tmp_path, "d2l_chapters.py", ["import torch", "import torch.nn as nn"])
+    assert "object array refused: TypeError" in out and "corr2d agrees with conv2d: True" in out, out
+    perplexity = floats(r"perplexity ([\d.]+)", out)
+    assert len(perplexity) == 3 and perplexity[-1] < perplexity[0], out
+    final = dict(re.findall(r"^(momentum|adagrad|rmsprop|adadelta|adam) ([\d.]+)$", out, re.M))
+    assert len(final) == 5 and all(float(v) < 0.5 for v in final.values()), out
