@@ -106,7 +106,9 @@ MATCHES = {
         "tensor([[27., 27.],\n        [27., 27.]], grad_fn=<MulBackward0>) tensor(27., grad_fn=<MeanBackward0>)",
         "tensor([[4.5000, 4.5000],\n        [4.5000, 4.5000]])\ntensor([[5.5000, 5.5000],\n        [5.5000, 5.5000]])"
         "\ntensor([[1., 1.],\n        [1., 1.]])",
-        "tensor([2.0000, 0.2000, 0.0200, 0.0020])", "tensor(2., grad_fn=<AddBackward0>) True\ntensor(2.)"],
+        "tensor([2.0000, 0.2000, 0.0200, 0.0020])", "tensor(2., grad_fn=<AddBackward0>) True\ntensor(2.)",
+        # x.data *= 100 between the forward and y.backward(): x's gradient is still 2
+        "tensor([100.], requires_grad=True)\ntensor([2.])"],
     "chapter03_DL-basics/3.16_kaggle-house-price.ipynb": ["Out[2]: (1460, 81)", "Out[7]: (2919, 330)"],
     "chapter04_DL_computation/4.2_parameters.ipynb": ["0.weight tensor([[3.]])\nTrue\nTrue\ntensor(9., "
                                                       "grad_fn=<SumBackward0>)\ntensor([[6.]])"],
