@@ -27,6 +27,7 @@ training epoch fed by a DataLoader against the same epoch over tensors already o
     python benchmarks/data_loading.py                          # the pipeline, CPU
     python benchmarks/data_loading.py --only loader_cpu           # also runs without a GPU
     python benchmarks/data_loading.py --only gpu_epoch --device cuda
+    python benchmarks/data_loading.py --only gpu_epoch --device cuda --transforms --batch-sizes 64
     python benchmarks/data_loading.py --tiny                   # a few batches (CI)
 """
 from __future__ import annotations
@@ -262,6 +263,24 @@ def fashion_mnist(limit: int):
     return (x.astype(np.float32) / 255.0), y.astype(np.int64), source
 
 
+FASHION_MEAN, FASHION_STD = 0.2860, 0.3530
+
+
+class FashionLike:
+    """As torchvision's FashionMNIST.__getitem__: a PIL image ('L', 28x28) of the uint8 array,
+    through the transform (ToTensor and Normalize, as pytorch/examples' MNIST script)."""
+
+    def __init__(self, images, targets, transform):
+        self.images, self.targets, self.transform = images, targets, transform
+
+    def __len__(self):
+        return len(self.images)
+
+    def __getitem__(self, i):
+        from PIL import Image
+        return self.transform(Image.fromarray(self.images[i])), int(self.targets[i])
+
+
 def epoch_resident(run, X, y, batch: int, sync) -> float:
     sync()
     start = time.perf_counter()
@@ -305,10 +324,17 @@ def gpu_epoch(args, res: Results) -> None:
     dev = "cuda:0" if args.device.startswith("cuda") else "cpu"
     limit = 2048 if args.tiny else args.limit
     xn, yn, source = fashion_mnist(limit)
+    if args.transforms:  # per sample: a PIL image through ToTensor and Normalize in the workers
+        dataset = FashionLike(np.rint(xn * 255.0).astype(np.uint8).reshape(-1, 28, 28), yn,
+                              T.Compose([T.ToTensor(), T.Normalize((FASHION_MEAN,), (FASHION_STD,))]))
+        xn = (xn - np.float32(FASHION_MEAN)) / np.float32(FASHION_STD)  # the same values, resident
+        source += ", ToTensor + Normalize per sample"
+    else:
+        dataset = TensorDataset(xn, yn)
     X, Y = gg.tensor(xn, device=dev), gg.tensor(yn, device=dev)
     sync = gg_sync(dev)
     for batch in [int(b) for b in args.batch_sizes.split(",")]:
-        loader = DataLoader(TensorDataset(xn, yn), batch_size=batch, shuffle=True, drop_last=True,
+        loader = DataLoader(dataset, batch_size=batch, shuffle=True, drop_last=True,
                             num_workers=2, pin_memory=dev != "cpu", persistent_workers=True)
         for compiled in (False, True):
             gg.manual_seed(0)
@@ -353,6 +379,9 @@ def main() -> None:
                    help="loader_cpu: microseconds the loop sleeps per batch (a step spent elsewhere)")
     p.add_argument("--limit", type=int, default=0, help="gpu_epoch: training images (default all 60000)")
     p.add_argument("--repeats", type=int, default=5, help="gpu_epoch: timed epochs of each kind")
+    p.add_argument("--transforms", action="store_true",
+                   help="gpu_epoch: samples as PIL images through ToTensor and Normalize in the workers (pytorch/"
+                        "examples' MNIST pipeline) instead of a TensorDataset")
     args = p.parse_args()
     torch = None if args.no_torch else torch_or_none()
     res = Results("data_loading", args.csv, args.tiny, args.notes)
