@@ -2,8 +2,10 @@
 // optimizer updates against the update rules (kernels/optimizer_rules.h) element by element,
 // over a table whose entries span several blocks, have one element, or read a transposed
 // gradient; and max-pool backward over tiling windows (with and without the fused ReLU
-// backward) against the gather kernel it replaces; and the reductions' per-thread strided sum
-// (four loads in flight) against the plain loop it replaced, bitwise.
+// backward) against the gather kernel it replaces; the reductions' per-thread strided sum
+// (four loads in flight) against the plain loop it replaced, bitwise; and the column sums (a
+// Linear layer's bias gradient: a lane a column, chunks of rows, then the chunks in order)
+// against the same additions written as plain loops, bitwise, and a long-double reference.
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -217,6 +219,94 @@ TEST(CudaEmulatedStep, ReductionStridedSumAddsInThePlainLoopsOrder) {
           }
         }
       }
+    }
+  }
+}
+
+namespace {
+
+// gg_reduce_col_sums (then gg_reduce_finish over the chunks) of a [rows, cols] matrix with row
+// pitch `pitch`, on the emulator.
+template <typename T, typename A>
+std::vector<T> emulated_col_sums(const std::vector<T>& x, int64_t rows, int64_t cols, int64_t pitch, int op,
+                                 void (*col_sums)(int64_t, int64_t, int64_t, int, int64_t, T*, void*, const T*),
+                                 void (*finish)(int64_t, int64_t, int, int64_t, double, const void*, const int64_t*, T*,
+                                                int64_t*, double*)) {
+  const int64_t splits = (rows + GG_COL_SUM_ROWS - 1) / GG_COL_SUM_ROWS;
+  std::vector<T> out(static_cast<size_t>(cols), T(-7));
+  std::vector<A> pv(static_cast<size_t>(cols * splits), A(-9));
+  emulate::launch(col_sums, dim3{static_cast<unsigned>((cols + 31) / 32), static_cast<unsigned>(splits), 1},
+                  dim3{256, 1, 1}, cols, rows, pitch, op, splits, out.data(), splits > 1 ? (void*)pv.data() : nullptr,
+                  x.data());
+  if (splits > 1) {
+    emulate::launch(finish, dim3{2, 1, 1}, dim3{64, 1, 1}, cols, rows, op, splits, 0.0, (const void*)pv.data(),
+                    (const int64_t*)nullptr, out.data(), (int64_t*)nullptr, (double*)nullptr);
+  }
+  return out;
+}
+
+// The kernels' order of additions as plain loops: per chunk of GG_COL_SUM_ROWS rows, eight
+// sums (row j of the chunk to sum j % 8) added in order, then the chunks added in order.
+template <typename T, typename A>
+T plain_col_sum(const std::vector<T>& x, int64_t rows, int64_t pitch, int64_t o, bool mean) {
+  A total = 0;
+  const int64_t splits = (rows + GG_COL_SUM_ROWS - 1) / GG_COL_SUM_ROWS;
+  for (int64_t sp = 0; sp < splits; ++sp) {
+    const int64_t j0 = sp * GG_COL_SUM_ROWS, j1 = std::min<int64_t>(j0 + GG_COL_SUM_ROWS, rows);
+    A w[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (int64_t j = j0; j < j1; ++j) w[(j - j0) % 8] += (A)x[static_cast<size_t>(j * pitch + o)];
+    A chunk = w[0];
+    for (int k = 1; k < 8; ++k) chunk += w[k];
+    if (splits == 1) return mean ? T(chunk / A(rows)) : T(chunk);
+    total += chunk;
+  }
+  return mean ? T(total / A(rows)) : T(total);
+}
+
+}  // namespace
+
+TEST(CudaEmulatedStep, ColumnSumsAddInTheirFixedOrderAndMatchTheExactSums) {
+  std::mt19937 rng(11);
+  std::normal_distribution<float> d(0.f, 1.f);
+  std::uniform_int_distribution<int64_t> ints(-1000000, 1000000);
+  struct Case {
+    int64_t rows, cols, pitch;
+  };
+  // One chunk and several, a last chunk and a last column block in part, a row pitch wider
+  // than the columns (a view), fewer rows than the warps.
+  for (const Case& c : {Case{300, 47, 47}, Case{256, 32, 32}, Case{1000, 70, 75}, Case{5, 33, 33}, Case{600, 100, 100}}) {
+    std::vector<float> xf(static_cast<size_t>(c.rows * c.pitch));
+    std::vector<double> xd(xf.size());
+    std::vector<int64_t> xi(xf.size());
+    for (size_t i = 0; i < xf.size(); ++i) {
+      xf[i] = d(rng) * (i % 7 == 0 ? 1e6f : 1.f);  // magnitudes that make the order matter
+      xd[i] = static_cast<double>(d(rng)) * (i % 5 == 0 ? 1e9 : 1.0);
+      xi[i] = ints(rng);
+    }
+    for (int op : {GG_SUM, GG_MEAN}) {
+      const std::vector<float> gf =
+          emulated_col_sums<float, double>(xf, c.rows, c.cols, c.pitch, op, &gg_reduce_col_sums_f32, &gg_reduce_finish_f32);
+      const std::vector<double> gd = emulated_col_sums<double, double>(xd, c.rows, c.cols, c.pitch, op,
+                                                                       &gg_reduce_col_sums_f64, &gg_reduce_finish_f64);
+      for (int64_t o = 0; o < c.cols; ++o) {
+        const float wf = plain_col_sum<float, double>(xf, c.rows, c.pitch, o, op == GG_MEAN);
+        const double wd = plain_col_sum<double, double>(xd, c.rows, c.pitch, o, op == GG_MEAN);
+        ASSERT_EQ(std::memcmp(&gf[static_cast<size_t>(o)], &wf, sizeof wf), 0)
+            << "float column " << o << " of " << c.rows << " x " << c.cols << ": " << gf[static_cast<size_t>(o)] << " vs " << wf;
+        ASSERT_EQ(std::memcmp(&gd[static_cast<size_t>(o)], &wd, sizeof wd), 0) << "double column " << o;
+        long double exact = 0;
+        for (int64_t j = 0; j < c.rows; ++j) exact += xd[static_cast<size_t>(j * c.pitch + o)];
+        if (op == GG_MEAN) exact /= c.rows;
+        EXPECT_NEAR(gd[static_cast<size_t>(o)], static_cast<double>(exact), 1e-6 * std::fabs(static_cast<double>(exact)) + 1e-3)
+            << "column " << o;
+      }
+    }
+    const std::vector<int64_t> gi =
+        emulated_col_sums<int64_t, int64_t>(xi, c.rows, c.cols, c.pitch, GG_SUM, &gg_reduce_col_sums_i64, &gg_reduce_finish_i64);
+    for (int64_t o = 0; o < c.cols; ++o) {
+      int64_t want = 0;
+      for (int64_t j = 0; j < c.rows; ++j) want += xi[static_cast<size_t>(j * c.pitch + o)];
+      ASSERT_EQ(gi[static_cast<size_t>(o)], want) << "int64 column " << o;
     }
   }
 }

@@ -3,8 +3,9 @@ optimizer updates (a plan's consecutive updates in one launch per 28 parameters)
 SimpleCNN's shapes (and a second call giving the same bits), max-pool backward over windows
 that tile the input (one thread per window), with and without the fused ReLU backward, and
 short-k products (one thread per output: a Linear layer's gradients on a small batch), and the
-bias-gradient sums (a block per channel for a conv's; four loads in flight per thread, the plain
-loop's addition order, for the others)."""
+bias-gradient sums (a block per channel for a conv's; 32 columns a block over chunks of rows for a
+Linear's on many rows; four loads in flight per thread, the plain loop's addition order, for the
+others)."""
 import numpy as np
 import pytest
 
@@ -244,6 +245,11 @@ def test_cuda_short_k_matmul_matches_cpu(rng, dtype, a_shape, b_shape, transpose
     ((2, 3, 200, 200), [0, 2, 3]),   # 80000 values a channel: split across blocks, then combined
     ((4, 40, 30), [0, 2]),           # a 3-d [N, C, L] input
     ((32, 10), [0]),                 # the Linear's: 32 values per output
+    ((8, 64, 384), [0, 1]),          # a GPT Linear's bias gradient: 32 columns a block, chunks of rows
+    ((3, 301, 47), [0, 1]),          # a last chunk and a last column block in part
+    ((300, 33), [0]),                # one chunk, 33 columns
+    ((5, 40), [0]),                  # fewer rows than a block's warps
+    ((2, 3000, 70), [0, 1]),         # 24 chunks combined in order
     ((3, 5, 7, 2), [0, 3]),          # lengths that leave a remainder after the groups of four
     ((1, 1, 1, 1), [0, 2, 3]),
 ])

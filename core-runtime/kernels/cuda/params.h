@@ -18,6 +18,10 @@ struct GGIter {
   int64_t stride[GG_MAX_OPS][GG_MAX_DIMS];
 };
 
+// Rows of a matrix one block of gg_reduce_col_sums adds (reduction.cu): the chunks, and so the
+// order of the additions, depend on the shape alone.
+#define GG_COL_SUM_ROWS 256
+
 // A reduction: outputs are indexed by the kept axes (dense, row-major), each output reduces
 // over the reduced axes of the (strided) input.
 struct GGReduce {

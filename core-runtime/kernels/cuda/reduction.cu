@@ -16,10 +16,11 @@
 // o runs over the kept axes (outputs dense, row-major), j over the reduced axes, n = #j. The
 // input is strided: GGReduce holds the kept and reduced axes with their input strides.
 // float32 sums accumulate in double, as on the CPU (so long sums that cancel agree).
-// Two shapes of launch: "rows" gives each output a block that strides over j and combines
+// Three shapes of launch: "rows" gives each output a block that strides over j and combines
 // through shared memory (long reductions); "cols" gives each output a thread (many short
 // reductions, e.g. a sum over the batch axis, where neighbouring threads read neighbouring
-// elements).
+// elements); "col_sums" gives 32 unit-stride outputs a block and a chunk of rows (a Linear
+// layer's bias gradient: long sums whose neighbouring outputs are neighbouring elements).
 //
 // The launchers of the reductions: Sum, Mean, Max, Var over attrs.dims (empty or absent: every
 // axis), ArgMax over attrs.dim. The input may be strided. Kept and reduced axes are collapsed
@@ -46,7 +47,10 @@
   K(gg_reduce_channels, FloatI64, GG_BOUNDS(1024), (int C, int I, int M, GGFastDiv div_I, int op, T* out, const T* x), \
     gg_red::reduce_channels<T>(C, I, M, div_I, op, out, x))                                                 \
   K(gg_reduce_channels_vec, F32, GG_BOUNDS(1024), (int C, int I, int M, GGFastDiv div_I4, int op, T* out, const T* x), \
-    gg_red::reduce_channels_vec(C, I, M, div_I4, op, out, x))
+    gg_red::reduce_channels_vec(C, I, M, div_I4, op, out, x))                                               \
+  K(gg_reduce_col_sums, FloatI64, GG_BOUNDS(256),                                                           \
+    (int64_t n_out, int64_t n_red, int64_t pitch, int op, int64_t splits, T* out, void* pv, const T* x),    \
+    gg_red::reduce_col_sums<T>(n_out, n_red, pitch, op, splits, out, pv, x))
 
 GG_DECLARE_KERNELS(GG_REDUCTION_KERNELS)
 
@@ -312,6 +316,52 @@ __device__ void reduce_channels_vec(int C, int I, int M, GGFastDiv div_I4, int o
   }
 }
 
+// Sum or Mean over the rows of a matrix whose kept axis has unit stride: out[o] = sum_j
+// x[j * pitch + o] (a Linear layer's bias gradient, [rows, N] summed over the rows). A block of
+// kColWarps warps owns 32 columns, a lane a column, so a warp reads 128 contiguous bytes of a
+// row, and kColRows rows (grid.y: the chunk); warp w adds rows w, w + kColWarps, ... of the
+// chunk, issuing kChannelBatch loads before their additions. The warps' sums are then added in
+// warp order; with one chunk the block writes the result, else chunk sp's partial goes to
+// pv[o * splits + sp], which gg_reduce_finish adds in chunk order. Every addition's order
+// depends on the shape alone. The rows kernel gave each output a block striding down its
+// column: every load of a warp touched 32 rows, a 32-byte sector each for 4 bytes used.
+constexpr int kColWarps = 8;
+constexpr int64_t kColRows = GG_COL_SUM_ROWS;
+
+template <typename T>
+__device__ void reduce_col_sums(int64_t n_out, int64_t n_red, int64_t pitch, int op, int64_t splits, T* out,
+                                void* pv, const T* x) {
+  typedef typename RAcc<T>::type A;
+  __shared__ A part[kColWarps][32];
+  const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;
+  const int64_t o = (int64_t)blockIdx.x * 32 + lane;
+  const int64_t sp = blockIdx.y;
+  const int64_t j0 = sp * kColRows, j1 = j0 + kColRows < n_red ? j0 + kColRows : n_red;
+  A s = 0;
+  if (o < n_out) {
+    const T* col = x + o;
+    for (int64_t j = j0 + warp; j < j1; j += kColWarps * kChannelBatch) {
+      T v[kChannelBatch];
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u) {
+        const int64_t jj = j + (int64_t)u * kColWarps;
+        v[u] = jj < j1 ? col[jj * pitch] : T(0);
+      }
+#pragma unroll
+      for (int u = 0; u < kChannelBatch; ++u)
+        if (j + (int64_t)u * kColWarps < j1) s += (A)v[u];
+    }
+  }
+  part[warp][lane] = s;
+  __syncthreads();
+  if (warp == 0 && o < n_out) {
+    A t = part[0][lane];
+    for (int w = 1; w < kColWarps; ++w) t += part[w][lane];
+    if (splits == 1) out[o] = op == GG_MEAN ? T(t / A(n_red)) : T(t);
+    else ((A*)pv)[o * splits + sp] = t;
+  }
+}
+
 }  // namespace gg_red
 
 GG_DEFINE_KERNELS(GG_REDUCTION_KERNELS)
@@ -360,6 +410,18 @@ bool channel_sums(const GGReduce& r, int op) {
          r.n_out * r.n_red < (int64_t(1) << 31);
 }
 
+// A Sum or Mean over the rows of a matrix whose kept axis has unit stride (a Linear layer's
+// bias gradient: [B, T, N] summed over B and T), at least 32 columns: gg_reduce_col_sums, a
+// lane a column, then gg_reduce_finish over the chunks of kColRows rows when there are several.
+// Taken wherever the rows or split kernels would be (a long reduction, or too few outputs for a
+// thread each); many outputs of short sums keep the cols kernel, which reads rows as coalesced.
+bool column_sums(const GGReduce& r, int op, int64_t sms) {
+  if (op != GG_SUM && op != GG_MEAN) return false;
+  if (r.out_rank != 1 || r.red_rank != 1 || r.out_stride[0] != 1 || r.n_out < 32) return false;
+  const int64_t splits = (r.n_red + GG_COL_SUM_ROWS - 1) / GG_COL_SUM_ROWS;
+  return splits <= 65535 && (r.n_out + 31) / 32 <= INT32_MAX && (r.n_red >= 128 || r.n_out < sms * 64);
+}
+
 void run_reduce(const KernelContext& c, const char* opname, int op, const std::vector<bool>& reduced,
                 double correction) {
   const Tensor& x = c.inputs[0];
@@ -406,6 +468,24 @@ void run_reduce(const KernelContext& c, const char* opname, int op, const std::v
       }
       launch<kernels::gg_reduce_channels<T>>(s, st, grid, block, site, static_cast<int>(C), static_cast<int>(I),
                                              static_cast<int>(M), div, opc, outp, xp);
+      return;
+    }
+    if (column_sums(r, op, sms)) {
+      const int64_t splits = (r.n_red + GG_COL_SUM_ROWS - 1) / GG_COL_SUM_ROWS;
+      const Dim3 grid{static_cast<unsigned>((r.n_out + 31) / 32), static_cast<unsigned>(splits)};
+      const DType acc = x.dtype() == DType::Int64 ? DType::Int64 : DType::Float64;
+      const Tensor pv = splits > 1 ? Tensor::empty({r.n_out * splits}, acc, x.device(), "reduction partials") : Tensor();
+      void* pvp = splits > 1 ? pv.data_ptr() : nullptr;
+      launch<kernels::gg_reduce_col_sums<T>>(s, st, grid, Dim3{256}, site, r.n_out, r.n_red, r.red_stride[0], opc,
+                                             splits, outp, pvp, xp);
+      if (splits > 1) {
+        const int64_t* no_index = nullptr;
+        int64_t* no_iout = nullptr;
+        double* no_mean_out = nullptr;
+        launch<kernels::gg_reduce_finish<T>>(s, st, Dim3{blocks_for(s, r.n_out, 256)}, Dim3{256}, site, r.n_out,
+                                             r.n_red, opc, splits, correction, pv.data_ptr(), no_index, outp,
+                                             no_iout, no_mean_out);
+      }
       return;
     }
     if (r.n_out < sms * 4 && r.n_red >= 16384) {
