@@ -5,7 +5,10 @@
 // backward) against the gather kernel it replaces; the reductions' per-thread strided sum
 // (four loads in flight) against the plain loop it replaced, bitwise; and the column sums (a
 // Linear layer's bias gradient: a lane a column, chunks of rows, then the chunks in order)
-// against the same additions written as plain loops, bitwise, and a long-double reference.
+// against the same additions written as plain loops, bitwise, and a long-double reference; and
+// the elementwise kernels over two axes (a Linear layer's bias add, a transposed operand: the
+// coordinates kept by increments along the grid-stride loop) against each element's own
+// offsets, for the inlined rows and the op-code switch.
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -21,6 +24,7 @@
 #include "cuda/optimizer.cu"
 #include "cuda/pool.cu"
 #include "cuda/reduction.cu"
+#include "cuda/elementwise.cu"
 
 namespace {
 
@@ -308,5 +312,80 @@ TEST(CudaEmulatedStep, ColumnSumsAddInTheirFixedOrderAndMatchTheExactSums) {
       for (int64_t j = 0; j < c.rows; ++j) want += xi[static_cast<size_t>(j * c.pitch + o)];
       ASSERT_EQ(gi[static_cast<size_t>(o)], want) << "int64 column " << o;
     }
+  }
+}
+
+namespace {
+
+// A dense [rows, cols] output iterated over two axes; operand k's strides (s0, s1).
+GGIter rank2_iter(int64_t rows, int64_t cols, std::initializer_list<std::pair<int64_t, int64_t>> operands) {
+  GGIter it{};
+  it.rank = 2;
+  it.small = 1;
+  it.size[0] = rows;
+  it.size[1] = cols;
+  it.stride[0][0] = cols;
+  it.stride[0][1] = 1;
+  int k = 1;
+  for (const auto& st : operands) {
+    it.stride[k][0] = st.first;
+    it.stride[k][1] = st.second;
+    ++k;
+  }
+  return it;
+}
+
+}  // namespace
+
+TEST(CudaEmulatedStep, ElementwiseKernelsOverTwoAxesReadEveryElementsOwnOffsets) {
+  using glassgrad::Elementwise;
+  using glassgrad::ElementwiseOp;
+  std::mt19937 rng(12);
+  std::normal_distribution<float> d(0.f, 1.f);
+  struct Case {
+    int64_t rows, cols;
+    unsigned blocks, threads;
+  };
+  // Loop strides below, above and a multiple of the row length; more threads than elements.
+  for (const Case& c : {Case{37, 47, 3, 64}, Case{5, 300, 2, 32}, Case{64, 16, 2, 64}, Case{3, 7, 4, 32},
+                        Case{1, 33, 1, 32}, Case{33, 1, 2, 32}}) {
+    const int64_t n = c.rows * c.cols;
+    std::vector<float> a(static_cast<size_t>(n)), bias(static_cast<size_t>(c.cols)), t(static_cast<size_t>(n));
+    for (float& v : a) v = d(rng);
+    for (float& v : bias) v = d(rng) + 3.f;
+    for (float& v : t) v = d(rng);  // read transposed: element (r, col) at col * rows + r
+    const dim3 grid{c.blocks, 1, 1}, block{c.threads, 1, 1};
+    std::vector<float> out(static_cast<size_t>(n));
+    std::vector<unsigned char> less(static_cast<size_t>(n));
+    // The bias add (Add, inlined), a quotient by the transposed operand (Div, the switch).
+    const GGIter bias_add = rank2_iter(c.rows, c.cols, {{c.cols, 1}, {0, 1}});
+    const GGIter by_t = rank2_iter(c.rows, c.cols, {{c.cols, 1}, {1, c.rows}});
+    for (int op : {(int)ElementwiseOp::Add, (int)ElementwiseOp::Sub, (int)ElementwiseOp::Mul, (int)ElementwiseOp::Div}) {
+      const bool transposed = op == (int)ElementwiseOp::Div || op == (int)ElementwiseOp::Mul;
+      std::fill(out.begin(), out.end(), -123.f);
+      emulate::launch(&gg_binary_f32, grid, block, n, transposed ? by_t : bias_add, op, out.data(), a.data(),
+                      transposed ? t.data() : bias.data(), 0.0);
+      for (int64_t r = 0; r < c.rows; ++r)
+        for (int64_t col = 0; col < c.cols; ++col) {
+          const float x = a[static_cast<size_t>(r * c.cols + col)];
+          const float y = transposed ? t[static_cast<size_t>(col * c.rows + r)] : bias[static_cast<size_t>(col)];
+          const float want = op == (int)ElementwiseOp::Add ? x + y : op == (int)ElementwiseOp::Sub ? x - y
+                           : op == (int)ElementwiseOp::Mul ? x * y : Elementwise<ElementwiseOp::Div>::f(x, y, 0.f);
+          const float got = out[static_cast<size_t>(r * c.cols + col)];
+          ASSERT_EQ(std::memcmp(&got, &want, sizeof got), 0)
+              << "op " << op << " element (" << r << ", " << col << ") of " << c.rows << " x " << c.cols;
+        }
+    }
+    emulate::launch(&gg_compare_f32, grid, block, n, by_t, (int)ElementwiseOp::Less, less.data(), a.data(), t.data());
+    std::fill(out.begin(), out.end(), -123.f);
+    const GGIter t_only = rank2_iter(c.rows, c.cols, {{1, c.rows}});
+    emulate::launch(&gg_unary_f32, grid, block, n, t_only, (int)ElementwiseOp::Exp, out.data(), t.data(), 0.0);
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t col = 0; col < c.cols; ++col) {
+        const size_t i = static_cast<size_t>(r * c.cols + col), j = static_cast<size_t>(col * c.rows + r);
+        ASSERT_EQ(less[i], a[i] < t[j] ? 1 : 0) << "Less at (" << r << ", " << col << ")";
+        const float want = Elementwise<ElementwiseOp::Exp>::f(t[j], t[j], 0.f);
+        ASSERT_EQ(std::memcmp(&out[i], &want, sizeof want), 0) << "Exp at (" << r << ", " << col << ")";
+      }
   }
 }

@@ -5,7 +5,8 @@ that tile the input (one thread per window), with and without the fused ReLU bac
 short-k products (one thread per output: a Linear layer's gradients on a small batch), and the
 bias-gradient sums (a block per channel for a conv's; 32 columns a block over chunks of rows for a
 Linear's on many rows; four loads in flight per thread, the plain loop's addition order, for the
-others)."""
+others), and elementwise ops over two axes (a Linear layer's bias add: the coordinates kept by
+increments along the grid-stride loop)."""
 import numpy as np
 import pytest
 
@@ -322,3 +323,41 @@ def test_cuda_cross_entropy_reduced_forward_reports_a_bad_label():
     with pytest.raises(gg.GlassgradIndexError) as e:
         run_kernel("CrossEntropy", [z, labels], {"reduction": "sum"}, device="cuda")
     assert "label 12 at position 17" in str(e.value)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Maximum"])
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((8, 64, 384), (384,)),          # a GPT Linear's bias add: [B*T, N] + a row broadcast
+    ((3, 37, 47), (47,)),            # odd sizes: the loop's stride is no multiple of a row
+    ((37, 1), (1, 45)),              # an outer sum: both operands broadcast
+    ((5, 300), (5, 1)),              # a column broadcast
+    ((1, 33), (33,)),
+])
+@pytest.mark.parametrize("contiguous", [True, False])
+def test_cuda_elementwise_over_two_axes_matches_cpu_exactly(rng, dtype, op, a_shape, b_shape, contiguous):
+    """Add, Sub and Mul run their own loops, Maximum the op-code switch; every layout here is two
+    axes after merging, where the kernels keep (row, column) by increments: exact results."""
+    def draw(shape):
+        return (rng.integers(-1000, 1000, shape) if dtype == "int64" else rng.standard_normal(shape)).astype(dtype)
+    a, b = draw(a_shape), draw(b_shape)
+    (cpu,) = run_kernel(op, [a, b], {}, device="cpu", contiguous=contiguous)
+    (gpu,) = run_kernel(op, [a, b], {}, device="cuda", contiguous=contiguous)
+    want = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Maximum": np.maximum}[op](a, b)
+    np.testing.assert_array_equal(gpu, cpu)
+    np.testing.assert_array_equal(gpu, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["Exp", "GELU", "Neg"])
+@pytest.mark.parametrize("shape", [(37, 45), (8, 64, 384)])
+def test_cuda_unary_over_a_transposed_view_matches_cpu(rng, dtype, op, shape):
+    """A transposed input is two axes the kernel walks by increments (the dense one by index)."""
+    x = rng.standard_normal(shape).astype(dtype)
+    t = _C.Tensor.from_numpy(np.ascontiguousarray(np.swapaxes(x, -1, -2)), "cuda")
+    view = t.transpose(len(shape) - 2, len(shape) - 1)
+    assert not view.is_contiguous()
+    (gpu,) = _C.run_op(op, [view], {}, "")
+    (cpu,) = run_kernel(op, [x], {}, device="cpu")
+    tol = dict(rtol=1e-6, atol=1e-7) if dtype == "float32" else dict(rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(gpu.numpy(), cpu, **tol)
