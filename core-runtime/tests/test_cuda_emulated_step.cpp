@@ -8,7 +8,8 @@
 // against the same additions written as plain loops, bitwise, and a long-double reference; and
 // the elementwise kernels over two axes (a Linear layer's bias add, a transposed operand: the
 // coordinates kept by increments along the grid-stride loop) against each element's own
-// offsets, for the inlined rows and the op-code switch.
+// offsets, for the inlined rows and the op-code switch, and the copies of two axes (a piece of
+// a Concat written into a wider row, read transposed).
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -25,6 +26,7 @@
 #include "cuda/pool.cu"
 #include "cuda/reduction.cu"
 #include "cuda/elementwise.cu"
+#include "cuda/copy.cu"
 
 namespace {
 
@@ -376,6 +378,19 @@ TEST(CudaEmulatedStep, ElementwiseKernelsOverTwoAxesReadEveryElementsOwnOffsets)
               << "op " << op << " element (" << r << ", " << col << ") of " << c.rows << " x " << c.cols;
         }
     }
+    // A copy of the transposed operand into columns [2, 2 + cols) of rows cols + 5 wide.
+    const int64_t pitch = c.cols + 5;
+    std::vector<uint32_t> wide(static_cast<size_t>(c.rows * pitch), 0xdeadbeefu), tbits(t.size());
+    std::memcpy(tbits.data(), t.data(), t.size() * sizeof(float));
+    GGIter piece = rank2_iter(c.rows, c.cols, {{1, c.rows}});
+    piece.stride[0][0] = pitch;
+    emulate::launch(&gg_copy_w4, grid, block, n, piece, wide.data() + 2, (const uint32_t*)tbits.data());
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t col = -2; col < c.cols + 3; ++col) {
+        const uint32_t got = wide[static_cast<size_t>(r * pitch + 2 + col)];
+        const uint32_t want = col >= 0 && col < c.cols ? tbits[static_cast<size_t>(col * c.rows + r)] : 0xdeadbeefu;
+        ASSERT_EQ(got, want) << "copy at (" << r << ", " << col << ")";
+      }
     emulate::launch(&gg_compare_f32, grid, block, n, by_t, (int)ElementwiseOp::Less, less.data(), a.data(), t.data());
     std::fill(out.begin(), out.end(), -123.f);
     const GGIter t_only = rank2_iter(c.rows, c.cols, {{1, c.rows}});

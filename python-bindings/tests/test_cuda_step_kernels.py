@@ -361,3 +361,16 @@ def test_cuda_unary_over_a_transposed_view_matches_cpu(rng, dtype, op, shape):
     (cpu,) = run_kernel(op, [x], {}, device="cpu")
     tol = dict(rtol=1e-6, atol=1e-7) if dtype == "float32" else dict(rtol=1e-13, atol=1e-15)
     np.testing.assert_allclose(gpu.numpy(), cpu, **tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("rows,widths", [(16384 // 8, (384, 384, 384)), (37, (5, 47, 1)), (1, (3, 4))])
+def test_cuda_concat_and_transposed_copies_keep_every_value(rng, dtype, rows, widths):
+    """Concat writes each piece into a slice of wider rows, and contiguous() of a transpose reads
+    across rows: copies of two axes, whose coordinates the kernel keeps by increments."""
+    pieces = [(rng.standard_normal((rows, w)) * 50).astype(dtype) for w in widths]
+    (gpu,) = run_kernel("Concat", pieces, {"dim": 1}, device="cuda")
+    np.testing.assert_array_equal(gpu, np.concatenate(pieces, axis=1))
+    x = pieces[0]
+    t = _C.Tensor.from_numpy(x, "cuda").transpose(0, 1)
+    np.testing.assert_array_equal(t.contiguous().numpy(), x.T)

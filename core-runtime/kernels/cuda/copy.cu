@@ -7,7 +7,8 @@
 //         conversions of the CPU Cast kernel: kernels/cpu/creation.cpp, half_rules.h)
 //
 // Layouts: operand strides come in a GGIter (operand 0 = dst, 1 = src); the host collapses
-// axes that are contiguous for every operand, so dense copies run as one flat loop.
+// axes that are contiguous for every operand, so dense copies run as one flat loop, and copies
+// of two axes keep their coordinates by increments (gg::for_rank2).
 #include "../half_rules.h"
 #include "common.cuh"
 
@@ -17,6 +18,13 @@ template <typename W>
 __device__ void copy_words(int64_t n, const GGIter& it, W* dst, const W* src) {
   if (it.rank == 1 && it.stride[0][0] == 1 && it.stride[1][0] == 1) {
     GG_FOR(i, n) dst[i] = src[i];
+    return;
+  }
+  if (it.rank == 2 && it.small) {  // a slice of rows (a piece of a Concat), a transpose
+    const int64_t d0 = it.stride[0][0], d1 = it.stride[0][1], s0 = it.stride[1][0], s1 = it.stride[1][1];
+    gg::for_rank2(n, it.size[1], [&](int64_t, uint32_t r, uint32_t c) {
+      dst[(int64_t)r * d0 + (int64_t)c * d1] = src[(int64_t)r * s0 + (int64_t)c * s1];
+    });
     return;
   }
   GG_FOR(i, n) {

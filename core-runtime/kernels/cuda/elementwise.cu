@@ -11,7 +11,7 @@
 //
 // Index arithmetic: dense operands run on the index itself; two axes (after the host merged
 // what it could: a Linear layer's bias added to [B, T, N] is [B*T, N] + a row broadcast) keep
-// their (row, column) by increments along the grid-stride loop (for_rank2: one division a
+// their (row, column) by increments along the grid-stride loop (gg::for_rank2: one division a
 // thread where the general path takes one an element, which made those launches bound by
 // instructions on a few multiprocessors); other layouts take iter_offsets. Add, Sub and Mul
 // run their own loops (the row's function inlined); other rows go through the op-code switch.
@@ -19,34 +19,13 @@
 
 namespace gg_ew {
 
-// Calls f(i, r, c) for this thread's indices i of GG_FOR(i, n) over a dense [n / N, N]
-// iteration, (r, c) = (i / N, i % N), the coordinates kept by adding the loop's stride taken
-// apart once. n < 2^31 (GGIter::small).
-template <typename F>
-__device__ __forceinline__ void for_rank2(int64_t n, int64_t N, F f) {
-  const uint32_t step = gridDim.x * blockDim.x, cols = (uint32_t)N;
-  uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if ((int64_t)i >= n) return;
-  uint32_t r = i / cols, c = i - r * cols;
-  const uint32_t dr = step / cols, dc = step - dr * cols;
-  for (; (int64_t)i < n; i += step) {
-    f((int64_t)i, r, c);
-    c += dc;
-    r += dr;
-    if (c >= cols) {
-      c -= cols;
-      ++r;
-    }
-  }
-}
-
 template <typename T, typename O, typename F>
 __device__ __forceinline__ void run2(int64_t n, const GGIter& it, O* out, const T* a, const T* b, F f) {
   if (it.rank == 1 && it.stride[1][0] == 1 && it.stride[2][0] == 1) {
     GG_FOR(i, n) out[i] = f(a[i], b[i]);
   } else if (it.rank == 2 && it.small) {
     const int64_t a0 = it.stride[1][0], a1 = it.stride[1][1], b0 = it.stride[2][0], b1 = it.stride[2][1];
-    for_rank2(n, it.size[1], [&](int64_t i, uint32_t r, uint32_t c) {
+    gg::for_rank2(n, it.size[1], [&](int64_t i, uint32_t r, uint32_t c) {
       out[i] = f(a[(int64_t)r * a0 + (int64_t)c * a1], b[(int64_t)r * b0 + (int64_t)c * b1]);
     });
   } else {
@@ -90,7 +69,7 @@ __device__ void unary_kernel(int64_t n, GGIter it, int op, T* out, const T* x, d
     GG_FOR(i, n) out[i] = unary(op, x[i], s);
   } else if (it.rank == 2 && it.small) {
     const int64_t x0 = it.stride[1][0], x1 = it.stride[1][1];
-    for_rank2(n, it.size[1], [&](int64_t i, uint32_t r, uint32_t c) {
+    gg::for_rank2(n, it.size[1], [&](int64_t i, uint32_t r, uint32_t c) {
       out[i] = unary(op, x[(int64_t)r * x0 + (int64_t)c * x1], s);
     });
   } else {
