@@ -9,7 +9,9 @@
 // the elementwise kernels over two axes (a Linear layer's bias add, a transposed operand: the
 // coordinates kept by increments along the grid-stride loop) against each element's own
 // offsets, for the inlined rows and the op-code switch, and the copies of two axes (a piece of
-// a Concat written into a wider row, read transposed).
+// a Concat written into a wider row, read transposed); and copies of every rank from 1 to 5
+// (the last past the incremental walk) reading a permuted source, as the attention heads'
+// reassembly reads [B, H, T, D] as [B, T, H, D].
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -402,5 +404,59 @@ TEST(CudaEmulatedStep, ElementwiseKernelsOverTwoAxesReadEveryElementsOwnOffsets)
         const float want = Elementwise<ElementwiseOp::Exp>::f(t[j], t[j], 0.f);
         ASSERT_EQ(std::memcmp(&out[i], &want, sizeof want), 0) << "Exp at (" << r << ", " << col << ")";
       }
+  }
+}
+
+TEST(CudaEmulatedStep, CopiesOfEveryRankReadPermutedSourcesAtTheirOffsets) {
+  std::mt19937 rng(13);
+  struct Case {
+    std::vector<int64_t> size;  // the destination's (dense) shape
+    std::vector<int> perm;      // source axis order: the source is dense in shape size[perm]
+    unsigned blocks, threads;
+  };
+  const Case cases[] = {
+      {{37}, {0}, 2, 32},
+      {{7, 9}, {1, 0}, 3, 32},
+      {{3, 5, 7}, {2, 0, 1}, 2, 64},
+      {{2, 5, 3, 4}, {0, 2, 1, 3}, 3, 32},  // [B, T, H, D] from [B, H, T, D]
+      {{4, 3, 2, 7}, {3, 2, 1, 0}, 1, 32},
+      {{2, 3, 2, 3, 5}, {4, 3, 2, 1, 0}, 2, 64},  // rank 5: iter_offsets
+  };
+  for (const Case& c : cases) {
+    const int rank = static_cast<int>(c.size.size());
+    int64_t n = 1;
+    for (int64_t v : c.size) n *= v;
+    // Source dense in the permuted shape; its stride along destination axis d.
+    std::vector<int64_t> src_shape(static_cast<size_t>(rank)), src_dense(static_cast<size_t>(rank)),
+        stride(static_cast<size_t>(rank));
+    for (int d = 0; d < rank; ++d) src_shape[static_cast<size_t>(d)] = c.size[static_cast<size_t>(c.perm[static_cast<size_t>(d)])];
+    int64_t acc = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      src_dense[static_cast<size_t>(d)] = acc;
+      acc *= src_shape[static_cast<size_t>(d)];
+    }
+    for (int d = 0; d < rank; ++d) stride[static_cast<size_t>(c.perm[static_cast<size_t>(d)])] = src_dense[static_cast<size_t>(d)];
+    GGIter it{};
+    it.rank = rank;
+    it.small = 1;
+    acc = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      it.size[d] = c.size[static_cast<size_t>(d)];
+      it.stride[0][d] = acc;
+      it.stride[1][d] = stride[static_cast<size_t>(d)];
+      acc *= c.size[static_cast<size_t>(d)];
+    }
+    std::vector<uint32_t> src(static_cast<size_t>(n)), dst(static_cast<size_t>(n), 0xdeadbeefu);
+    for (uint32_t& v : src) v = static_cast<uint32_t>(rng());
+    emulate::launch(&gg_copy_w4, dim3{c.blocks, 1, 1}, dim3{c.threads, 1, 1}, n, it, dst.data(),
+                    (const uint32_t*)src.data());
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t r = i, off = 0;
+      for (int d = rank - 1; d >= 0; --d) {
+        off += (r % c.size[static_cast<size_t>(d)]) * stride[static_cast<size_t>(d)];
+        r /= c.size[static_cast<size_t>(d)];
+      }
+      ASSERT_EQ(dst[static_cast<size_t>(i)], src[static_cast<size_t>(off)]) << "rank " << rank << " element " << i;
+    }
   }
 }

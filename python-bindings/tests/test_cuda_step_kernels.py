@@ -5,8 +5,8 @@ that tile the input (one thread per window), with and without the fused ReLU bac
 short-k products (one thread per output: a Linear layer's gradients on a small batch), and the
 bias-gradient sums (a block per channel for a conv's; 32 columns a block over chunks of rows for a
 Linear's on many rows; four loads in flight per thread, the plain loop's addition order, for the
-others), and elementwise ops over two axes (a Linear layer's bias add: the coordinates kept by
-increments along the grid-stride loop)."""
+others), and elementwise ops and copies over several axes (a Linear layer's bias add, the
+attention heads' reassembly: the coordinates kept by increments along the grid-stride loop)."""
 import numpy as np
 import pytest
 
@@ -374,3 +374,19 @@ def test_cuda_concat_and_transposed_copies_keep_every_value(rng, dtype, rows, wi
     x = pieces[0]
     t = _C.Tensor.from_numpy(x, "cuda").transpose(0, 1)
     np.testing.assert_array_equal(t.contiguous().numpy(), x.T)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
+@pytest.mark.parametrize("shape,perm", [
+    ((4, 6, 64, 64), (0, 2, 1, 3)),      # attention heads [B, H, T, D] read as [B, T, H, D]
+    ((3, 5, 7, 2), (3, 1, 0, 2)),
+    ((2, 3, 5, 7, 3), (4, 0, 3, 1, 2)),  # rank 5: the per-element offsets
+    ((5, 9, 11), (2, 0, 1)),
+])
+def test_cuda_permuted_copies_and_elementwise_of_many_axes_match_numpy(rng, dtype, shape, perm):
+    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    view = _C.Tensor.from_numpy(x, "cuda").permute(list(perm))
+    np.testing.assert_array_equal(view.contiguous().numpy(), np.transpose(x, perm))
+    y = (rng.standard_normal(np.transpose(x, perm).shape) * 50).astype(dtype)
+    (gpu,) = _C.run_op("Add", [view, _C.Tensor.from_numpy(y, "cuda")], {}, "")
+    np.testing.assert_array_equal(gpu.numpy(), np.transpose(x, perm) + y)

@@ -60,24 +60,67 @@ __device__ __forceinline__ void iter_offsets(const GGIter& it, int64_t i, int64_
   add_offsets<NOPS>(i, it.rank, it.small, it.size, it.stride, NOPS, off);
 }
 
-// Calls f(i, r, c) for this thread's indices i of GG_FOR(i, n) over a dense [n / N, N]
-// iteration, (r, c) = (i / N, i % N): the coordinates are kept by adding the loop's stride,
-// taken apart once, instead of one division an element (iter_offsets). n < 2^31 (GGIter::small).
-template <typename F>
-__device__ __forceinline__ void for_rank2(int64_t n, int64_t N, F f) {
-  const uint32_t step = gridDim.x * blockDim.x, cols = (uint32_t)N;
+// The grid-stride loop GG_FOR(i, n) over a GGIter of rank RANK whose indices fit 32 bits
+// (it.small): calls f(i, off) with off[k] operand k's offset of dense index i. The coordinates
+// are kept by increments: the loop's stride is taken apart into per-axis digits once a thread,
+// and each step adds them with carries, so an element costs RANK compares and the offsets'
+// multiply-adds instead of RANK divisions (iter_offsets). A GPT step's bias adds ([B*T, N] + a
+// row broadcast) and its attention heads' reassembly ([B, H, T, D] read as [B, T, H, D]) were
+// bound by those divisions on a few multiprocessors.
+template <int RANK, int NOPS, typename F>
+__device__ __forceinline__ void walk(int64_t n, const GGIter& it, F f) {
+  const uint32_t step = gridDim.x * blockDim.x;
   uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if ((int64_t)i >= n) return;
-  uint32_t r = i / cols, c = i - r * cols;
-  const uint32_t dr = step / cols, dc = step - dr * cols;
+  uint32_t size[RANK], idx[RANK], inc[RANK];
+  uint32_t r = i, q = step;
+#pragma unroll
+  for (int d = RANK - 1; d > 0; --d) {
+    size[d] = (uint32_t)it.size[d];
+    idx[d] = r % size[d];
+    r /= size[d];
+    inc[d] = q % size[d];
+    q /= size[d];
+  }
+  idx[0] = r;  // the outermost coordinate needs no bound: the loop ends at n
+  inc[0] = q;
   for (; (int64_t)i < n; i += step) {
-    f((int64_t)i, r, c);
-    c += dc;
-    r += dr;
-    if (c >= cols) {
-      c -= cols;
-      ++r;
+    int64_t off[NOPS];
+#pragma unroll
+    for (int k = 0; k < NOPS; ++k) {
+      off[k] = 0;
+#pragma unroll
+      for (int d = 0; d < RANK; ++d) off[k] += (int64_t)idx[d] * it.stride[k][d];
     }
+    f((int64_t)i, off);
+    uint32_t carry = 0;  // digits below their sizes: one subtraction restores each
+#pragma unroll
+    for (int d = RANK - 1; d > 0; --d) {
+      idx[d] += inc[d] + carry;
+      carry = idx[d] >= size[d] ? 1u : 0u;
+      if (carry) idx[d] -= size[d];
+    }
+    idx[0] += inc[0] + carry;
+  }
+}
+
+// f(i, off) for every index i of GG_FOR(i, n), off[k] operand k's offset (NOPS operands of it):
+// walk() for ranks 1 to 4 of 32-bit indices, iter_offsets otherwise.
+template <int NOPS, typename F>
+__device__ __forceinline__ void for_offsets(int64_t n, const GGIter& it, F f) {
+  if (it.small) {
+    switch (it.rank) {
+      case 1: walk<1, NOPS>(n, it, f); return;
+      case 2: walk<2, NOPS>(n, it, f); return;
+      case 3: walk<3, NOPS>(n, it, f); return;
+      case 4: walk<4, NOPS>(n, it, f); return;
+      default: break;
+    }
+  }
+  GG_FOR(i, n) {
+    int64_t off[NOPS];
+    iter_offsets<NOPS>(it, i, off);
+    f(i, off);
   }
 }
 

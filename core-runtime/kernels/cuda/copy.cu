@@ -7,8 +7,8 @@
 //         conversions of the CPU Cast kernel: kernels/cpu/creation.cpp, half_rules.h)
 //
 // Layouts: operand strides come in a GGIter (operand 0 = dst, 1 = src); the host collapses
-// axes that are contiguous for every operand, so dense copies run as one flat loop, and copies
-// of two axes keep their coordinates by increments (gg::for_rank2).
+// axes that are contiguous for every operand, so dense copies run as one flat loop; the others
+// keep their coordinates by increments (gg::for_offsets).
 #include "../half_rules.h"
 #include "common.cuh"
 
@@ -20,18 +20,7 @@ __device__ void copy_words(int64_t n, const GGIter& it, W* dst, const W* src) {
     GG_FOR(i, n) dst[i] = src[i];
     return;
   }
-  if (it.rank == 2 && it.small) {  // a slice of rows (a piece of a Concat), a transpose
-    const int64_t d0 = it.stride[0][0], d1 = it.stride[0][1], s0 = it.stride[1][0], s1 = it.stride[1][1];
-    gg::for_rank2(n, it.size[1], [&](int64_t, uint32_t r, uint32_t c) {
-      dst[(int64_t)r * d0 + (int64_t)c * d1] = src[(int64_t)r * s0 + (int64_t)c * s1];
-    });
-    return;
-  }
-  GG_FOR(i, n) {
-    int64_t off[2];
-    gg::iter_offsets<2>(it, i, off);
-    dst[off[0]] = src[off[1]];
-  }
+  gg::for_offsets<2>(n, it, [&](int64_t, const int64_t (&off)[2]) { dst[off[0]] = src[off[1]]; });
 }
 
 template <typename W>
@@ -40,11 +29,7 @@ __device__ void fill_words(int64_t n, const GGIter& it, W* dst, W bits) {
     GG_FOR(i, n) dst[i] = bits;
     return;
   }
-  GG_FOR(i, n) {
-    int64_t off[1];
-    gg::iter_offsets<1>(it, i, off);
-    dst[off[0]] = bits;
-  }
+  gg::for_offsets<1>(n, it, [&](int64_t, const int64_t (&off)[1]) { dst[off[0]] = bits; });
 }
 
 // A loaded element: integers stay exact (int64 does not round-trip through double); the 16-bit
@@ -121,9 +106,7 @@ GG_KERNEL void gg_fill_w8(int64_t n, GGIter it, unsigned long long* dst, unsigne
 
 // dst is dense (operand 0's strides are ignored); src strided (operand 1).
 GG_KERNEL void gg_cast(int64_t n, GGIter it, void* dst, int dst_dtype, const void* src, int src_dtype) {
-  GG_FOR(i, n) {
-    int64_t off[2];
-    gg::iter_offsets<2>(it, i, off);
+  gg::for_offsets<2>(n, it, [&](int64_t i, const int64_t (&off)[2]) {
     gg_copy::store(dst, i, dst_dtype, gg_copy::load(src, off[1], src_dtype));
-  }
+  });
 }

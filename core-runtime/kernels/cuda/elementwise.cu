@@ -9,12 +9,12 @@
 // Layouts: out is dense row-major; every input is strided (stride 0 on broadcast axes), the
 // strides given per operand in a GGIter (operand 0 = out, 1.. = inputs).
 //
-// Index arithmetic: dense operands run on the index itself; two axes (after the host merged
-// what it could: a Linear layer's bias added to [B, T, N] is [B*T, N] + a row broadcast) keep
-// their (row, column) by increments along the grid-stride loop (gg::for_rank2: one division a
-// thread where the general path takes one an element, which made those launches bound by
-// instructions on a few multiprocessors); other layouts take iter_offsets. Add, Sub and Mul
-// run their own loops (the row's function inlined); other rows go through the op-code switch.
+// Index arithmetic: dense operands run on the index itself; other layouts (after the host
+// merged what it could: a Linear layer's bias added to [B, T, N] is [B*T, N] + a row
+// broadcast) keep their coordinates by increments along the grid-stride loop (gg::for_offsets:
+// divisions once a thread, not once an element, which made those launches bound by
+// instructions on a few multiprocessors). Add, Sub and Mul run their own loops (the row's
+// function inlined); other rows go through the op-code switch.
 #include "elementwise_ops.cuh"
 
 namespace gg_ew {
@@ -23,17 +23,8 @@ template <typename T, typename O, typename F>
 __device__ __forceinline__ void run2(int64_t n, const GGIter& it, O* out, const T* a, const T* b, F f) {
   if (it.rank == 1 && it.stride[1][0] == 1 && it.stride[2][0] == 1) {
     GG_FOR(i, n) out[i] = f(a[i], b[i]);
-  } else if (it.rank == 2 && it.small) {
-    const int64_t a0 = it.stride[1][0], a1 = it.stride[1][1], b0 = it.stride[2][0], b1 = it.stride[2][1];
-    gg::for_rank2(n, it.size[1], [&](int64_t i, uint32_t r, uint32_t c) {
-      out[i] = f(a[(int64_t)r * a0 + (int64_t)c * a1], b[(int64_t)r * b0 + (int64_t)c * b1]);
-    });
   } else {
-    GG_FOR(i, n) {
-      int64_t off[3];
-      gg::iter_offsets<3>(it, i, off);
-      out[i] = f(a[off[1]], b[off[2]]);
-    }
+    gg::for_offsets<3>(n, it, [&](int64_t i, const int64_t (&off)[3]) { out[i] = f(a[off[1]], b[off[2]]); });
   }
 }
 
@@ -67,27 +58,14 @@ template <typename T>
 __device__ void unary_kernel(int64_t n, GGIter it, int op, T* out, const T* x, double s) {
   if (it.rank == 1 && it.stride[1][0] == 1) {
     GG_FOR(i, n) out[i] = unary(op, x[i], s);
-  } else if (it.rank == 2 && it.small) {
-    const int64_t x0 = it.stride[1][0], x1 = it.stride[1][1];
-    gg::for_rank2(n, it.size[1], [&](int64_t i, uint32_t r, uint32_t c) {
-      out[i] = unary(op, x[(int64_t)r * x0 + (int64_t)c * x1], s);
-    });
   } else {
-    GG_FOR(i, n) {
-      int64_t off[2];
-      gg::iter_offsets<2>(it, i, off);
-      out[i] = unary(op, x[off[1]], s);
-    }
+    gg::for_offsets<2>(n, it, [&](int64_t i, const int64_t (&off)[2]) { out[i] = unary(op, x[off[1]], s); });
   }
 }
 
 template <typename W>
 __device__ void where_kernel(int64_t n, GGIter it, W* out, const unsigned char* c, const W* a, const W* b) {
-  GG_FOR(i, n) {
-    int64_t off[4];
-    gg::iter_offsets<4>(it, i, off);
-    out[i] = c[off[1]] ? a[off[2]] : b[off[3]];
-  }
+  gg::for_offsets<4>(n, it, [&](int64_t i, const int64_t (&off)[4]) { out[i] = c[off[1]] ? a[off[2]] : b[off[3]]; });
 }
 
 }  // namespace gg_ew
