@@ -251,6 +251,9 @@ def test_cuda_short_k_matmul_matches_cpu(rng, dtype, a_shape, b_shape, transpose
     ((300, 33), [0]),                # one chunk, 33 columns
     ((5, 40), [0]),                  # fewer rows than a block's warps
     ((2, 3000, 70), [0, 1]),         # 24 chunks combined in order
+    ((64, 32, 384), [0]),            # a position embedding's gradient: 64 rows of 12288 columns
+    ((40, 3, 700), [0]),             # 40 rows: a warp adds five
+    ((31, 2000), [0]),               # 31 rows of many columns: the cols kernel on a large GPU
     ((3, 5, 7, 2), [0, 3]),          # lengths that leave a remainder after the groups of four
     ((1, 1, 1, 1), [0, 2, 3]),
 ])

@@ -411,15 +411,17 @@ bool channel_sums(const GGReduce& r, int op) {
 }
 
 // A Sum or Mean over the rows of a matrix whose kept axis has unit stride (a Linear layer's
-// bias gradient: [B, T, N] summed over B and T), at least 32 columns: gg_reduce_col_sums, a
-// lane a column, then gg_reduce_finish over the chunks of kColRows rows when there are several.
-// Taken wherever the rows or split kernels would be (a long reduction, or too few outputs for a
-// thread each); many outputs of short sums keep the cols kernel, which reads rows as coalesced.
+// bias gradient: [B, T, N] summed over B and T; a position embedding's, [B, T*C] over B), at
+// least 32 columns: gg_reduce_col_sums, a lane a column, then gg_reduce_finish over the chunks
+// of GG_COL_SUM_ROWS rows when there are several. Taken wherever the rows or split kernels would
+// be (a long reduction, or too few outputs for a thread each) and for sums of 32 rows or more,
+// which the cols kernel (a thread an output, one load in flight) would add one row at a time;
+// many outputs of fewer rows keep the cols kernel.
 bool column_sums(const GGReduce& r, int op, int64_t sms) {
   if (op != GG_SUM && op != GG_MEAN) return false;
   if (r.out_rank != 1 || r.red_rank != 1 || r.out_stride[0] != 1 || r.n_out < 32) return false;
   const int64_t splits = (r.n_red + GG_COL_SUM_ROWS - 1) / GG_COL_SUM_ROWS;
-  return splits <= 65535 && (r.n_out + 31) / 32 <= INT32_MAX && (r.n_red >= 128 || r.n_out < sms * 64);
+  return splits <= 65535 && (r.n_out + 31) / 32 <= INT32_MAX && (r.n_red >= 32 || r.n_out < sms * 64);
 }
 
 void run_reduce(const KernelContext& c, const char* opname, int op, const std::vector<bool>& reduced,
