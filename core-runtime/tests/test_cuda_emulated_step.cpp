@@ -11,7 +11,9 @@
 // offsets, for the inlined rows and the op-code switch, and the copies of two axes (a piece of
 // a Concat written into a wider row, read transposed); and copies of every rank from 1 to 5
 // (the last past the incremental walk) reading a permuted source, as the attention heads'
-// reassembly reads [B, H, T, D] as [B, T, H, D].
+// reassembly reads [B, H, T, D] as [B, T, H, D]; and the 128 x 128 register-tiled products with
+// k split, then the partitions added (a weight gradient's shape on a large GPU), in every
+// layout, against a double-precision product.
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -29,6 +31,7 @@
 #include "cuda/reduction.cu"
 #include "cuda/elementwise.cu"
 #include "cuda/copy.cu"
+#include "cuda/matmul.cu"
 
 namespace {
 
@@ -457,6 +460,59 @@ TEST(CudaEmulatedStep, CopiesOfEveryRankReadPermutedSourcesAtTheirOffsets) {
         r /= c.size[static_cast<size_t>(d)];
       }
       ASSERT_EQ(dst[static_cast<size_t>(i)], src[static_cast<size_t>(off)]) << "rank " << rank << " element " << i;
+    }
+  }
+}
+
+TEST(CudaEmulatedStep, TiledProductsWithKSplitMatchTheProductInEveryLayout) {
+  std::mt19937 rng(14);
+  std::normal_distribution<float> d(0.f, 1.f);
+  const int64_t M = 150, N = 133, K = 300;
+  std::vector<float> a(static_cast<size_t>(M * K)), b(static_cast<size_t>(K * N));
+  for (float& v : a) v = d(rng);
+  for (float& v : b) v = d(rng);
+  std::vector<double> want(static_cast<size_t>(M * N), 0.0);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t k = 0; k < K; ++k)
+        want[static_cast<size_t>(m * N + n)] += double(a[static_cast<size_t>(m * K + k)]) * b[static_cast<size_t>(k * N + n)];
+  // Operands stored as each layout reads them: A 't' stores A^T ([K, M]), B 't' stores B^T ([N, K]).
+  std::vector<float> at(a.size()), bt(b.size());
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) at[static_cast<size_t>(k * M + m)] = a[static_cast<size_t>(m * K + k)];
+  for (int64_t k = 0; k < K; ++k)
+    for (int64_t n = 0; n < N; ++n) bt[static_cast<size_t>(n * K + k)] = b[static_cast<size_t>(k * N + n)];
+  typedef void (*Tiled)(GGMatmul, float*, const float*, const float*, float*);
+  struct Layout {
+    const char* name;
+    Tiled kernel;
+    bool a_t, b_t;
+  };
+  for (const Layout& L : {Layout{"nn", &gg_matmul_nn128x128_f32, false, false}, Layout{"nt", &gg_matmul_nt128x128_f32, false, true},
+                          Layout{"tn", &gg_matmul_tn128x128_f32, true, false}, Layout{"tt", &gg_matmul_tt128x128_f32, true, true}}) {
+    for (int splits : {1, 3, 8}) {
+      GGMatmul g{};
+      g.M = M;
+      g.N = N;
+      g.K = K;
+      g.a_sm = L.a_t ? 1 : K;
+      g.a_sk = L.a_t ? M : 1;
+      g.b_sk = L.b_t ? 1 : N;
+      g.b_sn = L.b_t ? K : 1;
+      g.batch_rank = 0;
+      g.batch = 1;
+      g.a_k_major = L.a_t ? 0 : 1;
+      g.b_n_major = L.b_t ? 0 : 1;
+      g.splits = splits;
+      std::vector<float> c(static_cast<size_t>(M * N), -5.f), ws(static_cast<size_t>(splits * M * N), -9.f);
+      emulate::launch(L.kernel, dim3{2, 2, static_cast<unsigned>(splits)}, dim3{256, 1, 1}, g, c.data(),
+                      L.a_t ? at.data() : a.data(), L.b_t ? bt.data() : b.data(), splits > 1 ? ws.data() : nullptr);
+      if (splits > 1) {
+        emulate::launch(&gg_matmul_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, g, c.data(), (const float*)ws.data());
+      }
+      double worst = 0;
+      for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - want[i]));
+      EXPECT_LT(worst, 1e-3) << L.name << " splits " << splits;
     }
   }
 }
