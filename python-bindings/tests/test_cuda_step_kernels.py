@@ -6,7 +6,8 @@ short-k products (one thread per output: a Linear layer's gradients on a small b
 bias-gradient sums (a block per channel for a conv's; 32 columns a block over chunks of rows for a
 Linear's on many rows; four loads in flight per thread, the plain loop's addition order, for the
 others), and elementwise ops and copies over several axes (a Linear layer's bias add, the
-attention heads' reassembly: the coordinates kept by increments along the grid-stride loop)."""
+attention heads' reassembly: the coordinates kept by increments along the grid-stride loop), and
+the attention kernels at a GPT's head size (their tiles loaded several groups a thread at once)."""
 import numpy as np
 import pytest
 
@@ -393,3 +394,28 @@ def test_cuda_permuted_copies_and_elementwise_of_many_axes_match_numpy(rng, dtyp
     y = (rng.standard_normal(np.transpose(x, perm).shape) * 50).astype(dtype)
     (gpu,) = _C.run_op("Add", [view, _C.Tensor.from_numpy(y, "cuda")], {}, "")
     np.testing.assert_array_equal(gpu.numpy(), np.transpose(x, perm) + y)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("q_shape,kv_len,ev,attrs", [
+    ((2, 3, 256, 64), 256, 64, {"scale": 0.125, "is_causal": True, "dropout_p": 0.2}),  # a GPT block's heads
+    ((2, 3, 256, 64), 256, 64, {"scale": 0.125, "is_causal": True}),
+    ((1, 2, 100, 70), 77, 66, {"scale": 0.3}),        # features and values past the resident chunk
+    ((3, 45, 12), 45, 7, {"scale": 0.5, "is_causal": True, "dropout_p": 0.3}),
+])
+def test_cuda_attention_at_a_gpt_head_size_matches_cpu(rng, dtype, q_shape, kv_len, ev, attrs):
+    q = rng.standard_normal(q_shape).astype(dtype)
+    k = rng.standard_normal(q_shape[:-2] + (kv_len, q_shape[-1])).astype(dtype)
+    v = rng.standard_normal(q_shape[:-2] + (kv_len, ev)).astype(dtype)
+    extra = [np.asarray(123456789, dtype=np.int64)] if attrs.get("dropout_p", 0) > 0 else []
+    cpu = run_kernel("ScaledDotProductAttention", [q, k, v] + extra, attrs, device="cpu")
+    gpu = run_kernel("ScaledDotProductAttention", [q, k, v] + extra, attrs, device="cuda")
+    tol = dict(rtol=2e-4, atol=2e-5) if dtype == "float32" else dict(rtol=1e-10, atol=1e-11)
+    for name, a, b in zip(("out", "lse"), cpu, gpu):
+        np.testing.assert_allclose(b, a, err_msg=name, **tol)
+    g = rng.standard_normal(cpu[0].shape).astype(dtype)
+    bin_ = [g, q, k, v, cpu[0], cpu[1]] + extra
+    bcpu = run_kernel("ScaledDotProductAttentionBackward", bin_, attrs, device="cpu")
+    bgpu = run_kernel("ScaledDotProductAttentionBackward", bin_, attrs, device="cuda")
+    for name, a, b in zip(("dq", "dk", "dv"), bcpu, bgpu):
+        np.testing.assert_allclose(b, a, err_msg=name, **tol)

@@ -116,31 +116,46 @@ struct Matrices {
   __device__ const T* operator[](int k) const { return p[k]; }
 };
 
-// dst[r][c] = A(row0 + r, col0 + c) of operand k for r < ROWS and c < round4(min(EC, cols - col0)),
-// zero outside rows [0, rows - row0) and columns [0, cols - col0). A row's groups of four are one
-// vector load where the operand allows (vec4) and the group is whole.
+// dst[r][c] = A(row0 + r, col0 + c) of operand k for r < ROWS and c < EC, zero outside rows
+// [0, rows - row0) and columns [0, cols - col0). A row's groups of four are one vector load
+// where the operand allows (vec4) and the group is whole. A thread issues the loads of up to
+// kTileBatch groups before it stores them to shared memory: the loop that stored each group
+// after its load waited on global memory ROWS * EC / (4 THREADS) times a tile (eight), with few
+// warps on a multiprocessor to cover it. (All of them at once cost the forward kernel its
+// second block on a multiprocessor: registers.)
+constexpr int kTileBatch = 4;
 template <typename T, int ROWS, int EC, int THREADS>
 __device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const Matrices<T>& mat, int k, int row0, int rows,
                           int col0, int cols) {
+  constexpr int QUADS = EC / 4, ITEMS = ROWS * QUADS, ITERS = (ITEMS + THREADS - 1) / THREADS;
+  constexpr int BATCH = ITERS < kTileBatch ? ITERS : kTileBatch;
   const T* a = mat[k];
-  const int valid_cols = min(EC, cols - col0), quads = (valid_cols + 3) / 4;
+  const int valid_cols = min(EC, cols - col0);
   const int64_t rs = g.row[k], cs = g.col[k];
-  for (int f = threadIdx.x; f < ROWS * quads; f += THREADS) {
-    const int r = f / quads, c = (f - r * quads) * 4;
-    T v[4] = {T(0), T(0), T(0), T(0)};
-    if (row0 + r < rows) {
-      const T* src = a + (int64_t)(row0 + r) * rs + (int64_t)(col0 + c) * cs;
-      if (g.vec4[k] && c + 4 <= valid_cols) {
-        ldg4(src, v);
-      } else {
+#pragma unroll 1
+  for (int it0 = 0; it0 < ITERS; it0 += BATCH) {
+    T v[BATCH][4];
 #pragma unroll
-        for (int u = 0; u < 4; ++u) v[u] = c + u < valid_cols ? src[u * cs] : T(0);
+    for (int b = 0; b < BATCH; ++b) {
+      const int f = (int)threadIdx.x + (it0 + b) * THREADS;
+      const int r = f / QUADS, c = (f % QUADS) * 4;
+#pragma unroll
+      for (int u = 0; u < 4; ++u) v[b][u] = T(0);
+      if (it0 + b < ITERS && f < ITEMS && row0 + r < rows && c < valid_cols) {
+        const T* src = a + (int64_t)(row0 + r) * rs + (int64_t)(col0 + c) * cs;
+        if (g.vec4[k] && c + 4 <= valid_cols) {
+          ldg4(src, v[b]);
+        } else {
+#pragma unroll
+          for (int u = 0; u < 4; ++u) v[b][u] = c + u < valid_cols ? src[u * cs] : T(0);
+        }
       }
     }
-    dst[r][c] = v[0];
-    dst[r][c + 1] = v[1];
-    dst[r][c + 2] = v[2];
-    dst[r][c + 3] = v[3];
+#pragma unroll
+    for (int b = 0; b < BATCH; ++b) {
+      const int f = (int)threadIdx.x + (it0 + b) * THREADS;
+      if (it0 + b < ITERS && f < ITEMS) stg4(&dst[f / QUADS][(f % QUADS) * 4], v[b]);
+    }
   }
 }
 
