@@ -13,7 +13,8 @@
 // (the last past the incremental walk) reading a permuted source, as the attention heads'
 // reassembly reads [B, H, T, D] as [B, T, H, D]; and the 128 x 128 register-tiled products with
 // k split, then the partitions added (a weight gradient's shape on a large GPU), in every
-// layout, against a double-precision product.
+// layout, against a double-precision product; and dense float32 elementwise kernels four
+// elements a load (aligned, with a tail, and misaligned) against each element's function.
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -513,6 +514,45 @@ TEST(CudaEmulatedStep, TiledProductsWithKSplitMatchTheProductInEveryLayout) {
       double worst = 0;
       for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - want[i]));
       EXPECT_LT(worst, 1e-3) << L.name << " splits " << splits;
+    }
+  }
+}
+
+TEST(CudaEmulatedStep, DenseElementwiseFourAtATimeMatchesEachElementsFunction) {
+  using glassgrad::Elementwise;
+  using glassgrad::ElementwiseOp;
+  std::mt19937 rng(15);
+  std::normal_distribution<float> d(0.f, 1.f);
+  // Aligned (float4 loads, then the n % 4 tail) and misaligned by one element (scalar loads).
+  alignas(16) static float a[1040], b[1040], out[1040];
+  for (int64_t n : {int64_t(1), int64_t(3), int64_t(4), int64_t(403), int64_t(1027)}) {
+    for (int shift : {0, 1}) {
+      for (int64_t i = 0; i < n + shift; ++i) {
+        a[i] = d(rng);
+        b[i] = d(rng) + 4.f;
+      }
+      GGIter it{};
+      it.rank = 1;
+      it.small = 1;
+      it.size[0] = n;
+      for (int k = 0; k < 3; ++k) it.stride[k][0] = 1;
+      for (int op : {(int)ElementwiseOp::Add, (int)ElementwiseOp::Div}) {
+        std::fill(out, out + 1040, -77.f);
+        emulate::launch(&gg_binary_f32, dim3{3, 1, 1}, dim3{32, 1, 1}, n, it, op, out + shift, a + shift, b + shift, 0.0);
+        for (int64_t i = 0; i < n; ++i) {
+          const float x = a[i + shift], y = b[i + shift];
+          const float want = op == (int)ElementwiseOp::Add ? x + y : Elementwise<ElementwiseOp::Div>::f(x, y, 0.f);
+          ASSERT_EQ(std::memcmp(&out[i + shift], &want, sizeof want), 0) << "op " << op << " n " << n << " i " << i;
+        }
+        ASSERT_EQ(out[n + shift], -77.f) << "wrote past the end";
+      }
+      std::fill(out, out + 1040, -77.f);
+      emulate::launch(&gg_unary_f32, dim3{2, 1, 1}, dim3{64, 1, 1}, n, it, (int)ElementwiseOp::GELU, out + shift, a + shift, 0.0);
+      for (int64_t i = 0; i < n; ++i) {
+        const float want = Elementwise<ElementwiseOp::GELU>::f(a[i + shift], a[i + shift], 0.f);
+        ASSERT_EQ(std::memcmp(&out[i + shift], &want, sizeof want), 0) << "GELU n " << n << " i " << i;
+      }
+      ASSERT_EQ(out[n + shift], -77.f);
     }
   }
 }

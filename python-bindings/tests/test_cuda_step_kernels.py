@@ -419,3 +419,21 @@ def test_cuda_attention_at_a_gpt_head_size_matches_cpu(rng, dtype, q_shape, kv_l
     bgpu = run_kernel("ScaledDotProductAttentionBackward", bin_, attrs, device="cuda")
     for name, a, b in zip(("dq", "dk", "dv"), bcpu, bgpu):
         np.testing.assert_allclose(b, a, err_msg=name, **tol)
+
+
+@pytest.mark.parametrize("n", [1, 3, 1027, 6 * 1024 * 1024 + 5])
+@pytest.mark.parametrize("offset", [0, 1])
+def test_cuda_dense_float32_elementwise_four_at_a_time_matches_cpu(rng, n, offset):
+    """Dense float32 operands 16-byte aligned run four elements a load, then the n % 4 tail; an
+    offset of one element (a slice) takes the scalar loop. Add and Mul exact, GELU within ulps."""
+    a = rng.standard_normal(n + 1).astype("float32")
+    b = rng.standard_normal(n + 1).astype("float32")
+
+    def dev(x):
+        return _C.Tensor.from_numpy(x, "cuda").slice(0, offset, offset + n)
+    for op, ref in (("Add", np.add), ("Mul", np.multiply)):
+        (gpu,) = _C.run_op(op, [dev(a), dev(b)], {}, "")
+        np.testing.assert_array_equal(gpu.numpy(), ref(a[offset:offset + n], b[offset:offset + n]), err_msg=op)
+    (gpu,) = _C.run_op("GELU", [dev(a)], {}, "")
+    (cpu,) = run_kernel("GELU", [a[offset:offset + n]], {}, device="cpu")
+    np.testing.assert_allclose(gpu.numpy(), cpu, rtol=1e-6, atol=1e-7)

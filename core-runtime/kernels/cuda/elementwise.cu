@@ -19,9 +19,38 @@
 
 namespace gg_ew {
 
+// float4 loads and stores for float32 operands that are all dense and 16-byte aligned: a
+// thread moves four elements an iteration (a quarter of the instructions, four times the bytes
+// in flight), the last n % 4 elements one at a time. The same function of each element.
+template <typename T>
+struct Vec4 {
+  static constexpr bool value = false;
+};
+template <>
+struct Vec4<float> {
+  static constexpr bool value = true;
+};
+__device__ __forceinline__ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
+
+template <typename F>
+__device__ __forceinline__ void dense4(int64_t n, float* out, const float* a, const float* b, F f) {
+  const int64_t n4 = n / 4;
+  GG_FOR(q, n4) {
+    const float4 x = reinterpret_cast<const float4*>(a)[q], y = reinterpret_cast<const float4*>(b)[q];
+    reinterpret_cast<float4*>(out)[q] = make_float4(f(x.x, y.x), f(x.y, y.y), f(x.z, y.z), f(x.w, y.w));
+  }
+  GG_FOR(r, n - 4 * n4) out[4 * n4 + r] = f(a[4 * n4 + r], b[4 * n4 + r]);
+}
+
 template <typename T, typename O, typename F>
 __device__ __forceinline__ void run2(int64_t n, const GGIter& it, O* out, const T* a, const T* b, F f) {
   if (it.rank == 1 && it.stride[1][0] == 1 && it.stride[2][0] == 1) {
+    if constexpr (Vec4<T>::value && Vec4<O>::value) {
+      if (aligned16(out) && aligned16(a) && aligned16(b)) {
+        dense4(n, out, a, b, f);
+        return;
+      }
+    }
     GG_FOR(i, n) out[i] = f(a[i], b[i]);
   } else {
     gg::for_offsets<3>(n, it, [&](int64_t i, const int64_t (&off)[3]) { out[i] = f(a[off[1]], b[off[2]]); });
@@ -57,6 +86,12 @@ __device__ void compare_kernel(int64_t n, GGIter it, int op, unsigned char* out,
 template <typename T>
 __device__ void unary_kernel(int64_t n, GGIter it, int op, T* out, const T* x, double s) {
   if (it.rank == 1 && it.stride[1][0] == 1) {
+    if constexpr (Vec4<T>::value) {
+      if (aligned16(out) && aligned16(x)) {
+        dense4(n, out, x, x, [op, s](T v, T) { return unary(op, v, s); });
+        return;
+      }
+    }
     GG_FOR(i, n) out[i] = unary(op, x[i], s);
   } else {
     gg::for_offsets<2>(n, it, [&](int64_t i, const int64_t (&off)[2]) { out[i] = unary(op, x[off[1]], s); });
