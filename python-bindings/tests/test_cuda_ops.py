@@ -107,10 +107,10 @@ def _operand(arr, transposed, offset):
     return t.transpose(0, 1) if transposed else t
 
 
-# (M, K, N): the register tiles' choices on a large GPU: 128 x 128 (many outputs), 64 x 128 with
-# k split in two, 64 x 128 rows <= 64 with k split in four, 32 x 64 without a split, 128 x 128
-# with k split in sixteen (a weight gradient's few outputs over a long k, the last two); odd and
-# multiple-of-4 extents (the 16-byte loads and stores and their fallbacks).
+# (M, K, N): the register tiles: 128 x 128 (many outputs), 64 x 128 and 32 x 64 with and
+# without k split, 128 x 128 with k split in eight (a weight gradient's few outputs over a long
+# k, the last two; on 8 or 132 multiprocessors); odd and multiple-of-4 extents (the 16-byte
+# loads and stores and their fallbacks). The splits follow the device's multiprocessor count.
 # float64 has the 32 x 64 tile only: the largest size is float32's alone.
 TILED_SIZES = [(2048, 64, 1152), (200, 130, 150), (33, 300, 70), (20, 100, 45), (129, 37, 67), (384, 2048, 384),
                (300, 4000, 270)]

@@ -271,32 +271,52 @@ struct TiledChoice {
   int64_t splits = 1;
 };
 
-// Threads a product aims at: 256 a multiprocessor (the convolutions' base target).
-int64_t target_of(const DeviceState& s) { return std::max<int64_t>(1, s.info.multiprocessors) * 256; }
+// Multiprocessors of the device a product runs on (at least 1).
+int64_t sms_of(const DeviceState& s) { return std::max<int64_t>(1, s.info.multiprocessors); }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// Blocks of each tile one multiprocessor holds at once (their registers: 128 x 128 about 215 a
+// thread, 64 x 128 about 200 under GG_BOUNDS(128, 2), 32 x 64 under GG_BOUNDS(128, 4)).
+constexpr int64_t kTileBlocksPerSm[3] = {4, 2, 1};
+
 // The tile by rows (few rows take the narrow tiles), 128 x 128 only when its tiles, or for a
-// single product its tiles' k partitions, fill the target; then, for a single product, k split
-// (partitions of at least kMinSplitLength) until the blocks fill it. A GPT layer's weight
-// gradients ([1152, 384] over k = 16384, say: 27 tiles of 128 x 128 on a 132-multiprocessor
-// GPU) took 64 x 128 with k split when only unsplit 128 x 128 tiles counted: 0.51 ms a product,
-// 26 TFLOP/s, where the 128 x 128 tiles of the step's other products ran at 38.
-TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is_float, int64_t target) {
+// single product its tiles' k partitions, give every multiprocessor 256 threads (a GPT layer's
+// weight gradients, [1152, 384] over k = 16384 say, fill 27 tiles of 128 x 128 on a
+// 132-multiprocessor GPU: they took 64 x 128 with k split when only unsplit 128 x 128 tiles
+// counted, 0.51 ms a product at 26 TFLOP/s, where the step's 128 x 128 products ran at 38).
+// Then, for a single product, the split of k (a power of two, partitions of at least
+// kMinSplitLength, partial sums within kMaxPartialElems) that finishes soonest when blocks run
+// in waves of kTileBlocksPerSm a multiprocessor: waves(splits) / splits, the fewest splits among
+// equals. The first split that filled one wave left a second wave nearly empty (36 tiles split
+// four ways: 144 blocks on 132 multiprocessors) or a first one part empty (9 tiles on 8
+// multiprocessors: two waves for 9 blocks, where eight splits make nine waves of a ninth of the
+// work each).
+TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is_float, int64_t sms) {
   TiledChoice c;
   const auto blocks = [&](int t) { return ceil_div(M, kTiles[t].bm) * ceil_div(N, kTiles[t].bn) * batch; };
-  const auto splits_for = [&](int t) {
+  const auto may_split = [&](int64_t splits) {
+    return batch == 1 && splits <= kMaxSplits && K / splits >= kMinSplitLength && splits * M * N <= kMaxPartialElems;
+  };
+  const int64_t target = sms * 256;
+  const auto fills = [&](int t) {
     int64_t splits = 1;
-    while (batch == 1 && blocks(t) * splits * kTiles[t].threads < target && K / (2 * splits) >= kMinSplitLength &&
-           2 * splits <= kMaxSplits && 2 * splits * M * N <= kMaxPartialElems)
-      splits *= 2;
-    return splits;
+    while (blocks(t) * splits * kTiles[t].threads < target && may_split(2 * splits)) splits *= 2;
+    return blocks(t) * splits * kTiles[t].threads >= target;
   };
   if (is_float) {
     c.tile = M <= 32 ? 0 : M <= 64 ? 1 : 2;
-    if (c.tile == 2 && blocks(2) * splits_for(2) * kTiles[2].threads < target) c.tile = 1;
+    if (c.tile == 2 && !fills(2)) c.tile = 1;
   }
-  c.splits = splits_for(c.tile);
+  const int64_t slots = sms * kTileBlocksPerSm[c.tile], b = blocks(c.tile);
+  int64_t best_waves = ceil_div(b, slots);
+  for (int64_t splits = 2; may_split(splits); splits *= 2) {
+    const int64_t waves = ceil_div(b * splits, slots);
+    if (waves * c.splits < best_waves * splits) {  // waves / splits < best_waves / c.splits
+      c.splits = splits;
+      best_waves = waves;
+    }
+  }
   return c;
 }
 
@@ -341,7 +361,7 @@ size_t matmul_workspace(const std::vector<TensorInfo>& in, const std::vector<Ten
   const Dims d = dims_of(in[0].shape, in[1].shape);
   if (dot_applies(d) || thread_applies(d)) return 0;
   const bool is_float = out[0].dtype == DType::Float32;
-  const TiledChoice ch = choose_tiled(d.M, d.N, d.K, d.batch, is_float, target_of(state(out[0].device.index)));
+  const TiledChoice ch = choose_tiled(d.M, d.N, d.K, d.batch, is_float, sms_of(state(out[0].device.index)));
   return ch.splits > 1 ? static_cast<size_t>(ch.splits * d.M * d.N) * dtype_size(out[0].dtype) : 0;
 }
 
@@ -452,7 +472,7 @@ void run_matmul(const KernelContext& c) {
     const T* ap = ptr<const T>(a);
     const T* bp = ptr<const T>(b);
     if (tiled) {
-      TiledChoice ch = choose_tiled(g.M, g.N, g.K, g.batch, sizeof(T) == 4, target_of(s));
+      TiledChoice ch = choose_tiled(g.M, g.N, g.K, g.batch, sizeof(T) == 4, sms_of(s));
       const size_t ws_bytes = static_cast<size_t>(ch.splits * g.M * g.N) * sizeof(T);
       if (ch.splits > 1 && (c.workspace == nullptr || c.workspace_bytes < ws_bytes)) ch.splits = 1;
       GGMatmul gt = g;
