@@ -67,15 +67,27 @@ void pack_a(int64_t mc, int64_t kc, const T* a, int64_t rsa, int64_t csa, const 
     const T* src = a + i0 * rsa;
     T* dst = ap + i0 * kc;
     if (col_at != nullptr) {
-      for (int64_t p = 0; p < kc; ++p) {
-        const T* s = src + col_at[p];
-        if (rows == MR) {
+      int64_t p = 0;
+      if (rows == MR) {
+        // Four columns at a time, read row by row (each row's four values lie close together
+        // in a conv's weights) and stored as one contiguous 4 x MR block: one column at a time,
+        // MR loads from MR rows apart, packing layer4.0.conv1's tap groups took 0.80 ms a call
+        // against 0.28 (standalone, 1 thread).
+        for (; p + 4 <= kc; p += 4) {
+          const int64_t c0 = col_at[p], c1 = col_at[p + 1], c2 = col_at[p + 2], c3 = col_at[p + 3];
+          T block[4][MR];
           GG_GEMM_UNROLL
-          for (int i = 0; i < MR; ++i) dst[p * MR + i] = s[i * rsa];
-        } else {
-          for (int64_t i = 0; i < rows; ++i) dst[p * MR + i] = s[i * rsa];
-          for (int64_t i = rows; i < MR; ++i) dst[p * MR + i] = T(0);
+          for (int i = 0; i < MR; ++i) {
+            const T* r = src + i * rsa;
+            block[0][i] = r[c0], block[1][i] = r[c1], block[2][i] = r[c2], block[3][i] = r[c3];
+          }
+          std::memcpy(dst + p * MR, block, sizeof(block));
         }
+      }
+      for (; p < kc; ++p) {
+        const T* s = src + col_at[p];
+        for (int64_t i = 0; i < rows; ++i) dst[p * MR + i] = s[i * rsa];
+        for (int64_t i = rows; i < MR; ++i) dst[p * MR + i] = T(0);
       }
     } else if (rows == MR && rsa == 1) {  // column-major A: each k is MR contiguous values
       for (int64_t p = 0; p < kc; ++p) {
