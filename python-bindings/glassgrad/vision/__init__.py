@@ -1,7 +1,7 @@
 """glassgrad.vision: torchvision's data sets (datasets), architectures (models), transforms, image
-readers (io) and image utilities (utils) with torchvision's names. Images are PIL images, NumPy
+readers (io), image utilities (utils) and box operations (ops) with torchvision's names. Images are PIL images, NumPy
 arrays or glassgrad Tensors."""
 from ..version import __version__  # glassgrad's: vision ships inside it (torchvision.__version__)
-from . import datasets, io, models, transforms, utils
+from . import datasets, io, models, ops, transforms, utils
 
-__all__ = ["__version__", "datasets", "io", "models", "transforms", "utils"]
+__all__ = ["__version__", "datasets", "io", "models", "ops", "transforms", "utils"]
