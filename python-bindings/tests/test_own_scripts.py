@@ -72,7 +72,7 @@ def test_gan_step_trains_both_networks_and_saves_grids_and_weights(mnist):
 
 
 @pytest.mark.parametrize("args", [["--loss", "gan", "--shared-encoders"], ["--loss", "lsgan", "--adain"],
-                                  ["--loss", "wgan"], ["--loss", "acgan"]])
+                                  ["--loss", "wgan"], ["--loss", "wgan-gp"], ["--loss", "acgan"]])
 def test_gan_variants_train_and_save_a_class_grid(mnist, args):
     out = run(mnist, "gan_variants.py", *args)
     steps = re.findall(r"^\[Batch (\d)/4\] \[D loss: (\S+)\] \[G loss: (\S+)\]$", out, re.M)
@@ -82,6 +82,9 @@ def test_gan_variants_train_and_save_a_class_grid(mnist, args):
     assert Image.open(mnist / "images" / "grid.png").size == (10 * 30 + 2, 10 * 30 + 2)
     if "wgan" in args:  # weights clipped to [-0.01, 0.01] after every critic step
         assert float(re.search(r"largest critic weight: (\S+)", out).group(1)) <= 0.01 + 1e-7
+    if "wgan-gp" in args:  # the penalty of each critic step, through the critic's in-place LeakyReLU
+        penalties = [float(v) for v in re.findall(r"^gradient penalty: (\S+)$", out, re.M)]
+        assert len(penalties) == 4 and all(np.isfinite(penalties)) and max(penalties) > 0
     if "--shared-encoders" in args:  # 2 x 4 entries; Adam's first step moves by lr per entry: twice
         n, moved = re.search(r"shared encoders: (\d+) entries, shared weight moved (\S+)", out).groups()
         assert int(n) == 8 and abs(float(moved) - 2e-3) < 1e-5

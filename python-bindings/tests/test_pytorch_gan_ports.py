@@ -7,9 +7,8 @@ pictures in the folders their datasets.py globs. `--sample_interval` is left lar
 so each saves the sample grid of its first batch only.
 
 Scripts that stop under PyTorch 2.14.1 stop at the same line with the same exception class here
-(checked by running the originals with torch); those that wait for a glassgrad change are xfail,
-naming it. The library paths these runs need are covered without the checkout by the own script
-own_scripts/gan_variants.py (test_own_scripts.py)."""
+(checked by running the originals with torch). The library paths these runs need are covered
+without the checkout by the own script own_scripts/gan_variants.py (test_own_scripts.py)."""
 import os
 import re
 import subprocess
@@ -82,6 +81,9 @@ MNIST_RUNS = {
     "cgan": (["0.png"], _grid_size(100, 10, 32)),
     "acgan": (["0.png"], _grid_size(100, 10, 32)),
     "infogan": (["static/0.png", "varying_c1/0.png", "varying_c2/0.png"], _grid_size(100, 10, 32)),
+    # gradient penalties (autograd.grad(create_graph=True)) through LeakyReLU(0.2, inplace=True)
+    "wgan_gp": (["0.png"], _grid_size(25, 5, 28)),
+    "wgan_div": (["0.png"], _grid_size(25, 5, 28)),
 }
 
 
@@ -134,14 +136,6 @@ def test_indexing_a_0d_loss_raises_index_error_as_pytorch():
         torch.tensor(1.5).data[0]
 
 
-# name -> what it waits for: these run under PyTorch 2.14.1
-WAITS = {
-    "wgan_gp": "a double backward (autograd.grad(create_graph=True)) through LeakyReLU(inplace=True): the "
-               "saved-tensor check refuses the input the in-place op overwrote, which PyTorch's rule does not read",
-    "wgan_div": "the same double backward through LeakyReLU(inplace=True) as wgan_gp",
-}
-
-
 def _mnistm(tmp_path, run):
     """MNIST-M as its download leaves it before processing: raw/keras_mnistm.pkl (28 x 28 RGB
     pictures under b'train' and b'test') and an empty processed/; mnistm.py then reads MNIST's
@@ -163,15 +157,6 @@ def test_mnistm_gan_processes_its_data_and_trains_an_epoch(tmp_path, name):
     # mnistm.py saves the processed pictures with torch.save and reads them back with torch.load,
     # calling .numpy() on the tensors it gets (as torch.load gives them)
     run, proc = _mnist_run(tmp_path, name, _mnistm)
-    _ok(proc, name)
-    assert os.path.exists(run / "images" / "0.png")
-
-
-@needs(REPO)
-@pytest.mark.parametrize("name", sorted(WAITS))
-def test_gan_that_waits_for_a_glassgrad_change(tmp_path, name, request):
-    request.node.add_marker(pytest.mark.xfail(reason=f"waits for {WAITS[name]}", strict=False))
-    run, proc = _mnist_run(tmp_path, name)
     _ok(proc, name)
     assert os.path.exists(run / "images" / "0.png")
 

@@ -125,14 +125,16 @@ ValuePtr scatter_back(const ViewStep& st, const ValuePtr& x, const ValuePtr& val
   throw InternalError("in-place write through a " + op + " view");
 }
 
-// Marks the nodes recorded since first_seq that computed `value` as in-place op `counter`'s own.
-void mark_in_place(const ValuePtr& value, uint64_t first_seq, const VersionCounter* counter) {
+// Marks the nodes recorded since first_seq that computed `value` as in-place op `counter`'s own,
+// the op making the storage's version `version`.
+void mark_in_place(const ValuePtr& value, uint64_t first_seq, const VersionCounter* counter, uint64_t version) {
   std::vector<TraceValue*> stack{value.get()};
   while (!stack.empty()) {
     TraceValue* v = stack.back();
     stack.pop_back();
     if (v->seq <= first_seq || !v->producer || v->producer->in_place_of == counter) continue;
     v->producer->in_place_of = counter;
+    v->producer->in_place_version = version;
     for (const auto& in : v->producer->inputs) stack.push_back(in.get());
   }
 }
@@ -281,7 +283,7 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
     }
     for (size_t k = h.chain().size(); k-- > 0;) nb = scatter_back(h.chain()[k], xs[k], nb, meta);
   }
-  mark_in_place(nb, first_seq, a.counter.get());
+  mark_in_place(nb, first_seq, a.counter.get(), a.counter->version + (h.untracked() ? 0 : 1));
   // A detached alias (x.detach(), x.data, Variable(x), and views of them) written with a value
   // that needs gradients joins the graph itself, as PyTorch's: it and its views see the storage's
   // gradient-carrying version (Alias::graded), the storage's other tensors the new elements

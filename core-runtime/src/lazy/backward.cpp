@@ -200,7 +200,7 @@ void check_saved_value(const Export& ex, const ValuePtr& v, const TraceNode* fwd
   if (ex.overwritten_leaves) {
     if (const TraceValue* leaf = overwritten_source(v.get())) throw_modified(*leaf);
   }
-  if (v->stale() && v->counter.get() != fwd->in_place_of) {
+  if (v->stale() && (v->counter.get() != fwd->in_place_of || v->version >= fwd->in_place_version)) {
     const bool saved_output = v->producer.get() == fwd;
     throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
                          .detail("modified by " + v->counter->writer + "; saved by " +
@@ -268,13 +268,20 @@ std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTempl
 // One backward node as a trace node: inputs by graph value (forward values, earlier imports,
 // leaves standing for lazy values), outputs given the graph values first_output, first_output + 1...
 // `hashes`: the node's (node_hash, meta_hash) when known (a template's), else computed here.
+// `gradient_of`: the forward node whose rule emitted it. The gradient of an in-place op's node
+// keeps that op's storage (in_place_of): a second backward through it may read the version the op
+// overwrote, as PyTorch's node for leaky_relu_ (which saves its result) lets it.
 void import_node(Export& ex, const OpSchema& schema, const Attrs& attrs, const NodeMeta& meta,
                  const std::vector<ValueId>& inputs, const std::vector<TensorInfo>& outputs, ValueId first_output,
-                 const std::pair<uint64_t, uint64_t>* hashes = nullptr) {
+                 NodeId gradient_of, const std::pair<uint64_t, uint64_t>* hashes = nullptr) {
   auto node = std::make_shared<TraceNode>();
   node->schema = &schema;
   node->attrs = attrs;
   node->meta = meta;
+  if (gradient_of != kNoNode && static_cast<size_t>(gradient_of) < ex.nodes.size()) {
+    node->in_place_of = ex.nodes[static_cast<size_t>(gradient_of)]->in_place_of;
+    node->in_place_version = ex.nodes[static_cast<size_t>(gradient_of)]->in_place_version;
+  }
   node->hash = hashes ? hashes->first : node_hash(schema, attrs, outputs);
   node->meta_hash = hashes ? hashes->second : meta_hash(meta);
   node->inputs.reserve(inputs.size());
@@ -307,7 +314,8 @@ void import_nodes(Export& ex, NodeId& next) {
     const Node& gn = ex.graph.node(next);
     outs.clear();
     for (ValueId o : gn.outputs) outs.push_back(ex.graph.value(o).info);
-    import_node(ex, *gn.schema, gn.attrs, gn.meta, gn.inputs, outs, gn.outputs.empty() ? ex.graph.num_values() : gn.outputs[0]);
+    import_node(ex, *gn.schema, gn.attrs, gn.meta, gn.inputs, outs, gn.outputs.empty() ? ex.graph.num_values() : gn.outputs[0],
+                gn.gradient_of);
   }
 }
 
@@ -316,7 +324,7 @@ void import_template(Export& ex, const BackwardTemplate& t) {
   ValueId next = t.first;
   for (const TemplateNode& tn : t.nodes) {
     const std::pair<uint64_t, uint64_t> hashes{tn.hash, tn.meta_hash};
-    import_node(ex, *tn.schema, tn.attrs, tn.meta, tn.inputs, tn.outputs, next, &hashes);
+    import_node(ex, *tn.schema, tn.attrs, tn.meta, tn.inputs, tn.outputs, next, tn.gradient_of, &hashes);
     next += static_cast<ValueId>(tn.outputs.size());
   }
 }

@@ -1,9 +1,10 @@
 """GAN variants in the older course style on MNIST-format digits: legacy tensor types
 (`Tensor = torch.FloatTensor`, `Tensor(n, 1).fill_(1.0)`, `imgs.type(Tensor)`, `Variable`),
 a BatchNorm1d with eps given by position, a class-conditional generator (label Embedding
-multiplied into the noise), and one of four losses: BCE (--loss gan), least squares (lsgan),
-the Wasserstein critic with weight clipping under RMSprop (wgan), or an auxiliary classifier
-head with an implicit-dim Softmax (acgan). --shared-encoders trains two encoders that share a
+multiplied into the noise), and one of five losses: BCE (--loss gan), least squares (lsgan),
+the Wasserstein critic with weight clipping under RMSprop (wgan) or with a gradient penalty
+(wgan-gp: autograd.grad(create_graph=True) through the critic's LeakyReLU(inplace=True), then a
+second backward), or an auxiliary classifier head with an implicit-dim Softmax (acgan). --shared-encoders trains two encoders that share a
 block with one Adam over their chained parameters (the shared ones listed twice); --adain
 normalizes with F.batch_norm over buffers repeated per sample; the sampling grid edits a
 repeated label tensor element by element. Sample grids are written with save_image."""
@@ -16,6 +17,7 @@ import numpy as np
 import glassgrad.nn as nn
 import glassgrad.nn.functional as F
 import glassgrad.torch as torch
+from glassgrad import autograd
 from glassgrad.autograd import Variable
 from glassgrad.utils.data import DataLoader
 from glassgrad.vision import datasets, transforms
@@ -70,6 +72,19 @@ class Discriminator(nn.Module):
         return self.adv(h), (self.aux(h) if self.aux is not None else None)
 
 
+def gradient_penalty(D, real, fake, Tensor):
+    """WGAN-GP's penalty: ((||dD/dx|| - 1) ** 2).mean() at random points between real and fake
+    samples, its gradient built with create_graph=True so d_loss.backward() differentiates it."""
+    alpha = Tensor(np.random.random((real.size(0), 1, 1, 1)))
+    interpolates = (alpha * real + ((1 - alpha) * fake)).requires_grad_(True)
+    d_interpolates, _ = D(interpolates)
+    ones = Variable(Tensor(real.shape[0], 1).fill_(1.0), requires_grad=False)
+    gradients = autograd.grad(outputs=d_interpolates, inputs=interpolates, grad_outputs=ones, create_graph=True,
+                              retain_graph=True, only_inputs=True)[0]
+    gradients = gradients.view(gradients.size(0), -1)
+    return ((gradients.norm(2, dim=1) - 1) ** 2).mean()
+
+
 def shared_encoders_step(Tensor):
     """Two encoders sharing their last block, one Adam over the chain (shared weights twice)."""
     shared = nn.Linear(6, 4)
@@ -87,7 +102,8 @@ def shared_encoders_step(Tensor):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--data", default="data")
-    p.add_argument("--loss", choices=["gan", "lsgan", "wgan", "acgan"], default="gan")
+    p.add_argument("--loss", choices=["gan", "lsgan", "wgan", "wgan-gp", "acgan"], default="gan")
+    p.add_argument("--lambda_gp", type=float, default=10.0)
     p.add_argument("--batch_size", type=int, default=16)
     p.add_argument("--latent_dim", type=int, default=12)
     p.add_argument("--n_classes", type=int, default=10)
@@ -120,7 +136,7 @@ def main():
         # generator
         opt_g.zero_grad()
         validity, pred = discriminator(gen_imgs)
-        if opt.loss == "wgan":
+        if opt.loss in ("wgan", "wgan-gp"):
             g_loss = -torch.mean(validity)
         else:
             g_loss = adversarial(validity, valid)
@@ -134,6 +150,10 @@ def main():
         fake_validity, fake_pred = discriminator(gen_imgs.detach())
         if opt.loss == "wgan":
             d_loss = -torch.mean(real_validity) + torch.mean(fake_validity)
+        elif opt.loss == "wgan-gp":
+            penalty = gradient_penalty(discriminator, real_imgs.data, gen_imgs.data, Tensor)
+            d_loss = -torch.mean(real_validity) + torch.mean(fake_validity) + opt.lambda_gp * penalty
+            print("gradient penalty: %f" % penalty.item())
         else:
             d_loss = (adversarial(real_validity, valid) + adversarial(fake_validity, fake)) / 2
             if real_pred is not None:

@@ -119,9 +119,11 @@ struct TraceNode : std::enable_shared_from_this<TraceNode> {
   // pending for anyone else: a hook (or another thread) that needs them gets an error instead
   // of running the node again (an optimizer update applied twice, the step's hooks re-entered).
   int in_flight = 0;
-  // Recorded by an in-place op on the storage counted by in_place_of: its gradient rule may read
-  // the version it overwrote (PyTorch saves that version for the op's own backward).
+  // Recorded by an in-place op on the storage counted by in_place_of, which made its version
+  // in_place_version: its gradient rule may read the versions before that one (PyTorch saves the
+  // version it overwrote for the op's own backward), not a later one.
   const VersionCounter* in_place_of = nullptr;
+  uint64_t in_place_version = 0;
   // A backward() ran this node's gradient rule, which read saved tensors, without retain_graph:
   // another backward through it is refused as PyTorch refuses it.
   bool freed = false;
