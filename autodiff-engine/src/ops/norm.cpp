@@ -52,8 +52,9 @@
 //       mean and rstd are saved for the backward only (the Python API returns y alone): a
 //       gradient reaching them is refused (UnsupportedError) rather than dropped.
 //
-// The two backward ops have no gradient rule (no double backward through batch norm: it
-// raises UnsupportedError naming the op); BatchNormUpdateStats has none either (buffers).
+// BatchNorm2DBackward and BatchNorm2DInferenceBackward have gradient rules (norm_second_order.cpp:
+// a second backward through batch norm); GroupNormBackward has none (a double backward through
+// it raises UnsupportedError naming the op), nor has BatchNormUpdateStats (buffers).
 //
 // Checks: the rules check everything the inputs decide (x's rank, every per-channel vector
 // against x's channels, dtypes, values per channel), for nn.BatchNorm* and functional
@@ -66,6 +67,7 @@
 #include "glassgrad/autodiff/batchnorm_checks.h"
 #include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/fusion.h"
+#include "norm_second_order.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -381,6 +383,7 @@ void batch_norm_backward(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) {
     return backward_infer(ctx, {"gamma", "mean", "var", "grad_mean", "grad_var"}, 2, true);
   };
+  s.gradient = ops::batch_norm_backward_gradient;
 }
 
 void batch_norm_inference(OpSchema& s) {
@@ -413,6 +416,7 @@ void batch_norm_inference_backward(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) {
     return backward_infer(ctx, {"gamma", "running_mean", "running_var"}, 4, false);
   };
+  s.gradient = ops::batch_norm_inference_backward_gradient;
 }
 
 void batch_norm_update_stats(OpSchema& s) {
