@@ -10,8 +10,15 @@
 //   write through the storage itself:   base' = value
 //   write through a chain v_1 .. v_k:   base' = scatter_1(x_0, scatter_2(x_1, ... scatter_k(x_k-1, value)))
 //     where x_0 = base, x_i = v_i(x_i-1), and scatter_i puts its second argument where v_i reads
-//     from its first: Slice -> SliceScatter, Reshape and Permute -> their inverse, Detach -> itself
-//     (an Expand reads one element several times: writing it is refused, as PyTorch refuses it)
+//     from its first: Slice -> SliceScatter, Reshape and Permute -> their inverse, Detach -> itself,
+//     Expand -> each element of x_i-1 takes what the write put in one of its copies in x_i, or keeps
+//     its value where no copy was written (scatter_expand)
+//
+// As PyTorch's, a write whose target holds one memory element several times (a stride-0 axis of
+// an Expand) is refused but by fill_ and zero_ (every copy then gets the one value): "more than one
+// element of the written-to tensor refers to a single memory location".
+// A write into a part of an expanded tensor that holds each element once (y[0, 1] = 2, y[0].add_(1))
+// runs, and every copy of the element sees it.
 //
 // so the graph only ever holds functional ops. When the storage has a buffer (`physical`, a
 // realized value), the next realize also writes base' into it: Assign(physical, base'), which the
@@ -25,6 +32,7 @@
 // gradient of the in-place op that moved it (TraceNode::in_place_of), as PyTorch saves the old version
 // for that op's own backward.
 #include <algorithm>
+#include <limits>
 
 #include "glassgrad/autodiff/errors.h"
 #include "lazy_internal.h"
@@ -123,6 +131,70 @@ ValuePtr scatter_back(const ViewStep& st, const ValuePtr& x, const ValuePtr& val
         .at(0);
   }
   throw InternalError("in-place write through a " + op + " view");
+}
+
+// The axes Expand step `st` stretched or added (from x's shape to the step's), ascending.
+std::vector<int64_t> expanded_axes(const Shape& from, const Shape& to) {
+  std::vector<int64_t> dims;
+  const size_t lead = to.size() - from.size();
+  for (size_t d = 0; d < to.size(); ++d) {
+    if (d < lead || (from[d - lead] == 1 && to[d] != 1)) dims.push_back(static_cast<int64_t>(d));
+  }
+  return dims;
+}
+
+ValuePtr constant(const Shape& shape, double value, DType dtype, const Device& device, const NodeMeta& meta) {
+  return record("Full", {},
+                Attrs{{"shape", shape}, {"value", value}, {"dtype", std::string(dtype_name(dtype))},
+                      {"device", device.str()}},
+                meta)
+      .at(0);
+}
+
+// v reduced by Max over the axes an Expand from shape `to` added or stretched, in that shape.
+ValuePtr max_over_copies(const ValuePtr& v, const Shape& to, const std::vector<int64_t>& dims, const NodeMeta& meta) {
+  ValuePtr r = record("Max", {v}, Attrs{{"dims", dims}, {"keepdim", true}}, meta).at(0);
+  return r->info.shape == to ? r : record("Reshape", {r}, Attrs{{"shape", to}}, meta).at(0);
+}
+
+// The elements of the output of chain step k that a write of the chain's last view reaches: a
+// float32 mask (> 0: written), the ones of the written view scattered back through the later steps.
+ValuePtr written_mask(const std::vector<ViewStep>& chain, const std::vector<ValuePtr>& xs, size_t k,
+                      const TensorInfo& written, const NodeMeta& meta) {
+  ValuePtr m = constant(written.shape, 1.0, DType::Float32, written.device, meta);
+  for (size_t j = chain.size(); j-- > k + 1;) {
+    const ViewStep& st = chain[j];
+    if (st.schema->name == "Expand") {
+      m = max_over_copies(m, xs[j]->info.shape, expanded_axes(xs[j]->info.shape, st.out_shape), meta);
+    } else {
+      m = scatter_back(st, constant(xs[j]->info.shape, 0.0, DType::Float32, xs[j]->info.device, meta), m, meta);
+    }
+  }
+  return m;
+}
+
+// scatter_k of an Expand (the file comment): x' takes, for each element, the value written into
+// its copies in `value` where `mask` says one was written (all copies written hold one value:
+// write() refuses the rest), else keeps x's.
+ValuePtr scatter_expand(const ValuePtr& x, const ValuePtr& value, const ValuePtr& mask, const NodeMeta& meta) {
+  const Shape& to = x->info.shape;
+  const std::vector<int64_t> dims = expanded_axes(to, value->info.shape);
+  if (dims.empty()) return value->info.shape == to ? value : record("Reshape", {value}, Attrs{{"shape", to}}, meta).at(0);
+  const DType dt = value->info.dtype;
+  // Max reduces floats and int64: other dtypes are carried exactly in float64.
+  const DType work = dt == DType::Float32 || dt == DType::Float64 || dt == DType::Int64 ? dt : DType::Float64;
+  const Device& dev = value->info.device;
+  ValuePtr v = work == dt ? value : record("Cast", {value}, Attrs{{"dtype", std::string(dtype_name(work))}}, meta).at(0);
+  const Shape& shape = value->info.shape;
+  const ValuePtr zeros = constant(shape, 0.0, DType::Float32, dev, meta);
+  const ValuePtr written = record("Greater", {mask, zeros}, {}, meta).at(0);
+  const double lowest = work == DType::Int64 ? -9223372036854775808.0 : -std::numeric_limits<double>::infinity();
+  v = record("Where", {written, v, constant(shape, lowest, work, dev, meta)}, {}, meta).at(0);
+  ValuePtr picked = max_over_copies(v, to, dims, meta);
+  if (work != dt) picked = record("Cast", {picked}, Attrs{{"dtype", std::string(dtype_name(dt))}}, meta).at(0);
+  const ValuePtr any = max_over_copies(mask, to, dims, meta);
+  const ValuePtr reached = record("Greater", {any, constant(to, 0.0, DType::Float32, dev, meta)}, {}, meta).at(0);
+  return record("Where", {reached, picked, x}, {}, meta).at(0);
 }
 
 // Marks the nodes recorded since first_seq that computed `value` as in-place op `counter`'s own,
@@ -258,7 +330,9 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   }
   const Layout l = layout_of(h);
   for (size_t d = 0; d < l.shape.size(); ++d) {
-    if (l.shape[d] > 1 && l.strides[d] == 0) {
+    // fill_ (and zero_) may: every copy of an element gets the one value (PyTorch's fill_ skips
+    // the check; its copy_, x[...] = 2 included, does not).
+    if (l.shape[d] > 1 && l.strides[d] == 0 && op != "fill_") {
       throw StateError(ErrorMessage("unsupported operation: more than one element of the written-to tensor refers to "
                                     "a single memory location. Please clone() the tensor before performing the "
                                     "operation.")
@@ -281,7 +355,11 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
       xs.push_back(i == 0 && graded_base ? graded_base
                                          : record_one(st.schema->name, xs.back(), st.attrs, st.meta, st.grad));
     }
-    for (size_t k = h.chain().size(); k-- > 0;) nb = scatter_back(h.chain()[k], xs[k], nb, meta);
+    for (size_t k = h.chain().size(); k-- > 0;) {
+      const ViewStep& st = h.chain()[k];
+      nb = st.schema->name == "Expand" ? scatter_expand(xs[k], nb, written_mask(h.chain(), xs, k, cur->info, meta), meta)
+                                       : scatter_back(st, xs[k], nb, meta);
+    }
   }
   mark_in_place(nb, first_seq, a.counter.get(), a.counter->version + (h.untracked() ? 0 : 1));
   // A detached alias (x.detach(), x.data, Variable(x), and views of them) written with a value
