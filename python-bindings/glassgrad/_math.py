@@ -368,7 +368,8 @@ def pow(input, exponent) -> Tensor:
     if isinstance(x, Tensor) and is_number(e):
         check_fits(e, dt, "pow")
         return _op("PowScalar", [x.astype(dt)], {"exponent": float(e)})
-    return binary("Pow", x, e, dt)
+    # PyTorch's nodes: PowBackward1 for two tensors, PowBackward2 for a number to a tensor's powers
+    return binary("Pow", x, e, dt, torch_node("PowBackward2" if is_number(x) else "PowBackward1", x, e))
 
 
 _pow = pow  # the module's own pow, under a name that is no builtin's
@@ -981,13 +982,22 @@ def angle(input: Tensor) -> Tensor:
 def nextafter(input, other) -> Tensor:
     """The next floating-point value after input towards other, elementwise (torch.nextafter), in
     result_type(input, other), floating types only. Computed now from both values (C's nextafter
-    through NumPy), as a new tensor on input's device: a bit-level step has no gradient."""
+    through NumPy), as a new tensor on input's device. Its gradient is PyTorch's: 1 to input (where
+    input is finite), zeros to other."""
     x, y = result_type_operands(input, other)
     if not x.dtype.is_floating_point or _dtypes.plain(x.dtype) not in ("float32", "float64"):
         raise _C.UnsupportedError(f"nextafter: not implemented for {x.dtype} (float32 and float64, as PyTorch's CPU "
                                   f"kernel)\n  fix: convert first: torch.nextafter(a.double(), b.double())")
     a, b = np.broadcast_arrays(x.numpy(force=True), y.numpy(force=True))
-    return tensor(np.nextafter(a, b), device=x.device)
+    out = tensor(np.nextafter(a, b), device=x.device)
+    if not (x.requires_grad or y.requires_grad):
+        return out
+    # out + (x - x) + 0 * y's place: exactly out's values, x's gradient 1 and y's 0 (Where keeps the
+    # zeros exact where x or y is infinite, and the terms broadcast the result as PyTorch's)
+    zero = as_operand(0, x.dtype, x.device)
+    if y.requires_grad:
+        out = _op("Add", [out, _op("Where", [as_operand(False, DTYPES["bool"], x.device), y, zero])])
+    return _op("Add", [out, _op("Where", [isfinite(x), x - x.detach(), zero])], {"torch_node": "NextafterBackward0"})
 
 
 def real(input: Tensor) -> Tensor:

@@ -145,13 +145,24 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
         raise _args.OutOfRangeError(f"kthvalue: k={k} is out of range for dim {dim} of size {n} (shape "
                                     f"{list(x.shape)})\n  fix: k in [1, {n}]")
     values, indices = topk(input, k, d, largest=False)
-    return _pick(values, indices, d, k - 1, keepdim, "kthvalue")
+    return _pick(values, indices, d, k - 1, keepdim, "kthvalue", "KthvalueBackward0")
 
 
-def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool, name: str):
+def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool, name: str, node: str):
     pick = (slice(None),) * d + (slice(i, i + 1),)
     v, ix = values[pick], indices[pick]
-    return return_type(name)(v if keepdim else v.squeeze(d), ix if keepdim else ix.squeeze(d))
+    return _named_pair(name, node, _squeezed(v, d, keepdim), _squeezed(ix, d, keepdim))
+
+
+def _squeezed(t: Tensor, d: int, keepdim: bool) -> Tensor:
+    """t without its reduced axis d unless keepdim."""
+    # (mypy does not see Tensor's methods attached to the class at import)
+    return t if keepdim else t.squeeze(d)  # type: ignore[attr-defined]
+
+
+def _named_pair(name: str, node: str, values: Tensor, indices: Tensor):
+    """The (values, indices) result `name` with values recorded as PyTorch's node `node`."""
+    return return_type(name)(_shapes.named_node(values, node), indices)
 
 
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
@@ -176,7 +187,7 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
             value = value + (s - s.detach()) / count
         if input.dtype.is_floating_point:  # a NaN anywhere makes the median NaN (nanmedian skips them)
             value = _op("Where", [_math.isnan(flat).any(), as_operand(math.nan, flat.dtype, flat.device), value])
-        return value
+        return _shapes.named_node(value, "MedianBackward0")
     d = _axis(dim, input, "median")
     if input.ndim == 0:
         return return_type("median")(input, as_operand(0, DTYPES["int64"], input.device))
@@ -184,12 +195,12 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     s = sort(input, d)  # NaN last, in their order
     n = input.shape[d]
     if not input.dtype.is_floating_point:
-        return _pick(s.values, s.indices, d, (n - 1) // 2, keepdim, "median")
+        return _pick(s.values, s.indices, d, (n - 1) // 2, keepdim, "median", "MedianBackward1")
     # a row with a NaN gives NaN and the index of its first NaN (sorted position: the count of numbers)
     numbers = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
     k = _op("Where", [_math.lt(numbers, n), numbers, as_operand((n - 1) // 2, DTYPES["int64"], input.device)])
     v, i = gather(s.values, d, k), gather(s.indices, d, k)
-    return return_type("median")(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
+    return _named_pair("median", "MedianBackward1", _squeezed(v, d, keepdim), _squeezed(i, d, keepdim))
 
 
 # ---- running extremes, log-sum-exp, and the order statistics built on sort ----------------------
@@ -264,7 +275,7 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):
     _running(values, d, step)
     indices = state[1]
     picked = gather(input, d, indices) if input.dtype != "bool" else state[0].astype(input.dtype)
-    return return_type(where)(picked, indices)
+    return _named_pair(where, "CummaxBackward0" if largest else "CumminBackward0", picked, indices)
 
 
 def cummax(input: Tensor, dim: int):
@@ -286,7 +297,8 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
         return median(input, dim, keepdim)
     if dim is None:
         flat = input.reshape(-1)
-        return nanmedian(flat, 0).values if flat.shape[0] else median(input)
+        value = nanmedian(flat, 0).values if flat.shape[0] else median(input)
+        return _shapes.named_node(value, "NanmedianBackward0")
     d = _axis(dim, input, "nanmedian")
     if input.ndim == 0:
         return return_type("nanmedian")(input, as_operand(0, DTYPES["int64"], input.device))
@@ -295,7 +307,7 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     count = _math.logical_not(_math.isnan(input)).sum(d, keepdim=True)
     k = _math.floor_divide(_math.maximum(count - 1, 0), 2)
     v, i = gather(s.values, d, k), gather(s.indices, d, k)
-    return return_type("nanmedian")(v if keepdim else v.squeeze(d), i if keepdim else i.squeeze(d))
+    return _named_pair("nanmedian", "NanmedianBackward1", _squeezed(v, d, keepdim), _squeezed(i, d, keepdim))
 
 
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
@@ -396,8 +408,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     idx = _shapes.movedim(idx, -1, d)
     values = gather(x, d, idx)
     if input.ndim == 0:
-        return return_type("mode")(values.reshape(()), idx.reshape(()))
-    return return_type("mode")(values if keepdim else values.squeeze(d), idx if keepdim else idx.squeeze(d))
+        return _named_pair("mode", "ModeBackward0", values.reshape(()), idx.reshape(()))
+    return _named_pair("mode", "ModeBackward0", _squeezed(values, d, keepdim), _squeezed(idx, d, keepdim))
 
 
 __all__ = ["cumsum", "cumprod", "sort", "argsort", "msort", "topk", "kthvalue", "median", "logcumsumexp", "cummax",

@@ -27,11 +27,23 @@ def _axis(dim, x: Tensor, where: str, extra: int = 0) -> int:
     return _dim(dim, builtins.max(x.ndim + extra, 1), where, x.shape)
 
 
-def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1) -> Tensor:
-    """x[..., start:stop:step, ...] along d (a view)."""
-    if (start, stop, step) == (0, x.shape[d], 1):
+def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1, node: str = "") -> Tensor:
+    """x[..., start:stop:step, ...] along d (a view); recorded as PyTorch's node `node` (for
+    Tensor.grad_fn) when given and x requires grad."""
+    named = bool(node) and x.requires_grad
+    if (start, stop, step) == (0, x.shape[d], 1) and not named:
         return x
-    return _op("Slice", [x], {"dim": d, "start": start, "stop": builtins.max(stop, start), "step": step})
+    attrs = {"dim": d, "start": start, "stop": builtins.max(stop, start), "step": step}
+    return _op("Slice", [x], {**attrs, "torch_node": node} if named else attrs)
+
+
+def named_node(t: Tensor, node: str) -> Tensor:
+    """t recorded as PyTorch's node `node` for Tensor.grad_fn when it requires grad: a composite
+    whose last op is another's (cummax's gather, median's where) ends with a Reshape to its own
+    shape carrying the name, a view."""
+    if not t.requires_grad:
+        return t
+    return _op("Reshape", [t], {"shape": list(t.shape), "torch_node": node})
 
 
 # ---- joining and splitting ----------------------------------------------------------------------
@@ -87,14 +99,16 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
         if size < 0 or (size == 0 and n):
             raise _C.InvalidArgumentError(f"split: split_size must be >= 1, got {size}")
         sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
+        node = "SplitBackward0"
     else:
         sizes = [int(s) for s in split_size_or_sections]
         if builtins.sum(sizes) != n or builtins.min(sizes, default=0) < 0:
             raise _C.ShapeError(f"split: the sizes {sizes} must add up to the size {n} of dim {dim} of "
                                 f"{list(tensor.shape)}\n  fix: sizes summing to {n}")
+        node = "SplitWithSizesBackward0"
     out, start = [], 0
     for s in sizes:
-        out.append(_take(tensor, d, start, start + s))
+        out.append(_take(tensor, d, start, start + s, node=node))
         start += s
     return tuple(out)
 
@@ -127,8 +141,9 @@ def unbind(input: Tensor, dim: int = 0):
     # are valid by construction): `for i in ix` over a tensor iterates through here.
     shape = list(input.shape)
     n = shape.pop(d)
-    return tuple(_op("Reshape", [_op("Slice", [input], {"dim": d, "start": i, "stop": i + 1, "step": 1})],
-                     {"shape": shape}) for i in range(n))
+    attrs = {"shape": shape, "torch_node": "UnbindBackward0"} if input.requires_grad else {"shape": shape}
+    return tuple(_op("Reshape", [_op("Slice", [input], {"dim": d, "start": i, "stop": i + 1, "step": 1})], attrs)
+                 for i in range(n))
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -178,7 +193,8 @@ def repeat(input: Tensor, *sizes, repeats=None) -> Tensor:
     # PyTorch's repeat makes a new tensor: where the reshape is a view (of the input, or with the
     # stride-0 dims of the expand), copy, so writes into the result neither reach the input nor
     # land on one element through several positions.
-    return tiled.reshape(shape).clone() if tiled._h.reshape_is_view(shape) else tiled.reshape(shape)
+    out = tiled.reshape(shape).clone() if tiled._h.reshape_is_view(shape) else tiled.reshape(shape)
+    return named_node(out, "RepeatBackward0")
 
 
 def tile(input: Tensor, dims) -> Tensor:

@@ -1,8 +1,10 @@
 """Tensor.grad_fn of glassgrad's composed functions named as PyTorch 2.14's node (norm's
 LinalgVectorNormBackward0, prod's ProdBackward0/1, logsumexp's LogsumexpBackward0, std_mean's and
 var_mean's one node for both results, soft-target cross_entropy's DivBackward1, embedding's
-EmbeddingBackward0, hypot's, fmax's, remainder's of two tensors RemainderBackward1, tril's...), one table decided by torch; and each one's value and float64 gradient
-as PyTorch's (the naming changed which op a composite ends with). Skipped without torch."""
+EmbeddingBackward0, hypot's, fmax's, remainder's of two tensors RemainderBackward1, tril's, cummax's,
+repeat's, split's, 2 ** x's PowBackward2, median's, kthvalue's, mode's, nextafter's...), one table
+decided by torch; and each one's value and float64 gradient as PyTorch's (the naming changed which
+op a composite ends with). Skipped without torch."""
 import numpy as np
 import pytest
 
@@ -71,6 +73,29 @@ _CASES = {
     "topk": lambda L, x, x3: x.topk(2)[0],
     "topk smallest along 1": lambda L, x, x3: x3.topk(2, dim=1, largest=False).values,
     "Linear weight on 3-D input": lambda L, x, x3: L.nn.functional.linear(x3, x, x[0, :3]),
+    "cummax": lambda L, x, x3: L.cummax(x, 1)[0],
+    "cummin along 0": lambda L, x, x3: x3.cummin(0).values,
+    "repeat": lambda L, x, x3: x.repeat(2, 1),
+    "repeat new dims": lambda L, x, x3: x[0].repeat(2, 1, 2),
+    "tile": lambda L, x, x3: x.tile(2),
+    "chunk": lambda L, x, x3: x.chunk(2, 1)[0],
+    "chunk last": lambda L, x, x3: x3.chunk(2, 2)[1],
+    "split": lambda L, x, x3: x.split(2, 1)[2],
+    "split sizes": lambda L, x, x3: x.split([1, 4], 1)[1],
+    "unbind": lambda L, x, x3: x3.unbind(1)[2],
+    "2 ** x": lambda L, x, x3: 2 ** x,
+    "pow(1.5, x)": lambda L, x, x3: L.pow(1.5, x),
+    "x ** y": lambda L, x, x3: x.abs() ** x3[0],
+    "median": lambda L, x, x3: x.median(),
+    "median(1)": lambda L, x, x3: x.median(1)[0],
+    "median(0, keepdim)": lambda L, x, x3: x3.median(0, keepdim=True).values,
+    "nanmedian": lambda L, x, x3: x.nanmedian(),
+    "nanmedian(1)": lambda L, x, x3: x.nanmedian(1)[0],
+    "kthvalue": lambda L, x, x3: x.kthvalue(2, 1)[0],
+    "kthvalue keepdim": lambda L, x, x3: x3.kthvalue(3, 2, keepdim=True).values,
+    "mode": lambda L, x, x3: L.cat([x, x[:, :2]], 1).mode(1)[0],
+    "nextafter": lambda L, x, x3: L.nextafter(x, x3[0]),
+    "nextafter broadcast": lambda L, x, x3: L.nextafter(x[0], x3),
 }
 
 
@@ -96,5 +121,6 @@ def test_a_composite_is_named_and_differentiated_as_torch(name):
 
 def test_without_grad_the_composites_record_no_name():
     x = gt.tensor(_X)
-    for y in (x.norm(), x.prod(1), x.logsumexp(1), gt.std_mean(x)[1]):
+    for y in (x.norm(), x.prod(1), x.logsumexp(1), gt.std_mean(x)[1], x.cummax(1)[0], x.repeat(2, 1), x.chunk(2)[0],
+              x.median(), x.kthvalue(2)[0], x.mode()[0], gt.nextafter(x, x), 2 ** x):
         assert y.grad_fn is None and not y.requires_grad
