@@ -17,7 +17,7 @@ from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _runtime, _tensor, _trace
 from ._dtypes import DTYPES
 from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
 
@@ -392,7 +392,25 @@ def _check_bounds(k, t: Tensor, axis: int, where: str) -> None:
                                      f"ones count from the end)")
 
 
+def _check_not_zero_dim(t: Tensor, key, where: str) -> None:
+    """PyTorch's IndexError for an int or a slice indexing a 0-d tensor (`loss.data[0]`, the
+    PyTorch 0.3 idiom for reading a loss), with the number read the way it is now."""
+    if t.ndim or isinstance(key, (tuple, bool, np.bool_)):
+        return
+    fix = "  fix: x.item() for its number (x.data[0] on a 0-d loss is x.item() since PyTorch 0.4)"
+    if isinstance(key, (numbers.Integral, np.integer)):
+        headline = ("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ "
+                    "to convert a 0-dim tensor to a number") if int(key) == 0 else \
+            f"index {int(key)} is out of bounds for dimension 0 with size 0"
+        raise _C.GlassgradIndexError(f"{headline}\n  {where}: this tensor is 0-d (shape []): it has no dim to "
+                                     f"index\n{fix}")
+    if isinstance(key, slice):
+        raise _C.GlassgradIndexError(f"slice() cannot be applied to a 0-dim tensor.\n  {where}: this tensor is 0-d "
+                                     f"(shape []): it has no dim to slice\n{fix}")
+
+
 def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
+    _check_not_zero_dim(t, key, where)
     items = list(key) if isinstance(key, tuple) else [key]
     if sum(1 for k in items if k is Ellipsis) > 1:
         raise _C.GlassgradIndexError(f"{where}: an index can only have a single ellipsis ('...')")
@@ -545,8 +563,49 @@ def _flip(x: Tensor, axes) -> Tensor:
     return x
 
 
+def int_key(t: Tensor, key) -> Optional[List[int]]:
+    """The key as in-range positions (negative ones wrapped) when it is one Python int or a
+    non-empty tuple of them, no more than t has dims (x[i], x[i, j]: the keys of per-element
+    loops); None for any other key, which _plan reads (and raises for)."""
+    if type(key) is int:
+        keys: tuple = (key,)
+    elif type(key) is tuple and key:
+        keys = key
+    else:
+        return None
+    shape = t._h.shape
+    if len(keys) > len(shape):
+        return None
+    out = []
+    for k, n in zip(keys, shape):
+        if type(k) is not int or not -n <= k < n:
+            return None
+        out.append(k % n)
+    return out
+
+
+def int_view(t: Tensor, ints: List[int]) -> Tensor:
+    """t[i, j, ...] for in-range positions (int_key): the nodes _basic_view makes for that key
+    (a Slice per position, then the Reshape dropping their axes), without planning the key, in
+    one call into the runtime unless inference tensors need _op's bookkeeping."""
+    if not _tensor._INFERENCE_TENSORS and not _runtime._inference_blocks:
+        out = Tensor.__new__(Tensor)
+        out._h = _C.lazy_select_positions(t._h, ints, _trace._local, _trace._PACKAGE_DIR)
+        return out
+    out = t
+    for axis, i in enumerate(ints):
+        out = _op("Slice", [out], {"dim": axis, "start": i, "stop": i + 1, "step": 1})
+    shape = list(t._h.shape[len(ints):])
+    if t._h.requires_grad:  # only a tensor with a grad_fn shows PyTorch's node name
+        return _op("Reshape", [out], {"shape": shape, "torch_node": "SelectBackward0"})
+    return _op("Reshape", [out], {"shape": shape})
+
+
 def _index(t: Tensor, key) -> Tensor:
     """t[key] (see the module doc)."""
+    ints = int_key(t, key)
+    if ints is not None:
+        return int_view(t, ints)
     plan = _plan(t, key)
     out = _basic_view(t, plan.basic)
     if plan.indices:

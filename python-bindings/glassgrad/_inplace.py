@@ -19,8 +19,8 @@ import functools
 
 import numpy as np
 
-from . import _C, _args, _dtypes, _shared_memory
-from ._trace import user_source
+from . import _C, _args, _dtypes, _runtime, _shared_memory
+from ._trace import _PACKAGE_DIR
 
 
 def _castable(src: str, dst: str) -> bool:
@@ -40,7 +40,6 @@ _TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "f
 def check_not_inference(t, op: str) -> None:
     """PyTorch refuses an in-place update of a tensor made inside inference_mode() once outside it,
     with or without grad mode."""
-    from . import _runtime
     if t.is_inference() and not _runtime.is_inference_mode_enabled():
         raise _C.TensorStateError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
@@ -54,7 +53,12 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
     storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's
     in-place ops allow."""
     check_not_inference(t, op)
-    want, got = tuple(t.shape), tuple(result.shape)
+    th = t._h
+    if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
+        th.write_here(result._h, op, first_seq, _PACKAGE_DIR)  # nothing to check or convert
+        return t
+    rh = result._h
+    want, got = th.shape, rh.shape
     if got != want:
         try:
             fits = np.broadcast_shapes(got, want) == want
@@ -66,7 +70,7 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
                 f"  {op}: the result of the in-place op would have shape {list(got)}, the tensor has {list(want)}\n"
                 f"  fix: the out-of-place form makes a new tensor of the larger shape: y = x.{op[:-1]}(...)")
         result = result.expand(*want)
-    dst, src = t._h.dtype, result._h.dtype
+    dst, src = th.dtype, rh.dtype
     if src != dst:
         if not cast and not _castable(src, dst):
             raise _C.TensorStateError(
@@ -74,12 +78,12 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
                 f"  {op}: the result is {src}, the tensor is {dst}, and {op} would truncate it\n"
                 f"  fix: convert the tensor first (x = x.to({src!r})) or use the out-of-place form")
         result = result.astype(dst)
-    if result.device != t.device:
+    if result._h.device != th.device:
         result = result.to(t.device)
-    if t.requires_grad and not result.requires_grad and _C.grad_enabled():
+    if th.requires_grad and not result._h.requires_grad and _C.grad_enabled():
         result = _keep_history(t, result)
     shared = _shared_memory.holds_shared_values(t)
-    t._h.write(result._h, op, first_seq, user_source())
+    th.write_here(result._h, op, first_seq, _PACKAGE_DIR)
     if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
         _C.lazy_realize([t._h])
     return t
@@ -287,6 +291,11 @@ def setitem(t, key, value) -> None:
     from . import _indexing
     from ._tensor import Tensor, _op, _scalar_like, tensor
     check_not_inference(t, "__setitem__")
+    ints = _indexing.int_key(t, key)
+    # x[i, j] += 1 ends with x[i, j] = x[i, j]: nothing to copy, a write to count
+    if ints is not None and isinstance(value, Tensor) and t._h.names_positions(ints, value._h):
+        t._h.count_identity_write("__setitem__")
+        return
     first = _C.lazy_seq()
     where = "x[...] = value"
     if isinstance(value, Tensor):
@@ -299,6 +308,10 @@ def setitem(t, key, value) -> None:
             and tuple(key.shape) == tuple(t.shape[:key.ndim])):
         mask = key.reshape(*key.shape, *([1] * (t.ndim - key.ndim)))
         write(t, _op("Where", [mask, v.astype(t._h.dtype), t]), "__setitem__", first, cast=True)
+        return
+    if ints is not None:  # x[i, j] = value: a view, planned without _plan
+        view = _indexing.int_view(t, ints)
+        write(view, _broadcast(v, tuple(view.shape), where), "__setitem__", first, cast=True)
         return
     plan = _indexing._plan(t, key, where)
     view = _indexing._basic_view(t, plan.basic)

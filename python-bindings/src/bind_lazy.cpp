@@ -51,6 +51,21 @@ std::string top_of(PyObject* list, const char* empty) {
   return n == 0 ? std::string(empty) : py::cast<std::string>(PyList_GET_ITEM(list, n - 1));
 }
 
+// A recorded node's metadata: its scope, role and layer the innermost of the thread's stacks
+// (glassgrad._trace._Stacks), its source the user's line.
+NodeMeta meta_from_python(const py::object& stacks, const py::str& package_dir) {
+  // (scopes, roles, layers) in one read: each read of an attribute of a threading.local looks up
+  // the thread's dict, and every recorded op comes here.
+  static PyObject* const stacks_name = interned("stacks");
+  const py::object all = attr_of(stacks.ptr(), stacks_name);
+  if (!PyTuple_Check(all.ptr()) || PyTuple_GET_SIZE(all.ptr()) != 3) {
+    throw InternalError("lazy_record_op: the recording stacks are not a (scopes, roles, layers) tuple");
+  }
+  return NodeMeta{top_of(PyTuple_GET_ITEM(all.ptr(), 0), ""), py::cast<std::string>(user_source(package_dir)),
+                  role_from_name(top_of(PyTuple_GET_ITEM(all.ptr(), 1), "forward")),
+                  top_of(PyTuple_GET_ITEM(all.ptr(), 2), "")};
+}
+
 // glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
 // `_h`), the node's scope, role and layer the innermost of the thread's stacks and its source the
 // user's line; the node is the one lazy_record makes with those arguments.
@@ -59,9 +74,6 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string&
                                                               const py::str& package_dir) {
   using lazy::Handle;
   static PyObject* const h_name = interned("_h");
-  // (scopes, roles, layers) in one read: each read of an attribute of a threading.local looks up
-  // the thread's dict, and every recorded op comes here.
-  static PyObject* const stacks_name = interned("stacks");
   const py::object seq = py::reinterpret_steal<py::object>(
       PySequence_Fast(tensors.ptr(), "lazy_record_op: inputs must be a list or tuple of tensors"));
   if (!seq) throw py::error_already_set();
@@ -76,14 +88,7 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string&
     inputs.push_back(held.back().cast<Handle*>());
   }
   const Attrs a = attrs.is_none() ? Attrs() : attrs_from_dict(py::dict(attrs));
-  const py::object all = attr_of(stacks.ptr(), stacks_name);
-  if (!PyTuple_Check(all.ptr()) || PyTuple_GET_SIZE(all.ptr()) != 3) {
-    throw InternalError("lazy_record_op: the recording stacks are not a (scopes, roles, layers) tuple");
-  }
-  const NodeMeta meta{top_of(PyTuple_GET_ITEM(all.ptr(), 0), ""), py::cast<std::string>(user_source(package_dir)),
-                      role_from_name(top_of(PyTuple_GET_ITEM(all.ptr(), 1), "forward")),
-                      top_of(PyTuple_GET_ITEM(all.ptr(), 2), "")};
-  return lazy::record_handles(op, inputs, a, meta);
+  return lazy::record_handles(op, inputs, a, meta_from_python(stacks, package_dir));
 }
 }  // namespace
 
@@ -185,6 +190,18 @@ void bind_lazy(py::module_& m) {
              lazy::write(h, value.value(), op, first_seq, meta);
            },
            py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("source") = "")
+      .def("write_here", [](Handle& h, const Handle& value, const std::string& op, uint64_t first_seq,
+                            const py::str& package_dir) {
+             // write() with the user's line found here (one call where two were made)
+             NodeMeta meta;
+             meta.source = py::cast<std::string>(user_source(package_dir));
+             lazy::write(h, value.value(), op, first_seq, meta);
+           },
+           py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("package_dir"))
+      .def("writes_as_is", [](const Handle& h, const Handle& value) { return lazy::writes_as_is(h, value); })
+      .def("names_positions", [](const Handle& h, const std::vector<int64_t>& positions, const Handle& v) {
+             return lazy::names_positions(h, positions, v);
+           })
       .def("count_identity_write", [](Handle& h, const std::string& op) { lazy::count_identity_write(h, op); })
       .def("data_alias", [](const Handle& h) { return lazy::data_alias(h); })
       .def("detach_", [](Handle& h) { lazy::detach_inplace(h); })
@@ -237,6 +254,13 @@ void bind_lazy(py::module_& m) {
           return std::move(outs[0]);
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"));
+  // x[i, j, ...] with Python ints (glassgrad._indexing.int_view): the key's views in one call.
+  m.def("lazy_select_positions",
+        [](lazy::Handle& base, const std::vector<int64_t>& positions, const py::object& stacks,
+           const py::str& package_dir) {
+          return lazy::select_positions(base, positions, meta_from_python(stacks, package_dir));
+        },
+        py::arg("base"), py::arg("positions"), py::arg("stacks"), py::arg("package_dir"));
   // The same for an op of several outputs (glassgrad._tensor._op_multi): every output's handle.
   m.def("lazy_record_op_outputs", &record_from_python, py::arg("op"), py::arg("inputs"), py::arg("attrs"),
         py::arg("stacks"), py::arg("package_dir"));

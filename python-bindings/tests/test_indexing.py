@@ -207,3 +207,19 @@ def test_index_tensors_that_do_not_broadcast_raise_index_error_naming_their_shap
         x[[0, 1], [0, 1, 2], [0, 1, 2, 3]]
     rows, cols = np.array([[0], [3]]), np.array([1, 2, 4])
     np.testing.assert_array_equal(x[gg.tensor(rows), gg.tensor(cols)].numpy(), X[rows, cols])
+
+
+@pytest.mark.parametrize("key", [0, 3, slice(0, 1)])
+def test_indexing_a_0d_tensor_raises_pytorchs_index_error_with_the_fix(key):
+    """loss.data[0] (the PyTorch 0.3 idiom for a loss's number) on a 0-d tensor: PyTorch's
+    IndexError headline, and glassgrad's line saying what reads the number now."""
+    torch = pytest.importorskip("torch")
+    with pytest.raises(IndexError) as theirs:
+        torch.tensor(1.5)[key]
+    with pytest.raises(IndexError) as ours:
+        gg.tensor(1.5)[key]
+    assert str(ours.value).splitlines()[0] == str(theirs.value).splitlines()[0]
+    assert "fix: x.item()" in str(ours.value)
+    with pytest.raises(IndexError) as written:
+        gg.tensor(1.5)[key] = 2.0
+    assert str(written.value).splitlines()[0] == str(theirs.value).splitlines()[0]

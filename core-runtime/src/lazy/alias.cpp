@@ -40,24 +40,6 @@
 namespace glassgrad {
 namespace lazy {
 
-struct AliasAccess {
-  static ValuePtr& v(Handle& h) { return h.v_; }
-  static std::shared_ptr<Alias>& alias(Handle& h) { return h.alias_; }
-  static std::vector<ViewStep>& chain(Handle& h) { return h.chain_; }
-  static uint64_t& seen(Handle& h) { return h.seen_; }
-  static bool& detached(Handle& h) { return h.detached_; }
-  static bool& untracked(Handle& h) { return h.untracked_; }
-  // Points h at v (pinned), seen at the storage's current generation.
-  static void point(Handle& h, const ValuePtr& v) {
-    if (v != h.v_) {
-      pin(v);
-      unpin(h.v_);
-      h.v_ = v;
-    }
-    if (h.alias_) h.seen_ = h.alias_->generation;
-  }
-};
-
 namespace {
 
 std::vector<std::weak_ptr<Alias>>& dirty_aliases() {
@@ -77,19 +59,6 @@ ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attr
     set_grad_enabled(was);
     throw;
   }
-}
-
-// The storage of h, made (with h's value as its version 0) if h has none.
-Alias& alias_of(Handle& h) {
-  std::shared_ptr<Alias>& a = AliasAccess::alias(h);
-  if (!a) {
-    auto made = std::make_shared<Alias>();
-    made->base = h.value();
-    tag(made->base, made->counter);
-    AliasAccess::seen(h) = made->generation;
-    a = std::move(made);
-  }
-  return *a;
 }
 
 // The value h's chain of views makes from storage value x (each view recorded as it was made).
@@ -235,6 +204,18 @@ void tag(const ValuePtr& v, const std::shared_ptr<VersionCounter>& counter) {
   v->version = counter->version;
 }
 
+Alias& alias_of(Handle& h) {
+  std::shared_ptr<Alias>& a = AliasAccess::alias(h);
+  if (!a) {
+    auto made = std::make_shared<Alias>();
+    made->base = h.value();
+    tag(made->base, made->counter);
+    AliasAccess::seen(h) = made->generation;
+    a = std::move(made);
+  }
+  return *a;
+}
+
 uint64_t Handle::alias_generation() const { return alias_->generation; }
 
 void Handle::sync() const {
@@ -305,6 +286,9 @@ Layout layout_of(const Handle& h) {
 uint64_t version_of(const Handle& h) { return h.alias() ? h.alias()->counter->version : 0; }
 
 void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta) {
+  const std::string where = op + (meta.source.empty() ? "" : " (" + meta.source + ")");
+  // Before this function copies any value: write_on_host counts who else holds the storage's.
+  if (write_on_host(h, alias_of(h), value, where)) return;
   const ValuePtr cur = h.value();
   if (value->info.shape != cur->info.shape || value->info.dtype != cur->info.dtype ||
       value->info.device != cur->info.device) {
@@ -313,7 +297,6 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   }
   Alias& a = alias_of(h);
   const ValuePtr old_base = a.base;
-  const std::string where = op + (meta.source.empty() ? "" : " (" + meta.source + ")");
   // A view made a leaf (see Handle::sync) refuses in-place writes as a leaf does.
   const bool leaf_view = !h.chain().empty() && cur->is_leaf() && cur->requires_grad;
   if (grad_enabled() && !h.detached() && ((old_base->is_leaf() && old_base->requires_grad) || leaf_view)) {

@@ -12,6 +12,11 @@ void pin(const ValuePtr& v);
 void unpin(const ValuePtr& v);
 // Pinned values that are not computed (and not invalidated), in creation order.
 std::vector<ValuePtr> pending_values();
+// At least as many as pending_values() returns (entries of values that died or were computed
+// since leave lazily): a constant-time bound.
+size_t pending_bound();
+// glassgrad.compile is capturing the plans a step runs (capture_begin .. capture_end).
+bool capturing();
 void forget_pending(TraceValue* v);
 uint64_t next_seq();
 
@@ -32,8 +37,35 @@ struct Alias {
   uint64_t graded_generation = 0;
 };
 
+// The write of `value` into h's elements done now, on the host, when that is what the next
+// realize would do anyway and cheaply (host_writes.cpp; docs/inplace-and-views.md): returns
+// false, having changed nothing, when the write must be recorded instead. `where` names the op
+// and the user's line.
+bool write_on_host(Handle& h, Alias& a, const ValuePtr& value, const std::string& where);
+
 // Records the version of `counter` on v unless v already belongs to a storage.
 void tag(const ValuePtr& v, const std::shared_ptr<VersionCounter>& counter);
+// The storage of h, made (with h's value as its version 0) if h has none.
+Alias& alias_of(Handle& h);
+
+// A handle's aliasing fields, for the files that make views and writes (alias.cpp, element_views.cpp).
+struct AliasAccess {
+  static ValuePtr& v(Handle& h) { return h.v_; }
+  static std::shared_ptr<Alias>& alias(Handle& h) { return h.alias_; }
+  static std::vector<ViewStep>& chain(Handle& h) { return h.chain_; }
+  static uint64_t& seen(Handle& h) { return h.seen_; }
+  static bool& detached(Handle& h) { return h.detached_; }
+  static bool& untracked(Handle& h) { return h.untracked_; }
+  // Points h at v (pinned), seen at the storage's current generation.
+  static void point(Handle& h, const ValuePtr& v) {
+    if (v != h.v_) {
+      pin(v);
+      unpin(h.v_);
+      h.v_ = v;
+    }
+    if (h.alias_) h.seen_ = h.alias_->generation;
+  }
+};
 
 // A pending in-place write made part of a realize: Assign(physical, base) -> out.
 struct Flush {

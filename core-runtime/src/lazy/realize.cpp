@@ -440,6 +440,8 @@ std::vector<std::shared_ptr<const Plan>> take_plan_only_plans() {
   return out;
 }
 
+bool capturing() { return g_capturing; }
+
 void capture_begin() {
   captured().clear();
   g_capturing = true;

@@ -81,6 +81,8 @@ void forget_pending(TraceValue* v) {
   p.pop_back();
 }
 
+size_t pending_bound() { return pending().size(); }
+
 std::vector<ValuePtr> pending_values() {
   std::vector<ValuePtr> out;
   std::vector<PendingEntry>& p = pending();

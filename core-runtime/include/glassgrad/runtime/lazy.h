@@ -200,6 +200,17 @@ class Handle {
 // input's (Reshape of a non-contiguous tensor copies) shares the input's storage.
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
                                                     const Attrs& attrs, const NodeMeta& meta);
+// x[i, j, ...] for in-range positions of the leading dims (one per dim, at least one): the view
+// the general key's path records (a Slice per position, then the Reshape dropping their axes),
+// in one call: the element loops of scripts index this way (`N[a, b] += 1`).
+std::unique_ptr<Handle> select_positions(Handle& base, const std::vector<int64_t>& positions, const NodeMeta& meta);
+// Whether v is the very elements base[positions] names (select_positions' view): the same
+// storage, offset, shape, strides and dtype, with no gradient tracked through either. Writing v
+// there changes nothing (`N[a, b] += 1` ends with N[a, b] = N[a, b]: count_identity_write).
+bool names_positions(const Handle& base, const std::vector<int64_t>& positions, const Handle& v);
+// Whether `value` is written into h's tensor as it is: the same shape, dtype and device, and no
+// gradient history of the tensor to keep (Python's in-place checks have nothing to convert).
+bool writes_as_is(const Handle& h, const Handle& value);
 // The in-place write of `value` (the tensor's shape and dtype) into the tensor of handle h: the
 // storage's new version, seen by every view and alias. `op` names the in-place op in messages
 // ("add_"); nodes recorded since `first_seq` computing `value` are the op's own. Throws
