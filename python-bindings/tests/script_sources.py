@@ -39,6 +39,7 @@ REPOSITORIES = {
     "PyTorchZeroToAll": "github.com/hunkim/PyTorchZeroToAll",
     "PyTorch-GAN": "github.com/eriklindernoren/PyTorch-GAN",
     "Dive-into-DL-PyTorch": "github.com/ShusenTang/Dive-into-DL-PyTorch",
+    "pytorch-tutorials": "github.com/pytorch/tutorials",
 }
 
 
