@@ -8,11 +8,14 @@ written against.
 Every script here was also run under PyTorch 2.14.1 on the same data; the lines these tests
 check are PyTorch's printout, except where a comment names a documented difference. Initial
 weights and random tensors differ (glassgrad does not reproduce PyTorch's random numbers)."""
+import gzip
 import os
+import pickle
 import re
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from data_fixtures import write_cifar
@@ -30,6 +33,7 @@ SCRIPTS = {
     "blitz/cifar10_tutorial.py": "c53e7d4",
     "examples_autograd/polynomial_custom_function.py": "c53e7d4",
     "examples_tensor/polynomial_tensor.py": "4fe8811",
+    "nn_tutorial.py": "764a8d6",
 }
 needs_tutorials = needs(REPO)
 
@@ -171,3 +175,41 @@ def test_tensor_polynomial_fits_by_hand_written_gradients(tmp_path):
     # the least-squares cubic on [-pi, pi] leaves about 8.8; random starts take longer to get there
     assert losses[-1] < 50, out
     assert re.search(r"^Result: y = \S+ \+ \S+ x \+ \S+ x\^2 \+ \S+ x\^3$", out, re.M)
+
+
+def _write_mnist_pickle(path, n_train=512, n_valid=128, seed=0):
+    """The pickle nn_tutorial.py downloads (deeplearning.net's mnist.pkl.gz): gzip of
+    ((x_train, y_train), (x_valid, y_valid), (x_test, y_test)), x float32 rows of 784 pixels in
+    [0, 1], y int64. Each class is a bright band of rows over noise, so the models learn it."""
+    rng = np.random.default_rng(seed)
+    sets = []
+    for n in (n_train, n_valid, n_valid):
+        y = rng.integers(0, 10, n).astype(np.int64)
+        x = (rng.random((n, 28, 28)) * 0.3).astype(np.float32)
+        for i, c in enumerate(y):
+            x[i, 2 + 2 * c:4 + 2 * c, :] += 0.7
+        sets.append((x.reshape(n, 784), y))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with gzip.open(path, "wb") as f:
+        pickle.dump(tuple(sets), f, protocol=2)
+
+
+@needs_tutorials
+def test_nn_tutorial_refactors_logistic_regression_into_cnns(tmp_path):
+    _write_mnist_pickle(str(tmp_path / "data" / "mnist" / "mnist.pkl.gz"))  # found, not downloaded
+    out = _run(tmp_path, "nn_tutorial.py").stdout
+    assert out.startswith("(512, 784)\ntensor([[")
+    assert re.search(r"\.Size\(\[512, 784\]\)\ntensor\(0\) tensor\(9\)\n", out), out
+    # the printed graph nodes are PyTorch's: a row of the log-softmax, the hand-written NLL
+    # (-input[range(n), target].mean()), then F.cross_entropy
+    assert re.search(r"grad_fn=<SelectBackward0>\) \w+\.Size\(\[64, 10\]\)\n", out), out
+    first, trained, functional = re.findall(
+        r"^tensor\(([\d.]+), grad_fn=<(?:Neg|NllLoss)Backward0>\)(?: tensor\(([\d.]+)\))?$", out, re.M)[:3]
+    assert float(trained[0]) < float(first[0]) / 10 and float(trained[1]) == 1.0
+    assert functional == trained  # cross_entropy of the raw scores is the hand-written NLL of log-softmax
+    # six fits print a validation loss after each of their 2 epochs: the logistic models learn
+    # the bands, the CNNs (lr 0.1, 8 steps an epoch) stay near ln(10)
+    fits = re.findall(r"^([01]) (?:tensor\()?([\d.]+)\)?$", out, re.M)
+    assert [e for e, _ in fits] == ["0", "1"] * 6, out
+    assert all(float(v) < 0.5 for _, v in fits[:4]) and all(float(v) < 2.5 for _, v in fits[4:]), fits
+    assert "\nFalse\n" in out  # torch.cuda.is_available() on the CPU
