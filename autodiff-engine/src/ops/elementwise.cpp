@@ -340,6 +340,31 @@ const std::map<std::string, GradFn>& gradient_rules() {
          const ValueId m2y = c.emit("MulScalar", {c.input(1)}, scalar_attr("value", -2.0));
          c.set_grad(1, c.emit("Mul", {c.emit("Mul", {c.grad_output(0), c.input(0)}), m2y}));
        }},
+      // The activations' second derivatives (a gradient penalty through a critic's GELU, SiLU or ELU).
+      {"GELUBackward",
+       [](GradContext& c) {
+         // d/dx [g (Phi(x) + x phi(x))] = g phi(x) (2 - x^2), phi(x) = exp(-x^2 / 2) / sqrt(2 pi)
+         const ValueId x = c.input(1), x2 = square(c, x);
+         const ValueId phi = scaled(c, c.emit("Exp", {scaled(c, x2, -0.5)}), 0.3989422804014327);
+         const ValueId d = mul(c, phi, plus(c, c.emit("Neg", {x2}), 2.0));
+         c.set_grad(1, mul(c, mul(c, c.grad_output(0), c.input(0)), d));
+       }},
+      {"SiLUBackward",
+       [](GradContext& c) {
+         // d/dx [g s (1 + x (1 - s))] = g s (1 - s) (2 + x (1 - 2 s)), s = sigmoid(x)
+         const ValueId x = c.input(1), s = c.emit("Sigmoid", {x});
+         const ValueId t = mul(c, s, plus(c, c.emit("Neg", {s}), 1.0));
+         const ValueId d = mul(c, t, plus(c, mul(c, x, plus(c, scaled(c, s, -2.0), 1.0)), 2.0));
+         c.set_grad(1, mul(c, mul(c, c.grad_output(0), c.input(0)), d));
+       }},
+      {"ELUBackward",
+       [](GradContext& c) {
+         // d/dx [x <= 0 ? g alpha exp(x) : g] = x <= 0 ? g alpha exp(x) : 0
+         const ValueId x = c.input(1);
+         const ValueId d = scaled(c, c.emit("Exp", {x}), c.attrs().f("alpha"));
+         const ValueId in_neg = c.emit("LessEqual", {x, c.scalar(0.0, x)});
+         c.set_grad(1, c.emit("Where", {in_neg, mul(c, mul(c, c.grad_output(0), c.input(0)), d), c.scalar(0.0, x)}));
+       }},
   };
   return rules;
 }
