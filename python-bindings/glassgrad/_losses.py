@@ -42,10 +42,12 @@ def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: 
     return reduction
 
 
-def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node: Optional[str] = None) -> Tensor:
+def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node: Optional[str] = None,
+            operands: Optional[list] = None) -> Tensor:
     """Mean / sum / none of elementwise losses; with elementwise weights, mean = sum(w l) / sum(w).
     node: PyTorch's node for the loss (MseLossBackward0), the name Tensor.grad_fn gives a mean or
-    sum of floating losses."""
+    sum of floating losses; operands: the paths from the reduction down to the loss's (input,
+    target), which that node's next_functions lists as PyTorch's does (_GradFn._composite_inputs)."""
     if weight is not None:
         loss = loss * weight
         if reduction == "mean":
@@ -53,7 +55,10 @@ def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node:
     if reduction == "none":
         return loss
     if node and loss.dtype.is_floating_point:
-        return _op("Mean" if reduction == "mean" else "Sum", [loss], {"dims": [], "keepdim": False, "torch_node": node})
+        attrs = {"dims": [], "keepdim": False, "torch_node": node}
+        if operands is not None:
+            attrs["torch_operands"] = operands
+        return _op("Mean" if reduction == "mean" else "Sum", [loss], attrs)
     return loss.mean() if reduction == "mean" else loss.sum()
 
 
@@ -221,7 +226,9 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
     if isinstance(target, Tensor):
         _broadcast_warning(input, t, "mse_loss")
     d = input - t
-    return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input), "MseLossBackward0")
+    # MseLossBackward0's inputs are (input, target): the Sub's under the Mul (d * d) under the reduction
+    return _reduce(d * d, reduction, None if weight is None else _tensor_like(weight, input), "MseLossBackward0",
+                   operands=[0, 0, 0, -1, 0, 0, 1])
 
 
 def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",

@@ -149,7 +149,7 @@ class _GradFn:
         if self._h is None:
             return ()
         out: list = []
-        for h in self._h.producer_inputs:
+        for h in self._composite_inputs():
             if not h.requires_grad:
                 out.append((None, 0))
             elif h.is_leaf:
@@ -159,6 +159,25 @@ class _GradFn:
         if self._op.endswith("Scalar"):  # PyTorch's node lists the number too, after the tensor
             out.append((None, 0))
         return tuple(out)
+
+    def _composite_inputs(self) -> list:
+        """The op's inputs; for a composite that names PyTorch's fused node (a loss, F.linear's
+        addmm), its attribute torch_operands gives that node's operands in PyTorch's order: paths
+        of input indices down from this op, separated by -1 ([0, 0, -1, 1]: input 0 of input 0,
+        then input 1)."""
+        flat = self._h.producer_attr("torch_operands")
+        if not flat:
+            return self._h.producer_inputs
+        found = []
+        for path in " ".join(str(i) for i in flat).split("-1"):
+            h = self._h
+            for i in (int(v) for v in path.split()):
+                inputs = h.producer_inputs
+                if i >= len(inputs):  # the composite's ops were recorded otherwise: its parts' inputs
+                    return self._h.producer_inputs
+                h = inputs[i]
+            found.append(h)
+        return found
 
     def __repr__(self) -> str:
         return f"<{self.name()} object at {hex(id(self))}>"
@@ -181,7 +200,7 @@ def _grad_fn(op: str, handle) -> _GradFn:
 
 class _AccumulateGrad:
     """The node that accumulates a leaf's gradient into .grad (PyTorch's AccumulateGrad):
-    .variable is the leaf."""
+    .variable is the leaf. type(node).__name__ is PyTorch's name (scripts print it)."""
 
     __slots__ = ("variable",)
 
@@ -197,6 +216,9 @@ class _AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+_AccumulateGrad.__name__ = _AccumulateGrad.__qualname__ = "AccumulateGrad"
 
 
 def _make_handle(t: "Tensor"):

@@ -19,6 +19,7 @@ from ._pooling import (avg_pool2d, avg_pool_divisor, max_pool2d, max_pool2d_with
                        on_batch_of_one, pool_arguments)
 from ._reductions import argmax, max, mean, sum, var
 from ._shapes import matmul, nonzero
+from ._shapes import t as _t
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot
 from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,
                         masked_select, scatter, scatter_add, take_along_dim)
@@ -170,10 +171,15 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
     integral = not input.dtype.is_floating_point  # matmul multiplies integer matrices
-    y = matmul(input, weight.T) if input.ndim == 1 or integral else _op("MatMul", [input, weight.T])
+    # weight.t(), PyTorch's TBackward0 node, for the matrix weight linear takes (same view as .T)
+    weight_t = _t(weight) if weight.ndim == 2 else weight.T
+    y = matmul(input, weight_t) if input.ndim == 1 or integral else _op("MatMul", [input, weight_t])
     if bias is None:
         return y
-    # PyTorch's node (Tensor.grad_fn): addmm's for a matrix input, else the view of addmm's result
+    # PyTorch's node (Tensor.grad_fn): addmm's for a matrix input, whose operands are (bias, input,
+    # weight.T) (torch_operands: _GradFn._composite_inputs), else the view of addmm's result
+    if input.ndim == 2 and not integral:
+        return _op("Add", [y, bias], {"torch_node": "AddmmBackward0", "torch_operands": [1, -1, 0, 0, -1, 0, 1]})
     return _op("Add", [y, bias], {"torch_node": "AddmmBackward0" if input.ndim == 2 else "ViewBackward0"})
 
 

@@ -46,10 +46,32 @@ def test_the_blitz_tutorial_walk():
     net = gg.nn.Sequential(gg.nn.Linear(4, 3), gg.nn.ReLU(), gg.nn.Linear(3, 2))
     loss = gg.nn.MSELoss()(net(gg.ones(1, 4)), gg.zeros(1, 2))
     node = loss.grad_fn
+    names = []
     for _ in range(2):
         node = node.next_functions[0][0]
-        assert node is not None and node.name().endswith("Backward0")
+        names.append(node.name())
+    # the Linear's node, then its first operand, the bias's AccumulateGrad, as PyTorch prints them
+    assert names == ["AddmmBackward0", "torch::autograd::AccumulateGrad"]
     assert gg.ones(2).grad_fn is None
+
+
+def _mlp_loss(fw, target_grad=False):
+    fw.manual_seed(0)
+    net = fw.nn.Sequential(fw.nn.Linear(4, 3), fw.nn.ReLU(), fw.nn.Linear(3, 2))
+    target = fw.tensor(np.array([[0.5, -1.0]]), dtype=fw.float32, requires_grad=target_grad)
+    return fw.nn.MSELoss()(net(fw.ones(1, 4)), target)
+
+
+@pytest.mark.parametrize("target_grad", [False, True])
+def test_a_fused_loss_and_linear_list_pytorchs_operands(target_grad):
+    """MseLossBackward0's inputs are (input, target) and AddmmBackward0's (bias, input,
+    weight.t()), as PyTorch's nodes, though glassgrad composes both of several ops: the blitz
+    tutorial prints loss -> AddmmBackward0 -> AccumulateGrad (the bias)."""
+    walk = _walk(_mlp_loss(gg, target_grad).grad_fn)
+    assert walk == _walk(_mlp_loss(torch, target_grad).grad_fn)
+    assert walk[0] == "MseLossBackward0" and walk[1][0][0] == "AddmmBackward0"
+    assert [c and c[0] for c in walk[1][0][1]] == ["AccumulateGrad", "ReluBackward0", "TBackward0"]
+    assert type(_mlp_loss(gg).grad_fn.next_functions[0][0].next_functions[0][0]).__name__ == "AccumulateGrad"
 
 
 def test_a_number_operand_is_listed_as_none_after_the_tensor():
