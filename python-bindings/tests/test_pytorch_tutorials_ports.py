@@ -18,7 +18,7 @@ import sys
 import numpy as np
 import pytest
 
-from data_fixtures import write_cifar
+from data_fixtures import write_cifar, write_fashion_mnist
 from notebook_cells import IMPORT
 from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
@@ -29,6 +29,7 @@ SCRIPTS = {
     "basics/tensorqs_tutorial.py": "7a5420a",
     "basics/buildmodel_tutorial.py": "c53e7d4",
     "basics/autogradqs_tutorial.py": "db77dcf",
+    "basics/optimization_tutorial.py": "802d686",
     "blitz/neural_networks_tutorial.py": "7a017bb",
     "blitz/cifar10_tutorial.py": "c53e7d4",
     "examples_autograd/polynomial_custom_function.py": "c53e7d4",
@@ -108,6 +109,18 @@ def test_autograd_tutorial_accumulates_and_zeroes_gradients_as_pytorch(tmp_path)
              "        [2., 2., 4., 2., 2.],\n        [2., 2., 2., 4., 2.]])")
     second = first.replace("4.", "8.").replace("2.", "4.")
     assert out.endswith(f"First call\n{first}\n\nSecond call\n{second}\n\nCall after zeroing gradients\n{first}\n"), out
+
+
+@needs_tutorials
+def test_optimization_tutorial_trains_ten_epochs_and_tests_each(tmp_path):
+    # 320 training images: 5 steps of 64 an epoch, so each epoch prints its first step's loss
+    write_fashion_mnist(str(tmp_path / "data"), n_train=320, n_test=96)  # download=True finds them
+    out = _run(tmp_path, "basics/optimization_tutorial.py").stdout
+    epochs = re.findall(r"Epoch (\d+)\n-{31}\nloss: ([\d.]+)  \[   64/  320\]\nTest Error: \n"
+                        r" Accuracy: ([\d.]+)%, Avg loss: ([\d.]+) \n\n", out)
+    assert [int(e) for e, _, _, _ in epochs] == list(range(1, 11)), out
+    test_losses = [float(v) for _, _, _, v in epochs]
+    assert test_losses[-1] < test_losses[0] and out.endswith("Done!\n")
 
 
 @needs_tutorials
