@@ -40,6 +40,7 @@ REPOSITORIES = {
     "PyTorch-GAN": "github.com/eriklindernoren/PyTorch-GAN",
     "Dive-into-DL-PyTorch": "github.com/ShusenTang/Dive-into-DL-PyTorch",
     "pytorch-tutorials": "github.com/pytorch/tutorials",
+    "code-of-learn-deep-learning-with-pytorch": "github.com/L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
 }
 
 
