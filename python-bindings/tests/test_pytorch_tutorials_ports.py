@@ -30,6 +30,7 @@ SCRIPTS = {
     "basics/buildmodel_tutorial.py": "c53e7d4",
     "basics/autogradqs_tutorial.py": "db77dcf",
     "basics/optimization_tutorial.py": "802d686",
+    "basics/quickstart_tutorial.py": "afcd669",
     "blitz/neural_networks_tutorial.py": "7a017bb",
     "blitz/cifar10_tutorial.py": "c53e7d4",
     "examples_autograd/polynomial_custom_function.py": "c53e7d4",
@@ -121,6 +122,21 @@ def test_optimization_tutorial_trains_ten_epochs_and_tests_each(tmp_path):
     assert [int(e) for e, _, _, _ in epochs] == list(range(1, 11)), out
     test_losses = [float(v) for _, _, _, v in epochs]
     assert test_losses[-1] < test_losses[0] and out.endswith("Done!\n")
+
+
+@needs_tutorials
+def test_quickstart_trains_saves_a_state_dict_pytorch_loads_and_predicts(tmp_path):
+    write_fashion_mnist(str(tmp_path / "data"), n_train=320, n_test=96)
+    out = _run(tmp_path, "basics/quickstart_tutorial.py").stdout
+    assert re.match(r"Shape of X \[N, C, H, W\]: \w+\.Size\(\[64, 1, 28, 28\]\)\n"
+                    r"Shape of y: \w+\.Size\(\[64\]\) \w+\.int64\nUsing cpu device\nNeuralNetwork\(\n", out), out
+    assert len(re.findall(r"^Epoch \d\n-{31}\nloss: [\d.]+  \[   64/  320\]$", out, re.M)) == 5, out
+    assert "Done!\nSaved PyTorch Model State to model.pth\n" in out
+    # test_data[0]'s label is the file's (class 4); the prediction depends on the random start
+    assert re.search(r'^Predicted: "[\w/ -]+", Actual: "Coat"$', out, re.M), out
+    torch = pytest.importorskip("torch")
+    state = torch.load(tmp_path / "model.pth", weights_only=True)  # PyTorch reads the checkpoint
+    assert [tuple(v.shape) for v in state.values()] == [(512, 784), (512,), (512, 512), (512,), (10, 512), (10,)]
 
 
 @needs_tutorials
