@@ -35,6 +35,7 @@ SCRIPTS = {
     "blitz/cifar10_tutorial.py": "c53e7d4",
     "examples_autograd/polynomial_custom_function.py": "c53e7d4",
     "examples_tensor/polynomial_tensor.py": "4fe8811",
+    "examples_nn/polynomial_nn.py": "90fb006",
     "nn_tutorial.py": "764a8d6",
 }
 needs_tutorials = needs(REPO)
@@ -205,6 +206,18 @@ def test_tensor_polynomial_fits_by_hand_written_gradients(tmp_path):
     # the least-squares cubic on [-pi, pi] leaves about 8.8; random starts take longer to get there
     assert losses[-1] < 50, out
     assert re.search(r"^Result: y = \S+ \+ \S+ x \+ \S+ x\^2 \+ \S+ x\^3$", out, re.M)
+
+
+
+@needs_tutorials
+def test_nn_polynomial_fits_with_a_summed_mse_loss(tmp_path):
+    """nn.Linear(3, 1) and Flatten(0, 1) on the powers x.unsqueeze(-1).pow(p), MSELoss(reduction='sum'),
+    parameters updated by hand under no_grad (PyTorch 2.14.1 ended near 9.2 from its random start)."""
+    out = _run(tmp_path, "examples_nn/polynomial_nn.py").stdout
+    losses = [float(v) for v in re.findall(r"^\d+ ([\d.]+)$", out, re.M)]
+    assert len(losses) == 20 and losses[-1] < losses[0] and losses[-1] < 50, out
+    result = re.search(r"^Result: y = (\S+) \+ (\S+) x \+ (\S+) x\^2 \+ (\S+) x\^3$", out, re.M)
+    assert 0.7 < float(result.group(2)) < 1.0 and -0.12 < float(result.group(4)) < -0.06, out  # sin's cubic fit
 
 
 def _write_mnist_pickle(path, n_train=512, n_valid=128, seed=0):
