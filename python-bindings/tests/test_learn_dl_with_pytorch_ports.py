@@ -38,6 +38,14 @@ NOTEBOOKS = {
     "chapter3_NN/nn-sequential-module.ipynb": {6: LOSS_DATA_0, 10: LOSS_DATA_0, 17: LOSS_DATA_0,
                                                21: "Weights only load failed", 22: "seq_net1", 23: "seq_net1",
                                                33: LOSS_DATA_0, 36: LOSS_DATA_0},
+    # optimizers written by hand and torch.optim's on MNIST: each training loop stops at its first
+    # printed loss.data[0]
+    "chapter3_NN/optimizer/adadelta.ipynb": {2: LOSS_DATA_0, 4: LOSS_DATA_0},
+    "chapter3_NN/optimizer/adagrad.ipynb": {2: LOSS_DATA_0, 4: LOSS_DATA_0},
+    "chapter3_NN/optimizer/adam.ipynb": {2: LOSS_DATA_0, 4: LOSS_DATA_0},
+    "chapter3_NN/optimizer/momentum.ipynb": {2: LOSS_DATA_0, 3: LOSS_DATA_0, 5: LOSS_DATA_0},
+    "chapter3_NN/optimizer/rmsprop.ipynb": {2: LOSS_DATA_0, 4: LOSS_DATA_0, 6: LOSS_DATA_0},
+    "chapter3_NN/optimizer/sgd.ipynb": {2: LOSS_DATA_0, 4: LOSS_DATA_0, 6: LOSS_DATA_0, 8: LOSS_DATA_0},
 }
 
 
