@@ -37,6 +37,8 @@ SCRIPTS = {
     "examples_autograd/polynomial_custom_function.py": "c53e7d4",
     "examples_tensor/polynomial_tensor.py": "4fe8811",
     "examples_nn/polynomial_nn.py": "90fb006",
+    "examples_nn/polynomial_optim.py": "96efa19",
+    "examples_nn/polynomial_module.py": "c53e7d4",
     "nn_tutorial.py": "764a8d6",
 }
 needs_tutorials = needs(REPO)
@@ -226,10 +228,13 @@ def test_tensor_polynomial_fits_by_hand_written_gradients(tmp_path):
 
 
 @needs_tutorials
-def test_nn_polynomial_fits_with_a_summed_mse_loss(tmp_path):
-    """nn.Linear(3, 1) and Flatten(0, 1) on the powers x.unsqueeze(-1).pow(p), MSELoss(reduction='sum'),
-    parameters updated by hand under no_grad (PyTorch 2.14.1 ended near 9.2 from its random start)."""
-    out = _run(tmp_path, "examples_nn/polynomial_nn.py").stdout
+@pytest.mark.parametrize("script", ["polynomial_nn", "polynomial_optim", "polynomial_module"])
+def test_nn_polynomials_fit_with_a_summed_mse_loss(tmp_path, script):
+    """MSELoss(reduction='sum') of the cubic through nn.Linear(3, 1) and Flatten(0, 1) on the powers
+    x.unsqueeze(-1).pow(p), updated by hand under no_grad (_nn) or by RMSprop (_optim), or of a
+    Module of four scalar Parameters under SGD (_module). PyTorch 2.14.1 ended near 9 from its
+    random starts."""
+    out = _run(tmp_path, f"examples_nn/{script}.py").stdout
     losses = [float(v) for v in re.findall(r"^\d+ ([\d.]+)$", out, re.M)]
     assert len(losses) == 20 and losses[-1] < losses[0] and losses[-1] < 50, out
     result = re.search(r"^Result: y = (\S+) \+ (\S+) x \+ (\S+) x\^2 \+ (\S+) x\^3$", out, re.M)
