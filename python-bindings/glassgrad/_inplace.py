@@ -16,10 +16,14 @@ form changes the tensor's own shape (`unsqueeze_ = in_place_view(unsqueeze)`).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
 from . import _C, _args, _dtypes, _runtime, _shared_memory
+# glassgrad._tensor imports this module first, so it is partly made here: its names (and
+# _tensor._indexing, imported at its end) are read when called, without an import per call.
+from . import _tensor
 from ._trace import _PACKAGE_DIR
 
 
@@ -288,8 +292,8 @@ def bernoulli_(t, p=0.5, generator=None):
 
 def setitem(t, key, value) -> None:
     """t[key] = value (PyTorch's semantics; glassgrad/_indexing.py reads keys the same way)."""
-    from . import _indexing
-    from ._tensor import Tensor, _op, _scalar_like, tensor
+    _indexing, Tensor, _op, _scalar_like, tensor = (_tensor._indexing, _tensor.Tensor, _tensor._op,
+                                                     _tensor._scalar_like, _tensor.tensor)
     check_not_inference(t, "__setitem__")
     ints = _indexing.int_key(t, key)
     # x[i, j] += 1 ends with x[i, j] = x[i, j]: nothing to copy, a write to count
@@ -300,6 +304,8 @@ def setitem(t, key, value) -> None:
     where = "x[...] = value"
     if isinstance(value, Tensor):
         v = value if value.device == t.device else value.to(t.device)
+    elif type(value) in (int, float, bool):
+        v = _written_number(value, t)
     else:
         v = _scalar_like(value, t) if np.ndim(value) == 0 else tensor(np.asarray(value), dtype=t._h.dtype,
                                                                        device=t.device)
@@ -339,6 +345,26 @@ def _same_elements(view, v) -> bool:
     if v.requires_grad or view.requires_grad or not v._h.shares_storage(view._h):
         return False
     return v._h.dtype == view._h.dtype and tuple(v.shape) == tuple(view.shape) and v._h.layout == view._h.layout
+
+
+_WRITTEN_NUMBERS: dict = {}
+
+
+def _written_number(value, t):
+    """_scalar_like(value, t) for a Python number written by x[key] = value, made once per number,
+    dtype and device (a loop's `x[i, j] = 0.5`): the write copies it and nothing else receives
+    it, so one constant serves every such write. At most 256 are kept; inside inference_mode()
+    each write makes its own (such tensors are registered as inference tensors)."""
+    th = t._h
+    key = (type(value), value, math.copysign(1.0, value) if type(value) is float else 0, th.dtype, th.device)
+    v = _WRITTEN_NUMBERS.get(key)
+    if v is None:
+        v = _tensor._scalar_like(value, t)
+        if not _runtime._inference_blocks:
+            if len(_WRITTEN_NUMBERS) >= 256:
+                _WRITTEN_NUMBERS.clear()
+            _WRITTEN_NUMBERS[key] = v
+    return v
 
 
 def _broadcast(v, shape, where: str):

@@ -961,7 +961,8 @@ class Tensor:
             raise _C.InvalidArgumentError(
                 f"item() needs a tensor with one element, this one has shape {list(self.shape)}\n"
                 f"  fix: reduce it first, e.g. t.mean().item(), or use t.numpy()")
-        return self._values().reshape(()).item()
+        number = self._h.item()  # one call into the runtime for the types Python holds exactly
+        return number if number is not None else self._values().reshape(()).item()
 
     def tolist(self):
         """The elements as nested Python lists (a number for a 0-d tensor) (Tensor.tolist)."""

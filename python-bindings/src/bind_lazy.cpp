@@ -124,6 +124,20 @@ void bind_lazy(py::module_& m) {
       .def_property("name", [](const Handle& h) { return h.value()->name; },
                     [](Handle& h, const std::string& n) { h.value()->name = n; })
       .def("data", [](const Handle& h) { return lazy::data(h.value()); }, "Realizes and returns the runtime tensor.")
+      .def("item", [](const Handle& h) -> py::object {
+             // Tensor.item()'s number for a one-element tensor of a type Python holds exactly
+             // (None for the others, which Python reads through NumPy), realizing first.
+             const Tensor& t = lazy::data(h.value());
+             if (t.numel() != 1 || !t.device().is_cpu()) return py::none();
+             switch (t.dtype()) {
+               case DType::Float32: return py::float_(static_cast<double>(*t.data<float>()));
+               case DType::Float64: return py::float_(*t.data<double>());
+               case DType::Int64: return py::int_(*t.data<int64_t>());
+               case DType::Int32: return py::int_(*t.data<int32_t>());
+               case DType::Bool: return py::bool_(*t.data<bool>());
+               default: return py::none();
+             }
+           })
       .def("grad", [](const Handle& h) -> py::object {
         auto g = lazy::grad_handle(h.value());
         if (!g) return py::none();
