@@ -77,10 +77,23 @@ def test_views_of_a_storage_type_tensor_share_its_memory():
     assert x.dtype == "int16" and x.tolist() == [[0, 1, 2], [13, 14, 15]]
 
 
+@pytest.mark.parametrize("recorded", [False, True], ids=["done at once", "recorded"])
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_a_write_into_elements_of_a_storage_type_tensor_moves_bytes_without_casting_the_tensor(dtype):
+def test_a_write_into_elements_of_a_storage_type_tensor_moves_bytes_without_casting_the_tensor(dtype, recorded):
     """x[i, j] += 1 and x[i] = row (makemore's counting loop): SliceScatter takes every dtype as it is,
-    so only the element read and the value written are cast, never the whole tensor."""
+    so only the element read and the value written are cast, never the whole tensor. Done at once
+    (docs/inplace-and-views.md, "Writes done at once") the elements are copied as they are; with
+    views recorded as nodes (as an export records them) the writes are SliceScatters."""
+    from glassgrad import _C
+    was = _C.eager_views()
+    _C.set_eager_views(not recorded)
+    try:
+        _write_elements_of_a_storage_type_tensor(dtype, recorded)
+    finally:
+        _C.set_eager_views(was)
+
+
+def _write_elements_of_a_storage_type_tensor(dtype, recorded):
     from glassgrad import debug
     rng = np.random.default_rng(3)
     start = rng.integers(0, 5, (5, 7))
@@ -104,7 +117,7 @@ def test_a_write_into_elements_of_a_storage_type_tensor_moves_bytes_without_cast
     got = _values(x)
     np.testing.assert_array_equal(got, want.astype(got.dtype))
     assert x.dtype == dtype
-    assert any(s["op"] == "SliceScatter" for s in plan.steps), plan
+    assert any(s["op"] == "SliceScatter" for s in plan.steps) == recorded, plan
     whole = [s for s in plan.steps if s["op"] == "Cast" and tuple(plan.buffers[s["outputs"][0]]["shape"]) == (5, 7)]
     assert not whole, plan
 

@@ -360,3 +360,16 @@ def test_a_write_into_a_tensor_saved_for_backward_is_refused_as_in_pytorch():
     c[0] = 10.0
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
+
+
+def test_a_pending_clone_of_a_view_keeps_the_elements_it_was_taken_with():
+    """A view of a realized tensor is taken at once and a clone of it reads the buffer through
+    that view, not through the storage's value: a later write is recorded after the clone, not
+    done at once under it (PyTorch: the clone holds the old elements)."""
+    x = gg.tensor(np.arange(4.0))
+    v = x.view(2, 2)
+    snapshot = v.clone()
+    x[0] = 100.0
+    v[1, 1] = -100.0
+    np.testing.assert_array_equal(snapshot.numpy(), [[0, 1], [2, 3]])
+    np.testing.assert_array_equal(x.numpy(), [100, 1, 2, -100])

@@ -60,6 +60,12 @@ bool write_on_host(Handle& h, Alias& a, const ValuePtr& value, const std::string
     realize({value, a.base});
     if (!host_storage(a, a.base) || !value->realized()) return false;
   }
+  // Anything else still pending may read the present elements without holding the storage's
+  // value (a clone of a view taken at once reads the buffer through that view): the write is
+  // recorded then, and the graph orders the read before it.
+  for (const ValuePtr& p : pending_values()) {
+    if (p != view && p != value) return false;
+  }
   // A node that reads the present version (kept for a gradient rule, or for a plan to come)
   // would see the new elements: such a write is recorded. Every other holder is counted: the
   // storage itself, its buffer, and one per pin (handles, gradient slots).
