@@ -50,7 +50,8 @@ def test_a_plain_loop_step_enters_every_phase_of_its_step_once():
     assert bd.calls["compile"] == 0  # the plan was cached
     assert bd.calls["record"] >= 3 * 6  # conv, relu, reshape, matmul, add, loss, ... per step
     assert bd.calls["bind"] >= 3
-    assert bd.calls["transfer"] >= 3 * 3  # two batches in, the loss out
+    # two batches in; loss.item() of a CPU tensor reads its element in place (no copy to count)
+    assert bd.calls["transfer"] >= 3 * 2
     assert set(PHASES).issubset(bd.seconds)  # every phase is reported, entered or not
     # Exclusive phases: the Python rest is the wall time less them (an identity of the accounting;
     # no measured duration is compared with a bound here).
