@@ -124,6 +124,8 @@ struct Matrices {
 // warps on a multiprocessor to cover it. (All of them at once cost the forward kernel its
 // second block on a multiprocessor: registers.)
 constexpr int kTileBatch = 4;
+// Rows of D = rowsum(g * out) a warp of gg_attn_dq sums at a time (backward_dq).
+constexpr int kDRows = 4;
 template <typename T, int ROWS, int EC, int THREADS>
 __device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const Matrices<T>& mat, int k, int row0, int rows,
                           int col0, int cols) {
@@ -377,22 +379,40 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
       for (int ec = blockIdx.y; ec < max(e_chunks, 1); ec += gridDim.y) {
         const int d0 = ec * EC;
         __syncthreads();  // lse2, drow, Qs and Gs of the previous block are read
-        // D_i = sum_e g_ie out_ie: a warp per row, lanes along e, a fixed-order warp sum.
-        for (int r = warp; r < BR; r += C::THREADS / 32) {
-          const int i = i0 + r;
-          T d = T(0);
-          if (i < g.L) {
-            for (int e = lane; e < g.Ev; e += 32) {
-              d += mat[GG_ATTN_GO][(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
-                   mat[GG_ATTN_OUT][(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
+        // D_i = sum_e g_ie out_ie: a warp per row, lanes along e (e = lane, lane + 32, ...), a
+        // fixed-order warp sum. A warp takes kDRows rows at a time with their loads issued
+        // together (a row at a time waited on memory twice a row, 32 rows a block, before the
+        // first key tile). BR is a multiple of kDRows times the warps: every lane of the block
+        // reaches every shuffle.
+        static_assert(BR % (kDRows * (C::THREADS / 32)) == 0, "the rows of D split evenly over the warps");
+        for (int r0 = warp * kDRows; r0 < BR; r0 += kDRows * (C::THREADS / 32)) {
+          T d[kDRows];
+#pragma unroll
+          for (int u = 0; u < kDRows; ++u) d[u] = T(0);
+          for (int e0 = 0; e0 < g.Ev; e0 += 32) {
+            const int e = e0 + lane;
+#pragma unroll
+            for (int u = 0; u < kDRows; ++u) {
+              const int i = i0 + r0 + u;
+              if (i < g.L && e < g.Ev) {
+                d[u] += mat[GG_ATTN_GO][(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
+                        mat[GG_ATTN_OUT][(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
+              }
             }
           }
 #pragma unroll
-          for (int o = 16; o > 0; o >>= 1) d += __shfl_xor_sync(0xffffffffu, d, o);
-          if (lane == 0) {
-            drow[r] = d;
+          for (int u = 0; u < kDRows; ++u)
+#pragma unroll
+            for (int o = 16; o > 0; o >>= 1) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
+          if (lane < kDRows) {  // lane u writes row r0 + u (its d, after the butterfly, is the sum)
+            T du = d[0];
+#pragma unroll
+            for (int u = 1; u < kDRows; ++u)
+              if (lane == u) du = d[u];
+            const int r = r0 + lane, i = i0 + r;
+            drow[r] = du;
             lse2[r] = i < g.L ? mat[GG_ATTN_LSE][(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
-            if (ec == 0 && i < g.L) dsum[(int64_t)z * g.L + i] = d;
+            if (ec == 0 && i < g.L) dsum[(int64_t)z * g.L + i] = du;
           }
         }
         __syncthreads();  // lse2 and drow are complete
