@@ -377,12 +377,19 @@ def test_cuda_unary_over_a_transposed_view_matches_cpu(rng, dtype, op, shape):
     np.testing.assert_allclose(gpu.numpy(), cpu, **tol)
 
 
+def _values(rng, shape, dtype):
+    """Random values of `dtype`: normal for floats, integers in range for the integer types."""
+    if np.dtype(dtype).kind == "f":
+        return (rng.standard_normal(shape) * 50).astype(dtype)
+    return rng.integers(0, 100, shape).astype(dtype)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8"])
 @pytest.mark.parametrize("rows,widths", [(16384 // 8, (384, 384, 384)), (37, (5, 47, 1)), (1, (3, 4))])
 def test_cuda_concat_and_transposed_copies_keep_every_value(rng, dtype, rows, widths):
     """Concat writes each piece into a slice of wider rows, and contiguous() of a transpose reads
     across rows: copies of two axes, whose coordinates the kernel keeps by increments."""
-    pieces = [(rng.standard_normal((rows, w)) * 50).astype(dtype) for w in widths]
+    pieces = [_values(rng, (rows, w), dtype) for w in widths]
     (gpu,) = run_kernel("Concat", pieces, {"dim": 1}, device="cuda")
     np.testing.assert_array_equal(gpu, np.concatenate(pieces, axis=1))
     x = pieces[0]
@@ -398,10 +405,10 @@ def test_cuda_concat_and_transposed_copies_keep_every_value(rng, dtype, rows, wi
     ((5, 9, 11), (2, 0, 1)),
 ])
 def test_cuda_permuted_copies_and_elementwise_of_many_axes_match_numpy(rng, dtype, shape, perm):
-    x = (rng.standard_normal(shape) * 50).astype(dtype)
+    x = _values(rng, shape, dtype)
     view = _C.Tensor.from_numpy(x, "cuda").permute(list(perm))
     np.testing.assert_array_equal(view.contiguous().numpy(), np.transpose(x, perm))
-    y = (rng.standard_normal(np.transpose(x, perm).shape) * 50).astype(dtype)
+    y = _values(rng, np.transpose(x, perm).shape, dtype)
     (gpu,) = _C.run_op("Add", [view, _C.Tensor.from_numpy(y, "cuda")], {}, "")
     np.testing.assert_array_equal(gpu.numpy(), np.transpose(x, perm) + y)
 
