@@ -117,7 +117,10 @@ def _write_elements_of_a_storage_type_tensor(dtype, recorded):
     got = _values(x)
     np.testing.assert_array_equal(got, want.astype(got.dtype))
     assert x.dtype == dtype
-    assert any(s["op"] == "SliceScatter" for s in plan.steps) == recorded, plan
+    # Writes are done at once only into a CPU buffer (docs/inplace-and-views.md, "Writes done at
+    # once"): on a GPU (the default device of the CUDA test run) they stay recorded.
+    done_at_once = not recorded and x.device.type == "cpu"
+    assert any(s["op"] == "SliceScatter" for s in plan.steps) == (not done_at_once), plan
     whole = [s for s in plan.steps if s["op"] == "Cast" and tuple(plan.buffers[s["outputs"][0]]["shape"]) == (5, 7)]
     assert not whole, plan
 
