@@ -82,8 +82,12 @@ from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_e
                        backward_in_micro_batches)
 from ._runtime import are_deterministic_algorithms_enabled, use_deterministic_algorithms
 from ._runtime import inference_mode, is_inference_mode_enabled
+from ._runtime import (get_num_interop_threads, is_warn_always_enabled, set_flush_denormal, set_num_interop_threads,
+                       set_warn_always)
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._dtypes import get_default_dtype, set_default_dtype
-from ._predicates import is_complex, is_floating_point, is_nonzero, is_storage, is_tensor, numel, typename
+from ._predicates import (is_complex, is_floating_point, is_inference, is_nonzero, is_storage, is_tensor, numel,
+                          typename)
 from ._runtime import get_float32_matmul_precision, set_float32_matmul_precision
 from ._printing import set_printoptions
 from math import e, inf, nan, pi  # torch.pi, torch.e, torch.inf, torch.nan
@@ -111,6 +115,10 @@ from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu, cel
                             conv_transpose1d, conv_transpose2d, conv_transpose3d, cosine_similarity, group_norm,
                             hardshrink, max_pool1d, max_pool3d, pairwise_distance, pixel_shuffle, pixel_unshuffle,
                             prelu, rms_norm, selu, selu_, threshold, threshold_)
+from ._float_parts import frexp
+from ._windows import *  # torch.hann_window, ...
+from . import signal  # torch.signal.windows
+from ._aten_functional import *  # torch.kl_div, torch.embedding, ...: F's jobs in ATen's signatures
 # torch.<name> spellings of Tensor methods (the tensor is their first, positional argument)
 for _name in ("detach", "is_same_size", "is_signed", "split_with_sizes", "unsafe_chunk", "unsafe_split", "is_conj",
               "is_neg", "resolve_conj", "resolve_neg", "gcd_", "lcm_", "ldexp_", "i0_"):

@@ -194,6 +194,11 @@ def sub(input, other, *, alpha=1) -> Tensor:
 subtract = sub
 
 
+def rsub(input, other, alpha=1) -> Tensor:
+    """other - alpha * input (torch.rsub, Tensor.rsub): sub with its operands swapped."""
+    return sub(other, input, alpha=alpha)
+
+
 @accepts_out
 def mul(input, other) -> Tensor:
     """input * other (torch.mul), in result_type(input, other); bool * bool is and."""
@@ -1043,7 +1048,7 @@ def lcm(input, other) -> Tensor:
     return _op("Where", [eq(g, 0), zero, absolute(mul(floor_divide(x, _op("Where", [eq(g, 0), one, g])), y))])
 
 
-__all__ = ["add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
+__all__ = ["add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "remainder",
            "fmod", "neg", "negative", "positive", "pow", "float_power", "abs", "absolute", "sign", "sgn", "square",
            "reciprocal", "sin", "cos", "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh",
            "tanh", "asinh", "acosh", "atanh", "arcsinh", "arccosh", "arctanh", "exp", "exp2", "expm1", "log", "log2",

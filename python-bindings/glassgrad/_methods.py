@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from . import (_arranging, _counting, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
+from . import (_arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
                _reductions, _scans, _shapes, _statistics)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
@@ -17,8 +17,7 @@ from ._tensor import Tensor, _op
 # PyTorch's Tensor methods among the functions of these modules (torch names without a method,
 # such as torch.stack or torch.arange, are left out).
 _FUNCTION_METHODS = {
-    _math: [n for n in _math.__all__ if n not in ("allclose", "equal", "isreal", "positive")] + [
-        "allclose", "equal", "positive"],
+    _math: [n for n in _math.__all__ if n != "rsub"],  # torch.rsub has no method
     _reductions: [n for n in _reductions.__all__ if n not in ("var_mean", "std_mean")],
     _shapes: [n for n in _shapes.__all__ if n not in (
         "stack", "hstack", "vstack", "row_stack", "broadcast_shapes", "broadcast_tensors", "meshgrid",
@@ -44,6 +43,7 @@ for _name in ("view_as", "reshape_as", "expand_as", "type_as"):
 for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "new", "new_empty_strided"):
     setattr(Tensor, _name, getattr(_factories, _name))
 Tensor.relu = relu
+setattr(Tensor, "frexp", _float_parts.frexp)
 
 
 def _flip(self: Tensor, *dims, **kwargs) -> Tensor:

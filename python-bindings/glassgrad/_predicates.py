@@ -58,3 +58,8 @@ def _tensor_arg(input, fn: str) -> Tensor:
 
 
 __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_nonzero", "numel", "typename"]
+
+
+def is_inference(input: Tensor) -> bool:
+    """torch.is_inference(input): whether input was made inside inference_mode() (Tensor.is_inference)."""
+    return _tensor_arg(input, "is_inference").is_inference()

@@ -241,3 +241,60 @@ def set_float32_matmul_precision(precision: str) -> None:
 def get_float32_matmul_precision() -> str:
     """What set_float32_matmul_precision last set ('highest' by default)."""
     return _matmul_precision
+
+
+# torch.set_warn_always: PyTorch's once-per-process warnings (TORCH_WARN_ONCE) are given every
+# time while it is on; glassgrad's own once-only warnings ask warn_once() (Tensor.storage()'s
+# deprecation, float() of a tensor that requires grad).
+_warn_always = [False]
+
+
+def set_warn_always(b: bool, /) -> None:
+    """torch.set_warn_always(b): True makes the warnings given once per process warn every time."""
+    _warn_always[0] = bool(b)
+
+
+def is_warn_always_enabled() -> bool:
+    """torch.is_warn_always_enabled: what set_warn_always last set (False by default)."""
+    return _warn_always[0]
+
+
+def warn_once(given: list) -> bool:
+    """Whether a once-per-process warning is due: `given` is its one-element flag, set here."""
+    due = _warn_always[0] or not given[0]
+    given[0] = True
+    return due
+
+
+# torch.get/set_num_interop_threads: PyTorch's pool for running independent ops side by side.
+# glassgrad runs a step's ops one after another (its kernels use the intra-op threads of
+# set_num_threads), so the number is recorded and reported, and PyTorch's rules for setting it kept.
+_interop_threads = [0]
+
+
+def get_num_interop_threads() -> int:
+    """torch.get_num_interop_threads: the number set, else the intra-op thread count (PyTorch's
+    default is the number of cores)."""
+    return _interop_threads[0] or get_num_threads()
+
+
+def set_num_interop_threads(num: int) -> None:
+    """torch.set_num_interop_threads(num): num >= 1, settable once, as PyTorch's (a second call
+    raises RuntimeError)."""
+    from . import _args
+    n = _args.integer(num, "num", "set_num_interop_threads")
+    if n < 1:
+        raise RuntimeError(f"Expected positive number of threads, got {n}\n  set_num_interop_threads: the number of "
+                           f"threads for running ops side by side\n  fix: set_num_interop_threads(1)")
+    if _interop_threads[0]:
+        raise RuntimeError("Error: cannot set number of interop threads after parallel work has started or "
+                           "set_num_interop_threads called\n  fix: call it once, at the start of the script")
+    _interop_threads[0] = n
+
+
+def set_flush_denormal(mode: bool) -> bool:
+    """torch.set_flush_denormal(mode): False, PyTorch's answer where flushing denormals is not
+    supported: glassgrad never changes the CPU's floating-point mode (its kernels are built without
+    fast-math and keep IEEE denormals), so mode changes nothing."""
+    bool(mode)
+    return False

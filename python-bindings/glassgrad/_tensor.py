@@ -540,8 +540,7 @@ def _warn_float_of_grad() -> None:
     """PyTorch 2's warning for float() of a tensor that requires grad ('%1.3f' % loss), given once
     per process as PyTorch gives it (TORCH_WARN_ONCE); its text, so that filters written for
     PyTorch's match. item() and int() do not warn, as in PyTorch."""
-    if not _FLOAT_OF_GRAD_WARNED[0]:
-        _FLOAT_OF_GRAD_WARNED[0] = True
+    if _runtime.warn_once(_FLOAT_OF_GRAD_WARNED):
         warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                       "Consider using tensor.detach() first.", UserWarning, stacklevel=3)
 
@@ -785,6 +784,19 @@ class Tensor:
     def is_meta(self) -> bool:
         """False: every glassgrad tensor has data, on the CPU or a GPU (Tensor.is_meta)."""
         return False
+
+    # The devices and layouts glassgrad has none of (PyTorch's Apple GPU, XLA, IPU, MAIA, MTIA,
+    # Vulkan and oneDNN tensors, and nested tensors): False for every tensor, as is_meta.
+    is_mps = is_xla = is_ipu = is_maia = is_mtia = is_vulkan = is_mkldnn = is_nested = property(lambda self: False)
+
+    def record_stream(self, s) -> None:
+        """Tensor.record_stream(s): nothing to do. PyTorch keeps a freed block from reuse until
+        the work queued on stream s has run; glassgrad runs every kernel and copy of a device on
+        the device's one stream, in order, so a freed block is reused only after that work
+        (docs/cuda.md, "Each device has its primary context and one stream")."""
+        if s is None:
+            raise RuntimeError("record_stream: unknown parameter type (None)\n  fix: pass the stream the tensor is "
+                               "used on, e.g. torch.cuda.current_stream()")
 
     @property
     def H(self) -> "Tensor":

@@ -26,7 +26,7 @@ from . import _C
 
 __all__ = ["TypedStorage", "UntypedStorage"]
 
-_WARNED: List[bool] = []  # PyTorch warns once per process that TypedStorage is deprecated
+_WARNED: List[bool] = [False]  # PyTorch warns once per process that TypedStorage is deprecated
 
 
 class _Storage:
@@ -222,8 +222,8 @@ def _position(t, i: int):
 
 def storage_of(tensor) -> TypedStorage:
     """Tensor.storage(), with PyTorch's one-time deprecation warning."""
-    if not _WARNED:
-        _WARNED.append(True)
+    from ._runtime import warn_once
+    if warn_once(_WARNED):
         warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
                       "only storage class. This should only matter to you if you are using storages directly.  To "
                       "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",

@@ -101,8 +101,8 @@ ALLOWED = {
     # torch's internals or spellings a script does not use: F.elu_'s scale/input_scale and
     # F.rrelu_'s generator (private arguments of the C functions), torch.dropout(input, p, train)
     # (glassgrad.dropout is F.dropout: positional calls agree), the positional-only parameters
-    # of is_tensor/is_storage/typename/set_default_dtype/set_default_tensor_type/set_num_threads
-    # (glassgrad also takes the keyword), compile's fn, save's format, einsum(equation,
+    # of is_tensor/is_storage/typename/set_default_dtype/set_default_tensor_type/set_num_threads/
+    # set_num_interop_threads (glassgrad also takes the keyword), compile's fn, save's format, einsum(equation,
     # *operands), norm's dtype before out and tensordot's keyword-only out, trapezoid's dx=None
     # (1 when x is not given), Sampler's data_source, random_split's generator=None (the default
     # generator).
@@ -115,6 +115,7 @@ ALLOWED = {
     'torch.set_default_dtype': "d is positional or keyword, torch's is positional-only",
     'torch.set_default_tensor_type': "t is positional or keyword, torch's is positional-only",
     'torch.set_num_threads': "no parameter int; positional 0 is n, torch's is int",
+    'torch.set_num_interop_threads': "no parameter int; positional 0 is num, torch's is int",
     'torch.compile': "parameter 0 is fn, torch's is model",
     'torch.save': "parameter 2 is format, torch's is pickle_module",
     'torch.einsum': "parameter 0 is equation, torch's is args; extra parameter operands must be keyword-only",
@@ -189,7 +190,8 @@ def test_the_survey_covers_every_part_of_the_api():
 
 
 # torch C functions with neither an operator schema nor a documented signature: not compared
-SKIPPED = ["Tensor.map2_", "Tensor.new", "torch.get_autocast_dtype", "torch.is_autocast_enabled", "torch.spmm"]
+SKIPPED = ["Tensor.map2_", "Tensor.new", "torch.get_autocast_dtype", "torch.is_anomaly_check_nan_enabled",
+           "torch.is_anomaly_enabled", "torch.is_autocast_enabled", "torch.set_anomaly_enabled", "torch.spmm"]
 
 
 def test_no_new_difference():

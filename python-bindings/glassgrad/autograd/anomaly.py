@@ -18,6 +18,12 @@ def is_anomaly_check_nan_enabled() -> bool:
     return bool(_state.__dict__.get("check_nan", True))
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """torch.set_anomaly_enabled(enabled, check_nan=True): anomaly detection on or off until set
+    again (set_detect_anomaly's switch without its context manager)."""
+    _state.on, _state.check_nan = bool(enabled), bool(check_nan)
+
+
 class set_detect_anomaly:
     """set_detect_anomaly(mode, check_nan=True): on or off at once; also a context manager that
     restores the previous setting."""

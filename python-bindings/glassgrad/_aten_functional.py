@@ -1,0 +1,201 @@
+"""torch.<name> spellings of F functions whose top-level signature is ATen's, not F's: the
+reduction is an int (0 'none', 1 'mean', 2 'sum', PyTorch's enum), the arguments are positional in
+ATen's order (torch.embedding takes the weight first, torch.instance_norm the affine parameters
+before the running statistics), and the dropout variants take a required `train`. Each function
+checks its arguments and calls the F function of the same job (one implementation per op)."""
+from __future__ import annotations
+
+import warnings
+from typing import Optional
+
+from . import _C, _args, _spatial
+from ._tensor import Tensor
+
+__all__ = ["alpha_dropout", "alpha_dropout_", "binary_cross_entropy_with_logits", "constant_pad_nd",
+           "cosine_embedding_loss", "ctc_loss", "dropout_", "embedding", "feature_alpha_dropout",
+           "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hinge_embedding_loss", "instance_norm",
+           "kl_div", "margin_ranking_loss", "poisson_nll_loss", "rrelu", "rrelu_", "triplet_margin_loss"]
+
+_REDUCTIONS = ("none", "mean", "sum")  # at::Reduction's order
+
+
+def _reduction(reduction, where: str) -> str:
+    """ATen's int reduction as F's string (a string is taken too: a port that kept F's spelling)."""
+    if isinstance(reduction, str) and reduction in _REDUCTIONS:
+        return reduction
+    if isinstance(reduction, int) and not isinstance(reduction, bool) and 0 <= reduction < len(_REDUCTIONS):
+        return _REDUCTIONS[reduction]
+    raise _args.InvalidArgumentTypeError(
+        f"{where}(): argument 'reduction' must be int (0 for 'none', 1 for 'mean', 2 for 'sum'), got {reduction!r}\n"
+        f"  fix: torch.{where}(..., reduction=1) or F.{where}(..., reduction='mean')")
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Optional[Tensor] = None,
+                                     pos_weight: Optional[Tensor] = None, reduction=1) -> Tensor:
+    """torch.binary_cross_entropy_with_logits: F.binary_cross_entropy_with_logits, weight and
+    pos_weight positional, reduction an int."""
+    from .nn import functional as F
+    where = "binary_cross_entropy_with_logits"
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction, where),
+                                              pos_weight=pos_weight)
+
+
+def kl_div(input: Tensor, target: Tensor, reduction=1, *, log_target: bool = False) -> Tensor:
+    """torch.kl_div: F.kl_div with an int reduction (1 'mean' is the mean over every element, as
+    F.kl_div's 'mean', not 'batchmean'; without F's warning about it, as PyTorch's ATen op)."""
+    from .nn import functional as F
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "reduction: 'mean' divides", UserWarning)
+        return F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"), log_target=log_target)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction=1) -> Tensor:
+    """torch.cosine_embedding_loss: F.cosine_embedding_loss with an int reduction."""
+    from .nn import functional as F
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_reduction(reduction, "cosine_embedding_loss"))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction=1) -> Tensor:
+    """torch.hinge_embedding_loss: F.hinge_embedding_loss with an int reduction."""
+    from .nn import functional as F
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction, "hinge_embedding_loss"))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction=1) -> Tensor:
+    """torch.margin_ranking_loss: F.margin_ranking_loss with an int reduction."""
+    from .nn import functional as F
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction, "margin_ranking_loss"))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-06, swap: bool = False, reduction=1) -> Tensor:
+    """torch.triplet_margin_loss: F.triplet_margin_loss with an int reduction."""
+    from .nn import functional as F
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_reduction(reduction, "triplet_margin_loss"))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float, reduction) -> Tensor:
+    """torch.poisson_nll_loss(input, target, log_input, full, eps, reduction): every argument
+    required, as ATen's; F.poisson_nll_loss computes it."""
+    from .nn import functional as F
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_reduction(reduction, "poisson_nll_loss"))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0, reduction=1,
+             zero_infinity: bool = False) -> Tensor:
+    """torch.ctc_loss: F.ctc_loss with an int reduction."""
+    from .nn import functional as F
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction, "ctc_loss"), zero_infinity)
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """torch.embedding(weight, indices, ...): the weight first, as ATen's, and a negative
+    padding_idx means none (F.embedding counts a negative one from the end before calling it)."""
+    from .nn import functional as F
+    pad = _args.integer(padding_idx, "padding_idx", "embedding")
+    return F.embedding(indices, weight, None if pad < 0 else pad, scale_grad_by_freq=scale_grad_by_freq,
+                       sparse=sparse)
+
+
+def instance_norm(input: Tensor, weight: Optional[Tensor], bias: Optional[Tensor], running_mean: Optional[Tensor],
+                  running_var: Optional[Tensor], use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    """torch.instance_norm: F.instance_norm in ATen's order (cudnn_enabled is PyTorch's backend
+    switch: glassgrad has no cuDNN)."""
+    from .nn import functional as F
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def constant_pad_nd(input: Tensor, pad, value=0) -> Tensor:
+    """torch.constant_pad_nd: F.pad's constant mode (pairs from the last axis back; negative
+    amounts crop)."""
+    from .nn import functional as F
+    return F.pad(input, list(pad), "constant", value)
+
+
+def _train(train, where: str) -> bool:
+    return _args.flag(train, "train", where)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.alpha_dropout(input, p, train): F.alpha_dropout with train required."""
+    from .nn import functional as F
+    return F.alpha_dropout(input, p, _train(train, "alpha_dropout"))
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.alpha_dropout_: alpha_dropout written into input."""
+    from .nn import functional as F
+    return F.alpha_dropout(input, p, _train(train, "alpha_dropout_"), inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.feature_alpha_dropout(input, p, train): F.feature_alpha_dropout with train required."""
+    from .nn import functional as F
+    return F.feature_alpha_dropout(input, p, _train(train, "feature_alpha_dropout"))
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.feature_alpha_dropout_: feature_alpha_dropout written into input."""
+    from .nn import functional as F
+    return F.feature_alpha_dropout(input, p, _train(train, "feature_alpha_dropout_"), inplace=True)
+
+
+def _feature_dropout(input: Tensor, p, train, inplace: bool, where: str) -> Tensor:
+    """ATen's feature dropout: each input[n, c] (the first two axes, whatever the rank >= 2) is
+    zeroed whole with probability p, the others scaled by 1 / (1 - p); input when not train."""
+    p, train = _spatial._dropout_p(where, p, _train(train, where), inplace)
+    if not train or p == 0.0 or input.numel() == 0:
+        return input
+    if input.ndim < 2:
+        raise _C.ShapeError(f"{where}: Feature dropout requires at least 2 dimensions in the input, got "
+                            f"{list(input.shape)}\n  fix: torch.dropout(x, p, train) for element-wise dropout")
+    mask_shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _spatial._maybe_in_place(input, inplace, where, lambda: _spatial._masked(input, p, mask_shape))
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.feature_dropout(input, p, train): channel dropout of (N, C, *) input."""
+    return _feature_dropout(input, p, train, False, "feature_dropout")
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.feature_dropout_: feature_dropout written into input."""
+    return _feature_dropout(input, p, train, True, "feature_dropout_")
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.dropout_(input, p, train): F.dropout written into input."""
+    return _spatial.dropout(input, p, _train(train, "dropout_"), inplace=True)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator=None) -> Tensor:
+    """torch.rrelu: F.rrelu, with ATen's generator argument (glassgrad's one generator draws the
+    slopes: a Generator other than the default is refused)."""
+    from ._extra_activations import rrelu as f
+    _default_generator_only(generator, "rrelu")
+    return f(input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator=None) -> Tensor:
+    """torch.rrelu_: rrelu written into input."""
+    from ._extra_activations import rrelu as f
+    _default_generator_only(generator, "rrelu_")
+    return f(input, lower, upper, training, inplace=True)
+
+
+def _default_generator_only(generator, where: str) -> None:
+    from ._random import default_generator
+    if generator is not None and generator is not default_generator:
+        raise _C.UnsupportedError(f"{where}: draws its slopes from glassgrad's default generator; a generator of its "
+                                  f"own is not supported\n  fix: leave generator out (glassgrad.manual_seed(n) "
+                                  f"makes the draw repeatable)")
