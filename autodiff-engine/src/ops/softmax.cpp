@@ -15,8 +15,8 @@
 //       dlogits[n, j] = s_n * ((1 - e) * w_y * (p_nj - [j == y]) + (e / C) * (W * p_nj - w_j)),
 //       p = softmax(logits[n]), s_n = g (sum), g / sum_n w_y (mean), g[n] (none); 0 on ignored rows.
 //
-// The backward ops have no gradient rule (no double backward: build_backward then raises
-// UnsupportedError naming the op).
+// The backward ops have gradient rules (softmax_second_order.cpp: a second backward through
+// softmax, log_softmax and cross_entropy).
 //
 // Labels must be int64 (docs/debugging.md, "Accuracy doesn't improve beyond 10%": int32 labels
 // truncated silently made accuracy stick at 10%); a label outside [0, C) that is not ignore_index is a run-time IndexError naming
@@ -28,6 +28,7 @@
 #include "glassgrad/autodiff/class_labels.h"
 #include "glassgrad/autodiff/family.h"
 #include "op_helpers.h"
+#include "softmax_second_order.h"
 
 namespace glassgrad {
 
@@ -217,8 +218,14 @@ void softmax_backward_rule(OpSchema& s) {
 
 void softmax(OpSchema& s) { softmax_forward(s, "SoftmaxBackward"); }
 void log_softmax(OpSchema& s) { softmax_forward(s, "LogSoftmaxBackward"); }
-void softmax_backward(OpSchema& s) { softmax_backward_rule(s); }
-void log_softmax_backward(OpSchema& s) { softmax_backward_rule(s); }
+void softmax_backward(OpSchema& s) {
+  softmax_backward_rule(s);
+  s.gradient = ops::softmax_backward_gradient;
+}
+void log_softmax_backward(OpSchema& s) {
+  softmax_backward_rule(s);
+  s.gradient = ops::log_softmax_backward_gradient;
+}
 
 void cross_entropy(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) {
@@ -243,6 +250,7 @@ void cross_entropy_backward(OpSchema& s) {
     }
     return std::vector<TensorInfo>{ctx.in(1)};
   };
+  s.gradient = ops::cross_entropy_backward_gradient;
 }
 
 }  // namespace
