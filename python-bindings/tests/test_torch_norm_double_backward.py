@@ -169,11 +169,3 @@ def test_module_batchnorm_in_training_mode_runs_a_double_backward():
     for ours, theirs in zip(*res):
         np.testing.assert_allclose(ours, theirs, rtol=1e-8, atol=1e-10)
 
-
-def test_group_norm_double_backward_still_raises_naming_the_op():
-    """GroupNormBackward has no gradient rule: the error names it rather than dropping a term."""
-    x = gg.tensor(np.random.default_rng(2).standard_normal((2, 4, 3)), requires_grad=True)
-    (g,) = gg.autograd.grad((F.group_norm(x, 2) ** 3).sum(), x, create_graph=True)
-    with pytest.raises(NotImplementedError, match="GroupNormBackward"):
-        g.sum().backward()
-

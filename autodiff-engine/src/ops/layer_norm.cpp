@@ -14,10 +14,11 @@
 //       nothing flows there from nn.LayerNorm or F.layer_norm, and the rule then leaves the
 //       optional inputs out.
 //
-// The backward op has no gradient rule (no double backward through layer norm: it raises
-// UnsupportedError naming the op).
+// The backward op has a gradient rule (layer_group_norm_second_order.cpp: a second backward
+// through layer norm), for the inputs nn.LayerNorm and F.layer_norm give it (no grad_mean/grad_rstd).
 #include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/layer_norm_geometry.h"
+#include "layer_group_norm_second_order.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -174,6 +175,7 @@ void layer_norm_backward(OpSchema& s) {
     return std::vector<TensorInfo>{x, ops::with_shape(x, g.weight ? g.normalized : Shape{0}),
                                    ops::with_shape(x, g.bias ? g.normalized : Shape{0})};
   };
+  s.gradient = ops::layer_norm_backward_gradient;
 }
 
 void register_layer_norm_ops(OpRegistry& r) {

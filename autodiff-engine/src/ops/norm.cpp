@@ -53,8 +53,8 @@
 //       gradient reaching them is refused (UnsupportedError) rather than dropped.
 //
 // BatchNorm2DBackward and BatchNorm2DInferenceBackward have gradient rules (norm_second_order.cpp:
-// a second backward through batch norm); GroupNormBackward has none (a double backward through
-// it raises UnsupportedError naming the op), nor has BatchNormUpdateStats (buffers).
+// a second backward through batch norm), and so has GroupNormBackward
+// (layer_group_norm_second_order.cpp); BatchNormUpdateStats has none (buffers).
 //
 // Checks: the rules check everything the inputs decide (x's rank, every per-channel vector
 // against x's channels, dtypes, values per channel), for nn.BatchNorm* and functional
@@ -67,6 +67,7 @@
 #include "glassgrad/autodiff/batchnorm_checks.h"
 #include "glassgrad/autodiff/family.h"
 #include "glassgrad/autodiff/fusion.h"
+#include "layer_group_norm_second_order.h"
 #include "norm_second_order.h"
 #include "op_helpers.h"
 
@@ -510,6 +511,7 @@ void group_norm_backward(OpSchema& s) {
     const TensorInfo vec = ops::with_shape(ctx.in(1), Shape{g.c});
     return std::vector<TensorInfo>{ctx.in(1), vec, vec};
   };
+  s.gradient = ops::group_norm_backward_gradient;
 }
 
 }  // namespace
