@@ -1,13 +1,12 @@
 """Double backward (autograd.grad(create_graph=True), then backward) through layer_norm and
-group_norm, with and without their affine parameters, and the gradient penalty of WGAN-GP critics
-with LayerNorm and GroupNorm: float64 central differences of the first gradient, and torch's
-results. Skipped without torch."""
+group_norm, with and without their affine parameters, a transformer block and a Hessian: float64
+central differences of the first gradient, and torch's results (WGAN-GP critics with LayerNorm and
+GroupNorm are in test_torch_norm_double_backward.py). Skipped without torch."""
 import numpy as np
 import pytest
 
 import glassgrad as gg
 from double_backward_check import check
-from torch_compare import assert_parameter_grads_match
 
 torch = pytest.importorskip("torch")
 
@@ -59,40 +58,6 @@ _CASES = [
 def test_double_backward_matches_finite_differences_and_torch(name, shape, f, rest, wrt):
     x0 = np.random.default_rng(11).standard_normal(shape)
     check(f, [x0, *rest], wrt)
-
-
-def _critic(L, norm):
-    """A WGAN-GP critic (Conv2d, a norm layer, LeakyReLU(0.2), Conv2d), its weights from one seed."""
-    layers = L.nn.Sequential(L.nn.Conv2d(3, 4, 4, 2, 1), norm(L), L.nn.LeakyReLU(0.2), L.nn.Conv2d(4, 1, 4))
-    rng = np.random.default_rng(0)
-    with L.no_grad():
-        for p in layers.parameters():
-            p.copy_(L.tensor(rng.standard_normal(tuple(p.shape)) * 0.3, dtype=L.float32))
-    return layers
-
-
-_NORMS = {
-    "LayerNorm": lambda L: L.nn.LayerNorm([4, 4, 4]),
-    "GroupNorm": lambda L: L.nn.GroupNorm(2, 4),
-    "GroupNorm no affine": lambda L: L.nn.GroupNorm(2, 4, affine=False),
-}
-
-
-@pytest.mark.parametrize("norm", sorted(_NORMS))
-def test_wgan_gp_penalty_through_a_norm_layer_matches_torch(norm):
-    """WGAN-GP's critic normalizes with LayerNorm (the WGAN-GP paper drops batch norm from the critic):
-    ((||d D(x) / dx|| - 1) ** 2).mean(), then backward into the critic's parameters."""
-    rng = np.random.default_rng(1)
-    x0 = rng.standard_normal((3, 3, 8, 8)).astype(np.float32)
-    grads = []
-    for L in (gg, torch):
-        d = _critic(L, _NORMS[norm])
-        x = L.tensor(x0, requires_grad=True)
-        out = d(x)
-        (g,) = L.autograd.grad(out, x, L.ones(tuple(out.shape)), create_graph=True)
-        ((g.reshape(g.shape[0], -1).norm(2, dim=1) - 1) ** 2).mean().backward()
-        grads.append([None if p.grad is None else p.grad.detach().numpy() for p in d.parameters()])
-    assert_parameter_grads_match(*grads, rtol=2e-3, atol=2e-5)
 
 
 def test_transformer_block_double_backward_matches_torch():

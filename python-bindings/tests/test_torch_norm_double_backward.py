@@ -129,6 +129,10 @@ def _critic(L, norm):
 _NORMS = {
     "BatchNorm2d": lambda L: L.nn.BatchNorm2d(4),
     "InstanceNorm2d affine": lambda L: L.nn.InstanceNorm2d(4, affine=True),
+    # the WGAN-GP paper drops batch norm from the critic for layer normalization
+    "LayerNorm": lambda L: L.nn.LayerNorm([4, 4, 4]),
+    "GroupNorm": lambda L: L.nn.GroupNorm(2, 4),
+    "GroupNorm no affine": lambda L: L.nn.GroupNorm(2, 4, affine=False),
 }
 
 
