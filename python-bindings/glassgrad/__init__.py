@@ -117,6 +117,8 @@ from .nn.functional import (adaptive_avg_pool1d, avg_pool1d, bilinear, celu, cel
                             prelu, rms_norm, selu, selu_, threshold, threshold_)
 from ._float_parts import frexp
 from ._windows import *  # torch.hann_window, ...
+from ._strided import *  # torch.as_strided, as_strided_copy, as_strided_scatter
+from ._view_copies import *  # torch.view_copy, permute_copy, ...
 from . import signal  # torch.signal.windows
 from ._aten_functional import *  # torch.kl_div, torch.embedding, ...: F's jobs in ATen's signatures
 # torch.<name> spellings of Tensor methods (the tensor is their first, positional argument)

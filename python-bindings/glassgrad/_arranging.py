@@ -15,7 +15,7 @@ from . import _C, _args, _dtypes
 from ._factories import ones_like, zeros
 from ._shapes import atleast_3d, hstack, meshgrid, stack
 from ._spatial import cat
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, _dim, tensor
 
 
 def _tensors(tensors, where: str) -> List[Tensor]:
@@ -195,6 +195,31 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start=None, end=None
     return _scatter_into(input, src, key, expected, "slice_scatter")
 
 
+def put_at_positions(input: Tensor, positions: np.ndarray, src: Tensor) -> Tensor:
+    """A copy of input (contiguous) whose elements at the row-major positions (an array of
+    src's shape) are src's: input's gradient is zero there, src's is the gradient read there."""
+    out = input.clone().reshape(-1)
+    if positions.size:
+        out[tensor(positions.reshape(-1).astype(np.int64), device=input.device)] = src.reshape(-1).astype(input.dtype)
+    return out.reshape(input.shape)
+
+
+def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """torch.diagonal_scatter: a copy of input with input.diagonal(offset, dim1, dim2) replaced by src."""
+    if not isinstance(src, Tensor):
+        _args.fail("diagonal_scatter", "src", "a glassgrad.Tensor", src, type_error=True)
+    d1, d2 = (_dim(d, input.ndim, "diagonal_scatter", input.shape) for d in (dim1, dim2))
+    if d1 == d2:
+        raise _C.InvalidArgumentError(f"diagonal_scatter: dim1 and dim2 are the same dim {d1}\n  fix: two dims")
+    positions = np.arange(input.numel()).reshape(input.shape).diagonal(_args.integer(offset, "offset",
+                                                                                     "diagonal_scatter"), d1, d2)
+    if list(src.shape) != list(positions.shape):
+        raise _C.ShapeError(f"diagonal_scatter: expected src to have a size equal to the slice of self: src size "
+                            f"{list(src.shape)}, slice size {list(positions.shape)}\n  fix: src of shape "
+                            f"{list(positions.shape)}")
+    return put_at_positions(input, positions, src)
+
+
 def _triangle_indices(row: int, col: int, offset: int, lower: bool, dtype, device, where: str) -> Tensor:
     row = _args.integer(row, "row", where, minimum=0)
     col = _args.integer(col, "col", where, minimum=0)
@@ -235,5 +260,5 @@ def unravel_index(indices, shape) -> Tuple[Tensor, ...]:
 
 
 __all__ = ["permute", "transpose", "column_stack", "dstack", "block_diag", "cartesian_prod", "combinations",
-           "vander", "tensordot", "chain_matmul", "select_scatter", "slice_scatter", "tril_indices",
+           "vander", "tensordot", "chain_matmul", "diagonal_scatter", "select_scatter", "slice_scatter", "tril_indices",
            "triu_indices", "unravel_index"]

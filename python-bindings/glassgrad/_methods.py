@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 
 from . import (_arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
-               _reductions, _scans, _shapes, _statistics)
+               _reductions, _scans, _shapes, _statistics, _strided)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
 from ._tensor import Tensor, _op
@@ -26,7 +26,7 @@ _FUNCTION_METHODS = {
     _scans: _scans.METHODS,
     _counting: _counting.__all__,
     _indexed_reductions: _indexed_reductions.__all__,
-    _arranging: ["select_scatter", "slice_scatter"],
+    _arranging: ["diagonal_scatter", "select_scatter", "slice_scatter"],
     _statistics: ["cov", "corrcoef"],
 }
 for _module, _names in _FUNCTION_METHODS.items():
@@ -44,6 +44,8 @@ for _name in ("new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "n
     setattr(Tensor, _name, getattr(_factories, _name))
 Tensor.relu = relu
 setattr(Tensor, "frexp", _float_parts.frexp)
+for _name in ("as_strided", "as_strided_", "as_strided_scatter"):
+    setattr(Tensor, _name, getattr(_strided, _name))
 
 
 def _flip(self: Tensor, *dims, **kwargs) -> Tensor:
