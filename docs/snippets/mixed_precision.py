@@ -10,11 +10,13 @@ opt = gg.optim.SGD(model.parameters(), lr=0.1)
 x, y = gg.tensor(np.ones((8, 4), np.float32)), gg.tensor(np.zeros((8, 1), np.float32))
 # --8<-- [start:amp]
 scaler = gg.amp.GradScaler("cpu")
-with gg.autocast("cpu", dtype=gg.bfloat16):   # runs in float32 here
-    loss = ((model(x) - y) ** 2).mean()
+with gg.autocast("cpu", dtype=gg.bfloat16):
+    out = model(x)                            # linear: bfloat16
+    loss = gg.nn.functional.mse_loss(out, y)  # a loss: float32
 scaler.scale(loss).backward()                 # the loss times 65536
 scaler.step(opt)                              # gradients divided back first; skipped on inf/NaN
 scaler.update()
-print(loss.dtype, scaler.get_scale())
+print(out.dtype, loss.dtype, model.weight.grad.dtype, scaler.get_scale())
 # --8<-- [end:amp]
-assert loss.dtype == gg.float32 and scaler.get_scale() == 65536.0
+assert (out.dtype, loss.dtype, model.weight.grad.dtype) == (gg.bfloat16, gg.float32, gg.float32)
+assert scaler.get_scale() == 65536.0

@@ -102,6 +102,10 @@ from . import accelerator, amp, autograd, backends, cpu, distributions, multipro
 from . import func, hub, profiler
 from .func import vmap  # torch.vmap
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_gpu_dtype,
+                                is_autocast_cache_enabled, is_autocast_cpu_enabled, set_autocast_cache_enabled,
+                                set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,
+                                set_autocast_enabled, set_autocast_gpu_dtype)
 from ._generator import Generator
 from . import sparse
 from .sparse import sparse_coo, sparse_coo_tensor, spmm, strided

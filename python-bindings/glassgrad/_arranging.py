@@ -11,7 +11,7 @@ from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _dtypes
+from . import _C, _args, _autocast, _dtypes
 from ._factories import ones_like, zeros
 from ._shapes import atleast_3d, hstack, meshgrid, stack
 from ._spatial import cat
@@ -132,6 +132,7 @@ def _dims_pair(dims, a: Tensor, b: Tensor) -> Tuple[List[int], List[int]]:
     return [d % a.ndim for d in first], [d % b.ndim for d in second]
 
 
+@_autocast.op("tensordot")
 def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     """torch.tensordot: sums a * b over dims (an int k: a's last k axes with b's first k; or two
     lists of axes); the result's axes are a's free axes then b's."""
@@ -149,6 +150,7 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     return (left @ right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 
+@_autocast.op("chain_matmul")
 def chain_matmul(*matrices: Tensor) -> Tensor:
     """torch.chain_matmul (deprecated there for torch.linalg.multi_dot): the product of 2-d
     matrices, left to right."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._random import dropout_seed
 from ._tensor import Tensor, _op, _op_multi, _scalar_like, tensor
 
@@ -80,6 +80,7 @@ def _repeat_heads(t: Tensor, times: int) -> Tensor:
     return grown.reshape(s[:-3] + [s[-3] * times] + s[-2:])
 
 
+@_autocast.op("scaled_dot_product_attention")
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Optional[Tensor] = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: Optional[float] = None,
                                  enable_gqa: bool = False) -> Tensor:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._tensor import Tensor
 
 
+@_autocast.op("bilinear")
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.bilinear: input1 (..., in1), input2 (..., in2), weight (out, in1, in2), bias (out)."""
     if weight.ndim != 3:

@@ -9,7 +9,7 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
-from . import _C
+from . import _C, _autocast
 from ._conv_transpose import int_tuple
 from ._padding import pad
 from ._tensor import Tensor, tensor
@@ -27,6 +27,7 @@ def same_padding(kernel, dilation) -> Tuple[int, ...]:
     return amounts
 
 
+@_autocast.op("conv3d")
 def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
            padding: Union[IntTuple, str] = 0, dilation: IntTuple = 1, groups: int = 1) -> Tensor:
     """PyTorch's F.conv3d: input (N, C_in, D, H, W) or (C_in, D, H, W), weight
@@ -80,6 +81,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     return y if input.ndim == 5 else y.reshape(*y.shape[1:])
 
 
+@_autocast.op("conv_transpose3d")
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
                      padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
                      dilation: IntTuple = 1) -> Tensor:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple, Union
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._padding import pad
 from ._tensor import Tensor, _op
 
@@ -95,6 +95,7 @@ def _geometry_padding(padding: int, stride: int, output_padding: int) -> Tuple[i
     return padding, 0, t - padding
 
 
+@_autocast.op("conv_transpose2d")
 def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
                      padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
                      dilation: IntTuple = 1) -> Tensor:
@@ -177,6 +178,7 @@ def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tenso
     return y.permute(2, 0, 1)
 
 
+@_autocast.op("conv1d")
 def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
            padding: Union[IntTuple, str] = 0, dilation: IntTuple = 1, groups: int = 1) -> Tensor:
     """torch.nn.functional.conv1d: input (N, C_in, L) or (C_in, L), weight [C_out, C_in / groups,
@@ -191,6 +193,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     return y if batched else y.squeeze(0)
 
 
+@_autocast.op("conv_transpose1d")
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntTuple = 1,
                      padding: IntTuple = 0, output_padding: IntTuple = 0, groups: int = 1,
                      dilation: IntTuple = 1) -> Tensor:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._losses import _reduction
 from ._reductions import logsumexp
 from ._shapes import stack
@@ -58,6 +58,7 @@ def _label_rows(targets, target_lengths: np.ndarray) -> list:
     return [t[e - n:e] for e, n in zip(ends, target_lengths)]
 
 
+@_autocast.op("ctc_loss")
 def ctc_loss(log_probs: Tensor, targets, input_lengths, target_lengths, blank: int = 0, reduction: str = "mean",
              zero_infinity: bool = False) -> Tensor:
     """PyTorch's F.ctc_loss: log_probs (T, N, C) (or unbatched (T, C)), targets (N, S) padded or

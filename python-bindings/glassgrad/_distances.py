@@ -2,9 +2,11 @@
 cosine_similarity, pairwise_distance, normalize (composites of elementwise ops and norms)."""
 from __future__ import annotations
 
+from . import _autocast
 from ._tensor import Tensor
 
 
+@_autocast.op("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """PyTorch's F.cosine_similarity: x1 . x2 / (max(||x1||, eps) max(||x2||, eps)) along dim of the
     broadcast shape; dim is removed."""

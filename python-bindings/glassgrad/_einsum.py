@@ -16,7 +16,7 @@ import math
 import string
 from typing import List
 
-from . import _C
+from . import _C, _autocast
 from ._dtypes import DTYPES, plain
 from ._shapes import diagonal
 from ._tensor import Tensor, _op
@@ -92,6 +92,7 @@ def _permute(x: Tensor, letters: List[str], order: List[str]) -> Tensor:
     return x if perm == list(range(len(perm))) else x.permute(perm)
 
 
+@_autocast.op("einsum")
 def einsum(equation: str, *operands) -> Tensor:
     """torch.einsum: 'ij,jk->ik', batch dims ('bij,bjk->bik'), the implicit output (the letters
     used once, in alphabetical order), '...' for leading dims, and a letter repeated within one

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C, _args, _inplace
+from . import _C, _args, _autocast, _inplace
 from ._tensor import Tensor
 from .functional import elu, where
 
@@ -53,6 +53,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+@_autocast.op("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """x where x > 0, else weight * x; weight has 1 element or one per channel (dimension 1)."""
     k = weight.numel()

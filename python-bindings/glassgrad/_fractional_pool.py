@@ -24,7 +24,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._dtypes import plain
 from ._pool_indices import winning_slot
 from ._tensor import Tensor, tensor
@@ -149,6 +149,7 @@ def _fractional_max_pool(input: Tensor, n: int, kernel_size, output_size, output
     return (result, indices) if return_indices else result
 
 
+@_autocast.op("fractional_max_pool2d")
 def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples=None):
     """2-D fractional max pooling (torch.nn.functional.fractional_max_pool2d): input (N, C, H, W)
@@ -156,6 +157,7 @@ def fractional_max_pool2d(input: Tensor, kernel_size, output_size=None, output_r
     return _fractional_max_pool(input, 2, kernel_size, output_size, output_ratio, return_indices, _random_samples)
 
 
+@_autocast.op("fractional_max_pool3d")
 def fractional_max_pool3d(input: Tensor, kernel_size, output_size=None, output_ratio=None,
                           return_indices: bool = False, _random_samples=None):
     """3-D fractional max pooling (torch.nn.functional.fractional_max_pool3d): input (N, C, T, H, W)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Optional
 
-from . import _C
+from . import _C, _autocast
 from ._factories import linspace, ones
 from ._math import abs as _abs, clamp, floor, fmod, logical_and, round as _round
 from ._spatial import cat
@@ -142,6 +142,7 @@ def _cubic(t: Tensor):
             ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1, ((a * t2 - 5 * a) * t2 + 8 * a) * t2 - 4 * a]
 
 
+@_autocast.op("grid_sample")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners=None) -> Tensor:
     """The input (N, C, H, W) sampled at grid (N, H_out, W_out, 2) of (x, y) in [-1, 1]: an

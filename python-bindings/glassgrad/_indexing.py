@@ -17,7 +17,7 @@ from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _runtime, _tensor, _trace
+from . import _C, _args, _autocast, _runtime, _tensor, _trace
 from ._dtypes import DTYPES
 from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
 
@@ -92,6 +92,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, value=None, *, red
     return _scatter(input, dim, index, src if src is not None else value, _REDUCE[reduce], "scatter")
 
 
+@_autocast.op("scatter_add")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """input with every value of src added at its index along dim; repeated indices add up
     (PyTorch's torch.scatter_add)."""
@@ -135,6 +136,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
     return _op("IndexPut", [input, _value_tensor(value, input), index.reshape(-1)], {"dims": [d]})
 
 
+@_autocast.op("index_put")
 def index_put(input: Tensor, indices: Sequence, values, accumulate: bool = False) -> Tensor:
     """A copy of input with input[indices] = values (+= with accumulate, repeated indices adding
     up): indices is a tuple of index tensors for the leading dims (boolean masks stand for their
@@ -227,6 +229,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return _op("Where", [m, taken, input.reshape(-1)]).reshape(*input.shape)
 
 
+@_autocast.op("index_copy")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """input with source[.., j, ..] copied to input[.., index[j], ..] along dim (PyTorch's
     torch.index_copy; with a repeated index one of the copies wins)."""

@@ -2,6 +2,7 @@
 methods, over glassgrad.linalg (docs/linalg.md)."""
 from __future__ import annotations
 
+from . import _autocast
 from ._tensor import Tensor
 from typing import NamedTuple
 
@@ -13,6 +14,7 @@ def det(input: Tensor) -> Tensor:
     return _lu.det(input)
 
 
+@_autocast.op("inverse")
 def inverse(input: Tensor, *, out=None) -> Tensor:
     """torch.inverse: linalg.inv."""
     return _lu.inv(input, out=out)

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._dtypes import plain
 from ._tensor import Tensor, _check_inference_inputs, _op, tensor
 from ._trace import current_scope
@@ -104,6 +104,7 @@ def _probability_targets(input: Tensor, target) -> bool:
     return arr.dtype.kind == "f" and arr.shape == tuple(input.shape)
 
 
+@_autocast.op("cross_entropy")
 def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:
@@ -165,6 +166,7 @@ def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where:
             f"  fix: give the model {int(t.max()) + 1} outputs, or shift the targets to start at 0")
 
 
+@_autocast.op("nll_loss")
 def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.nll_loss: loss_n = -w_y input[n, y] for log-probabilities input (N, C) or
@@ -217,6 +219,7 @@ def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:
                       f"Please ensure they have the same size.", stacklevel=3)
 
 
+@_autocast.op("mse_loss")
 def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
              weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.mse_loss: (input - target)^2, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
@@ -231,6 +234,7 @@ def mse_loss(input: Tensor, target, size_average=None, reduce=None, reduction: s
                    operands=[0, 0, 0, -1, 0, 0, 1])
 
 
+@_autocast.op("l1_loss")
 def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
             weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.l1_loss: |input - target|, broadcast; with weight, "mean" = sum(w l) / sum(w)."""
@@ -242,6 +246,7 @@ def l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: st
                    None if weight is None else _tensor_like(weight, input))
 
 
+@_autocast.op("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Tensor] = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Optional[Tensor] = None) -> Tensor:
@@ -267,6 +272,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
 _BCE_EPSILON = float(np.float32(1e-12))
 
 
+@_autocast.op("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.binary_cross_entropy on probabilities: -(t log(x) + (1 - t) log(1 - x)), each log

@@ -5,7 +5,7 @@ and adaptive average pooling over 3 axes is one averaging matrix per axis (PyTor
 resampling of glassgrad/_interpolate.py)."""
 from __future__ import annotations
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._conv_transpose import int_tuple
 from ._interpolate import adaptive_matrix, resample_axes
 from ._pool3d import avg_pool3d
@@ -43,6 +43,7 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mo
     return _finish(pooled, kd * kh * kw, p)
 
 
+@_autocast.op("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """PyTorch's F.adaptive_avg_pool3d: means over PyTorch's bins to output_size (an int, or (D, H, W)
     where None keeps that size), for (N, C, D, H, W) or (C, D, H, W) input."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C
+from . import _C, _autocast
 from ._distances import pairwise_distance
 from ._factories import arange
 from ._losses import _reduce, _reduction, _tensor_like
@@ -14,6 +14,7 @@ from ._tensor import Tensor
 from .functional import where
 
 
+@_autocast.op("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target, margin: float = 0.0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.margin_ranking_loss: max(0, -target (input1 - input2) + margin)."""
@@ -22,6 +23,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target, margin: float = 
     return _reduce((-t * (input1 - input2) + margin).clamp(min=0.0), reduction)
 
 
+@_autocast.op("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """PyTorch's F.hinge_embedding_loss: input where target is 1, max(0, margin - input) where target
@@ -32,6 +34,7 @@ def hinge_embedding_loss(input: Tensor, target, margin: float = 1.0, size_averag
     return _reduce(loss, reduction)
 
 
+@_autocast.op("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target, margin: float = 0.0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.cosine_embedding_loss: 1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) -
@@ -50,6 +53,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target, margin: float 
     return _reduce(loss, reduction)
 
 
+@_autocast.op("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -84,6 +88,7 @@ def multilabel_soft_margin_loss(input: Tensor, target, weight: Optional[Tensor] 
     return _reduce(loss, reduction)
 
 
+@_autocast.op("multi_margin_loss")
 def multi_margin_loss(input: Tensor, target, p: int = 1, margin: float = 1.0,
                       weight: Optional[Tensor] = None, size_average=None, reduce=None,
                       reduction: str = "mean") -> Tensor:

@@ -19,7 +19,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C, _args, _dtypes
+from . import _C, _args, _autocast, _dtypes
 from ._dtypes import DTYPES
 from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw_from_numpy, scalar_array, tensor
 from ._out import accepts_out
@@ -357,6 +357,7 @@ def positive(input: Tensor) -> Tensor:
     return input
 
 
+@_autocast.op("pow")
 def pow(input, exponent) -> Tensor:
     """input ** exponent (torch.pow), in result_type(input, exponent); either may be a number.
     Gradients as PyTorch's: d/dx x**0 = 0 at 0 too, d/db a**b = 0 where a = 0 and b >= 0."""
@@ -423,6 +424,7 @@ def square(input: Tensor) -> Tensor:
     return _pow(input, 2)
 
 
+@_autocast.op("reciprocal")
 def reciprocal(input: Tensor) -> Tensor:
     """1 / input in a floating type (torch.reciprocal)."""
     return _op("RDivScalar", [_float_input(input)], {"value": 1.0, "torch_node": "ReciprocalBackward0"})
@@ -449,6 +451,10 @@ for _f, _name, _what in [(sin, "sin", "sin(x)"), (cos, "cos", "cos(x)"), (tan, "
                          (sigmoid, "sigmoid", "1 / (1 + e^-x)")]:
     _f.__name__ = _f.__qualname__ = _name
     _f.__doc__ = f"{_what}, elementwise (torch.{_name}); an integer input gives float32."
+# the ones PyTorch's CUDA autocast runs in float32 (_autocast_lists.py)
+exp, expm1, log, log2, log10, log1p = (_autocast.op(f.__name__)(f) for f in (exp, expm1, log, log2, log10, log1p))
+rsqrt, sinh, cosh, tan, asin, acos = (_autocast.op(f.__name__)(f) for f in (rsqrt, sinh, cosh, tan, asin, acos))
+arcsin, arccos = asin, acos
 
 
 def _rounding(name: str, doc: str):
@@ -489,6 +495,7 @@ def frac(input: Tensor) -> Tensor:
     return _op("Sub", [input, trunc(input)], torch_node("FracBackward0", input))
 
 
+@_autocast.op("atan2")
 def atan2(input, other) -> Tensor:
     """The angle of (other, input) in (-pi, pi] (torch.atan2), in a floating type."""
     x, y, _ = _operands(input, other)
@@ -748,6 +755,7 @@ def _three_way_dtype(input, tensor1, tensor2):
 
 @_scalar_first_overload("value", 2, "Number value, Tensor tensor1, Tensor tensor2",
                         "Tensor tensor1, Tensor tensor2, *, Number value = 1")
+@_autocast.op("addcmul")
 def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 * tensor2 (torch.addcmul), the three broadcast together in their
     result_type; for an integer result value is taken as an integer, as PyTorch does."""
@@ -760,6 +768,7 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
 
 @_scalar_first_overload("value", 2, "Number value, Tensor tensor1, Tensor tensor2",
                         "Tensor tensor1, Tensor tensor2, *, Number value = 1")
+@_autocast.op("addcdiv")
 def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     """input + value * tensor1 / tensor2 (torch.addcdiv), the three broadcast together; PyTorch
     refuses two integer tensors (its historic integer division)."""

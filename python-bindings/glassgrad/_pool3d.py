@@ -20,7 +20,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from . import _C
+from . import _C, _autocast
 from ._conv_transpose import int_tuple
 from ._spatial import cat
 from ._tensor import Tensor, tensor
@@ -86,6 +86,7 @@ def _windows(x: Tensor, table: np.ndarray, fill: float) -> Tensor:
     return flat.index_select(2, tensor(table.reshape(-1), device=x.device)).reshape(n, c, o, kk)
 
 
+@_autocast.op("avg_pool3d")
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
     """PyTorch's F.avg_pool3d over (N, C, D, H, W) or (C, D, H, W) input."""
@@ -123,6 +124,7 @@ def _max_over(x: Tensor, table: np.ndarray, outs, input_ndim: int, return_indice
     return (values, indices) if return_indices else values
 
 
+@_autocast.op("max_pool3d")
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     """PyTorch's F.max_pool3d over (N, C, D, H, W) or (C, D, H, W) input; with return_indices the
@@ -151,6 +153,7 @@ def _adaptive_axis(n: int, out: int):
     return pos, pos < ends[:, None]
 
 
+@_autocast.op("adaptive_max_pool3d")
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
     """PyTorch's F.adaptive_max_pool3d: maxima over PyTorch's bins to output_size (an int, or
     (D, H, W) where None keeps that size); with return_indices the flat positions too."""
@@ -178,6 +181,7 @@ def unpool3d_arguments(where: str, kernel_size, stride, padding):
     return k, s, int_tuple(padding, 3, "padding", where, minimum=0)
 
 
+@_autocast.op("max_unpool3d")
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """PyTorch's F.max_unpool3d: each value of a 3-d max pooling's output back at its flat index
     d * H * W + h * W + w, zeros elsewhere (the unpooling of glassgrad/_pool_indices.py)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._pool_indices import max_unpool, window_max_pool2d
 from ._tensor import Tensor, _op
 
@@ -82,6 +82,7 @@ def max_pool2d_with_indices(input: Tensor, kernel_size: IntPair, stride: Optiona
     return window_max_pool2d(input, k, s, p, d, _args.flag(ceil_mode, "ceil_mode", "max_pool2d"))
 
 
+@_autocast.op("max_unpool2d")
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None,
                  padding: IntPair = 0, output_size: Optional[Sequence[int]] = None) -> Tensor:
     """F.max_unpool2d: each value of a max pooling's output back at its index, zeros elsewhere;

@@ -7,7 +7,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._distances import pairwise_distance
 from ._losses import _reduce, _reduction
 from ._math import minimum
@@ -33,6 +33,7 @@ def _label_counts(target, classes: int, rows: int, where_: str) -> np.ndarray:
     return counts
 
 
+@_autocast.op("multilabel_margin_loss")
 def multilabel_margin_loss(input: Tensor, target, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """PyTorch's F.multilabel_margin_loss: input (C) or (N, C), target of the same shape holding

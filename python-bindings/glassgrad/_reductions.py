@@ -19,7 +19,7 @@ import warnings
 from collections import namedtuple
 from typing import Optional
 
-from . import _C, _dtypes, _math
+from . import _C, _autocast, _dtypes, _math
 from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
@@ -51,6 +51,7 @@ def _integral_to_int64(x: Tensor, dtype) -> Tensor:
     return x if x.dtype.is_floating_point else x.astype(DTYPES["int64"])
 
 
+@_autocast.op("sum")
 def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The sum over dim (all elements for None) (torch.sum); bool and integer elements sum to int64."""
     x = _integral_to_int64(input, dtype)
@@ -327,6 +328,7 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False):
 
 
 # ---- composed reductions ------------------------------------------------------------------------
+@_autocast.op("logsumexp")
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     """log(sum(exp(x))) over dim, computed stably as m + log(sum(exp(x - m))), m the (detached)
     maximum, infinite maxima replaced by 0 (torch.logsumexp); its gradient is softmax(x)."""
@@ -350,6 +352,7 @@ def _named(x: Tensor, node: str) -> dict:
     return {"torch_node": node} if x._h.requires_grad else {}
 
 
+@_autocast.op("norm")
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """The p-norm over dim (torch.norm): 'fro' and 2 the Euclidean norm (its gradient 0 at a zero
     vector, as PyTorch's), 1, inf, -inf, 0 (the count of nonzeros) or any other number."""
@@ -416,6 +419,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     return _sum(ne(input, False if input.dtype == "bool" else 0), dim)
 
 
+@_autocast.op("prod")
 def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The product over dim, or of every element (torch.prod); integers multiply in int64.
     Computed as a tree of pairwise products (halving the axis each level, a 1 padding an odd
@@ -458,11 +462,13 @@ def _prod(x: Tensor, d: int) -> Tensor:
     return x
 
 
+@_autocast.op("dist")
 def dist(input: Tensor, other, p=2) -> Tensor:
     """The p-norm of input - other, broadcast (torch.dist)."""
     return _norm(sub(input, other), p, None, False, None, "DistBackward0")
 
 
+@_autocast.op("renorm")
 def renorm(input: Tensor, p, dim: int, maxnorm) -> Tensor:
     """Each slice of input along dim (input.select(dim, i)) whose p-norm exceeds maxnorm scaled
     down to norm maxnorm (torch.renorm: by maxnorm / (norm + 1e-7)); the gradient goes through

@@ -9,13 +9,14 @@ import math
 import warnings
 from typing import Optional
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._losses import _broadcast_warning, _reduce, _reduction, _saves_for_backward, _tensor_like
 from ._math import xlogy
 from ._tensor import Tensor
 from .functional import where
 
 
+@_autocast.op("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """PyTorch's F.smooth_l1_loss: 0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (d = input -
@@ -36,6 +37,7 @@ def smooth_l1_loss(input: Tensor, target, size_average=None, reduce=None, reduct
     return _reduce(where(a < beta, d * d * (0.5 / beta), a - 0.5 * beta), reduction, node="SmoothL1LossBackward0")
 
 
+@_autocast.op("huber_loss")
 def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.0,
                weight: Optional[Tensor] = None) -> Tensor:
     """PyTorch's F.huber_loss: 0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with weight
@@ -62,6 +64,7 @@ def huber_loss(input: Tensor, target, reduction: str = "mean", delta: float = 1.
     return _reduce(loss, reduction, node="HuberLossBackward0")
 
 
+@_autocast.op("kl_div")
 def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """PyTorch's F.kl_div with input holding log-probabilities: target (log target - input), 0 where
@@ -92,6 +95,7 @@ def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str
     return out
 
 
+@_autocast.op("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool = False,
                      size_average=None, eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.poisson_nll_loss: exp(input) - target input (log_input=True), or input - target
@@ -141,6 +145,7 @@ def gaussian_nll_loss(input: Tensor, target, var, full: bool = False, eps: float
     return _reduce(loss, reduction)
 
 
+@_autocast.op("soft_margin_loss")
 def soft_margin_loss(input: Tensor, target, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """PyTorch's F.soft_margin_loss: log(1 + exp(-target input)), target in {1, -1}."""

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from . import _C, _args, _math, _shapes
+from . import _C, _args, _autocast, _math, _shapes
 from ._dtypes import DTYPES, plain
 from ._indexing import gather
 from ._math import as_operand, eq
@@ -55,11 +55,13 @@ def _scan(op: str, input: Tensor, dim, dtype, where: str) -> Tensor:
     return out.astype(out_dtype) if out_dtype is not None and out_dtype != out.dtype else out
 
 
+@_autocast.op("cumsum")
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """The running sum along dim (torch.cumsum); bool and integer elements give int64."""
     return _scan("CumSum", input, dim, dtype, "cumsum")
 
 
+@_autocast.op("cumprod")
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     """The running product along dim (torch.cumprod); its gradient is exact where factors are 0."""
     return _scan("CumProd", input, dim, dtype, "cumprod")
@@ -371,6 +373,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     return stack(outs, 0)
 
 
+@_autocast.op("quantile")
 def quantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,
              interpolation: str = "linear") -> Tensor:
     """The q-th quantiles along dim (of every element for None) (torch.quantile): q a number or a
@@ -379,6 +382,7 @@ def quantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False,
     return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
 
 
+@_autocast.op("nanquantile")
 def nanquantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = False, *,
                 interpolation: str = "linear") -> Tensor:
     """quantile ignoring NaN (torch.nanquantile): NaN only where every element is NaN."""

@@ -12,7 +12,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._reductions import sum as _sum
@@ -48,6 +48,7 @@ def named_node(t: Tensor, node: str) -> Tensor:
 
 # ---- joining and splitting ----------------------------------------------------------------------
 @accepts_out
+@_autocast.op("stack")
 def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """Joins tensors of one shape along a new dim (torch.stack)."""
     tensors = list(tensors)
@@ -359,6 +360,7 @@ def _pad_end(x: Tensor, amount: int) -> Tensor:
     return cat([x, constant(0, x.dtype, x.device).expand(shape)], x.ndim - 1)
 
 
+@_autocast.op("trace")
 def trace(input: Tensor) -> Tensor:
     """The sum of a matrix's diagonal (torch.trace)."""
     if input.ndim != 2:
@@ -381,6 +383,7 @@ def _sparse_product(op, input, other):
 
 
 @product_out
+@_autocast.op("matmul")
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul: a 1-d operand is a vector (a row on the left, a column on the right, its dim
     removed from the result); 2-d and batched operands broadcast their batch dims."""
@@ -422,6 +425,7 @@ def _integer_product(product, a: Tensor, b: Tensor) -> Tensor:
 
 
 @product_out
+@_autocast.op("mm")
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """The product of two matrices (torch.mm)."""
     if getattr(input, "is_sparse", False) or getattr(mat2, "is_sparse", False):
@@ -436,6 +440,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 @product_out
+@_autocast.op("bmm")
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """Batched products of [B, n, m] and [B, m, p] (torch.bmm)."""
     for name, t in (("input", input), ("mat2", mat2)):
@@ -448,6 +453,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return _op("MatMul", [input, mat2], torch_node("BmmBackward0", input, mat2))
 
 
+@_autocast.op("mv")
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """The product of a matrix and a vector (torch.mv)."""
     if input.ndim != 2 or vec.ndim != 1:
@@ -455,6 +461,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
+@_autocast.op("dot")
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     """The dot product of two vectors (torch.dot)."""
     if input.ndim != 1 or tensor.ndim != 1:
@@ -478,6 +485,7 @@ def _scaled(x: Tensor, k) -> Tensor:
     return x if k == 1 else mul(x, k)
 
 
+@_autocast.op("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat1 @ mat2) (torch.addmm); beta=0 ignores input (NaN included)."""
     return _add_product(input, _scaled(mm(mat1, mat2), alpha), beta, "AddmmBackward0", mat1, mat2)
@@ -494,17 +502,20 @@ def _add_product(input: Tensor, prod: Tensor, beta, node: str, *operands) -> Ten
     return _op("Add", [scaled, prod], named)
 
 
+@_autocast.op("baddbmm")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (batch1 @ batch2) batch by batch (torch.baddbmm)."""
     return _add_product(input, _scaled(bmm(batch1, batch2), alpha), beta, "BaddbmmBackward0", batch1, batch2)
 
 
+@_autocast.op("addmv")
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * (mat @ vec) (torch.addmv)."""
     prod = _scaled(mv(mat, vec), alpha)
     return prod if beta == 0 else add(_scaled(input, beta), prod)
 
 
+@_autocast.op("addbmm")
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * the sum over the batch of batch1[b] @ batch2[b] (torch.addbmm)."""
     prod = _scaled(_sum(bmm(batch1, batch2), 0), alpha)
@@ -719,6 +730,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     return x
 
 
+@_autocast.op("cross")
 def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
     """The cross product of 3-vectors along dim, input and other broadcast (torch.cross); without
     dim, the first dim of size 3, as PyTorch's (deprecated) default."""
@@ -806,6 +818,7 @@ def sum_to_size(self: Tensor, *size) -> Tensor:
     return out.reshape(list(want)) if lead else out
 
 
+@_autocast.op("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 [.., P, M] and each row of x2 [.., R, M]
@@ -857,6 +870,7 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     return out.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
 
 
+@_autocast.op("vdot")
 def vdot(input: Tensor, other: Tensor) -> Tensor:
     """The dot product of two 1-d tensors (torch.vdot; real dtypes, so no conjugation)."""
     if input.ndim != 1 or other.ndim != 1:
@@ -934,6 +948,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag(input.reshape(-1), offset)
 
 
+@_autocast.op("addr")
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta * input + alpha * outer(vec1, vec2) (torch.addr); beta=0 ignores input's values."""
     prod = _scaled(outer(vec1, vec2), alpha)

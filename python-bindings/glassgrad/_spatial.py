@@ -18,7 +18,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _dtypes
+from . import _C, _args, _autocast, _dtypes
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
@@ -29,6 +29,7 @@ from ._numpy_names import accept_numpy_names
 
 # ---- cat ----------------------------------------------------------------------------------------
 @accepts_out
+@_autocast.op("cat")
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     """torch.cat: joins tensors of one dtype and device along `dim` (sizes may differ along it only)."""
     return join(tensors, dim)

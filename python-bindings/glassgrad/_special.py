@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from . import _C, _dtypes
+from . import _C, _autocast, _dtypes
 from . import _special_values as V
 from ._tensor import Tensor, tensor
 from .autograd.function import Function
@@ -84,6 +84,7 @@ def polygamma(n: int, input: Tensor, *, out=None) -> Tensor:
     return _into(out, _Polygamma.apply(_as_float(input), n))
 
 
+@_autocast.op("erfinv")
 def erfinv(input: Tensor, *, out=None) -> Tensor:
     """The inverse of erf on (-1, 1) (torch.erfinv): +-inf at +-1, NaN outside; gradient
     sqrt(pi)/2 exp(erfinv(x)^2)."""

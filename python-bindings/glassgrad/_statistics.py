@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C, _args, _dtypes
+from . import _C, _args, _autocast, _dtypes
 from ._arranging import triu_indices
 from ._tensor import Tensor
 
@@ -120,6 +120,7 @@ def cumulative_trapezoid(y: Tensor, x=None, *, dx=None, dim: int = -1) -> Tensor
     return ((left + right) * spacing / 2).cumsum(d)
 
 
+@_autocast.op("pdist")
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """torch.pdist / F.pdist: the p-norm distances between every pair of rows i < j of a 2-d
     input, in row-major order of (i, j) (N (N - 1) / 2 values)."""

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _device, _dtypes, _post_accumulate_hooks, _runtime, _shared_memory
+from . import _C, _args, _autocast, _device, _dtypes, _post_accumulate_hooks, _runtime, _shared_memory
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
@@ -1383,12 +1383,14 @@ class Tensor:
 
     # Arithmetic, comparisons, math, reductions, scans and most shape methods are the functions
     # of _math.py, _reductions.py, _scans.py and _shapes.py, bound by _methods.py.
+    @_autocast.op("softmax")
     def softmax(self, dim: int, dtype=None):
         """softmax along dim (Tensor.softmax: dim is required, as PyTorch's), after converting to
         dtype when given."""
         x = self.astype(dtype) if dtype is not None else self
         return _op("Softmax", [x], {"dim": dim})
 
+    @_autocast.op("log_softmax")
     def log_softmax(self, dim: int, dtype=None):
         """log_softmax along dim (Tensor.log_softmax: dim is required, as PyTorch's), after
         converting to dtype when given."""

@@ -9,7 +9,7 @@ import warnings
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 
-from . import _C, _args, _dtypes, _inplace, _math
+from . import _C, _args, _autocast, _dtypes, _inplace, _math
 from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
@@ -119,6 +119,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     return _inplace.activation(input, inplace, "mish_", lambda: _op("Mish", [input]))
 
 
+@_autocast.op("softplus")
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold (PyTorch's F.softplus)."""
     beta, threshold = softplus_arguments("softplus", beta, threshold)
@@ -167,6 +168,7 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 
 
 # ---- layers as functions ----
+@_autocast.op("linear")
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
@@ -183,6 +185,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     return _op("Add", [y, bias], {"torch_node": "AddmmBackward0" if input.ndim == 2 else "ViewBackward0"})
 
 
+@_autocast.op("layer_norm")
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """(x - mean) / sqrt(var + eps) * weight + bias over the trailing axes normalized_shape, with
@@ -225,6 +228,7 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
+@_autocast.op("conv2d")
 def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
            padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
     """2-D convolution as PyTorch's: NCHW input [N, C, H, W] (or one unbatched [C, H, W]), weight [K, C / groups, R, S],

@@ -1,6 +1,8 @@
-"""glassgrad.amp (torch.amp, torch.cuda.amp, torch.cpu.amp): autocast marks regions and runs them
-in float32 (docs/numerics.md "Mixed precision"); GradScaler scales, unscales, skips steps on
-inf/NaN and adapts its scale as PyTorch documents."""
+"""glassgrad.amp (torch.amp, torch.cuda.amp, torch.cpu.amp): autocast's per-thread state (regions
+nest, enabled=False inside, the decorator, set_autocast_*, the deprecated names), its cache of
+cast parameters, custom_fwd/custom_bwd (docs/numerics.md "Mixed precision"); GradScaler scales,
+unscales, skips steps on inf/NaN and adapts its scale as PyTorch documents. The casts themselves
+are compared with PyTorch's in test_torch_autocast.py."""
 import warnings
 
 import numpy as np
@@ -18,22 +20,113 @@ def _model_and_data():
     return model, gg.tensor(rng.standard_normal((16, 4)).astype(np.float32)), gg.tensor(rng.integers(0, 2, 16))
 
 
-def test_autocast_regions_nest_and_compute_in_float32():
-    assert not gg.is_autocast_enabled("cpu")
-    with torch.autocast("cpu", dtype=torch.bfloat16):
-        assert gg.is_autocast_enabled("cpu") and gg.get_autocast_dtype("cpu") == gg.bfloat16
+def test_autocast_regions_nest_and_restore_the_state():
+    assert not gg.is_autocast_enabled("cpu") and gg.get_autocast_dtype("cpu") == gg.bfloat16
+    with torch.autocast("cpu", dtype=torch.float16):
+        assert gg.is_autocast_enabled("cpu") and gg.get_autocast_dtype("cpu") == gg.float16
+        assert not gg.is_autocast_enabled()  # no device type: CUDA's, as PyTorch's
         y = gg.randn(3, 4) @ gg.randn(4, 2)
-        assert y.dtype == gg.float32  # glassgrad runs the region in float32
+        assert y.dtype == gg.float16
         with autocast("cpu", enabled=False):
             assert not gg.is_autocast_enabled("cpu")
-    assert not gg.is_autocast_enabled()
-
-    @torch.cuda.amp.autocast()
-    def forward():
-        return gg.is_autocast_enabled("cuda") and gg.get_autocast_dtype("cuda") == gg.float16
-    assert forward()
+            assert (gg.randn(3, 4) @ gg.randn(4, 2)).dtype == gg.float32
+        with autocast("cpu"):  # the default dtype of an inner region is the outer one's
+            assert gg.get_autocast_dtype("cpu") == gg.float16
+        assert gg.is_autocast_enabled("cpu")
+    assert not gg.is_autocast_enabled("cpu") and gg.get_autocast_dtype("cpu") == gg.bfloat16
     with pytest.raises(RuntimeError, match="unsupported autocast device_type"):
         autocast("tpu")
+
+
+def test_autocast_as_a_decorator_and_the_set_functions():
+    @torch.autocast("cpu")
+    def forward(x):
+        assert gg.is_autocast_enabled("cpu")
+        return gg.nn.functional.linear(x, gg.randn(2, 4))
+    assert forward(gg.randn(3, 4)).dtype == gg.bfloat16 and not gg.is_autocast_enabled("cpu")
+    gg.set_autocast_enabled("cpu", True)
+    gg.set_autocast_dtype("cpu", gg.float16)
+    try:
+        assert (gg.randn(3, 4) @ gg.randn(4, 2)).dtype == gg.float16
+        with pytest.warns(DeprecationWarning, match="is_autocast_enabled\\('cpu'\\)"):
+            assert gg.is_autocast_cpu_enabled()
+        with pytest.warns(DeprecationWarning):
+            assert gg.get_autocast_cpu_dtype() == gg.float16
+    finally:
+        gg.set_autocast_enabled("cpu", False)
+        gg.set_autocast_dtype("cpu", gg.bfloat16)
+    assert (gg.randn(3, 4) @ gg.randn(4, 2)).dtype == gg.float32
+    with pytest.warns(DeprecationWarning):
+        assert gg.get_autocast_gpu_dtype() == gg.float16
+
+
+def test_deprecated_device_spellings_and_regions_that_disable_themselves():
+    with pytest.warns(FutureWarning, match="torch.amp.autocast\\('cpu', args...\\)"):
+        region = torch.cpu.amp.autocast()
+    with region:
+        assert gg.is_autocast_enabled("cpu") and gg.get_autocast_dtype("cpu") == gg.bfloat16
+    with pytest.warns(UserWarning, match="target dtype is not supported"):
+        region = autocast("cpu", dtype=gg.float64)
+    with region:
+        assert not gg.is_autocast_enabled("cpu")
+    if not gg.cuda.is_available():
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with torch.cuda.amp.autocast():
+                assert not gg.is_autocast_enabled("cuda")
+        assert [type(m.message) for m in w] == [FutureWarning, UserWarning]
+        assert "CUDA is not available" in str(w[1].message)
+
+
+def test_parameters_are_cast_once_per_outermost_region():
+    from glassgrad import _autocast
+    w = gg.randn(4, 5, requires_grad=True)
+    x = gg.randn(3, 5)
+    with autocast("cpu"):
+        y = gg.nn.functional.linear(x, w) + gg.nn.functional.linear(x * 2, w)
+        assert len(_autocast.state.cache) == 1
+        with autocast("cpu"):
+            gg.nn.functional.linear(x, w)
+        assert len(_autocast.state.cache) == 1  # kept until the outermost region exits
+        with autocast("cpu", cache_enabled=False):
+            gg.nn.functional.linear(x, gg.randn(4, 5, requires_grad=True))
+        assert len(_autocast.state.cache) == 1
+    assert len(_autocast.state.cache) == 0
+    y.float().sum().backward()
+    assert w.grad.dtype == gg.float32
+    want = 3 * x.numpy().sum(0)  # d/dw of sum(x w^T + 2x w^T), every row
+    np.testing.assert_allclose(w.grad.numpy(), np.tile(want, (4, 1)), rtol=2e-2, atol=2e-2)
+
+
+class _Gram(gg.autograd.Function):
+    """2 x x^T, with its own backward."""
+
+    @staticmethod
+    @gg.amp.custom_fwd(device_type="cpu", cast_inputs=gg.float32)
+    def forward(ctx, x):
+        assert not gg.is_autocast_enabled("cpu")  # cast_inputs given: the forward runs without autocast
+        ctx.save_for_backward(x)
+        return (x @ x.t()) * 2
+
+    @staticmethod
+    @gg.amp.custom_bwd(device_type="cpu")
+    def backward(ctx, grad):
+        assert not gg.is_autocast_enabled("cpu")  # as the forward ran
+        (x,) = ctx.saved_tensors
+        return 2 * (grad + grad.t()) @ x
+
+
+def test_custom_fwd_casts_inputs_and_runs_without_autocast():
+    x = gg.randn(3, 4, requires_grad=True)
+    with autocast("cpu"):
+        y = _Gram.apply(x.to(gg.bfloat16))
+    assert y.dtype == gg.float32  # cast to float32, then a float32 matmul: autocast is off inside
+    y.sum().backward()
+    assert x.grad is not None and x.grad.dtype == gg.float32
+    xb = x.detach().to(gg.bfloat16).float().numpy()
+    np.testing.assert_allclose(x.grad.numpy(), np.tile(4 * xb.sum(0), (3, 1)), rtol=2e-2, atol=2e-2)
+    with pytest.raises(ValueError, match="device_type"):
+        gg.amp.custom_fwd(device_type=None)
 
 
 def _train(steps, scaler=None):
@@ -105,6 +198,42 @@ def test_a_disabled_scaler_passes_through_and_cuda_without_a_gpu_disables():
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             assert not torch.cuda.amp.GradScaler().is_enabled()
-        assert "CUDA is not available" in str(w[0].message)
+        assert type(w[0].message) is FutureWarning and "CUDA is not available" in str(w[1].message)
     with pytest.raises(ValueError, match="growth factor"):
         GradScaler("cpu", growth_factor=1.0)
+
+
+class _CudaLike:
+    """Stands for a CUDA tensor in the cast decisions (no GPU here): its handle's device and dtype."""
+
+    is_leaf = False
+
+    def __init__(self, dtype):
+        self._h = type("H", (), {"device": "cuda:0", "dtype": dtype, "requires_grad": False})()
+
+    def to(self, dtype):
+        return _CudaLike(str.__str__(dtype))  # the name, as a handle holds it
+
+
+def test_cuda_regions_cast_by_the_cuda_lists():
+    """What a cuda region does to CUDA tensors, checked on the decisions (the casts and kernels
+    themselves run only on a GPU machine): matmul-like ops to float16, exp and softmax to float32
+    (softmax left alone when dtype= is given), dot to the widest input, binary_cross_entropy refused."""
+    from glassgrad import _autocast
+
+    def dtypes(name, *args, **kwargs):
+        return _autocast._run(name, lambda *a, **k: [t._h.dtype for t in a + tuple(k.values())], args, kwargs)
+    gg.set_autocast_enabled("cuda", True)
+    try:
+        assert dtypes("mm", _CudaLike("float32"), _CudaLike("float32")) == ["float16", "float16"]
+        assert dtypes("mv", _CudaLike("float32"), _CudaLike("float64")) == ["float16", "float64"]
+        assert dtypes("exp", _CudaLike("float16")) == ["float32"]
+        assert dtypes("softmax", _CudaLike("float16")) == ["float32"]
+        assert dtypes("softmax", _CudaLike("float16"), dtype=_CudaLike("bfloat16")) == ["float16", "bfloat16"]
+        assert dtypes("dot", _CudaLike("float16"), _CudaLike("float32")) == ["float32", "float32"]
+        assert dtypes("trace", _CudaLike("float16")) == ["float16"]  # in the CPU list only
+        with pytest.raises(gg.UnsupportedError, match="binary_cross_entropy_with_logits"):
+            dtypes("binary_cross_entropy", _CudaLike("float16"), _CudaLike("float16"))
+        assert dtypes("mm", gg.randn(2, 2), gg.randn(2, 2)) == ["float32", "float32"]  # CPU tensors: untouched
+    finally:
+        gg.set_autocast_enabled("cuda", False)

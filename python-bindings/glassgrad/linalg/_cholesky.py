@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from .. import _autocast
 from .._factories import arange, zeros_like
 from .._shapes import stack
 from .._tensor import Tensor
@@ -46,6 +47,7 @@ def _not_pd(A: Tensor, bad: Tensor, fn: str) -> None:
                           "positive-definite).")
 
 
+@_autocast.op("cholesky")
 def cholesky(A: Tensor, *, upper: bool = False, out=None) -> Tensor:
     """torch.linalg.cholesky: L lower-triangular with A = L L^T (upper=True: U = L^T, A = U^T U),
     from A's lower triangle; a matrix that is not positive-definite raises LinAlgError naming the

@@ -2,7 +2,7 @@
 inv), multi_dot, vecdot, cross, diagonal, matmul (docs/linalg.md)."""
 from __future__ import annotations
 
-from .. import _C
+from .. import _C, _autocast
 from .._factories import eye
 from .._shapes import cross as _cross
 from .._tensor import Tensor
@@ -32,6 +32,7 @@ def matrix_power(A: Tensor, n: int, *, out=None) -> Tensor:
     return into(out, result)
 
 
+@_autocast.op("multi_dot")
 def multi_dot(tensors, *, out=None) -> Tensor:
     """torch.linalg.multi_dot: the product of 2-D matrices, the first may be 1-D (a row) and the
     last 1-D (a column)."""

@@ -22,7 +22,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import _args
+from .. import _args, _autocast
 from .._batchnorm import _constant
 from .._tensor import Tensor, _op_multi
 from . import init
@@ -30,6 +30,7 @@ from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter
 
 
+@_autocast.op("group_norm")
 def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-05) -> Tensor:
     """PyTorch's torch.nn.functional.group_norm: the same argument order and defaults; returns
