@@ -167,6 +167,14 @@ def _run(name: str, fn: Callable, args: tuple, kwargs: dict):
         state.inside -= 1
 
 
+def call(name: str, fn: Callable, *args):
+    """fn(*args) as PyTorch's autocast op `name`: for a function that is one of several of
+    PyTorch's ops by its arguments (a pad's mode, a recurrent layer's mode)."""
+    if _ACTIVE[0]:
+        return _run(name, fn, args, {})
+    return fn(*args)
+
+
 def op(name: str) -> Callable[[_F], _F]:
     """Decorates the function of PyTorch's autocast op `name` (a key of _autocast_lists)."""
     if name not in _lists.NAMES:

@@ -16,10 +16,15 @@ COMPOSITE = "composite"  # no cast, but the ops it is made of cast as theirs say
 
 _CPU_LOWER = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "bmm", "mm",
               "baddbmm", "addmm", "addbmm", "linear", "matmul", "prelu", "scaled_dot_product_attention",
-              "einsum")  # in no CPU list, but PyTorch's einsum is made of bmm, which is
-_CPU_FLOAT32 = ("avg_pool3d", "binary_cross_entropy", "grid_sample", "prod", "quantile", "nanquantile", "cdist",
+              "einsum", "vecdot", "multi_dot", "chain_matmul", "lstm", "rnn_tanh", "rnn_relu", "rnn_tanh_cell",
+              "rnn_relu_cell")
+# in no CPU list, but made of listed ops in PyTorch: einsum of bmm, multi_dot and chain_matmul of mm,
+# nn.RNN and nn.RNNCell of linear; nn.LSTM is its mkldnn_rnn_layer (GRU, LSTMCell and GRUCell stay
+# in their inputs' dtype on CPU, as PyTorch's)
+_CPU_FLOAT32 = ("reflection_pad", "replication_pad", "avg_pool3d", "binary_cross_entropy", "grid_sample", "prod",
+                "quantile", "nanquantile", "cdist",
                 "trace", "cholesky", "inverse", "pinverse", "max_pool3d", "max_unpool2d", "max_unpool3d",
-                "adaptive_avg_pool3d", "reflection_pad", "replication_pad", "mse_loss", "cosine_embedding_loss",
+                "adaptive_avg_pool3d", "mse_loss", "cosine_embedding_loss",
                 "nll_loss", "hinge_embedding_loss", "poisson_nll_loss", "smooth_l1_loss", "cross_entropy",
                 "l1_loss", "huber_loss", "margin_ranking_loss", "soft_margin_loss", "triplet_margin_loss",
                 "multi_margin_loss", "ctc_loss", "kl_div", "multilabel_margin_loss",
@@ -30,8 +35,8 @@ _CPU_COMPOSITE = ("tensordot",)  # PyTorch's is its mm on CPU
 
 _CUDA_LOWER = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
                "addmm", "addmv", "addr", "matmul", "einsum", "mm", "mv", "linear", "addbmm", "baddbmm", "bmm",
-               "chain_matmul", "multi_dot", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
-               "scaled_dot_product_attention")
+               "chain_matmul", "multi_dot", "vecdot", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+               "lstm", "gru", "rnn_tanh", "rnn_relu", "scaled_dot_product_attention")
 _CUDA_FLOAT32 = ("acos", "asin", "cosh", "erfinv", "exp", "expm1", "log", "log10", "log2", "log1p", "reciprocal",
                  "rsqrt", "sinh", "tan", "pow", "softplus", "layer_norm", "group_norm", "norm", "cosine_similarity",
                  "poisson_nll_loss", "cosine_embedding_loss", "nll_loss", "hinge_embedding_loss", "kl_div",

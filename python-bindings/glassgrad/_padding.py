@@ -26,7 +26,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _autocast
 from ._spatial import _slice, cat
 from ._tensor import RefusedValueError, Tensor, _op, tensor
 
@@ -148,6 +148,14 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: Option
                 f"  fix: reshape the input, e.g. x.unsqueeze(0), or give one pair per padded trailing dim")
     fill = 0.0 if value is None else _args.real(value, "value", "pad")
     _check_sizes(input, amounts, mode)
+    # PyTorch's reflection_pad1d/2d and replication_pad1d/2d/3d, which its CPU autocast runs in float32
+    key = {"reflect": "reflection_pad" if len(amounts) <= 4 else None, "replicate": "replication_pad"}.get(mode)
+    if key is not None:
+        return _autocast.call(key, _padded, input, amounts, mode, fill)
+    return _padded(input, amounts, mode, fill)
+
+
+def _padded(input: Tensor, amounts: List[int], mode: str, fill: float) -> Tensor:
     out = input
     for k in range(len(amounts) // 2):
         out = _pad_dim(out, input.ndim - 1 - k, amounts[2 * k], amounts[2 * k + 1], mode, fill)

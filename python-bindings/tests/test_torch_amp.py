@@ -36,3 +36,37 @@ def test_grad_scaler_matches_torch():
     assert scales == tscales
     np.testing.assert_allclose(model.weight.detach().numpy(), tmodel.weight.detach().numpy(), rtol=1e-5)
     np.testing.assert_allclose(model.bias.detach().numpy(), tmodel.bias.detach().numpy(), rtol=1e-5)
+
+
+def test_grad_scaler_factors_that_round_and_its_errors_match_torch():
+    """Factors that are no powers of two: the scale is rounded to float32 at each update, as
+    PyTorch's scale tensor; a growth past float32's range leaves the scale; the misuse errors."""
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((6, 3)).astype(np.float32)
+    blows = [1.0, float("nan"), 1.0, 1.0, float("inf"), 1.0, 1.0, 1.0]
+    runs = []
+    for lib in (torch, gg):
+        lib.manual_seed(0)
+        model = lib.nn.Linear(3, 1)
+        opt = lib.optim.SGD(model.parameters(), lr=0.01)
+        scaler = lib.amp.GradScaler("cpu", init_scale=3.3e38, growth_factor=1.7, backoff_factor=0.3,
+                                    growth_interval=1)
+        xs = lib.tensor(x) if lib is gg else torch.from_numpy(x)
+        scales = []
+        for blow in blows:
+            opt.zero_grad()
+            scaler.scale(model(xs).mean() * 1e-30 * blow).backward()
+            scaler.step(opt)
+            scaler.update()
+            scales.append(scaler.get_scale())
+        opt.zero_grad()
+        scaler.scale(model(xs).mean()).backward()
+        scaler.step(opt)
+        with pytest.raises(RuntimeError, match="unscale_\\(\\) is being called after step\\(\\)"):
+            scaler.unscale_(opt)
+        scaler.update()
+        with pytest.raises(RuntimeError, match="Closure use is not currently supported"):
+            scaler.step(opt, closure=lambda: 0.0)
+        runs.append((scales, scaler.state_dict()))
+    assert runs[1][0] == runs[0][0]
+    assert runs[1][1] == runs[0][1]

@@ -27,7 +27,7 @@ class GradScaler:
         if not 0.0 < backoff_factor < 1.0:
             raise ValueError("The backoff factor must be < 1.0.")
         self._enabled = bool(enabled)
-        self._scale = float(init_scale)
+        self._scale = float(np.float32(init_scale))
         self._growth_factor, self._backoff_factor = float(growth_factor), float(backoff_factor)
         self._growth_interval = int(growth_interval)
         self._growth_tracker = 0
@@ -57,15 +57,19 @@ class GradScaler:
         if not self._enabled:
             return
         st = self._state(optimizer)
+        if st.get("stepped"):
+            raise RuntimeError("unscale_() is being called after step().")
         if st["unscaled"]:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
-        inv = 1.0 / self._scale
+        inv = float(np.float32(1.0 / self._scale))  # PyTorch's: the reciprocal in float64, held in float32
         found = False
         with no_grad():
             for group in optimizer.param_groups:
                 for p in group["params"]:
                     if p.grad is None:
                         continue
+                    if p.grad.dtype == "float16":
+                        raise ValueError("Attempting to unscale FP16 gradients.")
                     g = p.grad * inv
                     p.grad = g
                     found = found or not bool(g.isfinite().all().item())
@@ -76,6 +80,8 @@ class GradScaler:
         unscale_ was not called."""
         if not self._enabled:
             return optimizer.step(*args, **kwargs)
+        if "closure" in kwargs:
+            raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
         st = self._state(optimizer)
         if st.get("stepped"):
             raise RuntimeError("step() has already been called since the last update().")
@@ -91,15 +97,21 @@ class GradScaler:
         growth_interval clean steps; or sets it to new_scale."""
         if not self._enabled:
             return
+        # the scale is held in float32, as PyTorch's scale tensor: each update rounds to it
         if new_scale is not None:
-            self._scale = float(new_scale.item() if isinstance(new_scale, Tensor) else new_scale)
+            self._scale = float(np.float32(new_scale.item() if isinstance(new_scale, Tensor) else new_scale))
+        elif not any(st["unscaled"] for st in self._per_optimizer.values()):
+            raise AssertionError("No inf checks were recorded prior to update.")
         elif any(st["found_inf"] for st in self._per_optimizer.values()):
-            self._scale *= self._backoff_factor
+            self._scale = float(np.float32(self._scale * self._backoff_factor))
             self._growth_tracker = 0
-        elif self._per_optimizer:
+        else:
             self._growth_tracker += 1
             if self._growth_tracker == self._growth_interval:
-                self._scale *= self._growth_factor
+                with np.errstate(over="ignore"):
+                    grown = np.float32(self._scale * self._growth_factor)
+                if np.isfinite(grown):  # a scale that would overflow float32 stays
+                    self._scale = float(grown)
                 self._growth_tracker = 0
         self._per_optimizer = {}
 
@@ -136,7 +148,7 @@ class GradScaler:
         if len(state_dict) == 0:
             raise RuntimeError("The source state dict is empty, possibly because it was saved from a disabled "
                                "instance of GradScaler.")
-        self._scale = float(np.asarray(state_dict["scale"]))
+        self._scale = float(np.float32(np.asarray(state_dict["scale"])))
         self._growth_factor = float(state_dict["growth_factor"])
         self._backoff_factor = float(state_dict["backoff_factor"])
         self._growth_interval = int(state_dict["growth_interval"])

@@ -54,6 +54,7 @@ def multi_dot(tensors, *, out=None) -> Tensor:
     return into(out, y)
 
 
+@_autocast.op("vecdot")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out=None) -> Tensor:
     """torch.linalg.vecdot: sum(x * y) over dim (real inputs)."""
     r = (x * y).sum(dim)

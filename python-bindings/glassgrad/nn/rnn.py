@@ -22,7 +22,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .. import _C, _args, _dtypes
+from .. import _C, _args, _autocast, _dtypes
 from .._factories import zeros
 from .._random import generator
 from .._spatial import cat, dropout
@@ -40,6 +40,9 @@ RecurrentShapeError.__module__ = "glassgrad"
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _OPS = {"LSTM": "LSTMSequence", "GRU": "GRUSequence", "RNN_TANH": "RNNSequence", "RNN_RELU": "RNNSequence"}
+# each mode's names in PyTorch's autocast lists (_autocast_lists.py): the layers' op, the cells'
+_AUTOCAST_LAYER = {"LSTM": "lstm", "GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu"}
+_AUTOCAST_CELL = {"LSTM": "lstm_cell", "GRU": "gru_cell", "RNN_TANH": "rnn_tanh_cell", "RNN_RELU": "rnn_relu_cell"}
 
 
 def _uniform(shape, bound: float, dtype: str) -> np.ndarray:
@@ -226,8 +229,9 @@ class RNNBase(Module):
             outs = []
             for d in range(directions):
                 k = layer * directions + d
-                y, hn, cn = recurrent_sequence(self.mode, layer_input, self._layer_weights(k), h[k],
-                                               c[k] if c is not None else None, d == 1, batch_sizes)
+                y, hn, cn = _autocast.call(_AUTOCAST_LAYER[self.mode], recurrent_sequence, self.mode, layer_input,
+                                           self._layer_weights(k), h[k], c[k] if c is not None else None, d == 1,
+                                           batch_sizes)
                 outs.append(y)
                 hs.append(hn)
                 cs.append(cn)
@@ -430,8 +434,8 @@ class RNNCellBase(Module):
                                           f"is {batch} and hidden_size {self.hidden_size}\n"
                                           f"  fix: pass a state of shape ({batch}, {self.hidden_size})")
         weights = [self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh, None]
-        _, h, c = recurrent_sequence(mode, x.unsqueeze(0), weights, full[0], full[1] if mode == "LSTM" else None,
-                                     False, None)
+        _, h, c = _autocast.call(_AUTOCAST_CELL[mode], recurrent_sequence, mode, x.unsqueeze(0), weights, full[0],
+                                 full[1] if mode == "LSTM" else None, False, None)
         if not is_batched:
             h = h.squeeze(0)
             c = c.squeeze(0) if c is not None else None
