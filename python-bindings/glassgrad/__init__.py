@@ -123,6 +123,10 @@ from ._float_parts import frexp
 from ._windows import *  # torch.hann_window, ...
 from ._strided import *  # torch.as_strided, as_strided_copy, as_strided_scatter
 from ._view_copies import *  # torch.view_copy, permute_copy, ...
+from ._sampling import binomial, poisson
+from ._from_buffers import asarray, frombuffer
+from ._gradient import gradient
+from ._lowrank import nuclear_norm, pca_lowrank, svd_lowrank
 from . import signal  # torch.signal.windows
 from ._aten_functional import *  # torch.kl_div, torch.embedding, ...: F's jobs in ATen's signatures
 # torch.<name> spellings of Tensor methods (the tensor is their first, positional argument)

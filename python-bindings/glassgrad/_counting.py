@@ -5,6 +5,8 @@ synchronizes with the GPU here, and the results are new tensors on the input's d
 """
 from __future__ import annotations
 
+import builtins
+import functools
 from collections import namedtuple
 from typing import Optional
 
@@ -12,6 +14,7 @@ import numpy as np
 
 from . import _C
 from ._factories import linspace
+from ._return_types import return_type
 from ._tensor import Tensor, tensor
 
 
@@ -214,4 +217,44 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
     return histogram_result(_on(hist.astype(dtype), input), _on(edges.astype(dtype), input))
 
 
-__all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram"]
+def histogramdd(input: Tensor, bins=10, range=None, weight: Optional[Tensor] = None, density: bool = False):
+    """(hist, bin_edges) of the points of `input` (torch.histogramdd): input (..., D) holds points
+    of D coordinates; `bins` is an int for every coordinate, one int per coordinate or one 1-d
+    tensor of edges per coordinate; `range` is [min_0, max_0, min_1, max_1, ...]. Each coordinate's
+    bins are histogram's ([left, right), the last closed); `weight` (input.shape[:-1]) and
+    `density` as there. hist has D dims; bin_edges is a tuple of D tensors; no gradient."""
+    if not input.dtype.is_floating_point:
+        raise _C.DTypeError(f"torch.histogramdd: input must be floating point, got {input.dtype}\n  fix: x.float()")
+    if input.ndim < 1:
+        raise _C.ShapeError("torch.histogramdd: input should have at least 1 dimension (the coordinates)\n"
+                            "  fix: points as rows of a (N, D) tensor")
+    d = input.shape[-1]
+    points: np.ndarray = input.numpy(force=True).astype(np.float64).reshape(-1, d)
+    per = list(bins) if isinstance(bins, (list, tuple)) else [bins] * d
+    if len(per) != d:
+        raise _C.InvalidArgumentError(f"torch.histogramdd: expected {d} sequences of bin edges for each of the {d} "
+                                      f"dimensions of the input, but got {len(per)}\n  fix: one bins entry per "
+                                      f"coordinate, or one int for all")
+    if range is not None and len(range) != 2 * d:
+        raise _C.InvalidArgumentError(f"torch.histogramdd: expected {2 * d} values for range ({d} pairs of min and "
+                                      f"max), got {len(range)}\n  fix: range=[min_0, max_0, min_1, max_1, ...]")
+    edges = [_histogram_edges(points[:, k], per[k], None if range is None else range[2 * k:2 * k + 2], input)
+             for k in builtins.range(d)]
+    w: Optional[np.ndarray] = None
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise _C.ShapeError(f"torch.histogramdd(): weight should have the shape of input without its last dim, "
+                                f"{list(input.shape[:-1])}, got {list(weight.shape)}\n  fix: one weight per point")
+        w = weight.numpy(force=True).astype(np.float64).reshape(-1)
+    hist, _ = np.histogramdd(points, bins=edges, weights=w)
+    hist = hist.astype(np.float64)
+    if density:
+        widths = np.ix_(*[np.diff(e) for e in edges])
+        volume = functools.reduce(np.multiply, widths)
+        hist = hist / (hist.sum() * volume)
+    dtype = input.numpy(force=True).dtype
+    return return_type("histogramdd", ("hist", "bin_edges"))(
+        _on(hist.astype(dtype), input), tuple(_on(e.astype(dtype), input) for e in edges))
+
+
+__all__ = ["unique", "unique_consecutive", "bincount", "histc", "histogram", "histogramdd"]

@@ -24,7 +24,7 @@ _FUNCTION_METHODS = {
         "atleast_1d", "atleast_2d", "atleast_3d", "cdist")],
     _factories: ["bernoulli", "multinomial"],
     _scans: _scans.METHODS,
-    _counting: _counting.__all__,
+    _counting: [n for n in _counting.__all__ if n != "histogramdd"],
     _indexed_reductions: _indexed_reductions.__all__,
     _arranging: ["diagonal_scatter", "select_scatter", "slice_scatter"],
     _statistics: ["cov", "corrcoef"],
