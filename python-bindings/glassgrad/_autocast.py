@@ -5,13 +5,14 @@ device's list says (_autocast_lists.py) and runs the function with autocast held
 it is made of are not cast again (PyTorch runs an autocast op's kernel below its autocast key).
 
 Outside every region an op pays one list read (_ACTIVE): the CPU fast path is unchanged. This
-module imports no other glassgrad module at import time: the op modules import it first."""
+module imports only the extension and the lists at import time: the op modules import it first."""
 from __future__ import annotations
 
 import functools
 import threading
 from typing import Any, Callable, Dict, Optional, TypeVar, cast
 
+from . import _C
 from . import _autocast_lists as _lists
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -97,13 +98,15 @@ def _eligible(value, device_type: str) -> bool:
 
 def _cast(value, to, device_type: str, lower: bool):
     """value in dtype `to` where it is eligible; a float32 leaf that requires grad (a parameter)
-    cast to the region's lower dtype is cast once per outermost region while caching is on."""
+    cast to the region's lower dtype is cast once per outermost region while caching is on, the
+    cast being recorded with gradients (one made under no_grad would cut a later forward's
+    gradient off, so it is not kept, as in PyTorch)."""
     if isinstance(value, (list, tuple)):
         return type(value)(_cast(v, to, device_type, lower) for v in value)
     if not _eligible(value, device_type) or value._h.dtype == to:
         return value
     cacheable = (lower and state.cache_enabled and value._h.dtype == "float32" and value._h.requires_grad
-                 and value.is_leaf)
+                 and value.is_leaf and _C.grad_enabled())
     if cacheable:
         hit = state.cache.get(id(value))
         if hit is not None and hit[0] is value:
@@ -144,7 +147,6 @@ def _run(name: str, fn: Callable, args: tuple, kwargs: dict):
     if policy == _lists.COMPOSITE:
         return fn(*args, **kwargs)
     if policy == _lists.REFUSED:
-        from . import _C
         raise _C.UnsupportedError(_lists.refusal(name))
     if policy == _lists.FLOAT32_UNLESS_DTYPE and kwargs.get("dtype") is not None:
         return fn(*args, **kwargs)

@@ -98,6 +98,18 @@ def test_parameters_are_cast_once_per_outermost_region():
     np.testing.assert_allclose(w.grad.numpy(), np.tile(want, (4, 1)), rtol=2e-2, atol=2e-2)
 
 
+def test_a_cast_made_under_no_grad_is_not_reused_for_a_forward_with_gradients():
+    w = gg.randn(4, 5, requires_grad=True)
+    x = gg.randn(3, 5)
+    with autocast("cpu"):
+        with gg.no_grad():
+            gg.nn.functional.linear(x, w)  # an evaluation first, as PyTorch: its cast is not cached
+        y = gg.nn.functional.linear(x, w)
+    assert y.requires_grad
+    y.float().sum().backward()
+    np.testing.assert_allclose(w.grad.numpy(), np.tile(x.numpy().sum(0), (4, 1)), rtol=2e-2, atol=2e-2)
+
+
 class _Gram(gg.autograd.Function):
     """2 x x^T, with its own backward."""
 
