@@ -27,11 +27,19 @@ std::vector<char>& busy_levels() {  // busy_levels()[k]: a running plan holds le
 thread_local int t_level = 0;
 
 // The policy: the held arena serves any plan it fits; a larger plan gets a new arena of its
-// size, and under a memory limit so does a smaller one, so that a big arena left by an earlier
-// plan does not hold memory the limit should give to others.
-bool needs_new_arena(const Tensor& held, const Device& d, size_t bytes) {
+// size. Under a memory limit a smaller plan gets one of its size too when the held arena's
+// excess is memory the limit has no other room for, so that a big arena left by an earlier plan
+// does not hold memory the limit should give to others; with room to spare it keeps the held
+// one, whose address then stays put (a step of two plans, each replayed as a CUDA graph bound
+// to the arena's address, alternated arenas every step and never replayed).
+bool needs_new_arena(const Tensor& held, const Device& d, size_t bytes, size_t also_allocated) {
   if (!held.defined() || held.nbytes() < bytes) return true;
-  return held.nbytes() > bytes && allocator_for(d).limit() != 0;
+  if (held.nbytes() == bytes) return false;
+  const MemoryStats m = allocator_for(d).stats();
+  if (m.limit == 0) return false;
+  const size_t room = m.limit > m.current ? m.limit - m.current : 0;
+  const size_t excess = held.nbytes() - bytes;
+  return room < also_allocated || room - also_allocated < excess;
 }
 size_t new_arena_size(size_t bytes) { return std::max<size_t>(bytes, 64); }
 }  // namespace
@@ -58,22 +66,22 @@ ArenaLease::~ArenaLease() {
   t_level = previous_;
 }
 
-Tensor arena_for(const Device& d, size_t bytes) {
+Tensor arena_for(const Device& d, size_t bytes, size_t also_allocated) {
   std::lock_guard<std::mutex> lock(arena_mutex());
   Tensor& a = arenas()[{d, t_level}];
-  if (needs_new_arena(a, d, bytes)) {
+  if (needs_new_arena(a, d, bytes, also_allocated)) {
     a = Tensor();  // free the old arena before taking the new one
     a = Tensor::empty({static_cast<int64_t>(new_arena_size(bytes))}, DType::UInt8, d, "arena");
   }
   return a;
 }
 
-size_t arena_growth(const Device& d, size_t bytes) {
+size_t arena_growth(const Device& d, size_t bytes, size_t also_allocated) {
   if (bytes == 0) return 0;
   std::lock_guard<std::mutex> lock(arena_mutex());
   auto it = arenas().find({d, t_level});
   const Tensor held = it == arenas().end() ? Tensor() : it->second;
-  return needs_new_arena(held, d, bytes) ? new_arena_size(bytes) : 0;
+  return needs_new_arena(held, d, bytes, also_allocated) ? new_arena_size(bytes) : 0;
 }
 
 size_t arena_bytes(const Device& d) {

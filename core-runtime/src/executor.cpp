@@ -208,7 +208,9 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
   const Plan& p = *plan_;
   std::map<Device, Tensor> arena;
   for (const auto& kv : p.arena_bytes) {
-    if (kv.second > 0 && with_arena) arena[kv.first] = arena_for(kv.first, kv.second);
+    if (kv.second > 0 && with_arena) {
+      arena[kv.first] = arena_for(kv.first, kv.second, debug::allocated_besides_arena(p, kv.first));
+    }
   }
   std::vector<Tensor> t(p.slots.size());
   for (size_t k = 0; k < inputs.size(); ++k) t[static_cast<size_t>(p.input_slots[k])] = inputs[k];

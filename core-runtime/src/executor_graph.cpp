@@ -10,6 +10,7 @@
 //               step by step from then on
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/debug.h"
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/executor.h"
 #include "executor_graph.h"
@@ -101,7 +102,9 @@ std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const
   if (G.failed) return run_steps(inputs);
   const Device dev = Device::cuda(G.device);
   const Plan& p = *plan_;
-  const Tensor arena = p.arena_bytes.count(dev) && p.arena_bytes.at(dev) > 0 ? arena_for(dev, p.arena_bytes.at(dev)) : Tensor();
+  const bool has_arena = p.arena_bytes.count(dev) && p.arena_bytes.at(dev) > 0;
+  const Tensor arena =
+      has_arena ? arena_for(dev, p.arena_bytes.at(dev), debug::allocated_besides_arena(p, dev)) : Tensor();
   const void* arena_ptr = arena.defined() ? arena.data_ptr() : nullptr;
   G.drop_if_moved(p, inputs, arena_ptr);
   if (!G.exec) {

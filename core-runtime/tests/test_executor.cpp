@@ -12,6 +12,7 @@
 
 #include "glassgrad/autodiff/autodiff.h"
 #include "glassgrad/runtime/allocator.h"
+#include "glassgrad/runtime/arena.h"
 #include "glassgrad/runtime/eager.h"
 #include "glassgrad/runtime/executor.h"
 #include "runtime_test_util.h"
@@ -196,7 +197,7 @@ TEST_F(Executing, PoisonFillsABufferWithNaNOnceItsLifetimeEnds) {
   opts.poison_freed = true;
   const auto out = Executor(plan, opts).run({arange({8}, DType::Float64)});
   EXPECT_EQ(values(out[0]), (std::vector<double>{2, 3, 4, 5, 6, 7, 8, 9}));
-  const Tensor arena = arena_for(Device::cpu(), 0);
+  const Tensor arena = arena_for(Device::cpu(), 0, 0);
   const double* dead = reinterpret_cast<const double*>(static_cast<const char*>(arena.data_ptr()) + slot_a->offset);
   for (int i = 0; i < 8; ++i) EXPECT_TRUE(std::isnan(dead[i])) << i;
 }
@@ -496,4 +497,31 @@ TEST_F(Executing, EagerErrorsNameTheOpAndLayer) {
     EXPECT_NE(std::string(e.what()).find("RtAddOne"), std::string::npos) << e.what();
   }
   EXPECT_THROW(run_op("RtAddOne", {Tensor()}), ValueError);
+}
+
+// Under a memory limit a plan smaller than the held arena keeps it while the limit has room for
+// the arena's excess besides the run's other allocations (arena.h): two plans of one step then
+// share one address (a CUDA graph of each stays valid). With little room left the arena shrinks.
+TEST(ArenaUnderALimit, ASmallerPlanKeepsTheHeldArenaWhileTheLimitHasRoomAndShrinksWhenItHasNot) {
+  constexpr size_t MiB = size_t(1) << 20;
+  const Device cpu = Device::cpu();
+  Allocator& a = allocator_for(cpu);
+  const size_t limit_before = a.limit();
+  release_arenas();
+  a.set_limit(a.stats().current + 64 * MiB, "test");
+  const void* big = arena_for(cpu, 8 * MiB, 0).data_ptr();
+  EXPECT_EQ(arena_growth(cpu, 4 * MiB, MiB), 0u);
+  const Tensor kept = arena_for(cpu, 4 * MiB, MiB);
+  EXPECT_EQ(kept.data_ptr(), big);
+  EXPECT_EQ(kept.nbytes(), 8 * MiB);
+  // The run's other allocations leave 2 MiB under the limit, less than the 4 MiB the arena holds
+  // beyond the plan's need: a new arena of the plan's size (the old one freed first).
+  const size_t tight = a.limit() - a.stats().current - 2 * MiB;
+  EXPECT_EQ(arena_growth(cpu, 4 * MiB, tight), 4 * MiB);
+  EXPECT_EQ(arena_for(cpu, 4 * MiB, tight).nbytes(), 4 * MiB);
+  // Without a limit the held arena serves every plan it fits.
+  a.set_limit(0, "");
+  EXPECT_EQ(arena_growth(cpu, MiB, 0), 0u);
+  release_arenas();
+  a.set_limit(limit_before, limit_before ? "restored" : "");
 }

@@ -118,7 +118,7 @@ size_t input_bytes(const Plan& p, const Device& d) {
 // the plan's size after freeing the old.
 size_t new_arena_bytes(const Plan& p, const Device& d) {
   auto it = p.arena_bytes.find(d);
-  return arena_growth(d, it == p.arena_bytes.end() ? 0 : it->second);
+  return arena_growth(d, it == p.arena_bytes.end() ? 0 : it->second, allocated_besides_arena(p, d));
 }
 // A limit that fits `need`, rounded up, in the form glassgrad.set_memory_limit parses.
 std::string limit_that_fits(size_t need) {
@@ -136,6 +136,12 @@ std::vector<Device> devices_of(const Plan& p) {
 
 size_t MemoryNeed::total() const {
   return held - std::min(held, arena_freed) + arena_new + outputs + graph_outputs;
+}
+
+size_t allocated_besides_arena(const Plan& p, const Device& d) {
+  if (allocator_for(d).limit() == 0) return 0;  // decides nothing without a limit: skip the slot walk
+  const size_t outputs = output_bytes(p, d);
+  return runs_as_cuda_graph(p) ? 2 * outputs : outputs;
 }
 
 MemoryNeed memory_need(const Plan& p, const Device& d, size_t held) {

@@ -1,6 +1,8 @@
 // The arena of a device: one buffer from the device's allocator that every plan's
 // intermediates live in (at the offsets the planner gave them), shared by all plans and grown
-// on demand. Under a memory limit it also shrinks to what the running plan needs.
+// on demand. Under a memory limit it also shrinks to what the running plan needs, unless the
+// limit has room for what it holds beyond that (docs/architecture.md, "Memory limits and CUDA
+// graphs": two plans of one step that swapped arenas every step never replayed as graphs).
 #pragma once
 #include <cstddef>
 
@@ -27,10 +29,13 @@ class ArenaLease {
 };
 
 // The arena for a plan needing `bytes` on d, at this thread's current lease level (0 outside a
-// run): the held one, or a new one (the old freed first).
-Tensor arena_for(const Device& d, size_t bytes);
-// What arena_for(d, bytes) would allocate now: 0 when it reuses the held arena.
-size_t arena_growth(const Device& d, size_t bytes);
+// run): the held one, or a new one (the old freed first). `also_allocated`: what the run takes
+// from the allocator besides its arena (its outputs). Under a memory limit a held arena larger
+// than `bytes` is kept while the room left under the limit, less also_allocated, is at least
+// what it holds beyond `bytes`; otherwise it is replaced by one of `bytes`.
+Tensor arena_for(const Device& d, size_t bytes, size_t also_allocated);
+// What arena_for(d, bytes, also_allocated) would allocate now: 0 when it reuses the held arena.
+size_t arena_growth(const Device& d, size_t bytes, size_t also_allocated);
 size_t arena_bytes(const Device& d);  // held now at level 0 (0 if none)
 void release_arenas();
 

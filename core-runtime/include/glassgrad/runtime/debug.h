@@ -95,6 +95,10 @@ struct MemoryNeed {
   size_t total() const;
 };
 MemoryNeed memory_need(const Plan& plan, const Device& d, size_t held);
+// What a run of the plan takes from d's allocator besides its arena: its outputs, twice for a
+// plan replayed as a CUDA graph (it hands out copies of the outputs it keeps). arena_for's
+// `also_allocated`, so the check before a run and the run agree on the arena (0 when d has no limit).
+size_t allocated_besides_arena(const Plan& plan, const Device& d);
 // memory_need(plan, d, bytes in use now).total()
 size_t predicted_need(const Plan& plan, const Device& d);
 // Throws OutOfMemoryError before anything runs when predicted_need() exceeds a device's limit.
