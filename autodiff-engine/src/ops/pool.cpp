@@ -13,10 +13,17 @@
 // from x (first maximum wins on ties) instead of storing an index tensor.
 // AvgPool2D's gradient is AvgPool2DBackward(grad_y) with the input shape as an attribute; that
 // op is linear, and its own gradient is AvgPool2D again (the two are adjoint).
-// MaxPool2DBackward has no gradient rule: differentiating through a max-pool gradient (double
-// backward) raises UnsupportedError naming the op. With attrs activation="relu" (set by the
-// fusion pass when x is a ReLU's output and ReLUBackward(dx, x) was the only reader of dx) it
-// returns that ReLUBackward's result: dx[e] = x[e] > 0 ? dx[e] : 0.
+// With attrs activation="relu" (set by the fusion pass when x is a ReLU's output and
+// ReLUBackward(dx, x) was the only reader of dx) MaxPool2DBackward returns that ReLUBackward's
+// result: dx[e] = x[e] > 0 ? dx[e] : 0.
+//
+// MaxPool2DBackward's own gradient (a double backward, a MAML step through max pooling): dx = A g
+// puts each grad_y at its window's argmax, A fixed by x, so d/dx = 0 (almost everywhere, as
+// PyTorch's) and d/dgrad_y = A^T u, u at each window's argmax. Outputs r = ceil(k/s) apart along
+// an axis have disjoint windows; for each of the r_h * r_w phases of outputs (i mod r_h, j mod r_w)
+// the marks of its argmaxes, A applied to the phase's indicator, hold one position per window, so
+// a window sum of u times them (AvgPool2D with divisor_override 1) is A^T u at that phase's
+// outputs (docs/autograd.md, "Second-order rules"). First maximum wins ties, as in A itself.
 #include "glassgrad/autodiff/families/pool.h"
 
 #include "glassgrad/autodiff/family.h"
@@ -140,6 +147,46 @@ void max_pool2d(OpSchema& s) {
   };
 }
 
+// The gradient rule of MaxPool2DBackward (the file comment).
+void max_pool2d_backward_gradient(GradContext& c) {
+  const ValueId x = c.input(1);
+  if (c.needs_grad(1)) c.set_grad(1, ops::zeros_like(c, x));
+  ValueId u = c.grad_output(0);
+  if (u == kNoValue || !c.needs_grad(0)) return;
+  const Attrs& at = c.attrs();
+  const TensorInfo xi = c.info(x);
+  if (at.has("activation") && at.s("activation") == "relu") {
+    u = c.emit("Mul", {u, c.emit("Cast", {c.emit("Greater", {x, c.scalar(0.0, x)})}, Attrs{{"dtype", std::string(dtype_name(xi.dtype))}})});
+  }
+  const Pool2DGeometry geo = Pool2DGeometry::from(xi.shape, at);
+  const int64_t rh = (geo.kh + geo.sh - 1) / geo.sh, rw = (geo.kw + geo.sw - 1) / geo.sw;
+  const Shape out{geo.n, geo.c, geo.ho, geo.wo};
+  const std::string dt = dtype_name(xi.dtype);
+  auto full = [&](const Shape& shape, double v) {
+    return c.emit("Full", {}, Attrs{{"shape", shape}, {"value", v}, {"dtype", dt}, {"device", xi.device.str()}});
+  };
+  Attrs sum_attrs = pool_attrs(at);
+  sum_attrs.set("divisor_override", AttrValue(int64_t{1}));
+  ValueId total = kNoValue;
+  for (int64_t a = 0; a < rh && a < geo.ho; ++a) {
+    for (int64_t b = 0; b < rw && b < geo.wo; ++b) {
+      ValueId phase = full(out, 1.0);
+      if (rh > 1 || rw > 1) {  // ones at outputs (a + rh*i, b + rw*j)
+        const int64_t la = (geo.ho - a + rh - 1) / rh, lb = (geo.wo - b + rw - 1) / rw;
+        const ValueId cols = c.emit("SliceScatter", {full({geo.n, geo.c, la, geo.wo}, 0.0), full({geo.n, geo.c, la, lb}, 1.0)},
+                                    Attrs{{"dim", int64_t{3}}, {"start", b}, {"stop", geo.wo}, {"step", rw}});
+        phase = c.emit("SliceScatter", {full(out, 0.0), cols},
+                       Attrs{{"dim", int64_t{2}}, {"start", a}, {"stop", geo.ho}, {"step", rh}});
+      }
+      const ValueId marks = c.emit("MaxPool2DBackward", {phase, x}, pool_attrs(at));
+      ValueId picked = c.emit("AvgPool2D", {c.emit("Mul", {u, marks})}, sum_attrs);
+      if (rh > 1 || rw > 1) picked = c.emit("Mul", {picked, phase});
+      total = total == kNoValue ? picked : c.emit("Add", {total, picked});
+    }
+  }
+  c.set_grad(0, total);
+}
+
 void max_pool2d_backward(OpSchema& s) {
   s.infer = [](const ShapeContext& ctx) {
     ctx.expect_rank(1, 4, "NCHW");
@@ -148,6 +195,7 @@ void max_pool2d_backward(OpSchema& s) {
     expect_pooled_grad(ctx, 0, ctx.in(1).shape);
     return std::vector<TensorInfo>{ctx.in(1)};
   };
+  s.gradient = max_pool2d_backward_gradient;
 }
 
 void avg_pool2d(OpSchema& s) {
