@@ -1,7 +1,7 @@
-"""Double backward (autograd.grad(create_graph=True), then backward) through GELU, SiLU and ELU
-(and the functions built on ELU: SELU, CELU), as a gradient penalty through a critic with these
-activations needs: float64 central differences of the first gradient, and torch's results. Skipped
-without torch."""
+"""Double backward (autograd.grad(create_graph=True), then backward) through GELU (exact and tanh),
+SiLU, ELU (and the functions built on ELU: SELU, CELU), softplus, mish and hardswish, as a gradient
+penalty through a critic with these activations needs: float64 central differences of the first
+gradient, and torch's results. Skipped without torch."""
 import numpy as np
 import pytest
 
@@ -24,6 +24,11 @@ _CASES = [
     ("elu inplace", lambda F, x: F.elu(x * 1.0, inplace=True)),
     ("selu", lambda F, x: F.selu(x)),
     ("celu alpha 1.3", lambda F, x: F.celu(x, 1.3)),
+    ("gelu tanh", lambda F, x: F.gelu(x, approximate="tanh")),
+    ("softplus", lambda F, x: F.softplus(x)),
+    ("softplus beta 2 threshold 1", lambda F, x: F.softplus(x, beta=2, threshold=1)),
+    ("mish", lambda F, x: F.mish(x)),
+    ("hardswish", lambda F, x: F.hardswish(x * 2.5)),
 ]
 
 

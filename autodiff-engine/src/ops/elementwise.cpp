@@ -365,6 +365,47 @@ const std::map<std::string, GradFn>& gradient_rules() {
          const ValueId in_neg = c.emit("LessEqual", {x, c.scalar(0.0, x)});
          c.set_grad(1, c.emit("Where", {in_neg, mul(c, mul(c, c.grad_output(0), c.input(0)), d), c.scalar(0.0, x)}));
        }},
+      {"SoftplusBackward",
+       [](GradContext& c) {
+         // d/dx [x > threshold ? g : g s] = x > threshold ? 0 : g s (1 - s), s = sigmoid(x)
+         const ValueId x = c.input(1), sg = c.emit("Sigmoid", {x});
+         const ValueId d = mul(c, sg, plus(c, c.emit("Neg", {sg}), 1.0));
+         const ValueId above = c.emit("Greater", {x, c.scalar(c.attrs().f("threshold"), x)});
+         c.set_grad(1, c.emit("Where", {above, c.scalar(0.0, x), mul(c, mul(c, c.grad_output(0), c.input(0)), d)}));
+       }},
+      {"HardswishBackward",
+       [](GradContext& c) {
+         // d/dx [g (x / 3 + 1/2)] = g / 3 strictly inside (-3, 3), else 0 (PyTorch's bounds)
+         const ValueId x = c.input(1);
+         const ValueId inside = c.emit("LogicalAnd", {c.emit("Greater", {x, c.scalar(-3.0, x)}),
+                                                      c.emit("Less", {x, c.scalar(3.0, x)})});
+         const ValueId d = scaled(c, mul(c, c.grad_output(0), c.input(0)), 1.0 / 3.0);
+         c.set_grad(1, c.emit("Where", {inside, d, c.scalar(0.0, x)}));
+       }},
+      {"MishBackward",
+       [](GradContext& c) {
+         // d/dx [g (t + x s (1 - t^2))] = g (1 - t^2) (2 s + x s (1 - s) - 2 x s^2 t),
+         // t = tanh(softplus(x)), s = sigmoid(x) (dt/dx = (1 - t^2) s)
+         const ValueId x = c.input(1), sg = c.emit("Sigmoid", {x});
+         const ValueId t = c.emit("Tanh", {c.emit("Log1p", {c.emit("Exp", {x})})});
+         const ValueId one_t2 = plus(c, c.emit("Neg", {square(c, t)}), 1.0);
+         const ValueId xs = mul(c, x, sg);
+         const ValueId inner = c.emit("Sub", {c.emit("Add", {scaled(c, sg, 2.0), mul(c, xs, plus(c, c.emit("Neg", {sg}), 1.0))}),
+                                              scaled(c, mul(c, mul(c, xs, sg), t), 2.0)});
+         c.set_grad(1, mul(c, mul(c, c.grad_output(0), c.input(0)), mul(c, one_t2, inner)));
+       }},
+      {"GELUTanhBackward",
+       [](GradContext& c) {
+         // With z = k (x + a x^3), k = sqrt(2 / pi), a = 0.044715, t = tanh(z), z' = k (1 + 3 a x^2):
+         // d/dx [g ((1 + t) / 2 + x (1 - t^2) z' / 2)] = g (1 - t^2) (z' - x t z'^2 + 3 k a x^2)
+         const double k = 0.79788456080286535588, a = 0.044715;
+         const ValueId x = c.input(1), x2 = square(c, x);
+         const ValueId t = c.emit("Tanh", {scaled(c, c.emit("Add", {x, scaled(c, mul(c, x2, x), a)}), k)});
+         const ValueId dz = plus(c, scaled(c, x2, 3 * a * k), k);
+         const ValueId inner = c.emit("Sub", {c.emit("Add", {dz, scaled(c, x2, 3 * k * a)}), mul(c, mul(c, x, t), square(c, dz))});
+         const ValueId one_t2 = plus(c, c.emit("Neg", {square(c, t)}), 1.0);
+         c.set_grad(1, mul(c, mul(c, c.grad_output(0), c.input(0)), mul(c, one_t2, inner)));
+       }},
   };
   return rules;
 }
