@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import _C, _args, _dtypes, _runtime, _shared_memory
+from . import _C, _args, _dtypes, _expanded_writes, _runtime, _shared_memory
 # glassgrad._tensor imports this module first, so it is partly made here: its names (and
 # _tensor._indexing, imported at its end) are read when called, without an import per call.
 from . import _tensor
@@ -313,7 +313,13 @@ def setitem(t, key, value) -> None:
     if (isinstance(key, Tensor) and key._h.dtype == "bool" and v.ndim == 0
             and tuple(key.shape) == tuple(t.shape[:key.ndim])):
         mask = key.reshape(*key.shape, *([1] * (t.ndim - key.ndim)))
-        write(t, _op("Where", [mask, v.astype(t._h.dtype), t]), "__setitem__", first, cast=True)
+        result = _op("Where", [mask, v.astype(t._h.dtype), t])
+        try:
+            write(t, result, "__setitem__", first, cast=True)
+        except _C.TensorStateError:  # an expanded t: PyTorch's index_put_, then masked_fill_
+            if not _expanded_writes.applies(t, result):
+                raise
+            _expanded_writes.write(t, ["index_put_", "masked_fill_"], first, mask.expand(*t.shape), result)
         return
     if ints is not None:  # x[i, j] = value: a view, planned without _plan
         view = _indexing.int_view(t, ints)
@@ -336,7 +342,15 @@ def setitem(t, key, value) -> None:
                                 f"{_type_name(t._h.dtype)} for the destination and {_type_name(v._h.dtype)} for "
                                 f"the source.\n  fix: x[idx] = values.to(x.dtype)")
         v = v.astype(t._h.dtype)
-    write(view, _op("IndexPut", [view, v] + plan.indices, {"dims": plan.dims}), "__setitem__", first)
+    result = _op("IndexPut", [view, v] + plan.indices, {"dims": plan.dims})
+    try:
+        write(view, result, "__setitem__", first)
+    except _C.TensorStateError:  # an expanded view: PyTorch's index_put_
+        if not _expanded_writes.applies(view, result):
+            raise
+        mark = _tensor.tensor(True, device=view.device)
+        written = _op("IndexPut", [_expanded_writes.zeros_mask(view), mark] + plan.indices, {"dims": plan.dims})
+        _expanded_writes.write(view, ["index_put_"], first, written, result)
 
 
 def _same_elements(view, v) -> bool:

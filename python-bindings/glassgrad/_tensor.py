@@ -1436,9 +1436,28 @@ class Tensor:
 
     # ---- in-place ops (glassgrad/_inplace.py): each writes its out-of-place result back; the
     # in-place forms of the math methods (add_, sin_, +=, ...) are bound in _methods.py ----
-    masked_fill_ = in_place(masked_fill)
-    index_fill_ = in_place(index_fill)
-    index_put_ = in_place(index_put)
+    # into an expanded tensor too, with PyTorch's deprecation warning (_expanded_writes.py)
+    def masked_fill_(self, mask: "Tensor", value) -> "Tensor":
+        """In-place version of masked_fill()."""
+        first = _C.lazy_seq()
+        return _expanded_writes.in_place(self, "masked_fill_", first, self.masked_fill(mask, value),
+                                         lambda none: none.masked_fill(mask, True))
+
+    def index_fill_(self, dim, index: "Tensor", value) -> "Tensor":
+        """In-place version of index_fill()."""
+        first = _C.lazy_seq()
+        return _expanded_writes.in_place(self, "index_fill_", first, self.index_fill(dim, index, value),
+                                         lambda none: none.index_fill(dim, index, True))
+
+    def index_put_(self, indices, values, accumulate=False) -> "Tensor":
+        """In-place version of index_put()."""
+        first = _C.lazy_seq()
+        result = self.index_put(indices, values, accumulate)
+        if accumulate:
+            return _expanded_writes.in_place(self, "index_put_", first, result,
+                                             added=lambda: _factories.zeros_like(self).index_put(indices, values, True))
+        return _expanded_writes.in_place(self, "index_put_", first, result,
+                                         lambda none: none.index_put(indices, tensor(True, device=self.device)))
     index_add_ = in_place(index_add)
     scatter_ = in_place(scatter)
     scatter_add_ = in_place(scatter_add)
@@ -1547,3 +1566,4 @@ class Tensor:
 _HANDLE_SLOT, _ARRAY_SLOT = Tensor.__dict__["_h"], Tensor.__dict__["_array"]  # the slots' descriptors
 
 from . import _indexing, _inplace  # noqa: E402  (they import this module's names)
+from . import _expanded_writes, _factories  # noqa: E402

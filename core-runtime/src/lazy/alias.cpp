@@ -16,7 +16,9 @@
 //
 // As PyTorch's, a write whose target holds one memory element several times (a stride-0 axis of
 // an Expand) is refused but by fill_ and zero_ (every copy then gets the one value): "more than one
-// element of the written-to tensor refers to a single memory location".
+// element of the written-to tensor refers to a single memory location". (masked_fill_, index_fill_,
+// index_put_, which PyTorch still runs there with a warning, are written by the Python layer
+// through the part of the target that holds each element once: glassgrad/_expanded_writes.py.)
 // A write into a part of an expanded tensor that holds each element once (y[0, 1] = 2, y[0].add_(1))
 // runs, and every copy of the element sees it.
 //
