@@ -69,6 +69,20 @@ NodeMeta meta_from_python(const py::object& stacks, const py::str& package_dir) 
 // glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
 // `_h`), the node's scope, role and layer the innermost of the thread's stacks and its source the
 // user's line; the node is the one lazy_record makes with those arguments.
+// The handles (`_h`) of a list of tensors, alive while `held` is.
+std::vector<lazy::Handle*> handles_of_tensors(const py::handle& tensors, std::vector<py::object>& held) {
+  static PyObject* const h_name = interned("_h");
+  if (!PyList_Check(tensors.ptr())) throw InternalError("lazy_record_group_updates: expected a list of tensors");
+  const Py_ssize_t n = PyList_GET_SIZE(tensors.ptr());
+  std::vector<lazy::Handle*> out;
+  out.reserve(static_cast<size_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    held.push_back(attr_of(PyList_GET_ITEM(tensors.ptr(), i), h_name));
+    out.push_back(held.back().cast<lazy::Handle*>());
+  }
+  return out;
+}
+
 std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string& op, const py::object& tensors,
                                                               const py::object& attrs, const py::object& stacks,
                                                               const py::str& package_dir) {
@@ -293,6 +307,22 @@ void bind_lazy(py::module_& m) {
         },
         py::arg("op"), py::arg("rows"), py::arg("targets"), py::arg("attrs"), py::arg("scope"), py::arg("source"),
         py::arg("role"), py::arg("layer"), py::arg("journal").none(true) = nullptr);
+  // Optimizer.step's common path: a parameter group's updates of one op (lazy_updates.h,
+  // record_group_updates), parameters and state entries as lists of tensors.
+  m.def("lazy_record_group_updates",
+        [](const std::string& op, const py::list& params, const py::list& states, const std::vector<Handle*>& before,
+           const std::vector<Handle*>& after, const py::dict& attrs, const py::object& stacks,
+           const py::str& package_dir, lazy::UpdateJournal* journal) {
+          std::vector<py::object> held;
+          const std::vector<Handle*> ps = handles_of_tensors(params, held);
+          std::vector<std::vector<Handle*>> kinds;
+          kinds.reserve(states.size());
+          for (const py::handle& kind : states) kinds.push_back(handles_of_tensors(kind, held));
+          return lazy::record_group_updates(op, ps, kinds, before, after, attrs_from_dict(attrs),
+                                            meta_from_python(stacks, package_dir), journal);
+        },
+        py::arg("op"), py::arg("params"), py::arg("states"), py::arg("before"), py::arg("after"), py::arg("attrs"),
+        py::arg("stacks"), py::arg("package_dir"), py::arg("journal").none(true) = nullptr);
   m.def("lazy_reset_logged",
         [](lazy::UpdateJournal& journal, Handle& h, const Handle& v) { lazy::reset_logged(h, v.value(), journal); },
         py::arg("journal"), py::arg("handle"), py::arg("value"));

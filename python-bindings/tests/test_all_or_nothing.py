@@ -171,34 +171,40 @@ def test_an_interrupt_while_recording_the_updates_leaves_the_step_undone(opt_nam
 
 @pytest.mark.parametrize("when", ["before", "after"])
 @pytest.mark.parametrize("cls,op", [(gg.SGD, "SGDMomentumUpdate"), (gg.Adam, "AdamUpdate")], ids=["sgd", "adam"])
-def test_an_interrupt_around_a_run_of_updates_leaves_the_step_undone(cls, op, when, monkeypatch):
-    """SGD and Adam record runs of alike updates in one runtime call (Optimizer._update_all): an
-    interrupt before the second run's call, or landing just after it returned, undoes the whole step."""
+@pytest.mark.parametrize("call", ["lazy_record_updates", "lazy_record_group_updates"], ids=["rows", "groups"])
+def test_an_interrupt_around_a_run_of_updates_leaves_the_step_undone(cls, op, when, call, monkeypatch):
+    """SGD and Adam record a group's updates in one runtime call once its state exists, and runs of
+    alike rows in one call otherwise (Optimizer._update_all): an interrupt before the second
+    call, or landing just after it returned, undoes the whole step."""
     model = _model()
     params = list(model.parameters())
     # Two groups with different weight decays: two runs of updates, the second one interrupted.
     kwargs = {"momentum": 0.9} if cls is gg.SGD else {}
     opt = cls([{"params": params[:3]}, {"params": params[3:], "weight_decay": 0.01}], lr=0.1, **kwargs)
     x, y = _batch()
-    _step(model, opt, x, y)  # state exists: the interrupted step chains onto it
+    if call == "lazy_record_group_updates":
+        _step(model, opt, x, y)  # state exists: the interrupted step chains onto it, group by group
     gg.cross_entropy(model(x), y).backward()
     before = _snapshot(model, opt)
-    real, calls = gg._C.lazy_record_updates, []
+    real, calls = getattr(gg._C, call), []
 
     def record_updates(*args):
         calls.append(args[0])
         if len(calls) == 2 and when == "before":
             raise KeyboardInterrupt
-        real(*args)
+        out = real(*args)
         if len(calls) == 2:
             raise KeyboardInterrupt
+        return out
 
-    monkeypatch.setattr(gg._C, "lazy_record_updates", record_updates)
+    monkeypatch.setattr(gg._C, call, record_updates)
     with pytest.raises(KeyboardInterrupt):
         opt.step()
     monkeypatch.undo()
     assert calls == [op, op]
     _assert_same(_snapshot(model, opt), before)
+    if call == "lazy_record_updates":
+        assert not opt.state or all(not st for st in opt.state.values())
     opt.step()  # records and runs normally afterwards
     assert any(not np.array_equal(before[k], v) for k, v in _snapshot(model).items())
 
@@ -251,3 +257,39 @@ def test_anomaly_mode_stopping_in_the_updates_leaves_the_step_undone():
         with pytest.raises(gg.debug.NonFiniteError):
             opt.step()
     _assert_same(_snapshot(model, opt), before)
+
+
+@pytest.mark.parametrize("cls", [gg.SGD, gg.Adam], ids=["sgd", "adam"])
+def test_a_group_of_mixed_dtypes_is_recorded_row_by_row(cls, monkeypatch):
+    """A group whose parameters do not all share the first one's dtype (its 0-d hyperparameter
+    tensors') is refused by the one-call path before anything is recorded and goes row by row:
+    the same values as per-parameter updates, bit for bit."""
+    class PerParameter(cls):
+        def _update(self, p, group):
+            super()._update(p, group)
+
+    rng = np.random.default_rng(3)
+    data = [rng.standard_normal((3, 5)).astype(np.float32), rng.standard_normal((5,)),  # the second float64
+            rng.standard_normal((4,)).astype(np.float32)]
+    kwargs = {"momentum": 0.9} if cls is gg.SGD else {}
+    results, refused = [], []
+    real = gg._C.lazy_record_group_updates
+
+    def record_group(*args):
+        done = real(*args)
+        refused.append(not done)
+        return done
+
+    monkeypatch.setattr(gg._C, "lazy_record_group_updates", record_group)
+    for c in (cls, PerParameter):
+        ps = [gg.tensor(a.copy(), requires_grad=True) for a in data]
+        opt = c(ps, lr=0.05, **kwargs)
+        for k in range(3):
+            loss = sum(((p * (k + 1.5)) ** 2).sum().float() for p in ps)
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+        results.append([p.detach().numpy().copy() for p in ps])
+    assert refused == [True, True]  # the two steps after the first, whose state exists
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)

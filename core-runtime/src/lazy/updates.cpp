@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "glassgrad/autodiff/errors.h"
+#include "lazy_internal.h"
 
 namespace glassgrad {
 namespace lazy {
@@ -28,6 +29,58 @@ void record_updates(const std::string& op, const std::vector<std::vector<Handle*
       if (journal) journal->old.push_back(std::move(before));
     }
   }
+}
+
+bool record_group_updates(const std::string& op, const std::vector<Handle*>& params,
+                          const std::vector<std::vector<Handle*>>& states, const std::vector<Handle*>& before,
+                          const std::vector<Handle*>& after, const Attrs& attrs, const NodeMeta& meta,
+                          UpdateJournal* journal) {
+  for (const std::vector<Handle*>& kind : states) {
+    if (kind.size() != params.size()) throw InternalError("record_group_updates: a state list and params differ in length");
+  }
+  // Checked for every parameter before anything is recorded: false leaves the graph as it was.
+  std::vector<ValuePtr> shared_before, shared_after;
+  shared_before.reserve(before.size());
+  shared_after.reserve(after.size());
+  for (Handle* h : before) shared_before.push_back(h->value());
+  for (Handle* h : after) shared_after.push_back(h->value());
+  const TensorInfo* like = shared_before.empty() ? (shared_after.empty() ? nullptr : &shared_after[0]->info)
+                                                 : &shared_before[0]->info;
+  for (Handle* p : params) {
+    const ValuePtr& v = p->value();
+    if (!v->grad) return false;
+    if (like && (v->info.dtype != like->dtype || v->info.device != like->device)) return false;
+  }
+  const OpSchema& s = OpRegistry::instance().at(op);
+  const size_t width = 2 + before.size() + states.size() + after.size();
+  std::vector<std::vector<ValuePtr>> outs;
+  outs.reserve(params.size());
+  std::vector<ValuePtr> row;
+  row.reserve(width);
+  for (size_t i = 0; i < params.size(); ++i) {
+    row.clear();
+    const ValuePtr& p = params[i]->value();
+    row.push_back(p);
+    row.push_back(p->grad);
+    row.insert(row.end(), shared_before.begin(), shared_before.end());
+    for (const std::vector<Handle*>& kind : states) row.push_back(kind[i]->value());
+    row.insert(row.end(), shared_after.begin(), shared_after.end());
+    outs.push_back(record_schema(s, row, attrs, meta));
+    if (outs.back().size() != 1 + states.size()) {
+      throw InternalError("record_group_updates: " + op + " has " + std::to_string(outs.back().size()) +
+                          " outputs, the group names " + std::to_string(1 + states.size()) + " targets a row");
+    }
+  }
+  if (journal) journal->old.reserve(journal->old.size() + params.size() * (1 + states.size()));
+  for (size_t j = 0; j <= states.size(); ++j) {
+    const std::vector<Handle*>& targets = j == 0 ? params : states[j - 1];
+    for (size_t i = 0; i < params.size(); ++i) {
+      ValuePtr old = targets[i]->value();
+      targets[i]->reset(std::move(outs[i][j]));
+      if (journal) journal->old.push_back(std::move(old));
+    }
+  }
+  return true;
 }
 
 void reset_logged(Handle& h, const ValuePtr& v, UpdateJournal& journal) {

@@ -66,6 +66,24 @@ class Adam(BetasOptimizer):
                                       foreach=foreach, capturable=capturable, differentiable=differentiable,
                                       fused=fused))
 
+    def _group_call(self, group, params):
+        # _row's nodes for the whole group once every parameter's state exists (the first step
+        # makes it row by row); maximize's negated gradients go row by row.
+        if group["maximize"] or type(self)._row is not Adam._row or "_row" in self.__dict__:
+            return None
+        state = self.state
+        names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step") if group["amsgrad"] else \
+            ("exp_avg", "exp_avg_sq", "step")
+        try:
+            per_param = [state[p] for p in params]
+            states = [[st[name] for st in per_param] for name in names]
+        except KeyError:
+            return None
+        attrs = {"beta2": group["betas"][1], "eps": group["eps"], "weight_decay": group["weight_decay"],
+                 "decoupled_weight_decay": group["decoupled_weight_decay"]}
+        op = "AdamAMSGradUpdate" if group["amsgrad"] else "AdamUpdate"
+        return op, attrs, states, [self._hyper(group, "lr", params[0])._h, self._hyper(group, "beta1", params[0])._h], []
+
     def _row(self, p, group) -> UpdateRow:
         st = self._state_with(p, "exp_avg", "exp_avg_sq")
         amsgrad = group["amsgrad"]

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import _C, _args
 from .._tensor import Tensor, _op, _op_multi, _wrap
+from .. import _trace
 from .._trace import record_updates, scope
 from ._hooks import OptimizerHooks, wrap_hooked_methods
 
@@ -427,12 +428,75 @@ class Optimizer(OptimizerHooks):
 
     def _update_all(self, work: Sequence[Tuple[Dict[str, Any], Tensor]]) -> None:
         """Records the update of every (group, parameter) of `work`, in order. Where _update is
-        the one above (SGD, Adam, AdamW), runs of parameters whose rows share the op and attrs are
-        recorded in one call (_record_updates); an overridden or patched _update runs per parameter."""
+        the one above, a group that _group_call describes is recorded in one call (its
+        parameters' updates in the runtime: SGD, Adam and AdamW once their state exists), and
+        runs of parameters whose rows share the op and attrs in one call each (_record_updates);
+        an overridden or patched _update runs per parameter."""
         if type(self)._update is not Optimizer._update:
             for group, p in work:
                 self._update(p, group)
             return
+        if type(self)._group_call is Optimizer._group_call or getattr(self, "_repeats", False):
+            self._update_rows(work)
+            return
+        # Groups in order; rows of the groups recorded row by row are recorded before the next
+        # group recorded whole, so the nodes keep the order of `work`.
+        rows: List[Tuple[Dict[str, Any], Tensor]] = []
+        start = 0
+        while start < len(work):
+            group = work[start][0]
+            end = start + 1
+            while end < len(work) and work[end][0] is group:
+                end += 1
+            params = [p for _, p in work[start:end]]
+            call = self._group_call(group, params)
+            if call is not None:
+                if rows:
+                    self._update_rows(rows)
+                    rows = []
+                if self._record_group(params, *call):
+                    start = end
+                    continue
+            rows.extend(work[start:end])
+            start = end
+        if rows:
+            self._update_rows(rows)
+
+    def _group_call(self, group: Dict[str, Any], params: List[Tensor]) \
+            -> Optional[Tuple[str, Dict[str, Any], List[List[Tensor]], List[Any], List[Any]]]:
+        """The updates of `params` (the group's parameters with a gradient, in order) as one
+        _record_group call: (op, attrs, state lists, shared inputs before the states, shared
+        inputs after them), the rows _row would make, or None to record them row by row (state
+        not made yet, maximize, a subclass's own _row)."""
+        return None
+
+    def _record_group(self, params: List[Tensor], op: str, attrs: Dict[str, Any], states: List[List[Tensor]],
+                      before: List[Any], after: List[Any]) -> bool:
+        """_C.lazy_record_group_updates: node i reads params[i], its gradient, `before`, each
+        state list's entry i and `after`, and moves params[i] and the state entries. False (nothing
+        recorded) when a parameter has another device or dtype than the shared inputs."""
+        swaps = getattr(self, "_swaps", None)
+        if swaps is None:
+            return _C.lazy_record_group_updates(op, params, states, before, after, attrs, _trace._local,
+                                                _trace._PACKAGE_DIR)
+        # The journal is in target-kind order (every parameter, then each state list): `tensors`
+        # the same, trimmed to the journal when the call refuses or fails (as _record_updates).
+        tensors, journal = swaps
+        tensors.extend(params)
+        for kind in states:
+            tensors.extend(kind)
+        try:
+            done = _C.lazy_record_group_updates(op, params, states, before, after, attrs, _trace._local,
+                                                _trace._PACKAGE_DIR, journal)
+        except BaseException:
+            del tensors[len(journal):]
+            raise
+        if not done:
+            del tensors[len(journal):]
+        return done
+
+    def _update_rows(self, work: Sequence[Tuple[Dict[str, Any], Tensor]]) -> None:
+        """_update_all's row-by-row recording: runs of rows sharing the op and attrs in one call each."""
         # Rows are made in order (a row may create state); a run is recorded once the next row
         # shows it has ended.
         run: Optional[Tuple[str, Tuple]] = None

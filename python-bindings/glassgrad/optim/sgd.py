@@ -44,6 +44,29 @@ class SGD(Optimizer):
     def _structure(self, group):
         return (group["momentum"] != 0,)
 
+    def _group_call(self, group, params):
+        # _row's nodes for the whole group once every momentum buffer exists (the first step
+        # makes them row by row, with no dampening); maximize's negated gradients go row by row.
+        if group["maximize"] or type(self)._row is not SGD._row or "_row" in self.__dict__:
+            return None
+        h = params[0]._h
+        device, dtype = h.device, h.dtype
+        lr = group._tensors.get(("lr", device, dtype))
+        if lr is None:
+            lr = self._hyper(group, "lr", params[0])
+        if group["momentum"] == 0:
+            return "SGDUpdate", {"weight_decay": group["weight_decay"]}, [], [lr._h], []
+        state = self.state
+        try:
+            bufs = [state[p]["momentum_buffer"] for p in params]
+        except KeyError:
+            return None
+        momentum = group._tensors.get(("momentum", device, dtype))
+        if momentum is None:
+            momentum = self._hyper(group, "momentum", params[0])
+        attrs = {"weight_decay": group["weight_decay"], "dampening": group["dampening"], "nesterov": group["nesterov"]}
+        return "SGDMomentumUpdate", attrs, [bufs], [lr._h], [momentum._h]
+
     def _row(self, p, group) -> UpdateRow:
         h = p._h
         # The group's 0-d tensors as _hyper keys them (looked up here: this runs per parameter

@@ -25,6 +25,19 @@ void record_updates(const std::string& op, const std::vector<std::vector<Handle*
                     const std::vector<std::vector<Handle*>>& targets, const Attrs& attrs, const NodeMeta& meta,
                     UpdateJournal* journal);
 
+// A parameter group's updates of one op in one call (Optimizer.step's common path): node i reads
+// params[i], params[i]'s gradient, `before`, states[0][i], states[1][i], ..., `after`, and its
+// outputs move params[i], states[0][i], states[1][i], ... (the inputs and outputs record_updates
+// would be given row by row). The shared inputs (`before`, `after`: the group's 0-d
+// hyperparameter tensors) are made per device and dtype, so every parameter must have theirs and
+// a gradient: when one has not, nothing is recorded and the result is false (the caller records
+// the group row by row). Otherwise as record_updates, the journal in target-kind order: every
+// parameter's old value, then every states[0] entry's, and so on.
+bool record_group_updates(const std::string& op, const std::vector<Handle*>& params,
+                          const std::vector<std::vector<Handle*>>& states, const std::vector<Handle*>& before,
+                          const std::vector<Handle*>& after, const Attrs& attrs, const NodeMeta& meta,
+                          UpdateJournal* journal);
+
 // h.reset(v), its value before appended to the journal.
 void reset_logged(Handle& h, const ValuePtr& v, UpdateJournal& journal);
 
