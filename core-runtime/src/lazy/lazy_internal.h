@@ -112,6 +112,22 @@ struct Export {
 // is searched by name once per recorded op).
 std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                     const NodeMeta& meta);
+// record_schema for a run of in-place update nodes of one op, attrs and meta (an optimizer
+// group's updates, record_group_updates). A node's shape rule results and hashes depend on its
+// op, attrs and input infos only (meta names the node in errors), so they are computed once per
+// distinct row of input infos the run meets; errors and checks are record_schema's. Other ops,
+// and storage types computing wide, are recorded by record_schema.
+struct RecordMemo {
+  struct Entry {
+    std::vector<TensorInfo> inputs, outputs;
+    uint64_t hash = 0;
+  };
+  std::vector<Entry> entries;
+  uint64_t meta_hash = 0;
+  bool meta_hashed = false;
+};
+std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                         const NodeMeta& meta, RecordMemo& memo);
 // A node's record-time hash (TraceNode::hash): op, attributes, output infos.
 uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs);
 // The hash of a node's metadata (TraceNode::meta_hash): layer scope, source line, role, layer.

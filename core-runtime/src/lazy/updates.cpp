@@ -57,6 +57,7 @@ bool record_group_updates(const std::string& op, const std::vector<Handle*>& par
   outs.reserve(params.size());
   std::vector<ValuePtr> row;
   row.reserve(width);
+  RecordMemo memo;
   for (size_t i = 0; i < params.size(); ++i) {
     row.clear();
     const ValuePtr& p = params[i]->value();
@@ -65,7 +66,7 @@ bool record_group_updates(const std::string& op, const std::vector<Handle*>& par
     row.insert(row.end(), shared_before.begin(), shared_before.end());
     for (const std::vector<Handle*>& kind : states) row.push_back(kind[i]->value());
     row.insert(row.end(), shared_after.begin(), shared_after.end());
-    outs.push_back(record_schema(s, row, attrs, meta));
+    outs.push_back(record_schema_memo(s, row, attrs, meta, memo));
     if (outs.back().size() != 1 + states.size()) {
       throw InternalError("record_group_updates: " + op + " has " + std::to_string(outs.back().size()) +
                           " outputs, the group names " + std::to_string(1 + states.size()) + " targets a row");

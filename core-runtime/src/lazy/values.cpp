@@ -217,6 +217,48 @@ namespace {
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                   const NodeMeta& meta);
 
+// An in-place op's targets are stored tensors, or the pending result of another in-place update
+// (an optimizer's updates chain within a step).
+void check_inplace_targets(const OpSchema& s, const std::vector<ValuePtr>& inputs) {
+  for (const auto& io : s.inplace) {
+    const ValuePtr& target = inputs[static_cast<size_t>(io.second)];
+    const bool chained = target->producer && !target->producer->schema->inplace.empty();
+    if (!target->realized() && !chained) {
+      throw ValueError(ErrorMessage(s.name + " updates input '" + s.inputs[static_cast<size_t>(io.second)] +
+                                    "' in place, but that tensor is an intermediate result, not a stored one")
+                           .fix("update parameters, buffers or optimizer state only")
+                           .str());
+    }
+  }
+}
+
+// The node and its output values, its shape rule's results and hashes given.
+std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                const NodeMeta& meta, const std::vector<TensorInfo>& outs, bool track, uint64_t hash,
+                                uint64_t mhash) {
+  auto node = std::make_shared<TraceNode>();
+  node->schema = &s;
+  node->attrs = attrs;
+  node->meta = meta;
+  node->inputs = inputs;
+  node->hash = hash;
+  node->meta_hash = mhash;
+  node->outputs.reserve(outs.size());
+  std::vector<ValuePtr> values;
+  values.reserve(outs.size());
+  for (size_t k = 0; k < outs.size(); ++k) {
+    auto v = std::make_shared<TraceValue>();
+    v->seq = next_seq();
+    v->info = outs[k];
+    v->producer = node;
+    v->output_index = static_cast<int>(k);
+    v->requires_grad = track && is_floating(outs[k].dtype);
+    node->outputs.push_back(v);
+    values.push_back(std::move(v));
+  }
+  return values;
+}
+
 std::vector<ValuePtr> record_named(const std::string& op, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                  const NodeMeta& meta) {
   return record_node(OpRegistry::instance().at(op), inputs, attrs, meta);
@@ -264,36 +306,8 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
     }
   }
   if (c) return record_computed(s, inputs, infos, *c, meta);
-  for (const auto& io : s.inplace) {
-    const ValuePtr& target = inputs[static_cast<size_t>(io.second)];
-    const bool chained = target->producer && !target->producer->schema->inplace.empty();
-    if (!target->realized() && !chained) {
-      throw ValueError(ErrorMessage(op + " updates input '" + s.inputs[static_cast<size_t>(io.second)] +
-                                    "' in place, but that tensor is an intermediate result, not a stored one")
-                           .fix("update parameters, buffers or optimizer state only")
-                           .str());
-    }
-  }
-  auto node = std::make_shared<TraceNode>();
-  node->schema = &s;
-  node->attrs = attrs;
-  node->meta = meta;
-  node->inputs = inputs;
-  node->hash = node_hash(s, attrs, outs);
-  node->meta_hash = meta_hash(meta);
-  std::vector<ValuePtr> values;
-  values.reserve(outs.size());
-  for (size_t k = 0; k < outs.size(); ++k) {
-    auto v = std::make_shared<TraceValue>();
-    v->seq = next_seq();
-    v->info = outs[k];
-    v->producer = node;
-    v->output_index = static_cast<int>(k);
-    v->requires_grad = track && is_floating(outs[k].dtype);
-    node->outputs.push_back(v);
-    values.push_back(std::move(v));
-  }
-  return values;
+  check_inplace_targets(s, inputs);
+  return make_node(s, inputs, attrs, meta, outs, track, node_hash(s, attrs, outs), meta_hash(meta));
 }
 
 }  // namespace
@@ -308,6 +322,44 @@ std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePt
                                     const NodeMeta& meta) {
   const HostTimer timer(HostPhase::Record);
   return record_node(s, inputs, attrs, meta);
+}
+
+std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                         const NodeMeta& meta, RecordMemo& memo) {
+  if (s.inplace.empty() || s.view_of >= 0) return record_schema(s, inputs, attrs, meta);
+  const HostTimer timer(HostPhase::Record);
+  for (const ValuePtr& in : inputs) {
+    if (!in) throw InternalError(s.name + ": null input");
+    if (!in->invalid.empty()) throw_invalid(*in);
+  }
+  const RecordMemo::Entry* hit = nullptr;
+  for (const RecordMemo::Entry& e : memo.entries) {
+    if (e.inputs.size() != inputs.size()) continue;
+    size_t i = 0;
+    while (i < inputs.size() && inputs[i]->info == e.inputs[i]) ++i;
+    if (i == inputs.size()) {
+      hit = &e;
+      break;
+    }
+  }
+  if (!hit) {
+    std::vector<TensorInfo> infos;
+    infos.reserve(inputs.size());
+    for (const ValuePtr& in : inputs) infos.push_back(in->info);
+    // Storage types compute wide through cast nodes: recorded as record() does, not memoized.
+    if (compute_dtypes(s, infos, attrs, meta)) return record_node(s, inputs, attrs, meta);
+    std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
+    const uint64_t hash = node_hash(s, attrs, outs);
+    memo.entries.push_back(RecordMemo::Entry{std::move(infos), std::move(outs), hash});
+    hit = &memo.entries.back();
+  }
+  if (!memo.meta_hashed) {
+    memo.meta_hash = meta_hash(meta);
+    memo.meta_hashed = true;
+  }
+  check_inplace_targets(s, inputs);
+  // An in-place update tracks no gradient (record_node's `track` is false for it).
+  return make_node(s, inputs, attrs, meta, hit->outputs, false, hit->hash, memo.meta_hash);
 }
 
 void set_requires_grad(const ValuePtr& v, bool on) {
