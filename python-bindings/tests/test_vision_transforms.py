@@ -85,6 +85,27 @@ def test_normalize_matches_torch(torch):
     np.testing.assert_allclose(F.normalize(gg.tensor(x, device="cpu"), mean, std).numpy(), ref, rtol=1e-6)
 
 
+@pytest.mark.parametrize("shape, channels", [((1, 4, 5), 3), ((2, 4, 5), 3), ((2, 1, 4, 5), 3), ((3, 4, 5), 1),
+                                            ((2, 3, 4, 5), 3)])
+@pytest.mark.parametrize("grad", [False, True])
+def test_normalize_channels_must_broadcast_to_the_image_as_torchvision(torch, shape, channels, grad):
+    """torchvision normalizes a clone in place: means and stds that would enlarge the image (three on
+    an MNIST image) raise RuntimeError, for a tensor that requires grad too; fewer broadcast."""
+    tv = pytest.importorskip("torchvision.transforms")
+    x = np.random.default_rng(4).random(shape).astype(np.float32)
+    mean, std = [0.5, 0.4, 0.3][:channels], [0.5, 0.25, 2.0][:channels]
+    try:
+        ref = tv.Normalize(mean, std)(torch.from_numpy(x).requires_grad_(grad)).detach().numpy()
+    except RuntimeError:
+        ref = None
+    img = gg.tensor(x, device="cpu", requires_grad=grad)
+    if ref is None:
+        with pytest.raises(RuntimeError, match="Normalize: mean has 3 and std 3 values"):
+            T.Normalize(mean, std)(img)
+    else:
+        np.testing.assert_allclose(T.Normalize(mean, std)(img).detach().numpy(), ref, rtol=1e-6)
+
+
 # ---- geometry: the same pixels for every kind of image ----------------------------------------
 @pytest.mark.parametrize("op, ref", [
     (lambda im: F.crop(im, 2, 3, 5, 6), lambda a: a[2:7, 3:9]),

@@ -10,6 +10,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
+from ... import _C
 from ..._dtypes import plain
 from ..._tensor import Tensor
 from ..._tensor import tensor as as_tensor
@@ -159,6 +160,26 @@ def _normalize_constants(mean, std, dtype):
     return (m.reshape(-1, 1, 1) if m.ndim == 1 else m), (s.reshape(-1, 1, 1) if s.ndim == 1 else s)
 
 
+def _check_normalize_channels(shape, m: np.ndarray, s: np.ndarray) -> None:
+    """torchvision subtracts and divides in place (on a clone), so mean and std must broadcast to the
+    image's own shape: three means on a one-channel image (MNIST with CIFAR's Normalize) raise."""
+    shape = tuple(shape)
+    try:
+        full = np.broadcast_shapes(shape, m.shape, s.shape)
+    except ValueError:
+        full = None
+    if full == shape:
+        return
+    channels = f"mean has {m.shape[0]} and std {s.shape[0]} values, the image {shape[-3]} channel(s)"
+    fix = "give one mean and one std per channel of the image (or convert it, e.g. transforms.Grayscale(3))"
+    if full is None:
+        raise _C.ShapeError(f"The size of tensor a ({shape[-3]}) must match the size of tensor b "
+                            f"({max(m.shape[0], s.shape[0])}) at non-singleton dimension {len(shape) - 3}\n"
+                            f"  Normalize: {channels}\n  fix: {fix}")
+    raise _C.TensorStateError(f"output with shape {list(shape)} doesn't match the broadcast shape {list(full)}\n"
+                              f"  Normalize: {channels}\n  fix: {fix}")
+
+
 def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False, _constants=None):
     """(tensor - mean[c]) / std[c] for each channel c of a float tensor image (..., C, H, W). A
     tensor that requires grad is normalized by tensor ops, so gradients flow through it, as
@@ -173,6 +194,7 @@ def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool
         raise ValueError(f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = "
                          f"{list(arr.shape)}")
     m, s = _constants(arr.dtype) if _constants is not None else _normalize_constants(mean, std, arr.dtype)
+    _check_normalize_channels(arr.shape, m, s)
     out = arr - m
     out /= s
     return I.like(out, tensor)
@@ -186,6 +208,7 @@ def _normalize_differentiable(tensor: Tensor, mean, std, inplace: bool) -> Tenso
                          f"{list(tensor.shape)}")
     m, s = _normalize_constants(mean, std, np.dtype(plain(tensor.dtype)) if plain(tensor.dtype) != "bfloat16"
                                 else np.float32)
+    _check_normalize_channels(tensor.shape, m, s)
     m_t = as_tensor(m, dtype=tensor.dtype, device=tensor.device)
     s_t = as_tensor(s, dtype=tensor.dtype, device=tensor.device)
     if inplace:
