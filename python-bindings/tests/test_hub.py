@@ -56,6 +56,22 @@ def test_a_cached_checkpoint_is_read_without_downloading(hub_home):
     assert isinstance(got["bias"], gg.Tensor)
 
 
+def test_model_zoo_load_url_is_the_hub_loader_as_in_torch(hub_home, torch):
+    """`import torch.utils.model_zoo as model_zoo; model_zoo.load_url(url)` (model files copied from
+    torchvision before 0.13) reads the hub's cached checkpoint, as torch's does."""
+    import glassgrad.torch.utils.model_zoo as model_zoo
+    import torch.utils.model_zoo as torch_zoo
+    assert model_zoo.load_url is hub.load_state_dict_from_url
+    assert "load_url" in dir(torch_zoo)
+    folder = os.path.join(hub.get_dir(), "checkpoints")
+    os.makedirs(folder)
+    gg.save(_state(), os.path.join(folder, "resnet-0123abcd.pth"))
+    url = "http://127.0.0.1:9/models/resnet-0123abcd.pth"
+    got = model_zoo.load_url(url, progress=False)
+    ref = torch_zoo.load_url(url, progress=False)
+    np.testing.assert_array_equal(got["weight"].numpy(), ref["weight"].numpy())
+
+
 def test_a_missing_file_without_network_names_the_url_and_where_to_copy_it(hub_home):
     model_dir = str(hub_home / "md")
     with pytest.raises(OSError) as e:
