@@ -14,7 +14,8 @@ PROMOTE = "promote"  # floating inputs cast to the widest of them
 REFUSED = "refused"  # PyTorch raises inside a CUDA region (binary_cross_entropy)
 COMPOSITE = "composite"  # no cast, but the ops it is made of cast as theirs say (PyTorch's decomposition)
 
-_CPU_LOWER = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "bmm", "mm",
+_CPU_LOWER = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+              "bmm", "mm",
               "baddbmm", "addmm", "addbmm", "linear", "matmul", "prelu", "scaled_dot_product_attention",
               "einsum", "vecdot", "multi_dot", "chain_matmul", "lstm", "rnn_tanh", "rnn_relu", "rnn_tanh_cell",
               "rnn_relu_cell")
@@ -33,7 +34,7 @@ _CPU_FLOAT32 = ("reflection_pad", "replication_pad", "avg_pool3d", "binary_cross
 _CPU_PROMOTE = ("cat", "stack", "index_copy")
 _CPU_COMPOSITE = ("tensordot",)  # PyTorch's is its mm on CPU
 
-_CUDA_LOWER = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
+_CUDA_LOWER = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
                "addmm", "addmv", "addr", "matmul", "einsum", "mm", "mv", "linear", "addbmm", "baddbmm", "bmm",
                "chain_matmul", "multi_dot", "vecdot", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
                "lstm", "gru", "rnn_tanh", "rnn_relu", "scaled_dot_product_attention")

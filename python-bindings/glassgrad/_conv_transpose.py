@@ -164,6 +164,7 @@ def _weight_2d(w: Tensor, where: str) -> Tensor:
     return w.unsqueeze(2)
 
 
+@_autocast.op("conv_tbc")
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """torch.nn.functional.conv_tbc: a 1-d convolution in (time, batch, channels) layout: input
     (T, B, C_in), weight (k, C_in, C_out), bias (C_out), `pad` steps of zeros at both ends; the

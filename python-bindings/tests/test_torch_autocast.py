@@ -55,6 +55,8 @@ CASES = [
     ("conv1d", lambda L, F, i: F.conv1d(i["seq"], i["k1"], i["b"])),
     ("conv2d", lambda L, F, i: F.conv2d(i["img"], i["k"], i["b"], padding=1)),
     ("conv3d", lambda L, F, i: F.conv3d(i["vol"], i["k3"])),
+    ("conv_tbc", lambda L, F, i: F.conv_tbc(i["seq"].permute(2, 0, 1).contiguous(), i["k1"].permute(2, 1, 0).contiguous(),
+                                                i["v"][:4], 1)),
     ("conv_transpose1d", lambda L, F, i: F.conv_transpose1d(i["seq"], i["k1"].transpose(0, 1).contiguous())),
     ("conv_transpose2d", lambda L, F, i: F.conv_transpose2d(i["img"], i["k"].transpose(0, 1).contiguous())),
     ("conv_transpose3d", lambda L, F, i: F.conv_transpose3d(i["vol"], i["k3"].transpose(0, 1).contiguous())),
@@ -92,6 +94,16 @@ CASES = [
     ("max_pool3d", lambda L, F, i: F.max_pool3d(i["volh"], 2)),
     ("adaptive_avg_pool3d", lambda L, F, i: F.adaptive_avg_pool3d(i["volh"], 2)),
     ("grid_sample", lambda L, F, i: F.grid_sample(i["imgh"], i["grid"], align_corners=False)),
+    ("quantile", lambda L, F, i: L.quantile(i["xh"].flatten(), 0.3)),
+    ("linalg.cholesky", lambda L, F, i: L.linalg.cholesky(i["spdh"])),
+    ("adaptive_max_pool3d", lambda L, F, i: F.adaptive_max_pool3d(i["volh"], 2)),
+    ("max_unpool2d", lambda L, F, i: F.max_unpool2d(*F.max_pool2d(i["imgh"], 2, return_indices=True), 2)),
+    ("fractional_max_pool2d", lambda L, F, i: F.fractional_max_pool2d(
+        i["imgh"], 2, output_size=3, _random_samples=i["p"].flatten()[:12].reshape(2, 3, 2))),
+    ("multilabel_margin_loss", lambda L, F, i: F.multilabel_margin_loss(i["xh"], i["t"].reshape(3, 1).expand(3, 5)
+                                                                         .contiguous())),
+    ("ctc_loss", lambda L, F, i: F.ctc_loss(F.log_softmax(i["b3"], 2).transpose(0, 1).contiguous().to(
+        i["xh"].dtype), L.tensor([[1, 2], [3, 1]]), L.tensor([3, 3]), L.tensor([2, 2]))),
     ("pad_reflect", lambda L, F, i: F.pad(i["imgh"], (1, 2, 2, 1), mode="reflect")),
     ("pad_reflect_1d", lambda L, F, i: F.pad(i["seqh"], (2, 1), mode="reflect")),
     ("pad_replicate", lambda L, F, i: F.pad(i["imgh"], (1, 2, 2, 1), mode="replicate")),
