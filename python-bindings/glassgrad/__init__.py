@@ -86,8 +86,8 @@ from ._runtime import (get_num_interop_threads, is_warn_always_enabled, set_flus
                        set_warn_always)
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled
 from ._dtypes import get_default_dtype, set_default_dtype
-from ._predicates import (is_complex, is_floating_point, is_inference, is_nonzero, is_storage, is_tensor, numel,
-                          typename)
+from ._predicates import (cudnn_is_acceptable, get_device, is_complex, is_distributed, is_floating_point, is_inference,
+                          is_nonzero, is_storage, is_tensor, numel, typename)
 from ._runtime import get_float32_matmul_precision, set_float32_matmul_precision
 from ._printing import set_printoptions
 from math import e, inf, nan, pi  # torch.pi, torch.e, torch.inf, torch.nan
@@ -126,7 +126,10 @@ from ._view_copies import *  # torch.view_copy, permute_copy, ...
 from ._sampling import binomial, poisson
 from ._from_buffers import asarray, frombuffer
 from ._gradient import gradient
-from ._lowrank import nuclear_norm, pca_lowrank, svd_lowrank
+from ._lowrank import frobenius_norm, norm_except_dim, nuclear_norm, pca_lowrank, svd_lowrank
+from ._build_info import *  # torch.has_lapack, compiled_with_cxx11_abi, ...
+from ._factories import fill
+from ._shapes import unsafe_split_with_sizes
 from . import signal  # torch.signal.windows
 from ._aten_functional import *  # torch.kl_div, torch.embedding, ...: F's jobs in ATen's signatures
 # torch.<name> spellings of Tensor methods (the tensor is their first, positional argument)

@@ -11,10 +11,11 @@ from typing import Optional
 from . import _C, _args, _spatial
 from ._tensor import Tensor
 
-__all__ = ["alpha_dropout", "alpha_dropout_", "binary_cross_entropy_with_logits", "constant_pad_nd",
+__all__ = ["adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "binary_cross_entropy_with_logits", "constant_pad_nd",
            "cosine_embedding_loss", "ctc_loss", "dropout_", "embedding", "feature_alpha_dropout",
            "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hinge_embedding_loss", "instance_norm",
-           "kl_div", "margin_ranking_loss", "poisson_nll_loss", "rrelu", "rrelu_", "triplet_margin_loss"]
+           "kl_div", "margin_ranking_loss", "max_pool1d_with_indices", "poisson_nll_loss", "rrelu", "rrelu_",
+           "triplet_margin_loss"]
 
 _REDUCTIONS = ("none", "mean", "sum")  # at::Reduction's order
 
@@ -199,3 +200,18 @@ def _default_generator_only(generator, where: str) -> None:
         raise _C.UnsupportedError(f"{where}: draws its slopes from glassgrad's default generator; a generator of its "
                                   f"own is not supported\n  fix: leave generator out (glassgrad.manual_seed(n) "
                                   f"makes the draw repeatable)")
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=(), padding=0, dilation=1, ceil_mode: bool = False):
+    """torch.max_pool1d_with_indices: (values, indices) of F.max_pool1d (stride () or None is
+    kernel_size, as ATen's empty list)."""
+    from .nn import functional as F
+    return F.max_pool1d(input, kernel_size, stride if stride not in ((), [], None) else None, padding, dilation,
+                        ceil_mode, return_indices=True)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size):
+    """torch.adaptive_max_pool1d: (values, indices), as ATen's (F.adaptive_max_pool1d gives the
+    values only unless return_indices=True)."""
+    from .nn import functional as F
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)

@@ -191,6 +191,17 @@ def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_
     return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
 
 
+def fill(input: Tensor, value) -> Tensor:
+    """torch.fill(input, value): a new tensor of input's shape, dtype and device holding value (a
+    number, or a 0-d tensor whose gradient is the sum of the result's)."""
+    if isinstance(value, Tensor):
+        if value.ndim:
+            raise _C.ShapeError(f"fill only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                                f"dimensions.\n  fix: a number or a 0-d tensor")
+        return value.astype(input.dtype).to(input.device).expand(*input.shape).clone()
+    return full_like(input, value)
+
+
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, pin_memory=False) -> Tensor:
     """fill_value in input's shape, dtype and device unless given (torch.full_like)."""

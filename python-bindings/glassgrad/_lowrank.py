@@ -1,4 +1,5 @@
-"""torch.nuclear_norm, torch.svd_lowrank and torch.pca_lowrank, over glassgrad.linalg.
+"""Top-level matrix norms and low-rank factorizations over glassgrad.linalg: torch.nuclear_norm,
+frobenius_norm, norm_except_dim, svd_lowrank and pca_lowrank.
 
 svd_lowrank and pca_lowrank return what PyTorch documents, U diag(S) V^T approximating A with q
 singular triplets (A ~= U diag(S) V^T), computed from the exact thin SVD truncated to its q largest
@@ -15,9 +16,9 @@ from ._arranging import transpose
 from ._math import sub
 from ._reductions import mean
 from ._tensor import Tensor
-from .linalg import matrix_norm, svd
+from .linalg import matrix_norm, svd, vector_norm
 
-__all__ = ["nuclear_norm", "pca_lowrank", "svd_lowrank"]
+__all__ = ["frobenius_norm", "norm_except_dim", "nuclear_norm", "pca_lowrank", "svd_lowrank"]
 
 
 def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
@@ -30,6 +31,22 @@ def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     if isinstance(dim, bool):  # nuclear_norm(x, True): the keepdim overload
         dim, keepdim = None, dim
     return matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else tuple(dim), keepdim=keepdim)
+
+
+def frobenius_norm(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """torch.frobenius_norm(input, dim, keepdim=False): the square root of the sum of squares over
+    the dims in dim (one or two), linalg.vector_norm's 2-norm."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    return vector_norm(input, 2, dim=dims, keepdim=keepdim)
+
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
+    """torch.norm_except_dim(v, pow=2, dim=0): the pow-norm over every dim but dim, kept as size 1
+    (weight normalization's norm); dim=-1 is the norm of the whole tensor."""
+    if dim == -1:
+        return vector_norm(v, pow)
+    others = tuple(d for d in range(v.ndim) if d != dim % max(v.ndim, 1))
+    return vector_norm(v, pow, dim=others, keepdim=True)
 
 
 def _check_matrix(A, where: str) -> None:

@@ -8,8 +8,8 @@ import numbers
 
 import numpy as np
 
-from . import (_arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
-               _reductions, _scans, _shapes, _statistics, _strided)
+from . import (_args, _arranging, _counting, _float_parts, _extra_activations, _factories, _indexed_reductions, _indexing, _math,
+               _predicates, _reductions, _scans, _shapes, _statistics, _strided)
 from .functional import relu, where
 from ._inplace import in_place, in_place_saving_input, in_place_view
 from ._tensor import Tensor, _op
@@ -185,3 +185,20 @@ setattr(Tensor, "split", _split)
 # PyTorch's unsafe_ spellings skip its autograd's view checks: here they are the plain methods
 setattr(Tensor, "unsafe_chunk", _shapes.chunk)
 setattr(Tensor, "unsafe_split", _split)
+setattr(Tensor, "unsafe_split_with_sizes", _shapes.unsafe_split_with_sizes)
+for _name in ("is_distributed", "is_set_to", "dim_order"):
+    setattr(Tensor, _name, getattr(_predicates, _name))
+setattr(Tensor, "const_data_ptr", Tensor.data_ptr)
+
+
+def _float_power_(self: Tensor, exponent) -> Tensor:
+    """Tensor.float_power_: float_power written into this tensor, which must be float64 (the
+    result's dtype), as PyTorch requires."""
+    if self.dtype != "float64":
+        raise _args.UnsupportedDTypeError(f"the base given to float_power_ has dtype {self.dtype} but the operation's "
+                                          f"result requires dtype glassgrad.float64\n  fix: x = x.double() first, "
+                                          f"or x.float_power(e) for a new tensor")
+    return in_place(_math.float_power, "float_power_")(self, exponent)
+
+
+setattr(Tensor, "float_power_", _float_power_)

@@ -63,3 +63,37 @@ __all__ = ["is_tensor", "is_storage", "is_floating_point", "is_complex", "is_non
 def is_inference(input: Tensor) -> bool:
     """torch.is_inference(input): whether input was made inside inference_mode() (Tensor.is_inference)."""
     return _tensor_arg(input, "is_inference").is_inference()
+
+
+def get_device(input: Tensor) -> int:
+    """torch.get_device(input): the GPU's index, -1 for a CPU tensor (Tensor.get_device)."""
+    return _tensor_arg(input, "get_device").get_device()
+
+
+def is_distributed(input: Tensor) -> bool:
+    """torch.is_distributed (and Tensor.is_distributed): False, as PyTorch's for every tensor."""
+    _tensor_arg(input, "is_distributed")
+    return False
+
+
+def cudnn_is_acceptable(input: Tensor) -> bool:
+    """torch.cudnn_is_acceptable: False, glassgrad has no cuDNN (its own kernels run convolutions)."""
+    _tensor_arg(input, "cudnn_is_acceptable")
+    return False
+
+
+def is_set_to(self: Tensor, tensor: Tensor) -> bool:
+    """Tensor.is_set_to(tensor): whether both are the same elements of the same buffer (same
+    storage, offset, shape and strides)."""
+    mine, theirs = self._raw(), tensor._raw()  # (computes pending work)
+    same_buffer = int(mine.storage_ptr) == int(theirs.storage_ptr)
+    def place(t: Tensor) -> tuple:
+        return (t.storage_offset(), tuple(t.shape), tuple(t.stride()))
+    return bool(same_buffer and place(self) == place(tensor))
+
+
+def dim_order(self: Tensor, *, ambiguity_check=False):
+    """Tensor.dim_order(): the dims from outermost to innermost in memory (by stride, larger
+    first; ties keep their order), (0, 1, ..., n-1) for a contiguous tensor."""
+    strides = self.stride()
+    return tuple(sorted(range(self.ndim), key=lambda d: -strides[d]))

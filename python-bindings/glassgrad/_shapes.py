@@ -972,6 +972,12 @@ def resize(self: Tensor, *sizes) -> Tensor:
     return self.reshape(want)
 
 
+def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
+    """torch.unsafe_split_with_sizes (and the method): split_with_sizes (PyTorch's unsafe_
+    spellings skip its autograd's view checks, which glassgrad has none of)."""
+    return split_with_sizes(input, split_sizes, dim)
+
+
 def resize_(self: Tensor, *sizes, size=None, memory_format=None) -> Tensor:
     """This tensor given shape `sizes` (or size=) in place (Tensor.resize_): with as many elements, its
     elements in row-major order; with fewer, the first ones; with more, the old ones followed by

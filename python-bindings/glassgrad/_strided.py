@@ -23,7 +23,7 @@ from . import _C, _args, _shapes
 from ._arranging import put_at_positions
 from ._tensor import Tensor, _wrap, tensor
 
-__all__ = ["as_strided", "as_strided_copy", "as_strided_scatter"]
+__all__ = ["as_strided", "as_strided_", "as_strided_copy", "as_strided_scatter"]
 
 
 def _ints(values, name: str, where: str, position: int) -> List[int]:
@@ -153,13 +153,14 @@ def as_strided_copy(input: Tensor, size, stride, storage_offset: Optional[int] =
     return _strided(input, size, stride, storage_offset, "as_strided_copy").clone()
 
 
-def as_strided_(self: Tensor, size, stride, storage_offset: Optional[int] = None) -> Tensor:
-    """Tensor.as_strided_: this tensor becomes as_strided(self, size, stride, storage_offset)."""
-    if self.is_leaf and self.requires_grad:
+def as_strided_(input: Tensor, size, stride, storage_offset: Optional[int] = None) -> Tensor:
+    """torch.as_strided_ / Tensor.as_strided_: input becomes as_strided(input, size, stride,
+    storage_offset)."""
+    if input.is_leaf and input.requires_grad:
         raise _C.TensorStateError("a leaf Variable that requires grad is being used in an in-place operation.\n"
                                   "  as_strided_: fix: x.detach().as_strided_(...), or x.as_strided(...)")
-    self._h = _strided(self, size, stride, storage_offset, "as_strided_")._h
-    return self
+    input._h = _strided(input, size, stride, storage_offset, "as_strided_")._h
+    return input
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size, stride, storage_offset: Optional[int] = None) -> Tensor:

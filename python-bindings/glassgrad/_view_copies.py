@@ -94,3 +94,4 @@ def split_with_sizes_copy(input: Tensor, split_sizes, dim: int = 0) -> Tuple[Ten
 def unbind_copy(input: Tensor, dim: int = 0) -> Tuple[Tensor, ...]:
     """torch.unbind_copy: the slices of input.unbind(dim), each copied."""
     return tuple(piece.clone() for piece in _shapes.unbind(input, dim))
+

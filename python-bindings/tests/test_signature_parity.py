@@ -191,7 +191,7 @@ def test_the_survey_covers_every_part_of_the_api():
 
 # torch C functions with neither an operator schema nor a documented signature: not compared
 SKIPPED = ["Tensor.map2_", "Tensor.new", "torch.is_anomaly_check_nan_enabled", "torch.is_anomaly_enabled",
-           "torch.set_anomaly_enabled", "torch.spmm"] + [f"torch.{name}" for name in (
+           "torch.is_vulkan_available", "torch.set_anomaly_enabled", "torch.spmm"] + [f"torch.{name}" for name in (
     "clear_autocast_cache", "get_autocast_cpu_dtype", "get_autocast_dtype", "get_autocast_gpu_dtype",
     "is_autocast_cache_enabled", "is_autocast_cpu_enabled", "is_autocast_enabled", "set_autocast_cache_enabled",
     "set_autocast_cpu_dtype", "set_autocast_cpu_enabled", "set_autocast_dtype", "set_autocast_enabled",

@@ -120,3 +120,17 @@ def test_dropout_in_place_and_rrelu():
     assert gtorch.rrelu_(z) is z
     with pytest.raises(gg.UnsupportedError, match="generator"):
         gtorch.rrelu(z, generator=gg.Generator())
+
+
+def test_pooling_with_indices_in_aten_signatures():
+    a = rng.standard_normal((2, 3, 11))
+    for args in ((3,), (3, 2), (3, 2, 1), (2, (), 0, 2, True)):
+        ours, theirs = gtorch.max_pool1d_with_indices(gg.tensor(a), *args), torch.max_pool1d_with_indices(
+            torch.tensor(a), *args)
+        np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
+        np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+    for size in (1, 4, 7):
+        ours, theirs = gtorch.adaptive_max_pool1d(gg.tensor(a), size), torch.adaptive_max_pool1d(torch.tensor(a), size)
+        np.testing.assert_array_equal(ours[0].numpy(), theirs[0].numpy())
+        np.testing.assert_array_equal(ours[1].numpy(), theirs[1].numpy())
+    compare(lambda x: gtorch.adaptive_max_pool1d(x, 4)[0], lambda x: torch.adaptive_max_pool1d(x, 4)[0], [a], (0,))

@@ -176,3 +176,15 @@ def test_unsigned_wide_dtypes_are_a_clear_error():
         assert hasattr(torch, name) and not hasattr(gtorch, name)
         with pytest.raises(AttributeError, match=f"no {name} dtype.*\n  fix: torch.int"):
             getattr(gtorch, name)
+
+
+def test_fill_frobenius_and_norm_except_dim_match_torch():
+    a = rng.standard_normal((3, 4, 5))
+    compare(lambda x: gtorch.fill(x, 2.5), lambda x: torch.fill(x, 2.5), [a])
+    v = rng.standard_normal(())
+    compare(lambda x, s: gtorch.fill(x, s), lambda x, s: torch.fill(x, s), [a, v], (1,))
+    for dim, keepdim in (((0, 1), False), ((2,), True), ((-1, 0), True)):
+        compare(lambda x: gtorch.frobenius_norm(x, dim, keepdim), lambda x: torch.frobenius_norm(x, dim, keepdim),
+                [a], (0,))
+    for p, d in ((2, 0), (3, 1), (2, 2), (2, -1)):
+        compare(lambda x: gtorch.norm_except_dim(x, p, d), lambda x: torch.norm_except_dim(x, p, d), [a], (0,))

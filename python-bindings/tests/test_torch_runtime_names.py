@@ -98,3 +98,28 @@ def test_frexp_matches_torch():
     m, e = gg.empty(2), gg.empty(2, dtype=gg.int32)
     gtorch.frexp(gg.tensor([4.0, 0.25]), out=(m, e))
     assert m.tolist() == [0.5, 0.5] and e.tolist() == [3, -1]
+
+
+@pytest.mark.parametrize("lib", [gtorch, torch], ids=["glassgrad", "torch"])
+def test_device_and_storage_queries(lib):
+    x = lib.arange(6.0).reshape(2, 3)
+    assert lib.get_device(x) == -1 and x.get_device() == -1
+    assert lib.is_distributed(x) is False and x.is_distributed() is False
+    assert lib.cudnn_is_acceptable(x) is False or lib is torch
+    assert x.is_set_to(x) and x.is_set_to(x[:]) and not x.is_set_to(x[:1]) and not x.is_set_to(x.clone())
+    assert x.dim_order() == (0, 1) and x.t().dim_order() == (1, 0)
+    assert x.const_data_ptr() == x.data_ptr()
+    assert [p.shape[1] for p in lib.unsafe_split_with_sizes(x, [1, 2], 1)] == [1, 2]
+    assert [p.shape[1] for p in x.unsafe_split_with_sizes([2, 1], 1)] == [2, 1]
+    assert lib.has_lapack is True and lib.compiled_with_cxx11_abi() is True and lib.is_vulkan_available() is False
+    assert isinstance(lib.has_mkl, bool) and isinstance(lib.has_openmp, bool) and isinstance(lib.has_spectral, bool)
+
+
+def test_float_power_in_place():
+    a = np.random.default_rng(6).uniform(0.5, 2.0, 5)
+    x, t = gg.tensor(a), torch.tensor(a)
+    assert x.float_power_(1.5) is x
+    np.testing.assert_allclose(x.numpy(), t.float_power_(1.5).numpy(), rtol=1e-14)
+    for lib in (gg, torch):
+        with pytest.raises(RuntimeError, match="float_power_"):
+            lib.ones(3).float_power_(2)

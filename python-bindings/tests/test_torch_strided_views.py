@@ -146,3 +146,8 @@ def test_piecewise_copies_match_torch(name, args):
         np.testing.assert_array_equal(o.numpy(), t.numpy())
     for i in range(len(theirs)):
         compare(lambda x: getattr(gtorch, name)(x, *args)[i], lambda x: getattr(torch, name)(x, *args)[i], [a], (0,))
+
+
+def test_top_level_as_strided_():
+    y = gg.arange(12.0)
+    assert gtorch.as_strided_(y, (3, 2), (4, 1), 1) is y and y.tolist() == [[1.0, 2.0], [5.0, 6.0], [9.0, 10.0]]
