@@ -17,9 +17,8 @@ COMPOSITE = "composite"  # no cast, but the ops it is made of cast as theirs say
 _CPU_LOWER = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
               "bmm", "mm",
               "baddbmm", "addmm", "addbmm", "linear", "matmul", "prelu", "scaled_dot_product_attention",
-              "einsum", "vecdot", "multi_dot", "chain_matmul", "lstm", "rnn_tanh", "rnn_relu", "rnn_tanh_cell",
-              "rnn_relu_cell")
-# in no CPU list, but made of listed ops in PyTorch: einsum of bmm, multi_dot and chain_matmul of mm,
+              "vecdot", "multi_dot", "chain_matmul", "lstm", "rnn_tanh", "rnn_relu", "rnn_tanh_cell", "rnn_relu_cell")
+# in no CPU list, but made of listed ops in PyTorch: multi_dot and chain_matmul of mm,
 # nn.RNN and nn.RNNCell of linear; nn.LSTM is its mkldnn_rnn_layer (GRU, LSTMCell and GRUCell stay
 # in their inputs' dtype on CPU, as PyTorch's)
 _CPU_FLOAT32 = ("reflection_pad", "replication_pad", "avg_pool3d", "binary_cross_entropy", "grid_sample", "prod",
@@ -32,7 +31,7 @@ _CPU_FLOAT32 = ("reflection_pad", "replication_pad", "avg_pool3d", "binary_cross
                 "binary_cross_entropy_with_logits", "fractional_max_pool2d", "fractional_max_pool3d",
                 "adaptive_max_pool3d")
 _CPU_PROMOTE = ("cat", "stack", "index_copy")
-_CPU_COMPOSITE = ("tensordot",)  # PyTorch's is its mm on CPU
+_CPU_COMPOSITE = ("tensordot", "einsum")  # PyTorch's are made of mm and bmm (einsum's pairs with a contraction)
 
 _CUDA_LOWER = ("conv1d", "conv2d", "conv3d", "conv_tbc", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "prelu",
                "addmm", "addmv", "addr", "matmul", "einsum", "mm", "mv", "linear", "addbmm", "baddbmm", "bmm",

@@ -92,6 +92,10 @@ def _permute(x: Tensor, letters: List[str], order: List[str]) -> Tensor:
     return x if perm == list(range(len(perm))) else x.permute(perm)
 
 
+def _matmul(a: Tensor, b: Tensor) -> Tensor:
+    return _op("MatMul", [a, b])
+
+
 @_autocast.op("einsum")
 def einsum(equation: str, *operands) -> Tensor:
     """torch.einsum: 'ij,jk->ik', batch dims ('bij,bjk->bik'), the implicit output (the letters
@@ -129,9 +133,9 @@ def einsum(equation: str, *operands) -> Tensor:
         ksize = math.prod(size[c] for c in contracted)
         a2 = a2.reshape(bs_a + [math.prod(size[c] for c in left), ksize])
         b2 = b2.reshape(bs_b + [ksize, math.prod(size[c] for c in right)])
-        prod = _op("MatMul", [a2, b2])
         # PyTorch's einsum multiplies a pair without contracted letters and views a bmm's result
-        # otherwise: its node, for Tensor.grad_fn
+        # otherwise: its node, for Tensor.grad_fn, and the bmm is what its CPU autocast casts
+        prod = _autocast.call("bmm", _matmul, a2, b2) if contracted else _matmul(a2, b2)
         node = "ViewBackward0" if contracted else "MulBackward0"
         shape = list(prod.shape[:len(batch)]) + [size[c] for c in left] + [size[c] for c in right]
         a = _op("Reshape", [prod], {"shape": shape, "torch_node": node})

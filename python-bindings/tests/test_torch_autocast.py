@@ -68,6 +68,9 @@ CASES = [
     ("mv", lambda L, F, i: L.mv(i["x"], i["v"])),
     ("dot", lambda L, F, i: L.dot(i["v"], i["v"])),
     ("einsum", lambda L, F, i: L.einsum("ij,jk->ik", i["x"], i["sq"])),
+    ("einsum_batched", lambda L, F, i: L.einsum("bij,bjk->bik", i["b3"], i["b3w"])),
+    ("einsum_diagonal", lambda L, F, i: L.einsum("ii->i", i["sq"])),
+    ("einsum_outer", lambda L, F, i: L.einsum("i,j->ij", i["v"], i["b"])),
     ("tensordot", lambda L, F, i: L.tensordot(i["x"], i["sq"], dims=1)),
     # float32 ops: half inputs come back float32
     ("mse_loss", lambda L, F, i: F.mse_loss(i["xh"], i["ph"])),
