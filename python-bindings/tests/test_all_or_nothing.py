@@ -293,3 +293,24 @@ def test_a_group_of_mixed_dtypes_is_recorded_row_by_row(cls, monkeypatch):
     assert refused == [True, True]  # the two steps after the first, whose state exists
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("cls", [gg.SGD, gg.Adam], ids=["sgd", "adam"])
+def test_a_subclass_overriding_a_row_method_is_recorded_through_it(cls):
+    """The one-call path stands for _row, _grad_input, _state_for and _state_with as written: a
+    subclass overriding _grad_input (here to maximize) keeps having its method used on every
+    step, so it matches maximize=True bit for bit."""
+    class Negated(cls):
+        @staticmethod
+        def _grad_input(p, group):
+            return cls._grad_input(p, dict(group, maximize=True))
+
+    x, y = _batch()
+    results = []
+    for make in (lambda ps: Negated(ps, lr=0.05), lambda ps: cls(ps, lr=0.05, maximize=True)):
+        model = _model()
+        opt = make(list(model.parameters()))
+        losses = [_step(model, opt, x, y) for _ in range(3)]
+        results.append((losses, _snapshot(model, opt)))
+    assert results[0][0] == results[1][0]
+    _assert_same(results[0][1], results[1][1])

@@ -69,7 +69,7 @@ class Adam(BetasOptimizer):
     def _group_call(self, group, params):
         # _row's nodes for the whole group once every parameter's state exists (the first step
         # makes it row by row); maximize's negated gradients go row by row.
-        if group["maximize"] or type(self)._row is not Adam._row or "_row" in self.__dict__:
+        if group["maximize"] or not self._rows_as_written(Adam):
             return None
         state = self.state
         names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step") if group["amsgrad"] else \

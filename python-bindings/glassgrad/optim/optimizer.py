@@ -470,6 +470,14 @@ class Optimizer(OptimizerHooks):
         not made yet, maximize, a subclass's own _row)."""
         return None
 
+    def _rows_as_written(self, cls: type) -> bool:
+        """The row methods _group_call stands for are `cls`'s own and the base's (a subclass or an
+        instance overriding one of them is recorded row by row, through its own method)."""
+        t, d = type(self), self.__dict__
+        return (t._row is cls._row and t._grad_input is Optimizer._grad_input  # type: ignore[attr-defined]
+                and t._state_for is Optimizer._state_for and t._state_with is Optimizer._state_with
+                and not any(name in d for name in ("_row", "_grad_input", "_state_for", "_state_with")))
+
     def _record_group(self, params: List[Tensor], op: str, attrs: Dict[str, Any], states: List[List[Tensor]],
                       before: List[Any], after: List[Any]) -> bool:
         """_C.lazy_record_group_updates: node i reads params[i], its gradient, `before`, each

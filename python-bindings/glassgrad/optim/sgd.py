@@ -47,7 +47,7 @@ class SGD(Optimizer):
     def _group_call(self, group, params):
         # _row's nodes for the whole group once every momentum buffer exists (the first step
         # makes them row by row, with no dampening); maximize's negated gradients go row by row.
-        if group["maximize"] or type(self)._row is not SGD._row or "_row" in self.__dict__:
+        if group["maximize"] or not self._rows_as_written(SGD):
             return None
         h = params[0]._h
         device, dtype = h.device, h.dtype
