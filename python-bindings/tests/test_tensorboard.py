@@ -138,3 +138,46 @@ def test_pr_curves_count_each_threshold_as_a_loop_over_thresholds_does(tmp_path)
     np.testing.assert_allclose(weighted, expected(5, np.arange(60.0)), rtol=1e-6)
     with pytest.raises(ValueError, match="must have one shape"):
         SummaryWriter(str(tmp_path)).add_pr_curve("bad", labels[:5], predictions)
+
+
+def _hparams_events(run):
+    """The (tag, summary metadata's plugin content, scalar) of every summary in the run's event
+    files, in order (wall times left out)."""
+    from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
+    out = []
+    for name in sorted(os.listdir(run)):
+        if not name.startswith("events."):
+            continue
+        for event in EventFileLoader(os.path.join(run, name)).Load():
+            for v in event.summary.value:
+                out.append((event.step, v.tag, v.metadata.plugin_data.plugin_name, v.metadata.plugin_data.content,
+                            round(v.simple_value, 6) if v.HasField("simple_value") else None))
+    return out
+
+
+def test_add_hparams_writes_the_runs_pytorch_writes(tmp_path, torch):
+    """add_hparams: the hparams plugin's three summaries and each metric as a scalar, in the run
+    log_dir/run_name, byte for byte PyTorch's (an int, float, bool, str, a tensor, None, a discrete
+    domain); a value of another type and a domain of another type raise as in PyTorch."""
+    from torch.utils.tensorboard import SummaryWriter as TorchWriter
+    hp = {"lr": 0.01, "bsize": 64, "nesterov": True, "opt": "adam", "skip": None}
+    metrics = {"hparam/accuracy": 0.5, "hparam/loss": 1.25}
+    discrete = {"opt": ["adam", "sgd"], "bsize": [32, 64]}
+    with SummaryWriter(str(tmp_path / "gg")) as w:
+        w.add_hparams(dict(hp, scale=gg.tensor([2.5])), metrics, discrete, run_name="trial", global_step=3)
+    with TorchWriter(str(tmp_path / "torch")) as w:
+        w.add_hparams(dict(hp, scale=torch.tensor([2.5])), metrics, discrete, run_name="trial", global_step=3)
+    ours, theirs = _hparams_events(tmp_path / "gg" / "trial"), _hparams_events(tmp_path / "torch" / "trial")
+    assert len(ours) == 5 and ours == theirs
+    with SummaryWriter(str(tmp_path / "default")) as w:
+        w.add_hparams({"lr": 0.1}, {"acc": 1.0})
+    run, = (d for d in os.listdir(tmp_path / "default") if os.path.isdir(tmp_path / "default" / d))
+    assert float(run) > 0  # named by the time, as PyTorch's
+    for bad, error in (({"lr": [0.1]}, ValueError), ({"lr": 0.1, "opt": "adam"}, TypeError)):
+        discrete_bad = {"opt": [1, 2]} if "opt" in bad else None
+        for writer in (SummaryWriter(str(tmp_path / "bad")), TorchWriter(str(tmp_path / "bad_torch"))):
+            with pytest.raises(error):
+                writer.add_hparams(bad, {"acc": 1.0}, discrete_bad)
+            writer.close()
+    with pytest.raises(TypeError, match="should be dictionary"):
+        SummaryWriter(str(tmp_path / "bad")).add_hparams([("lr", 0.1)], {"acc": 1.0})

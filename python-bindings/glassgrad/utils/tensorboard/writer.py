@@ -14,6 +14,7 @@ from tensorboard.summary.writer.event_file_writer import EventFileWriter
 from ... import _C
 from ..._tensor import Tensor
 from . import summaries
+from .hparams import hparams
 
 __all__ = ["SummaryWriter", "FileWriter"]
 
@@ -164,6 +165,21 @@ class SummaryWriter:
     def add_text(self, tag: str, text_string: str, global_step: Optional[int] = None,
                  walltime: Optional[float] = None) -> None:
         self._get_file_writer().add_summary(summaries.text(tag, text_string), global_step, walltime)
+
+    def add_hparams(self, hparam_dict: Dict[str, object], metric_dict: Dict[str, float],
+                    hparam_domain_discrete: Optional[Dict[str, list]] = None, run_name: Optional[str] = None,
+                    global_step: Optional[int] = None) -> None:
+        """One trial for TensorBoard's HPARAMS tab: the hyperparameters and the metrics it reached,
+        written (with each metric as a scalar) into the run log_dir/run_name (default: the time)."""
+        if type(hparam_dict) is not dict or type(metric_dict) is not dict:
+            raise TypeError("hparam_dict and metric_dict should be dictionary.")
+        summaries_ = hparams(hparam_dict, metric_dict, hparam_domain_discrete)
+        log_dir = os.path.join(self._get_file_writer().get_logdir(), run_name or str(time.time()))
+        with SummaryWriter(log_dir=log_dir) as run:
+            for summary in summaries_:
+                run._get_file_writer().add_summary(summary, global_step)
+            for tag, value in metric_dict.items():
+                run.add_scalar(tag, value, global_step)
 
     def add_graph(self, model, input_to_model=None, verbose: bool = False, use_strict_trace: bool = True) -> None:
         """The model's graph as glassgrad compiles it: model(*input_to_model) is recorded (nothing
