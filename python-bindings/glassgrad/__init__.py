@@ -109,6 +109,8 @@ from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, ge
 from ._generator import Generator
 from . import sparse
 from .sparse import sparse_coo, sparse_coo_tensor, spmm, strided
+from ._layouts import (channels_last, channels_last_3d, contiguous_format, layout, legacy_contiguous_format,
+                       memory_format, preserve_format)
 from . import onnx  # torch.onnx's place; imports the onnx package only when used
 from .debug import check_nan_gradients, clip_grad_norm_, print_tensor_stats
 from ._namespace_out import add_out as _add_out

@@ -19,6 +19,7 @@ from typing import Any, Callable, TypeVar, cast
 import numpy as np
 
 from . import _C, _args, _device, _dtypes
+from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
@@ -119,9 +120,14 @@ def ones(*size, out=None, dtype=None, layout=None, device=None, requires_grad: b
 @_size_keyword
 def empty(*size, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False, pin_memory=False,
           memory_format=None) -> Tensor:
-    """torch.empty: glassgrad's are zeros (it never hands out uninitialized memory)."""
-    return full(_shape_args(size, "empty"), 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device,
-                requires_grad=requires_grad)
+    """torch.empty: glassgrad's are zeros (it never hands out uninitialized memory); memory_format
+    (contiguous_format or channels_last(_3d)) lays them out in that order."""
+    shape = _shape_args(size, "empty")
+    order = _mf.format_order(shape, memory_format, "empty")
+    if order is not None and requires_grad:
+        order = None  # a leaf is row-major here (docs/porting.md, "Memory formats")
+    return _mf.laid_out(lambda s: full(s, 0, dtype=dtype or _dtypes.DEFAULT_FLOAT, device=device,
+                                       requires_grad=requires_grad), shape, order)
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
@@ -166,6 +172,13 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     return t
 
 
+def _like_order(input: Tensor, memory_format, requires_grad: bool, fn: str):
+    """The dim order of a *_like result: input's (preserve_format) or memory_format's; a leaf that
+    requires grad is row-major here (docs/porting.md, "Memory formats")."""
+    order = _mf.result_order(input, memory_format, fn)
+    return None if requires_grad else order
+
+
 def _like(input: Tensor, dtype, device):
     return (_dtypes.to_dtype(dtype) if dtype is not None else input.dtype,
             _device.normalize(device) if device is not None else input.device)
@@ -174,21 +187,19 @@ def _like(input: Tensor, dtype, device):
 def zeros_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, pin_memory=False) -> Tensor:
     """Zeros of input's shape, dtype and device unless given (torch.zeros_like)."""
-    dt, dev = _like(input, dtype, device)
-    return full(input.shape, 0, dtype=dt, device=dev, requires_grad=requires_grad)
+    return full_like(input, 0, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def ones_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, pin_memory=False) -> Tensor:
     """Ones of input's shape, dtype and device unless given (torch.ones_like)."""
-    dt, dev = _like(input, dtype, device)
-    return full(input.shape, 1, dtype=dt, device=dev, requires_grad=requires_grad)
+    return full_like(input, 1, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def empty_like(input: Tensor, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, pin_memory=False) -> Tensor:
     """torch.empty_like: zeros of input's shape, dtype and device (glassgrad never hands out uninitialized memory)."""
-    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad)
+    return zeros_like(input, dtype=dtype, device=device, requires_grad=requires_grad, memory_format=memory_format)
 
 
 def fill(input: Tensor, value) -> Tensor:
@@ -204,9 +215,11 @@ def fill(input: Tensor, value) -> Tensor:
 
 def full_like(input: Tensor, fill_value, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
               memory_format=None, pin_memory=False) -> Tensor:
-    """fill_value in input's shape, dtype and device unless given (torch.full_like)."""
+    """fill_value in input's shape, dtype and device unless given (torch.full_like); laid out as
+    input (memory_format=preserve_format, the default) or in memory_format."""
     dt, dev = _like(input, dtype, device)
-    return full(input.shape, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _mf.laid_out(lambda s: full(s, fill_value, dtype=dt, device=dev, requires_grad=requires_grad),
+                        input.shape, _like_order(input, memory_format, requires_grad, "full_like"))
 
 
 # ---- ranges --------------------------------------------------------------------------------------
@@ -404,14 +417,16 @@ def rand_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=
               memory_format=None, pin_memory=False) -> Tensor:
     """Uniform on [0, 1) in input's shape, dtype and device unless given (torch.rand_like)."""
     dt, dev = _like(input, dtype, device)
-    return rand(*input.shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _mf.laid_out(lambda s: rand(*s, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
+                        input.shape, _like_order(input, memory_format, requires_grad, "rand_like"))
 
 
 def randn_like(input: Tensor, *, generator=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
                memory_format=None, pin_memory=False) -> Tensor:
     """Standard normal in input's shape, dtype and device unless given (torch.randn_like)."""
     dt, dev = _like(input, dtype, device)
-    return randn(*input.shape, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _mf.laid_out(lambda s: randn(*s, generator=generator, dtype=dt, device=dev, requires_grad=requires_grad),
+                        input.shape, _like_order(input, memory_format, requires_grad, "randn_like"))
 
 
 @_bfloat16_through_float32
@@ -446,7 +461,9 @@ def randint_like(input: Tensor, low=0, high=None, *, generator=None, dtype=None,
     if high is None:
         low, high = 0, low
     dt, dev = _like(input, dtype, device)
-    return randint(low, high, tuple(input.shape), generator=generator, dtype=dt, device=dev, requires_grad=requires_grad)
+    return _mf.laid_out(lambda s: randint(low, high, s, generator=generator, dtype=dt, device=dev,
+                                          requires_grad=requires_grad),
+                        input.shape, _like_order(input, memory_format, requires_grad, "randint_like"))
 
 
 @_bfloat16_through_float32
@@ -598,7 +615,7 @@ def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bo
 
 def clone(input: Tensor, *, memory_format=None) -> Tensor:
     """A copy that gradients flow through (torch.clone, as Tensor.clone)."""
-    return input.clone()
+    return input.clone(memory_format=memory_format)
 
 
 def new(self: Tensor, *args, device=None) -> Tensor:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _autocast, _device, _dtypes, _post_accumulate_hooks, _runtime, _shared_memory
+from . import _C, _args, _autocast, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime, _shared_memory
+from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
 from ._size import Size
@@ -909,8 +910,7 @@ class Tensor:
 
     @property
     def layout(self):
-        from .sparse import strided
-        return strided
+        return _layouts.strided
 
     def to_sparse(self):
         """The nonzero entries as a coalesced sparse_coo tensor (torch's Tensor.to_sparse)."""
@@ -1152,13 +1152,18 @@ class Tensor:
         return memo[id(self)]
 
     # ---- conversion ----
-    def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False, **kwargs) -> "Tensor":
+    def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False,
+           memory_format=None, **kwargs) -> "Tensor":
         """PyTorch's Tensor.to: to(device), to(dtype), to(device, dtype), to(other) (other's device
         and dtype), with device= and dtype= as keywords, then non_blocking and copy (positional
         too). From pinned memory to a GPU the copy is queued on the device's copy stream and
         the call returns at once; the source may still be written right after (as PyTorch's
         synchronous copy allows, and with non_blocking=True too): glassgrad's next write of it
-        waits for the copy to have read it (docs/data-loading.md, "Copies to the GPU")."""
+        waits for the copy to have read it (docs/data-loading.md, "Copies to the GPU").
+        memory_format (channels_last, ...) lays the result out in that order (_memory_formats.py)."""
+        if memory_format is not None:
+            out = self.to(*args, dtype=dtype, device=device, non_blocking=non_blocking, copy=copy, **kwargs)
+            return _mf.to_format(out, memory_format, "to")
         if len(args) == 1 and dtype is None and device is None and not copy and not kwargs \
                 and _device._cuda_forbidden is None:
             d = _TO_DEVICE.get(args[0]) if type(args[0]) in (str, _device.device) else None
@@ -1188,7 +1193,7 @@ class Tensor:
             copy = flags[1] if len(flags) > 1 else copy  # flags[0] is non_blocking: see the docstring
         out = self
         if dtype is not None:
-            out = out.astype(dtype)
+            out = out._converted(dtype, None, "to")
         if device is not None:
             d = _device.normalize(device)
             if last == "device" and len(args) == 1 and type(device) in (str, _device.device) \
@@ -1214,67 +1219,81 @@ class Tensor:
         return self.to(f"cuda:{index}")
 
     def cpu(self, memory_format=None) -> "Tensor":
-        """This tensor on the CPU (Tensor.cpu). memory_format, as in the conversions below: glassgrad
-        has one layout (row-major), so every format keeps it."""
-        return self.to("cpu")
+        """This tensor on the CPU (Tensor.cpu), in memory_format when given (as to())."""
+        return _mf.to_format(self.to("cpu"), memory_format, "cpu")
 
     def cuda(self, device=None, non_blocking: bool = False, memory_format=None) -> "Tensor":
         """This tensor on a GPU: device an index, 'cuda:<i>' or None for GPU 0 (Tensor.cuda);
         non_blocking as in to()."""
         index = 0 if device is None else device
-        return self.to(f"cuda:{index}" if isinstance(index, int) else index, non_blocking=non_blocking)
+        out = self.to(f"cuda:{index}" if isinstance(index, int) else index, non_blocking=non_blocking)
+        return _mf.to_format(out, memory_format, "cuda")
 
     def astype(self, dtype) -> "Tensor":
         """This tensor converted to dtype (a new tensor; the same object when the dtype is already this one)."""
         d = _dtype_name(dtype)
         return self if d == self.dtype else _op("Cast", [self], {"dtype": d})
 
+    def _converted(self, dtype, memory_format, fn: str) -> "Tensor":
+        """This tensor as dtype, laid out as it is (memory_format None or preserve_format: a
+        dense tensor keeps its strides, as PyTorch's conversions do) or in memory_format."""
+        if self._h.layout[2] or (memory_format is not None and memory_format is not _layouts.preserve_format):
+            return _mf.to_format(self.astype(dtype), memory_format, fn)
+        order = _mf.result_order(self, None, fn) if _dtype_name(dtype) != self.dtype else None
+        if order is None:
+            return self.astype(dtype)
+        return self.permute(*order).astype(dtype).permute(*_mf.inverse(order))
+
     def float(self, memory_format=None) -> "Tensor":
         """This tensor as float32 (Tensor.float)."""
-        return self.astype("float32")
+        return self._converted("float32", memory_format, "float")
 
     def double(self, memory_format=None) -> "Tensor":
         """This tensor as float64 (Tensor.double)."""
-        return self.astype("float64")
+        return self._converted("float64", memory_format, "double")
 
     def long(self, memory_format=None) -> "Tensor":
         """This tensor as int64 (Tensor.long)."""
-        return self.astype("int64")
+        return self._converted("int64", memory_format, "long")
 
     def bool(self, memory_format=None) -> "Tensor":
         """This tensor as bool: nonzero is True (Tensor.bool)."""
-        return self.astype("bool")
+        return self._converted("bool", memory_format, "bool")
 
     def byte(self, memory_format=None) -> "Tensor":
         """This tensor as uint8 (Tensor.byte)."""
-        return self.astype("uint8")
+        return self._converted("uint8", memory_format, "byte")
 
     def char(self, memory_format=None) -> "Tensor":
         """This tensor as int8 (Tensor.char)."""
-        return self.astype("int8")
+        return self._converted("int8", memory_format, "char")
 
     def short(self, memory_format=None) -> "Tensor":
         """This tensor as int16 (Tensor.short)."""
-        return self.astype("int16")
+        return self._converted("int16", memory_format, "short")
 
     def int(self, memory_format=None) -> "Tensor":
         """This tensor as int32 (Tensor.int)."""
-        return self.astype("int32")
+        return self._converted("int32", memory_format, "int")
 
     def half(self, memory_format=None) -> "Tensor":
         """This tensor as float16 (Tensor.half)."""
-        return self.astype("float16")
+        return self._converted("float16", memory_format, "half")
 
     def bfloat16(self, memory_format=None) -> "Tensor":
         """This tensor as bfloat16 (Tensor.bfloat16)."""
-        return self.astype("bfloat16")
+        return self._converted("bfloat16", memory_format, "bfloat16")
 
     def contiguous(self, memory_format=None) -> "Tensor":
-        """self when its elements are already dense in row-major order (as in PyTorch), else a copy."""
+        """self when its elements are already dense in row-major order (as in PyTorch), else a copy;
+        with memory_format=glassgrad.channels_last, dense in NHWC order (_memory_formats.py)."""
+        if memory_format is not None:
+            return _mf.contiguous(self, memory_format)
         return self if self._h.layout[2] else _op("Contiguous", [self])
 
     def is_contiguous(self, memory_format=None) -> bool:
-        return self._h.layout[2]
+        """Dense in row-major order, or in memory_format's order (channels_last: NHWC)."""
+        return self._h.layout[2] if memory_format is None else _mf.is_contiguous(self, memory_format)
 
     def stride(self, dim: Optional[int] = None):
         """Element strides of this tensor within its storage (a view's, over its base)."""
@@ -1296,11 +1315,14 @@ class Tensor:
         return UntypedStorage(self)
 
     def clone(self, *, memory_format=None) -> "Tensor":
-        """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone)."""
-        out = _op("Contiguous", [self])
+        """A copy with its own memory, in the graph (gradients flow through it) (Tensor.clone). By
+        default (preserve_format) a dense tensor's copy keeps its strides (a transpose's, a
+        channels-last tensor's), as PyTorch's; other tensors' copies are row-major."""
+        order = _mf.result_order(self, memory_format, "clone") if not self._h.layout[2] or memory_format else None
+        out = _op("Contiguous", [self if order is None else self.permute(*order)])
         if _shared_memory.holds_shared_values(self):  # a snapshot of memory other processes write
             _C.lazy_realize([out._h])
-        return out
+        return out if order is None else out.permute(*_mf.inverse(order))
 
     # ---- shape ----
     def reshape(self, *shape) -> "Tensor":

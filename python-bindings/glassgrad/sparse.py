@@ -15,16 +15,7 @@ import glassgrad as _gg
 from glassgrad import Tensor
 
 
-class _Layout:
-    def __init__(self, name):
-        self.name = name
-
-    def __repr__(self):
-        return f"torch.{self.name}"
-
-
-sparse_coo = _Layout("sparse_coo")
-strided = _Layout("strided")
+from ._layouts import sparse_coo, strided  # noqa: F401  (torch.sparse_coo, torch.strided)
 
 
 class SparseTensor:

@@ -172,3 +172,35 @@ def test_the_full_size_gpt_step_fits_a_2gb_card_under_a_memory_limit():
         if limit != "2GB":
             assert "checkpointing" in report.plan.notes
             assert report.plan.recomputed_steps > plain.plan.recomputed_steps
+
+
+def _mlp_input_grad(budget_fraction):
+    """x.grad of four blocks Linear -> tanh -> Linear -> tanh (width 128, batch 256, float32),
+    under a budget of budget_fraction of the plain plan's need (None: no budget)."""
+    gg.manual_seed(0)
+    layers = [(gg.nn.Linear(128, 128), gg.nn.Linear(128, 128)) for _ in range(4)]
+    x = gg.tensor(np.random.default_rng(3).standard_normal((256, 128)).astype(np.float32), requires_grad=True)
+
+    def step(x):
+        h = x
+        for a, b in layers:
+            h = b(a(h).tanh()).tanh()
+        (h * h).sum().backward()
+        return x.grad
+    if budget_fraction:
+        plain = gg.memory_report(step, x)
+        x.grad = None
+        for a, b in layers:
+            a.zero_grad(), b.zero_grad()
+        _C.set_memory_budget(int(budget_fraction * (plain.arena + plain.outputs)))
+    try:
+        return step(x).numpy()  # realized while the budget holds
+    finally:
+        _C.set_memory_budget(0)
+
+
+@pytest.mark.xfail(strict=True, reason="the planner's rematerialization under a budget changes this MLP's input "
+                                       "gradient (max difference 0.0065; unbudgeted it is PyTorch's within 5e-8): "
+                                       "remat.cpp, not yet found")
+def test_checkpointed_mlp_gives_the_plain_gradient():
+    np.testing.assert_allclose(_mlp_input_grad(0.8), _mlp_input_grad(None), rtol=1e-5, atol=1e-6)

@@ -741,9 +741,13 @@ class Module:
     def to(self, *args, **kwargs) -> "Module":
         """Moves every parameter and buffer to a device and/or converts the floating ones to a
         floating dtype (in place; returns self): to(device), to(dtype), to(device, dtype),
-        to(device=, dtype=) as PyTorch's Module.to."""
+        to(device=, dtype=) as PyTorch's Module.to. memory_format= is checked and accepted; parameters
+        and buffers stay row-major here (the planner picks kernels' layouts: docs/porting.md,
+        "Memory formats"), with the same values."""
         device, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
         kwargs.pop("non_blocking", None)
+        from .._memory_formats import checked
+        checked(kwargs.pop("memory_format", None), "to")
         for a in args:
             if isinstance(a, Tensor):
                 device, dtype = a.device, a.dtype

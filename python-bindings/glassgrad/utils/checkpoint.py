@@ -1,0 +1,136 @@
+"""torch.utils.checkpoint: checkpoint(function, *args) and checkpoint_sequential(functions,
+segments, input), with PyTorch's arguments, warnings and errors.
+
+What the call does here (docs/porting.md, "Activation checkpointing"): `function` runs once, in
+the recorded graph, and its activations are the planner's to keep or recompute. The planner
+already recomputes cheap activations before their backward readers in every training plan, and
+under a memory limit (`glassgrad.set_memory_limit`) it checkpoints the whole step until the plan
+fits (docs/architecture.md, remat.h); a region marked by this call is not treated differently.
+So gradients are those of running `function` plainly, which is what PyTorch's recomputation
+reproduces; and a dropout recomputed by the planner draws the same mask, because a mask element
+depends on the op's seed input and its index alone (families/dropout.h): preserve_rng_state's
+guarantee holds whatever it is set to.
+
+PyTorch's reentrant variant (use_reentrant=True, still its default) is mirrored where a script can
+see it: outputs need a gradient only when an input tensor does (a module's parameters alone do
+not make them differentiable: the warning "None of the inputs have requires_grad=True"), tensors
+nested in lists or dicts of its result come back detached, and keyword arguments are refused."""
+from __future__ import annotations
+
+import contextlib
+import warnings
+from typing import Any, Callable, ContextManager, Iterable, Tuple
+
+from .._runtime import is_grad_enabled, no_grad
+from .._tensor import Tensor
+
+__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "set_checkpoint_early_stop",
+           "set_checkpoint_debug_enabled"]
+
+_EXPLICIT = ("the use_reentrant parameter should be passed explicitly. {when} use_reentrant=False is recommended, "
+             "but if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer "
+             "to docs for more details on the differences between the two variants.")
+
+
+def noop_context_fn() -> Tuple[ContextManager, ContextManager]:
+    """The default context_fn: no context around the forward run or the recomputation."""
+    return contextlib.nullcontext(), contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def set_checkpoint_early_stop(enable: bool):
+    """PyTorch stops a recomputation once it has the tensors it needs; there is no recomputation
+    by a second Python run here, so the switch changes nothing."""
+    yield
+
+
+@contextlib.contextmanager
+def set_checkpoint_debug_enabled(enabled):
+    """PyTorch's debug traces of a recomputation; none here (the planner's recomputation is in the
+    printed plan: steps with role Recompute)."""
+    yield
+
+
+def _detached(obj):
+    """obj with every tensor detached (lists, tuples and dicts walked): what PyTorch's reentrant
+    variant returns for tensors its autograd Function does not see as outputs."""
+    if isinstance(obj, Tensor):
+        return obj.detach()
+    if isinstance(obj, (list, tuple)):
+        items = [_detached(o) for o in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, dict):
+        return type(obj)((k, _detached(v)) for k, v in obj.items())
+    return obj
+
+
+def _reentrant_outputs(out):
+    if isinstance(out, Tensor):
+        return out
+    if isinstance(out, tuple) and not hasattr(out, "_fields"):
+        return tuple(o if isinstance(o, Tensor) else _detached(o) for o in out)
+    return _detached(out)
+
+
+def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None, preserve_rng_state: bool = True,
+               context_fn: Callable[[], Tuple[ContextManager, ContextManager]] = noop_context_fn,
+               determinism_check: str = "default", debug: bool = False, early_stop: bool = True,
+               respect_saved_tensors_hooks: bool | None = None, **kwargs: Any):
+    """torch.utils.checkpoint.checkpoint: function(*args, **kwargs), its activations left to the
+    planner (the module docstring says what that means). use_reentrant must be given (PyTorch
+    warns without it and takes True); preserve_rng_state, early_stop and determinism_check are
+    accepted; context_fn's first context is entered around the run (use_reentrant=False only)."""
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint: " + _EXPLICIT.format(
+            when="Starting in PyTorch 2.9, calling checkpoint without use_reentrant will raise an exception."),
+            stacklevel=2)
+        use_reentrant = True
+    if determinism_check not in ("default", "none"):
+        raise ValueError(f"determinism_check should be one of ['default', 'none'], but got {determinism_check}\n"
+                         f"  fix: determinism_check='default'")
+    if use_reentrant:
+        if context_fn is not noop_context_fn or debug or respect_saved_tensors_hooks is not None:
+            raise ValueError("Passing `context_fn`, `debug`, or `respect_saved_tensors_hooks` is only supported when "
+                             "use_reentrant=False.\n  fix: checkpoint(fn, *args, use_reentrant=False, context_fn=...)")
+        if kwargs:
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs)
+                             + "\n  fix: pass them by position, or use use_reentrant=False")
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+            with no_grad():
+                return function(*args)
+        return _reentrant_outputs(function(*args)) if is_grad_enabled() else function(*args)
+    forward_context, _ = context_fn()
+    with forward_context:
+        return function(*args, **kwargs)
+
+
+def checkpoint_sequential(functions: Iterable[Callable], segments: int, input: Any, use_reentrant: bool | None = None,
+                          **kwargs: Any):
+    """torch.utils.checkpoint.checkpoint_sequential: the functions (a list, or an nn.Sequential's
+    children) applied in order, in `segments` groups of len(functions) // segments; every group
+    but the last through checkpoint(). Only preserve_rng_state is accepted among the keywords."""
+    from ..nn import Sequential
+    if use_reentrant is None:
+        warnings.warn("torch.utils.checkpoint.checkpoint_sequential: " + _EXPLICIT.format(
+            when="In version 2.9 we will raise an exception if use_reentrant is not passed."), stacklevel=2)
+        use_reentrant = True
+    preserve = kwargs.pop("preserve_rng_state", True)
+    if kwargs:
+        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs)
+                         + "\n  fix: checkpoint_sequential takes use_reentrant and preserve_rng_state only")
+    layers = list(functions.children()) if isinstance(functions, Sequential) else list(functions)
+
+    def run(start: int, end: int) -> Callable:
+        def forward(x):
+            for j in range(start, end + 1):
+                x = layers[j](x)
+            return x
+        return forward
+
+    size = len(layers) // segments
+    end = -1
+    for start in range(0, size * (segments - 1), size):  # range's own error for size 0, as in PyTorch
+        end = start + size - 1
+        input = checkpoint(run(start, end), input, use_reentrant=use_reentrant, preserve_rng_state=preserve)
+    return run(end + 1, len(layers) - 1)(input)
