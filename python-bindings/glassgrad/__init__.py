@@ -100,6 +100,10 @@ from .pytorch_checkpoint import load_pytorch
 from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu
 from . import func, hub, profiler
+from . import compiler, futures, jit
+from .futures import Future
+from .jit import ScriptFunction, ScriptModule
+from .jit import run_forked as fork, wait_forked as wait  # torch.fork / torch.wait (no deprecation warning)
 from .func import vmap  # torch.vmap
 from .amp import autocast, get_autocast_dtype, is_autocast_enabled
 from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_gpu_dtype,

@@ -137,6 +137,11 @@ class recording_step:
         _local.recording = self._prev
 
 
+def recording() -> bool:
+    """True while glassgrad.compile records a step on this thread (torch.compiler.is_compiling)."""
+    return getattr(_local, "recording", None) is not None
+
+
 def note_module_call(module) -> None:
     rec = _local.recording
     if rec is not None and id(module) not in rec._seen:
