@@ -17,10 +17,11 @@
 //       shape (reduce_to), as MatMul's does.
 //
 // The seed is an input, not an attribute: a new dropout mask every step changes data, not the
-// plan. lse and the backward op carry no gradient (no double backward: build_backward raises
-// UnsupportedError naming the backward op).
+// plan. lse carries no gradient; the backward op's rule (attention_second_order.cpp: a second
+// backward through attention) treats out and lse as the functions of q, k, v they are.
 #include "glassgrad/autodiff/attention_geometry.h"
 #include "glassgrad/autodiff/family.h"
+#include "attention_second_order.h"
 #include "op_helpers.h"
 
 namespace glassgrad {
@@ -181,6 +182,7 @@ void scaled_dot_product_attention_backward(OpSchema& s) {
                                    ops::with_shape(q, g.with_tail({g.s, g.ev})),
                                    ops::with_shape(q, g.mask_grad ? g.scores_shape() : Shape{0})};
   };
+  s.gradient = ops::attention_backward_gradient;
 }
 
 void register_attention_ops(OpRegistry& r) {
