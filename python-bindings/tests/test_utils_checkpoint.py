@@ -192,3 +192,26 @@ def test_dropout_recomputed_by_the_planner_sees_the_same_mask():
     recomputed = _dropout_grads(True, budget_fraction=0.8)
     for a, b in zip(plain, recomputed):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_helpers_are_pytorchs():
+    import glassgrad.utils.checkpoint as gcp
+    for lib, cp in ((gg, gcp), (torch, tcp)):
+        x = lib.ones(2, requires_grad=True)
+        d = cp.detach_variable((x, 3))
+        assert d[0] is not x and d[0].requires_grad and d[1] == 3 and d[0].grad_fn is None
+        with pytest.raises(RuntimeError, match="Only tuple of tensors is supported"):
+            cp.detach_variable(x)
+        with pytest.raises(TypeError, match="policy_fn_or_list must be either a function or a list of ops"):
+            cp.create_selective_checkpoint_contexts(3)
+        with pytest.warns(UserWarning, match="None of the inputs have requires_grad=True"):
+            cp.check_backward_validity((lib.ones(2),))
+        assert [p.name for p in cp.CheckpointPolicy] == [p.name for p in tcp.CheckpointPolicy]
+        assert [p.value for p in cp.CheckpointPolicy] == [p.value for p in tcp.CheckpointPolicy]
+        assert issubclass(cp.CheckpointError, RuntimeError)
+        assert cp.get_device_states(lib.ones(2)) == ([], [])
+        # selective checkpointing's contexts are accepted (here they change nothing)
+        policy = cp.create_selective_checkpoint_contexts(lambda ctx, op, *a, **k: cp.CheckpointPolicy.PREFER_SAVE)
+        y = cp.checkpoint(lambda a: (a * 3).sin(), x, use_reentrant=False, context_fn=lambda: policy)
+        y.sum().backward()
+        np.testing.assert_allclose(x.grad.detach().numpy(), 3 * np.cos(3.0) * np.ones(2), rtol=1e-6)

@@ -18,18 +18,84 @@ nested in lists or dicts of its result come back detached, and keyword arguments
 from __future__ import annotations
 
 import contextlib
+import enum
 import warnings
-from typing import Any, Callable, ContextManager, Iterable, Tuple
+from typing import Any, Callable, ContextManager, Iterable, List, Tuple
 
 from .._runtime import is_grad_enabled, no_grad
 from .._tensor import Tensor
 
-__all__ = ["checkpoint", "checkpoint_sequential", "noop_context_fn", "set_checkpoint_early_stop",
-           "set_checkpoint_debug_enabled"]
+__all__ = ["CheckpointError", "CheckpointPolicy", "SelectiveCheckpointContext", "check_backward_validity", "checkpoint",
+           "checkpoint_sequential", "create_selective_checkpoint_contexts", "detach_variable", "get_device_states",
+           "noop_context_fn", "set_checkpoint_debug_enabled", "set_checkpoint_early_stop", "set_device_states"]
 
 _EXPLICIT = ("the use_reentrant parameter should be passed explicitly. {when} use_reentrant=False is recommended, "
              "but if you need to preserve the current default behavior, you can pass use_reentrant=True. Refer "
              "to docs for more details on the differences between the two variants.")
+
+
+class CheckpointError(RuntimeError):
+    """PyTorch's error when a recomputation differs from the forward pass; never raised here (no
+    region is run twice by Python)."""
+
+
+class CheckpointPolicy(enum.Enum):
+    """Selective checkpointing's answer per op (PyTorch's values); the planner decides here."""
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+class SelectiveCheckpointContext:
+    """What a selective-checkpointing policy function receives (is_recompute)."""
+
+    def __init__(self, *, is_recompute: bool, op_output=None) -> None:
+        self.is_recompute = is_recompute
+        self.op_output = op_output
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list, allow_cache_entry_mutation: bool = False):
+    """context_fn for checkpoint(..., use_reentrant=False, context_fn=...): accepted, with no
+    effect: which activations are saved or recomputed is the planner's choice (module docstring)."""
+    if not (callable(policy_fn_or_list) or isinstance(policy_fn_or_list, (list, tuple))):
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.\n"
+                        "  fix: create_selective_checkpoint_contexts(lambda ctx, op, *a, **k: CheckpointPolicy.PREFER_SAVE)")
+    return noop_context_fn()
+
+
+def detach_variable(inputs: Tuple[Any, ...]) -> Tuple[Any, ...]:
+    """The tuple with each tensor detached, keeping its requires_grad (PyTorch's helper)."""
+    if not isinstance(inputs, tuple):
+        raise RuntimeError(f"Only tuple of tensors is supported. Got Unsupported input type: {type(inputs).__name__}\n"
+                           f"  fix: detach_variable((x,))")
+    out = []
+    for x in inputs:
+        if isinstance(x, Tensor):
+            d = x.detach()
+            d.requires_grad_(x.requires_grad)
+            out.append(d)
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+def check_backward_validity(inputs: Iterable[Any]) -> None:
+    """Warns, as PyTorch does, when no input tensor requires grad."""
+    if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
+        warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+
+
+def get_device_states(*args) -> Tuple[List[int], List[Any]]:
+    """PyTorch saves each GPU's random state for the recomputation; nothing to save here (a
+    dropout's mask depends on its seed input alone): ([], [])."""
+    return [], []
+
+
+def set_device_states(devices, states, *, device_type=None) -> None:
+    """The counterpart of get_device_states: nothing to restore."""
 
 
 def noop_context_fn() -> Tuple[ContextManager, ContextManager]:
@@ -96,7 +162,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs)
                              + "\n  fix: pass them by position, or use use_reentrant=False")
         if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
-            warnings.warn("None of the inputs have requires_grad=True. Gradients will be None", stacklevel=2)
+            check_backward_validity(args)
             with no_grad():
                 return function(*args)
         return _reentrant_outputs(function(*args)) if is_grad_enabled() else function(*args)
