@@ -135,7 +135,8 @@ from ._gradient import gradient
 from ._lowrank import frobenius_norm, norm_except_dim, nuclear_norm, pca_lowrank, svd_lowrank
 from ._build_info import *  # torch.has_lapack, compiled_with_cxx11_abi, ...
 from ._factories import fill
-from ._shapes import unsafe_split_with_sizes
+from ._shapes import nonzero_static, unsafe_split_with_sizes
+from ._rnn_cells import *  # torch.lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell
 from . import signal  # torch.signal.windows
 from ._aten_functional import *  # torch.kl_div, torch.embedding, ...: F's jobs in ATen's signatures
 # torch.<name> spellings of Tensor methods (the tensor is their first, positional argument)

@@ -11,7 +11,9 @@ from typing import Optional
 from . import _C, _args, _spatial
 from ._tensor import Tensor
 
-__all__ = ["adaptive_max_pool1d", "alpha_dropout", "alpha_dropout_", "binary_cross_entropy_with_logits", "constant_pad_nd",
+__all__ = ["adaptive_max_pool1d", "affine_grid_generator", "alpha_dropout", "alpha_dropout_",
+           "binary_cross_entropy_with_logits", "convolution", "grid_sampler", "native_channel_shuffle", "native_dropout",
+           "native_layer_norm", "constant_pad_nd",
            "cosine_embedding_loss", "ctc_loss", "dropout_", "embedding", "feature_alpha_dropout",
            "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hinge_embedding_loss", "instance_norm",
            "kl_div", "margin_ranking_loss", "max_pool1d_with_indices", "poisson_nll_loss", "rrelu", "rrelu_",
@@ -215,3 +217,73 @@ def adaptive_max_pool1d(input: Tensor, output_size):
     values only unless return_indices=True)."""
     from .nn import functional as F
     return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Optional[Tensor], stride, padding, dilation, transposed: bool,
+                output_padding, groups: int) -> Tensor:
+    """torch.convolution: ATen's one convolution entry, F.conv1d/2d/3d or F.conv_transpose1d/2d/3d
+    by the weight's spatial rank and `transposed` (every argument required, as ATen's)."""
+    from .nn import functional as F
+    spatial = weight.ndim - 2
+    if spatial not in (1, 2, 3):
+        raise _C.ShapeError(f"convolution: weight of shape {list(weight.shape)} is not (out, in / groups, *kernel) with "
+                            f"1 to 3 spatial dims\n  fix: a Conv1d/2d/3d layer's weight")
+    if _args.flag(transposed, "transposed", "convolution"):
+        up = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[spatial - 1]
+        return up(input, weight, bias, tuple(stride), tuple(padding), tuple(output_padding), groups, tuple(dilation))
+    conv = (F.conv1d, F.conv2d, F.conv3d)[spatial - 1]
+    return conv(input, weight, bias, tuple(stride), tuple(padding), tuple(dilation), groups)
+
+
+_INTERPOLATION = ("bilinear", "nearest", "bicubic")  # GridSamplerInterpolation's order
+_PADDING = ("zeros", "border", "reflection")          # GridSamplerPadding's order
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+    """torch.grid_sampler: F.grid_sample with ATen's int modes (interpolation 0 bilinear, 1 nearest,
+    2 bicubic; padding 0 zeros, 1 border, 2 reflection)."""
+    from .nn import functional as F
+    if interpolation_mode not in (0, 1, 2) or padding_mode not in (0, 1, 2):
+        raise _C.InvalidArgumentError(f"grid_sampler: interpolation_mode {interpolation_mode} and padding_mode "
+                                      f"{padding_mode} must be 0, 1 or 2\n  fix: 0, 0 for bilinear with zeros")
+    return F.grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode], align_corners)
+
+
+def affine_grid_generator(theta: Tensor, size, align_corners: bool) -> Tensor:
+    """torch.affine_grid_generator: F.affine_grid(theta, size, align_corners)."""
+    from .nn import functional as F
+    return F.affine_grid(theta, list(size), align_corners)
+
+
+def native_channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """torch.native_channel_shuffle: F.channel_shuffle."""
+    from .nn import functional as F
+    return F.channel_shuffle(input, groups)
+
+
+def native_layer_norm(input: Tensor, normalized_shape, weight: Optional[Tensor], bias: Optional[Tensor],
+                      eps: float):
+    """torch.native_layer_norm: (output, mean, rstd), F.layer_norm's output and the statistics of
+    the normalized trailing dims (kept as size-1 dims; rstd = 1 / sqrt(var + eps))."""
+    from .nn import functional as F
+    from ._reductions import mean as _mean, var as _var
+    from ._math import add, rsqrt
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    out = F.layer_norm(input, list(normalized_shape), weight, bias, eps)
+    mu = _mean(input, dims, keepdim=True)
+    rstd = rsqrt(add(_var(input, dims, keepdim=True, correction=0), eps))
+    return out, mu, rstd
+
+
+def native_dropout(input: Tensor, p: float, train) -> tuple:
+    """torch.native_dropout(input, p, train): (output, mask), mask the kept elements (bool); not
+    train (or train None), the input and a mask of ones."""
+    from ._factories import ones_like
+    if not train:
+        return input, ones_like(input, dtype="bool")
+    from ._factories import rand
+    p = _spatial._dropout_p("native_dropout", p, True, False)[0]
+    keep = rand(*input.shape, device=input.device) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return input * keep.astype(input.dtype) * scale, keep

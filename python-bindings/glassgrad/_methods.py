@@ -186,6 +186,7 @@ setattr(Tensor, "split", _split)
 setattr(Tensor, "unsafe_chunk", _shapes.chunk)
 setattr(Tensor, "unsafe_split", _split)
 setattr(Tensor, "unsafe_split_with_sizes", _shapes.unsafe_split_with_sizes)
+setattr(Tensor, "nonzero_static", _shapes.nonzero_static)
 for _name in ("is_distributed", "is_set_to", "dim_order"):
     setattr(Tensor, _name, getattr(_predicates, _name))
 setattr(Tensor, "const_data_ptr", Tensor.data_ptr)

@@ -972,6 +972,18 @@ def resize(self: Tensor, *sizes) -> Tensor:
     return self.reshape(want)
 
 
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """torch.nonzero_static: nonzero(input) cut or padded to `size` rows (padding rows hold
+    fill_value), a shape known before the data is read."""
+    size = _args.integer(size, "size", "nonzero_static", minimum=0)
+    found = nonzero(input)
+    n = found.shape[0]
+    if n >= size:
+        return found[:size]
+    pad = tensor(np.full((size - n, input.ndim), int(fill_value), dtype=np.int64), device=input.device)
+    return cat([found, pad], 0)
+
+
 def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
     """torch.unsafe_split_with_sizes (and the method): split_with_sizes (PyTorch's unsafe_
     spellings skip its autograd's view checks, which glassgrad has none of)."""
