@@ -1,7 +1,8 @@
 """glassgrad.utils.checkpoint against torch.utils.checkpoint: gradients of the input and of every
 parameter equal PyTorch's (both variants, checkpoint_sequential's segments), PyTorch's warnings and
 errors, the reentrant variant's visible rules; and within glassgrad, a block with dropout gives the
-same gradients with and without checkpoint(), and with the planner recomputing it under a budget."""
+same gradients with and without checkpoint(), and with the planner recomputing it under a budget
+(these run without PyTorch too)."""
 import warnings
 
 import numpy as np
@@ -11,11 +12,15 @@ import glassgrad as gg
 from glassgrad import _C
 from glassgrad.utils.checkpoint import checkpoint, checkpoint_sequential
 
-torch = pytest.importorskip("torch")
-from torch.utils import checkpoint as tcp  # noqa: E402
+
+@pytest.fixture
+def tcp(torch):
+    """torch.utils.checkpoint (the conftest's torch fixture skips where PyTorch is missing)."""
+    from torch.utils import checkpoint
+    return checkpoint
 
 
-def _pair(layers):
+def _pair(torch, layers):
     """The same float64 network in both libraries (glassgrad's weights copied into torch's)."""
     ours = gg.nn.Sequential(*[layer(gg) for layer in layers]).double()
     theirs = torch.nn.Sequential(*[layer(torch) for layer in layers]).double()
@@ -41,8 +46,8 @@ def _assert_same(ours, theirs):
 
 
 @pytest.mark.parametrize("use_reentrant", [True, False])
-def test_checkpoint_gradients_match_torch(use_reentrant):
-    ours, theirs = _pair(LAYERS)
+def test_checkpoint_gradients_match_torch(use_reentrant, torch, tcp):
+    ours, theirs = _pair(torch, LAYERS)
     x = np.random.default_rng(0).standard_normal((4, 7))
 
     def run_with(cp):
@@ -55,8 +60,8 @@ def test_checkpoint_gradients_match_torch(use_reentrant):
 
 @pytest.mark.parametrize("segments", [1, 2, 3, 5])
 @pytest.mark.parametrize("use_reentrant", [True, False])
-def test_checkpoint_sequential_matches_torch(segments, use_reentrant):
-    ours, theirs = _pair(LAYERS)
+def test_checkpoint_sequential_matches_torch(segments, use_reentrant, torch, tcp):
+    ours, theirs = _pair(torch, LAYERS)
     x = np.random.default_rng(1).standard_normal((3, 7))
     got = _grads(gg, ours, x, lambda m, xt: checkpoint_sequential(m, segments, xt, use_reentrant=use_reentrant))
     want = _grads(torch, theirs, x, lambda m, xt: tcp.checkpoint_sequential(m, segments, xt,
@@ -64,7 +69,7 @@ def test_checkpoint_sequential_matches_torch(segments, use_reentrant):
     _assert_same(got, want)
 
 
-def test_keyword_arguments_reach_the_function_without_reentrance():
+def test_keyword_arguments_reach_the_function_without_reentrance(torch, tcp):
     x = np.random.default_rng(2).standard_normal(5)
 
     def f(lib, cp):
@@ -105,7 +110,7 @@ CALLS = {
 
 
 @pytest.mark.parametrize("name", list(CALLS))
-def test_warnings_and_errors_are_pytorchs(name):
+def test_warnings_and_errors_are_pytorchs(name, torch, tcp):
     import glassgrad.utils.checkpoint as gcp
     ours = _outcome(lambda: CALLS[name](gg, gcp, gg.randn(3, requires_grad=True)))
     theirs = _outcome(lambda: CALLS[name](torch, tcp, torch.randn(3, requires_grad=True)))
@@ -113,7 +118,7 @@ def test_warnings_and_errors_are_pytorchs(name):
 
 
 @pytest.mark.parametrize("use_reentrant", [True, False])
-def test_what_needs_a_gradient_is_pytorchs(use_reentrant):
+def test_what_needs_a_gradient_is_pytorchs(use_reentrant, torch, tcp):
     """Reentrant: parameters alone do not make the output differentiable, and tensors inside a
     dict come back detached; without reentrance both stay in the graph."""
     def probe(lib, cp):
@@ -194,7 +199,7 @@ def test_dropout_recomputed_by_the_planner_sees_the_same_mask():
         np.testing.assert_array_equal(a, b)
 
 
-def test_the_helpers_are_pytorchs():
+def test_the_helpers_are_pytorchs(torch, tcp):
     import glassgrad.utils.checkpoint as gcp
     for lib, cp in ((gg, gcp), (torch, tcp)):
         x = lib.ones(2, requires_grad=True)
