@@ -52,12 +52,15 @@ def check_not_inference(t, op: str) -> None:
             "  fix: x = x.clone() outside inference_mode(), then update the clone")
 
 
-def write(t, result, op: str, first_seq: int, cast: bool = False):
+def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""):
     """Makes `result` (computed from t since sequence number first_seq) the new value of t's
     storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's
-    in-place ops allow."""
+    in-place ops allow. node: PyTorch's backward node of the write (copy_'s CopyBackwards), named
+    on the copy the write makes of a result that requires grad (Tensor.grad_fn)."""
     check_not_inference(t, op)
     th = t._h
+    if node and result._h.requires_grad and _C.grad_enabled():
+        result = _named_copy(result, node)
     if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
         th.write_here(result._h, op, first_seq, _PACKAGE_DIR)  # nothing to check or convert
         return t
@@ -84,8 +87,10 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
         result = result.astype(dst)
     if result._h.device != th.device:
         result = result.to(t.device)
+    if node and result._h.requires_grad and _C.grad_enabled() and result._h.producer_attr("torch_node") != node:
+        result = _named_copy(result, node)  # the expand or cast above made the last op
     if th.requires_grad and not result._h.requires_grad and _C.grad_enabled():
-        result = _keep_history(t, result)
+        result = _keep_history(t, result, node)
     shared = _shared_memory.holds_shared_values(t)
     th.write_here(result._h, op, first_seq, _PACKAGE_DIR)
     if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
@@ -93,15 +98,21 @@ def write(t, result, op: str, first_seq: int, cast: bool = False):
     return t
 
 
-def _keep_history(t, result):
+def _named_copy(result, node: str):
+    """A copy of result whose op names PyTorch's node: the write stores it as is, where it would
+    otherwise record its own copy (the runtime copies a value made before the write)."""
+    from ._tensor import _op
+    return _op("Contiguous", [result], {"torch_node": node})
+
+
+def _keep_history(t, result, node: str = ""):
     """result (which needs no gradient: a fill_, zero_ or copy_ of a constant) joined to t's
     history with a zero gradient, so t still requires gradients after the write, as in PyTorch
     (x.zero_() on a computed x: x.requires_grad stays True, and what x was computed from gets a
     zero gradient). where(False, t, result) has result's values exactly (a NaN or inf in t
     cannot leak into them) and sends t a zero gradient."""
-    from ._tensor import tensor
-    from .functional import where
-    return where(tensor(False, device=t.device), t, result)
+    from ._tensor import _op, tensor
+    return _op("Where", [tensor(False, device=t.device), t, result], {"torch_node": node} if node else None)
 
 
 def in_place(method, name: str = ""):
@@ -170,8 +181,9 @@ def activation(input, inplace, op: str, compute):
     return write(input, compute(), op, first)
 
 
-def fill_(t, value):
-    """Every element := value (a number or a 0-d tensor)."""
+def fill_(t, value, node: str = ""):
+    """Every element := value (a number or a 0-d tensor). node: PyTorch's backward node when it
+    is not fill_'s (zero_'s ZeroBackward0)."""
     from ._tensor import Tensor, _scalar_like
     first = _C.lazy_seq()
     if isinstance(value, Tensor):
@@ -181,7 +193,9 @@ def fill_(t, value):
         v = value
     else:
         v = _scalar_like(value, t)
-    return write(t, v.expand(*t.shape) if t.ndim else v, "fill_", first, cast=True)
+    # PyTorch's nodes: fill_ with a tensor FillBackward3, with a number FillBackward2
+    node = node or ("FillBackward3" if isinstance(value, Tensor) else "FillBackward2")
+    return write(t, v.expand(*t.shape) if t.ndim else v, "fill_", first, cast=True, node=node)
 
 
 def copy_(t, src, non_blocking: bool = False):
@@ -190,7 +204,7 @@ def copy_(t, src, non_blocking: bool = False):
     first = _C.lazy_seq()
     if not isinstance(src, Tensor):
         src = tensor(np.asarray(src), dtype=t._h.dtype, device=t.device)
-    return write(t, src, "copy_", first, cast=True)
+    return write(t, src, "copy_", first, cast=True, node="CopyBackwards")
 
 
 def apply_elementwise(t, fn, op: str, *others):
@@ -334,7 +348,10 @@ def setitem(t, key, value) -> None:
         shape = tuple(_indexing._index(t, key).shape)
         v = _indexing._flip(_broadcast(v, shape, where), plan.flips)
     if not plan.indices:
-        write(view, _broadcast(v, tuple(view.shape), where), "__setitem__", first, cast=True)
+        # x[:] = value and x[...] = value write x itself: PyTorch's copy_ node (a number is a
+        # 0-d tensor there, filled in); a write into a part of x is CopySlices
+        node = "" if view is not t else "CopyBackwards" if isinstance(value, Tensor) else "FillBackward3"
+        write(view, _broadcast(v, tuple(view.shape), where), "__setitem__", first, cast=True, node=node)
         return
     if v._h.dtype != t._h.dtype:
         if isinstance(value, Tensor):  # 0-d too, as PyTorch's index put

@@ -124,13 +124,13 @@ class _GradFn:
         # MulScalar, t() as a Permute) names PyTorch's node in the op's attribute torch_node.
         node = self._h.producer_attr("torch_node") if self._h is not None else None
         if node:
-            return node
+            return f"torch::autograd::{node}" if node in _NAMESPACED_NODES else node
         # PyTorch's node names: a write through a view is CopySlices, a copy is Clone, an op with
         # a scalar operand is the op's own node (MulScalar: MulBackward0), as pytorch_op_name
         # (core-runtime/src/lazy/alias.cpp) names them in errors
         op = self._op
         if op == "SliceScatter":
-            return "CopySlices"
+            return "torch::autograd::CopySlices"
         if op == "Contiguous":  # clone() and contiguous() of a strided view: PyTorch's clone node
             op = "Clone"
         if op.endswith("Scalar") and len(op) > len("Scalar"):
@@ -181,7 +181,12 @@ class _GradFn:
         return found
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+# Nodes PyTorch writes in C++ by hand (not generated from derivatives.yaml): name() gives their
+# namespace, the class name and reprs do not (type(a.grad_fn).__name__ == 'CopyBackwards').
+_NAMESPACED_NODES = {"CopySlices", "CopyBackwards"}
 
 
 _NODE_CLASSES: Dict[str, type] = {}
@@ -191,7 +196,7 @@ def _grad_fn(op: str, handle) -> _GradFn:
     """A _GradFn whose class has the node's name, as type(t.grad_fn).__name__ is in PyTorch
     ('AddBackward0'): one subclass of _GradFn per name, made on first use."""
     node = _GradFn(op, handle)
-    name = node.name()
+    name = node.name().rpartition("::")[2]
     cls = _NODE_CLASSES.get(name)
     if cls is None:
         cls = _NODE_CLASSES[name] = type(name, (_GradFn,), {"__slots__": (), "__module__": __name__})
@@ -1021,7 +1026,7 @@ class Tensor:
         # differ where glassgrad's op is another: Linear, not Addmm); a leaf says requires_grad
         fn = self.grad_fn
         if fn is not None:
-            suffixes.append(f"grad_fn=<{fn.name()}>")
+            suffixes.append(f"grad_fn=<{type(fn).__name__}>")
         elif self.requires_grad:
             suffixes.append("requires_grad=True")
         return _printing.with_suffixes("tensor(" + body, suffixes, len("tensor("))
@@ -1489,7 +1494,7 @@ class Tensor:
         return _inplace.fill_(self, value)
 
     def zero_(self) -> "Tensor":
-        return _inplace.fill_(self, 0)
+        return _inplace.fill_(self, 0, "ZeroBackward0")
 
     def copy_(self, src, non_blocking: bool = False) -> "Tensor":
         """This tensor's elements := src's (broadcast, converted to this dtype and device)."""

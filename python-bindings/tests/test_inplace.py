@@ -184,7 +184,7 @@ def test_writing_a_tensors_own_elements_back_with_gradients_still_records_the_co
     x = gg.tensor(np.arange(1.0, 5.0), requires_grad=True)
     y = x * 2
     y[1:3] = y[1:3]
-    assert y.grad_fn.name() == "CopySlices"
+    assert type(y.grad_fn).__name__ == "CopySlices"
     (y * y).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), 8 * np.arange(1.0, 5.0))
 
