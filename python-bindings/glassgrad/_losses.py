@@ -13,7 +13,7 @@ the other losses, the loss is composed from elementwise ops and reductions.
 from __future__ import annotations
 
 import warnings
-from typing import Optional
+from typing import Any, Optional, cast
 
 import numpy as np
 
@@ -277,7 +277,8 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """PyTorch's F.binary_cross_entropy on probabilities: -(t log(x) + (1 - t) log(1 - x)), each log
     clamped at -100 (as PyTorch does, so x = 0 or 1 gives a finite loss), times weight. The input's
-    gradient is PyTorch's, (x - t) / max(x (1 - x), 1e-12): finite where x is exactly 0 or 1. The
+    gradient is PyTorch's, (x - t) / max(x (1 - x), 1e-12): finite where x is exactly 0 or 1, and so
+    is its second derivative (PyTorch's double backward). The
     target's is log(1 - x) - log(x) with both logs clamped at -100 (PyTorch leaves them unclamped,
     which differs only at x = 0 or 1, where PyTorch's is infinite)."""
     reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
@@ -295,8 +296,14 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
     log_1mx = (-x).log1p().clamp(min=-100.0)  # log1p, as PyTorch: exact for x below float epsilon
     loss = -(t * log_x + (1.0 - t) * log_1mx)
     if input.requires_grad:
-        grad = (x - t.detach()) / (x * (1.0 - x)).clamp(min=_BCE_EPSILON)
-        loss = loss + (input - x) * grad
+        # Second derivatives (a gradient penalty, a Hessian) need the terms to carry on: the second
+        # term's first derivative is 0 in value and its second PyTorch's binary_cross_entropy_double_backward,
+        # (x^2 - 2 x t + t) / ((x + eps)^2 (1 - x + eps)^2) (docs/autograd.md, "Second-order rules").
+        xa, ta = cast(Any, x), cast(Any, t)  # Tensor's operators are bound at import
+        grad = (xa - ta) / (xa * (1.0 - xa)).clamp(min=_BCE_EPSILON)
+        curve = (xa * xa - 2.0 * xa * ta + ta) / ((xa + _BCE_EPSILON) ** 2 * (1.0 - xa + _BCE_EPSILON) ** 2)
+        step = cast(Any, input) - xa
+        loss = loss + step * grad + 0.5 * step * step * curve
     if weight is not None:
         loss = loss * _tensor_like(weight, input)
     return _reduce(loss, reduction, node="BinaryCrossEntropyBackward0")
