@@ -1,6 +1,7 @@
 // Dead-code elimination, layout analysis and scheduling.
 #include <algorithm>
 #include <queue>
+#include <utility>
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/passes.h"
@@ -9,6 +10,40 @@ namespace glassgrad {
 
 namespace {
 bool side_effecting(const Node& n) { return n.schema->has_side_effects || !n.schema->inplace.empty(); }
+
+// Every node, each after the producers of its inputs; recording order where that already holds.
+// Node ids are not always topological: rematerialize appends recompute nodes that older
+// backward nodes read, and such a reader may be a view of a recomputed view (remat.h).
+std::vector<NodeId> producers_first(const Graph& g) {
+  const size_t nn = static_cast<size_t>(g.num_nodes());
+  std::vector<char> state(nn, 0);  // 0 unvisited, 1 on the stack, 2 emitted
+  std::vector<NodeId> out;
+  out.reserve(nn);
+  std::vector<std::pair<NodeId, size_t>> stack;  // (node, next input to visit)
+  for (NodeId root = 0; root < g.num_nodes(); ++root) {
+    if (state[static_cast<size_t>(root)] != 0) continue;
+    stack.emplace_back(root, 0);
+    state[static_cast<size_t>(root)] = 1;
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      const std::vector<ValueId>& ins = g.node(n).inputs;
+      if (next < ins.size()) {
+        const NodeId p = g.value(ins[next++]).producer;
+        if (p == kNoNode) continue;
+        if (state[static_cast<size_t>(p)] == 1) throw InternalError("analyze_layouts: the graph has a cycle through " + g.node(p).op());
+        if (state[static_cast<size_t>(p)] == 0) {
+          state[static_cast<size_t>(p)] = 1;
+          stack.emplace_back(p, 0);
+        }
+        continue;
+      }
+      state[static_cast<size_t>(n)] = 2;
+      out.push_back(n);
+      stack.pop_back();
+    }
+  }
+  return out;
+}
 }  // namespace
 
 std::vector<NodeId> live_nodes(const Graph& g, const std::vector<ValueId>& roots) {
@@ -51,7 +86,10 @@ LayoutAnalysis analyze_layouts(const Graph& g) {
     a.base[static_cast<size_t>(v.id)] = v.id;
     a.layouts[static_cast<size_t>(v.id)] = Layout::contiguous(v.info.shape);
   }
-  for (const Node& n : g.nodes()) {  // recording order is topological
+  // A view's layout composes its input's, so producers come first (not recording order:
+  // producers_first says why).
+  for (NodeId id : producers_first(g)) {
+    const Node& n = g.node(id);
     const OpSchema& s = *n.schema;
     if (s.view_of >= 0) {
       const ValueId in = n.inputs.at(static_cast<size_t>(s.view_of));

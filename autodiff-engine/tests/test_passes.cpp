@@ -178,6 +178,23 @@ TEST_F(Passes, LayoutAnalysisResolvesChainsOfViewsToTheirBase) {
   EXPECT_FALSE(a.is_view[static_cast<size_t>(copy)]);
 }
 
+// Passes append nodes that older nodes read (rematerialize's recompute nodes): a view of such a
+// view composes with the appended view's layout, so its base is the buffer under both.
+TEST_F(Passes, LayoutAnalysisFollowsProducersNotRecordingOrder) {
+  Graph g;
+  ValueId x = g.add_leaf("x", f32({4, 6}), ValueKind::Input);
+  ValueId t = g.add("Permute", {x}, Attrs{{"dims", std::vector<int64_t>{1, 0}}});
+  ValueId tt = g.add("Permute", {t}, Attrs{{"dims", std::vector<int64_t>{1, 0}}});
+  ValueId late = g.add("Permute", {x}, Attrs{{"dims", std::vector<int64_t>{1, 0}}});  // recorded after tt
+  g.replace_input(g.value(tt).producer, 0, late);
+  const LayoutAnalysis a = analyze_layouts(g);
+  EXPECT_EQ(a.base[static_cast<size_t>(tt)], x);
+  EXPECT_EQ(a.layouts[static_cast<size_t>(tt)].shape, (Shape{4, 6}));
+  EXPECT_EQ(a.layouts[static_cast<size_t>(tt)].strides, (Strides{6, 1}));
+  EXPECT_EQ(a.base[static_cast<size_t>(late)], x);
+  EXPECT_EQ(a.layouts[static_cast<size_t>(late)].strides, (Strides{1, 6}));
+}
+
 TEST_F(Passes, InsertContiguousCopiesRefusesToCopyATensorUpdatedInPlace) {
   Graph g;
   ValueId w = g.add_leaf("w", f32({4, 4}), ValueKind::State);
