@@ -266,3 +266,32 @@ def test_gradients_under_a_budget_equal_the_unbudgeted_ones(make, dtype):
             np.testing.assert_allclose(grads[name], plain[name], rtol=1e-5, atol=1e-6,
                                        err_msg=f"{name} at {fraction} of the unbudgeted need")
     assert checked >= 2
+
+
+def test_small_gpt_gradients_under_a_budget_equal_the_unbudgeted_ones():
+    # The GPT benchmark's small size (benchmarks/gpt_workload.py), without dropout: its every
+    # Linear reads weight.T.T in the backward pass, as the full-size step under a 1.5 GB limit does.
+    import os
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials"))
+    import char_gpt as G
+    vocab, layers, heads, dim, block, batch = 65, 2, 4, 128, 64, 8
+    rng = np.random.default_rng(0)
+    x, y = (rng.integers(0, vocab, (batch, block)).astype(np.int64) for _ in range(2))
+
+    def gradients(budget):
+        gg.manual_seed(0)
+        model = G.GPT(vocab, block, layers, heads, dim, 0.0)
+        _C.set_memory_budget(budget)
+        try:
+            model(gg.tensor(x), gg.tensor(y))[1].backward()
+            grads = {n: p.grad.detach().numpy().copy() for n, p in model.named_parameters()}
+        finally:
+            _C.set_memory_budget(0)
+        return grads, _C.last_plan()
+
+    plain, plan = gradients(0)
+    grads, budgeted = gradients(int(0.8 * plan.budget_bytes()))
+    assert budgeted.recomputed_steps > plan.recomputed_steps
+    for name in plain:
+        np.testing.assert_allclose(grads[name], plain[name], rtol=1e-5, atol=1e-6, err_msg=name)
