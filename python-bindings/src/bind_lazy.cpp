@@ -386,6 +386,7 @@ void bind_lazy(py::module_& m) {
     d["graphs_built"] = s.graphs_built;
     d["gradients_built"] = s.gradients_built;
     d["gradients_reused"] = s.gradients_reused;
+    d["update_copies"] = s.update_copies;
     d["export_seconds"] = s.export_seconds;
     d["compile_seconds"] = s.compile_seconds;
     d["run_seconds"] = s.run_seconds;

@@ -4,8 +4,10 @@ Linear, mul, div, pow save the weight only when the input requires grad), while 
 batch_norm and layer_norm save their weight always. So `loss = model(x); opt.step();
 loss.backward()` runs when the first layer's input needs no gradient and raises PyTorch's "one of
 the variables needed for gradient computation has been modified by an inplace operation" when it
-does. Each case runs in torch 2.14 and glassgrad: both raise, or both run with the same gradients.
-Skipped without torch."""
+does. A forward value that a gradient rule reads (a square's input) and that glassgrad had not
+computed before the step is computed from the parameter's value before it, as PyTorch computed it
+(docs/inplace-and-views.md, "Backward after an optimizer step"). Each case runs in torch 2.14 and
+glassgrad: both raise, or both run with the same gradients. Skipped without torch."""
 import numpy as np
 import pytest
 
@@ -171,23 +173,10 @@ def _run(L, case, mutation, x_grad):
     return [t.grad.detach().numpy().copy() if t.grad is not None else None for t in params + inputs]
 
 
-# Known difference (docs/inplace-and-views.md, "Where this differs from PyTorch"): glassgrad
-# computes the forward pass lazily, so a forward value a gradient rule reads (the square's input
-# here) that was not computed before an optimizer step overwrote the parameter's buffer cannot be
-# computed any more, and backward raises where PyTorch, which computed it in the forward, runs.
-_COMPUTED_AFTER_THE_STEP = {
-    ("conv_bias_only", False), ("conv_bias_only", True), ("embedding", False), ("embedding", True),
-    ("first_layer_only", False), ("linear", False), ("linear_module_3d", False), ("matmul3", False), ("mul", False),
-}
-
-
 @pytest.mark.parametrize("x_grad", [False, True], ids=["input without grad", "input with grad"])
 @pytest.mark.parametrize("mutation", sorted(_MUTATIONS))
 @pytest.mark.parametrize("case", sorted(_CASES))
-def test_backward_refuses_a_changed_saved_tensor_where_pytorch_does(case, mutation, x_grad, request):
-    if mutation.startswith("step") and (case, x_grad) in _COMPUTED_AFTER_THE_STEP:
-        request.applymarker(pytest.mark.xfail(reason="a forward value read by backward is computed after the step "
-                                                     "overwrote the parameter", strict=True))
+def test_backward_refuses_a_changed_saved_tensor_where_pytorch_does(case, mutation, x_grad):
     expected = _run(torch, _CASES[case], _MUTATIONS[mutation], x_grad)
     got = _run(gt, _CASES[case], _MUTATIONS[mutation], x_grad)
     if isinstance(expected, Exception):

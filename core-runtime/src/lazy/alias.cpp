@@ -523,12 +523,9 @@ void settle_flushes(const std::vector<Flush>& flushes, bool ran) {
     f.base->leaf = false;
     // settle_inplace made the Assign's output the newer version of the buffer's old value; the
     // storage's newest version is the written base, which carries the leaf's gradient and hooks
-    // (write()), so gradients of graphs recorded before the write follow `newer` to it
-    // (docs/inplace-and-views.md, "Writing into a detached alias").
-    if (f.out != f.base) {
-      move_grad(f.out, f.base);
-      if (old->newer.lock() == f.out) old->newer = f.base;  // f.out is a temporary: `newer` is weak
-    }
+    // (write()), so gradients of graphs recorded before the write reach it as the newest version
+    // (TraceValue::versions; docs/inplace-and-views.md, "Writing into a detached alias").
+    if (f.out != f.base) move_grad(f.out, f.base);
     // A stored tensor written in place persists from step to step (compiled steps bind it, CUDA
     // graphs keep its address): a parameter stays one, anything else is state.
     f.base->kind = old->kind == ValueKind::Parameter ? ValueKind::Parameter : ValueKind::State;

@@ -172,21 +172,28 @@ size_t inputs_saved_unread(const TraceNode& fwd) {
 
 // The leaf overwritten by an update outside its storage's count (an optimizer step) that value v
 // still needs: v itself, a leaf v is a view of (its memory), or, v still pending, one it is
-// computed from. nullptr when none.
+// computed from. A leaf whose value before the update was copied (copied_before_update) is needed
+// only as the first two: the pending values computed from it compute from the copy, as PyTorch
+// computed them before the step, while a rule reading the leaf itself (or a view of it) reads what
+// PyTorch's saved tensor shares, the overwritten memory. nullptr when none.
 const TraceValue* overwritten_source(const TraceValue* v) {
-  std::vector<const TraceValue*> stack{v};
-  std::unordered_set<const TraceValue*> seen;
+  // (value, reached from v through views only)
+  std::vector<std::pair<const TraceValue*, bool>> stack{{v, true}};
+  std::unordered_set<const TraceValue*> seen, seen_direct;
   while (!stack.empty()) {
-    const TraceValue* u = stack.back();
+    const auto [u, direct] = stack.back();
     stack.pop_back();
-    if (!seen.insert(u).second) continue;
-    if (!u->invalid.empty()) return u;
+    if (!(direct ? seen_direct : seen).insert(u).second) continue;
+    if (!u->invalid.empty() && (direct || !u->copied_before_update)) return u;
     if (!u->producer) continue;
     const TraceNode& p = *u->producer;
+    const int view_of = p.schema->view_of;
     if (!u->realized()) {
-      for (const auto& in : p.inputs) stack.push_back(in.get());
-    } else if (p.schema->view_of >= 0) {
-      stack.push_back(p.inputs[static_cast<size_t>(p.schema->view_of)].get());
+      for (size_t i = 0; i < p.inputs.size(); ++i) {
+        stack.emplace_back(p.inputs[i].get(), direct && view_of == static_cast<int>(i));
+      }
+    } else if (view_of >= 0) {  // computed already: it may share the leaf's (overwritten) memory
+      stack.emplace_back(p.inputs[static_cast<size_t>(view_of)].get(), true);
     }
   }
   return nullptr;
@@ -265,6 +272,15 @@ std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTempl
   return saving;
 }
 
+// After a backward() without retain_graph: the nodes whose rules read saved values are freed (a
+// second backward through them raises), and no forward node of the trace counts as a reader that
+// may still be differentiated (TraceNode::counts_reads), so an optimizer step after it copies
+// nothing (docs/inplace-and-views.md, "Backward after an optimizer step").
+void release_graph(const Export& ex, const std::vector<TraceNode*>& saving) {
+  for (TraceNode* n : saving) n->freed = true;
+  for (const auto& n : ex.nodes) n->stop_counting_reads();
+}
+
 // One backward node as a trace node: inputs by graph value (forward values, earlier imports,
 // leaves standing for lazy values), outputs given the graph values first_output, first_output + 1...
 // `hashes`: the node's (node_hash, meta_hash) when known (a template's), else computed here.
@@ -300,8 +316,10 @@ void import_node(Export& ex, const OpSchema& schema, const Attrs& attrs, const N
                        schema.inplace.empty() &&
                        std::any_of(node->inputs.begin(), node->inputs.end(),
                                    [](const ValuePtr& in) { return in->requires_grad; });
+    const bool tracked = v->requires_grad;
     node->outputs.push_back(v);
     ex.by_id[static_cast<size_t>(first_output) + k] = std::move(v);
+    if (tracked) node->count_reads();  // a gradient that can be differentiated again reads its inputs later
   }
 }
 
@@ -500,9 +518,7 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
     if (inputs[i]->is_leaf() && !inputs[i]->grad_hooks.empty()) g = run_hooks(*inputs[i], g);
     out[i] = std::move(g);
   }
-  if (!retain_graph) {
-    for (TraceNode* n : saving) n->freed = true;
-  }
+  if (!retain_graph) release_graph(ex, saving);
   return out;
 }
 
@@ -591,13 +607,8 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
   }
   for (size_t i = 0; i < wrt.size(); ++i) {
     if (grads[i] == kNoValue) continue;
-    ValuePtr leaf = ex.by_id.at(static_cast<size_t>(wrt[i]));
     // Written in place since the graph was recorded: the gradient goes to the newest version.
-    for (size_t hops = 0; hops < (size_t{1} << 20); ++hops) {
-      ValuePtr next = leaf->newer.lock();
-      if (!next) break;
-      leaf = std::move(next);
-    }
+    const ValuePtr leaf = newest_version(ex.by_id.at(static_cast<size_t>(wrt[i])));
     ValuePtr g = ex.by_id.at(static_cast<size_t>(grads[i]));
     if (!leaf->grad_hooks.empty()) g = run_hooks(*leaf, g);  // before accumulating, as PyTorch's leaf hooks
     if (sync && synced[i]) {  // a synced gradient already holds the old one
@@ -607,9 +618,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
       accumulate_grad(leaf, g);
     }
   }
-  if (!retain_graph) {
-    for (TraceNode* n : saving) n->freed = true;
-  }
+  if (!retain_graph) release_graph(ex, saving);
 }
 
 }  // namespace lazy

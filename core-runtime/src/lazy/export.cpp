@@ -71,8 +71,10 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
       // Backward checks an overwritten leaf only where a gradient rule reads it (check_saved,
       // backward.cpp): a parameter an optimizer step updated is still differentiated for, as
       // PyTorch accumulates into it without reading it (docs/inplace-and-views.md).
+      // A copy of its value before the update (copied_before_update) computes the values a graph
+      // recorded before it still needs.
       if (!v->invalid.empty()) {
-        if (stop_at_computed) throw_invalid(*v);
+        if (stop_at_computed && !v->copied_before_update) throw_invalid(*v);
         overwritten = true;
       }
       continue;

@@ -181,12 +181,34 @@ void drop_kept(const std::vector<TraceValue*>& bound) {
   }
 }
 
+// The value before the update of each buffer an in-place node of ex writes while a graph that
+// may still be differentiated reads it (TraceValue::open_readers: `loss = model(x); opt.step();
+// loss.backward()`), copied before the plan runs: that graph's values not computed yet are
+// computed from it later, as PyTorch computed them before the step (docs/inplace-and-views.md,
+// "Backward after an optimizer step"). The ordinary `backward(); step()` order copies nothing: the
+// backward released the forward's reads. Memory reports (no kernel runs) and glassgrad.compile's
+// captures (a copy outside the plans would not be replayed) copy nothing: such a graph raises there.
+using UpdateCopies = std::vector<std::pair<const TraceValue*, Tensor>>;
+UpdateCopies copy_read_update_inputs(const Export& ex) {
+  UpdateCopies copies;
+  if (g_plan_only || g_capturing) return copies;
+  for (const auto& n : ex.nodes) {
+    for (const auto& io : n->schema->inplace) {
+      const TraceValue* old = n->inputs[static_cast<size_t>(io.second)].get();
+      if (old->open_readers <= 0 || !old->realized()) continue;
+      if (std::any_of(copies.begin(), copies.end(), [&](const auto& c) { return c.first == old; })) continue;
+      copies.emplace_back(old, old->data.clone());
+    }
+  }
+  return copies;
+}
+
 // After a plan ran: each in-place output becomes the new leaf holding the (updated) buffer,
-// and the value it overwrote is invalidated. After a plan failed (ran = false), the outputs
-// become leaves over the same buffers and the old values stay valid: the update is abandoned
-// (or half done, if the failure came after it ran), but parameters and state stay usable leaves
-// instead of pending results of a failed step.
-void settle_inplace(const Export& ex, bool ran) {
+// and the value it overwrote is invalidated (keeping the copy made of it, if any). After a plan
+// failed (ran = false), the outputs become leaves over the same buffers and the old values stay
+// valid: the update is abandoned (or half done, if the failure came after it ran), but parameters
+// and state stay usable leaves instead of pending results of a failed step.
+void settle_inplace(const Export& ex, bool ran, UpdateCopies copies = {}) {
   for (const auto& n : ex.nodes) {
     const TraceNode* node = n.get();
     for (const auto& io : node->schema->inplace) {
@@ -221,6 +243,12 @@ void settle_inplace(const Export& ex, bool ran) {
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
       old->data = Tensor();
+      for (auto& c : copies) {
+        if (c.first == old.get() && c.second.defined()) {
+          old->data = std::move(c.second);
+          old->copied_before_update = true;
+        }
+      }
       old->producer.reset();
       old->invalid = reason;
     }
@@ -328,6 +356,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   std::vector<Tensor> outs;
   std::vector<ValueId> kept_ids;
   std::vector<TraceValue*> kept_inputs;  // kept values this plan binds: dropped after it ran
+  UpdateCopies copies;
   auto t1 = clock::now();
   try {
     phase.emplace(HostPhase::PlanLookup);
@@ -345,6 +374,8 @@ void realize(const std::vector<ValuePtr>& targets) {
       if (lv->kept) kept_inputs.push_back(lv.get());
     }
     wait_for_copies_of_updated_buffers(ex);
+    copies = copy_read_update_inputs(ex);
+    pc.stats.update_copies += copies.size();
     phase.emplace(HostPhase::Launch);
     if (g_plan_only) {
       plan_only_plans().push_back(plan);
@@ -395,7 +426,7 @@ void realize(const std::vector<ValuePtr>& targets) {
     ex.nodes[i]->ran_key = key;
     ex.nodes[i]->ran_index = static_cast<uint32_t>(i);
   }
-  settle_inplace(ex, true);
+  settle_inplace(ex, true, std::move(copies));
   settle_flushes(flushes, true);
   phase.reset();
   if (!views_after.empty()) realize(views_after);

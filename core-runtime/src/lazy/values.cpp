@@ -35,6 +35,55 @@ thread_local bool t_eager_views = true;
 
 uint64_t next_seq() { return ++g_seq; }
 
+void TraceNode::count_reads() {
+  if (counts_reads) return;
+  counts_reads = true;
+  for (const ValuePtr& in : inputs) ++in->open_readers;
+}
+
+namespace {
+// Whether a backward may still reach node n: an output of it is alive, requires a gradient, and
+// is held by a handle or read by a node that may still be differentiated. Otherwise no backward
+// can enter n (an output a gradient needs is reached through another output: value_of).
+bool may_be_differentiated(const TraceNode& n) {
+  for (const auto& w : n.outputs) {
+    const ValuePtr o = w.lock();
+    if (o && o->requires_grad && (o->pins > 0 || o->open_readers > 0)) return true;
+  }
+  return false;
+}
+
+// Stops counting the reads of n's producer when no backward can reach it any more, and so on up
+// the graph: a graph held only through a result that needs no gradient (an action index taken
+// with gradients on and kept in a replay memory) reads the parameters of no later backward.
+void release_if_unreachable(TraceNode* n) {
+  if (n && n->counts_reads && !may_be_differentiated(*n)) n->stop_counting_reads();
+}
+}  // namespace
+
+void TraceNode::stop_counting_reads() {
+  if (!counts_reads) return;
+  counts_reads = false;
+  // Iterative (graphs of thousands of nodes), as ~TraceNode: every node reached is held by the
+  // inputs of one handled before it, none is released meanwhile.
+  std::vector<TraceNode*> work;
+  auto drop = [&work](const TraceNode& node) {
+    for (const ValuePtr& in : node.inputs) {
+      if (in && --in->open_readers == 0 && in->pins == 0 && in->producer && in->producer->counts_reads) {
+        work.push_back(in->producer.get());
+      }
+    }
+  };
+  drop(*this);
+  while (!work.empty()) {
+    TraceNode* n = work.back();
+    work.pop_back();
+    if (!n->counts_reads || may_be_differentiated(*n)) continue;
+    n->counts_reads = false;
+    drop(*n);
+  }
+}
+
 TraceNode::~TraceNode() {
   // Invariant: a node reached here is released by its last owner, so an input value held by
   // nothing else, and that value's producer held by nothing else, die with it. They are moved
@@ -49,16 +98,19 @@ TraceNode::~TraceNode() {
     }
     ins.clear();
   };
+  stop_counting_reads();
   release_inputs(inputs);
   while (!stack.empty()) {
     std::shared_ptr<TraceNode> n = std::move(stack.back());
     stack.pop_back();
+    n->stop_counting_reads();
     release_inputs(n->inputs);
   }
 }
 
 TraceValue::~TraceValue() {
   if (pending_at >= 0) forget_pending(this);
+  release_if_unreachable(producer.get());
 }
 
 void pin(const ValuePtr& v) {
@@ -66,7 +118,10 @@ void pin(const ValuePtr& v) {
 }
 
 void unpin(const ValuePtr& v) {
-  if (--v->pins == 0) forget_pending(v.get());
+  if (--v->pins == 0) {
+    forget_pending(v.get());
+    if (v->open_readers == 0) release_if_unreachable(v->producer.get());
+  }
 }
 
 void forget_pending(TraceValue* v) {
@@ -256,6 +311,7 @@ std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& 
     node->outputs.push_back(v);
     values.push_back(std::move(v));
   }
+  if (track) node->count_reads();
   return values;
 }
 
@@ -403,10 +459,28 @@ void set_grad(const ValuePtr& leaf, ValuePtr grad) {
   }
 }
 
+namespace {
+std::shared_ptr<LeafVersions> root_of(std::shared_ptr<LeafVersions> set) {
+  while (set && set->joined) set = set->joined;
+  return set;
+}
+}  // namespace
+
+ValuePtr newest_version(const ValuePtr& v) {
+  const std::shared_ptr<LeafVersions> set = root_of(v->versions);
+  ValuePtr newest = set ? set->newest.lock() : nullptr;
+  return newest ? newest : v;
+}
+
 void move_grad(const ValuePtr& from, const ValuePtr& to) {
   if (from == to) return;
-  from->newer = to;
-  to->newer.reset();
+  std::shared_ptr<LeafVersions> set = root_of(from->versions);
+  const std::shared_ptr<LeafVersions> theirs = root_of(to->versions);
+  if (!set) set = theirs ? theirs : std::make_shared<LeafVersions>();
+  if (theirs && theirs != set) theirs->joined = set;
+  set->newest = to;
+  from->versions = set;
+  to->versions = set;
   if (!from->grad_hooks.empty()) {  // a parameter's hooks stay with it through its updates
     to->grad_hooks = std::move(from->grad_hooks);
     from->grad_hooks.clear();

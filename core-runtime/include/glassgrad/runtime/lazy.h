@@ -60,6 +60,13 @@ struct VersionCounter {
   std::string latest;  // the op that made the latest version, when autograd tracks it ("" for a leaf)
 };
 
+// What the versions of one leaf share (TraceValue::versions): the newest of them. Two leaves' sets
+// joined by a move of the gradient (move_grad) become one: the set of the older forwards to the other's.
+struct LeafVersions {
+  std::weak_ptr<TraceValue> newest;
+  std::shared_ptr<LeafVersions> joined;  // set when this set became part of another
+};
+
 struct TraceValue {
   uint64_t seq = 0;            // creation order: makes exports deterministic
   TensorInfo info;
@@ -73,6 +80,15 @@ struct TraceValue {
   std::shared_ptr<TraceValue> grad; // accumulated gradient of a leaf (pinned)
   std::shared_ptr<Alias> grad_alias;  // the storage the handles of `grad` share (made when first asked for)
   std::string invalid;         // non-empty: overwritten in place; says by what
+  // Set with `invalid` by an in-place update whose buffer a graph not differentiated yet still
+  // read (open_readers > 0): `data` is a copy of the value taken before the update, from which
+  // that graph's pending values are computed, as PyTorch computed them before the step
+  // (docs/inplace-and-views.md, "Backward after an optimizer step"). Reads of the value itself
+  // are refused as for any invalid value.
+  bool copied_before_update = false;
+  // Nodes alive that read this value and may still be differentiated: recorded tracking a
+  // gradient, and not yet through a backward() without retain_graph (TraceNode::counts_reads).
+  int32_t open_readers = 0;
   // A new version of a leaf written in place (under no_grad, or through detach()): a leaf for
   // backward and is_leaf, computed by its producer until the next realize makes it a plain leaf.
   bool leaf = false;
@@ -84,10 +100,12 @@ struct TraceValue {
   // computed value's gradient, after its hooks, accumulates into `grad` as a leaf's does.
   std::vector<std::pair<uint64_t, GradientHook>> grad_hooks;
   bool retains_grad = false;
-  // The leaf's next version (set by move_grad, which passes its gradient on): a graph recorded
-  // before an in-place write under no_grad reaches this version, and backward() accumulates into
-  // the newest one, which the tensor's handle shows, as PyTorch accumulates into the tensor.
-  std::weak_ptr<TraceValue> newer;
+  // The versions of the leaf this is one of (shared by them all; set by move_grad, which passes
+  // the gradient on): a graph recorded before an in-place write (under no_grad, an optimizer step)
+  // reaches an old version, and backward() accumulates into the newest one, which the tensor's
+  // handle shows, as PyTorch accumulates into the tensor. Shared rather than linked version to
+  // version, so the versions in between (held by nothing once overwritten) may die.
+  std::shared_ptr<LeafVersions> versions;
   // Scratch of collect() (export.cpp): the number of the last walk that reached this value, so a
   // walk marks what it saw without a hash set. Meaningful only inside one collect() call.
   uint64_t visited_by = 0;
@@ -127,6 +145,12 @@ struct TraceNode : std::enable_shared_from_this<TraceNode> {
   // A backward() ran this node's gradient rule, which read saved tensors, without retain_graph:
   // another backward through it is refused as PyTorch refuses it.
   bool freed = false;
+  // Counted in its inputs' open_readers: recorded tracking a gradient, until a backward() without
+  // retain_graph differentiates through it, no backward can reach it any more (no output that
+  // needs a gradient is held by a handle or a counted node), or it dies (stop_counting_reads).
+  bool counts_reads = false;
+  void count_reads();
+  void stop_counting_reads();
   // The node's share of the plan cache's key (op, attributes, output shapes, dtypes and devices),
   // computed once when the node is made (node_hash): a realize folds these in, never re-hashing
   // attributes (docs/architecture.md, "One graph from the tracer to the planner").
@@ -254,6 +278,9 @@ struct CacheStats {
   uint64_t graphs_built = 0;  // engine graphs realize built from the trace (one per compile; a hit builds none)
   uint64_t gradients_built = 0;   // backward() calls that ran the gradient rules
   uint64_t gradients_reused = 0;  // backward() calls that reused the gradient nodes of a trace seen before
+  // Buffers copied before an in-place update overwrote them, for a graph recorded before the update
+  // that may still be differentiated (TraceValue::copied_before_update; none in a plain loop).
+  uint64_t update_copies = 0;
   // Where realize's time went, in seconds: exporting the lazy graph (incl. its signature),
   // compiling plans on misses, and running them.
   double export_seconds = 0, compile_seconds = 0, run_seconds = 0;
@@ -291,8 +318,11 @@ void set_requires_grad(const ValuePtr& v, bool on);
 // Tensor.register_hook: adds a hook to v (TraceValue::grad_hooks); returns its key for remove_grad_hook.
 uint64_t add_grad_hook(const ValuePtr& v, GradientHook hook);
 void remove_grad_hook(const ValuePtr& v, uint64_t key);
-// Moves leaf `from`'s gradient (and the storage its handles share) and its gradient hooks to leaf `to`.
+// Moves leaf `from`'s gradient (and the storage its handles share) and its gradient hooks to leaf
+// `to`, which becomes the newest version of from's leaf (TraceValue::versions).
 void move_grad(const ValuePtr& from, const ValuePtr& to);
+// The newest version of v's leaf (v itself when it has none newer, or when that one died).
+ValuePtr newest_version(const ValuePtr& v);
 // backward(..., retain_graph): without it, the nodes whose gradient rules read saved tensors are
 // freed, and a second backward through them raises PyTorch's error.
 void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sync, bool retain_graph);

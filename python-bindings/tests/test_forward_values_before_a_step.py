@@ -1,0 +1,179 @@
+"""A graph recorded before optimizer.step() and differentiated after it: PyTorch computed its forward
+values before the step, so backward reads them as they were. glassgrad computes them lazily, from a
+copy of each parameter the step overwrote, made only when a graph that may still be differentiated
+reads it (docs/inplace-and-views.md, "Backward after an optimizer step"): a plain
+`backward(); step()` loop copies nothing. Compared with torch 2.14; skipped without torch."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+torch = pytest.importorskip("torch")
+
+_RNG = np.random.default_rng(3)
+_X = _RNG.standard_normal((5, 3))
+_X2 = _RNG.standard_normal((5, 3))
+_Y = _RNG.standard_normal((5, 1))
+
+
+def _model(L):
+    """Linear, Tanh, Linear in float64 with the same parameters in both libraries."""
+    m = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.Tanh(), L.nn.Linear(4, 1)).double()
+    rng = np.random.default_rng(7)
+    with L.no_grad():
+        for p in m.parameters():
+            p.copy_(L.tensor(rng.uniform(-0.9, 0.9, tuple(p.shape))))
+    return m
+
+
+def _t(L, a):
+    return L.tensor(a, dtype=L.float64)
+
+
+def _grads(m):
+    return [p.grad.detach().numpy().copy() for p in m.parameters()]
+
+
+def _copies():
+    return gg.cache_stats()["update_copies"]
+
+
+def _same(got, expected):
+    assert len(got) == len(expected)
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_a_plain_loop_copies_no_parameter():
+    m = _model(gg)
+    opt = gg.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+    before = _copies()
+    for _ in range(3):
+        loss = ((m(_t(gg, _X)) - _t(gg, _Y)) ** 2).mean()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        loss.item()  # the loss (and its graph) is still alive at the next step
+    assert _copies() == before
+
+
+def _read_then_step(L, m, opt, read):
+    """loss = m(x)'s squared error; (read it); step with gradients of ones; backward."""
+    loss = ((m(_t(L, _X)) - _t(L, _Y)) ** 2).sum()
+    if read:
+        loss.item()
+    for p in m.parameters():
+        p.grad = L.ones_like(p)
+    opt.step()
+    loss.backward()
+
+
+@pytest.mark.parametrize("read", [False, True], ids=["pending loss", "loss read first"])
+def test_a_step_between_the_forward_and_backward_uses_the_weights_before_it(read):
+    results = []
+    for L in (torch, gg):
+        m = _model(L)
+        opt = L.optim.SGD(m[0].parameters(), lr=0.1)  # the first layer: its input needs no gradient
+        before = _copies()
+        _read_then_step(L, m, opt, read)
+        results.append(_grads(m))
+    _same(results[1], results[0])
+    assert _copies() == before + 2  # the first layer's weight and bias: the pending graph reads them
+
+
+def test_two_steps_before_backward():
+    results = []
+    for L in (torch, gg):
+        m = _model(L)
+        opt = L.optim.SGD(m[0].parameters(), lr=0.1, momentum=0.5)
+        loss = ((m(_t(L, _X)) - _t(L, _Y)) ** 2).sum()
+        for p in m.parameters():
+            p.grad = L.ones_like(p)
+        opt.step()
+        opt.step()
+        loss.backward()
+        results.append(_grads(m) + [p.detach().numpy().copy() for p in m.parameters()])
+    _same(results[1], results[0])
+
+
+def test_a_second_graph_recorded_before_the_step_is_differentiated_after_it():
+    results = []
+    for L in (torch, gg):
+        m = _model(L)
+        opt = L.optim.SGD(m[0].parameters(), lr=0.1)
+        first = m(_t(L, _X)).square().sum()
+        second = m(_t(L, _X2)).square().sum()
+        first.backward()
+        opt.step()
+        opt.zero_grad()
+        second.backward()
+        results.append(_grads(m))
+    _same(results[1], results[0])
+
+
+def test_a_graph_whose_rule_reads_the_stepped_weight_still_raises():
+    for L in (torch, gg):
+        m = _model(L)
+        opt = L.optim.SGD(m.parameters(), lr=0.1)  # the second layer's weight: its input's gradient reads it
+        loss = m(_t(L, _X)).square().sum()
+        for p in m.parameters():
+            p.grad = L.ones_like(p)
+        opt.step()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            loss.backward()
+
+
+def test_a_generator_loss_made_before_the_discriminator_steps():
+    """G's loss is recorded, D steps on its own loss, then G's loss is differentiated: PyTorch
+    raises, as D's first layer saved its weight (its input, G's output, needs a gradient), and so
+    does glassgrad, although the D(fake) values are computed from a copy of D's old weights."""
+    outcomes = []
+    for L in (torch, gg):
+        g = L.nn.Linear(2, 3).double()
+        d = L.nn.Sequential(L.nn.Linear(3, 4), L.nn.LeakyReLU(0.2), L.nn.Linear(4, 1)).double()
+        for k, p in enumerate(list(g.parameters()) + list(d.parameters())):
+            with L.no_grad():
+                p.copy_(L.tensor(np.random.default_rng(k).uniform(-0.8, 0.8, tuple(p.shape))))
+        opt_d = L.optim.SGD(d.parameters(), lr=0.1)
+        z = _t(L, _X[:, :2])
+        fake = g(z)
+        g_loss = -d(fake).mean()
+        d_loss = d(fake.detach()).mean()
+        opt_d.zero_grad()
+        d_loss.backward()
+        opt_d.step()
+        try:
+            g_loss.backward()
+            outcomes.append(_grads(g))
+        except RuntimeError as e:
+            outcomes.append(str(e))
+    assert isinstance(outcomes[0], str) == isinstance(outcomes[1], str), outcomes
+    if isinstance(outcomes[0], str):
+        assert "modified by an inplace operation" in outcomes[1]
+    else:
+        _same(outcomes[1], outcomes[0])
+
+
+def test_a_graph_held_only_through_an_index_is_not_copied_for():
+    """An action index taken with gradients on (no no_grad) and kept, as a replay memory keeps it:
+    its graph holds the parameters' versions, but no backward can reach it, so the steps after it
+    copy nothing."""
+    m = _model(gg)
+    opt = gg.optim.SGD(m.parameters(), lr=0.1)
+    kept = []
+    before = _copies()
+    for _ in range(3):
+        kept.append(m(_t(gg, _X)).max(1).indices)
+        kept[-1].tolist()
+        loss = m(_t(gg, _X2)).square().sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert _copies() == before
+    out = m(_t(gg, _X))  # a value that needs a gradient, held: a step after it copies what it read
+    loss = m(_t(gg, _X2)).square().sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    assert _copies() == before + 4
+    del out
