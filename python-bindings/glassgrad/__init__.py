@@ -80,7 +80,9 @@ from . import optim
 from ._runtime import (cache_stats, clear_plan_cache, get_num_threads, is_grad_enabled, no_grad, enable_grad,
                        set_fusion, set_grad_enabled, reset_cache_stats, set_num_threads, realize,
                        backward_in_micro_batches)
-from ._runtime import are_deterministic_algorithms_enabled, use_deterministic_algorithms
+from ._runtime import (are_deterministic_algorithms_enabled, get_deterministic_debug_mode,
+                       is_deterministic_algorithms_warn_only_enabled, set_deterministic_debug_mode,
+                       use_deterministic_algorithms)
 from ._runtime import inference_mode, is_inference_mode_enabled
 from ._runtime import (get_num_interop_threads, is_warn_always_enabled, set_flush_denormal, set_num_interop_threads,
                        set_warn_always)
@@ -134,6 +136,7 @@ from ._from_buffers import asarray, frombuffer
 from ._gradient import gradient
 from ._lowrank import frobenius_norm, norm_except_dim, nuclear_norm, pca_lowrank, svd_lowrank
 from ._build_info import *  # torch.has_lapack, compiled_with_cxx11_abi, ...
+newaxis = None  # torch.newaxis: x[:, torch.newaxis] adds an axis, as x[:, None]
 from ._factories import fill
 from ._shapes import nonzero_static, unsafe_split_with_sizes
 from ._rnn_cells import *  # torch.lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell

@@ -173,6 +173,39 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     bits every run (more slowly). Every glassgrad op has a deterministic form, so warn_only
     changes nothing. The CPU kernels are always deterministic."""
     _C.set_deterministic_algorithms(bool(mode))
+    _deterministic_warn_only[0] = bool(mode) and bool(warn_only)
+
+
+_deterministic_warn_only = [False]  # what use_deterministic_algorithms(..., warn_only=) last set
+
+
+def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """torch.is_deterministic_algorithms_warn_only_enabled: deterministic mode was set with warn_only=True."""
+    return _deterministic_warn_only[0]
+
+
+_DEBUG_MODES = ("default", "warn", "error")
+
+
+def set_deterministic_debug_mode(debug_mode) -> None:
+    """torch.set_deterministic_debug_mode: 'default' (0) off, 'warn' (1) on with warn_only,
+    'error' (2) on (use_deterministic_algorithms)."""
+    if isinstance(debug_mode, str):
+        if debug_mode not in _DEBUG_MODES:
+            raise RuntimeError(f"invalid value of debug_mode, expected one of `default`, `warn`, `error`, but got "
+                               f"{debug_mode}\n  fix: set_deterministic_debug_mode('error')")
+        debug_mode = _DEBUG_MODES.index(debug_mode)
+    if debug_mode not in (0, 1, 2) or isinstance(debug_mode, bool):
+        raise RuntimeError(f"invalid value of debug_mode, expected 0, 1, or 2, but got {debug_mode}\n"
+                           f"  fix: 0 (default), 1 (warn) or 2 (error)")
+    use_deterministic_algorithms(debug_mode > 0, warn_only=debug_mode == 1)
+
+
+def get_deterministic_debug_mode() -> int:
+    """torch.get_deterministic_debug_mode: 0 off, 1 on with warn_only, 2 on."""
+    if not are_deterministic_algorithms_enabled():
+        return 0
+    return 1 if _deterministic_warn_only[0] else 2
 
 
 def are_deterministic_algorithms_enabled() -> bool:

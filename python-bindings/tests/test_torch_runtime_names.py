@@ -123,3 +123,20 @@ def test_float_power_in_place():
     for lib in (gg, torch):
         with pytest.raises(RuntimeError, match="float_power_"):
             lib.ones(3).float_power_(2)
+
+
+@pytest.mark.parametrize("lib", [gtorch, torch], ids=["glassgrad", "torch"])
+def test_deterministic_debug_mode_and_newaxis(lib):
+    try:
+        assert lib.get_deterministic_debug_mode() == 0 and not lib.is_deterministic_algorithms_warn_only_enabled()
+        lib.set_deterministic_debug_mode("warn")
+        assert lib.get_deterministic_debug_mode() == 1 and lib.are_deterministic_algorithms_enabled()
+        assert lib.is_deterministic_algorithms_warn_only_enabled()
+        lib.set_deterministic_debug_mode(2)
+        assert lib.get_deterministic_debug_mode() == 2 and not lib.is_deterministic_algorithms_warn_only_enabled()
+        with pytest.raises(RuntimeError, match="debug_mode"):
+            lib.set_deterministic_debug_mode("sometimes")
+    finally:
+        lib.set_deterministic_debug_mode(0)
+    assert not lib.are_deterministic_algorithms_enabled()
+    assert lib.newaxis is None and tuple(lib.ones(2, 3)[:, lib.newaxis].shape) == (2, 1, 3)
