@@ -30,7 +30,7 @@ namespace ops {
 
 namespace {
 
-std::vector<int64_t> swap_last_two(size_t rank) {
+std::vector<int64_t> last_two_swapped(size_t rank) {
   std::vector<int64_t> d(rank);
   for (size_t i = 0; i < rank; ++i) d[i] = static_cast<int64_t>(i);
   std::swap(d[rank - 1], d[rank - 2]);
@@ -56,7 +56,7 @@ void attention_backward_gradient(GradContext& c) {
   const ValueId g = c.input(0), q = c.input(1), k = c.input(2), v = c.input(3);
   const double s = geo.scale;
   auto mm = [&](ValueId a, ValueId b) { return c.emit("MatMul", {a, b}); };
-  auto tr = [&](ValueId a) { return c.emit("Permute", {a}, Attrs{{"dims", swap_last_two(c.shape(a).size())}}); };
+  auto tr = [&](ValueId a) { return c.emit("Permute", {a}, Attrs{{"dims", last_two_swapped(c.shape(a).size())}}); };
   auto mul = [&](ValueId a, ValueId b) { return c.emit("Mul", {a, b}); };
   auto add = [&](ValueId a, ValueId b) {
     if (a == kNoValue) return b;

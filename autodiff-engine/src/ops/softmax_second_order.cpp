@@ -32,7 +32,7 @@ namespace ops {
 
 namespace {
 
-Attrs dim_attrs(GradContext& c) { return Attrs{{"dim", SoftmaxAttrs::from(c.attrs()).dim}}; }
+Attrs softmax_dim_attrs(GradContext& c) { return Attrs{{"dim", SoftmaxAttrs::from(c.attrs()).dim}}; }
 
 // Sum along the softmax axis, kept (so it broadcasts against the op's tensors).
 ValueId sum_along(GradContext& c, ValueId v) {
@@ -54,7 +54,7 @@ void softmax_backward_gradient(GradContext& c) {
   const ValueId u = c.grad_output(0);
   if (u == kNoValue) return;
   const ValueId g = c.input(0), y = c.input(1);
-  if (c.needs_grad(0)) c.set_grad(0, c.emit("SoftmaxBackward", {u, y}, dim_attrs(c)));
+  if (c.needs_grad(0)) c.set_grad(0, c.emit("SoftmaxBackward", {u, y}, softmax_dim_attrs(c)));
   if (c.needs_grad(1)) {
     const ValueId centered = c.emit("Sub", {g, sum_along(c, c.emit("Mul", {g, y}))});
     const ValueId uy = sum_along(c, c.emit("Mul", {u, y}));
