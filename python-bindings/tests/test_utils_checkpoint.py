@@ -187,9 +187,6 @@ def test_dropout_inside_gives_the_gradients_of_the_plain_run():
     assert not all(np.array_equal(a, b) for a, b in zip(plain, other_masks))
 
 
-@pytest.mark.xfail(strict=True, reason="the planner's rematerialization under a budget changes these gradients with "
-                                       "dropout off too (test_checkpointing.py::test_checkpointed_mlp_gives_the_plain_"
-                                       "gradient)")
 def test_dropout_recomputed_by_the_planner_sees_the_same_mask():
     """Under a memory budget the planner recomputes activations (a Dropout among them) before
     their backward readers; the gradients are the plain run's bit for bit."""
