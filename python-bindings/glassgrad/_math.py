@@ -550,6 +550,11 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Each element limited to [min, max] (torch.clamp); the bounds may be numbers or tensors
     (broadcast), and min > max gives max. The gradient reaches the input where
     min <= x <= max (bounds included, as PyTorch's), a tensor bound where it was selected."""
+    return _clamp(input, min, max)
+
+
+def _clamp(input: Tensor, min, max, node: str = "") -> Tensor:
+    """clamp; node: PyTorch's backward node when it is not clamp's (clamp_min's ClampMinBackward0)."""
     if min is None and max is None:
         raise _C.InvalidArgumentError("clamp: at least one of min and max must be given\n  fix: x.clamp(min=0)")
     x = input
@@ -562,8 +567,8 @@ def clamp(input: Tensor, min=None, max=None) -> Tensor:
         # A NaN input stays NaN and gets no gradient, as PyTorch's (its mask min <= x <= max is false).
         x = _op("Where", [isnan(x), x.detach(), x])
     # PyTorch's node (Tensor.grad_fn): ClampBackward1 for number bounds, ClampBackward0 for tensors
-    named = {"torch_node": "ClampBackward0" if isinstance(min, Tensor) or isinstance(max, Tensor)
-             else "ClampBackward1"} if x._h.requires_grad else {}
+    named = {"torch_node": node or ("ClampBackward0" if isinstance(min, Tensor) or isinstance(max, Tensor)
+                                    else "ClampBackward1")} if x._h.requires_grad else {}
     if min is not None:
         lo = as_operand(min, out_dt, x.device)
         # A NaN bound gives NaN, as PyTorch's clamp (a NaN input stays NaN: no comparison holds).
@@ -580,12 +585,12 @@ clip = clamp
 
 def clamp_min(input: Tensor, min) -> Tensor:
     """clamp(input, min=min) (torch.clamp_min)."""
-    return clamp(input, min=min)
+    return _clamp(input, min, None, f"ClampMinBackward{int(isinstance(min, Tensor))}")
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
     """clamp(input, max=max) (torch.clamp_max)."""
-    return clamp(input, max=max)
+    return _clamp(input, None, max, f"ClampMaxBackward{int(isinstance(max, Tensor))}")
 
 
 def lerp(input, end, weight) -> Tensor:
@@ -599,7 +604,8 @@ def lerp(input, end, weight) -> Tensor:
         raise _C.UnsupportedError(f"lerp: not implemented for {input.dtype} (as in PyTorch)\n"
                                   f"  fix: convert first: torch.lerp(x.float(), end.float(), weight)")
     step = sub(end, input)
-    return add(input, scaled_by_argument(step, weight) if is_number(weight) else mul(weight, step))
+    scaled = scaled_by_argument(step, weight) if is_number(weight) else mul(weight, step)
+    return binary("Add", input, scaled, None, torch_node(f"LerpBackward{int(not is_number(weight))}", input, end, weight))
 
 
 # ---- comparisons and logic (bool results) --------------------------------------------------------
@@ -763,7 +769,10 @@ def addcmul(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
     dev = _device_of(input, tensor1, tensor2)
     value = value if dt.is_floating_point else builtins.int(value)
     prod = mul(as_operand(tensor1, dt, dev), as_operand(tensor2, dt, dev))
-    return add(as_operand(input, dt, dev), prod if value == 1 else mul(prod, value))
+    if dt == "bool":
+        return add(as_operand(input, dt, dev), prod if value == 1 else mul(prod, value))
+    return binary("Add", as_operand(input, dt, dev), prod if value == 1 else mul(prod, value), dt,
+                  torch_node("AddcmulBackward0", input, tensor1, tensor2))
 
 
 @_scalar_first_overload("value", 2, "Number value, Tensor tensor1, Tensor tensor2",
@@ -779,7 +788,7 @@ def addcdiv(input: Tensor, tensor1, tensor2, *, value=1) -> Tensor:
             "a true division of tensor1 and tensor2.\n  addcdiv: tensor1 and tensor2 are "
             f"{getattr(a, 'dtype', type(a).__name__)} and {getattr(b, 'dtype', type(b).__name__)}\n"
             "  fix: input + value * tensor1 / tensor2 (a true division), or tensor1.float()")
-    return add(input, mul(div(a, b), value))
+    return binary("Add", input, mul(div(a, b), value), None, torch_node("AddcdivBackward0", input, tensor1, tensor2))
 
 
 def _dtype_limits(dt):
@@ -800,7 +809,8 @@ def nan_to_num(input: Tensor, nan: Optional[float] = None, posinf: Optional[floa
     lo = small if neginf is None else neginf
     x = _op("Where", [isnan(input), constant(0.0 if nan is None else nan, input.dtype, input.device), input])
     x = _op("Where", [isposinf(input), constant(hi, input.dtype, input.device), x])
-    return _op("Where", [isneginf(input), constant(lo, input.dtype, input.device), x])
+    return _op("Where", [isneginf(input), constant(lo, input.dtype, input.device), x],
+               torch_node("NanToNumBackward0", input))
 
 
 def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:

@@ -1333,8 +1333,8 @@ class Tensor:
     def reshape(self, *shape) -> "Tensor":
         """The same elements in a new shape, -1 inferring one size (Tensor.reshape); a view where the layout allows."""
         shape = list(_shape_args(shape, "reshape")) if shape else []
-        if shape == list(self._h.shape):
-            return self
+        if shape == list(self._h.shape) and not self._h.requires_grad:
+            return self  # PyTorch's is a view, a new tensor with ViewBackward0 where it records grad
         if -1 in shape and 0 in shape and self.numel() == 0:
             raise _C.ShapeError(f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
                                 f"dimension size -1 can be any value and is ambiguous\n  fix: give every size")
