@@ -89,3 +89,17 @@ def test_dropout_inside_attention_has_no_second_derivative_and_says_so():
                             create_graph=True)
     with pytest.raises(NotImplementedError, match="ScaledDotProductAttentionBackward(?s:.*)dropout_p"):
         g.pow(2).sum().backward()
+
+
+def test_third_derivative_matches_torch():
+    """The rule is made of ops with rules of their own (a Softmax, SoftmaxBackward, products): the
+    gradient of a double backward's result, against torch's math backend."""
+    x0 = np.random.default_rng(8).standard_normal((1, 3, 2))
+    res = []
+    for L in (gg, torch):
+        x = L.tensor(x0, requires_grad=True)
+        (g1,) = L.autograd.grad(_attention(L, x, x * 0.5, x, is_causal=True).pow(2).sum(), x, create_graph=True)
+        (g2,) = L.autograd.grad(g1.pow(2).sum(), x, create_graph=True)
+        (g2 * L.tensor(np.linspace(0.5, 1.5, 6).reshape(1, 3, 2))).sum().backward()
+        res.append(x.grad.detach().numpy())
+    np.testing.assert_allclose(res[0], res[1], rtol=1e-8, atol=1e-10)

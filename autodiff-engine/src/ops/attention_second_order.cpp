@@ -4,7 +4,7 @@
 // transformer block's attention runs as in PyTorch. docs/autograd.md, "Second-order rules",
 // derives it.
 //
-// With s the scale, P = softmax(s Q K^T + mask) recomputed from the saved lse, and the first
+// With s the scale, P = softmax(s Q K^T + mask) recomputed (a Softmax op), and the first
 // backward written as dV = P^T G, dP = G V^T, dS = P * (dP - rowsum(dP * P)),
 // dQ = s dS K, dK = s dS^T Q, the gradients U_Q, U_K, U_V of dQ, dK, dV go back through it:
 //   A  = s (U_Q K^T + Q U_K^T)                                  (reaching dS)
@@ -68,7 +68,7 @@ void attention_backward_gradient(GradContext& c) {
     const int64_t last = static_cast<int64_t>(c.shape(a).size()) - 1;
     return c.emit("Sum", {a}, Attrs{{"dims", std::vector<int64_t>{last}}, {"keepdim", true}});
   };
-  // P = exp(s q k^T + mask - lse), -inf above the diagonal when causal.
+  // P = softmax(s q k^T + mask), -inf above the diagonal when causal.
   ValueId scores = scaled(mm(q, tr(k)), s);
   const int mi = geo.mask_input(1);
   if (mi >= 0) scores = add(scores, c.input(mi));
@@ -82,13 +82,9 @@ void attention_backward_gradient(GradContext& c) {
     const ValueId above = c.emit("Greater", {col, row});
     scores = c.emit("Where", {above, c.scalar(-std::numeric_limits<double>::infinity(), q), scores});
   }
-  const Shape lse_keep = [&] {
-    Shape sh = c.shape(c.input(5));
-    sh.push_back(1);
-    return sh;
-  }();
-  const ValueId lse = c.emit("Reshape", {c.input(5)}, Attrs{{"shape", lse_keep}});
-  const ValueId p = c.emit("Exp", {c.emit("Sub", {scores, lse})});
+  // A Softmax rather than exp(scores - lse): lse's gradient would not reach q and k (the forward's
+  // rule passes none), and a third derivative would miss it.
+  const ValueId p = c.emit("Softmax", {scores}, Attrs{{"dim", int64_t{-1}}});
   const ValueId dp = mm(g, tr(v));
   const ValueId centered = c.emit("Sub", {dp, rowsum(mul(dp, p))});
   const ValueId ds = mul(p, centered);
