@@ -41,6 +41,7 @@ REPOSITORIES = {
     "Dive-into-DL-PyTorch": "github.com/ShusenTang/Dive-into-DL-PyTorch",
     "pytorch-tutorials": "github.com/pytorch/tutorials",
     "code-of-learn-deep-learning-with-pytorch": "github.com/L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
+    "Machine-Learning-Collection": "github.com/aladdinpersson/Machine-Learning-Collection",
 }
 
 
