@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import _C, _args, _autocast, _inplace
-from ._tensor import Tensor
+from . import _C, _args, _autocast, _inplace, _math
+from ._tensor import Tensor, _op
 from .functional import elu, where
 
 # SELU's constants (Klambauer et al. 2017, the fixed point of mean 0 and variance 1).
@@ -18,7 +18,8 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def logsigmoid(input: Tensor) -> Tensor:
     """log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|)), with min(x, 0) written (x - |x|) / 2
     so the gradient at 0 is sigmoid(0) = 0.5, PyTorch's."""
-    return (input - input.abs()) * 0.5 - (-input.abs()).exp().log1p()
+    return _math.binary("Sub", (input - input.abs()) * 0.5, (-input.abs()).exp().log1p(), None,
+                        _math.torch_node("LogSigmoidBackward0", input))
 
 
 def softsign(input: Tensor) -> Tensor:
@@ -50,7 +51,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
         raise _C.ShapeError(f"glu: Halving dimension must be even, but dimension {d} is size {n}\n"
                             f"  fix: give dimension {d} an even size (the first half gates by the second)")
     a, b = input.split(n // 2, dim=d)
-    return a * b.sigmoid()
+    return _math.binary("Mul", a, b.sigmoid(), None, _math.torch_node("GluBackward0", input))
 
 
 @_autocast.op("prelu")
@@ -94,7 +95,13 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     """x where x > threshold, else value."""
     th = _args.real(threshold, "threshold", "threshold")
     v = _args.real(value, "value", "threshold")
-    return _inplace.activation(input, inplace, "threshold_", lambda: where(input > th, input, v))
+
+    def compute():
+        if not (input.requires_grad and input.dtype.is_floating_point):
+            return where(input > th, input, v)
+        value_ = _math.constant(v, input.dtype, input.device)
+        return _op("Where", [input > th, input, value_], {"torch_node": f"ThresholdBackward{int(bool(inplace))}"})
+    return _inplace.activation(input, inplace, "threshold_", compute)
 
 
 _threshold = threshold  # threshold_'s own argument is named threshold

@@ -122,6 +122,7 @@ _EXPRESSIONS.update({
     "y.mul_(2)": _computed(lambda L, y, w: y.mul_(2)),
     "y.clamp_(min=0)": _computed(lambda L, y, w: y.clamp_(min=0)),
     "y.relu_()": _computed(lambda L, y, w: y.relu_()),
+    "threshold(inplace)": _computed(lambda L, y, w: L.nn.functional.threshold(y, 0.1, -2.0, inplace=True)),
 })
 
 
@@ -369,12 +370,9 @@ _NOT_YET_NAMED = {
     "pad": ("ConstantPadNdBackward0", "SliceBackwardBackward0"),
     "interpolate": ("UpsampleNearest2DBackward0", "ViewBackward0"),
     "pixel_shuffle": ("PixelShuffleBackward0", "ViewBackward0"),
-    "glu": ("GluBackward0", "MulBackward0"),
-    "logsigmoid": ("LogSigmoidBackward0", "SubBackward0"),
     "selu": ("EluBackward0", "MulBackward0"),
     "celu": ("CeluBackward0", "MulBackward0"),
     "prelu": ("PreluKernelBackward0", "WhereBackward0"),
-    "threshold": ("ThresholdBackward0", "WhereBackward0"),
     "sdpa": ("SqueezeBackward1", "ScaledDotProductAttentionBackward0"),
     "group_norm": ("NativeGroupNormBackward0", "GroupNormBackward0"),
     "unfold": ("UnfoldBackward0", "StackBackward0"),
