@@ -74,7 +74,10 @@ def _scatter(input: Tensor, dim: int, index, src, reduce: str, where: str) -> Te
                             f"same dtype\n  fix: src.to({input._h.dtype!r})")
     if reduce != "none" and input._h.dtype == "bool":  # add: or, multiply: and, of 0/1 values
         return _scatter(_long(input), d, index, _long(src), reduce, where).astype(input._h.dtype)
-    return _op("Scatter", [input, index, src], {"dim": d, "reduce": reduce})
+    attrs = {"dim": d, "reduce": reduce}
+    if where == "scatter_add" and (input._h.requires_grad or src._h.requires_grad):
+        attrs["torch_node"] = "ScatterAddBackward0"  # PyTorch's own op (Tensor.grad_fn)
+    return _op("Scatter", [input, index, src], attrs)
 
 
 _REDUCE = {None: "none", "add": "add", "multiply": "multiply"}

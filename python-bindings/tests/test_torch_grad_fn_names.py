@@ -122,6 +122,7 @@ _EXPRESSIONS.update({
     "y.mul_(2)": _computed(lambda L, y, w: y.mul_(2)),
     "y.clamp_(min=0)": _computed(lambda L, y, w: y.clamp_(min=0)),
     "y.relu_()": _computed(lambda L, y, w: y.relu_()),
+    "scatter_add_": _computed(lambda L, y, w: y.scatter_add_(1, L.tensor([[0], [1], [2], [3]]), w[:, :1])),
     "threshold(inplace)": _computed(lambda L, y, w: L.nn.functional.threshold(y, 0.1, -2.0, inplace=True)),
 })
 
@@ -360,7 +361,6 @@ _NOT_YET_NAMED = {
     "diagonal": ("DiagonalBackward0", "SliceBackward0"),
     "masked_select": ("MaskedSelectBackward0", "IndexBackward0"),
     "take": ("TakeBackward0", "ViewBackward0"),
-    "scatter_add": ("ScatterAddBackward0", "ScatterBackward0"),
     "y[mask] = 0": ("IndexPutBackward0", "WhereBackward0"),
     "unsqueeze_": ("UnsqueezeBackward1", "UnsqueezeBackward0"),
     "t_": ("TBackward1", "TBackward0"),
