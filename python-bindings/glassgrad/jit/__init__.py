@@ -85,7 +85,7 @@ def script_method(fn: Callable) -> Callable:
     return fn
 
 
-def isinstance(obj, target_type) -> bool:
+def _refines(obj, target_type) -> bool:
     """torch.jit.isinstance: isinstance, with typing's List[int], Dict[str, int], Optional[...]
     checked element by element as TorchScript refines them."""
     origin = typing.get_origin(target_type)
@@ -93,16 +93,19 @@ def isinstance(obj, target_type) -> bool:
         return target_type is Any or builtins.isinstance(obj, target_type)
     args = typing.get_args(target_type)
     if origin is typing.Union:
-        return any(isinstance(obj, a) for a in args)
+        return any(_refines(obj, a) for a in args)
     if not builtins.isinstance(obj, origin):
         return False
     if origin in (list, set) and args:
-        return all(isinstance(o, args[0]) for o in obj)
+        return all(_refines(o, args[0]) for o in obj)
     if origin is tuple and args:
-        return len(obj) == len(args) and all(isinstance(o, a) for o, a in zip(obj, args))
+        return len(obj) == len(args) and all(_refines(o, a) for o, a in zip(obj, args))
     if origin is dict and args:
-        return all(isinstance(k, args[0]) and isinstance(v, args[1]) for k, v in obj.items())
+        return all(_refines(k, args[0]) and _refines(v, args[1]) for k, v in obj.items())
     return True
+
+
+isinstance = _refines  # torch.jit.isinstance (the module's own calls name _refines: the builtin is not shadowed there)
 
 
 def run_forked(func: Callable, *args, **kwargs) -> Future:
