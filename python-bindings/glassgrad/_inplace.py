@@ -55,12 +55,10 @@ def check_not_inference(t, op: str) -> None:
 def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""):
     """Makes `result` (computed from t since sequence number first_seq) the new value of t's
     storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's
-    in-place ops allow. node: PyTorch's backward node of the write (copy_'s CopyBackwards), named
-    on the copy the write makes of a result that requires grad (Tensor.grad_fn)."""
+    in-place ops allow. node: PyTorch's backward node of the write, named on the Where that joins
+    a constant written into a tensor that requires grad to its history (fill_'s FillBackward2)."""
     check_not_inference(t, op)
     th = t._h
-    if node and result._h.requires_grad and _C.grad_enabled():
-        result = _named_copy(result, node)
     if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
         th.write_here(result._h, op, first_seq, _PACKAGE_DIR)  # nothing to check or convert
         return t
@@ -87,8 +85,6 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
         result = result.astype(dst)
     if result._h.device != th.device:
         result = result.to(t.device)
-    if node and result._h.requires_grad and _C.grad_enabled() and result._h.producer_attr("torch_node") != node:
-        result = _named_copy(result, node)  # the expand or cast above made the last op
     if th.requires_grad and not result._h.requires_grad and _C.grad_enabled():
         result = _keep_history(t, result, node)
     shared = _shared_memory.holds_shared_values(t)
@@ -96,13 +92,6 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
         _C.lazy_realize([t._h])
     return t
-
-
-def _named_copy(result, node: str):
-    """A copy of result whose op names PyTorch's node: the write stores it as is, where it would
-    otherwise record its own copy (the runtime copies a value made before the write)."""
-    from ._tensor import _op
-    return _op("Contiguous", [result], {"torch_node": node})
 
 
 def _keep_history(t, result, node: str = ""):

@@ -177,3 +177,27 @@ def test_a_graph_held_only_through_an_index_is_not_copied_for():
     opt.step()
     assert _copies() == before + 4
     del out
+
+
+@pytest.mark.parametrize("write", ["x[:] = value", "x.copy_(value)", "x[1:3] = value[1:3]"])
+def test_a_write_computed_from_a_parameter_before_the_step_keeps_the_weights_before_it(write):
+    # A hand-written batch norm's running mean (`moving_mean[:] = m * moving_mean + (1 - m) * mean`
+    # into a detached buffer), written in the forward pass and read after optimizer.step()
+    def run(L):
+        m = _model(L)
+        opt = L.optim.SGD(m.parameters(), lr=0.5)
+        buf = L.zeros(4, dtype=L.float64).detach()
+        value = L.tanh(m[0](_t(L, _X))).mean(0) * 0.9
+        if write == "x[:] = value":
+            buf[:] = value
+        elif write == "x.copy_(value)":
+            buf.copy_(value)
+        else:
+            buf[1:3] = value[1:3]
+        del value
+        loss = m(_t(L, _X)).pow(2).mean()
+        loss.backward()
+        opt.step()
+        return buf.detach().numpy().copy()
+
+    np.testing.assert_allclose(run(gg), run(torch), rtol=1e-10, atol=1e-12)
