@@ -68,18 +68,21 @@ def test_launch_environment_of_torchrun_open_mpi_and_mpich():
 
 
 def test_launcher_stops_every_rank_when_one_fails(tmp_path):
+    # The other ranks would sleep a minute and then leave a file. launch() returns once every rank
+    # has ended, so a rank it did not stop when rank 1 failed would have left its file (a fact of
+    # the run, not a duration: the test had bounded the run's seconds, which a loaded machine broke)
     script = tmp_path / "worker.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(textwrap.dedent(f"""
         import os, sys, time
         if os.environ["RANK"] == "1":
             sys.exit(3)
         time.sleep(60)
+        open(os.path.join({str(tmp_path)!r}, "rank" + os.environ["RANK"] + "_finished"), "w").close()
     """))
-    start = time.monotonic()
-    r = launch(3, str(script), backend="nccl", timeout=60)  # plain processes: no NCCL is touched
+    r = launch(3, str(script), backend="nccl", timeout=120)  # plain processes: no NCCL is touched
     assert r.returncode == 3
     assert "rank 1 exited with code 3" in r.stderr
-    assert time.monotonic() - start < 30
+    assert not list(tmp_path.glob("rank*_finished"))
 
 
 @needs_mpi
