@@ -54,27 +54,34 @@ def _call_scripted(fn: Callable, args, kwargs):
         _scripting.depth -= 1
 
 
-class ScriptModule(Module):
+class _TorchScriptArtifacts:
+    """save(), .code and .graph of a scripted object: the TorchScript archive, source and graph,
+    which glassgrad does not make (the same Python runs); each raises naming the fix."""
+    _kind = ""  # ScriptModule or ScriptFunction, as PyTorch's messages name the class
+
+    def save(self, f, **kwargs) -> None:
+        raise _no_torchscript(f"{self._kind}.save (a TorchScript archive)")
+
+    @property
+    def code(self) -> str:
+        raise _no_torchscript(f"{self._kind}.code (TorchScript source)")
+
+    @property
+    def graph(self):
+        raise _no_torchscript(f"{self._kind}.graph (a TorchScript graph)")
+
+
+class ScriptModule(_TorchScriptArtifacts, Module):
     """torch.jit.ScriptModule: the base of what script() and trace() return for a module, and a
     base class scripts may subclass (with @torch.jit.script_method methods, which run as Python).
     A call runs with is_scripting() true, except a traced module's."""
     _scripted = True
+    _kind = "ScriptModule"
 
     def __call__(self, *args, **kwargs):
         if not self._scripted:
             return super().__call__(*args, **kwargs)
         return _call_scripted(super().__call__, args, kwargs)
-
-    def save(self, f, **kwargs) -> None:
-        raise _no_torchscript("ScriptModule.save (a TorchScript archive)")
-
-    @property
-    def code(self) -> str:
-        raise _no_torchscript("ScriptModule.code (TorchScript source)")
-
-    @property
-    def graph(self):
-        raise _no_torchscript("ScriptModule.graph (a TorchScript graph)")
 
     @property
     def original_name(self) -> str:
@@ -111,9 +118,10 @@ def wrap_module(module: Module, kind: type) -> Module:
     return out
 
 
-class ScriptFunction:
+class ScriptFunction(_TorchScriptArtifacts):
     """torch.jit.ScriptFunction: calls the function it was made from (name, docstring kept),
     with is_scripting() true when script() made it."""
+    _kind = "ScriptFunction"
 
     def __init__(self, fn: Callable, scripted: bool = True) -> None:
         functools.update_wrapper(self, fn)
@@ -124,17 +132,6 @@ class ScriptFunction:
 
     def __repr__(self) -> str:
         return f"<glassgrad.jit.ScriptFunction of {getattr(self._fn, '__qualname__', self._fn)!r}>"
-
-    def save(self, f, **kwargs) -> None:
-        raise _no_torchscript("ScriptFunction.save (a TorchScript archive)")
-
-    @property
-    def code(self) -> str:
-        raise _no_torchscript("ScriptFunction.code (TorchScript source)")
-
-    @property
-    def graph(self):
-        raise _no_torchscript("ScriptFunction.graph (a TorchScript graph)")
 
 
 def script(obj, optimize=None, _frames_up: int = 0, _rcb=None, example_inputs=None):
