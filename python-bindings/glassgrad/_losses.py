@@ -118,6 +118,8 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     if _probability_targets(input, target):
         return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
     rows, labels, shape = _classes_last(input, _labels(target, input, "CrossEntropy"))
+    if labels.device.type == "cpu":   # PyTorch's CPU kernel refuses a bad target at the call (CUDA's asserts later)
+        _check_class_indices(labels, rows.shape[1], ignore_index, "cross_entropy")
     attrs = {"reduction": reduction}
     if ignore_index != -100:
         attrs["ignore_index"] = ignore_index

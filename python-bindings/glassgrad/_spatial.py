@@ -109,7 +109,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     oh, ow = h if oh is None else oh, w if ow is None else ow
     if (oh, ow) == (1, 1):
         return input.mean(dim=(-2, -1), keepdim=True)   # the ResNet head
-    if h % oh == 0 and w % ow == 0 and input.ndim == 4:
+    if input.ndim == 3:   # resample_axes pools the axes after (N, C): an unbatched input gets N = 1
+        return adaptive_avg_pool2d(input.reshape(1, *input.shape), (oh, ow)).reshape(input.shape[0], oh, ow)
+    if h % oh == 0 and w % ow == 0:
         return avg_pool2d(input, (h // oh, w // ow))
     return resample_axes(input, [adaptive_matrix(h, oh), adaptive_matrix(w, ow)])
 
