@@ -17,11 +17,23 @@ bool is_forward(const Graph& g, ValueId v) {
 bool pure(const Node& n) { return n.schema->inplace.empty() && !n.schema->has_side_effects; }
 }  // namespace
 
+bool view_of_leaf(const Graph& g, ValueId v) {
+  bool viewed = false;
+  while (true) {
+    const NodeId p = g.value(v).producer;
+    if (p == kNoNode) return viewed;
+    const Node& n = g.node(p);
+    if (n.meta.role != NodeRole::Forward || n.schema->view_of < 0 || !pure(n)) return false;
+    v = n.inputs[static_cast<size_t>(n.schema->view_of)];
+    viewed = true;
+  }
+}
+
 std::vector<ValueId> saved_activations(const Graph& g) {
   const auto consumers = g.consumers();
   std::vector<ValueId> out;
   for (const Value& v : g.values()) {
-    if (!is_forward(g, v.id)) continue;
+    if (!is_forward(g, v.id) || view_of_leaf(g, v.id)) continue;
     for (NodeId c : consumers[static_cast<size_t>(v.id)]) {
       if (g.node(c).meta.role == NodeRole::Backward) {
         out.push_back(v.id);
@@ -146,7 +158,7 @@ int rematerialize(Graph& g, const std::vector<ValueId>& checkpoints) {
       stack.pop_back();
       if (memo.count(v)) continue;
       const NodeId p = g.value(v).producer;
-      if (keep.count(v) || !is_forward(g, v) || !pure(g.node(p))) {
+      if (keep.count(v) || !is_forward(g, v) || !pure(g.node(p)) || view_of_leaf(g, v)) {
         memo[v] = v;
         continue;
       }

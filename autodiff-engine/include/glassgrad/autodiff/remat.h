@@ -11,8 +11,14 @@
 
 namespace glassgrad {
 
-// Forward activations that backward nodes read, in recording order (the candidates).
+// Forward activations that backward nodes read, in recording order (the candidates). Views of
+// leaves are not among them (view_of_leaf).
 std::vector<ValueId> saved_activations(const Graph& g);
+
+// Whether v is a chain of one or more pure forward views ending at a leaf (a Linear's weight.T):
+// such a value has no memory of its own, so keeping it for the backward pass costs nothing and
+// recomputing it would save nothing; rematerialize keeps it and checkpointing does not count it.
+bool view_of_leaf(const Graph& g, ValueId v);
 
 // Saved activations cheaper to recompute than to keep (docs/architecture.md, "From Python to
 // kernels"): the output of a unary elementwise op, a LayerNorm or a Reshape whose inputs the
@@ -25,7 +31,7 @@ std::vector<ValueId> cheap_recomputes(const Graph& g, const std::vector<ValueId>
                                       size_t small_bytes = 64 * 1024);
 
 // Rewrites g: every saved activation not in `checkpoints` is recomputed for its backward
-// readers (a clone of its producers back to checkpoints and leaves, shared by all readers),
+// readers (a clone of its producers back to checkpoints, leaves and views of leaves, shared by all readers),
 // scheduled just before the first reader. Values whose producers cannot be re-run (in-place
 // updates, side effects) stay saved. Returns the number of recompute nodes added.
 int rematerialize(Graph& g, const std::vector<ValueId>& checkpoints);
