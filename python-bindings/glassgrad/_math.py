@@ -97,6 +97,19 @@ def result_type_operands(a, b):
     return as_operand(a, dt, dev), as_operand(b, dt, dev)
 
 
+def float_result_operands(a, b):
+    """a and b as tensors of result_type(a, b), or of the default float when that is integral or
+    bool: torch.copysign, xlogy and ldexp promote first and then go floating (an int8 tensor and
+    a float16 tensor give float16, not float32; a 0-d float64 joins an int tensor as float64).
+    Each operand converts from its own dtype (a 0-d int16 -1 beside a uint8 tensor is -1.0, never
+    255 through uint8), as PyTorch's integer-to-float promotion does."""
+    a, b, dev = _operands(a, b)
+    dt = _dtypes.result_type(a, b)
+    if not dt.is_floating_point:
+        dt = _dtypes.DEFAULT_FLOAT
+    return as_operand(a, dt, dev), as_operand(b, dt, dev)
+
+
 def binary(op: str, a, b, dtype=None, attrs: Optional[dict] = None) -> Tensor:
     """op(a, b) computed in dtype (default: result_type(a, b)), both operands converted to it."""
     a, b, dev = _operands(a, b)
@@ -389,9 +402,8 @@ def float_power(input, exponent) -> Tensor:
 
 def ldexp(input, other) -> Tensor:
     """input * 2 ** other (torch.ldexp): floating point even for integer inputs."""
-    scale = exp2(other.float() if isinstance(other, Tensor) and not other.is_floating_point() else other)
-    x = input.float() if isinstance(input, Tensor) and not input.is_floating_point() else input
-    return mul(x, scale)
+    x, e = float_result_operands(input, other)
+    return mul(x, exp2(e))
 
 
 def abs(input: Tensor) -> Tensor:
@@ -896,9 +908,7 @@ def _float_operand(x):
 
 def xlogy(input, other) -> Tensor:
     """input * log(other), 0 where input is 0 (unless other is NaN) (torch.xlogy)."""
-    x, y = result_type_operands(_float_operand(input), _float_operand(other))
-    if not x.dtype.is_floating_point:
-        x, y = x.astype(_dtypes.DEFAULT_FLOAT), y.astype(_dtypes.DEFAULT_FLOAT)
+    x, y = float_result_operands(input, other)
     # x * log(y), with y := 1 where x == 0 and y <= 0 or y = inf (the value 0 there, and no
     # 0 * log(0) in the gradient): d/dx is log(y), 0 where x == 0 and y <= 0, as PyTorch's
     undefined = logical_and(eq(x, 0), logical_or(le(y, 0), isposinf(y)))
@@ -937,10 +947,7 @@ def signbit(input: Tensor) -> Tensor:
 def copysign(input, other) -> Tensor:
     """|input| with the sign of other (torch.copysign; -0.0 counts as negative), a float result;
     the gradient reaches input (0 where input is 0, as PyTorch's), other's is zero."""
-    a = _float_operand(input)
-    a, b = result_type_operands(a, other)
-    if not a.dtype.is_floating_point:
-        a, b = a.astype(_dtypes.DEFAULT_FLOAT), b.astype(_dtypes.DEFAULT_FLOAT)
+    a, b = float_result_operands(input, other)
     mag = absolute(a)
     out = _op("Where", [signbit(b), neg(mag), mag], torch_node("CopysignBackward0", a, b))
     # other's gradient is a zero tensor in PyTorch (not None): b joins the result through a Where
@@ -984,9 +991,7 @@ def heaviside(input: Tensor, values) -> Tensor:
 def xlog1py(input, other) -> Tensor:
     """input * log1p(other), 0 where input is 0 (unless other is NaN) (torch.special.xlog1py), as
     xlogy with log1p: d/dx is log1p(y), 0 where x == 0 and the log is undefined or infinite."""
-    x, y = result_type_operands(_float_operand(input), _float_operand(other))
-    if not x.dtype.is_floating_point:
-        x, y = x.astype(_dtypes.DEFAULT_FLOAT), y.astype(_dtypes.DEFAULT_FLOAT)
+    x, y = float_result_operands(input, other)
     undefined = logical_and(eq(x, 0), logical_or(le(y, -1), isposinf(y)))
     safe_y = _op("Where", [undefined, constant(0, y.dtype, y.device), y])
     return _op("Where", [isnan(y), y.detach(), mul(x, log1p(safe_y))])

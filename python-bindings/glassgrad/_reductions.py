@@ -400,6 +400,8 @@ def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether every element over dim is nonzero (torch.all): bool, or uint8 for uint8 input as
     PyTorch keeps it."""
     nonzero = ne(input, False if input.dtype == "bool" else 0)
+    if _no_axes(dim):
+        return _as_input_if_uint8(nonzero, input)
     zeros = _sum(logical_not(nonzero), dim, keepdim)
     return _as_input_if_uint8(eq(zeros, 0), input)
 
@@ -407,7 +409,15 @@ def all(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
 def any(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     """Whether some element over dim is nonzero (torch.any): bool, or uint8 for uint8 input."""
     nonzero = ne(input, False if input.dtype == "bool" else 0)
+    if _no_axes(dim):
+        return _as_input_if_uint8(nonzero, input)
     return _as_input_if_uint8(ne(_sum(nonzero, dim, keepdim), 0), input)
+
+
+def _no_axes(dim) -> bool:
+    """dim=() for all/any: PyTorch reduces over no axis there (each element tested alone), where
+    sum and mean take () as every axis."""
+    return isinstance(dim, (tuple, list)) and not dim
 
 
 def _as_input_if_uint8(result: Tensor, input: Tensor) -> Tensor:
@@ -430,7 +440,7 @@ def prod(input: Tensor, dim: Optional[int] = None, keepdim: bool = False, *, dty
             return x
         out = _prod(x.reshape(-1), 0)  # x is in its final dtype already
         return _op("Reshape", [out], {"shape": [1] * input.ndim if keepdim else [], **_named(out, "ProdBackward0")})
-    d = _dim(dim, builtins.max(x.ndim, 1), "prod", x.shape) if x.ndim else 0
+    d = _dim(dim, builtins.max(x.ndim, 1), "prod", x.shape)  # a 0-d input takes 0 and -1 only
     if x.ndim == 0:
         return x
     out = _prod(x, d)
@@ -458,7 +468,9 @@ def _prod(x: Tensor, d: int) -> Tensor:
     if x.shape[d] == 0:
         ones = list(x.shape)
         ones[d] = 1
-        x = constant(1, x.dtype, x.device).expand(ones)
+        one = constant(1, x.dtype, x.device).expand(ones)
+        # the empty product, 1, plus an empty sum, so that its (zero) gradient reaches x as PyTorch's
+        x = _math.add(_sum(x, [d], True, dtype=x.dtype), one) if x.requires_grad else one
     return x
 
 

@@ -167,6 +167,21 @@ def _named_pair(name: str, node: str, values: Tensor, indices: Tensor):
     return return_type(name)(_shapes.named_node(values, node), indices)
 
 
+def _shared_by_ties(flat: Tensor, value: Tensor) -> Tensor:
+    """value (a detached order statistic of the 1-d flat) with the gradient shared evenly by the
+    elements equal to it, as PyTorch's median and nanmedian over every element: the value stays
+    exactly v, as v + (s - s) / count, s the sum of those elements. A NaN result is shared by the
+    NaN elements (PyTorch's too: the median of a row holding NaN is NaN, its gradient theirs)."""
+    if not flat.requires_grad:
+        return value
+    tied = eq(flat, value)
+    if flat.dtype.is_floating_point:
+        tied = _math.logical_or(tied, _math.logical_and(_math.isnan(flat), _math.isnan(value)))
+    s = _op("Sum", [_op("Where", [tied, flat, as_operand(0, flat.dtype, flat.device)])], {"dims": [], "keepdim": False})
+    count = _op("Sum", [tied.astype(flat.dtype)], {"dims": [], "keepdim": False})
+    return value + (s - s.detach()) / count
+
+
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """The lower of the two middle values (torch.median): of every element for dim=None, else
     (values, indices) along dim; the gradient goes to the median element. Refused for bool (as in
@@ -179,16 +194,9 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
             return _math.add(flat.sum(), low).astype(input.dtype) if input.dtype.is_floating_point \
                 else as_operand(low, input.dtype, input.device)
         value = sort(flat.detach(), 0).values[(flat.shape[0] - 1) // 2]
-        if input.requires_grad:
-            # the gradient shared evenly by the elements equal to the median (PyTorch's), the value
-            # exactly the median: v + (s - s) / count, s the sum of those elements
-            tied = eq(flat, value)
-            s = _op("Sum", [_op("Where", [tied, flat, as_operand(0, flat.dtype, flat.device)])],
-                    {"dims": [], "keepdim": False})
-            count = _op("Sum", [tied.astype(flat.dtype)], {"dims": [], "keepdim": False})
-            value = value + (s - s.detach()) / count
         if input.dtype.is_floating_point:  # a NaN anywhere makes the median NaN (nanmedian skips them)
-            value = _op("Where", [_math.isnan(flat).any(), as_operand(math.nan, flat.dtype, flat.device), value])
+            value = _op("Where", [_math.isnan(flat.detach()).any(), as_operand(math.nan, flat.dtype, flat.device), value])
+        value = _shared_by_ties(flat, value)
         return _shapes.named_node(value, "MedianBackward0")
     d = _axis(dim, input, "median")
     if input.ndim == 0:
@@ -252,6 +260,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):
     x = _sortable(input) if input.dtype != "bool" else input.astype(DTYPES["int64"])
+    _axis(dim, x, where)  # a 0-d input takes 0 and -1 only
     if x.ndim == 0:
         return return_type(where)(input, as_operand(0, DTYPES["int64"], input.device))
     d = _axis(dim, x, where)
@@ -299,7 +308,9 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
         return median(input, dim, keepdim)
     if dim is None:
         flat = input.reshape(-1)
-        value = nanmedian(flat, 0).values if flat.shape[0] else median(input)
+        if not flat.shape[0]:
+            return _shapes.named_node(median(input), "NanmedianBackward0")
+        value = _shared_by_ties(flat, nanmedian(flat.detach(), 0).values)
         return _shapes.named_node(value, "NanmedianBackward0")
     d = _axis(dim, input, "nanmedian")
     if input.ndim == 0:
@@ -396,7 +407,8 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     import numpy as np
     x = input.reshape(1) if input.ndim == 0 else input
     d = _axis(dim, x, "mode")
-    a = np.moveaxis(x.numpy(force=True), d, -1)
+    # NumPy has no bfloat16: its values are exact in float32, which orders and counts them alike
+    a = np.moveaxis((x.float() if x.dtype == "bfloat16" else x).numpy(force=True), d, -1)
     rows = a.reshape(-1, a.shape[-1])
     best = np.zeros(rows.shape[0], dtype=np.int64)
     for r, row in enumerate(rows):

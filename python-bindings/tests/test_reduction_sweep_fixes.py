@@ -1,0 +1,61 @@
+"""Reduction behaviours PyTorch documents, checked against NumPy without torch: all/any over dim=()
+reduce no axis (np.all(axis=()) too), the empty product is 1 with a zero gradient, a 0-d input
+takes dim 0 or -1 only, median and nanmedian over every element share the gradient evenly among
+the elements equal to the result, mode of bfloat16 matches its float32 values."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int64", "float32"])
+@pytest.mark.parametrize("name", ["all", "any"])
+def test_all_any_over_no_axis(name, dtype):
+    a = np.random.default_rng(1).integers(-1, 2, (3, 4)).astype(dtype)
+    got = getattr(gg, name)(gg.tensor(a), dim=())
+    want = getattr(np, name)(a, axis=())
+    assert tuple(got.shape) == want.shape
+    assert got.dtype == (gg.uint8 if dtype == "uint8" else gg.bool)
+    np.testing.assert_array_equal(got.numpy().astype(bool), want)
+
+
+@pytest.mark.parametrize("shape,dim", [((0,), None), ((0, 3), 0), ((3, 0), 1)])
+def test_empty_product_gradient_is_zero(shape, dim):
+    x = gg.tensor(np.ones(shape), requires_grad=True)
+    out = x.prod() if dim is None else x.prod(dim)
+    assert out.requires_grad
+    np.testing.assert_array_equal(out.detach().numpy(), np.prod(np.ones(shape), axis=dim))
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(shape))
+
+
+@pytest.mark.parametrize("name", ["prod", "cummax", "cummin"])
+def test_zero_dim_input_dim_range(name):
+    x = gg.tensor(2.5)
+    for dim in (0, -1):
+        out = getattr(gg, name)(x, dim)
+        out = out[0] if isinstance(out, tuple) else out
+        assert float(out) == 2.5
+    for dim in (1, -2):
+        with pytest.raises(IndexError):
+            getattr(gg, name)(x, dim)
+
+
+@pytest.mark.parametrize("name", ["median", "nanmedian"])
+def test_gradient_shared_among_ties(name):
+    a = np.array([3.0, 1.0, 2.0, 2.0, 5.0, 2.0, 0.5, np.nan if name == "nanmedian" else 7.0])
+    x = gg.tensor(a, requires_grad=True)
+    out = getattr(gg, name)(x)
+    finite = a[~np.isnan(a)]
+    assert float(out) == np.sort(finite)[(finite.size - 1) // 2] == 2.0
+    out.backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.where(a == 2.0, 1.0 / 3.0, 0.0), rtol=1e-15)
+
+
+def test_mode_of_bfloat16_as_its_float32_values():
+    a = np.random.default_rng(5).integers(-2, 3, (4, 9)).astype(np.float32)
+    half = gg.mode(gg.tensor(a).bfloat16(), 1)
+    full = gg.mode(gg.tensor(a), 1)
+    assert half.values.dtype == gg.bfloat16
+    np.testing.assert_array_equal(half.values.float().numpy(), full.values.numpy())
+    np.testing.assert_array_equal(half.indices.numpy(), full.indices.numpy())
