@@ -155,7 +155,9 @@ std::vector<ValueId> build_backward(Graph& g, ValueId loss, const std::vector<Va
   if (loss < 0 || loss >= g.num_values()) throw InternalError("build_backward: bad loss value");
   const TensorInfo loss_info = g.value(loss).info;
   if (seed == kNoValue && loss_info.numel() != 1) {
-    throw ValueError(ErrorMessage("backward() needs a scalar loss, got shape " +
+    // The first words are PyTorch's, which scripts and tests match on.
+    throw ValueError(ErrorMessage("grad can be implicitly created only for scalar outputs: backward() needs a "
+                                  "scalar loss, got shape " +
                                   shape_str(loss_info.shape))
                          .cause("gradients are defined for one number; this tensor holds " +
                                 std::to_string(loss_info.numel()))

@@ -7,9 +7,10 @@ from .._runtime import enable_grad, inference_mode, is_grad_enabled, no_grad, se
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
 from . import forward_ad, function, functional, profiler
 
-__all__ = ["Function", "FunctionCtx", "Variable", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
-           "functional", "grad", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
+           "functional", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled"]

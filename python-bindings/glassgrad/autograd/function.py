@@ -106,8 +106,7 @@ def once_differentiable(fn):
 
 
 def _connect(cls, ctx: FunctionCtx, args: tuple, output):
-    from .._tensor import tensor
-    from ..functional import where
+    from .._tensor import _op, tensor
     single = isinstance(output, Tensor)
     outs = (output,) if single else tuple(output) if isinstance(output, (tuple, list)) else None
     if outs is None:
@@ -129,7 +128,9 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output):
             wrapped.append(y)
             continue
         never = tensor(False, device=y.device)
-        out = where(never, link.to(y.dtype), y.detach())
+        # PyTorch names a custom Function's node after its class: type(out.grad_fn).__name__ is
+        # 'MyFnBackward'.
+        out = _op("Where", [never, link.to(y.dtype), y.detach()], {"torch_node": f"{cls.__name__}Backward"})
         out.register_hook(_keep_output_grad(state, j))
         wrapped.append(out)
         differentiable.append(j)
