@@ -16,8 +16,9 @@ class Adadelta(Optimizer):
         p = p - lr * delta
 
     Composed from elementwise ops, Assign (the state, in place) and SGDUpdate (optim/_composed.py);
-    lr is a tensor (schedules change it without recompiling). foreach and capturable are accepted
-    and ignored (glassgrad's steps are always graph-safe)."""
+    lr is a tensor (schedules change it without recompiling). foreach is accepted and ignored, so is capturable
+    on CUDA (glassgrad's steps are always graph-safe); capturable=True is refused for CPU parameters
+    at the step, as PyTorch refuses it."""
 
     def __init__(self, params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
                  foreach=None, *, capturable: bool = False, maximize: bool = False, differentiable: bool = False):

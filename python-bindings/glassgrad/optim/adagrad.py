@@ -24,9 +24,10 @@ class Adagrad(Optimizer):
                  differentiable: bool = False, fused=None):
         refuse_differentiable(type(self).__name__, differentiable)
         refuse_fused_with_foreach(type(self).__name__, fused, foreach)
-        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay, eps=eps,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize,
-                                      foreach=foreach, differentiable=differentiable, fused=fused))
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
         for group in self.param_groups:
             for p in group["params"]:
                 self._initial_state(p, group)

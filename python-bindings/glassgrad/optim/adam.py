@@ -46,8 +46,9 @@ class Adam(BetasOptimizer):
         p = p - lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps)
 
     lr and beta1 are tensors read by the update (schedules, including OneCycleLR's momentum
-    cycling of beta1, change them without recompiling). foreach, fused and capturable are
-    accepted and ignored: on CUDA the updates of a step always run as multi-tensor launches (up to
+    cycling of beta1, change them without recompiling). foreach and fused are accepted
+    and ignored, so is capturable on CUDA (it is refused for CPU parameters at the step, as PyTorch
+    refuses it): on CUDA the updates of a step always run as multi-tensor launches (up to
     28 parameters each, then one launch counting the steps), and are CUDA-graph safe.
     """
 
@@ -61,10 +62,11 @@ class Adam(BetasOptimizer):
                                           f"capturable=False and foreach=True (PyTorch's rule)\n"
                                           f"  fix: foreach=None, or capturable=True")
         # Checked (and made plain floats and bools) by _check_group.
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
-                                      maximize=maximize, decoupled_weight_decay=decoupled_weight_decay,
-                                      foreach=foreach, capturable=capturable, differentiable=differentiable,
-                                      fused=fused))
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      differentiable=differentiable, fused=fused,
+                                      decoupled_weight_decay=decoupled_weight_decay))
 
     def _group_call(self, group, params):
         # _row's nodes for the whole group once every parameter's state exists (the first step

@@ -16,14 +16,15 @@ class Adamax(BetasOptimizer):
         p = p - lr / (1 - beta1^step) * exp_avg / exp_inf
 
     lr and beta1 are tensors (a schedule cycling them, e.g. OneCycleLR, never recompiles); composed
-    from elementwise ops, Assign and SGDUpdate (optim/_composed.py). foreach and capturable are
-    accepted and ignored."""
+    from elementwise ops, Assign and SGDUpdate (optim/_composed.py). foreach is accepted and
+    ignored; capturable=True is refused for CPU parameters at the step, as PyTorch refuses it."""
 
     def __init__(self, params, lr: float = 2e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  foreach=None, *, maximize: bool = False, differentiable: bool = False, capturable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
-        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, maximize=maximize,
-                                      foreach=foreach, differentiable=differentiable, capturable=capturable))
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, capturable=capturable))
 
     def _update(self, p, group) -> None:
         st = self._state_with(p, "exp_avg", "exp_inf")

@@ -19,7 +19,10 @@ class ASGD(Optimizer):
     The state holds PyTorch's entries: step, eta (the group's lr at the first step), mu (1) and ax
     (the averaged parameter); eta and mu are float32 scalars, as PyTorch's. The new eta reads the
     group's lr (a tensor: schedules change it without recompiling). Composed from elementwise ops
-    and Assign (optim/_composed.py). foreach and capturable are accepted and ignored."""
+    and Assign (optim/_composed.py). foreach is accepted and ignored; capturable=True is
+    refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA)."""
+
+    _CAPTURABLE_TENSORS = "params, mus, etas, and state_steps"
 
     _SCALAR_STATE = {"eta": "float32", "mu": "float32"}
 
@@ -27,9 +30,9 @@ class ASGD(Optimizer):
                  weight_decay: float = 0, foreach=None, maximize: bool = False, differentiable: bool = False,
                  capturable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
         super().__init__(params, dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
-                                      maximize=maximize,
-                                      foreach=foreach, differentiable=differentiable, capturable=capturable))
+                                      foreach=foreach, maximize=maximize, differentiable=differentiable, capturable=capturable))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)

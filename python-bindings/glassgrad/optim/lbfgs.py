@@ -16,8 +16,9 @@ It stops early when |g|_inf <= tolerance_grad, when the directional derivative g
 The vectors (the flattened gradient, directions, history) are NumPy arrays of the parameters'
 dtype, on the host: the closure's forward and backward run as glassgrad plans; the parameter moves
 are in-place adds (p.add_) outside autograd. Like PyTorch's, one parameter group only, and its
-state lives under the group's first parameter (func_evals, n_iter, d, t, old_dirs, old_stps, ro,
-H_diag, prev_flat_grad, prev_loss, al).
+state lives under the group's first parameter, its keys in PyTorch's order (func_evals, n_iter,
+al from the second iteration on, d, t, old_dirs, old_stps, ro, H_diag, prev_flat_grad, prev_loss).
+maximize=True minimizes the negated loss (the loss and gradient the iteration reads are negated).
 """
 from __future__ import annotations
 
@@ -122,18 +123,18 @@ def _strong_wolfe(evaluate: Callable[[float], Tuple[float, np.ndarray]], t: floa
 class LBFGS(Optimizer):
     """torch.optim.LBFGS(params, lr=1, max_iter=20, max_eval=None (max_iter * 5 // 4),
     tolerance_grad=1e-7, tolerance_change=1e-9, history_size=100, line_search_fn=None or
-    "strong_wolfe"); step(closure) requires the closure. See the module doc."""
+    "strong_wolfe", *, maximize=False); step(closure) requires the closure. See the module doc."""
 
     def __init__(self, params, lr: float = 1, max_iter: int = 20, max_eval: Optional[int] = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
-                 line_search_fn: Optional[str] = None):
+                 line_search_fn: Optional[str] = None, *, maximize: bool = False):
         if isinstance(lr, Tensor):
             lr = float(lr.item())
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         super().__init__(params, dict(lr=lr, max_iter=max_iter, max_eval=max_eval, tolerance_grad=tolerance_grad,
                                       tolerance_change=tolerance_change, history_size=history_size,
-                                      line_search_fn=line_search_fn))
+                                      line_search_fn=line_search_fn, maximize=maximize))
         if len(self.param_groups) != 1:
             raise _C.InvalidArgumentError("LBFGS doesn't support per-parameter options (parameter groups)\n"
                                           "  fix: LBFGS(model.parameters(), ...) with one list of parameters")
@@ -146,6 +147,7 @@ class LBFGS(Optimizer):
             dict.__setitem__(group, key, _args.integer(group[key], key, name, minimum=1))
         for key in ("tolerance_grad", "tolerance_change"):
             dict.__setitem__(group, key, _args.real(group[key], key, name))
+        dict.__setitem__(group, "maximize", _args.flag(group.get("maximize", False), "maximize", name))
         if group["line_search_fn"] not in (None, "strong_wolfe"):
             raise _C.InvalidArgumentError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', got "
                                           f"{group['line_search_fn']!r} (only 'strong_wolfe' is supported)\n"
@@ -195,9 +197,9 @@ class LBFGS(Optimizer):
         for key in ("old_dirs", "old_stps"):
             if entry.get(key) is not None:
                 entry[key] = [np.asarray(v, dtype=dtype).reshape(-1) for v in entry[key]]
-        for key in ("ro", "al"):
+        for key in ("ro", "al"):   # al holds None where PyTorch's two-loop recursion never wrote
             if entry.get(key) is not None:
-                entry[key] = [float(v) for v in entry[key]]
+                entry[key] = [None if v is None else float(v) for v in entry[key]]
         self.state = {self._params[0]: entry} if entry else {}
 
     # ---- the flat vector view of the parameters ----
@@ -205,9 +207,14 @@ class LBFGS(Optimizer):
         return np.dtype(self._params[0].dtype if self._params[0].dtype in ("float32", "float64") else "float32")
 
     def _flat_grad(self) -> np.ndarray:
+        """The gradient of the minimized function: negated with maximize=True (so is the loss, _loss)."""
         parts = [np.zeros(p.numel(), self._dtype()) if p.grad is None else p.grad.numpy(force=True).reshape(-1)
                  for p in self._params]
-        return np.concatenate(parts).astype(self._dtype(), copy=False)
+        flat = np.concatenate(parts).astype(self._dtype(), copy=False)
+        return -flat if self.param_groups[0]["maximize"] else flat
+
+    def _loss(self, value) -> float:
+        return -float(value) if self.param_groups[0]["maximize"] else float(value)
 
     def _add(self, t: float, d: np.ndarray) -> None:
         """p += t d (the slice of d that is p's), in place."""
@@ -231,7 +238,7 @@ class LBFGS(Optimizer):
         """The loss and flat gradient at start + t d; the parameters are left at start."""
         self._add(t, d)
         with enable_grad():
-            loss = float(closure())
+            loss = self._loss(closure())
         g = self._flat_grad()
         self._restore(start)
         return loss, g
@@ -244,6 +251,8 @@ class LBFGS(Optimizer):
                                           "the loss\n  fix: def closure(): optimizer.zero_grad(); loss = "
                                           "criterion(model(x), y); loss.backward(); return loss\n"
                                           "       optimizer.step(closure)")
+        if len(self.param_groups) != 1:   # PyTorch's check, for a group added after construction
+            raise AssertionError(f"Expected exactly one param_group, but got {len(self.param_groups)}")
         self._step_calls += 1
         group = self.param_groups[0]
         lr, max_iter, max_eval = group["lr"], group["max_iter"], group["max_eval"]
@@ -256,7 +265,7 @@ class LBFGS(Optimizer):
 
         with enable_grad():
             orig_loss = closure()
-        loss = float(orig_loss)
+        loss = self._loss(orig_loss)
         current_evals = 1
         state["func_evals"] += 1
         flat_grad = self._flat_grad()
@@ -295,8 +304,9 @@ class LBFGS(Optimizer):
                     old_stps.append(s)
                     ro.append(1.0 / ys)
                     h_diag = ys / float(y.dot(y))
-                # two-loop recursion: d = -H g
-                al = [0.0] * history_size
+                # two-loop recursion: d = -H g; al is kept in the state from its first use on (and its
+                # entries past the history stay None), as PyTorch keeps it
+                al = state.setdefault("al", [None] * history_size)
                 q = -flat_grad
                 for i in range(len(old_dirs) - 1, -1, -1):
                     al[i] = float(old_stps[i].dot(q)) * ro[i]
@@ -326,7 +336,7 @@ class LBFGS(Optimizer):
                 opt_cond = False
                 if n_iter != max_iter:
                     with enable_grad():
-                        loss = float(closure())
+                        loss = self._loss(closure())
                     flat_grad = self._flat_grad()
                     opt_cond = np.abs(flat_grad).max() <= tolerance_grad
                     evals = 1
@@ -341,5 +351,5 @@ class LBFGS(Optimizer):
                 break
 
         state.update(d=d, t=t, old_dirs=old_dirs, old_stps=old_stps, ro=ro, H_diag=h_diag,
-                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss, al=al)
+                     prev_flat_grad=prev_flat_grad, prev_loss=prev_loss)
         return orig_loss

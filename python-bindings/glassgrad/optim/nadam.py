@@ -21,7 +21,10 @@ class NAdam(BetasOptimizer):
 
     The state holds PyTorch's entries: step, mu_product (a float32 scalar, as PyTorch's), exp_avg
     and exp_avg_sq. lr and beta1 are tensors; composed from elementwise ops, Assign and SGDUpdate
-    (optim/_composed.py). foreach and capturable are accepted and ignored."""
+    (optim/_composed.py). foreach is accepted and ignored; capturable=True is
+    refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA)."""
+
+    _CAPTURABLE_TENSORS = "params, mu_products and state_steps"
 
     _SCALAR_STATE = {"mu_product": "float32"}
 

@@ -170,6 +170,23 @@ def refuse_fused_with_foreach(name: str, fused, foreach) -> None:
                                   f"  fix: pass one of them (glassgrad runs the same step either way)")
 
 
+class CapturableDeviceError(_C.DeviceError, AssertionError):
+    """capturable=True (CUDA-graph capture) with a parameter on the CPU: a DeviceError, and the
+    AssertionError PyTorch's step raises there."""
+
+
+def refuse_capturable_on_cpu(opt, work) -> None:
+    """PyTorch's step refuses capturable=True for a parameter with a gradient on a device CUDA
+    graphs cannot capture; glassgrad ignores the flag on CUDA (its steps are graph safe)."""
+    for group, p in work:
+        if group.get("capturable") and p.device.type != "cuda":
+            name = type(opt).__name__
+            raise CapturableDeviceError(
+                f"{name}: If capturable=True, {opt._CAPTURABLE_TENSORS} must be on supported devices: ['cuda'] "
+                f"(a parameter {list(p.shape)} {p.dtype} is on {p.device})\n"
+                f"  fix: {name}(params, ..., capturable=False) on the CPU, or move the model to the GPU first")
+
+
 class Optimizer(OptimizerHooks):
     """Base class: Optimizer(params, defaults). params is an iterable of tensors, of dicts
     (parameter groups: {'params': [...], 'lr': ...}, missing keys taken from defaults), or of
@@ -181,6 +198,8 @@ class Optimizer(OptimizerHooks):
 
     # Group keys held as 0-d tensors (read by the update ops), per optimizer class.
     _TENSOR_HYPERPARAMETERS: Tuple[str, ...] = ("lr",)
+    # What PyTorch's capturable check names (refuse_capturable_on_cpu).
+    _CAPTURABLE_TENSORS = "params and state_steps"
     # 0-d state entries other than "step" and their dtype (NAdam's "mu_product": float32, PyTorch's).
     _SCALAR_STATE: Dict[str, str] = {}
 
@@ -374,6 +393,8 @@ class Optimizer(OptimizerHooks):
         work = list(compress(every, _C.lazy_have_grads([p._h for _, p in every])))
         if not work:  # as PyTorch: parameters without a gradient are skipped, so nothing happens
             return loss
+        if "capturable" in self.defaults:
+            refuse_capturable_on_cpu(self, work)
         for g in self.param_groups:  # groups edited through dict methods the hooks do not see
             if self._unchecked(g):
                 self._group_changed(g)

@@ -21,15 +21,17 @@ class RAdam(BetasOptimizer):
 
     rho depends on the step count alone, so the two branches are one Where in the graph (a compiled
     step replays both). lr and beta1 are tensors; composed from elementwise ops, Assign and
-    SGDUpdate (optim/_composed.py). foreach and capturable are accepted and ignored."""
+    SGDUpdate (optim/_composed.py). foreach is accepted and ignored; capturable=True is
+    refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA)."""
 
     def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  decoupled_weight_decay: bool = False, *, foreach=None, maximize: bool = False,
                  capturable: bool = False, differentiable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
-                                      decoupled_weight_decay=decoupled_weight_decay, maximize=maximize,
-                                      foreach=foreach, capturable=capturable, differentiable=differentiable))
+                                      maximize=maximize, foreach=foreach, capturable=capturable,
+                                      decoupled_weight_decay=decoupled_weight_decay, differentiable=differentiable))
 
     def _update(self, p, group) -> None:
         st = self._state_with(p, "exp_avg", "exp_avg_sq")

@@ -16,7 +16,8 @@ class RMSprop(Optimizer):
 
     Composed from elementwise ops, Assign (the state updates, in place) and the SGD update ops
     (p -= lr * buf is SGDMomentumUpdate with g / avg as its gradient), so it has no kernel of its
-    own; lr and momentum are tensors (schedules change them without recompiling).
+    own; lr and momentum are tensors (schedules change them without recompiling). capturable=True
+    is refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA).
     """
 
     _TENSOR_HYPERPARAMETERS = ("lr", "momentum")
@@ -26,9 +27,10 @@ class RMSprop(Optimizer):
                  maximize: bool = False, differentiable: bool = False):
         refuse_differentiable("RMSprop", differentiable)
         # Checked (and made plain floats and bools) by _check_group.
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, maximize=maximize,
-                                      capturable=capturable, foreach=foreach, differentiable=differentiable))
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)

@@ -19,13 +19,15 @@ class Rprop(Optimizer):
 
     The state holds PyTorch's entries: step, prev (zeros) and step_size (filled with the group's
     lr at the first step; lr is not read after that). Composed from elementwise ops, Assign
-    (optim/_composed.py). foreach and capturable are accepted and ignored."""
+    (optim/_composed.py). foreach is accepted and ignored; capturable=True is
+    refused for CPU parameters at the step, as PyTorch refuses it (ignored on CUDA)."""
 
     def __init__(self, params, lr: float = 1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *, capturable: bool = False,
                  foreach=None, maximize: bool = False, differentiable: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)
-        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, maximize=maximize,
-                                      foreach=foreach, differentiable=differentiable, capturable=capturable))
+        # the keys in PyTorch's order: param_groups and state_dict() list them as PyTorch's do
+        super().__init__(params, dict(lr=lr, etas=etas, step_sizes=step_sizes, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable, capturable=capturable))
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
