@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Optional
 
-from . import _C, _args, _autocast
+from . import _C, _args, _autocast, _sdpa_backends
 from ._random import dropout_seed
 from ._tensor import Tensor, _op, _op_multi, _scalar_like, tensor
 
@@ -94,6 +94,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     dropout_p applies whenever it is > 0, in training and evaluation alike, as in PyTorch: pass
     `dropout_p if self.training else 0.0` from a layer."""
     query, key, value = _check_tensor(query, "query"), _check_tensor(key, "key"), _check_tensor(value, "value")
+    _sdpa_backends.check(query.device.type)
     p = _args.real(dropout_p, "dropout_p", _WHERE, maximum=1.0, fix="dropout_p=0.1")
     p = max(p, 0.0)  # PyTorch treats a negative probability as no dropout
     causal = _args.flag(is_causal, "is_causal", _WHERE)

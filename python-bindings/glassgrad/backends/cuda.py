@@ -4,8 +4,10 @@ glassgrad has. glassgrad's kernels compute in FP32 (no tensor cores), so TF32 is
 from __future__ import annotations
 
 from .. import _C
+from .. import _sdpa_backends as _sdpa
 
-__all__ = ["is_built", "matmul"]
+__all__ = ["cudnn_sdp_enabled", "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp", "enable_mem_efficient_sdp",
+           "flash_sdp_enabled", "is_built", "math_sdp_enabled", "matmul", "mem_efficient_sdp_enabled", "sdp_kernel"]
 
 
 def is_built() -> bool:
@@ -24,3 +26,40 @@ class _MatmulSwitches:
 
 
 matmul = _MatmulSwitches()
+
+
+# scaled_dot_product_attention's backend switches (glassgrad._sdpa_backends: one fused kernel
+# computes them all; the switches keep PyTorch's refusals when none is allowed).
+def enable_flash_sdp(enabled: bool) -> None:
+    _sdpa.set_enabled(_sdpa.SDPBackend.FLASH_ATTENTION, bool(enabled))
+
+
+def flash_sdp_enabled() -> bool:
+    return _sdpa.enabled(_sdpa.SDPBackend.FLASH_ATTENTION)
+
+
+def enable_mem_efficient_sdp(enabled: bool) -> None:
+    _sdpa.set_enabled(_sdpa.SDPBackend.EFFICIENT_ATTENTION, bool(enabled))
+
+
+def mem_efficient_sdp_enabled() -> bool:
+    return _sdpa.enabled(_sdpa.SDPBackend.EFFICIENT_ATTENTION)
+
+
+def enable_math_sdp(enabled: bool) -> None:
+    _sdpa.set_enabled(_sdpa.SDPBackend.MATH, bool(enabled))
+
+
+def math_sdp_enabled() -> bool:
+    return _sdpa.enabled(_sdpa.SDPBackend.MATH)
+
+
+def enable_cudnn_sdp(enabled: bool) -> None:
+    _sdpa.set_enabled(_sdpa.SDPBackend.CUDNN_ATTENTION, bool(enabled))
+
+
+def cudnn_sdp_enabled() -> bool:
+    return _sdpa.enabled(_sdpa.SDPBackend.CUDNN_ATTENTION)
+
+
+sdp_kernel = _sdpa.sdp_kernel

@@ -22,6 +22,7 @@ import numpy as np
 from .. import _C, _args
 from .. import functional as F
 from .._attention import scaled_dot_product_attention
+from .._sdpa_backends import SDPBackend, sdpa_kernel  # noqa: F401  (torch.nn.attention's names)
 from .._padding import pad
 from .._spatial import cat, dropout
 from .._tensor import Tensor, _op, _scalar_like, tensor
