@@ -255,6 +255,11 @@ def initial_seed() -> int:
     return first()
 
 
+# torch.cuda's other queries (get_device_properties, the peak resets, the generator state, ...).
+from ._cuda_queries import (OutOfMemoryError, get_arch_list, get_device_properties, get_rng_state,  # noqa: E402,F401
+                            get_rng_state_all, init, memory_summary, reset_max_memory_allocated,
+                            reset_peak_memory_stats, set_rng_state, set_rng_state_all)
+
 # torch.cuda.FloatTensor and the other legacy typed constructors: CUDA tensors of that dtype
 # (older scripts pick `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`).
 from ._factories import CUDA_TYPED as _CUDA_TYPED  # noqa: E402  (after the functions above: no cycle)
