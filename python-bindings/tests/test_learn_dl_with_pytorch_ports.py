@@ -125,16 +125,8 @@ SLOW = {"chapter4_CNN/data-augumentation.ipynb", "chapter4_CNN/densenet.ipynb", 
         "chapter4_CNN/lr-decay.ipynb", "chapter4_CNN/regularization.ipynb", "chapter4_CNN/resnet.ipynb",
         "chapter4_CNN/vgg.ipynb", "chapter6_GAN/gan.ipynb", "chapter6_GAN/autoencoder.ipynb",
         "chapter5_RNN/time-series/lstm-time-series.ipynb"}
-# A detached buffer written from a parameter before the step (`moving_mean[:] = ...` into
-# Variable(torch.zeros(100))) cannot be read after optimizer.step() (cells 10 and 11 raise).
-PENDING_WRITE_BEFORE_STEP = {"chapter4_CNN/batch-normalization.ipynb"}
-
-
 def _later(notebook):
     marks = [pytest.mark.slow] if notebook in SLOW else []
-    if notebook in PENDING_WRITE_BEFORE_STEP:
-        marks.append(pytest.mark.xfail(strict=True, reason="a pending write into a detached view that reads a "
-                                       "parameter is lost when optimizer.step() overwrites the parameter"))
     return pytest.param(notebook, marks=marks)
 
 

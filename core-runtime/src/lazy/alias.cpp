@@ -48,6 +48,11 @@ std::vector<std::weak_ptr<Alias>>& dirty_aliases() {
   static auto* d = new std::vector<std::weak_ptr<Alias>>();
   return *d;
 }
+// The storages whose latest version may not be computed yet (Alias::written, unread_writes).
+std::vector<std::weak_ptr<Alias>>& written_aliases() {
+  static auto* w = new std::vector<std::weak_ptr<Alias>>();
+  return *w;
+}
 
 // Records op on one input with gradients on or off.
 ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta, bool grad) {
@@ -401,6 +406,10 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   a.counter->latest = nb->requires_grad && !nb->leaf && nb->producer ? nb->producer->schema->name : "";
   tag(nb, a.counter);
   if (h.chain().empty()) AliasAccess::point(h, nb);
+  if (!a.written && !nb->realized()) {
+    a.written = true;
+    written_aliases().push_back(AliasAccess::alias(h));
+  }
   if (ValuePtr owner = a.grad_owner.lock()) {  // a write through p.grad: the leaf's gradient
     pin(nb);
     if (owner->grad) unpin(owner->grad);
@@ -507,6 +516,29 @@ std::vector<Flush> flush_writes() {
     set_grad_enabled(was);
     out.push_back(Flush{a, a->base, assigned});
   }
+  return out;
+}
+
+std::vector<ValuePtr> unread_writes() {
+  std::vector<ValuePtr> out;
+  std::vector<std::weak_ptr<Alias>>& list = written_aliases();
+  size_t keep = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::shared_ptr<Alias> a = list[i].lock();
+    if (!a) continue;
+    bool open = false;
+    for (const ValuePtr& v : {a->base, graded_version(*a)}) {
+      if (!v || v->realized() || !v->invalid.empty()) continue;
+      open = true;
+      // A pinned version is pending already; one whose plan is running is not pending for anyone else.
+      if (v->pins == 0 && !(v->producer && v->producer->in_flight)) out.push_back(v);
+    }
+    a->written = open;
+    if (!open) continue;
+    if (keep != i) list[keep] = std::move(list[i]);
+    ++keep;
+  }
+  list.resize(keep);
   return out;
 }
 

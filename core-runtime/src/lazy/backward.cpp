@@ -275,7 +275,9 @@ std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTempl
 // After a backward() without retain_graph: the nodes whose rules read saved values are freed (a
 // second backward through them raises), and no forward node of the trace counts as a reader that
 // may still be differentiated (TraceNode::counts_reads), so an optimizer step after it copies
-// nothing (docs/inplace-and-views.md, "Backward after an optimizer step").
+// nothing (docs/inplace-and-views.md, "Backward after an optimizer step"). A write outside the
+// differentiated graph that still reads its forward values is computed by the step's realize
+// itself, before the update (unread_writes; "Writes read after an optimizer step").
 void release_graph(const Export& ex, const std::vector<TraceNode*>& saving) {
   for (TraceNode* n : saving) n->freed = true;
   for (const auto& n : ex.nodes) n->stop_counting_reads();

@@ -21,7 +21,8 @@ void forget_pending(TraceValue* v);
 uint64_t next_seq();
 
 // The storage a tensor shares with its views and aliases (alias.cpp). `base` is the storage's
-// current value, not pinned: handles pin what they read, and an unread version is not computed.
+// current value, not pinned: handles pin what they read, and a version no handle read yet is
+// computed by the next realize (unread_writes), not before.
 // `physical` is the realized value whose buffer holds the storage; while `dirty`, `base` is a
 // newer version the next realize writes into that buffer (flush_writes).
 struct Alias {
@@ -35,6 +36,8 @@ struct Alias {
   // what that alias and its views read while graded_generation == generation.
   ValuePtr graded;
   uint64_t graded_generation = 0;
+  // In the list of storages written since their latest version was last computed (unread_writes).
+  bool written = false;
 };
 
 // The write of `value` into h's elements done now, on the host, when that is what the next
@@ -76,6 +79,14 @@ struct Flush {
 // makes each base the realized value of its buffer.
 std::vector<Flush> flush_writes();
 void settle_flushes(const std::vector<Flush>& flushes, bool ran);
+// The latest versions of written storages (a base, a detached alias's gradient-carrying version)
+// that are not computed and that no handle pins (pinned ones are pending values already): every
+// realize computes them, as PyTorch computed the write when it ran, so a plan's in-place updates
+// (an optimizer step) never overwrite a buffer such a version still has to read
+// (docs/inplace-and-views.md, "Writes read after an optimizer step"). A storage leaves the list
+// once its latest versions are computed (or it dies); a pinned one stays listed until then, as its
+// pin may go first.
+std::vector<ValuePtr> unread_writes();
 // PyTorch's headline for a saved value modified in place since (backward.cpp).
 // saved_output: v is an output of the node whose gradient reads it (else one of its inputs).
 std::string saved_tensor_headline(const TraceValue& v, bool saved_output);

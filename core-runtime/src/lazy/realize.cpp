@@ -318,6 +318,10 @@ void realize(const std::vector<ValuePtr>& targets) {
   for (auto& v : pending_values()) {
     if (!flushed(v)) roots.push_back(std::move(v));
   }
+  for (auto& v : unread_writes()) {
+    // A flushed base is computed by its Assign; a detached alias's gradient-carrying version is not.
+    if (std::none_of(flushes.begin(), flushes.end(), [&](const Flush& f) { return f.base == v; })) roots.push_back(std::move(v));
+  }
   for (const Flush& f : flushes) roots.push_back(f.out);
   for (const auto& t : targets) {
     if (!t->invalid.empty()) throw_invalid(*t);
