@@ -56,11 +56,12 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     """Makes `result` (computed from t since sequence number first_seq) the new value of t's
     storage and returns t. cast: convert any dtype (copy_); otherwise only the casts PyTorch's
     in-place ops allow. node: PyTorch's backward node of the write, named on the Where that joins
-    a constant written into a tensor that requires grad to its history (fill_'s FillBackward2)."""
+    a constant written into a tensor that requires grad to its history (fill_'s FillBackward2), or
+    on the new version a value that requires grad makes (copy_'s CopyBackwards)."""
     check_not_inference(t, op)
     th = t._h
     if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
-        th.write_here(result._h, op, first_seq, _PACKAGE_DIR)  # nothing to check or convert
+        th.write_here(result._h, op, first_seq, _PACKAGE_DIR, node)  # nothing to check or convert
         return t
     rh = result._h
     want, got = th.shape, rh.shape
@@ -88,7 +89,7 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     if th.requires_grad and not result._h.requires_grad and _C.grad_enabled():
         result = _keep_history(t, result, node)
     shared = _shared_memory.holds_shared_values(t)
-    th.write_here(result._h, op, first_seq, _PACKAGE_DIR)
+    th.write_here(result._h, op, first_seq, _PACKAGE_DIR, node)
     if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
         _C.lazy_realize([t._h])
     return t

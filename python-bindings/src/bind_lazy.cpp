@@ -219,13 +219,13 @@ void bind_lazy(py::module_& m) {
            },
            py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("source") = "")
       .def("write_here", [](Handle& h, const Handle& value, const std::string& op, uint64_t first_seq,
-                            const py::str& package_dir) {
+                            const py::str& package_dir, const std::string& torch_node) {
              // write() with the user's line found here (one call where two were made)
              NodeMeta meta;
              meta.source = py::cast<std::string>(user_source(package_dir));
-             lazy::write(h, value.value(), op, first_seq, meta);
+             lazy::write(h, value.value(), op, first_seq, meta, torch_node);
            },
-           py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("package_dir"))
+           py::arg("value"), py::arg("op"), py::arg("first_seq"), py::arg("package_dir"), py::arg("torch_node") = "")
       .def("writes_as_is", [](const Handle& h, const Handle& value) { return lazy::writes_as_is(h, value); })
       .def("names_positions", [](const Handle& h, const std::vector<int64_t>& positions, const Handle& v) {
              return lazy::names_positions(h, positions, v);

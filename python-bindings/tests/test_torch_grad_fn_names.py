@@ -350,19 +350,6 @@ _EXPRESSIONS.update({
 
 # glassgrad records these as other ops and does not name PyTorch's node yet (torch's name, ours)
 _NOT_YET_NAMED = {
-    # A whole-tensor write of a value that requires grad: the runtime's own copy names it
-    # (Clone); naming it CopyBackwards from Python took an extra copy node, which kept a write
-    # computed from a parameter from being settled before optimizer.step() (test_inplace's
-    # write-then-step case)
-    "zeros.copy_(x)": ("CopyBackwards", "CloneBackward0"),
-    "zeros.copy_(x * 2)": ("CopyBackwards", "CloneBackward0"),
-    "zeros.copy_(x[0]) broadcast": ("CopyBackwards", "ExpandBackward0"),
-    "zeros.copy_(x.float())": ("CopyBackwards", "CloneBackward0"),
-    "zeros[:] = x": ("CopyBackwards", "CloneBackward0"),
-    "zeros[...] = x": ("CopyBackwards", "CloneBackward0"),
-    "zeros[:, :] = x": ("CopyBackwards", "CloneBackward0"),
-    "zeros[:] = x[0]": ("CopyBackwards", "ExpandBackward0"),
-    "zeros.fill_(x.sum())": ("FillBackward3", "ExpandBackward0"),
     "conv1d": ("ConvolutionBackward0", "SqueezeBackward1"),
     "pairwise_distance": ("NormBackward1", "LinalgVectorNormBackward0"),
     "cross_entropy label_smoothing": ("AddBackward0", "NllLossBackward0"),

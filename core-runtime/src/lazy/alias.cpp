@@ -68,6 +68,13 @@ ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attr
   }
 }
 
+// Names node n (a single output `out`, recorded by the write naming it) as PyTorch's backward node
+// `torch_node` (Tensor.grad_fn): an attribute no kernel reads, folded into the node's hash as any.
+void name_node(TraceNode& n, const std::string& torch_node, const TensorInfo& out) {
+  n.attrs.set("torch_node", torch_node);
+  n.hash = node_hash(*n.schema, n.attrs, {out});
+}
+
 // The value h's chain of views makes from storage value x (each view recorded as it was made).
 ValuePtr derive(const std::vector<ViewStep>& chain, ValuePtr x, size_t from = 0) {
   for (size_t i = from; i < chain.size(); ++i) {
@@ -292,7 +299,8 @@ Layout layout_of(const Handle& h) {
 
 uint64_t version_of(const Handle& h) { return h.alias() ? h.alias()->counter->version : 0; }
 
-void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta) {
+void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta,
+           const std::string& torch_node) {
   const std::string where = op + (meta.source.empty() ? "" : " (" + meta.source + ")");
   // Before this function copies any value: write_on_host counts who else holds the storage's.
   if (write_on_host(h, alias_of(h), value, where)) return;
@@ -334,7 +342,14 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   }
   // The new version: a value of this write's own (never a tensor somebody else holds).
   ValuePtr nb = value;
-  if (value->seq <= first_seq || value->realized() || !value->producer) nb = record("Contiguous", {value}, {}, meta).at(0);
+  const bool named = !torch_node.empty() && h.chain().empty() && value->requires_grad && grad_enabled();
+  if (value->seq <= first_seq || value->realized() || !value->producer) {
+    Attrs copy;
+    if (named) copy.set("torch_node", torch_node);
+    nb = record("Contiguous", {value}, copy, meta).at(0);
+  } else if (named && nb->producer->outputs.size() == 1) {
+    name_node(*nb->producer, torch_node, nb->info);  // the op's own node (fill_'s Expand)
+  }
   const bool via_detach = first_step_detaches(h.chain());
   const ValuePtr graded_base = via_detach ? graded_version(a) : nullptr;
   if (!h.chain().empty()) {

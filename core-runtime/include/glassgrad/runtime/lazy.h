@@ -239,7 +239,11 @@ bool writes_as_is(const Handle& h, const Handle& value);
 // storage's new version, seen by every view and alias. `op` names the in-place op in messages
 // ("add_"); nodes recorded since `first_seq` computing `value` are the op's own. Throws
 // PyTorch's errors for a leaf that requires grad (outside no_grad) and for an expanded view.
-void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta);
+// `torch_node`: PyTorch's backward node of a write of the whole tensor (copy_'s CopyBackwards,
+// fill_'s FillBackward3), which the new version's producer is named by when it tracks a gradient
+// (its attribute torch_node, which Tensor.grad_fn reads); "" keeps the producer's own name.
+void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta,
+           const std::string& torch_node = "");
 // A write of the tensor's own elements back into it (x[k] = x[k], which x[k] += 1 ends with),
 // where no gradient is tracked: nothing to compute, but it counts as a write (the storage's
 // version, the last writer named in errors), as PyTorch's copy onto the same memory does.
