@@ -56,7 +56,12 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
 
 @_autocast.op("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
-    """x where x > 0, else weight * x; weight has 1 element or one per channel (dimension 1)."""
+    """x where x > 0, else weight * x; weight has 1 element or one per channel (dimension 1), of the
+    input's dtype (PyTorch promotes neither; under autocast the product's rule applies)."""
+    if input.dtype != weight.dtype and not any(_autocast.state.enabled.values()):
+        raise _C.DTypeError(f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}\n"
+                            f"  input: {list(input.shape)} {input.dtype}, weight: {list(weight.shape)} {weight.dtype}\n"
+                            f"  fix: x.to({weight.dtype}), or convert the layer: prelu.to({input.dtype})")
     k = weight.numel()
     if k != 1:
         channels = input.shape[1] if input.ndim >= 2 else None

@@ -206,8 +206,9 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     need = _RANK_OF.get(mode)
     if need is not None and input.ndim != need:
         fixed = {3: "linear", 4: "bilinear", 5: "trilinear"}[input.ndim]
-        raise _C.InvalidArgumentError(f"interpolate: got {input.ndim}D input {list(input.shape)}, but {mode} mode "
-                                      f"needs {need}D input\n  fix: mode='{fixed}' for this input")
+        # PyTorch raises NotImplementedError here (UnsupportedError is one)
+        raise _C.UnsupportedError(f"interpolate: got {input.ndim}D input {list(input.shape)}, but {mode} mode "
+                                  f"needs {need}D input\n  fix: mode='{fixed}' for this input")
     k = input.ndim - 2
     given = sizes if sizes is not None else scales
     if len(given) not in (1, k):

@@ -288,6 +288,13 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
     if tuple(t.shape) != tuple(input.shape):
         raise _C.ShapeError(f"binary_cross_entropy: target size {list(t.shape)} must be the same as input size "
                             f"{list(input.shape)}\n  fix: one target per probability, e.g. y.reshape(x.shape)")
+    if input._h.realized and input.device.type == "cpu":   # PyTorch's CPU check (computed inputs are not read)
+        values = input.numpy(force=True)
+        if values.size and not ((values >= 0) & (values <= 1)).all():
+            raise _C.InvalidArgumentError(
+                f"binary_cross_entropy: all elements of input should be between 0 and 1 (input {list(input.shape)} "
+                f"holds values from {float(np.nanmin(values)):g} to {float(np.nanmax(values)):g})\n"
+                f"  fix: pass probabilities, logits.sigmoid(), or binary_cross_entropy_with_logits(logits, target)")
     _saves_for_backward("binary_cross_entropy", input, t, weight)
     # The value from the detached probabilities; the input's gradient is PyTorch's
     # (x - t) / max(x (1 - x), 1e-12), added by a term that is exactly 0 in value ((x - x) * g).

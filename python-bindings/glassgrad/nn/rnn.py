@@ -38,6 +38,14 @@ class RecurrentShapeError(_C.ShapeError, RuntimeError):
 
 RecurrentShapeError.__module__ = "glassgrad"
 
+
+class RecurrentDTypeError(_C.DTypeError, ValueError):
+    """An input whose dtype is not the recurrent layer's weights': a glassgrad DTypeError and, as
+    PyTorch raises there, a ValueError."""
+
+
+RecurrentDTypeError.__module__ = "glassgrad"
+
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 _OPS = {"LSTM": "LSTMSequence", "GRU": "GRUSequence", "RNN_TANH": "RNNSequence", "RNN_RELU": "RNNSequence"}
 # each mode's names in PyTorch's autocast lists (_autocast_lists.py): the layers' op, the cells'
@@ -200,6 +208,16 @@ class RNNBase(Module):
                 "[B, T, input_size]" if self.batch_first else "[T, B, input_size]")
             raise RecurrentShapeError(f"{layer_name(self)}: input must have {expected} dimensions, got {x.ndim}: "
                                       f"{list(x.shape)}\n  fix: pass {layout}")
+        weight = getattr(self, self._flat_weights_names[0])
+        if x.dtype != weight.dtype and not any(_autocast.state.enabled.values()):   # autocast casts them (PyTorch's rule)
+            given, held = _dtypes.plain(x.dtype), _dtypes.plain(weight.dtype)
+            model = f", or the model, model.to(glassgrad.{given})" if x.is_floating_point() else ""
+            raise RecurrentDTypeError(
+                f"{layer_name(self)}: RNN input dtype ({x.dtype}) does not match weight dtype ({weight.dtype}): "
+                f"the input is {given} but the layer's parameters are {held}\n"
+                f"  cause: NumPy arrays are float64 unless converted (np.random.rand, np.load of float data); "
+                f"glassgrad never converts dtypes silently\n"
+                f"  fix: convert the input, x.to(glassgrad.{held}){model}")
         if x.shape[-1] != self.input_size:
             raise RecurrentShapeError(
                 f"{layer_name(self)}: input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
