@@ -1,18 +1,23 @@
 """glassgrad.distributions (torch.distributions): Normal, Uniform, Exponential, Laplace, LogNormal,
 Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, Categorical,
-OneHotCategorical, Bernoulli, Independent, kl_divergence and register_kl, composed of
+OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
+Geometric, NegativeBinomial, kl_divergence and register_kl, composed of
 glassgrad's differentiable ops (docs/distributions.md)."""
+from .cauchy import Cauchy, HalfCauchy, HalfNormal
 from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
 from .counts import Binomial, Poisson
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .distribution import Distribution
+from .extreme_value import Gumbel, Pareto, Weibull
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
+from .trials import Geometric, NegativeBinomial
 from . import kl_more  # registers the closed forms of the pairs above
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Chi2", "Dirichlet", "Distribution", "Exponential",
-           "Gamma", "Independent", "Laplace", "LogNormal", "MultivariateNormal", "Normal", "OneHotCategorical",
-           "Poisson", "StudentT", "Uniform", "kl_divergence", "register_kl"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
+           "LogNormal", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
+           "StudentT", "Uniform", "Weibull", "kl_divergence", "register_kl"]
 del kl_more

@@ -59,6 +59,10 @@ class Normal(_LocScale):
         from .._math import erf
         return 0.5 * (1 + erf((self._value(value) - self.loc) / (self.scale * math.sqrt(2))))
 
+    def icdf(self, value) -> Tensor:
+        from .._special import erfinv
+        return self.loc + self.scale * erfinv(2 * self._value(value) - 1) * math.sqrt(2)
+
 
 class Uniform(Distribution):
     """Uniform(low, high) on [low, high): rsample = low + (high - low) * U(0, 1)."""
@@ -73,6 +77,10 @@ class Uniform(Distribution):
     @property
     def mean(self) -> Tensor:
         return (self.low + self.high) / 2
+
+    @property
+    def mode(self) -> Tensor:
+        return self.high * math.nan  # every point of [low, high) is a mode: NaN, as torch's
 
     @property
     def variance(self) -> Tensor:
@@ -94,6 +102,9 @@ class Uniform(Distribution):
     def cdf(self, value) -> Tensor:
         return ((self._value(value) - self.low) / (self.high - self.low)).clamp(0, 1)
 
+    def icdf(self, value) -> Tensor:
+        return self.low + self._value(value) * (self.high - self.low)
+
 
 class Exponential(Distribution):
     """Exponential(rate): rsample = -log(U) / rate."""
@@ -108,6 +119,10 @@ class Exponential(Distribution):
     @property
     def mean(self) -> Tensor:
         return 1 / self.rate
+
+    @property
+    def mode(self) -> Tensor:
+        return self.rate * 0
 
     @property
     def variance(self) -> Tensor:
@@ -125,6 +140,9 @@ class Exponential(Distribution):
 
     def cdf(self, value) -> Tensor:
         return 1 - (-self.rate * self._value(value)).exp()
+
+    def icdf(self, value) -> Tensor:
+        return -(-self._value(value)).log1p() / self.rate
 
 
 class Laplace(_LocScale):
@@ -145,6 +163,18 @@ class Laplace(_LocScale):
 
     def entropy(self) -> Tensor:
         return 1 + (2 * self.scale).log()
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    def cdf(self, value) -> Tensor:
+        d = self._value(value) - self.loc
+        return 0.5 - 0.5 * d.sign() * (-d.abs() / self.scale).expm1()
+
+    def icdf(self, value) -> Tensor:
+        term = self._value(value) - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
 
 
 class LogNormal(Distribution):
@@ -183,3 +213,6 @@ class LogNormal(Distribution):
 
     def cdf(self, value) -> Tensor:
         return self.base_dist.cdf(self._value(value).log())
+
+    def icdf(self, value) -> Tensor:
+        return self.base_dist.icdf(value).exp()

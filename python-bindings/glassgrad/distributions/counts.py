@@ -2,6 +2,8 @@
 (docs/special-functions.md), with gradients to the parameters."""
 from __future__ import annotations
 
+from typing import Any
+
 from .._factories import rand
 from .._math import xlogy
 from .._runtime import no_grad
@@ -72,9 +74,32 @@ class Binomial(Distribution):
     def mean(self) -> Tensor:
         return self.total_count * self.probs
 
+    has_enumerate_support = True
+
+    @property
+    def mode(self) -> Tensor:
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        from .._factories import arange
+        n = int(self.total_count.max().item())
+        if not float(self.total_count.min().item()) == n:
+            raise NotImplementedError("Inhomogeneous total count not supported by `enumerate_support`.")
+        values = arange(1 + n, dtype=self.probs.dtype, device=self.probs.device)
+        values = values.reshape(-1, *([1] * len(self.batch_shape)))
+        return values.expand(-1, *self.batch_shape) if expand else values
+
+    def entropy(self) -> Tensor:
+        """-sum_k p(k) log p(k) over k = 0..total_count (one total_count for the whole batch, as torch)."""
+        n = int(self.total_count.max().item())
+        if not float(self.total_count.min().item()) == n:
+            raise NotImplementedError("Inhomogeneous total count not supported by `entropy`.")
+        log_prob: Any = self.log_prob(self.enumerate_support(False))  # Any: Distribution._value says why
+        return -(log_prob.exp() * log_prob).sum(0)
 
     def sample(self, sample_shape=Size()) -> Tensor:
         shape = self._extended_shape(sample_shape)

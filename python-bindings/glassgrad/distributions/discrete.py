@@ -112,6 +112,11 @@ class OneHotCategorical(Distribution):
         return self.probs
 
     @property
+    def mode(self) -> Tensor:
+        from ..functional import one_hot
+        return one_hot(self.probs.argmax(-1), self._categorical._num_events).astype(self.probs.dtype)
+
+    @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
 

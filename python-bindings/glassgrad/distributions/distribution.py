@@ -3,7 +3,7 @@ argument validation. docs/distributions.md lists what each distribution computes
 from __future__ import annotations
 
 import math
-from typing import Optional, Tuple
+from typing import Any, Optional, Tuple
 
 from .. import _C
 from .._runtime import no_grad
@@ -86,6 +86,29 @@ class Distribution:
     def cdf(self, value: Tensor) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__}.cdf is not implemented")
 
+    def icdf(self, value) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__}.icdf is not implemented")
+
+    @property
+    def mode(self) -> Tensor:
+        raise NotImplementedError(f"{type(self)} does not implement mode")
+
+    def expand(self, batch_shape, _instance=None) -> "Distribution":
+        """A copy whose batch_shape is batch_shape: every parameter tensor (and every component
+        distribution) broadcast to it, as torch's expand; the copy shares the parameters' storage."""
+        import copy
+        new_batch = Size(tuple(batch_shape))
+        old = len(self._batch_shape)
+        new = copy.copy(self)
+        for name, value in list(vars(self).items()):
+            if isinstance(value, Tensor) and tuple(value.shape[:old]) == tuple(self._batch_shape) \
+                    and value.dim() >= old:
+                setattr(new, name, value.expand(*new_batch, *value.shape[old:]))
+            elif isinstance(value, Distribution) and tuple(value.batch_shape[:old]) == tuple(self._batch_shape):
+                setattr(new, name, value.expand(tuple(new_batch) + tuple(value.batch_shape[old:])))
+        new._batch_shape = new_batch
+        return new
+
     def perplexity(self) -> Tensor:
         return self.entropy().exp()
 
@@ -106,7 +129,9 @@ class Distribution:
             raise ValueError(f"{type(self).__name__}: {what}\n  fix: pass valid parameters, or "
                              f"validate_args=False to skip the check")
 
-    def _value(self, value) -> Tensor:
+    def _value(self, value) -> Any:
+        """value as a tensor; typed Any because Tensor's operators and methods are bound from the
+        extension at import time, where mypy cannot see them (tools/type_check.py)."""
         v = value if isinstance(value, Tensor) else tensor(value)
         return v
 

@@ -148,8 +148,13 @@ class Dirichlet(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        c = self.concentration - 1
-        return c / c.sum(-1, keepdim=True)
+        """torch's: (c - 1)+ normalized; where every c < 1 the mode is the first vertex."""
+        from ..functional import one_hot
+        cm1 = (self.concentration - 1).clamp(min=0.0)
+        mode = cm1 / cm1.sum(-1, keepdim=True)
+        corner = self.concentration * 0 + one_hot(self.concentration[..., 0].long() * 0,
+                                                  self.concentration.shape[-1]).to(mode.dtype)
+        return where((self.concentration < 1).all(-1, keepdim=True), corner, mode)
 
     @property
     def variance(self) -> Tensor:
@@ -190,7 +195,10 @@ class Beta(Distribution):
 
     @property
     def mode(self) -> Tensor:
-        return (self.concentration1 - 1) / (self.concentration1 + self.concentration0 - 2)
+        """Dirichlet([a, b]).mode's first entry, as torch's: 0 or 1 where a concentration is below 1."""
+        a, b = (self.concentration1 - 1).clamp(min=0.0), (self.concentration0 - 1).clamp(min=0.0)
+        both_below = (self.concentration1 < 1) & (self.concentration0 < 1)
+        return where(both_below, 1.0, a / (a + b))
 
     @property
     def variance(self) -> Tensor:
