@@ -8,7 +8,10 @@ the same elements in ascending order and then reverse them, a copy; the remainin
 tensors, arrays and lists index their axes together (NumPy's advanced indexing: their shapes
 broadcast, and their axes replace the indexed ones when those are adjacent, or come first). A
 boolean mask stands for the integer indices of its True elements, which needs its values: the
-mask is computed first (a synchronization, as in PyTorch).
+mask is computed first (a synchronization, as in PyTorch). A bool (True, False, a 0-d bool
+tensor) is an index tensor ([0] or []) on a new axis; a 0-d integer tensor is read as PyTorch
+reads it, a select: where it would change the layout of the other index tensors' axes, the
+result is permuted to PyTorch's.
 """
 from __future__ import annotations
 
@@ -316,11 +319,18 @@ class _Plan(NamedTuple):
     """A key split into what views do (`basic`: per axis of the input, in order: None for a new
     axis, an int, or a slice with step >= 1) and the advanced part applied to that view: index
     tensors at the ascending axes `dims` of the view, and the axes of the result to reverse
-    (negative steps)."""
+    (negative steps). `perm`: the permutation taking the Index op's result (NumPy's layout) to
+    PyTorch's, which differs only when a 0-d integer index tensor joins other index tensors (see
+    _block_position); None when they agree. `selects_only`: every index tensor is 0-d integer,
+    so PyTorch writes through a view (converting the value's dtype). `lone_mask`: the dtype of the
+    key's mask when it is the key's only index tensor (x[mask, 0] = v: PyTorch's masked_fill_)."""
     basic: List
     dims: List[int]
     indices: List[Tensor]
     flips: List[int]
+    perm: Optional[List[int]] = None
+    selects_only: bool = False
+    lone_mask: Optional[str] = None
 
 
 def _is_mask(k) -> bool:
@@ -415,7 +425,7 @@ def _check_not_zero_dim(t: Tensor, key, where: str) -> None:
                                      f"(shape []): it has no dim to slice\n{fix}")
 
 
-def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
+def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) -> _Plan:
     _check_not_zero_dim(t, key, where)
     items = list(key) if isinstance(key, tuple) else [key]
     if sum(1 for k in items if k is Ellipsis) > 1:
@@ -446,8 +456,11 @@ def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
         if k is None or isinstance(k, (bool, np.bool_)):
             basic.append(None)
             view_shape.append(1)
-            if k is False:  # NumPy's x[False]: a new axis of size 0
-                adv.append((view_axis, np.zeros(0, np.int64)))
+            if isinstance(k, (bool, np.bool_)):
+                # a bool is an index tensor on its new axis, [0] for True and [] for False (x[False]:
+                # a new axis of size 0), as PyTorch's and NumPy's: with others they broadcast and
+                # place the result's axes as any advanced index (x[True, ..., True] has one new axis)
+                adv.append((view_axis, np.zeros(1 if k else 0, np.int64)))
             view_axis += 1
             continue
         if isinstance(k, (numbers.Integral, np.integer)):
@@ -498,7 +511,44 @@ def _plan(t: Tensor, key, where: str = "indexing") -> _Plan:
     indices = [_index_tensor(i, t, where) for _, i in adv]
     dims = [a for a, _ in adv]
     _check_broadcast(indices, where)
-    return _Plan(basic, dims, indices, _result_axes(view_shape, dims, indices, flips_at))
+    selects = [a for a, i in adv if zero_d_selects and _is_zero_d_integer(i)]
+    pos, torch_pos = _block_position(dims, []), _block_position(dims, selects)
+    b = len(np.broadcast_shapes(*[tuple(i.shape) for i in indices])) if indices else 0
+    perm = None
+    if pos != torch_pos and b:
+        n = len(view_shape) - len(dims)  # axes the index tensors leave as they are
+        ours = [("n", i) for i in range(pos)] + [("b", j) for j in range(b)] + [("n", i) for i in range(pos, n)]
+        theirs = [("n", i) for i in range(torch_pos)] + [("b", j) for j in range(b)] + \
+                 [("n", i) for i in range(torch_pos, n)]
+        perm = [ours.index(label) for label in theirs]
+    masks = [k for k in items if _is_mask(k) and _ndim(k) > 0]
+    others = [k for k in items if isinstance(k, (bool, np.bool_)) or (_is_advanced(k) and not _is_mask(k)
+                                                                         and not (zero_d_selects and _is_zero_d_integer(k)))]
+    lone = None
+    if len(masks) == 1 and not others:
+        lone = masks[0]._h.dtype if isinstance(masks[0], Tensor) else "bool"
+    return _Plan(basic, dims, indices, _result_axes(dims, b, torch_pos, flips_at), perm,
+                 bool(indices) and len(selects) == len(dims), lone)
+
+
+def _is_zero_d_integer(k) -> bool:
+    """A 0-d integer (not bool or uint8) index tensor or array: PyTorch's x[t] reads it as the
+    integer it holds (a select), not as an index tensor."""
+    if isinstance(k, Tensor):
+        return k.ndim == 0 and k._h.dtype in ("int8", "int16", "int32", "int64")
+    return isinstance(k, np.ndarray) and k.ndim == 0 and k.dtype.kind in "iu" and k.dtype != np.uint8
+
+
+def _block_position(dims: List[int], selects: List[int]) -> int:
+    """Where the index tensors' broadcast axes go among the axes left (NumPy's rule, PyTorch's):
+    in place of the indexed axes when those are adjacent, else first. The axes in `selects` are
+    taken by 0-d integer tensors, which PyTorch applies first as selects: they neither join nor
+    separate the others (x[t0, :, [0, 2]] keeps the list's axis last)."""
+    rest = [d for d in dims if d not in selects]
+    if not rest:
+        return 0
+    adjacent = all(a in dims for a in range(rest[0], rest[-1] + 1))
+    return sum(1 for a in range(rest[0]) if a not in dims) if adjacent else 0
 
 
 def _check_broadcast(indices, where: str) -> None:
@@ -515,21 +565,13 @@ def _check_broadcast(indices, where: str) -> None:
             "  fix: index with tensors of the same length, e.g. x[torch.arange(len(b)), b]") from None
 
 
-def _result_axes(view_shape, dims, indices, view_axes) -> List[int]:
-    """Where axes of the view end up in the result of indexing it with `indices` at `dims`."""
-    if not dims:
-        return list(view_axes)
-    b = len(np.broadcast_shapes(*[tuple(i.shape) for i in indices]))
-    adjacent = all(dims[j] == dims[j - 1] + 1 for j in range(1, len(dims)))
+def _result_axes(dims, b: int, pos: int, view_axes) -> List[int]:
+    """Where axes of the view end up in the result of indexing it at `dims`, the index tensors'
+    b broadcast axes placed at `pos` among the axes left."""
     out = []
     for a in view_axes:
         before = sum(1 for x in range(a) if x not in dims)
-        if not adjacent:
-            out.append(b + before)
-        elif a < dims[0]:
-            out.append(a)
-        else:
-            out.append(a - len(dims) + b)
+        out.append(before + (b if dims and before >= pos else 0))
     return out
 
 
@@ -616,13 +658,15 @@ def _index(t: Tensor, key) -> Tensor:
     out = _basic_view(t, plan.basic)
     if plan.indices:
         out = _op("Index", [out] + plan.indices, {"dims": plan.dims})
+        if plan.perm is not None:
+            out = out.permute(plan.perm)  # type: ignore[attr-defined]
     return _flip(out, plan.flips)
 
 
 def _advanced_plan(t: Tensor, indices: list, where: str) -> _Plan:
     """index_put's indices (tensors for the leading dims; None for a whole dim) as a plan."""
     key = tuple(slice(None) if i is None else i for i in indices)
-    return _plan(t, key, where)
+    return _plan(t, key, where, zero_d_selects=False)  # index_put's 0-d tensors index as tensors
 
 
 def _put(t: Tensor, plan: _Plan, values: Tensor, accumulate: bool) -> Tensor:

@@ -343,8 +343,17 @@ def setitem(t, key, value) -> None:
         node = "" if view is not t else "CopyBackwards" if isinstance(value, Tensor) else "FillBackward3"
         write(view, _broadcast(v, tuple(view.shape), where), "__setitem__", first, cast=True, node=node)
         return
+    if plan.lone_mask is not None and v.numel() == 1:  # PyTorch's masked_fill_ of the one value
+        if plan.lone_mask != "bool":
+            raise _C.DTypeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                                f"{_type_name(plan.lone_mask).lower().replace('byte', 'unsigned char')}\n  "
+                                f"{where}: a {plan.lone_mask} mask selects with one value\n  fix: x[mask.bool()] = value")
+        v = v.astype(t._h.dtype)
+    if plan.perm is not None:  # the value in the layout of the Index op (PyTorch's, permuted back)
+        shape = tuple(_indexing._index(t, key).shape)
+        v = _broadcast(v, shape, where).permute([plan.perm.index(i) for i in range(len(plan.perm))])
     if v._h.dtype != t._h.dtype:
-        if isinstance(value, Tensor):  # 0-d too, as PyTorch's index put
+        if isinstance(value, Tensor) and not plan.selects_only:  # 0-d too, as PyTorch's index put
             raise _C.DTypeError(f"Index put requires the source and destination dtypes match, got "
                                 f"{_type_name(t._h.dtype)} for the destination and {_type_name(v._h.dtype)} for "
                                 f"the source.\n  fix: x[idx] = values.to(x.dtype)")
