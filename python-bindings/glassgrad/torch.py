@@ -23,6 +23,7 @@ from typing import Dict
 
 import glassgrad as _gg
 from glassgrad import Tensor
+from glassgrad import torch_version as _torch_version
 
 
 class _SameModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -57,9 +58,10 @@ if not any(isinstance(f, _SameModules) for f in sys.meta_path):
     sys.meta_path.insert(0, _SameModules())
 
 
-# torch.__version__, which courses print first: glassgrad's own version (the module protocol names
-# below are this module's own, so it is set here rather than found by __getattr__)
-__version__: str = _gg.__version__
+# torch.__version__, which courses print first: glassgrad's own version, compared as the PyTorch
+# release glassgrad.torch follows (torch_version.py). The module protocol names below are this
+# module's own, so it is set here rather than found by __getattr__.
+__version__: str = _torch_version.__version__
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
