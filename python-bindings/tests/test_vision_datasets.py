@@ -42,6 +42,26 @@ def test_mnist_reads_torchvision_layout(tmp_path, gz):
     assert "Split: Train" in repr(train) and "Number of datapoints: 12" in repr(train)
 
 
+def test_mnist_index_out_of_range_says_what_torchvisions_says(tmp_path):
+    # a course helper samples indices of the 60000-image set (SubsetRandomSampler(arange(55000)))
+    # from a smaller copy: torchvision's message (it indexes a tensor), then the fix
+    write_mnist(str(tmp_path))
+    train = datasets.MNIST(str(tmp_path), train=True)
+    assert train[gg.tensor(11)][1] == train[-1][1] == train[11][1]
+    for index in (gg.tensor(33488), 12, -13, np.int64(40)):
+        with pytest.raises(IndexError) as info:
+            train[index]
+        first, *rest = str(info.value).split("\n")
+        assert first == f"index {int(index)} is out of bounds for dimension 0 with size 12" and "fix:" in rest[-1]
+    tv = pytest.importorskip("torchvision")
+    theirs = tv.datasets.MNIST(str(tmp_path), train=True)
+    torch = pytest.importorskip("torch")
+    for index in (torch.tensor(33488), 12, -13):
+        with pytest.raises(IndexError) as pt:
+            theirs[index]
+        assert str(pt.value) == f"index {int(index)} is out of bounds for dimension 0 with size 12"
+
+
 def test_fashion_mnist_has_its_folder_and_classes(tmp_path):
     write_mnist(str(tmp_path), name="FashionMNIST")
     ds = datasets.FashionMNIST(str(tmp_path))

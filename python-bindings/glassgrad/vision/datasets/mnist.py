@@ -5,6 +5,7 @@ gzip-compressed (glassgrad.data.idx reads both). A sample is
 tensor [N]."""
 from __future__ import annotations
 
+import operator
 import os
 import string
 import warnings
@@ -136,6 +137,12 @@ class MNIST(VisionDataset):
         return self.data
 
     def __getitem__(self, index: int):
+        n = len(self._images)
+        if not -n <= operator.index(index) < n:
+            # torchvision's MNIST indexes its .data tensor: a tensor's message, not NumPy's ("axis")
+            raise IndexError(f"index {operator.index(index)} is out of bounds for dimension 0 with size {n}\n"
+                             f"  {type(self).__name__}: this split holds {n} images\n"
+                             f"  fix: use an index in [{-n}, {n - 1}] (a sampler's indices must come from range(len(dataset)))")
         img = _image.require_pil().fromarray(self._images[index], mode="L")
         target = int(self._labels[index])
         return self._apply_transforms(img, target)
