@@ -438,6 +438,17 @@ def test_cuda_cross_entropy_reports_a_bad_label_after_the_kernel(rng):
     assert "fix:" in msg
 
 
+def test_cuda_cross_entropy_backward_alone_reports_a_bad_label(rng):
+    # loss.backward() without reading the loss runs no forward kernel: the backward's own check
+    # (a deferred one) raises the forward's error at the next synchronization
+    logits = glassgrad.tensor(_rand(rng, 6, 10), device="cuda", requires_grad=True)
+    labels = glassgrad.tensor(np.array([1, 2, 3, 10, 4, 11], dtype=np.int64), device="cuda") * 1  # not on the host
+    glassgrad.nn.functional.cross_entropy(logits, labels).backward()
+    with pytest.raises(glassgrad.GlassgradIndexError, match=r"CrossEntropy: label 10 at position 3 is out of range "
+                       r"for 10 classes"):
+        logits.grad.cpu().numpy()
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "uint8", "bool"])
 def test_cuda_elementwise_past_the_grid_limits(dtype):
     # More elements than 65535 blocks x 1024 threads: the launchers cap the grid and the

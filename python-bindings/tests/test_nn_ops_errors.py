@@ -65,6 +65,17 @@ def test_cross_entropy_backward_also_checks_labels():
         _run("CrossEntropyBackward", np.float32(1.0), _logits(2, 7), np.array([7, 0], np.int64))
 
 
+def test_cross_entropy_backward_without_reading_the_loss_reports_a_bad_label():
+    # PyTorch raises in the forward; the loss value is never computed here, only its gradient
+    # (labels known on the host are checked by the loss function, others by the kernels)
+    logits = glassgrad.tensor(_logits(3, 5), requires_grad=True)
+    labels = glassgrad.tensor(np.array([0, 5, 1])) * 1
+    with pytest.raises(glassgrad.GlassgradIndexError, match=r"(CrossEntropy: label|cross_entropy: target) 5 at "
+                       r"position 1 is out of range for 5 classes"):
+        glassgrad.nn.functional.cross_entropy(logits, labels).backward()
+        logits.grad.numpy()
+
+
 def test_cross_entropy_batch_mismatch_names_both_shapes():
     with pytest.raises(glassgrad.ShapeError) as e:
         _run("CrossEntropy", _logits(32), np.zeros(16, np.int64))

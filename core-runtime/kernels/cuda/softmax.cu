@@ -440,18 +440,17 @@ Tensor make_flag(const Device& d) {
   return f;
 }
 
-void check_labels(const KernelContext& c, const char* op, const Tensor& flag, const Tensor& logits,
-                  const Tensor& labels, int64_t C, int64_t ignore_index) {
-  const Tensor host = flag.to(Device::cpu());  // synchronizes the stream
-  const int64_t row = host.data<int64_t>()[0];
-  if (row == -1) return;
+// The error of a label out of range at `row` of `labels` (logits `logits`, C classes), named by
+// node `meta` of op `op` (CrossEntropy's, in the forward and the backward alike).
+[[noreturn]] void throw_bad_label(const NodeMeta& meta, const char* op, int64_t row, const std::string& logits,
+                                  const Tensor& labels, int64_t C, int64_t ignore_index) {
   const int64_t label = labels.select(0, row).to(Device::cpu()).data<int64_t>()[0];
-  const std::string where = node_where(op, c.meta.scope);
+  const std::string where = node_where(op, meta.scope);
   const int64_t n = labels.numel();
   ErrorMessage m(where + ": label " + std::to_string(label) + " at position " + std::to_string(row) +
                  " is out of range for " + std::to_string(C) + " classes");
   m.detail("labels must be in [0, " + std::to_string(C) + "); labels " + labels.info().str() + " (" +
-           std::to_string(n) + " values), logits " + logits.info().str());
+           std::to_string(n) + " values), logits " + logits);
   if (label == C) m.cause("labels counted from 1 instead of 0, or a classifier with one output too few");
   else if (label < 0)
     m.cause("a negative label (e.g. -1 used to mark unlabeled samples; ignore_index=" + std::to_string(ignore_index) +
@@ -459,6 +458,31 @@ void check_labels(const KernelContext& c, const char* op, const Tensor& flag, co
   else m.cause("the classifier has fewer outputs than the data set has classes");
   m.fix("give the last layer max(label) + 1 outputs, or shift the labels to start at 0 (y - y.min())");
   throw IndexError(m.str());
+}
+
+void check_labels(const KernelContext& c, const char* op, const Tensor& flag, const Tensor& logits,
+                  const Tensor& labels, int64_t C, int64_t ignore_index) {
+  const Tensor host = flag.to(Device::cpu());  // synchronizes the stream
+  const int64_t row = host.data<int64_t>()[0];
+  if (row == -1) return;
+  throw_bad_label(c.meta, op, row, logits.info().str(), labels, C, ignore_index);
+}
+
+// Where the backward records a bad label. The forward op checks the labels where it runs, but a
+// backward whose loss value is never computed (loss.backward() without reading the loss) runs
+// without it, where PyTorch's forward raised: the backward records the first bad row too, in a
+// deferred check (cuda.h), so it waits for no device, and the forward's error comes at the next
+// synchronization. It keeps the labels (not the logits) until then. While a graph is captured,
+// the executor's error word takes it, as the forward's.
+unsigned long long* backward_label_word(const KernelContext& c, const Tensor& logits, const Tensor& labels, int64_t C,
+                                        int64_t ignore_index) {
+  if (capturing() && c.error_word != nullptr) return static_cast<unsigned long long*>(c.error_word);
+  const NodeMeta meta = c.meta;
+  const std::string info = logits.info().str();
+  return static_cast<unsigned long long*>(
+      deferred_check_word(logits.device().index, [meta, info, labels, C, ignore_index](int64_t row) {
+        throw_bad_label(meta, "CrossEntropy", row, info, labels, C, ignore_index);
+      }));
 }
 
 // The cross-entropy options: class weights (input wi, or null), ignore_index, label_smoothing.
@@ -519,10 +543,10 @@ void cross_entropy(const KernelContext& c) {
   if (!deferred) check_labels(c, "CrossEntropy", flag, z, labels, C, o.ignore_index);
 }
 
-// inputs g, logits, labels, weight?; output dlogits. The labels were checked by the forward op
-// (one host synchronization per step is enough); a bad label here only loses its one-hot term,
-// so the kernel records none (no flag to fill: one launch fewer a step). A batch of at most
-// kBlockTotalRows rows has each block sum the "mean" divisor itself: one launch fewer again.
+// inputs g, logits, labels, weight?; output dlogits. A bad label is recorded in a deferred check
+// (backward_label_word), which needs no launch to fill and no wait. A batch of at most
+// kBlockTotalRows rows has each block sum the "mean" divisor itself: one launch fewer than a
+// separate total.
 constexpr int64_t kBlockTotalRows = 256;
 void cross_entropy_backward(const KernelContext& c) {
   const Tensor& g = c.inputs[0];
@@ -536,7 +560,7 @@ void cross_entropy_backward(const KernelContext& c) {
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   LaunchSite site{"CrossEntropyBackward", &c};
-  unsigned long long* const no_flag = nullptr;
+  unsigned long long* const bad = backward_label_word(c, z, labels, C, o.ignore_index);
   // "mean" divides by sum_n w_y over the rows not ignored, computed on the device first.
   const bool separate_total = red == 2 && N > kBlockTotalRows;
   const Tensor total = separate_total ? Tensor::empty({1}, z.dtype(), z.device(), "cross-entropy total weight") : Tensor();
@@ -552,7 +576,7 @@ void cross_entropy_backward(const KernelContext& c) {
     const Dim3 block{pow2_block(C, 32, 256)};
     launch<kernels::gg_ce_backward<T>>(s, st, grid, block, site, N, C, red, ptr<T>(dz), ptr<const T>(g),
                                        ptr<const T>(z), ptr<const int64_t>(labels), weight, o.ignore_index,
-                                       static_cast<T>(o.smoothing), total_ptr, no_flag);
+                                       static_cast<T>(o.smoothing), total_ptr, bad);
   });
 }
 
