@@ -448,6 +448,11 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
         raise _C.DTypeError(f"glassgrad.tensor: complex numbers are not supported (the data holds {shown!r}); "
                             f"PyTorch makes a complex tensor here, glassgrad has no complex dtype\n  fix: keep the "
                             f"real part (z.real) or hold the real and imaginary parts as two tensors")
+    if want is None and not isinstance(data, (np.ndarray, np.generic)) and _overflows_int64(arr):
+        big = next(int(v) for v in arr.ravel().tolist() if not -2 ** 63 <= int(v) < 2 ** 63)
+        raise _C.InvalidArgumentError(f"Overflow when unpacking long long\n  glassgrad.tensor: the Python int {big} "
+                                      f"does not fit int64, the dtype of Python ints (as PyTorch refuses it)\n  fix: "
+                                      f"a float for a value this large (float({big})), or dtype=torch.float64")
     if want is not None:
         if not isinstance(data, (np.ndarray, np.generic)) and want in _INTEGER_NAMES:
             _check_all_fit(arr, want)  # Python numbers convert checked (NumPy arrays wrap), as in torch.tensor
@@ -470,6 +475,15 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     # The allocation log names the buffer after the tensor, or the line that created it.
     raw = raw_from_numpy(arr, _device.normalize(device), name or f"tensor@{user_source()}", want)
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
+
+
+def _overflows_int64(arr: np.ndarray) -> bool:
+    """Whether NumPy read Python ints outside int64 (as uint64, or as objects past uint64): they
+    would wrap silently in the int64 a Python int becomes."""
+    if arr.dtype == np.uint64:
+        return bool(arr.size) and int(arr.max()) >= 2 ** 63
+    return arr.dtype.kind == "O" and bool(arr.size) and all(
+        isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in arr.ravel().tolist())
 
 
 def legacy_sizes(args, who: str) -> Optional[Tuple[int, ...]]:
