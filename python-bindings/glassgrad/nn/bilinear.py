@@ -31,6 +31,15 @@ class Bilinear(Module):
     def forward(self, input1, input2):
         return bilinear(input1, input2, self.weight, self.bias)
 
+    def reset_parameters(self) -> None:
+        """weight and bias drawn again from U(-1/sqrt(in1_features), 1/sqrt(in1_features)), in
+        place (PyTorch's reset_parameters: the same Parameter objects)."""
+        from .init import _fill
+        bound = 1.0 / math.sqrt(self.weight.shape[1])
+        _fill(self.weight, generator().uniform(-bound, bound, tuple(self.weight.shape)))
+        if self.bias is not None:
+            _fill(self.bias, generator().uniform(-bound, bound, tuple(self.bias.shape)))
+
     def extra_repr(self) -> str:
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")

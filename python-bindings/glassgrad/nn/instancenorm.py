@@ -19,13 +19,18 @@ import numpy as np
 from .. import _C, _args
 from .._instancenorm import instance_norm
 from .._tensor import Tensor
-from .batchnorm import register_running_stats
+from .batchnorm import _BatchNorm, register_running_stats
 from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter, layer_name
 
 
 class _InstanceNorm(Module):
     _SPATIAL = 1  # spatial axes of the input
+
+    # PyTorch's _NormBase methods, which BatchNorm and InstanceNorm share: running statistics to
+    # zeros, ones and 0 (with track_running_stats), weight to ones and bias to zeros (with affine)
+    reset_running_stats = _BatchNorm.reset_running_stats
+    reset_parameters = _BatchNorm.reset_parameters
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = False,
                  track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True):

@@ -20,10 +20,11 @@ import numpy as np
 from .. import _C, _args, _dtypes
 from .. import functional as F
 from .._random import generator
+from .._runtime import no_grad
 from .._padding import pad
 from .._spatial import _pair_size, interpolate_arguments
 from .._tensor import Tensor, _dim
-from .init import default_bound
+from .init import _fill, default_bound
 from .module import Module, Parameter, layer_name
 
 
@@ -32,6 +33,16 @@ def _default_uniform(shape, fan_in: int) -> np.ndarray:
     (kaiming_uniform with a=sqrt(5)) and biases."""
     bound = default_bound(fan_in)
     return generator().uniform(-bound, bound, shape).astype(np.float32)
+
+
+def reset_conv_parameters(layer: Module) -> None:
+    """PyTorch's _ConvNd.reset_parameters (every convolution layer's): weight and bias drawn again
+    from U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = weight.shape[1] * kernel elements (the
+    transposed layers' weight is [in, out / groups, *k]), in place: the same Parameter objects."""
+    fan_in = int(np.prod(layer.weight.shape[1:]))
+    _fill(layer.weight, _default_uniform(tuple(layer.weight.shape), fan_in))
+    if layer.bias is not None:
+        _fill(layer.bias, _default_uniform(tuple(layer.bias.shape), fan_in))
 
 
 def parameter_dtype(dtype, where: str) -> np.dtype:
@@ -116,6 +127,8 @@ class Conv2d(Module):
         mode = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}[self.padding_mode]
         input = pad(input, (left, right, top, bottom), mode=mode)
         return F.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+
+    reset_parameters = reset_conv_parameters
 
     def extra_repr(self) -> str:
         return conv_extra_repr(self)
@@ -202,6 +215,14 @@ class LayerNorm(Module):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def reset_parameters(self) -> None:
+        """weight to ones and bias to zeros, in place (PyTorch's; nothing without elementwise_affine)."""
+        with no_grad():
+            if self.weight is not None:
+                self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.zero_()
 
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "

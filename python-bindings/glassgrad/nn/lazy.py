@@ -130,6 +130,12 @@ class LazyModuleMixin(Module):
         build: Callable[..., Module] = self.cls_to_become  # each plain class takes its size first
         return build(size, *args, **kwargs)
 
+    def reset_parameters(self) -> None:
+        """The plain class's reset_parameters once the sizes are known; before, nothing (PyTorch's
+        lazy layers skip it until their first forward initializes them)."""
+        if not self.has_uninitialized_params():
+            super().reset_parameters()  # type: ignore[misc]  # the plain class, next in the MRO, has it
+
     def has_uninitialized_params(self) -> bool:
         """Whether a parameter or buffer of this layer is still uninitialized."""
         return any(is_lazy(t) for t in list(self._parameters.values()) + list(self._buffers.values()))
