@@ -260,6 +260,9 @@ from ._cuda_queries import (OutOfMemoryError, get_arch_list, get_device_properti
                             get_rng_state_all, init, memory_summary, reset_max_memory_allocated,
                             reset_peak_memory_stats, set_rng_state, set_rng_state_all)
 
+# torch.cuda.Event and the stream names (one stream per device).
+from ._cuda_streams import Event, Stream, current_stream, default_stream, set_stream, stream  # noqa: E402,F401
+
 # torch.cuda.FloatTensor and the other legacy typed constructors: CUDA tensors of that dtype
 # (older scripts pick `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`).
 from ._factories import CUDA_TYPED as _CUDA_TYPED  # noqa: E402  (after the functions above: no cycle)

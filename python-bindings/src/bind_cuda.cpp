@@ -40,6 +40,18 @@ void bind_cuda(py::module_& m) {
     return d;
   }, py::arg("index") = 0);
   m.def("cuda_synchronize", &cuda::synchronize, py::arg("index") = 0);
+  // Event handles cross as integers (glassgrad/_cuda_streams.py owns and destroys them).
+  m.def("cuda_event_create", [](int index, bool timing) {
+    return reinterpret_cast<uintptr_t>(cuda::event_create(index, timing));
+  });
+  m.def("cuda_event_record", [](uintptr_t e, int index) { cuda::event_record(reinterpret_cast<void*>(e), index); });
+  m.def("cuda_event_synchronize", [](uintptr_t e) { cuda::event_synchronize(reinterpret_cast<void*>(e)); },
+        py::call_guard<py::gil_scoped_release>());
+  m.def("cuda_event_query", [](uintptr_t e) { return cuda::event_query(reinterpret_cast<void*>(e)); });
+  m.def("cuda_event_elapsed_ms", [](uintptr_t a, uintptr_t b) {
+    return cuda::event_elapsed_ms(reinterpret_cast<void*>(a), reinterpret_cast<void*>(b));
+  });
+  m.def("cuda_event_destroy", [](uintptr_t e) { cuda::event_destroy(reinterpret_cast<void*>(e)); });
   m.def("cuda_mem_get_info", &cuda::mem_get_info, py::arg("index") = 0);
   m.def("cuda_fatbin", [] {
     return py::bytes(reinterpret_cast<const char*>(cuda::fatbin_data()), cuda::fatbin_size());

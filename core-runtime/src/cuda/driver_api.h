@@ -25,6 +25,7 @@ constexpr CUresult CUDA_ERROR_OUT_OF_MEMORY = 2;
 constexpr CUresult CUDA_ERROR_NO_DEVICE = 100;
 constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
 constexpr CUresult CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222;
+constexpr CUresult CUDA_ERROR_NOT_READY = 600;  // cuEventQuery: work before the event still runs
 
 enum CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 1,

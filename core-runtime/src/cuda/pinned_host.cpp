@@ -23,7 +23,6 @@ namespace {
 
 constexpr unsigned int CU_MEMHOSTALLOC_PORTABLE = 0x01;     // usable from every context
 constexpr unsigned int CU_MEMHOSTREGISTER_PORTABLE = 0x01;  // likewise, for a registered range
-constexpr CUresult CUDA_ERROR_NOT_READY = 600;
 constexpr size_t kMinBlock = size_t(1) << 12;
 
 struct Block {

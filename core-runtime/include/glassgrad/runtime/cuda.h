@@ -124,6 +124,17 @@ void abort_capture(int index) noexcept;
 void launch_graph(int index, void* exec);
 void destroy_graph(void* exec) noexcept;
 bool capturing();  // a capture is open on this thread
+// Events on a device's one stream (torch.cuda.Event): an event recorded now completes when
+// every kernel and copy queued on the device before it has finished. `timing` events measure
+// the milliseconds between two (event_elapsed_ms, both recorded and complete). Handles are
+// opaque; event_destroy never throws. Recording while a graph capture is open is refused.
+void* event_create(int index, bool timing);
+void event_record(void* event, int index);
+void event_synchronize(void* event);
+bool event_query(void* event);  // true when complete (or never recorded), as cuEventQuery
+float event_elapsed_ms(void* start, void* end);
+void event_destroy(void* event) noexcept;
+
 // Errors kernels detect on the device while a graph replays (e.g. a label out of range) are
 // recorded in a word registered here and reported at the next synchronize of the device.
 void register_error_word(int index, void* device_word, std::string what);
