@@ -1,8 +1,10 @@
 """glassgrad.distributions (torch.distributions): Normal, Uniform, Exponential, Laplace, LogNormal,
 Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, Categorical,
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
-Geometric, NegativeBinomial, kl_divergence and register_kl, composed of
+Geometric, NegativeBinomial, TransformedDistribution (with the transforms and constraints modules),
+kl_divergence and register_kl, composed of
 glassgrad's differentiable ops (docs/distributions.md)."""
+from . import constraints, transforms
 from .cauchy import Cauchy, HalfCauchy, HalfNormal
 from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
 from .counts import Binomial, Poisson
@@ -13,11 +15,13 @@ from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
+from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
 from . import kl_more  # registers the closed forms of the pairs above
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
            "LogNormal", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
-           "StudentT", "Uniform", "Weibull", "kl_divergence", "register_kl"]
+           "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
+           "register_kl", "transforms"]
 del kl_more
