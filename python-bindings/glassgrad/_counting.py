@@ -15,7 +15,7 @@ import numpy as np
 from . import _C
 from ._factories import linspace
 from ._return_types import return_type
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, host_values, tensor
 
 
 def _on(arr: np.ndarray, like: Tensor, dtype=None) -> Tensor:
@@ -28,7 +28,7 @@ def _int64(arr) -> np.ndarray:
 
 
 def _results(values, inverse, counts, like: Tensor, return_inverse: bool, return_counts: bool):
-    out = [_on(values, like)]
+    out = [_on(values, like, like.dtype)]  # bfloat16 values come back from float32
     if return_inverse:
         out.append(_on(_int64(inverse), like))
     if return_counts:
@@ -41,7 +41,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False,
     """The distinct elements in ascending order (torch.unique; every NaN is distinct), or the
     distinct slices along dim; with return_inverse, where each element (slice) went, in the
     input's shape (its length along dim); with return_counts, how often each occurs."""
-    a = input.numpy(force=True)
+    a = host_values(input)
     if dim is None:
         flat = a.reshape(-1)
         values, inverse, counts = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
@@ -72,7 +72,7 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Each run of equal consecutive elements (or slices along dim) collapsed to one
     (torch.unique_consecutive), with the run each element belongs to (return_inverse) and the
     runs' lengths (return_counts)."""
-    a = input.numpy(force=True)
+    a = host_values(input)
     if dim is None:
         rows = a.reshape(-1, 1)
         shape_back = a.shape
@@ -112,11 +112,12 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
         raise _C.InvalidArgumentError(f"minlength should be >= 0, got {minlength}\n  fix: minlength=0")
     if weights is None:
         return _on(np.bincount(a, minlength=minlength).astype(np.int64), input)
-    w = weights.numpy(force=True) if isinstance(weights, Tensor) else np.asarray(weights)
+    w = host_values(weights) if isinstance(weights, Tensor) else np.asarray(weights)
     if w.shape != a.shape:
         raise _C.ShapeError(f"weights should be 1-d and have the same length as input\n  bincount: input "
                             f"{list(a.shape)}, weights {list(w.shape)}\n  fix: one weight per element")
-    dtype = np.float32 if w.dtype == np.float32 else np.float64
+    single = weights.dtype == "float32" if isinstance(weights, Tensor) else w.dtype == np.float32
+    dtype = np.float32 if single else np.float64
     return _on(np.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(dtype), input)
 
 
@@ -130,7 +131,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     if bins <= 0:
         raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
                                       f"  fix: bins=100")
-    a: np.ndarray = input.numpy(force=True).reshape(-1).astype(np.float64)
+    a: np.ndarray = host_values(input).reshape(-1).astype(np.float64)
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         finite = a[np.isfinite(a)]
@@ -145,7 +146,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     which = np.floor((inside - lo) * bins / (hi - lo)).astype(np.int64)
     which = np.minimum(which, bins - 1)
     counts = np.bincount(which, minlength=bins)[:bins]
-    return _on(counts.astype(input.numpy(force=True).dtype), input)
+    return _on(counts.astype(np.float64), input, input.dtype)
 
 
 # torch.return_types.histogram: a tuple that also names its two tensors

@@ -9,12 +9,12 @@ from typing import Optional
 import numpy as np
 
 from . import _C, _args
-from ._tensor import Tensor, tensor
+from ._tensor import Tensor, host_values, tensor
 
 
 def _values(x, where: str, name: str) -> np.ndarray:
     if isinstance(x, Tensor):
-        return x.numpy(force=True)
+        return host_values(x)
     if isinstance(x, (bool, int, float)):
         return np.asarray(x)
     _args.fail(where, name, "a glassgrad.Tensor or a Python number", x, type_error=True)
@@ -97,7 +97,7 @@ def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool
                             f"{list(boundaries.shape) if isinstance(boundaries, Tensor) else type(boundaries).__name__}"
                             f"\n  fix: boundaries.flatten(), or torch.searchsorted for one sequence per row")
     values = _values(input, "bucketize", "input")
-    edges = boundaries.numpy(force=True)
+    edges = host_values(boundaries)
     found = _binary_search(edges.reshape(1, edges.size), values.reshape(1, values.size),
                            _args.flag(right, "right", "bucketize")).reshape(values.shape)
     device = input.device if isinstance(input, Tensor) else boundaries.device

@@ -18,7 +18,7 @@ from ._math import add, as_operand, constant, mul, torch_node
 from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat, join
-from ._tensor import Tensor, _dim, _op, _shape_args, sizes_or_keyword, tensor
+from ._tensor import Tensor, _dim, _op, _shape_args, host_values, sizes_or_keyword, tensor
 from ._out import accepts_out, product_out
 from ._numpy_names import accept_numpy_names
 
@@ -684,7 +684,7 @@ def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements (torch.nonzero): an int64 [count, ndim] tensor, or with
     as_tuple=True one int64 tensor per dim. The count depends on the data, so this computes
     pending work first (as PyTorch synchronizes with the GPU here)."""
-    values = np.asarray(input.numpy(force=True)).reshape(input.shape)
+    values = np.asarray(host_values(input)).reshape(input.shape)
     if values.ndim == 0:  # a scalar: as_tuple reads it as 1-d, the matrix form has no columns (PyTorch's)
         hit = int(values != 0)
         if as_tuple:

@@ -43,6 +43,13 @@ def stored_array(t: "Tensor") -> np.ndarray:
     return (t.float().numpy(force=True).view(np.uint32) >> 16).astype("<u2").view(BFLOAT16_BITS)
 
 
+def host_values(t: "Tensor") -> np.ndarray:
+    """t's values as a NumPy array for the functions computed on the host (nonzero, unique,
+    histc, searching): bfloat16 read as float32, which holds each of its values exactly (NumPy has
+    no bfloat16; torch's versions of these take bfloat16)."""
+    return (t.float() if t.dtype == "bfloat16" else t).numpy(force=True)
+
+
 def raw_from_numpy(arr: np.ndarray, device, name: str, dtype=None) -> "_C.Tensor":
     """A runtime tensor of arr's values in dtype (default: arr's own), on device: the NumPy array
     converted by NumPy, except into bfloat16, which the Cast op rounds (to nearest even)."""

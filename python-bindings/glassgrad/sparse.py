@@ -16,6 +16,7 @@ from glassgrad import Tensor
 
 
 from ._layouts import sparse_coo, strided  # noqa: F401  (torch.sparse_coo, torch.strided)
+from ._tensor import host_values
 
 
 class SparseTensor:
@@ -153,7 +154,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
 
 def to_sparse(dense: Tensor) -> SparseTensor:
     """Tensor.to_sparse(): the nonzero entries, coalesced; differentiable in the entries kept."""
-    nz = np.stack(np.nonzero(dense.numpy(force=True))).astype(np.int64)
+    nz = np.stack(np.nonzero(host_values(dense))).astype(np.int64)
     flat = np.ravel_multi_index(tuple(nz), tuple(dense.shape)) if nz.shape[1] else np.zeros(0, np.int64)
     vals = dense.reshape(-1).index_select(0, _gg.tensor(flat, device=dense.device))
     return SparseTensor(_gg.tensor(nz, device=dense.device), vals, tuple(dense.shape), coalesced=True)

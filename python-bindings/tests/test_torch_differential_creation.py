@@ -53,3 +53,22 @@ def test_order_and_counting_functions_as_torch():
     for weights, minlength in itertools.product([None, np.array([0.5, 1, 2, 3, 4])], [0, 3, 10]):
         same(lambda lib, x, w: lib.bincount(x, weights=w, minlength=minlength), np.array([0, 1, 1, 4, 2]), weights,
              where=f"bincount({minlength})")
+
+
+HOST_FUNCTIONS = {
+    "nonzero": lambda lib, x: lib.nonzero(x), "nonzero as_tuple": lambda lib, x: lib.nonzero(x, as_tuple=True),
+    "argwhere": lambda lib, x: lib.argwhere(x),
+    "unique": lambda lib, x: lib.unique(x, return_inverse=True, return_counts=True),
+    "unique dim": lambda lib, x: lib.unique(x, dim=0), "unique_consecutive": lambda lib, x: lib.unique_consecutive(x),
+    "histc": lambda lib, x: lib.histc(x, 4), "searchsorted": lambda lib, x: lib.searchsorted(x.flatten().sort()[0], x),
+    "bucketize": lambda lib, x: lib.bucketize(x, x.flatten().sort()[0], right=True),
+    "bincount weights": lambda lib, x: lib.bincount(lib.tensor([0, 1, 1]), weights=x[0]),
+    "isin": lambda lib, x: lib.isin(x, x[0]), "to_sparse": lambda lib, x: x.to_sparse().to_dense(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOST_FUNCTIONS))
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_host_computed_functions_take_half_precision_as_torch(name, dtype):
+    x = np.array([[1.5, -2.0, 0.0], [3.0, 1.5, -1.0], [1.5, -2.0, 0.0]], np.float32)
+    same(lambda lib, x: HOST_FUNCTIONS[name](lib, x.to(getattr(lib, dtype))), x, where=f"{name}({dtype})")
