@@ -1,7 +1,8 @@
 """glassgrad.distributions (torch.distributions): Normal, Uniform, Exponential, Laplace, LogNormal,
 Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, Categorical,
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
-Geometric, NegativeBinomial, TransformedDistribution (with the transforms and constraints modules),
+Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, TransformedDistribution (with the
+transforms and constraints modules),
 kl_divergence and register_kl, composed of
 glassgrad's differentiable ops (docs/distributions.md)."""
 from . import constraints, transforms
@@ -14,6 +15,8 @@ from .extreme_value import Gumbel, Pareto, Weibull
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .mixture import MixtureSameFamily
+from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
@@ -21,7 +24,8 @@ from . import kl_more  # registers the closed forms of the pairs above
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
-           "LogNormal", "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical", "Pareto", "Poisson",
+           "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "Pareto", "Poisson",
            "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
 del kl_more

@@ -1,0 +1,66 @@
+"""Multinomial(total_count=1, probs= | logits=): counts of total_count Categorical draws over the
+last axis's K categories (event_shape [K]). log_prob goes through lgamma, so it carries gradients
+to the parameters; draws do not."""
+from __future__ import annotations
+
+from typing import Any
+
+from .._runtime import no_grad
+from .._size import Size
+from .._special import lgamma
+from .._tensor import Tensor
+from .discrete import Categorical
+from .distribution import Distribution
+
+
+class Multinomial(Distribution):
+    """Multinomial(total_count, probs | logits): P(x) = n! / prod x_i! prod p_i^x_i."""
+
+    def __init__(self, total_count: int = 1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int):
+            raise NotImplementedError("inhomogeneous total_count is not supported")
+        self.total_count = total_count
+        self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:], validate_args)
+
+    @property
+    def probs(self) -> Tensor:
+        return self._categorical.probs
+
+    @property
+    def logits(self) -> Tensor:
+        return self._categorical.logits
+
+    @property
+    def param_shape(self) -> Size:
+        return self._categorical.param_shape
+
+    @property
+    def mean(self) -> Tensor:
+        p: Any = self.probs  # Any: Distribution._value says why
+        return p * self.total_count
+
+    @property
+    def variance(self) -> Tensor:
+        p: Any = self.probs
+        return self.total_count * p * (1 - p)
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        """total_count Categorical draws per row, counted per category."""
+        from ..functional import one_hot
+        shape = (sample_shape,) if isinstance(sample_shape, int) else tuple(sample_shape)
+        with no_grad():
+            k = self._categorical._num_events
+            draws: Any = self._categorical.sample((self.total_count,) + shape)  # (n,) + shape + B
+            counts: Any = one_hot(draws, k)
+            return counts.sum(0).to(self.probs.dtype)
+
+    def log_prob(self, value) -> Tensor:
+        from .._shapes import broadcast_tensors
+        from ..functional import where
+        v: Any = self._value(value).to(self.logits.dtype)
+        logits, v = broadcast_tensors(self.logits, v)
+        logits = where((v == 0) & (logits == float("-inf")), 0.0, logits)  # 0 * log 0 counts as 0
+        log_factorial_n: Any = lgamma(v.sum(-1) + 1)
+        log_factorial_xs: Any = lgamma(v + 1)
+        return log_factorial_n - log_factorial_xs.sum(-1) + (logits * v).sum(-1)
