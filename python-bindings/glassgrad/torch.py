@@ -22,7 +22,7 @@ import sys
 from typing import Dict
 
 import glassgrad as _gg
-from glassgrad import Tensor
+from glassgrad import Tensor, _left_out_modules
 from glassgrad import torch_version as _torch_version
 
 
@@ -103,6 +103,9 @@ def __getattr__(name: str):
     try:
         return getattr(_gg, name)
     except AttributeError:
+        if "glassgrad." + name in _left_out_modules.LEFT_OUT:  # torch.fx.symbolic_trace(...) without an import
+            raise AttributeError(f"module 'glassgrad.torch' has no attribute {name!r}: "
+                                 f"{_left_out_modules.message('glassgrad.' + name)}") from None
         raise AttributeError(f"module 'glassgrad.torch' has no attribute {name!r} (glassgrad has none either)\n"
                              f"  fix: see docs/porting.md for glassgrad's name of torch.{name}, or "
                              f"docs/coverage.md for what is not covered") from None
