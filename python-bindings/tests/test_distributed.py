@@ -233,3 +233,22 @@ def test_missing_mpi4py_and_missing_nccl_are_clear_errors_with_a_fix(tmp_path):
     with pytest.raises(glassgrad.UnsupportedError, match="libnccl.so.2"):
         dist.init_process_group("nccl")
     assert not dist.is_initialized()
+
+
+@pytest.mark.parametrize("where, expected", [("cuda", "nccl"), ("cuda:1", "nccl"), ("cpu", "mpi")])
+def test_default_backend_for_a_device_is_one_init_process_group_takes(where, expected):
+    """PyTorch's names (nccl for CUDA), with glassgrad's CPU backend (mpi) where PyTorch names gloo."""
+    dist = glassgrad.distributed
+    assert dist.get_default_backend_for_device(where) == expected
+    assert dist.get_default_backend_for_device(glassgrad.device(where)) == expected
+    torch = pytest.importorskip("torch")
+    theirs = torch.distributed.get_default_backend_for_device(where)
+    assert theirs == (expected if expected != "mpi" else "gloo")
+
+
+def test_default_backend_for_an_unknown_device_raises_pytorchs_value_error():
+    with pytest.raises(ValueError, match="Default backend not registered for device : meta"):
+        glassgrad.distributed.get_default_backend_for_device("meta")
+    torch = pytest.importorskip("torch")
+    with pytest.raises(ValueError, match="Default backend not registered for device : meta"):
+        torch.distributed.get_default_backend_for_device("meta")

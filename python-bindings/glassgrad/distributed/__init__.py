@@ -12,6 +12,7 @@ from ._group import (
     destroy_process_group,
     device,
     get_backend,
+    get_default_backend_for_device,
     get_local_rank,
     get_rank,
     get_world_size,
@@ -27,7 +28,8 @@ from .sync_batchnorm import SyncBatchNorm, convert_sync_batchnorm
 
 __all__ = [
     "DistributedDataParallel", "DistributedSampler", "SyncBatchNorm", "all_reduce", "barrier", "broadcast_",
-    "convert_sync_batchnorm", "destroy_process_group", "device", "get_backend", "get_local_rank", "get_rank",
+    "convert_sync_batchnorm", "destroy_process_group", "device", "get_backend",
+    "get_default_backend_for_device", "get_local_rank", "get_rank",
     "get_world_size", "init_process_group", "is_available", "is_initialized", "is_main_process", "print0",
     "save_on_rank0",
 ]

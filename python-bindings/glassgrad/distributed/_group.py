@@ -58,6 +58,21 @@ def get_backend() -> str:
     return _require().backend
 
 
+# device type -> the backend that carries its tensors (init_process_group's backend=)
+_BACKEND_FOR = {"cuda": "nccl", "cpu": "mpi"}
+
+
+def get_default_backend_for_device(device) -> str:
+    """torch.distributed.get_default_backend_for_device: the backend name for tensors on `device`
+    (a string or glassgrad.device), "nccl" for CUDA; for the CPU glassgrad's CPU backend, "mpi",
+    where PyTorch names gloo (docs/distributed.md), so the name given to init_process_group works."""
+    kind = _device.device(device).type
+    if kind not in _BACKEND_FOR:
+        raise ValueError(f"Default backend not registered for device : {kind}\n"
+                         f"  fix: glassgrad.distributed runs on 'cuda' (nccl) or 'cpu' (mpi)")
+    return _BACKEND_FOR[kind]
+
+
 def group_id() -> int:
     return _require().gid
 
