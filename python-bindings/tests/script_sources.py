@@ -42,6 +42,7 @@ REPOSITORIES = {
     "pytorch-tutorials": "github.com/pytorch/tutorials",
     "code-of-learn-deep-learning-with-pytorch": "github.com/L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
     "Machine-Learning-Collection": "github.com/aladdinpersson/Machine-Learning-Collection",
+    "dataflowr-notebooks": "github.com/dataflowr/notebooks",
 }
 
 
