@@ -1,10 +1,10 @@
 """glassgrad.distributions (torch.distributions): Normal, Uniform, Exponential, Laplace, LogNormal,
 Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, Categorical,
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
-Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, TransformedDistribution (with the
-transforms and constraints modules),
-kl_divergence and register_kl, composed of
-glassgrad's differentiable ops (docs/distributions.md)."""
+Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
+OneHotCategoricalStraightThrough, TransformedDistribution (with the transforms and constraints
+modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
+(docs/distributions.md)."""
 from . import constraints, transforms
 from .cauchy import Cauchy, HalfCauchy, HalfNormal
 from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
@@ -18,6 +18,7 @@ from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
+from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
 from . import kl_more  # registers the closed forms of the pairs above
@@ -25,7 +26,7 @@ from . import kl_more  # registers the closed forms of the pairs above
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
            "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
-           "OneHotCategorical", "Pareto", "Poisson",
-           "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
 del kl_more

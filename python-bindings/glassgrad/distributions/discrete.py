@@ -90,12 +90,14 @@ class Categorical(Distribution):
         return values.expand(-1, *self.batch_shape) if expand else values
 
 
-class OneHotCategorical(Distribution):
-    """OneHotCategorical(probs | logits): Categorical's draws as one-hot vectors (event shape [K])."""
+class OverCategorical(Distribution):
+    """A distribution whose parameters are a Categorical's (self._categorical): its probs and
+    logits, the categories on the last axis as the event (OneHotCategorical, Multinomial, the
+    relaxed categorical)."""
 
-    has_enumerate_support = True
+    _categorical: Categorical
 
-    def __init__(self, probs=None, logits=None, validate_args=None):
+    def _init_categorical(self, probs, logits, validate_args) -> None:
         self._categorical = Categorical(probs, logits, validate_args)
         super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:], validate_args)
 
@@ -106,6 +108,15 @@ class OneHotCategorical(Distribution):
     @property
     def logits(self) -> Tensor:
         return self._categorical.logits
+
+
+class OneHotCategorical(OverCategorical):
+    """OneHotCategorical(probs | logits): Categorical's draws as one-hot vectors (event shape [K])."""
+
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._init_categorical(probs, logits, validate_args)
 
     @property
     def mean(self) -> Tensor:

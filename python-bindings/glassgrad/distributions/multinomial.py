@@ -9,27 +9,17 @@ from .._runtime import no_grad
 from .._size import Size
 from .._special import lgamma
 from .._tensor import Tensor
-from .discrete import Categorical
-from .distribution import Distribution
+from .discrete import OverCategorical
 
 
-class Multinomial(Distribution):
+class Multinomial(OverCategorical):
     """Multinomial(total_count, probs | logits): P(x) = n! / prod x_i! prod p_i^x_i."""
 
     def __init__(self, total_count: int = 1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
-        self._categorical = Categorical(probs=probs, logits=logits, validate_args=validate_args)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:], validate_args)
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
+        self._init_categorical(probs, logits, validate_args)
 
     @property
     def param_shape(self) -> Size:
