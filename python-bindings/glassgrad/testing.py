@@ -206,3 +206,4 @@ class MirrorCommunicator(_C.Communicator):
 
 # torch.testing's comparison (docs/porting.md, "Testing").
 from ._assert_close import assert_allclose, assert_close  # noqa: E402,F401
+from ._make_tensor import make_tensor  # noqa: E402,F401
