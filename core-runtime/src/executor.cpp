@@ -204,6 +204,13 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
 
 std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
                                    bool with_arena) {
+  std::vector<Tensor> t(plan_->slots.size());
+  bind_into(t, false, inputs, outputs, with_arena);
+  return t;
+}
+
+void Executor::bind_into(std::vector<Tensor>& t, bool laid_out, const std::vector<Tensor>& inputs,
+                         const std::map<int, Tensor>& outputs, bool with_arena) {
   const HostTimer timer(HostPhase::Bind);
   const Plan& p = *plan_;
   std::map<Device, Tensor> arena;
@@ -212,7 +219,7 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
       arena[kv.first] = arena_for(kv.first, kv.second, debug::allocated_besides_arena(p, kv.first));
     }
   }
-  std::vector<Tensor> t(p.slots.size());
+  // Copy-assigned: a laid-out slot's shape and strides vectors are reused.
   for (size_t k = 0; k < inputs.size(); ++k) t[static_cast<size_t>(p.input_slots[k])] = inputs[k];
   auto returned = [&](int slot) {
     return std::find(p.output_slots.begin(), p.output_slots.end(), slot) != p.output_slots.end();
@@ -231,13 +238,21 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
       case SlotKind::Workspace: {
         if (!with_arena) break;
         const Tensor& a = arena.at(s.info.device);
-        t[id] = Tensor::from_storage(a.storage(), s.info.shape, arena_strides_[id], arena_offsets_[id], s.info.dtype);
+        if (laid_out) {
+          t[id].rebind(a.storage(), arena_offsets_[id]);
+        } else {
+          t[id] = Tensor::from_storage(a.storage(), s.info.shape, arena_strides_[id], arena_offsets_[id], s.info.dtype);
+        }
         break;
       }
       case SlotKind::View: {
         const Tensor& b = t[static_cast<size_t>(s.base)];
         if (b.defined()) {
-          t[id] = Tensor::from_storage(b.storage(), s.info.shape, s.strides, b.offset() + s.view_offset, s.info.dtype);
+          if (laid_out) {
+            t[id].rebind(b.storage(), b.offset() + s.view_offset);
+          } else {
+            t[id] = Tensor::from_storage(b.storage(), s.info.shape, s.strides, b.offset() + s.view_offset, s.info.dtype);
+          }
         } else if (returned(s.id)) {
           // A dry run's view of an arena slot: only a result the caller receives needs a tensor
           // (uninitialized); the others stay unbound, so a memory report allocates nothing for them.
@@ -247,7 +262,6 @@ std::vector<Tensor> Executor::bind(const std::vector<Tensor>& inputs, const std:
       }
     }
   }
-  return t;
 }
 
 void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word) {
@@ -361,11 +375,28 @@ std::vector<Tensor> Executor::dry_run(const std::vector<Tensor>& inputs) {
 }
 
 std::vector<Tensor> Executor::run_steps(const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> t = bind(inputs, {});
+  std::vector<Tensor> t;
+  {
+    const std::lock_guard<std::mutex> lock(spare_mutex_);
+    t.swap(spare_slots_);
+  }
+  const bool laid_out = !t.empty();
+  if (!laid_out) t.resize(plan_->slots.size());
+  bind_into(t, laid_out, inputs, {}, true);
   execute(t, opts_.poison_freed || poison_freed(), nullptr);
   std::vector<Tensor> results;
   results.reserve(plan_->output_slots.size());
   for (int s : plan_->output_slots) results.push_back(t[static_cast<size_t>(s)]);
+  // Kept for the next run only when every slot was bound (so each has its planned layout).
+  bool all_bound = true;
+  for (Tensor& x : t) {
+    all_bound = all_bound && x.defined();
+    x.release();
+  }
+  if (all_bound) {
+    const std::lock_guard<std::mutex> lock(spare_mutex_);
+    if (spare_slots_.empty()) spare_slots_.swap(t);
+  }
   return results;
 }
 

@@ -55,27 +55,35 @@ Tensor Tensor::from_storage(std::shared_ptr<Storage> storage, const Shape& shape
   t.strides_ = strides;
   t.offset_ = offset;
   t.dtype_ = dtype;
-  // Bounds: the furthest element must lie inside the storage.
-  if (t.numel() > 0) {
-    // In checked size arithmetic: the reach below and above the offset (each span is at most
-    // the storage's size when the view fits, so a failed check means it does not).
-    const int64_t cap = static_cast<int64_t>(t.storage_->nbytes() / dtype_size(dtype));
-    int64_t below = 0, above = 0;
-    bool fits = offset >= 0 && offset < cap;
-    for (size_t i = 0; fits && i < shape.size(); ++i) {
-      const int64_t stride = strides[i];
-      int64_t span = 0;
-      fits = stride >= -kMaxSize && stride <= kMaxSize && size_mul(shape[i] - 1, stride < 0 ? -stride : stride, span) &&
-             size_add(stride < 0 ? below : above, span, stride < 0 ? below : above);
-    }
-    if (!fits || offset - below < 0 || offset + above >= cap) {
-      throw IndexError(ErrorMessage("view " + shape_str(shape) + " strides " + shape_str(strides) + " offset " +
-                                    std::to_string(offset) + " reaches outside its storage of " +
-                                    std::to_string(cap) + " elements")
-                           .str());
-    }
-  }
+  t.check_fits_storage();
   return t;
+}
+
+void Tensor::rebind(std::shared_ptr<Storage> storage, int64_t offset) {
+  storage_ = std::move(storage);
+  offset_ = offset;
+  check_fits_storage();
+}
+
+void Tensor::check_fits_storage() const {
+  if (numel() == 0) return;
+  // In checked size arithmetic: the reach below and above the offset (each span is at most
+  // the storage's size when the view fits, so a failed check means it does not).
+  const int64_t cap = static_cast<int64_t>(storage_->nbytes() / dtype_size(dtype_));
+  int64_t below = 0, above = 0;
+  bool fits = offset_ >= 0 && offset_ < cap;
+  for (size_t i = 0; fits && i < shape_.size(); ++i) {
+    const int64_t stride = strides_[i];
+    int64_t span = 0;
+    fits = stride >= -kMaxSize && stride <= kMaxSize && size_mul(shape_[i] - 1, stride < 0 ? -stride : stride, span) &&
+           size_add(stride < 0 ? below : above, span, stride < 0 ? below : above);
+  }
+  if (!fits || offset_ - below < 0 || offset_ + above >= cap) {
+    throw IndexError(ErrorMessage("view " + shape_str(shape_) + " strides " + shape_str(strides_) + " offset " +
+                                  std::to_string(offset_) + " reaches outside its storage of " +
+                                  std::to_string(cap) + " elements")
+                         .str());
+  }
 }
 
 const Device& Tensor::device() const { return storage_ ? storage_->device() : kCpu; }

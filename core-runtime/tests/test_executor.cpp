@@ -217,6 +217,51 @@ TEST_F(Executing, OutputsAreFreshTensorsThatSurviveTheNextRun) {
   EXPECT_EQ(first.storage()->name(), "y");
 }
 
+TEST_F(Executing, RepeatedRunsRebindEverySlotAndHoldNoMemoryAfterwards) {
+  // A run binds into the slot tensors of the run before (Executor::bind_into): each run must see
+  // its own inputs and the arena it got (here a new one after release_arenas), and after a run the
+  // executor must hold neither the inputs nor the arena.
+  Graph g;
+  ValueId x = g.add_leaf("x", f64({2, 3}), ValueKind::Input);
+  ValueId h = g.add("RtAddOne", {x});
+  ValueId a = g.add("RtAddOne", {g.add("Permute", {h}, Attrs{{"dims", std::vector<int64_t>{1, 0}}})});
+  ValueId b = g.add("RtAdd", {g.add("RtAddOne", {g.add("Permute", {x}, Attrs{{"dims", std::vector<int64_t>{1, 0}}})}), a});
+  const auto plan = plan_of(g, {a, b});
+  Executor ex(plan);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (int run = 0; run < 4; ++run) {
+    if (run == 2) release_arenas();
+    Tensor xs = Tensor::empty({2, 3}, DType::Float64);
+    for (int i = 0; i < 6; ++i) xs.data<double>()[i] = u(rng);
+    std::vector<double> want_a, want_b;
+    {
+      const auto want = eager_values(g, {{x, xs}});  // holds xs: dropped before the check below
+      want_a = values(want[static_cast<size_t>(a)]);
+      want_b = values(want[static_cast<size_t>(b)]);
+    }
+    const std::weak_ptr<Storage> input = xs.storage();
+    const auto got = ex.run({xs});
+    EXPECT_EQ(values(got[0]), want_a) << run;
+    EXPECT_EQ(values(got[1]), want_b) << run;
+    xs = Tensor();
+    EXPECT_TRUE(input.expired()) << "run " << run << ": the executor still holds its input";
+  }
+  const std::weak_ptr<Storage> arena = arena_for(Device::cpu(), 0, 0).storage();
+  release_arenas();
+  EXPECT_TRUE(arena.expired()) << "the executor still holds the arena";
+}
+
+TEST_F(Executing, RebindChecksTheViewAgainstTheNewStorage) {
+  Tensor t = Tensor::zeros({4, 4}, DType::Float32).slice(0, 1, 3);  // [2, 4] at offset 4
+  t.release();
+  EXPECT_FALSE(t.defined());
+  t.rebind(Tensor::zeros({12}, DType::Float32).storage(), 4);
+  EXPECT_EQ(t.shape(), (Shape{2, 4}));
+  EXPECT_EQ(t.offset(), 4);
+  EXPECT_THROW(t.rebind(Tensor::zeros({11}, DType::Float32).storage(), 4), IndexError);
+}
+
 TEST_F(Executing, AViewOutputKeepsItsBaseAndReadsThroughIt) {
   Graph g;
   ValueId x = g.add_leaf("x", f64({2, 3}), ValueKind::Input);

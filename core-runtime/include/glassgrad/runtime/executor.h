@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,11 @@ class Executor {
   // view of one becomes a fresh tensor of its shape.
   std::vector<Tensor> bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
                            bool with_arena = true);
+  // bind() into t: a vector of every slot's tensor (fresh ones default-constructed), where
+  // `laid_out` says that t holds this plan's slots from an earlier run (released, layouts kept):
+  // those are rebound (Tensor::rebind) instead of made again.
+  void bind_into(std::vector<Tensor>& t, bool laid_out, const std::vector<Tensor>& inputs,
+                 const std::map<int, Tensor>& outputs, bool with_arena);
   void execute(std::vector<Tensor>& t, bool poison_now, void* error_word);
   void execute_steps(std::vector<Tensor>& t, bool poison_now, void* error_word,
                      const std::shared_ptr<const StepObserver>& observer,
@@ -99,6 +105,12 @@ class Executor {
   // the plan only (bind() made them again every run); empty strides for other slots.
   std::vector<Strides> arena_strides_;
   std::vector<int64_t> arena_offsets_;
+  // The slot tensors of the last finished run, each released (it holds no memory: an arena
+  // replaced since is freed) with its layout kept, so the next run binds without allocating a
+  // shape and strides per slot. A run takes them under spare_mutex_; a run started while another
+  // holds them (a hook, another thread) binds fresh tensors.
+  std::vector<Tensor> spare_slots_;
+  std::mutex spare_mutex_;
   std::unique_ptr<GraphState> graph_;
 };
 

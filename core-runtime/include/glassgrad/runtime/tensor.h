@@ -27,6 +27,13 @@ class Tensor {
   static Tensor from_storage(std::shared_ptr<Storage> storage, const Shape& shape, const Strides& strides,
                              int64_t offset, DType dtype);
 
+  // The same view (shape, strides, dtype) over `storage` from element `offset`, checked as
+  // from_storage checks a view, keeping the shape and strides vectors: rebinding allocates
+  // nothing (the executor rebinds a plan's slots every run: Executor::bind).
+  void rebind(std::shared_ptr<Storage> storage, int64_t offset);
+  // Drops the storage and keeps the layout for a later rebind; defined() is false until then.
+  void release() { storage_.reset(); }
+
   bool defined() const { return storage_ != nullptr; }
   const Shape& shape() const { return shape_; }
   const Strides& strides() const { return strides_; }
@@ -74,6 +81,7 @@ class Tensor {
   static Shape infer_shape(const Shape& requested, int64_t numel, const char* op);
 
  private:
+  void check_fits_storage() const;  // from_storage's bounds check: the furthest element lies inside
   std::shared_ptr<Storage> storage_;
   Shape shape_;
   Strides strides_;
