@@ -92,3 +92,26 @@ def test_features_from_the_layers_of_a_sequential():
         net(fw.tensor(X - 0.5))
         features[fw.__name__] = got["relu"]
     np.testing.assert_allclose(features["glassgrad"], features["torch"], rtol=1e-6)
+
+
+def _global_hooks_run(fw):
+    emptied, plain = Scale.build(fw.nn), Scale.build(fw.nn)
+    emptied.register_forward_hook(lambda mod, a, out: out + 100).remove()  # an empty table of its own
+    g = fw.nn.modules.module
+    handles = [g.register_module_forward_pre_hook(lambda mod, a: (a[0] * 3,)),
+               g.register_module_forward_hook(lambda mod, a, out: out + 1)]
+    try:
+        during = [m(fw.tensor(X), k=2.0).detach().numpy() for m in (emptied, plain)]
+    finally:
+        for h in handles:
+            h.remove()
+    after = [m(fw.tensor(X), k=2.0).detach().numpy() for m in (emptied, plain)]
+    return during, after
+
+
+def test_global_hooks_reach_modules_with_no_table_or_an_emptied_one():
+    # Module.__call__ asks for hooks only where a table exists (its own or a global one).
+    got, want = _global_hooks_run(gg), _global_hooks_run(torch)
+    for g, w in zip(got[0] + got[1], want[0] + want[1]):
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    np.testing.assert_allclose(got[0][1], X * 3 * 2 + 1, rtol=1e-6)

@@ -66,8 +66,9 @@ BACKWARD, BACKWARD_PRE = _KINDS[2], _KINDS[3]  # backward_hooks.FULL and .PRE
 
 def has_hooks(module) -> bool:
     """Whether a call of module runs any hook (its own tables or the global ones: a table whose
-    hooks were all removed is empty, so it counts as none). Module.__call__ asks this of every
-    call and writes the same lookups out: a change here goes there too."""
+    hooks were all removed is empty, so it counts as none). Module.__call__ asks this of a call
+    only when the module has a table of its own or a global one exists (a table is made by the
+    first registration, _table): a table made elsewhere must keep that true."""
     d, g = module.__dict__, GLOBAL_TABLES
     return bool(d.get(PRE) or d.get(POST) or d.get(BACKWARD) or d.get(BACKWARD_PRE)
                 or g.get(PRE) or g.get(POST) or g.get(BACKWARD) or g.get(BACKWARD_PRE))

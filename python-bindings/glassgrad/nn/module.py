@@ -588,12 +588,16 @@ class Module:
         scopes.append(scope_ or kind)
         layers.append(f"{kind} '{scope_}'" if scope_ else kind)
         try:
-            # forward_hooks.has_hooks(self), written out: the module's own tables, then the global ones
-            d, g = self.__dict__, _HOOK_GLOBALS
-            if (d.get(_PRE) or d.get(_POST) or d.get(_BW_FULL) or d.get(_BW_PRE)
-                    or g.get(_PRE) or g.get(_POST) or g.get(_BW_FULL) or g.get(_BW_PRE)):
+            # The hook tables are made by the first registration: a module with none of its own
+            # and no global table has no hook to run; otherwise forward_hooks.has_hooks decides
+            # (a table whose hooks were all removed is empty).
+            d = self.__dict__
+            if ((_PRE in d or _POST in d or _BW_FULL in d or _BW_PRE in d or _HOOK_GLOBALS)
+                    and _hooks.has_hooks(self)):
                 return _hooks.call_with_hooks(self, self.forward, args, kwargs)
-            return self.forward(*args, **kwargs)
+            if kwargs:
+                return self.forward(*args, **kwargs)
+            return self.forward(*args)
         finally:
             scopes.pop()
             layers.pop()
