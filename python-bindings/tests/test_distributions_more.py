@@ -91,3 +91,20 @@ def test_base_class_errors_and_expand():
     assert e.batch_shape == (3, 5) and e.loc.shape == (3, 5) and e.rsample((2,)).shape == (2, 3, 5)
     with pytest.raises(ValueError, match="scale must be positive"):
         D.Cauchy(0.0, -1.0)
+
+
+@pytest.mark.parametrize("make", [lambda: D.Gumbel(_t(LOC), _t(SCALE)), lambda: D.Pareto(_t(SCALE), _t(SCALE + 1)),
+                                  lambda: D.Cauchy(_t(LOC), _t(SCALE)), lambda: D.HalfNormal(_t(SCALE)),
+                                  lambda: D.Geometric(probs=_t(U)), lambda: D.Binomial(4, probs=_t(U))])
+def test_kl_of_a_distribution_with_itself_is_zero_and_of_another_positive(make):
+    p = make()
+    np.testing.assert_allclose(D.kl_divergence(p, p).numpy(), 0.0, atol=1e-12)
+    q = p.expand(p.batch_shape)
+    for name, v in vars(q).items():  # move every parameter a little: KL becomes positive
+        if isinstance(v, gg.Tensor) and v.dtype == gg.float64 and name in ("loc", "scale", "alpha", "probs"):
+            setattr(q, name, v * 0.9 if name != "loc" else v + 0.3)
+    if isinstance(q, D.HalfNormal):
+        q = D.HalfNormal(_t(SCALE * 0.9))
+    if isinstance(q, (D.Geometric, D.Binomial)):
+        q = type(p)(probs=_t(U * 0.9)) if isinstance(q, D.Geometric) else D.Binomial(4, probs=_t(U * 0.9))
+    assert np.all(D.kl_divergence(p, q).numpy() > 0)

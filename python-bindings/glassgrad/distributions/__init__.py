@@ -21,7 +21,7 @@ from .multivariate_normal import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
-from . import kl_more  # registers the closed forms of the pairs above
+from . import kl_families, kl_more  # register the closed forms of the pairs above
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
@@ -29,4 +29,4 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
-del kl_more
+del kl_families, kl_more
