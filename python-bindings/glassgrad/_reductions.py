@@ -100,8 +100,8 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
 
 
 def _correction(unbiased, correction, where: str):
-    if correction is not None:
-        return int(correction)
+    if correction is not None:  # a number (PyTorch's Scalar): 1.5 stays 1.5
+        return int(correction) if float(correction).is_integer() else float(correction)
     if unbiased is None:
         return 1
     if not isinstance(unbiased, builtins.bool):
@@ -136,6 +136,12 @@ def _var(input: Tensor, dim, unbiased, keepdim: bool, correction, node: Optional
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
     if x.numel() == 0:  # the engine's Var, as its Mean, refuses an empty input: PyTorch's NaN (or empty)
         return mul(_sum(x, dims or None, keepdim), math.nan)
+    if isinstance(corr, float):
+        # the engine's Var takes whole corrections: the population variance (correction 0) scaled
+        # by N / (N - correction), inf past the degrees of freedom (NaN where it is 0) as PyTorch's
+        scale = count / (count - corr) if count - corr > 0 else math.inf
+        population = _op("Var", [x], {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": 0})
+        return _op("Mul", [population, constant(scale, x.dtype, x.device)], _named(x, node) if node else {})
     attrs = {"dims": dims, "keepdim": builtins.bool(keepdim), "correction": corr}
     return _op("Var", [x], {**attrs, **_named(x, node)} if node else attrs)
 
@@ -365,7 +371,20 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     if not x.dtype.is_floating_point:
         raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {x.dtype} (shape "
                                   f"{list(x.shape)}), as in PyTorch\n  fix: x.float().norm(...) or norm(x, dtype=torch.float32)")
+    if p == "nuc":  # the nuclear norm of the matrices over two dims (all of a 2-d input by default)
+        from .linalg import matrix_norm
+        dims = dims_of(dim, x, "norm") if dim is not None else list(range(x.ndim))
+        if len(dims) != 2:
+            raise _C.InvalidArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}"
+                                          f"\n  norm: p='nuc' is a matrix norm, the input has shape {list(x.shape)}"
+                                          f"\n  fix: name the two matrix dims, e.g. dim=(-2, -1)")
+        return matrix_norm(x, "nuc", dim=tuple(dims), keepdim=keepdim)
     dims = dims_of(dim, x, "norm")
+    if is_number(p) and float(p) < 0 and 0 in ([x.shape[d] for d in dims] if dims else [x.numel()]):
+        raise _C.InvalidArgumentError(f"linalg.vector_norm cannot compute the {p} norm on an empty tensor because the "
+                                      f"operation does not have an identity\n  norm: a negative p reduces by a "
+                                      f"minimum, and dims {dims or 'all'} of shape {list(x.shape)} are empty\n  fix: "
+                                      f"check the input's size first, or use p >= 0")
     if p in ("fro", 2, 2.0, None):
         s = _sum(mul(x, x), dims, keepdim)
         zero = eq(s, 0)

@@ -59,3 +59,32 @@ def test_mode_of_bfloat16_as_its_float32_values():
     assert half.values.dtype == gg.bfloat16
     np.testing.assert_array_equal(half.values.float().numpy(), full.values.numpy())
     np.testing.assert_array_equal(half.indices.numpy(), full.indices.numpy())
+
+
+@pytest.mark.parametrize("correction", [0.5, 1.5, 2.5])
+def test_fractional_correction_as_numpy_ddof(correction):
+    a = np.random.default_rng(8).standard_normal((3, 5))
+    for dim in (None, 0, 1):
+        got = gg.var(gg.tensor(a), dim=dim, correction=correction)
+        np.testing.assert_allclose(got.numpy(), np.var(a, axis=dim, ddof=correction), rtol=1e-12)
+        got = gg.std(gg.tensor(a), dim=dim, correction=correction)
+        np.testing.assert_allclose(got.numpy(), np.std(a, axis=dim, ddof=correction), rtol=1e-12)
+    x = gg.tensor(a, requires_grad=True)
+    gg.var(x, dim=1, correction=correction).sum().backward()
+    want = 2 * (a - a.mean(1, keepdims=True)) / (a.shape[1] - correction)
+    np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-12)
+
+
+def test_nuclear_norm_as_numpy():
+    a = np.random.default_rng(9).standard_normal((4, 3))
+    np.testing.assert_allclose(float(gg.norm(gg.tensor(a), p="nuc")), np.linalg.norm(a, "nuc"), rtol=1e-12)
+    with pytest.raises(ValueError, match="2-tuple"):
+        gg.norm(gg.tensor(np.ones((2, 3, 4))), p="nuc")
+
+
+def test_negative_p_norm_of_empty_raises():
+    with pytest.raises(ValueError, match="does not have an identity"):
+        gg.norm(gg.ones(0, 3), p=-1)
+    with pytest.raises(ValueError, match="does not have an identity"):
+        gg.norm(gg.ones(0, 3), p=-2, dim=0)
+    np.testing.assert_array_equal(gg.norm(gg.ones(0, 3), p=-1, dim=1).numpy(), np.zeros(0))

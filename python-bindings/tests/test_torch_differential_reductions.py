@@ -68,3 +68,37 @@ def test_mode_of_half_precision_as_torch(dtype):
     for dim in (0, 1, -1):
         for keepdim in (False, True):
             same(lambda lib, x: lib.mode(x.to(getattr(lib, dtype)), dim, keepdim), x, where=f"mode({dtype}, {dim})")
+
+
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("correction", [0.5, 1.5, 2, 3.5, 5])
+def test_fractional_correction_as_torch(name, correction):
+    x = np.random.default_rng(4).standard_normal((3, 4))
+    for dim in (None, 0, 1, (0, 1)):
+        for keepdim in (False, True):
+            same(lambda lib, x: getattr(lib, name)(x, dim=dim, correction=correction, keepdim=keepdim), x,
+                 where=f"{name}(dim={dim}, correction={correction})")
+    if name == "var":
+        for dim in (None, 0, 1):
+            if (x.size if dim is None else x.shape[dim]) <= correction:
+                continue  # no degrees of freedom: PyTorch's gradient divides by N - correction, its value by 0
+            (tv, _, tg), (gv, _, g) = _grads(lambda lib, x: lib.var(x, dim=dim, correction=correction), x)
+            np.testing.assert_allclose(gv, tv, rtol=1e-12)
+            np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("p", [-1, -2, -0.5, float("-inf")])
+def test_negative_p_norm_of_empty_raises_as_torch(p):
+    for shape, dim in [((0, 4), None), ((0, 4), 0), ((0, 4), 1), ((3, 4), 0)]:
+        same(lambda lib, x: lib.norm(x, p=p, dim=dim), np.ones(shape), where=f"norm({shape}, p={p}, dim={dim})")
+
+
+def test_nuclear_norm_as_torch():
+    x = np.random.default_rng(6).standard_normal((2, 3, 4))
+    for dim, keepdim in [((0, 1), False), ((1, 2), True), ((-1, -2), False), (None, False)]:
+        same(lambda lib, x: lib.norm(x, p="nuc", dim=dim, keepdim=keepdim), x, where=f"nuc {dim}")
+    same(lambda lib, x: lib.norm(x, p="nuc"), x[0], where="nuc of a matrix")
+    (tv, _, tg), (gv, _, g) = _grads(lambda lib, x: lib.norm(x, p="nuc", dim=(1, 2)), x)
+    np.testing.assert_allclose(gv, tv, rtol=1e-12)
+    np.testing.assert_allclose(g, tg, rtol=1e-9, atol=1e-12)
+
