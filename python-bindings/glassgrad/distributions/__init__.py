@@ -30,3 +30,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
 del kl_families, kl_more
+
+from ._torch_modules import register as _register_torch_modules
+_register_torch_modules(__name__, globals())  # torch.distributions.normal, .categorical, ... (module names)
+del _register_torch_modules
