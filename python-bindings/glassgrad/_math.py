@@ -855,7 +855,8 @@ def _shift(input, other, left: builtins.bool) -> Tensor:
     # negative count, gives 0 (or -1 for a negative x shifted right), as PyTorch's kernels do; an
     # int64 shifted left by 63 keeps its lowest bit as the sign (2^63 is no int64).
     wide_dt = DTYPES["int64"]
-    x, y = as_operand(x, wide_dt, dev), as_operand(y, wide_dt, dev)
+    # a number joins in the result's dtype first, wrapping (-2 >> a uint8 tensor shifts 254), as PyTorch's
+    x, y = (as_operand(as_operand(v, dt, dev) if is_number(v) else v, wide_dt, dev) for v in (x, y))
     width = 8 * np.dtype(_NP[_dtypes.plain(dt)]).itemsize
     wide = logical_or(ge(y, min(width, 63)), lt(y, 0))
     n = _op("Where", [wide, constant(0, wide_dt, dev), y])

@@ -1,7 +1,8 @@
 """copysign, xlogy and ldexp promote as PyTorch documents without needing torch: the result type
 of the two operands, the default float only when both are integral or bool (an int8 tensor and a
 float16 one give float16; a 0-d float64 joining an int tensor gives float64, a 0-d float64 beside
-a float32 tensor float32). Values against NumPy."""
+a float32 tensor float32). A number shifted by an integer tensor joins in its dtype first (-2 >> a
+uint8 tensor shifts 254). Values against NumPy."""
 import numpy as np
 import pytest
 
@@ -48,3 +49,13 @@ def test_ldexp_float64_gradient_by_finite_differences():
     fd = [((a * np.exp2(e + h * np.eye(5)[i])).sum() - (a * np.exp2(e - h * np.eye(5)[i])).sum()) / (2 * h)
           for i in range(5)]
     np.testing.assert_allclose(y.grad.numpy(), fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16"])
+def test_a_number_shifted_by_a_tensor_wraps_into_its_dtype_first(dtype):
+    shifts = np.array([1, 2, 3])
+    for number in (-2, 200, -200, 1000):
+        wrapped = np.array(number).astype(np.int64).astype(dtype)  # the number in the tensor's dtype
+        got = number >> gg.tensor(shifts).to(getattr(gg, dtype))
+        assert got.dtype == getattr(gg, dtype)
+        np.testing.assert_array_equal(got.numpy(), np.right_shift(wrapped, shifts.astype(dtype)))

@@ -47,3 +47,11 @@ def test_floating_binary_gradients_as_torch(name):
     np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-12, atol=1e-12)
     if grads[0][1] is not None:
         np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_shifts_of_a_number_by_a_tensor_as_torch(dtype):
+    import operator
+    for number, op in itertools.product([-2, 3, 200, -200, 1000, 0, 63, 64, -1], [operator.rshift, operator.lshift]):
+        same(lambda lib, x: op(number, x.to(getattr(lib, dtype))), np.array([1, 2, 3]), where=f"{number} {op.__name__} {dtype}")
+        same(lambda lib, x: op(x.to(getattr(lib, dtype)), number), np.array([100, 2, -3]), where=f"{dtype} {op.__name__} {number}")
