@@ -36,6 +36,10 @@ CASES = {
                          ("mean", "mode", "variance")),
     "NegativeBinomialP": (lambda m, a, b, c: m.NegativeBinomial(c, probs=b / 2.1), lambda: np.round(B * 4),
                           ("mean", "mode", "variance")),
+    "InverseGamma": (lambda m, a, b, c: m.InverseGamma(c, b), lambda: np.abs(A) + 0.2,
+                     ("mean", "mode", "variance", "stddev", "entropy", "cdf")),
+    "Kumaraswamy": (lambda m, a, b, c: m.Kumaraswamy(b, c), lambda: U, PROPS),
+    "KumaraswamyMode": (lambda m, a, b, c: m.Kumaraswamy(c, b * 0.5), lambda: U, ("mode", "mean", "variance")),
     "Normal": (lambda m, a, b, c: m.Normal(a, b), lambda: A, ("icdf", "mode")),
     "Uniform": (lambda m, a, b, c: m.Uniform(a, a + b), lambda: A + 0.3 * B, ("icdf", "mode")),
     "Exponential": (lambda m, a, b, c: m.Exponential(b), lambda: np.abs(A), ("icdf", "mode")),
@@ -80,7 +84,7 @@ def test_values_and_log_prob_gradients_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["Cauchy", "HalfNormal", "HalfCauchy", "Gumbel", "Weibull", "Pareto", "Geometric",
-                                  "NegativeBinomial", "Binomial"])
+                                  "NegativeBinomial", "Binomial", "InverseGamma", "Kumaraswamy"])
 def test_shapes_expand_and_draws(name):
     make, _, _ = CASES[name]
     ours = make(D, *(gg.tensor(x) for x in (A, B, C)))

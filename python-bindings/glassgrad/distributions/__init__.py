@@ -2,7 +2,7 @@
 Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, Categorical,
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
 Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
-OneHotCategoricalStraightThrough, TransformedDistribution (with the transforms and constraints
+OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, TransformedDistribution (with the transforms and constraints
 modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
 (docs/distributions.md)."""
 from . import constraints, transforms
@@ -20,11 +20,12 @@ from .multinomial import Multinomial
 from .multivariate_normal import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
+from .transformed_families import InverseGamma, Kumaraswamy
 from .trials import Geometric, NegativeBinomial
 from . import kl_families, kl_more  # register the closed forms of the pairs above
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-           "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "Laplace",
+           "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
            "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
