@@ -23,6 +23,7 @@ from .transformed import TransformedDistribution
 from .transformed_families import InverseGamma, Kumaraswamy
 from .trials import Geometric, NegativeBinomial
 from . import kl_families, kl_more  # register the closed forms of the pairs above
+from . import supports  # attaches each class's arg_constraints and support
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
@@ -30,7 +31,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
-del kl_families, kl_more
+del kl_families, kl_more, supports
 
 from ._torch_modules import register as _register_torch_modules
 _register_torch_modules(__name__, globals())  # torch.distributions.normal, .categorical, ... (module names)

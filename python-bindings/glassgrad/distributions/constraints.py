@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["Constraint", "boolean", "greater_than", "greater_than_eq", "half_open_interval", "independent",
-           "integer_interval", "interval", "less_than", "nonnegative", "nonnegative_integer", "positive",
+           "integer_interval", "interval", "less_than", "nonnegative", "nonnegative_integer", "one_hot", "positive",
            "positive_integer", "real", "real_vector", "simplex", "unit_interval"]
 
 
@@ -73,6 +73,14 @@ class _Independent(Constraint):
         return ok
 
 
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value) -> Any:
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
 class _Simplex(Constraint):
     event_dim = 1
 
@@ -117,3 +125,4 @@ unit_interval = interval(0.0, 1.0)
 nonnegative_integer = _Interval(0, None, discrete=True)
 positive_integer = _Interval(1, None, discrete=True)
 simplex = _Simplex()
+one_hot = _OneHot()

@@ -41,6 +41,8 @@ class Distribution:
 
     has_rsample = False
     has_enumerate_support = False
+    arg_constraints: dict = {}  # parameter name -> Constraint (supports.py fills them in per class)
+    support: Any = None  # the Constraint every value satisfies
 
     def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args: Optional[bool] = None):
         self._batch_shape = Size(tuple(batch_shape))
