@@ -43,6 +43,8 @@ REPOSITORIES = {
     "code-of-learn-deep-learning-with-pytorch": "github.com/L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
     "Machine-Learning-Collection": "github.com/aladdinpersson/Machine-Learning-Collection",
     "dataflowr-notebooks": "github.com/dataflowr/notebooks",
+    "deeplearning-models": "github.com/rasbt/deeplearning-models",
+    "stat453-deep-learning-ss21": "github.com/rasbt/stat453-deep-learning-ss21",
 }
 
 
