@@ -86,6 +86,16 @@ def code_cells(path):
     return out
 
 
+# a course notebook's epoch setting, a line of its own (`num_epochs = 10`, `NUM_EPOCHS = 100`)
+EPOCHS = re.compile(r"^(num_epochs|NUM_EPOCHS)( ?= ?)\d+$")
+
+
+def one_epoch(path):
+    """`changes` for ported_cells/run_cells setting the notebook's epoch count to 1."""
+    lines = {line for cell in code_cells(path) for line in cell.split("\n") if EPOCHS.match(line)}
+    return {line: EPOCHS.sub(r"\g<1>\g<2>1", line) for line in lines}
+
+
 def ported_cells(path, changes=None):
     """The code cells with their imports ported; asserts that only import lines changed. `changes`
     ({line: replacement}) then rewrites whole lines a test names (a size written into a notebook);

@@ -10,18 +10,16 @@ Every notebook here also ran under PyTorch 2.14.1 on the same files (a driver ou
 repository): the cells that raise are the ones PyTorch's run raises, and the lines checked are
 ones PyTorch's run prints alike (with `glassgrad.` for `torch.` in dtype and Size names)."""
 import os
-import re
 import shutil
 
 import pytest
 
 from data_fixtures import write_cifar, write_mnist
-from notebook_cells import assert_raised, code_cells, run_cells
+from notebook_cells import assert_raised, one_epoch, run_cells
 from script_sources import checkout, needs, port_script
 
 REPO = "deeplearning-models"
 ROOT = "pytorch_ipynb"
-EPOCHS = re.compile(r"^(num_epochs|NUM_EPOCHS)( ?= ?)\d+$")
 
 IN_WORKER = "IndexError: Caught IndexError in DataLoader worker process 0"
 NOT_DEFINED = "NameError: name"  # a cell using what a failed cell would have defined
@@ -101,12 +99,6 @@ def _prepare(folder, notebook):
     write_cifar(os.path.join(folder, "data"), n_per_batch=40, n_test=40)
 
 
-def _one_epoch(path):
-    """{line: the line with its epoch count 1} for the notebook's epoch settings."""
-    lines = {line for cell in code_cells(path) for line in cell.split("\n") if EPOCHS.match(line)}
-    return {line: EPOCHS.sub(r"\g<1>\g<2>1", line) for line in lines}
-
-
 @needs(REPO)
 @pytest.mark.parametrize("notebook", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else [])
                                       for n in sorted(NOTEBOOKS)])
@@ -117,7 +109,7 @@ def test_notebooks_run_as_under_pytorch(tmp_path, notebook):
     _prepare(str(folder), notebook)
     path = os.path.join(checkout(REPO), ROOT, notebook)
     raises, shown = NOTEBOOKS[notebook]
-    raised, out, err = run_cells(str(folder), path, hide=LEFT_OUT, changes=_one_epoch(path))
+    raised, out, err = run_cells(str(folder), path, hide=LEFT_OUT, changes=one_epoch(path))
     assert_raised(raised, raises, out, err)
     for line in shown:
         assert line in out, (line, out[-3000:])
