@@ -40,6 +40,10 @@ CASES = {
                      ("mean", "mode", "variance", "stddev", "entropy", "cdf")),
     "Kumaraswamy": (lambda m, a, b, c: m.Kumaraswamy(b, c), lambda: U, PROPS),
     "KumaraswamyMode": (lambda m, a, b, c: m.Kumaraswamy(c, b * 0.5), lambda: U, ("mode", "mean", "variance")),
+    "FisherSnedecor": (lambda m, a, b, c: m.FisherSnedecor(c, c + 2.5), lambda: np.abs(A) + 0.1,
+                       ("mean", "mode", "variance", "stddev")),
+    "FisherSnedecorNaN": (lambda m, a, b, c: m.FisherSnedecor(b, b + 1), lambda: np.abs(A) + 0.1,
+                          ("mean", "mode", "variance")),
     "Normal": (lambda m, a, b, c: m.Normal(a, b), lambda: A, ("icdf", "mode")),
     "Uniform": (lambda m, a, b, c: m.Uniform(a, a + b), lambda: A + 0.3 * B, ("icdf", "mode")),
     "Exponential": (lambda m, a, b, c: m.Exponential(b), lambda: np.abs(A), ("icdf", "mode")),
@@ -84,7 +88,8 @@ def test_values_and_log_prob_gradients_match_torch(name):
 
 
 @pytest.mark.parametrize("name", ["Cauchy", "HalfNormal", "HalfCauchy", "Gumbel", "Weibull", "Pareto", "Geometric",
-                                  "NegativeBinomial", "Binomial", "InverseGamma", "Kumaraswamy"])
+                                  "NegativeBinomial", "Binomial", "InverseGamma", "Kumaraswamy",
+                                  "FisherSnedecor"])
 def test_shapes_expand_and_draws(name):
     make, _, _ = CASES[name]
     ours = make(D, *(gg.tensor(x) for x in (A, B, C)))

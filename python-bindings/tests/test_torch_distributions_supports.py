@@ -18,7 +18,7 @@ MAKERS = [
     lambda L, t: L.Exponential(t(1.0)), lambda L, t: L.HalfNormal(t(1.0)), lambda L, t: L.HalfCauchy(t(1.0)),
     lambda L, t: L.Weibull(t(1.0), t(2.0)), lambda L, t: L.Pareto(t(1.0), t(2.0)),
     lambda L, t: L.Gamma(t(2.0), t(1.0)), lambda L, t: L.Chi2(t(3.0)), lambda L, t: L.Beta(t(2.0), t(3.0)),
-    lambda L, t: L.StudentT(t(3.0)), lambda L, t: L.Poisson(t(2.0)), lambda L, t: L.Binomial(3, probs=t(0.4)),
+    lambda L, t: L.StudentT(t(3.0)), lambda L, t: L.FisherSnedecor(t(3.0), t(5.0)), lambda L, t: L.Poisson(t(2.0)), lambda L, t: L.Binomial(3, probs=t(0.4)),
     lambda L, t: L.Bernoulli(probs=t(0.4)), lambda L, t: L.Geometric(probs=t(0.4)),
     lambda L, t: L.NegativeBinomial(t(3.0), probs=t(0.4)), lambda L, t: L.Categorical(probs=t([0.2, 0.3, 0.5])),
     lambda L, t: L.TransformedDistribution(L.Normal(t(0.0), t(1.0)), [L.transforms.SigmoidTransform()]),

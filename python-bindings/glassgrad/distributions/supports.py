@@ -10,6 +10,7 @@ from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
 from .counts import Binomial, Poisson
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .extreme_value import Gumbel, Pareto, Weibull
+from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .independent import Independent
 from .mixture import MixtureSameFamily
@@ -29,6 +30,7 @@ _TABLE = [
     (Pareto, {"alpha": C.positive, "scale": C.positive}, property(lambda self: C.greater_than_eq(self.scale))),
     (Gamma, {"concentration": C.positive, "rate": C.positive}, C.nonnegative),
     (Chi2, {"df": C.positive}, C.nonnegative),
+    (FisherSnedecor, {"df1": C.positive, "df2": C.positive}, C.positive),
     (Beta, {"concentration1": C.positive, "concentration0": C.positive}, C.unit_interval),
     (Dirichlet, {"concentration": C.independent(C.positive, 1)}, C.simplex),
     (StudentT, {"df": C.positive, "loc": C.real, "scale": C.positive}, C.real),
