@@ -13,8 +13,10 @@ from typing import Any, Dict, Tuple
 # PyTorch's module -> the classes it defines there that glassgrad has (torch 2.14's layout)
 TORCH_MODULES: Dict[str, Tuple[str, ...]] = {
     "bernoulli": ("Bernoulli",), "beta": ("Beta",), "binomial": ("Binomial",), "categorical": ("Categorical",),
-    "chi2": ("Chi2",), "dirichlet": ("Dirichlet",), "exponential": ("Exponential",), "geometric": ("Geometric",),
-    "gumbel": ("Gumbel",), "half_cauchy": ("HalfCauchy",), "half_normal": ("HalfNormal",), "laplace": ("Laplace",),
+    "chi2": ("Chi2",), "dirichlet": ("Dirichlet",), "exponential": ("Exponential",),
+    "fishersnedecor": ("FisherSnedecor",), "geometric": ("Geometric",),
+    "gumbel": ("Gumbel",), "half_cauchy": ("HalfCauchy",), "half_normal": ("HalfNormal",),
+    "inverse_gamma": ("InverseGamma",), "kumaraswamy": ("Kumaraswamy",), "laplace": ("Laplace",),
     "log_normal": ("LogNormal",), "mixture_same_family": ("MixtureSameFamily",),
     "negative_binomial": ("NegativeBinomial",), "normal": ("Normal",), "one_hot_categorical": ("OneHotCategorical", "OneHotCategoricalStraightThrough"),
     "pareto": ("Pareto",), "poisson": ("Poisson",), "relaxed_bernoulli": ("RelaxedBernoulli",),
