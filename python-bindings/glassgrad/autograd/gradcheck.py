@@ -17,6 +17,7 @@ import numpy as np
 
 from .._runtime import no_grad
 from .._tensor import Tensor, tensor
+from .._finite_differences import central_difference_rows
 from ..debug import errors as _debug_errors
 from .gradients import grad as _grad
 
@@ -53,27 +54,20 @@ def _numerical(func: Callable, inputs: tuple, wrt: List[int], eps: float) -> Lis
     """jac[k][o]: [numel of input wrt[k], numel of output o] by central differences, func run on
     fresh tensors of the inputs' dtypes, devices and requires_grad (func may differentiate them
     itself, as gradgradcheck's does)."""
-    base = {i: _host(inputs[i]) for i in wrt}
+    arrays = [_host(a) if i in wrt else np.zeros(0) for i, a in enumerate(inputs)]
+    sizes: List[int] = []
 
-    def run(moved: dict) -> List[np.ndarray]:
-        args = [tensor(moved[i], dtype=inputs[i].dtype, device=inputs[i].device, requires_grad=True) if i in moved
+    def run(moved: List[np.ndarray]) -> np.ndarray:
+        args = [tensor(moved[i], dtype=inputs[i].dtype, device=inputs[i].device, requires_grad=True) if i in wrt
                 else a for i, a in enumerate(inputs)]
-        return [_host(o).reshape(-1) for o in _floating_outputs(func(*args))]
+        outs = [_host(o).reshape(-1) for o in _floating_outputs(func(*args))]
+        sizes[:] = [o.size for o in outs]
+        return np.concatenate(outs) if outs else np.zeros(0)
 
     jac: List[List[np.ndarray]] = []
     for i in wrt:
-        flat = base[i].reshape(-1)
-        rows: List[List[np.ndarray]] = []
-        for j in range(flat.size):
-            old = flat[j]
-            flat[j] = old + eps
-            up = run(base)
-            flat[j] = old - eps
-            down = run(base)
-            flat[j] = old
-            rows.append([(u - d) / (2 * eps) for u, d in zip(up, down)])
-        n_out = len(rows[0]) if rows else len(run(base))
-        jac.append([np.stack([r[o] for r in rows]) if rows else np.zeros((0, 0)) for o in range(n_out)])
+        rows = central_difference_rows(run, arrays, i, eps)
+        jac.append(np.split(rows, np.cumsum(sizes)[:-1], axis=1) if sizes else [])
     return jac
 
 
