@@ -6,6 +6,7 @@ import pytest
 
 import glassgrad as gg
 import glassgrad.distributions as D
+from distribution_checks import log_prob_and_backward_match
 
 torch = pytest.importorskip("torch")
 TD = torch.distributions
@@ -35,12 +36,7 @@ def test_matches_torch(name):
     ours_p = [gg.tensor(x, requires_grad=True) for x in (W, M, S)]
     theirs_p = [torch.tensor(x, requires_grad=True) for x in (W, M, S)]
     ours, theirs = make(D, *ours_p), make(TD, *theirs_p)
-    assert ours.batch_shape == tuple(theirs.batch_shape) and ours.event_shape == tuple(theirs.event_shape)
-    assert ours.has_rsample == theirs.has_rsample
-    lp, tlp = ours.log_prob(gg.tensor(value)), theirs.log_prob(torch.tensor(value))
-    np.testing.assert_allclose(lp.detach().numpy(), tlp.detach().numpy(), rtol=1e-10, atol=1e-12)
-    lp.sum().backward()
-    tlp.sum().backward()
+    log_prob_and_backward_match(ours, theirs, value, torch)
     for g, t in zip((p.grad for p in ours_p), (p.grad for p in theirs_p)):
         if t is not None:
             np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)

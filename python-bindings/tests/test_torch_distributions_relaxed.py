@@ -6,6 +6,7 @@ import pytest
 
 import glassgrad as gg
 import glassgrad.distributions as D
+from distribution_checks import log_prob_and_backward_match
 
 torch = pytest.importorskip("torch")
 TD = torch.distributions
@@ -29,12 +30,7 @@ def test_log_prob_and_gradients_match_torch(name):
     t, lg = gg.tensor(0.7, dtype=gg.float64, requires_grad=True), gg.tensor(LG, requires_grad=True)
     tt, tlg = torch.tensor(0.7, dtype=torch.float64, requires_grad=True), torch.tensor(LG, requires_grad=True)
     ours, theirs = make(D, t, lg), make(TD, tt, tlg)
-    assert ours.batch_shape == tuple(theirs.batch_shape) and ours.event_shape == tuple(theirs.event_shape)
-    assert ours.has_rsample == theirs.has_rsample
-    lp, tlp = ours.log_prob(gg.tensor(value)), theirs.log_prob(torch.tensor(value))
-    np.testing.assert_allclose(lp.detach().numpy(), tlp.detach().numpy(), rtol=1e-10, atol=1e-12)
-    lp.sum().backward()
-    tlp.sum().backward()
+    log_prob_and_backward_match(ours, theirs, value, torch)
     np.testing.assert_allclose(lg.grad.numpy(), tlg.grad.numpy(), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(t.grad.numpy(), tt.grad.numpy(), rtol=1e-9, atol=1e-12)
     gg.manual_seed(3)

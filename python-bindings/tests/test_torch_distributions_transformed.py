@@ -6,6 +6,7 @@ import pytest
 
 import glassgrad as gg
 import glassgrad.distributions as D
+from distribution_checks import log_prob_and_backward_match
 import glassgrad.distributions.transforms as T
 
 torch = pytest.importorskip("torch")
@@ -40,12 +41,7 @@ def test_transformed_distribution_matches_torch(name):
     a, b = gg.tensor(LOC, requires_grad=True), gg.tensor(SCALE, requires_grad=True)
     ta, tb = torch.tensor(LOC, requires_grad=True), torch.tensor(SCALE, requires_grad=True)
     ours, theirs = make(D, T, a, b), make(TD, TT, ta, tb)
-    assert ours.batch_shape == tuple(theirs.batch_shape) and ours.event_shape == tuple(theirs.event_shape)
-    assert ours.has_rsample == theirs.has_rsample
-    lp, tlp = ours.log_prob(gg.tensor(value)), theirs.log_prob(torch.tensor(value))
-    np.testing.assert_allclose(lp.detach().numpy(), tlp.detach().numpy(), rtol=1e-10, atol=1e-12)
-    lp.sum().backward()
-    tlp.sum().backward()
+    log_prob_and_backward_match(ours, theirs, value, torch)
     for g, t in ((a.grad, ta.grad), (b.grad, tb.grad)):
         if t is not None:
             np.testing.assert_allclose(g.numpy(), t.numpy(), rtol=1e-9, atol=1e-12)
