@@ -60,6 +60,13 @@ def write_cifar(root, n_per_batch=4, n_test=None, seed=1):
     return batches
 
 
+
+def write_course_data(folder):
+    """folder/data with the small MNIST (256 training, 64 test images) and CIFAR-10 (40 images a
+    batch file) that the course notebooks' ports read (rasbt's deeplearning-models and stat453)."""
+    write_mnist(os.path.join(folder, "data"), n_train=256, n_test=64)
+    write_cifar(os.path.join(folder, "data"), n_per_batch=40, n_test=40)
+
 class Count(IterableDataset):
     """0, 1, ..., n - 1 as an iterable data set of length n."""
 

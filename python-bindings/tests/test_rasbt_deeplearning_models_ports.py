@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from data_fixtures import write_cifar, write_mnist
+from data_fixtures import write_course_data
 from notebook_cells import assert_raised, one_epoch, run_cells
 from script_sources import checkout, needs, port_script
 
@@ -95,8 +95,7 @@ def _prepare(folder, notebook):
     for name in os.listdir(folder):
         if name.endswith(".ipynb"):
             os.remove(os.path.join(folder, name))
-    write_mnist(os.path.join(folder, "data"), n_train=256, n_test=64)
-    write_cifar(os.path.join(folder, "data"), n_per_batch=40, n_test=40)
+    write_course_data(folder)
 
 
 @needs(REPO)

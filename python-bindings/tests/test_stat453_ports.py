@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from data_fixtures import write_cifar, write_mnist
+from data_fixtures import write_course_data
 from notebook_cells import assert_raised, one_epoch, run_cells
 from script_sources import checkout, needs, port_script
 from test_ported_scripts import _env
@@ -89,11 +89,6 @@ STOPS = {
 }
 
 
-def _data(folder):
-    write_mnist(os.path.join(folder, "data"), n_train=256, n_test=64)
-    write_cifar(os.path.join(folder, "data"), n_per_batch=40, n_test=40)
-
-
 @needs(REPO)
 @pytest.mark.parametrize("notebook", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else [])
                                       for n in sorted(NOTEBOOKS)])
@@ -106,7 +101,7 @@ def test_notebooks_run_as_under_pytorch(tmp_path, notebook):
     for name in os.listdir(parent):
         if name.startswith("helper") and name.endswith(".py"):
             port_script.port_file(os.path.join(parent, name), str(tmp_path / "run" / name))
-    _data(str(folder))
+    write_course_data(str(folder))
     raises, shown = NOTEBOOKS[notebook]
     raised, out, err = run_cells(str(folder), path, changes=one_epoch(path))
     assert_raised(raised, raises, out, err)
@@ -123,7 +118,7 @@ def test_scripts_stop_where_pytorch_stops(tmp_path, script):
         pytest.importorskip("yaml")
     folder = tmp_path / "run"
     port_script.port_tree(os.path.join(checkout(REPO), os.path.dirname(script)), str(folder))
-    _data(str(folder))
+    write_course_data(str(folder))
     args, end = STOPS[script]
     proc = subprocess.run([sys.executable, os.path.basename(script), *args], cwd=folder, capture_output=True,
                           text=True, timeout=600, env=_env(MPLBACKEND="Agg"))
