@@ -672,7 +672,7 @@ class Module:
         _sd.after_save(self, out, prefix)
         return out
 
-    def load_state_dict(self, state: Dict[str, Union[Tensor, np.ndarray]], strict: bool = True, assign: bool = False):
+    def load_state_dict(self, state_dict: Dict[str, Union[Tensor, np.ndarray]], strict: bool = True, assign: bool = False):
         """Copies the entries (tensors, NumPy arrays, or anything np.asarray reads: CPU torch
         tensors too) into the parameters and buffers of the same names; shapes must match, dtypes are converted to
         the model's. Returns (missing_keys, unexpected_keys), as PyTorch does; strict=True raises
@@ -681,17 +681,18 @@ class Module:
         (register_load_state_dict_pre_hook / _post_hook) run as PyTorch runs them
         (glassgrad/nn/state_dict_hooks.py)."""
         from . import state_dict_hooks as _sd
+        # the argument is named as PyTorch names it: scripts pass load_state_dict(state_dict=sd)
         if _sd.has(self, _sd.LOAD_PRE):
-            state = OrderedDict(state)  # the hooks edit a copy, as PyTorch's
-            _sd.before_load(self, state, strict, [], [], [])
+            state_dict = OrderedDict(state_dict)  # the hooks edit a copy, as PyTorch's
+            _sd.before_load(self, state_dict, strict, [], [], [])
         post = _sd.has(self, _sd.LOAD_POST)
         for mname, m in self.named_modules():
             lazy = getattr(m, "_lazy_load", None)
             if lazy is not None:  # an uninitialized lazy layer takes its sizes from the entries
-                lazy(f"{mname}." if mname else "", state)
+                lazy(f"{mname}." if mname else "", state_dict)
         own = OrderedDict(self._named_state())
-        missing = [k for k in own if k not in state]
-        unexpected = [k for k in state if k not in own]
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
         for mname, m in self.named_modules():
             hook = getattr(m, "_load_missing", None)
             if hook is not None:
@@ -701,13 +702,13 @@ class Module:
         # All or nothing: every entry is checked and converted before any tensor is re-pointed.
         pairs, extras = [], []
         for name, t in own.items():
-            if name not in state:
+            if name not in state_dict:
                 continue
             if isinstance(t, _ExtraState):
-                extras.append((t.module, state[name]))
+                extras.append((t.module, state_dict[name]))
                 continue
-            arr = _checked_entry(name, state[name], t)
-            pairs.append((t, _new_data(t, arr) if not assign else (name, arr, _entry_dtype(state[name]))))
+            arr = _checked_entry(name, state_dict[name], t)
+            pairs.append((t, _new_data(t, arr) if not assign else (name, arr, _entry_dtype(state_dict[name]))))
         if assign:
             _assign_entries(self, pairs)
         else:

@@ -25,7 +25,7 @@ from ..container import ModuleDict, ModuleList
 from ..module import Module, Parameter, assign_data
 
 __all__ = ["register_parametrization", "remove_parametrizations", "is_parametrized", "cached",
-           "type_before_parametrizations", "ParametrizationList"]
+           "type_before_parametrizations", "ParametrizationList", "transfer_parametrizations_and_params"]
 
 _cache_enabled = 0
 _cache: Dict[Tuple[int, str], Tensor] = {}
@@ -232,3 +232,31 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
         del module._modules["parametrizations"]
         object.__setattr__(module, "__class__", module.__class__.__bases__[0])
     return module
+
+
+def transfer_parametrizations_and_params(from_module: Module, to_module: Module,
+                                         tensor_name: Optional[str] = None) -> Module:
+    """PyTorch's transfer: for tensor_name (default every parametrized name of from_module),
+    to_module gets a Parameter of that name if it has none (from_module's current value), the same
+    parametrization objects registered on it, and from_module's stored originals ("original", or
+    "original0", "original1", ...) as its own, so both modules then train the same tensors.
+    Returns to_module."""
+    if not is_parametrized(from_module):
+        return to_module
+    names = list(from_module.parametrizations) if tensor_name is None else [tensor_name]
+    for name in names:
+        if not hasattr(to_module, name):
+            with no_grad():
+                value = getattr(from_module, name)
+            setattr(to_module, name, Parameter(value.numpy(force=True), device=value.device))
+        for parametrization in from_module.parametrizations[name]:
+            register_parametrization(to_module, name, parametrization)
+        source, target = from_module.parametrizations[name], to_module.parametrizations[name]
+        if hasattr(source, "original"):
+            target.original = source.original
+            continue
+        i = 0
+        while hasattr(source, f"original{i}"):
+            setattr(target, f"original{i}", getattr(source, f"original{i}"))
+            i += 1
+    return to_module
