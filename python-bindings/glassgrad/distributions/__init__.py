@@ -2,15 +2,18 @@
 Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, Categorical,
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
 Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
-OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, FisherSnedecor, TransformedDistribution (with the transforms and constraints
+OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, FisherSnedecor, ContinuousBernoulli,
+the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
 modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
 (docs/distributions.md)."""
 from . import constraints, transforms
 from .cauchy import Cauchy, HalfCauchy, HalfNormal
 from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
+from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Binomial, Poisson
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .extreme_value import Gumbel, Pareto, Weibull
 from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
@@ -23,16 +26,16 @@ from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, Relaxed
 from .transformed import TransformedDistribution
 from .transformed_families import InverseGamma, Kumaraswamy
 from .trials import Geometric, NegativeBinomial
-from . import kl_families, kl_more  # register the closed forms of the pairs above
+from . import kl_families, kl_more, kl_continuous_bernoulli  # register the closed forms of the pairs above
 from . import supports  # attaches each class's arg_constraints and support
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-           "Exponential", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
            "LogNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
-del kl_families, kl_more, supports
+del kl_families, kl_more, kl_continuous_bernoulli, supports
 
 from ._torch_modules import register as _register_torch_modules
 _register_torch_modules(__name__, globals())  # torch.distributions.normal, .categorical, ... (module names)

@@ -3,7 +3,7 @@ Normal`, `torch.distributions.mixture_same_family.MixtureSameFamily`), which scr
 often as the package's own names. glassgrad groups its classes by family (continuous.py,
 discrete.py, ...), so each PyTorch module name is registered as a small module holding the very
 classes glassgrad.distributions exports; names that are glassgrad files already (gamma, cauchy,
-multinomial, independent, multivariate_normal, kl, constraints, transforms) are those files."""
+continuous_bernoulli, exp_family, multinomial, independent, multivariate_normal, kl, constraints, transforms) are those files."""
 from __future__ import annotations
 
 import sys

@@ -8,6 +8,7 @@ from .._factories import rand, randn
 from .._size import Size
 from .._tensor import Tensor
 from .distribution import LOG_SQRT_2PI, Distribution, broadcast_all
+from .exp_family import ExponentialFamily
 
 
 def _all(t: Tensor) -> bool:
@@ -29,8 +30,17 @@ class _LocScale(Distribution):
         return self.loc
 
 
-class Normal(_LocScale):
+class Normal(_LocScale, ExponentialFamily):
     """Normal(loc, scale): rsample = loc + scale * N(0, 1)."""
+
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale ** 2, -0.5 / self.scale ** 2)
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x ** 2 / y + 0.5 * (-math.pi / y).log()
 
     @property
     def mode(self) -> Tensor:
@@ -106,10 +116,18 @@ class Uniform(Distribution):
         return self.low + self._value(value) * (self.high - self.low)
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Exponential(rate): rsample = -log(U) / rate."""
 
     has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -(-x).log()
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)

@@ -12,10 +12,18 @@ from .._special import lgamma
 from .._tensor import Tensor
 from .continuous import _all
 from .distribution import Distribution, broadcast_all
+from .exp_family import ExponentialFamily
 
 
-class Poisson(Distribution):
-    """Poisson(rate): P(k) = rate^k e^(-rate) / k!."""
+class Poisson(ExponentialFamily):
+    """Poisson(rate): P(k) = rate^k e^(-rate) / k!; no entropy (torch's has no carrier-measure mean)."""
+
+    @property
+    def _natural_params(self):
+        return (self.rate.log(),)
+
+    def _log_normalizer(self, x):
+        return x.exp()
 
     def __init__(self, rate, validate_args=None):
         (self.rate,) = broadcast_all(rate)

@@ -8,6 +8,7 @@ from .._size import Size
 from .._tensor import Tensor
 from .._type_info import finfo
 from .distribution import Distribution, broadcast_all
+from .exp_family import ExponentialFamily
 
 
 def _default_validate() -> bool:
@@ -143,10 +144,19 @@ class OneHotCategorical(OverCategorical):
         return self._categorical.entropy()
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Bernoulli(probs=p | logits=l): 1 with probability p (p = sigmoid(l))."""
 
     has_enumerate_support = True
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        p = self.probs
+        return (p.log() - (-p).log1p(),)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _one_of(probs, logits, type(self).__name__)

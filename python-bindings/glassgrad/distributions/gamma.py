@@ -18,6 +18,7 @@ from .._tensor import Tensor
 from ..functional import where
 from .continuous import _all
 from .distribution import Distribution, broadcast_all
+from .exp_family import ExponentialFamily
 
 
 def standard_gamma(alpha: Tensor) -> Tensor:
@@ -76,10 +77,18 @@ def gamma_rsample(alpha: Tensor) -> Tensor:
     return g
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Gamma(concentration, rate): density rate^a x^(a-1) e^(-rate x) / Gamma(a) on x > 0."""
 
     has_rsample = True
+    _mean_carrier_measure = 0
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return lgamma(x + 1) + (x + 1) * (-1 / y).log()
 
     def __init__(self, concentration, rate, validate_args=None):
         self.concentration, self.rate = broadcast_all(concentration, rate)
@@ -129,10 +138,17 @@ class Chi2(Gamma):
         return self.concentration * 2
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Dirichlet(concentration [..., k]): a draw is a probability vector over the last axis."""
 
     has_rsample = True
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return lgamma(x).sum(-1) - lgamma(x.sum(-1))
 
     def __init__(self, concentration, validate_args=None):
         (c,) = broadcast_all(concentration)
@@ -178,10 +194,17 @@ class Dirichlet(Distribution):
         return lgamma(c).sum(-1) - lgamma(c0) - (k - c0) * digamma(c0) - ((c - 1) * digamma(c)).sum(-1)
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Beta(concentration1, concentration0) on (0, 1): density x^(a-1) (1-x)^(b-1) / B(a, b)."""
 
     has_rsample = True
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return lgamma(x) + lgamma(y) - lgamma(x + y)
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         self.concentration1, self.concentration0 = broadcast_all(concentration1, concentration0)

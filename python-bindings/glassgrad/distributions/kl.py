@@ -2,13 +2,14 @@
 along both classes' MROs (the most specific pair wins, as PyTorch's)."""
 from __future__ import annotations
 
-from typing import Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Tuple
 
 from .. import _C
 from .._tensor import Tensor
 from .continuous import Exponential, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .independent import Independent
 
 _KL: Dict[Tuple[type, type], Callable] = {}
@@ -95,3 +96,19 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     return p._sum_rightmost(kl_divergence(p.base_dist, q.base_dist))
 
 
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tensor:
+    """The Bregman divergence of the shared log normalizer F: F(q) - F(p) - <q - p, grad F(p)>."""
+    from .exp_family import natural_gradients
+    from .transforms import _sum_rightmost
+    if type(p) is not type(q):
+        raise NotImplementedError(f"kl_divergence({type(p).__name__}, {type(q).__name__}): the cross KL-divergence "
+                                  "between different exponential families cannot be computed using Bregman "
+                                  "divergences")
+    p_params, log_norm, grads = natural_gradients(p)
+    result: Any = q._log_normalizer(*q._natural_params) - log_norm
+    for pp, qp, g in zip(p_params, q._natural_params, grads):
+        result = result - _sum_rightmost((qp - pp) * g, len(q.event_shape))
+    return result

@@ -7,6 +7,7 @@ from __future__ import annotations
 from . import constraints as C
 from .cauchy import Cauchy, HalfCauchy, HalfNormal
 from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
+from .continuous_bernoulli import ContinuousBernoulli
 from .counts import Binomial, Poisson
 from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .extreme_value import Gumbel, Pareto, Weibull
@@ -37,7 +38,7 @@ _TABLE = [
     (Poisson, {"rate": C.nonnegative}, C.nonnegative_integer),
     (Binomial, {"total_count": C.nonnegative_integer, **_PROBS_LOGITS},
      property(lambda self: C.integer_interval(0, self.total_count))),
-    (Bernoulli, _PROBS_LOGITS, C.boolean),
+    (Bernoulli, _PROBS_LOGITS, C.boolean), (ContinuousBernoulli, _PROBS_LOGITS, C.unit_interval),
     (Geometric, _PROBS_LOGITS, C.nonnegative_integer),
     (NegativeBinomial, {"total_count": C.greater_than_eq(0), "probs": C.half_open_interval(0.0, 1.0),
                         "logits": C.real}, C.nonnegative_integer),
