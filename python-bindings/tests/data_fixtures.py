@@ -78,3 +78,15 @@ class Count(IterableDataset):
 
     def __len__(self):
         return self.n
+
+
+def write_signs(root, n_train=40, n_test=12, size=96, seed=0):
+    """root/train_signs and root/test_signs: random RGB JPEGs named as the SIGNS data set's
+    (`<label>_IMG_<number>.jpg`, labels 0-5), the layout cs230's build_dataset.py reads."""
+    from PIL import Image
+    rng = np.random.default_rng(seed)
+    for split, n in (("train_signs", n_train), ("test_signs", n_test)):
+        os.makedirs(os.path.join(root, split), exist_ok=True)
+        for i in range(n):
+            image = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
+            Image.fromarray(image).save(os.path.join(root, split, f"{i % 6}_IMG_{1000 + i}.jpg"))

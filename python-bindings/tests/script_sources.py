@@ -45,6 +45,10 @@ REPOSITORIES = {
     "dataflowr-notebooks": "github.com/dataflowr/notebooks",
     "deeplearning-models": "github.com/rasbt/deeplearning-models",
     "stat453-deep-learning-ss21": "github.com/rasbt/stat453-deep-learning-ss21",
+    "cs230-code-examples": "github.com/cs230-stanford/cs230-code-examples",
+    "Practical_DL": "github.com/yandexdataschool/Practical_DL",
+    "deeplearningzerotoall-pytorch": "github.com/deeplearningzerotoall/PyTorch",
+    "nyu-dlsp21": "github.com/Atcold/NYU-DLSP21",
 }
 
 
