@@ -177,8 +177,9 @@ def test_nn_modules_paths_name_the_layers():
     assert _pair(3) == (3, 3) and _pair((1, 2)) == (1, 2)
     assert "Linear" in gg.nn.modules.linear.__all__
     assert gg.nn.modules.pooling.LPPool3d is gg.nn.LPPool3d
-    with pytest.raises(AttributeError, match="PyTorch defines it in torch.nn.modules.loss"):
-        _ = gg.nn.modules.loss.LinearCrossEntropyLoss  # not in glassgrad yet
+    assert gg.nn.modules.loss.LinearCrossEntropyLoss is gg.nn.LinearCrossEntropyLoss
+    with pytest.raises(AttributeError, match="PyTorch defines it in torch.nn.modules.container"):
+        _ = gg.nn.modules.container.Container  # not in glassgrad (PyTorch's deprecated container)
     with pytest.raises(AttributeError):
         _ = gg.nn.modules.linear.Conv2d  # PyTorch's layout: Conv2d lives in .conv
 

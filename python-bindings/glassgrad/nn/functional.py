@@ -52,6 +52,7 @@ from ..functional import hardsigmoid, hardswish, hardtanh, mish, relu6
 from .groupnorm import group_norm
 from .dropout import *  # noqa: F403 (its __all__: the functions, and the layers, which nn exports)
 from .layers import _softmax_dim
+from .linear_cross_entropy import linear_cross_entropy
 
 
 def softmax(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtype=None) -> Tensor:

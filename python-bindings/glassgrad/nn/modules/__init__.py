@@ -2,12 +2,12 @@
 ...), each submodule naming glassgrad.nn's layers where PyTorch defines them (see _names.py);
 the package itself answers every one of those names, as torch.nn.modules does."""
 from . import (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
-               instancenorm, lazy, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
-               transformer, upsampling, utils)  # utils: torch.nn.modules.utils
+               instancenorm, lazy, linear, linear_cross_entropy_options, loss, module, normalization, padding,
+               pixelshuffle, pooling, rnn, sparse, transformer, upsampling, utils)  # utils: torch.nn.modules.utils
 
 _SUBMODULES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
-               instancenorm, lazy, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
-               transformer, upsampling)
+               instancenorm, lazy, linear, linear_cross_entropy_options, loss, module, normalization, padding,
+               pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = sorted({name for m in _SUBMODULES for name in m.__all__})
 
 
