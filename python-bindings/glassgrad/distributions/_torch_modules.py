@@ -17,7 +17,7 @@ TORCH_MODULES: Dict[str, Tuple[str, ...]] = {
     "fishersnedecor": ("FisherSnedecor",), "geometric": ("Geometric",),
     "gumbel": ("Gumbel",), "half_cauchy": ("HalfCauchy",), "half_normal": ("HalfNormal",),
     "inverse_gamma": ("InverseGamma",), "kumaraswamy": ("Kumaraswamy",), "laplace": ("Laplace",),
-    "log_normal": ("LogNormal",), "mixture_same_family": ("MixtureSameFamily",),
+    "log_normal": ("LogNormal",), "lowrank_multivariate_normal": ("LowRankMultivariateNormal",), "mixture_same_family": ("MixtureSameFamily",),
     "negative_binomial": ("NegativeBinomial",), "normal": ("Normal",), "one_hot_categorical": ("OneHotCategorical", "OneHotCategoricalStraightThrough"),
     "pareto": ("Pareto",), "poisson": ("Poisson",), "relaxed_bernoulli": ("RelaxedBernoulli",),
     "relaxed_categorical": ("RelaxedOneHotCategorical",), "studentT": ("StudentT",),

@@ -4,6 +4,7 @@ log_prob, entropy and rsample carry gradients to loc and the matrix."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from .. import linalg
 from .._factories import randn
@@ -19,8 +20,22 @@ def _batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
     return (y * y).sum((-2, -1))
 
 
-class MultivariateNormal(Distribution):
+class GaussianVector(Distribution):
+    """A Gaussian over vectors (MultivariateNormal, LowRankMultivariateNormal): mean = mode = loc."""
+
     has_rsample = True
+    loc: Any  # Any: Distribution._value says why
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+
+class MultivariateNormal(GaussianVector):
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None, validate_args=None):
         given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
@@ -63,14 +78,6 @@ class MultivariateNormal(Distribution):
     @property
     def precision_matrix(self) -> Tensor:
         return linalg.inv(self.covariance_matrix)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

@@ -14,6 +14,7 @@ from .extreme_value import Gumbel, Pareto, Weibull
 from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .independent import Independent
+from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
@@ -45,6 +46,8 @@ _TABLE = [
     (Categorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)},
      property(lambda self: C.integer_interval(0, self._num_events - 1))),
     (OneHotCategorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)}, C.one_hot),
+    (LowRankMultivariateNormal, {"loc": C.real_vector, "cov_factor": C.independent(C.real, 2),
+                                 "cov_diag": C.independent(C.positive, 1)}, C.real_vector),
     (Independent, {}, property(lambda self: C.independent(self.base_dist.support, self.reinterpreted_batch_ndims))),
     (MixtureSameFamily, {}, property(lambda self: self._component_distribution.support)),
     (TransformedDistribution, {}, property(lambda self: _transformed_support(self))),
