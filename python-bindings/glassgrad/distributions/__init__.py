@@ -3,7 +3,7 @@ Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, C
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
 Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
 OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, FisherSnedecor, ContinuousBernoulli,
-LowRankMultivariateNormal, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
+LowRankMultivariateNormal, VonMises, GeneralizedPareto, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
 modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
 (docs/distributions.md)."""
 from . import constraints, transforms
@@ -17,6 +17,7 @@ from .exp_family import ExponentialFamily
 from .extreme_value import Gumbel, Pareto, Weibull
 from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
@@ -27,14 +28,15 @@ from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, Relaxed
 from .transformed import TransformedDistribution
 from .transformed_families import InverseGamma, Kumaraswamy
 from .trials import Geometric, NegativeBinomial
+from .von_mises import VonMises
 from . import kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank  # register the closed forms of the pairs above
 from . import supports  # attaches each class's arg_constraints and support
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
-           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
            "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "Weibull", "constraints", "kl_divergence",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "constraints", "kl_divergence",
            "register_kl", "transforms"]
 del kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank, supports
 

@@ -141,4 +141,18 @@ class Distribution:
         return f"{type(self).__name__}(batch_shape={list(self._batch_shape)}, event_shape={list(self._event_shape)})"
 
 
+class LocCentred(Distribution):
+    """A distribution whose mean and mode are its loc parameter (the vector Gaussians, VonMises)."""
+
+    loc: Any  # Any: Distribution._value says why
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+
 LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)

@@ -4,13 +4,12 @@ log_prob, entropy and rsample carry gradients to loc and the matrix."""
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from .. import linalg
 from .._factories import randn
 from .._size import Size
 from .._tensor import Tensor
-from .distribution import Distribution, as_tensor_like
+from .distribution import LocCentred, as_tensor_like
 
 
 def _batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
@@ -20,19 +19,10 @@ def _batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
     return (y * y).sum((-2, -1))
 
 
-class GaussianVector(Distribution):
+class GaussianVector(LocCentred):
     """A Gaussian over vectors (MultivariateNormal, LowRankMultivariateNormal): mean = mode = loc."""
 
     has_rsample = True
-    loc: Any  # Any: Distribution._value says why
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
 
 class MultivariateNormal(GaussianVector):

@@ -4,6 +4,8 @@ parameters (Uniform's interval, Binomial's 0..total_count, ...) are properties. 
 attached to the classes when the package is imported."""
 from __future__ import annotations
 
+from typing import Any
+
 from . import constraints as C
 from .cauchy import Cauchy, HalfCauchy, HalfNormal
 from .continuous import Exponential, Laplace, LogNormal, Normal, Uniform
@@ -13,11 +15,13 @@ from .discrete import Bernoulli, Categorical, OneHotCategorical
 from .extreme_value import Gumbel, Pareto, Weibull
 from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
+from .von_mises import VonMises
 
 _LOC_SCALE = {"loc": C.real, "scale": C.positive}
 _PROBS_LOGITS = {"probs": C.unit_interval, "logits": C.real}
@@ -48,10 +52,20 @@ _TABLE = [
     (OneHotCategorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)}, C.one_hot),
     (LowRankMultivariateNormal, {"loc": C.real_vector, "cov_factor": C.independent(C.real, 2),
                                  "cov_diag": C.independent(C.positive, 1)}, C.real_vector),
+    (VonMises, {"loc": C.real, "concentration": C.positive}, C.real),
+    (GeneralizedPareto, {"loc": C.real, "scale": C.positive, "concentration": C.real},
+     property(lambda self: C.interval(self.loc, _generalized_pareto_upper(self)))),
     (Independent, {}, property(lambda self: C.independent(self.base_dist.support, self.reinterpreted_batch_ndims))),
     (MixtureSameFamily, {}, property(lambda self: self._component_distribution.support)),
     (TransformedDistribution, {}, property(lambda self: _transformed_support(self))),
 ]
+
+
+def _generalized_pareto_upper(d: GeneralizedPareto):
+    """loc - scale / c where c < 0, inf elsewhere."""
+    from ..functional import where
+    c: Any = d.concentration
+    return where(c < 0, d.loc - d.scale / c, float("inf"))
 
 
 def _transformed_support(d: TransformedDistribution) -> C.Constraint:
