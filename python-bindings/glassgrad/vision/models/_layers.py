@@ -9,7 +9,8 @@ from typing import Any, Callable, List, Optional
 from ... import _C, _factories, nn
 from ..._tensor import Tensor
 
-__all__ = ["Conv2dNormActivation", "MLP", "Permute", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible"]
+__all__ = ["Conv2dNormActivation", "Conv3dNormActivation", "MLP", "Permute", "SqueezeExcitation", "StochasticDepth", "init_mobile_weights", "make_divisible",
+           "stochastic_depth"]
 
 
 def make_divisible(v: float, divisor: int, min_value: Optional[int] = None) -> int:
@@ -20,29 +21,56 @@ def make_divisible(v: float, divisor: int, min_value: Optional[int] = None) -> i
     return new_v + divisor if new_v < 0.9 * v else new_v
 
 
-class Conv2dNormActivation(nn.Sequential):
-    """torchvision.ops.Conv2dNormActivation(in_channels, out_channels, kernel_size=3, stride=1,
-    padding=None, groups=1, norm_layer=BatchNorm2d, activation_layer=ReLU, dilation=1,
-    inplace=True, bias=None): Conv2d (padding (kernel_size - 1) // 2 * dilation by default, a bias
-    only without a norm), then the norm and the activation where given."""
+def _same_padding(kernel_size, dilation):
+    """(kernel - 1) // 2 * dilation per dimension: the output keeps the input's size at stride 1."""
+    if isinstance(kernel_size, int) and isinstance(dilation, int):
+        return (kernel_size - 1) // 2 * dilation
+    dims = len(kernel_size) if not isinstance(kernel_size, int) else len(dilation)
+    ks = [kernel_size] * dims if isinstance(kernel_size, int) else list(kernel_size)
+    ds = [dilation] * dims if isinstance(dilation, int) else list(dilation)
+    return tuple((k - 1) // 2 * d for k, d in zip(ks, ds))
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3, stride: int = 1,
-                 padding: Optional[int] = None, groups: int = 1,
-                 norm_layer: Optional[Callable[..., nn.Module]] = nn.BatchNorm2d,
-                 activation_layer: Optional[Callable[..., nn.Module]] = nn.ReLU, dilation: int = 1,
+
+class _ConvNormActivation(nn.Sequential):
+    """_conv (padding (kernel_size - 1) // 2 * dilation by default, a bias only without a norm),
+    then the norm (_norm unless norm_layer says otherwise) and the activation where given: layers
+    "0", "1", "2"."""
+
+    _conv: Callable[..., nn.Module] = nn.Conv2d
+    _norm: Callable[..., nn.Module] = nn.BatchNorm2d
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any = 3, stride: Any = 1,
+                 padding: Any = None, groups: int = 1, norm_layer: Any = "default",
+                 activation_layer: Optional[Callable[..., nn.Module]] = nn.ReLU, dilation: Any = 1,
                  inplace: Optional[bool] = True, bias: Optional[bool] = None) -> None:
+        if isinstance(norm_layer, str) and norm_layer == "default":
+            norm_layer = type(self)._norm
         if padding is None:
-            padding = (kernel_size - 1) // 2 * dilation
+            padding = _same_padding(kernel_size, dilation)
         if bias is None:
             bias = norm_layer is None
-        layers: List[nn.Module] = [nn.Conv2d(in_channels, out_channels, kernel_size, stride, padding,
-                                             dilation=dilation, groups=groups, bias=bias)]
+        layers: List[nn.Module] = [type(self)._conv(in_channels, out_channels, kernel_size, stride, padding,
+                                                    dilation=dilation, groups=groups, bias=bias)]
         if norm_layer is not None:
             layers.append(norm_layer(out_channels))
         if activation_layer is not None:
             layers.append(activation_layer() if inplace is None else activation_layer(inplace=inplace))
         super().__init__(*layers)
         self.out_channels = out_channels
+
+
+class Conv2dNormActivation(_ConvNormActivation):
+    """torchvision.ops.Conv2dNormActivation(in_channels, out_channels, kernel_size=3, stride=1,
+    padding=None, groups=1, norm_layer=BatchNorm2d, activation_layer=ReLU, dilation=1,
+    inplace=True, bias=None): Conv2d, then the norm and the activation where given."""
+
+
+class Conv3dNormActivation(_ConvNormActivation):
+    """torchvision.ops.Conv3dNormActivation: Conv2dNormActivation's arguments, with Conv3d and
+    norm_layer=BatchNorm3d by default."""
+
+    _conv = nn.Conv3d
+    _norm = nn.BatchNorm3d
 
 
 class MLP(nn.Sequential):
@@ -101,6 +129,31 @@ class SqueezeExcitation(nn.Module):
         return scale * x
 
 
+def _check_stochastic_depth(p: float, mode: str, what: str) -> None:
+    if p < 0.0 or p > 1.0:
+        raise _C.InvalidArgumentError(f"{what}: drop probability has to be between 0 and 1, but got {p}\n"
+                                      f"  fix: a p in [0, 1]")
+    if mode not in ("batch", "row"):
+        raise _C.InvalidArgumentError(f"{what}: mode has to be either 'batch' or 'row', but got {mode}\n"
+                                      f"  fix: mode='row' (per sample) or mode='batch'")
+
+
+def stochastic_depth(input: Tensor, p: float, mode: str, training: bool = True) -> Tensor:
+    """torchvision.ops.stochastic_depth (Huang et al. 2016, "Deep Networks with Stochastic
+    Depth"): in training, zeroes the input with probability p, per sample ("row") or for the
+    whole batch ("batch"), and scales survivors by 1 / (1 - p); the input itself when not
+    training or for p = 0."""
+    _check_stochastic_depth(p, mode, "stochastic_depth")
+    if not training or p == 0.0:
+        return input
+    survival = 1.0 - p
+    size = [input.shape[0]] + [1] * (input.dim() - 1) if mode == "row" else [1] * input.dim()
+    noise = _factories.empty(size, dtype=input.dtype, device=input.device).bernoulli_(survival)
+    if survival > 0.0:
+        noise = noise / survival
+    return input * noise
+
+
 class StochasticDepth(nn.Module):
     """torchvision.ops.StochasticDepth(p, mode) (Huang et al. 2016, "Deep Networks with Stochastic
     Depth"): in training, zeroes the input with probability p, per sample ("row") or for the whole
@@ -108,23 +161,11 @@ class StochasticDepth(nn.Module):
 
     def __init__(self, p: float, mode: str) -> None:
         super().__init__()
-        if p < 0.0 or p > 1.0:
-            raise _C.InvalidArgumentError(f"StochasticDepth: drop probability has to be between 0 and 1, but got {p}\n"
-                                          f"  fix: a p in [0, 1]")
-        if mode not in ("batch", "row"):
-            raise _C.InvalidArgumentError(f"StochasticDepth: mode has to be either 'batch' or 'row', but got {mode}\n"
-                                          f"  fix: mode='row' (per sample) or mode='batch'")
+        _check_stochastic_depth(p, mode, "StochasticDepth")
         self.p, self.mode = p, mode
 
     def forward(self, x: Tensor) -> Tensor:
-        if not self.training or self.p == 0.0:
-            return x
-        survival = 1.0 - self.p
-        size = [x.shape[0]] + [1] * (x.dim() - 1) if self.mode == "row" else [1] * x.dim()
-        noise = _factories.empty(size, dtype=x.dtype, device=x.device).bernoulli_(survival)
-        if survival > 0.0:
-            noise = noise / survival
-        return x * noise
+        return stochastic_depth(x, self.p, self.mode, self.training)
 
     def extra_repr(self) -> str:
         return f"p={self.p}, mode={self.mode}"

@@ -1,0 +1,157 @@
+"""glassgrad.vision.ops' region and layer operations: roi_align / RoIAlign (bilinear sampling as
+torchvision's kernel: a hand-computed 1x1 case, float64 finite-difference gradients, and
+torchvision.ops.roi_align on random regions partly off the map for every sampling_ratio and
+aligned), RoIPool, drop_block2d/3d (blocks of zeros, the rescaling, eval identity),
+stochastic_depth, FrozenBatchNorm2d (formula, BatchNorm2d state_dict) and Conv3dNormActivation."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad import nn
+from glassgrad.debug import gradcheck
+from glassgrad.vision import ops
+
+
+def _rois(rng, k, n, size):
+    xy = rng.uniform(-3, size, (k, 2))
+    wh = rng.uniform(0.2, size / 2, (k, 2))
+    return np.concatenate([rng.integers(0, n, (k, 1)), xy, xy + wh], axis=1)
+
+
+def test_roi_align_hand_computed_bilinear_values():
+    x = gg.arange(12.0).reshape(1, 1, 3, 4)  # value = 4 * row + column
+    # one bin, one sample at the region's centre (1.5, 1.0): bilinear reads 4 * 1.0 + 1.5
+    out = ops.roi_align(x, gg.tensor([[0.0, 1.0, 0.5, 2.0, 1.5]]), 1, sampling_ratio=1, aligned=False)
+    assert out.tolist() == [[[[5.5]]]]
+    # aligned shifts by half a pixel: x in [0, 1], y in [-0.5, 0.5], the centre (0.5, 0.0) reads 0.5
+    out = ops.roi_align(x, [gg.tensor([[0.5, 0.0, 1.5, 1.0]])], 1, sampling_ratio=1, aligned=True)
+    assert out.tolist() == [[[[0.5]]]]
+    # a point beyond one pixel outside reads 0, and still counts: 2 samples, one outside
+    out = ops.roi_align(x, gg.tensor([[0.0, -4.0, 0.0, 0.0, 0.0]]), (1, 1), sampling_ratio=2, aligned=True)
+    assert out.item() == pytest.approx(0.0)
+    assert list(ops.roi_align(x, gg.zeros(0, 5), 2).shape) == [0, 1, 2, 2]
+    module = ops.RoIAlign((2, 3), 0.5, 2, aligned=True)
+    assert repr(module) == "RoIAlign(output_size=(2, 3), spatial_scale=0.5, sampling_ratio=2, aligned=True)"
+    assert list(module(x, gg.tensor([[0.0, 0.0, 0.0, 6.0, 4.0]])).shape) == [1, 1, 2, 3]
+    with pytest.raises(IndexError, match="image 3"):
+        ops.roi_align(x, gg.tensor([[3.0, 0.0, 0.0, 1.0, 1.0]]), 1)
+
+
+def test_roi_align_gradient_matches_finite_differences():
+    rng = np.random.default_rng(2)
+    x = gg.tensor(rng.standard_normal((2, 2, 5, 6)), requires_grad=True)
+    rois = gg.tensor(_rois(rng, 4, 2, 6.0))
+    for ratio, aligned in ((-1, False), (2, True)):
+        assert gradcheck(lambda t: ops.roi_align(t, rois, (2, 3), 0.8, ratio, aligned), (x,))
+    assert gradcheck(lambda t: ops.roi_pool(t, rois, 2, 0.8), (x,))
+
+
+def test_roi_align_and_pool_match_torchvision():
+    torch = pytest.importorskip("torch")
+    tv = pytest.importorskip("torchvision.ops")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((3, 4, 9, 11)).astype(np.float32)
+    rois = _rois(rng, 12, 3, 24.0).astype(np.float32)
+    for size, scale, ratio, aligned in (((2, 2), 0.5, -1, False), (3, 0.25, 2, True), ((4, 2), 0.5, 0, True),
+                                         (1, 1.0, 3, False), ((7, 7), 0.4, -1, True)):
+        theirs = tv.roi_align(torch.tensor(x), torch.tensor(rois), size, scale, ratio, aligned).numpy()
+        ours = ops.roi_align(gg.tensor(x), gg.tensor(rois), size, scale, ratio, aligned).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5, err_msg=str((size, scale, ratio, aligned)))
+    xd = rng.standard_normal((2, 3, 7, 8))
+    rd = _rois(rng, 6, 2, 10.0)
+    weights = rng.standard_normal((6, 3, 3, 2))
+    gx, tx = gg.tensor(xd, requires_grad=True), torch.tensor(xd, requires_grad=True)
+    (ops.roi_align(gx, gg.tensor(rd), (3, 2), 0.7, -1, True) * gg.tensor(weights)).sum().backward()
+    (tv.roi_align(tx, torch.tensor(rd), (3, 2), 0.7, -1, True) * torch.tensor(weights)).sum().backward()
+    np.testing.assert_allclose(gx.grad.numpy(), tx.grad.numpy(), rtol=1e-9, atol=1e-12)
+    per_image = [gg.tensor(rd[rd[:, 0] == b, 1:]) for b in range(2)]
+    order = np.argsort(rd[:, 0], kind="stable")
+    np.testing.assert_allclose(ops.RoIPool(2, 0.7)(gg.tensor(xd), per_image).numpy(),
+                               tv.RoIPool(2, 0.7)(torch.tensor(xd), torch.tensor(rd)).numpy()[order])
+
+
+def test_drop_block_zeroes_whole_blocks_and_rescales():
+    gg.manual_seed(0)
+    x = gg.ones(2, 3, 12, 12)
+    y = ops.drop_block2d(x, 0.3, 3)
+    kept = (y != 0).float()
+    dropped = 1 - kept.numpy()
+    assert 0 < dropped.sum() < dropped.size
+    scale = kept.numel() / (1e-6 + kept.sum().item())
+    np.testing.assert_allclose(y.numpy()[kept.numpy() == 1], scale, rtol=1e-5)
+    assert ops.drop_block2d(x, 0.3, 3, training=False) is x
+    assert ops.DropBlock3d(0.2, 3).eval()(gg.ones(1, 1, 4, 4, 4)).tolist() == gg.ones(1, 1, 4, 4, 4).tolist()
+    y3 = ops.drop_block3d(gg.ones(1, 2, 5, 5, 5), 0.5, 9)  # block capped at 5
+    assert list(y3.shape) == [1, 2, 5, 5, 5]
+    assert repr(ops.DropBlock2d(0.1, 5)) == "DropBlock2d(p=0.1, block_size=5, inplace=False)"
+    with pytest.raises(ValueError, match="odd"):
+        ops.drop_block2d(x, 0.1, 4)
+    with pytest.raises(ValueError, match="4 dimensional"):
+        ops.drop_block2d(gg.ones(3, 4, 4), 0.1, 3)
+    with pytest.raises(ValueError, match="between 0 and 1"):
+        ops.drop_block3d(gg.ones(1, 1, 3, 3, 3), 1.5, 3)
+
+
+def test_drop_block_blocks_are_squares():
+    gg.manual_seed(3)
+    y = ops.drop_block2d(gg.ones(1, 1, 15, 15), 0.05, 5)
+    zero = (y == 0).numpy()[0, 0]
+    assert zero.any()
+    rows, cols = np.nonzero(zero)
+    # each zero pixel belongs to some 5x5 all-zero square inside the map
+    for i, j in zip(rows, cols):
+        assert any(zero[a:a + 5, b:b + 5].all() for a in range(max(i - 4, 0), min(i, 10) + 1)
+                   for b in range(max(j - 4, 0), min(j, 10) + 1))
+
+
+def test_stochastic_depth_function():
+    gg.manual_seed(1)
+    x = gg.ones(64, 3)
+    y = ops.stochastic_depth(x, 0.5, "row")
+    rows = y.numpy()
+    assert set(np.unique(rows)) <= {0.0, 2.0} and (rows == rows[:, :1]).all() and 0 < rows[:, 0].sum() < 128
+    assert ops.stochastic_depth(x, 0.5, "row", training=False) is x
+    assert set(np.unique(ops.stochastic_depth(x, 0.25, "batch").numpy())) <= {0.0, 4 / 3}
+    with pytest.raises(ValueError, match="mode"):
+        ops.stochastic_depth(x, 0.5, "column")
+
+
+def test_frozen_batch_norm_and_conv3d_norm_activation():
+    rng = np.random.default_rng(4)
+    bn = nn.BatchNorm2d(3)
+    for name in ("weight", "bias", "running_mean"):
+        getattr(bn, name).data.copy_(gg.tensor(rng.standard_normal(3).astype(np.float32)))
+    bn.running_var.data.copy_(gg.tensor(rng.uniform(0.5, 2, 3).astype(np.float32)))
+    frozen = ops.FrozenBatchNorm2d(3, eps=1e-5)
+    frozen.load_state_dict(bn.state_dict())  # num_batches_tracked is dropped
+    assert [n for n, _ in frozen.named_parameters()] == []
+    assert sorted(frozen.state_dict()) == ["bias", "running_mean", "running_var", "weight"]
+    x = gg.tensor(rng.standard_normal((2, 3, 4, 5)).astype(np.float32))
+    np.testing.assert_allclose(frozen(x).numpy(), bn.eval()(x).detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert repr(frozen) == "FrozenBatchNorm2d(3, eps=1e-05)"
+    block = ops.Conv3dNormActivation(2, 4, kernel_size=(3, 1, 5))
+    assert isinstance(block[0], nn.Conv3d) and block[0].padding == (1, 0, 2) and block[0].bias is None
+    assert isinstance(block[1], nn.BatchNorm3d) and isinstance(block[2], nn.ReLU)
+    assert list(block(gg.ones(1, 2, 5, 6, 7)).shape) == [1, 4, 5, 6, 7]
+    plain = ops.Conv2dNormActivation(3, 5, (3, 5), norm_layer=None, activation_layer=None)
+    assert plain[0].padding == (1, 2) and plain[0].bias is not None and len(plain) == 1
+
+
+def test_layers_match_torchvision():
+    torch = pytest.importorskip("torch")
+    tv = pytest.importorskip("torchvision.ops")
+    theirs = tv.Conv3dNormActivation(2, 4, kernel_size=(3, 1, 5), dilation=2)
+    ours = ops.Conv3dNormActivation(2, 4, kernel_size=(3, 1, 5), dilation=2)
+    assert {k: tuple(v.shape) for k, v in ours.state_dict().items()} == \
+        {k: tuple(v.shape) for k, v in theirs.state_dict().items()}
+    ours.load_state_dict({k: gg.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((1, 2, 6, 5, 9)).astype(np.float32)
+    np.testing.assert_allclose(ours.eval()(gg.tensor(x)).detach().numpy(),
+                               theirs.eval()(torch.tensor(x)).detach().numpy(), rtol=1e-4, atol=1e-5)
+    image = x[0, :, 0][None]  # [1, 2, 5, 9]: FrozenBatchNorm2d over 2 channels
+    frozen_tv, frozen = tv.FrozenBatchNorm2d(2), ops.FrozenBatchNorm2d(2)
+    frozen_tv.running_var.uniform_(0.5, 2)
+    frozen_tv.bias.normal_()
+    frozen.load_state_dict({k: gg.tensor(v.numpy()) for k, v in frozen_tv.state_dict().items()})
+    np.testing.assert_allclose(frozen(gg.tensor(image)).numpy(), frozen_tv(torch.tensor(image)).numpy(), rtol=1e-5,
+                               atol=1e-6)
