@@ -28,12 +28,23 @@ IMPORT_RULES = [
     (re.compile(r"^(\s*)from torch(\.\S+)? import (.*)$"), r"\1from glassgrad\2 import \3"),
 ]
 
+# `import a, b as c, ...`: several modules on one line (`import torch, torch.nn as nn`), each
+# rewritten as a line of its own importing it would be; the others and a trailing comment kept.
+MULTI_IMPORT = re.compile(r"^(\s*)import\s+([\w.]+(?:\s+as\s+\w+)?(?:\s*,\s*[\w.]+(?:\s+as\s+\w+)?)+)(\s*#.*)?\s*$")
+
 # A line to change beyond the imports: original line -> replacement (None drops the line).
 Changes = Dict[str, Optional[str]]
 
 
 def port_line(line: str) -> str:
     """The line with its import rewritten, or the line itself when it imports no torch module."""
+    multi = MULTI_IMPORT.match(line)
+    if multi:
+        indent, names, comment = multi.groups()
+        ported = [port_line("import " + name.strip())[len("import "):] for name in names.split(",")]
+        if ported == [name.strip() for name in names.split(",")]:
+            return line
+        return f"{indent}import {', '.join(ported)}{comment or ''}"
     for pattern, replacement in IMPORT_RULES:
         if pattern.match(line):
             return pattern.sub(replacement, line)

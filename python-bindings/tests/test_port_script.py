@@ -51,10 +51,24 @@ def test_each_rule_rewrites_its_import(line, want):
     "import torch as T",  # an alias the mapping does not name: left for the reader
     "print('import torch')",
     "s = 'from torch import nn'",
-    "import os, torch",  # one line importing several modules: left for the reader
+    "import os, sys",  # several modules, none of them torch's
+    "import torch as T, os",  # the alias is left for the reader here too
 ])
 def test_other_lines_are_left_alone(line):
     assert port_script.port_line(line) == line
+
+
+@pytest.mark.parametrize("line, want", [
+    ("import torch, torch.nn as nn", "import glassgrad.torch as torch, glassgrad.nn as nn"),
+    ("import os, torch", "import os, glassgrad.torch as torch"),
+    ("import numpy as np, torch  # arrays", "import numpy as np, glassgrad.torch as torch  # arrays"),
+    # the single-module rule would port the first name only
+    ("import torch.nn as nn, torch.optim as optim", "import glassgrad.nn as nn, glassgrad.optim as optim"),
+    ("import torch,torchvision", "import glassgrad.torch as torch, glassgrad.vision as torchvision"),
+])
+def test_a_line_importing_several_modules_ports_each(line, want):
+    assert port_script.port_line(line) == want
+    assert port_script.port_line("    " + line) == "    " + want
 
 
 def test_trailing_spaces_stay_on_other_rewritten_lines_and_on_untouched_ones():
