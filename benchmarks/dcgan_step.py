@@ -115,6 +115,7 @@ def dcgan(args, res, dev, torch, note, where):
         for name, (fn, sync) in contenders.items():
             sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
             piped[name].append(back_to_back(fn, sync, steps))
+    graphs = run.cuda_graphs  # a plan captured again, or not replayed as a graph, costs launches
     workload = f"DCGAN iteration 64x64 ngf {ngf} ndf {ndf} batch {batch}{where}"
     peak = R.device_peak(dev)
     flop, nbytes = R.dcgan_counts(netG, netD, noise_n.shape, real_n.shape)
@@ -124,7 +125,8 @@ def dcgan(args, res, dev, torch, note, where):
         for name, t in med.items():
             ratio = None if name == tname or tname is None else t / med[tname]
             res.add(dev, workload, metric, t * 1e3, "ms", name, ratio=ratio,
-                    notes=f"{note}; median of {len(times[name])} in {rounds} alternating rounds; {peak.note()}",
+                    notes=f"{note}; median of {len(times[name])} in {rounds} alternating rounds; {peak.note()}"
+                          + (f"; CUDA graphs {graphs}" if name == "glassgrad.compile" and dev != "cpu" else ""),
                     roofline=R.columns(flop, t, peak, nbytes))
 
 

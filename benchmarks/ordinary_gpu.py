@@ -6,7 +6,7 @@ step is compute-bound; a large GPU hides that behind its 100+ SMs. CUDA MPS limi
 share of the SMs (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE). This script starts its own MPS control daemon
 (pipe and log directories in a temporary folder), runs the workloads in a child process with that
 share (default: the smallest that gives at least --min-sms SMs), and always stops the daemon, also
-on error. Both frameworks get a 4 GB memory cap. Workloads:
+on error. Both frameworks get a 4 GB memory cap (--cap; --cap '' for none). Workloads:
 
   convs     every convolution of SimpleCNN and ResNet-18 (CIFAR) at batch 32, plus the shapes of
             issue 13: forward, input gradient and weight gradient against cuDNN
@@ -63,8 +63,6 @@ import workloads as W
 from dcgan_step import add_dcgan_args, dcgan
 from common import (numpy_state, Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,
                     torch_name, torch_or_none, torch_setup)
-
-MEMORY_CAP = 4 * 2**30
 
 # (N, C, H, W, K, kernel, stride, padding, model)
 CONV_SHAPES = [
@@ -326,19 +324,23 @@ def child(args) -> int:
     import glassgrad as gg
     dev = gg_device(args.device)
     torch = None if args.no_torch else torch_or_none()
-    sms = 0
+    sms, note_cap = 0, ""
     if dev.startswith("cuda"):
         sms = int(gg.cuda.device_info()["multiprocessors"])
         seen = torch.cuda.get_device_properties(0).multi_processor_count if torch is not None else "n/a"
         print(f"SMs: glassgrad sees {sms}, PyTorch sees {seen}", flush=True)
-        gg.set_memory_limit(MEMORY_CAP, dev)
+        cap = gg._C.parse_bytes(args.cap) if args.cap else 0
+        note_cap = f"; memory cap {args.cap}" if cap else "; no memory cap"
+        if cap:
+            gg.set_memory_limit(cap, dev)
         if torch is not None:
-            torch.cuda.set_per_process_memory_fraction(
-                min(1.0, MEMORY_CAP / torch.cuda.get_device_properties(0).total_memory))
+            if cap:
+                torch.cuda.set_per_process_memory_fraction(
+                    min(1.0, cap / torch.cuda.get_device_properties(0).total_memory))
             torch.backends.cudnn.benchmark = True
         if args.conv_algo:
             gg.cuda.set_conv_algo(args.conv_algo)
-    note = f"{sms} SMs" + ("" if not args.label else f"; {args.label}")
+    note = f"{sms} SMs" + note_cap + ("" if not args.label else f"; {args.label}")
     if args.conv_algo:
         note += f"; conv algo {args.conv_algo}"
     res = Results("ordinary_gpu", args.csv, tiny=args.tiny)
@@ -404,6 +406,7 @@ def main(argv=None) -> int:
     p.add_argument("--gpt-dropout", type=float, default=0.2, help="the GPT's dropout (nanoGPT's shakespeare_char: 0.2)")
     p.add_argument("--gpt-size", choices=("full", "small"), default="full",
                    help="full: 6 layers, 384 features, context 256; small: 2 layers, 128, 64, batch 8 (CPU)")
+    p.add_argument("--cap", default="4GB", help="both frameworks' memory cap on a GPU ('' for none)")
     p.add_argument("--memory-limit", default="2GB", help="the GPT step again under set_memory_limit ('' to skip)")
     p.add_argument("--threads", type=int, default=0, help="CPU threads of both libraries (0: their defaults)")
     p.add_argument("--label", default="", help="text added to every row's notes (e.g. which build)")
