@@ -22,6 +22,7 @@ from .._trace import user_stacklevel
 from ..autograd.function import Function
 from ..utils.hooks import RemovableHandle
 from . import forward_hooks as _fh
+from . import legacy_backward_hooks as _legacy
 
 FULL, PRE = "_backward_hooks", "_backward_pre_hooks"
 
@@ -30,19 +31,28 @@ def register(module, kind: str, hook: Callable, prepend: bool) -> RemovableHandl
     return _fh.register(module, kind, hook, prepend)
 
 
+def full_hooks(module) -> list:
+    """The full backward hooks of module (the `_backward_hooks` tables also hold the deprecated
+    non-full ones: legacy_backward_hooks)."""
+    return _legacy.hooks(module, True)
+
+
 def has_hooks(module) -> bool:
-    return bool(_fh.table_hooks(module, FULL)) or bool(_fh.table_hooks(module, PRE))
+    return bool(full_hooks(module)) or bool(_fh.table_hooks(module, PRE))
 
 
 def _needs_grad(a: Any) -> bool:
     return isinstance(a, Tensor) and a.requires_grad and a.dtype.is_floating_point
 
 
-def _checked(result, expected: int, what: str) -> tuple:
+def _checked(result, expected: int, what: str, headline: str = "") -> tuple:
+    """A hook's return value as a tuple of `expected` entries, else PyTorch's error (`headline`:
+    the first line where PyTorch's differs from the full hooks' one)."""
     result = tuple(result) if isinstance(result, (tuple, list)) else (result,)
     if len(result) != expected:
-        raise RuntimeError(f"Backward hook returned an invalid number of {what}, got {len(result)}, but expected "
-                           f"{expected}\n  fix: return a tuple with one entry (a Tensor or None) per {what} entry, "
+        headline = headline or f"Backward hook returned an invalid number of {what}, got {len(result)}, but expected " \
+                               f"{expected}"
+        raise RuntimeError(f"{headline}\n  fix: return a tuple with one entry (a Tensor or None) per {what} entry, "
                            f"or None to keep them")
     return result
 
@@ -63,7 +73,7 @@ class _State:
         self.grad_output: Optional[tuple] = None
 
     def run_full_hooks(self, grad_input: tuple) -> tuple:
-        for hook in _fh.table_hooks(self.module, FULL):
+        for hook in full_hooks(self.module):
             result = hook(self.module, grad_input, self.grad_output)
             if result is not None:
                 grad_input = _checked(result, len(grad_input), "grad_input")
@@ -85,7 +95,7 @@ class _OutputHook(Function):
             if result is not None:
                 grad_output = _checked(result, len(grad_output), "grad_output")
         state.grad_output = grad_output
-        if not state.inputs_need_grad and _fh.table_hooks(state.module, FULL):
+        if not state.inputs_need_grad and full_hooks(state.module):
             warnings.warn("Full backward hook is firing when gradients are computed with respect to module outputs "
                           "since no inputs require gradients.", stacklevel=user_stacklevel())
             state.run_full_hooks((None,) * state.n_inputs)
@@ -112,7 +122,7 @@ def wrap_inputs(module, args: tuple):
     one entry per positional argument (None for those that are not tensors), as PyTorch's."""
     needs = any(_needs_grad(a) for a in args)
     state = _State(module, len(args), needs)
-    if not needs or not _fh.table_hooks(module, FULL):
+    if not needs or not full_hooks(module):
         return args, state
     # every floating tensor goes through, as in PyTorch: one that needs no gradient of its own
     # then gets one in grad_input too (its copy is part of a graph that needs gradients)

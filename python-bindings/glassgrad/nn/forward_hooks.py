@@ -101,6 +101,7 @@ def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, An
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
     from . import backward_hooks as _bw  # (imports autograd, which imports nn)
+    from . import legacy_backward_hooks as _legacy
     state = None
     if _bw.has_hooks(module):
         args, state = _bw.wrap_inputs(module, args)
@@ -119,4 +120,6 @@ def call_with_hooks(module, forward: Callable, args: tuple, kwargs: Dict[str, An
         result = hook(module, args, kwargs, output) if with_kwargs else hook(module, args, output)
         if result is not None:
             output = result
-    return output if state is None else _bw.wrap_outputs(state, output)
+    if state is not None:
+        output = _bw.wrap_outputs(state, output)
+    return _legacy.attach(module, args, output) if _legacy.has_hooks(module) else output

@@ -249,6 +249,10 @@ def layer_name(layer: "Module") -> str:
 class Module:
     """Base class for layers and models: subclass it, create layers in __init__, write forward."""
 
+    # PyTorch's flag: None until a backward hook is registered, then (set on the instance) whether
+    # it is a full one (nn/legacy_backward_hooks.py)
+    _is_full_backward_hook: Optional[bool] = None
+
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
@@ -618,7 +622,18 @@ class Module:
         tensor inputs are known and may return a new grad_input; returns a RemovableHandle
         (glassgrad/nn/backward_hooks.py)."""
         from . import backward_hooks as _bw
+        from . import legacy_backward_hooks as _legacy
+        _legacy.mark(self, full=True)
         return _bw.register(self, _bw.FULL, hook, prepend)
+
+    def register_backward_hook(self, hook):
+        """The deprecated backward hook (PyTorch's too): hook(module, grad_input, grad_output) on
+        the node that made the module's output, grad_input that node's input gradients, and may
+        return new ones (glassgrad/nn/legacy_backward_hooks.py). A module takes either these or
+        full backward hooks, not both."""
+        from . import legacy_backward_hooks as _legacy
+        _legacy.mark(self, full=False)
+        return _hooks.register(self, _legacy.FULL, hook, False)
 
     def register_full_backward_pre_hook(self, hook, prepend: bool = False):
         """hook(module, grad_output) runs once the gradients of the module's outputs are known and

@@ -1,14 +1,16 @@
 """torch.nn.modules.module's names, resolved from glassgrad.nn (see _names.py), and its global
 module hooks: register_module_forward_pre_hook, register_module_forward_hook,
 register_module_full_backward_pre_hook and register_module_full_backward_hook run for every
-module, before the module's own hooks of that kind (glassgrad/nn/forward_hooks.py)."""
+module, before the module's own hooks of that kind (glassgrad/nn/forward_hooks.py);
+register_module_backward_hook is the deprecated non-full form (nn/legacy_backward_hooks.py)."""
 from .. import backward_hooks as _bw
 from .. import forward_hooks as _fh
+from .. import legacy_backward_hooks as _legacy
 from ._names import forward_names
 
 _all, __getattr__, _dir = forward_names(__name__, ["Module"])
 _HOOKS = ["register_module_forward_pre_hook", "register_module_forward_hook", "register_module_full_backward_pre_hook",
-          "register_module_full_backward_hook"]
+          "register_module_full_backward_hook", "register_module_backward_hook"]
 __all__ = _all + _HOOKS
 
 
@@ -33,4 +35,12 @@ def register_module_full_backward_pre_hook(hook):
 
 def register_module_full_backward_hook(hook):
     """hook(module, grad_input, grad_output) for every module, as Module.register_full_backward_hook."""
+    _legacy.mark(None, full=True)
+    return _fh.register(_fh.GLOBAL, _bw.FULL, hook, False)
+
+
+def register_module_backward_hook(hook):
+    """The deprecated global backward hook: hook(module, grad_input, grad_output) for every module,
+    as Module.register_backward_hook. The global hooks are all full ones or all not."""
+    _legacy.mark(None, full=False)
     return _fh.register(_fh.GLOBAL, _bw.FULL, hook, False)
