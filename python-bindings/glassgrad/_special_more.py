@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 
-from . import _C
+from . import _C, _dtypes
+from ._args import UnsupportedDTypeError
 from . import _special_more_values as W
 from ._runtime import no_grad
 from ._special import _as_float, _igamma_args, _in_float64, _into, _unary
@@ -137,7 +138,21 @@ def zeta(input, other, *, out=None) -> Tensor:
     return _into(out, _Zeta.apply(x, q))
 
 
-def _without_gradient(value_fn, input: Tensor) -> Tensor:
+# The dtypes PyTorch's CPU kernels of the functions without a gradient refuse, by PyTorch's names.
+_REFUSED = {"float16": "Half", "bfloat16": "BFloat16", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def refuse_unsupported_dtype(name: str, x: Tensor, what: str) -> None:
+    """PyTorch's NotImplementedError for the dtypes its kernel of name lacks (what: the operands)."""
+    plain = _dtypes.plain(x.dtype).split(".")[-1]
+    if plain in _REFUSED:
+        raise UnsupportedDTypeError(f"\"{name}_cpu\" not implemented for '{_REFUSED[plain]}'\n  special.{name}: {what} "
+                                    f"is {x.dtype}, which PyTorch's kernel does not take\n  fix: .float() (or .double())")
+
+
+def _without_gradient(name: str, value_fn, input: Tensor) -> Tensor:
+    if isinstance(input, Tensor):
+        refuse_unsupported_dtype(name, input, f"input {tuple(input.shape)}")
     x = _as_float(input)
     with no_grad():
         return _in_float64(value_fn, x.detach())
@@ -145,24 +160,24 @@ def _without_gradient(value_fn, input: Tensor) -> Tensor:
 
 def modified_bessel_i0(input: Tensor, *, out=None) -> Tensor:
     """i0's values without a gradient (torch.special.modified_bessel_i0, which has none)."""
-    return _into(out, _without_gradient(W.i0, input))
+    return _into(out, _without_gradient("modified_bessel_i0", W.i0, input))
 
 
 def modified_bessel_i1(input: Tensor, *, out=None) -> Tensor:
     """i1's values without a gradient (torch.special.modified_bessel_i1, which has none)."""
-    return _into(out, _without_gradient(W.i1, input))
+    return _into(out, _without_gradient("modified_bessel_i1", W.i1, input))
 
 
 def bessel_j0(input: Tensor, *, out=None) -> Tensor:
     """The Bessel function of the first kind, order 0 (torch.special.bessel_j0), without a gradient
     (PyTorch has none)."""
-    return _into(out, _without_gradient(W.bessel_j0, input))
+    return _into(out, _without_gradient("bessel_j0", W.bessel_j0, input))
 
 
 def bessel_j1(input: Tensor, *, out=None) -> Tensor:
     """The Bessel function of the first kind, order 1 (torch.special.bessel_j1), without a gradient
     (PyTorch has none)."""
-    return _into(out, _without_gradient(W.bessel_j1, input))
+    return _into(out, _without_gradient("bessel_j1", W.bessel_j1, input))
 
 
 def spherical_bessel_j0(x: Tensor, *, out=None) -> Tensor:
@@ -170,7 +185,7 @@ def spherical_bessel_j0(x: Tensor, *, out=None) -> Tensor:
     def value(x: Tensor) -> Tensor:
         safe = where(x == 0, 1.0, x)
         return where(x == 0, 1.0, where(x.abs() == math.inf, 0.0, safe.sin() / safe))
-    return _into(out, _without_gradient(value, x))
+    return _into(out, _without_gradient("spherical_bessel_j0", value, x))
 
 
 __all__ = ["i0"]
