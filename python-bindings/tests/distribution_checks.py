@@ -15,3 +15,16 @@ def log_prob_and_backward_match(ours, theirs, value, torch) -> None:
     np.testing.assert_allclose(lp.detach().numpy(), tlp.detach().numpy(), rtol=1e-10, atol=1e-12)
     lp.sum().backward()
     tlp.sum().backward()
+
+
+def matching_pair(ours_cls, theirs_cls, arrays, value, torch, rtol=1e-10):
+    """Builds ours_cls and theirs_cls from leaf tensors of `arrays`, checks them with
+    log_prob_and_backward_match, then the parameters' gradients (to rtol); returns (ours, theirs)."""
+    ours_p = [gg.tensor(a, requires_grad=True) for a in arrays]
+    theirs_p = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours, theirs = ours_cls(*ours_p), theirs_cls(*theirs_p)
+    log_prob_and_backward_match(ours, theirs, value, torch)
+    for g, t in zip(ours_p, theirs_p):
+        np.testing.assert_allclose(g.grad.numpy(), t.grad.numpy(), rtol=rtol, atol=rtol * 1e-2,
+                                   err_msg="d log_prob")
+    return ours, theirs

@@ -3,7 +3,7 @@ Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, C
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
 Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
 OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, FisherSnedecor, ContinuousBernoulli,
-LowRankMultivariateNormal, VonMises, GeneralizedPareto, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
+LowRankMultivariateNormal, LogisticNormal, VonMises, GeneralizedPareto, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
 modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
 (docs/distributions.md)."""
 from . import constraints, transforms
@@ -22,11 +22,14 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multinomial import Multinomial
+from .logistic_normal import LogisticNormal
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .transformed_families import InverseGamma, Kumaraswamy
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
+                         SoftplusTransform, StickBreakingTransform, TanhTransform, Transform, identity_transform)
 from .trials import Geometric, NegativeBinomial
 from .von_mises import VonMises
 from . import kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank  # register the closed forms of the pairs above
@@ -34,10 +37,13 @@ from . import supports  # attaches each class's arg_constraints and support
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
-           "LogNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "constraints", "kl_divergence",
-           "register_kl", "transforms"]
+           "register_kl", "transforms",
+           # torch.distributions re-exports its transforms at the top
+           "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
+           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 del kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank, supports
 
 from ._torch_modules import register as _register_torch_modules

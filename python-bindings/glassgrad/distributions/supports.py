@@ -17,6 +17,7 @@ from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
+from .logistic_normal import LogisticNormal
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
 from .transformed import TransformedDistribution
@@ -52,6 +53,7 @@ _TABLE = [
     (OneHotCategorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)}, C.one_hot),
     (LowRankMultivariateNormal, {"loc": C.real_vector, "cov_factor": C.independent(C.real, 2),
                                  "cov_diag": C.independent(C.positive, 1)}, C.real_vector),
+    (LogisticNormal, _LOC_SCALE, C.simplex),
     (VonMises, {"loc": C.real, "concentration": C.positive}, C.real),
     (GeneralizedPareto, {"loc": C.real, "scale": C.positive, "concentration": C.real},
      property(lambda self: C.interval(self.loc, _generalized_pareto_upper(self)))),

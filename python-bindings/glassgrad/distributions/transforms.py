@@ -11,7 +11,7 @@ from .._type_info import finfo
 from . import constraints
 
 __all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
-           "SoftplusTransform", "TanhTransform", "Transform", "identity_transform"]
+           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
 def _sum_rightmost(value: Any, dim: int) -> Any:
@@ -116,6 +116,12 @@ class _InverseTransform(Transform):
     def __call__(self, x):
         return self._inv._inv_call(x)  # type: ignore[union-attr]
 
+    def forward_shape(self, shape):
+        return self._inv.inverse_shape(shape)  # type: ignore[union-attr]
+
+    def inverse_shape(self, shape):
+        return self._inv.forward_shape(shape)  # type: ignore[union-attr]
+
     def log_abs_det_jacobian(self, x, y):
         return -self._inv.log_abs_det_jacobian(y, x)  # type: ignore[union-attr]
 
@@ -163,6 +169,16 @@ class ComposeTransform(Transform):
         for p in self.parts:
             x = p(x)
         return x
+
+    def forward_shape(self, shape):
+        for p in self.parts:
+            shape = p.forward_shape(shape)
+        return shape
+
+    def inverse_shape(self, shape):
+        for p in reversed(self.parts):
+            shape = p.inverse_shape(shape)
+        return shape
 
     def log_abs_det_jacobian(self, x, y):
         if not self.parts:
@@ -316,3 +332,53 @@ class AffineTransform(Transform):
         else:
             result = x * 0 + math.log(abs(self.scale))
         return _sum_rightmost(result, self._event_dim)
+
+
+def _offset_logs(x: Any, k: int) -> Any:
+    """log(k - j) for j = 0..k-1: the stick-breaking offsets, which map x = 0 to the uniform simplex."""
+    from .._factories import arange
+    return (k - arange(k, dtype=x.dtype, device=x.device)).log()
+
+
+class StickBreakingTransform(Transform):
+    """R^K -> the K-simplex in R^(K+1): z_j = sigmoid(x_j - log(K - j)), y_j = z_j prod_{i<j} (1 - z_i),
+    y_K the stick left over (torch's, with the sigmoid clipped to [tiny, 1 - eps])."""
+
+    bijective = True
+    domain = constraints.real_vector
+    codomain = constraints.simplex
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, StickBreakingTransform)
+
+    __hash__ = Transform.__hash__
+
+    def _call(self, x):
+        from .._spatial import cat
+        k = x.shape[-1]
+        fi = finfo(x.dtype)
+        z = (x - _offset_logs(x, k)).sigmoid().clamp(min=fi.tiny, max=1.0 - fi.eps)
+        z_cumprod = (1 - z).cumprod(-1)
+        one = x[..., :1] * 0 + 1
+        return cat([z, one], -1) * cat([one, z_cumprod], -1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        k = y_crop.shape[-1]
+        sf = (1 - y_crop.cumsum(-1)).clamp(min=finfo(y.dtype).tiny)  # positive where y_K ~ 0
+        return y_crop.log() - sf.log() + _offset_logs(y, k)
+
+    def log_abs_det_jacobian(self, x, y):
+        from ..nn.functional import logsigmoid
+        x = x - _offset_logs(x, x.shape[-1])
+        return (-x + logsigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def inverse_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError("Too few dimensions on input")
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
