@@ -2,6 +2,7 @@
 CIFAR-10 folders), for tests that read them through glassgrad.vision.datasets."""
 import os
 import pickle
+import struct
 
 import numpy as np
 
@@ -41,6 +42,26 @@ def write_fashion_mnist(root, n_train=320, n_test=96, seed=0):
         write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte"), labels)
 
 
+class _Python2Pickler(pickle._Pickler):
+    """Writes bytes as Python 2's str (SHORT_BINSTRING/BINSTRING), as CIFAR-10's batch files hold
+    their keys, names and array data: read with pickle.load(f, encoding="latin1") (torchvision,
+    course loaders) they are str, with encoding="bytes" bytes, exactly as from the real files."""
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def _save_py2_str(self, obj):
+        n = len(obj)
+        head = pickle.SHORT_BINSTRING + bytes([n]) if n < 256 else pickle.BINSTRING + struct.pack("<i", n)
+        self.write(head + obj)
+        self.memoize(obj)
+
+    dispatch[bytes] = _save_py2_str
+
+
+def _dump_py2(obj, path):
+    with open(path, "wb") as f:
+        _Python2Pickler(f, protocol=2).dump(obj)
+
+
 def write_cifar(root, n_per_batch=4, n_test=None, seed=1):
     """root/cifar-10-batches-py with five training batches of n_per_batch random images, a test
     batch (n_test, default n_per_batch) and the metadata; returns {batch name: (data, labels)}."""
@@ -52,13 +73,10 @@ def write_cifar(root, n_per_batch=4, n_test=None, seed=1):
         n = n_per_batch if name != "test_batch" or n_test is None else n_test
         data = rng.integers(0, 256, (n, 3072), dtype=np.uint8)
         labels = rng.integers(0, 10, n).tolist()
-        with open(os.path.join(folder, name), "wb") as f:
-            pickle.dump({b"data": data, b"labels": labels, b"batch_label": name.encode()}, f, protocol=2)
+        _dump_py2({b"data": data, b"labels": labels, b"batch_label": name.encode()}, os.path.join(folder, name))
         batches[name] = (data, labels)
-    with open(os.path.join(folder, "batches.meta"), "wb") as f:
-        pickle.dump({b"label_names": [c.encode() for c in CIFAR_CLASSES]}, f, protocol=2)
+    _dump_py2({b"label_names": [c.encode() for c in CIFAR_CLASSES]}, os.path.join(folder, "batches.meta"))
     return batches
-
 
 
 def write_course_data(folder):
@@ -66,6 +84,7 @@ def write_course_data(folder):
     batch file) that the course notebooks' ports read (rasbt's deeplearning-models and stat453)."""
     write_mnist(os.path.join(folder, "data"), n_train=256, n_test=64)
     write_cifar(os.path.join(folder, "data"), n_per_batch=40, n_test=40)
+
 
 class Count(IterableDataset):
     """0, 1, ..., n - 1 as an iterable data set of length n."""

@@ -128,6 +128,22 @@ def test_cifar10_reads_python_batches_as_hwc(tmp_path):
     assert train.classes[0] == "airplane" and train.class_to_idx["truck"] == 9
 
 
+def test_cifar_batches_written_for_tests_unpickle_as_the_real_python2_ones(tmp_path):
+    # the real batches hold Python 2 str: loaders read them with encoding="latin1" (str keys,
+    # torchvision and course code's batch["data"]) or encoding="bytes" (b"data"); both must work
+    batches = write_cifar(str(tmp_path))
+    path = os.path.join(str(tmp_path), "cifar-10-batches-py")
+    with open(os.path.join(path, "data_batch_1"), "rb") as f:
+        as_str = pickle.load(f, encoding="latin1")
+    with open(os.path.join(path, "data_batch_1"), "rb") as f:
+        as_bytes = pickle.load(f, encoding="bytes")
+    assert sorted(as_str) == ["batch_label", "data", "labels"] and b"data" in as_bytes
+    assert np.array_equal(as_str["data"], batches["data_batch_1"][0])
+    assert np.array_equal(as_bytes[b"data"], batches["data_batch_1"][0])
+    with open(os.path.join(path, "batches.meta"), "rb") as f:
+        assert pickle.load(f, encoding="latin1")["label_names"][9] == "truck"
+
+
 def test_cifar10_refuses_code_in_its_pickles(tmp_path):
     write_cifar(str(tmp_path))
     with open(os.path.join(str(tmp_path), "cifar-10-batches-py", "data_batch_1"), "wb") as f:
