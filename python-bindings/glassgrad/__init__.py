@@ -149,3 +149,7 @@ for _name in ("detach", "is_same_size", "is_signed", "split_with_sizes", "unsafe
               "is_neg", "resolve_conj", "resolve_neg", "gcd_", "lcm_", "ldexp_", "i0_"):
     globals()[_name] = getattr(Tensor, _name)
 del _name
+from . import _tensor_arguments
+# torch's TypeError for a number where only a Tensor is taken (torch.exp(2.0)); sparse tensors count as tensors
+_tensor_arguments.install(globals(), (Tensor, sparse.SparseTensor))
+del _tensor_arguments
