@@ -19,13 +19,15 @@ from typing import Dict, List, Optional, Tuple
 # (pattern, replacement), the first that matches a line rewrites it. A trailing space after
 # `import torch` (some scripts have one) goes with the rewrite; other lines keep theirs. A
 # trailing comment (`import torch # <1>`, as books number their lines) is kept after the rewrite.
+# Python allows several spaces after `import`/`from` and before `import` (`import  torch`, a
+# notebook's typo); the rewrite writes one.
 IMPORT_RULES = [
-    (re.compile(r"^(\s*)import torch(\s*#.*)?\s*$"), r"\1import glassgrad.torch as torch\2"),
-    (re.compile(r"^(\s*)import torchvision(\s*#.*)?$"), r"\1import glassgrad.vision as torchvision\2"),
-    (re.compile(r"^(\s*)import torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
-    (re.compile(r"^(\s*)import torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
-    (re.compile(r"^(\s*)from torchvision(\.\S+)? import (.*)$"), r"\1from glassgrad.vision\2 import \3"),
-    (re.compile(r"^(\s*)from torch(\.\S+)? import (.*)$"), r"\1from glassgrad\2 import \3"),
+    (re.compile(r"^(\s*)import\s+torch(\s*#.*)?\s*$"), r"\1import glassgrad.torch as torch\2"),
+    (re.compile(r"^(\s*)import\s+torchvision(\s*#.*)?$"), r"\1import glassgrad.vision as torchvision\2"),
+    (re.compile(r"^(\s*)import\s+torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
+    (re.compile(r"^(\s*)import\s+torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
+    (re.compile(r"^(\s*)from\s+torchvision(\.\S+)?\s+import\s+(.*)$"), r"\1from glassgrad.vision\2 import \3"),
+    (re.compile(r"^(\s*)from\s+torch(\.\S+)?\s+import\s+(.*)$"), r"\1from glassgrad\2 import \3"),
 ]
 
 # `import a, b as c, ...`: several modules on one line (`import torch, torch.nn as nn`), each

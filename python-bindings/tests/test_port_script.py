@@ -31,6 +31,12 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("from torch.utils.data import DataLoader, Dataset", "from glassgrad.utils.data import DataLoader, Dataset"),
     ("from torch.optim.lr_scheduler import StepLR", "from glassgrad.optim.lr_scheduler import StepLR"),
     ("from torch.utils.data import (", "from glassgrad.utils.data import ("),
+    # several spaces where Python allows them (a notebook's `import  torch`): one is written
+    ("import  torch", "import glassgrad.torch as torch"),
+    ("import  torchvision", "import glassgrad.vision as torchvision"),
+    ("import   torch.nn as nn", "import glassgrad.nn as nn"),
+    ("from  torch  import  nn", "from glassgrad import nn"),
+    ("from  torchvision.datasets  import MNIST", "from glassgrad.vision.datasets import MNIST"),
 ])
 def test_each_rule_rewrites_its_import(line, want):
     assert port_script.port_line(line) == want
@@ -48,6 +54,8 @@ def test_each_rule_rewrites_its_import(line, want):
     "import torchtext.data as data",
     "from torchaudio import transforms",
     "import torchx  # not torch",
+    "import  torchx",
+    "from  torchaudio  import transforms",
     "import torch as T",  # an alias the mapping does not name: left for the reader
     "print('import torch')",
     "s = 'from torch import nn'",
