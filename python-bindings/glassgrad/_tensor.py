@@ -161,7 +161,7 @@ class _GradFn:
             if not h.requires_grad:
                 out.append((None, 0))
             elif h.is_leaf:
-                out.append((_AccumulateGrad(_wrap(h)), 0))
+                out.append((_AccumulateGrad(h), 0))
             else:
                 out.append((_grad_fn(h.op or "Alias", h), 0))
         if self._op.endswith("Scalar"):  # PyTorch's node lists the number too, after the tensor
@@ -215,10 +215,20 @@ class _AccumulateGrad:
     """The node that accumulates a leaf's gradient into .grad (PyTorch's AccumulateGrad):
     .variable is the leaf. type(node).__name__ is PyTorch's name (scripts print it)."""
 
-    __slots__ = ("variable",)
+    __slots__ = ("_leaf", "_variable")
 
-    def __init__(self, variable: "Tensor"):
-        self.variable = variable
+    def __init__(self, leaf):
+        self._leaf = leaf  # the leaf's runtime handle
+        self._variable = None
+
+    @property
+    def variable(self) -> "Tensor":
+        """The leaf as the Python object the script holds (PyTorch's node keeps the leaf itself:
+        `node.variable is x`), or a new tensor of it when no object holds it any more."""
+        if self._variable is None:
+            found = _holder(self._leaf)
+            self._variable = _wrap(self._leaf) if found is None else found
+        return self._variable
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"
@@ -229,6 +239,24 @@ class _AccumulateGrad:
 
     def __repr__(self) -> str:
         return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+def _holder(handle) -> Optional["Tensor"]:
+    """The live tensor object whose handle pins handle's value (a Parameter before a plain
+    tensor), or None. Handles keep no link back to their Python objects and recording an op
+    registers none (the hot path, _op), so this looks through the collector's objects: only
+    AccumulateGrad.variable asks, once per node."""
+    import gc
+    identity, found = handle.identity, None
+    for obj in gc.get_objects():
+        if isinstance(obj, Tensor):
+            try:
+                h = _HANDLE_SLOT.__get__(obj, Tensor)
+            except AttributeError:  # a host tensor that holds its array still (_make_handle)
+                continue
+            if h.identity == identity and (found is None or type(found) is Tensor):
+                found = obj
+    return found
 
 
 _AccumulateGrad.__name__ = _AccumulateGrad.__qualname__ = "AccumulateGrad"
