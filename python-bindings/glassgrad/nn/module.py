@@ -15,6 +15,7 @@ from .._tensor import Tensor, _wrap, raw_from_numpy
 from .._trace import _local as _trace_local
 from .._trace import note_module_call, user_source
 from . import forward_hooks as _hooks
+from . import registration_hooks as _reg
 
 _HOOK_GLOBALS = _hooks.GLOBAL_TABLES
 _PRE, _POST, _BW_FULL, _BW_PRE = _hooks.PRE, _hooks.POST, _hooks.BACKWARD, _hooks.BACKWARD_PRE
@@ -241,6 +242,21 @@ def _bump_structure_version() -> None:
 
 
 
+_REGISTRATION_HOOKS = _reg.ACTIVE
+
+
+def _registration_hooked(module, name: str, value):
+    """value after the global registration hooks of its kind: a Parameter's, a Module's, or a
+    tensor assigned to a buffer's name (add_module(name, None) runs the module hooks itself)."""
+    if isinstance(value, Parameter):
+        return _reg.run(_reg.PARAMETER, module, name, value)
+    if isinstance(value, Module):
+        return _reg.run(_reg.MODULE, module, name, value)
+    if isinstance(value, Tensor) and name in module.__dict__.get("_buffers", {}):
+        return _reg.run(_reg.BUFFER, module, name, value)
+    return value
+
+
 def layer_name(layer: "Module") -> str:
     """How messages name a layer: "Conv2D 'layer2.0.conv1'" (its path once a model called it), or
     its class alone. The engine's shape rules word their checks with it (NodeMeta.layer)."""
@@ -276,6 +292,8 @@ class Module:
         if isinstance(value, (Parameter, Module)) or name in self.__dict__.get("_buffers", {}):
             self._check_init()
         d = self.__dict__
+        if _REGISTRATION_HOOKS:  # global registration hooks may replace the value (nn/registration_hooks.py)
+            value = _registration_hooked(self, name, value)
         if name in d.get("_parameters", {}) and value is not None and not isinstance(value, Parameter):
             raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' (glassgrad.nn.Parameter "
                             f"or None expected)\n  fix: {type(self).__name__}.{name} = nn.Parameter(value), or "
@@ -381,6 +399,7 @@ class Module:
         if tensor is None:
             object.__setattr__(self, name, None)
             return
+        tensor = _reg.run(_reg.BUFFER, self, name, tensor)
         arr = tensor.numpy(force=True) if isinstance(tensor, Tensor) else np.asarray(tensor)
         device = tensor.device if isinstance(tensor, Tensor) else _device.default_device()
         self._buffers[name] = _state_leaf(arr, device, self._path_of(name))
@@ -421,6 +440,8 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass (add_module '{name}' of "
                             f"{type(self).__name__})\n  fix: pass an nn.Module, e.g. nn.Identity(), or None")
+        if module is None:  # a Module's hooks run in __setattr__
+            module = _reg.run(_reg.MODULE, self, name, module)
         setattr(self, name, module)
 
     register_module = add_module

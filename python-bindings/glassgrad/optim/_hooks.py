@@ -2,18 +2,34 @@
 (around step()), register_state_dict_pre_hook / _post_hook (around state_dict()) and
 register_load_state_dict_pre_hook / _post_hook (around load_state_dict()), each returning a
 RemovableHandle. Optimizer.__init_subclass__ wraps every class's own step, state_dict and
-load_state_dict with them (an inner super() call does not run the hooks again)."""
+load_state_dict with them (an inner super() call does not run the hooks again).
+register_optimizer_step_pre_hook / _post_hook (torch.optim.optimizer) add hooks every optimizer
+runs: the global pre-hooks before an optimizer's own, the global post-hooks after, as PyTorch's
+profile_hook_step orders them."""
 from __future__ import annotations
 
 import functools
 from collections import OrderedDict
-from typing import Callable
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from ..utils.hooks import RemovableHandle
 
 _STEP_PRE, _STEP_POST = "_optimizer_step_pre_hooks", "_optimizer_step_post_hooks"
 _SD_PRE, _SD_POST = "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks"
 _LOAD_PRE, _LOAD_POST = "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks"
+
+
+# the global step hooks (torch.optim.optimizer._global_optimizer_pre_hooks / _post_hooks)
+GLOBAL_STEP_PRE: "OrderedDict[int, Callable]" = OrderedDict()
+GLOBAL_STEP_POST: "OrderedDict[int, Callable]" = OrderedDict()
+
+
+def register_global(table: "OrderedDict[int, Callable]", hook: Callable) -> RemovableHandle:
+    def remove() -> None:
+        table.pop(handle.id, None)
+    handle = RemovableHandle(remove)
+    table[handle.id] = hook
+    return handle
 
 
 def _table(opt, key: str) -> "OrderedDict[int, Callable]":
@@ -33,7 +49,10 @@ def _register(opt, key: str, hook: Callable, prepend: bool = False) -> Removable
 
 
 class OptimizerHooks:
-    """The registration methods (mixed into Optimizer)."""
+    """The registration methods (mixed into Optimizer), and PyTorch's hook types and step decorator."""
+
+    OptimizerPreHook = Callable[[Any, Tuple[Any, ...], Dict[str, Any]], Optional[Tuple[Tuple[Any, ...], Dict[str, Any]]]]
+    OptimizerPostHook = Callable[[Any, Tuple[Any, ...], Dict[str, Any]], None]
 
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """hook(optimizer, args, kwargs) before each step() (args start with the optimizer, as
@@ -80,14 +99,14 @@ def _outermost(name: str, method: Callable, around: Callable) -> Callable:
 
 def _around_step(self, step, *args, **kwargs):
     args = (self, *args)  # PyTorch's hooks see the optimizer as the first positional argument
-    for hook in list(_table(self, _STEP_PRE).values()):
+    for hook in list(GLOBAL_STEP_PRE.values()) + list(_table(self, _STEP_PRE).values()):
         result = hook(self, args, kwargs)
         if result is not None:
             if not (isinstance(result, tuple) and len(result) == 2):
                 raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
             args, kwargs = result
     out = step(*args, **kwargs)
-    for hook in list(_table(self, _STEP_POST).values()):
+    for hook in list(_table(self, _STEP_POST).values()) + list(GLOBAL_STEP_POST.values()):
         hook(self, args, kwargs)
     return out
 
@@ -114,6 +133,12 @@ def _around_load_state_dict(self, load_state_dict, state_dict):
         hook(self)
 
 
+def profile_hook_step(func: Callable) -> Callable:
+    """Optimizer.profile_hook_step: func (a step method) run with the step pre- and post-hooks."""
+    return _outermost("step", func, _around_step)
+
+
+OptimizerHooks.profile_hook_step = staticmethod(profile_hook_step)  # type: ignore[attr-defined]
 _AROUND = {"step": _around_step, "state_dict": _around_state_dict, "load_state_dict": _around_load_state_dict}
 
 

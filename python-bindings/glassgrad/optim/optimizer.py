@@ -28,6 +28,7 @@ from .. import _C, _args
 from .._tensor import Tensor, _op, _op_multi, _wrap
 from .. import _trace
 from .._trace import record_updates, scope
+from . import _hooks
 from ._hooks import OptimizerHooks, wrap_hooked_methods
 
 _static_version = 0
@@ -774,8 +775,19 @@ class Optimizer(OptimizerHooks):
         return "\n".join(lines) + "\n)"
 
 
+def register_optimizer_step_pre_hook(hook: Callable) -> Any:
+    """hook(optimizer, args, kwargs) before every optimizer's step(), before its own pre-hooks; it
+    may return (new_args, new_kwargs). Returns a RemovableHandle."""
+    return _hooks.register_global(_hooks.GLOBAL_STEP_PRE, hook)
+
+
+def register_optimizer_step_post_hook(hook: Callable) -> Any:
+    """hook(optimizer, args, kwargs) after every optimizer's step(), after its own post-hooks."""
+    return _hooks.register_global(_hooks.GLOBAL_STEP_POST, hook)
+
+
 __all__ = ["Optimizer", "ParamGroup", "static_version", "refuse_differentiable", "refuse_fused_with_foreach",
-           "_op_multi"]
+           "_op_multi", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
 
 
 wrap_hooked_methods(Optimizer)

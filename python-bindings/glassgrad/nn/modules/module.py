@@ -2,15 +2,20 @@
 module hooks: register_module_forward_pre_hook, register_module_forward_hook,
 register_module_full_backward_pre_hook and register_module_full_backward_hook run for every
 module, before the module's own hooks of that kind (glassgrad/nn/forward_hooks.py);
-register_module_backward_hook is the deprecated non-full form (nn/legacy_backward_hooks.py)."""
+register_module_backward_hook is the deprecated non-full form (nn/legacy_backward_hooks.py);
+the registration hooks run when a parameter, buffer or submodule is registered
+(nn/registration_hooks.py)."""
 from .. import backward_hooks as _bw
 from .. import forward_hooks as _fh
 from .. import legacy_backward_hooks as _legacy
+from .. import registration_hooks as _reg
 from ._names import forward_names
 
 _all, __getattr__, _dir = forward_names(__name__, ["Module"])
 _HOOKS = ["register_module_forward_pre_hook", "register_module_forward_hook", "register_module_full_backward_pre_hook",
-          "register_module_full_backward_hook", "register_module_backward_hook"]
+          "register_module_full_backward_hook", "register_module_backward_hook",
+          "register_module_parameter_registration_hook", "register_module_buffer_registration_hook",
+          "register_module_module_registration_hook"]
 __all__ = _all + _HOOKS
 
 
@@ -44,3 +49,18 @@ def register_module_backward_hook(hook):
     as Module.register_backward_hook. The global hooks are all full ones or all not."""
     _legacy.mark(None, full=False)
     return _fh.register(_fh.GLOBAL, _bw.FULL, hook, False)
+
+
+def register_module_parameter_registration_hook(hook):
+    """hook(module, name, param) whenever a module registers a parameter; may return a new one."""
+    return _reg.register(_reg.PARAMETER, hook)
+
+
+def register_module_buffer_registration_hook(hook):
+    """hook(module, name, buffer) whenever a module registers a buffer; may return a new one."""
+    return _reg.register(_reg.BUFFER, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """hook(module, name, submodule) whenever a module registers a submodule; may return a new one."""
+    return _reg.register(_reg.MODULE, hook)
