@@ -6,6 +6,7 @@ from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSh
                        RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
                        RandomSolarize, TenCrop)
 from ._perspective import RandomPerspective
+from ._v1_extra import ElasticTransform, LinearTransformation
 from .autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from .transforms import (CenterCrop, ColorJitter, Compose, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
                          RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
@@ -16,4 +17,4 @@ __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMo
            "RandomOrder", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor", "functional",
            "ConvertImageDtype", "FiveCrop", "GaussianBlur", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
            "RandomEqualize", "RandomErasing", "RandomInvert", "RandomPosterize", "RandomRotation", "RandomSolarize",
-           "TenCrop", "RandomPerspective", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
+           "TenCrop", "RandomPerspective", "ElasticTransform", "LinearTransformation", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]

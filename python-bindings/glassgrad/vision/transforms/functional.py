@@ -592,3 +592,4 @@ from ._geometric import affine, five_crop, rotate, ten_crop  # noqa: E402
 from ._perspective import perspective  # noqa: E402
 from ._photometric import (adjust_gamma, adjust_sharpness, autocontrast, convert_image_dtype, equalize,  # noqa: E402
                            erase, gaussian_blur, invert, posterize, solarize)
+from ._elastic import elastic_transform  # noqa: E402,F401

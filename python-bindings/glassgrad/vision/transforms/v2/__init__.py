@@ -4,26 +4,35 @@ to float in [0, 1], as ConvertImageDtype), ToPureTensor and Identity are v2's ow
 the v1 transforms, which take PIL images and tensor images alike. Compose and the four classes
 above take one input or several, as v2's do: `transform(image, label)` transforms the image (a PIL image,
 or a tensor of two or more dims) and passes everything else (labels, numbers) through.
-Boxes, masks and videos (tv_tensors) are not there."""
+v2.Transform is the base class users subclass (transform() / make_params(), _transform.py); the
+transforms v2 adds (MixUp, CutMix, RGB, JPEG, ElasticTransform, ...) are Transform subclasses
+(_extra.py, _mix.py), and v2.functional holds v1's functions and v2's. Boxes, masks and videos
+(tv_tensors) are not there."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ... import _C
-from ..._tensor import Tensor
-from . import _image
-from . import functional as F
-from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
+from .... import _C
+from ...._tensor import Tensor
+from .. import _image
+from .. import functional as F
+from .._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
                        RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
                        RandomSolarize, TenCrop)
-from .autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
-from .functional import InterpolationMode
-from .transforms import Compose as _Compose
-from .transforms import (CenterCrop, ColorJitter, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
+from ..autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
+from ..functional import InterpolationMode
+from .._perspective import RandomPerspective
+from ..transforms import Compose as _Compose
+from ..transforms import (CenterCrop, ColorJitter, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
                          RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
                          RandomResizedCrop, RandomVerticalFlip, Resize, ToPILImage, ToTensor)
+from . import functional
+from ._extra import (JPEG, RGB, ElasticTransform, GaussianNoise, LinearTransformation, RandomChannelPermutation,
+                     RandomPhotometricDistort, RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter)
+from ._mix import CutMix, MixUp
+from ._transform import Transform
 
 __all__ = ["AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype",
            "FiveCrop", "GaussianBlur", "Grayscale", "Identity", "InterpolationMode", "Lambda", "Normalize", "Pad",
@@ -31,7 +40,9 @@ __all__ = ["AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Com
            "RandomChoice", "RandomCrop", "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
            "RandomInvert", "RandomOrder", "RandomPosterize", "RandomResizedCrop", "RandomRotation", "RandomSolarize",
            "RandomVerticalFlip", "Resize", "TenCrop", "ToDtype", "ToImage", "ToPILImage", "ToPureTensor", "ToTensor",
-           "TrivialAugmentWide"]
+           "TrivialAugmentWide", "CutMix", "ElasticTransform", "GaussianNoise", "JPEG", "LinearTransformation", "MixUp",
+           "RGB", "RandomChannelPermutation", "RandomPerspective", "RandomPhotometricDistort", "RandomResize",
+           "RandomShortestSize", "RandomZoomOut", "ScaleJitter", "Transform", "functional"]
 
 
 def _is_image(x) -> bool:
@@ -86,7 +97,7 @@ class ToImage(_V2):
             return pic if pic.ndim >= 3 else pic.reshape(1, *pic.shape)
         if isinstance(pic, np.ndarray):
             a = pic if pic.ndim == 3 else pic[:, :, None]
-            from ..._tensor import tensor
+            from ...._tensor import tensor
             return tensor(np.ascontiguousarray(a.transpose(2, 0, 1)))
         return F.pil_to_tensor(pic)
 

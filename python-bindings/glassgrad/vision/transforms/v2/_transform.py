@@ -1,0 +1,130 @@
+"""torchvision.transforms.v2.Transform: the base class users subclass (torchvision 0.29's
+protocol). Calling a transform flattens its input(s) (tuples, lists and dicts, depth first),
+picks the entries to transform, draws the parameters once with make_params(those entries) and
+calls transform(entry, params) on each, so every image of a sample gets the same random choice;
+the structure comes back as it went in.
+
+Which entries are transformed (torchvision's rule for samples without tv_tensors, which glassgrad
+does not have): every PIL image; a plain tensor only when the sample holds no PIL image, and
+then only the first one met (the image of `(image, label)`); everything else passes through."""
+from __future__ import annotations
+
+import enum
+from typing import Any, Dict, List, Tuple
+
+from .... import nn
+from ...._tensor import Tensor
+from .. import _image as I
+
+__all__ = ["Transform"]
+
+
+def flatten(sample) -> Tuple[List[Any], Any]:
+    """The leaves of nested tuples, lists and dicts, depth first, and the spec to rebuild them."""
+    if isinstance(sample, (tuple, list)):
+        leaves: List[Any] = []
+        specs = []
+        for item in sample:
+            sub, spec = flatten(item)
+            leaves += sub
+            specs.append((len(sub), spec))
+        return leaves, (type(sample), specs)
+    if isinstance(sample, dict):
+        leaves, keyed = [], []
+        for key, item in sample.items():
+            sub, spec = flatten(item)
+            leaves += sub
+            keyed.append((key, len(sub), spec))
+        return leaves, (dict, keyed)
+    return [sample], None
+
+
+def unflatten(leaves: List[Any], spec) -> Any:
+    if spec is None:
+        return leaves[0]
+    kind, specs = spec
+    out, at = [], 0
+    if kind is dict:
+        result = {}
+        for key, n, sub in specs:
+            result[key] = unflatten(leaves[at:at + n], sub)
+            at += n
+        return result
+    for n, sub in specs:
+        out.append(unflatten(leaves[at:at + n], sub))
+        at += n
+    return kind(*out) if hasattr(kind, "_fields") else kind(out)
+
+
+def needs_transform(flat: List[Any], types: tuple) -> List[bool]:
+    """torchvision's heuristic for plain tensors (module docstring)."""
+    tensor_left = not any(I.is_pil(x) for x in flat)
+    out = []
+    for x in flat:
+        needed = isinstance(x, types) or I.is_pil(x)
+        if needed and isinstance(x, Tensor):
+            needed, tensor_left = tensor_left, False
+        out.append(needed)
+    return out
+
+
+def query_size(flat: List[Any]) -> Tuple[int, int]:
+    """(height, width) of the images among the entries; they must agree."""
+    sizes = {tuple(I.dimensions(x)[1:]) for x in flat if I.is_pil(x) or isinstance(x, Tensor)}
+    if not sizes:
+        raise TypeError("v2 transform: no image (PIL image or tensor) in the sample\n  fix: pass the image with it")
+    if len(sizes) > 1:
+        raise ValueError(f"v2 transform: the images of a sample must have one size, found {sorted(sizes)}\n  fix: "
+                         "resize them to one size first")
+    h, w = sizes.pop()
+    return h, w
+
+
+class Transform(nn.Module):
+    """torchvision.transforms.v2.Transform: subclass it and define transform(inpt, params) (and
+    make_params(flat_inputs) -> dict for random choices drawn once per call; check_inputs(flat_inputs)
+    to refuse a sample). _transformed_types names what transform() is given (plain tensors and PIL
+    images by default; see the module docstring for which tensors)."""
+
+    _transformed_types: tuple = (Tensor,)
+
+    def check_inputs(self, flat_inputs: List[Any]) -> None:
+        pass
+
+    def make_params(self, flat_inputs: List[Any]) -> Dict[str, Any]:
+        return dict()
+
+    def transform(self, inpt: Any, params: Dict[str, Any]) -> Any:
+        raise NotImplementedError(f"{type(self).__name__}.transform(inpt, params) is not defined\n  fix: define it "
+                                  "in the subclass (v2.Transform's protocol)")
+
+    def forward(self, *inputs: Any) -> Any:
+        flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
+        self.check_inputs(flat)
+        needed = needs_transform(flat, self._transformed_types)
+        params = self.make_params([x for x, n in zip(flat, needed) if n])
+        return unflatten([self.transform(x, params) if n else x for x, n in zip(flat, needed)], spec)
+
+    def extra_repr(self) -> str:
+        shown = [f"{k}={v}" for k, v in self.__dict__.items() if not k.startswith("_") and k != "training"
+                 and isinstance(v, (bool, int, float, str, tuple, list, enum.Enum))]
+        return ", ".join(shown)
+
+
+class RandomApplied(Transform):
+    """A transform applied with probability p (torchvision's _RandomApplyTransform): the sample
+    passes through unchanged otherwise."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        if not (0.0 <= p <= 1.0):
+            raise ValueError(f"{type(self).__name__}: `p` should be a floating point value in the interval [0.0, 1.0], "
+                             f"got {p}")
+        super().__init__()
+        self.p = p
+
+    def forward(self, *inputs: Any) -> Any:
+        from ..transforms import _rng
+        sample = inputs if len(inputs) > 1 else inputs[0]
+        if _rng().random() >= self.p:
+            return sample
+        return super().forward(*inputs)
