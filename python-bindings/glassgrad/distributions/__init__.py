@@ -3,7 +3,7 @@ Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, C
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
 Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
 OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, FisherSnedecor, ContinuousBernoulli,
-LowRankMultivariateNormal, LogisticNormal, VonMises, GeneralizedPareto, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
+LowRankMultivariateNormal, LogisticNormal, VonMises, GeneralizedPareto, Wishart, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
 modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
 (docs/distributions.md)."""
 from . import constraints, transforms
@@ -32,6 +32,7 @@ from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerT
                          SoftplusTransform, StickBreakingTransform, TanhTransform, Transform, identity_transform)
 from .trials import Geometric, NegativeBinomial
 from .von_mises import VonMises
+from .wishart import Wishart
 from . import kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank  # register the closed forms of the pairs above
 from . import supports  # attaches each class's arg_constraints and support
 
@@ -39,7 +40,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
            "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "constraints", "kl_divergence",
+           "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "constraints", "kl_divergence",
            "register_kl", "transforms",
            # torch.distributions re-exports its transforms at the top
            "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",

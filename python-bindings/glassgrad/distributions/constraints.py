@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Constraint", "boolean", "greater_than", "greater_than_eq", "half_open_interval", "independent",
-           "integer_interval", "interval", "less_than", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-           "positive_integer", "real", "real_vector", "simplex", "unit_interval"]
+__all__ = ["Constraint", "boolean", "corr_cholesky", "greater_than", "greater_than_eq", "half_open_interval",
+           "independent", "integer_interval", "interval", "less_than", "lower_cholesky", "lower_triangular",
+           "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
+           "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -126,3 +127,7 @@ nonnegative_integer = _Interval(0, None, discrete=True)
 positive_integer = _Interval(1, None, discrete=True)
 simplex = _Simplex()
 one_hot = _OneHot()
+
+
+from .constraints_matrix import (corr_cholesky, lower_cholesky, lower_triangular, positive_definite,  # noqa: E402
+                                 positive_semidefinite, square, symmetric)

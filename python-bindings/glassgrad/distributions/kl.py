@@ -109,6 +109,10 @@ def _kl_expfamily_expfamily(p: ExponentialFamily, q: ExponentialFamily) -> Tenso
                                   "divergences")
     p_params, log_norm, grads = natural_gradients(p)
     result: Any = q._log_normalizer(*q._natural_params) - log_norm
+    batch_dims = max(len(p.batch_shape), len(q.batch_shape))
     for pp, qp, g in zip(p_params, q._natural_params, grads):
-        result = result - _sum_rightmost((qp - pp) * g, len(q.event_shape))
+        term = (qp - pp) * g
+        # each natural parameter's own axes follow the batch axes (Wishart's df has none, its
+        # precision two); torch sums len(event_shape) axes, which folds a batched df into one sum
+        result = result - _sum_rightmost(term, term.dim() - batch_dims)
     return result

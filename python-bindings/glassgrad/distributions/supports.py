@@ -20,9 +20,11 @@ from .independent import Independent
 from .logistic_normal import LogisticNormal
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
+from .multivariate_normal import MultivariateNormal
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
 from .von_mises import VonMises
+from .wishart import Wishart
 
 _LOC_SCALE = {"loc": C.real, "scale": C.positive}
 _PROBS_LOGITS = {"probs": C.unit_interval, "logits": C.real}
@@ -51,6 +53,8 @@ _TABLE = [
     (Categorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)},
      property(lambda self: C.integer_interval(0, self._num_events - 1))),
     (OneHotCategorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)}, C.one_hot),
+    (MultivariateNormal, {"loc": C.real_vector, "covariance_matrix": C.positive_definite,
+                          "precision_matrix": C.positive_definite, "scale_tril": C.lower_cholesky}, C.real_vector),
     (LowRankMultivariateNormal, {"loc": C.real_vector, "cov_factor": C.independent(C.real, 2),
                                  "cov_diag": C.independent(C.positive, 1)}, C.real_vector),
     (LogisticNormal, _LOC_SCALE, C.simplex),
@@ -82,3 +86,4 @@ def _transformed_support(d: TransformedDistribution) -> C.Constraint:
 for _cls, _args, _support in _TABLE:
     _cls.arg_constraints = _args  # type: ignore[attr-defined]
     _cls.support = _support  # type: ignore[attr-defined]
+Wishart.support = C.positive_definite  # its arg_constraints is a property of the event size
