@@ -1011,15 +1011,23 @@ def angle(input: Tensor) -> Tensor:
 
 def nextafter(input, other) -> Tensor:
     """The next floating-point value after input towards other, elementwise (torch.nextafter), in
-    result_type(input, other), floating types only. Computed now from both values (C's nextafter
-    through NumPy), as a new tensor on input's device. Its gradient is PyTorch's: 1 to input (where
-    input is finite), zeros to other."""
+    result_type(input, other), floating types only (float16 and bfloat16 too, as PyTorch's CPU
+    kernel). Computed now from both values (C's nextafter through NumPy; bfloat16 by stepping its
+    bits), as a new tensor on input's device. Its gradient is PyTorch's: 1 to input (where input
+    is finite), zeros to other."""
     x, y = result_type_operands(input, other)
-    if not x.dtype.is_floating_point or _dtypes.plain(x.dtype) not in ("float32", "float64"):
-        raise _C.UnsupportedError(f"nextafter: not implemented for {x.dtype} (float32 and float64, as PyTorch's CPU "
-                                  f"kernel)\n  fix: convert first: torch.nextafter(a.double(), b.double())")
-    a, b = np.broadcast_arrays(x.numpy(force=True), y.numpy(force=True))
-    out = tensor(np.nextafter(a, b), device=x.device)
+    kind = _dtypes.plain(x.dtype)
+    if kind not in ("float16", "bfloat16", "float32", "float64"):
+        raise _C.UnsupportedError(f"nextafter: \"nextafter_cpu\" not implemented for {x.dtype}, as in PyTorch (a "
+                                  f"floating type is needed)\n  fix: convert first: torch.nextafter(a.double(), "
+                                  f"b.double())")
+    if kind == "bfloat16":
+        a, b = np.broadcast_arrays(x.float().numpy(force=True), y.float().numpy(force=True))
+        out = tensor(_bfloat16_nextafter(a, b), dtype=x.dtype, device=x.device)
+    else:
+        a, b = np.broadcast_arrays(x.numpy(force=True), y.numpy(force=True))
+        with np.errstate(over="ignore"):  # the largest finite value's step to inf is the result
+            out = tensor(np.nextafter(a, b), device=x.device)
     if not (x.requires_grad or y.requires_grad):
         return out
     # out + (x - x) + 0 * y's place: exactly out's values, x's gradient 1 and y's 0 (Where keeps the
@@ -1028,6 +1036,18 @@ def nextafter(input, other) -> Tensor:
     if y.requires_grad:
         out = _op("Add", [out, _op("Where", [as_operand(False, DTYPES["bool"], x.device), y, zero])])
     return _op("Add", [out, _op("Where", [isfinite(x), x - x.detach(), zero])], {"torch_node": "NextafterBackward0"})
+
+
+def _bfloat16_nextafter(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """nextafter for bfloat16 values held in float32 arrays (NumPy has no bfloat16): a bfloat16 is
+    the upper 16 bits of its float32, so one step is one unit of those bits, away from zero when
+    moving outwards and towards it otherwise (sign-magnitude order), as C's nextafter steps."""
+    bits = (a.view(np.uint32) >> 16).astype(np.int64)
+    outwards = (b > a) == (a > 0)
+    stepped = np.where(a == 0, np.where(b > 0, 1, 0x8001), np.where(outwards, bits + 1, bits - 1))
+    out = ((stepped.astype(np.uint32) & 0xFFFF) << 16).view(np.float32)
+    out = np.where(a == b, b, out)
+    return np.where(np.isnan(a) | np.isnan(b), np.float32(np.nan), out).astype(np.float32)
 
 
 def real(input: Tensor) -> Tensor:

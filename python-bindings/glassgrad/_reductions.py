@@ -396,7 +396,12 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     if p in (-math.inf, "-inf"):
         return amin(absolute(x), dims if dims else (), keepdim)
     if p == 0:
-        return _sum(ne(x, 0), dims, keepdim).astype(x.dtype)
+        count = _sum(ne(x, 0), dims, keepdim).astype(x.dtype)
+        if not x._h.requires_grad:
+            return count
+        # PyTorch's count is in the graph (grad_fn LinalgVectorNormBackward0, backward() runs) and
+        # gives x no gradient: where(True, count, sum(x)) has the count's values and a zero gradient
+        return _op("Where", [constant(True, DTYPES["bool"], x.device), count, _sum(x, dims, keepdim)], _named(x, node))
     if p == 1:
         return _op("Sum", [absolute(x)], {"dims": dims, "keepdim": builtins.bool(keepdim), **_named(x, node)})
     if is_number(p) and float(p) > 0:
