@@ -109,3 +109,26 @@ def write_signs(root, n_train=40, n_test=12, size=96, seed=0):
         for i in range(n):
             image = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
             Image.fromarray(image).save(os.path.join(root, split, f"{i % 6}_IMG_{1000 + i}.jpg"))
+
+
+# (image id, class 1-37, species 1 cat / 2 dog) as the Oxford-IIIT Pet lists write them
+PETS = [("Abyssinian_1", 1, 1), ("american_bulldog_10", 2, 2), ("Abyssinian_2", 1, 1),
+        ("great_pyrenees_3", 15, 2), ("american_bulldog_4", 2, 2)]
+
+
+def write_oxford_pets(root, pets=PETS, test=PETS[:2], seed=0):
+    """root/oxford-iiit-pet with random JPEGs in images/, the trimaps (1-3) in annotations/trimaps/
+    and the trainval.txt / test.txt lists of the real archives (`<id> <class> <species> <breed id>`)."""
+    from PIL import Image
+    base = os.path.join(root, "oxford-iiit-pet")
+    os.makedirs(os.path.join(base, "images"), exist_ok=True)
+    os.makedirs(os.path.join(base, "annotations", "trimaps"), exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for image_id, _, _ in pets:
+        Image.fromarray(rng.integers(0, 256, (20, 24, 3), dtype=np.uint8)).save(
+            os.path.join(base, "images", f"{image_id}.jpg"))
+        Image.fromarray(rng.integers(1, 4, (20, 24), dtype=np.uint8)).save(
+            os.path.join(base, "annotations", "trimaps", f"{image_id}.png"))
+    for split, rows in (("trainval", pets), ("test", test)):
+        with open(os.path.join(base, "annotations", f"{split}.txt"), "w", encoding="utf-8") as f:
+            f.writelines(f"{image_id} {label} {species} {i + 1}\n" for i, (image_id, label, species) in enumerate(rows))
