@@ -132,7 +132,7 @@ void bind_lazy(py::module_& m) {
              // An attribute of the op that made this value (None for a leaf or a missing key):
              // Tensor.grad_fn names PyTorch's node from it.
              const lazy::ValuePtr& v = h.value();
-             const AttrValue* a = v->producer && !v->is_leaf() ? v->producer->attrs.find(key) : nullptr;
+             const AttrValue* a = v->producer && !v->is_leaf() ? v->producer->attrs->find(key) : nullptr;
              return a ? py::cast(*a) : py::none();
            }, py::arg("key"))
       .def_property("name", [](const Handle& h) { return h.value()->name; },

@@ -71,8 +71,10 @@ ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attr
 // Names node n (a single output `out`, recorded by the write naming it) as PyTorch's backward node
 // `torch_node` (Tensor.grad_fn): an attribute no kernel reads, folded into the node's hash as any.
 void name_node(TraceNode& n, const std::string& torch_node, const TensorInfo& out) {
-  n.attrs.set("torch_node", torch_node);
-  n.hash = node_hash(*n.schema, n.attrs, {out});
+  auto attrs = std::make_shared<Attrs>(*n.attrs);
+  attrs->set("torch_node", torch_node);
+  n.attrs = std::move(attrs);
+  n.hash = node_hash(*n.schema, *n.attrs, {out});
 }
 
 // The value h's chain of views makes from storage value x (each view recorded as it was made).
@@ -240,7 +242,7 @@ void Handle::sync() const {
     // A view made a leaf (requires_grad set on a view of a tensor that needs no gradient:
     // randn(54).view(9, 6)) stays that leaf, with its gradient, across writes of its storage
     // (docs/inplace-and-views.md, "Leaves that are views").
-    if (x->requires_grad) x = record_one("Detach", x, {}, v_->producer ? v_->producer->meta : NodeMeta{}, false);
+    if (x->requires_grad) x = record_one("Detach", x, {}, v_->producer ? *v_->producer->meta : NodeMeta{}, false);
     x->leaf = true;
     x->requires_grad = true;
     x->name = v_->name;

@@ -12,6 +12,7 @@
 #include "glassgrad/autodiff/gradients.h"
 #include "glassgrad/runtime/host_times.h"
 #include "lazy_internal.h"
+#include "trace_pool.h"
 
 #include <algorithm>
 
@@ -41,8 +42,8 @@ ValueId leaf_for(Export& ex, const ValuePtr& v, ValueKind kind, bool requires_gr
 // below `first` are the trace's own (and the seed), the nodes' outputs follow in order.
 struct TemplateNode {
   const OpSchema* schema = nullptr;
-  Attrs attrs;
-  NodeMeta meta;
+  std::shared_ptr<const Attrs> attrs;    // shared by every import of the node (TraceNode::attrs)
+  std::shared_ptr<const NodeMeta> meta;
   std::vector<ValueId> inputs;
   std::vector<TensorInfo> outputs;
   NodeId gradient_of = kNoNode;  // the forward node (index into Export::nodes) whose rule emitted it
@@ -122,8 +123,8 @@ std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new
     }
     TemplateNode tn;
     tn.schema = gn.schema;
-    tn.attrs = gn.attrs;
-    tn.meta = gn.meta;
+    tn.attrs = std::make_shared<const Attrs>(gn.attrs);
+    tn.meta = std::make_shared<const NodeMeta>(gn.meta);
     tn.inputs = gn.inputs;
     for (ValueId o : gn.outputs) tn.outputs.push_back(ex.graph.value(o).info);
     tn.gradient_of = gn.gradient_of;
@@ -141,8 +142,8 @@ std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new
 // 1 where PyTorch's node saves a tensor (reflection padding's slices: ReflectionPad2DBackward0 saves
 // its input); -1 without the attribute.
 int saves_per_attribute(const TraceNode& fwd) {
-  if (!fwd.attrs.has("torch_saves")) return -1;
-  return fwd.attrs.f("torch_saves") != 0 ? 1 : 0;
+  if (!fwd.attrs->has("torch_saves")) return -1;
+  return fwd.attrs->f("torch_saves") != 0 ? 1 : 0;
 }
 
 // Whether PyTorch's node for forward op `fwd` saves a tensor its gradient here does not read, so a
@@ -153,7 +154,7 @@ int saves_per_attribute(const TraceNode& fwd) {
 bool saves_unread_value(const TraceNode& fwd) {
   if (saves_per_attribute(fwd) == 1) return true;
   const std::string& op = fwd.schema->name;
-  if (op == "MulScalar") return !fwd.attrs.has("scalar_arg");
+  if (op == "MulScalar") return !fwd.attrs->has("scalar_arg");
   return op == "AvgPool2D";
 }
 
@@ -211,8 +212,8 @@ void check_saved_value(const Export& ex, const ValuePtr& v, const TraceNode* fwd
     const bool saved_output = v->producer.get() == fwd;
     throw StateError(ErrorMessage(saved_tensor_headline(*v, saved_output))
                          .detail("modified by " + v->counter->writer + "; saved by " +
-                                 node_where(fwd->schema->name, fwd->meta.scope) +
-                                 (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+                                 node_where(fwd->schema->name, fwd->meta->scope) +
+                                 (fwd->meta->source.empty() ? "" : " (" + fwd->meta->source + ")") +
                                  ", whose gradient needs the value it had")
                          .cause("an in-place op (add_, mul_, x[...] = ..., +=, an optimizer step) changed a "
                                 "tensor after it was used, before backward()")
@@ -242,8 +243,8 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
                      "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
                      "backward through the graph a second time or if you need to access saved tensors after "
                      "calling backward.")
-            .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta.scope) +
-                    (fwd->meta.source.empty() ? "" : " (" + fwd->meta.source + ")") +
+            .detail("the gradient of " + node_where(fwd->schema->name, fwd->meta->scope) +
+                    (fwd->meta->source.empty() ? "" : " (" + fwd->meta->source + ")") +
                     " reads values a previous backward() used and freed")
             .fix("loss.backward(retain_graph=True) for every backward but the last, or compute the loss "
                  "again before the next backward")
@@ -289,25 +290,26 @@ void release_graph(const Export& ex, const std::vector<TraceNode*>& saving) {
 // `gradient_of`: the forward node whose rule emitted it. The gradient of an in-place op's node
 // keeps that op's storage (in_place_of): a second backward through it may read the version the op
 // overwrote, as PyTorch's node for leaky_relu_ (which saves its result) lets it.
-void import_node(Export& ex, const OpSchema& schema, const Attrs& attrs, const NodeMeta& meta,
+void import_node(Export& ex, const OpSchema& schema, std::shared_ptr<const Attrs> attrs,
+                 std::shared_ptr<const NodeMeta> meta,
                  const std::vector<ValueId>& inputs, const std::vector<TensorInfo>& outputs, ValueId first_output,
                  NodeId gradient_of, const std::pair<uint64_t, uint64_t>* hashes = nullptr) {
-  auto node = std::make_shared<TraceNode>();
+  auto node = new_node();
   node->schema = &schema;
-  node->attrs = attrs;
-  node->meta = meta;
+  node->attrs = std::move(attrs);
+  node->meta = std::move(meta);
   if (gradient_of != kNoNode && static_cast<size_t>(gradient_of) < ex.nodes.size()) {
     node->in_place_of = ex.nodes[static_cast<size_t>(gradient_of)]->in_place_of;
     node->in_place_version = ex.nodes[static_cast<size_t>(gradient_of)]->in_place_version;
   }
-  node->hash = hashes ? hashes->first : node_hash(schema, attrs, outputs);
-  node->meta_hash = hashes ? hashes->second : meta_hash(meta);
+  node->hash = hashes ? hashes->first : node_hash(schema, *node->attrs, outputs);
+  node->meta_hash = hashes ? hashes->second : meta_hash(*node->meta);
   node->inputs.reserve(inputs.size());
   for (ValueId in : inputs) node->inputs.push_back(value_of(ex, in));
   const size_t end = static_cast<size_t>(first_output) + outputs.size();
   if (ex.by_id.size() < end) ex.by_id.resize(end);
   for (size_t k = 0; k < outputs.size(); ++k) {
-    auto v = std::make_shared<TraceValue>();
+    auto v = new_value();
     v->seq = next_seq();
     v->info = outputs[k];
     v->producer = node;
@@ -334,8 +336,8 @@ void import_nodes(Export& ex, NodeId& next) {
     const Node& gn = ex.graph.node(next);
     outs.clear();
     for (ValueId o : gn.outputs) outs.push_back(ex.graph.value(o).info);
-    import_node(ex, *gn.schema, gn.attrs, gn.meta, gn.inputs, outs, gn.outputs.empty() ? ex.graph.num_values() : gn.outputs[0],
-                gn.gradient_of);
+    import_node(ex, *gn.schema, std::make_shared<const Attrs>(gn.attrs), std::make_shared<const NodeMeta>(gn.meta),
+                gn.inputs, outs, gn.outputs.empty() ? ex.graph.num_values() : gn.outputs[0], gn.gradient_of);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "glassgrad/autodiff/errors.h"
 #include "lazy_internal.h"
+#include "trace_pool.h"
 
 namespace glassgrad {
 namespace lazy {
@@ -26,7 +27,21 @@ TensorInfo node_output_info(const TraceNode& node, int32_t k) {
   std::vector<TensorInfo> ins;
   ins.reserve(node.inputs.size());
   for (const auto& in : node.inputs) ins.push_back(in->info);
-  return infer_node(*node.schema, ins, node.attrs, node.meta).at(static_cast<size_t>(k));
+  return infer_node(*node.schema, ins, *node.attrs, *node.meta).at(static_cast<size_t>(k));
+}
+
+// collect()'s working lists, kept from call to call on each thread: a step's walks then allocate
+// nothing once the lists have grown to the trace's size (a list regrown every walk cost more than
+// the walk itself: docs/architecture.md, "What recording itself costs"). collect() calls no code
+// that could collect again, so one set per thread suffices. The walk holds raw pointers: every
+// value and node it reaches is kept alive by the roots' producers and their inputs meanwhile.
+struct CollectScratch {
+  std::vector<TraceValue*> stack;
+  std::vector<std::pair<uint64_t, TraceNode*>> nodes;  // (creation order of the node, node)
+};
+CollectScratch& collect_scratch() {
+  thread_local CollectScratch s;
+  return s;
 }
 }  // namespace
 
@@ -56,18 +71,23 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // Each walk has its own number; a value or node carrying it was seen by this walk.
   static uint64_t walks = 0;
   const uint64_t walk = ++walks;
-  size_t values_seen = 0;
+  size_t values_seen = 0, leaves_seen = 0, outputs_seen = 0;
   bool overwritten = false;
-  std::vector<std::pair<uint64_t, TraceNode*>> nodes;   // (creation order of the node, node)
-  std::vector<ValuePtr> stack(roots.rbegin(), roots.rend());
+  CollectScratch& scratch = collect_scratch();
+  std::vector<std::pair<uint64_t, TraceNode*>>& nodes = scratch.nodes;
+  std::vector<TraceValue*>& stack = scratch.stack;
+  nodes.clear();
+  stack.clear();
+  for (auto r = roots.rbegin(); r != roots.rend(); ++r) stack.push_back(r->get());
   while (!stack.empty()) {
-    ValuePtr v = std::move(stack.back());
+    TraceValue* v = stack.back();
     stack.pop_back();
     if (v->visited_by == walk) continue;
     v->visited_by = walk;
     v->export_id = -1;
     ++values_seen;
-    if (is_leaf(v.get())) {
+    if (is_leaf(v)) {
+      ++leaves_seen;
       // Backward checks an overwritten leaf only where a gradient rule reads it (check_saved,
       // backward.cpp): a parameter an optimizer step updated is still differentiated for, as
       // PyTorch accumulates into it without reading it (docs/inplace-and-views.md).
@@ -90,7 +110,8 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     node->visited_by = walk;
     node->visit_index = nodes.size();
     nodes.emplace_back(key, node);
-    for (const auto& in : node->inputs) stack.push_back(in);
+    outputs_seen += node->outputs.size();
+    for (const auto& in : node->inputs) stack.push_back(in.get());
   }
   // Phase 2: number in creation order, i.e. the program's own order (values are created after
   // their inputs, so this is topological). The scheduler follows it, so e.g. a weight
@@ -104,6 +125,10 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // per value).
   const bool fill_map = !stop_at_computed;
   if (fill_map) ex.id.reserve(values_seen);
+  // Every leaf the walk saw is numbered once, then every output of every node.
+  ex.by_id.reserve(leaves_seen + outputs_seen);
+  ex.made_by.reserve(outputs_seen);
+  ex.outputs.reserve(roots.size());
   uint64_t h = 0xC0FFEE;
   // Leaves in order of first use, which depends only on the program's structure (not on when
   // each leaf was created), so every step of a loop exports the same signature.
@@ -171,7 +196,7 @@ void build_graph(Export& ex) {
     ins.clear();
     for (const auto& in : node->inputs) ins.push_back(current.at(in.get()));
     const ValueId first = g.num_values();
-    const std::vector<ValueId> made = g.add_node(node->schema->name, ins, node->attrs, node->meta);
+    const std::vector<ValueId> made = g.add_node(node->schema->name, ins, *node->attrs, *node->meta);
     if (!made.empty() && made[0] != first) throw InternalError("lazy export: the graph's numbering drifted");
     for (size_t k = 0; k < made.size(); ++k) {
       const ValuePtr& o = ex.by_id[static_cast<size_t>(made[k])];
@@ -199,7 +224,7 @@ const ValuePtr& value_of(Export& ex, ValueId id) {
   }
   TraceNode* node = ex.nodes[static_cast<size_t>(ex.made_by[made].first)].get();
   const int32_t k = ex.made_by[made].second;
-  auto v = std::make_shared<TraceValue>();
+  auto v = new_value();
   v->seq = next_seq();
   v->info = node_output_info(*node, k);
   v->producer = node->shared_from_this();

@@ -234,11 +234,11 @@ void settle_inplace(const Export& ex, bool ran, UpdateCopies copies = {}) {
   for (const auto& n : ex.nodes) {
     const TraceNode* node = n.get();
     if (node->schema->inplace.empty()) continue;
-    if (node->schema != reason_op || !reason_scope || node->meta.scope != *reason_scope) {
+    if (node->schema != reason_op || !reason_scope || node->meta->scope != *reason_scope) {
       reason_op = node->schema;
-      reason_scope = &node->meta.scope;
+      reason_scope = &node->meta->scope;
       reason = "it was overwritten in place by " + node->schema->name +
-               (node->meta.scope.empty() ? "" : " ('" + node->meta.scope + "')");
+               (node->meta->scope.empty() ? "" : " ('" + node->meta->scope + "')");
     }
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];

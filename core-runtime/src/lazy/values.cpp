@@ -1,10 +1,14 @@
 // Lazy values: pins, the pending registry, leaves and recording.
 #include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <variant>
 
 #include "glassgrad/autodiff/compute_dtypes.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/host_times.h"
 #include "lazy_internal.h"
+#include "trace_pool.h"
 
 namespace glassgrad {
 namespace lazy {
@@ -239,7 +243,7 @@ void throw_in_flight(const TraceValue& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
   const TraceNode& n = *v.producer;
   throw ValueError(ErrorMessage("cannot compute " + what + " " + shape_str(v.info.shape) + " (from " +
-                                node_where(n.schema->name, n.meta.scope) +
+                                node_where(n.schema->name, n.meta->scope) +
                                 ") now: the plan that computes it is running")
                        .cause("a hook (glassgrad.debug.register_hook) or another thread asked for it while "
                               "that step ran; computing it again would repeat the step's work and its in-place "
@@ -251,7 +255,7 @@ void throw_in_flight(const TraceValue& v) {
 
 ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const std::string& name) {
   if (!data.defined()) throw InternalError("make_leaf: undefined tensor");
-  auto v = std::make_shared<TraceValue>();
+  auto v = new_value();
   v->seq = next_seq();
   v->info = data.info();
   v->data = data;
@@ -287,14 +291,64 @@ void check_inplace_targets(const OpSchema& s, const std::vector<ValuePtr>& input
   }
 }
 
+// Equal to the bit: -0.0 and 0.0 are different attributes (x * -0.0 is not x * 0.0), and NaN
+// the same as itself.
+bool identical(const Attrs& a, const Attrs& b) {
+  const auto& x = a.items();
+  const auto& y = b.items();
+  if (x.size() != y.size()) return false;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (x[i].first != y[i].first || x[i].second.index() != y[i].second.index()) return false;
+    if (const auto* d = std::get_if<double>(&x[i].second)) {
+      if (std::memcmp(d, std::get_if<double>(&y[i].second), sizeof(double)) != 0) return false;
+    } else if (const auto* ds = std::get_if<std::vector<double>>(&x[i].second)) {
+      const auto& es = std::get<std::vector<double>>(y[i].second);
+      if (ds->size() != es.size() || (!ds->empty() && std::memcmp(ds->data(), es.data(), ds->size() * sizeof(double)) != 0)) {
+        return false;
+      }
+    } else if (x[i].second != y[i].second) {
+      return false;
+    }
+  }
+  return true;
+}
+bool identical(const NodeMeta& a, const NodeMeta& b) {
+  return a.role == b.role && a.scope == b.scope && a.source == b.source && a.layer == b.layer;
+}
+
+// The attributes and metadata nodes share (TraceNode::attrs, TraceNode::meta): one copy of each
+// distinct value, found by the node's hash or its metadata's hash and compared in full, so a hash
+// collision only costs a copy. Bounded: a table that fills up starts again (nodes keep theirs).
+template <class T>
+struct Interned {
+  static constexpr size_t kCapacity = 4096;
+  std::unordered_map<uint64_t, std::shared_ptr<const T>> table;
+  std::shared_ptr<const T> get(uint64_t key, const T& value) {
+    auto it = table.find(key);
+    if (it != table.end() && identical(*it->second, value)) return it->second;
+    if (table.size() >= kCapacity) table.clear();
+    auto made = std::make_shared<const T>(value);
+    table[key] = made;
+    return made;
+  }
+};
+Interned<Attrs>& interned_attrs() {
+  static auto* t = new Interned<Attrs>();  // never freed: nodes may outlive static destruction
+  return *t;
+}
+Interned<NodeMeta>& interned_meta() {
+  static auto* t = new Interned<NodeMeta>();
+  return *t;
+}
+
 // The node and its output values, its shape rule's results and hashes given.
 std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                 const NodeMeta& meta, const std::vector<TensorInfo>& outs, bool track, uint64_t hash,
                                 uint64_t mhash) {
-  auto node = std::make_shared<TraceNode>();
+  auto node = new_node();
   node->schema = &s;
-  node->attrs = attrs;
-  node->meta = meta;
+  node->attrs = interned_attrs().get(hash, attrs);
+  node->meta = interned_meta().get(mhash, meta);
   node->inputs = inputs;
   node->hash = hash;
   node->meta_hash = mhash;
@@ -302,7 +356,7 @@ std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& 
   std::vector<ValuePtr> values;
   values.reserve(outs.size());
   for (size_t k = 0; k < outs.size(); ++k) {
-    auto v = std::make_shared<TraceValue>();
+    auto v = new_value();
     v->seq = next_seq();
     v->info = outs[k];
     v->producer = node;

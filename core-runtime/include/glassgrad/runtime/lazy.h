@@ -129,8 +129,12 @@ using ValuePtr = std::shared_ptr<TraceValue>;
 
 struct TraceNode : std::enable_shared_from_this<TraceNode> {
   const OpSchema* schema = nullptr;
-  Attrs attrs;
-  NodeMeta meta;
+  // Never null once the node is made, and never changed in place (a change replaces the
+  // pointer): a loop's steps record the same attributes and metadata over and over, so nodes
+  // share them (recording interns them, backward's imports share their template's) instead
+  // of copying their strings and lists node by node.
+  std::shared_ptr<const Attrs> attrs;
+  std::shared_ptr<const NodeMeta> meta;
   std::vector<ValuePtr> inputs;
   std::vector<std::weak_ptr<TraceValue>> outputs;
   // > 0 while a realize is running the plan that computes this node. Its outputs are then not
