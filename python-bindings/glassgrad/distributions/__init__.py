@@ -3,7 +3,7 @@ Gamma, Chi2, Beta, Dirichlet, StudentT, MultivariateNormal, Poisson, Binomial, C
 OneHotCategorical, Bernoulli, Independent, Cauchy, HalfCauchy, HalfNormal, Gumbel, Weibull, Pareto,
 Geometric, NegativeBinomial, MixtureSameFamily, Multinomial, RelaxedBernoulli, RelaxedOneHotCategorical,
 OneHotCategoricalStraightThrough, InverseGamma, Kumaraswamy, FisherSnedecor, ContinuousBernoulli,
-LowRankMultivariateNormal, LogisticNormal, VonMises, GeneralizedPareto, Wishart, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
+LowRankMultivariateNormal, LogisticNormal, VonMises, GeneralizedPareto, Wishart, LKJCholesky, the ExponentialFamily base, TransformedDistribution (with the transforms and constraints
 modules), kl_divergence and register_kl, composed of glassgrad's differentiable ops
 (docs/distributions.md)."""
 from . import constraints, transforms
@@ -22,6 +22,7 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multinomial import Multinomial
+from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal
@@ -37,7 +38,7 @@ from . import kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank  # regi
 from . import supports  # attaches each class's arg_constraints and support
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
-           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "Laplace",
+           "Exponential", "ExponentialFamily", "FisherSnedecor", "Gamma", "GeneralizedPareto", "Geometric", "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "InverseGamma", "Kumaraswamy", "LKJCholesky", "Laplace",
            "LogNormal", "LogisticNormal", "LowRankMultivariateNormal", "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
            "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "RelaxedBernoulli",
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "constraints", "kl_divergence",

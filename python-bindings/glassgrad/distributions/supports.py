@@ -17,6 +17,7 @@ from .fisher_snedecor import FisherSnedecor
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .generalized_pareto import GeneralizedPareto
 from .independent import Independent
+from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
@@ -57,7 +58,7 @@ _TABLE = [
                           "precision_matrix": C.positive_definite, "scale_tril": C.lower_cholesky}, C.real_vector),
     (LowRankMultivariateNormal, {"loc": C.real_vector, "cov_factor": C.independent(C.real, 2),
                                  "cov_diag": C.independent(C.positive, 1)}, C.real_vector),
-    (LogisticNormal, _LOC_SCALE, C.simplex),
+    (LogisticNormal, _LOC_SCALE, C.simplex), (LKJCholesky, {"concentration": C.positive}, C.corr_cholesky),
     (VonMises, {"loc": C.real, "concentration": C.positive}, C.real),
     (GeneralizedPareto, {"loc": C.real, "scale": C.positive, "concentration": C.real},
      property(lambda self: C.interval(self.loc, _generalized_pareto_upper(self)))),
