@@ -1,4 +1,5 @@
-"""torchvision.utils' make_grid and save_image (PNG, or any format Pillow writes)."""
+"""torchvision.utils' make_grid and save_image (PNG, or any format Pillow writes), and its drawing
+functions (draw_bounding_boxes, draw_segmentation_masks, draw_keypoints, flow_to_image: _draw.py)."""
 from __future__ import annotations
 
 import math
@@ -7,9 +8,11 @@ from typing import Optional, Tuple
 import numpy as np
 
 from ..utils.data._utils.pin_memory import new_tensor
+from ._draw import draw_bounding_boxes, draw_keypoints, draw_segmentation_masks, flow_to_image
 from .transforms import _image as I
 
-__all__ = ["make_grid", "save_image"]
+__all__ = ["draw_bounding_boxes", "draw_keypoints", "draw_segmentation_masks", "flow_to_image", "make_grid",
+           "save_image"]
 
 
 def _batch_array(tensor) -> np.ndarray:
