@@ -10,9 +10,8 @@ follows the kernels of the ops written before it: `start.record(); y = model(x);
 end.synchronize(); start.elapsed_time(end)` times the model, as in PyTorch."""
 from __future__ import annotations
 
-import contextlib
 import threading
-from typing import Iterator, Optional
+from typing import Optional
 
 from . import _C
 from . import cuda as _cuda
@@ -161,15 +160,24 @@ def set_stream(stream: Stream) -> None:
     _current.stream = stream
 
 
-@contextlib.contextmanager
-def stream(s: Optional[Stream]) -> Iterator[None]:
-    """torch.cuda.stream(s): current_stream() is s inside the block (None: unchanged)."""
-    if s is None:
-        yield
-        return
-    before = getattr(_current, "stream", None)
-    _current.stream = s
-    try:
-        yield
-    finally:
-        _current.stream = before
+class StreamContext:
+    """torch.cuda.StreamContext(stream): current_stream() is stream inside the block, the one before
+    after it; None changes nothing (GPU or not, as PyTorch's)."""
+
+    def __init__(self, stream: Optional[Stream]):
+        self.stream = stream
+        self._before: Optional[Stream] = None
+
+    def __enter__(self) -> None:
+        if self.stream is not None:
+            self._before = getattr(_current, "stream", None)
+            _current.stream = self.stream
+
+    def __exit__(self, *exc) -> None:
+        if self.stream is not None:
+            _current.stream = self._before
+
+
+def stream(s: Optional[Stream]) -> StreamContext:
+    """torch.cuda.stream(s): a StreamContext (current_stream() is s inside the block; None: unchanged)."""
+    return StreamContext(s)

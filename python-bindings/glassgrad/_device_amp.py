@@ -45,6 +45,15 @@ def make(device_type: str) -> types.ModuleType:
             _deprecated("torch.cuda.amp.custom_bwd", "torch.amp.custom_bwd(args..., device_type='cuda')")
             return _custom_bwd(bwd, device_type="cuda")
 
+        def amp_definitely_not_available() -> bool:
+            """torch.cuda.amp.common.amp_definitely_not_available: True without a usable GPU."""
+            from . import cuda
+            return not cuda.is_available()
+
+        common = types.ModuleType("glassgrad.cuda.amp.common", "torch.cuda.amp.common")
+        common.amp_definitely_not_available = amp_definitely_not_available  # type: ignore[attr-defined]
         module.custom_fwd = custom_fwd  # type: ignore[attr-defined]
         module.custom_bwd = custom_bwd  # type: ignore[attr-defined]
+        module.amp_definitely_not_available = amp_definitely_not_available  # type: ignore[attr-defined]
+        module.common = common  # type: ignore[attr-defined]
     return module

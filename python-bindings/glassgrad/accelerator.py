@@ -107,9 +107,12 @@ def empty_cache() -> None:
 
 
 def memory_stats(device_index=None, /) -> dict:
-    """glassgrad.cuda.memory_stats, with PyTorch's names for the byte counts beside glassgrad's."""
+    """glassgrad.cuda.memory_stats, with PyTorch's names for the byte counts beside glassgrad's ({}
+    without a usable GPU, so the byte counts below are 0, as PyTorch's)."""
     cuda, index = _cuda(device_index)
     stats = cuda.memory_stats(index)
+    if not stats:
+        return {}
     stats.update({"allocated_bytes.all.current": stats["current"], "allocated_bytes.all.peak": stats["peak"],
                   "reserved_bytes.all.current": stats["current"] + stats["cached"]})
     return stats
@@ -117,17 +120,17 @@ def memory_stats(device_index=None, /) -> dict:
 
 def memory_allocated(device_index=None, /) -> int:
     """Bytes held by tensors on the GPU now."""
-    return int(memory_stats(device_index)["allocated_bytes.all.current"])
+    return int(memory_stats(device_index).get("allocated_bytes.all.current", 0))
 
 
 def max_memory_allocated(device_index=None, /) -> int:
     """The most bytes tensors held on the GPU at once."""
-    return int(memory_stats(device_index)["allocated_bytes.all.peak"])
+    return int(memory_stats(device_index).get("allocated_bytes.all.peak", 0))
 
 
 def memory_reserved(device_index=None, /) -> int:
     """Bytes glassgrad holds on the GPU: tensors' and the allocator's cache."""
-    return int(memory_stats(device_index)["reserved_bytes.all.current"])
+    return int(memory_stats(device_index).get("reserved_bytes.all.current", 0))
 
 
 def get_memory_info(device_index=None, /):

@@ -74,27 +74,43 @@ def _dev(device) -> str:
     return f"cuda:{_index(device)}"
 
 
+# num_allocs and num_frees of each device when reset_accumulated_memory_stats last ran
+_COUNTED_BEFORE: Dict[int, Tuple[int, int]] = {}
+
+
 def memory_stats(device=0) -> Dict[str, int]:
-    """glassgrad's accounting for the device: current, peak, limit, num_allocs, num_frees, and
-    cached (bytes kept by the caching allocator for reuse, not counted in current)."""
-    return dict(_C.memory_stats(_dev(device)))
+    """glassgrad's accounting for the device: current, peak, limit, num_allocs, num_frees (since
+    reset_accumulated_memory_stats), and cached (bytes kept by the caching allocator for reuse,
+    not counted in current). {} without a usable GPU, as PyTorch's before CUDA is initialized."""
+    if not is_available():
+        return {}
+    stats = dict(_C.memory_stats(_dev(device)))
+    allocs, frees = _COUNTED_BEFORE.get(_index(device), (0, 0))
+    stats["num_allocs"] -= allocs
+    stats["num_frees"] -= frees
+    return stats
 
 
 def memory_allocated(device=0) -> int:
-    return int(memory_stats(device)["current"])
+    """Bytes of tensors on the device now (0 without a usable GPU, as PyTorch's)."""
+    return int(memory_stats(device).get("current", 0))
 
 
 def max_memory_allocated(device=0) -> int:
-    return int(memory_stats(device)["peak"])
+    """The peak of memory_allocated (0 without a usable GPU, as PyTorch's)."""
+    return int(memory_stats(device).get("peak", 0))
 
 
 def memory_cached(device=0) -> int:
-    return int(memory_stats(device)["cached"])
+    """Bytes the caching allocator keeps for reuse (0 without a usable GPU, as PyTorch's)."""
+    return int(memory_stats(device).get("cached", 0))
 
 
 def empty_cache(device=0) -> None:
-    """Returns the blocks the caching allocator keeps (and the plan arenas) to the driver."""
-    _C.empty_cache(_dev(device))
+    """Returns the blocks the caching allocator keeps (and the plan arenas) to the driver; nothing
+    to do without a usable GPU (as PyTorch's, so scripts that call it on a CPU machine run)."""
+    if is_available():
+        _C.empty_cache(_dev(device))
 
 
 def mem_get_info(device=0) -> Tuple[int, int]:
@@ -219,9 +235,9 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 
 def memory_reserved(device=None) -> int:
     """Bytes held from the driver by glassgrad on the device: allocated plus cached by the
-    caching allocator (torch.cuda.memory_reserved). A DeviceError without a usable GPU."""
+    caching allocator (torch.cuda.memory_reserved); 0 without a usable GPU, as PyTorch's."""
     stats = memory_stats(current_device() if device is None else device)
-    return int(stats["current"]) + int(stats["cached"])
+    return int(stats.get("current", 0)) + int(stats.get("cached", 0))
 
 
 def manual_seed(seed: int) -> None:
@@ -261,7 +277,20 @@ from ._cuda_queries import (OutOfMemoryError, get_arch_list, get_device_properti
                             reset_peak_memory_stats, set_rng_state, set_rng_state_all)
 
 # torch.cuda.Event and the stream names (one stream per device).
-from ._cuda_streams import Event, Stream, current_stream, default_stream, set_stream, stream  # noqa: E402,F401
+from ._cuda_streams import (Event, Stream, StreamContext, current_stream, default_stream, set_stream,  # noqa: E402,F401
+                            stream)
+
+# torch.cuda.device, device_of, is_initialized; the memory and CUDA-graph names beyond those above.
+# (assigned, not imported: the functions above name their parameter `device`)
+from . import _cuda_context  # noqa: E402
+
+device, device_of, is_initialized = _cuda_context.device, _cuda_context.device_of, _cuda_context.is_initialized
+from ._cuda_memory_names import (get_per_process_memory_fraction, ipc_collect, list_gpu_processes,  # noqa: E402,F401
+                                 max_memory_cached, max_memory_reserved, memory_snapshot, memory_stats_as_nested_dict,
+                                 reset_accumulated_memory_stats, reset_max_memory_cached,
+                                 set_per_process_memory_fraction)
+from ._cuda_graph_names import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402,F401
+                                make_graphed_callables)
 
 # torch.cuda.FloatTensor and the other legacy typed constructors: CUDA tensors of that dtype
 # (older scripts pick `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`).
@@ -280,8 +309,23 @@ from ._device_amp import make as _make_amp  # noqa: E402
 
 amp = _make_amp("cuda")
 _sys.modules[__name__ + ".amp"] = amp
+_sys.modules[__name__ + ".amp.common"] = amp.common
 
 # torch.cuda.nvtx: documented no-ops (glassgrad emits no NVTX ranges), importable by that name.
 from . import _nvtx as nvtx  # noqa: E402
 
 _sys.modules[__name__ + ".nvtx"] = nvtx
+
+# torch.cuda.random: the generator functions by that module name.
+from . import _cuda_random as random  # noqa: E402
+
+_sys.modules[__name__ + ".random"] = random
+
+
+def __getattr__(name: str):
+    """torch.cuda.default_generators: one generator per GPU the driver sees (glassgrad's one
+    generator each time), () without a usable GPU, as PyTorch's."""
+    if name == "default_generators":
+        from ._random import default_generator
+        return (default_generator,) * device_count() if is_available() else ()
+    raise AttributeError(f"module 'glassgrad.cuda' has no attribute '{name}'")
