@@ -9,8 +9,8 @@ from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
-from . import forward_ad, function, functional, profiler
+from . import forward_ad, function, functional, grad_mode, graph, profiler
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
-           "functional", "grad", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
+           "functional", "grad", "grad_mode", "graph", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled"]

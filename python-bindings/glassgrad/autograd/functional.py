@@ -3,7 +3,6 @@
 create_graph=True, docs/autograd.md)."""
 from __future__ import annotations
 
-from .. import _C
 from .._shapes import view_as
 from .._tensor import Tensor
 from .gradients import grad
@@ -65,13 +64,37 @@ def _jacobian_of(outs: tuple, ins: tuple, in_tuple: bool, out_tuple: bool, creat
     return tuple(rows) if out_tuple else rows[0]
 
 
+def _check_strategy(strategy: str, create_graph: bool, strict: bool, vectorize: bool) -> None:
+    """PyTorch's checks of jacobian's strategy and flags, in its order. "forward-mode" (with
+    vectorize=True, as PyTorch requires) gives the same Jacobian, computed here by reverse mode;
+    vectorize is a speed option that changes no value."""
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your function '
+                             'has more outputs than inputs, "forward-mode" tends to be more performant. Otherwise, '
+                             'prefer to use "reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError('torch.autograd.functional.jacobian: `create_graph=True` and `strategy="forward-'
+                                      'mode"` are not supported together (yet). Please either set `create_graph=False` '
+                                      'or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError('torch.autograd.functional.jacobian: `strict=True` and `strategy="forward-mode"` are not '
+                               'supported together (yet). Please either set `strict=False` or '
+                               '`strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+                                      "only implemented for `vectorize=True`.")
+    elif vectorize and strict:
+        raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
+                           "together. Please either set `strict=False` or `vectorize=False`.")
+
+
 def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
              strategy: str = "reverse-mode"):
     """The Jacobian of func at inputs (torch.autograd.functional.jacobian), by reverse mode: one
     autograd.grad per output element. Shapes as PyTorch's: output.shape + input.shape, nested
     tuples when func returns or takes several tensors."""
-    if strategy != "reverse-mode":
-        raise _C.UnsupportedError(f"jacobian(): strategy={strategy!r} is not supported\n  fix: strategy='reverse-mode'")
+    _check_strategy(strategy, create_graph, strict, vectorize)
     ins, in_tuple = _prepared(inputs, create_graph)
     out_t, out_tuple = _tuple(func(*ins))
     return _jacobian_of(out_t, ins, in_tuple, out_tuple, create_graph, strict)
@@ -116,6 +139,9 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
             outer_jacobian_strategy: str = "reverse-mode"):
     """The Hessian of a scalar func at inputs (torch.autograd.functional.hessian): the Jacobian of
     its gradient, which is built with create_graph=True."""
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
+    _check_strategy(outer_jacobian_strategy, create_graph, strict, vectorize)
     ins, in_tuple = _prepared(inputs, create_graph)
     out = _scalar_output(func, ins)
     gs = grad(out, ins, create_graph=True, allow_unused=True, materialize_grads=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .. import _C, _trace
+from .. import _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -75,9 +75,10 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
     inputs, as a tuple; no tensor's .grad changes. An input the outputs do not depend on raises
     unless allow_unused (then its entry is None, or zeros with materialize_grads). With
     create_graph the gradients can be differentiated again (retain_graph then defaults to True)."""
+    inputs = _edges_as_tensors(inputs)
     if is_grads_batched:
-        raise _C.UnsupportedError("autograd.grad(): is_grads_batched=True is not supported\n"
-                                  "  fix: loop over the batch of grad_outputs, one grad() call each, retain_graph=True")
+        return _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused,
+                             materialize_grads)
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True")
     allow_unused = bool(allow_unused) or materialize_grads
@@ -97,6 +98,43 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
             g = zeros_like(x) if materialize_grads else None
         result.append(g)
     return tuple(result)
+
+
+def _edges_as_tensors(inputs):
+    """inputs with each autograd.graph.GradientEdge replaced by the tensor it stands for."""
+    from .graph import GradientEdge, edge_tensor
+    if isinstance(inputs, GradientEdge):
+        return edge_tensor(inputs)
+    if isinstance(inputs, (list, tuple)) and any(isinstance(x, GradientEdge) for x in inputs):
+        return tuple(edge_tensor(x) if isinstance(x, GradientEdge) else x for x in inputs)
+    return inputs
+
+
+def _batched_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads):
+    """grad(..., is_grads_batched=True): each grad_output has a leading batch dimension and the
+    gradients are those of every batch entry, stacked (PyTorch computes them with vmap; here one
+    reverse pass per entry, the graph kept until the last)."""
+    from .._shapes import stack
+    if grad_outputs is None:
+        raise RuntimeError("autograd.grad(): is_grads_batched=True needs grad_outputs with a leading batch dimension"
+                           "\n  fix: grad(outputs, inputs, grad_outputs=torch.eye(n), is_grads_batched=True)")
+    seeds = _as_tuple_or_none(grad_outputs)
+    sizes = {g.shape[0] for g in seeds if g is not None and g.dim() > 0}
+    if len(sizes) != 1 or any(g is not None and g.dim() == 0 for g in seeds):
+        raise RuntimeError("autograd.grad(): with is_grads_batched=True every grad_output needs the same leading batch "
+                           f"dimension, got shapes {[None if g is None else list(g.shape) for g in seeds]}\n"
+                           "  fix: stack the grad_outputs of each batch entry along a new first dimension")
+    n = sizes.pop()
+    per_entry = []
+    for b in range(n):
+        keep = True if b < n - 1 else retain_graph
+        per_entry.append(grad(outputs, inputs, tuple(None if g is None else g[b] for g in seeds), keep, create_graph,
+                              allow_unused=bool(allow_unused) or materialize_grads))
+    # an unused input's materialized gradient is zeros of its own shape, without the batch
+    # dimension, as PyTorch's (it materializes after the vmap)
+    ins = _as_tuple(inputs, "inputs")
+    return tuple(stack(list(entries)) if entries[0] is not None else zeros_like(x) if materialize_grads else None
+                 for x, entries in zip(ins, zip(*per_entry)))
 
 
 def _as_tuple_or_none(x) -> tuple:
@@ -130,6 +168,7 @@ def backward(tensors: _Tensors, grad_tensors=None, retain_graph: Optional[bool] 
     values can be differentiated again."""
     if grad_variables is not None:
         grad_tensors = grad_variables
+    inputs = _edges_as_tensors(inputs)
     outs = _as_tuple(tensors, "tensors")
     if not outs:
         raise RuntimeError("backward(): no tensors given\n  fix: autograd.backward(loss)")

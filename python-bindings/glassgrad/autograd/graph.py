@@ -1,0 +1,79 @@
+"""torch.autograd.graph's names for glassgrad's graph (docs/autograd.md):
+
+- Node: the abstract class of backward nodes; Tensor.grad_fn objects and AccumulateGrad nodes
+  are instances (isinstance checks, as PyTorch's C++ nodes register with it);
+- GradientEdge(node, output_nr) and get_gradient_edge(tensor): where a tensor's gradient is
+  computed; autograd.grad and backward(inputs=) take an edge wherever they take the tensor;
+- increment_version(tensor or tensors): bumps the version counter as an in-place write would, so
+  a backward that needs the value saved before raises PyTorch's error.
+
+saved_tensors_hooks, save_on_cpu and disable_saved_tensors_hooks are not here: glassgrad's
+gradient rules read forward values when backward() builds them, not values packed when the
+forward ran, so there is no point at which a pack hook could run."""
+from __future__ import annotations
+
+import abc
+from typing import Any, Iterable, NamedTuple, Optional, Union
+
+from .._tensor import Tensor, _AccumulateGrad, _GradFn
+
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+
+
+class Node(abc.ABC):
+    """A backward node (Tensor.grad_fn, AccumulateGrad): name(), next_functions."""
+
+    @abc.abstractmethod
+    def name(self) -> str:
+        raise NotImplementedError
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self) -> tuple:
+        raise NotImplementedError
+
+    @classmethod
+    def __subclasshook__(cls, C):
+        if cls is Node and issubclass(C, (_GradFn, _AccumulateGrad)):
+            return True
+        return NotImplemented
+
+
+class GradientEdge(NamedTuple):
+    """A tensor's place in the graph: its node (grad_fn, or AccumulateGrad for a leaf) and the
+    output of that node it is."""
+
+    node: Any
+    output_nr: int
+    ownership_token: Optional[Any] = None
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    """The edge where tensor's gradient is computed: grad(loss, get_gradient_edge(x)) is
+    grad(loss, x)."""
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients"
+                           "\n  fix: get the edge of a tensor computed from one that requires grad")
+    if tensor.grad_fn is not None:
+        return GradientEdge(tensor.grad_fn, 0)
+    accumulate = _AccumulateGrad(tensor._h)
+    accumulate._variable = tensor  # the leaf object itself, as PyTorch's node holds it
+    return GradientEdge(accumulate, 0)
+
+
+def edge_tensor(edge: GradientEdge) -> Tensor:
+    """The tensor whose gradient the edge stands for (autograd.grad's inputs)."""
+    from .._tensor import _wrap
+    node = edge.node
+    if isinstance(node, _AccumulateGrad):
+        return node.variable  # the leaf itself
+    if isinstance(node, _GradFn) and node._h is not None:
+        return _wrap(node._h)
+    raise TypeError(f"GradientEdge: expected the edge of a glassgrad tensor (get_gradient_edge), got a node of type "
+                    f"{type(node).__name__}\n  fix: edge = torch.autograd.graph.get_gradient_edge(tensor)")
+
+
+def increment_version(tensor: Union[Tensor, Iterable[Tensor]]) -> None:
+    """Counts an in-place write the library did not see (a custom kernel's) on each tensor."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        t._h.count_identity_write("increment_version")

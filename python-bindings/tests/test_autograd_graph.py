@@ -1,0 +1,124 @@
+"""torch.autograd.graph (Node, GradientEdge, get_gradient_edge, increment_version),
+autograd.grad(is_grads_batched=True), autograd.functional.jacobian / hessian's strategy checks
+and the autograd.grad_mode module path. Expected values are worked out by hand or with NumPy
+(PyTorch's documented behaviour); the last test replays the same calls on PyTorch."""
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad.autograd import graph
+
+
+def test_nodes_are_instances_of_node():
+    x = gg.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    assert isinstance(y.grad_fn, graph.Node)
+    assert isinstance(y.grad_fn.next_functions[0][0], graph.Node)
+    leaf_node = (x * x).grad_fn.next_functions[0][0]
+    assert type(leaf_node).__name__ == "AccumulateGrad" and isinstance(leaf_node, graph.Node)
+    assert not isinstance(x, graph.Node) and not isinstance(3, graph.Node)
+
+
+def test_gradient_edges_stand_for_their_tensors():
+    x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * x
+    y = (3 * a).sum()
+    ex, ea = graph.get_gradient_edge(x), graph.get_gradient_edge(a)
+    assert type(ex.node).__name__ == "AccumulateGrad" and ex.output_nr == 0 and ex.node.variable is x
+    assert type(ea.node).__name__ == "MulBackward0" and ea.output_nr == 0 and ex.ownership_token is None
+    (ga,) = gg.autograd.grad(y, ea, retain_graph=True)
+    assert ga.tolist() == [3.0, 3.0, 3.0]
+    gx, ga2 = gg.autograd.grad(y, [ex, a], retain_graph=True)
+    assert gx.tolist() == [6.0, 12.0, 18.0] and ga2.tolist() == [3.0, 3.0, 3.0]
+    gg.autograd.backward(y, inputs=[ex])
+    assert x.grad.tolist() == [6.0, 12.0, 18.0]
+    with pytest.raises(RuntimeError, match="does not require gradients"):
+        graph.get_gradient_edge(gg.ones(2))
+
+
+def test_increment_version_makes_a_saved_value_stale():
+    x = gg.ones(3, requires_grad=True)
+    a = x * 1
+    y = a * a  # saves a
+    graph.increment_version(a)
+    assert a._version == 1
+    with pytest.raises(RuntimeError, match="modified by an inplace operation.*is at version 1; expected version 0"):
+        y.sum().backward()
+    b = gg.ones(2, requires_grad=True) * 2
+    c = gg.ones(2, requires_grad=True) * 3
+    graph.increment_version([b, c])
+    assert (b._version, c._version) == (1, 1)
+
+
+def test_batched_grad_outputs():
+    x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    out = x ** 2
+    (jac,) = gg.autograd.grad(out, x, gg.eye(3), is_grads_batched=True)
+    np.testing.assert_allclose(jac.numpy(), np.diag([2.0, 4.0, 6.0]))
+    z = gg.tensor([1.0], requires_grad=True)
+    out = x ** 2
+    jac, unused = gg.autograd.grad(out, (x, z), gg.eye(3), is_grads_batched=True, allow_unused=True,
+                                   retain_graph=True)
+    assert unused is None
+    # materialized: zeros of the input's own shape, as PyTorch's
+    _, zeros = gg.autograd.grad(out, (x, z), gg.eye(3), is_grads_batched=True, materialize_grads=True)
+    assert zeros.tolist() == [0.0]
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        gg.autograd.grad(out, x, gg.eye(3), is_grads_batched=True)  # the last call freed it
+    w = gg.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    v = gg.tensor([1.0, -1.0], requires_grad=True)
+    y = w @ v
+    gw, gv = gg.autograd.grad(y, (w, v), gg.tensor([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), is_grads_batched=True)
+    assert tuple(gw.shape) == (3, 2, 2) and tuple(gv.shape) == (3, 2)
+    np.testing.assert_allclose(gv.numpy(), [[1.0, 2.0], [6.0, 8.0], [4.0, 6.0]])
+    np.testing.assert_allclose(gw.numpy()[1], [[0.0, 0.0], [2.0, -2.0]])
+    with pytest.raises(RuntimeError, match="same leading batch dimension"):
+        gg.autograd.grad(w @ v, (w,), gg.tensor(1.0), is_grads_batched=True)
+
+
+def test_jacobian_strategies():
+    def f(x):
+        return x ** 2
+
+    x = gg.tensor([1.0, 2.0])
+    fwd = gg.autograd.functional.jacobian(f, x, vectorize=True, strategy="forward-mode")
+    np.testing.assert_allclose(fwd.numpy(), np.diag([2.0, 4.0]))
+    h = gg.autograd.functional.hessian(lambda t: (t ** 3).sum(), x, vectorize=True,
+                                       outer_jacobian_strategy="forward-mode")
+    np.testing.assert_allclose(h.numpy(), np.diag([6.0, 12.0]))
+    with pytest.raises(NotImplementedError, match="only implemented for `vectorize=True`"):
+        gg.autograd.functional.jacobian(f, x, strategy="forward-mode")
+    with pytest.raises(NotImplementedError, match="`create_graph=True` and `strategy=\"forward-mode\"`"):
+        gg.autograd.functional.jacobian(f, x, vectorize=True, strategy="forward-mode", create_graph=True)
+    with pytest.raises(RuntimeError, match="`strict=True` and `vectorized=True` are not supported together"):
+        gg.autograd.functional.jacobian(f, x, vectorize=True, strict=True)
+    with pytest.raises(AssertionError, match="Expected strategy to be either"):
+        gg.autograd.functional.jacobian(f, x, strategy="sideways")
+    with pytest.raises(AssertionError, match="Expected strategy to be either"):
+        gg.autograd.functional.hessian(lambda t: t.sum(), x, outer_jacobian_strategy="sideways")
+
+
+def test_grad_mode_module_path():
+    from glassgrad.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+    assert no_grad is gg.no_grad and enable_grad is gg.enable_grad and set_grad_enabled is gg.set_grad_enabled
+    assert inference_mode is gg.inference_mode
+
+
+def test_against_pytorch():
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, gg):
+        x = lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64, requires_grad=True)
+        a = x.sin()
+        y = (a * x).sum()
+        ga, gx = lib.autograd.grad(y, [lib.autograd.graph.get_gradient_edge(a), x], retain_graph=True)
+        w = lib.tensor([[1.0, 2.0], [3.0, -4.0]], dtype=lib.float64, requires_grad=True)
+        out = (w @ x[:2]).tanh()
+        (batched,) = lib.autograd.grad(out, w, lib.tensor([[1.0, 0.0], [0.0, 1.0], [2.0, -1.0]], dtype=lib.float64),
+                                       is_grads_batched=True)
+        jac = lib.autograd.functional.jacobian(lambda t: t.exp() * t, x.detach(), vectorize=True,
+                                               strategy="forward-mode")
+        results.append([t.detach().numpy() for t in (ga, gx, batched, jac)])
+    for theirs, ours in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12)
+    assert set(graph.__all__) <= set(torch.autograd.graph.__all__)
