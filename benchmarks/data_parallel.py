@@ -72,7 +72,8 @@ def gg_worker(a) -> dict:
         sync()
         times.append(time.perf_counter() - t0)
         if world > 1:
-            loss = dist.all_reduce(loss.detach(), "average")
+            loss = loss.detach().clone()
+            dist.all_reduce(loss, dist.ReduceOp.AVG)
         losses.append(loss.item())
     return dict(rank=rank, world=world, losses=losses, times=times[a.warmup:])
 

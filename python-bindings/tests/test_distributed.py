@@ -216,8 +216,9 @@ def test_buckets_appear_in_memory_report_and_the_step_compiles_under_a_budget(mi
 def test_missing_mpi4py_and_missing_nccl_are_clear_errors_with_a_fix(tmp_path):
     script = tmp_path / "no_mpi.py"
     script.write_text(textwrap.dedent("""
-        import sys
+        import os, sys
         sys.modules["mpi4py"] = None  # as if it were not installed
+        os.environ.update(RANK="0", WORLD_SIZE="2")  # two ranks need MPI (one runs without)
         import glassgrad, glassgrad.distributed as dist
         try:
             dist.init_process_group("mpi")

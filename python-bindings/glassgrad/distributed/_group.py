@@ -9,6 +9,7 @@ from typing import Optional
 
 from .. import _C, _device
 from . import _env
+from ._types import ProcessGroup
 
 DEFAULT_TIMEOUT = 1800.0  # seconds, as torch.distributed
 
@@ -22,6 +23,7 @@ class _Group:
     device: str
     gid: int            # the registered communicator's id (AllReduce's `group`)
     comm: object        # keeps the Python communicator alive while it is registered
+    handle: Optional[ProcessGroup] = None  # group.WORLD while this group exists
 
 
 _group: Optional[_Group] = None
@@ -42,11 +44,28 @@ def _require() -> _Group:
     return _group
 
 
-def get_rank() -> int:
+def world_handle() -> Optional[ProcessGroup]:
+    """group.WORLD: the default group's handle, None before init_process_group()."""
+    if _group is None:
+        return None
+    if _group.handle is None:
+        _group.handle = ProcessGroup(list(range(_group.world_size)), _group.backend)
+    return _group.handle
+
+
+def _check_group(group) -> None:
+    if group is not None and group is not world_handle():
+        raise _C.UnsupportedError(f"glassgrad.distributed: only the default group (group=None or group.WORLD) "
+                                  f"exists, got {group!r}\n  fix: leave out group=")
+
+
+def get_rank(group=None) -> int:
+    _check_group(group)
     return _group.rank if _group else 0
 
 
-def get_world_size() -> int:
+def get_world_size(group=None) -> int:
+    _check_group(group)
     return _group.world_size if _group else 1
 
 
@@ -54,7 +73,8 @@ def get_local_rank() -> int:
     return _group.local_rank if _group else 0
 
 
-def get_backend() -> str:
+def get_backend(group=None) -> str:
+    _check_group(group)
     return _require().backend
 
 
@@ -82,26 +102,39 @@ def device() -> str:
     return _require().device
 
 
-def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT, *,
-                       rank: Optional[int] = None, world_size: Optional[int] = None) -> None:
-    """Joins this process to the job its launcher started. The rank and world size come from the
-    environment (RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT from torchrun or
-    `python -m glassgrad.distributed.run`; OMPI_COMM_WORLD_* from mpirun; PMI_* from MPICH's
-    mpiexec) unless given. backend: "nccl" (CUDA, one GPU per rank: cuda:<local_rank> becomes
-    the default device) or "mpi" (CPU processes through mpi4py); default nccl when the default device is a
-    GPU, else mpi (the MPI launcher's ranks default to the CPU). timeout: seconds a collective may wait for the other ranks before every rank stops
-    with an error naming the rank that waited. backend may also be a glassgrad._C.Communicator
-    object (a backend of your own, or glassgrad.testing.MirrorCommunicator in tests): its rank()
-    and size() are this process's."""
+def init_process_group(backend: Optional[str] = None, init_method: Optional[str] = None, timeout=None,
+                       world_size: int = -1, rank: int = -1, store=None, group_name: str = "", pg_options=None,
+                       device_id=None) -> None:
+    """Joins this process to the job its launcher started, with PyTorch's signature. The rank and
+    world size come from the environment (RANK/WORLD_SIZE/LOCAL_RANK/MASTER_ADDR/MASTER_PORT from
+    torchrun or `python -m glassgrad.distributed.run`; OMPI_COMM_WORLD_* from mpirun; PMI_* from
+    MPICH's mpiexec) unless rank and world_size are given. backend: "nccl" (CUDA, one GPU per rank:
+    cuda:<local_rank> becomes the default device) or "mpi" (CPU processes through mpi4py; "gloo",
+    PyTorch's CPU backend, names it too); default nccl when the default device is a GPU, else mpi.
+    A job of one CPU process needs no MPI: its collectives are the identity. init_method:
+    "env://" (the default) or "tcp://host:port" (the rendezvous address NCCL ranks meet at).
+    timeout: a datetime.timedelta or seconds that a collective may wait for the other ranks
+    before every rank stops with an error naming the rank that waited. backend may also be a
+    glassgrad._C.Communicator object (a backend of your own, or
+    glassgrad.testing.MirrorCommunicator in tests): its rank() and size() are this process's."""
     global _group
     if _group is not None:
         raise _C.CommunicationError("glassgrad.distributed: init_process_group() was already called in this process\n"
                                     "  fix: call it once, at the start of the script")
+    timeout = DEFAULT_TIMEOUT if timeout is None else float(getattr(timeout, "total_seconds", lambda: timeout)())
+    _use_init_method(init_method)
     env = _env.from_environment()
-    if env is None and rank is None:
+    if rank is not None and rank >= 0:
+        size = world_size if world_size is not None and world_size > 0 else (env.world_size if env else 1)
+        if not 0 <= rank < size:
+            raise ValueError(f"glassgrad.distributed.init_process_group: rank={rank} is not in [0, world_size={size})")
+        env = _env.LaunchEnv(rank, size, env.local_rank if env else rank, "arguments", bool(env and env.under_mpi))
+    elif env is None:
+        if world_size is not None and world_size > 1:
+            raise ValueError(f"glassgrad.distributed.init_process_group: world_size={world_size} without a rank\n"
+                             f"  fix: pass rank=, or start the ranks with a launcher (torchrun or python -m "
+                             f"glassgrad.distributed.run), which sets RANK and WORLD_SIZE")
         env = _env.LaunchEnv(0, 1, 0, "no launcher", False)
-    if rank is not None:
-        env = _env.LaunchEnv(rank, world_size or 1, rank, "arguments", False)
     if isinstance(backend, _C.Communicator):
         comm = backend
         _group = _Group(comm.rank(), comm.size(), comm.rank(), comm.backend(), _device.default_device(),
@@ -111,8 +144,13 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
         # Where this process's tensors live decides: GPUs talk through NCCL, CPU processes (the
         # MPI launcher's ranks, also on a machine with a GPU) through MPI.
         backend = "nccl" if _device.default_device().startswith("cuda") else "mpi"
-    backend = backend.lower()
-    if backend == "mpi":
+    backend = str(backend).lower()
+    if backend in ("mpi", "gloo") and env.world_size == 1 and not env.under_mpi:
+        from ._local import SingleProcessCommunicator
+        comm = SingleProcessCommunicator(backend)
+        _group = _Group(0, 1, 0, backend, "cpu", _C.register_communicator(comm), comm)
+        return
+    if backend in ("mpi", "gloo"):
         from ._mpi import MpiCommunicator
         comm = MpiCommunicator(float(timeout))
         if comm.size() != env.world_size:
@@ -143,6 +181,23 @@ def init_process_group(backend: Optional[str] = None, timeout: float = DEFAULT_T
     gid = _C.register_communicator(comm)
     _group = _Group(rank_, size_, env.local_rank, backend, dev, gid, comm)
     _install_failure_hook()
+
+
+def _use_init_method(init_method: Optional[str]) -> None:
+    """env:// reads the launcher's variables; tcp://host:port sets MASTER_ADDR and MASTER_PORT."""
+    if init_method is None or init_method == "env://":
+        return
+    if init_method.startswith("tcp://"):
+        host, _, port = init_method[len("tcp://"):].rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"glassgrad.distributed.init_process_group: init_method {init_method!r} is not "
+                             f"tcp://host:port")
+        os.environ["MASTER_ADDR"], os.environ["MASTER_PORT"] = host.strip("[]"), port
+        return
+    if init_method.startswith("file://"):
+        return  # the rank and world size come from the arguments or the launcher; MPI/NCCL meet on their own
+    raise ValueError(f"glassgrad.distributed.init_process_group: init_method {init_method!r} is not env://, "
+                     f"tcp://host:port or file://path")
 
 
 def _preload_nccl_wheel() -> None:
