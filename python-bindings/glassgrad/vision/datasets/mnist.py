@@ -21,7 +21,7 @@ from ..transforms import _image
 from . import _download
 from .vision import VisionDataset
 
-__all__ = ["MNIST", "FashionMNIST", "KMNIST", "EMNIST"]
+__all__ = ["MNIST", "FashionMNIST", "KMNIST", "EMNIST", "QMNIST"]
 
 
 class MNIST(VisionDataset):
@@ -234,3 +234,86 @@ class EMNIST(MNIST):
                             dst.write(src.read())
         _download.download_all("EMNIST", [("gzip.zip", self.md5)], [self.url[:-len("gzip.zip")]], self.raw_folder,
                                extract)
+
+
+class QMNIST(MNIST):
+    """QMNIST (torchvision.datasets.QMNIST; Yadav & Bottou 2019): what = "train", "test",
+    "test10k" (the first 10,000 test images), "test50k" (the rest) or "nist"; root/QMNIST/raw holds
+    qmnist-{train,test}-images-idx3-ubyte and qmnist-{train,test}-labels-idx2-int (xnist-... for
+    "nist"), plain or gzip-compressed (an .xz file is decompressed beside itself on first use).
+    Labels are int64 [N, 8] rows; compat=True makes a sample's target the class (column 0), else
+    the whole row as a tensor."""
+    subsets = {"train": "train", "test": "test", "test10k": "test", "test50k": "test", "nist": "nist"}
+    mirrors = ["https://raw.githubusercontent.com/facebookresearch/qmnist/master/"]
+    _resources = {
+        "train": [("qmnist-train-images-idx3-ubyte.gz", "ed72d4157d28c017586c42bc6afe6370"),
+                  ("qmnist-train-labels-idx2-int.gz", "0058f8dd561b90ffdd0f734c6a30e5e4")],
+        "test": [("qmnist-test-images-idx3-ubyte.gz", "1394631089c404de565df7b7aeaf9412"),
+                 ("qmnist-test-labels-idx2-int.gz", "5b5b05890a5e13444e108efe57b788aa")],
+        "nist": [("xnist-images-idx3-ubyte.xz", "7f124b3b8ab81486c9d8c2749c17f834"),
+                 ("xnist-labels-idx2-int.xz", "5ed0e788978e45d4a8bd4b7caec3d79d")],
+    }
+
+    def __init__(self, root, what: Optional[str] = None, compat: bool = True, train: bool = True, **kwargs) -> None:
+        what = ("train" if train else "test") if what is None else what
+        if what not in self.subsets:
+            valid = "{" + ", ".join(repr(s) for s in self.subsets) + "}"
+            raise ValueError(f"Unknown value '{what}' for argument what. Valid values are {valid}.\n"
+                             f"  fix: QMNIST(root, what='test10k')")
+        self.what, self.compat = what, compat
+        self.resources = self._resources[self.subsets[what]]
+        self.data_file = self.training_file = self.test_file = what + ".pt"
+        super().__init__(root, train, **kwargs)
+
+    def _files(self) -> List[str]:
+        return [os.path.splitext(name)[0] for name, _ in self.resources]
+
+    def _split_files(self):
+        images, labels = self._files()
+        return images, labels
+
+    def _find(self, name: str) -> Optional[str]:
+        found = super()._find(name)
+        packed = os.path.join(self.raw_folder, name + ".xz")
+        if found is None and os.path.isfile(packed):
+            import lzma
+            with lzma.open(packed) as src, open(os.path.join(self.raw_folder, name), "wb") as dst:
+                dst.write(src.read())
+            found = os.path.join(self.raw_folder, name)
+        return found
+
+    def download(self) -> None:
+        """Fetches this subset's two files into raw_folder (the .gz ones decompressed), unless there."""
+        if self._check_exists():
+            return
+        _download.download_all("QMNIST", self.resources, self.mirrors, self.raw_folder,
+                               lambda path: _download.gunzip(path) if path.endswith(".gz") else None)
+
+    def _load_data(self):
+        images_name, labels_name = self._split_files()
+        images_path, labels_path = self._find(images_name), self._find(labels_name)
+        images, labels = read_idx(images_path), read_idx(labels_path)
+        if images.ndim != 3 or images.dtype != np.uint8:
+            raise DataFormatError(f"{images_path}: expected uint8 images [N, H, W], got {images.dtype} "
+                                  f"{list(images.shape)}")
+        if labels.ndim != 2 or labels.shape[0] != images.shape[0]:
+            raise DataFormatError(f"{labels_path}: expected [N, 8] label rows for {images.shape[0]} images, got "
+                                  f"{list(labels.shape)}")
+        labels = labels.astype(np.int64)
+        if self.what == "test10k":
+            images, labels = images[:10000], labels[:10000]
+        elif self.what == "test50k":
+            images, labels = images[10000:], labels[10000:]
+        return np.ascontiguousarray(images), np.ascontiguousarray(labels)
+
+    def __getitem__(self, index: int):
+        img = _image.require_pil().fromarray(self._images[index], mode="L")
+        if self.transform is not None:
+            img = self.transform(img)
+        target = int(self._labels[index][0]) if self.compat else new_tensor(self._labels[index].copy())
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
+    def extra_repr(self) -> str:
+        return f"Split: {self.what}"

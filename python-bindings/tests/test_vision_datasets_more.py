@@ -1,0 +1,130 @@
+"""QMNIST, USPS and Flowers102 reading tiny files written in exactly the standard formats (IDX
+with int32 label rows, gzip and xz; bzip2 LIBSVM; jpg/ + imagelabels.mat + setid.mat), their
+splits, targets and errors, and, where torchvision is installed, torchvision's readings of the
+same files."""
+import bz2
+import lzma
+import os
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+from glassgrad.data.errors import DatasetNotFoundError
+from glassgrad.data.idx import write_idx
+from glassgrad.vision import datasets
+
+PIL = pytest.importorskip("PIL.Image")
+
+
+def _xz(path, array):
+    """An IDX file compressed with xz, as QMNIST's nist subset is served."""
+    write_idx(path, array)
+    with open(path, "rb") as f:
+        data = f.read()
+    os.unlink(path)
+    with open(path + ".xz", "wb") as f:
+        f.write(lzma.compress(data))
+
+
+def _qmnist(root, n_train=5, n_test=10003, packer=None):
+    raw = os.path.join(root, "QMNIST", "raw")
+    os.makedirs(raw, exist_ok=True)
+    rng = np.random.default_rng(0)
+    made = {}
+    for split, n in (("train", n_train), ("test", n_test)):
+        images = rng.integers(0, 256, (n, 3, 2)).astype(np.uint8)
+        labels = rng.integers(0, 10, (n, 8)).astype(np.int32)
+        for kind, arr in (("images-idx3-ubyte", images), ("labels-idx2-int", labels)):
+            name = os.path.join(raw, f"qmnist-{split}-{kind}")
+            write_idx(name + (".gz" if packer == "gz" else ""), arr)
+        made[split] = (images, labels)
+    return made
+
+
+def test_qmnist_subsets_and_compat(tmp_path):
+    made = _qmnist(str(tmp_path), packer="gz")
+    train = datasets.QMNIST(str(tmp_path))
+    img, target = train[1]
+    assert img.size == (2, 3) and target == int(made["train"][1][1, 0])
+    assert train.data.shape == (5, 3, 2) and train.targets.shape == (5, 8) and train.targets.dtype == gg.int64
+    full = datasets.QMNIST(str(tmp_path), train=False, compat=False)
+    assert full[0][1].tolist() == made["test"][1][0].tolist() and len(full) == 10003
+    assert len(datasets.QMNIST(str(tmp_path), what="test10k")) == 10000
+    fifty = datasets.QMNIST(str(tmp_path), what="test50k")
+    assert len(fifty) == 3 and fifty[0][1] == int(made["test"][1][10000, 0])
+    assert "Split: test50k" in repr(fifty)
+    with pytest.raises(ValueError, match="what"):
+        datasets.QMNIST(str(tmp_path), what="val")
+    with pytest.raises(DatasetNotFoundError, match="xnist"):
+        datasets.QMNIST(str(tmp_path), what="nist")
+    raw = os.path.join(str(tmp_path), "QMNIST", "raw")
+    images = np.zeros((2, 3, 2), np.uint8)
+    _xz(os.path.join(raw, "xnist-images-idx3-ubyte"), images)
+    _xz(os.path.join(raw, "xnist-labels-idx2-int"), np.ones((2, 8), np.int32))
+    assert datasets.QMNIST(str(tmp_path), what="nist")[1][1] == 1
+
+
+def test_usps_reads_bzip2_libsvm(tmp_path):
+    rng = np.random.default_rng(1)
+    values = rng.uniform(-1, 1, (3, 256))
+    lines = [f"{label} " + " ".join(f"{i + 1}:{v:.6f}" for i, v in enumerate(row)) for label, row in
+             zip((1, 10, 4), values)]
+    with bz2.open(tmp_path / "usps.t.bz2", "wt") as f:
+        f.write("\n".join(lines) + "\n")
+    test = datasets.USPS(str(tmp_path), train=False)
+    assert test.targets == [0, 9, 3] and test.data.dtype == np.uint8 and test.data.shape == (3, 16, 16)
+    want = ((np.round(values, 6).astype(np.float32) + 1) / 2 * 255).astype(np.uint8).reshape(3, 16, 16)
+    assert (test.data == want).all()
+    img, target = test[1]
+    assert img.mode == "L" and img.size == (16, 16) and target == 9
+    with pytest.raises(DatasetNotFoundError, match="usps.bz2"):
+        datasets.USPS(str(tmp_path))
+
+
+def _flowers(root):
+    scipy_io = pytest.importorskip("scipy.io")
+    base = os.path.join(root, "flowers-102")
+    os.makedirs(os.path.join(base, "jpg"))
+    for i in range(1, 7):
+        PIL.fromarray(np.full((4, 5, 3), i * 30, np.uint8)).save(os.path.join(base, "jpg", f"image_{i:05d}.jpg"))
+    scipy_io.savemat(os.path.join(base, "imagelabels.mat"), {"labels": np.array([[3, 1, 102, 7, 7, 2]])})
+    scipy_io.savemat(os.path.join(base, "setid.mat"), {"trnid": np.array([[2, 5]]), "valid": np.array([[1, 6]]),
+                                                       "tstid": np.array([[3, 4]])})
+
+
+def test_flowers102_splits_and_labels(tmp_path):
+    _flowers(str(tmp_path))
+    train = datasets.Flowers102(str(tmp_path))
+    assert len(train) == 2 and [train[i][1] for i in range(2)] == [0, 6]
+    img, _ = train[0]
+    assert img.mode == "RGB" and img.size == (5, 4)
+    assert [t for _, t in datasets.Flowers102(str(tmp_path), split="test")] == [101, 6]
+    assert [t for _, t in datasets.Flowers102(str(tmp_path), split="val")] == [2, 1]
+    assert len(datasets.Flowers102.classes) == 102 and datasets.Flowers102.classes[0] == "pink primrose"
+    assert "split=val" in repr(datasets.Flowers102(str(tmp_path), split="val"))
+    with pytest.raises(ValueError, match="split"):
+        datasets.Flowers102(str(tmp_path), split="training")
+    with pytest.raises(DatasetNotFoundError, match="102flowers"):
+        datasets.Flowers102(str(tmp_path / "elsewhere"))
+
+
+def test_datasets_match_torchvision(tmp_path):
+    pytest.importorskip("torch")
+    tvd = pytest.importorskip("torchvision.datasets")
+    _qmnist(str(tmp_path), n_test=10004)
+    for what, compat in (("train", True), ("test50k", False), ("test10k", True)):
+        ours, theirs = datasets.QMNIST(str(tmp_path), what=what, compat=compat), \
+            tvd.QMNIST(str(tmp_path), what=what, compat=compat)
+        assert len(ours) == len(theirs)
+        for i in (0, len(ours) - 1):
+            (a, x), (b, y) = ours[i], theirs[i]
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+            assert (x.tolist() if compat is False else x) == (y.tolist() if compat is False else y)
+    values = np.random.default_rng(2).uniform(-1, 1, (2, 256))
+    with bz2.open(tmp_path / "usps.bz2", "wt") as f:
+        for label, row in zip((2, 7), values):
+            f.write(f"{label} " + " ".join(f"{i + 1}:{v:.6f}" for i, v in enumerate(row)) + "\n")
+    ours, theirs = datasets.USPS(str(tmp_path)), tvd.USPS(str(tmp_path))
+    assert (ours.data == theirs.data).all() and ours.targets == theirs.targets
+    assert datasets.Flowers102.classes == tvd.Flowers102.classes
