@@ -16,6 +16,7 @@ result is permuted to PyTorch's.
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import List, NamedTuple, Optional, Sequence
 
 import numpy as np
@@ -408,6 +409,21 @@ def _check_bounds(k, t: Tensor, axis: int, where: str) -> None:
                                      f"ones count from the end)")
 
 
+def _checked_indices(t: Tensor, bounds, indices: List[Tensor], view_shape, dims, where: str) -> List[Tensor]:
+    """The index tensors after PyTorch's bounds checks, which its kernel makes as it reads them,
+    so only for a result with elements: x3x0[[5]] and x0x3[[5], []] are empty tensors there (the
+    indices become zeros of their shapes, which select the same nothing), x0x3[[5]] raises."""
+    broadcast = np.broadcast_shapes(*[tuple(i.shape) for i in indices]) if indices else ()
+    kept = [n for a, n in enumerate(view_shape) if a not in dims]
+    if int(np.prod(kept + list(broadcast), dtype=np.int64)):
+        for k, axis in bounds:
+            _check_bounds(k, t, axis, where)
+        return indices
+    if not int(np.prod(broadcast, dtype=np.int64)):  # every index as the empty broadcast shape
+        return [tensor(np.zeros(broadcast, np.int64), device=i.device) for i in indices]
+    return [tensor(np.zeros(tuple(i.shape), np.int64), device=i.device) for i in indices]
+
+
 def _check_not_zero_dim(t: Tensor, key, where: str) -> None:
     """PyTorch's IndexError for an int or a slice indexing a 0-d tensor (`loss.data[0]`, the
     PyTorch 0.3 idiom for reading a loss), with the number read the way it is now."""
@@ -425,7 +441,24 @@ def _check_not_zero_dim(t: Tensor, key, where: str) -> None:
                                      f"(shape []): it has no dim to slice\n{fix}")
 
 
+def _sequence_as_tuple(key) -> bool:
+    """PyTorch's reading (NumPy's older one) of a list key: one holding a sequence, a tensor, a
+    slice, None or Ellipsis is the tuple of its items (x[[rows, cols]] is x[rows, cols], with
+    PyTorch's deprecation warning); a list of numbers, or of 32 items or more, is one index."""
+    if not isinstance(key, list) or len(key) >= 32:
+        return False
+    for k in key:
+        if k is None or k is Ellipsis or isinstance(k, (Tensor, slice, list, tuple, range, np.ndarray)):
+            warnings.warn("Using a non-tuple sequence for multidimensional indexing is deprecated (as in PyTorch, "
+                          "which reads it as this tuple for now); use x[tuple(seq)] instead of x[seq]", UserWarning,
+                          stacklevel=_trace.user_stacklevel())
+            return True
+    return False
+
+
 def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) -> _Plan:
+    if _sequence_as_tuple(key):
+        key = tuple(key)
     _check_not_zero_dim(t, key, where)
     items = list(key) if isinstance(key, tuple) else [key]
     if sum(1 for k in items if k is Ellipsis) > 1:
@@ -439,6 +472,7 @@ def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) 
         raise _C.GlassgradIndexError(f"too many indices for tensor of dimension {t.ndim} (shape {list(t.shape)}): "
                                      f"the index uses {consumed} dimensions\n  fix: index at most {t.ndim} dimensions")
     basic, adv, flips_at = [], [], []   # adv: (axis of the view, index); flips_at: axes of the view
+    bounds = []     # (index, axis of the input) to check once the result's size is known
     axis = 0        # axis of the input the next item indexes
     view_axis = 0   # the same axis in the view the basic items make
     view_shape = []
@@ -494,7 +528,7 @@ def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) 
                 view_axis += 1
             continue
         if _is_advanced(k):
-            _check_bounds(k, t, axis, where)
+            bounds.append((k, axis))
             adv.append((view_axis, k))
             basic.append(slice(None))
             view_shape.append(t.shape[axis])
@@ -511,6 +545,7 @@ def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) 
     indices = [_index_tensor(i, t, where) for _, i in adv]
     dims = [a for a, _ in adv]
     _check_broadcast(indices, where)
+    indices = _checked_indices(t, bounds, indices, view_shape, [a for a, _ in adv], where)
     selects = [a for a, i in adv if zero_d_selects and _is_zero_d_integer(i)]
     pos, torch_pos = _block_position(dims, []), _block_position(dims, selects)
     b = len(np.broadcast_shapes(*[tuple(i.shape) for i in indices])) if indices else 0
