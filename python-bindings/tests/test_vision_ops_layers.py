@@ -18,6 +18,13 @@ def _rois(rng, k, n, size):
     return np.concatenate([rng.integers(0, n, (k, 1)), xy, xy + wh], axis=1)
 
 
+def test_roi_align_refuses_integer_maps_and_maps_that_are_not_4d():
+    with pytest.raises(gg.DTypeError, match="input must be floating point"):
+        ops.roi_align(gg.zeros(1, 1, 3, 4, dtype=gg.int64), gg.tensor([[0.0, 0.0, 0.0, 1.0, 1.0]]), 1)
+    with pytest.raises(gg.ShapeError, match=r"input must be \[N, C, H, W\]"):
+        ops.roi_align(gg.zeros(1, 3, 4), gg.tensor([[0.0, 0.0, 0.0, 1.0, 1.0]]), 1)
+
+
 def test_roi_align_hand_computed_bilinear_values():
     x = gg.arange(12.0).reshape(1, 1, 3, 4)  # value = 4 * row + column
     # one bin, one sample at the region's centre (1.5, 1.0): bilinear reads 4 * 1.0 + 1.5

@@ -63,7 +63,7 @@ def roi_align(input: Tensor, boxes: Union[Tensor, Sequence[Tensor]], output_size
         raise _C.ShapeError(f"roi_align: input must be [N, C, H, W], got {list(input.shape)}\n  fix: "
                             "input.unsqueeze(0) for a single feature map")
     if not input.is_floating_point():
-        raise _C.DtypeError(f"roi_align: input must be floating point, got {input.dtype}\n  fix: input.float()")
+        raise _C.DTypeError(f"roi_align: input must be floating point, got {input.dtype}\n  fix: input.float()")
     out_h, out_w = (output_size, output_size) if isinstance(output_size, int) else tuple(output_size)
     n, channels, height, width = input.shape
     rows = regions(boxes, "roi_align", n)
