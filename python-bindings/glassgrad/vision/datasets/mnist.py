@@ -86,6 +86,8 @@ class MNIST(VisionDataset):
         split = "train" if self.train else "t10k"
         return f"{split}-images-idx3-ubyte", f"{split}-labels-idx1-ubyte"
 
+    _label_ndim = 1  # one label per image (QMNIST: a row of 8)
+
     def _load_data(self):
         images_name, labels_name = self._split_files()
         images_path, labels_path = self._find(images_name), self._find(labels_name)
@@ -93,7 +95,7 @@ class MNIST(VisionDataset):
         if images.ndim != 3 or images.dtype != np.uint8:
             raise DataFormatError(f"{images_path}: expected uint8 images [N, H, W], got {images.dtype} "
                                   f"{list(images.shape)}")
-        if labels.ndim != 1 or labels.shape[0] != images.shape[0]:
+        if labels.ndim != self._label_ndim or labels.shape[0] != images.shape[0]:
             raise DataFormatError(f"{labels_path}: {labels.shape} labels for {images.shape[0]} images in {images_path}")
         return images, labels.astype(np.int64)
 
@@ -289,17 +291,10 @@ class QMNIST(MNIST):
         _download.download_all("QMNIST", self.resources, self.mirrors, self.raw_folder,
                                lambda path: _download.gunzip(path) if path.endswith(".gz") else None)
 
+    _label_ndim = 2
+
     def _load_data(self):
-        images_name, labels_name = self._split_files()
-        images_path, labels_path = self._find(images_name), self._find(labels_name)
-        images, labels = read_idx(images_path), read_idx(labels_path)
-        if images.ndim != 3 or images.dtype != np.uint8:
-            raise DataFormatError(f"{images_path}: expected uint8 images [N, H, W], got {images.dtype} "
-                                  f"{list(images.shape)}")
-        if labels.ndim != 2 or labels.shape[0] != images.shape[0]:
-            raise DataFormatError(f"{labels_path}: expected [N, 8] label rows for {images.shape[0]} images, got "
-                                  f"{list(labels.shape)}")
-        labels = labels.astype(np.int64)
+        images, labels = super()._load_data()
         if self.what == "test10k":
             images, labels = images[:10000], labels[:10000]
         elif self.what == "test50k":
