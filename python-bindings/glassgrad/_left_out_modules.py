@@ -19,6 +19,23 @@ LEFT_OUT: Dict[str, Tuple[str, str]] = {
         "glassgrad runs models as written and records its own graphs",
         "run the module itself; to capture it, glassgrad.jit.trace(model, x) or "
         "glassgrad.onnx.export(model, x, 'model.onnx') (docs/export.md)"),
+    "glassgrad.fft": (
+        "torch.fft (discrete Fourier transforms: fft, rfft, ifft, fftn, fftfreq, ...): its results are complex "
+        "tensors, and glassgrad has no complex dtypes",
+        "transform on the host with NumPy, numpy.fft.rfft(x.numpy()), and keep what you need as real tensors "
+        "(x.real / x.imag / abs(x) of the NumPy result; docs/porting.md); torch.stft is left out with it"),
+    "glassgrad.masked": (
+        "torch.masked (MaskedTensor and masked reductions, a prototype in PyTorch)",
+        "reduce with the mask as a tensor: (x * mask).sum(dim) / mask.sum(dim), or x.masked_fill(~mask, value) "
+        "(docs/porting.md)"),
+    "glassgrad.nested": (
+        "torch.nested (nested tensors of rows of different lengths)",
+        "pad the rows to one length with glassgrad.nn.utils.rnn.pad_sequence (or pack_padded_sequence for the "
+        "recurrent layers) and carry a mask (docs/recurrent.md)"),
+    "glassgrad.export": (
+        "torch.export (ahead-of-time graph capture into an ExportedProgram)",
+        "capture with glassgrad.jit.trace(model, x) or export with glassgrad.onnx.export(model, x, 'model.onnx') "
+        "(docs/export.md)"),
     "glassgrad.distributed.rpc": (
         "torch.distributed.rpc (remote calls, RRef, init_rpc)", "train with " + _DIST),
     "glassgrad.distributed.autograd": (

@@ -15,7 +15,9 @@ IMPORTED = ["glassgrad.fx", "glassgrad.fx.node", "glassgrad.distributed.rpc", "g
             "glassgrad.distributed.optim", "glassgrad.distributed.fsdp", "glassgrad.distributed.fsdp.wrap",
             "glassgrad.distributed.fsdp.fully_sharded_data_parallel", "glassgrad.distributed.tensor.parallel",
             "glassgrad.distributed._tensor.device_mesh", "glassgrad.distributed.device_mesh",
-            "glassgrad.distributed.checkpoint.state_dict"]
+            "glassgrad.distributed.checkpoint.state_dict",
+            # modules of PyTorch's that course scripts import now and then
+            "glassgrad.fft", "glassgrad.masked", "glassgrad.nested", "glassgrad.export"]
 
 
 @pytest.mark.parametrize("module", IMPORTED)
@@ -34,6 +36,8 @@ def test_the_torch_alias_refuses_alike_by_import_and_by_attribute():
         importlib.import_module("glassgrad.torch.fx")
     with pytest.raises(AttributeError, match=r"no attribute 'fx': No module named 'glassgrad.fx'"):
         getattr(gtorch.fx, "symbolic_trace")
+    with pytest.raises(AttributeError, match="glassgrad leaves out torch.fft .*no complex dtypes"):
+        gtorch.fft.rfft
     with pytest.raises(AttributeError, match="glassgrad has none either"):
         getattr(gtorch, "not_a_torch_name")
 
