@@ -9,7 +9,7 @@ import numpy as np
 
 from .._factories import eye
 from .._tensor import Tensor, tensor
-from ..functional import gather
+from ..functional import gather, where
 from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
                       first_failure, into)
 from ._lu import _eliminate
@@ -26,23 +26,56 @@ class PLU(NamedTuple):
     U: Tensor
 
 
+class LUFactorEx(NamedTuple):
+    LU: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, out=None) -> LUFactorEx:
+    """torch.linalg.lu_factor_ex: lu_factor's (LU, pivots) and info [...] int32: 0, or (1-based)
+    the first i with U[i, i] exactly zero, as LAPACK's getrf; a singular A is factored, not refused,
+    unless check_errors. pivot=False is not supported (as on PyTorch's CPU)."""
+    return _lu_factor_ex(A, pivot, check_errors, out, "lu_factor_ex")
+
+
+def _lu_factor_ex(A: Tensor, pivot: bool, check_errors: bool, out, fn: str) -> LUFactorEx:
+    check_matrix(A, fn, square=False)
+    if not pivot:
+        from .. import _C
+        raise _C.UnsupportedError(f"linalg.{fn}: LU without pivoting is not implemented on the CPU\n  fix: pivot=True")
+    LU, piv, zero = _factor(A)
+    if check_errors:
+        bad = first_failure(zero)
+        if bad is not None:
+            b, i = bad
+            raise LinAlgError(f"torch.linalg.{fn}: {batch_prefix(A, b)}U[{i + 1},{i + 1}] is zero and using it on "
+                              "lu_solve would result in a division by zero. If you still want to perform the "
+                              "factorization, consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"
+                              "\n  fix: linalg.lu(A) or linalg.lu_factor_ex(A) factor a singular A; linalg.lstsq "
+                              "solves with it")
+    # the count of non-zero pivots before the first zero is its 0-based index (0x0 matrices included)
+    leading = (zero.to("int32").cumsum(-1) == 0).sum(-1)
+    info = where(zero.any(-1), leading + 1, 0).to("int32")
+    return _into_each(out, LUFactorEx(LU, piv, info))
+
+
+def _into_each(out, result):
+    """result, or each of its tensors written into out's (a tuple result's out=), as result's type."""
+    if out is None:
+        return result
+    for target, value in zip(out, result):
+        target.copy_(value)
+    return type(result)(*out)
+
+
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactor:
     """torch.linalg.lu_factor: (LU, pivots) with A = P L U; LU holds U and, below its diagonal,
     L's multipliers (unit diagonal implied); pivots [..., min(m, n)] int32 are LAPACK's 1-based row
-    swaps. pivot=False is not supported (as on PyTorch's CPU)."""
-    check_matrix(A, "lu_factor", square=False)
-    if not pivot:
-        from .. import _C
-        raise _C.UnsupportedError("linalg.lu_factor: LU without pivoting is not implemented on CPU\n  fix: pivot=True")
-    LU, piv, zero = _factor(A)
-    bad = first_failure(zero)
-    if bad is not None:  # PyTorch's lu_factor refuses a zero on U's diagonal (lu does not)
-        b, i = bad
-        raise LinAlgError(f"torch.linalg.lu_factor: {batch_prefix(A, b)}U[{i + 1},{i + 1}] is zero and using it on "
-                          "lu_solve would result in a division by zero. If you still want to perform the "
-                          "factorization, consider calling linalg.lu(A, pivot)\n  fix: linalg.lu(A) factors a singular "
-                          "A; linalg.lstsq solves with it")
-    return LUFactor(LU, piv)
+    swaps. A zero on U's diagonal is refused, as PyTorch's (lu_factor_ex factors it). pivot=False
+    is not supported (as on PyTorch's CPU)."""
+    LU, piv, _ = _lu_factor_ex(A, pivot, True, None, "lu_factor")
+    return _into_each(out, LUFactor(LU, piv))
 
 
 def _factor(A: Tensor):
