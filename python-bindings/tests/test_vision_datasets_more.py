@@ -1,5 +1,5 @@
-"""QMNIST, USPS and Flowers102 reading tiny files written in exactly the standard formats (IDX
-with int32 label rows, gzip and xz; bzip2 LIBSVM; jpg/ + imagelabels.mat + setid.mat), their
+"""QMNIST, USPS, Flowers102 and CelebA reading tiny files written in exactly the standard formats (IDX
+with int32 label rows, gzip and xz; bzip2 LIBSVM; jpg/ + imagelabels.mat + setid.mat; CelebA's text files), their
 splits, targets and errors, and, where torchvision is installed, torchvision's readings of the
 same files."""
 import bz2
@@ -128,3 +128,59 @@ def test_datasets_match_torchvision(tmp_path):
     ours, theirs = datasets.USPS(str(tmp_path)), tvd.USPS(str(tmp_path))
     assert (ours.data == theirs.data).all() and ours.targets == theirs.targets
     assert datasets.Flowers102.classes == tvd.Flowers102.classes
+
+
+def _celeba(root):
+    base = os.path.join(root, "celeba")
+    os.makedirs(os.path.join(base, "img_align_celeba"))
+    names = [f"{i:06d}.jpg" for i in range(1, 6)]
+    for i, name in enumerate(names):
+        PIL.fromarray(np.full((6, 5, 3), 40 * i, np.uint8)).save(os.path.join(base, "img_align_celeba", name))
+
+    def write(filename, rows, header=None):
+        with open(os.path.join(base, filename), "w") as f:
+            if header is not None:
+                f.write(f"{len(rows)}\n{header}\n")
+            for name, values in zip(names, rows):
+                f.write(name + " " + " ".join(f"{v:>3}" for v in values) + "\n")
+    write("list_eval_partition.txt", [[0], [1], [0], [2], [0]])
+    write("identity_CelebA.txt", [[10], [11], [12], [10], [13]])
+    write("list_attr_celeba.txt", [[1, -1, 1], [-1, -1, 1], [1, 1, -1], [-1, 1, 1], [1, 1, 1]],
+          header="Smiling Young Male")
+    write("list_bbox_celeba.txt", [[i, i + 1, 5, 6] for i in range(5)], header="image_id x_1 y_1 width height")
+    write("list_landmarks_align_celeba.txt", [[i] * 10 for i in range(5)],
+          header="lefteye_x lefteye_y righteye_x righteye_y nose_x nose_y leftmouth_x leftmouth_y rightmouth_x "
+                 "rightmouth_y")
+
+
+def test_celeba_splits_and_target_types(tmp_path):
+    _celeba(str(tmp_path))
+    train = datasets.CelebA(str(tmp_path))
+    assert len(train) == 3 and train.filename == ["000001.jpg", "000003.jpg", "000005.jpg"]
+    img, attr = train[1]
+    assert img.size == (5, 6) and attr.tolist() == [1, 1, 0] and attr.dtype == gg.int64
+    assert train.attr_names == ["Smiling", "Young", "Male"]
+    everything = datasets.CelebA(str(tmp_path), split="all", target_type=["identity", "bbox", "landmarks"])
+    _, (identity, bbox, marks) = everything[3]
+    assert identity.item() == 10 and bbox.tolist() == [3, 4, 5, 6] and marks.tolist() == [3] * 10
+    assert datasets.CelebA(str(tmp_path), split="test", target_type=[])[0][1] is None
+    assert len(datasets.CelebA(str(tmp_path), split="valid")) == 1
+    with pytest.raises(ValueError, match="split"):
+        datasets.CelebA(str(tmp_path), split="val")
+    with pytest.raises(DatasetNotFoundError, match="list_attr_celeba.txt"):
+        datasets.CelebA(str(tmp_path / "nowhere"), download=True)
+
+
+def test_celeba_matches_torchvision(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    tvd = pytest.importorskip("torchvision.datasets")
+    _celeba(str(tmp_path))
+    monkeypatch.setattr(tvd.CelebA, "_check_integrity", lambda self: True)  # our files, not the real MD5s
+    for split in ("train", "all"):
+        kinds = ["attr", "identity", "bbox", "landmarks"]
+        ours, theirs = datasets.CelebA(str(tmp_path), split, kinds), tvd.CelebA(str(tmp_path), split, kinds)
+        assert ours.filename == list(theirs.filename) and ours.attr_names == theirs.attr_names
+        for i in range(len(ours)):
+            (a, x), (b, y) = ours[i], theirs[i]
+            assert np.array_equal(np.asarray(a), np.asarray(b))
+            assert [t.tolist() for t in x] == [t.tolist() for t in y]

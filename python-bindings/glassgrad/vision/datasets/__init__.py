@@ -1,4 +1,5 @@
 """glassgrad.vision.datasets: torchvision.datasets' names and file layouts."""
+from .celeba import CelebA
 from .cifar import CIFAR10, CIFAR100
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
@@ -10,5 +11,5 @@ from .svhn import SVHN
 from .usps import USPS
 from .vision import VisionDataset
 
-__all__ = ["CIFAR10", "CIFAR100", "DatasetFolder", "EMNIST", "FakeData", "FashionMNIST", "Flowers102", "ImageFolder",
+__all__ = ["CIFAR10", "CIFAR100", "CelebA", "DatasetFolder", "EMNIST", "FakeData", "FashionMNIST", "Flowers102", "ImageFolder",
            "KMNIST", "MNIST", "OxfordIIITPet", "QMNIST", "STL10", "SVHN", "USPS", "VisionDataset"]
