@@ -249,7 +249,11 @@ def _holder(handle) -> Optional["Tensor"]:
     import gc
     identity, found = handle.identity, None
     for obj in gc.get_objects():
-        if isinstance(obj, Tensor):
+        try:
+            is_tensor = isinstance(obj, Tensor)
+        except ReferenceError:  # a weakref.proxy whose object is gone: isinstance reads its __class__
+            continue
+        if is_tensor:
             try:
                 h = _HANDLE_SLOT.__get__(obj, Tensor)
             except AttributeError:  # a host tensor that holds its array still (_make_handle)

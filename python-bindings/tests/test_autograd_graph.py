@@ -122,3 +122,19 @@ def test_against_pytorch():
     for theirs, ours in zip(*results):
         np.testing.assert_allclose(ours, theirs, rtol=1e-12)
     assert set(graph.__all__) <= set(torch.autograd.graph.__all__)
+
+
+def test_accumulate_grad_variable_with_a_dead_proxy_alive():
+    import weakref
+
+    class Holder:
+        pass
+
+    obj = Holder()
+    proxy = weakref.proxy(obj)
+    del obj  # a dead proxy stays in the collector's objects; isinstance(proxy, ...) raises ReferenceError
+    x = gg.ones(2, requires_grad=True)
+    node = (x * 2).grad_fn.next_functions[0][0]
+    assert node.variable is x
+    assert graph.get_gradient_edge(x).node.variable is x
+    del proxy

@@ -141,22 +141,17 @@ def _first_tensor(result):
 
 
 def _node_key(node) -> Any:
-    """What identifies a next_functions entry or a grad_fn across calls (each read makes a new object)."""
+    """What identifies a next_functions entry or a grad_fn across reads (each read makes a new
+    object): the identity of the value it made, or of the leaf it accumulates into."""
     if node is None:
         return None
     h = getattr(node, "_h", None)
-    return ("node", h) if h is not None else ("leaf", id(node.variable))
-
-
-def _same_node(x, y) -> bool:
-    if x is None or y is None or x[0] != y[0]:
-        return x is y
-    return x[1] == y[1] if x[0] == "leaf" else x[1].same_value(y[1])
+    return ("node", h.identity) if h is not None else ("leaf", node._leaf.identity)
 
 
 def _same_nodes(a: list, b: list) -> bool:
     """Whether the two lists of _node_key hold the same nodes (as sets)."""
-    return all(any(_same_node(x, y) for y in b) for x in a) and all(any(_same_node(x, y) for x in a) for y in b)
+    return set(a) == set(b)
 
 
 def _warn_like_pytorch(args: tuple, result, grad_fn, routed: Optional[Tensor] = None) -> None:
@@ -179,7 +174,7 @@ def _warn_like_pytorch(args: tuple, result, grad_fn, routed: Optional[Tensor] = 
     out_nodes: list = []
     for r in results:
         key = _node_key(grad_fn if r is routed else r.grad_fn)
-        if key is not None and not any(_same_node(key, o) for o in out_nodes):
+        if key is not None and key not in out_nodes:
             out_nodes.append(key)
     if not out_nodes or (len(out_nodes) == 1 and not _same_nodes(out_nodes, [_node_key(grad_fn)])):
         warnings.warn("Using a non-full backward hook when outputs are nested in python data structure is deprecated "

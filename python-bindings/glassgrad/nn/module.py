@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict, namedtuple
-from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 import numpy as np
 
@@ -268,6 +268,12 @@ class Module:
     # PyTorch's flag: None until a backward hook is registered, then (set on the instance) whether
     # it is a full one (nn/legacy_backward_hooks.py)
     _is_full_backward_hook: Optional[bool] = None
+    # PyTorch's class attributes: call_super_init (whether Module.__init__ passes extra arguments
+    # on to super().__init__; glassgrad's takes none, so False), dump_patches (a legacy flag of
+    # whole-module pickling, False) and T_destination (state_dict's destination type variable)
+    call_super_init: bool = False
+    dump_patches: bool = False
+    T_destination = TypeVar("T_destination", bound=Dict[str, Any])
 
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -847,6 +853,19 @@ class Module:
         values, moved)."""
         return self.to(device) if device is not None else self
 
+    def xpu(self, device=None) -> "Module":
+        """Module.xpu: every parameter and buffer on an Intel GPU, which glassgrad has no backend
+        for: the DeviceError names the devices it runs on."""
+        return self.to(_accelerator_device("xpu", device))
+
+    def ipu(self, device=None) -> "Module":
+        """Module.ipu: as xpu, for Graphcore IPUs (no backend here: DeviceError)."""
+        return self.to(_accelerator_device("ipu", device))
+
+    def mtia(self, device=None) -> "Module":
+        """Module.mtia: as xpu, for Meta's MTIA (no backend here: DeviceError)."""
+        return self.to(_accelerator_device("mtia", device))
+
     def cpu(self) -> "Module":
         return self.to("cpu")
 
@@ -873,6 +892,13 @@ class Module:
             return f"{self._get_name()}({extra_lines[0]})"
         lines = extra_lines + child_lines
         return f"{self._get_name()}(" + ("\n  " + "\n  ".join(lines) + "\n" if lines else "") + ")"
+
+
+def _accelerator_device(kind: str, device) -> str:
+    """'kind:<i>' for Module.xpu(device) and its kin: device an index, a device string or None (0)."""
+    if device is None:
+        return f"{kind}:0"
+    return f"{kind}:{device}" if isinstance(device, int) else str(device)
 
 
 def _attribute_reads(cls) -> None:

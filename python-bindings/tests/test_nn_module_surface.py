@@ -1,0 +1,43 @@
+"""nn.Module's remaining PyTorch attributes (call_super_init, dump_patches, T_destination; xpu,
+ipu and mtia, which raise DeviceError here: no such backend) and nn.Container, PyTorch's
+deprecated container (its FutureWarning, the modules it registers, its repr)."""
+import pytest
+
+import glassgrad as gg
+
+
+def test_class_attributes():
+    assert gg.nn.Module.call_super_init is False and gg.nn.Module.dump_patches is False
+    assert gg.nn.Module.T_destination.__name__ == "T_destination"
+    assert gg.nn.Linear(1, 1).call_super_init is False
+
+
+@pytest.mark.parametrize("method", ["xpu", "ipu", "mtia"])
+def test_other_accelerators_raise_naming_the_device(method):
+    m = gg.nn.Linear(2, 2)
+    with pytest.raises(gg.DeviceError, match=f"device '{method}:1'.*no {method} backend"):
+        getattr(m, method)(1)
+    with pytest.raises(gg.DeviceError, match=f"'{method}:0'"):
+        getattr(m, method)()
+    assert m.weight.device.type == "cpu"
+
+
+def test_container_registers_its_modules_and_warns():
+    with pytest.warns(FutureWarning, match="`nn.Container` is deprecated"):
+        c = gg.nn.Container(a=gg.nn.Linear(2, 3), b=gg.nn.ReLU())
+    assert [n for n, _ in c.named_children()] == ["a", "b"]
+    assert sorted(c.state_dict()) == ["a.bias", "a.weight"]
+    assert repr(c) == ("Container(\n  (a): Linear(in_features=2, out_features=3, bias=True)\n  (b): ReLU()\n)")
+    assert gg.nn.modules.container.Container is gg.nn.Container
+
+
+def test_against_pytorch():
+    torch = pytest.importorskip("torch")
+    for name in ("call_super_init", "dump_patches"):
+        assert getattr(gg.nn.Module, name) == getattr(torch.nn.Module, name)
+    with pytest.warns(FutureWarning) as theirs:
+        t = torch.nn.Container(a=torch.nn.Linear(2, 3), b=torch.nn.ReLU())
+    with pytest.warns(FutureWarning) as ours:
+        g = gg.nn.Container(a=gg.nn.Linear(2, 3), b=gg.nn.ReLU())
+    assert str(ours[0].message) == str(theirs[0].message) and repr(g) == repr(t)
+    assert not {n for n in dir(torch.nn.Module) if not n.startswith("_")} - set(dir(gg.nn.Module))
