@@ -29,10 +29,10 @@ namespace {
 // A graph leaf standing for lazy value v (a parameter the loss does not read, or a gradient
 // accumulated by an earlier backward): graph edges from it import back as edges to v itself.
 ValueId leaf_for(Export& ex, const ValuePtr& v, ValueKind kind, bool requires_grad) {
-  auto it = ex.id.find(v.get());
-  if (it != ex.id.end()) return it->second;
+  auto it = ids(ex).find(v.get());
+  if (it != ids(ex).end()) return it->second;
   const ValueId id = ex.graph.add_leaf(v->name, v->info, kind, requires_grad);
-  ex.id[v.get()] = id;
+  ids(ex)[v.get()] = id;
   ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
   ex.by_id[static_cast<size_t>(id)] = v;
   return id;
@@ -497,8 +497,8 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
   std::vector<int> slot(inputs.size(), -1);
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i]->invalid.empty()) throw_invalid(*inputs[i]);
-    auto it = ex.id.find(inputs[i].get());
-    if (it == ex.id.end()) continue;
+    auto it = ids(ex).find(inputs[i].get());
+    if (it == ids(ex).end()) continue;
     slot[i] = static_cast<int>(wrt.size());
     wrt.push_back(it->second);
   }
@@ -509,7 +509,7 @@ std::vector<ValuePtr> gradients(const ValuePtr& loss, const ValuePtr& seed, cons
   phase.emplace(HostPhase::Differentiate);
   ++backward_counts().built;
   const std::vector<ValueId> grads =
-      build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, nullptr, hooked.empty() ? nullptr : &hooks);
+      build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, nullptr, hooked.empty() ? nullptr : &hooks);
   phase.emplace(HostPhase::BackwardImport);
   ex.by_id.resize(static_cast<size_t>(ex.graph.num_values()));
   const std::vector<TraceNode*> saving = check_saved_values(ex, first_new, first_backward_value);
@@ -595,7 +595,7 @@ void backward(const ValuePtr& loss, const ValuePtr& seed, const GradientSync* sy
     GradientHooks hooks = hooks_for(ex, hooked, imported, true);
     phase.emplace(HostPhase::Differentiate);
     ++backward_counts().built;
-    grads = build_backward(ex.graph, ex.id.at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr,
+    grads = build_backward(ex.graph, ids(ex).at(loss.get()), wrt, seed_id, sync ? &reduction : nullptr,
                            hooks.values.empty() ? nullptr : &hooks);
     phase.emplace(HostPhase::BackwardImport);
     if (reusable) {

@@ -71,7 +71,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // Each walk has its own number; a value or node carrying it was seen by this walk.
   static uint64_t walks = 0;
   const uint64_t walk = ++walks;
-  size_t values_seen = 0, leaves_seen = 0, outputs_seen = 0;
+  size_t leaves_seen = 0, outputs_seen = 0;
   bool overwritten = false;
   CollectScratch& scratch = collect_scratch();
   std::vector<std::pair<uint64_t, TraceNode*>>& nodes = scratch.nodes;
@@ -85,7 +85,6 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     if (v->visited_by == walk) continue;
     v->visited_by = walk;
     v->export_id = -1;
-    ++values_seen;
     if (is_leaf(v)) {
       ++leaves_seen;
       // Backward checks an overwritten leaf only where a gradient rule reads it (check_saved,
@@ -121,10 +120,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   Export ex;
   ex.overwritten_leaves = overwritten;
   // Numbers are kept on the values (TraceValue::export_id, written as ex.id was): realize reads
-  // no map, and only backward's callers, which look values up later, get ex.id (a hash insert
-  // per value).
-  const bool fill_map = !stop_at_computed;
-  if (fill_map) ex.id.reserve(values_seen);
+  // no map, and backward's callers, which may look values up later, build ex.id when they do (ids).
   // Every leaf the walk saw is numbered once, then every output of every node.
   ex.by_id.reserve(leaves_seen + outputs_seen);
   ex.made_by.reserve(outputs_seen);
@@ -135,7 +131,6 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   auto add_leaf = [&](const ValuePtr& v) {
     if (v->export_id >= 0) return;
     v->export_id = static_cast<int32_t>(ex.by_id.size());
-    if (fill_map) ex.id.emplace(v.get(), static_cast<ValueId>(ex.by_id.size()));
     h = hash_combine(h, ex.by_id.size());
     h = hash_combine(h, static_cast<uint64_t>(leaf_kind(*v)));
     h = hash_combine(h, v->requires_grad ? 1 : 0);
@@ -165,7 +160,6 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
       ValuePtr o = out.lock();
       if (o) {
         o->export_id = static_cast<int32_t>(ex.by_id.size());
-        if (fill_map) ex.id[o.get()] = static_cast<ValueId>(ex.by_id.size());
       }
       ex.by_id.push_back(std::move(o));
     }
@@ -177,7 +171,20 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
     h = hash_combine(h, static_cast<uint64_t>(id));
   }
   ex.signature = h;
+  ex.collected = ex.by_id.size();
+  ex.collected_seq = next_seq();
   return ex;
+}
+
+std::unordered_map<const TraceValue*, ValueId>& ids(Export& ex) {
+  if (ex.id_built) return ex.id;
+  ex.id_built = true;
+  ex.id.reserve(ex.collected);
+  for (size_t i = 0; i < ex.collected && i < ex.by_id.size(); ++i) {
+    const TraceValue* v = ex.by_id[i].get();
+    if (v && v->seq < ex.collected_seq) ex.id.emplace(v, static_cast<ValueId>(i));
+  }
+  return ex.id;
 }
 
 void build_graph(Export& ex) {

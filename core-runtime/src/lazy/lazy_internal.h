@@ -101,7 +101,15 @@ std::string saved_tensor_headline(const TraceValue& v, bool saved_output);
 struct Export {
   Graph graph;
   bool built = false;                                  // graph holds the trace
-  std::unordered_map<const TraceValue*, ValueId> id;   // lazy value -> graph value
+  // Lazy value -> graph value, for backward's lookups: use ids(ex), which builds it on first use
+  // from by_id's first `collected` entries made by seq `collected_seq` (a value value_of makes
+  // again later is not in it), as collect would have filled it. A repeated step's backward (a
+  // template hit) looks nothing up, and a map filled per value cost it about 0.3 million
+  // instructions a ResNet-18 step.
+  std::unordered_map<const TraceValue*, ValueId> id;
+  bool id_built = false;
+  size_t collected = 0;
+  uint64_t collected_seq = 0;
   std::vector<ValuePtr> by_id;                         // graph value -> lazy value (null if dead)
   std::vector<std::shared_ptr<TraceNode>> nodes;       // graph node -> lazy node (kept alive while exported)
   std::vector<ValueId> outputs;                        // the roots, in order
@@ -118,6 +126,9 @@ struct Export {
   // storage's count (an optimizer step); check_saved then looks behind the values rules read.
   bool overwritten_leaves = false;
 };
+
+// ex.id, built on first use (Export::id).
+std::unordered_map<const TraceValue*, ValueId>& ids(Export& ex);
 
 // record() for a schema already looked up (record_handles, which needs it too: the registry
 // is searched by name once per recorded op).
