@@ -1,7 +1,7 @@
 """transforms.v2's Transform base class, v2.functional, and the v2 transforms beyond v1's (MixUp,
 CutMix, RGB, RandomChannelPermutation, RandomPhotometricDistort, GaussianNoise, JPEG,
 LinearTransformation, RandomZoomOut, RandomResize, RandomShortestSize, ScaleJitter,
-ElasticTransform; v1's LinearTransformation, ElasticTransform and functional.elastic_transform):
+ElasticTransform, AugMix; v1's LinearTransformation, ElasticTransform and functional.elastic_transform):
 the rules torchvision documents checked without it, and, where torchvision is installed, each
 transform's transform(inpt, params) given the same params as torchvision's."""
 import numpy as np
@@ -209,3 +209,48 @@ def test_v2_transforms_match_torchvision_given_the_same_params():
     np.testing.assert_allclose(v2.LinearTransformation(gg.tensor(m), gg.tensor(mean))(gg.tensor(xs)).numpy(),
                                tv2.LinearTransformation(torch.tensor(m), torch.tensor(mean))(torch.tensor(xs)).numpy(),
                                rtol=1e-5, atol=1e-5)
+
+
+class _FixedAugMix(T.AugMix):
+    """AugMix with its Dirichlet draws fixed and one operation in its space."""
+
+    def __init__(self, m, weights, op, **kwargs):
+        super().__init__(**kwargs)
+        self._m, self._weights, self._op = m, weights, op
+
+    def _sample_dirichlet(self, params):
+        return np.tile(np.asarray(self._m if params.shape[1] == 2 else self._weights, np.float32), (len(params), 1))
+
+    def _augmentation_space(self, num_bins, image_size):
+        return {self._op: super()._augmentation_space(num_bins, image_size)[self._op]}
+
+
+def test_augmix_mixing_rules():
+    img = _image(seed=9, shape=(3, 12, 12))
+    assert _FixedAugMix([1.0, 0.0], [1, 0, 0], "Equalize")(img).tolist() == img.tolist()
+    eq = T.functional.equalize(img).numpy().astype(np.float32)
+    out = _FixedAugMix([0.25, 0.75], [0.5, 0.5, 0.0], "Equalize", chain_depth=2)(img).numpy()
+    want = (img.numpy().astype(np.float32) * 0.25 + eq * np.float32(0.375) + eq * np.float32(0.375)).astype(np.uint8)
+    np.testing.assert_array_equal(out, want)
+    gg.manual_seed(0)
+    assert T.AugMix()(img).shape == img.shape and v2.AugMix(severity=1)(img).dtype == gg.uint8
+    assert T.AugMix()(PIL.fromarray(np.zeros((8, 8, 3), np.uint8))).size == (8, 8)
+    with pytest.raises(ValueError, match="severity"):
+        T.AugMix(severity=11)
+
+
+def test_augmix_matches_torchvision_with_fixed_draws(monkeypatch):
+    torch = pytest.importorskip("torch")
+    tvT = pytest.importorskip("torchvision.transforms")
+    img = _image(seed=10, shape=(3, 12, 12))
+    for op, depth in (("Equalize", 2), ("Posterize", 1), ("Solarize", 3), ("AutoContrast", 1)):
+        m, weights = [0.2, 0.8], [0.1, 0.6, 0.3]
+        ours = _FixedAugMix(m, weights, op, severity=1, chain_depth=depth)(img).numpy()
+        theirs_t = tvT.AugMix(severity=1, chain_depth=depth)
+        space = theirs_t._augmentation_space(10, (12, 12))
+        monkeypatch.setattr(theirs_t, "_augmentation_space", lambda n, size, op=op, space=space: {op: space[op]})
+        monkeypatch.setattr(theirs_t, "_sample_dirichlet",
+                            lambda p, m=m, w=weights: torch.tensor([m if p.shape[1] == 2 else w] * p.shape[0]))
+        theirs = theirs_t(torch.tensor(img.numpy())).numpy()
+        assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1, op
+    assert repr(T.AugMix()) == repr(tvT.AugMix())

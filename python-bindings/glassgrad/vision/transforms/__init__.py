@@ -5,6 +5,7 @@ from .functional import InterpolationMode
 from ._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
                        RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
                        RandomSolarize, TenCrop)
+from ._augmix import AugMix
 from ._perspective import RandomPerspective
 from ._v1_extra import ElasticTransform, LinearTransformation
 from .autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
@@ -17,4 +18,4 @@ __all__ = ["CenterCrop", "ColorJitter", "Compose", "Grayscale", "InterpolationMo
            "RandomOrder", "RandomResizedCrop", "RandomVerticalFlip", "Resize", "ToPILImage", "ToTensor", "functional",
            "ConvertImageDtype", "FiveCrop", "GaussianBlur", "RandomAdjustSharpness", "RandomAffine", "RandomAutocontrast",
            "RandomEqualize", "RandomErasing", "RandomInvert", "RandomPosterize", "RandomRotation", "RandomSolarize",
-           "TenCrop", "RandomPerspective", "ElasticTransform", "LinearTransformation", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]
+           "TenCrop", "RandomPerspective", "AugMix", "ElasticTransform", "LinearTransformation", "AutoAugment", "AutoAugmentPolicy", "RandAugment", "TrivialAugmentWide"]

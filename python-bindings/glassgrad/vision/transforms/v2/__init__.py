@@ -23,6 +23,7 @@ from .._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustS
                        RandomSolarize, TenCrop)
 from ..autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
 from ..functional import InterpolationMode
+from .._augmix import AugMix
 from .._perspective import RandomPerspective
 from ..transforms import Compose as _Compose
 from ..transforms import (CenterCrop, ColorJitter, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
@@ -34,7 +35,7 @@ from ._extra import (JPEG, RGB, ElasticTransform, GaussianNoise, LinearTransform
 from ._mix import CutMix, MixUp
 from ._transform import Transform
 
-__all__ = ["AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype",
+__all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype",
            "FiveCrop", "GaussianBlur", "Grayscale", "Identity", "InterpolationMode", "Lambda", "Normalize", "Pad",
            "PILToTensor", "RandAugment", "RandomAdjustSharpness", "RandomAffine", "RandomApply", "RandomAutocontrast",
            "RandomChoice", "RandomCrop", "RandomEqualize", "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip",
