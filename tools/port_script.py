@@ -24,6 +24,10 @@ from typing import Dict, List, Optional, Tuple
 IMPORT_RULES = [
     (re.compile(r"^(\s*)import\s+torch(\s*#.*)?\s*$"), r"\1import glassgrad.torch as torch\2"),
     (re.compile(r"^(\s*)import\s+torchvision(\s*#.*)?$"), r"\1import glassgrad.vision as torchvision\2"),
+    # `import torch.nn` with no alias binds the name torch (torchvision): the rewrite binds it too
+    (re.compile(r"^(\s*)import\s+torchvision\.([\w.]+)(\s*#.*)?\s*$"),
+     r"\1import glassgrad.vision.\2, glassgrad.vision as torchvision\3"),
+    (re.compile(r"^(\s*)import\s+torch\.([\w.]+)(\s*#.*)?\s*$"), r"\1import glassgrad.\2, glassgrad.torch as torch\3"),
     (re.compile(r"^(\s*)import\s+torchvision\.(\S+)(.*)$"), r"\1import glassgrad.vision.\2\3"),
     (re.compile(r"^(\s*)import\s+torch\.(\S+)(.*)$"), r"\1import glassgrad.\2\3"),
     (re.compile(r"^(\s*)from\s+torchvision(\.\S+)?\s+import\s+(.*)$"), r"\1from glassgrad.vision\2 import \3"),

@@ -23,7 +23,10 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("import torch.nn as nn", "import glassgrad.nn as nn"),
     ("import torch.nn.functional as F", "import glassgrad.nn.functional as F"),
     ("import torch.multiprocessing as mp", "import glassgrad.multiprocessing as mp"),
-    ("import torch.optim", "import glassgrad.optim"),
+    # with no alias, `import torch.optim` binds torch (`import torchvision.models`, torchvision)
+    ("import torch.optim", "import glassgrad.optim, glassgrad.torch as torch"),
+    ("import torch.utils.data  # loaders", "import glassgrad.utils.data, glassgrad.torch as torch  # loaders"),
+    ("import torchvision.models", "import glassgrad.vision.models, glassgrad.vision as torchvision"),
     ("from torchvision import datasets, transforms", "from glassgrad.vision import datasets, transforms"),
     ("from torchvision.datasets import MNIST", "from glassgrad.vision.datasets import MNIST"),
     ("from torch import nn", "from glassgrad import nn"),
