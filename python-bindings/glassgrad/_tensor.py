@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _autocast, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime, _shared_memory
+from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
+from . import _shared_memory
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -1106,7 +1107,8 @@ class Tensor:
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
         hooked = _post_accumulate_hooks.hooked_leaves(self, inputs)
-        self._backward(gradient, retain_graph, create_graph, inputs)
+        with _backward_end.scope():  # register_multi_grad_hook's callbacks run as it ends
+            self._backward(gradient, retain_graph, create_graph, inputs)
         if hooked:
             _post_accumulate_hooks.run(hooked)
 

@@ -138,3 +138,50 @@ def test_accumulate_grad_variable_with_a_dead_proxy_alive():
     assert node.variable is x
     assert graph.get_gradient_edge(x).node.variable is x
     del proxy
+
+
+def _multi_grad_script(lib):
+    a = lib.rand(2, 3, requires_grad=True)
+    b = lib.rand(2, 3, requires_grad=True)
+    c, d = a * b, a * b
+    log, first = [], []
+    handle = lib.autograd.graph.register_multi_grad_hook((a, b, c, d), lambda gs: log.append([g is not None
+                                                                                            for g in gs]))
+    c.sum().backward(retain_graph=True)
+    c.sum().backward(inputs=(a,), retain_graph=True)
+    handle.remove()
+    c.sum().backward(retain_graph=True)
+    with lib.autograd.graph.register_multi_grad_hook((a, b), lambda g: first.append(list(g.shape)), mode="any"):
+        (c + d).sum().backward(retain_graph=True)
+        (c + d).sum().backward()
+    return log, first
+
+
+def test_multi_grad_hook_documented_example():
+    log, first = _multi_grad_script(gg)
+    # PyTorch's documentation: [True, True, True, False] then [True, False, True, False]; none once removed
+    assert log == [[True, True, True, False], [True, False, True, False]]
+    assert first == [[2, 3], [2, 3]]  # "any": once per backward
+
+
+def test_multi_grad_hook_values_grad_calls_and_errors():
+    x = gg.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    seen = []
+    handle = graph.register_multi_grad_hook((x, y), lambda gs: seen.append([g.tolist() for g in gs]))
+    (y * y).sum().backward()
+    assert seen == [[[18.0, 36.0], [6.0, 12.0]]]
+    handle.remove()
+    z = x * 2
+    graph.register_multi_grad_hook((z,), lambda gs: seen.append([g.tolist() for g in gs]))
+    gg.autograd.grad((z * z).sum(), x)
+    assert seen[-1] == [[4.0, 8.0]]
+    with pytest.raises(ValueError, match=r"Expects mode to be one of \('all', 'any'\) but got some"):
+        graph.register_multi_grad_hook((x,), print, mode="some")
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        graph.register_multi_grad_hook((gg.ones(1),), print)
+
+
+def test_multi_grad_hook_against_pytorch():
+    torch = pytest.importorskip("torch")
+    assert _multi_grad_script(gg) == _multi_grad_script(torch)

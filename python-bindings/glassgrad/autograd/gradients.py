@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .. import _trace
+from .. import _backward_end, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -88,8 +88,10 @@ def grad(outputs: _Tensors, inputs: _Tensors, grad_outputs=None, retain_graph: O
         raise RuntimeError("grad requires non-empty inputs.")
     grads_out = (None,) * len(outs) if grad_outputs is None else _as_tuple_or_none(grad_outputs)
     loss, seed = _loss_and_seed(outs, grads_out, "autograd.grad()", create_graph)
+    with _backward_end.scope():  # register_multi_grad_hook's callbacks run as it ends
+        grads = _input_gradients(loss, seed, ins, retain_graph, create_graph, "autograd.grad")
     result = []
-    for i, (x, g) in enumerate(zip(ins, _input_gradients(loss, seed, ins, retain_graph, create_graph, "autograd.grad"))):
+    for i, (x, g) in enumerate(zip(ins, grads)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(f"One of the differentiated Tensors appears to not have been used in the graph. "

@@ -5,7 +5,11 @@
 - GradientEdge(node, output_nr) and get_gradient_edge(tensor): where a tensor's gradient is
   computed; autograd.grad and backward(inputs=) take an edge wherever they take the tensor;
 - increment_version(tensor or tensors): bumps the version counter as an in-place write would, so
-  a backward that needs the value saved before raises PyTorch's error.
+  a backward that needs the value saved before raises PyTorch's error;
+- register_multi_grad_hook(tensors, fn, mode): fn once per backward, with every tensor's gradient
+  ("all": None for those the backward did not reach; called as that backward() or grad() call
+  ends, where PyTorch calls it right after the last of them is computed) or with the first one
+  ("any").
 
 saved_tensors_hooks, save_on_cpu and disable_saved_tensors_hooks are not here: glassgrad's
 gradient rules read forward values when backward() builds them, not values packed when the
@@ -13,11 +17,13 @@ forward ran, so there is no point at which a pack hook could run."""
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable, NamedTuple, Optional, Union
+from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Union
+
+from .. import _backward_end
 
 from .._tensor import Tensor, _AccumulateGrad, _GradFn
 
-__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
 
 
 class Node(abc.ABC):
@@ -77,3 +83,54 @@ def increment_version(tensor: Union[Tensor, Iterable[Tensor]]) -> None:
     """Counts an in-place write the library did not see (a custom kernel's) on each tensor."""
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         t._h.count_identity_write("increment_version")
+
+
+class _MultiHandle:
+    """The handle register_multi_grad_hook returns: remove() unregisters every tensor's hook."""
+
+    def __init__(self, handles: tuple):
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __enter__(self) -> "_MultiHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+
+def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: str = "all") -> _MultiHandle:
+    """fn(grads) once per backward after the gradients of tensors are computed (mode "all": a
+    list in tensors' order, None where the backward computed none), or fn(grad) with the first
+    of them (mode "any"). Returns a handle whose remove() unregisters it."""
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    tensors = tuple(tensors)
+    collected: List[Optional[List[Any]]] = [None]  # this backward's gradients, once one arrived
+    fired = [False]
+
+    def flush() -> None:
+        grads, collected[0] = collected[0], None
+        fn(grads)
+
+    def rearm() -> None:
+        fired[0] = False
+
+    def hook_for(i: int):
+        def inner(grad):
+            if mode == "all":
+                if collected[0] is None:
+                    collected[0] = [None] * len(tensors)
+                    _backward_end.PENDING.append(flush)
+                collected[0][i] = grad
+            elif not fired[0]:
+                fired[0] = True
+                _backward_end.PENDING.append(rearm)
+                fn(grad)
+        return inner
+
+    return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))

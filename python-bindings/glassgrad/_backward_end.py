@@ -1,0 +1,29 @@
+"""Callbacks run once the outermost backward() or autograd.grad() call has built its gradients
+(the gradient hooks of that call have all run by then): autograd.graph.register_multi_grad_hook
+hands its "all" hook the gradients it collected, and lets its "any" hook fire again in the next
+backward. A backward raised: the callbacks are dropped unrun. Nested calls (autograd.grad inside
+a hook) finish with the outermost one."""
+from __future__ import annotations
+
+import contextlib
+from typing import Callable, List
+
+PENDING: List[Callable[[], None]] = []
+_depth = [0]
+
+
+@contextlib.contextmanager
+def scope():
+    _depth[0] += 1
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        _depth[0] -= 1
+        if _depth[0] == 0 and PENDING:
+            callbacks = PENDING[:]
+            PENDING.clear()
+            if ok:
+                for callback in callbacks:
+                    callback()
