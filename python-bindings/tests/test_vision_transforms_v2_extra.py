@@ -254,3 +254,36 @@ def test_augmix_matches_torchvision_with_fixed_draws(monkeypatch):
         theirs = theirs_t(torch.tensor(img.numpy())).numpy()
         assert np.abs(ours.astype(int) - theirs.astype(int)).max() <= 1, op
     assert repr(T.AugMix()) == repr(tvT.AugMix())
+
+
+def test_v1_transforms_in_v2_take_samples_with_one_random_choice():
+    rng = np.random.default_rng(11)
+    image = PIL.fromarray(rng.integers(0, 256, (16, 20, 3)).astype(np.uint8))
+    mask = PIL.fromarray(np.asarray(image)[..., 0])
+    for seed in range(6):
+        gg.manual_seed(seed)
+        a, b = v2.RandomResizedCrop(8)(image, mask)
+        assert np.array_equal(np.asarray(a)[..., 0], np.asarray(b)), seed
+        a, (b, label) = v2.Compose([v2.RandomHorizontalFlip(), v2.RandomRotation(30)])(image, (mask, 4))
+        assert np.array_equal(np.asarray(a)[..., 0], np.asarray(b)) and label == 4
+    # plain tensors: the first is the image, the rest (a mask, boxes) pass through, as torchvision's
+    img, other = _image(), gg.zeros(10, 14)
+    flipped, same = v2.RandomHorizontalFlip(p=1.0)(img, other)
+    assert flipped.tolist() == img.flip(-1).tolist() and same is other
+    one = v2.RandomHorizontalFlip(p=1.0)(img)
+    assert one.tolist() == img.flip(-1).tolist() and type(v2.Resize(4)).__name__ == "Resize"
+    assert isinstance(v2.Resize(4), T.Resize)
+
+
+def test_v2_samples_match_torchvision():
+    torch = pytest.importorskip("torch")
+    tv2 = pytest.importorskip("torchvision.transforms.v2")
+    img, other = _image(), _image(seed=1)
+    theirs = tv2.RandomHorizontalFlip(p=1.0)(torch.tensor(img.numpy()), torch.tensor(other.numpy()), 3)
+    ours = v2.RandomHorizontalFlip(p=1.0)(img, other, 3)
+    assert [ours[0].tolist(), ours[1].tolist(), ours[2]] == [theirs[0].tolist(), theirs[1].tolist(), theirs[2]]
+    theirs = tv2.Compose([tv2.CenterCrop(6), tv2.ToDtype(torch.float32, scale=True)])(
+        {"image": torch.tensor(img.numpy()), "mask": torch.tensor(other.numpy())})
+    ours = v2.Compose([v2.CenterCrop(6), v2.ToDtype(gg.float32, scale=True)])({"image": img, "mask": other})
+    np.testing.assert_allclose(ours["image"].numpy(), theirs["image"].numpy(), rtol=1e-6)
+    assert ours["mask"].tolist() == theirs["mask"].tolist()  # a second plain tensor passes through

@@ -1,13 +1,13 @@
-"""glassgrad.vision.transforms.v2: torchvision.transforms.v2's names for image classification
-(docs/data-loading.md). ToImage (a uint8 tensor image, channels first), ToDtype (scale=True: uint8
-to float in [0, 1], as ConvertImageDtype), ToPureTensor and Identity are v2's own; the others are
-the v1 transforms, which take PIL images and tensor images alike. Compose and the four classes
-above take one input or several, as v2's do: `transform(image, label)` transforms the image (a PIL image,
-or a tensor of two or more dims) and passes everything else (labels, numbers) through.
-v2.Transform is the base class users subclass (transform() / make_params(), _transform.py); the
-transforms v2 adds (MixUp, CutMix, RGB, JPEG, ElasticTransform, ...) are Transform subclasses
-(_extra.py, _mix.py), and v2.functional holds v1's functions and v2's. Boxes, masks and videos
-(tv_tensors) are not there."""
+"""glassgrad.vision.transforms.v2: torchvision.transforms.v2's names (docs/data-loading.md).
+ToImage (a uint8 tensor image, channels first), ToDtype (scale=True: uint8 to float in [0, 1], as
+ConvertImageDtype), ToPureTensor and Identity are v2's own; the v1 transforms come under their v2
+names (_v1.py). Every transform takes one input or several, as v2's do: `transform(image, label)`
+or a tuple, list or dict transforms the images by torchvision's rule (every PIL image; else the
+first plain tensor, the rest passed through) with one random choice for all of them, and passes
+everything else (labels, numbers) through. v2.Transform is the base class users subclass
+(transform() / make_params(), _transform.py); the transforms v2 adds (MixUp, CutMix, RGB, JPEG,
+ElasticTransform, ...) are Transform subclasses (_extra.py, _mix.py), and v2.functional holds
+v1's functions and v2's. Boxes, masks and videos (tv_tensors) are not there."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -18,22 +18,20 @@ from .... import _C
 from ...._tensor import Tensor
 from .. import _image
 from .. import functional as F
-from .._augment import (ConvertImageDtype, FiveCrop, GaussianBlur, RandomAdjustSharpness, RandomAffine,
-                       RandomAutocontrast, RandomEqualize, RandomErasing, RandomInvert, RandomPosterize, RandomRotation,
-                       RandomSolarize, TenCrop)
-from ..autoaugment import AutoAugment, AutoAugmentPolicy, RandAugment, TrivialAugmentWide
+from ..autoaugment import AutoAugmentPolicy
 from ..functional import InterpolationMode
-from .._augmix import AugMix
-from .._perspective import RandomPerspective
 from ..transforms import Compose as _Compose
-from ..transforms import (CenterCrop, ColorJitter, Grayscale, Lambda, Normalize, Pad, PILToTensor, RandomApply,
-                         RandomChoice, RandomCrop, RandomGrayscale, RandomHorizontalFlip, RandomOrder,
-                         RandomResizedCrop, RandomVerticalFlip, Resize, ToPILImage, ToTensor)
 from . import functional
 from ._extra import (JPEG, RGB, ElasticTransform, GaussianNoise, LinearTransformation, RandomChannelPermutation,
                      RandomPhotometricDistort, RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter)
 from ._mix import CutMix, MixUp
-from ._transform import Transform
+from ._transform import Transform, apply_shared
+from ._v1 import (AugMix, AutoAugment, CenterCrop, ColorJitter, ConvertImageDtype, FiveCrop, GaussianBlur, Grayscale,
+                  Lambda, Normalize, Pad, PILToTensor, RandAugment, RandomAdjustSharpness, RandomAffine, RandomApply,
+                  RandomAutocontrast, RandomChoice, RandomCrop, RandomEqualize, RandomErasing, RandomGrayscale,
+                  RandomHorizontalFlip, RandomInvert, RandomOrder, RandomPerspective, RandomPosterize,
+                  RandomResizedCrop, RandomRotation, RandomSolarize, RandomVerticalFlip, Resize, TenCrop, ToPILImage,
+                  ToTensor, TrivialAugmentWide)
 
 __all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJitter", "Compose", "ConvertImageDtype",
            "FiveCrop", "GaussianBlur", "Grayscale", "Identity", "InterpolationMode", "Lambda", "Normalize", "Pad",
@@ -46,28 +44,6 @@ __all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJit
            "RandomShortestSize", "RandomZoomOut", "ScaleJitter", "Transform", "functional"]
 
 
-def _is_image(x) -> bool:
-    pil = _image.require_pil()
-    return isinstance(x, pil.Image) or (isinstance(x, Tensor) and x.ndim >= 2) or \
-        (isinstance(x, np.ndarray) and x.ndim >= 2)
-
-
-def _apply(fn: Callable, inputs: tuple):
-    """v2's calling convention: one input is transformed and returned; several (or a tuple, list or
-    dict) keep their structure, the images in them transformed and the rest passed through."""
-    sample: Any = inputs[0] if len(inputs) == 1 else inputs
-
-    def walk(x):
-        if _is_image(x):
-            return fn(x)
-        if isinstance(x, (tuple, list)):
-            return type(x)(walk(v) for v in x)
-        if isinstance(x, dict):
-            return {k: walk(v) for k, v in x.items()}
-        return x
-    return walk(sample)
-
-
 class Compose(_Compose):
     """Applies the transforms in order to the image(s) of the input(s), as v2.Compose."""
 
@@ -78,12 +54,12 @@ class Compose(_Compose):
         super().__init__(transforms)
 
     def __call__(self, *inputs):
-        return _apply(super().__call__, inputs)
+        return apply_shared(super().__call__, inputs)
 
 
 class _V2:
     def __call__(self, *inputs):
-        return _apply(self.forward, inputs)
+        return apply_shared(self.forward, inputs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"

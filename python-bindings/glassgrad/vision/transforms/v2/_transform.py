@@ -10,7 +10,9 @@ then only the first one met (the image of `(image, label)`); everything else pas
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Tuple
+
+import numpy as np
 
 from .... import nn
 from ...._tensor import Tensor
@@ -57,15 +59,36 @@ def unflatten(leaves: List[Any], spec) -> Any:
 
 
 def needs_transform(flat: List[Any], types: tuple) -> List[bool]:
-    """torchvision's heuristic for plain tensors (module docstring)."""
+    """torchvision's heuristic for plain tensors (module docstring); NumPy arrays, where `types`
+    holds them (ToImage, Compose), count as plain tensors."""
     tensor_left = not any(I.is_pil(x) for x in flat)
     out = []
     for x in flat:
         needed = isinstance(x, types) or I.is_pil(x)
-        if needed and isinstance(x, Tensor):
-            needed, tensor_left = tensor_left, False
+        if needed and isinstance(x, (Tensor, np.ndarray)):
+            needed, tensor_left = tensor_left and getattr(x, "ndim", 0) >= 2, False
         out.append(needed)
     return out
+
+
+def apply_shared(fn: Callable, inputs: tuple, types: tuple = (Tensor, np.ndarray)) -> Any:
+    """fn (a one-image transform, or a chain of them) on the entries of the sample that
+    needs_transform picks, every one starting from the same state of glassgrad's generator, so
+    a random transform makes the same choice for the image and its mask; the structure kept."""
+    sample = inputs if len(inputs) > 1 else inputs[0]
+    flat, spec = flatten(sample)
+    needed = needs_transform(flat, types)
+    if sum(needed) <= 1:
+        return unflatten([fn(x) if n else x for x, n in zip(flat, needed)], spec)
+    from .... import _random
+    start = _random.generator().bit_generator.state
+    out = []
+    for x, n in zip(flat, needed):
+        if n:
+            _random.generator().bit_generator.state = start
+            x = fn(x)
+        out.append(x)
+    return unflatten(out, spec)
 
 
 def query_size(flat: List[Any]) -> Tuple[int, int]:

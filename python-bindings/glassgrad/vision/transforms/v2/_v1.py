@@ -1,0 +1,63 @@
+"""The v1 transforms under their v2 names, taking v2's inputs: one image is transformed as v1
+does (the same object, the same numbers); a sample (several inputs, or a tuple, list or dict)
+has its images picked by torchvision's rule (_transform.needs_transform) and transformed with
+one random choice for all of them (_transform.apply_shared), the rest passed through."""
+from __future__ import annotations
+
+from .. import _augment, _augmix, _perspective, autoaugment
+from .. import transforms as v1
+from ._transform import apply_shared
+
+__all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDtype", "FiveCrop", "GaussianBlur",
+           "Grayscale", "Lambda", "Normalize", "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness",
+           "RandomAffine", "RandomApply", "RandomAutocontrast", "RandomChoice", "RandomCrop", "RandomEqualize",
+           "RandomErasing", "RandomGrayscale", "RandomHorizontalFlip", "RandomInvert", "RandomOrder",
+           "RandomPerspective", "RandomPosterize", "RandomResizedCrop", "RandomRotation", "RandomSolarize",
+           "RandomVerticalFlip", "Resize", "TenCrop", "ToPILImage", "ToTensor", "TrivialAugmentWide"]
+
+
+def _taking_samples(cls: type) -> type:
+    def __call__(self, *inputs):
+        if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)):
+            return cls.__call__(self, inputs[0])
+        return apply_shared(lambda image: cls.__call__(self, image), inputs)
+    return type(cls.__name__, (cls,), {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__,
+                                       "__qualname__": cls.__name__})
+
+
+AugMix = _taking_samples(_augmix.AugMix)
+AutoAugment = _taking_samples(autoaugment.AutoAugment)
+RandAugment = _taking_samples(autoaugment.RandAugment)
+TrivialAugmentWide = _taking_samples(autoaugment.TrivialAugmentWide)
+RandomPerspective = _taking_samples(_perspective.RandomPerspective)
+ConvertImageDtype = _taking_samples(_augment.ConvertImageDtype)
+FiveCrop = _taking_samples(_augment.FiveCrop)
+TenCrop = _taking_samples(_augment.TenCrop)
+GaussianBlur = _taking_samples(_augment.GaussianBlur)
+RandomAdjustSharpness = _taking_samples(_augment.RandomAdjustSharpness)
+RandomAffine = _taking_samples(_augment.RandomAffine)
+RandomAutocontrast = _taking_samples(_augment.RandomAutocontrast)
+RandomEqualize = _taking_samples(_augment.RandomEqualize)
+RandomErasing = _taking_samples(_augment.RandomErasing)
+RandomInvert = _taking_samples(_augment.RandomInvert)
+RandomPosterize = _taking_samples(_augment.RandomPosterize)
+RandomRotation = _taking_samples(_augment.RandomRotation)
+RandomSolarize = _taking_samples(_augment.RandomSolarize)
+CenterCrop = _taking_samples(v1.CenterCrop)
+ColorJitter = _taking_samples(v1.ColorJitter)
+Grayscale = _taking_samples(v1.Grayscale)
+Lambda = _taking_samples(v1.Lambda)
+Normalize = _taking_samples(v1.Normalize)
+Pad = _taking_samples(v1.Pad)
+PILToTensor = _taking_samples(v1.PILToTensor)
+RandomApply = _taking_samples(v1.RandomApply)
+RandomChoice = _taking_samples(v1.RandomChoice)
+RandomCrop = _taking_samples(v1.RandomCrop)
+RandomGrayscale = _taking_samples(v1.RandomGrayscale)
+RandomHorizontalFlip = _taking_samples(v1.RandomHorizontalFlip)
+RandomOrder = _taking_samples(v1.RandomOrder)
+RandomResizedCrop = _taking_samples(v1.RandomResizedCrop)
+RandomVerticalFlip = _taking_samples(v1.RandomVerticalFlip)
+Resize = _taking_samples(v1.Resize)
+ToPILImage = _taking_samples(v1.ToPILImage)
+ToTensor = _taking_samples(v1.ToTensor)
