@@ -82,3 +82,13 @@ def into(out, y: Tensor) -> Tensor:
         return y
     out.copy_(y)
     return out
+
+
+def into_each(out, result):
+    """result (a NamedTuple of tensors), or each of its tensors written into out's (a tuple result's
+    out=), as result's type."""
+    if out is None:
+        return result
+    for target, value in zip(out, result):
+        target.copy_(value)
+    return type(result)(*out)

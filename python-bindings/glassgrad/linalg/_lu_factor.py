@@ -11,7 +11,7 @@ from .._factories import eye
 from .._tensor import Tensor, tensor
 from ..functional import gather, where
 from ._checks import (LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
-                      first_failure, into)
+                      first_failure, into, into_each)
 from ._lu import _eliminate
 
 
@@ -57,16 +57,7 @@ def _lu_factor_ex(A: Tensor, pivot: bool, check_errors: bool, out, fn: str) -> L
     # the count of non-zero pivots before the first zero is its 0-based index (0x0 matrices included)
     leading = (zero.to("int32").cumsum(-1) == 0).sum(-1)
     info = where(zero.any(-1), leading + 1, 0).to("int32")
-    return _into_each(out, LUFactorEx(LU, piv, info))
-
-
-def _into_each(out, result):
-    """result, or each of its tensors written into out's (a tuple result's out=), as result's type."""
-    if out is None:
-        return result
-    for target, value in zip(out, result):
-        target.copy_(value)
-    return type(result)(*out)
+    return into_each(out, LUFactorEx(LU, piv, info))
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactor:
@@ -75,7 +66,7 @@ def lu_factor(A: Tensor, *, pivot: bool = True, out=None) -> LUFactor:
     swaps. A zero on U's diagonal is refused, as PyTorch's (lu_factor_ex factors it). pivot=False
     is not supported (as on PyTorch's CPU)."""
     LU, piv, _ = _lu_factor_ex(A, pivot, True, None, "lu_factor")
-    return _into_each(out, LUFactor(LU, piv))
+    return into_each(out, LUFactor(LU, piv))
 
 
 def _factor(A: Tensor):
