@@ -52,7 +52,7 @@ def test_weibull_with_concentration_one_is_exponential():
 def test_count_distributions_sum_to_one_and_match_their_means():
     k = _t(np.arange(400.0)).reshape(-1, 1)
     for d in (D.Geometric(probs=_t([0.2, 0.5, 0.9])), D.NegativeBinomial(_t([1.0, 2.5, 7.0]), probs=_t([0.2, 0.5, 0.8])),
-              D.Binomial(9, probs=_t([0.2, 0.5, 0.9]))):
+              D.Binomial(9, probs=_t([0.2, 0.5, 0.9]), validate_args=False)):  # k past 9: log_prob -inf
         p = d.log_prob(k).exp().numpy()
         p = np.where(np.isfinite(p), p, 0.0)
         np.testing.assert_allclose(p.sum(0), 1.0, rtol=1e-9)
@@ -89,7 +89,7 @@ def test_base_class_errors_and_expand():
         D.Poisson(2.0).icdf(gg.tensor(0.5))
     e = D.Gumbel(_t(LOC), _t(SCALE)).expand((3, 5))
     assert e.batch_shape == (3, 5) and e.loc.shape == (3, 5) and e.rsample((2,)).shape == (2, 3, 5)
-    with pytest.raises(ValueError, match="scale must be positive"):
+    with pytest.raises(ValueError, match="Expected parameter scale"):
         D.Cauchy(0.0, -1.0)
 
 

@@ -31,6 +31,7 @@ class ContinuousBernoulli(ExponentialFamily):
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         if probs is not None:
             (p,) = broadcast_all(probs)
             if validate_args is not None and not bool(((p >= 0) & (p <= 1)).all().item()):

@@ -68,6 +68,7 @@ class Binomial(Distribution):
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
             raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         if probs is not None:
             self.total_count, self.probs = broadcast_all(total_count, probs)
             self.logits = (self.probs / (1 - self.probs)).log()

@@ -11,11 +11,6 @@ from .distribution import Distribution, broadcast_all
 from .exp_family import ExponentialFamily
 
 
-def _default_validate() -> bool:
-    from . import distribution
-    return distribution._validate_default
-
-
 def _one_of(probs, logits, who: str):
     if (probs is None) == (logits is None):
         raise ValueError(f"{who}: either `probs` or `logits` must be specified, but not both.\n"
@@ -30,13 +25,12 @@ class Categorical(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _one_of(probs, logits, type(self).__name__)
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         if probs is not None:
             (p,) = broadcast_all(probs)
             if p.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
-            self._validate_args = validate_args if validate_args is not None else _default_validate()
-            self._check(bool((p >= 0).all().item()), "probs must be non-negative")
-            self.probs = p / p.sum(-1, keepdim=True)
+            self.probs = p / p.sum(-1, keepdim=True)  # checked against the simplex by Distribution.__init__
             self.logits = self.probs.clamp(min=finfo(self.probs.dtype).tiny).log()
         else:
             (lg,) = broadcast_all(logits)
@@ -160,10 +154,9 @@ class Bernoulli(ExponentialFamily):
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         _one_of(probs, logits, type(self).__name__)
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         if probs is not None:
             (self.probs,) = broadcast_all(probs)
-            self._validate_args = validate_args if validate_args is not None else _default_validate()
-            self._check(bool(((self.probs >= 0) & (self.probs <= 1)).all().item()), "probs must lie in [0, 1]")
             eps = finfo(self.probs.dtype).eps
             p = self.probs.clamp(eps, 1 - eps)
             self.logits = p.log() - (-p).log1p()

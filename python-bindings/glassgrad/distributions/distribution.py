@@ -44,10 +44,20 @@ class Distribution:
     arg_constraints: dict = {}  # parameter name -> Constraint (supports.py fills them in per class)
     support: Any = None  # the Constraint every value satisfies
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        from .validation import validating
+        for name in ("log_prob", "cdf"):  # torch validates the value of both (docs/distributions.md)
+            if name in cls.__dict__:
+                setattr(cls, name, validating(cls.__dict__[name]))
+
     def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args: Optional[bool] = None):
         self._batch_shape = Size(tuple(batch_shape))
         self._event_shape = Size(tuple(event_shape))
         self._validate_args = _validate_default if validate_args is None else bool(validate_args)
+        if self._validate_args:
+            from .validation import validate_parameters
+            validate_parameters(self)
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
@@ -137,8 +147,13 @@ class Distribution:
         v = value if isinstance(value, Tensor) else tensor(value)
         return v
 
+    def _validate_sample(self, value) -> None:
+        from .validation import validate_sample
+        validate_sample(self, value)
+
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(batch_shape={list(self._batch_shape)}, event_shape={list(self._event_shape)})"
+        from .validation import distribution_repr
+        return distribution_repr(self)
 
 
 class LocCentred(Distribution):

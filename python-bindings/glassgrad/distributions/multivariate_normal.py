@@ -39,6 +39,13 @@ class MultivariateNormal(GaussianVector):
         if matrix.ndim < 2:
             raise ValueError("covariance_matrix, precision_matrix or scale_tril must be at least two-dimensional, "
                              "with optional leading batch dimensions")
+        name = ("covariance_matrix", "precision_matrix", "scale_tril")[given.index(True)]
+        from . import distribution
+        if validate_args or (validate_args is None and distribution._validate_default):
+            # before the factorization, which would fail first on a matrix that is not positive definite
+            from .validation import check_parameter
+            check_parameter(name, matrix, type(self).arg_constraints[name],
+                            f"MultivariateNormal(loc: {loc.shape}, {name}: {matrix.shape})")
         if scale_tril is not None:
             L = matrix
         elif covariance_matrix is not None:
@@ -54,6 +61,8 @@ class MultivariateNormal(GaussianVector):
         self.loc = loc.expand(*batch, n)
         self._unbroadcasted_scale_tril = L
         self._given = (covariance_matrix, precision_matrix, scale_tril)
+        self._lazy_params = tuple(n for n, m in zip(("covariance_matrix", "precision_matrix", "scale_tril"),
+                                                    self._given) if m is None)  # validation skips the derived
         super().__init__(batch, (n,), validate_args=validate_args)
 
     @property

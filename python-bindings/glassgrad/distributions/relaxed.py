@@ -32,6 +32,7 @@ class LogitRelaxedBernoulli(Distribution):
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature: Any = temperature
         self.probs, self.logits = _binary_params(probs, logits)
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         super().__init__(self.logits.shape, validate_args=validate_args)
 
     def rsample(self, sample_shape=Size()) -> Tensor:

@@ -21,6 +21,9 @@ from .lkj_cholesky import LKJCholesky
 from .logistic_normal import LogisticNormal
 from .low_rank_multivariate_normal import LowRankMultivariateNormal
 from .mixture import MixtureSameFamily
+from .multinomial import Multinomial
+from .relaxed import RelaxedBernoulli, RelaxedOneHotCategorical
+from .transformed_families import InverseGamma, Kumaraswamy
 from .multivariate_normal import MultivariateNormal
 from .transformed import TransformedDistribution
 from .trials import Geometric, NegativeBinomial
@@ -33,7 +36,8 @@ _PROBS_LOGITS = {"probs": C.unit_interval, "logits": C.real}
 _TABLE = [
     (Normal, _LOC_SCALE, C.real), (Laplace, _LOC_SCALE, C.real), (Cauchy, _LOC_SCALE, C.real),
     (Gumbel, _LOC_SCALE, C.real), (LogNormal, _LOC_SCALE, C.positive),
-    (Uniform, {"low": C.real, "high": C.real}, property(lambda self: C.interval(self.low, self.high))),
+    (Uniform, property(lambda self: {"low": C.less_than(self.high), "high": C.greater_than(self.low)}),
+     property(lambda self: C.interval(self.low, self.high))),
     (Exponential, {"rate": C.positive}, C.nonnegative),
     (HalfNormal, {"scale": C.positive}, C.nonnegative), (HalfCauchy, {"scale": C.positive}, C.nonnegative),
     (Weibull, {"scale": C.positive, "concentration": C.positive}, C.positive),
@@ -65,6 +69,12 @@ _TABLE = [
     (Independent, {}, property(lambda self: C.independent(self.base_dist.support, self.reinterpreted_batch_ndims))),
     (MixtureSameFamily, {}, property(lambda self: self._component_distribution.support)),
     (TransformedDistribution, {}, property(lambda self: _transformed_support(self))),
+    (InverseGamma, {"concentration": C.positive, "rate": C.positive}, C.positive),
+    (Kumaraswamy, {"concentration1": C.positive, "concentration0": C.positive}, C.unit_interval),
+    (Multinomial, {"probs": C.simplex, "logits": C.independent(C.real, 1)},
+     property(lambda self: C.multinomial(self.total_count))),
+    (RelaxedBernoulli, _PROBS_LOGITS, C.unit_interval),
+    (RelaxedOneHotCategorical, {"probs": C.simplex, "logits": C.independent(C.real, 1)}, C.simplex),
 ]
 
 

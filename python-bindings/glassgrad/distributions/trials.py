@@ -36,9 +36,12 @@ class Geometric(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self.probs, self.logits = _binary_params(probs, logits)
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         super().__init__(self.probs.shape, validate_args=validate_args)
-        if probs is not None:
-            self._check(_all((self.probs > 0) & (self.probs <= 1)), "probs must lie in (0, 1]")
+        if probs is not None and self._validate_args and not _all(self.probs > 0):
+            raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
+                             f"{tuple(self.probs.shape)}) of distribution {self!r} to be positive but found invalid "
+                             f"values:\n{self.probs[self.probs <= 0]}")  # torch's own words for Geometric
 
     @property
     def mean(self) -> Tensor:
@@ -75,6 +78,7 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
         self.total_count, self.probs, self.logits = _binary_params(probs, logits, total_count)
+        self._lazy_params = ("logits",) if probs is not None else ("probs",)  # derived: validation skips it
         self.total_count = self.total_count.to(self.probs.dtype)
         super().__init__(self.probs.shape, validate_args=validate_args)
         self._check(_all(self.total_count >= 0), "total_count must be non-negative")

@@ -56,6 +56,15 @@ class Wishart(ExponentialFamily):
         if bool((self.df < p).any().item()):
             warnings.warn("Low df values detected. Singular samples are highly likely to occur for ndim - 1 < df "
                           "< ndim.", stacklevel=2)
+        name = "covariance_matrix" if covariance_matrix is not None else (
+            "precision_matrix" if precision_matrix is not None else "scale_tril")
+        from . import distribution
+        if validate_args or (validate_args is None and distribution._validate_default):
+            # before the factorization, which would fail first on a matrix that is not positive definite
+            from .constraints_matrix import lower_cholesky, positive_definite
+            from .validation import check_parameter
+            check_parameter(name, param, lower_cholesky if name == "scale_tril" else positive_definite,
+                            f"Wishart(df: {self.df.shape}, {name}: {param.shape})")
         if scale_tril is not None:
             L = param
         elif covariance_matrix is not None:
@@ -63,6 +72,8 @@ class Wishart(ExponentialFamily):
         else:
             L = linalg.cholesky(linalg.inv(param))
         self._unbroadcasted_scale_tril = L
+        self._lazy_params = tuple(n for n, m in zip(("covariance_matrix", "precision_matrix", "scale_tril"),
+                                                    (covariance_matrix, precision_matrix, scale_tril)) if m is None)
         super().__init__(batch, tuple(param.shape[-2:]), validate_args=validate_args)
 
     @property
