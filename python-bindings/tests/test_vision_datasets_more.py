@@ -1,8 +1,9 @@
-"""QMNIST, USPS, Flowers102 and CelebA reading tiny files written in exactly the standard formats (IDX
+"""QMNIST, USPS, Flowers102, CelebA, Food101 and EuroSAT reading tiny files written in exactly the standard formats (IDX
 with int32 label rows, gzip and xz; bzip2 LIBSVM; jpg/ + imagelabels.mat + setid.mat; CelebA's text files), their
 splits, targets and errors, and, where torchvision is installed, torchvision's readings of the
 same files."""
 import bz2
+import json
 import lzma
 import os
 
@@ -184,3 +185,55 @@ def test_celeba_matches_torchvision(tmp_path, monkeypatch):
             (a, x), (b, y) = ours[i], theirs[i]
             assert np.array_equal(np.asarray(a), np.asarray(b))
             assert [t.tolist() for t in x] == [t.tolist() for t in y]
+
+
+def _food101(root):
+    base = os.path.join(root, "food-101")
+    meta = {"train": {"waffles": ["waffles/11", "waffles/12"], "apple_pie": ["apple_pie/3"]},
+            "test": {"apple_pie": ["apple_pie/4"], "waffles": ["waffles/13"]}}
+    os.makedirs(os.path.join(base, "meta"))
+    for split, classes in meta.items():
+        with open(os.path.join(base, "meta", f"{split}.json"), "w") as f:
+            json.dump(classes, f)
+        for paths in classes.values():
+            for i, p in enumerate(paths):
+                os.makedirs(os.path.join(base, "images", os.path.dirname(p)), exist_ok=True)
+                PIL.fromarray(np.full((5, 4, 3), 20 * i, np.uint8)).save(os.path.join(base, "images", p + ".jpg"))
+
+
+def _eurosat(root):
+    for name in ("Forest", "AnnualCrop", "River"):
+        folder = os.path.join(root, "eurosat", "2750", name)
+        os.makedirs(folder)
+        for i in range(2):
+            PIL.fromarray(np.full((64, 64, 3), 50 * i, np.uint8)).save(os.path.join(folder, f"{name}_{i + 1}.jpg"))
+
+
+def test_food101_and_eurosat(tmp_path):
+    _food101(str(tmp_path))
+    train = datasets.Food101(str(tmp_path))
+    assert train.classes == ["apple_pie", "waffles"] and len(train) == 3
+    assert [t for _, t in train] == [1, 1, 0] and train[0][0].size == (4, 5)
+    assert [t for _, t in datasets.Food101(str(tmp_path), split="test")] == [0, 1]
+    with pytest.raises(ValueError, match="split"):
+        datasets.Food101(str(tmp_path), split="val")
+    with pytest.raises(DatasetNotFoundError, match="food-101"):
+        datasets.Food101(str(tmp_path / "none"))
+    _eurosat(str(tmp_path))
+    sat = datasets.EuroSAT(str(tmp_path))
+    assert sat.classes == ["AnnualCrop", "Forest", "River"] and len(sat) == 6 and sat.root == str(tmp_path)
+    assert sat[5][1] == 2 and sat[0][0].size == (64, 64)
+    with pytest.raises(DatasetNotFoundError, match="2750"):
+        datasets.EuroSAT(str(tmp_path / "none"))
+
+
+def test_food101_and_eurosat_match_torchvision(tmp_path):
+    pytest.importorskip("torch")
+    tvd = pytest.importorskip("torchvision.datasets")
+    _food101(str(tmp_path))
+    _eurosat(str(tmp_path))
+    for split in ("train", "test"):
+        ours, theirs = datasets.Food101(str(tmp_path), split), tvd.Food101(str(tmp_path), split)
+        assert ours.classes == theirs.classes and [t for _, t in ours] == [t for _, t in theirs]
+    ours, theirs = datasets.EuroSAT(str(tmp_path)), tvd.EuroSAT(str(tmp_path))
+    assert ours.classes == theirs.classes and [t for _, t in ours.samples] == [t for _, t in theirs.samples]

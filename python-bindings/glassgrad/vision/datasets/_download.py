@@ -11,6 +11,7 @@ import shutil
 import tarfile
 import urllib.error
 import urllib.request
+import zipfile
 from typing import List, Sequence, Tuple
 
 from ...data.errors import DatasetNotFoundError
@@ -60,6 +61,15 @@ def untar(path: str, into: str) -> None:
                 if m.name.startswith(("/", "..")) or ".." in m.name.split("/") or not (m.isfile() or m.isdir()):
                     raise OSError(f"{path}: refusing to extract {m.name!r}")
             tar.extractall(into)
+
+
+def unzip(path: str, into: str) -> None:
+    """Extracts a zip archive into `into`, refusing members that would land outside it."""
+    with zipfile.ZipFile(path) as z:
+        for m in z.namelist():
+            if m.startswith(("/", "\\")) or ".." in m.replace("\\", "/").split("/"):
+                raise OSError(f"{path}: refusing to extract {m!r}")
+        z.extractall(into)
 
 
 def download_all(name: str, files: Sequence[Tuple[str, str]], mirrors: Sequence[str], into: str,

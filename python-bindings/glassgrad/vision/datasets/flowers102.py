@@ -9,8 +9,8 @@ from typing import Callable, Optional
 
 from ...data.errors import DatasetNotFoundError
 from . import _download
+from ._listed import ListedImages
 from .folder import default_loader
-from .vision import VisionDataset
 
 __all__ = ["Flowers102"]
 
@@ -24,7 +24,7 @@ def load_mat(path: str, what: str):
     return loadmat(path, squeeze_me=True)
 
 
-class Flowers102(VisionDataset):
+class Flowers102(ListedImages):
     _download_url_prefix = "https://www.robots.ox.ac.uk/~vgg/data/flowers/102/"
     _file_dict = {"image": ("102flowers.tgz", "52808999861908f626f3c1f4e79d11fa"),
                   "label": ("imagelabels.mat", "e0620be6f572b9609742df49c70aed4d"),
@@ -71,15 +71,6 @@ class Flowers102(VisionDataset):
                                lambda path: _download.untar(path, self._base_folder))
         _download.download_all("Flowers102", [self._file_dict["label"], self._file_dict["setid"]],
                                [self._download_url_prefix], self._base_folder)
-
-    def __len__(self) -> int:
-        return len(self._image_files)
-
-    def __getitem__(self, idx: int):
-        return self._apply_transforms(self.loader(self._image_files[idx]), self._labels[idx])
-
-    def extra_repr(self) -> str:
-        return f"split={self._split}"
 
     # the 102 category names, in label order (the dataset's)
     classes = ['pink primrose', 'hard-leaved pocket orchid', 'canterbury bells', 'sweet pea', 'english marigold',
