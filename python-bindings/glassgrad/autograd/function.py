@@ -13,6 +13,7 @@ Forward runs under no_grad, as PyTorch's does; in a compiled step backward() run
 step is traced and its ops replay with it."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Optional
 
 from .._runtime import is_grad_enabled, no_grad
@@ -29,6 +30,44 @@ class FunctionCtx:
         self.non_differentiable: set = set()
         self.dirty: tuple = ()
         self.materialize_grads = True
+        self.metadata: dict = {}  # PyTorch's node metadata: a dict for the user's own entries
+        self._node_name = "Backward"
+        self._inputs: tuple = ()
+
+    def name(self) -> str:
+        """The node's name, as PyTorch names a custom Function's: '<Class>Backward'."""
+        return self._node_name
+
+    @property
+    def requires_grad(self) -> bool:
+        """Whether any input needs a gradient (the node's outputs then require grad)."""
+        return any(self.needs_input_grad)
+
+    @property
+    def next_functions(self) -> tuple:
+        """(node, 0) per tensor argument of forward: the node that made one needing a gradient
+        (its grad_fn, AccumulateGrad for a leaf), else (None, 0); other arguments are no edges,
+        as in PyTorch."""
+        from .._tensor import _AccumulateGrad
+        out: list = []
+        for a in self._inputs:
+            if not isinstance(a, Tensor):
+                continue
+            if not a.requires_grad:
+                out.append((None, 0))
+            elif a.grad_fn is not None:
+                out.append((a.grad_fn, 0))
+            else:
+                node = _AccumulateGrad(a._h)
+                node._variable = a
+                out.append((node, 0))
+        return tuple(out)
+
+    @property
+    def saved_variables(self) -> tuple:
+        """The deprecated name of saved_tensors (PyTorch's DeprecationWarning)."""
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
     def save_for_backward(self, *tensors) -> None:
         for i, t in enumerate(tensors):
@@ -88,6 +127,7 @@ class Function(metaclass=_FunctionMeta):
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        ctx._node_name, ctx._inputs = f"{cls.__name__}Backward", args
         with no_grad():
             if cls.setup_context is Function.setup_context:  # forward(ctx, *args): the older style
                 output = cls.forward(ctx, *args, **kwargs)

@@ -1,6 +1,7 @@
 """torch.func's names (docs/autograd.md, "torch.func"): functional_call, stack_module_state and
 replace_all_batch_norm_modules_, the transforms grad, grad_and_value, vjp, jvp, linearize,
-jacrev, jacfwd, hessian, and vmap (also glassgrad.vmap, as torch.vmap).
+jacrev, jacfwd, hessian, and vmap (also glassgrad.vmap, as torch.vmap); functionalize and
+debug_unwrap (_functionalize.py).
 
 The transforms are built on glassgrad's reverse mode (autograd.grad, with create_graph=True
 when they nest); jacfwd computes the same Jacobian by reverse mode. vmap runs the function once
@@ -15,6 +16,7 @@ cost. The per-sample-gradients pattern runs as PyTorch writes it:
 from ._functional_call import functional_call, replace_all_batch_norm_modules_, stack_module_state
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._vmap import vmap
+from ._functionalize import debug_unwrap, functionalize
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+__all__ = ["debug_unwrap", "functionalize", "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
            "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
