@@ -1,12 +1,15 @@
 """Recorded nodes share what repeats from step to step (docs/architecture.md, "What recording
-itself costs"): nodes with the same attributes share one copy of them, and nodes and values are
-made from per-thread free lists. Neither may show: a node renamed after it was recorded (fill_'s
+itself costs"): nodes with the same attributes share one copy of them, a shape rule's results are
+kept for the next node with the same op, inputs, attributes and metadata, and nodes and values are
+made from per-thread free lists. None of it may show: a node renamed after it was recorded (fill_'s
 Expand becoming FillBackward3) renames no other node, attributes that differ only in the sign of
-a zero stay apart, and values made on one thread and freed on another (short-lived threads, a
-data loader's workers) keep their data and gradients."""
+a zero stay apart, a rule that refused its inputs refuses them again, and values made on one
+thread and freed on another (short-lived threads, a data loader's workers) keep their data and
+gradients."""
 import threading
 
 import numpy as np
+import pytest
 
 import glassgrad as gg
 
@@ -29,6 +32,19 @@ def test_attributes_differing_in_the_sign_of_zero_stay_apart():
     plus, minus = x * 0.0, x * -0.0
     assert list(np.signbit(plus.numpy())) == [False, True]    # IEEE: 1 * 0 = 0, -2 * 0 = -0
     assert list(np.signbit(minus.numpy())) == [True, False]
+
+
+def test_a_refused_node_is_refused_every_time_it_is_recorded():
+    a, b = gg.ones(2, 3), gg.ones(4, 5)
+    lin = gg.nn.Linear(3, 2)
+    x = gg.ones(1, 3)
+    for _ in range(3):
+        assert tuple((a @ gg.ones(3, 5)).shape) == (2, 5)    # the rule's result, kept
+        with pytest.raises(gg.ShapeError, match="MatMul: inner sizes differ: a is \\[2, 3\\] and b is \\[4, 5\\]"):
+            a @ b
+        assert tuple(lin(x).shape) == (1, 2)
+        with pytest.raises(gg.DTypeError, match="Linear: the input is float64 but the layer's parameters are float32"):
+            lin(x.double())
 
 
 def test_more_distinct_attributes_than_the_shared_table_holds():

@@ -341,14 +341,56 @@ Interned<NodeMeta>& interned_meta() {
   return *t;
 }
 
-// The node and its output values, its shape rule's results and hashes given.
+// A shape rule's results for one (op, input infos, attributes, metadata): a node recorded again
+// with all four equal gets the same outputs and node hash, a rule being a function of them (its
+// errors name the node from the metadata, hence the metadata in the key). A loop records the same
+// nodes every step, and the rule, its checks and the node's hash cost about 3000 instructions a
+// node. Only results are kept: a rule that throws runs (and throws) every time. Bounded as Interned.
+struct ShapeMemo {
+  static constexpr size_t kCapacity = 4096;
+  struct Entry {
+    const OpSchema* schema = nullptr;
+    std::vector<TensorInfo> inputs;
+    std::shared_ptr<const Attrs> attrs;
+    std::shared_ptr<const NodeMeta> meta;
+    std::vector<TensorInfo> outputs;
+    uint64_t hash = 0;
+  };
+  std::unordered_map<uint64_t, Entry> table;
+  static uint64_t key(const OpSchema& s, const std::vector<TensorInfo>& infos, const Attrs& attrs, uint64_t mhash) {
+    uint64_t h = hash_combine(hash_combine(reinterpret_cast<uintptr_t>(&s), attrs.hash()), mhash);
+    for (const TensorInfo& t : infos) {
+      h = hash_combine(h, static_cast<uint64_t>(t.dtype) * 64 + static_cast<uint64_t>(t.device.type) * 8 +
+                              static_cast<uint64_t>(t.device.index));
+      h = hash_combine(h, t.shape.size());
+      for (int64_t d : t.shape) h = hash_combine(h, static_cast<uint64_t>(d));
+    }
+    return h;
+  }
+  const Entry* find(uint64_t k, const OpSchema& s, const std::vector<TensorInfo>& infos, const Attrs& attrs,
+                    const NodeMeta& meta) const {
+    auto it = table.find(k);
+    if (it == table.end()) return nullptr;
+    const Entry& e = it->second;
+    const bool same = e.schema == &s && e.inputs == infos && identical(*e.attrs, attrs) && identical(*e.meta, meta);
+    return same ? &e : nullptr;
+  }
+};
+ShapeMemo& shape_memo() {
+  static auto* m = new ShapeMemo();
+  return *m;
+}
+
+// The node and its output values, its shape rule's results and hashes given. The shared
+// attributes and metadata when known (a ShapeMemo hit), else interned here.
 std::vector<ValuePtr> make_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                 const NodeMeta& meta, const std::vector<TensorInfo>& outs, bool track, uint64_t hash,
-                                uint64_t mhash) {
+                                uint64_t mhash, std::shared_ptr<const Attrs> shared_attrs = nullptr,
+                                std::shared_ptr<const NodeMeta> shared_meta = nullptr) {
   auto node = new_node();
   node->schema = &s;
-  node->attrs = interned_attrs().get(hash, attrs);
-  node->meta = interned_meta().get(mhash, meta);
+  node->attrs = shared_attrs ? std::move(shared_attrs) : interned_attrs().get(hash, attrs);
+  node->meta = shared_meta ? std::move(shared_meta) : interned_meta().get(mhash, meta);
   node->inputs = inputs;
   node->hash = hash;
   node->meta_hash = mhash;
@@ -398,7 +440,13 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
   // Storage types: a view of stored memory is taken as it is (below); anything else computes wide.
   const std::optional<ComputeDTypes> c = compute_dtypes(s, infos, attrs, meta);
   if (c && (s.view_of < 0 || !t_eager_views)) return record_computed(s, inputs, infos, *c, meta);
-  const std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
+  const uint64_t mhash = meta_hash(meta);
+  ShapeMemo& memo = shape_memo();
+  const uint64_t memo_key = ShapeMemo::key(s, infos, attrs, mhash);
+  const ShapeMemo::Entry* hit = c ? nullptr : memo.find(memo_key, s, infos, attrs, meta);
+  std::vector<TensorInfo> inferred;
+  if (!hit) inferred = infer_node(s, infos, attrs, meta);
+  const std::vector<TensorInfo>& outs = hit ? hit->outputs : inferred;
   const bool track = t_grad_enabled && static_cast<bool>(s.gradient) && !s.stops_gradient && s.inplace.empty() &&
                      std::any_of(inputs.begin(), inputs.end(), [](const ValuePtr& v) { return v->requires_grad; });
 
@@ -417,7 +465,15 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
   }
   if (c) return record_computed(s, inputs, infos, *c, meta);
   check_inplace_targets(s, inputs);
-  return make_node(s, inputs, attrs, meta, outs, track, node_hash(s, attrs, outs), meta_hash(meta));
+  if (hit) return make_node(s, inputs, attrs, meta, outs, track, hit->hash, mhash, hit->attrs, hit->meta);
+  const uint64_t hash = node_hash(s, attrs, outs);
+  std::vector<ValuePtr> made = make_node(s, inputs, attrs, meta, outs, track, hash, mhash);
+  if (!made.empty()) {
+    const TraceNode& node = *made[0]->producer;
+    if (memo.table.size() >= ShapeMemo::kCapacity) memo.table.clear();
+    memo.table[memo_key] = ShapeMemo::Entry{&s, std::move(infos), node.attrs, node.meta, std::move(inferred), hash};
+  }
+  return made;
 }
 
 }  // namespace
