@@ -52,14 +52,19 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     elif ord in (1, -1, math.inf, -math.inf):
         inner, outer = (d0, d1) if ord in (1, -1) else (d1, d0)
         s = A.abs().sum(inner, keepdim=True)
-        y = s.amax(outer, keepdim=True) if ord > 0 else s.amin(outer, keepdim=True)
+        # a positive order of an empty matrix is 0, as PyTorch's (a negative one is refused by amin)
+        if ord > 0:
+            y = s.sum(outer, keepdim=True) if s.shape[outer] == 0 else s.amax(outer, keepdim=True)
+        else:
+            y = s.amin(outer, keepdim=True)
         if not keepdim:
             y = y.squeeze(max(d0, d1)).squeeze(min(d0, d1))
     elif ord in ("nuc", 2, -2):
         from ._spectral import svdvals
         moved = A.movedim((d0, d1), (-2, -1))
         s = svdvals(moved)
-        y = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        empty = s.shape[-1] == 0  # no singular values: 'nuc' and 2 give 0, as PyTorch's; -2 is refused
+        y = s.sum(-1) if ord == "nuc" or (ord == 2 and empty) else s.amax(-1) if ord == 2 else s.amin(-1)
         if keepdim:
             y = y.unsqueeze(min(d0, d1)).unsqueeze(max(d0, d1))
     else:
