@@ -108,3 +108,15 @@ def test_kl_of_a_distribution_with_itself_is_zero_and_of_another_positive(make):
     if isinstance(q, (D.Geometric, D.Binomial)):
         q = type(p)(probs=_t(U * 0.9)) if isinstance(q, D.Geometric) else D.Binomial(4, probs=_t(U * 0.9))
     assert np.all(D.kl_divergence(p, q).numpy() > 0)
+
+
+def test_multinomial_entropy_sums_over_the_support():
+    p = np.array([0.2, 0.5, 0.3])
+    d = D.Multinomial(3, probs=_t(p))
+    outcomes = [np.array([a, b, 3 - a - b], float) for a in range(4) for b in range(4 - a)]
+    lp = np.array([d.log_prob(_t(x)).item() for x in outcomes])
+    np.testing.assert_allclose(np.exp(lp).sum(), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(d.entropy().item(), -(np.exp(lp) * lp).sum(), rtol=1e-12)
+    one = D.Multinomial(1, probs=_t(p))
+    np.testing.assert_allclose(one.entropy().item(), -(p * np.log(p)).sum(), rtol=1e-12)
+    assert gg.debug.gradcheck(lambda q: D.Multinomial(4, logits=q).entropy(), [np.log(p)])

@@ -160,3 +160,26 @@ def test_validation_errors():
             bad(D)
     with pytest.raises(ValueError, match="not both"):
         D.Geometric()
+
+
+def test_multinomial_entropy_matches_torch():
+    p = np.random.default_rng(2).dirichlet(np.ones(4), (2, 3))
+    for n in (1, 5):
+        ours = D.Multinomial(n, probs=gg.tensor(p)).entropy().numpy()
+        theirs = TD.Multinomial(n, probs=torch.tensor(p)).entropy().numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-7)  # torch takes lgamma(n + 1) in float32
+
+
+def test_param_shape_and_enumerate_support_as_torch():
+    p = np.array([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])
+    for make in (lambda m, t: m.Bernoulli(t(p)), lambda m, t: m.Binomial(3, t(p)),
+                 lambda m, t: m.NegativeBinomial(t(p * 0 + 2), t(p)), lambda m, t: m.OneHotCategorical(t(p)),
+                 lambda m, t: m.Multinomial(2, t(p)), lambda m, t: m.Categorical(t(p))):
+        assert make(D, gg.tensor).param_shape == tuple(make(TD, torch.tensor).param_shape)
+    for ours, theirs in ((D.Normal(0.0, 1.0), TD.Normal(0.0, 1.0)), (D.Poisson(2.0), TD.Poisson(2.0)),
+                         (D.Dirichlet(gg.ones(3)), TD.Dirichlet(torch.ones(3)))):
+        assert not ours.has_enumerate_support and not theirs.has_enumerate_support
+        with pytest.raises(NotImplementedError):
+            theirs.enumerate_support()
+        with pytest.raises(NotImplementedError):
+            ours.enumerate_support()

@@ -80,6 +80,10 @@ class Binomial(Distribution):
         self._check(_all(self.total_count >= 0), "total_count must be non-negative")
 
     @property
+    def param_shape(self) -> Size:
+        return self.probs.shape
+
+    @property
     def mean(self) -> Tensor:
         return self.total_count * self.probs
 

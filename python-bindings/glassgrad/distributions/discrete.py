@@ -101,6 +101,10 @@ class OverCategorical(Distribution):
         return self._categorical.probs
 
     @property
+    def param_shape(self) -> Size:
+        return self._categorical.param_shape
+
+    @property
     def logits(self) -> Tensor:
         return self._categorical.logits
 
@@ -164,6 +168,10 @@ class Bernoulli(ExponentialFamily):
             (self.logits,) = broadcast_all(logits)
             self.probs = self.logits.sigmoid()
         super().__init__(self.probs.shape, validate_args=validate_args)
+
+    @property
+    def param_shape(self) -> Size:
+        return self.probs.shape
 
     @property
     def mean(self) -> Tensor:

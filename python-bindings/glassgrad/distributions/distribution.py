@@ -95,6 +95,10 @@ class Distribution:
     def entropy(self) -> Tensor:
         raise NotImplementedError
 
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__}.enumerate_support: a continuous or unbounded support "
+                                  "cannot be enumerated (has_enumerate_support is False)")
+
     def cdf(self, value: Tensor) -> Tensor:
         raise NotImplementedError(f"{type(self).__name__}.cdf is not implemented")
 

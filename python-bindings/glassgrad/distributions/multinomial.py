@@ -8,7 +8,7 @@ from typing import Any
 from .._runtime import no_grad
 from .._size import Size
 from .._special import lgamma
-from .._tensor import Tensor
+from .._tensor import Tensor, tensor
 from .discrete import OverCategorical
 
 
@@ -20,10 +20,6 @@ class Multinomial(OverCategorical):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
         self._init_categorical(probs, logits, validate_args)
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:
@@ -44,6 +40,21 @@ class Multinomial(OverCategorical):
             draws: Any = self._categorical.sample((self.total_count,) + shape)  # (n,) + shape + B
             counts: Any = one_hot(draws, k)
             return counts.sum(0).to(self.probs.dtype)
+
+    def entropy(self) -> Tensor:
+        """n H(categorical) - log n! + sum_i E[log x_i!], each x_i ~ Binomial(n, p_i) summed over
+        its support 1..n (torch's formula)."""
+        from .counts import Binomial
+        p: Any = self.probs
+        n: Any = tensor(float(self.total_count), dtype=p.dtype, device=p.device)  # torch's is int64: float32 lgamma
+        cat_entropy: Any = self._categorical.entropy()
+        log_n_factorial: Any = lgamma(n + 1)
+        binomial = Binomial(n, probs=p, validate_args=False)
+        support: Any = binomial.enumerate_support(expand=False)[1:]
+        weights: Any = lgamma(support + 1)
+        log_probs: Any = binomial.log_prob(support)
+        term2 = (log_probs.exp() * weights).sum((0, -1))
+        return n * cat_entropy - log_n_factorial + term2
 
     def log_prob(self, value) -> Tensor:
         from .._shapes import broadcast_tensors

@@ -86,6 +86,10 @@ class NegativeBinomial(Distribution):
             self._check(_all((self.probs >= 0) & (self.probs < 1)), "probs must lie in [0, 1)")
 
     @property
+    def param_shape(self) -> Size:
+        return self.probs.shape
+
+    @property
     def mean(self) -> Tensor:
         return self.total_count * self.logits.exp()
 
