@@ -1,4 +1,4 @@
-"""QMNIST, USPS, Flowers102, CelebA, Food101 and EuroSAT reading tiny files written in exactly the standard formats (IDX
+"""QMNIST, USPS, Flowers102, CelebA, Food101, EuroSAT, GTSRB and DTD reading tiny files written in exactly the standard formats (IDX
 with int32 label rows, gzip and xz; bzip2 LIBSVM; jpg/ + imagelabels.mat + setid.mat; CelebA's text files), their
 splits, targets and errors, and, where torchvision is installed, torchvision's readings of the
 same files."""
@@ -237,3 +237,71 @@ def test_food101_and_eurosat_match_torchvision(tmp_path):
         assert ours.classes == theirs.classes and [t for _, t in ours] == [t for _, t in theirs]
     ours, theirs = datasets.EuroSAT(str(tmp_path)), tvd.EuroSAT(str(tmp_path))
     assert ours.classes == theirs.classes and [t for _, t in ours.samples] == [t for _, t in theirs.samples]
+
+
+def _gtsrb_and_dtd(root):
+    base = os.path.join(root, "gtsrb", "GTSRB")
+    for cls in ("00000", "00002"):
+        os.makedirs(os.path.join(base, "Training", cls))
+        for i in range(2):
+            PIL.fromarray(np.full((6, 7, 3), 9 * i, np.uint8)).save(os.path.join(base, "Training", cls, f"0_{i}.ppm"))
+    os.makedirs(os.path.join(base, "Final_Test", "Images"))
+    rows = ["Filename;Width;Height;Roi.X1;Roi.Y1;Roi.X2;Roi.Y2;ClassId"]
+    for i, label in enumerate((14, 3)):
+        PIL.fromarray(np.full((6, 7, 3), 5, np.uint8)).save(os.path.join(base, "Final_Test", "Images", f"{i:05d}.ppm"))
+        rows.append(f"{i:05d}.ppm;7;6;0;0;6;5;{label}")
+    with open(os.path.join(root, "gtsrb", "GT-final_test.csv"), "w") as f:
+        f.write("\n".join(rows) + "\n")
+    data = os.path.join(root, "dtd", "dtd")
+    for cls in ("banded", "zigzagged", "dotted"):
+        os.makedirs(os.path.join(data, "images", cls))
+        PIL.fromarray(np.zeros((4, 4, 3), np.uint8)).save(os.path.join(data, "images", cls, f"{cls}_0001.jpg"))
+    os.makedirs(os.path.join(data, "labels"))
+    with open(os.path.join(data, "labels", "train1.txt"), "w") as f:
+        f.write("zigzagged/zigzagged_0001.jpg\nbanded/banded_0001.jpg\n")
+    with open(os.path.join(data, "labels", "test3.txt"), "w") as f:
+        f.write("dotted/dotted_0001.jpg\n")
+
+
+def test_gtsrb_and_dtd(tmp_path):
+    _gtsrb_and_dtd(str(tmp_path))
+    train = datasets.GTSRB(str(tmp_path))
+    assert [t for _, t in train] == [0, 0, 1, 1] and train[0][0].mode == "RGB"
+    assert [t for _, t in datasets.GTSRB(str(tmp_path), split="test")] == [14, 3]
+    with pytest.raises(DatasetNotFoundError, match="Training"):
+        datasets.GTSRB(str(tmp_path / "none"))
+    dtd = datasets.DTD(str(tmp_path))
+    assert dtd.classes == ["banded", "zigzagged"] and [t for _, t in dtd] == [1, 0]
+    assert len(datasets.DTD(str(tmp_path), split="test", partition=3)) == 1
+    assert "partition=1" in repr(dtd)
+    with pytest.raises(ValueError, match="partition"):
+        datasets.DTD(str(tmp_path), partition=11)
+
+
+def test_gtsrb_and_dtd_match_torchvision(tmp_path):
+    pytest.importorskip("torch")
+    tvd = pytest.importorskip("torchvision.datasets")
+    _gtsrb_and_dtd(str(tmp_path))
+    for split in ("train", "test"):
+        ours, theirs = datasets.GTSRB(str(tmp_path), split), tvd.GTSRB(str(tmp_path), split)
+        assert [(os.path.basename(p), t) for p, t in ours._samples] == \
+            [(os.path.basename(p), t) for p, t in theirs._samples]
+    ours, theirs = datasets.DTD(str(tmp_path)), tvd.DTD(str(tmp_path))
+    assert ours.classes == theirs.classes and ours._labels == theirs._labels
+
+
+def test_verify_str_arg_matches_torchvision():
+    from glassgrad.vision.datasets.utils import verify_str_arg
+    assert verify_str_arg("val", "split", ("train", "val")) == "val"
+    assert verify_str_arg("anything") == "anything"
+    with pytest.raises(ValueError, match=r"Unknown value 'x' for argument split. Valid values are \{'a', 'b'\}."):
+        verify_str_arg("x", "split", ("a", "b"))
+    with pytest.raises(ValueError, match="Expected type str"):
+        verify_str_arg(3, "split", ("a",))
+    tvu = pytest.importorskip("torchvision.datasets.utils")
+    for args in (("x", "split", ("a", "b")), (3, "what", ("a",))):
+        with pytest.raises(ValueError) as theirs:
+            tvu.verify_str_arg(*args)
+        with pytest.raises(ValueError) as ours:
+            verify_str_arg(*args)
+        assert str(ours.value) == str(theirs.value)

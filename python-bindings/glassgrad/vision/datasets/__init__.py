@@ -1,9 +1,11 @@
 """glassgrad.vision.datasets: torchvision.datasets' names and file layouts."""
 from .celeba import CelebA
 from .cifar import CIFAR10, CIFAR100
+from .dtd import DTD
 from .eurosat import EuroSAT
 from .fakedata import FakeData
 from .folder import DatasetFolder, ImageFolder
+from .gtsrb import GTSRB
 from .flowers102 import Flowers102
 from .food101 import Food101
 from .mnist import EMNIST, KMNIST, MNIST, QMNIST, FashionMNIST
@@ -13,6 +15,6 @@ from .svhn import SVHN
 from .usps import USPS
 from .vision import VisionDataset
 
-__all__ = ["CIFAR10", "CIFAR100", "CelebA", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
-           "Flowers102", "Food101", "ImageFolder", "KMNIST", "MNIST", "OxfordIIITPet", "QMNIST", "STL10", "SVHN", "USPS",
-           "VisionDataset"]
+__all__ = ["CIFAR10", "CIFAR100", "CelebA", "DTD", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
+           "Flowers102", "Food101", "GTSRB", "ImageFolder", "KMNIST", "MNIST", "OxfordIIITPet", "QMNIST", "STL10",
+           "SVHN", "USPS", "VisionDataset"]

@@ -10,6 +10,7 @@ from typing import Callable, Optional
 from ...data.errors import DatasetNotFoundError
 from . import _download
 from ._listed import ListedImages
+from .utils import verify_str_arg
 from .folder import default_loader
 
 __all__ = ["Flowers102"]
@@ -35,10 +36,7 @@ class Flowers102(ListedImages):
                  target_transform: Optional[Callable] = None, download: bool = False,
                  loader: Callable = default_loader) -> None:
         super().__init__(root, transform=transform, target_transform=target_transform)
-        if split not in self._splits_map:
-            raise ValueError(f"Unknown value '{split}' for argument split. Valid values are {{'train', 'val', "
-                             f"'test'}}.\n  fix: Flowers102(root, split='train')")
-        self._split = split
+        self._split = verify_str_arg(split, "split", tuple(self._splits_map))
         self._base_folder = os.path.join(self.root, "flowers-102")
         self._images_folder = os.path.join(self._base_folder, "jpg")
         if download:

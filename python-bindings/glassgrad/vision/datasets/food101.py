@@ -11,6 +11,7 @@ from typing import Callable, Optional
 from ...data.errors import DatasetNotFoundError
 from . import _download
 from ._listed import ListedImages
+from .utils import verify_str_arg
 from .folder import default_loader
 
 __all__ = ["Food101"]
@@ -24,10 +25,7 @@ class Food101(ListedImages):
                  target_transform: Optional[Callable] = None, download: bool = False,
                  loader: Callable = default_loader) -> None:
         super().__init__(root, transform=transform, target_transform=target_transform)
-        if split not in ("train", "test"):
-            raise ValueError(f"Unknown value '{split}' for argument split. Valid values are {{'train', 'test'}}.\n"
-                             f"  fix: Food101(root, split='train')")
-        self._split = split
+        self._split = verify_str_arg(split, "split", ("train", "test"))
         self._base_folder = os.path.join(self.root, "food-101")
         self._meta_folder = os.path.join(self._base_folder, "meta")
         self._images_folder = os.path.join(self._base_folder, "images")
