@@ -1,7 +1,7 @@
 """torch.cuda's memory names beyond cuda.py's: set/get_per_process_memory_fraction (glassgrad's
 memory limit as a fraction of the GPU's memory), memory_stats_as_nested_dict,
 reset_accumulated_memory_stats, max_memory_reserved, the deprecated max_memory_cached and
-reset_max_memory_cached, memory_snapshot, list_gpu_processes and ipc_collect (docs/cuda.md,
+reset_max_memory_cached, memory_snapshot and ipc_collect (docs/cuda.md,
 "torch.cuda names"). Without a usable GPU each answers as PyTorch's does before CUDA is
 initialized: the queries an empty answer or 0, the rest a DeviceError (a RuntimeError) with the
 reason."""
@@ -100,25 +100,6 @@ def memory_snapshot(mempool_id=None, include_traces: bool = True) -> List[Dict[s
                          "allocated_size": used, "active_size": used, "requested_size": used, "stream": 0,
                          "segment_type": "large", "segment_pool_id": (0, 0), "is_expandable": False, "blocks": []})
     return segments
-
-
-def list_gpu_processes(device=None) -> str:
-    """The processes using the GPU and their memory, through NVML (the nvidia-ml-py package), as
-    PyTorch's; without that package PyTorch's message saying so."""
-    try:
-        import pynvml
-    except ModuleNotFoundError:
-        return "pynvml module not found, please install nvidia-ml-py"
-    index = _usable(device)
-    pynvml.nvmlInit()
-    handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-    lines = [f"GPU:{index}"]
-    processes = pynvml.nvmlDeviceGetComputeRunningProcesses(handle)
-    if not processes:
-        lines.append("no processes are running")
-    for p in processes:
-        lines.append(f"process {p.pid:>10d} uses {p.usedGpuMemory / (1024 * 1024):>12.3f} MB GPU memory")
-    return "\n".join(lines)
 
 
 def ipc_collect() -> None:

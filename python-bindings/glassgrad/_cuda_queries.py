@@ -118,3 +118,26 @@ def get_arch_list() -> List[str]:
     """The architectures this build embeds kernels for ('sm_90', ..., 'compute_90' for PTX), GPU
     or not, as PyTorch's; [] for a build without CUDA kernels."""
     return re.findall(r"(?:sm|compute)_\d+[a-z]?", _cuda.built_archs())
+
+
+def get_gencode_flags() -> str:
+    """The nvcc -gencode flags of get_arch_list's architectures, as PyTorch's ('' without kernels)."""
+    pairs = [arch.split("_", 1) for arch in get_arch_list()]
+    return " ".join(f"-gencode compute=compute_{arch},code={kind}_{arch}" for kind, arch in pairs)
+
+
+def is_tf32_supported() -> bool:
+    """PyTorch's rule: TF32 where the GPU has bfloat16 in hardware (compute capability 8.0 or
+    more); False without a usable GPU."""
+    return _cuda.is_bf16_supported(including_emulation=False)
+
+
+def get_allocator_backend() -> str:
+    """'native': glassgrad's own caching allocator (PyTorch's name for its own)."""
+    return "native"
+
+
+def host_memory_stats() -> dict:
+    """The pinned (page-locked) host allocator's accounting: blocks, bytes_in_use, bytes_cached,
+    allocations (glassgrad's keys); {} where no pinned memory can be had (no GPU), as PyTorch's."""
+    return dict(_C.pinned_memory_stats()) if _C.pinned_memory_available() else {}

@@ -272,9 +272,13 @@ def initial_seed() -> int:
 
 
 # torch.cuda's other queries (get_device_properties, the peak resets, the generator state, ...).
-from ._cuda_queries import (OutOfMemoryError, get_arch_list, get_device_properties, get_rng_state,  # noqa: E402,F401
-                            get_rng_state_all, init, memory_summary, reset_max_memory_allocated,
+from ._cuda_queries import (OutOfMemoryError, get_allocator_backend, get_arch_list,  # noqa: E402,F401
+                            get_device_properties, get_gencode_flags, get_rng_state, get_rng_state_all,
+                            host_memory_stats, init, is_tf32_supported, memory_summary, reset_max_memory_allocated,
                             reset_peak_memory_stats, set_rng_state, set_rng_state_all)
+
+# float16 tensors compute on the GPU (docs/dtypes.md); glassgrad links no MAGMA
+has_half, has_magma = True, False
 
 # torch.cuda.Event and the stream names (one stream per device).
 from ._cuda_streams import (Event, Stream, StreamContext, current_stream, default_stream, set_stream,  # noqa: E402,F401
@@ -285,10 +289,12 @@ from ._cuda_streams import (Event, Stream, StreamContext, current_stream, defaul
 from . import _cuda_context  # noqa: E402
 
 device, device_of, is_initialized = _cuda_context.device, _cuda_context.device_of, _cuda_context.is_initialized
-from ._cuda_memory_names import (get_per_process_memory_fraction, ipc_collect, list_gpu_processes,  # noqa: E402,F401
+from ._cuda_memory_names import (get_per_process_memory_fraction, ipc_collect,  # noqa: E402,F401
                                  max_memory_cached, max_memory_reserved, memory_snapshot, memory_stats_as_nested_dict,
                                  reset_accumulated_memory_stats, reset_max_memory_cached,
                                  set_per_process_memory_fraction)
+from ._cuda_nvml import (clock_rate, device_memory_used, list_gpu_processes, memory_usage,  # noqa: E402,F401
+                         power_draw, temperature, utilization)
 from ._cuda_graph_names import (CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing,  # noqa: E402,F401
                                 make_graphed_callables)
 

@@ -108,7 +108,8 @@ def test_the_same_outcomes_as_torch_without_a_gpu():
              "set_per_process_memory_fraction(0.5)", "get_per_process_memory_fraction()", "ipc_collect()",
              "reset_accumulated_memory_stats()", "is_current_stream_capturing()", "CUDAGraph()", "device('cpu')",
              "device(-1).__enter__()", "device_of(lib.zeros(1)).__enter__()", "StreamContext(None).__enter__()",
-             "amp.common.amp_definitely_not_available()"]
+             "amp.common.amp_definitely_not_available()", "is_tf32_supported()", "get_allocator_backend()",
+             "host_memory_stats()", "has_half"]
     for call in calls:
         outcomes = []
         for lib in (torch, gg):
@@ -116,6 +117,8 @@ def test_the_same_outcomes_as_torch_without_a_gpu():
                 outcomes.append(("value", eval("lib.cuda." + call, {"lib": lib})))
             except (RuntimeError, ValueError, TypeError) as e:
                 outcomes.append(("error", next(k for k in (ValueError, TypeError, RuntimeError) if isinstance(e, k))))
+            if outcomes[-1][0] == "value" and isinstance(outcomes[-1][1], dict):
+                outcomes[-1] = ("value", dict(outcomes[-1][1]))  # PyTorch's OrderedDict()
         assert outcomes[0] == outcomes[1], (call, outcomes)
 
 
@@ -171,3 +174,79 @@ def test_accumulated_counts_restart_and_graph_names_on_a_gpu():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         assert c.max_memory_cached() == c.max_memory_reserved()
+
+
+NVML_QUERIES = ["utilization", "memory_usage", "temperature", "power_draw", "clock_rate", "device_memory_used"]
+
+
+def test_build_queries_and_constants():
+    assert c.get_allocator_backend() == "native"
+    assert c.has_half is True and c.has_magma is False
+    assert c.is_tf32_supported() is (not NO_GPU and c.get_device_capability() >= (8, 0))
+    if NO_GPU:
+        assert c.host_memory_stats() == {}
+
+
+def test_gencode_flags_are_torchs_format(monkeypatch):
+    from glassgrad import _cuda_queries
+    monkeypatch.setattr(_cuda_queries, "get_arch_list", lambda: ["sm_80", "compute_90"])
+    assert c.get_gencode_flags() == "-gencode compute=compute_80,code=sm_80 -gencode compute=compute_90,code=compute_90"
+    monkeypatch.setattr(_cuda_queries, "get_arch_list", lambda: [])
+    assert c.get_gencode_flags() == ""
+
+
+class _FakeNvml:
+    """The parts of pynvml the queries read, with fixed answers."""
+
+    class NVMLError_DriverNotLoaded(Exception):
+        pass
+
+    def __init__(self):
+        self.handles = []
+
+    def nvmlInit(self):
+        pass
+
+    def nvmlDeviceGetHandleByIndex(self, i):
+        self.handles.append(i)
+        return i
+
+    def nvmlDeviceGetUtilizationRates(self, h):
+        return type("U", (), {"gpu": 37, "memory": 12})()
+
+    def nvmlDeviceGetTemperature(self, h, sensor):
+        return 61
+
+    def nvmlDeviceGetPowerUsage(self, h):
+        return 123000
+
+    def nvmlDeviceGetClockInfo(self, h, kind):
+        return 1980 if kind == 1 else 0
+
+    def nvmlDeviceGetMemoryInfo(self, h):
+        return type("M", (), {"used": 2 ** 30})()
+
+    def nvmlDeviceGetComputeRunningProcesses(self, h):
+        return [type("P", (), {"pid": 42, "usedGpuMemory": 3 * 2 ** 20})()]
+
+
+def test_nvml_queries_read_pynvml(monkeypatch):
+    import sys
+    fake = _FakeNvml()
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "3,1")
+    got = [getattr(c, name)(0) for name in NVML_QUERIES]
+    assert got == [37, 12, 61, 123000, 1980, 2 ** 30]
+    assert c.utilization(1) == 37 and fake.handles[-1] == 1 and fake.handles[0] == 3  # CUDA index -> NVML index
+    assert c.list_gpu_processes(0) == "GPU:0\nprocess         42 uses        3.000 MB GPU memory"
+    with pytest.raises(RuntimeError, match="not visible"):
+        c.temperature(2)
+
+
+def test_nvml_queries_without_pynvml(monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # import pynvml raises ModuleNotFoundError
+    for name in NVML_QUERIES:
+        with pytest.raises(ModuleNotFoundError, match="nvidia-ml-py does not seem to be installed"):
+            getattr(c, name)()
+    assert c.list_gpu_processes() == "pynvml module not found, please install nvidia-ml-py"
