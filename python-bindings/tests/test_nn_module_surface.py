@@ -41,3 +41,29 @@ def test_against_pytorch():
         g = gg.nn.Container(a=gg.nn.Linear(2, 3), b=gg.nn.ReLU())
     assert str(ours[0].message) == str(theirs[0].message) and repr(g) == repr(t)
     assert not {n for n in dir(torch.nn.Module) if not n.startswith("_")} - set(dir(gg.nn.Module))
+
+
+def test_add_module_checks_the_name_as_pytorch():
+    net = gg.nn.Sequential(gg.nn.Linear(2, 2))
+    net.register_buffer("b", gg.zeros(1))
+    with pytest.raises(KeyError, match="module name can.*t contain"):
+        net.add_module("a.b", gg.nn.ReLU())
+    with pytest.raises(KeyError, match="module name can.*t be empty string"):
+        net.register_module("", gg.nn.ReLU())
+    with pytest.raises(KeyError, match="attribute 'b' already exists"):
+        net.add_module("b", gg.nn.ReLU())
+    with pytest.raises(TypeError, match="module name should be a string. Got int"):
+        net.add_module(3, gg.nn.ReLU())
+    net.add_module("0", gg.nn.Tanh())  # replacing a submodule keeps its place
+    assert [type(m).__name__ for m in net.children()] == ["Tanh"] and "b" in dict(net.named_buffers())
+    with pytest.raises(KeyError, match="attribute 'keys' already exists"):
+        gg.nn.ModuleDict({"keys": gg.nn.ReLU()})
+
+
+def test_get_buffer_and_parameter_errors():
+    net = gg.nn.Sequential(gg.nn.Linear(2, 2))
+    net.register_buffer("b", gg.zeros(1))
+    with pytest.raises(AttributeError, match="`weight` is not a buffer"):
+        net.get_buffer("0.weight")
+    with pytest.raises(AttributeError, match="`b` is not an nn.Parameter"):
+        net.get_parameter("b")

@@ -446,6 +446,8 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass (add_module '{name}' of "
                             f"{type(self).__name__})\n  fix: pass an nn.Module, e.g. nn.Identity(), or None")
+        self._check_init()
+        _check_new_name(self, "module", name, "_modules")  # PyTorch's name rules, as for buffers
         if module is None:  # a Module's hooks run in __setattr__
             module = _reg.run(_reg.MODULE, self, name, module)
         setattr(self, name, module)
@@ -486,16 +488,16 @@ class Module:
             if not hasattr(owner, name):
                 raise AttributeError(f"{type(owner).__name__} has no attribute `{name}` (looking up {kind} "
                                      f"'{target}')\n  fix: one of {[k for k, _ in self._named_entries('', table, True, True)]}")
-            raise AttributeError(f"`{name}` is not an {what} (looking up '{target}' in {type(owner).__name__})")
+            raise AttributeError(f"`{name}` is not {what} (looking up '{target}' in {type(owner).__name__})")
         return getattr(owner, table)[name]
 
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at a dotted path ("layer1.0.conv1.weight"), as Module.get_parameter."""
-        return self._get_entry(target, "_parameters", "nn.Parameter")
+        return self._get_entry(target, "_parameters", "an nn.Parameter")
 
     def get_buffer(self, target: str) -> Tensor:
         """The buffer at a dotted path ("bn1.running_mean"), as Module.get_buffer."""
-        return self._get_entry(target, "_buffers", "buffer")
+        return self._get_entry(target, "_buffers", "a buffer")
 
     # ---- traversal ----
     def named_modules(self, memo: Optional[set] = None, prefix: str = "",
