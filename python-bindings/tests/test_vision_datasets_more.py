@@ -1,4 +1,4 @@
-"""QMNIST, USPS, Flowers102, CelebA, Food101, EuroSAT, GTSRB and DTD reading tiny files written in exactly the standard formats (IDX
+"""QMNIST, USPS, Flowers102, CelebA, Food101, EuroSAT, GTSRB, DTD, SEMEION and Omniglot reading tiny files written in exactly the standard formats (IDX
 with int32 label rows, gzip and xz; bzip2 LIBSVM; jpg/ + imagelabels.mat + setid.mat; CelebA's text files), their
 splits, targets and errors, and, where torchvision is installed, torchvision's readings of the
 same files."""
@@ -305,3 +305,43 @@ def test_verify_str_arg_matches_torchvision():
         with pytest.raises(ValueError) as ours:
             verify_str_arg(*args)
         assert str(ours.value) == str(theirs.value)
+
+
+def _semeion_and_omniglot(root):
+    rng = np.random.default_rng(5)
+    pixels = rng.integers(0, 2, (3, 256))
+    labels = np.eye(10, dtype=int)[[4, 0, 9]]
+    with open(os.path.join(root, "semeion.data"), "w") as f:
+        for p, lab in zip(pixels, labels):
+            f.write(" ".join(f"{v}.0000" for v in p) + " " + " ".join(str(v) for v in lab) + "\n")
+    base = os.path.join(root, "omniglot-py", "images_background")
+    for alphabet, characters in (("Greek", ("character01", "character02")), ("Alphabet_of_the_Magi", ("character01",))):
+        for ch in characters:
+            os.makedirs(os.path.join(base, alphabet, ch))
+            for i in range(2):
+                PIL.fromarray(np.full((5, 5), 255 * i, np.uint8)).save(os.path.join(base, alphabet, ch, f"{i}.png"))
+    return pixels
+
+
+def test_semeion_and_omniglot(tmp_path):
+    pixels = _semeion_and_omniglot(str(tmp_path))
+    digits = datasets.SEMEION(str(tmp_path))
+    assert digits.labels.tolist() == [4, 0, 9] and (digits.data == (pixels * 255).reshape(3, 16, 16)).all()
+    assert digits[2][0].size == (16, 16) and digits[2][1] == 9
+    with pytest.raises(DatasetNotFoundError, match="semeion.data"):
+        datasets.SEMEION(str(tmp_path / "none"), download=False)
+    glyphs = datasets.Omniglot(str(tmp_path))
+    assert len(glyphs) == 6 and [t for _, t in glyphs] == [0, 0, 1, 1, 2, 2]
+    assert glyphs._characters[0] == os.path.join("Alphabet_of_the_Magi", "character01") and glyphs[1][0].mode == "L"
+    assert glyphs.root == os.path.join(str(tmp_path), "omniglot-py")
+    with pytest.raises(DatasetNotFoundError, match="images_evaluation"):
+        datasets.Omniglot(str(tmp_path), background=False)
+
+
+def test_semeion_matches_torchvision(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    tvd = pytest.importorskip("torchvision.datasets")
+    _semeion_and_omniglot(str(tmp_path))
+    monkeypatch.setattr(tvd.SEMEION, "_check_integrity", lambda self: True)  # our file, not the real MD5
+    ours, theirs = datasets.SEMEION(str(tmp_path)), tvd.SEMEION(str(tmp_path), download=False)
+    assert (ours.data == theirs.data).all() and ours.labels.tolist() == theirs.labels.tolist()

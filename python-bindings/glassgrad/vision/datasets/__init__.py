@@ -9,12 +9,14 @@ from .gtsrb import GTSRB
 from .flowers102 import Flowers102
 from .food101 import Food101
 from .mnist import EMNIST, KMNIST, MNIST, QMNIST, FashionMNIST
+from .omniglot import Omniglot
 from .oxford_iiit_pet import OxfordIIITPet
+from .semeion import SEMEION
 from .stl10 import STL10
 from .svhn import SVHN
 from .usps import USPS
 from .vision import VisionDataset
 
 __all__ = ["CIFAR10", "CIFAR100", "CelebA", "DTD", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
-           "Flowers102", "Food101", "GTSRB", "ImageFolder", "KMNIST", "MNIST", "OxfordIIITPet", "QMNIST", "STL10",
-           "SVHN", "USPS", "VisionDataset"]
+           "Flowers102", "Food101", "GTSRB", "ImageFolder", "KMNIST", "MNIST", "Omniglot", "OxfordIIITPet", "QMNIST",
+           "SEMEION", "STL10", "SVHN", "USPS", "VisionDataset"]

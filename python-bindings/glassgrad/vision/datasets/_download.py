@@ -63,6 +63,14 @@ def untar(path: str, into: str) -> None:
             tar.extractall(into)
 
 
+def not_found(name: str, looked_for: str, call: str, archive: str, into: str) -> DatasetNotFoundError:
+    """The error a data set raises when its extracted files are missing: what it looked for, and
+    the call (or the archive to extract by hand) that provides them."""
+    return DatasetNotFoundError(f"Dataset not found. You can use download=True to download it\n"
+                                f"  {name} looked for {looked_for}\n"
+                                f"  fix: {call}, or extract {archive} into {into}")
+
+
 def unzip(path: str, into: str) -> None:
     """Extracts a zip archive into `into`, refusing members that would land outside it."""
     with zipfile.ZipFile(path) as z:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from typing import Callable, Optional
 
-from ...data.errors import DatasetNotFoundError
 from . import _download
 from ._listed import ListedImages
 from .utils import verify_str_arg
@@ -36,10 +35,8 @@ class DTD(ListedImages):
         if download and not os.path.isdir(self._data_folder):
             _download.fetch_archive("DTD", self._URL, self._MD5, self._base_folder)
         if not os.path.isdir(self._data_folder):
-            raise DatasetNotFoundError(
-                f"Dataset not found. You can use download=True to download it\n"
-                f"  DTD looked for {self._data_folder}/ (images/ and labels/)\n"
-                f"  fix: DTD(root={self.root!r}, download=True), or extract dtd-r1.0.1.tar.gz into {self._base_folder}")
+            raise _download.not_found("DTD", self._data_folder + "/ (images/ and labels/)",
+                                      f"DTD(root={self.root!r}, download=True)", "dtd-r1.0.1.tar.gz", self._base_folder)
         names = []
         with open(os.path.join(self._meta_folder, f"{split}{partition}.txt")) as f:
             for line in f:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from typing import Callable, Optional
 
-from ...data.errors import DatasetNotFoundError
 from . import _download
 from .folder import ImageFolder, default_loader
 
@@ -25,10 +24,8 @@ class EuroSAT(ImageFolder):
             _download.download_all("EuroSAT", [("EuroSAT.zip", "c8fa014336c82ac7804f0398fcb19387")], [_URL],
                                    self._base_folder, lambda path: _download.unzip(path, self._base_folder))
         if not os.path.exists(self._data_folder):
-            raise DatasetNotFoundError(
-                f"Dataset not found. You can use download=True to download it\n"
-                f"  EuroSAT looked for {self._data_folder}/<class>/*.jpg\n"
-                f"  fix: EuroSAT(root={root!r}, download=True), or extract EuroSAT.zip into {self._base_folder}")
+            raise _download.not_found("EuroSAT", self._data_folder + "/<class>/*.jpg",
+                                      f"EuroSAT(root={root!r}, download=True)", "EuroSAT.zip", self._base_folder)
         super().__init__(self._data_folder, transform=transform, target_transform=target_transform, loader=loader)
         self.root = os.path.expanduser(root)
 

@@ -8,7 +8,6 @@ import json
 import os
 from typing import Callable, Optional
 
-from ...data.errors import DatasetNotFoundError
 from . import _download
 from ._listed import ListedImages
 from .utils import verify_str_arg
@@ -32,10 +31,8 @@ class Food101(ListedImages):
         if download and not self._check_exists():
             _download.fetch_archive("Food101", self._URL, self._MD5, self.root)
         if not self._check_exists():
-            raise DatasetNotFoundError(
-                f"Dataset not found. You can use download=True to download it\n"
-                f"  Food101 looked for {self._meta_folder}/ and {self._images_folder}/\n"
-                f"  fix: Food101(root={self.root!r}, download=True), or extract food-101.tar.gz into {self.root}")
+            raise _download.not_found("Food101", f"{self._meta_folder}/ and {self._images_folder}/",
+                                      f"Food101(root={self.root!r}, download=True)", "food-101.tar.gz", self.root)
         with open(os.path.join(self._meta_folder, f"{split}.json")) as f:
             metadata = json.load(f)
         self.classes = sorted(metadata)

@@ -8,7 +8,6 @@ import csv
 import os
 from typing import Callable, Optional
 
-from ...data.errors import DatasetNotFoundError
 from ..transforms import _image
 from . import _download
 from .utils import verify_str_arg
@@ -35,11 +34,9 @@ class GTSRB(VisionDataset):
             _download.download_all("GTSRB", _ARCHIVES[split], [_URL], self._base_folder,
                                    lambda path: _download.unzip(path, self._base_folder))
         if not os.path.isdir(self._target_folder):
-            raise DatasetNotFoundError(
-                f"Dataset not found. You can use download=True to download it\n"
-                f"  GTSRB looked for {self._target_folder}/\n"
-                f"  fix: GTSRB(root={self.root!r}, split={split!r}, download=True), or extract "
-                f"{', '.join(name for name, _ in _ARCHIVES[split])} into {self._base_folder}")
+            raise _download.not_found("GTSRB", self._target_folder + "/",
+                                      f"GTSRB(root={self.root!r}, split={split!r}, download=True)",
+                                      ", ".join(name for name, _ in _ARCHIVES[split]), self._base_folder)
         if split == "train":
             self._samples = make_dataset(self._target_folder, extensions=(".ppm",))
         else:
