@@ -307,6 +307,14 @@ FloatTensor, DoubleTensor, HalfTensor, BFloat16Tensor, LongTensor, IntTensor, Sh
                                            "LongTensor", "IntTensor", "ShortTensor", "CharTensor", "ByteTensor",
                                            "BoolTensor"))
 
+# torch.cuda.FloatStorage and the other legacy storage classes (TypedStorages of new CUDA tensors).
+from ._cuda_storages import STORAGES as _STORAGES  # noqa: E402
+
+FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStorage, ShortStorage, CharStorage, \
+    ByteStorage, BoolStorage = (_STORAGES[n] for n in ("FloatStorage", "DoubleStorage", "HalfStorage",
+                                                       "BFloat16Storage", "LongStorage", "IntStorage", "ShortStorage",
+                                                       "CharStorage", "ByteStorage", "BoolStorage"))
+
 # torch.cuda.amp (autocast, GradScaler with device 'cuda'): `from torch.cuda.amp import GradScaler`
 # imports it by this name, so it is registered as a module too.
 import sys as _sys  # noqa: E402

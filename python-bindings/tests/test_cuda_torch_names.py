@@ -250,3 +250,35 @@ def test_nvml_queries_without_pynvml(monkeypatch):
         with pytest.raises(ModuleNotFoundError, match="nvidia-ml-py does not seem to be installed"):
             getattr(c, name)()
     assert c.list_gpu_processes() == "pynvml module not found, please install nvidia-ml-py"
+
+
+STORAGE_DTYPES = {"FloatStorage": "float32", "DoubleStorage": "float64", "HalfStorage": "float16",
+                  "BFloat16Storage": "bfloat16", "LongStorage": "int64", "IntStorage": "int32", "ShortStorage": "int16",
+                  "CharStorage": "int8", "ByteStorage": "uint8", "BoolStorage": "bool"}
+
+
+def test_legacy_storage_classes_exist_with_their_dtypes():
+    for name, dtype in STORAGE_DTYPES.items():
+        cls = getattr(c, name)
+        assert cls.dtype == getattr(gg, dtype), name
+        assert not isinstance(gg.zeros(2, dtype=getattr(gg, dtype)).storage(), cls)  # a CPU tensor's storage
+        assert not isinstance(3, cls)
+
+
+@without_gpu
+def test_without_a_gpu_making_a_cuda_storage_raises():
+    with pytest.raises(RuntimeError, match="cannot be used"):
+        c.FloatStorage(3)
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError):
+        torch.cuda.FloatStorage(3)
+
+
+@pytest.mark.cuda
+@needs_gpu
+def test_cuda_storages_on_a_gpu():
+    s = c.FloatStorage(3)
+    assert s.size() == 3 and s.tolist() == [0.0, 0.0, 0.0] and s.device.type == "cuda"
+    assert c.LongStorage([1, 2]).tolist() == [1, 2]
+    assert isinstance(gg.zeros(2, device="cuda").storage(), c.FloatStorage)
+    assert not isinstance(gg.zeros(2, device="cuda").storage(), c.DoubleStorage)
