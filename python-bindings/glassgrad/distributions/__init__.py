@@ -29,8 +29,12 @@ from .multivariate_normal import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .transformed_families import InverseGamma, Kumaraswamy
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform, SigmoidTransform,
-                         SoftplusTransform, StickBreakingTransform, TanhTransform, Transform, identity_transform)
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, CorrCholeskyTransform,
+                         CumulativeDistributionTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
+                         PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
+                         SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
+                         identity_transform)
+from .constraint_registry import biject_to, transform_to
 from .trials import Geometric, NegativeBinomial
 from .von_mises import VonMises
 from .wishart import Wishart
@@ -44,8 +48,11 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "constraints", "kl_divergence",
            "register_kl", "transforms",
            # torch.distributions re-exports its transforms at the top
-           "AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
-           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
+           "AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
+           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
+           "biject_to", "transform_to"]
 del kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank, supports
 
 from ._torch_modules import register as _register_torch_modules

@@ -10,7 +10,9 @@ from typing import Any, List, Optional
 from .._type_info import finfo
 from . import constraints
 
-__all__ = ["AffineTransform", "ComposeTransform", "ExpTransform", "PowerTransform", "SigmoidTransform",
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
+           "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
@@ -340,18 +342,22 @@ def _offset_logs(x: Any, k: int) -> Any:
     return (k - arange(k, dtype=x.dtype, device=x.device)).log()
 
 
-class StickBreakingTransform(Transform):
+class StatelessTransform(Transform):
+    """A transform without parameters: any two of one class are equal (torch's __eq__ for them)."""
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, type(self))
+
+    __hash__ = Transform.__hash__
+
+
+class StickBreakingTransform(StatelessTransform):
     """R^K -> the K-simplex in R^(K+1): z_j = sigmoid(x_j - log(K - j)), y_j = z_j prod_{i<j} (1 - z_i),
     y_K the stick left over (torch's, with the sigmoid clipped to [tiny, 1 - eps])."""
 
     bijective = True
     domain = constraints.real_vector
     codomain = constraints.simplex
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, StickBreakingTransform)
-
-    __hash__ = Transform.__hash__
 
     def _call(self, x):
         from .._spatial import cat
@@ -382,3 +388,9 @@ class StickBreakingTransform(Transform):
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
         return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+
+# the shape and matrix transforms live in transforms_more.py; torch's module holds them all
+from .transforms_more import (AbsTransform, CorrCholeskyTransform, CumulativeDistributionTransform,  # noqa: E402
+                              IndependentTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
+                              ReshapeTransform, SoftmaxTransform)
