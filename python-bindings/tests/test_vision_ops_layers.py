@@ -162,3 +162,36 @@ def test_layers_match_torchvision():
     frozen.load_state_dict({k: gg.tensor(v.numpy()) for k, v in frozen_tv.state_dict().items()})
     np.testing.assert_allclose(frozen(gg.tensor(image)).numpy(), frozen_tv(torch.tensor(image)).numpy(), rtol=1e-5,
                                atol=1e-6)
+
+
+def test_multiscale_roi_align_picks_levels_and_matches_torchvision():
+    rng = np.random.default_rng(9)
+    feats = {"p2": rng.standard_normal((2, 3, 32, 40)), "p3": rng.standard_normal((2, 3, 16, 20)),
+             "p5": rng.standard_normal((2, 3, 4, 5))}
+    boxes = [np.array([[0, 0, 20, 20], [5, 5, 120, 110], [10, 4, 150, 160]], np.float32),
+             np.array([[1, 2, 60, 70], [0, 0, 8, 9]], np.float32)]
+    shapes = [(128, 160), (120, 150)]
+    pooler = ops.MultiScaleRoIAlign(["p2", "p3"], 3, 2)
+    x = {k: gg.tensor(v.astype(np.float32)) for k, v in feats.items()}
+    out = pooler(x, [gg.tensor(b) for b in boxes], shapes)
+    assert out.shape == (5, 3, 3, 3) and pooler.scales == [0.25, 0.125]
+    # a small box (sqrt(area) 20 -> level 4 + log2(20 / 224) < 2) reads p2, the large ones p3
+    first = ops.roi_align(x["p2"], gg.tensor([[0.0, 0, 0, 20, 20]]), 3, 0.25, 2)
+    np.testing.assert_allclose(out[:1].numpy(), first.numpy(), rtol=1e-6)
+    assert repr(pooler) == "MultiScaleRoIAlign(featmap_names=['p2', 'p3'], output_size=(3, 3), sampling_ratio=2)"
+    torch = pytest.importorskip("torch")
+    tv = pytest.importorskip("torchvision.ops")
+    for names in (["p2", "p3", "p5"], ["p3"]):
+        theirs = tv.MultiScaleRoIAlign(names, (2, 3), -1)({k: torch.tensor(v.astype(np.float32)) for k, v in
+                                                           feats.items()}, [torch.tensor(b) for b in boxes], shapes)
+        ours = ops.MultiScaleRoIAlign(names, (2, 3), -1)(x, [gg.tensor(b) for b in boxes], shapes)
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-5)
+    xd = {k: gg.tensor(v, requires_grad=True) for k, v in feats.items()}
+    td = {k: torch.tensor(v, requires_grad=True) for k, v in feats.items()}
+    w = rng.standard_normal((5, 3, 2, 2))
+    (ops.MultiScaleRoIAlign(["p2", "p3"], 2, 2)(xd, [gg.tensor(b.astype(np.float64)) for b in boxes], shapes)
+     * gg.tensor(w)).sum().backward()
+    (tv.MultiScaleRoIAlign(["p2", "p3"], 2, 2)(td, [torch.tensor(b.astype(np.float64)) for b in boxes], shapes)
+     * torch.tensor(w)).sum().backward()
+    for k in ("p2", "p3"):
+        np.testing.assert_allclose(xd[k].grad.numpy(), td[k].grad.numpy(), rtol=1e-9, atol=1e-12)
