@@ -1,7 +1,7 @@
 """torch.func's names (docs/autograd.md, "torch.func"): functional_call, stack_module_state and
 replace_all_batch_norm_modules_, the transforms grad, grad_and_value, vjp, jvp, linearize,
 jacrev, jacfwd, hessian, and vmap (also glassgrad.vmap, as torch.vmap); functionalize and
-debug_unwrap (_functionalize.py).
+debug_unwrap (_functionalize.py); rearrange, einops' patterns (_rearrange.py).
 
 The transforms are built on glassgrad's reverse mode (autograd.grad, with create_graph=True
 when they nest); jacfwd computes the same Jacobian by reverse mode. vmap runs the function once
@@ -17,6 +17,7 @@ from ._functional_call import functional_call, replace_all_batch_norm_modules_, 
 from ._transforms import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, linearize, vjp
 from ._vmap import vmap
 from ._functionalize import debug_unwrap, functionalize
+from ._rearrange import rearrange
 
 __all__ = ["debug_unwrap", "functionalize", "functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
-           "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
+           "rearrange", "replace_all_batch_norm_modules_", "stack_module_state", "vjp", "vmap"]
