@@ -3,9 +3,10 @@ formats"): which dim order a tensor is dense in, and making a tensor dense in a 
 
 A tensor in channels_last is a permuted view of a dense tensor: x.permute(0, 2, 3, 1) made dense,
 permuted back to NCHW, has PyTorch's strides (N, 1, W*C, C) and the same values, and gradients
-flow through the permute and the copy. Op results are row-major (the planner chooses kernels'
-layouts itself: docs/architecture.md, insert_contiguous_copies), where PyTorch carries
-channels_last through elementwise ops and convolutions; values are the same either way."""
+flow through the permute and the copy. Elementwise results keep their inputs' dim order
+(_elementwise_layout.py); other op results are row-major (the planner chooses kernels' layouts
+itself: docs/architecture.md, insert_contiguous_copies), where PyTorch carries channels_last
+through convolutions too; values are the same either way."""
 from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
@@ -92,8 +93,10 @@ def contiguous(t, fmt):
 
 
 def _stride_order(shape: Sequence[int], strides: Sequence[int]) -> Tuple[int, ...]:
-    """Dims outermost first by stride (ties, size-1 dims among them, in dim order)."""
-    return tuple(sorted(range(len(shape)), key=lambda d: (-strides[d], d)))
+    """Dims outermost first by stride; of two with one stride the larger outer (a size-1 dim sits
+    inside the dim whose stride it shares, so a dense tensor's order gives back its strides, as
+    PyTorch's empty_like copies them), then in dim order."""
+    return tuple(sorted(range(len(shape)), key=lambda d: (-strides[d], -shape[d], d)))
 
 
 def format_order(shape: Sequence[int], fmt, fn: str) -> Optional[Tuple[int, ...]]:

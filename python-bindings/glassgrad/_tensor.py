@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _shared_memory
+from . import _elementwise_layout, _shared_memory
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -355,6 +355,16 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
     """One node with one output, wrapped: nearly every op of every step comes here, so the
     recording is one runtime call (_C.lazy_record_op: _trace.record's node, the inputs' handles, the
     thread's scope, role and layer and the user's line read by the runtime) and _wrap is written out."""
+    if name in _elementwise_layout.ELEMENTWISE and _elementwise_layout.needs_order(inputs):
+        shape = np.broadcast_shapes(*[tuple(x._h.shape) for x in inputs])
+        order = _elementwise_layout.result_order(inputs, shape)
+        if order is not None:  # a permuted input: the result laid out as PyTorch's
+            return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)
+    return _record_op(name, inputs, attrs)
+
+
+def _record_op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
+    """_op's recording, the layout of an elementwise op's result decided."""
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
     h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     t = Tensor.__new__(Tensor)
