@@ -72,7 +72,7 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else param
         if isinstance(slope, bool) or not isinstance(slope, (int, float)):
-            raise ValueError(f"negative_slope {slope} is not a valid number")
+            raise ValueError(f"negative_slope {slope} not a valid number")
         return math.sqrt(2.0 / (1 + slope ** 2))
     if nonlinearity == "selu":
         return 3.0 / 4
@@ -92,7 +92,7 @@ def _calculate_fan_in_and_fan_out(tensor: Tensor) -> Tuple[int, int]:
 def _fan(tensor: Tensor, mode: str) -> int:
     mode = mode.lower()
     if mode not in ("fan_in", "fan_out"):
-        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+        raise ValueError(f"Mode {mode} not supported, please use one of {['fan_in', 'fan_out']}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
     return fan_in if mode == "fan_in" else fan_out
 
@@ -143,8 +143,8 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     shape (transposed when it is wide), each column's sign taken from R's diagonal so that Q is
     uniformly distributed over the orthogonal matrices."""
     if tensor.ndim < 2:
-        raise _C.ShapeError(f"init.orthogonal_: only tensors with 2 or more dimensions are supported, got "
-                            f"{list(tensor.shape)}\n  fix: pass a weight matrix (e.g. linear.weight)")
+        raise _C.ShapeError(f"Only tensors with 2 or more dimensions are supported (init.orthogonal_ got "
+                            f"{list(tensor.shape)})\n  fix: pass a weight matrix (e.g. linear.weight)")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
@@ -163,7 +163,7 @@ def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) 
     """Normal(0, std) values with ceil(sparsity * rows) zeros in each column, at random rows (Martens
     2010, PyTorch's init.sparse_); 2-D tensors only."""
     if tensor.ndim != 2:
-        raise _C.ShapeError(f"init.sparse_: only tensors with 2 dimensions are supported, got {list(tensor.shape)}"
+        raise _C.ShapeError(f"Only tensors with 2 dimensions are supported (init.sparse_ got {list(tensor.shape)})"
                             f"\n  fix: pass a Linear weight [out_features, in_features]")
     rng = _rng(generator)
     rows, cols = tensor.shape
@@ -178,8 +178,8 @@ def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
     """The identity of a convolution (PyTorch's init.dirac_): 1 at the kernel's centre where output
     channel d of each group meets input channel d, 0 elsewhere; 3-, 4- and 5-d weights."""
     if tensor.ndim not in (3, 4, 5):
-        raise _C.ShapeError(f"init.dirac_: only tensors with 3, 4, or 5 dimensions are supported, got "
-                            f"{list(tensor.shape)}\n  fix: pass a Conv1d/Conv2d/Conv3d weight")
+        raise _C.ShapeError(f"Only tensors with 3, 4, or 5 dimensions are supported (init.dirac_ got "
+                            f"{list(tensor.shape)})\n  fix: pass a Conv1d/Conv2d/Conv3d weight")
     if tensor.shape[0] % groups != 0:
         raise _C.InvalidArgumentError(f"init.dirac_: dim 0 ({tensor.shape[0]}) must be divisible by groups "
                                       f"({groups})\n  fix: groups that divide the output channels")
