@@ -54,6 +54,16 @@ NOTEBOOKS = {
     "lab-09_6_mnist_batchnorm.ipynb": ({}, ["[Epoch 1-TRAIN] Batchnorm Loss(Acc): bn_loss:"]),
     "lab-10_1_mnist_cnn.ipynb": ({}, ["[Epoch:   15] cost =", "Accuracy:"]),
     "lab-10_2_mnist_deep_cnn.ipynb": ({}, ["Accuracy:"]),
+    "lab-10_5_1_Advance-cnn(VGG).ipynb": ({}, []),
+    # the notebook's own cell 4 is not Python (a layer list missing a comma)
+    "lab-10_6_1_Advance-CNN(Resnet).ipynb": ({4: "SyntaxError: invalid syntax"}, []),
+    "lab-11_1_RNN_basics.ipynb": ({}, []),
+    "lab-11_2_1_charseq.ipynb": ({}, ["prediction str:"]),
+    "lab-11_2_2_hihello.ipynb": ({}, ["prediction str:"]),
+    "lab-11_3_longseq.ipynb": ({}, []),
+    "lab-11_4_timeseries.ipynb": ({}, []),
+    "lab-11_5_seq2seq.ipynb": ({}, []),
+    "lab-11_6_PackedSequence.ipynb": ({}, []),
 }
 SLOW = {"lab-08_4_mnist_back_prop.ipynb", "lab-10_2_mnist_deep_cnn.ipynb"}
 
