@@ -91,3 +91,27 @@ def test_transform_to_and_registration():
     registry = D.constraint_registry.ConstraintRegistry()
     registry.register(C.positive, lambda c: D.SoftplusTransform())
     assert isinstance(registry(C.positive), D.SoftplusTransform)
+
+
+def test_cat_and_stack_transforms():
+    x = rng.standard_normal((3, 5))
+    t = D.CatTransform([D.ExpTransform(), D.identity_transform, D.AffineTransform(1.0, 3.0)], dim=1,
+                       lengths=[2, 2, 1])
+    y = t(T(x))
+    want = np.concatenate([np.exp(x[:, :2]), x[:, 2:4], 1 + 3 * x[:, 4:]], 1)
+    np.testing.assert_allclose(y.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(t.inv(y).numpy(), x, rtol=1e-12, atol=1e-14)
+    ladj = np.concatenate([x[:, :2], np.zeros((3, 2)), np.full((3, 1), np.log(3.0))], 1)
+    np.testing.assert_allclose(t.log_abs_det_jacobian(T(x), y).numpy(), ladj, rtol=1e-12, atol=1e-15)
+    assert t.bijective and t.length == 5 and t.domain.check(T(x)).shape == (3, 5)
+    with pytest.raises(AssertionError, match="must equal 5"):
+        t(T(x[:, :4]))
+    s = D.StackTransform([D.ExpTransform(), D.SigmoidTransform(), D.AffineTransform(1.0, 3.0)], dim=0)
+    z = s(T(x))
+    np.testing.assert_allclose(z.numpy(), np.stack([np.exp(x[0]), 1 / (1 + np.exp(-x[1])), 1 + 3 * x[2]]),
+                               rtol=1e-12)
+    np.testing.assert_allclose(s.inv(z).numpy(), x, rtol=1e-10, atol=1e-12)
+    assert bool(s.codomain.check(z).all()) and not bool(s.codomain.check(T(-np.ones((3, 5)))).all())
+    assert C.stack([C.real_vector, C.simplex], dim=-1).event_dim == 1
+    assert C.cat([C.positive, C.real], dim=0, lengths=[1, 2]).check(T([1.0, -1.0, 0.0])).numpy().tolist() == \
+        [True, True, True]

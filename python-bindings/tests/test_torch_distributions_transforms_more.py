@@ -84,3 +84,24 @@ def test_bounded_registries_match_torch():
             ours = getattr(D, registry)(make(D.constraints))(gg.tensor(x))
             theirs = getattr(TD, registry)(make(TD.constraints))(torch.tensor(x))
             _close(ours, theirs)
+
+
+def test_cat_and_stack_match_torch():
+    x = rng.standard_normal((3, 5))
+    for make, kw in (("CatTransform", {"dim": 1, "lengths": [2, 2, 1]}), ("CatTransform", {"dim": -1,
+                                                                                            "lengths": [1, 3, 1]})):
+        ours = getattr(D, make)([D.ExpTransform(), D.IndependentTransform(D.ExpTransform(), 1),
+                                 D.AffineTransform(1.0, 3.0)], **kw)
+        theirs = getattr(TD, make)([TD.ExpTransform(), TD.IndependentTransform(TD.ExpTransform(), 1),
+                                    TD.AffineTransform(1.0, 3.0)], **kw)
+        y, ty = ours(gg.tensor(x)), theirs(torch.tensor(x))
+        _close(y, ty)
+        _close(ours.log_abs_det_jacobian(gg.tensor(x), y), theirs.log_abs_det_jacobian(torch.tensor(x), ty))
+        assert ours.event_dim == theirs.event_dim
+    ours = D.StackTransform([D.ExpTransform(), D.SigmoidTransform(), D.AffineTransform(1.0, 3.0)], dim=0)
+    theirs = TD.StackTransform([TD.ExpTransform(), TD.SigmoidTransform(), TD.AffineTransform(1.0, 3.0)], dim=0)
+    y, ty = ours(gg.tensor(x)), theirs(torch.tensor(x))
+    _close(y, ty)
+    _close(ours.log_abs_det_jacobian(gg.tensor(x), y), theirs.log_abs_det_jacobian(torch.tensor(x), ty))
+    np.testing.assert_array_equal(ours.codomain.check(y).numpy(), theirs.codomain.check(ty).numpy())
+    assert [n for n in TD.__all__ if not hasattr(D, n)] == []

@@ -29,10 +29,10 @@ from .multivariate_normal import MultivariateNormal
 from .relaxed import OneHotCategoricalStraightThrough, RelaxedBernoulli, RelaxedOneHotCategorical
 from .transformed import TransformedDistribution
 from .transformed_families import InverseGamma, Kumaraswamy
-from .transforms import (AbsTransform, AffineTransform, ComposeTransform, CorrCholeskyTransform,
+from .transforms import (AbsTransform, AffineTransform, CatTransform, ComposeTransform, CorrCholeskyTransform,
                          CumulativeDistributionTransform, ExpTransform, IndependentTransform, LowerCholeskyTransform,
                          PositiveDefiniteTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
-                         SoftmaxTransform, SoftplusTransform, StickBreakingTransform, TanhTransform, Transform,
+                         SoftmaxTransform, SoftplusTransform, StackTransform, StickBreakingTransform, TanhTransform, Transform,
                          identity_transform)
 from .constraint_registry import biject_to, transform_to
 from .trials import Geometric, NegativeBinomial
@@ -48,10 +48,10 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "RelaxedOneHotCategorical", "StudentT", "TransformedDistribution", "Uniform", "VonMises", "Weibull", "Wishart", "constraints", "kl_divergence",
            "register_kl", "transforms",
            # torch.distributions re-exports its transforms at the top
-           "AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
+           "AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
            "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
            "biject_to", "transform_to"]
 del kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank, supports
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
-from . import constraints as C
+from .constraints import _Independent, _Real, _Simplex
+from .constraints_matrix import _CorrCholesky, _LowerCholesky, _PositiveDefinite, _PositiveSemidefinite
 from . import transforms as T
 from . import transforms_more as TM
 
@@ -75,17 +76,17 @@ def _interval(constraint):
 
 
 for _registry, _independent in ((biject_to, _independent_biject), (transform_to, _independent_transform)):
-    _registry.register(type(C.real), _real)
-    _registry.register(type(C.real_vector), _independent)
+    _registry.register(_Real, _real)
+    _registry.register(_Independent, _independent)
     for _name in ("GreaterThan", "GreaterThanEq"):
         _registry.register(_name, _positive)
     _registry.register("LessThan", _less_than)
     for _name in ("Interval", "HalfOpenInterval"):
         _registry.register(_name, _interval)
-    _registry.register(type(C.corr_cholesky), lambda c: TM.CorrCholeskyTransform())
+    _registry.register(_CorrCholesky, lambda c: TM.CorrCholeskyTransform())
 
-biject_to.register(type(C.simplex), lambda c: T.StickBreakingTransform())
-transform_to.register(type(C.simplex), lambda c: TM.SoftmaxTransform())
-transform_to.register(type(C.lower_cholesky), lambda c: TM.LowerCholeskyTransform())
-transform_to.register(type(C.positive_definite), lambda c: TM.PositiveDefiniteTransform())
-transform_to.register(type(C.positive_semidefinite), lambda c: TM.PositiveDefiniteTransform())
+biject_to.register(_Simplex, lambda c: T.StickBreakingTransform())
+transform_to.register(_Simplex, lambda c: TM.SoftmaxTransform())
+transform_to.register(_LowerCholesky, lambda c: TM.LowerCholeskyTransform())
+transform_to.register(_PositiveDefinite, lambda c: TM.PositiveDefiniteTransform())
+transform_to.register(_PositiveSemidefinite, lambda c: TM.PositiveDefiniteTransform())

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Constraint", "boolean", "corr_cholesky", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
+__all__ = ["Constraint", "boolean", "cat", "corr_cholesky", "dependent", "dependent_property", "greater_than", "greater_than_eq", "half_open_interval",
            "independent", "integer_interval", "interval", "is_dependent", "less_than",
            "multinomial", "lower_cholesky", "lower_triangular",
            "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer",
-           "positive_semidefinite", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
+           "positive_semidefinite", "real", "real_vector", "simplex", "square", "stack", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -187,5 +187,6 @@ simplex = _Simplex()
 one_hot = _OneHot()
 
 
+from .constraints_joined import cat_constraint as cat, stack_constraint as stack  # noqa: E402
 from .constraints_matrix import (corr_cholesky, lower_cholesky, lower_triangular, positive_definite,  # noqa: E402
                                  positive_semidefinite, square, symmetric)

@@ -10,10 +10,10 @@ from typing import Any, List, Optional
 from .._type_info import finfo
 from . import constraints
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CorrCholeskyTransform",
+__all__ = ["AbsTransform", "AffineTransform", "CatTransform", "ComposeTransform", "CorrCholeskyTransform",
            "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform", "LowerCholeskyTransform",
            "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
-           "SoftplusTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
+           "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
 def _sum_rightmost(value: Any, dim: int) -> Any:
@@ -394,3 +394,4 @@ class StickBreakingTransform(StatelessTransform):
 from .transforms_more import (AbsTransform, CorrCholeskyTransform, CumulativeDistributionTransform,  # noqa: E402
                               IndependentTransform, LowerCholeskyTransform, PositiveDefiniteTransform,
                               ReshapeTransform, SoftmaxTransform)
+from .transforms_joined import CatTransform, StackTransform  # noqa: E402
