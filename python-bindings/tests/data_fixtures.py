@@ -27,19 +27,42 @@ def write_mnist(root, name="MNIST", n_train=12, n_test=5, gz=False, seed=0):
     return arrays
 
 
+def _banded(rng, n):
+    """n random labels and 28x28 uint8 images whose class shows as a bright band (so a network
+    learns them) over noise."""
+    labels = rng.integers(0, 10, n).astype(np.uint8)
+    images = rng.integers(0, 90, (n, 28, 28), dtype=np.uint8)
+    for image, label in zip(images, labels):
+        image[2 + 2 * label:5 + 2 * label] += 160
+    return images, labels
+
+
 def write_fashion_mnist(root, n_train=320, n_test=96, seed=0):
-    """root/FashionMNIST/raw: IDX files of 28x28 images whose class shows as a bright band (so a
-    network learns them) over noise."""
+    """root/FashionMNIST/raw: IDX files of banded images (_banded)."""
     raw = os.path.join(root, "FashionMNIST", "raw")
     os.makedirs(raw, exist_ok=True)
     rng = np.random.default_rng(seed)
     for split, n in (("train", n_train), ("t10k", n_test)):
-        labels = rng.integers(0, 10, n).astype(np.uint8)
-        images = rng.integers(0, 90, (n, 28, 28), dtype=np.uint8)
-        for image, label in zip(images, labels):
-            image[2 + 2 * label:5 + 2 * label] += 160
+        images, labels = _banded(rng, n)
         write_idx(os.path.join(raw, f"{split}-images-idx3-ubyte"), images)
         write_idx(os.path.join(raw, f"{split}-labels-idx1-ubyte"), labels)
+
+
+def write_fashion_mnist_csv(folder, n_train=512, n_test=128, seed=0):
+    """Kaggle's Fashion-MNIST layout in folder: fashion-mnist_train.csv and fashion-mnist_test.csv
+    (a header `label,pixel1,...,pixel784`, then one image a row) and the training set's two
+    uncompressed IDX files beside them, of banded images (_banded)."""
+    os.makedirs(folder, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    header = "label," + ",".join(f"pixel{i}" for i in range(1, 785))
+    for split, n in (("train", n_train), ("test", n_test)):
+        images, labels = _banded(rng, n)
+        rows = np.concatenate([labels[:, None], images.reshape(n, 784)], axis=1)
+        np.savetxt(os.path.join(folder, f"fashion-mnist_{split}.csv"), rows, fmt="%d", delimiter=",",
+                   header=header, comments="")
+        if split == "train":
+            write_idx(os.path.join(folder, "train-images-idx3-ubyte"), images)
+            write_idx(os.path.join(folder, "train-labels-idx1-ubyte"), labels)
 
 
 class _Python2Pickler(pickle._Pickler):
