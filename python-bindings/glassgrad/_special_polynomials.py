@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import _args, _dtypes
 from ._math import float_result_operands
 from ._runtime import no_grad
@@ -20,7 +22,7 @@ from ._shapes import broadcast_tensors
 from ._factories import ones_like
 from ._special import _into
 from ._special_more import refuse_unsupported_dtype
-from ._tensor import Tensor
+from ._tensor import Tensor, tensor
 from .functional import where
 
 # How many recurrence steps run between the checks that some element is still finite and counting.
@@ -47,32 +49,40 @@ def _operands(name: str, input, n):
 
 
 class _Recurrence:
-    """PyTorch's loop in float64 for a result of dtype. A float32 result rounds to float32 where
-    PyTorch's float32 kernel rounds: its steps compile to fused multiply-adds of the step's first
-    product (exact in float64 for float32 factors) and the separately rounded second one, so each
-    step is rounded once there, overflow to +-inf included."""
+    """PyTorch's loop in float64 NumPy on the host, over the elements that loop only (an op a step
+    on the device would cost more than the step: n runs to 10^5 and beyond). A float32 result
+    rounds to float32 where PyTorch's float32 kernel rounds: its steps compile to fused
+    multiply-adds of the step's first product (exact in float64 for float32 factors) and the
+    separately rounded second one, so each step is rounded once there, overflow to +-inf included."""
 
     def __init__(self, dtype):
         self.float32 = _dtypes.plain(dtype).endswith("float32")
 
-    def round(self, r):
-        return r.to("float32").to("float64") if self.float32 else r
+    def round(self, r: np.ndarray) -> np.ndarray:
+        return r.astype(np.float32).astype(np.float64) if self.float32 else r
 
-    def run(self, n, looping, q1, step):
-        """q_n of q_0 = 1, q_1 = q1, q_(j+1) = step(j, q_(j-1), q_j) where looping (n >= 2 there),
-        stopping once no counting element is a number (NaN stays NaN: PyTorch's loop ends there)."""
-        count = int(where(looping, n, 0.0).max().item()) if n.numel() else 0
-        p, q = ones_like(q1), q1
-        for j in range(1, count):
-            going = looping & (n > j)
-            p, q = where(going, q, p), where(going, self.round(step(j, p, q)), q)
-            if j % _CHECK_EVERY == 0 and not bool((going & (q == q)).any()):
-                break
-        return q
-
-    def product(self, k: float, p):
+    def product(self, k: float, p: np.ndarray) -> np.ndarray:
         """k p, the step's separately rounded product."""
         return self.round(k * p)
+
+    def run(self, n: Tensor, looping: Tensor, q1: Tensor, operand: Tensor, step) -> Tensor:
+        """q_n (float64, on q1's device) of q_0 = 1, q_1 = q1, q_(j+1) = step(j, q_(j-1), q_j, v)
+        where looping (n >= 2 there; v: operand's elements there), stopping once no counting
+        element is a number (NaN stays NaN: PyTorch's loop ends there)."""
+        q_all: np.ndarray = q1.numpy(force=True).astype(np.float64).copy()
+        mask: np.ndarray = looping.numpy(force=True).astype(bool)
+        if mask.any():
+            counts = n.numpy(force=True).astype(np.float64)[mask]
+            v = operand.numpy(force=True).astype(np.float64)[mask]
+            p, q = np.ones_like(v), q_all[mask]
+            with np.errstate(all="ignore"):
+                for j in range(1, int(counts.max())):
+                    going = counts > j
+                    p, q = np.where(going, q, p), np.where(going, self.round(step(j, p, q, v)), q)
+                    if j % _CHECK_EVERY == 0 and not (going & ~np.isnan(q)).any():
+                        break
+            q_all[mask] = q
+        return tensor(q_all, dtype="float64", device=q1.device)
 
 
 def _even(n64):
@@ -93,8 +103,8 @@ def _chebyshev_family(x, n, n64, y, first, at_one, at_minus_one, trig, threshold
     inside = (n > threshold) & (y.abs() < 1)
     y64 = y.to("float64")
     # 2 (y q - p/2) rounds as 2y q - p, and overflows only where that does
-    value = _Recurrence(x.dtype).run(n.to("float64"), (n >= 2) & ~inside & ~one & ~minus_one, first(y).to("float64"),
-                                     lambda j, p, q: (y64 * q - 0.5 * p) * 2).to(x.dtype)
+    value = _Recurrence(x.dtype).run(n, (n >= 2) & ~inside & ~one & ~minus_one, first(y), y64,
+                                     lambda j, p, q, y: (y * q - 0.5 * p) * 2).to(x.dtype)
     value = where(n == 1, first(y), where(n == 0, 1.0, value))
     value = where(inside, trig(where(inside, y, 0.0)), value)
     value = where(one, at_one, where(minus_one, at_minus_one, value))
@@ -156,19 +166,19 @@ def _chebyshev(name: str, input, n, out):
 def _hermite(name: str, input, n, out, physicists: bool):
     with no_grad():
         x, nf, n64 = _operands(name, input, n)
-        x64, recurrence = x.to("float64"), _Recurrence(x.dtype)
+        recurrence = _Recurrence(x.dtype)
         first = x + x if physicists else x
         limit = 128 if recurrence.float32 else 512
         looping = (nf >= 2) & (nf <= limit)
         if physicists:  # 2 (x q - j p) rounds as 2x q - 2j p
 
-            def step(j, p, q):
-                return (x64 * q - 0.5 * recurrence.product(float(j + j), p)) * 2
+            def step(j, p, q, x):
+                return (x * q - 0.5 * recurrence.product(float(j + j), p)) * 2
         else:
 
-            def step(j, p, q):
-                return x64 * q - recurrence.product(float(j), p)
-        value = recurrence.run(nf.to("float64"), looping, first.to("float64"), step).to(x.dtype)
+            def step(j, p, q, x):
+                return x * q - recurrence.product(float(j), p)
+        value = recurrence.run(nf, looping, first, x, step).to(x.dtype)
         value = where(nf > limit, math.nan, value)
         return _into(out, where(nf < 0, 0.0, where(nf == 0, 1.0, where(nf == 1, first, value))))
 
@@ -176,22 +186,22 @@ def _hermite(name: str, input, n, out, physicists: bool):
 def _laguerre_or_legendre(name: str, input, n, out):
     with no_grad():
         x, nf, n64 = _operands(name, input, n)
-        x64, recurrence = x.to("float64"), _Recurrence(x.dtype)
+        recurrence = _Recurrence(x.dtype)
         if name == "laguerre_polynomial_l":
             first, ends, at_ends = 1 - x, x.abs() == 0, ones_like(x)
 
-            def factor(j):
-                return recurrence.round(float(j + j) + first.to("float64"))
+            def factor(j, x):
+                return recurrence.round(float(j + j) + recurrence.round(1 - x))
         else:
             first, ends = x, x.abs() == 1
             at_ends = _signed((x > 0) | _even(n64), ones_like(x))
 
-            def factor(j):
-                return recurrence.round(float(j + j + 1) * x64)
+            def factor(j, x):
+                return recurrence.round(float(j + j + 1) * x)
 
-        def step(j, p, q):
-            return recurrence.round(factor(j) * q - recurrence.product(float(j), p)) / float(j + 1)
-        value = recurrence.run(nf.to("float64"), (nf >= 2) & ~ends, first.to("float64"), step).to(x.dtype)
+        def step(j, p, q, x):
+            return recurrence.round(factor(j, x) * q - recurrence.product(float(j), p)) / float(j + 1)
+        value = recurrence.run(nf, (nf >= 2) & ~ends, first, x, step).to(x.dtype)
         value = where(nf == 1, first, where(nf == 0, 1.0, value))
         return _into(out, where(nf < 0, 0.0, where(ends, at_ends, value)))
 
