@@ -67,3 +67,31 @@ def test_get_buffer_and_parameter_errors():
         net.get_buffer("0.weight")
     with pytest.raises(AttributeError, match="`b` is not an nn.Parameter"):
         net.get_parameter("b")
+
+
+def test_factory_kwargs():
+    assert gg.nn.factory_kwargs(None) == {}
+    got = gg.nn.factory_kwargs({"device": "cpu", "factory_kwargs": {"dtype": gg.float64}})
+    assert got == {"device": "cpu", "dtype": gg.float64}
+    given = {"factory_kwargs": {"dtype": gg.float32}}
+    gg.nn.factory_kwargs(given)["device"] = "cpu"
+    assert given == {"factory_kwargs": {"dtype": gg.float32}}  # the input is left as it was
+    with pytest.raises(TypeError, match="unexpected kwargs"):
+        gg.nn.factory_kwargs({"bias": True})
+    with pytest.raises(TypeError, match="dtype specified twice, in \\*\\*kwargs and in factory_kwargs"):
+        gg.nn.factory_kwargs({"dtype": gg.float32, "factory_kwargs": {"dtype": gg.float64}})
+    w = gg.empty(2, 3, **gg.nn.factory_kwargs({"dtype": gg.float64}))
+    assert w.dtype == gg.float64
+
+
+def test_function_base_jvp_and_vmap_raise_as_pytorch():
+    with pytest.raises(NotImplementedError, match="You must implement the jvp function"):
+        gg.autograd.Function.jvp(None)
+    with pytest.raises(NotImplementedError, match="override the vmap staticmethod or set generate_vmap_rule"):
+        gg.autograd.Function.vmap(None, None)
+
+
+def test_factory_kwargs_against_pytorch():
+    torch = pytest.importorskip("torch")
+    for kwargs in (None, {"device": "cpu"}, {"memory_format": "m", "factory_kwargs": {"device": "cpu"}}):
+        assert gg.nn.factory_kwargs(kwargs) == torch.nn.factory_kwargs(kwargs)

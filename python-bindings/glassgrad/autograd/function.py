@@ -120,6 +120,20 @@ class Function(metaclass=_FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """Forward mode's rule of a custom Function (PyTorch's; glassgrad's forward_ad computes
+        tangents by reverse mode, so a Function's backward is what it uses)."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        """A custom Function's batching rule (PyTorch's); glassgrad's vmap calls apply once per
+        sample, so none is needed."""
+        raise NotImplementedError("To use autograd.Function with vmap, you must either override the vmap "
+                                  "staticmethod or set generate_vmap_rule=True.")
+
+    @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
         """Override it to write forward(*args) without ctx (PyTorch 2's style)."""
 

@@ -84,7 +84,8 @@ __all__ += ["FractionalMaxPool2d", "FractionalMaxPool3d"]
 from .linear_cross_entropy import LinearCrossEntropyLoss, LinearCrossEntropyOptions
 __all__ += ["LinearCrossEntropyLoss", "LinearCrossEntropyOptions"]
 from .deprecated_container import Container
-__all__ += ["Container"]
+from .factory import factory_kwargs
+__all__ += ["Container", "factory_kwargs"]
 from . import modules  # torch.nn.modules' layout; last: it names the layers above
 __all__ += ["modules"]
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d, LazyConv3d,
