@@ -136,8 +136,9 @@ for _name, _fn in _OPERATORS.items():
 
 
 def _mT(self: Tensor) -> Tensor:
-    """The last two dims swapped (Tensor.mT)."""
-    return self.transpose(-2, -1)
+    """The last two dims swapped (Tensor.mT): a 0-d tensor itself, with PyTorch's deprecation
+    warning; a 1-d one refused as PyTorch refuses it."""
+    return _shapes.matrix_transpose(self, "mT", "This function is the identity in these cases.")
 
 
 Tensor.mT = property(_mT)

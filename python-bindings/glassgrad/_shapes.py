@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import builtins
 import numbers
+import warnings
 from typing import List, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast
+from . import _C, _args, _autocast, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._reductions import sum as _sum
@@ -79,10 +80,31 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
 row_stack = vstack
 
 
+def matrix_transpose(x: Tensor, name: str, zero_d_note: str) -> Tensor:
+    """x.mT / x.mH: the last two dims swapped; a 0-d tensor itself with PyTorch's deprecation
+    warning (`zero_d_note` ends it), a 1-d one refused with PyTorch's message."""
+    if x.ndim == 0:
+        warnings.warn(f"Tensor.{name} is deprecated on 0-D tensors. {zero_d_note}", UserWarning,
+                      stacklevel=_trace.user_stacklevel())
+        return x
+    if x.ndim == 1:
+        raise _C.ShapeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.\n"
+                            f"  fix: x.unsqueeze(0).{name} for a row, or x itself for a vector")
+    return x.transpose(-2, -1)
+
+
+def _at_least_1d(input: Tensor, message: str) -> None:
+    """PyTorch's RuntimeError for splitting a 0-d tensor (chunk, split, narrow, tensor_split)."""
+    if input.ndim == 0:
+        raise _C.ShapeError(f"{message}\n  the tensor is 0-d (shape []): it has no dim to split\n"
+                            f"  fix: x.reshape(1) for a 1-element vector")
+
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
     """Splits into `chunks` pieces of ceil(n / chunks) along dim, the last smaller (torch.chunk);
     views."""
     chunks = _args.integer(chunks, "chunks", "chunk", minimum=1)
+    _at_least_1d(input, "chunk expects at least a 1-dimensional tensor")
     d = _axis(dim, input, "chunk")
     n = input.shape[d] if input.ndim else 1
     size = -(-n // chunks) if n else 0
@@ -93,6 +115,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
 def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
     """Splits along dim into pieces of split_size (the last smaller), or of the listed sizes
     (torch.split); views."""
+    _at_least_1d(tensor, "split expects at least a 1-dimensional tensor")
     d = _axis(dim, tensor, "split")
     n = tensor.shape[d]
     if isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
@@ -117,6 +140,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
     """torch.tensor_split: n near-equal pieces (the first n % sections one larger), or pieces cut
     before the given indices."""
+    _at_least_1d(input, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _axis(dim, input, "tensor_split")
     n = input.shape[d]
     if isinstance(indices_or_sections, Tensor):  # a 0-d count of sections or a 1-d list of indices
@@ -161,6 +185,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """input[..., start:start + length, ...] along dim (torch.narrow); a view."""
+    _at_least_1d(input, "narrow() cannot be applied to a 0-dim tensor.")
     d = _axis(dim, input, "narrow")
     n = input.shape[d]
     s = int(start)

@@ -871,8 +871,10 @@ class Tensor:
     @property
     def H(self) -> "Tensor":
         """The conjugate transpose of a matrix, for real dtypes its transpose (Tensor.H); a 0-d
-        tensor is itself."""
+        tensor is itself, with PyTorch's deprecation warning."""
         if self.ndim == 0:
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning,
+                          stacklevel=_trace.user_stacklevel())
             return self
         if self.ndim != 2:
             raise _C.ShapeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.ndim}-D tensor.\n"
@@ -882,10 +884,8 @@ class Tensor:
     @property
     def mH(self) -> "Tensor":
         """The last two dims swapped, for real dtypes (Tensor.mH, as mT)."""
-        if self.ndim < 2:
-            raise _C.ShapeError(f"tensor.mH is only supported on matrices or batches of matrices. Got "
-                                f"{self.ndim}-D tensor.\n  fix: a tensor of 2 or more dims")
-        return self.transpose(-2, -1)
+        from . import _shapes  # (it imports this module)
+        return _shapes.matrix_transpose(self, "mH", "Consider using x.conj().")
 
     @property
     def strides(self) -> Tuple[int, ...]:
