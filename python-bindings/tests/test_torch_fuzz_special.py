@@ -14,7 +14,8 @@ PROBABILITIES = np.array([np.nan, -0.1, 0.0, 1e-30, 1e-10, 0.01, 0.3, 0.5, 0.7, 
 
 UNARY = ["i0", "i0e", "i1", "i1e", "ndtr", "log_ndtr", "erfcx", "entr", "bessel_j0", "bessel_j1", "digamma", "psi",
          "gammaln", "erf", "erfc", "erfinv", "expit", "expm1", "exp2", "log1p", "sinc", "logit", "spherical_bessel_j0",
-         "modified_bessel_i0", "modified_bessel_i1"]
+         "modified_bessel_i0", "modified_bessel_i1", "airy_ai", "bessel_y0", "bessel_y1", "modified_bessel_k0",
+         "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1"]
 # PyTorch 2.13's own quirks left out: trigamma near the negative poles gives 1e31 (its sin(pi x) is
 # not 0 there), gelu-style vector-width answers do not occur here.
 
@@ -25,7 +26,10 @@ def test_special_unary_values_and_dtypes_as_torch(name, dtype):
     values = VALUES[dtype]
     if name in ("i0", "i1", "modified_bessel_i0", "modified_bessel_i1") and dtype == "float32":
         values = values[np.abs(values) < 85]  # PyTorch's float32 e^x overflows from 88.7 where i0 would not
-    same(lambda lib, t: getattr(lib.special, name)(t), values, where=f"special.{name}({dtype})")
+    # PyTorch computes the float32 phase of the oscillating ones in float32 (glassgrad in float64):
+    # its airy_ai(-50) is off by 2e-6
+    tol = 2e-5 if name in ("airy_ai", "bessel_y0", "bessel_y1") and dtype == "float32" else None
+    same(lambda lib, t: getattr(lib.special, name)(t), values, where=f"special.{name}({dtype})", tol=tol)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
