@@ -62,7 +62,7 @@ from ._checkpoint_objects import add_safe_globals, clear_safe_globals, get_safe_
 from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, SavedTensor, is_torch_zip, load_pytorch_bytes,
                                  pickle_objects, torch_pickle, write_torch_records, write_torch_zip)
 
-__all__ = ["save", "load", "CheckpointError", "CheckpointNotFoundError", "add_safe_globals", "clear_safe_globals",
+__all__ = ["save", "load", "CheckpointError", "CheckpointNotFoundError", "SaveDirectoryNotFoundError", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals", "default_format"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -81,6 +81,13 @@ class CheckpointError(_C.GlassgradError):
 
 class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
     """The checkpoint file (or the directory to save it in) does not exist."""
+
+    __module__ = "glassgrad"
+
+
+class SaveDirectoryNotFoundError(CheckpointNotFoundError, RuntimeError):
+    """The directory to save a checkpoint in does not exist; also a RuntimeError, as torch.save
+    raises one ("Parent directory ... does not exist.") and scripts catch it."""
 
     __module__ = "glassgrad"
 
@@ -328,8 +335,10 @@ def _atomic_write(path: str, write: Callable[[io.BufferedWriter], None]) -> None
     """write(f) into a temporary file next to `path`, fsync it, then os.replace it onto `path`."""
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
-        raise CheckpointNotFoundError(f"glassgrad.save: the directory {directory} does not exist\n"
-                                      f"  fix: os.makedirs({directory!r}, exist_ok=True) before saving")
+        given = os.path.dirname(os.fspath(path)) or directory
+        raise SaveDirectoryNotFoundError(f"Parent directory {given} does not exist.\n"
+                                         f"  glassgrad.save: the directory {directory} does not exist\n"
+                                         f"  fix: os.makedirs({directory!r}, exist_ok=True) before saving")
     _remove_stale_temporaries(path)
     # The writer's pid in the name: the next save or load can tell a killed save's leftover
     # from a save running now in another process.

@@ -294,3 +294,12 @@ def test_loading_state_for_a_different_model_names_the_parameter_and_shapes():
     with pytest.raises(gg.ShapeError) as e:
         gg.SGD(wrong, lr=0.1).load_state_dict(sd)
     assert "'momentum_buffer' of parameter 0" in str(e.value) and "[4, 1, 3, 3]" in str(e.value)
+
+
+def test_saving_into_a_missing_directory_is_torchs_runtime_error(tmp_path):
+    # torch.save raises RuntimeError("Parent directory model does not exist."); scripts catch it
+    path = os.path.join(str(tmp_path), "model", "model.pth")
+    with pytest.raises(RuntimeError, match=r"^Parent directory .*model does not exist\.") as info:
+        gg.save({"w": gg.ones(2)}, path)
+    assert isinstance(info.value, FileNotFoundError) and "fix: os.makedirs(" in str(info.value)
+    assert not os.path.exists(os.path.dirname(path))
