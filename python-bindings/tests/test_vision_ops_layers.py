@@ -1,5 +1,5 @@
-"""glassgrad.vision.ops' region and layer operations: roi_align / RoIAlign (bilinear sampling as
-torchvision's kernel: a hand-computed 1x1 case, float64 finite-difference gradients, and
+"""glassgrad.vision.ops' region and layer operations: roi_align / RoIAlign, MultiScaleRoIAlign,
+ps_roi_align, ps_roi_pool (bilinear sampling as torchvision's kernel: a hand-computed 1x1 case, float64 finite-difference gradients, and
 torchvision.ops.roi_align on random regions partly off the map for every sampling_ratio and
 aligned), RoIPool, drop_block2d/3d (blocks of zeros, the rescaling, eval identity),
 stochastic_depth, FrozenBatchNorm2d (formula, BatchNorm2d state_dict) and Conv3dNormActivation."""
@@ -75,6 +75,15 @@ def test_roi_align_and_pool_match_torchvision():
     order = np.argsort(rd[:, 0], kind="stable")
     np.testing.assert_allclose(ops.RoIPool(2, 0.7)(gg.tensor(xd), per_image).numpy(),
                                tv.RoIPool(2, 0.7)(torch.tensor(xd), torch.tensor(rd)).numpy()[order])
+    xp = rng.standard_normal((2, 12, 11, 13)).astype(np.float32)  # position-sensitive: C * h * w channels
+    rp = _rois(rng, 9, 2, 14.0).astype(np.float32)
+    for size, scale, ratio in (((3, 2), 1.0, -1), ((2, 3), 0.6, 2), ((3, 2), 0.9, 0)):
+        np.testing.assert_allclose(ops.PSRoIAlign(size, scale, ratio)(gg.tensor(xp), gg.tensor(rp)).numpy(),
+                                   tv.PSRoIAlign(size, scale, ratio)(torch.tensor(xp), torch.tensor(rp)).numpy(),
+                                   rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(ops.PSRoIPool(size, scale)(gg.tensor(xp), gg.tensor(rp)).numpy(),
+                                   tv.PSRoIPool(size, scale)(torch.tensor(xp), torch.tensor(rp)).numpy(),
+                                   rtol=1e-5, atol=1e-5)
 
 
 def test_drop_block_zeroes_whole_blocks_and_rescales():
@@ -195,3 +204,20 @@ def test_multiscale_roi_align_picks_levels_and_matches_torchvision():
      * torch.tensor(w)).sum().backward()
     for k in ("p2", "p3"):
         np.testing.assert_allclose(xd[k].grad.numpy(), td[k].grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_position_sensitive_pooling():
+    x = gg.arange(1 * 4 * 6 * 6, dtype=gg.float32).reshape(1, 4, 6, 6)
+    # bin (i, j) reads channel i * 2 + j; region [0, 3) x [0, 3) in bins of 1.5 pixels
+    pooled = ops.ps_roi_pool(x, gg.tensor([[0.0, 0, 0, 3, 3]]), 2)
+    assert pooled.tolist() == [[[[3.5, 40.5], [81.5, 118.5]]]]
+    assert list(ops.ps_roi_align(x, [gg.tensor([[0.0, 0, 3, 3]])], 2, 1.0, 2).shape) == [1, 1, 2, 2]
+    assert repr(ops.PSRoIPool(2, 0.5)) == "PSRoIPool(output_size=2, spatial_scale=0.5)"
+    with pytest.raises(ValueError, match="multiple"):
+        ops.ps_roi_pool(gg.zeros(1, 3, 4, 4), gg.tensor([[0.0, 0, 0, 2, 2]]), 2)
+    rng = np.random.default_rng(12)
+    xd = gg.tensor(rng.standard_normal((2, 8, 5, 6)), requires_grad=True)
+    rois = gg.tensor([[0.0, 0.4, 0.2, 4.6, 3.9], [1.0, 1.2, 0.0, 5.0, 4.4], [1.0, -1.0, 1.5, 3.3, 6.0]])
+    assert gradcheck(lambda t: ops.ps_roi_align(t, rois, 2, 0.9, 2), (xd,))
+    assert gradcheck(lambda t: ops.ps_roi_pool(t, rois, 2, 0.9), (xd,))
+
