@@ -95,3 +95,27 @@ def test_factory_kwargs_against_pytorch():
     torch = pytest.importorskip("torch")
     for kwargs in (None, {"device": "cpu"}, {"memory_format": "m", "factory_kwargs": {"device": "cpu"}}):
         assert gg.nn.factory_kwargs(kwargs) == torch.nn.factory_kwargs(kwargs)
+
+
+def test_uninitialized_tensor_mixin():
+    from glassgrad.nn.parameter import UninitializedTensorMixin, is_lazy
+    p, b = gg.nn.UninitializedParameter(), gg.nn.UninitializedBuffer()
+    assert isinstance(p, UninitializedTensorMixin) and isinstance(b, UninitializedTensorMixin) and is_lazy(p)
+    assert repr(p) == "<UninitializedParameter>" and repr(b) == "<UninitializedBuffer>"
+    with pytest.raises(RuntimeError, match="Can't share memory on an uninitialized parameter or buffer"):
+        gg.nn.LazyLinear(3).share_memory()
+    with pytest.raises(RuntimeError, match="Can't access the shape"):
+        _ = p.shape
+    p.materialize((2, 3))
+    assert type(p) is gg.nn.Parameter and tuple(p.shape) == (2, 3) and not is_lazy(p)
+    assert not isinstance(p, UninitializedTensorMixin)
+
+
+def test_uninitialized_share_memory_against_pytorch():
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.LazyLinear(3).share_memory()
+    with pytest.raises(RuntimeError) as ours:
+        gg.nn.LazyLinear(3).share_memory()
+    assert str(ours.value) == str(theirs.value)
+    assert set(torch.nn.parameter.__all__) <= set(gg.nn.parameter.__all__)

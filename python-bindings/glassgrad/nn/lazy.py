@@ -30,7 +30,27 @@ def _no_shape(t):
                        f"  fix: call the model once on a batch of the real shape before reading shapes")
 
 
-class UninitializedParameter(Parameter):
+class UninitializedTensorMixin:
+    """What PyTorch's nn.parameter.UninitializedTensorMixin gives both uninitialized kinds: no
+    shape yet, no shared memory yet, and materialize(shape), which fills the tensor with zeros of
+    `shape` (on `device`, default its own) and makes it its plain class (cls_to_become)."""
+
+    __slots__ = ()
+
+    def materialize(self, shape, device=None, dtype=None) -> None:
+        _materialize(self, np.zeros(tuple(shape), np.float64), device)
+
+    def share_memory_(self):
+        raise RuntimeError("Can't share memory on an uninitialized parameter or buffer. Call `forward` to initialize "
+                           "the parameters before calling `module.share_memory()`.")
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+    shape = property(_no_shape, doc="No shape yet: a RuntimeError, as PyTorch's.")
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
     """A parameter whose shape is not known yet (PyTorch's nn.UninitializedParameter): empty until
     materialize(shape) gives it values; it then becomes a plain Parameter."""
 
@@ -41,23 +61,13 @@ class UninitializedParameter(Parameter):
         super().__init__(np.zeros((0,), np.float32), requires_grad, device=device)
         _empty_of(self, dtype)
 
-    def materialize(self, shape, device=None, dtype=None) -> None:
-        """Gives the tensor zeros of `shape` (on `device`, default its own) and makes it a plain
-        Parameter, as PyTorch's UninitializedParameter.materialize."""
-        _materialize(self, np.zeros(tuple(shape), np.float64), device)
-
-    def __repr__(self) -> str:
-        return "<UninitializedParameter>"
-
     def __deepcopy__(self, memo) -> "UninitializedParameter":
         if id(self) not in memo:
             memo[id(self)] = UninitializedParameter(self.requires_grad, self.device, self.dtype)
         return memo[id(self)]
 
-    shape = property(_no_shape, doc="No shape yet: a RuntimeError, as PyTorch's.")
 
-
-class UninitializedBuffer(Tensor):
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     """A buffer whose shape is not known yet (PyTorch's nn.UninitializedBuffer)."""
 
     __slots__ = ()
@@ -69,18 +79,10 @@ class UninitializedBuffer(Tensor):
         self._h = _state_leaf(np.zeros((0,), np.float32), _device.normalize(device), "")._h
         _empty_of(self, dtype)
 
-    def materialize(self, shape, device=None, dtype=None) -> None:
-        _materialize(self, np.zeros(tuple(shape), np.float64), device)
-
-    def __repr__(self) -> str:
-        return "<UninitializedBuffer>"
-
     def __deepcopy__(self, memo) -> "UninitializedBuffer":
         if id(self) not in memo:
             memo[id(self)] = UninitializedBuffer(device=self.device, dtype=self.dtype)
         return memo[id(self)]
-
-    shape = property(_no_shape, doc="No shape yet: a RuntimeError, as PyTorch's.")
 
 
 def _empty_of(t, dtype) -> None:
@@ -91,7 +93,7 @@ def _empty_of(t, dtype) -> None:
 
 def is_lazy(t) -> bool:
     """nn.parameter.is_lazy: whether t is an UninitializedParameter or UninitializedBuffer."""
-    return isinstance(t, (UninitializedParameter, UninitializedBuffer))
+    return isinstance(t, UninitializedTensorMixin)
 
 
 def _materialize(t, values: np.ndarray, device: Optional[str] = None) -> None:
