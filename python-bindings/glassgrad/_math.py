@@ -887,7 +887,8 @@ def logaddexp(input, other) -> Tensor:
     """log(exp(a) + exp(b)) without overflow (torch.logaddexp): max(a, b) + log1p(exp(-|a - b|)),
     -inf where both are -inf; at a tie each side gets half the gradient."""
     _refuse_integral("logaddexp", input, other)
-    a, b = result_type_operands(_float_operand(input), _float_operand(other))
+    # promoted first, then floating (an int tensor beside a 0-d float64 gives float64, as PyTorch's)
+    a, b = float_result_operands(input, other)
     top = maximum(a, b)
     both_empty = isneginf(top.detach())
     # an infinite maximum is the result (inf - inf would be NaN): the gap there is taken as 0
@@ -899,12 +900,8 @@ def logaddexp(input, other) -> Tensor:
 def logaddexp2(input, other) -> Tensor:
     """log2(2^a + 2^b) (torch.logaddexp2)."""
     ln2 = math.log(2.0)
-    return div(logaddexp(mul(_float_operand(input), ln2), mul(_float_operand(other), ln2)), ln2)
-
-
-def _float_operand(x):
-    """x as a float tensor (the default float for integers), numbers unchanged."""
-    return _float_input(x) if isinstance(x, Tensor) else x
+    a, b = float_result_operands(input, other)
+    return div(logaddexp(mul(a, ln2), mul(b, ln2)), ln2)
 
 
 def xlogy(input, other) -> Tensor:
