@@ -34,6 +34,7 @@ def make(device_type: str) -> types.ModuleType:
             _deprecated(f"torch.{device_type}.amp.GradScaler", f"torch.amp.GradScaler('{device_type}', args...)")
             super().__init__(device_type, init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
+    module.__path__ = []  # type: ignore[attr-defined]  # a package without a folder: cuda.amp.common is registered
     module.autocast = autocast  # type: ignore[attr-defined]
     module.GradScaler = GradScaler  # type: ignore[attr-defined]
     if device_type == "cuda":

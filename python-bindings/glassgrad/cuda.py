@@ -319,6 +319,11 @@ FloatStorage, DoubleStorage, HalfStorage, BFloat16Storage, LongStorage, IntStora
 # imports it by this name, so it is registered as a module too.
 import sys as _sys  # noqa: E402
 
+# A package without a folder: its submodules (amp, amp.common, nvtx, random) are the sys.modules
+# entries below, so `import glassgrad.torch.cuda.amp` (the alias glassgrad.torch's finder answers)
+# finds glassgrad.cuda a package, as `import torch.cuda.amp` finds torch.cuda.
+__path__: list = []
+
 from ._device_amp import make as _make_amp  # noqa: E402
 
 amp = _make_amp("cuda")

@@ -282,3 +282,16 @@ def test_cuda_storages_on_a_gpu():
     assert c.LongStorage([1, 2]).tolist() == [1, 2]
     assert isinstance(gg.zeros(2, device="cuda").storage(), c.FloatStorage)
     assert not isinstance(gg.zeros(2, device="cuda").storage(), c.DoubleStorage)
+
+
+def test_cuda_submodules_import_through_the_torch_alias():
+    # `from torch.cuda.amp import GradScaler` ported as glassgrad.torch: glassgrad.cuda (and its amp)
+    # are packages without folders, so their registered submodules import by the longer name
+    amp = importlib.import_module("glassgrad.torch.cuda.amp")
+    assert amp is c.amp and hasattr(amp, "GradScaler") and hasattr(amp, "autocast")
+    assert importlib.import_module("glassgrad.torch.cuda.amp.common") is c.amp.common
+    assert importlib.import_module("glassgrad.torch.cuda.random") is c.random
+    assert importlib.import_module("glassgrad.torch.cuda.nvtx") is c.nvtx
+    assert importlib.import_module("glassgrad.torch.cpu.amp") is gg.cpu.amp
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("glassgrad.cuda.no_such_module")
