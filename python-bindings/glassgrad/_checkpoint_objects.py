@@ -336,9 +336,23 @@ class _Pickler(pickle._Pickler):  # the Python pickler: its save_global can writ
 _DTYPE_GLOBALS: Dict[str, _Global] = {}
 
 
+class SavePicklingError(pickle.PicklingError, TypeError):
+    """glassgrad.save's error where pickle raises PicklingError (a lambda, a class that __main__
+    cannot name): the type torch.save lets through, and a TypeError as glassgrad's other refusals."""
+
+
+class SaveAttributeError(AttributeError, TypeError):
+    """glassgrad.save's error where pickle raises AttributeError (an attribute lookup failing
+    while pickling), as torch.save lets it through; a TypeError too."""
+
+
+_SAVE_ERRORS = {pickle.PicklingError: SavePicklingError, AttributeError: SaveAttributeError}
+
+
 def pickle_objects(obj, storage_of: Dict[Any, str]):
     """(data.pkl bytes, [(key, array)]) for any picklable `obj`; raises TypeError naming what
-    cannot be pickled."""
+    cannot be pickled, of pickle's own error type too (PicklingError, AttributeError), as
+    torch.save raises pickle's error."""
     buf = io.BytesIO()
     p = _Pickler(buf, storage_of)
     try:
@@ -346,7 +360,7 @@ def pickle_objects(obj, storage_of: Dict[Any, str]):
     except RecursionError:
         raise TypeError("glassgrad.save: the object nests too deeply to be saved") from None
     except (pickle.PicklingError, TypeError, AttributeError) as e:
-        raise TypeError(f"glassgrad.save: cannot save this {type(obj).__name__}: {e}\n"
+        raise _SAVE_ERRORS.get(type(e), TypeError)(f"glassgrad.save: cannot save this {type(obj).__name__}: {e}\n"
                         f"  cause: it holds something Python cannot pickle (a lambda, an open file, a generator, "
                         f"a CUDA handle)\n  fix: save its state instead, e.g. glassgrad.save(model.state_dict(), "
                         f"path)") from None

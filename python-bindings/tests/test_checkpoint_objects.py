@@ -1,6 +1,7 @@
 """Whole objects in checkpoints, as torch.save(model, f) / torch.load(f) under
 torch.serialization.safe_globals: what word_language_model/main.py does with its best model."""
 import os
+import pickle
 import pickletools
 import zipfile
 
@@ -233,3 +234,24 @@ def test_a_whole_optimizer_saved_with_its_model_resumes_the_same_steps(tmp_path,
     steps(back["model"], back["optimizer"], 3)
     for a, b in zip(model.parameters(), back["model"].parameters()):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def _pickle_error(obj):
+    """The exception type pickle raises for obj (torch.save pickles with pickle and lets it through)."""
+    try:
+        pickle.dumps(obj)
+    except Exception as e:  # whichever pickle raises on this Python
+        return type(e)
+    raise AssertionError("picklable")
+
+
+def test_unpicklable_objects_raise_pickles_own_error_type(tmp_path):
+    # thorough-pytorch's Fashion-MNIST notebook saves a model whose class __main__ cannot name
+    # and PyTorch raises pickle.PicklingError there; a TypeError still catches glassgrad's
+    unnamed = type("Net", (), {"__module__": "__main__"})  # a class __main__ does not hold
+    with open(os.devnull) as handle:
+        for thing in (unnamed(), handle):
+            expected = _pickle_error(thing)
+            with pytest.raises(expected, match="cannot save this") as info:
+                gg.save({"thing": thing}, tmp_path / "x.pt")
+            assert isinstance(info.value, TypeError)
