@@ -38,7 +38,7 @@ from .constraint_registry import biject_to, transform_to
 from .trials import Geometric, NegativeBinomial
 from .von_mises import VonMises
 from .wishart import Wishart
-from . import kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank  # register the closed forms of the pairs above
+from . import kl_families, kl_more, kl_continuous_bernoulli, kl_cross, kl_low_rank  # register the closed forms of the pairs above
 from . import supports  # attaches each class's arg_constraints and support
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli", "Dirichlet", "Distribution",
@@ -53,7 +53,7 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Co
            "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform",
            "SoftplusTransform", "StackTransform", "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform",
            "biject_to", "transform_to"]
-del kl_families, kl_more, kl_continuous_bernoulli, kl_low_rank, supports
+del kl_families, kl_more, kl_continuous_bernoulli, kl_cross, kl_low_rank, supports
 
 from ._torch_modules import register as _register_torch_modules
 _register_torch_modules(__name__, globals())  # torch.distributions.normal, .categorical, ... (module names)
