@@ -23,6 +23,9 @@ from typing import Dict, List, Optional, Tuple
 # notebook's typo); the rewrite writes one.
 IMPORT_RULES = [
     (re.compile(r"^(\s*)import\s+torch(\s*#.*)?\s*$"), r"\1import glassgrad.torch as torch\2"),
+    # an alias (`import torch as t`, as chenyuntc's book writes it) keeps its name
+    (re.compile(r"^(\s*)import\s+torch\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.torch as \2\3"),
+    (re.compile(r"^(\s*)import\s+torchvision\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.vision as \2\3"),
     (re.compile(r"^(\s*)import\s+torchvision(\s*#.*)?$"), r"\1import glassgrad.vision as torchvision\2"),
     # `import torch.nn` with no alias binds the name torch (torchvision): the rewrite binds it too
     (re.compile(r"^(\s*)import\s+torchvision\.([\w.]+)(\s*#.*)?\s*$"),

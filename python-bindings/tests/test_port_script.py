@@ -36,6 +36,10 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("from torch.utils.data import (", "from glassgrad.utils.data import ("),
     # several spaces where Python allows them (a notebook's `import  torch`): one is written
     ("import  torch", "import glassgrad.torch as torch"),
+    # an alias keeps its name
+    ("import torch as t", "import glassgrad.torch as t"),
+    ("import torch as T  # short", "import glassgrad.torch as T  # short"),
+    ("import torchvision as tv", "import glassgrad.vision as tv"),
     ("import  torchvision", "import glassgrad.vision as torchvision"),
     ("import   torch.nn as nn", "import glassgrad.nn as nn"),
     ("from  torch  import  nn", "from glassgrad import nn"),
@@ -59,11 +63,9 @@ def test_each_rule_rewrites_its_import(line, want):
     "import torchx  # not torch",
     "import  torchx",
     "from  torchaudio  import transforms",
-    "import torch as T",  # an alias the mapping does not name: left for the reader
     "print('import torch')",
     "s = 'from torch import nn'",
     "import os, sys",  # several modules, none of them torch's
-    "import torch as T, os",  # the alias is left for the reader here too
 ])
 def test_other_lines_are_left_alone(line):
     assert port_script.port_line(line) == line
@@ -72,6 +74,7 @@ def test_other_lines_are_left_alone(line):
 @pytest.mark.parametrize("line, want", [
     ("import torch, torch.nn as nn", "import glassgrad.torch as torch, glassgrad.nn as nn"),
     ("import os, torch", "import os, glassgrad.torch as torch"),
+    ("import torch as T, os", "import glassgrad.torch as T, os"),  # an alias keeps its name here too
     ("import numpy as np, torch  # arrays", "import numpy as np, glassgrad.torch as torch  # arrays"),
     # the single-module rule would port the first name only
     ("import torch.nn as nn, torch.optim as optim", "import glassgrad.nn as nn, glassgrad.optim as optim"),
