@@ -68,3 +68,25 @@ def test_bernoulli_poisson_and_gradients():
     want = sum(pk * (math.log(pk) - (k * math.log(0.8) - 0.8 - math.lgamma(k + 1))) for k, pk in ((0, 0.7), (1, 0.3)))
     np.testing.assert_allclose(D.kl_divergence(p, q).item(), want, rtol=1e-12)
     assert gg.debug.gradcheck(lambda a, b: D.kl_divergence(D.Gamma(a, b), D.Normal(b, a)), [[2.5, 1.2], [1.5, 0.7]])
+
+
+def test_dispatch_prefers_the_most_specific_p_and_warns_when_ambiguous():
+    from glassgrad.distributions.kl import _KL
+
+    class A(D.Normal):
+        pass
+
+    class B(D.Normal):
+        pass
+
+    D.register_kl(A, D.Normal)(lambda p, q: T(1.0))
+    D.register_kl(D.Normal, B)(lambda p, q: T(2.0))
+    try:
+        with pytest.warns(RuntimeWarning, match=r"Ambiguous kl_divergence\(A, B\). Please register_kl\(A, B\)"):
+            assert D.kl_divergence(A(T(0.0), T(1.0)), B(T(0.0), T(1.0))).item() == 1.0  # torch's left choice
+        assert D.kl_divergence(A(T(0.0), T(1.0)), D.Normal(T(0.0), T(1.0))).item() == 1.0
+        assert D.kl_divergence(D.Normal(T(0.0), T(1.0)), B(T(0.0), T(1.0))).item() == 2.0
+    finally:
+        del _KL[(A, D.Normal)], _KL[(D.Normal, B)]
+    # Chi2 against Gamma: (Gamma, Gamma) is more specific than the exponential families' Bregman pair
+    np.testing.assert_allclose(D.kl_divergence(D.Chi2(T(3.0)), D.Gamma(T(1.5), T(0.5))).item(), 0.0, atol=1e-12)

@@ -1,8 +1,9 @@
-"""kl_divergence(p, q) and register_kl: closed forms registered per pair of types, looked up
-along both classes' MROs (the most specific pair wins, as PyTorch's)."""
+"""kl_divergence(p, q) and register_kl: closed forms registered per pair of types; among the pairs
+that match, torch's rule picks one (the most specific in p's type, then in q's; a RuntimeWarning
+where the two orders disagree)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from .. import _C
 from .._tensor import Tensor
@@ -23,19 +24,47 @@ def register_kl(type_p: type, type_q: type):
     return decorate
 
 
+class _Match:
+    """A registered (P, Q) pair ordered as torch's: one pair precedes another when each of its types
+    is a subclass of the other's, compared left to right up to the first that differs."""
+
+    def __init__(self, *types: type):
+        self.types = types
+
+    def __lt__(self, other: "_Match") -> bool:
+        for x, y in zip(self.types, other.types):
+            if not issubclass(x, y):
+                return False
+            if x is not y:
+                break
+        return True
+
+
+def _dispatch(type_p: type, type_q: type) -> Optional[Callable]:
+    """torch's choice among the registered pairs that match: the most specific in P, then in Q; a
+    RuntimeWarning where the most specific in Q first picks another function."""
+    import warnings
+    matches = [(a, b) for a, b in _KL if issubclass(type_p, a) and issubclass(type_q, b)]
+    if not matches:
+        return None
+    left_p, left_q = min(_Match(*m) for m in matches).types
+    right_q, right_p = min(_Match(*reversed(m)) for m in matches).types
+    left, right = _KL[(left_p, left_q)], _KL[(right_p, right_q)]
+    if left is not right:
+        warnings.warn(f"Ambiguous kl_divergence({type_p.__name__}, {type_q.__name__}). Please "
+                      f"register_kl({left_p.__name__}, {right_q.__name__})", RuntimeWarning, stacklevel=3)
+    return left
+
+
 def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     """KL(p || q), batch-wise."""
-    best = None
-    for i, a in enumerate(type(p).__mro__):
-        for j, b in enumerate(type(q).__mro__):
-            if (a, b) in _KL and (best is None or i + j < best[0]):
-                best = (i + j, _KL[(a, b)])
-    if best is None:
+    fn = _dispatch(type(p), type(q))
+    if fn is None:
         raise _C.UnsupportedError(f"kl_divergence: no closed form registered for {type(p).__name__} and "
                                   f"{type(q).__name__}\n  fix: @glassgrad.distributions.register_kl("
                                   f"{type(p).__name__}, {type(q).__name__}) on your own function, or a Monte Carlo "
                                   "estimate: (p.log_prob(x) - q.log_prob(x)).mean() over x = p.sample((n,))")
-    return best[1](p, q)
+    return fn(p, q)
 
 
 @register_kl(Normal, Normal)
