@@ -48,6 +48,7 @@ REPOSITORIES = {
     "zergtant-pytorch-handbook": "github.com/zergtant/pytorch-handbook",
     "dragen1860-deep-learning-tutorials": "github.com/dragen1860/Deep-Learning-with-PyTorch-Tutorials",
     "thorough-pytorch": "github.com/datawhalechina/thorough-pytorch",
+    "pytorch-book": "github.com/chenyuntc/pytorch-book",
     "cs230-code-examples": "github.com/cs230-stanford/cs230-code-examples",
     "Practical_DL": "github.com/yandexdataschool/Practical_DL",
     "deeplearningzerotoall-pytorch": "github.com/deeplearningzerotoall/PyTorch",
