@@ -369,6 +369,14 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
     }
   }
   mark_in_place(nb, first_seq, a.counter.get(), a.counter->version + (h.untracked() ? 0 : 1));
+  // Written under no_grad, a computed tensor that requires gradients still requires them, as in
+  // PyTorch (y = x * 2; with no_grad: y.add_(1); y.requires_grad is True): the new version keeps
+  // the flag, so backward still reaches x through it (values computed under no_grad otherwise stop
+  // gradients: export.cpp collect).
+  if (!grad_enabled() && old_base->requires_grad && !old_base->is_leaf() && !nb->requires_grad &&
+      !h.detached() && is_floating(nb->info.dtype)) {
+    nb->requires_grad = true;
+  }
   // A detached alias (x.detach(), x.data, Variable(x), and views of them) written with a value
   // that needs gradients joins the graph itself, as PyTorch's: it and its views see the storage's
   // gradient-carrying version (Alias::graded), the storage's other tensors the new elements

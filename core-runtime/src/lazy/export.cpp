@@ -66,7 +66,7 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   // overwrote them, as in PyTorch).
   auto is_leaf = [&](const TraceValue* v) {
     if (!v->producer) return true;
-    return stop_at_computed ? v->realized() : (v->leaf || (v->realized() && !v->requires_grad));
+    return stop_at_computed ? v->realized() : (v->leaf || !v->requires_grad);
   };
   // Each walk has its own number; a value or node carrying it was seen by this walk.
   static uint64_t walks = 0;
