@@ -261,7 +261,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
         raise _C.ShapeError(f"binary_cross_entropy_with_logits: target size {list(t.shape)} must be the same as "
                             f"input size {list(input.shape)}\n  fix: one target per logit, e.g. y.reshape(x.shape)")
     _saves_for_backward("binary_cross_entropy_with_logits", input, t, weight, pos_weight)
-    softplus_neg = ((-input.abs()).exp() + 1.0).log() + (-input).clamp(min=0.0)  # log(1 + exp(-x))
+    # log(1 + exp(-x)) = log(1 + exp(-|x|)) + max(-x, 0), with max(-x, 0) written (|x| - x) / 2 so the
+    # gradient at x = 0 is sigmoid(0) - 1 = -1/2, PyTorch's (a clamp's there is -1: logsigmoid's rule)
+    softplus_neg = ((-input.abs()).exp() + 1.0).log() + (input.abs() - input) * 0.5
     log_weight = 1.0 if pos_weight is None else (_tensor_like(pos_weight, input) - 1.0) * t + 1.0
     loss = (1.0 - t) * input + log_weight * softplus_neg
     if weight is not None:
