@@ -261,7 +261,7 @@ def test_legacy_storage_classes_exist_with_their_dtypes():
     for name, dtype in STORAGE_DTYPES.items():
         cls = getattr(c, name)
         assert cls.dtype == getattr(gg, dtype), name
-        assert not isinstance(gg.zeros(2, dtype=getattr(gg, dtype)).storage(), cls)  # a CPU tensor's storage
+        assert not isinstance(gg.zeros(2, dtype=getattr(gg, dtype), device="cpu").storage(), cls)  # a CPU tensor's storage
         assert not isinstance(3, cls)
 
 
