@@ -13,6 +13,7 @@ docs/data-loading.md for why that is safe after CUDA or OpenMP started), else sp
 multiprocessing_context to choose."""
 from __future__ import annotations
 
+import atexit
 import itertools
 import multiprocessing
 import os
@@ -20,6 +21,7 @@ import queue
 import sys
 import threading
 import warnings
+import weakref
 from typing import Callable, Optional, Union
 
 from ... import _C, _device
@@ -304,6 +306,20 @@ class _SingleProcessIter(_BaseIter):
         return _pin_memory(data) if self._pin_memory else data
 
 
+# The worker iterators alive now. A loader a script still holds when it ends (persistent workers
+# in a global) is shut down by the atexit hook below, while Python's modules are whole: left to
+# __del__, it may run after the interpreter has emptied this module and multiprocessing.
+_LIVE_ITERATORS: "weakref.WeakSet[_MultiProcessIter]" = weakref.WeakSet()
+
+
+def _shutdown_live_iterators() -> None:
+    for it in list(_LIVE_ITERATORS):
+        it._shutdown_workers()
+
+
+atexit.register(_shutdown_live_iterators)
+
+
 class _MultiProcessIter(_BaseIter):
     """Workers, index queues, one result queue, and the bookkeeping that keeps batches in order
     (as PyTorch's _MultiProcessingDataLoaderIter: _send_idx numbers the batches asked for,
@@ -316,6 +332,7 @@ class _MultiProcessIter(_BaseIter):
         context = loader.multiprocessing_context or _default_context()
         self._worker_init_fn = loader.worker_init_fn
         self._shutdown = False
+        _LIVE_ITERATORS.add(self)
         self._worker_result_queue = _channel.ResultPipe(context)
         self._workers_done_event = context.Event()
         self._index_queues, self._workers, self._slot_states = [], [], []
