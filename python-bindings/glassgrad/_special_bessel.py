@@ -10,9 +10,9 @@ from ._special_more import _without_gradient
 from ._tensor import Tensor
 
 
-def airy_ai(input: Tensor, *, out=None) -> Tensor:
+def airy_ai(x: Tensor, *, out=None) -> Tensor:
     """The Airy function Ai (torch.special.airy_ai): 0 above 103.892, NaN at +-inf."""
-    return _into(out, _without_gradient("airy_ai", B.airy_ai, input))
+    return _into(out, _without_gradient("airy_ai", B.airy_ai, x))
 
 
 def bessel_y0(input: Tensor, *, out=None) -> Tensor:
@@ -37,14 +37,14 @@ def modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
     return _into(out, _without_gradient("modified_bessel_k1", B.modified_bessel_k1, input))
 
 
-def scaled_modified_bessel_k0(input: Tensor, *, out=None) -> Tensor:
+def scaled_modified_bessel_k0(x: Tensor, *, out=None) -> Tensor:
     """e^x K0(x) (torch.special.scaled_modified_bessel_k0): inf at 0, NaN below."""
-    return _into(out, _without_gradient("scaled_modified_bessel_k0", B.scaled_modified_bessel_k0, input))
+    return _into(out, _without_gradient("scaled_modified_bessel_k0", B.scaled_modified_bessel_k0, x))
 
 
-def scaled_modified_bessel_k1(input: Tensor, *, out=None) -> Tensor:
+def scaled_modified_bessel_k1(x: Tensor, *, out=None) -> Tensor:
     """e^x K1(x) (torch.special.scaled_modified_bessel_k1): inf at 0, NaN below."""
-    return _into(out, _without_gradient("scaled_modified_bessel_k1", B.scaled_modified_bessel_k1, input))
+    return _into(out, _without_gradient("scaled_modified_bessel_k1", B.scaled_modified_bessel_k1, x))
 
 
 __all__ = ["airy_ai", "bessel_y0", "bessel_y1", "modified_bessel_k0", "modified_bessel_k1",

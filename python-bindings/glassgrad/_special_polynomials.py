@@ -206,64 +206,64 @@ def _laguerre_or_legendre(name: str, input, n, out):
         return _into(out, where(nf < 0, 0.0, where(ends, at_ends, value)))
 
 
-def chebyshev_polynomial_t(input, n, *, out=None) -> Tensor:
-    """T_n(input), the Chebyshev polynomial of the first kind (torch.special.chebyshev_polynomial_t)."""
-    return _chebyshev("chebyshev_polynomial_t", input, n, out)
+def chebyshev_polynomial_t(x, n, *, out=None) -> Tensor:
+    """T_n(x), the Chebyshev polynomial of the first kind (torch.special.chebyshev_polynomial_t)."""
+    return _chebyshev("chebyshev_polynomial_t", x, n, out)
 
 
-def chebyshev_polynomial_u(input, n, *, out=None) -> Tensor:
-    """U_n(input), the Chebyshev polynomial of the second kind (torch.special.chebyshev_polynomial_u)."""
-    return _chebyshev("chebyshev_polynomial_u", input, n, out)
+def chebyshev_polynomial_u(x, n, *, out=None) -> Tensor:
+    """U_n(x), the Chebyshev polynomial of the second kind (torch.special.chebyshev_polynomial_u)."""
+    return _chebyshev("chebyshev_polynomial_u", x, n, out)
 
 
-def chebyshev_polynomial_v(input, n, *, out=None) -> Tensor:
-    """V_n(input), the Chebyshev polynomial of the third kind (torch.special.chebyshev_polynomial_v)."""
-    return _chebyshev("chebyshev_polynomial_v", input, n, out)
+def chebyshev_polynomial_v(x, n, *, out=None) -> Tensor:
+    """V_n(x), the Chebyshev polynomial of the third kind (torch.special.chebyshev_polynomial_v)."""
+    return _chebyshev("chebyshev_polynomial_v", x, n, out)
 
 
-def chebyshev_polynomial_w(input, n, *, out=None) -> Tensor:
-    """W_n(input), the Chebyshev polynomial of the fourth kind (torch.special.chebyshev_polynomial_w)."""
-    return _chebyshev("chebyshev_polynomial_w", input, n, out)
+def chebyshev_polynomial_w(x, n, *, out=None) -> Tensor:
+    """W_n(x), the Chebyshev polynomial of the fourth kind (torch.special.chebyshev_polynomial_w)."""
+    return _chebyshev("chebyshev_polynomial_w", x, n, out)
 
 
-def shifted_chebyshev_polynomial_t(input, n, *, out=None) -> Tensor:
-    """T_n(2 input - 1) (torch.special.shifted_chebyshev_polynomial_t)."""
-    return _chebyshev("shifted_chebyshev_polynomial_t", input, n, out)
+def shifted_chebyshev_polynomial_t(x, n, *, out=None) -> Tensor:
+    """T_n(2 x - 1) (torch.special.shifted_chebyshev_polynomial_t)."""
+    return _chebyshev("shifted_chebyshev_polynomial_t", x, n, out)
 
 
-def shifted_chebyshev_polynomial_u(input, n, *, out=None) -> Tensor:
-    """U_n(2 input - 1) (torch.special.shifted_chebyshev_polynomial_u)."""
-    return _chebyshev("shifted_chebyshev_polynomial_u", input, n, out)
+def shifted_chebyshev_polynomial_u(x, n, *, out=None) -> Tensor:
+    """U_n(2 x - 1) (torch.special.shifted_chebyshev_polynomial_u)."""
+    return _chebyshev("shifted_chebyshev_polynomial_u", x, n, out)
 
 
-def shifted_chebyshev_polynomial_v(input, n, *, out=None) -> Tensor:
-    """V_n(2 input - 1) (torch.special.shifted_chebyshev_polynomial_v)."""
-    return _chebyshev("shifted_chebyshev_polynomial_v", input, n, out)
+def shifted_chebyshev_polynomial_v(x, n, *, out=None) -> Tensor:
+    """V_n(2 x - 1) (torch.special.shifted_chebyshev_polynomial_v)."""
+    return _chebyshev("shifted_chebyshev_polynomial_v", x, n, out)
 
 
-def shifted_chebyshev_polynomial_w(input, n, *, out=None) -> Tensor:
-    """W_n(2 input - 1) (torch.special.shifted_chebyshev_polynomial_w)."""
-    return _chebyshev("shifted_chebyshev_polynomial_w", input, n, out)
+def shifted_chebyshev_polynomial_w(x, n, *, out=None) -> Tensor:
+    """W_n(2 x - 1) (torch.special.shifted_chebyshev_polynomial_w)."""
+    return _chebyshev("shifted_chebyshev_polynomial_w", x, n, out)
 
 
-def hermite_polynomial_h(input, n, *, out=None) -> Tensor:
-    """H_n(input), the physicists' Hermite polynomial (torch.special.hermite_polynomial_h)."""
-    return _hermite("hermite_polynomial_h", input, n, out, True)
+def hermite_polynomial_h(x, n, *, out=None) -> Tensor:
+    """H_n(x), the physicists' Hermite polynomial (torch.special.hermite_polynomial_h)."""
+    return _hermite("hermite_polynomial_h", x, n, out, True)
 
 
-def hermite_polynomial_he(input, n, *, out=None) -> Tensor:
-    """He_n(input), the probabilists' Hermite polynomial (torch.special.hermite_polynomial_he)."""
-    return _hermite("hermite_polynomial_he", input, n, out, False)
+def hermite_polynomial_he(x, n, *, out=None) -> Tensor:
+    """He_n(x), the probabilists' Hermite polynomial (torch.special.hermite_polynomial_he)."""
+    return _hermite("hermite_polynomial_he", x, n, out, False)
 
 
-def laguerre_polynomial_l(input, n, *, out=None) -> Tensor:
-    """L_n(input), the Laguerre polynomial (torch.special.laguerre_polynomial_l)."""
-    return _laguerre_or_legendre("laguerre_polynomial_l", input, n, out)
+def laguerre_polynomial_l(x, n, *, out=None) -> Tensor:
+    """L_n(x), the Laguerre polynomial (torch.special.laguerre_polynomial_l)."""
+    return _laguerre_or_legendre("laguerre_polynomial_l", x, n, out)
 
 
-def legendre_polynomial_p(input, n, *, out=None) -> Tensor:
-    """P_n(input), the Legendre polynomial (torch.special.legendre_polynomial_p)."""
-    return _laguerre_or_legendre("legendre_polynomial_p", input, n, out)
+def legendre_polynomial_p(x, n, *, out=None) -> Tensor:
+    """P_n(x), the Legendre polynomial (torch.special.legendre_polynomial_p)."""
+    return _laguerre_or_legendre("legendre_polynomial_p", x, n, out)
 
 
 __all__ = ["chebyshev_polynomial_t", "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w",

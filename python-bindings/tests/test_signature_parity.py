@@ -128,10 +128,8 @@ ALLOWED = {
     'torch.cumulative_trapezoid': "dx defaults to None, torch's to 1",
     'utils.data.Sampler': 'extra parameter data_source must be keyword-only',
     'utils.data.random_split': "generator defaults to None, torch's to <torch._C.Generator object>",
-    # Module.state_dict/load_state_dict's parameters belong to the serialization work (state_dict
-    # takes destination/prefix/keep_vars by keyword and position as glassgrad's own; load_state_dict
-    # names its first parameter state where torch's is state_dict): left to it, listed here.
-    'nn.Module.load_state_dict': "parameter 0 is state, torch's is state_dict",
+    # Module.state_dict's parameters belong to the serialization work (it takes destination/prefix/
+    # keep_vars by keyword and position as glassgrad's own): left to it, listed here.
     'nn.Module.state_dict': "parameter 0 is destination, torch's is args",
     # glassgrad gives a default where torch requires the argument (a call torch takes works).
     'nn.Module.to_empty': "device defaults to None, torch's is required",
@@ -168,7 +166,6 @@ ALLOWED = {
     'nn.LazyInstanceNorm3d.forward': 'extra parameter args must be keyword-only',
     'nn.LazyLinear.forward': 'extra parameter args must be keyword-only',
     # LBFGS's maximize is new in torch 2.14; glassgrad follows 2.11-2.13 (tests/torch_versions.py).
-    'optim.LBFGS': "parameter 8 is missing, torch's is maximize",
 }
 
 

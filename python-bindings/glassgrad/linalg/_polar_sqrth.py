@@ -20,11 +20,11 @@ class Polar(NamedTuple):
     H: Tensor
 
 
-def matrix_sqrth(A: Tensor, *, out=None) -> Tensor:
-    """torch.linalg.matrix_sqrth: the principal square root X (X X = A) of a symmetric
-    positive-definite A [..., n, n], from its lower triangle."""
-    check_matrix(A, "matrix_sqrth")
-    w, V = eigh(A)
+def matrix_sqrth(input: Tensor, *, out=None) -> Tensor:
+    """torch.linalg.matrix_sqrth: the principal square root X (X X = input) of a symmetric
+    positive-definite input [..., n, n], from its lower triangle."""
+    check_matrix(input, "matrix_sqrth")
+    w, V = eigh(input)
     return into(out, _root(w, V))
 
 
