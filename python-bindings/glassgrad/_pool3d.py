@@ -22,6 +22,7 @@ import numpy as np
 
 from . import _C, _autocast
 from ._conv_transpose import int_tuple
+from ._integer_pooling import integer_average
 from ._spatial import cat
 from ._tensor import Tensor, tensor
 
@@ -89,7 +90,11 @@ def _windows(x: Tensor, table: np.ndarray, fill: float) -> Tensor:
 @_autocast.op("avg_pool3d")
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
-    """PyTorch's F.avg_pool3d over (N, C, D, H, W) or (C, D, H, W) input."""
+    """PyTorch's F.avg_pool3d over (N, C, D, H, W) or (C, D, H, W) input; int64 input averages in
+    integers, truncated (_integer_pooling.py)."""
+    if isinstance(input, Tensor) and not input.is_floating_point():
+        return integer_average(input, "avg_pool3d_out_frame", lambda x: avg_pool3d(
+            x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
     where = "avg_pool3d"
     k, s, p, _ = _arguments(where, input, kernel_size, stride, padding, 1)
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 from . import _C, _args, _autocast
+from ._integer_pooling import integer_average
 from ._pool_indices import max_unpool, window_max_pool2d
 from ._tensor import Tensor, _op
 
@@ -93,7 +94,11 @@ def max_unpool2d(input: Tensor, indices: Tensor, kernel_size: IntPair, stride: O
 
 def avg_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: Optional[int] = None) -> Tensor:
-    """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors)."""
+    """Average pooling (PyTorch's F.avg_pool2d, same argument order and divisors); int64 input
+    averages in integers, truncated (_integer_pooling.py)."""
+    if isinstance(input, Tensor) and not input.is_floating_point():
+        return integer_average(input, "avg_pool2d", lambda x: avg_pool2d(
+            x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
     attrs = _pool_attrs("avg_pool2d", kernel_size, stride, padding, ceil_mode)
     attrs["count_include_pad"] = _args.flag(count_include_pad, "count_include_pad", "avg_pool2d")
     if divisor_override is not None:

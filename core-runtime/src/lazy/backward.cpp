@@ -423,8 +423,10 @@ namespace {
 void check_differentiable(const ValuePtr& loss, const char* call) {
   if (!loss->invalid.empty()) throw_invalid(*loss);
   if (!loss->requires_grad) {
-    throw ValueError(ErrorMessage(std::string(call) + ": this tensor " + shape_str(loss->info.shape) +
-                                  " does not require gradients")
+    // PyTorch's message first (notebooks and tests match its start), then which call and tensor.
+    throw ValueError(ErrorMessage("element 0 of tensors does not require grad and does not have a grad_fn")
+                         .detail(std::string(call) + ": this tensor " + shape_str(loss->info.shape) +
+                                 " does not require gradients")
                          .cause("nothing it was computed from is a parameter (requires_grad=True), or it was "
                                 "computed under glassgrad.no_grad() or in eval mode without parameters")
                          .fix("compute the loss from the model's output in training code, outside no_grad()")
