@@ -3,6 +3,8 @@ top to bottom in a Jupyter kernel (nbclient), with small settings injected after
 "parameters" (papermill's convention), and shows what it promises."""
 import glob
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -10,6 +12,7 @@ import glassgrad as gg
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
+KernelManager = pytest.importorskip("jupyter_client.manager").KernelManager
 
 pytestmark = pytest.mark.slow  # end-to-end runs: `pytest -m 'not slow'` leaves them out
 
@@ -98,9 +101,16 @@ def test_notebook_runs_top_to_bottom(name, tmp_path, monkeypatch):
     package_root = os.path.dirname(os.path.dirname(os.path.abspath(gg.__file__)))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in (package_root, os.environ.get("PYTHONPATH", "")) if p))
     monkeypatch.setenv("GLASSGRAD_DEVICE", "cpu")
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
+    # The kernel's channels are Unix sockets (IPC), not TCP ports: kernels started at once by
+    # parallel test processes could draw the same free port ("Address already in use", a kernel
+    # that dies before replying).
+    sockets = tempfile.mkdtemp(prefix="glassgrad-kernel-")
+    try:
+        km = KernelManager(kernel_name="python3", transport="ipc", ip=os.path.join(sockets, "kernel"))
+        client = nbclient.NotebookClient(nb, km=km, timeout=300, resources={"metadata": {"path": str(tmp_path)}})
+        client.execute()
+    finally:
+        shutil.rmtree(sockets, ignore_errors=True)
     text, images = _outputs_text(nb)
     for snippet in expected:
         assert snippet in text, f"{name}: expected {snippet!r} in the outputs"
