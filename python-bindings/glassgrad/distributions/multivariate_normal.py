@@ -19,6 +19,20 @@ def _batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
     return (y * y).sum((-2, -1))
 
 
+def scale_tril_of(name: str, matrix: Tensor, validate_args, constraint, label: str) -> Tensor:
+    """The lower Cholesky factor L that a covariance_matrix (L L^T), precision_matrix (its
+    inverse's) or scale_tril (itself) named `name` gives, after checking the matrix against
+    `constraint` when arguments are validated: first, as the factorization would fail first on
+    a matrix that is not positive definite (MultivariateNormal's and Wishart's parameters)."""
+    from . import distribution
+    if validate_args or (validate_args is None and distribution._validate_default):
+        from .validation import check_parameter
+        check_parameter(name, matrix, constraint, label)
+    if name == "scale_tril":
+        return matrix
+    return linalg.cholesky(matrix if name == "covariance_matrix" else linalg.inv(matrix))
+
+
 class GaussianVector(LocCentred):
     """A Gaussian over vectors (MultivariateNormal, LowRankMultivariateNormal): mean = mode = loc."""
 
@@ -40,18 +54,8 @@ class MultivariateNormal(GaussianVector):
             raise ValueError("covariance_matrix, precision_matrix or scale_tril must be at least two-dimensional, "
                              "with optional leading batch dimensions")
         name = ("covariance_matrix", "precision_matrix", "scale_tril")[given.index(True)]
-        from . import distribution
-        if validate_args or (validate_args is None and distribution._validate_default):
-            # before the factorization, which would fail first on a matrix that is not positive definite
-            from .validation import check_parameter
-            check_parameter(name, matrix, type(self).arg_constraints[name],
-                            f"MultivariateNormal(loc: {loc.shape}, {name}: {matrix.shape})")
-        if scale_tril is not None:
-            L = matrix
-        elif covariance_matrix is not None:
-            L = linalg.cholesky(matrix)
-        else:
-            L = linalg.cholesky(linalg.inv(matrix))
+        L = scale_tril_of(name, matrix, validate_args, type(self).arg_constraints[name],
+                          f"MultivariateNormal(loc: {loc.shape}, {name}: {matrix.shape})")
         import numpy as np
         batch = tuple(np.broadcast_shapes(tuple(matrix.shape[:-2]), tuple(loc.shape[:-1])))
         n = loc.shape[-1]

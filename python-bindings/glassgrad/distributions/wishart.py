@@ -20,6 +20,7 @@ from ..functional import where
 from .distribution import as_tensor_like
 from .exp_family import ExponentialFamily
 from .gamma import Chi2
+from .multivariate_normal import scale_tril_of
 
 _LOG_2 = math.log(2)
 
@@ -58,19 +59,9 @@ class Wishart(ExponentialFamily):
                           "< ndim.", stacklevel=2)
         name = "covariance_matrix" if covariance_matrix is not None else (
             "precision_matrix" if precision_matrix is not None else "scale_tril")
-        from . import distribution
-        if validate_args or (validate_args is None and distribution._validate_default):
-            # before the factorization, which would fail first on a matrix that is not positive definite
-            from .constraints_matrix import lower_cholesky, positive_definite
-            from .validation import check_parameter
-            check_parameter(name, param, lower_cholesky if name == "scale_tril" else positive_definite,
-                            f"Wishart(df: {self.df.shape}, {name}: {param.shape})")
-        if scale_tril is not None:
-            L = param
-        elif covariance_matrix is not None:
-            L = linalg.cholesky(param)
-        else:
-            L = linalg.cholesky(linalg.inv(param))
+        from .constraints_matrix import lower_cholesky, positive_definite
+        L = scale_tril_of(name, param, validate_args, lower_cholesky if name == "scale_tril" else positive_definite,
+                          f"Wishart(df: {self.df.shape}, {name}: {param.shape})")
         self._unbroadcasted_scale_tril = L
         self._lazy_params = tuple(n for n, m in zip(("covariance_matrix", "precision_matrix", "scale_tril"),
                                                     (covariance_matrix, precision_matrix, scale_tril)) if m is None)
