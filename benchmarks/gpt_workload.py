@@ -144,6 +144,10 @@ def run(args, res, dev, torch, note, where):
     eager = next((k for k in med if k.startswith("torch")), None)
     label = (f"GPT {s['layers']}x{s['dim']} ({s['heads']} heads) train step batch {s['batch']} block {s['block']} "
              f"dropout {dropout}{where}")
+    if getattr(args, "kernels", False) and torch is not None and dev.startswith("cuda"):
+        from ordinary_gpu import kernel_breakdown  # both frameworks' kernels per step (CUPTI)
+        for name, (fn, sync) in contenders.items():
+            print(f"{label}, {name}: {kernel_breakdown(torch, fn, sync, calls=3)}", flush=True)
     for name, t in med.items():
         ratio = None if name.startswith("torch") or eager is None else t / med[eager]
         res.add(dev, label, "synchronized_step_ms", t * 1e3, "ms", name, ratio=ratio,

@@ -362,6 +362,9 @@ def child(args) -> int:
             dcgan(args, res, dev, torch, note + "; " + apply_threads(args.threads, torch), where)
     finally:
         print("wrote", res.write())
+        if args.choices:  # a memory cap changes both: workspace-hungry candidates, recomputation
+            print_conv_choices(gg, dev, "convolution choices:")
+            print("plan cache:", gg.cache_stats())
     return 0
 
 
@@ -398,7 +401,7 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=0, help="SimpleCNN training images (default: all 60000)")
     p.add_argument("--lstm-hidden", default="650", help="hidden sizes of the LSTM workload (comma-separated)")
     p.add_argument("--conv-algo", default="", help="force glassgrad's convolution algorithm (set_conv_algo)")
-    p.add_argument("--kernels", action="store_true", help="print each convolution's kernels and their times "
+    p.add_argument("--kernels", action="store_true", help="print each convolution's (and the GPT step's) kernels and their times "
                                                           "(CUPTI through torch.profiler)")
     p.add_argument("--shapes", default="", help="only the convolution shapes whose model label contains one of "
                                                 "these comma-separated words")
@@ -409,6 +412,8 @@ def main(argv=None) -> int:
     p.add_argument("--cap", default="4GB", help="both frameworks' memory cap on a GPU ('' for none)")
     p.add_argument("--memory-limit", default="2GB", help="the GPT step again under set_memory_limit ('' to skip)")
     p.add_argument("--threads", type=int, default=0, help="CPU threads of both libraries (0: their defaults)")
+    p.add_argument("--choices", action="store_true", help="print the convolution choices and plan-cache counts "
+                                                          "at the end")
     p.add_argument("--label", default="", help="text added to every row's notes (e.g. which build)")
     p.add_argument("--tiny", action="store_true")
     p.add_argument("--no-torch", action="store_true")
