@@ -24,7 +24,7 @@ from ._dtypes import DTYPES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
 from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_sizes, tensor
-from ._out import factory_out
+from ._out import factory_out, write_out
 from ._trace import user_source
 
 
@@ -340,6 +340,7 @@ def logspace(start, end, steps, base: float = 10.0, *, out=None, dtype=None, lay
     return _leaf((float(base) ** exps).astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
+@factory_out
 @_bfloat16_through_float32
 def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
                     requires_grad: bool = False,
@@ -361,6 +362,7 @@ def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=N
     return _leaf(values.astype(_np_dtype(dtype, _dtypes.DEFAULT_FLOAT)), device, requires_grad)
 
 
+@factory_out
 def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
         pin_memory=False) -> Tensor:
     """The n x m identity (torch.eye; m defaults to n)."""
@@ -370,6 +372,7 @@ def eye(n: int, m=None, *, out=None, dtype=None, layout=None, device=None, requi
 
 
 # ---- random --------------------------------------------------------------------------------------
+@factory_out
 @_size_keyword
 @_bfloat16_through_float32
 def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
@@ -379,6 +382,7 @@ def rand(*size, generator=None, out=None, dtype=None, layout=None, device=None, 
     return _random_leaf(lambda: _rng(generator).random(shape).astype(dt), device, requires_grad)
 
 
+@factory_out
 @_size_keyword
 @_bfloat16_through_float32
 def randn(*size, generator=None, out=None, dtype=None, layout=None, device=None, requires_grad: bool = False,
@@ -429,6 +433,7 @@ def randn_like(input: Tensor, *, generator=None, dtype=None, layout=None, device
                         input.shape, _like_order(input, memory_format, requires_grad, "randn_like"))
 
 
+@factory_out
 @_bfloat16_through_float32
 def randint(*args, low=None, high=None, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
             requires_grad: bool = False, pin_memory=False) -> Tensor:
@@ -466,6 +471,7 @@ def randint_like(input: Tensor, low=0, high=None, *, generator=None, dtype=None,
                         input.shape, _like_order(input, memory_format, requires_grad, "randint_like"))
 
 
+@factory_out
 @_bfloat16_through_float32
 def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, device=None,
              requires_grad: bool = False, pin_memory=False) -> Tensor:
@@ -475,6 +481,7 @@ def randperm(n: int, *, generator=None, out=None, dtype=None, layout=None, devic
     return _random_leaf(lambda: _rng(generator).permutation(n).astype(dt), device, requires_grad)
 
 
+@factory_out
 @_bfloat16_through_float32
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
            requires_grad: bool = False) -> Tensor:
@@ -514,7 +521,8 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
                                           f"probabilities, e.g. input.clamp(0, 1) or input.sigmoid()")
     u = rand(*probs.shape, generator=generator, dtype=probs.dtype if probs.dtype.is_floating_point else None,
              device=probs.device)
-    return (u < probs.detach()).astype(input.dtype)
+    drawn = (u < probs.detach()).astype(input.dtype)
+    return drawn if out is None else write_out(out, drawn, "bernoulli")
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator=None,
@@ -540,7 +548,8 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
         out = np.stack([_rng(generator).choice(len(r), size=num_samples, replace=replacement, p=r / r.sum())
                         for r in rows])
         return out.reshape(w.shape[:-1] + (num_samples,)).astype(np.int64)
-    return _random_leaf(draw, input.device)
+    drawn = _random_leaf(draw, input.device)
+    return drawn if out is None else write_out(out, drawn, "multinomial")
 
 
 # ---- from data -----------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from . import _autocast
 from ._tensor import Tensor
 from typing import NamedTuple
 
+from .linalg._checks import into_each
 from .linalg import _cholesky, _extras, _householder_product, _lu, _lu_factor, _products, _qr, _spectral
 
 
@@ -46,8 +47,8 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True, *, out=None) 
     transposed; some=True gives the reduced factors; compute_uv=False gives zero U and V."""
     U, S, Vh = _spectral.svd(input, full_matrices=not some)
     if not compute_uv:
-        return _SvdResult(U.detach() * 0, S, Vh.detach().transpose(-1, -2) * 0)
-    return _SvdResult(U, S, Vh.transpose(-1, -2))
+        return into_each(out, _SvdResult(U.detach() * 0, S, Vh.detach().transpose(-1, -2) * 0), "svd")
+    return into_each(out, _SvdResult(U, S, Vh.transpose(-1, -2)), "svd")
 
 
 def orgqr(input: Tensor, tau: Tensor) -> Tensor:

@@ -62,7 +62,7 @@ def accepts_out(fn: _Fn, same_dtype: bool = False) -> _Fn:
         if out is None:
             return result
         if isinstance(result, tuple):
-            return _write_outs(out, result, fn.__name__)
+            return write_outs(out, result, fn.__name__)
         return write_out(out, result, fn.__name__, same_dtype)
 
     sig = inspect.signature(fn)
@@ -73,12 +73,13 @@ def accepts_out(fn: _Fn, same_dtype: bool = False) -> _Fn:
     return cast(_Fn, call)
 
 
-def _write_outs(out, results: tuple, name: str) -> tuple:
+def write_outs(out, results: tuple, name: str, same_dtype: bool = False) -> tuple:
+    """Each tensor of results written into the tensor of out at its place (write_out), as results' type."""
     if not isinstance(out, (tuple, list)) or len(out) != len(results):
         raise TypeError(f"{name}(): argument 'out' must be a tuple of {len(results)} Tensors here (one per result), "
                         f"got {type(out).__name__}\n  fix: out=(values, indices) of empty tensors, e.g. "
                         f"(torch.empty(0), torch.empty(0, dtype=torch.long))")
-    written = [write_out(o, r, name) for o, r in zip(out, results)]
+    written = [write_out(o, r, name, same_dtype) for o, r in zip(out, results)]
     return type(results)(*written) if hasattr(results, "_fields") else tuple(written)
 
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _C
 from .._dtypes import plain
+from .._out import write_out, write_outs
 from .._tensor import Tensor
 
 
@@ -76,19 +77,17 @@ def check_same_dtype(A: Tensor, B: Tensor, message: str) -> None:
         raise _C.DTypeError(message.format(a=a, b=b) + "\n  fix: convert one of them, e.g. B.to(A.dtype)")
 
 
-def into(out, y: Tensor) -> Tensor:
-    """y, or y written into out (the functions' out= argument)."""
+def into(out, y: Tensor, name: str = "linalg") -> Tensor:
+    """y, or y written into out (the functions' out=, as PyTorch's: out is resized to y's shape
+    and must have y's dtype; refused where y needs gradients)."""
     if out is None:
         return y
-    out.copy_(y)
-    return out
+    return write_out(out, y, name, same_dtype=True)
 
 
-def into_each(out, result):
+def into_each(out, result, name: str = "linalg"):
     """result (a NamedTuple of tensors), or each of its tensors written into out's (a tuple result's
-    out=), as result's type."""
+    out=, each as into writes it), as result's type."""
     if out is None:
         return result
-    for target, value in zip(out, result):
-        target.copy_(value)
-    return type(result)(*out)
+    return write_outs(out, result, name, same_dtype=True)

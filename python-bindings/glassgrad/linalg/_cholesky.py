@@ -9,7 +9,7 @@ from .._factories import arange, zeros_like
 from .._shapes import stack
 from .._tensor import Tensor
 from ..functional import where
-from ._checks import into, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, first_failure
+from ._checks import into, into_each, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, first_failure
 
 
 def _factor(A: Tensor):
@@ -76,7 +76,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
         info = where(flags.amax(-1) > 0, flags.argmax(-1) + 1, 0).to("int32")
     else:
         info = flags.sum(-1).to("int32")
-    return CholeskyEx(L.transpose(-1, -2) if upper else L, info)
+    return into_each(out, CholeskyEx(L.transpose(-1, -2) if upper else L, info), "linalg.cholesky_ex")
 
 
 def cholesky_top(input: Tensor, upper: bool = False, *, out=None) -> Tensor:

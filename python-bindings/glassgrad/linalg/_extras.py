@@ -8,7 +8,7 @@ from typing import NamedTuple
 from .. import _C
 from .._factories import eye
 from .._tensor import Tensor
-from ._checks import into, check_matrix
+from ._checks import into, into_each, check_matrix
 
 
 def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out=None) -> Tensor:
@@ -46,7 +46,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     if check_errors:
         X = solve(A, B, left=left)
         from ._lu import zeros_info
-        return SolveEx(X, zeros_info(A))
+        return into_each(out, SolveEx(X, zeros_info(A)), "linalg.solve_ex")
     check_matrix(A, "solve_ex")
     from ._checks import check_same_dtype
     check_same_dtype(A, B, "linalg.solve_ex: Expected A and B to have the same dtype, but found A of type {a} and B "
@@ -57,7 +57,7 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     Bm = Bm if left else Bm.transpose(-1, -2)
     X, info, _ = _solve_ex(Am, Bm, "solve_ex")
     X = X if left else X.transpose(-1, -2)
-    return SolveEx(X.squeeze(-1) if vector else X, info)
+    return into_each(out, SolveEx(X.squeeze(-1) if vector else X, info), "linalg.solve_ex")
 
 
 # exp(A) = (T_18(A / 2^s))^(2^s), T_18 the Taylor polynomial of degree 18, s such that the 1-norm of

@@ -14,7 +14,7 @@ import numpy as np
 from .. import _C
 from .._dtypes import plain
 from .._tensor import Tensor, tensor
-from ._checks import LinAlgError, batch_prefix, check_float, check_matrix, check_same_dtype
+from ._checks import LinAlgError, batch_prefix, check_float, check_matrix, check_same_dtype, into_each
 
 _ALPHA = (1.0 + math.sqrt(17.0)) / 8.0  # Bunch-Kaufman's growth bound
 
@@ -124,7 +124,7 @@ def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = Fa
     dt, dev = A.dtype, A.device
     result = LDLFactorEx(tensor(LD.astype(np.dtype(plain(dt))), device=dev),
                          tensor(piv.astype(np.int32), device=dev), tensor(info.astype(np.int32), device=dev))
-    return result
+    return into_each(out, result, "linalg.ldl_factor_ex")
 
 
 def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None) -> LDLFactor:
@@ -138,7 +138,7 @@ def ldl_factor(A: Tensor, *, hermitian: bool = False, out=None) -> LDLFactor:
         raise LinAlgError(f"torch.linalg.ldl_factor: {batch_prefix(A, b)}The factorization could not be completed "
                           f"because the input is not invertible: D[{int(bad[b])}] is zero\n"
                           "  fix: the matrix is singular; add a multiple of the identity, or use lstsq")
-    return LDLFactor(LD, pivots)
+    return into_each(out, LDLFactor(LD, pivots), "linalg.ldl_factor")
 
 
 def _sytrs(ld: np.ndarray, ipiv: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from .._factories import arange, eye
 from .._tensor import Tensor
 from ..functional import gather, where
-from ._checks import (into, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
+from ._checks import (into, into_each, LinAlgError, batch_prefix, broadcast_batch, check_float, check_matrix, check_same_dtype,
                       first_failure)
 
 
@@ -125,7 +125,7 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None) -> InvEx:
     X, info, zero = _solve_ex(A, _identity_like(A), "inv_ex")
     if check_errors:
         _raise_singular(A, zero, "inv_ex")
-    return InvEx(X, info)
+    return into_each(out, InvEx(X, info), "linalg.inv_ex")
 
 
 def _raise_singular(A: Tensor, zero: Tensor, fn: str) -> None:
@@ -173,9 +173,9 @@ def slogdet(A: Tensor, *, out=None) -> SlogDet:
     """torch.linalg.slogdet: (sign, log|det|); a singular A gives (0, -inf)."""
     pivots, swaps = _lu_pivots(A, "slogdet")
     if pivots.ndim == swaps.ndim:  # 0x0 matrices: det 1
-        return SlogDet(pivots, swaps)
+        return into_each(out, SlogDet(pivots, swaps), "linalg.slogdet")
     sign = (1 - 2 * swaps.remainder(2)) * pivots.sign().prod(-1)
-    return SlogDet(sign.detach(), pivots.abs().log().sum(-1))
+    return into_each(out, SlogDet(sign.detach(), pivots.abs().log().sum(-1)), "linalg.slogdet")
 
 
 def logdet(A: Tensor) -> Tensor:

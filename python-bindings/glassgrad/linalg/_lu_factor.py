@@ -99,7 +99,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
     U = LU_data[..., :k, :].triu()
     order = _order(LU_pivots, m)  # P^T A = A[order]: P^T = I[order], P = I[order]^T
     Pt = gather(Im.expand(*order.shape, m), -2, order.unsqueeze(-1).expand(*order.shape, m))
-    return PLU(Pt.transpose(-1, -2), L, U)
+    return into_each(out, PLU(Pt.transpose(-1, -2), L, U), "lu_unpack")
 
 
 def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
@@ -109,7 +109,7 @@ def lu(A: Tensor, *, pivot: bool = True, out=None) -> PLU:
         from .. import _C
         raise _C.UnsupportedError("linalg.lu: LU without pivoting is not implemented on CPU\n  fix: pivot=True")
     LU, piv, _ = _factor(A)
-    return lu_unpack(LU, piv)
+    return into_each(out, lu_unpack(LU, piv), "linalg.lu")
 
 
 def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False, out=None) -> Tensor:

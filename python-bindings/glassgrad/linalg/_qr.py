@@ -12,7 +12,7 @@ from .. import _C
 from .._factories import arange, eye, zeros
 from .._tensor import Tensor, tensor
 from ..functional import where
-from ._checks import into, check_float, check_matrix
+from ._checks import into, into_each, check_float, check_matrix
 
 
 class QR(NamedTuple):
@@ -50,10 +50,10 @@ def qr(A: Tensor, mode: str = "reduced", *, out=None) -> QR:
     Q, R = _householder(A)
     k = min(m, n)
     if mode == "complete":
-        return QR(Q, R)
+        return into_each(out, QR(Q, R), "linalg.qr")
     if mode == "r":
-        return QR(zeros(0, dtype=A.dtype, device=A.device), R[..., :k, :])
-    return QR(Q[..., :, :k], R[..., :k, :])
+        return into_each(out, QR(zeros(0, dtype=A.dtype, device=A.device), R[..., :k, :]), "linalg.qr")
+    return into_each(out, QR(Q[..., :, :k], R[..., :k, :]), "linalg.qr")
 
 
 def _full_rank_qr(A: Tensor, fn: str, rtol=None):

@@ -19,7 +19,7 @@ from .._dtypes import plain
 from .._factories import eye
 from .._tensor import Tensor, tensor
 from ..autograd.function import Function
-from ._checks import check_matrix
+from ._checks import check_matrix, into, into_each
 
 
 def _host(A: Tensor) -> np.ndarray:
@@ -72,12 +72,12 @@ def eigh(A: Tensor, UPLO: str = "L", *, out=None) -> Eigh:
     read = A.triu() + _mT(A.triu(1)) if UPLO == "U" else A.tril() + _mT(A.tril(-1))
     sym = (A + _mT(A)) * 0.5  # the gradient is that of the symmetric matrix, as PyTorch's
     L, V = _Eigh.apply(read.detach() + (sym - sym.detach()))
-    return Eigh(L, V)
+    return into_each(out, Eigh(L, V), "linalg.eigh")
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out=None) -> Tensor:
     """torch.linalg.eigvalsh: the eigenvalues of eigh (gradient V diag(gL) V^T)."""
-    return eigh(A, UPLO).eigenvalues
+    return into(out, eigh(A, UPLO).eigenvalues, "linalg.eigvalsh")
 
 
 class _Svd(Function):
@@ -122,14 +122,14 @@ def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None) -> Svd:
             raise _C.UnsupportedError("linalg.svd: gradients need full_matrices=False (the extra singular vectors "
                                       "are not unique)\n  fix: linalg.svd(A, full_matrices=False)")
         u, s, vh = np.linalg.svd(_host(A), full_matrices=True)
-        return Svd(_back(u, A), _back(s, A), _back(vh, A))
+        return into_each(out, Svd(_back(u, A), _back(s, A), _back(vh, A)), "linalg.svd")
     U, S, Vh = _Svd.apply(A)
-    return Svd(U, S, Vh)
+    return into_each(out, Svd(U, S, Vh), "linalg.svd")
 
 
 def svdvals(A: Tensor, *, driver=None, out=None) -> Tensor:
     """torch.linalg.svdvals: the singular values, descending (gradient U diag(gS) Vh)."""
-    return svd(A, full_matrices=False).S
+    return into(out, svd(A, full_matrices=False).S, "linalg.svdvals")
 
 
 def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out=None) -> Tensor:
@@ -145,4 +145,4 @@ def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out
     tol = smax * rtol
     if atol is not None:
         tol = tol.clamp(min=float(atol)) if not isinstance(atol, Tensor) else tol.maximum(atol.unsqueeze(-1))
-    return (s > tol).sum(-1)
+    return into(out, (s > tol).sum(-1), "linalg.matrix_rank")
