@@ -23,9 +23,14 @@ from ._tensor import Tensor, _check_inference_inputs, _op, tensor
 from ._trace import current_scope
 
 _REDUCTIONS = ("mean", "sum", "none")
+# PyTorch 0.4's name for "mean", still read (with a deprecation warning) by the losses whose reduction
+# goes through torch.nn._reduction.get_enum; poisson_nll_loss, multilabel_soft_margin_loss and
+# triplet_margin_with_distance_loss check their argument themselves and refuse it (strict=True here).
+DEPRECATED_MEAN = "elementwise_mean"
 
 
-def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str) -> str:
+def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str,
+               strict: bool = False) -> str:
     for name, legacy in (("size_average", size_average), ("reduce", reduce)):
         if legacy is not None:
             _args.flag(legacy, name, where)
@@ -37,6 +42,10 @@ def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: 
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{resolved}' instead.",
                       stacklevel=3)
         return resolved
+    if reduction == DEPRECATED_MEAN and not strict:
+        # PyTorch's warning, word for word (torch/nn/_reduction.py)
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=3)
+        return "mean"
     if reduction not in _REDUCTIONS:
         raise _C.InvalidArgumentError(f"{where}: reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
     return reduction

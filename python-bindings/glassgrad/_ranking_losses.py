@@ -67,7 +67,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     """PyTorch's F.triplet_margin_with_distance_loss: max(d(a, p) - d(a, n) + margin, 0) with d
     distance_function (default pairwise_distance); swap=True takes d(a, n) as min(d(a, n), d(p, n))."""
     where_ = "triplet_margin_with_distance_loss"
-    reduction = _reduction(None, None, reduction, where_)
+    reduction = _reduction(None, None, reduction, where_, strict=True)
     margin = _args.real(margin, "margin", where_)
     swap = _args.flag(swap, "swap", where_)
     if margin <= 0:

@@ -102,7 +102,7 @@ def poisson_nll_loss(input: Tensor, target, log_input: bool = True, full: bool =
     log(input + eps); full=True adds Stirling's term target log target - target + 0.5 log(2 pi target)
     where target > 1."""
     where_ = "poisson_nll_loss"
-    reduction = _reduction(size_average, reduce, reduction, where_)
+    reduction = _reduction(size_average, reduce, reduction, where_, strict=True)
     t = _tensor_like(target, input)
     loss = input.exp() - t * input if log_input else input - t * (input + eps).log()
     if full:

@@ -161,6 +161,25 @@ def test_legacy_size_average_and_reduce_arguments():
                                    ((X - T) ** 2).sum(), rtol=1e-12)
 
 
+def test_deprecated_elementwise_mean_reduction_is_the_mean():
+    # PyTorch 0.4's name for 'mean' (vinhkhuc's PyTorch-Mini-Tutorials write it): read by the losses whose
+    # reduction goes through torch.nn._reduction.get_enum, with its deprecation warning
+    message = "reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead."
+    with pytest.warns(UserWarning, match=message.replace("(", r"\(").replace(".", r"\.")):
+        np.testing.assert_allclose(F.mse_loss(gg.tensor(X), gg.tensor(T), reduction="elementwise_mean").numpy(),
+                                   ((X - T) ** 2).mean(), rtol=1e-12)
+    crit = nn.CrossEntropyLoss(reduction="elementwise_mean")
+    assert crit.reduction == "elementwise_mean"  # the module keeps it as given; each call warns
+    with pytest.warns(UserWarning, match="elementwise_mean' is deprecated"):
+        np.testing.assert_allclose(crit(gg.tensor(X), gg.tensor(Y)).numpy(), ce_numpy(X, Y, None, "mean"), rtol=1e-12)
+    # the losses that check their reduction themselves refuse it, as PyTorch's do
+    for call in (lambda: F.poisson_nll_loss(gg.tensor(X), gg.tensor(TB), reduction="elementwise_mean"),
+                 lambda: F.multilabel_soft_margin_loss(gg.tensor(X), gg.tensor(TB), reduction="elementwise_mean"),
+                 lambda: nn.PoissonNLLLoss(reduction="elementwise_mean")(gg.tensor(X), gg.tensor(TB))):
+        with pytest.raises(ValueError, match="elementwise_mean"):
+            call()
+
+
 def test_loss_modules_hold_their_options_and_weights_as_buffers():
     crit = nn.CrossEntropyLoss(weight=gg.tensor(W), ignore_index=1, label_smoothing=0.1, reduction="sum")
     assert list(crit.state_dict()) == ["weight"] and crit.ignore_index == 1

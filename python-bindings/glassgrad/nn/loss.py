@@ -18,7 +18,10 @@ from .module import Module
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction: str = "mean"):
         super().__init__()
-        self.reduction = _losses._reduction(size_average, reduce, reduction, type(self).__name__)
+        if reduction == _losses.DEPRECATED_MEAN and size_average is None and reduce is None:
+            self.reduction = reduction  # kept as given, as PyTorch keeps it: each call warns and takes the mean
+        else:
+            self.reduction = _losses._reduction(size_average, reduce, reduction, type(self).__name__)
         # no extra_repr: PyTorch prints a loss module as its name alone, MSELoss()
 
 
