@@ -167,6 +167,31 @@ def choice(value, name: str, where: str, options: Sequence, fix: str = ""):
     fail(where, name, "one of " + ", ".join(repr(o) for o in options), value, fix)
 
 
+# ---- checked arguments remembered by identity ----
+# A layer passes the same argument objects on every call (Conv2d its stride, padding and dilation
+# tuples, F.max_pool2d(x, 2) the int 2), so a function may keep what it derived from them (its op's
+# attrs) under the objects' ids and skip the checks when the same objects come again. Only
+# immutable values are kept (ints, bools, None, strs and tuples of them: the same object is the
+# same value), and the table holds the objects, so no id is reused while its entry lives.
+_IMMUTABLE = frozenset({int, bool, type(None), str})
+_REMEMBERED_LIMIT = 256  # entries per table; a full table starts over
+
+
+def _immutable(value) -> bool:
+    kind = type(value)
+    return kind in _IMMUTABLE or (kind is tuple and all(type(v) in _IMMUTABLE for v in value))
+
+
+def remember(table: dict, values: tuple, derived) -> None:
+    """Keeps `derived` in `table` under tuple(map(id, values)) (a caller looks it up with the same
+    key, before checking the values), when every value is immutable; `derived` must not be
+    mutated by whoever receives it."""
+    if all(map(_immutable, values)):
+        if len(table) >= _REMEMBERED_LIMIT:
+            table.clear()
+        table[tuple(map(id, values))] = (values, derived)
+
+
 def call(name: str, *args, **kwargs) -> str:
     """'Conv2D(1, 16, 3, padding=2)': how messages name the call that got a bad argument."""
     parts = [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()]

@@ -61,7 +61,7 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
     identity (their handles move to the updated values). Computed statistics (an AdaIN layer's
     `self.running_mean.repeat(b)`) are written as any in-place op writes a computed tensor, as
     PyTorch updates them too."""
-    if not (_stored(running_mean) and _stored(running_var)):
+    if not ((running_mean._h.realized or _stored(running_mean)) and (running_var._h.realized or _stored(running_var))):
         from ._runtime import no_grad
         # (mypy does not see Tensor's operators and in-place methods, attached to the class at import)
         with no_grad():  # statistics carry no gradient, as PyTorch's update in the kernel
@@ -88,9 +88,11 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
                momentum: Union[float, Tensor] = 0.1, eps: float = 1e-5) -> Tensor:
     """PyTorch's torch.nn.functional.batch_norm: same argument order, returns the normalized
     tensor, and in training updates running_mean / running_var in place when they are given."""
-    c = input.shape[1] if input.ndim >= 2 else 0  # a rank the rule refuses: any constants do
-    w = weight if weight is not None else _constant(1.0, c, input)
-    b = bias if bias is not None else _constant(0.0, c, input)
+    w, b = weight, bias
+    if w is None or b is None:
+        c = input.shape[1] if input.ndim >= 2 else 0  # a rank the rule refuses: any constants do
+        w = w if w is not None else _constant(1.0, c, input)
+        b = b if b is not None else _constant(0.0, c, input)
     if training:
         y, mean, var = _op_multi("BatchNorm2DTrain", [input, w, b], {"eps": float(eps)})
         if running_mean is not None and running_var is not None:

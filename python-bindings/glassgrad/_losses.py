@@ -27,6 +27,8 @@ _REDUCTIONS = ("mean", "sum", "none")
 # goes through torch.nn._reduction.get_enum; poisson_nll_loss, multilabel_soft_margin_loss and
 # triplet_margin_with_distance_loss check their argument themselves and refuse it (strict=True here).
 DEPRECATED_MEAN = "elementwise_mean"
+# Targets up to this many are checked as a Python list (_check_class_indices), more with NumPy.
+_SHORT = 512
 
 
 def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: str, where: str,
@@ -85,19 +87,20 @@ def _labels(target, logits: Tensor, op: str) -> Tensor:
         if target.dtype == np.uint8:  # PyTorch takes Byte targets too; they convert exactly
             target = target.astype(np.int64)
         _C.check_class_labels(op, current_scope(), plain(target.dtype), list(target.shape), logits._h)
-    if isinstance(target, Tensor) and target.dtype == "uint8":
-        return target.astype("int64")
-    return target if isinstance(target, Tensor) else tensor(target, device=logits.device)
+    if isinstance(target, Tensor):
+        return target.astype("int64") if target._h.dtype == "uint8" else target
+    return tensor(target, device=logits.device)
 
 
 def _classes_last(input: Tensor, target: Tensor):
     """(N, C, d1, ...) scores and (N, d1, ...) targets as (M, C) rows and (M,) targets, M = N*d1*...;
     an unbatched (C,) input with a 0-d target as one row. Returns them and the shape of the
     per-element losses."""
-    if input.ndim == 1:
+    ndim = input.ndim  # (read once: each read of .ndim or .shape is a call)
+    if ndim == 1:
         return input.reshape(1, -1), target.reshape(1), ()
-    if input.ndim == 2:
-        return input, target, (input.shape[0],)
+    if ndim == 2:
+        return input, target, (input._h.shape[0],)
     c = input.shape[1]
     dims = [0] + list(range(2, input.ndim)) + [1]
     rows = input.permute(dims).reshape(-1, c)
@@ -108,7 +111,7 @@ def _classes_last(input: Tensor, target: Tensor):
 
 def _probability_targets(input: Tensor, target) -> bool:
     if isinstance(target, Tensor):
-        return target.dtype in ("float32", "float64") and tuple(target.shape) == tuple(input.shape)
+        return target._h.dtype in ("float32", "float64") and tuple(target._h.shape) == tuple(input.shape)
     arr = np.asarray(target)
     return arr.dtype.kind == "f" and arr.shape == tuple(input.shape)
 
@@ -121,14 +124,19 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     unbatched (C,) scores, then the negative log-likelihood of the targets: int64 class indices
     ((N), (N, d1, ...)), or class probabilities of the input's shape. Class weights, ignore_index
     (default -100: such targets add nothing and are not counted by "mean"), label_smoothing."""
-    reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
-    label_smoothing = _args.real(label_smoothing, "label_smoothing", "cross_entropy", minimum=0.0, maximum=1.0)
-    ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
+    # The defaults (every step of a training loop) pass the checks as they are: a plain float
+    # 0.0, an int and one of the reductions without the legacy arguments.
+    if size_average is not None or reduce is not None or reduction not in _REDUCTIONS:
+        reduction = _reduction(size_average, reduce, reduction, "cross_entropy")
+    if type(label_smoothing) is not float or label_smoothing != 0.0:
+        label_smoothing = _args.real(label_smoothing, "label_smoothing", "cross_entropy", minimum=0.0, maximum=1.0)
+    if type(ignore_index) is not int:
+        ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
     if _probability_targets(input, target):
         return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
     rows, labels, shape = _classes_last(input, _labels(target, input, "CrossEntropy"))
-    if labels.device.type == "cpu":   # PyTorch's CPU kernel refuses a bad target at the call (CUDA's asserts later)
-        _check_class_indices(labels, rows.shape[1], ignore_index, "cross_entropy")
+    if labels._h.device == "cpu":   # PyTorch's CPU kernel refuses a bad target at the call (CUDA's asserts later)
+        _check_class_indices(labels, rows._h.shape[1], ignore_index, "cross_entropy")
     attrs = {"reduction": reduction}
     if ignore_index != -100:
         attrs["ignore_index"] = ignore_index
@@ -166,9 +174,21 @@ def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, s
 
 def _check_class_indices(target: Tensor, classes: int, ignore_index: int, where: str) -> None:
     """Targets already computed (data, not a pending graph) are checked at once, naming the bad one."""
-    if not target._h.realized:
+    h = target._h
+    if not h.realized:
         return
-    t = target.numpy(force=True).reshape(-1)
+    t = h.data().numpy().reshape(-1)  # (a CPU tensor's values: numpy(force=True) without its checks)
+    # Every target a class: the common case, told by the extremes alone (Python's min and max of
+    # a short list cost less than NumPy's reductions); ignore_index is then never used.
+    if not t.size:
+        return
+    if t.size <= _SHORT:
+        values = t.tolist()
+        low, high = min(values), max(values)
+    else:
+        low, high = np.minimum.reduce(t), np.maximum.reduce(t)
+    if low >= 0 and high < classes:
+        return
     bad = np.nonzero(((t < 0) | (t >= classes)) & (t != ignore_index))[0]
     if bad.size:
         raise _C.GlassgradIndexError(

@@ -57,18 +57,29 @@ def on_batch_of_one(input: Tensor, run) -> Tensor:
     return run(input)
 
 
+# max_pool2d's attrs (without indices or dilation) by the ids of its arguments (_args.remember)
+_MAX_POOL2D_ATTRS: dict = {}
+
+
 def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = None, padding: IntPair = 0,
                dilation: IntPair = 1, ceil_mode: bool = False, return_indices: bool = False):
     """Max pooling (PyTorch's F.max_pool2d); stride defaults to the kernel size (so
     max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows. With
     return_indices, (values, int64 indices of each maximum in its input plane), which
     max_unpool2d takes; dilation and indices run by window tables (docs/pooling.md)."""
-    d = max_pool_dilation("max_pool2d", dilation)
-    indexed = _args.flag(return_indices, "return_indices", "max_pool2d")
-    if indexed or d != (1, 1):
-        values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
-        return (values, indices) if indexed else values
-    attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
+    # The same argument objects as an earlier call (a layer's, or literals): its attrs (_args.remember).
+    known = _MAX_POOL2D_ATTRS.get((id(kernel_size), id(stride), id(padding), id(dilation), id(ceil_mode),
+                                   id(return_indices)))
+    if known is not None:
+        attrs = known[1]
+    else:
+        d = max_pool_dilation("max_pool2d", dilation)
+        indexed = _args.flag(return_indices, "return_indices", "max_pool2d")
+        if indexed or d != (1, 1):
+            values, indices = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+            return (values, indices) if indexed else values
+        attrs = _pool_attrs("max_pool2d", kernel_size, stride, padding, ceil_mode)
+        _args.remember(_MAX_POOL2D_ATTRS, (kernel_size, stride, padding, dilation, ceil_mode, return_indices), attrs)
     if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every step's pools)
         return cast(Any, _op("MaxPool2D", [cast(Any, input).unsqueeze(0)], attrs)).squeeze(0)
     return _op("MaxPool2D", [input], attrs)

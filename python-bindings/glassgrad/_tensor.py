@@ -6,6 +6,7 @@ plan (cached by its structure, shapes and dtypes) and executed.
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import operator
@@ -351,20 +352,16 @@ def _autograd_modules():
     return _AUTOGRAD_MODULES
 
 
-def _op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
+def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = False) -> "Tensor":
     """One node with one output, wrapped: nearly every op of every step comes here, so the
     recording is one runtime call (_C.lazy_record_op: _trace.record's node, the inputs' handles, the
-    thread's scope, role and layer and the user's line read by the runtime) and _wrap is written out."""
-    if name in _elementwise_layout.ELEMENTWISE and _elementwise_layout.needs_order(inputs):
+    thread's scope, role and layer and the user's line read by the runtime) and _wrap is written out.
+    _in_order: the layout of an elementwise op's result is decided (_record_op)."""
+    if not _in_order and name in _elementwise_layout.ELEMENTWISE and _elementwise_layout.needs_order(inputs):
         shape = np.broadcast_shapes(*[tuple(x._h.shape) for x in inputs])
         order = _elementwise_layout.result_order(inputs, shape)
         if order is not None:  # a permuted input: the result laid out as PyTorch's
             return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)
-    return _record_op(name, inputs, attrs)
-
-
-def _record_op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
-    """_op's recording, the layout of an elementwise op's result decided."""
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
     h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     t = Tensor.__new__(Tensor)
@@ -372,6 +369,11 @@ def _record_op(name: str, inputs: Sequence["Tensor"], attrs=None) -> "Tensor":
     if inference_view or (_runtime._inference_blocks and _runtime.is_inference_mode_enabled()):
         _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
     return t
+
+
+# _op's recording, the layout of an elementwise op's result decided (one frame fewer per op than
+# a second function that _op would call).
+_record_op = functools.partial(_op, _in_order=True)
 
 
 def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
@@ -1431,11 +1433,16 @@ class Tensor:
         if n == 0:  # a scalar flattens to one element; its only dims are 0 and -1
             _dim(start_dim, 1, "flatten", shape_), _dim(end_dim, 1, "flatten", shape_)
             return self.reshape(1)
-        s, e = _dim(start_dim, n, "flatten", shape_), _dim(end_dim, n, "flatten", shape_)
+        # _dim's common case (an int in range) written out: flatten(x, 1) runs in every forward of a CNN
+        s = start_dim % n if type(start_dim) is int and -n <= start_dim < n else _dim(start_dim, n, "flatten", shape_)
+        e = end_dim % n if type(end_dim) is int and -n <= end_dim < n else _dim(end_dim, n, "flatten", shape_)
         if s > e:
             raise _C.ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim} for a {n}-d input "
                                 f"{list(self.shape)}\n  fix: flatten(x, start_dim, end_dim) with start_dim <= end_dim")
-        return self.reshape(list(shape_[:s]) + [math.prod(shape_[s:e + 1])] + list(shape_[e + 1:]))
+        shape = list(shape_[:s]) + [math.prod(shape_[s:e + 1])] + list(shape_[e + 1:])
+        if s == e and not self._h.requires_grad:  # nothing merged: self, as reshape to its own shape gives
+            return self
+        return _op("Reshape", [self], {"shape": shape})  # reshape's node (its checks hold: sizes >= 0, no -1)
 
     def permute(self, *dims) -> "Tensor":
         """The dims reordered (Tensor.permute); a view."""

@@ -19,7 +19,6 @@ from ._pooling import (avg_pool2d, avg_pool_divisor, max_pool2d, max_pool2d_with
                        on_batch_of_one, pool_arguments)
 from ._reductions import argmax, max, mean, sum, var
 from ._shapes import matmul, nonzero
-from ._shapes import t as _t
 from ._spatial import adaptive_avg_pool2d, cat, dropout, interpolate, one_hot
 from ._indexing import (gather, index_add, index_fill, index_put, index_select, masked_fill,
                         masked_select, scatter, scatter_add, take_along_dim)
@@ -173,16 +172,18 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
     integral = not input.dtype.is_floating_point  # matmul multiplies integer matrices
-    # weight.t(), PyTorch's TBackward0 node, for the matrix weight linear takes (same view as .T)
-    weight_t = _t(weight) if weight.ndim == 2 else weight.T
-    y = matmul(input, weight_t) if input.ndim == 1 or integral else _op("MatMul", [input, weight_t])
+    ndim = input.ndim  # (read once: each read is a call)
+    # weight.t() (_shapes.t of a matrix, written out), PyTorch's TBackward0 node, for the matrix
+    # weight linear takes (the same view as .T)
+    weight_t = weight.T if weight.ndim != 2 else _op("Permute", [weight], {"dims": [1, 0], "torch_node": "TBackward0"})
+    y = matmul(input, weight_t) if ndim == 1 or integral else _op("MatMul", [input, weight_t])
     if bias is None:
         return y
     # PyTorch's node (Tensor.grad_fn): addmm's for a matrix input, whose operands are (bias, input,
     # weight.T) (torch_operands: _GradFn._composite_inputs), else the view of addmm's result
-    if input.ndim == 2 and not integral:
+    if ndim == 2 and not integral:
         return _op("Add", [y, bias], {"torch_node": "AddmmBackward0", "torch_operands": [1, -1, 0, 0, -1, 0, 1]})
-    return _op("Add", [y, bias], {"torch_node": "AddmmBackward0" if input.ndim == 2 else "ViewBackward0"})
+    return _op("Add", [y, bias], {"torch_node": "AddmmBackward0" if ndim == 2 else "ViewBackward0"})
 
 
 @_autocast.op("layer_norm")
@@ -228,13 +229,12 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
-@_autocast.op("conv2d")
-def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
-           padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
-    """2-D convolution as PyTorch's: NCHW input [N, C, H, W] (or one unbatched [C, H, W]), weight [K, C / groups, R, S],
-    optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
-    groups splits the channels into independent convolutions (groups = C: depthwise). The
-    engine's shape rule checks every argument against the shapes."""
+# conv2d's attrs by the ids of (stride, padding, dilation, groups) (_args.remember)
+_CONV2D_ATTRS: dict = {}
+
+
+def _conv2d_attrs(input: Tensor, weight: Tensor, stride, padding, dilation, groups) -> dict:
+    """The Conv2D node's attrs, each argument checked as PyTorch's conv2d checks it."""
     s = _args.int_pair(stride, "stride", "conv2d", minimum=1)
     d = _args.int_pair(dilation, "dilation", "conv2d", minimum=1)
     groups = _args.integer(groups, "groups", "conv2d", minimum=1)
@@ -250,6 +250,24 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         attrs["dilation"] = list(d)
     if groups != 1:
         attrs["groups"] = groups
+    return attrs
+
+
+@_autocast.op("conv2d")
+def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride: IntPair = 1,
+           padding: Union[IntPair, str] = 0, dilation: IntPair = 1, groups: int = 1) -> Tensor:
+    """2-D convolution as PyTorch's: NCHW input [N, C, H, W] (or one unbatched [C, H, W]), weight [K, C / groups, R, S],
+    optional bias [K]. dilation spaces the kernel taps (a 3x3 kernel with dilation 2 spans 5x5);
+    groups splits the channels into independent convolutions (groups = C: depthwise). The
+    engine's shape rule checks every argument against the shapes."""
+    # A layer's arguments are the same objects every call: their attrs, checked once (_args.remember).
+    known = _CONV2D_ATTRS.get((id(stride), id(padding), id(dilation), id(groups)))
+    if known is not None:
+        attrs = known[1]
+    else:
+        attrs = _conv2d_attrs(input, weight, stride, padding, dilation, groups)
+        if not isinstance(padding, str):  # 'same' depends on the input's size
+            _args.remember(_CONV2D_ATTRS, (stride, padding, dilation, groups), attrs)
     rest = [weight] if bias is None else [weight, bias]
     if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every conv of every step)
         return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)

@@ -89,7 +89,8 @@ class _BatchNorm(Module):
         return weight, bias
 
     def forward(self, input: Tensor) -> Tensor:
-        self._check(input)
+        if not isinstance(input, Tensor) or len(input._h.shape) not in self._RANKS:  # _check's cases
+            self._check(input)
         factor = 0.0 if self.momentum is None else self.momentum
         counted = None
         training = self.training
@@ -104,7 +105,10 @@ class _BatchNorm(Module):
                 factor = 1.0 / counted.astype(input.dtype)
         use_batch_stats = training or (running_mean is None and running_var is None)
         tracked = not training or self.track_running_stats
-        weight, bias = self._affine(input)
+        weight: Optional[Tensor] = self.weight
+        bias: Optional[Tensor] = self.bias
+        if weight is None or bias is None:
+            weight, bias = self._affine(input)
         y = batch_norm(input, running_mean if tracked else None, running_var if tracked else None,
                        weight, bias, use_batch_stats, factor, self.eps)
         if counted is not None:
