@@ -493,7 +493,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
                             f"(pandas: df.astype(float) or pd.get_dummies(..., dtype=float) before .values)"
                             if data.size else f"glassgrad.tensor: can't convert a NumPy array of dtype object of "
                             f"shape {data.shape}, as PyTorch can't\n  fix: arr.astype(np.float32)")
-    arr = np.asarray(data)
+    arr = np.asarray(_leaf_tensors_as_numbers(data) if isinstance(data, (list, tuple)) else data)
     if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
         values = arr.ravel().tolist()
         shown = next((v for v in values if v.imag), values[0] if values else None)
@@ -527,6 +527,32 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     # The allocation log names the buffer after the tensor, or the line that created it.
     raw = raw_from_numpy(arr, _device.normalize(device), name or f"tensor@{user_source()}", want)
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
+
+
+def _leaf_tensors_as_numbers(data):
+    """data with the tensors at its leaf depth replaced by their numbers, as torch.tensor reads a
+    list: its depth is that of the first elements' chain of lists, a tensor ending the chain (not
+    a sequence to PyTorch), so each tensor at that depth must hold one element (of any shape:
+    [tensor([1.]), tensor([2.])] is tensor([1., 2.])). data itself when no tensor ends the chain."""
+    depth, first = 0, data
+    while isinstance(first, (list, tuple)) and first:
+        depth, first = depth + 1, first[0]
+    if not isinstance(first, Tensor):
+        return data
+
+    def number(t):
+        if not isinstance(t, Tensor):
+            return t
+        if t.numel() != 1:
+            raise _C.InvalidArgumentError(
+                f"only one element tensors can be converted to Python scalars\n  glassgrad.tensor: a list's "
+                f"innermost items are numbers, and this tensor of shape {list(t.shape)} holds {t.numel()} "
+                f"(as in PyTorch)\n  fix: glassgrad.stack(tensors) to join tensors into one")
+        return t.item()
+
+    def walk(x, d):
+        return [walk(v, d + 1) for v in x] if d < depth and isinstance(x, (list, tuple)) else number(x)
+    return walk(data, 0)
 
 
 def _overflows_int64(arr: np.ndarray) -> bool:
