@@ -115,6 +115,10 @@ def dcgan(args, res, dev, torch, note, where):
         for name, (fn, sync) in contenders.items():
             sync_times[name] += time_repeats(fn, repeats=steps, warmup=0, sync=sync)
             piped[name].append(back_to_back(fn, sync, steps))
+    if getattr(args, "kernels", False) and torch is not None and dev.startswith("cuda"):
+        from ordinary_gpu import kernel_breakdown  # both frameworks' kernels per iteration (CUPTI)
+        for name, (fn, sync) in contenders.items():
+            print(f"DCGAN {name}: {kernel_breakdown(torch, fn, sync, calls=3)}", flush=True)
     graphs = run.cuda_graphs  # a plan captured again, or not replayed as a graph, costs launches
     workload = f"DCGAN iteration 64x64 ngf {ngf} ndf {ndf} batch {batch}{where}"
     peak = R.device_peak(dev)

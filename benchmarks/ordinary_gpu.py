@@ -401,7 +401,7 @@ def main(argv=None) -> int:
     p.add_argument("--limit", type=int, default=0, help="SimpleCNN training images (default: all 60000)")
     p.add_argument("--lstm-hidden", default="650", help="hidden sizes of the LSTM workload (comma-separated)")
     p.add_argument("--conv-algo", default="", help="force glassgrad's convolution algorithm (set_conv_algo)")
-    p.add_argument("--kernels", action="store_true", help="print each convolution's (and the GPT step's) kernels and their times "
+    p.add_argument("--kernels", action="store_true", help="print each convolution's (and the GPT and DCGAN steps') kernels and times "
                                                           "(CUPTI through torch.profiler)")
     p.add_argument("--shapes", default="", help="only the convolution shapes whose model label contains one of "
                                                 "these comma-separated words")
