@@ -12,7 +12,7 @@ import subprocess
 import sys
 import tokenize
 
-from script_sources import port_script
+from script_sources import checkout, port_script
 from test_ported_scripts import _env
 
 # IPython's help line (`name?`, `obj.attr??`); a code or comment line that ends in "?" is kept
@@ -133,3 +133,21 @@ def assert_raised(raised, raises, out, err):
     assert sorted(raised) == sorted(raises), f"{raised}\n{out[-2000:]}\n{err[-4000:]}"
     for cell, fragment in raises.items():
         assert fragment in raised[cell], (cell, raised[cell])
+
+
+def ported_notebook(tmp_path, repo, notebook, sub="run"):
+    """The notebook's folder of `repo`'s checkout, ported into tmp_path/sub: (folder, the notebook's
+    path in the checkout)."""
+    folder = tmp_path / sub
+    path = os.path.join(checkout(repo), notebook)
+    port_script.port_tree(os.path.dirname(path), str(folder))
+    return folder, path
+
+
+def check_cells(folder, path, raises, shown, hide=(), changes=None):
+    """Runs the notebook (run_cells): the cells that raise are exactly `raises`, and the printout
+    holds every line of `shown`."""
+    raised, out, err = run_cells(str(folder), path, hide=hide, changes=changes)
+    assert_raised(raised, raises, out, err)
+    for line in shown:
+        assert line in out, (line, out[-3000:])
