@@ -528,6 +528,11 @@ def _plan(t: Tensor, key, where: str = "indexing", zero_d_selects: bool = True) 
                 view_axis += 1
             continue
         if _is_advanced(k):
+            if isinstance(k, Tensor) and k._h.dtype not in ("int64", "int32"):
+                raise _C.GlassgradIndexError(
+                    f"tensors used as indices must be long, int, byte or bool tensors\n  {where}: got a "
+                    f"{k._h.dtype} index tensor of shape {list(k.shape)} (as PyTorch refuses it)\n  fix: "
+                    f"index.long() for positions, or a comparison (x > 0) for a mask")
             bounds.append((k, axis))
             adv.append((view_axis, k))
             basic.append(slice(None))
@@ -689,13 +694,26 @@ def _index(t: Tensor, key) -> Tensor:
     ints = int_key(t, key)
     if ints is not None:
         return int_view(t, ints)
-    plan = _plan(t, key)
+    plan = _plan(t, _selects_as_ints(key))
     out = _basic_view(t, plan.basic)
     if plan.indices:
         out = _op("Index", [out] + plan.indices, {"dims": plan.dims})
         if plan.perm is not None:
             out = out.permute(plan.perm)  # type: ignore[attr-defined]
     return _flip(out, plan.flips)
+
+
+def _selects_as_ints(key):
+    """key with its 0-d integer index tensors read as the ints they hold when nothing else in it
+    is an index tensor, array, list or bool: PyTorch's x[i] for a 0-d i (an element of a loop over
+    a tensor) is then x[int(i)], a view that writes through (x[i].fill_(0) changes x)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if not any(_is_zero_d_integer(k) for k in items):
+        return key
+    if any(isinstance(k, (bool, np.bool_)) or (_is_advanced(k) and not _is_zero_d_integer(k)) for k in items):
+        return key  # the 0-d tensors join the others' index (_block_position places their axes)
+    ints = tuple(int(k.item()) if _is_zero_d_integer(k) else k for k in items)
+    return ints if isinstance(key, tuple) else ints[0]
 
 
 def _advanced_plan(t: Tensor, indices: list, where: str) -> _Plan:

@@ -84,3 +84,54 @@ def test_masked_write_of_one_value():
     np.testing.assert_array_equal(x.numpy(), want)
     with pytest.raises(gg.GlassgradError, match="boolean masks"):
         x[gg.tensor([1, 0, 1, 0], dtype=gg.uint8)] = 1
+
+
+@pytest.mark.parametrize("key", [(1,), (1, slice(None, None, 2)), (Ellipsis, 2), (-1, None, 3)])
+def test_zero_dim_selects_alone_are_views(key):
+    # PyTorch reads x[t] (t 0-d integer, no other index tensor) as x[int(t)]: a view, so an in-place
+    # write through the result lands in x, as for a loop `for i in idx: x[i].zero_()`
+    x = gg.tensor(X.astype(np.float32))
+    x[_tensor_key(key)].fill_(-1.0)
+    want = X.astype(np.float32)
+    want[key] = -1.0
+    np.testing.assert_array_equal(x.numpy(), want)
+
+
+def test_zero_dim_selects_of_every_integer_dtype():
+    x = gg.tensor(X)
+    for dtype in (gg.int8, gg.int16, gg.int32, gg.int64):
+        np.testing.assert_array_equal(x[gg.tensor(2, dtype=dtype)].numpy(), X[2])
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        x[gg.tensor(4)]
+
+
+@pytest.mark.parametrize("index", [gg.tensor([1.0]), gg.tensor([1], dtype=gg.int16), gg.tensor([1], dtype=gg.int8),
+                                   gg.tensor(1.0)])
+def test_index_tensors_of_other_dtypes_raise_index_error(index):
+    # PyTorch's IndexError: index tensors are int64 or int32 (positions) or bool or uint8 (masks)
+    x = gg.tensor(X)
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+        x[index]
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+        x[0, index]
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+        x[index] = 1.0
+
+
+@pytest.mark.parametrize("make_key", [lambda lib: lib.tensor(1), lambda lib: (lib.tensor(-1), slice(None, None, 2)),
+                                      lambda lib: (Ellipsis, lib.tensor(0, dtype=lib.int16), None),
+                                      lambda lib: lib.tensor([1.0]), lambda lib: (0, lib.tensor([1], dtype=lib.int8))])
+def test_zero_dim_views_and_index_dtypes_as_torch(make_key):
+    torch = pytest.importorskip("torch")
+    results = []
+    for lib in (torch, gg):
+        x = lib.tensor(X.astype(np.float32))
+        try:
+            x[make_key(lib)].fill_(-1.0)
+            results.append(x.numpy())
+        except IndexError as e:
+            results.append(str(e).splitlines()[0])
+    if isinstance(results[0], str):
+        assert results[1] == results[0]
+    else:
+        np.testing.assert_array_equal(results[1], results[0])
