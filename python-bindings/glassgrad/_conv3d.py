@@ -12,7 +12,9 @@ import numpy as np
 from . import _C, _autocast
 from ._conv_transpose import int_tuple
 from ._padding import pad
-from ._tensor import Tensor, tensor
+from ._shapes import squeeze, unsqueeze
+from ._tensor import Tensor, _op, tensor
+from ._torch_operands import node_attrs
 
 IntTuple = Union[int, Tuple[int, ...]]
 
@@ -40,7 +42,7 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     if weight.ndim != 5:
         raise _C.ShapeError(f"{where}: weight must be 5-d [C_out, C_in / groups, kd, kh, kw], got "
                             f"{list(weight.shape)}\n  fix: weight.reshape(C_out, C_in // groups, kd, kh, kw)")
-    x = input if input.ndim == 5 else input.reshape(1, *input.shape)
+    x = unpadded = input if input.ndim == 5 else unsqueeze(input, 0)
     s = int_tuple(stride, 3, "stride", where, minimum=1)
     d = int_tuple(dilation, 3, "dilation", where, minimum=1)
     k = tuple(weight.shape[2:])
@@ -75,10 +77,14 @@ def conv3d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     for part in parts[1:]:
         total = total + part
     oh, ow = total.shape[-2:]
-    y = total.reshape(n, out_d, weight.shape[0], oh, ow).transpose(1, 2)
+    unbatched = input.ndim == 4
+    y = total.reshape(n, out_d, weight.shape[0], oh, ow)
+    # the last op is PyTorch's one node ConvolutionBackward0 of (input, weight, bias)
     if bias is not None:
-        y = y + bias.reshape(1, -1, 1, 1, 1)
-    return y if input.ndim == 5 else y.reshape(*y.shape[1:])
+        y = y + bias.reshape(1, 1, -1, 1, 1)
+    y = _op("Permute", [y], {"dims": [0, 2, 1, 3, 4], **node_attrs("ConvolutionBackward0", [y], unpadded, weight,
+                                                                                         bias)})
+    return squeeze(y, 0) if unbatched else y
 
 
 @_autocast.op("conv_transpose3d")

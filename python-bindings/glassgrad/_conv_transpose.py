@@ -26,7 +26,8 @@ from typing import Optional, Sequence, Tuple, Union
 
 from . import _C, _args, _autocast
 from ._padding import pad
-from ._tensor import Tensor, _op
+from ._tensor import Tensor, _op, _wrap
+from ._torch_operands import WITHOUT_THIRD, node_attrs
 
 IntTuple = Union[int, Sequence[int]]
 
@@ -134,6 +135,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     left, right, extra_w = _geometry_padding(p[1], s[1], op[1])
     attrs["padding"] = [top, bottom, left, right]
     attrs["input_shape"] = [n, weight.shape[1] * groups, out_h - extra_h, out_w - extra_w]
+    if bias is None and not (extra_h or extra_w) and (input._h.requires_grad or weight._h.requires_grad):
+        attrs["torch_operands"] = WITHOUT_THIRD  # PyTorch's node lists (input, weight, None)
     y = _op("Conv2DBackwardInput", [input, weight], attrs)
     if extra_h or extra_w:  # rows and columns no tap reaches
         y = pad(y, (0, extra_w, 0, extra_h))
@@ -144,7 +147,8 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
         raise _C.ShapeError(f"{where}: the bias must have shape [{weight.shape[1] * groups}] (one value per output "
                             f"channel), got {got}\n  weight: {list(weight.shape)}  (in_channels, out_channels / "
                             f"groups, kh, kw)\n  fix: create the bias with shape [{weight.shape[1] * groups}]")
-    return y + bias.reshape(-1, 1, 1)
+    b = bias.reshape(-1, 1, 1)
+    return _op("Add", [y, b], node_attrs("ConvolutionBackward0", [y, b], input, weight, bias))
 
 
 def _input_2d(x: Tensor, where: str) -> Tuple[Tensor, bool]:
@@ -190,7 +194,7 @@ def conv1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
     w = _weight_2d(weight, where)
     (s,), (d,) = int_tuple(stride, 1, "stride", where, minimum=1), int_tuple(dilation, 1, "dilation", where, minimum=1)
     pad = padding if isinstance(padding, str) else (0, int_tuple(padding, 1, "padding", where, minimum=0)[0])
-    y = conv2d(x, w, bias, (1, s), pad, (1, d), groups).squeeze(2)
+    y = _unit_height_removed(conv2d(x, w, bias, (1, s), pad, (1, d), groups), x, weight, bias)
     return y if batched else y.squeeze(0)
 
 
@@ -205,5 +209,18 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = Non
     w = _weight_2d(weight, where)
     one = lambda v, name, m: (1 if name != "output_padding" else 0,) + int_tuple(v, 1, name, where, m)  # noqa: E731
     y = conv_transpose2d(x, w, bias, one(stride, "stride", 1), (0,) + int_tuple(padding, 1, "padding", where, 0),
-                         one(output_padding, "output_padding", 0), groups, one(dilation, "dilation", 1)).squeeze(2)
+                         one(output_padding, "output_padding", 0), groups, one(dilation, "dilation", 1))
+    y = _unit_height_removed(y, x, weight, bias)
     return y if batched else y.squeeze(0)
+
+
+def _unit_height_removed(y: Tensor, x: Tensor, weight: Tensor, bias: Optional[Tensor]) -> Tensor:
+    """A 1-d convolution's (N, C, 1, L) result as (N, C, L), recorded as PyTorch's one node
+    ConvolutionBackward0 of (input, weight, bias): x is the (N, C, 1, L) input, whose input is
+    the (N, C, L) one."""
+    shape = [y.shape[0], y.shape[1], y.shape[3]]
+    if not y._h.requires_grad:
+        return _op("Reshape", [y], {"shape": shape})
+    below = x._h.producer_inputs  # empty for a view recorded without its op (of a tensor needing no grad)
+    operand = _wrap(below[0]) if below else None
+    return _op("Reshape", [y], {"shape": shape, **node_attrs("ConvolutionBackward0", [y], operand, weight, bias)})

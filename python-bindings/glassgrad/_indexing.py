@@ -620,26 +620,36 @@ def _basic_view(t: Tensor, basic) -> Tensor:
     out = t
     axis = 0
     shape = []
-    last = ""  # PyTorch's last view op of the key (Select, Slice, Unsqueeze): Tensor.grad_fn's name
+    slices = 0
+    views = []  # PyTorch's view ops of the key in order (Select, Slice, Unsqueeze): Tensor.grad_fn's nodes
     for k in basic:
         if k is None:
             shape.append(1)
-            last = "Unsqueeze"
+            views.append("UnsqueezeBackward0")
             continue
         size = out.shape[axis]
         if isinstance(k, int):
             out = _op("Slice", [out], {"dim": axis, "start": k, "stop": k + 1, "step": 1})
-            last = "Select"
+            slices += 1
+            views.append("SelectBackward0")
         else:
             start, stop, step = k.indices(size)
             if (start, stop, step) != (0, size, 1):
                 out = _op("Slice", [out], {"dim": axis, "start": start, "stop": max(stop, start), "step": step})
-                last = "Slice"
+                slices += 1
+                views.append("SliceBackward0")
             shape.append(out.shape[axis])
         axis += 1
-    named = bool(last) and t._h.requires_grad  # only a tensor with a grad_fn shows the name
-    if list(out.shape) != shape or (named and last != "Slice"):
-        out = _op("Reshape", [out], {"shape": shape, "torch_node": f"{last}Backward0"} if named else {"shape": shape})
+    named = bool(views) and t._h.requires_grad  # only a tensor with a grad_fn shows the nodes
+    if named and (list(out.shape) != shape or set(views) != {"SliceBackward0"}):
+        # one Reshape stands for PyTorch's chain of views: named as the last, the others below it
+        # (_GradFn.next_functions), down to t (torch_operands: _torch_operands' paths)
+        attrs = {"shape": shape, "torch_node": views[-1], "torch_operands": [0] * (slices + 1)}
+        if len(views) > 1:
+            attrs["torch_inner"] = " ".join(reversed(views[:-1]))
+        return _op("Reshape", [out], attrs)
+    if list(out.shape) != shape:
+        out = _op("Reshape", [out], {"shape": shape})
     return out
 
 

@@ -21,6 +21,7 @@ from . import _C, _args, _autocast
 from ._dtypes import plain
 from ._tensor import Tensor, _check_inference_inputs, _op, tensor
 from ._trace import current_scope
+from ._torch_operands import node_attrs
 
 _REDUCTIONS = ("mean", "sum", "none")
 # PyTorch 0.4's name for "mean", still read (with a deprecation warning) by the losses whose reduction
@@ -143,6 +144,14 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     if label_smoothing != 0.0:
         attrs["label_smoothing"] = label_smoothing
     inputs = [rows, labels] + ([_tensor_like(weight, input)] if weight is not None else [])
+    if input._h.requires_grad and input.ndim <= 2 and _C.grad_enabled():
+        # PyTorch's graph: NllLossBackward0 of LogSoftmaxBackward0 of the input (AddBackward0 of
+        # the smoothed term outermost with label_smoothing)
+        attrs["torch_node"] = "NllLossBackward0"
+        attrs["torch_operands"] = [0] if input.ndim == 2 else [0, 0]  # the rows are input, or its reshape
+        attrs["torch_inner"] = "LogSoftmaxBackward0"
+        if label_smoothing != 0.0:
+            attrs["torch_node"] = "AddBackward0"
     loss = _op("CrossEntropy", inputs, attrs)
     return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
 
@@ -227,10 +236,14 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
         total = picked.sum()
         empty = (total == 0).astype(input.dtype)
         mean = loss.sum() / (total + empty)
-        return _op("Add", [mean, (total * 0) / total], {"torch_node": "NllLossBackward0"})
+        nan = (total * 0) / total
+        return _op("Add", [mean, nan], {"torch_node": "NllLossBackward0", **node_attrs("NllLossBackward0", [mean, nan],
+                                                                                      input)})
     if reduction == "sum":
-        return _op("Sum", [loss], {"dims": [], "keepdim": False, "torch_node": "NllLossBackward0"})
-    return loss.reshape(shape)
+        return _op("Sum", [loss], {"dims": [], "keepdim": False, **node_attrs("NllLossBackward0", [loss], input)})
+    if not loss._h.requires_grad:
+        return loss.reshape(shape)
+    return _op("Reshape", [loss], {"shape": list(shape), **node_attrs("NllLossBackward0", [loss], input)})
 
 
 def _saves_for_backward(where_: str, input: Tensor, *others) -> None:

@@ -25,6 +25,7 @@ from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw
 from ._out import accepts_out
 from ._runtime import is_grad_enabled
 from ._trace import user_stacklevel
+from ._torch_operands import node_attrs
 
 _Number = (numbers.Number, np.number, np.bool_)
 
@@ -200,7 +201,10 @@ def sub(input, other, *, alpha=1) -> Tensor:
     if isinstance(x, Tensor) and is_number(y) and x.dtype == dt:
         return _op("AddScalar", [x], {"value": -float(y), "torch_node": "SubBackward0"})
     if isinstance(y, Tensor) and is_number(x) and y.dtype == dt:
-        return _op("AddScalar", [_op("Neg", [y])], {"value": float(x), "torch_node": "RsubBackward1"})
+        negated = _op("Neg", [y])
+        listed = [0, 0] if y._h.requires_grad else []  # PyTorch's node lists y alone (_torch_operands)
+        return _op("AddScalar", [negated], {"value": float(x), "torch_node": "RsubBackward1", "torch_operands": listed}
+                   if listed else {"value": float(x), "torch_node": "RsubBackward1"})
     return binary("Sub", x, y, dt)
 
 
@@ -387,8 +391,13 @@ def pow(input, exponent) -> Tensor:
     if isinstance(x, Tensor) and is_number(e):
         check_fits(e, dt, "pow")
         return _op("PowScalar", [x.astype(dt)], {"exponent": float(e)})
-    # PyTorch's nodes: PowBackward1 for two tensors, PowBackward2 for a number to a tensor's powers
-    return binary("Pow", x, e, dt, torch_node("PowBackward2" if is_number(x) else "PowBackward1", x, e))
+    # PyTorch's nodes: PowBackward1 for two tensors, PowBackward2 for a number to a tensor's
+    # powers (listing the exponent alone)
+    if is_number(x):
+        base = as_operand(x, dt, dev)
+        power = as_operand(e, dt, dev)
+        return _op("Pow", [base, power], node_attrs("PowBackward2", [base, power], e))
+    return binary("Pow", x, e, dt, torch_node("PowBackward1", x, e))
 
 
 _pow = pow  # the module's own pow, under a name that is no builtin's

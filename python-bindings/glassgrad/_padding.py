@@ -27,6 +27,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from . import _C, _args, _autocast
+from ._shapes import named_node
 from ._spatial import _slice, cat
 from ._tensor import RefusedValueError, Tensor, _op, tensor
 
@@ -159,4 +160,11 @@ def _padded(input: Tensor, amounts: List[int], mode: str, fill: float) -> Tensor
     out = input
     for k in range(len(amounts) // 2):
         out = _pad_dim(out, input.ndim - 1 - k, amounts[2 * k], amounts[2 * k + 1], mode, fill)
-    return out
+    node = _NODES.get(mode, "").format(len(amounts) // 2)
+    return named_node(out, node, input) if node and input.requires_grad else out
+
+
+# PyTorch's node of each mode's pad ({} the number of padded dims); circular pads are CopySlices
+# of slices there
+_NODES = {"constant": "ConstantPadNdBackward0", "reflect": "ReflectionPad{}DBackward0",
+          "replicate": "ReplicationPad{}DBackward0"}

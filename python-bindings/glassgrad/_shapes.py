@@ -16,6 +16,7 @@ import numpy as np
 from . import _C, _args, _autocast, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
+from ._torch_operands import node_attrs
 from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat, join
@@ -38,13 +39,15 @@ def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1, node: str = "
     return _op("Slice", [x], {**attrs, "torch_node": node} if named else attrs)
 
 
-def named_node(t: Tensor, node: str) -> Tensor:
+def named_node(t: Tensor, node: str, *operands) -> Tensor:
     """t recorded as PyTorch's node `node` for Tensor.grad_fn when it requires grad: a composite
     whose last op is another's (cummax's gather, median's where) ends with a Reshape to its own
-    shape carrying the name, a view."""
+    shape carrying the name, a view; operands (when given): the tensors (None: absent) PyTorch's
+    node lists in next_functions, found below t (_torch_operands)."""
     if not t.requires_grad:
         return t
-    return _op("Reshape", [t], {"shape": list(t.shape), "torch_node": node})
+    attrs = node_attrs(node, [t], *operands) if operands else {}
+    return _op("Reshape", [t], {"shape": list(t.shape), "torch_node": node, **attrs})
 
 
 # ---- joining and splitting ----------------------------------------------------------------------

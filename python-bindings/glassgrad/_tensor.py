@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _elementwise_layout, _shared_memory
+from . import _elementwise_layout, _shared_memory, _torch_operands
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -85,11 +85,40 @@ _MATMUL_NODES: Dict[Tuple[int, ...], str] = {(2, 2): "Mm"}
 _TORCH_NODES: Dict[str, str] = {
     "ReLU": "Relu", "GELU": "Gelu", "SiLU": "Silu", "LeakyReLU": "LeakyRelu", "ELU": "Elu",
     "HardtanhMax": "Hardtanh", "Cast": "ToCopy", "CumSum": "Cumsum", "Conv2D": "Convolution",
+    "Conv2DBackwardInput": "Convolution",  # conv_transpose2d's op (_conv_transpose.py)
     "MaxPool2D": "MaxPool2DWithIndices", "LayerNorm": "NativeLayerNorm", "BatchNorm2DTrain": "NativeBatchNorm",
     "Dropout": "Mul",  # F.dropout's mask multiplies the input (MulBackward0)
     "Concat": "Cat", "CumProd": "Cumprod", "Log1p": "Log1P", "CrossEntropy": "NllLoss",
     "RDiv": "Mul",  # 2 / x (RDivScalar): PyTorch multiplies x's reciprocal by 2
 }
+
+
+def _selects_below(h) -> Tuple[str, list]:
+    """x[i, j] recorded by the runtime's select of positions (_indexing.int_view): a Slice per
+    position, then the Reshape named SelectBackward0. PyTorch's graph is a Select per position:
+    the Selects below the outermost, and the entry of the tensor indexed."""
+    below = h.producer_inputs[0]
+    count = 0
+    while below.op == "Slice" and below.producer_inputs:
+        below = below.producer_inputs[0]
+        count += 1
+    if count == 0:
+        return "", _entries([h.producer_inputs[0]])
+    return " ".join(["SelectBackward0"] * (count - 1)), _entries([below])
+
+
+def _entries(handles: list) -> list:
+    """next_functions' (node, 0) for each value: its op's node, AccumulateGrad for a leaf that
+    requires grad, None for one that needs none."""
+    out: list = []
+    for h in handles:
+        if h is None or not h.requires_grad:
+            out.append((None, 0))
+        elif h.is_leaf:
+            out.append((_AccumulateGrad(h), 0))
+        else:
+            out.append((_grad_fn(h.op or "Alias", h), 0))
+    return out
 
 
 def _vector_product_node(h) -> Optional[str]:
@@ -122,16 +151,19 @@ class _GradFn:
     (AccumulateGrad for a leaf that requires grad, None for an input that needs no gradient);
     register_hook is not offered."""
 
-    __slots__ = ("_op", "_h")
+    __slots__ = ("_op", "_h", "_below")
 
     def __init__(self, op: str, handle=None):
         self._op = op
         self._h = handle
+        self._below: Optional[tuple] = None  # a node the fused op stands for: its next_functions
 
     def name(self) -> str:
         # A function that records PyTorch's op as a glassgrad op of another meaning (x / 2 as a
         # MulScalar, t() as a Permute) names PyTorch's node in the op's attribute torch_node.
         node = self._h.producer_attr("torch_node") if self._h is not None else None
+        if self._h is None and self._op.endswith(_BACKWARD_SUFFIXES):  # a node named outright (torch_inner)
+            return self._op
         if node:
             return f"torch::autograd::{node}" if node in _NAMESPACED_NODES else node
         # PyTorch's node names: a write through a view is CopySlices, a copy is Clone, an op with
@@ -156,38 +188,36 @@ class _GradFn:
     def next_functions(self) -> tuple:
         """((node, 0), ...) for each input of the op: the node that made it, AccumulateGrad for a
         leaf that requires grad, None for one that needs no gradient (PyTorch's layout)."""
+        if self._below is not None:
+            return self._below
         if self._h is None:
             return ()
-        out: list = []
-        for h in self._composite_inputs():
-            if not h.requires_grad:
-                out.append((None, 0))
-            elif h.is_leaf:
-                out.append((_AccumulateGrad(h), 0))
-            else:
-                out.append((_grad_fn(h.op or "Alias", h), 0))
-        if self._op.endswith("Scalar"):  # PyTorch's node lists the number too, after the tensor
-            out.append((None, 0))
+        out = _entries(self._composite_inputs())
+        node_name, listed = self.name(), self._h.producer_attr("torch_operands")
+        if self._op in _NUMBER_LISTED and node_name not in _NUMBER_NOT_LISTED and not listed:
+            out.append((None, 0))  # PyTorch's node lists the number too (a wrapped 0-d tensor), after the tensor
+        inner = self._h.producer_attr("torch_inner")
+        if not inner and self._op == "Reshape" and node_name == "SelectBackward0" and not listed:
+            inner, out = _selects_below(self._h)
+        if inner and out and out[0][0] is not None:
+            # an op that is several PyTorch nodes (cross_entropy: NllLoss of LogSoftmax; x[1:, 0]:
+            # Select of Slice): the inner ones (outermost first) stand between it and its first operand
+            for name in reversed(inner.split()):
+                node = _grad_fn(name, None)
+                node._below = (out[0],)
+                out[0] = (node, 0)
         return tuple(out)
 
     def _composite_inputs(self) -> list:
         """The op's inputs; for a composite that names PyTorch's fused node (a loss, F.linear's
-        addmm), its attribute torch_operands gives that node's operands in PyTorch's order: paths
-        of input indices down from this op, separated by -1 ([0, 0, -1, 1]: input 0 of input 0,
-        then input 1)."""
+        addmm), its attribute torch_operands gives that node's operands in PyTorch's order
+        (_torch_operands: paths of input indices down from this op; None for an operand PyTorch's
+        node lists as (None, 0))."""
         flat = self._h.producer_attr("torch_operands")
         if not flat:
             return self._h.producer_inputs
-        found = []
-        for path in " ".join(str(i) for i in flat).split("-1"):
-            h = self._h
-            for i in (int(v) for v in path.split()):
-                inputs = h.producer_inputs
-                if i >= len(inputs):  # the composite's ops were recorded otherwise: its parts' inputs
-                    return self._h.producer_inputs
-                h = inputs[i]
-            found.append(h)
-        return found
+        found = _torch_operands.resolve(self._h, flat)
+        return self._h.producer_inputs if found is None else found
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
@@ -196,6 +226,12 @@ class _GradFn:
 # Nodes PyTorch writes in C++ by hand (not generated from derivatives.yaml): name() gives their
 # namespace, the class name and reprs do not (type(a.grad_fn).__name__ == 'CopyBackwards').
 _NAMESPACED_NODES = {"CopySlices", "CopyBackwards"}
+_BACKWARD_SUFFIXES = ("Backward0", "Backward1", "Backward2")
+
+# The ops of a tensor and a number whose PyTorch node lists the number as (None, 0): add, sub,
+# mul and div take it as a wrapped tensor; pow's and reciprocal's nodes take only the tensor.
+_NUMBER_LISTED = frozenset({"AddScalar", "MulScalar", "RDivScalar"})
+_NUMBER_NOT_LISTED = frozenset({"ReciprocalBackward0"})
 
 
 _NODE_CLASSES: Dict[str, type] = {}

@@ -9,7 +9,7 @@ import warnings
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 
-from . import _C, _args, _autocast, _dtypes, _inplace, _math
+from . import _C, _args, _autocast, _dtypes, _inplace, _math, _torch_operands
 from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
@@ -229,6 +229,9 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     return [ph, ph, pw, pw]
 
 
+# PyTorch's ConvolutionBackward0 lists (input, weight, bias), (None, 0) for an absent bias
+_CONV_WITHOUT_BIAS = _torch_operands.WITHOUT_THIRD
+
 # conv2d's attrs by the ids of (stride, padding, dilation, groups) (_args.remember)
 _CONV2D_ATTRS: dict = {}
 
@@ -269,6 +272,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         if not isinstance(padding, str):  # 'same' depends on the input's size
             _args.remember(_CONV2D_ATTRS, (stride, padding, dilation, groups), attrs)
     rest = [weight] if bias is None else [weight, bias]
+    if bias is None and _C.grad_enabled() and any(isinstance(t, Tensor) and t._h.requires_grad for t in (input, weight)):
+        attrs = {**attrs, "torch_operands": _CONV_WITHOUT_BIAS}  # (a copy: the remembered attrs are shared)
     if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every conv of every step)
         return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)
     return _op("Conv2D", [input] + rest, attrs)

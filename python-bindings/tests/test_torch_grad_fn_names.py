@@ -350,9 +350,7 @@ _EXPRESSIONS.update({
 
 # glassgrad records these as other ops and does not name PyTorch's node yet (torch's name, ours)
 _NOT_YET_NAMED = {
-    "conv1d": ("ConvolutionBackward0", "SqueezeBackward1"),
     "pairwise_distance": ("NormBackward1", "LinalgVectorNormBackward0"),
-    "cross_entropy label_smoothing": ("AddBackward0", "NllLossBackward0"),
     "v@x": ("SqueezeBackward4", "ViewBackward0"),
     "inner": ("ViewBackward0", "DotBackward0"),
     "t().reshape": ("UnsafeViewBackward0", "ViewBackward0"),
@@ -367,7 +365,6 @@ _NOT_YET_NAMED = {
     "nansum": ("NansumBackward0", "SumBackward0"),
     "logcumsumexp": ("LogcumsumexpBackward0", "WhereBackward0"),
     "soft_margin": ("SoftMarginLossBackward0", "MeanBackward0"),
-    "pad": ("ConstantPadNdBackward0", "SliceBackwardBackward0"),
     "interpolate": ("UpsampleNearest2DBackward0", "ViewBackward0"),
     "pixel_shuffle": ("PixelShuffleBackward0", "ViewBackward0"),
     "selu": ("EluBackward0", "MulBackward0"),

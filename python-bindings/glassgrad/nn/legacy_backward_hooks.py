@@ -209,7 +209,7 @@ def attach(module, args: tuple, result):
     grad_fn = var.grad_fn
     if grad_fn is None:
         return result
-    inputs = [_wrap(h) if h.requires_grad else None for h in grad_fn._composite_inputs()]
+    inputs = [_wrap(h) if h is not None and h.requires_grad else None for h in grad_fn._composite_inputs()]
     if grad_fn._op.endswith("Scalar"):  # PyTorch's node lists the number too (next_functions)
         inputs.append(None)
     _warn_like_pytorch(args, result, grad_fn)
