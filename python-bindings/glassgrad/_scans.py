@@ -407,6 +407,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     import numpy as np
     x = input.reshape(1) if input.ndim == 0 else input
     d = _axis(dim, x, "mode")
+    check_reduced_sizes(x, [d], "mode")  # PyTorch's IndexError for a dim of size 0
     # NumPy has no bfloat16: its values are exact in float32, which orders and counts them alike
     a = np.moveaxis((x.float() if x.dtype == "bfloat16" else x).numpy(force=True), d, -1)
     rows = a.reshape(-1, a.shape[-1])

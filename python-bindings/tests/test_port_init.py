@@ -62,6 +62,8 @@ def test_calculate_gain_follows_the_table():
     assert init.calculate_gain("relu") == math.sqrt(2)
     assert init.calculate_gain("tanh") == 5 / 3
     assert init.calculate_gain("conv2d") == 1
+    # PyTorch returns the int 1 for the linear functions and sigmoid (printed gains read "1", not "1.0")
+    assert all(type(init.calculate_gain(n)) is int for n in ("linear", "conv2d", "conv_transpose1d", "sigmoid"))
     assert init.calculate_gain("leaky_relu", math.sqrt(5)) == pytest.approx(math.sqrt(1 / 3))
     assert init.calculate_gain("leaky_relu") == pytest.approx(math.sqrt(2 / (1 + 0.01 ** 2)))
     with pytest.raises(ValueError, match="Unsupported nonlinearity"):

@@ -88,3 +88,12 @@ def test_negative_p_norm_of_empty_raises():
     with pytest.raises(ValueError, match="does not have an identity"):
         gg.norm(gg.ones(0, 3), p=-2, dim=0)
     np.testing.assert_array_equal(gg.norm(gg.ones(0, 3), p=-1, dim=1).numpy(), np.zeros(0))
+
+
+@pytest.mark.parametrize("shape,dim", [((0, 3), 0), ((0,), -1), ((2, 0), 1)])
+def test_mode_over_an_empty_dim_raises_index_error(shape, dim):
+    # PyTorch: "mode(): Expected reduction dim 0 to have non-zero size." (an IndexError)
+    with pytest.raises(IndexError, match=f"mode\\(\\): Expected reduction dim {dim % len(shape)} to have non-zero"):
+        gg.zeros(*shape).mode(dim)
+    values, indices = gg.zeros(0, 3).mode(1)  # the other dims may be empty: an empty result
+    assert tuple(values.shape) == (0,) and tuple(indices.shape) == (0,)

@@ -64,7 +64,7 @@ def calculate_gain(nonlinearity: str, param: Optional[float] = None) -> float:
     linear = {"linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
               "sigmoid"}
     if nonlinearity in linear:
-        return 1.0
+        return 1  # an int, as PyTorch's
     if nonlinearity == "tanh":
         return 5.0 / 3
     if nonlinearity == "relu":
