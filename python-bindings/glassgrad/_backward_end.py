@@ -12,18 +12,30 @@ PENDING: List[Callable[[], None]] = []
 _depth = [0]
 
 
+def enter() -> None:
+    """A backward() or autograd.grad() call starts (backward() calls enter/leave itself: the
+    context manager's generator costs several frames on every training step)."""
+    _depth[0] += 1
+
+
+def leave(ok: bool) -> None:
+    """The call ends: the outermost one runs the pending callbacks if it succeeded (`ok`), or
+    drops them."""
+    _depth[0] -= 1
+    if _depth[0] == 0 and PENDING:
+        callbacks = PENDING[:]
+        PENDING.clear()
+        if ok:
+            for callback in callbacks:
+                callback()
+
+
 @contextlib.contextmanager
 def scope():
-    _depth[0] += 1
+    enter()
     ok = False
     try:
         yield
         ok = True
     finally:
-        _depth[0] -= 1
-        if _depth[0] == 0 and PENDING:
-            callbacks = PENDING[:]
-            PENDING.clear()
-            if ok:
-                for callback in callbacks:
-                    callback()
+        leave(ok)

@@ -24,7 +24,7 @@ from ._inplace import in_place, in_place_view
 from ._size import Size
 from . import _printing
 from . import _trace
-from ._trace import _PACKAGE_DIR, record, user_source
+from ._trace import _PACKAGE_DIR, record
 
 float32, float64, int64, uint8, bool_ = (DTYPES[n] for n in ("float32", "float64", "int64", "uint8", "bool"))
 # The NumPy type holding each dtype's values on the way in: NumPy has no bfloat16, so bfloat16 data
@@ -519,7 +519,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             raw = raw.to(dev)
             return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
         data = data.numpy()
-    want = _dtype_name(dtype)
+    want = None if dtype is None else _dtype_name(dtype)  # (each call written out here saves a frame per batch)
     if isinstance(data, np.ndarray) and data.dtype.kind == "O":
         # PyTorch refuses an array of Python objects whatever dtype is asked for (its TypeError):
         # converting each object would hide mixed columns (strings, NaN) until a loss is nan
@@ -561,7 +561,9 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
             arr = arr.astype(np.int64)
     # NumPy arrays keep their dtype; an unsupported one (e.g. int32 labels) is refused with the fix.
     # The allocation log names the buffer after the tensor, or the line that created it.
-    raw = raw_from_numpy(arr, _device.normalize(device), name or f"tensor@{user_source()}", want)
+    dev = _device.default_device() if device is None else _device.normalize(device)
+    label = name or f"tensor@{_C.user_source(_PACKAGE_DIR)}"  # (_trace.user_source)
+    raw = _C.Tensor.from_numpy(arr, dev, label) if want is None else raw_from_numpy(arr, dev, label, want)
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
 
 
@@ -1180,9 +1182,14 @@ class Tensor:
         As in PyTorch, the graph's saved values are freed: a second backward through it needs
         retain_graph=True on the first. With inputs, only those tensors' .grad get the gradient;
         with create_graph the .grad values can be differentiated again (docs/autograd.md)."""
-        hooked = _post_accumulate_hooks.hooked_leaves(self, inputs)
-        with _backward_end.scope():  # register_multi_grad_hook's callbacks run as it ends
+        hooked = _post_accumulate_hooks.hooked_leaves(self, inputs) if _post_accumulate_hooks._HOOKS else None
+        _backward_end.enter()  # _backward_end.scope(), written out: register_multi_grad_hook's callbacks run as it ends
+        try:
             self._backward(gradient, retain_graph, create_graph, inputs)
+        except BaseException:
+            _backward_end.leave(False)
+            raise
+        _backward_end.leave(True)
         if hooked:
             _post_accumulate_hooks.run(hooked)
 
@@ -1193,8 +1200,8 @@ class Tensor:
         return _post_accumulate_hooks.register(self, hook)
 
     def _backward(self, gradient, retain_graph, create_graph, inputs) -> None:
-        anomaly, gradients = _autograd_modules()
-        _trace.note_differentiation()
+        anomaly, gradients = _AUTOGRAD_MODULES or _autograd_modules()
+        _trace._local.differentiations += 1  # _trace.note_differentiation, written out
         retain = bool(create_graph if retain_graph is None else retain_graph)
         seed = None
         if gradient is not None:
@@ -1209,7 +1216,8 @@ class Tensor:
                 ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
             gradients.accumulate_into(self, None if seed is None else _wrap(seed), ins, retain, bool(create_graph))
             return
-        if anomaly.is_anomaly_enabled():
+        anomalous = anomaly.is_anomaly_enabled()  # (read once: the check after needs the leaves read before)
+        if anomalous:
             leaves = [_wrap(h) for h in self._h.leaves_requiring_grad()]
         if _pending_gradient_sync:  # a DistributedDataParallel forward ran: average its gradients
             wrappers = list(dict.fromkeys(_pending_gradient_sync))
@@ -1221,7 +1229,7 @@ class Tensor:
                                     retain_graph=retain)
             return
         self._h.backward(seed, retain)
-        if anomaly.is_anomaly_enabled():
+        if anomalous:
             anomaly.check_gradients(((t.name or f"leaf {list(t.shape)}"), t.grad) for t in leaves)
 
     def register_hook(self, hook):

@@ -200,3 +200,86 @@ def test_batchnorm_training_forward_and_running_stats(affine):
         bn(gg.randn(4, 3))
     with pytest.raises(TypeError, match="expects a glassgrad.Tensor"):
         bn(np.zeros((4, 3, 2, 2), np.float32))
+
+
+# ---- backward, optimizer.step, tensor() ----
+def _sgd_model():
+    gg.manual_seed(0)
+    w = gg.nn.Parameter(gg.tensor([1.0, 2.0]))
+    return w, gg.optim.SGD([w], lr=0.5)
+
+
+def _one_step(w, opt):
+    (w * w).sum().backward()
+    opt.step()
+    opt.zero_grad()
+
+
+def test_step_hooks_registered_after_hookless_steps_run():
+    w, opt = _sgd_model()
+    _one_step(w, opt)
+    _one_step(w, opt)  # steps without hooks: the hook tables exist (as PyTorch's attributes)
+    assert hasattr(opt, "_optimizer_step_pre_hooks") and hasattr(opt, "_optimizer_step_post_hooks")
+    seen = []
+    pre = opt.register_step_pre_hook(lambda o, args, kwargs: seen.append("pre"))
+    post = opt.register_step_post_hook(lambda o, args, kwargs: seen.append("post"))
+    glob = gg.optim.optimizer.register_optimizer_step_pre_hook(lambda o, args, kwargs: seen.append("global"))
+    try:
+        _one_step(w, opt)
+        assert seen == ["global", "pre", "post"]
+    finally:
+        glob.remove()
+    pre.remove()
+    post.remove()
+    _one_step(w, opt)
+    assert seen == ["global", "pre", "post"]
+    # w <- w - 0.5 * 2w = 0 after the first step, and stays 0
+    np.testing.assert_array_equal(w.detach().numpy(), [0.0, 0.0])
+
+
+def test_capturable_on_cpu_is_refused_only_when_asked():
+    p = gg.nn.Parameter(gg.tensor([1.0], device="cpu"))
+    p.grad = gg.tensor([1.0], device="cpu")
+    gg.optim.Adam([p], lr=0.1).step()  # capturable=False: steps
+    q = gg.nn.Parameter(gg.tensor([1.0], device="cpu"))
+    q.grad = gg.tensor([1.0], device="cpu")
+    opt = gg.optim.Adam([{"params": [p]}, {"params": [q], "capturable": True}], lr=0.1)
+    with pytest.raises(RuntimeError, match="If capturable=True, params and state_steps must be on supported devices"):
+        opt.step()
+
+
+def test_multi_grad_hook_after_a_failed_backward():
+    # A backward that raises leaves no call open: the next one's callbacks still run at its end.
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    got = []
+    gg.autograd.graph.register_multi_grad_hook([a], lambda grads: got.append(grads[0].numpy().tolist()))
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        (a * 3).backward()
+    (a * 3).sum().backward()
+    assert got == [[3.0, 3.0]]
+
+
+def test_anomaly_mode_turned_on_by_a_hook_during_backward():
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 2
+    b.register_hook(lambda g: gg.autograd.set_detect_anomaly(True) and None)
+    try:
+        b.sum().backward()  # the check after the backward reads the mode read before it
+    finally:
+        gg.autograd.set_detect_anomaly(False)
+    np.testing.assert_array_equal(a.grad.numpy(), [2.0, 2.0])
+
+
+def test_tensor_from_numpy_names_dtypes_and_devices():
+    arr = np.arange(6, dtype=np.float32).reshape(2, 3)
+    t = gg.tensor(arr)
+    assert t.dtype == gg.float32 and t.device == gg.device("cpu") and not t.requires_grad
+    np.testing.assert_array_equal(t.numpy(), arr)
+    arr[0, 0] = 100.0  # a copy, as torch.tensor
+    assert t[0, 0].item() == 0.0
+    d = gg.tensor(arr, dtype=gg.float64, device="cpu", requires_grad=True)
+    assert d.dtype == gg.float64 and d.requires_grad
+    assert gg.tensor(arr, dtype=gg.bfloat16).dtype == gg.bfloat16
+    assert gg.tensor(np.array([1, 2]), name="labels").name == "labels"
+    with pytest.raises(RuntimeError, match="unknown device 'tpu:0'|no tpu backend"):
+        gg.tensor(arr, device="tpu:0")

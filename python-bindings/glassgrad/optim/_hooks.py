@@ -98,6 +98,10 @@ def _outermost(name: str, method: Callable, around: Callable) -> Callable:
 
 
 def _around_step(self, step, *args, **kwargs):
+    d = self.__dict__
+    pre, post = d.get(_STEP_PRE), d.get(_STEP_POST)
+    if pre is not None and post is not None and not (pre or post or GLOBAL_STEP_PRE or GLOBAL_STEP_POST):
+        return step(self, *args, **kwargs)  # no hook registered (the tables exist after the first step)
     args = (self, *args)  # PyTorch's hooks see the optimizer as the first positional argument
     for hook in list(GLOBAL_STEP_PRE.values()) + list(_table(self, _STEP_PRE).values()):
         result = hook(self, args, kwargs)

@@ -179,6 +179,8 @@ class CapturableDeviceError(_C.DeviceError, AssertionError):
 def refuse_capturable_on_cpu(opt, work) -> None:
     """PyTorch's step refuses capturable=True for a parameter with a gradient on a device CUDA
     graphs cannot capture; glassgrad ignores the flag on CUDA (its steps are graph safe)."""
+    if not any([g.get("capturable") for g in opt.param_groups]):  # the common case: no group asks
+        return
     for group, p in work:
         if group.get("capturable") and p.device.type != "cuda":
             name = type(opt).__name__
@@ -203,6 +205,9 @@ class Optimizer(OptimizerHooks):
     _CAPTURABLE_TENSORS = "params and state_steps"
     # 0-d state entries other than "step" and their dtype (NAdam's "mu_product": float32, PyTorch's).
     _SCALAR_STATE: Dict[str, str] = {}
+    # Set on the instance when a group lists a parameter twice (its updates then go in rounds); read
+    # on every step, so the class holds the default (a miss would go through __getattr__).
+    _repeats: bool = False
 
     def __init__(self, params: Iterable, defaults: Dict[str, Any]):
         self.defaults = dict(defaults)
@@ -409,7 +414,8 @@ class Optimizer(OptimizerHooks):
         # and if recording or running the step fails (a hook raising, anomaly mode stopping, a
         # KeyboardInterrupt), they all point back at their values before the step (the executor
         # restores any buffer the plan had already written) and new state entries are dropped.
-        state_before = {p: dict(st) for p, st in self.state.items()}
+        state = self.state
+        state_before = dict(zip(state.keys(), map(dict, state.values())))  # (no comprehension frame)
         swaps = self._swaps = ([], _C.UpdateJournal())
         try:
             with scope("optimizer", role="optimizer"):
@@ -498,7 +504,7 @@ class Optimizer(OptimizerHooks):
         t, d = type(self), self.__dict__
         return (t._row is cls._row and t._grad_input is Optimizer._grad_input  # type: ignore[attr-defined]
                 and t._state_for is Optimizer._state_for and t._state_with is Optimizer._state_with
-                and not any(name in d for name in ("_row", "_grad_input", "_state_for", "_state_with")))
+                and d.keys().isdisjoint(("_row", "_grad_input", "_state_for", "_state_with")))
 
     def _record_group(self, params: List[Tensor], op: str, attrs: Dict[str, Any], states: List[List[Tensor]],
                       before: List[Any], after: List[Any]) -> bool:
