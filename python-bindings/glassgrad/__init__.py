@@ -43,7 +43,7 @@ float, double, half = float32, float64, float16
 long, int, short = int64, int32, int16
 # PyTorch's torch.<function> names: each is also the Tensor method of the same name (_methods.py).
 from ._math import *
-from ._math import conj, real  # torch.conj, torch.real (functions; x.conj() and x.real are Tensor's own)
+from ._math import conj, imag, real  # torch.conj, torch.imag, torch.real (functions; x.conj(), x.imag and x.real are Tensor's own)
 from ._inplace_functions import *
 from ._reductions import *
 from ._scans import *

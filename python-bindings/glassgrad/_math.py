@@ -1061,6 +1061,11 @@ def real(input: Tensor) -> Tensor:
     return input
 
 
+def imag(input: Tensor) -> Tensor:
+    """torch.imag: refused for a real tensor, as PyTorch refuses it (Tensor.imag raises)."""
+    return input.imag
+
+
 def conj(input: Tensor) -> Tensor:
     """The complex conjugate (torch.conj): a real tensor itself."""
     return input

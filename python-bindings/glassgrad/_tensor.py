@@ -906,6 +906,13 @@ class Tensor:
         return self
 
     @property
+    def imag(self) -> "Tensor":
+        """Refused, as PyTorch refuses it for a real tensor (Tensor.imag; glassgrad has no complex dtype)."""
+        raise _C.UnsupportedError(f"imag is not implemented for tensors with non-complex dtypes.\n  imag: the input "
+                                  f"is {self.dtype} {list(self.shape)}, a real tensor (glassgrad has no complex "
+                                  f"dtype)\n  fix: a real tensor's imaginary part is zeros: torch.zeros_like(x)")
+
+    @property
     def is_sparse(self) -> bool:
         """False: a Tensor is strided (Tensor.is_sparse); glassgrad.sparse holds the COO layout
         (docs/porting.md)."""
@@ -1467,9 +1474,11 @@ class Tensor:
         return out if order is None else out.permute(*_mf.inverse(order))
 
     # ---- shape ----
-    def reshape(self, *shape) -> "Tensor":
-        """The same elements in a new shape, -1 inferring one size (Tensor.reshape); a view where the layout allows."""
-        shape = list(_shape_args(shape, "reshape")) if shape else []
+    def reshape(self, *sizes, shape=None) -> "Tensor":
+        """The same elements in a new shape, -1 inferring one size (Tensor.reshape; sizes or shape=); a view where
+        the layout allows."""
+        sizes = sizes_or_keyword(sizes, shape, "reshape", "shape") if shape is not None else sizes
+        shape = list(_shape_args(sizes, "reshape")) if sizes else []
         if shape == list(self._h.shape) and not self._h.requires_grad:
             return self  # PyTorch's is a view, a new tensor with ViewBackward0 where it records grad
         if -1 in shape and 0 in shape and self.numel() == 0:
@@ -1514,11 +1523,11 @@ class Tensor:
             return self
         return _op("Reshape", [self], {"shape": shape})  # reshape's node (its checks hold: sizes >= 0, no -1)
 
-    def permute(self, *dims) -> "Tensor":
-        """The dims reordered (Tensor.permute); a view."""
+    def permute(self, *order, dims=None) -> "Tensor":
+        """The dims reordered (Tensor.permute; the dims or dims=); a view."""
         shape = self._h.shape
-        dims = [_dim(d, len(shape), "permute", shape) for d in _shape_args(dims, "permute")]
-        return _op("Permute", [self], {"dims": dims})
+        order = sizes_or_keyword(order, dims, "permute", "dims") if dims is not None else order
+        return _op("Permute", [self], {"dims": [_dim(d, len(shape), "permute", shape) for d in _shape_args(order, "permute")]})
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         """Two dims swapped (Tensor.transpose); a view."""

@@ -159,6 +159,7 @@ METHOD_CALLS = [
     ("unsafe_split", lambda t, lib: t.unsafe_split(2, 0)[1]), ("split keyword", lambda t, lib: t.split(split_size=2)[1]),
     ("view size=", lambda t, lib: t.view(size=(4, 3))), ("repeat repeats=", lambda t, lib: t.repeat(repeats=(2, 1, 1))),
     ("resize_ size=", lambda t, lib: t.clone().resize_(size=(2, 6))),
+    ("reshape shape=", lambda t, lib: t.reshape(shape=(4, -1))), ("permute dims=", lambda t, lib: t.permute(dims=(1, 0))),
     ("addr_", lambda t, lib: t.clone().addr_(t[:, 0].clone(), t[0].clone(), beta=0.5, alpha=2)),
     ("ldexp_", lambda t, lib: t.clone().ldexp_(lib.tensor([1, 0, -1, 2]))),
     ("hardshrink", lambda t, lib: t.hardshrink(0.7)), ("prelu", lambda t, lib: t.prelu(lib.tensor([0.25], dtype=t.dtype))),
