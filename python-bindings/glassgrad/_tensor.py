@@ -1142,8 +1142,11 @@ class Tensor:
             raise TypeError("only one-element integer tensors can be used as an index")
         return int(self.item())
 
+    _repr_prefix = "tensor("  # a subclass that prints its own name (tv_tensors) sets its own
+
     def __repr__(self) -> str:
-        body = _printing.array_body(self._values(), prefix="tensor(")
+        prefix = self._repr_prefix
+        body = _printing.array_body(self._values(), prefix=prefix)
         # as PyTorch prints: no dtype for the defaults (the default float dtype, int64, bool), an
         # empty tensor's shape unless it is (0,) and its dtype unless it is the default float
         # (and with edgeitems=0, the shape); the device comes first
@@ -1166,7 +1169,7 @@ class Tensor:
             suffixes.append(f"grad_fn=<{type(fn).__name__}>")
         elif self.requires_grad:
             suffixes.append("requires_grad=True")
-        return _printing.with_suffixes("tensor(" + body, suffixes, len("tensor("))
+        return _printing.with_suffixes(prefix + body, suffixes, len(prefix))
 
     def __format__(self, spec: str) -> str:
         """f"{t}" and f"{t:.4f}": a 0-d tensor formats its number, as PyTorch's (f"Label: {y[0]}"

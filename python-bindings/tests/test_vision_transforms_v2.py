@@ -28,8 +28,12 @@ def test_to_image_and_to_dtype_against_numpy():
     np.testing.assert_allclose(scaled.numpy(), PIXELS.transpose(2, 0, 1) / 255.0, rtol=1e-6)
     np.testing.assert_array_equal(v2.ToDtype(gg.float32)(x).numpy(), PIXELS.transpose(2, 0, 1).astype(np.float32))
     assert v2.ToDtype(gg.float32, scale=True)(img) is img  # PIL images pass, as v2's
-    with pytest.raises(gg.UnsupportedError, match="dict of dtypes"):
-        v2.ToDtype({"others": None})
+    # ToImage gives a tv_tensors.Image; a dict of dtypes is keyed by type (a plain tensor's: Tensor)
+    assert type(x).__name__ == "Image"
+    assert v2.ToDtype({type(x): gg.float64, "others": None})(x).dtype == gg.float64
+    plain = gg.tensor(PIXELS.transpose(2, 0, 1).copy())
+    assert v2.ToDtype({gg.Tensor: gg.float64, "others": None})(plain).dtype == gg.float64
+    assert v2.ToDtype({"others": None})(x) is x
 
 
 def test_v2_pipeline_equals_the_v1_pipeline():

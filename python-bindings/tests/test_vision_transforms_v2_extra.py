@@ -68,7 +68,8 @@ def test_functional_v2_names():
     assert F.grayscale_to_rgb(gray).tolist() == gray.repeat(3, 1, 1).tolist()
     assert F.grayscale_to_rgb(img) is img
     assert F.permute_channels(img, [2, 0, 1]).tolist() == img[[2, 0, 1]].tolist()
-    assert F.resize_image is F.resize and F.is_pure_tensor(img)
+    # resize_image is the image kernel; resize also takes masks and boxes (tv_tensors)
+    assert F.resize_image(img, [5, 7]).tolist() == F.resize(img, [5, 7]).tolist() and F.is_pure_tensor(img)
     with pytest.raises(ValueError, match="permutation"):
         F.permute_channels(img, [1, 0])
 

@@ -11,6 +11,7 @@ import numpy as np
 from ..._tensor import Tensor
 from . import _image as I
 from ._geometric import sample_grid
+from ._geometry_log import geometric
 from ._photometric import gaussian_blur
 from .functional import InterpolationMode, interpolation_mode, pil_to_tensor, to_pil_image
 
@@ -23,6 +24,7 @@ def _identity_grid(dt, w: int, h: int):
     return np.broadcast_to(xs, (h, w)), np.broadcast_to(ys[:, None], (h, w))
 
 
+@geometric
 def elastic(inpt, displacement: Tensor, interpolation=InterpolationMode.BILINEAR, fill=None):
     """The image resampled at its identity grid plus displacement [1, H, W, 2] (x, y offsets in
     grid_sample's normalised coordinates, align_corners=False): points outside read 0, or the

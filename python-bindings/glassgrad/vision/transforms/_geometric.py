@@ -15,6 +15,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from . import _image as I
+from ._geometry_log import geometric
 
 __all__ = ["rotate", "affine", "five_crop", "ten_crop"]
 
@@ -140,6 +141,7 @@ def _rotated_size(matrix: Sequence[float], w: int, h: int):
     return int(size[0]), int(size[1])
 
 
+@geometric
 def rotate(img, angle: float, interpolation=None, expand: bool = False, center: Optional[List[int]] = None,
            fill: Optional[List[float]] = None):
     """Rotates by `angle` degrees counter-clockwise about `center` (default the image's centre);
@@ -159,6 +161,7 @@ def rotate(img, angle: float, interpolation=None, expand: bool = False, center: 
     return _on_tensor(img, lambda a: _sample(a, matrix, ow, oh, mode.value, fill))
 
 
+@geometric
 def affine(img, angle: float, translate: List[int], scale: float, shear: List[float], interpolation=None,
            fill: Optional[List[float]] = None, center: Optional[List[int]] = None):
     """Rotation (degrees), translation (pixels), scale and shear (degrees, one value for x or two
@@ -205,6 +208,7 @@ def _crop_size(size):
     return tuple(size)
 
 
+@geometric
 def five_crop(img, size):
     """(top-left, top-right, bottom-left, bottom-right, centre) crops of size (h, w) or an int."""
     from .functional import center_crop, crop
@@ -217,6 +221,7 @@ def five_crop(img, size):
             crop(img, h - ch, w - cw, ch, cw), center_crop(img, [ch, cw]))
 
 
+@geometric
 def ten_crop(img, size, vertical_flip: bool = False):
     """five_crop of the image, then five_crop of its mirror (left-right, or top-bottom)."""
     from .functional import hflip, vflip

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _geometric as G
 from . import _image as I
+from ._geometry_log import geometric
 from .functional import InterpolationMode, interpolation_mode
 from .transforms import _rng, _Transform
 
@@ -33,6 +34,7 @@ def _coefficients(startpoints, endpoints) -> List[float]:
     return solution.astype(np.float32).tolist()
 
 
+@geometric
 def perspective(img, startpoints: List[List[int]], endpoints: List[List[int]],
                 interpolation=InterpolationMode.BILINEAR, fill=None):
     """The image warped so that its corners `startpoints` land on `endpoints` (each four [x, y]

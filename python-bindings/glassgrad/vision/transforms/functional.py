@@ -15,6 +15,7 @@ from ..._dtypes import plain
 from ..._tensor import Tensor
 from ..._tensor import tensor as as_tensor
 from . import _image as I
+from ._geometry_log import geometric
 from ._image import Chw
 
 __all__ = ["InterpolationMode", "get_dimensions", "get_image_size", "get_image_num_channels", "to_tensor",
@@ -292,6 +293,7 @@ def _resize_array(a: np.ndarray, oh: int, ow: int, mode: InterpolationMode, anti
     return out.astype(dtype)
 
 
+@geometric
 def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size: Optional[int] = None,
            antialias: Optional[bool] = True):
     """Resizes to `size`: (h, w), or an int (or [int]) for the smaller edge, keeping the aspect
@@ -341,6 +343,7 @@ def _pad_chw(a: np.ndarray, ltrb: List[int], fill, mode: str) -> np.ndarray:
     return np.pad(a, widths, mode=mode)
 
 
+@geometric
 def pad(img, padding, fill=0, padding_mode: str = "constant"):
     """Pads each border: an int (all four), (left/right, top/bottom) or (left, top, right,
     bottom); padding_mode "constant" (with fill), "edge", "reflect" or "symmetric"."""
@@ -385,6 +388,7 @@ def _crop_chw(a: np.ndarray, top: int, left: int, height: int, width: int) -> np
     return a[..., top:bottom, left:right]
 
 
+@geometric
 def crop(img, top: int, left: int, height: int, width: int):
     """The (height, width) window at (top, left); outside the image reads as zeros."""
     if I.is_pil(img):
@@ -394,6 +398,7 @@ def crop(img, top: int, left: int, height: int, width: int):
     return I.like(np.ascontiguousarray(_crop_chw(I.chw_array(img), top, left, height, width)), img)
 
 
+@geometric
 def center_crop(img, output_size):
     """The centred window of output_size (h, w) or an int; smaller images are zero-padded."""
     crop_h, crop_w = _size_pair(output_size)
@@ -408,11 +413,13 @@ def center_crop(img, output_size):
     return crop(img, int(round((h - crop_h) / 2.0)), int(round((w - crop_w) / 2.0)), crop_h, crop_w)
 
 
+@geometric
 def resized_crop(img, top: int, left: int, height: int, width: int, size, interpolation=InterpolationMode.BILINEAR,
                  antialias: Optional[bool] = True):
     return resize(crop(img, top, left, height, width), size, interpolation, antialias=antialias)
 
 
+@geometric
 def hflip(img):
     """Mirrors left-right."""
     if I.is_pil(img):
@@ -422,6 +429,7 @@ def hflip(img):
     return I.like(np.ascontiguousarray(I.chw_array(img)[..., ::-1]), img)
 
 
+@geometric
 def vflip(img):
     """Mirrors top-bottom."""
     if I.is_pil(img):

@@ -283,7 +283,7 @@ class RandomCrop(_Transform):
                 # what lies outside with zeros. Same random draws, same pixels.
                 _, h, w = I.dimensions(img)
                 i, j, th, tw = _random_window(h + ltrb[1] + ltrb[3], w + ltrb[0] + ltrb[2], self.size)
-                return img.crop((j - ltrb[0], i - ltrb[1], j - ltrb[0] + tw, i - ltrb[1] + th))
+                return F.crop(img, i - ltrb[1], j - ltrb[0], th, tw)
             img = F.pad(img, self.padding, self.fill, self.padding_mode)
         _, height, width = I.dimensions(img)
         if self.pad_if_needed and width < self.size[1]:

@@ -7,7 +7,7 @@ first plain tensor, the rest passed through) with one random choice for all of t
 everything else (labels, numbers) through. v2.Transform is the base class users subclass
 (transform() / make_params(), _transform.py); the transforms v2 adds (MixUp, CutMix, RGB, JPEG,
 ElasticTransform, ...) are Transform subclasses (_extra.py, _mix.py), and v2.functional holds
-v1's functions and v2's. Boxes, masks and videos (tv_tensors) are not there."""
+v1's functions and v2's. tv_tensors' masks and boxes follow the image's geometry (_transform.py)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
@@ -22,6 +22,7 @@ from ..autoaugment import AutoAugmentPolicy
 from ..functional import InterpolationMode
 from ..transforms import Compose as _Compose
 from . import functional
+from ._box_transforms import ClampBoundingBoxes, ConvertBoundingBoxFormat, SanitizeBoundingBoxes
 from ._extra import (JPEG, RGB, ElasticTransform, GaussianNoise, LinearTransformation, RandomChannelPermutation,
                      RandomPhotometricDistort, RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter)
 from ._mix import CutMix, MixUp
@@ -41,7 +42,8 @@ __all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJit
            "RandomVerticalFlip", "Resize", "TenCrop", "ToDtype", "ToImage", "ToPILImage", "ToPureTensor", "ToTensor",
            "TrivialAugmentWide", "CutMix", "ElasticTransform", "GaussianNoise", "JPEG", "LinearTransformation", "MixUp",
            "RGB", "RandomChannelPermutation", "RandomPerspective", "RandomPhotometricDistort", "RandomResize",
-           "RandomShortestSize", "RandomZoomOut", "ScaleJitter", "Transform", "functional"]
+           "RandomShortestSize", "RandomZoomOut", "ScaleJitter", "Transform", "functional", "ClampBoundingBoxes",
+           "ConvertBoundingBoxFormat", "SanitizeBoundingBoxes"]
 
 
 class Compose(_Compose):
@@ -54,7 +56,15 @@ class Compose(_Compose):
         super().__init__(transforms)
 
     def __call__(self, *inputs):
-        return apply_shared(super().__call__, inputs)
+        from ._transform import flatten, follows
+        if not any(follows(x) for x in flatten(inputs if len(inputs) > 1 else inputs[0])[0]):
+            return apply_shared(super().__call__, inputs)
+        # A sample with masks or boxes goes whole through each transform, as torchvision's
+        # Compose: sample-level transforms (SanitizeBoundingBoxes) see the boxes and labels.
+        outputs = inputs if len(inputs) > 1 else inputs[0]
+        for t in self.transforms:
+            outputs = t(*outputs) if len(inputs) > 1 else t(outputs)
+        return outputs
 
 
 class _V2:
@@ -66,44 +76,89 @@ class _V2:
 
 
 class ToImage(_V2):
-    """A PIL image, a NumPy array (H, W[, C]) or a tensor as a tensor image (C, H, W) of its own
-    dtype, unscaled (v2.ToImage: uint8 for the usual pictures)."""
+    """A PIL image, a NumPy array (H, W[, C]) or a tensor as a tv_tensors.Image (C, H, W) of its
+    own dtype, unscaled (v2.ToImage: uint8 for the usual pictures)."""
 
     def forward(self, pic):
+        from ...tv_tensors import Image
+        if isinstance(pic, Image):
+            return pic
         if isinstance(pic, Tensor):
-            return pic if pic.ndim >= 3 else pic.reshape(1, *pic.shape)
+            return Image._from(pic if pic.ndim >= 3 else pic.reshape(1, *pic.shape))
         if isinstance(pic, np.ndarray):
             a = pic if pic.ndim == 3 else pic[:, :, None]
             from ...._tensor import tensor
-            return tensor(np.ascontiguousarray(a.transpose(2, 0, 1)))
-        return F.pil_to_tensor(pic)
+            return Image._from(tensor(np.ascontiguousarray(a.transpose(2, 0, 1))))
+        return Image._from(F.pil_to_tensor(pic))
 
 
 class ToDtype(_V2):
     """A tensor image converted to dtype (v2.ToDtype); scale=True also rescales values between
-    integer and float ranges (uint8 255 is float 1.0), as ConvertImageDtype. PIL images pass."""
+    integer and float ranges (uint8 255 is float 1.0), as ConvertImageDtype. With one dtype, only
+    images and videos (and the sample's plain tensor image) change; a dict gives a dtype per
+    tv_tensor type ({tv_tensors.Image: torch.float32, tv_tensors.Mask: torch.int64, "others":
+    None}; None leaves that type), and only images and videos are scaled. PIL images pass."""
 
     def __init__(self, dtype, scale: bool = False):
-        if isinstance(dtype, dict):
-            raise _C.UnsupportedError("v2.ToDtype: a dict of dtypes per tv_tensor type is not supported (glassgrad "
-                                      "has no tv_tensors)\n  fix: v2.ToDtype(torch.float32, scale=True)")
         self.dtype, self.scale = dtype, scale
-        self._convert = ConvertImageDtype(dtype)
+        self._convert: dict = {}
+
+    def _dtype_for(self, x):
+        if not isinstance(self.dtype, dict):
+            return self.dtype
+        if type(x) in self.dtype:
+            return self.dtype[type(x)]
+        if "others" in self.dtype:
+            return self.dtype["others"]
+        raise ValueError(f"No dtype was specified for type {type(x)}. If you only need to convert the dtype of images "
+                         f"or videos, you can just pass e.g. dtype=torch.float32. If you're passing a dict as dtype, "
+                         f"you can use \"others\" as a catch-all key e.g. dtype={{tv_tensors.Mask: torch.int64, "
+                         f"\"others\": None}} to pass-through the rest of the inputs.")
+
+    def _to(self, x, dtype):
+        from ... import tv_tensors as tv
+        if dtype is None:
+            return x
+        image = not isinstance(x, tv.TVTensor) or isinstance(x, (tv.Image, tv.Video))
+        if self.scale and image:
+            if dtype not in self._convert:
+                self._convert[dtype] = ConvertImageDtype(dtype)
+            out = self._convert[dtype](x)
+        else:
+            out = x.to(dtype)
+        return type(x)._from(out, **x._meta()) if isinstance(x, tv.TVTensor) else out
 
     def forward(self, x):
         if not isinstance(x, Tensor):
             return x
-        return self._convert(x) if self.scale else x.to(self.dtype)
+        return self._to(x, self._dtype_for(x))
+
+    def __call__(self, *inputs):
+        if not isinstance(self.dtype, dict):
+            return apply_shared(self.forward, inputs)
+        from ... import tv_tensors as tv
+        from ._transform import flatten, needs_transform, unflatten
+        flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
+        picked = needs_transform(flat, (Tensor,))
+        return unflatten([self.forward(x) if n or isinstance(x, tv.TVTensor) else x for x, n in zip(flat, picked)],
+                         spec)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(scale={self.scale})"
 
 
 class ToPureTensor(_V2):
-    """v2.ToPureTensor: glassgrad's tensor images are plain tensors already."""
+    """v2.ToPureTensor: every tv_tensor of the sample as a plain Tensor (the same values)."""
+
+    def __call__(self, *inputs):
+        from ... import tv_tensors as tv
+        from ._transform import flatten, unflatten
+        flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
+        return unflatten([tv._plain(x) if isinstance(x, tv.TVTensor) else x for x in flat], spec)
 
     def forward(self, x):
-        return x
+        from ... import tv_tensors as tv
+        return tv._plain(x) if isinstance(x, tv.TVTensor) else x
 
 
 class Identity(_V2):

@@ -4,9 +4,12 @@ picks the entries to transform, draws the parameters once with make_params(those
 calls transform(entry, params) on each, so every image of a sample gets the same random choice;
 the structure comes back as it went in.
 
-Which entries are transformed (torchvision's rule for samples without tv_tensors, which glassgrad
-does not have): every PIL image; a plain tensor only when the sample holds no PIL image, and
-then only the first one met (the image of `(image, label)`); everything else passes through."""
+Which entries are transformed (torchvision's rule): every PIL image, tv_tensors.Image and
+tv_tensors.Video; a plain tensor only when the sample holds none of those, and then only the
+first one met (the image of `(image, label)`); everything else passes through. A sample's
+tv_tensors.Mask and tv_tensors.BoundingBoxes follow the image: glassgrad's own transforms record
+the geometric calls they make on the (first) image and replay them on the masks and boxes
+(_follow.py); a user's subclass gets them in transform(), as torchvision's."""
 from __future__ import annotations
 
 import enum
@@ -58,16 +61,67 @@ def unflatten(leaves: List[Any], spec) -> Any:
     return kind(*out) if hasattr(kind, "_fields") else kind(out)
 
 
+def _tv():
+    from ... import tv_tensors
+    return tv_tensors
+
+
+def follows(x) -> bool:
+    """Whether x is a Mask or BoundingBoxes, which follow the image's geometry."""
+    tv = _tv()
+    return isinstance(x, (tv.Mask, tv.BoundingBoxes))
+
+
 def needs_transform(flat: List[Any], types: tuple) -> List[bool]:
     """torchvision's heuristic for plain tensors (module docstring); NumPy arrays, where `types`
-    holds them (ToImage, Compose), count as plain tensors."""
-    tensor_left = not any(I.is_pil(x) for x in flat)
+    holds them (ToImage, Compose), count as plain tensors. Masks and boxes are not picked here
+    (follows())."""
+    tv = _tv()
+    tensor_left = not any(I.is_pil(x) or isinstance(x, (tv.Image, tv.Video)) for x in flat)
     out = []
     for x in flat:
+        if isinstance(x, tv.TVTensor):
+            out.append(isinstance(x, (tv.Image, tv.Video)) and isinstance(x, types))
+            continue
         needed = isinstance(x, types) or I.is_pil(x)
         if needed and isinstance(x, (Tensor, np.ndarray)):
             needed, tensor_left = tensor_left and getattr(x, "ndim", 0) >= 2, False
         out.append(needed)
+    return out
+
+
+def rewrapped(before, after):
+    """after (a transformed image) as the tv_tensor type `before` had."""
+    tv = _tv()
+    if isinstance(before, (tv.Image, tv.Video)) and isinstance(after, Tensor) and not isinstance(after, tv.TVTensor):
+        return type(before)._from(after)
+    return after
+
+
+def run_sample(fn: Callable, flat: List[Any], needed: List[bool]) -> List[Any]:
+    """fn on the picked entries, each from the same state of glassgrad's generator (one random
+    choice for the whole sample); the masks and boxes replay the first image's geometric calls."""
+    from ...._random import generator
+    from .._geometry_log import recording
+    from ._follow import follow
+    followers = [follows(x) for x in flat]
+    start = generator().bit_generator.state
+    out, calls = list(flat), None
+    for k, (x, n) in enumerate(zip(flat, needed)):
+        if not n:
+            continue
+        generator().bit_generator.state = start
+        if calls is None and any(followers):
+            with recording() as calls:
+                out[k] = rewrapped(x, fn(x))
+        else:
+            out[k] = rewrapped(x, fn(x))
+    if any(followers):
+        if calls is None:
+            raise TypeError("v2 transform: a sample with tv_tensors.Mask or BoundingBoxes needs an image (a PIL image, "
+                            "tv_tensors.Image or a tensor) for them to follow\n  fix: pass the image with them, e.g. "
+                            "transform(image, {'boxes': boxes, 'labels': labels})")
+        out = [follow(x, calls) if f else x for x, f in zip(out, followers)]
     return out
 
 
@@ -78,22 +132,16 @@ def apply_shared(fn: Callable, inputs: tuple, types: tuple = (Tensor, np.ndarray
     sample = inputs if len(inputs) > 1 else inputs[0]
     flat, spec = flatten(sample)
     needed = needs_transform(flat, types)
-    if sum(needed) <= 1:
-        return unflatten([fn(x) if n else x for x, n in zip(flat, needed)], spec)
-    from .... import _random
-    start = _random.generator().bit_generator.state
-    out = []
-    for x, n in zip(flat, needed):
-        if n:
-            _random.generator().bit_generator.state = start
-            x = fn(x)
-        out.append(x)
-    return unflatten(out, spec)
+    if sum(needed) <= 1 and not any(follows(x) for x in flat):
+        return unflatten([rewrapped(x, fn(x)) if n else x for x, n in zip(flat, needed)], spec)
+    return unflatten(run_sample(fn, flat, needed), spec)
 
 
 def query_size(flat: List[Any]) -> Tuple[int, int]:
     """(height, width) of the images among the entries; they must agree."""
-    sizes = {tuple(I.dimensions(x)[1:]) for x in flat if I.is_pil(x) or isinstance(x, Tensor)}
+    tv = _tv()
+    sizes = {tuple(x.canvas_size) if isinstance(x, tv.BoundingBoxes) else tuple(I.dimensions(x)[1:])
+             for x in flat if I.is_pil(x) or isinstance(x, Tensor)}
     if not sizes:
         raise TypeError("v2 transform: no image (PIL image or tensor) in the sample\n  fix: pass the image with it")
     if len(sizes) > 1:
@@ -125,8 +173,13 @@ class Transform(nn.Module):
         flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
         self.check_inputs(flat)
         needed = needs_transform(flat, self._transformed_types)
+        if not type(self).transform.__module__.startswith("glassgrad."):
+            # A user's transform() gets the masks and boxes too, as torchvision's does.
+            needed = [n or (follows(x) and isinstance(x, self._transformed_types)) for x, n in zip(flat, needed)]
+            params = self.make_params([x for x, n in zip(flat, needed) if n])
+            return unflatten([self.transform(x, params) if n else x for x, n in zip(flat, needed)], spec)
         params = self.make_params([x for x, n in zip(flat, needed) if n])
-        return unflatten([self.transform(x, params) if n else x for x, n in zip(flat, needed)], spec)
+        return unflatten(run_sample(lambda x: self.transform(x, params), flat, needed), spec)
 
     def extra_repr(self) -> str:
         shown = [f"{k}={v}" for k, v in self.__dict__.items() if not k.startswith("_") and k != "training"

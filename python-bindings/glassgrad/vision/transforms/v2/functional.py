@@ -3,8 +3,10 @@ and v2 names, and v2's own: to_image, to_dtype, get_size, get_num_channels, hori
 vertical_flip, grayscale_to_rgb, permute_channels, gaussian_noise, jpeg, elastic
 (elastic_transform) and is_pure_tensor. Each takes PIL images and tensor images (..., C, H, W),
 as torchvision's; the image kernels are also named with torchvision's `_image` suffix
-(resize_image, horizontal_flip_image, ...). Boxes, masks, key points and videos (tv_tensors)
-are not there."""
+(resize_image, horizontal_flip_image, ...). The geometric functions also take a tv_tensors.Mask
+(moved with nearest neighbour) and BoundingBoxes (the box kernels, also under their names:
+resize_bounding_boxes, ...); clamp_bounding_boxes and convert_bounding_box_format are here too.
+Key points are not."""
 from __future__ import annotations
 
 import io as _io
@@ -44,21 +46,25 @@ vertical_flip = vflip
 
 
 def is_pure_tensor(inpt) -> bool:
-    """A tensor that is not a tv_tensor: every glassgrad tensor."""
-    return isinstance(inpt, Tensor)
+    """A tensor that is not a tv_tensor (Image, Video, Mask, BoundingBoxes)."""
+    from ...tv_tensors import TVTensor
+    return isinstance(inpt, Tensor) and not isinstance(inpt, TVTensor)
 
 
 def to_image(inpt) -> Tensor:
-    """A PIL image, a NumPy array (H, W[, C]) or a tensor as a tensor image (C, H, W) of its own
-    dtype (uint8 for the usual pictures), unscaled (v2.functional.to_image)."""
+    """A PIL image, a NumPy array (H, W[, C]) or a tensor as a tv_tensors.Image (C, H, W) of its
+    own dtype (uint8 for the usual pictures), unscaled (v2.functional.to_image)."""
     from ...._tensor import tensor
+    from ...tv_tensors import Image
+    if isinstance(inpt, Image):
+        return inpt
     if isinstance(inpt, Tensor):
-        return inpt if inpt.ndim >= 3 else inpt.reshape(1, *inpt.shape)
+        return Image._from(inpt if inpt.ndim >= 3 else inpt.reshape(1, *inpt.shape))
     if isinstance(inpt, np.ndarray):
         a = inpt if inpt.ndim == 3 else inpt[:, :, None]
-        return tensor(np.ascontiguousarray(a.transpose(2, 0, 1)))
+        return Image._from(tensor(np.ascontiguousarray(a.transpose(2, 0, 1))))
     if I.is_pil(inpt):
-        return pil_to_tensor(inpt)
+        return Image._from(pil_to_tensor(inpt))
     raise TypeError(f"to_image: expected a PIL image, a NumPy array (H, W[, C]) or a tensor, got {type(inpt).__name__}")
 
 
@@ -71,7 +77,10 @@ def to_dtype(inpt, dtype="float32", scale: bool = False):
 
 
 def get_size(inpt) -> List[int]:
-    """[height, width] (v2.functional.get_size)."""
+    """[height, width] (v2.functional.get_size): a BoundingBoxes' canvas size."""
+    from ...tv_tensors import BoundingBoxes
+    if isinstance(inpt, BoundingBoxes):
+        return list(inpt.canvas_size)
     return list(I.dimensions(inpt)[1:])
 
 
@@ -159,3 +168,17 @@ horizontal_flip_image, invert_image, jpeg_image, normalize_image = horizontal_fl
 pad_image, permute_channels_image, perspective_image, posterize_image = pad, permute_channels, perspective, posterize
 resize_image, resized_crop_image, rgb_to_grayscale_image, rotate_image = resize, resized_crop, rgb_to_grayscale, rotate
 solarize_image, ten_crop_image, to_dtype_image, vertical_flip_image = solarize, ten_crop, to_dtype, vertical_flip
+
+# tv_tensors: the geometric functions also move a Mask or BoundingBoxes (_box_transforms.py).
+from ._box_transforms import (affine_bounding_boxes, center_crop_bounding_boxes, clamp_bounding_boxes,  # noqa: E402
+                              convert_bounding_box_format, crop_bounding_boxes, dispatching,
+                              horizontal_flip_bounding_boxes, pad_bounding_boxes, resize_bounding_boxes,
+                              resized_crop_bounding_boxes, rotate_bounding_boxes, vertical_flip_bounding_boxes)
+
+affine, center_crop, crop, elastic = dispatching(affine), dispatching(center_crop), dispatching(crop), dispatching(elastic)
+hflip, pad, perspective, resize = dispatching(hflip), dispatching(pad), dispatching(perspective), dispatching(resize)
+resized_crop, rotate, vflip = dispatching(resized_crop), dispatching(rotate), dispatching(vflip)
+horizontal_flip, vertical_flip = hflip, vflip
+__all__ += ["affine_bounding_boxes", "center_crop_bounding_boxes", "clamp_bounding_boxes", "convert_bounding_box_format",
+            "crop_bounding_boxes", "horizontal_flip_bounding_boxes", "pad_bounding_boxes", "resize_bounding_boxes",
+            "resized_crop_bounding_boxes", "rotate_bounding_boxes", "vertical_flip_bounding_boxes"]
