@@ -20,6 +20,14 @@ from ._geometry_log import geometric
 __all__ = ["rotate", "affine", "five_crop", "ten_crop"]
 
 
+def rss_matrix(angle: float, shear: Sequence[float]) -> List[float]:
+    """[a, b, c, d], the row-major 2x2 R(angle) SHy(shear_y) SHx(shear_x) (degrees) of
+    inverse_affine_matrix's docstring, before the scale."""
+    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    return [math.cos(rot - sy) / math.cos(sy), -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot),
+            math.sin(rot - sy) / math.cos(sy), -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)]
+
+
 def inverse_affine_matrix(center: Sequence[float], angle: float, translate: Sequence[float], scale: float,
                           shear: Sequence[float]) -> List[float]:
     """The 2x3 matrix (row-major) mapping output coordinates to input ones for the affine map
@@ -27,13 +35,9 @@ def inverse_affine_matrix(center: Sequence[float], angle: float, translate: Sequ
     R*S*SH has determinant scale^2, so its inverse is the adjugate divided by it:
     RSS = [[a, b], [c, d]] with a = cos(r - sy)/cos(sy), b = -cos(r - sy) tan(sx)/cos(sy) - sin(r),
     c = sin(r - sy)/cos(sy), d = -sin(r - sy) tan(sx)/cos(sy) + cos(r) (angles in radians)."""
-    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
     cx, cy = center
     tx, ty = translate
-    a = math.cos(rot - sy) / math.cos(sy)
-    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
-    c = math.sin(rot - sy) / math.cos(sy)
-    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
+    a, b, c, d = rss_matrix(angle, shear)
     m = [x / scale for x in (d, -b, 0.0, -c, a, 0.0)]
     m[2] += m[0] * (-cx - tx) + m[1] * (-cy - ty) + cx
     m[5] += m[3] * (-cx - tx) + m[4] * (-cy - ty) + cy

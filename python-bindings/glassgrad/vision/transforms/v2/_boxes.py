@@ -12,7 +12,6 @@ moved boxes and the new canvas, computed as torchvision computes them (docs/data
 Clamping works in floating point (float32 for integer boxes) and converts back, truncating."""
 from __future__ import annotations
 
-import math
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -140,14 +139,12 @@ def forward_affine_matrix(center: Sequence[float], angle: float, translate: Sequ
                           shear: Sequence[float]) -> List[float]:
     """The 2x3 matrix (row-major) of T * C * R(angle) S(scale) SH(shear) * C^-1, input to output
     coordinates: the inverse of _geometric.inverse_affine_matrix (whose docstring derives RSS)."""
-    rot, sx, sy = math.radians(angle), math.radians(shear[0]), math.radians(shear[1])
+    from .._geometric import rss_matrix
     cx, cy = center
     tx, ty = translate
-    a = math.cos(rot - sy) / math.cos(sy)
-    b = -math.cos(rot - sy) * math.tan(sx) / math.cos(sy) - math.sin(rot)
-    c = math.sin(rot - sy) / math.cos(sy)
-    d = -math.sin(rot - sy) * math.tan(sx) / math.cos(sy) + math.cos(rot)
-    m = [a * scale, b * scale, 0.0, c * scale, d * scale, 0.0]
+    m = [v * scale for v in rss_matrix(angle, shear)]
+    m.insert(2, 0.0)
+    m.append(0.0)
     m[2] += m[0] * (-cx) + m[1] * (-cy) + cx + tx
     m[5] += m[3] * (-cx) + m[4] * (-cy) + cy + ty
     return m
