@@ -142,6 +142,14 @@ inline double __longlong_as_double(long long i) {
   std::memcpy(&d, &i, sizeof d);
   return d;
 }
+// Atomic because a block's threads are fibers of one OS thread that switch only at barriers
+// and shuffles, and the blocks run one after another.
+template <typename T>
+T atomicAdd(T* p, T v) {
+  const T old = *p;
+  *p = old + v;
+  return old;
+}
 template <typename T>
 T __shfl_down_sync(unsigned, T, int) {
   throw std::logic_error("warp shuffles are not emulated");

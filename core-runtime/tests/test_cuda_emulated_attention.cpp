@@ -4,7 +4,8 @@
 // dk/dv/dmask, in float32 and float64, over sizes that cross the tiles, features beyond the
 // resident chunk, strided and broadcast operands, causal and additive masks (whole rows hidden),
 // dropout (the same counter-based mask on both sides) and grids capped below the work (the
-// kernels' grid-stride loops). The GPU parity tests (pytest -m cuda) compare the same on a GPU.
+// kernels' grid-stride loops). float32 runs both backward paths: gg_attn_dq + gg_attn_dkv
+// (deterministic) and gg_attn_prep + gg_attn_bwd (dq by atomics, the default). The GPU parity tests (pytest -m cuda) compare the same on a GPU.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "cuda_emulation.h"
@@ -154,7 +156,31 @@ void check(const Case& c) {
       grads[2].data<T>(), bg.mask_grad ? grads[3].data<T>() : static_cast<T*>(nullptr),
       static_cast<const T*>(dsum.data()), ptr(bin[0]), ptr(bin[1]), ptr(bin[2]), ptr(bin[3]), ptr(bin[5]), mask, seed);
   const char* names[] = {"dq", "dk", "dv", "dmask"};
-  for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], grads[i], names[i], dt == DType::Float32 ? 5e-5 : 1e-11);
+  const double btol = dt == DType::Float32 ? 5e-5 : 1e-11;
+  for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], grads[i], names[i], btol);
+
+  // The float32 default: gg_attn_prep then gg_attn_bwd (dq by atomics), into outputs holding NaN
+  // (gg_attn_prep must zero dq; every other value must be written).
+  if constexpr (std::is_same<T, float>::value) {
+    ASSERT_TRUE(plan::atomic_dq(dt, false));
+    ASSERT_FALSE(plan::atomic_dq(dt, true));
+    std::vector<Tensor> agrads;
+    for (const Tensor& w : bwant) {
+      agrads.push_back(Tensor::empty(w.shape(), dt));
+      std::fill(agrads.back().data<T>(), agrads.back().data<T>() + agrads.back().numel(),
+                std::numeric_limits<T>::quiet_NaN());
+    }
+    std::fill(dsum.begin(), dsum.end(), std::numeric_limits<T>::quiet_NaN());
+    run(&gg_attn_prep_f32, plan::prep_grid(bg, tiles), c.cap_grid, static_cast<unsigned>(tiles.threads), bp,
+        agrads[0].data<T>(), dsum.data(), ptr(bin[0]), ptr(bin[4]));
+    if (bg.s > 0) {
+      run(&gg_attn_bwd_f32, plan::dkv_grid(bg, tiles), c.cap_grid, static_cast<unsigned>(tiles.threads), bp,
+          agrads[0].data<T>(), agrads[1].data<T>(), agrads[2].data<T>(),
+          bg.mask_grad ? agrads[3].data<T>() : static_cast<T*>(nullptr), static_cast<const T*>(dsum.data()),
+          ptr(bin[0]), ptr(bin[1]), ptr(bin[2]), ptr(bin[3]), ptr(bin[5]), mask, seed);
+    }
+    for (size_t i = 0; i < 4; ++i) expect_close(bwant[i], agrads[i], std::string("atomic path: ") + names[i], btol);
+  }
 }
 
 TEST(CudaEmulatedAttention, ForwardAndBackwardMatchTheCpuKernels) {
@@ -171,6 +197,19 @@ TEST(CudaEmulatedAttention, ForwardAndBackwardMatchTheCpuKernels) {
           .with_dropout(0.3)
           .with_capped_grid(),
       Case("float, broadcast batch", f32, {2, 3, 9, 5}, {1, 3, 11, 5}, {2, 1, 11, 6}).with_mask({2, 1, 9, 11}),
+      // Head dims of real models, odd lengths, and value features past the query features (a
+      // chunk of dk/dv columns with no dq columns): the float32 default adds dq with atomics.
+      Case("float, head dim 64, causal, dropout, odd lengths", f32, {2, 2, 67, 64}, {2, 2, 67, 64}, {2, 2, 67, 64})
+          .with_causal()
+          .with_dropout(0.1),
+      Case("float, head dim 80, mask, permuted heads", f32, {1, 2, 45, 80}, {1, 2, 39, 80}, {1, 2, 39, 80})
+          .with_mask({45, 39})
+          .with_permuted_heads(),
+      Case("float, head dim 128, causal, capped grid", f32, {1, 1, 37, 128}, {1, 1, 37, 128}, {1, 1, 37, 128})
+          .with_causal()
+          .with_capped_grid(),
+      Case("float, key heads shared by query heads", f32, {2, 4, 33, 16}, {2, 1, 50, 16}, {2, 1, 50, 16}),
+      Case("float, more value features than query features", f32, {1, 20, 16}, {1, 35, 16}, {1, 35, 80}),
       Case("double, tiles, mask, dropout", f64, {2, 40, 36}, {2, 41, 36}, {2, 41, 35}).with_mask({40, 41}).with_dropout(0.2),
       Case("double, causal, capped grid", f64, {2, 34, 5}, {2, 34, 5}, {2, 34, 3}).with_causal().with_capped_grid(),
   };

@@ -169,8 +169,9 @@ def set_fusion(on: bool) -> None:
 def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None:
     """PyTorch's torch.use_deterministic_algorithms: with mode=True, the CUDA kernels that
     accumulate in any order with atomics (scatter_add, index_add, index_put with accumulate, the
-    gradients of gather, index_select and indexing) add in index order instead, giving the same
-    bits every run (more slowly). Every glassgrad op has a deterministic form, so warn_only
+    gradients of gather, index_select and indexing, the query gradient of float32
+    scaled_dot_product_attention) add in a fixed order instead, giving the same bits every run
+    (more slowly). Every glassgrad op has a deterministic form, so warn_only
     changes nothing. The CPU kernels are always deterministic."""
     _C.set_deterministic_algorithms(bool(mode))
     _deterministic_warn_only[0] = bool(mode) and bool(warn_only)

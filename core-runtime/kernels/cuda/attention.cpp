@@ -1,6 +1,8 @@
 // Launchers of the attention kernels (kernels/cuda/attention.cu): the forward, and the backward
-// as two launches on the stream, gg_attn_dq (which also writes D = rowsum(grad_out * out) into the
-// planned workspace) before gg_attn_dkv (which reads it). Grids: x the row blocks, y the column
+// as two launches on the stream: in float32 (unless deterministic algorithms are asked for,
+// attention_plan.h's atomic_dq) gg_attn_prep (D = rowsum(grad_out * out) into the planned
+// workspace, dq = 0) before gg_attn_bwd (dk, dv, and dq by atomics), otherwise gg_attn_dq
+// (which also writes D) before gg_attn_dkv (which reads it). Grids: x the row blocks, y the column
 // chunks of the outputs (the kernels' EC features at a time), z the batch; y and z are capped at
 // 65535 and the kernels loop over the rest. The dropout seed stays on the device (an input
 // tensor), so a captured CUDA graph draws a new mask whenever the seed changes.
@@ -9,11 +11,13 @@
 #include "registry.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/settings.h"
 
 namespace glassgrad {
 namespace cuda {
 
 const FunctionNames kAttentionFunctions({"gg_attn_fwd", "gg_attn_dq", "gg_attn_dkv"}, float_dtypes());
+const FunctionNames kAttentionAtomicFunctions({"gg_attn_prep_f32", "gg_attn_bwd_f32"});
 
 namespace {
 
@@ -79,6 +83,16 @@ void backward(const KernelContext& c) {
   const void* mask = input_or_null(c, g.mask_input(1));
   const void* seed = input_or_null(c, g.seed_input(1));
   void* dsum = c.workspace;
+  if (atomic_dq(dt, deterministic_algorithms() || deterministic())) {
+    launch(s, st, "gg_attn_prep_f32", dims(prep_grid(g, t)), Dim3{static_cast<unsigned>(t.threads)}, site, p,
+           c.outputs[0].data_ptr(), dsum, c.inputs[0].data_ptr(), c.inputs[4].data_ptr());
+    if (g.s == 0) return;
+    launch(s, st, "gg_attn_bwd_f32", dims(dkv_grid(g, t)), Dim3{static_cast<unsigned>(t.threads)}, site, p,
+           c.outputs[0].data_ptr(), c.outputs[1].data_ptr(), c.outputs[2].data_ptr(),
+           g.mask_grad ? c.outputs[3].data_ptr() : nullptr, static_cast<const void*>(dsum), c.inputs[0].data_ptr(),
+           c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[5].data_ptr(), mask, seed);
+    return;
+  }
   launch(s, st, kname("gg_attn_dq", dt).c_str(), dims(dq_grid(g, t)), Dim3{static_cast<unsigned>(t.threads)}, site, p, c.outputs[0].data_ptr(), dsum, c.inputs[0].data_ptr(),
          c.inputs[1].data_ptr(), c.inputs[2].data_ptr(), c.inputs[3].data_ptr(), c.inputs[4].data_ptr(),
          c.inputs[5].data_ptr(), mask, seed);

@@ -16,8 +16,14 @@
 //   gg_attn_dkv:  a block owns BR key rows (and a chunk of EC columns of dk and dv); for each
 //                 query tile the transposed p^T and ds^T, dv += pd^T g, dk += scale ds^T Q, and
 //                 dmask = ds (block chunk 0) when asked. Launched after gg_attn_dq (reads D).
-// Each output element is written by one thread of one block, and each thread adds its terms in a
-// fixed order: the results are deterministic (no atomics, so FP64 needs no sm_60 atomicAdd).
+//   gg_attn_prep + gg_attn_bwd (float32 unless deterministic algorithms are asked for,
+//                 attention_plan.h): gg_attn_prep writes D and zeroes dq; gg_attn_bwd is
+//                 gg_attn_dkv that also adds each query tile's share scale ds K into dq with
+//                 atomics: five tile products per key and query tile instead of seven.
+// In gg_attn_dq and gg_attn_dkv each output element is written by one thread of one block, and
+// each thread adds its terms in a fixed order: the results are deterministic (no atomics, so FP64
+// needs no sm_60 atomicAdd). gg_attn_bwd's dq sums the key blocks' shares in the order the
+// atomics land (its dk, dv and dmask are deterministic).
 //
 // Tiles (Cfg below): float BR = 64 (forward) or 32, BC = 32, EC = 64 features resident in
 // shared memory; a thread owns a 4 x 4 block of each score tile (rows ty + TY i, keys tx + 8 j) and
@@ -26,8 +32,9 @@
 // so that the strided rows a warp reads in the score product (8 rows, 4 words apart in banks) fall
 // on distinct banks, and 16-byte reads stay aligned. Features beyond EC are walked in chunks
 // (query and key rows then reload per chunk); value and gradient columns beyond EC go to more
-// blocks (grid.y), each recomputing the scores. Shared memory: at most 44 KB (float forward), 47
-// KB (double backward); only sm_50 features (FFMA, shuffles, static shared memory).
+// blocks (grid.y), each recomputing the scores. Shared memory: at most 44 KB (float forward and
+// gg_attn_bwd), 47 KB (double backward); only sm_50 features (FFMA, shuffles, static shared
+// memory, float atomicAdd).
 #include "../attention_rules.h"
 #include "attention_params.h"
 #include "common.cuh"
@@ -124,7 +131,7 @@ struct Matrices {
 // warps on a multiprocessor to cover it. (All of them at once cost the forward kernel its
 // second block on a multiprocessor: registers.)
 constexpr int kTileBatch = 4;
-// Rows of D = rowsum(g * out) a warp of gg_attn_dq sums at a time (backward_dq).
+// Rows of D = rowsum(g * out) a warp sums at a time (row_sums).
 constexpr int kDRows = 4;
 template <typename T, int ROWS, int EC, int THREADS>
 __device__ void load_tile(T (*dst)[EC + 4], const GGAttention& g, const Matrices<T>& mat, int k, int row0, int rows,
@@ -354,6 +361,51 @@ __device__ void forward(const GGAttention& g, T* out, T* lse, const T* q, const 
   }
 }
 
+// ---- backward: D = rowsum(grad_out * out) ---------------------------------------------------
+// D_i = sum_e g_ie out_ie for the BR rows from i0 of batch element z: a warp per row, lanes
+// along e (e = lane, lane + 32, ...), a fixed-order warp sum. A warp takes kDRows rows at a time
+// with their loads issued together (a row at a time waited on memory twice a row, 32 rows a
+// block, before the first key tile). BR is a multiple of kDRows times the warps: every lane of
+// the block reaches every shuffle. Row r's D goes to drow[r] and, when given, dsum; its lse in
+// base 2 to lse2[r] when given (-inf past L).
+template <typename T, int BR, int THREADS>
+__device__ void row_sums(const GGAttention& g, const Matrices<T>& mat, int64_t z, int i0, T* drow, T* lse2, T* dsum) {
+  static_assert(BR % (kDRows * (THREADS / 32)) == 0, "the rows of D split evenly over the warps");
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int r0 = warp * kDRows; r0 < BR; r0 += kDRows * (THREADS / 32)) {
+    T d[kDRows];
+#pragma unroll
+    for (int u = 0; u < kDRows; ++u) d[u] = T(0);
+    for (int e0 = 0; e0 < g.Ev; e0 += 32) {
+      const int e = e0 + lane;
+#pragma unroll
+      for (int u = 0; u < kDRows; ++u) {
+        const int i = i0 + r0 + u;
+        if (i < g.L && e < g.Ev) {
+          d[u] += mat[GG_ATTN_GO][(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
+                  mat[GG_ATTN_OUT][(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
+        }
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < kDRows; ++u)
+#pragma unroll
+      for (int o = 16; o > 0; o >>= 1) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
+    if (lane < kDRows) {  // lane u writes row r0 + u (its d, after the butterfly, is the sum)
+      T du = d[0];
+#pragma unroll
+      for (int u = 1; u < kDRows; ++u)
+        if (lane == u) du = d[u];
+      const int r = r0 + lane, i = i0 + r;
+      if (drow) drow[r] = du;
+      if (lse2) {
+        lse2[r] = i < g.L ? mat[GG_ATTN_LSE][(int64_t)i * g.row[GG_ATTN_LSE]] * (T)1.4426950408889634 : neg_inf<T>();
+      }
+      if (dsum && i < g.L) dsum[z * g.L + i] = du;
+    }
+  }
+}
+
 // ---- backward: dq (and D) -------------------------------------------------------------------
 template <typename T>
 __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, const T* q, const T* k, const T* v,
@@ -366,11 +418,10 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
   __shared__ __align__(16) T Vs[BC][EC + 4];
   __shared__ __align__(16) T Ds[BR][BC + 4];
   __shared__ T lse2[BR], drow[BR];
-  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX, lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
   const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
   const int q_blocks = (g.L + BR - 1) / BR, e_chunks = (g.E + EC - 1) / EC;
   const bool q_resident = g.E <= EC, g_resident = g.Ev <= EC;
-  const T log2e = (T)1.4426950408889634;
   const T* const base[GG_ATTN_OPERANDS] = {q, k, v, go, out, lse, g.masked ? mask : nullptr};
   for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
     const Matrices<T> mat(g, base, z);
@@ -379,42 +430,7 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
       for (int ec = blockIdx.y; ec < max(e_chunks, 1); ec += gridDim.y) {
         const int d0 = ec * EC;
         __syncthreads();  // lse2, drow, Qs and Gs of the previous block are read
-        // D_i = sum_e g_ie out_ie: a warp per row, lanes along e (e = lane, lane + 32, ...), a
-        // fixed-order warp sum. A warp takes kDRows rows at a time with their loads issued
-        // together (a row at a time waited on memory twice a row, 32 rows a block, before the
-        // first key tile). BR is a multiple of kDRows times the warps: every lane of the block
-        // reaches every shuffle.
-        static_assert(BR % (kDRows * (C::THREADS / 32)) == 0, "the rows of D split evenly over the warps");
-        for (int r0 = warp * kDRows; r0 < BR; r0 += kDRows * (C::THREADS / 32)) {
-          T d[kDRows];
-#pragma unroll
-          for (int u = 0; u < kDRows; ++u) d[u] = T(0);
-          for (int e0 = 0; e0 < g.Ev; e0 += 32) {
-            const int e = e0 + lane;
-#pragma unroll
-            for (int u = 0; u < kDRows; ++u) {
-              const int i = i0 + r0 + u;
-              if (i < g.L && e < g.Ev) {
-                d[u] += mat[GG_ATTN_GO][(int64_t)i * g.row[GG_ATTN_GO] + (int64_t)e * g.col[GG_ATTN_GO]] *
-                        mat[GG_ATTN_OUT][(int64_t)i * g.row[GG_ATTN_OUT] + (int64_t)e * g.col[GG_ATTN_OUT]];
-              }
-            }
-          }
-#pragma unroll
-          for (int u = 0; u < kDRows; ++u)
-#pragma unroll
-            for (int o = 16; o > 0; o >>= 1) d[u] += __shfl_xor_sync(0xffffffffu, d[u], o);
-          if (lane < kDRows) {  // lane u writes row r0 + u (its d, after the butterfly, is the sum)
-            T du = d[0];
-#pragma unroll
-            for (int u = 1; u < kDRows; ++u)
-              if (lane == u) du = d[u];
-            const int r = r0 + lane, i = i0 + r;
-            drow[r] = du;
-            lse2[r] = i < g.L ? mat[GG_ATTN_LSE][(int64_t)i * g.row[GG_ATTN_LSE]] * log2e : neg_inf<T>();
-            if (ec == 0 && i < g.L) dsum[(int64_t)z * g.L + i] = du;
-          }
-        }
+        row_sums<T, BR, C::THREADS>(g, mat, z, i0, drow, lse2, ec == 0 ? dsum : nullptr);
         __syncthreads();  // lse2 and drow are complete
         T acc[4][4 * NQ];
 #pragma unroll
@@ -484,17 +500,80 @@ __device__ void backward_dq(const GGAttention& g, T* dq, T* dsum, const T* go, c
   }
 }
 
-// ---- backward: dk, dv (and dmask) -----------------------------------------------------------
+// With DQ: dq[i0 + r][d0 + c] += scale sum_j ds[r][j] k[j0 + j][d0 + c] for the query tile's
+// rows r < BC, from ds (DSq, queries x keys) and the key chunk (Ks). The products go through
+// Gs (free here: the dv and dp^T products that read it are done) so that a warp's atomics hit
+// 32 consecutive words of one row; the caller's next tile starts with a barrier before Gs, Ks
+// and DSq are written again.
+template <typename T, typename C>
+__device__ void add_dq_share(const GGAttention& g, T* dq, const T (*DSq)[C::BR + 4], const T (*Ks)[C::EC + 4],
+                             T (*Gs)[C::EC + 4], int64_t z, int i0, int j0, int d0, T scale, int ty, int tx) {
+  constexpr int BR = C::BR, BC = C::BC, EC = C::EC, TY = C::TY, TX = C::TX, NQ = C::NQ;
+  T acc[4][4 * NQ];
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int c = 0; c < 4 * NQ; ++c) acc[a][c] = T(0);
+  times_rows<T, TY, TX, NQ, BR + 4, EC + 4>(DSq, Ks, acc, (min(BR, g.S - j0) + 3) & ~3, ty, tx);
+#pragma unroll
+  for (int a = 0; a < 4; ++a)
+#pragma unroll
+    for (int qd = 0; qd < NQ; ++qd) {
+      T w[4];
+#pragma unroll
+      for (int u = 0; u < 4; ++u) w[u] = acc[a][4 * qd + u] * scale;
+      stg4(&Gs[ty + TY * a][4 * tx + 4 * TX * qd], w);
+    }
+  __syncthreads();
+  const int rows = min(BC, g.L - i0), cols = min(EC, g.E - d0);
+  T* dst = dq + ((int64_t)z * g.L + i0) * g.E + d0;
+  for (int f = threadIdx.x; f < BC * EC; f += C::THREADS) {
+    const int r = f / EC, c = f % EC;
+    if (r < rows && c < cols) atomicAdd(dst + (int64_t)r * g.E + c, Gs[r][c]);
+  }
+}
+
+// ---- backward with dq by atomics: D and a zeroed dq --------------------------------------------
+// Launched before gg_attn_bwd (which adds every key block's share into dq), on the same stream:
+// D into the workspace and dq = 0, a block per BR query rows.
 template <typename T>
-__device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const T* dsum, const T* go, const T* q,
-                             const T* k, const T* v, const T* lse, const T* mask, const int64_t* seed_ptr) {
+__device__ void backward_prep(const GGAttention& g, T* dq, T* dsum, const T* go, const T* out) {
+  typedef Cfg<T, 32> C;
+  constexpr int BR = C::BR;
+  const T* const base[GG_ATTN_OPERANDS] = {nullptr, nullptr, nullptr, go, out, nullptr, nullptr};
+  const int q_blocks = (g.L + BR - 1) / BR;
+  for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
+    const Matrices<T> mat(g, base, z);
+    for (int qb = blockIdx.x; qb < q_blocks; qb += gridDim.x) {
+      const int i0 = qb * BR;
+      row_sums<T, BR, C::THREADS>(g, mat, z, i0, nullptr, nullptr, dsum);
+      T* rows = dq + ((int64_t)z * g.L + i0) * g.E;
+      const int64_t n = (int64_t)min(BR, g.L - i0) * g.E;
+      for (int64_t f = threadIdx.x; f < n; f += C::THREADS) rows[f] = T(0);
+    }
+  }
+}
+
+// ---- backward: dk, dv (and dmask; with DQ, dq too) ---------------------------------------------
+// DQ (gg_attn_bwd): each query tile's dq share of this key block, scale ds k, is added into dq
+// (zeroed by backward_prep) with atomics, coalesced through shared memory: dq's sum over key
+// blocks then runs in any order (not bit-reproducible), and gg_attn_dq's two score products
+// are saved. Without DQ (gg_attn_dkv) gg_attn_dq computes dq.
+template <typename T, bool DQ>
+__device__ void backward_dkv(const GGAttention& g, T* dq, T* dk, T* dv, T* dmask, const T* dsum, const T* go,
+                             const T* q, const T* k, const T* v, const T* lse, const T* mask,
+                             const int64_t* seed_ptr) {
   typedef Cfg<T, 32> C;
   constexpr int BR = C::BR, BC = C::BC, EC = C::EC, TY = C::TY, TX = C::TX, NQ = C::NQ;
+  static_assert(BR == BC, "the dq product's rows (queries) take the key rows' places in the thread layout");
   __shared__ __align__(16) T Ks[BR][EC + 4];
   __shared__ __align__(16) T Vs[BR][EC + 4];
   __shared__ __align__(16) T Qs[BC][EC + 4];
   __shared__ __align__(16) T Gs[BC][EC + 4];
   __shared__ __align__(16) T Ps[BR][BC + 4];
+  // ds (not transposed) for the dq product; the pitch BR + 4 makes the transposing stores of a
+  // warp (query tx + 8 b, key ty + 8 a) fall on 32 distinct banks.
+  __shared__ __align__(16) T DSq[DQ ? BC : 1][BR + 4];
   __shared__ T lse2[BC], drow[BC];
   const int tx = threadIdx.x % TX, ty = threadIdx.x / TX;
   const uint64_t seed = g.dropout ? (uint64_t)*seed_ptr : 0;
@@ -585,14 +664,23 @@ __device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const
             times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Gs, av, (min(BC, g.L - i0) + 3) & ~3, ty, tx);
             __syncthreads();
           }
-          if (d0 < g.E) {  // dk chunk += ds^T q
+          if (d0 < g.E) {  // dk chunk += ds^T q (and with DQ: dq chunk += scale ds k)
 #pragma unroll
             for (int a = 0; a < 4; ++a)
 #pragma unroll
               for (int b = 0; b < 4; ++b) Ps[ty + TY * a][tx + TX * b] = st[a][b];
             if (!k_resident) load_tile<T, BC, EC, C::THREADS>(Qs, g, mat, GG_ATTN_Q, i0, g.L, d0, g.E);
+            if constexpr (DQ) {
+#pragma unroll
+              for (int a = 0; a < 4; ++a)
+#pragma unroll
+                for (int b = 0; b < 4; ++b) DSq[tx + TX * b][ty + TY * a] = st[a][b];
+              // Ks holds the last feature chunk of the score product; dq's chunk is d0's.
+              if (!k_resident) load_tile<T, BR, EC, C::THREADS>(Ks, g, mat, GG_ATTN_K, j0, g.S, d0, g.E);
+            }
             __syncthreads();
             times_rows<T, TY, TX, NQ, BC + 4, EC + 4>(Ps, Qs, ak, (min(BC, g.L - i0) + 3) & ~3, ty, tx);
+            if constexpr (DQ) add_dq_share<T, C>(g, dq, DSq, Ks, Gs, z, i0, j0, d0, scale, ty, tx);
           }
         }
 #pragma unroll
@@ -639,7 +727,20 @@ __device__ void backward_dkv(const GGAttention& g, T* dk, T* dv, T* dmask, const
   GG_KERNEL void __launch_bounds__(gg_attn::Cfg<T, 32>::THREADS)                                                   \
       gg_attn_dkv_##suffix(GGAttention g, T* dk, T* dv, T* dmask, const T* dsum, const T* go, const T* q,         \
                            const T* k, const T* v, const T* lse, const T* mask, const int64_t* seed) {            \
-    gg_attn::backward_dkv<T>(g, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);                               \
+    gg_attn::backward_dkv<T, false>(g, nullptr, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);               \
   }
 GG_ATTN(f32, float)
 GG_ATTN(f64, double)
+
+// The backward with dq by atomics (attention.cpp picks it unless deterministic algorithms are
+// asked for): float only, so float64 keeps needing no sm_60 atomicAdd.
+GG_KERNEL void __launch_bounds__(gg_attn::Cfg<float, 32>::THREADS)
+    gg_attn_prep_f32(GGAttention g, float* dq, float* dsum, const float* go, const float* out) {
+  gg_attn::backward_prep<float>(g, dq, dsum, go, out);
+}
+GG_KERNEL void __launch_bounds__(gg_attn::Cfg<float, 32>::THREADS)
+    gg_attn_bwd_f32(GGAttention g, float* dq, float* dk, float* dv, float* dmask, const float* dsum,
+                    const float* go, const float* q, const float* k, const float* v, const float* lse,
+                    const float* mask, const int64_t* seed) {
+  gg_attn::backward_dkv<float, true>(g, dq, dk, dv, dmask, dsum, go, q, k, v, lse, mask, seed);
+}

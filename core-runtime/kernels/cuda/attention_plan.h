@@ -46,6 +46,16 @@ inline Grid dkv_grid(const AttentionGeometry& g, const Tiles& t) {
   return {blocks_of(g.s, t.rows), capped((std::max(g.e, g.ev) + t.features - 1) / t.features),
           capped(g.batch_count())};
 }
+// gg_attn_prep (D and a zeroed dq before gg_attn_bwd, which runs on dkv_grid): x the row blocks.
+inline Grid prep_grid(const AttentionGeometry& g, const Tiles& t) {
+  return {blocks_of(g.l, t.rows), 1, capped(g.batch_count())};
+}
+
+// The backward adds dq's shares with atomics (gg_attn_prep, then gg_attn_bwd: two score products
+// fewer than gg_attn_dq with gg_attn_dkv) in float32 unless bit-reproducible results are asked
+// for (glassgrad.use_deterministic_algorithms or backends.cudnn.deterministic); float64 always
+// takes the two-kernel path (no double atomicAdd before sm_60).
+inline bool atomic_dq(DType dt, bool deterministic) { return dt == DType::Float32 && !deterministic; }
 
 // The parameter block: sizes, strides by slot, flags and the dropout constants. The caller has
 // checked that the sizes fit 31 bits and that the batch axes collapse to at most GG_MAX_DIMS.

@@ -35,7 +35,9 @@ bool cuda_graphs_enabled();
 // Deterministic algorithms (glassgrad.use_deterministic_algorithms): the accumulating CUDA
 // indexing kernels (scatter_add, index_add, index_put with accumulate, the gradients of gather,
 // index_select and indexing) add in index order, one thread per output line, instead of in any
-// order with atomics; so they do under cuda::deterministic() (glassgrad.backends.cudnn.deterministic).
+// order with atomics, and the float32 attention backward computes the query gradient in its own
+// kernel instead of adding the key blocks' shares with atomics; so they do under
+// cuda::deterministic() (glassgrad.backends.cudnn.deterministic).
 // Off by default (no environment variable); plans are cached per setting.
 void set_deterministic_algorithms(bool on);
 bool deterministic_algorithms();
