@@ -129,6 +129,34 @@ def gg_sync(device: str) -> Callable[[], None]:
     return cuda_sync
 
 
+def add_op_bench_arguments(p: argparse.ArgumentParser, rounds: int, calls: int) -> None:
+    """The options OpBench reads: --rounds, --calls, --label, --tiny, --no-torch, --csv."""
+    p.add_argument("--rounds", type=int, default=rounds, help="alternating rounds")
+    p.add_argument("--calls", type=int, default=calls, help="calls per round and framework")
+    p.add_argument("--label", default="", help="text added to every row's notes (e.g. which build)")
+    p.add_argument("--tiny", action="store_true")
+    p.add_argument("--no-torch", action="store_true")
+    p.add_argument("--csv", default=None)
+
+
+class OpBench:
+    """What an op-level benchmark's child process sets up (indexing_latency.py,
+    attention_backward.py): the glassgrad device, torch (None under --no-torch or without it), the
+    multiprocessor count on CUDA (0 elsewhere), the rows' notes and workload suffix, the CSV
+    results, glassgrad's synchronize, and the rounds and calls (1 and 2 when --tiny)."""
+
+    def __init__(self, script: str, args) -> None:
+        import glassgrad as gg
+        self.dev = gg_device(args.device)
+        self.torch = None if args.no_torch else torch_or_none()
+        self.sms = int(gg.cuda.device_info()["multiprocessors"]) if self.dev.startswith("cuda") else 0
+        self.note = (f"{self.sms} SMs" if self.sms else self.dev) + (f"; {args.label}" if args.label else "")
+        self.where = f" on {self.sms} SMs" if self.sms else ""
+        self.res = Results(script, args.csv, tiny=args.tiny)
+        self.sync = gg_sync(self.dev)
+        self.rounds, self.calls = (1, 2) if args.tiny else (args.rounds, args.calls)
+
+
 def torch_setup(torch, device: str) -> Tuple[str, Callable[[], None]]:
     """PyTorch's device for glassgrad's, with TF32 off on the GPU (FP32 against FP32), and its
     synchronize."""

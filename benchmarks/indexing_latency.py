@@ -17,7 +17,6 @@ PyTorch's time and "<N> SMs" in its notes.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
 import sys
@@ -25,7 +24,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Results, back_to_back, gg_device, gg_sync, torch_name, torch_or_none, torch_setup
+from common import OpBench, back_to_back, torch_name, torch_setup
 import ordinary_gpu  # the MPS set-up
 
 
@@ -53,16 +52,10 @@ def _workloads(tiny: bool):
 
 
 def child(args) -> int:
-    import glassgrad as gg
     from glassgrad import _C
-    dev = gg_device(args.device)
-    torch = None if args.no_torch else torch_or_none()
-    sms = int(gg.cuda.device_info()["multiprocessors"]) if dev.startswith("cuda") else 0
-    note = (f"{sms} SMs" if sms else dev) + (f"; {args.label}" if args.label else "")
-    where = f" on {sms} SMs" if sms else ""
-    res = Results("indexing_latency", args.csv, tiny=args.tiny)
-    sync = gg_sync(dev)
-    rounds, calls = (1, 2) if args.tiny else (args.rounds, args.calls)
+    b = OpBench("indexing_latency", args)
+    dev, torch, note, where, res, sync, rounds, calls = (b.dev, b.torch, b.note, b.where, b.res, b.sync, b.rounds,
+                                                         b.calls)
     for name, op, attrs, arrays, torch_fn in _workloads(args.tiny):
         tensors = [_C.Tensor.from_numpy(np.ascontiguousarray(a), dev) for a in arrays]
         contenders = [("glassgrad", lambda tensors=tensors, op=op, attrs=attrs: _C.run_op(op, tensors, attrs, ""), sync)]
@@ -91,16 +84,7 @@ def child(args) -> int:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ordinary_gpu.add_mps_arguments(p, min_sms=8)
-    p.add_argument("--rounds", type=int, default=7, help="alternating rounds")
-    p.add_argument("--calls", type=int, default=40, help="calls per round and framework")
-    p.add_argument("--label", default="", help="text added to every row's notes (e.g. which build)")
-    p.add_argument("--tiny", action="store_true")
-    p.add_argument("--no-torch", action="store_true")
-    p.add_argument("--csv", default=None)
-    return ordinary_gpu.run(p.parse_args(argv), argv, child, __file__)
+    return ordinary_gpu.op_bench_main(__doc__, __file__, child, argv, rounds=7, calls=40)
 
 
 if __name__ == "__main__":

@@ -61,8 +61,8 @@ import lstm_step
 import roofline as R
 import workloads as W
 from dcgan_step import add_dcgan_args, dcgan
-from common import (numpy_state, Results, alternating_medians, apply_threads, back_to_back, gg_device, gg_sync,
-                    torch_name, torch_or_none, torch_setup)
+from common import (add_op_bench_arguments, numpy_state, Results, alternating_medians, apply_threads, back_to_back,
+                    gg_device, gg_sync, torch_name, torch_or_none, torch_setup)
 
 # (N, C, H, W, K, kernel, stride, padding, model)
 CONV_SHAPES = [
@@ -387,6 +387,15 @@ def run(args, argv, child_fn, script: str = __file__) -> int:
     if args.no_mps or not args.device.startswith("cuda"):
         return run_child(rest, dict(os.environ), script)
     return with_mps(args, rest, script)
+
+
+def op_bench_main(doc: str, script: str, child_fn, argv, rounds: int, calls: int) -> int:
+    """main() of an op-level benchmark (common.OpBench): its options on a slice of >= 8 SMs."""
+    argv = sys.argv[1:] if argv is None else argv
+    p = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_mps_arguments(p, min_sms=8)
+    add_op_bench_arguments(p, rounds, calls)
+    return run(p.parse_args(argv), argv, child_fn, script)
 
 
 def main(argv=None) -> int:

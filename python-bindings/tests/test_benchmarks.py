@@ -196,6 +196,20 @@ def test_indexing_latency_tiny_times_gather_scatter_add_and_index_select(tmp_pat
             assert any(w.startswith(f"{op} {size}") for w in workloads), (op, size, workloads)
 
 
+def test_attention_backward_tiny_times_both_backward_paths(tmp_path):
+    """attention_backward.py on the CPU without MPS: each workload writes a row for glassgrad's
+    default backward and its deterministic one (next to PyTorch's, with a ratio, when torch is
+    importable)."""
+    out = tmp_path / "attention_backward.csv"
+    run_script("attention_backward.py", "--tiny", "--no-mps", "--device", "cpu", "--csv", str(out))
+    rows = read_csv(out)
+    assert_well_formed(rows)
+    for name in ("gpt", "head128"):
+        frameworks = {r["framework"] for r in rows if r["workload"].startswith(f"attention backward {name} ")}
+        assert {"glassgrad", "glassgrad deterministic"} <= frameworks, (name, frameworks)
+        assert has_torch_rows(rows) == any(f.startswith("torch") for f in frameworks)
+
+
 def test_linear_inference_tiny_times_both_forms_of_the_transposed_weight_product(tmp_path):
     out = tmp_path / "linear.csv"
     run_script("linear_inference.py", "--tiny", "--threads", "1", "--csv", str(out))
