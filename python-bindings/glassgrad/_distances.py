@@ -3,7 +3,8 @@ cosine_similarity, pairwise_distance, normalize (composites of elementwise ops a
 from __future__ import annotations
 
 from . import _autocast
-from ._tensor import Tensor
+from ._tensor import Tensor, _op
+from ._torch_operands import named_node
 
 
 @_autocast.op("cosine_similarity")
@@ -17,7 +18,12 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 
 def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
     """PyTorch's F.pairwise_distance: ||x1 - x2 + eps||_p over the last dimension."""
-    return (x1 - x2 + eps).norm(p, dim=-1, keepdim=keepdim)
+    d = x1 - x2
+    if d.requires_grad:  # PyTorch's graph: NormBackward1 of AddBackward1 (a tensor and a number) of the difference
+        d = _op("AddScalar", [d], {"value": float(eps), "torch_node": "AddBackward1", "torch_operands": [0]})
+    else:
+        d = d + eps
+    return named_node(d.norm(p, dim=-1, keepdim=keepdim), "NormBackward1", d)
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:

@@ -8,6 +8,7 @@ from typing import Optional
 
 from . import _C, _args, _autocast, _inplace, _math
 from ._tensor import Tensor, _op
+from ._torch_operands import named_node
 from .functional import elu, where
 
 # SELU's constants (Klambauer et al. 2017, the fixed point of mean 0 and variance 1).
@@ -29,7 +30,9 @@ def softsign(input: Tensor) -> Tensor:
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha) with SELU's alpha and scale."""
-    return _inplace.activation(input, inplace, "selu_", lambda: elu(input, _SELU_ALPHA) * _SELU_SCALE)
+    # PyTorch's selu is one elu node (EluBackward0 of the input)
+    return _inplace.activation(input, inplace, "selu_", lambda: named_node(elu(input, _SELU_ALPHA) * _SELU_SCALE,
+                                                                           "EluBackward0", input))
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -37,7 +40,8 @@ def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     a = _args.real(alpha, "alpha", "celu")
     if a == 0:
         raise _C.InvalidArgumentError("celu: alpha must not be 0 (celu divides by it)\n  fix: celu(x, alpha=1.0)")
-    return _inplace.activation(input, inplace, "celu_", lambda: elu(input * (1.0 / a), 1.0) * a)
+    return _inplace.activation(input, inplace, "celu_", lambda: named_node(elu(input * (1.0 / a), 1.0) * a,
+                                                                           "CeluBackward0", input))
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:
@@ -72,7 +76,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         w = weight.reshape([1, k] + [1] * (input.ndim - 2))
     else:
         w = weight.reshape([1] * input.ndim) if input.ndim else weight.reshape(())
-    return where(input > 0, input, w * input)
+    # PyTorch's node lists the input and the weight, viewed to the input's rank when that is 2 or more
+    return named_node(where(input > 0, input, w * input), "PreluKernelBackward0", input, w if input.ndim >= 2 else weight)
 
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,

@@ -19,6 +19,7 @@ from ._factories import zeros
 from ._indexing import index_add, index_select
 from ._padding import pad
 from ._tensor import Tensor, _op, tensor
+from ._torch_operands import named_node
 
 
 class FoldShapeError(_C.ShapeError, RuntimeError):
@@ -69,7 +70,9 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
         cols = _op("IndexSelect", [flat, index], {"dim": 2, "torch_saves": 0.0}).reshape(n, c * k[0] * k[1], -1)
     else:
         cols = index_select(flat, 2, index).reshape(n, c * k[0] * k[1], -1)
-    return cols.reshape(*cols.shape[1:]) if input.ndim == 3 else cols
+    if input.ndim == 3:
+        return cols.reshape(*cols.shape[1:])
+    return named_node(cols, "Im2ColBackward0", input)
 
 
 def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:

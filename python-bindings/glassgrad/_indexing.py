@@ -24,6 +24,7 @@ import numpy as np
 from . import _C, _args, _autocast, _runtime, _tensor, _trace
 from ._dtypes import DTYPES
 from ._tensor import Tensor, _dim, _op, _scalar_like, tensor
+from ._torch_operands import named_node
 
 
 def _index_tensor(index, like: Tensor, where: str) -> Tensor:
@@ -183,7 +184,8 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
     x = input if tuple(input.shape) == shape else input.expand(*shape)
     m = mask if tuple(mask.shape) == shape else mask.expand(*shape)
-    return _index(x.reshape(-1) if len(shape) else x.reshape(1), m.reshape(-1) if len(shape) else m.reshape(1))
+    picked = _index(x.reshape(-1) if len(shape) else x.reshape(1), m.reshape(-1) if len(shape) else m.reshape(1))
+    return named_node(picked, "MaskedSelectBackward0", input)
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) -> Tensor:
@@ -281,7 +283,8 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of input, read as a 1-d tensor, at index, in index's shape (PyTorch's
     torch.take; negative indices count from the end)."""
     flat_index = _flat_index(index, input, "take")
-    return gather(input.reshape(-1), 0, flat_index.reshape(-1)).reshape(*flat_index.shape)
+    return named_node(gather(input.reshape(-1), 0, flat_index.reshape(-1)).reshape(*flat_index.shape), "TakeBackward0",
+                      input)
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:

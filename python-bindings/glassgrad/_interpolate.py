@@ -30,6 +30,7 @@ import numpy as np
 
 from . import _C, _args
 from ._tensor import Tensor, _op, tensor
+from ._torch_operands import named_node
 
 INTERPOLATE_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
 # the modes that interpolate between neighbours, and the input rank each needs
@@ -228,13 +229,22 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                                       f"{list(input.shape)} and output {tuple(out)}"
                                       + (f" (scale_factor={scale_factor})" if sizes is None else "")
                                       + "\n  fix: a larger scale_factor, or a larger size")
+    node = _UPSAMPLE_NODES.get(mode, "").format(k) + ("AA" if antialias else "")
     if mode == "nearest" and all(o % n == 0 and (f is None or f == o // n) for n, o, f in zip(spatial, out, factors)):
-        return _repeat(input, [o // n for n, o in zip(spatial, out)])
+        y = _repeat(input, [o // n for n, o in zip(spatial, out)])
+        return named_node(y, node + "Backward0", input) if input.requires_grad else y
     kind = mode if mode in ("nearest", "nearest-exact", "area", "bicubic") else "linear"
     if antialias:
         kind = mode
-    return resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias)
-                                 for n, o, f in zip(spatial, out, factors)], saves_input=mode == "area")
+    y = resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias)
+                              for n, o, f in zip(spatial, out, factors)], saves_input=mode == "area")
+    return named_node(y, node + "Backward0", input) if node and input.requires_grad else y
+
+
+# PyTorch's node of each mode ({} the number of spatial dims; AA appended with antialias)
+_UPSAMPLE_NODES = {"nearest": "UpsampleNearest{}D", "nearest-exact": "UpsampleNearestExact{}D",
+                   "linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D", "bicubic": "UpsampleBicubic2D",
+                   "trilinear": "UpsampleTrilinear3D"}
 
 
 def _repeat(x: Tensor, factors) -> Tensor:

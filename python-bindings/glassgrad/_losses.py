@@ -13,7 +13,7 @@ the other losses, the loss is composed from elementwise ops and reductions.
 from __future__ import annotations
 
 import warnings
-from typing import Any, Optional, cast
+from typing import Any, Dict, Optional, cast
 
 import numpy as np
 
@@ -138,7 +138,7 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     rows, labels, shape = _classes_last(input, _labels(target, input, "CrossEntropy"))
     if labels._h.device == "cpu":   # PyTorch's CPU kernel refuses a bad target at the call (CUDA's asserts later)
         _check_class_indices(labels, rows._h.shape[1], ignore_index, "cross_entropy")
-    attrs = {"reduction": reduction}
+    attrs: Dict[str, Any] = {"reduction": reduction}
     if ignore_index != -100:
         attrs["ignore_index"] = ignore_index
     if label_smoothing != 0.0:
@@ -147,11 +147,12 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     if input._h.requires_grad and input.ndim <= 2 and _C.grad_enabled():
         # PyTorch's graph: NllLossBackward0 of LogSoftmaxBackward0 of the input (AddBackward0 of
         # the smoothed term outermost with label_smoothing)
-        attrs["torch_node"] = "NllLossBackward0"
-        attrs["torch_operands"] = [0] if input.ndim == 2 else [0, 0]  # the rows are input, or its reshape
-        attrs["torch_inner"] = "LogSoftmaxBackward0"
         if label_smoothing != 0.0:
-            attrs["torch_node"] = "AddBackward0"
+            attrs["torch_node"] = "AddBackward0"  # of the two terms' MulBackward1 nodes, which are not recorded
+        else:
+            attrs["torch_node"] = "NllLossBackward0"
+            attrs["torch_operands"] = [0] if input.ndim == 2 else [0, 0]  # the rows are input, or its reshape
+            attrs["torch_inner"] = "LogSoftmaxBackward0"
     loss = _op("CrossEntropy", inputs, attrs)
     return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
 

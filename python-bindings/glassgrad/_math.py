@@ -25,7 +25,7 @@ from ._tensor import RefusedValueError, Tensor, _NP, _op, _wrap, check_fits, raw
 from ._out import accepts_out
 from ._runtime import is_grad_enabled
 from ._trace import user_stacklevel
-from ._torch_operands import node_attrs
+from ._torch_operands import named_node, node_attrs
 
 _Number = (numbers.Number, np.number, np.bool_)
 
@@ -840,9 +840,9 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     z = _float_input(input)
     if eps is not None:
         z = clamp(z, eps, 1.0 - eps)
-        return sub(log(z), log1p(neg(z)))
+        return named_node(sub(log(z), log1p(neg(z))), "LogitBackward0", input)
     from ._special_more import logit_without_eps  # that module imports this one
-    return logit_without_eps(z)
+    return named_node(logit_without_eps(z), "LogitBackward0", input)
 
 
 _power = pow  # this module's pow, under a name that is no builtin's

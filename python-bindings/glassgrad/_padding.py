@@ -27,7 +27,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 
 from . import _C, _args, _autocast
-from ._shapes import named_node
+from ._torch_operands import named_node
 from ._spatial import _slice, cat
 from ._tensor import RefusedValueError, Tensor, _op, tensor
 

@@ -25,6 +25,7 @@ from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, log
                     sub)
 from ._spatial import cat
 from ._tensor import Tensor, _dim, _op
+from ._torch_operands import named_node, node_attrs
 from ._numpy_names import accept_numpy_names
 from ._out import write_out
 from ._return_types import return_type
@@ -69,7 +70,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
     x = input
     if x.dtype.is_floating_point:
         x = _op("Where", [ne(x, x), constant(0, x.dtype, x.device), x])
-    return _sum(x, dim, keepdim, dtype=dtype)
+    return named_node(_sum(x, dim, keepdim, dtype=dtype), "NansumBackward0", input)
 
 
 def _float_or_refuse(x: Tensor, dtype, where: str) -> Tensor:
@@ -352,6 +353,12 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     return _op("Reshape", [total + m], {"shape": shape, **named})
 
 
+def _listed(op: str, inputs: list, node: str, operand: Tensor, **attrs) -> Tensor:
+    """op recorded as PyTorch's node `node` of operand (Tensor.grad_fn, next_functions), the
+    last op of a composite."""
+    return _op(op, inputs, {**attrs, **node_attrs(node, inputs, operand)})
+
+
 def _named(x: Tensor, node: str) -> dict:
     """The attributes naming PyTorch's node (Tensor.grad_fn) on a composite's last op: only for a
     result that requires grad, so the plain path records no extra attribute."""
@@ -390,7 +397,7 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
         zero = eq(s, 0)
         # sqrt(where(s == 0, 1, s)) keeps sqrt's infinite slope at 0 out of the gradient
         safe = _op("Where", [zero, constant(1, s.dtype, s.device), s])
-        return _op("Where", [zero, constant(0, s.dtype, s.device), sqrt(safe)], _named(x, node))
+        return _listed("Where", [zero, constant(0, s.dtype, s.device), sqrt(safe)], node, input)
     if p in (math.inf, "inf"):
         return amax(absolute(x), dims if dims else (), keepdim)
     if p in (-math.inf, "-inf"):
@@ -401,9 +408,9 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
             return count
         # PyTorch's count is in the graph (grad_fn LinalgVectorNormBackward0, backward() runs) and
         # gives x no gradient: where(True, count, sum(x)) has the count's values and a zero gradient
-        return _op("Where", [constant(True, DTYPES["bool"], x.device), count, _sum(x, dims, keepdim)], _named(x, node))
+        return _listed("Where", [constant(True, DTYPES["bool"], x.device), count, _sum(x, dims, keepdim)], node, input)
     if p == 1:
-        return _op("Sum", [absolute(x)], {"dims": dims, "keepdim": builtins.bool(keepdim), **_named(x, node)})
+        return _listed("Sum", [absolute(x)], node, input, dims=dims, keepdim=builtins.bool(keepdim))
     if is_number(p) and float(p) > 0:
         # PyTorch's gradient is 0 at a zero element and at a zero vector: where(a == 0, 1, a) and
         # where(s == 0, 1, s) keep the powers' infinite slopes at 0 out of it (0 * inf = nan)
@@ -414,7 +421,7 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
         s = _sum(powers, dims, keepdim)
         zero = eq(s, 0)
         root = _op("Where", [zero, one, s]) ** (1.0 / float(p))
-        return _op("Where", [zero, constant(0, s.dtype, s.device), root], _named(x, node))
+        return _listed("Where", [zero, constant(0, s.dtype, s.device), root], node, input)
     if is_number(p):
         return _sum(absolute(x) ** float(p), dims, keepdim) ** (1.0 / float(p))
     raise _C.InvalidArgumentError(f"norm: p must be 'fro', a number, inf or -inf, got {p!r}")

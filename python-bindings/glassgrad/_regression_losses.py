@@ -13,6 +13,7 @@ from . import _C, _args, _autocast
 from ._losses import _broadcast_warning, _reduce, _reduction, _saves_for_backward, _tensor_like
 from ._math import xlogy
 from ._tensor import Tensor
+from ._torch_operands import named_node
 from .functional import where
 
 
@@ -153,4 +154,5 @@ def soft_margin_loss(input: Tensor, target, size_average=None, reduce=None,
     t = _tensor_like(target, input)
     _saves_for_backward("soft_margin_loss", input, t)
     z = -t * input
-    return _reduce(z.clamp(min=0.0) + (-z.abs()).exp().log1p(), reduction)  # stable log(1 + exp(z))
+    loss = _reduce(z.clamp(min=0.0) + (-z.abs()).exp().log1p(), reduction)  # stable log(1 + exp(z))
+    return named_node(loss, "SoftMarginLossBackward0", input)

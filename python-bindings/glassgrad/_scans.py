@@ -255,7 +255,7 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
         total = _math.exp(y - safe_top) + _math.exp(prev - safe_top)
         return _op("Where", [both_empty, neg_inf, _math.log(total) + safe_top])
 
-    return _running(x, d, step)
+    return _shapes.named_node(_running(x, d, step), "LogcumsumexpBackward0", input)
 
 
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, where: str):

@@ -16,7 +16,7 @@ import numpy as np
 from . import _C, _args, _autocast, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
-from ._torch_operands import node_attrs
+from ._torch_operands import named_node, node_attrs
 from ._reductions import sum as _sum
 from ._size import Size
 from ._spatial import cat, join
@@ -29,25 +29,17 @@ def _axis(dim, x: Tensor, where: str, extra: int = 0) -> int:
     return _dim(dim, builtins.max(x.ndim + extra, 1), where, x.shape)
 
 
-def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1, node: str = "") -> Tensor:
+def _take(x: Tensor, d: int, start: int, stop: int, step: int = 1, node: str = "", operand=None) -> Tensor:
     """x[..., start:stop:step, ...] along d (a view); recorded as PyTorch's node `node` (for
-    Tensor.grad_fn) when given and x requires grad."""
+    Tensor.grad_fn) when given and x requires grad, of `operand` (found below x) when given."""
     named = bool(node) and x.requires_grad
     if (start, stop, step) == (0, x.shape[d], 1) and not named:
         return x
     attrs = {"dim": d, "start": start, "stop": builtins.max(stop, start), "step": step}
-    return _op("Slice", [x], {**attrs, "torch_node": node} if named else attrs)
-
-
-def named_node(t: Tensor, node: str, *operands) -> Tensor:
-    """t recorded as PyTorch's node `node` for Tensor.grad_fn when it requires grad: a composite
-    whose last op is another's (cummax's gather, median's where) ends with a Reshape to its own
-    shape carrying the name, a view; operands (when given): the tensors (None: absent) PyTorch's
-    node lists in next_functions, found below t (_torch_operands)."""
-    if not t.requires_grad:
-        return t
-    attrs = node_attrs(node, [t], *operands) if operands else {}
-    return _op("Reshape", [t], {"shape": list(t.shape), "torch_node": node, **attrs})
+    if not named:
+        return _op("Slice", [x], attrs)
+    listed = node_attrs(node, [x], operand) if operand is not None else {}
+    return _op("Slice", [x], {**attrs, "torch_node": node, **listed})
 
 
 # ---- joining and splitting ----------------------------------------------------------------------
@@ -289,9 +281,13 @@ def flipud(input: Tensor) -> Tensor:
 
 def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Elements shifted along dims, wrapping around (torch.roll); dims None rolls the flattened
-    tensor."""
+    tensor. PyTorch's node: RollBackward0 of the input."""
+    return named_node(_roll(input, shifts, dims), "RollBackward0", input)
+
+
+def _roll(input: Tensor, shifts, dims) -> Tensor:
     if dims is None:
-        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
+        return _roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = [shifts] if isinstance(shifts, (numbers.Integral, np.integer)) else list(shifts)
     dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) else list(dims)
     if len(shifts) != len(dims):
@@ -332,6 +328,11 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal of dims dim1 and dim2 as the last dim (torch.diagonal)."""
+    return _diagonal(input, offset, dim1, dim2, "DiagonalBackward0")
+
+
+def _diagonal(input: Tensor, offset: int, dim1: int, dim2: int, _node: str) -> Tensor:
+    """diagonal, a view recorded as PyTorch's node _node of the input."""
     d1, d2 = _axis(dim1, input, "diagonal"), _axis(dim2, input, "diagonal")
     if d1 == d2:
         raise _C.InvalidArgumentError(f"diagonal: dim1 and dim2 are the same dim {d1}")
@@ -345,13 +346,15 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     flat = x.reshape(list(x.shape[:-2]) + [r * c])
     if not length:  # an offset past the matrix: an empty diagonal (the start may lie past the end)
         start = 0
-    return _take(flat, flat.ndim - 1, start, start + (c + 1) * (length - 1) + 1 if length else start, c + 1)
+    stop = start + (c + 1) * (length - 1) + 1 if length else start
+    return _take(flat, flat.ndim - 1, start, stop, c + 1, _node, input)
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """torch.diag: a vector's square matrix with it on `diagonal`, or a matrix's diagonal."""
     if input.ndim == 2:
-        return globals()["diagonal"](input, diagonal)
+        # PyTorch 2's diag of a matrix is its diagonal_copy op's node
+        return _diagonal(input, diagonal, 0, 1, "DiagonalBackward0_copy")
     if input.ndim != 1:
         raise _C.ShapeError(f"diag: takes a vector or a matrix, got shape {list(input.shape)}")
     return diag_embed(input, diagonal)
@@ -375,8 +378,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     mask = tensor(np.eye(m, m, k, dtype=bool), device=input.device)
     full = along.expand(list(input.shape[:-1]) + [m, m])
     # PyTorch's node saves no tensor (DiagEmbedBackward0): the mask, a constant, does not count as saved
-    named = {"torch_node": "DiagEmbedBackward0", "torch_saves": 0.0} if input.requires_grad else {}
-    return _op("Where", [mask, full, constant(0, input.dtype, input.device)], named)
+    zero = constant(0, input.dtype, input.device)
+    named = {"torch_saves": 0.0, **node_attrs("DiagEmbedBackward0", [mask, full, zero], input)} \
+        if input.requires_grad else {}
+    return _op("Where", [mask, full, zero], named)
 
 
 def _pad_end(x: Tensor, amount: int) -> Tensor:
@@ -816,13 +821,13 @@ def unfold(self: Tensor, dimension: int, size: int, step: int) -> Tensor:
         cut = _take(x, d, 0, w * step)
         split_shape = list(x.shape[:d]) + [w, step] + list(x.shape[d + 1:])
         windows = _take(cut.reshape(split_shape), d + 1, 0, size)
-        return movedim(windows, d + 1, -1)
+        return named_node(movedim(windows, d + 1, -1), "UnfoldBackward0", self)
     pieces = [_take(x, d, j, j + (w - 1) * step + 1, step) for j in range(size)]
     if not pieces:
         shape = list(x.shape)
         shape[d] = w
         return constant(0, x.dtype, x.device).expand(*shape, 0) if shape else x
-    return stack(pieces, x.ndim)
+    return named_node(stack(pieces, x.ndim), "UnfoldBackward0", self)
 
 
 def sum_to_size(self: Tensor, *size) -> Tensor:
@@ -865,7 +870,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if p < 0:
         raise _C.InvalidArgumentError(f"cdist only supports non-negative p values, got {p}\n  fix: p=2.0")
     from ._reductions import norm
-    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1)
+    return named_node(norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1), "CdistBackward0", x1, x2)
 
 
 def is_complex(input: Tensor) -> bool:
@@ -895,7 +900,10 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
                             f"{list(input.shape)} and {list(other.shape)}\n  fix: tensors whose last dims agree")
     n = input.shape[-1]
     out = matmul(input.reshape(-1, n), other.reshape(-1, n).transpose(0, 1))
-    return out.reshape(list(input.shape[:-1]) + list(other.shape[:-1]))
+    shape = list(input.shape[:-1]) + list(other.shape[:-1])
+    if not out.requires_grad:
+        return out.reshape(shape)
+    return _op("Reshape", [out], {"shape": shape, "torch_node": "ViewBackward0"})  # PyTorch's view of its product
 
 
 @_autocast.op("vdot")

@@ -23,6 +23,7 @@ from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, r
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
 from ._tensor import RefusedValueError, Tensor, _dim, _op, tensor
+from ._torch_operands import named_node
 from ._out import accepts_out
 from ._numpy_names import accept_numpy_names
 
@@ -260,7 +261,7 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     b = len(batch)
     x = input.reshape(*batch, c // (r * r), r, r, h, w)
     x = x.permute(*range(b), b, b + 3, b + 1, b + 4, b + 2)  # (*, C, H, r, W, r)
-    return x.reshape(*batch, c // (r * r), h * r, w * r)
+    return named_node(x.reshape(*batch, c // (r * r), h * r, w * r), "PixelShuffleBackward0", input)
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -279,7 +280,7 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     b = len(batch)
     x = input.reshape(*batch, c, h // r, r, w // r, r)
     x = x.permute(*range(b), b, b + 2, b + 4, b + 1, b + 3)  # (*, C, r, r, H, W)
-    return x.reshape(*batch, c * r * r, h // r, w // r)
+    return named_node(x.reshape(*batch, c * r * r, h // r, w // r), "PixelUnshuffleBackward0", input)
 
 
 # axis= as PyTorch accepts it (_numpy_names.py)

@@ -121,19 +121,46 @@ def _entries(handles: list) -> list:
     return out
 
 
+def _reshape_attrs(h, shape: Sequence[int]) -> dict:
+    """The Reshape op's attributes for reshape(shape) of the value h pins: where no view of h has
+    that shape and h requires grad, PyTorch's graph copies and views the copy, UnsafeViewBackward0
+    of CloneBackward0 (Tensor.grad_fn, next_functions)."""
+    if not h.requires_grad or not _C.grad_enabled():
+        return {"shape": shape}
+    n = math.prod(h.shape)
+    known = math.prod(s for s in shape if s != -1)
+    resolved = [n // known if s == -1 and known else s for s in shape]
+    if math.prod(resolved) != n or h.reshape_is_view(resolved):
+        return {"shape": shape}
+    return {"shape": shape, "torch_node": "UnsafeViewBackward0", "torch_inner": "CloneBackward0"}
+
+
 def _vector_product_node(h) -> Optional[str]:
     """PyTorch's node for torch.dot / torch.mv (and matmul of a vector with a vector or a matrix
-    with a vector): Dot or Mv. glassgrad computes them as a MatMul of [1, n] x [n, 1] or
-    [m, n] x [n, 1] whose result matmul reshapes to [] or [m] (_shapes.matmul)."""
+    with a vector): DotBackward0 or MvBackward0, and for matmul of a vector with a matrix the
+    squeeze of its [1, n] x [n, m] product, SqueezeBackward4. glassgrad computes them as a MatMul
+    of [1, n] x [n, 1], [m, n] x [n, 1] or [1, n] x [n, m] whose result matmul reshapes to [],
+    [m] or [m] (_shapes.matmul)."""
     (p,) = h.producer_inputs
-    if p.op != "MatMul" or len(p.shape) != 2 or p.shape[1] != 1:
+    if p.op != "MatMul" or len(p.shape) != 2:
         return None
     a, b = p.producer_inputs
+    if p.shape[1] != 1:
+        vector_matrix = len(h.shape) == 1 and p.shape[0] == 1 and len(b.shape) == 2 and _from_vector(a)
+        return "SqueezeBackward4" if vector_matrix else None
     if not _from_vector(b):
         return None
     if not h.shape:
-        return "Dot" if p.shape[0] == 1 and _from_vector(a) else None
-    return "Mv" if len(h.shape) == 1 and len(a.shape) == 2 else None
+        return "DotBackward0" if p.shape[0] == 1 and _from_vector(a) else None
+    return "MvBackward0" if len(h.shape) == 1 and len(a.shape) == 2 else None
+
+
+def _vector_product_operands(h) -> list:
+    """The operands of the torch.dot / torch.mv _vector_product_node names: the matrix, or the
+    vector a row was made of, and the vector the column was made of."""
+    a, b = h.producer_inputs[0].producer_inputs
+    return [a if len(h.shape) == 1 or not a.producer_inputs else a.producer_inputs[0],
+            b.producer_inputs[0] if b.producer_inputs else b]
 
 
 def _from_vector(h) -> bool:
@@ -177,7 +204,10 @@ class _GradFn:
         if op.endswith("Scalar") and len(op) > len("Scalar"):
             op = op[:-len("Scalar")]
         elif op == "Reshape":  # view, reshape and flatten of a contiguous tensor: PyTorch's view node
-            op = (_vector_product_node(self._h) if self._h is not None else None) or "View"
+            product = _vector_product_node(self._h) if self._h is not None else None
+            if product is not None:
+                return product
+            op = "View"
         elif op == "MatMul" and self._h is not None:
             op = _MATMUL_NODES.get(tuple(len(h.shape) for h in self._h.producer_inputs), "UnsafeView")
         elif op in ("Sum", "Mean") and self._h is not None and self._h.producer_attr("dims"):
@@ -192,8 +222,10 @@ class _GradFn:
             return self._below
         if self._h is None:
             return ()
-        out = _entries(self._composite_inputs())
         node_name, listed = self.name(), self._h.producer_attr("torch_operands")
+        if node_name in ("DotBackward0", "MvBackward0") and self._op == "Reshape":
+            return tuple(_entries(_vector_product_operands(self._h)))
+        out = _entries(self._composite_inputs())
         if self._op in _NUMBER_LISTED and node_name not in _NUMBER_NOT_LISTED and not listed:
             out.append((None, 0))  # PyTorch's node lists the number too (a wrapped 0-d tensor), after the tensor
         inner = self._h.producer_attr("torch_inner")
@@ -1487,7 +1519,7 @@ class Tensor:
         if -1 in shape and 0 in shape and self.numel() == 0:
             raise _C.ShapeError(f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
                                 f"dimension size -1 can be any value and is ambiguous\n  fix: give every size")
-        return _op("Reshape", [self], {"shape": shape})
+        return _op("Reshape", [self], _reshape_attrs(self._h, shape))
 
     def view(self, *shape, size=None) -> "Tensor":
         """The same elements with another shape, always a view of this tensor's storage: PyTorch's
@@ -1524,7 +1556,7 @@ class Tensor:
         shape = list(shape_[:s]) + [math.prod(shape_[s:e + 1])] + list(shape_[e + 1:])
         if s == e and not self._h.requires_grad:  # nothing merged: self, as reshape to its own shape gives
             return self
-        return _op("Reshape", [self], {"shape": shape})  # reshape's node (its checks hold: sizes >= 0, no -1)
+        return _op("Reshape", [self], _reshape_attrs(self._h, shape))  # reshape's node (its checks hold: sizes >= 0, no -1)
 
     def permute(self, *order, dims=None) -> "Tensor":
         """The dims reordered (Tensor.permute; the dims or dims=); a view."""

@@ -14,8 +14,8 @@ NO_OPERAND = -2
 WITHOUT_THIRD = [0, SEPARATOR, 1, SEPARATOR, NO_OPERAND]
 
 # How far below the op an operand is looked for: a composite's own ops, not the script's graph.
-_MAX_DEPTH = 12
-_MAX_VISITS = 256
+_MAX_DEPTH = 32
+_MAX_VISITS = 512
 
 
 def node_attrs(node: str, inputs: Sequence, *operands) -> dict:
@@ -38,6 +38,18 @@ def node_attrs(node: str, inputs: Sequence, *operands) -> dict:
             return {"torch_node": node}
         flat.extend(path)
     return {"torch_node": node, "torch_operands": flat}
+
+
+def named_node(t, node: str, *operands):
+    """t recorded as PyTorch's node `node` for Tensor.grad_fn when it requires grad: a composite
+    whose last op is another's (cummax's gather, median's where) ends with a Reshape to its own
+    shape carrying the name, a view; operands (when given): the tensors (None: absent) PyTorch's
+    node lists in next_functions, found below t."""
+    from ._tensor import _op
+    if not t._h.requires_grad:
+        return t
+    attrs = node_attrs(node, [t], *operands) if operands else {}
+    return _op("Reshape", [t], {"shape": list(t._h.shape), "torch_node": node, **attrs})
 
 
 def _path_to(identity: int, inputs: list) -> Optional[List[int]]:

@@ -2,7 +2,9 @@
 graphs written from PyTorch 2's autograd; docs/autograd.md): a convolution's node lists
 (input, weight, bias) with (None, 0) for an absent bias; pow with a number lists the tensor alone;
 cross_entropy is NllLossBackward0 of LogSoftmaxBackward0; indexing is one view node per int,
-slice and None of the key (x[1:, 0]: Select of Slice); pad is ConstantPadNdBackward0."""
+slice and None of the key (x[1:, 0]: Select of Slice); pad is ConstantPadNdBackward0; a composite
+PyTorch computes as one op is that op's node of its operands (roll: RollBackward0); reshape of a
+tensor no view can give is UnsafeViewBackward0 of CloneBackward0."""
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ import glassgrad as gg
 import glassgrad.nn.functional as F
 from grad_fn_walk import walk
 
-_X = np.arange(16, dtype=np.float64).reshape(4, 4) / 7 - 1
+_X = np.arange(16, dtype=np.float64).reshape(4, 4) / 7 - 1.1
 
 _EXPECTED = {
     "x ** 2": (lambda x: x ** 2, "PowBackward0(AccumulateGrad)"),
@@ -49,6 +51,56 @@ _EXPECTED = {
                     "ReflectionPad1DBackward0(UnsqueezeBackward0(AccumulateGrad))"),
     "pad replicate 2d": (lambda x: F.pad(x[None, None], (1, 1, 1, 1), mode="replicate"),
                          "ReplicationPad2DBackward0(UnsqueezeBackward0(UnsqueezeBackward0(AccumulateGrad)))"),
+    # composites named as PyTorch's one node, listing its operands
+    "roll": (lambda x: x.roll(1, 0), "RollBackward0(AccumulateGrad)"),
+    "roll flat": (lambda x: x.roll(3), "RollBackward0(AccumulateGrad)"),
+    "diagonal": (lambda x: x.diagonal(1), "DiagonalBackward0(AccumulateGrad)"),
+    "diag of a matrix": (lambda x: x.diag(), "DiagonalBackward0_copy(AccumulateGrad)"),
+    "diag of a vector": (lambda x: x[0].diag(), "DiagEmbedBackward0(SelectBackward0(AccumulateGrad))"),
+    "masked_select": (lambda x: x.masked_select(x > 0), "MaskedSelectBackward0(AccumulateGrad)"),
+    "take": (lambda x: x.take(gg.tensor([1, 5])), "TakeBackward0(AccumulateGrad)"),
+    "nansum": (lambda x: x.nansum(1), "NansumBackward0(AccumulateGrad)"),
+    "logcumsumexp": (lambda x: x.logcumsumexp(0), "LogcumsumexpBackward0(AccumulateGrad)"),
+    "soft_margin_loss": (lambda x: F.soft_margin_loss(x, gg.ones(4, 4, dtype=gg.float64)),
+                         "SoftMarginLossBackward0(AccumulateGrad)"),
+    "selu": (lambda x: F.selu(x), "EluBackward0(AccumulateGrad)"),
+    "celu": (lambda x: F.celu(x, 2.0), "CeluBackward0(AccumulateGrad)"),
+    "prelu": (lambda x: F.prelu(x, gg.tensor([0.25], dtype=gg.float64)), "PreluKernelBackward0(AccumulateGrad, None)"),
+    "logit": (lambda x: x.sigmoid().logit(), "LogitBackward0(SigmoidBackward0(AccumulateGrad))"),
+    "logit eps": (lambda x: x.sigmoid().logit(1e-3), "LogitBackward0(SigmoidBackward0(AccumulateGrad))"),
+    "Tensor.unfold": (lambda x: x.unfold(0, 2, 1), "UnfoldBackward0(AccumulateGrad)"),
+    "Tensor.unfold apart": (lambda x: x.unfold(1, 2, 2), "UnfoldBackward0(AccumulateGrad)"),
+    "F.unfold": (lambda x: F.unfold(x[None, None], 2), "Im2ColBackward0(UnsqueezeBackward0(UnsqueezeBackward0("
+                                                             "AccumulateGrad)))"),
+    "pixel_shuffle": (lambda x: F.pixel_shuffle(x.reshape(1, 4, 2, 2), 2), "PixelShuffleBackward0(ViewBackward0("
+                                                                             "AccumulateGrad))"),
+    "pixel_unshuffle": (lambda x: F.pixel_unshuffle(x.reshape(1, 1, 4, 4), 2),
+                        "PixelUnshuffleBackward0(ViewBackward0(AccumulateGrad))"),
+    "interpolate nearest": (lambda x: F.interpolate(x.reshape(1, 1, 4, 4), scale_factor=2),
+                            "UpsampleNearest2DBackward0(ViewBackward0(AccumulateGrad))"),
+    "interpolate bilinear": (lambda x: F.interpolate(x.reshape(1, 1, 4, 4), scale_factor=2, mode="bilinear"),
+                             "UpsampleBilinear2DBackward0(ViewBackward0(AccumulateGrad))"),
+    "interpolate linear": (lambda x: F.interpolate(x[None], size=7, mode="linear"),
+                           "UpsampleLinear1DBackward0(UnsqueezeBackward0(AccumulateGrad))"),
+    "group_norm": (lambda x: F.group_norm(x.reshape(2, 2, 4), 2), "NativeGroupNormBackward0(ViewBackward0("
+                                                                    "AccumulateGrad), None, None)"),
+    "cdist": (lambda x: gg.cdist(x, gg.ones(3, 4, dtype=gg.float64)), "CdistBackward0(AccumulateGrad, None)"),
+    "pairwise_distance": (lambda x: F.pairwise_distance(x, gg.ones(4, dtype=gg.float64)),
+                          "NormBackward1(AddBackward1(SubBackward0(AccumulateGrad, None)))"),
+    "norm": (lambda x: x.norm(), "LinalgVectorNormBackward0(AccumulateGrad)"),
+    "norm(p=1, dim)": (lambda x: x.norm(1, dim=1), "LinalgVectorNormBackward0(AccumulateGrad)"),
+    # products of vectors
+    "v @ x": (lambda x: gg.ones(4, dtype=gg.float64) @ x, "SqueezeBackward4(MmBackward0(None, AccumulateGrad))"),
+    "x @ v": (lambda x: x @ gg.ones(4, dtype=gg.float64), "MvBackward0(AccumulateGrad, None)"),
+    "dot": (lambda x: gg.dot(x[0], x[1]), "DotBackward0(SelectBackward0(AccumulateGrad), SelectBackward0("
+                                             "AccumulateGrad))"),
+    # reshape of a tensor no view can give copies first
+    "t().reshape": (lambda x: x.t().reshape(16), "UnsafeViewBackward0(CloneBackward0(TBackward0(AccumulateGrad)))"),
+    "permute().flatten()": (lambda x: x.permute(1, 0).flatten(),
+                            "UnsafeViewBackward0(CloneBackward0(PermuteBackward0(AccumulateGrad)))"),
+    "x[:, :2].reshape": (lambda x: x[:, :2].reshape(8), "UnsafeViewBackward0(CloneBackward0(SliceBackward0("
+                                                          "AccumulateGrad)))"),
+    "x[:2].reshape": (lambda x: x[:2].reshape(8), "ViewBackward0(SliceBackward0(AccumulateGrad))"),
 }
 
 

@@ -350,32 +350,10 @@ _EXPRESSIONS.update({
 
 # glassgrad records these as other ops and does not name PyTorch's node yet (torch's name, ours)
 _NOT_YET_NAMED = {
-    "pairwise_distance": ("NormBackward1", "LinalgVectorNormBackward0"),
-    "v@x": ("SqueezeBackward4", "ViewBackward0"),
-    "inner": ("ViewBackward0", "DotBackward0"),
-    "t().reshape": ("UnsafeViewBackward0", "ViewBackward0"),
-    "roll": ("RollBackward0", "CatBackward0"),
-    "diag": ("DiagonalBackward0_copy", "SliceBackward0"),
-    "diagonal": ("DiagonalBackward0", "SliceBackward0"),
-    "masked_select": ("MaskedSelectBackward0", "IndexBackward0"),
-    "take": ("TakeBackward0", "ViewBackward0"),
     "y[mask] = 0": ("IndexPutBackward0", "WhereBackward0"),
     "unsqueeze_": ("UnsqueezeBackward1", "UnsqueezeBackward0"),
     "t_": ("TBackward1", "TBackward0"),
-    "nansum": ("NansumBackward0", "SumBackward0"),
-    "logcumsumexp": ("LogcumsumexpBackward0", "WhereBackward0"),
-    "soft_margin": ("SoftMarginLossBackward0", "MeanBackward0"),
-    "interpolate": ("UpsampleNearest2DBackward0", "ViewBackward0"),
-    "pixel_shuffle": ("PixelShuffleBackward0", "ViewBackward0"),
-    "selu": ("EluBackward0", "MulBackward0"),
-    "celu": ("CeluBackward0", "MulBackward0"),
-    "prelu": ("PreluKernelBackward0", "WhereBackward0"),
     "sdpa": ("SqueezeBackward1", "ScaledDotProductAttentionBackward0"),
-    "group_norm": ("NativeGroupNormBackward0", "GroupNormBackward0"),
-    "unfold": ("UnfoldBackward0", "StackBackward0"),
-    "F.unfold": ("Im2ColBackward0", "ViewBackward0"),
-    "logit": ("LogitBackward0", "WhereBackward0"),
-    "cdist": ("CdistBackward0", "LinalgVectorNormBackward0"),
 }
 
 

@@ -25,6 +25,7 @@ import numpy as np
 from .. import _args, _autocast
 from .._batchnorm import _constant
 from .._tensor import Tensor, _op_multi
+from .._torch_operands import node_attrs
 from . import init
 from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter
@@ -43,7 +44,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
     if weight is None and bias is not None:  # a shift without a scale: scale by ones
         weight = _constant(1.0, input.shape[1] if input.ndim >= 2 else 0, input)
     inputs = [input] + [t for t in (weight, bias) if t is not None]
-    y, _mean, _rstd = _op_multi("GroupNorm", inputs, {"num_groups": num_groups, "eps": eps})
+    # PyTorch's node: NativeGroupNormBackward0 of (input, weight, bias)
+    named = node_attrs("NativeGroupNormBackward0", inputs, input, weight, bias)
+    y, _mean, _rstd = _op_multi("GroupNorm", inputs, {"num_groups": num_groups, "eps": eps, **named})
     return y
 
 
