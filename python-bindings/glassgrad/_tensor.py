@@ -269,9 +269,15 @@ _NUMBER_NOT_LISTED = frozenset({"ReciprocalBackward0"})
 _NODE_CLASSES: Dict[str, type] = {}
 
 
-def _grad_fn(op: str, handle) -> _GradFn:
+def _grad_fn(op: str, handle):
     """A _GradFn whose class has the node's name, as type(t.grad_fn).__name__ is in PyTorch
-    ('AddBackward0'): one subclass of _GradFn per name, made on first use."""
+    ('AddBackward0'): one subclass of _GradFn per name, made on first use. A custom
+    autograd.Function's output (its Where, autograd/function.py) has the Function's ctx."""
+    if op == "Where" and handle is not None:
+        from .autograd.function import node_of
+        ctx = node_of(handle)
+        if ctx is not None:
+            return ctx
     node = _GradFn(op, handle)
     name = node.name().rpartition("::")[2]
     cls = _NODE_CLASSES.get(name)

@@ -14,6 +14,7 @@ step is traced and its ops replay with it."""
 from __future__ import annotations
 
 import warnings
+import weakref
 from typing import Any, Optional
 
 from .._runtime import is_grad_enabled, no_grad
@@ -90,10 +91,39 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
 
+class BackwardCFunction(FunctionCtx):
+    """The class of a custom Function's backward node, which is its ctx (as PyTorch's): one
+    subclass per Function, '<Class>Backward', made by the Function's metaclass. Tensor.grad_fn of
+    an output is the ctx forward filled; apply(*grads) runs the Function's backward."""
+
+    _forward_cls: Any = None
+
+    def apply(self, *grad_outputs):
+        """The Function's backward(ctx, *grad_outputs), called directly (PyTorch's node.apply)."""
+        return self._forward_cls.backward(self, *grad_outputs)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__qualname__} object at {hex(id(self))}>"
+
+
 class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
-        cls._backward_cls = cls  # torch code reads Function._backward_cls; the class stands in
+        # PyTorch's node class of this Function (Function._backward_cls, type(out.grad_fn))
+        cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_forward_cls": cls,
+                                                                          "__module__": cls.__module__})
+
+
+# Each custom Function output's ctx (its grad_fn), by the output's runtime value (identity): held
+# weakly, the ctx staying alive through the graph's hooks while the output's graph does
+_NODES: "weakref.WeakValueDictionary[int, FunctionCtx]" = weakref.WeakValueDictionary()
+
+
+def node_of(handle) -> Optional[FunctionCtx]:
+    """The ctx standing as grad_fn for the custom Function output whose runtime handle is
+    `handle`, or None."""
+    ctx = _NODES.get(handle.identity)
+    return ctx if ctx is not None and handle.producer_attr("torch_node") == ctx._node_name else None
 
 
 class Function(metaclass=_FunctionMeta):
@@ -139,18 +169,21 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = FunctionCtx()
+        ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._node_name, ctx._inputs = f"{cls.__name__}Backward", args
+        connects = is_grad_enabled() and any(ctx.needs_input_grad)
+        # the inputs' proxies, made before forward may write into an input (mark_dirty)
+        proxies = [a * 1 for a in args if isinstance(a, Tensor) and a.requires_grad] if connects else []
         with no_grad():
             if cls.setup_context is Function.setup_context:  # forward(ctx, *args): the older style
                 output = cls.forward(ctx, *args, **kwargs)
             else:
                 output = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, output)
-        if not (is_grad_enabled() and any(ctx.needs_input_grad)):
+        if not connects:
             return output
-        return _connect(cls, ctx, args, output)
+        return _connect(cls, ctx, args, output, proxies)
 
 
 def once_differentiable(fn):
@@ -159,14 +192,19 @@ def once_differentiable(fn):
     return fn
 
 
-def _connect(cls, ctx: FunctionCtx, args: tuple, output):
+def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
     from .._tensor import _op, tensor
     single = isinstance(output, Tensor)
     outs = (output,) if single else tuple(output) if isinstance(output, (tuple, list)) else None
     if outs is None:
         raise TypeError(f"{cls.__name__}.forward must return a Tensor or a tuple of them, got {type(output).__name__}")
     inputs = [(i, a) for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad]
-    proxies = [a * 1 for _, a in inputs]
+    dirty = {id(t) for t in ctx.dirty}
+    for _, a in inputs:
+        if id(a) in dirty and a.is_leaf:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.\n"
+                               f"  {cls.__name__}.forward wrote into an input of shape {list(a.shape)} and marked it "
+                               "dirty\n  fix: write into a copy (x.clone()), or pass a tensor computed from the leaf")
     link: Optional[Tensor] = None
     for p in proxies:
         s = p.sum()
@@ -186,6 +224,10 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output):
         # 'MyFnBackward'.
         out = _op("Where", [never, link.to(y.dtype), y.detach()], {"torch_node": f"{cls.__name__}Backward"})
         out.register_hook(_keep_output_grad(state, j))
+        _NODES[out._h.identity] = ctx
+        if id(y) in dirty:  # the input written in place is the output, as PyTorch returns it
+            y._h.reset(out._h)
+            out = y
         wrapped.append(out)
         differentiable.append(j)
     if not differentiable:
@@ -210,9 +252,9 @@ def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x, n_proxies):
             grads = []
             for j, y in enumerate(outs):
                 g = state["grads"].get(j)
-                if g is None and isinstance(y, Tensor) and (ctx.materialize_grads or j not in differentiable):
+                if g is None and isinstance(y, Tensor) and ctx.materialize_grads:
                     from .._factories import zeros_like
-                    g = zeros_like(y) if y.dtype.is_floating_point else None
+                    g = zeros_like(y)  # of y's dtype, a non-differentiable integer output's too
                 grads.append(g)
             state["grads"] = {}
             result = cls.backward(ctx, *grads)

@@ -40,7 +40,8 @@ class Node(abc.ABC):
 
     @classmethod
     def __subclasshook__(cls, C):
-        if cls is Node and issubclass(C, (_GradFn, _AccumulateGrad)):
+        from .function import BackwardCFunction
+        if cls is Node and issubclass(C, (_GradFn, _AccumulateGrad, BackwardCFunction)):
             return True
         return NotImplemented
 
