@@ -18,6 +18,7 @@ from typing import Any, Dict, Optional, cast
 import numpy as np
 
 from . import _C, _args, _autocast
+from ._class_targets import check_class_targets
 from ._dtypes import plain
 from ._tensor import Tensor, _check_inference_inputs, _op, tensor
 from ._trace import current_scope
@@ -135,7 +136,9 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
         ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
     if _probability_targets(input, target):
         return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
-    rows, labels, shape = _classes_last(input, _labels(target, input, "CrossEntropy"))
+    labels = _labels(target, input, "CrossEntropy")
+    check_class_targets(tuple(input._h.shape), tuple(labels._h.shape), "cross_entropy")
+    rows, labels, shape = _classes_last(input, labels)
     if labels._h.device == "cpu":   # PyTorch's CPU kernel refuses a bad target at the call (CUDA's asserts later)
         _check_class_indices(labels, rows._h.shape[1], ignore_index, "cross_entropy")
     attrs: Dict[str, Any] = {"reduction": reduction}
@@ -215,11 +218,7 @@ def nll_loss(input: Tensor, target, weight: Optional[Tensor] = None, size_averag
     reduction = _reduction(size_average, reduce, reduction, "nll_loss")
     _saves_for_backward("nll_loss", input, target, weight)
     labels = _labels(target, input, "nll_loss")
-    if input.ndim >= 2 and (labels.ndim == 0 or labels.shape[0] != input.shape[0]):
-        raise _C.ShapeError(f"nll_loss: Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                            f"({labels.shape[0] if labels.ndim else 1}).\n  input: {list(input.shape)}, target: "
-                            f"{list(labels.shape)}\n  fix: one target per row of the input: slice both with the same "
-                            "indices, x[i:i+B], y[i:i+B]")
+    check_class_targets(tuple(input.shape), tuple(labels.shape), "nll_loss")
     rows, labels, shape = _classes_last(input, labels)
     _C.check_class_labels("nll_loss", current_scope(), labels._h, input._h)  # composed here: no shape rule sees them
     c = rows.shape[1]
