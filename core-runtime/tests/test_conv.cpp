@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/conv_geometry.h"
+#include "cpu/conv_winograd.h"
 #include "cpu/im2col_panels.h"
 #include "glassgrad/runtime/eager.h"
 #include "glassgrad/runtime/parallel.h"
@@ -411,6 +412,63 @@ TEST(Conv2DKernels, WinogradWeightGradientSplitByPointsIsTheSameOnAnyThreadCount
     for (size_t t = 1; t < got.size(); ++t)
       for (int64_t i = 0; i < got[0].numel(); ++i)
         ASSERT_EQ(got[0].data<float>()[i], got[t].data<float>()[i]) << "threads #" << t << " index " << i;
+  }
+}
+
+// Wide layers with few tiles (ResNet-18's layer4 at batch 32, any many-channel layer at batch 1)
+// run the forward and the input gradient by chunks of output channels (conv_winograd.cpp,
+// filter_chunks_suit): the whole batch in one block, the filters transformed a chunk at a time.
+// The shapes here take that schedule (checked), with channel counts off the vector and sliver
+// widths, partial tiles and chunks, on 1 to 3 threads; the result matches the formulas and is
+// the same to the bit on every thread count. A narrow layer of many tiles keeps the blocks.
+TEST(Conv2DKernels, WinogradFilterChunksMatchNaiveFormulas) {
+  for (const char* algo : {"winograd2", "winograd4"}) {
+    const ForcedCpuConvAlgo forced(algo);
+    const int m = std::string(algo) == "winograd2" ? 2 : 4;
+    const Geom shapes[] = {
+        {1, 64, 4, 4, 260, 3, 3, 1, 1, 1, 1, 1, 1},
+        {2, 90, 5, 3, 200, 3, 3, 1, 1, 1, 1, 1, 1},
+        {1, 40, 3, 4, 450, 3, 3, 1, 1, 0, 2, 2, 1},
+    };
+    for (const Geom& g : shapes) {
+      const cpu::ConvGeometry cg = cpu::conv_geometry({g.n, g.c, g.h, g.w}, {g.k, g.c, 3, 3},
+                                                 Attrs{{"padding", std::vector<int64_t>{g.pt, g.pb, g.pl, g.pr}}});
+      for (DType dt : {DType::Float32, DType::Float64}) {
+        EXPECT_TRUE(cpu::winograd_filter_chunks(cg, m, dt, /*input_gradient=*/false)) << g.str();
+        EXPECT_TRUE(cpu::winograd_filter_chunks(cg, m, dt, /*input_gradient=*/true)) << g.str();
+      }
+    }
+    const cpu::ConvGeometry narrow = cpu::conv_geometry({32, 64, 32, 32}, {64, 64, 3, 3},
+                                                   Attrs{{"padding", std::vector<int64_t>{1, 1, 1, 1}}});
+    EXPECT_FALSE(cpu::winograd_filter_chunks(narrow, m, DType::Float32, false));
+    for (int threads : {1, 2, 3}) {
+      SCOPED_TRACE(std::string(algo) + ", threads " + std::to_string(threads));
+      const ThreadCount count(threads);
+      std::mt19937 gen(31);
+      for (const Geom& g : shapes) {
+        check_geometry<float>(g, gen, true);
+        check_geometry<double>(g, gen, false);
+      }
+    }
+    std::mt19937 gen(37);
+    const Tensor x = random_tensor<float>({2, 90, 5, 3}, gen);
+    const Tensor w = random_tensor<float>({200, 90, 3, 3}, gen);
+    const Tensor gy = random_tensor<float>({2, 200, 5, 3}, gen);
+    Attrs fw{{"stride", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1, 1, 1}}};
+    Attrs bi = fw;
+    bi.set("input_shape", std::vector<int64_t>{2, 90, 5, 3});
+    std::vector<Tensor> ys, dxs;
+    for (int threads : {1, 2, 3}) {
+      const ThreadCount count(threads);
+      ys.push_back(run_op("Conv2D", {x, w}, fw)[0]);
+      dxs.push_back(run_op("Conv2DBackwardInput", {gy, w}, bi)[0]);
+    }
+    for (size_t t = 1; t < ys.size(); ++t) {
+      for (int64_t i = 0; i < ys[0].numel(); ++i)
+        ASSERT_EQ(ys[0].data<float>()[i], ys[t].data<float>()[i]) << "forward, threads #" << t << " index " << i;
+      for (int64_t i = 0; i < dxs[0].numel(); ++i)
+        ASSERT_EQ(dxs[0].data<float>()[i], dxs[t].data<float>()[i]) << "input gradient, threads #" << t << " index " << i;
+    }
   }
 }
 

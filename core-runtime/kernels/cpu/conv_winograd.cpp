@@ -66,11 +66,12 @@ DType dtype_of() {
   return sizeof(T) == 8 ? DType::Float64 : DType::Float32;
 }
 
-// ForwardLike: the forward and the input gradient. Weight: the weight gradient, each slot
-// owning some of the points of the one dU and transforming every block itself
-// (winograd_backward_weight). WeightPerSlot: the weight gradient with each slot's own images and
-// its own dU accumulator, summed at the end (weight_kind).
-enum class Kind { ForwardLike, Weight, WeightPerSlot };
+// ForwardLike: the forward and the input gradient. FilterChunks: the same ops on wide layers
+// with few tiles (filter_chunks_suit), the filters transformed a chunk of output channels at a
+// time. Weight: the weight gradient, each slot owning some of the points of the one dU and
+// transforming every block itself (winograd_backward_weight). WeightPerSlot: the weight gradient
+// with each slot's own images and its own dU accumulator, summed at the end (weight_kind).
+enum class Kind { ForwardLike, FilterChunks, Weight, WeightPerSlot };
 
 // A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
 // [n, cout, ho, wo], input padded by (pt, pl) at the top left (the input gradient is one too),
@@ -127,6 +128,31 @@ Kind weight_kind(const WinoShape& s, int slots, size_t elem) {
   return slots > 1 && s.n > 1 && slots * du_bytes <= input_bytes ? Kind::WeightPerSlot : Kind::Weight;
 }
 
+// Output channels (columns of U) one FilterChunks chunk transforms and multiplies: two of the
+// GEMM's NR-wide slivers (96 at AVX-512 float32), so a slot's chunk of U stays near the caches
+// (3 MiB for 512 input channels) and a 512-channel layer still has 6 chunks to spread over threads.
+int64_t chunk_cols(DType dt) { return 2 * gemm_nr(dt); }
+
+// Forward-like ops whose transformed filters U (points x C x K) outweigh the transformed input
+// of the whole batch (points x tiles x C) at least twice over: ResNet-18's layer4 at batch 32
+// (4x4 images: 128 tiles against 512 output channels), and any 3x3 layer of many channels at
+// batch 1. The default schedule writes all of U (16.8 MB for 512 x 512 channels at F(2x2)) and
+// its GEMMs read it back once a block of images, so such a layer is bound by memory bandwidth:
+// layer4's forward took 4.5 ms at batch 1 against 16.7 at batch 32 (1 thread). FilterChunks
+// transforms the whole batch's input once (V packed once as the GEMMs' A), then transforms U one
+// chunk of output channels at a time into a slot's own buffer and runs the chunk's point GEMMs
+// over every tile while that chunk is still in cache: U is never stored whole, and each of its
+// values is read once. Each M value is the same sum in the same order as the default
+// schedule's (the chunks are cut on the GEMM's NR-wide slivers), on any thread count. Only
+// where U would not fit in a core's L2 anyway (kFilterChunksMinBytes): a small U is read from
+// the caches by either schedule, and this one adds a pass that packs V.
+constexpr int64_t kFilterChunksMinBytes = int64_t(1) << 20;
+
+bool filter_chunks_suit(const WinoShape& s, int64_t lanes, size_t elem) {
+  const int64_t u_bytes = s.points() * s.cin * s.cout * static_cast<int64_t>(elem);
+  return round_up(s.cout, lanes) >= 2 * s.n * s.tiles_per_image() && u_bytes >= kFilterChunksMinBytes;
+}
+
 WinoShape forward_shape(const ConvGeometry& g, int m) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl, m}; }
 // dx = conv(gy, rot180(w) with C and K swapped), padding 2 - p: [N, K, Ho, Wo] -> [N, C, H, W].
 WinoShape backward_input_shape(const ConvGeometry& g, int m) {
@@ -150,18 +176,49 @@ struct Buffers {
   T* stage_out[kMaxSlots] = {};         // one channel block of the staged output / gradient
   T* gemm_ws[kMaxSlots] = {};
   size_t gemm_bytes = 0;
+  // FilterChunks: `filters` holds V of the whole batch packed as the GEMMs' A (one a_packed
+  // matrix per point), trans_in[0] V and then, in the same place, M; each slot transforms its
+  // chunks of U into u_chunk (one b_packed matrix per point).
+  T* u_chunk[kMaxSlots] = {};
+  bool filter_chunks = false;
 };
 
 int64_t lanes_of(DType dt, int m) { return dt == DType::Float64 ? kernels<double>(m).lanes : kernels<float>(m).lanes; }
 
+// The schedule of a forward-like op (the forward, the input gradient).
+Kind forward_like_kind(const WinoShape& s, DType dt) {
+  return filter_chunks_suit(s, lanes_of(dt, static_cast<int>(s.m)), dtype_size(dt)) ? Kind::FilterChunks
+                                                                                     : Kind::ForwardLike;
+}
+
 template <typename T>
 size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T>* b) {
   const int64_t L = lanes_of(dt, static_cast<int>(s.m));
-  s = with_blocks(s, kind, slots, L, sizeof(T));
+  if (kind == Kind::FilterChunks) {
+    s.ipb = s.n;  // one block: the whole batch
+  } else {
+    s = with_blocks(s, kind, slots, L, sizeof(T));
+  }
   const int64_t tb = s.block_tiles(), cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
   cpu::Carver carve(base);  // cpu/carver.h
   T* filters;
   size_t gemm_bytes;
+  if (kind == Kind::FilterChunks) {
+    const int64_t cc = chunk_cols(dt);
+    filters = carve.take<T>(s.points() * skewed<T>(gemm_packed_a_elems(tb, s.cin, dt)));
+    T* vm = carve.take<T>(s.points() * skewed<T>(tb * std::max(cinp, coutp)));
+    gemm_bytes = gemm_workspace_bytes(tb, cc, s.cin, dt, /*serial=*/true);
+    if (b) b->shape = s, b->slots = slots, b->filters = filters, b->gemm_bytes = gemm_bytes;
+    if (b) b->trans_in[0] = vm, b->trans_out[0] = vm, b->filter_chunks = true;
+    for (int i = 0; i < slots; ++i) {
+      T* uc = carve.take<T>(s.points() * skewed<T>(gemm_packed_b_elems(s.cin, cc, dt)));
+      T* si = carve.take<T>(L * s.in_rows() * s.in_cols());
+      T* so = carve.take<T>(L * s.out_rows() * s.out_cols());
+      T* gw = carve.take<T>(static_cast<int64_t>(gemm_bytes / sizeof(T)) + 1);
+      if (b) b->u_chunk[i] = uc, b->stage_in[i] = si, b->stage_out[i] = so, b->gemm_ws[i] = gw;
+    }
+    return carve.total();
+  }
   if (kind == Kind::ForwardLike) {
     filters = carve.take<T>(s.points() * skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt)));
     gemm_bytes = gemm_workspace_bytes(tb, s.cout, s.cin, dt, /*serial=*/true);
@@ -191,7 +248,7 @@ int slots_now() { return std::max(1, std::min(kMaxSlots, in_parallel_region() ? 
 
 size_t workspace_bytes(Kind kind, const WinoShape& s, DType dt) {
   const int slots = std::max(1, std::min(kMaxSlots, get_num_threads()));
-  if (kind != Kind::ForwardLike) kind = weight_kind(s, slots, dtype_size(dt));
+  kind = kind == Kind::ForwardLike ? forward_like_kind(s, dt) : weight_kind(s, slots, dtype_size(dt));
   return dt == DType::Float64 ? layout<double>(kind, s, dt, slots, nullptr, nullptr)
                               : layout<float>(kind, s, dt, slots, nullptr, nullptr);
 }
@@ -217,7 +274,7 @@ void for_units(int slots, int64_t units, F&& fn) {
 template <typename T>
 Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t workspace_bytes, Tensor& scratch) {
   const int slots = slots_now();
-  if (kind != Kind::ForwardLike) kind = weight_kind(s, slots, sizeof(T));
+  kind = kind == Kind::ForwardLike ? forward_like_kind(s, dt) : weight_kind(s, slots, sizeof(T));
   const size_t need = layout<T>(kind, s, dt, slots, nullptr, nullptr);
   char* base = static_cast<char*>(workspace);
   if (base == nullptr || workspace_bytes < need) {
@@ -251,6 +308,28 @@ void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64
   (input ? kern.input_tiles : kern.grad_tiles)(t);
 }
 
+// One image's output y [cout, ho, wo] (+ bias, ReLU) from its tiles first_tile .. of M
+// [points][tiles][cout rounded to L] (points m_stride apart), through the staging buffer.
+template <typename T>
+void write_image(const WinogradKernels<T>& kern, const WinoShape& s, T* m, int64_t m_stride, int64_t first_tile,
+                 T* stage, const T* bias, bool relu, T* y) {
+  const int64_t L = kern.lanes, coutp = round_up(s.cout, L);
+  for (int64_t kb = 0; kb < coutp / L; ++kb) {
+    WinoTiles<T> t;
+    t.image = stage, t.rows = s.out_rows(), t.cols = s.out_cols(), t.blocks = 1;
+    t.tiles_h = s.th(), t.tiles_w = s.tw();
+    t.trans = m + kb * L, t.xi_stride = m_stride, t.tile_stride = coutp, t.first_tile = first_tile;
+    kern.output_tiles(t);
+    WinoUnstage<T> un;
+    un.yb = stage, un.rows = s.out_rows(), un.cols = s.out_cols();
+    un.y = y + kb * L * s.ho * s.wo;
+    un.k = std::min<int64_t>(L, s.cout - kb * L), un.ho = s.ho, un.wo = s.wo;
+    un.bias = bias ? bias + kb * L : nullptr;
+    un.relu = relu;
+    kern.unstage(un);
+  }
+}
+
 // The forward-like convolution (forward, and the input gradient) on transformed filters
 // already in b.filters. Every block is one slot's work from staging to write-back.
 template <typename T>
@@ -259,7 +338,7 @@ void forward_like(const WinogradKernels<T>& kern, const T* in, const T* bias, bo
   const WinoShape& s = b.shape;
   const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
-  const int64_t in_blocks = cinp / L, out_blocks = coutp / L;
+  const int64_t in_blocks = cinp / L;
   const int64_t u_stride = skewed<T>(gemm_packed_b_elems(s.cin, s.cout, dt));
   const int64_t v_stride = skewed<T>(tb * cinp), m_stride = skewed<T>(tb * coutp);
   const int64_t in_image = s.cin * s.h * s.w, out_image = s.cout * s.ho * s.wo;
@@ -282,22 +361,61 @@ void forward_like(const WinogradKernels<T>& kern, const T* in, const T* bias, bo
       gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
     }
     // Inverse-transform and write NCHW (+ bias, ReLU).
-    for (int64_t i = 0; i < images; ++i) {
-      for (int64_t kb = 0; kb < out_blocks; ++kb) {
-        WinoTiles<T> t;
-        t.image = b.stage_out[sl], t.rows = s.out_rows(), t.cols = s.out_cols(), t.blocks = 1;
-        t.tiles_h = s.th(), t.tiles_w = s.tw();
-        t.trans = m + kb * L, t.xi_stride = m_stride, t.tile_stride = coutp, t.first_tile = i * tpi;
-        kern.output_tiles(t);
-        WinoUnstage<T> un;
-        un.yb = b.stage_out[sl], un.rows = s.out_rows(), un.cols = s.out_cols();
-        un.y = out + (n0 + i) * out_image + kb * L * s.ho * s.wo;
-        un.k = std::min<int64_t>(L, s.cout - kb * L), un.ho = s.ho, un.wo = s.wo;
-        un.bias = bias ? bias + kb * L : nullptr;
-        un.relu = relu;
-        kern.unstage(un);
-      }
+    for (int64_t i = 0; i < images; ++i)
+      write_image(kern, s, m, m_stride, i * tpi, b.stage_out[sl], bias, relu, out + (n0 + i) * out_image);
+  });
+}
+
+// The forward-like convolution by chunks of output channels (Kind::FilterChunks, for wide
+// layers with few tiles: filter_chunks_suit), four parallel phases: (1) stage and transform
+// every image's tiles into V; (2) pack each point's V [tiles, cin] as the GEMMs' A; (3) per chunk
+// of output channels, transform the chunk's filters into the slot's packed U and run the
+// chunk's point GEMMs over all tiles into M's columns; (4) inverse-transform and write back.
+// Filter (p, q) of the packed B operand (rows x cols) at w + p * p_stride + q * q_stride.
+template <typename T>
+void forward_like_chunks(const WinogradKernels<T>& kern, const T* in, const T* w, int64_t p_stride, int64_t q_stride,
+                         bool flip, const T* bias, bool relu, T* out, const Buffers<T>& b, DType dt) {
+  const WinoShape& s = b.shape;
+  const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles(), nr = gemm_nr(dt);
+  const int64_t cinp = round_up(s.cin, L), coutp = round_up(s.cout, L);
+  const int64_t in_blocks = cinp / L, cc = chunk_cols(dt);
+  const int64_t v_stride = skewed<T>(tb * cinp), m_stride = skewed<T>(tb * coutp);
+  const int64_t vp_stride = skewed<T>(gemm_packed_a_elems(tb, s.cin, dt));
+  const int64_t uc_stride = skewed<T>(gemm_packed_b_elems(s.cin, cc, dt));
+  const int64_t in_image = s.cin * s.h * s.w, out_image = s.cout * s.ho * s.wo;
+  T* vm = b.trans_in[0];  // V [points][tb][cinp], then M [points][tb][coutp]
+  for_units(b.slots, s.n, [&](int sl, int64_t i) {
+    for (int64_t cb = 0; cb < in_blocks; ++cb)
+      transform_image_block(kern, in + i * in_image, s.cin, s.h, s.w, s.pt, s.pl, s.in_rows(), s.in_cols(), s, cb,
+                            b.stage_in[sl], vm, cinp, i * tpi, /*input=*/true);
+  });
+  for_units(b.slots, s.points(), [&](int, int64_t xi) {
+    GemmProblem<T> pa(tb, 0, s.cin);
+    pa.a = row_major<T>(vm + xi * v_stride, cinp);
+    gemm_pack_a(pa, b.filters + xi * vp_stride);
+  });
+  const int64_t w_elems = s.cin * s.cout * 9;
+  for_units(b.slots, ceil_div(s.cout, cc), [&](int sl, int64_t chunk) {
+    const int64_t q0 = chunk * cc, cols = std::min(cc, s.cout - q0);
+    WinoFilter<T> f;
+    f.w = w + q0 * q_stride, f.w_elems = w_elems - q0 * q_stride;
+    f.rows = s.cin, f.cols = cols, f.p_stride = p_stride, f.q_stride = q_stride, f.flip = flip;
+    f.packed = b.u_chunk[sl], f.xi_stride = uc_stride, f.nr = nr;
+    f.q0 = 0, f.q1 = round_up(cols, nr);  // zeros past cols in the last sliver
+    kern.filter(f);
+    // M[xi] [tiles, q0 : q0 + cols] = V[xi] [tiles, cin] x U[xi] [cin, q0 : q0 + cols].
+    for (int64_t xi = 0; xi < s.points(); ++xi) {
+      GemmProblem<T> p(tb, cols, s.cin);
+      p.a_packed = b.filters + xi * vp_stride;
+      p.a_packed_m = tb;
+      p.b_packed = b.u_chunk[sl] + xi * uc_stride;
+      p.c = vm + xi * m_stride + q0;
+      p.ldc = coutp;
+      gemm(p, {b.gemm_ws[sl], b.gemm_bytes});
     }
+  });
+  for_units(b.slots, s.n, [&](int sl, int64_t i) {
+    write_image(kern, s, vm, m_stride, i * tpi, b.stage_out[sl], bias, relu, out + i * out_image);
   });
 }
 
@@ -325,6 +443,10 @@ bool winograd_suits(const ConvGeometry& g) {
          g.c >= kWinogradMinChannels && g.k >= kWinogradMinChannels && g.ho > 0 && g.wo > 0;
 }
 
+bool winograd_filter_chunks(const ConvGeometry& g, int m, DType dt, bool input_gradient) {
+  return forward_like_kind(input_gradient ? backward_input_shape(g, m) : forward_shape(g, m), dt) == Kind::FilterChunks;
+}
+
 size_t winograd_forward_workspace(const ConvGeometry& g, int m, DType dt) {
   return workspace_bytes(Kind::ForwardLike, forward_shape(g, m), dt);
 }
@@ -344,6 +466,10 @@ void forward_like_call(const WinoShape& s, const T* in, const T* w, int64_t p_st
   Tensor scratch;
   const Buffers<T> b = bind<T>(Kind::ForwardLike, s, dt, workspace, workspace_bytes, scratch);
   const WinogradKernels<T>& kern = kernels<T>(static_cast<int>(s.m));
+  if (b.filter_chunks) {
+    forward_like_chunks(kern, in, w, p_stride, q_stride, flip, bias, relu, out, b, dt);
+    return;
+  }
   transform_filters(kern, w, s.cin, s.cout, p_stride, q_stride, flip, b, dt);
   forward_like(kern, in, bias, relu, out, b, dt);
 }

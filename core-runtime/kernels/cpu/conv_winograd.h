@@ -21,7 +21,10 @@
 // zero padding written once) and transform their tiles; (B) the point GEMMs, one per point, on
 // threads; (C) inverse-transform the GEMM results and write them back to NCHW with the bias and
 // the fused ReLU. Filters are transformed once per call straight into the GEMM's packed B form,
-// so the point GEMMs never repack them. NCHW stays the layout of every tensor outside.
+// so the point GEMMs never repack them. Layers whose transformed filters outweigh the batch's
+// transformed input (many channels, few tiles) run the whole batch as one block and transform
+// the filters a chunk of output channels at a time, each chunk's point GEMMs right after it
+// (winograd_filter_chunks). NCHW stays the layout of every tensor outside.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +40,11 @@ namespace cpu {
 bool winograd_suits(const ConvGeometry& g);
 
 constexpr int64_t kWinogradMinChannels = 8;
+
+// Whether the forward (input_gradient false) or the input gradient of g at tile m runs by chunks
+// of output channels, never storing the whole transformed filters (conv_winograd.cpp,
+// filter_chunks_suit: many channels, few tiles, such as ResNet-18's layer4 at batch 32).
+bool winograd_filter_chunks(const ConvGeometry& g, int m, DType dt, bool input_gradient);
 
 // m: the output tile side, 2 or 4.
 size_t winograd_forward_workspace(const ConvGeometry& g, int m, DType dt);
