@@ -262,3 +262,20 @@ def test_masks_match_torchvision_nearest(tvf):
         ours = getattr(F, name)(tv.Mask(m), *args).numpy()
         theirs = getattr(tvf, name)(ttv.Mask(torch.from_numpy(m)), *args).numpy()
         np.testing.assert_array_equal(ours, theirs, err_msg=name)
+
+
+def test_random_iou_crop():
+    img = tv.Image(np.zeros((3, 100, 120), np.uint8))
+    b = tv.BoundingBoxes([[10, 10, 50, 60], [70, 20, 110, 90]], format="XYXY", canvas_size=(100, 120))
+    same = v2.RandomIoUCrop(sampler_options=[2.0])(img, {"boxes": b})
+    assert same[1]["boxes"].tolist() == b.tolist() and same[0].shape == img.shape  # an option >= 1 leaves it
+    gg.manual_seed(5)
+    for _ in range(10):
+        out_img, out = v2.RandomIoUCrop(sampler_options=[0.0, 0.3])(img, {"boxes": b, "labels": gg.tensor([1, 2])})
+        h, w = out_img.shape[-2:]
+        assert out["boxes"].canvas_size == (h, w) and (h, w) != (100, 120)
+        a = out["boxes"].numpy()
+        assert (a[:, 0::2] <= w).all() and (a[:, 1::2] <= h).all() and (a >= 0).all()
+        assert (a.sum(axis=1) > 0).any()  # some box's centre is inside the crop
+    with pytest.raises(TypeError, match="bounding boxes"):
+        v2.RandomIoUCrop()(img)

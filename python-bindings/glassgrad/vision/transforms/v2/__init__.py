@@ -22,7 +22,7 @@ from ..autoaugment import AutoAugmentPolicy
 from ..functional import InterpolationMode
 from ..transforms import Compose as _Compose
 from . import functional
-from ._box_transforms import ClampBoundingBoxes, ConvertBoundingBoxFormat, SanitizeBoundingBoxes
+from ._box_transforms import ClampBoundingBoxes, ConvertBoundingBoxFormat, RandomIoUCrop, SanitizeBoundingBoxes
 from ._extra import (JPEG, RGB, ElasticTransform, GaussianNoise, LinearTransformation, RandomChannelPermutation,
                      RandomPhotometricDistort, RandomResize, RandomShortestSize, RandomZoomOut, ScaleJitter)
 from ._mix import CutMix, MixUp
@@ -43,7 +43,7 @@ __all__ = ["AugMix", "AutoAugment", "AutoAugmentPolicy", "CenterCrop", "ColorJit
            "TrivialAugmentWide", "CutMix", "ElasticTransform", "GaussianNoise", "JPEG", "LinearTransformation", "MixUp",
            "RGB", "RandomChannelPermutation", "RandomPerspective", "RandomPhotometricDistort", "RandomResize",
            "RandomShortestSize", "RandomZoomOut", "ScaleJitter", "Transform", "functional", "ClampBoundingBoxes",
-           "ConvertBoundingBoxFormat", "SanitizeBoundingBoxes"]
+           "ConvertBoundingBoxFormat", "RandomIoUCrop", "SanitizeBoundingBoxes"]
 
 
 class Compose(_Compose):

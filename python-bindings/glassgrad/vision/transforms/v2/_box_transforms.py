@@ -18,8 +18,8 @@ from . import _boxes as B
 from ._follow import follow
 from ._transform import Transform, flatten, unflatten
 
-__all__ = ["ClampBoundingBoxes", "ConvertBoundingBoxFormat", "SanitizeBoundingBoxes", "clamp_bounding_boxes",
-           "convert_bounding_box_format"]
+__all__ = ["ClampBoundingBoxes", "ConvertBoundingBoxFormat", "RandomIoUCrop", "SanitizeBoundingBoxes",
+           "clamp_bounding_boxes", "convert_bounding_box_format"]
 
 
 def _values(boxes) -> np.ndarray:
@@ -177,6 +177,74 @@ class SanitizeBoundingBoxes(Transform):
             elif id(x) in label_ids and isinstance(x, np.ndarray):
                 x = x[keep]
             out.append(x)
+        return unflatten(out, spec)
+
+
+class RandomIoUCrop(Transform):
+    """v2.RandomIoUCrop (SSD's crop): picks a minimum overlap from sampler_options (a value >= 1
+    leaves the sample as it is), then up to `trials` crops of min_scale..max_scale of each side
+    with an aspect ratio in [min_aspect_ratio, max_aspect_ratio]; a crop is taken when some box's
+    centre lies inside it and one of those boxes overlaps it by at least the minimum (IoU). The
+    image, masks and boxes are cropped; boxes whose centre fell outside become [0, 0, 0, 0], for a
+    later SanitizeBoundingBoxes to drop. The sample needs an image and BoundingBoxes."""
+
+    def __init__(self, min_scale: float = 0.3, max_scale: float = 1.0, min_aspect_ratio: float = 0.5,
+                 max_aspect_ratio: float = 2.0, sampler_options: Optional[List[float]] = None, trials: int = 40):
+        super().__init__()
+        self.min_scale, self.max_scale = min_scale, max_scale
+        self.min_aspect_ratio, self.max_aspect_ratio = min_aspect_ratio, max_aspect_ratio
+        self.options = [0.0, 0.1, 0.3, 0.5, 0.7, 0.9, 2.0] if sampler_options is None else list(sampler_options)
+        self.trials = trials
+
+    def _crop_params(self, boxes: "tv.BoundingBoxes", h: int, w: int) -> Dict[str, Any]:
+        from ...ops.boxes import box_iou
+        from ..transforms import _rng
+        rng = _rng()
+        xyxy = B.to_xyxy(_values(boxes).astype(np.float64), boxes.format).reshape(-1, 4)
+        cx, cy = 0.5 * (xyxy[:, 0] + xyxy[:, 2]), 0.5 * (xyxy[:, 1] + xyxy[:, 3])
+        while True:
+            min_overlap = self.options[int(rng.integers(0, len(self.options)))]
+            if min_overlap >= 1.0:
+                return {}
+            for _ in range(self.trials):
+                r = self.min_scale + (self.max_scale - self.min_scale) * rng.random(2)
+                new_w, new_h = int(w * r[0]), int(h * r[1])
+                if new_h == 0 or not self.min_aspect_ratio <= new_w / new_h <= self.max_aspect_ratio:
+                    continue
+                r = rng.random(2)
+                left, top = int((w - new_w) * r[0]), int((h - new_h) * r[1])
+                right, bottom = left + new_w, top + new_h
+                if left == right or top == bottom:
+                    continue
+                inside = (left < cx) & (cx < right) & (top < cy) & (cy < bottom)
+                if not inside.any():
+                    continue
+                ious = box_iou(tensor(xyxy[inside]), tensor(np.array([[left, top, right, bottom]], np.float64)))
+                if float(ious.max()) < min_overlap:
+                    continue
+                return dict(top=top, left=left, height=new_h, width=new_w, inside=inside)
+
+    def forward(self, *inputs: Any) -> Any:
+        from ._transform import needs_transform, query_size, run_sample
+        flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
+        needed = needs_transform(flat, self._transformed_types)
+        boxes = [x for x in flat if isinstance(x, tv.BoundingBoxes)]
+        if not boxes or not any(needed):
+            raise TypeError("RandomIoUCrop() requires input sample to contain tensor or PIL images and bounding boxes. "
+                            "Sample can also contain masks.")
+        h, w = query_size([x for x, n in zip(flat, needed) if n])
+        params = self._crop_params(boxes[0], h, w)
+        if not params:
+            return unflatten(flat, spec)
+        from .. import functional as F1
+        out = run_sample(lambda x: F1.crop(x, params["top"], params["left"], params["height"], params["width"]),
+                         flat, needed)
+        keep = params["inside"]
+        for k, x in enumerate(out):
+            if isinstance(x, tv.BoundingBoxes):
+                a = _values(x).copy()
+                a.reshape(-1, 4)[~keep] = 0
+                out[k] = _like(a, x)
         return unflatten(out, spec)
 
 
