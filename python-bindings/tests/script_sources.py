@@ -53,6 +53,7 @@ REPOSITORIES = {
     "Practical_DL": "github.com/yandexdataschool/Practical_DL",
     "deeplearningzerotoall-pytorch": "github.com/deeplearningzerotoall/PyTorch",
     "nyu-dlsp21": "github.com/Atcold/NYU-DLSP21",
+    "PyTorch-Mini-Tutorials": "github.com/vinhkhuc/PyTorch-Mini-Tutorials",
 }
 
 
