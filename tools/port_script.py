@@ -17,7 +17,7 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 # (pattern, replacement), the first that matches a line rewrites it. A trailing space after
-# `import torch` (some scripts have one) goes with the rewrite; other lines keep theirs. A
+# `import torch` or `import torchvision` (some scripts have one) goes with the rewrite; other lines keep theirs. A
 # trailing comment (`import torch # <1>`, as books number their lines) is kept after the rewrite.
 # Python allows several spaces after `import`/`from` and before `import` (`import  torch`, a
 # notebook's typo); the rewrite writes one.
@@ -26,7 +26,7 @@ IMPORT_RULES = [
     # an alias (`import torch as t`, as chenyuntc's book writes it) keeps its name
     (re.compile(r"^(\s*)import\s+torch\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.torch as \2\3"),
     (re.compile(r"^(\s*)import\s+torchvision\s+as\s+(\w+)(\s*#.*)?\s*$"), r"\1import glassgrad.vision as \2\3"),
-    (re.compile(r"^(\s*)import\s+torchvision(\s*#.*)?$"), r"\1import glassgrad.vision as torchvision\2"),
+    (re.compile(r"^(\s*)import\s+torchvision(\s*#.*)?\s*$"), r"\1import glassgrad.vision as torchvision\2"),
     # `import torch.nn` with no alias binds the name torch (torchvision): the rewrite binds it too
     (re.compile(r"^(\s*)import\s+torchvision\.([\w.]+)(\s*#.*)?\s*$"),
      r"\1import glassgrad.vision.\2, glassgrad.vision as torchvision\3"),

@@ -15,6 +15,8 @@ TOOL = os.path.join(ROOT, "tools", "port_script.py")
     ("import torch", "import glassgrad.torch as torch"),
     ("import torch  ", "import glassgrad.torch as torch"),  # a trailing space goes with the rewrite
     ("import torchvision", "import glassgrad.vision as torchvision"),
+    # rasbt's machine-learning-book writes `import torchvision ` (a trailing space)
+    ("import torchvision ", "import glassgrad.vision as torchvision"),
     ("import torch # <1>", "import glassgrad.torch as torch # <1>"),  # a book's numbered line
     ("import torch  # tensors", "import glassgrad.torch as torch  # tensors"),
     ("import torchvision  # images", "import glassgrad.vision as torchvision  # images"),
