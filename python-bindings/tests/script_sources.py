@@ -54,6 +54,7 @@ REPOSITORIES = {
     "deeplearningzerotoall-pytorch": "github.com/deeplearningzerotoall/PyTorch",
     "nyu-dlsp21": "github.com/Atcold/NYU-DLSP21",
     "PyTorch-Mini-Tutorials": "github.com/vinhkhuc/PyTorch-Mini-Tutorials",
+    "Fast-Pytorch": "github.com/omerbsezer/Fast-Pytorch",
 }
 
 
