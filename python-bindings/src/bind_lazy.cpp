@@ -2,6 +2,9 @@
 // cache's statistics.
 #include <pybind11/stl.h>
 
+#include <array>
+#include <unordered_map>
+
 #include "bindings.h"
 #include "glassgrad/autodiff/batchnorm_checks.h"
 #include "glassgrad/autodiff/class_labels.h"
@@ -43,27 +46,89 @@ py::object attr_of(PyObject* obj, PyObject* name) {
   return py::reinterpret_steal<py::object>(v);
 }
 
-// The innermost entry of one of a thread's recording stacks (glassgrad._trace._Stacks: scopes,
-// roles, layers, lists of str), or `empty` when the stack is.
-std::string top_of(PyObject* list, const char* empty) {
+// The innermost entry of one of a thread's recording stacks (borrowed), or null when it is empty.
+PyObject* top_object(PyObject* list) {
   if (!PyList_Check(list)) throw InternalError("lazy_record_op: a recording stack is not a list");
   const Py_ssize_t n = PyList_GET_SIZE(list);
-  return n == 0 ? std::string(empty) : py::cast<std::string>(PyList_GET_ITEM(list, n - 1));
+  return n == 0 ? nullptr : PyList_GET_ITEM(list, n - 1);
 }
+
+// The metadata of the nodes recorded under one (scope, role, layer, user's line), interned once
+// (lazy::share_meta) and found again by those four Python strings: a loop records its nodes
+// under the same few, and converting them to C++ strings, hashing and comparing those cost about
+// 1000 instructions a recorded op. Keys compare by identity first, then by value (Module.__call__
+// formats its layer's label anew each call). Each entry holds a reference to its key's strings,
+// so a cached address is never reused meanwhile. Touched only with the GIL held; bounded: a
+// table that fills up starts again.
+struct MetaKey {
+  std::array<PyObject*, 4> parts{};  // scope, role, layer (null: the stack is empty), source
+  Py_hash_t hash = 0;
+};
+bool same_part(PyObject* a, PyObject* b) {
+  if (a == b) return true;
+  if (a == nullptr || b == nullptr) return false;
+  const int c = PyUnicode_Compare(a, b);
+  if (c == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return c == 0;
+}
+struct MetaKeyHash {
+  size_t operator()(const MetaKey& k) const { return static_cast<size_t>(k.hash); }
+};
+struct MetaKeyEqual {
+  bool operator()(const MetaKey& a, const MetaKey& b) const {
+    for (size_t i = 0; i < a.parts.size(); ++i) {
+      if (!same_part(a.parts[i], b.parts[i])) return false;
+    }
+    return true;
+  }
+};
+using MetaCache = std::unordered_map<MetaKey, lazy::SharedMeta, MetaKeyHash, MetaKeyEqual>;
+MetaCache& meta_cache() {
+  static auto* cache = new MetaCache();  // never freed: outlives interpreter exit
+  return *cache;
+}
+void clear_meta_cache(MetaCache& cache) {
+  for (const auto& e : cache) {
+    for (PyObject* p : e.first.parts) Py_XDECREF(p);
+  }
+  cache.clear();
+}
+
+std::string str_or(PyObject* s, const char* empty) { return s ? py::cast<std::string>(s) : std::string(empty); }
 
 // A recorded node's metadata: its scope, role and layer the innermost of the thread's stacks
 // (glassgrad._trace._Stacks), its source the user's line.
-NodeMeta meta_from_python(const py::object& stacks, const py::str& package_dir) {
+lazy::SharedMeta meta_from_python(const py::object& stacks, const py::str& package_dir) {
   // (scopes, roles, layers) in one read: each read of an attribute of a threading.local looks up
   // the thread's dict, and every recorded op comes here.
   static PyObject* const stacks_name = interned("stacks");
+  constexpr size_t kCapacity = 4096;
   const py::object all = attr_of(stacks.ptr(), stacks_name);
   if (!PyTuple_Check(all.ptr()) || PyTuple_GET_SIZE(all.ptr()) != 3) {
     throw InternalError("lazy_record_op: the recording stacks are not a (scopes, roles, layers) tuple");
   }
-  return NodeMeta{top_of(PyTuple_GET_ITEM(all.ptr(), 0), ""), py::cast<std::string>(user_source(package_dir)),
-                  role_from_name(top_of(PyTuple_GET_ITEM(all.ptr(), 1), "forward")),
-                  top_of(PyTuple_GET_ITEM(all.ptr(), 2), "")};
+  const py::str source = user_source(package_dir);
+  MetaKey key;
+  key.parts = {top_object(PyTuple_GET_ITEM(all.ptr(), 0)), top_object(PyTuple_GET_ITEM(all.ptr(), 1)),
+               top_object(PyTuple_GET_ITEM(all.ptr(), 2)), source.ptr()};
+  uint64_t h = 0;
+  for (PyObject* p : key.parts) {
+    if (p != nullptr && !PyUnicode_Check(p)) throw InternalError("lazy_record_op: a recording stack holds a non-str");
+    const Py_hash_t ph = p ? PyObject_Hash(p) : 0;
+    if (ph == -1) throw py::error_already_set();
+    h = hash_combine(h, static_cast<uint64_t>(ph));
+  }
+  key.hash = static_cast<Py_hash_t>(h);
+  MetaCache& cache = meta_cache();
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
+  const NodeMeta meta{str_or(key.parts[0], ""), py::cast<std::string>(source),
+                      role_from_name(str_or(key.parts[1], "forward")), str_or(key.parts[2], "")};
+  lazy::SharedMeta shared = lazy::share_meta(meta);
+  if (cache.size() >= kCapacity) clear_meta_cache(cache);
+  for (PyObject* p : key.parts) Py_XINCREF(p);
+  cache.emplace(key, shared);
+  return shared;
 }
 
 // glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
@@ -286,7 +351,7 @@ void bind_lazy(py::module_& m) {
   m.def("lazy_select_positions",
         [](lazy::Handle& base, const std::vector<int64_t>& positions, const py::object& stacks,
            const py::str& package_dir) {
-          return lazy::select_positions(base, positions, meta_from_python(stacks, package_dir));
+          return lazy::select_positions(base, positions, *meta_from_python(stacks, package_dir).meta);
         },
         py::arg("base"), py::arg("positions"), py::arg("stacks"), py::arg("package_dir"));
   // The same for an op of several outputs (glassgrad._tensor._op_multi): every output's handle.
@@ -319,7 +384,7 @@ void bind_lazy(py::module_& m) {
           kinds.reserve(states.size());
           for (const py::handle& kind : states) kinds.push_back(handles_of_tensors(kind, held));
           return lazy::record_group_updates(op, ps, kinds, before, after, attrs_from_dict(attrs),
-                                            meta_from_python(stacks, package_dir), journal);
+                                            *meta_from_python(stacks, package_dir).meta, journal);
         },
         py::arg("op"), py::arg("params"), py::arg("states"), py::arg("before"), py::arg("after"), py::arg("attrs"),
         py::arg("stacks"), py::arg("package_dir"), py::arg("journal").none(true) = nullptr);

@@ -93,3 +93,28 @@ def test_an_op_records_the_innermost_scope_role_and_the_callers_line():
                                                              f"test_trace_user_source.py:{line}")
     with pytest.raises(AttributeError):
         _tensor._op("Mul", [a, np.ones((3, 5), np.float32)], None)
+
+
+def test_nodes_recorded_again_keep_their_own_scope_role_layer_and_line():
+    # The runtime interns a node's metadata once per (scope, role, layer, line) it meets and finds
+    # it again by those strings (python-bindings/src/bind_lazy.cpp, meta_from_python): by the same
+    # objects, or equal ones (a layer label formatted anew each call). Keys that differ in one part
+    # only never share metadata, on the first step or any later one. Each step has a new shape, so
+    # its plan is compiled from its own nodes (a cached plan would show the first step's).
+    from glassgrad import _tensor
+    here = "test_trace_user_source.py"
+    for rows in (2, 3, 4):
+        a = gg.tensor(np.arange(rows * 3, dtype=np.float32).reshape(rows, 3))
+        outs, want = [], []
+        for scope_name, role in (("blk.a", ""), ("blk.b", ""), ("blk.a", "optimizer")):
+            with _trace.scope(scope_name, role=role, layer=f"Linear '{scope_name}'"):
+                first = inspect.currentframe().f_lineno + 1
+                outs.append(_tensor._op("Mul", [a, a], None))
+                outs.append(_tensor._op("Mul", [a, a], None))
+            want += [(scope_name, role or "forward", f"{here}:{first}"), (scope_name, role or "forward", f"{here}:{first + 1}")]
+        for o in outs:
+            o.numpy()
+        got = sorted((s["scope"], s["role"], s["source"]) for s in gg._C.last_plan().steps if s["op"] == "Mul")
+        if len(got) != len(want):  # realized one by one: the plans of the last values
+            pytest.fail(f"expected one plan of {len(want)} Mul steps, got {got}")
+        assert got == sorted(want)

@@ -256,11 +256,17 @@ void Handle::sync() const {
 
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
                                                     const Attrs& attrs, const NodeMeta& meta) {
+  return record_handles(op, inputs, attrs, share_meta(meta));
+}
+
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const Attrs& attrs, const SharedMeta& shared) {
+  const NodeMeta& meta = *shared.meta;
   std::vector<ValuePtr> values;
   values.reserve(inputs.size());
   for (Handle* h : inputs) values.push_back(h->value());
   const OpSchema& s = OpRegistry::instance().at(op);
-  std::vector<ValuePtr> made = record_schema(s, values, attrs, meta);
+  std::vector<ValuePtr> made = record_schema(s, values, attrs, shared);
   std::vector<std::unique_ptr<Handle>> out;
   out.reserve(made.size());
   for (auto& v : made) out.push_back(std::make_unique<Handle>(std::move(v)));
@@ -587,7 +593,7 @@ void settle_flushes(const std::vector<Flush>& flushes, bool ran) {
     // graphs keep its address): a parameter stays one, anything else is state.
     f.base->kind = old->kind == ValueKind::Parameter ? ValueKind::Parameter : ValueKind::State;
     forget_pending(f.base.get());
-    if (old != f.base && old->invalid.rfind("it was overwritten in place by Assign", 0) == 0) {
+    if (old != f.base && old->invalid.str().rfind("it was overwritten in place by Assign", 0) == 0) {
       old->invalid = "it was overwritten in place by " + f.alias->counter->writer;
     }
     f.alias->physical = f.base;
@@ -624,7 +630,7 @@ std::string saved_tensor_headline(const TraceValue& v, bool saved_output) {
 void throw_modified(const TraceValue& v) {
   const std::string name = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
   throw StateError(ErrorMessage(saved_tensor_headline(v, false))
-                       .detail(name + " " + v.info.str() + ": " + v.invalid)
+                       .detail(name + " " + v.info.str() + ": " + v.invalid.str())
                        .cause("backward() needs the value it had when the forward pass used it, and an in-place "
                               "update (often optimizer.step()) overwrote it since")
                        .fix("call backward() before optimizer.step(), or run the forward pass again after the step")

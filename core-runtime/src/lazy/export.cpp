@@ -39,11 +39,43 @@ struct CollectScratch {
   std::vector<TraceValue*> stack;
   std::vector<std::pair<uint64_t, TraceNode*>> nodes;  // (creation order of the node, node)
 };
-CollectScratch& collect_scratch() {
+// Not inlined: inlined, the compiler looked the thread-local up again at every use in collect's
+// loops (__tls_get_addr, about 3000 calls a ResNet-18 step).
+[[gnu::noinline]] CollectScratch& collect_scratch() {
   thread_local CollectScratch s;
   return s;
 }
+
+// The lists of the last Export that died on this thread, emptied with their capacity kept
+// (Export::~Export): collect() takes them instead of allocating. Two Exports alive at once (a
+// realize inside backward()) simply allocate for the second.
+struct RecycledLists {
+  std::vector<ValuePtr> by_id;
+  std::vector<std::shared_ptr<TraceNode>> nodes;
+  std::vector<std::pair<int32_t, int32_t>> made_by;
+  std::vector<ValueId> outputs;
+};
+[[gnu::noinline]] RecycledLists& recycled_lists() {
+  thread_local RecycledLists r;
+  return r;
+}
+// Keeps `from`, emptied, in `bin` when it holds more room than what `bin` has.
+template <class T>
+void keep_larger(std::vector<T>& bin, std::vector<T>& from) {
+  if (from.capacity() <= bin.capacity()) return;
+  from.clear();  // releases the values and nodes now, as the Export's end always did
+  bin.swap(from);
+}
 }  // namespace
+
+Export::~Export() {
+  // In reverse order of declaration, as the members' own destructors would release them.
+  RecycledLists& r = recycled_lists();
+  keep_larger(r.outputs, outputs);
+  keep_larger(r.made_by, made_by);
+  keep_larger(r.nodes, nodes);
+  keep_larger(r.by_id, by_id);
+}
 
 uint64_t meta_hash(const NodeMeta& meta) {
   uint64_t h = hash_combine(hash_string(meta.scope), hash_string(meta.source));
@@ -118,6 +150,13 @@ Export collect(const std::vector<ValuePtr>& roots, bool stop_at_computed) {
   std::sort(nodes.begin(), nodes.end(),
             [](const std::pair<uint64_t, TraceNode*>& a, const std::pair<uint64_t, TraceNode*>& b) { return a.first < b.first; });
   Export ex;
+  {
+    RecycledLists& r = recycled_lists();
+    ex.by_id.swap(r.by_id);
+    ex.nodes.swap(r.nodes);
+    ex.made_by.swap(r.made_by);
+    ex.outputs.swap(r.outputs);
+  }
   ex.overwritten_leaves = overwritten;
   // Numbers are kept on the values (TraceValue::export_id, written as ex.id was): realize reads
   // no map, and backward's callers, which may look values up later, build ex.id when they do (ids).

@@ -203,6 +203,35 @@ UpdateCopies copy_read_update_inputs(const Export& ex) {
   return copies;
 }
 
+// "it was overwritten in place by SGDUpdate ('optimizer')": why the values an in-place node
+// overwrote can no longer be read (TraceValue::invalid). Composed once per op and metadata and
+// kept, since a loop's steps settle the same updates every step (an optimizer's, each BatchNorm
+// layer's running statistics). Keyed by the node's interned metadata (TraceNode::meta), which the
+// entry holds, so a cached address is never reused meanwhile. Bounded: a full table starts again.
+std::shared_ptr<const std::string> overwrite_reason(const TraceNode& node) {
+  using Key = std::pair<const OpSchema*, const NodeMeta*>;
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      return std::hash<const void*>()(k.first) ^ (std::hash<const void*>()(k.second) * 31);
+    }
+  };
+  struct Entry {
+    std::shared_ptr<const NodeMeta> meta;  // keeps the key's address taken
+    std::shared_ptr<const std::string> reason;
+  };
+  static auto* reasons = new std::unordered_map<Key, Entry, KeyHash>();  // never freed: values may outlive static destruction
+  constexpr size_t kCapacity = 4096;
+  const Key key{node.schema, node.meta.get()};
+  auto it = reasons->find(key);
+  if (it != reasons->end()) return it->second.reason;
+  const std::string& scope = node.meta->scope;
+  auto reason = std::make_shared<const std::string>("it was overwritten in place by " + node.schema->name +
+                                                    (scope.empty() ? "" : " ('" + scope + "')"));
+  if (reasons->size() >= kCapacity) reasons->clear();
+  reasons->emplace(key, Entry{node.meta, reason});
+  return reason;
+}
+
 // After a plan ran: each in-place output becomes the new leaf holding the (updated) buffer,
 // and the value it overwrote is invalidated (keeping the copy made of it, if any). After a plan
 // failed (ran = false), the outputs become leaves over the same buffers and the old values stay
@@ -227,18 +256,15 @@ void settle_inplace(const Export& ex, bool ran, UpdateCopies copies = {}) {
   }
   if (!ran) return;
   // Invalidate afterwards: a chain of updates passes the buffer along first. The reason is the
-  // same for runs of nodes of one op and scope (an optimizer's updates): it is composed once a run.
-  const OpSchema* reason_op = nullptr;
-  const std::string* reason_scope = nullptr;
-  std::string reason;
+  // same for runs of nodes of one op and metadata (an optimizer's updates): it is looked up once a run.
+  const TraceNode* reason_of = nullptr;
+  std::shared_ptr<const std::string> reason;
   for (const auto& n : ex.nodes) {
     const TraceNode* node = n.get();
     if (node->schema->inplace.empty()) continue;
-    if (node->schema != reason_op || !reason_scope || node->meta->scope != *reason_scope) {
-      reason_op = node->schema;
-      reason_scope = &node->meta->scope;
-      reason = "it was overwritten in place by " + node->schema->name +
-               (node->meta->scope.empty() ? "" : " ('" + node->meta->scope + "')");
+    if (!reason_of || node->schema != reason_of->schema || node->meta != reason_of->meta) {
+      reason_of = node;
+      reason = overwrite_reason(*node);
     }
     for (const auto& io : node->schema->inplace) {
       const ValuePtr& old = node->inputs[static_cast<size_t>(io.second)];
@@ -421,7 +447,7 @@ void realize(const std::vector<ValuePtr>& targets) {
   pc.last = plan;
   pc.last_executor = executor;
   for (size_t i = 0; i < roots.size(); ++i) {
-    roots[i]->data = outs[i];
+    roots[i]->data = std::move(outs[i]);  // hold_kept reads only the outputs after the roots
     forget_pending(roots[i].get());
   }
   if (!kept_ids.empty()) hold_kept(ex, kept_ids, outs, roots.size());

@@ -229,9 +229,14 @@ void set_grad_enabled(bool on) { t_grad_enabled = on; }
 bool eager_views() { return t_eager_views; }
 void set_eager_views(bool on) { t_eager_views = on; }
 
+const std::string& InvalidReason::str() const {
+  static const std::string* const none = new std::string();  // never freed: values may outlive static destruction
+  return text_ ? *text_ : *none;
+}
+
 void throw_invalid(const TraceValue& v) {
   const std::string what = v.name.empty() ? std::string("a tensor") : "'" + v.name + "'";
-  throw ValueError(ErrorMessage("cannot use " + what + " " + shape_str(v.info.shape) + ": " + v.invalid)
+  throw ValueError(ErrorMessage("cannot use " + what + " " + shape_str(v.info.shape) + ": " + v.invalid.str())
                        .cause("this value was computed before an in-place update (e.g. optimizer.step()) "
                               "overwrote its memory")
                        .fix("recompute it after the update (e.g. run the forward pass again), or "
@@ -273,8 +278,9 @@ ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const
 
 namespace {
 
+// known_mhash: meta_hash(meta), when the caller has it (a SharedMeta's).
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                                  const NodeMeta& meta);
+                                  const NodeMeta& meta, const uint64_t* known_mhash = nullptr);
 
 // An in-place op's targets are stored tensors, or the pending result of another in-place update
 // (an optimizer's updates chain within a step).
@@ -325,7 +331,8 @@ struct Interned {
   std::unordered_map<uint64_t, std::shared_ptr<const T>> table;
   std::shared_ptr<const T> get(uint64_t key, const T& value) {
     auto it = table.find(key);
-    if (it != table.end() && identical(*it->second, value)) return it->second;
+    // value may be the interned copy itself (a SharedMeta's), which needs no comparing
+    if (it != table.end() && (it->second.get() == &value || identical(*it->second, value))) return it->second;
     if (table.size() >= kCapacity) table.clear();
     auto made = std::make_shared<const T>(value);
     table[key] = made;
@@ -372,7 +379,8 @@ struct ShapeMemo {
     auto it = table.find(k);
     if (it == table.end()) return nullptr;
     const Entry& e = it->second;
-    const bool same = e.schema == &s && e.inputs == infos && identical(*e.attrs, attrs) && identical(*e.meta, meta);
+    const bool same = e.schema == &s && e.inputs == infos && identical(*e.attrs, attrs) &&
+                      (e.meta.get() == &meta || identical(*e.meta, meta));
     return same ? &e : nullptr;
   }
 };
@@ -428,7 +436,7 @@ std::vector<ValuePtr> record_computed(const OpSchema& s, const std::vector<Value
 }
 
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                                  const NodeMeta& meta) {
+                                  const NodeMeta& meta, const uint64_t* known_mhash) {
   const std::string& op = s.name;
   std::vector<TensorInfo> infos;
   infos.reserve(inputs.size());
@@ -440,7 +448,7 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
   // Storage types: a view of stored memory is taken as it is (below); anything else computes wide.
   const std::optional<ComputeDTypes> c = compute_dtypes(s, infos, attrs, meta);
   if (c && (s.view_of < 0 || !t_eager_views)) return record_computed(s, inputs, infos, *c, meta);
-  const uint64_t mhash = meta_hash(meta);
+  const uint64_t mhash = known_mhash ? *known_mhash : meta_hash(meta);
   ShapeMemo& memo = shape_memo();
   const uint64_t memo_key = ShapeMemo::key(s, infos, attrs, mhash);
   const ShapeMemo::Entry* hit = c ? nullptr : memo.find(memo_key, s, infos, attrs, meta);
@@ -488,6 +496,17 @@ std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePt
                                     const NodeMeta& meta) {
   const HostTimer timer(HostPhase::Record);
   return record_node(s, inputs, attrs, meta);
+}
+
+std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
+                                    const SharedMeta& meta) {
+  const HostTimer timer(HostPhase::Record);
+  return record_node(s, inputs, attrs, *meta.meta, &meta.hash);
+}
+
+SharedMeta share_meta(const NodeMeta& meta) {
+  const uint64_t h = meta_hash(meta);
+  return SharedMeta{interned_meta().get(h, meta), h};
 }
 
 std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,

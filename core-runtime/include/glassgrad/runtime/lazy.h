@@ -67,6 +67,27 @@ struct LeafVersions {
   std::shared_ptr<LeafVersions> joined;  // set when this set became part of another
 };
 
+// Why a value may no longer be read (TraceValue::invalid), empty while it may. The text is
+// shared: an optimizer step's updates give every value they overwrote one reason, composed once
+// per run of updates, where a string per value cost an allocation per parameter and state entry
+// each step.
+class InvalidReason {
+ public:
+  bool empty() const { return !text_; }
+  const std::string& str() const;  // "" when empty()
+  InvalidReason& operator=(std::string text) {
+    text_ = std::make_shared<const std::string>(std::move(text));
+    return *this;
+  }
+  InvalidReason& operator=(std::shared_ptr<const std::string> text) {
+    text_ = std::move(text);
+    return *this;
+  }
+
+ private:
+  std::shared_ptr<const std::string> text_;
+};
+
 struct TraceValue {
   uint64_t seq = 0;            // creation order: makes exports deterministic
   TensorInfo info;
@@ -79,7 +100,7 @@ struct TraceValue {
   int pins = 0;                // Python handles and gradient slots holding this value
   std::shared_ptr<TraceValue> grad; // accumulated gradient of a leaf (pinned)
   std::shared_ptr<Alias> grad_alias;  // the storage the handles of `grad` share (made when first asked for)
-  std::string invalid;         // non-empty: overwritten in place; says by what
+  InvalidReason invalid;       // non-empty: overwritten in place; says by what
   // Set with `invalid` by an in-place update whose buffer a graph not differentiated yet still
   // read (open_readers > 0): `data` is a copy of the value taken before the update, from which
   // that graph's pending values are computed, as PyTorch computed them before the step
@@ -223,11 +244,23 @@ class Handle {
   bool untracked_ = false;
 };
 
+// A node's metadata interned (the copy nodes share: TraceNode::meta) with its hash
+// (TraceNode::meta_hash), made once by share_meta for a caller that records many nodes with the
+// same metadata (the bindings keep one per layer, role and user's line): recording then neither
+// hashes nor compares the metadata's strings.
+struct SharedMeta {
+  std::shared_ptr<const NodeMeta> meta;
+  uint64_t hash = 0;
+};
+SharedMeta share_meta(const NodeMeta& meta);
+
 // ---- In-place ops, views and aliases (alias.cpp) ----
 // Records op like record(); a view op's output (OpSchema::view_of) whose layout is a view of its
 // input's (Reshape of a non-contiguous tensor copies) shares the input's storage.
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
                                                     const Attrs& attrs, const NodeMeta& meta);
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const Attrs& attrs, const SharedMeta& meta);
 // x[i, j, ...] for in-range positions of the leading dims (one per dim, at least one): the view
 // the general key's path records (a Slice per position, then the Reshape dropping their axes),
 // in one call: the element loops of scripts index this way (`N[a, b] += 1`).
