@@ -28,14 +28,34 @@ std::unordered_map<PyCodeObject*, CodeWhere>& where_cache() {
   return *cache;
 }
 
+// The entries found last, by a code object's address: every recorded op walks the same few
+// frames (the package's wrappers, the layers' forwards), and a probe here costs a fraction of the
+// map's lookup. Entries of where_cache are never erased and hold their code objects, so a slot's
+// address and entry stay valid.
+struct RecentCode {
+  PyCodeObject* code = nullptr;
+  CodeWhere* where = nullptr;
+};
+constexpr size_t kRecentSlots = 256;
+RecentCode& recent_slot(PyCodeObject* code) {
+  static RecentCode slots[kRecentSlots];
+  return slots[(reinterpret_cast<uintptr_t>(code) >> 4) % kRecentSlots];
+}
+
 // The cached entry for `code`, computed on the first sight of it. Takes over the reference to
 // code (from PyFrame_GetCode). String operations stay on Python str objects, so file names that
 // do not encode (surrogate escapes) work too.
 CodeWhere& where_of(PyCodeObject* code, PyObject* package_dir) {
+  RecentCode& recent = recent_slot(code);
+  if (recent.code == code) {
+    Py_DECREF(code);
+    return *recent.where;
+  }
   auto& cache = where_cache();
   auto it = cache.find(code);
   if (it != cache.end()) {
     Py_DECREF(code);
+    recent = RecentCode{it->first, &it->second};
     return it->second;
   }
   PyObject* filename = PyObject_GetAttrString(reinterpret_cast<PyObject*>(code), "co_filename");
@@ -69,6 +89,7 @@ CodeWhere& where_of(PyCodeObject* code, PyObject* package_dir) {
   Py_DECREF(filename);
   CodeWhere& w = cache[code];  // keeps both references
   w.name = name;
+  recent = RecentCode{code, &w};
   return w;
 }
 

@@ -154,6 +154,10 @@ struct RecordMemo {
   struct Entry {
     std::vector<TensorInfo> inputs, outputs;
     uint64_t hash = 0;
+    // The interned attributes and metadata of the row's first node (null until it is made): the
+    // row's later nodes share them without looking them up.
+    std::shared_ptr<const Attrs> attrs;
+    std::shared_ptr<const NodeMeta> meta;
   };
   std::vector<Entry> entries;
   uint64_t meta_hash = 0;

@@ -374,6 +374,10 @@ struct ShapeMemo {
     }
     return h;
   }
+  void put(uint64_t k, Entry e) {
+    if (table.size() >= kCapacity) table.clear();
+    table[k] = std::move(e);
+  }
   const Entry* find(uint64_t k, const OpSchema& s, const std::vector<TensorInfo>& infos, const Attrs& attrs,
                     const NodeMeta& meta) const {
     auto it = table.find(k);
@@ -478,8 +482,7 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
   std::vector<ValuePtr> made = make_node(s, inputs, attrs, meta, outs, track, hash, mhash);
   if (!made.empty()) {
     const TraceNode& node = *made[0]->producer;
-    if (memo.table.size() >= ShapeMemo::kCapacity) memo.table.clear();
-    memo.table[memo_key] = ShapeMemo::Entry{&s, std::move(infos), node.attrs, node.meta, std::move(inferred), hash};
+    memo.put(memo_key, ShapeMemo::Entry{&s, std::move(infos), node.attrs, node.meta, std::move(inferred), hash});
   }
   return made;
 }
@@ -517,8 +520,8 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
     if (!in) throw InternalError(s.name + ": null input");
     if (!in->invalid.empty()) throw_invalid(*in);
   }
-  const RecordMemo::Entry* hit = nullptr;
-  for (const RecordMemo::Entry& e : memo.entries) {
+  RecordMemo::Entry* hit = nullptr;
+  for (RecordMemo::Entry& e : memo.entries) {
     if (e.inputs.size() != inputs.size()) continue;
     size_t i = 0;
     while (i < inputs.size() && inputs[i]->info == e.inputs[i]) ++i;
@@ -527,24 +530,41 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
       break;
     }
   }
+  if (!memo.meta_hashed) {
+    memo.meta_hash = meta_hash(meta);
+    memo.meta_hashed = true;
+  }
+  // A row not met in this run yet: its shape rule's results from the steps before (record_node's
+  // ShapeMemo, under the same key), else the rule runs and its results are kept there.
+  uint64_t shapes_key = 0;
   if (!hit) {
     std::vector<TensorInfo> infos;
     infos.reserve(inputs.size());
     for (const ValuePtr& in : inputs) infos.push_back(in->info);
     // Storage types compute wide through cast nodes: recorded as record() does, not memoized.
     if (compute_dtypes(s, infos, attrs, meta)) return record_node(s, inputs, attrs, meta);
-    std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
-    const uint64_t hash = node_hash(s, attrs, outs);
-    memo.entries.push_back(RecordMemo::Entry{std::move(infos), std::move(outs), hash});
+    shapes_key = ShapeMemo::key(s, infos, attrs, memo.meta_hash);
+    if (const ShapeMemo::Entry* known = shape_memo().find(shapes_key, s, infos, attrs, meta)) {
+      memo.entries.push_back(RecordMemo::Entry{std::move(infos), known->outputs, known->hash, known->attrs, known->meta});
+      shapes_key = 0;  // nothing to keep
+    } else {
+      std::vector<TensorInfo> outs = infer_node(s, infos, attrs, meta);
+      const uint64_t hash = node_hash(s, attrs, outs);
+      memo.entries.push_back(RecordMemo::Entry{std::move(infos), std::move(outs), hash, nullptr, nullptr});
+    }
     hit = &memo.entries.back();
-  }
-  if (!memo.meta_hashed) {
-    memo.meta_hash = meta_hash(meta);
-    memo.meta_hashed = true;
   }
   check_inplace_targets(s, inputs);
   // An in-place update tracks no gradient (record_node's `track` is false for it).
-  return make_node(s, inputs, attrs, meta, hit->outputs, false, hit->hash, memo.meta_hash);
+  std::vector<ValuePtr> made =
+      make_node(s, inputs, attrs, meta, hit->outputs, false, hit->hash, memo.meta_hash, hit->attrs, hit->meta);
+  if (!hit->attrs && !made.empty()) {
+    const TraceNode& node = *made[0]->producer;
+    hit->attrs = node.attrs;
+    hit->meta = node.meta;
+    if (shapes_key) shape_memo().put(shapes_key, ShapeMemo::Entry{&s, hit->inputs, node.attrs, node.meta, hit->outputs, hit->hash});
+  }
+  return made;
 }
 
 void set_requires_grad(const ValuePtr& v, bool on) {
