@@ -154,7 +154,14 @@ def std(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correc
 
 def _std(input: Tensor, dim, unbiased, keepdim: bool, correction, node: str) -> Tensor:
     v = var(input, dim, unbiased, keepdim, correction=correction)
-    return _op("Sqrt", [v], {"torch_node": node}) if v.requires_grad else v.sqrt()
+    if not v.requires_grad:
+        return v.sqrt()
+    # PyTorch's std_backward gives 0 where the std is 0 (constant values), not sqrt's 0 * inf = nan:
+    # sqrt(where(v == 0, 1, v)) keeps that slope out, as norm's
+    zero = eq(v, 0)
+    inputs = [zero, constant(0, v.dtype, v.device),
+              sqrt(_op("Where", [zero, constant(1, v.dtype, v.device), v]))]
+    return _op("Where", inputs, node_attrs(node, inputs, input))
 
 
 def _mean_named(input: Tensor, dim, keepdim: bool, node: str) -> Tensor:

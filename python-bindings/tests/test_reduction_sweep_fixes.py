@@ -97,3 +97,39 @@ def test_mode_over_an_empty_dim_raises_index_error(shape, dim):
         gg.zeros(*shape).mode(dim)
     values, indices = gg.zeros(0, 3).mode(1)  # the other dims may be empty: an empty result
     assert tuple(values.shape) == (0,) and tuple(indices.shape) == (0,)
+
+
+def test_std_gradient_is_zero_where_the_std_is_zero():
+    # PyTorch's std_backward gives 0 there (a constant row), not sqrt's 0 * inf = nan
+    x = gg.tensor([[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]], dtype=gg.float64, requires_grad=True)
+    x.std(1).sum().backward()
+    a = np.array([1.0, 2.0, 4.0])
+    want = (a - a.mean()) / (a.std(ddof=1) * (len(a) - 1))
+    np.testing.assert_allclose(x.grad.numpy(), [[0.0, 0.0, 0.0], want], rtol=1e-12)
+    y = gg.ones(4, requires_grad=True)
+    s, m = gg.std_mean(y)
+    (s + m).backward()
+    assert y.grad.tolist() == [0.25] * 4
+    z = gg.tensor([float("nan"), 1.0], requires_grad=True)
+    z.std().backward()  # a NaN std keeps NaN gradients, as PyTorch's
+    assert np.isnan(z.grad.numpy()).all()
+    assert type(x.std(1).grad_fn).__name__ == "StdBackward0"
+
+
+def test_std_gradient_matches_finite_differences():
+    x = gg.tensor(np.random.default_rng(3).standard_normal((3, 4)), requires_grad=True)
+    assert gg.autograd.gradcheck(lambda t: t.std(1, correction=0), (x,))
+    assert gg.autograd.gradcheck(lambda t: t.std(), (x,))
+
+
+def test_std_gradient_at_zero_as_torch():
+    torch = pytest.importorskip("torch")
+    data = np.array([[2.0, 2.0, 2.0, 2.0], [0.5, -1.0, 3.0, 0.0], [5.0, 5.0, 5.0, 5.0]])
+    grads = []
+    for lib in (torch, gg):
+        x = lib.tensor(data, requires_grad=True)
+        (x.std(1) * lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64)).sum().backward()
+        s, m = lib.std_mean(x, 0, keepdim=True)
+        (s.sum() + m.sum()).backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
