@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 from typing import Iterable, Optional, Sequence, Tuple
 
 from . import _C
@@ -77,12 +78,25 @@ def _at_least(want: str, minimum: Optional[int]) -> str:
     return want + (f" >= {minimum}" if minimum is not None else "")
 
 
+def tensor_index(value) -> Optional[int]:
+    """The int a 0-d integer tensor holds, else None: PyTorch's argument parser takes one where an
+    int is expected (x.topk(k), torch.eye(n), x.sum(dim) with k, n, dim 0-d integer tensors)."""
+    if hasattr(value, "_h") and getattr(value, "ndim", None) == 0:
+        try:
+            return operator.index(value)
+        except TypeError:  # a float or bool tensor: not an int
+            return None
+    return None
+
+
 def integer(value, name: str, where: str, minimum: Optional[int] = None, fix: str = "") -> int:
-    """An int (Python or NumPy; not a bool, not a float) >= minimum."""
+    """An int (Python or NumPy, or a 0-d integer tensor; not a bool, not a float) >= minimum."""
     if type(value) is int:  # the common case, without the ABC checks of _is_int
         v = value
     elif _is_int(value):
         v = int(value)
+    elif (held := tensor_index(value)) is not None:
+        v = held
     else:
         fail(where, name, _at_least("an int", minimum), value, fix, type_error=True)
     if minimum is not None and v < minimum:

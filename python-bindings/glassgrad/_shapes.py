@@ -113,8 +113,9 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
     _at_least_1d(tensor, "split expects at least a 1-dimensional tensor")
     d = _axis(dim, tensor, "split")
     n = tensor.shape[d]
-    if isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
-        size = int(split_size_or_sections)
+    held = _args.tensor_index(split_size_or_sections)  # a 0-d integer tensor is its int
+    if held is not None or isinstance(split_size_or_sections, (numbers.Integral, np.integer)):
+        size = int(split_size_or_sections) if held is None else held
         if size < 0 or (size == 0 and n):
             raise _C.InvalidArgumentError(f"split: split_size must be >= 1, got {size}")
         sizes = [size] * (n // size) + ([n % size] if n % size else []) if size else [0]
@@ -288,8 +289,11 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
 def _roll(input: Tensor, shifts, dims) -> Tensor:
     if dims is None:
         return _roll(input.reshape(-1), shifts, 0).reshape(input.shape)
-    shifts = [shifts] if isinstance(shifts, (numbers.Integral, np.integer)) else list(shifts)
-    dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) else list(dims)
+    # an int, or a 0-d integer tensor (read as its int, as PyTorch's), is one shift or dim
+    shifts = [shifts] if isinstance(shifts, (numbers.Integral, np.integer)) or _args.tensor_index(shifts) is not None \
+        else list(shifts)
+    dims = [dims] if isinstance(dims, (numbers.Integral, np.integer)) or _args.tensor_index(dims) is not None \
+        else list(dims)
     if len(shifts) != len(dims):
         raise _C.InvalidArgumentError(f"roll: {len(shifts)} shifts for {len(dims)} dims\n  fix: one shift per dim")
     if not shifts:

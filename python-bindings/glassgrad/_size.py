@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
+
+from ._args import tensor_index
 
 
 class Size(tuple):
@@ -18,9 +21,10 @@ class Size(tuple):
         if all(type(s) is int for s in sizes):
             return super().__new__(cls, sizes)
         for s in sizes:
-            if isinstance(s, bool) or not isinstance(s, numbers.Integral):
+            # an int, or a 0-d integer tensor (PyTorch's Size reads its __index__)
+            if isinstance(s, bool) or not (isinstance(s, numbers.Integral) or tensor_index(s) is not None):
                 raise TypeError(f"glassgrad.Size() takes an iterable of ints, got {type(s).__name__} {s!r}")
-        return super().__new__(cls, (int(s) for s in sizes))
+        return super().__new__(cls, (operator.index(s) for s in sizes))
 
     def __getitem__(self, index):
         got = tuple.__getitem__(self, index)

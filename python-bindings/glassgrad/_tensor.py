@@ -694,9 +694,10 @@ def _dim(dim, ndim: int, op: str, shape=None) -> int:
     says the same for the ops it checks)."""
     if type(dim) is int and -ndim <= dim < ndim:  # the common case, without the ABC checks below
         return dim % ndim
-    if isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, np.integer)):
+    held = _args.tensor_index(dim)  # a 0-d integer tensor reads as its int, as PyTorch's parser reads it
+    if held is None and (isinstance(dim, bool) or not isinstance(dim, (numbers.Integral, np.integer))):
         raise TypeError(f"{op}: dim must be an int, got {type(dim).__name__}")
-    d = int(dim)
+    d = int(dim) if held is None else held
     if -ndim <= d < ndim:
         return d % ndim
     where = f" {list(shape)}" if shape is not None else ""
@@ -1531,7 +1532,8 @@ class Tensor:
         """The same elements with another shape, always a view of this tensor's storage: PyTorch's
         error when the strides make that impossible (reshape() copies then)."""
         shape = sizes_or_keyword(shape, size, "view", "size")
-        if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)):
+        if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)) and \
+                _args.tensor_index(shape[0]) is None:
             raise _C.UnsupportedError("view(dtype) is not supported\n  fix: x.to(dtype) converts the values")
         want = list(_shape_args(shape, "view")) if shape else []
         n, known = self.numel(), math.prod(s for s in want if s != -1)
