@@ -88,3 +88,25 @@ def test_torch_refuses_the_same_arguments():
                 getattr(torch, name)(*args)
             checked += 1
     assert checked > 400
+
+
+def test_the_fast_paths_still_check_every_listed_argument():
+    # One or two listed parameters given by position are decided by isinstance alone; a keyword,
+    # a missing argument or an optional one go through the full check (docs/performance.md).
+    x = gg.ones(2)
+    assert gg.addcdiv(x, x, x).tolist() == [2.0, 2.0]
+    assert _message(lambda: gg.addcdiv(x, x, 2.0)) == \
+        "addcdiv(): argument 'tensor2' (position 3) must be Tensor, not float"
+    assert _message(lambda: gg.addcdiv(2.0, x, x)) == \
+        "addcdiv(): argument 'input' (position 1) must be Tensor, not float"
+    assert _message(lambda: gg.maximum(x, other=[1.0])) == "maximum(): argument 'other' must be Tensor, not list"
+    assert _message(lambda: x.addcmul(x, 1.0)) == "addcmul(): argument 'tensor2' (position 2) must be Tensor, not float"
+    with pytest.raises(TypeError, match="other"):
+        gg.maximum(x)  # the function's own error for a missing argument
+    assert gg.maximum(x, gg.zeros(2)).tolist() == [1.0, 1.0]
+    assert gg.maximum(input=x, other=gg.zeros(2)).tolist() == [1.0, 1.0]
+    # an optional tensor parameter: None accepted, a number refused
+    w = gg.ones(1, 1, 1)
+    assert gg.conv_transpose1d(gg.ones(1, 1, 2), w, None).tolist() == [[[1.0, 1.0]]]
+    assert _message(lambda: gg.conv_transpose1d(gg.ones(1, 1, 2), w, 1.0)) == \
+        "conv_transpose1d(): argument 'bias' (position 3) must be Tensor, not float"
