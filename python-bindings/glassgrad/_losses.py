@@ -147,14 +147,15 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     if label_smoothing != 0.0:
         attrs["label_smoothing"] = label_smoothing
     inputs = [rows, labels] + ([_tensor_like(weight, input)] if weight is not None else [])
-    if input._h.requires_grad and input.ndim <= 2 and _C.grad_enabled():
+    ndim = len(input._h.shape)
+    if input._h.requires_grad and ndim <= 2 and _C.grad_enabled():
         # PyTorch's graph: NllLossBackward0 of LogSoftmaxBackward0 of the input (AddBackward0 of
         # the smoothed term outermost with label_smoothing)
         if label_smoothing != 0.0:
             attrs["torch_node"] = "AddBackward0"  # of the two terms' MulBackward1 nodes, which are not recorded
         else:
             attrs["torch_node"] = "NllLossBackward0"
-            attrs["torch_operands"] = [0] if input.ndim == 2 else [0, 0]  # the rows are input, or its reshape
+            attrs["torch_operands"] = [0] if ndim == 2 else [0, 0]  # the rows are input, or its reshape
             attrs["torch_inner"] = "LogSoftmaxBackward0"
     loss = _op("CrossEntropy", inputs, attrs)
     return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss

@@ -128,8 +128,10 @@ def _reshape_attrs(h, shape: Sequence[int]) -> dict:
     if not h.requires_grad or not _C.grad_enabled():
         return {"shape": shape}
     n = math.prod(h.shape)
-    known = math.prod(s for s in shape if s != -1)
-    resolved = [n // known if s == -1 and known else s for s in shape]
+    resolved = shape
+    if -1 in shape:  # (not from flatten, which computes every size: no generator frames on its path)
+        known = math.prod([s for s in shape if s != -1])
+        resolved = [n // known if s == -1 and known else s for s in shape]
     if math.prod(resolved) != n or h.reshape_is_view(resolved):
         return {"shape": shape}
     return {"shape": shape, "torch_node": "UnsafeViewBackward0", "torch_inner": "CloneBackward0"}

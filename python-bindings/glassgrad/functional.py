@@ -272,7 +272,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None, stride:
         if not isinstance(padding, str):  # 'same' depends on the input's size
             _args.remember(_CONV2D_ATTRS, (stride, padding, dilation, groups), attrs)
     rest = [weight] if bias is None else [weight, bias]
-    if bias is None and _C.grad_enabled() and any(isinstance(t, Tensor) and t._h.requires_grad for t in (input, weight)):
+    if bias is None and _C.grad_enabled() and ((isinstance(weight, Tensor) and weight._h.requires_grad)
+                                               or (isinstance(input, Tensor) and input._h.requires_grad)):
         attrs = {**attrs, "torch_operands": _CONV_WITHOUT_BIAS}  # (a copy: the remembered attrs are shared)
     if isinstance(input, Tensor) and len(input._h.shape) == 3:  # on_batch_of_one, written out (every conv of every step)
         return cast(Any, _op("Conv2D", [cast(Any, input).unsqueeze(0)] + rest, attrs)).squeeze(0)
