@@ -126,9 +126,15 @@ def _trusted_function(module: str, obj) -> bool:
     return module in ("glassgrad.functional", "glassgrad.nn.functional") and callable(obj) and not isinstance(obj, type)
 
 
+class WeightsOnlyRefusal(_C.GlassgradError):
+    """A global refused under weights_only=True; load_pytorch_bytes raises it as
+    serialization.WeightsOnlyLoadError, a pickle.UnpicklingError as PyTorch's refusal is."""
+
+
 def find_global(module: str, name: str, weights_only: bool, path: str):
     """The object a checkpoint's GLOBAL module.name stands for, or a GlassgradError that says why
-    it is refused and how to allow it."""
+    it is refused and how to allow it (a WeightsOnlyRefusal under weights_only=True, its message
+    begun with PyTorch's 'Weights only load failed.')."""
     full = f"{module}.{name}"
     if (module, name) in _ALWAYS:
         return _ALWAYS[(module, name)]
@@ -151,13 +157,14 @@ def find_global(module: str, name: str, weights_only: bool, path: str):
                 f"  fix: import {module} before glassgrad.load, or allowlist the class: "
                 f"glassgrad.serialization.add_safe_globals([{name}])")
     if module.startswith("torch"):
-        raise _C.GlassgradError(
+        raise (WeightsOnlyRefusal if weights_only else _C.GlassgradError)(
+            ("Weights only load failed. " if weights_only else "") +
             f"{path}: the checkpoint holds a {full}, a PyTorch object glassgrad does not rebuild (a whole PyTorch "
             f"model or optimizer object)\n  fix: in PyTorch, save the state alone: torch.save(model.state_dict(), "
             f"path), then model.load_state_dict(glassgrad.load(path)) here")
     if weights_only:
-        raise _C.GlassgradError(
-            f"{path}: Weights only load failed: the checkpoint holds a {full}, which is not an allowed global by "
+        raise WeightsOnlyRefusal(
+            f"Weights only load failed. {path}: the checkpoint holds a {full}, which is not an allowed global by "
             f"default (glassgrad.load never runs code from a file unless told to trust it)\n"
             f"  cause: glassgrad.load(f) reads tensors, containers and numbers (weights_only=True, PyTorch's "
             f"default), and other classes only when you allowlist them\n"

@@ -172,12 +172,15 @@ def is_torch_zip(archive: zipfile.ZipFile) -> bool:
 def load_pytorch_bytes(raw: bytes, path: str, weights_only: bool = True, map_location=None) -> Any:
     """load_pytorch of a file's bytes (`path` names it in errors; weights_only and map_location as
     torch.load's, for files of whole objects)."""
-    from .serialization import CheckpointError
+    from ._checkpoint_objects import WeightsOnlyRefusal
+    from .serialization import CheckpointError, WeightsOnlyLoadError
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
             return _load(archive, path, weights_only, map_location)
     except CheckpointError:
         raise
+    except WeightsOnlyRefusal as e:
+        raise WeightsOnlyLoadError(str(e)) from None
     except _C.GlassgradError as e:
         raise CheckpointError(str(e)) from None
     except RecursionError:

@@ -49,6 +49,7 @@ import contextlib
 import io
 import json
 import os
+import pickle
 import secrets
 import time
 import zipfile
@@ -62,7 +63,7 @@ from ._checkpoint_objects import add_safe_globals, clear_safe_globals, get_safe_
 from .pytorch_checkpoint import (OBJECTS_RECORD, NotTorchSavable, SavedTensor, is_torch_zip, load_pytorch_bytes,
                                  pickle_objects, torch_pickle, write_torch_records, write_torch_zip)
 
-__all__ = ["save", "load", "CheckpointError", "CheckpointNotFoundError", "SaveDirectoryNotFoundError", "add_safe_globals", "clear_safe_globals",
+__all__ = ["save", "load", "CheckpointError", "WeightsOnlyLoadError", "CheckpointNotFoundError", "SaveDirectoryNotFoundError", "add_safe_globals", "clear_safe_globals",
            "get_safe_globals", "safe_globals", "default_format"]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -75,6 +76,14 @@ _MAX_DEPTH = 100                     # nesting of the saved tree (deeper: refuse
 
 class CheckpointError(_C.GlassgradError):
     """A checkpoint could not be read (damaged, truncated, foreign or hostile) or written."""
+
+    __module__ = "glassgrad"
+
+
+class WeightsOnlyLoadError(CheckpointError, pickle.UnpicklingError):
+    """load(f) with weights_only=True (the default) met a class or function not allowlisted; a
+    pickle.UnpicklingError, as torch.load raises ('Weights only load failed. ...'), which scripts
+    catch to retry with weights_only=False."""
 
     __module__ = "glassgrad"
 
