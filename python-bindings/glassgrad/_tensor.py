@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _elementwise_layout, _shared_memory, _torch_operands
+from . import _elementwise_layout, _saved_tensor_hooks, _shared_memory, _torch_operands
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -444,6 +444,8 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = Fal
     t._h = h
     if inference_view or (_runtime._inference_blocks and _runtime.is_inference_mode_enabled()):
         _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
+    if _saved_tensor_hooks.STACK:  # autograd.graph.saved_tensors_hooks: pack what PyTorch's node saves
+        _saved_tensor_hooks.record(name, inputs, t, attrs)
     return t
 
 
@@ -465,6 +467,8 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
         if inference:
             _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
         outs.append(t)
+    if _saved_tensor_hooks.STACK and outs:
+        _saved_tensor_hooks.record(name, inputs, outs[0], attrs)
     return outs
 
 
@@ -1267,6 +1271,8 @@ class Tensor:
                 ins = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
             gradients.accumulate_into(self, None if seed is None else _wrap(seed), ins, retain, bool(create_graph))
             return
+        if _saved_tensor_hooks.SAVED:  # (autograd.grad's path unpacks in _input_gradients)
+            _saved_tensor_hooks.unpack_reached(self, retain)
         anomalous = anomaly.is_anomaly_enabled()  # (read once: the check after needs the leaves read before)
         if anomalous:
             leaves = [_wrap(h) for h in self._h.leaves_requiring_grad()]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Union
 
-from .. import _backward_end, _trace
+from .. import _backward_end, _saved_tensor_hooks, _trace
 from .._factories import zeros_like
 from .._runtime import set_grad_enabled
 from .._tensor import Tensor, _wrap
@@ -156,6 +156,8 @@ def _input_gradients(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain
                                f"inputs[{i}] {list(x.shape)} has requires_grad=False\n"
                                "  fix: x.requires_grad_() before computing the outputs from it")
     retain = bool(create_graph) if retain_graph is None else bool(retain_graph)
+    if _saved_tensor_hooks.SAVED:
+        _saved_tensor_hooks.unpack_reached(loss, retain)
     handles = loss._h.gradients(None if seed is None else seed._h, [x._h for x in inputs], retain, bool(create_graph))
     grads = [None if h is None else _wrap(h) for h in handles]
     anomaly.check_gradients((f"inputs[{i}]", g) for i, g in enumerate(grads))

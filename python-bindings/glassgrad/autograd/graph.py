@@ -11,19 +11,21 @@
   ends, where PyTorch calls it right after the last of them is computed) or with the first one
   ("any").
 
-saved_tensors_hooks, save_on_cpu and disable_saved_tensors_hooks are not here: glassgrad's
-gradient rules read forward values when backward() builds them, not values packed when the
-forward ran, so there is no point at which a pack hook could run."""
+- saved_tensors_hooks(pack_hook, unpack_hook), save_on_cpu, disable_saved_tensors_hooks: the hooks
+  run on the tensors PyTorch's nodes save, packing as the forward records an op and unpacking as a
+  backward reaches it; glassgrad's gradient rules read the forward values themselves, so what the
+  unpack hook returns is not read back (_saved_tensor_hooks.py)."""
 from __future__ import annotations
 
 import abc
 from typing import Any, Callable, Iterable, List, NamedTuple, Optional, Sequence, Union
 
-from .. import _backward_end
+from .. import _backward_end, _saved_tensor_hooks
 
 from .._tensor import Tensor, _AccumulateGrad, _GradFn
 
-__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook"]
+__all__ = ["Node", "GradientEdge", "get_gradient_edge", "increment_version", "register_multi_grad_hook",
+           "saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks"]
 
 
 class Node(abc.ABC):
@@ -135,3 +137,52 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
         return inner
 
     return _MultiHandle(tuple(t.register_hook(hook_for(i)) for i, t in enumerate(tensors)))
+
+
+class saved_tensors_hooks:
+    """Context manager: pack_hook(tensor) runs for each tensor an op recorded inside saves for
+    backward, unpack_hook(packed) when a backward reaches the op (_saved_tensor_hooks.py: when
+    glassgrad calls them, and that the gradient reads the forward values)."""
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> "saved_tensors_hooks":
+        _saved_tensor_hooks.push(self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _saved_tensor_hooks.STACK.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """saved_tensors_hooks whose pack hook copies each saved tensor to the CPU (pinned when
+    pin_memory) and whose unpack hook moves it back to its device."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda"):
+        def pack(tensor: Tensor):
+            if not pin_memory or str(tensor.device) != "cpu":
+                return tensor.device, tensor.to("cpu")
+            return tensor.device, tensor.pin_memory()
+
+        def unpack(packed) -> Tensor:
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack, unpack)
+
+
+class disable_saved_tensors_hooks:
+    """Context manager inside which saved_tensors_hooks raises RuntimeError(error_message), and
+    the hooks entered outside pack nothing."""
+
+    def __init__(self, error_message: str):
+        self.error_message = error_message
+
+    def __enter__(self) -> "disable_saved_tensors_hooks":
+        _saved_tensor_hooks.STACK.append((None, self.error_message))
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _saved_tensor_hooks.STACK.pop()
