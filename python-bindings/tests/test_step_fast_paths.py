@@ -319,3 +319,26 @@ def test_a_plain_step_makes_few_python_calls():
     finally:
         sys.setprofile(None)
     assert 50 <= calls[0] <= 120, f"{calls[0]} Python calls in a SimpleCNN step"
+
+
+@pytest.mark.parametrize("make", [lambda ps: gg.optim.SGD(ps, lr=0.1, momentum=0.9), lambda ps: gg.optim.Adam(ps)],
+                         ids=["sgd-momentum", "adam"])
+def test_state_is_copied_for_the_undo_only_when_python_records_updates(make, monkeypatch):
+    # A group recorded whole by the runtime changes no state dict (the journal undoes its moves);
+    # the first step, which makes the state row by row, copies it.
+    copies = []
+    real = gg.optim.Optimizer._keep_state
+
+    def keep(self):
+        copies.append(self._state_before is None)
+        real(self)
+
+    monkeypatch.setattr(gg.optim.Optimizer, "_keep_state", keep)
+    w = gg.nn.Parameter(gg.tensor([1.0, -2.0]))
+    opt = make([w])
+    for _ in range(3):
+        (w * w).sum().backward()
+        opt.step()
+        opt.zero_grad()
+    assert copies == [True]  # the first step only
+    assert opt._state_before is None  # nothing held between steps

@@ -208,6 +208,9 @@ class Optimizer(OptimizerHooks):
     # Set on the instance when a group lists a parameter twice (its updates then go in rounds); read
     # on every step, so the class holds the default (a miss would go through __getattr__).
     _repeats: bool = False
+    # During step(): the state dicts' entries before the step, once an update recorded in Python may
+    # change them (_keep_state); None otherwise.
+    _state_before: Optional[Dict[Tensor, Dict[str, Any]]] = None
 
     def __init__(self, params: Iterable, defaults: Dict[str, Any]):
         self.defaults = dict(defaults)
@@ -414,8 +417,13 @@ class Optimizer(OptimizerHooks):
         # and if recording or running the step fails (a hook raising, anomaly mode stopping, a
         # KeyboardInterrupt), they all point back at their values before the step (the executor
         # restores any buffer the plan had already written) and new state entries are dropped.
-        state = self.state
-        state_before = dict(zip(state.keys(), map(dict, state.values())))  # (no comprehension frame)
+        # The state dicts' entries are copied before the first update that Python records
+        # (_keep_state, from _update_all's row-by-row paths): a group recorded whole in the runtime
+        # re-points tensors (the journal) and changes no state dict, so a step of SGD, Adam or AdamW
+        # whose state exists copies nothing. A subclass's own _update_all: copied here.
+        self._state_before = None
+        if type(self)._update_all is not Optimizer._update_all:
+            self._keep_state()
         swaps = self._swaps = ([], _C.UpdateJournal())
         try:
             with scope("optimizer", role="optimizer"):
@@ -432,7 +440,8 @@ class Optimizer(OptimizerHooks):
             # the step ran to its end and only the interrupt came after). The journal holds the
             # old value of each tensor that moved: tensors[i] is the one of its entry i.
             moved = _C.lazy_revert_logged([t._h for t in tensors[:len(journal)]], journal)
-            if moved or not len(journal):
+            state_before, self._state_before = self._state_before, None
+            if state_before is not None and (moved or not len(journal)):
                 for p in list(self.state):
                     if p in state_before:
                         self.state[p].clear()
@@ -441,7 +450,15 @@ class Optimizer(OptimizerHooks):
                         del self.state[p]
             raise
         self._swaps = None
+        self._state_before = None
         return loss
+
+    def _keep_state(self) -> None:
+        """Copies the state dicts' entries for step()'s undo, once a step (before its first
+        update recorded in Python)."""
+        if self._state_before is None:
+            state = self.state
+            self._state_before = dict(zip(state.keys(), map(dict, state.values())))  # (no comprehension frame)
 
     def _row(self, p: Tensor, group: Dict[str, Any]) -> UpdateRow:  # pragma: no cover - abstract
         """p's update as one in-place node: (op, attrs as (key, value) pairs in a fixed order,
@@ -461,10 +478,12 @@ class Optimizer(OptimizerHooks):
         runs of parameters whose rows share the op and attrs in one call each (_record_updates);
         an overridden or patched _update runs per parameter."""
         if type(self)._update is not Optimizer._update:
+            self._keep_state()
             for group, p in work:
                 self._update(p, group)
             return
         if type(self)._group_call is Optimizer._group_call or getattr(self, "_repeats", False):
+            self._keep_state()
             self._update_rows(work)
             return
         # Groups in order; rows of the groups recorded row by row are recorded before the next
@@ -480,6 +499,7 @@ class Optimizer(OptimizerHooks):
             call = self._group_call(group, params)
             if call is not None:
                 if rows:
+                    self._keep_state()
                     self._update_rows(rows)
                     rows = []
                 if self._record_group(params, *call):
@@ -488,6 +508,7 @@ class Optimizer(OptimizerHooks):
             rows.extend(work[start:end])
             start = end
         if rows:
+            self._keep_state()
             self._update_rows(rows)
 
     def _group_call(self, group: Dict[str, Any], params: List[Tensor]) \
