@@ -97,10 +97,33 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
 
 
 @_autocast.op("einsum")
+def _sublist_equation(args: tuple):
+    """(equation, operands) of PyTorch's sublist form einsum(op0, sub0, op1, sub1, ..., [out]):
+    each sublist holds ints in [0, 52) (0-25 the letters A-Z, 26-51 a-z, as PyTorch's parse_subscript)
+    and Ellipsis."""
+    def letters(sub) -> str:
+        out = ""
+        for s in sub:
+            if s is Ellipsis:
+                out += "..."
+            elif isinstance(s, int) and not isinstance(s, bool) and 0 <= s < 52:
+                out += (string.ascii_uppercase + string.ascii_lowercase)[s]
+            else:
+                raise _C.InvalidArgumentError(f"einsum(): subscript in subscript list is not within the valid range "
+                                              f"[0, 52), got {s!r}\n  fix: sublists of ints 0..51 or Ellipsis")
+        return out
+    pairs, rest = args[:len(args) - len(args) % 2], args[len(args) - len(args) % 2:]
+    operands = pairs[0::2]
+    equation = ",".join(letters(sub) for sub in pairs[1::2])
+    return (equation + "->" + letters(rest[0]) if rest else equation), operands
+
+
 def einsum(equation: str, *operands) -> Tensor:
     """torch.einsum: 'ij,jk->ik', batch dims ('bij,bjk->bik'), the implicit output (the letters
     used once, in alphabetical order), '...' for leading dims, and a letter repeated within one
     operand for its diagonal ('ii->i'). Computed pairwise, left to right, as batched MatMuls."""
+    if not isinstance(equation, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     kinds = {plain(t.dtype) for t in operands}
