@@ -149,3 +149,26 @@ def test_reinforce_update_as_pytorch_examples_writes_it():
         opt.step()
     final = F.softmax(policy(gg.tensor(state).unsqueeze(0)), dim=1).detach().numpy()[0, 1]
     assert final > 0.9, final
+
+
+def test_bernoulli_mode_is_nan_at_one_half():
+    # PyTorch: (probs >= 0.5) with NaN where probs == 0.5 (no single mode there)
+    got = D.Bernoulli(probs=gg.tensor([0.2, 0.5, 0.9])).mode.numpy()
+    np.testing.assert_array_equal(got, [0.0, np.nan, 1.0])
+    np.testing.assert_array_equal(D.Bernoulli(logits=gg.tensor([0.0, 1.0])).mode.numpy(), [np.nan, 1.0])
+
+
+def test_independent_mode_is_its_base_mode():
+    d = D.Independent(D.Normal(gg.tensor([0.0, 1.0]), gg.tensor([1.0, 2.0])), 1)
+    assert d.mode.tolist() == [0.0, 1.0]
+    b = D.Independent(D.Bernoulli(gg.tensor([[0.5, 0.7]])), 1)
+    np.testing.assert_array_equal(b.mode.numpy(), [[np.nan, 1.0]])
+
+
+def test_modes_as_torch():
+    torch = pytest.importorskip("torch")
+    for make in (lambda lib: lib.distributions.Bernoulli(probs=lib.tensor([0.2, 0.5, 0.9])),
+                 lambda lib: lib.distributions.Independent(lib.distributions.Bernoulli(lib.tensor([[0.5, 0.7]])), 1),
+                 lambda lib: lib.distributions.Independent(lib.distributions.Normal(lib.tensor([0.0, 1.0]),
+                                                                                    lib.tensor([1.0, 2.0])), 1)):
+        np.testing.assert_array_equal(make(gg).mode.numpy(), make(torch).mode.numpy())

@@ -179,7 +179,8 @@ class Bernoulli(ExponentialFamily):
 
     @property
     def mode(self) -> Tensor:
-        return (self.probs >= 0.5).astype(self.probs.dtype)
+        """1 where probs > 0.5, 0 where below, NaN at exactly 0.5 (no single mode), as PyTorch's."""
+        return (self.probs >= 0.5).astype(self.probs.dtype).masked_fill(self.probs == 0.5, float("nan"))
 
     @property
     def variance(self) -> Tensor:

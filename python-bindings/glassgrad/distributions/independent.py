@@ -31,6 +31,10 @@ class Independent(Distribution):
     def variance(self) -> Tensor:
         return self.base_dist.variance
 
+    @property
+    def mode(self) -> Tensor:
+        return self.base_dist.mode
+
     def sample(self, sample_shape=Size()) -> Tensor:
         return self.base_dist.sample(sample_shape)
 
