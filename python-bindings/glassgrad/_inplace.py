@@ -60,6 +60,8 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     on the new version a value that requires grad makes (copy_'s CopyBackwards)."""
     check_not_inference(t, op)
     th = t._h
+    if th.requires_grad and not th.is_leaf and not _C.grad_enabled():
+        result = _passed_through(t, result)
     if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
         th.write_here(result._h, op, first_seq, _PACKAGE_DIR, node)  # nothing to check or convert
         return t
@@ -93,6 +95,22 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
         _C.lazy_realize([t._h])
     return t
+
+
+def _passed_through(t, result):
+    """result, written into t (computed, requiring grad) under no_grad, with PyTorch's gradient:
+    autograd did not record the write, so the gradient reaching t's new version passes to its old
+    one unchanged (y = x * 2; with no_grad: y.mul_(3); d(y)/d(x) is still 2). result - z, z =
+    where(isfinite(t), t.detach() - t, 0): z is exactly 0, so the values are result's (a -0.0
+    and a NaN or inf of result kept), and z's gradient sends t the identity (where t is finite)."""
+    if not result.dtype.is_floating_point or not t.dtype.is_floating_point:
+        return result
+    from ._tensor import _op
+    with _runtime.enable_grad():
+        old = t.detach()
+        zero = _op("Where", [old.isfinite(), _op("Sub", [old, t]), _tensor.tensor(0.0, dtype=t.dtype, device=t.device)])
+        out = result.detach()
+        return _op("Sub", [out if out.dtype == t.dtype else out.astype(t.dtype), zero])
 
 
 def _keep_history(t, result, node: str = ""):
