@@ -534,9 +534,14 @@ def _read(path: str) -> bytes:
     try:
         with open(path, "rb") as f:
             return f.read()
-    except FileNotFoundError:
-        raise CheckpointNotFoundError(f"glassgrad.load: {path} does not exist\n"
-                                      f"  fix: check the path (the working directory is {os.getcwd()})") from None
+    except FileNotFoundError as e:
+        # torch.load's open() message first, and its errno (scripts test e.errno); a filename or
+        # strerror set here would make OSError's str() drop the rest of the message
+        missing = CheckpointNotFoundError(f"[Errno 2] No such file or directory: {path!r}\n"
+                                          f"  glassgrad.load: {path} does not exist\n"
+                                          f"  fix: check the path (the working directory is {os.getcwd()})")
+        missing.errno = e.errno
+        raise missing from None
     except OSError as e:
         raise CheckpointIOError(f"glassgrad.load: cannot read {path}: {e.strerror or e}") from None
 

@@ -2,6 +2,7 @@
 pickle.UnpicklingError whose message starts with PyTorch's 'Weights only load failed.', as
 torch.load does: scripts catch that class to retry with weights_only=False (practical-pytorch's
 predict.py and generate.py load the whole RNN their train.py saved)."""
+import errno
 import pickle
 
 import numpy as np
@@ -59,3 +60,14 @@ def test_pytorch_refuses_the_same_file_with_the_same_class(tmp_path):
     gg.save(net, path)
     with pytest.raises(pickle.UnpicklingError, match=r"^Weights only load failed\."):
         torch.load(path)
+
+
+def test_a_missing_file_starts_with_the_message_of_torch_loads_open(tmp_path, monkeypatch):
+    # practical-pytorch's generate.py loads a model its train.py did not get to save
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError) as e:
+        gg.load("shakespeare.pt")
+    first = str(e.value).split("\n")[0]
+    assert first == "[Errno 2] No such file or directory: 'shakespeare.pt'"
+    assert e.value.errno == errno.ENOENT
+    assert isinstance(e.value, gg.CheckpointError) and "fix: check the path" in str(e.value)
