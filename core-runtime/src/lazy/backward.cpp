@@ -308,6 +308,7 @@ void import_node(Export& ex, const OpSchema& schema, std::shared_ptr<const Attrs
   for (ValueId in : inputs) node->inputs.push_back(value_of(ex, in));
   const size_t end = static_cast<size_t>(first_output) + outputs.size();
   if (ex.by_id.size() < end) ex.by_id.resize(end);
+  node->outputs.reserve(outputs.size());
   for (size_t k = 0; k < outputs.size(); ++k) {
     auto v = new_value();
     v->seq = next_seq();

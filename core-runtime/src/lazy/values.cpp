@@ -145,6 +145,7 @@ size_t pending_bound() { return pending().size(); }
 std::vector<ValuePtr> pending_values() {
   std::vector<ValuePtr> out;
   std::vector<PendingEntry>& p = pending();
+  out.reserve(p.size());
   for (size_t i = 0; i < p.size();) {
     ValuePtr v = p[i].value.lock();
     // A stale value (its storage was written since) is read by no handle any more: handles of
