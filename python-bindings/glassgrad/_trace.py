@@ -120,6 +120,12 @@ def record_updates(op: str, rows, targets, attrs, journal=None):
     _C.lazy_record_updates(op, rows, targets, attrs, scope_, _C.user_source(_PACKAGE_DIR), role, layer, journal)
 
 
+# How many recording_step blocks are open, on any thread: while none is, Module.__call__ skips
+# reading this thread's `recording` (a thread-local read on every layer call of every step).
+RECORDINGS = [0]
+_RECORDINGS_LOCK = threading.Lock()
+
+
 class recording_step:
     """While glassgrad.compile records a step (this thread): the layers it calls (their training
     flags guard the replay) and its random inputs, tensors whose data must be drawn anew on every
@@ -130,11 +136,15 @@ class recording_step:
         self.random = {}
         self._seen = set()
         self._prev = getattr(_local, "recording", None)
+        with _RECORDINGS_LOCK:
+            RECORDINGS[0] += 1
         _local.recording = self
         return self
 
     def __exit__(self, *exc):
         _local.recording = self._prev
+        with _RECORDINGS_LOCK:
+            RECORDINGS[0] -= 1
 
 
 def recording() -> bool:

@@ -342,3 +342,22 @@ def test_state_is_copied_for_the_undo_only_when_python_records_updates(make, mon
         opt.zero_grad()
     assert copies == [True]  # the first step only
     assert opt._state_before is None  # nothing held between steps
+
+
+def test_compile_still_sees_the_layers_it_calls():
+    # Module.__call__ reads the thread's recording only while some glassgrad.compile records
+    # (_trace.RECORDINGS, back to 0 after a compiled call, also one that raised); compiled results
+    # still follow train/eval.
+    from glassgrad import _trace
+    gg.manual_seed(0)
+    model = gg.nn.Sequential(gg.nn.Linear(3, 3), gg.nn.Dropout(0.5))
+    run = gg.compile(lambda x: model(x) * 1.0)
+    x = gg.ones(4, 3)
+    for _ in range(4):  # recorded, then replayed
+        run(x)
+    assert _trace.RECORDINGS[0] == 0
+    model.eval()  # the replay's guard sees the Dropout's flag: traced again, without dropout
+    np.testing.assert_allclose(run(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
+    with pytest.raises(ZeroDivisionError):
+        gg.compile(lambda x: model(x) * (1 / 0))(x)
+    assert _trace.RECORDINGS[0] == 0

@@ -12,6 +12,7 @@ import numpy as np
 from .. import _C, _device, _dtypes
 from .._args import InvalidArgumentTypeError
 from .._tensor import Tensor, _wrap, raw_from_numpy
+from .._trace import RECORDINGS as _RECORDINGS
 from .._trace import _local as _trace_local
 from .._trace import note_module_call, user_source
 from . import forward_hooks as _hooks
@@ -613,7 +614,7 @@ class Module:
         # records its own ops under its class name. Every layer call of every step runs this, so
         # the scope push and pop (_trace.scope's, with layer_name) are written out here.
         local = _trace_local
-        if local.recording is not None:
+        if _RECORDINGS[0] and local.recording is not None:  # glassgrad.compile records a step
             note_module_call(self)
         scope_ = self._scope
         kind = type(self).__name__
