@@ -132,6 +132,32 @@ Attrs relu_fused_attrs(const Node& n, const std::string& absorbed) {
   return attrs;
 }
 
+// Each original Add with an input y that a node of op `op` (with n_inputs inputs) made as its
+// output 0, not kept and read by the Add alone, the other input being another value: fuse(add, y,
+// other, producer) rewrites and returns true, or returns false (then the Add's other side is
+// tried). Returns the number fused.
+template <typename F>
+int fuse_add_operands(PassScope& scope, const char* op, size_t n_inputs, F fuse) {
+  int formed = 0;
+  for (NodeId n = 0; n < scope.original; ++n) {
+    const Node add = scope.g.node(n);
+    if (add.op() != "Add") continue;
+    for (int side = 0; side < 2; ++side) {
+      const ValueId y = add.inputs[static_cast<size_t>(side)], other = add.inputs[static_cast<size_t>(1 - side)];
+      const NodeId p = scope.producer(y);
+      if (p == kNoNode || y == other || scope.g.value(y).output_index != 0) continue;
+      const Node prod = scope.g.node(p);
+      if (prod.op() != op || prod.inputs.size() != n_inputs) continue;
+      if (scope.is_kept(y) || scope.readers(y).size() != 1) continue;  // the Add alone reads y
+      if (fuse(add, y, other, prod)) {
+        ++formed;
+        break;
+      }
+    }
+  }
+  return formed;
+}
+
 }  // namespace
 
 int fuse_elementwise(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
@@ -292,31 +318,20 @@ int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
 int fuse_batchnorm_residual(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap) {
   PassScope scope(g, keep, remap);
-  int formed = 0;
-  for (NodeId n = 0; n < scope.original; ++n) {
-    const Node add = g.node(n);
-    if (add.op() != "Add") continue;
-    for (int side = 0; side < 2; ++side) {
-      const ValueId y = add.inputs[static_cast<size_t>(side)], r = add.inputs[static_cast<size_t>(1 - side)];
-      const NodeId p = scope.producer(y);
-      if (p == kNoNode || y == r) continue;
-      const Node bn = g.node(p);
-      if (bn.op() != "BatchNorm2DTrain" || bn.inputs.size() != 3 || g.value(y).output_index != 0) continue;
-      if (has_fused_activation(bn.attrs) || scope.is_kept(y)) continue;
-      if (scope.readers(y).size() != 1) continue;  // the Add alone reads y
-      // Same shape, dtype and device (no broadcasting); the CUDA kernel takes no residual yet.
-      const TensorInfo& yi = g.value(y).info;
-      if (!(g.value(r).info == yi) || !(g.value(add.outputs[0]).info == yi) || yi.device.type != DeviceType::CPU) continue;
-      const std::vector<ValueId> outs =
-          g.add_node(bn.op(), {bn.inputs[0], bn.inputs[1], bn.inputs[2], r}, fused_attrs(bn, "Add"), bn.meta);
-      g.set_schedule_key(g.value(outs[0]).producer, add.key());  // r is ready where the Add ran
-      scope.replace(add.outputs[0], outs[0]);
-      scope.replace_other_outputs(bn, outs);
-      ++formed;
-      break;
+  return fuse_add_operands(scope, "BatchNorm2DTrain", 3, [&](const Node& add, ValueId y, ValueId r, const Node& bn) {
+    if (has_fused_activation(bn.attrs)) return false;
+    // Same shape, dtype and device (no broadcasting); the CUDA kernel takes no residual yet.
+    const TensorInfo& yi = g.value(y).info;
+    if (!(g.value(r).info == yi) || !(g.value(add.outputs[0]).info == yi) || yi.device.type != DeviceType::CPU) {
+      return false;
     }
-  }
-  return formed;
+    const std::vector<ValueId> outs =
+        g.add_node(bn.op(), {bn.inputs[0], bn.inputs[1], bn.inputs[2], r}, fused_attrs(bn, "Add"), bn.meta);
+    g.set_schedule_key(g.value(outs[0]).producer, add.key());  // r is ready where the Add ran
+    scope.replace(add.outputs[0], outs[0]);
+    scope.replace_other_outputs(bn, outs);
+    return true;
+  });
 }
 
 int fuse_batchnorm_update(Graph& g, const std::vector<ValueId>& keep,
@@ -374,6 +389,80 @@ int fuse_batchnorm_update(Graph& g, const std::vector<ValueId>& keep,
   return formed;
 }
 
+int fuse_matmul_bias(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
+  PassScope scope(g, keep, remap);
+  return fuse_add_operands(scope, "MatMul", 2, [&](const Node& add, ValueId y, ValueId bias, const Node& mm) {
+    const TensorInfo& yi = g.value(y).info;
+    const TensorInfo& bi = g.value(bias).info;
+    // bias[j] for every row: a vector of the product's column count (no broadcasting of y).
+    if (bi.shape != Shape{yi.shape.back()} || bi.dtype != yi.dtype || bi.device != yi.device) return false;
+    if (!(g.value(add.outputs[0]).info == yi)) return false;
+    const std::vector<ValueId> outs =
+        g.add_node("MatMul", {mm.inputs[0], mm.inputs[1], bias}, fused_attrs(mm, "Add"), mm.meta);
+    g.set_schedule_key(g.value(outs[0]).producer, add.key());  // the bias is ready where the Add ran
+    scope.replace(add.outputs[0], outs[0]);
+    return true;
+  });
+}
+
+int fuse_dropout_residual(Graph& g, const std::vector<ValueId>& keep,
+                          std::vector<std::pair<ValueId, ValueId>>* remap) {
+  PassScope scope(g, keep, remap);
+  return fuse_add_operands(scope, "Dropout", 2, [&](const Node& add, ValueId y, ValueId r, const Node& drop) {
+    const TensorInfo& yi = g.value(y).info;
+    if (!(g.value(r).info == yi) || !(g.value(add.outputs[0]).info == yi)) return false;  // no broadcasting
+    const std::vector<ValueId> outs =
+        g.add_node("Dropout", {drop.inputs[0], drop.inputs[1], r}, fused_attrs(drop, "Add"), drop.meta);
+    g.set_schedule_key(g.value(outs[0]).producer, add.key());  // r is ready where the Add ran
+    scope.replace(add.outputs[0], outs[0]);
+    return true;
+  });
+}
+
+int concat_unmerged_pieces(Graph& g, const std::vector<ValueId>& keep,
+                           std::vector<std::pair<ValueId, ValueId>>* remap) {
+  PassScope scope(g, keep, remap);
+  int formed = 0;
+  for (NodeId n = 0; n < scope.original; ++n) {
+    const Node cat = g.node(n);
+    if (cat.op() != "Concat" || cat.inputs.size() < 2) continue;
+    const Shape out = g.value(cat.outputs[0]).info.shape;
+    const int64_t dim = cat.attrs.i("dim");
+    if (dim != static_cast<int64_t>(out.size()) - 1) continue;
+    const size_t d = static_cast<size_t>(dim);
+    std::vector<ValueId> sources;
+    Shape piece;
+    for (ValueId v : cat.inputs) {
+      const NodeId p = scope.producer(v);
+      if (p == kNoNode || g.node(p).op() != "Reshape" || scope.is_kept(v) || scope.readers(v).size() != 1) break;
+      const ValueId src = g.node(p).inputs[0];
+      const Shape& s = g.value(src).info.shape;
+      const Shape& r = g.value(v).info.shape;
+      // r = s[:d] + [prod(s[d:])], two axes or more merged into the last; every piece one shape.
+      if (s.size() < d + 2 || !std::equal(r.begin(), r.begin() + dim, s.begin())) break;
+      if (!piece.empty() && s != piece) break;
+      piece = s;
+      sources.push_back(src);
+    }
+    if (sources.size() != cat.inputs.size()) continue;
+    auto add = [&](const std::string& op, const std::vector<ValueId>& ins, const Attrs& a) {
+      const ValueId v = g.add(op, ins, a, cat.meta);
+      g.set_schedule_key(g.value(v).producer, cat.key());
+      return v;
+    };
+    Shape unit = piece;  // piece with a size-1 axis at d: a view of any layout
+    unit.insert(unit.begin() + dim, 1);
+    std::vector<ValueId> pieces;
+    for (ValueId src : sources) pieces.push_back(add("Reshape", {src}, Attrs{{"shape", unit}}));
+    Attrs attrs = cat.attrs;
+    attrs.set("fused", std::string("Reshape+Concat"));
+    const ValueId joined = add("Concat", pieces, attrs);  // dense piece-major [..., pieces, piece[d:]...]
+    scope.replace(cat.outputs[0], add("Reshape", {joined}, Attrs{{"shape", out}}));
+    ++formed;
+  }
+  return formed;
+}
+
 int fold_conv_batchnorm(Graph& g, const std::vector<ValueId>& keep, std::vector<std::pair<ValueId, ValueId>>* remap) {
   PassScope scope(g, keep, remap);
   int formed = 0;
@@ -424,6 +513,9 @@ int fuse_all(Graph& g, std::vector<ValueId>& keep) {
   pass(fuse_activations);
   pass(fuse_pool_relu_backward);
   pass(fuse_batchnorm_update);
+  pass(fuse_matmul_bias);
+  pass(fuse_dropout_residual);
+  pass(concat_unmerged_pieces);
   pass(fuse_elementwise);
   return formed;
 }

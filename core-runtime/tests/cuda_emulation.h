@@ -137,6 +137,9 @@ inline float __int_as_float(int i) {
   std::memcpy(&f, &i, sizeof f);
   return f;
 }
+// Round-to-nearest sums, never contracted (the emulation builds with -ffp-contract off).
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
 inline double __longlong_as_double(long long i) {
   double d;
   std::memcpy(&d, &i, sizeof d);

@@ -14,7 +14,10 @@
 // reassembly reads [B, H, T, D] as [B, T, H, D]; and the 128 x 128 register-tiled products with
 // k split, then the partitions added (a weight gradient's shape on a large GPU), in every
 // layout, against a double-precision product; and dense float32 elementwise kernels four
-// elements a load (aligned, with a tail, and misaligned) against each element's function.
+// elements a load (aligned, with a tail, and misaligned) against each element's function; and a
+// MatMul's fused bias through every product kernel but the warp-per-output one (warps are not
+// emulated) against the same kernel's product plus the bias, bitwise; and dropout with a fused
+// residual against dropout then the sum, bitwise, on both paths (16-byte groups and scalars).
 // (The GPU parity tests, python-bindings/tests/test_cuda_step_kernels.py, compare with the CPU
 // kernels on the device.)
 #include <gtest/gtest.h>
@@ -33,6 +36,7 @@
 #include "cuda/elementwise.cu"
 #include "cuda/copy.cu"
 #include "cuda/matmul.cu"
+#include "cuda/dropout.cu"
 
 namespace {
 
@@ -514,6 +518,104 @@ TEST(CudaEmulatedStep, TiledProductsWithKSplitMatchTheProductInEveryLayout) {
       double worst = 0;
       for (size_t i = 0; i < c.size(); ++i) worst = std::max(worst, std::fabs(c[i] - want[i]));
       EXPECT_LT(worst, 1e-3) << L.name << " splits " << splits;
+    }
+  }
+}
+
+// MatMul's fused bias (fuse_matmul_bias): every kernel stores the product plus bias[n], the
+// same float sum as the product followed by an Add, bitwise: the register tiles in both store
+// paths (N a multiple of 4: 16-byte stores; N odd: the scalar path and the tails), the split
+// products (the bias added once, after the partitions), the any-stride tiles and the thread
+// per output. The bias is read with a stride of 2.
+TEST(CudaEmulatedStep, ProductsWithAFusedBiasEqualTheProductPlusTheBias) {
+  std::mt19937 rng(16);
+  std::normal_distribution<float> d(0.f, 1.f);
+  typedef void (*Tiled)(GGMatmul, float*, const float*, const float*, float*);
+  typedef void (*Plain)(GGMatmul, float*, const float*, const float*);
+  struct Kernel {
+    const char* name;
+    Tiled tiled;
+    Plain plain;
+    bool b_t;
+    unsigned threads;
+  };
+  const Kernel kernels[] = {{"nn128x128", &gg_matmul_nn128x128_f32, nullptr, false, 256},
+                            {"nt128x128", &gg_matmul_nt128x128_f32, nullptr, true, 256},
+                            {"nn64x128", &gg_matmul_nn64x128_f32, nullptr, false, 128},
+                            {"nt32x64", &gg_matmul_nt32x64_f32, nullptr, true, 128},
+                            {"any strides", nullptr, &gg_matmul_f32, false, 256},
+                            {"thread", nullptr, &gg_matmul_thread_f32, false, 128}};
+  for (int64_t N : {int64_t(132), int64_t(69)}) {
+    const int64_t M = 70, K = 40;
+    std::vector<float> a(static_cast<size_t>(M * K)), b(static_cast<size_t>(K * N)), bt(b.size()),
+        bias(static_cast<size_t>(2 * N));
+    for (float& v : a) v = d(rng);
+    for (float& v : b) v = d(rng);
+    for (float& v : bias) v = d(rng);
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t n = 0; n < N; ++n) bt[static_cast<size_t>(n * K + k)] = b[static_cast<size_t>(k * N + n)];
+    for (const Kernel& L : kernels) {
+      for (int splits : {1, 3}) {
+        if (!L.tiled && splits > 1) continue;
+        GGMatmul g{};
+        g.M = M;
+        g.N = N;
+        g.K = K;
+        g.a_sm = K;
+        g.a_sk = 1;
+        g.b_sk = L.b_t ? 1 : N;
+        g.b_sn = L.b_t ? K : 1;
+        g.batch = 1;
+        g.a_k_major = 1;
+        g.b_n_major = L.b_t ? 0 : 1;
+        g.splits = splits;
+        auto run = [&](const float* bias_ptr) {
+          GGMatmul gb = g;
+          gb.bias = bias_ptr;
+          gb.bias_sn = 2;
+          std::vector<float> c(static_cast<size_t>(M * N), -5.f), ws(static_cast<size_t>(splits * M * N), -9.f);
+          const float* bp = L.b_t ? bt.data() : b.data();
+          if (L.tiled) {
+            emulate::launch(L.tiled, dim3{3, 2, static_cast<unsigned>(splits)}, dim3{L.threads, 1, 1}, gb, c.data(),
+                            a.data(), bp, splits > 1 ? ws.data() : nullptr);
+            if (splits > 1)
+              emulate::launch(&gg_matmul_reduce_f32, dim3{4, 1, 1}, dim3{256, 1, 1}, gb, c.data(), (const float*)ws.data());
+          } else {
+            emulate::launch(L.plain, dim3{3, 2, 1}, dim3{L.threads, 1, 1}, gb, c.data(), a.data(), bp);
+          }
+          return c;
+        };
+        const std::vector<float> plain = run(nullptr), fused = run(bias.data());
+        for (int64_t m = 0; m < M; ++m)
+          for (int64_t n = 0; n < N; ++n) {
+            const size_t i = static_cast<size_t>(m * N + n);
+            ASSERT_EQ(fused[i], plain[i] + bias[static_cast<size_t>(2 * n)])
+                << L.name << " N " << N << " splits " << splits << " at (" << m << ", " << n << ")";
+          }
+      }
+    }
+  }
+}
+
+TEST(CudaEmulatedStep, DropoutWithAFusedResidualEqualsDropoutThenTheSum) {
+  std::mt19937 rng(17);
+  std::normal_distribution<float> d(0.f, 1.f);
+  alignas(16) static float x[1040], r[1040], plain[1040], fused[1040];
+  const int64_t seed = 1234;
+  const uint64_t threshold = glassgrad::philox::keep_threshold(0.25);
+  for (int64_t n : {int64_t(1), int64_t(7), int64_t(1027)}) {
+    for (int vec4 : {0, 1}) {
+      for (int64_t i = 0; i < n; ++i) x[i] = d(rng), r[i] = d(rng);
+      emulate::launch(&gg_dropout_f32, dim3{2, 1, 1}, dim3{64, 1, 1}, n, threshold, 1.f / 0.75f, vec4, plain,
+                      (const float*)x, &seed, (const float*)nullptr);
+      emulate::launch(&gg_dropout_f32, dim3{2, 1, 1}, dim3{64, 1, 1}, n, threshold, 1.f / 0.75f, vec4, fused,
+                      (const float*)x, &seed, (const float*)r);
+      int dropped = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(fused[i], plain[i] + r[i]) << "n " << n << " vec4 " << vec4 << " element " << i;
+        dropped += plain[i] == 0.f ? 1 : 0;
+      }
+      if (n == 1027) EXPECT_GT(dropped, 150) << "a quarter should be dropped";
     }
   }
 }

@@ -34,8 +34,9 @@ def test_explain_compiles_without_running_and_lists_layers_shapes_and_buffers(st
     text = str(plan)
     assert text.startswith(f"Plan: {plan.num_steps} steps, ")
     assert "cpu: predicted peak" in text and "arena" in text
-    # the ReLU runs inside the conv (fusion: Conv2D+ReLU)
-    assert [s["op"] for s in plan.steps] == ["Conv2D", "MatMul", "Add", "CrossEntropy"]
+    # the ReLU runs inside the conv (fusion: Conv2D+ReLU), the fc's bias inside its product (MatMul+Add)
+    assert [s["op"] for s in plan.steps] == ["Conv2D", "MatMul", "CrossEntropy"]
+    assert plan.steps[1]["attrs"].get("fused") == "MatMul+Add"
     assert plan.steps[0]["attrs"].get("activation") == "relu"
     assert "#0    Conv2D                   conv1" in text
     assert "out  $" in text and "conv1/Conv2D.out [2, 2, 4, 4] float32  arena @" in text

@@ -4,6 +4,9 @@
 //   Dropout(x, seed){p} -> y = x * keep / (1 - p)   (x * 0 where dropped, as PyTorch's x * mask)
 //       keep(i) for element i of the flat row-major x: word i % 4 of Philox4x32-10 at counter
 //       i / 4 under the seed is at least round(p * 2^32). p = 1 keeps nothing (y = x * 0).
+//   Dropout(x, seed, residual){p} -> y = (x * keep / (1 - p)) + residual, the product rounded
+//       first: a residual block's Add fused into its dropout (fuse_dropout_residual, fusion.h).
+//       dresidual = the incoming gradient.
 //
 // The seed is an int64 scalar input, not an attribute: glassgrad's generator draws a new one
 // every call (and every replay of a compiled step), which changes data, not the plan. The
@@ -35,6 +38,11 @@ namespace {
 // x floating, p in [0, 1], the seed an int64 scalar; y is x's shape and dtype.
 std::vector<TensorInfo> dropout_shape(const ShapeContext& ctx) {
   ctx.expect_float(0);
+  if (ctx.num_inputs() > 2 && !(ctx.in(2) == ctx.in(0))) {
+    ctx.fail(ErrorMessage("the residual must have x's shape, dtype and device").detail("x: " + ctx.in(0).str())
+                 .detail("residual: " + ctx.in(2).str())
+                 .fix("add a residual of another shape with a separate Add: dropout(x) + residual"));
+  }
   const double p = DropoutAttrs::from(ctx.attrs()).p;
   if (!(p >= 0.0 && p <= 1.0)) ops::bad_attr(ctx, "p", "in [0, 1]", std::to_string(p), "p=0.1");
   const TensorInfo& seed = ctx.in(1);
@@ -52,6 +60,7 @@ auto masked_gradient(const char* op) {
     const ValueId g = c.grad_output(0);
     if (g == kNoValue || !c.needs_grad(0)) return;
     c.set_grad(0, c.emit(op, {g, c.input(1)}, c.attrs()));
+    if (c.num_inputs() > 2 && c.needs_grad(2)) c.set_grad(2, g);  // Dropout's fused residual
   };
 }
 

@@ -3,6 +3,9 @@
 //   out[..., i, j] = sum_k a[..., i, k] * b[..., k, j]
 //   a: [..., M, K]   b: [..., K, N]   out: [broadcast(a[..., :-2], b[..., :-2]), M, N]
 //
+// With the optional bias [N] (fuse_matmul_bias, fusion.h): out[..., i, j] += bias[j]; dbias is g
+// summed over every axis but the last.
+//
 // Gradient (L = <out, g>):  da = g @ b^T,  db = a^T @ g,  each summed over the batch axes that
 // broadcasting stretched (reduce_to). The transposes are Permute views, which the kernel reads
 // through the GEMM's strides without copying (strided_inputs). When b is a plain matrix and a
@@ -94,6 +97,17 @@ std::vector<TensorInfo> matmul_infer(const ShapeContext& ctx) {
                  .detail("MatMul multiplies the last two axes and broadcasts the ones before, like numpy.matmul")
                  .fix("give both the same leading axes, or size 1 where one side should be reused"));
   }
+  if (ctx.num_inputs() > 2) {
+    ctx.expect_same_dtype(0, 2);
+    const TensorInfo& bias = ctx.in(2);
+    if (bias.shape != Shape{n}) {
+      ctx.fail(ErrorMessage("the bias must have shape [" + std::to_string(n) + "] (one value per output column), got " +
+                            shape_str(bias.shape))
+                   .detail("b: " + b.str())
+                   .detail("bias: " + bias.str())
+                   .fix("add a bias of another shape with a separate Add: (a @ b) + bias"));
+    }
+  }
   Shape out = batch;
   out.push_back(m);
   out.push_back(n);
@@ -133,6 +147,7 @@ void matmul_gradient(GradContext& c) {
     const ValueId at = c.emit("Permute", {a}, Attrs{{"dims", swap_last_two(c.shape(a).size())}});
     c.set_grad(1, c.reduce_to(c.emit("MatMul", {at, g}), c.shape(b)));
   }
+  if (c.num_inputs() > 2 && c.needs_grad(2)) c.set_grad(2, c.reduce_to(g, c.shape(c.input(2))));
 }
 
 void matmul(OpSchema& s) {

@@ -1,7 +1,8 @@
 // CPU kernels of the dropout family (families/dropout.def; the rules: autodiff-engine/src/ops/
 // dropout.cpp; the mask: kernels/dropout_rules.h). Layout: dense x and y of n elements; the seed an int64 scalar.
 //
-//   Dropout               y[i] = x[i] * (keep(i) ? 1 / (1 - p) : 0)
+//   Dropout               y[i] = x[i] * (keep(i) ? 1 / (1 - p) : 0)  (+ residual[i], a dense third
+//                         input, after the product is rounded)
 //   AlphaDropout          y[i] = x[i] * (keep(i) ? a : 0) + (keep(i) ? alpha*a*p : alpha*a*(p - 1))
 //   AlphaDropoutBackward  dx[i] = grad_y[i] * (keep(i) ? a : 0)
 //   keep(4g + q) = word q of Philox4x32-10 at counter g under the seed >= round(p * 2^32)
@@ -30,6 +31,7 @@ void map_masked(const KernelContext& c, double p, F f) {
   const T* x = c.inputs[0].data<T>();
   const uint64_t seed = static_cast<uint64_t>(*c.inputs[1].data<int64_t>());
   T* y = c.outputs[0].data<T>();
+  const T* r = c.inputs.size() > 2 ? c.inputs[2].data<T>() : nullptr;  // Dropout's fused residual
   const uint64_t threshold = philox::keep_threshold(p);
   const int64_t n = c.outputs[0].numel();
   const int64_t groups = (n + 3) / 4;
@@ -41,7 +43,11 @@ void map_masked(const KernelContext& c, double p, F f) {
       const int64_t count = std::min(kBlock, g1 - b0);
       keep_groups(seed, threshold, static_cast<uint64_t>(b0), count, keep);
       const int64_t i0 = 4 * b0, m = std::min(4 * count, n - i0);
-      for (int64_t i = 0; i < m; ++i) y[i0 + i] = f(x[i0 + i], keep[i] != 0);
+      if (r) {
+        for (int64_t i = 0; i < m; ++i) y[i0 + i] = f(x[i0 + i], keep[i] != 0) + r[i0 + i];
+      } else {
+        for (int64_t i = 0; i < m; ++i) y[i0 + i] = f(x[i0 + i], keep[i] != 0);
+      }
     }
   });
 }

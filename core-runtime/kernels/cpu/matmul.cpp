@@ -6,6 +6,8 @@
 // its own row and column strides, so a transposed or sliced view is never copied, and a batch
 // axis that broadcasting stretched (stride 0, or a missing axis) reuses the same matrix.
 // Output: dense row-major [batch..., M, N].
+// Bias (optional third input, fuse_matmul_bias in fusion.h): bias[j] is added to every row once
+// the product is written, so the sums round as the unfused product + Add's did.
 //
 // A batch of products that share b and whose a matrices follow each other at the row stride
 // (x [B, T, C] @ weight.T) is one product of B*T rows: fold_rows().
@@ -133,7 +135,7 @@ void dot_product(const MatMulDims& d, const T* a, int64_t rsa, const T* b, int64
 }
 
 template <typename T>
-void matmul_product(const KernelContext& c) {
+void matmul_only(const KernelContext& c) {
   const Tensor& a = c.inputs[0];
   const Tensor& b = c.inputs[1];
   const Tensor& out = c.outputs[0];
@@ -179,6 +181,35 @@ void matmul_product(const KernelContext& c) {
       for (int64_t bi = d.batch * s / slots; bi < d.batch * (s + 1) / slots; ++bi) product(bi, ws, per_slot);
     }
   });
+}
+
+// out[r, j] += bias[j * sb] for every row r of the dense output, rows split over threads.
+template <typename T>
+void add_bias_rows(T* out, int64_t rows, int64_t n, const T* bias, int64_t sb) {
+  auto run = [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      T* o = out + r * n;
+      if (sb == 1) {
+        for (int64_t j = 0; j < n; ++j) o[j] += bias[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) o[j] += bias[j * sb];
+      }
+    }
+  };
+  const int threads = in_parallel_region() ? 1 : get_num_threads();
+  if (threads <= 1 || rows * n < cpu::kGemmMinParallelWork) return run(0, rows);
+  parallel_for(rows, std::max<int64_t>(1, cpu::kGemmMinParallelWork / std::max<int64_t>(1, n)), run);
+}
+
+template <typename T>
+void matmul_product(const KernelContext& c) {
+  matmul_only<T>(c);
+  if (c.inputs.size() > 2 && c.outputs[0].numel() > 0) {
+    const Tensor& out = c.outputs[0];
+    const int64_t n = out.shape().back();
+    const Tensor& bias = c.inputs[2];
+    add_bias_rows<T>(out.data<T>(), out.numel() / n, n, bias.data<T>(), bias.strides()[0]);
+  }
 }
 
 // MatMul's kernel entry: the product and its workspace.

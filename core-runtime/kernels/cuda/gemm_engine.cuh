@@ -377,6 +377,16 @@ struct RowOffset<S, T, decltype((void)&S::row_offset, void())> {
   static __device__ __forceinline__ T get(const S& s, int m) { return s.row_offset(m); }
 };
 
+// col_bias(n, v): v plus column n's bias (a MatMul's fused Linear bias), v itself by default.
+template <typename S, typename T, typename = void>
+struct ColBias {
+  static __device__ __forceinline__ T add(const S&, int, T v) { return v; }
+};
+template <typename S, typename T>
+struct ColBias<S, T, decltype((void)&S::col_bias, void())> {
+  static __device__ __forceinline__ T add(const S& s, int n, T v) { return s.col_bias(n, v); }
+};
+
 // Hands the tile's accumulators to a store functor: col(n) once per column, then
 // (m, col, value) for every in-range element.
 template <typename T, typename Cfg, typename Store>
@@ -398,8 +408,10 @@ __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0
           if (n >= N) continue;
           T* p = st.ptr(m, n);
           if (n + 3 < N) {
-            T v0 = acc[i][4 * g] + off, v1 = acc[i][4 * g + 1] + off, v2 = acc[i][4 * g + 2] + off,
-              v3 = acc[i][4 * g + 3] + off;
+            T v0 = ColBias<Store, T>::add(st, n, acc[i][4 * g] + off),
+              v1 = ColBias<Store, T>::add(st, n + 1, acc[i][4 * g + 1] + off),
+              v2 = ColBias<Store, T>::add(st, n + 2, acc[i][4 * g + 2] + off),
+              v3 = ColBias<Store, T>::add(st, n + 3, acc[i][4 * g + 3] + off);
             if (st.add) {
               T o[4];
               load4(p, o);
@@ -409,7 +421,8 @@ __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0
           } else {
 #pragma unroll
             for (int q = 0; q < 4; ++q)
-              if (n + q < N) p[q] = st.add ? p[q] + acc[i][4 * g + q] : acc[i][4 * g + q] + off;
+              if (n + q < N)
+                p[q] = st.add ? p[q] + acc[i][4 * g + q] : ColBias<Store, T>::add(st, n + q, acc[i][4 * g + q] + off);
           }
         }
       }
@@ -424,7 +437,7 @@ __device__ __forceinline__ void tile_store(const Store& st, int M, int N, int m0
 #pragma unroll
     for (int i = 0; i < Cfg::TM; ++i) {
       const int m = m0 + fragment_row<Cfg::TM, Cfg::BM>(ty, i);
-      if (m < M) st(m, col, acc[i][j]);
+      if (m < M) st(m, col, ColBias<Store, T>::add(st, n, acc[i][j]));
     }
   }
 }
@@ -510,7 +523,7 @@ __device__ void split_reduce(const Store& st, int M, int N, int splits, const T*
       T s = 0;
       for (int z = 0; z < splits; ++z) s += ws[z * total + i];
       const int m = (int)(i / N), n = (int)(i - (int64_t)m * N);
-      st(m, st.col(n), s);
+      st(m, st.col(n), ColBias<Store, T>::add(st, n, s));
     }
     return;
   }
@@ -528,7 +541,7 @@ __device__ void split_reduce(const Store& st, int M, int N, int splits, const T*
 #pragma unroll
       for (int g2 = 1; g2 < 8; ++g2) t += part[g2][lane];
       const int m = (int)(i / N), n = (int)(i - (int64_t)m * N);
-      st(m, st.col(n), t);
+      st(m, st.col(n), ColBias<Store, T>::add(st, n, t));
     }
     __syncthreads();  // part is rewritten by the next chunk
   }

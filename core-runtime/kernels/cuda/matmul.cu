@@ -9,7 +9,11 @@
 //   C[b, m, n] = sum_k A[b, m, k] * B[b, k, n]
 //
 // Layouts: A and B strided (any strides, including transposed views and stride-0 broadcast
-// batch axes: GGMatmul carries them); C dense row-major [batch..., M, N]. Tiles come from
+// batch axes: GGMatmul carries them); C dense row-major [batch..., M, N]. The optional bias
+// (fuse_matmul_bias, autodiff-engine fusion.h; GGMatmul::bias, any stride) is added to each
+// product as it is stored: C[b, m, n] = sum_k ... + bias[n], by every kernel below (the split
+// products in gg_matmul_reduce, after the partitions' sum), so the sum rounds as an Add after
+// the product did. Tiles come from
 // gemm_tile.cuh; the grid is (N tiles, M tiles, batch), each axis capped by the launcher and
 // covered by grid-stride loops.
 //
@@ -71,6 +75,11 @@ GG_DECLARE_KERNELS(GG_MATMUL_KERNELS)
 
 namespace gg_mm {
 
+template <typename T>
+__device__ __forceinline__ const T* bias_of(const GGMatmul& g) {
+  return static_cast<const T*>(g.bias);
+}
+
 // ---- register-tiled products (gemm_engine.cuh) -----------------------------------------------
 // The launcher takes this path only when each operand has a unit stride along one of its axes
 // and every offset inside one matrix fits 32 bits; the batch offsets are 64-bit.
@@ -114,7 +123,8 @@ struct Layout_nt { static constexpr bool a_kfast = true, b_kfast = true; };
 struct Layout_tn { static constexpr bool a_kfast = false, b_kfast = false; };
 struct Layout_tt { static constexpr bool a_kfast = false, b_kfast = true; };
 
-// C[z] dense row-major [M, N] (16-byte stores where aligned).
+// C[z] dense row-major [M, N] (16-byte stores where aligned), plus the bias of each column
+// (gemm_engine.cuh's ColBias) when there is one.
 template <typename T>
 struct DenseC {
   typedef T* Col;
@@ -122,6 +132,9 @@ struct DenseC {
   static constexpr bool add = false;
   T* c;
   int ld;
+  const T* bias;  // null: no bias
+  int64_t bias_sn;
+  __device__ __forceinline__ T col_bias(int n, T v) const { return bias ? v + bias[n * bias_sn] : v; }
   __device__ __forceinline__ T* col(int n) const { return c + n; }
   __device__ __forceinline__ void operator()(int m, T* p, T v) const { p[(int64_t)m * ld] = v; }
   __device__ __forceinline__ bool aligned4() const { return ld % 4 == 0 && ((uintptr_t)c & (4 * sizeof(T) - 1)) == 0; }
@@ -138,14 +151,15 @@ __device__ void tiled(const GGMatmul& g, T* c, const T* a, const T* b, T* ws) {
   typedef OperandB<T, L::b_kfast> OB;
   const int M = (int)g.M, N = (int)g.N, K = (int)g.K;
   if (g.splits > 1) {
-    gg::gemm_tiled<T, Cfg>(OA::make(a, g), OB::make(b, g), DenseC<T>{c, N}, M, N, K, g.splits, ws);
+    gg::gemm_tiled<T, Cfg>(OA::make(a, g), OB::make(b, g), DenseC<T>{c, N, bias_of<T>(g), g.bias_sn}, M, N, K,
+                           g.splits, ws);
     return;
   }
   const int tiles_m = (M + Cfg::BM - 1) / Cfg::BM, tiles_n = (N + Cfg::BN - 1) / Cfg::BN;
   for (int64_t z = blockIdx.z; z < g.batch; z += gridDim.z) {
     const auto oa = OA::make(a + gg::strided_offset(z, g.batch_rank, g.batch_size, g.a_bstride), g);
     const auto ob = OB::make(b + gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride), g);
-    const DenseC<T> oc{c + z * g.M * g.N, N};
+    const DenseC<T> oc{c + z * g.M * g.N, N, bias_of<T>(g), g.bias_sn};
     for (int tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
       for (int tn = blockIdx.x; tn < tiles_n; tn += gridDim.x) {
         T acc[Cfg::TM][Cfg::TN];
@@ -159,7 +173,7 @@ __device__ void tiled(const GGMatmul& g, T* c, const T* a, const T* b, T* ws) {
 // The k partitions of a split product added in partition order (results do not depend on timing).
 template <typename T>
 __device__ void reduce(const GGMatmul& g, T* c, const T* ws) {
-  gg::split_reduce<T>(DenseC<T>{c, (int)g.N}, (int)g.M, (int)g.N, g.splits, ws);
+  gg::split_reduce<T>(DenseC<T>{c, (int)g.N, bias_of<T>(g), g.bias_sn}, (int)g.M, (int)g.N, g.splits, ws);
 }
 
 template <typename T>
@@ -180,7 +194,9 @@ template <typename T>
 struct StoreC {
   T* p;
   int64_t ld;
-  __device__ void operator()(int64_t m, int64_t n, T v) const { p[m * ld + n] = v; }
+  const T* bias;
+  int64_t bias_sn;
+  __device__ void operator()(int64_t m, int64_t n, T v) const { p[m * ld + n] = bias ? v + bias[n * bias_sn] : v; }
 };
 
 template <typename T>
@@ -191,7 +207,7 @@ __device__ void matmul(const GGMatmul& g, T* c, const T* a, const T* b) {
     const int64_t bo = gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride);
     const LoadA<T> la{a + ao, g.a_sm, g.a_sk, g.a_k_major};
     const LoadB<T> lb{b + bo, g.b_sk, g.b_sn, g.b_n_major};
-    const StoreC<T> st{c + z * g.M * g.N, g.N};
+    const StoreC<T> st{c + z * g.M * g.N, g.N, bias_of<T>(g), g.bias_sn};
     for (int64_t tm = blockIdx.y; tm < tiles_m; tm += gridDim.y)
       for (int64_t tn = blockIdx.x; tn < tiles_n; tn += gridDim.x)
         gg::gemm_tile<T>(la, lb, st, g.M, g.N, tm * gg::kBM, tn * gg::kBN, 0, g.K);
@@ -213,7 +229,7 @@ __device__ void matmul_dot(const GGMatmul& g, T* c, const T* a, const T* b) {
     T s = 0;
     for (int64_t k = lane; k < g.K; k += 32) s += pa[k * g.a_sk] * pb[k * g.b_sk];
     s = gg::warp_sum(s);
-    if (lane == 0) c[o] = s;
+    if (lane == 0) c[o] = g.bias ? s + bias_of<T>(g)[n * g.bias_sn] : s;
   }
 }
 
@@ -230,7 +246,7 @@ __device__ void matmul_thread(const GGMatmul& g, T* c, const T* a, const T* b) {
     const T* pb = b + gg::strided_offset(z, g.batch_rank, g.batch_size, g.b_bstride) + n * g.b_sn;
     T s = 0;
     for (int64_t k = 0; k < g.K; ++k) s += pa[k * g.a_sk] * pb[k * g.b_sk];
-    c[o] = s;
+    c[o] = g.bias ? s + bias_of<T>(g)[n * g.bias_sn] : s;
   }
 }
 
@@ -458,6 +474,10 @@ void run_matmul(const KernelContext& c) {
   if (g.batch * g.M * g.N != out.numel()) throw InternalError("MatMul (CUDA): output size disagrees with the inputs");
   g.a_k_major = g.a_sk == 1 ? 1 : 0;
   g.b_n_major = g.b_sn == 1 ? 1 : 0;
+  if (c.inputs.size() > 2) {  // the fused bias [N]
+    g.bias = c.inputs[2].data_ptr();
+    g.bias_sn = c.inputs[2].strides()[0];
+  }
   DeviceState& s = state_of(c);
   CUstream st = stream_of(s, &c);
   const int64_t tiles_m = (g.M + 63) / 64, tiles_n = (g.N + 63) / 64;

@@ -48,6 +48,8 @@ struct GGMatmul {
   int64_t a_bstride[GG_MAX_DIMS];
   int64_t b_bstride[GG_MAX_DIMS];
   int64_t batch;                     // product of batch_size
+  const void* bias;                  // null, or T bias[N] (element n at n*bias_sn) added to every row
+  int64_t bias_sn;
 };
 
 // 2-D convolution geometry (NCHW input, KCRS weight), shared by forward and both backwards.

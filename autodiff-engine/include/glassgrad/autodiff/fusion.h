@@ -30,6 +30,25 @@
 //   mean and var: three launches a layer become one. The running statistics must be read by the
 //   update alone (it now runs where the BatchNorm ran). Same arithmetic, same numbers.
 //
+//   Linear bias: MatMul(a, b) whose output only an Add reads, the Add's other input a bias [N]
+//   (N the product's columns, same dtype and device; the Add's output the product's shape),
+//   becomes MatMul(a, b, bias): the kernel adds bias[j] to each output as it stores it, one pass
+//   over the product's output fewer (a GPT layer's four Linear layers: four passes over
+//   [B*T, 384..1536] a step). The same sum, rounded the same way: the product's float result
+//   plus the bias.
+//
+//   Dropout + residual: Dropout(x, seed) whose output only an Add reads, with an addend of the
+//   same shape, dtype and device, becomes Dropout(x, seed, residual): y = dropout(x) + residual
+//   in the masking pass (a transformer block's two residual Adds a layer). The product rounds
+//   before the sum, as the unfused plan's did.
+//
+//   Pieces joined after a copying reshape: Concat along the last axis of values each made by a
+//   Reshape that merges a piece's axes d.. into one (the gradients of q, k and v, [B, T, H, D]
+//   views of attention's [B, H, T, D] gradients, merged to [B, T, H*D] and joined into
+//   [B, T, 3*H*D] for the projection's gradient) becomes a Concat of the pieces themselves
+//   along a new axis d ([B, T, 3, H, D], read through their strides), whose output is reshaped
+//   to the old one as a view: each element is copied once instead of twice.
+//
 //   Conv + BatchNorm for inference: Conv2D followed by BatchNorm2DInference becomes one Conv2D
 //   whose weights and bias are folded: w' = w * s, b' = (b - mean) * s + beta with
 //   s = gamma / sqrt(var + eps) (a few per-channel nodes compute them from the parameters).
@@ -90,8 +109,15 @@ int fuse_pool_relu_backward(Graph& g, const std::vector<ValueId>& keep,
                             std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
 int fuse_batchnorm_update(Graph& g, const std::vector<ValueId>& keep,
                           std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+int fuse_matmul_bias(Graph& g, const std::vector<ValueId>& keep,
+                     std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+int fuse_dropout_residual(Graph& g, const std::vector<ValueId>& keep,
+                          std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
+int concat_unmerged_pieces(Graph& g, const std::vector<ValueId>& keep,
+                           std::vector<std::pair<ValueId, ValueId>>* remap = nullptr);
 // All fusion passes in order (conv-BN folding, BN-residual, activations, max-pool backward
-// through a ReLU, BN state updates, elementwise chains);
+// through a ReLU, BN state updates, Linear biases, dropout + residual, Concat of reshaped pieces,
+// elementwise chains);
 // keep is updated to the values that replace kept ones.
 int fuse_all(Graph& g, std::vector<ValueId>& keep);
 
