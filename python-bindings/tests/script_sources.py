@@ -55,6 +55,7 @@ REPOSITORIES = {
     "nyu-dlsp21": "github.com/Atcold/NYU-DLSP21",
     "PyTorch-Mini-Tutorials": "github.com/vinhkhuc/PyTorch-Mini-Tutorials",
     "Fast-Pytorch": "github.com/omerbsezer/Fast-Pytorch",
+    "machine-learning-book": "github.com/rasbt/machine-learning-book",
 }
 
 
