@@ -86,6 +86,23 @@ def code_cells(path):
     return out
 
 
+def percent_notebook(path, dest):
+    """Writes the code cells of a script in Jupytext's percent format (cells begun by `# %%`
+    lines, `# %% [markdown]` ones commented prose) as a notebook at dest, for run_cells."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    cells, kind = [], None
+    for line in lines:
+        if line.startswith("# %%"):
+            kind = "markdown" if "[markdown]" in line else "code"
+            if kind == "code":
+                cells.append([])
+        elif kind == "code":
+            cells[-1].append(line)
+    with open(dest, "w", encoding="utf-8") as f:
+        json.dump({"cells": [{"cell_type": "code", "source": "\n".join(c).strip("\n")} for c in cells]}, f)
+
+
 # a course notebook's epoch setting, a line of its own (`num_epochs = 10`, `NUM_EPOCHS = 100`)
 EPOCHS = re.compile(r"^(num_epochs|NUM_EPOCHS)( ?= ?)\d+$")
 

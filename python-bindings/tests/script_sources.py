@@ -56,6 +56,9 @@ REPOSITORIES = {
     "PyTorch-Mini-Tutorials": "github.com/vinhkhuc/PyTorch-Mini-Tutorials",
     "Fast-Pytorch": "github.com/omerbsezer/Fast-Pytorch",
     "machine-learning-book": "github.com/rasbt/machine-learning-book",
+    "nlp-tutorial": "github.com/graykode/nlp-tutorial",
+    "annotated-transformer": "github.com/harvardnlp/annotated-transformer",
+    "practical-pytorch": "github.com/spro/practical-pytorch",
 }
 
 
@@ -80,3 +83,7 @@ def source(repo: str, rel: str) -> str:
     assert folder is not None, f"{VARIABLE}/{repo} is missing (mark the test with needs({repo!r}))"
     return os.path.join(folder, rel)
 
+
+def slow_params(names, slow):
+    """pytest params for sorted(names), those in `slow` marked slow (runs of minutes)."""
+    return [pytest.param(n, marks=[pytest.mark.slow] if n in slow else []) for n in sorted(names)]
