@@ -21,6 +21,7 @@ from typing import Optional
 from . import _C, _args, _autocast, _sdpa_backends
 from ._random import dropout_seed
 from ._tensor import Tensor, _op, _op_multi, _scalar_like, tensor
+from ._torch_operands import named_node, node_attrs
 
 _WHERE = "scaled_dot_product_attention"
 
@@ -124,5 +125,12 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     if p > 0.0:
         inputs.append(dropout_seed(query.device, "attention dropout seed"))
         attrs["dropout_p"] = p
+    # PyTorch's CPU node (its flash kernel, which runs without dropout for 3-d and 4-d inputs;
+    # a 3-d input is unsqueezed into it and its output squeezed back)
+    flash = p == 0.0 and query.device.type == "cpu" and query.ndim in (3, 4) and out_shape is None
+    if flash:
+        attrs.update(node_attrs("ScaledDotProductFlashAttentionForCpuBackward0", inputs, query, key, value))
     out = _op_multi("ScaledDotProductAttention", inputs, attrs)[0]
+    if flash and query.ndim == 3:
+        return named_node(out, "SqueezeBackward1", out)
     return out.reshape(out_shape) if out_shape is not None else out

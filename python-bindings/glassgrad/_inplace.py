@@ -150,6 +150,12 @@ def in_place_saving_input(method, name: str = ""):
     return in_place(method_of_copy, op)
 
 
+# PyTorch's node of each in-place view op, by its out-of-place form's node
+_INPLACE_VIEW_NODES = {"UnsqueezeBackward0": "UnsqueezeBackward1", "SqueezeBackward0": "SqueezeBackward3",
+                       "SqueezeBackward1": "SqueezeBackward4", "TBackward0": "TBackward1",
+                       "TransposeBackward0": "TransposeBackward1", "AsStridedBackward0": "AsStridedBackward1"}
+
+
 def in_place_view(method, name: str = ""):
     """The in-place form (`name`, default: method's name + '_') of a view method: this tensor
     object becomes the view (unsqueeze_, transpose_, ...) while other aliases of its storage keep
@@ -171,6 +177,10 @@ def in_place_view(method, name: str = ""):
             if view is not self:
                 self.data = view.detach()  # under no_grad a leaf stays a leaf, of the new shape
         else:
+            node = _INPLACE_VIEW_NODES.get(view.grad_fn.name()) if view._h.requires_grad and not view.is_leaf else None
+            if node is not None:  # PyTorch's node of the in-place form (t_: TBackward1)
+                from ._torch_operands import named_node
+                view = named_node(view, node, self)
             self._h = view._h
         return self
 

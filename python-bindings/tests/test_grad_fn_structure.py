@@ -101,6 +101,19 @@ _EXPECTED = {
     "x[:, :2].reshape": (lambda x: x[:, :2].reshape(8), "UnsafeViewBackward0(CloneBackward0(SliceBackward0("
                                                           "AccumulateGrad)))"),
     "x[:2].reshape": (lambda x: x[:2].reshape(8), "ViewBackward0(SliceBackward0(AccumulateGrad))"),
+    # in-place view ops: PyTorch's nodes of the in-place forms
+    "unsqueeze_": (lambda x: (x * 1).unsqueeze_(0), "UnsqueezeBackward1(MulBackward0(AccumulateGrad, None))"),
+    "squeeze_()": (lambda x: (x * 1).unsqueeze(0).squeeze_(), "SqueezeBackward3(UnsqueezeBackward0(MulBackward0("
+                                                                 "AccumulateGrad, None)))"),
+    "squeeze_(dim)": (lambda x: (x * 1).unsqueeze(1).squeeze_(1), "SqueezeBackward4(UnsqueezeBackward0(MulBackward0("
+                                                                     "AccumulateGrad, None)))"),
+    "t_": (lambda x: (x * 1).t_(), "TBackward1(MulBackward0(AccumulateGrad, None))"),
+    "transpose_": (lambda x: (x * 1).transpose_(0, 1), "TransposeBackward1(MulBackward0(AccumulateGrad, None))"),
+    # attention on the CPU: PyTorch's flash kernel's node
+    "sdpa": (lambda x: F.scaled_dot_product_attention(x[None, None], gg.ones(1, 1, 4, 4, dtype=gg.float64),
+                                                      gg.ones(1, 1, 4, 4, dtype=gg.float64)),
+             "ScaledDotProductFlashAttentionForCpuBackward0(UnsqueezeBackward0(UnsqueezeBackward0(AccumulateGrad)), "
+             "None, None)"),
 }
 
 

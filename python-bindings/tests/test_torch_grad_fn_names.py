@@ -351,9 +351,6 @@ _EXPRESSIONS.update({
 # glassgrad records these as other ops and does not name PyTorch's node yet (torch's name, ours)
 _NOT_YET_NAMED = {
     "y[mask] = 0": ("IndexPutBackward0", "WhereBackward0"),
-    "unsqueeze_": ("UnsqueezeBackward1", "UnsqueezeBackward0"),
-    "t_": ("TBackward1", "TBackward0"),
-    "sdpa": ("SqueezeBackward1", "ScaledDotProductAttentionBackward0"),
 }
 
 

@@ -77,6 +77,14 @@ _EXPRESSIONS = {
     "t().reshape": lambda L, x, w: x.t().reshape(16), "t().flatten()": lambda L, x, w: x.t().flatten(),
     "permute().reshape(-1)": lambda L, x, w: x.permute(1, 0).reshape(-1),
     "x[:, :2].reshape": lambda L, x, w: x[:, :2].reshape(8), "x[:2].reshape": lambda L, x, w: x[:2].reshape(8),
+    "unsqueeze_": lambda L, x, w: (x * 1).unsqueeze_(0), "squeeze_()": lambda L, x, w: (x * 1)[None].squeeze_(),
+    "squeeze_(dim)": lambda L, x, w: (x * 1)[:, None].squeeze_(1), "t_": lambda L, x, w: (x * w).t_(),
+    "transpose_": lambda L, x, w: (x * 1).transpose_(1, 0), "swapdims_": lambda L, x, w: (x * 1).swapdims_(0, 1),
+    "sdpa": lambda L, x, w: _F(L).scaled_dot_product_attention(x[None, None], w[None, None], w[None, None]),
+    "sdpa causal": lambda L, x, w: _F(L).scaled_dot_product_attention(x[None, None], w[None, None], w[None, None],
+                                                                     is_causal=True),
+    "sdpa mask": lambda L, x, w: _F(L).scaled_dot_product_attention(x[None, None], w[None, None], w[None, None],
+                                                                   attn_mask=L.ones(4, 4, dtype=L.bool).tril()),
 }
 
 
