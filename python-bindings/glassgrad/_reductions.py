@@ -385,6 +385,10 @@ def _norm(input: Tensor, p, dim, keepdim: bool, dtype, node: str) -> Tensor:
     if not x.dtype.is_floating_point:
         raise _C.UnsupportedError(f"norm: Expected a floating point tensor as input. Got {x.dtype} (shape "
                                   f"{list(x.shape)}), as in PyTorch\n  fix: x.float().norm(...) or norm(x, dtype=torch.float32)")
+    if x.dtype in ("float16", "bfloat16") and p != "nuc":
+        # PyTorch accumulates a low-precision norm in float32 (its opmath type) and rounds the result
+        # once: 10000 elements of 10 in float16 have the norm 1000, not inf from a float16 sum of squares
+        return named_node(_norm(x.astype(DTYPES["float32"]), p, dim, keepdim, None, node).astype(x.dtype), node, input)
     if p == "nuc":  # the nuclear norm of the matrices over two dims (all of a 2-d input by default)
         from .linalg import matrix_norm
         dims = dims_of(dim, x, "norm") if dim is not None else list(range(x.ndim))

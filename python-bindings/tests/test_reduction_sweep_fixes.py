@@ -133,3 +133,33 @@ def test_std_gradient_at_zero_as_torch():
         (s.sum() + m.sum()).backward()
         grads.append(x.grad.numpy())
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_low_precision_norms_accumulate_in_float32(dtype):
+    # PyTorch sums the squares in float32 and rounds the norm once: 10000 tens have the norm 1000
+    # (a float16 sum of squares overflows to inf at 65504)
+    x = gg.full((10000,), 10.0, dtype=getattr(gg, dtype))
+    for got in (x.norm(), gg.norm(x), gg.linalg.vector_norm(x)):
+        assert got.dtype == getattr(gg, dtype) and got.item() == 1000.0
+    if dtype == "float16":  # 519.6 rounded to float16
+        assert gg.full((2, 3), 300.0, dtype=gg.float16).norm(dim=1).tolist() == [519.5, 519.5]
+    assert gg.linalg.vector_norm(x, dtype=gg.float32).dtype == gg.float32
+    y = gg.full((3,), 300.0, dtype=getattr(gg, dtype), requires_grad=True)
+    n = y.norm()
+    n.backward()
+    assert type(n.grad_fn).__name__ == "LinalgVectorNormBackward0"
+    np.testing.assert_allclose(y.grad.float().numpy(), [3 ** -0.5] * 3, rtol=1e-2)
+
+
+def test_low_precision_norms_as_torch():
+    torch = pytest.importorskip("torch")
+    calls = (lambda lib, x: x.norm(), lambda lib, x: x.norm(p=1), lambda lib, x: x.norm(dim=0),
+             lambda lib, x: lib.linalg.vector_norm(x, ord=3), lambda lib, x: x.norm(p=float("inf")))
+    data = np.linspace(-300, 400, 600).reshape(200, 3)
+    for dtype in ("float16", "bfloat16"):
+        for call in calls:
+            want = call(torch, torch.tensor(data).to(getattr(torch, dtype)))
+            got = call(gg, gg.tensor(data).to(getattr(gg, dtype)))
+            assert str(got.dtype).split(".")[-1] == dtype
+            np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())

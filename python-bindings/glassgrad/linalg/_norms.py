@@ -16,7 +16,11 @@ def _dims(dim):
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """torch.linalg.vector_norm: the ord-norm of x over dim (all axes when None) as a vector: 2 (the
-    default; gradient 0 at a zero vector), 1, inf, -inf, 0 (the count of nonzeros) or any number."""
+    default; gradient 0 at a zero vector), 1, inf, -inf, 0 (the count of nonzeros) or any number.
+    float16 and bfloat16 accumulate in float32, the result rounded to their dtype, as PyTorch's."""
+    low = x if dtype is None else x.to(dtype)
+    if low.dtype in ("float16", "bfloat16"):
+        return into(out, vector_norm(low.float(), ord, dim, keepdim).to(low.dtype), "linalg.vector_norm")
     check_float(x if dtype is None else x.to(dtype), "vector_norm")
     if isinstance(ord, str):
         raise _C.InvalidArgumentError(f"linalg.vector_norm: ord must be a number, got {ord!r}\n"
