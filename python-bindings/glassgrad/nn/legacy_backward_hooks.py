@@ -20,7 +20,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .._tensor import Tensor, _wrap
 from .._trace import user_stacklevel
-from ..autograd.function import Function
+from ..autograd.function import Function, FunctionCtx
 from . import forward_hooks as _fh
 
 FULL = _fh.BACKWARD
@@ -145,6 +145,8 @@ def _node_key(node) -> Any:
     object): the identity of the value it made, or of the leaf it accumulates into."""
     if node is None:
         return None
+    if isinstance(node, FunctionCtx):  # a custom Function's node is its ctx: the same object on every read
+        return ("ctx", id(node))
     h = getattr(node, "_h", None)
     return ("node", h.identity) if h is not None else ("leaf", node._leaf.identity)
 
