@@ -41,6 +41,15 @@ def on_the_cpu():
 
 
 @pytest.fixture
+def fusion_state():
+    """The fusion switch and the plan cache as they were, after a test that turns fusion on or off."""
+    before = glassgrad._C.fusion_enabled()
+    yield
+    glassgrad._C.set_fusion(before)
+    glassgrad.clear_plan_cache()
+
+
+@pytest.fixture
 def torch():
     """PyTorch, for side-by-side checks; the test is skipped where it is not installed (CI never
     needs it)."""

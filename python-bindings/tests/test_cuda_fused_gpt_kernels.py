@@ -16,12 +16,6 @@ from glassgrad import _C
 pytestmark = pytest.mark.cuda
 
 
-@pytest.fixture
-def fusion_state():
-    before = _C.fusion_enabled()
-    yield
-    _C.set_fusion(before)
-    gg.clear_plan_cache()
 
 
 def _biased_product(a, b, bias, device, fuse, transpose_a, strided):

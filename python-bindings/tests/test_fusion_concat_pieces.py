@@ -2,22 +2,15 @@
 merged by a copying Reshape and joined along the last axis (the q, k, v gradients of an attention
 layer) are joined along a new axis from their own strides, and the result is reshaped as a view:
 one copy of each element instead of two. Same numbers as the unfused plan, bitwise."""
-import os
-import sys
 
 import numpy as np
-import pytest
 
 import glassgrad as gg
 from glassgrad import _C
 
+from fusion_checks import LAYERS, fused_gpt_backward_plan
 
-@pytest.fixture
-def fusion_state():
-    before = _C.fusion_enabled()
-    yield
-    _C.set_fusion(before)
-    gg.clear_plan_cache()
+
 
 
 def _heads_joined(fuse):
@@ -63,19 +56,8 @@ def test_the_gpt_steps_qkv_gradients_are_joined_without_reshape_copies(fusion_st
     # char_gpt's attention splits c_attn's output into q, k, v heads; their gradients used to be
     # copied by a Reshape each, then again by the Concat. Left: the forward's reassembly of the
     # heads (and at larger sizes its recomputation before c_proj's weight gradient).
-    _C.set_fusion(True)
-    gg.clear_plan_cache()
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials"))
-    import char_gpt as G
-    layers, block, batch = 2, 16, 2
-    gg.manual_seed(0)
-    model = G.GPT(65, block, layers, 2, 32, 0.2)
-    x, y = (gg.tensor(np.random.default_rng(i).integers(0, 65, (batch, block))) for i in range(2))
-    _, loss = model(x, y)
-    loss.backward()
-    loss.item()
-    plan = _C.last_plan()
+    plan = fused_gpt_backward_plan()
     ops = [s["op"] for s in plan.steps]
-    assert [s["role"] for s in plan.steps if s["op"] == "Reshape"] == ["forward"] * layers, ops
-    assert ops.count("Concat") == layers, ops
-    assert [s["attrs"].get("fused") for s in plan.steps if s["op"] == "Concat"] == ["Reshape+Concat"] * layers
+    assert [s["role"] for s in plan.steps if s["op"] == "Reshape"] == ["forward"] * LAYERS, ops
+    assert ops.count("Concat") == LAYERS, ops
+    assert [s["attrs"].get("fused") for s in plan.steps if s["op"] == "Concat"] == ["Reshape+Concat"] * LAYERS

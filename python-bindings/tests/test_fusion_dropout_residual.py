@@ -1,8 +1,6 @@
 """Fusion of a residual Add into the dropout before it (fuse_dropout_residual, docs/architecture.md
 "fusion"): Dropout(x) whose output only an Add of a same-shaped addend reads becomes one Dropout
 step writing dropout(x) + residual; the numbers are the unfused plan's, bitwise."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -10,17 +8,10 @@ import pytest
 import glassgrad as gg
 from glassgrad import _C
 
-
-@pytest.fixture
-def fusion_state():
-    before = _C.fusion_enabled()
-    yield
-    _C.set_fusion(before)
-    gg.clear_plan_cache()
+from fusion_checks import LAYERS, fused_gpt_backward_plan, plan_ops
 
 
-def _ops(plan):
-    return [(s["op"], s["attrs"].get("fused", "")) for s in plan.steps]
+
 
 
 def _block(fuse, dtype, seed=0):
@@ -45,8 +36,8 @@ def test_dropout_then_residual_add_is_one_step_and_matches_unfused(fusion_state,
     np.testing.assert_array_equal(out, ref_out)
     for a, b in zip(grads, ref_grads):
         np.testing.assert_array_equal(a, b)
-    assert ("Dropout", "Dropout+Add") in _ops(plan), _ops(plan)
-    assert ("Dropout", "Dropout+Add") not in _ops(plain)
+    assert ("Dropout", "Dropout+Add") in plan_ops(plan), plan_ops(plan)
+    assert ("Dropout", "Dropout+Add") not in plan_ops(plain)
 
 
 def test_dropout_with_residual_is_dropout_plus_the_residual():
@@ -76,24 +67,14 @@ def test_dropout_read_elsewhere_or_broadcast_stays_unfused(fusion_state):
     d2 = gg.nn.functional.dropout(x, 0.5)
     c = d2 + gg.ones(6)              # broadcast addend: stays separate
     plan = _C.plan_for([a._h, b._h, c._h])
-    assert ("Dropout", "Dropout+Add") not in _ops(plan), _ops(plan)
+    assert ("Dropout", "Dropout+Add") not in plan_ops(plan), plan_ops(plan)
     np.testing.assert_array_equal(a.numpy(), d1.numpy() + x.numpy())
 
 
 def test_the_gpt_steps_residual_adds_are_fused_into_their_dropouts(fusion_state):
     # char_gpt's blocks: x + dropout(c_proj(...)) and x + dropout(mlp(...)). With the Linear
     # biases in their products, the forward pass keeps one Add: the token and position embeddings'.
-    _C.set_fusion(True)
-    gg.clear_plan_cache()
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials"))
-    import char_gpt as G
-    layers, block, batch = 2, 16, 2
-    gg.manual_seed(0)
-    model = G.GPT(65, block, layers, 2, 32, 0.2)
-    x, y = (gg.tensor(np.random.default_rng(i).integers(0, 65, (batch, block))) for i in range(2))
-    _, loss = model(x, y)
-    loss.backward()
-    loss.item()
-    steps = _C.last_plan().steps
-    assert _ops(_C.last_plan()).count(("Dropout", "Dropout+Add")) == 2 * layers
+    plan = fused_gpt_backward_plan()
+    steps = plan.steps
+    assert plan_ops(plan).count(("Dropout", "Dropout+Add")) == 2 * LAYERS
     assert [s["op"] for s in steps if s["role"] == "forward"].count("Add") == 1, [(s["op"], s["scope"]) for s in steps]

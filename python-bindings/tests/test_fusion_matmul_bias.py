@@ -1,8 +1,6 @@
 """Fusion of a Linear layer's bias into its product (fuse_matmul_bias, docs/architecture.md
 "fusion"): MatMul(a, b) whose output only an Add of a [N] bias reads becomes one MatMul step that
 adds the bias as it stores each row; the numbers are the unfused plan's, bitwise."""
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -10,17 +8,10 @@ import pytest
 import glassgrad as gg
 from glassgrad import _C
 
-
-@pytest.fixture
-def fusion_state():
-    before = _C.fusion_enabled()
-    yield
-    _C.set_fusion(before)
-    gg.clear_plan_cache()
+from fusion_checks import LAYERS, plan_ops, small_gpt
 
 
-def _ops(plan):
-    return [(s["op"], s["attrs"].get("fused", "")) for s in plan.steps]
+
 
 
 def _linear_forward(fuse, dtype, shape=(2, 5, 4)):
@@ -38,10 +29,10 @@ def _linear_forward(fuse, dtype, shape=(2, 5, 4)):
 @pytest.mark.parametrize("shape", [(2, 5, 4), (7, 4), (1, 4)])
 def test_linear_bias_add_is_one_matmul_step_and_matches_unfused(fusion_state, dtype, shape):
     fused, plan, x, w, b = _linear_forward(True, dtype, shape)
-    assert _ops(plan) == [("MatMul", "MatMul+Add")], _ops(plan)
+    assert plan_ops(plan) == [("MatMul", "MatMul+Add")], plan_ops(plan)
     assert "[fusion 0: MatMul+Add]" in str(plan)
     plain, plain_plan, _, _, _ = _linear_forward(False, dtype, shape)
-    assert [op for op, _ in _ops(plain_plan)] == ["MatMul", "Add"]
+    assert [op for op, _ in plan_ops(plain_plan)] == ["MatMul", "Add"]
     np.testing.assert_array_equal(fused, plain)
     np.testing.assert_allclose(fused, x @ w.T + b, rtol=1e-5 if dtype == gg.float32 else 1e-12)
 
@@ -82,7 +73,7 @@ def test_only_a_product_read_by_one_vector_bias_add_is_fused(fusion_state):
     for got, ref, unfused in zip(fused, want, plain):
         np.testing.assert_array_equal(got, unfused)
         np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
-    ops = _ops(plan)
+    ops = plan_ops(plan)
     assert ops.count(("MatMul", "MatMul+Add")) == 3, ops
     assert [op for op, _ in ops].count("Add") == 3, ops   # shared + bias, + row, + full
 
@@ -104,7 +95,7 @@ def test_linear_gradients_with_the_fused_bias_match_unfused(fusion_state):
     plain, _ = step(False)
     for a, b in zip(fused, plain):
         np.testing.assert_array_equal(a, b)
-    assert [f for _, f in _ops(plan)].count("MatMul+Add") == 2, _ops(plan)
+    assert [f for _, f in plan_ops(plan)].count("MatMul+Add") == 2, plan_ops(plan)
 
 
 def test_matmul_with_a_bias_adds_it_to_every_row_and_checks_its_shape():
@@ -125,11 +116,7 @@ def test_the_gpt_steps_linear_biases_are_fused(fusion_state):
     # MLP's two) add their bias in the product; no Add of a bias vector is left in the step.
     _C.set_fusion(True)
     gg.clear_plan_cache()
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples-and-tutorials"))
-    import char_gpt as G
-    layers, block, batch = 2, 16, 2
-    gg.manual_seed(0)
-    model = G.GPT(65, block, layers, 2, 32, 0.2)
+    model, x, y = small_gpt()
     opt = gg.optim.AdamW(model.parameters(), lr=1e-3)
 
     def step(x, y):
@@ -139,10 +126,8 @@ def test_the_gpt_steps_linear_biases_are_fused(fusion_state):
         opt.zero_grad()
         return loss
 
-    rng = np.random.default_rng(0)
-    x, y = (gg.tensor(rng.integers(0, 65, (batch, block))) for _ in range(2))
-    ops = [op for plan in gg.debug.explain(step, x, y) for op in _ops(plan)]
-    assert ops.count(("MatMul", "MatMul+Add")) == 4 * layers, ops
+    ops = [op for plan in gg.debug.explain(step, x, y) for op in plan_ops(plan)]
+    assert ops.count(("MatMul", "MatMul+Add")) == 4 * LAYERS, ops
 
 
 def test_linear_with_fused_bias_matches_torch(fusion_state):
