@@ -38,7 +38,9 @@ def test_each_executed_step_is_an_event_with_its_role_layer_and_shapes():
     ops = _ops(prof.events())
     assert [e.name for e in ops if e.name == "MatMul"] == ["MatMul", "MatMul"]
     first = ops[0]
-    assert first.name == "MatMul" and first.input_shapes == [[4, 6], [6, 5]] and first.role == "forward"
+    # a Linear's MatMul adds its bias as it stores the product (the fusion pass fuse_matmul_bias): its
+    # inputs are x, W^T and the bias
+    assert first.name == "MatMul" and first.input_shapes == [[4, 6], [6, 5], [5]] and first.role == "forward"
     assert first.layer == "0" and first.stack and first.stack[0].startswith(os.path.basename(__file__))
     assert all(isinstance(e.cpu_time_total, float) for e in prof.events())
     (block,) = [e for e in prof.events() if e.is_user_annotation]
