@@ -16,6 +16,7 @@ import numpy as np
 
 from .... import _C
 from ...._tensor import Tensor
+from ... import tv_tensors as tv
 from .. import _image
 from .. import functional as F
 from ..autoaugment import AutoAugmentPolicy
@@ -56,9 +57,10 @@ class Compose(_Compose):
         super().__init__(transforms)
 
     def __call__(self, *inputs):
-        from ._transform import flatten, follows
-        if not any(follows(x) for x in flatten(inputs if len(inputs) > 1 else inputs[0])[0]):
-            return apply_shared(super().__call__, inputs)
+        from ._transform import apply_flat, flatten, follows
+        flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
+        if not any(follows(x) for x in flat):
+            return apply_flat(super().__call__, flat, spec)
         # A sample with masks or boxes goes whole through each transform, as torchvision's
         # Compose: sample-level transforms (SanitizeBoundingBoxes) see the boxes and labels.
         outputs = inputs if len(inputs) > 1 else inputs[0]
@@ -80,16 +82,15 @@ class ToImage(_V2):
     own dtype, unscaled (v2.ToImage: uint8 for the usual pictures)."""
 
     def forward(self, pic):
-        from ...tv_tensors import Image
-        if isinstance(pic, Image):
+        if isinstance(pic, tv.Image):
             return pic
         if isinstance(pic, Tensor):
-            return Image._from(pic if pic.ndim >= 3 else pic.reshape(1, *pic.shape))
+            return tv.Image._from(pic if pic.ndim >= 3 else pic.reshape(1, *pic.shape))
         if isinstance(pic, np.ndarray):
             a = pic if pic.ndim == 3 else pic[:, :, None]
             from ...._tensor import tensor
-            return Image._from(tensor(np.ascontiguousarray(a.transpose(2, 0, 1))))
-        return Image._from(F.pil_to_tensor(pic))
+            return tv.Image._from(tensor(np.ascontiguousarray(a.transpose(2, 0, 1))))
+        return tv.Image._from(F.pil_to_tensor(pic))
 
 
 class ToDtype(_V2):
@@ -116,7 +117,6 @@ class ToDtype(_V2):
                          f"\"others\": None}} to pass-through the rest of the inputs.")
 
     def _to(self, x, dtype):
-        from ... import tv_tensors as tv
         if dtype is None:
             return x
         image = not isinstance(x, tv.TVTensor) or isinstance(x, (tv.Image, tv.Video))
@@ -136,7 +136,6 @@ class ToDtype(_V2):
     def __call__(self, *inputs):
         if not isinstance(self.dtype, dict):
             return apply_shared(self.forward, inputs)
-        from ... import tv_tensors as tv
         from ._transform import flatten, needs_transform, unflatten
         flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
         picked = needs_transform(flat, (Tensor,))
@@ -151,13 +150,11 @@ class ToPureTensor(_V2):
     """v2.ToPureTensor: every tv_tensor of the sample as a plain Tensor (the same values)."""
 
     def __call__(self, *inputs):
-        from ... import tv_tensors as tv
         from ._transform import flatten, unflatten
         flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
         return unflatten([tv._plain(x) if isinstance(x, tv.TVTensor) else x for x in flat], spec)
 
     def forward(self, x):
-        from ... import tv_tensors as tv
         return tv._plain(x) if isinstance(x, tv.TVTensor) else x
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from .... import nn
 from ...._tensor import Tensor
+from ... import tv_tensors as tv
 from .. import _image as I
 
 __all__ = ["Transform"]
@@ -61,14 +62,8 @@ def unflatten(leaves: List[Any], spec) -> Any:
     return kind(*out) if hasattr(kind, "_fields") else kind(out)
 
 
-def _tv():
-    from ... import tv_tensors
-    return tv_tensors
-
-
 def follows(x) -> bool:
     """Whether x is a Mask or BoundingBoxes, which follow the image's geometry."""
-    tv = _tv()
     return isinstance(x, (tv.Mask, tv.BoundingBoxes))
 
 
@@ -76,7 +71,6 @@ def needs_transform(flat: List[Any], types: tuple) -> List[bool]:
     """torchvision's heuristic for plain tensors (module docstring); NumPy arrays, where `types`
     holds them (ToImage, Compose), count as plain tensors. Masks and boxes are not picked here
     (follows())."""
-    tv = _tv()
     tensor_left = not any(I.is_pil(x) or isinstance(x, (tv.Image, tv.Video)) for x in flat)
     out = []
     for x in flat:
@@ -92,7 +86,6 @@ def needs_transform(flat: List[Any], types: tuple) -> List[bool]:
 
 def rewrapped(before, after):
     """after (a transformed image) as the tv_tensor type `before` had."""
-    tv = _tv()
     if isinstance(before, (tv.Image, tv.Video)) and isinstance(after, Tensor) and not isinstance(after, tv.TVTensor):
         return type(before)._from(after)
     return after
@@ -129,8 +122,12 @@ def apply_shared(fn: Callable, inputs: tuple, types: tuple = (Tensor, np.ndarray
     """fn (a one-image transform, or a chain of them) on the entries of the sample that
     needs_transform picks, every one starting from the same state of glassgrad's generator, so
     a random transform makes the same choice for the image and its mask; the structure kept."""
-    sample = inputs if len(inputs) > 1 else inputs[0]
-    flat, spec = flatten(sample)
+    flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
+    return apply_flat(fn, flat, spec, types)
+
+
+def apply_flat(fn: Callable, flat: List[Any], spec, types: tuple = (Tensor, np.ndarray)) -> Any:
+    """apply_shared on a sample already flattened (flatten's leaves and spec)."""
     needed = needs_transform(flat, types)
     if sum(needed) <= 1 and not any(follows(x) for x in flat):
         return unflatten([rewrapped(x, fn(x)) if n else x for x, n in zip(flat, needed)], spec)
@@ -139,7 +136,6 @@ def apply_shared(fn: Callable, inputs: tuple, types: tuple = (Tensor, np.ndarray
 
 def query_size(flat: List[Any]) -> Tuple[int, int]:
     """(height, width) of the images among the entries; they must agree."""
-    tv = _tv()
     sizes = {tuple(x.canvas_size) if isinstance(x, tv.BoundingBoxes) else tuple(I.dimensions(x)[1:])
              for x in flat if I.is_pil(x) or isinstance(x, Tensor)}
     if not sizes:
