@@ -108,12 +108,13 @@ def _operand(arr, transposed, offset):
 
 
 # (M, K, N): the register tiles: 128 x 128 (many outputs), 64 x 128 and 32 x 64 with and
-# without k split, 128 x 128 with k split in eight (a weight gradient's few outputs over a long
-# k, the last two; on 8 or 132 multiprocessors); odd and multiple-of-4 extents (the 16-byte
-# loads and stores and their fallbacks). The splits follow the device's multiprocessor count.
+# without k split, 128 x 128 with k split (a weight gradient's few outputs over a long k, the
+# last three; [384, 384] over k = 16384 splits 14 ways on 132 multiprocessors and 6 on 8, so the
+# last partition is shorter than the others); odd and multiple-of-4 extents (the 16-byte loads
+# and stores and their fallbacks). The splits follow the device's multiprocessor count.
 # float64 has the 32 x 64 tile only: the largest size is float32's alone.
 TILED_SIZES = [(2048, 64, 1152), (200, 130, 150), (33, 300, 70), (20, 100, 45), (129, 37, 67), (384, 2048, 384),
-               (300, 4000, 270)]
+               (300, 4000, 270), (384, 16384, 384)]
 TILED_CASES = [(d, mkn) for mkn in TILED_SIZES for d in ("float32", "float64") if d == "float32" or mkn[0] < 2048]
 
 

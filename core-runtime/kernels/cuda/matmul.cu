@@ -275,12 +275,13 @@ namespace {
 // Tiles (matmul.cu's rows): kernel infix, rows, columns, threads. Double has the first only.
 struct Tile {
   const char* name;
-  int64_t bm, bn, threads;
+  int64_t bm, bn, threads, bk;
 };
-constexpr Tile kTiles[3] = {{"32x64", 32, 64, 128}, {"64x128", 64, 128, 128}, {"128x128", 128, 128, 256}};
+constexpr Tile kTiles[3] = {{"32x64", 32, 64, 128, 8}, {"64x128", 64, 128, 128, 8}, {"128x128", 128, 128, 256, 16}};
 constexpr int64_t kMinSplitLength = 64;                 // k per partition, at least
 constexpr int64_t kMaxSplits = 16;
 constexpr int64_t kMaxPartialElems = int64_t(8) << 20;  // split partial sums, at most
+constexpr double kSplitGain = 0.05;                    // a split must be this much sooner
 
 struct TiledChoice {
   int tile = 0;
@@ -301,13 +302,16 @@ constexpr int64_t kTileBlocksPerSm[3] = {4, 2, 1};
 // weight gradients, [1152, 384] over k = 16384 say, fill 27 tiles of 128 x 128 on a
 // 132-multiprocessor GPU: they took 64 x 128 with k split when only unsplit 128 x 128 tiles
 // counted, 0.51 ms a product at 26 TFLOP/s, where the step's 128 x 128 products ran at 38).
-// Then, for a single product, the split of k (a power of two, partitions of at least
-// kMinSplitLength, partial sums within kMaxPartialElems) that finishes soonest when blocks run
-// in waves of kTileBlocksPerSm a multiprocessor: waves(splits) / splits, the fewest splits among
-// equals. The first split that filled one wave left a second wave nearly empty (36 tiles split
-// four ways: 144 blocks on 132 multiprocessors) or a first one part empty (9 tiles on 8
-// multiprocessors: two waves for 9 blocks, where eight splits make nine waves of a ninth of the
-// work each).
+// Then, for a single product, the split of k (any count up to kMaxSplits, partitions of at
+// least kMinSplitLength, partial sums within kMaxPartialElems) that finishes soonest when blocks
+// run in waves of kTileBlocksPerSm a multiprocessor: waves(splits) x chunk(splits), the longest
+// partition's k rounded up to the tile's k step (gemm_engine.cuh's split_chunk). A split is taken
+// only when it beats the best so far by kSplitGain: its partial sums are written and read once
+// more, so near-equals keep fewer partitions. Powers of two alone left waves part empty on a
+// 132-multiprocessor GPU: a GPT layer's [384, 384] weight gradient (9 tiles) split 8 ways is 72
+// blocks, 55% of one wave (14 ways: 126 blocks, 95%), [1536, 384] (36 tiles) 8 ways 288 blocks in
+// three waves, 73% (7 ways: 252 blocks in two, 95%); the first split that filled one wave could
+// leave a second nearly empty (36 tiles split four ways: 144 blocks).
 TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is_float, int64_t sms) {
   TiledChoice c;
   const auto blocks = [&](int t) { return ceil_div(M, kTiles[t].bm) * ceil_div(N, kTiles[t].bn) * batch; };
@@ -324,13 +328,16 @@ TiledChoice choose_tiled(int64_t M, int64_t N, int64_t K, int64_t batch, bool is
     c.tile = M <= 32 ? 0 : M <= 64 ? 1 : 2;
     if (c.tile == 2 && !fills(2)) c.tile = 1;
   }
-  const int64_t slots = sms * kTileBlocksPerSm[c.tile], b = blocks(c.tile);
-  int64_t best_waves = ceil_div(b, slots);
-  for (int64_t splits = 2; may_split(splits); splits *= 2) {
-    const int64_t waves = ceil_div(b * splits, slots);
-    if (waves * c.splits < best_waves * splits) {  // waves / splits < best_waves / c.splits
+  const int64_t slots = sms * kTileBlocksPerSm[c.tile], b = blocks(c.tile), bk = kTiles[c.tile].bk;
+  const auto cost = [&](int64_t splits) {  // waves x the longest partition's k
+    return static_cast<double>(ceil_div(b * splits, slots) * (ceil_div(ceil_div(K, splits), bk) * bk));
+  };
+  double best = cost(1);
+  for (int64_t splits = 2; may_split(splits); ++splits) {
+    const double t = cost(splits);
+    if (t < best * (1.0 - kSplitGain)) {
       c.splits = splits;
-      best_waves = waves;
+      best = t;
     }
   }
   return c;
