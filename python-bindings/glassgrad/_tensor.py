@@ -1536,13 +1536,16 @@ class Tensor:
                                 f"dimension size -1 can be any value and is ambiguous\n  fix: give every size")
         return _op("Reshape", [self], _reshape_attrs(self._h, shape))
 
-    def view(self, *shape, size=None) -> "Tensor":
+    def view(self, *shape, size=None, dtype=None) -> "Tensor":
         """The same elements with another shape, always a view of this tensor's storage: PyTorch's
-        error when the strides make that impossible (reshape() copies then)."""
+        error when the strides make that impossible (reshape() copies then). view(dtype) reads the
+        bytes as another dtype (_dtype_views.py)."""
+        if dtype is not None and not shape and size is None:
+            return _dtype_views.view_as_dtype(self, dtype)
         shape = sizes_or_keyword(shape, size, "view", "size")
         if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, tuple, list)) and \
                 _args.tensor_index(shape[0]) is None:
-            raise _C.UnsupportedError("view(dtype) is not supported\n  fix: x.to(dtype) converts the values")
+            return _dtype_views.view_as_dtype(self, shape[0])
         want = list(_shape_args(shape, "view")) if shape else []
         n, known = self.numel(), math.prod(s for s in want if s != -1)
         resolved = [n // known if s == -1 and known else s for s in want]
@@ -1796,3 +1799,4 @@ _HANDLE_SLOT, _ARRAY_SLOT = Tensor.__dict__["_h"], Tensor.__dict__["_array"]  # 
 
 from . import _indexing, _inplace  # noqa: E402  (they import this module's names)
 from . import _expanded_writes, _factories  # noqa: E402
+from . import _dtype_views  # noqa: E402

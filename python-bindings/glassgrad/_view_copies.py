@@ -15,8 +15,8 @@ __all__ = ["alias_copy", "detach_copy", "diagonal_copy", "expand_copy", "permute
 
 
 def view_copy(input: Tensor, size=None, dtype=None) -> Tensor:
-    """torch.view_copy(input, size): input.view(size) copied. view_copy(input, dtype) is
-    Tensor.view(dtype), which glassgrad refuses (UnsupportedError naming x.to(dtype))."""
+    """torch.view_copy(input, size): input.view(size) copied; view_copy(input, dtype) is
+    input.view(dtype) (its bytes read as dtype) copied."""
     return input.view(size if dtype is None else dtype).clone()
 
 

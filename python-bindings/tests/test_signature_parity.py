@@ -79,13 +79,11 @@ ALLOWED = {
     'Tensor.var': "unbiased defaults to None, torch's to True or True",
     # Overloads one Python signature cannot spell: isin's Scalar forms (element=, test_element=),
     # result_type's (glassgrad takes *operands), bernoulli's p (None: the input's values are the
-    # probabilities, torch's first overload), normal's functional form, and view(dtype) (glassgrad
-    # has no bit reinterpretation; view(dtype) raises with the fix x.to(dtype)).
+    # probabilities, torch's first overload) and normal's functional form.
     'torch.isin': 'no parameter element; no parameter test_element',
     'torch.result_type': 'no parameter other; no parameter scalar; no parameter tensor',
     'torch.bernoulli': "p defaults to None, torch's to 0.5",
     'torch.normal': 'no parameter input; no parameter pin_memory',
-    'Tensor.view': 'no parameter dtype',
     # Not supported: mm/bmm/addmm/baddbmm's out_dtype (torch runs it on CUDA only), and sparse
     # layouts beyond COO (to_dense's masked_grad, to_sparse's
     # layouts, sparse_coo_tensor's is_coalesced).
