@@ -7,11 +7,12 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import warnings
 from typing import List, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _autocast, _dtypes
+from . import _C, _args, _autocast, _dtypes, _runtime, _trace
 from ._factories import ones_like, zeros
 from ._shapes import atleast_3d, hstack, meshgrid, stack
 from ._spatial import cat
@@ -150,10 +151,17 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     return (left @ right).reshape([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
 
 
+_CHAIN_MATMUL_WARNED = [False]
+
+
 @_autocast.op("chain_matmul")
 def chain_matmul(*matrices: Tensor) -> Tensor:
     """torch.chain_matmul (deprecated there for torch.linalg.multi_dot): the product of 2-d
     matrices, left to right."""
+    if _runtime.warn_once(_CHAIN_MATMUL_WARNED):  # PyTorch's TORCH_WARN_ONCE
+        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+                      "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than "
+                      "multiple parameters.", UserWarning, stacklevel=_trace.user_stacklevel())
     items = _tensors(matrices, "chain_matmul")
     if not items:
         raise _C.InvalidArgumentError("chain_matmul: expected one or more tensors\n  fix: chain_matmul(a, b)")

@@ -18,12 +18,12 @@ from typing import Any, Callable, TypeVar, cast
 
 import numpy as np
 
-from . import _C, _args, _device, _dtypes
+from . import _C, _args, _device, _dtypes, _trace
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
-from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_sizes, tensor
+from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_sizes, tensor, warn_copy_construct
 from ._out import factory_out, write_out
 from ._trace import user_source
 
@@ -351,6 +351,9 @@ def inclusive_range(start=0, end=None, step=1, *, out=None, dtype=None, layout=N
     if end is None:
         raise TypeError('range() missing 1 required positional arguments: "end"\n'
                         "  fix: range(0, n) (end is included), or arange(n)")
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=_trace.user_stacklevel())
     first, last = _args.real(start, "start", "range"), _args.real(end, "end", "range")
     step = _args.real(step, "step", "range")
     if step == 0 or (last - first) * step < 0:
@@ -618,6 +621,8 @@ def new_empty_strided(self: Tensor, size, stride, dtype=None, device=None, requi
 def new_tensor(self: Tensor, data, *, dtype=None, device=None, requires_grad: bool = False, layout=None,
                pin_memory=False) -> Tensor:
     """A copy of data with this tensor's dtype and device unless given (Tensor.new_tensor)."""
+    if isinstance(data, Tensor):
+        warn_copy_construct("tensor.new_tensor")
     dt, dev = _like(self, dtype, device)
     return tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import warnings
 from typing import Any, Optional
 
-from . import _C, _autocast
+from . import _C, _autocast, _trace
 from ._factories import linspace, ones
 from ._math import abs as _abs, clamp, floor, fmod, logical_and, round as _round
 from ._spatial import cat
@@ -33,7 +33,7 @@ _DEFAULT_WARNING = ("Default grid_sample and affine_grid behavior has changed to
 
 def _align(align_corners) -> bool:
     if align_corners is None:
-        warnings.warn(_DEFAULT_WARNING, stacklevel=3)
+        warnings.warn(_DEFAULT_WARNING, stacklevel=_trace.user_stacklevel())
         return False
     return bool(align_corners)
 
@@ -65,7 +65,7 @@ def affine_grid(theta: Tensor, size, align_corners=None) -> Tensor:
     if align_corners and min(size[2:]) == 1:
         warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
                       "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
-                      "of affine_grid for details.", stacklevel=2)
+                      "of affine_grid for details.", stacklevel=_trace.user_stacklevel())
     elif min(size) <= 0:
         raise ValueError(f"Expected non-zero, positive output size. Got {size}")
     n, spatial = size[0], size[2:]

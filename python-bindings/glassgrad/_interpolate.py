@@ -28,7 +28,7 @@ from typing import Optional, Tuple
 
 import numpy as np
 
-from . import _C, _args
+from . import _C, _args, _trace
 from ._tensor import Tensor, _op, tensor
 from ._torch_operands import named_node
 
@@ -258,18 +258,18 @@ def _repeat(x: Tensor, factors) -> Tensor:
 
 def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None) -> Tensor:
     """PyTorch's deprecated F.upsample: interpolate (with its warning)."""
-    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=_trace.user_stacklevel())
     return interpolate(input, size, scale_factor, mode, align_corners)
 
 
 def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """PyTorch's deprecated F.upsample_nearest: interpolate(mode='nearest') (with its warning)."""
-    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=_trace.user_stacklevel())
     return interpolate(input, size, scale_factor, mode="nearest")
 
 
 def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:
     """PyTorch's deprecated F.upsample_bilinear: interpolate(mode='bilinear', align_corners=True)."""
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
-                  stacklevel=2)
+                  stacklevel=_trace.user_stacklevel())
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -17,7 +17,7 @@ from typing import Any, Dict, Optional, cast
 
 import numpy as np
 
-from . import _C, _args, _autocast
+from . import _C, _args, _autocast, _trace
 from ._class_targets import check_class_targets
 from ._dtypes import plain
 from ._tensor import Tensor, _check_inference_inputs, _op, tensor
@@ -44,11 +44,11 @@ def _reduction(size_average: Optional[bool], reduce: Optional[bool], reduction: 
         resolved = "none" if not reduce else ("mean" if size_average else "sum")
         # PyTorch's deprecation warning, word for word (docs/porting.md, the loss rows).
         warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{resolved}' instead.",
-                      stacklevel=3)
+                      stacklevel=_trace.user_stacklevel())
         return resolved
     if reduction == DEPRECATED_MEAN and not strict:
         # PyTorch's warning, word for word (torch/nn/_reduction.py)
-        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=3)
+        warnings.warn("reduction='elementwise_mean' is deprecated. Please use reduction='mean' instead.", stacklevel=_trace.user_stacklevel())
         return "mean"
     if reduction not in _REDUCTIONS:
         raise _C.InvalidArgumentError(f"{where}: reduction must be 'mean', 'sum' or 'none', got '{reduction}'")
@@ -259,9 +259,10 @@ def _broadcast_warning(input: Tensor, target: Tensor, where_: str) -> None:
     """PyTorch's warning when a regression loss broadcasts a target of another shape (a [N] target
     against [N, 1] outputs makes an [N, N] loss: the classic shape bug of a regression script)."""
     if tuple(target.shape) != tuple(input.shape):
-        warnings.warn(f"{where_}: using a target size ({list(target.shape)}) that is different to the input size "
-                      f"({list(input.shape)}). This will likely lead to incorrect results due to broadcasting. "
-                      f"Please ensure they have the same size.", stacklevel=3)
+        # PyTorch's text, word for word (filters and pytest.warns match it); where_ is the loss
+        warnings.warn(f"Using a target size ({target.size()!r}) that is different to the input size "
+                      f"({input.size()!r}). This will likely lead to incorrect results due to broadcasting. "
+                      f"Please ensure they have the same size.", stacklevel=_trace.user_stacklevel())
 
 
 @_autocast.op("mse_loss")
@@ -331,8 +332,9 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
     reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
     t = _tensor_like(target, input)
     if tuple(t.shape) != tuple(input.shape):
-        raise _C.ShapeError(f"binary_cross_entropy: target size {list(t.shape)} must be the same as input size "
-                            f"{list(input.shape)}\n  fix: one target per probability, e.g. y.reshape(x.shape)")
+        raise _C.ShapeError(f"Using a target size ({t.size()!r}) that is different to the input size "
+                            f"({input.size()!r}) is deprecated. Please ensure they have the same size.\n  "
+                            f"binary_cross_entropy: one target per probability\n  fix: y.reshape(x.shape)")
     if input._h.realized and input.device.type == "cpu":   # PyTorch's CPU check (computed inputs are not read)
         values = input.numpy(force=True)
         if values.size and not ((values >= 0) & (values <= 1)).all():

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from typing import Optional, Tuple
 
-from . import _C, _args
+from . import _C, _args, _trace
 from ._arranging import transpose
 from ._math import sub
 from ._reductions import mean
@@ -27,7 +27,7 @@ def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
     deprecation warning pointing to linalg.matrix_norm(A, 'nuc', dim, keepdim)."""
     warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
                   "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead",
-                  UserWarning, stacklevel=2)
+                  UserWarning, stacklevel=_trace.user_stacklevel())
     if isinstance(dim, bool):  # nuclear_norm(x, True): the keepdim overload
         dim, keepdim = None, dim
     return matrix_norm(input, "nuc", dim=(-2, -1) if dim is None else tuple(dim), keepdim=keepdim)

@@ -9,7 +9,7 @@ import inspect
 import warnings
 from typing import Any, Callable, TypeVar, cast
 
-from . import _dtypes
+from . import _dtypes, _trace
 from ._runtime import is_grad_enabled
 from ._tensor import Tensor
 
@@ -46,7 +46,7 @@ def write_out(out, result: Tensor, name: str, same_dtype: bool = False, warn: bo
                           f"which does not match the required output shape {list(result.shape)}. This behavior is "
                           "deprecated, and in a future PyTorch release outputs will not be resized unless they have "
                           "zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero "
-                          "elements with t.resize_(0).", UserWarning, stacklevel=3)
+                          "elements with t.resize_(0).", UserWarning, stacklevel=_trace.user_stacklevel())
         out.resize_(*result.shape)
     out.copy_(result)
     return out
@@ -101,7 +101,7 @@ def factory_out(fn: _Fn) -> _Fn:
             warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} "
                           f"which does not match the computed number of elements {result.numel()}. Note that this "
                           "may occur as a result of rounding error. The out tensor will be resized to a tensor of "
-                          f"shape ({result.numel()},).", UserWarning, stacklevel=2)
+                          f"shape ({result.numel()},).", UserWarning, stacklevel=_trace.user_stacklevel())
         return write_out(out, result, fn.__name__, warn=False)
     return cast(_Fn, call)
 

@@ -19,7 +19,7 @@ import warnings
 from collections import namedtuple
 from typing import Optional
 
-from . import _C, _autocast, _dtypes, _math
+from . import _C, _autocast, _dtypes, _math, _trace
 from ._dtypes import DTYPES
 from ._math import (absolute, as_operand, constant, eq, exp, is_number, log, logical_not, maximum, minimum, mul, ne, sqrt,
                     sub)
@@ -134,7 +134,7 @@ def _var(input: Tensor, dim, unbiased, keepdim: bool, correction, node: Optional
         # No degrees of freedom: the engine's Var divides by max(0, N - correction) as PyTorch
         # (NaN where every deviation is 0, inf elsewhere); PyTorch's warning says why.
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=_trace.user_stacklevel())
     if x.numel() == 0:  # the engine's Var, as its Mean, refuses an empty input: PyTorch's NaN (or empty)
         return mul(_sum(x, dims or None, keepdim), math.nan)
     if isinstance(corr, float):

@@ -9,7 +9,7 @@ import math
 import warnings
 from typing import Optional
 
-from . import _C, _args, _autocast
+from . import _C, _args, _autocast, _trace
 from ._losses import _broadcast_warning, _reduce, _reduction, _saves_for_backward, _tensor_like
 from ._math import xlogy
 from ._tensor import Tensor
@@ -83,7 +83,7 @@ def kl_div(input: Tensor, target, size_average=None, reduce=None, reduction: str
             warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size. "
                           "'batchmean' divides only by the batch size, and aligns with the KL div math definition. "
                           "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                          stacklevel=2)
+                          stacklevel=_trace.user_stacklevel())
     _args.flag(log_target, "log_target", where_)
     t = _tensor_like(target, input)
     if log_target:

@@ -13,7 +13,7 @@ from typing import List, Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast, _trace
+from . import _C, _args, _autocast, _runtime, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._torch_operands import named_node, node_attrs
@@ -73,6 +73,22 @@ def vstack(tensors: Sequence[Tensor]) -> Tensor:
 
 
 row_stack = vstack
+
+
+_REVERSING_T_WARNED, _ZERO_D_T_WARNED = [False], [False]
+
+
+def warn_reversing_T(ndim: int) -> None:
+    """PyTorch's TORCH_WARN_ONCE for x.T of a tensor with other than 2 dims (its numpy_T): the
+    reversal is deprecated, and on 0-d tensors T is the identity."""
+    if ndim != 0 and _runtime.warn_once(_REVERSING_T_WARNED):
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and "
+                      "it will throw an error in a future release. Consider `x.mT` to transpose batches of matrices "
+                      "or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.",
+                      UserWarning, stacklevel=_trace.user_stacklevel())
+    if ndim == 0 and _runtime.warn_once(_ZERO_D_T_WARNED):
+        warnings.warn("Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases.",
+                      UserWarning, stacklevel=_trace.user_stacklevel())
 
 
 def matrix_transpose(x: Tensor, name: str, zero_d_note: str) -> Tensor:
@@ -671,10 +687,16 @@ def broadcast_tensors(*tensors):
     return tuple(t.expand(shape) for t in tensors)
 
 
+_MESHGRID_WARNED = [False]
+
+
 def meshgrid(*tensors, indexing: Optional[str] = None):
     """Coordinate grids of 1-d tensors (torch.meshgrid; indexing 'ij' or 'xy', None is 'ij')."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    if indexing is None and _runtime.warn_once(_MESHGRID_WARNED):  # PyTorch's TORCH_WARN_ONCE
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=_trace.user_stacklevel())
     indexing = "ij" if indexing is None else indexing
     _args.choice(indexing, "indexing", "meshgrid", ("ij", "xy"))
     ts = list(tensors)

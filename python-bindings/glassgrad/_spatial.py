@@ -18,7 +18,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _C, _args, _autocast, _dtypes
+from . import _C, _args, _autocast, _dtypes, _trace
 from ._interpolate import adaptive_matrix, interpolate, interpolate_arguments, resample_axes  # noqa: F401
 from ._pooling import avg_pool2d
 from ._random import dropout_seed
@@ -204,13 +204,13 @@ def _feature_dropout(name: str, input: Tensor, p, training, inplace, spatial: in
                       f"an error in a future release. To retain the behavior and silence this warning, please use "
                       f"dropout instead. Note that {name} exists to provide channel-wise dropout on inputs with "
                       f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension (i.e. "
-                      f"{unbatched}D or {batched}D inputs).", stacklevel=3)
+                      f"{unbatched}D or {batched}D inputs).", stacklevel=_trace.user_stacklevel())
     if name == "dropout2d" and input.ndim == 3:
         warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
                       "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim. "
                       "This behavior will change in a future release to interpret the input as one without a batch "
                       "dimension, i.e. shape (C, H, W). To maintain the 1D channel-wise dropout behavior, please "
-                      "switch to using dropout1d instead.", stacklevel=3)
+                      "switch to using dropout1d instead.", stacklevel=_trace.user_stacklevel())
     elif input.ndim == unbatched:  # (C, *spatial): each channel is one feature
         return _maybe_in_place(input, inplace and training and p != 0.0, name + "_", lambda: _feature_dropout(
             name, input.unsqueeze(0), p, training, False, spatial).squeeze(0))

@@ -10,6 +10,7 @@ import functools
 import math
 import numbers
 import operator
+import sys
 import warnings
 import weakref
 from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
@@ -554,6 +555,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     Python ints int64). device defaults to the GPU when one is usable (see set_default_device).
     """
     if isinstance(data, Tensor):
+        if not sys._getframe(1).f_code.co_filename.startswith(_PACKAGE_DIR):  # a script's own call
+            warn_copy_construct("torch.tensor")
         dtype = data.dtype if dtype is None else dtype
         data = data._values()
     if isinstance(data, _C.Tensor):
@@ -573,6 +576,8 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
                             f"(pandas: df.astype(float) or pd.get_dummies(..., dtype=float) before .values)"
                             if data.size else f"glassgrad.tensor: can't convert a NumPy array of dtype object of "
                             f"shape {data.shape}, as PyTorch can't\n  fix: arr.astype(np.float32)")
+    if isinstance(data, (list, tuple)) and data:
+        _warn_list_of_arrays(data)
     arr = np.asarray(_leaf_tensors_as_numbers(data) if isinstance(data, (list, tuple)) else data)
     if arr.dtype.kind == "c" and not isinstance(data, np.ndarray):
         values = arr.ravel().tolist()
@@ -609,6 +614,28 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False, name: str
     label = name or f"tensor@{_C.user_source(_PACKAGE_DIR)}"  # (_trace.user_source)
     raw = _C.Tensor.from_numpy(arr, dev, label) if want is None else raw_from_numpy(arr, dev, label, want)
     return _wrap(_C.lazy_leaf(raw, "input", requires_grad, name))
+
+
+def warn_copy_construct(spelled: str) -> None:
+    """PyTorch's UserWarning (every call) when torch.tensor(t) or t.new_tensor(s) copies a tensor."""
+    warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+                  f"sourceTensor.detach().clone().requires_grad_(True), rather than {spelled}(sourceTensor).",
+                  UserWarning, stacklevel=_trace.user_stacklevel())
+
+
+_LIST_OF_ARRAYS_WARNED = [False]
+
+
+def _warn_list_of_arrays(data) -> None:
+    """PyTorch's once-per-process UserWarning (TORCH_WARN_ONCE) when a list it copies element by element
+    holds NumPy arrays: a list whose first element's chain of lists ends in a non-empty ndarray."""
+    first = data[0]
+    while isinstance(first, (list, tuple)) and first:
+        first = first[0]
+    if isinstance(first, np.ndarray) and first.size and _runtime.warn_once(_LIST_OF_ARRAYS_WARNED):
+        warnings.warn("Creating a tensor from a list of numpy.ndarrays is extremely slow. Please consider converting "
+                      "the list to a single numpy.ndarray with numpy.array() before converting to a tensor.",
+                      UserWarning, stacklevel=_trace.user_stacklevel())
 
 
 def _leaf_tensors_as_numbers(data):
@@ -1595,8 +1622,13 @@ class Tensor:
 
     @property
     def T(self) -> "Tensor":
-        """The dims in reverse order (Tensor.T); a view."""
-        return self.permute(list(reversed(range(self.ndim))))
+        """The dims in reverse order (Tensor.T); a view. PyTorch deprecates it for other than 2 dims
+        (once-per-process UserWarnings, _shapes.warn_reversing_T)."""
+        n = len(self._h.shape)
+        if n != 2:
+            from . import _shapes  # (it imports this module)
+            _shapes.warn_reversing_T(n)
+        return self.permute(list(reversed(range(n))))
 
     def expand(self, *shape, size=None) -> "Tensor":
         """Size-1 dims stretched (and new leading dims) to `sizes` (or size=), -1 keeping a size

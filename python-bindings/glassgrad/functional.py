@@ -9,7 +9,7 @@ import warnings
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 
-from . import _C, _args, _autocast, _dtypes, _inplace, _math, _torch_operands
+from . import _C, _args, _autocast, _dtypes, _inplace, _math, _torch_operands, _trace
 from ._batchnorm import batch_norm  # PyTorch's F.batch_norm
 from ._losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy, l1_loss,
                       mse_loss, nll_loss)
@@ -145,7 +145,7 @@ def where(condition: Tensor, input=None, other=None):
     dt = _dtypes.result_type(a, b)
     if condition.dtype == "uint8":
         warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in a "
-                      "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=2)
+                      "future version of PyTorch. Use a boolean condition instead.", UserWarning, stacklevel=_trace.user_stacklevel())
     elif condition.dtype != "bool":
         raise _C.UnsupportedError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                                   f"{condition.dtype} (shape {list(condition.shape)}), as in PyTorch\n"
@@ -175,7 +175,7 @@ def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tens
     ndim = input.ndim  # (read once: each read is a call)
     # weight.t() (_shapes.t of a matrix, written out), PyTorch's TBackward0 node, for the matrix
     # weight linear takes (the same view as .T)
-    weight_t = weight.T if weight.ndim != 2 else _op("Permute", [weight], {"dims": [1, 0], "torch_node": "TBackward0"})
+    weight_t = weight.permute(list(range(weight.ndim))[::-1]) if weight.ndim != 2 else _op("Permute", [weight], {"dims": [1, 0], "torch_node": "TBackward0"})
     y = matmul(input, weight_t) if ndim == 1 or integral else _op("MatMul", [input, weight_t])
     if bias is None:
         return y

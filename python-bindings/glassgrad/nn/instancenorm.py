@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import _C, _args
+from .. import _C, _args, _trace
 from .._instancenorm import instance_norm
 from .._tensor import Tensor
 from .batchnorm import _BatchNorm, register_running_stats
@@ -65,7 +65,7 @@ class _InstanceNorm(Module):
                                     f"{input.shape[feature_dim]}, affine=True)")
             warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
                           f"warning by not passing in num_features, which is not used because affine=False",
-                          stacklevel=2)
+                          stacklevel=_trace.user_stacklevel())
         unbatched = input.ndim == s + 1
         if unbatched:
             input = input.unsqueeze(0)

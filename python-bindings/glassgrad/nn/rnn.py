@@ -22,7 +22,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .. import _C, _args, _autocast, _dtypes
+from .. import _C, _args, _autocast, _dtypes, _trace
 from .._factories import zeros
 from .._random import generator
 from .._spatial import cat, dropout
@@ -131,7 +131,8 @@ class RNNBase(Module):
                                           f"  fix: proj_size=0, or less than {self.hidden_size}")
         if self.dropout > 0 and self.num_layers == 1:
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
-                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}")
+                          f"expects num_layers greater than 1, but got dropout={dropout} and num_layers={num_layers}",
+                          stacklevel=_trace.user_stacklevel())
         dt = _dtype_of(dtype, where)
         gates = _GATES[mode] * self.hidden_size
         real_hidden = self.proj_size or self.hidden_size

@@ -11,18 +11,19 @@ path, which skips the hidden half of the scores instead of adding -inf to them.
 from __future__ import annotations
 
 import copy
+import warnings
 import weakref
 from typing import Callable, Optional, Union
 
 import numpy as np
 
-from .. import _C, _args, _dtypes
+from .. import _C, _args, _dtypes, _trace
 from .. import functional as F
 from .._tensor import RefusedValueError, Tensor, tensor
 from .attention import MultiheadAttention
 from .container import ModuleList
 from .init import xavier_uniform_
-from .layers import Dropout, LayerNorm, Linear
+from .layers import GELU, Dropout, LayerNorm, Linear, ReLU
 from .module import Module
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
@@ -127,6 +128,10 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         _build_layer(self, "TransformerEncoderLayer", d_model, nhead, dim_feedforward, dropout, activation,
                      layer_norm_eps, batch_first, norm_first, bias, device, dtype, cross=False)
+        # PyTorch's record of the activation (1 relu, 2 gelu, 0 other) that its fast path reads
+        act = self.activation
+        self.activation_relu_or_gelu = 1 if act is F.relu or isinstance(act, ReLU) else \
+            2 if act is F.gelu or isinstance(act, GELU) else 0
 
     def forward(self, src: Tensor, src_mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
                 is_causal: bool = False) -> Tensor:
@@ -203,6 +208,7 @@ class TransformerEncoder(Module):
         self.num_layers = len(self.layers)
         self.norm = norm
         self.enable_nested_tensor = enable_nested_tensor  # accepted for ported code; glassgrad has no nested tensors
+        self.use_nested_tensor = enable_nested_tensor and not _why_not_nested(encoder_layer, enable_nested_tensor)
         self.mask_check = mask_check
 
     def forward(self, src: Tensor, mask: Optional[Tensor] = None, src_key_padding_mask: Optional[Tensor] = None,
@@ -213,6 +219,36 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             out = mod(out, src_mask=mask, is_causal=causal, src_key_padding_mask=src_key_padding_mask)
         return self.norm(out) if self.norm is not None else out
+
+
+def _why_not_nested(layer, enable_nested_tensor: bool) -> str:
+    """Why PyTorch's TransformerEncoder would not use nested tensors for `layer` ('' when it
+    would), and its UserWarning saying so when enable_nested_tensor asked for them: the warning
+    most ported scripts print (batch_first=False is the default). Only the message is kept:
+    glassgrad's encoder computes the same values either way."""
+    why = _nested_blocker(layer)
+    if enable_nested_tensor and why:
+        warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why}",
+                      stacklevel=_trace.user_stacklevel())
+    return why
+
+
+def _nested_blocker(layer) -> str:
+    """The first of PyTorch's reasons (its order and words) that `layer` keeps the encoder off
+    nested tensors; '' when there is none."""
+    name = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{name} was not TransformerEncoderLayer"
+    attn = layer.self_attn
+    reasons = ((layer.norm_first, "norm_first was True"),
+               (not attn.batch_first, "self_attn.batch_first was not True(use batch_first for better inference "
+                                      "performance)"),
+               (not attn._qkv_same_embed_dim, "self_attn._qkv_same_embed_dim was not True"),
+               (attn.in_proj_bias is None, "self_attn was passed bias=False"),
+               (not layer.activation_relu_or_gelu, "activation_relu_or_gelu was not True"),
+               (layer.norm1.eps != layer.norm2.eps, f"norm1.eps was not equal to {name}.norm2.eps"),
+               (attn.num_heads % 2 == 1, "self_attn.num_heads is odd"))
+    return next((f"{name}.{why}" for blocked, why in reasons if blocked), "")
 
 
 class TransformerDecoder(Module):
