@@ -1118,6 +1118,10 @@ class Tensor:
                     f"  fix: a gradient of the tensor's shape, e.g. x.grad = g.reshape(x.shape)")
         self._h.set_grad(None if value is None else value._h)
 
+    # PyTorch's Tensor._grad is the same getter and setter as .grad (A3C-style scripts copy a local
+    # model's gradients onto a shared one with `global_param._grad = local_param.grad`)
+    _grad = grad
+
     # ---- realizing ----
     def _raw(self) -> "_C.Tensor":
         return self._h.data()
