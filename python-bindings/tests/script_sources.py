@@ -59,6 +59,7 @@ REPOSITORIES = {
     "nlp-tutorial": "github.com/graykode/nlp-tutorial",
     "annotated-transformer": "github.com/harvardnlp/annotated-transformer",
     "practical-pytorch": "github.com/spro/practical-pytorch",
+    "minimalRL": "github.com/seungeunrho/minimalRL",
 }
 
 
