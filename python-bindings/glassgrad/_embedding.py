@@ -26,6 +26,7 @@ from ._indexing import gather, index_add, index_select, known_index_values
 from ._runtime import no_grad, realize
 from ._factories import zeros
 from ._tensor import Tensor, _op, tensor
+from ._torch_operands import node_attrs
 from .functional import where
 
 
@@ -153,7 +154,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: Optional[int] = None,
     shape = [*idx.shape, weight.shape[1]]
     if not rows.requires_grad:
         return rows.reshape(*shape)
-    return _op("Reshape", [rows], {"shape": shape, "torch_node": "EmbeddingBackward0"})  # PyTorch's node
+    # PyTorch's node, which lists the weight alone (Tensor.grad_fn)
+    return _op("Reshape", [rows], {"shape": shape, **node_attrs("EmbeddingBackward0", [rows], weight)})
 
 
 # ---- embedding_bag ------------------------------------------------------------------------------

@@ -68,18 +68,25 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     return _op("Gather", [input, index], {"dim": d})
 
 
+def _grad_name(node: str, *operands: Tensor) -> dict:
+    """{'torch_node': node} when an operand requires grad (PyTorch's node of the op, Tensor.grad_fn;
+    _node_inputs lists its operands), else no attribute."""
+    return {"torch_node": node} if any(t._h.requires_grad for t in operands) else {}
+
+
 def _scatter(input: Tensor, dim: int, index, src, reduce: str, where: str) -> Tensor:
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
     check_index_range(index, _size(input, d), d, f"{where} (input {list(input.shape)})")
+    attrs = {"dim": d, "reduce": reduce}
     if not isinstance(src, Tensor):
         src = _scalar_like(src, input).expand(*index.shape) if index.ndim else _scalar_like(src, input)
+        attrs.update(_grad_name("ScatterBackward1", input))  # PyTorch's overload with a number value
     elif src._h.dtype != input._h.dtype:
         raise _C.DTypeError(f"{where}: src is {src._h.dtype} but the input is {input._h.dtype}; scatter needs the "
                             f"same dtype\n  fix: src.to({input._h.dtype!r})")
     if reduce != "none" and input._h.dtype == "bool":  # add: or, multiply: and, of 0/1 values
         return _scatter(_long(input), d, index, _long(src), reduce, where).astype(input._h.dtype)
-    attrs = {"dim": d, "reduce": reduce}
     if where == "scatter_add" and (input._h.requires_grad or src._h.requires_grad):
         attrs["torch_node"] = "ScatterAddBackward0"  # PyTorch's own op (Tensor.grad_fn)
     return _op("Scatter", [input, index, src], attrs)
@@ -138,10 +145,12 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
                       error=_C.GlassgradIndexError)
     if index.ndim > 1:
         raise _C.ShapeError(f"index_fill: index must be 1-d, got {list(index.shape)}\n  fix: index.reshape(-1)")
+    value = _value_tensor(value, input)
+    # PyTorch's node (Tensor.grad_fn): IndexFillBackward0 for a number value, 1 for a tensor
+    named = _grad_name(f"IndexFillBackward{int(value._h.requires_grad)}", input, value)
     if input.ndim == 0:
-        return _op("IndexPut", [input.reshape(1), _value_tensor(value, input), index.reshape(-1)],
-                   {"dims": [0]}).reshape(())
-    return _op("IndexPut", [input, _value_tensor(value, input), index.reshape(-1)], {"dims": [d]})
+        return _op("IndexPut", [input.reshape(1), value, index.reshape(-1)], {"dims": [0], **named}).reshape(())
+    return _op("IndexPut", [input, value, index.reshape(-1)], {"dims": [d], **named})
 
 
 @_autocast.op("index_put")
@@ -235,7 +244,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if flat_source.shape[0] == 0:
         flat_source = _scalar_like(0, input).reshape(1)
     taken = gather(flat_source, 0, position)
-    return _op("Where", [m, taken, input.reshape(-1)]).reshape(*input.shape)
+    out = _op("Where", [m, taken, input.reshape(-1)]).reshape(*input.shape)
+    return named_node(out, "MaskedScatterBackward0", input, source)
 
 
 @_autocast.op("index_copy")
@@ -263,7 +273,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
         raise _C.ShapeError(f"index_copy_(): Source/destination tensor must have same slice shapes; source "
                             f"{list(source.shape)}, input {list(input.shape)}, {index.numel()} indices along dim "
                             f"{dim}\n  fix: a source of shape {want}")
-    return _op("IndexPut", [input, source.reshape(want), index.reshape(-1)], {"dims": [d]})
+    source = source if list(source.shape) == want else source.reshape(want)
+    return _op("IndexPut", [input, source, index.reshape(-1)],
+               {"dims": [d], **_grad_name("IndexCopyBackward0", input, source)})
 
 
 def _flat_index(index, input: Tensor, where: str) -> Tensor:
@@ -299,8 +311,8 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     if accumulate and input._h.dtype == "bool":  # an or of 0/1 values
         return put(_long(input), index, _long(values), True).astype(input._h.dtype)
     flat = input.reshape(-1)
-    return _op("IndexPut", [flat, values, flat_index], {"dims": [0], "accumulate": bool(accumulate)}).reshape(
-        *input.shape)
+    out = _op("IndexPut", [flat, values, flat_index], {"dims": [0], "accumulate": bool(accumulate)})
+    return named_node(out.reshape(*input.shape), "PutBackward0", input, source)
 
 
 def fill_diagonal(input: Tensor, fill_value, wrap: bool = False) -> Tensor:

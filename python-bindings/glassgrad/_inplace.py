@@ -345,7 +345,10 @@ def setitem(t, key, value) -> None:
     if (isinstance(key, Tensor) and key._h.dtype == "bool" and v.ndim == 0
             and tuple(key.shape) == tuple(t.shape[:key.ndim])):
         mask = key.reshape(*key.shape, *([1] * (t.ndim - key.ndim)))
-        result = _op("Where", [mask, v.astype(t._h.dtype), t])
+        v = v.astype(t._h.dtype)
+        # PyTorch's index_put_ node lists (self, value) (Tensor.grad_fn, _node_inputs)
+        named = {"torch_node": "IndexPutBackward0"} if t._h.requires_grad or v._h.requires_grad else None
+        result = _op("Where", [mask, v, t], named)
         try:
             write(t, result, "__setitem__", first, cast=True)
         except _C.TensorStateError:  # an expanded t: PyTorch's index_put_, then masked_fill_

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _elementwise_layout, _saved_tensor_hooks, _shared_memory, _torch_operands
+from . import _elementwise_layout, _node_inputs, _saved_tensor_hooks, _shared_memory, _torch_operands
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -228,7 +228,12 @@ class _GradFn:
         node_name, listed = self.name(), self._h.producer_attr("torch_operands")
         if node_name in ("DotBackward0", "MvBackward0") and self._op == "Reshape":
             return tuple(_entries(_vector_product_operands(self._h)))
-        out = _entries(self._composite_inputs())
+        if listed:
+            out = _entries(self._composite_inputs())
+        elif self._op == "SliceScatter" and node_name == "torch::autograd::CopySlices":
+            return self._copy_slices()
+        else:
+            out = _entries(_node_inputs.listed(self._op, node_name, self._h.producer_inputs))
         if self._op in _NUMBER_LISTED and node_name not in _NUMBER_NOT_LISTED and not listed:
             out.append((None, 0))  # PyTorch's node lists the number too (a wrapped 0-d tensor), after the tensor
         inner = self._h.producer_attr("torch_inner")
@@ -242,6 +247,19 @@ class _GradFn:
                 node._below = (out[0],)
                 out[0] = (node, 0)
         return tuple(out)
+
+    def _copy_slices(self) -> tuple:
+        """CopySlices' next_functions (a write through a view of base: SliceScatter(base, value)),
+        as PyTorch's: base's node, then the entries after the first of the node that computed the
+        written value from the view (y[:2].mul_(w): base's, w's), or the value's own where it is no
+        function of the view (y[:2] = v: base's, v's)."""
+        base, value = self._h.producer_inputs[:2]
+        if value.requires_grad and not value.is_leaf:
+            written = _grad_fn(value.op or "Alias", value).next_functions
+            first = getattr(written[0][0], "_h", None) if written else None
+            if first is not None and _node_inputs.views(first, base.identity):
+                return tuple(_entries([base]) + list(written[1:]))
+        return tuple(_entries([base, value]))
 
     def _composite_inputs(self) -> list:
         """The op's inputs; for a composite that names PyTorch's fused node (a loss, F.linear's

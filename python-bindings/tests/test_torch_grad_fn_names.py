@@ -349,9 +349,7 @@ _EXPRESSIONS.update({
 })
 
 # glassgrad records these as other ops and does not name PyTorch's node yet (torch's name, ours)
-_NOT_YET_NAMED = {
-    "y[mask] = 0": ("IndexPutBackward0", "WhereBackward0"),
-}
+_NOT_YET_NAMED: dict = {}
 
 
 def _node_names(lib, f):
