@@ -158,9 +158,9 @@ def interpolate_arguments(where: str, size=None, scale_factor=None, mode="neares
                                   + ", ".join(repr(m) for m in INTERPOLATE_MODES))
     antialias = _args.flag(antialias, "antialias", where)
     if antialias and mode not in ("bilinear", "bicubic"):
-        raise _C.UnsupportedError(f"{where}: Anti-alias option is restricted to bilinear and bicubic modes and "
-                                  f"requires a 4-D tensor as input (mode is '{mode}')\n  fix: antialias=False, or "
-                                  f"mode='bilinear'")
+        raise _C.InvalidArgumentError(f"{where}: Anti-alias option is restricted to bilinear, bicubic, and lanczos "
+                                      f"modes and requires a 4-D tensor as input (mode is '{mode}'; PyTorch's "
+                                      f"ValueError)\n  fix: antialias=False, or mode='bilinear'")
     if align_corners is not None:
         _args.flag(align_corners, "align_corners", where)
         if mode not in _RANK_OF:
