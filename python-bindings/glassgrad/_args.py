@@ -53,6 +53,14 @@ def fail(where: str, name: str, want: str, value, fix: str = "", type_error: boo
     raise error(f"{where}: {name} must be {want}, got {got}" + (f"\n  fix: {fix}" if fix else ""))
 
 
+def real_as_given(value, name: str, where: str, **bounds):
+    """real()'s check, keeping a Python int or float as given: an optimizer's hyperparameters
+    stay what the script passed (SGD's momentum=0 prints as 0 in PyTorch's param_groups and repr);
+    other numbers (NumPy scalars, one-element tensors) become floats."""
+    v = real(value, name, where, **bounds)
+    return value if type(value) is int or type(value) is float else v
+
+
 def no_strided_same(where: str, padding, stride) -> None:
     """padding='same' with a stride other than 1 is refused at construction, as PyTorch's
     ValueError (the output could not keep the input's size)."""

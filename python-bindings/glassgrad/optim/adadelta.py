@@ -29,10 +29,10 @@ class Adadelta(Optimizer):
     def _check_group(self, group) -> None:
         super()._check_group(group)
         name = type(self).__name__
-        dict.__setitem__(group, "rho", _args.real(group["rho"], "rho", name, minimum=0.0, maximum=1.0,
+        dict.__setitem__(group, "rho", _args.real_as_given(group["rho"], "rho", name, minimum=0.0, maximum=1.0,
                                                   fix="rho=0.9"))
         for key in ("eps", "weight_decay"):
-            dict.__setitem__(group, key, _args.real(group[key], key, name, minimum=0.0))
+            dict.__setitem__(group, key, _args.real_as_given(group[key], key, name, minimum=0.0))
         dict.__setitem__(group, "maximize", _args.flag(group["maximize"], "maximize", name))
 
     def _update(self, p, group) -> None:

@@ -44,11 +44,11 @@ class Adafactor(Optimizer):
                             "(PyTorch's default; eps1=None is the parameter dtype's machine epsilon)")
         eps1 = None if eps[0] is None else _args.real(eps[0], "eps[0] (epsilon1)", name, minimum=0.0)
         dict.__setitem__(group, "eps", (eps1, _args.real(eps[1], "eps[1] (epsilon2)", name, minimum=0.0)))
-        dict.__setitem__(group, "beta2_decay", _args.real(group["beta2_decay"], "beta2_decay", name, maximum=0.0,
+        dict.__setitem__(group, "beta2_decay", _args.real_as_given(group["beta2_decay"], "beta2_decay", name, maximum=0.0,
                                                           fix="beta2_decay=-0.8 (PyTorch's default)"))
-        dict.__setitem__(group, "d", _args.real(group["d"], "d (clipping threshold)", name, minimum=1.0,
+        dict.__setitem__(group, "d", _args.real_as_given(group["d"], "d (clipping threshold)", name, minimum=1.0,
                                                 fix="d=1.0 (PyTorch's default)"))
-        dict.__setitem__(group, "weight_decay", _args.real(group["weight_decay"], "weight_decay", name, minimum=0.0))
+        dict.__setitem__(group, "weight_decay", _args.real_as_given(group["weight_decay"], "weight_decay", name, minimum=0.0))
         dict.__setitem__(group, "maximize", _args.flag(group["maximize"], "maximize", name))
 
     def _state_shape(self, p, name: str):

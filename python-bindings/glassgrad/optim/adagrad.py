@@ -36,7 +36,7 @@ class Adagrad(Optimizer):
         super()._check_group(group)
         name = type(self).__name__
         for key in ("lr_decay", "weight_decay", "initial_accumulator_value", "eps"):
-            dict.__setitem__(group, key, _args.real(group[key], key, name, minimum=0.0))
+            dict.__setitem__(group, key, _args.real_as_given(group[key], key, name, minimum=0.0))
         dict.__setitem__(group, "maximize", _args.flag(group["maximize"], "maximize", name))
 
     def _initial_state(self, p, group) -> dict:

@@ -24,7 +24,7 @@ class BetasOptimizer(Optimizer):
             for i, b in enumerate(betas)))
         for key in ("eps", "weight_decay"):
             if key in group:  # SparseAdam has no weight_decay
-                dict.__setitem__(group, key, _args.real(group[key], key, name, minimum=0.0))
+                dict.__setitem__(group, key, _args.real_as_given(group[key], key, name, minimum=0.0))
         for key in ("amsgrad", "maximize", "decoupled_weight_decay"):
             if key in group:
                 dict.__setitem__(group, key, _args.flag(group[key], key, name))
@@ -52,7 +52,7 @@ class Adam(BetasOptimizer):
     28 parameters each, then one launch counting the steps), and are CUDA-graph safe.
     """
 
-    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0,
+    def __init__(self, params, lr: float = 1e-3, betas=(0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0,
                  amsgrad: bool = False, *, foreach=None, maximize: bool = False, capturable: bool = False,
                  differentiable: bool = False, fused=None, decoupled_weight_decay: bool = False):
         refuse_differentiable(type(self).__name__, differentiable)

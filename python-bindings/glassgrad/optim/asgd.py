@@ -38,8 +38,8 @@ class ASGD(Optimizer):
         super()._check_group(group)
         name = type(self).__name__
         for key in ("lambd", "alpha", "t0"):
-            dict.__setitem__(group, key, _args.real(group[key], key, name))
-        dict.__setitem__(group, "weight_decay", _args.real(group["weight_decay"], "weight_decay", name, minimum=0.0))
+            dict.__setitem__(group, key, _args.real_as_given(group[key], key, name))
+        dict.__setitem__(group, "weight_decay", _args.real_as_given(group["weight_decay"], "weight_decay", name, minimum=0.0))
         dict.__setitem__(group, "maximize", _args.flag(group["maximize"], "maximize", name))
 
     def _update(self, p, group) -> None:

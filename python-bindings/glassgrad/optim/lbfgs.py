@@ -146,7 +146,7 @@ class LBFGS(Optimizer):
         for key in ("max_iter", "max_eval", "history_size"):
             dict.__setitem__(group, key, _args.integer(group[key], key, name, minimum=1))
         for key in ("tolerance_grad", "tolerance_change"):
-            dict.__setitem__(group, key, _args.real(group[key], key, name))
+            dict.__setitem__(group, key, _args.real_as_given(group[key], key, name))
         dict.__setitem__(group, "maximize", _args.flag(group.get("maximize", False), "maximize", name))
         if group["line_search_fn"] not in (None, "strong_wolfe"):
             raise _C.InvalidArgumentError(f"LBFGS: line_search_fn must be None or 'strong_wolfe', got "

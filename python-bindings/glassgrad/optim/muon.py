@@ -73,10 +73,10 @@ class Muon(Optimizer):
                 raise ValueError(f"Muon only supports 2D parameters whereas we found a parameter with size: "
                                  f"{list(p.shape)}\n  fix: give Muon the 2-d weights only and another optimizer "
                                  "(AdamW) the rest: [p for p in model.parameters() if p.ndim == 2]")
-        dict.__setitem__(group, "momentum", _args.real(group["momentum"], "momentum", name, minimum=0.0))
-        dict.__setitem__(group, "weight_decay", _args.real(group["weight_decay"], "weight_decay", name, minimum=0.0))
+        dict.__setitem__(group, "momentum", _args.real_as_given(group["momentum"], "momentum", name, minimum=0.0))
+        dict.__setitem__(group, "weight_decay", _args.real_as_given(group["weight_decay"], "weight_decay", name, minimum=0.0))
         dict.__setitem__(group, "nesterov", _args.flag(group["nesterov"], "nesterov", name))
-        dict.__setitem__(group, "eps", _args.real(group["eps"], "eps", name, minimum=0.0))
+        dict.__setitem__(group, "eps", _args.real_as_given(group["eps"], "eps", name, minimum=0.0))
         coefficients = group["ns_coefficients"]
         if not isinstance(coefficients, (tuple, list)) or len(coefficients) != 3:
             raise ValueError(f"Coefficients must be a tuple of exactly 3 values\n  {name}: got ns_coefficients="

@@ -39,7 +39,7 @@ class NAdam(BetasOptimizer):
 
     def _check_group(self, group) -> None:
         super()._check_group(group)
-        dict.__setitem__(group, "momentum_decay", _args.real(group["momentum_decay"], "momentum_decay",
+        dict.__setitem__(group, "momentum_decay", _args.real_as_given(group["momentum_decay"], "momentum_decay",
                                                              type(self).__name__, minimum=0.0, fix="momentum_decay=4e-3"))
 
     def _update(self, p, group) -> None:

@@ -285,7 +285,7 @@ class Optimizer(OptimizerHooks):
         """Refuses invalid hyperparameters with a GlassgradError naming them (subclasses add
         their own checks through glassgrad._args)."""
         if not isinstance(group["lr"], Tensor):  # a tensor learning rate is read as data
-            dict.__setitem__(group, "lr", _args.real(group["lr"], "lr", type(self).__name__, minimum=0.0))
+            dict.__setitem__(group, "lr", _args.real_as_given(group["lr"], "lr", type(self).__name__, minimum=0.0))
         elif group["lr"].numel() != 1:
             raise _C.InvalidArgumentError(f"{type(self).__name__}: Tensor lr must be 1-element, got shape "
                                           f"{list(group['lr'].shape)}\n  fix: lr=glassgrad.tensor(0.01) (a 0-d tensor)")
@@ -793,13 +793,10 @@ class Optimizer(OptimizerHooks):
                 f"this {name} from scratch")
 
     def __repr__(self) -> str:
-        lines = [f"{type(self).__name__} ("]
-        for i, g in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
-            for k in sorted(g):
-                if k not in ("params", "param_names"):
-                    lines.append(f"    {k}: {g[k]}")
-        return "\n".join(lines) + "\n)"
+        # PyTorch's layout: a blank line before every group after the first, each key but params.
+        groups = ["".join([f"\nParameter Group {i}\n"] + [f"    {k}: {g[k]}\n" for k in sorted(g) if k != "params"])
+                  for i, g in enumerate(self.param_groups)]
+        return f"{type(self).__name__} (" + "".join(groups) + ")"
 
 
 def register_optimizer_step_pre_hook(hook: Callable) -> Any:

@@ -22,8 +22,8 @@ class RMSprop(Optimizer):
 
     _TENSOR_HYPERPARAMETERS = ("lr", "momentum")
 
-    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
-                 momentum: float = 0.0, centered: bool = False, capturable: bool = False, foreach=None,
+    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0,
+                 momentum: float = 0, centered: bool = False, capturable: bool = False, foreach=None,
                  maximize: bool = False, differentiable: bool = False):
         refuse_differentiable("RMSprop", differentiable)
         # Checked (and made plain floats and bools) by _check_group.
@@ -35,7 +35,7 @@ class RMSprop(Optimizer):
     def _check_group(self, group) -> None:
         super()._check_group(group)
         for key in ("alpha", "eps", "weight_decay", "momentum"):
-            dict.__setitem__(group, key, _args.real(group[key], key, "RMSprop", minimum=0.0))
+            dict.__setitem__(group, key, _args.real_as_given(group[key], key, "RMSprop", minimum=0.0))
         for key in ("centered", "maximize"):
             dict.__setitem__(group, key, _args.flag(group[key], key, "RMSprop"))
 

@@ -20,8 +20,8 @@ class SGD(Optimizer):
 
     _TENSOR_HYPERPARAMETERS = ("lr", "momentum")
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
                  differentiable: bool = False, fused=None):
         refuse_differentiable("SGD", differentiable)
         refuse_fused_with_foreach("SGD", fused, foreach)
@@ -34,7 +34,7 @@ class SGD(Optimizer):
         super()._check_group(group)
         where = type(self).__name__
         for key in ("momentum", "dampening", "weight_decay"):
-            dict.__setitem__(group, key, _args.real(group[key], key, where, minimum=0.0))
+            dict.__setitem__(group, key, _args.real_as_given(group[key], key, where, minimum=0.0))
         for key in ("nesterov", "maximize"):
             dict.__setitem__(group, key, _args.flag(group[key], key, where))
         if group["nesterov"] and (group["momentum"] <= 0 or group["dampening"] != 0):
