@@ -18,6 +18,7 @@ from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._torch_operands import named_node, node_attrs
 from ._reductions import sum as _sum
+from ._inplace import _type_name
 from ._size import Size
 from ._spatial import cat, join
 from ._tensor import Tensor, _dim, _op, _shape_args, host_values, sizes_or_keyword, tensor
@@ -877,6 +878,9 @@ def sum_to_size(self: Tensor, *size) -> Tensor:
     return out.reshape(list(want)) if lead else out
 
 
+_CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist")
+
+
 @_autocast.op("cdist")
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
           compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
@@ -893,8 +897,15 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0,
     if not (x1.dtype.is_floating_point and x2.dtype.is_floating_point):
         raise _C.DTypeError(f"cdist only supports floating-point dtypes, X1 got: {x1.dtype}, X2 got: {x2.dtype}\n"
                             f"  fix: x.float()")
+    if x1.dtype != x2.dtype:
+        raise _C.DTypeError(f"expected scalar type {_type_name(x1.dtype)} but found "
+                            f"{_type_name(x2.dtype)}\n  cdist: X1 is {x1.dtype}, X2 is {x2.dtype}\n  fix: "
+                            f"x2.to(x1.dtype)")
     if p < 0:
         raise _C.InvalidArgumentError(f"cdist only supports non-negative p values, got {p}\n  fix: p=2.0")
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode\n  cdist: compute_mode is one of "
+                         f"{', '.join(_CDIST_MODES)}")
     from ._reductions import norm
     return named_node(norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, -1), "CdistBackward0", x1, x2)
 

@@ -4,6 +4,7 @@ trapz and cumulative_trapezoid (the trapezoid rule along an axis), and pdist (th
 between every pair of rows)."""
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from . import _C, _args, _autocast, _dtypes
@@ -127,7 +128,10 @@ def pdist(input: Tensor, p: float = 2) -> Tensor:
     if not isinstance(input, Tensor) or input.ndim != 2:
         raise _C.ShapeError(f"pdist: only supports 2D tensors, got: {getattr(input, 'ndim', '?')}D\n"
                             f"  fix: input.reshape(n, -1)")
-    p = _args.real(p, "p", "pdist", minimum=0.0)
+    if not (isinstance(p, (int, float)) and p == math.inf):  # p=inf is the largest difference, as in PyTorch
+        p = _args.real(p, "p", "pdist", minimum=0.0)
+    if not input.dtype.is_floating_point:
+        raise _C.DTypeError(f"pdist only supports floating-point dtypes, got {input.dtype}\n  fix: input.float()")
     pairs = triu_indices(input.shape[0], input.shape[0], 1, device=input.device)
     diff = input.index_select(0, pairs[0]) - input.index_select(0, pairs[1])
     return diff.norm(p, dim=1) if diff.shape[0] else diff.sum(1)
