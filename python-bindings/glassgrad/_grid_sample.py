@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from . import _C, _autocast, _trace
 from ._factories import linspace, ones
-from ._math import abs as _abs, clamp, floor, fmod, logical_and, round as _round
+from ._math import abs as _abs, clamp, floor, fmod, logical_and, mul, nan_to_num, round as _round
 from ._spatial import cat
 from ._tensor import RefusedValueError, Tensor
 
@@ -108,10 +108,10 @@ def _reflect(coord: Tensor, twice_low: int, twice_high: int) -> Tensor:
 def _padded(x: Tensor, size: int, padding_mode: str, align_corners: bool) -> Tensor:
     """A pixel coordinate moved inside by padding_mode ('zeros' leaves it: outside reads 0)."""
     if padding_mode == "border":
-        x = clamp(x, 0, size - 1).nan_to_num(0.0)  # PyTorch's clip sends nan to pixel 0
+        x = nan_to_num(clamp(x, 0, size - 1), 0.0)  # PyTorch's clip sends nan to pixel 0
     elif padding_mode == "reflection":
         x = _reflect(x, 0, 2 * (size - 1)) if align_corners else _reflect(x, -1, 2 * size - 1)
-        x = clamp(x, 0, size - 1).nan_to_num(0.0)  # (an infinite coordinate reflects to nan, then 0)
+        x = nan_to_num(clamp(x, 0, size - 1), 0.0)  # (an infinite coordinate reflects to nan, then 0)
     return x
 
 
@@ -124,7 +124,7 @@ def _read(flat: Tensor, coords, sizes) -> Tensor:
     for ci, m in zip(coords, sizes):
         ok = logical_and(ci >= 0, ci <= m - 1)
         inside = ok if inside is None else logical_and(inside, ok)
-        term = clamp(ci.nan_to_num(0.0), 0, m - 1) * stride  # a nan pixel is outside: any index reads it
+        term = clamp(nan_to_num(ci, 0.0), 0, m - 1) * stride  # a nan pixel is outside: any index reads it
         index = term if index is None else index + term
         stride *= m
     assert index is not None and inside is not None
@@ -186,9 +186,9 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     if mode == "nearest":
         out = _read(flat, [_round(x.detach()) for x in src], sizes)
         # the grid gets PyTorch's zero gradient (not None): it joins the graph with weight 0
-        total = (src[0] * 0).nan_to_num(0.0).sum()  # (an infinite coordinate must not make it nan)
+        total = nan_to_num(mul(src[0], 0), 0.0).sum()  # (an infinite coordinate must not make it nan)
         for x in src[1:]:
-            total = total + (x * 0).nan_to_num(0.0).sum()
+            total = total + nan_to_num(mul(x, 0), 0.0).sum()
         return (out + total * 0).reshape(n, c, *out_shape)
     low = [floor(x.detach()) for x in src]
     fractions = [(x - x0).reshape(n, 1, -1) for x, x0 in zip(src, low)]
