@@ -85,14 +85,17 @@ def conv_flop(n, c, h, w, k, r, s, p, groups: int = 1) -> int:
     return 2 * n * k * out_size(h, r, s, p) * out_size(w, r, s, p) * (c // groups) * r * r
 
 
-def winograd_flop(n, c, h, w, k, p, m: int, direction: str) -> int:
-    """Winograd F(m x m, 3x3)'s point products: 2 (m+2)^2 x tiles x C x K, where the tiles cover
-    the output of the forward-like convolution it runs (the input gradient's is dx, [H, W]).
-    The transforms' additions are left out (per tile, O(C + K) against the products' O(C K))."""
-    oh, ow = out_size(h, 3, 1, p), out_size(w, 3, 1, p)
+def winograd_flop(n, c, h, w, k, p, m: int, direction: str, stride: int = 1) -> int:
+    """Winograd F(m x m, 3x3)'s point products: 2 alpha^2 x tiles x C x K, where the tiles cover
+    the output of the forward-like convolution it runs (the input gradient's is dx, [H, W]);
+    alpha = m + 2 at stride 1, 2m + 1 at stride 2 (F(2x2, 3x3) at stride 2: 25 points, the
+    forward and the weight gradient only). The transforms' additions are left out (per tile,
+    O(C + K) against the products' O(C K))."""
+    oh, ow = out_size(h, 3, stride, p), out_size(w, 3, stride, p)
     th, tw = (h, w) if direction == "input grad" else (oh, ow)
     tiles = n * math.ceil(th / m) * math.ceil(tw / m)
-    return 2 * (m + 2) ** 2 * tiles * c * k
+    alpha = m + 2 if stride == 1 else 2 * m + 1
+    return 2 * alpha ** 2 * tiles * c * k
 
 
 def conv_bytes(n, c, h, w, k, r, s, p, direction: str, element: int = 4) -> int:
@@ -127,7 +130,7 @@ def columns(flop: float, seconds: float, peak: Optional[Peak], nbytes: float,
 
 def cpu_conv_algorithm(op: str, x_shape, w_shape, stride: int, padding: int) -> str:
     """The algorithm glassgrad's CPU kernel runs for this float32 convolution ("winograd2",
-    "winograd4", "direct", "dots", "dense" or "gemm")."""
+    "winograd4", "winograd2s2" (F(2x2, 3x3) at stride 2), "direct", "dots", "dense" or "gemm")."""
     from glassgrad import _C
     attrs = {"stride": [stride, stride], "padding": [padding] * 4}
     return _C.cpu_conv_algorithm(op, list(x_shape), list(w_shape), attrs, "float32")
@@ -149,9 +152,10 @@ def cuda_conv_algorithm(choices: List[str], op: str, n, c, h, w, k, r, s, p) -> 
 
 def algorithm_flop(algorithm: str, n, c, h, w, k, r, s, p, direction: str) -> Tuple[int, str]:
     """(multiply-adds x 2 that `algorithm` performs, its name for the notes)."""
-    m = re.fullmatch(r"winograd(\d)", algorithm or "")
+    m = re.fullmatch(r"winograd(\d)(s2)?", algorithm or "")
     if m:
-        return winograd_flop(n, c, h, w, k, p, int(m.group(1)), direction), f"Winograd F({m.group(1)}x{m.group(1)})"
+        name = f"Winograd F({m.group(1)}x{m.group(1)})" + (" at stride 2" if m.group(2) else "")
+        return winograd_flop(n, c, h, w, k, p, int(m.group(1)), direction, 2 if m.group(2) else 1), name
     return conv_flop(n, c, h, w, k, r, s, p), algorithm or "unknown"
 
 

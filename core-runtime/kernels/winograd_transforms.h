@@ -1,4 +1,5 @@
-// Winograd minimal filtering F(m x m, 3 x 3) for m = 2 and m = 4: the transform matrices and
+// Winograd minimal filtering F(m x m, 3 x 3) for m = 2 and m = 4 (and F(2x2, 3x3) at stride 2,
+// F2Stride2 below): the transform matrices and
 // the per-tile transforms, written once for the CPU kernels (plain C++17) and the CUDA kernels
 // (nvcc and NVRTC). This header includes nothing, so NVRTC can compile it as it is.
 //
@@ -54,7 +55,7 @@ struct F;
 // F(2x2, 3x3): alpha = 4, interpolation points 0, 1, -1, infinity.
 template <>
 struct F<2> {
-  static constexpr int m = 2, r = 3, alpha = 4;
+  static constexpr int m = 2, r = 3, alpha = 4, stride = 1;
   static constexpr double BT[4][4] = {{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}};
   static constexpr double G[4][3] = {{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
   static constexpr double AT[2][4] = {{1, 1, 1, 0}, {0, 1, -1, -1}};
@@ -118,7 +119,7 @@ struct F<2> {
 // matrices; the same as NNPACK's and oneDNN's up to row scaling).
 template <>
 struct F<4> {
-  static constexpr int m = 4, r = 3, alpha = 6;
+  static constexpr int m = 4, r = 3, alpha = 6, stride = 1;
   static constexpr double BT[6][6] = {{4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
                                       {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
   static constexpr double G[6][3] = {{1.0 / 4, 0, 0},
@@ -201,63 +202,146 @@ struct F<4> {
   }
 };
 
-// 2-D transforms of one tile: the 1-D transform down each column (into tmp), then along each
-// row. Arrays are row-major [rows][cols] in plain local arrays, e.g.
+// F(2x2, 3x3) at stride 2 (docs/cpu-threads.md, "Winograd at stride 2"): a 3x3 correlation at stride 2,
+// y[i] = d[2i] g0 + d[2i + 1] g1 + d[2i + 2] g2, splits into its even input samples e[j] = d[2j]
+// correlated at stride 1 with the 2-tap filter (g0, g2), plus its odd ones o[j] = d[2j + 1]
+// times g1. Two outputs read the 5 samples d[0..4]: F(2, 2) on e (3 multiplications, points 0,
+// 1 and infinity) and o[0] g1, o[1] g1 (2 more), so 5 points instead of the direct 6, and 25 in
+// 2-D for a 2x2 output tile instead of 36. Input windows are 5 x 5 and step by 4 (two outputs
+// at stride 2); every coefficient is 0 or +-1, so the transforms round no more than additions.
+//   v = B^T d: (d0 - d2, d2, d4 - d2, d1, d3)    u = G g: (g0, g0 + g2, g2, g1, g1)
+//   y = A^T x: (x0 + x1 + x3, x1 + x2 + x4)
+struct F2Stride2 {
+  static constexpr int m = 2, r = 3, alpha = 5, stride = 2;
+  static constexpr double BT[5][5] = {
+      {1, 0, -1, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, -1, 0, 1}, {0, 1, 0, 0, 0}, {0, 0, 0, 1, 0}};
+  static constexpr double G[5][3] = {{1, 0, 0}, {1, 0, 1}, {0, 0, 1}, {0, 1, 0}, {0, 1, 0}};
+  static constexpr double AT[2][5] = {{1, 1, 0, 1, 0}, {0, 1, 1, 0, 1}};
+
+  template <typename T, typename V>
+  static GG_WINOGRAD_FN void input_1d(const V* d, int ds, V* v, int vs) {
+    const V d2 = d[2 * ds];
+    v[0] = d[0] - d2;
+    v[vs] = d2;
+    v[2 * vs] = d[4 * ds] - d2;
+    v[3 * vs] = d[ds];
+    v[4 * vs] = d[3 * ds];
+  }
+  template <typename T, typename V>
+  static GG_WINOGRAD_FN void filter_1d(const V* g, int gs, V* u, int us) {
+    const V g0 = g[0], g1 = g[gs], g2 = g[2 * gs];
+    u[0] = g0;
+    u[us] = g0 + g2;
+    u[2 * us] = g2;
+    u[3 * us] = g1;
+    u[4 * us] = g1;
+  }
+  template <typename T, typename V>
+  static GG_WINOGRAD_FN void output_1d(const V* x, int xs, V* y, int ys) {
+    const V x1 = x[xs];
+    y[0] = x[0] + x1 + x[3 * xs];
+    y[ys] = x1 + x[2 * xs] + x[4 * xs];
+  }
+  // x = A y: adjoint of output_1d
+  template <typename T, typename V>
+  static GG_WINOGRAD_FN void output_adjoint_1d(const V* y, int ys, V* x, int xs) {
+    const V y0 = y[0], y1 = y[ys];
+    x[0] = y0;
+    x[xs] = y0 + y1;
+    x[2 * xs] = y1;
+    x[3 * xs] = y0;
+    x[4 * xs] = y1;
+  }
+  // d = B v: adjoint of input_1d
+  template <typename T, typename V>
+  static GG_WINOGRAD_FN void input_adjoint_1d(const V* v, int vs, V* d, int ds) {
+    const V v0 = v[0], v2 = v[2 * vs];
+    d[0] = v0;
+    d[ds] = v[3 * vs];
+    d[2 * ds] = v[vs] - v0 - v2;
+    d[3 * ds] = v[4 * vs];
+    d[4 * ds] = v2;
+  }
+  // g = G^T u: adjoint of filter_1d
+  template <typename T, typename V>
+  static GG_WINOGRAD_FN void filter_adjoint_1d(const V* u, int us, V* g, int gs) {
+    const V u1 = u[us];
+    g[0] = u[0] + u1;
+    g[gs] = u[3 * us] + u[4 * us];
+    g[2 * gs] = u1 + u[2 * us];
+  }
+};
+
+// 2-D transforms of one tile by the 1-D ones of W (F<2>, F<4> or F2Stride2; alpha = W::alpha,
+// m = W::m): the 1-D transform down each column (into tmp), then along each row. Arrays are
+// row-major [rows][cols] in plain local arrays, e.g.
 //   float d[6][6], v[6][6];  winograd::input_tile<4, float>(&d[0][0], &v[0][0]);
+// (input_tile<M> is input_tile_of<F<M>>, and so for the others).
+
+// out [OutR x OutC] from in [InR x InC]: Col (InR -> OutR values) down each column into tmp
+// [OutR x InC], then Row (InC -> OutC values) along each of tmp's rows.
+template <int InR, int InC, int OutR, int OutC, typename V, void (*Col)(const V*, int, V*, int),
+          void (*Row)(const V*, int, V*, int)>
+GG_WINOGRAD_FN void separable(const V* in, V* out) {
+  V tmp[OutR * InC];
+  for (int j = 0; j < InC; ++j) Col(in + j, InC, tmp + j, InC);
+  for (int i = 0; i < OutR; ++i) Row(tmp + i * InC, 1, out + i * OutC, 1);
+}
 
 // v [alpha x alpha] = B^T d B
-template <int M, typename T, typename V>
-GG_WINOGRAD_FN void input_tile(const V* d, V* v) {
-  constexpr int A = F<M>::alpha;
-  V tmp[A * A];
-  for (int j = 0; j < A; ++j) F<M>::template input_1d<T, V>(d + j, A, tmp + j, A);
-  for (int i = 0; i < A; ++i) F<M>::template input_1d<T, V>(tmp + i * A, 1, v + i * A, 1);
+template <class W, typename T, typename V>
+GG_WINOGRAD_FN void input_tile_of(const V* d, V* v) {
+  constexpr int A = W::alpha;
+  separable<A, A, A, A, V, W::template input_1d<T, V>, W::template input_1d<T, V>>(d, v);
 }
 
 // u [alpha x alpha] = G g G^T   (g: 3 x 3)
-template <int M, typename T, typename V>
-GG_WINOGRAD_FN void filter_tile(const V* g, V* u) {
-  constexpr int A = F<M>::alpha;
-  V tmp[A * 3];
-  for (int j = 0; j < 3; ++j) F<M>::template filter_1d<T, V>(g + j, 3, tmp + j, 3);
-  for (int i = 0; i < A; ++i) F<M>::template filter_1d<T, V>(tmp + i * 3, 1, u + i * A, 1);
+template <class W, typename T, typename V>
+GG_WINOGRAD_FN void filter_tile_of(const V* g, V* u) {
+  constexpr int A = W::alpha;
+  separable<3, 3, A, A, V, W::template filter_1d<T, V>, W::template filter_1d<T, V>>(g, u);
 }
 
 // y [m x m] = A^T x A   (x: alpha x alpha)
-template <int M, typename T, typename V>
-GG_WINOGRAD_FN void output_tile(const V* x, V* y) {
-  constexpr int A = F<M>::alpha;
-  V tmp[M * A];
-  for (int j = 0; j < A; ++j) F<M>::template output_1d<T, V>(x + j, A, tmp + j, A);
-  for (int i = 0; i < M; ++i) F<M>::template output_1d<T, V>(tmp + i * A, 1, y + i * M, 1);
+template <class W, typename T, typename V>
+GG_WINOGRAD_FN void output_tile_of(const V* x, V* y) {
+  constexpr int A = W::alpha, M = W::m;
+  separable<A, A, M, M, V, W::template output_1d<T, V>, W::template output_1d<T, V>>(x, y);
 }
 
 // x [alpha x alpha] = A y A^T   (y: m x m): adjoint of output_tile
-template <int M, typename T, typename V>
-GG_WINOGRAD_FN void output_adjoint_tile(const V* y, V* x) {
-  constexpr int A = F<M>::alpha;
-  V tmp[A * M];
-  for (int j = 0; j < M; ++j) F<M>::template output_adjoint_1d<T, V>(y + j, M, tmp + j, M);
-  for (int i = 0; i < A; ++i) F<M>::template output_adjoint_1d<T, V>(tmp + i * M, 1, x + i * A, 1);
+template <class W, typename T, typename V>
+GG_WINOGRAD_FN void output_adjoint_tile_of(const V* y, V* x) {
+  constexpr int A = W::alpha, M = W::m;
+  separable<M, M, A, A, V, W::template output_adjoint_1d<T, V>, W::template output_adjoint_1d<T, V>>(y, x);
 }
 
 // d [alpha x alpha] = B v B^T: adjoint of input_tile
-template <int M, typename T, typename V>
-GG_WINOGRAD_FN void input_adjoint_tile(const V* v, V* d) {
-  constexpr int A = F<M>::alpha;
-  V tmp[A * A];
-  for (int j = 0; j < A; ++j) F<M>::template input_adjoint_1d<T, V>(v + j, A, tmp + j, A);
-  for (int i = 0; i < A; ++i) F<M>::template input_adjoint_1d<T, V>(tmp + i * A, 1, d + i * A, 1);
+template <class W, typename T, typename V>
+GG_WINOGRAD_FN void input_adjoint_tile_of(const V* v, V* d) {
+  constexpr int A = W::alpha;
+  separable<A, A, A, A, V, W::template input_adjoint_1d<T, V>, W::template input_adjoint_1d<T, V>>(v, d);
 }
 
 // g [3 x 3] = G^T u G   (u: alpha x alpha): adjoint of filter_tile
-template <int M, typename T, typename V>
-GG_WINOGRAD_FN void filter_adjoint_tile(const V* u, V* g) {
-  constexpr int A = F<M>::alpha;
-  V tmp[3 * A];
-  for (int j = 0; j < A; ++j) F<M>::template filter_adjoint_1d<T, V>(u + j, A, tmp + j, A);
-  for (int i = 0; i < 3; ++i) F<M>::template filter_adjoint_1d<T, V>(tmp + i * A, 1, g + i * 3, 1);
+template <class W, typename T, typename V>
+GG_WINOGRAD_FN void filter_adjoint_tile_of(const V* u, V* g) {
+  constexpr int A = W::alpha;
+  separable<A, A, 3, 3, V, W::template filter_adjoint_1d<T, V>, W::template filter_adjoint_1d<T, V>>(u, g);
 }
+
+template <int M, typename T, typename V>
+GG_WINOGRAD_FN void input_tile(const V* d, V* v) { input_tile_of<F<M>, T, V>(d, v); }
+template <int M, typename T, typename V>
+GG_WINOGRAD_FN void filter_tile(const V* g, V* u) { filter_tile_of<F<M>, T, V>(g, u); }
+template <int M, typename T, typename V>
+GG_WINOGRAD_FN void output_tile(const V* x, V* y) { output_tile_of<F<M>, T, V>(x, y); }
+template <int M, typename T, typename V>
+GG_WINOGRAD_FN void output_adjoint_tile(const V* y, V* x) { output_adjoint_tile_of<F<M>, T, V>(y, x); }
+template <int M, typename T, typename V>
+GG_WINOGRAD_FN void input_adjoint_tile(const V* v, V* d) { input_adjoint_tile_of<F<M>, T, V>(v, d); }
+template <int M, typename T, typename V>
+GG_WINOGRAD_FN void filter_adjoint_tile(const V* u, V* g) { filter_adjoint_tile_of<F<M>, T, V>(u, g); }
 
 }  // namespace winograd
 }  // namespace glassgrad

@@ -50,11 +50,10 @@ void expect_near(const std::vector<double>& got, const std::vector<double>& want
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << what << " element " << i;
 }
 
-template <int M>
+template <class W>
 void check_1d_against_matrices() {
-  using W = F<M>;
-  constexpr int A = W::alpha;
-  std::mt19937 rng(M);
+  constexpr int A = W::alpha, M = W::m;
+  std::mt19937 rng(M * W::stride);
   for (int trial = 0; trial < 20; ++trial) {
     const auto a = random_values(rng, A), g = random_values(rng, 3), y = random_values(rng, M);
     expect_near(call_1d(W::template input_1d<double, double>, a, A), apply(W::BT, a, false), 1e-13, "input_1d");
@@ -69,8 +68,9 @@ void check_1d_against_matrices() {
   }
 }
 
-TEST(WinogradTransforms, OneDimensionalFormsEqualTheirMatricesF2) { check_1d_against_matrices<2>(); }
-TEST(WinogradTransforms, OneDimensionalFormsEqualTheirMatricesF4) { check_1d_against_matrices<4>(); }
+TEST(WinogradTransforms, OneDimensionalFormsEqualTheirMatricesF2) { check_1d_against_matrices<F<2>>(); }
+TEST(WinogradTransforms, OneDimensionalFormsEqualTheirMatricesF4) { check_1d_against_matrices<F<4>>(); }
+TEST(WinogradTransforms, OneDimensionalFormsEqualTheirMatricesStride2) { check_1d_against_matrices<F2Stride2>(); }
 
 // y[i, j] = sum_{r,s} d[i + r, j + s] g[r, s] over an alpha x alpha tile.
 template <int M>
@@ -170,5 +170,42 @@ void check_vector_lanes() {
 
 TEST(WinogradTransforms, VectorLanesMatchScalarF2x2) { check_vector_lanes<2>(); }
 TEST(WinogradTransforms, VectorLanesMatchScalarF4x4) { check_vector_lanes<4>(); }
+
+// F(2x2, 3x3) at stride 2 on one 5x5 window: y[i, j] = sum_{r,s} d[2i + r, 2j + s] g[r, s], and
+// its gradients gd[2i + r, 2j + s] += gy[i, j] g[r, s], gg[r, s] += gy[i, j] d[2i + r, 2j + s],
+// through the transforms and their adjoints (float64, and float32 vector lanes).
+TEST(WinogradTransforms, Stride2MatchesDirectCorrelationAndGradients) {
+  using W = F2Stride2;
+  constexpr int A = W::alpha, M = W::m;
+  std::mt19937 rng(400);
+  for (int trial = 0; trial < 50; ++trial) {
+    const auto d = random_values(rng, A * A), g = random_values(rng, 9), gy = random_values(rng, M * M);
+    double u[A * A], v[A * A], z[A * A], prod[A * A], y[M * M];
+    filter_tile_of<W, double, double>(g.data(), u);
+    input_tile_of<W, double, double>(d.data(), v);
+    output_adjoint_tile_of<W, double, double>(gy.data(), z);
+    for (int i = 0; i < A * A; ++i) prod[i] = u[i] * v[i];
+    output_tile_of<W, double, double>(prod, y);
+    std::vector<double> gd(A * A), gg(9);
+    for (int i = 0; i < A * A; ++i) prod[i] = u[i] * z[i];
+    input_adjoint_tile_of<W, double, double>(prod, gd.data());
+    for (int i = 0; i < A * A; ++i) prod[i] = v[i] * z[i];
+    filter_adjoint_tile_of<W, double, double>(prod, gg.data());
+
+    std::vector<double> want_y(M * M, 0.0), want_gd(A * A, 0.0), want_gg(9, 0.0);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < M; ++j)
+        for (int r = 0; r < 3; ++r)
+          for (int s = 0; s < 3; ++s) {
+            const int at = (2 * i + r) * A + 2 * j + s;
+            want_y[i * M + j] += d[at] * g[r * 3 + s];
+            want_gd[at] += gy[i * M + j] * g[r * 3 + s];
+            want_gg[r * 3 + s] += gy[i * M + j] * d[at];
+          }
+    expect_near(std::vector<double>(y, y + M * M), want_y, 1e-12, "stride-2 tile vs direct correlation");
+    expect_near(gd, want_gd, 1e-12, "stride-2 input gradient through the adjoint transforms");
+    expect_near(gg, want_gg, 1e-12, "stride-2 weight gradient through the adjoint transforms");
+  }
+}
 
 }  // namespace

@@ -8,6 +8,7 @@ import pytest
 
 import glassgrad as gg
 import glassgrad.kernels as K
+from glassgrad import _C
 
 HAVE_TORCH = importlib.util.find_spec("torch") is not None
 DIRECTIONS = ("forward", "input_grad", "weight_grad")
@@ -101,15 +102,25 @@ def test_fast_winograd_switch_selects_f4x4_and_float64_always_uses_it(direction)
     np.testing.assert_array_equal(_conv(d, direction, np.float64), _forced("winograd4", d, direction, np.float64))
 
 
-def test_forced_winograd_on_a_strided_layer_runs_the_gemm_paths():
+def test_forced_winograd_on_a_strided_layer_runs_the_stride2_tile():
+    """Stride 2 has one Winograd tile, F(2x2, 3x3) at stride 2 (the default for rows wider than 8
+    outputs): a forced
+    winograd2 or winograd4 runs it, "gemm" the GEMM, both within float32 rounding of float64."""
     rng = np.random.default_rng(3)
-    x = rng.standard_normal((2, 8, 9, 9)).astype(np.float32)
+    x = rng.standard_normal((2, 8, 9, 19)).astype(np.float32)  # 5 x 10 outputs
     w = rng.standard_normal((8, 8, 3, 3)).astype(np.float32)
     attrs = {"stride": [2, 2], "padding": [1, 1, 1, 1]}
+    assert _C.cpu_conv_algorithm("Conv2D", list(x.shape), list(w.shape), attrs, "float32") == "winograd2s2"
     (want,) = K.run_numpy("Conv2D", x, w, **attrs)
-    K.set_cpu_conv_algo("winograd4")
-    (got,) = K.run_numpy("Conv2D", x, w, **attrs)
-    np.testing.assert_array_equal(got, want)
+    (ref,) = K.run_numpy("Conv2D", x.astype(np.float64), w.astype(np.float64), **attrs)
+    for algo in ("winograd2", "winograd4"):
+        K.set_cpu_conv_algo(algo)
+        (got,) = K.run_numpy("Conv2D", x, w, **attrs)
+        np.testing.assert_array_equal(got, want)
+    K.set_cpu_conv_algo("gemm")
+    (gemm,) = K.run_numpy("Conv2D", x, w, **attrs)
+    for y in (want, gemm):
+        assert _max_rel(np.asarray(y, np.float64), np.asarray(ref)) < 1e-6
 
 
 def test_a_model_trains_the_same_way_under_each_algorithm():

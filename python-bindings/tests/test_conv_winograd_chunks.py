@@ -11,6 +11,8 @@ import pytest
 import glassgrad as gg
 import glassgrad.kernels as K
 
+from conv3x3_data import conv3x3_data
+
 # (N, C, H, W, K, [top, bottom, left, right] padding): channel counts off the vector and sliver
 # widths, partial tiles, a last chunk narrower than the others, asymmetric padding, and
 # ResNet-18's layer4 at a small batch.
@@ -27,10 +29,6 @@ def threads():
     before = gg.get_num_threads()
     yield gg.set_num_threads
     gg.set_num_threads(before)
-
-
-def _out_size(h, lo, hi):
-    return h + lo + hi - 2
 
 
 def _forward_ref(x, w, pad):
@@ -59,12 +57,7 @@ def _input_grad_ref(gy, w, x_shape, pad):
 
 
 def _data(shape, dtype, seed=0):
-    n, c, h, w, k, pad = shape
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal((n, c, h, w)).astype(dtype)
-    wt = (rng.standard_normal((k, c, 3, 3)) / np.sqrt(9 * c)).astype(dtype)
-    gy = rng.standard_normal((n, k, _out_size(h, pad[0], pad[1]), _out_size(w, pad[2], pad[3]))).astype(dtype)
-    return x, wt, gy
+    return conv3x3_data(shape, dtype, seed)
 
 
 def _ours(direction, x, wt, gy, pad):

@@ -62,13 +62,24 @@ def test_winograd_counts_its_point_products_per_output_tile():
     # and it is what algorithm_flop reports for a Winograd choice, the direct count otherwise
     assert R.algorithm_flop("winograd2", n, c, hw, hw, k, 3, 1, 0, "input grad")[0] == 2 * 16 * (n * 9) * c * k
     assert R.algorithm_flop("gemm", n, c, hw, hw, k, 3, 1, 0, "forward")[0] == R.conv_flop(n, c, hw, hw, k, 3, 1, 0)
+    # F(2x2, 3x3) at stride 2: 25 points a 2x2 tile of the (strided) output, against the direct 36
+    # (8x8 -> 4x4 at padding 1: 4 tiles an image)
+    assert R.winograd_flop(n, c, 8, 8, k, 1, 2, "forward", 2) == 2 * 25 * (n * 4) * c * k
+    assert R.algorithm_flop("winograd2s2", n, c, 8, 8, k, 3, 2, 1, "weight grad") == (
+        2 * 25 * (n * 4) * c * k, "Winograd F(2x2) at stride 2")
+    assert R.conv_flop(n, c, 8, 8, k, 3, 2, 1) == 2 * 36 * (n * 4) * c * k
 
 
 def test_cpu_conv_algorithm_names_what_the_kernels_run():
     # docs/numerics.md "How glassgrad chooses": F(2x2) for float32 3x3 stride-1 layers of 8+ channels
     for op in R.OP_OF.values():
         assert R.cpu_conv_algorithm(op, (4, 64, 16, 16), (64, 64, 3, 3), 1, 1) == "winograd2"
+    # at stride 2 the forward and the weight gradient of rows wider than 8 outputs take F(2x2,
+    # 3x3) at stride 2, the input gradient (not a stride-1 convolution) and narrower rows the GEMM
+    for op in ("Conv2D", "Conv2DBackwardWeight"):
+        assert R.cpu_conv_algorithm(op, (4, 64, 32, 32), (128, 64, 3, 3), 2, 1) == "winograd2s2"
         assert R.cpu_conv_algorithm(op, (4, 64, 16, 16), (128, 64, 3, 3), 2, 1) == "gemm"
+    assert R.cpu_conv_algorithm("Conv2DBackwardInput", (4, 64, 32, 32), (128, 64, 3, 3), 2, 1) == "gemm"
     assert R.cpu_conv_algorithm("Conv2D", (4, 3, 16, 16), (64, 3, 3, 3), 1, 1) == "direct"
     assert R.cpu_conv_algorithm("Conv2DBackwardWeight", (4, 3, 16, 16), (64, 3, 3, 3), 1, 1) == "dots"
     attrs = {"stride": [1, 1], "padding": [1, 1, 1, 1]}
@@ -78,6 +89,7 @@ def test_cpu_conv_algorithm_names_what_the_kernels_run():
     gg.backends.cudnn.allow_fast_winograd = False
     K.set_cpu_conv_algo("gemm")
     assert R.cpu_conv_algorithm("Conv2D", (4, 64, 16, 16), (64, 64, 3, 3), 1, 1) == "gemm"
+    assert R.cpu_conv_algorithm("Conv2D", (4, 64, 32, 32), (128, 64, 3, 3), 2, 1) == "gemm"
 
 
 def test_cuda_conv_algorithm_reads_the_autotuners_cached_choice():

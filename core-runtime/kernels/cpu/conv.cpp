@@ -74,9 +74,20 @@ enum class ConvOp { Forward, BackwardInput, BackwardWeight };
 // of PyTorch's float32 error, unless conv_fast_winograd() allows F(4x4, 3x3) (measured 7-20x
 // PyTorch's error, benchmarks/conv_precision.py); float64 rounds far below any tolerance, so it
 // takes F(4x4), the fewest multiplications. cpu::conv_algo() forces a choice (tests, benchmarks).
-int winograd_tile(const ConvGeometry& g, DType dt) {
-  if (!cpu::winograd_suits(g)) return 0;
+// At stride 2 the forward and the weight gradient of rows wider than the panels' bound take
+// F(2x2, 3x3) at stride 2 (the only tile there, any dtype; its transforms' coefficients are 0
+// and +-1) unless "gemm" is forced: 25 multiplications a 2x2 tile and channel pair instead of 36
+// (conv_winograd.h). Measured (1 thread, CPU time, batch 32): layer2.0.conv1's 16x16 outputs
+// forward 14.6 -> 11.5 ms, weight gradient 14.5 -> 13.5 ms; on rows of 8 or 4 outputs the tap
+// groups below measured level (layer3.0.conv1) or faster (layer4.0.conv1: forward 11.0 against
+// 12.0 ms, weight gradient 12.9 against 14.7), their transforms and U (25 C K values) weighing
+// more against few tiles.
+int64_t panels_max_wo(const ConvGeometry& g);
+int winograd_tile(const ConvGeometry& g, DType dt, ConvOp op) {
   const std::string forced = cpu::conv_algo();
+  if (cpu::winograd_stride2_suits(g) && op != ConvOp::BackwardInput && g.wo > panels_max_wo(g))
+    return forced == "gemm" || cpu::conv_dense(g) ? 0 : 2;
+  if (!cpu::winograd_suits(g)) return 0;
   if (forced == "gemm") return 0;
   if (forced == "winograd2") return 2;
   if (forced == "winograd4") return 4;
@@ -501,7 +512,7 @@ void conv2d_forward(const KernelContext& c) {
   T* yp = c.outputs[0].data<T>();
   if (g.n == 0 || g.k == 0) return;
   const bool relu = fused_relu(c.attrs);
-  if (const int m = winograd_tile(whole, x.dtype())) {
+  if (const int m = winograd_tile(whole, x.dtype(), ConvOp::Forward)) {
     cpu::winograd_forward<T>(whole, m, xp, wp0, bias, relu, yp, c.workspace, c.workspace_bytes);
     return;
   }
@@ -627,7 +638,7 @@ void conv2d_backward_input_kernel(const KernelContext& c) {
   const T* wp0 = w.data<T>();
   T* dxp = c.outputs[0].data<T>();
   if (g.n == 0 || g.c == 0) return;
-  if (const int m = winograd_tile(whole, gy.dtype())) {
+  if (const int m = winograd_tile(whole, gy.dtype(), ConvOp::BackwardInput)) {
     cpu::winograd_backward_input<T>(whole, m, gyp, wp0, dxp, c.workspace, c.workspace_bytes);
     return;
   }
@@ -702,7 +713,7 @@ void conv2d_backward_weight_kernel(const KernelContext& c) {
   T* dwp = c.outputs[0].data<T>();
   const int64_t hwo = g.hwo(), crs = g.crs(), dw_size = whole.k * crs;
   if (g.n > 0) {
-    if (const int m = winograd_tile(whole, x.dtype())) {
+    if (const int m = winograd_tile(whole, x.dtype(), ConvOp::BackwardWeight)) {
       cpu::winograd_backward_weight<T>(whole, m, xp, gyp, dwp, c.workspace, c.workspace_bytes);
       return;
     }
@@ -830,21 +841,23 @@ void conv2d_backward_weight_kernel(const KernelContext& c) {
 
 size_t forward_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(in[0].shape, in[1].shape, a);
-  if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_forward_workspace(g, m, in[0].dtype);
+  if (const int m = winograd_tile(g, in[0].dtype, ConvOp::Forward)) return cpu::winograd_forward_workspace(g, m, in[0].dtype);
   if (cpu::conv_dense(g)) return cpu::dense_forward_workspace(g, in[0].dtype);
   return workspace_for(ConvOp::Forward, g, in[0].dtype);
 }
 
 size_t backward_input_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(a.ints("input_shape"), in[1].shape, a);
-  if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_backward_input_workspace(g, m, in[0].dtype);
+  if (const int m = winograd_tile(g, in[0].dtype, ConvOp::BackwardInput))
+    return cpu::winograd_backward_input_workspace(g, m, in[0].dtype);
   if (cpu::conv_dense(g)) return cpu::dense_backward_input_workspace(g, in[0].dtype);
   return workspace_for(ConvOp::BackwardInput, g, in[0].dtype);
 }
 
 size_t backward_weight_workspace(const std::vector<TensorInfo>& in, const std::vector<TensorInfo>&, const Attrs& a) {
   const ConvGeometry g = cpu::conv_geometry(in[0].shape, a.ints("weight_shape"), a);
-  if (const int m = winograd_tile(g, in[0].dtype)) return cpu::winograd_backward_weight_workspace(g, m, in[0].dtype);
+  if (const int m = winograd_tile(g, in[0].dtype, ConvOp::BackwardWeight))
+    return cpu::winograd_backward_weight_workspace(g, m, in[0].dtype);
   if (cpu::conv_dense(g)) return cpu::dense_backward_weight_workspace(g, in[0].dtype);
   return workspace_for(ConvOp::BackwardWeight, g, in[0].dtype);
 }
@@ -854,7 +867,9 @@ size_t backward_weight_workspace(const std::vector<TensorInfo>& in, const std::v
 std::string cpu::conv_algorithm(const std::string& op, const Shape& input_shape, const Shape& weight_shape,
                                 const Attrs& attrs, DType dtype) {
   const ConvGeometry whole = cpu::conv_geometry(input_shape, weight_shape, attrs);
-  if (const int m = winograd_tile(whole, dtype)) return "winograd" + std::to_string(m);
+  const ConvOp cop = op == "Conv2D" ? ConvOp::Forward
+                    : op == "Conv2DBackwardInput" ? ConvOp::BackwardInput : ConvOp::BackwardWeight;
+  if (const int m = winograd_tile(whole, dtype, cop)) return "winograd" + std::to_string(m) + (whole.sh == 2 ? "s2" : "");
   if (cpu::conv_dense(whole)) return "dense";
   const ConvGeometry g = cpu::group_slice(whole);
   if (op == "Conv2D" && forward_direct(g)) return "direct";

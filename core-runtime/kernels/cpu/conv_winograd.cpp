@@ -1,5 +1,6 @@
-// Driver of the Winograd F(m x m, 3x3) convolutions, m = 2 or 4 (conv_winograd.h): block sizes,
-// workspace layout, threads and the (m + 2)^2 GEMMs per block (36 for m = 4, 16 for m = 2). The tile arithmetic is in conv_winograd_impl.h,
+// Driver of the Winograd F(m x m, 3x3) convolutions, m = 2 or 4, and of F(2x2, 3x3) at stride 2
+// (conv_winograd.h): block sizes, workspace layout, threads and the alpha^2 GEMMs per block (36
+// for m = 4, 16 for m = 2, 25 at stride 2). The tile arithmetic is in conv_winograd_impl.h,
 // compiled per ISA; the GEMM is gemm.h's with the transformed filters packed once per call.
 #include "cpu/conv_winograd.h"
 
@@ -43,21 +44,23 @@ int64_t skewed(int64_t elems) {
 }
 
 template <typename T>
-const WinogradKernels<T>& kernels(int m);
+const WinogradKernels<T>& kernels(int64_t m, int64_t stride);
 template <>
-const WinogradKernels<float>& kernels<float>(int m) {
+const WinogradKernels<float>& kernels<float>(int64_t m, int64_t stride) {
+  const int mi = static_cast<int>(m), si = static_cast<int>(stride);
   switch (cpu_isa()) {
-    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f32(m);
-    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f32(m);
-    default: return conv_winograd_generic::kernels_f32(m);
+    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f32(mi, si);
+    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f32(mi, si);
+    default: return conv_winograd_generic::kernels_f32(mi, si);
   }
 }
 template <>
-const WinogradKernels<double>& kernels<double>(int m) {
+const WinogradKernels<double>& kernels<double>(int64_t m, int64_t stride) {
+  const int mi = static_cast<int>(m), si = static_cast<int>(stride);
   switch (cpu_isa()) {
-    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f64(m);
-    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f64(m);
-    default: return conv_winograd_generic::kernels_f64(m);
+    case CpuIsa::Avx512: return conv_winograd_avx512::kernels_f64(mi, si);
+    case CpuIsa::Avx2: return conv_winograd_avx2::kernels_f64(mi, si);
+    default: return conv_winograd_generic::kernels_f64(mi, si);
   }
 }
 
@@ -73,19 +76,22 @@ DType dtype_of() {
 // with each slot's own images and its own dU accumulator, summed at the end (weight_kind).
 enum class Kind { ForwardLike, FilterChunks, Weight, WeightPerSlot };
 
-// A 3x3 convolution at stride 1 as the Winograd path sees it: in [n, cin, h, w] -> out
+// A 3x3 convolution at stride 1 or 2 as the Winograd path sees it: in [n, cin, h, w] -> out
 // [n, cout, ho, wo], input padded by (pt, pl) at the top left (the input gradient is one too),
 // cut into blocks of ipb images, in output tiles of m x m.
 struct WinoShape {
   int64_t n, cin, h, w, cout, ho, wo, pt, pl;
-  int64_t m = 4;    // output tile side
-  int64_t ipb = 1;  // images per block
-  int64_t points() const { return (m + 2) * (m + 2); }
+  int64_t m = 4;       // output tile side
+  int64_t stride = 1;  // 2: winograd::F2Stride2 (m = 2), input windows of 5 x 5 every 4 pixels
+  int64_t ipb = 1;     // images per block
+  int64_t alpha() const { return stride == 1 ? m + 2 : 2 * m + 1; }
+  int64_t points() const { return alpha() * alpha(); }
   int64_t th() const { return ceil_div(ho, m); }
   int64_t tw() const { return ceil_div(wo, m); }
   int64_t tiles_per_image() const { return th() * tw(); }
-  int64_t in_rows() const { return m * th() + 2; }  // staged input: every tile's (m+2)x(m+2) window
-  int64_t in_cols() const { return m * tw() + 2; }
+  // Staged input: every tile's alpha x alpha window, one every m * stride pixels.
+  int64_t in_rows() const { return m * stride * (th() - 1) + alpha(); }
+  int64_t in_cols() const { return m * stride * (tw() - 1) + alpha(); }
   int64_t out_rows() const { return m * th(); }     // staged output / gradient: whole tiles
   int64_t out_cols() const { return m * tw(); }
   int64_t blocks() const { return ceil_div(n, ipb); }
@@ -153,7 +159,9 @@ bool filter_chunks_suit(const WinoShape& s, int64_t lanes, size_t elem) {
   return round_up(s.cout, lanes) >= 2 * s.n * s.tiles_per_image() && u_bytes >= kFilterChunksMinBytes;
 }
 
-WinoShape forward_shape(const ConvGeometry& g, int m) { return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl, m}; }
+WinoShape forward_shape(const ConvGeometry& g, int m) {
+  return {g.n, g.c, g.h, g.w, g.k, g.ho, g.wo, g.pt, g.pl, m, g.sh};
+}
 // dx = conv(gy, rot180(w) with C and K swapped), padding 2 - p: [N, K, Ho, Wo] -> [N, C, H, W].
 WinoShape backward_input_shape(const ConvGeometry& g, int m) {
   return {g.n, g.k, g.ho, g.wo, g.c, g.h, g.w, 2 - g.pt, 2 - g.pl, m};
@@ -183,17 +191,18 @@ struct Buffers {
   bool filter_chunks = false;
 };
 
-int64_t lanes_of(DType dt, int m) { return dt == DType::Float64 ? kernels<double>(m).lanes : kernels<float>(m).lanes; }
+int64_t lanes_of(DType dt, const WinoShape& s) {
+  return dt == DType::Float64 ? kernels<double>(s.m, s.stride).lanes : kernels<float>(s.m, s.stride).lanes;
+}
 
 // The schedule of a forward-like op (the forward, the input gradient).
 Kind forward_like_kind(const WinoShape& s, DType dt) {
-  return filter_chunks_suit(s, lanes_of(dt, static_cast<int>(s.m)), dtype_size(dt)) ? Kind::FilterChunks
-                                                                                     : Kind::ForwardLike;
+  return filter_chunks_suit(s, lanes_of(dt, s), dtype_size(dt)) ? Kind::FilterChunks : Kind::ForwardLike;
 }
 
 template <typename T>
 size_t layout(Kind kind, WinoShape s, DType dt, int slots, char* base, Buffers<T>* b) {
-  const int64_t L = lanes_of(dt, static_cast<int>(s.m));
+  const int64_t L = lanes_of(dt, s);
   if (kind == Kind::FilterChunks) {
     s.ipb = s.n;  // one block: the whole batch
   } else {
@@ -443,6 +452,12 @@ bool winograd_suits(const ConvGeometry& g) {
          g.c >= kWinogradMinChannels && g.k >= kWinogradMinChannels && g.ho > 0 && g.wo > 0;
 }
 
+bool winograd_stride2_suits(const ConvGeometry& g) {
+  const bool pads_ok = g.pt <= 2 && g.pb <= 2 && g.pl <= 2 && g.pr <= 2;
+  return g.r == 3 && g.s == 3 && g.sh == 2 && g.sw == 2 && !g.dilated() && !g.grouped() && pads_ok &&
+         g.c >= kWinogradMinChannels && g.k >= kWinogradMinChannels && g.ho > 0 && g.wo > 0;
+}
+
 bool winograd_filter_chunks(const ConvGeometry& g, int m, DType dt, bool input_gradient) {
   return forward_like_kind(input_gradient ? backward_input_shape(g, m) : forward_shape(g, m), dt) == Kind::FilterChunks;
 }
@@ -465,7 +480,7 @@ void forward_like_call(const WinoShape& s, const T* in, const T* w, int64_t p_st
   const DType dt = dtype_of<T>();
   Tensor scratch;
   const Buffers<T> b = bind<T>(Kind::ForwardLike, s, dt, workspace, workspace_bytes, scratch);
-  const WinogradKernels<T>& kern = kernels<T>(static_cast<int>(s.m));
+  const WinogradKernels<T>& kern = kernels<T>(s.m, s.stride);
   if (b.filter_chunks) {
     forward_like_chunks(kern, in, w, p_stride, q_stride, flip, bias, relu, out, b, dt);
     return;
@@ -560,7 +575,7 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
   Tensor scratch;
   const Buffers<T> b = bind<T>(Kind::Weight, forward_shape(g, m), dt, workspace, workspace_bytes, scratch);
   const WinoShape& s = b.shape;
-  const WinogradKernels<T>& kern = kernels<T>(m);
+  const WinogradKernels<T>& kern = kernels<T>(s.m, s.stride);
   if (b.per_slot) {
     weight_per_slot(kern, g, x, gy, dw, b);
     return;

@@ -25,6 +25,12 @@
 // transformed input (many channels, few tiles) run the whole batch as one block and transform
 // the filters a chunk of output channels at a time, each chunk's point GEMMs right after it
 // (winograd_filter_chunks). NCHW stays the layout of every tensor outside.
+//
+// At stride 2 (winograd_stride2_suits), the forward and the weight gradient run the same
+// schedule with winograd::F2Stride2 (winograd_transforms.h): 2x2 output tiles from 5x5 input
+// windows every 4 pixels, 25 points instead of the direct 36 multiplications (docs/cpu-threads.md,
+// "Winograd at stride 2"); m is 2 and the stride is read from the geometry. The input gradient
+// of a strided convolution is not a stride-1 convolution and keeps the GEMM path.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -40,6 +46,10 @@ namespace cpu {
 bool winograd_suits(const ConvGeometry& g);
 
 constexpr int64_t kWinogradMinChannels = 8;
+
+// Whether the forward and the weight gradient of g run by F(2x2, 3x3) at stride 2: as
+// winograd_suits, at stride 2 instead of 1.
+bool winograd_stride2_suits(const ConvGeometry& g);
 
 // Whether the forward (input_gradient false) or the input gradient of g at tile m runs by chunks
 // of output channels, never storing the whole transformed filters (conv_winograd.cpp,

@@ -27,12 +27,15 @@ namespace {
 
 inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
-// F(M x M, 3 x 3): output tiles of side M, input windows of side alpha = M + 2, alpha^2 points.
-template <int M>
+// The tiles of transform W (winograd::F<M>, or F2Stride2): output tiles of side out, input
+// windows of side alpha (M + 2; 5 at stride 2) starting every `step` pixels (out x stride),
+// alpha^2 points.
+template <class W>
 struct Tile {
-  static constexpr int out = winograd::F<M>::m;          // output tile side
-  static constexpr int alpha = winograd::F<M>::alpha;    // input window side
-  static constexpr int points = alpha * alpha;           // Winograd-domain points
+  static constexpr int out = W::m;                 // output tile side
+  static constexpr int alpha = W::alpha;           // input window side
+  static constexpr int step = W::m * W::stride;    // input pixels from one window to the next
+  static constexpr int points = alpha * alpha;     // Winograd-domain points
 };
 
 template <typename T>
@@ -126,36 +129,37 @@ inline void store_points(const WinoTiles<T>& p, int64_t t, int64_t cb, const typ
 
 // Every tile's window -> its alpha^2 points: the input transform B^T d B of alpha x alpha input
 // windows (Input), or the adjoint output transform A g A^T of M x M gradient tiles.
-template <typename T, int M, bool Input>
+template <typename T, class W, bool Input>
 void window_tiles(const WinoTiles<T>& p) {
   typedef typename Vec<T>::type V;
-  constexpr int kWindow = Input ? Tile<M>::alpha : Tile<M>::out;
+  constexpr int kWindow = Input ? Tile<W>::alpha : Tile<W>::out;
+  constexpr int kStep = Input ? Tile<W>::step : Tile<W>::out;
   for (int64_t t = 0; t < p.tiles_h * p.tiles_w; ++t) {
     const int64_t ti = t / p.tiles_w, tj = t % p.tiles_w;
     for (int64_t cb = 0; cb < p.blocks; ++cb) {
-      V d[kWindow * kWindow], v[Tile<M>::points];
-      load_window<T, kWindow>(p, cb, Tile<M>::out * ti, Tile<M>::out * tj, d);
+      V d[kWindow * kWindow], v[Tile<W>::points];
+      load_window<T, kWindow>(p, cb, kStep * ti, kStep * tj, d);
       if (Input) {
-        winograd::input_tile<M, T, V>(d, v);
+        winograd::input_tile_of<W, T, V>(d, v);
       } else {
-        winograd::output_adjoint_tile<M, T, V>(d, v);
+        winograd::output_adjoint_tile_of<W, T, V>(d, v);
       }
-      store_points<T, Tile<M>::points>(p, t, cb, v);
+      store_points<T, Tile<W>::points>(p, t, cb, v);
     }
   }
 }
 
-template <typename T, int M>
+template <typename T, class W>
 void output_tiles(const WinoTiles<T>& p) {
   typedef typename Vec<T>::type V;
-  constexpr int L = Vec<T>::lanes, kOut = Tile<M>::out;
+  constexpr int L = Vec<T>::lanes, kOut = Tile<W>::out;
   for (int64_t t = 0; t < p.tiles_h * p.tiles_w; ++t) {
     const int64_t ti = t / p.tiles_w, tj = t % p.tiles_w;
     for (int64_t cb = 0; cb < p.blocks; ++cb) {
-      V m[Tile<M>::points], y[kOut * kOut];
+      V m[Tile<W>::points], y[kOut * kOut];
       const T* src = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
-      for (int xi = 0; xi < Tile<M>::points; ++xi) m[xi] = load_vec<T>(src + xi * p.xi_stride);
-      winograd::output_tile<M, T, V>(m, y);
+      for (int xi = 0; xi < Tile<W>::points; ++xi) m[xi] = load_vec<T>(src + xi * p.xi_stride);
+      winograd::output_tile_of<W, T, V>(m, y);
       T* base = p.image + ((cb * p.rows + kOut * ti) * p.cols + kOut * tj) * L;
       for (int i = 0; i < kOut; ++i)
         for (int j = 0; j < kOut; ++j) store_vec<T>(base + (i * p.cols + j) * L, y[i * kOut + j]);
@@ -238,15 +242,15 @@ inline void load_rows_taps(const WinoFilter<T>& p, int64_t row0, int64_t q, T (*
   }
 }
 
-template <typename T, int M>
+template <typename T, class W>
 void filter(const WinoFilter<T>& p) {
   typedef typename Vec<T>::type V;
   constexpr int L = Vec<T>::lanes;
   auto transform = [&p](T* sliver, int64_t row, const V* taps) {
-    V g[9], u[Tile<M>::points];
+    V g[9], u[Tile<W>::points];
     for (int tap = 0; tap < 9; ++tap) g[tap] = taps[p.flip ? 8 - tap : tap];
-    winograd::filter_tile<M, T, V>(g, u);
-    for (int xi = 0; xi < Tile<M>::points; ++xi) store_vec<T>(sliver + xi * p.xi_stride + row * p.nr, u[xi]);
+    winograd::filter_tile_of<W, T, V>(g, u);
+    for (int xi = 0; xi < Tile<W>::points; ++xi) store_vec<T>(sliver + xi * p.xi_stride + row * p.nr, u[xi]);
   };
   for (int64_t q = p.q0; q < p.q1; q += L) {
     T* sliver = p.packed + (q / p.nr) * p.nr * p.rows + q % p.nr;
@@ -270,15 +274,15 @@ void filter(const WinoFilter<T>& p) {
   }
 }
 
-template <typename T, int M>
+template <typename T, class W>
 void filter_adjoint(const WinoFilterAdjoint<T>& p) {
   typedef typename Vec<T>::type V;
   constexpr int L = Vec<T>::lanes;
   for (int64_t k = p.k0; k < p.k1; ++k) {
     for (int64_t c0 = 0; c0 < p.c; c0 += L) {
       const int64_t nc = min64(L, p.c - c0);
-      V u[Tile<M>::points], g[9];
-      for (int xi = 0; xi < Tile<M>::points; ++xi) {
+      V u[Tile<W>::points], g[9];
+      for (int xi = 0; xi < Tile<W>::points; ++xi) {
         const T* src = p.du + xi * p.xi_stride + k * p.ld + c0;
         if (nc == L) {
           u[xi] = load_vec<T>(src);
@@ -287,7 +291,7 @@ void filter_adjoint(const WinoFilterAdjoint<T>& p) {
           for (int64_t l = 0; l < nc; ++l) u[xi][l] = src[l];
         }
       }
-      winograd::filter_adjoint_tile<M, T, V>(u, g);
+      winograd::filter_adjoint_tile_of<W, T, V>(u, g);
       for (int64_t l = 0; l < nc; ++l) {
         T* dst = p.dw + (k * p.c + c0 + l) * 9;
         for (int tap = 0; tap < 9; ++tap) dst[tap] = g[tap][l];
@@ -296,28 +300,34 @@ void filter_adjoint(const WinoFilterAdjoint<T>& p) {
   }
 }
 
-template <typename T, int M>
+template <typename T, class W>
 constexpr WinogradKernels<T> make_kernels() {
   WinogradKernels<T> k{};
   k.lanes = Vec<T>::lanes;
-  k.m = M;
+  k.m = W::m;
+  k.stride = W::stride;
   k.stage = &stage<T>;
-  k.input_tiles = &window_tiles<T, M, true>;
-  k.grad_tiles = &window_tiles<T, M, false>;
-  k.output_tiles = &output_tiles<T, M>;
+  k.input_tiles = &window_tiles<T, W, true>;
+  k.grad_tiles = &window_tiles<T, W, false>;
+  k.output_tiles = &output_tiles<T, W>;
   k.unstage = &unstage<T>;
-  k.filter = &filter<T, M>;
-  k.filter_adjoint = &filter_adjoint<T, M>;
+  k.filter = &filter<T, W>;
+  k.filter_adjoint = &filter_adjoint<T, W>;
   return k;
 }
 
-constexpr WinogradKernels<float> kF32[2] = {make_kernels<float, 2>(), make_kernels<float, 4>()};
-constexpr WinogradKernels<double> kF64[2] = {make_kernels<double, 2>(), make_kernels<double, 4>()};
+constexpr WinogradKernels<float> kF32[3] = {make_kernels<float, winograd::F<2>>(), make_kernels<float, winograd::F<4>>(),
+                                            make_kernels<float, winograd::F2Stride2>()};
+constexpr WinogradKernels<double> kF64[3] = {make_kernels<double, winograd::F<2>>(),
+                                             make_kernels<double, winograd::F<4>>(),
+                                             make_kernels<double, winograd::F2Stride2>()};
+
+constexpr int table_index(int m, int stride) { return stride == 2 ? 2 : m == 2 ? 0 : 1; }
 
 }  // namespace
 
-const WinogradKernels<float>& kernels_f32(int m) { return kF32[m == 2 ? 0 : 1]; }
-const WinogradKernels<double>& kernels_f64(int m) { return kF64[m == 2 ? 0 : 1]; }
+const WinogradKernels<float>& kernels_f32(int m, int stride) { return kF32[table_index(m, stride)]; }
+const WinogradKernels<double>& kernels_f64(int m, int stride) { return kF64[table_index(m, stride)]; }
 
 }  // namespace GG_WINO_NS
 }  // namespace cpu

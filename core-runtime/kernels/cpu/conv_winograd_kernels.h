@@ -6,9 +6,10 @@
 //   blocked image  [ceil(C / L)][rows][cols][L]: L channels innermost (oneDNN's nChw16c), so
 //                  one pixel of L channels is one vector; lanes past C hold zeros.
 //   transformed    element (xi, tile t, channel ch) at trans[xi * xi_stride + t * tile_stride + ch],
-//                  xi < (m + 2)^2 the Winograd-domain point of F(m x m, 3x3) (36 for m = 4, 16
-//                  for m = 2), tile_stride >= C rounded up to L (whole vectors are stored).
-//   packed filters (m + 2)^2 GEMM B operands in the GEMM's b_packed form (gemm_kernel.h), matrix
+//                  xi < alpha^2 the Winograd-domain point of F(m x m, 3x3) (alpha = m + 2: 36
+//                  points for m = 4, 16 for m = 2; at stride 2, alpha = 5: 25 points),
+//                  tile_stride >= C rounded up to L (whole vectors are stored).
+//   packed filters alpha^2 GEMM B operands in the GEMM's b_packed form (gemm_kernel.h), matrix
 //                  xi at packed + xi * xi_stride.
 #pragma once
 #include <cstdint>
@@ -27,9 +28,10 @@ struct WinoStage {
   int64_t rows, cols;
 };
 
-// The tiles of one blocked image: tile (ti, tj), t = ti * tiles_w + tj, starts at pixel
-// (m ti, m tj); its transform is tile first_tile + t of `trans`. Input tiles are (m + 2) x (m + 2)
-// (forward transform B^T d B), gradient and output tiles m x m (A gy A^T, A^T m A).
+// The tiles of one blocked image: tile (ti, tj), t = ti * tiles_w + tj; its transform is tile
+// first_tile + t of `trans`. Input tiles are alpha x alpha windows at pixel (step ti, step tj),
+// step = m x stride (forward transform B^T d B); gradient and output tiles m x m at (m ti, m tj)
+// (A gy A^T, A^T m A).
 template <typename T>
 struct WinoTiles {
   T* image;
@@ -51,7 +53,7 @@ struct WinoUnstage {
   bool relu;
 };
 
-// Filter transform G g G^T of 3x3 filters into (m + 2)^2 packed GEMM B operands of rows x cols:
+// Filter transform G g G^T of 3x3 filters into alpha^2 packed GEMM B operands of rows x cols:
 // filter (p, q) has its taps at w[p * p_stride + q * q_stride + r * 3 + s], rotated by 180
 // degrees when flip (w[.. + (2 - r) * 3 + (2 - s)]). Writes the column range [q0, q1) (multiples
 // of L; q1 may run to the last sliver's end, whose columns past `cols` get zeros).
@@ -75,13 +77,14 @@ struct WinoFilterAdjoint {
   T* dw;
 };
 
-// The kernels of one tile size m (F(m x m, 3x3), m = 2 or 4).
+// The kernels of one tile size m (F(m x m, 3x3), m = 2 or 4, at stride 1; m = 2 at stride 2).
 template <typename T>
 struct WinogradKernels {
-  int lanes;  // L
-  int m;      // output tile side
+  int lanes;   // L
+  int m;       // output tile side
+  int stride;  // of the convolution: 1, or 2 (winograd::F2Stride2)
   void (*stage)(const WinoStage<T>& p);
-  void (*input_tiles)(const WinoTiles<T>& p);   // (m+2)x(m+2) image tiles -> trans
+  void (*input_tiles)(const WinoTiles<T>& p);   // alpha x alpha image windows -> trans
   void (*grad_tiles)(const WinoTiles<T>& p);    // m x m image tiles -> trans (A gy A^T)
   void (*output_tiles)(const WinoTiles<T>& p);  // trans -> m x m image tiles (A^T m A)
   void (*unstage)(const WinoUnstage<T>& p);
@@ -90,16 +93,16 @@ struct WinogradKernels {
 };
 
 namespace conv_winograd_generic {
-const WinogradKernels<float>& kernels_f32(int m);  // m = 2 or 4
-const WinogradKernels<double>& kernels_f64(int m);
+const WinogradKernels<float>& kernels_f32(int m, int stride);  // m = 2 or 4 at stride 1, 2 at stride 2
+const WinogradKernels<double>& kernels_f64(int m, int stride);
 }  // namespace conv_winograd_generic
 namespace conv_winograd_avx2 {
-const WinogradKernels<float>& kernels_f32(int m);  // m = 2 or 4
-const WinogradKernels<double>& kernels_f64(int m);
+const WinogradKernels<float>& kernels_f32(int m, int stride);  // m = 2 or 4 at stride 1, 2 at stride 2
+const WinogradKernels<double>& kernels_f64(int m, int stride);
 }  // namespace conv_winograd_avx2
 namespace conv_winograd_avx512 {
-const WinogradKernels<float>& kernels_f32(int m);  // m = 2 or 4
-const WinogradKernels<double>& kernels_f64(int m);
+const WinogradKernels<float>& kernels_f32(int m, int stride);  // m = 2 or 4 at stride 1, 2 at stride 2
+const WinogradKernels<double>& kernels_f64(int m, int stride);
 }  // namespace conv_winograd_avx512
 
 }  // namespace cpu
