@@ -119,6 +119,9 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     torch.index_select)."""
     d = _dim(dim, max(input.ndim, 1), "index_select", input.shape)
     index = _index_tensor(index, input, "index_select")
+    if index.ndim > 1:
+        raise _C.GlassgradIndexError(f"index_select(): Index is supposed to be a vector\n  index_select: the index is "
+                                     f"{list(index.shape)}\n  fix: index.reshape(-1)")
     check_index_range(index, _size(input, d), d, f"index_select (input {list(input.shape)})")
     return _op("IndexSelect", [input, index], {"dim": d})
 
@@ -214,6 +217,9 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
     want_i = list(others[:d]) + [ix[d]] + list(others[d + 1:])
     x = input if xs == want_x else input.expand(*want_x)
     i = indices if ix == want_i else indices.expand(*want_i)
+    # PyTorch's take_along_dim counts a negative index along dim from the end (gather does not)
+    if i.numel():
+        i = _op("Where", [_op("Less", [i, _scalar_like(0, i)]), _op("Add", [i, _scalar_like(xs[d], i)]), i])
     return gather(x, d, i)
 
 
@@ -236,6 +242,12 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if shape != tuple(input.shape):
         raise _C.ShapeError(f"{where}: the mask {list(mask.shape)} does not broadcast to the input "
                             f"{list(input.shape)}\n  fix: a mask of the input's shape (or one that broadcasts to it)")
+    if mask._h.realized and mask.device == "cpu":  # PyTorch's CPU check, where the mask is known now
+        ones = int(np.broadcast_to(mask._h.data().numpy(), shape).sum())
+        if ones > source.numel():
+            raise _C.InvalidArgumentError(f"Number of elements of source < number of ones in mask\n  {where}: the "
+                                          f"mask holds {ones} True values, source {source.numel()} elements\n  "
+                                          f"fix: one source element per True value of the mask")
     from ._scans import cumsum
     m = (mask if tuple(mask.shape) == shape else mask.expand(*shape)).reshape(-1)
     position = cumsum(m, 0) - 1  # the k of each True element
