@@ -60,6 +60,7 @@ REPOSITORIES = {
     "annotated-transformer": "github.com/harvardnlp/annotated-transformer",
     "practical-pytorch": "github.com/spro/practical-pytorch",
     "minimalRL": "github.com/seungeunrho/minimalRL",
+    "Pytorch-UNet": "github.com/milesial/Pytorch-UNet",
 }
 
 
