@@ -164,6 +164,12 @@ def in_place_view(method, name: str = ""):
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
+        if _C.grad_enabled() and self._h.requires_grad and self._h.is_view and _views_a_leaf(self._h):
+            raise _C.TensorStateError(
+                f"a view of a leaf Variable that requires grad is being used in an in-place operation.\n"
+                f"  {op} changes the shape of a view {list(self.shape)} of a leaf tensor that requires gradients\n"
+                f"  fix: y = v.{method.__name__}(...) makes a new view without changing v, or call it under "
+                f"glassgrad.no_grad()")
         view = method(self, *args, **kwargs)
         if self.requires_grad and self.is_leaf:
             if _C.grad_enabled():
@@ -187,6 +193,20 @@ def in_place_view(method, name: str = ""):
     run.__name__ = run.__qualname__ = op
     run.__doc__ = f"In-place version of {method.__name__}(): this tensor becomes the view and is returned."
     return run
+
+
+# the ops whose output views their first input (a write through a view reaches its base)
+_VIEW_OPS = frozenset({"Slice", "Reshape", "Permute", "Expand", "Alias"})
+
+
+def _views_a_leaf(h) -> bool:
+    """Whether the view h was made (through views only) from a leaf that requires grad: PyTorch
+    refuses an in-place op on it (autograd's check_inplace)."""
+    for _ in range(64):
+        if h.op not in _VIEW_OPS or not h.producer_inputs:
+            break
+        h = h.producer_inputs[0]
+    return h.is_leaf and h.requires_grad and not h.is_view
 
 
 def activation(input, inplace, op: str, compute):
