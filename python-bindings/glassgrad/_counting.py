@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import math
 from collections import namedtuple
 from typing import Optional
 
@@ -133,9 +134,12 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
                                       f"  fix: bins=100")
     a: np.ndarray = host_values(input).reshape(-1).astype(np.float64)
     lo, hi = float(min), float(max)
-    if lo == hi and a.size:
-        finite = a[np.isfinite(a)]
-        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (lo, hi)
+    if lo == hi and a.size:  # the data's own range: nan and infinities in it make it not finite
+        lo, hi = (float("nan"), float("nan")) if np.isnan(a).any() else (float(a.min()), float(a.max()))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise _C.InvalidArgumentError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite\n  histc: min and max (or "
+                                      f"the data's smallest and largest element when both are 0) must be finite\n  "
+                                      f"fix: histc(x[x.isfinite()], ...), or give finite min and max")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     if lo > hi:

@@ -773,8 +773,17 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend=None, append=None) ->
     parts = [p for p in (prepend, input, append) if p is not None]
     if len(parts) > 1:
         parts = [p if isinstance(p, Tensor) else as_operand(p, input.dtype, input.device) for p in parts]
-        parts = [p.expand(*[1 if a == d else input.shape[a] for a in range(input.ndim)]) if p.ndim == 0 else p
-                 for p in parts]
+        for p in parts:  # PyTorch's checks: the same dims, the same sizes off dim
+            if p.ndim != input.ndim:
+                raise _C.ShapeError(f"diff expects prepend or append to be the same dimension as input\n  diff: "
+                                    f"input {list(input.shape)}, prepend/append {list(p.shape)}\n  fix: "
+                                    f"prepend=t.reshape(...) with {input.ndim} dims")
+            for a in range(input.ndim):
+                if a != d and p.shape[a] != input.shape[a]:
+                    raise _C.ShapeError(f"diff expects the shape of tensor to prepend or append to match that of "
+                                        f"input except along the differencing dimension; input.size({a}) = "
+                                        f"{input.shape[a]}, but got tensor.size({a}) = {p.shape[a]}\n  fix: "
+                                        f"t.expand(...) to the input's sizes off dim {d}")
         x = cat(parts, d)
     else:
         x = input
