@@ -61,6 +61,7 @@ REPOSITORIES = {
     "practical-pytorch": "github.com/spro/practical-pytorch",
     "minimalRL": "github.com/seungeunrho/minimalRL",
     "Pytorch-UNet": "github.com/milesial/Pytorch-UNet",
+    "hyunwoongko-transformer": "github.com/hyunwoongko/transformer",
 }
 
 
