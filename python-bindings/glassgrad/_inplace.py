@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import _C, _args, _dtypes, _expanded_writes, _runtime, _shared_memory
+from . import _C, _args, _dtypes, _expanded_writes, _node_inputs, _runtime, _shared_memory
 # glassgrad._tensor imports this module first, so it is partly made here: its names (and
 # _tensor._indexing, imported at its end) are read when called, without an import per call.
 from . import _tensor
@@ -195,15 +195,11 @@ def in_place_view(method, name: str = ""):
     return run
 
 
-# the ops whose output views their first input (a write through a view reaches its base)
-_VIEW_OPS = frozenset({"Slice", "Reshape", "Permute", "Expand", "Alias"})
-
-
 def _views_a_leaf(h) -> bool:
     """Whether the view h was made (through views only) from a leaf that requires grad: PyTorch
     refuses an in-place op on it (autograd's check_inplace)."""
     for _ in range(64):
-        if h.op not in _VIEW_OPS or not h.producer_inputs:
+        if h.op not in _node_inputs.VIEWING or not h.producer_inputs:
             break
         h = h.producer_inputs[0]
     return h.is_leaf and h.requires_grad and not h.is_view

@@ -31,14 +31,14 @@ def listed(op: str, node: str, inputs: list) -> list:
 
 
 # ops whose output views their first input, as a write through a view reads it
-_VIEWING = frozenset({"Slice", "Reshape", "Permute", "Expand", "Alias"})
+VIEWING = frozenset({"Slice", "Reshape", "Permute", "Expand", "Alias"})
 
 
 def views(h, identity: int) -> bool:
     """Whether the value h is a view (of a view ...) of the value of identity: the first operand
     of the node that computed a write through a view (CopySlices lists that node's other operands)."""
     for _ in range(16):
-        if h.op not in _VIEWING or not h.producer_inputs:
+        if h.op not in VIEWING or not h.producer_inputs:
             return False
         h = h.producer_inputs[0]
         if h.identity == identity:

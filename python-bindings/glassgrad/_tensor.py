@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
-from . import _elementwise_layout, _node_inputs, _saved_tensor_hooks, _shared_memory, _torch_operands
+from . import _elementwise_layout, _node_inputs, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -261,6 +261,21 @@ class _GradFn:
                 return tuple(_entries([base]) + list(written[1:]))
         return tuple(_entries([base, value]))
 
+    def __getattr__(self, name: str):
+        # grad_fn._saved_self, _saved_result, ...: what PyTorch's node saved (_saved_attributes)
+        if name.startswith("_saved_") and self._h is not None:
+            node_name = self.name()
+            if name[len("_saved_"):] in _saved_attributes.names(node_name):
+                listed = self._h.producer_attr("torch_operands")
+                operands = (self._composite_inputs() if listed
+                            else _node_inputs.listed(self._op, node_name, self._h.producer_inputs))
+                return _saved_attributes.value(self, node_name, name[len("_saved_"):], operands, _saved_tensor)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self):
+        own = [f"_saved_{n}" for n in _saved_attributes.names(self.name())] if self._h is not None else []
+        return sorted(set(super().__dir__()) | set(own))
+
     def _composite_inputs(self) -> list:
         """The op's inputs; for a composite that names PyTorch's fused node (a loss, F.linear's
         addmm), its attribute torch_operands gives that node's operands in PyTorch's order
@@ -288,6 +303,13 @@ _NUMBER_NOT_LISTED = frozenset({"ReciprocalBackward0"})
 
 
 _NODE_CLASSES: Dict[str, type] = {}
+
+
+def _saved_tensor(handle) -> "Tensor":
+    """A value a node saved, as the tensor object the script holds (x is y.grad_fn._saved_self),
+    or a new tensor of it."""
+    found = _holder(handle)
+    return _wrap(handle) if found is None else found
 
 
 def _grad_fn(op: str, handle):
