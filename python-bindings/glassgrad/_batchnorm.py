@@ -94,13 +94,32 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
         w = w if w is not None else _constant(1.0, c, input)
         b = b if b is not None else _constant(0.0, c, input)
     if training:
-        y, mean, var = _op_multi("BatchNorm2DTrain", [input, w, b], {"eps": float(eps)})
-        if running_mean is not None and running_var is not None:
-            update_running_stats(running_mean, running_var, mean, var, values_per_channel(input._h.shape), momentum)
+        return training_forward(input, input._h.shape, running_mean, running_var, w, b, momentum, eps)
     else:
         if running_mean is None or running_var is None:
             raise _C.InvalidArgumentError(
                 "batch_norm: evaluation mode (training=False) normalizes with running_mean and running_var, and "
                 "they were not given\n  fix: pass the running statistics, or training=True to use the batch's")
         y = _op("BatchNorm2DInference", [input, w, b, running_mean, running_var], {"eps": float(eps)})
+    return y
+
+
+def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], running_var: Optional[Tensor], weight: Tensor,
+          bias: Tensor, momentum: Union[float, Tensor], eps: float) -> Tensor:
+    """batch_norm in training with weight and bias given, `shape` input's (every BatchNorm layer's
+    training forward calls it directly, with the shape it read): normalized by the batch's
+    statistics, and the running ones updated in place when given. Stored statistics and a float
+    momentum (every step of a training loop) are updated by the node update_running_stats
+    records for them, here without its checks' calls."""
+    y, mean, var = _op_multi("BatchNorm2DTrain", [input, weight, bias], {"eps": float(eps)})
+    if running_mean is None or running_var is None:
+        return y
+    count = math.prod(shape[2:], start=shape[0])  # values_per_channel
+    if type(momentum) is float and running_mean._h.realized and running_var._h.realized:
+        rm, rv = _op_multi("BatchNormUpdateStats", [running_mean, running_var, mean, var],
+                           {"momentum": momentum, "count": count})
+        running_mean._h.reset(rm._h)
+        running_var._h.reset(rv._h)
+    else:
+        update_running_stats(running_mean, running_var, mean, var, count, momentum)
     return y

@@ -81,6 +81,8 @@ _CATEGORY = {"bool": 0, "uint8": 1, "int8": 1, "int16": 1, "int32": 1, "int64": 
 _ITEMSIZE = {"bool": 1, "uint8": 1, "int8": 1, "int16": 2, "int32": 4, "int64": 8,
              "float16": 2, "bfloat16": 2, "float32": 4, "float64": 8}
 DTYPES: Dict[str, dtype] = {n: dtype(n) for n in _ORDER}
+# The floating types' names (dtype.is_floating_point), for a test on a handle's dtype string.
+FLOATING: frozenset = frozenset(n for n in _ORDER if _CATEGORY[n] == 2)
 
 # The types the runtime holds (the C++ DType enum): all of them. int8, int16, int32, float16 and
 # bfloat16 are storage types: ops compute them in int64 or float32 and give the result back in the

@@ -2,7 +2,8 @@
 result computed from a transposed or permuted tensor is laid out as that tensor is
 (x.t().exp().stride() is (1, 3) for a 2x3 x, and is_contiguous() False), so that .view() refuses
 and accepts what PyTorch's does. Row-major inputs (every op of a plain training step) give a
-row-major result and take no detour (docs/porting.md, "Memory formats").
+row-major result and take no detour (docs/porting.md, "Memory formats"): only where an input
+is a view laid out other than row-major (_tensor._op's test) can the result's layout differ.
 
 The op itself runs on its inputs permuted into the result's dim order (where a transposed input
 reads as row-major) and the result is permuted back: a view whose grad_fn names the op's node."""
@@ -15,7 +16,7 @@ from . import _C
 # The engine's elementwise ops (op_schema's elementwise flag) but their gradients' ops and the
 # fused op the planner makes. (Cast, Tensor.to's conversion, follows the same rule here; PyTorch's
 # empty_like gives a tensor with gaps a row-major result there, where this gives its dim order.)
-ELEMENTWISE = frozenset(n for n in _C.op_names() if _C.op_schema(n)["elementwise"]
+ELEMENTWISE: frozenset = frozenset(n for n in _C.op_names() if _C.op_schema(n)["elementwise"]
                         and not n.endswith("Backward") and n != "FusedElementwise")
 
 
@@ -62,16 +63,6 @@ def result_order(inputs: Sequence, shape: Sequence[int]) -> Optional[List[int]]:
                 break
     order = perm[::-1]
     return None if order == list(range(ndim)) else order
-
-
-def needs_order(inputs: Sequence) -> bool:
-    """Whether an input is a view laid out other than row-major (only then can the result's
-    layout differ from row-major)."""
-    for x in inputs:
-        h = x._h
-        if h.is_view and not h.layout[2] and len(h.shape) > 1:
-            return True
-    return False
 
 
 def record_in_order(op, record, name: str, inputs: Sequence, attrs, shape: Sequence[int], order: List[int]):

@@ -726,8 +726,32 @@ def int_view(t: Tensor, ints: List[int]) -> Tensor:
     return _op("Reshape", [out], {"shape": shape})
 
 
+def leading_slice(t: Tensor, key: slice) -> Optional[Tensor]:
+    """t[a:b] or t[a:b:c] with int or None bounds and c > 0 on a tensor of one dim or more (a batch
+    cut from a resident dataset, every step of a training loop): the Slice node that _plan and
+    _basic_view make for that key (or t itself for the whole dim, as there), without planning the
+    key; None for any other slice, which _plan reads (and raises for)."""
+    start, stop, step = key.start, key.stop, key.step
+    if not ((start is None or type(start) is int) and (stop is None or type(stop) is int)
+            and (step is None or (type(step) is int and step > 0))):
+        return None
+    shape = t._h.shape
+    if not shape:
+        return None
+    size = shape[0]
+    start, stop, step = key.indices(size)
+    stop = max(stop, start)
+    if start == 0 and stop == size and step == 1:
+        return t
+    return _op("Slice", [t], {"dim": 0, "start": start, "stop": stop, "step": step})
+
+
 def _index(t: Tensor, key) -> Tensor:
     """t[key] (see the module doc)."""
+    if type(key) is slice:
+        out = leading_slice(t, key)
+        if out is not None:
+            return out
     ints = int_key(t, key)
     if ints is not None:
         return int_view(t, ints)

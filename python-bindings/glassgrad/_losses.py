@@ -134,20 +134,32 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
         label_smoothing = _args.real(label_smoothing, "label_smoothing", "cross_entropy", minimum=0.0, maximum=1.0)
     if type(ignore_index) is not int:
         ignore_index = _args.integer(ignore_index, "ignore_index", "cross_entropy")
-    if _probability_targets(input, target):
+    # Each property of a handle is read once below (each read is a call into the runtime); a
+    # tensor target is _probability_targets' and _labels' first case, written out.
+    input_shape = input._h.shape
+    if isinstance(target, Tensor):
+        target_dtype = target._h.dtype
+        if target_dtype in ("float32", "float64") and tuple(target._h.shape) == input_shape:
+            return _soft_cross_entropy(input, target, weight, reduction, label_smoothing)
+        labels = target.astype("int64") if target_dtype == "uint8" else target
+    elif _probability_targets(input, target):
         return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
-    labels = _labels(target, input, "CrossEntropy")
-    check_class_targets(tuple(input._h.shape), tuple(labels._h.shape), "cross_entropy")
-    rows, labels, shape = _classes_last(input, labels)
+    else:
+        labels = _labels(target, input, "CrossEntropy")
+    check_class_targets(input_shape, labels._h.shape, "cross_entropy")
+    if len(input_shape) == 2:  # _classes_last's (N, C) case
+        rows, shape = input, (input_shape[0],)
+    else:
+        rows, labels, shape = _classes_last(input, labels)
     if labels._h.device == "cpu":   # PyTorch's CPU kernel refuses a bad target at the call (CUDA's asserts later)
-        _check_class_indices(labels, rows._h.shape[1], ignore_index, "cross_entropy")
+        _check_class_indices(labels, input_shape[1] if rows is input else rows._h.shape[1], ignore_index, "cross_entropy")
     attrs: Dict[str, Any] = {"reduction": reduction}
     if ignore_index != -100:
         attrs["ignore_index"] = ignore_index
     if label_smoothing != 0.0:
         attrs["label_smoothing"] = label_smoothing
     inputs = [rows, labels] + ([_tensor_like(weight, input)] if weight is not None else [])
-    ndim = len(input._h.shape)
+    ndim = len(input_shape)
     if input._h.requires_grad and ndim <= 2 and _C.grad_enabled():
         # PyTorch's graph: NllLossBackward0 of LogSoftmaxBackward0 of the input (AddBackward0 of
         # the smoothed term outermost with label_smoothing)

@@ -469,16 +469,23 @@ def _autograd_modules():
     return _AUTOGRAD_MODULES
 
 
+_ELEMENTWISE: frozenset = _elementwise_layout.ELEMENTWISE
+
+
 def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = False) -> "Tensor":
     """One node with one output, wrapped: nearly every op of every step comes here, so the
     recording is one runtime call (_C.lazy_record_op: _trace.record's node, the inputs' handles, the
     thread's scope, role and layer and the user's line read by the runtime) and _wrap is written out.
     _in_order: the layout of an elementwise op's result is decided (_record_op)."""
-    if not _in_order and name in _elementwise_layout.ELEMENTWISE and _elementwise_layout.needs_order(inputs):
-        shape = np.broadcast_shapes(*[tuple(x._h.shape) for x in inputs])
-        order = _elementwise_layout.result_order(inputs, shape)
-        if order is not None:  # a permuted input: the result laid out as PyTorch's
-            return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)
+    if not _in_order and name in _ELEMENTWISE:
+        for x in inputs:  # _elementwise_layout.needs_order, written out (most ops of a step are elementwise)
+            h = x._h
+            if h.is_view and not h.layout[2] and len(h.shape) > 1:
+                shape = np.broadcast_shapes(*[tuple(x._h.shape) for x in inputs])
+                order = _elementwise_layout.result_order(inputs, shape)
+                if order is not None:  # a permuted input: the result laid out as PyTorch's
+                    return _elementwise_layout.record_in_order(_op, _record_op, name, inputs, attrs, shape, order)
+                break
     inference_view = _check_inference_inputs(name, inputs) if _INFERENCE_TENSORS else False
     h = _C.lazy_record_op(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
     t = Tensor.__new__(Tensor)

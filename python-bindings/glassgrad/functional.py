@@ -25,6 +25,7 @@ from ._indexing import (gather, index_add, index_fill, index_put, index_select, 
 from ._tensor import Tensor, _op, _op_multi, tensor
 
 IntPair = Union[int, Sequence[int]]
+_FLOATING: frozenset = _dtypes.FLOATING
 
 
 def _pair(v: IntPair, name: str, where: str = "", minimum: Optional[int] = None) -> Tuple[int, int]:
@@ -41,7 +42,7 @@ def _as_tensor(x, like: Optional[Tensor] = None) -> Tensor:
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0), elementwise (torch.relu, F.relu); inplace=True writes it into input (x.relu_()).
     An integer tensor stays integer (PyTorch's); a bool one is refused, as there."""
-    if not input.dtype.is_floating_point:
+    if input._h.dtype not in _FLOATING:  # input.dtype.is_floating_point, without two properties' frames
         if input.dtype == "bool":
             raise _C.UnsupportedError(f"relu: Boolean inputs not supported for relu (shape {list(input.shape)})\n"
                                       f"  fix: x.relu() of x.long(), or x itself: a bool is never negative")
@@ -171,11 +172,13 @@ def flatten(x: Tensor, start_dim: int = 1, end_dim: int = -1) -> Tensor:
 def linear(input: Tensor, weight: Tensor, bias: Optional[Tensor] = None) -> Tensor:
     """y = input @ weight.T + bias, weight [out_features, in_features]; input [*, in_features],
     also one unbatched sample [in_features] (then y is [out_features]), as PyTorch's."""
-    integral = not input.dtype.is_floating_point  # matmul multiplies integer matrices
-    ndim = input.ndim  # (read once: each read is a call)
+    integral = input._h.dtype not in _FLOATING  # matmul multiplies integer matrices
+    ndim = len(input._h.shape)  # (read once: each read is a call)
     # weight.t() (_shapes.t of a matrix, written out), PyTorch's TBackward0 node, for the matrix
     # weight linear takes (the same view as .T)
-    weight_t = weight.permute(list(range(weight.ndim))[::-1]) if weight.ndim != 2 else _op("Permute", [weight], {"dims": [1, 0], "torch_node": "TBackward0"})
+    wdim = len(weight._h.shape)
+    weight_t = (weight.permute(list(range(wdim))[::-1]) if wdim != 2
+                else _op("Permute", [weight], {"dims": [1, 0], "torch_node": "TBackward0"}))
     y = matmul(input, weight_t) if ndim == 1 or integral else _op("MatMul", [input, weight_t])
     if bias is None:
         return y

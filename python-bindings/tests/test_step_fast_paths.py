@@ -361,3 +361,185 @@ def test_compile_still_sees_the_layers_it_calls():
     with pytest.raises(ZeroDivisionError):
         gg.compile(lambda x: model(x) * (1 / 0))(x)
     assert _trace.RECORDINGS[0] == 0
+
+
+# ---- x[a:b]: a batch cut from a resident dataset (_indexing.leading_slice) ----
+_SLICES = [slice(2, 7), slice(2, 7, 2), slice(-3, None), slice(None, -4), slice(5, 2), slice(8, 100),
+           slice(-100, 3), slice(None, None, 3), slice(0, 10), slice(None), slice(0, 10, 1), slice(9, None, 4)]
+
+
+@pytest.mark.parametrize("key", _SLICES, ids=str)
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_leading_slice_matches_the_planned_key(key, requires_grad):
+    # x[a:b] takes the fast path; x[(a:b,)] is planned (_plan, _basic_view): the two agree on the
+    # values, the layout, the node and whether the tensor itself comes back.
+    base = gg.tensor(np.arange(60, dtype=np.float32).reshape(10, 3, 2), requires_grad=requires_grad)
+    for x in (base, base.permute(0, 2, 1)):  # a view laid out other than row-major too
+        fast, planned = x[key], x[(key,)]
+        assert (fast is x) == (planned is x)
+        assert tuple(fast.shape) == tuple(planned.shape) and fast.stride() == planned.stride()
+        assert fast.is_contiguous() == planned.is_contiguous()
+        np.testing.assert_array_equal(fast.detach().numpy(), planned.detach().numpy())
+        np.testing.assert_array_equal(fast.detach().numpy(), x.detach().numpy()[key])
+        if requires_grad:
+            assert (fast.grad_fn is None) == (planned.grad_fn is None)
+            if fast is not x:
+                assert fast.grad_fn.name() == planned.grad_fn.name() == "SliceBackward0"
+
+
+def test_leading_slice_values_and_gradient():
+    # PyTorch's documented basic slicing: a view of every step-th row in [start, stop); its
+    # gradient lands on the rows it read.
+    x = gg.tensor(np.arange(10, dtype=np.float32), requires_grad=True)
+    assert x[2:7:2].tolist() == [2.0, 4.0, 6.0]
+    assert x[-3:].tolist() == [7.0, 8.0, 9.0]
+    assert tuple(x[5:2].shape) == (0,)
+    assert x[8:100].tolist() == [8.0, 9.0]
+    (x[1:9:3] * gg.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.0, 0.0, 2.0, 0.0, 0.0, 3.0, 0.0, 0.0]
+    rows = gg.tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
+    cut = rows[1:3]
+    assert cut.stride() == (3, 1) and cut.tolist() == [[3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]
+    cut.fill_(0.0)  # a view: writes through
+    assert rows[1].tolist() == [0.0, 0.0, 0.0]
+
+
+def test_other_slices_are_planned(monkeypatch):
+    # A negative step, a zero step, bounds that are not ints and a 0-d tensor take _plan, with its
+    # errors and its results.
+    from glassgrad import _indexing
+    x = gg.tensor(np.arange(6, dtype=np.float32))
+    assert x[::-2].tolist() == [5.0, 3.0, 1.0]
+    assert x[np.int64(1):np.int64(3)].tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        x[::0]
+    with pytest.raises(IndexError, match="slice\\(\\) cannot be applied to a 0-dim tensor"):
+        gg.tensor(1.0)[1:]
+    planned = []
+    real = _indexing._plan
+    monkeypatch.setattr(_indexing, "_plan", lambda *a, **k: planned.append(a[1]) or real(*a, **k))
+    x[1:4]
+    x[1:4:2]
+    assert planned == []
+    x[::-1]
+    x[1:3, None]
+    assert planned == [slice(None, None, -1), (slice(1, 3), None)]
+
+
+def test_leading_slice_against_torch():
+    torch = pytest.importorskip("torch")
+    a = np.arange(24, dtype=np.float32).reshape(6, 4)
+    for key in _SLICES:
+        g = gg.tensor(a, requires_grad=True)[key]
+        t = torch.tensor(a, requires_grad=True)[key]
+        assert tuple(g.shape) == tuple(t.shape) and g.stride() == t.stride()
+        np.testing.assert_array_equal(g.detach().numpy(), t.detach().numpy())
+
+
+# ---- Module.__call__'s names (nn/module.py _CALL_NAMES) ----
+def test_layer_call_names_follow_path_and_class_changes():
+    # The scope and layer name a call pushes are kept per (class, path): a layer moved to another
+    # path, or whose class changes, is named by its new path and class in the engine's errors.
+    from glassgrad.nn import module as _module
+    seen = []
+
+    class Probe(gg.nn.Module):
+        def forward(self, x):
+            seen.append((gg._trace.current_scope(), gg._trace._local.layers[-1]))
+            return x
+
+    probe = Probe()
+    probe(1)
+    model = gg.nn.Sequential(gg.nn.Identity(), probe)
+    model(1)
+    outer = gg.nn.Module()
+    outer.inner = model
+    model(1)
+
+    class Renamed(Probe):
+        pass
+
+    probe.__class__ = Renamed
+    model(1)
+    assert seen == [("Probe", "Probe"), ("1", "Probe '1'"), ("inner.1", "Probe 'inner.1'"),
+                    ("inner.1", "Renamed 'inner.1'")]
+    lin = gg.nn.Sequential(gg.nn.Linear(3, 2))
+    with pytest.raises(RuntimeError, match="Linear '0'"):
+        lin(gg.randn(4, 5))
+    _module._CALL_NAMES.clear()  # made again on the next call
+    with pytest.raises(RuntimeError, match="Linear '0'"):
+        lin(gg.randn(4, 5))
+
+
+def test_layer_call_names_stay_bounded(monkeypatch):
+    from glassgrad.nn import module as _module
+    monkeypatch.setattr(_module, "_CALL_NAMES_LIMIT", 8)
+    _module._CALL_NAMES.clear()
+    layers = [type(f"Layer{i}", (gg.nn.Identity,), {})() for i in range(20)]
+    for layer in layers:
+        layer(1)
+    assert 0 < len(_module._CALL_NAMES) <= 8
+
+
+def test_module_without_init_still_names_the_missing_attribute():
+    class NoInit(gg.nn.Module):
+        def __init__(self):
+            pass
+
+        def forward(self, x):
+            return x
+
+    with pytest.raises(AttributeError, match="'NoInit' object has no attribute '_scope'"):
+        NoInit()(1)
+
+
+# ---- BatchNorm's training forward (_batchnorm.training_forward) ----
+def test_batchnorm_running_stats_on_every_update_path():
+    # Stored statistics with a float momentum take the one-node update; an int momentum, momentum
+    # None (a tensor factor) and pending (computed) statistics take update_running_stats' other
+    # paths: all give PyTorch's running_mean = (1 - m) * running_mean + m * mean.
+    gg.manual_seed(0)
+    x = gg.randn(4, 2, 3, 3)
+    xn = x.numpy().astype(np.float64)
+    mean, var = xn.mean((0, 2, 3)), xn.var((0, 2, 3)) * 36 / 35
+    for momentum in (0.1, 1, None):
+        bn = gg.nn.BatchNorm2d(2, momentum=momentum)
+        bn(x)
+        bn(x)
+        m = 0.1 if momentum == 0.1 else 1.0  # None: 1/1, then 1/2 of the same batch -> the batch's
+        expect_mean = (1 - m) * ((1 - m) * 0 + m * mean) + m * mean if momentum == 0.1 else mean
+        expect_var = (1 - m) * ((1 - m) * 1 + m * var) + m * var if momentum == 0.1 else var
+        np.testing.assert_allclose(bn.running_mean.numpy(), expect_mean, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(bn.running_var.numpy(), expect_var, rtol=1e-5, atol=1e-6)
+        assert bn.num_batches_tracked.item() == 2
+    # statistics handed to F.batch_norm as pending tensors (not stored) are updated by composed ops
+    rm, rv = gg.zeros(2) * 1.0, gg.ones(2) * 1.0
+    gg.nn.functional.batch_norm(x, rm, rv, training=True, momentum=0.5)
+    np.testing.assert_allclose(rm.numpy(), 0.5 * mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(rv.numpy(), 0.5 + 0.5 * var, rtol=1e-5, atol=1e-6)
+
+
+def test_batchnorm_without_running_stats_and_in_eval():
+    gg.manual_seed(0)
+    x = gg.randn(3, 2, 2, 2)
+    xn = x.numpy().astype(np.float64)
+    ref = (xn - xn.mean((0, 2, 3))[None, :, None, None]) / np.sqrt(xn.var((0, 2, 3))[None, :, None, None] + 1e-5)
+    free = gg.nn.BatchNorm2d(2, track_running_stats=False)
+    np.testing.assert_allclose(free(x).detach().numpy(), ref, rtol=1e-4, atol=1e-5)
+    free.eval()  # no running statistics: batch statistics in eval too (PyTorch's)
+    np.testing.assert_allclose(free(x).detach().numpy(), ref, rtol=1e-4, atol=1e-5)
+    bn = gg.nn.BatchNorm2d(2).eval()  # eval with fresh statistics: (x - 0) / sqrt(1 + eps)
+    np.testing.assert_allclose(bn(x).detach().numpy(), xn / np.sqrt(1 + 1e-5), rtol=1e-5, atol=1e-6)
+    assert bn.num_batches_tracked.item() == 0
+
+
+def test_relu_by_dtype():
+    # PyTorch's relu: a floating tensor through ReLU, an integer one stays integer, bool refused.
+    f = gg.nn.functional.relu(gg.tensor([-1.5, 2.0], dtype=gg.float64))
+    assert f.dtype == gg.float64 and f.tolist() == [0.0, 2.0]
+    h = gg.nn.functional.relu(gg.tensor([-1.0, 3.0], dtype=gg.bfloat16))
+    assert h.dtype == gg.bfloat16 and h.tolist() == [0.0, 3.0]
+    i = gg.nn.functional.relu(gg.tensor([-3, 4], dtype=gg.int32))
+    assert i.dtype == gg.int32 and i.tolist() == [0, 4]
+    with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+        gg.nn.functional.relu(gg.tensor([True, False]))

@@ -20,7 +20,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import _C, _args, _device
+from .. import _C, _args, _batchnorm, _device
 from .._batchnorm import _constant, batch_norm
 from .._runtime import no_grad
 from .._tensor import Tensor, _op, tensor
@@ -89,9 +89,11 @@ class _BatchNorm(Module):
         return weight, bias
 
     def forward(self, input: Tensor) -> Tensor:
-        if not isinstance(input, Tensor) or len(input._h.shape) not in self._RANKS:  # _check's cases
+        shape = input._h.shape if isinstance(input, Tensor) else ()  # (read once: each read is a call)
+        if len(shape) not in self._RANKS:  # _check's cases
             self._check(input)
-        factor = 0.0 if self.momentum is None else self.momentum
+        momentum = self.momentum
+        factor = 0.0 if momentum is None else momentum
         counted = None
         training = self.training
         # (each buffer read once: Module.__getattr__ finds them)
@@ -101,7 +103,7 @@ class _BatchNorm(Module):
             # recorded: a forward the shape rules refuse leaves the count as it was.
             tracked_count = self.num_batches_tracked
             counted = _op("AddScalarInPlace", [tracked_count], {"value": 1.0})
-            if self.momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
+            if momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
                 factor = 1.0 / counted.astype(input.dtype)
         use_batch_stats = training or (running_mean is None and running_var is None)
         tracked = not training or self.track_running_stats
@@ -109,8 +111,11 @@ class _BatchNorm(Module):
         bias: Optional[Tensor] = self.bias
         if weight is None or bias is None:
             weight, bias = self._affine(input)
-        y = batch_norm(input, running_mean if tracked else None, running_var if tracked else None,
-                       weight, bias, use_batch_stats, factor, self.eps)
+        if use_batch_stats:
+            y = _batchnorm.training_forward(input, shape, running_mean if tracked else None,
+                                           running_var if tracked else None, weight, bias, factor, self.eps)
+        else:
+            y = batch_norm(input, running_mean, running_var, weight, bias, False, factor, self.eps)
         if counted is not None:
             tracked_count._h.reset(counted._h)
         return y

@@ -263,6 +263,23 @@ def layer_name(layer: "Module") -> str:
     its class alone. The engine's shape rules word their checks with it (NodeMeta.layer)."""
     return f"{type(layer).__name__} '{layer._scope}'" if layer._scope else type(layer).__name__
 
+
+# (class, path) -> (scope, layer_name) that Module.__call__ pushes for a layer call: the path, or the
+# class's name at the top, and layer_name's. Keyed by the class too, as a module's class may change
+# (nn.utils.parametrize, lazy layers). Bounded: emptied when it reaches _CALL_NAMES_LIMIT.
+_CALL_NAMES: Dict[Tuple[type, str], Tuple[str, str]] = {}
+_CALL_NAMES_LIMIT = 4096
+
+
+def _call_names(module: "Module") -> Tuple[str, str]:
+    """The entry of _CALL_NAMES for module's class and path, made (module._scope raises as before
+    for a module whose Module.__init__ did not run)."""
+    scope_ = module._scope
+    if len(_CALL_NAMES) >= _CALL_NAMES_LIMIT:
+        _CALL_NAMES.clear()
+    names = _CALL_NAMES[(type(module), scope_)] = (scope_ or type(module).__name__, layer_name(module))
+    return names
+
 class Module:
     """Base class for layers and models: subclass it, create layers in __init__, write forward."""
 
@@ -616,16 +633,18 @@ class Module:
         local = _trace_local
         if _RECORDINGS[0] and local.recording is not None:  # glassgrad.compile records a step
             note_module_call(self)
-        scope_ = self._scope
-        kind = type(self).__name__
+        d = self.__dict__
+        try:
+            names = _CALL_NAMES[(type(self), d["_scope"])]
+        except KeyError:
+            names = _call_names(self)
         scopes, _, layers = local.stacks
-        scopes.append(scope_ or kind)
-        layers.append(f"{kind} '{scope_}'" if scope_ else kind)
+        scopes.append(names[0])
+        layers.append(names[1])
         try:
             # The hook tables are made by the first registration: a module with none of its own
             # and no global table has no hook to run; otherwise forward_hooks.has_hooks decides
             # (a table whose hooks were all removed is empty).
-            d = self.__dict__
             if ((_PRE in d or _POST in d or _BW_FULL in d or _BW_PRE in d or _HOOK_GLOBALS)
                     and _hooks.has_hooks(self)):
                 return _hooks.call_with_hooks(self, self.forward, args, kwargs)
