@@ -166,7 +166,8 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string&
     held.push_back(attr_of(items[i], h_name));
     inputs.push_back(held.back().cast<Handle*>());
   }
-  const Attrs a = attrs.is_none() ? Attrs() : attrs_from_dict(py::dict(attrs));
+  static const lazy::SharedAttrs none = lazy::share_attrs(Attrs());
+  const lazy::SharedAttrs a = attrs.is_none() ? none : shared_attrs_from_dict(py::dict(attrs));
   return lazy::record_handles(op, inputs, a, meta_from_python(stacks, package_dir));
 }
 }  // namespace

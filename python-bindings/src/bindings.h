@@ -5,6 +5,7 @@
 
 #include "glassgrad/autodiff/attrs.h"
 #include "glassgrad/autodiff/types.h"
+#include "glassgrad/runtime/lazy.h"
 
 namespace glassgrad {
 namespace py = pybind11;
@@ -25,6 +26,9 @@ void bind_attributes(py::module_& m);
 // Conversions between Python values and the C++ value types.
 Attrs attrs_from_dict(const py::dict& d);
 py::dict attrs_to_dict(const Attrs& a);
+// attrs_from_dict's result made once per distinct contents of the dict and shared
+// (bind_shared_attrs.cpp): what recording an op converts its attributes with.
+lazy::SharedAttrs shared_attrs_from_dict(const py::dict& d);
 Shape shape_from(const py::handle& h);
 
 // "file.py:42" of the innermost Python frame whose file does not start with package_dir ("" when

@@ -259,14 +259,19 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
   return record_handles(op, inputs, attrs, share_meta(meta));
 }
 
-std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
-                                                    const Attrs& attrs, const SharedMeta& shared) {
+namespace {
+// record_handles with the attributes as given, or shared and hashed (shared_attrs, which then
+// holds `attrs`).
+std::vector<std::unique_ptr<Handle>> record_handles_with(const std::string& op, const std::vector<Handle*>& inputs,
+                                                         const Attrs& attrs, const SharedAttrs* shared_attrs,
+                                                         const SharedMeta& shared) {
   const NodeMeta& meta = *shared.meta;
   std::vector<ValuePtr> values;
   values.reserve(inputs.size());
   for (Handle* h : inputs) values.push_back(h->value());
   const OpSchema& s = OpRegistry::instance().at(op);
-  std::vector<ValuePtr> made = record_schema(s, values, attrs, shared);
+  std::vector<ValuePtr> made =
+      shared_attrs ? record_schema(s, values, *shared_attrs, shared) : record_schema(s, values, attrs, shared);
   std::vector<std::unique_ptr<Handle>> out;
   out.reserve(made.size());
   for (auto& v : made) out.push_back(std::make_unique<Handle>(std::move(v)));
@@ -292,6 +297,17 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
   AliasAccess::seen(h) = a.generation;
   tag(view, a.counter);
   return out;
+}
+}  // namespace
+
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const Attrs& attrs, const SharedMeta& meta) {
+  return record_handles_with(op, inputs, attrs, nullptr, meta);
+}
+
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const SharedAttrs& attrs, const SharedMeta& meta) {
+  return record_handles_with(op, inputs, *attrs.attrs, &attrs, meta);
 }
 
 Layout layout_of(const Handle& h) {

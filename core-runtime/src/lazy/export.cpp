@@ -83,7 +83,11 @@ uint64_t meta_hash(const NodeMeta& meta) {
 }
 
 uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs) {
-  uint64_t h = hash_combine(hash_string(s.name), attrs.hash());
+  return node_hash(s, attrs.hash(), outputs);
+}
+
+uint64_t node_hash(const OpSchema& s, uint64_t attrs_hash, const std::vector<TensorInfo>& outputs) {
+  uint64_t h = hash_combine(hash_string(s.name), attrs_hash);
   for (const TensorInfo& o : outputs) h = info_hash(h, o);
   return h;
 }

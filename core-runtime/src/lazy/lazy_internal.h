@@ -145,6 +145,9 @@ std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePt
 // record_schema with the metadata interned and hashed already (share_meta).
 std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                     const SharedMeta& meta);
+// record_schema with the attributes shared and hashed already too (share_attrs).
+std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const SharedAttrs& attrs,
+                                    const SharedMeta& meta);
 // record_schema for a run of in-place update nodes of one op, attrs and meta (an optimizer
 // group's updates, record_group_updates). A node's shape rule results and hashes depend on its
 // op, attrs and input infos only (meta names the node in errors), so they are computed once per
@@ -167,6 +170,8 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
                                          const NodeMeta& meta, RecordMemo& memo);
 // A node's record-time hash (TraceNode::hash): op, attributes, output infos.
 uint64_t node_hash(const OpSchema& s, const Attrs& attrs, const std::vector<TensorInfo>& outputs);
+// The same, given the attributes' hash (Attrs::hash).
+uint64_t node_hash(const OpSchema& s, uint64_t attrs_hash, const std::vector<TensorInfo>& outputs);
 // The hash of a node's metadata (TraceNode::meta_hash): layer scope, source line, role, layer.
 uint64_t meta_hash(const NodeMeta& meta);
 // Forgets the gradient nodes backward() kept per trace (backward.cpp); clear_cache() calls it.

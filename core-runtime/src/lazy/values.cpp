@@ -279,9 +279,11 @@ ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const
 
 namespace {
 
-// known_mhash: meta_hash(meta), when the caller has it (a SharedMeta's).
+// known_mhash: meta_hash(meta), when the caller has it (a SharedMeta's); shared_attrs: attrs
+// shared and hashed (a SharedAttrs holding `attrs`).
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                                  const NodeMeta& meta, const uint64_t* known_mhash = nullptr);
+                                  const NodeMeta& meta, const uint64_t* known_mhash = nullptr,
+                                  const SharedAttrs* shared_attrs = nullptr);
 
 // An in-place op's targets are stored tensors, or the pending result of another in-place update
 // (an optimizer's updates chain within a step).
@@ -365,8 +367,8 @@ struct ShapeMemo {
     uint64_t hash = 0;
   };
   std::unordered_map<uint64_t, Entry> table;
-  static uint64_t key(const OpSchema& s, const std::vector<TensorInfo>& infos, const Attrs& attrs, uint64_t mhash) {
-    uint64_t h = hash_combine(hash_combine(reinterpret_cast<uintptr_t>(&s), attrs.hash()), mhash);
+  static uint64_t key(const OpSchema& s, const std::vector<TensorInfo>& infos, uint64_t ahash, uint64_t mhash) {
+    uint64_t h = hash_combine(hash_combine(reinterpret_cast<uintptr_t>(&s), ahash), mhash);
     for (const TensorInfo& t : infos) {
       h = hash_combine(h, static_cast<uint64_t>(t.dtype) * 64 + static_cast<uint64_t>(t.device.type) * 8 +
                               static_cast<uint64_t>(t.device.index));
@@ -384,7 +386,7 @@ struct ShapeMemo {
     auto it = table.find(k);
     if (it == table.end()) return nullptr;
     const Entry& e = it->second;
-    const bool same = e.schema == &s && e.inputs == infos && identical(*e.attrs, attrs) &&
+    const bool same = e.schema == &s && e.inputs == infos && (e.attrs.get() == &attrs || identical(*e.attrs, attrs)) &&
                       (e.meta.get() == &meta || identical(*e.meta, meta));
     return same ? &e : nullptr;
   }
@@ -441,7 +443,7 @@ std::vector<ValuePtr> record_computed(const OpSchema& s, const std::vector<Value
 }
 
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
-                                  const NodeMeta& meta, const uint64_t* known_mhash) {
+                                  const NodeMeta& meta, const uint64_t* known_mhash, const SharedAttrs* shared_attrs) {
   const std::string& op = s.name;
   std::vector<TensorInfo> infos;
   infos.reserve(inputs.size());
@@ -455,7 +457,8 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
   if (c && (s.view_of < 0 || !t_eager_views)) return record_computed(s, inputs, infos, *c, meta);
   const uint64_t mhash = known_mhash ? *known_mhash : meta_hash(meta);
   ShapeMemo& memo = shape_memo();
-  const uint64_t memo_key = ShapeMemo::key(s, infos, attrs, mhash);
+  const uint64_t ahash = shared_attrs ? shared_attrs->hash : attrs.hash();
+  const uint64_t memo_key = ShapeMemo::key(s, infos, ahash, mhash);
   const ShapeMemo::Entry* hit = c ? nullptr : memo.find(memo_key, s, infos, attrs, meta);
   std::vector<TensorInfo> inferred;
   if (!hit) inferred = infer_node(s, infos, attrs, meta);
@@ -479,8 +482,9 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
   if (c) return record_computed(s, inputs, infos, *c, meta);
   check_inplace_targets(s, inputs);
   if (hit) return make_node(s, inputs, attrs, meta, outs, track, hit->hash, mhash, hit->attrs, hit->meta);
-  const uint64_t hash = node_hash(s, attrs, outs);
-  std::vector<ValuePtr> made = make_node(s, inputs, attrs, meta, outs, track, hash, mhash);
+  const uint64_t hash = node_hash(s, ahash, outs);
+  std::vector<ValuePtr> made =
+      make_node(s, inputs, attrs, meta, outs, track, hash, mhash, shared_attrs ? shared_attrs->attrs : nullptr);
   if (!made.empty()) {
     const TraceNode& node = *made[0]->producer;
     memo.put(memo_key, ShapeMemo::Entry{&s, std::move(infos), node.attrs, node.meta, std::move(inferred), hash});
@@ -506,6 +510,17 @@ std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePt
                                     const SharedMeta& meta) {
   const HostTimer timer(HostPhase::Record);
   return record_node(s, inputs, attrs, *meta.meta, &meta.hash);
+}
+
+std::vector<ValuePtr> record_schema(const OpSchema& s, const std::vector<ValuePtr>& inputs, const SharedAttrs& attrs,
+                                    const SharedMeta& meta) {
+  const HostTimer timer(HostPhase::Record);
+  return record_node(s, inputs, *attrs.attrs, *meta.meta, &meta.hash, &attrs);
+}
+
+SharedAttrs share_attrs(Attrs attrs) {
+  const uint64_t h = attrs.hash();
+  return SharedAttrs{std::make_shared<const Attrs>(std::move(attrs)), h};
 }
 
 SharedMeta share_meta(const NodeMeta& meta) {
@@ -544,7 +559,7 @@ std::vector<ValuePtr> record_schema_memo(const OpSchema& s, const std::vector<Va
     for (const ValuePtr& in : inputs) infos.push_back(in->info);
     // Storage types compute wide through cast nodes: recorded as record() does, not memoized.
     if (compute_dtypes(s, infos, attrs, meta)) return record_node(s, inputs, attrs, meta);
-    shapes_key = ShapeMemo::key(s, infos, attrs, memo.meta_hash);
+    shapes_key = ShapeMemo::key(s, infos, attrs.hash(), memo.meta_hash);
     if (const ShapeMemo::Entry* known = shape_memo().find(shapes_key, s, infos, attrs, meta)) {
       memo.entries.push_back(RecordMemo::Entry{std::move(infos), known->outputs, known->hash, known->attrs, known->meta});
       shapes_key = 0;  // nothing to keep

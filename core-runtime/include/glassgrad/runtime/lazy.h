@@ -253,6 +253,14 @@ struct SharedMeta {
   uint64_t hash = 0;
 };
 SharedMeta share_meta(const NodeMeta& meta);
+// A node's attributes made once with their hash (Attrs::hash), for a caller that records many
+// nodes with the same attributes (the bindings keep one per distinct attribute dict): recording
+// then neither hashes nor compares them, and the nodes share the one copy.
+struct SharedAttrs {
+  std::shared_ptr<const Attrs> attrs;
+  uint64_t hash = 0;
+};
+SharedAttrs share_attrs(Attrs attrs);
 
 // ---- In-place ops, views and aliases (alias.cpp) ----
 // Records op like record(); a view op's output (OpSchema::view_of) whose layout is a view of its
@@ -261,6 +269,8 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
                                                     const Attrs& attrs, const NodeMeta& meta);
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
                                                     const Attrs& attrs, const SharedMeta& meta);
+std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const SharedAttrs& attrs, const SharedMeta& meta);
 // x[i, j, ...] for in-range positions of the leading dims (one per dim, at least one): the view
 // the general key's path records (a Slice per position, then the Reshape dropping their axes),
 // in one call: the element loops of scripts index this way (`N[a, b] += 1`).
