@@ -62,6 +62,7 @@ REPOSITORIES = {
     "minimalRL": "github.com/seungeunrho/minimalRL",
     "Pytorch-UNet": "github.com/milesial/Pytorch-UNet",
     "hyunwoongko-transformer": "github.com/hyunwoongko/transformer",
+    "eat_pytorch_in_20_days": "github.com/lyhue1991/eat_pytorch_in_20_days",
 }
 
 
