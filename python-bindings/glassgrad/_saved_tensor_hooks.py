@@ -3,8 +3,9 @@ tensors"). glassgrad's gradient rules read the forward values themselves, so the
 tensors PyTorch's node would save: pack_hook(tensor) runs as an op that autograd records is
 recorded under the hooks (for each tensor PyTorch's node saves, in its order), unpack_hook(packed)
 runs once per packed value when a backward first reaches the op, and the packed values are freed
-with the graph (a backward without retain_graph). What unpack returns is not read back: the
-gradient is computed from the forward values, as the hooks of save_on_cpu leave it."""
+with the graph (a backward without retain_graph). Where unpack returns other values than the
+ones saved, the gradient is PyTorch's from what unpack returned (_unpacked_gradients), for the
+ops listed there; for other ops it is computed from the forward values."""
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -13,8 +14,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 STACK: List[Tuple[Optional[Callable], Any]] = []
 
 # The packed values of each op recorded under hooks, by its first output's runtime value
-# (identity): (unpack_hook, packed values, a pin on that value).
-SAVED: Dict[int, Tuple[Callable, list, Any]] = {}
+# (identity): (unpack_hook, packed values, a pin on that value, (op, inputs, output, saved tensors)).
+SAVED: Dict[int, Tuple[Callable, list, Any, tuple]] = {}
 
 # What PyTorch's node saves, per glassgrad op: "inputs" (each tensor input, in order), "other"
 # (for a binary op, each operand's partner when that operand requires grad: mul saves other, then
@@ -58,7 +59,7 @@ def record(op: str, inputs, output, attrs) -> None:
         return
     # the pin keeps the value (and so its identity) until a backward frees the entry, as PyTorch's
     # graph keeps its saved values
-    SAVED[output._h.identity] = (unpack, [pack(t) for t in saved], output._h.pin())
+    SAVED[output._h.identity] = (unpack, [pack(t) for t in saved], output._h.pin(), (op, tuple(inputs), output, saved))
 
 
 def unpack_reached(loss, retain_graph: bool) -> None:
@@ -76,9 +77,11 @@ def unpack_reached(loss, retain_graph: bool) -> None:
         if identity in SAVED:
             order.append(identity)
         frontier.extend(h.producer_inputs)
+    from . import _unpacked_gradients
     for identity in order:
-        unpack, packed, _pin = SAVED[identity]
-        for p in packed:
-            unpack(p)
+        unpack, packed, _pin, (op, inputs, output, saved) = SAVED[identity]
+        unpacked = [unpack(p) for p in packed]
+        if not getattr(unpack, "returns_saved_values", False):  # save_on_cpu's gives them back
+            _unpacked_gradients.correct(op, inputs, output, saved, unpacked)
         if not retain_graph:
             SAVED.pop(identity, None)

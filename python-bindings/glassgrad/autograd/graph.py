@@ -13,8 +13,8 @@
 
 - saved_tensors_hooks(pack_hook, unpack_hook), save_on_cpu, disable_saved_tensors_hooks: the hooks
   run on the tensors PyTorch's nodes save, packing as the forward records an op and unpacking as a
-  backward reaches it; glassgrad's gradient rules read the forward values themselves, so what the
-  unpack hook returns is not read back (_saved_tensor_hooks.py)."""
+  backward reaches it; where the unpack hook returns other values than those saved, the gradient
+  is computed from them for the common ops (_unpacked_gradients.py)."""
 from __future__ import annotations
 
 import abc
@@ -170,6 +170,7 @@ class save_on_cpu(saved_tensors_hooks):
             device, tensor = packed
             return tensor.to(device, non_blocking=pin_memory)
 
+        setattr(unpack, "returns_saved_values", True)  # (not compared with what was saved: _unpacked_gradients)
         super().__init__(pack, unpack)
 
 
