@@ -15,8 +15,9 @@ the unpickler may construct:
 - classes and functions the user allowlisted: add_safe_globals([...]) or
   `with safe_globals([...]):`, torch.serialization's names and semantics;
 - with weights_only=False, also glassgrad's layers, optimizers and schedulers, a user's subclasses
-  of them from a module already imported (a model class of the training script), and the
-  activation functions of glassgrad.nn.functional. Nothing is imported by name from a file, and
+  of them from a module already imported (a model class of the training script), the
+  activation functions of glassgrad.nn.functional, and a few standard-library value classes
+  (_PLAIN_DATA: argparse.Namespace, datetime's, ...) from a module already imported. Nothing is imported by name from a file, and
   no other function can be called, so a hostile file cannot reach os.system or a file writer.
 """
 from __future__ import annotations
@@ -121,6 +122,19 @@ def _trusted_class(obj) -> bool:
     return isinstance(obj, type) and issubclass(obj, (Module, Optimizer, LRScheduler, ParamGroup))
 
 
+# Standard-library value classes that training scripts save beside their weights (an argparse
+# Namespace of settings, as `torch.save({'settings': opt, 'model': state}, f)` writes it): building
+# one sets attributes or fields and touches nothing outside the process.
+_PLAIN_DATA = {("argparse", "Namespace"), ("types", "SimpleNamespace"), ("datetime", "date"),
+               ("datetime", "datetime"), ("datetime", "time"), ("datetime", "timedelta"), ("datetime", "timezone"),
+               ("fractions", "Fraction"), ("decimal", "Decimal")}
+
+
+def _plain_data(module: str, name: str, obj) -> bool:
+    """A standard-library value class of _PLAIN_DATA (weights_only=False builds it unasked)."""
+    return (module, name) in _PLAIN_DATA and isinstance(obj, type)
+
+
 def _trusted_function(module: str, obj) -> bool:
     """glassgrad.nn.functional's activations (a TransformerEncoderLayer holds one)."""
     return module in ("glassgrad.functional", "glassgrad.nn.functional") and callable(obj) and not isinstance(obj, type)
@@ -148,7 +162,8 @@ def find_global(module: str, name: str, weights_only: bool, path: str):
         if owner is None and module.startswith("glassgrad."):
             owner = importlib.import_module(module)
         found = _attribute(owner, name) if owner is not None else _MISSING
-        if found is not _MISSING and (_trusted_class(found) or _trusted_function(module, found)):
+        if found is not _MISSING and (_trusted_class(found) or _trusted_function(module, found) or
+                                      _plain_data(module, name, found)):
             return found
         if owner is None and not module.startswith("torch"):
             raise _C.GlassgradError(
