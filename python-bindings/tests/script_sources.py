@@ -63,6 +63,7 @@ REPOSITORIES = {
     "Pytorch-UNet": "github.com/milesial/Pytorch-UNet",
     "hyunwoongko-transformer": "github.com/hyunwoongko/transformer",
     "eat_pytorch_in_20_days": "github.com/lyhue1991/eat_pytorch_in_20_days",
+    "attention-is-all-you-need-pytorch": "github.com/jadore801120/attention-is-all-you-need-pytorch",
 }
 
 
