@@ -59,6 +59,7 @@ from ._searching import *
 from ._statistics import *
 from ._factories import inclusive_range as range  # torch.range (inclusive of end; deprecated there)
 from . import _methods  # binds the functions above as Tensor methods
+from . import _legacy_members  # binds Tensor.as_subclass, Tensor.volatile
 from . import linalg
 from ._linalg_names import *  # torch.det, torch.inverse, ...: also Tensor methods
 from ._deprecated_linalg import *  # torch.lu, lu_solve, triangular_solve; the removed torch.qr, solve, ...
@@ -108,7 +109,7 @@ from .futures import Future
 from .jit import ScriptFunction, ScriptModule
 from .jit import run_forked as fork, wait_forked as wait  # torch.fork / torch.wait (no deprecation warning)
 from .func import vmap  # torch.vmap
-from .amp import autocast, get_autocast_dtype, is_autocast_enabled
+from .amp import GradScaler, autocast, get_autocast_dtype, is_autocast_enabled
 from .amp.autocast_mode import (clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_gpu_dtype,
                                 is_autocast_cache_enabled, is_autocast_cpu_enabled, set_autocast_cache_enabled,
                                 set_autocast_cpu_dtype, set_autocast_cpu_enabled, set_autocast_dtype,

@@ -34,7 +34,7 @@ for _module, _names in _FUNCTION_METHODS.items():
         setattr(Tensor, _name, getattr(_module, _name))
 
 # Methods only (no torch function of the name).
-for _name in ("repeat", "unfold", "sum_to_size", "split_with_sizes", "resize", "resize_", "resize_as_"):
+for _name in ("repeat", "unfold", "sum_to_size", "split_with_sizes", "resize", "resize_", "resize_as_", "resize_as"):
     setattr(Tensor, _name, getattr(_shapes, _name))
 for _name in ("masked_scatter", "index_copy", "take", "put"):
     setattr(Tensor, _name, getattr(_indexing, _name))

@@ -289,11 +289,16 @@ def flip(input: Tensor, dims) -> Tensor:
 
 def fliplr(input: Tensor) -> Tensor:
     """Columns in reverse order: flip(input, 1) (torch.fliplr)."""
+    if input.ndim < 2:
+        raise _C.ShapeError(f"Input must be >= 2-d.\n  fliplr: the input is {list(input.shape)}\n  fix: "
+                            f"flip(x, [0]) for a vector")
     return flip(input, 1)
 
 
 def flipud(input: Tensor) -> Tensor:
     """Rows in reverse order: flip(input, 0) (torch.flipud)."""
+    if input.ndim < 1:
+        raise _C.ShapeError("Input must be >= 1-d.\n  flipud: the input is 0-d\n  fix: x itself (nothing to flip)")
     return flip(input, 0)
 
 
@@ -1041,8 +1046,18 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 def resize(self: Tensor, *sizes) -> Tensor:
     """The same elements in shape `sizes`, with gradients (Tensor.resize: PyTorch's deprecated
     out-of-place resize, which keeps the number of elements, with its warning)."""
-    import warnings
-    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=_trace.user_stacklevel())
+    return _resized(self, sizes)
+
+
+def resize_as(self: Tensor, tensor: Tensor, *, memory_format=None) -> Tensor:
+    """self in tensor's shape, with gradients (Tensor.resize_as: PyTorch's deprecated
+    out-of-place resize_as, which keeps the number of elements, with its warning)."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=_trace.user_stacklevel())
+    return _resized(self, tuple(tensor.shape))
+
+
+def _resized(self: Tensor, sizes) -> Tensor:
     want = list(_shape_args(sizes))
     n = int(np.prod(want)) if want else 1
     if n != self.numel():
