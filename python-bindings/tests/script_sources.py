@@ -65,6 +65,7 @@ REPOSITORIES = {
     "eat_pytorch_in_20_days": "github.com/lyhue1991/eat_pytorch_in_20_days",
     "attention-is-all-you-need-pytorch": "github.com/jadore801120/attention-is-all-you-need-pytorch",
     "a-PyTorch-Tutorial-to-Super-Resolution": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Super-Resolution",
+    "3-min-pytorch": "github.com/keon/3-min-pytorch",
 }
 
 
