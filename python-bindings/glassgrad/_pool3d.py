@@ -22,7 +22,7 @@ import numpy as np
 
 from . import _C, _autocast
 from ._conv_transpose import int_tuple
-from ._integer_pooling import integer_average
+from ._integer_pooling import INTEGRAL, integer_average, integer_max
 from ._spatial import cat
 from ._tensor import Tensor, tensor
 
@@ -134,6 +134,9 @@ def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
                return_indices: bool = False):
     """PyTorch's F.max_pool3d over (N, C, D, H, W) or (C, D, H, W) input; with return_indices the
     flat positions d * H * W + h * W + w of the maxima too (int64)."""
+    if input._h.dtype in INTEGRAL:
+        return integer_max(input, "max_pool3d", lambda x: max_pool3d(x, kernel_size, stride, padding, dilation,
+                                                                     ceil_mode, return_indices))
     k, s, p, d = _arguments("max_pool3d", input, kernel_size, stride, padding, dilation)
     x = input if input.ndim == 5 else input.reshape(1, *input.shape)
     shape = tuple(x.shape[2:])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence, Tuple, Union, cast
 
 from . import _C, _args, _autocast
-from ._integer_pooling import integer_average
+from ._integer_pooling import INTEGRAL, integer_average, integer_max
 from ._pool_indices import max_unpool, window_max_pool2d
 from ._tensor import Tensor, _op
 
@@ -67,6 +67,9 @@ def max_pool2d(input: Tensor, kernel_size: IntPair, stride: Optional[IntPair] = 
     max_pool2d(input, 2) halves H and W); ceil_mode keeps the last, partial windows. With
     return_indices, (values, int64 indices of each maximum in its input plane), which
     max_unpool2d takes; dilation and indices run by window tables (docs/pooling.md)."""
+    if isinstance(input, Tensor) and input._h.dtype in INTEGRAL:
+        return integer_max(input, "max_pool2d", lambda x: max_pool2d(x, kernel_size, stride, padding, dilation,
+                                                                     ceil_mode, return_indices))
     # The same argument objects as an earlier call (a layer's, or literals): its attrs (_args.remember).
     known = _MAX_POOL2D_ATTRS.get((id(kernel_size), id(stride), id(padding), id(dilation), id(ceil_mode),
                                    id(return_indices)))
