@@ -7,6 +7,7 @@ when the variable or the checkout is missing; the tests port what they run into 
 tools/port_script.py (`port_script` here), the rewrite users run."""
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Optional
@@ -94,3 +95,18 @@ def source(repo: str, rel: str) -> str:
 def slow_params(names, slow):
     """pytest params for sorted(names), those in `slow` marked slow (runs of minutes)."""
     return [pytest.param(n, marks=[pytest.mark.slow] if n in slow else []) for n in sorted(names)]
+
+
+@contextlib.contextmanager
+def importing_from(folder, *packages: str):
+    """folder first on sys.path for the block; after it the modules named by `packages` (and
+    their submodules) are forgotten, so that the same names import again from another folder (a
+    ported copy, then the original). What the block imported stays usable."""
+    folder = str(folder)
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        sys.path.remove(folder)
+        for name in [m for m in sys.modules if m in packages or m.startswith(tuple(p + "." for p in packages))]:
+            sys.modules.pop(name)

@@ -20,7 +20,7 @@ import sys
 import numpy as np
 import pytest
 
-from script_sources import checkout, needs, port_script, source
+from script_sources import checkout, importing_from, needs, port_script, source
 from test_ported_scripts import _env
 
 REPO = "attention-is-all-you-need-pytorch"
@@ -115,12 +115,7 @@ def test_model_and_beam_search_match_pytorch_for_the_same_weights(tmp_path):
 
 def _package(folder):
     """(transformer.Models, transformer.Translator) imported from folder, then forgotten by name."""
-    sys.path.insert(0, folder)
-    try:
+    with importing_from(folder, "transformer"):
         import transformer.Models as models
         import transformer.Translator as translator
         return models, translator
-    finally:
-        sys.path.remove(folder)
-        for name in [m for m in sys.modules if m == "transformer" or m.startswith("transformer.")]:
-            sys.modules.pop(name)

@@ -19,7 +19,7 @@ import sys
 import numpy as np
 import pytest
 
-from script_sources import checkout, needs, port_script, source
+from script_sources import checkout, importing_from, needs, port_script, source
 from test_ported_scripts import _env
 
 REPO = "hyunwoongko-transformer"
@@ -98,11 +98,6 @@ def test_transformer_outputs_and_gradients_match_pytorch_for_the_same_weights(tm
 
 def _transformer(folder, settings, device):
     """models.model.transformer.Transformer imported from folder (its `models` package, then forgotten)."""
-    sys.path.insert(0, folder)
-    try:
+    with importing_from(folder, "models"):
         from models.model.transformer import Transformer
         return Transformer(device=device, **settings)
-    finally:
-        sys.path.remove(folder)
-        for name in [m for m in sys.modules if m == "models" or m.startswith("models.")]:
-            sys.modules.pop(name)

@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pytest
 
-from script_sources import checkout, needs, port_script
+from script_sources import checkout, importing_from, needs, port_script
 from test_ported_scripts import _env
 
 REPO = "Pytorch-UNet"
@@ -90,34 +90,16 @@ def test_one_class_with_bilinear_upsampling_trains_then_stops_at_the_dice_assert
 def test_unet_logits_match_pytorch_for_the_same_weights(tmp_path, bilinear):
     torch = pytest.importorskip("torch")
     folder = _ported(tmp_path)
-    sys.path.insert(0, str(folder))
-    try:
-        from unet import UNet
-        import glassgrad as gg
-        theirs = _torch_unet(torch, bilinear).eval()
-        ours = UNet(3, 2, bilinear=bilinear).eval()
-        ours.load_state_dict({k: gg.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
-        x = np.random.default_rng(1).random((2, 3, 32, 48), dtype=np.float32)
-        with gg.no_grad():
-            got = ours(gg.tensor(x)).numpy()
-        want = theirs(torch.tensor(x)).detach().numpy()
-        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
-    finally:
-        sys.path.remove(str(folder))
-        for name in [m for m in sys.modules if m == "unet" or m.startswith("unet.")]:
-            sys.modules.pop(name)
-
-
-def _torch_unet(torch, bilinear):
-    """PyTorch's UNet from the original (unported) modules."""
-    sys.path.insert(0, checkout(REPO))
-    saved = {m: sys.modules.pop(m) for m in list(sys.modules) if m == "unet" or m.startswith("unet.")}
-    try:
+    import glassgrad as gg
+    with importing_from(checkout(REPO), "unet"):
         import unet
-        torch.manual_seed(0)
-        return unet.UNet(3, 2, bilinear=bilinear)
-    finally:
-        sys.path.remove(checkout(REPO))
-        for name in [m for m in sys.modules if m == "unet" or m.startswith("unet.")]:
-            sys.modules.pop(name)
-        sys.modules.update(saved)
+        theirs = unet.UNet(3, 2, bilinear=bilinear).eval()
+    with importing_from(folder, "unet"):
+        import unet
+        ours = unet.UNet(3, 2, bilinear=bilinear).eval()
+    ours.load_state_dict({k: gg.tensor(v.numpy()) for k, v in theirs.state_dict().items()})
+    x = np.random.default_rng(1).random((2, 3, 32, 48), dtype=np.float32)
+    with gg.no_grad():
+        got = ours(gg.tensor(x)).numpy()
+    want = theirs(torch.tensor(x)).detach().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

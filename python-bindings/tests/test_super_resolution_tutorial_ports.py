@@ -21,7 +21,7 @@ import sys
 import numpy as np
 import pytest
 
-from script_sources import checkout, needs, port_script, source
+from script_sources import checkout, importing_from, needs, port_script, source
 from test_ported_scripts import _env
 
 REPO = "a-PyTorch-Tutorial-to-Super-Resolution"
@@ -73,18 +73,13 @@ def test_data_lists_then_srresnet_training_then_the_scripts_stop_where_pytorch_s
     assert "FileNotFoundError" in proc.stderr or "CheckpointNotFoundError" in proc.stderr
 
     # the whole model train_srresnet.py saved loads with weights_only=False once its class is imported
-    sys.path.insert(0, str(folder))
-    try:
-        import glassgrad as gg
+    import glassgrad as gg
+    with importing_from(folder, "models", "utils", "datasets"):
         import models
         saved = gg.load(str(folder / "checkpoint_srresnet.pth.tar"), weights_only=False)
-        assert saved["epoch"] == 1 and isinstance(saved["model"], models.SRResNet)
-        with gg.no_grad():
-            assert tuple(saved["model"].eval()(gg.rand(1, 3, 6, 8)).shape) == (1, 3, 24, 32)
-    finally:
-        sys.path.remove(str(folder))
-        for name in ("models", "utils", "datasets"):
-            sys.modules.pop(name, None)
+    assert saved["epoch"] == 1 and isinstance(saved["model"], models.SRResNet)
+    with gg.no_grad():
+        assert tuple(saved["model"].eval()(gg.rand(1, 3, 6, 8)).shape) == (1, 3, 24, 32)
 
 
 @needs(REPO)
@@ -123,12 +118,7 @@ def test_models_and_image_conversions_match_pytorch(tmp_path):
 
 def _modules(folder):
     """(models, utils) imported from folder, then forgotten by name."""
-    sys.path.insert(0, folder)
-    try:
+    with importing_from(folder, "models", "utils", "datasets"):
         import models
         import utils
         return models, utils
-    finally:
-        sys.path.remove(folder)
-        for name in ("models", "utils", "datasets"):
-            sys.modules.pop(name, None)
