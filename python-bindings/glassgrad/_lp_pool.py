@@ -5,12 +5,15 @@ and adaptive average pooling over 3 axes is one averaging matrix per axis (PyTor
 resampling of glassgrad/_interpolate.py)."""
 from __future__ import annotations
 
+import math
+
 from . import _C, _args, _autocast
 from ._conv_transpose import int_tuple
+from ._math import abs as _abs
 from ._interpolate import adaptive_matrix, resample_axes
-from ._pool3d import avg_pool3d
-from ._pooling import avg_pool2d
-from ._pooling_1d import avg_pool1d
+from ._pool3d import avg_pool3d, max_pool3d
+from ._pooling import avg_pool2d, max_pool2d
+from ._pooling_1d import avg_pool1d, max_pool1d
 from ._tensor import Tensor
 
 
@@ -18,27 +21,47 @@ def _finish(pooled: Tensor, elements: int, norm_type: float) -> Tensor:
     return ((pooled.sign() * pooled.abs().relu()) * float(elements)) ** (1.0 / norm_type)
 
 
+def _norm_type(norm_type, where: str, max_pool):
+    """(p, None), or (None, the result) for PyTorch's limits: p = inf is the largest |x| of each
+    window, -inf the smallest (max_pool(|x|), -max_pool(-|x|)); p = 0 is its ValueError."""
+    if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        return None, max_pool(1.0 if norm_type > 0 else -1.0)
+    p = _args.real(norm_type, "norm_type", where)
+    if p == 0:
+        raise ValueError(f"norm_type must be a non-zero value, but got {norm_type}\n  {where}: fix: norm_type=2")
+    return p, None
+
+
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride=None, ceil_mode: bool = False) -> Tensor:
     """PyTorch's F.lp_pool1d: the p-norm over windows of kernel_size along the last axis."""
-    p = _args.real(norm_type, "norm_type", "lp_pool1d")
     k = _args.integer(kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size, "kernel_size",
                       "lp_pool1d", minimum=1)
+    p, limit = _norm_type(norm_type, "lp_pool1d", lambda sign: sign * max_pool1d(
+        sign * _abs(input), k, stride, 0, 1, ceil_mode))
+    if limit is not None:
+        return limit
     pooled = avg_pool1d(input ** p, k, stride, 0, ceil_mode)
     return _finish(pooled, k, p)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """PyTorch's F.lp_pool2d: the p-norm over kernel_size windows of (N, C, H, W) or (C, H, W)."""
-    p = _args.real(norm_type, "norm_type", "lp_pool2d")
     kh, kw = _args.int_pair(kernel_size, "kernel_size", "lp_pool2d", 1)
+    p, limit = _norm_type(norm_type, "lp_pool2d", lambda sign: sign * max_pool2d(
+        sign * _abs(input), (kh, kw), stride, 0, 1, ceil_mode))
+    if limit is not None:
+        return limit
     pooled = avg_pool2d(input ** p, (kh, kw), stride, 0, ceil_mode)
     return _finish(pooled, kh * kw, p)
 
 
 def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
     """PyTorch's F.lp_pool3d: the p-norm over kernel_size windows of (N, C, D, H, W) or (C, D, H, W)."""
-    p = _args.real(norm_type, "norm_type", "lp_pool3d")
     kd, kh, kw = int_tuple(kernel_size, 3, "kernel_size", "lp_pool3d", minimum=1)
+    p, limit = _norm_type(norm_type, "lp_pool3d", lambda sign: sign * max_pool3d(
+        sign * _abs(input), (kd, kh, kw), stride, 0, 1, ceil_mode))
+    if limit is not None:
+        return limit
     pooled = avg_pool3d(input ** p, (kd, kh, kw), stride, 0, ceil_mode)
     return _finish(pooled, kd * kh * kw, p)
 
