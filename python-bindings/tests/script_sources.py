@@ -67,6 +67,7 @@ REPOSITORIES = {
     "attention-is-all-you-need-pytorch": "github.com/jadore801120/attention-is-all-you-need-pytorch",
     "a-PyTorch-Tutorial-to-Super-Resolution": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Super-Resolution",
     "3-min-pytorch": "github.com/keon/3-min-pytorch",
+    "pytorch-image-classification": "github.com/bentrevett/pytorch-image-classification",
 }
 
 
