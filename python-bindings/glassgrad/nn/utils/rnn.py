@@ -18,7 +18,7 @@ import numpy as np
 
 from ... import _C, _args
 from ..._spatial import cat
-from ..._factories import zeros
+from ..._factories import full
 from ..._tensor import Tensor, _op, tensor
 
 __all__ = ["PackedSequence", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "pack_sequence",
@@ -207,13 +207,16 @@ def pad_sequence(sequences: Sequence[Tensor], batch_first: bool = False, padding
             raise _C.ShapeError(f"{where}: sequence {i} has shape {list(s.shape)} but sequence 0 has "
                                 f"{list(sequences[0].shape)}; they may differ in their first axis only")
     longest = max(s.shape[0] for s in sequences)
+    # PyTorch fills a tensor of the first sequence's dtype and copies each sequence into it: the
+    # padding value and the other sequences take that dtype (an int64 batch padded with 1 stays int64)
+    dtype = sequences[0].dtype
     columns = []
     for s in sequences:
+        if s.dtype != dtype:
+            s = s.to(dtype)
         missing = longest - s.shape[0]
         if missing:
-            fill = zeros(missing, *trailing, dtype=s.dtype, device=s.device)
-            if padding_value != 0.0:
-                fill = fill + padding_value
+            fill = full((missing, *trailing), padding_value, dtype=dtype, device=s.device)
             s = cat([s, fill] if padding_side == "right" else [fill, s], 0)
         columns.append(s.unsqueeze(0 if batch_first else 1))
     return cat(columns, 0 if batch_first else 1)
