@@ -99,7 +99,8 @@ bool matches(const Entry& e, PyObject* d) {
   Py_ssize_t pos = 0;
   for (const auto& item : e.items) {
     if (!PyDict_Next(d, &pos, &k, &v)) return false;
-    if (k != item.first.ptr() && (!PyUnicode_CheckExact(k) || PyUnicode_Compare(k, item.first.ptr()) != 0)) return false;
+    const bool same_key = k == item.first.ptr() || (PyUnicode_CheckExact(k) && PyUnicode_Compare(k, item.first.ptr()) == 0);
+    if (!same_key) return false;
     if (!same_value(v, item.second.ptr())) return false;
   }
   return true;

@@ -226,14 +226,27 @@ void check_saved_value(const Export& ex, const ValuePtr& v, const TraceNode* fwd
 // PyTorch's two rules for the saved values (forward values: inputs or outputs of forward node
 // gradient_of) a gradient node reads: a value modified in place since it was saved cannot be read
 // (but by the in-place op's own rule), and a node a backward without retain_graph already ran
-// cannot run again. Adds the forward node to `saving` when the gradient node reads saved values.
+// cannot run again. Adds the forward node to `saving` when the gradient node reads saved values,
+// once per run of gradient nodes of one forward node (a rule emits its nodes together) where the
+// whole list was searched for each; a node listed twice is only marked freed twice (release_graph).
+// `rules`: what the forward node's op and attributes say (SavedRules), kept from the node before.
+struct SavedRules {
+  const TraceNode* fwd = nullptr;
+  size_t unread = 0;             // inputs_saved_unread
+  bool saves_unread = false;     // saves_unread_value
+  bool per_attribute = true;     // saves_per_attribute != 0
+};
 void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId>& inputs,
-                 ValueId first_backward_value, std::vector<TraceNode*>& saving) {
+                 ValueId first_backward_value, std::vector<TraceNode*>& saving, SavedRules& rules) {
   if (gradient_of == kNoNode || static_cast<size_t>(gradient_of) >= ex.nodes.size()) return;
   TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
-  const size_t unread = inputs_saved_unread(*fwd);
-  bool reads_saved = saves_unread_value(*fwd) || unread > 0;
-  if (saves_per_attribute(*fwd) != 0) {
+  // The op-name and attribute lookups once per forward node: its gradient nodes come together.
+  if (rules.fwd != fwd) {
+    rules = SavedRules{fwd, inputs_saved_unread(*fwd), saves_unread_value(*fwd), saves_per_attribute(*fwd) != 0};
+  }
+  const size_t unread = rules.unread;
+  bool reads_saved = rules.saves_unread || unread > 0;
+  if (rules.per_attribute) {
     for (ValueId in : inputs) reads_saved = reads_saved || in < first_backward_value;
   }
   if (reads_saved && fwd->freed) {
@@ -254,22 +267,24 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
     if (in < first_backward_value) check_saved_value(ex, ex.by_id[static_cast<size_t>(in)], fwd);
   }
   for (size_t i = 0; i < unread; ++i) check_saved_value(ex, fwd->inputs[i], fwd);
-  if (reads_saved && std::find(saving.begin(), saving.end(), fwd) == saving.end()) saving.push_back(fwd);
+  if (reads_saved && (saving.empty() || saving.back() != fwd)) saving.push_back(fwd);
 }
 
 // The forward nodes whose gradient rules read saved values, each checked (check_saved): the
 // graph's nodes from first_new on, or a template's.
 std::vector<TraceNode*> check_saved_values(const Export& ex, NodeId first_new, ValueId first_backward_value) {
   std::vector<TraceNode*> saving;
+  SavedRules rules;
   for (NodeId n = first_new; n < ex.graph.num_nodes(); ++n) {
     const Node& gn = ex.graph.node(n);
-    check_saved(ex, gn.gradient_of, gn.inputs, first_backward_value, saving);
+    check_saved(ex, gn.gradient_of, gn.inputs, first_backward_value, saving, rules);
   }
   return saving;
 }
 std::vector<TraceNode*> check_saved_values(const Export& ex, const BackwardTemplate& t, ValueId first_backward_value) {
   std::vector<TraceNode*> saving;
-  for (const TemplateNode& tn : t.nodes) check_saved(ex, tn.gradient_of, tn.inputs, first_backward_value, saving);
+  SavedRules rules;
+  for (const TemplateNode& tn : t.nodes) check_saved(ex, tn.gradient_of, tn.inputs, first_backward_value, saving, rules);
   return saving;
 }
 
@@ -345,6 +360,9 @@ void import_nodes(Export& ex, NodeId& next) {
 // Imports a template's nodes: their outputs are the values from t.first on, in order.
 void import_template(Export& ex, const BackwardTemplate& t) {
   ValueId next = t.first;
+  size_t made = 0;
+  for (const TemplateNode& tn : t.nodes) made += tn.outputs.size();
+  ex.by_id.reserve(static_cast<size_t>(next) + made);  // import_node grows it node by node
   for (const TemplateNode& tn : t.nodes) {
     const std::pair<uint64_t, uint64_t> hashes{tn.hash, tn.meta_hash};
     import_node(ex, *tn.schema, tn.attrs, tn.meta, tn.inputs, tn.outputs, next, tn.gradient_of, &hashes);
