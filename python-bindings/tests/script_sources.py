@@ -68,6 +68,8 @@ REPOSITORIES = {
     "a-PyTorch-Tutorial-to-Super-Resolution": "github.com/sgrvinod/a-PyTorch-Tutorial-to-Super-Resolution",
     "3-min-pytorch": "github.com/keon/3-min-pytorch",
     "pytorch-image-classification": "github.com/bentrevett/pytorch-image-classification",
+    "pytorch-sentiment-analysis": "github.com/bentrevett/pytorch-sentiment-analysis",
+    "pytorch-seq2seq": "github.com/bentrevett/pytorch-seq2seq",
 }
 
 
