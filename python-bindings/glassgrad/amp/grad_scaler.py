@@ -20,12 +20,15 @@ class GradScaler:
         if enabled and self._device == "cuda":
             from .. import cuda
             if not cuda.is_available():
-                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available. Disabling.")
+                warnings.warn("torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.")
                 enabled = False
-        if growth_factor <= 1.0:
-            raise ValueError("The growth factor must be > 1.0.")
-        if not 0.0 < backoff_factor < 1.0:
-            raise ValueError("The backoff factor must be < 1.0.")
+        # PyTorch checks the factors of an enabled scaler only, and only these two bounds
+        if enabled and growth_factor <= 1.0:
+            raise AssertionError(f"The growth factor must be > 1.0.\n  GradScaler got growth_factor={growth_factor}; "
+                                 f"fix: a factor above 1, e.g. the default growth_factor=2.0")
+        if enabled and backoff_factor >= 1.0:
+            raise AssertionError(f"The backoff factor must be < 1.0.\n  GradScaler got backoff_factor={backoff_factor}; "
+                                 f"fix: a factor below 1, e.g. the default backoff_factor=0.5")
         self._enabled = bool(enabled)
         self._scale = float(np.float32(init_scale))
         self._growth_factor, self._backoff_factor = float(growth_factor), float(backoff_factor)
