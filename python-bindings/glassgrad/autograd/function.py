@@ -102,16 +102,15 @@ class BackwardCFunction(FunctionCtx):
         """The Function's backward(ctx, *grad_outputs), called directly (PyTorch's node.apply)."""
         return self._forward_cls.backward(self, *grad_outputs)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__qualname__} object at {hex(id(self))}>"
-
 
 class _FunctionMeta(type):
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
-        # PyTorch's node class of this Function (Function._backward_cls, type(out.grad_fn))
+        # PyTorch's node class of this Function (Function._backward_cls, type(out.grad_fn)), made
+        # in autograd.function whatever module defines the Function, so it prints as PyTorch's
+        # (<torch.autograd.function.MyReLUBackward object at 0x...>)
         cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_forward_cls": cls,
-                                                                          "__module__": cls.__module__})
+                                                                          "__module__": __name__})
 
 
 # Each custom Function output's ctx (its grad_fn), by the output's runtime value (identity): held
