@@ -20,7 +20,7 @@ import math
 
 import numpy as np
 
-from . import _C, _args, _dtypes, _expanded_writes, _node_inputs, _runtime, _shared_memory
+from . import _C, _args, _dtypes, _expanded_writes, _multi_views, _node_inputs, _runtime, _shared_memory
 # glassgrad._tensor imports this module first, so it is partly made here: its names (and
 # _tensor._indexing, imported at its end) are read when called, without an import per call.
 from . import _tensor
@@ -59,6 +59,7 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     a constant written into a tensor that requires grad to its history (fill_'s FillBackward2), or
     on the new version a value that requires grad makes (copy_'s CopyBackwards)."""
     check_not_inference(t, op)
+    _multi_views.check(t, op)
     th = t._h
     if th.requires_grad and not th.is_leaf and not _C.grad_enabled():
         result = _passed_through(t, result)
@@ -164,6 +165,7 @@ def in_place_view(method, name: str = ""):
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
+        _multi_views.check(self, op)
         if _C.grad_enabled() and self._h.requires_grad and self._h.is_view and _views_a_leaf(self._h):
             raise _C.TensorStateError(
                 f"a view of a leaf Variable that requires grad is being used in an in-place operation.\n"

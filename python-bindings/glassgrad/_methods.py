@@ -183,9 +183,9 @@ def _split(self: Tensor, split_size, dim: int = 0):
 
 _split.__name__ = "split"
 setattr(Tensor, "split", _split)
-# PyTorch's unsafe_ spellings skip its autograd's view checks: here they are the plain methods
-setattr(Tensor, "unsafe_chunk", _shapes.chunk)
-setattr(Tensor, "unsafe_split", _split)
+# PyTorch's unsafe_ spellings skip its autograd's check of multiple-view outputs (_multi_views)
+setattr(Tensor, "unsafe_chunk", _shapes.unsafe_chunk)
+setattr(Tensor, "unsafe_split", _shapes.unsafe_split)
 setattr(Tensor, "unsafe_split_with_sizes", _shapes.unsafe_split_with_sizes)
 setattr(Tensor, "nonzero_static", _shapes.nonzero_static)
 for _name in ("is_distributed", "is_set_to", "dim_order"):

@@ -9,11 +9,11 @@ from __future__ import annotations
 import builtins
 import numbers
 import warnings
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 import numpy as np
 
-from . import _C, _args, _autocast, _runtime, _trace
+from . import _C, _args, _autocast, _multi_views, _runtime, _trace
 from ._dtypes import DTYPES, plain
 from ._math import add, as_operand, constant, mul, torch_node
 from ._torch_operands import named_node, node_attrs
@@ -112,7 +112,7 @@ def _at_least_1d(input: Tensor, message: str) -> None:
                             f"  fix: x.reshape(1) for a 1-element vector")
 
 
-def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     """Splits into `chunks` pieces of ceil(n / chunks) along dim, the last smaller (torch.chunk);
     views."""
     chunks = _args.integer(chunks, "chunks", "chunk", minimum=1)
@@ -121,12 +121,37 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> List[Tensor]:
     n = input.shape[d] if input.ndim else 1
     size = -(-n // chunks) if n else 0
     # an empty dim gives `chunks` empty pieces (PyTorch's split with split_size 0)
-    return split(input, size, d) if size else [input] * (chunks if input.ndim else 1)
+    if not size:
+        return [input] * (chunks if input.ndim else 1)
+    return _multi_views.mark(_split_pieces(input, size, d)[0], "Split")
 
 
-def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0):
+    """torch.unsafe_chunk: chunk's views, which may be modified in place (PyTorch's unsafe_ spelling
+    skips its autograd's check of multiple-view outputs)."""
+    pieces = chunk(input, chunks, dim)
+    return tuple(_unmarked(p) for p in pieces) if isinstance(pieces, tuple) else pieces
+
+
+def unsafe_split(input: Tensor, split_size, dim: int = 0):
+    """torch.unsafe_split: split's views, which may be modified in place."""
+    return tuple(_unmarked(p) for p in split(input, split_size, dim))
+
+
+def _unmarked(t: Tensor) -> Tensor:
+    _multi_views.forget(t)
+    return t
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> Sequence[Tensor]:
     """Splits along dim into pieces of split_size (the last smaller), or of the listed sizes
-    (torch.split); views."""
+    (torch.split); views (modified in place under grad mode they raise PyTorch's error, _multi_views)."""
+    pieces, node = _split_pieces(tensor, split_size_or_sections, dim)
+    return _multi_views.mark(pieces, node[:-len("Backward0")])
+
+
+def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """split's views and PyTorch's node of them (SplitBackward0 or SplitWithSizesBackward0)."""
     _at_least_1d(tensor, "split expects at least a 1-dimensional tensor")
     d = _axis(dim, tensor, "split")
     n = tensor.shape[d]
@@ -147,7 +172,7 @@ def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> List[Tensor]:
     for s in sizes:
         out.append(_take(tensor, d, start, start + s, node=node))
         start += s
-    return tuple(out)
+    return tuple(out), node
 
 
 def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
@@ -180,8 +205,8 @@ def unbind(input: Tensor, dim: int = 0):
     shape = list(input.shape)
     n = shape.pop(d)
     attrs = {"shape": shape, "torch_node": "UnbindBackward0"} if input.requires_grad else {"shape": shape}
-    return tuple(_op("Reshape", [_op("Slice", [input], {"dim": d, "start": i, "stop": i + 1, "step": 1})], attrs)
-                 for i in range(n))
+    return _multi_views.mark(tuple(_op("Reshape", [_op("Slice", [input], {"dim": d, "start": i, "stop": i + 1,
+                                                                      "step": 1})], attrs) for i in range(n)), "Unbind")
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -1083,8 +1108,8 @@ def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
     """torch.unsafe_split_with_sizes (and the method): split_with_sizes (PyTorch's unsafe_
-    spellings skip its autograd's view checks, which glassgrad has none of)."""
-    return split_with_sizes(input, split_sizes, dim)
+    spellings skip its autograd's check of multiple-view outputs)."""
+    return unsafe_split(input, list(split_sizes), dim)
 
 
 def resize_(self: Tensor, *sizes, size=None, memory_format=None) -> Tensor:

@@ -147,7 +147,6 @@ ALLOWED = {
     'torch.resolve_conj': "no parameter input; takes 0 positional arguments, torch's (input) 1",
     'torch.resolve_neg': "no parameter input; takes 0 positional arguments, torch's (input) 1",
     'torch.split_with_sizes': "no parameter input; positional 0 is split_sizes, torch's is input; positional 1 is dim, torch's is split_sizes; takes 2 positional arguments, torch's (input, split_sizes, dim) 3",
-    'torch.unsafe_split': "no parameter input; positional 0 is split_size, torch's is input; positional 1 is dim, torch's is split_size; takes 2 positional arguments, torch's (input, split_size, dim) 3",
     # The lazy layers' forward dispatches (input, *args, **kwargs) to the layer they become, whose
     # forward has torch's parameters.
     'nn.LazyBatchNorm1d.forward': 'extra parameter args must be keyword-only',
