@@ -19,17 +19,6 @@ uint64_t info_hash(uint64_t h, const TensorInfo& info) {
   return h;
 }
 
-// collect()'s fold of one word into the signature, inlined: hash_combine is a call into the
-// engine (about 25 instructions a word), and a ResNet-18 step's two collects fold about 2,500
-// words. Boost's combine followed by a multiply-xorshift finalizer; the signature is only ever
-// compared with signatures folded here (the plan cache's and backward's template keys).
-inline uint64_t fold(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h ^= h >> 32;
-  h *= 0xd6e8feb86659fd93ULL;
-  return h ^ (h >> 32);
-}
-
 // The kind a leaf is exported as: a computed value stands for data bound per run.
 ValueKind leaf_kind(const TraceValue& v) { return v.producer ? ValueKind::Input : v.kind; }
 

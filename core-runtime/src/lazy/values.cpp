@@ -368,12 +368,12 @@ struct ShapeMemo {
   };
   std::unordered_map<uint64_t, Entry> table;
   static uint64_t key(const OpSchema& s, const std::vector<TensorInfo>& infos, uint64_t ahash, uint64_t mhash) {
-    uint64_t h = hash_combine(hash_combine(reinterpret_cast<uintptr_t>(&s), ahash), mhash);
+    uint64_t h = fold(fold(reinterpret_cast<uintptr_t>(&s), ahash), mhash);
     for (const TensorInfo& t : infos) {
-      h = hash_combine(h, static_cast<uint64_t>(t.dtype) * 64 + static_cast<uint64_t>(t.device.type) * 8 +
-                              static_cast<uint64_t>(t.device.index));
-      h = hash_combine(h, t.shape.size());
-      for (int64_t d : t.shape) h = hash_combine(h, static_cast<uint64_t>(d));
+      h = fold(h, static_cast<uint64_t>(t.dtype) * 64 + static_cast<uint64_t>(t.device.type) * 8 +
+                      static_cast<uint64_t>(t.device.index));
+      h = fold(h, t.shape.size());
+      for (int64_t d : t.shape) h = fold(h, static_cast<uint64_t>(d));
     }
     return h;
   }
