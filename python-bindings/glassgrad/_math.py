@@ -948,7 +948,21 @@ def logaddexp(input, other) -> Tensor:
     # an infinite maximum is the result (inf - inf would be NaN): the gap there is taken as 0
     gap = _op("Where", [isinf(top.detach()), constant(0, a.dtype, a.device), sub(a, b)])
     out = add(top, log1p(exp(neg(absolute(gap)))))
-    return _op("Where", [both_empty, top, out], torch_node("LogaddexpBackward0", a, b))
+    if a._h.requires_grad or b._h.requires_grad:
+        # equal infinities: PyTorch's gradient 1 / (1 + exp(b - a)) is NaN there (inf - inf)
+        tie = logical_and(isinf(a.detach()), eq(a.detach(), b.detach()))
+        top = add(top, add(_nan_gradient_at(tie, a), _nan_gradient_at(tie, b)))
+    inputs = [both_empty, top, out]
+    return _op("Where", inputs, node_attrs("LogaddexpBackward0", inputs, a, b))
+
+
+def _nan_gradient_at(mask: Tensor, t: Tensor) -> Tensor:
+    """Zeros whose gradient with respect to t is NaN where mask holds (t may be infinite there) and 0
+    elsewhere: sqrt(exp(-|t|)) is 0 at an infinite t with derivative 0 / 0."""
+    zero = constant(0, t.dtype, t.device)
+    s = _op("Where", [mask, neg(absolute(t)), zero])
+    root = sqrt(exp(s))
+    return _op("Where", [mask, sub(root, root.detach()), zero])
 
 
 def logaddexp2(input, other) -> Tensor:

@@ -99,3 +99,15 @@ def test_clamp_tensor_bounds_over_every_order_match_torch(which):
                  "max": (lambda L, x, hi: x.clamp(max=hi), [x, hi])}[which]
     for g, t in zip(_grads(gg, f, *values), _grads(torch, f, *values)):
         np.testing.assert_array_equal(np.array(g), np.array(t))
+
+
+def test_logaddexp_at_equal_infinities_has_pytorchs_nan_gradient():
+    inf = math.inf
+    a = gg.tensor([-inf, inf, -inf, 1.0], requires_grad=True)
+    b = gg.tensor([-inf, inf, 1.0, 1.0], requires_grad=True)
+    out = gg.logaddexp(a, b)
+    np.testing.assert_array_equal(out.detach().numpy(), np.array([-inf, inf, 1.0, 1.0 + math.log(2)], np.float32))
+    out.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [NAN, NAN, 0.0, 0.5])
+    np.testing.assert_array_equal(b.grad.numpy(), [NAN, NAN, 1.0, 0.5])
+    assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
