@@ -89,3 +89,26 @@ def test_repr_matches_pytorch(name):
             warnings.simplefilter("ignore")
             texts.append(repr(getattr(mod.optim, name)([{"params": [a]}, {"params": [b], "lr": 0.5}], **kwargs)))
     assert texts[1] == texts[0]
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", {"momentum": 0.9}), ("SGD", {}), ("Adam", {})])
+def test_int_defaults_record_the_same_update_nodes_as_floats(name, kwargs):
+    """The update nodes' attributes are floats whatever type the group holds: SGD's first step
+    records dampening 0.0 and later ones the group's (the int 0 by default), so an int attribute
+    made the second step a second plan."""
+    compiles = []
+    for extra in ({}, {"weight_decay": 0.0} if name == "Adam" else {"dampening": 0.0, "weight_decay": 0.0}):
+        gg.clear_plan_cache()
+        gg.reset_cache_stats()
+        gg.manual_seed(0)
+        model = gg.nn.Linear(4, 2)
+        opt = getattr(gg.optim, name)(model.parameters(), lr=0.1, **kwargs, **extra)
+        x = gg.tensor(np.arange(12, dtype=np.float32).reshape(3, 4) / 10)
+        for _ in range(4):
+            loss = model(x).square().mean()
+            loss.backward()
+            opt.step()
+            opt.zero_grad()
+            loss.item()
+        compiles.append(gg.cache_stats()["compiles"])
+    assert compiles[0] == compiles[1]

@@ -81,7 +81,8 @@ class Adam(BetasOptimizer):
             states = [[st[name] for st in per_param] for name in names]
         except KeyError:
             return None
-        attrs = {"beta2": group["betas"][1], "eps": group["eps"], "weight_decay": group["weight_decay"],
+        attrs = {"beta2": float(group["betas"][1]), "eps": float(group["eps"]),
+                 "weight_decay": float(group["weight_decay"]),
                  "decoupled_weight_decay": group["decoupled_weight_decay"]}
         op = "AdamAMSGradUpdate" if group["amsgrad"] else "AdamUpdate"
         return op, attrs, states, [self._hyper(group, "lr", params[0])._h, self._hyper(group, "beta1", params[0])._h], []
@@ -91,7 +92,8 @@ class Adam(BetasOptimizer):
         amsgrad = group["amsgrad"]
         if amsgrad and "max_exp_avg_sq" not in st:
             st["max_exp_avg_sq"] = self._zeros_state(p, "max_exp_avg_sq")
-        attrs = (("beta2", group["betas"][1]), ("eps", group["eps"]), ("weight_decay", group["weight_decay"]),
+        attrs = (("beta2", float(group["betas"][1])), ("eps", float(group["eps"])),
+                 ("weight_decay", float(group["weight_decay"])),
                  ("decoupled_weight_decay", group["decoupled_weight_decay"]))
         head = [p._h, self._grad_input(p, group), self._hyper(group, "lr", p)._h, self._hyper(group, "beta1", p)._h,
                 st["exp_avg"]._h, st["exp_avg_sq"]._h]

@@ -55,7 +55,7 @@ class SGD(Optimizer):
         if lr is None:
             lr = self._hyper(group, "lr", params[0])
         if group["momentum"] == 0:
-            return "SGDUpdate", {"weight_decay": group["weight_decay"]}, [], [lr._h], []
+            return "SGDUpdate", {"weight_decay": float(group["weight_decay"])}, [], [lr._h], []
         state = self.state
         try:
             bufs = [state[p]["momentum_buffer"] for p in params]
@@ -64,7 +64,8 @@ class SGD(Optimizer):
         momentum = group._tensors.get(("momentum", device, dtype))
         if momentum is None:
             momentum = self._hyper(group, "momentum", params[0])
-        attrs = {"weight_decay": group["weight_decay"], "dampening": group["dampening"], "nesterov": group["nesterov"]}
+        attrs = {"weight_decay": float(group["weight_decay"]), "dampening": float(group["dampening"]),
+                 "nesterov": group["nesterov"]}
         return "SGDMomentumUpdate", attrs, [bufs], [lr._h], [momentum._h]
 
     def _row(self, p, group) -> UpdateRow:
@@ -78,7 +79,7 @@ class SGD(Optimizer):
             lr = self._hyper(group, "lr", p)
         g = self._grad_input(p, group)
         if group["momentum"] == 0:
-            return "SGDUpdate", (("weight_decay", group["weight_decay"]),), [h, g, lr._h], [p]
+            return "SGDUpdate", (("weight_decay", float(group["weight_decay"])),), [h, g, lr._h], [p]
         st = self._state_for(p)
         # A parameter listed twice in the group: PyTorch reads every buffer before the loop, so
         # each appearance in the step that makes the buffer starts it afresh (the last one is kept).
@@ -89,8 +90,8 @@ class SGD(Optimizer):
             made.add(id(p))
         buf = st["momentum_buffer"]
         # First step: buf = momentum * 0 + d = d, PyTorch's copy, so no dampening yet.
-        attrs = (("weight_decay", group["weight_decay"]), ("dampening", 0.0 if first else group["dampening"]),
-                 ("nesterov", group["nesterov"]))
+        attrs = (("weight_decay", float(group["weight_decay"])),
+                 ("dampening", 0.0 if first else float(group["dampening"])), ("nesterov", group["nesterov"]))
         momentum = group._tensors.get(("momentum", device, dtype))
         if momentum is None:
             momentum = self._hyper(group, "momentum", p)
