@@ -979,7 +979,22 @@ def xlogy(input, other) -> Tensor:
     # 0 * log(0) in the gradient): d/dx is log(y), 0 where x == 0 and y <= 0, as PyTorch's
     undefined = logical_and(eq(x, 0), logical_or(le(y, 0), isposinf(y)))
     safe_y = _op("Where", [undefined, constant(1, y.dtype, y.device), y])
-    return _op("Where", [isnan(y), y.detach(), mul(x, log(safe_y))], torch_node("XlogyBackward0", x, y))
+    out = mul(x, log(safe_y))
+    if x._h.requires_grad or y._h.requires_grad:
+        # PyTorch's gradients there: d/dx = log(y) = inf at (0, inf), d/dy = x / y = NaN at (0, 0)
+        x0 = eq(x.detach(), 0)
+        out = add(out, add(_steep_zero(logical_and(x0, isposinf(y.detach())), x),
+                           mul(_steep_zero(logical_and(x0, eq(y.detach(), 0)), y), 0)))
+    inputs = [isnan(y), y.detach(), out]
+    return _op("Where", inputs, node_attrs("XlogyBackward0", inputs, x, y))
+
+
+def _steep_zero(mask: Tensor, t: Tensor) -> Tensor:
+    """Zeros whose derivative with respect to the finite t is +inf where mask holds, 0 elsewhere:
+    sqrt(t - t.detach()) at 0."""
+    one = constant(1, t.dtype, t.device)
+    root = sqrt(_op("Where", [mask, sub(t, t.detach()), one]))
+    return _op("Where", [mask, root, constant(0, t.dtype, t.device)])
 
 
 def sinc(input: Tensor) -> Tensor:

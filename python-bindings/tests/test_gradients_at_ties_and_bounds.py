@@ -111,3 +111,23 @@ def test_logaddexp_at_equal_infinities_has_pytorchs_nan_gradient():
     np.testing.assert_array_equal(a.grad.numpy(), [NAN, NAN, 0.0, 0.5])
     np.testing.assert_array_equal(b.grad.numpy(), [NAN, NAN, 1.0, 0.5])
     assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
+
+
+def test_xlogy_at_zero_has_pytorchs_gradients():
+    inf = math.inf
+    x = gg.tensor([0.0, 0.0, 0.0, 1.0, 2.0, 0.0], dtype=gg.float64, requires_grad=True)
+    y = gg.tensor([0.0, -1.0, inf, 0.0, 3.0, 1.0], dtype=gg.float64, requires_grad=True)
+    out = gg.xlogy(x, y)
+    np.testing.assert_array_equal(out.detach().numpy(), [0.0, 0.0, 0.0, -inf, 2 * math.log(3), 0.0])
+    out.sum().backward()
+    # d/dx = log(y), 0 where x == 0 and y <= 0; d/dy = x / y (NaN at 0 / 0)
+    np.testing.assert_array_equal(x.grad.numpy(), [0.0, 0.0, inf, -inf, math.log(3), 0.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [NAN, 0.0, 0.0, inf, 2 / 3, 0.0])
+    assert [type(n).__name__ for n, _ in out.grad_fn.next_functions] == ["AccumulateGrad", "AccumulateGrad"]
+
+
+def test_xlogy_matches_torch():
+    torch = pytest.importorskip("torch")
+    xs, ys = [0.0, 0.0, 0.0, 1.0, 0.0, 2.0, -1.0, 1.0], [0.0, -1.0, math.inf, 0.0, NAN, 3.0, math.inf, -1.0]
+    for g, t in zip(_grads(gg, lambda L, x, y: L.xlogy(x, y), xs, ys), _grads(torch, lambda L, x, y: L.xlogy(x, y), xs, ys)):
+        np.testing.assert_array_equal(np.array(g), np.array(t))
