@@ -3,6 +3,8 @@ work"): each skips checks or helper calls only where the arguments are the commo
 other arguments still take the full path with its errors. Expected values follow PyTorch's
 documented behaviour (F.cross_entropy: a target outside [0, C) that is not ignore_index is
 refused on the CPU)."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -285,12 +287,26 @@ def test_tensor_from_numpy_names_dtypes_and_devices():
         gg.tensor(arr, device="tpu:0")
 
 
+def _python_calls(fn):
+    """(the Python function calls of fn(), fn's own included, as a profiler sees each; fn's result)."""
+    calls = [0]
+
+    def count(frame, event, arg):
+        if event == "call":
+            calls[0] += 1
+
+    sys.setprofile(count)
+    try:
+        out = fn()
+    finally:
+        sys.setprofile(None)
+    return calls[0], out
+
+
 def test_a_plain_step_makes_few_python_calls():
     # The seed's loop on SimpleCNN, batch 1, on the CPU: the Python function calls of one repeated
     # step (the count is the same on every run: a profiler sees each call). 198 before the fast
     # paths, 78 with them (docs/performance.md); the bound leaves room for small changes.
-    import sys
-
     gg.manual_seed(0)
     model = gg.models.SimpleCNN(10).to("cpu")
     opt = gg.optim.SGD(model.parameters(), lr=0.01)
@@ -307,18 +323,8 @@ def test_a_plain_step_makes_few_python_calls():
 
     for _ in range(3):  # plans compiled, optimizer tables made
         step()
-    calls = [0]
-
-    def count(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-
-    sys.setprofile(count)
-    try:
-        step()
-    finally:
-        sys.setprofile(None)
-    assert 50 <= calls[0] <= 100, f"{calls[0]} Python calls in a SimpleCNN step"
+    calls, _ = _python_calls(step)
+    assert 50 <= calls <= 100, f"{calls} Python calls in a SimpleCNN step"
 
 
 @pytest.mark.parametrize("make", [lambda ps: gg.optim.SGD(ps, lr=0.1, momentum=0.9), lambda ps: gg.optim.Adam(ps)],
@@ -548,20 +554,8 @@ def test_relu_by_dtype():
 def test_a_batch_slice_makes_few_python_calls():
     # train_mnist.py's `X_tensor[i:i + batch]`: 63 Python calls a slice when the key was planned,
     # 4 with the fast path (Tensor.__getitem__, _index, leading_slice, _op).
-    import sys
-
     data = gg.tensor(np.zeros((64, 1, 4, 4), np.float32))
     data[0:8]
-    calls = [0]
-
-    def count(frame, event, arg):
-        if event == "call":
-            calls[0] += 1
-
-    sys.setprofile(count)
-    try:
-        batch = data[8:16]
-    finally:
-        sys.setprofile(None)
+    calls, batch = _python_calls(lambda: data[8:16])
     assert tuple(batch.shape) == (8, 1, 4, 4)
-    assert calls[0] <= 8, f"{calls[0]} Python calls for a batch slice"
+    assert calls <= 8, f"{calls} Python calls for a batch slice"
