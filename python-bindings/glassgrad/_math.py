@@ -519,19 +519,8 @@ def frac(input: Tensor) -> Tensor:
 @_autocast.op("atan2")
 def atan2(input, other) -> Tensor:
     """The angle of (other, input) in (-pi, pi] (torch.atan2), in a floating type."""
-    x, y, dev = _operands(input, other)
-    dt = _dtypes.floating(_dtypes.result_type(x, y))
-    out = binary("Atan2", x, y, dt)
-    if not out._h.requires_grad:
-        return out
-    # At (0, 0) PyTorch's gradient is 0 for both (its 1 / (x^2 + y^2) is taken as 0 where infinite):
-    # the angle there is the forward value, its gradient from atan2(0, 1).
-    a, b = as_operand(x, dt, dev), as_operand(y, dt, dev)
-    origin = logical_and(eq(a, 0), eq(b, 0))
-    away = binary("Atan2", _op("Where", [origin, constant(0, dt, dev), a]),
-                  _op("Where", [origin, constant(1, dt, dev), b]), dt)
-    inputs = [origin, out.detach(), away]
-    return _op("Where", inputs, node_attrs("Atan2Backward0", inputs, a, b))
+    x, y, _ = _operands(input, other)
+    return binary("Atan2", x, y, _dtypes.floating(_dtypes.result_type(x, y)))
 
 
 arctan2 = atan2
@@ -580,17 +569,13 @@ def _both_bool(input, other) -> bool:
 
 def clamp(input: Tensor, min=None, max=None) -> Tensor:
     """Each element limited to [min, max] (torch.clamp); the bounds may be numbers or tensors
-    (broadcast), and min > max gives max. Gradients as PyTorch 2's (docs/autograd.md, "Gradients
-    at ties and bounds"): with number bounds the input gets it where min < x < max only (0 at a
-    bound); with tensor bounds a tie of x and a bound splits it evenly, as maximum's, and where
-    min == max an x equal to them gets it all."""
+    (broadcast), and min > max gives max. The gradient reaches the input where
+    min <= x <= max (bounds included, as PyTorch's), a tensor bound where it was selected."""
     return _clamp(input, min, max)
 
 
-def _clamp(input: Tensor, min, max, node: str = "", inclusive: builtins.bool = False) -> Tensor:
-    """clamp; node: PyTorch's backward node when it is not clamp's (clamp_min's ClampMinBackward0);
-    inclusive: number bounds pass the gradient at the bounds too (logit's eps, whose PyTorch kernel
-    zeroes it only outside [eps, 1 - eps])."""
+def _clamp(input: Tensor, min, max, node: str = "") -> Tensor:
+    """clamp; node: PyTorch's backward node when it is not clamp's (clamp_min's ClampMinBackward0)."""
     if min is None and max is None:
         raise _C.InvalidArgumentError("clamp: at least one of min and max must be given\n  fix: x.clamp(min=0)")
     x = input
@@ -599,51 +584,21 @@ def _clamp(input: Tensor, min, max, node: str = "", inclusive: builtins.bool = F
     for bound in (min, max):
         check_fits(bound, out_dt, "clamp")
     floating = DTYPES[_dtypes.plain(out_dt)].is_floating_point
-    tensor_bounds = isinstance(min, Tensor) or isinstance(max, Tensor)
-    # PyTorch's node (Tensor.grad_fn): ClampBackward1 for number bounds, ClampBackward0 for tensors
-    named = {"torch_node": node or ("ClampBackward0" if tensor_bounds else "ClampBackward1")}
-    lo = None if min is None else as_operand(min, out_dt, x.device)
-    hi = None if max is None else as_operand(max, out_dt, x.device)
-    if floating and tensor_bounds and any(t._h.requires_grad for t in (x, lo, hi) if t is not None):
-        return _clamp_tensor_bounds(x, lo, hi, named)
-    src = x
     if floating and x.requires_grad:
-        # A NaN input stays NaN and gets no gradient, as PyTorch's (its mask min < x < max is false).
+        # A NaN input stays NaN and gets no gradient, as PyTorch's (its mask min <= x <= max is false).
         x = _op("Where", [isnan(x), x.detach(), x])
-    # a bound equal to x is taken from the bound, so x's gradient there is 0 (PyTorch 2's strict mask)
-    below, above = (le, ge) if x._h.requires_grad and not inclusive else (lt, gt)
-    if lo is not None:
+    # PyTorch's node (Tensor.grad_fn): ClampBackward1 for number bounds, ClampBackward0 for tensors
+    named = {"torch_node": node or ("ClampBackward0" if isinstance(min, Tensor) or isinstance(max, Tensor)
+                                    else "ClampBackward1")} if x._h.requires_grad else {}
+    if min is not None:
+        lo = as_operand(min, out_dt, x.device)
         # A NaN bound gives NaN, as PyTorch's clamp (a NaN input stays NaN: no comparison holds).
-        x = _op("Where", [logical_or(below(x, lo), isnan(lo)) if floating else below(x, lo), lo, x])
-    if hi is not None:
-        x = _op("Where", [logical_or(above(x, hi), isnan(hi)) if floating else above(x, hi), hi, x])
-    if not src._h.requires_grad:
-        return x
-    return _op("Reshape", [x], {"shape": list(x.shape), **node_attrs(named["torch_node"], [x], src)})
-
-
-def _clamp_tensor_bounds(x: Tensor, lo, hi, named: dict) -> Tensor:
-    """clamp of a floating x with tensor bounds (either may be None) where a gradient is wanted:
-    minimum(maximum(x, lo), hi), whose ties split the gradient evenly (a NaN anywhere gives NaN), and
-    where lo == hi (x not NaN) the one of x, lo, hi PyTorch's gradient goes to: x equal to them, else
-    lo above x, hi below it."""
-    out = x if lo is None else maximum(x, lo)
-    out = out if hi is None else minimum(out, hi)
-    if lo is not None and hi is not None:
-        pinned = logical_and(eq(lo, hi), logical_not(isnan(x)))
-        at_pin = _op("Where", [eq(x, lo), x, _op("Where", [lt(x, lo), lo, hi])])
-        out = _op("Where", [pinned, at_pin, out])
-        # a NaN among the three gives NaN, its gradient to x unless x < lo or x > hi, none to the
-        # bounds; lo > hi gives hi (NaN, its gradient to x and hi, for a NaN x)
-        nan = constant(math.nan, x.dtype, x.device)
-        any_nan = logical_or(isnan(x), logical_or(isnan(lo), isnan(hi)))
-        outside = logical_or(lt(x, lo), gt(x, hi))
-        out = _op("Where", [any_nan, _op("Where", [outside, nan, add(x, nan)]), out])
-        out = _op("Where", [gt(lo, hi), _op("Where", [isnan(x), add(x, hi), hi]), out])
-    node = named["torch_node"]
-    if node.startswith(("ClampMin", "ClampMax")):  # their nodes list (self, the bound)
-        return named_node(out, node, x, lo if hi is None else hi)
-    return named_node(out, node, x, lo, hi)
+        x = _op("Where", [logical_or(lt(x, lo), isnan(lo)) if floating else lt(x, lo), lo, x],
+                named if max is None else {})
+    if max is not None:
+        hi = as_operand(max, out_dt, x.device)
+        x = _op("Where", [logical_or(gt(x, hi), isnan(hi)) if floating else gt(x, hi), hi, x], named)
+    return x
 
 
 clip = clamp
@@ -884,7 +839,7 @@ def logit(input: Tensor, eps: Optional[float] = None) -> Tensor:
     gradient is then 0 outside that range, as PyTorch's); integers give float32."""
     z = _float_input(input)
     if eps is not None:
-        z = _clamp(z, eps, 1.0 - eps, inclusive=True)
+        z = clamp(z, eps, 1.0 - eps)
         return named_node(sub(log(z), log1p(neg(z))), "LogitBackward0", input)
     from ._special_more import logit_without_eps  # that module imports this one
     return named_node(logit_without_eps(z), "LogitBackward0", input)
@@ -1037,25 +992,20 @@ def copysign(input, other) -> Tensor:
 
 @accepts_out
 def fmax(input, other) -> Tensor:
-    """The larger of each pair, a NaN losing to a number (torch.fmax); at a tie each side gets half
-    the gradient, as maximum's (PyTorch 2's)."""
-    return _nan_losing(maximum, ge, "FmaxBackward0", input, other)
-
-
-def _nan_losing(extreme, keeps_a, node: str, input, other) -> Tensor:
-    """fmax / fmin: extreme(a, b) (its even split at a tie), the other operand where one is NaN."""
+    """The larger of each pair, a NaN losing to a number (torch.fmax); at a tie the gradient goes
+    to input, as PyTorch's."""
     a, b = result_type_operands(input, other)
-    either_nan = logical_or(isnan(a), isnan(b))
-    picked = _op("Where", [logical_or(keeps_a(a, b), isnan(b)), a, b])
-    inputs = [either_nan, picked, extreme(a, b)]
-    return _op("Where", inputs, node_attrs(node, inputs, a, b))
+    take_a = logical_or(ge(a, b), isnan(b))
+    return _op("Where", [take_a, a, b], torch_node("FmaxBackward0", a, b))
 
 
 @accepts_out
 def fmin(input, other) -> Tensor:
-    """The smaller of each pair, a NaN losing to a number (torch.fmin); at a tie each side gets half
-    the gradient, as minimum's (PyTorch 2's)."""
-    return _nan_losing(minimum, le, "FminBackward0", input, other)
+    """The smaller of each pair, a NaN losing to a number (torch.fmin); at a tie the gradient goes
+    to input, as PyTorch's."""
+    a, b = result_type_operands(input, other)
+    take_a = logical_or(le(a, b), isnan(b))
+    return _op("Where", [take_a, a, b], torch_node("FminBackward0", a, b))
 
 
 def heaviside(input: Tensor, values) -> Tensor:
