@@ -3,9 +3,10 @@ tensor the base was computed from was itself written in place and read (docs/inp
 PyTorch computed the base before that write, so the view holds the old values and takes the new
 write: bentrevett/pytorch-image-classification's AlexNet plot_filter does this
 (`images = images.permute(...)` drops the handles, then normalize_image clamp_s each image in
-place). glassgrad refuses the write ("cannot use a tensor [2, 3]: it was overwritten in place by
-add_"): the strict xfails below turn into failures once it is mended. The expected values are
-PyTorch's (2 * [[1, 2, 3], [4, 5, 6]] transposed, plus 1)."""
+place). glassgrad computes such a base with every realize while a view of it is alive
+(docs/inplace-and-views.md, "Views of a dropped base"); it used to refuse the write ("cannot use a
+tensor [2, 3]: it was overwritten in place by add_"). The expected values are PyTorch's
+(2 * [[1, 2, 3], [4, 5, 6]] transposed, plus 1)."""
 import pytest
 
 import glassgrad as gg
@@ -42,8 +43,6 @@ def test_read_of_a_view_of_a_dropped_base_after_its_input_was_written_and_read()
     assert y.tolist() == [[2.0, 8.0], [4.0, 10.0], [6.0, 12.0]]
 
 
-@pytest.mark.xfail(strict=True, reason="a write through a view of a dropped base after its input's in-place "
-                                       "update ran is refused as overwritten")
 @pytest.mark.parametrize("view", ["t", "row"])
 def test_write_through_view_of_a_dropped_base_after_its_input_was_written_and_read(view):
     x = gg.tensor(X)

@@ -19,8 +19,8 @@ Every notebook here also ran under PyTorch 2.14.1 on the same files (a driver ou
 repository): the cells that raise are the ones PyTorch's run raises, with the same exception and
 message start, and the lines checked are ones PyTorch's run prints alike (sizes, parameter counts;
 losses differ as the two generators' initial weights do). AlexNet's run under PyTorch stops at
-CIFAR10's MD5 check of the small files (cell 2); the cells after it that raise here were
-compared with PyTorch on the minimal case given at KNOWN."""
+CIFAR10's MD5 check of the small files (cell 2); its plot_filter cells were compared with
+PyTorch on the minimal case of test_inplace_view_of_dropped_base.py."""
 import os
 
 import pytest
@@ -54,12 +54,9 @@ NOTEBOOKS = {
                              "def imagine_image(model, classes, image, device, n_iterations=10):"}),
 }
 SLOW = {"3_alexnet.ipynb"}
-# An in-place write through a view of a tensor, whose own handle is gone, that a pending result
-# (only a view of it kept) was computed from: glassgrad refuses the later write to that result
-# ("it was overwritten in place by clamp_") where PyTorch computed it before the write. AlexNet's
-# plot_filter (cells 13-19) does this; the strict xfail turns into a failure once it is mended.
-# Minimal: x = randn(2, 3); y = (x * 2).t(); x.add_(1); x.min().item(); y.add_(1)
-KNOWN = {"3_alexnet.ipynb": "an in-place write over a value a pending view's base read"}
+# AlexNet's plot_filter writes in place through views of a tensor whose own handle is gone, after
+# a write into what it was computed from (docs/inplace-and-views.md, "Views of a dropped base").
+KNOWN: dict = {}
 
 
 def _tqdm(path):

@@ -54,6 +54,12 @@ std::vector<std::weak_ptr<Alias>>& written_aliases() {
   return *w;
 }
 
+// The storages viewed while their base was not computed (Alias::viewed, viewed_bases).
+std::vector<std::weak_ptr<Alias>>& viewed_aliases() {
+  static auto* w = new std::vector<std::weak_ptr<Alias>>();
+  return *w;
+}
+
 // Records op on one input with gradients on or off.
 ValuePtr record_one(const std::string& op, const ValuePtr& in, const Attrs& attrs, const NodeMeta& meta, bool grad) {
   const bool was = grad_enabled();
@@ -296,6 +302,7 @@ std::vector<std::unique_ptr<Handle>> record_handles_with(const std::string& op, 
   AliasAccess::untracked(h) = base.untracked();
   AliasAccess::seen(h) = a.generation;
   tag(view, a.counter);
+  note_view(AliasAccess::alias(h), chain);
   return out;
 }
 }  // namespace
@@ -582,6 +589,36 @@ std::vector<ValuePtr> unread_writes() {
     }
     a->written = open;
     if (!open) continue;
+    if (keep != i) list[keep] = std::move(list[i]);
+    ++keep;
+  }
+  list.resize(keep);
+  return out;
+}
+
+void note_view(const std::shared_ptr<Alias>& a, const std::vector<ViewStep>& chain) {
+  if (a->viewed || a->base->realized()) return;
+  // A chain of detach()es reads every element of the base as it is: a write through it computes
+  // the storage from the view's own value (write(): detach_only), so the base is never needed.
+  if (std::all_of(chain.begin(), chain.end(), [](const ViewStep& st) { return st.schema->name == "Detach"; })) return;
+  a->viewed = true;
+  viewed_aliases().push_back(a);
+}
+
+std::vector<ValuePtr> viewed_bases() {
+  std::vector<ValuePtr> out;
+  std::vector<std::weak_ptr<Alias>>& list = viewed_aliases();
+  size_t keep = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::shared_ptr<Alias> a = list[i].lock();
+    if (!a) continue;
+    const ValuePtr& v = a->base;
+    if (!v || v->realized() || !v->invalid.empty()) {
+      a->viewed = false;
+      continue;
+    }
+    // A pinned base is pending already; one whose plan is running is not pending for anyone else.
+    if (v->pins == 0 && !v->stale() && !(v->producer && v->producer->in_flight)) out.push_back(v);
     if (keep != i) list[keep] = std::move(list[i]);
     ++keep;
   }

@@ -86,6 +86,7 @@ std::unique_ptr<Handle> select_positions(Handle& base, const std::vector<int64_t
       AliasAccess::untracked(*h) = base.untracked();
       AliasAccess::seen(*h) = a.generation;
       tag(view, a.counter);
+      note_view(AliasAccess::alias(*h), chain);
       return h;
     }
   }

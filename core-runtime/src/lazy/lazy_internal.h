@@ -38,6 +38,8 @@ struct Alias {
   uint64_t graded_generation = 0;
   // In the list of storages written since their latest version was last computed (unread_writes).
   bool written = false;
+  // In the list of storages viewed while their base was not computed (viewed_bases).
+  bool viewed = false;
 };
 
 // The write of `value` into h's elements done now, on the host, when that is what the next
@@ -87,6 +89,16 @@ void settle_flushes(const std::vector<Flush>& flushes, bool ran);
 // once its latest versions are computed (or it dies); a pinned one stays listed until then, as its
 // pin may go first.
 std::vector<ValuePtr> unread_writes();
+// The bases of storages seen through a view while the base itself was not computed, that are
+// still not computed and that no handle pins (the base's own handle is gone: (x * 2).t()): every
+// realize computes them, as PyTorch computed the base when the view was taken, so a later write
+// through the view finds the base's elements even when a plan has since overwritten a buffer the
+// base was computed from (docs/inplace-and-views.md, "Views of a dropped base"). Registered by
+// note_view; a storage leaves the list once its base is computed or it dies.
+std::vector<ValuePtr> viewed_bases();
+// Lists a's storage for viewed_bases when its base is not computed yet and the view's chain
+// does more than detach() it.
+void note_view(const std::shared_ptr<Alias>& a, const std::vector<ViewStep>& chain);
 // PyTorch's headline for a saved value modified in place since (backward.cpp).
 // saved_output: v is an output of the node whose gradient reads it (else one of its inputs).
 std::string saved_tensor_headline(const TraceValue& v, bool saved_output);

@@ -392,6 +392,9 @@ void realize(const std::vector<ValuePtr>& targets) {
     // A flushed base is computed by its Assign; a detached alias's gradient-carrying version is not.
     if (std::none_of(flushes.begin(), flushes.end(), [&](const Flush& f) { return f.base == v; })) roots.push_back(std::move(v));
   }
+  for (auto& v : viewed_bases()) {
+    if (!flushed(v) && std::find(roots.begin(), roots.end(), v) == roots.end()) roots.push_back(std::move(v));
+  }
   for (const Flush& f : flushes) roots.push_back(f.out);
   for (const auto& t : targets) {
     if (!t->invalid.empty()) throw_invalid(*t);
