@@ -348,9 +348,6 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     if x.ndim == 0:
         x = x.reshape(1)
     n = x.shape[d]
-    if n == 0:
-        raise _C.InvalidArgumentError(f"{where}() input tensor must be non-empty\n  {where}: the input is "
-                                      f"{list(input.shape)}\n  fix: check the tensor has elements along the dim")
     s = sort(x, d).values  # NaN last
     nan = _math.isnan(x)
     if ignore_nan:
@@ -359,20 +356,14 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         count = as_operand(n, DTYPES["int64"], x.device).expand(*[1 if a == d else x.shape[a] for a in range(x.ndim)])
     last = _math.maximum(count - 1, 0).astype(x.dtype)
     q_rows = qs.reshape(-1)
-    f64 = DTYPES["float64"]
     outs = []
     for i in range(len(qv)):
         rank = last * q_rows[i]
-        # the positions come from the rank in float64, as PyTorch's do (q's float32 value times n - 1
-        # exactly: 0.1 of 6 float32 values is just above 0.5, 'nearest' rounding it to 1)
-        at = _math.mul(last.astype(f64), q_rows[i].detach().astype(f64))
         if not ignore_nan:  # a row holding NaN takes its last sorted value, a NaN (and its gradient)
-            has_nan = nan.any(d, keepdim=True)
-            rank = _op("Where", [has_nan, as_operand(n - 1, x.dtype, x.device), rank])
-            at = _op("Where", [has_nan, as_operand(n - 1, f64, x.device), at])
-        lo, hi = _math.floor(at).astype(x.dtype), _math.ceil(at).astype(x.dtype)
+            rank = _op("Where", [nan.any(d, keepdim=True), as_operand(n - 1, x.dtype, x.device), rank])
+        lo, hi = _math.floor(rank.detach()), _math.ceil(rank.detach())
         if interpolation == "nearest":
-            lo = hi = _math.round(at).astype(x.dtype)
+            lo = hi = _math.round(rank.detach())
         elif interpolation == "lower":
             hi = lo
         elif interpolation == "higher":
