@@ -43,7 +43,7 @@ def check(t, what: str) -> None:
     if ref() is not t:  # another object took a collected one's id
         return
     raise _C.TensorStateError(
-        f"Output {i} of {op} is a view and is being modified inplace. This view is the output of a function that "
+        f"Output {i} of {op}Backward0 is a view and is being modified inplace. This view is the output of a function that "
         "returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
         f"replace the inplace operation by an out-of-place one.\n  {what}: output {i} of {op.lower()} "
         f"{shape} requires grad\n  fix: y = a * 2 instead of a.mul_(2), or a = a.clone() first")
