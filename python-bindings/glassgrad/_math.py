@@ -519,8 +519,19 @@ def frac(input: Tensor) -> Tensor:
 @_autocast.op("atan2")
 def atan2(input, other) -> Tensor:
     """The angle of (other, input) in (-pi, pi] (torch.atan2), in a floating type."""
-    x, y, _ = _operands(input, other)
-    return binary("Atan2", x, y, _dtypes.floating(_dtypes.result_type(x, y)))
+    x, y, dev = _operands(input, other)
+    dt = _dtypes.floating(_dtypes.result_type(x, y))
+    out = binary("Atan2", x, y, dt)
+    if not out._h.requires_grad:
+        return out
+    # At (0, 0) PyTorch's gradient is 0 for both (docs/autograd.md, "Gradients at ties and
+    # bounds"): the angle there is the forward value, its gradient that of atan2(0, 1).
+    a, b = as_operand(x, dt, dev), as_operand(y, dt, dev)
+    origin = logical_and(eq(a, 0), eq(b, 0))
+    away = binary("Atan2", _op("Where", [origin, constant(0, dt, dev), a]),
+                  _op("Where", [origin, constant(1, dt, dev), b]), dt)
+    inputs = [origin, out.detach(), away]
+    return _op("Where", inputs, node_attrs("Atan2Backward0", inputs, a, b))
 
 
 arctan2 = atan2

@@ -1,12 +1,19 @@
 """F.lp_pool1d/2d/3d (and nn.LPPool*) at PyTorch's limits of norm_type: inf is the largest |x| of
-each window, -inf the smallest; 0 is its ValueError. Expected values are PyTorch 2's."""
+each window, -inf the smallest, as PyTorch documents ("at p = inf, one gets max pooling") and
+PyTorch 2.14 computes; 0 is its ValueError. Before 2.14 PyTorch computed the power formula at inf
+(1 for every window), so the comparison at +-inf runs under 2.14 and later only."""
 import math
+import os
+import sys
 
 import numpy as np
 import pytest
 
 import glassgrad as gg
 import glassgrad.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_versions import version
 
 X = gg.tensor([[[[1.0, -3.0, 2.0, 5.0], [0.5, -7.0, 1.0, 1.0]]]])
 
@@ -32,6 +39,9 @@ def test_zero_norm_is_refused():
 @pytest.mark.parametrize("p", [math.inf, -math.inf, 1, 2, 3.5])
 def test_matches_pytorch(p):
     torch = pytest.importorskip("torch")
+    if math.isinf(p) and version(torch) < (2, 14):
+        pytest.skip(f"PyTorch {torch.__version__} computes the power formula at norm_type {p}, not the "
+                    "window's extreme its documentation names")
     x = np.random.default_rng(0).standard_normal((2, 3, 6, 7)).astype(np.float32)
     for kw in (dict(kernel_size=2), dict(kernel_size=3, stride=2, ceil_mode=True)):
         want = torch.nn.functional.lp_pool2d(torch.tensor(x), p, **kw).numpy()
