@@ -573,26 +573,39 @@ std::vector<Flush> flush_writes() {
   return out;
 }
 
-std::vector<ValuePtr> unread_writes() {
-  std::vector<ValuePtr> out;
-  std::vector<std::weak_ptr<Alias>>& list = written_aliases();
-  size_t keep = 0;
+namespace {
+// Whether v is a version not computed yet that can still be (not overwritten since).
+bool uncomputed(const ValuePtr& v) { return v && !v->realized() && v->invalid.empty(); }
+// Whether a realize takes uncomputed v as a root of its own: a pinned version is pending already;
+// one whose plan is running is not pending for anyone else.
+bool unclaimed(const ValuePtr& v) { return v->pins == 0 && !(v->producer && v->producer->in_flight); }
+
+// Keeps, in order, the storages of `list` that are alive and for which keep(storage) holds.
+template <typename Keep>
+void retain_storages(std::vector<std::weak_ptr<Alias>>& list, Keep keep) {
+  size_t kept = 0;
   for (size_t i = 0; i < list.size(); ++i) {
     std::shared_ptr<Alias> a = list[i].lock();
-    if (!a) continue;
-    bool open = false;
-    for (const ValuePtr& v : {a->base, graded_version(*a)}) {
-      if (!v || v->realized() || !v->invalid.empty()) continue;
-      open = true;
-      // A pinned version is pending already; one whose plan is running is not pending for anyone else.
-      if (v->pins == 0 && !(v->producer && v->producer->in_flight)) out.push_back(v);
-    }
-    a->written = open;
-    if (!open) continue;
-    if (keep != i) list[keep] = std::move(list[i]);
-    ++keep;
+    if (!a || !keep(*a)) continue;
+    if (kept != i) list[kept] = std::move(list[i]);
+    ++kept;
   }
-  list.resize(keep);
+  list.resize(kept);
+}
+}  // namespace
+
+std::vector<ValuePtr> unread_writes() {
+  std::vector<ValuePtr> out;
+  retain_storages(written_aliases(), [&out](Alias& a) {
+    bool open = false;
+    for (const ValuePtr& v : {a.base, graded_version(a)}) {
+      if (!uncomputed(v)) continue;
+      open = true;
+      if (unclaimed(v)) out.push_back(v);
+    }
+    a.written = open;
+    return open;
+  });
   return out;
 }
 
@@ -607,22 +620,11 @@ void note_view(const std::shared_ptr<Alias>& a, const std::vector<ViewStep>& cha
 
 std::vector<ValuePtr> viewed_bases() {
   std::vector<ValuePtr> out;
-  std::vector<std::weak_ptr<Alias>>& list = viewed_aliases();
-  size_t keep = 0;
-  for (size_t i = 0; i < list.size(); ++i) {
-    std::shared_ptr<Alias> a = list[i].lock();
-    if (!a) continue;
-    const ValuePtr& v = a->base;
-    if (!v || v->realized() || !v->invalid.empty()) {
-      a->viewed = false;
-      continue;
-    }
-    // A pinned base is pending already; one whose plan is running is not pending for anyone else.
-    if (v->pins == 0 && !v->stale() && !(v->producer && v->producer->in_flight)) out.push_back(v);
-    if (keep != i) list[keep] = std::move(list[i]);
-    ++keep;
-  }
-  list.resize(keep);
+  retain_storages(viewed_aliases(), [&out](Alias& a) {
+    a.viewed = uncomputed(a.base);
+    if (a.viewed && unclaimed(a.base) && !a.base->stale()) out.push_back(a.base);
+    return a.viewed;
+  });
   return out;
 }
 
