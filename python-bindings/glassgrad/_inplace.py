@@ -131,7 +131,10 @@ def in_place(method, name: str = ""):
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         first = _C.lazy_seq()
-        return write(self, method(self, *args, **kwargs), op, first)
+        result = method(self, *args, **kwargs)
+        if result is NotImplemented:  # x += None, x += [1, 2]: Python then tries x + other, a TypeError
+            return result
+        return write(self, result, op, first)
 
     run.__name__ = run.__qualname__ = op
     run.__doc__ = f"In-place version of {method.__name__}(): writes the result into this tensor and returns it."

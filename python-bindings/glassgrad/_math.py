@@ -81,13 +81,14 @@ def as_operand(x, dtype, device) -> Tensor:
 
 
 def _operands(a, b):
-    """Lists and arrays taking part as tensors, so result_type sees their dtype."""
+    """NumPy arrays taking part as tensors, so result_type sees their dtype. A list or tuple is
+    refused with a TypeError, as PyTorch's functions refuse it (torch.add(x, [1, 2]))."""
     dev = _device_of(a, b)
-    fix = [tensor(x, device=dev) if isinstance(x, (np.ndarray, list, tuple)) else x for x in (a, b)]
+    fix = [tensor(x, device=dev) if isinstance(x, np.ndarray) else x for x in (a, b)]
     for x in fix:
         if not isinstance(x, Tensor) and not is_number(x):
-            raise TypeError(f"unsupported operand type {type(x).__name__} for a glassgrad.Tensor\n"
-                            f"  fix: pass a glassgrad.Tensor or a number")
+            raise TypeError(f"expected a glassgrad.Tensor or a number as an operand, got {type(x).__name__}\n"
+                            f"  fix: convert it first, e.g. glassgrad.tensor(value)")
     return fix[0], fix[1], dev
 
 

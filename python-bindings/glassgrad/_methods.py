@@ -69,13 +69,14 @@ _where.__name__ = "where"
 Tensor.where = _where
 
 
-_OPERANDS = (Tensor, numbers.Number, np.number, np.bool_, np.ndarray, list, tuple)
+# A list or tuple is no operand (PyTorch: x + [1, 2] is a TypeError, x == [1, 2] is False).
+_OPERANDS = (Tensor, numbers.Number, np.number, np.bool_, np.ndarray)
 
 
 def _operator(fn):
     """fn(self, other) as a binary operator: NotImplemented for another kind of operand (None, a
-    string, ...), so that Python tries the other operand's operator and then identity (x == None
-    is False, as in PyTorch)."""
+    string, a list, ...), so that Python tries the other operand's operator and then identity
+    (x == None is False, as in PyTorch)."""
     def method(self, other):
         return fn(self, other) if isinstance(other, _OPERANDS) else NotImplemented
     method.__name__ = fn.__name__
