@@ -64,6 +64,36 @@ def test_to_pil_image_round_trips_and_scales_floats(rgb):
     assert T.ToPILImage(mode="F")(f).mode == "F"
 
 
+
+def test_to_pil_image_of_float_arrays_and_int16_images():
+    """A float HWC array is scaled by 255 and cast to uint8 as a float tensor is (torchvision's
+    (npimg * 255).astype(np.uint8)); a one-channel int16 image is an 'I;16' image of the same bits."""
+    hwc = np.array([[[0.0, 0.5, 1.0], [0.25, 0.999, 0.004]]], np.float32)
+    pil = T.ToPILImage()(hwc)
+    assert pil.mode == "RGB" and pil.size == (2, 1)
+    assert np.asarray(pil).tolist() == [[[0, 127, 255], [63, 254, 1]]]
+    gray = F.to_pil_image(np.array([[0.5, 1.0]], np.float32))
+    assert gray.mode == "L" and np.asarray(gray).tolist() == [[127, 255]]
+    assert F.to_pil_image(np.array([[0.5, 1.0]], np.float32), mode="F").mode == "F"
+    i16 = gg.tensor(np.array([[[1, -2, 300]]], np.int16), device="cpu")
+    pil16 = T.ToPILImage()(i16)
+    assert pil16.mode == "I;16" and np.asarray(pil16).tolist() == [[1, 65534, 300]]
+    assert F.to_pil_image(np.array([[7, 8]], np.int16)).mode == "I;16"
+    with pytest.raises(ValueError, match="Incorrect mode"):
+        F.to_pil_image(np.array([[7, 8]], np.int16), mode="L")
+
+
+def test_to_pil_image_of_arrays_and_int16_matches_torchvision(torch):
+    tvf = pytest.importorskip("torchvision.transforms.functional")
+    rng = np.random.default_rng(7)
+    for pic in [rng.random((3, 5, 3)).astype(np.float32), rng.random((3, 5)).astype(np.float64),
+                rng.random((3, 5, 4)).astype(np.float32)]:
+        ref, out = tvf.to_pil_image(pic), F.to_pil_image(pic)
+        assert out.mode == ref.mode and np.array_equal(np.asarray(out), np.asarray(ref))
+    x = rng.integers(-300, 300, (1, 3, 5)).astype(np.int16)
+    ref, out = tvf.to_pil_image(torch.from_numpy(x)), F.to_pil_image(gg.tensor(x, device="cpu"))
+    assert out.mode == ref.mode and np.array_equal(np.asarray(out), np.asarray(ref))
+
 # ---- normalize -----------------------------------------------------------------------------
 def test_normalize_per_channel_and_errors():
     x = np.random.default_rng(2).random((3, 4, 5)).astype(np.float32)
@@ -77,6 +107,36 @@ def test_normalize_per_channel_and_errors():
     with pytest.raises(TypeError, match="float tensor"):
         T.Normalize((0,), (1,))(gg.tensor(np.zeros((1, 2, 2), np.uint8), device="cpu"))
 
+
+
+def test_normalize_inplace_writes_into_the_given_tensor():
+    """inplace=True subtracts and divides in the input tensor and returns it (torchvision's
+    tensor.sub_(mean).div_(std)); the default leaves the input as it was."""
+    x = np.random.default_rng(5).random((3, 4, 5)).astype(np.float32)
+    ref = (x - np.array([0.1, 0.2, 0.3], np.float32)[:, None, None]) / np.array([0.5, 0.25, 2.0], np.float32)[:, None, None]
+    img = gg.tensor(x, device="cpu")
+    out = T.Normalize((0.1, 0.2, 0.3), (0.5, 0.25, 2.0), inplace=True)(img)
+    assert out is img
+    np.testing.assert_allclose(img.numpy(), ref, rtol=1e-6)
+    kept = gg.tensor(x, device="cpu")
+    T.Normalize((0.1, 0.2, 0.3), (0.5, 0.25, 2.0))(kept)
+    np.testing.assert_array_equal(kept.numpy(), x)
+    batch = gg.tensor(np.stack([x, x]), device="cpu")
+    F.normalize(batch, [0.1, 0.2, 0.3], [0.5, 0.25, 2.0], inplace=True)
+    np.testing.assert_allclose(batch.numpy(), np.stack([ref, ref]), rtol=1e-6)
+    with pytest.raises(TypeError, match="float tensor"):
+        T.Normalize((0,), (1,), inplace=True)(gg.tensor(np.zeros((1, 2, 2), np.uint8), device="cpu"))
+
+
+def test_normalize_inplace_matches_torchvision(torch):
+    tv = pytest.importorskip("torchvision.transforms")
+    x = np.random.default_rng(6).random((2, 3, 4, 4)).astype(np.float32)
+    mean, std = [0.4914, 0.4822, 0.4465], [0.2023, 0.1994, 0.2010]
+    ref = torch.from_numpy(x.copy())
+    tv.Normalize(mean, std, inplace=True)(ref)
+    img = gg.tensor(x, device="cpu")
+    T.Normalize(mean, std, inplace=True)(img)
+    np.testing.assert_allclose(img.numpy(), ref.numpy(), rtol=1e-6)
 
 def test_normalize_matches_torch(torch):
     x = np.random.default_rng(3).random((2, 3, 4, 4)).astype(np.float32)

@@ -111,7 +111,8 @@ def pil_to_tensor(pic) -> Tensor:
 def to_pil_image(pic, mode: Optional[str] = None):
     """A tensor (C, H, W) or NumPy array (H, W[, C]) as a PIL image. Float tensors are scaled by
     255 and converted to 8 bits (as torch's .byte(): truncated, wrapping outside [0, 255]) unless
-    mode is 'F'."""
+    mode is 'F'; float arrays too (by NumPy's astype(uint8), as torchvision). One-channel int16
+    images are 'I;16'."""
     Image = I.require_pil()
     if I.is_tensor_like(pic):
         arr = I.chw_array(pic)
@@ -130,6 +131,8 @@ def to_pil_image(pic, mode: Optional[str] = None):
         arr = pic[:, :, None] if pic.ndim == 2 else pic
         if arr.shape[-1] > 4:
             raise ValueError(f"pic should not have > 4 channels. Got {arr.shape[-1]} channels.")
+        if arr.dtype.kind == "f" and mode != "F":
+            arr = (arr * 255).astype(np.uint8)  # torchvision's cast of a float array (no rounding)
     else:
         raise TypeError(f"pic should be Tensor or ndarray. Got {type(pic)}.")
     channels = arr.shape[2]
@@ -149,6 +152,9 @@ def to_pil_image(pic, mode: Optional[str] = None):
             raise TypeError(f"Input type {arr.dtype} is not supported for {channels}-channel images (uint8 only)")
     if mode is None:
         raise TypeError(f"Input type {arr.dtype} is not supported")
+    if mode == "I;16" and arr.dtype == np.int16:
+        # Pillow makes 'I;16' images of uint16 arrays only; the same 16 bits, as torchvision reads them.
+        return Image.fromarray(np.ascontiguousarray(arr).astype("<u2"))
     return Image.fromarray(np.ascontiguousarray(arr), mode=mode)
 
 
@@ -184,10 +190,11 @@ def _check_normalize_channels(shape, m: np.ndarray, s: np.ndarray) -> None:
 def normalize(tensor, mean: Sequence[float], std: Sequence[float], inplace: bool = False, _constants=None):
     """(tensor - mean[c]) / std[c] for each channel c of a float tensor image (..., C, H, W). A
     tensor that requires grad is normalized by tensor ops, so gradients flow through it, as
-    through torchvision's (an adversarial example normalized before the model)."""
+    through torchvision's (an adversarial example normalized before the model); so is one with
+    inplace=True, which writes the result into `tensor` and returns it, as torchvision's."""
     if not I.is_tensor_like(tensor):
         raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
-    if isinstance(tensor, Tensor) and tensor.requires_grad:
+    if isinstance(tensor, Tensor) and (tensor.requires_grad or inplace):
         return _normalize_differentiable(tensor, mean, std, inplace)
     arr = I.chw_array(tensor)
     I.check_float(arr, "normalize")
