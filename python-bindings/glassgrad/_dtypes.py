@@ -36,6 +36,7 @@ class dtype(str):  # torch.dtype's spelling
     """An element type: glassgrad.float32, glassgrad.int64, ... (PyTorch's torch.dtype)."""
 
     __slots__ = ()
+    __module__ = "glassgrad"  # type() shows its public name, as torch.Size / torch.dtype do
 
     @property
     def is_floating_point(self) -> bool:

@@ -13,6 +13,7 @@ class Size(tuple):
     """A shape: a tuple of non-negative ints (PyTorch's torch.Size)."""
 
     __slots__ = ()
+    __module__ = "glassgrad"  # type() shows its public name, as torch.Size / torch.dtype do
 
     def __new__(cls, sizes=()):
         sizes = tuple(sizes)

@@ -803,6 +803,9 @@ def _warn_float_of_grad() -> None:
 class Tensor:
     """A value of the static graph: shape and dtype are known at once; data when needed."""
 
+    # type(x) shows <class 'glassgrad.Tensor'>, as PyTorch's <class 'torch.Tensor'> (its public name)
+    __module__ = "glassgrad"
+
     # _array: a CPU tensor made by host_tensor() holds its NumPy array instead of a handle until
     # first used as a tensor (utils/data/_utils/array_tensor.py); ordinary tensors never set it.
     __slots__ = ("_h", "_array", "__weakref__")
