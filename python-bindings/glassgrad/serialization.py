@@ -132,6 +132,34 @@ def _is_tensor(x) -> bool:
     return isinstance(x, Tensor)
 
 
+# the types a plain tree keeps as they are; an instance of a subclass of these (a Parameter, a
+# Size, a dtype, a device, a namedtuple, a defaultdict) would lose its type in the tree
+_PLAIN_TYPES = (dict, collections.OrderedDict, list, tuple, str, int, float, bool, type(None))
+
+
+def _holds_typed(obj) -> bool:
+    """Whether obj or a value in it has a type the plain tree loses: save pickles such an object
+    whole (the 'objects' format), so that load gives back a Parameter, a glassgrad.Size, a
+    glassgrad.dtype or a device, as torch.load does after torch.save."""
+    from ._tensor import Tensor
+    stack, seen = [obj], set()
+    while stack:
+        x = stack.pop()
+        if id(x) in seen or isinstance(x, (np.ndarray, np.generic)):
+            continue
+        seen.add(id(x))
+        if isinstance(x, Tensor):
+            if type(x) is not Tensor:
+                return True
+        elif type(x) not in _PLAIN_TYPES:
+            return isinstance(x, _PLAIN_TYPES)  # anything else: _plain names it
+        elif isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+    return False
+
+
 def _refuse(obj, where: str):
     from .nn.module import Module
     from .optim.optimizer import Optimizer
@@ -407,6 +435,8 @@ def save(obj: Any, f, format: Optional[str] = None, **torch_save_args) -> None:
         raise MissingDependencyError("glassgrad.save: format='safetensors' needs the safetensors package\n"
                                      "  fix: python3 -m pip install safetensors, or pass format='npz'")
     try:
+        if fmt in (None, "torch") and _holds_typed(obj):
+            raise TypeError("kept whole")
         tree = _plain(obj)
     except TypeError:
         if fmt not in (None, "torch"):
