@@ -192,6 +192,42 @@ def test_subset_random_and_weighted_samplers():
         D.WeightedRandomSampler([1, 0], 2, replacement=False)
 
 
+
+def test_weighted_sampler_keeps_float64_tensor_weights_and_raises_runtime_errors():
+    """PyTorch keeps weights as torch.as_tensor(weights, dtype=torch.double) and its multinomial
+    draw raises RuntimeError for negative, non-finite or all-zero weights."""
+    w = D.WeightedRandomSampler([1, 3], 4, generator=np.random.default_rng(0))
+    assert isinstance(w.weights, gg.Tensor) and w.weights.dtype == gg.float64 and w.weights.tolist() == [1.0, 3.0]
+    from_tensor = D.WeightedRandomSampler(gg.tensor([0.0, 2.0], device="cpu"), 3)
+    assert from_tensor.weights.dtype == gg.float64 and list(from_tensor) == [1, 1, 1]
+    for bad in ([1.0, -2.0], [0.0, 0.0], [1.0, float("nan")]):
+        with pytest.raises(RuntimeError, match="non-negative"):
+            list(D.WeightedRandomSampler(bad, 2))
+        with pytest.raises(ValueError):
+            D.WeightedRandomSampler(bad, 2)
+    with pytest.raises(RuntimeError, match="without replacement"):
+        D.WeightedRandomSampler([1, 0], 2, replacement=False)
+
+
+def test_weighted_sampler_weights_match_torch(torch):
+    ours = D.WeightedRandomSampler([0.1, 0.9, 0.0], 5)
+    theirs = torch.utils.data.WeightedRandomSampler([0.1, 0.9, 0.0], 5)
+    assert str(ours.weights.dtype).split(".")[-1] == str(theirs.weights.dtype).split(".")[-1] == "float64"
+    assert ours.weights.tolist() == theirs.weights.tolist()
+    assert 2 not in list(ours) and 2 not in list(theirs)
+
+
+def test_distributed_sampler_without_process_group_raises_value_error():
+    """PyTorch asks the default process group for num_replicas and rank, and raises ValueError when
+    there is none; glassgrad's error is a RuntimeError too and names the fix."""
+    import glassgrad.distributed
+    assert not glassgrad.distributed.is_initialized()
+    with pytest.raises(ValueError, match="num_replicas= and rank="):
+        D.DistributedSampler(range(4))
+    with pytest.raises(RuntimeError, match="no process group"):
+        D.DistributedSampler(range(4), num_replicas=2)
+    assert list(D.DistributedSampler(range(4), num_replicas=2, rank=1, shuffle=False)) == [1, 3]
+
 def test_distributed_sampler_shards_like_torch(torch):
     data = list(range(11))
     for shuffle in (False, True):

@@ -15,13 +15,18 @@ from .sampler import Sampler
 __all__ = ["DistributedSampler"]
 
 
+class _NoProcessGroup(ValueError, RuntimeError):
+    """No num_replicas or rank and no process group to ask (PyTorch raises ValueError here:
+    the default process group has not been initialized)."""
+
+
 class DistributedSampler(Sampler[int]):
     def __init__(self, dataset, num_replicas: Optional[int] = None, rank: Optional[int] = None,
                  shuffle: bool = True, seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
             from ...distributed import _group
             if not _group.is_initialized():
-                raise RuntimeError("DistributedSampler: no process group, so the number of ranks and this rank are "
+                raise _NoProcessGroup("DistributedSampler: no process group, so the number of ranks and this rank are "
                                    "unknown\n  fix: glassgrad.distributed.init_process_group() first, or pass "
                                    "num_replicas= and rank=")
             num_replicas = _group.get_world_size() if num_replicas is None else num_replicas

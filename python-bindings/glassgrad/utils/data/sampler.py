@@ -8,6 +8,7 @@ from typing import Any, Generic, Iterable, Iterator, List, Optional, Sequence, S
 import numpy as np
 
 from ._rng import generator_of
+from ._utils.pin_memory import new_tensor
 
 __all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
            "BatchSampler"]
@@ -98,36 +99,47 @@ class SubsetRandomSampler(Sampler[int]):
         return len(self.indices)
 
 
+class _InvalidWeights(ValueError, RuntimeError):
+    """Weights no multinomial draw can use (a RuntimeError too, as PyTorch's torch.multinomial
+    raises for them)."""
+
+
 class WeightedRandomSampler(Sampler[int]):
     """num_samples indices in [0, len(weights)) drawn with probability proportional to weights
-    (with replacement by default; without, an index is drawn at most once)."""
+    (with replacement by default; without, an index is drawn at most once). `weights` is kept as
+    a float64 tensor, as PyTorch keeps it."""
 
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True, generator=None) -> None:
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):
             raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
-        w = np.asarray(weights.numpy(force=True) if hasattr(weights, "numpy") else weights, dtype=np.float64)
+        w = _weights_array(weights)
         if w.ndim != 1:
             raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
         if w.size == 0 or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
-            raise ValueError("WeightedRandomSampler: weights must be finite, non-negative and not all zero "
-                             f"(got {w.size} weights summing to {w.sum() if w.size else 0})")
+            raise _InvalidWeights(f"WeightedRandomSampler: weights must be finite, non-negative and not all zero "
+                                  f"(got {w.size} weights summing to {w.sum() if w.size else 0})")
         if not replacement and num_samples > np.count_nonzero(w):
-            raise ValueError(f"WeightedRandomSampler: cannot draw {num_samples} samples without replacement from "
-                             f"{np.count_nonzero(w)} indices of non-zero weight\n  fix: replacement=True, or fewer samples")
-        self.weights = w
+            raise _InvalidWeights(f"WeightedRandomSampler: cannot draw {num_samples} samples without replacement "
+                                  f"from {np.count_nonzero(w)} indices of non-zero weight\n  fix: replacement=True, "
+                                  f"or fewer samples")
+        self.weights = new_tensor(w)
         self.num_samples = num_samples
         self.replacement = replacement
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
         rng = generator_of(self.generator, "WeightedRandomSampler")
-        p = self.weights / self.weights.sum()
-        yield from rng.choice(len(p), size=self.num_samples, replace=self.replacement, p=p).tolist()
+        w = _weights_array(self.weights)
+        yield from rng.choice(len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum()).tolist()
 
     def __len__(self) -> int:
         return self.num_samples
+
+
+def _weights_array(weights) -> np.ndarray:
+    return np.asarray(weights.numpy(force=True) if hasattr(weights, "numpy") else weights, dtype=np.float64)
 
 
 class BatchSampler(Sampler[List[int]]):
