@@ -13,7 +13,7 @@ import operator
 import sys
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Dict, Optional, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -375,7 +375,7 @@ def _holder(handle) -> Optional["Tensor"]:
         if is_tensor:
             try:
                 h = _HANDLE_SLOT.__get__(obj, Tensor)
-            except AttributeError:  # a host tensor that holds its array still (_make_handle)
+            except AttributeError:  # a host tensor that holds its array still (array_tensor.py)
                 continue
             if h.identity == identity and (found is None or type(found) is Tensor):
                 found = obj
@@ -383,19 +383,6 @@ def _holder(handle) -> Optional["Tensor"]:
 
 
 _AccumulateGrad.__name__ = _AccumulateGrad.__qualname__ = "AccumulateGrad"
-
-
-def _make_handle(t: "Tensor"):
-    """The runtime leaf of a tensor that held a NumPy array (host_tensor): made once, after which
-    the array is dropped and never read again."""
-    try:
-        array = _ARRAY_SLOT.__get__(t, Tensor)
-    except AttributeError:
-        raise AttributeError(f"'{type(t).__name__}' object has no attribute '_h'", name="_h", obj=t) from None
-    handle = _C.lazy_leaf(_C.Tensor.from_numpy(array, "cpu", "sample"), "input", False, "")
-    _HANDLE_SLOT.__set__(t, handle)
-    _ARRAY_SLOT.__delete__(t)
-    return handle
 
 
 def _wrap(handle) -> "Tensor":
@@ -807,19 +794,11 @@ class Tensor:
     __module__ = "glassgrad"
 
     # _array: a CPU tensor made by host_tensor() holds its NumPy array instead of a handle until
-    # first used as a tensor (utils/data/_utils/array_tensor.py); ordinary tensors never set it.
+    # first used as a tensor (utils/data/_utils/array_tensor.py, which gives the class a
+    # __getattr__ while any tensor holds one); ordinary tensors never set it.
     __slots__ = ("_h", "_array", "__weakref__")
     __hash__ = object.__hash__
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
-
-    if not TYPE_CHECKING:  # hidden from mypy: it would make every attribute of a Tensor look defined
-        def __getattr__(self, name):
-            """Reached only when normal lookup fails: makes the handle of a tensor that still
-            holds its array (any use of `_h` is a use as a tensor); every other missing name is
-            an AttributeError as usual."""
-            if name == "_h":
-                return _make_handle(self)
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'", name=name, obj=self)
 
     def __init__(self, *args, dtype=None, device=None, requires_grad=False):
         """Tensor(data) copies data into the default float type, as torch.Tensor(data) does

@@ -9,6 +9,7 @@ import pytest
 
 import glassgrad as gg
 from glassgrad.utils.data import DataLoader, default_collate
+from glassgrad.utils.data._utils import array_tensor
 from glassgrad.utils.data._utils.array_tensor import host_array, host_tensor, sample_device_and_dtype, untouched_array
 from glassgrad.vision import transforms as T
 
@@ -78,3 +79,74 @@ def test_transforms_hand_collate_their_arrays_and_give_plain_tensors(torch):
     loader = DataLoader([(T.ToTensor()(im), i) for i, im in enumerate(images)], batch_size=2)
     x, y = next(iter(loader))
     assert type(x) is gg.Tensor and type(y) is gg.Tensor and x.shape == (2, 3, 2, 2) and y.tolist() == [0, 1]
+
+
+# ---- Tensor.__getattr__ only while some tensor holds its array (array_tensor._HELD) ----
+def _has_hook() -> bool:
+    return "__getattr__" in gg.Tensor.__dict__
+
+
+def _nothing_held():
+    import gc
+    gc.collect()
+    assert not array_tensor._HELD and not _has_hook()  # as in a loop over ordinary tensors
+
+
+def test_the_class_has_no_attribute_hook_while_no_tensor_holds_an_array():
+    _nothing_held()
+    gg.ones(2).sum().item()  # ordinary tensors never install it
+    assert not _has_hook()
+    a, b = host_tensor(np.arange(3, dtype=np.float32)), host_tensor(np.ones(2, np.float32))
+    assert _has_hook()
+    np.testing.assert_array_equal((a + 1).numpy(), [1, 2, 3])  # a's handle made: b still holds its array
+    assert _has_hook() and untouched_array(b) is not None
+    assert b.sum().item() == 2.0  # the last one used: gone
+    _nothing_held()
+
+
+def test_a_tensor_collected_untouched_removes_the_hook():
+    _nothing_held()
+    batch = default_collate([host_tensor(np.full(2, i, np.float32)) for i in range(3)])  # samples dropped
+    assert _has_hook()  # the collated batch holds its stacked array until used
+    assert batch.tolist() == [[0, 0], [1, 1], [2, 2]]
+    _nothing_held()
+    t = host_tensor(np.zeros(4, np.float32))
+    del t
+    assert not _has_hook()
+
+
+def test_missing_names_raise_the_same_with_and_without_the_hook():
+    _nothing_held()
+    for holding in (False, True):
+        held = host_tensor(np.zeros(1, np.float32)) if holding else None
+        assert _has_hook() == holding
+        with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_name'") as e:
+            gg.ones(1).no_such_name
+        assert e.value.name == "no_such_name"
+        with pytest.raises(AttributeError, match="'Tensor' object has no attribute '_h'"):
+            gg.Tensor.__new__(gg.Tensor)._h
+        del held
+    _nothing_held()
+
+
+def test_threads_making_and_using_host_tensors_leave_no_hook():
+    import threading
+    _nothing_held()
+    sums, errors = [], []
+
+    def work(k):
+        try:
+            for i in range(200):
+                t = host_tensor(np.full(3, k * 1000 + i, np.float32))
+                if i % 2:  # half used as tensors, half collected untouched
+                    sums.append(t.sum().item() == 3 * (k * 1000 + i))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors and len(sums) == 400 and all(sums)
+    _nothing_held()
