@@ -7,7 +7,8 @@ matrix per spatial axis (out_i x in_i), built here with PyTorch's source-index r
 equals PyTorch's up to rounding and the gradient is the transposed maps (MatMul's rule). The
 rows hold:
 
-- nearest: one 1 at floor(i * scale); nearest-exact: at floor((i + 0.5) * scale);
+- nearest: one 1 at floor(i * scale); nearest-exact: at floor((i + 0.5) * scale), each in the
+  float arithmetic of PyTorch's kernel for the input (_nearest_index);
 - linear / bilinear / trilinear: two weights (1 - t, t) at floor(src), floor(src) + 1;
 - bicubic: four weights of Keys' cubic convolution (A = -0.75) at floor(src) - 1 ... + 2, the
   indices clamped to the input (PyTorch's upsample_bicubic2d);
@@ -30,6 +31,7 @@ import numpy as np
 
 from . import _C, _args, _trace
 from ._tensor import Tensor, _op, tensor
+from ._nearest_index import nearest_rule, nearest_source
 from ._torch_operands import named_node
 
 INTERPOLATE_MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
@@ -82,8 +84,9 @@ def _antialias_row(a: np.ndarray, i: int, n: int, scale: float, mode: str) -> No
 
 @lru_cache(maxsize=256)
 def resampling_matrix(n: int, out: int, mode: str, align_corners: bool, scale_factor: Optional[float],
-                      antialias: bool = False) -> np.ndarray:
-    """The (out, n) matrix that resamples one axis of n elements to out by `mode`."""
+                      antialias: bool = False, nearest: str = "float32") -> np.ndarray:
+    """The (out, n) matrix that resamples one axis of n elements to out by `mode`; `nearest` is the
+    nearest modes' index rule (_nearest_index)."""
     if mode == "area":
         return adaptive_matrix(n, out)
     scale = _source_scale(n, out, align_corners, scale_factor)
@@ -91,10 +94,8 @@ def resampling_matrix(n: int, out: int, mode: str, align_corners: bool, scale_fa
     for i in range(out):
         if antialias:
             _antialias_row(a, i, n, scale, mode)
-        elif mode == "nearest":
-            a[i, min(int(math.floor(i * scale)), n - 1)] = 1.0
-        elif mode == "nearest-exact":
-            a[i, min(int(math.floor((i + 0.5) * scale)), n - 1)] = 1.0
+        elif mode in ("nearest", "nearest-exact"):
+            a[i, nearest_source(i, n, out, mode == "nearest-exact", scale_factor, nearest)] = 1.0
         elif mode == "bicubic":
             src = i * scale if align_corners else scale * (i + 0.5) - 0.5   # not clamped at 0 (PyTorch's cubic)
             i0 = int(math.floor(src))
@@ -230,14 +231,19 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
                                       f"{list(input.shape)} and output {tuple(out)}"
                                       + (f" (scale_factor={scale_factor})" if sizes is None else "")
                                       + "\n  fix: a larger scale_factor, or a larger size")
+    if not input.dtype.is_floating_point:
+        from ._interpolate_uint8 import resample_uint8   # it builds on this module's weights
+        return resample_uint8(input, out, mode, ac, factors, antialias)
     node = _UPSAMPLE_NODES.get(mode, "").format(k) + ("AA" if antialias else "")
-    if mode == "nearest" and all(o % n == 0 and (f is None or f == o // n) for n, o, f in zip(spatial, out, factors)):
+    rule = nearest_rule(input, out)
+    if mode == "nearest" and all(o % n == 0 and (f is None or f == o // n) and _repeats(n, o, f, rule)
+                                 for n, o, f in zip(spatial, out, factors)):
         y = _repeat(input, [o // n for n, o in zip(spatial, out)])
         return named_node(y, node + "Backward0", input) if input.requires_grad else y
     kind = mode if mode in ("nearest", "nearest-exact", "area", "bicubic") else "linear"
     if antialias:
         kind = mode
-    y = resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias)
+    y = resample_axes(input, [resampling_matrix(n, o, kind, ac, f, antialias, rule)
                               for n, o, f in zip(spatial, out, factors)], saves_input=mode == "area")
     return named_node(y, node + "Backward0", input) if node and input.requires_grad else y
 
@@ -246,6 +252,12 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
 _UPSAMPLE_NODES = {"nearest": "UpsampleNearest{}D", "nearest-exact": "UpsampleNearestExact{}D",
                    "linear": "UpsampleLinear1D", "bilinear": "UpsampleBilinear2D", "bicubic": "UpsampleBicubic2D",
                    "trilinear": "UpsampleTrilinear3D"}
+
+
+def _repeats(n: int, out: int, scale_factor: Optional[float], rule: str) -> bool:
+    """Whether nearest's float index rule reads input i // (out // n) at every output i (n -> 82 n
+    reads 0 at i = 41 in float32: 41 * (2 / 82) rounds below 1)."""
+    return all(nearest_source(i, n, out, False, scale_factor, rule) == i // (out // n) for i in range(out))
 
 
 def _repeat(x: Tensor, factors) -> Tensor:
