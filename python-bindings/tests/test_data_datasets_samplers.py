@@ -283,6 +283,48 @@ def test_default_collate_stacks_tensors_and_refuses_strings_arrays():
         D.default_collate([object(), object()])
 
 
+
+def test_default_collate_stacks_as_torch_stack_and_numbers_as_torch_tensor():
+    """default_collate stacks tensors with torch.stack (dtypes promote, a stack of tensors that
+    require grad is in their graph) and makes ints with torch.tensor (a float among them: the
+    default float dtype)."""
+    mixed = D.default_collate([gg.tensor([1, 2], device="cpu"), gg.tensor([1.5, 2.5], device="cpu")])
+    assert mixed.dtype == gg.float32 and mixed.tolist() == [[1.0, 2.0], [1.5, 2.5]]
+    half = D.default_collate([gg.tensor([1], dtype=gg.uint8), gg.tensor([2], dtype=gg.int32)])
+    assert half.dtype == gg.int32 and half.tolist() == [[1], [2]]
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    out = D.default_collate([a, a * 3])
+    assert out.requires_grad and out.grad_fn is not None
+    out.sum().backward()
+    assert a.grad.tolist() == [4.0, 4.0]
+    plain = D.default_collate([gg.ones(2), gg.zeros(2)])
+    assert not plain.requires_grad and plain.dtype == gg.float32
+    with pytest.raises(gg.ShapeError, match=r"\[2\] at entry 0 and \[3\] at entry 1"):
+        D.default_collate([gg.tensor([1, 2]), gg.tensor([1.0, 2.0, 3.0])])
+    ints = D.default_collate([1, 2.5])
+    assert ints.dtype == gg.float32 and ints.tolist() == [1.0, 2.5]
+    assert D.default_collate([1, True]).dtype == gg.int64
+    assert D.default_collate([True, False]).dtype == gg.bool
+    assert D.default_collate([1.5, 2]).dtype == gg.float64  # the first sample's type decides: float
+    gg.set_default_dtype(gg.float64)
+    try:
+        assert D.default_collate([1, 2.5]).dtype == gg.float64
+    finally:
+        gg.set_default_dtype(gg.float32)
+
+
+def test_default_collate_promotion_and_grad_match_torch(torch):
+    ours = D.default_collate([gg.tensor([1, 2]), gg.tensor([1.5, 2.5], dtype=gg.float64)])
+    theirs = torch.utils.data.default_collate([torch.tensor([1, 2]), torch.tensor([1.5, 2.5], dtype=torch.float64)])
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] and ours.tolist() == theirs.tolist()
+    for batch in ([1, 2.5], [3, True], [False, True], [2.5, 1]):
+        o, t = D.default_collate(batch), torch.utils.data.default_collate(batch)
+        assert str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1] and o.tolist() == t.tolist(), batch
+    ta = torch.ones(2, requires_grad=True)
+    assert torch.utils.data.default_collate([ta, ta * 2]).requires_grad
+    ga = gg.ones(2, requires_grad=True)
+    assert D.default_collate([ga, ga * 2]).requires_grad
+
 def test_default_collate_mismatched_shapes_name_the_entries():
     with pytest.raises(gg.ShapeError, match=r"\[3\] at entry 0 and \[4\] at entry 2"):
         D.default_collate([np.zeros(3), np.zeros(3), np.zeros(4)])

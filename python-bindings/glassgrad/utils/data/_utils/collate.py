@@ -1,9 +1,11 @@
 """default_collate and default_convert with torch.utils.data's nesting rules:
 
-    tensors          -> stacked on a new first axis (a tensor)
+    tensors          -> stacked on a new first axis (a tensor), as torch.stack: mixed dtypes
+                        promote, and tensors that require grad give a stack in their graph
     NumPy arrays     -> stacked, as a tensor (arrays of strings or objects are refused)
     NumPy scalars    -> a 1-d tensor of their dtype
     float            -> a float64 tensor;  int -> an int64 tensor;  bool -> a bool tensor
+                        (as torch.tensor(batch): ints with a float among them make the default float dtype)
     str, bytes       -> the list as it is
     Mapping          -> the same mapping type, each key collated
     namedtuple       -> the same namedtuple, each field collated
@@ -24,9 +26,10 @@ from typing import Callable, Dict, Optional, Sequence, Tuple, Type, Union
 import numpy as np
 
 from .... import _C
-from ...._tensor import Tensor
+from ...._shapes import stack
+from ...._tensor import Tensor, tensor
 from . import pin_memory as _pin
-from .array_tensor import host_array, sample_device_and_dtype
+from .array_tensor import host_array, sample_device_and_dtype, untouched_array
 
 __all__ = ["default_collate", "default_convert", "collate", "default_collate_fn_map", "default_collate_err_msg_format",
            "collate_tensor_fn", "collate_numpy_array_fn", "collate_numpy_scalar_fn", "collate_float_fn",
@@ -47,9 +50,14 @@ class CollateShapeError(_C.ShapeError):
 
 
 def _stack(arrays: Sequence[np.ndarray], what: str) -> np.ndarray:
-    first = arrays[0].shape
+    _check_equal_shapes(arrays, what)
+    return np.stack(arrays)
+
+
+def _check_equal_shapes(arrays: Sequence, what: str) -> None:
+    first = tuple(arrays[0].shape)
     for i, a in enumerate(arrays):
-        if a.shape != first:
+        if tuple(a.shape) != first:
             raise CollateShapeError(
                 f"default_collate: stack expects each {what} to be equal size, but got {list(first)} at entry 0 and "
                 f"{list(a.shape)} at entry {i}\n"
@@ -57,7 +65,6 @@ def _stack(arrays: Sequence[np.ndarray], what: str) -> np.ndarray:
                 f"of different lengths)\n"
                 f"  fix: resize or crop every sample to one shape in the data set's transform (e.g. "
                 f"transforms.Resize((h, w))), or pass DataLoader(collate_fn=...) that pads them", i)
-    return np.stack(arrays)
 
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
@@ -66,10 +73,11 @@ def collate_tensor_fn(batch, *, collate_fn_map=None):
     if len(devices) > 1:
         raise _C.DeviceError(f"default_collate: the samples' tensors are on different devices ({sorted(devices)})\n"
                              f"  fix: return every sample's tensors on one device (the CPU) from the data set")
-    dtypes = {dtype for _, dtype in meta}
-    if len(dtypes) > 1:
-        raise _C.DTypeError(f"default_collate: the samples' tensors have different dtypes ({sorted(map(str, dtypes))})"
-                            f"\n  fix: convert them to one dtype in the data set (e.g. .float())")
+    if len({dtype for _, dtype in meta}) > 1 or any(untouched_array(t) is None and t.requires_grad for t in batch):
+        # torch.stack's result: mixed dtypes promote, and the stack of tensors that require
+        # grad is part of their graph (a collate_fn over model outputs).
+        _check_equal_shapes(batch, "tensor")
+        return stack(batch)
     device = devices.pop()
     stacked = _stack([host_array(t) for t in batch], "tensor")
     return _pin.new_tensor(stacked, device, owned=True)
@@ -91,7 +99,11 @@ def collate_float_fn(batch, *, collate_fn_map=None):
 
 
 def collate_int_fn(batch, *, collate_fn_map=None):
+    # torch.tensor(batch): bools alone stay bool, ints (and bools) are int64, and a float among
+    # them makes the default float dtype.
     arr = np.array(batch)
+    if arr.dtype.kind == "f":
+        return tensor(batch)
     return _pin.new_tensor(arr if arr.dtype == np.bool_ else arr.astype(np.int64), owned=True)
 
 
