@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from . import _C, _args, _dtypes, _expanded_writes, _multi_views, _node_inputs, _runtime, _shared_memory
+from . import (_C, _args, _dtypes, _expanded_writes, _multi_views, _no_grad_views, _node_inputs, _runtime,
+               _shared_memory)
 # glassgrad._tensor imports this module first, so it is partly made here: its names (and
 # _tensor._indexing, imported at its end) are read when called, without an import per call.
 from . import _tensor
@@ -60,9 +61,8 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     on the new version a value that requires grad makes (copy_'s CopyBackwards)."""
     check_not_inference(t, op)
     _multi_views.check(t, op)
+    _no_grad_views.check(t, op, result)
     th = t._h
-    if th.requires_grad and not th.is_leaf and not _C.grad_enabled():
-        result = _passed_through(t, result)
     if th.writes_as_is(result._h) and not _shared_memory.holds_shared_values(t):
         th.write_here(result._h, op, first_seq, _PACKAGE_DIR, node)  # nothing to check or convert
         return t
@@ -96,22 +96,6 @@ def write(t, result, op: str, first_seq: int, cast: bool = False, node: str = ""
     if shared:  # other processes read this memory: the write happens now (_shared_memory's doc)
         _C.lazy_realize([t._h])
     return t
-
-
-def _passed_through(t, result):
-    """result, written into t (computed, requiring grad) under no_grad, with PyTorch's gradient:
-    autograd did not record the write, so the gradient reaching t's new version passes to its old
-    one unchanged (y = x * 2; with no_grad: y.mul_(3); d(y)/d(x) is still 2). result - z, z =
-    where(isfinite(t), t.detach() - t, 0): z is exactly 0, so the values are result's (a -0.0
-    and a NaN or inf of result kept), and z's gradient sends t the identity (where t is finite)."""
-    if not result.dtype.is_floating_point or not t.dtype.is_floating_point:
-        return result
-    from ._tensor import _op
-    with _runtime.enable_grad():
-        old = t.detach()
-        zero = _op("Where", [old.isfinite(), _op("Sub", [old, t]), _tensor.tensor(0.0, dtype=t.dtype, device=t.device)])
-        out = result.detach()
-        return _op("Sub", [out if out.dtype == t.dtype else out.astype(t.dtype), zero])
 
 
 def _keep_history(t, result, node: str = ""):
@@ -169,6 +153,7 @@ def in_place_view(method, name: str = ""):
     @functools.wraps(method)
     def run(self, *args, **kwargs):
         _multi_views.check(self, op)
+        _no_grad_views.check(self, op)
         if _C.grad_enabled() and self._h.requires_grad and self._h.is_view and _views_a_leaf(self._h):
             raise _C.TensorStateError(
                 f"a view of a leaf Variable that requires grad is being used in an in-place operation.\n"

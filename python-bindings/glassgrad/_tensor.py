@@ -1097,7 +1097,10 @@ class Tensor:
         backward nodes (Tensor.grad_fn.name() gives 'MulBackward0' for a glassgrad Mul)."""
         if self.is_leaf:
             return None
-        return _grad_fn(self._h.op or "Alias", self._h)
+        h = self._h
+        while h.producer_attr("unrecorded_write"):  # a write autograd does not record keeps the node
+            h = h.producer_inputs[1].producer_inputs[1].producer_inputs[1]  # (alias.cpp, passed_through)
+        return _grad_fn(h.op or "Alias", h)
 
     @property
     def name(self) -> str:

@@ -301,6 +301,26 @@ void bind_lazy(py::module_& m) {
       .def("detach_", [](Handle& h) { lazy::detach_inplace(h); })
       .def_property_readonly("version", [](const Handle& h) { return lazy::version_of(h); })
       .def_property_readonly("is_view", [](const Handle& h) { return !h.chain().empty(); })
+      .def_property_readonly("view_made_without_grad", [](const Handle& h) -> py::object {
+             // PyTorch's CreationMeta NO_GRAD_MODE (its check of in-place ops on views): None unless
+             // a view step after the chain's last detach() was recorded with gradients off; else
+             // (whether that step is the view's own, the last; whether the storage's newest version
+             // requires grad and no detach() is in the chain; the last step's op; its torch_node).
+             const std::vector<lazy::ViewStep>& chain = h.chain();
+             bool found = false, own = false;
+             for (size_t i = chain.size(); i-- > 0 && chain[i].schema->name != "Detach";) {
+               if (!chain[i].grad) {
+                 found = true;
+                 own = i + 1 == chain.size();
+                 break;
+               }
+             }
+             if (!found) return py::none();
+             const lazy::ViewStep& last = chain.back();
+             const AttrValue* node = last.attrs.find("torch_node");
+             return py::make_tuple(own, !h.detached() && lazy::storage_requires_grad(h), last.schema->name,
+                                   node ? py::cast(*node) : py::str(""));
+           })
       .def_property_readonly("layout", [](const Handle& h) {
         const Layout l = lazy::layout_of(h);
         return py::make_tuple(py::tuple(py::cast(l.strides)), l.offset, l.is_contiguous());

@@ -188,6 +188,33 @@ ValuePtr scatter_expand(const ValuePtr& x, const ValuePtr& value, const ValuePtr
   return record("Where", {reached, picked, x}, {}, meta).at(0);
 }
 
+// The new version `value` of a computed storage written under no_grad, whose old version `old`
+// requires gradients: value's elements, and the gradient reaching it passed to `old` unchanged,
+// element for element, as PyTorch's autograd, which did not record the write, passes it (y = x * 2;
+// with no_grad: y[0] = 5 or y[1:].mul_(3); d(y)/d(x) is still 2 everywhere). value - z, where
+// z = where(isfinite(old), detach(old) - old, 0) is exactly 0 (a -0.0, NaN or inf of value kept)
+// and sends `old` the identity where it is finite. Its last Sub carries the attribute
+// unrecorded_write, by which Tensor.grad_fn names the node of `old` (its third input down).
+ValuePtr passed_through(const ValuePtr& old, const ValuePtr& value, const NodeMeta& meta) {
+  const bool was = grad_enabled();
+  set_grad_enabled(true);
+  try {
+    const ValuePtr d = record("Detach", {old}, {}, meta).at(0);
+    const ValuePtr d0 = record("Sub", {d, d}, {}, meta).at(0);  // 0 where finite, else NaN
+    const ValuePtr zero = constant({}, 0.0, old->info.dtype, old->info.device, meta);
+    const ValuePtr finite = record("Equal", {d0, zero}, {}, meta).at(0);
+    const ValuePtr z = record("Where", {finite, record("Sub", {d, old}, {}, meta).at(0), zero}, {}, meta).at(0);
+    const ValuePtr out =
+        record("Sub", {record("Detach", {value}, {}, meta).at(0), z}, Attrs{{"unrecorded_write", int64_t{1}}}, meta)
+            .at(0);
+    set_grad_enabled(was);
+    return out;
+  } catch (...) {
+    set_grad_enabled(was);
+    throw;
+  }
+}
+
 // Marks the nodes recorded since first_seq that computed `value` as in-place op `counter`'s own,
 // the op making the storage's version `version`.
 void mark_in_place(const ValuePtr& value, uint64_t first_seq, const VersionCounter* counter, uint64_t version) {
@@ -330,6 +357,10 @@ Layout layout_of(const Handle& h) {
 
 uint64_t version_of(const Handle& h) { return h.alias() ? h.alias()->counter->version : 0; }
 
+bool storage_requires_grad(const Handle& h) {
+  return h.alias() ? h.alias()->base->requires_grad : h.value()->requires_grad;
+}
+
 void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t first_seq, const NodeMeta& meta,
            const std::string& torch_node) {
   const std::string where = op + (meta.source.empty() ? "" : " (" + meta.source + ")");
@@ -397,15 +428,15 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
                                        : scatter_back(st, xs[k], nb, meta);
     }
   }
+  // Written under no_grad, or through detach() or .data with a value that needs no gradient, a
+  // computed tensor that requires gradients still requires them, as in PyTorch (y = x * 2; with
+  // no_grad: y.add_(1), or y.detach().zero_(): y.requires_grad is True), and backward reaches x
+  // through every element of the new version, written ones included, through whatever view the
+  // write went (a view made under no_grad too: with no_grad: y[0] = 5): passed_through.
+  const bool unrecorded = old_base->requires_grad && !old_base->is_leaf() && is_floating(nb->info.dtype) &&
+                          (!grad_enabled() || (h.detached() && !nb->requires_grad));
+  if (unrecorded) nb = passed_through(old_base, nb, meta);
   mark_in_place(nb, first_seq, a.counter.get(), a.counter->version + (h.untracked() ? 0 : 1));
-  // Written under no_grad, a computed tensor that requires gradients still requires them, as in
-  // PyTorch (y = x * 2; with no_grad: y.add_(1); y.requires_grad is True): the new version keeps
-  // the flag, so backward still reaches x through it (values computed under no_grad otherwise stop
-  // gradients: export.cpp collect).
-  if (!grad_enabled() && old_base->requires_grad && !old_base->is_leaf() && !nb->requires_grad &&
-      !h.detached() && is_floating(nb->info.dtype)) {
-    nb->requires_grad = true;
-  }
   // A detached alias (x.detach(), x.data, Variable(x), and views of them) written with a value
   // that needs gradients joins the graph itself, as PyTorch's: it and its views see the storage's
   // gradient-carrying version (Alias::graded), the storage's other tensors the new elements
@@ -457,7 +488,12 @@ void write(Handle& h, const ValuePtr& value, const std::string& op, uint64_t fir
   a.graded_generation = a.generation;
   if (!h.untracked()) ++a.counter->version;
   a.counter->writer = where;
-  a.counter->latest = nb->requires_grad && !nb->leaf && nb->producer ? nb->producer->schema->name : "";
+  // The op errors name as the one that made the latest version: PyTorch's last recorded one.
+  if (!unrecorded) {
+    a.counter->latest = nb->requires_grad && !nb->leaf && nb->producer ? nb->producer->schema->name : "";
+  } else if (a.counter->latest.empty() && old_base->producer) {
+    a.counter->latest = old_base->producer->schema->name;
+  }
   tag(nb, a.counter);
   if (h.chain().empty()) AliasAccess::point(h, nb);
   if (!a.written && !nb->realized()) {

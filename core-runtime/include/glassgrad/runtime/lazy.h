@@ -304,6 +304,9 @@ void detach_inplace(Handle& h);
 Layout layout_of(const Handle& h);
 // PyTorch's _version of the tensor's storage (0 when never written in place).
 uint64_t version_of(const Handle& h);
+// Whether the newest version of the storage h belongs to requires gradients: a view of it made under
+// no_grad requires none itself, and PyTorch refuses its in-place ops under grad mode.
+bool storage_requires_grad(const Handle& h);
 // A handle on `leaf`'s gradient: writes through it (p.grad.zero_()) update the leaf's gradient.
 std::unique_ptr<Handle> grad_handle(const ValuePtr& leaf);
 // p.grad = g: the gradient is g's storage (writes through g are the gradient's).

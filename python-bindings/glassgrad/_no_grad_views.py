@@ -1,0 +1,36 @@
+"""Views made under no_grad(): PyTorch refuses an in-place op on one under grad mode when the
+op would be recorded (its storage requires grad, or an operand does), since whether the write
+should be tracked is ambiguous (autograd's handle_view_on_rebase, CreationMeta NO_GRAD_MODE;
+docs/inplace-and-views.md, "In-place ops PyTorch refuses on views"). A view of such a view
+(made under grad mode or not) is refused too; a chain through detach() or .data starts afresh.
+Which view steps were made without gradients is recorded by the runtime (ViewStep::grad)."""
+from __future__ import annotations
+
+from . import _C
+
+_FORBIDDEN = (" Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+              "moving both the view and the inplace either both inside the no_grad block (if you don't want the "
+              "inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def check(t, op: str, result=None) -> None:
+    """Raises PyTorch's RuntimeError where the in-place op `op` writes `result` (None: the op
+    changes t's shape only) into t, a view made under no_grad(), with grad mode on."""
+    made = t._h.view_made_without_grad
+    if made is None or not _C.grad_enabled():
+        return
+    own, storage_requires_grad, last_op, last_node = made
+    if not storage_requires_grad and (result is None or not result._h.requires_grad):
+        return
+    if own:
+        head = "A view was created in"
+    else:
+        from ._tensor import _GradFn
+        node = last_node or _GradFn(last_op).name()  # the reference versions' names (SliceBackward0)
+        head = f"Output 0 of {node} is a view of a view which was created in"
+    why = "its storage requires grad" if storage_requires_grad else "the value written requires grad"
+    raise _C.TensorStateError(
+        f"{head} no_grad mode and is being modified inplace with grad mode enabled.{_FORBIDDEN}\n"
+        f"  {op}: writes a view {list(t.shape)} {t.dtype} made under no_grad(), and {why}\n"
+        f"  fix: make the view inside the block that writes it (both under glassgrad.no_grad(), or both "
+        f"outside), or write a clone: v = v.clone()")
