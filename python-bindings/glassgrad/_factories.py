@@ -42,7 +42,8 @@ def _random_leaf(draw_array, device, requires_grad: bool = False) -> Tensor:
     dev = _device.normalize(device)
 
     def draw() -> "_C.Tensor":
-        return _C.Tensor.from_numpy(np.ascontiguousarray(draw_array()), dev, "random")
+        # asarray, not ascontiguousarray, which makes a 0-d draw (torch.rand(())) 1-d
+        return _C.Tensor.from_numpy(np.asarray(draw_array(), order="C"), dev, "random")
     t = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
     if requires_grad:
         t.requires_grad_(True)
@@ -252,11 +253,14 @@ def arange(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, devi
         raise _C.UnsupportedError("arange: not implemented for bool (as in PyTorch)\n"
                                   "  fix: torch.arange(n) % 2 == 1, or another dtype")
     n = builtins.max(0, math.ceil((end - start) / step))
-    if integral:
-        values = start + step * np.arange(n, dtype=np.int64)
+    target = _np_dtype(dtype, default)
+    if integral or np.issubdtype(target, np.integer):
+        # an integer dtype accumulates in integers: PyTorch truncates start and step first
+        # (arange(0, 5, 1.5, dtype=torch.int64) is [0, 1, 2, 3]); the count stays ceil((end - start) / step)
+        values = math.trunc(start) + math.trunc(step) * np.arange(n, dtype=np.int64)
     else:
         values = float(start) + float(step) * np.arange(n, dtype=np.float64)
-    return _leaf(values.astype(_np_dtype(dtype, default)), device, requires_grad)
+    return _leaf(values.astype(target), device, requires_grad)
 
 
 @factory_out

@@ -1246,7 +1246,8 @@ class Tensor:
         return bool(self.item())
 
     def __index__(self):
-        if self.dtype not in ("int64", "int32", "int16", "int8", "uint8") or self.numel() != 1:
+        # a bool counts as its int, as in PyTorch: range(5)[torch.tensor(True)] is 1
+        if self.dtype not in ("int64", "int32", "int16", "int8", "uint8", "bool") or self.numel() != 1:
             raise TypeError("only one-element integer tensors can be used as an index")
         return int(self.item())
 
