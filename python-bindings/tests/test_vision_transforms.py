@@ -238,6 +238,61 @@ def test_resize_tensor_matches_torch_antialiased_bilinear(torch):
     np.testing.assert_array_equal(near, ref_near)
 
 
+
+def _bicubic_rows(rows: np.ndarray, out_w: int) -> np.ndarray:
+    """Bicubic resampling of each row (PyTorch's interpolate: align_corners=False, A = -0.75, edge
+    samples repeated), in float64: the reference for a resize that keeps the height."""
+    in_w, a = rows.shape[-1], -0.75
+    out = np.zeros(rows.shape[:-1] + (out_w,))
+    for x in range(out_w):
+        src = (x + 0.5) * in_w / out_w - 0.5
+        i = int(np.floor(src))
+        t = src - i
+        w0 = ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a
+        w1 = ((a + 2) * t - (a + 3)) * t * t + 1
+        w2 = ((a + 2) * (1 - t) - (a + 3)) * (1 - t) * (1 - t) + 1
+        for k, w in zip((-1, 0, 1, 2), (w0, w1, w2, 1 - w0 - w1 - w2)):
+            out[..., x] += w * rows[..., min(max(i + k, 0), in_w - 1)]
+    return out
+
+
+def test_resize_tensor_bicubic_without_antialias_is_interpolate():
+    """A tensor image's bicubic resize is F.interpolate's (torchvision's functional_tensor.resize):
+    a uint8 image is resized in float32, clamped to [0, 255] and rounded; floats keep the
+    overshoot. PIL's antialiased bicubic filter gave other values for antialias=False."""
+    row = np.array([0, 255, 255, 0, 40], np.float64)
+    expected = _bicubic_rows(row, 9)
+    img = gg.tensor(row.astype(np.uint8).reshape(1, 1, 5), device="cpu")
+    out = F.resize(img, [1, 9], interpolation=T.InterpolationMode.BICUBIC, antialias=False)
+    assert out.dtype == gg.uint8
+    np.testing.assert_array_equal(out.numpy()[0, 0], np.round(np.clip(expected, 0, 255)).astype(np.uint8))
+    assert expected.max() > 255 and expected.min() < 0  # the clamp is exercised
+    flt = F.resize(gg.tensor(row.astype(np.float32).reshape(1, 1, 5) / 255, device="cpu"), [1, 9],
+                   interpolation=T.InterpolationMode.BICUBIC, antialias=False)
+    np.testing.assert_allclose(flt.numpy()[0, 0], expected / 255, atol=1e-6)
+    batch = gg.tensor(np.stack([row, row[::-1]]).reshape(2, 1, 1, 5).astype(np.float64), device="cpu")
+    out64 = T.Resize((1, 9), interpolation=T.InterpolationMode.BICUBIC, antialias=False)(batch)
+    assert out64.dtype == gg.float64
+    np.testing.assert_allclose(out64.numpy()[:, 0, 0], np.stack([expected, _bicubic_rows(row[::-1], 9)]), atol=1e-9)
+
+
+@pytest.mark.parametrize("mode", ["BILINEAR", "BICUBIC"])
+@pytest.mark.parametrize("antialias", [True, False])
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_resize_tensor_matches_torchvision(torch, mode, antialias, dtype):
+    tvf = pytest.importorskip("torchvision.transforms.functional")
+    from torchvision.transforms import InterpolationMode as TI
+    rng = np.random.default_rng(8)
+    for shape, size in [((3, 13, 17), [7, 9]), ((1, 32, 20), [20, 30]), ((2, 3, 9, 9), [5, 40])]:
+        x = rng.integers(0, 256, shape).astype(dtype)
+        if dtype == "float32":
+            x /= 255
+        ref = tvf.resize(torch.from_numpy(x), size, getattr(TI, mode), antialias=antialias).numpy()
+        ours = F.resize(gg.tensor(x, device="cpu"), size, getattr(T.InterpolationMode, mode), antialias=antialias)
+        assert ours.numpy().dtype == ref.dtype and ours.shape == ref.shape
+        # uint8: at most one level apart where the float results round from either side of .5
+        np.testing.assert_allclose(ours.numpy().astype(np.float64), ref, atol=1 if dtype == "uint8" else 1e-5)
+
 def test_random_resized_crop_size_bounds_and_repeatability(rgb):
     t = T.RandomResizedCrop(8, scale=(0.2, 1.0))
     for img in _kinds(rgb):

@@ -314,7 +314,29 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size: Option
         return img.resize((ow, oh), _PIL_FILTERS[mode.value])
     if isinstance(img, np.ndarray):
         return I.chw_to_hwc(_resize_array(I.hwc_to_chw(img), oh, ow, mode, antialias is not False), img.ndim == 2)
+    if mode in (InterpolationMode.BILINEAR, InterpolationMode.BICUBIC):
+        return I.like(_interpolate_array(I.chw_array(img), oh, ow, mode, bool(antialias)), img)
     return I.like(_resize_array(I.chw_array(img), oh, ow, mode, bool(antialias)), img)
+
+
+def _interpolate_array(a: np.ndarray, oh: int, ow: int, mode: InterpolationMode, antialias: bool) -> np.ndarray:
+    """A tensor image's (..., H, W) bilinear or bicubic resize as torchvision's: F.interpolate
+    (align_corners=False) in float32 (float64 stays float64); an integer image's result is
+    rounded (a uint8 image's bicubic one clamped to [0, 255] first) and cast back."""
+    from ...nn.functional import interpolate
+    from ...utils.data._utils.pin_memory import new_tensor
+    dtype = a.dtype
+    work = a if dtype in (np.float32, np.float64) else a.astype(np.float32)
+    flat = np.ascontiguousarray(work.reshape((-1,) + a.shape[-3:]) if a.ndim >= 3 else work[None, None])
+    out = interpolate(new_tensor(flat), size=[oh, ow], mode=mode.value, align_corners=False,
+                      antialias=antialias).numpy().reshape(a.shape[:-2] + (oh, ow))
+    if work.dtype == dtype:
+        return out
+    if mode is InterpolationMode.BICUBIC and dtype == np.uint8:
+        out = np.clip(out, 0, 255)
+    if dtype.kind in "iu":
+        out = np.round(out)
+    return out.astype(dtype)
 
 
 def _padding_ltrb(padding) -> List[int]:
