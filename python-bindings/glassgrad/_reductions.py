@@ -288,13 +288,36 @@ def _at_index(x: Tensor, index: Tensor, d: int, keepdim: bool, node: str) -> Ten
     return _sum(picked, d, keepdim).astype(x.dtype)
 
 
+def shared_by_ties(flat: Tensor, value: Tensor) -> Tensor:
+    """value (a detached order statistic of the 1-d flat) with the gradient shared evenly by the
+    elements equal to it, as PyTorch's median, nanmedian, max and min over every element: the value
+    stays exactly v, as v + (s - s) / count, s the sum of those elements. A NaN result is shared by the
+    NaN elements (PyTorch's too: the median of a row holding NaN is NaN, its gradient theirs)."""
+    if not flat.requires_grad:
+        return value
+    tied = eq(flat, value)
+    if flat.dtype.is_floating_point:
+        tied = _math.logical_or(tied, _math.logical_and(_math.isnan(flat), _math.isnan(value)))
+    s = _op("Sum", [_op("Where", [tied, flat, as_operand(0, flat.dtype, flat.device)])], {"dims": [], "keepdim": False})
+    count = _op("Sum", [tied.astype(flat.dtype)], {"dims": [], "keepdim": False})
+    return value + (s - s.detach()) / count  # type: ignore[operator]  # Tensor's operators are attached at import
+
+
 def _extremum(input: Tensor, dim, keepdim, other, largest: builtins.bool, name: str):
     if isinstance(dim, Tensor):  # max(x, y): the elementwise maximum
         other, dim = dim, None
     if other is not None:
         return (maximum if largest else minimum)(input, other)
     if dim is None:
-        return _amax(input, (), False, "max", "MaxBackward1") if largest else _amin(input, (), False, "MinBackward1")
+        node = "MaxBackward1" if largest else "MinBackward1"
+        if input.requires_grad and input.dtype.is_floating_point and _C.grad_enabled():
+            # PyTorch's evenly_distribute_backward: ties share the gradient, and a NaN result is
+            # shared by the NaN elements (Max's own gradient, as amax's, is NaN there)
+            flat = input.reshape(-1)
+            check_reduced_sizes(input, [], name)
+            value = _amax(flat.detach(), (), False, name) if largest else _amin(flat.detach(), (), False, "")
+            return named_node(shared_by_ties(flat, value), node, input)
+        return _amax(input, (), False, "max", node) if largest else _amin(input, (), False, node)
     d = _dim(dim, builtins.max(input.ndim, 1), name, input.shape)
     if input.ndim == 0:
         return return_type(name)(input, constant(0, "int64", input.device))

@@ -23,8 +23,9 @@ from ._indexing import gather
 from ._math import as_operand, eq
 from ._shapes import stack
 from ._spatial import cat
-from ._reductions import _refuse_bool, check_reduced_sizes
-from ._tensor import Tensor, _NP, _dim, _op, _op_multi
+from ._cpu_tie_order import kth_indices, mode_index
+from ._reductions import _at_index, _refuse_bool, check_reduced_sizes, shared_by_ties
+from ._tensor import Tensor, _NP, _dim, _op, _op_multi, tensor
 from ._numpy_names import accept_numpy_names
 from ._return_types import return_type
 
@@ -146,8 +147,12 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False):
     if k > n:
         raise _args.OutOfRangeError(f"kthvalue: k={k} is out of range for dim {dim} of size {n} (shape "
                                     f"{list(x.shape)})\n  fix: k in [1, {n}]")
-    values, indices = topk(input, k, d, largest=False)
-    return _pick(values, indices, d, k - 1, keepdim, "kthvalue", "KthvalueBackward0")
+    # PyTorch's CPU kernel decides which of equal elements is returned (_cpu_tie_order): on the host
+    rows = np.moveaxis(x.detach().numpy(force=True), d, -1)
+    chosen = kth_indices(rows.reshape(-1, n), k - 1).reshape(rows.shape[:-1] + (1,))
+    index = tensor(np.moveaxis(chosen, -1, d), dtype=DTYPES["int64"], device=input.device)
+    values = _at_index(input, index, d, keepdim, "KthvalueBackward0")
+    return return_type("kthvalue")(values, _squeezed(index, d, keepdim))
 
 
 def _pick(values: Tensor, indices: Tensor, d: int, i: int, keepdim: bool, name: str, node: str):
@@ -167,21 +172,6 @@ def _named_pair(name: str, node: str, values: Tensor, indices: Tensor):
     return return_type(name)(_shapes.named_node(values, node), indices)
 
 
-def _shared_by_ties(flat: Tensor, value: Tensor) -> Tensor:
-    """value (a detached order statistic of the 1-d flat) with the gradient shared evenly by the
-    elements equal to it, as PyTorch's median and nanmedian over every element: the value stays
-    exactly v, as v + (s - s) / count, s the sum of those elements. A NaN result is shared by the
-    NaN elements (PyTorch's too: the median of a row holding NaN is NaN, its gradient theirs)."""
-    if not flat.requires_grad:
-        return value
-    tied = eq(flat, value)
-    if flat.dtype.is_floating_point:
-        tied = _math.logical_or(tied, _math.logical_and(_math.isnan(flat), _math.isnan(value)))
-    s = _op("Sum", [_op("Where", [tied, flat, as_operand(0, flat.dtype, flat.device)])], {"dims": [], "keepdim": False})
-    count = _op("Sum", [tied.astype(flat.dtype)], {"dims": [], "keepdim": False})
-    return value + (s - s.detach()) / count
-
-
 def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
     """The lower of the two middle values (torch.median): of every element for dim=None, else
     (values, indices) along dim; the gradient goes to the median element. Refused for bool (as in
@@ -196,7 +186,7 @@ def median(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
         value = sort(flat.detach(), 0).values[(flat.shape[0] - 1) // 2]
         if input.dtype.is_floating_point:  # a NaN anywhere makes the median NaN (nanmedian skips them)
             value = _op("Where", [_math.isnan(flat.detach()).any(), as_operand(math.nan, flat.dtype, flat.device), value])
-        value = _shared_by_ties(flat, value)
+        value = shared_by_ties(flat, value)
         return _shapes.named_node(value, "MedianBackward0")
     d = _axis(dim, input, "median")
     if input.ndim == 0:
@@ -310,7 +300,7 @@ def nanmedian(input: Tensor, dim: Optional[int] = None, keepdim: bool = False):
         flat = input.reshape(-1)
         if not flat.shape[0]:
             return _shapes.named_node(median(input), "NanmedianBackward0")
-        value = _shared_by_ties(flat, nanmedian(flat.detach(), 0).values)
+        value = shared_by_ties(flat, nanmedian(flat.detach(), 0).values)
         return _shapes.named_node(value, "NanmedianBackward0")
     d = _axis(dim, input, "nanmedian")
     if input.ndim == 0:
@@ -402,8 +392,9 @@ def nanquantile(input: Tensor, q, dim: Optional[int] = None, keepdim: bool = Fal
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     """(values, indices) of the most frequent value along dim (torch.mode): the smallest among
-    equally frequent ones, and the index of its last occurrence. Which value that is depends on
-    the data, so the input is computed now; the gradient reaches the returned element."""
+    equally frequent ones, and the index PyTorch's CPU kernel returns for it (the last occurrence
+    up to 16 elements; _cpu_tie_order beyond, and with NaN). Which value that is depends on the
+    data, so the input is computed now; the gradient reaches the returned element."""
     import numpy as np
     x = input.reshape(1) if input.ndim == 0 else input
     d = _axis(dim, x, "mode")
@@ -412,14 +403,18 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
     a = np.moveaxis((x.float() if x.dtype == "bfloat16" else x).numpy(force=True), d, -1)
     rows = a.reshape(-1, a.shape[-1])
     best = np.zeros(rows.shape[0], dtype=np.int64)
+    floating = rows.dtype.kind == "f"
     for r, row in enumerate(rows):
         order = np.argsort(row, kind="stable")
         srt = row[order]
-        same = np.concatenate([[False], (srt[1:] == srt[:-1]) | (np.isnan(srt[1:]) & np.isnan(srt[:-1]))])
-        starts = np.flatnonzero(~same)
+        starts = np.flatnonzero(np.concatenate([[True], srt[1:] != srt[:-1]]))
         lengths = np.diff(np.append(starts, len(srt)))
         run = int(np.argmax(lengths))  # the first longest run: the smallest value
-        best[r] = order[starts[run]:starts[run] + lengths[run]].max()
+        if (floating and np.isnan(srt[-1])) or (lengths[run] > 1 and len(row) > 16):
+            # PyTorch's std::sort is not stable there, and NaN breaks its order: replayed
+            best[r] = mode_index(row.tolist())
+        else:
+            best[r] = order[starts[run]:starts[run] + lengths[run]].max()
     index_shape = list(a.shape[:-1]) + [1]
     idx = as_operand(best.reshape(index_shape), DTYPES["int64"], x.device)
     idx = _shapes.movedim(idx, -1, d)
