@@ -67,3 +67,59 @@ def test_a_data_loader_over_a_folder_with_a_v2_pipeline(tmp_path):
                      v2.ToDtype(gg.float32, scale=True), v2.Normalize(MEAN, STD)])
     images, labels = next(iter(DataLoader(datasets.ImageFolder(str(tmp_path), transform=tf), batch_size=6)))
     assert images.shape == (6, 3, 20, 20) and images.dtype == gg.float32 and labels.tolist() == [0, 0, 0, 1, 1, 1]
+
+
+def _uint8_image(shape=(3, 9, 11)):
+    return np.random.default_rng(11).integers(0, 256, shape).astype(np.uint8)
+
+
+@pytest.mark.parametrize("mode", ["BILINEAR", "BICUBIC"])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_v2_resizes_uint8_images_in_uint8_and_v1_in_float(mode, antialias):
+    """torchvision.transforms.v2 resizes a uint8 tensor image with interpolate's uint8 kernels (on
+    CPUs with AVX2, and ARM); v1 resizes it in float32 and rounds (and clamps bicubic)."""
+    from glassgrad.nn import functional as NF
+    x = _uint8_image()
+    interp = getattr(T.InterpolationMode, mode)
+    in_uint8 = NF.interpolate(gg.tensor(x[None]), size=[20, 7], mode=mode.lower(), align_corners=False,
+                              antialias=antialias)[0].numpy()
+    in_float = NF.interpolate(gg.tensor(x[None].astype(np.float32)), size=[20, 7], mode=mode.lower(),
+                              align_corners=False, antialias=antialias)[0].numpy()
+    in_float = np.round(np.clip(in_float, 0, 255)).astype(np.uint8)
+    for out in (v2.Resize((20, 7), interp, antialias=antialias)(gg.tensor(x)),
+                v2.functional.resize(gg.tensor(x), [20, 7], interp, antialias=antialias),
+                v2.Compose([v2.Resize((20, 7), interp, antialias=antialias)])(gg.tensor(x), 3)[0],
+                v2.functional.resized_crop(gg.tensor(x), 0, 0, 9, 11, [20, 7], interp, antialias=antialias)):
+        assert out.dtype == gg.uint8
+        np.testing.assert_array_equal(out.numpy(), in_uint8)
+    v1 = T.Resize((20, 7), interp, antialias=antialias)(gg.tensor(x))
+    np.testing.assert_array_equal(v1.numpy(), in_float)
+    floats = gg.tensor(x.astype(np.float32) / 255)
+    np.testing.assert_array_equal(v2.Resize((20, 7), interp, antialias=antialias)(floats).numpy(),
+                                  T.Resize((20, 7), interp, antialias=antialias)(floats).numpy())
+
+
+def test_v2_uint8_resize_differs_from_v1_where_torchvision_does():
+    x = _uint8_image()
+    a = v2.Resize((20, 30), T.InterpolationMode.BICUBIC)(gg.tensor(x)).numpy()
+    b = T.Resize((20, 30), T.InterpolationMode.BICUBIC)(gg.tensor(x)).numpy()
+    assert np.abs(a.astype(int) - b.astype(int)).max() > 1  # the two kernels round differently
+
+
+@pytest.mark.parametrize("mode", ["BILINEAR", "BICUBIC"])
+@pytest.mark.parametrize("antialias", [True, False])
+def test_v2_uint8_resize_matches_torchvision(mode, antialias):
+    torch = pytest.importorskip("torch")
+    tv2 = pytest.importorskip("torchvision.transforms.v2")
+    if mode == "BILINEAR" and torch.backends.cpu.get_cpu_capability() not in ("AVX2", "AVX512"):
+        pytest.skip("torchvision resizes uint8 bilinear in float32 on CPUs without AVX2")
+    for shape, size in [((3, 9, 11), [20, 7]), ((1, 32, 20), [5, 40]), ((2, 3, 13, 17), [7, 9])]:
+        x = _uint8_image(shape)
+        interp = getattr(tv2.InterpolationMode, mode)
+        ref = tv2.Resize(size, interp, antialias=antialias)(torch.from_numpy(x)).numpy()
+        ours = v2.Resize(size, getattr(T.InterpolationMode, mode), antialias=antialias)(gg.tensor(x)).numpy()
+        np.testing.assert_array_equal(ours, ref)
+        ref_crop = tv2.functional.resized_crop(torch.from_numpy(x), 1, 2, 6, 7, size, interp, antialias=antialias)
+        ours_crop = v2.functional.resized_crop(gg.tensor(x), 1, 2, 6, 7, size, getattr(T.InterpolationMode, mode),
+                                               antialias=antialias)
+        np.testing.assert_array_equal(ours_crop.numpy(), ref_crop.numpy())

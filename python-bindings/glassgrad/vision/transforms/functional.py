@@ -4,9 +4,11 @@ Each function returns the kind of image it was given (to_tensor and to_pil_image
 from __future__ import annotations
 
 
+import contextlib
 import numbers
+import threading
 from enum import Enum
-from typing import List, Optional, Sequence
+from typing import Iterator, List, Optional, Sequence
 
 import numpy as np
 
@@ -319,14 +321,32 @@ def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size: Option
     return I.like(_resize_array(I.chw_array(img), oh, ow, mode, bool(antialias)), img)
 
 
+# Inside a v2 transform or v2.functional.resize (v2_kernels()), a uint8 tensor image is resized by
+# F.interpolate's own uint8 kernels, as torchvision.transforms.v2 does on a CPU with AVX2 (x86) or
+# on ARM; v1 resizes it in float32 and rounds.
+_kernels = threading.local()
+
+
+@contextlib.contextmanager
+def v2_kernels() -> Iterator[None]:
+    outer = getattr(_kernels, "v2", False)
+    _kernels.v2 = True
+    try:
+        yield
+    finally:
+        _kernels.v2 = outer
+
+
 def _interpolate_array(a: np.ndarray, oh: int, ow: int, mode: InterpolationMode, antialias: bool) -> np.ndarray:
     """A tensor image's (..., H, W) bilinear or bicubic resize as torchvision's: F.interpolate
-    (align_corners=False) in float32 (float64 stays float64); an integer image's result is
-    rounded (a uint8 image's bicubic one clamped to [0, 255] first) and cast back."""
+    (align_corners=False) in float32 (float64 stays float64; uint8 too under v2_kernels()); an
+    integer image's float result is rounded (a uint8 image's bicubic one clamped to [0, 255]
+    first) and cast back."""
     from ...nn.functional import interpolate
     from ...utils.data._utils.pin_memory import new_tensor
     dtype = a.dtype
-    work = a if dtype in (np.float32, np.float64) else a.astype(np.float32)
+    native = (np.float32, np.float64, np.uint8) if getattr(_kernels, "v2", False) else (np.float32, np.float64)
+    work = a if dtype in native else a.astype(np.float32)
     flat = np.ascontiguousarray(work.reshape((-1,) + a.shape[-3:]) if a.ndim >= 3 else work[None, None])
     out = interpolate(new_tensor(flat), size=[oh, ow], mode=mode.value, align_corners=False,
                       antialias=antialias).numpy().reshape(a.shape[:-2] + (oh, ow))

@@ -21,6 +21,7 @@ from .. import _image
 from .. import functional as F
 from ..autoaugment import AutoAugmentPolicy
 from ..functional import InterpolationMode
+from ..functional import v2_kernels
 from ..transforms import Compose as _Compose
 from . import functional
 from ._box_transforms import ClampBoundingBoxes, ConvertBoundingBoxFormat, RandomIoUCrop, SanitizeBoundingBoxes
@@ -57,6 +58,10 @@ class Compose(_Compose):
         super().__init__(transforms)
 
     def __call__(self, *inputs):
+        with v2_kernels():  # v1's Compose calls glassgrad's transforms' forward directly
+            return self._compose(*inputs)
+
+    def _compose(self, *inputs):
         from ._transform import apply_flat, flatten, follows
         flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])
         if not any(follows(x) for x in flat):

@@ -21,6 +21,7 @@ from .... import nn
 from ...._tensor import Tensor
 from ... import tv_tensors as tv
 from .. import _image as I
+from ..functional import v2_kernels
 
 __all__ = ["Transform"]
 
@@ -164,6 +165,10 @@ class Transform(nn.Module):
     def transform(self, inpt: Any, params: Dict[str, Any]) -> Any:
         raise NotImplementedError(f"{type(self).__name__}.transform(inpt, params) is not defined\n  fix: define it "
                                   "in the subclass (v2.Transform's protocol)")
+
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        with v2_kernels():  # v2's kernels: a uint8 image is resized as uint8 (functional.py)
+            return super().__call__(*inputs, **kwargs)
 
     def forward(self, *inputs: Any) -> Any:
         flat, spec = flatten(inputs if len(inputs) > 1 else inputs[0])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from .. import _augment, _augmix, _perspective, autoaugment
 from .. import transforms as v1
+from ..functional import v2_kernels
 from ._transform import apply_shared
 
 __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDtype", "FiveCrop", "GaussianBlur",
@@ -18,9 +19,10 @@ __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDt
 
 def _taking_samples(cls: type) -> type:
     def __call__(self, *inputs):
-        if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)):
-            return cls.__call__(self, inputs[0])
-        return apply_shared(lambda image: cls.__call__(self, image), inputs)
+        with v2_kernels():
+            if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)):
+                return cls.__call__(self, inputs[0])
+            return apply_shared(lambda image: cls.__call__(self, image), inputs)
     return type(cls.__name__, (cls,), {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__,
                                        "__qualname__": cls.__name__})
 

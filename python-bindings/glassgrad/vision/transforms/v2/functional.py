@@ -9,6 +9,7 @@ resize_bounding_boxes, ...); clamp_bounding_boxes and convert_bounding_box_forma
 Key points are not."""
 from __future__ import annotations
 
+import functools
 import io as _io
 from typing import Any, List
 
@@ -22,7 +23,7 @@ from ..functional import (InterpolationMode, adjust_brightness, adjust_contrast,
                           crop, equalize, erase, five_crop, gaussian_blur, get_dimensions, get_image_num_channels,
                           get_image_size, hflip, invert, normalize, pad, perspective, pil_to_tensor, posterize, resize,
                           resized_crop, rgb_to_grayscale, rotate, solarize, ten_crop, to_grayscale, to_pil_image,
-                          to_tensor, vflip)
+                          to_tensor, v2_kernels, vflip)
 
 __all__ = ["InterpolationMode", "adjust_brightness", "adjust_contrast", "adjust_gamma", "adjust_hue",
            "adjust_saturation", "adjust_sharpness", "affine", "autocontrast", "center_crop", "convert_image_dtype",
@@ -156,6 +157,17 @@ def jpeg(image, quality: int):
     return I.like(np.ascontiguousarray(out.reshape(a.shape)), image)
 
 
+
+def _v2_resizing(fn):
+    """fn under v2_kernels(): v2 resizes a uint8 tensor image in uint8 (../functional.py)."""
+    @functools.wraps(fn)
+    def resizing(*args, **kwargs):
+        with v2_kernels():
+            return fn(*args, **kwargs)
+    return resizing
+
+
+resize, resized_crop = _v2_resizing(resize), _v2_resizing(resized_crop)
 
 # torchvision's image kernels: the same functions under their `_image` names.
 adjust_brightness_image, adjust_contrast_image, adjust_gamma_image = adjust_brightness, adjust_contrast, adjust_gamma
