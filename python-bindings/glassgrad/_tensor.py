@@ -776,6 +776,16 @@ def _dim(dim, ndim: int, op: str, shape=None) -> int:
 
 
 _FLOAT_OF_GRAD_WARNED = [False]
+# PyTorch's words for float(t) / int(t) of a tensor without exactly one element (a ValueError there;
+# InvalidArgumentError is one)
+_NOT_A_PYTHON_SCALAR = "only one element tensors can be converted to Python scalars"
+
+
+def _not_one_element(t, first_line: str) -> str:
+    """The message of item() / float() / int() on a tensor of other than one element: PyTorch's
+    first line, then its shape and the fix."""
+    return (f"{first_line}\n  the tensor has shape {list(t.shape)}\n"
+            f"  fix: reduce it first, e.g. t.mean().item(), or use t.tolist() / t.numpy()")
 
 
 def _warn_float_of_grad() -> None:
@@ -1220,9 +1230,8 @@ class Tensor:
     def item(self):
         """The one element as a Python number (Tensor.item); computes pending work."""
         if self.numel() != 1:
-            raise _C.InvalidArgumentError(
-                f"item() needs a tensor with one element, this one has shape {list(self.shape)}\n"
-                f"  fix: reduce it first, e.g. t.mean().item(), or use t.numpy()")
+            raise _C.InvalidArgumentError(_not_one_element(self, f"a Tensor with {self.numel()} elements cannot be "
+                                                                 "converted to Scalar"))
         number = self._h.item()  # one call into the runtime for the types Python holds exactly
         return number if number is not None else self._values().reshape(()).item()
 
@@ -1231,18 +1240,23 @@ class Tensor:
         return self._values().tolist()
 
     def __float__(self):
+        if self.numel() != 1:
+            raise _C.InvalidArgumentError(_not_one_element(self, _NOT_A_PYTHON_SCALAR))
         if self.requires_grad:
             _warn_float_of_grad()
         return float(self.item())
 
     def __int__(self):
+        if self.numel() != 1:
+            raise _C.InvalidArgumentError(_not_one_element(self, _NOT_A_PYTHON_SCALAR))
         return int(self.item())
 
     def __bool__(self):
         if self.numel() != 1:
+            what = "no values" if self.numel() == 0 else "more than one value"
             raise _C.InvalidArgumentError(
-                f"the truth value of a tensor with {self.numel()} elements is ambiguous\n"
-                f"  fix: use (t == x).all() style reductions, or t.item() for one element")
+                f"Boolean value of Tensor with {what} is ambiguous\n  the tensor has {self.numel()} elements "
+                f"(shape {list(self.shape)})\n  fix: use (t == x).all() style reductions, or t.item() for one element")
         return bool(self.item())
 
     def __index__(self):
