@@ -60,6 +60,18 @@ _flip.__name__ = "flip"
 Tensor.flip = _flip
 
 
+def _tile(self: Tensor, *dims, **kwargs) -> Tensor:
+    """The tensor tiled (Tensor.tile): x.tile(2, 1), x.tile((2, 1)) or x.tile(dims=(2, 1)), where
+    torch.tile(x, dims) takes one sequence."""
+    if "dims" in kwargs:
+        return _shapes.tile(self, kwargs.pop("dims"), **kwargs)
+    return _shapes.tile(self, dims[0] if len(dims) == 1 else dims)
+
+
+_tile.__name__ = "tile"
+setattr(Tensor, "tile", _tile)
+
+
 def _where(self: Tensor, condition: Tensor, other) -> Tensor:
     """self where condition holds, else other (Tensor.where: torch.where(condition, self, other))."""
     return where(condition, self, other)

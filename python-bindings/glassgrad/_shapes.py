@@ -122,7 +122,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> Sequence[Tensor]:
     size = -(-n // chunks) if n else 0
     # an empty dim gives `chunks` empty pieces (PyTorch's split with split_size 0)
     if not size:
-        return [input] * (chunks if input.ndim else 1)
+        return tuple([input] * (chunks if input.ndim else 1))
     return _multi_views.mark(_split_pieces(input, size, d)[0], "Split")
 
 
@@ -175,9 +175,17 @@ def _split_pieces(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple
     return tuple(out), node
 
 
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0):
+def tensor_split(input: Tensor, indices_or_sections=None, dim: int = 0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
     """torch.tensor_split: n near-equal pieces (the first n % sections one larger), or pieces cut
-    before the given indices."""
+    before the given indices; PyTorch's overloads name them sections=, indices= or
+    tensor_indices_or_sections=."""
+    named = [v for v in (sections, indices, tensor_indices_or_sections) if v is not None]
+    if len(named) + (indices_or_sections is not None) != 1:
+        raise TypeError("tensor_split() takes the sections or the indices once: tensor_split(x, 3), "
+                        "tensor_split(x, sections=3) or tensor_split(x, indices=[1, 4])")
+    if named:
+        indices_or_sections = named[0]
     _at_least_1d(input, "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _axis(dim, input, "tensor_split")
     n = input.shape[d]
