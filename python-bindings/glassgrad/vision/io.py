@@ -48,8 +48,15 @@ def _mode(mode) -> ImageReadMode:
 
 def read_file(path: str) -> Tensor:
     """The bytes of a file as a 1-d uint8 tensor (torchvision.io.read_file)."""
-    with open(os.fspath(path), "rb") as f:
-        return tensor(np.frombuffer(f.read(), dtype=np.uint8).copy(), device="cpu")
+    try:
+        with open(os.fspath(path), "rb") as f:
+            return tensor(np.frombuffer(f.read(), dtype=np.uint8).copy(), device="cpu")
+    except FileNotFoundError as e:
+        raise _FileNotFound(e.errno, f"read_file: {e.strerror}", e.filename) from None
+
+
+class _FileNotFound(FileNotFoundError, RuntimeError):
+    """read_file's missing file: a RuntimeError too, as torchvision's."""
 
 
 def decode_image(input: Union[Tensor, str], mode=ImageReadMode.UNCHANGED,
@@ -61,10 +68,15 @@ def decode_image(input: Union[Tensor, str], mode=ImageReadMode.UNCHANGED,
         input = read_file(input)
     _check_bytes("decode_image", input)
     img = Image.open(_io.BytesIO(input.numpy().tobytes()))
+    mode = _mode(mode)
+    if mode in (ImageReadMode.GRAY, ImageReadMode.GRAY_ALPHA) and img.format == "JPEG":
+        img.draft("L", img.size)  # libjpeg's grayscale output: the decoded luma, as torchvision's
     if apply_exif_orientation:
         from PIL import ImageOps
         img = ImageOps.exif_transpose(img)
-    mode = _mode(mode)
+    gray = _png_gray(img, mode)
+    if gray is not None:
+        return tensor(gray, device="cpu")
     if mode is not ImageReadMode.UNCHANGED:
         img = img.convert(_PIL_MODES[mode])
     elif img.mode not in ("L", "LA", "RGB", "RGBA", "I;16", "I;16B", "I"):
@@ -73,6 +85,24 @@ def decode_image(input: Union[Tensor, str], mode=ImageReadMode.UNCHANGED,
     arr = np.asarray(img).astype(np.int32) if sixteen else np.asarray(img, dtype=np.uint8)
     arr = arr[None] if arr.ndim == 2 else arr.transpose(2, 0, 1)
     return tensor(np.ascontiguousarray(arr), device="cpu")
+
+
+def _png_gray(img, mode: ImageReadMode):
+    """An 8-bit RGB(A) or palette PNG read as GRAY or GRAY_ALPHA as libpng converts it for torchvision
+    (png_set_rgb_to_gray with weights 0.2989 and 0.587, which libpng keeps as 9794/32768 and
+    19234/32768, blue the rest, the sum truncated), alpha kept or 255; else None."""
+    if mode not in (ImageReadMode.GRAY, ImageReadMode.GRAY_ALPHA) or img.format != "PNG" \
+            or img.mode not in ("RGB", "RGBA", "P"):
+        return None
+    if img.mode == "P":  # libpng expands the palette first
+        img = img.convert("RGBA" if "transparency" in img.info else "RGB")
+    a = np.asarray(img)
+    rgb = a[..., :3].astype(np.uint32)
+    gray = ((9794 * rgb[..., 0] + 19234 * rgb[..., 1] + 3740 * rgb[..., 2]) >> 15).astype(np.uint8)
+    if mode is ImageReadMode.GRAY:
+        return gray[None]
+    alpha = a[..., 3] if img.mode == "RGBA" else np.full_like(gray, 255)
+    return np.stack([gray, alpha])
 
 
 def read_image(path: str, mode=ImageReadMode.UNCHANGED, apply_exif_orientation: bool = False) -> Tensor:
