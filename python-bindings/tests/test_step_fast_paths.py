@@ -442,11 +442,11 @@ def test_leading_slice_against_torch():
         np.testing.assert_array_equal(g.detach().numpy(), t.detach().numpy())
 
 
-# ---- Module.__call__'s names (nn/module.py _CALL_NAMES) ----
+# ---- Module.__call__'s names (the module's "_call_names" entry, nn/module.py) ----
 def test_layer_call_names_follow_path_and_class_changes():
-    # The scope and layer name a call pushes are kept per (class, path): a layer moved to another
-    # path, or whose class changes, is named by its new path and class in the engine's errors.
-    from glassgrad.nn import module as _module
+    # The scope and layer name a call pushes are kept on the module with the class and path they
+    # were made for: a layer moved to another path, or whose class changes, is named by its new
+    # path and class in the engine's errors.
     seen = []
 
     class Probe(gg.nn.Module):
@@ -472,19 +472,27 @@ def test_layer_call_names_follow_path_and_class_changes():
     lin = gg.nn.Sequential(gg.nn.Linear(3, 2))
     with pytest.raises(RuntimeError, match="Linear '0'"):
         lin(gg.randn(4, 5))
-    _module._CALL_NAMES.clear()  # made again on the next call
+    del lin[0].__dict__["_call_names"]  # made again on the next call
     with pytest.raises(RuntimeError, match="Linear '0'"):
         lin(gg.randn(4, 5))
 
 
-def test_layer_call_names_stay_bounded(monkeypatch):
+def test_layer_call_names_are_made_once_per_path_and_class(monkeypatch):
+    # A repeated call pushes the kept names; a new path or class makes them once more.
     from glassgrad.nn import module as _module
-    monkeypatch.setattr(_module, "_CALL_NAMES_LIMIT", 8)
-    _module._CALL_NAMES.clear()
-    layers = [type(f"Layer{i}", (gg.nn.Identity,), {})() for i in range(20)]
-    for layer in layers:
-        layer(1)
-    assert 0 < len(_module._CALL_NAMES) <= 8
+    made = []
+    real = _module._call_names
+    monkeypatch.setattr(_module, "_call_names", lambda m: made.append(type(m).__name__) or real(m))
+    layers = [type(f"Layer{i}", (gg.nn.Identity,), {})() for i in range(3)]
+    for _ in range(3):
+        for layer in layers:
+            layer(1)
+    assert made == ["Layer0", "Layer1", "Layer2"]
+    model = gg.nn.Sequential(*layers)  # new paths "0", "1", "2"
+    model(1)
+    model(1)
+    assert made == ["Layer0", "Layer1", "Layer2", "Sequential", "Layer0", "Layer1", "Layer2"]
+    assert [m.__dict__["_call_names"][2:] for m in layers] == [(str(i), f"Layer{i} '{i}'") for i in range(3)]
 
 
 def test_module_without_init_still_names_the_missing_attribute():
@@ -559,3 +567,4 @@ def test_a_batch_slice_makes_few_python_calls():
     calls, batch = _python_calls(lambda: data[8:16])
     assert tuple(batch.shape) == (8, 1, 4, 4)
     assert calls <= 8, f"{calls} Python calls for a batch slice"
+

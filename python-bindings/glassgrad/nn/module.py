@@ -264,21 +264,18 @@ def layer_name(layer: "Module") -> str:
     return f"{type(layer).__name__} '{layer._scope}'" if layer._scope else type(layer).__name__
 
 
-# (class, path) -> (scope, layer_name) that Module.__call__ pushes for a layer call: the path, or the
-# class's name at the top, and layer_name's. Keyed by the class too, as a module's class may change
-# (nn.utils.parametrize, lazy layers). Bounded: emptied when it reaches _CALL_NAMES_LIMIT.
-_CALL_NAMES: Dict[Tuple[type, str], Tuple[str, str]] = {}
-_CALL_NAMES_LIMIT = 4096
-
-
-def _call_names(module: "Module") -> Tuple[str, str]:
-    """The entry of _CALL_NAMES for module's class and path, made (module._scope raises as before
-    for a module whose Module.__init__ did not run)."""
+def _call_names(module: "Module") -> Tuple[type, str, str, str]:
+    """module's "_call_names" entry, made for its class and path now: (class, path, scope,
+    layer name), the scope and layer name being what Module.__call__ pushes for its calls (the
+    path, or the class's name at the top, and layer_name's). Module.__call__ uses the entry while
+    the module's class and `_scope` are the objects it holds (a module's class may change:
+    nn.utils.parametrize, lazy layers; its path changes when it is assigned into a model).
+    module._scope raises as before for a module whose Module.__init__ did not run."""
     scope_ = module._scope
-    if len(_CALL_NAMES) >= _CALL_NAMES_LIMIT:
-        _CALL_NAMES.clear()
-    names = _CALL_NAMES[(type(module), scope_)] = (scope_ or type(module).__name__, layer_name(module))
+    cls = type(module)
+    names = module.__dict__["_call_names"] = (cls, scope_, scope_ or cls.__name__, layer_name(module))
     return names
+
 
 class Module:
     """Base class for layers and models: subclass it, create layers in __init__, write forward."""
@@ -634,13 +631,15 @@ class Module:
         if _RECORDINGS[0] and local.recording is not None:  # glassgrad.compile records a step
             note_module_call(self)
         d = self.__dict__
-        try:
-            names = _CALL_NAMES[(type(self), d["_scope"])]
+        try:  # kept on the module: a table keyed by (class, path) cost a tuple and its hash a call
+            names = d["_call_names"]
+            if names[0] is not type(self) or names[1] is not d["_scope"]:
+                names = _call_names(self)
         except KeyError:
             names = _call_names(self)
         scopes, _, layers = local.stacks
-        scopes.append(names[0])
-        layers.append(names[1])
+        scopes.append(names[2])
+        layers.append(names[3])
         try:
             # The hook tables are made by the first registration: a module with none of its own
             # and no global table has no hook to run; otherwise forward_hooks.has_hooks decides
