@@ -179,7 +179,7 @@ class _GradFn:
     nodes. glassgrad's gradients are graph nodes built at backward() (docs/autograd.md), so this
     is a view of the recorded forward op: next_functions walks the ops that made its inputs
     (AccumulateGrad for a leaf that requires grad, None for an input that needs no gradient);
-    register_hook is not offered."""
+    register_prehook and register_hook are PyTorch's Node hooks (_node_hooks.py)."""
 
     __slots__ = ("_op", "_h", "_below")
 
@@ -247,6 +247,18 @@ class _GradFn:
                 node._below = (out[0],)
                 out[0] = (node, 0)
         return tuple(out)
+
+    def register_prehook(self, hook):
+        """hook(grad_outputs) -> None or new grad_outputs, run when the gradient reaching this node
+        is complete (PyTorch's Node.register_prehook; _node_hooks.py)."""
+        from . import _node_hooks
+        return _node_hooks.register_prehook(self, hook)
+
+    def register_hook(self, hook):
+        """hook(grad_inputs, grad_outputs) -> None or new grad_inputs, run once this node's input
+        gradients are computed (PyTorch's Node.register_hook; _node_hooks.py)."""
+        from . import _node_hooks
+        return _node_hooks.register_hook(self, hook)
 
     def _copy_slices(self) -> tuple:
         """CopySlices' next_functions (a write through a view of base: SliceScatter(base, value)),
@@ -1374,6 +1386,7 @@ class Tensor:
         added to .grad). Hooks run in registration order, under no_grad; what they compute joins
         the backward graph (a compiled step replays it, but a hook's Python side effects, such as
         printing, happen when the step is traced). Returns a handle whose remove() unregisters it."""
+        from . import _node_hooks
         from .utils.hooks import RemovableHandle
         if not self.requires_grad:
             raise _C.TensorStateError("cannot register a hook on a tensor that doesn't require gradient\n"
@@ -1384,6 +1397,8 @@ class Tensor:
             raise TypeError(f"register_hook: hook must be callable, got {type(hook).__name__}")
 
         def call(grad_handle):
+            if _node_hooks.INNER[0]:  # a node post hook's own gradient pass (_node_hooks)
+                return None
             out = hook(_wrap(grad_handle))
             if out is None:
                 return None
@@ -1393,6 +1408,8 @@ class Tensor:
             return out._h
 
         key = self._h.add_grad_hook(call)
+        if _node_hooks._NODES:
+            _node_hooks.keep_last(self._h)
         owner = weakref.ref(self)  # a parameter's value changes at each update; its hooks move along
 
         def remove():

@@ -194,6 +194,19 @@ void bind_lazy(py::module_& m) {
              }
              return out;
            })
+      .def("replay", [](const Handle& h, const std::vector<Handle*>& inputs) -> py::object {
+             // The op that made this value recorded again, with its attributes and metadata, on
+             // `inputs` (its output of this value's index): a node hook's gradients of the node's
+             // own inputs, from the op alone on leaves of their values. None for a leaf.
+             const lazy::ValuePtr& v = h.value();
+             if (!v->producer || v->is_leaf()) return py::none();
+             std::vector<lazy::ValuePtr> in;
+             in.reserve(inputs.size());
+             for (const Handle* x : inputs) in.push_back(x->value());
+             const lazy::TraceNode& node = *v->producer;
+             return py::cast(wrap(lazy::record(node.schema->name, in, *node.attrs, *node.meta)
+                                      .at(static_cast<size_t>(v->output_index))));
+           })
       .def("producer_attr", [](const Handle& h, const std::string& key) -> py::object {
              // An attribute of the op that made this value (None for a leaf or a missing key):
              // Tensor.grad_fn names PyTorch's node from it.
