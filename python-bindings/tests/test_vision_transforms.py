@@ -393,3 +393,51 @@ def test_save_image_writes_a_png_with_the_rounded_pixels(tmp_path):
     buf = io.BytesIO()
     vutils.save_image(gg.tensor(imgs[0], device="cpu"), buf, format="png")
     assert buf.getvalue()[:4] == b"\x89PNG"
+
+
+def test_size_attributes_keep_torchvisions_types():
+    """torchvision's _setup_size: a number or one-element sequence gives a tuple (n, n); a
+    two-element sequence is kept as given (CenterCrop and RandomResizedCrop store it; RandomCrop
+    makes a tuple), and the reprs show it."""
+    assert T.CenterCrop(4).size == (4, 4) and T.CenterCrop([4, 5]).size == [4, 5]
+    assert T.RandomResizedCrop(8).size == (8, 8) and T.RandomResizedCrop([8]).size == (8, 8)
+    assert T.RandomResizedCrop([8, 9]).size == [8, 9] and T.RandomCrop([3, 4]).size == (3, 4)
+    assert repr(T.CenterCrop([4, 5])) == "CenterCrop(size=[4, 5])"
+    assert repr(T.CenterCrop(4)) == "CenterCrop(size=(4, 4))"
+    assert repr(T.RandomResizedCrop([8, 9])).startswith("RandomResizedCrop(size=[8, 9], scale=(0.08, 1.0)")
+    with pytest.raises(ValueError, match="Please provide only two dimensions"):
+        T.CenterCrop([1, 2, 3])
+    img = gg.tensor(np.zeros((3, 10, 12), np.uint8), device="cpu")
+    assert T.RandomResizedCrop([8, 9])(img).shape == (3, 8, 9) and T.CenterCrop([4, 5])(img).shape == (3, 4, 5)
+
+
+def test_tensor_mirror_padding_wider_than_the_image_raises():
+    """torchvision's tensor pad: 'reflect' needs padding < the side (torch's F.pad raises
+    RuntimeError), 'symmetric' padding <= the side (IndexError); 'edge' and 'constant' take any."""
+    x = gg.tensor(np.arange(12, dtype=np.uint8).reshape(1, 3, 4), device="cpu")
+    assert F.pad(x, [3, 2], padding_mode="reflect").shape == (1, 7, 10)
+    assert F.pad(x, [4, 3], padding_mode="symmetric").shape == (1, 9, 12)
+    assert F.pad(x, [3, 0], padding_mode="reflect").numpy()[0, 0].tolist() == [3, 2, 1, 0, 1, 2, 3, 2, 1, 0]
+    with pytest.raises(RuntimeError, match="reflect padding of 4 on an image of width 4"):
+        F.pad(x, [4, 0], padding_mode="reflect")
+    with pytest.raises(RuntimeError, match="reflect padding of 3 on an image of height 3"):
+        T.Pad([0, 3], padding_mode="reflect")(x)
+    with pytest.raises(IndexError, match="symmetric padding of 5"):
+        F.pad(x, [5, 0], padding_mode="symmetric")
+    assert F.pad(x, 9, padding_mode="edge").shape == (1, 21, 22)
+    pil = Image.fromarray(np.zeros((3, 4), np.uint8))
+    assert F.pad(pil, 6, padding_mode="reflect").size == (16, 15)  # PIL images pad through NumPy: any width
+
+
+def test_tensor_mirror_padding_limits_match_torchvision(torch):
+    tvf = pytest.importorskip("torchvision.transforms.functional")
+    x = np.arange(12, dtype=np.uint8).reshape(1, 3, 4)
+    for mode in ("reflect", "symmetric"):
+        for padding in ([3, 0], [4, 0], [0, 2], [0, 3], [5, 0], [1, 2, 3, 2]):
+            try:
+                ref = tvf.pad(torch.from_numpy(x), padding, padding_mode=mode).numpy()
+            except (RuntimeError, IndexError) as e:
+                with pytest.raises(type(e)):
+                    F.pad(gg.tensor(x, device="cpu"), padding, padding_mode=mode)
+                continue
+            np.testing.assert_array_equal(F.pad(gg.tensor(x, device="cpu"), padding, padding_mode=mode).numpy(), ref)

@@ -424,7 +424,28 @@ def pad(img, padding, fill=0, padding_mode: str = "constant"):
         return res
     if isinstance(img, np.ndarray):
         return I.chw_to_hwc(_pad_chw(I.hwc_to_chw(img), ltrb, fill, padding_mode), img.ndim == 2)
-    return I.like(_pad_chw(I.chw_array(img), ltrb, fill, padding_mode), img)
+    a = I.chw_array(img)
+    _check_mirror_padding(a.shape, ltrb, padding_mode)
+    return I.like(_pad_chw(a, ltrb, fill, padding_mode), img)
+
+
+class _PaddingTooLarge(IndexError, RuntimeError):
+    """Mirror padding wider than a tensor image allows: torchvision raises RuntimeError (reflect,
+    torch's F.pad) or IndexError (symmetric, its index arithmetic)."""
+
+
+def _check_mirror_padding(shape, ltrb: List[int], mode: str) -> None:
+    """A tensor image's 'reflect' padding must be smaller than the side it mirrors, 'symmetric'
+    padding at most as large (torchvision's tensor kernels; PIL images and arrays pad any width)."""
+    if mode not in ("reflect", "symmetric"):
+        return
+    h, w = shape[-2:]
+    for pad, side, axis in zip(ltrb, (w, h, w, h), ("width", "height", "width", "height")):
+        if pad > side or (mode == "reflect" and pad == side):
+            raise _PaddingTooLarge(
+                f"pad: {mode} padding of {pad} on an image of {axis} {side} (shape {list(shape)}): padding "
+                f"should be {'less than' if mode == 'reflect' else 'at most'} the corresponding input dimension\n"
+                f"  fix: pad in several steps, use padding_mode='edge' or 'constant', or resize the image first")
 
 
 def _crop_chw(a: np.ndarray, top: int, left: int, height: int, width: int) -> np.ndarray:

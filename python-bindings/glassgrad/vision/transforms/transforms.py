@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 
@@ -30,14 +30,17 @@ def _uniform(low: float, high: float) -> float:
     return float(low + (high - low) * _rng().random())
 
 
-def _setup_size(size, error_msg: str) -> List[int]:
+def _setup_size(size, error_msg: str):
+    """torchvision's: (n, n) for a number or a one-element sequence, a two-element sequence as
+    given (CenterCrop([4, 5]).size is the list; CenterCrop(4).size and RandomResizedCrop(8).size
+    are tuples)."""
     if isinstance(size, numbers.Number):
-        return [int(size), int(size)]
+        return int(size), int(size)
     if isinstance(size, Sequence) and len(size) == 1:
-        return [int(size[0]), int(size[0])]
+        return size[0], size[0]
     if len(size) != 2:
         raise ValueError(error_msg)
-    return [int(size[0]), int(size[1])]
+    return size
 
 
 class _Transform:
@@ -163,7 +166,7 @@ class CenterCrop(_Transform):
         return F.center_crop(img, self.size)
 
     def __repr__(self) -> str:
-        return f"{self.__class__.__name__}(size={tuple(self.size)})"
+        return f"{self.__class__.__name__}(size={self.size})"
 
 
 class Pad(_Transform):
@@ -363,7 +366,7 @@ class RandomResizedCrop(_Transform):
         return F.resized_crop(img, i, j, h, w, self.size, self.interpolation, antialias=self.antialias)
 
     def __repr__(self) -> str:
-        return (f"{self.__class__.__name__}(size={tuple(self.size)}, scale={tuple(round(s, 4) for s in self.scale)}, "
+        return (f"{self.__class__.__name__}(size={self.size}, scale={tuple(round(s, 4) for s in self.scale)}, "
                 f"ratio={tuple(round(r, 4) for r in self.ratio)}, interpolation={self.interpolation.value}, "
                 f"antialias={self.antialias})")
 
