@@ -160,6 +160,13 @@ def test_worker_info_is_read_only():
     info = gg.utils.data.WorkerInfo(id=0, num_workers=1, seed=3, dataset=None)
     with pytest.raises(RuntimeError, match="Cannot assign attributes"):
         info.id = 2
+    # PyTorch 2.14's WorkerInfo is a frozen dataclass: dataclasses.FrozenInstanceError (AttributeError)
+    import dataclasses
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        info.seed = 4
+    with pytest.raises(AttributeError):
+        info.dataset = []
+    assert info.id == 0 and info.seed == 3
 
 
 def test_iterable_dataset_split_by_worker_info(no_leftovers):

@@ -18,7 +18,7 @@ import random
 import signal
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, Optional
 
 import numpy as np
@@ -30,6 +30,11 @@ from . import transport as _transport
 __all__ = ["WorkerInfo", "get_worker_info"]
 
 MP_STATUS_CHECK_INTERVAL = 1.0  # seconds between a worker's checks that its main process lives
+
+
+class _ReadOnly(FrozenInstanceError, RuntimeError):
+    """Assigning to a WorkerInfo: PyTorch raised RuntimeError, and since its WorkerInfo became a
+    frozen dataclass, dataclasses.FrozenInstanceError (an AttributeError); this is both."""
 
 
 class WorkerInfo:
@@ -46,7 +51,7 @@ class WorkerInfo:
 
     def __setattr__(self, key, val):
         if self.__initialized:
-            raise RuntimeError(f"Cannot assign attributes to {self.__class__.__name__} objects")
+            raise _ReadOnly(f"Cannot assign attributes to {self.__class__.__name__} objects")
         return super().__setattr__(key, val)
 
     def __repr__(self) -> str:
