@@ -11,7 +11,7 @@ import glassgrad as gg
 import glassgrad.kernels as K
 from glassgrad import _C
 
-from conv3x3_data import conv3x3_data
+from conv3x3_data import conv3x3_data, restore_threads_and_algo  # noqa: F401 (autouse fixture)
 
 # (N, C, H, W, K, [top, bottom, left, right] padding); every output row wider than 8 (narrower
 # rows take the tap groups or the panels: conv.cpp's winograd_tile)
@@ -23,14 +23,6 @@ SHAPES = [
     (2, 70, 32, 32, 40, [1, 1, 1, 1]),
     (1, 16, 5, 22, 24, [2, 2, 2, 2]),
 ]
-
-
-@pytest.fixture(autouse=True)
-def _restore():
-    before = gg.get_num_threads()
-    yield
-    gg.set_num_threads(before)
-    K.set_cpu_conv_algo("auto")
 
 
 def _taps(x, pad, ho, wo):

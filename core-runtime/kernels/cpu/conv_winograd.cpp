@@ -296,12 +296,31 @@ Buffers<T> bind(Kind kind, const WinoShape& s, DType dt, void* workspace, size_t
   return b;
 }
 
+// Where the weight gradient's transformed gradients Z go: the GEMM's A is their transpose
+// [K, tiles], which the GEMM would pack again for every point and block (pack_a: 9% of layer1's
+// weight gradient, 11% of layer2.0.conv1's, 1 thread). Where a vector of L channels is one or two
+// of the GEMM's MR-channel slivers (AVX-512: MR = 8, L = 16 floats or 8 doubles), the transform
+// writes Z in that packed form (conv_winograd_kernels.h, "packed A") in the same bytes, tiles x
+// K rounded to L a point, and the GEMM reads it in place; the sums are the same, in the same order.
+struct PackedA {
+  int64_t mr = 0, kc = 0, tiles = 0;  // mr 0: the plain layout
+};
+
+template <typename T>
+PackedA z_packed_form(const WinogradKernels<T>& kern, DType dt, int64_t tiles) {
+  const int64_t mr = gemm_mr(dt), L = kern.lanes;
+  if (mr != L && 2 * mr != L) return {};
+  return {mr, gemm_kc(dt), tiles};
+}
+
 // Stages channel block cb of one image ([channels][h][w]) and transforms its tiles into
-// `trans` (tiles first_tile ..): (m+2)x(m+2) input windows (input = true) or m x m gradient tiles.
+// `trans` (tiles first_tile ..): (m+2)x(m+2) input windows (input = true) or m x m gradient tiles,
+// in the plain layout or, when packed.mr > 0, the GEMM's packed A (z_packed_form).
 template <typename T>
 void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64_t channels, int64_t h, int64_t w,
                            int64_t top, int64_t left, int64_t rows, int64_t cols, const WinoShape& s, int64_t cb,
-                           T* stage_buf, T* trans, int64_t tile_stride, int64_t first_tile, bool input) {
+                           T* stage_buf, T* trans, int64_t tile_stride, int64_t first_tile, bool input,
+                           PackedA packed = {}) {
   const int64_t L = kern.lanes;
   WinoStage<T> st;
   st.x = image + cb * L * h * w;
@@ -314,6 +333,7 @@ void transform_image_block(const WinogradKernels<T>& kern, const T* image, int64
   t.tiles_h = s.th(), t.tiles_w = s.tw();
   t.trans = trans + cb * L, t.xi_stride = skewed<T>(s.block_tiles() * tile_stride), t.tile_stride = tile_stride;
   t.first_tile = first_tile;
+  if (packed.mr > 0) t.trans = trans, t.cb = cb, t.mr = packed.mr, t.kc = packed.kc, t.tiles = packed.tiles;
   (input ? kern.input_tiles : kern.grad_tiles)(t);
 }
 
@@ -506,6 +526,19 @@ void winograd_backward_input(const ConvGeometry& g, int m, const T* gy, const T*
 
 namespace {
 
+// The weight gradient GEMM's A = Z[xi]^T [K, tiles] from Z written with za (z_packed_form): read
+// in place in the packed form (a_packed_m: K rounded to L, the rows the transform wrote), or
+// through strides.
+template <typename T>
+void set_z_operand(GemmProblem<T>& p, const T* z, int64_t kp, const PackedA& za) {
+  if (za.mr > 0) {
+    p.a_packed = z;
+    p.a_packed_m = kp;
+  } else {
+    p.a = transpose_of<T>(z, kp);
+  }
+}
+
 // The weight gradient with per-slot accumulators (weight_kind): slot sl takes images
 // [N sl / slots, N (sl + 1) / slots), a fixed share, so that each dU element is summed in the
 // same order on every run (docs/numerics.md, "Determinism"): over its images' tiles in order,
@@ -513,6 +546,7 @@ namespace {
 template <typename T>
 void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, const T* x, const T* gy, T* dw,
                      const Buffers<T>& b) {
+  const DType dt = dtype_of<T>();
   const WinoShape& s = b.shape;
   const int64_t L = kern.lanes, tpi = s.tiles_per_image(), tb = s.block_tiles();
   const int64_t cp = round_up(g.c, L), kp = round_up(g.k, L);
@@ -527,6 +561,7 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
       const int64_t first = g.n * sl / used, last = g.n * (sl + 1) / used;
       for (int64_t n0 = first; n0 < last; n0 += s.ipb) {
         const int64_t images = std::min(s.ipb, last - n0), tiles = images * tpi;
+        const PackedA za = z_packed_form(kern, dt, tiles);
         // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles.
         for (int64_t i = 0; i < images; ++i) {
           for (int64_t cb = 0; cb < c_blocks; ++cb)
@@ -534,12 +569,12 @@ void weight_per_slot(const WinogradKernels<T>& kern, const ConvGeometry& g, cons
                                   s.in_cols(), s, cb, b.stage_in[sl], v, cp, i * tpi, /*input=*/true);
           for (int64_t kb = 0; kb < k_blocks; ++kb)
             transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
-                                  s.out_cols(), s, kb, b.stage_out[sl], z, kp, i * tpi, /*input=*/false);
+                                  s.out_cols(), s, kb, b.stage_out[sl], z, kp, i * tpi, /*input=*/false, za);
         }
         // dU_sl[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C] for each point.
         for (int64_t xi = 0; xi < s.points(); ++xi) {
           GemmProblem<T> p(g.k, g.c, tiles);
-          p.a = transpose_of<T>(z + xi * z_stride, kp);
+          set_z_operand(p, z + xi * z_stride, kp, za);
           p.b = row_major<T>(v + xi * v_stride, cp);
           p.beta = n0 == first ? T(0) : T(1);
           p.c = du + xi * du_stride;
@@ -596,6 +631,7 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
       const int64_t xi0 = s.points() * sl / used, xi1 = s.points() * (sl + 1) / used;
       for (int64_t n0 = 0; n0 < g.n; n0 += s.ipb) {
         const int64_t images = std::min(s.ipb, g.n - n0), tiles = images * tpi;
+        const PackedA za = z_packed_form(kern, dt, tiles);
         // V = B^T x B of the input tiles, Z = A gy A^T of the gradient tiles.
         for (int64_t i = 0; i < images; ++i) {
           for (int64_t cb = 0; cb < c_blocks; ++cb)
@@ -603,12 +639,13 @@ void winograd_backward_weight(const ConvGeometry& g, int m, const T* x, const T*
                                   s.in_cols(), s, cb, b.stage_in[sl], b.trans_in[sl], cp, i * tpi, /*input=*/true);
           for (int64_t kb = 0; kb < k_blocks; ++kb)
             transform_image_block(kern, gy + (n0 + i) * g.k * g.hwo(), g.k, g.ho, g.wo, 0, 0, s.out_rows(),
-                                  s.out_cols(), s, kb, b.stage_out[sl], b.trans_out[sl], kp, i * tpi, /*input=*/false);
+                                  s.out_cols(), s, kb, b.stage_out[sl], b.trans_out[sl], kp, i * tpi, /*input=*/false,
+                                  za);
         }
         // dU[xi] [K, C] (+)= Z[xi]^T [K, tiles] x V[xi] [tiles, C] for the slot's points.
         for (int64_t xi = xi0; xi < xi1; ++xi) {
           GemmProblem<T> p(g.k, g.c, tiles);
-          p.a = transpose_of<T>(b.trans_out[sl] + xi * z_stride, kp);
+          set_z_operand(p, b.trans_out[sl] + xi * z_stride, kp, za);
           p.b = row_major<T>(b.trans_in[sl] + xi * v_stride, cp);
           p.beta = n0 == 0 ? T(0) : T(1);
           p.c = b.filters + xi * du_stride;

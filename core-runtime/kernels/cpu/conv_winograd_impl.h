@@ -123,8 +123,25 @@ inline void load_window(const WinoTiles<T>& p, int64_t cb, int64_t r0, int64_t c
 template <typename T, int Points>
 inline void store_points(const WinoTiles<T>& p, int64_t t, int64_t cb, const typename Vec<T>::type* v) {
   constexpr int L = Vec<T>::lanes;
-  T* dst = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
-  for (int xi = 0; xi < Points; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
+  if (p.mr == 0) {
+    T* dst = p.trans + (p.first_tile + t) * p.tile_stride + cb * L;
+    for (int xi = 0; xi < Points; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
+    return;
+  }
+  // The GEMM's a_packed form (conv_winograd_kernels.h): channels p.cb * L .. of tile tt lie in
+  // slivers of MR channels, MR * kcb values apart; a vector is one (MR = L) or two (MR = L / 2).
+  const int64_t tt = p.first_tile + t, pc = tt - tt % p.kc, kcb = min64(p.kc, p.tiles - pc);
+  T* dst = p.trans + pc * p.tile_stride + (p.cb + cb) * L * kcb + (tt - pc) * p.mr;
+  if (p.mr == L) {
+    for (int xi = 0; xi < Points; ++xi) store_vec<T>(dst + xi * p.xi_stride, v[xi]);
+    return;
+  }
+  const int64_t half = (L / 2) * kcb;  // to the second sliver
+  for (int xi = 0; xi < Points; ++xi) {
+    const T* lanes = reinterpret_cast<const T*>(&v[xi]);
+    std::memcpy(dst + xi * p.xi_stride, lanes, sizeof(T) * (L / 2));
+    std::memcpy(dst + xi * p.xi_stride + half, lanes + L / 2, sizeof(T) * (L / 2));
+  }
 }
 
 // Every tile's window -> its alpha^2 points: the input transform B^T d B of alpha x alpha input

@@ -9,6 +9,12 @@
 //                  xi < alpha^2 the Winograd-domain point of F(m x m, 3x3) (alpha = m + 2: 36
 //                  points for m = 4, 16 for m = 2; at stride 2, alpha = 5: 25 points),
 //                  tile_stride >= C rounded up to L (whole vectors are stored).
+//   packed A       (WinoTiles::mr > 0) each point's [tiles, channels] matrix as the GEMM's A =
+//                  its transpose [channels, tiles] in the a_packed form (gemm_kernel.h: blocks of
+//                  KC tiles, MR-channel slivers, MR values a tile), a_packed_m = tile_stride:
+//                  (xi, t, ch) at trans[xi * xi_stride + pc * tile_stride + ch' * kcb + (t - pc) *
+//                  MR + ch % MR], pc = t - t % KC, kcb = min(KC, tiles - pc), ch' = ch - ch % MR.
+//                  Only where MR = L or L / 2 (AVX-512), so a vector is one or two slivers' runs.
 //   packed filters alpha^2 GEMM B operands in the GEMM's b_packed form (gemm_kernel.h), matrix
 //                  xi at packed + xi * xi_stride.
 #pragma once
@@ -39,6 +45,9 @@ struct WinoTiles {
   int64_t tiles_h, tiles_w;
   T* trans;
   int64_t xi_stride, tile_stride, first_tile;
+  // The packed A layout (above) when mr > 0: mr = MR, kc = KC, tiles = the GEMM's k (the block's
+  // tiles); trans then points at channel 0 (not at the channel block), blocks is 1.
+  int64_t mr = 0, kc = 0, tiles = 0, cb = 0;
 };
 
 // y [k][ho][wo] <- yb (blocked [ceil(k / L)][rows][cols][L], rows >= ho, cols >= wo) + bias[k]

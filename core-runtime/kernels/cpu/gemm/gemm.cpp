@@ -264,6 +264,10 @@ int gemm_mr(DType dtype, CpuIsa isa) {
   return dtype == DType::Float64 ? kernel_for<double>(isa).mr : kernel_for<float>(isa).mr;
 }
 
+int64_t gemm_kc(DType dtype, CpuIsa isa) {
+  return dtype == DType::Float64 ? kernel_for<double>(isa).blocking.kc : kernel_for<float>(isa).blocking.kc;
+}
+
 int gemm_nr(DType dtype, CpuIsa isa) {
   return dtype == DType::Float64 ? kernel_for<double>(isa).nr : kernel_for<float>(isa).nr;
 }

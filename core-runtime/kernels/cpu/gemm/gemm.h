@@ -93,6 +93,9 @@ template <typename T>
 void gemm_pack_a_rows(const GemmProblem<T>& p, int64_t row0, int64_t rows, T* dst, CpuIsa isa = cpu_isa());
 // Rows of the micro-tile (MR) of `isa`'s loop nest: gemm_pack_a_rows's row0 is a multiple of it.
 int gemm_mr(DType dtype, CpuIsa isa = cpu_isa());
+// Columns of A per block of the a_packed form (the loop nest's KC): a caller writing A straight
+// in that form (the Winograd weight gradient's transformed gradients) cuts its columns on it.
+int64_t gemm_kc(DType dtype, CpuIsa isa = cpu_isa());
 
 // C[i, j] = alpha * <A row i, B row j> + beta * C[i, j] (GemmDotProblem): serial, no workspace.
 template <typename T>
