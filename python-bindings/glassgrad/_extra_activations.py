@@ -19,7 +19,9 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def logsigmoid(input: Tensor) -> Tensor:
     """log(1 / (1 + exp(-x))) = min(x, 0) - log(1 + exp(-|x|)), with min(x, 0) written (x - |x|) / 2
     so the gradient at 0 is sigmoid(0) = 0.5, PyTorch's."""
-    return _math.binary("Sub", (input - input.abs()) * 0.5, (-input.abs()).exp().log1p(), None,
+    # min(x, 0) is 0 for x > 0 written out, so +inf gives 0 (PyTorch's), not (inf - inf) / 2
+    low = where(_math.gt(input, 0), 0.0, _math.mul(_math.sub(input, _math.abs(input)), 0.5))
+    return _math.binary("Sub", low, (-input.abs()).exp().log1p(), None,
                         _math.torch_node("LogSigmoidBackward0", input))
 
 
@@ -102,15 +104,15 @@ def softmin(input: Tensor, dim: Optional[int] = None, _stacklevel: int = 3, dtyp
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
-    """x where x > threshold, else value."""
+    """value where x <= threshold, else x (PyTorch's test, so NaN stays NaN)."""
     th = _args.real(threshold, "threshold", "threshold")
     v = _args.real(value, "value", "threshold")
 
     def compute():
         if not (input.requires_grad and input.dtype.is_floating_point):
-            return where(input > th, input, v)
+            return where(_math.le(input, th), v, input)
         value_ = _math.constant(v, input.dtype, input.device)
-        return _op("Where", [input > th, input, value_], {"torch_node": f"ThresholdBackward{int(bool(inplace))}"})
+        return _op("Where", [_math.le(input, th), value_, input], {"torch_node": f"ThresholdBackward{int(bool(inplace))}"})
     return _inplace.activation(input, inplace, "threshold_", compute)
 
 
@@ -130,16 +132,25 @@ def _lambd(lambd, where_: str) -> float:
     return value
 
 
+def _dead_zone(input: Tensor, lam: float) -> Tensor:
+    """-lam <= x <= lam: PyTorch's shrink kernels' test, false for NaN."""
+    return _math.bitwise_and(_math.ge(input, -lam), _math.le(input, lam))
+
+
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0."""
+    """x * 0 where -lambd <= x <= lambd (-0.5 gives -0.0), else x - lambd above and x + lambd
+    below; NaN stays NaN with gradient 1, as PyTorch's test of the dead zone gives."""
     lam = _lambd(lambd, "softshrink")
-    return where(input > lam, input - lam, where(input < -lam, input + lam, 0.0))
+    y = where(_dead_zone(input, lam), _math.mul(input, 0.0),
+              where(_math.gt(input, lam), _math.sub(input, lam), _math.add(input, lam)))
+    return named_node(y, "SoftshrinkBackward0", input) if input.requires_grad else y
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
-    """x where |x| > lambd, else 0."""
+    """0 where -lambd <= x <= lambd, else x (PyTorch's test, so NaN stays NaN)."""
     lam = _args.real(lambd, "lambd", "hardshrink")
-    return where((input > lam) | (input < -lam), input, 0.0)
+    y = where(_dead_zone(input, lam), 0.0, input)
+    return named_node(y, "HardshrinkBackward0", input) if input.requires_grad else y
 
 
 def selu_(input: Tensor) -> Tensor:
