@@ -28,6 +28,26 @@ def _count_error(hook: Callable, got: int, expected: int) -> RuntimeError:
                                f"or return None to keep them all")
 
 
+def check_result(hook: Callable, grad_handle, out) -> None:
+    """PyTorch's check of a gradient a hook returned against the one it was given (python_hook.cpp)."""
+    oh = out._h
+    if oh.dtype == grad_handle.dtype and oh.device == grad_handle.device and oh.shape == grad_handle.shape:
+        return
+    from ._tensor import _wrap
+    name = getattr(hook, "__name__", type(hook).__name__)
+    given = _wrap(grad_handle)
+    if oh.dtype != grad_handle.dtype:
+        what = f"the type of value (was {given.type()} got {out.type()})"
+    elif oh.device != grad_handle.device:
+        kind = {True: "CUDA tensor", False: "CPU tensor"}
+        what = f"the type of value (was {kind[given.is_cuda]} got {kind[out.is_cuda]})"
+    else:
+        what = "the size of value"
+    raise _C.TensorStateError(f"hook '{name}' has changed {what}\n  the gradient {list(given.shape)} {given.dtype} "
+                              f"{given.device} was replaced by {list(out.shape)} {out.dtype} {out.device}\n"
+                              f"  fix: return a gradient of the shape, dtype and device it was given")
+
+
 def _returned(hook: Callable, out, expected: int) -> Optional[list]:
     """The hook's result as a list of `expected` entries (None: keep the gradients)."""
     if out is None:
@@ -55,6 +75,7 @@ def register_prehook(node, hook: Callable):
         if not isinstance(entries[0], Tensor):
             raise TypeError(f"register_prehook: the hook returned {type(entries[0]).__name__} for a gradient; it "
                             f"must be a Tensor or None")
+        check_result(hook, grad_handle, entries[0])
         return entries[0]._h
 
     return _add(node._h, 0, call, [])

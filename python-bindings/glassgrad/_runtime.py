@@ -1,19 +1,53 @@
 """Runtime switches: gradient mode, the plan cache's statistics, threads."""
 from __future__ import annotations
 
+import functools
+import inspect
 import threading
 
 from . import _C
 
 
 def run_within(fn, make_context):
-    """fn as a decorator's result: each call runs inside a fresh make_context() block."""
+    """fn as a decorator's result: each call runs inside a fresh make_context() block; for a
+    generator function, each step of the generator does (PyTorch's _wrap_generator), so the mode
+    holds inside it and not in the loop consuming it."""
+    if inspect.isgeneratorfunction(fn):
+        return _generator_within(fn, make_context)
+
     def wrapper(*a, **k):
         with make_context():
             return fn(*a, **k)
-    wrapper.__name__ = getattr(fn, "__name__", "wrapped")
-    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    try:
+        functools.update_wrapper(wrapper, fn)
+    except (AttributeError, TypeError):  # a callable object without a name
+        wrapper.__name__ = getattr(fn, "__name__", "wrapped")
     return wrapper
+
+
+def _generator_within(fn, make_context):
+    @functools.wraps(fn)
+    def steps(*a, **k):
+        gen = fn(*a, **k)
+        try:
+            with make_context():
+                response = gen.send(None)
+            while True:
+                try:
+                    request = yield response
+                except GeneratorExit:
+                    with make_context():
+                        gen.close()
+                    raise
+                except BaseException as exc:
+                    with make_context():
+                        response = gen.throw(exc)
+                else:
+                    with make_context():
+                        response = gen.send(request)
+        except StopIteration as e:
+            return e.value
+    return steps
 
 
 class no_grad:

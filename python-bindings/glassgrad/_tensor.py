@@ -1104,6 +1104,9 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Turns gradient tracking of this leaf on (or off) and returns it (Tensor.requires_grad_)."""
+        if requires_grad and not self.dtype.is_floating_point:  # PyTorch's words differ from the setter's
+            raise _C.DTypeError(f"only Tensors of floating point dtype can require gradients\n  requires_grad_() on a "
+                                f"{self.dtype} tensor {list(self.shape)}\n  fix: x.float().requires_grad_()")
         self.requires_grad = requires_grad
         return self
 
@@ -1405,6 +1408,7 @@ class Tensor:
             if not isinstance(out, Tensor):
                 raise TypeError(f"register_hook: the hook returned {type(out).__name__}; it must return a Tensor "
                                 f"or None\n  fix: return the new gradient (a glassgrad.Tensor), or nothing")
+            _node_hooks.check_result(hook, grad_handle, out)
             return out._h
 
         key = self._h.add_grad_hook(call)

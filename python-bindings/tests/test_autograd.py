@@ -324,7 +324,7 @@ def test_a_tensor_computed_without_gradients_is_a_leaf_that_can_require_one():
     y.requires_grad_(True)  # already requires one: nothing changes
     with pytest.raises(ValueError, match="leaf variables"):
         y.requires_grad = False
-    with pytest.raises(Exception, match="only float tensors"):
+    with pytest.raises(Exception, match="only Tensors of floating point"):
         (gg.tensor(np.arange(3)) * 2).requires_grad_()
 
 

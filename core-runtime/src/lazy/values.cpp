@@ -269,8 +269,9 @@ ValuePtr make_leaf(const Tensor& data, ValueKind kind, bool requires_grad, const
   v->requires_grad = requires_grad;
   v->name = name;
   if (requires_grad && !is_floating(data.dtype())) {
-    throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
-                                  dtype_name(data.dtype()) + (name.empty() ? "" : " ('" + name + "')"))
+    throw DTypeError(ErrorMessage("Only Tensors of floating point and complex dtype can require gradients")
+                         .detail(std::string("a ") + dtype_name(data.dtype()) + " tensor" +
+                                 (name.empty() ? "" : " ('" + name + "')") + " was made with requires_grad=True")
                          .fix("convert first: x.float()")
                          .str());
   }
@@ -587,7 +588,9 @@ void set_requires_grad(const ValuePtr& v, bool on) {
   if (!v->is_leaf()) {
     if (v->requires_grad) {
       if (on) return;
-      throw ValueError(ErrorMessage("you can only change requires_grad flags of leaf variables")
+      throw ValueError(ErrorMessage("you can only change requires_grad flags of leaf variables. If you want to use a "
+                                    "computed variable in a subgraph that doesn't require differentiation use "
+                                    "var_no_grad = var.detach().")
                            .detail("this tensor " + shape_str(v->info.shape) + " is computed from tensors that "
                                    "require gradients")
                            .fix("use a copy that no gradient flows through: y = y.detach()")
@@ -598,8 +601,8 @@ void set_requires_grad(const ValuePtr& v, bool on) {
     v->leaf = true;
   }
   if (on && !is_floating(v->info.dtype)) {
-    throw DTypeError(ErrorMessage(std::string("only float tensors can require gradients, got ") +
-                                  dtype_name(v->info.dtype))
+    throw DTypeError(ErrorMessage("only Tensors of floating point and complex dtype can require gradients")
+                         .detail(std::string("requires_grad = True on a ") + dtype_name(v->info.dtype) + " tensor")
                          .fix("x.float().requires_grad_()")
                          .str());
   }

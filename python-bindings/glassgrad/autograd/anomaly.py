@@ -4,6 +4,7 @@ raises at the backward function that produced it). Checking realizes the gradien
 from __future__ import annotations
 
 import threading
+import warnings
 
 from .._dtypes import plain
 
@@ -45,6 +46,8 @@ class detect_anomaly(set_detect_anomaly):
     def __init__(self, check_nan: bool = True):
         self._check_nan = check_nan
         self._before = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime and should only be "
+                      "enabled for debugging.", stacklevel=2)
 
     def __enter__(self):
         self._before = (is_anomaly_enabled(), is_anomaly_check_nan_enabled())

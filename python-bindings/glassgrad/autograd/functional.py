@@ -26,15 +26,52 @@ def _maybe_detach(ts, create_graph: bool):
     return tuple(t if create_graph or t is None else t.detach() for t in ts)
 
 
+def _validate_v(v, other: tuple, is_other_tuple: bool) -> None:
+    """PyTorch's checks of v against the outputs (vjp) or inputs (jvp, hvp, vhp) it multiplies."""
+    if len(other) != len(v):
+        if is_other_tuple:
+            raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got {len(v)}.")
+        raise RuntimeError("The given v should contain a single Tensor.")
+    for idx, (el_v, el_other) in enumerate(zip(v, other)):
+        if tuple(el_v.shape) != tuple(el_other.shape):
+            prepend = f"Entry {idx} in " if is_other_tuple else ""
+            raise RuntimeError(f"{prepend}v has invalid size: should be {el_other.size()} but got {el_v.size()}.")
+
+
+def _check_outputs(outs: tuple, strict: bool) -> None:
+    """PyTorch's strict-mode check that every output is computed from the inputs differentiably
+    (without strict, an output that is not gives zero derivatives)."""
+    for i, o in enumerate(outs):
+        if strict and not o.requires_grad:
+            raise RuntimeError(f"Output {i} of the user-provided function does not require gradients. The outputs "
+                               "must be computed in a differentiable manner from the input when running in strict "
+                               "mode.")
+
+
 def vjp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """(func(inputs), v^T J): the outputs and the vector-Jacobian product (torch.autograd.functional.vjp)."""
+    from .._factories import zeros_like
     ins, in_tuple = _prepared(inputs, create_graph)
     outs = func(*ins)
     out_t, out_tuple = _tuple(outs)
-    vs = (None,) * len(out_t) if v is None else _tuple(v)[0]
-    gs = grad(out_t, ins, vs, allow_unused=True, materialize_grads=not strict, create_graph=create_graph)
+    _check_outputs(out_t, strict)
+    if v is None:
+        if len(out_t) != 1 or out_t[0].numel() != 1:
+            raise RuntimeError("The vector v can only be None if the user-provided function returns a single Tensor "
+                               "with a single element.")
+        vs: tuple = (None,)
+    else:
+        vs = _tuple(v)[0]
+        _validate_v(vs, out_t, out_tuple)
+    tracked = [(o, g) for o, g in zip(out_t, vs) if o.requires_grad]
+    if tracked:
+        gs = grad([o for o, _ in tracked], ins, [g for _, g in tracked], allow_unused=True,
+                  materialize_grads=not strict, create_graph=create_graph)
+    else:
+        gs = tuple(None if strict else zeros_like(x) for x in ins)
     if strict and any(g is None for g in gs):
-        raise RuntimeError("The output of the user-provided function is independent of input 0. This is not "
+        first = next(i for i, g in enumerate(gs) if g is None)
+        raise RuntimeError(f"The output of the user-provided function is independent of input {first}. This is not "
                            "allowed in strict mode.")
     detached = _maybe_detach(out_t, create_graph)
     gs = _maybe_detach(gs, create_graph)
@@ -49,7 +86,8 @@ def _jacobian_of(outs: tuple, ins: tuple, in_tuple: bool, out_tuple: bool, creat
         flat = o.reshape(-1)
         per_input: list = [[] for _ in ins]
         for k in range(flat.numel()):
-            gs = grad(flat[k], ins, retain_graph=True, allow_unused=True, create_graph=create_graph)
+            gs = (grad(flat[k], ins, retain_graph=True, allow_unused=True, create_graph=create_graph)
+                  if o.requires_grad else (None,) * len(ins))
             for i, (x, g) in enumerate(zip(ins, gs)):
                 if g is None and strict:
                     raise RuntimeError(f"Output 0 of the user-provided function is independent of input {i}. This "
@@ -97,6 +135,7 @@ def jacobian(func, inputs, create_graph: bool = False, strict: bool = False, vec
     _check_strategy(strategy, create_graph, strict, vectorize)
     ins, in_tuple = _prepared(inputs, create_graph)
     out_t, out_tuple = _tuple(func(*ins))
+    _check_outputs(out_t, strict)
     return _jacobian_of(out_t, ins, in_tuple, out_tuple, create_graph, strict)
 
 
@@ -111,6 +150,7 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
         from .._factories import ones_like
         v = tuple(ones_like(x) for x in ins)
     vs = _tuple(v)[0]
+    _validate_v(vs, ins, in_tuple)
     outs = func(*(_prepared(tuple(ins), create_graph)[0] if create_graph else tuple(x.detach() for x in ins)))
     out_t, out_tuple = _tuple(outs)
     jac = jacobian(func, tuple(ins), create_graph=create_graph, strict=strict)
@@ -127,12 +167,15 @@ def jvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     return (detached if out_tuple else detached[0]), (tuple(products) if out_tuple else products[0])
 
 
-def _scalar_output(func, ins):
+def _scalar_output(func, ins, who: str, strict: bool):
     out = func(*ins)
-    if not isinstance(out, Tensor) or out.numel() != 1:
-        raise RuntimeError("The function given to hessian/hvp/vhp should return a single Tensor with a single "
-                           "element")
-    return out.reshape(())
+    outs, is_tuple = _tuple(out)
+    _check_outputs(outs, strict)
+    if is_tuple or len(outs) != 1:
+        raise RuntimeError(f"The function given to {who} should return a single Tensor")
+    if outs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {who} should contain a single element")
+    return outs[0].reshape(())
 
 
 def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vectorize: bool = False,
@@ -143,16 +186,18 @@ def hessian(func, inputs, create_graph: bool = False, strict: bool = False, vect
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     _check_strategy(outer_jacobian_strategy, create_graph, strict, vectorize)
     ins, in_tuple = _prepared(inputs, create_graph)
-    out = _scalar_output(func, ins)
+    out = _scalar_output(func, ins, "hessian", strict)
     gs = grad(out, ins, create_graph=True, allow_unused=True, materialize_grads=True)
     return _jacobian_of(gs, ins, in_tuple, in_tuple, create_graph, strict)
 
 
-def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
+def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False, _who: str = "hvp"):
     """(func(inputs), H v) (torch.autograd.functional.hvp): the gradient of <grad f, v>."""
     ins, in_tuple = _prepared(inputs, create_graph)
-    out = _scalar_output(func, ins)
     vs = _tuple(v)[0] if v is not None else None
+    if vs is not None:
+        _validate_v(vs, ins, in_tuple)
+    out = _scalar_output(func, ins, _who, strict)
     if vs is None:
         if any(x.numel() != 1 for x in ins):
             raise RuntimeError("The vector v can only be None if the input to the user-provided function is a "
@@ -173,4 +218,4 @@ def hvp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
 
 def vhp(func, inputs, v=None, create_graph: bool = False, strict: bool = False):
     """(func(inputs), v^T H) (torch.autograd.functional.vhp): equal to hvp, the Hessian being symmetric."""
-    return hvp(func, inputs, v, create_graph, strict)
+    return hvp(func, inputs, v, create_graph, strict, _who="vhp")

@@ -186,9 +186,10 @@ def accumulate_into(loss: Tensor, seed: Optional[Tensor], inputs: tuple, retain_
     """backward(inputs=...) and backward(create_graph=True): the gradients of `inputs`, added to
     their .grad (differentiable ones with create_graph)."""
     if not inputs:
-        raise RuntimeError("backward(): 'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _input_gradients(loss, seed, inputs, retain_graph, create_graph, "backward")
     with set_grad_enabled(create_graph):
         for x, g in zip(inputs, grads):
             if g is not None:
-                x.grad = g if x.grad is None else x.grad + g
+                held = x._h.grad()  # (x.grad would warn for a computed input, which PyTorch fills silently)
+                x.grad = g if held is None else _wrap(held) + g
