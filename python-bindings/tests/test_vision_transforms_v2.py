@@ -54,7 +54,7 @@ def test_several_inputs_keep_their_structure_and_labels_pass():
     out = tf({"image": img, "label": 3, "name": "a"})
     assert out["image"].shape == (3, 12, 12) and (out["label"], out["name"]) == (3, "a")
     assert v2.Identity()(img, 1) == (img, 1)
-    with pytest.raises(TypeError, match="non-empty sequence"):
+    with pytest.raises(ValueError, match="at least one transform"):  # torchvision: ValueError
         v2.Compose([])
 
 
@@ -123,3 +123,43 @@ def test_v2_uint8_resize_matches_torchvision(mode, antialias):
         ours_crop = v2.functional.resized_crop(gg.tensor(x), 1, 2, 6, 7, size, getattr(T.InterpolationMode, mode),
                                                antialias=antialias)
         np.testing.assert_array_equal(ours_crop.numpy(), ref_crop.numpy())
+
+
+@pytest.mark.parametrize("make", [lambda: v2.Grayscale(), lambda: v2.ColorJitter(0.3, 0.3, 0.3, 0.1),
+                                  lambda: v2.GaussianBlur(3), lambda: v2.RandomInvert(1.0),
+                                  lambda: v2.RandomPosterize(3, 1.0), lambda: v2.RandomSolarize(100, 1.0),
+                                  lambda: v2.RandomAutocontrast(1.0), lambda: v2.RandomEqualize(1.0),
+                                  lambda: v2.RandomGrayscale(1.0), lambda: v2.AutoAugment(), lambda: v2.RandAugment(),
+                                  lambda: v2.CenterCrop(5), lambda: v2.RandomCrop(5), lambda: v2.Resize(5),
+                                  lambda: v2.RandomHorizontalFlip(1.0), lambda: v2.RandomRotation(10),
+                                  lambda: v2.RandomAffine(10), lambda: v2.Pad(2),
+                                  lambda: v2.ConvertImageDtype(gg.float32),
+                                  lambda: v2.RandomApply([v2.RandomHorizontalFlip(1.0)], p=1.0)])
+def test_v2_transforms_keep_a_tv_tensors_image_an_image(make):
+    """A tv_tensors.Image given alone comes out as an Image (torchvision's kernels rewrap it), as it
+    does inside a sample."""
+    from glassgrad.vision import tv_tensors
+    img = tv_tensors.Image(gg.tensor(np.random.default_rng(12).integers(0, 256, (3, 13, 17)).astype(np.uint8)))
+    gg.manual_seed(0)
+    out = make()(img)
+    assert type(out) is tv_tensors.Image
+    gg.manual_seed(0)
+    plain = make()(gg.tensor(np.asarray(img.numpy())))
+    assert type(plain) is gg.Tensor
+    np.testing.assert_array_equal(out.numpy(), plain.numpy())
+    sample_out, label = make()(img, 3)
+    assert type(sample_out) is tv_tensors.Image and label == 3
+
+
+def test_v2_crops_of_an_image_and_lambda_results():
+    from glassgrad.vision import tv_tensors
+    img = tv_tensors.Image(gg.zeros(3, 8, 8, dtype=gg.uint8))
+    crops = v2.FiveCrop(4)(img)
+    assert isinstance(crops, tuple) and len(crops) == 5 and all(type(c) is tv_tensors.Image for c in crops)
+    normed = v2.Normalize([0.5] * 3, [0.5] * 3)(tv_tensors.Image(gg.zeros(3, 2, 2)))
+    assert type(normed) is tv_tensors.Image and normed.numpy().min() == -1.0
+    assert type(v2.Lambda(lambda t: t.as_subclass(gg.Tensor))(img)) is gg.Tensor  # Lambda: what the function gives
+    with pytest.raises(ValueError, match="at least one transform"):
+        v2.Compose([])
+    with pytest.raises(TypeError, match="sequence of callables"):
+        v2.Compose(v2.Identity())

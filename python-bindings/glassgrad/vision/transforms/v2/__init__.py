@@ -52,9 +52,12 @@ class Compose(_Compose):
     """Applies the transforms in order to the image(s) of the input(s), as v2.Compose."""
 
     def __init__(self, transforms: Sequence[Callable]):
-        if not isinstance(transforms, Sequence) or not transforms:
-            raise TypeError("v2.Compose: transforms must be a non-empty sequence of callables\n"
-                            "  fix: v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])")
+        fix = "  fix: v2.Compose([v2.ToImage(), v2.ToDtype(torch.float32, scale=True)])"
+        if not isinstance(transforms, Sequence):
+            raise TypeError(f"v2.Compose: argument transforms should be a sequence of callables, got "
+                            f"{type(transforms).__name__}\n{fix}")
+        if not transforms:
+            raise ValueError(f"v2.Compose: pass at least one transform (got an empty sequence)\n{fix}")
         super().__init__(transforms)
 
     def __call__(self, *inputs):

@@ -86,7 +86,10 @@ def needs_transform(flat: List[Any], types: tuple) -> List[bool]:
 
 
 def rewrapped(before, after):
-    """after (a transformed image) as the tv_tensor type `before` had."""
+    """after (a transformed image, or the tuple or list of them FiveCrop and TenCrop make) as the
+    tv_tensor type `before` had."""
+    if isinstance(before, (tv.Image, tv.Video)) and isinstance(after, (tuple, list)):
+        return type(after)(rewrapped(before, a) for a in after)
     if isinstance(before, (tv.Image, tv.Video)) and isinstance(after, Tensor) and not isinstance(after, tv.TVTensor):
         return type(before)._from(after)
     return after

@@ -7,7 +7,7 @@ from __future__ import annotations
 from .. import _augment, _augmix, _perspective, autoaugment
 from .. import transforms as v1
 from ..functional import v2_kernels
-from ._transform import apply_shared
+from ._transform import apply_shared, rewrapped
 
 __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDtype", "FiveCrop", "GaussianBlur",
            "Grayscale", "Lambda", "Normalize", "PILToTensor", "Pad", "RandAugment", "RandomAdjustSharpness",
@@ -17,11 +17,14 @@ __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDt
            "RandomVerticalFlip", "Resize", "TenCrop", "ToPILImage", "ToTensor", "TrivialAugmentWide"]
 
 
-def _taking_samples(cls: type) -> type:
+def _taking_samples(cls: type, keep_type: bool = True) -> type:
+    """cls taking v2's inputs; keep_type: a tv_tensors Image (or Video) comes out as one (v2's
+    kernels rewrap; Lambda returns what its function does)."""
     def __call__(self, *inputs):
         with v2_kernels():
             if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)):
-                return cls.__call__(self, inputs[0])
+                out = cls.__call__(self, inputs[0])
+                return rewrapped(inputs[0], out) if keep_type else out
             return apply_shared(lambda image: cls.__call__(self, image), inputs)
     return type(cls.__name__, (cls,), {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__,
                                        "__qualname__": cls.__name__})
@@ -48,7 +51,7 @@ RandomSolarize = _taking_samples(_augment.RandomSolarize)
 CenterCrop = _taking_samples(v1.CenterCrop)
 ColorJitter = _taking_samples(v1.ColorJitter)
 Grayscale = _taking_samples(v1.Grayscale)
-Lambda = _taking_samples(v1.Lambda)
+Lambda = _taking_samples(v1.Lambda, keep_type=False)
 Normalize = _taking_samples(v1.Normalize)
 Pad = _taking_samples(v1.Pad)
 PILToTensor = _taking_samples(v1.PILToTensor)
