@@ -154,3 +154,43 @@ def test_backward_inputs():
         assert b.grad.tolist() == [1.0, 1.0, 1.0] and a.grad is None
     with pytest.raises(RuntimeError, match="^`inputs` argument to `backward\\(\\)` cannot be empty.$"):
         (a * 2).sum().backward(inputs=[])
+
+
+class _Twice(gg.autograd.Function):
+    @staticmethod
+    def forward(ctx, a, n):
+        return a * n
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, gg.tensor(1.0)  # a gradient for the number n: PyTorch refuses it
+
+
+class _NoJvp(gg.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        return a * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def test_custom_function_gradient_for_a_non_tensor_argument_is_refused():
+    a = gg.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as e:
+        _Twice.apply(a, 2).sum().backward()
+    assert str(e.value).splitlines()[0] == ("function _TwiceBackward returned a gradient different than None at "
+                                            "position 2, but the corresponding forward input was not a Variable")
+
+
+def test_custom_function_without_jvp_refuses_dual_tensors():
+    fwad = gg.autograd.forward_ad
+    with fwad.dual_level():
+        dual = fwad.make_dual(gg.tensor([1.0, 2.0]), gg.tensor([1.0, 1.0]))
+        for arg in (dual, dual * 3):
+            with pytest.raises(NotImplementedError) as e:
+                _NoJvp.apply(arg)
+            assert str(e.value).splitlines()[0] == ("You must implement the jvp function for custom autograd.Function "
+                                                    "to use it with forward mode AD.")
+        assert _NoJvp.apply(gg.tensor([1.0], requires_grad=True)).requires_grad  # no tangent: runs

@@ -171,6 +171,11 @@ class Function(metaclass=_FunctionMeta):
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         ctx._node_name, ctx._inputs = f"{cls.__name__}Backward", args
+        if cls.jvp is Function.jvp and _has_tangent(args):
+            raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it "
+                                      f"with forward mode AD.\n  {cls.__name__}.apply got a dual tensor (forward_ad)"
+                                      f"\n  fix: define {cls.__name__}.jvp(ctx, *tangents), or compute without "
+                                      "dual tensors")
         connects = is_grad_enabled() and any(ctx.needs_input_grad)
         # the inputs' proxies, made before forward may write into an input (mark_dirty)
         proxies = [a * 1 for a in args if isinstance(a, Tensor) and a.requires_grad] if connects else []
@@ -183,6 +188,19 @@ class Function(metaclass=_FunctionMeta):
         if not connects:
             return output
         return _connect(cls, ctx, args, output, proxies)
+
+
+def _has_tangent(args: tuple) -> bool:
+    """Whether an argument is a forward-AD dual tensor or computed from one (forward_ad)."""
+    from . import forward_ad
+    if forward_ad._current_level < 0 or not forward_ad._duals:
+        return False
+    duals = {d._h.identity for d, _, _ in forward_ad._duals.values()}
+    for a in args:
+        if isinstance(a, Tensor) and a.requires_grad:
+            if a._h.identity in duals or any(h.identity in duals for h in a._h.leaves_requiring_grad()):
+                return True
+    return False
 
 
 def once_differentiable(fn):
@@ -232,7 +250,7 @@ def _connect(cls, ctx: FunctionCtx, args: tuple, output, proxies: list):
     if not differentiable:
         return output
     for (i, x), p in zip(inputs, proxies):
-        p.register_hook(_input_grad(cls, ctx, state, outs, differentiable, len(args), i, x, len(proxies)))
+        p.register_hook(_input_grad(cls, ctx, state, outs, differentiable, args, i, x, len(proxies)))
     return wrapped[0] if single else type(output)(wrapped) if isinstance(output, tuple) else wrapped
 
 
@@ -244,7 +262,9 @@ def _keep_output_grad(state: dict, j: int):
     return hook
 
 
-def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x, n_proxies):
+def _input_grad(cls, ctx, state, outs, differentiable, args, i, x, n_proxies):
+    n_args = len(args)
+
     def hook(_zero_grad):
         if state["result"] is None:
             state["left"] = n_proxies
@@ -266,6 +286,11 @@ def _input_grad(cls, ctx, state, outs, differentiable, n_args, i, x, n_proxies):
                     raise RuntimeError(f"function {cls.__name__}Backward returned an incorrect number of gradients "
                                        f"(expected {n_args}, got {len(result)})\n  fix: return one gradient per "
                                        "argument of forward, None for those that need none")
+            for k, (a, r) in enumerate(zip(args, result)):
+                if r is not None and not isinstance(a, Tensor):
+                    raise RuntimeError(f"function {cls.__name__}Backward returned a gradient different than None at "
+                                       f"position {k + 1}, but the corresponding forward input was not a Variable\n"
+                                       f"  fix: return None for the non-tensor argument {k} of forward")
             state["result"] = result
         g = state["result"][i]
         state["left"] -= 1
