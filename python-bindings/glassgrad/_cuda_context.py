@@ -33,6 +33,8 @@ class device:
     """torch.cuda.device(device): a context manager that makes device the current GPU in its block
     (an index, 'cuda:i', a glassgrad.device or None for the current one; -1 changes nothing)."""
 
+    __module__ = "glassgrad.cuda"  # its repr names glassgrad.cuda.device, as PyTorch's torch.cuda.device
+
     def __init__(self, device):
         self.idx = _index_of(device)
         self.prev_idx = -1
@@ -53,6 +55,8 @@ class device:
 class device_of(device):
     """torch.cuda.device_of(obj): device(obj's GPU) for a CUDA tensor, a block that changes nothing
     for anything else."""
+
+    __module__ = "glassgrad.cuda"
 
     def __init__(self, obj):
         super().__init__(obj.get_device() if getattr(obj, "is_cuda", False) else -1)
