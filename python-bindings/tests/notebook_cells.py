@@ -133,13 +133,15 @@ def ported_cells(path, changes=None):
 
 def run_cells(folder, path, hide=(), timeout=900, changes=None, env=None):
     """Runs the notebook at path, ported (and `changes` made, as ported_cells), in folder, with
-    `env` ({name: value}) added to the environment; returns ({cell: 'Type: message'}, stdout, stderr)."""
+    `env` ({name: value}) added to the environment (over OFFLINE's proxies: a test may serve
+    downloads itself); returns ({cell: 'Type: message'}, stdout, stderr)."""
     with open(os.path.join(folder, "cells.json"), "w", encoding="utf-8") as f:
         json.dump(ported_cells(path, changes), f)
     with open(os.path.join(folder, "run_cells.py"), "w", encoding="utf-8") as f:
         f.write(RUNNER)
     proc = subprocess.run([sys.executable, "run_cells.py", "cells.json", *hide], cwd=folder,
-                          env=_env(MPLBACKEND="Agg", **OFFLINE, **(env or {})), capture_output=True, text=True, timeout=timeout)
+                          env=_env(**{"MPLBACKEND": "Agg", **OFFLINE, **(env or {})}), capture_output=True, text=True,
+                          timeout=timeout)
     assert proc.returncode == 0 and "RAISED" in proc.stdout, f"{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
     raised = dict(re.findall(r"^\[cell (\d+) raised (.*)\]$", proc.stdout, re.M))
     return {int(k): v for k, v in raised.items()}, proc.stdout, proc.stderr
