@@ -70,6 +70,8 @@ REPOSITORIES = {
     "pytorch-image-classification": "github.com/bentrevett/pytorch-image-classification",
     "pytorch-sentiment-analysis": "github.com/bentrevett/pytorch-sentiment-analysis",
     "pytorch-seq2seq": "github.com/bentrevett/pytorch-seq2seq",
+    "d2l-pytorch": "github.com/dsgiitr/d2l-pytorch",
+    "app_deep_learning": "github.com/jeffheaton/app_deep_learning",
 }
 
 
