@@ -163,3 +163,50 @@ def test_v2_crops_of_an_image_and_lambda_results():
         v2.Compose([])
     with pytest.raises(TypeError, match="sequence of callables"):
         v2.Compose(v2.Identity())
+
+
+def test_v2_fill_given_per_input_type():
+    """torchvision's v2 fill may be a dict keyed by input type, with "others" for the rest (its
+    detection reference: RandomZoomOut(fill={tv_tensors.Image: (123.0, 117.0, 104.0), "others": 0}));
+    the image takes its entry and a following mask the tv_tensors.Mask one."""
+    from glassgrad.vision import tv_tensors
+    img = tv_tensors.Image(gg.tensor(np.full((3, 4, 5), 50, np.uint8)))
+    mask = tv_tensors.Mask(gg.zeros(4, 5, dtype=gg.uint8))
+    out, m = v2.Pad(2, fill={tv_tensors.Image: 7, tv_tensors.Mask: 1})(img, mask)
+    assert out.shape == (3, 8, 9) and out.numpy()[:, 0, 0].tolist() == [7, 7, 7] and out.numpy()[0, 3, 3] == 50
+    assert m.shape == (8, 9) and m.numpy()[0, 0] == 1 and m.numpy()[3, 3] == 0
+    out, m = v2.Pad([1, 0], fill={tv_tensors.Image: (1, 2, 3), "others": 9})(img, mask)
+    assert out.numpy()[:, 0, 0].tolist() == [1, 2, 3] and m.numpy()[0, 0] == 9
+    alone = v2.RandomCrop(8, pad_if_needed=True, fill={tv_tensors.Image: 4, "others": 0})(img)
+    assert type(alone) is tv_tensors.Image and alone.shape == (3, 8, 8) and 4 in alone.numpy()
+    gg.manual_seed(1)
+    zoom = v2.RandomZoomOut(fill={tv_tensors.Image: (123, 117, 104), "others": 0}, side_range=(2.0, 2.0), p=1.0)
+    zimg, zmask = zoom(img, mask)
+    assert zimg.shape == (3, 8, 10) and zmask.shape == (8, 10)
+    zi = zimg.numpy()
+    outside = zi[0] != 50
+    assert outside.sum() == 80 - 20 and {tuple(p) for p in zi[:, outside].T.tolist()} == {(123, 117, 104)}
+    assert int(zmask.numpy().sum()) == 0
+    rot = v2.RandomRotation((90, 90), expand=True, fill={tv_tensors.Image: 3, tv_tensors.Mask: 255})
+    rimg, rmask = rot(tv_tensors.Image(gg.tensor(np.full((1, 2, 4), 50, np.uint8))), tv_tensors.Mask(gg.zeros(2, 4)))
+    assert rimg.shape == (1, 4, 2) and rmask.shape == (4, 2)
+    with pytest.raises(RuntimeError, match="no entry for Tensor"):
+        v2.Pad(1, fill={tv_tensors.Image: 1})(gg.zeros(1, 2, 2))
+    with pytest.raises(TypeError, match="inappropriate fill"):
+        v2.Pad(1, fill={tv_tensors.Image: "red"})
+
+
+def test_v2_fill_dict_matches_torchvision():
+    torch = pytest.importorskip("torch")
+    tv2 = pytest.importorskip("torchvision.transforms.v2")
+    tvt = pytest.importorskip("torchvision.tv_tensors")
+    from glassgrad.vision import tv_tensors
+    x = np.random.default_rng(13).integers(0, 256, (3, 5, 6)).astype(np.uint8)
+    m = (np.arange(30).reshape(5, 6) % 3).astype(np.uint8)
+    for pad, fill in [(2, {"img": 7, "mask": 1}), ([1, 2, 3, 0], {"img": (1, 2, 3), "others": 9})]:
+        ref_fill = {(tvt.Image if k == "img" else tvt.Mask if k == "mask" else k): v for k, v in fill.items()}
+        our_fill = {(tv_tensors.Image if k == "img" else tv_tensors.Mask if k == "mask" else k): v for k, v in fill.items()}
+        ri, rm = tv2.Pad(pad, fill=ref_fill)(tvt.Image(torch.from_numpy(x)), tvt.Mask(torch.from_numpy(m)))
+        oi, om = v2.Pad(pad, fill=our_fill)(tv_tensors.Image(gg.tensor(x)), tv_tensors.Mask(gg.tensor(m)))
+        np.testing.assert_array_equal(oi.numpy(), ri.numpy())
+        np.testing.assert_array_equal(om.numpy(), rm.numpy())

@@ -11,6 +11,7 @@ from ...._tensor import Tensor
 from .. import _image as I
 from ..functional import InterpolationMode, interpolation_mode
 from ..transforms import _rng, _uniform
+from . import _fills
 from . import functional as F
 from .._elastic import elastic_displacement
 from .._linear import check_linear, linear_transform
@@ -153,7 +154,7 @@ class RandomZoomOut(RandomApplied):
         return dict(padding=[left, top, canvas_w - (left + w), canvas_h - (top + h)])
 
     def transform(self, inpt, params):
-        return F.pad(inpt, params["padding"], fill=self.fill)
+        return F.pad(inpt, params["padding"], fill=_fills.fill_for(self.fill, type(inpt)))
 
 
 class _Resizing(Transform):
@@ -234,5 +235,6 @@ class ElasticTransform(Transform):
         return dict(displacement=elastic_displacement(self.alpha, self.sigma, list(query_size(flat_inputs))))
 
     def transform(self, inpt, params):
-        return F.elastic(inpt, params["displacement"], interpolation=self.interpolation, fill=self.fill)
+        return F.elastic(inpt, params["displacement"], interpolation=self.interpolation,
+                         fill=_fills.fill_for(self.fill, type(inpt)))
 

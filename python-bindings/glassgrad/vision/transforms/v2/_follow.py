@@ -14,6 +14,7 @@ from ...tv_tensors import BoundingBoxes, Mask
 from .. import _geometry_log
 from ..functional import InterpolationMode, _padding_ltrb
 from . import _boxes as B
+from . import _fills
 
 # Geometric functions that have no box kernel: a sample with boxes is refused with this reason.
 NO_BOX_KERNEL = {
@@ -45,6 +46,8 @@ def follow_mask(mask: Mask, calls: List[_geometry_log.Call]) -> Mask:
         args = dict(c.args)
         if "interpolation" in args:
             args["interpolation"] = InterpolationMode.NEAREST
+        if "fill" in args and _fills.current() is not None:  # v2's fill per type: the Mask entry
+            args["fill"] = _fills.fill_for(_fills.current(), Mask)
         if isinstance(args.get("fill"), (tuple, list)):  # an image's fill per channel: a mask's is 0
             args["fill"] = 0
         if c.name == "resize" or c.name == "resized_crop":

@@ -21,6 +21,7 @@ from .... import nn
 from ...._tensor import Tensor
 from ... import tv_tensors as tv
 from .. import _image as I
+from . import _fills
 from ..functional import v2_kernels
 
 __all__ = ["Transform"]
@@ -170,7 +171,9 @@ class Transform(nn.Module):
                                   "in the subclass (v2.Transform's protocol)")
 
     def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
-        with v2_kernels():  # v2's kernels: a uint8 image is resized as uint8 (functional.py)
+        # v2's kernels: a uint8 image is resized as uint8 (functional.py); a dict fill gives a
+        # following mask its tv_tensors.Mask entry (_fills.py)
+        with v2_kernels(), _fills.active(getattr(self, "fill", None)):
             return super().__call__(*inputs, **kwargs)
 
     def forward(self, *inputs: Any) -> Any:

@@ -4,9 +4,12 @@ has its images picked by torchvision's rule (_transform.needs_transform) and tra
 one random choice for all of them (_transform.apply_shared), the rest passed through."""
 from __future__ import annotations
 
+import inspect
+
 from .. import _augment, _augmix, _perspective, autoaugment
 from .. import transforms as v1
 from ..functional import v2_kernels
+from . import _fills
 from ._transform import apply_shared, rewrapped
 
 __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDtype", "FiveCrop", "GaussianBlur",
@@ -20,14 +23,39 @@ __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDt
 def _taking_samples(cls: type, keep_type: bool = True) -> type:
     """cls taking v2's inputs; keep_type: a tv_tensors Image (or Video) comes out as one (v2's
     kernels rewrap; Lambda returns what its function does)."""
+    signature = inspect.signature(cls.__init__)
+
+    def __init__(self, *args, **kwargs):
+        bound = signature.bind(self, *args, **kwargs)
+        fill = bound.arguments.get("fill")
+        if not isinstance(fill, dict):
+            return cls.__init__(self, *args, **kwargs)
+        # v2's fill per input type: v1 checks a plain fill; the dict is resolved per input.
+        _fills.check(fill, cls.__name__)
+        bound.arguments["fill"] = 0
+        cls.__init__(*bound.args, **bound.kwargs)
+        self.fill = fill
+
+    def one(self, image):
+        fills = getattr(self, "fill", None)
+        if not isinstance(fills, dict):
+            return cls.__call__(self, image)
+        self.fill = _fills.fill_for(fills, type(image))
+        try:
+            return cls.__call__(self, image)
+        finally:
+            self.fill = fills
+
     def __call__(self, *inputs):
-        with v2_kernels():
+        with v2_kernels(), _fills.active(getattr(self, "fill", None)):
             if len(inputs) == 1 and not isinstance(inputs[0], (tuple, list, dict)):
-                out = cls.__call__(self, inputs[0])
+                out = one(self, inputs[0])
                 return rewrapped(inputs[0], out) if keep_type else out
-            return apply_shared(lambda image: cls.__call__(self, image), inputs)
-    return type(cls.__name__, (cls,), {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__,
-                                       "__qualname__": cls.__name__})
+            return apply_shared(lambda image: one(self, image), inputs)
+    members = {"__call__": __call__, "__doc__": cls.__doc__, "__module__": __name__, "__qualname__": cls.__name__}
+    if "fill" in signature.parameters:
+        members["__init__"] = __init__
+    return type(cls.__name__, (cls,), members)
 
 
 AugMix = _taking_samples(_augmix.AugMix)
