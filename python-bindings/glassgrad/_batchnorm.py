@@ -29,7 +29,7 @@ from typing import Optional, Union
 import numpy as np
 
 from . import _C
-from ._tensor import Tensor, _op, _op_multi, _wrap
+from ._tensor import Tensor, _op, _op_handles, _op_multi, _wrap
 from ._trace import current_scope
 
 
@@ -76,11 +76,13 @@ def update_running_stats(running_mean: Tensor, running_var: Tensor, mean: Tensor
         unbiased = var * (count / (count - 1)) if count > 1 else var * float("nan")
         rm = _op("Assign", [running_mean, running_mean * keep + mean * factor])
         rv = _op("Assign", [running_var, running_var * keep + unbiased * factor])
-    else:
-        rm, rv = _op_multi("BatchNormUpdateStats", [running_mean, running_var, mean, var],
-                           {"momentum": float(factor), "count": int(count)})
-    running_mean._h.reset(rm._h)
-    running_var._h.reset(rv._h)
+        running_mean._h.reset(rm._h)
+        running_var._h.reset(rv._h)
+        return
+    new_mean, new_var = _op_handles("BatchNormUpdateStats", [running_mean, running_var, mean, var],
+                                    {"momentum": float(factor), "count": int(count)})
+    running_mean._h.reset(new_mean)
+    running_var._h.reset(new_var)
 
 
 def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optional[Tensor],
@@ -116,10 +118,10 @@ def training_forward(input: Tensor, shape, running_mean: Optional[Tensor], runni
         return y
     count = math.prod(shape[2:], start=shape[0])  # values_per_channel
     if type(momentum) is float and running_mean._h.realized and running_var._h.realized:
-        rm, rv = _op_multi("BatchNormUpdateStats", [running_mean, running_var, mean, var],
-                           {"momentum": momentum, "count": count})
-        running_mean._h.reset(rm._h)
-        running_var._h.reset(rv._h)
+        new_mean, new_var = _op_handles("BatchNormUpdateStats", [running_mean, running_var, mean, var],
+                                        {"momentum": momentum, "count": count})
+        running_mean._h.reset(new_mean)
+        running_var._h.reset(new_var)
     else:
         update_running_stats(running_mean, running_var, mean, var, count, momentum)
     return y

@@ -519,6 +519,16 @@ def _op_multi(name: str, inputs: Sequence["Tensor"], attrs=None):
     return outs
 
 
+def _op_handles(name: str, inputs: Sequence["Tensor"], attrs=None) -> list:
+    """_op_multi's node, its output handles not wrapped: for outputs that only become other
+    tensors' values through h.reset (BatchNorm's running statistics, every training step). While
+    an inference tensor lives or saved-tensor hooks are on, _op_multi records it (its checks and
+    hooks; the wrappers it makes are dropped)."""
+    if _INFERENCE_TENSORS or _saved_tensor_hooks.STACK:
+        return [t._h for t in _op_multi(name, inputs, attrs)]
+    return _C.lazy_record_op_outputs(name, inputs, attrs, _trace._local, _PACKAGE_DIR)
+
+
 class RefusedValueError(_C.InvalidArgumentError, RuntimeError):
     """An argument's value that PyTorch refuses with a RuntimeError (a ValueError here too): a
     number an integer dtype cannot hold as a fill value, a bound of clamp or an exponent, a

@@ -568,3 +568,58 @@ def test_a_batch_slice_makes_few_python_calls():
     assert tuple(batch.shape) == (8, 1, 4, 4)
     assert calls <= 8, f"{calls} Python calls for a batch slice"
 
+
+
+# ---- BatchNorm's running statistics: their update's outputs recorded without wrappers ----
+def _bn_step_stats(rng_seed=0):
+    """(running_mean, running_var) after one training forward of BatchNorm2d(3) on a fixed batch,
+    and the NumPy reference (momentum 0.1, unbiased variance, PyTorch's update)."""
+    x = np.random.default_rng(rng_seed).standard_normal((4, 3, 2, 2)).astype(np.float32)
+    bn = gg.nn.BatchNorm2d(3)
+    gg.realize(bn.running_mean, bn.running_var)
+    bn(gg.tensor(x)).sum().backward()
+    n = x.size // 3
+    mean = x.mean(axis=(0, 2, 3))
+    unbiased = x.var(axis=(0, 2, 3)) * n / (n - 1)
+    return bn, (bn.running_mean.numpy(), bn.running_var.numpy()), (0.1 * mean, 0.9 + 0.1 * unbiased)
+
+
+def _recorded_op_multi(monkeypatch):
+    from glassgrad import _batchnorm, _tensor
+    names = []
+    real = _tensor._op_multi
+
+    def counting(name, inputs, attrs=None):
+        names.append(name)
+        return real(name, inputs, attrs)
+
+    monkeypatch.setattr(_tensor, "_op_multi", counting)
+    monkeypatch.setattr(_batchnorm, "_op_multi", counting)
+    return names
+
+
+def test_running_stats_update_makes_no_tensors_for_its_outputs(monkeypatch):
+    names = _recorded_op_multi(monkeypatch)
+    bn, got, want = _bn_step_stats()
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+    assert names == ["BatchNorm2DTrain"]  # the update's node recorded by handle
+    assert int(bn.num_batches_tracked.item()) == 1
+
+
+def test_running_stats_under_saved_tensor_hooks_and_beside_inference_tensors(monkeypatch):
+    # Those cases take _op_multi's path (its hooks and checks) and update the statistics alike.
+    names = _recorded_op_multi(monkeypatch)
+    packed = []
+    with gg.autograd.graph.saved_tensors_hooks(lambda t: packed.append(1) or t, lambda t: t):
+        _, got, want = _bn_step_stats(1)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+    assert names == ["BatchNorm2DTrain", "BatchNormUpdateStats"] and packed
+    with gg.inference_mode():
+        held = gg.ones(2)  # an inference tensor alive during the step
+    names.clear()
+    _, got, want = _bn_step_stats(2)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
+    assert names == ["BatchNorm2DTrain", "BatchNormUpdateStats"] and held.is_inference()
