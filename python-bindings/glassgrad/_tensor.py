@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _C, _args, _autocast, _backward_end, _device, _dtypes, _layouts, _post_accumulate_hooks, _runtime
 from . import _elementwise_layout, _node_inputs, _saved_attributes, _saved_tensor_hooks, _shared_memory, _torch_operands
+from . import _no_grad_views
 from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._inplace import in_place, in_place_view
@@ -490,7 +491,10 @@ def _op(name: str, inputs: Sequence["Tensor"], attrs=None, _in_order: bool = Fal
     t = Tensor.__new__(Tensor)
     t._h = h
     if inference_view or (_runtime._inference_blocks and _runtime.is_inference_mode_enabled()):
-        _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
+        if h.is_view and name in _VIEW_OPS and not inputs[0].is_inference():
+            _no_grad_views.made_in_inference_mode(t)  # PyTorch: a normal tensor (its in-place ops are checked)
+        else:
+            _INFERENCE_TENSORS[id(t)] = weakref.ref(t, _forget_inference_tensor(id(t)))
     if _saved_tensor_hooks.STACK:  # autograd.graph.saved_tensors_hooks: pack what PyTorch's node saves
         _saved_tensor_hooks.record(name, inputs, t, attrs)
     return t

@@ -204,3 +204,35 @@ def test_saved_value_error_names_the_recorded_op():
         y[0] = 7
     with pytest.raises(RuntimeError, match=r"which is output 0 of Mul(Backward0)?, is at version 1; expected version 0"):
         z.sum().backward()
+
+
+_INFERENCE = ("A view was created in inference mode and is being modified inplace in normal mode. Given that this use "
+              "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view "
+              "and the inplace either both inside the inference_mode block (if you don't want the inplace to be "
+              "tracked) or both outside (if you want the inplace to be tracked).")
+
+
+def _inference_view(lib, requires_grad: bool):
+    b = lib.ones(3, requires_grad=True) * 1 if requires_grad else lib.ones(3)
+    with lib.inference_mode():
+        v = b[:2]
+    return b, v
+
+
+@pytest.mark.parametrize("lib_name", ["glassgrad", "torch"])
+def test_views_of_normal_tensors_made_in_inference_mode(lib_name):
+    lib = gg if lib_name == "glassgrad" else pytest.importorskip("torch")
+    b, v = _inference_view(lib, False)
+    assert not v.is_inference()  # a view of a normal tensor is a normal tensor
+    v.add_(1)  # allowed outside the block: nothing requires grad
+    assert b.tolist() == [2.0, 2.0, 1.0]
+    b, v = _inference_view(lib, True)
+    with pytest.raises(RuntimeError) as e:
+        v.add_(1)
+    assert str(e.value).splitlines()[0] == _INFERENCE
+    with lib.no_grad():
+        v.add_(1)  # not recorded: allowed
+    with lib.inference_mode():
+        w = lib.ones(3)
+        assert w[:2].is_inference()  # a view of an inference tensor is one
+
