@@ -967,6 +967,8 @@ def _steep_zero(mask: Tensor, t: Tensor) -> Tensor:
 def sinc(input: Tensor) -> Tensor:
     """sin(pi x) / (pi x), 1 at 0 (torch.sinc; its gradient 0 there)."""
     x = _float_input(input)
+    if x.dtype in ("float16", "bfloat16"):  # PyTorch computes in float32 (the opmath type), rounds once
+        return named_node(sinc(x.float()).to(x.dtype), "SincBackward0", x)
     zero = eq(x, 0)
     safe = _op("Where", [zero, constant(1, x.dtype, x.device), x])
     px = mul(safe, math.pi)
