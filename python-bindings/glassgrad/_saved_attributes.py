@@ -89,6 +89,13 @@ def names(node_name: str) -> List[str]:
     return [name for name, _ in SPECS.get(node_name, [])]
 
 
+def tensor_names(node_name: str) -> List[str]:
+    """The names among names(node_name) that hold a tensor (an operand or the result): those PyTorch
+    also offers as _raw_saved_<name> (SavedTensor objects)."""
+    return [name for name, how in SPECS.get(node_name, [])
+            if not callable(how) and how[0] in ("operand", "operand_if", "result")]
+
+
 def value(node, node_name: str, name: str, operands: list, tensor_of: Callable):
     """node's saved attribute `name`; operands: the runtime values PyTorch's node lists, in its
     order; tensor_of(handle): the tensor object for a value. KeyError where the node has none."""

@@ -275,18 +275,29 @@ class _GradFn:
         return tuple(_entries([base, value]))
 
     def __getattr__(self, name: str):
-        # grad_fn._saved_self, _saved_result, ...: what PyTorch's node saved (_saved_attributes)
-        if name.startswith("_saved_") and self._h is not None:
-            node_name = self.name()
-            if name[len("_saved_"):] in _saved_attributes.names(node_name):
+        # grad_fn._saved_self, _saved_result, ...: what PyTorch's node saved (_saved_attributes);
+        # grad_fn._raw_saved_self, ...: its SavedTensor objects (_raw_saved)
+        raw = name.startswith("_raw_saved_")
+        if (raw or name.startswith("_saved_")) and self._h is not None:
+            node_name, attr = self.name(), name[len("_raw_saved_" if raw else "_saved_"):]
+            if attr in (_saved_attributes.tensor_names if raw else _saved_attributes.names)(node_name):
+                from . import _raw_saved
+                hooked = None if raw else _raw_saved.unpacked(self, attr)
+                if hooked is not None:
+                    return hooked[0]
                 listed = self._h.producer_attr("torch_operands")
                 operands = (self._composite_inputs() if listed
                             else _node_inputs.listed(self._op, node_name, self._h.producer_inputs))
-                return _saved_attributes.value(self, node_name, name[len("_saved_"):], operands, _saved_tensor)
+                if raw:
+                    return _raw_saved.saved_tensor(self, attr, lambda: _saved_attributes.value(
+                        self, node_name, attr, operands, _saved_tensor))
+                return _saved_attributes.value(self, node_name, attr, operands, _saved_tensor)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
-        own = [f"_saved_{n}" for n in _saved_attributes.names(self.name())] if self._h is not None else []
+        node_name = self.name() if self._h is not None else ""
+        own = ([f"_saved_{n}" for n in _saved_attributes.names(node_name)]
+               + [f"_raw_saved_{n}" for n in _saved_attributes.tensor_names(node_name)]) if node_name else []
         return sorted(set(super().__dir__()) | set(own))
 
     def _composite_inputs(self) -> list:
