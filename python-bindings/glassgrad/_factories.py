@@ -23,7 +23,7 @@ from . import _memory_formats as _mf
 from ._dtypes import DTYPES
 from ._fused_multiply_add import fused_multiply_add
 from ._random import generator
-from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_sizes, tensor, warn_copy_construct
+from ._tensor import Tensor, _NP, _shape_args, _wrap, check_fits, legacy_shape, legacy_sizes, tensor, warn_copy_construct
 from ._out import factory_out, write_out
 from ._trace import user_source
 
@@ -652,10 +652,11 @@ class _TypedTensorMeta(type):
     def __instancecheck__(cls, obj):
         return isinstance(obj, Tensor) and obj.dtype == cls._dtype and obj.is_cuda == cls._cuda
 
-    def __call__(cls, *args, device=None):
-        """LongTensor([1, 2]) copies data; LongTensor(2, 3) (sizes) gives zeros of that shape."""
+    def __call__(cls, *args, size=None, device=None):
+        """LongTensor([1, 2]) copies data; LongTensor(2, 3) or LongTensor(size=(2, 3)) gives zeros
+        of that shape."""
         where = device or ("cuda" if cls._cuda else "cpu")
-        shape = legacy_sizes(args, cls.__name__)
+        shape = legacy_shape(args, size, cls.__name__)
         if shape is None:
             return tensor(args[0], dtype=cls._dtype, device=where)
         return zeros(*shape, dtype=cls._dtype, device=where)

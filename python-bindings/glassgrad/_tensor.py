@@ -759,6 +759,19 @@ def legacy_sizes(args, who: str) -> Optional[Tuple[int, ...]]:
     return None
 
 
+def legacy_shape(args, size, who: str) -> Optional[Tuple[int, ...]]:
+    """legacy_sizes, or the shape given as the legacy constructors' keyword (PyTorch's
+    torch.Tensor(size=(2, 3), device=d), FloatTensor(size=[4])): a tuple or list of ints, alone;
+    size=() is the 0-d shape."""
+    if size is None:
+        return legacy_sizes(args, who)
+    if args or not isinstance(size, (tuple, list)):
+        got = ", ".join([type(a).__name__ for a in args] + [f"size={type(size).__name__}"])
+        raise TypeError(f"{who}(): size= takes a tuple of ints and no other arguments, got ({got})\n"
+                        f"  fix: {who}(size=(2, 3)) or {who}(2, 3)")
+    return _shape_args(tuple(size), f"{who}(size=...)")
+
+
 def _shape_args(shape, op: str = "shape") -> Tuple[int, ...]:
     """The sizes given as f(2, 3) or f((2, 3)) as a tuple of ints. As PyTorch's, a size is an int or
     something with __index__ (a NumPy integer, a one-element integer tensor): a float or a bool is
@@ -847,13 +860,13 @@ class Tensor:
     __hash__ = object.__hash__
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
 
-    def __init__(self, *args, dtype=None, device=None, requires_grad=False):
+    def __init__(self, *args, size=None, dtype=None, device=None, requires_grad=False):
         """Tensor(data) copies data into the default float type, as torch.Tensor(data) does
         (torch.Tensor is torch.FloatTensor's alias: an int64 or float64 NumPy array becomes float32;
-        glassgrad.tensor(array) keeps the array's dtype); a tensor keeps its own. Tensor(*sizes)
-        and Tensor(Size) give zeros of the default float type, as PyTorch's legacy constructor
-        (uninitialized there)."""
-        shape = legacy_sizes(args, "Tensor")
+        glassgrad.tensor(array) keeps the array's dtype); a tensor keeps its own. Tensor(*sizes),
+        Tensor(Size) and Tensor(size=sizes) give zeros of the default float type, as PyTorch's
+        legacy constructor (uninitialized there)."""
+        shape = legacy_shape(args, size, "Tensor")
         if shape is not None:
             from ._factories import zeros
             self._h = zeros(*shape, dtype=dtype, device=device, requires_grad=requires_grad)._h
