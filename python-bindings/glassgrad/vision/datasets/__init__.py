@@ -1,6 +1,7 @@
 """glassgrad.vision.datasets: torchvision.datasets' names and file layouts."""
 from .celeba import CelebA
 from .cifar import CIFAR10, CIFAR100
+from .coco import CocoCaptions, CocoDetection
 from .dtd import DTD
 from .eurosat import EuroSAT
 from .fakedata import FakeData
@@ -17,6 +18,6 @@ from .svhn import SVHN
 from .usps import USPS
 from .vision import VisionDataset
 
-__all__ = ["CIFAR10", "CIFAR100", "CelebA", "DTD", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
+__all__ = ["CIFAR10", "CIFAR100", "CelebA", "CocoCaptions", "CocoDetection", "DTD", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
            "Flowers102", "Food101", "GTSRB", "ImageFolder", "KMNIST", "MNIST", "Omniglot", "OxfordIIITPet", "QMNIST",
            "SEMEION", "STL10", "SVHN", "USPS", "VisionDataset"]
