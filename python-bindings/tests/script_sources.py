@@ -72,6 +72,9 @@ REPOSITORIES = {
     "pytorch-seq2seq": "github.com/bentrevett/pytorch-seq2seq",
     "d2l-pytorch": "github.com/dsgiitr/d2l-pytorch",
     "app_deep_learning": "github.com/jeffheaton/app_deep_learning",
+    "uvadlc_notebooks": "github.com/phlippe/uvadlc_notebooks",
+    "udlbook": "github.com/udlbook/udlbook",
+    "02456-deep-learning-with-PyTorch": "github.com/DeepLearningDTU/02456-deep-learning-with-PyTorch",
 }
 
 
