@@ -17,7 +17,8 @@ from .stl10 import STL10
 from .svhn import SVHN
 from .usps import USPS
 from .vision import VisionDataset
+from .voc import VOCDetection, VOCSegmentation
 
 __all__ = ["CIFAR10", "CIFAR100", "CelebA", "CocoCaptions", "CocoDetection", "DTD", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
            "Flowers102", "Food101", "GTSRB", "ImageFolder", "KMNIST", "MNIST", "Omniglot", "OxfordIIITPet", "QMNIST",
-           "SEMEION", "STL10", "SVHN", "USPS", "VisionDataset"]
+           "SEMEION", "STL10", "SVHN", "USPS", "VOCDetection", "VOCSegmentation", "VisionDataset"]
