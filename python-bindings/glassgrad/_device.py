@@ -167,13 +167,12 @@ def get_default_device() -> "device":
 
 def set_default_device(device) -> None:
     """Where new tensors and parameters go: 'cpu' or 'cuda'; None goes back to the default
-    (GLASSGRAD_DEVICE, else the GPU when one is usable: default_device())."""
+    (GLASSGRAD_DEVICE, else the GPU when one is usable: default_device()). Without a usable GPU,
+    'cuda' is set all the same and the tensors made afterwards raise DeviceError, as PyTorch's."""
     global _default
     if device is None:
         _default = None
         return
-    d = normalize(device)
-    if d.startswith("cuda") and not cuda_available():
-        raise _C.DeviceError("set_default_device('cuda'): no usable GPU\n"
-                             f"  cause: {_C.cuda_why_unavailable()}\n  fix: set_default_device('cpu')")
-    _default = d
+    # As PyTorch's, a GPU is not asked for here: without one, making a tensor there raises
+    # (glassgrad's DeviceError, PyTorch's RuntimeError), not this call.
+    _default = normalize(device)
