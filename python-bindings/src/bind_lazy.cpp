@@ -5,6 +5,8 @@
 #include <array>
 #include <unordered_map>
 
+#include <structmember.h>
+
 #include "bindings.h"
 #include "glassgrad/autodiff/batchnorm_checks.h"
 #include "glassgrad/autodiff/class_labels.h"
@@ -96,27 +98,48 @@ void clear_meta_cache(MetaCache& cache) {
 
 std::string str_or(PyObject* s, const char* empty) { return s ? py::cast<std::string>(s) : std::string(empty); }
 
-// A recorded node's metadata: its scope, role and layer the innermost of the thread's stacks
-// (glassgrad._trace._Stacks), its source the user's line.
-lazy::SharedMeta meta_from_python(const py::object& stacks, const py::str& package_dir) {
-  // (scopes, roles, layers) in one read: each read of an attribute of a threading.local looks up
-  // the thread's dict, and every recorded op comes here.
+// The thread's (scopes, roles, layers) tuple of `stacks` (glassgrad._trace._Stacks, a
+// threading.local), borrowed. Each read of a threading.local's attribute looks up the thread's
+// dict (about 550 instructions), and every recorded op comes here; the tuple is made once per
+// thread and never replaced (its lists are appended to and popped), so it is read once per
+// (stacks object, thread state) and kept. The references it keeps (the object and the tuple) are
+// given back when the next read replaces them, and left to the process when a thread ends.
+PyObject* thread_stacks(PyObject* stacks) {
   static PyObject* const stacks_name = interned("stacks");
-  constexpr size_t kCapacity = 4096;
-  const py::object all = attr_of(stacks.ptr(), stacks_name);
+  struct Kept {
+    PyObject* stacks = nullptr;  // a reference, so that its address names no other object meanwhile
+    uint64_t thread = 0;         // PyThreadState::id: unique for the process's life
+    PyObject* tuple = nullptr;   // a reference
+  };
+  thread_local Kept kept;
+  const uint64_t thread = PyThreadState_Get()->id;
+  if (kept.stacks == stacks && kept.thread == thread) return kept.tuple;
+  py::object all = attr_of(stacks, stacks_name);
   if (!PyTuple_Check(all.ptr()) || PyTuple_GET_SIZE(all.ptr()) != 3) {
     throw InternalError("lazy_record_op: the recording stacks are not a (scopes, roles, layers) tuple");
   }
+  Py_INCREF(stacks);
+  Py_XDECREF(kept.stacks);
+  Py_XDECREF(kept.tuple);
+  kept = Kept{stacks, thread, all.release().ptr()};
+  return kept.tuple;
+}
+
+// A recorded node's metadata: its scope, role and layer the innermost of the thread's stacks
+// (glassgrad._trace._Stacks), its source the user's line.
+lazy::SharedMeta meta_from_python(const py::object& stacks, const py::str& package_dir) {
+  constexpr size_t kCapacity = 4096;
+  PyObject* const all = thread_stacks(stacks.ptr());
   const py::str source = user_source(package_dir);
   MetaKey key;
-  key.parts = {top_object(PyTuple_GET_ITEM(all.ptr(), 0)), top_object(PyTuple_GET_ITEM(all.ptr(), 1)),
-               top_object(PyTuple_GET_ITEM(all.ptr(), 2)), source.ptr()};
+  key.parts = {top_object(PyTuple_GET_ITEM(all, 0)), top_object(PyTuple_GET_ITEM(all, 1)),
+               top_object(PyTuple_GET_ITEM(all, 2)), source.ptr()};
   uint64_t h = 0;
   for (PyObject* p : key.parts) {
     if (p != nullptr && !PyUnicode_Check(p)) throw InternalError("lazy_record_op: a recording stack holds a non-str");
     const Py_hash_t ph = p ? PyObject_Hash(p) : 0;
     if (ph == -1) throw py::error_already_set();
-    h = hash_combine(h, static_cast<uint64_t>(ph));
+    h = lazy::fold(h, static_cast<uint64_t>(ph));
   }
   key.hash = static_cast<Py_hash_t>(h);
   MetaCache& cache = meta_cache();
@@ -131,28 +154,85 @@ lazy::SharedMeta meta_from_python(const py::object& stacks, const py::str& packa
   return shared;
 }
 
-// glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
-// `_h`), the node's scope, role and layer the innermost of the thread's stacks and its source the
-// user's line; the node is the one lazy_record makes with those arguments.
+// tensor._h, as PyObject_GetAttr gives it. glassgrad.Tensor keeps its handle in a slot and
+// defines __getattr__ (for a tensor that still holds its NumPy array), which sends every read
+// through CPython's __getattr__ hook (about 280 instructions a read). When the type's
+// __getattribute__ is object's and `_h` is a plain slot of it holding a value, the value is read
+// from the slot, as object's __getattribute__ reads it (a slot is a data descriptor: it comes
+// before the instance's dict and __getattr__); anything else takes the full lookup.
+py::object handle_attr(PyObject* tensor) {
+  static PyObject* const h_name = interned("_h");
+  static PyObject* const getattribute_name = interned("__getattribute__");
+  static PyObject* const generic = _PyType_Lookup(&PyBaseObject_Type, getattribute_name);  // object's, borrowed
+  PyTypeObject* const type = Py_TYPE(tensor);
+  PyObject* const slot = _PyType_Lookup(type, h_name);  // borrowed
+  if (slot != nullptr && Py_IS_TYPE(slot, &PyMemberDescr_Type) && _PyType_Lookup(type, getattribute_name) == generic) {
+    const PyMemberDef* m = reinterpret_cast<PyMemberDescrObject*>(slot)->d_member;
+    if (m->type == T_OBJECT_EX && m->flags == 0) {
+      PyObject* v = *reinterpret_cast<PyObject**>(reinterpret_cast<char*>(tensor) + m->offset);
+      if (v != nullptr) return py::reinterpret_borrow<py::object>(v);
+    }
+  }
+  return attr_of(tensor, h_name);
+}
+
+// The lazy::Handle a `_h` object wraps. An exact Lazy object's pointer is read from its
+// instance as pybind11's caster reads it, without the caster's lookup of the type's record by
+// the C++ type (about 200 instructions a call); anything else goes through the caster, with its
+// errors.
+lazy::Handle* handle_ptr(const py::object& h) {
+  static const py::detail::type_info* const info = py::detail::get_type_info(typeid(lazy::Handle));
+  if (info != nullptr && Py_TYPE(h.ptr()) == info->type) {
+    void* v = reinterpret_cast<py::detail::instance*>(h.ptr())->get_value_and_holder(info).value_ptr();
+    if (v != nullptr) return static_cast<lazy::Handle*>(v);
+  }
+  return h.cast<lazy::Handle*>();
+}
+
+// The handle a tensor holds (its `_h`), alive while `held` is.
+lazy::Handle* handle_of_tensor(PyObject* tensor, std::vector<py::object>& held) {
+  held.push_back(handle_attr(tensor));
+  return handle_ptr(held.back());
+}
+
 // The handles (`_h`) of a list of tensors, alive while `held` is.
 std::vector<lazy::Handle*> handles_of_tensors(const py::handle& tensors, std::vector<py::object>& held) {
-  static PyObject* const h_name = interned("_h");
   if (!PyList_Check(tensors.ptr())) throw InternalError("lazy_record_group_updates: expected a list of tensors");
   const Py_ssize_t n = PyList_GET_SIZE(tensors.ptr());
   std::vector<lazy::Handle*> out;
   out.reserve(static_cast<size_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i) {
-    held.push_back(attr_of(PyList_GET_ITEM(tensors.ptr(), i), h_name));
-    out.push_back(held.back().cast<lazy::Handle*>());
-  }
+  for (Py_ssize_t i = 0; i < n; ++i) out.push_back(handle_of_tensor(PyList_GET_ITEM(tensors.ptr(), i), held));
   return out;
 }
 
-std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string& op, const py::object& tensors,
+// The schema of the op named `op`. A recording call names its op with a str constant of the
+// package's code, the same object call after call, so the schema is kept by that object's
+// identity (the registry's lookup compares the name with about nine others, and converting the
+// str to a std::string comes before it). Each entry holds a reference to its str, so a cached
+// address is never reused meanwhile; schemas live as long as the registry. Touched only with the
+// GIL held; bounded: a table that fills up starts again.
+const OpSchema& schema_named(const py::str& op) {
+  constexpr size_t kCapacity = 1024;
+  static auto* kept = new std::unordered_map<PyObject*, const OpSchema*>();  // never freed: outlives interpreter exit
+  auto it = kept->find(op.ptr());
+  if (it != kept->end()) return *it->second;
+  const OpSchema& s = OpRegistry::instance().at(py::cast<std::string>(op));
+  if (kept->size() >= kCapacity) {
+    for (const auto& e : *kept) Py_DECREF(e.first);
+    kept->clear();
+  }
+  Py_INCREF(op.ptr());
+  kept->emplace(op.ptr(), &s);
+  return s;
+}
+
+// glassgrad._tensor's recording call (lazy_record_op below): tensors in (each one's handle is its
+// `_h`), the node's scope, role and layer the innermost of the thread's stacks and its source the
+// user's line; the node is the one lazy_record makes with those arguments.
+std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const py::str& op, const py::object& tensors,
                                                               const py::object& attrs, const py::object& stacks,
                                                               const py::str& package_dir) {
   using lazy::Handle;
-  static PyObject* const h_name = interned("_h");
   const py::object seq = py::reinterpret_steal<py::object>(
       PySequence_Fast(tensors.ptr(), "lazy_record_op: inputs must be a list or tuple of tensors"));
   if (!seq) throw py::error_already_set();
@@ -163,12 +243,11 @@ std::vector<std::unique_ptr<lazy::Handle>> record_from_python(const std::string&
   held.reserve(static_cast<size_t>(n));
   inputs.reserve(static_cast<size_t>(n));
   for (Py_ssize_t i = 0; i < n; ++i) {
-    held.push_back(attr_of(items[i], h_name));
-    inputs.push_back(held.back().cast<Handle*>());
+    inputs.push_back(handle_of_tensor(items[i], held));
   }
   static const lazy::SharedAttrs none = lazy::share_attrs(Attrs());
   const lazy::SharedAttrs a = attrs.is_none() ? none : shared_attrs_from_dict(py::dict(attrs));
-  return lazy::record_handles(op, inputs, a, meta_from_python(stacks, package_dir));
+  return lazy::record_handles(schema_named(op), inputs, a, meta_from_python(stacks, package_dir));
 }
 }  // namespace
 
@@ -374,10 +453,10 @@ void bind_lazy(py::module_& m) {
   // op of a plain loop's forward comes here: docs/architecture.md, "One graph from the tracer to
   // the planner").
   m.def("lazy_record_op",
-        [](const std::string& op, const py::object& tensors, const py::object& attrs, const py::object& stacks,
+        [](const py::str& op, const py::object& tensors, const py::object& attrs, const py::object& stacks,
            const py::str& package_dir) {
           auto outs = record_from_python(op, tensors, attrs, stacks, package_dir);
-          if (outs.empty()) throw InternalError("lazy_record_op: " + op + " has no outputs");
+          if (outs.empty()) throw InternalError("lazy_record_op: " + py::cast<std::string>(op) + " has no outputs");
           return std::move(outs[0]);
         },
         py::arg("op"), py::arg("inputs"), py::arg("attrs"), py::arg("stacks"), py::arg("package_dir"));

@@ -40,20 +40,20 @@ uint64_t hash_number(PyObject* v) {
     const double d = PyFloat_AS_DOUBLE(v);
     uint64_t bits = 0;
     std::memcpy(&bits, &d, sizeof bits);
-    return hash_combine(0xF10A7, bits);
+    return lazy::fold(0xF10A7, bits);
   }
   const Py_hash_t h = PyObject_Hash(v);  // an exact int: its value, cannot fail
-  return hash_combine(0x1A7, static_cast<uint64_t>(h));
+  return lazy::fold(0x1A7, static_cast<uint64_t>(h));
 }
 
 // A plain value's hash (plain_value(v) holds).
 uint64_t hash_value(PyObject* v) {
-  if (PyUnicode_CheckExact(v)) return hash_combine(0x57, static_cast<uint64_t>(PyObject_Hash(v)));
+  if (PyUnicode_CheckExact(v)) return lazy::fold(0x57, static_cast<uint64_t>(PyObject_Hash(v)));
   if (!PyList_CheckExact(v) && !PyTuple_CheckExact(v)) return hash_number(v);
   const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
   PyObject** items = PySequence_Fast_ITEMS(v);
-  uint64_t h = hash_combine(0x5E0, static_cast<uint64_t>(n));
-  for (Py_ssize_t i = 0; i < n; ++i) h = hash_combine(h, hash_number(items[i]));
+  uint64_t h = lazy::fold(0x5E0, static_cast<uint64_t>(n));
+  for (Py_ssize_t i = 0; i < n; ++i) h = lazy::fold(h, hash_number(items[i]));
   return h;
 }
 
@@ -117,7 +117,7 @@ lazy::SharedAttrs shared_attrs_from_dict(const py::dict& d) {
   bool plain = true;
   while (plain && PyDict_Next(d.ptr(), &pos, &k, &v)) {
     plain = PyUnicode_CheckExact(k) && plain_value(v);
-    if (plain) h = hash_combine(hash_combine(h, static_cast<uint64_t>(PyObject_Hash(k))), hash_value(v));
+    if (plain) h = lazy::fold(lazy::fold(h, static_cast<uint64_t>(PyObject_Hash(k))), hash_value(v));
   }
   if (!plain) return lazy::share_attrs(attrs_from_dict(d));
   AttrsTable& table = attrs_table();

@@ -295,14 +295,13 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
 namespace {
 // record_handles with the attributes as given, or shared and hashed (shared_attrs, which then
 // holds `attrs`).
-std::vector<std::unique_ptr<Handle>> record_handles_with(const std::string& op, const std::vector<Handle*>& inputs,
+std::vector<std::unique_ptr<Handle>> record_handles_with(const OpSchema& s, const std::vector<Handle*>& inputs,
                                                          const Attrs& attrs, const SharedAttrs* shared_attrs,
                                                          const SharedMeta& shared) {
   const NodeMeta& meta = *shared.meta;
   std::vector<ValuePtr> values;
   values.reserve(inputs.size());
   for (Handle* h : inputs) values.push_back(h->value());
-  const OpSchema& s = OpRegistry::instance().at(op);
   std::vector<ValuePtr> made =
       shared_attrs ? record_schema(s, values, *shared_attrs, shared) : record_schema(s, values, attrs, shared);
   std::vector<std::unique_ptr<Handle>> out;
@@ -336,10 +335,15 @@ std::vector<std::unique_ptr<Handle>> record_handles_with(const std::string& op, 
 
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
                                                     const Attrs& attrs, const SharedMeta& meta) {
-  return record_handles_with(op, inputs, attrs, nullptr, meta);
+  return record_handles_with(OpRegistry::instance().at(op), inputs, attrs, nullptr, meta);
 }
 
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const SharedAttrs& attrs, const SharedMeta& meta) {
+  return record_handles(OpRegistry::instance().at(op), inputs, attrs, meta);
+}
+
+std::vector<std::unique_ptr<Handle>> record_handles(const OpSchema& op, const std::vector<Handle*>& inputs,
                                                     const SharedAttrs& attrs, const SharedMeta& meta) {
   return record_handles_with(op, inputs, *attrs.attrs, &attrs, meta);
 }

@@ -147,17 +147,6 @@ struct Export {
   bool overwritten_leaves = false;
 };
 
-// One word folded into a hash that only the tracer compares (collect's signature, which keys the
-// plan cache and backward's templates; record_node's shape memo), inlined: hash_combine is a call
-// into the engine, about 25 instructions a word, and a ResNet-18 step's two collects fold about
-// 2,500 words. Boost's combine followed by a multiply-xorshift finalizer.
-inline uint64_t fold(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  h ^= h >> 32;
-  h *= 0xd6e8feb86659fd93ULL;
-  return h ^ (h >> 32);
-}
-
 // ex.id, built on first use (Export::id).
 std::unordered_map<const TraceValue*, ValueId>& ids(Export& ex);
 

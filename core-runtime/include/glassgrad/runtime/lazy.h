@@ -44,6 +44,18 @@ namespace glassgrad {
 class Executor;
 namespace lazy {
 
+// One word folded into a hash that only the tracer and its bindings compare (collect's
+// signature, which keys the plan cache and backward's templates; record_node's shape memo; the
+// bindings' tables of metadata and attribute dicts), inlined: hash_combine is a call into the
+// engine, about 25 instructions a word, and a ResNet-18 step's two collects fold about 2,500
+// words. Boost's combine followed by a multiply-xorshift finalizer.
+inline uint64_t fold(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  h ^= h >> 32;
+  h *= 0xd6e8feb86659fd93ULL;
+  return h ^ (h >> 32);
+}
+
 struct TraceNode;
 struct Alias;
 struct TraceValue;
@@ -270,6 +282,9 @@ std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
                                                     const Attrs& attrs, const SharedMeta& meta);
 std::vector<std::unique_ptr<Handle>> record_handles(const std::string& op, const std::vector<Handle*>& inputs,
+                                                    const SharedAttrs& attrs, const SharedMeta& meta);
+// The op's schema given (a caller that keeps it: the bindings, by the op name's str object).
+std::vector<std::unique_ptr<Handle>> record_handles(const OpSchema& op, const std::vector<Handle*>& inputs,
                                                     const SharedAttrs& attrs, const SharedMeta& meta);
 // x[i, j, ...] for in-range positions of the leading dims (one per dim, at least one): the view
 // the general key's path records (a Slice per position, then the Reshape dropping their axes),
