@@ -142,8 +142,27 @@ std::shared_ptr<BackwardTemplate> template_of(const Export& ex, NodeId first_new
 // 1 where PyTorch's node saves a tensor (reflection padding's slices: ReflectionPad2DBackward0 saves
 // its input); -1 without the attribute.
 int saves_per_attribute(const TraceNode& fwd) {
-  if (!fwd.attrs->has("torch_saves")) return -1;
-  return fwd.attrs->f("torch_saves") != 0 ? 1 : 0;
+  static const std::string key = "torch_saves";
+  if (!fwd.attrs->has(key)) return -1;
+  return fwd.attrs->f(key) != 0 ? 1 : 0;
+}
+
+// The ops the rules below name, found once: a backward asks for every forward node's rules, and
+// comparing schemas costs a fraction of comparing the op's name with each of them.
+struct RuleOps {
+  const OpSchema* conv2d;
+  const OpSchema* conv2d_backward_input;
+  const OpSchema* div;
+  const OpSchema* mul_scalar;
+  const OpSchema* avg_pool2d;
+};
+const RuleOps& rule_ops() {
+  static const RuleOps ops = [] {
+    const OpRegistry& r = OpRegistry::instance();
+    return RuleOps{&r.at("Conv2D"), &r.at("Conv2DBackwardInput"), &r.at("Div"), &r.at("MulScalar"),
+                   &r.at("AvgPool2D")};
+  }();
+  return ops;
 }
 
 // Whether PyTorch's node for forward op `fwd` saves a tensor its gradient here does not read, so a
@@ -151,11 +170,12 @@ int saves_per_attribute(const TraceNode& fwd) {
 // (and x / 2, a MulScalar here) as mul/div of a wrapped 0-d tensor and saves that tensor; a
 // MulScalar with attribute scalar_arg stands for a Scalar argument (add's alpha, lerp's weight),
 // which PyTorch does not save. avg_pool1d/2d (AvgPool2D) save their input for the input's shape.
-bool saves_unread_value(const TraceNode& fwd) {
-  if (saves_per_attribute(fwd) == 1) return true;
-  const std::string& op = fwd.schema->name;
-  if (op == "MulScalar") return !fwd.attrs->has("scalar_arg");
-  return op == "AvgPool2D";
+// per_attribute: saves_per_attribute(fwd).
+bool saves_unread_value(const TraceNode& fwd, int per_attribute) {
+  if (per_attribute == 1) return true;
+  const RuleOps& ops = rule_ops();
+  if (fwd.schema == ops.mul_scalar) return !fwd.attrs->has("scalar_arg");
+  return fwd.schema == ops.avg_pool2d;
 }
 
 // The inputs 0 .. n-1 of forward op `fwd` PyTorch's node saves whatever its gradient here reads:
@@ -165,9 +185,9 @@ bool saves_unread_value(const TraceNode& fwd) {
 // in PyTorch. Ops not listed save what their gradient rules read (docs/inplace-and-views.md,
 // "Version counters and freed graphs").
 size_t inputs_saved_unread(const TraceNode& fwd) {
-  const std::string& op = fwd.schema->name;
-  if (op == "Conv2D" || op == "Conv2DBackwardInput") return std::min<size_t>(2, fwd.inputs.size());
-  if (op == "Div" && fwd.inputs.size() == 2 && fwd.inputs[1]->requires_grad) return 2;
+  const RuleOps& ops = rule_ops();
+  if (fwd.schema == ops.conv2d || fwd.schema == ops.conv2d_backward_input) return std::min<size_t>(2, fwd.inputs.size());
+  if (fwd.schema == ops.div && fwd.inputs.size() == 2 && fwd.inputs[1]->requires_grad) return 2;
   return 0;
 }
 
@@ -242,7 +262,8 @@ void check_saved(const Export& ex, NodeId gradient_of, const std::vector<ValueId
   TraceNode* fwd = ex.nodes[static_cast<size_t>(gradient_of)].get();
   // The op-name and attribute lookups once per forward node: its gradient nodes come together.
   if (rules.fwd != fwd) {
-    rules = SavedRules{fwd, inputs_saved_unread(*fwd), saves_unread_value(*fwd), saves_per_attribute(*fwd) != 0};
+    const int per_attribute = saves_per_attribute(*fwd);
+    rules = SavedRules{fwd, inputs_saved_unread(*fwd), saves_unread_value(*fwd, per_attribute), per_attribute != 0};
   }
   const size_t unread = rules.unread;
   bool reads_saved = rules.saves_unread || unread > 0;
