@@ -1,5 +1,6 @@
 // Lazy values: pins, the pending registry, leaves and recording.
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <unordered_map>
 #include <variant>
@@ -443,16 +444,43 @@ std::vector<ValuePtr> record_computed(const OpSchema& s, const std::vector<Value
       [](const ValuePtr& v) { return v->info; });
 }
 
+// record_node's copies of its inputs' infos, kept per thread by input count: an info
+// copy-assigned into one kept from an earlier node reuses its shape's memory, where a list made
+// per node allocated the list and a shape per input. A call nested in another of the same count
+// (a storage type's cast nodes) finds the list taken and makes its own.
+class InputInfos {
+ public:
+  explicit InputInfos(const std::vector<ValuePtr>& inputs) : n_(inputs.size()) {
+    if (n_ < kKept) list_.swap(kept()[n_]);
+    list_.resize(n_);
+    for (size_t i = 0; i < n_; ++i) list_[i] = inputs[i]->info;
+  }
+  ~InputInfos() {
+    if (n_ < kKept) kept()[n_].swap(list_);
+  }
+  InputInfos(const InputInfos&) = delete;
+  InputInfos& operator=(const InputInfos&) = delete;
+  const std::vector<TensorInfo>& list() const { return list_; }
+
+ private:
+  static constexpr size_t kKept = 8;
+  static std::array<std::vector<TensorInfo>, kKept>& kept() {
+    thread_local std::array<std::vector<TensorInfo>, kKept> lists;
+    return lists;
+  }
+  size_t n_;
+  std::vector<TensorInfo> list_;
+};
+
 std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>& inputs, const Attrs& attrs,
                                   const NodeMeta& meta, const uint64_t* known_mhash, const SharedAttrs* shared_attrs) {
   const std::string& op = s.name;
-  std::vector<TensorInfo> infos;
-  infos.reserve(inputs.size());
   for (const auto& in : inputs) {
     if (!in) throw InternalError(op + ": null input");
     if (!in->invalid.empty()) throw_invalid(*in);
-    infos.push_back(in->info);
   }
+  const InputInfos input_infos(inputs);
+  const std::vector<TensorInfo>& infos = input_infos.list();
   // Storage types: a view of stored memory is taken as it is (below); anything else computes wide.
   const std::optional<ComputeDTypes> c = compute_dtypes(s, infos, attrs, meta);
   if (c && (s.view_of < 0 || !t_eager_views)) return record_computed(s, inputs, infos, *c, meta);
@@ -488,7 +516,7 @@ std::vector<ValuePtr> record_node(const OpSchema& s, const std::vector<ValuePtr>
       make_node(s, inputs, attrs, meta, outs, track, hash, mhash, shared_attrs ? shared_attrs->attrs : nullptr);
   if (!made.empty()) {
     const TraceNode& node = *made[0]->producer;
-    memo.put(memo_key, ShapeMemo::Entry{&s, std::move(infos), node.attrs, node.meta, std::move(inferred), hash});
+    memo.put(memo_key, ShapeMemo::Entry{&s, infos, node.attrs, node.meta, std::move(inferred), hash});
   }
   return made;
 }
