@@ -93,8 +93,10 @@ void log_softmax(const KernelContext& c) {
     const T m = column_max(xc, col.d, st);
     double s = 0;
     for (int64_t i = 0; i < col.d; ++i) s += std::exp(xc[i * st] - m);
-    const T shift = static_cast<T>(static_cast<double>(m) + std::log(s));
-    for (int64_t i = 0; i < col.d; ++i) yc[i * st] = xc[i * st] - shift;
+    // (x - max) - log(s), as PyTorch and the CUDA kernel: x - (max + log(s)) rounded the shift to
+    // T first and lost the largest entries' small values (log_softmax([0.5, 10])[1] is -7.486e-05)
+    const double ls = std::log(s);
+    for (int64_t i = 0; i < col.d; ++i) yc[i * st] = static_cast<T>(static_cast<double>(xc[i * st] - m) - ls);
   });
 }
 
