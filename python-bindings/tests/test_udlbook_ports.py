@@ -1,6 +1,6 @@
-"""udlbook/udlbook (the notebooks of Prince's "Understanding Deep Learning" that import torch: MNIST-1D
-performance, augmentation, 1D and 2D convolution, convolution for MNIST, residual networks, batch
-normalization, random data, adversarial attacks), ported on the fly with their imports changed
+"""udlbook/udlbook (the notebooks of Prince's "Understanding Deep Learning" that import torch:
+MNIST-1D performance, double descent, augmentation, 1D and 2D convolution, convolution for MNIST,
+residual networks, batch normalization, random data, adversarial attacks), ported on the fly with their imports changed
 only from $GLASSGRAD_SCRIPT_SOURCES/udlbook (script_sources.py; without it these tests skip). A
 notebook runs cell by cell (notebook_cells.py) in a ported copy of its folder. The MNIST-1D
 notebooks build their data with the mnist1d package (`get_dataset(..., download=False)`
@@ -8,11 +8,11 @@ generates the 4000 training and 1000 test signals when no pickle is there; the t
 the package); the two MNIST notebooks read MNIST (640 training, 1000 test images) written under
 ./files.
 
-The edits beyond the imports: each epoch count (`n_epoch = 50`, 60 or 100) set to 2, and MNIST's
-root `/files/` (a folder at the file system's root) read as `./files/`.
+The edits beyond the imports: each epoch count (`n_epoch = 50`, 60, 100 or 1000) set to 2, and
+MNIST's root `/files/` (a folder at the file system's root) read as `./files/`.
 
-Not run: 8.3 (double descent) and 20.2 (full-batch gradient descent, 200000 epochs a model), whose
-PyTorch runs were not finished when the tests were written; 12.4 (GPT-2 from Hugging Face's hub);
+Not run: 20.2 (full-batch gradient descent, 200000 epochs a model), whose PyTorch run was not
+finished when the tests were written; 12.4 (GPT-2 from Hugging Face's hub);
 20.3 (clones the mnist1d repository for its training module); the notebooks without torch.
 
 Every notebook here also ran under PyTorch 2.14.1 on the same files (a driver outside the
@@ -49,6 +49,7 @@ NOTEBOOKS = {
 }
 MNIST1D = {
     "Notebooks/Chap08/8_1_MNIST_1D_Performance.ipynb": ({}, [], _epochs(50)),
+    "Notebooks/Chap08/8_3_Double_Descent.ipynb": ({}, [], _epochs(1000)),
     "Notebooks/Chap09/9_5_Augmentation.ipynb": ({}, [], _epochs(50)),
     "Notebooks/Chap10/10_2_Convolution_for_MNIST_1D.ipynb": ({}, [], _epochs(100)),
     "Notebooks/Chap11/11_2_Residual_Networks.ipynb": ({}, [], _epochs(100)),
