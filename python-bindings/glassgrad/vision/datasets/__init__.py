@@ -16,9 +16,11 @@ from .semeion import SEMEION
 from .stl10 import STL10
 from .svhn import SVHN
 from .usps import USPS
+from ._tv_tensor_wrap import wrap_dataset_for_transforms_v2
 from .vision import VisionDataset
 from .voc import VOCDetection, VOCSegmentation
 
 __all__ = ["CIFAR10", "CIFAR100", "CelebA", "CocoCaptions", "CocoDetection", "DTD", "DatasetFolder", "EMNIST", "EuroSAT", "FakeData", "FashionMNIST",
            "Flowers102", "Food101", "GTSRB", "ImageFolder", "KMNIST", "MNIST", "Omniglot", "OxfordIIITPet", "QMNIST",
-           "SEMEION", "STL10", "SVHN", "USPS", "VOCDetection", "VOCSegmentation", "VisionDataset"]
+           "SEMEION", "STL10", "SVHN", "USPS", "VOCDetection", "VOCSegmentation", "VisionDataset",
+           "wrap_dataset_for_transforms_v2"]
