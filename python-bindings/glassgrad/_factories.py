@@ -28,11 +28,20 @@ from ._out import factory_out, write_out
 from ._trace import user_source
 
 
+def _requiring_grad(t: Tensor) -> Tensor:
+    """t with requires_grad=True, as a factory's requires_grad=True makes it (PyTorch's words for an
+    integer or bool dtype differ from requires_grad_()'s)."""
+    if not t.dtype.is_floating_point:
+        raise _C.DTypeError(f"Only Tensors of floating point and complex dtype can require gradients\n  a {t.dtype} "
+                            f"tensor {list(t.shape)} was made with requires_grad=True\n  fix: dtype=glassgrad.float32")
+    return t.requires_grad_(True)
+
+
 def _leaf(arr: np.ndarray, device, requires_grad: bool = False) -> Tensor:
     raw = _C.Tensor.from_numpy(np.ascontiguousarray(arr), _device.normalize(device), f"tensor@{user_source()}")
     t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
     if requires_grad:
-        t.requires_grad_(True)
+        _requiring_grad(t)
     return t
 
 
@@ -46,7 +55,7 @@ def _random_leaf(draw_array, device, requires_grad: bool = False) -> Tensor:
         return _C.Tensor.from_numpy(np.asarray(draw_array(), order="C"), dev, "random")
     t = random_input(_wrap(_C.lazy_leaf(draw(), "input", False, "")), draw)
     if requires_grad:
-        t.requires_grad_(True)
+        _requiring_grad(t)
     return t
 
 
@@ -169,7 +178,7 @@ def full(size, fill_value, *, out=None, dtype=None, layout=None, device=None, re
     raw = _C.Tensor.full(list(shape), float(fill_value), _dtypes.plain(dt), _device.normalize(device), f"tensor@{user_source()}")
     t = _wrap(_C.lazy_leaf(raw, "input", False, ""))
     if requires_grad:
-        t.requires_grad_(True)
+        _requiring_grad(t)
     return t
 
 

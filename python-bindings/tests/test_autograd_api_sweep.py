@@ -121,8 +121,11 @@ def test_requires_grad_words():
         gg.tensor([1, 2]).requires_grad_()
     with pytest.raises(RuntimeError, match="^only Tensors of floating point and complex dtype can require gradients"):
         gg.tensor([1, 2]).requires_grad = True
-    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require gradients"):
-        gg.tensor([1, 2], requires_grad=True)
+    for make in (lambda: gg.tensor([1, 2], requires_grad=True), lambda: gg.ones(2, dtype=gg.int64, requires_grad=True),
+                 lambda: gg.full((2,), 1, requires_grad=True), lambda: gg.arange(3, requires_grad=True)):
+        with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can require "
+                                               "gradients"):
+            make()
     y = gg.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError) as e:
         y.requires_grad_(False)

@@ -188,7 +188,7 @@ def test_integer_tensors_refuse_requires_grad_as_torch():
     for dt in ("int8", "int16", "int32"):
         with pytest.raises(RuntimeError):
             torch.zeros(2, dtype=getattr(torch, dt), requires_grad=True)
-        with pytest.raises(gg.DTypeError, match="only Tensors of floating point (and complex )?dtype can require gradients"):
+        with pytest.raises(gg.DTypeError, match="Only Tensors of floating point and complex dtype can require gradients"):
             gg.zeros(2, dtype=getattr(gg, dt), requires_grad=True)
 
 
