@@ -197,3 +197,11 @@ def test_custom_function_without_jvp_refuses_dual_tensors():
             assert str(e.value).splitlines()[0] == ("You must implement the jvp function for custom autograd.Function "
                                                     "to use it with forward mode AD.")
         assert _NoJvp.apply(gg.tensor([1.0], requires_grad=True)).requires_grad  # no tangent: runs
+
+
+def test_module_paths():
+    from glassgrad.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
+    assert detect_anomaly is gg.autograd.detect_anomaly and set_detect_anomaly is gg.autograd.set_detect_anomaly
+    node = (gg.ones(2, requires_grad=True) * 2).grad_fn
+    assert isinstance(node, gg.autograd.graph.Node)
+    assert callable(gg.autograd.graph.Node.register_hook) and callable(gg.autograd.graph.Node.register_prehook)

@@ -9,8 +9,8 @@ from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
-from . import forward_ad, function, functional, grad_mode, graph, profiler
+from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph, profiler
 
-__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
+__all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "anomaly_mode", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
            "functional", "grad", "grad_mode", "graph", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
            "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled"]

@@ -40,6 +40,15 @@ class Node(abc.ABC):
     def next_functions(self) -> tuple:
         raise NotImplementedError
 
+    def register_hook(self, fn):
+        """fn(grad_inputs, grad_outputs) after the node's input gradients are computed (a
+        grad_fn's, _node_hooks.py)."""
+        raise NotImplementedError(f"{type(self).__name__}.register_hook: not available on this node")
+
+    def register_prehook(self, fn):
+        """fn(grad_outputs) before the node runs (a grad_fn's, _node_hooks.py)."""
+        raise NotImplementedError(f"{type(self).__name__}.register_prehook: not available on this node")
+
     @classmethod
     def __subclasshook__(cls, C):
         from .function import BackwardCFunction
