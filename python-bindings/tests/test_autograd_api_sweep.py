@@ -205,3 +205,14 @@ def test_module_paths():
     node = (gg.ones(2, requires_grad=True) * 2).grad_fn
     assert isinstance(node, gg.autograd.graph.Node)
     assert callable(gg.autograd.graph.Node.register_hook) and callable(gg.autograd.graph.Node.register_prehook)
+
+
+def test_set_multithreading_enabled_as_pytorchs():
+    from glassgrad.autograd import grad_mode
+    with gg.autograd.set_multithreading_enabled(False):
+        assert not grad_mode.is_multithreading_enabled()
+    assert grad_mode.is_multithreading_enabled()
+    gg.autograd.set_multithreading_enabled(False)
+    assert not grad_mode.is_multithreading_enabled()  # a call sets it, as PyTorch's
+    gg.autograd.set_multithreading_enabled(True)
+    assert grad_mode.is_multithreading_enabled()

@@ -8,9 +8,10 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradients import backward, grad
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .grad_mode import set_multithreading_enabled
 from .variable import Variable
 from . import anomaly_mode, forward_ad, function, functional, grad_mode, graph, profiler
 
 __all__ = ["Function", "FunctionCtx", "GradcheckError", "Variable", "anomaly_mode", "backward", "detect_anomaly", "enable_grad", "forward_ad", "function",
            "functional", "grad", "grad_mode", "graph", "gradcheck", "gradgradcheck", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "no_grad",
-           "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled"]
+           "once_differentiable", "profiler", "set_detect_anomaly", "set_grad_enabled", "set_multithreading_enabled"]
