@@ -723,8 +723,8 @@ def _leaf_tensors_as_numbers(data):
     def number(t):
         if not isinstance(t, Tensor):
             return t
-        if t.numel() != 1:
-            raise _C.InvalidArgumentError(
+        if t.numel() != 1:  # PyTorch's TypeError (a ValueError here too, as item()'s)
+            raise _args.InvalidArgumentTypeError(
                 f"only one element tensors can be converted to Python scalars\n  glassgrad.tensor: a list's "
                 f"innermost items are numbers, and this tensor of shape {list(t.shape)} holds {t.numel()} "
                 f"(as in PyTorch)\n  fix: glassgrad.stack(tensors) to join tensors into one")

@@ -51,3 +51,13 @@ def test_against_torch():
     for fw in (torch, gg):
         assert fw.rand(()).shape == () and fw.randint(3, ()).shape == ()
         assert [1, 2, 3][fw.tensor(True)] == 2
+
+
+def test_a_list_of_many_element_tensors_is_a_type_error():
+    # PyTorch: TypeError (glassgrad's error is a ValueError too)
+    for data in ([gg.tensor([1, 2]), gg.tensor([3, 4])], [gg.tensor([1, 2])]):
+        with pytest.raises(TypeError, match="stack"):
+            gg.tensor(data)
+        with pytest.raises(ValueError):
+            gg.tensor(data)
+    assert gg.tensor([[gg.tensor(1)], [gg.tensor(2)]]).tolist() == [[1], [2]]
