@@ -599,11 +599,12 @@ def _recorded_op_multi(monkeypatch):
 
 
 def test_running_stats_update_makes_no_tensors_for_its_outputs(monkeypatch):
+    # (num_batches_tracked's AddScalarInPlace too, where momentum is a number)
     names = _recorded_op_multi(monkeypatch)
     bn, got, want = _bn_step_stats()
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
-    assert names == ["BatchNorm2DTrain"]  # the update's node recorded by handle
+    assert names == ["BatchNorm2DTrain"]  # the count's and the update's nodes recorded by handle
     assert int(bn.num_batches_tracked.item()) == 1
 
 
@@ -615,11 +616,22 @@ def test_running_stats_under_saved_tensor_hooks_and_beside_inference_tensors(mon
         _, got, want = _bn_step_stats(1)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
-    assert names == ["BatchNorm2DTrain", "BatchNormUpdateStats"] and packed
+    assert names == ["AddScalarInPlace", "BatchNorm2DTrain", "BatchNormUpdateStats"] and packed
     with gg.inference_mode():
         held = gg.ones(2)  # an inference tensor alive during the step
     names.clear()
     _, got, want = _bn_step_stats(2)
     np.testing.assert_allclose(got[0], want[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-5, atol=1e-6)
-    assert names == ["BatchNorm2DTrain", "BatchNormUpdateStats"] and held.is_inference()
+    assert names == ["AddScalarInPlace", "BatchNorm2DTrain", "BatchNormUpdateStats"] and held.is_inference()
+
+
+def test_cumulative_average_still_reads_the_count():
+    # momentum=None: the factor is 1 / num_batches_tracked after the increment (PyTorch's), so
+    # after k forwards of the same batch the running mean is the batch mean.
+    x = np.random.default_rng(3).standard_normal((4, 2, 3, 3)).astype(np.float32)
+    bn = gg.nn.BatchNorm2d(2, momentum=None)
+    for _ in range(3):
+        bn(gg.tensor(x))
+    assert int(bn.num_batches_tracked.item()) == 3
+    np.testing.assert_allclose(bn.running_mean.numpy(), x.mean(axis=(0, 2, 3)), rtol=1e-5, atol=1e-6)

@@ -23,7 +23,7 @@ import numpy as np
 from .. import _C, _args, _batchnorm, _device
 from .._batchnorm import _constant, batch_norm
 from .._runtime import no_grad
-from .._tensor import Tensor, _op, tensor
+from .._tensor import Tensor, _op, _op_handles, tensor
 from .layers import _check_tensor, parameter_dtype
 from .module import Module, Parameter, layer_name
 
@@ -102,9 +102,12 @@ class _BatchNorm(Module):
             # num_batches_tracked += 1 (one launch, in place), taken on only once the forward is
             # recorded: a forward the shape rules refuse leaves the count as it was.
             tracked_count = self.num_batches_tracked
-            counted = _op("AddScalarInPlace", [tracked_count], {"value": 1.0})
             if momentum is None:  # cumulative moving average: 1 / num_batches_tracked, as data
-                factor = 1.0 / counted.astype(input.dtype)
+                counted_tensor = _op("AddScalarInPlace", [tracked_count], {"value": 1.0})
+                factor = 1.0 / counted_tensor.astype(input.dtype)
+                counted = counted_tensor._h
+            else:  # the count only moves the buffer's handle: recorded without a Tensor for it
+                counted = _op_handles("AddScalarInPlace", [tracked_count], {"value": 1.0})[0]
         use_batch_stats = training or (running_mean is None and running_var is None)
         tracked = not training or self.track_running_stats
         weight: Optional[Tensor] = self.weight
@@ -117,7 +120,7 @@ class _BatchNorm(Module):
         else:
             y = batch_norm(input, running_mean, running_var, weight, bias, False, factor, self.eps)
         if counted is not None:
-            tracked_count._h.reset(counted._h)
+            tracked_count._h.reset(counted)
         return y
 
     def reset_running_stats(self) -> None:
