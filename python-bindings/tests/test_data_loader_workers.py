@@ -375,3 +375,31 @@ def test_a_tensor_dataset_on_the_gpu_is_refused_in_workers_and_loads_without(no_
         list(DataLoader(ds, batch_size=2, num_workers=2))
     batches = list(DataLoader(ds, batch_size=4))
     assert batches[0][0].device == "cuda:0" and batches[1][0].cpu().numpy().tolist() == [[8.0, 9.0], [10.0, 11.0]]
+
+
+class _TVSamples(gg.utils.data.Dataset):
+    def __getitem__(self, i):
+        from glassgrad.vision import tv_tensors
+        return (tv_tensors.Image(gg.full((3, 2, 2), float(i))),
+                tv_tensors.BoundingBoxes([[0, 0, i + 1, 1]], format="XYXY", canvas_size=(2, 5)))
+
+    def __len__(self):
+        return 3
+
+
+def test_tensor_subclasses_keep_their_type_and_metadata_through_workers():
+    """A worker's tv_tensors come back as themselves (type, format, canvas_size), as PyTorch's
+    pickling keeps tensor subclasses; plain tensors still travel as raw bytes."""
+    from glassgrad.vision import tv_tensors
+    for loader in (DataLoader(_TVSamples(), batch_size=None, num_workers=2),
+                   DataLoader(_TVSamples(), batch_size=2, num_workers=1, collate_fn=lambda b: list(zip(*b)))):
+        seen = []
+        for sample in loader:
+            images, boxes = ([sample[0]], [sample[1]]) if loader.batch_size is None else sample
+            for img, box in zip(images, boxes):
+                assert type(img) is tv_tensors.Image and type(box) is tv_tensors.BoundingBoxes
+                assert tuple(box.canvas_size) == (2, 5) and "XYXY" in str(box.format)
+                seen.append((float(img.numpy()[0, 0, 0]), box.tolist()[0][2]))
+        assert sorted(seen) == [(0.0, 1), (1.0, 2), (2.0, 3)]
+    plain = next(iter(DataLoader(_TVSamples(), batch_size=3, num_workers=1)))
+    assert type(plain[0]) is gg.Tensor and tuple(plain[0].shape) == (3, 3, 2, 2)  # default_collate stacks plainly

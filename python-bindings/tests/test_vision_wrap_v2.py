@@ -113,3 +113,18 @@ def test_coco_masks_need_pycocotools(coco, monkeypatch):
         ds[1]
     plain = datasets.wrap_dataset_for_transforms_v2(datasets.CocoDetection(root, ann))
     assert plain[1][1]["labels"].tolist() == [3, 7]  # the built-in index serves the rest
+
+
+def test_wrapped_datasets_pickle_for_spawned_workers(coco, voc_root):  # noqa: F811
+    import pickle
+    root, ann = coco
+    for ds in (datasets.wrap_dataset_for_transforms_v2(datasets.CocoDetection(root, ann)),
+               datasets.wrap_dataset_for_transforms_v2(datasets.VOCDetection(voc_root)),
+               datasets.wrap_dataset_for_transforms_v2(datasets.VOCSegmentation(voc_root))):
+        again = pickle.loads(pickle.dumps(ds))
+        assert len(again) == len(ds)
+        a, b = again[1][1], ds[1][1]
+        if isinstance(b, dict):
+            assert sorted(a) == sorted(b) and a["boxes"].tolist() == b["boxes"].tolist()
+        else:
+            assert np.array_equal(a.numpy(), b.numpy())

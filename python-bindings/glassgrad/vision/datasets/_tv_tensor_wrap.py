@@ -51,10 +51,16 @@ def _size(image) -> Tuple[int, int]:
     return image.height, image.width
 
 
-def _coco_wrapper(dataset, keys: set) -> Callable:
-    def wrap(index: int, sample):
+class _CocoWrap:
+    """A COCO sample's target as tv_tensors (a class, not a closure: the wrapped data set pickles
+    for spawned DataLoader workers)."""
+
+    def __init__(self, dataset, keys: set) -> None:
+        self.dataset, self.keys = dataset, keys
+
+    def __call__(self, index: int, sample):
         image, target = sample
-        image_id = dataset.ids[index]
+        image_id, keys = self.dataset.ids[index], self.keys
         if not target:
             return image, {"image_id": image_id}
         h, w = _size(image)
@@ -73,7 +79,6 @@ def _coco_wrapper(dataset, keys: set) -> Callable:
         for key in sorted(keys - {"image_id", "boxes", "masks", "labels"}):
             out[key] = cols[key]
         return image, out
-    return wrap
 
 
 def _coco_mask(segmentation, h: int, w: int) -> np.ndarray:
@@ -90,19 +95,21 @@ def _coco_mask(segmentation, h: int, w: int) -> np.ndarray:
     return np.ascontiguousarray(coco_mask.decode(rle)).astype(np.uint8)
 
 
-def _voc_detection_wrapper(keys: set) -> Callable:
-    def wrap(index: int, sample):
+class _VOCDetectionWrap:
+    def __init__(self, keys: set) -> None:
+        self.keys = keys
+
+    def __call__(self, index: int, sample):
         image, target = sample
         objects = _columns(target["annotation"]["object"])
         out: Dict[str, Any] = {}
-        if "boxes" in keys:
+        if "boxes" in self.keys:
             boxes = [[int(b[k]) for k in ("xmin", "ymin", "xmax", "ymax")] for b in objects["bndbox"]]
             out["boxes"] = tv_tensors.BoundingBoxes(tensor(np.asarray(boxes, dtype=np.int64).reshape(-1, 4)),
                                                     format="XYXY", canvas_size=_size(image))
-        if "labels" in keys:
+        if "labels" in self.keys:
             out["labels"] = tensor(np.asarray([VOC_CLASSES.index(n) for n in objects["name"]], dtype=np.int64))
         return image, out
-    return wrap
 
 
 def _voc_segmentation_wrap(index: int, sample):
@@ -142,10 +149,10 @@ def wrap_dataset_for_transforms_v2(dataset, target_keys: Optional[Any] = None) -
                         "through v2 transforms as they are)\n  fix: use the data set as it is")
     if isinstance(dataset, CocoDetection):
         keys = _target_keys(target_keys, _COCO_KEYS, {"image_id", "boxes", "labels"}, "CocoDetection")
-        return _Wrapped(dataset, _coco_wrapper(dataset, keys))
+        return _Wrapped(dataset, _CocoWrap(dataset, keys))
     if isinstance(dataset, VOCDetection):
         keys = _target_keys(target_keys, {"boxes", "labels"}, {"boxes", "labels"}, "VOCDetection")
-        return _Wrapped(dataset, _voc_detection_wrapper(keys))
+        return _Wrapped(dataset, _VOCDetectionWrap(keys))
     if isinstance(dataset, VOCSegmentation):
         if target_keys is not None:
             raise ValueError("wrap_dataset_for_transforms_v2: VOCSegmentation takes no target_keys")

@@ -106,7 +106,9 @@ class _Pickler(pickle.Pickler):
         return True  # another object's buffer (a NumPy array): inside the pickle
 
     def reducer_override(self, obj):
-        if isinstance(obj, Tensor):
+        # A subclass with its own __reduce__ (tv_tensors: the type and its metadata around a plain
+        # tensor) pickles by it; the plain tensor inside comes back here.
+        if isinstance(obj, Tensor) and type(obj).__reduce__ is Tensor.__reduce__:
             arr = _contiguous(host_array(obj))
             buf = pickle.PickleBuffer(arr)
             self._ours[id(buf)] = buf  # kept alive: ids stay unique while pickling
@@ -334,7 +336,7 @@ class Sender:
     def send(self, idx: int, data: Any) -> None:
         buffers: List[pickle.PickleBuffer] = []
         described: Union[bytes, tuple]
-        if type(data) is list and data and all(isinstance(t, Tensor) for t in data):
+        if type(data) is list and data and all(type(t) is Tensor for t in data):
             arrays = [_contiguous(host_array(t)) for t in data]
             buffers = [pickle.PickleBuffer(cast(Any, a)) for a in arrays]  # (an ndarray is a buffer)
             described = tuple((a.dtype.str, a.shape) for a in arrays)
