@@ -6,7 +6,7 @@ The notebooks read the course's CSV files from the course's web site
 (`pd.read_csv("https://data.heatonresearch.com/data/t81-558/auto-mpg.csv", ...)`); the tests
 write small files with the same columns (course_csv) into the run's folder and change those
 URLs to the local names (local_data), the only lines changed beyond the imports. Training
-loops written as `EPOCHS = 1000` or `num_epochs = 100` run fewer epochs (EPOCHS), also a line
+loops written as `EPOCHS = 1000` or `num_epochs = 100` run 2 epochs (EPOCH_LINE), also a line
 change. Cells that need Google Colab, a GPU, or packages that are not installed here (the
 notebooks on YOLO, Prophet, Hugging Face, diffusers, MediaPipe) are not run: those notebooks
 are left out, not skipped cell by cell.
@@ -145,8 +145,21 @@ NOTEBOOKS = {
     "t81_558_class_11_5_metrics.ipynb": {},
     "t81_558_class_12_1_explainability.ipynb": {},
     "t81_558_class_12_2_feature_importance.ipynb": {},
+    "t81_558_class_02_2_pytorch_neural.ipynb": {},
+    # Jupyter's built-in display(), which a plain interpreter has not
+    "t81_558_class_02_3_feature_encode.ipynb": {1: "'display'", 2: "'display'", 3: "'display'", 4: "'display'"},
+    "t81_558_class_02_4_pytorch_class_sequence.ipynb": {},
+    "t81_558_class_04_1_pytorch_persist.ipynb": {},
+    "t81_558_class_04_2_early_stop.ipynb": {},
+    "t81_558_class_13_1_auto_encode.ipynb": {},
+    "t81_558_class_13_2_anomaly.ipynb": {},
+    "t81_558_class_13_4_pruning.ipynb": {},
+    "t81_558_class_13_5_self_supervised.ipynb": {},
 }
-SLOW = set()
+# their training loops (hundreds to thousands of full-batch epochs, written into function
+# defaults) take minutes on a loaded CPU, PyTorch's as long
+SLOW = {"t81_558_class_13_1_auto_encode.ipynb", "t81_558_class_13_4_pruning.ipynb",
+        "t81_558_class_13_5_self_supervised.ipynb"}
 # notebook -> {cell: why glassgrad's outcome differs from PyTorch's}; NOTEBOOKS lists glassgrad's
 DIFFERS = {
     "t81_558_class_02_1_pytorch_numerical.ipynb": {
