@@ -155,6 +155,10 @@ NOTEBOOKS = {
     "t81_558_class_13_2_anomaly.ipynb": {},
     "t81_558_class_13_4_pruning.ipynb": {},
     "t81_558_class_13_5_self_supervised.ipynb": {},
+    "t81_558_class_04_3_kfold.ipynb": {},
+    "t81_558_class_04_4_schedule.ipynb": {},
+    "t81_558_class_04_5_dropout.ipynb": {},
+    "t81_558_class_06_2_lstm.ipynb": {},
 }
 # their training loops (hundreds to thousands of full-batch epochs, written into function
 # defaults) take minutes on a loaded CPU, PyTorch's as long
