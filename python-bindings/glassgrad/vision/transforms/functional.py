@@ -353,9 +353,9 @@ def _interpolate_array(a: np.ndarray, oh: int, ow: int, mode: InterpolationMode,
     if work.dtype == dtype:
         return out
     if mode is InterpolationMode.BICUBIC and dtype == np.uint8:
-        out = np.clip(out, 0, 255)
+        np.clip(out, 0, 255, out=out)
     if dtype.kind in "iu":
-        out = np.round(out)
+        np.round(out, out=out)
     return out.astype(dtype)
 
 

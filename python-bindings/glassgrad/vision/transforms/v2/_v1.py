@@ -23,17 +23,18 @@ __all__ = ["AugMix", "AutoAugment", "CenterCrop", "ColorJitter", "ConvertImageDt
 def _taking_samples(cls: type, keep_type: bool = True) -> type:
     """cls taking v2's inputs; keep_type: a tv_tensors Image (or Video) comes out as one (v2's
     kernels rewrap; Lambda returns what its function does)."""
-    signature = inspect.signature(cls.__init__)
+    init = cls.__init__  # type: ignore[misc]  # the v1 class's own constructor, which __init__ below wraps
+    signature = inspect.signature(init)
 
     def __init__(self, *args, **kwargs):
         bound = signature.bind(self, *args, **kwargs)
         fill = bound.arguments.get("fill")
         if not isinstance(fill, dict):
-            return cls.__init__(self, *args, **kwargs)
+            return init(self, *args, **kwargs)
         # v2's fill per input type: v1 checks a plain fill; the dict is resolved per input.
         _fills.check(fill, cls.__name__)
         bound.arguments["fill"] = 0
-        cls.__init__(*bound.args, **bound.kwargs)
+        init(*bound.args, **bound.kwargs)
         self.fill = fill
 
     def one(self, image):
