@@ -205,6 +205,9 @@ NOTEBOOKS = {
     # the notebook writes float offsets into an int64 tensor by index (PyTorch's RuntimeError too)
     "Ch14_Computer_Vision/Anchor_Boxes.ipynb": {7: "Index put requires the source and destination dtypes match",
                                                 8: "name 'labels'", 9: "name 'labels'", 10: "name 'labels'"},
+    "Ch14_Computer_Vision/Multiscale_Object_Detection.ipynb": {},
+    "Ch14_Computer_Vision/Object_Detection_Data_Set.ipynb": {},
+    "Ch14_Computer_Vision/Object_Detection_and_Bounding_Boxes.ipynb": {},
 }
 SLOW = set()
 
