@@ -25,7 +25,7 @@ import pickle
 import secrets
 import struct
 import zipfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import Any, Dict, Tuple
 
 import numpy as np
@@ -86,8 +86,10 @@ def _device(*args):
     return device(*args)
 
 
+# PyTorch's weights-only allowlist has Counter too: MultiStepLR's state_dict keeps its milestones in one.
 _ALLOWED = {
     ("collections", "OrderedDict"): OrderedDict,
+    ("collections", "Counter"): Counter,
     ("torch._utils", "_rebuild_parameter_with_state"): _rebuild_parameter_with_state,
     ("torch", "device"): _device,
 }

@@ -42,3 +42,12 @@ def test_plain_state_dict_keeps_plain_format():
     assert type(back) is collections.OrderedDict and list(back) == ["weight", "bias"]
     np.testing.assert_array_equal(back["weight"].numpy(), model.weight.detach().numpy())
     assert type(back["weight"]) is gg.Tensor
+
+
+def test_counter_loads_under_weights_only():
+    """PyTorch's weights-only allowlist holds collections.Counter (MultiStepLR's state_dict keeps its
+    milestones in one), so glassgrad.load with the default weights_only=True gives it back."""
+    sched_like = {"milestones": collections.Counter({3: 1, 5: 2}), "lr": gg.tensor([0.1]), "shape": gg.Size([2])}
+    back = _round_trip(sched_like)
+    assert type(back["milestones"]) is collections.Counter and back["milestones"] == {3: 1, 5: 2}
+    assert type(back["shape"]) is gg.Size
