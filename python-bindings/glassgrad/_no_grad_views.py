@@ -28,8 +28,10 @@ def made_in_inference_mode(t) -> None:
 def check(t, op: str, result=None) -> None:
     """Raises PyTorch's RuntimeError where the in-place op `op` writes `result` (None: the op
     changes t's shape only) into t, a view made under no_grad(), with grad mode on."""
+    if not _C.grad_enabled():  # first: cheaper than the view read, which builds a tuple
+        return
     made = t._h.view_made_without_grad
-    if made is None or not _C.grad_enabled():
+    if made is None:
         return
     own, storage_requires_grad, last_op, last_node = made
     if not storage_requires_grad and (result is None or not result._h.requires_grad):
