@@ -529,7 +529,7 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
         raise _C.InvalidArgumentError(f"bernoulli: p must be in [0, 1], got p={p}\n  fix: a probability")
     probs = input if p is None else input * 0 + p
     if p is None and probs.device.type == "cpu":
-        values = np.asarray(probs.detach().numpy(force=True), dtype=np.float64)
+        values = np.asarray(probs.detach()._values(), dtype=np.float64)  # bfloat16 read as float32
         if not ((values >= 0) & (values <= 1)).all():
             bad = values[~((values >= 0) & (values <= 1))].ravel()[0]
             raise _C.InvalidArgumentError(f"bernoulli: every probability of input must be in [0, 1], found {bad} "
@@ -548,7 +548,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     draw), so it computes pending work first."""
     num_samples = _args.integer(num_samples, "num_samples", "multinomial", minimum=1)
     replacement = _args.flag(replacement, "replacement", "multinomial")
-    w = np.asarray(input.numpy(force=True), dtype=np.float64)
+    w = np.asarray(input.detach()._values(), dtype=np.float64)  # bfloat16 (autocast's softmax) read as float32
     if w.ndim not in (1, 2):
         raise _C.ShapeError(f"multinomial: input must be 1-d or 2-d, got shape {list(w.shape)}")
     rows = w.reshape(-1, w.shape[-1])
