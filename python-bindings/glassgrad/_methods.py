@@ -82,15 +82,20 @@ Tensor.where = _where
 
 
 # A list or tuple is no operand (PyTorch: x + [1, 2] is a TypeError, x == [1, 2] is False).
-_OPERANDS = (Tensor, numbers.Number, np.number, np.bool_, np.ndarray)
+# An ndarray is an operand of == and != only: as in PyTorch, x + a, x @ a, ... leave it to NumPy's
+# reflected operator, which runs on np.asarray(x) (refused while x requires grad) with NumPy's
+# promotion (float32 tensor + int64 array is float64) and hands back a tensor through
+# __array_wrap__; a + x and x < a are TypeErrors (NumPy defers to __array_priority__).
+_OPERANDS = (Tensor, numbers.Number, np.number, np.bool_)
+_EQUALITY_OPERANDS = _OPERANDS + (np.ndarray,)
 
 
-def _operator(fn):
+def _operator(fn, operands=_OPERANDS):
     """fn(self, other) as a binary operator: NotImplemented for another kind of operand (None, a
     string, a list, ...), so that Python tries the other operand's operator and then identity
     (x == None is False, as in PyTorch)."""
     def method(self, other):
-        return fn(self, other) if isinstance(other, _OPERANDS) else NotImplemented
+        return fn(self, other) if isinstance(other, operands) else NotImplemented
     method.__name__ = fn.__name__
     return method
 
@@ -108,7 +113,19 @@ _BINARY = {"add": _math.add, "sub": _math.sub, "mul": _math.mul, "truediv": _mat
            "lshift": _math.bitwise_left_shift, "rshift": _math.bitwise_right_shift}
 _OPERATORS = {f"__{n}__": _operator(f) for n, f in _BINARY.items()}
 _OPERATORS.update({f"__r{n}__": _reflected(f) for n, f in _BINARY.items()})
-_OPERATORS.update({f"__{n}__": _operator(getattr(_math, n)) for n in ("eq", "ne", "lt", "le", "gt", "ge")})
+
+
+def _rtruediv(self, other):
+    """other / self: PyTorch's is self.reciprocal() * other, so an ndarray on the left gets NumPy's
+    product with the reciprocal (where a + x is a TypeError)."""
+    if isinstance(other, np.ndarray):
+        return self.reciprocal() * other
+    return _math.div(other, self) if isinstance(other, _OPERANDS) else NotImplemented
+
+
+_OPERATORS["__rtruediv__"] = _rtruediv
+_OPERATORS.update({f"__{n}__": _operator(getattr(_math, n)) for n in ("lt", "le", "gt", "ge")})
+_OPERATORS.update({f"__{n}__": _operator(getattr(_math, n), _EQUALITY_OPERANDS) for n in ("eq", "ne")})
 
 
 def _with_number(name: str, node: str, sign: float):
