@@ -75,6 +75,7 @@ REPOSITORIES = {
     "uvadlc_notebooks": "github.com/phlippe/uvadlc_notebooks",
     "udlbook": "github.com/udlbook/udlbook",
     "02456-deep-learning-with-PyTorch": "github.com/DeepLearningDTU/02456-deep-learning-with-PyTorch",
+    "build-nanogpt": "github.com/karpathy/build-nanogpt",
 }
 
 
