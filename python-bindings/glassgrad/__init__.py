@@ -155,3 +155,13 @@ from . import _tensor_arguments
 # torch's TypeError for a number where only a Tensor is taken (torch.exp(2.0)); sparse tensors count as tensors
 _tensor_arguments.install(globals(), (Tensor, sparse.SparseTensor))
 del _tensor_arguments
+from . import _absent_dtypes
+
+
+def __getattr__(name: str):
+    """Names glassgrad leaves out on purpose (torch.complex64, torch.uint16, ...) raise an
+    AttributeError that says so and what to use (docs/dtypes.md); any other is the usual one."""
+    absent = _absent_dtypes.error("glassgrad", name)
+    if absent is not None:
+        raise absent
+    raise AttributeError(f"module 'glassgrad' has no attribute {name!r}")

@@ -22,7 +22,7 @@ import sys
 from typing import Dict
 
 import glassgrad as _gg
-from glassgrad import Tensor, _left_out_modules
+from glassgrad import Tensor, _absent_dtypes, _left_out_modules
 from glassgrad import torch_version as _torch_version
 
 
@@ -86,20 +86,12 @@ def batch_norm(input: Tensor, weight, bias, running_mean, running_var, training:
     return _gg.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-# PyTorch names glassgrad leaves out on purpose, with the reason and the fix (docs/dtypes.md).
-_LEFT_OUT = {name: (f"glassgrad has no {name} dtype: its integer types are bool, uint8, int8, int16, int32 and "
-                    f"int64 (docs/dtypes.md)", fix)
-             for name, fix in (("uint16", "torch.int32 holds every uint16 value"),
-                               ("uint32", "torch.int64 holds every uint32 value"),
-                               ("uint64", "torch.int64 holds the uint64 values below 2**63"))}
-
-
 def __getattr__(name: str):
     if name.startswith("__") and name.endswith("__"):  # module protocol names are this module's own
         raise AttributeError(f"module 'glassgrad.torch' has no attribute {name!r}")
-    if name in _LEFT_OUT:
-        why, fix = _LEFT_OUT[name]
-        raise AttributeError(f"module 'glassgrad.torch' has no attribute {name!r}: {why}\n  fix: {fix}")
+    absent = _absent_dtypes.error("glassgrad.torch", name)
+    if absent is not None:
+        raise absent
     try:
         return getattr(_gg, name)
     except AttributeError:

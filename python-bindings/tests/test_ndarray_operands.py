@@ -82,3 +82,15 @@ def test_type_errors_as_torch(expr):
     for lib in (gg, torch):
         with pytest.raises(TypeError):
             eval(expr, {"a": np.array([1.0, 2.0]), "x": lib.tensor([1.5, 2.5])})
+
+
+@pytest.mark.parametrize("name", ["uint16", "uint32", "uint64", "complex64", "cfloat", "complex128", "cdouble",
+                                  "chalf", "view_as_real", "view_as_complex", "polar", "complex"])
+def test_left_out_dtypes_say_so(name):
+    import glassgrad.torch as gt
+    for module in (gg, gt):
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}': glassgrad has no"):
+            getattr(module, name)
+        assert not hasattr(module, name)
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'$"):
+        gg.no_such_name
