@@ -109,7 +109,10 @@ def threshold(input: Tensor, threshold: float, value: float, inplace: bool = Fal
     v = _args.real(value, "value", "threshold")
 
     def compute():
-        if not (input.requires_grad and input.dtype.is_floating_point):
+        if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+            # PyTorch casts both scalars to the integer dtype (truncating), and the result keeps it
+            return where(_math.le(input, int(th)), _math.constant(int(v), input.dtype, input.device), input)
+        if not input.requires_grad:
             return where(_math.le(input, th), v, input)
         value_ = _math.constant(v, input.dtype, input.device)
         return _op("Where", [_math.le(input, th), value_, input], {"torch_node": f"ThresholdBackward{int(bool(inplace))}"})

@@ -15,6 +15,7 @@ added to the scores. key_padding_mask [N, S] broadcasts over heads and queries i
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Optional, Tuple
 
 import numpy as np
@@ -45,6 +46,15 @@ def _float_mask(mask: Optional[Tensor], name: str, like: Tensor) -> Optional[Ten
         raise _C.DTypeError(f"{_WHERE}: only bool and floating types of {name} are supported, got {mask.dtype}\n"
                             f"  fix: {name}.bool() (True = not allowed to attend)")
     return mask if mask.dtype == like.dtype else mask.astype(like.dtype)
+
+
+def _warn_mismatched_masks(key_padding_mask, attn_mask) -> None:
+    """PyTorch's _canonical_mask deprecation: a key_padding_mask of another dtype than attn_mask
+    (bool with float, float32 with float64) still works, with this UserWarning."""
+    kd, ad = getattr(key_padding_mask, "dtype", None), getattr(attn_mask, "dtype", None)
+    if kd is not None and ad is not None and kd != ad:
+        warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. Use same type for both "
+                      "instead.", UserWarning, stacklevel=4)
 
 
 def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
@@ -130,6 +140,7 @@ def attention_batch_first(query: Tensor, key: Tensor, value: Tensor, num_heads: 
     n, tgt_len, e = query.shape
     h = num_heads
     hd = e // h
+    _warn_mismatched_masks(key_padding_mask, attn_mask)
     kpm = _float_mask(key_padding_mask, "key_padding_mask", query)
     if is_causal and attn_mask is None:
         raise _C.InvalidArgumentError(

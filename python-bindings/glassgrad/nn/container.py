@@ -49,6 +49,8 @@ class ModuleList(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._items())
 
+    __dir__ = Module._dir_without_positions
+
     def __repr__(self) -> str:
         """PyTorch's: runs of modules that print alike are one entry, "(0-5): 6 x Layer(...)"."""
         reprs = [repr(m) for m in self._items()]

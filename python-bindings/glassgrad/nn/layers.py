@@ -645,6 +645,8 @@ class Sequential(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    __dir__ = Module._dir_without_positions
+
     def forward(self, input):
         for layer in self._modules.values():
             input = layer(input)

@@ -623,6 +623,11 @@ class Module:
         return sorted(set(super().__dir__()) | set(d.get("_parameters", ())) | set(d.get("_buffers", ()))
                       | set(d.get("_modules", ())))
 
+    def _dir_without_positions(self):
+        """dir() of a list-like container (Sequential, ModuleList, ParameterList): PyTorch leaves
+        out the positional entries "0", "1", ..., which are reached by indexing."""
+        return [name for name in Module.__dir__(self) if not name.isdigit()]
+
     def __call__(self, *args, **kwargs):
         # Layers were named by their paths when assigned (_name_tree); a model called at the top
         # records its own ops under its class name. Every layer call of every step runs this, so

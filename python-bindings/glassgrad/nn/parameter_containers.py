@@ -56,6 +56,8 @@ class ParameterList(Module):
     def __len__(self) -> int:
         return self._size
 
+    __dir__ = Module._dir_without_positions
+
     def __iter__(self) -> Iterator[Any]:
         return iter(self[i] for i in range(self._size))
 

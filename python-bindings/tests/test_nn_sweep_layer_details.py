@@ -1,0 +1,99 @@
+"""Details of nn layers found by comparing each layer with PyTorch's documented behaviour:
+dir() of list-like containers hides the positional names, F.threshold / nn.Threshold keep an
+integer input's dtype (PyTorch casts threshold and value to it, truncating), and
+MultiheadAttention warns when key_padding_mask and attn_mask have different dtypes. The expected
+values are PyTorch's (2.11-2.14) outputs, written out; the last tests compare with torch where it is
+installed."""
+import warnings
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+nn = gg.nn
+
+
+@pytest.mark.parametrize("build", [
+    lambda: nn.Sequential(nn.ReLU(), nn.Tanh()),
+    lambda: nn.ModuleList([nn.ReLU(), nn.Tanh()]),
+    lambda: nn.ParameterList([nn.Parameter(gg.zeros(2)), nn.Parameter(gg.ones(1))]),
+])
+def test_dir_of_list_containers_has_no_positions(build):
+    c = build()
+    names = dir(c)
+    assert not [n for n in names if n.isdigit()]
+    assert "append" in names and "__len__" in names
+    assert c[0] is not None  # still reached by indexing
+
+
+def test_dir_of_dict_containers_and_plain_modules_keeps_names():
+    d = nn.ModuleDict({"0": nn.ReLU(), "head": nn.Tanh()})
+    assert "0" in dir(d) and "head" in dir(d)
+    m = nn.Module()
+    m.add_module("7", nn.ReLU())
+    assert "7" in dir(m)
+
+
+def test_threshold_keeps_integer_dtype_and_truncates_scalars():
+    x = gg.arange(-3, 4)
+    y = nn.functional.threshold(x, 1, 5)
+    assert y.dtype == gg.int64
+    assert y.tolist() == [5, 5, 5, 5, 5, 2, 3]
+    # threshold -0.5 becomes 0 for an integer input, so 0 is replaced; value 9.7 becomes 9
+    assert nn.functional.threshold(x, -0.5, 9.7).tolist() == [9, 9, 9, 9, 1, 2, 3]
+    assert nn.Threshold(1, 5.5)(x).tolist() == [5, 5, 5, 5, 5, 2, 3]
+    u = nn.functional.threshold(x.to(gg.uint8), 1, 7)
+    assert u.dtype == gg.uint8 and u.tolist() == [253, 254, 255, 7, 7, 2, 3]
+
+
+def test_threshold_inplace_on_integers():
+    x = gg.arange(-2, 3)
+    nn.functional.threshold_(x, 0, 4)
+    assert x.dtype == gg.int64 and x.tolist() == [4, 4, 4, 1, 2]
+
+
+def test_threshold_on_floats_unchanged():
+    x = gg.tensor([-1.0, 0.5, 1.0, 2.0])
+    assert nn.functional.threshold(x, 1.0, 5.5).tolist() == [5.5, 5.5, 5.5, 2.0]
+
+
+def _mha_inputs():
+    rng = np.random.default_rng(0)
+    q = gg.tensor(rng.standard_normal((4, 2, 8)).astype(np.float32))
+    kpm = gg.tensor([[False, False, False, True], [False, False, True, True]])
+    return q, kpm
+
+
+def test_mha_mismatched_mask_dtypes_warn():
+    gg.manual_seed(0)
+    m = nn.MultiheadAttention(8, 2)
+    q, kpm = _mha_inputs()
+    with pytest.warns(UserWarning, match="mismatched key_padding_mask and attn_mask is deprecated"):
+        out, w = m(q, q, q, key_padding_mask=kpm, attn_mask=gg.zeros(4, 4))
+    assert tuple(out.shape) == (4, 2, 8) and tuple(w.shape) == (2, 4, 4)
+
+
+def test_mha_same_mask_dtypes_do_not_warn():
+    m = nn.MultiheadAttention(8, 2)
+    q, kpm = _mha_inputs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        m(q, q, q, key_padding_mask=kpm, attn_mask=gg.zeros(4, 4, dtype=gg.bool))
+        m(q, q, q, key_padding_mask=kpm)
+        m(q, q, q, attn_mask=gg.zeros(4, 4))
+
+
+def test_compare_with_torch():
+    torch = pytest.importorskip("torch")
+    assert [n for n in dir(torch.nn.Sequential(torch.nn.ReLU())) if n.isdigit()] == []
+    x = torch.arange(-3, 4)
+    for th, v in [(1, 5), (-0.5, 9.7), (2.5, -1)]:
+        ours = nn.functional.threshold(gg.arange(-3, 4), th, v)
+        theirs = torch.nn.functional.threshold(x, th, v)
+        assert ours.tolist() == theirs.tolist() and str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    tm = torch.nn.MultiheadAttention(8, 2)
+    tq = torch.randn(4, 2, 8)
+    kpm = torch.tensor([[False, False, False, True], [False, False, True, True]])
+    with pytest.warns(UserWarning, match="mismatched key_padding_mask"):
+        tm(tq, tq, tq, key_padding_mask=kpm, attn_mask=torch.zeros(4, 4))
