@@ -58,7 +58,7 @@ def test_lbfgs_refuses_groups_unknown_line_searches_and_a_missing_closure():
         gg.optim.LBFGS([{"params": a.parameters()}, {"params": b.parameters()}])
     with pytest.raises(ValueError, match="strong_wolfe"):
         gg.optim.LBFGS(a.parameters(), line_search_fn="backtracking")
-    with pytest.raises(ValueError, match="requires a closure"):
+    with pytest.raises(TypeError, match="requires a closure"):
         gg.optim.LBFGS(a.parameters()).step()
 
 
@@ -121,3 +121,44 @@ def test_lbfgs_state_dict_round_trip_continues_the_same_iteration(tmp_path):
     np.testing.assert_array_equal(layer.weight.detach().numpy(), want)
     with pytest.raises(ValueError, match="elements"):
         gg.optim.LBFGS(nn.Linear(4, 2).parameters()).load_state_dict(gg.load(str(tmp_path / "opt.pt")))
+
+
+def test_lbfgs_state_dict_scalars_are_0d_tensors_as_pytorchs():
+    # PyTorch's ro, al and H_diag are dot products: 0-d tensors of the parameters' dtype; H_diag is
+    # the int 1 until a pair (s, y) is accepted.
+    xy = gg.tensor(np.array([-1.5, 2.0]), requires_grad=True)
+    opt = gg.optim.LBFGS([xy], max_iter=1)
+    opt.step(_rosenbrock_closure(opt, xy))
+    first = opt.state_dict()["state"][0]
+    assert first["H_diag"] == 1 and type(first["H_diag"]) is int
+    opt.step(_rosenbrock_closure(opt, xy))
+    opt.step(_rosenbrock_closure(opt, xy))
+    entry = opt.state_dict()["state"][0]
+    for value in [entry["H_diag"], *entry["ro"], *[a for a in entry["al"] if a is not None]]:
+        assert type(value) is gg.Tensor and value.shape == () and value.dtype == gg.float64
+    again = gg.optim.LBFGS([xy], max_iter=1)
+    again.load_state_dict(opt.state_dict())   # the 0-d tensors read back
+    again.step(_rosenbrock_closure(again, xy))
+
+
+def test_lbfgs_state_dict_scalars_match_torchs():
+    torch = pytest.importorskip("torch")
+    start = np.array([-1.5, 2.0])
+    saved = []
+    for lib in (torch, gg):
+        xy = lib.tensor(start.copy(), requires_grad=True)
+        opt = lib.optim.LBFGS([xy], max_iter=4)
+        for _ in range(3):
+            opt.step(_rosenbrock_closure(opt, xy))
+        saved.append(opt.state_dict()["state"][0])
+    want, got = saved
+    assert [k for k in got] == [k for k in want]
+    for key in ("ro", "al"):
+        assert len(got[key]) == len(want[key])
+        for w, v in zip(want[key], got[key]):
+            assert (w is None) == (v is None)
+            if w is not None:
+                assert v.shape == () and str(v.dtype).split(".")[-1] == str(w.dtype).split(".")[-1]
+                np.testing.assert_allclose(float(v), float(w), rtol=1e-6)
+    np.testing.assert_allclose(float(got["H_diag"]), float(want["H_diag"]), rtol=1e-6)
+    assert type(got["H_diag"]).__name__ == "Tensor" and type(want["H_diag"]).__name__ == "Tensor"

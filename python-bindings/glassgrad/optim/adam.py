@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from .. import _C, _args
 from .._tensor import Tensor
-from .optimizer import Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
+from .optimizer import NO_STATE, Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
 
 
 class BetasOptimizer(Optimizer):
@@ -76,8 +76,8 @@ class Adam(BetasOptimizer):
         state = self.state
         names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step") if group["amsgrad"] else \
             ("exp_avg", "exp_avg_sq", "step")
-        try:
-            per_param = [state[p] for p in params]
+        try:   # read with get: state is a defaultdict, where state[p] would make an empty entry
+            per_param = [state.get(p, NO_STATE) for p in params]
             states = [[st[name] for st in per_param] for name in names]
         except KeyError:
             return None

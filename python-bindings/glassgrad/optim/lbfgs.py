@@ -23,6 +23,7 @@ maximize=True minimizes the negated loss (the loss and gradient the iteration re
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -157,16 +158,19 @@ class LBFGS(Optimizer):
         raise NotImplementedError
 
     def state_dict(self) -> Dict[str, Any]:
-        """Optimizer.state_dict(), its vectors (d, prev_flat_grad, H_diag, old_dirs, old_stps;
-        NumPy arrays here while iterating) as tensors on the parameters' device, as PyTorch's."""
+        """Optimizer.state_dict(), its vectors (d, prev_flat_grad, old_dirs, old_stps; NumPy arrays
+        here while iterating) as tensors on the parameters' device, as PyTorch's; so are the scalars
+        PyTorch computes as dot products (ro, al, and H_diag once a pair was accepted; before that
+        H_diag is PyTorch's int 1), 0-d tensors of the parameters' dtype."""
         out = super().state_dict()
         device = self._params[0].device if self._params else None
         for entry in out["state"].values():
             for key, value in list(entry.items()):
                 if isinstance(value, (np.ndarray, np.generic)):
                     entry[key] = tensor(value, device=device)
-                elif isinstance(value, list) and any(isinstance(v, np.ndarray) for v in value):
-                    entry[key] = [tensor(v, device=device) if isinstance(v, np.ndarray) else v for v in value]
+                elif isinstance(value, list) and any(isinstance(v, (np.ndarray, np.generic)) for v in value):
+                    entry[key] = [tensor(v, device=device) if isinstance(v, (np.ndarray, np.generic)) else v
+                                  for v in value]
         return out
 
     def load_state_dict(self, state_dict: Dict[str, Any]) -> None:
@@ -199,8 +203,10 @@ class LBFGS(Optimizer):
                 entry[key] = [np.asarray(v, dtype=dtype).reshape(-1) for v in entry[key]]
         for key in ("ro", "al"):   # al holds None where PyTorch's two-loop recursion never wrote
             if entry.get(key) is not None:
-                entry[key] = [None if v is None else float(v) for v in entry[key]]
-        self.state = {self._params[0]: entry} if entry else {}
+                entry[key] = [None if v is None else dtype.type(float(v)) for v in entry[key]]
+        if entry.get("H_diag") is not None and not isinstance(entry["H_diag"], int):
+            entry["H_diag"] = dtype.type(float(entry["H_diag"]))
+        self.state = defaultdict(dict, {self._params[0]: entry} if entry else {})
 
     # ---- the flat vector view of the parameters ----
     def _dtype(self) -> np.dtype:
@@ -246,11 +252,11 @@ class LBFGS(Optimizer):
     def step(self, closure: Optional[Callable[[], Tensor]] = None):
         """Up to max_iter L-BFGS iterations; closure() re-evaluates the model and returns the loss.
         Returns the closure's first loss (before this step moved the parameters)."""
-        if closure is None:
-            raise _C.InvalidArgumentError("LBFGS.step() requires a closure that reevaluates the model and returns "
-                                          "the loss\n  fix: def closure(): optimizer.zero_grad(); loss = "
-                                          "criterion(model(x), y); loss.backward(); return loss\n"
-                                          "       optimizer.step(closure)")
+        if closure is None:   # a TypeError, as PyTorch's (closure is its required positional argument)
+            raise TypeError("LBFGS.step() requires a closure that reevaluates the model and returns "
+                            "the loss (missing 1 required positional argument: 'closure')\n  fix: def closure(): "
+                            "optimizer.zero_grad(); loss = criterion(model(x), y); loss.backward(); return loss\n"
+                            "       optimizer.step(closure)")
         if len(self.param_groups) != 1:   # PyTorch's check, for a group added after construction
             raise AssertionError(f"Expected exactly one param_group, but got {len(self.param_groups)}")
         self._step_calls += 1
@@ -290,11 +296,12 @@ class LBFGS(Optimizer):
             if state["n_iter"] == 1:
                 d = -flat_grad
                 old_dirs, old_stps, ro = [], [], []
-                h_diag = 1.0
+                h_diag = 1   # PyTorch's int until the first accepted pair
             else:
                 y = flat_grad - prev_flat_grad
                 s = d * d.dtype.type(t)
-                ys = float(y.dot(s))
+                # the scalars are NumPy scalars of the parameters' dtype, PyTorch's 0-d tensors
+                ys = y.dot(s)
                 if ys > 1e-10:
                     if len(old_dirs) == history_size:
                         old_dirs.pop(0)
@@ -303,18 +310,18 @@ class LBFGS(Optimizer):
                     old_dirs.append(y)
                     old_stps.append(s)
                     ro.append(1.0 / ys)
-                    h_diag = ys / float(y.dot(y))
+                    h_diag = ys / y.dot(y)
                 # two-loop recursion: d = -H g; al is kept in the state from its first use on (and its
                 # entries past the history stay None), as PyTorch keeps it
                 al = state.setdefault("al", [None] * history_size)
                 q = -flat_grad
                 for i in range(len(old_dirs) - 1, -1, -1):
-                    al[i] = float(old_stps[i].dot(q)) * ro[i]
-                    q = q - q.dtype.type(al[i]) * old_dirs[i]
+                    al[i] = old_stps[i].dot(q) * ro[i]
+                    q = q - al[i] * old_dirs[i]
                 r = q * q.dtype.type(h_diag)
                 for i in range(len(old_dirs)):
-                    be_i = float(old_dirs[i].dot(r)) * ro[i]
-                    r = r + old_stps[i] * r.dtype.type(al[i] - be_i)
+                    be_i = old_dirs[i].dot(r) * ro[i]
+                    r = r + old_stps[i] * (al[i] - be_i)
                 d = r
             prev_flat_grad = flat_grad.copy()
             prev_loss = loss

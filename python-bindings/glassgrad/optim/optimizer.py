@@ -19,8 +19,10 @@ from __future__ import annotations
 import operator
 import warnings
 import weakref
+from collections import defaultdict
 from itertools import compress
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from types import MappingProxyType
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -92,6 +94,11 @@ def _unchanging(v) -> bool:
     those (a list, a tensor learning rate or a NumPy scalar may change in place)."""
     t = type(v)
     return t in _UNCHANGING or (t is tuple and all(type(e) in _UNCHANGING for e in v))
+
+
+# The state of a parameter without state, for reads that must not add an entry to the
+# defaultdict optimizer.state (the group calls' state.get(p, NO_STATE)).
+NO_STATE: Mapping[str, Any] = MappingProxyType({})
 
 
 class ParamGroup(dict):
@@ -214,7 +221,8 @@ class Optimizer(OptimizerHooks):
 
     def __init__(self, params: Iterable, defaults: Dict[str, Any]):
         self.defaults = dict(defaults)
-        self.state: Dict[Tensor, Dict[str, Any]] = {}
+        # defaultdict(dict), as PyTorch's: optimizer.state[p] of a parameter without state is {}
+        self.state: Dict[Tensor, Dict[str, Any]] = defaultdict(dict)
         # During step(): (the tensors its updates moved, in order; a _C.UpdateJournal of their values
         # before the step, in the same order).
         self._swaps: Optional[Tuple[List[Tensor], Any]] = None
@@ -659,14 +667,14 @@ class Optimizer(OptimizerHooks):
         and this is a float32 copy of its count); SGD keeps "momentum_buffer" per parameter (none
         without momentum); Adam keeps both moments (and "max_exp_avg_sq" with amsgrad); RMSprop
         "square_avg" (and "momentum_buffer", "grad_avg"). Parameters that never had an update
-        have no entry. torch.optim's load_state_dict reads it, and load_state_dict reads
-        PyTorch's."""
+        have no entry, or an empty one once optimizer.state[p] was read (state is a defaultdict).
+        torch.optim's load_state_dict reads it, and load_state_dict reads PyTorch's."""
         state, groups, index = {}, [], 0
         for g in self.param_groups:
             numbers = []
             for p in g["params"]:
                 st = self.state.get(p)
-                if st:
+                if st is not None:   # an empty entry too (a read of optimizer.state[p]), as PyTorch's
                     entry = dict(st)
                     step = entry.get("step")
                     if isinstance(step, Tensor) and step.dtype == "int64":

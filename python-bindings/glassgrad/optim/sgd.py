@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from .. import _C, _args
-from .optimizer import Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
+from .optimizer import NO_STATE, Optimizer, UpdateRow, refuse_differentiable, refuse_fused_with_foreach
 
 
 class SGD(Optimizer):
@@ -56,9 +56,9 @@ class SGD(Optimizer):
             lr = self._hyper(group, "lr", params[0])
         if group["momentum"] == 0:
             return "SGDUpdate", {"weight_decay": float(group["weight_decay"])}, [], [lr._h], []
-        state = self.state
+        state = self.state   # read with get: a defaultdict, where state[p] would make an empty entry
         try:
-            bufs = [state[p]["momentum_buffer"] for p in params]
+            bufs = [state.get(p, NO_STATE)["momentum_buffer"] for p in params]
         except KeyError:
             return None
         momentum = group._tensors.get(("momentum", device, dtype))
