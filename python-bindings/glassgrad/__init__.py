@@ -105,6 +105,7 @@ from . import debug
 from . import accelerator, amp, autograd, backends, cpu, distributions, multiprocessing, utils, version, xpu
 from . import func, hub, profiler
 from . import compiler, futures, jit
+from . import _dynamo, _inductor  # torch._dynamo.config, torch._inductor.config: settings scripts set
 from .futures import Future
 from .jit import ScriptFunction, ScriptModule
 from .jit import run_forked as fork, wait_forked as wait  # torch.fork / torch.wait (no deprecation warning)
