@@ -40,9 +40,6 @@ LEFT_OUT: Dict[str, Tuple[str, str]] = {
         "torch.distributed.rpc (remote calls, RRef, init_rpc)", "train with " + _DIST),
     "glassgrad.distributed.autograd": (
         "torch.distributed.autograd (gradients across RPC calls)", "train with " + _DIST),
-    "glassgrad.distributed.optim": (
-        "torch.distributed.optim (DistributedOptimizer, ZeroRedundancyOptimizer)",
-        "an optimizer per rank over DistributedDataParallel's averaged gradients (docs/distributed.md)"),
     "glassgrad.distributed.fsdp": (
         "torch.distributed.fsdp (FullyShardedDataParallel, fully_shard: parameters sharded across ranks)",
         "keep a whole copy of the model on each rank with DistributedDataParallel (docs/distributed.md)"),

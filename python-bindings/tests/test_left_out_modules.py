@@ -12,7 +12,7 @@ from glassgrad import _left_out_modules
 
 # pytorch/examples' fx/ and distributed/ import these (ported to glassgrad.*)
 IMPORTED = ["glassgrad.fx", "glassgrad.fx.node", "glassgrad.distributed.rpc", "glassgrad.distributed.autograd",
-            "glassgrad.distributed.optim", "glassgrad.distributed.fsdp", "glassgrad.distributed.fsdp.wrap",
+            "glassgrad.distributed.fsdp", "glassgrad.distributed.fsdp.wrap",
             "glassgrad.distributed.fsdp.fully_sharded_data_parallel", "glassgrad.distributed.tensor.parallel",
             "glassgrad.distributed._tensor.device_mesh", "glassgrad.distributed.device_mesh",
             "glassgrad.distributed.checkpoint.state_dict",
