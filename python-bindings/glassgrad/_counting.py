@@ -14,6 +14,8 @@ from typing import Optional
 import numpy as np
 
 from . import _C
+from ._args import UnsupportedDTypeError
+from ._inplace import _type_name
 from ._factories import linspace
 from ._return_types import return_type
 from ._tensor import Tensor, host_values, tensor
@@ -102,7 +104,10 @@ def bincount(input: Tensor, weights: Optional[Tensor] = None, minlength: int = 0
     """How often each value 0, 1, ..., max(input) occurs in the 1-d non-negative integer input
     (torch.bincount), at least minlength bins; with weights, their sums per value instead
     (float32 weights stay float32, others give float64, as PyTorch's)."""
-    if input.ndim != 1 or input.dtype.is_floating_point or input.dtype == "bool":
+    if input.dtype.is_floating_point or input.dtype == "bool":  # PyTorch's kernel has no such dtype
+        raise UnsupportedDTypeError(f"\"bincount_cpu\" not implemented for '{_type_name(input.dtype)}'\n  bincount: "
+                                    f"the input is {input.dtype}; it counts integers\n  fix: x.long()")
+    if input.ndim != 1:
         raise _C.InvalidArgumentError(f"bincount only supports 1-d non-negative integral inputs.\n  bincount: got a "
                                       f"{input.ndim}-d {input.dtype} tensor\n  fix: x.long().reshape(-1)")
     a: np.ndarray = input.numpy(force=True).astype(np.int64)
@@ -127,8 +132,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     outside are left out, the last bin holds max itself, and min = max = 0 take the data's own
     smallest and largest elements. Floating inputs only, the result in the input's dtype."""
     if not input.dtype.is_floating_point:
-        raise _C.DTypeError(f"\"histogram_cpu\" not implemented for '{input.dtype}'\n  histc: the input must be "
-                            f"floating point\n  fix: x.float()")
+        raise UnsupportedDTypeError(f"\"histogram_cpu\" not implemented for '{_type_name(input.dtype)}'\n  histc: "
+                                    f"the input is {input.dtype}; it must be floating point\n  fix: x.float()")
     if bins <= 0:
         raise _C.InvalidArgumentError(f"torch.histc(): bins must be > 0, but got {bins} for dimension 0\n"
                                       f"  fix: bins=100")

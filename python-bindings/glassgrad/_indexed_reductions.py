@@ -25,6 +25,8 @@ from ._tensor import Tensor, _dim, _op
 from ._indexing import _index_tensor, check_index_range, gather
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+# PyTorch's scatter_reduce also takes "max" and "min" (its older names) as amax and amin
+_ALIASES = {"max": "amax", "min": "amin"}
 
 
 def _zeros(shape, dtype, device) -> Tensor:
@@ -66,6 +68,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     "mean", "amax" or "amin"; PyTorch's torch.scatter_reduce). include_self: the input's own
     values take part at the positions the index reaches. An integer mean rounds down."""
     where = "scatter_reduce"
+    reduce = _ALIASES.get(reduce, reduce)
     d = _dim(dim, max(input.ndim, 1), where, input.shape)
     index = _index_tensor(index, input, where)
     _check(where, input, d, index, src, reduce)

@@ -212,7 +212,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: Optional[int] = None) ->
                             f"input has {input.ndim} and indices {indices.ndim} ({list(input.shape)} and "
                             f"{list(indices.shape)})\n  fix: indices.unsqueeze(...) to add the missing dims")
     xs, ix = list(input.shape), list(indices.shape)
-    others = np.broadcast_shapes(tuple(xs[:d] + [1] + xs[d + 1:]), tuple(ix[:d] + [1] + ix[d + 1:]))
+    try:
+        others = np.broadcast_shapes(tuple(xs[:d] + [1] + xs[d + 1:]), tuple(ix[:d] + [1] + ix[d + 1:]))
+    except ValueError:  # PyTorch's RuntimeError of broadcasting
+        raise _C.ShapeError(f"take_along_dim: input {xs} and indices {ix} must broadcast in every dim but dim {d}"
+                            f"\n  fix: indices of size 1 or the input's size in the other dims") from None
     want_x = list(others[:d]) + [xs[d]] + list(others[d + 1:])
     want_i = list(others[:d]) + [ix[d]] + list(others[d + 1:])
     x = input if xs == want_x else input.expand(*want_x)

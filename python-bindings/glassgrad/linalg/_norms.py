@@ -3,6 +3,7 @@ the matrix norms of singular values ('nuc', 2, -2) through linalg.svdvals."""
 from __future__ import annotations
 
 import math
+import numbers
 
 from .. import _C
 from .._reductions import norm as _pnorm
@@ -22,9 +23,9 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     if low.dtype in ("float16", "bfloat16"):
         return into(out, vector_norm(low.float(), ord, dim, keepdim).to(low.dtype), "linalg.vector_norm")
     check_float(x if dtype is None else x.to(dtype), "vector_norm")
-    if isinstance(ord, str):
-        raise _C.InvalidArgumentError(f"linalg.vector_norm: ord must be a number, got {ord!r}\n"
-                                      "  fix: 'fro' and 'nuc' are matrix norms: linalg.matrix_norm")
+    if isinstance(ord, str) or ord is None:  # PyTorch's argument parser: a TypeError
+        raise TypeError(f"linalg_vector_norm(): argument 'ord' must be Number, not {type(ord).__name__}\n"
+                        "  fix: 'fro' and 'nuc' are matrix norms: linalg.matrix_norm; the default is ord=2")
     x = x.to(dtype) if dtype is not None else x
     if x.ndim == 0:
         x = x.reshape(1)
@@ -43,6 +44,9 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None, out=None) -> Tensor:
     """torch.linalg.matrix_norm over the two axes dim: 'fro', 1 / -1 (max / min column sum of |a|),
     inf / -inf (max / min row sum), 'nuc' (sum of the singular values), 2 / -2 (largest / smallest)."""
+    if ord is None or isinstance(ord, bool) or not isinstance(ord, (str, numbers.Number)):  # PyTorch: a TypeError
+        raise TypeError(f"linalg_matrix_norm(): argument 'ord' must be a number or 'fro' / 'nuc', not "
+                        f"{type(ord).__name__}\n  fix: leave ord out for the Frobenius norm (ord='fro')")
     A = A.to(dtype) if dtype is not None else A
     check_float(A, "matrix_norm")
     if A.ndim < 2:
@@ -82,6 +86,9 @@ def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, 
     a pair (or input is 2-D and ord is given); with neither ord nor dim, the 2-norm of input flattened."""
     if dim is not None:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        if isinstance(ord, str) and len(dims) != 2:  # 'fro' and 'nuc' are matrix norms, as PyTorch takes them
+            raise _C.InvalidArgumentError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {len(dims)}\n"
+                                          f"  linalg.norm: ord={ord!r} is a matrix norm\n  fix: dim=(-2, -1)")
         if len(dims) == 1:
             return vector_norm(input, 2 if ord is None else ord, dims[0], keepdim, dtype=dtype, out=out)
         if len(dims) == 2:
@@ -89,9 +96,9 @@ def norm(input: Tensor, ord=None, dim=None, keepdim: bool = False, *, out=None, 
         raise _C.InvalidArgumentError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {dim}")
     if ord is None:
         return vector_norm(input, 2, None, keepdim, dtype=dtype, out=out)
-    if input.ndim == 1:
+    if input.ndim == 1 and not isinstance(ord, str):
         return vector_norm(input, ord, None, keepdim, dtype=dtype, out=out)
-    if input.ndim == 2:
+    if input.ndim == 2 or isinstance(ord, str):  # (a vector's 'fro' is matrix_norm's error, as PyTorch's)
         return matrix_norm(input, ord, (-2, -1), keepdim, dtype=dtype, out=out)
     raise _C.ShapeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
                         f"{input.ndim}D.\n  fix: pass dim")

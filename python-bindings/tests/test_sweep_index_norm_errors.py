@@ -1,0 +1,81 @@
+"""PyTorch's results and exception types for index ops, counting and norms at their edges
+(scatter_reduce's 'max'/'min', take_along_dim's broadcast, bincount/histc dtypes, linalg norms'
+ord), torch-free with values from PyTorch's documented behaviour, and against PyTorch where it
+is installed."""
+import math
+
+import numpy as np
+import pytest
+
+import glassgrad as gg
+
+
+def test_scatter_reduce_takes_max_and_min_as_amax_and_amin():
+    x = gg.zeros(3)
+    index = gg.tensor([0, 0])
+    src = gg.tensor([1.0, -2.0])
+    assert x.scatter_reduce(0, index, src, "max").tolist() == [1.0, 0.0, 0.0]
+    assert x.scatter_reduce(0, index, src, "min").tolist() == [-2.0, 0.0, 0.0]
+    assert x.scatter_reduce(0, index, src, "min", include_self=False).tolist() == [-2.0, 0.0, 0.0]
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, amax or amin"):
+        x.scatter_reduce(0, index, src, "add")
+
+
+def test_take_along_dim_broadcast_mismatch_is_a_runtime_error():
+    with pytest.raises(RuntimeError, match="must broadcast"):
+        gg.take_along_dim(gg.zeros(3, 4), gg.tensor([[0], [1]]), 1)
+    assert gg.take_along_dim(gg.arange(12.0).reshape(3, 4), gg.tensor([[1]]), 1).tolist() == [[1.0], [5.0], [9.0]]
+
+
+def test_bincount_and_histc_refuse_dtypes_as_not_implemented():
+    with pytest.raises(NotImplementedError, match="\"bincount_cpu\" not implemented for 'Float'"):
+        gg.bincount(gg.tensor([1.0]))
+    with pytest.raises(NotImplementedError, match="'Bool'"):
+        gg.bincount(gg.tensor([True]))
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Long'"):
+        gg.histc(gg.tensor([1, 2]), bins=2)
+    with pytest.raises(RuntimeError, match="1-d non-negative integral"):
+        gg.bincount(gg.tensor([[1]]))
+    assert gg.bincount(gg.tensor([1, 1, 3])).tolist() == [0, 2, 0, 1]
+
+
+def test_norm_ord_types():
+    A = gg.tensor([[3.0, 0.0], [4.0, 0.0]])
+    with pytest.raises(TypeError):
+        gg.linalg.vector_norm(A, ord="fro")
+    with pytest.raises(TypeError):
+        gg.linalg.vector_norm(A, ord=None)
+    with pytest.raises(TypeError):
+        gg.linalg.matrix_norm(A, ord=None)
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        gg.linalg.norm(gg.tensor([3.0, 4.0]), ord="fro")
+    with pytest.raises(RuntimeError, match="dim must be a 2-tuple"):
+        gg.linalg.norm(A, ord="nuc", dim=1)
+    assert gg.linalg.norm(A, ord="fro").item() == 5.0
+    assert gg.linalg.norm(gg.tensor([3.0, 4.0]), ord=math.inf).item() == 4.0
+
+
+CASES = ["x.scatter_reduce(0, torch.tensor([0, 0, 2]), torch.tensor([1., -2., 3.]), 'max')",
+         "x.scatter_reduce(0, torch.tensor([0, 0, 2]), torch.tensor([1., -2., 3.]), 'min', include_self=False)",
+         "torch.take_along_dim(torch.zeros(3, 4), torch.tensor([[0], [1]]), 1)",
+         "torch.bincount(torch.tensor([1.]))", "torch.histc(torch.tensor([1, 2]), bins=2)",
+         "torch.linalg.vector_norm(torch.eye(2), ord='fro')", "torch.linalg.matrix_norm(torch.eye(2), ord=None)",
+         "torch.linalg.norm(torch.ones(3), ord='fro')", "torch.linalg.norm(torch.ones(3, 3), ord='nuc', dim=1)",
+         "torch.linalg.norm(torch.ones(3, 3), ord='fro', dim=(0, 1))"]
+
+
+def _outcome(lib, expr):
+    try:
+        return np.asarray(eval(expr, {"torch": lib, "x": lib.zeros(3)}).tolist())
+    except Exception as e:  # the exception's kind is compared
+        return [k.__name__ for k in (NotImplementedError, TypeError, RuntimeError) if isinstance(e, k)][0]
+
+
+@pytest.mark.parametrize("expr", CASES)
+def test_as_torch(expr):
+    torch = pytest.importorskip("torch")
+    got, want = _outcome(gg, expr), _outcome(torch, expr)
+    if isinstance(want, str):
+        assert got == want
+    else:
+        np.testing.assert_allclose(got, want)
