@@ -76,6 +76,7 @@ REPOSITORIES = {
     "udlbook": "github.com/udlbook/udlbook",
     "02456-deep-learning-with-PyTorch": "github.com/DeepLearningDTU/02456-deep-learning-with-PyTorch",
     "build-nanogpt": "github.com/karpathy/build-nanogpt",
+    "llm.c": "github.com/karpathy/llm.c",
 }
 
 
