@@ -108,6 +108,19 @@ def test_warm_restarts_find_the_period_exactly_where_a_logarithm_rounds_down():
     assert (sched.T_cur, sched.T_i) == (80.5, 81)
 
 
+def test_warm_restarts_step_neither_warns_about_step_order_nor_counts_steps():
+    # PyTorch's CosineAnnealingWarmRestarts.step() replaces the base class's: no warning when it
+    # comes before optimizer.step(), and _step_count stays 0 (in its state_dict too).
+    opt = gg.optim.SGD([gg.Parameter(np.zeros(2, np.float32))], lr=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched = L.CosineAnnealingWarmRestarts(opt, 2)
+        sched.step()
+        sched.step()
+    assert sched._step_count == 0 and sched.state_dict()["_step_count"] == 0
+    assert sched.last_epoch == 2 and sched.get_last_lr() == [pytest.approx(0.1)]
+
+
 def test_warm_restarts_refuse_a_negative_epoch():
     sched = L.CosineAnnealingWarmRestarts(_opt(), 3)
     for bad in (-1, -0.5):

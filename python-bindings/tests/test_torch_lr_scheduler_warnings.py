@@ -16,6 +16,7 @@ def _script(lib):
     S = lib.optim.lr_scheduler
     calls = [
         lambda: S.StepLR(opt, 2).step(),  # before any optimizer.step()
+        lambda: S.CosineAnnealingWarmRestarts(opt, 2).step(),  # its own step(): no order warning
         lambda: opt.step(),
         lambda: S.SequentialLR(opt, [S.ConstantLR(opt, 0.5, 2), S.ExponentialLR(opt, 0.9)], [2]),
     ]

@@ -473,6 +473,11 @@ class CosineAnnealingWarmRestarts(LRScheduler):
             n += 1
         return n
 
+    def step(self, epoch=None) -> None:
+        """PyTorch's own step(): no warning when it precedes optimizer.step(), no _step_count
+        (it stays 0), and step(epoch) with a fractional epoch is the documented use, not deprecated."""
+        self._update_lr(epoch)
+
     def _update_lr(self, epoch=None) -> None:
         if epoch is None and self.last_epoch < 0:
             epoch = 0
