@@ -42,6 +42,7 @@ def register_running_stats(layer: Module, c: int, dt: np.dtype, device) -> None:
 
 class _BatchNorm(Module):
     _RANKS = (4,)
+    _version = 2  # PyTorch's _NormBase state_dict version (num_batches_tracked is part of it)
     _INPUT = "(N, C, H, W)"
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: Optional[float] = 0.1, affine: bool = True,
@@ -143,9 +144,12 @@ class _BatchNorm(Module):
             if self.bias is not None:
                 self.bias.zero_()
 
-    def _load_missing(self, prefix: str, missing: list) -> list:
-        """Checkpoints saved before num_batches_tracked existed load with it at 0 (as PyTorch does
-        for its own old checkpoints)."""
+    def _load_missing(self, prefix: str, missing: list, version: Optional[int] = None) -> list:
+        """Checkpoints saved before num_batches_tracked existed (no version in the state_dict's
+        _metadata, or one below 2) load without it, keeping the layer's count (as PyTorch does for
+        its own old checkpoints); a version-2 state_dict must hold it."""
+        if version is not None and version >= 2:
+            return missing
         key = prefix + "num_batches_tracked"
         return [k for k in missing if k != key]
 

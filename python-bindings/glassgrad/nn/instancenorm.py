@@ -26,6 +26,7 @@ from .module import Module, Parameter, layer_name
 
 class _InstanceNorm(Module):
     _SPATIAL = 1  # spatial axes of the input
+    _version = 2  # PyTorch's _NormBase state_dict version (num_batches_tracked is part of it)
 
     # PyTorch's _NormBase methods, which BatchNorm and InstanceNorm share: running statistics to
     # zeros, ones and 0 (with track_running_stats), weight to ones and bias to zeros (with affine)

@@ -4,7 +4,9 @@ in state_dict() and name layers in error messages and printed plans."""
 from __future__ import annotations
 
 import copy
+import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 from typing import Any, Dict, Iterator, List, Optional, Tuple, TypeVar, Union
 
 import numpy as np
@@ -47,7 +49,7 @@ class Parameter(Tensor):
             arr = np.asarray(data)
             if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.generic)):
                 arr = arr.astype(np.float32)  # Python floats: the default float type, as torch.tensor
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind != "f" and requires_grad:  # requires_grad=False: any dtype, as in PyTorch
             raise ParameterDTypeError(f"a Parameter must hold floats, got {arr.dtype} (Only Tensors of floating point "
                                       f"and complex dtype can require gradients)\n  fix: "
                                       f"nn.Parameter(x.float()), or np.asarray(x, dtype=np.float32)")
@@ -98,9 +100,10 @@ def _array_and_dtype(t) -> Tuple[np.ndarray, Optional[str]]:
 
 
 def _leaf_for(t: Tensor, raw: "_C.Tensor"):
-    """A new leaf holding `raw`, of t's kind (parameter or state) and name."""
+    """A new leaf holding `raw`, of t's kind (parameter or state), name and requires_grad (a
+    frozen parameter stays frozen through load_state_dict, .to(dtype) and .double())."""
     kind = "parameter" if isinstance(t, Parameter) else "state"
-    return _C.lazy_leaf(raw, kind, kind == "parameter", t.name)
+    return _C.lazy_leaf(raw, kind, kind == "parameter" and t.requires_grad, t.name)
 
 
 def _new_data(t: Tensor, arr, device: Optional[str] = None):
@@ -209,6 +212,36 @@ def _check_new_name(module, kind: str, name, table: str) -> None:
                        f"name, or `del module.{name}` first")
 
 
+def _positional_state_dict_args(args, destination, prefix: str, keep_vars: bool):
+    """state_dict(destination, prefix, keep_vars) by position: PyTorch still reads them, with a
+    FutureWarning (keywords given as well win, as in PyTorch)."""
+    warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to the documentation of "
+                  "torch.nn.Module.state_dict for details.", FutureWarning, stacklevel=3)
+    if len(args) > 3:
+        raise TypeError(f"state_dict() takes at most 3 positional arguments (destination, prefix, keep_vars), got "
+                        f"{len(args)}\n  fix: model.state_dict(prefix='...', keep_vars=False)")
+    if destination is None:
+        destination = args[0]
+    if len(args) > 1 and prefix == "":
+        prefix = args[1]
+    if len(args) > 2 and keep_vars is False:
+        keep_vars = args[2]
+    return destination, prefix, keep_vars
+
+
+def _refuse_non_entry(module, name: str, value) -> None:
+    """PyTorch's __setattr__ rules for a value that is neither a Parameter nor a Module: over a
+    buffer it must be a tensor, over a child module nothing else is allowed (None aside)."""
+    d = module.__dict__
+    if name in d.get("_buffers", {}) and not isinstance(value, Tensor):
+        raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' (glassgrad.nn.Buffer, "
+                        f"glassgrad.Tensor or None expected)\n  fix: module.{name} = glassgrad.tensor(value), or "
+                        f"`del module.{name}` first to make it a plain attribute")
+    if name in d.get("_modules", {}):
+        raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' (glassgrad.nn.Module or "
+                        f"None expected)\n  fix: `del module.{name}` first to replace the layer by another value")
+
+
 def _assign_entries(module, pairs) -> None:
     """load_state_dict(assign=True): each entry's values become a new Parameter (keeping the old
     one's requires_grad) or buffer of the owning submodule, in the entry's dtype (bfloat16 too,
@@ -277,6 +310,11 @@ def _call_names(module: "Module") -> Tuple[type, str, str, str]:
     return names
 
 
+class ModuleInitOrderError(_C.GlassgradError, AttributeError):
+    """A parameter, buffer or layer assigned before Module.__init__ ran: PyTorch raises an
+    AttributeError ("cannot assign parameters before Module.__init__() call"); this is both."""
+
+
 class Module:
     """Base class for layers and models: subclass it, create layers in __init__, write forward."""
 
@@ -288,6 +326,8 @@ class Module:
     # whole-module pickling, False) and T_destination (state_dict's destination type variable)
     call_super_init: bool = False
     dump_patches: bool = False
+    # PyTorch's state_dict format version of the class (saved in state_dict()._metadata; BatchNorm's is 2)
+    _version: int = 1
     T_destination = TypeVar("T_destination", bound=Dict[str, Any])
 
     def __init__(self):
@@ -301,17 +341,20 @@ class Module:
         super().__init_subclass__(**kwargs)
         _attribute_reads(cls)
 
-    def _check_init(self):
+    def _check_init(self, what: str = "parameters"):
         if "_parameters" not in self.__dict__:
-            raise _C.GlassgradError(f"{type(self).__name__}.__init__ must call super().__init__() before assigning "
-                                    f"layers or parameters\n  fix: add super().__init__() as the first line")
+            raise ModuleInitOrderError(f"cannot assign {what} before Module.__init__() call: "
+                                       f"{type(self).__name__}.__init__ must call super().__init__() before "
+                                       f"assigning layers or parameters\n  fix: add super().__init__() as the first "
+                                       f"line")
 
     def __setattr__(self, name, value):
         if isinstance(value, Buffer):
             self._set_buffer(name, value)
             return
         if isinstance(value, (Parameter, Module)) or name in self.__dict__.get("_buffers", {}):
-            self._check_init()
+            self._check_init("parameters" if isinstance(value, Parameter) else "module"
+                             if isinstance(value, Module) else "buffer")
         d = self.__dict__
         if _REGISTRATION_HOOKS:  # global registration hooks may replace the value (nn/registration_hooks.py)
             value = _registration_hooked(self, name, value)
@@ -323,6 +366,9 @@ class Module:
             d["_parameters"][name] = None  # PyTorch keeps the name declared, with no tensor
             _bump_structure_version()
             return
+        if (value is not None and (name in d.get("_buffers", ()) or name in d.get("_modules", ()))
+                and not isinstance(value, (Parameter, Module))):
+            _refuse_non_entry(self, name, value)
         # A replacement keeps its place in its table (PyTorch's order: a model's children() after
         # `model.conv1 = nn.Conv2d(...)` still start with conv1); other tables drop the name.
         target = ("_parameters" if isinstance(value, Parameter) else "_modules" if isinstance(value, Module)
@@ -412,7 +458,7 @@ class Module:
         """A tensor that is not trained (e.g. BatchNorm's running statistics), updated in place by
         the plans that write it. persistent=False keeps it out of state_dict(). tensor=None
         declares the name without a tensor (as PyTorch allows)."""
-        self._check_init()
+        self._check_init("buffer")
         _check_new_name(self, "buffer", name, "_buffers")
         if tensor is not None and not isinstance(tensor, (Tensor, np.ndarray, np.generic)):  # NumPy: glassgrad's own
             raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' (torch Tensor or None "
@@ -429,7 +475,7 @@ class Module:
 
     def _set_buffer(self, name: str, value: Buffer) -> None:
         """`module.name = nn.Buffer(t, persistent=...)`: name becomes a buffer, whatever it was."""
-        self._check_init()
+        self._check_init("buffer")
         d = self.__dict__
         for table, what in (("_parameters", "as parameter '{}' (glassgrad.nn.Parameter or None expected)"),
                             ("_modules", "as child module '{}' (glassgrad.nn.Module or None expected)")):
@@ -461,7 +507,7 @@ class Module:
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass (add_module '{name}' of "
                             f"{type(self).__name__})\n  fix: pass an nn.Module, e.g. nn.Identity(), or None")
-        self._check_init()
+        self._check_init("module")
         _check_new_name(self, "module", name, "_modules")  # PyTorch's name rules, as for buffers
         if module is None:  # a Module's hooks run in __setattr__
             module = _reg.run(_reg.MODULE, self, name, module)
@@ -718,7 +764,7 @@ class Module:
         raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called.\n  fix: "
                            "override set_extra_state() when you override get_extra_state()")
 
-    def state_dict(self, *, destination=None, prefix: str = "",
+    def state_dict(self, *args, destination=None, prefix: str = "",
                    keep_vars: bool = False) -> "OrderedDict[str, Tensor]":
         """Parameters and persistent buffers under PyTorch's names and in its order
         ("conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "bn1.running_mean",
@@ -726,10 +772,22 @@ class Module:
         tensor sharing memory with its parameter or buffer (sd["w"].copy_(x) writes the model, and
         the entries change as training updates the model: copy.deepcopy(model.state_dict()) keeps
         a snapshot), in its dtype and on its device. keep_vars=True gives the Parameters and
-        buffers themselves; `destination` (a dict) is filled and returned."""
+        buffers themselves; `destination` (a dict) is filled and returned. A new dict carries
+        PyTorch's `_metadata`: {module path: {"version": its class's _version}}, which
+        load_state_dict reads (BatchNorm's version 2 requires num_batches_tracked).
+        (destination, prefix, keep_vars) given by position still work, with PyTorch's
+        FutureWarning."""
         from . import state_dict_hooks as _sd
+        if args:
+            destination, prefix, keep_vars = _positional_state_dict_args(args, destination, prefix, keep_vars)
         _sd.before_save(self, prefix, keep_vars)
         out = OrderedDict() if destination is None else destination
+        if destination is None:
+            setattr(out, "_metadata", OrderedDict())  # PyTorch's attribute on its OrderedDict
+        meta = getattr(out, "_metadata", None)
+        if meta is not None:
+            for mname, m in self.named_modules(remove_duplicate=False):
+                meta[prefix + mname if mname else prefix[:-1]] = {"version": type(m)._version}
         for name, t in self._named_state():
             # A lazy layer's tensors before its first forward are listed as themselves, as in
             # PyTorch (docs/lazy.md): they have no values yet.
@@ -750,6 +808,10 @@ class Module:
         (glassgrad/nn/state_dict_hooks.py)."""
         from . import state_dict_hooks as _sd
         # the argument is named as PyTorch names it: scripts pass load_state_dict(state_dict=sd)
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.\n  fix: pass what "
+                            f"model.state_dict() returned (or glassgrad.load(path) of it)")
+        metadata = getattr(state_dict, "_metadata", None)  # {module path: {"version": n}} from state_dict()
         if _sd.has(self, _sd.LOAD_PRE):
             state_dict = OrderedDict(state_dict)  # the hooks edit a copy, as PyTorch's
             _sd.before_load(self, state_dict, strict, [], [], [])
@@ -764,7 +826,8 @@ class Module:
         for mname, m in self.named_modules():
             hook = getattr(m, "_load_missing", None)
             if hook is not None:
-                missing = hook(f"{mname}." if mname else "", missing)
+                version = None if metadata is None else metadata.get(mname, {}).get("version")
+                missing = hook(f"{mname}." if mname else "", missing, version)
         if strict and (missing or unexpected) and not post:  # nothing loaded (post-hooks may clear the lists)
             _refuse_names(self, missing, unexpected)
         # All or nothing: every entry is checked and converted before any tensor is re-pointed.
