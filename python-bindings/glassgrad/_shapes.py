@@ -739,6 +739,12 @@ def meshgrid(*tensors, indexing: Optional[str] = None):
     indexing = "ij" if indexing is None else indexing
     _args.choice(indexing, "indexing", "meshgrid", ("ij", "xy"))
     ts = list(tensors)
+    if not ts:
+        raise _C.InvalidArgumentError("meshgrid expects a non-empty TensorList\n  fix: meshgrid(x, y, indexing='ij')")
+    for t in ts:
+        if t.ndim > 1:
+            raise _C.ShapeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got a tensor of "
+                                f"shape {list(t.shape)}\n  fix: t.flatten()")
     if len({plain(t.dtype) for t in ts}) > 1:
         raise _C.DTypeError(f"meshgrid expects all tensors to have the same dtype, got "
                             f"{', '.join(plain(t.dtype) for t in ts)} (as PyTorch)\n  fix: convert them first: b.to(a.dtype)")

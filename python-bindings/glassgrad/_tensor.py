@@ -1717,6 +1717,9 @@ class Tensor:
     def permute(self, *order, dims=None) -> "Tensor":
         """The dims reordered (Tensor.permute; the dims or dims=); a view."""
         shape = self._h.shape
+        if not order and dims is None:  # PyTorch's argument parser: dims is required
+            raise TypeError("permute() missing 1 required positional argument: 'dims'\n  fix: x.permute(1, 0) or "
+                            "x.permute(dims=(1, 0)); x.permute(()) for a 0-d tensor")
         order = sizes_or_keyword(order, dims, "permute", "dims") if dims is not None else order
         return _op("Permute", [self], {"dims": [_dim(d, len(shape), "permute", shape) for d in _shape_args(order, "permute")]})
 
