@@ -25,7 +25,7 @@ import numpy as np
 
 from .. import _C
 from .._random import generator
-from .._tensor import Tensor
+from .._tensor import Tensor, tensor as make_tensor
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "default_bound",
@@ -52,7 +52,7 @@ def _fill(tensor: Tensor, values: np.ndarray) -> Tensor:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"glassgrad.nn.init expects a glassgrad.Tensor (e.g. layer.weight), got "
                         f"{type(tensor).__name__}")
-    if tensor.dtype not in ("float32", "float64"):
+    if tensor.dtype not in ("float32", "float64", "float16", "bfloat16"):
         raise _C.DTypeError(f"glassgrad.nn.init fills floating tensors, got {tensor.dtype} {list(tensor.shape)}")
     from .module import assign_data
     assign_data(tensor, np.asarray(values).reshape(tensor.shape))
@@ -97,6 +97,10 @@ def _fan(tensor: Tensor, mode: str) -> int:
     return fan_in if mode == "fan_in" else fan_out
 
 
+# PyTorch's private names that scripts import (torch.nn.init._calculate_correct_fan, ...).
+_calculate_correct_fan = _fan
+
+
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
     """U(a, b)."""
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
@@ -107,10 +111,29 @@ def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator=None)
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
 
 
+# Below this chance of a draw landing in [a, b], trunc_normal_ inverts the normal CDF instead of
+# redrawing (rejection would take 1 / chance draws per value).
+_TRUNC_REJECTION_MIN = 1e-3
+
+
 def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
                   generator=None) -> Tensor:
-    """Normal(mean, std) restricted to [a, b] (rejection sampling: redraws what falls outside)."""
+    """Normal(mean, std) restricted to [a, b] (rejection sampling: redraws what falls outside; where
+    few draws land inside, PyTorch's method: the inverse normal CDF of U(cdf(a), cdf(b)), clamped to
+    [a, b]). Warns, as PyTorch does, when mean is more than 2 std outside [a, b]."""
+    if mean < a - 2 * std or mean > b + 2 * std:
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values "
+                      "may be incorrect.", stacklevel=2)
     rng = _rng(generator)
+    lo, hi = (a - mean) / std, (b - mean) / std   # standardized bounds
+    flip = lo > 0   # sample the mirror image in the lower tail, where erfc keeps its precision
+    if flip:
+        lo, hi = -hi, -lo
+    low, high = (math.erfc(-z / math.sqrt(2.0)) / 2.0 for z in (lo, hi))
+    if high - low < _TRUNC_REJECTION_MIN:
+        from ..special import ndtri
+        z = ndtri(make_tensor(rng.uniform(low, high, tensor.numel()), dtype="float64")).numpy()
+        return _fill(tensor, np.clip(mean + std * (-z if flip else z), a, b))
     out = rng.normal(mean, std, tensor.numel())
     bad = (out < a) | (out > b)
     while bad.any():
@@ -205,12 +228,18 @@ def xavier_normal_(tensor: Tensor, gain: float = 1.0, generator=None) -> Tensor:
     return normal_(tensor, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
 
 
+def _zero_elements(tensor: Tensor) -> Tensor:
+    """kaiming_*_ of a tensor with no elements: PyTorch's warning, before any fan check."""
+    warnings.warn("Initializing zero-element tensors is a no-op", stacklevel=3)
+    return tensor
+
+
 def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                      generator=None) -> Tensor:
     """U(-bound, bound) with bound = gain * sqrt(3 / fan) (He et al. 2015)."""
+    if 0 in tuple(tensor.shape):
+        return _zero_elements(tensor)
     fan = _fan(tensor, mode)
-    if fan == 0:
-        return tensor
     bound = calculate_gain(nonlinearity, a) * math.sqrt(3.0 / fan)
     return uniform_(tensor, -bound, bound, generator)
 
@@ -218,9 +247,9 @@ def kaiming_uniform_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonli
 def kaiming_normal_(tensor: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                     generator=None) -> Tensor:
     """N(0, std^2) with std = gain / sqrt(fan) (He et al. 2015)."""
+    if 0 in tuple(tensor.shape):
+        return _zero_elements(tensor)
     fan = _fan(tensor, mode)
-    if fan == 0:
-        return tensor
     return normal_(tensor, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(fan), generator)
 
 
@@ -256,3 +285,8 @@ kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)
+_no_grad_uniform_ = uniform_
+_no_grad_normal_ = normal_
+_no_grad_trunc_normal_ = trunc_normal_
+_no_grad_fill_ = constant_
+_no_grad_zero_ = zeros_
