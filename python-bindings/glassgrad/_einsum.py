@@ -96,6 +96,32 @@ def _matmul(a: Tensor, b: Tensor) -> Tensor:
     return _op("MatMul", [a, b])
 
 
+def _broadcast(operands, subs: List[List[str]]) -> list:
+    """The operands with each dim of size 1 stretched to its letter's size elsewhere (PyTorch's
+    einsum broadcasts a subscript's sizes, ellipsis or not); a letter repeated within one operand
+    needs equal sizes, and sizes that are not 1 must match, as PyTorch checks."""
+    size: dict = {}
+    for k, (x, letters) in enumerate(zip(operands, subs)):
+        mine: dict = {}
+        for c, n in zip(letters, x.shape):
+            if c in mine and mine[c] != n:
+                raise _C.InvalidArgumentError(f"einsum(): subscript {c} is repeated for operand {k} but the sizes "
+                                              f"don't match, {n} != {mine[c]}\n  fix: a repeated subscript takes a "
+                                              f"diagonal, of equal dims")
+            mine[c] = n
+            if c in size and size[c] != n and 1 not in (size[c], n):
+                raise _C.ShapeError(f"einsum(): subscript {c} has size {n} for operand {k} which does not broadcast "
+                                    f"with previously seen size {size[c]}\n  fix: sizes of one subscript must match "
+                                    f"or be 1")
+            if size.get(c, 1) == 1:
+                size[c] = n
+    out = []
+    for x, letters in zip(operands, subs):
+        want = [size[c] for c in letters]
+        out.append(x if list(x.shape) == want else x.expand(*want))
+    return out
+
+
 @_autocast.op("einsum")
 def _sublist_equation(args: tuple):
     """(equation, operands) of PyTorch's sublist form einsum(op0, sub0, op1, sub1, ..., [out]):
@@ -132,6 +158,7 @@ def einsum(equation: str, *operands) -> Tensor:
         float64, int64 = DTYPES["float64"], DTYPES["int64"]
         return einsum(equation, *[t.astype(float64) for t in operands]).astype(int64).astype(operands[0].dtype)
     subs, out = _parse(equation, [t.ndim for t in operands])
+    operands = _broadcast(operands, subs)
     items = []
     for k, (x, letters) in enumerate(zip(operands, subs)):
         x, letters = _distinct(x, letters)
