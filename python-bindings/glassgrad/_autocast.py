@@ -177,6 +177,14 @@ def call(name: str, fn: Callable, *args):
     return fn(*args)
 
 
+def unwrapped(wrapper: Callable) -> Callable:
+    """The function an `op` wrapper calls as it is outside every autocast region (while _ACTIVE[0]
+    is 0): a layer's forward calls it directly there, one frame and its *args/**kwargs fewer a
+    layer call, where it still reads the wrapper's name at call time (a reassigned
+    F.conv2d is called as it is)."""
+    return cast(Any, wrapper).__wrapped__  # (set by functools.wraps in op())
+
+
 def op(name: str) -> Callable[[_F], _F]:
     """Decorates the function of PyTorch's autocast op `name` (a key of _autocast_lists)."""
     if name not in _lists.NAMES:

@@ -19,6 +19,8 @@ import numpy as np
 
 from .. import _C, _args, _dtypes
 from .. import functional as F
+from .._autocast import _ACTIVE as _AUTOCAST_ON
+from .._autocast import unwrapped
 from .._random import generator
 from .._runtime import no_grad
 from .._padding import pad
@@ -71,6 +73,10 @@ def _check_tensor(layer: Module, x) -> None:
 
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+# The autocast wrappers (_autocast.op) of the layers' functions, and what they call outside every
+# autocast region: Conv2d and Linear call that directly while F's name still holds the wrapper.
+_CONV2D_OP, _LINEAR_OP = F.conv2d, F.linear
+_CONV2D, _LINEAR = unwrapped(F.conv2d), unwrapped(F.linear)
 
 
 class Conv2d(Module):
@@ -119,7 +125,8 @@ class Conv2d(Module):
         if not isinstance(input, Tensor):
             _check_tensor(self, input)
         if self.padding_mode == "zeros":
-            return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            conv = _CONV2D if F.conv2d is _CONV2D_OP and not _AUTOCAST_ON[0] else F.conv2d
+            return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
         # PyTorch pads the input with the mode, then convolves without padding.
         hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
         extent = tuple(d * (kk - 1) + 1 for d, kk in zip(self.dilation, self.kernel_size))
@@ -172,7 +179,8 @@ class Linear(Module):
     def forward(self, input: Tensor) -> Tensor:
         if not isinstance(input, Tensor):
             _check_tensor(self, input)
-        return F.linear(input, self.weight, self.bias)
+        linear = _LINEAR if F.linear is _LINEAR_OP and not _AUTOCAST_ON[0] else F.linear
+        return linear(input, self.weight, self.bias)
 
     def reset_parameters(self) -> None:
         """weight and bias drawn again, U(-1/sqrt(in_features), 1/sqrt(in_features)), in place

@@ -11,8 +11,14 @@ from typing import Optional
 import numpy as np
 
 from .. import _args, _losses
+from .._autocast import _ACTIVE as _AUTOCAST_ON
+from .._autocast import unwrapped
 from .._tensor import Tensor
 from .module import Module
+
+# cross_entropy's autocast wrapper (_autocast.op) and what it calls outside every autocast region
+_CROSS_ENTROPY_OP = _losses.cross_entropy
+_CROSS_ENTROPY = unwrapped(_losses.cross_entropy)
 
 
 class _Loss(Module):
@@ -53,8 +59,11 @@ class CrossEntropyLoss(_WeightedLoss):
                                           maximum=1.0)
 
     def forward(self, input: Tensor, target) -> Tensor:
-        return _losses.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
-                                     reduction=self.reduction, label_smoothing=self.label_smoothing)
+        # outside autocast, the function its wrapper calls (nn/layers.py's Conv2d does the same)
+        loss = (_CROSS_ENTROPY if _losses.cross_entropy is _CROSS_ENTROPY_OP and not _AUTOCAST_ON[0]
+                else _losses.cross_entropy)
+        return loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                    reduction=self.reduction, label_smoothing=self.label_smoothing)
 
 
 class NLLLoss(_WeightedLoss):
