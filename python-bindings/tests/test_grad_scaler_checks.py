@@ -48,3 +48,54 @@ def test_the_checks_match_pytorchs():
             except AssertionError as e:
                 outcomes.append(str(e).split("\n")[0])
         assert outcomes[0] == outcomes[1], kwargs
+
+
+def _model_and_optimizer(lib):
+    w = lib.tensor([1.0, 2.0], requires_grad=True)
+    return w, lib.optim.SGD([w], lr=0.1)
+
+
+@pytest.mark.parametrize("call", ["unscale_", "step", "update"])
+def test_unscale_step_and_update_before_any_scale_are_errors(call):
+    # PyTorch makes the scale at the first scale(): before it these assert, naming the call
+    w, opt = _model_and_optimizer(gg)
+    scaler = GradScaler("cpu")
+    (w * w).sum().backward()
+    with pytest.raises(AssertionError, match=f"Attempted {call} but _scale is None"):
+        getattr(scaler, call)(*([opt] if call != "update" else []))
+    assert scaler.get_scale() == 2.0 ** 16 and w.tolist() == [1.0, 2.0]
+    loaded = GradScaler("cpu")
+    loaded.load_state_dict(scaler.state_dict())   # loading sets the values but makes no scale either
+    with pytest.raises(AssertionError, match="Attempted update"):
+        loaded.update()
+    GradScaler("cpu", enabled=False).update()     # a disabled scaler checks nothing
+
+
+def test_growth_tracker_counts_clean_steps_and_resets_on_growth_or_backoff():
+    w, opt = _model_and_optimizer(gg)
+    scaler = GradScaler("cpu", init_scale=4.0, growth_interval=3)
+    seen = []
+    for bad in [False, False, True, False, False, False]:
+        opt.zero_grad()
+        scaler.scale((w * w).sum() * (float("inf") if bad else 1.0)).backward()
+        scaler.step(opt)
+        scaler.update()
+        seen.append((scaler.get_scale(), scaler._get_growth_tracker()))
+    assert seen == [(4.0, 1), (4.0, 2), (2.0, 0), (2.0, 1), (2.0, 2), (4.0, 0)]
+    assert GradScaler("cpu", enabled=False)._get_growth_tracker() == 0
+
+
+@pytest.mark.parametrize("call", ["unscale_", "step", "update"])
+def test_calls_before_scale_match_pytorchs(call):
+    torch = pytest.importorskip("torch")
+    seen = []
+    for lib in (torch, gg):
+        w, opt = _model_and_optimizer(lib)
+        scaler = lib.amp.GradScaler("cpu")
+        (w * w).sum().backward()
+        try:
+            getattr(scaler, call)(*([opt] if call != "update" else []))
+            seen.append(None)
+        except AssertionError as e:
+            seen.append(str(e).split(".")[0])
+    assert seen[0] == seen[1]

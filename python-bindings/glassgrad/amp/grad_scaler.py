@@ -35,6 +35,15 @@ class GradScaler:
         self._growth_interval = int(growth_interval)
         self._growth_tracker = 0
         self._per_optimizer: Dict[int, Dict[str, Any]] = {}
+        # PyTorch makes its scale tensor at the first scale() call: unscale_, step and update
+        # before it are errors (load_state_dict sets the values without making it)
+        self._scale_made = False
+
+    def _check_scaled(self, funcname: str) -> None:
+        if not self._scale_made:
+            raise AssertionError(f"Attempted {funcname} but _scale is None.  This may indicate your script did not "
+                                 f"use scaler.scale(loss or outputs) earlier in the iteration.\n  fix: "
+                                 f"scaler.scale(loss).backward() before scaler.{funcname}(...)")
 
     def is_enabled(self) -> bool:
         return self._enabled
@@ -43,6 +52,7 @@ class GradScaler:
         """outputs (a tensor, or a list/tuple/dict of them) times the current scale."""
         if not self._enabled:
             return outputs
+        self._scale_made = True
         if isinstance(outputs, Tensor):
             return outputs * self._scale
         if isinstance(outputs, (list, tuple)):
@@ -59,6 +69,7 @@ class GradScaler:
         inf or NaN; that check reads the gradients, so pending work is computed here."""
         if not self._enabled:
             return
+        self._check_scaled("unscale_")
         st = self._state(optimizer)
         if st.get("stepped"):
             raise RuntimeError("unscale_() is being called after step().")
@@ -85,6 +96,7 @@ class GradScaler:
             return optimizer.step(*args, **kwargs)
         if "closure" in kwargs:
             raise RuntimeError("Closure use is not currently supported if GradScaler is enabled.")
+        self._check_scaled("step")
         st = self._state(optimizer)
         if st.get("stepped"):
             raise RuntimeError("step() has already been called since the last update().")
@@ -100,6 +112,7 @@ class GradScaler:
         growth_interval clean steps; or sets it to new_scale."""
         if not self._enabled:
             return
+        self._check_scaled("update")
         # the scale is held in float32, as PyTorch's scale tensor: each update rounds to it
         if new_scale is not None:
             self._scale = float(np.float32(new_scale.item() if isinstance(new_scale, Tensor) else new_scale))
@@ -120,6 +133,10 @@ class GradScaler:
 
     def get_scale(self) -> float:
         return self._scale if self._enabled else 1.0
+
+    def _get_growth_tracker(self) -> int:
+        """The clean steps counted toward the next growth (PyTorch's private reader; 0 when disabled)."""
+        return self._growth_tracker if self._enabled else 0
 
     def get_growth_factor(self) -> float:
         return self._growth_factor
