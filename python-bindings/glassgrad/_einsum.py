@@ -153,6 +153,12 @@ def einsum(equation: str, *operands) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     kinds = {plain(t.dtype) for t in operands}
+    if len(operands) == 1 and kinds <= {"int32", "uint8", "int8", "int16", "bool"}:
+        # one operand: PyTorch's einsum is a sum over the letters left out, int64 for integers and
+        # bool, as sum's; with none left out, a view in the operand's dtype
+        subs, out = _parse(equation, [operands[0].ndim])
+        y = einsum(equation, operands[0].astype(DTYPES["int64"]))
+        return y.astype(operands[0].dtype) if set(subs[0]) <= set(out) else y
     if len(kinds) == 1 and kinds <= {"int64", "int32", "uint8", "int8", "int16"}:
         # integers in their dtype, as PyTorch's: through float64 (exact up to 2**53), back through int64
         float64, int64 = DTYPES["float64"], DTYPES["int64"]

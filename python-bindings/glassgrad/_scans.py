@@ -230,6 +230,9 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     if not input.dtype.is_floating_point:
         raise _C.UnsupportedError(f"logcumsumexp: not implemented for {input.dtype} (shape {list(input.shape)}), as "
                                   f"in PyTorch\n  fix: x.float().logcumsumexp({dim})")
+    if input.dtype in ("float16", "bfloat16"):  # computed in float32, rounded once, as PyTorch's CPU kernel
+        y = logcumsumexp(input.float(), dim).to(input.dtype)
+        return _shapes.named_node(y, "LogcumsumexpBackward0", input) if input.ndim else y
     x = input
     d = _axis(dim, x, "logcumsumexp")
     if x.ndim == 0:

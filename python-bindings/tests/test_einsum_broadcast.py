@@ -42,3 +42,22 @@ def test_as_torch(eq, shapes):
     w.sum().backward()
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(o.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_one_integer_operand_sums_in_int64():
+    x = gg.tensor([[1, 2, 3], [4, 5, 250]], dtype=gg.uint8)
+    got = gg.einsum("ij->j", x)
+    assert got.dtype == gg.int64 and got.tolist() == [5, 7, 253]  # no uint8 wrap-around, as sum's
+    assert gg.einsum("ij->", x.bool()).dtype == gg.int64 and gg.einsum("ij->", x.bool()).item() == 6
+    assert gg.einsum("ii", x[:, :2].int()).item() == 6 and gg.einsum("ii", x[:, :2].int()).dtype == gg.int64
+    kept = gg.einsum("ij->ji", x)  # nothing summed: the operand's dtype
+    assert kept.dtype == gg.uint8 and kept.tolist() == [[1, 4], [2, 5], [3, 250]]
+    assert gg.einsum("ii->i", x[:, :2].bool()).dtype == gg.bool
+
+
+@pytest.mark.parametrize("eq", ["ij->j", "ij->ji", "ij", "ij->", "ij->i"])
+@pytest.mark.parametrize("dtype", ["uint8", "bool", "int8", "int32", "int64"])
+def test_integer_dtypes_as_torch(eq, dtype):
+    torch = pytest.importorskip("torch")
+    y, w = (lib.einsum(eq, lib.tensor([[1, 2, 3], [4, 5, 250]]).to(getattr(lib, dtype))) for lib in (gg, torch))
+    assert str(y.dtype).split(".")[-1] == str(w.dtype).split(".")[-1] and y.tolist() == w.tolist()
