@@ -213,8 +213,8 @@ def conv_padding(padding, kernel: Tuple[int, int], stride: Tuple[int, int], hw: 
     """[top, bottom, left, right] for padding given as an int, a pair, 'valid' or 'same'
     (kernel: the window's extent, dilation * (size - 1) + 1).
 
-    'same' keeps ceil(H / stride) output rows: total padding max((out-1)*stride + k - H, 0),
-    the extra row (if odd) at the bottom/right, as TensorFlow and PyTorch (stride 1) do."""
+    'same' keeps H (its callers refuse a stride other than 1, as PyTorch does): total padding
+    k - 1, the extra row (if odd) at the bottom/right, as PyTorch does."""
     if isinstance(padding, str):
         mode = padding.lower()
         if mode == "valid":
@@ -245,6 +245,9 @@ def _conv2d_attrs(input: Tensor, weight: Tensor, stride, padding, dilation, grou
     d = _args.int_pair(dilation, "dilation", "conv2d", minimum=1)
     groups = _args.integer(groups, "groups", "conv2d", minimum=1)
     if isinstance(padding, str):  # only 'same' reads the input's H and W and the kernel's extent
+        if padding == "same" and s != (1, 1):  # PyTorch's RuntimeError (conv1d's stride is (1, s) here)
+            raise _C.InvalidArgumentError(f"conv2d: padding='same' is not supported for strided convolutions "
+                                          f"(stride {s})\n  fix: stride=1, or an explicit padding")
         hw = tuple(input.shape[-2:]) if input.ndim >= 2 else (0, 0)
         extent = tuple(dd * (k - 1) + 1 for dd, k in zip(d, tuple(weight.shape[-2:])))
         pad = conv_padding(padding, extent, s, hw)

@@ -110,5 +110,8 @@ def test_conv2d_same_padding_keeps_height_and_width_for_odd_and_even_kernels():
     for k in (1, 2, 3, 4, 5):
         assert gg.nn.Conv2d(2, 3, k, padding="same")(x).shape == (1, 3, 7, 6)
         assert gg.nn.functional.conv2d(x, gg.tensor(np.ones((3, 2, k, k), np.float32)), padding="same").shape == (1, 3, 7, 6)
-    # Strided 'same' keeps ceil(H / stride), as TensorFlow does.
-    assert gg.nn.Conv2d(2, 3, 3, stride=2, padding="same")(x).shape == (1, 3, 4, 3)
+    # Strided 'same' is refused, as PyTorch refuses it (ValueError when built, RuntimeError when called).
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided convolutions"):
+        gg.nn.Conv2d(2, 3, 3, stride=2, padding="same")
+    with pytest.raises(RuntimeError, match="padding='same' is not supported for strided convolutions"):
+        gg.nn.functional.conv2d(x, gg.tensor(np.ones((3, 2, 3, 3), np.float32)), stride=(1, 2), padding="same")

@@ -1,7 +1,9 @@
 """Details of nn layers found by comparing each layer with PyTorch's documented behaviour:
 dir() of list-like containers hides the positional names, F.threshold / nn.Threshold keep an
 integer input's dtype (PyTorch casts threshold and value to it, truncating), and
-MultiheadAttention warns when key_padding_mask and attn_mask have different dtypes. The expected
+MultiheadAttention warns when key_padding_mask and attn_mask have different dtypes,
+PairwiseDistance takes p=inf and -inf, and padding='same' with a stride is refused (Conv2d when
+built, F.conv1d/conv2d when called). The expected
 values are PyTorch's (2.11-2.14) outputs, written out; the last tests compare with torch where it is
 installed."""
 import warnings
@@ -97,3 +99,50 @@ def test_compare_with_torch():
     kpm = torch.tensor([[False, False, False, True], [False, False, True, True]])
     with pytest.warns(UserWarning, match="mismatched key_padding_mask"):
         tm(tq, tq, tq, key_padding_mask=kpm, attn_mask=torch.zeros(4, 4))
+
+
+def test_pairwise_distance_layer_takes_infinite_norms():
+    x1 = gg.tensor([[1.0, -3.0, 2.0], [0.0, 0.5, 0.0]])
+    x2 = gg.tensor([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0]])
+    d = nn.PairwiseDistance(p=float("inf"), eps=0.0)(x1, x2)
+    assert d.tolist() == [3.0, 1.0]  # the largest |difference| per row
+    d = nn.PairwiseDistance(p=-float("inf"), eps=0.0)(x1, x2)
+    assert d.tolist() == [1.0, 0.0]  # the smallest
+    assert nn.PairwiseDistance(p=float("inf")).norm == float("inf")
+
+
+@pytest.mark.parametrize("stride", [2, (1, 2), [2, 1]])
+def test_conv2d_same_padding_with_stride_is_refused(stride):
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided convolutions"):
+        nn.Conv2d(2, 4, 3, padding="same", stride=stride)
+    x, w = gg.ones(1, 2, 6, 6), gg.ones(4, 2, 3, 3)
+    with pytest.raises(RuntimeError, match="padding='same' is not supported for strided convolutions"):
+        nn.functional.conv2d(x, w, stride=stride, padding="same")
+    assert tuple(nn.Conv2d(2, 4, 3, padding="same", stride=1)(x).shape) == (1, 4, 6, 6)
+
+
+def test_conv1d_same_padding_with_stride_is_refused():
+    with pytest.raises(RuntimeError, match="not supported for strided convolutions"):
+        nn.functional.conv1d(gg.ones(1, 2, 8), gg.ones(4, 2, 3), stride=2, padding="same")
+    assert tuple(nn.functional.conv1d(gg.ones(1, 2, 8), gg.ones(4, 2, 3), padding="same").shape) == (1, 4, 8)
+
+
+def test_pairwise_inf_and_strided_same_against_torch():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((4, 5)).astype(np.float32), rng.standard_normal((4, 5)).astype(np.float32)
+    for p in (float("inf"), -float("inf")):
+        ours = nn.PairwiseDistance(p=p)(gg.tensor(a), gg.tensor(b)).numpy()
+        theirs = torch.nn.PairwiseDistance(p=p)(torch.tensor(a), torch.tensor(b)).numpy()
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6)
+    with pytest.raises(ValueError):
+        torch.nn.Conv2d(2, 4, 3, padding="same", stride=(1, 2))
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.conv2d(torch.ones(1, 2, 6, 6), torch.ones(4, 2, 3, 3), stride=2, padding="same")
+
+
+@pytest.mark.parametrize("cls", ["LPPool1d", "LPPool2d", "LPPool3d"])
+def test_lp_pool_refuses_norm_type_zero(cls):
+    with pytest.raises(ValueError, match="norm_type must be a non-zero value, but got 0"):
+        getattr(nn, cls)(0, 2)
+    assert repr(getattr(nn, cls)(2, 3)).startswith(f"{cls}(norm_type=2, kernel_size=3")

@@ -112,6 +112,7 @@ class Conv2d(Module):
                     f"{out_channels} (groups={in_channels} with out_channels a multiple of it: depthwise)")
         self.in_channels, self.out_channels, self.kernel_size = int(in_channels), int(out_channels), k
         self.stride = _args.int_pair(stride, "stride", where, minimum=1)
+        _args.no_strided_same(where, self.padding, self.stride)
         self.dilation = _args.int_pair(dilation, "dilation", where, minimum=1)
         self.groups = groups
         self.transposed, self.output_padding = False, (0, 0)

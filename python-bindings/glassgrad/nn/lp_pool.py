@@ -2,6 +2,7 @@
 with PyTorch's arguments and printed form."""
 from __future__ import annotations
 
+from .. import _C
 from .._lp_pool import adaptive_avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d
 from .module import Module
 
@@ -9,6 +10,9 @@ from .module import Module
 class _LPPoolNd(Module):
     def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False):
         super().__init__()
+        if norm_type == 0:  # x ** (1 / 0): PyTorch refuses it when the layer is built
+            raise _C.InvalidArgumentError(f"norm_type must be a non-zero value, but got {norm_type}\n  fix: "
+                                          f"norm_type=2 (the root of the sum of squares), or inf for max pooling")
         self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
 
     def extra_repr(self) -> str:

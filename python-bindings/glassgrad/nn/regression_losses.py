@@ -3,6 +3,7 @@ glassgrad._margin_losses and glassgrad._distances (SmoothL1Loss, HuberLoss, KLDi
 CosineSimilarity, PairwiseDistance)."""
 from __future__ import annotations
 
+import math
 from typing import Optional
 
 from .. import _C, _args, _distances, _margin_losses as M, _regression_losses as R
@@ -170,7 +171,9 @@ class PairwiseDistance(Module):
     def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False):
         super().__init__()
         where = "PairwiseDistance"
-        self.norm, self.eps = _args.real(p, "p", where), _args.real(eps, "eps", where)
+        # p=inf (the largest difference) and -inf (the smallest) are norms F.pairwise_distance takes
+        self.norm = p if isinstance(p, float) and math.isinf(p) else _args.real(p, "p", where)
+        self.eps = _args.real(eps, "eps", where)
         self.keepdim = _args.flag(keepdim, "keepdim", where)
 
     def forward(self, x1: Tensor, x2: Tensor) -> Tensor:
