@@ -2,6 +2,7 @@
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/host_copy.h"
 
 namespace glassgrad {
 
@@ -34,6 +35,7 @@ void copy_tensor(const Tensor& dst, const Tensor& src) {
                          .str());
   }
   if (dst.numel() == 0) return;
+  drop_host_copy(dst);  // host_copy.h: a write into a storage drops its early copy
   if (dst.device().is_cpu() && src.device().is_cpu()) {
     cpu::strided_copy(dst, src);
     return;
@@ -43,6 +45,7 @@ void copy_tensor(const Tensor& dst, const Tensor& src) {
 
 void fill_tensor(const Tensor& dst, double value) {
   if (dst.numel() == 0) return;
+  drop_host_copy(dst);
   if (dst.device().is_cpu()) {
     cpu::fill(dst, value);
     return;

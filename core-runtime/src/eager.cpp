@@ -3,6 +3,7 @@
 #include "glassgrad/autodiff/compute_dtypes.h"
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/autodiff/graph.h"
+#include "glassgrad/runtime/host_copy.h"
 #include "glassgrad/runtime/kernel.h"
 
 namespace glassgrad {
@@ -73,6 +74,7 @@ std::vector<Tensor> run_node(const std::string& op, const std::vector<Tensor>& i
     }
     in[static_cast<size_t>(io.second)] = target;
     out[static_cast<size_t>(io.first)] = target;
+    drop_host_copy(target);  // host_copy.h
   }
   for (size_t i = 0; i < out.size(); ++i) {
     if (!out[i].defined()) out[i] = Tensor::empty(out_infos[i].shape, out_infos[i].dtype, out_infos[i].device);

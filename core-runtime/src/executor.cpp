@@ -16,6 +16,7 @@
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/host_times.h"
 #include "executor_graph.h"
+#include "executor_reads.h"
 
 namespace glassgrad {
 
@@ -193,6 +194,7 @@ Executor::Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts)
   slot_names_ = debug::buffer_labels(*plan_);
   strided_input_ok_ = strided_inputs_ok(*plan_);
   updated_inputs_ = written_inputs(*plan_);
+  init_reads();
   arena_strides_.resize(plan_->slots.size());
   arena_offsets_.assign(plan_->slots.size(), 0);
   for (const BufferSlot& s : plan_->slots) {
@@ -264,8 +266,10 @@ void Executor::bind_into(std::vector<Tensor>& t, bool laid_out, const std::vecto
   }
 }
 
-void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word) {
+void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word, Reads* reads, size_t begin,
+                       size_t end) {
   const Plan& p = *plan_;
+  end = std::min(end, p.steps.size());
   std::vector<std::vector<int>> dies_after;
   if (poison_now) {
     dies_after.resize(p.steps.size());
@@ -283,8 +287,18 @@ void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word
   // copied before its first in-place write and copied back if the run stops, so the step is all
   // or nothing. (Without one, the updates come last and cannot fail half way.)
   std::map<int, Tensor> undo;  // input slot -> its contents before the run wrote it
+  std::map<int, Tensor>* undo_now = observer ? &undo : nullptr;
   try {
-    execute_steps(t, poison_now, error_word, observer, dies_after, observer ? &undo : nullptr);
+    if (reads && reads->split >= 0 && static_cast<size_t>(reads->split) >= begin &&
+        static_cast<size_t>(reads->split) < end) {
+      // Early host reads: queued on the stream right after the last step their outputs need.
+      const size_t cut = static_cast<size_t>(reads->split) + 1;
+      execute_steps(t, poison_now, error_word, observer, dies_after, undo_now, begin, cut);
+      queue_reads(*reads, t, error_word);
+      execute_steps(t, poison_now, error_word, observer, dies_after, undo_now, cut, end);
+    } else {
+      execute_steps(t, poison_now, error_word, observer, dies_after, undo_now, begin, end);
+    }
   } catch (...) {
     for (auto& kv : undo) copy_tensor(t[static_cast<size_t>(kv.first)], kv.second);
     throw;
@@ -293,14 +307,16 @@ void Executor::execute(std::vector<Tensor>& t, bool poison_now, void* error_word
 
 void Executor::execute_steps(std::vector<Tensor>& t, bool poison_now, void* error_word,
                              const std::shared_ptr<const StepObserver>& observer,
-                             const std::vector<std::vector<int>>& dies_after, std::map<int, Tensor>* undo) {
+                             const std::vector<std::vector<int>>& dies_after, std::map<int, Tensor>* undo,
+                             size_t begin, size_t stop) {
   const Plan& p = *plan_;
   std::vector<Tensor> in, out, observed_in;
-  for (size_t i = 0; i < p.steps.size(); ++i) {
+  for (size_t i = begin; i < stop; ++i) {
     const PlanStep& st = p.steps[i];
-    // A run of batchable steps goes to one batch call, unless an observer must see each step.
-    if (batch_end_[i] > i + 1 && !observer && !undo) {
-      const size_t end = batch_end_[i];
+    // A run of batchable steps goes to one batch call, unless an observer must see each step; a
+    // part of a run is a run too (a graph captured in two parts, early host reads between).
+    const size_t end = std::min(batch_end_[i], stop);
+    if (end > i + 1 && !observer && !undo) {
       std::vector<std::vector<Tensor>> ins(end - i), outs(end - i);
       std::vector<KernelContext> ctxs;
       ctxs.reserve(end - i);
@@ -374,7 +390,7 @@ std::vector<Tensor> Executor::dry_run(const std::vector<Tensor>& inputs) {
   return results;
 }
 
-std::vector<Tensor> Executor::run_steps(const std::vector<Tensor>& inputs) {
+std::vector<Tensor> Executor::run_steps(const std::vector<Tensor>& inputs, Reads* reads) {
   std::vector<Tensor> t;
   {
     const std::lock_guard<std::mutex> lock(spare_mutex_);
@@ -383,7 +399,7 @@ std::vector<Tensor> Executor::run_steps(const std::vector<Tensor>& inputs) {
   const bool laid_out = !t.empty();
   if (!laid_out) t.resize(plan_->slots.size());
   bind_into(t, laid_out, inputs, {}, true);
-  execute(t, opts_.poison_freed || poison_freed(), nullptr);
+  execute(t, opts_.poison_freed || poison_freed(), nullptr, reads);
   std::vector<Tensor> results;
   results.reserve(plan_->output_slots.size());
   for (int s : plan_->output_slots) results.push_back(t[static_cast<size_t>(s)]);
@@ -427,12 +443,15 @@ std::vector<Tensor> Executor::run(const std::vector<Tensor>& raw_inputs, const s
   // its own level, never the running plan's (arena.h).
   const ArenaLease lease;
   debug::check_memory_limit(p, graph_captured());  // an over-limit plan fails here, before anything runs
+  for (size_t k : host_copy_drops_) drop_host_copy(raw_inputs[k]);  // this run writes their buffers
+  Reads reads = plan_reads(wanted);
   // An observer (anomaly mode, hooks) must see every step: no graph replay while one is set.
   const bool observed = static_cast<bool>(observer_slot());
-  if (graph_ && !(opts_.poison_freed || poison_freed()) && cuda_graphs_enabled() && !observed) {
-    return run_graph(inputs, wanted);
-  }
-  return run_steps(inputs);
+  std::vector<Tensor> results = graph_ && !(opts_.poison_freed || poison_freed()) && cuda_graphs_enabled() && !observed
+                                    ? run_graph(inputs, wanted, &reads)
+                                    : run_steps(inputs, &reads);
+  if (!wishes_.empty()) attach_reads(reads, results);
+  return results;
 }
 
 }  // namespace glassgrad

@@ -3,7 +3,10 @@
 //   warm up     two step-by-step runs; the second tells which inputs kept their address
 //   capture     bind every buffer the graph touches (staging buffers for the moving inputs,
 //               graph-owned outputs, the error word) and record one step-by-step run
-//   replay      copy the moving inputs into staging, one launch, copy the outputs out
+//   replay      copy the moving inputs into staging, one launch, copy the outputs out; with
+//               early host reads (executor_reads.cpp), two launches with their copies between
+//   re-split    early host reads asked for after another step than the graph's split: captured
+//               again in two parts at that step (no warm-up)
 //   recapture   when the arena or an input updated in place moved: drop the graph and warm up
 //               again; when a read-only input bound directly moved: stage it, capture again
 //   give up     when an input updated in place moves, or a kernel cannot be captured:
@@ -14,6 +17,7 @@
 #include "glassgrad/runtime/device_hooks.h"
 #include "glassgrad/runtime/executor.h"
 #include "executor_graph.h"
+#include "executor_reads.h"
 
 namespace glassgrad {
 
@@ -27,7 +31,19 @@ bool Executor::graph_captured() const { return graph_ && graph_->exec != nullptr
 int Executor::graph_replays() const { return graph_ ? graph_->replays : 0; }
 int Executor::graph_captures() const { return graph_ ? graph_->captures : 0; }
 
-bool Executor::capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr) {
+void* Executor::capture_part(size_t begin, size_t end) {
+  GraphState& G = *graph_;
+  cuda::begin_capture(G.device);
+  try {
+    execute(G.slots, false, G.error_word.data_ptr(), nullptr, begin, end);
+  } catch (...) {
+    cuda::abort_capture(G.device);
+    throw;
+  }
+  return cuda::end_capture(G.device);
+}
+
+bool Executor::capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr, int split) {
   GraphState& G = *graph_;
   const Plan& p = *plan_;
   const Device dev = Device::cuda(G.device);
@@ -53,31 +69,34 @@ bool Executor::capture_graph(const std::vector<Tensor>& inputs, const void* aren
   G.arena = arena_ptr;
   try {
     RetainScope keep(&G.retained);
-    cuda::begin_capture(G.device);
-    try {
-      execute(G.slots, false, G.error_word.data_ptr());
-    } catch (...) {
-      cuda::abort_capture(G.device);
-      throw;
-    }
-    G.exec = cuda::end_capture(G.device);
+    const size_t cut = split >= 0 ? static_cast<size_t>(split) + 1 : 0;
+    if (cut > 0) G.prefix = capture_part(0, cut);
+    G.exec = capture_part(cut, p.steps.size());
+    G.split = split;
     ++G.captures;
   } catch (const std::exception&) {
+    G.drop_graphs();
     G.failed = true;  // e.g. a kernel that cannot be captured: run step by step from now on
-    G.exec = nullptr;
     return false;
   }
   return true;
 }
 
-std::vector<Tensor> Executor::replay_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted) {
+std::vector<Tensor> Executor::replay_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted,
+                                           Reads* reads) {
   GraphState& G = *graph_;
   const Plan& p = *plan_;
   const Device dev = Device::cuda(G.device);
   for (size_t k = 0; k < inputs.size(); ++k) {
     if (!G.stable[k]) copy_tensor(G.staging[k], inputs[k]);
   }
+  // Early host reads go after the prefix when it holds every step they need, else after the whole.
+  const bool reading = reads && reads->split >= 0;
+  const bool after_prefix = reading && G.prefix && reads->split <= G.split;
+  if (G.prefix) cuda::launch_graph(G.device, G.prefix);
+  if (after_prefix) queue_reads(*reads, G.slots, G.error_word.data_ptr());
   cuda::launch_graph(G.device, G.exec);
+  if (reading && !after_prefix) queue_reads(*reads, G.slots, G.error_word.data_ptr());
   ++G.replays;
   std::vector<Tensor> results;
   results.reserve(p.output_slots.size());
@@ -97,9 +116,10 @@ std::vector<Tensor> Executor::replay_graph(const std::vector<Tensor>& inputs, co
   return results;
 }
 
-std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted) {
+std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted,
+                                        Reads* reads) {
   GraphState& G = *graph_;
-  if (G.failed) return run_steps(inputs);
+  if (G.failed) return run_steps(inputs, reads);
   const Device dev = Device::cuda(G.device);
   const Plan& p = *plan_;
   const bool has_arena = p.arena_bytes.count(dev) && p.arena_bytes.at(dev) > 0;
@@ -107,15 +127,23 @@ std::vector<Tensor> Executor::run_graph(const std::vector<Tensor>& inputs, const
       has_arena ? arena_for(dev, p.arena_bytes.at(dev), debug::allocated_besides_arena(p, dev)) : Tensor();
   const void* arena_ptr = arena.defined() ? arena.data_ptr() : nullptr;
   G.drop_if_moved(p, inputs, arena_ptr);
+  // Early host reads after a step before the last: the graph is split there (captured again in two
+  // parts when it was split elsewhere or not at all; a split graph stays split when no read is asked).
+  const int last = static_cast<int>(p.steps.size()) - 1;
+  const int split = reads && reads->split >= 0 && reads->split < last ? reads->split : -1;
+  if (G.exec && split >= 0 && split != G.split) {
+    G.drop_graphs();
+    G.retained.clear();
+  }
   if (!G.exec) {
-    if (G.warming(inputs)) return run_steps(inputs);
+    if (G.warming(inputs)) return run_steps(inputs, reads);
     if (G.moving_inplace_target()) {
       G.failed = true;
-      return run_steps(inputs);
+      return run_steps(inputs, reads);
     }
-    if (!capture_graph(inputs, arena_ptr)) return run_steps(inputs);
+    if (!capture_graph(inputs, arena_ptr, split)) return run_steps(inputs, reads);
   }
-  return replay_graph(inputs, wanted);
+  return replay_graph(inputs, wanted, reads);
 }
 
 }  // namespace glassgrad

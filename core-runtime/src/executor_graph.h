@@ -28,14 +28,16 @@ struct Executor::GraphState {
   std::map<int, Tensor> outputs;   // graph-owned output buffers (slot id -> tensor)
   std::vector<Tensor> slots;       // the slot tensors the graph was captured with
   const void* arena = nullptr;
-  void* exec = nullptr;
+  void* exec = nullptr;            // the graph of the plan's steps (after `split` when there is a prefix)
+  void* prefix = nullptr;          // steps [0, split] when captured in two parts for early host reads
+  int split = -1;                  // the last step of `prefix`; -1: one graph
   int replays = 0;
   int captures = 0;                // successful captures (1 + recaptures)
   Tensor error_word;
   std::vector<std::shared_ptr<Storage>> retained;  // temporaries the captured kernels use
 
   ~GraphState() {
-    cuda::destroy_graph(exec);
+    drop_graphs();
     if (error_word.defined()) cuda::unregister_error_word(error_word.data_ptr());
   }
 
@@ -58,6 +60,13 @@ struct Executor::GraphState {
       }
     }
     return g;
+  }
+
+  void drop_graphs() {
+    cuda::destroy_graph(exec);
+    cuda::destroy_graph(prefix);
+    exec = prefix = nullptr;
+    split = -1;
   }
 
   // Read-only data inputs (ValueKind::Input) up to this size are always copied into staging:
@@ -84,8 +93,7 @@ struct Executor::GraphState {
       }
     }
     if (!rewarm && !restage) return;
-    cuda::destroy_graph(exec);
-    exec = nullptr;
+    drop_graphs();
     if (rewarm) warm = 0;
     retained.clear();
   }

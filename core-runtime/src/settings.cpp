@@ -33,7 +33,7 @@ const char* env(const char* name) {
 }
 bool is(const char* name, const char* text) { return std::string(env(name)) == text; }
 
-Switch g_fusion, g_cuda_graphs, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic,
+Switch g_fusion, g_cuda_graphs, g_early_reads, g_poison_freed, g_launch_blocking, g_conv_autotune, g_deterministic,
     g_conv_fast_winograd;
 std::atomic<bool> g_deterministic_algorithms{false};
 
@@ -53,6 +53,11 @@ bool fusion_enabled() {
 void set_cuda_graphs(bool on) { g_cuda_graphs.set(on); }
 bool cuda_graphs_enabled() {
   return g_cuda_graphs.get([] { return !is("GLASSGRAD_CUDA_GRAPHS", "0"); });
+}
+
+void set_early_reads(bool on) { g_early_reads.set(on); }
+bool early_reads_enabled() {
+  return g_early_reads.get([] { return !is("GLASSGRAD_EARLY_READS", "0"); });
 }
 
 void set_deterministic_algorithms(bool on) { g_deterministic_algorithms = on; }

@@ -5,6 +5,7 @@
 
 #include "glassgrad/autodiff/errors.h"
 #include "glassgrad/runtime/device_hooks.h"
+#include "glassgrad/runtime/host_copy.h"
 #include "glassgrad/runtime/host_times.h"
 
 namespace glassgrad {
@@ -287,7 +288,11 @@ Tensor Tensor::clone() const {
 Tensor Tensor::to(const Device& d) const {
   if (d == device()) return *this;
   const HostTimer timer(HostPhase::Transfer);
-  Tensor t = empty(shape_, dtype_, d, storage_ ? storage_->name() : "");
+  Tensor t;
+  // A GPU output read on the host: its early copy, which waits for the steps that wrote it only
+  // (host_copy.h); without one, a copy that waits for everything queued on the device.
+  if (d.is_cpu() && storage_ && storage_->host_copy() && read_host_copy(*this, t)) return t;
+  t = empty(shape_, dtype_, d, storage_ ? storage_->name() : "");
   copy_tensor(t, *this);
   return t;
 }

@@ -173,9 +173,15 @@ void bind_graph(py::module_& m) {
            "Runs the plan; with `wanted` (one bool per output), unwanted outputs may come back as None.")
       .def_property_readonly("graph_captured", &Executor::graph_captured)
       .def_property_readonly("graph_replays", &Executor::graph_replays)
-      .def_property_readonly("graph_captures", &Executor::graph_captures);
+      .def_property_readonly("graph_captures", &Executor::graph_captures)
+      .def_property_readonly("output_ready_steps", &Executor::output_ready_steps,
+                             "Per output: the last step writing it (-1: none); its early host read goes after it.")
+      .def_property_readonly("early_read_states", &Executor::early_read_states,
+                             "Per output: '' (no candidate), 'idle', 'wanted', 'made' or 'read' (docs/cuda.md).");
   m.def("set_cuda_graphs", &set_cuda_graphs);
   m.def("cuda_graphs_enabled", &cuda_graphs_enabled);
+  m.def("set_early_reads", &set_early_reads, "Early host reads of small GPU outputs on or off (docs/cuda.md).");
+  m.def("early_reads_enabled", &early_reads_enabled);
 
   m.def("format_bytes", &format_bytes);
   m.def("set_poison_freed", &set_poison_freed);

@@ -100,6 +100,12 @@ void* deferred_check_word(int index, std::function<void(int64_t)> on_error) {
   return static_cast<int64_t*>(a.words.data_ptr()) + (a.on_error.size() - 1);
 }
 
+bool deferred_checks_pending(int index) {
+  std::lock_guard<std::mutex> lock(words_mutex());
+  auto it = check_arenas().find(index);
+  return it != check_arenas().end() && !it->second.on_error.empty();
+}
+
 void check_error_words(int index) {
   run_deferred_checks(index);
   std::vector<ErrorWord> words;

@@ -150,6 +150,18 @@ void check_error_words(int index);
 // use with one copy and re-arms them with one memset (docs/cuda.md, "Deferred checks").
 constexpr size_t kMaxDeferredChecks = 64;
 void* deferred_check_word(int index, std::function<void(int64_t)> on_error);
+// Whether deferred checks of device `index` wait to be read (at its next synchronization).
+bool deferred_checks_pending(int index);
+
+// Early host reads (host_copy.h): queues on src's device stream a copy of src (dense) into the
+// first bytes of `block` (pinned host memory) and, when `error_word` (a device address) is given,
+// of that int64 at error_word_offset(src.nbytes()), without waiting; the block is recorded as used
+// by the copies (pinned_memory.h), so it is not handed out again before they finish.
+void copy_to_host_async(const Tensor& block, const Tensor& src, const void* error_word);
+// Waits for the copies queued into `block` (only those: the work queued after them runs on) and
+// raises the errors known then: an error word copied with the data that is set, or deferred checks
+// pending, are read by a synchronization of the device, which raises as it always does.
+void finish_host_copy(int index, const Tensor& block, size_t data_bytes, bool error_word);
 
 }  // namespace cuda
 }  // namespace glassgrad

@@ -3,6 +3,7 @@
 // grown on demand (plans run one at a time). Inputs are bound per run; outputs are freshly
 // allocated per run, so results survive the next run.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "glassgrad/autodiff/passes.h"
 #include "glassgrad/autodiff/plan.h"
 #include "glassgrad/runtime/arena.h"
+#include "glassgrad/runtime/host_copy.h"
 #include "glassgrad/runtime/kernel.h"
 #include "glassgrad/runtime/settings.h"
 #include "glassgrad/runtime/tensor.h"
@@ -47,6 +49,11 @@ bool runs_as_cuda_graph(const Plan& plan);
 // arena and the same addresses for the inputs that kept theirs (parameters, optimizer state);
 // otherwise the executor runs the plan step by step and captures again. GLASSGRAD_CUDA_GRAPHS=0
 // turns graphs off.
+//
+// Early host reads (host_copy.h, executor_reads.cpp): a small output on a GPU that the host read
+// after an earlier run is copied into pinned memory right after the last step that writes it, and
+// the returned tensor's storage carries that copy; a graph replay then launches as two graphs, the
+// steps up to that one and the rest, with the copy queued between them.
 class Executor {
  public:
   explicit Executor(std::shared_ptr<const Plan> plan, ExecutorOptions opts = {});
@@ -67,10 +74,17 @@ class Executor {
   int graph_captures() const;
   // Workspace size callback for compile(): asks each kernel what scratch it needs.
   static WorkspaceFn workspace_fn();
+  // Per output: the index of the last step that writes its buffer, after which its value is
+  // complete (-1: no step writes it, e.g. a view of an input).
+  const std::vector<int>& output_ready_steps() const { return ready_step_; }
+  // Per output, its early host read: "" (not a candidate: not a small buffer of its own on a GPU),
+  // "idle", "wanted" (read after a run without a copy), "made" (copied, not read yet), "read".
+  std::vector<std::string> early_read_states() const;
 
  private:
   struct GraphState;
-  std::vector<Tensor> run_steps(const std::vector<Tensor>& inputs);
+  struct Reads;  // the early copies of one run (executor_reads.cpp)
+  std::vector<Tensor> run_steps(const std::vector<Tensor>& inputs, Reads* reads = nullptr);
   // The tensor of every slot. Without an arena (a dry run), arena slots stay undefined and a
   // view of one becomes a fresh tensor of its shape.
   std::vector<Tensor> bind(const std::vector<Tensor>& inputs, const std::map<int, Tensor>& outputs,
@@ -80,14 +94,29 @@ class Executor {
   // those are rebound (Tensor::rebind) instead of made again.
   void bind_into(std::vector<Tensor>& t, bool laid_out, const std::vector<Tensor>& inputs,
                  const std::map<int, Tensor>& outputs, bool with_arena);
-  void execute(std::vector<Tensor>& t, bool poison_now, void* error_word);
+  // Runs steps [begin, end) (end clipped to the plan's); with `reads` asking for copies, they are
+  // queued right after step reads->split.
+  void execute(std::vector<Tensor>& t, bool poison_now, void* error_word, Reads* reads = nullptr, size_t begin = 0,
+               size_t end = SIZE_MAX);
   void execute_steps(std::vector<Tensor>& t, bool poison_now, void* error_word,
                      const std::shared_ptr<const StepObserver>& observer,
-                     const std::vector<std::vector<int>>& dies_after, std::map<int, Tensor>* undo);
+                     const std::vector<std::vector<int>>& dies_after, std::map<int, Tensor>* undo, size_t begin,
+                     size_t end);
   // Whole-step CUDA graphs (executor_graph.cpp).
-  std::vector<Tensor> run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted);
-  bool capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr);
-  std::vector<Tensor> replay_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted);
+  std::vector<Tensor> run_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted, Reads* reads);
+  // Captures steps [0, split] and (split, end) as two graphs when split >= 0, else one.
+  bool capture_graph(const std::vector<Tensor>& inputs, const void* arena_ptr, int split);
+  void* capture_part(size_t begin, size_t end);
+  std::vector<Tensor> replay_graph(const std::vector<Tensor>& inputs, const std::vector<char>* wanted, Reads* reads);
+  // Early host reads (executor_reads.cpp).
+  void init_reads();
+  Reads plan_reads(const std::vector<char>* wanted);
+  void queue_reads(Reads& reads, const std::vector<Tensor>& slots, const void* error_word);
+  void attach_reads(const Reads& reads, const std::vector<Tensor>& results);
+  std::vector<int> ready_step_;
+  std::vector<std::shared_ptr<ReadWish>> wishes_;           // per output; null: not a candidate
+  std::vector<std::shared_ptr<const HostCopy>> unread_marks_;  // per candidate: a HostCopy without a copy
+  std::vector<size_t> host_copy_drops_;  // plan inputs whose buffer some step writes: their early copies go
   std::shared_ptr<const Plan> plan_;
   ExecutorOptions opts_;
   std::vector<const KernelEntry*> kernels_;  // one per step

@@ -6,6 +6,7 @@
 //   variable                              setting                         default
 //   GLASSGRAD_FUSION=0                    lazy::fusion_enabled()          on
 //   GLASSGRAD_CUDA_GRAPHS=0               cuda_graphs_enabled()           on
+//   GLASSGRAD_EARLY_READS=0               early_reads_enabled()           on
 //   GLASSGRAD_POISON_FREED=1              poison_freed()                  off
 //   GLASSGRAD_CUDA_LAUNCH_BLOCKING=1      cuda::launch_blocking()         off (any value but 0: on)
 //   GLASSGRAD_CPU_ISA=generic|avx2|avx512 cpu_isa_cap()                   none: cpu_isa() is the best the CPU has
@@ -31,6 +32,12 @@ bool fusion_enabled();
 // Whole-step CUDA graphs for plans on one CUDA device (Executor).
 void set_cuda_graphs(bool on);
 bool cuda_graphs_enabled();
+
+// Early host reads (host_copy.h): a small GPU output the host reads is copied as soon as the
+// steps writing it ran, and the read waits for that copy only. Off: every read waits for the
+// device's whole stream.
+void set_early_reads(bool on);
+bool early_reads_enabled();
 
 // Deterministic algorithms (glassgrad.use_deterministic_algorithms): the accumulating CUDA
 // indexing kernels (scatter_add, index_add, index_put with accumulate, the gradients of gather,

@@ -13,6 +13,7 @@
 namespace glassgrad {
 
 class Allocator;
+struct HostCopy;  // host_copy.h
 
 class Storage {
  public:
@@ -30,6 +31,14 @@ class Storage {
   const std::string& name() const { return name_; }
   void set_name(const std::string& n) { name_ = n; }
   bool owned() const { return allocator_ != nullptr; }
+  // The host copy of a device storage's bytes that the plan writing it queued (host_copy.h,
+  // docs/cuda.md "Early host reads"); null when none. Every write into the storage after the
+  // plan that made it drops it (drop_host_copy), so a set copy always equals the bytes.
+  const std::shared_ptr<const HostCopy>& host_copy() const { return host_copy_; }
+  void set_host_copy(std::shared_ptr<const HostCopy> c) { host_copy_ = std::move(c); }
+  void drop_host_copy() {
+    if (host_copy_) host_copy_.reset();
+  }
 
  private:
   Storage() = default;
@@ -39,6 +48,7 @@ class Storage {
   std::string name_;
   Allocator* allocator_ = nullptr;
   std::function<void()> release_;
+  std::shared_ptr<const HostCopy> host_copy_;
 };
 
 // While a RetainScope is alive on a thread, every Storage allocated there is also kept in
