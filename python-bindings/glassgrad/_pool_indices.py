@@ -147,6 +147,11 @@ def _unpool_sizes(where_: str, shape: Sequence[int], kernel: Sequence[int], stri
     return sizes
 
 
+class UnpoolIndexError(_C.GlassgradIndexError, RuntimeError):
+    """max_unpool's index outside the output planes: PyTorch raises a RuntimeError ("Found an
+    invalid max index"), glassgrad's index errors are IndexErrors; this is both."""
+
+
 def max_unpool(where_: str, input: Tensor, indices: Tensor, kernel: Sequence[int], stride: Sequence[int],
                padding: Sequence[int], output_size) -> Tensor:
     """Scatters input's values to their indices in zero planes of the output size
@@ -169,9 +174,9 @@ def max_unpool(where_: str, input: Tensor, indices: Tensor, kernel: Sequence[int
         low, high = int(idx.min().item()), int(idx.max().item())
         if low < 0 or high >= volume:
             bad = low if low < 0 else high
-            raise _C.GlassgradIndexError(f"{where_}: found an invalid max index {bad} (output planes are of size "
-                                 f"{'x'.join(map(str, sizes))})\n  fix: unpool with the kernel, stride and "
-                                 f"padding of the pooling, or pass output_size=<the pooled input's size>")
+            raise UnpoolIndexError(f"{where_}: found an invalid max index {bad} (output planes are of size "
+                                   f"{'x'.join(map(str, sizes))})\n  fix: unpool with the kernel, stride and "
+                                   f"padding of the pooling, or pass output_size=<the pooled input's size>")
     n, c = x.shape[:2]
     planes = zeros(n, c, volume, dtype=x.dtype, device=x.device)
     out = planes.scatter(2, idx.reshape(n, c, -1), x.reshape(n, c, -1)).reshape(n, c, *sizes)

@@ -3,7 +3,8 @@ dir() of list-like containers hides the positional names, F.threshold / nn.Thres
 integer input's dtype (PyTorch casts threshold and value to it, truncating), and
 MultiheadAttention warns when key_padding_mask and attn_mask have different dtypes,
 PairwiseDistance takes p=inf and -inf, and padding='same' with a stride is refused (Conv2d when
-built, F.conv1d/conv2d when called). The expected
+built, F.conv1d/conv2d when called), LPPool refuses norm_type 0, max_unpool's invalid index is a
+RuntimeError (as PyTorch's), and a ModuleList subclass (ParametrizationList) prints its own name. The expected
 values are PyTorch's (2.11-2.14) outputs, written out; the last tests compare with torch where it is
 installed."""
 import warnings
@@ -146,3 +147,28 @@ def test_lp_pool_refuses_norm_type_zero(cls):
     with pytest.raises(ValueError, match="norm_type must be a non-zero value, but got 0"):
         getattr(nn, cls)(0, 2)
     assert repr(getattr(nn, cls)(2, 3)).startswith(f"{cls}(norm_type=2, kernel_size=3")
+
+
+def test_max_unpool_invalid_index_is_a_runtime_error():
+    x = gg.tensor(np.arange(81, dtype=np.float32).reshape(1, 1, 9, 9))
+    values, indices = nn.MaxPool2d(2, return_indices=True)(x)  # 4x4 from 9x9: index 70 is outside 8x8
+    with pytest.raises(RuntimeError, match="invalid max index 70"):
+        nn.MaxUnpool2d(2)(values, indices)
+    with pytest.raises(IndexError):  # still glassgrad's index error too
+        nn.MaxUnpool2d(2)(values, indices)
+    assert tuple(nn.MaxUnpool2d(2)(values, indices, output_size=[9, 9]).shape) == (1, 1, 9, 9)
+
+
+def test_module_list_subclass_prints_its_own_name():
+    class Blocks(nn.ModuleList):
+        pass
+    assert repr(Blocks()) == "Blocks()"
+    assert repr(Blocks([nn.ReLU(), nn.ReLU()])) == "Blocks(\n  (0-1): 2 x ReLU()\n)"
+    m = nn.Linear(3, 3)
+
+    class Sym(nn.Module):
+        def forward(self, X):
+            return X.triu() + X.triu(1).transpose(0, 1)
+    nn.utils.parametrize.register_parametrization(m, "weight", Sym())
+    assert repr(m) == ("ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): "
+                       "ModuleDict(\n    (weight): ParametrizationList(\n      (0): Sym()\n    )\n  )\n)")

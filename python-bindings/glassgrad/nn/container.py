@@ -55,7 +55,7 @@ class ModuleList(Module):
         """PyTorch's: runs of modules that print alike are one entry, "(0-5): 6 x Layer(...)"."""
         reprs = [repr(m) for m in self._items()]
         if not reprs:
-            return "ModuleList()"
+            return self._get_name() + "()"  # a subclass prints its own name, as in PyTorch
         runs = []  # [first, last, repr]
         for i, r in enumerate(reprs):
             if runs and runs[-1][2] == r:
@@ -64,7 +64,7 @@ class ModuleList(Module):
                 runs.append([i, i, r])
         lines = [(f"({a}): {r}" if a == b else f"({a}-{b}): {b - a + 1} x {r}").replace("\n", "\n  ")
                  for a, b, r in runs]
-        return "ModuleList(\n  " + "\n  ".join(lines) + "\n)"
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
 
     def __iadd__(self, modules: Iterable[Module]) -> "ModuleList":
         return self.extend(modules)
