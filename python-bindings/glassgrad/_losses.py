@@ -20,6 +20,7 @@ import numpy as np
 from . import _C, _args, _autocast, _trace
 from ._class_targets import check_class_targets
 from ._dtypes import plain
+from ._inplace import _type_name
 from ._tensor import Tensor, _check_inference_inputs, _op, tensor
 from ._trace import current_scope
 from ._torch_operands import node_attrs
@@ -332,6 +333,19 @@ def binary_cross_entropy_with_logits(input: Tensor, target, weight: Optional[Ten
 _BCE_EPSILON = float(np.float32(1e-12))
 
 
+def _check_probabilities(values_of: Tensor, what: str, fix: str) -> None:
+    """PyTorch's CPU check of binary_cross_entropy's input and target: every element in [0, 1]
+    (NaN fails). Computed (unrealized) tensors are not read."""
+    if not (values_of._h.realized and values_of.device.type == "cpu"):
+        return
+    values = values_of.numpy(force=True)
+    if values.size and not ((values >= 0) & (values <= 1)).all():
+        raise _C.InvalidArgumentError(
+            f"binary_cross_entropy: all elements of {what} should be between 0 and 1 ({what} "
+            f"{list(values_of.shape)} holds values from {float(np.nanmin(values)):g} to "
+            f"{float(np.nanmax(values)):g})\n  fix: {fix}")
+
+
 @_autocast.op("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
@@ -342,18 +356,19 @@ def binary_cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None,
     target's is log(1 - x) - log(x) with both logs clamped at -100 (PyTorch leaves them unclamped,
     which differs only at x = 0 or 1, where PyTorch's is infinite)."""
     reduction = _reduction(size_average, reduce, reduction, "binary_cross_entropy")
+    if isinstance(target, Tensor) and plain(target.dtype) != plain(input.dtype):   # PyTorch's kernel: no promotion
+        raise _C.DTypeError(
+            f"Found dtype {_type_name(target.dtype)} but expected {_type_name(input.dtype)}\n  binary_cross_entropy: "
+            f"target {plain(target.dtype)} {list(target.shape)}, input {plain(input.dtype)} {list(input.shape)}\n"
+            f"  fix: target.to(input.dtype)")
     t = _tensor_like(target, input)
     if tuple(t.shape) != tuple(input.shape):
         raise _C.ShapeError(f"Using a target size ({t.size()!r}) that is different to the input size "
                             f"({input.size()!r}) is deprecated. Please ensure they have the same size.\n  "
                             f"binary_cross_entropy: one target per probability\n  fix: y.reshape(x.shape)")
-    if input._h.realized and input.device.type == "cpu":   # PyTorch's CPU check (computed inputs are not read)
-        values = input.numpy(force=True)
-        if values.size and not ((values >= 0) & (values <= 1)).all():
-            raise _C.InvalidArgumentError(
-                f"binary_cross_entropy: all elements of input should be between 0 and 1 (input {list(input.shape)} "
-                f"holds values from {float(np.nanmin(values)):g} to {float(np.nanmax(values)):g})\n"
-                f"  fix: pass probabilities, logits.sigmoid(), or binary_cross_entropy_with_logits(logits, target)")
+    _check_probabilities(input, "input", "pass probabilities, logits.sigmoid(), or "
+                         "binary_cross_entropy_with_logits(logits, target)")
+    _check_probabilities(t, "target", "targets are probabilities in [0, 1], e.g. class labels as 0.0 / 1.0")
     _saves_for_backward("binary_cross_entropy", input, t, weight)
     # The value from the detached probabilities; the input's gradient is PyTorch's
     # (x - t) / max(x (1 - x), 1e-12), added by a term that is exactly 0 in value ((x - x) * g).

@@ -132,6 +132,20 @@ def test_regression_and_binary_losses_follow_their_formulas():
     gg.debug.gradcheck(lambda x: F.mse_loss(x, gg.tensor(T)) + F.l1_loss(x, gg.tensor(T)), [X])
 
 
+def test_binary_cross_entropy_refuses_targets_outside_0_1_and_of_another_dtype():
+    # PyTorch's CPU kernel checks the target's values as the input's, and promotes neither
+    p = gg.tensor(np.array([0.2, 0.5, 0.7], np.float32))
+    with pytest.raises(RuntimeError, match="all elements of target should be between 0 and 1"):
+        F.binary_cross_entropy(p, gg.tensor(np.array([0.0, 1.5, 1.0], np.float32)))
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        nn.BCELoss()(p, gg.tensor(np.array([0.0, 1.0, 1.0])))
+    with pytest.raises(RuntimeError, match="Found dtype Long but expected Float"):
+        F.binary_cross_entropy(p, gg.tensor([0, 1, 1]))
+    ok = F.binary_cross_entropy(p, gg.tensor(np.array([0.0, 1.0, 0.5], np.float32)), reduction="none")
+    want = -np.array([np.log(0.8), np.log(0.5), 0.5 * np.log(0.7) + 0.5 * np.log(0.3)])
+    np.testing.assert_allclose(ok.numpy(), want, rtol=1e-6)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_binary_cross_entropy_gradient_is_finite_where_probabilities_saturate(dtype):
     # A sigmoid that saturates to exactly 0 or 1 (a GAN's discriminator does within a few hundred

@@ -1,8 +1,8 @@
 """glassgrad.nn against torch.nn where PyTorch documents a refusal: the same call raises in both
 libraries, an instance of PyTorch's exception class (glassgrad's errors subclass it). An input
 of another dtype than a recurrent layer's or PReLU's weights (neither promotes), an interpolate
-mode that needs another rank (NotImplementedError), binary_cross_entropy of values outside
-[0, 1]. Next to each refusal, the accepted neighbour runs in both. Skipped when torch is not
+mode that needs another rank (NotImplementedError), binary_cross_entropy of inputs or targets
+outside [0, 1] or of a target of another dtype. Next to each refusal, the accepted neighbour runs in both. Skipped when torch is not
 importable."""
 import numpy as np
 import pytest
@@ -71,6 +71,21 @@ def test_binary_cross_entropy_refuses_values_outside_0_1_as_torch(bad):
           "between 0 and 1")
     _both(lambda lib: lib.nn.BCELoss(reduction="none")(lib.tensor(p, requires_grad=True), lib.tensor(t)), RuntimeError,
           "between 0 and 1")
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.25, float("nan")])
+def test_binary_cross_entropy_refuses_targets_outside_0_1_as_torch(bad):
+    p = np.array([0.2, 0.5, 0.7])
+    t = np.array([0.0, bad, 1.0])
+    _both(lambda lib: lib.nn.functional.binary_cross_entropy(lib.tensor(p), lib.tensor(t)), RuntimeError,
+          "all elements of target should be between 0 and 1")
+
+
+@pytest.mark.parametrize("target_dtype", ["float64", "float16", "int64"])
+def test_binary_cross_entropy_refuses_a_target_of_another_dtype_as_torch(target_dtype):
+    p = np.array([0.2, 0.5, 0.7], np.float32)
+    t = np.array([0, 1, 1]).astype(target_dtype)
+    _both(lambda lib: lib.nn.BCELoss()(lib.tensor(p), lib.tensor(t)), RuntimeError, "Found dtype .* but expected Float")
 
 
 def test_binary_cross_entropy_accepts_the_bounds_as_torch():
