@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "glassgrad/runtime/cuda.h"
+#include "glassgrad/runtime/pinned_memory.h"
 
 namespace glassgrad {
 
@@ -20,8 +21,19 @@ bool read_host_copy(const Tensor& src, Tensor& out) {
   if (!src.is_contiguous() || begin + src.nbytes() > copy->data_bytes) return false;
   cuda::finish_host_copy(src.device().index, copy->block, copy->data_bytes, copy->error_word);
   out = Tensor::empty(src.shape(), src.dtype(), Device::cpu());
-  if (src.nbytes() > 0) std::memcpy(out.data_ptr(), static_cast<const unsigned char*>(copy->block.data_ptr()) + begin, src.nbytes());
+  const auto* bytes = static_cast<const unsigned char*>(copy->block.data_ptr());
+  if (src.nbytes() > 0) std::memcpy(out.data_ptr(), bytes + begin, src.nbytes());
   if (copy->wish) copy->wish->state = ReadWish::kRead;
+  if (is_pinned(copy->block)) {
+    // Complete now: its bytes move to ordinary memory of their size, and the pinned block goes back
+    // to its pool, so losses kept in a list hold no pinned memory and a second read stays early.
+    auto kept = std::make_shared<HostCopy>();
+    kept->block = Tensor::empty({static_cast<int64_t>(copy->data_bytes)}, DType::UInt8, Device::cpu());
+    if (copy->data_bytes > 0) std::memcpy(kept->block.data_ptr(), bytes, copy->data_bytes);
+    kept->data_bytes = copy->data_bytes;
+    kept->wish = copy->wish;
+    if (src.storage()->host_copy() == copy) src.storage()->set_host_copy(std::move(kept));
+  }
   return true;
 }
 

@@ -45,7 +45,8 @@ struct HostCopy {
   // A pinned block: the storage's first `data_bytes` bytes, then (when `error_word`) the int64
   // error word of the captured graph that computed them, at offset error_word_offset(data_bytes).
   // Undefined when no copy was made: the HostCopy then only carries the wish, so that reading the
-  // storage asks for copies on the next runs.
+  // storage asks for copies on the next runs. After the first read, ordinary memory holding the
+  // bytes (no error word), the pinned block given back.
   Tensor block;
   size_t data_bytes = 0;
   bool error_word = false;
