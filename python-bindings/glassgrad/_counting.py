@@ -207,7 +207,8 @@ def histogram(input: Tensor, bins=100, *, range=None, weight: Optional[Tensor] =
     if out is not None:
         raise _C.UnsupportedError("torch.histogram(..., out=...) is not supported\n  fix: hist, edges = torch.histogram(x, bins)")
     if not input.dtype.is_floating_point:
-        raise _C.DTypeError(f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
+        raise UnsupportedDTypeError(f"\"histogramdd\" not implemented for '{_type_name(input.dtype)}'\n  "
+                                    f"torch.histogram: input must be floating point, got {input.dtype}\n  fix: x.float()")
     a: np.ndarray = input.numpy(force=True).astype(np.float64).reshape(-1)
     edges = _histogram_edges(a, bins, range, input)
     w: Optional[np.ndarray] = None

@@ -79,3 +79,13 @@ def test_as_torch(expr):
         assert got == want
     else:
         np.testing.assert_allclose(got, want)
+
+
+def test_low_precision_linalg_and_integer_histogram_are_not_implemented():
+    for fn in (gg.linalg.eigh, gg.linalg.cholesky, gg.linalg.det, gg.linalg.inv, gg.linalg.svd):
+        with pytest.raises(NotImplementedError, match="Low precision dtypes not supported"):
+            fn(gg.eye(3).half())
+        with pytest.raises(RuntimeError):  # PyTorch's inv raises a RuntimeError, its eigh a NotImplementedError
+            fn(gg.eye(3).bfloat16())
+    with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'Int'"):
+        gg.histogram(gg.eye(3).int(), 3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _C
+from .._args import UnsupportedDTypeError
 from .._dtypes import plain
 from .._out import write_out, write_outs
 from .._tensor import Tensor
@@ -25,9 +26,9 @@ def check_float(A: Tensor, fn: str, what: str = "input") -> None:
     if not A.dtype.is_floating_point:
         raise _C.DTypeError(f"linalg.{fn}: Expected a floating point or complex tensor as {what}. Got {name}\n"
                             f"  fix: convert first, A.double() or A.float()")
-    if A.dtype not in ("float32", "float64"):
-        raise _C.DTypeError(f"linalg.{fn}: Low precision dtypes not supported. Got {name}\n"
-                            "  fix: compute in float32 (A.float()) and convert the result back")
+    if A.dtype not in ("float32", "float64"):  # PyTorch: a RuntimeError, or its kernels' NotImplementedError
+        raise UnsupportedDTypeError(f"linalg.{fn}: Low precision dtypes not supported. Got {name}\n"
+                                    "  fix: compute in float32 (A.float()) and convert the result back")
 
 
 def check_matrix(A: Tensor, fn: str, square: bool = True) -> None:
