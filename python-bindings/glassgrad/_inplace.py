@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 
 import numpy as np
 
@@ -345,6 +346,10 @@ def setitem(t, key, value) -> None:
     elif type(value) in (int, float, bool):
         v = _written_number(value, t)
     else:
+        if value is None or isinstance(value, (str, bytes)) or not isinstance(value, (numbers.Number, np.generic,
+                                                                                     np.ndarray, list, tuple)):
+            raise TypeError(f"can't assign a {type(value).__name__} to a {_type_name(t._h.dtype)}Tensor\n  "
+                            f"{where}: the tensor is {list(t.shape)} {t.dtype}\n  fix: a number or a tensor")
         v = _scalar_like(value, t) if np.ndim(value) == 0 else tensor(np.asarray(value), dtype=t._h.dtype,
                                                                        device=t.device)
     # x[mask] = number with a mask over leading axes: a select, no need to know the mask's values.
