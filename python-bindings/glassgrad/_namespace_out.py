@@ -20,7 +20,7 @@ nansum narrow_copy ne neg negative nextafter norm outer pow prod quantile rad2de
 round rsqrt searchsorted sgn sigmoid sign signbit sin sinc sinh sort sqrt square std std_mean sum take_along_dim
 tan tanh topk tril triu trunc var var_mean vdot vstack where xlogy
 absolute arccos arccosh arcsin arcsinh arctan arctan2 arctanh aminmax ger greater greater_equal index_add index_copy
-index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot""".split()
+index_reduce less less_equal matrix_power nonzero not_equal row_stack tensordot take scatter scatter_add scatter_reduce slice_scatter""".split()
 
 
 # torch.special.* functions with out= whose glassgrad function (the top-level one) has none

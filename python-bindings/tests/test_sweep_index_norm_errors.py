@@ -89,3 +89,15 @@ def test_low_precision_linalg_and_integer_histogram_are_not_implemented():
             fn(gg.eye(3).bfloat16())
     with pytest.raises(NotImplementedError, match="\"histogramdd\" not implemented for 'Int'"):
         gg.histogram(gg.eye(3).int(), 3)
+
+
+def test_out_of_take_and_the_scatters():
+    x = gg.tensor([[3.0, 1.0, 2.0], [0.0, -1.0, 5.0]])
+    index = gg.tensor([[1]])
+    for fn, args, want in [(gg.take, (x, gg.tensor([1, 4])), [1.0, -1.0]),
+                           (gg.scatter, (x, 0, index, 9.0), [[3.0, 1.0, 2.0], [9.0, -1.0, 5.0]]),
+                           (gg.scatter_add, (x, 0, index, x[:1, :1]), [[3.0, 1.0, 2.0], [3.0, -1.0, 5.0]]),
+                           (gg.scatter_reduce, (x, 0, index, x[:1, :1], "amax"), [[3.0, 1.0, 2.0], [3.0, -1.0, 5.0]]),
+                           (gg.slice_scatter, (x, x[1:], 0, 0, 1), [[0.0, -1.0, 5.0], [0.0, -1.0, 5.0]])]:
+        out = gg.empty(0)
+        assert fn(*args, out=out) is out and out.tolist() == want
