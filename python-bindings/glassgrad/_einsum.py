@@ -24,6 +24,9 @@ from ._tensor import Tensor, _op
 
 def _parse(equation: str, ranks: List[int]):
     eq = equation.replace(" ", "")
+    if eq.count("->") > 1:
+        raise _C.InvalidArgumentError(f"einsum(): invalid subscript in the equation '{equation}': '->' may appear "
+                                      f"once\n  fix: 'ij,jk->ik'")
     if "->" in eq:
         lhs, out = eq.split("->")
         explicit = True

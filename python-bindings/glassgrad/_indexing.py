@@ -193,7 +193,11 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     order, as a 1-d tensor (PyTorch's torch.masked_select; the mask is computed first)."""
     if not isinstance(mask, Tensor) or mask._h.dtype != "bool":
         raise _C.DTypeError("masked_select: the mask must be a bool tensor\n  fix: mask.bool()")
-    shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    try:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))
+    except ValueError:  # PyTorch's RuntimeError of broadcasting
+        raise _C.ShapeError(f"masked_select: the input {list(input.shape)} and the mask {list(mask.shape)} do not "
+                            f"broadcast\n  fix: a mask of the input's shape (or one that broadcasts to it)") from None
     x = input if tuple(input.shape) == shape else input.expand(*shape)
     m = mask if tuple(mask.shape) == shape else mask.expand(*shape)
     picked = _index(x.reshape(-1) if len(shape) else x.reshape(1), m.reshape(-1) if len(shape) else m.reshape(1))
@@ -286,9 +290,9 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     want = list(input.shape)
     want[d] = index.numel()
     if list(source.shape) != want and not (source.ndim == 0 and index.numel() == 1 and input.ndim == 1):
-        raise _C.ShapeError(f"index_copy_(): Source/destination tensor must have same slice shapes; source "
-                            f"{list(source.shape)}, input {list(input.shape)}, {index.numel()} indices along dim "
-                            f"{dim}\n  fix: a source of shape {want}")
+        raise _C.GlassgradIndexError(f"index_copy_(): Source/destination tensor must have same slice shapes; source "
+                                     f"{list(source.shape)}, input {list(input.shape)}, {index.numel()} indices "
+                                     f"along dim {dim}\n  fix: a source of shape {want}")
     source = source if list(source.shape) == want else source.reshape(want)
     return _op("IndexPut", [input, source, index.reshape(-1)],
                {"dims": [d], **_grad_name("IndexCopyBackward0", input, source)})
@@ -321,8 +325,9 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
     flat_index = _flat_index(index, input, "put").reshape(-1)
     if not isinstance(source, Tensor) or source.numel() != flat_index.numel():
         got = list(source.shape) if isinstance(source, Tensor) else type(source).__name__
-        raise _C.ShapeError(f"put_(): Expected source and index to have the same number of elements, but got "
-                            f"source {got} and index {list(index.shape)}\n  fix: one source element per index")
+        raise _C.GlassgradIndexError(f"put_(): Expected source and index to have the same number of elements, but "
+                                     f"got source {got} and index {list(index.shape)}\n  fix: one source element per "
+                                     f"index")
     values = _value_tensor(source, input).reshape(-1)
     if accumulate and input._h.dtype == "bool":  # an or of 0/1 values
         return put(_long(input), index, _long(values), True).astype(input._h.dtype)

@@ -851,7 +851,7 @@ def cross(input: Tensor, other: Tensor, dim=None) -> Tensor:
         raise _C.ShapeError(f"linalg.cross: inputs must have the same number of dimensions.\n  cross: "
                             f"{list(input.shape)} and {list(other.shape)}\n  fix: other.reshape(...) or "
                             f"other.unsqueeze(0) to give both the same number of dims")
-    shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(other.shape)))
+    shape = tuple(broadcast_shapes(input.shape, other.shape))
     if dim is None:
         sizes3 = [a for a, n in enumerate(shape) if n == 3]
         if not sizes3:

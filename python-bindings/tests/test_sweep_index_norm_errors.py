@@ -101,3 +101,31 @@ def test_out_of_take_and_the_scatters():
                            (gg.slice_scatter, (x, x[1:], 0, 0, 1), [[0.0, -1.0, 5.0], [0.0, -1.0, 5.0]])]:
         out = gg.empty(0)
         assert fn(*args, out=out) is out and out.tolist() == want
+
+
+def test_shape_errors_of_index_copy_put_masked_select_cross_einsum():
+    x = gg.arange(12.0).reshape(3, 4)
+    with pytest.raises(IndexError, match="index_copy_"):
+        x.index_copy(0, gg.tensor([0]), gg.ones(2, 4))
+    with pytest.raises(IndexError, match="put_"):
+        x.put_(gg.tensor([0]), gg.tensor([1.0, 2.0]))
+    with pytest.raises(RuntimeError, match="do not broadcast"):
+        gg.masked_select(x, gg.ones(2, 4).bool())
+    with pytest.raises(RuntimeError):
+        gg.cross(gg.ones(3), gg.ones(4))
+    with pytest.raises(RuntimeError, match="'->' may appear once"):
+        gg.einsum("ij->ij->ij", x)
+
+
+@pytest.mark.parametrize("expr", ["x.index_copy(0, torch.tensor([0]), torch.ones(2, 4))",
+                                  "x.put_(torch.tensor([0]), torch.tensor([1, 2.]))",
+                                  "torch.masked_select(x, torch.ones(2, 4).bool())",
+                                  "torch.cross(torch.ones(3), torch.ones(4), dim=0)", "torch.einsum('ij->ij->ij', x)"])
+def test_error_kinds_as_torch(expr):
+    torch = pytest.importorskip("torch")
+    kinds = []
+    for lib in (torch, gg):
+        with pytest.raises(Exception) as info:
+            eval(expr, {"torch": lib, "x": lib.arange(12.0).reshape(3, 4)})
+        kinds.append({k for k in (IndexError, RuntimeError) if isinstance(info.value, k)})
+    assert kinds[0] and kinds[0] <= kinds[1]
