@@ -4,7 +4,8 @@ integer input's dtype (PyTorch casts threshold and value to it, truncating), and
 MultiheadAttention warns when key_padding_mask and attn_mask have different dtypes,
 PairwiseDistance takes p=inf and -inf, and padding='same' with a stride is refused (Conv2d when
 built, F.conv1d/conv2d when called), LPPool refuses norm_type 0, max_unpool's invalid index is a
-RuntimeError (as PyTorch's), and a ModuleList subclass (ParametrizationList) prints its own name. The expected
+RuntimeError (as PyTorch's), a ModuleList subclass (ParametrizationList) prints its own name, and
+MultiheadAttention's checks that PyTorch makes with asserts raise AssertionErrors too. The expected
 values are PyTorch's (2.11-2.14) outputs, written out; the last tests compare with torch where it is
 installed."""
 import warnings
@@ -172,3 +173,41 @@ def test_module_list_subclass_prints_its_own_name():
     nn.utils.parametrize.register_parametrization(m, "weight", Sym())
     assert repr(m) == ("ParametrizedLinear(\n  in_features=3, out_features=3, bias=True\n  (parametrizations): "
                        "ModuleDict(\n    (weight): ParametrizationList(\n      (0): Sym()\n    )\n  )\n)")
+
+
+def _mha_call(m, q, k, v, **kw):
+    return m(gg.tensor(q), gg.tensor(k), gg.tensor(v), **kw)
+
+
+@pytest.mark.parametrize("case", ["key rank", "embedding size", "kpm shape", "int attn_mask", "int kpm"])
+def test_mha_checks_pytorch_asserts_are_assertion_errors(case):
+    m = nn.MultiheadAttention(8, 2)
+    q = np.zeros((4, 2, 8), np.float32)
+    kw = {}
+    k = v = q
+    if case == "key rank":
+        k = v = np.zeros((4, 8), np.float32)
+    elif case == "embedding size":
+        q = k = v = np.zeros((4, 2, 6), np.float32)
+    elif case == "kpm shape":
+        kw["key_padding_mask"] = gg.zeros(3, 4, dtype=gg.bool)
+    elif case == "int attn_mask":
+        kw["attn_mask"] = gg.zeros(4, 4, dtype=gg.int64)
+    else:
+        kw["key_padding_mask"] = gg.zeros(2, 4, dtype=gg.int64)
+    with pytest.raises(AssertionError):
+        _mha_call(m, q, k, v, **kw)
+    with pytest.raises(gg.GlassgradError):  # still glassgrad's own error, with its fix
+        _mha_call(m, q, k, v, **kw)
+
+
+def test_mha_asserts_against_torch():
+    torch = pytest.importorskip("torch")
+    tm = torch.nn.MultiheadAttention(8, 2)
+    q = torch.zeros(4, 2, 8)
+    with pytest.raises(AssertionError):
+        tm(q, q[:, 0], q[:, 0])
+    with pytest.raises(AssertionError):
+        tm(q, q, q, attn_mask=torch.zeros(4, 4, dtype=torch.int64))
+    with pytest.raises(AssertionError):
+        tm(q, q, q, key_padding_mask=torch.zeros(3, 4, dtype=torch.bool))

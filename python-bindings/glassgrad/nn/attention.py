@@ -34,6 +34,16 @@ from .module import Module, Parameter
 _WHERE = "multi_head_attention_forward"
 
 
+class AttentionShapeError(_C.ShapeError, AssertionError):
+    """A shape PyTorch's multi_head_attention_forward checks with an assert (ranks, embedding
+    size, key and value shapes, key_padding_mask's shape): an AssertionError there, glassgrad's
+    shape errors are ValueErrors and RuntimeErrors; this is all of them."""
+
+
+class AttentionMaskDTypeError(_C.DTypeError, AssertionError):
+    """A mask that is neither bool nor floating: PyTorch's _canonical_mask asserts it."""
+
+
 def _float_mask(mask: Optional[Tensor], name: str, like: Tensor) -> Optional[Tensor]:
     """PyTorch's canonical mask: bool True (not allowed) -> -inf, False -> 0; a float mask as it is."""
     if mask is None:
@@ -43,8 +53,8 @@ def _float_mask(mask: Optional[Tensor], name: str, like: Tensor) -> Optional[Ten
     if mask.dtype == "bool":
         return _op("Where", [mask, _scalar_like(-math.inf, like), _scalar_like(0.0, like)])
     if mask.dtype not in ("float32", "float64"):
-        raise _C.DTypeError(f"{_WHERE}: only bool and floating types of {name} are supported, got {mask.dtype}\n"
-                            f"  fix: {name}.bool() (True = not allowed to attend)")
+        raise AttentionMaskDTypeError(f"{_WHERE}: only bool and floating types of {name} are supported, got "
+                                      f"{mask.dtype}\n  fix: {name}.bool() (True = not allowed to attend)")
     return mask if mask.dtype == like.dtype else mask.astype(like.dtype)
 
 
@@ -60,7 +70,7 @@ def _warn_mismatched_masks(key_padding_mask, attn_mask) -> None:
 def _shape_check(query, key, value, key_padding_mask, attn_mask, num_heads) -> bool:
     """Whether the input is batched, after PyTorch's rank checks (_mha_shape_check)."""
     def fail(msg):
-        raise _C.ShapeError(f"{_WHERE}: {msg}")
+        raise AttentionShapeError(f"{_WHERE}: {msg}")
     if query.ndim == 3:
         if key.ndim != 3 or value.ndim != 3:
             fail(f"for batched (3-D) query, expected key and value to be 3-D but found {key.ndim}-D and "
@@ -164,13 +174,13 @@ def attention_batch_first(query: Tensor, key: Tensor, value: Tensor, num_heads: 
         mask = mask.reshape(1, 1, tgt_len, src_len) if mask.ndim == 2 else mask.reshape(n, h, tgt_len, src_len)
     if bias_k is not None and bias_v is not None:
         if static_k is not None or static_v is not None:
-            raise _C.InvalidArgumentError(f"{_WHERE}: bias cannot be added to static key or value")
+            raise _args.AssertedArgumentError(f"{_WHERE}: bias cannot be added to static key or value")
         k = cat([k, bias_k.reshape(1, 1, e).expand(n, 1, e)], 1)
         v = cat([v, bias_v.reshape(1, 1, e).expand(n, 1, e)], 1)
         mask = None if mask is None else pad(mask, (0, 1))
         kpm = None if kpm is None else pad(kpm, (0, 1))
     elif bias_k is not None or bias_v is not None:
-        raise _C.InvalidArgumentError(f"{_WHERE}: bias_k and bias_v must be given together")
+        raise _args.AssertedArgumentError(f"{_WHERE}: bias_k and bias_v must be given together")
     qh = _heads(q, n, h, hd)
     kh = _heads(k, n, h, hd) if static_k is None else _static(static_k, n, h, hd, "static_k")
     vh = _heads(v, n, h, hd) if static_v is None else _static(static_v, n, h, hd, "static_v")
@@ -181,8 +191,8 @@ def attention_batch_first(query: Tensor, key: Tensor, value: Tensor, num_heads: 
     src_len = kh.shape[2]
     if kpm is not None:
         if tuple(kpm.shape) != (n, src_len):
-            raise _C.ShapeError(f"{_WHERE}: expected key_padding_mask of shape {(n, src_len)}, got "
-                                f"{tuple(kpm.shape)}\n  fix: one row per batch element, True at padded keys")
+            raise AttentionShapeError(f"{_WHERE}: expected key_padding_mask of shape {(n, src_len)}, got "
+                                      f"{tuple(kpm.shape)}\n  fix: one row per batch element, True at padded keys")
         kpm4 = kpm.reshape(n, 1, 1, src_len)
         mask = kpm4 if mask is None else mask + kpm4
     if not training:
@@ -207,7 +217,7 @@ def attention_batch_first(query: Tensor, key: Tensor, value: Tensor, num_heads: 
 
 def _static(t: Tensor, n: int, h: int, hd: int, name: str) -> Tensor:
     if t.ndim != 3 or t.shape[0] != n * h or t.shape[2] != hd:
-        raise _C.ShapeError(f"{_WHERE}: expecting {name} of shape ({n * h}, S, {hd}), got {tuple(t.shape)}")
+        raise AttentionShapeError(f"{_WHERE}: expecting {name} of shape ({n * h}, S, {hd}), got {tuple(t.shape)}")
     return t.reshape(n, h, t.shape[1], hd)
 
 
@@ -249,19 +259,19 @@ def _batch_first_call(query, key, value, embed_dim_to_check, num_heads, in_proj_
     """Checks the sizes PyTorch checks, then attention_batch_first."""
     n, _, e = query.shape
     if e != embed_dim_to_check:
-        raise _C.ShapeError(f"{_WHERE}: was expecting embedding dimension of {embed_dim_to_check}, but got {e}\n"
-                            f"  query: {list(query.shape)}\n  fix: give the query {embed_dim_to_check} features in "
-                            f"its last axis")
+        raise AttentionShapeError(f"{_WHERE}: was expecting embedding dimension of {embed_dim_to_check}, but got "
+                                  f"{e}\n  query: {list(query.shape)}\n  fix: give the query {embed_dim_to_check} "
+                                  f"features in its last axis")
     if e % num_heads:
-        raise _C.InvalidArgumentError(f"{_WHERE}: embed_dim {e} not divisible by num_heads {num_heads}")
+        raise _args.AssertedArgumentError(f"{_WHERE}: embed_dim {e} not divisible by num_heads {num_heads}")
     if separate:
         if tuple(key.shape[:2]) != tuple(value.shape[:2]):
-            raise _C.ShapeError(f"{_WHERE}: key's sequence and batch dims {tuple(key.shape[:2])} do not match "
-                                f"value's {tuple(value.shape[:2])}")
+            raise AttentionShapeError(f"{_WHERE}: key's sequence and batch dims {tuple(key.shape[:2])} do not "
+                                      f"match value's {tuple(value.shape[:2])}")
     elif tuple(key.shape) != tuple(value.shape):
-        raise _C.ShapeError(f"{_WHERE}: key shape {tuple(key.shape)} does not match value shape "
-                            f"{tuple(value.shape)}\n  fix: build the layer with kdim and vdim for keys and values "
-                            f"of other sizes")
+        raise AttentionShapeError(f"{_WHERE}: key shape {tuple(key.shape)} does not match value shape "
+                                  f"{tuple(value.shape)}\n  fix: build the layer with kdim and vdim for keys and "
+                                  f"values of other sizes")
     if key.shape[0] != n:
         raise _C.ShapeError(f"{_WHERE}: query has batch size {n} but key has {key.shape[0]}")
     dropout_p = _args.real(dropout_p, "dropout_p", _WHERE, minimum=0.0, maximum=1.0)
