@@ -68,7 +68,8 @@ def _reduce(loss: Tensor, reduction: str, weight: Optional[Tensor] = None, node:
             return loss.sum() / weight.expand(*loss.shape).sum()
     if reduction == "none":
         return loss
-    if node and loss.dtype.is_floating_point:
+    # (the Mean node refuses an empty loss; Tensor.mean gives PyTorch's NaN for it)
+    if node and loss.dtype.is_floating_point and (reduction == "sum" or loss.numel()):
         attrs = {"dims": [], "keepdim": False, "torch_node": node}
         if operands is not None:
             attrs["torch_operands"] = operands
@@ -141,10 +142,11 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     if isinstance(target, Tensor):
         target_dtype = target._h.dtype
         if target_dtype in ("float32", "float64") and tuple(target._h.shape) == input_shape:
-            return _soft_cross_entropy(input, target, weight, reduction, label_smoothing)
+            return _soft_cross_entropy(input, target, weight, reduction, label_smoothing, ignore_index)
         labels = target.astype("int64") if target_dtype == "uint8" else target
     elif _probability_targets(input, target):
-        return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing)
+        return _soft_cross_entropy(input, _tensor_like(target, input), weight, reduction, label_smoothing,
+                                   ignore_index)
     else:
         labels = _labels(target, input, "CrossEntropy")
     check_class_targets(input_shape, labels._h.shape, "cross_entropy")
@@ -174,9 +176,16 @@ def cross_entropy(input: Tensor, target, weight: Optional[Tensor] = None, size_a
     return loss.reshape(shape) if reduction == "none" and tuple(loss.shape) != shape else loss
 
 
-def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, smoothing: float) -> Tensor:
+def _soft_cross_entropy(input: Tensor, target: Tensor, weight, reduction: str, smoothing: float,
+                        ignore_index: int = -100) -> Tensor:
     """Class-probability targets: loss = -sum_c w_c p_c log softmax(x)_c, p = (1 - e) p + e / C;
-    "mean" divides by the number of rows (N * d1 * ...)."""
+    "mean" divides by the number of rows (N * d1 * ...). ignore_index other than the default is
+    refused, as PyTorch refuses it (no class index to ignore)."""
+    if ignore_index != -100:
+        raise _C.InvalidArgumentError(
+            f"ignore_index is not supported for floating point target\n  cross_entropy: target "
+            f"{list(target.shape)} holds class probabilities, ignore_index={ignore_index}\n  fix: drop ignore_index, "
+            f"or pass int64 class indices")
     c = input.shape[1] if input.ndim > 1 else input.shape[0]
     dim = 1 if input.ndim > 1 else 0
     logp = input.log_softmax(dim)

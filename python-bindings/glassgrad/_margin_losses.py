@@ -20,6 +20,11 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target, margin: float = 
     """PyTorch's F.margin_ranking_loss: max(0, -target (input1 - input2) + margin)."""
     reduction = _reduction(size_average, reduce, reduction, "margin_ranking_loss")
     t = _tensor_like(target, input1)
+    if not input1.ndim == input2.ndim == t.ndim:   # PyTorch's check (broadcasting only between equal ranks)
+        raise _C.ShapeError(
+            f"margin_ranking_loss : All input tensors should have same dimension but got sizes: input1: "
+            f"{input1.size()!r}, input2: {input2.size()!r}, target: {t.size()!r}\n  fix: one target per pair, "
+            f"e.g. target.expand_as(input1)")
     return _reduce((-t * (input1 - input2) + margin).clamp(min=0.0), reduction)
 
 

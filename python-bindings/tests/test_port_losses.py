@@ -132,6 +132,32 @@ def test_regression_and_binary_losses_follow_their_formulas():
     gg.debug.gradcheck(lambda x: F.mse_loss(x, gg.tensor(T)) + F.l1_loss(x, gg.tensor(T)), [X])
 
 
+@pytest.mark.parametrize("loss", [F.mse_loss, F.l1_loss, F.smooth_l1_loss, F.huber_loss, F.soft_margin_loss,
+                                  F.binary_cross_entropy_with_logits])
+def test_the_mean_of_an_empty_loss_is_nan_as_pytorchs(loss):
+    out = loss(gg.zeros(0), gg.zeros(0))
+    assert out.shape == () and np.isnan(out.item())
+    assert loss(gg.zeros(0), gg.zeros(0), reduction="sum").item() == 0.0
+
+
+def test_cross_entropy_with_probability_targets_refuses_an_ignore_index():
+    x = gg.tensor(np.zeros((2, 3), np.float32))
+    p = gg.tensor(np.full((2, 3), 1 / 3, np.float32))
+    with pytest.raises(RuntimeError, match="ignore_index is not supported for floating point target"):
+        F.cross_entropy(x, p, ignore_index=0)
+    with pytest.raises(RuntimeError, match="ignore_index is not supported"):
+        nn.CrossEntropyLoss(ignore_index=1)(x, p)
+    assert abs(F.cross_entropy(x, p).item() - np.log(3)) < 1e-6   # the default -100 is no ignore_index
+
+
+def test_margin_ranking_loss_wants_inputs_and_target_of_one_rank():
+    a, b = gg.tensor([1.0, 2.0]), gg.tensor([2.0, 0.0])
+    with pytest.raises(RuntimeError, match="All input tensors should have same dimension"):
+        F.margin_ranking_loss(a, b, gg.tensor(1.0))
+    # max(0, -y (a - b) + margin): y = [1, 1] gives [max(0, 1 + 0.5), max(0, -2 + 0.5)]
+    assert F.margin_ranking_loss(a, b, gg.tensor([1.0, 1.0]), margin=0.5, reduction="none").tolist() == [1.5, 0.0]
+
+
 def test_binary_cross_entropy_refuses_targets_outside_0_1_and_of_another_dtype():
     # PyTorch's CPU kernel checks the target's values as the input's, and promotes neither
     p = gg.tensor(np.array([0.2, 0.5, 0.7], np.float32))

@@ -4,6 +4,8 @@ of another dtype than a recurrent layer's or PReLU's weights (neither promotes),
 mode that needs another rank (NotImplementedError), binary_cross_entropy of inputs or targets
 outside [0, 1] or of a target of another dtype. Next to each refusal, the accepted neighbour runs in both. Skipped when torch is not
 importable."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,27 @@ def test_binary_cross_entropy_refuses_a_target_of_another_dtype_as_torch(target_
     p = np.array([0.2, 0.5, 0.7], np.float32)
     t = np.array([0, 1, 1]).astype(target_dtype)
     _both(lambda lib: lib.nn.BCELoss()(lib.tensor(p), lib.tensor(t)), RuntimeError, "Found dtype .* but expected Float")
+
+
+def test_cross_entropy_probabilities_with_ignore_index_and_margin_ranking_ranks_as_torch():
+    x, p = np.zeros((2, 3)), np.full((2, 3), 1 / 3)
+    _both(lambda lib: lib.nn.functional.cross_entropy(lib.tensor(x), lib.tensor(p), ignore_index=2), RuntimeError,
+          "ignore_index is not supported for floating point target")
+    _both(lambda lib: lib.nn.functional.cross_entropy(lib.tensor(x), lib.tensor(p)))
+    _both(lambda lib: lib.nn.functional.margin_ranking_loss(lib.tensor(x[0]), lib.tensor(p[0]), lib.tensor(1.0)),
+          RuntimeError, "same dimension")
+    _both(lambda lib: lib.nn.functional.margin_ranking_loss(lib.tensor(x), lib.tensor(p), lib.tensor([[1.0, -1.0, 1.0]])))
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "kl_div",
+                                  "binary_cross_entropy", "binary_cross_entropy_with_logits", "soft_margin_loss"])
+def test_the_mean_of_an_empty_loss_is_torchs(name):
+    values = []
+    for lib in (torch, gg):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values.append(getattr(lib.nn.functional, name)(lib.zeros(0), lib.zeros(0)).item())
+    assert np.isnan(values[0]) and np.isnan(values[1])
 
 
 def test_binary_cross_entropy_accepts_the_bounds_as_torch():
