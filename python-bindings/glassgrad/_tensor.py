@@ -1628,8 +1628,11 @@ class Tensor:
         return self if self._h.layout[2] else _op("Contiguous", [self])
 
     def is_contiguous(self, memory_format=None) -> bool:
-        """Dense in row-major order, or in memory_format's order (channels_last: NHWC)."""
-        return self._h.layout[2] if memory_format is None else _mf.is_contiguous(self, memory_format)
+        """Dense in row-major order, or in memory_format's order (channels_last: NHWC). A tensor
+        without elements is contiguous whatever its strides, as PyTorch's."""
+        if memory_format is None:
+            return self._h.layout[2] or 0 in self._h.shape
+        return _mf.is_contiguous(self, memory_format)
 
     def stride(self, dim: Optional[int] = None):
         """Element strides of this tensor within its storage (a view's, over its base)."""

@@ -57,3 +57,10 @@ def test_as_torch(expr):
     else:
         assert got[0] == want[0]
         np.testing.assert_allclose(got[1], want[1], rtol=2e-3)  # PyTorch's half norms round
+
+
+def test_a_tensor_without_elements_is_contiguous():
+    assert gg.zeros(0, 3).t().is_contiguous()
+    assert gg.zeros(2, 0, 3).permute(2, 0, 1).is_contiguous()
+    assert not gg.zeros(2, 3).t().is_contiguous()
+    assert gg.zeros(0, 3).t().contiguous().is_contiguous()
