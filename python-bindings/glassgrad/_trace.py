@@ -60,16 +60,18 @@ class scope:
         self.layer = layer
 
     def __enter__(self):
-        _local.scopes.append(self.name)
-        _local.layers.append(self.layer)
+        scopes, roles, layers = _local.stacks  # (one read of the thread's stacks)
+        scopes.append(self.name)
+        layers.append(self.layer)
         if self.role:
-            _local.roles.append(self.role)
+            roles.append(self.role)
 
     def __exit__(self, *exc):
-        _local.scopes.pop()
-        _local.layers.pop()
+        scopes, roles, layers = _local.stacks
+        scopes.pop()
+        layers.pop()
         if self.role:
-            _local.roles.pop()
+            roles.pop()
 
 
 def user_source() -> str:

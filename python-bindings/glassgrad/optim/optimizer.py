@@ -29,7 +29,7 @@ import numpy as np
 from .. import _C, _args
 from .._tensor import Tensor, _op, _op_multi, _wrap
 from .. import _trace
-from .._trace import record_updates, scope
+from .._trace import record_updates
 from . import _hooks
 from ._hooks import OptimizerHooks, wrap_hooked_methods
 
@@ -434,12 +434,21 @@ class Optimizer(OptimizerHooks):
             self._keep_state()
         swaps = self._swaps = ([], _C.UpdateJournal())
         try:
-            with scope("optimizer", role="optimizer"):
+            # scope("optimizer", role="optimizer") written out (its object and three frames a step)
+            scopes, roles, layers = _trace._local.stacks
+            scopes.append("optimizer")
+            roles.append("optimizer")
+            layers.append("")
+            try:
                 self._made_this_step: set = set()  # ids of parameters whose state this step made
                 for k, part in enumerate(_rounds(work) if getattr(self, "_repeats", False) else [work]):
                     if k:  # the earlier round's writes land before this one reads them
                         _C.lazy_realize([])
                     self._update_all(part)
+            finally:
+                scopes.pop()
+                roles.pop()
+                layers.pop()
             _C.lazy_realize([])
         except BaseException:
             self._swaps = None
